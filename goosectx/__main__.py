@@ -1,0 +1,5 @@
+"""Allow ``python -m goosectx``."""
+
+from goosectx.cli.app import main
+
+main()

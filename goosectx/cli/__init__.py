@@ -1,0 +1,1 @@
+"""The command line: typer app, REPL, rich renderer, slash commands."""

@@ -1,0 +1,312 @@
+"""The typer application: every command's options, with bodies imported lazily.
+
+Only typer is imported at start-up, so ``goosectx --help`` and ``--version`` stay fast and
+never import litellm.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from goosectx import __version__
+
+app = typer.Typer(
+    name="goosectx",
+    help="A terminal chat agent that keeps long tasks going inside a finite context window.",
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+sessions_app = typer.Typer(
+    help="List, show, export, import and remove saved sessions.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(sessions_app, name="sessions")
+
+
+class OutputFormat(str, Enum):
+    """``run --output-format``."""
+
+    text = "text"
+    json = "json"
+    stream_json = "stream-json"
+
+
+class ExportFormat(str, Enum):
+    """``sessions export --format``."""
+
+    md = "md"
+    json = "json"
+
+
+class Strategy(str, Enum):
+    """``compact --strategy``."""
+
+    llm = "llm"
+    extractive = "extractive"
+
+
+class ImportFormat(str, Enum):
+    """``sessions import --format``."""
+
+    auto = "auto"
+    goosectx = "goosectx"
+    goose_db = "goose-db"
+    goose_json = "goose-json"
+    openai = "openai"
+    swe_agent = "swe-agent"
+    claude_code = "claude-code"
+    codex = "codex"
+    gemini_cli = "gemini-cli"
+    qwen_code = "qwen-code"
+    copilot = "copilot"
+
+
+class _State:
+    """Global options, read by every command."""
+
+    config_path: Path | None = None
+    debug: bool = False
+
+
+STATE = _State()
+
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="Config file (default: user config dir).")
+]
+SessionArg = Annotated[str, typer.Argument(help="Session name, id, or unique id prefix.")]
+NameOpt = Annotated[str | None, typer.Option("--name", "-n", help="Name the new session.")]
+ResumeOpt = Annotated[
+    str | None, typer.Option("--resume", "-r", help="Resume SESSION (name, id or id prefix).")
+]
+ContinueOpt = Annotated[
+    bool,
+    typer.Option("--continue", "-c", help="Resume the latest session in this directory."),
+]
+ModeOpt = Annotated[
+    str | None,
+    typer.Option("--mode", help="Approval mode: auto, approve, smart_approve or chat."),
+]
+ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Model, e.g. openai/gpt-4o.")]
+
+
+def settings() -> Any:
+    """Load and validate settings once per process (raises ConfigError)."""
+    from goosectx.config import load_settings
+
+    loaded = load_settings(STATE.config_path)
+    if STATE.debug:
+        from goosectx.log import setup_debug_log
+
+        setup_debug_log(loaded.log_path)
+    return loaded
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"goosectx {__version__}")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def root(
+    ctx: typer.Context,
+    config: ConfigOpt = None,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Write a detailed log to the data dir.")
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print version."),
+    ] = False,
+) -> None:
+    """Start the interactive REPL in a new session (or run a command)."""
+    STATE.config_path = config
+    STATE.debug = debug
+    if ctx.invoked_subcommand is None:
+        from goosectx.cli.repl import start_repl
+
+        raise typer.Exit(start_repl(settings(), name=None, resume=None, continue_=False))
+
+
+@app.command()
+def session(
+    name: NameOpt = None, resume: ResumeOpt = None, continue_: ContinueOpt = False,
+    mode: ModeOpt = None, model: ModelOpt = None,
+) -> None:
+    """Start the REPL in a new, named or resumed session."""
+    from goosectx.cli.repl import start_repl
+
+    raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,
+                                mode=mode, model=model))
+
+
+@app.command()
+def run(
+    text: Annotated[str | None, typer.Option("--text", "-t", help="The task text.")] = None,
+    input_file: Annotated[
+        str | None, typer.Option("--input", "-i", help="Read the task from FILE, or - for stdin.")
+    ] = None,
+    name: NameOpt = None,
+    resume: ResumeOpt = None,
+    continue_: ContinueOpt = False,
+    max_turns: Annotated[
+        int | None, typer.Option("--max-turns", min=1, help="Bound on model calls this turn.")
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--output-format", help="text, json or stream-json.")
+    ] = OutputFormat.text,
+    mode: ModeOpt = None,
+    model: ModelOpt = None,
+) -> None:
+    """Run one task non-interactively and save the session."""
+    from goosectx.cli.run_cmd import run_task
+
+    raise typer.Exit(run_task(
+        settings(), text=text, input_file=input_file, name=name, resume=resume,
+        continue_=continue_, max_turns=max_turns, output_format=output_format.value,
+        mode=mode, model=model,
+    ))
+
+
+@app.command()
+def compact(
+    session_ref: SessionArg,
+    instructions: Annotated[
+        str | None, typer.Option("--instructions", help="Extra instructions for the summary.")
+    ] = None,
+    strategy: Annotated[
+        Strategy | None,
+        typer.Option("--strategy", help="llm (a model writes the summary) or extractive "
+                     "(no model). Default: llm, or extractive when no model is configured."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the plan; call no model, change nothing.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    max_summary_tokens: Annotated[
+        int, typer.Option("--max-summary-tokens", min=100, help="Extractive summary budget.")
+    ] = 4000,
+    model: ModelOpt = None,
+) -> None:
+    """Compact a saved session offline."""
+    from goosectx.cli.compact_cmd import compact_session
+
+    raise typer.Exit(compact_session(
+        settings(), session_ref, instructions=instructions,
+        strategy=strategy.value if strategy else None, dry_run=dry_run, as_json=as_json,
+        max_summary_tokens=max_summary_tokens, model=model,
+    ))
+
+
+@app.command()
+def info() -> None:
+    """Show version, paths, model, context limit and threshold, with their sources."""
+    from goosectx.cli.info_cmd import show_info
+
+    show_info(settings())
+
+
+@sessions_app.command("list")
+def sessions_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List saved sessions, most recent first."""
+    from goosectx.cli.sessions_cmd import list_sessions
+
+    list_sessions(settings(), as_json=as_json)
+
+
+@sessions_app.command("show")
+def sessions_show(
+    session_ref: SessionArg,
+    agent: Annotated[
+        bool, typer.Option("--agent", help="Show what the model sees instead of the transcript.")
+    ] = False,
+) -> None:
+    """Show a session's transcript (compactions marked)."""
+    from goosectx.cli.sessions_cmd import show_session
+
+    show_session(settings(), session_ref, agent=agent)
+
+
+@sessions_app.command("export")
+def sessions_export(
+    session_ref: SessionArg,
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="md or json.")] = (
+        ExportFormat.md
+    ),
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to FILE instead of stdout.")
+    ] = None,
+) -> None:
+    """Export a session as Markdown or JSON."""
+    from goosectx.cli.sessions_cmd import export_session
+
+    export_session(settings(), session_ref, fmt=fmt.value, output=output)
+
+
+@sessions_app.command("remove")
+def sessions_remove(
+    session_ref: SessionArg,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete a session."""
+    from goosectx.cli.sessions_cmd import remove_session
+
+    remove_session(settings(), session_ref, yes=yes)
+
+
+@sessions_app.command("import")
+def sessions_import(
+    path: Annotated[Path, typer.Argument(help="Transcript file or goose sessions.db.")],
+    fmt: Annotated[ImportFormat, typer.Option("--format", "-f", help="Source format.")] = (
+        ImportFormat.auto
+    ),
+    name: NameOpt = None,
+    source_session: Annotated[
+        str | None, typer.Option("--session", help="Only this session of a goose sessions.db.")
+    ] = None,
+) -> None:
+    """Import another agent's transcript (or a goosectx JSON export)."""
+    from goosectx.cli.sessions_cmd import import_sessions
+
+    import_sessions(settings(), path, fmt=fmt.value, name=name, source_session=source_session)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: user-fixable errors print one line and exit non-zero."""
+    import click
+
+    from goosectx.errors import GoosectxError
+
+    try:
+        code = app(args=argv, standalone_mode=False, prog_name="goosectx")
+    except GoosectxError as exc:
+        _print_error(exc.one_line())
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        _print_error("aborted")
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(141)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _print_error(line: str) -> None:
+    sys.stderr.write(f"goosectx: error: {line}\n")

@@ -1,0 +1,94 @@
+"""Helpers shared by the commands: opening the store and the session a command drives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from goosectx.config import Settings
+from goosectx.errors import SessionNotFound, UsageError
+from goosectx.session import Session
+from goosectx.store import SessionLock, SessionStore
+
+
+def open_store(settings: Settings) -> SessionStore:
+    """The session store in ``settings.data_dir`` (raises StoreError / StoreCorrupt)."""
+    return SessionStore(settings.data_dir)
+
+
+@dataclass(slots=True)
+class OpenSession:
+    """A session opened for driving: the store, the loaded session and its lock."""
+
+    store: SessionStore
+    session: Session
+    lock: SessionLock
+    resumed: bool
+
+    def close(self) -> None:
+        """Release the lock and close the store."""
+        self.lock.release()
+        self.store.close()
+
+
+def open_session(
+    settings: Settings,
+    *,
+    name: str | None,
+    resume: str | None,
+    continue_: bool,
+    model: str | None = None,
+    working_dir: Path | None = None,
+) -> OpenSession:
+    """Create or resume the session a REPL or ``run`` drives, and lock it.
+
+    ``--name`` creates a new named session; ``--resume SESSION`` resumes by exact name, id or
+    unique id prefix; ``--continue`` resumes the most recently updated session in the working
+    directory (a new one when there is none).
+
+    Raises:
+        UsageError: conflicting options.
+        SessionNameTaken, SessionNotFound, SessionAmbiguous, SessionInUse, StoreError.
+    """
+    if sum(bool(x) for x in (name, resume, continue_)) > 1:
+        raise UsageError("use only one of --name, --resume and --continue")
+    cwd = (working_dir or Path.cwd()).resolve()
+    store = open_store(settings)
+    try:
+        session_id: str | None = None
+        if resume:
+            session_id = store.resolve(resume)
+        elif continue_:
+            session_id = store.most_recent(cwd)
+        if session_id is not None:
+            lock = store.lock(session_id)
+            try:
+                session = store.load(session_id)
+            except BaseException:
+                lock.release()
+                raise
+            return OpenSession(store, session, lock, resumed=True)
+        session = store.create_session(cwd, name=name, model=model or settings.model)
+        return OpenSession(store, session, store.lock(session.id), resumed=False)
+    except BaseException:
+        store.close()
+        raise
+
+
+def load_session(settings: Settings, ref: str) -> tuple[SessionStore, Session]:
+    """Open the store and load SESSION (name, id or unique id prefix) without locking it.
+
+    Raises:
+        SessionNotFound: including when the data dir has no database yet.
+    """
+    if not (settings.data_dir / "sessions.db").exists():
+        raise SessionNotFound(
+            f"no session matches {ref!r} (no sessions saved yet in {settings.data_dir})",
+            "start one with: goosectx",
+        )
+    store = open_store(settings)
+    try:
+        return store, store.load(store.resolve(ref))
+    except BaseException:
+        store.close()
+        raise

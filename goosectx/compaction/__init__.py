@@ -1,0 +1,1 @@
+"""Context management: trigger, summary request, structured summary, rewrite, tool pairs."""

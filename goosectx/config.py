@@ -1,0 +1,346 @@
+"""Settings from a TOML file and the environment, validated once.
+
+Precedence everywhere: environment → config file → default. Each resolved value remembers
+where it came from (``Settings.sources``) so ``goosectx info`` can say so.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from goosectx.errors import ConfigError
+
+ApprovalMode = Literal["auto", "approve", "smart_approve", "chat"]
+APPROVAL_MODES: tuple[ApprovalMode, ...] = ("auto", "approve", "smart_approve", "chat")
+
+DEFAULT_THRESHOLD_RATIO = 0.8
+DEFAULT_CONTEXT_LIMIT_TOKENS = 128_000
+DEFAULT_MAX_TURNS = 1000
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+_MODEL_KEYS = {"context_limit", "manages_own_context", "api_base", "api_key_env",
+               "max_output_tokens"}
+_TOP_KEYS = {"model", "compaction_model", "mode", "auto_compact_threshold", "context_limit",
+             "max_turns", "tool_pair_summarization", "tool_call_cutoff", "data_dir",
+             "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models"}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelConfig:
+    """Per-model settings from a ``[models."provider/name"]`` table.
+
+    Attributes:
+        context_limit: Context window in tokens, overriding litellm's model info.
+        manages_own_context: The model/provider manages its context; goosectx never compacts.
+        api_base: Base URL of an OpenAI-compatible (or other) endpoint.
+        api_key_env: Name of the environment variable that holds this model's API key.
+        max_output_tokens: Output limit in tokens, overriding litellm's model info.
+    """
+
+    context_limit: int | None = None
+    manages_own_context: bool = False
+    api_base: str | None = None
+    api_key_env: str | None = None
+    max_output_tokens: int | None = None
+
+
+@dataclass(slots=True)
+class Settings:
+    """Resolved settings.
+
+    Attributes:
+        model: The main model as litellm names it (``openai/gpt-4o-mini``), or ``None``.
+        compaction_model: A cheaper model for summaries; ``None`` = the main model.
+        mode: Approval mode.
+        threshold_ratio: Fraction of the context limit above which auto-compaction runs;
+            values outside (0, 1) disable auto-compaction.
+        context_limit_tokens: ``GOOSE_CONTEXT_LIMIT`` / top-level override, or ``None``.
+        max_turns: Bound on model calls per turn.
+        tool_pair_summarization: Summarise old tool pairs (DESIGN.md §4.3).
+        tool_call_cutoff: Override of the tool-pair cutoff, or ``None`` for the formula.
+        data_dir: Where sessions, logs and tool-output overflow files live.
+        allow_secret_env: Secret-looking variable names the shell tool may still see.
+        shell_timeout_s: Default timeout of one shell command, seconds.
+        tool_output_max_chars: Cap on the tool output kept and sent to the model, characters.
+        models: Per-model tables.
+        config_path: The config file read, or ``None``.
+        sources: Where each value came from, e.g. ``{"model": "env GOOSE_MODEL"}``.
+    """
+
+    model: str | None = None
+    compaction_model: str | None = None
+    mode: ApprovalMode = "smart_approve"
+    threshold_ratio: float = DEFAULT_THRESHOLD_RATIO
+    context_limit_tokens: int | None = None
+    max_turns: int = DEFAULT_MAX_TURNS
+    tool_pair_summarization: bool = True
+    tool_call_cutoff: int | None = None
+    data_dir: Path = field(default_factory=lambda: default_data_dir())
+    allow_secret_env: tuple[str, ...] = ()
+    shell_timeout_s: float = 120.0
+    tool_output_max_chars: int = 40_000
+    models: dict[str, ModelConfig] = field(default_factory=dict)
+    config_path: Path | None = None
+    sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def auto_compaction_enabled(self) -> bool:
+        """True when ``0 < threshold_ratio < 1``."""
+        return 0.0 < self.threshold_ratio < 1.0
+
+    @property
+    def log_path(self) -> Path:
+        """The debug log file (rotated)."""
+        return self.data_dir / "goosectx.log"
+
+    def model_config(self, model: str | None) -> ModelConfig:
+        """The ``[models."<model>"]`` table, or an empty one."""
+        return self.models.get(model or "", ModelConfig())
+
+    def source(self, key: str) -> str:
+        """Where ``key`` came from (``default`` when nothing set it)."""
+        return self.sources.get(key, "default")
+
+
+def default_config_path() -> Path:
+    """``$GOOSECTX_CONFIG``, else ``<user config dir>/goosectx/config.toml``."""
+    env = os.environ.get("GOOSECTX_CONFIG")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("goosectx")) / "config.toml"
+
+
+def default_data_dir() -> Path:
+    """The platform's user data dir for goosectx."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("goosectx"))
+
+
+def _fail(key: str, value: object, expected: str) -> ConfigError:
+    return ConfigError(f"{key} must be {expected}; got {value!r}")
+
+
+def parse_ratio(key: str, value: object) -> float:
+    """Parse a threshold: any finite number (outside (0, 1) disables auto-compaction).
+
+    Raises:
+        ConfigError: not a number.
+    """
+    expected = "a number between 0 and 1 (0 or 1 disables auto-compaction)"
+    if isinstance(value, bool):
+        raise _fail(key, value, expected)
+    try:
+        ratio = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise _fail(key, value, expected) from None
+    if not math.isfinite(ratio):
+        raise _fail(key, value, expected)
+    return ratio
+
+
+def parse_positive_int(key: str, value: object) -> int:
+    """Parse a whole number ≥ 1 (``_`` separators allowed).
+
+    Raises:
+        ConfigError: not a whole number ≥ 1.
+    """
+    if isinstance(value, bool):
+        raise _fail(key, value, "a whole number of at least 1")
+    try:
+        number = int(str(value).replace("_", "").strip()) if not isinstance(value, int) else value
+    except ValueError:
+        raise _fail(key, value, "a whole number of at least 1") from None
+    if number < 1:
+        raise _fail(key, value, "a whole number of at least 1")
+    return number
+
+
+def parse_positive_float(key: str, value: object) -> float:
+    """Parse a number > 0.
+
+    Raises:
+        ConfigError: not a positive number.
+    """
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise _fail(key, value, "a number greater than 0") from None
+    if isinstance(value, bool) or not math.isfinite(number) or number <= 0:
+        raise _fail(key, value, "a number greater than 0")
+    return number
+
+
+def parse_bool(key: str, value: object) -> bool:
+    """Parse true/false/1/0/yes/no/on/off (any case).
+
+    Raises:
+        ConfigError: anything else.
+    """
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise _fail(key, value, "one of true, false, 1, 0, on, off")
+
+
+def parse_mode(key: str, value: object) -> ApprovalMode:
+    """Parse an approval mode.
+
+    Raises:
+        ConfigError: not one of ``auto``, ``approve``, ``smart_approve``, ``chat``.
+    """
+    text = str(value).strip().lower().replace("-", "_")
+    for mode in APPROVAL_MODES:
+        if text == mode:
+            return mode
+    raise _fail(key, value, "one of " + ", ".join(APPROVAL_MODES))
+
+
+def _parse_str(key: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(key, value, "a non-empty string")
+    return value.strip()
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not valid TOML: {exc}", "fix the line named, or move the file"
+        ) from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a directory", "point --config at a file") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+
+
+def _parse_models(path: Path, raw: object) -> dict[str, ModelConfig]:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: 'models' must be a table of [models.\"provider/name\"] tables")
+    models: dict[str, ModelConfig] = {}
+    for name, table in raw.items():
+        where = f'[models."{name}"]'
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: {where} must be a table")
+        unknown = set(table) - _MODEL_KEYS
+        if unknown:
+            raise ConfigError(
+                f"{path}: unknown key {sorted(unknown)[0]!r} in {where}",
+                "valid keys: " + ", ".join(sorted(_MODEL_KEYS)),
+            )
+        models[name] = ModelConfig(
+            context_limit=parse_positive_int(f"{where} context_limit", table["context_limit"])
+            if "context_limit" in table else None,
+            manages_own_context=parse_bool(
+                f"{where} manages_own_context", table.get("manages_own_context", False)),
+            api_base=_parse_str(f"{where} api_base", table["api_base"])
+            if "api_base" in table else None,
+            api_key_env=_parse_str(f"{where} api_key_env", table["api_key_env"])
+            if "api_key_env" in table else None,
+            max_output_tokens=parse_positive_int(
+                f"{where} max_output_tokens", table["max_output_tokens"])
+            if "max_output_tokens" in table else None,
+        )
+    return models
+
+
+_ENV: dict[str, tuple[str, Any]] = {
+    # setting name -> (environment variable, parser)
+    "model": ("GOOSE_MODEL", _parse_str),
+    "mode": ("GOOSE_MODE", parse_mode),
+    "threshold_ratio": ("GOOSE_AUTO_COMPACT_THRESHOLD", parse_ratio),
+    "context_limit_tokens": ("GOOSE_CONTEXT_LIMIT", parse_positive_int),
+    "max_turns": ("GOOSE_MAX_TURNS", parse_positive_int),
+    "tool_pair_summarization": ("GOOSE_TOOL_PAIR_SUMMARIZATION", parse_bool),
+    "tool_call_cutoff": ("GOOSE_TOOL_CALL_CUTOFF", parse_positive_int),
+    "data_dir": ("GOOSECTX_HOME", lambda k, v: Path(_parse_str(k, v)).expanduser()),
+}
+
+_FILE: dict[str, tuple[str, Any]] = {
+    # setting name -> (config key, parser)
+    "model": ("model", _parse_str),
+    "compaction_model": ("compaction_model", _parse_str),
+    "mode": ("mode", parse_mode),
+    "threshold_ratio": ("auto_compact_threshold", parse_ratio),
+    "context_limit_tokens": ("context_limit", parse_positive_int),
+    "max_turns": ("max_turns", parse_positive_int),
+    "tool_pair_summarization": ("tool_pair_summarization", parse_bool),
+    "tool_call_cutoff": ("tool_call_cutoff", parse_positive_int),
+    "data_dir": ("data_dir", lambda k, v: Path(_parse_str(k, v)).expanduser()),
+    "shell_timeout_s": ("shell_timeout_s", parse_positive_float),
+    "tool_output_max_chars": ("tool_output_max_chars", parse_positive_int),
+}
+
+
+def load_settings(
+    config_path: Path | None = None, environ: Mapping[str, str] | None = None
+) -> Settings:
+    """Read the config file and the environment, validate every value once.
+
+    Args:
+        config_path: ``--config``; must exist when given. ``None`` reads the default path if
+            it exists.
+        environ: The environment (``os.environ`` by default).
+
+    Returns:
+        The resolved :class:`Settings` with ``sources`` filled in.
+
+    Raises:
+        ConfigError: a malformed file, an unknown key or a bad value (exit code 2).
+    """
+    env = os.environ if environ is None else environ
+    settings = Settings()
+    path = config_path
+    if path is not None and not path.exists():
+        raise ConfigError(f"config file {path} does not exist", "check the --config path")
+    if path is None:
+        candidate = default_config_path()
+        path = candidate if candidate.is_file() else None
+    raw: dict[str, Any] = _read_toml(path) if path is not None else {}
+    settings.config_path = path
+    if raw:
+        unknown = set(raw) - _TOP_KEYS
+        if unknown:
+            raise ConfigError(
+                f"{path}: unknown key {sorted(unknown)[0]!r}",
+                "see config.example.toml for the valid keys",
+            )
+        for name, (key, parser) in _FILE.items():
+            if key in raw:
+                setattr(settings, name, parser(f"{key} in {path}", raw[key]))
+                settings.sources[name] = f"config {path}"
+        if "allow_secret_env" in raw:
+            value = raw["allow_secret_env"]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise _fail(f"allow_secret_env in {path}", value, "a list of variable names")
+            settings.allow_secret_env = tuple(value)
+            settings.sources["allow_secret_env"] = f"config {path}"
+        if "models" in raw:
+            settings.models = _parse_models(path, raw["models"])  # type: ignore[arg-type]
+    for name, (var, parser) in _ENV.items():
+        value = env.get(var)
+        if value is not None and value.strip() != "":
+            setattr(settings, name, parser(var, value))
+            settings.sources[name] = f"env {var}"
+    if settings.data_dir.exists() and not settings.data_dir.is_dir():
+        raise ConfigError(
+            f"data dir {settings.data_dir} exists and is not a directory",
+            "set GOOSECTX_HOME to a directory",
+        )
+    return settings

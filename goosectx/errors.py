@@ -1,0 +1,97 @@
+"""The error tree.
+
+Every error goosectx raises on purpose derives from :class:`GoosectxError`. Errors a user can
+fix carry a ``hint`` (the exact fix) and an ``exit_code``; the CLI prints them as one line
+without a traceback. Anything else is a bug and shows its traceback.
+"""
+
+from __future__ import annotations
+
+
+class GoosectxError(Exception):
+    """Root of goosectx's own errors.
+
+    Attributes:
+        message: What is wrong, one line.
+        hint: The fix, one line, or ``None``.
+        exit_code: Process exit code when this error ends a command.
+    """
+
+    exit_code: int = 1
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def one_line(self) -> str:
+        """Return ``message`` and ``hint`` joined into the single line the CLI prints."""
+        return f"{self.message} — {self.hint}" if self.hint else self.message
+
+
+class ConfigError(GoosectxError):
+    """A bad configuration value, environment variable or config file (exit code 2)."""
+
+    exit_code = 2
+
+
+class UsageError(GoosectxError):
+    """A bad command-line argument or combination (exit code 2)."""
+
+    exit_code = 2
+
+
+class StoreError(GoosectxError):
+    """The session database cannot be opened, read or written."""
+
+
+class StoreCorrupt(StoreError):
+    """The session database file is not a usable goosectx database; it is left untouched."""
+
+
+class SessionNotFound(StoreError):
+    """No session matches the given name, id or id prefix."""
+
+
+class SessionAmbiguous(StoreError):
+    """An id prefix matches more than one session."""
+
+
+class SessionNameTaken(StoreError):
+    """A new session was given a name another session already has."""
+
+
+class SessionInUse(StoreError):
+    """Another live process holds the lock on this session."""
+
+
+class ImportFormatError(GoosectxError):
+    """A transcript file cannot be imported (unknown format or broken record)."""
+
+
+class ProviderError(GoosectxError):
+    """Base for errors from the model provider, translated at the adapter."""
+
+
+class ContextLengthExceeded(ProviderError):
+    """The provider rejected the request because it does not fit the context window."""
+
+
+class RateLimited(ProviderError):
+    """The provider kept answering 429 after the bounded retries."""
+
+
+class AuthFailed(ProviderError):
+    """The provider rejected the API key, or none was configured."""
+
+
+class ProviderUnavailable(ProviderError):
+    """The provider could not be reached or kept failing (5xx, timeouts) after retries."""
+
+
+class ModelNotConfigured(ProviderError):
+    """No model is configured."""
+
+
+class MalformedModelReply(ProviderError):
+    """The provider's reply could not be understood."""

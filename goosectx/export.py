@@ -1,0 +1,150 @@
+"""Session exports: the JSON form (``schema_version``, snake_case) and the Markdown transcript.
+
+``sessions import`` reads the JSON form back unchanged (see ``goosectx.importers``).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from goosectx.conversation import (
+    SCHEMA_VERSION,
+    Conversation,
+    Message,
+    SystemNotification,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+)
+from goosectx.session import Session, SessionState
+from goosectx.usage import LedgerEntry, UsageLedger
+
+EXPORT_FORMAT = "goosectx-session"
+
+
+def session_to_json(session: Session) -> dict[str, Any]:
+    """The JSON export: every message with its metadata, the usage ledger and state.
+
+    Shape: ``{"format", "schema_version", "session": {...}, "messages": [...],
+    "usage_ledger": [...]}``. Contains no API key (none is ever stored).
+    """
+    return {
+        "format": EXPORT_FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "session": {
+            "id": session.id,
+            "name": session.name,
+            "working_dir": str(session.working_dir),
+            "model": session.model,
+            "created": session.created.isoformat(),
+            "updated": session.updated.isoformat(),
+            "current_tokens": session.ledger.current_tokens,
+            "current_is_estimate": session.ledger.current_is_estimate,
+            "state": session.state.to_dict(),
+            "metadata": session.metadata,
+        },
+        "messages": session.conversation.to_list(),
+        "usage_ledger": [e.to_dict() for e in session.ledger.entries],
+    }
+
+
+def session_from_json(data: dict[str, Any]) -> Session:
+    """Inverse of :func:`session_to_json`.
+
+    Raises:
+        ValueError: not a goosectx export, a newer schema, or a broken message (named).
+    """
+    if data.get("format") != EXPORT_FORMAT:
+        raise ValueError("not a goosectx session export (no \"format\": \"goosectx-session\")")
+    version = data.get("schema_version")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise ValueError(f"unsupported schema_version {version!r} (this goosectx reads up to "
+                         f"{SCHEMA_VERSION})")
+    meta = data.get("session") or {}
+    messages = []
+    for i, item in enumerate(data.get("messages") or []):
+        try:
+            messages.append(Message.from_dict(item))
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise ValueError(f"message #{i + 1}: {exc}") from None
+    ledger = UsageLedger(
+        [LedgerEntry.from_dict(e) for e in data.get("usage_ledger") or []],
+        current_tokens=int(meta.get("current_tokens") or 0),
+        current_is_estimate=bool(meta.get("current_is_estimate", True)),
+    )
+    return Session(
+        id=str(meta.get("id") or ""),
+        name=meta.get("name"),
+        working_dir=Path(meta.get("working_dir") or "."),
+        model=meta.get("model"),
+        created=datetime.fromisoformat(meta["created"]),
+        updated=datetime.fromisoformat(meta["updated"]),
+        conversation=Conversation(messages),
+        ledger=ledger,
+        state=SessionState.from_dict(meta.get("state") or {}),
+        metadata=dict(meta.get("metadata") or {}),
+    )
+
+
+def session_to_json_text(session: Session) -> str:
+    """:func:`session_to_json` as indented JSON text with a final newline."""
+    return json.dumps(session_to_json(session), ensure_ascii=False, indent=2) + "\n"
+
+
+def _fence(text: str) -> str:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}\n{text}\n{ticks}"
+
+
+def transcript_markdown(session: Session) -> str:
+    """The user-visible transcript as Markdown, compactions marked.
+
+    Each compaction shows as a ``> context compacted`` line where its summary was added (the
+    summary itself is agent-only and not shown).
+    """
+    lines = [f"# Session {session.display_name}", ""]
+    lines.append(f"- id: `{session.id}`")
+    lines.append(f"- working dir: `{session.working_dir}`")
+    if session.model:
+        lines.append(f"- model: `{session.model}`")
+    lines.append(f"- created: {session.created.isoformat(timespec='seconds')}")
+    lines.append("")
+    for m in session.conversation:
+        if m.metadata.is_summary:
+            when = m.created.isoformat(timespec="seconds")
+            lines += [f"> ── context compacted ({when}) ──", ""]
+        if not m.metadata.user_visible:
+            continue
+        lines += _message_markdown(m)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _message_markdown(m: Message) -> list[str]:
+    out: list[str] = []
+    header = "## User" if m.role == "user" else "## Assistant"
+    body: list[str] = []
+    for p in m.content:
+        if isinstance(p, TextContent) and p.text.strip():
+            body += [p.text, ""]
+        elif isinstance(p, ThinkingContent) and p.text.strip():
+            body += ["<details><summary>thinking</summary>", "", p.text, "", "</details>", ""]
+        elif isinstance(p, ToolRequest):
+            body += [f"**tool call** `{p.name}`", _fence(p.arguments_json()), ""]
+        elif isinstance(p, ToolResponse):
+            label = "tool error" if p.is_error else "tool result"
+            body += [f"**{label}**", _fence(p.output), ""]
+        elif isinstance(p, SystemNotification):
+            body += [f"> {p.text}", ""]
+    if not body:
+        return out
+    if m.role == "user" and all(isinstance(p, ToolResponse) for p in m.content):
+        header = "## Tool results"
+    if m.metadata.cancelled:
+        header += " (cancelled)"
+    return [header, "", *body]

@@ -1,0 +1,1 @@
+"""Model providers: the protocol, the litellm adapter and the scripted test double."""

@@ -1,0 +1,128 @@
+"""The provider protocol: what the agent loop and compaction need from a model.
+
+Adapters translate their library's errors into :mod:`goosectx.errors`
+(``ContextLengthExceeded``, ``RateLimited``, ``AuthFailed``, ``ProviderUnavailable``) so the
+core can catch exactly the one it handles.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeAlias
+
+from goosectx.conversation import Message
+from goosectx.usage import Usage
+
+ToolSchema: TypeAlias = dict[str, Any]
+"""One tool as sent: ``{"name": str, "description": str, "parameters": <JSON schema>}``."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A chunk of streamed answer text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    """A chunk of streamed reasoning text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderResponse:
+    """The finished reply of one model call (always the last item of a stream).
+
+    Attributes:
+        message: The assistant message: thinking, text and tool-request parts, in order. A
+            tool call whose arguments are not valid JSON becomes a ``ToolRequest`` with
+            ``parse_error`` set.
+        usage: Reported usage (with cost when litellm knows it), or ``None`` if not reported.
+        model: The model that answered.
+        finish_reason: The provider's finish reason, if any.
+    """
+
+    message: Message
+    usage: Usage | None
+    model: str
+    finish_reason: str | None = None
+
+
+StreamItem: TypeAlias = TextDelta | ThinkingDelta | ProviderResponse
+
+
+@dataclass(frozen=True, slots=True)
+class ContextLimit:
+    """A context window and where the figure came from.
+
+    Attributes:
+        tokens: The context limit in tokens (input side).
+        source: ``env GOOSE_CONTEXT_LIMIT``, ``config``, ``litellm model info`` or ``default``.
+    """
+
+    tokens: int
+    source: str
+
+
+class Provider(Protocol):
+    """A model that streams replies.
+
+    Attributes:
+        model: The model name as litellm knows it (``openai/gpt-4o-mini``).
+        manages_own_context: When true, goosectx never compacts for this model.
+    """
+
+    model: str
+    manages_own_context: bool
+
+    def context_limit(self) -> ContextLimit:
+        """The context window (DESIGN.md §3 precedence)."""
+        ...
+
+    def output_limit_tokens(self) -> int:
+        """The most tokens one reply may have."""
+        ...
+
+    def stream(
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSchema],
+        *,
+        max_tokens: int | None = None,
+        tool_choice: str | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[StreamItem]:
+        """Stream one model call; the last item is a :class:`ProviderResponse`.
+
+        ``messages`` is an agent view (already repaired). Transient errors are retried with
+        bounded backoff before the stream starts.
+
+        Raises:
+            ContextLengthExceeded, RateLimited, AuthFailed, ProviderUnavailable,
+            MalformedModelReply.
+        """
+        ...
+
+
+def complete(
+    provider: Provider,
+    system: str,
+    messages: Sequence[Message],
+    *,
+    max_tokens: int | None = None,
+) -> ProviderResponse:
+    """Run one call without tools and return its final response (used by summarisers)."""
+    final: ProviderResponse | None = None
+    for item in provider.stream(system, messages, (), max_tokens=max_tokens):
+        if isinstance(item, ProviderResponse):
+            final = item
+    if final is None:
+        from goosectx.errors import MalformedModelReply
+
+        raise MalformedModelReply("the provider's stream ended without a reply")
+    return final

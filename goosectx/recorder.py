@@ -1,0 +1,56 @@
+"""The session recorder: the one writer that turns core events into store writes.
+
+Used alike by the REPL, ``run``, ``compact`` and the tests (DESIGN.md §2 "Who writes").
+``MessageCompleted`` → one appended row; ``HistoryReplaced`` / ``ToolPairsSummarized`` → one
+transaction; ``UsageUpdated`` → one ledger row plus the new ``current`` figure.
+"""
+
+from __future__ import annotations
+
+from goosectx.events import (
+    Event,
+    HistoryReplaced,
+    MessageCompleted,
+    ToolPairsSummarized,
+    UsageUpdated,
+)
+from goosectx.session import Session, SessionState
+from goosectx.store import SessionStore
+
+
+class SessionRecorder:
+    """Persist the events of one session.
+
+    Args:
+        store: The session store.
+        session: The in-memory session the core works on; only its id and state are read.
+    """
+
+    def __init__(self, store: SessionStore, session: Session) -> None:
+        self.store = store
+        self.session = session
+
+    def record(self, event: Event) -> None:
+        """Persist ``event`` if it changes the session; other events are ignored.
+
+        Raises:
+            StoreError: the write failed (nothing half-written: each write is a transaction).
+        """
+        sid = self.session.id
+        if isinstance(event, MessageCompleted):
+            self.store.append_message(sid, event.message)
+        elif isinstance(event, UsageUpdated):
+            self.store.add_usage(
+                sid, event.call, current_tokens=event.current_tokens, is_estimate=event.is_estimate
+            )
+        elif isinstance(event, HistoryReplaced):
+            self.store.replace_history(
+                sid,
+                event.conversation,
+                ledger_entry=event.call,
+                current_tokens=event.tokens_after,
+                current_is_estimate=True,
+                state=SessionState(auto_compaction_paused=event.auto_compaction_paused),
+            )
+        elif isinstance(event, ToolPairsSummarized):
+            self.store.replace_history(sid, event.conversation, ledger_entry=event.call)

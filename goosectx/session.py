@@ -1,0 +1,73 @@
+"""The session value: one conversation with its usage ledger and per-session state."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from goosectx.conversation import Conversation
+from goosectx.usage import UsageLedger
+
+
+def new_session_id(now: datetime | None = None) -> str:
+    """Return a short, unique, sortable id: ``YYYYMMDD_HHMMSS_xxxx`` (UTC, 4 random hex)."""
+    now = now or datetime.now(UTC)
+    return now.strftime("%Y%m%d_%H%M%S_") + secrets.token_hex(2)
+
+
+@dataclass(slots=True)
+class SessionState:
+    """Per-session state that survives a restart.
+
+    Attributes:
+        auto_compaction_paused: Set when a compaction saved under 10 % (no compaction loops);
+            lifted by a manual compaction or ``/clear``.
+    """
+
+    auto_compaction_paused: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"auto_compaction_paused": self.auto_compaction_paused}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SessionState:
+        """Inverse of :meth:`to_dict`; unknown keys are ignored."""
+        return cls(auto_compaction_paused=bool(data.get("auto_compaction_paused", False)))
+
+
+@dataclass(slots=True)
+class Session:
+    """A saved session.
+
+    Attributes:
+        id: Short sortable id (:func:`new_session_id`).
+        name: Unique name, or ``None``.
+        working_dir: Directory tools run in.
+        model: Model the session last used, or ``None``.
+        created: Creation time (UTC).
+        updated: Last change (UTC).
+        conversation: Every message, visible or not.
+        ledger: Billed calls and the ``current`` figure.
+        state: Per-session state.
+        metadata: Extra facts, e.g. an imported session's ``system_prompt`` and ``source``.
+    """
+
+    id: str
+    name: str | None
+    working_dir: Path
+    model: str | None
+    created: datetime
+    updated: datetime
+    conversation: Conversation = field(default_factory=Conversation)
+    ledger: UsageLedger = field(default_factory=UsageLedger)
+    state: SessionState = field(default_factory=SessionState)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def display_name(self) -> str:
+        """The name, else the id."""
+        return self.name or self.id

@@ -1,0 +1,196 @@
+"""Token counting with tiktoken, offline, cached per message.
+
+Counts are estimates of what a provider will bill; the provider's reported usage is
+preferred wherever it exists (DESIGN.md §3). The encoding is the model's own where tiktoken
+knows it and its file is available offline, else ``o200k_base``. tiktoken cannot download
+here, so ``TIKTOKEN_CACHE_DIR`` points at the encodings litellm's wheel bundles (found without
+importing litellm). If no encoding can be loaded at all, a characters ÷ 4 estimate is used.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from goosectx.conversation import (
+    Message,
+    SystemNotification,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+)
+
+DEFAULT_ENCODING = "o200k_base"
+MESSAGE_OVERHEAD_TOKENS = 4
+"""Per-message framing tokens (role markers), as OpenAI's counting guide does it."""
+TOOL_SCHEMA_OVERHEAD_TOKENS = 8
+"""Per-tool framing tokens around a JSON schema."""
+
+
+class _Encoder(Protocol):
+    def encode(self, text: str, *, disallowed_special: Any = ...) -> list[int]: ...
+
+
+def _bundled_tiktoken_dir() -> Path | None:
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
+    return path if path.is_dir() else None
+
+
+def ensure_offline_tiktoken() -> None:
+    """Point ``TIKTOKEN_CACHE_DIR`` at litellm's bundled encodings unless already set."""
+    if "TIKTOKEN_CACHE_DIR" not in os.environ:
+        bundled = _bundled_tiktoken_dir()
+        if bundled is not None:
+            os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)
+
+
+class _CharEstimate:
+    """Fallback encoder: ~4 characters per token."""
+
+    def encode(self, text: str, *, disallowed_special: Any = ()) -> list[int]:
+        return [0] * ((len(text) + 3) // 4)
+
+
+@lru_cache(maxsize=8)
+def get_encoder(model: str | None = None) -> _Encoder:
+    """The tiktoken encoding for ``model`` (``o200k_base`` when unknown), cached.
+
+    Falls back to a characters ÷ 4 estimate when tiktoken has no encoding offline.
+    """
+    ensure_offline_tiktoken()
+    import tiktoken
+
+    name = DEFAULT_ENCODING
+    if model:
+        try:
+            name = tiktoken.encoding_name_for_model(model.rsplit("/", 1)[-1])
+        except KeyError:
+            name = DEFAULT_ENCODING
+    for candidate in (name, DEFAULT_ENCODING, "cl100k_base"):
+        try:
+            return tiktoken.get_encoding(candidate)
+        except Exception:  # noqa: BLE001 - any failure to load means "try the next one"
+            continue
+    return _CharEstimate()
+
+
+def count_text(text: str, model: str | None = None) -> int:
+    """Tokens in ``text`` (special tokens counted as text)."""
+    if not text:
+        return 0
+    return len(get_encoder(model).encode(text, disallowed_special=()))
+
+
+def message_text_for_count(message: Message) -> str:
+    """The text of a message as it is counted: text, thinking, tool calls and results."""
+    pieces: list[str] = []
+    for p in message.content:
+        if isinstance(p, TextContent | ThinkingContent):
+            pieces.append(p.text)
+        elif isinstance(p, ToolRequest):
+            pieces.append(p.name)
+            pieces.append(p.arguments_json())
+        elif isinstance(p, ToolResponse):
+            pieces.append(p.output)
+        elif isinstance(p, SystemNotification):
+            continue
+    return "\n".join(pieces)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextBreakdown:
+    """Token estimate of one full request, by category (for ``/context``).
+
+    All figures are tokens.
+    """
+
+    system_prompt: int
+    project_instructions: int
+    tool_schemas: int
+    messages: int
+    summary: int
+
+    @property
+    def total(self) -> int:
+        """Sum of every category."""
+        return (
+            self.system_prompt + self.project_instructions + self.tool_schemas
+            + self.messages + self.summary
+        )
+
+
+class TokenCounter:
+    """Counts tokens for one model, caching each message's count.
+
+    The cache key is the message id plus the kinds of its parts, so a message that repair
+    trimmed is counted afresh, while a turn costs only its new messages.
+    """
+
+    def __init__(self, model: str | None = None) -> None:
+        self.model = model
+        self._encoder = get_encoder(model)
+        self._cache: dict[tuple[str, int, int], int] = {}
+        self._text_cache: dict[str, int] = {}
+
+    def count_text(self, text: str) -> int:
+        """Tokens in ``text``."""
+        if not text:
+            return 0
+        return len(self._encoder.encode(text, disallowed_special=()))
+
+    def count_cached_text(self, text: str) -> int:
+        """Tokens in ``text``, memoised by the text itself (for system prompts, schemas)."""
+        hit = self._text_cache.get(text)
+        if hit is None:
+            hit = self._text_cache[text] = self.count_text(text)
+        return hit
+
+    def count_message(self, message: Message) -> int:
+        """Tokens of one message including :data:`MESSAGE_OVERHEAD_TOKENS` (cached)."""
+        key = (message.id, len(message.content), hash(tuple(p.type for p in message.content)))
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._cache[key] = (
+                self.count_text(message_text_for_count(message)) + MESSAGE_OVERHEAD_TOKENS
+            )
+        return hit
+
+    def count_messages(self, messages: Iterable[Message]) -> int:
+        """Sum of :meth:`count_message` over ``messages``."""
+        return sum(self.count_message(m) for m in messages)
+
+    def count_tool_schemas(self, schemas: Sequence[dict[str, Any]]) -> int:
+        """Tokens of the tool schemas as sent (JSON), with per-tool overhead."""
+        if not schemas:
+            return 0
+        text = json.dumps(list(schemas), sort_keys=True, separators=(",", ":"))
+        return self.count_cached_text(text) + TOOL_SCHEMA_OVERHEAD_TOKENS * len(schemas)
+
+    def breakdown(
+        self,
+        *,
+        system_prompt: str,
+        project_instructions: str,
+        tool_schemas: Sequence[dict[str, Any]],
+        messages: Sequence[Message],
+    ) -> ContextBreakdown:
+        """Estimate a full request by category; summary messages are counted apart."""
+        summary = sum(self.count_message(m) for m in messages if m.metadata.is_summary)
+        rest = sum(self.count_message(m) for m in messages if not m.metadata.is_summary)
+        return ContextBreakdown(
+            system_prompt=self.count_cached_text(system_prompt),
+            project_instructions=self.count_cached_text(project_instructions),
+            tool_schemas=self.count_tool_schemas(tool_schemas),
+            messages=rest,
+            summary=summary,
+        )

@@ -1,0 +1,1 @@
+"""Built-in tools and their registry."""

@@ -1,0 +1,88 @@
+"""The tool protocol, the context a tool runs in, and the registry."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from goosectx.providers.base import ToolSchema
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool returns.
+
+    Attributes:
+        output: Text for the model (already capped; see ``ToolContext.max_output_chars``).
+        is_error: True when the tool failed.
+    """
+
+    output: str
+    is_error: bool = False
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """Where and how a tool call runs.
+
+    Attributes:
+        working_dir: The session's working directory.
+        cancel: Set when the turn is cancelled; long-running tools must stop.
+        timeout_s: Default shell timeout, seconds.
+        max_output_chars: Cap on the output returned, characters; overflow goes to a file
+            under ``overflow_dir`` whose path the output names.
+        overflow_dir: Where full outputs are written.
+        env: Environment for subprocesses (secret-looking variables already removed).
+        redact: Replaces configured secret values in a text before it is stored.
+        undo: Per-session undo stack of the text editor, path → earlier contents.
+    """
+
+    working_dir: Path
+    cancel: threading.Event = field(default_factory=threading.Event)
+    timeout_s: float = 120.0
+    max_output_chars: int = 40_000
+    overflow_dir: Path = field(default_factory=lambda: Path("/tmp"))
+    env: dict[str, str] = field(default_factory=dict)
+    redact: Callable[[str], str] = lambda text: text
+    undo: dict[str, list[str | None]] = field(default_factory=dict)
+
+
+class Tool(Protocol):
+    """A tool the model can call."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    def is_read_only(self, arguments: dict[str, Any]) -> bool:
+        """True when this call changes nothing (``smart_approve`` runs it without asking)."""
+        ...
+
+    def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run one call. Bad arguments give an error result, never an exception."""
+        ...
+
+
+class ToolRegistry:
+    """The tools offered to the model, by name."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {t.name: t for t in tools}
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called ``name``, or ``None``."""
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        """Tool names in registration order."""
+        return list(self._tools)
+
+    def schemas(self) -> list[ToolSchema]:
+        """``{"name", "description", "parameters"}`` of every tool, in order."""
+        return [
+            {"name": t.name, "description": t.description, "parameters": t.parameters}
+            for t in self._tools.values()
+        ]

@@ -1,0 +1,151 @@
+"""Token usage of model calls and the session's usage ledger.
+
+A session keeps two figures (DESIGN.md §2):
+
+* ``current`` — the size of the full request the model last saw, in tokens: the last call's
+  reported ``input_tokens + output_tokens``; after a compaction, the estimate of the next
+  full request. Display and the auto-compaction trigger read this one figure.
+* ``accumulated`` — everything billed, compaction and tool-pair summary calls included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+CallPurpose = Literal["reply", "compaction", "tool_pairs"]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage of one model call, or a sum of calls.
+
+    Attributes:
+        input_tokens: Prompt tokens, cached input included.
+        output_tokens: Completion tokens.
+        total_tokens: ``input_tokens + output_tokens`` unless the provider said otherwise.
+        cache_read_tokens: Input tokens served from the provider's cache, if reported.
+        cache_write_tokens: Input tokens written to the provider's cache, if reported.
+        cost_usd: Cost in US dollars; ``None`` means unknown (never 0 for unknown).
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    cost_usd: float | None = None
+
+    @classmethod
+    def of(cls, input_tokens: int, output_tokens: int, cost_usd: float | None = None) -> Usage:
+        """Build a usage with ``total_tokens`` = input + output."""
+        return cls(input_tokens, output_tokens, input_tokens + output_tokens, cost_usd=cost_usd)
+
+    def __add__(self, other: Usage) -> Usage:
+        def opt_add(a: int | None, b: int | None) -> int | None:
+            return None if a is None and b is None else (a or 0) + (b or 0)
+
+        cost: float | None
+        if self.cost_usd is None and other.cost_usd is None:
+            cost = None
+        else:
+            cost = (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.total_tokens + other.total_tokens,
+            opt_add(self.cache_read_tokens, other.cache_read_tokens),
+            opt_add(self.cache_write_tokens, other.cache_write_tokens),
+            cost,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form (snake_case keys)."""
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "cost_usd": self.cost_usd,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Usage:
+        """Inverse of :meth:`to_dict`; missing keys take their defaults."""
+        return cls(
+            int(data.get("input_tokens") or 0),
+            int(data.get("output_tokens") or 0),
+            int(data.get("total_tokens") or 0),
+            data.get("cache_read_tokens"),
+            data.get("cache_write_tokens"),
+            data.get("cost_usd"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    """One billed model call in a session's ledger.
+
+    Attributes:
+        usage: What the call used and cost.
+        model: The model that answered, as litellm names it.
+        purpose: ``reply`` (a turn's model call), ``compaction`` or ``tool_pairs``.
+        created: When the call finished (UTC).
+    """
+
+    usage: Usage
+    model: str
+    purpose: CallPurpose = "reply"
+    created: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def is_compaction(self) -> bool:
+        """True for a compaction's summary call."""
+        return self.purpose == "compaction"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form used by exports."""
+        return {
+            "model": self.model,
+            "purpose": self.purpose,
+            "is_compaction": self.is_compaction,
+            "created": self.created.isoformat(),
+            **self.usage.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LedgerEntry:
+        """Inverse of :meth:`to_dict`."""
+        purpose = data.get("purpose") or ("compaction" if data.get("is_compaction") else "reply")
+        return cls(
+            Usage.from_dict(data),
+            str(data.get("model") or ""),
+            purpose,
+            datetime.fromisoformat(data["created"]) if data.get("created") else datetime.now(UTC),
+        )
+
+
+@dataclass(slots=True)
+class UsageLedger:
+    """All billed calls of a session plus its ``current`` context figure.
+
+    Attributes:
+        entries: Every billed call, oldest first.
+        current_tokens: Size of the full request the model last saw (see module docstring).
+        current_is_estimate: True when ``current_tokens`` is our tiktoken estimate rather than
+            a provider-reported figure.
+    """
+
+    entries: list[LedgerEntry] = field(default_factory=list)
+    current_tokens: int = 0
+    current_is_estimate: bool = True
+
+    def accumulated(self, purpose: CallPurpose | None = None) -> Usage:
+        """Sum of the ledger, optionally only the calls of one purpose."""
+        total = Usage()
+        for entry in self.entries:
+            if purpose is None or entry.purpose == purpose:
+                total = total + entry.usage
+        return total
