@@ -1,0 +1,54 @@
+"""``goosectx info``: version, paths, model, limits — each with where its value came from."""
+
+from __future__ import annotations
+
+from goosectx import __version__
+from goosectx.config import Settings
+
+
+def show_info(settings: Settings) -> None:
+    """Print one line per fact: ``name  value  (source)``.
+
+    The context limit needs the provider adapter (it imports litellm) only when a model is
+    configured and no override is set.
+    """
+    from goosectx.config import default_config_path
+
+    rows: list[tuple[str, str, str]] = [("version", __version__, "")]
+    config_path = settings.config_path
+    rows.append((
+        "config file",
+        str(config_path or default_config_path()),
+        "read" if config_path else "not found (defaults in use)",
+    ))
+    rows.append(("data dir", str(settings.data_dir), settings.source("data_dir")))
+    rows.append(("log file", str(settings.log_path), "written with --debug"))
+    rows.append(("model", settings.model or "(none)", settings.source("model")))
+    rows.append(("compaction model", settings.compaction_model or "(main model)",
+                 settings.source("compaction_model")))
+    rows.append(("approval mode", settings.mode, settings.source("mode")))
+    limit, source = _context_limit(settings)
+    rows.append(("context limit", limit, source))
+    threshold = f"{settings.threshold_ratio:g}"
+    if not settings.auto_compaction_enabled:
+        threshold += " (auto-compaction off)"
+    rows.append(("compaction threshold", threshold, settings.source("threshold_ratio")))
+    rows.append(("max turns", str(settings.max_turns), settings.source("max_turns")))
+    rows.append(("tool-pair summarisation", "on" if settings.tool_pair_summarization else "off",
+                 settings.source("tool_pair_summarization")))
+    width = max(len(name) for name, _, _ in rows) + 2
+    for name, value, src in rows:
+        print(f"{name:<{width}}{value}" + (f"  [{src}]" if src else ""))
+
+
+def _context_limit(settings: Settings) -> tuple[str, str]:
+    if settings.context_limit_tokens is not None:
+        return f"{settings.context_limit_tokens:,} tokens", settings.source("context_limit_tokens")
+    if not settings.model:
+        return "128,000 tokens", "default; no model configured"
+    try:
+        from goosectx.providers.litellm_provider import resolve_context_limit
+    except ImportError:
+        return "unknown", "provider adapter unavailable"
+    limit = resolve_context_limit(settings, settings.model)
+    return f"{limit.tokens:,} tokens", limit.source

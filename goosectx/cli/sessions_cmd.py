@@ -1,0 +1,147 @@
+"""``goosectx sessions list | show | export | remove | import``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from goosectx.cli.common import load_session, open_store
+from goosectx.config import Settings
+from goosectx.errors import UsageError
+
+
+def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def list_sessions(settings: Settings, *, as_json: bool) -> None:
+    """Print every session, most recently updated first (a table, or JSON with ``--json``)."""
+    if not (settings.data_dir / "sessions.db").exists():
+        rows = []
+    else:
+        store = open_store(settings)
+        try:
+            rows = store.list_sessions()
+        finally:
+            store.close()
+    if as_json:
+        print(json.dumps([
+            {"id": r.id, "name": r.name, "working_dir": r.working_dir, "model": r.model,
+             "created": r.created.isoformat(), "updated": r.updated.isoformat(),
+             "message_count": r.message_count, "current_tokens": r.current_tokens}
+            for r in rows
+        ], indent=2))
+        return
+    console = _console()
+    if not rows:
+        console.print("No sessions yet. Start one with: goosectx")
+        return
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("id", "name", "updated", "messages", "context", "model", "working dir"):
+        table.add_column(column, justify="right" if column in ("messages", "context") else "left")
+    for r in rows:
+        table.add_row(
+            r.id, r.name or "", r.updated.astimezone().strftime("%Y-%m-%d %H:%M"),
+            str(r.message_count), f"{r.current_tokens:,}", r.model or "", r.working_dir,
+        )
+    console.print(table)
+
+
+def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
+    """Print a session's user-visible transcript, or with ``agent`` what the model sees."""
+    from goosectx.export import transcript_markdown
+
+    store, session = load_session(settings, ref)
+    store.close()
+    if agent:
+        from goosectx.conversation import Conversation
+        from goosectx.session import Session
+
+        view = Session(
+            session.id, session.name, session.working_dir, session.model, session.created,
+            session.updated,
+            Conversation([m.with_metadata(user_visible=True)
+                          for m in session.conversation.agent_view(for_sending=False)]),
+        )
+        text = transcript_markdown(view)
+    else:
+        text = transcript_markdown(session)
+    console = _console()
+    if console.is_terminal:
+        from rich.markdown import Markdown
+
+        console.print(Markdown(text))
+    else:
+        sys.stdout.write(text)
+
+
+def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | None) -> None:
+    """Write the session as Markdown or JSON to ``output`` (atomically) or stdout."""
+    from goosectx.export import session_to_json_text, transcript_markdown
+
+    store, session = load_session(settings, ref)
+    store.close()
+    text = session_to_json_text(session) if fmt == "json" else transcript_markdown(session)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    write_private_file(output, text)
+    _console(stderr=True).print(f"exported {session.display_name} to {output}")
+
+
+def write_private_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temp file + rename), mode 0600.
+
+    Raises:
+        UsageError: the directory does not exist or ``path`` is a directory.
+    """
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory", "give a file name with -o")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"directory {parent} does not exist", "create it first")
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
+    """Delete a session after confirmation (``--yes`` skips it; no TTY requires it)."""
+    store, session = load_session(settings, ref)
+    try:
+        if not yes:
+            if not sys.stdin.isatty():
+                raise UsageError(
+                    f"refusing to remove {session.display_name} without confirmation",
+                    "add --yes",
+                )
+            answer = input(f"Remove session {session.display_name} "
+                           f"({len(session.conversation)} messages)? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                _console(stderr=True).print("kept")
+                return
+        with store.lock(session.id):
+            store.remove(session.id)
+    finally:
+        store.close()
+    _console(stderr=True).print(f"removed {session.display_name}")
+
+
+def import_sessions(
+    settings: Settings, path: Path, *, fmt: str, name: str | None, source_session: str | None
+) -> None:
+    """Import a transcript into new sessions (the importers issue provides the converters)."""
+    raise UsageError("sessions import is not available yet")
