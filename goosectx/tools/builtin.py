@@ -1,0 +1,114 @@
+"""The built-in tool set and the context its calls run in.
+
+``default_registry()`` is what the agent offers the model; ``make_tool_context()`` turns
+settings into the :class:`ToolContext` of one session (working dir, timeouts, output cap,
+overflow dir, a scrubbed environment and a redactor).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from goosectx.config import Settings
+from goosectx.log import SECRET_NAME, redact, secret_values
+from goosectx.tools.base import ToolContext, ToolRegistry
+from goosectx.tools.shell import ShellTool
+from goosectx.tools.text_editor import TextEditorTool
+from goosectx.tools.tree import TreeTool
+
+OVERFLOW_SUBDIR = "tool-output"
+
+
+def default_registry() -> ToolRegistry:
+    """The built-in tools, in the order offered to the model: shell, text_editor, tree."""
+    return ToolRegistry([ShellTool(), TextEditorTool(), TreeTool()])
+
+
+def _configured_key_vars(settings: Settings) -> set[str]:
+    return {m.api_key_env for m in settings.models.values() if m.api_key_env}
+
+
+def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment a shell call gets: ``environ`` minus anything that looks secret.
+
+    Dropped: names matching ``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``
+    (case-insensitive, :data:`goosectx.log.SECRET_NAME`) and every configured model's
+    ``api_key_env`` — unless the name is listed in ``settings.allow_secret_env``.
+
+    Args:
+        settings: Supplies ``allow_secret_env`` and the per-model ``api_key_env`` names.
+        environ: The environment to filter (``os.environ`` by default).
+
+    Returns:
+        A new dict; ``environ`` is not modified.
+    """
+    env = os.environ if environ is None else environ
+    allowed = set(settings.allow_secret_env)
+    key_vars = _configured_key_vars(settings)
+    return {
+        name: value
+        for name, value in env.items()
+        if name in allowed or not (SECRET_NAME.search(name) or name in key_vars)
+    }
+
+
+class Redactor:
+    """Replaces known secret values in a text with ``[REDACTED]`` (a ``ToolContext.redact``).
+
+    Attributes:
+        secrets: The values replaced, longest first (values under 8 characters are skipped,
+            as in :func:`goosectx.log.secret_values`, so short strings do not shred output).
+    """
+
+    def __init__(self, secrets: list[str]) -> None:
+        self.secrets = sorted({s for s in secrets if len(s) >= 8}, key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        """``text`` with every secret value replaced."""
+        return redact(text, self.secrets)
+
+
+def make_redactor(settings: Settings, environ: Mapping[str, str] | None = None) -> Redactor:
+    """A redactor for the values of secret-looking variables and configured API keys.
+
+    Allowed variables (``allow_secret_env``) are still redacted: letting the shell use a
+    token does not mean storing it.
+    """
+    env = os.environ if environ is None else environ
+    values = secret_values(dict(env))
+    values += [env[name] for name in _configured_key_vars(settings) if env.get(name)]
+    return Redactor(values)
+
+
+def make_tool_context(
+    settings: Settings, working_dir: Path, cancel: threading.Event | None = None
+) -> ToolContext:
+    """The :class:`ToolContext` of one session.
+
+    Args:
+        settings: ``shell_timeout_s`` (seconds), ``tool_output_max_chars`` (characters),
+            ``data_dir``, ``allow_secret_env`` and ``models`` are used.
+        working_dir: The session's working directory; relative tool paths resolve here.
+        cancel: The turn's cancel event; a new one when ``None``.
+
+    Returns:
+        A context with ``env`` scrubbed by :func:`tool_env` and ``redact`` from
+        :func:`make_redactor`, both taken from ``os.environ`` now.
+
+    Side effects:
+        Creates ``<data_dir>/tool-output`` (mode 0700) for overflow files.
+    """
+    overflow_dir = settings.data_dir / OVERFLOW_SUBDIR
+    overflow_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return ToolContext(
+        working_dir=working_dir,
+        cancel=cancel if cancel is not None else threading.Event(),
+        timeout_s=settings.shell_timeout_s,
+        max_output_chars=settings.tool_output_max_chars,
+        overflow_dir=overflow_dir,
+        env=tool_env(settings),
+        redact=make_redactor(settings),
+    )
