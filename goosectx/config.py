@@ -225,7 +225,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
             f"config file {path} is not valid TOML: {exc}", "fix the line named, or move the file"
         ) from None
     except IsADirectoryError:
-        raise ConfigError(f"config file {path} is a directory", "point --config at a file") from None
+        raise ConfigError(
+            f"config file {path} is a directory", "point --config at a file"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
 

@@ -74,8 +74,10 @@ class ToolResponse:
 
 @dataclass(frozen=True, slots=True)
 class ThinkingContent:
-    """Model reasoning: kept for display (and sent back where the provider requires it with its
-    signature), never summarised."""
+    """Model reasoning, kept for display and never summarised.
+
+    Sent back with its ``signature`` where the provider requires it.
+    """
 
     text: str
     signature: str | None = None

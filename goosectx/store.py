@@ -33,6 +33,7 @@ from goosectx.errors import (
     StoreError,
 )
 from goosectx.session import Session, SessionState, new_session_id
+from goosectx.testhooks import pause_point
 from goosectx.usage import LedgerEntry, Usage, UsageLedger
 
 DB_NAME = "sessions.db"
@@ -173,7 +174,8 @@ class SessionStore:
                 )
         for number in range(version, len(MIGRATIONS)):
             # One transaction per migration; executescript would commit a pending one first.
-            script = f"BEGIN IMMEDIATE;{MIGRATIONS[number]};PRAGMA user_version={number + 1};COMMIT;"
+            script = (f"BEGIN IMMEDIATE;{MIGRATIONS[number]};"
+                      f"PRAGMA user_version={number + 1};COMMIT;")
             try:
                 conn.executescript(script)
             except BaseException:
@@ -508,6 +510,7 @@ class SessionStore:
                 sets.append("state_json=?")
                 args.append(_dumps(state.to_dict()))
             conn.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id=?", (*args, session_id))
+            pause_point("replace_history:before_commit")
 
     @staticmethod
     def _plan_positions(

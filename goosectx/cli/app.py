@@ -7,7 +7,7 @@ never import litellm.
 from __future__ import annotations
 
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -32,7 +32,7 @@ sessions_app = typer.Typer(
 app.add_typer(sessions_app, name="sessions")
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     """``run --output-format``."""
 
     text = "text"
@@ -40,21 +40,21 @@ class OutputFormat(str, Enum):
     stream_json = "stream-json"
 
 
-class ExportFormat(str, Enum):
+class ExportFormat(StrEnum):
     """``sessions export --format``."""
 
     md = "md"
     json = "json"
 
 
-class Strategy(str, Enum):
+class Strategy(StrEnum):
     """``compact --strategy``."""
 
     llm = "llm"
     extractive = "extractive"
 
 
-class ImportFormat(str, Enum):
+class ImportFormat(StrEnum):
     """``sessions import --format``."""
 
     auto = "auto"

@@ -41,16 +41,26 @@ def list_sessions(settings: Settings, *, as_json: bool) -> None:
     if not rows:
         console.print("No sessions yet. Start one with: goosectx")
         return
+    header = ("id", "name", "updated", "messages", "context", "model", "working dir")
+    table_rows = [
+        (r.id, r.name or "", r.updated.astimezone().strftime("%Y-%m-%d %H:%M"),
+         str(r.message_count), f"{r.current_tokens:,}", r.model or "", r.working_dir)
+        for r in rows
+    ]
+    if not console.is_terminal:
+        widths = [max(len(row[i]) for row in [header, *table_rows]) for i in range(len(header))]
+        for row in [header, *table_rows]:
+            print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+        return
     from rich.table import Table
 
     table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("id", "name", "updated", "messages", "context", "model", "working dir"):
-        table.add_column(column, justify="right" if column in ("messages", "context") else "left")
-    for r in rows:
-        table.add_row(
-            r.id, r.name or "", r.updated.astimezone().strftime("%Y-%m-%d %H:%M"),
-            str(r.message_count), f"{r.current_tokens:,}", r.model or "", r.working_dir,
-        )
+    for column in header:
+        right = column in ("messages", "context")
+        table.add_column(column, justify="right" if right else "left",
+                         no_wrap=column != "working dir", overflow="fold")
+    for row in table_rows:
+        table.add_row(*row)
     console.print(table)
 
 

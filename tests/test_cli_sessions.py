@@ -1,0 +1,148 @@
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from goosectx.conversation import Conversation, Message, MessageMetadata, ToolRequest, ToolResponse
+from goosectx.store import SessionStore
+from goosectx.usage import LedgerEntry, Usage
+
+
+def goosectx(home, *args, input_text=None):
+    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": str(home / "none.toml"),
+           "NO_COLOR": "1", "TERM": "dumb"}
+    env.pop("GOOSE_MODEL", None)
+    return subprocess.run([sys.executable, "-m", "goosectx", *args], env=env, capture_output=True,
+                          text=True, timeout=60, input=input_text)
+
+
+@pytest.fixture
+def filled(tmp_path):
+    home = tmp_path / "home"
+    store = SessionStore(home)
+    s = store.create_session(tmp_path, name="bugfix", model="openai/gpt-4o-mini")
+    msgs = [
+        Message.user("please fix the bug in io.py"),
+        Message("assistant", (ToolRequest("c1", "shell", {"command": "pytest -q"}),)),
+        Message("user", (ToolResponse("c1", "1 failed"),)),
+        Message.assistant("Fixed it."),
+    ]
+    for m in msgs:
+        store.append_message(s.id, m)
+    conv = Conversation([m.with_metadata(agent_visible=False) for m in msgs] + [
+        Message.user("# Conversation Summary\nsecret summary text",
+                     MessageMetadata(user_visible=False, is_summary=True, compaction_id="k1")),
+        Message.assistant("continuing", MessageMetadata(user_visible=False, is_continuation=True)),
+    ])
+    store.replace_history(s.id, conv, ledger_entry=LedgerEntry(Usage.of(900, 100, 0.002), "m", "compaction"))
+    store.append_message(s.id, Message.user("and now the docs"))
+    store.close()
+    return home, s.id
+
+
+def test_empty_store(tmp_path):
+    proc = goosectx(tmp_path / "h", "sessions", "list")
+    assert proc.returncode == 0 and "No sessions yet" in proc.stdout
+    proc = goosectx(tmp_path / "h", "sessions", "list", "--json")
+    assert json.loads(proc.stdout) == []
+    proc = goosectx(tmp_path / "h", "sessions", "show", "x")
+    assert proc.returncode == 1 and "no session matches 'x'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_list_show_and_compaction_marker(filled):
+    home, sid = filled
+    proc = goosectx(home, "sessions", "list")
+    assert proc.returncode == 0 and sid in proc.stdout and "bugfix" in proc.stdout
+    listing = json.loads(goosectx(home, "sessions", "list", "--json").stdout)
+    assert listing[0]["message_count"] == 7
+    show = goosectx(home, "sessions", "show", "bugfix")
+    assert show.returncode == 0
+    out = show.stdout
+    for text in ("please fix the bug in io.py", "pytest -q", "1 failed", "Fixed it.", "and now the docs"):
+        assert text in out
+    assert "context compacted" in out
+    assert out.index("Fixed it.") < out.index("context compacted") < out.index("and now the docs")
+    assert "secret summary text" not in out
+    agent = goosectx(home, "sessions", "show", sid[:12], "--agent").stdout
+    assert "secret summary text" in agent and "please fix the bug" not in agent
+
+
+def test_export_json_round_trip_and_private_file(filled, tmp_path):
+    home, sid = filled
+    out = tmp_path / "export.json"
+    proc = goosectx(home, "sessions", "export", "bugfix", "--format", "json", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    data = json.loads(out.read_text())
+    assert data["schema_version"] == 1 and data["session"]["id"] == sid
+    assert len(data["messages"]) == 7
+    assert [m["metadata"]["agent_visible"] for m in data["messages"]][:4] == [False] * 4
+    assert data["usage_ledger"][0]["is_compaction"] is True
+    assert data["usage_ledger"][0]["cost_usd"] == 0.002
+    from goosectx.export import session_from_json
+    from goosectx.store import SessionStore as S
+
+    store = S(home)
+    original = store.load(sid)
+    store.close()
+    back = session_from_json(data)
+    assert back.conversation.messages == original.conversation.messages
+    assert back.ledger.entries == original.ledger.entries
+
+
+def test_export_markdown_to_stdout(filled):
+    home, _ = filled
+    proc = goosectx(home, "sessions", "export", "bugfix")
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("# Session bugfix") and "context compacted" in proc.stdout
+
+
+def test_remove(filled):
+    home, sid = filled
+    proc = goosectx(home, "sessions", "remove", "bugfix")
+    assert proc.returncode == 2 and "--yes" in proc.stderr
+    proc = goosectx(home, "sessions", "remove", "bugfix", "--yes")
+    assert proc.returncode == 0
+    assert json.loads(goosectx(home, "sessions", "list", "--json").stdout) == []
+
+
+def test_corrupt_database_via_cli(tmp_path):
+    home = tmp_path / "h"
+    home.mkdir()
+    db = home / "sessions.db"
+    db.write_bytes(b"garbage" * 1000)
+    proc = goosectx(home, "sessions", "list")
+    assert proc.returncode == 1
+    assert "sessions.db" in proc.stderr and "Traceback" not in proc.stderr
+    assert db.read_bytes() == b"garbage" * 1000
+
+
+def test_help_and_version_do_not_import_litellm():
+    code = ("import sys, goosectx.cli.app; "
+            "assert 'litellm' not in sys.modules; assert 'tiktoken' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    for flag in ("--help", "--version"):
+        code = ("import sys; from goosectx.cli.app import app\n"
+                f"try: app(['{flag}'], standalone_mode=False)\nexcept SystemExit: pass\n"
+                "assert 'litellm' not in sys.modules, 'litellm imported'")
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_version_output(tmp_path):
+    proc = goosectx(tmp_path, "--version")
+    from goosectx import __version__
+    assert proc.returncode == 0 and proc.stdout.strip() == f"goosectx {__version__}"
+
+
+def test_info_names_sources(tmp_path):
+    proc = goosectx(tmp_path / "h", "info")
+    assert proc.returncode == 0
+    assert "[env GOOSECTX_HOME]" in proc.stdout
+    assert "compaction threshold" in proc.stdout and "context limit" in proc.stdout
+    assert str(Path(tmp_path / "h" / "goosectx.log")) in proc.stdout

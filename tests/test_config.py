@@ -1,0 +1,116 @@
+import subprocess
+import sys
+
+import pytest
+
+from goosectx.config import load_settings
+from goosectx.errors import ConfigError
+
+
+@pytest.fixture(autouse=True)
+def no_user_config(tmp_path, monkeypatch):
+    monkeypatch.setenv("GOOSECTX_CONFIG", str(tmp_path / "absent.toml"))
+
+
+@pytest.mark.parametrize(
+    ("value", "ratio", "enabled"),
+    [("0", 0.0, False), ("1", 1.0, False), ("0.5", 0.5, True), ("1.5", 1.5, False), ("-2", -2.0, False)],
+)
+def test_threshold_value_classes(value, ratio, enabled):
+    s = load_settings(environ={"GOOSE_AUTO_COMPACT_THRESHOLD": value})
+    assert s.threshold_ratio == ratio
+    assert s.auto_compaction_enabled is enabled
+    assert s.source("threshold_ratio") == "env GOOSE_AUTO_COMPACT_THRESHOLD"
+
+
+def test_threshold_unset_is_default():
+    s = load_settings(environ={})
+    assert s.threshold_ratio == 0.8 and s.auto_compaction_enabled
+    assert s.source("threshold_ratio") == "default"
+
+
+@pytest.mark.parametrize(
+    ("var", "value", "expect"),
+    [
+        ("GOOSE_AUTO_COMPACT_THRESHOLD", "abc", "must be a number between 0 and 1"),
+        ("GOOSE_AUTO_COMPACT_THRESHOLD", "nan", "must be a number"),
+        ("GOOSE_CONTEXT_LIMIT", "lots", "whole number of at least 1"),
+        ("GOOSE_CONTEXT_LIMIT", "0", "whole number of at least 1"),
+        ("GOOSE_MAX_TURNS", "-3", "whole number of at least 1"),
+        ("GOOSE_MODE", "yolo", "one of auto, approve, smart_approve, chat"),
+        ("GOOSE_TOOL_PAIR_SUMMARIZATION", "maybe", "one of true, false"),
+        ("GOOSE_TOOL_CALL_CUTOFF", "ten", "whole number"),
+    ],
+)
+def test_bad_env_values_name_the_variable_and_range(var, value, expect):
+    with pytest.raises(ConfigError) as exc:
+        load_settings(environ={var: value})
+    line = exc.value.one_line()
+    assert var in line and repr(value) in line and expect in line
+    assert exc.value.exit_code == 2
+
+
+def test_env_overrides_config_file(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('model = "openai/a"\nauto_compact_threshold = 0.6\n[models."openai/a"]\ncontext_limit = 9000\n')
+    s = load_settings(cfg, environ={"GOOSE_MODEL": "openai/b"})
+    assert s.model == "openai/b" and s.source("model") == "env GOOSE_MODEL"
+    assert s.threshold_ratio == 0.6 and s.source("threshold_ratio").startswith("config ")
+    assert s.model_config("openai/a").context_limit == 9000
+
+
+@pytest.mark.parametrize(
+    ("text", "expect"),
+    [
+        ("model = [", "not valid TOML"),
+        ("modle = 'x'", "unknown key 'modle'"),
+        ("auto_compact_threshold = 'high'", "auto_compact_threshold"),
+        ('[models."a"]\ncontext = 5', "unknown key 'context'"),
+        ('[models."a"]\ncontext_limit = -5', "context_limit"),
+    ],
+)
+def test_bad_config_file(tmp_path, text, expect):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(text)
+    with pytest.raises(ConfigError) as exc:
+        load_settings(cfg, environ={})
+    assert expect in exc.value.one_line()
+
+
+def test_missing_config_path_is_an_error(tmp_path):
+    with pytest.raises(ConfigError):
+        load_settings(tmp_path / "nope.toml", environ={})
+
+
+def test_data_dir_that_is_a_file(tmp_path):
+    f = tmp_path / "f"
+    f.write_text("")
+    with pytest.raises(ConfigError) as exc:
+        load_settings(environ={"GOOSECTX_HOME": str(f)})
+    assert "not a directory" in str(exc.value)
+
+
+@pytest.mark.parametrize("env", [{"GOOSE_AUTO_COMPACT_THRESHOLD": "abc"}, {"GOOSE_MAX_TURNS": "x"}])
+def test_cli_prints_one_line_and_exits_2(env, tmp_path):
+    import os
+
+    full = {**os.environ, **env, "GOOSECTX_HOME": str(tmp_path / "h")}
+    proc = subprocess.run([sys.executable, "-m", "goosectx", "sessions", "list"], env=full,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert list(env)[0] in lines[0]
+    assert not (tmp_path / "h").exists()
+
+
+def test_malformed_config_via_cli(tmp_path):
+    import os
+
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text("model = ")
+    proc = subprocess.run([sys.executable, "-m", "goosectx", "--config", str(cfg), "info"],
+                          env={**os.environ, "GOOSECTX_HOME": str(tmp_path / "h")},
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "not valid TOML" in proc.stderr and "Traceback" not in proc.stderr

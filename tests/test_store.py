@@ -1,0 +1,232 @@
+import os
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from goosectx.conversation import Conversation, Message, MessageMetadata
+from goosectx.errors import (
+    SessionAmbiguous,
+    SessionInUse,
+    SessionNameTaken,
+    SessionNotFound,
+    StoreCorrupt,
+    StoreError,
+)
+from goosectx.events import HistoryReplaced, MessageCompleted, UsageUpdated
+from goosectx.recorder import SessionRecorder
+from goosectx.store import SessionStore
+from goosectx.usage import LedgerEntry, Usage
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = SessionStore(tmp_path / "data")
+    yield s
+    s.close()
+
+
+def test_files_are_private(store):
+    session = store.create_session(Path("."))
+    store.append_message(session.id, Message.user("hi"))
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    for extra in store.path.parent.glob("sessions.db-*"):
+        assert stat.S_IMODE(extra.stat().st_mode) == 0o600
+    assert stat.S_IMODE(store.data_dir.stat().st_mode) == 0o700
+
+
+def test_append_load_and_ledger(store):
+    session = store.create_session(Path("."), name="work", model="m")
+    msgs = [Message.user("one"), Message.assistant("two"), Message.user("three")]
+    for m in msgs:
+        store.append_message(session.id, m)
+    store.add_usage(session.id, LedgerEntry(Usage.of(100, 20, 0.01), "m"), current_tokens=120,
+                    is_estimate=False)
+    store.add_usage(session.id, LedgerEntry(Usage.of(50, 10, None), "m", "compaction"),
+                    current_tokens=30, is_estimate=True)
+    loaded = store.load(session.id)
+    assert [m.text for m in loaded.conversation] == ["one", "two", "three"]
+    assert loaded.conversation.messages == msgs
+    assert loaded.ledger.current_tokens == 30 and loaded.ledger.current_is_estimate
+    assert [e.is_compaction for e in loaded.ledger.entries] == [False, True]
+    assert loaded.ledger.accumulated().input_tokens == 150
+    assert loaded.ledger.accumulated().cost_usd == pytest.approx(0.01)
+    assert loaded.ledger.entries[1].usage.cost_usd is None
+
+
+def test_names_are_unique_and_resolution(store):
+    a = store.create_session(Path("."), name="alpha")
+    with pytest.raises(SessionNameTaken) as exc:
+        store.create_session(Path("."), name="alpha")
+    assert "--resume alpha" in exc.value.hint
+    b = store.create_session(Path("."))
+    assert store.resolve("alpha") == a.id
+    assert store.resolve(b.id) == b.id
+    with pytest.raises(SessionNotFound):
+        store.resolve("nope")
+    with pytest.raises(SessionAmbiguous):
+        store.resolve(a.id[:4])
+
+
+def test_ids_are_sortable_by_creation(store):
+    ids = [store.create_session(Path(".")).id for _ in range(5)]
+    assert len(set(ids)) == 5
+    assert [i[:15] for i in ids] == sorted(i[:15] for i in ids)
+
+
+def test_replace_history_inserts_between_and_keeps_everything(store):
+    session = store.create_session(Path("."))
+    msgs = [Message.user(f"m{i}") for i in range(4)]
+    for m in msgs:
+        store.append_message(session.id, m)
+    note = Message.assistant("note", MessageMetadata.agent_only())
+    new = Conversation([msgs[0], msgs[1].with_metadata(agent_visible=False), note,
+                        msgs[2].with_metadata(agent_visible=False), msgs[3]])
+    store.replace_history(session.id, new)
+    loaded = store.load(session.id)
+    assert [m.text for m in loaded.conversation] == ["m0", "m1", "note", "m2", "m3"]
+    assert [m.metadata.agent_visible for m in loaded.conversation] == [True, False, True, False, True]
+    # Repeated inserts in the same gap keep the order.
+    for k in range(60):
+        conv = store.load(session.id).conversation
+        conv.messages.insert(2, Message.assistant(f"n{k}", MessageMetadata.agent_only()))
+        store.replace_history(session.id, conv)
+    texts = [m.text for m in store.load(session.id).conversation]
+    assert texts[:2] == ["m0", "m1"] and texts[-3:] == ["note", "m2", "m3"]
+    assert texts[2:62] == [f"n{k}" for k in reversed(range(60))]
+
+
+def test_second_driver_gets_in_use_error(store):
+    session = store.create_session(Path("."))
+    with store.lock(session.id):
+        with pytest.raises(SessionInUse) as exc:
+            SessionStore(store.data_dir).lock(session.id)
+        assert f"PID {os.getpid()}" in str(exc.value)
+    store.lock(session.id).release()  # free again after release
+
+
+def test_recorder_persists_events(store):
+    session = store.create_session(Path("."))
+    rec = SessionRecorder(store, session)
+    m1 = Message.user("hi")
+    rec.record(MessageCompleted(m1))
+    entry = LedgerEntry(Usage.of(10, 2), "m")
+    rec.record(UsageUpdated(entry, 12, entry.usage, 1000, False))
+    summary = Message.user("summary", MessageMetadata.agent_only())
+    conv = Conversation([m1.with_metadata(agent_visible=False), summary])
+    rec.record(HistoryReplaced(conv, "manual", 12, 5, None, "llm",
+                               LedgerEntry(Usage.of(8, 3), "m", "compaction"), True))
+    loaded = store.load(session.id)
+    assert [m.metadata.agent_visible for m in loaded.conversation] == [False, True]
+    assert loaded.conversation.messages[0].metadata.user_visible
+    assert loaded.ledger.current_tokens == 5
+    assert [e.purpose for e in loaded.ledger.entries] == ["reply", "compaction"]
+    assert loaded.state.auto_compaction_paused
+
+
+def test_corrupt_database_is_reported_and_left_alone(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    db = data / "sessions.db"
+    db.write_bytes(b"this is not sqlite" * 100)
+    before = db.read_bytes()
+    with pytest.raises(StoreCorrupt) as exc:
+        SessionStore(data)
+    assert "move it aside" in exc.value.one_line() or "left as it is" in exc.value.one_line()
+    assert db.read_bytes() == before
+
+
+def test_truncated_database_is_reported_and_left_alone(tmp_path):
+    s = SessionStore(tmp_path / "d")
+    session = s.create_session(Path("."))
+    for _ in range(200):
+        s.append_message(session.id, Message.user("x" * 500))
+    s._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    s.close()
+    db = tmp_path / "d" / "sessions.db"
+    db.write_bytes(db.read_bytes()[: db.stat().st_size // 3])
+    before = db.read_bytes()
+    with pytest.raises(StoreError):
+        SessionStore(tmp_path / "d").load(session.id)
+    assert db.read_bytes() == before
+
+
+def test_data_dir_that_is_a_file(tmp_path):
+    target = tmp_path / "file"
+    target.write_text("x")
+    with pytest.raises(StoreError) as exc:
+        SessionStore(target)
+    assert "not a directory" in str(exc.value)
+
+
+def test_foreign_sqlite_file_is_not_touched(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    conn = sqlite3.connect(data / "sessions.db")
+    conn.execute("CREATE TABLE other (x)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreCorrupt):
+        SessionStore(data)
+    conn = sqlite3.connect(data / "sessions.db")
+    assert conn.execute("SELECT name FROM sqlite_master").fetchall() == [("other",)]
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from goosectx.store import SessionStore
+    store = SessionStore(Path(sys.argv[1]))
+    session = store.load(sys.argv[2])
+    conv = session.conversation
+    conv.messages = [m.with_metadata(agent_visible=False) for m in conv.messages]
+    from goosectx.conversation import Message, MessageMetadata
+    conv.append(Message.user("SUMMARY", MessageMetadata.agent_only()))
+    store.replace_history(session.id, conv, current_tokens=7)
+    print("committed", flush=True)
+""")
+
+
+@pytest.mark.parametrize("kill_before_commit", [True, False])
+def test_sigkill_mid_transaction_leaves_old_or_new_state(tmp_path, kill_before_commit):
+    data = tmp_path / "data"
+    store = SessionStore(data)
+    session = store.create_session(Path("."))
+    for i in range(50):
+        store.append_message(session.id, Message.user(f"m{i}"))
+    store.close()
+    marker = tmp_path / "paused"
+    env = dict(os.environ)
+    if kill_before_commit:
+        env.update(GOOSECTX_TEST_PAUSE_AT="replace_history:before_commit",
+                   GOOSECTX_TEST_PAUSE_FILE=str(marker))
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(data), session.id], env=env,
+                            stdout=subprocess.PIPE, text=True)
+    if kill_before_commit:
+        deadline = time.monotonic() + 30
+        while not marker.exists():
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    else:
+        assert proc.stdout.readline().strip() == "committed"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    proc.stdout.close()
+    reopened = SessionStore(data)
+    loaded = reopened.load(session.id)
+    reopened.close()
+    flags = {m.metadata.agent_visible for m in loaded.conversation if m.text != "SUMMARY"}
+    has_summary = any(m.text == "SUMMARY" for m in loaded.conversation)
+    if kill_before_commit:
+        assert flags == {True} and not has_summary and len(loaded.conversation) == 50
+    else:
+        assert flags == {False} and has_summary and len(loaded.conversation) == 51
+        assert loaded.ledger.current_tokens == 7
