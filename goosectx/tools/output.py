@@ -1,0 +1,161 @@
+"""Tool output: decoding, streaming redaction, capping and overflow files.
+
+A command's output passes through ``bytes → OutputStream.feed → text`` without ever being
+held whole in memory: the stream keeps at most ``max_chars`` characters from the head and
+``max_chars`` from the tail, and once it grows past ``max_chars`` writes everything to an
+overflow file. ``render_streams`` then picks a head and a tail of each stream that fit the
+cap together and names the file holding the rest.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+REDACT_HOLDBACK_CHARS = 4096
+"""Characters held back before redaction so a secret split across two reads is still
+caught; secrets longer than this could slip through a read boundary."""
+
+
+def overflow_path(overflow_dir: Path, label: str) -> Path:
+    """A fresh file name ``<tool>-<time>-<id>.<label>.txt`` under ``overflow_dir``."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return overflow_dir / f"{stamp}-{uuid.uuid4().hex[:8]}.{label}.txt"
+
+
+def _open_private(path: Path) -> IO[str]:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+    return os.fdopen(fd, "w", encoding="utf-8", newline="")
+
+
+class OutputStream:
+    """One output stream (stdout or stderr) of a command, decoded, redacted and capped.
+
+    Bytes are decoded as UTF-8 with invalid sequences replaced (U+FFFD), NUL characters are
+    replaced too, and ``redact`` is applied before anything is kept or written.
+
+    Attributes:
+        label: ``stdout`` / ``stderr``; used in the overflow file name and the cut marker.
+        total_chars: Characters seen so far (after redaction).
+        path: The overflow file holding the full stream, once one was written.
+    """
+
+    def __init__(
+        self,
+        label: str,
+        max_chars: int,
+        overflow_dir: Path,
+        redact: Callable[[str], str] = lambda text: text,
+        name_prefix: str = "shell",
+    ) -> None:
+        self.label = label
+        self.total_chars = 0
+        self.path: Path | None = None
+        self._max_chars = max(1, max_chars)
+        self._overflow_dir = overflow_dir
+        self._prefix = name_prefix
+        self._redact = redact
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = ""
+        self._head = ""
+        self._tail = ""
+        self._file: IO[str] | None = None
+
+    def feed(self, data: bytes) -> None:
+        """Take the next chunk of raw output."""
+        self._pending += self._decoder.decode(data).replace("\x00", "\ufffd")
+        if len(self._pending) > 2 * REDACT_HOLDBACK_CHARS:
+            text = self._redact(self._pending)
+            self._keep(text[:-REDACT_HOLDBACK_CHARS])
+            self._pending = text[-REDACT_HOLDBACK_CHARS:]
+
+    def close(self) -> None:
+        """Flush what was held back and close the overflow file; call once at EOF."""
+        self._pending += self._decoder.decode(b"", final=True).replace("\x00", "\ufffd")
+        self._keep(self._redact(self._pending))
+        self._pending = ""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def _keep(self, text: str) -> None:
+        if not text:
+            return
+        self.total_chars += len(text)
+        if self._file is None and self.total_chars <= self._max_chars:
+            self._head += text
+            return
+        if self._file is None:
+            self.path = overflow_path(self._overflow_dir, f"{self._prefix}.{self.label}")
+            self._file = _open_private(self.path)
+            self._file.write(self._head)
+            self._tail = self._head[-self._max_chars:]
+            self._head = self._head[: self._max_chars]
+        self._file.write(text)
+        self._tail = (self._tail + text)[-self._max_chars:]
+        if len(self._head) < self._max_chars:
+            self._head = (self._head + text)[: self._max_chars]
+
+    def text(self, budget_chars: int) -> str:
+        """The stream within ``budget_chars``: whole, or head + cut marker + tail.
+
+        The marker says how many characters were cut and names the overflow file holding
+        the full stream (written now if the stream was small enough to be held in memory).
+        """
+        budget_chars = min(budget_chars, self._max_chars)
+        if self.total_chars <= budget_chars:
+            return self._head
+        if self.path is None:
+            self.path = overflow_path(self._overflow_dir, f"{self._prefix}.{self.label}")
+            with _open_private(self.path) as fh:
+                fh.write(self._head)
+        marker_len = len(self._marker(self.total_chars))
+        keep = max(0, budget_chars - marker_len)
+        head_chars = keep // 2
+        tail_chars = keep - head_chars
+        cut = self.total_chars - head_chars - tail_chars
+        tail = self._tail[len(self._tail) - tail_chars:] if tail_chars else ""
+        return self._head[:head_chars] + self._marker(cut) + tail
+
+    def _marker(self, cut_chars: int) -> str:
+        return (
+            f"\n[... {cut_chars:,} characters of {self.label} cut; "
+            f"full {self.label} ({self.total_chars:,} characters) in {self.path} ...]\n"
+        )
+
+
+def share_budget(streams: list[OutputStream], budget_chars: int) -> list[int]:
+    """Split ``budget_chars`` between streams: small ones whole, the rest equal shares.
+
+    Returns:
+        One budget per stream, in the order given; their sum is at most ``budget_chars``.
+    """
+    budgets = [0] * len(streams)
+    remaining = max(0, budget_chars)
+    order = sorted(range(len(streams)), key=lambda i: streams[i].total_chars)
+    for n, i in enumerate(order):
+        share = min(streams[i].total_chars, remaining // (len(order) - n))
+        budgets[i] = share
+        remaining -= share
+    return budgets
+
+
+def cap_text(text: str, max_chars: int, hint: str) -> str:
+    """``text`` cut to about ``max_chars`` characters (head kept), ending with a marker.
+
+    Args:
+        text: Output already in memory (a file view, a listing).
+        max_chars: The cap, characters; the result is never longer.
+        hint: What the model can do to see the rest, e.g. "view a smaller view_range".
+    """
+    if len(text) <= max_chars:
+        return text
+    marker = f"\n[... output cut at {max_chars:,} of {len(text):,} characters; {hint}]"
+    keep = max(0, max_chars - len(marker))
+    return text[:keep] + marker[: max_chars - keep]
