@@ -65,6 +65,10 @@ class SessionInUse(StoreError):
     """Another live process holds the lock on this session."""
 
 
+class CompactionFailed(GoosectxError):
+    """A compaction could not produce a summary; the history was left untouched."""
+
+
 class ImportFormatError(GoosectxError):
     """A transcript file cannot be imported (unknown format or broken record)."""
 

@@ -15,7 +15,7 @@ from goosectx.conversation import Conversation, Message, ToolRequest, ToolRespon
 from goosectx.usage import LedgerEntry, Usage
 
 CompactionTrigger = Literal["auto", "reactive", "manual", "clear"]
-CompactionStrategy = Literal["llm", "extractive"]
+CompactionStrategy = Literal["llm", "extractive", "none"]
 TurnStatus = Literal["done", "max_turns", "cancelled", "error"]
 
 
@@ -84,10 +84,12 @@ class HistoryReplaced:
         tokens_before: ``current`` before the compaction.
         tokens_after: Estimate of the next full request; the new ``current``.
         cost_usd: Cost of the summary call; ``None`` if unknown or no model was called.
-        strategy: ``llm`` or ``extractive``.
+        strategy: ``llm``, ``extractive``, or ``none`` (``/clear``: no summary).
         call: Ledger entry of the summary call, if a model was called.
-        auto_compaction_paused: True when this compaction saved under 10 % and auto
-            compaction is now paused for the session.
+        auto_compaction_paused: The session's pause flag after this compaction: True when
+            auto-compaction is paused (a compaction saved under 10 %); the recorder stores it.
+        rung: Summary-input rung used (``"100%"`` … ``"0%"``, ``"0% + elided"``), or ``None``
+            when no model was called.
     """
 
     conversation: Conversation
@@ -98,6 +100,7 @@ class HistoryReplaced:
     strategy: CompactionStrategy
     call: LedgerEntry | None = None
     auto_compaction_paused: bool = False
+    rung: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
