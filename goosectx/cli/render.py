@@ -1,0 +1,452 @@
+"""The transcript renderer: the core's events and stored messages, drawn with rich.
+
+Only this module decides how a transcript looks (STYLE.md example 1): user and assistant
+panels (assistant Markdown streamed as it arrives), tool calls with their arguments, tool
+results folded past :data:`FOLD_LINES`, inline notifications, a spinner while the model or
+the summariser works, and a rule after each compaction. Everything is written through the
+``Console`` it is given, so tests read the rendered text from a ``StringIO``.
+
+Two looks: *rich* (panels; live streaming and spinners when the console is a terminal) and
+*plain* (no TTY, ``TERM=dumb``, ``NO_COLOR``): simple prefixed lines, no escape codes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from rich.console import Console, RenderableType
+from rich.panel import Panel
+from rich.status import Status
+from rich.text import Text
+
+from goosectx.cli.stream import AssistantStream
+from goosectx.conversation import (
+    Message,
+    SystemNotification,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+)
+from goosectx.events import (
+    Event,
+    HistoryReplaced,
+    MessageCompleted,
+    MessageDelta,
+    Notification,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolPairsSummarized,
+    TurnFinished,
+    UsageUpdated,
+)
+
+FOLD_LINES = 12
+"""A tool result longer than this many lines is folded."""
+FOLD_HEAD_LINES = 6
+FOLD_TAIL_LINES = 4
+ARGUMENT_LINES = 8
+"""A tool-call argument longer than this many lines is folded."""
+LINE_MAX_CHARS = 400
+"""Characters of one output line shown before it is cut."""
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-_]")
+
+
+def clean_output(text: str) -> str:
+    """Tool output made safe for a terminal.
+
+    ANSI escape sequences and control characters are removed; tabs and newlines are kept and
+    CR LF becomes LF.
+    """
+    text = _ANSI.sub("", text.replace("\r\n", "\n"))
+    return _CONTROL.sub("", text)
+
+
+def fold_lines(text: str, *, limit: int = FOLD_LINES, head: int = FOLD_HEAD_LINES,
+               tail: int = FOLD_TAIL_LINES) -> tuple[list[str], int]:
+    """Fold a long text.
+
+    Returns:
+        ``(lines, hidden)``: when the text has more than ``limit`` lines, its first ``head``
+        and last ``tail`` lines and the number of lines left out (a marker goes where they
+        were, at index ``head``); otherwise every line and ``0``.
+        Lines longer than :data:`LINE_MAX_CHARS` are cut with ``…``.
+    """
+    lines = text.rstrip("\n").split("\n") if text.strip() else []
+    lines = [ln if len(ln) <= LINE_MAX_CHARS else ln[:LINE_MAX_CHARS] + "…" for ln in lines]
+    if len(lines) <= limit:
+        return lines, 0
+    hidden = len(lines) - head - tail
+    return lines[:head] + lines[len(lines) - tail:], hidden
+
+
+def format_cost(cost_usd: float | None) -> str:
+    """``$0.004``-style cost; ``cost unknown`` for ``None``."""
+    if cost_usd is None:
+        return "cost unknown"
+    if cost_usd == 0:
+        return "$0.000"
+    if cost_usd < 0.001:
+        return f"${cost_usd:.2g}" if cost_usd >= 1e-6 else "<$0.000001"
+    if cost_usd < 1:
+        return f"${cost_usd:.3f}"
+    return f"${cost_usd:,.2f}"
+
+
+def compaction_rule_text(event: HistoryReplaced) -> str:
+    """``context compacted · 118,402 → 6,911 tokens · $0.004`` (DESIGN.md §4.2 step 5).
+
+    ``/clear`` reads ``context cleared · …``; an extractive summary says so instead of a
+    cost; a trigger other than ``manual`` is named at the end.
+    """
+    head = "context cleared" if event.trigger == "clear" else "context compacted"
+    parts = [head, f"{event.tokens_before:,} → {event.tokens_after:,} tokens"]
+    if event.trigger != "clear":
+        if event.strategy == "extractive" and event.call is None:
+            parts.append("extractive, no model call")
+        else:
+            parts.append(format_cost(event.cost_usd))
+    if event.trigger in ("auto", "reactive"):
+        parts.append(event.trigger)
+    if event.auto_compaction_paused:
+        parts.append("auto-compaction paused")
+    return " · ".join(parts)
+
+
+def _argument_lines(request: ToolRequest) -> list[str]:
+    if request.arguments is None:
+        raw = request.raw_arguments or ""
+        return [f"(arguments are not valid JSON: {request.parse_error or 'parse error'})",
+                *raw.splitlines()[:ARGUMENT_LINES]]
+    out: list[str] = []
+    for key, value in request.arguments.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines, hidden = fold_lines(clean_output(text), limit=ARGUMENT_LINES, head=5, tail=2)
+        if len(lines) <= 1 and not hidden:
+            out.append(f"{key}: {lines[0] if lines else ''}")
+            continue
+        out.append(f"{key}:")
+        out += ["  " + ln for ln in lines[:5 if hidden else len(lines)]]
+        if hidden:
+            out.append(f"  … {hidden} more lines …")
+            out += ["  " + ln for ln in lines[5:]]
+    return out
+
+
+class TranscriptRenderer:
+    """Draws events and messages on a rich ``Console``.
+
+    Args:
+        console: Where everything is written.
+        plain: Plain look: no panels, no live updates, no spinners, no colour.
+        assistant_title: Title of assistant panels.
+    """
+
+    def __init__(self, console: Console, *, plain: bool = False,
+                 assistant_title: str = "goosectx") -> None:
+        self.console = console
+        self.plain = plain
+        self.interactive = console.is_terminal and not console.is_dumb_terminal and not plain
+        self.assistant_title = assistant_title
+        self._stream: AssistantStream | None = None
+        self._status: Status | None = None
+        self._tool_names: dict[str, str] = {}
+        self._shown_requests: set[str] = set()
+        self._shown_responses: set[str] = set()
+        self._shown_notices: set[str] = set()
+        self._echoed_user: str | None = None
+
+    # -- activity (spinner, stream) ------------------------------------------------------
+    def waiting(self, text: str = "thinking…") -> None:
+        """Show a spinner until the next event (nothing in a non-interactive console)."""
+        if not self.interactive:
+            return
+        if self._status is None:
+            self._status = self.console.status(Text(text, style="dim"), spinner="dots")
+            self._status.start()
+        else:
+            self._status.update(Text(text, style="dim"))
+
+    def settle(self) -> None:
+        """Stop the spinner and finish a streamed answer (before a prompt or a question)."""
+        self._stop_spinner()
+        self._close_stream()
+
+    def _stop_spinner(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+    def _close_stream(self, *, cancelled: bool = False) -> bool:
+        """Finish the streamed answer; True when one was open."""
+        if self._stream is None:
+            return False
+        self._stream.close(cancelled=cancelled)
+        self._stream = None
+        return True
+
+    # -- the turn's events ---------------------------------------------------------------
+    def user(self, text: str) -> None:
+        """Echo the user's prompt (the REPL calls this before running the turn)."""
+        self.settle()
+        self._echoed_user = text
+        self._user_message(text)
+
+    def handle(self, event: Event) -> None:
+        """Draw one event of the core (see DESIGN.md §5 for their meaning)."""
+        if isinstance(event, MessageDelta):
+            self._stop_spinner()
+            if self._stream is None:
+                self._stream = AssistantStream(self.console, title=self.assistant_title,
+                                               plain=self.plain, live=self.interactive)
+            self._stream.feed(event.text)
+            return
+        if isinstance(event, Notification) and event.kind == "thinking":
+            self._close_stream()
+            if self.interactive:
+                self.waiting(event.text)
+            else:
+                self._notice(event.text)
+            return
+        if isinstance(event, UsageUpdated):
+            return  # the toolbar shows it; drawing it would interrupt a streamed answer
+        self._stop_spinner()
+        if isinstance(event, MessageCompleted):
+            self._completed(event.message)
+        elif isinstance(event, ToolCallStarted):
+            self._close_stream()
+            self._tool_call(event.request)
+            self.waiting(f"running {event.request.name}…")
+        elif isinstance(event, ToolCallFinished):
+            self._close_stream()
+            self._tool_result(event.response)
+            self.waiting()
+        elif isinstance(event, Notification):
+            self._close_stream()
+            self._notice(event.text)
+        elif isinstance(event, HistoryReplaced):
+            self._close_stream()
+            self.rule(compaction_rule_text(event))
+        elif isinstance(event, ToolPairsSummarized):
+            self._close_stream()
+            self._notice(f"{event.count} old tool calls condensed to one-line notes for the "
+                         f"model (−{event.tokens_saved:,} tokens); you still see them in full")
+        elif isinstance(event, TurnFinished):
+            self._turn_finished(event)
+
+    def _completed(self, message: Message) -> None:
+        streamed = self._close_stream(cancelled=message.metadata.cancelled)
+        if not message.metadata.user_visible:
+            return
+        if message.role == "user":
+            if message.is_plain_user_text:
+                if self._echoed_user is not None and message.text == self._echoed_user:
+                    self._echoed_user = None
+                    return
+                self._user_message(message.text)
+                return
+            self._parts(message, skip_text=False)
+            return
+        self._parts(message, skip_text=streamed)
+        if message.metadata.cancelled and not streamed and not message.text:
+            self._notice("(answer cancelled)")
+
+    def _turn_finished(self, event: TurnFinished) -> None:
+        self._close_stream(cancelled=event.status == "cancelled")
+        self._echoed_user = None
+        if event.status == "cancelled":
+            self._notice("turn cancelled — the session is saved; type to continue")
+        elif event.status == "max_turns":
+            self._notice("stopped: this turn reached its limit of model calls "
+                         "(GOOSE_MAX_TURNS); say 'continue' to go on", style="yellow")
+        elif event.status == "error":
+            self.error(event.error or "the turn failed")
+
+    # -- messages ------------------------------------------------------------------------
+    def history(self, messages: Iterable[Message]) -> None:
+        """Draw a stored conversation: every user-visible message, compactions marked.
+
+        Args:
+            messages: The whole conversation in order (agent-only messages are skipped,
+                except that a summary marks where a compaction happened).
+        """
+        for m in messages:
+            if m.metadata.is_summary:
+                when = m.created.astimezone().strftime("%Y-%m-%d %H:%M")
+                self.rule(f"context compacted · {when}")
+            if not m.metadata.user_visible:
+                continue
+            self.message(m)
+
+    def message(self, message: Message, *, label: str | None = None) -> None:
+        """Draw one whole message (text panel, thinking, tool calls and results, notices)."""
+        if message.role == "user" and message.is_plain_user_text:
+            self._user_message(message.text, label=label)
+            return
+        if message.role == "assistant" and message.text.strip():
+            for p in message.content:
+                if isinstance(p, ThinkingContent):
+                    self._thinking(p.text)
+            title = label or self.assistant_title
+            if message.metadata.cancelled:
+                title += " (cancelled)"
+            AssistantStream.print_whole(self.console, message.text, title=title,
+                                        plain=self.plain)
+            self._parts(message, skip_text=True, skip_thinking=True)
+            return
+        if label:
+            self._notice(f"[{label}]")
+        self._parts(message, skip_text=False)
+
+    def _parts(self, message: Message, *, skip_text: bool, skip_thinking: bool = False) -> None:
+        for p in message.content:
+            if isinstance(p, TextContent):
+                if skip_text or not p.text.strip():
+                    continue
+                if message.role == "user":
+                    self._user_message(p.text)
+                else:
+                    AssistantStream.print_whole(self.console, p.text,
+                                                title=self.assistant_title, plain=self.plain)
+            elif isinstance(p, ThinkingContent):
+                if not skip_thinking and not skip_text:
+                    self._thinking(p.text)
+            elif isinstance(p, ToolRequest):
+                self._tool_call(p)
+            elif isinstance(p, ToolResponse):
+                self._tool_result(p)
+            elif isinstance(p, SystemNotification):
+                if p.text not in self._shown_notices:
+                    self._notice(p.text)
+
+    def _user_message(self, text: str, *, label: str | None = None) -> None:
+        if self.plain:
+            for line in text.splitlines() or [""]:
+                self._plain(f"> {line}")
+            return
+        self.console.print(Panel(Text(text), title=label or "you", title_align="left",
+                                 border_style="blue", padding=(0, 1)))
+
+    def _thinking(self, text: str) -> None:
+        lines, hidden = fold_lines(clean_output(text), limit=6, head=4, tail=1)
+        if hidden:
+            lines = lines[:4] + [f"… {hidden} more lines of thinking …"] + lines[4:]
+        if self.plain:
+            for line in lines:
+                self._plain(f"  (thinking) {line}")
+            return
+        self.console.print(Text("\n".join(lines), style="dim italic"))
+
+    def _tool_call(self, request: ToolRequest) -> None:
+        self._tool_names[request.id] = request.name
+        if request.id in self._shown_requests:
+            return
+        self._shown_requests.add(request.id)
+        args = _argument_lines(request)
+        if self.plain:
+            self._plain(f"[tool] {request.name}")
+            for line in args:
+                self._plain(f"    {line}")
+            return
+        text = Text("▶ ", style="magenta")
+        text.append(request.name, style="bold magenta")
+        style = "red" if request.arguments is None else ""
+        if len(args) == 1:
+            text.append("  " + args[0], style=style)
+        else:
+            for line in args:
+                text.append("\n    " + line, style=style)
+        self.console.print(text)
+
+    def _tool_result(self, response: ToolResponse) -> None:
+        if response.id in self._shown_responses:
+            return
+        self._shown_responses.add(response.id)
+        name = self._tool_names.get(response.id, "tool")
+        lines, hidden = fold_lines(clean_output(response.output))
+        total = len(lines) + hidden
+        mark = "✗" if response.is_error else "✓"
+        what = "error" if response.is_error else "output"
+        count = f"{total} line{'s' if total != 1 else ''}" if total else "no output"
+        header = f"{mark} {name} {what} · {count}"
+        body = lines[:FOLD_HEAD_LINES] if hidden else lines
+        tail = lines[FOLD_HEAD_LINES:] if hidden else []
+        fold = f"… {hidden} lines hidden …" if hidden else None
+        if self.plain:
+            self._plain(f"  {header}")
+            for line in body:
+                self._plain(f"  | {line}")
+            if fold:
+                self._plain(f"  | {fold}")
+            for line in tail:
+                self._plain(f"  | {line}")
+            return
+        text = Text("  " + header, style="red" if response.is_error else "green")
+        for line in body:
+            text.append("\n  │ ", style="dim").append(line)
+        if fold:
+            text.append("\n  │ ", style="dim").append(fold, style="dim italic")
+        for line in tail:
+            text.append("\n  │ ", style="dim").append(line)
+        self.console.print(text)
+
+    # -- notices -------------------------------------------------------------------------
+    def _notice(self, text: str, *, style: str = "dim") -> None:
+        self._shown_notices.add(text)
+        if self.plain:
+            self._plain(f"-- {text}")
+            return
+        self.console.print(Text("● " + text, style=style))
+
+    def notice(self, text: str, *, style: str = "dim") -> None:
+        """An inline notice line."""
+        self.settle()
+        self._notice(text, style=style)
+
+    def rule(self, text: str) -> None:
+        """A horizontal rule with ``text`` in it (compactions)."""
+        self.settle()
+        if self.plain:
+            self._plain(f"--- {text} ---")
+            return
+        self.console.rule(Text(text, style="cyan"), style="cyan")
+
+    def error(self, message: str, hint: str | None = None) -> None:
+        """A failure the user should read: a red panel (plain: ``error:`` lines)."""
+        self.settle()
+        if self.plain:
+            self._plain(f"error: {message}")
+            if hint:
+                self._plain(f"hint: {hint}")
+            return
+        body = Text(message)
+        if hint:
+            body.append("\n" + hint, style="bold")
+        self.console.print(Panel(body, title="error", title_align="left", border_style="red"))
+
+    def panel(self, body: RenderableType | str, *, title: str, style: str = "cyan") -> None:
+        """A titled panel (plain: the title line, then the body)."""
+        self.settle()
+        if self.plain:
+            self._plain(f"== {title} ==")
+            if isinstance(body, str):
+                for line in body.splitlines():
+                    self._plain(line)
+            else:
+                self.console.print(body)
+            return
+        content: Any = Text(body) if isinstance(body, str) else body
+        self.console.print(Panel(content, title=title, title_align="left", border_style=style))
+
+    def print(self, renderable: RenderableType) -> None:
+        """Print any renderable (tables of ``/usage`` and ``/context``)."""
+        self.settle()
+        self.console.print(renderable)
+
+    def _plain(self, line: str) -> None:
+        self.console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)

@@ -1,0 +1,215 @@
+"""Slash commands of the REPL: a pure parser returning one small dataclass per command.
+
+No terminal, no session: :func:`parse_slash` turns one input line into a command value (or
+``None`` for a prompt for the model), and the REPL dispatches on its type (STYLE.md
+example 8). Unknown or malformed commands become :class:`Invalid` with a hint, never a
+model call.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from goosectx.config import APPROVAL_MODES, ApprovalMode
+
+HistoryView = Literal["agent", "user"]
+
+
+@dataclass(frozen=True, slots=True)
+class Help:
+    """``/help``: list the commands and keys."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    """``/exit`` or ``/quit``: leave the REPL (the session is already saved)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Compact:
+    """``/compact [instructions]``: compact the context now.
+
+    Attributes:
+        instructions: Extra instructions for the summary, or ``None``.
+    """
+
+    instructions: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Clear:
+    """``/clear``: hide the whole history from the model; the transcript stays."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mode:
+    """``/mode [NAME]``: show (``name`` is ``None``) or change the approval mode."""
+
+    name: ApprovalMode | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """``/model [NAME]``: show (``name`` is ``None``) or change the model."""
+
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShowUsage:
+    """``/usage``: tokens and cost of the session, compaction calls separately."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShowContext:
+    """``/context``: token breakdown, limit, threshold, distance to auto-compaction."""
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """``/history [agent|user]``: the model's view or the transcript (default ``user``)."""
+
+    view: HistoryView = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class Invalid:
+    """A line that starts like a command but is not a valid one.
+
+    Attributes:
+        message: What is wrong, one line.
+        hint: What to type instead, one line.
+    """
+
+    message: str
+    hint: str
+
+
+SlashCommand: TypeAlias = (
+    Help | Exit | Compact | Clear | Mode | Model | ShowUsage | ShowContext | History | Invalid
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandInfo:
+    """One command for ``/help`` and completion.
+
+    Attributes:
+        name: The command with its slash, e.g. ``/compact``.
+        args: Argument synopsis, e.g. ``[instructions]``; empty when it takes none.
+        summary: One-line description.
+        choices: Completable values of the argument, if it has a fixed set.
+    """
+
+    name: str
+    args: str
+    summary: str
+    choices: tuple[str, ...] = ()
+
+
+COMMANDS: tuple[CommandInfo, ...] = (
+    CommandInfo("/help", "", "show commands and keys"),
+    CommandInfo("/exit", "", "leave (the session is saved)"),
+    CommandInfo("/quit", "", "leave (the session is saved)"),
+    CommandInfo("/compact", "[instructions]", "summarise the context now; the transcript stays"),
+    CommandInfo("/clear", "", "hide the whole history from the model; the transcript stays"),
+    CommandInfo("/mode", "[NAME]", "approval mode: " + ", ".join(APPROVAL_MODES),
+                APPROVAL_MODES),
+    CommandInfo("/model", "[NAME]", "switch model, e.g. openai/gpt-4o-mini"),
+    CommandInfo("/usage", "", "tokens and cost so far, compaction calls separately"),
+    CommandInfo("/context", "", "what fills the context window, and when it compacts"),
+    CommandInfo("/history", "[agent|user]", "the model's view, or the full transcript",
+                ("agent", "user")),
+)
+
+_NAMES = tuple(c.name for c in COMMANDS)
+
+
+def is_command_line(line: str) -> bool:
+    """True when ``line`` is meant as a slash command rather than a prompt.
+
+    A leading ``/`` makes a command unless its first word is a path (``/etc/hosts …`` has a
+    second ``/``) or the line starts with ``//`` (an escape for a prompt starting with ``/``).
+    """
+    text = line.strip()
+    if not text.startswith("/") or text.startswith("//"):
+        return False
+    first = text.split(maxsplit=1)[0]
+    return "/" not in first[1:]
+
+
+def unescape_prompt(line: str) -> str:
+    """A prompt with its ``//`` escape undone (``//x`` → ``/x``); other text unchanged."""
+    stripped = line.lstrip()
+    return stripped[1:] if stripped.startswith("//") else line
+
+
+def parse_slash(line: str) -> SlashCommand | None:
+    """Parse one REPL input line.
+
+    Args:
+        line: The text the user entered.
+
+    Returns:
+        ``None`` when the line is a prompt for the model (see :func:`is_command_line`),
+        otherwise the command, or :class:`Invalid` with a hint for an unknown command or a
+        bad argument. Command names are case-insensitive.
+    """
+    if not is_command_line(line):
+        return None
+    head, _, rest = line.strip().partition(" ")
+    name = head.lower()
+    arg = rest.strip()
+    if name == "/help" or name == "/?":
+        return Help()
+    if name in ("/exit", "/quit"):
+        return Exit()
+    if name == "/compact":
+        return Compact(arg or None)
+    if name == "/clear":
+        return _no_arg(name, arg, Clear())
+    if name == "/usage":
+        return _no_arg(name, arg, ShowUsage())
+    if name == "/context":
+        return _no_arg(name, arg, ShowContext())
+    if name == "/mode":
+        return _parse_mode(arg)
+    if name == "/model":
+        if len(arg.split()) > 1:
+            return Invalid(f"/model takes one model name; got {arg!r}",
+                           "e.g. /model openai/gpt-4o-mini")
+        return Model(arg or None)
+    if name == "/history":
+        view = arg.lower()
+        if view in ("", "user"):
+            return History("user")
+        if view == "agent":
+            return History("agent")
+        return Invalid(f"/history shows 'agent' or 'user'; got {arg!r}",
+                       "/history agent shows what the model sees; /history user the transcript")
+    return _unknown(name)
+
+
+def _no_arg(name: str, arg: str, command: SlashCommand) -> SlashCommand:
+    if arg:
+        return Invalid(f"{name} takes no argument; got {arg!r}", f"type {name} alone")
+    return command
+
+
+def _parse_mode(arg: str) -> SlashCommand:
+    if not arg:
+        return Mode(None)
+    wanted = arg.strip().lower().replace("-", "_")
+    for mode in APPROVAL_MODES:
+        if wanted == mode:
+            return Mode(mode)
+    return Invalid(f"unknown mode {arg!r}", "choose one of: " + ", ".join(APPROVAL_MODES))
+
+
+def _unknown(name: str) -> Invalid:
+    close = difflib.get_close_matches(name, _NAMES, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    hint += "/help lists the commands; start a prompt with // to send a leading /"
+    return Invalid(f"unknown command {name}", hint)

@@ -1,0 +1,140 @@
+"""A streamed assistant answer: Markdown drawn in a panel while it arrives.
+
+Rendering the whole answer in one ``rich.live.Live`` breaks once it is taller than the
+terminal (the part scrolled off can no longer be redrawn). So the panel is drawn line by
+line: the Markdown is rendered to lines; all but the last :data:`LIVE_LINES` are printed
+for good, and only that tail stays live and is redrawn as text arrives (the approach of
+aider's ``MarkdownStream``). Without a terminal the panel is printed once, whole, when the
+answer ends; the plain look writes the raw text as it arrives.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.style import Style
+
+LIVE_LINES = 8
+"""Lines at the end of a streamed answer that are still redrawn."""
+REFRESH_INTERVAL_S = 0.08
+"""Least time between two redraws of a streamed answer, seconds."""
+BORDER_STYLE = Style(color="green")
+
+
+class _Lines:
+    """Pre-rendered lines as a renderable."""
+
+    def __init__(self, lines: Iterable[list[Segment]]) -> None:
+        self.lines = list(lines)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.lines:
+            yield from line
+            yield Segment.line()
+
+
+class AssistantStream:
+    """One assistant answer being streamed.
+
+    Args:
+        console: Where the panel is drawn.
+        title: The panel title.
+        plain: Write raw text as it arrives (no panel, no escape codes).
+        live: Redraw the tail live (only on a terminal).
+    """
+
+    def __init__(self, console: Console, *, title: str, plain: bool, live: bool) -> None:
+        self.console = console
+        self.title = title
+        self.plain = plain
+        self.live_enabled = live and not plain
+        self.text = ""
+        self._emitted = 0
+        self._live: Live | None = None
+        self._last_draw_s = 0.0
+        self._top_printed = False
+
+    # -- public --------------------------------------------------------------------------
+    def feed(self, chunk: str) -> None:
+        """Add streamed text (redrawn at most every :data:`REFRESH_INTERVAL_S`)."""
+        if not chunk:
+            return
+        self.text += chunk
+        if self.plain:
+            self.console.file.write(chunk)
+            self.console.file.flush()
+            return
+        if not self.live_enabled:
+            return
+        now = time.monotonic()
+        if now - self._last_draw_s >= REFRESH_INTERVAL_S:
+            self._last_draw_s = now
+            self._draw(final=False)
+
+    def close(self, *, cancelled: bool = False) -> None:
+        """Finish the answer: print what is left and the bottom border."""
+        if self.plain:
+            if self.text and not self.text.endswith("\n"):
+                self.console.file.write("\n")
+            if cancelled:
+                self.console.file.write("-- (cancelled)\n")
+            self.console.file.flush()
+            return
+        self._draw(final=True, cancelled=cancelled)
+
+    @classmethod
+    def print_whole(cls, console: Console, text: str, *, title: str, plain: bool) -> None:
+        """Print a finished answer at once (stored messages, unstreamed replies)."""
+        if plain:
+            console.file.write(text.rstrip("\n") + "\n")
+            console.file.flush()
+            return
+        stream = cls(console, title=title, plain=False, live=False)
+        stream.text = text
+        stream.close()
+
+    # -- drawing -------------------------------------------------------------------------
+    def _body_lines(self) -> list[list[Segment]]:
+        width = max(10, self.console.width - 4)
+        options = self.console.options.update_width(width)
+        lines = self.console.render_lines(Markdown(self.text.rstrip()), options, pad=True)
+        while lines and not "".join(s.text for s in lines[-1]).strip():
+            lines.pop()
+        left, right = Segment("│ ", BORDER_STYLE), Segment(" │", BORDER_STYLE)
+        return [[left, *line, right] for line in lines]
+
+    def _edge(self, top: bool, label: str) -> list[Segment]:
+        width = max(10, self.console.width)
+        corner_l, corner_r = ("╭", "╮") if top else ("╰", "╯")
+        head = f"{corner_l}─ {label} " if label else corner_l
+        fill = max(0, width - len(head) - 1)
+        return [Segment(head + "─" * fill + corner_r, BORDER_STYLE)]
+
+    def _draw(self, *, final: bool, cancelled: bool = False) -> None:
+        lines = self._body_lines()
+        if final:
+            pending = [] if self._top_printed else [self._edge(True, self.title)]
+            pending += lines[self._emitted:]
+            pending.append(self._edge(False, "cancelled" if cancelled else ""))
+            if self._live is not None:
+                self._live.stop()
+                self._live = None
+            self.console.print(_Lines(pending))
+            self._emitted = len(lines)
+            return
+        if self._live is None:
+            self.console.print(_Lines([self._edge(True, self.title)]))
+            self._top_printed = True
+            self._live = Live(console=self.console, auto_refresh=False, transient=True,
+                              redirect_stdout=False, redirect_stderr=False)
+            self._live.start()
+        stable = max(self._emitted, len(lines) - LIVE_LINES)
+        if stable > self._emitted:
+            self._live.console.print(_Lines(lines[self._emitted:stable]))
+            self._emitted = stable
+        self._live.update(_Lines(lines[self._emitted:]), refresh=True)
