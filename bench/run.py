@@ -1,0 +1,86 @@
+"""Run every benchmark and print one table: figure, baseline, ratio, target, PASS/FAIL.
+
+Usage: ``python bench/run.py [--quick] [--only startup,tokens,store,loop,compaction]``.
+Exits 1 when any figure misses its target. Figures are medians of several runs; each
+baseline is measured in the same run, on the same machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from figures import Figure  # noqa: E402
+
+SUITES = ("startup", "tokens", "store", "loop", "compaction")
+
+
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit in ("s",):
+        return f"{value:.3f} s"
+    if unit == "ms":
+        return f"{value:.3f} ms"
+    return f"{value:.1f} {unit}"
+
+
+def print_table(figures: Sequence[Figure]) -> int:
+    """Print ``figures`` as a table; return 1 if any failed, else 0."""
+    header = ("figure", "value", "baseline", "ratio", "target", "result")
+    rows = []
+    for f in figures:
+        result = "info" if f.passed is None else ("PASS" if f.passed else "FAIL")
+        ratio = "—" if f.ratio is None else f"{f.ratio:.2f}×"
+        rows.append((f.name, _fmt(f.value, f.unit),
+                     f"{_fmt(f.baseline, f.unit)} ({f.baseline_name})" if f.baseline_name
+                     else "—", ratio, f.target, result))
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
+    line = "  ".join("{:<" + str(w) + "}" for w in widths)
+    print(line.format(*header))
+    print(line.format(*("-" * w for w in widths)))
+    for r in rows:
+        print(line.format(*r))
+    notes = [f"- {f.name}: {f.note}" for f in figures if f.note]
+    if notes:
+        print()
+        print("\n".join(notes))
+    failed = [f.name for f in figures if f.passed is False]
+    print()
+    print(f"{len(failed)} FAIL" + (": " + "; ".join(failed) if failed else ", all PASS"))
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the selected suites and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
+    parser.add_argument("--only", default=",".join(SUITES),
+                        help="comma-separated suites: " + ", ".join(SUITES))
+    args = parser.parse_args(argv)
+    chosen = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = sorted(set(chosen) - set(SUITES))
+    if unknown:
+        parser.error(f"unknown suite {unknown[0]!r}")
+    os.environ.setdefault("NO_COLOR", "1")
+    print(f"goosectx benchmarks · Python {platform.python_version()} · {platform.machine()}"
+          f" · {os.cpu_count()} CPUs" + (" · QUICK" if args.quick else ""))
+    print()
+    figures: list[Figure] = []
+    for name in chosen:
+        start = time.perf_counter()
+        module = __import__(name)
+        figures.extend(module.run(args.quick))
+        print(f"[{name}: {time.perf_counter() - start:.1f} s]", file=sys.stderr)
+    return print_table(figures)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
