@@ -1,0 +1,352 @@
+"""The extractive summariser: a structured summary built from the transcript, no model.
+
+It fills the same :class:`~goosectx.compaction.summary.StructuredSummary` as the model's summary
+(DESIGN.md §4.2) and is rendered the same way:
+
+* ``user_intent`` — the user's first request;
+* ``user_messages`` — every user request (long ones shortened);
+* ``files`` — every file touched, from tool arguments and text actions (see
+  :mod:`goosectx.importers.actions`), with what was done to it;
+* ``errors_and_fixes`` — errors seen in tool results and what the assistant did next;
+* ``pending_tasks`` — open items of the newest todo list / plan tool call;
+* ``current_work`` — the last assistant work; ``next_step`` — the newest user request.
+
+The rendered Markdown fits ``max_tokens``: items are shortened and dropped (key code first, then
+read-only files, middle user messages, old errors) but the newest user request and every path
+that was created, written, edited or deleted are always kept.
+
+Messages marked by importers in ``metadata.extra["source_kind"]`` are treated accordingly:
+``observation`` (tool output carried as user text, e.g. SWE-agent) is scanned like a tool result,
+``harness`` and ``command`` (text the other agent's harness wrote, local slash commands) are not
+user requests. Thinking is never summarised.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
+from goosectx.conversation import Message, ToolResponse
+from goosectx.importers.actions import (
+    WRITE_VERBS,
+    FileAction,
+    actions_from_text,
+    actions_from_tool_call,
+    describe_call,
+    error_excerpt,
+    normalize_tool_name,
+    open_file_in,
+)
+from goosectx.tokens import TokenCounter
+
+_TODO_TOOLS = {"todowrite", "update_plan", "todo_write", "write_todos", "todo"}
+_READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
+                    "grep", "glob", "find_file", "search_file", "search_dir", "ls", "tree"}
+_SUMMARY_SECTION = re.compile(r"^## (.+?)\s*$", re.M)
+_VERB_ORDER = ("created", "written", "edited", "deleted", "read")
+
+
+@dataclass(slots=True)
+class _FileRecord:
+    path: str
+    verbs: dict[str, int] = field(default_factory=dict)
+    failed: int = 0
+    code: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return any(v in WRITE_VERBS for v in self.verbs)
+
+    def describe(self) -> str:
+        parts = []
+        for verb in _VERB_ORDER:
+            n = self.verbs.get(verb, 0)
+            if n:
+                parts.append(verb if n == 1 else f"{verb} ({n}×)")
+        text = ", ".join(parts)
+        if self.failed:
+            text += f"; {self.failed} attempt(s) failed or were rejected"
+        return text
+
+
+@dataclass(slots=True)
+class _Facts:
+    """Everything the summary is made from, gathered in one pass."""
+
+    requests: list[str] = field(default_factory=list)
+    files: dict[str, _FileRecord] = field(default_factory=dict)
+    errors: list[list[str]] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
+    last_work: str = ""
+    last_calls: list[str] = field(default_factory=list)
+    earlier: list[str] = field(default_factory=list)
+    tool_calls: int = 0
+    message_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Limits:
+    """Per-field caps in tokens (``None`` = no cap) and item counts for one rendering."""
+
+    item_tokens: int | None
+    intent_tokens: int | None
+    work_tokens: int | None
+    next_tokens: int | None
+    max_user_messages: int | None
+    max_errors: int | None
+    key_code_lines: int
+    read_files: bool
+    file_notes: bool
+    extras: bool = True
+    """Pending tasks and the problem-solving note."""
+
+
+_LEVELS: tuple[_Limits, ...] = (
+    _Limits(None, None, None, None, None, None, 12, True, True),
+    _Limits(400, 800, 800, None, None, 40, 6, True, True),
+    _Limits(200, 400, 400, None, 60, 25, 0, True, True),
+    _Limits(120, 250, 250, None, 30, 15, 0, False, True),
+    _Limits(80, 150, 150, None, 16, 8, 0, False, True),
+    _Limits(50, 100, 100, 1500, 8, 4, 0, False, True),
+    _Limits(30, 60, 60, 600, 4, 2, 0, False, False),
+    _Limits(20, 40, 40, 250, 2, 1, 0, False, False, False),
+    _Limits(12, 25, 25, 120, 0, 0, 0, False, False, False),
+    _Limits(8, 12, 12, 50, 0, 0, 0, False, False, False),
+)
+
+
+def extractive_summary(
+    messages: Sequence[Message], *, max_tokens: int, counter: TokenCounter
+) -> StructuredSummary:
+    """Summarise ``messages`` without a model.
+
+    Args:
+        messages: The history to summarise, oldest first (usually the agent-visible messages).
+            A previous summary (``metadata.is_summary``) is carried forward: its files, user
+            messages and errors are kept.
+        max_tokens: Budget for the rendered Markdown (:func:`render_markdown`), in tokens as
+            ``counter`` counts them.
+        counter: The token counter of the model the summary is for.
+
+    Returns:
+        The summary. Its rendering fits ``max_tokens`` unless the newest user request (cut to
+        50 tokens) and the bare list of changed file paths alone exceed it.
+    """
+    facts = _gather(messages)
+    summary = _build(facts, _LEVELS[0], counter)
+    for limits in _LEVELS[1:]:
+        if counter.count_text(render_markdown(summary)) <= max_tokens:
+            return summary
+        summary = _build(facts, limits, counter)
+    return summary
+
+
+# -- gathering -----------------------------------------------------------------------------------
+def _gather(messages: Sequence[Message]) -> _Facts:
+    facts = _Facts(message_count=len(messages))
+    calls: dict[str, tuple[str, dict[str, Any] | None, list[FileAction]]] = {}
+    open_file: str | None = None
+    pending_errors: list[list[str]] = []
+    for m in messages:
+        kind = m.metadata.extra.get("source_kind")
+        if m.metadata.is_summary:
+            _carry_forward(m.text, facts)
+            continue
+        if m.role == "assistant":
+            if m.metadata.is_continuation:
+                continue
+            text = m.text.strip()
+            for action in actions_from_text(text, open_file=open_file) if text else []:
+                _note(facts, action)
+            labels = []
+            for req in m.tool_requests:
+                facts.tool_calls += 1
+                actions = actions_from_tool_call(req.name, req.arguments, open_file=open_file)
+                calls[req.id] = (req.name, req.arguments, actions)
+                labels.append(describe_call(req.name, req.arguments))
+                if req.arguments and normalize_tool_name(req.name) in ("open", "create"):
+                    open_file = str(req.arguments.get("path") or req.arguments.get("filename")
+                                    or open_file)
+                if normalize_tool_name(req.name) in _TODO_TOOLS and req.arguments:
+                    facts.pending = _open_todos(req.arguments)
+            what = _first_sentence(text) if text else ", ".join(labels)
+            for err in pending_errors:
+                err.append(what)
+            pending_errors = []
+            if text or labels:
+                facts.last_work = text
+                facts.last_calls = labels[-3:]
+            continue
+        for part in m.content:
+            if isinstance(part, ToolResponse):
+                name, args, actions = calls.get(part.id, ("tool", None, []))
+                for action in actions:
+                    _note(facts, action, failed=part.is_error)
+                open_file = open_file_in(part.output[-400:]) or open_file
+                err = part.output if part.is_error else (
+                    None if normalize_tool_name(name) in _READ_ONLY_TOOLS
+                    else error_excerpt(part.output))
+                if err is not None:
+                    entry = [f"{describe_call(name, args)}: {error_excerpt(err) or err}"]
+                    facts.errors.append(entry)
+                    pending_errors.append(entry)
+        if kind == "observation":
+            text = m.text
+            open_file = open_file_in(text[-400:]) or open_file
+            excerpt = error_excerpt(text)
+            if excerpt:
+                entry = [f"observation: {excerpt}"]
+                facts.errors.append(entry)
+                pending_errors.append(entry)
+        elif kind not in ("harness", "command") and m.is_plain_user_text:
+            text = m.text.strip()
+            if not facts.requests or facts.requests[-1] != text:
+                facts.requests.append(text)
+    return facts
+
+
+def _note(facts: _Facts, action: FileAction, *, failed: bool = False) -> None:
+    path = action.path.strip().strip("`'\"")
+    if not path:
+        return
+    record = facts.files.setdefault(path, _FileRecord(path))
+    if failed:
+        record.failed += 1
+        record.verbs.setdefault(action.verb, 0)
+        return
+    record.verbs[action.verb] = record.verbs.get(action.verb, 0) + 1
+    if action.code and action.verb in WRITE_VERBS:
+        record.code = action.code
+
+
+def _open_todos(args: dict[str, Any]) -> list[str]:
+    items = args.get("todos") or args.get("plan") or args.get("items") or []
+    out = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict):
+            status = str(item.get("status", "")).lower()
+            text = item.get("content") or item.get("step") or item.get("description") or ""
+            if status not in ("completed", "done", "cancelled") and text:
+                out.append(f"{text} ({status or 'pending'})")
+    return out
+
+
+def _carry_forward(text: str, facts: _Facts) -> None:
+    """Keep what an earlier summary (our Markdown rendering) recorded."""
+    sections: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines():
+        m = _SUMMARY_SECTION.match(line)
+        if m:
+            current = m.group(1).lower()
+            sections[current] = []
+        elif current is not None and line.strip():
+            sections[current].append(line)
+    if not sections:
+        facts.earlier.append(" ".join(text.split()))
+        return
+    for line in sections.get("files", []):
+        fm = re.match(r"- `([^`]+)`(?:: (.*))?$", line)
+        if fm:
+            record = facts.files.setdefault(fm.group(1), _FileRecord(fm.group(1)))
+            verbs = [v for v in _VERB_ORDER if v in (fm.group(2) or "")] or ["edited"]
+            for verb in verbs:
+                record.verbs[verb] = record.verbs.get(verb, 0) + 1
+    for line in sections.get("user messages", []):
+        if line.startswith("- "):
+            facts.requests.append(line[2:])
+    for line in sections.get("errors and fixes", []):
+        if line.startswith("- "):
+            facts.errors.append([line[2:]])
+    for name in ("user intent", "current work", "problem solving"):
+        if sections.get(name):
+            facts.earlier.append(f"{name}: " + " ".join(" ".join(sections[name]).split()))
+
+
+# -- building ------------------------------------------------------------------------------------
+def _shorten(text: str, max_tokens: int | None, counter: TokenCounter, *, oneline: bool = True
+             ) -> str:
+    """``text`` cut to ``max_tokens``: its head and tail around `` […] ``."""
+    if oneline:
+        text = " ".join(text.split())
+    if max_tokens is None:
+        return text
+    count = counter.count_text(text)
+    if count <= max_tokens:
+        return text
+    keep = int(len(text) * max_tokens / count * 0.9)
+    while keep > 8:
+        head = text[: keep * 2 // 3].rstrip()
+        tail = text[len(text) - keep // 3:].lstrip()
+        candidate = f"{head} […] {tail}"
+        if counter.count_text(candidate) <= max_tokens:
+            return candidate
+        keep = int(keep * 0.8)
+    return text[: max(8, keep)] + " […]"
+
+
+def _build(facts: _Facts, limits: _Limits, counter: TokenCounter) -> StructuredSummary:
+    summary = StructuredSummary()
+    if facts.requests:
+        summary.user_intent = _shorten(facts.requests[0], limits.intent_tokens, counter,
+                                       oneline=False)
+        summary.next_step = ("Continue with the newest user request:\n\n"
+                             + _shorten(facts.requests[-1], limits.next_tokens, counter,
+                                        oneline=False))
+        summary.user_messages = _pick(
+            [_shorten(r, limits.item_tokens, counter) for r in facts.requests],
+            limits.max_user_messages, "user messages")
+    elif facts.earlier:
+        summary.user_intent = _shorten(facts.earlier[0], limits.intent_tokens, counter)
+    for record in facts.files.values():
+        if not record.changed and not limits.read_files:
+            continue
+        note = FileNote(record.path, record.describe() if limits.file_notes else "")
+        if limits.key_code_lines and record.code:
+            lines = record.code.strip("\n").splitlines()
+            note.key_code = "\n".join(lines[: limits.key_code_lines])
+            if len(lines) > limits.key_code_lines:
+                note.key_code += "\n…"
+        summary.files.append(note)
+    errors = [" → then: ".join(e) for e in facts.errors]
+    if limits.max_errors is not None:
+        dropped = len(errors) - limits.max_errors
+        errors = errors[-limits.max_errors:] if limits.max_errors else []
+        if dropped > 0 and errors:
+            errors.insert(0, f"({dropped} earlier errors omitted)")
+    summary.errors_and_fixes = [_shorten(e, limits.item_tokens, counter) for e in errors]
+    if limits.extras:
+        summary.pending_tasks = [_shorten(t, limits.item_tokens, counter) for t in facts.pending]
+    work = facts.last_work
+    if facts.last_calls:
+        work = (work + "\n\n" if work else "") + "Last tool calls: " + "; ".join(facts.last_calls)
+    summary.current_work = _shorten(work, limits.work_tokens, counter, oneline=False)
+    if limits.extras:
+        problem = (f"Extractive summary (no model) of {facts.message_count} messages with "
+                   f"{facts.tool_calls} tool calls and {len(facts.errors)} error(s).")
+        if facts.earlier:
+            problem += " Earlier: " + _shorten(" ".join(facts.earlier), limits.work_tokens,
+                                               counter)
+        summary.problem_solving = problem
+    return summary
+
+
+def _pick(items: list[str], limit: int | None, noun: str) -> list[str]:
+    """The first and newest items when there are more than ``limit``, with an omission note."""
+    if limit is None or len(items) <= limit:
+        return items
+    if limit <= 1:
+        return items[-1:] if limit == 1 else []
+    head = max(1, limit // 3)
+    tail = limit - head
+    return [*items[:head], f"({len(items) - limit} more {noun} omitted)", *items[-tail:]]
+
+
+def _first_sentence(text: str, limit_chars: int = 200) -> str:
+    flat = " ".join(text.split())
+    m = re.search(r"[.!?。！？](\s|$)", flat)
+    cut = flat[: m.end()].strip() if m and m.end() <= limit_chars else flat[:limit_chars]
+    return cut + ("…" if len(cut) < len(flat) and not m else "")

@@ -1,0 +1,1 @@
+"""Other agents' session formats → goosectx sessions (``goosectx sessions import``)."""
