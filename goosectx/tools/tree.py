@@ -1,22 +1,129 @@
-"""The ``tree`` tool: the files under a directory, respecting .gitignore."""
+"""The ``tree`` tool: the files under a directory, respecting .gitignore.
+
+``.gitignore`` files are read from the repository root (the nearest ancestor holding
+``.git``) down to each listed directory and applied as git does: deeper files override
+shallower ones, ``!pattern`` re-includes, and an ignored directory is not entered. ``.git``
+itself is always skipped. Patterns are matched by ``pathspec.GitIgnoreSpec``.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+import pathspec
 
 from goosectx.tools.base import ToolContext, ToolResult
 
+DEFAULT_DEPTH = 3
+"""Directory levels listed when the model gives no ``depth``."""
+COUNT_LIMIT = 100_000
+"""Entries counted past the output cap before the count is reported as "N+"."""
+
+_Rules = tuple[tuple[Path, pathspec.GitIgnoreSpec], ...]
+
+
+def _read_rules(directory: Path, inherited: _Rules) -> _Rules:
+    """``inherited`` plus ``directory``'s own .gitignore, if it has a readable one."""
+    try:
+        lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return inherited
+    return (*inherited, (directory, pathspec.GitIgnoreSpec.from_lines(lines.splitlines())))
+
+
+def _ignored(path: Path, is_dir: bool, rules: _Rules) -> bool:
+    """Git's verdict for ``path``: the deepest .gitignore with a matching pattern decides."""
+    verdict = False
+    for base, spec in rules:
+        relative = path.relative_to(base).as_posix() + ("/" if is_dir else "")
+        include = spec.check_file(relative).include
+        if include is not None:
+            verdict = include
+    return verdict
+
+
+def _repo_rules(directory: Path) -> _Rules:
+    """Rules from the .gitignore files of the repository root down to ``directory``."""
+    chain = [directory, *directory.parents]
+    root = next((d for d in chain if (d / ".git").exists()), None)
+    if root is None:
+        return ()
+    rules: _Rules = ()
+    for ancestor in reversed(chain[: chain.index(root) + 1]):
+        rules = _read_rules(ancestor, rules)
+    return rules
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    depth: int
+    text: str
+
+
+def _walk(directory: Path, depth: int, max_depth: int, rules: _Rules) -> Iterator[_Entry]:
+    """Entries below ``directory`` depth-first, directories first, names case-insensitive."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError as exc:
+        yield _Entry(depth, f"[cannot list: {exc.strerror}]")
+        return
+    visible = []
+    for entry in entries:
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if entry.name == ".git" or _ignored(Path(entry.path), is_dir, rules):
+            continue
+        visible.append((not is_dir, entry.name.lower(), entry, is_dir))
+    for _, _, entry, is_dir in sorted(visible, key=lambda v: (v[0], v[1])):
+        if entry.is_symlink():
+            yield _Entry(depth, f"{entry.name} -> {os.readlink(entry.path)}")
+        elif not is_dir:
+            yield _Entry(depth, entry.name)
+        elif depth + 1 >= max_depth:
+            yield _Entry(depth, f"{entry.name}/ ({_count(Path(entry.path), rules)} entries, "
+                                "deeper than depth)")
+        else:
+            child = Path(entry.path)
+            yield _Entry(depth, f"{entry.name}/")
+            yield from _walk(child, depth + 1, max_depth, _read_rules(child, rules))
+
+
+def _count(directory: Path, rules: _Rules) -> int:
+    rules = _read_rules(directory, rules)
+    try:
+        return sum(
+            1 for e in os.scandir(directory)
+            if e.name != ".git"
+            and not _ignored(Path(e.path), e.is_dir(follow_symlinks=False), rules)
+        )
+    except OSError:
+        return 0
+
 
 class TreeTool:
-    """Lists a directory tree (work in progress: implementation follows)."""
+    """Lists a directory tree, skipping .git and what .gitignore ignores."""
 
     name = "tree"
-    description = "List the files under a directory, skipping what .gitignore ignores."
+    description = (
+        "List the files and directories under a directory as an indented tree, skipping "
+        ".git and everything .gitignore ignores. Directories end with '/'; those deeper than "
+        "`depth` show only how many entries they hold. Use it to get oriented in a project."
+    )
     parameters: dict[str, Any] = {
         "type": "object",
         "properties": {
-            "path": {"type": "string"},
-            "depth": {"type": "integer"},
+            "path": {
+                "type": "string",
+                "description": "Directory to list; defaults to the working directory.",
+            },
+            "depth": {
+                "type": "integer",
+                "description": f"Directory levels to show (1 = direct entries only); "
+                f"default {DEFAULT_DEPTH}.",
+            },
         },
     }
 
@@ -25,5 +132,43 @@ class TreeTool:
         return True
 
     def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Not implemented yet."""
-        return ToolResult("tree is not implemented yet", is_error=True)
+        """List ``path`` (relative to ``ctx.working_dir``) down to ``depth`` levels.
+
+        Returns:
+            The root path, then one line per entry indented two spaces per level; at most
+            ``ctx.max_output_chars`` characters, ending with a count of the entries left
+            out when the cap was reached.
+        """
+        raw_path = arguments.get("path") or "."
+        depth = arguments.get("depth", DEFAULT_DEPTH)
+        if not isinstance(raw_path, str):
+            return ToolResult("'path' must be a string", is_error=True)
+        if depth is None:
+            depth = DEFAULT_DEPTH
+        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
+            return ToolResult(f"'depth' must be a whole number of at least 1; got {depth!r}",
+                              is_error=True)
+        root = Path(os.path.abspath(ctx.working_dir / Path(raw_path).expanduser()))
+        if not root.is_dir():
+            what = "does not exist" if not root.exists() else "is not a directory"
+            return ToolResult(f"{root} {what}", is_error=True)
+        lines = [f"{root}/"]
+        used_chars = len(lines[0])
+        reserve_chars = 120  # room for the "not shown" line
+        left_out = 0
+        for entry in _walk(root, 0, depth, _repo_rules(root) or _read_rules(root, ())):
+            line = "  " * (entry.depth + 1) + entry.text
+            if left_out == 0 and used_chars + len(line) + 1 <= ctx.max_output_chars - reserve_chars:
+                lines.append(line)
+                used_chars += len(line) + 1
+                continue
+            left_out += 1
+            if left_out >= COUNT_LIMIT:
+                break
+        if len(lines) == 1:
+            lines.append("  (empty)")
+        if left_out:
+            count = f"{left_out:,}+" if left_out >= COUNT_LIMIT else f"{left_out:,}"
+            lines.append(f"[... {count} more entries not shown; list a subdirectory or use a "
+                         "smaller depth]")
+        return ToolResult(ctx.redact("\n".join(lines)[: ctx.max_output_chars]))

@@ -1,0 +1,97 @@
+"""The tree tool: .gitignore respected, .git skipped, depth and cap honoured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from goosectx.tools.base import ToolContext
+from goosectx.tools.tree import TreeTool
+
+
+def make(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    make(root, {
+        ".git/HEAD": "ref: refs/heads/main\n",
+        ".gitignore": "*.log\nbuild/\n!keep.log\n",
+        "README.md": "",
+        "app.log": "",
+        "keep.log": "",
+        "build/out.bin": "",
+        "src/main.py": "",
+        "src/.gitignore": "generated_*.py\n!generated_ok.py\n",
+        "src/generated_x.py": "",
+        "src/generated_ok.py": "",
+        "src/pkg/deep/deeper/leaf.py": "",
+        "src/debug.log": "",
+    })
+    return root
+
+
+def listing(ctx: ToolContext, **arguments: object) -> str:
+    result = TreeTool().run(arguments, ctx)
+    assert not result.is_error, result.output
+    return result.output
+
+
+def test_tree_respects_gitignore_and_skips_git(repo: Path) -> None:
+    ctx = ToolContext(working_dir=repo)
+    assert listing(ctx, depth=10) == "\n".join([
+        f"{repo}/",
+        "  src/",
+        "    pkg/",
+        "      deep/",
+        "        deeper/",
+        "          leaf.py",
+        "    .gitignore",
+        "    generated_ok.py",
+        "    main.py",
+        "  .gitignore",
+        "  keep.log",
+        "  README.md",
+    ])
+
+
+def test_listing_a_subdirectory_applies_the_repository_root_gitignore(repo: Path) -> None:
+    ctx = ToolContext(working_dir=repo)
+    output = listing(ctx, path="src", depth=1)
+    assert "debug.log" not in output  # ignored by the root .gitignore's *.log
+    assert "generated_x.py" not in output
+    assert "  main.py" in output
+    assert "  pkg/ (1 entries, deeper than depth)" in output
+
+
+def test_depth_limits_levels_and_counts_what_is_below(repo: Path) -> None:
+    ctx = ToolContext(working_dir=repo)
+    output = listing(ctx, depth=2)
+    assert "    pkg/ (1 entries, deeper than depth)" in output
+    assert "deeper" not in output.replace("deeper than depth", "")
+
+
+def test_output_is_capped_with_a_count_of_what_was_left_out(tmp_path: Path) -> None:
+    make(tmp_path, {f"file_{i:04}.txt": "" for i in range(500)})
+    ctx = ToolContext(working_dir=tmp_path, max_output_chars=1_000)
+    output = listing(ctx)
+    assert len(output) <= 1_000
+    shown = sum(1 for line in output.splitlines() if line.startswith("  file_"))
+    assert f"[... {500 - shown:,} more entries not shown" in output
+
+
+def test_missing_directory_and_bad_depth_are_errors(tmp_path: Path) -> None:
+    ctx = ToolContext(working_dir=tmp_path)
+    assert TreeTool().run({"path": "nope"}, ctx).is_error
+    assert TreeTool().run({"depth": 0}, ctx).is_error
+    assert TreeTool().run({"depth": "2"}, ctx).is_error
+
+
+def test_tree_is_read_only() -> None:
+    assert TreeTool().is_read_only({})
