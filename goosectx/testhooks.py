@@ -2,7 +2,8 @@
 
 Set ``GOOSECTX_TEST_PAUSE_AT=<point>`` and ``GOOSECTX_TEST_PAUSE_FILE=<path>``: when the
 process reaches ``<point>`` it writes its PID to ``<path>`` and sleeps (up to 60 s) so the
-test can kill or race it at exactly that moment. Unset, it costs one dict lookup.
+test can kill or race it at exactly that moment; deleting ``<path>`` lets it go on (it
+pauses again each time it reaches the point). Unset, it costs one dict lookup.
 """
 
 from __future__ import annotations
@@ -20,5 +21,5 @@ def pause_point(name: str) -> None:
     if marker:
         Path(marker).write_text(str(os.getpid()))
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and (not marker or os.path.exists(marker)):
         time.sleep(0.05)
