@@ -571,6 +571,7 @@ class SessionStore:
 
         Raises:
             SessionInUse: another live process holds it.
+            StoreError: the lock file cannot be created (e.g. ``locks`` is a file).
         """
         return SessionLock(self.data_dir / "locks" / f"{session_id}.lock", session_id)
 
@@ -584,8 +585,14 @@ class SessionLock:
 
     def __init__(self, path: Path, session_id: str) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the session lock {path}: {exc.strerror}",
+                f"make {path.parent} a writable directory (move aside what is there)",
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
