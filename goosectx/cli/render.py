@@ -191,11 +191,15 @@ class TranscriptRenderer:
         return True
 
     # -- the turn's events ---------------------------------------------------------------
-    def user(self, text: str) -> None:
-        """Echo the user's prompt (the REPL calls this before running the turn)."""
+    def user(self, text: str, *, show: bool = True) -> None:
+        """The user's prompt, drawn before the turn runs (``show=False``: already on screen).
+
+        The turn's ``MessageCompleted`` for this text is then not drawn a second time.
+        """
         self.settle()
         self._echoed_user = text
-        self._user_message(text)
+        if show:
+            self._user_message(text)
 
     def handle(self, event: Event) -> None:
         """Draw one event of the core (see DESIGN.md §5 for their meaning)."""

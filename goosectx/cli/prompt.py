@@ -1,0 +1,196 @@
+"""prompt-toolkit input of the REPL: the prompt session, slash completion and approval keys.
+
+Keys: Enter sends; Esc then Enter (Alt+Enter in most terminals) inserts a new line; pasted
+text keeps its new lines; Ctrl-C clears the line (on an empty line it says how to leave);
+Ctrl-D on an empty line leaves. The session's input and output are parameters so tests
+drive it with ``prompt_toolkit.input.create_pipe_input()`` (STYLE.md example 9).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import Application
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import AnyFormattedText, FormattedText
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output import Output
+from prompt_toolkit.styles import Style
+
+from goosectx.approval import ApprovalDecision
+from goosectx.cli.slash import COMMANDS
+from goosectx.cli.toolbar import TOOLBAR_STYLE
+
+NEWLINE_KEY_HELP = "Esc then Enter (or Alt+Enter)"
+"""How to type a new line, as ``/help`` and the banner say it."""
+
+PROMPT_STYLE = Style.from_dict({
+    **TOOLBAR_STYLE,
+    "prompt": "bold #5fafff",
+    "continuation": "#5f5f5f",
+    "approval.question": "bold #ffaf00",
+    "approval.key": "bold #ffffff",
+    "approval.text": "#bcbcbc",
+})
+
+APPROVAL_KEYS: tuple[tuple[str, ApprovalDecision, str], ...] = (
+    ("y", "allow_once", "allow once"),
+    ("a", "always_allow", "always allow (this tool, this session)"),
+    ("n", "deny", "deny"),
+    ("c", "cancel", "cancel the turn"),
+)
+
+
+class SlashCompleter(Completer):
+    """Completes command names after a leading ``/`` and their fixed arguments.
+
+    Args:
+        models: Returns model names offered after ``/model `` (e.g. the configured ones).
+    """
+
+    def __init__(self, models: Callable[[], Iterable[str]] = lambda: ()) -> None:
+        self.models = models
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterator[Completion]:
+        """Yield completions for the text before the cursor (first line only)."""
+        text = document.text_before_cursor
+        if not text.startswith("/") or "\n" in text:
+            return
+        if " " not in text:
+            for info in COMMANDS:
+                if info.name.startswith(text.lower()):
+                    yield Completion(info.name, start_position=-len(text),
+                                     display_meta=info.summary)
+            return
+        head, _, arg = text.partition(" ")
+        choices: Iterable[str] = ()
+        for info in COMMANDS:
+            if info.name == head.lower():
+                choices = info.choices
+        if head.lower() == "/model":
+            choices = self.models()
+        for choice in choices:
+            if choice.startswith(arg.strip()) and choice != arg:
+                yield Completion(choice, start_position=-len(arg))
+
+
+def _key_bindings() -> KeyBindings:
+    kb = KeyBindings()
+
+    @kb.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    @kb.add("enter")
+    def _submit(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        state = buffer.complete_state
+        if state is not None and state.current_completion is not None:
+            buffer.apply_completion(state.current_completion)
+            return
+        buffer.validate_and_handle()
+
+    return kb
+
+
+def make_prompt_session(
+    *,
+    history_path: Path | None,
+    toolbar: Callable[[], AnyFormattedText],
+    completer: Completer | None = None,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> PromptSession[str]:
+    """The REPL's prompt session.
+
+    Args:
+        history_path: File of earlier inputs (created on first use), or ``None`` for an
+            in-memory history.
+        toolbar: Returns the bottom toolbar (called on every redraw, so it must be cheap).
+        completer: Slash-command completer.
+        input: prompt-toolkit input (``None``: the terminal).
+        output: prompt-toolkit output (``None``: the terminal).
+
+    Returns:
+        A multi-line session where Enter submits and Esc+Enter inserts a new line; the prompt
+        line is erased once submitted (the transcript shows the message as a panel instead).
+    """
+    history: History
+    if history_path is not None:
+        history_path.parent.mkdir(parents=True, exist_ok=True)
+        history = FileHistory(str(history_path))
+    else:
+        history = InMemoryHistory()
+    return PromptSession(
+        message=FormattedText([("class:prompt", "❯ ")]),
+        multiline=True,
+        prompt_continuation=lambda width, line_number, wrap_count: FormattedText(
+            [("class:continuation", "· ".rjust(width))]),
+        key_bindings=_key_bindings(),
+        history=history,
+        completer=completer,
+        complete_while_typing=True,
+        bottom_toolbar=toolbar,
+        style=PROMPT_STYLE,
+        erase_when_done=True,
+        enable_suspend=True,
+        input=input,
+        output=output,
+    )
+
+
+def ask_approval(
+    tool_name: str, *, input: Input | None = None, output: Output | None = None
+) -> ApprovalDecision:
+    """Ask with one key press whether a tool call may run.
+
+    Keys: ``y`` allow once, ``a`` always allow, ``n`` deny, ``c`` / Ctrl-C / Esc cancel the
+    turn; Ctrl-D denies.
+
+    Returns:
+        The decision.
+    """
+    keys = KeyBindings()
+    for key, decision, _label in APPROVAL_KEYS:
+        for variant in {key, key.upper()}:
+            keys.add(variant)(lambda event, d=decision: event.app.exit(result=d))
+    keys.add("c-c")(lambda event: event.app.exit(result="cancel"))
+    keys.add("escape", eager=True)(lambda event: event.app.exit(result="cancel"))
+    keys.add("c-d")(lambda event: event.app.exit(result="deny"))
+    fragments: list[tuple[str, str]] = [("class:approval.question", f"Run {tool_name}? ")]
+    for key, _decision, label in APPROVAL_KEYS:
+        fragments += [("class:approval.key", f"[{key}]"), ("class:approval.text", f" {label}  ")]
+    app: Application[ApprovalDecision] = Application(
+        layout=Layout(Window(FormattedTextControl(FormattedText(fragments)),
+                             dont_extend_height=True)),
+        key_bindings=keys,
+        style=PROMPT_STYLE,
+        erase_when_done=True,
+        input=input,
+        output=output,
+    )
+    return app.run()
+
+
+def parse_approval_answer(answer: str) -> ApprovalDecision | None:
+    """The decision a typed answer names (plain mode), or ``None``.
+
+    Accepted: ``y``/``yes``, ``a``/``always``, ``n``/``no``/``deny``, ``c``/``cancel``.
+    """
+    word = answer.strip().lower()
+    table: dict[str, ApprovalDecision] = {
+        "y": "allow_once", "yes": "allow_once", "allow": "allow_once",
+        "a": "always_allow", "always": "always_allow",
+        "n": "deny", "no": "deny", "deny": "deny",
+        "c": "cancel", "cancel": "cancel",
+    }
+    return table.get(word)

@@ -1,0 +1,546 @@
+"""The interactive REPL (``goosectx``, ``goosectx session``): prompt, slash commands, turns.
+
+One :class:`Repl` drives one locked session. Each turn (or ``/compact``, ``/clear``) runs
+the core's event generator in a worker thread; the main thread takes the events from a
+queue, records each through the :class:`~goosectx.recorder.SessionRecorder` (so the session
+is saved whatever happens next) and draws it with the
+:class:`~goosectx.cli.render.TranscriptRenderer`. Approval questions travel the same queue,
+so every terminal read and write happens on the main thread, and Ctrl-C there only sets the
+turn's cancel event: the agent ends the turn itself and the history stays valid.
+
+Its prompt-toolkit input/output and its rich console are parameters (:class:`ReplIO`) so
+tests drive it with pipe input and read the transcript (STYLE.md example 9).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import queue
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+from rich.console import Console
+
+from goosectx.agent import Agent
+from goosectx.approval import ApprovalDecision, ApprovalFn
+from goosectx.cli import reports, slash
+from goosectx.cli.prompt import (
+    APPROVAL_KEYS,
+    SlashCompleter,
+    ask_approval,
+    make_prompt_session,
+    parse_approval_answer,
+)
+from goosectx.cli.render import TranscriptRenderer
+from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
+from goosectx.compaction.manager import ContextManager
+from goosectx.config import ApprovalMode, Settings, parse_mode
+from goosectx.conversation import ToolRequest
+from goosectx.errors import GoosectxError
+from goosectx.events import Event, HistoryReplaced, UsageUpdated
+from goosectx.providers.base import Provider
+from goosectx.recorder import SessionRecorder
+from goosectx.session import Session
+from goosectx.store import SessionStore
+
+AgentFactory = Callable[[ApprovalFn], Agent]
+"""Builds the session's agent around the REPL's approval callable (may raise
+``ModelNotConfigured`` / ``AuthFailed``; the REPL then opens without a model)."""
+ProviderFactory = Callable[[str], Provider]
+"""Builds the provider for ``/model NAME``."""
+
+HISTORY_FILE = "repl_history"
+"""Input history file in the data dir."""
+_POLL_S = 0.1
+
+
+@dataclass(slots=True)
+class ReplIO:
+    """Where the REPL reads and writes.
+
+    Attributes:
+        console: The transcript goes here.
+        plain: Plain line input from ``stdin`` and plain output (no TTY, ``TERM=dumb``,
+            ``NO_COLOR``).
+        input: prompt-toolkit input (``None``: the terminal); unused when ``plain``.
+        output: prompt-toolkit output (``None``: the terminal); unused when ``plain``.
+        stdin: Line source in plain mode.
+        echo: Echo each prompt into the transcript in plain mode (off when a person types
+            on a terminal, whose echo already shows it).
+        history: Keep an input history file (off in tests).
+    """
+
+    console: Console
+    plain: bool = False
+    input: Input | None = None
+    output: Output | None = None
+    stdin: TextIO | None = None
+    echo: bool = True
+    history: bool = True
+
+    @classmethod
+    def for_terminal(cls, environ: dict[str, str] | None = None) -> ReplIO:
+        """The real terminal; plain mode without one, or with ``TERM=dumb`` / ``NO_COLOR``."""
+        env = os.environ if environ is None else environ
+        tty = sys.stdin.isatty() and sys.stdout.isatty()
+        plain = not tty or env.get("TERM") == "dumb" or "NO_COLOR" in env
+        if plain:
+            console = Console(no_color=True, color_system=None, force_terminal=False,
+                              highlight=False, emoji=False, soft_wrap=False)
+            return cls(console, plain=True, stdin=sys.stdin, echo=not sys.stdin.isatty())
+        return cls(Console(highlight=False))
+
+
+@dataclass(slots=True)
+class _Ask:
+    """An approval question from the worker thread; the answer goes into ``answer``."""
+
+    request: ToolRequest
+    answer: queue.SimpleQueue[ApprovalDecision]
+
+
+@dataclass(slots=True)
+class _Failed:
+    """The worker's generator raised."""
+
+    error: BaseException
+
+
+_DONE = object()
+
+
+def preload_litellm() -> threading.Thread:
+    """Import litellm in a daemon thread so the first answer does not wait for it (~1-2 s)."""
+
+    def load() -> None:
+        try:
+            module = importlib.import_module("goosectx.providers.litellm_provider")
+            loader = getattr(module, "preload", None) or getattr(module, "_litellm", None)
+            if loader is not None:
+                loader()
+        except Exception:  # noqa: BLE001 - a failed preload only means the first call imports
+            pass
+
+    thread = threading.Thread(target=load, name="preload-litellm", daemon=True)
+    thread.start()
+    return thread
+
+
+def start_repl(settings: Settings, *, name: str | None, resume: str | None, continue_: bool,
+               mode: str | None = None, model: str | None = None) -> int:
+    """Open (or resume) a session and run the REPL on the terminal until the user leaves.
+
+    Returns:
+        The exit code: 0 when the user leaves (``/exit``, Ctrl-D, end of piped input).
+
+    Raises:
+        ConfigError: a bad ``--mode``.
+        UsageError, SessionNameTaken, SessionNotFound, SessionAmbiguous, SessionInUse,
+        StoreError: from opening the session (printed by ``main`` as one line).
+    """
+    from goosectx.cli.common import open_session
+
+    approval_mode = parse_mode("--mode", mode) if mode else None
+    preload_litellm()
+    opened = open_session(settings, name=name, resume=resume, continue_=continue_, model=model)
+    try:
+        repl = Repl(settings, opened.store, opened.session, io=ReplIO.for_terminal(),
+                    resumed=opened.resumed, mode=approval_mode, model=model)
+        return repl.run()
+    finally:
+        opened.close()
+
+
+class Repl:
+    """The read–run–render loop of one session.
+
+    Args:
+        settings: Resolved settings.
+        store: The open store (the recorder writes to it).
+        session: The locked, loaded session.
+        io: Console and input.
+        resumed: Show the stored transcript first.
+        mode: Approval mode override (``--mode``).
+        model: Model override (``--model``).
+        agent_factory: Builds the agent (default: ``goosectx.runtime.build_agent``).
+        provider_factory: Builds a provider for ``/model`` (default: the litellm adapter).
+    """
+
+    def __init__(
+        self, settings: Settings, store: SessionStore, session: Session, *, io: ReplIO,
+        resumed: bool = False, mode: ApprovalMode | None = None, model: str | None = None,
+        agent_factory: AgentFactory | None = None,
+        provider_factory: ProviderFactory | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.session = session
+        self.io = io
+        self.resumed = resumed
+        self.recorder = SessionRecorder(store, session)
+        self.renderer = TranscriptRenderer(io.console, plain=io.plain)
+        self.mode: ApprovalMode = mode or settings.mode
+        self._model_override = model
+        self._agent_factory = agent_factory or self._runtime_agent
+        self._provider_factory = provider_factory or self._runtime_provider
+        self._queue: queue.Queue[Any] | None = None
+        self._figure: ContextFigure | None = None
+        self.setup_error: GoosectxError | None = None
+        self.agent = self._build_agent()
+        self._prompt = None if io.plain else make_prompt_session(
+            history_path=settings.data_dir / HISTORY_FILE if io.history else None,
+            toolbar=self._toolbar, completer=SlashCompleter(self._model_names),
+            input=io.input, output=io.output)
+
+    # -- building the agent --------------------------------------------------------------
+    def _runtime_agent(self, approve: ApprovalFn) -> Agent:
+        from goosectx.runtime import build_agent
+
+        return build_agent(self.settings, self.session, approve=approve, mode=self.mode,
+                           model=self._model_override)
+
+    def _runtime_provider(self, name: str) -> Provider:
+        from goosectx import runtime
+
+        build = getattr(runtime, "build_provider", None)
+        if build is not None:
+            provider: Provider = build(self.settings, name)
+            return provider
+        from goosectx.providers.litellm_provider import make_provider
+
+        made = make_provider(self.settings, name)
+        made.check_credentials()
+        return made
+
+    def _build_agent(self) -> Agent:
+        try:
+            return self._agent_factory(self.approve)
+        except GoosectxError as exc:
+            self.setup_error = exc
+        from goosectx.tools.builtin import default_registry
+
+        return Agent(self.session, self.settings, provider=None, tools=default_registry(),
+                     approve=self.approve, mode=self.mode)
+
+    @property
+    def provider(self) -> Provider | None:
+        """The agent's current model, or ``None``."""
+        provider: Provider | None = getattr(self.agent, "provider", None)
+        return provider
+
+    def _context_manager(self) -> ContextManager:
+        manager = getattr(self.agent, "context", None)
+        if isinstance(manager, ContextManager):
+            return manager
+        return ContextManager(self.session, self.settings, self.provider)
+
+    def _model_names(self) -> list[str]:
+        names = [*self.settings.models]
+        for extra in (self.settings.model, self.session.model):
+            if extra and extra not in names:
+                names.append(extra)
+        return names
+
+    # -- the loop ------------------------------------------------------------------------
+    def run(self) -> int:
+        """Run until ``/exit``, Ctrl-D or the end of input; returns the exit code (0)."""
+        self._refresh_figure()
+        facts = self._facts()
+        self.renderer.print(reports.banner(
+            self.session, model=self.provider.model if self.provider else None, mode=self.mode,
+            resumed=self.resumed, facts=facts))
+        if self.resumed and len(self.session.conversation):
+            self.renderer.history(self.session.conversation)
+            self.renderer.rule("resumed · earlier messages above")
+        if self.setup_error is not None:
+            self.renderer.panel(reports.no_model_text(self.settings, self.setup_error),
+                                title="no model configured", style="yellow")
+        while True:
+            try:
+                line = self._read()
+            except KeyboardInterrupt:
+                self.renderer.notice("(Ctrl-D or /exit leaves; the session is saved)")
+                continue
+            except EOFError:
+                break
+            if not line.strip():
+                continue
+            command = slash.parse_slash(line)
+            if command is None:
+                self.turn(slash.unescape_prompt(line))
+            elif isinstance(command, slash.Exit):
+                break
+            else:
+                self.command(command)
+        self._goodbye()
+        return 0
+
+    def _read(self) -> str:
+        if self._prompt is not None:
+            return self._prompt.prompt()
+        stdin = self.io.stdin or sys.stdin
+        if not self.io.echo:
+            self.io.console.file.write("> ")
+            self.io.console.file.flush()
+        lines: list[str] = []
+        while True:
+            raw = stdin.readline()
+            if not raw:
+                if lines:
+                    break
+                raise EOFError
+            text = raw.rstrip("\n").rstrip("\r")
+            if text.endswith("\\"):
+                lines.append(text[:-1])
+                continue
+            lines.append(text)
+            break
+        return "\n".join(lines)
+
+    def _goodbye(self) -> None:
+        ref = self.session.name or self.session.id
+        self.renderer.notice(f"session {ref} saved · resume it with: goosectx session "
+                             f"--resume {ref}")
+
+    # -- turns ---------------------------------------------------------------------------
+    def turn(self, text: str) -> None:
+        """Run one turn for ``text`` and draw it."""
+        self.renderer.user(text, show=self.io.echo or not self.io.plain)
+        self._drive(lambda cancel: self.agent.reply(text, cancel=cancel))
+
+    def _drive(self, start: Callable[[threading.Event], Iterator[Event]]) -> None:
+        """Run a core generator in a worker; record and draw its events on this thread."""
+        cancel = threading.Event()
+        events: queue.Queue[Any] = queue.Queue()
+        self._queue = events
+
+        def work() -> None:
+            try:
+                for event in start(cancel):
+                    events.put(event)
+            except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+                events.put(_Failed(exc))
+            finally:
+                events.put(_DONE)
+
+        worker = threading.Thread(target=work, name="goosectx-turn", daemon=True)
+        worker.start()
+        self.renderer.waiting()
+        interrupts = 0
+        try:
+            while True:
+                try:
+                    item = events.get(timeout=_POLL_S)
+                except queue.Empty:
+                    continue
+                except KeyboardInterrupt:
+                    interrupts += 1
+                    cancel.set()
+                    if interrupts == 1:
+                        self.renderer.notice("cancelling…", style="yellow")
+                        continue
+                    if interrupts == 2:
+                        self.renderer.notice("still stopping — Ctrl-C once more abandons "
+                                             "the turn", style="yellow")
+                        continue
+                    self.renderer.error("turn abandoned while it was still stopping",
+                                        "the saved session holds every completed message")
+                    return
+                if item is _DONE:
+                    break
+                self._handle(item, cancel)
+        finally:
+            self._queue = None
+            self.renderer.settle()
+            self._refresh_figure()
+
+    def _handle(self, item: Any, cancel: threading.Event) -> None:
+        if isinstance(item, _Ask):
+            self.renderer.settle()
+            decision = "cancel" if cancel.is_set() else self._ask(item.request)
+            item.answer.put(decision)
+            return
+        if isinstance(item, _Failed):
+            self._failed(item.error)
+            return
+        event: Event = item
+        try:
+            self.recorder.record(event)
+        except GoosectxError as exc:
+            self.renderer.error(f"could not save to the session: {exc.message}", exc.hint)
+        if isinstance(event, UsageUpdated):
+            self._figure = ContextFigure(event.current_tokens, event.context_limit_tokens,
+                                         event.is_estimate)
+        elif isinstance(event, HistoryReplaced) and self._figure is not None:
+            self._figure = ContextFigure(event.tokens_after, self._figure.limit_tokens, True)
+        self.renderer.handle(event)
+
+    def _failed(self, error: BaseException) -> None:
+        if isinstance(error, GoosectxError):
+            self.renderer.error(error.message, error.hint)
+        elif isinstance(error, KeyboardInterrupt):
+            self.renderer.notice("turn cancelled", style="yellow")
+        else:
+            self.renderer.settle()
+            self.io.console.print_exception()
+            self.renderer.error(f"bug: {type(error).__name__}: {error}",
+                                "the session is saved; please report this with the traceback")
+
+    # -- approval ------------------------------------------------------------------------
+    def approve(self, request: ToolRequest) -> ApprovalDecision:
+        """The agent's approval callable (called on the worker thread; asks on the main one).
+
+        Outside a running turn (no queue) it denies.
+        """
+        events = self._queue
+        if events is None:
+            return "deny"
+        answer: queue.SimpleQueue[ApprovalDecision] = queue.SimpleQueue()
+        events.put(_Ask(request, answer))
+        return answer.get()
+
+    def _ask(self, request: ToolRequest) -> ApprovalDecision:
+        decision: ApprovalDecision | None
+        if self._prompt is None:
+            decision = self._ask_plain(request)
+        else:
+            try:
+                decision = ask_approval(request.name, input=self.io.input, output=self.io.output)
+            except (KeyboardInterrupt, EOFError):
+                decision = "cancel"
+        label = {key: text for _k, key, text in APPROVAL_KEYS}[decision]
+        self.renderer.notice(f"{request.name}: {label}",
+                             style="green" if decision in ("allow_once", "always_allow")
+                             else "yellow")
+        return decision
+
+    def _ask_plain(self, request: ToolRequest) -> ApprovalDecision:
+        stdin = self.io.stdin or sys.stdin
+        choices = " ".join(f"[{k}] {text}" for k, _d, text in APPROVAL_KEYS)
+        for _attempt in range(3):
+            self.io.console.file.write(f"Run {request.name}? {choices}: ")
+            self.io.console.file.flush()
+            raw = stdin.readline()
+            if not raw:
+                self.io.console.file.write("\n")
+                return "cancel"
+            if self.io.echo:
+                self.io.console.file.write(raw if raw.endswith("\n") else raw + "\n")
+            decision = parse_approval_answer(raw)
+            if decision is not None:
+                return decision
+        return "deny"
+
+    # -- slash commands ------------------------------------------------------------------
+    def command(self, command: slash.SlashCommand) -> None:
+        """Run one slash command (``/exit`` is handled by :meth:`run`)."""
+        if isinstance(command, slash.Help):
+            self.renderer.print(reports.help_table())
+        elif isinstance(command, slash.Invalid):
+            self.renderer.notice(f"{command.message} — {command.hint}", style="yellow")
+        elif isinstance(command, slash.Compact):
+            strategy = "llm" if self.provider is not None else "extractive"
+            self._drive(lambda _cancel: self.agent.compact(command.instructions,
+                                                           strategy=strategy))
+        elif isinstance(command, slash.Clear):
+            self._drive(lambda _cancel: self.agent.clear())
+        elif isinstance(command, slash.Mode):
+            self._mode(command.name)
+        elif isinstance(command, slash.Model):
+            self._model(command.name)
+        elif isinstance(command, slash.ShowUsage):
+            limit = self._figure.limit_tokens if self._figure else None
+            self.renderer.print(reports.usage_table(self.session.ledger, limit_tokens=limit))
+        elif isinstance(command, slash.ShowContext):
+            self.renderer.print(reports.context_table(self._facts()))
+        elif isinstance(command, slash.History):
+            self._history(command.view)
+
+    def _mode(self, name: ApprovalMode | None) -> None:
+        if name is None:
+            self.renderer.notice(f"mode: {self.mode} (choose with /mode auto|approve|"
+                                 "smart_approve|chat)")
+            return
+        self.agent.set_mode(name)
+        self.mode = name
+        self.renderer.notice(f"mode: {name}")
+
+    def _model(self, name: str | None) -> None:
+        if name is None:
+            current = self.provider.model if self.provider else "none"
+            self.renderer.notice(f"model: {current} (switch with /model NAME)")
+            return
+        try:
+            provider = self._provider_factory(name)
+        except GoosectxError as exc:
+            self.renderer.error(exc.message, exc.hint)
+            return
+        self.agent.set_provider(provider)
+        self.setup_error = None
+        self.session.model = provider.model
+        self.store.update_session(self.session.id, model=provider.model)
+        limit = provider.context_limit()
+        self.renderer.notice(f"model: {provider.model} · context limit {limit.tokens:,} tokens "
+                             f"({limit.source}) from the next call")
+        self._refresh_figure()
+
+    def _history(self, view: slash.HistoryView) -> None:
+        conversation = self.session.conversation
+        if view == "user":
+            self.renderer.rule(f"transcript · {len(conversation.user_view())} messages")
+            self.renderer.history(conversation)
+            self.renderer.rule("end of transcript")
+            return
+        messages = conversation.agent_view()
+        request = self.agent.request_context
+        self.renderer.rule(f"what the model sees · system prompt + "
+                           f"{len(request.tool_schemas)} tool schemas + {len(messages)} messages")
+        for m in messages:
+            label = "summary" if m.metadata.is_summary else (
+                "continuation" if m.metadata.is_continuation else None)
+            self.renderer.message(m, label=label)
+        self.renderer.rule("end of the model's view")
+
+    # -- context figures -----------------------------------------------------------------
+    def _facts(self) -> reports.ContextFacts | None:
+        try:
+            manager = self._context_manager()
+            request = self.agent.request_context
+            breakdown = manager.breakdown(request)
+            current, is_estimate = manager.current_tokens(request)
+            limit = manager.context_limit()
+        except GoosectxError as exc:
+            self.renderer.error(f"cannot measure the context: {exc.message}", exc.hint)
+            return None
+        provider = self.provider
+        return reports.ContextFacts(
+            breakdown=breakdown, current_tokens=current, current_is_estimate=is_estimate,
+            limit_tokens=limit.tokens, limit_source=limit.source,
+            threshold_ratio=self.settings.threshold_ratio,
+            threshold_source=self.settings.source("threshold_ratio"),
+            auto_enabled=self.settings.auto_compaction_enabled,
+            paused=self.session.state.auto_compaction_paused,
+            manages_own_context=bool(provider and provider.manages_own_context),
+        )
+
+    def _refresh_figure(self) -> None:
+        try:
+            manager = self._context_manager()
+            current, is_estimate = manager.current_tokens(self.agent.request_context)
+            self._figure = ContextFigure(current, manager.context_limit().tokens, is_estimate)
+        except GoosectxError:
+            pass
+
+    def _toolbar(self) -> FormattedText:
+        provider = self.provider
+        note = "auto-compaction paused" if self.session.state.auto_compaction_paused else ""
+        return FormattedText(toolbar_fragments(
+            model=provider.model if provider else None, mode=self.mode, figure=self._figure,
+            note=note))

@@ -1,0 +1,184 @@
+"""What the REPL's informational commands print.
+
+The banner, ``/help``, ``/usage``, ``/context`` and the "no model configured" panel. Pure:
+each function returns text or a rich renderable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from goosectx import __version__
+from goosectx.cli.prompt import NEWLINE_KEY_HELP
+from goosectx.cli.render import format_cost
+from goosectx.cli.slash import COMMANDS
+from goosectx.config import Settings
+from goosectx.errors import GoosectxError
+from goosectx.session import Session
+from goosectx.tokens import ContextBreakdown
+from goosectx.usage import CallPurpose, Usage, UsageLedger
+
+KEYS_HELP = (
+    f"Enter sends · {NEWLINE_KEY_HELP} inserts a new line · Ctrl-C cancels a running turn "
+    "or clears the line · Ctrl-D on an empty line (or /exit) leaves · start a prompt with "
+    "// to send a leading /"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextFacts:
+    """Everything ``/context`` and the banner say about the context window.
+
+    Attributes:
+        breakdown: Estimate of the next request by category.
+        current_tokens: The ``current`` figure the trigger uses.
+        current_is_estimate: Whether ``current_tokens`` is an estimate.
+        limit_tokens: The context limit.
+        limit_source: Where the limit came from.
+        threshold_ratio: Fraction of the limit that triggers auto-compaction.
+        threshold_source: Where the threshold came from.
+        auto_enabled: ``0 < threshold_ratio < 1``.
+        paused: Auto-compaction is paused for this session.
+        manages_own_context: The model manages its own context (goosectx never compacts).
+    """
+
+    breakdown: ContextBreakdown
+    current_tokens: int
+    current_is_estimate: bool
+    limit_tokens: int
+    limit_source: str
+    threshold_ratio: float
+    threshold_source: str
+    auto_enabled: bool
+    paused: bool
+    manages_own_context: bool
+
+    def auto_compaction_line(self) -> str:
+        """When auto-compaction runs, or why it does not."""
+        if self.manages_own_context:
+            return "off: the model manages its own context, so goosectx never compacts"
+        if not self.auto_enabled:
+            return (f"off: threshold {self.threshold_ratio:g} ({self.threshold_source}) is "
+                    "outside (0, 1); /compact still works")
+        at = int(self.limit_tokens * self.threshold_ratio)
+        line = f"at {self.threshold_ratio:.0%} of the limit = {at:,} tokens"
+        if self.paused:
+            return line + (" — paused: the last compaction saved under 10 %; /compact or "
+                           "/clear resumes it")
+        return line + f" — {max(0, at - self.current_tokens):,} tokens to go"
+
+
+def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
+           facts: ContextFacts | None) -> Text:
+    """The lines shown when the REPL opens."""
+    text = Text()
+    text.append(f"goosectx {__version__}", style="bold")
+    state = "resumed" if resumed else "new"
+    text.append(f" · {state} session {session.display_name}", style="cyan")
+    if session.name:
+        text.append(f" ({session.id})", style="dim")
+    text.append(f"\nmodel {model or 'none'} · mode {mode}", style="dim")
+    if facts is not None:
+        text.append(f" · context limit {facts.limit_tokens:,} tokens", style="dim")
+        text.append(f"\nauto-compaction {facts.auto_compaction_line()}", style="dim")
+    text.append("\n" + KEYS_HELP + " · /help lists commands", style="dim")
+    return text
+
+
+def help_table() -> Table:
+    """The ``/help`` table: every command and the keys."""
+    table = Table(box=box.SIMPLE, show_header=False, pad_edge=False, title_justify="left",
+                  caption=KEYS_HELP, caption_justify="left")
+    table.add_column("command", style="bold cyan", no_wrap=True)
+    table.add_column("what it does")
+    for info in COMMANDS:
+        table.add_row(f"{info.name} {info.args}".strip(), info.summary)
+    return table
+
+
+def _calls(ledger: UsageLedger, purpose: CallPurpose) -> int:
+    return sum(1 for e in ledger.entries if e.purpose == purpose)
+
+
+def usage_table(ledger: UsageLedger, *, limit_tokens: int | None = None) -> Table:
+    """The ``/usage`` table: model calls, tokens and cost by purpose, then the total.
+
+    Compaction and tool-pair summary calls are rows of their own (DESIGN.md §2: compaction
+    calls are billed and shown, never hidden).
+    """
+    table = Table(box=box.SIMPLE, title="usage (tokens)", title_justify="left")
+    for name in ("", "calls", "input", "output", "total", "cost"):
+        table.add_column(name, justify="left" if not name else "right")
+    rows: list[tuple[str, CallPurpose]] = [
+        ("replies", "reply"), ("compaction", "compaction"), ("tool-pair notes", "tool_pairs")]
+
+    def row(label: str, calls: int, usage: Usage, style: str = "") -> None:
+        table.add_row(label, f"{calls:,}", f"{usage.input_tokens:,}", f"{usage.output_tokens:,}",
+                      f"{usage.total_tokens:,}", format_cost(usage.cost_usd), style=style)
+
+    for label, purpose in rows:
+        row(label, _calls(ledger, purpose), ledger.accumulated(purpose))
+    row("total", len(ledger.entries), ledger.accumulated(), style="bold")
+    cached = ledger.accumulated().cache_read_tokens
+    caption = []
+    if cached:
+        caption.append(f"{cached:,} input tokens served from the provider's cache")
+    if limit_tokens:
+        est = " (estimate)" if ledger.current_is_estimate else ""
+        caption.append(f"current context: {ledger.current_tokens:,}{est} of "
+                       f"{limit_tokens:,} tokens")
+    if caption:
+        table.caption = " · ".join(caption)
+        table.caption_justify = "left"
+    return table
+
+
+def context_table(facts: ContextFacts) -> Table:
+    """The ``/context`` table: the breakdown, the limit, the threshold and the distance."""
+    b = facts.breakdown
+    table = Table(box=box.SIMPLE, title="context window", title_justify="left",
+                  show_header=False)
+    table.add_column("what")
+    table.add_column("tokens", justify="right")
+    table.add_column("note", style="dim")
+
+    def share(n: int) -> str:
+        return f"{n / facts.limit_tokens:.1%} of limit" if facts.limit_tokens else ""
+
+    for label, n in (("system prompt", b.system_prompt),
+                     ("project instructions", b.project_instructions),
+                     ("tool schemas", b.tool_schemas), ("messages", b.messages),
+                     ("summary", b.summary)):
+        table.add_row(label, f"{n:,}", share(n))
+    table.add_row("estimate of the next request", f"{b.total:,}", share(b.total), style="bold")
+    how = "estimate" if facts.current_is_estimate else "last reported request + new messages"
+    table.add_row("current (what the trigger uses)", f"{facts.current_tokens:,}", how,
+                  style="bold")
+    table.add_row("context limit", f"{facts.limit_tokens:,}", facts.limit_source)
+    table.add_row("threshold", f"{facts.threshold_ratio:g}", facts.threshold_source)
+    table.caption = "auto-compaction " + facts.auto_compaction_line()
+    table.caption_justify = "left"
+    return table
+
+
+def no_model_text(settings: Settings, error: GoosectxError) -> str:
+    """The one panel shown when the REPL opens without a usable model."""
+    config = settings.config_path or "~/.config/goosectx/config.toml"
+    return (
+        f"{error.one_line()}\n\n"
+        "goosectx opened without a model. To talk to one, do one of:\n"
+        "  1. A hosted model: set GOOSE_MODEL and the provider's key variable, e.g.\n"
+        "       export GOOSE_MODEL=openai/gpt-4o-mini OPENAI_API_KEY=sk-...\n"
+        "     (anthropic/... reads ANTHROPIC_API_KEY, gemini/... GEMINI_API_KEY, and so on)\n"
+        "  2. A local OpenAI-compatible server (llama.cpp, Ollama, vLLM): in "
+        f"{config}\n"
+        "       model = \"openai/local\"\n"
+        "       [models.\"openai/local\"]\n"
+        "       api_base = \"http://127.0.0.1:8080/v1\"\n"
+        "Then restart goosectx (or /model NAME). Meanwhile /history, /context, /usage, "
+        "/compact (extractive, no model) and /exit work."
+    )

@@ -1,0 +1,79 @@
+"""The slash-command parser: pure, no terminal."""
+
+from __future__ import annotations
+
+import pytest
+
+from goosectx.cli import slash
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("/help", slash.Help()),
+        ("/exit", slash.Exit()),
+        ("/quit", slash.Exit()),
+        ("  /EXIT  ", slash.Exit()),
+        ("/compact", slash.Compact(None)),
+        ("/compact keep the file list", slash.Compact("keep the file list")),
+        ("/clear", slash.Clear()),
+        ("/mode", slash.Mode(None)),
+        ("/mode auto", slash.Mode("auto")),
+        ("/mode smart-approve", slash.Mode("smart_approve")),
+        ("/model", slash.Model(None)),
+        ("/model openai/gpt-4o-mini", slash.Model("openai/gpt-4o-mini")),
+        ("/usage", slash.ShowUsage()),
+        ("/context", slash.ShowContext()),
+        ("/history", slash.History("user")),
+        ("/history agent", slash.History("agent")),
+        ("/history USER", slash.History("user")),
+    ],
+)
+def test_commands_parse_to_their_dataclass(line: str, expected: slash.SlashCommand) -> None:
+    assert slash.parse_slash(line) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["hello", "what does /etc/hosts hold?", "/etc/hosts is odd", "//compact is a word", ""],
+)
+def test_prompts_are_not_commands(line: str) -> None:
+    assert slash.parse_slash(line) is None
+
+
+def test_double_slash_sends_a_leading_slash() -> None:
+    assert slash.unescape_prompt("//compact me") == "/compact me"
+    assert slash.unescape_prompt("plain") == "plain"
+
+
+def test_unknown_command_gets_a_hint_with_the_closest_name() -> None:
+    result = slash.parse_slash("/compcat")
+    assert isinstance(result, slash.Invalid)
+    assert "unknown command /compcat" in result.message
+    assert "/compact" in result.hint
+
+
+def test_unknown_command_without_a_close_match_still_points_at_help() -> None:
+    result = slash.parse_slash("/frobnicate")
+    assert isinstance(result, slash.Invalid)
+    assert "/help" in result.hint
+
+
+@pytest.mark.parametrize(
+    ("line", "fragment"),
+    [
+        ("/mode yolo", "auto, approve, smart_approve, chat"),
+        ("/history everything", "/history agent"),
+        ("/clear now", "/clear alone"),
+        ("/model a b", "one model name"),
+    ],
+)
+def test_bad_arguments_are_invalid_with_a_hint(line: str, fragment: str) -> None:
+    result = slash.parse_slash(line)
+    assert isinstance(result, slash.Invalid)
+    assert fragment in result.message + " " + result.hint
+
+
+def test_every_listed_command_parses() -> None:
+    for info in slash.COMMANDS:
+        assert not isinstance(slash.parse_slash(info.name), slash.Invalid), info.name
