@@ -62,7 +62,8 @@ def kill_process_group(proc: subprocess.Popen[bytes], grace_s: float = KILL_GRAC
     """Kill ``proc``'s whole process group: SIGTERM, then SIGKILL after ``grace_s`` seconds.
 
     ``proc`` must have been started with ``start_new_session=True`` (its pid is the group
-    id). Returns once ``proc`` is reaped and the group is empty or has been sent SIGKILL.
+    id). Returns once ``proc`` is reaped and the group is empty (or, for a process stuck in
+    the kernel, ``grace_s`` after SIGKILL).
     """
     pgid = proc.pid
     try:
@@ -81,6 +82,10 @@ def kill_process_group(proc: subprocess.Popen[bytes], grace_s: float = KILL_GRAC
             os.killpg(pgid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        # SIGKILL is delivered asynchronously; return once the group is really gone.
+        deadline = time.monotonic() + grace_s
+        while _group_alive(pgid) and time.monotonic() < deadline:
+            time.sleep(0.01)
     proc.wait()
 
 
