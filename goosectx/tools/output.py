@@ -23,7 +23,7 @@ caught; secrets longer than this could slip through a read boundary."""
 
 
 def overflow_path(overflow_dir: Path, label: str) -> Path:
-    """A fresh file name ``<tool>-<time>-<id>.<label>.txt`` under ``overflow_dir``."""
+    """A fresh file ``<YYYYmmdd-HHMMSS>-<random>.<label>.txt`` under ``overflow_dir``."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return overflow_dir / f"{stamp}-{uuid.uuid4().hex[:8]}.{label}.txt"
 
