@@ -5,22 +5,55 @@ the in-memory :class:`~goosectx.session.Session`: it mutates ``session.conversat
 ``session.ledger`` and ``session.state`` and yields an event for every change, which the
 session recorder mirrors into SQLite. It never prints and never touches the store.
 
-TEMPORARY: this file is the interface skeleton; the compaction issue replaces the bodies.
+The agent loop calls, per turn: :meth:`ContextManager.start_turn`; before every model call
+:meth:`~ContextManager.before_call` (auto-compaction); after a successful call
+:meth:`~ContextManager.record_call` then :meth:`~ContextManager.after_call` (tool-pair
+summarisation); on ``ContextLengthExceeded`` :meth:`~ContextManager.on_context_exceeded`
+and then the same step again. Design after goose 1.45's context management (DESIGN.md §3–4).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
+from goosectx.compaction.rewrite import cleared_messages, compacted_messages, new_compaction_id
+from goosectx.compaction.summarize import (
+    SummaryResult,
+    done_text,
+    intro_text,
+    model_summary,
+    tool_pair_notes,
+)
+from goosectx.compaction.summary import render_markdown
+from goosectx.compaction.toolpairs import apply_notes, select_pairs
+from goosectx.compaction.trigger import (
+    MAX_REACTIVE_PER_TURN,
+    auto_compaction_due,
+    saved_too_little,
+    tool_call_cutoff,
+)
 from goosectx.config import Settings
-from goosectx.events import Event, UsageUpdated
+from goosectx.conversation import Conversation, SystemNotification
+from goosectx.errors import CompactionFailed, ContextLengthExceeded, ProviderError
+from goosectx.events import (
+    CompactionStrategy,
+    CompactionTrigger,
+    Event,
+    HistoryReplaced,
+    Notification,
+    ToolPairsSummarized,
+    UsageUpdated,
+)
 from goosectx.providers.base import ContextLimit, Provider, ToolSchema
 from goosectx.session import Session
 from goosectx.tokens import ContextBreakdown, TokenCounter
 from goosectx.usage import CallPurpose, LedgerEntry, Usage
 
 DEFAULT_CONTEXT_LIMIT_TOKENS = 128_000
+DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
+"""Budget of an extractive summary when the caller names none (``--max-summary-tokens``)."""
 
 
 @dataclass(slots=True)
@@ -39,6 +72,35 @@ class RequestContext:
     tool_schemas: list[ToolSchema] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class CompactionPlan:
+    """What a compaction would do (``goosectx compact --dry-run``); no model is called.
+
+    Attributes:
+        tokens_before: ``current`` now (tokens).
+        strategy: ``llm`` or ``extractive``.
+        message_count: Agent-visible messages that would be summarised.
+        model: The summariser model, or ``None`` for the extractive strategy.
+        context_limit_tokens: The summariser's context window (the main one if extractive).
+        rung: The summary-input rung tried first, or ``None`` (extractive, or nothing fits).
+        request_tokens: Estimated input tokens of that summary request, or ``None``.
+        max_tokens: The summary's output budget (tokens).
+        removed_results: Tool results that rung leaves out.
+        total_results: Tool results in the agent view.
+    """
+
+    tokens_before: int
+    strategy: CompactionStrategy
+    message_count: int
+    model: str | None
+    context_limit_tokens: int
+    rung: str | None = None
+    request_tokens: int | None = None
+    max_tokens: int = 0
+    removed_results: int = 0
+    total_results: int = 0
+
+
 class ContextManager:
     """Decides and runs compaction for one session.
 
@@ -46,7 +108,8 @@ class ContextManager:
         session: The in-memory session (mutated).
         settings: Resolved settings (threshold, cutoff, compaction model...).
         provider: The main model, or ``None`` when no model is configured.
-        summarizer: The ``compaction_model`` provider, or ``None`` to use ``provider``.
+        summarizer: The ``compaction_model`` provider, or ``None`` to use ``provider``; on any
+            provider error the main model is tried instead.
     """
 
     def __init__(
@@ -62,11 +125,36 @@ class ContextManager:
         self.provider = provider
         self.summarizer = summarizer
         self.counter = TokenCounter(provider.model if provider else session.model)
+        self._counters: dict[str | None, TokenCounter] = {self.counter.model: self.counter}
+        self._reactive_this_turn = 0
+        self._compacted_since_call = False
+        self._reported_tokens: int | None = None
+        self._covered_ids: set[str] = set()
+        ledger = session.ledger
+        if ledger.current_tokens > 0 and not ledger.current_is_estimate:
+            # A resumed session: the stored report covered the history up to its last reply.
+            agent = session.conversation.agent_messages()
+            last = max((i for i, m in enumerate(agent) if m.role == "assistant"), default=-1)
+            self._reported_tokens = ledger.current_tokens
+            self._covered_ids = {m.id for m in agent[:last + 1]}
 
+    # -- figures -----------------------------------------------------------------------------
     def set_provider(self, provider: Provider | None) -> None:
         """Switch the main model (``/model``); its limit applies to the next call."""
         self.provider = provider
-        self.counter = TokenCounter(provider.model if provider else None)
+        self.counter = self._counter_for(provider.model if provider else None)
+
+    def _counter_for(self, model: str | None) -> TokenCounter:
+        if model not in self._counters:
+            self._counters[model] = TokenCounter(model)
+        return self._counters[model]
+
+    @property
+    def manages_own_context(self) -> bool:
+        """True when the main model manages its own context: goosectx never compacts it."""
+        if self.provider is not None:
+            return bool(self.provider.manages_own_context)
+        return self.settings.model_config(self.session.model).manages_own_context
 
     def context_limit(self) -> ContextLimit:
         """The main model's context limit (default 128,000 with no model)."""
@@ -76,12 +164,22 @@ class ContextManager:
         return self.provider.context_limit()
 
     def current_tokens(self, request: RequestContext) -> tuple[int, bool]:
-        """``current`` per DESIGN.md §4.1: (tokens, is_estimate)."""
-        b = self.breakdown(request)
-        return b.total, True
+        """``current`` per DESIGN.md §4.1, the figure both the trigger and displays use.
+
+        Returns:
+            (tokens, is_estimate): the provider-reported size of the last request (input +
+            output) plus the estimate of agent-visible messages added since; with no report
+            (new session, after a compaction or ``/clear``) the estimate of the whole next
+            request. ``is_estimate`` is True when any part is estimated.
+        """
+        if self._reported_tokens is None:
+            return self.breakdown(request).total, True
+        added = [m for m in self.session.conversation.agent_messages()
+                 if m.id not in self._covered_ids]
+        return self._reported_tokens + self.counter.count_messages(added), bool(added)
 
     def breakdown(self, request: RequestContext) -> ContextBreakdown:
-        """Token estimate of the next full request by category."""
+        """Token estimate of the next full request by category (for ``/context``)."""
         return self.counter.breakdown(
             system_prompt=request.system_prompt,
             project_instructions=request.project_instructions,
@@ -89,8 +187,19 @@ class ContextManager:
             messages=self.session.conversation.agent_messages(),
         )
 
+    def _set_estimate(self, request: RequestContext) -> int:
+        """Forget the last report; ``current`` becomes the estimate of the next request."""
+        self._reported_tokens = None
+        self._covered_ids = set()
+        tokens = self.breakdown(request).total
+        self.session.ledger.current_tokens = tokens
+        self.session.ledger.current_is_estimate = True
+        return tokens
+
+    # -- the agent loop's hooks ----------------------------------------------------------------
     def start_turn(self) -> None:
         """Reset per-turn counters (reactive compactions this turn)."""
+        self._reactive_this_turn = 0
 
     def record_call(
         self, usage: Usage | None, request: RequestContext, *, model: str,
@@ -98,44 +207,269 @@ class ContextManager:
     ) -> UsageUpdated:
         """Record a finished model call (call AFTER its reply message was appended).
 
-        Adds a ledger entry (usage unknown → zero tokens, cost ``None``), sets ``current`` to
-        the reported input + output (or the estimate when nothing was reported) and returns
-        the event to yield.
+        Adds a ledger entry (usage unknown → zero tokens, cost ``None``); for a reply, sets
+        ``current`` to the reported input + output (or the estimate when nothing was
+        reported), notes which messages that report covers, and re-arms auto-compaction.
+
+        Returns:
+            The :class:`UsageUpdated` event to yield (the recorder stores the entry).
         """
         entry = LedgerEntry(usage or Usage(), model, purpose)
-        self.session.ledger.entries.append(entry)
-        if usage is not None and usage.total_tokens and purpose == "reply":
-            self.session.ledger.current_tokens = usage.input_tokens + usage.output_tokens
-            self.session.ledger.current_is_estimate = False
-        elif purpose == "reply":
-            self.session.ledger.current_tokens, _ = self.current_tokens(request)
-            self.session.ledger.current_is_estimate = True
+        ledger = self.session.ledger
+        ledger.entries.append(entry)
+        if purpose == "reply":
+            self._compacted_since_call = False
+            if usage is not None and usage.total_tokens:
+                self._reported_tokens = usage.input_tokens + usage.output_tokens
+                self._covered_ids = {m.id for m in self.session.conversation.agent_messages()}
+                ledger.current_tokens = self._reported_tokens
+                ledger.current_is_estimate = False
+            else:
+                self._set_estimate(request)
         return UsageUpdated(
-            entry, self.session.ledger.current_tokens, self.session.ledger.accumulated(),
-            self.context_limit().tokens, self.session.ledger.current_is_estimate,
+            entry, ledger.current_tokens, ledger.accumulated(),
+            self.context_limit().tokens, ledger.current_is_estimate,
         )
 
+    def _auto_enabled(self) -> bool:
+        return (self.provider is not None and not self.manages_own_context
+                and self.settings.auto_compaction_enabled
+                and not self.session.state.auto_compaction_paused)
+
     def before_call(self, request: RequestContext) -> Iterator[Event]:
-        """Auto-compaction check before every model call; may yield a compaction's events."""
-        return iter(())
+        """Auto-compaction check before every model call (turn start and between tool calls).
+
+        Compacts when ``current / limit > threshold`` (DESIGN.md §4.1), only after a user or
+        tool message, never twice without a successful model call in between, never while
+        paused or for a model that manages its own context. A failed compaction leaves the
+        history untouched and yields an inline notice saying why.
+        """
+        if not self._auto_enabled() or self._compacted_since_call:
+            return
+        agent = self.session.conversation.agent_messages()
+        if not agent or agent[-1].role != "user":
+            return
+        current, _ = self.current_tokens(request)
+        if not auto_compaction_due(current, self.context_limit().tokens,
+                                   self.settings.threshold_ratio):
+            return
+        try:
+            yield from self._compact(request, trigger="auto", strategy="llm")
+        except (ProviderError, CompactionFailed) as exc:
+            self._compacted_since_call = True
+            yield Notification("inline", f"Auto-compaction failed: {exc.one_line()} — the "
+                                         "history is unchanged.")
 
     def on_context_exceeded(self, request: RequestContext) -> Iterator[Event]:
-        """Reactive compaction after ``ContextLengthExceeded``; re-raises it past 2 per turn."""
-        from goosectx.errors import ContextLengthExceeded
+        """Reactive compaction after ``ContextLengthExceeded``; the caller then retries.
 
-        raise ContextLengthExceeded("the request does not fit the context window")
+        At most 2 per turn. When the summary call fails, the extractive summary takes its
+        place (with an inline notice).
+
+        Raises:
+            ContextLengthExceeded: a third time in one turn, or for a model that manages its
+                own context, or when nothing is left to compact — with a hint to use a larger
+                model or a new session.
+        """
+        hint = "switch to a model with a larger context window (/model or --model), or start "\
+               "a new session"
+        if self.manages_own_context:
+            raise ContextLengthExceeded(
+                "the request does not fit the context window and the model manages its own "
+                "context (goosectx does not compact it)", hint)
+        if self._reactive_this_turn >= MAX_REACTIVE_PER_TURN:
+            raise ContextLengthExceeded(
+                f"the request still does not fit the context window after "
+                f"{MAX_REACTIVE_PER_TURN} compactions this turn", hint)
+        self._reactive_this_turn += 1
+        strategy: CompactionStrategy = "llm" if self.provider is not None else "extractive"
+        try:
+            yield from self._compact(request, trigger="reactive", strategy=strategy,
+                                     fallback_extractive=True)
+        except CompactionFailed as exc:
+            raise ContextLengthExceeded(f"the request does not fit the context window and "
+                                        f"compaction failed: {exc.message}", hint) from None
 
     def after_call(self, request: RequestContext) -> Iterator[Event]:
-        """Tool-pair summarisation after a model call."""
-        return iter(())
+        """Tool-pair summarisation after a model call (DESIGN.md §4.3).
 
+        When the agent-visible tool pairs exceed cutoff + 10, the oldest 10 (never the newest
+        3) become one-line agent-only notes written in one summariser call; a note the reply
+        lacks (or a failed call) gets an extractive one. Yields a thinking notification, then
+        :class:`ToolPairsSummarized` with the whole new conversation and the call's ledger
+        entry (purpose ``tool_pairs``).
+        """
+        if (self.provider is None or self.manages_own_context
+                or not self.settings.tool_pair_summarization):
+            return
+        cutoff = tool_call_cutoff(self.settings, self.context_limit().tokens)
+        pairs = select_pairs(self.session.conversation.agent_messages(), cutoff)
+        if not pairs:
+            return
+        yield Notification("thinking", f"Summarising {len(pairs)} old tool calls…")
+        notes, call = tool_pair_notes(self._summarisers(), pairs, self._counter_for)
+        new, hidden, added = apply_notes(self.session.conversation.messages, pairs, notes)
+        hidden_tokens = self.counter.count_messages(hidden)
+        saved = hidden_tokens - self.counter.count_messages(added)
+        self.session.conversation.messages = new
+        if call is not None:
+            self.session.ledger.entries.append(call)
+        if self._reported_tokens is not None:
+            self._reported_tokens = max(0, self._reported_tokens - hidden_tokens)
+        self.session.ledger.current_tokens, _ = self.current_tokens(request)
+        yield ToolPairsSummarized(len(pairs), saved, Conversation(list(new)), call)
+
+    # -- compaction ------------------------------------------------------------------------------
     def compact(
-        self, request: RequestContext, *, trigger: str = "manual",
+        self, request: RequestContext, *, trigger: CompactionTrigger = "manual",
         instructions: str | None = None, strategy: str = "llm",
+        max_summary_tokens: int | None = None,
     ) -> Iterator[Event]:
-        """Compact now (``/compact``, ``goosectx compact``)."""
-        raise NotImplementedError
+        """Compact now (``/compact``, ``goosectx compact``): the function auto compaction uses.
+
+        Args:
+            request: The fixed part of the next request (for the token figures).
+            trigger: ``manual`` (default), ``auto`` or ``reactive``.
+            instructions: Extra instructions added to the summary prompt.
+            strategy: ``llm`` (a model writes the summary) or ``extractive`` (no model). With
+                no model configured, ``llm`` becomes ``extractive`` with an inline notice.
+            max_summary_tokens: Budget of an extractive summary (default 4,000, at most a
+                quarter of the window).
+
+        Yields:
+            ``Notification`` (inline), ``Notification`` (thinking) while the summary is
+            written, then ``HistoryReplaced``. A manual compaction lifts the auto pause.
+
+        Raises:
+            CompactionFailed: the model manages its own context, nothing to compact, or the
+                summary request cannot be made to fit. ProviderError: the summary call failed.
+                In both cases the history is untouched.
+        """
+        if strategy not in ("llm", "extractive"):
+            raise ValueError(f"unknown compaction strategy {strategy!r}")
+        if self.manages_own_context:
+            model = self.provider.model if self.provider else self.session.model
+            raise CompactionFailed(
+                f"compaction is unavailable: {model} manages its own context "
+                "(manages_own_context = true), so goosectx leaves its context to it",
+                f'set manages_own_context = false under [models."{model}"] in the config to '
+                "let goosectx compact it",
+            )
+        chosen: CompactionStrategy = "llm" if strategy == "llm" else "extractive"
+        if chosen == "llm" and not self._summarisers():
+            yield Notification("inline", "No model is configured: using the extractive summary "
+                                         "(built from the transcript, no model call).")
+            chosen = "extractive"
+        yield from self._compact(request, trigger=trigger, strategy=chosen,
+                                 instructions=instructions, max_summary_tokens=max_summary_tokens)
+
+    def plan(
+        self, request: RequestContext, *, instructions: str | None = None,
+        strategy: str = "llm", max_summary_tokens: int | None = None,
+    ) -> CompactionPlan:
+        """What :meth:`compact` would do, without calling a model (``--dry-run``)."""
+        messages = self.session.conversation.agent_view(for_sending=False)
+        before, _ = self.current_tokens(request)
+        summarisers = self._summarisers()
+        if strategy != "llm" or not summarisers:
+            limit = self.context_limit().tokens
+            return CompactionPlan(before, "extractive", len(messages), None, limit,
+                                  max_tokens=self._extractive_budget(max_summary_tokens))
+        provider = summarisers[0]
+        limit = provider.context_limit().tokens
+        output = provider.output_limit_tokens()
+        ladder = SummaryLadder(messages, counter=self._counter_for(provider.model),
+                               context_limit_tokens=limit, output_limit_tokens=output,
+                               instructions=instructions)
+        first = ladder.first()
+        if first is None:
+            return CompactionPlan(before, "llm", len(messages), provider.model, limit,
+                                  max_tokens=reserved_output_tokens(limit, output),
+                                  total_results=sum(ln.is_result for ln in ladder.lines))
+        return CompactionPlan(before, "llm", len(messages), provider.model, limit, first.rung,
+                              first.estimate_tokens, first.max_tokens, first.removed_results,
+                              first.total_results)
+
+    def _summarisers(self) -> list[Provider]:
+        out = [p for p in (self.summarizer, self.provider) if p is not None]
+        return out[:1] if len(out) == 2 and out[0] is out[1] else out
+
+    def _extractive_budget(self, max_summary_tokens: int | None) -> int:
+        if max_summary_tokens:
+            return max_summary_tokens
+        return max(100, min(DEFAULT_EXTRACTIVE_SUMMARY_TOKENS, self.context_limit().tokens // 4))
+
+    def _compact(
+        self, request: RequestContext, *, trigger: CompactionTrigger,
+        strategy: CompactionStrategy, instructions: str | None = None,
+        max_summary_tokens: int | None = None, fallback_extractive: bool = False,
+    ) -> Iterator[Event]:
+        conversation = self.session.conversation
+        messages = conversation.agent_view(for_sending=False)
+        if not messages:
+            raise CompactionFailed("nothing to compact: the model sees no messages")
+        before, _ = self.current_tokens(request)
+        limit = self.context_limit().tokens
+        yield Notification("inline", intro_text(trigger, before, limit))
+        summary: SummaryResult | None = None
+        if strategy == "llm":
+            yield Notification("thinking", f"Summarising {len(messages)} messages…")
+            try:
+                summary = yield from model_summary(self._summarisers(), messages, instructions,
+                                                      self._counter_for)
+            except (ProviderError, CompactionFailed) as exc:
+                if not fallback_extractive:
+                    raise
+                yield Notification("inline", f"The summary call failed ({exc.one_line()}); "
+                                             "using an extractive summary instead.")
+                strategy = "extractive"
+        if summary is None:
+            from goosectx.compaction.extractive import extractive_summary
+
+            budget = self._extractive_budget(max_summary_tokens)
+            summary = SummaryResult(render_markdown(extractive_summary(
+                messages, max_tokens=budget, counter=self.counter)), None, None)
+
+        cid = new_compaction_id()
+        new = compacted_messages(conversation, summary.text, trigger=trigger,
+                                 compaction_id=cid, notice="")
+        conversation.messages = new
+        after = self._set_estimate(request)
+        cost = summary.call.usage.cost_usd if summary.call is not None else None
+        notice_at = next(i for i, m in enumerate(new) if m.metadata.compaction_id == cid)
+        new[notice_at] = replace(new[notice_at], content=(SystemNotification(
+            "inline", done_text(trigger, before, after, cost, strategy)),))
+        if summary.call is not None:
+            self.session.ledger.entries.append(summary.call)
+        state = self.session.state
+        newly_paused = (trigger in ("auto", "reactive") and saved_too_little(before, after)
+                        and not state.auto_compaction_paused)
+        if newly_paused:
+            state.auto_compaction_paused = True
+        if trigger == "manual":
+            state.auto_compaction_paused = False
+        self._compacted_since_call = True
+        yield HistoryReplaced(Conversation(list(new)), trigger, before, after, cost, strategy,
+                              summary.call, state.auto_compaction_paused, summary.rung)
+        if newly_paused:
+            saved_pct = max(0, round(100 * (before - after) / before)) if before else 0
+            yield Notification("inline", (
+                f"Auto-compaction is paused for this session: the last compaction saved only "
+                f"{saved_pct}% ({before:,} → {after:,} tokens). /compact compacts by hand and "
+                "lifts the pause; /clear starts the model afresh."))
 
     def clear(self, request: RequestContext) -> Iterator[Event]:
-        """``/clear``: hide the whole history from the model, reset ``current``, lift pause."""
-        raise NotImplementedError
+        """``/clear``: hide the whole history from the model, reset ``current``, lift pause.
+
+        The transcript is kept (a user-only notice marks the point). Yields
+        ``HistoryReplaced`` with trigger ``clear`` and strategy ``none``.
+        """
+        before, _ = self.current_tokens(request)
+        conversation = self.session.conversation
+        conversation.messages = cleared_messages(
+            conversation, notice="Context cleared: the model no longer sees the messages above.")
+        after = self._set_estimate(request)
+        self.session.state.auto_compaction_paused = False
+        self._compacted_since_call = False
+        yield HistoryReplaced(Conversation(list(conversation.messages)), "clear", before, after,
+                              None, "none", None, False)

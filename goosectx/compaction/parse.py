@@ -1,0 +1,197 @@
+"""Lenient parsing of a summariser's reply (DESIGN.md §4.2(3)).
+
+Models wrap JSON in prose and fences, put numbers or objects where strings belong and add
+keys of their own. The rules: take the last fenced JSON block, else the first balanced
+``{…}`` (``[…]`` for note lists); where a string is expected, numbers and booleans become
+their JSON text, objects become ``k: v; …`` and lists are joined; blank items are dropped;
+unknown keys are kept. When nothing usable parses the caller keeps the raw text — a summary
+is never lost to a parse error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from goosectx.compaction.summary import FileNote, StructuredSummary
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+_STRING_FIELDS = ("user_intent", "problem_solving", "current_work", "next_step")
+_LIST_FIELDS = ("technical_concepts", "errors_and_fixes", "user_messages", "pending_tasks")
+_PATH_KEYS = ("path", "file", "filename", "name")
+_FILE_SUMMARY_KEYS = ("summary", "changes", "change", "description", "what_changed")
+_KEY_CODE_KEYS = ("key_code", "code", "snippet")
+
+
+def _balanced(text: str, opener: str) -> str | None:
+    """The first balanced ``{…}`` / ``[…]`` in ``text``, skipping brackets inside strings."""
+    closer = "}" if opener == "{" else "]"
+    start = text.find(opener)
+    while start != -1:
+        depth, in_string, escaped = 0, False, False
+        for i in range(start, len(text)):
+            ch = text[i]
+            if in_string:
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == '"':
+                    in_string = False
+            elif ch == '"':
+                in_string = True
+            elif ch == opener:
+                depth += 1
+            elif ch == closer:
+                depth -= 1
+                if depth == 0:
+                    return text[start:i + 1]
+        start = text.find(opener, start + 1)
+    return None
+
+
+def _loads(candidate: str) -> Any:
+    try:
+        return json.loads(candidate)
+    except ValueError:
+        pass
+    try:
+        return json.loads(_TRAILING_COMMA.sub(r"\1", candidate))
+    except ValueError:
+        return None
+
+
+def extract_json(text: str, opener: str = "{") -> Any:
+    """The JSON value a reply carries, or ``None``.
+
+    The last fenced block (any language tag, ``json`` or none) wins; without a fenced block
+    that parses, the first balanced ``opener`` … bracket in the text is tried. A trailing
+    comma is tolerated; truncated JSON yields ``None``.
+    """
+    for match in reversed(list(_FENCE.finditer(text))):
+        if match.group(1).lower() not in ("", "json", "json5", "javascript", "js"):
+            continue
+        value = _loads(match.group(2).strip())
+        if value is not None:
+            return value
+        break  # the last fenced JSON block is authoritative even when broken
+    candidate = _balanced(text, opener)
+    return _loads(candidate) if candidate is not None else None
+
+
+def as_text(value: Any) -> str:
+    """A JSON value as the string a field expects (see module docstring)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, bool | int | float):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        parts = [f"{k}: {as_text(v)}" for k, v in value.items() if as_text(v)]
+        return "; ".join(parts)
+    if isinstance(value, list):
+        return "\n".join(t for t in (as_text(v) for v in value) if t)
+    return str(value).strip()
+
+
+def as_list(value: Any) -> list[str]:
+    """A JSON value as a list of non-blank strings (an object gives one ``k: v`` per key)."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        items = [as_text(v) for v in value]
+    elif isinstance(value, dict):
+        items = [f"{k}: {as_text(v)}" if as_text(v) else str(k) for k, v in value.items()]
+    else:
+        items = [as_text(value)]
+    return [item for item in items if item.strip()]
+
+
+def _first(data: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if key in data:
+            return data[key]
+    return None
+
+
+def as_files(value: Any) -> list[FileNote]:
+    """File notes from a list of objects/strings, or an object mapping path → summary."""
+    notes: list[FileNote] = []
+    if isinstance(value, dict):
+        if any(k in value for k in _PATH_KEYS):
+            value = [value]
+        else:
+            for path, about in value.items():
+                if isinstance(about, dict):
+                    notes.append(FileNote(str(path).strip(),
+                                          as_text(_first(about, _FILE_SUMMARY_KEYS)),
+                                          as_text(_first(about, _KEY_CODE_KEYS))))
+                else:
+                    notes.append(FileNote(str(path).strip(), as_text(about)))
+            return [n for n in notes if n.path]
+    if not isinstance(value, list):
+        value = [value] if value is not None else []
+    for item in value:
+        if isinstance(item, dict):
+            notes.append(FileNote(as_text(_first(item, _PATH_KEYS)),
+                                  as_text(_first(item, _FILE_SUMMARY_KEYS)),
+                                  as_text(_first(item, _KEY_CODE_KEYS))))
+        else:
+            notes.append(FileNote(as_text(item)))
+    return [n for n in notes if n.path]
+
+
+def summary_from_dict(data: dict[str, Any]) -> StructuredSummary:
+    """Fill a :class:`StructuredSummary` from a parsed JSON object, leniently."""
+    summary = StructuredSummary()
+    for key, value in data.items():
+        if key in _STRING_FIELDS:
+            setattr(summary, key, as_text(value))
+        elif key in _LIST_FIELDS:
+            setattr(summary, key, as_list(value))
+        elif key == "files":
+            summary.files = as_files(value)
+        elif value not in (None, "", [], {}):
+            summary.extra[str(key)] = value
+    return summary
+
+
+def parse_summary(text: str) -> StructuredSummary | None:
+    """Parse a summariser's reply; ``None`` when nothing usable parses (keep the raw text)."""
+    data = extract_json(text, "{")
+    if isinstance(data, dict) and len(data) == 1:
+        inner = next(iter(data.values()))
+        if isinstance(inner, dict) and next(iter(data)) in ("summary", "conversation_summary"):
+            data = inner
+    if not isinstance(data, dict):
+        return None
+    summary = summary_from_dict(data)
+    return None if summary.is_empty() else summary
+
+
+def parse_note_list(text: str, expected: int) -> list[str | None]:
+    """Parse a JSON list of one-line notes; ``expected`` slots, ``None`` where one is missing.
+
+    An object keyed by ``"1"``, ``"2"``, … is accepted too. Blank notes count as missing.
+    """
+    data = extract_json(text, "[")
+    if data is None or isinstance(data, dict):
+        obj = data if isinstance(data, dict) else extract_json(text, "{")
+        if isinstance(obj, dict):
+            ordered: list[Any] = [None] * expected
+            for key, value in obj.items():
+                digits = re.sub(r"\D", "", str(key))
+                if digits and 1 <= int(digits) <= expected:
+                    ordered[int(digits) - 1] = value
+            data = ordered
+    if not isinstance(data, list):
+        return [None] * expected
+    notes: list[str | None] = []
+    for i in range(expected):
+        note = " ".join(as_text(data[i]).split()) if i < len(data) else ""
+        notes.append(note or None)
+    return notes

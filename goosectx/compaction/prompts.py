@@ -1,0 +1,72 @@
+"""The texts compaction sends to a model or adds to the conversation.
+
+The summary fields follow DESIGN.md §4.2(2–3); the continuation texts follow goose 1.45
+(``conversation_continuation`` / ``tool_loop_continuation`` / ``manual_compact``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+ContinuationKind = Literal["conversation", "tool_loop", "manual"]
+
+SUMMARY_SYSTEM_PROMPT = (
+    "You summarise a conversation between a user and an AI agent that works in the user's "
+    "terminal (it runs shell commands and edits files). The agent will continue the work from "
+    "your summary alone: the conversation itself will no longer be available to it. Be "
+    "specific and complete about everything needed to carry on (paths, names, commands, "
+    "numbers, decisions); be brief about the rest. Never invent facts."
+)
+
+SUMMARY_INSTRUCTIONS = """\
+Summarise the conversation above. Reply with ONE JSON object in a ```json fenced block, with \
+these keys:
+- "user_intent": string - the user's original request and intent, in their own terms
+- "technical_concepts": list of strings - technologies, frameworks and concepts that matter
+- "files": list of {"path": string, "summary": string (what changed and why), \
+"key_code": string (short important code, verbatim, or "")}
+- "errors_and_fixes": list of strings - each error met and how it was fixed (or that it is not)
+- "problem_solving": string - problems solved, approaches tried and why some failed
+- "user_messages": list of strings - every message the user wrote (not tool results), \
+shortened when long
+- "pending_tasks": list of strings - what the user asked for that is not done yet
+- "current_work": string - exactly what was being worked on right before this summary
+- "next_step": string - the next step, in line with the user's most recent request
+Use "" or [] where there is nothing to say."""
+
+SUMMARY_REMOVED_NOTE = (
+    "({removed} of {total} tool results, with their calls, were left out of the conversation "
+    "above to fit the summariser's context window.)"
+)
+SUMMARY_ELIDED_NOTE = "(The middle of some long texts was elided; such places are marked.)"
+SUMMARY_USER_INSTRUCTIONS = "Additional instructions from the user for this summary:\n{text}"
+
+_CONTINUATION_HEAD = (
+    "The previous message contains a summary of the conversation so far, prepared because "
+    "the context limit was reached. Do not mention that you read a summary or that the "
+    "conversation was summarised. Continue the conversation naturally from the summarised "
+    "context"
+)
+
+CONTINUATION_TEXTS: dict[ContinuationKind, str] = {
+    "conversation": _CONTINUATION_HEAD + ", answering the user's most recent message.",
+    "tool_loop": _CONTINUATION_HEAD + ", and keep calling tools as needed to finish the task.",
+    "manual": (
+        "The previous message contains a summary of the conversation so far, prepared at the "
+        "user's request (manual compaction). Continue naturally from the summarised context; "
+        "do not mention the summary unless the user asks about it."
+    ),
+}
+
+TOOL_PAIRS_SYSTEM_PROMPT = (
+    "You write terse one-line notes about tool calls an AI agent made earlier, so that it "
+    "remembers what each call did and found without keeping the full output."
+)
+
+TOOL_PAIRS_INSTRUCTIONS = (
+    "For each numbered tool call above, write one line (under 200 characters) naming the call "
+    "and its outcome: the key result, numbers, file names, errors. Reply with ONE JSON list of "
+    "strings, one per call, in the same order, in a ```json fenced block."
+)
+
+TOOL_PAIR_NOTE_PREFIX = "[earlier tool call] "

@@ -1,0 +1,285 @@
+"""The summary request: flattened history, middle-out tool-result removal, elision.
+
+DESIGN.md §4.2(2). The agent-visible messages are flattened to lines (``[user]: …``,
+``[assistant]: …``, tool calls as name + arguments, tool results as text; thinking and
+notifications omitted). When the request would not fit the summariser's window, rungs keep
+100, 90, 80, 50 and 0 % of the tool results, removing them from the middle of the list
+outward (goose: middle-out tool-response removal); a removed result takes its call line
+with it. Past 0 %, the middle of the longest texts is elided until the request fits, so
+compaction works even when the history alone is over the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from goosectx.compaction.prompts import (
+    SUMMARY_ELIDED_NOTE,
+    SUMMARY_INSTRUCTIONS,
+    SUMMARY_REMOVED_NOTE,
+    SUMMARY_SYSTEM_PROMPT,
+    SUMMARY_USER_INSTRUCTIONS,
+)
+from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
+from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
+
+KEEP_RUNGS_PERCENT: tuple[int, ...] = (100, 90, 80, 50, 0)
+"""Share of tool results kept at each rung, in the order tried."""
+SUMMARY_OUTPUT_CAP_TOKENS = 8_000
+"""The summary call never asks for more than this many output tokens."""
+ELISION_LEVELS: tuple[float, ...] = (1.0, 0.75, 0.5, 0.25)
+"""Past 0 %: fractions of the input budget the elided request is squeezed into, in turn."""
+MIN_ELIDED_ITEM_TOKENS = 24
+"""No text is elided below this many tokens."""
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One flattened line of the summary input.
+
+    Attributes:
+        text: The line, role prefix included.
+        tool_id: Id of the tool call for a call or result line, else ``None``.
+        is_result: True for a tool-result line.
+        tokens: Its token count plus one for the newline (0 until measured).
+    """
+
+    text: str
+    tool_id: str | None = None
+    is_result: bool = False
+    tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRequest:
+    """One candidate summary request.
+
+    Attributes:
+        system: System prompt.
+        prompt: The single user message (flattened conversation + instructions).
+        rung: ``"100%"`` … ``"0%"``, or ``"0% + elided"``.
+        keep_percent: Share of tool results kept.
+        removed_results: Tool results left out.
+        total_results: Tool results in the agent view.
+        estimate_tokens: Estimated input tokens of the request.
+        max_tokens: The call's ``max_tokens``: min(output limit, 8,000, what the window leaves).
+    """
+
+    system: str
+    prompt: str
+    rung: str
+    keep_percent: int
+    removed_results: int
+    total_results: int
+    estimate_tokens: int
+    max_tokens: int
+
+    def messages(self) -> list[Message]:
+        """The request's message list (one user message)."""
+        return [Message.user(self.prompt)]
+
+
+def _one_line_prefix(role: str, message: Message) -> str:
+    if message.metadata.is_summary:
+        return "[summary of the earlier conversation]"
+    return f"[{role}]"
+
+
+def flatten(messages: Sequence[Message]) -> list[Line]:
+    """Flatten agent-visible messages to summary-input lines, oldest first.
+
+    Continuation messages (compaction boilerplate), thinking and notifications are omitted.
+    """
+    lines: list[Line] = []
+    for m in messages:
+        if m.metadata.is_continuation:
+            continue
+        for p in m.content:
+            if isinstance(p, TextContent):
+                if p.text.strip():
+                    lines.append(Line(f"{_one_line_prefix(m.role, m)}: {p.text.strip()}"))
+            elif isinstance(p, ToolRequest):
+                lines.append(Line(f"[assistant tool call] {p.name} {p.arguments_json()}", p.id))
+            elif isinstance(p, ToolResponse):
+                tag = "[tool result, error]" if p.is_error else "[tool result]"
+                lines.append(Line(f"{tag} {p.output.strip()}", p.id, is_result=True))
+    return lines
+
+
+def middle_out_removal(lines: Sequence[Line], keep_percent: int) -> tuple[list[Line], int, int]:
+    """Drop tool results from the middle of the list outward, each with its call line.
+
+    Of ``n`` results, ``ceil(n × (100 − keep_percent) / 100)`` are removed, those nearest the
+    centre first (goose: middle-out tool-response removal); 0 % removes all, even a lone one.
+
+    Returns:
+        (kept lines, removed result count, total result count).
+    """
+    results = [line.tool_id for line in lines if line.is_result]
+    n = len(results)
+    k = -(-n * (100 - keep_percent) // 100)
+    centre = (n - 1) / 2
+    order = sorted(range(n), key=lambda j: (abs(j - centre), j))
+    removed = {results[j] for j in order[:k]}
+    return [line for line in lines if line.tool_id not in removed], k, n
+
+
+def elide_middle(text: str, keep_tokens: int, tokens: int) -> str:
+    """Cut the middle of ``text`` (of ``tokens`` tokens) to about ``keep_tokens`` tokens.
+
+    The head and tail are kept in equal parts and a marker names what was cut. Lengths are
+    measured in characters at the text's own characters-per-token ratio.
+    """
+    if tokens <= keep_tokens:
+        return text
+    chars_per_token = len(text) / max(tokens, 1)
+    half = max(int(keep_tokens * chars_per_token / 2), 1)
+    if 2 * half >= len(text):
+        return text
+    return f"{text[:half]} … [{tokens - keep_tokens} tokens elided] … {text[-half:]}"
+
+
+def _prompt(lines: Sequence[Line], removed: int, total: int, elided: bool,
+            instructions: str | None) -> str:
+    parts = ["<conversation>", *(line.text for line in lines), "</conversation>", ""]
+    if removed:
+        parts.append(SUMMARY_REMOVED_NOTE.format(removed=removed, total=total))
+    if elided:
+        parts.append(SUMMARY_ELIDED_NOTE)
+    if instructions and instructions.strip():
+        parts.append(SUMMARY_USER_INSTRUCTIONS.format(text=instructions.strip()))
+    parts.append(SUMMARY_INSTRUCTIONS)
+    return "\n".join(parts)
+
+
+def reserved_output_tokens(context_limit_tokens: int, output_limit_tokens: int) -> int:
+    """Output tokens a summary request must leave free to "fit".
+
+    Returns:
+        min(output limit, 8,000, half the window), at least 1.
+    """
+    return max(1, min(output_limit_tokens, SUMMARY_OUTPUT_CAP_TOKENS, context_limit_tokens // 2))
+
+
+class SummaryLadder:
+    """The candidate summary requests for one history, in the order to try them.
+
+    Args:
+        messages: The agent-visible messages to summarise.
+        counter: Token counter of the summariser's model.
+        context_limit_tokens: The summariser's context window.
+        output_limit_tokens: The summariser's output limit.
+        instructions: Extra instructions from ``/compact`` (added to the prompt).
+    """
+
+    def __init__(
+        self,
+        messages: Sequence[Message],
+        *,
+        counter: TokenCounter,
+        context_limit_tokens: int,
+        output_limit_tokens: int,
+        instructions: str | None = None,
+    ) -> None:
+        self.counter = counter
+        self.limit = context_limit_tokens
+        self.output_limit = output_limit_tokens
+        self.instructions = instructions
+        self.lines = [replace(line, tokens=counter.count_text(line.text) + 1)
+                      for line in flatten(messages)]
+        self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens)
+        self._fixed = (counter.count_text(SUMMARY_SYSTEM_PROMPT)
+                       + counter.count_text(_prompt([], 1, 1, True, instructions))
+                       + 2 * MESSAGE_OVERHEAD_TOKENS)
+
+    @property
+    def input_budget_tokens(self) -> int:
+        """Most input tokens a request may have and still fit."""
+        return self.limit - self.reserve
+
+    def _approx(self, lines: Sequence[Line]) -> int:
+        return self._fixed + sum(line.tokens for line in lines)
+
+    def _build(self, lines: Sequence[Line], keep: int, removed: int, total: int,
+               elided: bool) -> SummaryRequest:
+        prompt = _prompt(lines, removed, total, elided, self.instructions)
+        estimate = (self.counter.count_text(SUMMARY_SYSTEM_PROMPT) + self.counter.count_text(prompt)
+                    + 2 * MESSAGE_OVERHEAD_TOKENS)
+        max_tokens = max(1, min(self.output_limit, SUMMARY_OUTPUT_CAP_TOKENS,
+                                self.limit - estimate))
+        rung = f"{keep}%" + (" + elided" if elided else "")
+        return SummaryRequest(SUMMARY_SYSTEM_PROMPT, prompt, rung, keep, removed, total,
+                              estimate, max_tokens)
+
+    def first(self) -> SummaryRequest | None:
+        """The request to try first (the plan ``--dry-run`` shows), or ``None`` if none fits."""
+        return next(iter(self), None)
+
+    def __iter__(self) -> Iterator[SummaryRequest]:
+        """Yield candidate requests, in the order to try them.
+
+        First the first rung whose estimate fits and every rung after it, then elided
+        requests squeezed into shrinking budgets, each smaller than the one before.
+        """
+        budget = self.input_budget_tokens
+        started = False
+        last_estimate: int | None = None
+        lines_at_zero: list[Line] = []
+        removed = total = 0
+        for keep in KEEP_RUNGS_PERCENT:
+            lines, removed, total = middle_out_removal(self.lines, keep)
+            lines_at_zero = lines
+            if not started and self._approx(lines) > budget:
+                continue
+            started = True
+            request = self._build(lines, keep, removed, total, elided=False)
+            last_estimate = request.estimate_tokens
+            yield request
+        for level in ELISION_LEVELS:
+            target = int(budget * level)
+            elided = self._elide(lines_at_zero, target)
+            if elided is None:
+                return
+            request = self._build(elided, 0, removed, total, elided=True)
+            if last_estimate is not None and request.estimate_tokens >= last_estimate:
+                continue
+            if request.estimate_tokens > budget:
+                continue
+            last_estimate = request.estimate_tokens
+            yield request
+
+    def _elide(self, lines: Sequence[Line], target_tokens: int) -> list[Line] | None:
+        """Cap every line at the largest token count under which the request fits.
+
+        Returns ``None`` when even the smallest cap does not fit ``target_tokens``.
+        """
+        sizes = [line.tokens for line in lines]
+        room = target_tokens - self._fixed
+        if not sizes or room <= 0:
+            return None
+        if sum(sizes) <= room:
+            return list(lines)
+        floor_total = sum(min(s, MIN_ELIDED_ITEM_TOKENS) for s in sizes)
+        if floor_total > room:
+            return None
+        lo, hi = MIN_ELIDED_ITEM_TOKENS, max(sizes)
+        while lo < hi:  # largest cap with sum(min(size, cap)) <= room
+            mid = (lo + hi + 1) // 2
+            if sum(min(s, mid) for s in sizes) <= room:
+                lo = mid
+            else:
+                hi = mid - 1
+        cap = lo
+        for _ in range(8):  # character-based cuts are approximate: re-measure and tighten
+            out: list[Line] = []
+            for line, size in zip(lines, sizes, strict=True):
+                if size > cap:
+                    text = elide_middle(line.text, cap - 12, size)
+                    line = Line(text, line.tool_id, line.is_result,
+                                self.counter.count_text(text) + 1)
+                out.append(line)
+            if self._approx(out) <= target_tokens:
+                return out
+            cap = max(MIN_ELIDED_ITEM_TOKENS, int(cap * 0.85))
+        return None

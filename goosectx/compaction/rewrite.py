@@ -1,0 +1,86 @@
+"""The visibility rewrite a compaction or ``/clear`` applies (DESIGN.md §4.2(4)).
+
+Old messages are never edited or dropped: agent-visible ones get ``agent_visible=False``
+(their user visibility unchanged) and new agent-only messages are appended — the summary
+(role user), a continuation (role assistant) and, for automatic compaction, a copy of the
+most recent plain-text user message so the model keeps answering it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+from goosectx.compaction.prompts import CONTINUATION_TEXTS, ContinuationKind
+from goosectx.conversation import Conversation, Message, MessageMetadata
+from goosectx.events import CompactionTrigger
+
+
+def new_compaction_id() -> str:
+    """A fresh compaction id (``cmp_`` + 16 hex digits)."""
+    return "cmp_" + uuid.uuid4().hex[:16]
+
+
+def newest_user_request(messages: Sequence[Message]) -> Message | None:
+    """The most recent plain-text user message that is not a summary, or ``None``."""
+    for m in reversed(messages):
+        if m.is_plain_user_text and not m.metadata.is_summary:
+            return m
+    return None
+
+
+def continuation_kind(trigger: CompactionTrigger, agent_messages: Sequence[Message]
+                      ) -> ContinuationKind:
+    """Which continuation text follows the summary.
+
+    ``manual`` for manual compaction; ``tool_loop`` when the model was mid tool loop (the
+    newest agent-visible message carries tool results); else ``conversation``.
+    """
+    if trigger == "manual":
+        return "manual"
+    if agent_messages and agent_messages[-1].tool_responses:
+        return "tool_loop"
+    return "conversation"
+
+
+def hide_from_agent(messages: Sequence[Message]) -> list[Message]:
+    """Every message with ``agent_visible=False``; user visibility and content unchanged."""
+    return [m.with_metadata(agent_visible=False) if m.metadata.agent_visible else m
+            for m in messages]
+
+
+def compacted_messages(
+    conversation: Conversation,
+    summary_text: str,
+    *,
+    trigger: CompactionTrigger,
+    compaction_id: str,
+    notice: str,
+) -> list[Message]:
+    """The whole conversation after a compaction.
+
+    Returns:
+        The old messages hidden from the model, then a user-only notice (the transcript's
+        marker), the summary (user, agent-only, ``is_summary``), the continuation (assistant,
+        agent-only, ``is_continuation``) and, unless ``trigger`` is ``manual``, an agent-only
+        copy of the newest plain-text user request. New messages share ``compaction_id``.
+    """
+    agent_messages = conversation.agent_messages()
+    kind = continuation_kind(trigger, agent_messages)
+    request = None if trigger == "manual" else newest_user_request(agent_messages)
+    agent_only = MessageMetadata.agent_only()
+    out = hide_from_agent(conversation.messages)
+    out.append(Message.notification(notice).with_metadata(compaction_id=compaction_id))
+    out.append(Message.user(summary_text, agent_only).with_metadata(
+        is_summary=True, compaction_id=compaction_id))
+    out.append(Message.assistant(CONTINUATION_TEXTS[kind], agent_only).with_metadata(
+        is_continuation=True, compaction_id=compaction_id))
+    if request is not None:
+        out.append(Message("user", request.content, agent_only).with_metadata(
+            compaction_id=compaction_id))
+    return out
+
+
+def cleared_messages(conversation: Conversation, *, notice: str) -> list[Message]:
+    """The whole conversation after ``/clear``: everything hidden, plus a user-only notice."""
+    return [*hide_from_agent(conversation.messages), Message.notification(notice)]

@@ -1,0 +1,171 @@
+"""The summariser calls: the compaction summary and the tool-pair notes.
+
+Each call goes to the ``compaction_model`` first and falls back to the main model on any
+provider error (DESIGN.md §4.2(2)). The summary walks the request ladder of
+:mod:`goosectx.compaction.request`, stepping down a rung whenever the provider says the
+request did not fit; the reply is parsed leniently and rendered to Markdown, or kept raw.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
+
+from goosectx.compaction.parse import parse_note_list, parse_summary
+from goosectx.compaction.prompts import TOOL_PAIRS_SYSTEM_PROMPT
+from goosectx.compaction.request import SummaryLadder
+from goosectx.compaction.summary import render_markdown
+from goosectx.compaction.toolpairs import TOOL_PAIRS_OUTPUT_TOKENS, ToolPair, notes_prompt
+from goosectx.conversation import Message
+from goosectx.errors import (
+    CompactionFailed,
+    ContextLengthExceeded,
+    MalformedModelReply,
+    ModelNotConfigured,
+    ProviderError,
+)
+from goosectx.events import CompactionStrategy, CompactionTrigger, Event, Notification
+from goosectx.providers.base import Provider, complete
+from goosectx.tokens import TokenCounter
+from goosectx.usage import LedgerEntry, Usage
+
+log = logging.getLogger(__name__)
+
+CounterFor = Callable[[str | None], TokenCounter]
+"""Returns the (cached) token counter of a model."""
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryResult:
+    """A written summary.
+
+    Attributes:
+        text: The summary message text (Markdown, or the model's raw reply if it did not
+            parse).
+        call: Ledger entry of the summary call (purpose ``compaction``), ``None`` if no model
+            was called.
+        rung: The rung of the request that succeeded, ``None`` without a model.
+    """
+
+    text: str
+    call: LedgerEntry | None
+    rung: str | None
+
+
+def summary_from(provider: Provider, messages: Sequence[Message], instructions: str | None,
+                 counter: TokenCounter) -> SummaryResult:
+    """Write the summary with one model, stepping down the ladder on a context error.
+
+    Raises:
+        CompactionFailed: no rung fits (by estimate or by the provider's word).
+        MalformedModelReply: the model returned no text.
+        ProviderError: any other provider failure.
+    """
+    limit = provider.context_limit().tokens
+    ladder = SummaryLadder(messages, counter=counter, context_limit_tokens=limit,
+                           output_limit_tokens=provider.output_limit_tokens(),
+                           instructions=instructions)
+    rejected = 0
+    for candidate in ladder:
+        try:
+            response = complete(provider, candidate.system, candidate.messages(),
+                                max_tokens=candidate.max_tokens)
+        except ContextLengthExceeded:
+            rejected += 1
+            log.info("summary request at rung %s rejected as too long", candidate.rung)
+            continue
+        text = response.message.text.strip()
+        if not text:
+            raise MalformedModelReply(f"{provider.model} returned an empty summary")
+        parsed = parse_summary(text)
+        entry = LedgerEntry(response.usage or Usage(), response.model or provider.model,
+                            "compaction")
+        return SummaryResult(render_markdown(parsed) if parsed else text, entry, candidate.rung)
+    why = (f"{provider.model} rejected {rejected} ever smaller summary requests" if rejected
+           else "even with every tool result removed and long texts elided it is too large")
+    raise CompactionFailed(
+        f"the summary request does not fit the {limit:,}-token context window of "
+        f"{provider.model}: {why}",
+        "set compaction_model to a model with a larger context window, or start a new session")
+
+
+def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
+                  instructions: str | None, counter_for: CounterFor,
+                  ) -> Generator[Event, None, SummaryResult]:
+    """Write the summary with the first summariser that succeeds.
+
+    Yields an inline notice (and a new thinking notice) each time it falls back to the next
+    summariser; returns the :class:`SummaryResult`.
+
+    Raises:
+        ModelNotConfigured: ``summarisers`` is empty.
+        ProviderError, CompactionFailed: the last summariser failed too.
+    """
+    if not summarisers:
+        raise ModelNotConfigured("no model is configured to write the summary",
+                                 "set GOOSE_MODEL, or use --strategy extractive")
+    for i, provider in enumerate(summarisers):
+        try:
+            return summary_from(provider, messages, instructions, counter_for(provider.model))
+        except (ProviderError, CompactionFailed) as exc:
+            if i + 1 == len(summarisers):
+                raise
+            nxt = summarisers[i + 1].model
+            yield Notification("inline", f"The compaction model {provider.model} failed "
+                                         f"({exc.one_line()}); using {nxt} instead.")
+            yield Notification("thinking", f"Summarising {len(messages)} messages…")
+    raise AssertionError("unreachable")
+
+
+def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
+                    counter_for: CounterFor) -> tuple[list[str | None], LedgerEntry | None]:
+    """One-line notes for ``pairs`` from one summariser call (the next one on error).
+
+    Returns:
+        (one note or ``None`` per pair, the call's ledger entry with purpose ``tool_pairs``);
+        all ``None`` and no entry when every summariser fails — the caller then writes
+        extractive notes.
+    """
+    for provider in summarisers:
+        limit = provider.context_limit().tokens
+        max_tokens = max(64, min(provider.output_limit_tokens(), TOOL_PAIRS_OUTPUT_TOKENS,
+                                 limit // 4))
+        per_pair = max(48, min(1_500, (limit - max_tokens - 600) // (2 * len(pairs))))
+        prompt = notes_prompt(pairs, counter_for(provider.model), per_pair)
+        try:
+            response = complete(provider, TOOL_PAIRS_SYSTEM_PROMPT, [Message.user(prompt)],
+                                max_tokens=max_tokens)
+        except ProviderError as exc:
+            log.info("tool-pair notes from %s failed: %s", provider.model, exc.one_line())
+            continue
+        notes = parse_note_list(response.message.text, len(pairs))
+        entry = LedgerEntry(response.usage or Usage(), response.model or provider.model,
+                            "tool_pairs")
+        return notes, entry
+    return [None] * len(pairs), None
+
+
+def intro_text(trigger: CompactionTrigger, before: int, limit: int) -> str:
+    """The inline notice that opens a compaction."""
+    if trigger == "auto":
+        pct = round(100 * before / limit) if limit else 0
+        return (f"Context is {pct}% full ({before:,} of {limit:,} tokens): compacting the "
+                "conversation…")
+    if trigger == "reactive":
+        return ("The model rejected the request as too long for its context window: compacting "
+                "the conversation and retrying…")
+    return "Compacting the conversation…"
+
+
+def done_text(trigger: CompactionTrigger, before: int, after: int, cost_usd: float | None,
+              strategy: CompactionStrategy) -> str:
+    """The transcript's marker of a compaction.
+
+    E.g. ``Context compacted automatically · 118,402 → 6,911 tokens · $0.0040``.
+    """
+    how = {"auto": "automatically", "reactive": "after a context-length error",
+           "manual": "at your request"}.get(trigger, "")
+    price = ("extractive summary, no model call" if strategy == "extractive"
+             else f"${cost_usd:.4f}" if cost_usd is not None else "cost unknown")
+    return f"Context compacted {how} · {before:,} → {after:,} tokens · {price}"

@@ -1,0 +1,171 @@
+"""Tool-pair summarisation (DESIGN.md §4.3, after goose's tool-call summarisation).
+
+Tool requests and responses grow faster than prose. When the agent-visible tool pairs
+exceed cutoff + 10, the oldest 10 (never one of the newest 3) are replaced in the model's
+view by one-line notes written in ONE summariser call: each note is an agent-only assistant
+message placed where its pair stood, and the pair becomes user-only. Only messages that hold
+nothing but their pair are rewritten, so no tool request ever loses its response.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from goosectx.compaction.prompts import (
+    TOOL_PAIR_NOTE_PREFIX,
+    TOOL_PAIRS_INSTRUCTIONS,
+)
+from goosectx.compaction.request import elide_middle
+from goosectx.compaction.trigger import PROTECTED_NEWEST_PAIRS, TOOL_PAIR_BATCH
+from goosectx.conversation import (
+    Message,
+    MessageMetadata,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+    tool_pair_ids,
+)
+from goosectx.tokens import TokenCounter
+
+NOTE_MAX_CHARS = 240
+"""A note longer than this (from the model) is cut."""
+TOOL_PAIRS_OUTPUT_TOKENS = 2_000
+"""``max_tokens`` of the notes call (before the model's own output limit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPair:
+    """A tool request and its response, each alone in its message.
+
+    Attributes:
+        request_message: The assistant message holding only ``request`` (thinking allowed).
+        response_message: The user message holding only ``response``.
+        request: The tool call.
+        response: Its result.
+    """
+
+    request_message: Message
+    response_message: Message
+    request: ToolRequest
+    response: ToolResponse
+
+
+def _sole_request(message: Message) -> ToolRequest | None:
+    if message.role != "assistant":
+        return None
+    requests = message.tool_requests
+    others = [p for p in message.content if not isinstance(p, ToolRequest | ThinkingContent)
+              and not (isinstance(p, TextContent) and not p.text.strip())]
+    return requests[0] if len(requests) == 1 and not others else None
+
+
+def _sole_response(message: Message) -> ToolResponse | None:
+    if message.role != "user" or len(message.content) != 1:
+        return None
+    part = message.content[0]
+    return part if isinstance(part, ToolResponse) else None
+
+
+def count_tool_pairs(agent_messages: Sequence[Message]) -> int:
+    """Number of tool requests in ``agent_messages`` that have their response."""
+    return len(tool_pair_ids(agent_messages))
+
+
+def select_pairs(agent_messages: Sequence[Message], cutoff: int) -> list[ToolPair]:
+    """The pairs to summarise now: the oldest eligible ones, at most 10, or none.
+
+    Nothing is selected unless the agent-visible pairs exceed ``cutoff`` + 10. The newest 3
+    pairs are never selected, nor pairs whose messages hold anything else.
+    """
+    paired = tool_pair_ids(agent_messages)
+    if len(paired) <= cutoff + TOOL_PAIR_BATCH:
+        return []
+    order = [r.id for m in agent_messages if m.role == "assistant"
+             for r in m.tool_requests if r.id in paired]
+    protected = set(order[-PROTECTED_NEWEST_PAIRS:])
+    responses: dict[str, tuple[Message, ToolResponse]] = {}
+    for m in agent_messages:
+        response = _sole_response(m)
+        if response is not None and response.id not in responses:
+            responses[response.id] = (m, response)
+    pairs: list[ToolPair] = []
+    for m in agent_messages:
+        request = _sole_request(m)
+        if request is None or request.id in protected or request.id not in responses:
+            continue
+        response_message, response = responses[request.id]
+        pairs.append(ToolPair(m, response_message, request, response))
+        if len(pairs) == TOOL_PAIR_BATCH:
+            break
+    return pairs
+
+
+def _shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def extractive_note(pair: ToolPair) -> str:
+    """A one-line note built from the pair itself: name, arguments, first line of output.
+
+    E.g. ``shell `pytest -q` → 3 failed in test_io.py … (12 lines)``.
+    """
+    req, resp = pair.request, pair.response
+    args = req.arguments or {}
+    if len(args) == 1 and isinstance(next(iter(args.values())), str):
+        shown = f"`{_shorten(next(iter(args.values())), 100)}`"
+    else:
+        shown = _shorten(req.arguments_json(), 100)
+    lines = [ln for ln in resp.output.splitlines() if ln.strip()]
+    first = _shorten(lines[0], 120) if lines else "(no output)"
+    more = f" … ({len(lines)} lines)" if len(lines) > 1 else ""
+    status = "error: " if resp.is_error else ""
+    return f"{req.name} {shown} → {status}{first}{more}"
+
+
+def notes_prompt(pairs: Sequence[ToolPair], counter: TokenCounter, per_pair_tokens: int) -> str:
+    """The user message of the notes call: each pair numbered, long outputs elided."""
+    blocks = []
+    for i, pair in enumerate(pairs, 1):
+        output = pair.response.output.strip()
+        output = elide_middle(output, per_pair_tokens, counter.count_text(output))
+        status = " (error)" if pair.response.is_error else ""
+        blocks.append(f"{i}. {pair.request.name} {pair.request.arguments_json()}\n"
+                      f"result{status}:\n{output}")
+    return "\n\n".join(blocks) + "\n\n" + TOOL_PAIRS_INSTRUCTIONS
+
+
+def note_message(note: str) -> Message:
+    """The agent-only assistant message that stands in for a pair."""
+    text = note if note.startswith(TOOL_PAIR_NOTE_PREFIX) else TOOL_PAIR_NOTE_PREFIX + note
+    return Message.assistant(_shorten(text, NOTE_MAX_CHARS + len(TOOL_PAIR_NOTE_PREFIX)),
+                             MessageMetadata.agent_only())
+
+
+def apply_notes(messages: Sequence[Message], pairs: Sequence[ToolPair],
+                notes: Sequence[str | None]) -> tuple[list[Message], list[Message], list[Message]]:
+    """Hide each pair from the model and insert its note right after its response.
+
+    A missing note gets :func:`extractive_note`.
+
+    Returns:
+        (the whole new message list, the hidden messages as they were, the note messages).
+    """
+    hide: set[str] = set()
+    note_after: dict[str, Message] = {}
+    hidden: list[Message] = []
+    added: list[Message] = []
+    for pair, note in zip(pairs, notes, strict=True):
+        message = note_message(note or extractive_note(pair))
+        hide.update((pair.request_message.id, pair.response_message.id))
+        hidden += [pair.request_message, pair.response_message]
+        note_after[pair.response_message.id] = message
+        added.append(message)
+    out: list[Message] = []
+    for m in messages:
+        out.append(m.with_metadata(agent_visible=False) if m.id in hide else m)
+        if m.id in note_after:
+            out.append(note_after[m.id])
+    return out, hidden, added
