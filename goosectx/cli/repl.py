@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import os
 import queue
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -43,7 +44,7 @@ from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
 from goosectx.compaction.manager import ContextManager
 from goosectx.config import ApprovalMode, Settings, parse_mode
 from goosectx.conversation import ToolRequest
-from goosectx.errors import GoosectxError
+from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.events import Event, HistoryReplaced, UsageUpdated
 from goosectx.providers.base import Provider
 from goosectx.recorder import SessionRecorder
@@ -116,21 +117,31 @@ class _Failed:
 _DONE = object()
 
 
-def preload_litellm() -> threading.Thread:
-    """Import litellm in a daemon thread so the first answer does not wait for it (~1-2 s)."""
+def _install_sigint(handler: Callable[[int, Any], None]) -> Any:
+    """Install a SIGINT handler when on the main thread; returns the previous one."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGINT, handler)
 
-    def load() -> None:
-        try:
-            module = importlib.import_module("goosectx.providers.litellm_provider")
-            loader = getattr(module, "preload", None) or getattr(module, "_litellm", None)
-            if loader is not None:
-                loader()
-        except Exception:  # noqa: BLE001 - a failed preload only means the first call imports
-            pass
 
-    thread = threading.Thread(target=load, name="preload-litellm", daemon=True)
-    thread.start()
-    return thread
+def _drop_typeahead(pt_input: Input | None) -> None:
+    """Discard keys typed on the real terminal while the turn ran.
+
+    So that they cannot answer an approval question by accident.
+    """
+    if pt_input is not None or not sys.stdin.isatty():
+        return
+    try:
+        import termios
+
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+    except (ImportError, OSError):
+        pass
+
+
+def _restore_sigint(previous: Any) -> None:
+    if previous is not None:
+        signal.signal(signal.SIGINT, previous)
 
 
 def start_repl(settings: Settings, *, name: str | None, resume: str | None, continue_: bool,
@@ -148,7 +159,6 @@ def start_repl(settings: Settings, *, name: str | None, resume: str | None, cont
     from goosectx.cli.common import open_session
 
     approval_mode = parse_mode("--mode", mode) if mode else None
-    preload_litellm()
     opened = open_session(settings, name=name, resume=resume, continue_=continue_, model=model)
     try:
         repl = Repl(settings, opened.store, opened.session, io=ReplIO.for_terminal(),
@@ -171,13 +181,15 @@ class Repl:
         model: Model override (``--model``).
         agent_factory: Builds the agent (default: ``goosectx.runtime.build_agent``).
         provider_factory: Builds a provider for ``/model`` (default: the litellm adapter).
+        background_checks: On opening, import litellm and check the model's credentials in a
+            background thread (off in tests with a scripted provider).
     """
 
     def __init__(
         self, settings: Settings, store: SessionStore, session: Session, *, io: ReplIO,
         resumed: bool = False, mode: ApprovalMode | None = None, model: str | None = None,
         agent_factory: AgentFactory | None = None,
-        provider_factory: ProviderFactory | None = None,
+        provider_factory: ProviderFactory | None = None, background_checks: bool = True,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -192,8 +204,12 @@ class Repl:
         self._provider_factory = provider_factory or self._runtime_provider
         self._queue: queue.Queue[Any] | None = None
         self._figure: ContextFigure | None = None
+        self._asking = False
         self.setup_error: GoosectxError | None = None
+        self._late_setup_error: GoosectxError | None = None
+        self._background_checks = background_checks
         self.agent = self._build_agent()
+        self.mode = getattr(self.agent, "mode", self.mode)
         self._prompt = None if io.plain else make_prompt_session(
             history_path=settings.data_dir / HISTORY_FILE if io.history else None,
             toolbar=self._toolbar, completer=SlashCompleter(self._model_names),
@@ -221,13 +237,49 @@ class Repl:
 
     def _build_agent(self) -> Agent:
         try:
-            return self._agent_factory(self.approve)
+            agent = self._agent_factory(self.approve)
         except GoosectxError as exc:
             self.setup_error = exc
-        from goosectx.tools.builtin import default_registry
+            from goosectx.tools.builtin import default_registry
 
-        return Agent(self.session, self.settings, provider=None, tools=default_registry(),
-                     approve=self.approve, mode=self.mode)
+            agent = Agent(self.session, self.settings, provider=None, tools=default_registry(),
+                          approve=self.approve, mode=self.mode)
+        if getattr(agent, "provider", None) is None and self.setup_error is None:
+            where = self.settings.config_path or "the config file"
+            self.setup_error = ModelNotConfigured(
+                "no model is configured",
+                f"set GOOSE_MODEL (e.g. export GOOSE_MODEL=openai/gpt-4o-mini), pass --model, "
+                f"or add model = \"...\" to {where}")
+        return agent
+
+    def _check_in_background(self) -> threading.Thread:
+        """Import litellm and check the model's credentials off the main thread.
+
+        The prompt appears at once; a missing key is shown in the toolbar as soon as it is
+        known, and as the configuration panel before the next turn (see :meth:`turn`).
+        """
+        provider = self.provider
+
+        def check() -> None:
+            try:
+                module = importlib.import_module("goosectx.providers.litellm_provider")
+                loader = getattr(module, "preload", None) or getattr(module, "_litellm", None)
+                if loader is not None:
+                    loader()
+                verify = getattr(provider, "check_credentials", None)
+                if verify is not None:
+                    verify()
+            except GoosectxError as exc:
+                self._late_setup_error = exc
+                app = self._prompt.app if self._prompt is not None else None
+                if app is not None and app.is_running:
+                    app.invalidate()
+            except Exception:  # noqa: BLE001 - a failed preload only means the call imports
+                pass
+
+        thread = threading.Thread(target=check, name="goosectx-preload", daemon=True)
+        thread.start()
+        return thread
 
     @property
     def provider(self) -> Provider | None:
@@ -251,6 +303,8 @@ class Repl:
     # -- the loop ------------------------------------------------------------------------
     def run(self) -> int:
         """Run until ``/exit``, Ctrl-D or the end of input; returns the exit code (0)."""
+        if self._background_checks and self.setup_error is None:
+            self._check_in_background()
         self._refresh_figure()
         facts = self._facts()
         self.renderer.print(reports.banner(
@@ -311,15 +365,33 @@ class Repl:
 
     # -- turns ---------------------------------------------------------------------------
     def turn(self, text: str) -> None:
-        """Run one turn for ``text`` and draw it."""
+        """Run one turn for ``text`` and draw it.
+
+        When the background check found the model unusable (e.g. no API key), the
+        configuration panel is shown instead and nothing is sent.
+        """
+        late = self._late_setup_error
+        if late is not None:
+            self._late_setup_error = None
+            self.setup_error = late
+            self.renderer.panel(reports.no_model_text(self.settings, late),
+                                title="the model is not ready", style="yellow")
+            self.renderer.notice("not sent — fix the above and restart goosectx, or switch "
+                                 "with /model NAME; your prompt is in the history (Up arrow)")
+            return
         self.renderer.user(text, show=self.io.echo or not self.io.plain)
         self._drive(lambda cancel: self.agent.reply(text, cancel=cancel))
 
     def _drive(self, start: Callable[[threading.Event], Iterator[Event]]) -> None:
-        """Run a core generator in a worker; record and draw its events on this thread."""
+        """Run a core generator in a worker; record and draw its events on this thread.
+
+        Ctrl-C meanwhile only sets the cancel event (the agent closes the turn validly); a
+        second one says it is still stopping, a third abandons the turn.
+        """
         cancel = threading.Event()
         events: queue.Queue[Any] = queue.Queue()
         self._queue = events
+        interrupts = [0]
 
         def work() -> None:
             try:
@@ -330,33 +402,42 @@ class Repl:
             finally:
                 events.put(_DONE)
 
+        def on_sigint(_signum: int, _frame: object) -> None:
+            cancel.set()
+            interrupts[0] += 1
+            if self._asking:
+                raise KeyboardInterrupt
+
+        previous = _install_sigint(on_sigint)
         worker = threading.Thread(target=work, name="goosectx-turn", daemon=True)
         worker.start()
         self.renderer.waiting()
-        interrupts = 0
+        seen = 0
         try:
             while True:
                 try:
                     item = events.get(timeout=_POLL_S)
                 except queue.Empty:
-                    continue
-                except KeyboardInterrupt:
-                    interrupts += 1
+                    item = None
+                except KeyboardInterrupt:  # no handler installed (not the main thread)
                     cancel.set()
-                    if interrupts == 1:
-                        self.renderer.notice("cancelling…", style="yellow")
-                        continue
-                    if interrupts == 2:
-                        self.renderer.notice("still stopping — Ctrl-C once more abandons "
-                                             "the turn", style="yellow")
-                        continue
-                    self.renderer.error("turn abandoned while it was still stopping",
-                                        "the saved session holds every completed message")
-                    return
+                    interrupts[0] += 1
+                    item = None
+                if interrupts[0] != seen:
+                    seen = interrupts[0]
+                    if seen >= 3:
+                        self.renderer.error("turn abandoned while it was still stopping",
+                                            "the saved session holds every completed message")
+                        return
+                    self.renderer.notice("cancelling…" if seen == 1 else
+                                         "still stopping — Ctrl-C once more abandons the turn",
+                                         style="yellow")
                 if item is _DONE:
                     break
-                self._handle(item, cancel)
+                if item is not None:
+                    self._handle(item, cancel)
         finally:
+            _restore_sigint(previous)
             self._queue = None
             self.renderer.settle()
             self._refresh_figure()
@@ -408,13 +489,20 @@ class Repl:
 
     def _ask(self, request: ToolRequest) -> ApprovalDecision:
         decision: ApprovalDecision | None
-        if self._prompt is None:
-            decision = self._ask_plain(request)
-        else:
+        if self._prompt is not None:
+            _drop_typeahead(self.io.input)
             try:
                 decision = ask_approval(request.name, input=self.io.input, output=self.io.output)
             except (KeyboardInterrupt, EOFError):
                 decision = "cancel"
+        else:
+            self._asking = True
+            try:
+                decision = self._ask_plain(request)
+            except KeyboardInterrupt:
+                decision = "cancel"
+            finally:
+                self._asking = False
         label = {key: text for _k, key, text in APPROVAL_KEYS}[decision]
         self.renderer.notice(f"{request.name}: {label}",
                              style="green" if decision in ("allow_once", "always_allow")
@@ -483,7 +571,7 @@ class Repl:
             self.renderer.error(exc.message, exc.hint)
             return
         self.agent.set_provider(provider)
-        self.setup_error = None
+        self.setup_error = self._late_setup_error = None
         self.session.model = provider.model
         self.store.update_session(self.session.id, model=provider.model)
         limit = provider.context_limit()
@@ -541,6 +629,9 @@ class Repl:
     def _toolbar(self) -> FormattedText:
         provider = self.provider
         note = "auto-compaction paused" if self.session.state.auto_compaction_paused else ""
+        problem = self._late_setup_error or self.setup_error
+        if problem is not None:
+            note = "⚠ " + problem.message
         return FormattedText(toolbar_fragments(
             model=provider.model if provider else None, mode=self.mode, figure=self._figure,
             note=note))

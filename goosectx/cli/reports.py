@@ -117,8 +117,9 @@ def usage_table(ledger: UsageLedger, *, limit_tokens: int | None = None) -> Tabl
         ("replies", "reply"), ("compaction", "compaction"), ("tool-pair notes", "tool_pairs")]
 
     def row(label: str, calls: int, usage: Usage, style: str = "") -> None:
+        cost = format_cost(usage.cost_usd) if calls else "-"
         table.add_row(label, f"{calls:,}", f"{usage.input_tokens:,}", f"{usage.output_tokens:,}",
-                      f"{usage.total_tokens:,}", format_cost(usage.cost_usd), style=style)
+                      f"{usage.total_tokens:,}", cost, style=style)
 
     for label, purpose in rows:
         row(label, _calls(ledger, purpose), ledger.accumulated(purpose))

@@ -1,0 +1,311 @@
+"""The REPL driven through prompt-toolkit pipe input against the scripted provider.
+
+Each test types keys into a pipe, lets the REPL run until Ctrl-D, and asserts the rendered
+transcript (a rich console writing to a StringIO) and the saved session.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from goosectx.agent import Agent
+from goosectx.approval import ApprovalFn
+from goosectx.cli.repl import Repl, ReplIO
+from goosectx.config import Settings
+from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
+from goosectx.session import Session
+from goosectx.store import SessionStore
+from goosectx.tools.base import ToolContext, ToolRegistry, ToolResult
+from goosectx.tools.builtin import default_registry, make_tool_context
+from goosectx.usage import Usage
+
+ENTER = "\r"
+CTRL_C = "\x03"
+CTRL_D = "\x04"
+ESC_ENTER = "\x1b\r"
+
+
+class World:
+    """A data dir with one session, and a way to run the REPL on it."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.settings = Settings(data_dir=tmp_path / "data", threshold_ratio=0.8)
+        self.workdir = tmp_path / "work"
+        self.workdir.mkdir()
+        self.store = SessionStore(self.settings.data_dir)
+        self.session = self.store.create_session(self.workdir, name="demo",
+                                                 model="scripted/test-model")
+        self.provider = ScriptedProvider()
+        self.tools = default_registry()
+        self.mode = "approve"
+
+    def agent_factory(self, provider: Any = "default") -> Callable[[ApprovalFn], Agent]:
+        chosen = self.provider if provider == "default" else provider
+
+        def build(approve: ApprovalFn) -> Agent:
+            return Agent(self.session, self.settings, provider=chosen, tools=self.tools,
+                         approve=approve, mode=self.mode,
+                         tool_context=make_tool_context(self.settings, self.workdir))
+
+        return build
+
+    def run(self, keys: str, *, provider: Any = "default", session: Session | None = None,
+            resumed: bool = False, **kwargs: Any) -> str:
+        buf = io.StringIO()
+        console = Console(file=buf, width=100)
+        with create_pipe_input() as pipe:
+            pipe.send_text(keys)
+            repl = Repl(self.settings, self.store, session or self.session,
+                        io=ReplIO(console, input=pipe, output=DummyOutput(), history=False),
+                        resumed=resumed, agent_factory=self.agent_factory(provider),
+                        background_checks=False, **kwargs)
+            assert repl.run() == 0
+        self.repl = repl
+        return buf.getvalue()
+
+    def stored(self) -> Session:
+        return self.store.load(self.session.id)
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    w = World(tmp_path)
+    yield w
+    w.store.close()
+
+
+def test_a_prompt_streams_an_answer_and_is_saved(world: World) -> None:
+    world.provider.add(ScriptedReply("The answer is **42**.", chunk_chars=3))
+    out = world.run("what is six times seven?" + ENTER + CTRL_D)
+    assert "╭─ you" in out and "what is six times seven?" in out
+    assert "The answer is 42." in out
+    assert "session demo saved" in out
+    texts = [m.text for m in world.stored().conversation]
+    assert texts == ["what is six times seven?", "The answer is **42**."]
+
+
+def test_esc_enter_makes_a_multi_line_prompt(world: World) -> None:
+    world.provider.add("ok")
+    world.run("line one" + ESC_ENTER + "line two" + ENTER + CTRL_D)
+    assert world.stored().conversation.messages[0].text == "line one\nline two"
+    assert world.provider.requests[0].messages[-1].text == "line one\nline two"
+
+
+def test_approved_tool_call_runs_and_its_output_is_shown(world: World) -> None:
+    world.provider.add(ScriptedReply("Let me check.", tool_calls=[
+        ("shell", {"command": "echo hello-from-shell"})]), "It printed hello.")
+    out = world.run("say hello" + ENTER + "y" + CTRL_D)
+    assert "▶ shell  command: echo hello-from-shell" in out
+    assert "shell: allow once" in out
+    assert "✓ shell output" in out and "hello-from-shell" in out
+    assert "It printed hello." in out
+    last_request = world.provider.requests[-1].messages
+    assert any("hello-from-shell" in r.output for m in last_request for r in m.tool_responses)
+
+
+def test_denied_tool_call_tells_the_model(world: World) -> None:
+    world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "rm -rf build"})]),
+                       "Understood, I will not.")
+    out = world.run("clean up" + ENTER + "n" + CTRL_D)
+    assert "shell: deny" in out and "✗ shell error" in out
+    assert "Understood, I will not." in out
+    assert not (world.workdir / "build").exists()
+
+
+def test_cancel_at_the_approval_ends_the_turn_and_keeps_the_history_valid(world: World) -> None:
+    world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "echo x"})]), "fine")
+    out = world.run("go" + ENTER + "c" + "next" + ENTER + CTRL_D)
+    assert "shell: cancel the turn" in out and "turn cancelled" in out
+    assert "fine" in out  # the next turn ran normally
+    second = world.provider.requests[1].messages
+    assert second[-1].text.endswith("next")
+    ids = {r.id for m in second for r in m.tool_requests}
+    assert ids and ids == {r.id for m in second for r in m.tool_responses}
+    assert any(r.is_error for m in world.stored().conversation for r in m.tool_responses)
+
+
+def test_always_allow_is_not_asked_again(world: World) -> None:
+    world.provider.add(
+        ScriptedReply(tool_calls=[("shell", {"command": "echo one"})]),
+        ScriptedReply(tool_calls=[("shell", {"command": "echo two"})]),
+        "done")
+    out = world.run("twice" + ENTER + "a" + CTRL_D)
+    assert out.count("shell: always allow") == 1
+    assert "one" in out and "two" in out and "done" in out
+
+
+class _InterruptingTool:
+    """Sends the REPL a Ctrl-C (SIGINT) while it runs, then waits to be cancelled."""
+
+    name = "wait"
+    description = "waits"
+    parameters: dict[str, Any] = {"type": "object", "properties": {}}
+
+    def is_read_only(self, arguments: dict[str, Any]) -> bool:
+        return True
+
+    def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        os.kill(os.getpid(), signal.SIGINT)
+        cancelled = ctx.cancel.wait(10)
+        return ToolResult("stopped" if cancelled else "never cancelled")
+
+
+def test_ctrl_c_during_a_turn_cancels_it_and_the_session_stays_valid(world: World) -> None:
+    world.tools = ToolRegistry([_InterruptingTool()])
+    world.mode = "smart_approve"  # read-only: runs without asking
+    world.provider.add(ScriptedReply(tool_calls=[("wait", {})]), "back again")
+    out = world.run("start" + ENTER + "continue" + ENTER + CTRL_D)
+    assert "cancelling…" in out and "turn cancelled" in out
+    assert "back again" in out
+    request = world.provider.requests[-1].messages
+    ids = {r.id for m in request for r in m.tool_requests}
+    assert ids == {r.id for m in request for r in m.tool_responses}  # every call answered
+    assert request[-1].text == "continue"
+
+
+def test_ctrl_c_on_an_empty_line_explains_how_to_leave(world: World) -> None:
+    out = world.run(CTRL_C + CTRL_D)
+    assert "Ctrl-D or /exit leaves" in out
+    assert "session demo saved" in out
+
+
+def test_exit_command_leaves(world: World) -> None:
+    out = world.run("/exit" + ENTER + "never sent" + ENTER)
+    assert "session demo saved" in out and "never sent" not in out
+    assert world.provider.requests == []
+
+
+def test_unknown_command_is_a_hint_not_a_model_call(world: World) -> None:
+    out = world.run("/contxt" + ENTER + CTRL_D)
+    assert "unknown command /contxt" in out and "did you mean /context?" in out
+    assert world.provider.requests == []
+
+
+def test_help_lists_commands_and_the_newline_key(world: World) -> None:
+    out = world.run("/help" + ENTER + CTRL_D)
+    for name in ("/compact", "/clear", "/mode", "/model", "/usage", "/context", "/history"):
+        assert name in out
+    assert "Esc then Enter" in out
+
+
+def test_context_shows_breakdown_limit_threshold_and_distance(world: World) -> None:
+    world.provider.context_limit_tokens = 50_000
+    out = world.run("/context" + ENTER + CTRL_D)
+    for label in ("system prompt", "tool schemas", "messages", "context limit", "50,000",
+                  "threshold", "0.8", "at 80% of the limit = 40,000 tokens", "tokens to go"):
+        assert label in out, label
+
+
+def test_usage_lists_compaction_separately(world: World) -> None:
+    world.provider.cost_per_call_usd = 0.002
+    world.provider.add("first answer", '{"user_intent": "test"}', "second answer")
+    out = world.run("hello" + ENTER + "/compact" + ENTER + "again" + ENTER + "/usage" + ENTER
+                    + CTRL_D)
+    usage_part = out[out.index("usage (tokens)"):]
+    replies = next(line for line in usage_part.splitlines() if "replies" in line)
+    compaction = next(line for line in usage_part.splitlines() if "compaction" in line)
+    assert replies.split()[1] == "2" and "$0.004" in replies
+    assert compaction.split()[1] == "1" and "$0.002" in compaction
+    total = next(line for line in usage_part.splitlines() if line.strip().startswith("total"))
+    assert total.split()[1] == "3" and "$0.006" in total
+
+
+def test_compact_shows_the_rule_and_the_model_sees_the_summary(world: World) -> None:
+    world.provider.add("first answer", '{"user_intent": "count things", "next_step": "go on"}',
+                       "after compaction")
+    out = world.run("hello" + ENTER + "/compact keep it short" + ENTER + "more" + ENTER
+                    + "/history agent" + ENTER + CTRL_D)
+    assert "context compacted ·" in out and " → " in out and "tokens" in out
+    assert "keep it short" in world.provider.requests[1].system + "".join(
+        m.text for m in world.provider.requests[1].messages)
+    sent = world.provider.requests[2].messages
+    assert "count things" in sent[0].text and "first answer" not in "".join(m.text for m in sent)
+    agent_view = out[out.index("what the model sees"):]
+    assert "summary" in agent_view and "count things" in agent_view
+    assert [m.text for m in world.stored().conversation.user_view()][:2] == ["hello",
+                                                                           "first answer"]
+
+
+def test_clear_hides_history_from_the_model_but_not_the_transcript(world: World) -> None:
+    world.provider.add("remembered", "fresh start")
+    out = world.run("remember 7" + ENTER + "/clear" + ENTER + "what number?" + ENTER
+                    + "/history user" + ENTER + CTRL_D)
+    assert "context cleared" in out
+    assert [m.text for m in world.provider.requests[1].messages] == ["what number?"]
+    transcript = out[out.index("transcript ·"):]
+    assert "remember 7" in transcript and "remembered" in transcript
+
+
+def test_mode_command_changes_approval(world: World) -> None:
+    world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "echo auto-ran"})]),
+                       "ok")
+    out = world.run("/mode auto" + ENTER + "run it" + ENTER + CTRL_D)
+    assert "mode: auto" in out and "auto-ran" in out and "allow once" not in out
+
+
+def test_model_command_switches_provider_and_limit(world: World) -> None:
+    other = ScriptedProvider(["from the other model"], model="scripted/other",
+                             context_limit_tokens=9_000)
+    out = world.run("/model scripted/other" + ENTER + "hi" + ENTER + CTRL_D,
+                    provider_factory=lambda name: other)
+    assert "model: scripted/other · context limit 9,000 tokens" in out
+    assert "from the other model" in out and world.provider.requests == []
+    assert world.stored().model == "scripted/other"
+
+
+def test_resumed_session_shows_its_history_with_compactions_marked(world: World) -> None:
+    world.provider.add("first answer", '{"user_intent": "x"}', "second answer")
+    world.run("first question" + ENTER + "/compact" + ENTER + "second question" + ENTER + CTRL_D)
+    resumed = world.stored()
+    out = world.run(CTRL_D, session=resumed, resumed=True)
+    assert "resumed session demo" in out
+    order = [out.index(t) for t in ("first question", "first answer", "context compacted",
+                                    "second question", "second answer", "resumed ·")]
+    assert order == sorted(order)
+
+
+def test_without_a_model_the_repl_opens_with_one_panel_and_offline_commands_work(
+    world: World,
+) -> None:
+    world.provider.add()  # never called
+    out = world.run("hello" + ENTER + "/context" + ENTER + "/usage" + ENTER + "/history"
+                    + ENTER + "/compact" + ENTER + CTRL_D, provider=None)
+    assert out.count("no model configured") == 1
+    assert "GOOSE_MODEL" in out and "OPENAI_API_KEY" in out and "api_base" in out
+    assert "context limit" in out and "usage (tokens)" in out
+    assert "no model is configured" in out  # the prompt's turn says so, nothing is sent
+
+
+def test_context_meter_in_the_toolbar(world: World) -> None:
+    world.provider.add(ScriptedReply("ok", usage=Usage.of(60_000, 100)))
+    world.provider.context_limit_tokens = 100_000
+    world.run("hi" + ENTER + CTRL_D)
+    toolbar = "".join(text for _style, text in world.repl._toolbar())
+    assert "scripted/test-model" in toolbar and "approve" in toolbar
+    assert "Context ●●●●●●○○○○ 60% (60,1" in toolbar and "/100,000)" in toolbar
+
+
+def test_plain_mode_reads_lines_and_prints_no_escape_codes(world: World) -> None:
+    world.provider.add(ScriptedReply("Plain **answer**.", tool_calls=[
+        ("shell", {"command": "echo piped"})]), "finished")
+    buf = io.StringIO()
+    console = Console(file=buf, width=100, no_color=True, force_terminal=False)
+    stdin = io.StringIO("do it\ny\n/context\n")
+    repl = Repl(world.settings, world.store, world.session,
+                io=ReplIO(console, plain=True, stdin=stdin, echo=True),
+                agent_factory=world.agent_factory(), background_checks=False)
+    assert repl.run() == 0
+    out = buf.getvalue()
+    assert "\x1b" not in out
+    assert "> do it" in out and "Plain **answer**." in out and "piped" in out
+    assert "finished" in out and "context limit" in out
