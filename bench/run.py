@@ -25,7 +25,9 @@ SUITES = ("startup", "tokens", "store", "loop", "compaction")
 def _fmt(value: float | None, unit: str) -> str:
     if value is None:
         return "—"
-    if unit in ("s",):
+    if unit == "×":
+        return f"{value:.2f}×"
+    if unit == "s":
         return f"{value:.3f} s"
     if unit == "ms":
         return f"{value:.3f} ms"
