@@ -409,7 +409,7 @@ class ContextManager:
         if not messages:
             raise CompactionFailed("nothing to compact: the model sees no messages")
         before, _ = self.current_tokens(request)
-        limit = self.context_limit().tokens
+        limit = self.context_limit().tokens if trigger == "auto" else 0
         yield Notification("inline", intro_text(trigger, before, limit))
         summary: SummaryResult | None = None
         if strategy == "llm":

@@ -1,0 +1,194 @@
+"""``goosectx compact SESSION``: compact a saved session offline (DESIGN.md §6).
+
+The same :meth:`~goosectx.compaction.manager.ContextManager.compact` the REPL's ``/compact``
+runs, on a saved session, persisted through the session recorder (one transaction).
+``--dry-run`` prints the plan — tokens before, the rung the summary request would start at
+and its size — without calling a model or changing anything. With no model configured the
+extractive strategy (no model) is used, and stderr says so.
+
+Output: the result line (or ``--json`` object) on stdout; notices on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from goosectx.compaction.manager import CompactionPlan, ContextManager, RequestContext
+from goosectx.config import Settings
+from goosectx.errors import ModelNotConfigured
+from goosectx.events import Event, HistoryReplaced, Notification
+from goosectx.providers.base import Provider
+from goosectx.session import Session
+
+
+def _request_context(settings: Settings, session: Session, manager: ContextManager,
+                     provider: Provider | None) -> RequestContext:
+    """The system prompt and tool schemas the session's next request would carry."""
+    from goosectx.agent import Agent
+    from goosectx.approval import ApprovalDecision
+    from goosectx.tools.builtin import default_registry
+
+    def deny(_request: object) -> ApprovalDecision:
+        raise AssertionError("compaction runs no tools")
+
+    agent = Agent(session, settings, provider=provider, tools=default_registry(),
+                  approve=deny, context=manager, interactive=False)
+    return agent.request_context
+
+
+def _providers(settings: Settings, model: str) -> tuple[Provider, Provider | None]:
+    from goosectx.providers.litellm_provider import make_provider
+
+    provider = make_provider(settings, model)
+    summarizer = None
+    if settings.compaction_model and settings.compaction_model != model:
+        summarizer = make_provider(settings, settings.compaction_model, role="summarizer")
+    return provider, summarizer
+
+
+def _notice(text: str) -> None:
+    sys.stderr.write(f"goosectx: {text}\n")
+    sys.stderr.flush()
+
+
+def compact_session(
+    settings: Settings,
+    session_ref: str,
+    *,
+    instructions: str | None,
+    strategy: str | None,
+    dry_run: bool,
+    as_json: bool,
+    max_summary_tokens: int,
+    model: str | None,
+) -> int:
+    """Compact SESSION (name, id or unique id prefix) and print the outcome.
+
+    Args:
+        settings: Resolved settings.
+        session_ref: The session.
+        instructions: Extra instructions for the summary prompt.
+        strategy: ``llm``, ``extractive``, or ``None`` (``llm`` when a model is configured).
+        dry_run: Print the plan only: no model call, nothing written.
+        as_json: Print ``{session_id, trigger, strategy, rung, tokens_before, tokens_after,
+            cost_usd}`` (plus ``dry_run``, ``request_tokens``, ``max_tokens`` for a dry run).
+        max_summary_tokens: Budget of an extractive summary (tokens).
+        model: ``--model``, else the configured model.
+
+    Returns:
+        The exit code (0).
+
+    Raises:
+        SessionNotFound, SessionAmbiguous, SessionInUse: SESSION cannot be compacted now.
+        ModelNotConfigured: ``--strategy llm`` with no model.
+        CompactionFailed, ProviderError: compaction failed; the session is unchanged.
+    """
+    from goosectx.cli.common import load_session
+
+    model_name = model or settings.model
+    if strategy is None:
+        strategy = "llm" if model_name else "extractive"
+        if not model_name:
+            _notice("no model is configured: using the extractive strategy (a summary built "
+                    "from the transcript, no model call)")
+    if strategy == "llm" and not model_name:
+        raise ModelNotConfigured(
+            "--strategy llm needs a model and none is configured",
+            "set GOOSE_MODEL or pass --model, or use --strategy extractive")
+
+    store, session = load_session(settings, session_ref)
+    try:
+        lock = None if dry_run else store.lock(session.id)
+        try:
+            if lock is not None:
+                session = store.load(session.id)  # as of now, under the lock
+            provider, summarizer = _providers(settings, model_name) if model_name else (None,
+                                                                                        None)
+            manager = ContextManager(session, settings, provider, summarizer=summarizer)
+            request = _request_context(settings, session, manager, provider)
+            if dry_run:
+                plan = manager.plan(request, instructions=instructions, strategy=strategy,
+                                    max_summary_tokens=max_summary_tokens)
+                _print_plan(session, plan, as_json)
+                return 0
+            from goosectx.recorder import SessionRecorder
+
+            recorder = SessionRecorder(store, session)
+            result: HistoryReplaced | None = None
+            for event in manager.compact(request, trigger="manual", instructions=instructions,
+                                         strategy=strategy,
+                                         max_summary_tokens=max_summary_tokens):
+                recorder.record(event)
+                result = _show(event, result)
+            assert result is not None, "a compaction always ends with HistoryReplaced"
+            _print_result(session, result, as_json)
+            return 0
+        finally:
+            if lock is not None:
+                lock.release()
+    finally:
+        store.close()
+
+
+def _show(event: Event, result: HistoryReplaced | None) -> HistoryReplaced | None:
+    if isinstance(event, Notification) and event.kind == "inline":
+        _notice(event.text)
+    if isinstance(event, HistoryReplaced):
+        return event
+    return result
+
+
+def _cost(cost_usd: float | None, strategy: str) -> str:
+    if strategy == "extractive":
+        return "no model call"
+    return f"${cost_usd:.4f}" if cost_usd is not None else "cost unknown"
+
+
+def _print_result(session: Session, result: HistoryReplaced, as_json: bool) -> None:
+    if as_json:
+        data: dict[str, Any] = {
+            "session_id": session.id, "trigger": result.trigger, "strategy": result.strategy,
+            "rung": result.rung, "tokens_before": result.tokens_before,
+            "tokens_after": result.tokens_after, "cost_usd": result.cost_usd,
+        }
+        print(json.dumps(data))
+        return
+    how = result.strategy + (f", rung {result.rung}" if result.rung else "")
+    print(f"Compacted {session.display_name} ({how}): {result.tokens_before:,} → "
+          f"{result.tokens_after:,} tokens · {_cost(result.cost_usd, result.strategy)}")
+
+
+def _print_plan(session: Session, plan: CompactionPlan, as_json: bool) -> None:
+    if as_json:
+        data: dict[str, Any] = {
+            "session_id": session.id, "trigger": "manual", "strategy": plan.strategy,
+            "rung": plan.rung, "tokens_before": plan.tokens_before, "tokens_after": None,
+            "cost_usd": None, "dry_run": True, "request_tokens": plan.request_tokens,
+            "max_tokens": plan.max_tokens,
+        }
+        print(json.dumps(data))
+        return
+    lines = [
+        f"Session {session.display_name}: {plan.message_count} messages in the model's view",
+        f"Tokens before: {plan.tokens_before:,}",
+    ]
+    if plan.strategy == "extractive":
+        lines += ["Strategy: extractive (built from the transcript, no model call)",
+                  f"Summary budget: {plan.max_tokens:,} tokens"]
+    else:
+        lines.append(f"Strategy: llm ({plan.model}, context window "
+                     f"{plan.context_limit_tokens:,} tokens)")
+        if plan.rung is None:
+            lines.append(f"Rung: none fits — even with all {plan.total_results} tool results "
+                         "removed and long texts elided the request is too large")
+        else:
+            lines += [
+                f"Rung: {plan.rung} of tool results kept ({plan.removed_results} of "
+                f"{plan.total_results} removed)",
+                f"Summary request: {plan.request_tokens:,} tokens + up to {plan.max_tokens:,} "
+                "for the summary",
+            ]
+    lines.append("Dry run: no model was called and nothing changed.")
+    print("\n".join(lines))

@@ -1,0 +1,389 @@
+"""The context manager: trigger, guards, pause, reactive path, rewrite, write-back, /clear."""
+
+from __future__ import annotations
+
+import pytest
+from compaction_support import (
+    REQUEST,
+    SUMMARY_JSON,
+    chat,
+    collect,
+    make_session,
+    manager,
+    notices,
+    replaced,
+    tool_pair,
+)
+
+from goosectx.compaction.manager import ContextManager
+from goosectx.compaction.prompts import CONTINUATION_TEXTS
+from goosectx.config import ConfigError, Settings, load_settings
+from goosectx.conversation import Message
+from goosectx.errors import (
+    CompactionFailed,
+    ContextLengthExceeded,
+    GoosectxError,
+    ProviderUnavailable,
+)
+from goosectx.events import HistoryReplaced, Notification
+from goosectx.providers.scripted import ScriptedProvider
+from goosectx.recorder import SessionRecorder
+from goosectx.store import SessionStore
+from goosectx.usage import Usage
+
+
+def over(limit_ratio: float, limit: int = 10_000) -> tuple[list[Message], int]:
+    """A history whose estimate is about ``limit_ratio`` of ``limit``, ending with a user turn."""
+    session = make_session(chat(1))
+    per_turn = manager(session, None).current_tokens(REQUEST)[0]
+    turns = max(1, round(limit * limit_ratio / per_turn))
+    return [*chat(turns), Message.user("latest question: what next?")], limit
+
+
+def auto_events(messages: list[Message], limit: int, **settings: object) -> tuple[
+        list[object], ScriptedProvider]:
+    provider = ScriptedProvider([SUMMARY_JSON], context_limit_tokens=limit)
+    session = make_session(messages)
+    return collect(manager(session, provider, **settings).before_call(REQUEST)), provider
+
+
+# -- the threshold --------------------------------------------------------------------------
+@pytest.mark.parametrize("value", ["0", "1", "-0.5", "1.5"])
+def test_threshold_outside_0_1_disables_auto_compaction(value: str) -> None:
+    settings = load_settings(environ={"GOOSE_AUTO_COMPACT_THRESHOLD": value})
+    assert not settings.auto_compaction_enabled
+    messages, limit = over(2.0)  # twice the window
+    events, provider = auto_events(messages, limit, threshold_ratio=settings.threshold_ratio)
+    assert events == [] and provider.requests == []
+
+
+def test_threshold_half_compacts_above_and_not_below() -> None:
+    settings = load_settings(environ={"GOOSE_AUTO_COMPACT_THRESHOLD": "0.5"})
+    assert settings.threshold_ratio == 0.5
+    below, limit = over(0.4)
+    events, _ = auto_events(below, limit, threshold_ratio=0.5)
+    assert events == []
+    above, limit = over(0.6)
+    events, provider = auto_events(above, limit, threshold_ratio=0.5)
+    assert len(replaced(events)) == 1 and replaced(events)[0].trigger == "auto"
+    assert len(provider.requests) == 1
+
+
+def test_threshold_unset_defaults_to_0_8() -> None:
+    settings = load_settings(environ={})
+    assert settings.threshold_ratio == 0.8 and settings.source("threshold_ratio") == "default"
+    events, _ = auto_events(*over(0.7))
+    assert events == []
+    events, _ = auto_events(*over(0.9))
+    assert len(replaced(events)) == 1
+
+
+def test_threshold_not_a_number_is_a_config_error_naming_variable_and_range() -> None:
+    with pytest.raises(ConfigError) as err:
+        load_settings(environ={"GOOSE_AUTO_COMPACT_THRESHOLD": "abc"})
+    text = err.value.one_line()
+    assert "GOOSE_AUTO_COMPACT_THRESHOLD" in text and "between 0 and 1" in text and "'abc'" in text
+
+
+# -- when auto-compaction may run ----------------------------------------------------------
+def test_no_auto_compaction_right_after_an_assistant_message() -> None:
+    messages, limit = over(0.95)
+    messages.append(Message.assistant("thinking about it"))
+    events, provider = auto_events(messages, limit)
+    assert events == [] and provider.requests == []
+
+
+def test_second_auto_compaction_in_the_same_step_is_refused() -> None:
+    messages, limit = over(1.0)
+    # A summary so large (85 % of the window) that the compaction saves over 10 % but does
+    # not get under the threshold.
+    huge = '{"user_intent": "' + " ".join(["word"] * int(0.85 * limit)) + '"}'
+    provider = ScriptedProvider([huge, SUMMARY_JSON], context_limit_tokens=limit,
+                                output_limit=100_000)
+    cm = manager(make_session(messages), provider)
+    first = replaced(collect(cm.before_call(REQUEST)))
+    assert len(first) == 1 and not first[0].auto_compaction_paused
+    assert cm.current_tokens(REQUEST)[0] / limit > 0.8  # still over the threshold
+    assert collect(cm.before_call(REQUEST)) == []  # same step: refused
+    assert len(provider.requests) == 1
+    # After a successful model call the guard is lifted again.
+    cm.session.conversation.append(Message.assistant("answer"))
+    cm.record_call(Usage.of(limit, 10), REQUEST, model=provider.model)
+    cm.session.conversation.append(Message.user("more"))
+    assert len(replaced(collect(cm.before_call(REQUEST)))) == 1
+
+
+def test_manages_own_context_never_compacts_and_manual_says_why() -> None:
+    messages, limit = over(1.5)
+    provider = ScriptedProvider([SUMMARY_JSON], context_limit_tokens=limit,
+                                manages_own_context=True)
+    cm = manager(make_session(messages), provider)
+    assert collect(cm.before_call(REQUEST)) == []
+    with pytest.raises(GoosectxError) as err:
+        collect(cm.compact(REQUEST))
+    assert "manages its own context" in err.value.one_line()
+    assert "manages_own_context" in (err.value.hint or "")
+    with pytest.raises(ContextLengthExceeded):
+        collect(cm.on_context_exceeded(REQUEST))
+    assert provider.requests == []
+
+
+# -- current and the next turn ---------------------------------------------------------------
+def test_current_is_the_report_plus_messages_added_since() -> None:
+    session = make_session([Message.user("hi"), Message.assistant("hello")])
+    cm = manager(session, ScriptedProvider([]))
+    update = cm.record_call(Usage.of(5000, 100), REQUEST, model="m")
+    assert (update.current_tokens, update.is_estimate) == (5100, False)
+    assert cm.current_tokens(REQUEST) == (5100, False)
+    paste = Message.user("paste " + "word " * 3000)
+    session.conversation.append(paste)
+    tokens, is_estimate = cm.current_tokens(REQUEST)
+    assert tokens == 5100 + cm.counter.count_message(paste) and is_estimate
+
+
+def test_no_report_means_the_estimate_of_the_whole_request() -> None:
+    session = make_session(chat(3))
+    cm = manager(session, ScriptedProvider([]))
+    tokens, is_estimate = cm.current_tokens(REQUEST)
+    assert is_estimate and tokens == cm.breakdown(REQUEST).total
+    update = cm.record_call(None, REQUEST, model="m")
+    assert update.is_estimate and update.current_tokens == tokens
+
+
+def test_a_resumed_session_keeps_its_reported_figure() -> None:
+    session = make_session([Message.user("hi"), Message.assistant("hello")])
+    session.ledger.current_tokens, session.ledger.current_is_estimate = 7000, False
+    session.conversation.append(Message.user("next"))
+    cm = manager(session, ScriptedProvider([]))
+    tokens, _ = cm.current_tokens(REQUEST)
+    assert tokens == 7000 + cm.counter.count_message(session.conversation.messages[-1])
+
+
+def test_after_compaction_current_is_the_retained_estimate_and_next_turn_does_not_retrigger(
+) -> None:
+    messages, limit = over(0.9)
+    provider = ScriptedProvider([SUMMARY_JSON], context_limit_tokens=limit)
+    session = make_session(messages)
+    cm = manager(session, provider)
+    event = replaced(collect(cm.before_call(REQUEST)))[0]
+    assert event.tokens_before > 0.8 * limit
+    assert session.ledger.current_tokens == event.tokens_after == cm.breakdown(REQUEST).total
+    assert session.ledger.current_is_estimate
+    assert cm.current_tokens(REQUEST) == (event.tokens_after, True)
+    # The model call after it reports what it saw; the next turn starts well under threshold.
+    provider.add("the answer")
+    reply = next(i for i in provider.stream(REQUEST.system_prompt,
+                                            session.conversation.agent_view(), ()) if
+                 hasattr(i, "message"))
+    session.conversation.append(reply.message)
+    update = cm.record_call(reply.usage, REQUEST, model=provider.model)
+    assert not update.is_estimate and update.current_tokens < 0.8 * limit
+    session.conversation.append(Message.user("thanks, and now?"))
+    cm.start_turn()
+    assert collect(cm.before_call(REQUEST)) == []
+    assert len(provider.requests) == 2
+
+
+# -- the rewrite ------------------------------------------------------------------------------
+def test_auto_rewrite_hides_old_messages_and_appends_summary_continuation_and_request() -> None:
+    messages, limit = over(0.9)
+    session = make_session(messages)
+    old = list(session.conversation.messages)
+    collect(manager(session, ScriptedProvider([SUMMARY_JSON], context_limit_tokens=limit))
+            .before_call(REQUEST))
+    view = session.conversation.agent_view()
+    assert [m.role for m in view] == ["user", "assistant", "user"]
+    summary, continuation, request = view
+    assert summary.metadata.is_summary and summary.text.startswith("# Conversation Summary")
+    assert "src/p.py" in summary.text
+    assert continuation.metadata.is_continuation
+    assert continuation.text == CONTINUATION_TEXTS["conversation"]
+    assert request.text == "latest question: what next?"
+    for m in (summary, continuation, request):
+        assert not m.metadata.user_visible
+    stored = {m.id: m for m in session.conversation}
+    for m in old:
+        assert stored[m.id].metadata.user_visible and not stored[m.id].metadata.agent_visible
+        assert stored[m.id].content == m.content
+    assert session.conversation.user_view()[:len(old)] == [stored[m.id] for m in old]
+
+
+def test_mid_tool_loop_gets_the_tool_loop_continuation() -> None:
+    messages, limit = over(0.9)
+    messages += tool_pair("ok")
+    session = make_session(messages)
+    collect(manager(session, ScriptedProvider([SUMMARY_JSON], context_limit_tokens=limit))
+            .before_call(REQUEST))
+    view = session.conversation.agent_view()
+    assert view[1].text == CONTINUATION_TEXTS["tool_loop"]
+    assert view[-1].text == "latest question: what next?"
+
+
+def test_manual_compaction_uses_instructions_and_preserves_no_request_copy() -> None:
+    session = make_session(chat(3))
+    provider = ScriptedProvider([SUMMARY_JSON])
+    events = collect(manager(session, provider).compact(REQUEST, instructions="focus on the DB"))
+    assert "focus on the DB" in provider.requests[0].messages[0].text
+    assert [type(e).__name__ for e in events] == [
+        "Notification", "Notification", "HistoryReplaced"]
+    assert events[0].kind == "inline" and events[1].kind == "thinking"  # type: ignore[union-attr]
+    raw = session.conversation.agent_messages()
+    assert [m.metadata.is_summary for m in raw] == [True, False]
+    assert raw[1].text == CONTINUATION_TEXTS["manual"]
+
+
+def test_unparseable_summary_is_kept_raw() -> None:
+    session = make_session(chat(2))
+    raw = "The user is building a parser; next they want tests. {unbalanced"
+    collect(manager(session, ScriptedProvider([raw])).compact(REQUEST))
+    assert session.conversation.agent_messages()[0].text == raw
+
+
+# -- write-back ---------------------------------------------------------------------------
+def test_history_replaced_carries_cost_call_and_persists_in_one_transaction(tmp_path) -> None:
+    store = SessionStore(tmp_path)
+    session = store.create_session(tmp_path)
+    recorder = SessionRecorder(store, session)
+    for m in chat(4):
+        session.conversation.append(m)
+        store.append_message(session.id, m)
+    provider = ScriptedProvider([SUMMARY_JSON], cost_per_call_usd=0.004)
+    events = collect(manager(session, provider).compact(REQUEST))
+    for e in events:
+        recorder.record(e)
+    event = replaced(events)[0]
+    assert event.cost_usd == 0.004 and event.strategy == "llm" and event.rung == "100%"
+    assert event.call is not None and event.call.is_compaction
+    assert event.tokens_after < event.tokens_before
+    loaded = store.load(session.id)
+    assert [m.id for m in loaded.conversation] == [m.id for m in session.conversation]
+    assert loaded.ledger.current_tokens == event.tokens_after
+    assert loaded.ledger.accumulated("compaction").cost_usd == 0.004
+    marker = [m for m in loaded.conversation.user_view() if m.metadata.compaction_id]
+    assert len(marker) == 1 and "→" in marker[0].content[0].text  # type: ignore[union-attr]
+    assert "$0.0040" in marker[0].content[0].text  # type: ignore[union-attr]
+    store.close()
+
+
+def test_failed_summary_leaves_history_untouched_and_raises() -> None:
+    session = make_session(chat(3))
+    before = list(session.conversation.messages)
+    provider = ScriptedProvider([ProviderUnavailable("server down")])
+    with pytest.raises(ProviderUnavailable):
+        collect(manager(session, provider).compact(REQUEST))
+    assert session.conversation.messages == before and session.ledger.entries == []
+
+
+def test_failed_auto_compaction_notifies_and_is_not_retried_before_a_call() -> None:
+    messages, limit = over(0.9)
+    session = make_session(messages)
+    before = list(session.conversation.messages)
+    provider = ScriptedProvider([ProviderUnavailable("server down")], context_limit_tokens=limit)
+    cm = manager(session, provider)
+    events = collect(cm.before_call(REQUEST))
+    assert any("Auto-compaction failed" in t and "server down" in t for t in notices(events))
+    assert session.conversation.messages == before
+    assert collect(cm.before_call(REQUEST)) == []
+
+
+def test_compaction_model_falls_back_to_the_main_model_on_error() -> None:
+    session = make_session(chat(3))
+    cheap = ScriptedProvider([ProviderUnavailable("cheap model down")], model="scripted/cheap")
+    main = ScriptedProvider([SUMMARY_JSON], model="scripted/main")
+    events = collect(manager(session, main, summarizer=cheap).compact(REQUEST))
+    assert len(cheap.requests) == 1 and len(main.requests) == 1
+    assert any("scripted/cheap failed" in t for t in notices(events))
+    assert replaced(events)[0].call.model == "scripted/main"  # type: ignore[union-attr]
+
+
+def test_compaction_model_is_used_first() -> None:
+    session = make_session(chat(3))
+    cheap = ScriptedProvider([SUMMARY_JSON], model="scripted/cheap")
+    main = ScriptedProvider([], model="scripted/main")
+    collect(manager(session, main, summarizer=cheap).compact(REQUEST))
+    assert len(cheap.requests) == 1 and main.requests == []
+
+
+# -- the pause ------------------------------------------------------------------------------
+def test_small_saving_pauses_auto_compaction_until_manual_compaction() -> None:
+    messages, limit = over(0.85)
+    session = make_session(messages)
+    # A "summary" as big as the history saves under 10 %.
+    big = "\n".join(m.text for m in messages)
+    provider = ScriptedProvider([big], context_limit_tokens=limit, output_limit=100_000)
+    cm = manager(session, provider)
+    events = collect(cm.before_call(REQUEST))
+    assert replaced(events)[0].auto_compaction_paused and session.state.auto_compaction_paused
+    assert any("paused" in t for t in notices(events))
+    cm.session.conversation.append(Message.assistant("a"))
+    cm.record_call(Usage.of(limit, 5), REQUEST, model="m")
+    cm.session.conversation.append(Message.user("b"))
+    assert collect(cm.before_call(REQUEST)) == []  # paused: no loop
+    provider.add(SUMMARY_JSON)
+    manual = replaced(collect(cm.compact(REQUEST)))[0]
+    assert not manual.auto_compaction_paused and not session.state.auto_compaction_paused
+
+
+def test_clear_hides_everything_resets_current_and_lifts_the_pause() -> None:
+    session = make_session(chat(3))
+    session.state.auto_compaction_paused = True
+    cm = manager(session, ScriptedProvider([]))
+    cm.record_call(Usage.of(9000, 10), REQUEST, model="m")
+    event = collect(cm.clear(REQUEST))[0]
+    assert isinstance(event, HistoryReplaced) and event.trigger == "clear"
+    assert event.tokens_before == 9010 and event.tokens_after == cm.breakdown(REQUEST).total
+    assert session.conversation.agent_view() == []
+    assert len(session.conversation.user_view()) == 7  # 6 messages + the "cleared" notice
+    assert not session.state.auto_compaction_paused and not event.auto_compaction_paused
+
+
+# -- reactive -----------------------------------------------------------------------------
+def test_reactive_compacts_at_most_twice_per_turn_then_stops_with_a_hint() -> None:
+    session = make_session([*chat(3), Message.user("go")])
+    provider = ScriptedProvider([SUMMARY_JSON, SUMMARY_JSON, SUMMARY_JSON])
+    cm = manager(session, provider)
+    cm.start_turn()
+    for _ in range(2):
+        events = collect(cm.on_context_exceeded(REQUEST))
+        assert replaced(events)[0].trigger == "reactive"
+        assert session.conversation.agent_view()[-1].text == "go"
+    with pytest.raises(ContextLengthExceeded) as err:
+        collect(cm.on_context_exceeded(REQUEST))
+    assert "larger context window" in err.value.one_line() and "new session" in err.value.one_line()
+    cm.start_turn()
+    assert replaced(collect(cm.on_context_exceeded(REQUEST)))
+
+
+def test_reactive_falls_back_to_the_extractive_summary_when_the_call_fails() -> None:
+    session = make_session([*chat(3), Message.user("please add logging to src/app.py")])
+    provider = ScriptedProvider([ProviderUnavailable("server down")])
+    events = collect(manager(session, provider).on_context_exceeded(REQUEST))
+    assert any("extractive" in t for t in notices(events))
+    event = replaced(events)[0]
+    assert event.strategy == "extractive" and event.call is None and event.cost_usd is None
+    view = session.conversation.agent_view()
+    assert view[0].metadata.is_summary and "# Conversation Summary" in view[0].text
+    assert view[-1].text == "please add logging to src/app.py"
+
+
+def test_extractive_without_a_model() -> None:
+    session = make_session(chat(3))
+    cm = ContextManager(session, Settings(), None)
+    events = collect(cm.compact(REQUEST))
+    assert any("No model is configured" in t for t in notices(events))
+    assert replaced(events)[0].strategy == "extractive"
+
+
+def test_nothing_to_compact_is_an_error_with_history_untouched() -> None:
+    session = make_session([])
+    with pytest.raises(CompactionFailed):
+        collect(manager(session, ScriptedProvider([])).compact(REQUEST))
+
+
+def test_notification_order_inline_then_thinking_then_history() -> None:
+    messages, limit = over(0.9)
+    events, _ = auto_events(messages, limit)
+    kinds = [(type(e).__name__, getattr(e, "kind", None)) for e in events]
+    assert kinds == [("Notification", "inline"), ("Notification", "thinking"),
+                     ("HistoryReplaced", None)]
+    assert isinstance(events[0], Notification) and "% full" in events[0].text

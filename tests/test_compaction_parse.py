@@ -1,0 +1,106 @@
+"""Lenient parsing of the summariser's reply (DESIGN.md §4.2(3))."""
+
+from __future__ import annotations
+
+from goosectx.compaction.parse import parse_note_list, parse_summary
+from goosectx.compaction.summary import render_markdown
+
+
+def test_plain_json_object_fills_every_field() -> None:
+    text = """{"user_intent": "add a CLI", "technical_concepts": ["typer", "sqlite"],
+    "files": [{"path": "cli.py", "summary": "new", "key_code": "app = typer.Typer()"}],
+    "errors_and_fixes": ["ImportError: fixed by installing typer"],
+    "problem_solving": "chose typer", "user_messages": ["add a CLI", "use typer"],
+    "pending_tasks": ["docs"], "current_work": "writing tests", "next_step": "run pytest"}"""
+    s = parse_summary(text)
+    assert s is not None
+    assert s.user_intent == "add a CLI"
+    assert s.technical_concepts == ["typer", "sqlite"]
+    assert (s.files[0].path, s.files[0].summary, s.files[0].key_code) == (
+        "cli.py", "new", "app = typer.Typer()")
+    assert s.pending_tasks == ["docs"] and s.next_step == "run pytest"
+    md = render_markdown(s)
+    assert md.startswith("# Conversation Summary")
+    for title in ("## User intent", "## Technical concepts", "## Files", "## Errors and fixes",
+                  "## Problem solving", "## User messages", "## Pending tasks",
+                  "## Current work", "## Next step"):
+        assert title in md
+
+
+def test_last_fenced_block_wins_over_earlier_ones_and_prose() -> None:
+    text = ('Here is a draft:\n```json\n{"user_intent": "draft"}\n```\n'
+            'Better:\n```json\n{"user_intent": "final", "next_step": "ship"}\n```\nDone {x}.')
+    s = parse_summary(text)
+    assert s is not None and s.user_intent == "final" and s.next_step == "ship"
+
+
+def test_unfenced_object_inside_prose_is_found_with_braces_in_strings() -> None:
+    text = 'Sure! {"user_intent": "fix {braces} in \\"quotes\\"", "next_step": "x"} Hope it helps'
+    s = parse_summary(text)
+    assert s is not None and s.user_intent == 'fix {braces} in "quotes"'
+
+
+def test_numbers_booleans_objects_in_lists_become_text() -> None:
+    text = ('{"user_intent": 42, "current_work": true, "technical_concepts": [3.5, false, '
+            '{"name": "asyncio", "why": "io"}, "  ", null, ["a", "b"]], '
+            '"problem_solving": {"approach": "bisect", "result": "found"}, '
+            '"next_step": ["first", "second"]}')
+    s = parse_summary(text)
+    assert s is not None
+    assert s.user_intent == "42" and s.current_work == "true"
+    assert s.technical_concepts == ["3.5", "false", "name: asyncio; why: io", "a\nb"]
+    assert s.problem_solving == "approach: bisect; result: found"
+    assert s.next_step == "first\nsecond"
+
+
+def test_object_where_a_list_is_expected_and_file_shapes() -> None:
+    text = ('{"errors_and_fixes": {"ImportError": "installed the package"}, '
+            '"pending_tasks": "write docs", '
+            '"files": {"a.py": "edited", "b.py": {"summary": "new", "code": "x = 1"}}}')
+    s = parse_summary(text)
+    assert s is not None
+    assert s.errors_and_fixes == ["ImportError: installed the package"]
+    assert s.pending_tasks == ["write docs"]
+    assert [(f.path, f.summary, f.key_code) for f in s.files] == [
+        ("a.py", "edited", ""), ("b.py", "new", "x = 1")]
+
+
+def test_file_list_of_strings_and_blank_items_dropped() -> None:
+    s = parse_summary('{"files": ["src/x.py", "", {"path": ""}, {"file": "y.py"}], '
+                      '"user_messages": ["hi", "", "   "]}')
+    assert s is not None
+    assert [f.path for f in s.files] == ["src/x.py", "y.py"]
+    assert s.user_messages == ["hi"]
+
+
+def test_unknown_keys_are_kept_and_rendered() -> None:
+    s = parse_summary('{"user_intent": "x", "open_questions": ["which db?"], "mood": "good"}')
+    assert s is not None
+    assert s.extra == {"open_questions": ["which db?"], "mood": "good"}
+    md = render_markdown(s)
+    assert "## Open questions" in md and "which db?" in md and "## Mood" in md
+
+
+def test_truncated_json_gives_none_so_the_raw_text_is_kept() -> None:
+    assert parse_summary('```json\n{"user_intent": "build it", "files": [{"path": "a.') is None
+    assert parse_summary('{"user_intent": "build it", "next_step": "te') is None
+
+
+def test_no_json_or_empty_object_gives_none() -> None:
+    assert parse_summary("The user wanted a parser; it is done.") is None
+    assert parse_summary("{}") is None
+    assert parse_summary('["a", "b"]') is None
+
+
+def test_trailing_comma_and_summary_wrapper_are_tolerated() -> None:
+    s = parse_summary('{"summary": {"user_intent": "wrapped", "pending_tasks": ["a",],},}')
+    assert s is not None and s.user_intent == "wrapped" and s.pending_tasks == ["a"]
+
+
+def test_note_list_parsing() -> None:
+    assert parse_note_list('```json\n["one", {"k": 1}, 7]\n```', 4) == [
+        "one", "k: 1", "7", None]
+    assert parse_note_list('Notes: ["a", "  ", "c"] thanks', 3) == ["a", None, "c"]
+    assert parse_note_list('{"1": "first", "3": "third"}', 3) == ["first", None, "third"]
+    assert parse_note_list("no json at all", 2) == [None, None]
+    assert parse_note_list('["a", "multi\\nline   note"]', 2) == ["a", "multi line note"]

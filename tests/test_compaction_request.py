@@ -1,0 +1,149 @@
+"""The summary request: flattening, the 100/90/80/50/0 % ladder, elision, max_tokens."""
+
+from __future__ import annotations
+
+from compaction_support import (
+    REQUEST,
+    SUMMARY_JSON,
+    collect,
+    make_session,
+    manager,
+    replaced,
+    tool_pair,
+    words,
+)
+
+from goosectx.compaction.request import (
+    SummaryLadder,
+    flatten,
+    middle_out_removal,
+    reserved_output_tokens,
+)
+from goosectx.conversation import Message, ThinkingContent, ToolRequest, ToolResponse
+from goosectx.errors import ContextLengthExceeded
+from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
+from goosectx.tokens import TokenCounter
+
+COUNTER = TokenCounter(None)
+
+
+def ladder(messages: list[Message], limit: int, output: int = 4096) -> SummaryLadder:
+    return SummaryLadder(messages, counter=COUNTER, context_limit_tokens=limit,
+                         output_limit_tokens=output)
+
+
+def test_flatten_writes_roles_tool_calls_and_results_and_omits_thinking() -> None:
+    messages = [
+        Message.user("please list files"),
+        Message("assistant", (ThinkingContent("secret reasoning"), ToolRequest(
+            "c1", "shell", {"command": "ls"}))),
+        Message("user", (ToolResponse("c1", "a.py\nb.py"),)),
+        Message("assistant", (ToolRequest("c2", "shell", {"command": "false"}),)),
+        Message("user", (ToolResponse("c2", "exit 1", is_error=True),)),
+        Message.assistant("there are two files"),
+    ]
+    text = "\n".join(line.text for line in flatten(messages))
+    assert text == ('[user]: please list files\n'
+                    '[assistant tool call] shell {"command":"ls"}\n'
+                    '[tool result] a.py\nb.py\n'
+                    '[assistant tool call] shell {"command":"false"}\n'
+                    '[tool result, error] exit 1\n'
+                    '[assistant]: there are two files')
+    assert "secret reasoning" not in text
+
+
+def test_middle_out_removal_takes_the_results_nearest_the_centre_first() -> None:
+    messages = [m for i in range(10) for m in tool_pair(f"out{i}")]
+    lines = flatten(messages)
+
+    def kept_outputs(keep: int) -> list[int]:
+        out, _, _ = middle_out_removal(lines, keep)
+        return [int(ln.text.rsplit("out", 1)[1]) for ln in out if ln.is_result]
+
+    assert kept_outputs(100) == list(range(10))
+    assert kept_outputs(90) == [0, 1, 2, 3, 5, 6, 7, 8, 9]  # ceil(10 × 10 %) = 1 removed
+    assert kept_outputs(80) == [0, 1, 2, 3, 6, 7, 8, 9]
+    assert kept_outputs(50) == [0, 1, 7, 8, 9]
+    assert kept_outputs(0) == []
+    out, removed, total = middle_out_removal(lines, 80)
+    assert (removed, total) == (2, 10)
+    # A removed result takes its call line with it: no call is left without its result.
+    ids = [ln.tool_id for ln in out]
+    assert all(ids.count(i) == 2 for i in ids)
+
+
+def test_first_rung_is_100_percent_when_everything_fits() -> None:
+    messages = [Message.user("hi"), *tool_pair(words(300)), Message.assistant("ok")]
+    first = ladder(messages, 128_000).first()
+    assert first is not None
+    assert (first.rung, first.removed_results, first.total_results) == ("100%", 0, 1)
+    assert first.estimate_tokens + first.max_tokens <= 128_000
+
+
+def test_lone_tool_response_is_removed_at_the_first_rung_below_100() -> None:
+    messages = [Message.user("check the log"), *tool_pair(words(6000)), Message.assistant("ok")]
+    candidates = list(ladder(messages, 5000, output=1000))
+    assert candidates[0].rung == "90%"  # 100 % does not fit; 90 % removes ceil(1 × 0.1) = 1
+    assert candidates[0].removed_results == 1
+    assert "lorem" not in candidates[0].prompt and "check the log" in candidates[0].prompt
+    assert "shell" not in candidates[0].prompt  # its call line went with it
+    assert all(c.estimate_tokens + 1000 <= 5000 for c in candidates)
+
+
+def test_without_tool_responses_an_oversized_history_goes_straight_to_elision() -> None:
+    messages = [Message.user("paste: " + words(20_000)), Message.assistant("noted")]
+    candidates = list(ladder(messages, 8000, output=2000))
+    assert candidates, "compaction must work when the history alone is over the window"
+    first = candidates[0]
+    assert first.rung == "0% + elided" and first.total_results == 0
+    assert "tokens elided" in first.prompt
+    assert first.estimate_tokens + reserved_output_tokens(8000, 2000) <= 8000
+    assert "paste: lorem0" in first.prompt and "noted" in first.prompt  # head and short texts
+    sizes = [c.estimate_tokens for c in candidates]
+    assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == len(sizes)
+
+
+def test_elision_cuts_the_longest_texts_and_leaves_short_ones_whole() -> None:
+    short = "the user asked for a CSV exporter"
+    messages = [Message.user(short), Message.assistant("reading " + words(12_000)),
+                Message.user("and add tests"), Message.assistant(words(9_000, "ipsum"))]
+    first = ladder(messages, 6000, output=1000).first()
+    assert first is not None and first.rung == "0% + elided"
+    assert f"[user]: {short}" in first.prompt and "[user]: and add tests" in first.prompt
+    assert first.prompt.count("tokens elided") == 2
+
+
+def test_max_tokens_is_clamped_to_output_limit_8000_and_the_window() -> None:
+    messages = [Message.user("hi"), Message.assistant("hello")]
+    assert ladder(messages, 128_000, output=1000).first().max_tokens == 1000  # type: ignore[union-attr]
+    assert ladder(messages, 128_000, output=100_000).first().max_tokens == 8000  # type: ignore[union-attr]
+    small = ladder(messages, 2000, output=100_000).first()
+    assert small is not None
+    assert small.max_tokens == 2000 - small.estimate_tokens  # what the window leaves
+
+
+def test_provider_context_error_steps_down_to_the_next_rung() -> None:
+    messages = [Message.user("fix the build")]
+    for i in range(10):
+        messages += tool_pair(f"log {i} " + words(200))
+    messages.append(Message.assistant("still failing"))
+    provider = ScriptedProvider([ContextLengthExceeded("too long"),
+                                 ScriptedReply(error=ContextLengthExceeded("still too long")),
+                                 SUMMARY_JSON])
+    session = make_session(messages)
+    events = collect(manager(session, provider).compact(REQUEST))
+    sizes = [len(r.messages[0].text) for r in provider.requests]
+    assert len(sizes) == 3 and sizes[0] > sizes[1] > sizes[2]
+    assert "log 4" not in provider.requests[1].messages[0].text  # the centre went first
+    assert replaced(events)[0].rung == "80%"
+
+
+def test_ladder_for_compaction_uses_the_summarisers_own_limit() -> None:
+    messages = [Message.user("q"), *tool_pair(words(3000)), Message.assistant("a")]
+    main = ScriptedProvider([], context_limit_tokens=1_000_000)
+    small = ScriptedProvider([SUMMARY_JSON], model="scripted/small", context_limit_tokens=2500,
+                             output_limit=500)
+    collect(manager(make_session(messages), main, summarizer=small).compact(REQUEST))
+    assert not main.requests
+    sent = small.requests[0]
+    assert COUNTER.count_text(sent.messages[0].text) + (sent.max_tokens or 0) <= 2500
