@@ -143,7 +143,7 @@ def test_swe_agent_edits_apply_to_the_open_file() -> None:
     ]
     files = {f.path: f.summary for f in
              extractive_summary(msgs, max_tokens=4000, counter=COUNTER).files}
-    assert files == {"src/fields.py": "read", "/repo/src/fields.py": "edited"}
+    assert files == {"/repo/src/fields.py": "edited, read"}  # one file, two names
 
 
 def test_shell_commands_that_change_files_are_recognised() -> None:

@@ -68,6 +68,8 @@ class ImportFormat(StrEnum):
     gemini_cli = "gemini-cli"
     qwen_code = "qwen-code"
     copilot = "copilot"
+    aider = "aider"
+    console = "console"
 
 
 class _State:

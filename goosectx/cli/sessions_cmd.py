@@ -153,5 +153,57 @@ def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
 def import_sessions(
     settings: Settings, path: Path, *, fmt: str, name: str | None, source_session: str | None
 ) -> None:
-    """Import a transcript into new sessions (the importers issue provides the converters)."""
-    raise UsageError("sessions import is not available yet")
+    """Import a transcript (or every session of a goose ``sessions.db``) as new sessions.
+
+    The whole file is converted before anything is written, and each session is saved in one
+    transaction; if saving a later session fails, the ones saved before it are removed again,
+    so a failed import leaves nothing behind. ``--name`` names a single session; several get
+    ``NAME-1``, ``NAME-2``... Prints one line per imported session.
+
+    Raises:
+        ImportFormatError: unknown or broken file (the line or record is named).
+        SessionNameTaken: a requested name is taken (nothing is imported).
+    """
+    from dataclasses import replace
+
+    from goosectx.conversation import Conversation, new_message_id
+    from goosectx.errors import SessionNameTaken
+    from goosectx.importers import load_sessions
+
+    sessions = load_sessions(path, fmt=fmt, source_session=source_session,
+                             working_dir=Path.cwd())
+    if name is not None:
+        for i, session in enumerate(sessions, start=1):
+            session.name = name if len(sessions) == 1 else f"{name}-{i}"
+    store = open_store(settings)
+    saved: list[str] = []
+    try:
+        existing = store.list_sessions()
+        taken = {r.name for r in existing if r.name}
+        for session in sessions:
+            if session.name in taken:
+                raise SessionNameTaken(f"a session named {session.name!r} already exists",
+                                       "pick another --name")
+            if session.id in {r.id for r in existing}:
+                # A goosectx export of a session still in this store: its message ids are
+                # taken too, so the copy gets fresh ones (everything else stays as it was).
+                session.conversation = Conversation(
+                    [replace(m, id=new_message_id()) for m in session.conversation])
+        try:
+            for session in sessions:
+                store.save_new_session(session)
+                saved.append(session.id)
+        except BaseException:
+            for session_id in saved:
+                store.remove(session_id)
+            raise
+    finally:
+        store.close()
+    for session in sessions:
+        conversation = session.conversation
+        calls = sum(len(m.tool_requests) for m in conversation)
+        source = session.metadata.get("source", fmt)
+        origin = session.metadata.get("source_session_id")
+        print(f"imported {session.id}" + (f" ({session.name})" if session.name else "")
+              + f": {len(conversation)} messages, {calls} tool calls from {source}"
+              + (f" session {origin}" if origin else ""))

@@ -18,7 +18,9 @@ that was created, written, edited or deleted are always kept.
 Messages marked by importers in ``metadata.extra["source_kind"]`` are treated accordingly:
 ``observation`` (tool output carried as user text, e.g. SWE-agent) is scanned like a tool result,
 ``harness`` and ``command`` (text the other agent's harness wrote, local slash commands) are not
-user requests. Thinking is never summarised.
+user requests — nor is any text part that :func:`~goosectx.importers.actions.is_harness_text`
+recognises (a merged message keeps only its first message's metadata). Thinking is never
+summarised.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
-from goosectx.conversation import Message, ToolResponse
+from goosectx.conversation import Message, TextContent, ToolResponse
 from goosectx.importers.actions import (
     WRITE_VERBS,
     FileAction,
@@ -37,6 +39,7 @@ from goosectx.importers.actions import (
     actions_from_tool_call,
     describe_call,
     error_excerpt,
+    is_harness_text,
     normalize_tool_name,
     open_file_in,
 )
@@ -45,6 +48,8 @@ from goosectx.tokens import TokenCounter
 _TODO_TOOLS = {"todowrite", "update_plan", "todo_write", "write_todos", "todo"}
 _READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
                     "grep", "glob", "find_file", "search_file", "search_dir", "ls", "tree"}
+_VIEWER_COMMANDS = {"cat", "sed", "head", "tail", "nl", "less", "grep", "rg", "ls", "find",
+                    "tree", "wc", "awk"}
 _SUMMARY_SECTION = re.compile(r"^## (.+?)\s*$", re.M)
 _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
 
@@ -105,8 +110,8 @@ class _Limits:
 
 
 _LEVELS: tuple[_Limits, ...] = (
-    _Limits(None, None, None, None, None, None, 12, True, True),
-    _Limits(400, 800, 800, None, None, 40, 6, True, True),
+    _Limits(300, 300, 1000, None, None, None, 12, True, True),
+    _Limits(200, 200, 600, None, None, 40, 6, True, True),
     _Limits(200, 400, 400, None, 60, 25, 0, True, True),
     _Limits(120, 250, 250, None, 30, 15, 0, False, True),
     _Limits(80, 150, 150, None, 16, 8, 0, False, True),
@@ -176,9 +181,10 @@ def _gather(messages: Sequence[Message]) -> _Facts:
             for err in pending_errors:
                 err.append(what)
             pending_errors = []
-            if text or labels:
+            if text:
                 facts.last_work = text
-                facts.last_calls = labels[-3:]
+                facts.last_calls = []
+            facts.last_calls = (facts.last_calls + labels)[-3:]
             continue
         for part in m.content:
             if isinstance(part, ToolResponse):
@@ -187,32 +193,53 @@ def _gather(messages: Sequence[Message]) -> _Facts:
                     _note(facts, action, failed=part.is_error)
                 open_file = open_file_in(part.output[-400:]) or open_file
                 err = part.output if part.is_error else (
-                    None if normalize_tool_name(name) in _READ_ONLY_TOOLS
-                    else error_excerpt(part.output))
+                    None if _only_reads(name, args) else error_excerpt(part.output))
                 if err is not None:
                     entry = [f"{describe_call(name, args)}: {error_excerpt(err) or err}"]
                     facts.errors.append(entry)
                     pending_errors.append(entry)
+        texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
         if kind == "observation":
-            text = m.text
+            text = "\n".join(texts)
             open_file = open_file_in(text[-400:]) or open_file
             excerpt = error_excerpt(text)
             if excerpt:
                 entry = [f"observation: {excerpt}"]
                 facts.errors.append(entry)
                 pending_errors.append(entry)
-        elif kind not in ("harness", "command") and m.is_plain_user_text:
-            text = m.text.strip()
+            continue
+        for text in texts:
+            # A merged message (agent_view joins consecutive user messages) keeps only its
+            # first message's metadata, so each text part is also checked on its own.
+            if is_harness_text(text) or (kind in ("harness", "command") and len(texts) == 1):
+                continue
+            text = text.strip()
             if not facts.requests or facts.requests[-1] != text:
                 facts.requests.append(text)
     return facts
 
 
+def _only_reads(name: str, args: dict[str, Any] | None) -> bool:
+    """True for a call that only shows files (its output may quote errors without failing)."""
+    tool = normalize_tool_name(name)
+    if tool in _READ_ONLY_TOOLS:
+        return True
+    command = (args or {}).get("command")
+    if isinstance(command, list):
+        command = command[-1] if command else ""
+    if not isinstance(command, str) or not command.strip():
+        return False
+    first = command.split()[0].rsplit("/", 1)[-1]
+    return first in _VIEWER_COMMANDS and not any(c in command for c in ("&&", ";", "|"))
+
+
 def _note(facts: _Facts, action: FileAction, *, failed: bool = False) -> None:
-    path = action.path.strip().strip("`'\"")
+    path = action.path.strip().strip("`'\"").removeprefix("./")
     if not path:
         return
-    record = facts.files.setdefault(path, _FileRecord(path))
+    record = facts.files.get(path) or _same_file(facts, path)
+    if record is None:
+        record = facts.files[path] = _FileRecord(path)
     if failed:
         record.failed += 1
         record.verbs.setdefault(action.verb, 0)
@@ -220,6 +247,20 @@ def _note(facts: _Facts, action: FileAction, *, failed: bool = False) -> None:
     record.verbs[action.verb] = record.verbs.get(action.verb, 0) + 1
     if action.code and action.verb in WRITE_VERBS:
         record.code = action.code
+
+
+def _same_file(facts: _Facts, path: str) -> _FileRecord | None:
+    """The record of ``path`` named differently: ``a/b.py`` and ``/repo/a/b.py`` are one file.
+
+    The record keeps the longer name, which contains the shorter one.
+    """
+    for key, record in facts.files.items():
+        if key.endswith("/" + path) or path.endswith("/" + key):
+            facts.files[path] = record
+            if len(path) > len(record.path):
+                record.path = path
+            return record
+    return None
 
 
 def _open_todos(args: dict[str, Any]) -> list[str]:
@@ -301,7 +342,7 @@ def _build(facts: _Facts, limits: _Limits, counter: TokenCounter) -> StructuredS
             limits.max_user_messages, "user messages")
     elif facts.earlier:
         summary.user_intent = _shorten(facts.earlier[0], limits.intent_tokens, counter)
-    for record in facts.files.values():
+    for record in {id(r): r for r in facts.files.values()}.values():
         if not record.changed and not limits.read_files:
             continue
         note = FileNote(record.path, record.describe() if limits.file_notes else "")

@@ -1,1 +1,104 @@
-"""Other agents' session formats → goosectx sessions (``goosectx sessions import``)."""
+"""Other agents' session formats → goosectx sessions (``goosectx sessions import``).
+
+:func:`load_sessions` reads one file in a named format (or detects it) and returns complete
+:class:`~goosectx.session.Session` values; it never writes anything. The formats, one module
+per family:
+
+=============  ==============================================================================
+format         module / source
+=============  ==============================================================================
+goosectx       our own JSON export (:func:`goosectx.export.session_from_json`), unchanged
+goose-db       :mod:`.goose` — goose ≥ 1.10 ``sessions.db`` (every session, or ``--session``)
+goose-json     :mod:`.goose` — ``goose session export --format json``; legacy goose ``.jsonl``
+openai         :mod:`.openai_chat` — an OpenAI chat-completions message list
+swe-agent      :mod:`.openai_chat` — SWE-agent ``.traj`` (function calling or text actions)
+claude-code    :mod:`.claude_code` — Claude Code session ``.jsonl``
+codex          :mod:`.codex` — Codex CLI ``rollout-*.jsonl``
+gemini-cli     :mod:`.gemini` — Gemini CLI chat recording (``.json`` or ``.jsonl``)
+qwen-code      :mod:`.gemini` — Qwen Code chat ``.jsonl``
+copilot        :mod:`.copilot` — GitHub Copilot CLI ``events.jsonl``
+aider          :mod:`.aider` — ``.aider.chat.history.md`` (text turns)
+console        :mod:`.console` — Claude Code / Gemini CLI terminal copies (text turns)
+=============  ==============================================================================
+
+Conventions shared by all importers are in :mod:`goosectx.importers.builder`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from goosectx.errors import ImportFormatError
+from goosectx.session import Session
+
+FORMATS: tuple[str, ...] = (
+    "goosectx", "goose-db", "goose-json", "openai", "swe-agent", "claude-code", "codex",
+    "gemini-cli", "qwen-code", "copilot", "aider", "console",
+)
+
+
+def load_sessions(
+    path: Path, *, fmt: str = "auto", source_session: str | None = None,
+    working_dir: Path | None = None,
+) -> list[Session]:
+    """Read ``path`` as ``fmt`` (``auto`` detects it) into unnamed sessions.
+
+    Args:
+        path: The transcript file (or goose ``sessions.db``).
+        fmt: One of :data:`FORMATS`, or ``auto``.
+        source_session: For ``goose-db``: import only the session with this goose id.
+        working_dir: Working dir of the new sessions (default: the current directory); the
+            source's own is kept in ``metadata["source_working_dir"]``.
+
+    Returns:
+        One session per source session (several only for a goose database), each with a
+        fresh id, no name, and ``metadata["source"]`` naming the format.
+
+    Raises:
+        ImportFormatError: unknown format, undetectable file, or a broken line/record (named).
+    """
+    if not path.is_file():
+        raise ImportFormatError(f"{path} is not a file", "give the path of a transcript file")
+    if fmt == "auto":
+        from goosectx.importers.detect import detect_format
+
+        fmt = detect_format(path)
+    if source_session is not None and fmt != "goose-db":
+        raise ImportFormatError(f"--session applies to goose sessions.db files, not {fmt}",
+                                "drop --session")
+    loader = _loader(fmt)
+    return loader(path, working_dir or Path.cwd(), source_session)
+
+
+def _loader(fmt: str) -> Callable[[Path, Path, str | None], list[Session]]:
+    if fmt == "goosectx":
+        from goosectx.importers.goosectx_json import load as load_own
+
+        return lambda p, wd, _s: load_own(p)
+    if fmt == "goose-db":
+        from goosectx.importers import goose
+
+        return lambda p, wd, s: goose.load_db(p, working_dir=wd, source_session=s)
+    if fmt == "goose-json":
+        from goosectx.importers import goose
+
+        return lambda p, wd, _s: goose.load_json(p, working_dir=wd)
+    if fmt in ("openai", "swe-agent"):
+        from goosectx.importers import openai_chat
+
+        return lambda p, wd, _s: openai_chat.load(p, working_dir=wd, source=fmt)
+    if fmt in ("gemini-cli", "qwen-code"):
+        from goosectx.importers import gemini
+
+        load = gemini.load_gemini_cli if fmt == "gemini-cli" else gemini.load_qwen_code
+        return lambda p, wd, _s: load(p, working_dir=wd)
+    modules = {"claude-code": "claude_code", "codex": "codex", "copilot": "copilot",
+               "aider": "aider", "console": "console"}
+    if fmt in modules:
+        import importlib
+
+        module = importlib.import_module(f"goosectx.importers.{modules[fmt]}")
+        return lambda p, wd, _s: list(module.load(p, working_dir=wd))
+    raise ImportFormatError(f"unknown import format {fmt!r}",
+                            "use one of: auto, " + ", ".join(FORMATS))

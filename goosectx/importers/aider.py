@@ -1,0 +1,109 @@
+"""aider chat history (``.aider.chat.history.md``): plain Markdown, imported as text turns.
+
+aider appends to this file as the chat runs:
+
+* ``# aider chat started at <time>`` — a (re)start; its time dates the messages after it;
+* ``#### text`` lines — what the user typed (consecutive lines form one message; the two
+  trailing spaces aider adds for Markdown line breaks are removed);
+* ``> text`` lines — aider's own notes (``Applied edit to …``, ``Commit …``, ``Tokens: …``,
+  questions): a user-only notification, never sent to a model;
+* everything else — the model's reply, edit blocks included (a path line then a fenced
+  block); they stay text and the extractive summariser reads the paths from them.
+
+User lines that are aider commands (``/clear``, ``/add f``, ``/model x``…) are user-only and
+marked ``command``; ``/ask``, ``/code``, ``/architect`` with a message are requests. In
+architect mode aider feeds the architect's reply to the editor model as a user message: such a
+message (equal to the reply just before it) is marked ``harness``. All messages stay
+agent-visible (aider's ``/clear`` only affects the live aider process).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+
+from goosectx.conversation import Message, MessageMetadata, SystemNotification
+from goosectx.importers.builder import TranscriptBuilder, format_error, parse_time, read_text
+from goosectx.session import Session
+
+_START = re.compile(r"^# aider chat started at (.+?)\s*$")
+_MESSAGE_COMMANDS = ("/ask", "/code", "/architect", "/context", "/help")
+
+
+def load(path: Path, *, working_dir: Path) -> list[Session]:
+    """One session from an aider chat history file.
+
+    Raises:
+        ImportFormatError: the file has no ``####`` user line.
+    """
+    builder = TranscriptBuilder("aider", path)
+    when: datetime | None = None
+    kind: str | None = None
+    block: list[str] = []
+
+    def flush() -> None:
+        nonlocal block
+        if kind is not None:
+            _emit(builder, kind, block, when)
+        block = []
+
+    for line in read_text(path).splitlines():
+        started = _START.match(line)
+        if started:
+            flush()
+            kind = None
+            when = parse_time(started.group(1))
+            builder.metadata.setdefault("source_started", started.group(1))
+            continue
+        if line.startswith("####"):
+            line_kind, text = "user", line[4:].removeprefix(" ")
+        elif line.startswith(">"):
+            line_kind, text = "note", line[1:].removeprefix(" ")
+        else:
+            line_kind, text = "assistant", line
+        if line_kind != kind:
+            flush()
+            kind = line_kind
+        block.append(text.removesuffix("  ") if line_kind != "assistant" else text)
+    flush()
+    if not any(m.role == "user" for m in builder.messages):
+        raise format_error(path, "", "no '####' user lines: not an aider chat history")
+    return [builder.session(working_dir=working_dir)]
+
+
+def _emit(builder: TranscriptBuilder, kind: str, lines: list[str], when: datetime | None
+          ) -> None:
+    text = "\n".join(lines).strip("\n")
+    if not text.strip():
+        return
+    if kind == "note":
+        builder.add("assistant", [SystemNotification("inline", text)], created=when,
+                    metadata=MessageMetadata.user_only())
+    elif kind == "assistant":
+        builder.add("assistant", builder.text(text), created=when)
+    else:
+        builder.add("user", builder.text(text), created=when,
+                    **_classify_user(text, _previous_reply(builder.messages)))
+
+
+def _previous_reply(messages: list[Message]) -> str:
+    """What aider may re-send as a user message: the last reply, or an ``/ask msg``'s msg."""
+    for m in reversed(messages):
+        if m.role == "assistant" and m.metadata.agent_visible:
+            return m.text
+        if m.role == "user":
+            command, _, rest = m.text.strip().partition(" ")
+            return rest if command in _MESSAGE_COMMANDS else ""
+    return ""
+
+
+def _classify_user(text: str, previous_reply: str) -> dict[str, object]:
+    stripped = text.strip()
+    if stripped.startswith("/"):
+        command, _, rest = stripped.partition(" ")
+        if not (command in _MESSAGE_COMMANDS and rest.strip()):
+            return {"metadata": MessageMetadata.user_only(), "source_kind": "command"}
+    if previous_reply and " ".join(stripped.split()) == " ".join(previous_reply.split()):
+        return {"source_kind": "harness"}
+    return {}

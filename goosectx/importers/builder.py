@@ -1,0 +1,263 @@
+"""What every importer shares: building messages and a session, reading records, timestamps.
+
+Importers are pure converters: they read one file and return :class:`~goosectx.session.Session`
+values; ``goosectx sessions import`` saves them (one transaction per session).
+
+Conventions every importer follows:
+
+* roles are ``user`` | ``assistant``; tool responses travel in user messages;
+* tool-request ids are made unique per session (some sources reuse ids): a repeated id gets a
+  ``#2``, ``#3``… suffix and the next response naming the raw id answers the newest request;
+* ``metadata.extra["source_kind"]`` marks user-role text that is not a request:
+  ``observation`` (tool output carried as text), ``harness`` (written by the other agent's
+  harness) or ``command`` (a local slash command);
+* ``session.metadata``: ``source`` (format name), ``source_path``, and where known
+  ``system_prompt``, ``source_session_id``, ``source_title``, ``source_model``,
+  ``source_working_dir``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from goosectx.conversation import (
+    Conversation,
+    Message,
+    MessageMetadata,
+    Part,
+    TextContent,
+    ToolRequest,
+    ToolResponse,
+)
+from goosectx.errors import ImportFormatError
+from goosectx.session import Session, new_session_id
+from goosectx.usage import UsageLedger
+
+FORMAT_HINT = "check the file, or name its format with --format (see goosectx sessions import -h)"
+
+
+def format_error(path: Path, where: str, problem: str) -> ImportFormatError:
+    """An :class:`ImportFormatError` naming the file and the line or record (``where``)."""
+    location = f"{path.name}: {where}: " if where else f"{path.name}: "
+    return ImportFormatError(location + problem, FORMAT_HINT)
+
+
+def read_text(path: Path) -> str:
+    """The file as UTF-8 text (undecodable bytes replaced).
+
+    Raises:
+        ImportFormatError: the file cannot be read.
+    """
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
+
+
+def read_json(path: Path) -> Any:
+    """The file parsed as one JSON document.
+
+    Raises:
+        ImportFormatError: not JSON (names the line and column).
+    """
+    try:
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise format_error(path, f"line {exc.lineno} column {exc.colno}",
+                           f"not valid JSON ({exc.msg})") from None
+
+
+def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, record)`` for every non-blank line of a JSON-lines file.
+
+    Raises:
+        ImportFormatError: a line is not a JSON object (names the line).
+    """
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise format_error(path, f"line {number}", f"not valid JSON ({exc.msg})") from None
+        if not isinstance(record, dict):
+            raise format_error(path, f"line {number}", "expected a JSON object")
+        yield number, record
+
+
+def parse_time(value: Any) -> datetime | None:
+    """A UTC datetime from ISO 8601 text or epoch seconds / milliseconds; ``None`` if unknown."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        seconds = value / 1000 if value > 10**11 else value
+        try:
+            return datetime.fromtimestamp(seconds, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if isinstance(value, str) and value:
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace(" ", "T", 1))
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return None
+
+
+def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None, str | None]:
+    """Tool-call arguments as ``(arguments, parse_error, raw_arguments)``.
+
+    A dict is taken as is; a JSON string is parsed; anything else is a parse error that keeps
+    the raw text.
+    """
+    if isinstance(raw, dict):
+        return raw, None, None
+    if raw is None or raw == "":
+        return {}, None, None
+    text = raw if isinstance(raw, str) else json.dumps(raw)
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"arguments are not JSON: {exc.msg}", text
+    if not isinstance(parsed, dict):
+        return None, "arguments are not a JSON object", text
+    return parsed, None, None
+
+
+def content_text(value: Any) -> str:
+    """Text of a content value: a string, or a list of text blocks (other blocks named)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        pieces = []
+        for block in value:
+            if isinstance(block, str):
+                pieces.append(block)
+            elif isinstance(block, dict):
+                if isinstance(block.get("text"), str):
+                    pieces.append(block["text"])
+                elif isinstance(block.get("text"), dict) and "value" in block["text"]:
+                    pieces.append(str(block["text"]["value"]))
+                elif block.get("type") in ("image", "image_url", "input_image"):
+                    pieces.append("[image]")
+                else:
+                    pieces.append(json.dumps(block, ensure_ascii=False))
+        return "\n".join(pieces)
+    if isinstance(value, dict) and isinstance(value.get("text"), str):
+        return str(value["text"])
+    return json.dumps(value, ensure_ascii=False)
+
+
+class TranscriptBuilder:
+    """Accumulates the messages of one imported session.
+
+    Args:
+        source: The format name (goes to ``session.metadata["source"]``).
+        path: The imported file.
+    """
+
+    def __init__(self, source: str, path: Path) -> None:
+        self.source = source
+        self.path = path
+        self.messages: list[Message] = []
+        self.metadata: dict[str, Any] = {"source": source, "source_path": str(path)}
+        self._request_counts: dict[str, int] = {}
+        self._unanswered: dict[str, list[str]] = {}
+        self._last_time: datetime | None = None
+
+    def add(
+        self,
+        role: str,
+        parts: list[Part] | tuple[Part, ...],
+        *,
+        created: datetime | None = None,
+        metadata: MessageMetadata | None = None,
+        source_kind: str | None = None,
+        source_id: str | None = None,
+    ) -> Message | None:
+        """Append a message (``None`` and nothing appended when ``parts`` is empty).
+
+        ``created`` defaults to the previous message's time (import time for the first), so
+        times never go backwards because a record had none.
+        """
+        if not parts:
+            return None
+        meta = metadata or MessageMetadata()
+        extra = dict(meta.extra)
+        if source_kind:
+            extra["source_kind"] = source_kind
+        if source_id:
+            extra["source_id"] = source_id
+        if extra != meta.extra:
+            meta = MessageMetadata(
+                meta.user_visible, meta.agent_visible, meta.usage, meta.is_summary,
+                meta.is_continuation, meta.compaction_id, meta.cancelled, extra)
+        when = created or self._last_time or datetime.now(UTC)
+        self._last_time = when
+        message = Message(role, tuple(parts), meta, created=when)  # type: ignore[arg-type]
+        self.messages.append(message)
+        return message
+
+    def extend_last(self, role: str, parts: list[Part]) -> bool:
+        """Append ``parts`` to the last message if it has ``role``; return whether it did."""
+        if self.messages and self.messages[-1].role == role and parts:
+            last = self.messages[-1]
+            self.messages[-1] = Message(last.role, last.content + tuple(parts), last.metadata,
+                                        last.id, last.created)
+            return True
+        return False
+
+    def request(self, raw_id: str, name: str, arguments: Any) -> ToolRequest:
+        """A tool request with a session-unique id (see module docstring)."""
+        raw_id = str(raw_id or f"call_{sum(self._request_counts.values()) + 1}")
+        n = self._request_counts.get(raw_id, 0) + 1
+        self._request_counts[raw_id] = n
+        unique = raw_id if n == 1 else f"{raw_id}#{n}"
+        self._unanswered.setdefault(raw_id, []).append(unique)
+        args, error, raw = parse_arguments(arguments)
+        return ToolRequest(unique, str(name or "tool"), args, error, raw)
+
+    def response(self, raw_id: str, output: str, *, is_error: bool = False) -> ToolResponse:
+        """A tool response answering the newest unanswered request with ``raw_id``."""
+        raw_id = str(raw_id)
+        waiting = self._unanswered.get(raw_id)
+        unique = waiting.pop() if waiting else raw_id
+        return ToolResponse(unique, output, is_error)
+
+    def is_requested(self, raw_id: str) -> bool:
+        """True when a request with ``raw_id`` is still waiting for its response."""
+        return bool(self._unanswered.get(str(raw_id)))
+
+    def text(self, text: str) -> list[Part]:
+        """``[TextContent(text)]``, or ``[]`` for blank text."""
+        return [TextContent(text)] if text and text.strip() else []
+
+    def session(
+        self,
+        *,
+        working_dir: Path,
+        ledger: UsageLedger | None = None,
+        created: datetime | None = None,
+        updated: datetime | None = None,
+    ) -> Session:
+        """The finished session (no name; the caller names it).
+
+        Raises:
+            ImportFormatError: the source held no message.
+        """
+        if not self.messages:
+            raise format_error(self.path, "", "no conversation messages found")
+        start = created or self.messages[0].created
+        end = updated or max(start, self.messages[-1].created)
+        return Session(
+            id=new_session_id(start), name=None, working_dir=working_dir, model=None,
+            created=start, updated=end, conversation=Conversation(list(self.messages)),
+            ledger=ledger or UsageLedger(), metadata={k: v for k, v in self.metadata.items()
+                                                      if v not in (None, "")},
+        )

@@ -1,0 +1,148 @@
+"""OpenAI Codex CLI rollouts (``~/.codex/sessions/…/rollout-*.jsonl``).
+
+Lines are ``{timestamp, type, payload}`` (older rollouts: the response item itself). Only
+``response_item`` payloads are the conversation — ``event_msg`` lines repeat them for the UI:
+
+* ``message`` (``input_text`` / ``output_text``) → text; ``<environment_context>`` and
+  ``<user_instructions>`` user messages are agent-only ``harness`` text; ``developer`` /
+  ``system`` messages → ``session.metadata["system_prompt"]``;
+* ``reasoning`` → thinking (its ``summary`` text; ``encrypted_content`` kept as the signature);
+* ``function_call`` / ``custom_tool_call`` (e.g. ``apply_patch``) / ``local_shell_call`` → tool
+  requests; ``*_output`` → tool responses (the shell's ``{"output", "metadata": {exit_code}}``
+  JSON is unwrapped; a non-zero exit code marks an error);
+* ``web_search_call`` (no output item) → a line of assistant text.
+
+Consecutive assistant-side items form one assistant message; consecutive outputs one user
+message; every user text message stands alone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from goosectx.conversation import MessageMetadata, Part, TextContent, ThinkingContent
+from goosectx.importers.actions import is_harness_text
+from goosectx.importers.builder import (
+    TranscriptBuilder,
+    content_text,
+    format_error,
+    parse_time,
+    read_jsonl,
+)
+from goosectx.session import Session
+
+_ASSISTANT_ITEMS = {"reasoning", "function_call", "custom_tool_call", "local_shell_call",
+                    "web_search_call"}
+_OUTPUT_ITEMS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
+
+
+def load(path: Path, *, working_dir: Path) -> list[Session]:
+    """One session from a Codex rollout.
+
+    Raises:
+        ImportFormatError: a line that is not JSON or a response item missing its fields.
+    """
+    builder = TranscriptBuilder("codex", path)
+    system: list[str] = []
+    for number, record in read_jsonl(path):
+        kind, payload = record.get("type"), record.get("payload")
+        if not isinstance(payload, dict):
+            kind, payload = "response_item", record
+            if "instructions" in record and "type" not in record:
+                kind = "session_meta"
+        when = parse_time(record.get("timestamp"))
+        if kind == "session_meta":
+            builder.metadata.update({
+                "source_session_id": payload.get("id"),
+                "source_working_dir": payload.get("cwd"),
+                "source_cli_version": payload.get("cli_version"),
+            })
+            if payload.get("instructions"):
+                system.append(str(payload["instructions"]))
+        elif kind == "turn_context" and payload.get("model"):
+            builder.metadata["source_model"] = payload["model"]
+        elif kind == "compacted" and payload.get("message"):
+            builder.add("user", builder.text(str(payload["message"])), created=when,
+                        metadata=MessageMetadata.agent_only(), source_kind="harness")
+        elif kind == "response_item":
+            _item(builder, payload, f"line {number}", when, system)
+    if system:
+        builder.metadata["system_prompt"] = "\n\n".join(system)
+    return [builder.session(working_dir=working_dir)]
+
+
+def _item(builder: TranscriptBuilder, item: dict[str, Any], where: str, when: Any,
+          system: list[str]) -> None:
+    kind = item.get("type")
+    if kind == "message":
+        role = item.get("role")
+        text = content_text(item.get("content"))
+        if role in ("developer", "system"):
+            system.append(text)
+        elif role == "assistant":
+            _assistant(builder, builder.text(text), when)
+        elif role == "user":
+            harness = is_harness_text(text)
+            builder.add("user", builder.text(text), created=when,
+                        metadata=MessageMetadata.agent_only() if harness else None,
+                        source_kind="harness" if harness else None)
+        else:
+            raise format_error(builder.path, where, f"message with unknown role {role!r}")
+    elif kind in _ASSISTANT_ITEMS:
+        _assistant(builder, _assistant_parts(builder, item, where), when)
+    elif kind in _OUTPUT_ITEMS:
+        call_id = item.get("call_id")
+        if not call_id:
+            raise format_error(builder.path, where, f"{kind} without call_id")
+        output, is_error = _output(item.get("output"))
+        part = builder.response(call_id, output, is_error=is_error)
+        last = builder.messages[-1] if builder.messages else None
+        if not (last is not None and last.tool_responses and builder.extend_last("user", [part])):
+            builder.add("user", [part], created=when)
+
+
+def _assistant_parts(builder: TranscriptBuilder, item: dict[str, Any], where: str
+                     ) -> list[Part]:
+    kind = item["type"]
+    if kind == "reasoning":
+        summary = content_text(item.get("summary"))
+        text = summary or content_text(item.get("content"))
+        return [ThinkingContent(text, item.get("encrypted_content") or None)]
+    if kind == "web_search_call":
+        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        return [TextContent(f"[web search: {action.get('query') or ''}]".replace(": ]", "]"))]
+    call_id = item.get("call_id") or item.get("id")
+    if not call_id or not item.get("name") and kind != "local_shell_call":
+        raise format_error(builder.path, where, f"{kind} without call_id or name")
+    if kind == "custom_tool_call":
+        return [builder.request(call_id, item["name"], {"input": item.get("input", "")})]
+    if kind == "local_shell_call":
+        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        return [builder.request(call_id, "local_shell", {"command": action.get("command")})]
+    return [builder.request(call_id, item["name"], item.get("arguments"))]
+
+
+def _assistant(builder: TranscriptBuilder, parts: list[Part], when: Any) -> None:
+    last = builder.messages[-1] if builder.messages else None
+    if last is not None and last.role == "assistant" and not last.metadata.extra:
+        builder.extend_last("assistant", parts)
+    else:
+        builder.add("assistant", parts, created=when)
+
+
+def _output(raw: Any) -> tuple[str, bool]:
+    if isinstance(raw, dict):
+        return content_text(raw.get("content") or raw), bool(raw.get("success") is False)
+    text = raw if isinstance(raw, str) else content_text(raw)
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            return text, False
+        if isinstance(data, dict) and "output" in data:
+            meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+            code = meta.get("exit_code")
+            return str(data["output"]), isinstance(code, int) and code != 0
+    return text, False

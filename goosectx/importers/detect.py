@@ -1,0 +1,108 @@
+"""``--format auto``: tell a transcript's format from its first bytes and records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from goosectx.errors import ImportFormatError
+from goosectx.importers.builder import FORMAT_HINT
+
+_SNIFF_LINES = 40
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def detect_format(path: Path) -> str:
+    """The format name of ``path`` (see :data:`goosectx.importers.FORMATS`).
+
+    Raises:
+        ImportFormatError: the file matches no known format.
+    """
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
+    if head == _SQLITE_MAGIC:
+        return "goose-db"
+    text = path.read_text(encoding="utf-8", errors="replace")
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            whole = json.loads(text)
+        except json.JSONDecodeError:
+            whole = None
+        if whole is not None:
+            found = _json_document(whole)
+            if found:
+                return found
+        found = _jsonl(text)
+        if found:
+            return found
+    if "# aider chat started at" in text or stripped.startswith("#### "):
+        return "aider"
+    from goosectx.importers.console import detect as console_flavour
+
+    if console_flavour(text):
+        return "console"
+    raise ImportFormatError(f"cannot tell the format of {path.name}", FORMAT_HINT)
+
+
+def _json_document(data: Any) -> str | None:
+    if isinstance(data, list):
+        if data and all(isinstance(m, dict) and "role" in m for m in data[:5]):
+            return "openai"
+        return None
+    if not isinstance(data, dict):
+        return None
+    if data.get("format") == "goosectx-session":
+        return "goosectx"
+    if "conversation" in data and ("working_dir" in data or "id" in data):
+        return "goose-json"
+    if isinstance(data.get("history"), list) or isinstance(data.get("trajectory"), list):
+        return "swe-agent"
+    messages = data.get("messages")
+    if isinstance(messages, list):
+        first = next((m for m in messages if isinstance(m, dict)), {})
+        if first.get("type") in ("user", "gemini", "info") or "projectHash" in data:
+            return "gemini-cli"
+        if "role" in first:
+            return "openai"
+    return None
+
+
+def _jsonl(text: str) -> str | None:
+    records = []
+    for line in text.splitlines():
+        if len(records) >= _SNIFF_LINES:
+            break
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            return None
+        if isinstance(record, dict):
+            records.append(record)
+    for record in records:
+        kind = record.get("type")
+        if "payload" in record and kind in ("session_meta", "response_item", "turn_context",
+                                            "event_msg", "compacted"):
+            return "codex"
+        if isinstance(kind, str) and isinstance(record.get("data"), dict) and (
+                kind.startswith(("session.", "user.", "assistant.", "tool.", "system."))):
+            return "copilot"
+        if "projectHash" in record or kind == "gemini":
+            return "gemini-cli"
+        message = record.get("message")
+        if "uuid" in record and isinstance(message, dict):
+            return "qwen-code" if "parts" in message else "claude-code"
+        if kind in ("summary", "file-history-snapshot") and ("leafUuid" in record
+                                                              or "messageId" in record):
+            return "claude-code"
+    if records and "working_dir" in records[0] and any("role" in r for r in records[1:]):
+        return "goose-json"
+    if records and all("role" in r for r in records):
+        return "openai"
+    return None
