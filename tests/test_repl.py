@@ -67,7 +67,8 @@ class World:
             pipe.send_text(keys)
             repl = Repl(self.settings, self.store, session or self.session,
                         io=ReplIO(console, input=pipe, output=DummyOutput(), history=False),
-                        resumed=resumed, agent_factory=self.agent_factory(provider),
+                        resumed=resumed, mode=self.mode,
+                        agent_factory=self.agent_factory(provider),
                         background_checks=False, **kwargs)
             assert repl.run() == 0
         self.repl = repl
@@ -269,8 +270,10 @@ def test_resumed_session_shows_its_history_with_compactions_marked(world: World)
     resumed = world.stored()
     out = world.run(CTRL_D, session=resumed, resumed=True)
     assert "resumed session demo" in out
-    order = [out.index(t) for t in ("first question", "first answer", "context compacted",
+    low = out.lower()
+    order = [low.index(t) for t in ("first question", "first answer", "context compacted",
                                     "second question", "second answer", "resumed ·")]
+    assert low.count("context compacted") == 1  # its notice and its summary: one mark
     assert order == sorted(order)
 
 

@@ -44,3 +44,5 @@ def test_toolbar_shows_model_mode_and_meter_in_its_colour() -> None:
 def test_toolbar_without_a_model() -> None:
     text = "".join(t for _s, t in toolbar_fragments(model=None, mode="chat", figure=None))
     assert "no model" in text and "Context" not in text
+    pending = "".join(t for _s, t in toolbar_fragments(model="m", mode="auto", figure=None))
+    assert "Context (measuring…)" in pending

@@ -90,6 +90,14 @@ def _key_bindings() -> KeyBindings:
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
+    @kb.add("c-c")
+    def _clear_or_interrupt(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if buffer.text:
+            buffer.reset()
+        else:
+            event.app.exit(exception=KeyboardInterrupt(), style="class:aborting")
+
     @kb.add("enter")
     def _submit(event: KeyPressEvent) -> None:
         buffer = event.current_buffer

@@ -138,6 +138,11 @@ def _argument_lines(request: ToolRequest) -> list[str]:
     return out
 
 
+def _only_notifications(message: Message) -> bool:
+    return bool(message.content) and all(isinstance(p, SystemNotification)
+                                         for p in message.content)
+
+
 class TranscriptRenderer:
     """Draws events and messages on a rich ``Console``.
 
@@ -279,8 +284,15 @@ class TranscriptRenderer:
             messages: The whole conversation in order (agent-only messages are skipped,
                 except that a summary marks where a compaction happened).
         """
+        marked: set[str] = set()
         for m in messages:
-            if m.metadata.is_summary:
+            cid = m.metadata.compaction_id
+            if m.metadata.user_visible and cid and _only_notifications(m):
+                marked.add(cid)  # the compaction's own notice: drawn as its rule
+                self.rule(" · ".join(p.text for p in m.content
+                                     if isinstance(p, SystemNotification)))
+                continue
+            if m.metadata.is_summary and not (cid and cid in marked):
                 when = m.created.astimezone().strftime("%Y-%m-%d %H:%M")
                 self.rule(f"context compacted · {when}")
             if not m.metadata.user_visible:
@@ -411,6 +423,13 @@ class TranscriptRenderer:
         """An inline notice line."""
         self.settle()
         self._notice(text, style=style)
+
+    def command_echo(self, line: str) -> None:
+        """Keep a slash command the user ran in the transcript (the prompt line is erased)."""
+        self.settle()
+        if self.plain:
+            return
+        self.console.print(Text("❯ " + line, style="bold blue"))
 
     def rule(self, text: str) -> None:
         """A horizontal rule with ``text`` in it (compactions)."""

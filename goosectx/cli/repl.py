@@ -22,14 +22,13 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from rich.console import Console
 
-from goosectx.agent import Agent
 from goosectx.approval import ApprovalDecision, ApprovalFn
 from goosectx.cli import reports, slash
 from goosectx.cli.prompt import (
@@ -41,7 +40,6 @@ from goosectx.cli.prompt import (
 )
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
-from goosectx.compaction.manager import ContextManager
 from goosectx.config import ApprovalMode, Settings, parse_mode
 from goosectx.conversation import ToolRequest
 from goosectx.errors import GoosectxError, ModelNotConfigured
@@ -51,7 +49,11 @@ from goosectx.recorder import SessionRecorder
 from goosectx.session import Session
 from goosectx.store import SessionStore
 
-AgentFactory = Callable[[ApprovalFn], Agent]
+if TYPE_CHECKING:
+    from goosectx.agent import Agent
+    from goosectx.compaction.manager import ContextManager
+
+AgentFactory = Callable[[ApprovalFn], "Agent"]
 """Builds the session's agent around the REPL's approval callable (may raise
 ``ModelNotConfigured`` / ``AuthFailed``; the REPL then opens without a model)."""
 ProviderFactory = Callable[[str], Provider]
@@ -115,6 +117,14 @@ class _Failed:
 
 
 _DONE = object()
+
+
+def _no_model_error(settings: Settings) -> ModelNotConfigured:
+    where = settings.config_path or "the config file"
+    return ModelNotConfigured(
+        "no model is configured",
+        f"set GOOSE_MODEL (e.g. export GOOSE_MODEL=openai/gpt-4o-mini), pass --model, or add "
+        f"model = \"...\" to {where}")
 
 
 def _install_sigint(handler: Callable[[int, Any], None]) -> Any:
@@ -208,8 +218,15 @@ class Repl:
         self.setup_error: GoosectxError | None = None
         self._late_setup_error: GoosectxError | None = None
         self._background_checks = background_checks
-        self.agent = self._build_agent()
-        self.mode = getattr(self.agent, "mode", self.mode)
+        self._agent: Agent | None = None
+        self._agent_built = threading.Event()
+        self._agent_bug: BaseException | None = None
+        self._model_name = model or settings.model
+        if self._model_name is None and agent_factory is None:
+            self.setup_error = _no_model_error(settings)
+        if not background_checks:
+            self._agent = self._build_agent()
+            self._agent_built.set()
         self._prompt = None if io.plain else make_prompt_session(
             history_path=settings.data_dir / HISTORY_FILE if io.history else None,
             toolbar=self._toolbar, completer=SlashCompleter(self._model_names),
@@ -239,55 +256,83 @@ class Repl:
         try:
             agent = self._agent_factory(self.approve)
         except GoosectxError as exc:
-            self.setup_error = exc
+            self._late_setup_error = exc
+            from goosectx.agent import Agent
             from goosectx.tools.builtin import default_registry
 
             agent = Agent(self.session, self.settings, provider=None, tools=default_registry(),
                           approve=self.approve, mode=self.mode)
-        if getattr(agent, "provider", None) is None and self.setup_error is None:
-            where = self.settings.config_path or "the config file"
-            self.setup_error = ModelNotConfigured(
-                "no model is configured",
-                f"set GOOSE_MODEL (e.g. export GOOSE_MODEL=openai/gpt-4o-mini), pass --model, "
-                f"or add model = \"...\" to {where}")
+        if agent.provider is None and self.setup_error is None:
+            self.setup_error = _no_model_error(self.settings)
         return agent
 
-    def _check_in_background(self) -> threading.Thread:
-        """Import litellm and check the model's credentials off the main thread.
+    @property
+    def agent(self) -> Agent:
+        """The session's agent (waits for the background build on first use)."""
+        if self._agent is None:
+            self._agent_built.wait()
+            if self._agent is None:
+                raise RuntimeError("building the agent failed") from self._agent_bug
+        return self._agent
 
-        The prompt appears at once; a missing key is shown in the toolbar as soon as it is
-        known, and as the configuration panel before the next turn (see :meth:`turn`).
+    def _start_background(self) -> threading.Thread:
+        """Build the agent, import litellm and check credentials off the main thread.
+
+        The prompt appears at once (loading tiktoken's encoding and litellm takes seconds on
+        a busy machine); the first turn waits for what it needs. The context meter (the
+        limit may come from litellm's model info) fills in when litellm is loaded; a missing
+        key shows in the toolbar as soon as it is known, then as the configuration panel
+        before the next turn (see :meth:`turn`).
         """
-        provider = self.provider
 
-        def check() -> None:
+        def work() -> None:
+            try:
+                self._agent = self._build_agent()
+            except BaseException as exc:  # noqa: BLE001 - re-raised by the agent property
+                self._agent_bug = exc
+                return
+            finally:
+                self._agent_built.set()
+            provider = self._agent.provider
             try:
                 module = importlib.import_module("goosectx.providers.litellm_provider")
                 loader = getattr(module, "preload", None) or getattr(module, "_litellm", None)
-                if loader is not None:
+                if loader is not None and provider is not None:
                     loader()
                 verify = getattr(provider, "check_credentials", None)
                 if verify is not None:
                     verify()
             except GoosectxError as exc:
                 self._late_setup_error = exc
-                app = self._prompt.app if self._prompt is not None else None
-                if app is not None and app.is_running:
-                    app.invalidate()
             except Exception:  # noqa: BLE001 - a failed preload only means the call imports
                 pass
+            try:
+                self._refresh_figure()
+            except Exception:  # noqa: BLE001 - the meter then fills in after the first turn
+                pass
+            app = self._prompt.app if self._prompt is not None else None
+            if app is not None and app.is_running:
+                app.invalidate()
 
-        thread = threading.Thread(target=check, name="goosectx-preload", daemon=True)
+        thread = threading.Thread(target=work, name="goosectx-startup", daemon=True)
         thread.start()
         return thread
 
     @property
     def provider(self) -> Provider | None:
-        """The agent's current model, or ``None``."""
-        provider: Provider | None = getattr(self.agent, "provider", None)
-        return provider
+        """The agent's current model, or ``None`` (also while the agent is being built)."""
+        return self._agent.provider if self._agent is not None else None
+
+    @property
+    def model_name(self) -> str | None:
+        """The model's name, known before the agent is built."""
+        provider = self.provider
+        return provider.model if provider is not None else (
+            None if self._agent is not None else self._model_name)
 
     def _context_manager(self) -> ContextManager:
+        from goosectx.compaction.manager import ContextManager
+
         manager = getattr(self.agent, "context", None)
         if isinstance(manager, ContextManager):
             return manager
@@ -303,13 +348,16 @@ class Repl:
     # -- the loop ------------------------------------------------------------------------
     def run(self) -> int:
         """Run until ``/exit``, Ctrl-D or the end of input; returns the exit code (0)."""
-        if self._background_checks and self.setup_error is None:
-            self._check_in_background()
-        self._refresh_figure()
-        facts = self._facts()
+        if self._background_checks:
+            self._start_background()
+        else:
+            self._refresh_figure()
+        model_config = self.settings.model_config(self.model_name)
         self.renderer.print(reports.banner(
-            self.session, model=self.provider.model if self.provider else None, mode=self.mode,
-            resumed=self.resumed, facts=facts))
+            self.session, model=self.model_name, mode=self.mode, resumed=self.resumed,
+            auto_compaction=reports.auto_compaction_note(
+                self.settings, manages_own_context=model_config.manages_own_context,
+                paused=self.session.state.auto_compaction_paused)))
         if self.resumed and len(self.session.conversation):
             self.renderer.history(self.session.conversation)
             self.renderer.rule("resumed · earlier messages above")
@@ -327,6 +375,8 @@ class Repl:
             if not line.strip():
                 continue
             command = slash.parse_slash(line)
+            if command is not None:
+                self.renderer.command_echo(line.strip())
             if command is None:
                 self.turn(slash.unescape_prompt(line))
             elif isinstance(command, slash.Exit):
@@ -627,11 +677,10 @@ class Repl:
             pass
 
     def _toolbar(self) -> FormattedText:
-        provider = self.provider
         note = "auto-compaction paused" if self.session.state.auto_compaction_paused else ""
         problem = self._late_setup_error or self.setup_error
         if problem is not None:
             note = "⚠ " + problem.message
         return FormattedText(toolbar_fragments(
-            model=provider.model if provider else None, mode=self.mode, figure=self._figure,
+            model=self.model_name, mode=self.mode, figure=self._figure,
             note=note))

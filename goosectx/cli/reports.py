@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich import box
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
@@ -73,20 +74,41 @@ class ContextFacts:
 
 
 def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
-           facts: ContextFacts | None) -> Text:
-    """The lines shown when the REPL opens."""
+           auto_compaction: str) -> Text:
+    """The lines shown when the REPL opens.
+
+    Nothing here may need litellm (it is still loading in the background).
+
+    Args:
+        session: The session.
+        model: The model, or ``None``.
+        mode: The approval mode.
+        resumed: Whether the session was resumed.
+        auto_compaction: When auto-compaction runs, or why not (:func:`auto_compaction_note`).
+    """
     text = Text()
     text.append(f"goosectx {__version__}", style="bold")
     state = "resumed" if resumed else "new"
     text.append(f" · {state} session {session.display_name}", style="cyan")
     if session.name:
         text.append(f" ({session.id})", style="dim")
-    text.append(f"\nmodel {model or 'none'} · mode {mode}", style="dim")
-    if facts is not None:
-        text.append(f" · context limit {facts.limit_tokens:,} tokens", style="dim")
-        text.append(f"\nauto-compaction {facts.auto_compaction_line()}", style="dim")
-    text.append("\n" + KEYS_HELP + " · /help lists commands", style="dim")
+    text.append(f"\nmodel {model or 'none'} · mode {mode} · auto-compaction {auto_compaction}",
+                style="dim")
+    text.append("\nEnter sends · Esc+Enter new line · /help commands · Ctrl-C cancels · "
+                "Ctrl-D leaves", style="dim")
     return text
+
+
+def auto_compaction_note(settings: Settings, *, manages_own_context: bool,
+                         paused: bool) -> str:
+    """``at 80% of the context limit``, or why auto-compaction is off or paused."""
+    if manages_own_context:
+        return "off (the model manages its own context)"
+    if not settings.auto_compaction_enabled:
+        return (f"off (threshold {settings.threshold_ratio:g} from "
+                f"{settings.source('threshold_ratio')} is outside (0, 1))")
+    note = f"at {settings.threshold_ratio:.0%} of the context limit"
+    return note + (" (paused: /compact or /clear resumes it)" if paused else "")
 
 
 def help_table() -> Table:
@@ -138,7 +160,7 @@ def usage_table(ledger: UsageLedger, *, limit_tokens: int | None = None) -> Tabl
     return table
 
 
-def context_table(facts: ContextFacts) -> Table:
+def context_table(facts: ContextFacts) -> Group:
     """The ``/context`` table: the breakdown, the limit, the threshold and the distance."""
     b = facts.breakdown
     table = Table(box=box.SIMPLE, title="context window", title_justify="left",
@@ -161,9 +183,7 @@ def context_table(facts: ContextFacts) -> Table:
                   style="bold")
     table.add_row("context limit", f"{facts.limit_tokens:,}", facts.limit_source)
     table.add_row("threshold", f"{facts.threshold_ratio:g}", facts.threshold_source)
-    table.caption = "auto-compaction " + facts.auto_compaction_line()
-    table.caption_justify = "left"
-    return table
+    return Group(table, Text("auto-compaction " + facts.auto_compaction_line()))
 
 
 def no_model_text(settings: Settings, error: GoosectxError) -> str:

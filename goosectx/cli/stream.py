@@ -15,7 +15,6 @@ from collections.abc import Iterable
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
-from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
 
@@ -100,6 +99,8 @@ class AssistantStream:
 
     # -- drawing -------------------------------------------------------------------------
     def _body_lines(self) -> list[list[Segment]]:
+        from rich.markdown import Markdown  # markdown-it: loaded when the first answer comes
+
         width = max(10, self.console.width - 4)
         options = self.console.options.update_width(width)
         lines = self.console.render_lines(Markdown(self.text.rstrip()), options, pad=True)

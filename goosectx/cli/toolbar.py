@@ -81,6 +81,8 @@ def toolbar_fragments(
         parts.append(("class:toolbar", "· "))
         parts.append((f"class:toolbar.meter.{meter_colour(figure.used_ratio)}",
                       context_meter(figure) + " "))
+    elif model is not None:
+        parts.append(("class:toolbar", "· Context (measuring…) "))
     if note:
         parts.append(("class:toolbar", "· "))
         parts.append(("class:toolbar.note", note + " "))
