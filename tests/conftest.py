@@ -2,12 +2,74 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+from fakeserver import FakeServer
 
 # Subprocess tests run the `goosectx` console script of the interpreter running pytest (a
 # virtualenv's bin is not necessarily on PATH when pytest is started as .venv/bin/python).
 _BIN = str(Path(sys.executable).parent)
 if _BIN not in os.environ.get("PATH", "").split(os.pathsep):
     os.environ["PATH"] = _BIN + os.pathsep + os.environ.get("PATH", "")
+
+
+# --- isolation and the fake model server (agent-loop issue) ---------------------------------
+FAKE_MODEL = "openai/fake-model"
+DUMMY_API_KEY = "sk-test-dummy-key-0123456789"
+
+_CLEARED_ENV_PREFIXES = ("GOOSE_",)
+_CLEARED_ENV_SUFFIXES = ("_API_KEY", "_API_BASE", "_BASE_URL")
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+                 ) -> dict[str, Path]:
+    """Give every test its own data dir, config path and XDG dirs.
+
+    GOOSE_* and API-key / API-base variables of the developer's shell are removed; provider
+    retries back off in milliseconds. Returns the paths (``home``, ``config``, ``root``).
+    """
+    root = tmp_path_factory.mktemp("isolated")
+    for name in list(os.environ):
+        if name.startswith(_CLEARED_ENV_PREFIXES) or name.endswith(_CLEARED_ENV_SUFFIXES):
+            monkeypatch.delenv(name)
+    paths = {"home": root / "data", "config": root / "config.toml", "root": root}
+    monkeypatch.setenv("GOOSECTX_HOME", str(paths["home"]))
+    monkeypatch.setenv("GOOSECTX_CONFIG", str(paths["config"]))
+    for xdg in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(xdg, str(root / xdg.lower()))
+    monkeypatch.setenv("GOOSECTX_RETRY_BASE_DELAY_S", "0.01")
+    return paths
+
+
+@pytest.fixture
+def fake_server() -> Iterator[FakeServer]:
+    """A started :class:`fakeserver.FakeServer` with an empty script (``.add(...)`` replies)."""
+    with FakeServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_model(fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> FakeServer:
+    """The fake server configured the way a user would: GOOSE_MODEL, OPENAI_API_BASE, a key."""
+    monkeypatch.setenv("GOOSE_MODEL", FAKE_MODEL)
+    monkeypatch.setenv("OPENAI_API_BASE", fake_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", DUMMY_API_KEY)
+    return fake_server
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _close_litellm_clients() -> Iterator[None]:
+    """Close the HTTP clients litellm caches, so the run ends without unclosed-socket noise."""
+    yield
+    litellm = sys.modules.get("litellm")
+    cache = getattr(litellm, "in_memory_llm_clients_cache", None)
+    for client in list(getattr(cache, "cache_dict", {}).values()):
+        close = getattr(client, "close", None)
+        if callable(close) and not inspect.iscoroutinefunction(close):
+            close()

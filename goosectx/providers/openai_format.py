@@ -1,0 +1,215 @@
+"""Our messages ⇄ the OpenAI chat format that litellm speaks (pure functions, no litellm).
+
+Outgoing: :func:`to_openai_messages` turns an agent view into ``messages=[...]``. Incoming:
+:class:`StreamAssembler` folds streamed chunk deltas (objects or dicts) into text, thinking
+and tool-call parts; tool-call arguments that are not a JSON object become a
+``ToolRequest`` with ``parse_error`` set, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from goosectx.conversation import (
+    Message,
+    Part,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+)
+from goosectx.providers.base import TextDelta, ThinkingDelta, ToolSchema
+from goosectx.usage import Usage
+
+
+def to_openai_tools(tools: Sequence[ToolSchema]) -> list[dict[str, Any]]:
+    """``[{"type": "function", "function": {name, description, parameters}}, ...]``."""
+    return [{"type": "function", "function": dict(t)} for t in tools]
+
+
+def to_openai_messages(system: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Convert a system prompt and an agent view to OpenAI chat messages.
+
+    Tool responses become ``role: "tool"`` messages; a user message holding tool responses
+    and text yields the tool messages first, then one user message with the text (OpenAI
+    requires the tool answers right after the assistant's calls). A tool request whose
+    arguments did not parse is sent with ``{}`` (its error response quotes the raw text).
+    Thinking parts that carry a provider signature are sent back as ``thinking_blocks``
+    (Anthropic requires them before tool calls); unsigned thinking is not sent.
+
+    Returns:
+        The messages, system prompt first (omitted when empty).
+    """
+    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    for message in messages:
+        if message.role == "assistant":
+            out.append(_assistant(message))
+            continue
+        texts: list[str] = []
+        for part in message.content:
+            if isinstance(part, ToolResponse):
+                out.append({"role": "tool", "tool_call_id": part.id, "content": part.output})
+            elif isinstance(part, TextContent) and part.text:
+                texts.append(part.text)
+        if texts:
+            out.append({"role": "user", "content": "\n\n".join(texts)})
+    return out
+
+
+def _assistant(message: Message) -> dict[str, Any]:
+    text = "\n\n".join(p.text for p in message.content if isinstance(p, TextContent) and p.text)
+    data: dict[str, Any] = {"role": "assistant", "content": text or None}
+    calls = [
+        {
+            "id": r.id,
+            "type": "function",
+            "function": {"name": r.name, "arguments": r.arguments_json() if r.arguments
+                         is not None else "{}"},
+        }
+        for r in message.tool_requests
+    ]
+    if calls:
+        data["tool_calls"] = calls
+    blocks = [
+        {"type": "thinking", "thinking": p.text, "signature": p.signature}
+        for p in message.content
+        if isinstance(p, ThinkingContent) and p.signature
+    ]
+    if blocks:
+        data["thinking_blocks"] = blocks
+    if data["content"] is None and not calls:
+        data["content"] = ""
+    return data
+
+
+def _get(obj: Any, name: str) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse tool-call arguments: ``(arguments, None)`` or ``(None, why they did not parse)``.
+
+    Empty text means no arguments (``{}``).
+    """
+    if not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return None, f"arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+    if not isinstance(value, dict):
+        return None, f"arguments must be a JSON object, got {type(value).__name__}"
+    return value, None
+
+
+@dataclass(slots=True)
+class _PendingCall:
+    id: str | None = None
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class StreamAssembler:
+    """Accumulates streamed chunks into one assistant reply.
+
+    Feed each chunk to :meth:`add` (it yields the text and thinking deltas to show), then
+    call :meth:`message`. Chunks may be litellm objects or plain dicts of the same shape.
+    """
+
+    text: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+    signature: str | None = None
+    calls: dict[Any, _PendingCall] = field(default_factory=dict)
+    usage: Any = None
+    finish_reason: str | None = None
+    model: str | None = None
+
+    def add(self, chunk: Any) -> Iterator[TextDelta | ThinkingDelta]:
+        """Fold one chunk in; yield its visible deltas."""
+        if _get(chunk, "usage") is not None:
+            self.usage = _get(chunk, "usage")
+        self.model = _get(chunk, "model") or self.model
+        for choice in _get(chunk, "choices") or ():
+            if _get(choice, "finish_reason"):
+                self.finish_reason = _get(choice, "finish_reason")
+            delta = _get(choice, "delta")
+            if delta is None:
+                continue
+            reasoning = _get(delta, "reasoning_content")
+            if reasoning:
+                self.thinking.append(reasoning)
+                yield ThinkingDelta(reasoning)
+            for block in _get(delta, "thinking_blocks") or ():
+                if _get(block, "signature"):
+                    self.signature = _get(block, "signature")
+            content = _get(delta, "content")
+            if content:
+                self.text.append(content)
+                yield TextDelta(content)
+            for i, call in enumerate(_get(delta, "tool_calls") or ()):
+                self._add_call(i, call)
+
+    def _add_call(self, position: int, call: Any) -> None:
+        index = _get(call, "index")
+        call_id = _get(call, "id")
+        key = index if index is not None else (call_id or position)
+        pending = self.calls.get(key)
+        if pending is None:
+            pending = self.calls[key] = _PendingCall()
+        if call_id and not pending.id:
+            pending.id = call_id
+        function = _get(call, "function")
+        name = _get(function, "name")
+        if name:
+            pending.name = name if not pending.name else pending.name
+        arguments = _get(function, "arguments")
+        if arguments:
+            pending.arguments.append(arguments)
+
+    def message(self, *, include_tool_calls: bool = True) -> Message:
+        """The assistant message so far: thinking, text, then tool requests.
+
+        Args:
+            include_tool_calls: False for a cancelled stream (its calls may be incomplete).
+        """
+        parts: list[Part] = []
+        if self.thinking:
+            parts.append(ThinkingContent("".join(self.thinking), self.signature))
+        if self.text:
+            parts.append(TextContent("".join(self.text)))
+        if include_tool_calls:
+            for pending in self.calls.values():
+                raw = "".join(pending.arguments)
+                call_id = pending.id or "call_" + uuid.uuid4().hex[:24]
+                arguments, error = parse_arguments(raw)
+                if error is None:
+                    parts.append(ToolRequest(call_id, pending.name, arguments))
+                else:
+                    parts.append(ToolRequest(call_id, pending.name, None, error, raw))
+        return Message("assistant", tuple(parts))
+
+    def usage_figures(self) -> Usage | None:
+        """The reported usage without cost, or ``None`` when the stream reported none."""
+        u = self.usage
+        if u is None:
+            return None
+        input_tokens = int(_get(u, "prompt_tokens") or 0)
+        output_tokens = int(_get(u, "completion_tokens") or 0)
+        total = int(_get(u, "total_tokens") or 0) or input_tokens + output_tokens
+        details = _get(u, "prompt_tokens_details")
+        cache_read = _get(details, "cached_tokens") or _get(u, "cache_read_input_tokens")
+        cache_write = _get(u, "cache_creation_input_tokens")
+        return Usage(
+            input_tokens, output_tokens, total,
+            int(cache_read) if cache_read else None,
+            int(cache_write) if cache_write else None,
+        )
