@@ -88,3 +88,39 @@ def test_repl_in_a_pty_against_the_fake_server(tmp_path: Path) -> None:
     for text in ("please run echo", "I will run", "echo e2e-tool-ran", "e2e-tool-ran",
                  "All done.", "ompacted"):
         assert text in shown.stdout, text
+
+
+def test_piped_stdin_gives_plain_output_and_exits_at_end_of_input(tmp_path: Path) -> None:
+    env = _env(tmp_path, "http://127.0.0.1:9/v1")
+    env.pop("GOOSE_MODEL")  # no model: nothing is sent anywhere
+    done = subprocess.run(["goosectx"], input="hello\n/context\n/usage\n", env=env,
+                          capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "\x1b" not in out and "╭" not in out
+    assert out.count("no model configured") == 1 and "GOOSE_MODEL" in out
+    assert "> hello" in out and "no model is configured" in out
+    assert "context limit" in out and "total" in out and "saved" in out
+
+
+@pytest.mark.parametrize("extra", [{"TERM": "dumb"}, {"NO_COLOR": "1"}])
+def test_dumb_terminal_or_no_color_reads_plain_lines(tmp_path: Path, extra: dict[str, str]
+                                                     ) -> None:
+    env = {**_env(tmp_path, "http://127.0.0.1:9/v1"), **extra}
+    env.pop("GOOSE_MODEL")
+    child = pexpect.spawn("goosectx", env=env, dimensions=(30, 100), encoding="utf-8",
+                          timeout=TIMEOUT_S, cwd=str(tmp_path))
+    seen: list[str] = []
+    child.logfile_read = type("Log", (), {"write": lambda _s, t: seen.append(t),
+                                          "flush": lambda _s: None})()
+    try:
+        child.expect("> ")
+        child.sendline("/usage")
+        child.expect("total")
+        child.expect("> ")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    assert "\x1b" not in "".join(seen)

@@ -96,7 +96,7 @@ class ReplIO:
         plain = not tty or env.get("TERM") == "dumb" or "NO_COLOR" in env
         if plain:
             console = Console(no_color=True, color_system=None, force_terminal=False,
-                              highlight=False, emoji=False, soft_wrap=False)
+                              highlight=False, emoji=False, soft_wrap=True)
             return cls(console, plain=True, stdin=sys.stdin, echo=not sys.stdin.isatty())
         return cls(Console(highlight=False))
 
@@ -120,7 +120,9 @@ _DONE = object()
 
 
 def _no_model_error(settings: Settings) -> ModelNotConfigured:
-    where = settings.config_path or "the config file"
+    from goosectx.config import default_config_path
+
+    where = settings.config_path or default_config_path()
     return ModelNotConfigured(
         "no model is configured",
         f"set GOOSE_MODEL (e.g. export GOOSE_MODEL=openai/gpt-4o-mini), pass --model, or add "
@@ -221,6 +223,7 @@ class Repl:
         self._agent: Agent | None = None
         self._agent_built = threading.Event()
         self._agent_bug: BaseException | None = None
+        self._startup: threading.Thread | None = None
         self._model_name = model or settings.model
         if self._model_name is None and agent_factory is None:
             self.setup_error = _no_model_error(settings)
@@ -316,7 +319,28 @@ class Repl:
 
         thread = threading.Thread(target=work, name="goosectx-startup", daemon=True)
         thread.start()
+        self._startup = thread
         return thread
+
+    def _wait_for_startup(self) -> bool:
+        """Wait for the background start-up (a model call needs litellm anyway).
+
+        Returns:
+            False when the user pressed Ctrl-C meanwhile.
+        """
+        thread = self._startup
+        if thread is None or not thread.is_alive():
+            return True
+        self.renderer.waiting("loading the model client…")
+        try:
+            while thread.is_alive():
+                thread.join(_POLL_S)
+        except KeyboardInterrupt:
+            self.renderer.notice("not sent (Ctrl-C)")
+            return False
+        finally:
+            self.renderer.settle()
+        return True
 
     @property
     def provider(self) -> Provider | None:
@@ -420,14 +444,17 @@ class Repl:
         When the background check found the model unusable (e.g. no API key), the
         configuration panel is shown instead and nothing is sent.
         """
+        if not self._wait_for_startup():
+            return
         late = self._late_setup_error
         if late is not None:
             self._late_setup_error = None
             self.setup_error = late
             self.renderer.panel(reports.no_model_text(self.settings, late),
                                 title="the model is not ready", style="yellow")
+            again = "" if self._prompt is None else "; your prompt is in the history (Up arrow)"
             self.renderer.notice("not sent — fix the above and restart goosectx, or switch "
-                                 "with /model NAME; your prompt is in the history (Up arrow)")
+                                 f"with /model NAME{again}")
             return
         self.renderer.user(text, show=self.io.echo or not self.io.plain)
         self._drive(lambda cancel: self.agent.reply(text, cancel=cancel))

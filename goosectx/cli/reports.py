@@ -17,8 +17,8 @@ from goosectx import __version__
 from goosectx.cli.prompt import NEWLINE_KEY_HELP
 from goosectx.cli.render import format_cost
 from goosectx.cli.slash import COMMANDS
-from goosectx.config import Settings
-from goosectx.errors import GoosectxError
+from goosectx.config import Settings, default_config_path
+from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.session import Session
 from goosectx.tokens import ContextBreakdown
 from goosectx.usage import CallPurpose, Usage, UsageLedger
@@ -188,10 +188,14 @@ def context_table(facts: ContextFacts) -> Group:
 
 def no_model_text(settings: Settings, error: GoosectxError) -> str:
     """The one panel shown when the REPL opens without a usable model."""
-    config = settings.config_path or "~/.config/goosectx/config.toml"
+    config = settings.config_path or default_config_path()
+    if isinstance(error, ModelNotConfigured):
+        head = "goosectx opened without a model. To talk to one, do one of:\n"
+    else:
+        head = (f"{error.one_line()}\n\ngoosectx cannot use this model yet. Set its key, or use "
+                "another model:\n")
     return (
-        f"{error.one_line()}\n\n"
-        "goosectx opened without a model. To talk to one, do one of:\n"
+        head +
         "  1. A hosted model: set GOOSE_MODEL and the provider's key variable, e.g.\n"
         "       export GOOSE_MODEL=openai/gpt-4o-mini OPENAI_API_KEY=sk-...\n"
         "     (anthropic/... reads ANTHROPIC_API_KEY, gemini/... GEMINI_API_KEY, and so on)\n"
