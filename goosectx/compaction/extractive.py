@@ -110,8 +110,9 @@ class _Limits:
 
 
 _LEVELS: tuple[_Limits, ...] = (
-    _Limits(300, 300, 1000, None, None, None, 12, True, True),
-    _Limits(200, 200, 600, None, None, 40, 6, True, True),
+    _Limits(300, 300, 1000, None, None, None, 8, True, True),
+    _Limits(300, 300, 1000, None, None, None, 0, True, True),
+    _Limits(200, 200, 600, None, None, 40, 0, True, True),
     _Limits(200, 400, 400, None, 60, 25, 0, True, True),
     _Limits(120, 250, 250, None, 30, 15, 0, False, True),
     _Limits(80, 150, 150, None, 16, 8, 0, False, True),
@@ -234,7 +235,7 @@ def _only_reads(name: str, args: dict[str, Any] | None) -> bool:
 
 
 def _note(facts: _Facts, action: FileAction, *, failed: bool = False) -> None:
-    path = action.path.strip().strip("`'\"").removeprefix("./")
+    path = action.path.strip().strip("`'\"").replace("\\", "/").removeprefix("./")
     if not path:
         return
     record = facts.files.get(path) or _same_file(facts, path)
@@ -252,9 +253,14 @@ def _note(facts: _Facts, action: FileAction, *, failed: bool = False) -> None:
 def _same_file(facts: _Facts, path: str) -> _FileRecord | None:
     """The record of ``path`` named differently: ``a/b.py`` and ``/repo/a/b.py`` are one file.
 
+    Only an absolute and a relative name are matched (``README.md`` and ``docs/README.md``
+    are two files).
+
     The record keeps the longer name, which contains the shorter one.
     """
     for key, record in facts.files.items():
+        if key.startswith("/") == path.startswith("/"):
+            continue  # two relative (or two absolute) names are two files
         if key.endswith("/" + path) or path.endswith("/" + key):
             facts.files[path] = record
             if len(path) > len(record.path):

@@ -65,8 +65,9 @@ _OPEN_FILE = re.compile(r"\(Open file: ([^)\n]+)\)|^\[File: (\S+) \(\d+ lines to
 _XML_FUNCTION = re.compile(r"<function=([\w.-]+)>(.*?)(?:</function>|$)", re.S)
 _XML_PARAM = re.compile(r"<parameter=([\w.-]+)>(.*?)(?:</parameter>|(?=<parameter=)|$)", re.S)
 _FENCE = re.compile(r"^```[ \t]*(\w*)[ \t]*\n(.*?)^```", re.S | re.M)
-_AIDER_BLOCK = re.compile(r"^[ \t]*[`*]*([^\s`*:]+)[`*:]*[ \t]*\n(?:```|~~~|<source>)[^\n]*\n(.*?)"
-                          r"^(?:```|~~~|</source>)", re.S | re.M)
+_AIDER_BLOCK = re.compile(
+    r"^[ \t]*[`*]*([^\s`*:]+)[`*:]*[ \t]*\n(?:(```+|~~~+)|<source>)[^\n]*\n(.*?)"
+    r"^(?(2)\2|</source>)[ \t]*$", re.S | re.M)
 _PATHLIKE = re.compile(r"[\w.~@/\\+-]*(?:[/\\][\w.~@+-]+|\.[A-Za-z]\w*)")
 _CLAUDE_CONSOLE = re.compile(
     r"^⏺ (Update|Write|Edit|MultiEdit|Create|NotebookEdit|Read)\(([^)\n]+)\)", re.M)
@@ -321,8 +322,8 @@ def actions_from_text(text: str, *, open_file: str | None = None) -> list[FileAc
     for block in _AIDER_BLOCK.finditer(text):
         path = block.group(1)
         if _PATHLIKE.fullmatch(path) and not path.startswith(("http", "//")):
-            verb = "edited" if "<<<<<<< SEARCH" in block.group(2) else "written"
-            out.append(FileAction(path, verb, block.group(2)))
+            verb = "edited" if "<<<<<<< SEARCH" in block.group(3) else "written"
+            out.append(FileAction(path, verb, block.group(3)))
     if "*** " in text:
         out += patch_actions(text)
     if "⏺" in text:

@@ -10,8 +10,8 @@ aider appends to this file as the chat runs:
 * everything else — the model's reply, edit blocks included (a path line then a fenced
   block); they stay text and the extractive summariser reads the paths from them.
 
-User lines that are aider commands (``/clear``, ``/add f``, ``/model x``…) are user-only and
-marked ``command``; ``/ask``, ``/code``, ``/architect`` with a message are requests. In
+User lines that are aider commands (``/clear``, ``/add f``, ``/ask msg``…) are user-only and
+marked ``command`` (aider logs the message of ``/ask msg`` again as the next user line). In
 architect mode aider feeds the architect's reply to the editor model as a user message: such a
 message (equal to the reply just before it) is marked ``harness``. All messages stay
 agent-visible (aider's ``/clear`` only affects the live aider process).
@@ -28,7 +28,6 @@ from goosectx.importers.builder import TranscriptBuilder, format_error, parse_ti
 from goosectx.session import Session
 
 _START = re.compile(r"^# aider chat started at (.+?)\s*$")
-_MESSAGE_COMMANDS = ("/ask", "/code", "/architect", "/context", "/help")
 
 
 def load(path: Path, *, working_dir: Path) -> list[Session]:
@@ -88,22 +87,19 @@ def _emit(builder: TranscriptBuilder, kind: str, lines: list[str], when: datetim
 
 
 def _previous_reply(messages: list[Message]) -> str:
-    """What aider may re-send as a user message: the last reply, or an ``/ask msg``'s msg."""
+    """The last agent-visible reply, unless a user message came after it."""
     for m in reversed(messages):
         if m.role == "assistant" and m.metadata.agent_visible:
             return m.text
         if m.role == "user":
-            command, _, rest = m.text.strip().partition(" ")
-            return rest if command in _MESSAGE_COMMANDS else ""
+            return ""
     return ""
 
 
 def _classify_user(text: str, previous_reply: str) -> dict[str, object]:
     stripped = text.strip()
-    if stripped.startswith("/"):
-        command, _, rest = stripped.partition(" ")
-        if not (command in _MESSAGE_COMMANDS and rest.strip()):
-            return {"metadata": MessageMetadata.user_only(), "source_kind": "command"}
+    if re.match(r"/[a-z-]+(\s|$)", stripped):
+        return {"metadata": MessageMetadata.user_only(), "source_kind": "command"}
     if previous_reply and " ".join(stripped.split()) == " ".join(previous_reply.split()):
         return {"source_kind": "harness"}
     return {}
