@@ -1,21 +1,82 @@
 """The agent tool loop: model → tools → model until the model answers without a tool call.
 
-INTERFACE SKELETON (the agent-loop issue fills in the bodies; signatures are the contract the
-REPL, ``run`` and the tests rely on).
+DESIGN.md §5. The loop mutates the in-memory session and yields events; it never prints and
+never touches the store (the session recorder persists the events). Context management goes
+through the :class:`~goosectx.compaction.manager.ContextManager` hooks, in the order its
+contract states: ``start_turn`` once, ``before_call`` before every model call,
+``on_context_exceeded`` then a retry of the same step when the provider says the request does
+not fit, ``record_call`` and ``after_call`` after each reply is appended.
+
+Cancelling (the ``cancel`` event, or a KeyboardInterrupt raised while the loop runs) keeps the
+history valid: streamed text so far is kept in an assistant message marked ``cancelled``, and
+every tool request still open gets a "cancelled" error response.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from typing import Literal
 
-from goosectx.approval import ApprovalFn
+from goosectx.approval import (
+    CANCELLED_TEXT,
+    CHAT_MODE_TEXT,
+    DENIED_TEXT,
+    NON_INTERACTIVE_DENIED_TEXT,
+    ApprovalFn,
+    needs_approval,
+)
 from goosectx.compaction.manager import ContextManager, RequestContext
 from goosectx.config import ApprovalMode, Settings
-from goosectx.events import Event
-from goosectx.providers.base import Provider
+from goosectx.conversation import (
+    Message,
+    MessageMetadata,
+    TextContent,
+    ToolRequest,
+    ToolResponse,
+)
+from goosectx.errors import ContextLengthExceeded, GoosectxError, MalformedModelReply
+from goosectx.events import (
+    Event,
+    MessageCompleted,
+    MessageDelta,
+    Notification,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+)
+from goosectx.prompts import build_system_prompt, load_project_instructions
+from goosectx.providers.base import Provider, ProviderResponse, TextDelta, ThinkingDelta
 from goosectx.session import Session
-from goosectx.tools.base import ToolRegistry
+from goosectx.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
+
+log = logging.getLogger("goosectx.agent")
+
+NO_MODEL_TEXT = (
+    "no model is configured — set GOOSE_MODEL (e.g. export GOOSE_MODEL=openai/gpt-4o-mini) "
+    "or use /model NAME"
+)
+TOOL_CANCEL_GRACE_S = 10.0
+"""How long a cancelled tool gets to stop (kill its process group) before the turn ends."""
+OUTPUT_SLACK_CHARS = 2_000
+"""Room over ``tool_output_max_chars`` for a tool's own notes before the loop cuts output."""
+_POLL_S = 0.05
+
+
+@dataclass(slots=True)
+class _Turn:
+    """What one turn has in flight, so a cancel at any point can close it out validly."""
+
+    cancel: threading.Event
+    streamed: list[str] = field(default_factory=list)
+    open_requests: list[ToolRequest] = field(default_factory=list)
+    responses: list[ToolResponse] = field(default_factory=list)
+
+
+class _CancelTurn(Exception):
+    """The user answered "cancel" to an approval prompt."""
 
 
 class Agent:
@@ -27,12 +88,16 @@ class Agent:
 
     Args:
         session: The session to continue.
-        settings: Resolved settings.
+        settings: Resolved settings (``max_turns`` is read at the start of every turn).
         provider: The main model, or ``None`` (then ``reply`` ends with a clear error event).
         tools: The tools offered to the model.
         approve: Called for each tool call that needs approval in the current mode.
         mode: Approval mode (``settings.mode`` by default).
         context: The context manager (built from the other arguments by default).
+        tool_context: Where tools run (default: the built-in tools' context for the session's
+            working dir); kept for the whole session (the editor's undo stack lives in it).
+        interactive: False when nobody can be asked (``run`` without a TTY): a denial then
+            tells the model that approval was impossible rather than refused.
     """
 
     def __init__(
@@ -45,30 +110,282 @@ class Agent:
         approve: ApprovalFn,
         mode: ApprovalMode | None = None,
         context: ContextManager | None = None,
+        tool_context: ToolContext | None = None,
+        interactive: bool = True,
     ) -> None:
-        raise NotImplementedError
+        self.session = session
+        self.settings = settings
+        self.provider = provider
+        self.tools = tools
+        self.approve = approve
+        self.mode: ApprovalMode = mode or settings.mode
+        self.context = context or ContextManager(session, settings, provider)
+        self.interactive = interactive
+        self.always_allowed: set[str] = set()
+        """Tools the user answered "always allow" for, this session."""
+        self._tool_context = tool_context
+        self._project_instructions: str | None = None
+        self._request: RequestContext | None = None
 
     @property
     def request_context(self) -> RequestContext:
         """System prompt (with project instructions) and tool schemas of the next request."""
-        raise NotImplementedError
+        if self._request is None:
+            if self._project_instructions is None:
+                self._project_instructions = load_project_instructions(self.session.working_dir)
+            prompt = build_system_prompt(
+                self.session.working_dir, tool_names=self.tools.names(), mode=self.mode,
+                project_instructions=self._project_instructions,
+            )
+            self._request = RequestContext(prompt.text, prompt.project_instructions,
+                                           self.tools.schemas())
+        return self._request
 
     def reply(self, user_input: str, *, cancel: threading.Event | None = None) -> Iterator[Event]:
-        """Run one turn for ``user_input``; ends with exactly one ``TurnFinished``."""
-        raise NotImplementedError
+        """Run one turn for ``user_input``; ends with exactly one ``TurnFinished``.
+
+        Statuses: ``done`` (the model answered without tools), ``max_turns`` (the turn made
+        ``settings.max_turns`` model calls), ``cancelled`` (``cancel`` was set, an approval
+        was answered "cancel", or a KeyboardInterrupt was raised inside the loop — the agent
+        then sets ``cancel`` so a running tool stops), ``error`` (a provider or configuration
+        error; its one-line reason is in ``TurnFinished.error``; the history is kept).
+
+        A consumer whose own code catches a KeyboardInterrupt between events should set
+        ``cancel`` and keep iterating: the turn then closes out the same way.
+        """
+        turn = _Turn(cancel if cancel is not None else threading.Event())
+        try:
+            yield from self._run_turn(user_input, turn)
+        except KeyboardInterrupt:
+            turn.cancel.set()
+            yield from self._close_cancelled(turn)
+        except _CancelTurn:
+            yield from self._close_cancelled(turn)
+        except GoosectxError as exc:
+            log.info("turn ended with an error: %s", exc.one_line())
+            yield from self._close_cancelled(turn, finish=False)
+            yield TurnFinished("error", exc.one_line())
 
     def compact(self, instructions: str | None = None, *, strategy: str = "llm") -> Iterator[Event]:
-        """Manual compaction (``/compact [instructions]``)."""
-        raise NotImplementedError
+        """Manual compaction (``/compact [instructions]``): the context manager's events."""
+        return self.context.compact(self.request_context, trigger="manual",
+                                    instructions=instructions, strategy=strategy)
 
     def clear(self) -> Iterator[Event]:
-        """``/clear``."""
-        raise NotImplementedError
+        """``/clear``: hide the whole history from the model (the context manager's events)."""
+        return self.context.clear(self.request_context)
 
     def set_mode(self, mode: ApprovalMode) -> None:
-        """Change the approval mode (``/mode``)."""
-        raise NotImplementedError
+        """Change the approval mode (``/mode``); the system prompt follows (chat mode)."""
+        self.mode = mode
+        self._request = None
 
     def set_provider(self, provider: Provider | None) -> None:
         """Change the model (``/model``); its context limit applies to the next call."""
-        raise NotImplementedError
+        self.provider = provider
+        self.context.set_provider(provider)
+
+    # -- the loop --------------------------------------------------------------------------
+    def _complete(self, message: Message) -> Iterator[Event]:
+        self.session.conversation.append(message)
+        yield MessageCompleted(message)
+
+    def _run_turn(self, user_input: str, turn: _Turn) -> Iterator[Event]:
+        if self.provider is None:
+            yield TurnFinished("error", NO_MODEL_TEXT)
+            return
+        self.context.start_turn()
+        yield from self._complete(Message.user(user_input))
+        max_turns = self.settings.max_turns
+        calls = 0
+        while True:
+            if turn.cancel.is_set():
+                yield from self._close_cancelled(turn)
+                return
+            if calls >= max_turns:
+                yield Notification("inline", f"stopped after {calls} model calls (the limit "
+                                   "set by GOOSE_MAX_TURNS / --max-turns); send a message to "
+                                   "continue")
+                yield TurnFinished("max_turns")
+                return
+            request = self.request_context
+            yield from self.context.before_call(request)
+            try:
+                response = yield from self._call_model(request, turn)
+            except ContextLengthExceeded:
+                yield from self.context.on_context_exceeded(request)
+                continue
+            calls += 1
+            if turn.cancel.is_set():
+                yield from self._close_cancelled(turn)
+                return
+            turn.streamed = []
+            message = response.message.with_metadata(usage=response.usage)
+            if message.content:
+                yield from self._complete(message)
+            else:
+                yield Notification("inline", "the model returned an empty reply")
+            yield self.context.record_call(response.usage, request,
+                                           model=response.model or self.provider.model)
+            yield from self.context.after_call(request)
+            if not message.tool_requests:
+                yield TurnFinished("done")
+                return
+            turn.open_requests = message.tool_requests
+            turn.responses = []
+            for tool_request in message.tool_requests:
+                if turn.cancel.is_set():
+                    break
+                tool_response = yield from self._handle_tool_request(tool_request, turn)
+                turn.responses.append(tool_response)
+                yield ToolCallFinished(tool_response)
+            if turn.cancel.is_set():
+                yield from self._close_cancelled(turn)
+                return
+            yield from self._complete(Message("user", tuple(turn.responses)))
+            turn.open_requests, turn.responses = [], []
+
+    def _call_model(
+        self, request: RequestContext, turn: _Turn
+    ) -> Generator[Event, None, ProviderResponse]:
+        """Stream one call, yielding text deltas; returns the provider's final response."""
+        assert self.provider is not None
+        turn.streamed = []
+        final: ProviderResponse | None = None
+        thinking_shown = False
+        stream = self.provider.stream(
+            request.system_prompt, self.session.conversation.agent_view(), request.tool_schemas,
+            cancel=turn.cancel,
+        )
+        try:
+            for item in stream:
+                if isinstance(item, TextDelta):
+                    turn.streamed.append(item.text)
+                    yield MessageDelta(item.text)
+                elif isinstance(item, ThinkingDelta):
+                    if not thinking_shown:
+                        thinking_shown = True
+                        yield Notification("thinking", "thinking…")
+                elif isinstance(item, ProviderResponse):
+                    final = item
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+        if final is None:
+            raise MalformedModelReply("the model's stream ended without a reply")
+        return final
+
+    def _close_cancelled(self, turn: _Turn, *, finish: bool = True) -> Iterator[Event]:
+        """Keep streamed text (marked cancelled), answer open tool requests, end the turn."""
+        if turn.streamed:
+            text = "".join(turn.streamed)
+            turn.streamed = []
+            yield from self._complete(Message("assistant", (TextContent(text),),
+                                              MessageMetadata(cancelled=True)))
+        if turn.open_requests:
+            answered = {r.id for r in turn.responses}
+            for request in turn.open_requests:
+                if request.id not in answered:
+                    response = ToolResponse(request.id, CANCELLED_TEXT, is_error=True)
+                    turn.responses.append(response)
+                    yield ToolCallFinished(response)
+            responses = tuple(turn.responses)
+            turn.open_requests, turn.responses = [], []
+            yield from self._complete(Message("user", responses))
+        if finish:
+            yield TurnFinished("cancelled")
+
+    # -- tools -----------------------------------------------------------------------------
+    def _refusal(self, request: ToolRequest) -> str | None:
+        """Why ``request`` cannot run at all (chat mode, unknown tool, bad arguments)."""
+        if self.mode == "chat":
+            return CHAT_MODE_TEXT
+        if self.tools.get(request.name) is None:
+            names = ", ".join(self.tools.names()) or "none"
+            return f"There is no tool named {request.name!r}. Available tools: {names}."
+        if request.parse_error is not None or request.arguments is None:
+            raw = (request.raw_arguments or "")[:2_000]
+            return (f"The call to {request.name} was not run: its {request.parse_error}. "
+                    f"You sent: {raw!r}. Call the tool again with a JSON object that matches "
+                    "its parameters schema.")
+        return None
+
+    def _decide(self, tool: Tool, request: ToolRequest) -> Literal["run", "deny"]:
+        assert request.arguments is not None
+        if request.name in self.always_allowed:
+            return "run"
+        if not needs_approval(self.mode, tool.is_read_only(request.arguments)):
+            return "run"
+        decision = self.approve(request)
+        if decision == "always_allow":
+            self.always_allowed.add(request.name)
+            return "run"
+        if decision == "allow_once":
+            return "run"
+        if decision == "cancel":
+            raise _CancelTurn()
+        return "deny"
+
+    def _handle_tool_request(
+        self, request: ToolRequest, turn: _Turn
+    ) -> Generator[Event, None, ToolResponse]:
+        """Approve and run one call; returns its response (yields ``ToolCallStarted``)."""
+        refusal = self._refusal(request)
+        if refusal is not None:
+            return ToolResponse(request.id, refusal, is_error=True)
+        tool = self.tools.get(request.name)
+        assert tool is not None and request.arguments is not None
+        if self._decide(tool, request) == "deny":
+            text = DENIED_TEXT if self.interactive else NON_INTERACTIVE_DENIED_TEXT
+            return ToolResponse(request.id, text, is_error=True)
+        yield ToolCallStarted(request)
+        ctx = self._context_for(turn.cancel)
+        result = self._execute(tool, request.arguments, ctx, turn)
+        output = ctx.redact(result.output)
+        limit = self.settings.tool_output_max_chars + OUTPUT_SLACK_CHARS
+        if len(output) > limit:
+            output = (output[:limit] + f"\n[output cut by goosectx: {len(output):,} characters, "
+                      f"only the first {limit:,} kept]")
+        if turn.cancel.is_set():
+            output = CANCELLED_TEXT + (f"\n{output}" if output.strip() else "")
+            return ToolResponse(request.id, output, is_error=True)
+        return ToolResponse(request.id, output, result.is_error)
+
+    def _context_for(self, cancel: threading.Event) -> ToolContext:
+        if self._tool_context is None:
+            from goosectx.tools.builtin import make_tool_context
+
+            self._tool_context = make_tool_context(self.settings, self.session.working_dir,
+                                                   cancel)
+        self._tool_context.cancel = cancel
+        return self._tool_context
+
+    def _execute(self, tool: Tool, arguments: dict[str, object], ctx: ToolContext,
+                 turn: _Turn) -> ToolResult:
+        """Run a tool in a worker thread so a KeyboardInterrupt can cancel it promptly.
+
+        On KeyboardInterrupt the turn's cancel event is set (the tool kills its process
+        group), the tool gets :data:`TOOL_CANCEL_GRACE_S` to stop, and the interrupt goes on.
+        """
+        box: dict[str, ToolResult] = {}
+
+        def target() -> None:
+            try:
+                box["result"] = tool.run(dict(arguments), ctx)
+            except Exception as exc:  # noqa: BLE001 - a tool bug becomes an error result
+                log.exception("tool %s raised", tool.name)
+                box["result"] = ToolResult(f"{tool.name} failed: {type(exc).__name__}: {exc}",
+                                           is_error=True)
+
+        worker = threading.Thread(target=target, name=f"goosectx-tool-{tool.name}", daemon=True)
+        try:
+            worker.start()
+            while worker.is_alive():
+                worker.join(_POLL_S)
+        except KeyboardInterrupt:
+            turn.cancel.set()
+            if worker.ident is not None:
+                worker.join(TOOL_CANCEL_GRACE_S)
+            raise
+        return box.get("result") or ToolResult(f"{tool.name} returned nothing", is_error=True)
