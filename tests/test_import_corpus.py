@@ -322,7 +322,7 @@ def test_thinking_is_kept_as_thinking_and_visibility_flags_are_kept() -> None:
     assert len(thinking) == 1 and len(thinking[0].text) > 1000  # 646 streamed blocks joined
     claude = imported("anthropic_claude_code/vct-claude-code-session.jsonl")[0]
     caveat = next(m for m in claude.conversation if m.text.startswith("Caveat:"))
-    assert (caveat.metadata.user_visible, caveat.metadata.agent_visible) == (False, True)
+    assert (caveat.metadata.user_visible, caveat.metadata.agent_visible) == (False, False)
     command = next(m for m in claude.conversation if m.text.startswith("<command-name>"))
     assert (command.metadata.user_visible, command.metadata.agent_visible) == (True, False)
 

@@ -170,6 +170,10 @@ def import_sessions(
     from goosectx.errors import SessionNameTaken
     from goosectx.importers import load_sessions
 
+    if fmt == "auto" and path.is_file():
+        from goosectx.importers.detect import detect_format
+
+        fmt = detect_format(path)
     sessions = load_sessions(path, fmt=fmt, source_session=source_session,
                              working_dir=Path.cwd())
     if name is not None:
@@ -205,5 +209,6 @@ def import_sessions(
         source = session.metadata.get("source", fmt)
         origin = session.metadata.get("source_session_id")
         print(f"imported {session.id}" + (f" ({session.name})" if session.name else "")
-              + f": {len(conversation)} messages, {calls} tool calls from {source}"
+              + f": {len(conversation)} messages, {calls} tool call{'' if calls == 1 else 's'}"
+              + f" from {source}"
               + (f" session {origin}" if origin else ""))
