@@ -90,7 +90,7 @@ def test_a_prompt_streams_an_answer_and_is_saved(world: World) -> None:
     out = world.run("what is six times seven?" + ENTER + CTRL_D)
     assert "╭─ you" in out and "what is six times seven?" in out
     assert "The answer is 42." in out
-    assert "session demo saved" in out
+    assert "saved · resume with: goosectx session -r demo" in out
     texts = [m.text for m in world.stored().conversation]
     assert texts == ["what is six times seven?", "The answer is **42**."]
 
@@ -177,12 +177,12 @@ def test_ctrl_c_during_a_turn_cancels_it_and_the_session_stays_valid(world: Worl
 def test_ctrl_c_on_an_empty_line_explains_how_to_leave(world: World) -> None:
     out = world.run(CTRL_C + CTRL_D)
     assert "Ctrl-D or /exit leaves" in out
-    assert "session demo saved" in out
+    assert "saved · resume with: goosectx session -r demo" in out
 
 
 def test_exit_command_leaves(world: World) -> None:
     out = world.run("/exit" + ENTER + "never sent" + ENTER)
-    assert "session demo saved" in out and "never sent" not in out
+    assert "saved · resume with: goosectx session -r demo" in out and "never sent" not in out
     assert world.provider.requests == []
 
 

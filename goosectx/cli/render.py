@@ -419,6 +419,19 @@ class TranscriptRenderer:
             return
         self.console.print(Text("● " + text, style=style))
 
+    def cancelling(self, text: str) -> None:
+        """Say a cancel is under way without cutting a streamed answer in two.
+
+        A streaming answer ends with a ``cancelled`` border anyway; a spinner shows the text;
+        otherwise it is an inline notice.
+        """
+        if self._stream is not None:
+            return
+        if self._status is not None:
+            self._status.update(Text(text, style="yellow"))
+            return
+        self._notice(text, style="yellow")
+
     def notice(self, text: str, *, style: str = "dim") -> None:
         """An inline notice line."""
         self.settle()

@@ -136,6 +136,44 @@ def _install_sigint(handler: Callable[[int, Any], None]) -> Any:
     return signal.signal(signal.SIGINT, handler)
 
 
+class _TerminalEcho:
+    """Turns the terminal's echo off while a turn runs, and back on.
+
+    Keys typed meanwhile (and the ``^C`` of Ctrl-C) would otherwise be echoed into the
+    live-drawn answer and shift its lines; they still reach the next prompt. Only for the
+    real terminal (``enabled``); Ctrl-C still sends SIGINT.
+    """
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stdin.isatty()
+        self._saved: list[Any] | None = None
+
+    def off(self) -> None:
+        if not self.enabled:
+            return
+        try:
+            import termios
+
+            fd = sys.stdin.fileno()
+            self._saved = termios.tcgetattr(fd)
+            quiet = termios.tcgetattr(fd)
+            quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
+            termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        except (ImportError, OSError, ValueError):
+            self._saved = None
+
+    def restore(self) -> None:
+        if self._saved is None:
+            return
+        try:
+            import termios
+
+            termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._saved)
+        except (ImportError, OSError, ValueError):
+            pass
+        self._saved = None
+
+
 def _drop_typeahead(pt_input: Input | None) -> None:
     """Discard keys typed on the real terminal while the turn ran.
 
@@ -434,8 +472,7 @@ class Repl:
 
     def _goodbye(self) -> None:
         ref = self.session.name or self.session.id
-        self.renderer.notice(f"session {ref} saved · resume it with: goosectx session "
-                             f"--resume {ref}")
+        self.renderer.notice(f"saved · resume with: goosectx session -r {ref}")
 
     # -- turns ---------------------------------------------------------------------------
     def turn(self, text: str) -> None:
@@ -444,6 +481,7 @@ class Repl:
         When the background check found the model unusable (e.g. no API key), the
         configuration panel is shown instead and nothing is sent.
         """
+        self.renderer.user(text, show=self.io.echo or not self.io.plain)
         if not self._wait_for_startup():
             return
         late = self._late_setup_error
@@ -456,7 +494,6 @@ class Repl:
             self.renderer.notice("not sent — fix the above and restart goosectx, or switch "
                                  f"with /model NAME{again}")
             return
-        self.renderer.user(text, show=self.io.echo or not self.io.plain)
         self._drive(lambda cancel: self.agent.reply(text, cancel=cancel))
 
     def _drive(self, start: Callable[[threading.Event], Iterator[Event]]) -> None:
@@ -486,6 +523,8 @@ class Repl:
                 raise KeyboardInterrupt
 
         previous = _install_sigint(on_sigint)
+        echo = _TerminalEcho(self.io.input is None and not self.io.plain)
+        echo.off()
         worker = threading.Thread(target=work, name="goosectx-turn", daemon=True)
         worker.start()
         self.renderer.waiting()
@@ -506,15 +545,16 @@ class Repl:
                         self.renderer.error("turn abandoned while it was still stopping",
                                             "the saved session holds every completed message")
                         return
-                    self.renderer.notice("cancelling…" if seen == 1 else
-                                         "still stopping — Ctrl-C once more abandons the turn",
-                                         style="yellow")
+                    self.renderer.cancelling("cancelling…" if seen == 1 else
+                                             "still stopping — Ctrl-C once more abandons the "
+                                             "turn")
                 if item is _DONE:
                     break
                 if item is not None:
                     self._handle(item, cancel)
         finally:
             _restore_sigint(previous)
+            echo.restore()
             self._queue = None
             self.renderer.settle()
             self._refresh_figure()
