@@ -124,3 +124,40 @@ def test_dumb_terminal_or_no_color_reads_plain_lines(tmp_path: Path, extra: dict
         child.close(force=True)
     assert child.exitstatus == 0
     assert "\x1b" not in "".join(seen)
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_an_answer_streams_cancels_the_turn_in_one_piece(tmp_path: Path) -> None:
+    words = " ".join(f"word{i}" for i in range(600))
+    script = [{"text": words, "chunk_chars": 8, "chunk_delay_s": 0.03},
+              {"text": "Picking up where we stopped."}]
+    with FakeServer(script) as server:
+        env = _env(tmp_path, server.base_url)
+        child = pexpect.spawn("goosectx", ["session", "--name", "cc"], cwd=str(tmp_path),
+                              env=env, dimensions=(40, 110), encoding="utf-8",
+                              timeout=TIMEOUT_S)
+        seen: list[str] = []
+        child.logfile_read = type("Log", (), {"write": lambda _s, t: seen.append(t),
+                                              "flush": lambda _s: None})()
+        try:
+            child.expect("❯")
+            child.send("talk for a long time\r")
+            child.expect("word40 ")
+            child.sendintr()
+            child.expect("turn cancelled")
+            child.expect("❯")
+            child.send("go on\r")
+            child.expect("Picking up where we stopped.")
+            child.expect("❯")
+            child.send("/exit\r")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+        assert child.exitstatus == 0
+        second = server.requests[1]["messages"]
+    out = "".join(seen)
+    assert "^C" not in out  # the terminal did not echo into the live answer
+    assert out.count("╭─ goosectx") == 2 and "╰─ cancelled" in out  # one panel, then the next
+    partial = [m for m in second if m["role"] == "assistant"]
+    assert partial and "word40" in str(partial[0]["content"]) and "word599" not in str(partial)
+    assert second[-1]["content"] == "go on" or "go on" in str(second[-1]["content"])
