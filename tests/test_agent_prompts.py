@@ -1,0 +1,81 @@
+"""The system prompt and the project instructions (.goosehints, AGENTS.md) it carries."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from agent_harness import EchoTool, make_harness
+
+from goosectx.config import Settings
+from goosectx.prompts import (
+    MAX_INSTRUCTION_FILE_CHARS,
+    build_system_prompt,
+    instruction_files,
+    load_project_instructions,
+)
+from goosectx.providers.scripted import ScriptedProvider
+from goosectx.tools.base import ToolRegistry
+
+
+def make_repo(tmp_path: Path) -> tuple[Path, Path]:
+    outside = tmp_path / "outside"
+    repo = outside / "repo"
+    sub = repo / "pkg" / "sub"
+    sub.mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (outside / "AGENTS.md").write_text("ABOVE THE REPO")
+    (repo / "AGENTS.md").write_text("root agents: run pytest -q")
+    (repo / ".goosehints").write_text("root hints: use ruff")
+    (repo / "pkg" / ".goosehints").write_text("pkg hints: keep modules small")
+    (sub / "AGENTS.md").write_text("sub agents: this is the sub package")
+    return repo, sub
+
+
+def test_instructions_come_from_working_dir_up_to_repo_root(tmp_path: Path) -> None:
+    repo, sub = make_repo(tmp_path)
+    files = instruction_files(sub)
+    assert files == [repo / ".goosehints", repo / "AGENTS.md", repo / "pkg" / ".goosehints",
+                     sub / "AGENTS.md"]
+    text = load_project_instructions(sub)
+    assert "ABOVE THE REPO" not in text
+    order = [text.index(s) for s in ("root hints", "root agents", "pkg hints", "sub agents")]
+    assert order == sorted(order)
+
+
+def test_outside_a_repo_only_the_working_dir_counts(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("parent file")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".goosehints").write_text("local hints")
+    text = load_project_instructions(work)
+    assert "local hints" in text and "parent file" not in text
+
+
+def test_huge_instruction_files_are_cut(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("x" * (MAX_INSTRUCTION_FILE_CHARS * 3))
+    assert len(load_project_instructions(tmp_path)) < MAX_INSTRUCTION_FILE_CHARS + 500
+
+
+def test_system_prompt_parts(tmp_path: Path) -> None:
+    prompt = build_system_prompt(tmp_path, tool_names=["shell", "tree"], mode="auto",
+                                 project_instructions="be nice", today=date(2025, 1, 2))
+    assert str(tmp_path) in prompt.text and "2025-01-02" in prompt.text
+    assert "Tools available: shell, tree." in prompt.text
+    assert prompt.text.endswith("be nice") and prompt.project_instructions == "be nice"
+    chat = build_system_prompt(tmp_path, tool_names=["shell"], mode="chat",
+                               project_instructions="")
+    assert "chat mode" in chat.text and "Tools available" not in chat.text
+    assert chat.project_instructions == ""
+
+
+def test_the_model_receives_the_project_instructions(tmp_path: Path) -> None:
+    provider = ScriptedProvider(["ok"])
+    h = make_harness(tmp_path, Settings(data_dir=tmp_path / "data"), provider=provider,
+                     tools=ToolRegistry([EchoTool()]))
+    (h.session.working_dir / "AGENTS.md").write_text("ALWAYS ANSWER IN HAIKU")
+    h.turn("hello")
+    system = provider.requests[0].system
+    assert "ALWAYS ANSWER IN HAIKU" in system
+    assert h.agent.request_context.project_instructions.endswith("ALWAYS ANSWER IN HAIKU")
+    assert provider.requests[0].tools[0]["name"] == "echo"
