@@ -1,0 +1,311 @@
+"""``goosectx run``: one non-interactive task in a new or resumed session.
+
+Output (DESIGN.md §5): ``text`` streams the assistant's text to stdout and reports tool calls,
+notices and errors on stderr; ``stream-json`` writes one :func:`events.event_to_json` object
+per line to stdout; ``json`` writes one object at the end (session id, the turn's messages,
+usage, status). Every event also goes to the session recorder, so the session is saved as it
+runs and can be resumed.
+
+Approval: with a terminal on stdin the user is asked; without one, whatever needs approval is
+denied, the model is told why, and stderr suggests ``--mode auto``. Nothing waits on input
+that cannot come.
+
+Exit codes: 0 done, 1 error, 3 stopped at ``--max-turns`` / ``GOOSE_MAX_TURNS``,
+130 cancelled (Ctrl-C); configuration and usage errors exit 2 via ``cli.app.main``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from goosectx.approval import ApprovalDecision
+from goosectx.cli.common import OpenSession, open_session
+from goosectx.config import Settings, parse_mode
+from goosectx.conversation import Message, ToolRequest
+from goosectx.errors import UsageError
+from goosectx.events import (
+    Event,
+    HistoryReplaced,
+    MessageCompleted,
+    MessageDelta,
+    Notification,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolPairsSummarized,
+    TurnFinished,
+    UsageUpdated,
+    event_to_json,
+)
+from goosectx.recorder import SessionRecorder
+from goosectx.usage import Usage
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_MAX_TURNS = 3
+EXIT_CANCELLED = 130
+_EXIT_CODES = {"done": EXIT_OK, "error": EXIT_ERROR, "max_turns": EXIT_MAX_TURNS,
+               "cancelled": EXIT_CANCELLED}
+
+
+def read_task(text: str | None, input_file: str | None, stdin: TextIO | None = None) -> str:
+    """The task from ``-t TEXT`` or ``-i FILE`` (``-`` = stdin).
+
+    Raises:
+        UsageError: both or neither given, an unreadable file, or an empty task.
+    """
+    if (text is None) == (input_file is None):
+        raise UsageError("give the task with exactly one of -t TEXT and -i FILE",
+                         "e.g. goosectx run -t 'fix the failing test' (or -i - to read stdin)")
+    if input_file is None:
+        task = text or ""
+    elif input_file == "-":
+        task = (stdin or sys.stdin).read()
+    else:
+        try:
+            task = Path(input_file).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise UsageError(f"cannot read task file {input_file}: {exc.strerror}") from None
+    if not task.strip():
+        raise UsageError("the task is empty", "give some text with -t or -i")
+    return task
+
+
+class _Approver:
+    """``run``'s approval callable: ask on a terminal, else deny and warn once per tool."""
+
+    def __init__(self, stdin: TextIO, stderr: TextIO) -> None:
+        self.stdin = stdin
+        self.stderr = stderr
+        self.interactive = stdin.isatty()
+        self.warned: set[str] = set()
+
+    def __call__(self, request: ToolRequest) -> ApprovalDecision:
+        if not self.interactive:
+            if request.name not in self.warned:
+                self.warned.add(request.name)
+                self.stderr.write(
+                    f"goosectx: warning: {request.name} needs approval and there is no "
+                    "terminal to ask, so it was denied; use --mode auto to run tools "
+                    "without asking\n")
+                self.stderr.flush()
+            return "deny"
+        args = request.arguments_json()
+        self.stderr.write(f"\nallow {request.name} {args[:500]}?\n"
+                          "[y] once  [a] always (this tool)  [n] deny  [c] cancel the task: ")
+        self.stderr.flush()
+        answer = self.stdin.readline().strip().lower()
+        return {"y": "allow_once", "yes": "allow_once", "a": "always_allow",
+                "c": "cancel"}.get(answer, "deny")  # type: ignore[return-value]
+
+
+class _TextOutput:
+    """``--output-format text``: answer on stdout, progress on stderr."""
+
+    def __init__(self, stdout: TextIO, stderr: TextIO) -> None:
+        self.stdout, self.stderr = stdout, stderr
+        self.line_open = False
+
+    def _err(self, line: str) -> None:
+        if self.line_open:
+            self.stdout.write("\n")
+            self.stdout.flush()
+            self.line_open = False
+        self.stderr.write(line + "\n")
+        self.stderr.flush()
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, MessageDelta):
+            self.stdout.write(event.text)
+            self.stdout.flush()
+            self.line_open = not event.text.endswith("\n")
+        elif isinstance(event, MessageCompleted) and event.message.role == "assistant":
+            if self.line_open:
+                self.stdout.write("\n")
+                self.stdout.flush()
+                self.line_open = False
+        elif isinstance(event, ToolCallStarted):
+            args = event.request.arguments_json()
+            self._err(f"> {event.request.name} {args if len(args) <= 200 else args[:199] + '…'}")
+        elif isinstance(event, ToolCallFinished) and event.response.is_error:
+            first = (event.response.output.strip().splitlines() or [""])[0]
+            self._err(f"  error: {first[:200]}")
+        elif isinstance(event, Notification) and event.kind == "inline":
+            self._err(f"goosectx: {event.text}")
+        elif isinstance(event, HistoryReplaced):
+            self._err(f"goosectx: context compacted ({event.trigger}) · "
+                      f"{event.tokens_before:,} → {event.tokens_after:,} tokens")
+        elif isinstance(event, ToolPairsSummarized):
+            self._err(f"goosectx: summarised {event.count} old tool calls "
+                      f"(~{event.tokens_saved:,} tokens)")
+
+    def finish(self, summary: dict[str, Any]) -> None:
+        if self.line_open:
+            self.stdout.write("\n")
+            self.stdout.flush()
+
+
+class _StreamJsonOutput:
+    """``--output-format stream-json``: one event object per line."""
+
+    def __init__(self, stdout: TextIO) -> None:
+        self.stdout = stdout
+
+    def on_event(self, event: Event) -> None:
+        self.stdout.write(json.dumps(event_to_json(event), ensure_ascii=False) + "\n")
+        self.stdout.flush()
+
+    def finish(self, summary: dict[str, Any]) -> None:
+        return
+
+
+class _JsonOutput:
+    """``--output-format json``: one object when the turn ends."""
+
+    def __init__(self, stdout: TextIO) -> None:
+        self.stdout = stdout
+
+    def on_event(self, event: Event) -> None:
+        return
+
+    def finish(self, summary: dict[str, Any]) -> None:
+        self.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
+        self.stdout.flush()
+
+
+def run_task(
+    settings: Settings,
+    *,
+    text: str | None,
+    input_file: str | None,
+    name: str | None,
+    resume: str | None,
+    continue_: bool,
+    max_turns: int | None,
+    output_format: str,
+    mode: str | None,
+    model: str | None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Run one task to the end of its turn and return the exit code (see module docstring).
+
+    The model and its key are checked before a session is created or locked, so a missing
+    model or key changes no data.
+
+    Raises:
+        UsageError, ConfigError: bad options (exit 2).
+        ModelNotConfigured, AuthFailed, ProviderError: no usable model.
+        SessionNameTaken, SessionNotFound, SessionAmbiguous, SessionInUse, StoreError.
+    """
+    from goosectx.providers.litellm_provider import make_provider
+    from goosectx.runtime import build_agent
+
+    stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
+    task = read_task(text, input_file, stdin)
+    approval_mode = parse_mode("--mode", mode) if mode else settings.mode
+    if max_turns is not None:
+        settings.max_turns = max_turns
+        settings.sources["max_turns"] = "--max-turns"
+    model_name = model or settings.model
+    make_provider(settings, model_name).check_credentials()
+    opened = open_session(settings, name=name, resume=resume, continue_=continue_,
+                          model=model_name)
+    try:
+        approver = _Approver(stdin, stderr)
+        agent = build_agent(settings, opened.session, approve=approver, mode=approval_mode,
+                            model=model_name, interactive=approver.interactive)
+        output: _TextOutput | _StreamJsonOutput | _JsonOutput
+        if output_format == "json":
+            output = _JsonOutput(stdout)
+        elif output_format == "stream-json":
+            output = _StreamJsonOutput(stdout)
+        else:
+            output = _TextOutput(stdout, stderr)
+        cancel = threading.Event()
+        finished = _drive(agent.reply(task, cancel=cancel), cancel, opened, output)
+        status, error = finished.status, finished.error
+        output.finish(_summary(opened.session.id, opened.session.name, finished))
+        if status == "error":
+            stderr.write(f"goosectx: error: {error}\n")
+        elif status == "cancelled":
+            stderr.write("goosectx: cancelled\n")
+        elif status == "max_turns":
+            stderr.write(f"goosectx: stopped after {settings.max_turns} model calls "
+                         f"(--max-turns / GOOSE_MAX_TURNS); continue with: goosectx run "
+                         f"--resume {opened.session.id} -t ...\n")
+        if output_format == "text":
+            stderr.write(f"goosectx: session {opened.session.display_name} saved "
+                         f"(resume: goosectx run --resume {opened.session.id} -t ...)\n")
+        stderr.flush()
+        return _EXIT_CODES[status]
+    finally:
+        opened.close()
+
+
+class _Finished:
+    """What the turn produced, gathered from its events."""
+
+    def __init__(self) -> None:
+        self.status: str = "cancelled"
+        self.error: str | None = None
+        self.messages: list[Message] = []
+        self.usage = Usage()
+        self.last_usage: UsageUpdated | None = None
+
+
+def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession,
+           output: _TextOutput | _StreamJsonOutput | _JsonOutput) -> _Finished:
+    """Record and print every event until the turn ends.
+
+    A Ctrl-C that lands here rather than inside the agent sets ``cancel`` and keeps
+    iterating, so the agent still closes the turn out (partial text kept, open tool calls
+    answered). A Ctrl-C that escapes the agent itself ends the turn as cancelled.
+    """
+    recorder = SessionRecorder(opened.store, opened.session)
+    finished = _Finished()
+    while True:
+        try:
+            event = next(events)
+        except StopIteration:
+            return finished
+        except KeyboardInterrupt:
+            finished.status = "cancelled"
+            return finished
+        try:
+            recorder.record(event)
+            if isinstance(event, MessageCompleted):
+                finished.messages.append(event.message)
+            elif isinstance(event, UsageUpdated):
+                finished.usage = finished.usage + event.call.usage
+                finished.last_usage = event
+            elif isinstance(event, TurnFinished):
+                finished.status, finished.error = event.status, event.error
+            output.on_event(event)
+        except KeyboardInterrupt:
+            cancel.set()
+
+
+def _summary(session_id: str, name: str | None, finished: _Finished) -> dict[str, Any]:
+    last = finished.last_usage
+    usage = {
+        **finished.usage.to_dict(),
+        "current_tokens": last.current_tokens if last else None,
+        "context_limit_tokens": last.context_limit_tokens if last else None,
+    }
+    answer = next((m.text for m in reversed(finished.messages)
+                   if m.role == "assistant" and m.text), "")
+    return {
+        "session_id": session_id,
+        "session_name": name,
+        "status": finished.status,
+        "error": finished.error,
+        "answer": answer,
+        "messages": [m.to_dict() for m in finished.messages],
+        "usage": usage,
+    }

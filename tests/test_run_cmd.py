@@ -1,0 +1,248 @@
+"""``goosectx run``: task input, output formats, approval without a TTY, exit codes, sessions."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+from conftest import FAKE_MODEL
+from fakeserver import FakeServer
+
+from goosectx.approval import NON_INTERACTIVE_DENIED_TEXT
+from goosectx.cli.common import open_session
+from goosectx.cli.run_cmd import EXIT_CANCELLED, EXIT_MAX_TURNS, run_task
+from goosectx.config import load_settings
+from goosectx.errors import (
+    AuthFailed,
+    ModelNotConfigured,
+    SessionInUse,
+    SessionNameTaken,
+    UsageError,
+)
+from goosectx.store import SessionStore
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "work"
+    path.mkdir()
+    monkeypatch.chdir(path)
+    return path
+
+
+def shell(command: str) -> dict:
+    return {"tool_calls": [{"name": "shell", "arguments": {"command": command}}]}
+
+
+class Run:
+    """One in-process ``run`` with captured streams."""
+
+    def __init__(self, stdin: str = "", **options: object) -> None:
+        defaults: dict[str, object] = dict(
+            text=None, input_file=None, name=None, resume=None, continue_=False,
+            max_turns=None, output_format="text", mode=None, model=None)
+        if "text" not in options and "input_file" not in options:
+            options["text"] = "do the task"
+        self.stdout, self.stderr = io.StringIO(), io.StringIO()
+        self.code = run_task(load_settings(), **{**defaults, **options},  # type: ignore[arg-type]
+                             stdin=io.StringIO(stdin), stdout=self.stdout, stderr=self.stderr)
+        self.out, self.err = self.stdout.getvalue(), self.stderr.getvalue()
+
+
+def store() -> SessionStore:
+    return SessionStore(load_settings().data_dir)
+
+
+def only_session() -> list:
+    with_store = store()
+    try:
+        (summary,) = with_store.list_sessions()
+        return list(with_store.load(summary.id).conversation)
+    finally:
+        with_store.close()
+
+
+# -- the acceptance scenario, as a user runs it --------------------------------------------
+
+@pytest.mark.slow
+def test_acceptance_say_hi(fake_server: FakeServer, workdir: Path) -> None:
+    fake_server.add(shell("echo hi"), {"text": "done"})
+    env = {**os.environ, "GOOSE_MODEL": FAKE_MODEL, "OPENAI_API_BASE": fake_server.base_url,
+           "OPENAI_API_KEY": "sk-dummy-acceptance-key"}
+    proc = subprocess.run(["goosectx", "run", "-t", "say hi", "--mode", "auto"], env=env,
+                          cwd=workdir, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "done" in proc.stdout
+    user, request, response, answer = only_session()
+    assert user.text == "say hi"
+    assert request.tool_requests[0].name == "shell"
+    assert request.tool_requests[0].arguments == {"command": "echo hi"}
+    assert "hi" in response.tool_responses[0].output
+    assert answer.text == "done"
+    assert b"sk-dummy-acceptance-key" not in b"".join(
+        p.read_bytes() for p in load_settings().data_dir.glob("sessions.db*"))
+
+
+@pytest.mark.slow
+def test_ctrl_c_exits_130_and_keeps_the_partial_answer(fake_server: FakeServer,
+                                                       workdir: Path) -> None:
+    fake_server.add({"text": "streaming slowly " * 50, "chunk_chars": 6, "chunk_delay_s": 0.05})
+    env = {**os.environ, "GOOSE_MODEL": FAKE_MODEL, "OPENAI_API_BASE": fake_server.base_url,
+           "OPENAI_API_KEY": "sk-dummy"}
+    proc = subprocess.Popen(["goosectx", "run", "-t", "talk"], env=env, cwd=workdir,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    first = proc.stdout.read(6)  # the answer has started streaming
+    proc.send_signal(signal.SIGINT)
+    rest, err = proc.communicate(timeout=60)
+    assert proc.returncode == EXIT_CANCELLED, err
+    assert b"cancelled" in err
+    partial = only_session()[-1]
+    assert partial.role == "assistant" and partial.metadata.cancelled
+    assert partial.text.startswith("stream") and first == b"stream"
+    assert len(partial.text) < len("streaming slowly " * 50)
+
+
+@pytest.mark.slow
+def test_missing_model_is_one_clear_line(workdir: Path) -> None:
+    proc = subprocess.run(["goosectx", "run", "-t", "hi"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "GOOSE_MODEL" in proc.stderr
+    assert not (load_settings().data_dir / "sessions.db").exists()
+
+
+# -- in-process runs ------------------------------------------------------------------------
+
+def test_text_output(fake_model: FakeServer, workdir: Path) -> None:
+    fake_model.add({**shell("echo hi"), "text": "Checking."}, {"text": "It said hi."})
+    run = Run(mode="auto")
+    assert run.code == 0
+    assert run.out == "Checking.\nIt said hi.\n"
+    assert '> shell {"command":"echo hi"}' in run.err
+    assert "saved" in run.err
+
+
+def test_json_output(fake_model: FakeServer, workdir: Path) -> None:
+    fake_model.add(shell("echo hi"), {"text": "ok", "usage": {"prompt_tokens": 70,
+                                                               "completion_tokens": 2}})
+    run = Run(mode="auto", output_format="json")
+    data = json.loads(run.out)
+    assert data["status"] == "done" and data["answer"] == "ok"
+    assert [m["role"] for m in data["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert data["usage"]["current_tokens"] == 72
+    assert data["usage"]["input_tokens"] >= 70
+    with_store = store()
+    assert with_store.resolve(data["session_id"]) == data["session_id"]
+    with_store.close()
+
+
+def test_stream_json_output(fake_model: FakeServer, workdir: Path) -> None:
+    fake_model.add(shell("echo hi"), {"text": "ok"})
+    run = Run(mode="auto", output_format="stream-json")
+    lines = [json.loads(line) for line in run.out.splitlines()]
+    types = [line["type"] for line in lines]
+    assert types[-1] == "turn_finished" and lines[-1]["status"] == "done"
+    for kind in ("message_completed", "tool_call_started", "tool_call_finished",
+                 "usage_updated", "message_delta"):
+        assert kind in types
+    started = next(line for line in lines if line["type"] == "tool_call_started")
+    assert started["request"]["name"] == "shell"
+
+
+def test_without_a_tty_approval_is_denied_with_a_warning(fake_model: FakeServer,
+                                                         workdir: Path) -> None:
+    fake_model.add(shell("touch created"), {"text": "I could not run it."})
+    run = Run()  # default mode smart_approve; stdin is not a terminal
+    assert run.code == 0
+    assert "--mode auto" in run.err and "warning" in run.err
+    assert not (workdir / "created").exists()
+    tool_message = [m for m in fake_model.requests[1]["messages"] if m["role"] == "tool"][0]
+    assert tool_message["content"] == NON_INTERACTIVE_DENIED_TEXT
+
+
+def test_error_exit_code_and_message(fake_model: FakeServer, workdir: Path) -> None:
+    fake_model.add(*[{"error": "server_error"}] * 4)
+    run = Run()
+    assert run.code == 1
+    assert "goosectx: error:" in run.err and "after 3 retries" in run.err
+
+
+def test_max_turns_exit_code(fake_model: FakeServer, workdir: Path) -> None:
+    fake_model.add(shell("echo 1"), shell("echo 2"))
+    run = Run(mode="auto", max_turns=2)
+    assert run.code == EXIT_MAX_TURNS
+    assert "stopped after 2 model calls" in run.err and "--resume" in run.err
+
+
+def test_task_from_file_and_stdin(fake_model: FakeServer, workdir: Path) -> None:
+    (workdir / "task.txt").write_text("task from a file")
+    fake_model.add({"text": "a"}, {"text": "b"})
+    Run(input_file="task.txt")
+    Run(input_file="-", stdin="task from stdin")
+    users = [r["messages"][-1]["content"] for r in fake_model.requests]
+    assert users == ["task from a file", "task from stdin"]
+
+
+@pytest.mark.parametrize("options", [
+    {"text": "a", "input_file": "b"}, {"text": None}, {"text": "   "},
+    {"input_file": "missing.txt"},
+])
+def test_bad_task_options(fake_model: FakeServer, workdir: Path, options: dict) -> None:
+    with pytest.raises(UsageError):
+        Run(**options)
+
+
+def test_resume_and_continue_carry_the_history(fake_model: FakeServer, workdir: Path) -> None:
+    fake_model.add({"text": "first answer"}, {"text": "second"}, {"text": "third"})
+    Run(text="first question", name="work")
+    assert Run(text="second question", resume="work").code == 0
+    assert Run(text="third question", continue_=True).code == 0
+    sent = [m["content"] for m in fake_model.requests[2]["messages"][1:]]
+    assert sent == ["first question", "first answer", "second question", "second",
+                    "third question"]
+    with_store = store()
+    assert len(with_store.list_sessions()) == 1
+    with_store.close()
+
+
+def test_a_taken_name_suggests_resume(fake_model: FakeServer, workdir: Path) -> None:
+    fake_model.add({"text": "a"})
+    Run(name="taken")
+    with pytest.raises(SessionNameTaken) as info:
+        Run(name="taken")
+    assert "--resume taken" in info.value.one_line()
+
+
+def test_missing_model_or_key_creates_no_session(workdir: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ModelNotConfigured):
+        Run()
+    monkeypatch.setenv("GOOSE_MODEL", "anthropic/claude-sonnet-4-20250514")
+    with pytest.raises(AuthFailed) as info:
+        Run()
+    assert "ANTHROPIC_API_KEY" in info.value.one_line()
+    assert not (load_settings().data_dir / "sessions.db").exists()
+
+
+def test_the_session_is_locked_while_running(fake_model: FakeServer, workdir: Path) -> None:
+    hold = threading.Event()
+    fake_model.add({"text": "slow answer", "chunk_chars": 2, "hold": hold})
+    runner = threading.Thread(target=lambda: Run(name="busy"))
+    runner.start()
+    try:
+        while len(fake_model.requests) < 1:
+            hold.wait(0.01)
+        with pytest.raises(SessionInUse):
+            open_session(load_settings(), name=None, resume="busy", continue_=False)
+    finally:
+        hold.set()
+        runner.join(30)
+    opened = open_session(load_settings(), name=None, resume="busy", continue_=False)
+    opened.close()
