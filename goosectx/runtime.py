@@ -51,3 +51,17 @@ def build_agent(
         mode=mode, context=context, tool_context=make_tool_context(settings, session.working_dir),
         interactive=interactive,
     )
+
+
+def build_provider(settings: Settings, model: str) -> Provider:
+    """The main-model provider for ``model`` with its key checked (``/model NAME``).
+
+    Raises:
+        AuthFailed: the model's key variable is not set.
+        ProviderError: litellm does not know the model's provider.
+    """
+    from goosectx.providers.litellm_provider import make_provider
+
+    provider = make_provider(settings, model)
+    provider.check_credentials()
+    return provider

@@ -318,3 +318,15 @@ def test_importing_the_core_does_not_import_litellm() -> None:
             "goosectx.providers.litellm_provider as p; p.make_provider; "
             "assert 'litellm' not in sys.modules, 'litellm imported'")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_info_and_model_switch_helpers(fake_server: FakeServer,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.providers.litellm_provider import resolve_context_limit
+    from goosectx.runtime import build_provider
+
+    assert resolve_context_limit(Settings(), "openai/gpt-4o-mini").source == "litellm model info"
+    with pytest.raises(AuthFailed):
+        build_provider(Settings(), "anthropic/claude-sonnet-4-20250514")
+    monkeypatch.setenv("OPENAI_API_BASE", fake_server.base_url)
+    assert build_provider(Settings(), "openai/x").model == "openai/x"

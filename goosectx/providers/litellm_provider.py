@@ -77,6 +77,11 @@ def _litellm() -> Any:
     return litellm
 
 
+def preload() -> None:
+    """Import litellm now (e.g. in a background thread while the REPL shows its prompt)."""
+    _litellm()
+
+
 def _clean(text: str, limit: int = 300) -> str:
     """One line of a litellm error message without its class-name prefixes."""
     line = " ".join(text.split())
@@ -410,3 +415,8 @@ def make_provider(settings: Settings, model: str | None = None, *,
             f"add model = \"...\" to {where}",
         )
     return LiteLLMProvider(name, settings, role=role)
+
+
+def resolve_context_limit(settings: Settings, model: str) -> ContextLimit:
+    """``model``'s context limit as the main model, with its source (for ``goosectx info``)."""
+    return LiteLLMProvider(model, settings).context_limit()
