@@ -15,30 +15,18 @@ tests drive it with pipe input and read the transcript (STYLE.md example 9).
 from __future__ import annotations
 
 import importlib
-import os
-import queue
-import signal
-import sys
 import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.formatted_text import FormattedText
-from prompt_toolkit.input import Input
-from prompt_toolkit.output import Output
-from rich.console import Console
 
 from goosectx.approval import ApprovalDecision, ApprovalFn
 from goosectx.cli import reports, slash
-from goosectx.cli.prompt import (
-    APPROVAL_KEYS,
-    SlashCompleter,
-    ask_approval,
-    make_prompt_session,
-    parse_approval_answer,
-)
+from goosectx.cli.driver import POLL_S, EventSource, TurnDriver
+from goosectx.cli.prompt import APPROVAL_KEYS, SlashCompleter, ask_approval, make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
+from goosectx.cli.terminal import ReplIO, drop_typeahead
 from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
 from goosectx.config import ApprovalMode, Settings, parse_mode
 from goosectx.conversation import ToolRequest
@@ -53,6 +41,8 @@ if TYPE_CHECKING:
     from goosectx.agent import Agent
     from goosectx.compaction.manager import ContextManager
 
+__all__ = ["Repl", "ReplIO", "start_repl"]
+
 AgentFactory = Callable[[ApprovalFn], "Agent"]
 """Builds the session's agent around the REPL's approval callable (may raise
 ``ModelNotConfigured`` / ``AuthFailed``; the REPL then opens without a model)."""
@@ -61,62 +51,6 @@ ProviderFactory = Callable[[str], Provider]
 
 HISTORY_FILE = "repl_history"
 """Input history file in the data dir."""
-_POLL_S = 0.1
-
-
-@dataclass(slots=True)
-class ReplIO:
-    """Where the REPL reads and writes.
-
-    Attributes:
-        console: The transcript goes here.
-        plain: Plain line input from ``stdin`` and plain output (no TTY, ``TERM=dumb``,
-            ``NO_COLOR``).
-        input: prompt-toolkit input (``None``: the terminal); unused when ``plain``.
-        output: prompt-toolkit output (``None``: the terminal); unused when ``plain``.
-        stdin: Line source in plain mode.
-        echo: Echo each prompt into the transcript in plain mode (off when a person types
-            on a terminal, whose echo already shows it).
-        history: Keep an input history file (off in tests).
-    """
-
-    console: Console
-    plain: bool = False
-    input: Input | None = None
-    output: Output | None = None
-    stdin: TextIO | None = None
-    echo: bool = True
-    history: bool = True
-
-    @classmethod
-    def for_terminal(cls, environ: dict[str, str] | None = None) -> ReplIO:
-        """The real terminal; plain mode without one, or with ``TERM=dumb`` / ``NO_COLOR``."""
-        env = os.environ if environ is None else environ
-        tty = sys.stdin.isatty() and sys.stdout.isatty()
-        plain = not tty or env.get("TERM") == "dumb" or "NO_COLOR" in env
-        if plain:
-            console = Console(no_color=True, color_system=None, force_terminal=False,
-                              highlight=False, emoji=False, soft_wrap=True)
-            return cls(console, plain=True, stdin=sys.stdin, echo=not sys.stdin.isatty())
-        return cls(Console(highlight=False))
-
-
-@dataclass(slots=True)
-class _Ask:
-    """An approval question from the worker thread; the answer goes into ``answer``."""
-
-    request: ToolRequest
-    answer: queue.SimpleQueue[ApprovalDecision]
-
-
-@dataclass(slots=True)
-class _Failed:
-    """The worker's generator raised."""
-
-    error: BaseException
-
-
-_DONE = object()
 
 
 def _no_model_error(settings: Settings) -> ModelNotConfigured:
@@ -127,71 +61,6 @@ def _no_model_error(settings: Settings) -> ModelNotConfigured:
         "no model is configured",
         f"set GOOSE_MODEL (e.g. export GOOSE_MODEL=openai/gpt-4o-mini), pass --model, or add "
         f"model = \"...\" to {where}")
-
-
-def _install_sigint(handler: Callable[[int, Any], None]) -> Any:
-    """Install a SIGINT handler when on the main thread; returns the previous one."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGINT, handler)
-
-
-class _TerminalEcho:
-    """Turns the terminal's echo off while a turn runs, and back on.
-
-    Keys typed meanwhile (and the ``^C`` of Ctrl-C) would otherwise be echoed into the
-    live-drawn answer and shift its lines; they still reach the next prompt. Only for the
-    real terminal (``enabled``); Ctrl-C still sends SIGINT.
-    """
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stdin.isatty()
-        self._saved: list[Any] | None = None
-
-    def off(self) -> None:
-        if not self.enabled:
-            return
-        try:
-            import termios
-
-            fd = sys.stdin.fileno()
-            self._saved = termios.tcgetattr(fd)
-            quiet = termios.tcgetattr(fd)
-            quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
-            termios.tcsetattr(fd, termios.TCSANOW, quiet)
-        except (ImportError, OSError, ValueError):
-            self._saved = None
-
-    def restore(self) -> None:
-        if self._saved is None:
-            return
-        try:
-            import termios
-
-            termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._saved)
-        except (ImportError, OSError, ValueError):
-            pass
-        self._saved = None
-
-
-def _drop_typeahead(pt_input: Input | None) -> None:
-    """Discard keys typed on the real terminal while the turn ran.
-
-    So that they cannot answer an approval question by accident.
-    """
-    if pt_input is not None or not sys.stdin.isatty():
-        return
-    try:
-        import termios
-
-        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
-    except (ImportError, OSError):
-        pass
-
-
-def _restore_sigint(previous: Any) -> None:
-    if previous is not None:
-        signal.signal(signal.SIGINT, previous)
 
 
 def start_repl(settings: Settings, *, name: str | None, resume: str | None, continue_: bool,
@@ -252,9 +121,9 @@ class Repl:
         self._model_override = model
         self._agent_factory = agent_factory or self._runtime_agent
         self._provider_factory = provider_factory or self._runtime_provider
-        self._queue: queue.Queue[Any] | None = None
         self._figure: ContextFigure | None = None
-        self._asking = False
+        self.driver = TurnDriver(self.renderer, on_event=self._on_event, ask=self._ask,
+                                 on_failure=self._failed, quiet_terminal=io.is_real_terminal)
         self.setup_error: GoosectxError | None = None
         self._late_setup_error: GoosectxError | None = None
         self._background_checks = background_checks
@@ -295,14 +164,14 @@ class Repl:
 
     def _build_agent(self) -> Agent:
         try:
-            agent = self._agent_factory(self.approve)
+            agent = self._agent_factory(self.driver.approve)
         except GoosectxError as exc:
             self._late_setup_error = exc
             from goosectx.agent import Agent
             from goosectx.tools.builtin import default_registry
 
             agent = Agent(self.session, self.settings, provider=None, tools=default_registry(),
-                          approve=self.approve, mode=self.mode)
+                          approve=self.driver.approve, mode=self.mode)
         if agent.provider is None and self.setup_error is None:
             self.setup_error = _no_model_error(self.settings)
         return agent
@@ -372,7 +241,7 @@ class Repl:
         self.renderer.waiting("loading the model client…")
         try:
             while thread.is_alive():
-                thread.join(_POLL_S)
+                thread.join(POLL_S)
         except KeyboardInterrupt:
             self.renderer.notice("not sent (Ctrl-C)")
             return False
@@ -451,24 +320,7 @@ class Repl:
     def _read(self) -> str:
         if self._prompt is not None:
             return self._prompt.prompt()
-        stdin = self.io.stdin or sys.stdin
-        if not self.io.echo:
-            self.io.console.file.write("> ")
-            self.io.console.file.flush()
-        lines: list[str] = []
-        while True:
-            raw = stdin.readline()
-            if not raw:
-                if lines:
-                    break
-                raise EOFError
-            text = raw.rstrip("\n").rstrip("\r")
-            if text.endswith("\\"):
-                lines.append(text[:-1])
-                continue
-            lines.append(text)
-            break
-        return "\n".join(lines)
+        return self.io.read_plain_line()
 
     def _goodbye(self) -> None:
         ref = self.session.name or self.session.id
@@ -496,79 +348,15 @@ class Repl:
             return
         self._drive(lambda cancel: self.agent.reply(text, cancel=cancel))
 
-    def _drive(self, start: Callable[[threading.Event], Iterator[Event]]) -> None:
-        """Run a core generator in a worker; record and draw its events on this thread.
-
-        Ctrl-C meanwhile only sets the cancel event (the agent closes the turn validly); a
-        second one says it is still stopping, a third abandons the turn.
-        """
-        cancel = threading.Event()
-        events: queue.Queue[Any] = queue.Queue()
-        self._queue = events
-        interrupts = [0]
-
-        def work() -> None:
-            try:
-                for event in start(cancel):
-                    events.put(event)
-            except BaseException as exc:  # noqa: BLE001 - handed to the main thread
-                events.put(_Failed(exc))
-            finally:
-                events.put(_DONE)
-
-        def on_sigint(_signum: int, _frame: object) -> None:
-            cancel.set()
-            interrupts[0] += 1
-            if self._asking:
-                raise KeyboardInterrupt
-
-        previous = _install_sigint(on_sigint)
-        echo = _TerminalEcho(self.io.input is None and not self.io.plain)
-        echo.off()
-        worker = threading.Thread(target=work, name="goosectx-turn", daemon=True)
-        worker.start()
-        self.renderer.waiting()
-        seen = 0
+    def _drive(self, start: EventSource) -> None:
+        """Run a core generator through the driver, then refresh the context meter."""
         try:
-            while True:
-                try:
-                    item = events.get(timeout=_POLL_S)
-                except queue.Empty:
-                    item = None
-                except KeyboardInterrupt:  # no handler installed (not the main thread)
-                    cancel.set()
-                    interrupts[0] += 1
-                    item = None
-                if interrupts[0] != seen:
-                    seen = interrupts[0]
-                    if seen >= 3:
-                        self.renderer.error("turn abandoned while it was still stopping",
-                                            "the saved session holds every completed message")
-                        return
-                    self.renderer.cancelling("cancelling…" if seen == 1 else
-                                             "still stopping — Ctrl-C once more abandons the "
-                                             "turn")
-                if item is _DONE:
-                    break
-                if item is not None:
-                    self._handle(item, cancel)
+            self.driver.run(start)
         finally:
-            _restore_sigint(previous)
-            echo.restore()
-            self._queue = None
-            self.renderer.settle()
             self._refresh_figure()
 
-    def _handle(self, item: Any, cancel: threading.Event) -> None:
-        if isinstance(item, _Ask):
-            self.renderer.settle()
-            decision = "cancel" if cancel.is_set() else self._ask(item.request)
-            item.answer.put(decision)
-            return
-        if isinstance(item, _Failed):
-            self._failed(item.error)
-            return
-        event: Event = item
+    def _on_event(self, event: Event) -> None:
+        """Record the event (the session is saved whatever happens next), then draw it."""
         try:
             self.recorder.record(event)
         except GoosectxError as exc:
@@ -591,57 +379,29 @@ class Repl:
             self.renderer.error(f"bug: {type(error).__name__}: {error}",
                                 "the session is saved; please report this with the traceback")
 
-    # -- approval ------------------------------------------------------------------------
-    def approve(self, request: ToolRequest) -> ApprovalDecision:
-        """The agent's approval callable (called on the worker thread; asks on the main one).
-
-        Outside a running turn (no queue) it denies.
-        """
-        events = self._queue
-        if events is None:
-            return "deny"
-        answer: queue.SimpleQueue[ApprovalDecision] = queue.SimpleQueue()
-        events.put(_Ask(request, answer))
-        return answer.get()
-
-    def _ask(self, request: ToolRequest) -> ApprovalDecision:
-        decision: ApprovalDecision | None
+    def _ask(self, request: ToolRequest, cancel: threading.Event) -> ApprovalDecision:
+        """Ask whether a tool call may run (one key on a terminal, a line in plain mode)."""
+        decision: ApprovalDecision
         if self._prompt is not None:
-            _drop_typeahead(self.io.input)
+            if self.io.is_real_terminal:
+                drop_typeahead()
             try:
                 decision = ask_approval(request.name, input=self.io.input, output=self.io.output)
             except (KeyboardInterrupt, EOFError):
                 decision = "cancel"
         else:
-            self._asking = True
+            self.driver.asking = True
             try:
-                decision = self._ask_plain(request)
+                decision = self.io.ask_plain_approval(request.name)
             except KeyboardInterrupt:
                 decision = "cancel"
             finally:
-                self._asking = False
+                self.driver.asking = False
         label = {key: text for _k, key, text in APPROVAL_KEYS}[decision]
         self.renderer.notice(f"{request.name}: {label}",
                              style="green" if decision in ("allow_once", "always_allow")
                              else "yellow")
         return decision
-
-    def _ask_plain(self, request: ToolRequest) -> ApprovalDecision:
-        stdin = self.io.stdin or sys.stdin
-        choices = " ".join(f"[{k}] {text}" for k, _d, text in APPROVAL_KEYS)
-        for _attempt in range(3):
-            self.io.console.file.write(f"Run {request.name}? {choices}: ")
-            self.io.console.file.flush()
-            raw = stdin.readline()
-            if not raw:
-                self.io.console.file.write("\n")
-                return "cancel"
-            if self.io.echo:
-                self.io.console.file.write(raw if raw.endswith("\n") else raw + "\n")
-            decision = parse_approval_answer(raw)
-            if decision is not None:
-                return decision
-        return "deny"
 
     # -- slash commands ------------------------------------------------------------------
     def command(self, command: slash.SlashCommand) -> None:
@@ -682,11 +442,14 @@ class Repl:
             current = self.provider.model if self.provider else "none"
             self.renderer.notice(f"model: {current} (switch with /model NAME)")
             return
+        self.renderer.waiting(f"switching to {name}…")
         try:
             provider = self._provider_factory(name)
         except GoosectxError as exc:
             self.renderer.error(exc.message, exc.hint)
             return
+        finally:
+            self.renderer.settle()
         self.agent.set_provider(provider)
         self.setup_error = self._late_setup_error = None
         self.session.model = provider.model
@@ -746,7 +509,7 @@ class Repl:
     def _toolbar(self) -> FormattedText:
         note = "auto-compaction paused" if self.session.state.auto_compaction_paused else ""
         problem = self._late_setup_error or self.setup_error
-        if problem is not None:
+        if problem is not None and not isinstance(problem, ModelNotConfigured):
             note = "⚠ " + problem.message
         return FormattedText(toolbar_fragments(
             model=self.model_name, mode=self.mode, figure=self._figure,

@@ -1,0 +1,171 @@
+"""Where the REPL reads and writes: the real terminal, or plain lines without one.
+
+Without a TTY (piped stdin), with ``TERM=dumb`` or with ``NO_COLOR`` the REPL reads plain
+lines from stdin and writes plain text: no escape codes, nothing that waits for a key, and
+the end of input ends the REPL (DESIGN.md §6).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+from rich.console import Console
+
+from goosectx.approval import ApprovalDecision
+from goosectx.cli.prompt import APPROVAL_KEYS, parse_approval_answer
+
+PLAIN_APPROVAL_ATTEMPTS = 3
+"""Unrecognised answers to an approval question before it counts as "deny"."""
+
+
+@dataclass(slots=True)
+class ReplIO:
+    """Where the REPL reads and writes.
+
+    Attributes:
+        console: The transcript goes here.
+        plain: Plain line input from ``stdin`` and plain output (no TTY, ``TERM=dumb``,
+            ``NO_COLOR``).
+        input: prompt-toolkit input (``None``: the terminal); unused when ``plain``.
+        output: prompt-toolkit output (``None``: the terminal); unused when ``plain``.
+        stdin: Line source in plain mode (``None``: ``sys.stdin``).
+        echo: Echo each prompt into the transcript in plain mode (off when a person types
+            on a terminal, whose echo already shows it).
+        history: Keep an input history file (off in tests).
+    """
+
+    console: Console
+    plain: bool = False
+    input: Input | None = None
+    output: Output | None = None
+    stdin: TextIO | None = None
+    echo: bool = True
+    history: bool = True
+
+    @property
+    def is_real_terminal(self) -> bool:
+        """True when prompt-toolkit drives the process's own terminal."""
+        return self.input is None and not self.plain
+
+    @classmethod
+    def for_terminal(cls, environ: Mapping[str, str] | None = None) -> ReplIO:
+        """The real terminal; plain mode without one, or with ``TERM=dumb`` / ``NO_COLOR``."""
+        env = os.environ if environ is None else environ
+        tty = sys.stdin.isatty() and sys.stdout.isatty()
+        plain = not tty or env.get("TERM") == "dumb" or "NO_COLOR" in env
+        if plain:
+            console = Console(no_color=True, color_system=None, force_terminal=False,
+                              highlight=False, emoji=False, soft_wrap=True)
+            return cls(console, plain=True, stdin=sys.stdin, echo=not sys.stdin.isatty())
+        return cls(Console(highlight=False))
+
+    def read_plain_line(self) -> str:
+        """Read one input from plain stdin; a line ending in a backslash continues it.
+
+        Raises:
+            EOFError: end of input.
+        """
+        stdin = self.stdin or sys.stdin
+        if not self.echo:
+            self._write("> ")
+        lines: list[str] = []
+        while True:
+            raw = stdin.readline()
+            if not raw:
+                if lines:
+                    break
+                raise EOFError
+            text = raw.rstrip("\n").rstrip("\r")
+            if text.endswith("\\"):
+                lines.append(text[:-1])
+                continue
+            lines.append(text)
+            break
+        return "\n".join(lines)
+
+    def ask_plain_approval(self, tool_name: str) -> ApprovalDecision:
+        """Ask on plain stdin whether a tool call may run.
+
+        Returns:
+            The decision; ``cancel`` at the end of input (nothing waits on a closed stdin),
+            ``deny`` after :data:`PLAIN_APPROVAL_ATTEMPTS` answers that mean nothing.
+        """
+        stdin = self.stdin or sys.stdin
+        choices = " ".join(f"[{key}] {text}" for key, _decision, text in APPROVAL_KEYS)
+        for _attempt in range(PLAIN_APPROVAL_ATTEMPTS):
+            self._write(f"Run {tool_name}? {choices}: ")
+            raw = stdin.readline()
+            if not raw:
+                self._write("\n")
+                return "cancel"
+            if self.echo:
+                self._write(raw if raw.endswith("\n") else raw + "\n")
+            decision = parse_approval_answer(raw)
+            if decision is not None:
+                return decision
+        return "deny"
+
+    def _write(self, text: str) -> None:
+        self.console.file.write(text)
+        self.console.file.flush()
+
+
+class TerminalEcho:
+    """Turns the terminal's echo off while a turn runs, and back on.
+
+    Keys typed meanwhile (and the ``^C`` of Ctrl-C) would otherwise be echoed into the
+    live-drawn answer and shift its lines; they still reach the next prompt. Only for the
+    real terminal (``enabled``); Ctrl-C still sends SIGINT.
+    """
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stdin.isatty()
+        self._saved: list[Any] | None = None
+
+    def off(self) -> None:
+        """Stop echoing typed keys (no-op when not enabled)."""
+        if not self.enabled:
+            return
+        try:
+            import termios
+
+            fd = sys.stdin.fileno()
+            self._saved = termios.tcgetattr(fd)
+            quiet = termios.tcgetattr(fd)
+            quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
+            termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        except (ImportError, OSError, ValueError):
+            self._saved = None
+
+    def restore(self) -> None:
+        """Put the terminal settings back as they were."""
+        if self._saved is None:
+            return
+        try:
+            import termios
+
+            termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._saved)
+        except (ImportError, OSError, ValueError):
+            pass
+        self._saved = None
+
+
+def drop_typeahead() -> None:
+    """Discard keys typed on the real terminal while a turn ran.
+
+    So that they cannot answer an approval question by accident.
+    """
+    if not sys.stdin.isatty():
+        return
+    try:
+        import termios
+
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+    except (ImportError, OSError):
+        pass
