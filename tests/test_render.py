@@ -8,7 +8,8 @@ import re
 from rich.console import Console
 
 from goosectx.cli import stream
-from goosectx.cli.render import TranscriptRenderer, compaction_rule_text, fold_lines, format_cost
+from goosectx.cli.folding import fold_lines
+from goosectx.cli.render import TranscriptRenderer, compaction_rule_text, format_cost
 from goosectx.conversation import (
     Conversation,
     Message,

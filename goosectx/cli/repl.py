@@ -14,7 +14,6 @@ tests drive it with pipe input and read the transcript (STYLE.md example 9).
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -23,9 +22,10 @@ from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalDecision, ApprovalFn
 from goosectx.cli import reports, slash
-from goosectx.cli.driver import POLL_S, EventSource, TurnDriver
+from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.prompt import APPROVAL_KEYS, SlashCompleter, ask_approval, make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
+from goosectx.cli.startup import AgentLoader, no_model_error
 from goosectx.cli.terminal import ReplIO, drop_typeahead
 from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
 from goosectx.config import ApprovalMode, Settings, parse_mode
@@ -51,16 +51,6 @@ ProviderFactory = Callable[[str], Provider]
 
 HISTORY_FILE = "repl_history"
 """Input history file in the data dir."""
-
-
-def _no_model_error(settings: Settings) -> ModelNotConfigured:
-    from goosectx.config import default_config_path
-
-    where = settings.config_path or default_config_path()
-    return ModelNotConfigured(
-        "no model is configured",
-        f"set GOOSE_MODEL (e.g. export GOOSE_MODEL=openai/gpt-4o-mini), pass --model, or add "
-        f"model = \"...\" to {where}")
 
 
 def start_repl(settings: Settings, *, name: str | None, resume: str | None, continue_: bool,
@@ -124,19 +114,13 @@ class Repl:
         self._figure: ContextFigure | None = None
         self.driver = TurnDriver(self.renderer, on_event=self._on_event, ask=self._ask,
                                  on_failure=self._failed, quiet_terminal=io.is_real_terminal)
-        self.setup_error: GoosectxError | None = None
-        self._late_setup_error: GoosectxError | None = None
+        self.loader = AgentLoader(settings, build=self._build_agent, fallback=self._bare_agent,
+                                  model_name=model or settings.model)
         self._background_checks = background_checks
-        self._agent: Agent | None = None
-        self._agent_built = threading.Event()
-        self._agent_bug: BaseException | None = None
-        self._startup: threading.Thread | None = None
-        self._model_name = model or settings.model
-        if self._model_name is None and agent_factory is None:
-            self.setup_error = _no_model_error(settings)
+        if model is None and settings.model is None and agent_factory is None:
+            self.loader.setup_error = no_model_error(settings)
         if not background_checks:
-            self._agent = self._build_agent()
-            self._agent_built.set()
+            self.loader.build_now()
         self._prompt = None if io.plain else make_prompt_session(
             history_path=settings.data_dir / HISTORY_FILE if io.history else None,
             toolbar=self._toolbar, completer=SlashCompleter(self._model_names),
@@ -163,103 +147,30 @@ class Repl:
         return made
 
     def _build_agent(self) -> Agent:
-        try:
-            agent = self._agent_factory(self.driver.approve)
-        except GoosectxError as exc:
-            self._late_setup_error = exc
-            from goosectx.agent import Agent
-            from goosectx.tools.builtin import default_registry
+        return self._agent_factory(self.driver.approve)
 
-            agent = Agent(self.session, self.settings, provider=None, tools=default_registry(),
-                          approve=self.driver.approve, mode=self.mode)
-        if agent.provider is None and self.setup_error is None:
-            self.setup_error = _no_model_error(self.settings)
-        return agent
+    def _bare_agent(self) -> Agent:
+        from goosectx.agent import Agent
+        from goosectx.tools.builtin import default_registry
+
+        return Agent(self.session, self.settings, provider=None, tools=default_registry(),
+                     approve=self.driver.approve, mode=self.mode)
 
     @property
     def agent(self) -> Agent:
         """The session's agent (waits for the background build on first use)."""
-        if self._agent is None:
-            self._agent_built.wait()
-            if self._agent is None:
-                raise RuntimeError("building the agent failed") from self._agent_bug
-        return self._agent
-
-    def _start_background(self) -> threading.Thread:
-        """Build the agent, import litellm and check credentials off the main thread.
-
-        The prompt appears at once (loading tiktoken's encoding and litellm takes seconds on
-        a busy machine); the first turn waits for what it needs. The context meter (the
-        limit may come from litellm's model info) fills in when litellm is loaded; a missing
-        key shows in the toolbar as soon as it is known, then as the configuration panel
-        before the next turn (see :meth:`turn`).
-        """
-
-        def work() -> None:
-            try:
-                self._agent = self._build_agent()
-            except BaseException as exc:  # noqa: BLE001 - re-raised by the agent property
-                self._agent_bug = exc
-                return
-            finally:
-                self._agent_built.set()
-            provider = self._agent.provider
-            try:
-                module = importlib.import_module("goosectx.providers.litellm_provider")
-                loader = getattr(module, "preload", None) or getattr(module, "_litellm", None)
-                if loader is not None and provider is not None:
-                    loader()
-                verify = getattr(provider, "check_credentials", None)
-                if verify is not None:
-                    verify()
-            except GoosectxError as exc:
-                self._late_setup_error = exc
-            except Exception:  # noqa: BLE001 - a failed preload only means the call imports
-                pass
-            try:
-                self._refresh_figure()
-            except Exception:  # noqa: BLE001 - the meter then fills in after the first turn
-                pass
-            app = self._prompt.app if self._prompt is not None else None
-            if app is not None and app.is_running:
-                app.invalidate()
-
-        thread = threading.Thread(target=work, name="goosectx-startup", daemon=True)
-        thread.start()
-        self._startup = thread
-        return thread
-
-    def _wait_for_startup(self) -> bool:
-        """Wait for the background start-up (a model call needs litellm anyway).
-
-        Returns:
-            False when the user pressed Ctrl-C meanwhile.
-        """
-        thread = self._startup
-        if thread is None or not thread.is_alive():
-            return True
-        self.renderer.waiting("loading the model client…")
-        try:
-            while thread.is_alive():
-                thread.join(POLL_S)
-        except KeyboardInterrupt:
-            self.renderer.notice("not sent (Ctrl-C)")
-            return False
-        finally:
-            self.renderer.settle()
-        return True
+        return self.loader.agent
 
     @property
     def provider(self) -> Provider | None:
         """The agent's current model, or ``None`` (also while the agent is being built)."""
-        return self._agent.provider if self._agent is not None else None
+        return self.loader.provider
 
-    @property
-    def model_name(self) -> str | None:
-        """The model's name, known before the agent is built."""
-        provider = self.provider
-        return provider.model if provider is not None else (
-            None if self._agent is not None else self._model_name)
+    def _on_ready(self) -> None:
+        self._refresh_figure()
+        app = self._prompt.app if self._prompt is not None else None
+        if app is not None and app.is_running:
+            app.invalidate()
 
     def _context_manager(self) -> ContextManager:
         from goosectx.compaction.manager import ContextManager
@@ -280,20 +191,21 @@ class Repl:
     def run(self) -> int:
         """Run until ``/exit``, Ctrl-D or the end of input; returns the exit code (0)."""
         if self._background_checks:
-            self._start_background()
+            self.loader.start(self._on_ready)
         else:
             self._refresh_figure()
-        model_config = self.settings.model_config(self.model_name)
+        model_name = self.loader.model_name
         self.renderer.print(reports.banner(
-            self.session, model=self.model_name, mode=self.mode, resumed=self.resumed,
+            self.session, model=model_name, mode=self.mode, resumed=self.resumed,
             auto_compaction=reports.auto_compaction_note(
-                self.settings, manages_own_context=model_config.manages_own_context,
+                self.settings,
+                manages_own_context=self.settings.model_config(model_name).manages_own_context,
                 paused=self.session.state.auto_compaction_paused)))
         if self.resumed and len(self.session.conversation):
             self.renderer.history(self.session.conversation)
             self.renderer.rule("resumed · earlier messages above")
-        if self.setup_error is not None:
-            self.renderer.panel(reports.no_model_text(self.settings, self.setup_error),
+        if self.loader.setup_error is not None:
+            self.renderer.panel(reports.no_model_text(self.settings, self.loader.setup_error),
                                 title="no model configured", style="yellow")
         while True:
             try:
@@ -334,12 +246,10 @@ class Repl:
         configuration panel is shown instead and nothing is sent.
         """
         self.renderer.user(text, show=self.io.echo or not self.io.plain)
-        if not self._wait_for_startup():
+        if not self.loader.wait(self.renderer):
             return
-        late = self._late_setup_error
+        late = self.loader.take_late_error()
         if late is not None:
-            self._late_setup_error = None
-            self.setup_error = late
             self.renderer.panel(reports.no_model_text(self.settings, late),
                                 title="the model is not ready", style="yellow")
             again = "" if self._prompt is None else "; your prompt is in the history (Up arrow)"
@@ -451,7 +361,7 @@ class Repl:
         finally:
             self.renderer.settle()
         self.agent.set_provider(provider)
-        self.setup_error = self._late_setup_error = None
+        self.loader.model_changed()
         self.session.model = provider.model
         self.store.update_session(self.session.id, model=provider.model)
         limit = provider.context_limit()
@@ -508,9 +418,9 @@ class Repl:
 
     def _toolbar(self) -> FormattedText:
         note = "auto-compaction paused" if self.session.state.auto_compaction_paused else ""
-        problem = self._late_setup_error or self.setup_error
+        problem = self.loader.late_error or self.loader.setup_error
         if problem is not None and not isinstance(problem, ModelNotConfigured):
             note = "⚠ " + problem.message
         return FormattedText(toolbar_fragments(
-            model=self.model_name, mode=self.mode, figure=self._figure,
+            model=self.loader.model_name, mode=self.mode, figure=self._figure,
             note=note))

@@ -1,0 +1,76 @@
+"""How long texts are shortened in the transcript: tool output, arguments, thinking.
+
+Pure functions: the renderer decides where the results go. Nothing is cut from the stored
+session — only what is drawn.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from goosectx.conversation import ToolRequest
+
+FOLD_LINES = 12
+"""A tool result longer than this many lines is folded."""
+FOLD_HEAD_LINES = 6
+FOLD_TAIL_LINES = 4
+ARGUMENT_LINES = 8
+"""A tool-call argument longer than this many lines is folded."""
+LINE_MAX_CHARS = 400
+"""Characters of one output line shown before it is cut."""
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-_]")
+
+
+def clean_output(text: str) -> str:
+    """Tool output made safe for a terminal.
+
+    ANSI escape sequences and control characters are removed; tabs and newlines are kept and
+    CR LF becomes LF.
+    """
+    text = _ANSI.sub("", text.replace("\r\n", "\n"))
+    return _CONTROL.sub("", text)
+
+
+def fold_lines(text: str, *, limit: int = FOLD_LINES, head: int = FOLD_HEAD_LINES,
+               tail: int = FOLD_TAIL_LINES) -> tuple[list[str], int]:
+    """Fold a long text.
+
+    Returns:
+        ``(lines, hidden)``: when the text has more than ``limit`` lines, its first ``head``
+        and last ``tail`` lines and the number of lines left out (a marker goes where they
+        were, at index ``head``); otherwise every line and ``0``.
+        Lines longer than :data:`LINE_MAX_CHARS` are cut with ``…``.
+    """
+    lines = text.rstrip("\n").split("\n") if text.strip() else []
+    lines = [ln if len(ln) <= LINE_MAX_CHARS else ln[:LINE_MAX_CHARS] + "…" for ln in lines]
+    if len(lines) <= limit:
+        return lines, 0
+    hidden = len(lines) - head - tail
+    return lines[:head] + lines[len(lines) - tail:], hidden
+
+
+def argument_lines(request: ToolRequest) -> list[str]:
+    """A tool call's arguments as ``key: value`` lines, long values folded.
+
+    Malformed arguments come first with the parse error, then the raw text.
+    """
+    if request.arguments is None:
+        raw = request.raw_arguments or ""
+        return [f"(arguments are not valid JSON: {request.parse_error or 'parse error'})",
+                *raw.splitlines()[:ARGUMENT_LINES]]
+    out: list[str] = []
+    for key, value in request.arguments.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines, hidden = fold_lines(clean_output(text), limit=ARGUMENT_LINES, head=5, tail=2)
+        if len(lines) <= 1 and not hidden:
+            out.append(f"{key}: {lines[0] if lines else ''}")
+            continue
+        out.append(f"{key}:")
+        out += ["  " + ln for ln in lines[:5 if hidden else len(lines)]]
+        if hidden:
+            out.append(f"  … {hidden} more lines …")
+            out += ["  " + ln for ln in lines[5:]]
+    return out
