@@ -192,12 +192,20 @@ class TokenCounter:
         tool_schemas: Sequence[dict[str, Any]],
         messages: Sequence[Message],
     ) -> ContextBreakdown:
-        """Estimate a full request by category; summary messages are counted apart."""
+        """Estimate a full request by category; summary messages are counted apart.
+
+        When ``system_prompt`` contains ``project_instructions`` (the prompt as sent), the
+        instructions are counted once, in their own category.
+        """
         summary = sum(self.count_message(m) for m in messages if m.metadata.is_summary)
         rest = sum(self.count_message(m) for m in messages if not m.metadata.is_summary)
+        system_tokens = self.count_cached_text(system_prompt)
+        instruction_tokens = self.count_cached_text(project_instructions)
+        if project_instructions and project_instructions in system_prompt:
+            system_tokens = max(0, system_tokens - instruction_tokens)
         return ContextBreakdown(
-            system_prompt=self.count_cached_text(system_prompt),
-            project_instructions=self.count_cached_text(project_instructions),
+            system_prompt=system_tokens,
+            project_instructions=instruction_tokens,
             tool_schemas=self.count_tool_schemas(tool_schemas),
             messages=rest,
             summary=summary,

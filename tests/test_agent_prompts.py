@@ -79,3 +79,16 @@ def test_the_model_receives_the_project_instructions(tmp_path: Path) -> None:
     assert "ALWAYS ANSWER IN HAIKU" in system
     assert h.agent.request_context.project_instructions.endswith("ALWAYS ANSWER IN HAIKU")
     assert provider.requests[0].tools[0]["name"] == "echo"
+
+
+def test_context_breakdown_counts_instructions_once(tmp_path: Path) -> None:
+    from goosectx.tokens import count_text
+
+    h = make_harness(tmp_path, Settings(data_dir=tmp_path / "data"),
+                     provider=ScriptedProvider([]), tools=ToolRegistry([]))
+    (h.session.working_dir / "AGENTS.md").write_text("rule number one. " * 500)
+    request = h.agent.request_context
+    breakdown = h.agent.context.breakdown(request)
+    whole = count_text(request.system_prompt)
+    assert breakdown.project_instructions > 2_000
+    assert abs(breakdown.system_prompt + breakdown.project_instructions - whole) < 10
