@@ -265,3 +265,39 @@ def test_every_message_is_persisted_as_it_completes(fake_server: FakeServer,
               if type(e).__name__ == "MessageCompleted"]
     assert counts == [1, 2, 3, 4]
     assert [m.id for m in completed(events)] == [m.id for m in h.stored()]
+
+
+def test_context_length_400_compacts_and_retries_the_step(fake_server: FakeServer,
+                                                          tmp_path: Path) -> None:
+    summary = json.dumps({"user_intent": "say hello", "current_work": "greeting",
+                          "next_step": "answer"})
+    fake_server.add({"text": "earlier answer"}, {"error": "context_length"},
+                    {"text": summary}, {"text": "answer after compaction"})
+    h = harness(fake_server, tmp_path)
+    assert finished(h.turn("earlier question")).status == "done"
+    events = h.turn("second question")
+    assert finished(events).status == "done"
+    kinds = [type(e).__name__ for e in events]
+    assert "HistoryReplaced" in kinds
+    assert kinds.index("HistoryReplaced") < kinds.index("MessageDelta")
+    retried = fake_server.requests[3]["messages"]
+    assert "say hello" in json.dumps(retried)  # the summary replaced the history
+    assert retried[-1] == {"role": "user", "content": "second question"}
+    stored = h.store.load(h.session.id).conversation
+    transcript = [m.text for m in stored.user_view() if m.text]
+    assert transcript[:3] == ["earlier question", "earlier answer", "second question"]
+    assert transcript[-1] == "answer after compaction"
+
+
+def test_context_length_every_time_ends_with_a_clear_error(fake_server: FakeServer,
+                                                           tmp_path: Path) -> None:
+    fake_server.add({"text": "earlier"}, *[{"error": "context_length"},
+                                           {"text": '{"user_intent": "x"}'}] * 2,
+                    {"error": "context_length"})
+    h = harness(fake_server, tmp_path)
+    h.turn("one")
+    end = finished(h.turn("two"))
+    assert end.status == "error"
+    assert "larger context window" in (end.error or "")
+    assert any(m.text == "two" for m in h.stored())  # the history is kept
+    assert len(fake_server.requests) == 6  # 3 tries of the step, 2 summaries, no more
