@@ -225,3 +225,24 @@ def test_fold_lines_keeps_short_texts() -> None:
     assert fold_lines("a\nb") == (["a", "b"], 0)
     lines, hidden = fold_lines("\n".join(map(str, range(20))))
     assert hidden == 10 and lines[:6] == ["0", "1", "2", "3", "4", "5"] and lines[-1] == "19"
+
+
+MARKDOWN_SAMPLE = (
+    "# Title\n\nPara one\nwith a lazy line.\n\n## Sub\n\n- a\n- b\n\n  more of b\n\nAfter.\n\n"
+    "1. one\n\n2. two\n\n```python\nx = 1\n\n\ny = 2\n```\n\nAfter code\n\n---\n\nruled\n\n"
+    "| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n\n    indented code\n\nEnd."
+)
+
+
+def test_a_long_streamed_answer_draws_exactly_like_the_whole_answer() -> None:
+    # Finished blocks are rendered once and kept; the result must not differ from
+    # rendering the whole text (what a resumed session shows).
+    whole_console = Console(file=io.StringIO(), width=90)
+    stream.AssistantStream.print_whole(whole_console, MARKDOWN_SAMPLE, title="t", plain=False)
+    console = Console(file=io.StringIO(), width=90)
+    streaming = stream.AssistantStream(console, title="t", plain=False, live=False)
+    for i in range(0, len(MARKDOWN_SAMPLE), 5):
+        streaming.feed(MARKDOWN_SAMPLE[i:i + 5])
+        streaming._body_lines()  # what each live redraw computes
+    streaming.close()
+    assert console.file.getvalue() == whole_console.file.getvalue()

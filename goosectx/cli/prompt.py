@@ -135,6 +135,8 @@ def make_prompt_session(
     history: History
     if history_path is not None:
         history_path.parent.mkdir(parents=True, exist_ok=True)
+        if not history_path.exists():  # prompts may hold secrets: private, like the store
+            history_path.touch(mode=0o600)
         history = FileHistory(str(history_path))
     else:
         history = InMemoryHistory()

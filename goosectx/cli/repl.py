@@ -334,7 +334,9 @@ class Repl:
             limit = self._figure.limit_tokens if self._figure else None
             self.renderer.print(reports.usage_table(self.session.ledger, limit_tokens=limit))
         elif isinstance(command, slash.ShowContext):
-            self.renderer.print(reports.context_table(self._facts()))
+            facts = self._facts()
+            if facts is not None:
+                self.renderer.print(reports.context_table(facts))
         elif isinstance(command, slash.History):
             self._history(command.view)
 

@@ -10,6 +10,7 @@ answer ends; the plain look writes the raw text as it arrives.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable
 
@@ -23,6 +24,24 @@ LIVE_LINES = 8
 REFRESH_INTERVAL_S = 0.08
 """Least time between two redraws of a streamed answer, seconds."""
 BORDER_STYLE = Style(color="green")
+
+
+_RULE = re.compile(r"\s*([-*_])(\s*\1){2,}\s*")
+_NEW_BLOCK = re.compile(r"\n[ \t]*\n(?=[A-Za-z#])")
+
+
+def _last_block_boundary(text: str, start: int) -> int | None:
+    """Offset of the last blank-line block boundary after ``start`` outside code fences."""
+    found: int | None = None
+    fenced = text.count("```", 0, start) % 2 == 1
+    pos = start
+    for match in _NEW_BLOCK.finditer(text, start):
+        fenced ^= text.count("```", pos, match.start()) % 2 == 1
+        pos = match.start()
+        before = text[text.rfind("\n", 0, match.start()) + 1:match.start()]
+        if not fenced and not _RULE.fullmatch(before):  # a rule renders its own gap
+            found = match.end()
+    return found
 
 
 class _Lines:
@@ -56,6 +75,10 @@ class AssistantStream:
         self._emitted = 0
         self._live: Live | None = None
         self._last_draw_s = 0.0
+        self._interval_s = REFRESH_INTERVAL_S
+        self._frozen_chars = 0
+        self._frozen_lines: list[list[Segment]] = []
+        self._frozen_width = max(10, console.width - 4)
         self._top_printed = False
 
     # -- public --------------------------------------------------------------------------
@@ -71,9 +94,12 @@ class AssistantStream:
         if not self.live_enabled:
             return
         now = time.monotonic()
-        if now - self._last_draw_s >= REFRESH_INTERVAL_S:
-            self._last_draw_s = now
+        if now - self._last_draw_s >= self._interval_s:
             self._draw(final=False)
+            # Each redraw renders the whole answer; keep that under ~20 % of the time.
+            cost_s = time.monotonic() - now
+            self._interval_s = max(REFRESH_INTERVAL_S, 5 * cost_s)
+            self._last_draw_s = time.monotonic()
 
     def close(self, *, cancelled: bool = False) -> None:
         """Finish the answer: print what is left and the bottom border."""
@@ -98,14 +124,47 @@ class AssistantStream:
         stream.close()
 
     # -- drawing -------------------------------------------------------------------------
-    def _body_lines(self) -> list[list[Segment]]:
+    def _render(self, text: str, *, trim: bool = True) -> list[list[Segment]]:
+        """Markdown → lines at the panel's inner width (``trim``: trailing blanks dropped)."""
         from rich.markdown import Markdown  # markdown-it: loaded when the first answer comes
 
         width = max(10, self.console.width - 4)
         options = self.console.options.update_width(width)
-        lines = self.console.render_lines(Markdown(self.text.rstrip()), options, pad=True)
-        while lines and not "".join(s.text for s in lines[-1]).strip():
+        lines = self.console.render_lines(Markdown(text.rstrip()), options, pad=True)
+        while trim and lines and not "".join(s.text for s in lines[-1]).strip():
             lines.pop()
+        return lines
+
+    def _freeze(self) -> None:
+        """Render finished top-level blocks once, so a redraw renders only the rest.
+
+        A block is finished when a blank line outside a code fence is followed by a line
+        that can only start a new block (a letter or ``#``); rendered apart, such blocks
+        look as they do in the whole answer (one blank line between them).
+        """
+        boundary = _last_block_boundary(self.text, self._frozen_chars)
+        if boundary is None:
+            return
+        width = max(10, self.console.width - 4)
+        if self._frozen_width != width:  # the terminal was resized: start over
+            self._frozen_chars, self._frozen_lines, self._frozen_width = 0, [], width
+            boundary = _last_block_boundary(self.text, 0)
+            if boundary is None:
+                return
+        chunk = self._render(self.text[self._frozen_chars:boundary], trim=False)
+        if chunk:
+            if self._frozen_lines:
+                self._frozen_lines.append([Segment(" " * width)])
+            self._frozen_lines += chunk
+        self._frozen_chars = boundary
+
+    def _body_lines(self) -> list[list[Segment]]:
+        self._freeze()
+        lines = list(self._frozen_lines)
+        rest = self._render(self.text[self._frozen_chars:])
+        if lines and rest:
+            lines.append([Segment(" " * max(10, self.console.width - 4))])
+        lines += rest
         left, right = Segment("│ ", BORDER_STYLE), Segment(" │", BORDER_STYLE)
         return [[left, *line, right] for line in lines]
 
