@@ -312,3 +312,22 @@ def test_plain_mode_reads_lines_and_prints_no_escape_codes(world: World) -> None
     assert "\x1b" not in out
     assert "> do it" in out and "Plain **answer**." in out and "piped" in out
     assert "finished" in out and "context limit" in out
+
+
+def test_slash_commands_and_their_arguments_complete() -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from goosectx.cli.prompt import SlashCompleter
+
+    completer = SlashCompleter(lambda: ["openai/gpt-4o-mini", "anthropic/claude"])
+
+    def complete(text: str) -> list[str]:
+        return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
+
+    assert complete("/mo") == ["/mode", "/model"]
+    assert complete("/mode s") == ["smart_approve"]
+    assert complete("/history ") == ["agent", "user"]
+    assert complete("/model open") == ["openai/gpt-4o-mini"]
+    assert complete("hello /mo") == []
+
