@@ -247,6 +247,7 @@ class LiteLLMProvider:
             "stream_options": {"include_usage": True},
             "num_retries": 0,
             "max_retries": 0,
+            "drop_params": True,  # a provider without e.g. stream_options ignores it
             "timeout": float(os.environ.get(REQUEST_TIMEOUT_ENV) or DEFAULT_REQUEST_TIMEOUT_S),
             **self.check_credentials(),
         }
