@@ -315,7 +315,15 @@ class Repl:
 
     # -- slash commands ------------------------------------------------------------------
     def command(self, command: slash.SlashCommand) -> None:
-        """Run one slash command (``/exit`` is handled by :meth:`run`)."""
+        """Run one slash command (``/exit`` is handled by :meth:`run`).
+
+        Commands that need the agent or the model's limit first wait (with a spinner) for
+        the start-up work; ``/help``, ``/usage`` and ``/history user`` never wait.
+        """
+        offline = (slash.Help, slash.Invalid, slash.ShowUsage)
+        needs_agent = not isinstance(command, offline) and command != slash.History("user")
+        if needs_agent and not self.loader.wait(self.renderer):
+            return
         if isinstance(command, slash.Help):
             self.renderer.print(reports.help_table())
         elif isinstance(command, slash.Invalid):

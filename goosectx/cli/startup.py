@@ -162,7 +162,7 @@ class AgentLoader:
             while thread.is_alive():
                 thread.join(POLL_S)
         except KeyboardInterrupt:
-            renderer.notice("not sent (Ctrl-C)")
+            renderer.notice("stopped waiting (Ctrl-C); nothing was sent")
             return False
         finally:
             renderer.settle()
