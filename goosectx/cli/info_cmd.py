@@ -42,7 +42,8 @@ def show_info(settings: Settings) -> None:
 
 
 def _context_limit(settings: Settings) -> tuple[str, str]:
-    if settings.context_limit_tokens is not None:
+    env_override = settings.source("context_limit_tokens").startswith("env")
+    if settings.context_limit_tokens is not None and (env_override or not settings.model):
         return f"{settings.context_limit_tokens:,} tokens", settings.source("context_limit_tokens")
     if not settings.model:
         return "128,000 tokens", "default; no model configured"
