@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from goosectx.compaction.manager import CompactionPlan, ContextManager, RequestContext
+from goosectx.compaction.summarize import format_cost_usd
 from goosectx.config import Settings
 from goosectx.errors import ModelNotConfigured
 from goosectx.events import Event, HistoryReplaced, Notification
@@ -141,9 +142,7 @@ def _show(event: Event, result: HistoryReplaced | None) -> HistoryReplaced | Non
 
 
 def _cost(cost_usd: float | None, strategy: str) -> str:
-    if strategy == "extractive":
-        return "no model call"
-    return f"${cost_usd:.4f}" if cost_usd is not None else "cost unknown"
+    return "no model call" if strategy == "extractive" else format_cost_usd(cost_usd)
 
 
 def _print_result(session: Session, result: HistoryReplaced, as_json: bool) -> None:

@@ -167,5 +167,17 @@ def done_text(trigger: CompactionTrigger, before: int, after: int, cost_usd: flo
     how = {"auto": "automatically", "reactive": "after a context-length error",
            "manual": "at your request"}.get(trigger, "")
     price = ("extractive summary, no model call" if strategy == "extractive"
-             else f"${cost_usd:.4f}" if cost_usd is not None else "cost unknown")
+             else format_cost_usd(cost_usd))
     return f"Context compacted {how} · {before:,} → {after:,} tokens · {price}"
+
+
+def format_cost_usd(cost_usd: float | None) -> str:
+    """A cost for people: ``$0.004``, ``$0.000015``, ``$1.25``; ``cost unknown`` for ``None``."""
+    if cost_usd is None:
+        return "cost unknown"
+    if cost_usd == 0 or cost_usd >= 1:
+        return f"${cost_usd:.2f}"
+    digits = 3
+    while digits < 8 and round(cost_usd, digits) == 0:
+        digits += 1
+    return f"${cost_usd:.{digits + 1}f}".rstrip("0")
