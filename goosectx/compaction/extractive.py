@@ -179,8 +179,8 @@ def _gather(messages: Sequence[Message]) -> _Facts:
                 if normalize_tool_name(req.name) in _TODO_TOOLS and req.arguments:
                     facts.pending = _open_todos(req.arguments)
             what = _first_sentence(text) if text else ", ".join(labels)
-            for err in pending_errors:
-                err.append(what)
+            for pending in pending_errors:
+                pending.append(what)
             pending_errors = []
             if text:
                 facts.last_work = text

@@ -347,7 +347,7 @@ def error_excerpt(text: str) -> str | None:
         return None
     exceptions = _EXCEPTION_LINE.findall(sample)
     if exceptions:
-        return exceptions[-1].strip()
+        return str(exceptions[-1]).strip()
     start = sample.rfind("\n", 0, first.start()) + 1
     end = sample.find("\n", first.end())
     return sample[start:end if end != -1 else len(sample)].strip()

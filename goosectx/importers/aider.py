@@ -82,8 +82,9 @@ def _emit(builder: TranscriptBuilder, kind: str, lines: list[str], when: datetim
     elif kind == "assistant":
         builder.add("assistant", builder.text(text), created=when)
     else:
-        builder.add("user", builder.text(text), created=when,
-                    **_classify_user(text, _previous_reply(builder.messages)))
+        metadata, source_kind = _classify_user(text, _previous_reply(builder.messages))
+        builder.add("user", builder.text(text), created=when, metadata=metadata,
+                    source_kind=source_kind)
 
 
 def _previous_reply(messages: list[Message]) -> str:
@@ -96,10 +97,10 @@ def _previous_reply(messages: list[Message]) -> str:
     return ""
 
 
-def _classify_user(text: str, previous_reply: str) -> dict[str, object]:
+def _classify_user(text: str, previous_reply: str) -> tuple[MessageMetadata | None, str | None]:
     stripped = text.strip()
     if re.match(r"/[a-z-]+(\s|$)", stripped):
-        return {"metadata": MessageMetadata.user_only(), "source_kind": "command"}
+        return MessageMetadata.user_only(), "command"
     if previous_reply and " ".join(stripped.split()) == " ".join(previous_reply.split()):
-        return {"source_kind": "harness"}
-    return {}
+        return None, "harness"
+    return None, None

@@ -128,6 +128,11 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None, str | 
     return parsed, None, None
 
 
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty dict (for optional nested records)."""
+    return value if isinstance(value, dict) else {}
+
+
 def content_text(value: Any) -> str:
     """Text of a content value: a string, or a list of text blocks (other blocks named)."""
     if value is None:

@@ -26,6 +26,7 @@ from goosectx.conversation import MessageMetadata, Part, TextContent, ThinkingCo
 from goosectx.importers.actions import is_harness_text
 from goosectx.importers.builder import (
     TranscriptBuilder,
+    as_dict,
     content_text,
     format_error,
     parse_time,
@@ -111,7 +112,7 @@ def _assistant_parts(builder: TranscriptBuilder, item: dict[str, Any], where: st
         text = summary or content_text(item.get("content"))
         return [ThinkingContent(text, item.get("encrypted_content") or None)]
     if kind == "web_search_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        action = as_dict(item.get("action"))
         return [TextContent(f"[web search: {action.get('query') or ''}]".replace(": ]", "]"))]
     call_id = item.get("call_id") or item.get("id")
     if not call_id or not item.get("name") and kind != "local_shell_call":
@@ -119,7 +120,7 @@ def _assistant_parts(builder: TranscriptBuilder, item: dict[str, Any], where: st
     if kind == "custom_tool_call":
         return [builder.request(call_id, item["name"], {"input": item.get("input", "")})]
     if kind == "local_shell_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        action = as_dict(item.get("action"))
         return [builder.request(call_id, "local_shell", {"command": action.get("command")})]
     return [builder.request(call_id, item["name"], item.get("arguments"))]
 
@@ -142,7 +143,6 @@ def _output(raw: Any) -> tuple[str, bool]:
         except json.JSONDecodeError:
             return text, False
         if isinstance(data, dict) and "output" in data:
-            meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-            code = meta.get("exit_code")
+            code = as_dict(data.get("metadata")).get("exit_code")
             return str(data["output"]), isinstance(code, int) and code != 0
     return text, False

@@ -22,6 +22,7 @@ from typing import Any
 from goosectx.conversation import MessageMetadata, Part, SystemNotification, ThinkingContent
 from goosectx.importers.builder import (
     TranscriptBuilder,
+    as_dict,
     content_text,
     format_error,
     parse_time,
@@ -44,7 +45,7 @@ def load(path: Path, *, working_dir: Path) -> list[Session]:
             raise format_error(path, f"line {number}", "event without type and data")
         when = parse_time(event.get("timestamp"))
         if kind == "session.start":
-            context = data.get("context") if isinstance(data.get("context"), dict) else {}
+            context = as_dict(data.get("context"))
             builder.metadata.update({"source_session_id": data.get("sessionId"),
                                      "source_working_dir": context.get("cwd")})
         elif kind == "session.model_change" and data.get("newModel"):

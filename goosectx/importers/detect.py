@@ -73,7 +73,7 @@ def _json_document(data: Any) -> str | None:
 
 
 def _jsonl(text: str) -> str | None:
-    records = []
+    records: list[dict[str, Any]] = []
     for line in text.splitlines():
         if len(records) >= _SNIFF_LINES:
             break

@@ -34,7 +34,7 @@ from goosectx.importers.builder import (
     read_jsonl,
 )
 from goosectx.session import Session
-from goosectx.usage import LedgerEntry, Usage, UsageLedger
+from goosectx.usage import CallPurpose, LedgerEntry, Usage, UsageLedger
 
 
 def load_db(path: Path, *, working_dir: Path, source_session: str | None = None) -> list[Session]:
@@ -85,7 +85,7 @@ def load_db(path: Path, *, working_dir: Path, source_session: str | None = None)
                     usage = Usage(int(e["input_tokens"] or 0), int(e["output_tokens"] or 0),
                                   int(e["total_tokens"] or 0), e["cache_read_tokens"],
                                   e["cache_write_tokens"], e["cost"])
-                    purpose = "compaction" if e["is_compaction"] else "reply"
+                    purpose: CallPurpose = "compaction" if e["is_compaction"] else "reply"
                     ledger.entries.append(LedgerEntry(
                         usage, str(e["model"] or ""), purpose,
                         parse_time(e["created_timestamp"]) or builder.messages[-1].created))

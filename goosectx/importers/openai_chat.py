@@ -25,6 +25,7 @@ from typing import Any
 from goosectx.conversation import MessageMetadata, Part, ThinkingContent
 from goosectx.importers.builder import (
     TranscriptBuilder,
+    as_dict,
     content_text,
     format_error,
     read_json,
@@ -153,9 +154,7 @@ def _trajectory_metadata(builder: TranscriptBuilder, data: dict[str, Any]) -> No
             config = None
     model = None
     if isinstance(config, dict):
-        agent = config.get("agent") if isinstance(config.get("agent"), dict) else {}
-        model_cfg = agent.get("model") if isinstance(agent.get("model"), dict) else {}
-        model = model_cfg.get("name")
+        model = as_dict(as_dict(config.get("agent")).get("model")).get("name")
     builder.metadata.update({
         "source_model": model,
         "source_title": (config or {}).get("problem_statement", {}).get("id")
