@@ -255,6 +255,28 @@ def test_aider_history_and_console_copies_are_text_turns(tmp_path: Path) -> None
     assert session.conversation.messages[0].text == "fix the test\nplease"
 
 
+def test_early_codex_rollouts_and_legacy_goose_jsonl(tmp_path: Path) -> None:
+    codex = write_jsonl(tmp_path / "rollout-old.jsonl", [
+        {"id": "r0", "timestamp": "2025-05-01T00:00:00Z", "instructions": None},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {"type": "function_call", "name": "shell", "call_id": "c", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c", "output": "ok"},
+    ])
+    session = only(codex)
+    assert session.metadata["source"] == "codex"
+    assert shape(session) == [("user", ["text"]), ("assistant", ["tool_request"]),
+                              ("user", ["tool_response"])]
+    goose = write_jsonl(tmp_path / "old-goose.jsonl", [
+        {"working_dir": "/w", "description": "old session", "message_count": 2},
+        {"role": "user", "created": 1717000000, "content": [{"type": "text", "text": "hey"}]},
+        {"role": "assistant", "created": 1717000001, "content": [{"type": "text", "text": "yo"}]},
+    ])
+    session = only(goose)
+    assert session.metadata["source"] == "goose-json"
+    assert session.metadata["source_title"] == "old session"
+    assert [m.text for m in session.conversation] == ["hey", "yo"]
+
+
 def goose_db(path: Path, *, broken_row: bool = False) -> Path:
     conn = sqlite3.connect(path)
     conn.executescript("""

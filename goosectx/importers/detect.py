@@ -101,8 +101,17 @@ def _jsonl(text: str) -> str | None:
         if kind in ("summary", "file-history-snapshot") and ("leafUuid" in record
                                                               or "messageId" in record):
             return "claude-code"
+    if any(r.get("type") in ("function_call", "function_call_output", "reasoning")
+           or _has_response_text(r) for r in records):
+        return "codex"  # an early rollout: bare response items, no {type, payload} wrapper
     if records and "working_dir" in records[0] and any("role" in r for r in records[1:]):
         return "goose-json"
     if records and all("role" in r for r in records):
         return "openai"
     return None
+
+
+def _has_response_text(record: dict[str, Any]) -> bool:
+    content = record.get("content")
+    return record.get("type") == "message" and isinstance(content, list) and any(
+        isinstance(c, dict) and c.get("type") in ("input_text", "output_text") for c in content)
