@@ -109,6 +109,7 @@ class TranscriptRenderer:
         self._shown_responses: set[str] = set()
         self._shown_notices: set[str] = set()
         self._echoed_user: str | None = None
+        self._turn_notified = False
 
     # -- activity (spinner, stream) ------------------------------------------------------
     def waiting(self, text: str = "thinking…") -> None:
@@ -182,6 +183,7 @@ class TranscriptRenderer:
         elif isinstance(event, Notification):
             self._close_stream()
             self._notice(event.text)
+            self._turn_notified = True
         elif isinstance(event, HistoryReplaced):
             self._close_stream()
             self.rule(compaction_rule_text(event))
@@ -212,9 +214,10 @@ class TranscriptRenderer:
     def _turn_finished(self, event: TurnFinished) -> None:
         self._close_stream(cancelled=event.status == "cancelled")
         self._echoed_user = None
+        notified, self._turn_notified = self._turn_notified, False
         if event.status == "cancelled":
             self._notice("turn cancelled — the session is saved; type to continue")
-        elif event.status == "max_turns":
+        elif event.status == "max_turns" and not notified:
             self._notice("stopped: this turn reached its limit of model calls "
                          "(GOOSE_MAX_TURNS); say 'continue' to go on", style="yellow")
         elif event.status == "error":

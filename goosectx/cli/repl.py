@@ -218,14 +218,16 @@ class Repl:
             if not line.strip():
                 continue
             command = slash.parse_slash(line)
-            if command is not None:
-                self.renderer.command_echo(line.strip())
-            if command is None:
-                self.turn(slash.unescape_prompt(line))
-            elif isinstance(command, slash.Exit):
+            if isinstance(command, slash.Exit):
                 break
-            else:
-                self.command(command)
+            try:
+                if command is None:
+                    self.turn(slash.unescape_prompt(line))
+                else:
+                    self.renderer.command_echo(line.strip())
+                    self.command(command)
+            except GoosectxError as exc:  # e.g. the store failed: say so, keep the REPL
+                self.renderer.error(exc.message, exc.hint)
         self._goodbye()
         return 0
 
