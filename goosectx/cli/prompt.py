@@ -181,7 +181,7 @@ def ask_approval(
         fragments += [("class:approval.key", f"[{key}]"), ("class:approval.text", f" {label}  ")]
     app: Application[ApprovalDecision] = Application(
         layout=Layout(Window(FormattedTextControl(FormattedText(fragments)),
-                             dont_extend_height=True)),
+                             dont_extend_height=True, wrap_lines=True)),
         key_bindings=keys,
         style=PROMPT_STYLE,
         erase_when_done=True,
