@@ -18,6 +18,8 @@ A reply is a dict (JSON-able, so a script can live in a file):
 * ``error``: a canned HTTP error — ``context_length`` (OpenAI's 400), ``llama_context``
   (llama.cpp's 400), ``rate_limit`` (429), ``server_error`` (500), ``auth`` (401).
 * ``status`` + ``body``: any other HTTP error reply.
+* ``sse``: a list of ``data:`` payloads (strings) recorded from a real server, sent verbatim
+  as a 200 event stream — nothing added, not even ``[DONE]`` (``[]`` is an empty stream).
 * ``hold`` (in-process only): a ``threading.Event``; the stream pauses after its first
   chunk until the event is set or the client goes away.
 
@@ -223,6 +225,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(status, payload)
         elif reply.get("status"):
             self._send_json(int(reply["status"]), reply.get("body") or {})
+        elif reply.get("sse") is not None:
+            self._send_sse(reply["sse"])
         elif body.get("stream"):
             self._send_stream(body, reply)
         else:
@@ -252,6 +256,16 @@ class _Handler(BaseHTTPRequestHandler):
                 while not hold.wait(0.05):
                     pass
         self._write_chunk(b"data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _send_sse(self, payloads: list[str]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for payload in payloads:
+            self._write_chunk(b"data: " + payload.encode() + b"\n\n")
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
