@@ -81,8 +81,8 @@ def _assistant(message: Message) -> dict[str, Any]:
     ]
     if blocks:
         data["thinking_blocks"] = blocks
-    if data["content"] is None and not calls:
-        data["content"] = ""
+    if data["content"] is None:
+        data["content"] = ""  # llama-cpp-python's server rejects null content (a 500)
     return data
 
 
