@@ -27,7 +27,7 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
 _MODEL_KEYS = {"context_limit", "manages_own_context", "api_base", "api_key_env",
-               "max_output_tokens"}
+               "max_output_tokens", "tool_choice"}
 _TOP_KEYS = {"model", "compaction_model", "mode", "auto_compact_threshold", "context_limit",
              "max_turns", "tool_pair_summarization", "tool_call_cutoff", "data_dir",
              "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models"}
@@ -42,7 +42,13 @@ class ModelConfig:
         manages_own_context: The model/provider manages its context; goosectx never compacts.
         api_base: Base URL of an OpenAI-compatible (or other) endpoint.
         api_key_env: Name of the environment variable that holds this model's API key.
-        max_output_tokens: Output limit in tokens, overriding litellm's model info.
+        max_output_tokens: Output limit in tokens, overriding litellm's model info; also
+            sent as every call's ``max_tokens`` (local servers otherwise generate until
+            their window is full).
+        tool_choice: Sent as ``tool_choice`` on the first call of each turn (after the
+            user's text, not after tool results): ``auto``, ``required``, ``none``, or a
+            tool name to force that tool. For servers that ignore tools unless told, e.g.
+            llama-cpp-python's ``chatml-function-calling``.
     """
 
     context_limit: int | None = None
@@ -50,6 +56,7 @@ class ModelConfig:
     api_base: str | None = None
     api_key_env: str | None = None
     max_output_tokens: int | None = None
+    tool_choice: str | None = None
 
 
 @dataclass(slots=True)
@@ -258,6 +265,8 @@ def _parse_models(path: Path, raw: object) -> dict[str, ModelConfig]:
             max_output_tokens=parse_positive_int(
                 f"{where} max_output_tokens", table["max_output_tokens"])
             if "max_output_tokens" in table else None,
+            tool_choice=_parse_str(f"{where} tool_choice", table["tool_choice"])
+            if "tool_choice" in table else None,
         )
     return models
 
