@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any, Literal
 
 from goosectx.config import Settings
-from goosectx.conversation import Message
+from goosectx.conversation import Message, ToolResponse
 from goosectx.errors import (
     AuthFailed,
     ContextLengthExceeded,
@@ -234,7 +234,13 @@ class LiteLLMProvider:
         """Stream one model call; the last item is a :class:`ProviderResponse`.
 
         When ``cancel`` is set mid-stream, the stream stops and the final response holds the
-        text so far (no tool calls) with ``finish_reason="cancelled"``.
+        text so far (no tool calls) with ``finish_reason="cancelled"``. ``max_tokens``
+        defaults to the model's configured ``max_output_tokens``; ``tool_choice`` to its
+        configured one on a turn's first call (a tool name forces that tool). A stream the
+        server ends without a single chunk is asked again without streaming (llama.cpp's
+        Python server sends an empty 200 stream when the request fails, e.g. over its
+        window), so the real error is raised. Usage the server did not report is ``None``
+        (litellm would otherwise put its own count in its place).
 
         Raises:
             ContextLengthExceeded, RateLimited, AuthFailed, ProviderUnavailable, ProviderError.
@@ -253,8 +259,10 @@ class LiteLLMProvider:
         }
         if tools:
             kwargs["tools"] = to_openai_tools(tools)
-            if tool_choice:
-                kwargs["tool_choice"] = tool_choice
+            choice = tool_choice or self._configured_tool_choice(messages)
+            if choice:
+                kwargs["tool_choice"] = _tool_choice_param(choice)
+        max_tokens = max_tokens or self.config.max_output_tokens
         if max_tokens:
             kwargs["max_tokens"] = max_tokens
         inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
@@ -264,6 +272,7 @@ class LiteLLMProvider:
         worker.start()
         assembler = StreamAssembler()
         finished = False
+        usage_reported = True
         try:
             while not cancel.is_set():
                 try:
@@ -276,11 +285,12 @@ class LiteLLMProvider:
                     raise value
                 else:
                     finished = kind == "end"
+                    usage_reported = value is not False
                     break
         finally:
             stop.set()
         message = assembler.message(include_tool_calls=finished)
-        usage = assembler.usage_figures()
+        usage = assembler.usage_figures() if usage_reported else None
         if usage is not None:
             usage = Usage(usage.input_tokens, usage.output_tokens, usage.total_tokens,
                           usage.cache_read_tokens, usage.cache_write_tokens, self._cost(usage))
@@ -297,7 +307,14 @@ class LiteLLMProvider:
                 if stop.is_set():
                     return
                 inbox.put(("chunk", chunk))
-            inbox.put(("end", None))
+            if _stream_was_empty(response):
+                log.info("the stream ended without a chunk; asking again without streaming")
+                plain = {k: v for k, v in kwargs.items() if k != "stream_options"}
+                reply = self._open({**plain, "stream": False}, cancel)
+                inbox.put(("chunk", _reply_as_chunk(reply)))
+                inbox.put(("end", True))
+                return
+            inbox.put(("end", _server_reported_usage(response)))
         except _Cancelled:
             inbox.put(("cancelled", None))
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
@@ -349,6 +366,17 @@ class LiteLLMProvider:
             return None
         return float(prompt_usd) + float(completion_usd)
 
+    def _configured_tool_choice(self, messages: Sequence[Message]) -> str | None:
+        """The configured ``tool_choice`` on a turn's first call, else ``None``.
+
+        A first call is one whose last message is the user's text, not tool results.
+        """
+        last = messages[-1] if messages else None
+        if (not self.config.tool_choice or last is None or last.role != "user"
+                or any(isinstance(p, ToolResponse) for p in last.content)):
+            return None
+        return self.config.tool_choice
+
     # -- errors ----------------------------------------------------------------------------
     @staticmethod
     def _is_api_error(exc: BaseException) -> bool:
@@ -398,6 +426,47 @@ class LiteLLMProvider:
             f"{error.message} — still after {MAX_RETRIES} retries",
             "check that the server is up and api_base / OPENAI_API_BASE is right, then retry",
         )
+
+
+def _tool_choice_param(choice: str) -> str | dict[str, Any]:
+    """``auto`` / ``required`` / ``none`` as they are; a tool name as OpenAI's forced form."""
+    if choice in ("auto", "required", "none"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def _stream_was_empty(response: Any) -> bool:
+    """True when the server sent no chunk and no finish reason; False when unsure.
+
+    litellm then reports an empty reply that finished with ``stop``.
+    """
+    chunks = getattr(response, "chunks", None)
+    return (isinstance(chunks, list) and not chunks
+            and getattr(response, "received_finish_reason", "") is None)
+
+
+def _server_reported_usage(response: Any) -> bool:
+    """False when no chunk from the server carried usage; True when unsure.
+
+    The usage litellm adds at the end is then its own count (messages only), not the server's.
+    """
+    chunks = getattr(response, "chunks", None)
+    if not isinstance(chunks, list):
+        return True
+    return any(getattr(chunk, "usage", None) is not None for chunk in chunks)
+
+
+def _reply_as_chunk(reply: Any) -> dict[str, Any]:
+    """A non-streamed litellm reply in the shape of one stream chunk (for the assembler)."""
+    choice = reply.choices[0]
+    message = choice.message
+    calls = [{"index": i, "id": c.id, "function": {"name": c.function.name,
+                                                   "arguments": c.function.arguments}}
+             for i, c in enumerate(getattr(message, "tool_calls", None) or ())]
+    delta = {"content": message.content, "tool_calls": calls,
+             "reasoning_content": getattr(message, "reasoning_content", None)}
+    return {"model": getattr(reply, "model", None), "usage": getattr(reply, "usage", None),
+            "choices": [{"finish_reason": choice.finish_reason, "delta": delta}]}
 
 
 def make_provider(settings: Settings, model: str | None = None, *,
