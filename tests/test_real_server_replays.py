@@ -1,0 +1,249 @@
+"""Behaviours recorded from a real llama.cpp server, replayed through the fake server.
+
+The fixtures in ``tests/fixtures/llama_cpp/`` were written by ``bench/llama_server.py
+--record`` against llama-cpp-python 0.3.36 (``chatml-function-calling``, ``n_ctx`` 4096, the
+gemma3-270m GGUF): status codes, error bodies and event streams exactly as that server sent
+them. Each test replays one of them and asserts what a user of goosectx would notice.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakeserver import FakeServer
+
+from goosectx.cli.app import main
+from goosectx.config import load_settings
+from goosectx.conversation import Message, ToolRequest
+from goosectx.errors import ContextLengthExceeded
+from goosectx.providers.base import ProviderResponse, TextDelta
+from goosectx.providers.litellm_provider import make_provider
+from goosectx.store import SessionStore
+
+FIXTURES = Path(__file__).parent / "fixtures" / "llama_cpp"
+MODEL = "openai/gemma3-270m"
+
+# litellm's first completion after a model-info lookup imports a module whose pydantic schema
+# warns (only under pytest's warning capture; a user sees nothing). Not ours to fix.
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning:pydantic")
+
+
+def recorded(name: str) -> dict[str, Any]:
+    return dict(json.loads((FIXTURES / f"{name}.json").read_text()))
+
+
+def replay(name: str) -> dict[str, Any]:
+    """A fake-server reply that sends what the real server sent for probe ``name``."""
+    fixture = recorded(name)
+    if fixture["sse"] is not None:
+        return {"sse": fixture["sse"]}
+    return {"status": fixture["status"], "body": fixture["body"]}
+
+
+def configure(config_path: Path, server: FakeServer, **extra: object) -> None:
+    """The model table a llama.cpp user writes: api_base, the server's n_ctx, no key."""
+    lines = [f'model = "{MODEL}"', f'[models."{MODEL}"]', f'api_base = "{server.base_url}"',
+             "context_limit = 4096", *(f"{k} = {json.dumps(v)}" for k, v in extra.items())]
+    config_path.write_text("\n".join(lines) + "\n")
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str, code: int = 0) -> tuple[str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    assert exit_info.value.code == code, err
+    return out, err
+
+
+def stored_messages(session: str) -> list[Message]:
+    store = SessionStore(load_settings().data_dir)
+    try:
+        (summary,) = [s for s in store.list_sessions() if session in (s.id, s.name)]
+        return list(store.load(summary.id).conversation)
+    finally:
+        store.close()
+
+
+def stream(server: FakeServer, **config: object) -> tuple[list[object], ProviderResponse]:
+    settings = load_settings()
+    settings.models[MODEL] = settings.model_config(MODEL).__class__(
+        api_base=server.base_url, **config)  # type: ignore[arg-type]
+    provider = make_provider(settings, MODEL)
+    items = list(provider.stream("You are a test.", [Message.user("hi")], []))
+    final = items[-1]
+    assert isinstance(final, ProviderResponse)
+    return items[:-1], final
+
+
+# -- over the window: a 200 with an empty stream, the real error only without streaming ------
+def test_recorded_over_context_stream_is_empty_and_the_plain_call_says_why() -> None:
+    assert recorded("over_context_stream")["status"] == 200
+    assert recorded("over_context_stream")["sse"] == []
+    body = recorded("over_context_json")["body"]
+    assert recorded("over_context_json")["status"] == 400
+    assert body["error"]["code"] == "context_length_exceeded"
+
+
+def test_an_empty_stream_is_asked_again_without_streaming_and_raises_the_context_error(
+        fake_server: FakeServer) -> None:
+    fake_server.add(replay("over_context_stream"), replay("over_context_json"))
+    with pytest.raises(ContextLengthExceeded) as error:
+        stream(fake_server)
+    assert "maximum context length is 4096 tokens" in error.value.message
+    streamed, plain = fake_server.requests
+    assert streamed["stream"] is True
+    assert plain.get("stream") in (False, None) and "stream_options" not in plain
+    assert plain["messages"] == streamed["messages"]
+
+
+def test_run_compacts_reactively_when_the_real_server_rejects_the_window(
+        fake_server: FakeServer, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    configure(isolated_env["config"], fake_server)
+    fake_server.add({"text": "Noted."})
+    cli(capsys, "run", "--name", "grow", "-t", "Here is a long file: " + "lorem " * 300)
+    fake_server.add(
+        replay("over_context_stream"), replay("over_context_json"),  # the turn's call
+        replay("plain_stream"),  # the summary: the model's raw, non-JSON text
+        replay("plain_stream"),  # the same step again, after compaction
+    )
+    out, err = cli(capsys, "run", "--resume", "grow", "-t", "And another one: " + "ipsum " * 300)
+    assert "context compacted (reactive)" in err
+    assert out.strip() == "Say hello."
+    messages = stored_messages("grow")
+    summary = next(m for m in messages if m.metadata.is_summary)
+    assert summary.text.strip() == "Say hello."  # raw text kept: no JSON to parse
+    assert not summary.metadata.user_visible and summary.metadata.agent_visible
+    assert [m.text for m in messages if m.metadata.user_visible and m.role == "user"][:2] == [
+        "Here is a long file: " + "lorem " * 300, "And another one: " + "ipsum " * 300]
+    assert len(fake_server.requests) == 5
+
+
+def real_window(reply: dict[str, Any]) -> Any:
+    """Answer like the recorded server whose window is just under the first request we send.
+
+    Over the window: the recorded empty stream when streamed, the recorded 400 when not.
+    """
+    window: list[int] = []
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        size = len(json.dumps(body["messages"]))
+        window.append(window[0] if window else size - 1)
+        if size > window[0]:
+            return replay("over_context_stream") if body.get("stream") else replay(
+                "over_context_json")
+        return reply
+    return answer
+
+
+def test_manual_compact_steps_down_when_the_real_server_rejects_the_summary_request(
+        fake_server: FakeServer, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # Our tiktoken estimate runs 5-25 % under the server's tokenizer (token_counts.json), so a
+    # summary request we think fits can still be over the real window.
+    configure(isolated_env["config"], fake_server, max_output_tokens=96)
+    fake_server.add({"text": "Noted."}, {"text": "Noted again."})
+    cli(capsys, "run", "--name", "work", "-t", "first part " + "alpha " * 800)
+    cli(capsys, "run", "--resume", "work", "-t", "second part " + "beta " * 800)
+    before = stored_messages("work")
+    fake_server.default_reply = real_window(replay("plain_stream"))  # type: ignore[assignment]
+    out, _ = cli(capsys, "compact", "work", "--json")
+    result = json.loads(out)
+    assert result["strategy"] == "llm" and result["tokens_after"] < result["tokens_before"]
+    after = stored_messages("work")
+    assert [m.id for m in after[:len(before)]] == [m.id for m in before]
+    assert all(m.metadata.user_visible and not m.metadata.agent_visible
+               for m in after[:len(before)])
+    summary = next(m for m in after if m.metadata.is_summary)
+    assert summary.text.strip() == "Say hello."  # the model's raw, non-JSON text kept
+    summary_calls = fake_server.requests[2:]
+    rejected, accepted = summary_calls[0], summary_calls[-1]
+    assert len(json.dumps(accepted["messages"])) < len(json.dumps(rejected["messages"]))
+
+
+# -- usage: never in the stream, even with stream_options.include_usage --------------------
+def test_recorded_stream_carries_no_usage() -> None:
+    fixture = recorded("plain_stream")
+    assert fixture["request"]["stream_options"] == {"include_usage": True}
+    assert not any("usage" in json.loads(e) for e in fixture["sse"] if e != "[DONE]")
+
+
+def test_a_stream_without_usage_reports_none_and_run_labels_its_estimate(
+        fake_server: FakeServer, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    fake_server.add(replay("plain_stream"))
+    deltas, final = stream(fake_server)
+    assert [d.text for d in deltas if isinstance(d, TextDelta)] == ["Say", " hello", "."]
+    assert final.usage is None and final.finish_reason == "stop"
+    configure(isolated_env["config"], fake_server)
+    fake_server.add(replay("plain_stream"))
+    out, _ = cli(capsys, "run", "--output-format", "stream-json", "-t", "Say hello.")
+    events = [json.loads(line) for line in out.splitlines()]
+    (usage,) = [e for e in events if e["type"] == "usage_updated"]
+    assert usage["is_estimate"] is True and usage["current_tokens"] > 0
+    assert usage["call"]["input_tokens"] == 0  # nothing invented for the ledger
+
+
+# -- tool calls: forced by name, every chunk repeats id and name, content must be a string ---
+def test_recorded_tool_call_stream_repeats_id_and_name_in_every_chunk() -> None:
+    chunks = [json.loads(e) for e in recorded("tool_forced_stream")["sse"] if e != "[DONE]"]
+    calls = [c["choices"][0]["delta"]["tool_calls"] for c in chunks
+             if c["choices"][0]["delta"].get("tool_calls")]
+    assert len(calls) > 2 and all(c[0]["function"]["name"] == "tree" for c in calls)
+    assert len({c[0]["id"] for c in calls}) == 1
+
+
+def test_the_recorded_tool_call_stream_becomes_one_request_with_its_raw_arguments(
+        fake_server: FakeServer) -> None:
+    chunks = [json.loads(e) for e in recorded("tool_forced_stream")["sse"] if e != "[DONE]"]
+    deltas = [c["choices"][0]["delta"]["tool_calls"][0] for c in chunks
+              if c["choices"][0]["delta"].get("tool_calls")]
+    fake_server.add(replay("tool_forced_stream"))
+    _, final = stream(fake_server)
+    (request,) = final.message.tool_requests
+    assert isinstance(request, ToolRequest)
+    assert (request.id, request.name) == (deltas[0]["id"], "tree")
+    # cut off by max_tokens mid-string, yet finish_reason says tool_calls: a parse error the
+    # agent answers, not a crash
+    assert final.finish_reason == "tool_calls"
+    assert request.parse_error is not None
+    assert request.raw_arguments == "".join(d["function"]["arguments"] for d in deltas)
+
+
+def _llama_validation(reply: dict[str, Any]) -> Any:
+    """Answer like the recorded server: a 500 when an assistant message has null content."""
+    rejected = replay("tool_history_null_content")
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        nulls = [m for m in body["messages"] if m["role"] == "assistant" and
+                 m.get("content") is None]
+        return rejected if nulls else reply
+    return answer
+
+
+def test_configured_tool_choice_forces_the_tool_once_and_the_result_goes_back(
+        fake_server: FakeServer, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert recorded("tool_history_null_content")["status"] == 500
+    assert recorded("tool_choice_required")["status"] == 500  # only a named tool works
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "README.md").write_text("hi\n")
+    monkeypatch.chdir(tmp_path / "proj")
+    configure(isolated_env["config"], fake_server, tool_choice="tree", max_output_tokens=64)
+    fake_server.add(
+        {"tool_calls": [{"name": "tree", "arguments": {"path": "."}, "id": "call__0_tree_x"}]},
+        _llama_validation({"text": "There is a README."}))
+    out, err = cli(capsys, "run", "-t", "Show me the files.")
+    assert "There is a README." in out and "> tree" in err
+    first, second = fake_server.requests
+    assert first["tool_choice"] == {"type": "function", "function": {"name": "tree"}}
+    assert "tool_choice" not in second  # forced once per turn, or the model could not answer
+    assert first["max_tokens"] == second["max_tokens"] == 64
+    assistant = next(m for m in second["messages"] if m["role"] == "assistant")
+    assert assistant["content"] == "" and assistant["tool_calls"][0]["id"] == "call__0_tree_x"
+    tool = next(m for m in second["messages"] if m["role"] == "tool")
+    assert "README.md" in tool["content"]
