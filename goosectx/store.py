@@ -392,6 +392,14 @@ class SessionStore:
             metadata=json.loads(row[9] or "{}"),
         )
 
+    def message_count(self, session_id: str) -> int:
+        """Number of stored messages of a session (visible or not)."""
+        with self._guard():
+            row = self._conn.execute(
+                "SELECT count(*) FROM messages WHERE session_id=?", (session_id,)
+            ).fetchone()
+        return int(row[0])
+
     def remove(self, session_id: str) -> None:
         """Delete a session with its messages and ledger (one transaction)."""
         with self._transaction() as conn:

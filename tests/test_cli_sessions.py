@@ -146,3 +146,19 @@ def test_info_names_sources(tmp_path):
     assert "[env GOOSECTX_HOME]" in proc.stdout
     assert "compaction threshold" in proc.stdout and "context limit" in proc.stdout
     assert str(Path(tmp_path / "h" / "goosectx.log")) in proc.stdout
+
+
+def test_leaving_without_a_message_keeps_no_empty_session(tmp_path):
+    from goosectx.cli.common import open_session
+    from goosectx.config import load_settings
+
+    settings = load_settings(environ={"GOOSECTX_HOME": str(tmp_path / "h"),
+                                      "GOOSECTX_CONFIG": str(tmp_path / "none.toml")})
+    opened = open_session(settings, name="empty", resume=None, continue_=False)
+    opened.close()
+    kept = open_session(settings, name="used", resume=None, continue_=False)
+    kept.store.append_message(kept.session.id, Message.user("hello"))
+    kept.close()
+    store = SessionStore(tmp_path / "h")
+    assert [s.name for s in store.list_sessions()] == ["used"]
+    store.close()

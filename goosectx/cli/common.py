@@ -26,9 +26,17 @@ class OpenSession:
     resumed: bool
 
     def close(self) -> None:
-        """Release the lock and close the store."""
-        self.lock.release()
-        self.store.close()
+        """Release the lock and close the store.
+
+        A session this command created that still holds no message (the user left without
+        typing anything) is removed, so ``sessions list`` shows only real sessions.
+        """
+        try:
+            if not self.resumed and self.store.message_count(self.session.id) == 0:
+                self.store.remove(self.session.id)
+        finally:
+            self.lock.release()
+            self.store.close()
 
 
 def open_session(
