@@ -387,3 +387,15 @@ def test_notification_order_inline_then_thinking_then_history() -> None:
     assert kinds == [("Notification", "inline"), ("Notification", "thinking"),
                      ("HistoryReplaced", None)]
     assert isinstance(events[0], Notification) and "% full" in events[0].text
+
+
+def test_a_preserved_request_bigger_than_half_the_window_is_elided_not_dropped() -> None:
+    paste = "START " + "word " * 6000 + " END"
+    session = make_session([*chat(2), Message.user(paste)])
+    provider = ScriptedProvider([SUMMARY_JSON], context_limit_tokens=8000)
+    event = replaced(collect(manager(session, provider).on_context_exceeded(REQUEST)))[0]
+    kept = session.conversation.agent_view()[-1]
+    assert kept.text.startswith("START word") and kept.text.endswith("word  END")
+    assert "tokens elided" in kept.text
+    assert event.tokens_after < 8000
+    assert any(m.text == paste and m.metadata.user_visible for m in session.conversation)

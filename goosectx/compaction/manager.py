@@ -431,8 +431,10 @@ class ContextManager:
                 messages, max_tokens=budget, counter=self.counter)), None, None)
 
         cid = new_compaction_id()
-        new = compacted_messages(conversation, summary.text, trigger=trigger,
-                                 compaction_id=cid, notice="")
+        # A preserved request over half the window is elided (manual keeps no request).
+        budget = self.context_limit().tokens // 2 if trigger != "manual" else None
+        new = compacted_messages(conversation, summary.text, trigger=trigger, compaction_id=cid,
+                                 notice="", counter=self.counter, request_budget_tokens=budget)
         conversation.messages = new
         after = self._set_estimate(request)
         cost = summary.call.usage.cost_usd if summary.call is not None else None

@@ -12,8 +12,10 @@ import uuid
 from collections.abc import Sequence
 
 from goosectx.compaction.prompts import CONTINUATION_TEXTS, ContinuationKind
-from goosectx.conversation import Conversation, Message, MessageMetadata
+from goosectx.compaction.request import elide_middle
+from goosectx.conversation import Conversation, Message, MessageMetadata, TextContent
 from goosectx.events import CompactionTrigger
+from goosectx.tokens import TokenCounter
 
 
 def new_compaction_id() -> str:
@@ -56,8 +58,20 @@ def compacted_messages(
     trigger: CompactionTrigger,
     compaction_id: str,
     notice: str,
+    counter: TokenCounter | None = None,
+    request_budget_tokens: int | None = None,
 ) -> list[Message]:
     """The whole conversation after a compaction.
+
+    Args:
+        conversation: The conversation before (not modified).
+        summary_text: The summary message text.
+        trigger: What started the compaction.
+        compaction_id: Shared by the new messages.
+        notice: Text of the user-only marker.
+        counter: Measures the preserved request (with ``request_budget_tokens``).
+        request_budget_tokens: A preserved request longer than this has its middle elided
+            (with a marker), so a paste bigger than the window cannot make compaction futile.
 
     Returns:
         The old messages hidden from the model, then a user-only notice (the transcript's
@@ -76,7 +90,12 @@ def compacted_messages(
     out.append(Message.assistant(CONTINUATION_TEXTS[kind], agent_only).with_metadata(
         is_continuation=True, compaction_id=compaction_id))
     if request is not None:
-        out.append(Message("user", request.content, agent_only).with_metadata(
+        content = request.content
+        if counter is not None and request_budget_tokens is not None:
+            tokens = counter.count_text(request.text)
+            if tokens > request_budget_tokens:
+                content = (TextContent(elide_middle(request.text, request_budget_tokens, tokens)),)
+        out.append(Message("user", content, agent_only).with_metadata(
             compaction_id=compaction_id))
     return out
 
