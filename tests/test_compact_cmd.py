@@ -191,3 +191,12 @@ def test_a_session_in_use_is_refused(capsys: pytest.CaptureFixture[str]) -> None
     finally:
         lock.release()
         store.close()
+
+
+def test_extractive_dry_run_shows_the_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    sid = saved_session()
+    out, err = cli(capsys, "compact", "work", "--dry-run", "--max-summary-tokens", "900")
+    assert "no model is configured" in err
+    assert "Strategy: extractive" in out and "Summary budget: 900 tokens" in out
+    assert load(sid).ledger.entries == [] and not any(
+        m.metadata.is_summary for m in load(sid).conversation)

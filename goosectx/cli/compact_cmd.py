@@ -178,7 +178,7 @@ def _print_plan(session: Session, plan: CompactionPlan, as_json: bool) -> None:
                   f"Summary budget: {plan.max_tokens:,} tokens"]
     else:
         lines.append(f"Strategy: llm ({plan.model}, context window "
-                     f"{plan.context_limit_tokens:,} tokens)")
+                     f"{plan.context_limit_tokens or 0:,} tokens)")
         if plan.rung is None:
             lines.append(f"Rung: none fits — even with all {plan.total_results} tool results "
                          "removed and long texts elided the request is too large")

@@ -81,7 +81,7 @@ class CompactionPlan:
         strategy: ``llm`` or ``extractive``.
         message_count: Agent-visible messages that would be summarised.
         model: The summariser model, or ``None`` for the extractive strategy.
-        context_limit_tokens: The summariser's context window (the main one if extractive).
+        context_limit_tokens: The summariser's context window; ``None`` for extractive.
         rung: The summary-input rung tried first, or ``None`` (extractive, or nothing fits).
         request_tokens: Estimated input tokens of that summary request, or ``None``.
         max_tokens: The summary's output budget (tokens).
@@ -93,7 +93,7 @@ class CompactionPlan:
     strategy: CompactionStrategy
     message_count: int
     model: str | None
-    context_limit_tokens: int
+    context_limit_tokens: int | None
     rung: str | None = None
     request_tokens: int | None = None
     max_tokens: int = 0
@@ -372,8 +372,7 @@ class ContextManager:
         before, _ = self.current_tokens(request)
         summarisers = self._summarisers()
         if strategy != "llm" or not summarisers:
-            limit = self.context_limit().tokens
-            return CompactionPlan(before, "extractive", len(messages), None, limit,
+            return CompactionPlan(before, "extractive", len(messages), None, None,
                                   max_tokens=self._extractive_budget(max_summary_tokens))
         provider = summarisers[0]
         limit = provider.context_limit().tokens
@@ -432,9 +431,10 @@ class ContextManager:
 
         cid = new_compaction_id()
         # A preserved request over half the window is elided (manual keeps no request).
-        budget = self.context_limit().tokens // 2 if trigger != "manual" else None
+        request_budget = self.context_limit().tokens // 2 if trigger != "manual" else None
         new = compacted_messages(conversation, summary.text, trigger=trigger, compaction_id=cid,
-                                 notice="", counter=self.counter, request_budget_tokens=budget)
+                                 notice="", counter=self.counter,
+                                 request_budget_tokens=request_budget)
         conversation.messages = new
         after = self._set_estimate(request)
         cost = summary.call.usage.cost_usd if summary.call is not None else None
