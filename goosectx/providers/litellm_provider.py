@@ -61,6 +61,9 @@ CONTEXT_ERROR_PATTERNS = (
     "exceeds the available context size", "context window",
 )
 """Wordings providers use for "the request does not fit" (matched case-insensitively)."""
+STATED_LIMIT_PATTERNS = (r"maximum context length is (\d+)", r'"n_ctx"\s*:\s*(\d+)',
+                         r"exceed context window of (\d+)")
+"""Where a context error states the real window: OpenAI / llama-cpp-python, llama-server."""
 
 
 @cache
@@ -122,6 +125,7 @@ class LiteLLMProvider:
         self.manages_own_context = self.config.manages_own_context
         self._credentials: dict[str, str] | None = None
         self._provider_name: str | None = None
+        self._stated_limit_tokens: int | None = None
 
     # -- limits ----------------------------------------------------------------------------
     def _model_info(self) -> dict[str, Any]:
@@ -136,8 +140,17 @@ class LiteLLMProvider:
 
         Precedence: ``GOOSE_CONTEXT_LIMIT`` → ``[models."x"].context_limit`` → top-level
         ``context_limit`` → litellm ``max_input_tokens`` → 128,000. A summariser skips the
-        two global overrides.
+        two global overrides. A smaller window the server itself stated when it rejected a
+        request ("maximum context length is 4096 tokens") wins from then on: a request
+        over it cannot succeed, whatever the configuration says.
         """
+        configured = self._configured_context_limit()
+        stated = self._stated_limit_tokens
+        if stated is not None and stated < configured.tokens:
+            return ContextLimit(stated, "stated by the server when it rejected a request")
+        return configured
+
+    def _configured_context_limit(self) -> ContextLimit:
         s = self.settings
         source = s.source("context_limit_tokens")
         if self.role == "main" and s.context_limit_tokens and source.startswith("env"):
@@ -398,6 +411,9 @@ class LiteLLMProvider:
         if isinstance(exc, litellm.ContextWindowExceededError) or (
             status not in (401, 403, 429) and is_context_error_text(str(exc))
         ):
+            self._stated_limit_tokens = _stated_limit_tokens(str(exc)) or self._stated_limit_tokens
+            log.info("context error from %s (window stated: %s): %s", self.model,
+                     self._stated_limit_tokens, text)
             return ContextLengthExceeded(f"{self.model} rejected the request as longer than its "
                                          f"context window: {text}")
         if isinstance(exc, litellm.RateLimitError) or status == 429:
@@ -426,6 +442,15 @@ class LiteLLMProvider:
             f"{error.message} — still after {MAX_RETRIES} retries",
             "check that the server is up and api_base / OPENAI_API_BASE is right, then retry",
         )
+
+
+def _stated_limit_tokens(text: str) -> int | None:
+    """The window a context error states, if it does (OpenAI's and llama.cpp's wordings)."""
+    for pattern in STATED_LIMIT_PATTERNS:
+        found = re.search(pattern, text, re.IGNORECASE)
+        if found:
+            return int(found.group(1))
+    return None
 
 
 def _tool_choice_param(choice: str) -> str | dict[str, Any]:
