@@ -164,6 +164,41 @@ def test_manual_compact_steps_down_when_the_real_server_rejects_the_summary_requ
     assert len(json.dumps(accepted["messages"])) < len(json.dumps(rejected["messages"]))
 
 
+def words_window(window_words: int, reply: dict[str, Any]) -> Any:
+    """Answer like the recorded server with a window of ``window_words`` (1 word ≈ 1 token).
+
+    Over the window: the recorded empty stream when streamed, the recorded 400 (which states
+    "maximum context length is 4096 tokens") when not.
+    """
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        if len(json.dumps(body["messages"]).split()) <= window_words:
+            return reply
+        return replay("over_context_stream") if body.get("stream") else replay(
+            "over_context_json")
+    return answer
+
+
+def test_a_window_the_server_states_replaces_a_wrong_configured_limit(
+        fake_server: FakeServer, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The user believes the model's trained 32k; the server runs n_ctx 4096. Compaction must
+    # aim at the window the server states, or no summary request and no retry can ever fit.
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "32768")
+    configure(isolated_env["config"], fake_server, max_output_tokens=96)
+    fake_server.default_reply = words_window(4096, replay("plain_stream"))  # type: ignore[assignment]
+    cli(capsys, "run", "--name", "big", "-t", "lorem " * 3000)
+    _, err = cli(capsys, "run", "--resume", "big", "-t", "ipsum " * 3000)
+    assert "context compacted (reactive)" in err
+    assert "summary call failed" not in err  # the model wrote it, not the extractive fallback
+    messages = stored_messages("big")
+    assert messages[-1].role == "assistant" and messages[-1].text == "Say hello."
+    summary = next(m for m in messages if m.metadata.is_summary)
+    assert summary.text.strip() == "Say hello."
+    accepted = [r for r in fake_server.requests
+                if len(json.dumps(r["messages"]).split()) <= 4096]
+    assert len(accepted) == 3  # first turn, the summary, the retried step
+
+
 # -- usage: never in the stream, even with stream_options.include_usage --------------------
 def test_recorded_stream_carries_no_usage() -> None:
     fixture = recorded("plain_stream")
