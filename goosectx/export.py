@@ -115,8 +115,14 @@ def transcript_markdown(session: Session) -> str:
         lines.append(f"- model: `{session.model}`")
     lines.append(f"- created: {session.created.isoformat(timespec='seconds')}")
     lines.append("")
+    noticed: set[str] = set()  # compactions whose own notice the transcript already shows
     for m in session.conversation:
-        if m.metadata.is_summary:
+        cid = m.metadata.compaction_id
+        if m.metadata.user_visible and cid and any(
+            isinstance(p, SystemNotification) for p in m.content
+        ):
+            noticed.add(cid)
+        if m.metadata.is_summary and not (cid and cid in noticed):
             when = m.created.isoformat(timespec="seconds")
             lines += [f"> ── context compacted ({when}) ──", ""]
         if not m.metadata.user_visible:
