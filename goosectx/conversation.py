@@ -289,6 +289,19 @@ class Message:
             and bool(self.text.strip())
         )
 
+    @property
+    def is_user_request(self) -> bool:
+        """True for plain user text the user wrote.
+
+        Excludes summaries and text an imported transcript marks as tool output, harness text
+        or a local command (``metadata.extra["source_kind"]``).
+        """
+        return (
+            self.is_plain_user_text
+            and not self.metadata.is_summary
+            and self.metadata.extra.get("source_kind") is None
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form: id, role, created (ISO 8601), content, metadata."""
         return {

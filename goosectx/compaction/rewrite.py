@@ -24,9 +24,9 @@ def new_compaction_id() -> str:
 
 
 def newest_user_request(messages: Sequence[Message]) -> Message | None:
-    """The most recent plain-text user message that is not a summary, or ``None``."""
+    """The most recent message the user wrote (``Message.is_user_request``), or ``None``."""
     for m in reversed(messages):
-        if m.is_plain_user_text and not m.metadata.is_summary:
+        if m.is_user_request:
             return m
     return None
 
