@@ -179,6 +179,15 @@ def import_sessions(
     if name is not None:
         for i, session in enumerate(sessions, start=1):
             session.name = name if len(sessions) == 1 else f"{name}-{i}"
+    from goosectx.tokens import TokenCounter
+
+    counter = TokenCounter(settings.model)
+    for session in sessions:
+        if not session.ledger.current_tokens:
+            # No request was made here yet: show the estimate of the model's view.
+            session.ledger.current_tokens = counter.count_messages(
+                session.conversation.agent_messages())
+            session.ledger.current_is_estimate = True
     store = open_store(settings)
     saved: list[str] = []
     try:
