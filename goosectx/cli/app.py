@@ -169,7 +169,11 @@ def run(
     mode: ModeOpt = None,
     model: ModelOpt = None,
 ) -> None:
-    """Run one task non-interactively and save the session."""
+    """Run one task non-interactively and save the session.
+
+    Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 3 stopped at --max-turns,
+    130 cancelled.
+    """
     from goosectx.cli.run_cmd import run_task
 
     raise typer.Exit(run_task(
