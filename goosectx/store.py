@@ -412,19 +412,30 @@ class SessionStore:
         current_tokens: int | None = None, current_is_estimate: bool | None = None,
     ) -> None:
         """Update the session row's model, state and/or ``current`` figure."""
-        sets, args = ["updated=?"], [_now()]
-        for column, value in (("model", model), ("current_tokens", current_tokens)):
-            if value is not None:
-                sets.append(f"{column}=?")
-                args.append(value)
-        if current_is_estimate is not None:
-            sets.append("current_is_estimate=?")
-            args.append(int(current_is_estimate))
-        if state is not None:
-            sets.append("state_json=?")
-            args.append(_dumps(state.to_dict()))
         with self._transaction() as conn:
-            conn.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id=?", (*args, session_id))
+            self._update_row(conn, session_id, model=model, state=state,
+                             current_tokens=current_tokens,
+                             current_is_estimate=current_is_estimate)
+
+    @staticmethod
+    def _update_row(
+        conn: sqlite3.Connection, session_id: str, *, model: str | None = None,
+        state: SessionState | None = None, current_tokens: int | None = None,
+        current_is_estimate: bool | None = None,
+    ) -> None:
+        """Set ``updated`` to now and each given column, inside the caller's transaction."""
+        columns: dict[str, object] = {"updated": _now()}
+        if model is not None:
+            columns["model"] = model
+        if current_tokens is not None:
+            columns["current_tokens"] = current_tokens
+        if current_is_estimate is not None:
+            columns["current_is_estimate"] = int(current_is_estimate)
+        if state is not None:
+            columns["state_json"] = _dumps(state.to_dict())
+        assignments = ", ".join(f"{name}=?" for name in columns)
+        conn.execute(f"UPDATE sessions SET {assignments} WHERE id=?",
+                     (*columns.values(), session_id))
 
     # -- messages ---------------------------------------------------------------------------
     @staticmethod
@@ -507,17 +518,8 @@ class SessionStore:
             )
             if ledger_entry is not None:
                 self._insert_ledger(conn, session_id, ledger_entry)
-            sets, args = ["updated=?"], [_now()]
-            if current_tokens is not None:
-                sets.append("current_tokens=?")
-                args.append(current_tokens)
-            if current_is_estimate is not None:
-                sets.append("current_is_estimate=?")
-                args.append(int(current_is_estimate))
-            if state is not None:
-                sets.append("state_json=?")
-                args.append(_dumps(state.to_dict()))
-            conn.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id=?", (*args, session_id))
+            self._update_row(conn, session_id, state=state, current_tokens=current_tokens,
+                             current_is_estimate=current_is_estimate)
             pause_point("replace_history:before_commit")
 
     @staticmethod

@@ -118,11 +118,15 @@ class LedgerEntry:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LedgerEntry:
         """Inverse of :meth:`to_dict`."""
-        purpose = data.get("purpose") or ("compaction" if data.get("is_compaction") else "reply")
+        raw = data.get("purpose") or ("compaction" if data.get("is_compaction") else "reply")
+        purposes: dict[str, CallPurpose] = {
+            "reply": "reply", "compaction": "compaction", "tool_pairs": "tool_pairs"}
+        if raw not in purposes:
+            raise ValueError(f"unknown ledger purpose {raw!r}")
         return cls(
             Usage.from_dict(data),
             str(data.get("model") or ""),
-            purpose,
+            purposes[raw],
             datetime.fromisoformat(data["created"]) if data.get("created") else datetime.now(UTC),
         )
 
