@@ -447,20 +447,39 @@ def repair(messages: Sequence[Message], *, for_sending: bool = True) -> list[Mes
         current = fixed
 
 
+def _matched_tool_parts(messages: list[Message]) -> set[tuple[int, int]]:
+    """(message index, part index) of every request and response that pair up, in order.
+
+    A response answers the latest still-open assistant request with its id, so an id that a
+    provider reuses across replies pairs each request with its own response; a request whose
+    id comes again before it is answered stays unpaired.
+    """
+    open_at: dict[str, tuple[int, int]] = {}
+    matched: set[tuple[int, int]] = set()
+    for i, m in enumerate(messages):
+        for j, p in enumerate(m.content):
+            if isinstance(p, ToolRequest) and m.role == "assistant":
+                open_at[p.id] = (i, j)
+            elif isinstance(p, ToolResponse) and m.role == "user":
+                request_at = open_at.pop(p.id, None)
+                if request_at is not None:
+                    matched.update((request_at, (i, j)))
+    return matched
+
+
 def _drop_orphans(messages: list[Message]) -> list[Message]:
-    """Drop unpaired tool parts, notifications and messages left empty or thinking-only."""
-    paired = tool_pair_ids(messages)
-    seen_responses: set[str] = set()
+    """Drop unpaired tool parts, notifications and messages left empty or thinking-only.
+
+    Every tool request kept has its response later in the list (so the repair loop reaches a
+    fixed point, also with reused tool-call ids or a response misfiled in an assistant message).
+    """
+    matched = _matched_tool_parts(messages)
     out: list[Message] = []
-    for m in messages:
+    for i, m in enumerate(messages):
         keep: list[Part] = []
-        for p in m.content:
-            if isinstance(p, ToolRequest):
-                if p.id in paired and m.role == "assistant":
-                    keep.append(p)
-            elif isinstance(p, ToolResponse):
-                if p.id in paired and p.id not in seen_responses and m.role == "user":
-                    seen_responses.add(p.id)
+        for j, p in enumerate(m.content):
+            if isinstance(p, ToolRequest | ToolResponse):
+                if (i, j) in matched:
                     keep.append(p)
             elif not isinstance(p, SystemNotification):
                 keep.append(p)
@@ -504,6 +523,7 @@ def _order_responses(messages: list[Message]) -> list[Message]:
             later = out[j]
             take = [p for p in later.content if isinstance(p, ToolResponse) and p.id in wanted]
             if take:
+                wanted -= {p.id for p in take}  # the first response per id (ids may be reused)
                 out[j] = replace(later, content=tuple(p for p in later.content if p not in take))
                 moved.extend(take)
         if nxt is not None and nxt.role == "user":
