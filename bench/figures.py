@@ -117,10 +117,11 @@ def make_messages(count: int, avg_chars: int, *, seed: int = 7) -> list:
             out.append(Message.user(text_of(rng, size())))
         elif step == 1:
             body = text_of(rng, size())
-            call = ToolRequest(f"call_{i}", "shell", {"command": body[:60]})
+            call = ToolRequest(f"hist_{seed}_{i}", "shell", {"command": body[:60]})
             out.append(Message("assistant", (TextContent(body[60:] or "ok"), call)))
         elif step == 2:
-            out.append(Message("user", (ToolResponse(f"call_{i - 1}", text_of(rng, size())),)))
+            result = ToolResponse(f"hist_{seed}_{i - 1}", text_of(rng, size()))
+            out.append(Message("user", (result,)))
         else:
             out.append(Message.assistant(text_of(rng, size())))
     return out
