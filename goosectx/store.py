@@ -521,6 +521,7 @@ class SessionStore:
             self._update_row(conn, session_id, state=state, current_tokens=current_tokens,
                              current_is_estimate=current_is_estimate)
             pause_point("replace_history:before_commit")
+        pause_point("replace_history:after_commit")
 
     @staticmethod
     def _plan_positions(
