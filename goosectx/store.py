@@ -17,6 +17,7 @@ import json
 import math
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -149,13 +150,30 @@ class SessionStore:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
             with self._guard():
                 conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-                conn.execute("PRAGMA journal_mode=WAL")
+                self._enable_wal(conn)
                 conn.execute("PRAGMA foreign_keys=ON")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 self._migrate(conn)
         finally:
             os.umask(old_umask)
         return conn
+
+    @staticmethod
+    def _enable_wal(conn: sqlite3.Connection) -> None:
+        """Switch the database to WAL, retrying while another process holds the file.
+
+        The switch needs an exclusive lock SQLite does not wait for (no busy handler), so when
+        several processes open a new database at once, retry for up to the busy timeout.
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -167,7 +185,9 @@ class SessionStore:
             )
         if version == 0:
             tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if tables:
+            if tables:  # ours if another process migrated it since the first read
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if tables and version == 0:
                 raise StoreCorrupt(
                     f"{self.path} is an SQLite file but not a goosectx session database",
                     "move it aside or set GOOSECTX_HOME to another directory",
@@ -178,9 +198,14 @@ class SessionStore:
                       f"PRAGMA user_version={number + 1};COMMIT;")
             try:
                 conn.executescript(script)
-            except BaseException:
+            except BaseException as exc:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
+                # Two processes opening a new database at once: the second waited on BEGIN
+                # IMMEDIATE, then found the tables made. The migration is done; go on.
+                if (isinstance(exc, sqlite3.OperationalError)
+                        and conn.execute("PRAGMA user_version").fetchone()[0] > number):
+                    continue
                 raise
 
     @contextlib.contextmanager
