@@ -369,6 +369,10 @@ class Agent:
         group), the tool gets :data:`TOOL_CANCEL_GRACE_S` to stop, and the interrupt goes on.
         """
         box: dict[str, ToolResult] = {}
+        # Waited on instead of Thread.join: on Python 3.11 a join interrupted by Ctrl-C marks
+        # the thread stopped while it still runs, so a later join returns at once and the
+        # process could exit before the tool has killed its process group.
+        finished = threading.Event()
 
         def target() -> None:
             try:
@@ -377,15 +381,17 @@ class Agent:
                 log.exception("tool %s raised", tool.name)
                 box["result"] = ToolResult(f"{tool.name} failed: {type(exc).__name__}: {exc}",
                                            is_error=True)
+            finally:
+                finished.set()
 
         worker = threading.Thread(target=target, name=f"goosectx-tool-{tool.name}", daemon=True)
         try:
             worker.start()
-            while worker.is_alive():
-                worker.join(_POLL_S)
+            while not finished.wait(_POLL_S):
+                pass
         except KeyboardInterrupt:
             turn.cancel.set()
             if worker.ident is not None:
-                worker.join(TOOL_CANCEL_GRACE_S)
+                finished.wait(TOOL_CANCEL_GRACE_S)
             raise
         return box.get("result") or ToolResult(f"{tool.name} returned nothing", is_error=True)
