@@ -8,40 +8,22 @@ where a directory should be, and privacy is checked on mode bits.
 
 from __future__ import annotations
 
-import os
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from reliability_support import assert_one_line_error as _one_line
+from reliability_support import clean_env, cli
 
 from goosectx.conversation import Message
 from goosectx.store import SessionStore
 
 
-def clean_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GOOSE_", "GOOSECTX_")) and not k.endswith("_API_KEY")}
-    env.update(GOOSECTX_HOME=str(home), GOOSECTX_CONFIG=str(home.parent / "no-config.toml"),
-               NO_COLOR="1", TERM="dumb")
-    env.update(extra)
-    return env
-
-
-def cli(env: dict[str, str], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "goosectx", *args], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-
-
 def assert_one_line_error(proc: subprocess.CompletedProcess, code: int, *needles: str) -> None:
-    assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("goosectx: error: "), proc.stderr
-    assert "Traceback" not in proc.stderr
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
+    _one_line(code, proc.returncode, proc.stderr, *needles)
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
 BAD_VALUES = [
