@@ -56,6 +56,8 @@ def test_bad_environment_value_is_a_one_line_exit_2(tmp_path, var, value):
 @pytest.mark.parametrize("command", [
     ["sessions", "list"],
     ["sessions", "export", "anything"],
+    ["run", "-t", "hello"],
+    ["compact", "anything"],
 ])
 def test_every_command_validates_the_environment_first(tmp_path, command):
     home = tmp_path / "home"
@@ -64,7 +66,8 @@ def test_every_command_validates_the_environment_first(tmp_path, command):
     assert not home.exists()
 
 
-@pytest.mark.parametrize("command", [["info"], ["sessions", "list"]])
+@pytest.mark.parametrize("command", [["info"], ["sessions", "list"], ["run", "-t", "hi"],
+                                     ["compact", "x"]])
 def test_goosectx_home_pointing_at_a_file(tmp_path, command):
     target = tmp_path / "not-a-dir"
     target.write_text("keep me\n")

@@ -32,7 +32,6 @@ from goosectx.store import SessionStore
 
 def _checkpoint(home: Path) -> None:
     """Move the WAL into the main file, so damaging the file damages the data."""
-
     store = SessionStore(home)
     store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
@@ -164,6 +163,32 @@ def test_ctrl_c_inside_the_write_back_rolls_it_back(tmp_path):
 
 
 # -- two processes on one database -------------------------------------------------------------
+
+def _open_together(home: Path, count: int) -> list[BaseException]:
+    """Open ``count`` stores on ``home`` at the same instant; return what they raised."""
+    barrier = threading.Barrier(count)
+    errors: list[BaseException] = []
+
+    def open_it() -> None:
+        barrier.wait()
+        try:
+            SessionStore(home).close()
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_it) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def test_many_openers_of_a_new_database_at_once(tmp_path):
+    """The first start-up of several goosectx at once: one creates the schema, all succeed."""
+    for attempt in range(40):
+        assert _open_together(tmp_path / f"h{attempt}", 4) == []
+
 
 def test_second_process_on_a_running_session_is_told_the_pid(tmp_path):
     from fakeserver import FakeServer
