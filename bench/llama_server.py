@@ -225,6 +225,12 @@ def indent(text: str, prefix: str = "    | ") -> str:
     return "\n".join(prefix + line for line in text.rstrip().splitlines())
 
 
+def own_lines(stderr: str) -> str:
+    """goosectx's own stderr lines (``--debug`` also echoes litellm's debug log there)."""
+    return "\n".join(line for line in stderr.splitlines()
+                     if line.startswith(("goosectx:", "> ", "  error:")))
+
+
 def check(results: list[str], condition: bool, what: str) -> bool:
     results.append(("ok   " if condition else "FAIL ") + what)
     return condition
@@ -286,8 +292,8 @@ def step_b(g: Goosectx) -> bool:
                  "tool_response"]
     replies = [e for e in data["usage_ledger"] if e["purpose"] == "reply"]
     results: list[str] = []
-    check(results, done.returncode == 0 and "error" not in done.stderr, "exit status 0, "
-          "no error")
+    check(results, done.returncode == 0 and "goosectx: error" not in done.stderr,
+          "exit status 0, the turn ended without an error")
     check(results, ("assistant", "tool_request") in parts, "the model called a tool")
     check(results, bool(responses), "the tool ran and its response was stored")
     if responses:
@@ -318,7 +324,7 @@ def step_c(g: Goosectx) -> bool:
                                                                    "c"]
         done = g(config, *args, "-t", text, env=env)
         outputs.append(done)
-        say(indent(done.stderr + done.stdout))
+        say(indent(own_lines(done.stderr) + "\n" + done.stdout))
         if "compacted" in done.stderr:
             break
     log = g.home / "goosectx.log"

@@ -282,3 +282,27 @@ def test_configured_tool_choice_forces_the_tool_once_and_the_result_goes_back(
     assert assistant["content"] == "" and assistant["tool_calls"][0]["id"] == "call__0_tree_x"
     tool = next(m for m in second["messages"] if m["role"] == "tool")
     assert "README.md" in tool["content"]
+
+
+# -- found while running against the real server -------------------------------------------
+def test_debug_logging_keeps_litellm_out_of_stream_json_stdout(
+        fake_server: FakeServer, isolated_env: dict[str, Path]) -> None:
+    # litellm's own stream handler writes its records below WARNING to stdout; with --debug
+    # (goosectx's log level DEBUG) they landed between the stream-json lines.
+    import os
+    import subprocess
+    import sys
+
+    configure(isolated_env["config"], fake_server)
+    fake_server.add(replay("plain_stream"))
+    env = {k: v for k, v in os.environ.items() if k != "LITELLM_LOG"}
+    done = subprocess.run([sys.executable, "-m", "goosectx", "--debug", "run",
+                           "--output-format", "stream-json", "-t", "Say hello."],
+                          capture_output=True, text=True, env=env, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines and all(line.startswith("{") for line in lines), lines[:3]
+    assert "LiteLLM" not in done.stderr
+    log = (isolated_env["home"] / "goosectx.log").read_text()
+    assert "LiteLLM" in log  # still in the debug log file, where it belongs

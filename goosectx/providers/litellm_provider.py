@@ -71,6 +71,9 @@ def _litellm() -> Any:
     """Import litellm with its offline, quiet settings (once)."""
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     os.environ["LITELLM_MODE"] = "PRODUCTION"
+    # litellm's own stream handler prints records below WARNING to stdout; with --debug they
+    # would land in `run --output-format json` output. They still reach the debug log file.
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
     ensure_offline_tiktoken()
     import litellm
 
@@ -320,7 +323,7 @@ class LiteLLMProvider:
                 if stop.is_set():
                     return
                 inbox.put(("chunk", chunk))
-            if _stream_was_empty(response):
+            if _stream_was_empty(response) and not stop.is_set():
                 log.info("the stream ended without a chunk; asking again without streaming")
                 plain = {k: v for k, v in kwargs.items() if k != "stream_options"}
                 reply = self._open({**plain, "stream": False}, cancel)
