@@ -28,6 +28,7 @@ from goosectx.config import Settings
 from goosectx.conversation import Message, ToolResponse
 from goosectx.errors import (
     AuthFailed,
+    ConfigError,
     ContextLengthExceeded,
     ModelNotConfigured,
     ProviderError,
@@ -195,7 +196,7 @@ class LiteLLMProvider:
 
         Raises:
             AuthFailed: the key variable is not set.
-            ProviderError: litellm does not know the model's provider.
+            ConfigError: litellm does not know the model's provider (names the setting).
         """
         if self._credentials is not None:
             return self._credentials
@@ -206,8 +207,13 @@ class LiteLLMProvider:
         try:
             provider = litellm.get_llm_provider(self.model)[1]
         except Exception:  # noqa: BLE001 - litellm's "LLM Provider NOT provided"
-            raise ProviderError(
-                f"litellm does not know which provider serves {self.model!r}",
+            # A configuration value (exit 2) that names where it was set, e.g. GOOSE_MODEL.
+            setting = "compaction_model" if self.role == "summarizer" else "model"
+            source = (self.settings.source(setting)
+                      if self.model == getattr(self.settings, setting) else "--model")
+            raise ConfigError(
+                f"litellm does not know which provider serves {self.model!r} "
+                f"({source.removeprefix('env ')})",
                 "prefix the model with its provider, e.g. openai/gpt-4o-mini or "
                 "anthropic/claude-sonnet-4-20250514",
             ) from None
