@@ -62,15 +62,14 @@ def test_provider_failure_retries_a_bounded_number_of_times_then_says_so(tmp_pat
     assert_sendable(session.conversation)
 
 
-def test_unroutable_model_name_changes_nothing(tmp_path, work):
+def test_unroutable_goose_model_is_a_one_line_exit_2(tmp_path, work):
     home = tmp_path / "home"
     with FakeServer() as server:
         env = {**model_env(home, server.base_url), "GOOSE_MODEL": "no-such-model-anywhere"}
         proc = cli(env, "run", "-t", "hi", cwd=work)
         assert server.requests == []
-    assert_one_line_error(proc.returncode or 1, proc.returncode, proc.stderr,
-                          "no-such-model-anywhere")
-    assert proc.returncode != 0
+    assert_one_line_error(2, proc.returncode, proc.stderr, "GOOSE_MODEL",
+                          "'no-such-model-anywhere'")
     assert not (home / "sessions.db").exists()
 
 
