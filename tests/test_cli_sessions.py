@@ -162,3 +162,17 @@ def test_leaving_without_a_message_keeps_no_empty_session(tmp_path):
     store = SessionStore(tmp_path / "h")
     assert [s.name for s in store.list_sessions()] == ["used"]
     store.close()
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["nosuchcmd"], ["compact"], ["run", "--max-turns", "abc", "-t", "x"]])
+def test_bad_arguments_exit_2_without_traceback(tmp_path, args):
+    proc = goosectx(tmp_path, *args)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "Error:" in proc.stderr
+
+
+def test_root_resume_of_unknown_session_is_one_line(tmp_path):
+    proc = goosectx(tmp_path / "h", "--resume", "nope")
+    assert proc.returncode == 1
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "no session matches 'nope'" in proc.stderr

@@ -84,7 +84,9 @@ STATE = _State()
 ConfigOpt = Annotated[
     Path | None, typer.Option("--config", help="Config file (default: user config dir).")
 ]
-SessionArg = Annotated[str, typer.Argument(help="Session name, id, or unique id prefix.")]
+SessionArg = Annotated[
+    str, typer.Argument(metavar="SESSION", help="Session name, id, or unique id prefix.")
+]
 NameOpt = Annotated[str | None, typer.Option("--name", "-n", help="Name the new session.")]
 ResumeOpt = Annotated[
     str | None, typer.Option("--resume", "-r", help="Resume SESSION (name, id or id prefix).")
@@ -129,14 +131,24 @@ def root(
         bool,
         typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print version."),
     ] = False,
+    name: NameOpt = None,
+    resume: ResumeOpt = None,
+    continue_: ContinueOpt = False,
 ) -> None:
-    """Start the interactive REPL in a new session (or run a command)."""
+    """Start the REPL (new session, or --name / --resume / --continue), or run a command."""
     STATE.config_path = config
     STATE.debug = debug
     if ctx.invoked_subcommand is None:
         from goosectx.cli.repl import start_repl
 
-        raise typer.Exit(start_repl(settings(), name=None, resume=None, continue_=False))
+        raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_))
+    if name or resume or continue_:
+        from goosectx.errors import UsageError
+
+        raise UsageError(
+            "--name, --resume and --continue before a command apply to the REPL only",
+            f"put them after the command: goosectx {ctx.invoked_subcommand} --help",
+        )
 
 
 @app.command()
@@ -288,25 +300,47 @@ def sessions_import(
     import_sessions(settings(), path, fmt=fmt.value, name=name, source_session=source_session)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: user-fixable errors print one line and exit non-zero."""
+def _cli_exception_types() -> tuple[tuple[type[BaseException], ...], ...]:
+    """(usage errors, exits, aborts) of click AND of typer's own copy of click.
+
+    typer ≥ 0.20 ships a private fork of click whose exceptions do not derive from click's,
+    so both families are caught.
+    """
     import click
 
+    errors: list[type[BaseException]] = [click.ClickException]
+    exits: list[type[BaseException]] = [click.exceptions.Exit, typer.Exit]
+    aborts: list[type[BaseException]] = [click.exceptions.Abort, typer.Abort]
+    try:
+        from typer._click import exceptions as vendored  # type: ignore[import-not-found]
+    except ImportError:
+        pass
+    else:
+        errors.append(vendored.ClickException)
+    return tuple(errors), tuple(exits), tuple(aborts)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: user-fixable errors print one line and exit non-zero.
+
+    Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 130 interrupted.
+    """
     from goosectx.errors import GoosectxError
 
+    usage_errors, exits, aborts = _cli_exception_types()
     try:
         code = app(args=argv, standalone_mode=False, prog_name="goosectx")
     except GoosectxError as exc:
         _print_error(exc.one_line())
         sys.exit(exc.exit_code)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+    except exits as exc:
+        sys.exit(getattr(exc, "exit_code", 0))
+    except aborts:
         _print_error("aborted")
         sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
+    except usage_errors as exc:
+        exc.show()  # type: ignore[attr-defined]
+        sys.exit(getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
         sys.exit(130)
     except BrokenPipeError:
