@@ -227,6 +227,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text (byte {exc.start})",
+            "save it as UTF-8, or move it aside",
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"config file {path} is not valid TOML: {exc}", "fix the line named, or move the file"
@@ -322,6 +327,9 @@ def load_settings(
         raise ConfigError(f"config file {path} does not exist", "check the --config path")
     if path is None:
         candidate = default_config_path()
+        if candidate.is_dir():
+            raise ConfigError(f"config file {candidate} is a directory",
+                              "point GOOSECTX_CONFIG at a file")
         path = candidate if candidate.is_file() else None
     raw: dict[str, Any] = _read_toml(path) if path is not None else {}
     settings.config_path = path

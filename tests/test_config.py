@@ -114,3 +114,18 @@ def test_malformed_config_via_cli(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "not valid TOML" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_config_file_that_is_not_utf8(tmp_path):
+    cfg = tmp_path / "bin.toml"
+    cfg.write_bytes(b"\xff\xfe model = 'x'")
+    with pytest.raises(ConfigError) as exc:
+        load_settings(cfg, environ={})
+    assert "not UTF-8" in exc.value.one_line()
+
+
+def test_config_env_path_that_is_a_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("GOOSECTX_CONFIG", str(tmp_path))
+    with pytest.raises(ConfigError) as exc:
+        load_settings(environ={})
+    assert "is a directory" in exc.value.one_line()
