@@ -93,8 +93,16 @@ class ProviderUnavailable(ProviderError):
     """The provider could not be reached or kept failing (5xx, timeouts) after retries."""
 
 
+class MissingApiKey(AuthFailed):
+    """The model's API key variable is not set: a configuration problem (exit code 2)."""
+
+    exit_code = 2
+
+
 class ModelNotConfigured(ProviderError):
-    """No model is configured."""
+    """No model is configured (exit code 2)."""
+
+    exit_code = 2
 
 
 class MalformedModelReply(ProviderError):

@@ -113,9 +113,17 @@ def test_ctrl_c_exits_130_and_keeps_the_partial_answer(fake_server: FakeServer,
 def test_missing_model_is_one_clear_line(workdir: Path) -> None:
     proc = subprocess.run(["goosectx", "run", "-t", "hi"], capture_output=True, text=True,
                           timeout=120)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a configuration problem, like a bad GOOSE_* value
     assert proc.stderr.count("\n") == 1 and "GOOSE_MODEL" in proc.stderr
     assert not (load_settings().data_dir / "sessions.db").exists()
+
+
+def test_missing_model_still_answers_in_json(workdir: Path) -> None:
+    proc = subprocess.run(["goosectx", "run", "-t", "hi", "--output-format", "json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    result = json.loads(proc.stdout)
+    assert result["status"] == "error" and "GOOSE_MODEL" in result["error"]
 
 
 # -- in-process runs ------------------------------------------------------------------------
@@ -154,6 +162,8 @@ def test_stream_json_output(fake_model: FakeServer, workdir: Path) -> None:
         assert kind in types
     started = next(line for line in lines if line["type"] == "tool_call_started")
     assert started["request"]["name"] == "shell"
+    # The session id to resume with is on stderr, outside the event stream.
+    assert "--resume " in run.err and "saved" in run.err
 
 
 def test_without_a_tty_approval_is_denied_with_a_warning(fake_model: FakeServer,

@@ -27,7 +27,7 @@ from goosectx.approval import ApprovalDecision
 from goosectx.cli.common import OpenSession, open_session
 from goosectx.config import Settings, parse_mode
 from goosectx.conversation import Message, ToolRequest
-from goosectx.errors import UsageError
+from goosectx.errors import GoosectxError, UsageError
 from goosectx.events import (
     Event,
     HistoryReplaced,
@@ -213,9 +213,19 @@ def run_task(
         settings.max_turns = max_turns
         settings.sources["max_turns"] = "--max-turns"
     model_name = model or settings.model
-    make_provider(settings, model_name).check_credentials()
-    opened = open_session(settings, name=name, resume=resume, continue_=continue_,
-                          model=model_name)
+    try:
+        make_provider(settings, model_name).check_credentials()
+        opened = open_session(settings, name=name, resume=resume, continue_=continue_,
+                              model=model_name)
+    except GoosectxError as exc:
+        # Scripts reading stdout still get a result in the format they asked for.
+        if output_format == "json":
+            stdout.write(json.dumps({"session_id": None, "status": "error",
+                                     "error": exc.one_line()}) + "\n")
+        elif output_format == "stream-json":
+            stdout.write(json.dumps(event_to_json(TurnFinished("error", exc.one_line()))) + "\n")
+        stdout.flush()
+        raise
     try:
         approver = _Approver(stdin, stderr)
         agent = build_agent(settings, opened.session, approve=approver, mode=approval_mode,
@@ -239,9 +249,8 @@ def run_task(
             stderr.write(f"goosectx: stopped after {settings.max_turns} model calls "
                          f"(--max-turns / GOOSE_MAX_TURNS); continue with: goosectx run "
                          f"--resume {opened.session.id} -t ...\n")
-        if output_format == "text":
-            stderr.write(f"goosectx: session {opened.session.display_name} saved "
-                         f"(resume: goosectx run --resume {opened.session.id} -t ...)\n")
+        stderr.write(f"goosectx: session {opened.session.display_name} saved "
+                     f"(resume: goosectx run --resume {opened.session.id} -t ...)\n")
         stderr.flush()
         return _EXIT_CODES[status]
     finally:

@@ -30,6 +30,7 @@ from goosectx.errors import (
     AuthFailed,
     ConfigError,
     ContextLengthExceeded,
+    MissingApiKey,
     ModelNotConfigured,
     ProviderError,
     ProviderUnavailable,
@@ -220,7 +221,7 @@ class LiteLLMProvider:
         key_env = self.config.api_key_env
         if key_env:
             if not os.environ.get(key_env):
-                raise AuthFailed(f"{key_env} is not set (api_key_env of {self.model})",
+                raise MissingApiKey(f"{key_env} is not set (api_key_env of {self.model})",
                                  f"export {key_env}=<your key>")
             extra["api_key"] = os.environ[key_env]
         else:
@@ -231,7 +232,7 @@ class LiteLLMProvider:
             if missing and (extra.get("api_base") or self._env_api_base()):
                 extra["api_key"] = PLACEHOLDER_API_KEY
             elif missing:
-                raise AuthFailed(
+                raise MissingApiKey(
                     f"{self.model} needs an API key in {' or '.join(missing)}, which is not set",
                     f"export {missing[0]}=<your key> (or set api_base / api_key_env for this "
                     f"model in the config file)",
