@@ -393,7 +393,11 @@ def test_a_preserved_request_bigger_than_half_the_window_is_elided_not_dropped()
     paste = "START " + "word " * 6000 + " END"
     session = make_session([*chat(2), Message.user(paste)])
     provider = ScriptedProvider([SUMMARY_JSON], context_limit_tokens=8000)
-    event = replaced(collect(manager(session, provider).on_context_exceeded(REQUEST)))[0]
+    events = collect(manager(session, provider).on_context_exceeded(REQUEST))
+    event = replaced(events)[0]
+    # The user is told the model no longer sees the whole message.
+    assert any(isinstance(e, Notification) and "longer than half the context window" in e.text
+               for e in events)
     kept = session.conversation.agent_view()[-1]
     assert kept.text.startswith("START word") and kept.text.endswith("word  END")
     assert "tokens elided" in kept.text

@@ -453,6 +453,14 @@ class ContextManager:
         self._compacted_since_call = True
         yield HistoryReplaced(Conversation(list(new)), trigger, before, after, cost, strategy,
                               summary.call, state.auto_compaction_paused, summary.rung)
+        elided = next((m.metadata.extra["elided_from_tokens"] for m in new
+                       if m.metadata.compaction_id == cid
+                       and "elided_from_tokens" in m.metadata.extra), None)
+        if elided is not None:
+            yield Notification("inline", (
+                f"Your latest message ({elided:,} tokens) is longer than half the context "
+                f"window, so the model now sees only its beginning and end. Send the part "
+                f"that matters in a smaller message, or use a model with a larger window."))
         if newly_paused:
             saved_pct = max(0, round(100 * (before - after) / before)) if before else 0
             yield Notification("inline", (

@@ -77,7 +77,8 @@ def compacted_messages(
         The old messages hidden from the model, then a user-only notice (the transcript's
         marker), the summary (user, agent-only, ``is_summary``), the continuation (assistant,
         agent-only, ``is_continuation``) and, unless ``trigger`` is ``manual``, an agent-only
-        copy of the newest plain-text user request. New messages share ``compaction_id``.
+        copy of the newest plain-text user request (``extra["elided_from_tokens"]`` set when
+        its middle was elided). New messages share ``compaction_id``.
     """
     agent_messages = conversation.agent_messages()
     kind = continuation_kind(trigger, agent_messages)
@@ -91,12 +92,14 @@ def compacted_messages(
         is_continuation=True, compaction_id=compaction_id))
     if request is not None:
         content = request.content
+        extra: dict[str, int] = {}
         if counter is not None and request_budget_tokens is not None:
             tokens = counter.count_text(request.text)
             if tokens > request_budget_tokens:
                 content = (TextContent(elide_middle(request.text, request_budget_tokens, tokens)),)
+                extra["elided_from_tokens"] = tokens
         out.append(Message("user", content, agent_only).with_metadata(
-            compaction_id=compaction_id))
+            compaction_id=compaction_id, extra=extra))
     return out
 
 
