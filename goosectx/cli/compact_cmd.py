@@ -89,11 +89,6 @@ def compact_session(
     from goosectx.cli.common import load_session
 
     model_name = model or settings.model
-    if strategy is None:
-        strategy = "llm" if model_name else "extractive"
-        if not model_name:
-            _notice("no model is configured: using the extractive strategy (a summary built "
-                    "from the transcript, no model call)")
     if strategy == "llm" and not model_name:
         raise ModelNotConfigured(
             "--strategy llm needs a model and none is configured",
@@ -101,6 +96,11 @@ def compact_session(
 
     store, session = load_session(settings, session_ref)
     try:
+        if strategy is None:
+            strategy = "llm" if model_name else "extractive"
+            if not model_name:
+                _notice("no model is configured: using the extractive strategy (a summary "
+                        "built from the transcript, no model call)")
         lock = None if dry_run else store.lock(session.id)
         try:
             if lock is not None:
