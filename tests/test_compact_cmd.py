@@ -155,7 +155,7 @@ def test_without_a_model_the_extractive_strategy_is_used_and_said(
 def test_explicit_llm_without_a_model_is_a_one_line_error(
         capsys: pytest.CaptureFixture[str]) -> None:
     saved_session()
-    _, err = cli(capsys, "compact", "work", "--strategy", "llm", code=1)
+    _, err = cli(capsys, "compact", "work", "--strategy", "llm", code=2)  # configuration error
     assert err.startswith("goosectx: error: ") and "--strategy extractive" in err
     assert len(err.strip().splitlines()) == 1
 
