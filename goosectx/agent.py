@@ -166,10 +166,16 @@ class Agent:
             yield from self._close_cancelled(turn, finish=False)
             yield TurnFinished("error", exc.one_line())
 
-    def compact(self, instructions: str | None = None, *, strategy: str = "llm") -> Iterator[Event]:
-        """Manual compaction (``/compact [instructions]``): the context manager's events."""
+    def compact(self, instructions: str | None = None, *, strategy: str = "llm",
+                cancel: threading.Event | None = None) -> Iterator[Event]:
+        """Manual compaction (``/compact [instructions]``): the context manager's events.
+
+        Setting ``cancel`` (Ctrl-C) stops the summary call; the history is then unchanged and
+        the last event is an inline "Compaction cancelled; nothing changed." notice.
+        """
         return self.context.compact(self.request_context, trigger="manual",
-                                    instructions=instructions, strategy=strategy)
+                                    instructions=instructions, strategy=strategy,
+                                    cancel=cancel)
 
     def clear(self) -> Iterator[Event]:
         """``/clear``: hide the whole history from the model (the context manager's events)."""
@@ -209,11 +215,13 @@ class Agent:
                 yield TurnFinished("max_turns")
                 return
             request = self.request_context
-            yield from self.context.before_call(request)
+            yield from self.context.before_call(request, cancel=turn.cancel)
+            if turn.cancel.is_set():  # cancelled while auto-compaction ran
+                continue
             try:
                 response = yield from self._call_model(request, turn)
             except ContextLengthExceeded:
-                yield from self.context.on_context_exceeded(request)
+                yield from self.context.on_context_exceeded(request, cancel=turn.cancel)
                 continue
             calls += 1
             if turn.cancel.is_set():
@@ -227,7 +235,7 @@ class Agent:
                 yield Notification("inline", "the model returned an empty reply")
             yield self.context.record_call(response.usage, request,
                                            model=response.model or self.provider.model)
-            yield from self.context.after_call(request)
+            yield from self.context.after_call(request, cancel=turn.cancel)
             if not message.tool_requests:
                 yield TurnFinished("done")
                 return

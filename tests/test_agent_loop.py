@@ -21,7 +21,7 @@ from agent_harness import (
 from goosectx.approval import CANCELLED_TEXT
 from goosectx.compaction.manager import ContextManager, RequestContext
 from goosectx.config import Settings
-from goosectx.conversation import ToolRequest, ToolResponse
+from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.errors import ContextLengthExceeded, ProviderUnavailable
 from goosectx.events import (
     Event,
@@ -84,7 +84,7 @@ def test_context_hooks_are_called_in_contract_order(tmp_path: Path) -> None:
         def start_turn(self) -> None:
             log.append("start_turn")
 
-        def before_call(self, request: RequestContext):  # type: ignore[override]
+        def before_call(self, request: RequestContext, *, cancel=None):  # type: ignore[override]
             log.append("before_call")
             return iter(())
 
@@ -92,7 +92,7 @@ def test_context_hooks_are_called_in_contract_order(tmp_path: Path) -> None:
             log.append("record_call")
             return super().record_call(usage, request, model=model, purpose=purpose)
 
-        def after_call(self, request: RequestContext):  # type: ignore[override]
+        def after_call(self, request: RequestContext, *, cancel=None):  # type: ignore[override]
             log.append("after_call")
             return iter(())
 
@@ -107,7 +107,7 @@ def test_context_exceeded_compacts_then_retries_the_same_step(tmp_path: Path) ->
     reactive: list[int] = []
 
     class Reactive(ContextManager):
-        def on_context_exceeded(self, request: RequestContext):  # type: ignore[override]
+        def on_context_exceeded(self, request: RequestContext, *, cancel=None):  # type: ignore[override]
             reactive.append(len(self.session.conversation))
             if len(reactive) > 2:
                 raise ContextLengthExceeded("still too long after 2 compactions",
@@ -342,3 +342,26 @@ def test_denied_tools_never_run(tmp_path: Path, mode: str) -> None:
                     approve=Approvals(["deny"]), mode=mode)  # type: ignore[arg-type]
     h.turn("x")
     assert (tool.calls == []) == (mode == "smart_approve")
+
+
+def test_cancel_during_auto_compaction_ends_the_turn_with_the_history_unchanged(
+    tmp_path: Path,
+) -> None:
+    cancel = threading.Event()
+
+    def summary_after_ctrl_c(_request: object) -> str:
+        cancel.set()  # Ctrl-C while the summary is being written
+        return '{"user_intent": "too late"}'
+
+    h, provider = scripted(tmp_path, summary_after_ctrl_c, "never sent")
+    provider.context_limit_tokens = 2_000
+    for i in range(6):
+        h.session.conversation.append(Message.user(f"question {i} " + "lorem " * 200))
+        h.session.conversation.append(Message.assistant(f"answer {i} " + "ipsum " * 200))
+    before = list(h.session.conversation.messages)
+    events = h.turn("next question", cancel=cancel)
+    assert finished(events).status == "cancelled"
+    assert len(provider.requests) == 1  # the summary call; no reply call after the cancel
+    assert h.session.conversation.messages[:len(before)] == before
+    assert not any(m.metadata.is_summary for m in h.session.conversation)
+    assert any("cancelled" in e.text for e in events if isinstance(e, Notification))

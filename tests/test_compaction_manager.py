@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from compaction_support import (
     REQUEST,
@@ -403,3 +405,61 @@ def test_a_preserved_request_bigger_than_half_the_window_is_elided_not_dropped()
     assert "tokens elided" in kept.text
     assert event.tokens_after < 8000
     assert any(m.text == paste and m.metadata.user_visible for m in session.conversation)
+
+
+# -- cancel -------------------------------------------------------------------------------
+def _cancelled_while_summarising(cancel: threading.Event) -> object:
+    """A scripted summary reply that arrives after the user pressed Ctrl-C."""
+    def reply(_request: object) -> str:
+        cancel.set()
+        return SUMMARY_JSON
+    return reply
+
+
+def test_cancelled_manual_compaction_changes_nothing_and_says_so() -> None:
+    session = make_session(chat(3))
+    before = list(session.conversation.messages)
+    cancel = threading.Event()
+    provider = ScriptedProvider([_cancelled_while_summarising(cancel)])
+    events = collect(manager(session, provider).compact(REQUEST, cancel=cancel))
+    assert replaced(events) == []
+    assert notices(events)[-1] == "Compaction cancelled; nothing changed."
+    assert session.conversation.messages == before and session.ledger.entries == []
+
+
+def test_a_cancel_before_the_summary_call_makes_no_call() -> None:
+    session = make_session(chat(3))
+    cancel = threading.Event()
+    cancel.set()
+    provider = ScriptedProvider([SUMMARY_JSON])
+    events = collect(manager(session, provider).compact(REQUEST, cancel=cancel))
+    assert provider.requests == [] and replaced(events) == []
+
+
+def test_cancelled_auto_compaction_leaves_the_history_and_does_not_fall_back() -> None:
+    messages, limit = over(0.9)
+    session = make_session(messages)
+    before = list(session.conversation.messages)
+    cancel = threading.Event()
+    provider = ScriptedProvider([_cancelled_while_summarising(cancel)],
+                                context_limit_tokens=limit)
+    cm = manager(session, provider)
+    events = collect(cm.before_call(REQUEST, cancel=cancel))
+    assert replaced(events) == [] and "cancelled" in notices(events)[-1]
+    assert session.conversation.messages == before
+    cm.start_turn()
+    events = collect(cm.on_context_exceeded(REQUEST, cancel=cancel))  # still cancelled
+    assert replaced(events) == [] and session.conversation.messages == before
+
+
+def test_cancelled_tool_pair_notes_change_nothing() -> None:
+    pairs = [m for i in range(20) for m in tool_pair(f"output {i}")]
+    session = make_session([Message.user("go"), *pairs])
+    before = list(session.conversation.messages)
+    cancel = threading.Event()
+    provider = ScriptedProvider([_cancelled_while_summarising(cancel)])
+    events = collect(manager(session, provider, tool_call_cutoff=5).after_call(
+        REQUEST, cancel=cancel))
+    assert len(provider.requests) == 1
+    assert not [e for e in events if not isinstance(e, Notification)]
+    assert session.conversation.messages == before and session.ledger.entries == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import signal
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -331,3 +332,31 @@ def test_slash_commands_and_their_arguments_complete() -> None:
     assert complete("/model open") == ["openai/gpt-4o-mini"]
     assert complete("hello /mo") == []
 
+
+
+def test_ctrl_c_during_compact_cancels_it_and_changes_nothing(world: World) -> None:
+    from agent_harness import http_settings
+    from fakeserver import FakeServer
+
+    from goosectx.providers.litellm_provider import make_provider
+
+    released = threading.Event()
+
+    def slow_summary(_body: dict[str, Any]) -> dict[str, Any]:
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the summary is being written
+        released.wait(30)  # the server answers only when the test ends
+        return {"text": '{"user_intent": "too late"}'}
+
+    with FakeServer([{"text": "first answer"}, slow_summary]) as server:
+        world.settings = http_settings(server.base_url, world.settings.data_dir)
+        try:
+            out = world.run("hello" + ENTER + "/compact" + ENTER + CTRL_D,
+                            provider=make_provider(world.settings))
+        finally:
+            released.set()
+    assert "cancelling…" in out and "compaction cancelled; nothing changed" in out.lower()
+    assert "context compacted" not in out
+    stored = world.stored()
+    assert [m.text for m in stored.conversation] == ["hello", "first answer"]
+    assert all(m.metadata.agent_visible for m in stored.conversation)
+    assert [e.purpose for e in stored.ledger.entries] == ["reply"]

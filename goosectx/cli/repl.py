@@ -332,8 +332,8 @@ class Repl:
             self.renderer.notice(f"{command.message} — {command.hint}", style="yellow")
         elif isinstance(command, slash.Compact):
             strategy = "llm" if self.provider is not None else "extractive"
-            self._drive(lambda _cancel: self.agent.compact(command.instructions,
-                                                           strategy=strategy))
+            self._drive(lambda cancel: self.agent.compact(command.instructions,
+                                                          strategy=strategy, cancel=cancel))
         elif isinstance(command, slash.Clear):
             self._drive(lambda _cancel: self.agent.clear())
         elif isinstance(command, slash.Mode):

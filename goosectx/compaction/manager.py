@@ -10,17 +10,24 @@ The agent loop calls, per turn: :meth:`ContextManager.start_turn`; before every 
 :meth:`~ContextManager.record_call` then :meth:`~ContextManager.after_call` (tool-pair
 summarisation); on ``ContextLengthExceeded`` :meth:`~ContextManager.on_context_exceeded`
 and then the same step again. Design after goose 1.45's context management (DESIGN.md §3–4).
+
+Every hook that may call a summariser, and :meth:`~ContextManager.compact`, takes an optional
+``cancel`` event (the turn's, or Ctrl-C on ``/compact``): once it is set the summariser call
+stops, the history is left exactly as it was and an inline notice says so.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
 from goosectx.compaction.rewrite import cleared_messages, compacted_messages, new_compaction_id
 from goosectx.compaction.summarize import (
+    SummaryCancelled,
     SummaryResult,
+    cancelled_text,
     done_text,
     intro_text,
     model_summary,
@@ -236,15 +243,16 @@ class ContextManager:
                 and self.settings.auto_compaction_enabled
                 and not self.session.state.auto_compaction_paused)
 
-    def before_call(self, request: RequestContext) -> Iterator[Event]:
+    def before_call(self, request: RequestContext, *,
+                    cancel: threading.Event | None = None) -> Iterator[Event]:
         """Auto-compaction check before every model call (turn start and between tool calls).
 
         Compacts when ``current / limit > threshold`` (DESIGN.md §4.1), only after a user or
         tool message, never twice without a successful model call in between, never while
-        paused or for a model that manages its own context. A failed compaction leaves the
-        history untouched and yields an inline notice saying why.
+        paused or for a model that manages its own context. A failed or cancelled (``cancel``
+        set) compaction leaves the history untouched and yields an inline notice saying so.
         """
-        if not self._auto_enabled() or self._compacted_since_call:
+        if not self._auto_enabled() or self._compacted_since_call or _is_set(cancel):
             return
         agent = self.session.conversation.agent_messages()
         if not agent or agent[-1].role != "user":
@@ -254,17 +262,19 @@ class ContextManager:
                                    self.settings.threshold_ratio):
             return
         try:
-            yield from self._compact(request, trigger="auto", strategy="llm")
+            yield from self._compact(request, trigger="auto", strategy="llm", cancel=cancel)
         except (ProviderError, CompactionFailed) as exc:
             self._compacted_since_call = True
             yield Notification("inline", f"Auto-compaction failed: {exc.one_line()} — the "
                                          "history is unchanged.")
 
-    def on_context_exceeded(self, request: RequestContext) -> Iterator[Event]:
+    def on_context_exceeded(self, request: RequestContext, *,
+                            cancel: threading.Event | None = None) -> Iterator[Event]:
         """Reactive compaction after ``ContextLengthExceeded``; the caller then retries.
 
         At most 2 per turn. When the summary call fails, the extractive summary takes its
-        place (with an inline notice).
+        place (with an inline notice). When ``cancel`` is set the history is left untouched
+        (an inline notice says so) and the caller's retry should end the turn instead.
 
         Raises:
             ContextLengthExceeded: a third time in one turn, or for a model that manages its
@@ -285,29 +295,35 @@ class ContextManager:
         strategy: CompactionStrategy = "llm" if self.provider is not None else "extractive"
         try:
             yield from self._compact(request, trigger="reactive", strategy=strategy,
-                                     fallback_extractive=True)
+                                     fallback_extractive=True, cancel=cancel)
         except CompactionFailed as exc:
             raise ContextLengthExceeded(f"the request does not fit the context window and "
                                         f"compaction failed: {exc.message}", hint) from None
 
-    def after_call(self, request: RequestContext) -> Iterator[Event]:
+    def after_call(self, request: RequestContext, *,
+                   cancel: threading.Event | None = None) -> Iterator[Event]:
         """Tool-pair summarisation after a model call (DESIGN.md §4.3).
 
         When the agent-visible tool pairs exceed cutoff + 10, the oldest 10 (never the newest
         3) become one-line agent-only notes written in one summariser call; a note the reply
         lacks (or a failed call) gets an extractive one. Yields a thinking notification, then
         :class:`ToolPairsSummarized` with the whole new conversation and the call's ledger
-        entry (purpose ``tool_pairs``).
+        entry (purpose ``tool_pairs``). When ``cancel`` is set before or during the call,
+        nothing changes (the pairs are condensed after a later call).
         """
         if (self.provider is None or self.manages_own_context
-                or not self.settings.tool_pair_summarization):
+                or not self.settings.tool_pair_summarization or _is_set(cancel)):
             return
         cutoff = tool_call_cutoff(self.settings, self.context_limit().tokens)
         pairs = select_pairs(self.session.conversation.agent_messages(), cutoff)
         if not pairs:
             return
         yield Notification("thinking", f"Summarising {len(pairs)} old tool calls…")
-        notes, call = tool_pair_notes(self._summarisers(), pairs, self._counter_for)
+        try:
+            notes, call = tool_pair_notes(self._summarisers(), pairs, self._counter_for,
+                                          cancel=cancel)
+        except SummaryCancelled:
+            return
         new, hidden, added = apply_notes(self.session.conversation.messages, pairs, notes)
         hidden_tokens = self.counter.count_messages(hidden)
         saved = hidden_tokens - self.counter.count_messages(added)
@@ -323,7 +339,7 @@ class ContextManager:
     def compact(
         self, request: RequestContext, *, trigger: CompactionTrigger = "manual",
         instructions: str | None = None, strategy: str = "llm",
-        max_summary_tokens: int | None = None,
+        max_summary_tokens: int | None = None, cancel: threading.Event | None = None,
     ) -> Iterator[Event]:
         """Compact now (``/compact``, ``goosectx compact``): the function auto compaction uses.
 
@@ -335,6 +351,9 @@ class ContextManager:
                 no model configured, ``llm`` becomes ``extractive`` with an inline notice.
             max_summary_tokens: Budget of an extractive summary (default 4,000, at most a
                 quarter of the window).
+            cancel: Set it to stop (Ctrl-C): the summary call ends at once, the history is
+                left untouched, and the last event is the inline notice
+                "Compaction cancelled; nothing changed." instead of ``HistoryReplaced``.
 
         Yields:
             ``Notification`` (inline), ``Notification`` (thinking) while the summary is
@@ -361,7 +380,8 @@ class ContextManager:
                                          "(built from the transcript, no model call).")
             chosen = "extractive"
         yield from self._compact(request, trigger=trigger, strategy=chosen,
-                                 instructions=instructions, max_summary_tokens=max_summary_tokens)
+                                 instructions=instructions, max_summary_tokens=max_summary_tokens,
+                                 cancel=cancel)
 
     def plan(
         self, request: RequestContext, *, instructions: str | None = None,
@@ -402,11 +422,16 @@ class ContextManager:
         self, request: RequestContext, *, trigger: CompactionTrigger,
         strategy: CompactionStrategy, instructions: str | None = None,
         max_summary_tokens: int | None = None, fallback_extractive: bool = False,
+        cancel: threading.Event | None = None,
     ) -> Iterator[Event]:
+        """Summarise and rewrite the history; on a cancel, a notice and no change at all."""
         conversation = self.session.conversation
         messages = conversation.agent_view(for_sending=False)
         if not messages:
             raise CompactionFailed("nothing to compact: the model sees no messages")
+        if _is_set(cancel):
+            yield Notification("inline", cancelled_text(trigger))
+            return
         before, _ = self.current_tokens(request)
         limit = self.context_limit().tokens if trigger == "auto" else 0
         yield Notification("inline", intro_text(trigger, before, limit))
@@ -415,7 +440,10 @@ class ContextManager:
             yield Notification("thinking", f"Summarising {len(messages)} messages…")
             try:
                 summary = yield from model_summary(self._summarisers(), messages, instructions,
-                                                      self._counter_for)
+                                                   self._counter_for, cancel=cancel)
+            except SummaryCancelled:
+                yield Notification("inline", cancelled_text(trigger))
+                return
             except (ProviderError, CompactionFailed) as exc:
                 if not fallback_extractive:
                     raise
@@ -428,6 +456,9 @@ class ContextManager:
             budget = self._extractive_budget(max_summary_tokens)
             summary = SummaryResult(render_markdown(extractive_summary(
                 messages, max_tokens=budget, counter=self.counter)), None, None)
+        if _is_set(cancel):
+            yield Notification("inline", cancelled_text(trigger))
+            return
 
         cid = new_compaction_id()
         # A preserved request over half the window is elided (manual keeps no request).
@@ -483,3 +514,7 @@ class ContextManager:
         self._compacted_since_call = False
         yield HistoryReplaced(Conversation(list(conversation.messages)), "clear", before, after,
                               None, "none", None, False)
+
+
+def _is_set(cancel: threading.Event | None) -> bool:
+    return cancel is not None and cancel.is_set()

@@ -4,11 +4,16 @@ Each call goes to the ``compaction_model`` first and falls back to the main mode
 provider error (DESIGN.md §4.2(2)). The summary walks the request ladder of
 :mod:`goosectx.compaction.request`, stepping down a rung whenever the provider says the
 request did not fit; the reply is parsed leniently and rendered to Markdown, or kept raw.
+
+Every call honours the caller's ``cancel`` event (Ctrl-C in the REPL, the turn's cancel
+event): the provider stops streaming at once and :class:`SummaryCancelled` is raised, so the
+caller leaves the history as it was.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 
@@ -36,6 +41,19 @@ CounterFor = Callable[[str | None], TokenCounter]
 """Returns the (cached) token counter of a model."""
 
 
+class SummaryCancelled(Exception):
+    """The caller's cancel event was set before or during a summariser call.
+
+    Not a :class:`~goosectx.errors.GoosectxError`: nothing failed and there is nothing to fix;
+    the context manager catches it, leaves the history untouched and says so.
+    """
+
+
+def _stop_if_cancelled(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise SummaryCancelled()
+
+
 @dataclass(frozen=True, slots=True)
 class SummaryResult:
     """A written summary.
@@ -54,10 +72,12 @@ class SummaryResult:
 
 
 def summary_from(provider: Provider, messages: Sequence[Message], instructions: str | None,
-                 counter: TokenCounter) -> SummaryResult:
+                 counter: TokenCounter, *, cancel: threading.Event | None = None,
+                 ) -> SummaryResult:
     """Write the summary with one model, stepping down the ladder on a context error.
 
     Raises:
+        SummaryCancelled: ``cancel`` was set before or during a call (the reply is dropped).
         CompactionFailed: no rung fits (by estimate or by the provider's word).
         MalformedModelReply: the model returned no text.
         ProviderError: any other provider failure.
@@ -68,13 +88,15 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
                            instructions=instructions)
     rejected = 0
     for candidate in ladder:
+        _stop_if_cancelled(cancel)
         try:
             response = complete(provider, candidate.system, candidate.messages(),
-                                max_tokens=candidate.max_tokens)
+                                max_tokens=candidate.max_tokens, cancel=cancel)
         except ContextLengthExceeded:
             rejected += 1
             log.info("summary request at rung %s rejected as too long", candidate.rung)
             continue
+        _stop_if_cancelled(cancel)
         text = response.message.text.strip()
         if not text:
             raise MalformedModelReply(f"{provider.model} returned an empty summary")
@@ -91,7 +113,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
 
 
 def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
-                  instructions: str | None, counter_for: CounterFor,
+                  instructions: str | None, counter_for: CounterFor, *,
+                  cancel: threading.Event | None = None,
                   ) -> Generator[Event, None, SummaryResult]:
     """Write the summary with the first summariser that succeeds.
 
@@ -99,6 +122,7 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
     summariser; returns the :class:`SummaryResult`.
 
     Raises:
+        SummaryCancelled: ``cancel`` was set (no further summariser is tried).
         ModelNotConfigured: ``summarisers`` is empty.
         ProviderError, CompactionFailed: the last summariser failed too.
     """
@@ -107,7 +131,8 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
                                  "set GOOSE_MODEL, or use --strategy extractive")
     for i, provider in enumerate(summarisers):
         try:
-            return summary_from(provider, messages, instructions, counter_for(provider.model))
+            return summary_from(provider, messages, instructions, counter_for(provider.model),
+                                cancel=cancel)
         except (ProviderError, CompactionFailed) as exc:
             if i + 1 == len(summarisers):
                 raise
@@ -119,15 +144,20 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
 
 
 def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
-                    counter_for: CounterFor) -> tuple[list[str | None], LedgerEntry | None]:
+                    counter_for: CounterFor, *, cancel: threading.Event | None = None,
+                    ) -> tuple[list[str | None], LedgerEntry | None]:
     """One-line notes for ``pairs`` from one summariser call (the next one on error).
 
     Returns:
         (one note or ``None`` per pair, the call's ledger entry with purpose ``tool_pairs``);
         all ``None`` and no entry when every summariser fails — the caller then writes
         extractive notes.
+
+    Raises:
+        SummaryCancelled: ``cancel`` was set before or during the call.
     """
     for provider in summarisers:
+        _stop_if_cancelled(cancel)
         limit = provider.context_limit().tokens
         max_tokens = max(64, min(provider.output_limit_tokens(), TOOL_PAIRS_OUTPUT_TOKENS,
                                  limit // 4))
@@ -135,10 +165,11 @@ def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
         prompt = notes_prompt(pairs, counter_for(provider.model), per_pair)
         try:
             response = complete(provider, TOOL_PAIRS_SYSTEM_PROMPT, [Message.user(prompt)],
-                                max_tokens=max_tokens)
+                                max_tokens=max_tokens, cancel=cancel)
         except ProviderError as exc:
             log.info("tool-pair notes from %s failed: %s", provider.model, exc.one_line())
             continue
+        _stop_if_cancelled(cancel)
         notes = parse_note_list(response.message.text, len(pairs))
         entry = LedgerEntry(response.usage or Usage(), response.model or provider.model,
                             "tool_pairs")
@@ -156,6 +187,13 @@ def intro_text(trigger: CompactionTrigger, before: int, limit: int) -> str:
         return ("The model rejected the request as too long for its context window: compacting "
                 "the conversation and retrying…")
     return "Compacting the conversation…"
+
+
+def cancelled_text(trigger: CompactionTrigger) -> str:
+    """The inline notice of a compaction the user cancelled (the history is unchanged)."""
+    if trigger == "auto":
+        return "Auto-compaction cancelled; nothing changed."
+    return "Compaction cancelled; nothing changed."
 
 
 def done_text(trigger: CompactionTrigger, before: int, after: int, cost_usd: float | None,

@@ -115,10 +115,15 @@ def complete(
     messages: Sequence[Message],
     *,
     max_tokens: int | None = None,
+    cancel: threading.Event | None = None,
 ) -> ProviderResponse:
-    """Run one call without tools and return its final response (used by summarisers)."""
+    """Run one call without tools and return its final response (used by summarisers).
+
+    ``cancel`` is passed to :meth:`Provider.stream`: once it is set the stream ends early and
+    the response holds what arrived so far (the caller checks ``cancel`` itself).
+    """
     final: ProviderResponse | None = None
-    for item in provider.stream(system, messages, (), max_tokens=max_tokens):
+    for item in provider.stream(system, messages, (), max_tokens=max_tokens, cancel=cancel):
         if isinstance(item, ProviderResponse):
             final = item
     if final is None:
