@@ -100,7 +100,12 @@ def test_piped_stdin_gives_plain_output_and_exits_at_end_of_input(tmp_path: Path
     assert "\x1b" not in out and "╭" not in out
     assert out.count("no model configured") == 1 and "GOOSE_MODEL" in out
     assert "> hello" in out and "no model is configured" in out
-    assert "context limit" in out and "total" in out and "saved" in out
+    assert "context limit" in out and "total" in out
+    # nothing reached the session (no model), so it is removed: no resume hint for it
+    assert "nothing to save" in out and "resume with" not in out
+    listed = subprocess.run(["goosectx", "sessions", "list"], env=env, capture_output=True,
+                            text=True, timeout=60, cwd=str(tmp_path))
+    assert listed.returncode == 0 and "No sessions yet" in listed.stdout, listed.stdout
 
 
 @pytest.mark.parametrize("extra", [{"TERM": "dumb"}, {"NO_COLOR": "1"}])

@@ -176,15 +176,28 @@ def test_ctrl_c_during_a_turn_cancels_it_and_the_session_stays_valid(world: Worl
 
 
 def test_ctrl_c_on_an_empty_line_explains_how_to_leave(world: World) -> None:
-    out = world.run(CTRL_C + CTRL_D)
-    assert "Ctrl-D or /exit leaves" in out
+    world.provider.add("ok")
+    out = world.run("hi" + ENTER + CTRL_C + CTRL_D)
+    assert "Ctrl-D or /exit leaves; the session is saved" in out
     assert "saved · resume with: goosectx session -r demo" in out
 
 
 def test_exit_command_leaves(world: World) -> None:
-    out = world.run("/exit" + ENTER + "never sent" + ENTER)
+    world.provider.add("ok")
+    out = world.run("hi" + ENTER + "/exit" + ENTER + "never sent" + ENTER)
     assert "saved · resume with: goosectx session -r demo" in out and "never sent" not in out
-    assert world.provider.requests == []
+    assert len(world.provider.requests) == 1
+
+
+def test_leaving_a_new_session_without_messages_promises_no_resume(world: World) -> None:
+    out = world.run(CTRL_C + "/usage" + ENTER + "/exit" + ENTER)
+    assert "nothing to save" in out
+    assert "resume with" not in out and "session is saved" not in out
+
+
+def test_a_resumed_session_without_messages_still_says_how_to_resume(world: World) -> None:
+    out = world.run(CTRL_D, resumed=True)
+    assert "saved · resume with: goosectx session -r demo" in out
 
 
 def test_unknown_command_is_a_hint_not_a_model_call(world: World) -> None:

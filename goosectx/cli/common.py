@@ -25,18 +25,34 @@ class OpenSession:
     lock: SessionLock
     resumed: bool
 
-    def close(self) -> None:
+    def close(self) -> bool:
         """Release the lock and close the store.
 
         A session this command created that still holds no message (the user left without
-        typing anything) is removed, so ``sessions list`` shows only real sessions.
+        typing anything) is removed, so ``sessions list`` shows only real sessions (see
+        :func:`session_is_kept`).
+
+        Returns:
+            True when the session stays in the store, False when it was removed.
         """
         try:
-            if not self.resumed and self.store.message_count(self.session.id) == 0:
+            kept = session_is_kept(self.store, self.session.id, resumed=self.resumed)
+            if not kept:
                 self.store.remove(self.session.id)
         finally:
             self.lock.release()
             self.store.close()
+        return kept
+
+
+def session_is_kept(store: SessionStore, session_id: str, *, resumed: bool) -> bool:
+    """Whether the session survives when its command ends (one SQLite read).
+
+    A resumed session is always kept; one the command created is kept only once it holds a
+    message. :meth:`OpenSession.close` removes the others, so a goodbye line must not offer
+    to resume them.
+    """
+    return resumed or store.message_count(session_id) > 0
 
 
 def open_session(

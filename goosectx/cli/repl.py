@@ -22,6 +22,7 @@ from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalDecision, ApprovalFn
 from goosectx.cli import reports, slash
+from goosectx.cli.common import session_is_kept
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.prompt import APPROVAL_KEYS, SlashCompleter, ask_approval, make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
@@ -211,7 +212,8 @@ class Repl:
             try:
                 line = self._read()
             except KeyboardInterrupt:
-                self.renderer.notice("(Ctrl-D or /exit leaves; the session is saved)")
+                saved = "; the session is saved" if self._session_is_kept() else ""
+                self.renderer.notice(f"(Ctrl-D or /exit leaves{saved})")
                 continue
             except EOFError:
                 break
@@ -236,7 +238,17 @@ class Repl:
             return self._prompt.prompt()
         return self.io.read_plain_line()
 
+    def _session_is_kept(self) -> bool:
+        """False for a new session with no message yet: it is removed when the REPL closes."""
+        try:
+            return session_is_kept(self.store, self.session.id, resumed=self.resumed)
+        except GoosectxError:
+            return True  # the store failed: do not claim the session is gone
+
     def _goodbye(self) -> None:
+        if not self._session_is_kept():
+            self.renderer.notice("nothing to save · no message was sent in this session")
+            return
         ref = self.session.name or self.session.id
         self.renderer.notice(f"saved · resume with: goosectx session -r {ref}")
 
