@@ -306,13 +306,15 @@ def _cli_exception_types() -> tuple[tuple[type[BaseException], ...], ...]:
     typer ≥ 0.20 ships a private fork of click whose exceptions do not derive from click's,
     so both families are caught.
     """
+    import importlib
+
     import click
 
     errors: list[type[BaseException]] = [click.ClickException]
     exits: list[type[BaseException]] = [click.exceptions.Exit, typer.Exit]
     aborts: list[type[BaseException]] = [click.exceptions.Abort, typer.Abort]
     try:
-        from typer._click import exceptions as vendored  # type: ignore[import-not-found]
+        vendored = importlib.import_module("typer._click.exceptions")
     except ImportError:
         pass
     else:
