@@ -236,9 +236,22 @@ def test_manual_compaction_uses_instructions_and_preserves_no_request_copy() -> 
 
 def test_unparseable_summary_is_kept_raw() -> None:
     session = make_session(chat(2))
-    raw = "The user is building a parser; next they want tests. {unbalanced"
+    raw = ("The user is building a recursive-descent parser for a small config language. "
+           "So far the tokenizer handles strings, numbers and comments, and the parser builds "
+           "tables and arrays; error messages carry line and column. Next they want tests for "
+           "nested tables and a fix for trailing commas. {unbalanced")
     collect(manager(session, ScriptedProvider([raw])).compact(REQUEST))
     assert session.conversation.agent_messages()[0].text == raw
+
+
+def test_a_tiny_unparseable_summary_is_kept_with_an_extractive_one_beneath() -> None:
+    session = make_session(chat(2))
+    raw = "<|im_start|>user &lt;|im_end|&gt;"
+    events = collect(manager(session, ScriptedProvider([raw])).compact(REQUEST))
+    text = session.conversation.agent_messages()[0].text
+    assert text.startswith(raw)  # the model's reply is never lost
+    assert "# Conversation Summary" in text and "## User messages" in text
+    assert any(isinstance(e, Notification) and "extractive summary" in e.text for e in events)
 
 
 # -- write-back ---------------------------------------------------------------------------

@@ -60,6 +60,8 @@ from goosectx.usage import CallPurpose, LedgerEntry, Usage
 
 DEFAULT_CONTEXT_LIMIT_TOKENS = 128_000
 DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
+MIN_RAW_SUMMARY_WORDS = 40
+"""An unparsable summary reply shorter than this gets an extractive summary added beneath."""
 """Budget of an extractive summary when the caller names none (``--max-summary-tokens``)."""
 
 
@@ -456,6 +458,20 @@ class ContextManager:
             budget = self._extractive_budget(max_summary_tokens)
             summary = SummaryResult(render_markdown(extractive_summary(
                 messages, max_tokens=budget, counter=self.counter)), None, None)
+        elif not summary.parsed and len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS:
+            # A tiny unparsable reply (a small base model echoing template tokens) is kept as
+            # it is, with an extractive summary beneath it so the model keeps the thread.
+            from goosectx.compaction.extractive import extractive_summary
+
+            words = len(summary.text.split())
+            yield Notification("inline", (
+                f"The model's summary did not follow the requested format and is only {words} "
+                f"word{'' if words == 1 else 's'}; an extractive summary of the transcript was "
+                "added beneath it."))
+            extractive = render_markdown(extractive_summary(
+                messages, max_tokens=self._extractive_budget(max_summary_tokens),
+                counter=self.counter))
+            summary = replace(summary, text=f"{summary.text}\n\n{extractive}")
         if _is_set(cancel):
             yield Notification("inline", cancelled_text(trigger))
             return

@@ -64,11 +64,13 @@ class SummaryResult:
         call: Ledger entry of the summary call (purpose ``compaction``), ``None`` if no model
             was called.
         rung: The rung of the request that succeeded, ``None`` without a model.
+        parsed: False when the model's reply did not parse and ``text`` is its raw reply.
     """
 
     text: str
     call: LedgerEntry | None
     rung: str | None
+    parsed: bool = True
 
 
 def summary_from(provider: Provider, messages: Sequence[Message], instructions: str | None,
@@ -103,7 +105,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
         parsed = parse_summary(text)
         entry = LedgerEntry(response.usage or Usage(), response.model or provider.model,
                             "compaction")
-        return SummaryResult(render_markdown(parsed) if parsed else text, entry, candidate.rung)
+        return SummaryResult(render_markdown(parsed) if parsed else text, entry, candidate.rung,
+                             parsed is not None)
     why = (f"{provider.model} rejected {rejected} ever smaller summary requests" if rejected
            else "even with every tool result removed and long texts elided it is too large")
     raise CompactionFailed(
