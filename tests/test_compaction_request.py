@@ -147,3 +147,13 @@ def test_ladder_for_compaction_uses_the_summarisers_own_limit() -> None:
     assert not main.requests
     sent = small.requests[0]
     assert COUNTER.count_text(sent.messages[0].text) + (sent.max_tokens or 0) <= 2500
+
+
+def test_rungs_that_remove_nothing_more_are_not_tried_again() -> None:
+    # No tool results: 100/90/80/50/0 % are one and the same request; a provider that rejects
+    # it must next see a smaller (elided) request, not the identical one four more times.
+    messages = [Message.user("hello " + words(200)), Message.assistant("noted")]
+    candidates = list(ladder(messages, 128_000))
+    assert [c.rung for c in candidates if "elided" not in c.rung] == ["100%"]
+    prompts = [c.prompt for c in candidates]
+    assert len(prompts) == len(set(prompts))

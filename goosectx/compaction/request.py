@@ -219,20 +219,24 @@ class SummaryLadder:
     def __iter__(self) -> Iterator[SummaryRequest]:
         """Yield candidate requests, in the order to try them.
 
-        First the first rung whose estimate fits and every rung after it, then elided
-        requests squeezed into shrinking budgets, each smaller than the one before.
+        First the first rung whose estimate fits and every later rung that removes more, then
+        elided requests squeezed into shrinking budgets, each smaller than the one before.
         """
         budget = self.input_budget_tokens
         started = False
         last_estimate: int | None = None
         lines_at_zero: list[Line] = []
         removed = total = 0
+        last_removed: int | None = None
         for keep in KEEP_RUNGS_PERCENT:
             lines, removed, total = middle_out_removal(self.lines, keep)
             lines_at_zero = lines
             if not started and self._approx(lines) > budget:
                 continue
+            if removed == last_removed:
+                continue  # removes nothing more (e.g. no tool results): the same request again
             started = True
+            last_removed = removed
             request = self._build(lines, keep, removed, total, elided=False)
             last_estimate = request.estimate_tokens
             yield request
