@@ -181,10 +181,20 @@ class Agent:
         """``/clear``: hide the whole history from the model (the context manager's events)."""
         return self.context.clear(self.request_context)
 
-    def set_mode(self, mode: ApprovalMode) -> None:
-        """Change the approval mode (``/mode``); the system prompt follows (chat mode)."""
+    def set_mode(self, mode: ApprovalMode) -> list[str]:
+        """Change the approval mode (``/mode``); the system prompt follows (chat mode).
+
+        The session's "always allow" answers are forgotten: choosing a mode means its rules
+        apply again from the next tool call (``/mode approve`` asks before every one).
+
+        Returns:
+            The names of the tools whose "always allow" was forgotten, sorted.
+        """
+        forgotten = sorted(self.always_allowed)
+        self.always_allowed.clear()
         self.mode = mode
         self._request = None
+        return forgotten
 
     def set_provider(self, provider: Provider | None) -> None:
         """Change the model (``/model``); its context limit applies to the next call."""

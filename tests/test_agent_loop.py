@@ -318,6 +318,19 @@ def test_mode_and_prompt_follow_set_mode(tmp_path: Path) -> None:
     assert [t["name"] for t in h.agent.request_context.tool_schemas] == ["echo", "write"]
 
 
+def test_set_mode_forgets_always_allow_answers(tmp_path: Path) -> None:
+    approvals = Approvals(["always_allow", "deny"])
+    h, _ = scripted(tmp_path, call("write", {"text": "a"}), call("write", {"text": "b"}), "ok",
+                    call("write", {"text": "c"}), "ok", approve=approvals, mode="approve")
+    h.turn("x")
+    assert [r.arguments for r in approvals.asked] == [{"text": "a"}]  # "b" ran unasked
+    assert h.agent.set_mode("approve") == ["write"]
+    h.turn("y")
+    assert [r.arguments for r in approvals.asked] == [{"text": "a"}, {"text": "c"}]
+    assert h.stored()[-2].tool_responses[0].is_error  # denied this time
+    assert h.agent.set_mode("auto") == []
+
+
 def test_requests_are_validated_before_approval(tmp_path: Path) -> None:
     approvals = Approvals()
     h, _ = scripted(tmp_path, call("write", "not json"), "ok", approve=approvals,

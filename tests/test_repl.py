@@ -373,3 +373,15 @@ def test_ctrl_c_during_compact_cancels_it_and_changes_nothing(world: World) -> N
     assert [m.text for m in stored.conversation] == ["hello", "first answer"]
     assert all(m.metadata.agent_visible for m in stored.conversation)
     assert [e.purpose for e in stored.ledger.entries] == ["reply"]
+
+
+def test_changing_the_mode_forgets_always_allow_answers(world: World) -> None:
+    world.provider.add(
+        ScriptedReply(tool_calls=[("shell", {"command": "echo first-ran"})]), "one",
+        ScriptedReply(tool_calls=[("shell", {"command": "echo second-ran"})]), "two",
+        "(only answered if the n below became a prompt)")
+    out = world.run("first" + ENTER + "a" + "/mode approve" + ENTER + "second" + ENTER + "n"
+                    + ENTER + CTRL_D)
+    assert "shell: always allow" in out and "first-ran" in out
+    assert "always-allow answers cleared" in out
+    assert "shell: deny" in out and "second-ran\n" not in out.replace("echo second-ran", "")

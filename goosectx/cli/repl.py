@@ -367,9 +367,11 @@ class Repl:
             self.renderer.notice(f"mode: {self.mode} (choose with /mode auto|approve|"
                                  "smart_approve|chat)")
             return
-        self.agent.set_mode(name)
+        forgotten = self.agent.set_mode(name)
         self.mode = name
-        self.renderer.notice(f"mode: {name}")
+        cleared = (f" · always-allow answers cleared ({', '.join(forgotten)})" if forgotten
+                   else "")
+        self.renderer.notice(f"mode: {name}{cleared}")
 
     def _model(self, name: str | None) -> None:
         if name is None:
