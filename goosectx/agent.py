@@ -219,7 +219,8 @@ class Agent:
                 yield from self._close_cancelled(turn)
                 return
             if calls >= max_turns:
-                yield Notification("inline", f"stopped after {calls} model calls (the limit "
+                noun = "model call" if calls == 1 else "model calls"
+                yield Notification("inline", f"stopped after {calls} {noun} (the limit "
                                    "set by GOOSE_MAX_TURNS / --max-turns); send a message to "
                                    "continue")
                 yield TurnFinished("max_turns")

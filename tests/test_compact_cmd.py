@@ -200,3 +200,10 @@ def test_extractive_dry_run_shows_the_budget(capsys: pytest.CaptureFixture[str])
     assert "Strategy: extractive" in out and "Summary budget: 900 tokens" in out
     assert load(sid).ledger.entries == [] and not any(
         m.metadata.is_summary for m in load(sid).conversation)
+
+
+def test_dry_run_of_one_message_reads_in_the_singular(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    saved_session(messages=[Message.user("only question")])
+    out, _ = cli(capsys, "compact", "work", "--dry-run")
+    assert "1 message in the model's view" in out

@@ -476,3 +476,9 @@ def test_cancelled_tool_pair_notes_change_nothing() -> None:
     assert len(provider.requests) == 1
     assert not [e for e in events if not isinstance(e, Notification)]
     assert session.conversation.messages == before and session.ledger.entries == []
+
+
+def test_summarising_one_message_reads_in_the_singular() -> None:
+    session = make_session([Message.user("only question " + "lorem " * 50)])
+    events = collect(manager(session, ScriptedProvider([SUMMARY_JSON])).compact(REQUEST))
+    assert notices(events, "thinking") == ["Summarising 1 message…"]

@@ -137,6 +137,12 @@ def test_notifications_rule_and_tool_pair_notice() -> None:
     assert "10 old tool calls" in out and "4,321" in out
 
 
+def test_one_condensed_tool_call_reads_in_the_singular() -> None:
+    r, buf = make()
+    r.handle(ToolPairsSummarized(1, 321, Conversation()))
+    assert "1 old tool call condensed" in buf.getvalue()
+
+
 def test_rule_texts_for_each_kind_of_compaction() -> None:
     conv = Conversation()
     assert compaction_rule_text(HistoryReplaced(conv, "auto", 9000, 900, None, "llm")) == (

@@ -385,3 +385,30 @@ def test_changing_the_mode_forgets_always_allow_answers(world: World) -> None:
     assert "shell: always allow" in out and "first-ran" in out
     assert "always-allow answers cleared" in out
     assert "shell: deny" in out and "second-ran\n" not in out.replace("echo second-ran", "")
+
+
+def test_history_shows_tool_calls_and_results_already_drawn_live(world: World) -> None:
+    world.provider.add(ScriptedReply("Checking.", tool_calls=[
+        ("shell", {"command": "echo history-tool-ran"})]), "It ran.")
+    out = world.run("run it" + ENTER + "y" + "/history user" + ENTER + "/history agent" + ENTER
+                    + CTRL_D)
+    user_view = out[out.index("transcript ·"):out.index("end of transcript")]
+    agent_view = out[out.index("what the model sees"):out.index("end of the model's view")]
+    for view in (user_view, agent_view):
+        assert "▶ shell  command: echo history-tool-ran" in view
+        assert "✓ shell output · 2 lines" in view and "│ history-tool-ran" in view
+        assert "run it" in view and "Checking." in view
+    assert "It ran." in user_view
+
+
+def test_history_counts_read_in_the_singular(world: World) -> None:
+    from goosectx.conversation import Message
+
+    first = Message.user("only question")
+    world.session.conversation.append(first)
+    world.store.append_message(world.session.id, first)
+    world.tools = ToolRegistry([_InterruptingTool()])
+    out = world.run("/history user" + ENTER + "/history agent" + ENTER + CTRL_D)
+    assert "transcript · 1 message " in out
+    assert "1 tool schema + 1 message " in out
+    assert "1 messages" not in out and "1 tool schemas" not in out

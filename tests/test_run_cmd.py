@@ -191,6 +191,14 @@ def test_max_turns_exit_code(fake_model: FakeServer, workdir: Path) -> None:
     assert "stopped after 2 model calls" in run.err and "--resume" in run.err
 
 
+def test_a_limit_of_one_model_call_reads_in_the_singular(fake_model: FakeServer,
+                                                         workdir: Path) -> None:
+    fake_model.add(shell("echo 1"))
+    run = Run(mode="auto", max_turns=1)
+    assert run.code == EXIT_MAX_TURNS
+    assert "stopped after 1 model call " in run.err and "1 model calls" not in run.err
+
+
 def test_task_from_file_and_stdin(fake_model: FakeServer, workdir: Path) -> None:
     (workdir / "task.txt").write_text("task from a file")
     fake_model.add({"text": "a"}, {"text": "b"})

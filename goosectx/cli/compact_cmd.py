@@ -15,6 +15,7 @@ import json
 import sys
 from typing import Any
 
+from goosectx.cli.folding import plural
 from goosectx.compaction.manager import CompactionPlan, ContextManager, RequestContext
 from goosectx.compaction.summarize import format_cost_usd
 from goosectx.config import Settings
@@ -170,7 +171,8 @@ def _print_plan(session: Session, plan: CompactionPlan, as_json: bool) -> None:
         print(json.dumps(data))
         return
     lines = [
-        f"Session {session.display_name}: {plan.message_count} messages in the model's view",
+        f"Session {session.display_name}: {plural(plan.message_count, 'message')} in the "
+        "model's view",
         f"Tokens before: {plan.tokens_before:,}",
     ]
     if plan.strategy == "extractive":

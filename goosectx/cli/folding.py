@@ -1,7 +1,7 @@
 """How long texts are shortened in the transcript: tool output, arguments, thinking.
 
 Pure functions: the renderer decides where the results go. Nothing is cut from the stored
-session — only what is drawn.
+session — only what is drawn. :func:`plural` counts things in the CLI's messages.
 """
 
 from __future__ import annotations
@@ -32,6 +32,11 @@ def clean_output(text: str) -> str:
     """
     text = _ANSI.sub("", text.replace("\r\n", "\n"))
     return _CONTROL.sub("", text)
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 message``, ``12 messages``, ``1,200 tool calls`` (``nouns``: an irregular plural)."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def fold_lines(text: str, *, limit: int = FOLD_LINES, head: int = FOLD_HEAD_LINES,

@@ -25,6 +25,7 @@ from goosectx.cli.folding import (
     argument_lines,
     clean_output,
     fold_lines,
+    plural,
 )
 from goosectx.cli.stream import AssistantStream
 from goosectx.conversation import (
@@ -189,8 +190,11 @@ class TranscriptRenderer:
             self.rule(compaction_rule_text(event))
         elif isinstance(event, ToolPairsSummarized):
             self._close_stream()
-            self._notice(f"{event.count} old tool calls condensed to one-line notes for the "
-                         f"model (−{event.tokens_saved:,} tokens); you still see them in full")
+            one = event.count == 1
+            self._notice(f"{plural(event.count, 'old tool call')} condensed to "
+                         f"{'a one-line note' if one else 'one-line notes'} for the model "
+                         f"(−{event.tokens_saved:,} tokens); you still see "
+                         f"{'it' if one else 'them'} in full")
         elif isinstance(event, TurnFinished):
             self._turn_finished(event)
 
@@ -227,6 +231,9 @@ class TranscriptRenderer:
     def history(self, messages: Iterable[Message]) -> None:
         """Draw a stored conversation: every user-visible message, compactions marked.
 
+        Tool calls, results and notices are drawn again even when the live transcript
+        already showed them (``/history user``), folded the same way.
+
         Args:
             messages: The whole conversation in order (agent-only messages are skipped,
                 except that a summary marks where a compaction happened).
@@ -247,7 +254,10 @@ class TranscriptRenderer:
             self.message(m)
 
     def message(self, message: Message, *, label: str | None = None) -> None:
-        """Draw one whole message (text panel, thinking, tool calls and results, notices)."""
+        """Draw one whole message (text panel, thinking, tool calls and results, notices).
+
+        Unlike the live events, it draws every part even if it was drawn before.
+        """
         if message.role == "user" and message.is_plain_user_text:
             self._user_message(message.text, label=label)
             return
@@ -260,13 +270,19 @@ class TranscriptRenderer:
                 title += " (cancelled)"
             AssistantStream.print_whole(self.console, message.text, title=title,
                                         plain=self.plain)
-            self._parts(message, skip_text=True, skip_thinking=True)
+            self._parts(message, skip_text=True, skip_thinking=True, again=True)
             return
         if label:
             self._notice(f"[{label}]")
-        self._parts(message, skip_text=False)
+        self._parts(message, skip_text=False, again=True)
 
-    def _parts(self, message: Message, *, skip_text: bool, skip_thinking: bool = False) -> None:
+    def _parts(self, message: Message, *, skip_text: bool, skip_thinking: bool = False,
+               again: bool = False) -> None:
+        """Draw a message's parts.
+
+        ``again`` also draws calls, results and notices drawn before (the live path skips
+        them: a call is drawn when it is requested, a result when it arrives).
+        """
         for p in message.content:
             if isinstance(p, TextContent):
                 if skip_text or not p.text.strip():
@@ -280,11 +296,11 @@ class TranscriptRenderer:
                 if not skip_thinking and not skip_text:
                     self._thinking(p.text)
             elif isinstance(p, ToolRequest):
-                self._tool_call(p)
+                self._tool_call(p, again=again)
             elif isinstance(p, ToolResponse):
-                self._tool_result(p)
+                self._tool_result(p, again=again)
             elif isinstance(p, SystemNotification):
-                if p.text not in self._shown_notices:
+                if again or p.text not in self._shown_notices:
                     self._notice(p.text)
 
     def _user_message(self, text: str, *, label: str | None = None) -> None:
@@ -305,9 +321,9 @@ class TranscriptRenderer:
             return
         self.console.print(Text("\n".join(lines), style="dim italic"))
 
-    def _tool_call(self, request: ToolRequest) -> None:
+    def _tool_call(self, request: ToolRequest, *, again: bool = False) -> None:
         self._tool_names[request.id] = request.name
-        if request.id in self._shown_requests:
+        if request.id in self._shown_requests and not again:
             return
         self._shown_requests.add(request.id)
         args = argument_lines(request)
@@ -326,8 +342,8 @@ class TranscriptRenderer:
                 text.append("\n    " + line, style=style)
         self.console.print(text)
 
-    def _tool_result(self, response: ToolResponse) -> None:
-        if response.id in self._shown_responses:
+    def _tool_result(self, response: ToolResponse, *, again: bool = False) -> None:
+        if response.id in self._shown_responses and not again:
             return
         self._shown_responses.add(response.id)
         name = self._tool_names.get(response.id, "tool")
@@ -335,7 +351,7 @@ class TranscriptRenderer:
         total = len(lines) + hidden
         mark = "✗" if response.is_error else "✓"
         what = "error" if response.is_error else "output"
-        count = f"{total} line{'s' if total != 1 else ''}" if total else "no output"
+        count = plural(total, "line") if total else "no output"
         header = f"{mark} {name} {what} · {count}"
         body = lines[:FOLD_HEAD_LINES] if hidden else lines
         tail = lines[FOLD_HEAD_LINES:] if hidden else []

@@ -24,6 +24,7 @@ from goosectx.approval import ApprovalDecision, ApprovalFn
 from goosectx.cli import reports, slash
 from goosectx.cli.common import session_is_kept
 from goosectx.cli.driver import EventSource, TurnDriver
+from goosectx.cli.folding import plural
 from goosectx.cli.prompt import APPROVAL_KEYS, SlashCompleter, ask_approval, make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.startup import AgentLoader, no_model_error
@@ -398,14 +399,15 @@ class Repl:
     def _history(self, view: slash.HistoryView) -> None:
         conversation = self.session.conversation
         if view == "user":
-            self.renderer.rule(f"transcript · {len(conversation.user_view())} messages")
+            self.renderer.rule(f"transcript · {plural(len(conversation.user_view()), 'message')}")
             self.renderer.history(conversation)
             self.renderer.rule("end of transcript")
             return
         messages = conversation.agent_view()
         request = self.agent.request_context
         self.renderer.rule(f"what the model sees · system prompt + "
-                           f"{len(request.tool_schemas)} tool schemas + {len(messages)} messages")
+                           f"{plural(len(request.tool_schemas), 'tool schema')} + "
+                           f"{plural(len(messages), 'message')}")
         for m in messages:
             label = "summary" if m.metadata.is_summary else (
                 "continuation" if m.metadata.is_continuation else None)

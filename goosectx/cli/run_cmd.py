@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 from goosectx.approval import ApprovalDecision
 from goosectx.cli.common import OpenSession, open_session
+from goosectx.cli.folding import plural
 from goosectx.config import Settings, parse_mode
 from goosectx.conversation import Message, ToolRequest
 from goosectx.errors import GoosectxError, UsageError
@@ -140,7 +141,7 @@ class _TextOutput:
             self._err(f"goosectx: context compacted ({event.trigger}) · "
                       f"{event.tokens_before:,} → {event.tokens_after:,} tokens")
         elif isinstance(event, ToolPairsSummarized):
-            self._err(f"goosectx: summarised {event.count} old tool calls "
+            self._err(f"goosectx: summarised {plural(event.count, 'old tool call')} "
                       f"(~{event.tokens_saved:,} tokens)")
 
     def finish(self, summary: dict[str, Any]) -> None:
@@ -246,7 +247,7 @@ def run_task(
         elif status == "cancelled":
             stderr.write("goosectx: cancelled\n")
         elif status == "max_turns":
-            stderr.write(f"goosectx: stopped after {settings.max_turns} model calls "
+            stderr.write(f"goosectx: stopped after {plural(settings.max_turns, 'model call')} "
                          f"(--max-turns / GOOSE_MAX_TURNS); continue with: goosectx run "
                          f"--resume {opened.session.id} -t ...\n")
         stderr.write(f"goosectx: session {opened.session.display_name} saved "

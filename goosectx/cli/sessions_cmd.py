@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from goosectx.cli.common import load_session, open_store
+from goosectx.cli.folding import plural
 from goosectx.config import Settings
 from goosectx.errors import UsageError
 
@@ -139,7 +140,7 @@ def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
                     "add --yes",
                 )
             answer = input(f"Remove session {session.display_name} "
-                           f"({len(session.conversation)} messages)? [y/N] ")
+                           f"({plural(len(session.conversation), 'message')})? [y/N] ")
             if answer.strip().lower() not in ("y", "yes"):
                 _console(stderr=True).print("kept")
                 return
@@ -218,6 +219,6 @@ def import_sessions(
         source = session.metadata.get("source", fmt)
         origin = session.metadata.get("source_session_id")
         print(f"imported {session.id}" + (f" ({session.name})" if session.name else "")
-              + f": {len(conversation)} messages, {calls} tool call{'' if calls == 1 else 's'}"
+              + f": {plural(len(conversation), 'message')}, {plural(calls, 'tool call')}"
               + f" from {source}"
               + (f" session {origin}" if origin else ""))

@@ -31,6 +31,7 @@ from goosectx.compaction.summarize import (
     done_text,
     intro_text,
     model_summary,
+    summarising_text,
     tool_pair_notes,
 )
 from goosectx.compaction.summary import render_markdown
@@ -320,7 +321,7 @@ class ContextManager:
         pairs = select_pairs(self.session.conversation.agent_messages(), cutoff)
         if not pairs:
             return
-        yield Notification("thinking", f"Summarising {len(pairs)} old tool calls…")
+        yield Notification("thinking", summarising_text(len(pairs), "old tool call"))
         try:
             notes, call = tool_pair_notes(self._summarisers(), pairs, self._counter_for,
                                           cancel=cancel)
@@ -439,7 +440,7 @@ class ContextManager:
         yield Notification("inline", intro_text(trigger, before, limit))
         summary: SummaryResult | None = None
         if strategy == "llm":
-            yield Notification("thinking", f"Summarising {len(messages)} messages…")
+            yield Notification("thinking", summarising_text(len(messages), "message"))
             try:
                 summary = yield from model_summary(self._summarisers(), messages, instructions,
                                                    self._counter_for, cancel=cancel)

@@ -142,7 +142,7 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
             nxt = summarisers[i + 1].model
             yield Notification("inline", f"The compaction model {provider.model} failed "
                                          f"({exc.one_line()}); using {nxt} instead.")
-            yield Notification("thinking", f"Summarising {len(messages)} messages…")
+            yield Notification("thinking", summarising_text(len(messages), "message"))
     raise AssertionError("unreachable")
 
 
@@ -178,6 +178,11 @@ def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
                             "tool_pairs")
         return notes, entry
     return [None] * len(pairs), None
+
+
+def summarising_text(count: int, noun: str) -> str:
+    """The spinner text while a summariser works: ``Summarising 12 messages…``."""
+    return f"Summarising {count:,} {noun}{'' if count == 1 else 's'}…"
 
 
 def intro_text(trigger: CompactionTrigger, before: int, limit: int) -> str:
