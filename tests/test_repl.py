@@ -412,3 +412,15 @@ def test_history_counts_read_in_the_singular(world: World) -> None:
     assert "transcript · 1 message " in out
     assert "1 tool schema + 1 message " in out
     assert "1 messages" not in out and "1 tool schemas" not in out
+
+
+def test_usage_context_and_toolbar_show_the_same_current_figure(world: World) -> None:
+    import re
+
+    out = world.run("/usage" + ENTER + "/context" + ENTER + CTRL_D)
+    usage = re.search(r"current context: ([\d,]+) \(estimate\) of 128,000 tokens", out)
+    context = re.search(r"current \(what the trigger uses\)\s+([\d,]+)", out)
+    toolbar = "".join(text for _style, text in world.repl._toolbar())
+    meter = re.search(r"\(([\d,]+)/128,000 est\.\)", toolbar)
+    assert usage and context and meter, (out, toolbar)
+    assert usage[1] == context[1] == meter[1] and usage[1] != "0"

@@ -354,8 +354,9 @@ class Repl:
         elif isinstance(command, slash.Model):
             self._model(command.name)
         elif isinstance(command, slash.ShowUsage):
-            limit = self._figure.limit_tokens if self._figure else None
-            self.renderer.print(reports.usage_table(self.session.ledger, limit_tokens=limit))
+            if self.loader.ready:  # else the last figure: /usage never waits for the agent
+                self._refresh_figure()
+            self.renderer.print(reports.usage_table(self.session.ledger, figure=self._figure))
         elif isinstance(command, slash.ShowContext):
             facts = self._facts()
             if facts is not None:
@@ -370,6 +371,7 @@ class Repl:
             return
         forgotten = self.agent.set_mode(name)
         self.mode = name
+        self._refresh_figure()  # the system prompt follows the mode
         cleared = (f" · always-allow answers cleared ({', '.join(forgotten)})" if forgotten
                    else "")
         self.renderer.notice(f"mode: {name}{cleared}")
@@ -437,6 +439,10 @@ class Repl:
         )
 
     def _refresh_figure(self) -> None:
+        """Recompute the context figure every display shows (toolbar, ``/usage``).
+
+        The same ``ContextManager.current_tokens`` figure ``/context`` reports.
+        """
         try:
             manager = self._context_manager()
             current, is_estimate = manager.current_tokens(self.agent.request_context)

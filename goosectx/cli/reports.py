@@ -17,6 +17,7 @@ from goosectx import __version__
 from goosectx.cli.prompt import NEWLINE_KEY_HELP
 from goosectx.cli.render import format_cost
 from goosectx.cli.slash import COMMANDS
+from goosectx.cli.toolbar import ContextFigure
 from goosectx.config import Settings, default_config_path
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.session import Session
@@ -126,11 +127,16 @@ def _calls(ledger: UsageLedger, purpose: CallPurpose) -> int:
     return sum(1 for e in ledger.entries if e.purpose == purpose)
 
 
-def usage_table(ledger: UsageLedger, *, limit_tokens: int | None = None) -> Table:
+def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None) -> Table:
     """The ``/usage`` table: model calls, tokens and cost by purpose, then the total.
 
     Compaction and tool-pair summary calls are rows of their own (DESIGN.md §2: compaction
     calls are billed and shown, never hidden).
+
+    Args:
+        ledger: The session's usage ledger.
+        figure: ``current`` and the limit as the toolbar and ``/context`` show them
+            (``ContextManager.current_tokens``); ``None`` leaves the line out.
     """
     table = Table(box=box.SIMPLE, title="usage (tokens)", title_justify="left")
     for name in ("", "calls", "input", "output", "total", "cost"):
@@ -150,10 +156,10 @@ def usage_table(ledger: UsageLedger, *, limit_tokens: int | None = None) -> Tabl
     caption = []
     if cached:
         caption.append(f"{cached:,} input tokens served from the provider's cache")
-    if limit_tokens:
-        est = " (estimate)" if ledger.current_is_estimate else ""
-        caption.append(f"current context: {ledger.current_tokens:,}{est} of "
-                       f"{limit_tokens:,} tokens")
+    if figure is not None and figure.limit_tokens:
+        est = " (estimate)" if figure.is_estimate else ""
+        caption.append(f"current context: {figure.current_tokens:,}{est} of "
+                       f"{figure.limit_tokens:,} tokens")
     if caption:
         table.caption = " · ".join(caption)
         table.caption_justify = "left"

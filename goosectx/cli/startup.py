@@ -94,6 +94,11 @@ class AgentLoader:
         return self._agent
 
     @property
+    def ready(self) -> bool:
+        """True once the agent is built (using :attr:`agent` then does not wait)."""
+        return self._agent is not None
+
+    @property
     def provider(self) -> Provider | None:
         """The agent's model, or ``None`` (also while the agent is being built)."""
         return self._agent.provider if self._agent is not None else None
