@@ -424,3 +424,18 @@ def test_usage_context_and_toolbar_show_the_same_current_figure(world: World) ->
     meter = re.search(r"\(([\d,]+)/128,000 est\.\)", toolbar)
     assert usage and context and meter, (out, toolbar)
     assert usage[1] == context[1] == meter[1] and usage[1] != "0"
+
+
+def test_plain_mode_banner_and_help_give_plain_hints_not_terminal_keys(world: World) -> None:
+    buf = io.StringIO()
+    console = Console(file=buf, width=100, no_color=True, force_terminal=False,
+                      soft_wrap=True)  # as ReplIO.for_terminal makes it
+    repl = Repl(world.settings, world.store, world.session,
+                io=ReplIO(console, plain=True, stdin=io.StringIO("/help\n"), echo=True),
+                agent_factory=world.agent_factory(), background_checks=False)
+    assert repl.run() == 0
+    out = buf.getvalue()
+    banner = "".join(out.splitlines(keepends=True)[:3])
+    assert "one line per message" in banner and "end of input" in banner
+    for key in ("Esc", "Ctrl-C"):
+        assert key not in out, key

@@ -202,7 +202,8 @@ class Repl:
             auto_compaction=reports.auto_compaction_note(
                 self.settings,
                 manages_own_context=self.settings.model_config(model_name).manages_own_context,
-                paused=self.session.state.auto_compaction_paused)))
+                paused=self.session.state.auto_compaction_paused),
+            plain=self.io.plain))
         if self.resumed and len(self.session.conversation):
             self.renderer.history(self.session.conversation)
             self.renderer.rule("resumed · earlier messages above")
@@ -340,7 +341,7 @@ class Repl:
         if needs_agent and not self.loader.wait(self.renderer):
             return
         if isinstance(command, slash.Help):
-            self.renderer.print(reports.help_table())
+            self.renderer.print(reports.help_table(plain=self.io.plain))
         elif isinstance(command, slash.Invalid):
             self.renderer.notice(f"{command.message} — {command.hint}", style="yellow")
         elif isinstance(command, slash.Compact):

@@ -29,6 +29,11 @@ KEYS_HELP = (
     "or clears the line · Ctrl-D on an empty line (or /exit) leaves · start a prompt with "
     "// to send a leading /"
 )
+PLAIN_KEYS_HELP = (
+    "Plain mode: one line per message (a line ending in \\ continues on the next) · start a "
+    "prompt with // to send a leading / · /exit, Ctrl-D or the end of input leaves"
+)
+"""``/help``'s key line without a terminal (no TTY, ``TERM=dumb``, ``NO_COLOR``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +80,7 @@ class ContextFacts:
 
 
 def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
-           auto_compaction: str) -> Text:
+           auto_compaction: str, plain: bool = False) -> Text:
     """The lines shown when the REPL opens.
 
     Nothing here may need litellm (it is still loading in the background).
@@ -86,6 +91,7 @@ def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
         mode: The approval mode.
         resumed: Whether the session was resumed.
         auto_compaction: When auto-compaction runs, or why not (:func:`auto_compaction_note`).
+        plain: Plain mode (lines read from stdin): its hint replaces the terminal's keys.
     """
     text = Text()
     text.append(f"goosectx {__version__}", style="bold")
@@ -95,8 +101,12 @@ def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
         text.append(f" ({session.id})", style="dim")
     text.append(f"\nmodel {model or 'none'} · mode {mode} · auto-compaction {auto_compaction}",
                 style="dim")
-    text.append("\nEnter sends · Esc+Enter new line · /help commands · Ctrl-C cancels · "
-                "Ctrl-D leaves", style="dim")
+    if plain:
+        text.append("\nPlain mode: one line per message (end a line with \\ to continue it) · "
+                    "/help commands · /exit, Ctrl-D or the end of input leaves", style="dim")
+    else:
+        text.append("\nEnter sends · Esc+Enter new line · /help commands · Ctrl-C cancels · "
+                    "Ctrl-D leaves", style="dim")
     return text
 
 
@@ -112,10 +122,10 @@ def auto_compaction_note(settings: Settings, *, manages_own_context: bool,
     return note + (" (paused: /compact or /clear resumes it)" if paused else "")
 
 
-def help_table() -> Table:
-    """The ``/help`` table: every command and the keys."""
+def help_table(*, plain: bool = False) -> Table:
+    """The ``/help`` table: every command, then the keys (plain mode: how input is read)."""
     table = Table(box=box.SIMPLE, show_header=False, pad_edge=False, title_justify="left",
-                  caption=KEYS_HELP, caption_justify="left")
+                  caption=PLAIN_KEYS_HELP if plain else KEYS_HELP, caption_justify="left")
     table.add_column("command", style="bold cyan", no_wrap=True)
     table.add_column("what it does")
     for info in COMMANDS:
