@@ -398,7 +398,7 @@ def test_history_shows_tool_calls_and_results_already_drawn_live(world: World) -
         assert "▶ shell  command: echo history-tool-ran" in view
         assert "✓ shell output · 2 lines" in view and "│ history-tool-ran" in view
         assert "run it" in view and "Checking." in view
-    assert "It ran." in user_view
+        assert "It ran." in view  # the model sees its last answer with the next message
 
 
 def test_history_counts_read_in_the_singular(world: World) -> None:

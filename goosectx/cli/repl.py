@@ -406,7 +406,9 @@ class Repl:
             self.renderer.history(conversation)
             self.renderer.rule("end of transcript")
             return
-        messages = conversation.agent_view()
+        # Everything the model will see with your next message, the last answer included
+        # (a request to the provider never ends on it, so for_sending=False).
+        messages = conversation.agent_view(for_sending=False)
         request = self.agent.request_context
         self.renderer.rule(f"what the model sees · system prompt + "
                            f"{plural(len(request.tool_schemas), 'tool schema')} + "
