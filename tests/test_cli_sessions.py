@@ -176,3 +176,19 @@ def test_root_resume_of_unknown_session_is_one_line(tmp_path):
     assert proc.returncode == 1
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "no session matches 'nope'" in proc.stderr
+
+
+def test_a_new_session_that_cannot_be_locked_leaves_no_row(tmp_path):
+    from goosectx.cli.common import open_session
+    from goosectx.config import load_settings
+    from goosectx.errors import StoreError
+
+    home = tmp_path / "h"
+    SessionStore(home).close()
+    (home / "locks").write_text("not a directory")
+    settings = load_settings(environ={"GOOSECTX_HOME": str(home)})
+    with pytest.raises(StoreError):
+        open_session(settings, name="x", resume=None, continue_=False)
+    store = SessionStore(home)
+    assert store.list_sessions() == []
+    store.close()

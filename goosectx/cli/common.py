@@ -93,7 +93,12 @@ def open_session(
                 raise
             return OpenSession(store, session, lock, resumed=True)
         session = store.create_session(cwd, name=name, model=model or settings.model)
-        return OpenSession(store, session, store.lock(session.id), resumed=False)
+        try:
+            lock = store.lock(session.id)
+        except BaseException:
+            store.remove(session.id)  # no empty session row left behind
+            raise
+        return OpenSession(store, session, lock, resumed=False)
     except BaseException:
         store.close()
         raise
