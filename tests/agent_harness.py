@@ -146,3 +146,12 @@ class WriteTool(EchoTool):
     def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         self.calls.append(arguments)
         return ToolResult(f"wrote {arguments.get('text')}")
+
+
+def process_gone(pid: int) -> bool:
+    """True when ``pid`` no longer runs (a zombie waiting for pid 1 to reap it counts)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat[stat.rfind(")") + 2] in "ZX"

@@ -8,7 +8,15 @@ import time
 from pathlib import Path
 
 import pytest
-from agent_harness import Approvals, Harness, completed, finished, http_settings, make_harness
+from agent_harness import (
+    Approvals,
+    Harness,
+    completed,
+    finished,
+    http_settings,
+    make_harness,
+    process_gone,
+)
 from fakeserver import FakeServer
 
 from goosectx.approval import CANCELLED_TEXT, CHAT_MODE_TEXT, DENIED_TEXT
@@ -28,14 +36,6 @@ def shell(command: str, **extra: object) -> dict:
 
 def sent_tool_messages(server: FakeServer, index: int) -> list[dict]:
     return [m for m in server.requests[index]["messages"] if m["role"] == "tool"]
-
-
-def process_gone(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return True
-    return stat[stat.rfind(")") + 2] in "ZX"
 
 
 def wait_for_file(path: Path, timeout_s: float = 10.0) -> str:

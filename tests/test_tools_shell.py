@@ -10,6 +10,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from agent_harness import process_gone
 
 from goosectx.config import ModelConfig, Settings
 from goosectx.tools.base import ToolContext
@@ -38,15 +39,6 @@ def ctx(settings: Settings, workdir: Path) -> ToolContext:
 
 def run(ctx: ToolContext, command: str, **extra: object):
     return ShellTool().run({"command": command, **extra}, ctx)
-
-
-def process_gone(pid: int) -> bool:
-    """True when ``pid`` no longer runs (a zombie waiting for pid 1 to reap it counts)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return True
-    return stat[stat.rfind(")") + 2] in "ZX"
 
 
 def wait_for_pid(path: Path, timeout_s: float = 10.0) -> int:
