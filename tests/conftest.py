@@ -48,6 +48,14 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 
 
 @pytest.fixture
+def work(tmp_path: Path) -> Path:
+    """An empty working directory for the session under test (``tmp_path / "work"``)."""
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
 def fake_server() -> Iterator[FakeServer]:
     """A started :class:`fakeserver.FakeServer` with an empty script (``.add(...)`` replies)."""
     with FakeServer() as server:

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import cli
 from compaction_support import SUMMARY_JSON, chat, tool_pair, words
 from conftest import DUMMY_API_KEY
 from fakeserver import FakeServer
 
-from goosectx.cli.app import main
 from goosectx.config import load_settings
 from goosectx.conversation import Message
 from goosectx.store import SessionStore
@@ -43,14 +43,6 @@ def load(session_id: str):  # noqa: ANN201 - a Session
         return store.load(session_id)
     finally:
         store.close()
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str, code: int = 0) -> tuple[str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    assert exit_info.value.code == code, err
-    return out, err
 
 
 @pytest.fixture

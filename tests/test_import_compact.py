@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_support import cli as run_and_check
 from test_import_corpus import FILES, norm, raw_file, tool_parts
 
-from goosectx.cli.app import main
 from goosectx.config import load_settings
 from goosectx.store import SessionStore
 from goosectx.tokens import TokenCounter
@@ -24,11 +24,7 @@ COUNTER = TokenCounter()
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    assert exit_info.value.code == 0, err
-    return out
+    return run_and_check(capsys, *args)[0]
 
 
 @pytest.mark.parametrize("name", sorted(FILES))

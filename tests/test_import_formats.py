@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from cli_support import run_cli as run
 
-from goosectx.cli.app import main
 from goosectx.config import load_settings
 from goosectx.conversation import (
     Message,
@@ -364,13 +364,6 @@ def test_broken_records_are_named(tmp_path: Path) -> None:
         load_sessions(text, fmt="console")
     with pytest.raises(ImportFormatError, match="--session applies to goose"):
         load_sessions(chat, source_session="s1")
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out, err
 
 
 def stored(capsys: pytest.CaptureFixture[str]) -> list[dict]:

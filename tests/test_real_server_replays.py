@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import cli
 from fakeserver import FakeServer
 
-from goosectx.cli.app import main
 from goosectx.config import load_settings
 from goosectx.conversation import Message, ToolRequest
 from goosectx.errors import ContextLengthExceeded
@@ -48,14 +48,6 @@ def configure(config_path: Path, server: FakeServer, **extra: object) -> None:
     lines = [f'model = "{MODEL}"', f'[models."{MODEL}"]', f'api_base = "{server.base_url}"',
              "context_limit = 4096", *(f"{k} = {json.dumps(v)}" for k, v in extra.items())]
     config_path.write_text("\n".join(lines) + "\n")
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str, code: int = 0) -> tuple[str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    out, err = capsys.readouterr()
-    assert exit_info.value.code == code, err
-    return out, err
 
 
 def stored_messages(session: str) -> list[Message]:

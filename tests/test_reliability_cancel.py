@@ -12,7 +12,6 @@ import signal
 import threading
 from pathlib import Path
 
-import pytest
 from fakeserver import FakeServer
 from reliability_support import (
     assert_sendable,
@@ -26,13 +25,6 @@ from reliability_support import (
 )
 
 from goosectx.approval import CANCELLED_TEXT
-
-
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
 
 
 def interrupt(proc) -> bytes:  # noqa: ANN001

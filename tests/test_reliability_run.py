@@ -24,14 +24,6 @@ from reliability_support import (
 
 from goosectx.providers.litellm_provider import MAX_RETRIES
 
-
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
-
-
 # -- provider failures: bounded retries, one clear line, history intact -------------------------
 
 FAILURES = {
