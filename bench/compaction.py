@@ -24,15 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from figures import Figure, make_messages, quick_arg
+from figures import Figure, growth_figure, make_messages, quick_arg
 
 SIZES = (10, 1_000, 5_000)
 AVG_CHARS = 400
 CONTEXT_LIMIT_TOKENS = 10_000_000
-MAX_LINEAR_GROWTH_RATIO = 1.0
-"""Growth 1,000 → 5,000 relative to the (linear) baseline's growth; 1.0 = linear."""
-GROWTH_ALLOWANCE = 1.25
-"""Timing noise allowed on top of linear growth."""
 
 SUMMARY = json.dumps({
     "user_intent": "benchmark the compaction", "technical_concepts": ["sqlite", "tiktoken"],
@@ -145,14 +141,7 @@ def run(quick: bool = False) -> list[Figure]:
             )
             ratio_at[size] = statistics.median(a / b for a, b in zip(local, base, strict=True))
             figures.append(fig)
-    growth = ratio_at[5_000] / ratio_at[1_000]
-    limit = MAX_LINEAR_GROWTH_RATIO * GROWTH_ALLOWANCE
-    figures.append(Figure(
-        "compaction growth 1,000→5,000", growth, "×", "linear", 1.0,
-        f"≤ {limit:g}× (linear, +25% noise)", growth <= limit,
-        note="growth = (local ÷ baseline at 5,000) ÷ (local ÷ baseline at 1,000); "
-             "1.0 = exactly linear",
-    ))
+    figures.append(growth_figure("compaction growth 1,000→5,000", ratio_at, "local"))
     return figures
 
 

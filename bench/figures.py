@@ -53,6 +53,26 @@ class Figure:
         return self.value / self.baseline
 
 
+GROWTH_MAX = 1.25
+"""Growth 1,000 → 5,000 messages relative to the baseline's (linear) growth: 1.0 is exactly
+linear; +25 % is allowed for timing noise on a shared machine."""
+
+
+def growth_figure(name: str, ratio_at: dict[int, float], what: str) -> Figure:
+    """The PASS/FAIL row judging growth from 1,000 to 5,000 messages as linear.
+
+    ``ratio_at`` maps a size to ``measured ÷ baseline``; ``what`` names the measured quantity
+    in the note.
+    """
+    growth = ratio_at[5_000] / ratio_at[1_000]
+    return Figure(
+        name, growth, "×", "linear", 1.0,
+        f"≤ {GROWTH_MAX:g}× (linear, +25% noise)", growth <= GROWTH_MAX,
+        note=f"growth = ({what} ÷ baseline at 5,000) ÷ ({what} ÷ baseline at 1,000); "
+             "1.0 = exactly linear",
+    )
+
+
 def median_time_s(fn: Callable[[], object], *, repeat: int = 5, warmup: int = 1) -> float:
     """Median wall time of ``fn()`` in seconds over ``repeat`` runs after ``warmup`` runs."""
     for _ in range(warmup):

@@ -25,14 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from compaction import TimedProvider
-from figures import Figure, make_messages, quick_arg
+from figures import Figure, growth_figure, make_messages, quick_arg
 
 SIZES = (10, 1_000, 5_000)
 AVG_CHARS = 400
 TURNS = 10
 CALL_MAX_MS = 5.0
-GROWTH_MAX = 1.25
-"""Growth 1,000 → 5,000 relative to the baseline's (linear) growth, +25 % for timing noise."""
 
 
 class NoopTool:
@@ -137,13 +135,7 @@ def run(quick: bool = False) -> list[Figure]:
                 "json.dumps of the request's messages", statistics.median(base) * 1e3,
                 target, value_ms <= CALL_MAX_MS if size == 1_000 else None,
             ))
-    growth = ratio_at[5_000] / ratio_at[1_000]
-    figures.append(Figure(
-        "loop growth 1,000→5,000", growth, "×", "linear", 1.0,
-        f"≤ {GROWTH_MAX:g}× (linear, +25% noise)", growth <= GROWTH_MAX,
-        note="growth = (overhead ÷ baseline at 5,000) ÷ (overhead ÷ baseline at 1,000); "
-             "1.0 = exactly linear",
-    ))
+    figures.append(growth_figure("loop growth 1,000→5,000", ratio_at, "overhead"))
     return figures
 
 
