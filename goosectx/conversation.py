@@ -357,10 +357,6 @@ class Conversation:
         """Append one message."""
         self.messages.append(message)
 
-    def copy(self) -> Conversation:
-        """A shallow copy (messages are immutable)."""
-        return Conversation(list(self.messages))
-
     def user_view(self) -> list[Message]:
         """The transcript: every ``user_visible`` message, in order, unchanged."""
         return [m for m in self.messages if m.metadata.user_visible]
@@ -395,15 +391,6 @@ class Conversation:
             New message values, oldest first; merged messages keep the first one's id.
         """
         return repair(self.agent_messages(), for_sending=for_sending)
-
-    def newest_plain_user_message(self, *, agent_visible_only: bool = False) -> Message | None:
-        """The most recent user message made only of text, or ``None``."""
-        for m in reversed(self.messages):
-            if agent_visible_only and not m.metadata.agent_visible:
-                continue
-            if m.is_plain_user_text:
-                return m
-        return None
 
     def to_list(self) -> list[dict[str, Any]]:
         """JSON form of every message."""

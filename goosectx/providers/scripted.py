@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,10 +92,6 @@ class ScriptedProvider:
         self._counter = TokenCounter(None)
 
     def add(self, *items: ScriptItem) -> None:
-        """Append replies to the script."""
-        self.script.extend(items)
-
-    def extend(self, items: Iterable[ScriptItem]) -> None:
         """Append replies to the script."""
         self.script.extend(items)
 
