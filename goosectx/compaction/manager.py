@@ -42,7 +42,7 @@ from goosectx.compaction.trigger import (
     saved_too_little,
     tool_call_cutoff,
 )
-from goosectx.config import Settings
+from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.conversation import Conversation, SystemNotification
 from goosectx.errors import CompactionFailed, ContextLengthExceeded, ProviderError
 from goosectx.events import (
@@ -59,7 +59,6 @@ from goosectx.session import Session
 from goosectx.tokens import ContextBreakdown, TokenCounter
 from goosectx.usage import CallPurpose, LedgerEntry, Usage
 
-DEFAULT_CONTEXT_LIMIT_TOKENS = 128_000
 DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
 MIN_RAW_SUMMARY_WORDS = 40
 """An unparsable summary reply shorter than this gets an extractive summary added beneath."""

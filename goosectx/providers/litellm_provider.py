@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any, Literal
 
-from goosectx.config import Settings
+from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.conversation import Message, ToolResponse
 from goosectx.errors import (
     AuthFailed,
@@ -43,7 +43,6 @@ from goosectx.usage import Usage
 
 log = logging.getLogger("goosectx.provider")
 
-DEFAULT_CONTEXT_LIMIT_TOKENS = 128_000
 DEFAULT_OUTPUT_LIMIT_TOKENS = 4_096
 MAX_RETRIES = 3
 """Retries of a transient failure (so at most 4 attempts per model call)."""
