@@ -1,0 +1,229 @@
+"""Messages and their visibility metadata.
+
+A :class:`Message` is an immutable value; compaction replaces its metadata and appends new
+messages (see docs/architecture.md, "The message model and its two projections"). Import these
+names from :mod:`goosectx.conversation`, which re-exports them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from goosectx.parts import (
+    Part,
+    SystemNotification,
+    TextContent,
+    ToolRequest,
+    ToolResponse,
+    part_from_dict,
+    part_to_dict,
+)
+from goosectx.usage import Usage
+
+Role = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class MessageMetadata:
+    """Visibility flags and markers of a message.
+
+    Attributes:
+        user_visible: Shown in the transcript.
+        agent_visible: Sent to the model.
+        usage: Usage of the model call that produced this message, if any.
+        is_summary: A compaction summary.
+        is_continuation: The assistant "continue" message after a summary.
+        compaction_id: Id shared by the messages one compaction added.
+        cancelled: The turn was cancelled while this message was being produced.
+        extra: Importer-specific facts kept verbatim (e.g. source record ids).
+    """
+
+    user_visible: bool = True
+    agent_visible: bool = True
+    usage: Usage | None = None
+    is_summary: bool = False
+    is_continuation: bool = False
+    compaction_id: str | None = None
+    cancelled: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def both(cls) -> MessageMetadata:
+        """Visible to the user and the model."""
+        return cls()
+
+    @classmethod
+    def agent_only(cls) -> MessageMetadata:
+        """Sent to the model, hidden from the transcript."""
+        return cls(user_visible=False, agent_visible=True)
+
+    @classmethod
+    def user_only(cls) -> MessageMetadata:
+        """Shown in the transcript, never sent to the model."""
+        return cls(user_visible=True, agent_visible=False)
+
+    @classmethod
+    def invisible(cls) -> MessageMetadata:
+        """Neither shown nor sent (kept for the record)."""
+        return cls(user_visible=False, agent_visible=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form (snake_case keys)."""
+        data: dict[str, Any] = {
+            "user_visible": self.user_visible,
+            "agent_visible": self.agent_visible,
+        }
+        if self.usage is not None:
+            data["usage"] = self.usage.to_dict()
+        for name in ("is_summary", "is_continuation", "cancelled"):
+            if getattr(self, name):
+                data[name] = True
+        if self.compaction_id:
+            data["compaction_id"] = self.compaction_id
+        if self.extra:
+            data["extra"] = self.extra
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MessageMetadata:
+        """Inverse of :meth:`to_dict`."""
+        usage = data.get("usage")
+        return cls(
+            user_visible=bool(data.get("user_visible", True)),
+            agent_visible=bool(data.get("agent_visible", True)),
+            usage=Usage.from_dict(usage) if isinstance(usage, dict) else None,
+            is_summary=bool(data.get("is_summary", False)),
+            is_continuation=bool(data.get("is_continuation", False)),
+            compaction_id=data.get("compaction_id"),
+            cancelled=bool(data.get("cancelled", False)),
+            extra=dict(data.get("extra") or {}),
+        )
+
+
+def new_message_id() -> str:
+    """Return a fresh message id (``msg_`` + 32 hex digits)."""
+    return "msg_" + uuid.uuid4().hex
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message of a conversation.
+
+    Messages are immutable values: compaction never edits one, it replaces its metadata via
+    :meth:`with_metadata` and appends new messages.
+
+    Attributes:
+        role: ``user`` or ``assistant`` (tool responses travel in user messages).
+        content: The parts, in order.
+        metadata: Visibility and markers.
+        id: Unique id.
+        created: Creation time (UTC).
+    """
+
+    role: Role
+    content: tuple[Part, ...]
+    metadata: MessageMetadata = field(default_factory=MessageMetadata)
+    id: str = field(default_factory=new_message_id)
+    created: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    @classmethod
+    def user(cls, text: str, metadata: MessageMetadata | None = None) -> Message:
+        """A user message holding one text part."""
+        return cls("user", (TextContent(text),), metadata or MessageMetadata())
+
+    @classmethod
+    def assistant(cls, text: str, metadata: MessageMetadata | None = None) -> Message:
+        """An assistant message holding one text part."""
+        return cls("assistant", (TextContent(text),), metadata or MessageMetadata())
+
+    @classmethod
+    def notification(
+        cls, text: str, notification_type: Literal["inline", "thinking"] = "inline"
+    ) -> Message:
+        """A user-only assistant message holding one system notification."""
+        return cls(
+            "assistant",
+            (SystemNotification(notification_type, text),),
+            MessageMetadata.user_only(),
+        )
+
+    def with_metadata(self, **changes: Any) -> Message:
+        """Return a copy whose metadata has ``changes`` applied (same id and content)."""
+        return replace(self, metadata=replace(self.metadata, **changes))
+
+    @property
+    def text(self) -> str:
+        """The text parts joined by newlines."""
+        return "\n".join(p.text for p in self.content if isinstance(p, TextContent))
+
+    @property
+    def tool_requests(self) -> list[ToolRequest]:
+        """The tool-request parts, in order."""
+        return [p for p in self.content if isinstance(p, ToolRequest)]
+
+    @property
+    def tool_responses(self) -> list[ToolResponse]:
+        """The tool-response parts, in order."""
+        return [p for p in self.content if isinstance(p, ToolResponse)]
+
+    @property
+    def is_plain_user_text(self) -> bool:
+        """True for a user message made only of text (a real request, not tool results)."""
+        return (
+            self.role == "user"
+            and bool(self.content)
+            and all(isinstance(p, TextContent) for p in self.content)
+            and bool(self.text.strip())
+        )
+
+    @property
+    def is_user_request(self) -> bool:
+        """True for plain user text the user wrote.
+
+        Excludes summaries and text an imported transcript marks as tool output, harness text
+        or a local command (``metadata.extra["source_kind"]``).
+        """
+        return (
+            self.is_plain_user_text
+            and not self.metadata.is_summary
+            and self.metadata.extra.get("source_kind") is None
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form: id, role, created (ISO 8601), content, metadata."""
+        return {
+            "id": self.id,
+            "role": self.role,
+            "created": self.created.isoformat(),
+            "content": [part_to_dict(p) for p in self.content],
+            "metadata": self.metadata.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Message:
+        """Inverse of :meth:`to_dict`.
+
+        Raises:
+            ValueError: a missing field, a bad role or a bad part.
+        """
+        role = data.get("role")
+        if role not in ("user", "assistant"):
+            raise ValueError(f"bad message role {role!r}")
+        try:
+            created = datetime.fromisoformat(data["created"])
+            msg_id = str(data["id"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"bad message: {exc}") from None
+        if created.tzinfo is None:
+            created = created.replace(tzinfo=UTC)
+        return cls(
+            role=role,
+            content=tuple(part_from_dict(p) for p in data.get("content") or []),
+            metadata=MessageMetadata.from_dict(data.get("metadata") or {}),
+            id=msg_id,
+            created=created,
+        )
+

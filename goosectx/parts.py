@@ -1,0 +1,129 @@
+"""Content parts of a message and their JSON form.
+
+Parts are tagged by ``type``: ``text``, ``tool_request``, ``tool_response``, ``thinking`` and
+``system_notification`` (see docs/architecture.md, "The message model and its two projections").
+Import them from :mod:`goosectx.conversation`, which re-exports every name here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+SCHEMA_VERSION = 1
+"""Version of the JSON form of messages and exports."""
+
+@dataclass(frozen=True, slots=True)
+class TextContent:
+    """Plain text (Markdown for the assistant)."""
+
+    text: str
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRequest:
+    """A tool call the model asked for.
+
+    Attributes:
+        id: The provider's tool-call id; a tool response names it.
+        name: Tool name.
+        arguments: Parsed JSON arguments, or ``None`` when they did not parse.
+        parse_error: Why the raw arguments did not parse (then ``raw_arguments`` holds them).
+        raw_arguments: The arguments as the model sent them, kept only on a parse error.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any] | None = None
+    parse_error: str | None = None
+    raw_arguments: str | None = None
+    type: Literal["tool_request"] = "tool_request"
+
+    def arguments_json(self) -> str:
+        """Return the arguments as compact JSON (the raw text on a parse error)."""
+        if self.arguments is None:
+            return self.raw_arguments or ""
+        return json.dumps(self.arguments, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResponse:
+    """The result of a tool call.
+
+    Attributes:
+        id: Id of the :class:`ToolRequest` this answers.
+        output: Result text (already capped and redacted).
+        is_error: True when the tool failed, was denied or cancelled.
+    """
+
+    id: str
+    output: str
+    is_error: bool = False
+    type: Literal["tool_response"] = "tool_response"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingContent:
+    """Model reasoning, kept for display and never summarised.
+
+    Sent back with its ``signature`` where the provider requires it.
+    """
+
+    text: str
+    signature: str | None = None
+    type: Literal["thinking"] = "thinking"
+
+
+@dataclass(frozen=True, slots=True)
+class SystemNotification:
+    """A notice for the user (never sent to the model).
+
+    Attributes:
+        notification_type: ``inline`` (a line in the transcript) or ``thinking`` (a spinner).
+        text: The notice.
+    """
+
+    notification_type: Literal["inline", "thinking"]
+    text: str
+    type: Literal["system_notification"] = "system_notification"
+
+
+Part: TypeAlias = TextContent | ToolRequest | ToolResponse | ThinkingContent | SystemNotification
+
+_PART_TYPES: dict[str, type[Part]] = {
+    "text": TextContent,
+    "tool_request": ToolRequest,
+    "tool_response": ToolResponse,
+    "thinking": ThinkingContent,
+    "system_notification": SystemNotification,
+}
+
+
+def part_to_dict(part: Part) -> dict[str, Any]:
+    """Return the JSON form of a part: ``{"type": ..., <fields>}``; ``None`` fields omitted."""
+    data: dict[str, Any] = {"type": part.type}
+    for name in part.__dataclass_fields__:
+        value = getattr(part, name)
+        if name != "type" and value is not None:
+            data[name] = value
+    return data
+
+
+def part_from_dict(data: dict[str, Any]) -> Part:
+    """Inverse of :func:`part_to_dict`.
+
+    Raises:
+        ValueError: unknown part type or missing field.
+    """
+    kind = data.get("type")
+    cls = _PART_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"unknown content part type {kind!r}")
+    fields = {k: v for k, v in data.items() if k != "type" and k in cls.__dataclass_fields__}
+    try:
+        return cls(**fields)
+    except TypeError as exc:
+        raise ValueError(f"bad {kind} part: {exc}") from None
+
