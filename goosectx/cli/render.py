@@ -4,7 +4,9 @@ Only this module decides how a transcript looks (STYLE.md example 1): user and a
 panels (assistant Markdown streamed as it arrives), tool calls with their arguments, tool
 results folded past :data:`FOLD_LINES`, inline notifications, a spinner while the model or
 the summariser works, and a rule after each compaction. Everything is written through the
-``Console`` it is given, so tests read the rendered text from a ``StringIO``.
+``Console`` it is given, so tests read the rendered text from a ``StringIO``; the generic
+write primitives (notices, rules, errors, panels, spinner) live in
+:class:`~goosectx.cli.surface.Surface`.
 
 Two looks: *rich* (panels; live streaming and spinners when the console is a terminal) and
 *plain* (no TTY, ``TERM=dumb``, ``NO_COLOR``): simple prefixed lines, no escape codes.
@@ -13,11 +15,9 @@ Two looks: *rich* (panels; live streaming and spinners when the console is a ter
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from rich.console import Console, RenderableType
+from rich.console import Console
 from rich.panel import Panel
-from rich.status import Status
 from rich.text import Text
 
 from goosectx.cli.folding import (
@@ -28,6 +28,7 @@ from goosectx.cli.folding import (
     plural,
 )
 from goosectx.cli.stream import AssistantStream
+from goosectx.cli.surface import Surface
 from goosectx.conversation import (
     Message,
     SystemNotification,
@@ -88,7 +89,7 @@ def _only_notifications(message: Message) -> bool:
                                          for p in message.content)
 
 
-class TranscriptRenderer:
+class TranscriptRenderer(Surface):
     """Draws events and messages on a rich ``Console``.
 
     Args:
@@ -99,47 +100,13 @@ class TranscriptRenderer:
 
     def __init__(self, console: Console, *, plain: bool = False,
                  assistant_title: str = "goosectx") -> None:
-        self.console = console
-        self.plain = plain
-        self.interactive = console.is_terminal and not console.is_dumb_terminal and not plain
+        super().__init__(console, plain=plain)
         self.assistant_title = assistant_title
-        self._stream: AssistantStream | None = None
-        self._status: Status | None = None
         self._tool_names: dict[str, str] = {}
         self._shown_requests: set[str] = set()
         self._shown_responses: set[str] = set()
-        self._shown_notices: set[str] = set()
         self._echoed_user: str | None = None
         self._turn_notified = False
-
-    # -- activity (spinner, stream) ------------------------------------------------------
-    def waiting(self, text: str = "thinking…") -> None:
-        """Show a spinner until the next event (nothing in a non-interactive console)."""
-        if not self.interactive:
-            return
-        if self._status is None:
-            self._status = self.console.status(Text(text, style="dim"), spinner="dots")
-            self._status.start()
-        else:
-            self._status.update(Text(text, style="dim"))
-
-    def settle(self) -> None:
-        """Stop the spinner and finish a streamed answer (before a prompt or a question)."""
-        self._stop_spinner()
-        self._close_stream()
-
-    def _stop_spinner(self) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None
-
-    def _close_stream(self, *, cancelled: bool = False) -> bool:
-        """Finish the streamed answer; True when one was open."""
-        if self._stream is None:
-            return False
-        self._stream.close(cancelled=cancelled)
-        self._stream = None
-        return True
 
     # -- the turn's events ---------------------------------------------------------------
     def user(self, text: str, *, show: bool = True) -> None:
@@ -373,79 +340,3 @@ class TranscriptRenderer:
         for line in tail:
             text.append("\n  │ ", style="dim").append(line)
         self.console.print(text)
-
-    # -- notices -------------------------------------------------------------------------
-    def _notice(self, text: str, *, style: str = "dim") -> None:
-        self._shown_notices.add(text)
-        if self.plain:
-            self._plain(f"-- {text}")
-            return
-        self.console.print(Text("● " + text, style=style))
-
-    def cancelling(self, text: str) -> None:
-        """Say a cancel is under way without cutting a streamed answer in two.
-
-        A streaming answer ends with a ``cancelled`` border anyway; a spinner shows the text;
-        otherwise it is an inline notice.
-        """
-        if self._stream is not None:
-            return
-        if self._status is not None:
-            self._status.update(Text(text, style="yellow"))
-            return
-        self._notice(text, style="yellow")
-
-    def notice(self, text: str, *, style: str = "dim") -> None:
-        """An inline notice line."""
-        self.settle()
-        self._notice(text, style=style)
-
-    def command_echo(self, line: str) -> None:
-        """Keep a slash command the user ran in the transcript (the prompt line is erased)."""
-        self.settle()
-        if self.plain:
-            return
-        self.console.print(Text("❯ " + line, style="bold blue"))
-
-    def rule(self, text: str) -> None:
-        """A horizontal rule with ``text`` in it (compactions)."""
-        self.settle()
-        if self.plain:
-            self._plain(f"--- {text} ---")
-            return
-        self.console.rule(Text(text, style="cyan"), style="cyan")
-
-    def error(self, message: str, hint: str | None = None) -> None:
-        """A failure the user should read: a red panel (plain: ``error:`` lines)."""
-        self.settle()
-        if self.plain:
-            self._plain(f"error: {message}")
-            if hint:
-                self._plain(f"hint: {hint}")
-            return
-        body = Text(message)
-        if hint:
-            body.append("\n" + hint, style="bold")
-        self.console.print(Panel(body, title="error", title_align="left", border_style="red"))
-
-    def panel(self, body: RenderableType | str, *, title: str, style: str = "cyan") -> None:
-        """A titled panel (plain: the title line, then the body)."""
-        self.settle()
-        if self.plain:
-            self._plain(f"== {title} ==")
-            if isinstance(body, str):
-                for line in body.splitlines():
-                    self._plain(line)
-            else:
-                self.console.print(body)
-            return
-        content: Any = Text(body) if isinstance(body, str) else body
-        self.console.print(Panel(content, title=title, title_align="left", border_style=style))
-
-    def print(self, renderable: RenderableType) -> None:
-        """Print any renderable (tables of ``/usage`` and ``/context``)."""
-        self.settle()
-        self.console.print(renderable)
-
-    def _plain(self, line: str) -> None:
-        self.console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)

@@ -24,9 +24,9 @@ from goosectx.approval import ApprovalDecision, ApprovalFn
 from goosectx.cli import reports, slash
 from goosectx.cli.common import session_is_kept
 from goosectx.cli.driver import EventSource, TurnDriver
-from goosectx.cli.folding import plural
 from goosectx.cli.prompt import APPROVAL_KEYS, SlashCompleter, ask_approval, make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
+from goosectx.cli.repl_commands import run_command
 from goosectx.cli.startup import AgentLoader, no_model_error
 from goosectx.cli.terminal import ReplIO, drop_typeahead
 from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
@@ -333,114 +333,11 @@ class Repl:
     def command(self, command: slash.SlashCommand) -> None:
         """Run one slash command (``/exit`` is handled by :meth:`run`).
 
-        Commands that need the agent or the model's limit first wait (with a spinner) for
-        the start-up work; ``/help``, ``/usage`` and ``/history user`` never wait.
+        See :func:`goosectx.cli.repl_commands.run_command`.
         """
-        offline = (slash.Help, slash.Invalid, slash.ShowUsage)
-        needs_agent = not isinstance(command, offline) and command != slash.History("user")
-        if needs_agent and not self.loader.wait(self.renderer):
-            return
-        if isinstance(command, slash.Help):
-            self.renderer.print(reports.help_table(plain=self.io.plain))
-        elif isinstance(command, slash.Invalid):
-            self.renderer.notice(f"{command.message} — {command.hint}", style="yellow")
-        elif isinstance(command, slash.Compact):
-            strategy = "llm" if self.provider is not None else "extractive"
-            self._drive(lambda cancel: self.agent.compact(command.instructions,
-                                                          strategy=strategy, cancel=cancel))
-        elif isinstance(command, slash.Clear):
-            self._drive(lambda _cancel: self.agent.clear())
-        elif isinstance(command, slash.Mode):
-            self._mode(command.name)
-        elif isinstance(command, slash.Model):
-            self._model(command.name)
-        elif isinstance(command, slash.ShowUsage):
-            if self.loader.ready:  # else the last figure: /usage never waits for the agent
-                self._refresh_figure()
-            self.renderer.print(reports.usage_table(self.session.ledger, figure=self._figure))
-        elif isinstance(command, slash.ShowContext):
-            facts = self._facts()
-            if facts is not None:
-                self.renderer.print(reports.context_table(facts))
-        elif isinstance(command, slash.History):
-            self._history(command.view)
-
-    def _mode(self, name: ApprovalMode | None) -> None:
-        if name is None:
-            self.renderer.notice(f"mode: {self.mode} (choose with /mode auto|approve|"
-                                 "smart_approve|chat)")
-            return
-        forgotten = self.agent.set_mode(name)
-        self.mode = name
-        self._refresh_figure()  # the system prompt follows the mode
-        cleared = (f" · always-allow answers cleared ({', '.join(forgotten)})" if forgotten
-                   else "")
-        self.renderer.notice(f"mode: {name}{cleared}")
-
-    def _model(self, name: str | None) -> None:
-        if name is None:
-            current = self.provider.model if self.provider else "none"
-            self.renderer.notice(f"model: {current} (switch with /model NAME)")
-            return
-        self.renderer.waiting(f"switching to {name}…")
-        try:
-            provider = self._provider_factory(name)
-        except GoosectxError as exc:
-            self.renderer.error(exc.message, exc.hint)
-            return
-        finally:
-            self.renderer.settle()
-        self.agent.set_provider(provider)
-        self.loader.model_changed()
-        self.session.model = provider.model
-        self.store.update_session(self.session.id, model=provider.model)
-        limit = provider.context_limit()
-        self.renderer.notice(f"model: {provider.model} · context limit {limit.tokens:,} tokens "
-                             f"({limit.source}) from the next call")
-        self._refresh_figure()
-
-    def _history(self, view: slash.HistoryView) -> None:
-        conversation = self.session.conversation
-        if view == "user":
-            self.renderer.rule(f"transcript · {plural(len(conversation.user_view()), 'message')}")
-            self.renderer.history(conversation)
-            self.renderer.rule("end of transcript")
-            return
-        # Everything the model will see with your next message, the last answer included
-        # (a request to the provider never ends on it, so for_sending=False).
-        messages = conversation.agent_view(for_sending=False)
-        request = self.agent.request_context
-        self.renderer.rule(f"what the model sees · system prompt + "
-                           f"{plural(len(request.tool_schemas), 'tool schema')} + "
-                           f"{plural(len(messages), 'message')}")
-        for m in messages:
-            label = "summary" if m.metadata.is_summary else (
-                "continuation" if m.metadata.is_continuation else None)
-            self.renderer.message(m, label=label)
-        self.renderer.rule("end of the model's view")
+        run_command(self, command)
 
     # -- context figures -----------------------------------------------------------------
-    def _facts(self) -> reports.ContextFacts | None:
-        try:
-            manager = self._context_manager()
-            request = self.agent.request_context
-            breakdown = manager.breakdown(request)
-            current, is_estimate = manager.current_tokens(request)
-            limit = manager.context_limit()
-        except GoosectxError as exc:
-            self.renderer.error(f"cannot measure the context: {exc.message}", exc.hint)
-            return None
-        provider = self.provider
-        return reports.ContextFacts(
-            breakdown=breakdown, current_tokens=current, current_is_estimate=is_estimate,
-            limit_tokens=limit.tokens, limit_source=limit.source,
-            threshold_ratio=self.settings.threshold_ratio,
-            threshold_source=self.settings.source("threshold_ratio"),
-            auto_enabled=self.settings.auto_compaction_enabled,
-            paused=self.session.state.auto_compaction_paused,
-            manages_own_context=bool(provider and provider.manages_own_context),
-        )
-
     def _refresh_figure(self) -> None:
         """Recompute the context figure every display shows (toolbar, ``/usage``).
 

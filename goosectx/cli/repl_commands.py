@@ -1,0 +1,138 @@
+"""The REPL's slash commands, run against one :class:`~goosectx.cli.repl.Repl`.
+
+``/compact``, ``/clear``, ``/mode``, ``/model``, ``/usage``, ``/context``, ``/history`` and
+``/help``. Parsing is :mod:`goosectx.cli.slash` (a pure function); this module only acts on
+the parsed command, drawing through the REPL's renderer. ``/exit`` is handled by the REPL's
+loop.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from goosectx.cli import reports, slash
+from goosectx.cli.folding import plural
+from goosectx.config import ApprovalMode
+from goosectx.errors import GoosectxError
+
+if TYPE_CHECKING:
+    from goosectx.cli.repl import Repl
+
+__all__ = ["context_facts", "run_command"]
+
+
+def run_command(repl: Repl, command: slash.SlashCommand) -> None:
+    """Run one slash command of ``repl`` (``/exit`` is handled by ``Repl.run``).
+
+    Commands that need the agent or the model's limit first wait (with a spinner) for
+    the start-up work; ``/help``, ``/usage`` and ``/history user`` never wait.
+    """
+    offline = (slash.Help, slash.Invalid, slash.ShowUsage)
+    needs_agent = not isinstance(command, offline) and command != slash.History("user")
+    if needs_agent and not repl.loader.wait(repl.renderer):
+        return
+    if isinstance(command, slash.Help):
+        repl.renderer.print(reports.help_table(plain=repl.io.plain))
+    elif isinstance(command, slash.Invalid):
+        repl.renderer.notice(f"{command.message} — {command.hint}", style="yellow")
+    elif isinstance(command, slash.Compact):
+        strategy = "llm" if repl.provider is not None else "extractive"
+        repl._drive(lambda cancel: repl.agent.compact(command.instructions,
+                                                      strategy=strategy, cancel=cancel))
+    elif isinstance(command, slash.Clear):
+        repl._drive(lambda _cancel: repl.agent.clear())
+    elif isinstance(command, slash.Mode):
+        _mode(repl, command.name)
+    elif isinstance(command, slash.Model):
+        _model(repl, command.name)
+    elif isinstance(command, slash.ShowUsage):
+        if repl.loader.ready:  # else the last figure: /usage never waits for the agent
+            repl._refresh_figure()
+        repl.renderer.print(reports.usage_table(repl.session.ledger, figure=repl._figure))
+    elif isinstance(command, slash.ShowContext):
+        facts = context_facts(repl)
+        if facts is not None:
+            repl.renderer.print(reports.context_table(facts))
+    elif isinstance(command, slash.History):
+        _history(repl, command.view)
+
+
+def _mode(repl: Repl, name: ApprovalMode | None) -> None:
+    if name is None:
+        repl.renderer.notice(f"mode: {repl.mode} (choose with /mode auto|approve|"
+                             "smart_approve|chat)")
+        return
+    forgotten = repl.agent.set_mode(name)
+    repl.mode = name
+    repl._refresh_figure()  # the system prompt follows the mode
+    cleared = (f" · always-allow answers cleared ({', '.join(forgotten)})" if forgotten
+               else "")
+    repl.renderer.notice(f"mode: {name}{cleared}")
+
+
+def _model(repl: Repl, name: str | None) -> None:
+    if name is None:
+        current = repl.provider.model if repl.provider else "none"
+        repl.renderer.notice(f"model: {current} (switch with /model NAME)")
+        return
+    repl.renderer.waiting(f"switching to {name}…")
+    try:
+        provider = repl._provider_factory(name)
+    except GoosectxError as exc:
+        repl.renderer.error(exc.message, exc.hint)
+        return
+    finally:
+        repl.renderer.settle()
+    repl.agent.set_provider(provider)
+    repl.loader.model_changed()
+    repl.session.model = provider.model
+    repl.store.update_session(repl.session.id, model=provider.model)
+    limit = provider.context_limit()
+    repl.renderer.notice(f"model: {provider.model} · context limit {limit.tokens:,} tokens "
+                         f"({limit.source}) from the next call")
+    repl._refresh_figure()
+
+
+def _history(repl: Repl, view: slash.HistoryView) -> None:
+    conversation = repl.session.conversation
+    if view == "user":
+        repl.renderer.rule(f"transcript · {plural(len(conversation.user_view()), 'message')}")
+        repl.renderer.history(conversation)
+        repl.renderer.rule("end of transcript")
+        return
+    # Everything the model will see with your next message, the last answer included
+    # (a request to the provider never ends on it, so for_sending=False).
+    messages = conversation.agent_view(for_sending=False)
+    request = repl.agent.request_context
+    repl.renderer.rule(f"what the model sees · system prompt + "
+                       f"{plural(len(request.tool_schemas), 'tool schema')} + "
+                       f"{plural(len(messages), 'message')}")
+    for m in messages:
+        label = "summary" if m.metadata.is_summary else (
+            "continuation" if m.metadata.is_continuation else None)
+        repl.renderer.message(m, label=label)
+    repl.renderer.rule("end of the model's view")
+
+
+def context_facts(repl: Repl) -> reports.ContextFacts | None:
+    """The figures ``/context`` shows, or ``None`` after drawing why they cannot be measured."""
+    try:
+        manager = repl._context_manager()
+        request = repl.agent.request_context
+        breakdown = manager.breakdown(request)
+        current, is_estimate = manager.current_tokens(request)
+        limit = manager.context_limit()
+    except GoosectxError as exc:
+        repl.renderer.error(f"cannot measure the context: {exc.message}", exc.hint)
+        return None
+    provider = repl.provider
+    return reports.ContextFacts(
+        breakdown=breakdown, current_tokens=current, current_is_estimate=is_estimate,
+        limit_tokens=limit.tokens, limit_source=limit.source,
+        threshold_ratio=repl.settings.threshold_ratio,
+        threshold_source=repl.settings.source("threshold_ratio"),
+        auto_enabled=repl.settings.auto_compaction_enabled,
+        paused=repl.session.state.auto_compaction_paused,
+        manages_own_context=bool(provider and provider.manages_own_context),
+    )
+
