@@ -18,15 +18,16 @@ import logging
 import threading
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
 
 from goosectx.approval import (
     CANCELLED_TEXT,
-    CHAT_MODE_TEXT,
     DENIED_TEXT,
     NON_INTERACTIVE_DENIED_TEXT,
+    ApprovalContext,
     ApprovalFn,
-    needs_approval,
+    ApprovalVerdict,
+    PermissionRules,
+    decide,
 )
 from goosectx.compaction.manager import ContextManager, RequestContext
 from goosectx.config import ApprovalMode, Settings
@@ -50,7 +51,8 @@ from goosectx.events import (
 from goosectx.prompts import build_system_prompt, load_project_instructions
 from goosectx.providers.base import Provider, ProviderResponse, TextDelta, ThinkingDelta
 from goosectx.session import Session
-from goosectx.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
+from goosectx.tools.base import ToolContext, ToolRegistry
+from goosectx.tools.runner import run_tool
 
 log = logging.getLogger("goosectx.agent")
 
@@ -58,11 +60,8 @@ NO_MODEL_TEXT = (
     "no model is configured — set GOOSE_MODEL (e.g. export GOOSE_MODEL=openai/gpt-4o-mini) "
     "or use /model NAME"
 )
-TOOL_CANCEL_GRACE_S = 10.0
-"""How long a cancelled tool gets to stop (kill its process group) before the turn ends."""
 OUTPUT_SLACK_CHARS = 2_000
 """Room over ``tool_output_max_chars`` for a tool's own notes before the loop cuts output."""
-_POLL_S = 0.05
 
 
 @dataclass(slots=True)
@@ -123,6 +122,8 @@ class Agent:
         self.interactive = interactive
         self.always_allowed: set[str] = set()
         """Tools the user answered "always allow" for, this session."""
+        self.rules = PermissionRules()
+        """Permission rules for :func:`~goosectx.approval.decide` (none yet)."""
         self._tool_context = tool_context
         self._project_instructions: str | None = None
         self._request: RequestContext | None = None
@@ -317,9 +318,7 @@ class Agent:
 
     # -- tools -----------------------------------------------------------------------------
     def _refusal(self, request: ToolRequest) -> str | None:
-        """Why ``request`` cannot run at all (chat mode, unknown tool, bad arguments)."""
-        if self.mode == "chat":
-            return CHAT_MODE_TEXT
+        """Why ``request`` cannot run at all (unknown tool, bad arguments)."""
         if self.tools.get(request.name) is None:
             names = ", ".join(self.tools.names()) or "none"
             return f"There is no tool named {request.name!r}. Available tools: {names}."
@@ -330,37 +329,52 @@ class Agent:
                     "its parameters schema.")
         return None
 
-    def _decide(self, tool: Tool, request: ToolRequest) -> Literal["run", "deny"]:
-        assert request.arguments is not None
-        if request.name in self.always_allowed:
-            return "run"
-        if not needs_approval(self.mode, tool.is_read_only(request.arguments)):
-            return "run"
+    def _verdict(self, request: ToolRequest) -> ApprovalVerdict:
+        """The approval decision for ``request`` (docs/architecture.md §4)."""
+        tool, arguments = self.tools.get(request.name), request.arguments
+        read_only = tool is not None and arguments is not None and tool.is_read_only(arguments)
+        verdict = decide(ApprovalContext(
+            mode=self.mode, tool_name=request.name, read_only=read_only,
+            working_dir=self.session.working_dir, arguments=arguments or {},
+            rules=self.rules, always_allowed=frozenset(self.always_allowed)))
+        log.debug("approval of %s: %s (%s)", request.name, verdict.action, verdict.reason)
+        return verdict
+
+    def _ask(self, request: ToolRequest) -> bool:
+        """On an ``ask`` verdict: True when the approval callable allows the call.
+
+        An "always allow" answer is remembered for this session (the next verdict is ``run``);
+        "cancel" ends the turn.
+        """
         decision = self.approve(request)
-        if decision == "always_allow":
-            self.always_allowed.add(request.name)
-            return "run"
-        if decision == "allow_once":
-            return "run"
         if decision == "cancel":
             raise _CancelTurn()
-        return "deny"
+        if decision == "always_allow":
+            self.always_allowed.add(request.name)
+        return decision != "deny"
 
     def _handle_tool_request(
         self, request: ToolRequest, turn: _Turn
     ) -> Generator[Event, None, ToolResponse]:
-        """Approve and run one call; returns its response (yields ``ToolCallStarted``)."""
+        """Approve and run one call; returns its response (yields ``ToolCallStarted``).
+
+        A ``deny`` verdict (chat mode) answers any call, even one that could not run; an
+        ``ask`` verdict asks only about a call that can run.
+        """
+        verdict = self._verdict(request)
+        if verdict.action == "deny":
+            return ToolResponse(request.id, verdict.tool_text, is_error=True)
         refusal = self._refusal(request)
         if refusal is not None:
             return ToolResponse(request.id, refusal, is_error=True)
         tool = self.tools.get(request.name)
         assert tool is not None and request.arguments is not None
-        if self._decide(tool, request) == "deny":
+        if verdict.action == "ask" and not self._ask(request):
             text = DENIED_TEXT if self.interactive else NON_INTERACTIVE_DENIED_TEXT
             return ToolResponse(request.id, text, is_error=True)
         yield ToolCallStarted(request)
         ctx = self._context_for(turn.cancel)
-        result = self._execute(tool, request.arguments, ctx, turn)
+        result = run_tool(tool, request.arguments, ctx, turn.cancel)
         output = ctx.redact(result.output)
         limit = self.settings.tool_output_max_chars + OUTPUT_SLACK_CHARS
         if len(output) > limit:
@@ -379,38 +393,3 @@ class Agent:
                                                    cancel)
         self._tool_context.cancel = cancel
         return self._tool_context
-
-    def _execute(self, tool: Tool, arguments: dict[str, object], ctx: ToolContext,
-                 turn: _Turn) -> ToolResult:
-        """Run a tool in a worker thread so a KeyboardInterrupt can cancel it promptly.
-
-        On KeyboardInterrupt the turn's cancel event is set (the tool kills its process
-        group), the tool gets :data:`TOOL_CANCEL_GRACE_S` to stop, and the interrupt goes on.
-        """
-        box: dict[str, ToolResult] = {}
-        # Waited on instead of Thread.join: on Python 3.11 a join interrupted by Ctrl-C marks
-        # the thread stopped while it still runs, so a later join returns at once and the
-        # process could exit before the tool has killed its process group.
-        finished = threading.Event()
-
-        def target() -> None:
-            try:
-                box["result"] = tool.run(dict(arguments), ctx)
-            except Exception as exc:  # noqa: BLE001 - a tool bug becomes an error result
-                log.exception("tool %s raised", tool.name)
-                box["result"] = ToolResult(f"{tool.name} failed: {type(exc).__name__}: {exc}",
-                                           is_error=True)
-            finally:
-                finished.set()
-
-        worker = threading.Thread(target=target, name=f"goosectx-tool-{tool.name}", daemon=True)
-        try:
-            worker.start()
-            while not finished.wait(_POLL_S):
-                pass
-        except KeyboardInterrupt:
-            turn.cancel.set()
-            if worker.ident is not None:
-                finished.wait(TOOL_CANCEL_GRACE_S)
-            raise
-        return box.get("result") or ToolResult(f"{tool.name} returned nothing", is_error=True)

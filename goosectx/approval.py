@@ -1,20 +1,35 @@
-"""Approval modes and the approval callable (DESIGN.md §5).
+"""Approval: the one decision function for tool calls, and the approval callable.
 
-The caller of the agent loop passes an :data:`ApprovalFn`: the REPL asks the user, ``run``
-without a TTY denies. Modes: ``auto`` (run every tool), ``approve`` (ask before each),
-``smart_approve`` (read-only calls run, others ask; the default), ``chat`` (no tool runs).
+docs/architecture.md §4. :func:`decide` maps an :class:`ApprovalContext` (approval mode,
+permission rules, tool, arguments, working dir, the session's "always allow" answers) to an
+:class:`ApprovalVerdict`: ``run``, ``ask`` or ``deny``, with a reason. It walks
+:data:`CLAUSES` in order; the first clause with an opinion decides, and a call no clause
+claims is asked about. Each later approval feature adds one clause there, nowhere else.
+
+On ``ask`` the agent calls the caller's :data:`ApprovalFn`: the REPL asks the user; ``run``
+without a terminal answers ``deny`` (the model is told that nobody could be asked).
+
+Modes: ``auto`` (run every tool), ``approve`` (ask before each), ``smart_approve`` (read-only
+calls run, others ask; the default), ``chat`` (no tool runs).
+
+Core module: no printing, no ``cli`` / ``rich`` imports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Literal, TypeAlias
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
 
 from goosectx.config import ApprovalMode
 from goosectx.conversation import ToolRequest
 
 ApprovalDecision = Literal["allow_once", "always_allow", "deny", "cancel"]
+"""The user's answer to an ``ask`` verdict."""
 ApprovalFn: TypeAlias = Callable[[ToolRequest], ApprovalDecision]
+"""Answers an ``ask`` verdict (the REPL asks the user; ``run`` without a terminal denies)."""
+ApprovalAction = Literal["run", "ask", "deny"]
 
 DENIED_TEXT = (
     "The user denied this tool call. Do not retry it; continue without it or ask the user."
@@ -29,13 +44,129 @@ CHAT_MODE_TEXT = (
 CANCELLED_TEXT = "The user cancelled this tool call."
 
 
-def needs_approval(mode: ApprovalMode, read_only: bool) -> bool:
-    """Whether a call must be approved in ``mode`` (``chat`` is handled by the caller)."""
-    if mode == "auto":
-        return False
-    if mode == "approve":
-        return True
-    return not read_only
+@dataclass(frozen=True, slots=True)
+class PermissionRules:
+    """Permission rules (``[permissions]``): patterns such as ``shell(git status*)``.
+
+    A placeholder: no clause reads them yet (the permission-rules clause will; see
+    :data:`CLAUSES`). Deny wins over ask over allow, and all win over the approval mode.
+    """
+
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalContext:
+    """Everything the decision looks at for one tool call.
+
+    Attributes:
+        mode: The approval mode in force.
+        tool_name: The tool's name as the model called it.
+        read_only: The tool's own claim that this call changes nothing
+            (``Tool.is_read_only(arguments)``); False when the tool is unknown or the
+            arguments could not be parsed.
+        working_dir: The session's working dir (read scoping will resolve paths against it).
+        arguments: The call's parsed arguments (empty when they could not be parsed).
+        rules: The permission rules (unused until the permission-rules clause lands).
+        always_allowed: Tools the user answered "always allow" for in this session.
+    """
+
+    mode: ApprovalMode
+    tool_name: str
+    read_only: bool
+    working_dir: Path
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    rules: PermissionRules = field(default_factory=PermissionRules)
+    always_allowed: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalVerdict:
+    """What happens to one tool call, and why.
+
+    Attributes:
+        action: ``run`` (run without asking), ``ask`` (the :data:`ApprovalFn` answers) or
+            ``deny`` (do not run).
+        reason: A short human-readable reason ("smart_approve: read-only call").
+        tool_text: For ``deny``: the tool response the model gets.
+    """
+
+    action: ApprovalAction
+    reason: str
+    tool_text: str = DENIED_TEXT
+
+
+Clause: TypeAlias = Callable[[ApprovalContext], "ApprovalVerdict | None"]
+"""One rule of the decision: a verdict, or ``None`` to leave the call to the next clause."""
+
+
+def _chat_mode(ctx: ApprovalContext) -> ApprovalVerdict | None:
+    if ctx.mode == "chat":
+        return ApprovalVerdict("deny", "chat mode: no tool runs", CHAT_MODE_TEXT)
+    return None
+
+
+def _session_always_allowed(ctx: ApprovalContext) -> ApprovalVerdict | None:
+    if ctx.tool_name in ctx.always_allowed:
+        return ApprovalVerdict("run", f"always allowed this session ({ctx.tool_name})")
+    return None
+
+
+def _auto_mode(ctx: ApprovalContext) -> ApprovalVerdict | None:
+    if ctx.mode == "auto":
+        return ApprovalVerdict("run", "auto mode: every tool call runs")
+    return None
+
+
+def _approve_mode(ctx: ApprovalContext) -> ApprovalVerdict | None:
+    if ctx.mode == "approve":
+        return ApprovalVerdict("ask", "approve mode: every tool call is asked about")
+    return None
+
+
+def _smart_read_only(ctx: ApprovalContext) -> ApprovalVerdict | None:
+    if ctx.mode == "smart_approve" and ctx.read_only:
+        return ApprovalVerdict("run", "smart_approve: a read-only call runs")
+    return None
+
+
+CLAUSES: tuple[Clause, ...] = (
+    # Chat mode: nothing runs, whatever a rule or an earlier answer says.
+    _chat_mode,
+    # (later) Permission rules go here ([permissions] allow / ask / deny patterns, read from the
+    # user's config and the command line, never from the project dir): a matching deny
+    # denies, ask asks, allow runs — ahead of the session answers and the mode. An allow rule
+    # never overrides the sensitive-file list unless it names the path.
+    # The user's "always allow" answers for this session.
+    _session_always_allowed,
+    # The plain modes.
+    _auto_mode,
+    _approve_mode,
+    # (later) Read scoping goes here: in smart_approve, a text_editor ``view`` or ``tree`` outside
+    # the working dir (resolved, symlinks followed) or on the sensitive list (.ssh, .aws,
+    # .gnupg, .env*, *.pem, id_*, the goosectx data dir) asks instead of running.
+    # (later) Extension annotations go here too: an extension tool's read-only annotation counts
+    # only for a server marked ``trusted = true``; for any other server the call asks.
+    # smart_approve runs what the tool says is read-only.
+    _smart_read_only,
+)
+"""The decision's clauses, in order; the first that returns a verdict decides."""
+
+_OTHERWISE = ApprovalVerdict("ask", "the call may change something: approval needed")
+
+
+def decide(ctx: ApprovalContext) -> ApprovalVerdict:
+    """Decide whether one tool call runs, is asked about, or is denied.
+
+    The first clause of :data:`CLAUSES` that has an opinion decides; otherwise ``ask``.
+    """
+    for clause in CLAUSES:
+        verdict = clause(ctx)
+        if verdict is not None:
+            return verdict
+    return _OTHERWISE
 
 
 def deny_all(_request: ToolRequest) -> ApprovalDecision:

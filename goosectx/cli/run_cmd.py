@@ -77,7 +77,10 @@ def read_task(text: str | None, input_file: str | None, stdin: TextIO | None = N
 
 
 class _Approver:
-    """``run``'s approval callable: ask on a terminal, else deny and warn once per tool."""
+    """``run``'s approval callable: ask on a terminal, else deny and warn once per tool.
+
+    Called only for a call whose verdict (:func:`goosectx.approval.decide`) is ``ask``.
+    """
 
     def __init__(self, stdin: TextIO, stderr: TextIO) -> None:
         self.stdin = stdin

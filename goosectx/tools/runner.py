@@ -1,0 +1,57 @@
+"""Running one tool call in a worker thread, so that Ctrl-C can cancel it promptly.
+
+The agent loop (docs/architecture.md §1) calls :func:`run_tool` for every approved call. A
+tool that raises becomes an error result (its traceback goes to the log); a KeyboardInterrupt
+on the calling thread sets the turn's cancel event, gives the tool
+:data:`TOOL_CANCEL_GRACE_S` to stop (it kills its process group), and goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from goosectx.tools.base import Tool, ToolContext, ToolResult
+
+log = logging.getLogger("goosectx.agent")
+
+TOOL_CANCEL_GRACE_S = 10.0
+"""How long a cancelled tool gets to stop (kill its process group) before the turn ends."""
+_POLL_S = 0.05
+
+
+def run_tool(tool: Tool, arguments: dict[str, Any], ctx: ToolContext,
+             cancel: threading.Event) -> ToolResult:
+    """Run ``tool`` with a copy of ``arguments`` in a daemon thread and wait for its result.
+
+    Raises:
+        KeyboardInterrupt: re-raised after ``cancel`` is set and the tool had its grace time.
+    """
+    box: dict[str, ToolResult] = {}
+    # Waited on instead of Thread.join: on Python 3.11 a join interrupted by Ctrl-C marks
+    # the thread stopped while it still runs, so a later join returns at once and the
+    # process could exit before the tool has killed its process group.
+    finished = threading.Event()
+
+    def target() -> None:
+        try:
+            box["result"] = tool.run(dict(arguments), ctx)
+        except Exception as exc:  # noqa: BLE001 - a tool bug becomes an error result
+            log.exception("tool %s raised", tool.name)
+            box["result"] = ToolResult(f"{tool.name} failed: {type(exc).__name__}: {exc}",
+                                       is_error=True)
+        finally:
+            finished.set()
+
+    worker = threading.Thread(target=target, name=f"goosectx-tool-{tool.name}", daemon=True)
+    try:
+        worker.start()
+        while not finished.wait(_POLL_S):
+            pass
+    except KeyboardInterrupt:
+        cancel.set()
+        if worker.ident is not None:
+            finished.wait(TOOL_CANCEL_GRACE_S)
+        raise
+    return box.get("result") or ToolResult(f"{tool.name} returned nothing", is_error=True)
