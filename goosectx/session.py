@@ -39,6 +39,21 @@ class SessionState:
         return cls(auto_compaction_paused=bool(data.get("auto_compaction_paused", False)))
 
 
+@dataclass(frozen=True, slots=True)
+class TokenCount:
+    """A message's stored raw token count (docs/architecture.md §8, migration 2).
+
+    Attributes:
+        count: Tokens of the message's text (``tokens.message_text_for_count``), without the
+            per-message overhead.
+        encoding: The tiktoken encoding name the count was made with (e.g. ``o200k_base``);
+            a count made with another encoding than the counter's must be recounted.
+    """
+
+    count: int
+    encoding: str
+
+
 @dataclass(slots=True)
 class Session:
     """A saved session.
@@ -54,6 +69,8 @@ class Session:
         ledger: Billed calls and the ``current`` figure.
         state: Per-session state.
         metadata: Extra facts, e.g. an imported session's ``system_prompt`` and ``source``.
+        token_counts: Stored raw token counts by message id, for messages already counted
+            (filled by ``SessionStore.load``; messages not yet counted are absent).
     """
 
     id: str
@@ -66,6 +83,7 @@ class Session:
     ledger: UsageLedger = field(default_factory=UsageLedger)
     state: SessionState = field(default_factory=SessionState)
     metadata: dict[str, Any] = field(default_factory=dict)
+    token_counts: dict[str, TokenCount] = field(default_factory=dict)
 
     @property
     def display_name(self) -> str:

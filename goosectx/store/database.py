@@ -1,0 +1,158 @@
+"""The SQLite connection of the session store: opening, WAL, errors, transactions.
+
+One file ``sessions.db`` in the data dir (WAL mode, busy timeout, created 0600); opening it
+applies the pending migrations (:mod:`goosectx.store.migrations`). See docs/architecture.md §8.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from goosectx.errors import StoreCorrupt, StoreError
+from goosectx.session import SessionState
+from goosectx.store import migrations
+
+DB_NAME = "sessions.db"
+BUSY_TIMEOUT_MS = 5000
+
+
+def now() -> str:
+    """The current UTC time as stored (ISO 8601)."""
+    return datetime.now(UTC).isoformat()
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON as stored."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def update_session_row(
+    conn: sqlite3.Connection, session_id: str, *, model: str | None = None,
+    state: SessionState | None = None, current_tokens: int | None = None,
+    current_is_estimate: bool | None = None,
+) -> None:
+    """Set the session row's ``updated`` to now and each given column (caller's transaction)."""
+    columns: dict[str, object] = {"updated": now()}
+    if model is not None:
+        columns["model"] = model
+    if current_tokens is not None:
+        columns["current_tokens"] = current_tokens
+    if current_is_estimate is not None:
+        columns["current_is_estimate"] = int(current_is_estimate)
+    if state is not None:
+        columns["state_json"] = dumps(state.to_dict())
+    assignments = ", ".join(f"{name}=?" for name in columns)
+    conn.execute(f"UPDATE sessions SET {assignments} WHERE id=?",
+                 (*columns.values(), session_id))
+
+
+class StoreDatabase:
+    """The open database in ``data_dir``; the base of :class:`goosectx.store.SessionStore`.
+
+    Raises (from any method):
+        StoreCorrupt: the file is not a usable goosectx database (it is never overwritten).
+        StoreError: the data dir or file cannot be created or written.
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.path = data_dir / DB_NAME
+        self._conn = self._open()
+
+    # -- opening and migrations -------------------------------------------------------------
+    def _open(self) -> sqlite3.Connection:
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except (FileExistsError, NotADirectoryError):
+            raise StoreError(
+                f"data dir {self.data_dir} is not a directory",
+                "set GOOSECTX_HOME to a directory",
+            ) from None
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create data dir {self.data_dir}: {exc.strerror}",
+                "set GOOSECTX_HOME to a writable directory",
+            ) from None
+        if self.path.is_dir():
+            raise StoreCorrupt(
+                f"session database {self.path} is a directory", "move it aside, then retry"
+            )
+        if not self.path.exists():
+            try:
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot create session database {self.path}: {exc.strerror}",
+                    "set GOOSECTX_HOME to a writable directory",
+                ) from None
+        old_umask = os.umask(0o077)
+        try:
+            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            with self._guard():
+                conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+                self._enable_wal(conn)
+                conn.execute("PRAGMA foreign_keys=ON")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                migrations.migrate(conn, self.path)
+        finally:
+            os.umask(old_umask)
+        return conn
+
+    @staticmethod
+    def _enable_wal(conn: sqlite3.Connection) -> None:
+        """Switch the database to WAL, retrying while another process holds the file.
+
+        The switch needs an exclusive lock SQLite does not wait for (no busy handler), so when
+        several processes open a new database at once, retry for up to the busy timeout.
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            text = str(exc)
+            if "locked" in text or "busy" in text:
+                raise StoreError(
+                    f"session database {self.path} is busy: {text}", "retry in a moment"
+                ) from None
+            if isinstance(exc, sqlite3.OperationalError) and (
+                "readonly" in text or "unable to open" in text or "disk I/O" in text
+            ):
+                raise StoreError(f"cannot write session database {self.path}: {text}") from None
+            raise StoreCorrupt(
+                f"session database {self.path} is unreadable ({text})",
+                "it was left as it is; move it aside to start afresh, or restore a backup",
+            ) from None
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._guard():
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()

@@ -1,0 +1,53 @@
+"""The usage ledger table: one row per billed call, oldest first (docs/architecture.md §8)."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from goosectx.store.database import StoreDatabase, now
+from goosectx.usage import LedgerEntry, Usage
+
+
+def insert_ledger(conn: sqlite3.Connection, session_id: str, entry: LedgerEntry) -> None:
+    """Insert one ledger row inside the caller's transaction."""
+    u = entry.usage
+    conn.execute(
+        "INSERT INTO usage_ledger (session_id, created, model, purpose, is_compaction,"
+        " input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens,"
+        " cost_usd) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        (session_id, entry.created.isoformat(), entry.model, entry.purpose,
+         int(entry.is_compaction), u.input_tokens, u.output_tokens, u.total_tokens,
+         u.cache_read_tokens, u.cache_write_tokens, u.cost_usd),
+    )
+
+
+def read_ledger(conn: sqlite3.Connection, session_id: str) -> list[LedgerEntry]:
+    """A session's ledger entries, oldest first."""
+    rows = conn.execute(
+        "SELECT created, model, purpose, input_tokens, output_tokens, total_tokens,"
+        " cache_read_tokens, cache_write_tokens, cost_usd FROM usage_ledger"
+        " WHERE session_id=? ORDER BY id",
+        (session_id,),
+    ).fetchall()
+    return [
+        LedgerEntry(Usage(r[3], r[4], r[5], r[6], r[7], r[8]), r[1], r[2],
+                    datetime.fromisoformat(r[0]))
+        for r in rows
+    ]
+
+
+class LedgerStore(StoreDatabase):
+    """Usage methods of :class:`goosectx.store.SessionStore`."""
+
+    def add_usage(
+        self, session_id: str, entry: LedgerEntry, *, current_tokens: int, is_estimate: bool
+    ) -> None:
+        """Record one billed call and the new ``current`` figure (one transaction)."""
+        with self._transaction() as conn:
+            insert_ledger(conn, session_id, entry)
+            conn.execute(
+                "UPDATE sessions SET current_tokens=?, current_is_estimate=?, updated=?,"
+                " model=coalesce(model, ?) WHERE id=?",
+                (current_tokens, int(is_estimate), now(), entry.model, session_id),
+            )

@@ -1,0 +1,204 @@
+"""The messages table: appending, replacing the history, stored token counts.
+
+Messages are ordered by a REAL ``position`` so a message can be inserted between two others
+(tool-pair notes go where the pair stood). Appending writes one row; replacing the agent-visible
+history is one transaction, so a crash leaves the old or the new history, never a mix.
+
+Each row may carry the message's raw token count and the tiktoken encoding it was made with
+(migration 2; NULL = not yet counted): write them with :meth:`MessageStore.save_token_counts`
+or ``append_message(..., token_count=...)``; ``SessionStore.load`` returns them as
+``Session.token_counts``. See docs/architecture.md §8.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from goosectx.conversation import Conversation, Message
+from goosectx.errors import StoreCorrupt
+from goosectx.session import SessionState, TokenCount
+from goosectx.store.database import StoreDatabase, dumps, now, update_session_row
+from goosectx.store.ledger import insert_ledger
+from goosectx.testhooks import pause_point
+from goosectx.usage import LedgerEntry
+
+INSERT_MESSAGE = (
+    "INSERT INTO messages (id, session_id, position, role, created, content_json,"
+    " metadata_json, token_count, token_encoding) VALUES (?,?,?,?,?,?,?,?,?)"
+)
+
+
+def message_row(
+    session_id: str, position: float, message: Message, count: TokenCount | None = None
+) -> tuple[Any, ...]:
+    """The values of :data:`INSERT_MESSAGE` for ``message``."""
+    data = message.to_dict()
+    return (
+        message.id, session_id, position, message.role, data["created"],
+        dumps(data["content"]), dumps(data["metadata"]),
+        count.count if count else None, count.encoding if count else None,
+    )
+
+
+def read_messages(
+    conn: sqlite3.Connection, session_id: str, path: Path
+) -> tuple[list[Message], dict[str, TokenCount]]:
+    """A session's messages in position order and the stored counts of those counted.
+
+    Raises:
+        StoreCorrupt: a stored message does not parse.
+    """
+    rows = conn.execute(
+        "SELECT id, role, created, content_json, metadata_json, token_count, token_encoding"
+        " FROM messages WHERE session_id=? ORDER BY position",
+        (session_id,),
+    ).fetchall()
+    messages = []
+    counts: dict[str, TokenCount] = {}
+    for mid, role, created, content_json, metadata_json, count, encoding in rows:
+        try:
+            messages.append(Message.from_dict({
+                "id": mid, "role": role, "created": created,
+                "content": json.loads(content_json), "metadata": json.loads(metadata_json),
+            }))
+        except (ValueError, TypeError) as exc:
+            raise StoreCorrupt(
+                f"message {mid} of session {session_id} in {path} is unreadable: {exc}",
+                "the database was left as it is; export what remains or restore a backup",
+            ) from None
+        if count is not None and encoding is not None:
+            counts[mid] = TokenCount(int(count), str(encoding))
+    return messages, counts
+
+
+def plan_positions(
+    messages: list[Message], stored: dict[str, tuple[float, str]]
+) -> list[float] | None:
+    """Positions keeping stored ones; new messages between neighbours. ``None`` = renumber."""
+    positions: list[float] = []
+    last = 0.0
+    for i, m in enumerate(messages):
+        if m.id in stored:
+            pos = stored[m.id][0]
+            if pos <= last and positions:
+                return None
+            positions.append(pos)
+            last = pos
+            continue
+        nxt = next((stored[n.id][0] for n in messages[i + 1:] if n.id in stored), None)
+        if nxt is None:
+            pos = float(math.floor(last)) + 1.0
+        else:
+            # Leave room for the run of new messages still to come before ``nxt``.
+            run = next((k for k, n in enumerate(messages[i:]) if n.id in stored), 1)
+            pos = last + (nxt - last) / (run + 1)
+        if pos <= last or (nxt is not None and pos >= nxt):
+            return None
+        positions.append(pos)
+        last = pos
+    return positions
+
+
+class MessageStore(StoreDatabase):
+    """Message methods of :class:`goosectx.store.SessionStore`."""
+
+    def message_count(self, session_id: str) -> int:
+        """Number of stored messages of a session (visible or not)."""
+        with self._guard():
+            row = self._conn.execute(
+                "SELECT count(*) FROM messages WHERE session_id=?", (session_id,)
+            ).fetchone()
+        return int(row[0])
+
+    def append_message(
+        self, session_id: str, message: Message, *, token_count: TokenCount | None = None
+    ) -> None:
+        """Append one message: one row (and the session's ``updated`` stamp).
+
+        ``token_count``, when given, is stored with it (see :meth:`save_token_counts`).
+        """
+        with self._transaction() as conn:
+            row = conn.execute(
+                "SELECT max(position) FROM messages WHERE session_id=?", (session_id,)
+            ).fetchone()
+            position = (row[0] or 0.0) + 1.0
+            conn.execute(INSERT_MESSAGE, message_row(session_id, position, message, token_count))
+            conn.execute("UPDATE sessions SET updated=? WHERE id=?", (now(), session_id))
+
+    def save_token_counts(self, session_id: str, counts: Mapping[str, TokenCount]) -> int:
+        """Store raw token counts by message id, in one transaction; returns rows updated.
+
+        A count replaces any stored one (e.g. one made with another encoding). Ids that are not
+        messages of ``session_id`` are skipped. Loading returns the counts as
+        ``Session.token_counts``; the messages' text never changes, so a count stays valid.
+        """
+        with self._transaction() as conn:
+            cursor = conn.executemany(
+                "UPDATE messages SET token_count=?, token_encoding=? WHERE id=? AND session_id=?",
+                [(c.count, c.encoding, mid, session_id) for mid, c in counts.items()],
+            )
+            return max(cursor.rowcount, 0)
+
+    def replace_history(
+        self,
+        session_id: str,
+        conversation: Conversation,
+        *,
+        ledger_entry: LedgerEntry | None = None,
+        current_tokens: int | None = None,
+        current_is_estimate: bool | None = None,
+        state: SessionState | None = None,
+    ) -> None:
+        """Make the stored history equal ``conversation`` in ONE transaction.
+
+        Existing messages keep their position and get their metadata rewritten when it
+        changed; new messages are inserted between their neighbours. Stored messages missing
+        from ``conversation`` are kept (nothing is ever deleted). Optionally records a ledger
+        entry, the new ``current`` figure and the session state in the same transaction.
+        """
+        with self._transaction() as conn:
+            stored = {
+                r[0]: (r[1], r[2])
+                for r in conn.execute(
+                    "SELECT id, position, metadata_json FROM messages WHERE session_id=?",
+                    (session_id,),
+                )
+            }
+            positions = plan_positions(conversation.messages, stored)
+            if positions is None:
+                positions = [float(i + 1) for i in range(len(conversation.messages))]
+                known = [m.id for m in conversation.messages]
+                leftovers = sorted(
+                    (pos, mid) for mid, (pos, _) in stored.items() if mid not in set(known)
+                )
+                # Messages not in the new list go after it, in their old order.
+                conn.executemany(
+                    "UPDATE messages SET position=? WHERE id=?",
+                    [(float(len(known) + 1 + i), mid) for i, (_, mid) in enumerate(leftovers)],
+                )
+                conn.executemany(
+                    "UPDATE messages SET position=? WHERE id=?",
+                    [(p, m.id) for p, m in zip(positions, conversation.messages, strict=True)
+                     if m.id in stored],
+                )
+            inserts, updates = [], []
+            for pos, m in zip(positions, conversation.messages, strict=True):
+                if m.id not in stored:
+                    inserts.append(message_row(session_id, pos, m))
+                else:
+                    meta = dumps(m.metadata.to_dict())
+                    if meta != stored[m.id][1]:
+                        updates.append((meta, m.id))
+            conn.executemany("UPDATE messages SET metadata_json=? WHERE id=?", updates)
+            conn.executemany(INSERT_MESSAGE, inserts)
+            if ledger_entry is not None:
+                insert_ledger(conn, session_id, ledger_entry)
+            update_session_row(conn, session_id, state=state, current_tokens=current_tokens,
+                               current_is_estimate=current_is_estimate)
+            pause_point("replace_history:before_commit")
+        pause_point("replace_history:after_commit")

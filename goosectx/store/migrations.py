@@ -1,0 +1,218 @@
+"""Schema of the session database and its numbered migrations (docs/architecture.md §8).
+
+Each migration has a fixed number, reserved in the plan below before anyone writes it, so
+parallel branches never hand out the same number twice. The numbers a database has applied are
+recorded in ``schema_migrations``; opening applies every known number not yet applied, in
+ascending order, each in its own transaction (all of it or none of it). Numbers may therefore
+land in any order: a migration must not depend on one with a higher number, and must not assume
+a lower reserved number that has not landed yet. A database that has applied a number this build
+does not know was made by a newer goosectx and is refused with a one-line error, untouched.
+
+A database from before this bookkeeping (``PRAGMA user_version`` = 1, no ``schema_migrations``)
+counts as having applied migration 1. ``user_version`` is still set to the highest applied number
+so that such older builds refuse a newer database instead of writing to it.
+
+MIGRATION_PLAN (numbers reserved; use only yours, keep this list and docs/architecture.md equal):
+    1  initial schema: sessions, messages, usage ledger
+    2  per-message token count and its encoding (NULL = not yet counted)
+    3  session title / source / import hash / stored approval mode
+    4  full-text search (FTS5)
+    5  extensions per session
+    6  calibration state
+    7  compaction undo state
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from goosectx.errors import StoreCorrupt, StoreError
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One numbered schema change: SQL statements run in one transaction."""
+
+    number: int
+    name: str
+    sql: str
+
+    def statements(self) -> list[str]:
+        """The SQL split into complete statements (triggers with inner ``;`` stay whole)."""
+        out: list[str] = []
+        buffer = ""
+        for piece in self.sql.split(";"):
+            buffer += piece + ";"
+            if sqlite3.complete_statement(buffer):
+                if buffer.strip(" \t\r\n;"):
+                    out.append(buffer.strip())
+                buffer = ""
+        if buffer.strip(" \t\r\n;"):
+            raise ValueError(f"migration {self.number}: incomplete SQL statement {buffer!r}")
+        return out
+
+
+# Each branch replaces only its own reserved line below (the blank lines keep merges clean).
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "initial schema", """
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        name TEXT UNIQUE,
+        working_dir TEXT NOT NULL,
+        model TEXT,
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL,
+        current_tokens INTEGER NOT NULL DEFAULT 0,
+        current_is_estimate INTEGER NOT NULL DEFAULT 1,
+        state_json TEXT NOT NULL DEFAULT '{}',
+        metadata_json TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE TABLE messages (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        position REAL NOT NULL,
+        role TEXT NOT NULL,
+        created TEXT NOT NULL,
+        content_json TEXT NOT NULL,
+        metadata_json TEXT NOT NULL
+    );
+    CREATE INDEX messages_by_session ON messages(session_id, position);
+    CREATE TABLE usage_ledger (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        created TEXT NOT NULL,
+        model TEXT NOT NULL,
+        purpose TEXT NOT NULL,
+        is_compaction INTEGER NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        total_tokens INTEGER NOT NULL,
+        cache_read_tokens INTEGER,
+        cache_write_tokens INTEGER,
+        cost_usd REAL
+    );
+    CREATE INDEX ledger_by_session ON usage_ledger(session_id, id);
+    """),
+
+    Migration(2, "message token counts", """
+    ALTER TABLE messages ADD COLUMN token_count INTEGER;
+    ALTER TABLE messages ADD COLUMN token_encoding TEXT;
+    """),
+
+    # 3: (reserved) session title / source / import hash / stored approval mode
+
+    # 4: (reserved) full-text search (FTS5)
+
+    # 5: (reserved) extensions per session
+
+    # 6: (reserved) calibration state
+
+    # 7: (reserved) compaction undo state
+)
+
+BOOKKEEPING = "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, applied TEXT NOT NULL)"
+
+# Errors of the machine, not of a migration: left for the store's error mapping.
+_ENVIRONMENT_ERRORS = ("locked", "busy", "readonly", "unable to open", "disk I/O", "full")
+
+
+def migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Bring the database at ``path`` up to every migration this build knows.
+
+    Raises:
+        StoreCorrupt: an SQLite file that is not a goosectx database (left untouched).
+        StoreError: made by a newer goosectx, or a migration failed (rolled back).
+    """
+    applied = _applied(conn)
+    if applied is None:
+        _bootstrap(conn, path)
+        applied = _applied(conn) or set()
+    known = {m.number for m in MIGRATIONS}
+    _refuse_unknown(applied - known, path)
+    for migration in sorted(MIGRATIONS, key=lambda m: m.number):
+        if migration.number not in applied:
+            _apply(conn, path, migration)
+
+
+def applied_numbers(conn: sqlite3.Connection) -> set[int]:
+    """The migration numbers recorded in the database (empty before bookkeeping)."""
+    return _applied(conn) or set()
+
+
+@contextlib.contextmanager
+def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction; rolled back on any exception."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _applied(conn: sqlite3.Connection) -> set[int] | None:
+    has_table = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_migrations'"
+    ).fetchone()
+    if not has_table:
+        return None
+    return {int(r[0]) for r in conn.execute("SELECT number FROM schema_migrations")}
+
+
+def _bootstrap(conn: sqlite3.Connection, path: Path) -> None:
+    """Create ``schema_migrations`` in a new database or one from before it; refuse others."""
+    with _immediate(conn):
+        if _applied(conn) is not None:  # another process made it since the first read
+            return
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")}
+        if tables and version > 1:
+            _refuse_unknown({version}, path)
+        if tables and not (version == 1 and "sessions" in tables):
+            raise StoreCorrupt(
+                f"{path} is an SQLite file but not a goosectx session database",
+                "move it aside or set GOOSECTX_HOME to another directory",
+            )
+        conn.execute(BOOKKEEPING)
+        if tables:  # made before the bookkeeping: it has migration 1
+            conn.execute("INSERT INTO schema_migrations (number, applied) VALUES (1, ?)",
+                         (datetime.now(UTC).isoformat(),))
+
+
+def _refuse_unknown(unknown: set[int], path: Path) -> None:
+    if unknown:
+        numbers = ", ".join(str(n) for n in sorted(unknown))
+        raise StoreError(
+            f"session database {path} was made by a newer goosectx "
+            f"(it has migration {numbers}, unknown to this version)",
+            "upgrade goosectx",
+        )
+
+
+def _apply(conn: sqlite3.Connection, path: Path, migration: Migration) -> None:
+    try:
+        with _immediate(conn):
+            done = _applied(conn) or set()
+            if migration.number in done:  # another process applied it meanwhile
+                return
+            for statement in migration.statements():
+                conn.execute(statement)
+            conn.execute("INSERT INTO schema_migrations (number, applied) VALUES (?, ?)",
+                         (migration.number, datetime.now(UTC).isoformat()))
+            conn.execute(f"PRAGMA user_version={max(done | {migration.number})}")
+    except sqlite3.OperationalError as exc:
+        if any(word in str(exc) for word in _ENVIRONMENT_ERRORS):
+            raise
+        raise StoreError(
+            f"cannot apply migration {migration.number} ({migration.name}) to session "
+            f"database {path}: {exc}",
+            "the database was left as it was; please report this to the goosectx maintainers",
+        ) from None

@@ -1,0 +1,222 @@
+"""The sessions table and :class:`SessionStore`, the whole session database.
+
+The store is written only by :class:`goosectx.recorder.SessionRecorder` (and by importers and
+CLI maintenance commands); the agent loop and compaction never touch it. The concepts live in
+sibling modules: migrations, the connection (database), messages, the usage ledger, locks.
+See docs/architecture.md §8.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from goosectx.conversation import Conversation
+from goosectx.errors import SessionAmbiguous, SessionNameTaken, SessionNotFound
+from goosectx.session import Session, SessionState, new_session_id
+from goosectx.store.database import dumps, update_session_row
+from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
+from goosectx.store.locks import SessionLock
+from goosectx.store.messages import INSERT_MESSAGE, MessageStore, message_row, read_messages
+from goosectx.usage import UsageLedger
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """One row of ``sessions list``."""
+
+    id: str
+    name: str | None
+    working_dir: str
+    model: str | None
+    created: datetime
+    updated: datetime
+    message_count: int
+    current_tokens: int
+
+
+class SessionStore(MessageStore, LedgerStore):
+    """The SQLite session database in ``data_dir`` (sessions; messages and usage inherited).
+
+    Raises (from any method):
+        StoreCorrupt: the file is not a usable goosectx database (it is never overwritten).
+        StoreError: the data dir or file cannot be created or written.
+    """
+
+    # -- sessions ---------------------------------------------------------------------------
+    def create_session(
+        self,
+        working_dir: Path,
+        *,
+        name: str | None = None,
+        model: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Session:
+        """Create an empty session.
+
+        Raises:
+            SessionNameTaken: ``name`` belongs to another session.
+        """
+        now = datetime.now(UTC)
+        session = Session(
+            new_session_id(now), name, working_dir.resolve(), model, now, now,
+            metadata=dict(metadata or {}),
+        )
+        with self._transaction() as conn:
+            self._insert_session(conn, session)
+        return session
+
+    def _insert_session(self, conn: sqlite3.Connection, session: Session) -> None:
+        if session.name is not None:
+            row = conn.execute("SELECT id FROM sessions WHERE name=?", (session.name,)).fetchone()
+            if row:
+                raise SessionNameTaken(
+                    f"a session named {session.name!r} already exists ({row[0]})",
+                    f"continue it with --resume {session.name}, or pick another --name",
+                )
+        while conn.execute("SELECT 1 FROM sessions WHERE id=?", (session.id,)).fetchone():
+            session.id = new_session_id(session.created)
+        conn.execute(
+            "INSERT INTO sessions (id, name, working_dir, model, created, updated, current_tokens,"
+            " current_is_estimate, state_json, metadata_json) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                session.id, session.name, str(session.working_dir), session.model,
+                session.created.isoformat(), session.updated.isoformat(),
+                session.ledger.current_tokens, int(session.ledger.current_is_estimate),
+                dumps(session.state.to_dict()), dumps(session.metadata),
+            ),
+        )
+
+    def save_new_session(self, session: Session) -> Session:
+        """Insert a complete session (an import) in one transaction: all or nothing.
+
+        A new id is drawn if ``session.id`` is taken. ``session.token_counts`` are stored.
+
+        Raises:
+            SessionNameTaken: ``session.name`` belongs to another session.
+        """
+        with self._transaction() as conn:
+            self._insert_session(conn, session)
+            conn.executemany(
+                INSERT_MESSAGE,
+                [message_row(session.id, float(i + 1), m, session.token_counts.get(m.id))
+                 for i, m in enumerate(session.conversation)],
+            )
+            for entry in session.ledger.entries:
+                insert_ledger(conn, session.id, entry)
+        return session
+
+    def resolve(self, ref: str) -> str:
+        """Resolve SESSION: an exact name, else an exact id, else a unique id prefix.
+
+        Raises:
+            SessionNotFound: nothing matches.
+            SessionAmbiguous: the prefix matches several ids.
+        """
+        with self._guard():
+            row = self._conn.execute("SELECT id FROM sessions WHERE name=?", (ref,)).fetchone()
+            if row:
+                return str(row[0])
+            row = self._conn.execute("SELECT id FROM sessions WHERE id=?", (ref,)).fetchone()
+            if row:
+                return str(row[0])
+            escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            rows = self._conn.execute(
+                "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 6",
+                (escaped + "%",),
+            ).fetchall()
+        if not rows or not ref:
+            raise SessionNotFound(
+                f"no session matches {ref!r}", "list them with: goosectx sessions list"
+            )
+        if len(rows) > 1:
+            shown = ", ".join(r[0] for r in rows[:5])
+            raise SessionAmbiguous(
+                f"{ref!r} matches several sessions ({shown})", "type more of the id"
+            )
+        return str(rows[0][0])
+
+    def most_recent(self, working_dir: Path) -> str | None:
+        """Id of the most recently updated session in ``working_dir``, or ``None``."""
+        with self._guard():
+            row = self._conn.execute(
+                "SELECT id FROM sessions WHERE working_dir=? ORDER BY updated DESC, id DESC"
+                " LIMIT 1",
+                (str(working_dir.resolve()),),
+            ).fetchone()
+        return str(row[0]) if row else None
+
+    def list_sessions(self) -> list[SessionSummary]:
+        """Every session, most recently updated first."""
+        with self._guard():
+            rows = self._conn.execute(
+                "SELECT s.id, s.name, s.working_dir, s.model, s.created, s.updated,"
+                " (SELECT count(*) FROM messages m WHERE m.session_id=s.id), s.current_tokens"
+                " FROM sessions s ORDER BY s.updated DESC, s.id DESC"
+            ).fetchall()
+        return [
+            SessionSummary(r[0], r[1], r[2], r[3], datetime.fromisoformat(r[4]),
+                           datetime.fromisoformat(r[5]), r[6], r[7])
+            for r in rows
+        ]
+
+    def load(self, session_id: str) -> Session:
+        """Load a whole session (messages in position order, ledger oldest first).
+
+        ``token_counts`` holds the stored counts of the messages already counted.
+
+        Raises:
+            SessionNotFound: no session has this id.
+            StoreCorrupt: a stored message does not parse.
+        """
+        with self._guard():
+            row = self._conn.execute(
+                "SELECT id, name, working_dir, model, created, updated, current_tokens,"
+                " current_is_estimate, state_json, metadata_json FROM sessions WHERE id=?",
+                (session_id,),
+            ).fetchone()
+            if row is None:
+                raise SessionNotFound(
+                    f"no session with id {session_id!r}", "list them with: goosectx sessions list"
+                )
+            messages, counts = read_messages(self._conn, session_id, self.path)
+            ledger = UsageLedger(read_ledger(self._conn, session_id),
+                                 current_tokens=row[6], current_is_estimate=bool(row[7]))
+        return Session(
+            id=row[0], name=row[1], working_dir=Path(row[2]), model=row[3],
+            created=datetime.fromisoformat(row[4]), updated=datetime.fromisoformat(row[5]),
+            conversation=Conversation(messages), ledger=ledger,
+            state=SessionState.from_dict(json.loads(row[8] or "{}")),
+            metadata=json.loads(row[9] or "{}"), token_counts=counts,
+        )
+
+    def remove(self, session_id: str) -> None:
+        """Delete a session with its messages and ledger (one transaction)."""
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM messages WHERE session_id=?", (session_id,))
+            conn.execute("DELETE FROM usage_ledger WHERE session_id=?", (session_id,))
+            conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
+
+    def update_session(
+        self, session_id: str, *, model: str | None = None, state: SessionState | None = None,
+        current_tokens: int | None = None, current_is_estimate: bool | None = None,
+    ) -> None:
+        """Update the session row's model, state and/or ``current`` figure."""
+        with self._transaction() as conn:
+            update_session_row(conn, session_id, model=model, state=state,
+                               current_tokens=current_tokens,
+                               current_is_estimate=current_is_estimate)
+
+    # -- locking ----------------------------------------------------------------------------
+    def lock(self, session_id: str) -> SessionLock:
+        """Take the driver lock on a session (see :class:`SessionLock`).
+
+        Raises:
+            SessionInUse: another live process holds it.
+            StoreError: the lock file cannot be created (e.g. ``locks`` is a file).
+        """
+        return SessionLock(self.data_dir / "locks" / f"{session_id}.lock", session_id)
