@@ -1,0 +1,158 @@
+"""Numbered migrations (docs/architecture.md §8) and the stored per-message token counts."""
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from reliability_support import clean_env, cli
+
+from goosectx.conversation import Message
+from goosectx.errors import StoreError
+from goosectx.store import MIGRATIONS, Migration, SessionStore, TokenCount
+from goosectx.store import migrations as migrations_module
+
+
+def _schema(db: Path) -> list[tuple[str, str]]:
+    conn = sqlite3.connect(db)
+    try:
+        return sorted(conn.execute("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL"))
+    finally:
+        conn.close()
+
+
+def _applied(db: Path) -> list[int]:
+    conn = sqlite3.connect(db)
+    try:
+        return [r[0] for r in conn.execute("SELECT number FROM schema_migrations ORDER BY 1")]
+    finally:
+        conn.close()
+
+
+def _columns(db: Path, table: str) -> list[str]:
+    conn = sqlite3.connect(db)
+    try:
+        return [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+    finally:
+        conn.close()
+
+
+def _legacy_database(data: Path) -> Path:
+    """A database as the build before numbered migrations left it: user_version 1, one row."""
+    data.mkdir()
+    db = data / "sessions.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.executescript(MIGRATIONS[0].sql)
+    conn.execute("PRAGMA user_version=1")
+    conn.execute("INSERT INTO sessions (id, working_dir, created, updated) VALUES"
+                 " ('20260101_000000_abcd', '/w', '2026-01-01T00:00:00+00:00',"
+                 " '2026-01-01T00:00:00+00:00')")
+    msg = Message.user("kept across the upgrade")
+    conn.execute("INSERT INTO messages VALUES (?, '20260101_000000_abcd', 1.0, 'user', ?, ?, ?)",
+                 (msg.id, msg.to_dict()["created"], '[{"type":"text","text":"kept across the'
+                  ' upgrade"}]', "{}"))
+    conn.close()
+    return db
+
+
+def test_a_new_database_records_every_known_migration(tmp_path):
+    SessionStore(tmp_path / "d").close()
+    db = tmp_path / "d" / "sessions.db"
+    assert _applied(db) == sorted(m.number for m in MIGRATIONS)
+    assert {"token_count", "token_encoding"} <= set(_columns(db, "messages"))
+
+
+def test_a_database_with_only_migration_1_is_upgraded_and_keeps_its_messages(tmp_path):
+    db = _legacy_database(tmp_path / "d")
+    assert "token_count" not in _columns(db, "messages")
+    store = SessionStore(tmp_path / "d")
+    session = store.load("20260101_000000_abcd")
+    store.close()
+    assert [m.text for m in session.conversation] == ["kept across the upgrade"]
+    assert session.token_counts == {}  # not yet counted
+    assert _applied(db) == [1, 2]
+    assert {"token_count", "token_encoding"} <= set(_columns(db, "messages"))
+    SessionStore(tmp_path / "d").close()  # opening again changes nothing
+    assert _applied(db) == [1, 2]
+
+
+def test_migrations_landing_out_of_order_fill_the_gap(tmp_path, monkeypatch):
+    three = Migration(3, "a later branch", "CREATE TABLE later (x INTEGER);")
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", (MIGRATIONS[0], three))
+    SessionStore(tmp_path / "d").close()  # a build with 1 and 3, without 2
+    db = tmp_path / "d" / "sessions.db"
+    assert _applied(db) == [1, 3] and "token_count" not in _columns(db, "messages")
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", (*MIGRATIONS, three))
+    SessionStore(tmp_path / "d").close()
+    assert _applied(db) == [1, 2, 3] and "token_count" in _columns(db, "messages")
+
+
+def test_a_database_from_a_newer_goosectx_is_refused_in_one_line_and_untouched(tmp_path):
+    home = tmp_path / "home"
+    SessionStore(home).close()
+    db = home / "sessions.db"
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO schema_migrations VALUES (99, '2030-01-01T00:00:00+00:00')")
+    conn.commit()
+    conn.close()
+    before = _schema(db)
+    proc = cli(clean_env(home), "sessions", "list")
+    assert proc.returncode == 1, proc.stdout
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "made by a newer goosectx" in lines[0] and "99" in lines[0], lines[0]
+    assert "upgrade goosectx" in lines[0]
+    assert _schema(db) == before and _applied(db) == [1, 2, 99]
+
+
+def test_a_failing_migration_leaves_the_database_as_it_was(tmp_path, monkeypatch):
+    db = _legacy_database(tmp_path / "d")
+    before = _schema(db)
+    broken = Migration(2, "broken", """
+        CREATE TABLE half_done (x INTEGER);
+        ALTER TABLE messages ADD COLUMN token_count INTEGER;
+        INSERT INTO no_such_table VALUES (1);
+    """)
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", (MIGRATIONS[0], broken))
+    with pytest.raises(StoreError) as exc:
+        SessionStore(tmp_path / "d")
+    assert "cannot apply migration 2 (broken)" in exc.value.one_line()
+    assert "left as it was" in exc.value.one_line()
+    after = _schema(db)
+    # Only the bookkeeping table is new (it records migration 1); no half-applied change.
+    assert [t for t in after if t not in before] == [
+        ("schema_migrations", migrations_module.BOOKKEEPING)]
+    assert _applied(db) == [1]
+    assert "token_count" not in _columns(db, "messages")
+
+
+def test_token_counts_round_trip(tmp_path):
+    store = SessionStore(tmp_path / "d")
+    session = store.create_session(Path("."))
+    first, second, third = (Message.user(t) for t in ("one", "two", "three"))
+    store.append_message(session.id, first, token_count=TokenCount(1, "o200k_base"))
+    store.append_message(session.id, second)
+    store.append_message(session.id, third)
+    assert store.load(session.id).token_counts == {first.id: TokenCount(1, "o200k_base")}
+    updated = store.save_token_counts(session.id, {
+        second.id: TokenCount(2, "o200k_base"),
+        first.id: TokenCount(3, "cl100k_base"),  # recounted with another encoding
+        "not-a-message-of-this-session": TokenCount(9, "o200k_base"),
+    })
+    assert updated == 2
+    store.close()
+    loaded = SessionStore(tmp_path / "d").load(session.id)
+    assert loaded.token_counts == {first.id: TokenCount(3, "cl100k_base"),
+                                   second.id: TokenCount(2, "o200k_base")}
+    assert [m.text for m in loaded.conversation] == ["one", "two", "three"]
+
+
+def test_a_saved_session_keeps_its_counts(tmp_path):
+    store = SessionStore(tmp_path / "d")
+    session = store.load(store.create_session(Path(".")).id)
+    message = Message.user("imported")
+    session.conversation.append(message)
+    session.token_counts[message.id] = TokenCount(2, "o200k_base")
+    session.name = "copy"
+    saved = store.save_new_session(session)
+    assert store.load(saved.id).token_counts == {message.id: TokenCount(2, "o200k_base")}
+    store.close()
