@@ -351,4 +351,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _print_error(line: str) -> None:
-    sys.stderr.write(f"goosectx: error: {line}\n")
+    """The one-line error (it may quote a provider's body or a file name: made safe)."""
+    from goosectx.cli.sanitize import terminal_safe
+
+    sys.stderr.write(f"goosectx: error: {terminal_safe(line)}\n")

@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from goosectx.cli.folding import plural
+from goosectx.cli.sanitize import terminal_safe
 from goosectx.compaction.manager import CompactionPlan, ContextManager, RequestContext
 from goosectx.compaction.summarize import format_cost_usd
 from goosectx.config import Settings
@@ -51,7 +52,7 @@ def _providers(settings: Settings, model: str) -> tuple[Provider, Provider | Non
 
 
 def _notice(text: str) -> None:
-    sys.stderr.write(f"goosectx: {text}\n")
+    sys.stderr.write(f"goosectx: {terminal_safe(text)}\n")
     sys.stderr.flush()
 
 
@@ -156,8 +157,9 @@ def _print_result(session: Session, result: HistoryReplaced, as_json: bool) -> N
         print(json.dumps(data))
         return
     how = result.strategy + (f", rung {result.rung}" if result.rung else "")
-    print(f"Compacted {session.display_name} ({how}): {result.tokens_before:,} → "
-          f"{result.tokens_after:,} tokens · {_cost(result.cost_usd, result.strategy)}")
+    print(terminal_safe(f"Compacted {session.display_name} ({how}): {result.tokens_before:,} → "
+                        f"{result.tokens_after:,} tokens · "
+                        f"{_cost(result.cost_usd, result.strategy)}"))
 
 
 def _print_plan(session: Session, plan: CompactionPlan, as_json: bool) -> None:
@@ -192,4 +194,4 @@ def _print_plan(session: Session, plan: CompactionPlan, as_json: bool) -> None:
                 "for the summary",
             ]
     lines.append("Dry run: no model was called and nothing changed.")
-    print("\n".join(lines))
+    print(terminal_safe("\n".join(lines)))

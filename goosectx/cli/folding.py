@@ -7,8 +7,8 @@ session — only what is drawn. :func:`plural` counts things in the CLI's messag
 from __future__ import annotations
 
 import json
-import re
 
+from goosectx.cli.sanitize import strip_csi, terminal_safe
 from goosectx.conversation import ToolRequest
 
 FOLD_LINES = 12
@@ -20,18 +20,17 @@ ARGUMENT_LINES = 8
 LINE_MAX_CHARS = 400
 """Characters of one output line shown before it is cut."""
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-_]")
 
 
 def clean_output(text: str) -> str:
-    """Tool output made safe for a terminal.
+    """Tool output (or reasoning) made safe for a terminal.
 
-    ANSI escape sequences and control characters are removed; tabs and newlines are kept and
-    CR LF becomes LF.
+    Complete CSI sequences (colours, cursor moves: programs print them as a matter of
+    course) are removed; everything else that could drive the terminal or hide text is shown
+    as a visible stand-in (:func:`~goosectx.cli.sanitize.terminal_safe`: ``␛]0;title␇``,
+    ``<U+009B>``, ``<U+202E>``); tabs and newlines are kept and CR LF becomes LF.
     """
-    text = _ANSI.sub("", text.replace("\r\n", "\n"))
-    return _CONTROL.sub("", text)
+    return terminal_safe(strip_csi(text))
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:

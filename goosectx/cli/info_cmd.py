@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from goosectx import __version__
+from goosectx.cli.sanitize import terminal_safe
 from goosectx.config import Settings
 
 
@@ -38,7 +39,8 @@ def show_info(settings: Settings) -> None:
                  settings.source("tool_pair_summarization")))
     width = max(len(name) for name, _, _ in rows) + 2
     for name, value, src in rows:
-        print(f"{name:<{width}}{value}" + (f"  [{src}]" if src else ""))
+        # Values hold outside text (paths, model names from the environment): made safe.
+        print(terminal_safe(f"{name:<{width}}{value}" + (f"  [{src}]" if src else "")))
 
 
 def _context_limit(settings: Settings) -> tuple[str, str]:

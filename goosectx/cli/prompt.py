@@ -25,6 +25,7 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
 from goosectx.approval import ApprovalDecision
+from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.slash import COMMANDS
 from goosectx.cli.toolbar import TOOLBAR_STYLE
 
@@ -176,7 +177,8 @@ def ask_approval(
     keys.add("c-c")(lambda event: event.app.exit(result="cancel"))
     keys.add("escape", eager=True)(lambda event: event.app.exit(result="cancel"))
     keys.add("c-d")(lambda event: event.app.exit(result="deny"))
-    fragments: list[tuple[str, str]] = [("class:approval.question", f"Run {tool_name}? ")]
+    question = f"Run {terminal_safe(tool_name)}? "
+    fragments: list[tuple[str, str]] = [("class:approval.question", question)]
     for key, _decision, label in APPROVAL_KEYS:
         fragments += [("class:approval.key", f"[{key}]"), ("class:approval.text", f" {label}  ")]
     app: Application[ApprovalDecision] = Application(

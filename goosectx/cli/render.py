@@ -27,8 +27,9 @@ from goosectx.cli.folding import (
     fold_lines,
     plural,
 )
+from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.stream import AssistantStream
-from goosectx.cli.surface import Surface
+from goosectx.cli.surface import Surface, safe_text
 from goosectx.conversation import (
     Message,
     SystemNotification,
@@ -272,10 +273,10 @@ class TranscriptRenderer(Surface):
 
     def _user_message(self, text: str, *, label: str | None = None) -> None:
         if self.plain:
-            for line in text.splitlines() or [""]:
+            for line in terminal_safe(text).splitlines() or [""]:
                 self._plain(f"> {line}")
             return
-        self.console.print(Panel(Text(text), title=label or "you", title_align="left",
+        self.console.print(Panel(safe_text(text), title=label or "you", title_align="left",
                                  border_style="blue", padding=(0, 1)))
 
     def _thinking(self, text: str) -> None:
@@ -293,14 +294,15 @@ class TranscriptRenderer(Surface):
         if request.id in self._shown_requests and not again:
             return
         self._shown_requests.add(request.id)
-        args = argument_lines(request)
+        name = terminal_safe(request.name)
+        args = [terminal_safe(line) for line in argument_lines(request)]
         if self.plain:
-            self._plain(f"[tool] {request.name}")
+            self._plain(f"[tool] {name}")
             for line in args:
                 self._plain(f"    {line}")
             return
         text = Text("▶ ", style="magenta")
-        text.append(request.name, style="bold magenta")
+        text.append(name, style="bold magenta")
         style = "red" if request.arguments is None else ""
         if len(args) == 1:
             text.append("  " + args[0], style=style)
@@ -313,7 +315,7 @@ class TranscriptRenderer(Surface):
         if response.id in self._shown_responses and not again:
             return
         self._shown_responses.add(response.id)
-        name = self._tool_names.get(response.id, "tool")
+        name = terminal_safe(self._tool_names.get(response.id, "tool"))
         lines, hidden = fold_lines(clean_output(response.output))
         total = len(lines) + hidden
         mark = "✗" if response.is_error else "✓"

@@ -16,7 +16,9 @@ from rich.text import Text
 from goosectx import __version__
 from goosectx.cli.prompt import NEWLINE_KEY_HELP
 from goosectx.cli.render import format_cost
+from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.slash import COMMANDS
+from goosectx.cli.surface import safe_text
 from goosectx.cli.toolbar import ContextFigure
 from goosectx.config import Settings, default_config_path
 from goosectx.errors import GoosectxError, ModelNotConfigured
@@ -96,11 +98,11 @@ def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
     text = Text()
     text.append(f"goosectx {__version__}", style="bold")
     state = "resumed" if resumed else "new"
-    text.append(f" · {state} session {session.display_name}", style="cyan")
+    text.append(f" · {state} session {terminal_safe(session.display_name)}", style="cyan")
     if session.name:
         text.append(f" ({session.id})", style="dim")
-    text.append(f"\nmodel {model or 'none'} · mode {mode} · auto-compaction {auto_compaction}",
-                style="dim")
+    text.append(terminal_safe(f"\nmodel {model or 'none'} · mode {mode} · "
+                              f"auto-compaction {auto_compaction}"), style="dim")
     if plain:
         text.append("\nPlain mode: one line per message (end a line with \\ to continue it) · "
                     "/help commands · /exit, Ctrl-D or the end of input leaves", style="dim")
@@ -197,8 +199,9 @@ def context_table(facts: ContextFacts) -> Group:
     how = "estimate" if facts.current_is_estimate else "last reported request + new messages"
     table.add_row("current (what the trigger uses)", f"{facts.current_tokens:,}", how,
                   style="bold")
-    table.add_row("context limit", f"{facts.limit_tokens:,}", facts.limit_source)
-    table.add_row("threshold", f"{facts.threshold_ratio:g}", facts.threshold_source)
+    # Sources may name a model or a path: Text (never markup), made terminal-safe.
+    table.add_row("context limit", f"{facts.limit_tokens:,}", safe_text(facts.limit_source))
+    table.add_row("threshold", f"{facts.threshold_ratio:g}", safe_text(facts.threshold_source))
     return Group(table, Text("auto-compaction " + facts.auto_compaction_line()))
 
 

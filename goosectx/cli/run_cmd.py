@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from goosectx.approval import ApprovalDecision
 from goosectx.cli.common import OpenSession, open_session
 from goosectx.cli.folding import plural
+from goosectx.cli.sanitize import SafeStream, json_safe, terminal_safe
 from goosectx.config import Settings, parse_mode
 from goosectx.conversation import Message, ToolRequest
 from goosectx.errors import GoosectxError, UsageError
@@ -92,14 +93,14 @@ class _Approver:
         if not self.interactive:
             if request.name not in self.warned:
                 self.warned.add(request.name)
-                self.stderr.write(
+                self.stderr.write(terminal_safe(
                     f"goosectx: warning: {request.name} needs approval and there is no "
                     "terminal to ask, so it was denied; use --mode auto to run tools "
-                    "without asking\n")
+                    "without asking\n"))
                 self.stderr.flush()
             return "deny"
         args = request.arguments_json()
-        self.stderr.write(f"\nallow {request.name} {args[:500]}?\n"
+        self.stderr.write(f"\nallow {terminal_safe(request.name)} {terminal_safe(args[:500])}?\n"
                           "[y] once  [a] always (this tool)  [n] deny  [c] cancel the task: ")
         self.stderr.flush()
         answer = self.stdin.readline().strip().lower()
@@ -113,20 +114,25 @@ class _TextOutput:
     def __init__(self, stdout: TextIO, stderr: TextIO) -> None:
         self.stdout, self.stderr = stdout, stderr
         self.line_open = False
+        self._answer = SafeStream()
 
     def _err(self, line: str) -> None:
+        """One progress line on stderr; outside text in it is made terminal-safe."""
         if self.line_open:
             self.stdout.write("\n")
             self.stdout.flush()
             self.line_open = False
-        self.stderr.write(line + "\n")
+        self.stderr.write(terminal_safe(line) + "\n")
         self.stderr.flush()
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, MessageDelta):
-            self.stdout.write(event.text)
+            text = self._answer.feed(event.text)
+            if not text:
+                return
+            self.stdout.write(text)
             self.stdout.flush()
-            self.line_open = not event.text.endswith("\n")
+            self.line_open = not text.endswith("\n")
         elif isinstance(event, MessageCompleted) and event.message.role == "assistant":
             if self.line_open:
                 self.stdout.write("\n")
@@ -160,7 +166,7 @@ class _StreamJsonOutput:
         self.stdout = stdout
 
     def on_event(self, event: Event) -> None:
-        self.stdout.write(json.dumps(event_to_json(event), ensure_ascii=False) + "\n")
+        self.stdout.write(json_safe(json.dumps(event_to_json(event), ensure_ascii=False)) + "\n")
         self.stdout.flush()
 
     def finish(self, summary: dict[str, Any]) -> None:
@@ -177,7 +183,7 @@ class _JsonOutput:
         return
 
     def finish(self, summary: dict[str, Any]) -> None:
-        self.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
+        self.stdout.write(json_safe(json.dumps(summary, ensure_ascii=False, indent=2)) + "\n")
         self.stdout.flush()
 
 
@@ -246,15 +252,17 @@ def run_task(
         status, error = finished.status, finished.error
         output.finish(_summary(opened.session.id, opened.session.name, finished))
         if status == "error":
-            stderr.write(f"goosectx: error: {error}\n")
+            stderr.write(f"goosectx: error: {terminal_safe(error or '')}\n")
         elif status == "cancelled":
             stderr.write("goosectx: cancelled\n")
         elif status == "max_turns":
-            stderr.write(f"goosectx: stopped after {plural(settings.max_turns, 'model call')} "
-                         f"(--max-turns / GOOSE_MAX_TURNS); continue with: goosectx run "
-                         f"--resume {opened.session.id} -t ...\n")
-        stderr.write(f"goosectx: session {opened.session.display_name} saved "
-                     f"(resume: goosectx run --resume {opened.session.id} -t ...)\n")
+            stderr.write(terminal_safe(
+                f"goosectx: stopped after {plural(settings.max_turns, 'model call')} "
+                f"(--max-turns / GOOSE_MAX_TURNS); continue with: goosectx run "
+                f"--resume {opened.session.id} -t ...\n"))
+        stderr.write(terminal_safe(
+            f"goosectx: session {opened.session.display_name} saved "
+            f"(resume: goosectx run --resume {opened.session.id} -t ...)\n"))
         stderr.flush()
         return _EXIT_CODES[status]
     finally:

@@ -1,4 +1,8 @@
-"""``goosectx sessions list | show | export | remove | import``."""
+"""``goosectx sessions list | show | export | remove | import``.
+
+Session names, paths, models and transcripts are outside text: everything printed passes
+:mod:`goosectx.cli.sanitize` (docs/architecture.md, "The print path").
+"""
 
 from __future__ import annotations
 
@@ -10,14 +14,19 @@ from pathlib import Path
 
 from goosectx.cli.common import load_session, open_store
 from goosectx.cli.folding import plural
+from goosectx.cli.sanitize import SafeConsole, json_safe, safe_console, terminal_safe
 from goosectx.config import Settings
 from goosectx.errors import UsageError
 
 
-def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
-    from rich.console import Console
+def _console() -> SafeConsole:
+    return safe_console(highlight=False, soft_wrap=False)
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+def _note(line: str) -> None:
+    """One line on stderr (it names sessions and paths: made terminal-safe)."""
+    sys.stderr.write(terminal_safe(line) + "\n")
+    sys.stderr.flush()
 
 
 def list_sessions(settings: Settings, *, as_json: bool) -> None:
@@ -44,8 +53,9 @@ def list_sessions(settings: Settings, *, as_json: bool) -> None:
         return
     header = ("id", "name", "updated", "messages", "context", "model", "working dir")
     table_rows = [
-        (r.id, r.name or "", r.updated.astimezone().strftime("%Y-%m-%d %H:%M"),
-         str(r.message_count), f"{r.current_tokens:,}", r.model or "", r.working_dir)
+        tuple(terminal_safe(cell) for cell in (
+            r.id, r.name or "", r.updated.astimezone().strftime("%Y-%m-%d %H:%M"),
+            str(r.message_count), f"{r.current_tokens:,}", r.model or "", r.working_dir))
         for r in rows
     ]
     if not console.is_terminal:
@@ -54,6 +64,7 @@ def list_sessions(settings: Settings, *, as_json: bool) -> None:
             print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
         return
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(box=None, header_style="bold", pad_edge=False)
     for column in header:
@@ -61,7 +72,7 @@ def list_sessions(settings: Settings, *, as_json: bool) -> None:
         table.add_column(column, justify="right" if right else "left",
                          no_wrap=column != "working dir", overflow="fold")
     for row in table_rows:
-        table.add_row(*row)
+        table.add_row(*(Text(cell) for cell in row))  # Text: a name is never markup
     console.print(table)
 
 
@@ -88,9 +99,9 @@ def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
     if console.is_terminal:
         from rich.markdown import Markdown
 
-        console.print(Markdown(text))
+        console.print(Markdown(terminal_safe(text)))
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(terminal_safe(text))
 
 
 def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | None) -> None:
@@ -101,10 +112,12 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     store.close()
     text = session_to_json_text(session) if fmt == "json" else transcript_markdown(session)
     if output is None:
-        sys.stdout.write(text)
+        # JSON: the same values, unsafe characters escaped; Markdown: made safe on a terminal.
+        sys.stdout.write(json_safe(text) if fmt == "json" else
+                         terminal_safe(text) if sys.stdout.isatty() else text)
         return
     write_private_file(output, text)
-    _console(stderr=True).print(f"exported {session.display_name} to {output}")
+    _note(f"exported {session.display_name} to {output}")
 
 
 def write_private_file(path: Path, text: str) -> None:
@@ -139,16 +152,17 @@ def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
                     f"refusing to remove {session.display_name} without confirmation",
                     "add --yes",
                 )
-            answer = input(f"Remove session {session.display_name} "
-                           f"({plural(len(session.conversation), 'message')})? [y/N] ")
+            answer = input(terminal_safe(
+                f"Remove session {session.display_name} "
+                f"({plural(len(session.conversation), 'message')})? [y/N] "))
             if answer.strip().lower() not in ("y", "yes"):
-                _console(stderr=True).print("kept")
+                _note("kept")
                 return
         with store.lock(session.id):
             store.remove(session.id)
     finally:
         store.close()
-    _console(stderr=True).print(f"removed {session.display_name}")
+    _note(f"removed {session.display_name}")
 
 
 def import_sessions(
@@ -218,7 +232,7 @@ def import_sessions(
         calls = sum(len(m.tool_requests) for m in conversation)
         source = session.metadata.get("source", fmt)
         origin = session.metadata.get("source_session_id")
-        print(f"imported {session.id}" + (f" ({session.name})" if session.name else "")
-              + f": {plural(len(conversation), 'message')}, {plural(calls, 'tool call')}"
-              + f" from {source}"
-              + (f" session {origin}" if origin else ""))
+        print(terminal_safe(
+            f"imported {session.id}" + (f" ({session.name})" if session.name else "")
+            + f": {plural(len(conversation), 'message')}, {plural(calls, 'tool call')}"
+            + f" from {source}" + (f" session {origin}" if origin else "")))

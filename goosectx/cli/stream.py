@@ -5,7 +5,8 @@ terminal (the part scrolled off can no longer be redrawn). So the panel is drawn
 line: the Markdown is rendered to lines; all but the last :data:`LIVE_LINES` are printed
 for good, and only that tail stays live and is redrawn as text arrives (the approach of
 aider's ``MarkdownStream``). Without a terminal the panel is printed once, whole, when the
-answer ends; the plain look writes the raw text as it arrives.
+answer ends; the plain look writes the text as it arrives. Either way the text is made
+terminal-safe first (:mod:`goosectx.cli.sanitize`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
 from rich.segment import Segment
 from rich.style import Style
+
+from goosectx.cli.sanitize import SafeStream, terminal_safe
 
 LIVE_LINES = 8
 """Lines at the end of a streamed answer that are still redrawn."""
@@ -80,10 +83,12 @@ class AssistantStream:
         self._frozen_lines: list[list[Segment]] = []
         self._frozen_width = max(10, console.width - 4)
         self._top_printed = False
+        self._safe = SafeStream()
 
     # -- public --------------------------------------------------------------------------
     def feed(self, chunk: str) -> None:
         """Add streamed text (redrawn at most every :data:`REFRESH_INTERVAL_S`)."""
+        chunk = self._safe.feed(chunk)
         if not chunk:
             return
         self.text += chunk
@@ -103,6 +108,11 @@ class AssistantStream:
 
     def close(self, *, cancelled: bool = False) -> None:
         """Finish the answer: print what is left and the bottom border."""
+        held = self._safe.flush()
+        if held:
+            self.text += held
+            if self.plain:
+                self.console.file.write(held)
         if self.plain:
             if self.text and not self.text.endswith("\n"):
                 self.console.file.write("\n")
@@ -115,6 +125,7 @@ class AssistantStream:
     @classmethod
     def print_whole(cls, console: Console, text: str, *, title: str, plain: bool) -> None:
         """Print a finished answer at once (stored messages, unstreamed replies)."""
+        text = terminal_safe(text)
         if plain:
             console.file.write(text.rstrip("\n") + "\n")
             console.file.flush()

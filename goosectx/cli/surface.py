@@ -3,6 +3,9 @@
 :class:`Surface` owns the ``Console``, the look (*rich* or *plain*, see
 :mod:`goosectx.cli.render`), the spinner and the open streamed answer, and draws the
 generic pieces of a transcript: notices, rules, error panels, titled panels and plain lines.
+Every string drawn here passes :func:`~goosectx.cli.sanitize.terminal_safe` first (it may
+hold outside text: tool names, error bodies, session names) and becomes a ``Text``, never
+markup.
 :class:`~goosectx.cli.render.TranscriptRenderer` builds on it and decides what to draw for
 the core's events and stored messages (docs/architecture.md, "The print path").
 """
@@ -16,6 +19,7 @@ from rich.panel import Panel
 from rich.status import Status
 from rich.text import Text
 
+from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.stream import AssistantStream
 
 
@@ -41,10 +45,10 @@ class Surface:
         if not self.interactive:
             return
         if self._status is None:
-            self._status = self.console.status(Text(text, style="dim"), spinner="dots")
+            self._status = self.console.status(safe_text(text, "dim"), spinner="dots")
             self._status.start()
         else:
-            self._status.update(Text(text, style="dim"))
+            self._status.update(safe_text(text, "dim"))
 
     def settle(self) -> None:
         """Stop the spinner and finish a streamed answer (before a prompt or a question)."""
@@ -70,7 +74,7 @@ class Surface:
         if self.plain:
             self._plain(f"-- {text}")
             return
-        self.console.print(Text("● " + text, style=style))
+        self.console.print(safe_text("● " + text, style))
 
     def cancelling(self, text: str) -> None:
         """Say a cancel is under way without cutting a streamed answer in two.
@@ -81,7 +85,7 @@ class Surface:
         if self._stream is not None:
             return
         if self._status is not None:
-            self._status.update(Text(text, style="yellow"))
+            self._status.update(safe_text(text, "yellow"))
             return
         self._notice(text, style="yellow")
 
@@ -95,7 +99,7 @@ class Surface:
         self.settle()
         if self.plain:
             return
-        self.console.print(Text("❯ " + line, style="bold blue"))
+        self.console.print(safe_text("❯ " + line, "bold blue"))
 
     def rule(self, text: str) -> None:
         """A horizontal rule with ``text`` in it (compactions)."""
@@ -103,7 +107,7 @@ class Surface:
         if self.plain:
             self._plain(f"--- {text} ---")
             return
-        self.console.rule(Text(text, style="cyan"), style="cyan")
+        self.console.rule(safe_text(text, "cyan"), style="cyan")
 
     def error(self, message: str, hint: str | None = None) -> None:
         """A failure the user should read: a red panel (plain: ``error:`` lines)."""
@@ -113,9 +117,9 @@ class Surface:
             if hint:
                 self._plain(f"hint: {hint}")
             return
-        body = Text(message)
+        body = safe_text(message)
         if hint:
-            body.append("\n" + hint, style="bold")
+            body.append("\n" + terminal_safe(hint), style="bold")
         self.console.print(Panel(body, title="error", title_align="left", border_style="red"))
 
     def panel(self, body: RenderableType | str, *, title: str, style: str = "cyan") -> None:
@@ -129,7 +133,7 @@ class Surface:
             else:
                 self.console.print(body)
             return
-        content: Any = Text(body) if isinstance(body, str) else body
+        content: Any = safe_text(body) if isinstance(body, str) else body
         self.console.print(Panel(content, title=title, title_align="left", border_style=style))
 
     def print(self, renderable: RenderableType) -> None:
@@ -138,4 +142,11 @@ class Surface:
         self.console.print(renderable)
 
     def _plain(self, line: str) -> None:
-        self.console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)
+        """One plain-look line: outside text in it is made terminal-safe, never markup."""
+        self.console.print(terminal_safe(line), markup=False, highlight=False, emoji=False,
+                           soft_wrap=True)
+
+
+def safe_text(text: str, style: str = "") -> Text:
+    """A rich ``Text`` of outside text: terminal-safe, and markup never applies to it."""
+    return Text(terminal_safe(text), style=style)

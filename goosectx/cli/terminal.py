@@ -19,6 +19,7 @@ from rich.console import Console
 
 from goosectx.approval import ApprovalDecision
 from goosectx.cli.prompt import APPROVAL_KEYS, parse_approval_answer
+from goosectx.cli.sanitize import safe_console, terminal_safe
 
 PLAIN_APPROVAL_ATTEMPTS = 3
 """Unrecognised answers to an approval question before it counts as "deny"."""
@@ -60,10 +61,10 @@ class ReplIO:
         tty = sys.stdin.isatty() and sys.stdout.isatty()
         plain = not tty or env.get("TERM") == "dumb" or "NO_COLOR" in env
         if plain:
-            console = Console(no_color=True, color_system=None, force_terminal=False,
-                              highlight=False, emoji=False, soft_wrap=True)
+            console = safe_console(no_color=True, color_system=None, force_terminal=False,
+                                   highlight=False, emoji=False, soft_wrap=True)
             return cls(console, plain=True, stdin=sys.stdin, echo=not sys.stdin.isatty())
-        return cls(Console(highlight=False))
+        return cls(safe_console(highlight=False))
 
     def read_plain_line(self) -> str:
         """Read one input from plain stdin; a line ending in a backslash continues it.
@@ -112,7 +113,8 @@ class ReplIO:
         return "deny"
 
     def _write(self, text: str) -> None:
-        self.console.file.write(text)
+        """Write past rich (plain prompts and echoes); outside text in it is made safe."""
+        self.console.file.write(terminal_safe(text))
         self.console.file.flush()
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from goosectx.cli.sanitize import terminal_safe
+
 METER_CELLS = 10
 GREEN_BELOW_RATIO = 0.50
 YELLOW_BELOW_RATIO = 0.85
@@ -73,7 +75,7 @@ def toolbar_fragments(
         ``(style, text)`` pairs: model · mode · meter [· note].
     """
     parts: list[tuple[str, str]] = [
-        ("class:toolbar.model", f" {model or 'no model'} "),
+        ("class:toolbar.model", f" {terminal_safe(model or 'no model')} "),
         ("class:toolbar", "· "),
         ("class:toolbar.mode", f"{mode} "),
     ]
@@ -85,7 +87,7 @@ def toolbar_fragments(
         parts.append(("class:toolbar", "· Context (measuring…) "))
     if note:
         parts.append(("class:toolbar", "· "))
-        parts.append(("class:toolbar.note", note + " "))
+        parts.append(("class:toolbar.note", terminal_safe(note) + " "))
     return parts
 
 

@@ -1,0 +1,188 @@
+"""The one terminal-safe print path: outside text made harmless before any console.
+
+Text that goosectx did not write itself — model text and reasoning, tool names, arguments
+and output, provider error bodies, imported transcripts, session names, file paths — can
+carry bytes that drive a terminal: OSC 52 writes the clipboard, OSC 0/2 sets the title,
+OSC 8 draws a hidden link, ``CSI 2J`` clears the screen, a lone CR or backspaces overwrite
+what was printed, bidirectional overrides make a command read differently from what runs
+(docs/architecture.md, "The print path").
+
+:func:`terminal_safe` is the one function that makes such text safe. Every character that
+could drive a terminal or hide text is replaced by a visible stand-in, so the user sees
+that something was there and nothing is executed:
+
+* C0 controls except newline and tab become their Unicode control pictures
+  (ESC → ``␛``, BEL → ``␇``, BS → ``␈``, a lone CR → ``␍``); DEL becomes ``␡``. An escape
+  sequence therefore prints as text (``␛]52;c;…␇``, ``␛[2J``) and cannot act: every
+  ESC-based sequence (CSI, OSC, DCS, SOS/PM/APC, single shifts ``ESC N``/``ESC O``) starts
+  with ESC. CR LF becomes LF.
+* C1 controls (U+0080–U+009F, among them the 8-bit CSI U+009B, OSC U+009D, DCS U+0090,
+  ST U+009C) become ``<U+009B>``.
+* Bidirectional overrides, embeddings, isolates and marks (U+202A–U+202E, U+2066–U+2069,
+  U+200E, U+200F, U+061C) and invisible characters (U+200B–U+200D, U+2060–U+2064, U+FEFF,
+  U+180E, U+206A–U+206F, U+FFF9–U+FFFB, the tag characters U+E0000–U+E007F) become
+  ``<U+202E>``-style stand-ins.
+* Lone surrogates (which no terminal encoding can write) become U+FFFD.
+
+It runs in linear time (one scan, no backtracking) and is idempotent.
+
+The rules for code under ``cli/`` (``tests/test_print_path.py`` checks the first two on
+the source):
+
+1. Never interpolate outside text into a rich markup string: no ``console.print(f"…{x}…")``
+   and no ``print(f"…")`` of outside data. Build a ``rich.text.Text`` (markup never applies
+   to it) or print with ``markup=False``; a model answer containing ``[bold red]`` or ``[/]``
+   prints literally and never raises ``MarkupError``.
+2. Consoles come from :func:`safe_console` (a :class:`SafeConsole`), which passes every
+   text segment it renders through :func:`terminal_safe` — the backstop for tables, panels
+   and Markdown built from outside text.
+3. Plain writes (``run``'s text output, plain REPL lines, ``sessions list`` without a
+   terminal, ``info``, error lines) call :func:`terminal_safe` (or :class:`SafeStream` for
+   text that arrives in pieces) themselves. Sanitise before layout where you can (widths
+   then match what is drawn); the console backstop only catches what slipped through.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import IO, Any
+
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
+
+__all__ = [
+    "SafeConsole", "SafeStream", "json_safe", "safe_console", "strip_csi", "terminal_safe",
+]
+
+_INVISIBLE = (
+    "\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000e0000-\U000e007f"
+)
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
+"""One character that must not reach a terminal as it is (newline and tab may)."""
+_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+"""A complete 7-bit CSI sequence (colours, cursor moves): tool output may have it removed.
+The 8-bit form (U+009B) is no program's normal output, so it stays visible."""
+
+
+def _stand_in(code: int) -> str:
+    if code < 0x20:
+        return chr(0x2400 + code)  # the control picture: ␛ ␇ ␈ ␍ ␀ …
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    if 0xD800 <= code <= 0xDFFF:
+        return "\ufffd"
+    return f"<U+{code:04X}>"
+
+
+def _unsafe_codes() -> list[int]:
+    ranges = [(0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0x061C, 0x061C), (0x180E, 0x180E),
+              (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
+              (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0xE0000, 0xE007F), (0xD800, 0xDFFF)]
+    return [code for low, high in ranges for code in range(low, high + 1)]
+
+
+_STAND_INS = {code: _stand_in(code) for code in _unsafe_codes()}
+"""``str.translate`` table: each unsafe character to its visible stand-in (one C pass)."""
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every terminal-driving or invisible character shown as a stand-in.
+
+    Args:
+        text: Any text that goosectx did not write itself.
+
+    Returns:
+        The text with CR LF as LF and the characters listed in this module's docstring
+        replaced by visible stand-ins; newline and tab kept. Linear in ``len(text)``;
+        ``terminal_safe(terminal_safe(t)) == terminal_safe(t)``.
+    """
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    if _UNSAFE.search(text) is None:
+        return text
+    return text.translate(_STAND_INS)
+
+
+def strip_csi(text: str) -> str:
+    """``text`` without complete CSI sequences (colours, cursor moves, ``CSI 2J``).
+
+    For tool output, where programs emit colour codes as a matter of course: they are
+    removed rather than shown. Everything else still needs :func:`terminal_safe`.
+    """
+    if "\x1b" not in text:
+        return text
+    return _CSI.sub("", text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code > 0xFFFF:  # a UTF-16 surrogate pair, as JSON spells astral characters
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def json_safe(json_text: str) -> str:
+    """JSON text (from ``json.dumps``) with every unsafe character written as an escape.
+
+    ``json.dumps`` escapes C0 controls but, with ``ensure_ascii=False``, writes C1 controls,
+    bidirectional overrides and invisible characters raw. Escaping them too keeps every
+    value identical for a JSON reader while no such byte reaches a terminal.
+    """
+    if _UNSAFE.search(json_text) is None:
+        return json_text
+    return _UNSAFE.sub(_json_escape, json_text)
+
+
+class SafeStream:
+    """:func:`terminal_safe` for text that arrives in pieces (a streamed answer).
+
+    A CR at the end of one piece is held back until the next shows whether it starts a
+    CR LF, so a line ending split across two pieces is not drawn as ``␍``.
+    """
+
+    def __init__(self) -> None:
+        self._held_cr = False
+
+    def feed(self, chunk: str) -> str:
+        """The safe form of ``chunk``, given everything fed before."""
+        if self._held_cr:
+            chunk = "\r" + chunk
+            self._held_cr = False
+        if chunk.endswith("\r"):
+            chunk = chunk[:-1]
+            self._held_cr = True
+        return terminal_safe(chunk)
+
+    def flush(self) -> str:
+        """What is still held back (a final lone CR, shown as ``␍``)."""
+        if not self._held_cr:
+            return ""
+        self._held_cr = False
+        return terminal_safe("\r")
+
+
+class SafeConsole(Console):
+    """A rich ``Console`` whose every rendered text segment passes :func:`terminal_safe`.
+
+    Segments rich marks as control codes (cursor moves of a live display) and the escape
+    codes rich derives from styles are rich's own and pass unchanged; the text inside
+    panels, tables, Markdown and plain strings cannot drive the terminal whatever built it.
+    """
+
+    def render(self, renderable: RenderableType,
+               options: ConsoleOptions | None = None) -> Iterable[Segment]:
+        """Render like ``Console.render``, with every text segment made terminal-safe."""
+        for segment in super().render(renderable, options):
+            text = segment.text
+            if segment.control or (_UNSAFE.search(text) is None and "\r\n" not in text):
+                yield segment
+            else:
+                yield Segment(terminal_safe(text), segment.style, None)
+
+
+def safe_console(*, file: IO[str] | None = None, **options: Any) -> SafeConsole:
+    """A :class:`SafeConsole` (``options`` as for ``rich.console.Console``)."""
+    return SafeConsole(file=file, **options)
