@@ -6,7 +6,7 @@ It fills the same :class:`~goosectx.compaction.summary.StructuredSummary` as the
 * ``user_intent`` — the user's first request;
 * ``user_messages`` — every user request (long ones shortened);
 * ``files`` — every file touched, from tool arguments and text actions (see
-  :mod:`goosectx.importers.actions`), with what was done to it;
+  :mod:`goosectx.compaction.actions`), with what was done to it;
 * ``errors_and_fixes`` — errors seen in tool results and what the assistant did next;
 * ``pending_tasks`` — open items of the newest todo list / plan tool call;
 * ``current_work`` — the last assistant work; ``next_step`` — the newest user request.
@@ -18,7 +18,7 @@ that was created, written, edited or deleted are always kept.
 Messages marked by importers in ``metadata.extra["source_kind"]`` are treated accordingly:
 ``observation`` (tool output carried as user text, e.g. SWE-agent) is scanned like a tool result,
 ``harness`` and ``command`` (text the other agent's harness wrote, local slash commands) are not
-user requests — nor is any text part that :func:`~goosectx.importers.actions.is_harness_text`
+user requests — nor is any text part that :func:`~goosectx.compaction.actions.is_harness_text`
 recognises (a merged message keeps only its first message's metadata). Thinking is never
 summarised.
 """
@@ -30,9 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
-from goosectx.conversation import Message, TextContent, ToolResponse
-from goosectx.importers.actions import (
+from goosectx.compaction.actions import (
     WRITE_VERBS,
     FileAction,
     actions_from_text,
@@ -43,6 +41,8 @@ from goosectx.importers.actions import (
     normalize_tool_name,
     open_file_in,
 )
+from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
+from goosectx.conversation import Message, TextContent, ToolResponse
 from goosectx.tokens import TokenCounter
 
 _TODO_TOOLS = {"todowrite", "update_plan", "todo_write", "write_todos", "todo"}

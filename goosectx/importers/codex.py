@@ -22,8 +22,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from goosectx.compaction.actions import is_harness_text
 from goosectx.conversation import MessageMetadata, Part, TextContent, ThinkingContent
-from goosectx.importers.actions import is_harness_text
 from goosectx.importers.builder import (
     TranscriptBuilder,
     as_dict,

@@ -1,6 +1,7 @@
 """What an agent did to files, recognised from tool calls and from text actions.
 
-Used by the extractive summariser (``goosectx.compaction.extractive``). Agents record file work
+Used by the extractive summariser (``goosectx.compaction.extractive``) and by the importers,
+which import it from here (the core never imports an adapter). Agents record file work
 in many shapes; this module knows them:
 
 * tool calls: ``text_editor`` / ``str_replace_editor`` (``command`` + ``path``), Claude Code
