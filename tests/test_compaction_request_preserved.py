@@ -1,4 +1,4 @@
-from goosectx.compaction.rewrite import compacted_messages
+from goosectx.compaction.layout import compacted_messages
 from goosectx.conversation import Conversation, Message, MessageMetadata
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from compaction_support import REQUEST, collect, make_session, manager, tool_pair
 
+from goosectx.compaction.decide import tool_call_cutoff
 from goosectx.compaction.toolpairs import extractive_note, select_pairs
-from goosectx.compaction.trigger import tool_call_cutoff
 from goosectx.config import Settings, load_settings
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.errors import ProviderUnavailable

@@ -1,15 +1,23 @@
-"""The visibility rewrite a compaction or ``/clear`` applies (DESIGN.md §4.2(4)).
+"""Layout: what the model keeps after a compaction or ``/clear``.
 
-Old messages are never edited or dropped: agent-visible ones get ``agent_visible=False``
-(their user visibility unchanged) and new agent-only messages are appended — the summary
-(role user), a continuation (role assistant) and, for automatic compaction, a copy of the
-most recent plain-text user message so the model keeps answering it.
+Step 4 of the compaction pipeline (docs/architecture.md §5). Old messages are never edited or
+dropped: agent-visible ones get ``agent_visible=False`` (their user visibility unchanged) and
+new agent-only messages are appended — the summary (role user), a continuation (role
+assistant) and, for automatic compaction, a copy of the most recent plain-text user message so
+the model keeps answering it (its middle elided past half the window).
+
+INTERFACE the compaction issues extend: :func:`layout` (the conversation, the summary text,
+the trigger and the budget figures) → the whole new message list, with every new message
+sharing the compaction id; :func:`elided_notice` reads back what the layout had to cut. A
+verbatim tail, re-sent user messages and budgets by the one budget rule replace the preserved
+copy inside :func:`layout`; :mod:`goosectx.compaction.execute` only calls it.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 from goosectx.compaction.prompts import CONTINUATION_TEXTS, ContinuationKind
 from goosectx.compaction.request import elide_middle
@@ -106,3 +114,35 @@ def compacted_messages(
 def cleared_messages(conversation: Conversation, *, notice: str) -> list[Message]:
     """The whole conversation after ``/clear``: everything hidden, plus a user-only notice."""
     return [*hide_from_agent(conversation.messages), Message.notification(notice)]
+
+
+def layout(
+    conversation: Conversation,
+    summary_text: str,
+    *,
+    trigger: CompactionTrigger,
+    compaction_id: str,
+    counter: TokenCounter,
+    context_limit_tokens: int,
+) -> list[Message]:
+    """The whole conversation after a compaction (the user-only marker's text left empty).
+
+    A preserved request over half the window is elided (manual compaction keeps no request).
+    See :func:`compacted_messages` for the order of the new messages.
+    """
+    request_budget = context_limit_tokens // 2 if trigger != "manual" else None
+    return compacted_messages(conversation, summary_text, trigger=trigger,
+                              compaction_id=compaction_id, notice="", counter=counter,
+                              request_budget_tokens=request_budget)
+
+
+def elided_notice(messages: Sequence[Message], compaction_id: str) -> str | None:
+    """The inline notice for a preserved request whose middle :func:`layout` elided, or None."""
+    elided: Any = next((m.metadata.extra["elided_from_tokens"] for m in messages
+                        if m.metadata.compaction_id == compaction_id
+                        and "elided_from_tokens" in m.metadata.extra), None)
+    if elided is None:
+        return None
+    return (f"Your latest message ({elided:,} tokens) is longer than half the context "
+            f"window, so the model now sees only its beginning and end. Send the part "
+            f"that matters in a smaller message, or use a model with a larger window.")

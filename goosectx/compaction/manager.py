@@ -9,7 +9,13 @@ The agent loop calls, per turn: :meth:`ContextManager.start_turn`; before every 
 :meth:`~ContextManager.before_call` (auto-compaction); after a successful call
 :meth:`~ContextManager.record_call` then :meth:`~ContextManager.after_call` (tool-pair
 summarisation); on ``ContextLengthExceeded`` :meth:`~ContextManager.on_context_exceeded`
-and then the same step again. Design after goose 1.45's context management (DESIGN.md §3–4).
+and then the same step again. Design after goose 1.45's context management.
+
+This module keeps the figures (``current``, the last provider report and what it covered, the
+per-model counters) and the hooks; the pipeline itself is three modules
+(docs/architecture.md §5): :mod:`~goosectx.compaction.decide` (trigger, guards, pause),
+:mod:`~goosectx.compaction.layout` (what the model keeps) and
+:mod:`~goosectx.compaction.execute` (summary call, write-back, events).
 
 Every hook that may call a summariser, and :meth:`~ContextManager.compact`, takes an optional
 ``cancel`` event (the turn's, or Ctrl-C on ``/compact``): once it is set the summariser call
@@ -20,30 +26,25 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
-from goosectx.compaction.rewrite import cleared_messages, compacted_messages, new_compaction_id
-from goosectx.compaction.summarize import (
-    SummaryCancelled,
-    SummaryResult,
-    cancelled_text,
-    done_text,
-    intro_text,
-    model_summary,
-    summarising_text,
-    tool_pair_notes,
-)
-from goosectx.compaction.summary import render_markdown
-from goosectx.compaction.toolpairs import apply_notes, select_pairs
-from goosectx.compaction.trigger import (
-    MAX_REACTIVE_PER_TURN,
-    auto_compaction_due,
-    saved_too_little,
+from goosectx.compaction.decide import (
+    LARGER_MODEL_HINT,
+    decide_auto,
+    reactive_refusal,
     tool_call_cutoff,
 )
+from goosectx.compaction.execute import (
+    CompactionPlan,
+    execute,
+    extractive_budget,
+    plan,
+)
+from goosectx.compaction.layout import cleared_messages
+from goosectx.compaction.summarize import SummaryCancelled, summarising_text, tool_pair_notes
+from goosectx.compaction.toolpairs import apply_notes, select_pairs
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
-from goosectx.conversation import Conversation, SystemNotification
+from goosectx.conversation import Conversation
 from goosectx.errors import CompactionFailed, ContextLengthExceeded, ProviderError
 from goosectx.events import (
     CompactionStrategy,
@@ -59,10 +60,7 @@ from goosectx.session import Session
 from goosectx.tokens import ContextBreakdown, TokenCounter
 from goosectx.usage import CallPurpose, LedgerEntry, Usage
 
-DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
-MIN_RAW_SUMMARY_WORDS = 40
-"""An unparsable summary reply shorter than this gets an extractive summary added beneath."""
-"""Budget of an extractive summary when the caller names none (``--max-summary-tokens``)."""
+__all__ = ["CompactionPlan", "ContextManager", "RequestContext"]
 
 
 @dataclass(slots=True)
@@ -79,35 +77,6 @@ class RequestContext:
     system_prompt: str
     project_instructions: str = ""
     tool_schemas: list[ToolSchema] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class CompactionPlan:
-    """What a compaction would do (``goosectx compact --dry-run``); no model is called.
-
-    Attributes:
-        tokens_before: ``current`` now (tokens).
-        strategy: ``llm`` or ``extractive``.
-        message_count: Agent-visible messages that would be summarised.
-        model: The summariser model, or ``None`` for the extractive strategy.
-        context_limit_tokens: The summariser's context window; ``None`` for extractive.
-        rung: The summary-input rung tried first, or ``None`` (extractive, or nothing fits).
-        request_tokens: Estimated input tokens of that summary request, or ``None``.
-        max_tokens: The summary's output budget (tokens).
-        removed_results: Tool results that rung leaves out.
-        total_results: Tool results in the agent view.
-    """
-
-    tokens_before: int
-    strategy: CompactionStrategy
-    message_count: int
-    model: str | None
-    context_limit_tokens: int | None
-    rung: str | None = None
-    request_tokens: int | None = None
-    max_tokens: int = 0
-    removed_results: int = 0
-    total_results: int = 0
 
 
 class ContextManager:
@@ -173,7 +142,7 @@ class ContextManager:
         return self.provider.context_limit()
 
     def current_tokens(self, request: RequestContext) -> tuple[int, bool]:
-        """``current`` per DESIGN.md §4.1, the figure both the trigger and displays use.
+        """``current`` (docs/architecture.md §5), the figure both the trigger and displays use.
 
         Returns:
             (tokens, is_estimate): the provider-reported size of the last request (input +
@@ -240,28 +209,29 @@ class ContextManager:
             self.context_limit().tokens, ledger.current_is_estimate,
         )
 
-    def _auto_enabled(self) -> bool:
-        return (self.provider is not None and not self.manages_own_context
-                and self.settings.auto_compaction_enabled
-                and not self.session.state.auto_compaction_paused)
-
     def before_call(self, request: RequestContext, *,
                     cancel: threading.Event | None = None) -> Iterator[Event]:
         """Auto-compaction check before every model call (turn start and between tool calls).
 
-        Compacts when ``current / limit > threshold`` (DESIGN.md §4.1), only after a user or
-        tool message, never twice without a successful model call in between, never while
-        paused or for a model that manages its own context. A failed or cancelled (``cancel``
+        Compacts when :func:`~goosectx.compaction.decide.decide_auto` says so: ``current /
+        limit > threshold``, only after a user or tool message, never twice without a
+        successful model call in between, never while paused or for a model that manages its
+        own context. A failed or cancelled (``cancel``
         set) compaction leaves the history untouched and yields an inline notice saying so.
         """
-        if not self._auto_enabled() or self._compacted_since_call or _is_set(cancel):
+        if _is_set(cancel):
             return
         agent = self.session.conversation.agent_messages()
-        if not agent or agent[-1].role != "user":
-            return
         current, _ = self.current_tokens(request)
-        if not auto_compaction_due(current, self.context_limit().tokens,
-                                   self.settings.threshold_ratio):
+        decision = decide_auto(
+            enabled=(self.provider is not None and not self.manages_own_context
+                     and self.settings.auto_compaction_enabled),
+            paused=self.session.state.auto_compaction_paused,
+            compacted_since_call=self._compacted_since_call,
+            last_role=agent[-1].role if agent else None, current_tokens=current,
+            context_limit_tokens=self.context_limit().tokens,
+            threshold_ratio=self.settings.threshold_ratio)
+        if not decision.compact:
             return
         try:
             yield from self._compact(request, trigger="auto", strategy="llm", cancel=cancel)
@@ -283,16 +253,10 @@ class ContextManager:
                 own context, or when nothing is left to compact — with a hint to use a larger
                 model or a new session.
         """
-        hint = "switch to a model with a larger context window (/model or --model), or start "\
-               "a new session"
-        if self.manages_own_context:
-            raise ContextLengthExceeded(
-                "the request does not fit the context window and the model manages its own "
-                "context (goosectx does not compact it)", hint)
-        if self._reactive_this_turn >= MAX_REACTIVE_PER_TURN:
-            raise ContextLengthExceeded(
-                f"the request still does not fit the context window after "
-                f"{MAX_REACTIVE_PER_TURN} compactions this turn", hint)
+        refusal = reactive_refusal(manages_own_context=self.manages_own_context,
+                                   reactive_this_turn=self._reactive_this_turn)
+        if refusal is not None:
+            raise refusal
         self._reactive_this_turn += 1
         strategy: CompactionStrategy = "llm" if self.provider is not None else "extractive"
         try:
@@ -300,11 +264,12 @@ class ContextManager:
                                      fallback_extractive=True, cancel=cancel)
         except CompactionFailed as exc:
             raise ContextLengthExceeded(f"the request does not fit the context window and "
-                                        f"compaction failed: {exc.message}", hint) from None
+                                        f"compaction failed: {exc.message}",
+                                        LARGER_MODEL_HINT) from None
 
     def after_call(self, request: RequestContext, *,
                    cancel: threading.Event | None = None) -> Iterator[Event]:
-        """Tool-pair summarisation after a model call (DESIGN.md §4.3).
+        """Tool-pair summarisation after a model call (docs/architecture.md §5).
 
         When the agent-visible tool pairs exceed cutoff + 10, the oldest 10 (never the newest
         3) become one-line agent-only notes written in one summariser call; a note the reply
@@ -390,35 +355,18 @@ class ContextManager:
         strategy: str = "llm", max_summary_tokens: int | None = None,
     ) -> CompactionPlan:
         """What :meth:`compact` would do, without calling a model (``--dry-run``)."""
-        messages = self.session.conversation.agent_view(for_sending=False)
         before, _ = self.current_tokens(request)
-        summarisers = self._summarisers()
-        if strategy != "llm" or not summarisers:
-            return CompactionPlan(before, "extractive", len(messages), None, None,
-                                  max_tokens=self._extractive_budget(max_summary_tokens))
-        provider = summarisers[0]
-        limit = provider.context_limit().tokens
-        output = provider.output_limit_tokens()
-        ladder = SummaryLadder(messages, counter=self._counter_for(provider.model),
-                               context_limit_tokens=limit, output_limit_tokens=output,
-                               instructions=instructions)
-        first = ladder.first()
-        if first is None:
-            return CompactionPlan(before, "llm", len(messages), provider.model, limit,
-                                  max_tokens=reserved_output_tokens(limit, output),
-                                  total_results=sum(ln.is_result for ln in ladder.lines))
-        return CompactionPlan(before, "llm", len(messages), provider.model, limit, first.rung,
-                              first.estimate_tokens, first.max_tokens, first.removed_results,
-                              first.total_results)
+        return plan(self.session.conversation.agent_view(for_sending=False), self._summarisers(),
+                    tokens_before=before, counter_for=self._counter_for,
+                    instructions=instructions, strategy=strategy,
+                    extractive_tokens=self._extractive_budget(max_summary_tokens))
 
     def _summarisers(self) -> list[Provider]:
         out = [p for p in (self.summarizer, self.provider) if p is not None]
         return out[:1] if len(out) == 2 and out[0] is out[1] else out
 
     def _extractive_budget(self, max_summary_tokens: int | None) -> int:
-        if max_summary_tokens:
-            return max_summary_tokens
-        return max(100, min(DEFAULT_EXTRACTIVE_SUMMARY_TOKENS, self.context_limit().tokens // 4))
+        return extractive_budget(max_summary_tokens, self.context_limit().tokens)
 
     def _compact(
         self, request: RequestContext, *, trigger: CompactionTrigger,
@@ -426,94 +374,23 @@ class ContextManager:
         max_summary_tokens: int | None = None, fallback_extractive: bool = False,
         cancel: threading.Event | None = None,
     ) -> Iterator[Event]:
-        """Summarise and rewrite the history; on a cancel, a notice and no change at all."""
-        conversation = self.session.conversation
-        messages = conversation.agent_view(for_sending=False)
-        if not messages:
-            raise CompactionFailed("nothing to compact: the model sees no messages")
-        if _is_set(cancel):
-            yield Notification("inline", cancelled_text(trigger))
-            return
+        """Run :func:`~goosectx.compaction.execute.execute` with this manager's figures.
+
+        Marks "compacted since the last call" (the guard) as the ``HistoryReplaced`` event
+        passes, before the notices that follow it.
+        """
         before, _ = self.current_tokens(request)
-        limit = self.context_limit().tokens if trigger == "auto" else 0
-        yield Notification("inline", intro_text(trigger, before, limit))
-        summary: SummaryResult | None = None
-        if strategy == "llm":
-            yield Notification("thinking", summarising_text(len(messages), "message"))
-            try:
-                summary = yield from model_summary(self._summarisers(), messages, instructions,
-                                                   self._counter_for, cancel=cancel)
-            except SummaryCancelled:
-                yield Notification("inline", cancelled_text(trigger))
-                return
-            except (ProviderError, CompactionFailed) as exc:
-                if not fallback_extractive:
-                    raise
-                yield Notification("inline", f"The summary call failed ({exc.one_line()}); "
-                                             "using an extractive summary instead.")
-                strategy = "extractive"
-        if summary is None:
-            from goosectx.compaction.extractive import extractive_summary
-
-            budget = self._extractive_budget(max_summary_tokens)
-            summary = SummaryResult(render_markdown(extractive_summary(
-                messages, max_tokens=budget, counter=self.counter)), None, None)
-        elif not summary.parsed and len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS:
-            # A tiny unparsable reply (a small base model echoing template tokens) is kept as
-            # it is, with an extractive summary beneath it so the model keeps the thread.
-            from goosectx.compaction.extractive import extractive_summary
-
-            words = len(summary.text.split())
-            yield Notification("inline", (
-                f"The model's summary did not follow the requested format and is only {words} "
-                f"word{'' if words == 1 else 's'}; an extractive summary of the transcript was "
-                "added beneath it."))
-            extractive = render_markdown(extractive_summary(
-                messages, max_tokens=self._extractive_budget(max_summary_tokens),
-                counter=self.counter))
-            summary = replace(summary, text=f"{summary.text}\n\n{extractive}")
-        if _is_set(cancel):
-            yield Notification("inline", cancelled_text(trigger))
-            return
-
-        cid = new_compaction_id()
-        # A preserved request over half the window is elided (manual keeps no request).
-        request_budget = self.context_limit().tokens // 2 if trigger != "manual" else None
-        new = compacted_messages(conversation, summary.text, trigger=trigger, compaction_id=cid,
-                                 notice="", counter=self.counter,
-                                 request_budget_tokens=request_budget)
-        conversation.messages = new
-        after = self._set_estimate(request)
-        cost = summary.call.usage.cost_usd if summary.call is not None else None
-        notice_at = next(i for i, m in enumerate(new) if m.metadata.compaction_id == cid)
-        new[notice_at] = replace(new[notice_at], content=(SystemNotification(
-            "inline", done_text(trigger, before, after, cost, strategy)),))
-        if summary.call is not None:
-            self.session.ledger.entries.append(summary.call)
-        state = self.session.state
-        newly_paused = (trigger in ("auto", "reactive") and saved_too_little(before, after)
-                        and not state.auto_compaction_paused)
-        if newly_paused:
-            state.auto_compaction_paused = True
-        if trigger == "manual":
-            state.auto_compaction_paused = False
-        self._compacted_since_call = True
-        yield HistoryReplaced(Conversation(list(new)), trigger, before, after, cost, strategy,
-                              summary.call, state.auto_compaction_paused, summary.rung)
-        elided = next((m.metadata.extra["elided_from_tokens"] for m in new
-                       if m.metadata.compaction_id == cid
-                       and "elided_from_tokens" in m.metadata.extra), None)
-        if elided is not None:
-            yield Notification("inline", (
-                f"Your latest message ({elided:,} tokens) is longer than half the context "
-                f"window, so the model now sees only its beginning and end. Send the part "
-                f"that matters in a smaller message, or use a model with a larger window."))
-        if newly_paused:
-            saved_pct = max(0, round(100 * (before - after) / before)) if before else 0
-            yield Notification("inline", (
-                f"Auto-compaction is paused for this session: the last compaction saved only "
-                f"{saved_pct}% ({before:,} → {after:,} tokens). /compact compacts by hand and "
-                "lifts the pause; /clear starts the model afresh."))
+        for event in execute(
+            self.session, self._summarisers(), trigger=trigger, strategy=strategy,
+            tokens_before=before, context_limit_tokens=self.context_limit().tokens,
+            counter=self.counter, counter_for=self._counter_for,
+            extractive_tokens=self._extractive_budget(max_summary_tokens),
+            reestimate=lambda: self._set_estimate(request), instructions=instructions,
+            fallback_extractive=fallback_extractive, cancel=cancel,
+        ):
+            if isinstance(event, HistoryReplaced):
+                self._compacted_since_call = True
+            yield event
 
     def clear(self, request: RequestContext) -> Iterator[Event]:
         """``/clear``: hide the whole history from the model, reset ``current``, lift pause.

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from goosectx.compaction.decide import PROTECTED_NEWEST_PAIRS, TOOL_PAIR_BATCH
 from goosectx.compaction.prompts import (
     TOOL_PAIR_NOTE_PREFIX,
     TOOL_PAIRS_INSTRUCTIONS,
 )
 from goosectx.compaction.request import elide_middle
-from goosectx.compaction.trigger import PROTECTED_NEWEST_PAIRS, TOOL_PAIR_BATCH
 from goosectx.conversation import (
     Message,
     MessageMetadata,

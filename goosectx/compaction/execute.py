@@ -1,0 +1,220 @@
+"""Execute: the summary call (ladder, fallbacks) and the write-back of one compaction.
+
+Steps 2, 3 and 5 of the compaction pipeline (docs/architecture.md §5); step 4 is
+:func:`goosectx.compaction.layout.layout`, which :func:`execute` calls. Nothing here prints or
+touches the store: the session is changed in memory and events say what happened.
+
+INTERFACE the compaction issues extend: :func:`execute` (the session, the summarisers, the
+trigger and strategy, the figures the decision used) → events: inline notices, a thinking
+notice while the summary is written, then one :class:`~goosectx.events.HistoryReplaced`
+carrying the new conversation, tokens before/after, cost, strategy and ledger entry, then any
+notice about what the layout cut or the pause :func:`goosectx.compaction.decide.judge`
+decided. A cancel yields a notice and changes nothing; a failed summary call raises (or, with
+``fallback_extractive``, is replaced by the extractive summary in the same step). Merging
+facts into the summary and an extractive fallback in auto mode extend this function.
+:func:`plan` says what :func:`execute` would do without calling a model (``--dry-run``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from goosectx.compaction.decide import judge, pause_notice
+from goosectx.compaction.layout import elided_notice, layout, new_compaction_id
+from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
+from goosectx.compaction.summarize import (
+    SummaryCancelled,
+    SummaryResult,
+    cancelled_text,
+    done_text,
+    intro_text,
+    model_summary,
+    summarising_text,
+)
+from goosectx.compaction.summary import render_markdown
+from goosectx.conversation import Conversation, Message, SystemNotification
+from goosectx.errors import CompactionFailed, ProviderError
+from goosectx.events import (
+    CompactionStrategy,
+    CompactionTrigger,
+    Event,
+    HistoryReplaced,
+    Notification,
+)
+from goosectx.providers.base import Provider
+from goosectx.session import Session
+from goosectx.tokens import TokenCounter
+
+DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
+"""Budget of an extractive summary when the caller names none (``--max-summary-tokens``)."""
+MIN_RAW_SUMMARY_WORDS = 40
+"""An unparsable summary reply shorter than this gets an extractive summary added beneath."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionPlan:
+    """What a compaction would do (``goosectx compact --dry-run``); no model is called.
+
+    Attributes:
+        tokens_before: ``current`` now (tokens).
+        strategy: ``llm`` or ``extractive``.
+        message_count: Agent-visible messages that would be summarised.
+        model: The summariser model, or ``None`` for the extractive strategy.
+        context_limit_tokens: The summariser's context window; ``None`` for extractive.
+        rung: The summary-input rung tried first, or ``None`` (extractive, or nothing fits).
+        request_tokens: Estimated input tokens of that summary request, or ``None``.
+        max_tokens: The summary's output budget (tokens).
+        removed_results: Tool results that rung leaves out.
+        total_results: Tool results in the agent view.
+    """
+
+    tokens_before: int
+    strategy: CompactionStrategy
+    message_count: int
+    model: str | None
+    context_limit_tokens: int | None
+    rung: str | None = None
+    request_tokens: int | None = None
+    max_tokens: int = 0
+    removed_results: int = 0
+    total_results: int = 0
+
+
+def extractive_budget(max_summary_tokens: int | None, context_limit_tokens: int) -> int:
+    """Budget of an extractive summary: the caller's, else 4,000 capped at a quarter window."""
+    if max_summary_tokens:
+        return max_summary_tokens
+    return max(100, min(DEFAULT_EXTRACTIVE_SUMMARY_TOKENS, context_limit_tokens // 4))
+
+
+def plan(
+    messages: Sequence[Message], summarisers: Sequence[Provider], *, tokens_before: int,
+    counter_for: Callable[[str | None], TokenCounter], instructions: str | None,
+    strategy: str, extractive_tokens: int,
+) -> CompactionPlan:
+    """What :func:`execute` would do with ``messages`` (the agent view), calling no model."""
+    if strategy != "llm" or not summarisers:
+        return CompactionPlan(tokens_before, "extractive", len(messages), None, None,
+                              max_tokens=extractive_tokens)
+    provider = summarisers[0]
+    limit = provider.context_limit().tokens
+    output = provider.output_limit_tokens()
+    ladder = SummaryLadder(messages, counter=counter_for(provider.model),
+                           context_limit_tokens=limit, output_limit_tokens=output,
+                           instructions=instructions)
+    first = ladder.first()
+    if first is None:
+        return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
+                              max_tokens=reserved_output_tokens(limit, output),
+                              total_results=sum(ln.is_result for ln in ladder.lines))
+    return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
+                          first.rung, first.estimate_tokens, first.max_tokens,
+                          first.removed_results, first.total_results)
+
+
+def execute(
+    session: Session, summarisers: Sequence[Provider], *, trigger: CompactionTrigger,
+    strategy: CompactionStrategy, tokens_before: int, context_limit_tokens: int,
+    counter: TokenCounter, counter_for: Callable[[str | None], TokenCounter],
+    extractive_tokens: int, reestimate: Callable[[], int], instructions: str | None = None,
+    fallback_extractive: bool = False, cancel: threading.Event | None = None,
+) -> Iterator[Event]:
+    """Summarise and rewrite the history; on a cancel, a notice and no change at all.
+
+    Args:
+        session: Changed in memory: conversation, ledger (the summary call) and state (pause).
+        summarisers: Providers to try in order (``compaction_model`` first).
+        trigger: What started it.
+        strategy: ``llm`` or ``extractive``.
+        tokens_before: ``current`` when the compaction started.
+        context_limit_tokens: The main model's context limit.
+        counter: The main model's counter.
+        counter_for: A counter per summariser model.
+        extractive_tokens: Budget of an extractive summary.
+        reestimate: Forgets the last provider report and returns the estimate of the next
+            request (called once the new history is in place).
+        instructions: Extra instructions for the summary prompt.
+        fallback_extractive: Use the extractive summary when the summary call fails.
+        cancel: Set it to stop: the history is left untouched and a notice says so.
+
+    Raises:
+        CompactionFailed: nothing to compact, or the summary request cannot be made to fit.
+        ProviderError: the summary call failed (without ``fallback_extractive``).
+    """
+    conversation = session.conversation
+    messages = conversation.agent_view(for_sending=False)
+    if not messages:
+        raise CompactionFailed("nothing to compact: the model sees no messages")
+    if _is_set(cancel):
+        yield Notification("inline", cancelled_text(trigger))
+        return
+    before = tokens_before
+    limit = context_limit_tokens if trigger == "auto" else 0
+    yield Notification("inline", intro_text(trigger, before, limit))
+    summary: SummaryResult | None = None
+    if strategy == "llm":
+        yield Notification("thinking", summarising_text(len(messages), "message"))
+        try:
+            summary = yield from model_summary(summarisers, messages, instructions,
+                                               counter_for, cancel=cancel)
+        except SummaryCancelled:
+            yield Notification("inline", cancelled_text(trigger))
+            return
+        except (ProviderError, CompactionFailed) as exc:
+            if not fallback_extractive:
+                raise
+            yield Notification("inline", f"The summary call failed ({exc.one_line()}); "
+                                         "using an extractive summary instead.")
+            strategy = "extractive"
+    if summary is None:
+        from goosectx.compaction.extractive import extractive_summary
+
+        summary = SummaryResult(render_markdown(extractive_summary(
+            messages, max_tokens=extractive_tokens, counter=counter)), None, None)
+    elif not summary.parsed and len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS:
+        # A tiny unparsable reply (a small base model echoing template tokens) is kept as
+        # it is, with an extractive summary beneath it so the model keeps the thread.
+        from goosectx.compaction.extractive import extractive_summary
+
+        words = len(summary.text.split())
+        yield Notification("inline", (
+            f"The model's summary did not follow the requested format and is only {words} "
+            f"word{'' if words == 1 else 's'}; an extractive summary of the transcript was "
+            "added beneath it."))
+        extractive = render_markdown(extractive_summary(
+            messages, max_tokens=extractive_tokens, counter=counter))
+        summary = replace(summary, text=f"{summary.text}\n\n{extractive}")
+    if _is_set(cancel):
+        yield Notification("inline", cancelled_text(trigger))
+        return
+
+    cid = new_compaction_id()
+    new = layout(conversation, summary.text, trigger=trigger, compaction_id=cid,
+                 counter=counter, context_limit_tokens=context_limit_tokens)
+    conversation.messages = new
+    after = reestimate()
+    cost = summary.call.usage.cost_usd if summary.call is not None else None
+    notice_at = next(i for i, m in enumerate(new) if m.metadata.compaction_id == cid)
+    new[notice_at] = replace(new[notice_at], content=(SystemNotification(
+        "inline", done_text(trigger, before, after, cost, strategy)),))
+    if summary.call is not None:
+        session.ledger.entries.append(summary.call)
+    state = session.state
+    newly_paused = judge(trigger, before, after, paused=state.auto_compaction_paused)
+    if newly_paused:
+        state.auto_compaction_paused = True
+    if trigger == "manual":
+        state.auto_compaction_paused = False
+    yield HistoryReplaced(Conversation(list(new)), trigger, before, after, cost, strategy,
+                          summary.call, state.auto_compaction_paused, summary.rung)
+    elided = elided_notice(new, cid)
+    if elided is not None:
+        yield Notification("inline", elided)
+    if newly_paused:
+        yield Notification("inline", pause_notice(before, after))
+
+
+def _is_set(cancel: threading.Event | None) -> bool:
+    return cancel is not None and cancel.is_set()
