@@ -16,16 +16,16 @@ FORBIDDEN_IN_CORE = (
 )
 MAX_MODULE_LINES = 420
 SPLITS_PENDING = {
-    "goosectx/store.py", "goosectx/conversation.py", "goosectx/cli/repl.py",
+    "goosectx/store.py", "goosectx/cli/repl.py",
     "goosectx/cli/render.py", "goosectx/providers/litellm_provider.py",
 }
 """Modules over the limit whose split (issue 11) has not landed yet; shrink this set as they do."""
 
 
 def core_modules() -> list[Path]:
-    """compaction/, conversation* (module or package), approval* and agent.py."""
+    """compaction/, the message model (conversation, message, parts), approval* and agent."""
     paths = [*PACKAGE.glob("compaction/**/*.py"), *PACKAGE.glob("conversation*.py"),
-             *PACKAGE.glob("conversation/**/*.py"), *PACKAGE.glob("approval*.py"),
+             PACKAGE / "message.py", PACKAGE / "parts.py", *PACKAGE.glob("approval*.py"),
              *PACKAGE.glob("approval/**/*.py"), PACKAGE / "agent.py"]
     return sorted(set(paths))
 
