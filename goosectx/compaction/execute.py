@@ -116,9 +116,10 @@ def plan(
 
 def execute(
     session: Session, summarisers: Sequence[Provider], *, trigger: CompactionTrigger,
-    strategy: CompactionStrategy, tokens_before: int, context_limit_tokens: int,
+    strategy: CompactionStrategy, measure: Callable[[], tuple[int, int]],
     counter: TokenCounter, counter_for: Callable[[str | None], TokenCounter],
-    extractive_tokens: int, reestimate: Callable[[], int], instructions: str | None = None,
+    max_summary_tokens: int | None, reestimate: Callable[[], int],
+    instructions: str | None = None,
     fallback_extractive: bool = False, cancel: threading.Event | None = None,
 ) -> Iterator[Event]:
     """Summarise and rewrite the history; on a cancel, a notice and no change at all.
@@ -128,11 +129,11 @@ def execute(
         summarisers: Providers to try in order (``compaction_model`` first).
         trigger: What started it.
         strategy: ``llm`` or ``extractive``.
-        tokens_before: ``current`` when the compaction started.
-        context_limit_tokens: The main model's context limit.
+        measure: Returns (``current``, the main model's context limit), the figures the
+            compaction starts from; read once, after the nothing-to-compact and cancel checks.
         counter: The main model's counter.
         counter_for: A counter per summariser model.
-        extractive_tokens: Budget of an extractive summary.
+        max_summary_tokens: Budget of an extractive summary (see :func:`extractive_budget`).
         reestimate: Forgets the last provider report and returns the estimate of the next
             request (called once the new history is in place).
         instructions: Extra instructions for the summary prompt.
@@ -150,7 +151,7 @@ def execute(
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))
         return
-    before = tokens_before
+    before, context_limit_tokens = measure()
     limit = context_limit_tokens if trigger == "auto" else 0
     yield Notification("inline", intro_text(trigger, before, limit))
     summary: SummaryResult | None = None
@@ -172,7 +173,8 @@ def execute(
         from goosectx.compaction.extractive import extractive_summary
 
         summary = SummaryResult(render_markdown(extractive_summary(
-            messages, max_tokens=extractive_tokens, counter=counter)), None, None)
+            messages, max_tokens=extractive_budget(max_summary_tokens, context_limit_tokens),
+            counter=counter)), None, None)
     elif not summary.parsed and len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS:
         # A tiny unparsable reply (a small base model echoing template tokens) is kept as
         # it is, with an extractive summary beneath it so the model keeps the thread.
@@ -184,7 +186,8 @@ def execute(
             f"word{'' if words == 1 else 's'}; an extractive summary of the transcript was "
             "added beneath it."))
         extractive = render_markdown(extractive_summary(
-            messages, max_tokens=extractive_tokens, counter=counter))
+            messages, max_tokens=extractive_budget(max_summary_tokens, context_limit_tokens),
+            counter=counter))
         summary = replace(summary, text=f"{summary.text}\n\n{extractive}")
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))

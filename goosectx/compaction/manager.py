@@ -379,12 +379,13 @@ class ContextManager:
         Marks "compacted since the last call" (the guard) as the ``HistoryReplaced`` event
         passes, before the notices that follow it.
         """
-        before, _ = self.current_tokens(request)
+        def measure() -> tuple[int, int]:
+            return self.current_tokens(request)[0], self.context_limit().tokens
+
         for event in execute(
             self.session, self._summarisers(), trigger=trigger, strategy=strategy,
-            tokens_before=before, context_limit_tokens=self.context_limit().tokens,
-            counter=self.counter, counter_for=self._counter_for,
-            extractive_tokens=self._extractive_budget(max_summary_tokens),
+            measure=measure, counter=self.counter, counter_for=self._counter_for,
+            max_summary_tokens=max_summary_tokens,
             reestimate=lambda: self._set_estimate(request), instructions=instructions,
             fallback_extractive=fallback_extractive, cancel=cancel,
         ):
