@@ -2,7 +2,8 @@
 
 This module is the ONE place that decides what the model sees (:meth:`Conversation.agent_view`)
 and what the user sees (:meth:`Conversation.user_view`). No other code filters on visibility.
-Content parts live in :mod:`goosectx.parts` and messages in :mod:`goosectx.message`; every name
+Content parts live in :mod:`goosectx.parts` (the attachment part in
+:mod:`goosectx.attachment`) and messages in :mod:`goosectx.message`; every name
 is re-exported here, so ``from goosectx.conversation import Message`` is the usual import
 (docs/architecture.md, "The message model and its two projections"). Design after goose 1.45
 (``Message``, ``MessageMetadata``, ``fix_conversation``).
@@ -14,6 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from goosectx.attachment import Attachment
 from goosectx.message import Message, MessageMetadata, Role, new_message_id
 from goosectx.parts import (
     SCHEMA_VERSION,
@@ -29,6 +31,7 @@ from goosectx.parts import (
 
 __all__ = [
     "SCHEMA_VERSION",
+    "Attachment",
     "Conversation",
     "Message",
     "MessageMetadata",

@@ -12,6 +12,7 @@ from typing import Any
 
 from goosectx.conversation import (
     SCHEMA_VERSION,
+    Attachment,
     Conversation,
     Message,
     SystemNotification,
@@ -53,7 +54,9 @@ def session_to_json(session: Session) -> dict[str, Any]:
 
 
 def session_from_json(data: dict[str, Any]) -> Session:
-    """Inverse of :func:`session_to_json`.
+    """Inverse of :func:`session_to_json`; reads every schema up to :data:`SCHEMA_VERSION`.
+
+    Schema 1 (no attachment parts) has the same shape and reads unchanged.
 
     Raises:
         ValueError: not a goosectx export, a newer schema, or a broken message (named).
@@ -147,6 +150,8 @@ def _message_markdown(m: Message) -> list[str]:
             body += [f"**{label}**", _fence(p.output), ""]
         elif isinstance(p, SystemNotification):
             body += [f"> {p.text}", ""]
+        elif isinstance(p, Attachment):
+            body += [f"`{p.stub()}`", ""]
     if not body:
         return out
     if m.role == "user" and all(isinstance(p, ToolResponse) for p in m.content):

@@ -1,7 +1,8 @@
 """Content parts of a message and their JSON form.
 
-Parts are tagged by ``type``: ``text``, ``tool_request``, ``tool_response``, ``thinking`` and
-``system_notification`` (see docs/architecture.md, "The message model and its two projections").
+Parts are tagged by ``type``: ``text``, ``tool_request``, ``tool_response``, ``thinking``,
+``system_notification`` and ``attachment`` (:mod:`goosectx.attachment`); see
+docs/architecture.md, "The message model and its two projections".
 Import them from :mod:`goosectx.conversation`, which re-exports every name here.
 """
 
@@ -11,8 +12,14 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-SCHEMA_VERSION = 1
-"""Version of the JSON form of messages and exports."""
+from goosectx.attachment import Attachment
+
+SCHEMA_VERSION = 2
+"""Version of the JSON form of messages and exports.
+
+1: text, tool_request, tool_response, thinking, system_notification parts.
+2: adds the ``attachment`` part (its bytes base64 in ``data``); schema 1 reads unchanged.
+"""
 
 @dataclass(frozen=True, slots=True)
 class TextContent:
@@ -90,7 +97,9 @@ class SystemNotification:
     type: Literal["system_notification"] = "system_notification"
 
 
-Part: TypeAlias = TextContent | ToolRequest | ToolResponse | ThinkingContent | SystemNotification
+Part: TypeAlias = (
+    TextContent | ToolRequest | ToolResponse | ThinkingContent | SystemNotification | Attachment
+)
 
 _PART_TYPES: dict[str, type[Part]] = {
     "text": TextContent,
@@ -98,11 +107,14 @@ _PART_TYPES: dict[str, type[Part]] = {
     "tool_response": ToolResponse,
     "thinking": ThinkingContent,
     "system_notification": SystemNotification,
+    "attachment": Attachment,
 }
 
 
 def part_to_dict(part: Part) -> dict[str, Any]:
     """Return the JSON form of a part: ``{"type": ..., <fields>}``; ``None`` fields omitted."""
+    if isinstance(part, Attachment):
+        return part.to_dict()
     data: dict[str, Any] = {"type": part.type}
     for name in part.__dataclass_fields__:
         value = getattr(part, name)
@@ -121,6 +133,8 @@ def part_from_dict(data: dict[str, Any]) -> Part:
     cls = _PART_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ValueError(f"unknown content part type {kind!r}")
+    if cls is Attachment:
+        return Attachment.from_dict(data)
     fields = {k: v for k, v in data.items() if k != "type" and k in cls.__dataclass_fields__}
     try:
         return cls(**fields)

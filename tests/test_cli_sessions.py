@@ -79,7 +79,7 @@ def test_export_json_round_trip_and_private_file(filled, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
     data = json.loads(out.read_text())
-    assert data["schema_version"] == 1 and data["session"]["id"] == sid
+    assert data["schema_version"] == 2 and data["session"]["id"] == sid
     assert len(data["messages"]) == 7
     assert [m["metadata"]["agent_visible"] for m in data["messages"]][:4] == [False] * 4
     assert data["usage_ledger"][0]["is_compaction"] is True
