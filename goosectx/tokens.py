@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from goosectx.conversation import (
+    Attachment,
     Message,
     SystemNotification,
     TextContent,
@@ -92,10 +93,17 @@ def count_text(text: str, model: str | None = None) -> int:
 
 
 def message_text_for_count(message: Message) -> str:
-    """The text of a message as it is counted: text, thinking, tool calls and results."""
+    """The text of a message as it is counted: text, thinking, tool calls and results.
+
+    A text attachment counts as the labelled block the model reads; bytes (an image) are not
+    text and count by their ``token_estimate`` instead (:func:`bytes_estimate_tokens`).
+    """
     pieces: list[str] = []
     for p in message.content:
-        if isinstance(p, TextContent | ThinkingContent):
+        if isinstance(p, Attachment):
+            if p.is_text:
+                pieces.append(p.labelled_text())
+        elif isinstance(p, TextContent | ThinkingContent):
             pieces.append(p.text)
         elif isinstance(p, ToolRequest):
             pieces.append(p.name)
@@ -107,11 +115,18 @@ def message_text_for_count(message: Message) -> str:
     return "\n".join(pieces)
 
 
+def bytes_estimate_tokens(message: Message) -> int:
+    """Tokens of a message's byte attachments (images): the sum of their ``token_estimate``."""
+    return sum(p.token_estimate for p in message.content
+               if isinstance(p, Attachment) and not p.is_text)
+
+
 @dataclass(frozen=True, slots=True)
 class ContextBreakdown:
     """Token estimate of one full request, by category (for ``/context``).
 
-    All figures are tokens.
+    All figures are tokens. ``attachments`` (files, resources, images attached to messages)
+    is not part of ``messages``.
     """
 
     system_prompt: int
@@ -119,13 +134,14 @@ class ContextBreakdown:
     tool_schemas: int
     messages: int
     summary: int
+    attachments: int = 0
 
     @property
     def total(self) -> int:
         """Sum of every category."""
         return (
             self.system_prompt + self.project_instructions + self.tool_schemas
-            + self.messages + self.summary
+            + self.messages + self.summary + self.attachments
         )
 
 
@@ -142,6 +158,7 @@ class TokenCounter:
         self._cache: dict[tuple[str, int, int], int] = {}
         self._text_cache: dict[str, int] = {}
         self._by_identity: dict[str, tuple[tuple[object, ...], int]] = {}
+        self._attachments: dict[int, tuple[Attachment, int]] = {}
 
     def count_text(self, text: str) -> int:
         """Tokens in ``text``."""
@@ -169,9 +186,29 @@ class TokenCounter:
         if hit is None:
             hit = self._cache[key] = (
                 self.count_text(message_text_for_count(message)) + MESSAGE_OVERHEAD_TOKENS
+                + bytes_estimate_tokens(message)
             )
         self._by_identity[message.id] = (message.content, hit)
         return hit
+
+    def count_attachment(self, attachment: Attachment) -> int:
+        """Tokens of one attachment as the model gets it (cached per part).
+
+        Text: its labelled block, counted. Bytes (an image): its ``token_estimate``.
+        """
+        if not attachment.is_text:
+            return attachment.token_estimate
+        seen = self._attachments.get(id(attachment))
+        if seen is not None and seen[0] is attachment:
+            return seen[1]
+        tokens = self.count_text(attachment.labelled_text())
+        self._attachments[id(attachment)] = (attachment, tokens)
+        return tokens
+
+    def count_attachments(self, messages: Iterable[Message]) -> int:
+        """Sum of :meth:`count_attachment` over every attachment part of ``messages``."""
+        return sum(self.count_attachment(p) for m in messages for p in m.content
+                   if isinstance(p, Attachment))
 
     def count_messages(self, messages: Iterable[Message]) -> int:
         """Sum of :meth:`count_message` over ``messages``."""
@@ -192,13 +229,15 @@ class TokenCounter:
         tool_schemas: Sequence[dict[str, Any]],
         messages: Sequence[Message],
     ) -> ContextBreakdown:
-        """Estimate a full request by category; summary messages are counted apart.
+        """Estimate a full request by category; summaries and attachments are counted apart.
 
         When ``system_prompt`` contains ``project_instructions`` (the prompt as sent), the
         instructions are counted once, in their own category.
         """
+        attachments = self.count_attachments(messages)
         summary = sum(self.count_message(m) for m in messages if m.metadata.is_summary)
         rest = sum(self.count_message(m) for m in messages if not m.metadata.is_summary)
+        rest = max(0, rest - attachments)  # summaries carry no attachments
         system_tokens = self.count_cached_text(system_prompt)
         instruction_tokens = self.count_cached_text(project_instructions)
         if project_instructions and project_instructions in system_prompt:
@@ -209,4 +248,5 @@ class TokenCounter:
             tool_schemas=self.count_tool_schemas(tool_schemas),
             messages=rest,
             summary=summary,
+            attachments=attachments,
         )

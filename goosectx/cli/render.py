@@ -31,6 +31,7 @@ from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.stream import AssistantStream
 from goosectx.cli.surface import Surface, safe_text
 from goosectx.conversation import (
+    Attachment,
     Message,
     SystemNotification,
     TextContent,
@@ -83,6 +84,15 @@ def compaction_rule_text(event: HistoryReplaced) -> str:
     if event.auto_compaction_paused:
         parts.append("auto-compaction paused")
     return " · ".join(parts)
+
+
+def attachment_line(attachment: Attachment) -> str:
+    """An attachment folded to one terminal-safe line: its stub (the content is never drawn).
+
+    ``[attached: src/app.py, 1,240 tokens]``; the source is outside text, so it is cleaned
+    and kept on one line.
+    """
+    return " ".join(clean_output(attachment.stub()).split())
 
 
 def _only_notifications(message: Message) -> bool:
@@ -171,13 +181,14 @@ class TranscriptRenderer(Surface):
         if not message.metadata.user_visible:
             return
         if message.role == "user":
+            echoed = self._echoed_user is not None and message.text == self._echoed_user
+            if echoed:
+                self._echoed_user = None
             if message.is_plain_user_text:
-                if self._echoed_user is not None and message.text == self._echoed_user:
-                    self._echoed_user = None
-                    return
-                self._user_message(message.text)
+                if not echoed:
+                    self._user_message(message.text)
                 return
-            self._parts(message, skip_text=False)
+            self._parts(message, skip_text=echoed)  # e.g. the prompt's attachments
             return
         self._parts(message, skip_text=streamed)
         if message.metadata.cancelled and not streamed and not message.text:
@@ -270,6 +281,15 @@ class TranscriptRenderer(Surface):
             elif isinstance(p, SystemNotification):
                 if again or p.text not in self._shown_notices:
                     self._notice(p.text)
+            elif isinstance(p, Attachment):
+                self._attachment(p)
+
+    def _attachment(self, attachment: Attachment) -> None:
+        line = attachment_line(attachment)
+        if self.plain:
+            self._plain(f"  {line}")
+            return
+        self.console.print(Text("  " + line, style="dim"))
 
     def _user_message(self, text: str, *, label: str | None = None) -> None:
         if self.plain:

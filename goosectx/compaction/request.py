@@ -21,7 +21,7 @@ from goosectx.compaction.prompts import (
     SUMMARY_SYSTEM_PROMPT,
     SUMMARY_USER_INSTRUCTIONS,
 )
-from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
+from goosectx.conversation import Attachment, Message, TextContent, ToolRequest, ToolResponse
 from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 KEEP_RUNGS_PERCENT: tuple[int, ...] = (100, 90, 80, 50, 0)
@@ -90,6 +90,7 @@ def flatten(messages: Sequence[Message]) -> list[Line]:
     """Flatten agent-visible messages to summary-input lines, oldest first.
 
     Continuation messages (compaction boilerplate), thinking and notifications are omitted.
+    A text attachment becomes a block labelled with its source; bytes (an image) their stub.
     """
     lines: list[Line] = []
     for m in messages:
@@ -104,6 +105,11 @@ def flatten(messages: Sequence[Message]) -> list[Line]:
             elif isinstance(p, ToolResponse):
                 tag = "[tool result, error]" if p.is_error else "[tool result]"
                 lines.append(Line(f"{tag} {p.output.strip()}", p.id, is_result=True))
+            elif isinstance(p, Attachment):
+                if p.text is None:
+                    lines.append(Line(f"[{m.role} attachment] {p.stub()}"))
+                else:
+                    lines.append(Line(f"[{m.role} attachment: {p.source}]\n{p.text.strip()}"))
     return lines
 
 

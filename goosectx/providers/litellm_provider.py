@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any, Literal
 
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
-from goosectx.conversation import Message, ToolResponse
+from goosectx.conversation import Attachment, Message, ToolResponse
 from goosectx.errors import (
     AuthFailed,
     ConfigError,
@@ -176,6 +176,12 @@ class LiteLLMProvider:
         tokens = info.get("max_output_tokens") or info.get("max_tokens")
         return tokens if isinstance(tokens, int) and tokens > 0 else DEFAULT_OUTPUT_LIMIT_TOKENS
 
+    def _sends_images(self, messages: Sequence[Message]) -> bool:
+        """True when ``messages`` hold an image and litellm says the model reads images."""
+        if not any(isinstance(p, Attachment) and p.is_image for m in messages for p in m.content):
+            return False
+        return self._model_info().get("supports_vision") is True
+
     # -- credentials -----------------------------------------------------------------------
     def _env_api_base(self) -> str | None:
         prefix = self.model.split("/", 1)[0].upper() if "/" in self.model else "OPENAI"
@@ -270,7 +276,7 @@ class LiteLLMProvider:
         cancel = cancel or threading.Event()
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": to_openai_messages(system, messages),
+            "messages": to_openai_messages(system, messages, vision=self._sends_images(messages)),
             "stream": True,
             "stream_options": {"include_usage": True},
             "num_retries": 0,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from goosectx.conversation import (
+    Attachment,
     Message,
     Part,
     TextContent,
@@ -31,7 +32,8 @@ def to_openai_tools(tools: Sequence[ToolSchema]) -> list[dict[str, Any]]:
     return [{"type": "function", "function": dict(t)} for t in tools]
 
 
-def to_openai_messages(system: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
+def to_openai_messages(system: str, messages: Sequence[Message], *, vision: bool = False
+                       ) -> list[dict[str, Any]]:
     """Convert a system prompt and an agent view to OpenAI chat messages.
 
     Tool responses become ``role: "tool"`` messages; a user message holding tool responses
@@ -40,6 +42,9 @@ def to_openai_messages(system: str, messages: Sequence[Message]) -> list[dict[st
     arguments did not parse is sent with ``{}`` (its error response quotes the raw text).
     Thinking parts that carry a provider signature are sent back as ``thinking_blocks``
     (Anthropic requires them before tool calls); unsigned thinking is not sent.
+    An attachment with text is sent as its labelled block (naming its source); an image is
+    sent as an ``image_url`` part when ``vision`` (the model reads images), else as its
+    one-line stub, like any other bytes.
 
     Returns:
         The messages, system prompt first (omitted when empty).
@@ -50,18 +55,40 @@ def to_openai_messages(system: str, messages: Sequence[Message]) -> list[dict[st
             out.append(_assistant(message))
             continue
         texts: list[str] = []
+        items: list[dict[str, Any]] = []  # OpenAI content items, once there is an image
         for part in message.content:
             if isinstance(part, ToolResponse):
                 out.append({"role": "tool", "tool_call_id": part.id, "content": part.output})
             elif isinstance(part, TextContent) and part.text:
                 texts.append(part.text)
-        if texts:
+            elif isinstance(part, Attachment):
+                if vision and part.is_image:
+                    if texts:
+                        items.append({"type": "text", "text": "\n\n".join(texts)})
+                        texts = []
+                    items.append({"type": "text", "text": f"[attached image: {part.source}]"})
+                    items.append({"type": "image_url", "image_url": {"url": part.data_url()}})
+                else:
+                    texts.append(part.labelled_text())
+        if items:
+            if texts:
+                items.append({"type": "text", "text": "\n\n".join(texts)})
+            out.append({"role": "user", "content": items})
+        elif texts:
             out.append({"role": "user", "content": "\n\n".join(texts)})
     return out
 
 
+def _assistant_text(part: Part) -> str:
+    if isinstance(part, TextContent):
+        return part.text
+    if isinstance(part, Attachment):
+        return part.labelled_text()
+    return ""
+
+
 def _assistant(message: Message) -> dict[str, Any]:
-    text = "\n\n".join(p.text for p in message.content if isinstance(p, TextContent) and p.text)
+    text = "\n\n".join(t for t in map(_assistant_text, message.content) if t)
     data: dict[str, Any] = {"role": "assistant", "content": text or None}
     calls = [
         {
