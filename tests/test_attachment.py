@@ -250,4 +250,5 @@ def test_a_hostile_source_name_reaches_the_terminal_as_one_clean_line() -> None:
     renderer.message(Message("user", (hostile,), MessageMetadata.both()))
     out = buf.getvalue()
     assert "\x1b" not in out and "\x07" not in out
+    assert "␛]52;c;aGk=␇" in out  # shown visibly by the one sanitiser
     assert len([line for line in out.splitlines() if "attached" in line]) == 1

@@ -89,10 +89,10 @@ def compaction_rule_text(event: HistoryReplaced) -> str:
 def attachment_line(attachment: Attachment) -> str:
     """An attachment folded to one terminal-safe line: its stub (the content is never drawn).
 
-    ``[attached: src/app.py, 1,240 tokens]``; the source is outside text, so it is cleaned
-    and kept on one line.
+    ``[attached: src/app.py, 1,240 tokens]``. The source is outside text: it passes the one
+    sanitiser (escape sequences shown visibly, never executed) and is kept on one line.
     """
-    return " ".join(clean_output(attachment.stub()).split())
+    return " ".join(terminal_safe(attachment.stub()).split())
 
 
 def _only_notifications(message: Message) -> bool:
