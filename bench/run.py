@@ -1,6 +1,8 @@
 """Run every benchmark and print one table: figure, baseline, ratio, target, PASS/FAIL.
 
-Usage: ``python bench/run.py [--quick] [--only startup,tokens,store,loop,compaction]``.
+Usage: ``python bench/run.py [--quick] [--only startup,tokens,store,loop,compaction]``;
+``python bench/run.py --scale [--sizes 1000,10000,100000]`` runs the scale table instead
+(generated sessions of 1k–100k messages, see ``bench/scale.py``).
 Exits 1 when any figure misses its target. Figures are medians of several runs; each
 baseline is measured in the same run, on the same machine.
 """
@@ -66,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
     parser.add_argument("--only", default=",".join(SUITES),
                         help="comma-separated suites: " + ", ".join(SUITES))
+    parser.add_argument("--scale", action="store_true",
+                        help="run the scale table (1k-100k messages) instead of the suites")
+    parser.add_argument("--sizes", default="1000,10000,100000",
+                        help="message counts of the scale table (comma-separated)")
     args = parser.parse_args(argv)
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SUITES))
@@ -76,6 +82,14 @@ def main(argv: list[str] | None = None) -> int:
           f" · {os.cpu_count()} CPUs" + (" · QUICK" if args.quick else ""))
     print()
     figures: list[Figure] = []
+    if args.scale:
+        import scale
+
+        sizes = tuple(int(n) for n in args.sizes.split(",") if n.strip())
+        start = time.perf_counter()
+        figures.extend(scale.run(args.quick, sizes))
+        print(f"[scale: {time.perf_counter() - start:.1f} s]", file=sys.stderr)
+        return print_table(figures)
     for name in chosen:
         start = time.perf_counter()
         module = __import__(name)

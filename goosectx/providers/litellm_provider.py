@@ -1,4 +1,5 @@
-"""The litellm adapter: the ONLY module that imports litellm (lazily, offline settings first).
+"""The litellm adapter: with its siblings ``litellm_stream`` (the import and its flat-cost
+settings) and ``litellm_errors``, the only modules that import litellm (lazily).
 
 One :class:`LiteLLMProvider` per model. It streams a chat completion with
 ``stream_options.include_usage``, folds the chunks into our message parts
@@ -18,18 +19,14 @@ from __future__ import annotations
 import logging
 import os
 import queue
-import re
 import threading
 from collections.abc import Iterator, Sequence
-from functools import cache
 from typing import Any, Literal
 
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.conversation import Attachment, Message, ToolResponse
 from goosectx.errors import (
-    AuthFailed,
     ConfigError,
-    ContextLengthExceeded,
     MissingApiKey,
     ModelNotConfigured,
     ProviderError,
@@ -37,8 +34,15 @@ from goosectx.errors import (
     RateLimited,
 )
 from goosectx.providers.base import ContextLimit, ProviderResponse, StreamItem, ToolSchema
+from goosectx.providers.litellm_errors import is_api_error, translate_error
+from goosectx.providers.litellm_stream import (
+    load_litellm,
+    reply_as_chunk,
+    server_reported_usage,
+    skip_success_logging,
+    stream_was_empty,
+)
 from goosectx.providers.openai_format import StreamAssembler, to_openai_messages, to_openai_tools
-from goosectx.tokens import ensure_offline_tiktoken
 from goosectx.usage import Usage
 
 log = logging.getLogger("goosectx.provider")
@@ -56,54 +60,12 @@ REQUEST_TIMEOUT_ENV = "GOOSECTX_REQUEST_TIMEOUT_S"
 """Per-read timeout of a model call in seconds (default 600)."""
 _POLL_S = 0.05
 
-CONTEXT_ERROR_PATTERNS = (
-    "maximum context length", "context length", "context_length_exceeded", "too many tokens",
-    "exceeds the context", "prompt is too long", "exceed_context_size_error",
-    "exceeds the available context size", "context window",
-)
-"""Wordings providers use for "the request does not fit" (matched case-insensitively)."""
-STATED_LIMIT_PATTERNS = (r"maximum context length is (\d+)", r'"n_ctx"\s*:\s*(\d+)',
-                         r"exceed context window of (\d+)")
-"""Where a context error states the real window: OpenAI / llama-cpp-python, llama-server."""
-
-
-@cache
-def _litellm() -> Any:
-    """Import litellm with its offline, quiet settings (once)."""
-    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    os.environ["LITELLM_MODE"] = "PRODUCTION"
-    # litellm's own stream handler prints records below WARNING to stdout; with --debug they
-    # would land in `run --output-format json` output. They still reach the debug log file.
-    os.environ.setdefault("LITELLM_LOG", "ERROR")
-    ensure_offline_tiktoken()
-    import litellm
-
-    litellm.suppress_debug_info = True
-    litellm.telemetry = False
-    litellm.num_retries = 0
-    return litellm
+_litellm = load_litellm
 
 
 def preload() -> None:
     """Import litellm now (e.g. in a background thread while the REPL shows its prompt)."""
-    _litellm()
-
-
-def _clean(text: str, limit: int = 300) -> str:
-    """One line of a litellm error message without its class-name prefixes."""
-    line = " ".join(text.split())
-    previous = None
-    while previous != line:
-        previous = line
-        line = re.sub(r"^(litellm\.)?\w*(Error|Exception)\s*[:-]\s*", "", line)
-        line = re.sub(r"^Error_str:\s*", "", line)
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def is_context_error_text(text: str) -> bool:
-    """True when ``text`` reads like a context-window rejection."""
-    lowered = text.lower()
-    return any(p in lowered for p in CONTEXT_ERROR_PATTERNS)
+    load_litellm()
 
 
 class _Cancelled(Exception):
@@ -331,22 +293,23 @@ class LiteLLMProvider:
         response: Any = None
         try:
             response = self._open(kwargs, cancel)
+            skip_success_logging(response)
             for chunk in response:
                 if stop.is_set():
                     return
                 inbox.put(("chunk", chunk))
-            if _stream_was_empty(response) and not stop.is_set():
+            if stream_was_empty(response) and not stop.is_set():
                 log.info("the stream ended without a chunk; asking again without streaming")
                 plain = {k: v for k, v in kwargs.items() if k != "stream_options"}
                 reply = self._open({**plain, "stream": False}, cancel)
-                inbox.put(("chunk", _reply_as_chunk(reply)))
+                inbox.put(("chunk", reply_as_chunk(reply)))
                 inbox.put(("end", True))
                 return
-            inbox.put(("end", _server_reported_usage(response)))
+            inbox.put(("end", server_reported_usage(response)))
         except _Cancelled:
             inbox.put(("cancelled", None))
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-            inbox.put(("error", self._translate(exc) if self._is_api_error(exc) else exc))
+            inbox.put(("error", self._translate(exc) if is_api_error(exc) else exc))
         finally:
             closer = getattr(getattr(response, "completion_stream", None), "close", None)
             if callable(closer):
@@ -368,7 +331,7 @@ class LiteLLMProvider:
             try:
                 return litellm.completion(**kwargs)
             except Exception as exc:
-                if not self._is_api_error(exc):
+                if not is_api_error(exc):
                     raise
                 error = self._translate(exc)
                 if not isinstance(error, RateLimited | ProviderUnavailable):
@@ -406,48 +369,18 @@ class LiteLLMProvider:
         return self.config.tool_choice
 
     # -- errors ----------------------------------------------------------------------------
-    @staticmethod
-    def _is_api_error(exc: BaseException) -> bool:
-        import httpx
-        import openai
-
-        return isinstance(exc, openai.OpenAIError | httpx.HTTPError | ConnectionError
-                          | TimeoutError)
-
     def _where(self) -> str:
         creds = self._credentials or {}
         return creds.get("api_base") or self._env_api_base() or self.model
 
     def _translate(self, exc: BaseException) -> ProviderError:
-        """Map a litellm / transport exception to our error tree."""
-        litellm = _litellm()
-        text = _clean(str(exc))
-        status = getattr(exc, "status_code", None)
-        if isinstance(exc, litellm.ContextWindowExceededError) or (
-            status not in (401, 403, 429) and is_context_error_text(str(exc))
-        ):
-            self._stated_limit_tokens = _stated_limit_tokens(str(exc)) or self._stated_limit_tokens
-            log.info("context error from %s (window stated: %s): %s", self.model,
-                     self._stated_limit_tokens, text)
-            return ContextLengthExceeded(f"{self.model} rejected the request as longer than its "
-                                         f"context window: {text}")
-        if isinstance(exc, litellm.RateLimitError) or status == 429:
-            return RateLimited(f"{self.model} is rate limited (429): {text}")
-        if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError) or (
-            status in (401, 403)
-        ):
-            key = self.config.api_key_env or f"{(self._provider_name or 'openai').upper()}_API_KEY"
-            return AuthFailed(f"{self.model} rejected the API key: {text}",
-                              f"check {key} (the key is wrong, expired or lacks access)")
-        if isinstance(exc, litellm.Timeout | litellm.APIConnectionError
-                      | litellm.ServiceUnavailableError | litellm.InternalServerError) or (
-            isinstance(status, int) and status >= 500
-        ) or not isinstance(status, int):
-            return ProviderUnavailable(f"no reply from {self._where()}: {text}")
-        if isinstance(exc, litellm.NotFoundError) or status == 404:
-            return ProviderError(f"{self.model} was not found at the provider: {text}",
-                                 "check the model name (GOOSE_MODEL, --model or config)")
-        return ProviderError(f"{self.model} rejected the request ({status}): {text}")
+        """Map a litellm / transport exception to our error tree (remembering a stated window)."""
+        error, stated = translate_error(
+            exc, model=self.model, where=self._where(),
+            key_env=self.config.api_key_env
+            or f"{(self._provider_name or 'openai').upper()}_API_KEY")
+        self._stated_limit_tokens = stated or self._stated_limit_tokens
+        return error
 
     def _give_up(self, error: ProviderError) -> ProviderError:
         if isinstance(error, RateLimited):
@@ -459,54 +392,11 @@ class LiteLLMProvider:
         )
 
 
-def _stated_limit_tokens(text: str) -> int | None:
-    """The window a context error states, if it does (OpenAI's and llama.cpp's wordings)."""
-    for pattern in STATED_LIMIT_PATTERNS:
-        found = re.search(pattern, text, re.IGNORECASE)
-        if found:
-            return int(found.group(1))
-    return None
-
-
 def _tool_choice_param(choice: str) -> str | dict[str, Any]:
     """``auto`` / ``required`` / ``none`` as they are; a tool name as OpenAI's forced form."""
     if choice in ("auto", "required", "none"):
         return choice
     return {"type": "function", "function": {"name": choice}}
-
-
-def _stream_was_empty(response: Any) -> bool:
-    """True when the server sent no chunk and no finish reason; False when unsure.
-
-    litellm then reports an empty reply that finished with ``stop``.
-    """
-    chunks = getattr(response, "chunks", None)
-    return (isinstance(chunks, list) and not chunks
-            and getattr(response, "received_finish_reason", "") is None)
-
-
-def _server_reported_usage(response: Any) -> bool:
-    """False when no chunk from the server carried usage; True when unsure.
-
-    The usage litellm adds at the end is then its own count (messages only), not the server's.
-    """
-    chunks = getattr(response, "chunks", None)
-    if not isinstance(chunks, list):
-        return True
-    return any(getattr(chunk, "usage", None) is not None for chunk in chunks)
-
-
-def _reply_as_chunk(reply: Any) -> dict[str, Any]:
-    """A non-streamed litellm reply in the shape of one stream chunk (for the assembler)."""
-    choice = reply.choices[0]
-    message = choice.message
-    calls = [{"index": i, "id": c.id, "function": {"name": c.function.name,
-                                                   "arguments": c.function.arguments}}
-             for i, c in enumerate(getattr(message, "tool_calls", None) or ())]
-    delta = {"content": message.content, "tool_calls": calls,
-             "reasoning_content": getattr(message, "reasoning_content", None)}
-    return {"model": getattr(reply, "model", None), "usage": getattr(reply, "usage", None),
-            "choices": [{"finish_reason": choice.finish_reason, "delta": delta}]}
 
 
 def make_provider(settings: Settings, model: str | None = None, *,

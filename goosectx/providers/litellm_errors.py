@@ -1,0 +1,103 @@
+"""litellm's exceptions in goosectx's error tree (for :mod:`goosectx.providers.litellm_provider`).
+
+A context-window rejection is recognised by class or by the wordings servers use, and the
+window a server states in it ("maximum context length is 4096") is read out; rate limits,
+authentication, unreachable servers and unknown models each get their own error with a fix.
+litellm is imported only when an error is translated (see docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from goosectx.errors import (
+    AuthFailed,
+    ContextLengthExceeded,
+    ProviderError,
+    ProviderUnavailable,
+    RateLimited,
+)
+from goosectx.providers.litellm_stream import load_litellm
+
+log = logging.getLogger("goosectx.provider")
+
+CONTEXT_ERROR_PATTERNS = (
+    "maximum context length", "context length", "context_length_exceeded", "too many tokens",
+    "exceeds the context", "prompt is too long", "exceed_context_size_error",
+    "exceeds the available context size", "context window",
+)
+"""Wordings providers use for "the request does not fit" (matched case-insensitively)."""
+STATED_LIMIT_PATTERNS = (r"maximum context length is (\d+)", r'"n_ctx"\s*:\s*(\d+)',
+                         r"exceed context window of (\d+)")
+"""Where a context error states the real window: OpenAI / llama-cpp-python, llama-server."""
+
+
+def clean_message(text: str, limit: int = 300) -> str:
+    """One line of a litellm error message without its class-name prefixes."""
+    line = " ".join(text.split())
+    previous = None
+    while previous != line:
+        previous = line
+        line = re.sub(r"^(litellm\.)?\w*(Error|Exception)\s*[:-]\s*", "", line)
+        line = re.sub(r"^Error_str:\s*", "", line)
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def is_context_error_text(text: str) -> bool:
+    """True when ``text`` reads like a context-window rejection."""
+    lowered = text.lower()
+    return any(p in lowered for p in CONTEXT_ERROR_PATTERNS)
+
+
+def stated_limit_tokens(text: str) -> int | None:
+    """The window a context error states, if it does (OpenAI's and llama.cpp's wordings)."""
+    for pattern in STATED_LIMIT_PATTERNS:
+        found = re.search(pattern, text, re.IGNORECASE)
+        if found:
+            return int(found.group(1))
+    return None
+
+
+def is_api_error(exc: BaseException) -> bool:
+    """True for errors of the HTTP call itself (as opposed to bugs of ours)."""
+    import httpx
+    import openai
+
+    return isinstance(exc, openai.OpenAIError | httpx.HTTPError | ConnectionError
+                      | TimeoutError)
+
+
+def translate_error(exc: BaseException, *, model: str, where: str, key_env: str
+                    ) -> tuple[ProviderError, int | None]:
+    """Map a litellm / transport exception to our error tree.
+
+    Returns:
+        The error, and the context window the server stated in it (``None`` if it did not).
+    """
+    litellm = load_litellm()
+    text = clean_message(str(exc))
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, litellm.ContextWindowExceededError) or (
+        status not in (401, 403, 429) and is_context_error_text(str(exc))
+    ):
+        stated = stated_limit_tokens(str(exc))
+        log.info("context error from %s (window stated: %s): %s", model, stated, text)
+        return ContextLengthExceeded(f"{model} rejected the request as longer than its "
+                                     f"context window: {text}"), stated
+    if isinstance(exc, litellm.RateLimitError) or status == 429:
+        return RateLimited(f"{model} is rate limited (429): {text}"), None
+    if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError) or (
+        status in (401, 403)
+    ):
+        return AuthFailed(f"{model} rejected the API key: {text}",
+                          f"check {key_env} (the key is wrong, expired or lacks access)"), None
+    if isinstance(exc, litellm.Timeout | litellm.APIConnectionError
+                  | litellm.ServiceUnavailableError | litellm.InternalServerError) or (
+        isinstance(status, int) and status >= 500
+    ) or not isinstance(status, int):
+        return ProviderUnavailable(f"no reply from {where}: {text}"), None
+    if isinstance(exc, litellm.NotFoundError) or status == 404:
+        return ProviderError(f"{model} was not found at the provider: {text}",
+                             "check the model name (GOOSE_MODEL, --model or config)"), None
+    return ProviderError(f"{model} rejected the request ({status}): {text}"), None

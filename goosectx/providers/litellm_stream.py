@@ -1,0 +1,84 @@
+"""litellm's import and its stream object: the settings that keep a call's cost flat.
+
+Imported only by :mod:`goosectx.providers.litellm_provider` (and lazily: importing this module
+does not import litellm). What grows with the history is the request, sent once per call;
+nothing here may cost O(request) per streamed chunk or after the last one (see
+docs/architecture.md, "Who owns each outside library"):
+
+* ``litellm.disable_streaming_logging``: otherwise every chunk runs litellm's success-logging
+  step in a thread, and each run copies the whole request (minutes per answer at 10,000
+  messages).
+* :func:`skip_success_logging`: the one success log litellm still submits when a stream ends
+  copies the whole request too (to truncate base64 in it); goosectx registers no litellm
+  callback, so the log is marked as done before the stream starts.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from typing import Any
+
+from goosectx.tokens import ensure_offline_tiktoken
+
+
+@cache
+def load_litellm() -> Any:
+    """Import litellm with its offline, quiet, flat-cost settings (once)."""
+    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    os.environ["LITELLM_MODE"] = "PRODUCTION"
+    # litellm's own stream handler prints records below WARNING to stdout; with --debug they
+    # would land in `run --output-format json` output. They still reach the debug log file.
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    ensure_offline_tiktoken()
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.telemetry = False
+    litellm.num_retries = 0
+    litellm.disable_streaming_logging = True
+    return litellm
+
+
+def skip_success_logging(response: Any) -> None:
+    """Mark ``response``'s success log as written, so the stream's end does not build it.
+
+    Harmless where litellm's stream object has no logging object (a fake, a newer layout).
+    """
+    details = getattr(getattr(response, "logging_obj", None), "model_call_details", None)
+    if isinstance(details, dict):
+        details["has_logged_sync_success"] = True
+
+
+def stream_was_empty(response: Any) -> bool:
+    """True when the server sent no chunk and no finish reason; False when unsure.
+
+    litellm then reports an empty reply that finished with ``stop``.
+    """
+    chunks = getattr(response, "chunks", None)
+    return (isinstance(chunks, list) and not chunks
+            and getattr(response, "received_finish_reason", "") is None)
+
+
+def server_reported_usage(response: Any) -> bool:
+    """False when no chunk from the server carried usage; True when unsure.
+
+    The usage litellm adds at the end is then its own count (messages only), not the server's.
+    """
+    chunks = getattr(response, "chunks", None)
+    if not isinstance(chunks, list):
+        return True
+    return any(getattr(chunk, "usage", None) is not None for chunk in chunks)
+
+
+def reply_as_chunk(reply: Any) -> dict[str, Any]:
+    """A non-streamed litellm reply in the shape of one stream chunk (for the assembler)."""
+    choice = reply.choices[0]
+    message = choice.message
+    calls = [{"index": i, "id": c.id, "function": {"name": c.function.name,
+                                                   "arguments": c.function.arguments}}
+             for i, c in enumerate(getattr(message, "tool_calls", None) or ())]
+    delta = {"content": message.content, "tool_calls": calls,
+             "reasoning_content": getattr(message, "reasoning_content", None)}
+    return {"model": getattr(reply, "model", None), "usage": getattr(reply, "usage", None),
+            "choices": [{"finish_reason": choice.finish_reason, "delta": delta}]}
