@@ -77,6 +77,9 @@ class _State:
 
     config_path: Path | None = None
     debug: bool = False
+    exit_at_once: bool = False
+    """Set by ``run`` and ``compact``: the process ends with ``os._exit`` once its output is
+    flushed (no seconds of interpreter teardown freeing litellm's objects)."""
 
 
 STATE = _State()
@@ -188,6 +191,7 @@ def run(
     """
     from goosectx.cli.run_cmd import run_task
 
+    STATE.exit_at_once = True
     raise typer.Exit(run_task(
         settings(), text=text, input_file=input_file, name=name, resume=resume,
         continue_=continue_, max_turns=max_turns, output_format=output_format.value,
@@ -218,6 +222,7 @@ def compact(
     """Compact a saved session offline."""
     from goosectx.cli.compact_cmd import compact_session
 
+    STATE.exit_at_once = True
     raise typer.Exit(compact_session(
         settings(), session_ref, instructions=instructions,
         strategy=strategy.value if strategy else None, dry_run=dry_run, as_json=as_json,
@@ -325,8 +330,18 @@ def _cli_exception_types() -> tuple[tuple[type[BaseException], ...], ...]:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: user-fixable errors print one line and exit non-zero.
 
-    Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 130 interrupted.
+    Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 130 interrupted. As the
+    real process (``argv`` is ``None``), ``run`` and ``compact`` end with ``os._exit`` after
+    flushing their output and the log: their session is saved and the store closed by then.
     """
+    code = _dispatch(argv)
+    if argv is None and STATE.exit_at_once:
+        _exit_now(code)
+    sys.exit(code)
+
+
+def _dispatch(argv: list[str] | None) -> int:
+    """Run the command; return its exit code (errors printed as one line)."""
     from goosectx.errors import GoosectxError
 
     usage_errors, exits, aborts = _cli_exception_types()
@@ -334,20 +349,34 @@ def main(argv: list[str] | None = None) -> None:
         code = app(args=argv, standalone_mode=False, prog_name="goosectx")
     except GoosectxError as exc:
         _print_error(exc.one_line())
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except exits as exc:
-        sys.exit(getattr(exc, "exit_code", 0))
+        return int(getattr(exc, "exit_code", 0) or 0)
     except aborts:
         _print_error("aborted")
-        sys.exit(130)
+        return 130
     except usage_errors as exc:
         exc.show()  # type: ignore[attr-defined]
-        sys.exit(getattr(exc, "exit_code", 2))
+        return int(getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
-        sys.exit(130)
+        return 130
     except BrokenPipeError:
-        sys.exit(141)
-    sys.exit(code if isinstance(code, int) else 0)
+        return 141
+    return code if isinstance(code, int) else 0
+
+
+def _exit_now(code: int) -> None:
+    """Flush stdout, stderr and the log, then end the process without interpreter teardown."""
+    import logging
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can reach it
+            code = code or 141
+    logging.shutdown()
+    os._exit(code)
 
 
 def _print_error(line: str) -> None:
