@@ -110,6 +110,21 @@ def load_session(settings: Settings, ref: str) -> tuple[SessionStore, Session]:
     Raises:
         SessionNotFound: including when the data dir has no database yet.
     """
+    store, session_id = resolve_session(settings, ref)
+    try:
+        return store, store.load(session_id)
+    except BaseException:
+        store.close()
+        raise
+
+
+def resolve_session(settings: Settings, ref: str) -> tuple[SessionStore, str]:
+    """Open the store and resolve SESSION to its id, loading nothing.
+
+    Raises:
+        SessionNotFound: including when the data dir has no database yet.
+        SessionAmbiguous: the id prefix matches several sessions.
+    """
     if not (settings.data_dir / "sessions.db").exists():
         raise SessionNotFound(
             f"no session matches {ref!r} (no sessions saved yet in {settings.data_dir})",
@@ -117,7 +132,7 @@ def load_session(settings: Settings, ref: str) -> tuple[SessionStore, Session]:
         )
     store = open_store(settings)
     try:
-        return store, store.load(store.resolve(ref))
+        return store, store.resolve(ref)
     except BaseException:
         store.close()
         raise

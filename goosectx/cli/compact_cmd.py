@@ -88,7 +88,7 @@ def compact_session(
         ModelNotConfigured: ``--strategy llm`` with no model.
         CompactionFailed, ProviderError: compaction failed; the session is unchanged.
     """
-    from goosectx.cli.common import load_session
+    from goosectx.cli.common import resolve_session
 
     model_name = model or settings.model
     if strategy == "llm" and not model_name:
@@ -96,17 +96,16 @@ def compact_session(
             "--strategy llm needs a model and none is configured",
             "set GOOSE_MODEL or pass --model, or use --strategy extractive")
 
-    store, session = load_session(settings, session_ref)
+    store, session_id = resolve_session(settings, session_ref)
     try:
         if strategy is None:
             strategy = "llm" if model_name else "extractive"
             if not model_name:
                 _notice("no model is configured: using the extractive strategy (a summary "
                         "built from the transcript, no model call)")
-        lock = None if dry_run else store.lock(session.id)
+        lock = None if dry_run else store.lock(session_id)
         try:
-            if lock is not None:
-                session = store.load(session.id)  # as of now, under the lock
+            session = store.load(session_id)  # once; under the lock unless a dry run
             provider, summarizer = _providers(settings, model_name) if model_name else (None,
                                                                                         None)
             manager = ContextManager(session, settings, provider, summarizer=summarizer)

@@ -170,8 +170,8 @@ def import_sessions(
 ) -> None:
     """Import a transcript (or every session of a goose ``sessions.db``) as new sessions.
 
-    The whole file is converted before anything is written, and each session is saved in one
-    transaction; if saving a later session fails, the ones saved before it are removed again,
+    The whole file is converted before anything is written (parsed, not tokenised: token
+    counts are made at first need), and each session is saved in one transaction; if saving a later session fails, the ones saved before it are removed again,
     so a failed import leaves nothing behind. ``--name`` names a single session; several get
     ``NAME-1``, ``NAME-2``... Prints one line per imported session.
 
@@ -194,13 +194,13 @@ def import_sessions(
     if name is not None:
         for i, session in enumerate(sessions, start=1):
             session.name = name if len(sessions) == 1 else f"{name}-{i}"
-    from goosectx.tokens import TokenCounter
+    from goosectx.tokens import rough_count_messages
 
-    counter = TokenCounter(settings.model)
     for session in sessions:
         if not session.ledger.current_tokens:
-            # No request was made here yet: show the estimate of the model's view.
-            session.ledger.current_tokens = counter.count_messages(
+            # No request was made here yet: show a rough estimate of the model's view. Import
+            # does not tokenise; the counts are made and stored at first need.
+            session.ledger.current_tokens = rough_count_messages(
                 session.conversation.agent_messages())
             session.ledger.current_is_estimate = True
     store = open_store(settings)
