@@ -37,8 +37,13 @@ def _result_chars(rng: random.Random) -> int:
 
 def generate(count: int, *, seed: int = 11) -> Iterator:  # noqa: ANN201 - yields Message
     """``count`` messages of a generated session, oldest first (ends after ``count``)."""
-    from goosectx.conversation import Message, MessageMetadata, TextContent, ToolRequest, \
-        ToolResponse
+    from goosectx.conversation import (
+        Message,
+        MessageMetadata,
+        TextContent,
+        ToolRequest,
+        ToolResponse,
+    )
 
     rng = random.Random(seed)
     start = datetime(2026, 1, 1, tzinfo=UTC)

@@ -23,6 +23,7 @@ from goosectx.agent import Agent
 from goosectx.approval import ApprovalFn
 from goosectx.cli.repl import Repl, ReplIO
 from goosectx.config import Settings
+from goosectx.conversation import Message
 from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
 from goosectx.session import Session
 from goosectx.store import SessionStore
@@ -278,17 +279,35 @@ def test_model_command_switches_provider_and_limit(world: World) -> None:
     assert world.stored().model == "scripted/other"
 
 
-def test_resumed_session_shows_its_history_with_compactions_marked(world: World) -> None:
-    world.provider.add("first answer", '{"user_intent": "x"}', "second answer")
-    world.run("first question" + ENTER + "/compact" + ENTER + "second question" + ENTER + CTRL_D)
+def test_resumed_with_history_flag_shows_the_whole_history_with_compactions_marked(
+    world: World,
+) -> None:
+    # Was test_resumed_session_shows_its_history_with_compactions_marked: a plain resume now
+    # draws only the tail; --history (full_history) draws everything.
+    world.provider.add("first answer", '{"user_intent": "x"}', "second answer", "third answer")
+    world.run("first question" + ENTER + "/compact" + ENTER + "second question" + ENTER
+              + "third question" + ENTER + CTRL_D)
     resumed = world.stored()
-    out = world.run(CTRL_D, session=resumed, resumed=True)
+    out = world.run(CTRL_D, session=resumed, resumed=True, full_history=True)
     assert "resumed session demo" in out
     low = out.lower()
     order = [low.index(t) for t in ("first question", "first answer", "context compacted",
-                                    "second question", "second answer", "resumed ·")]
+                                    "second question", "second answer", "third question",
+                                    "third answer", "resumed ·")]
     assert low.count("context compacted") == 1  # its notice and its summary: one mark
     assert order == sorted(order)
+    assert "/history user to see them" not in low
+
+
+def test_resume_draws_only_the_last_turns_and_says_how_many_came_before(world: World) -> None:
+    for i in range(30):
+        world.store.append_message(world.session.id, Message.user(f"old question {i}"))
+        world.store.append_message(world.session.id, Message.assistant(f"old answer {i}"))
+    out = world.run(CTRL_D, session=world.stored(), resumed=True)
+    assert "old question 29" in out and "old answer 29" in out  # the last turn
+    assert "old question 0" not in out and "old answer 27" not in out
+    assert "56 earlier messages · /history user to see them" in out
+    assert out.index("old answer 29") < out.index("56 earlier messages")
 
 
 def test_without_a_model_the_repl_opens_with_one_panel_and_offline_commands_work(

@@ -98,6 +98,11 @@ ContinueOpt = Annotated[
     bool,
     typer.Option("--continue", "-c", help="Resume the latest session in this directory."),
 ]
+HistoryOpt = Annotated[
+    bool,
+    typer.Option("--history", help="On resume, draw the whole transcript (default: the last "
+                 "turns)."),
+]
 ModeOpt = Annotated[
     str | None,
     typer.Option("--mode", help="Approval mode: auto, approve, smart_approve or chat."),
@@ -137,6 +142,7 @@ def root(
     name: NameOpt = None,
     resume: ResumeOpt = None,
     continue_: ContinueOpt = False,
+    history: HistoryOpt = False,
 ) -> None:
     """Start the REPL (new session, or --name / --resume / --continue), or run a command."""
     STATE.config_path = config
@@ -144,12 +150,14 @@ def root(
     if ctx.invoked_subcommand is None:
         from goosectx.cli.repl import start_repl
 
-        raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_))
-    if name or resume or continue_:
+        raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,
+                                    full_history=history))
+    if name or resume or continue_ or history:
         from goosectx.errors import UsageError
 
         raise UsageError(
-            "--name, --resume and --continue before a command apply to the REPL only",
+            "--name, --resume, --continue and --history before a command apply to the REPL "
+            "only",
             f"put them after the command: goosectx {ctx.invoked_subcommand} --help",
         )
 
@@ -157,13 +165,13 @@ def root(
 @app.command()
 def session(
     name: NameOpt = None, resume: ResumeOpt = None, continue_: ContinueOpt = False,
-    mode: ModeOpt = None, model: ModelOpt = None,
+    mode: ModeOpt = None, model: ModelOpt = None, history: HistoryOpt = False,
 ) -> None:
     """Start the REPL in a new, named or resumed session."""
     from goosectx.cli.repl import start_repl
 
     raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,
-                                mode=mode, model=model))
+                                mode=mode, model=model, full_history=history))
 
 
 @app.command()

@@ -24,6 +24,7 @@ from goosectx.approval import ApprovalDecision, ApprovalFn
 from goosectx.cli import reports, slash
 from goosectx.cli.common import session_is_kept
 from goosectx.cli.driver import EventSource, TurnDriver
+from goosectx.cli.folding import plural
 from goosectx.cli.prompt import APPROVAL_KEYS, SlashCompleter, ask_approval, make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.repl_commands import run_command
@@ -56,7 +57,8 @@ HISTORY_FILE = "repl_history"
 
 
 def start_repl(settings: Settings, *, name: str | None, resume: str | None, continue_: bool,
-               mode: str | None = None, model: str | None = None) -> int:
+               mode: str | None = None, model: str | None = None,
+               full_history: bool = False) -> int:
     """Open (or resume) a session and run the REPL on the terminal until the user leaves.
 
     Returns:
@@ -73,7 +75,8 @@ def start_repl(settings: Settings, *, name: str | None, resume: str | None, cont
     opened = open_session(settings, name=name, resume=resume, continue_=continue_, model=model)
     try:
         repl = Repl(settings, opened.store, opened.session, io=ReplIO.for_terminal(),
-                    resumed=opened.resumed, mode=approval_mode, model=model)
+                    resumed=opened.resumed, mode=approval_mode, model=model,
+                    full_history=full_history)
         return repl.run()
     finally:
         opened.close()
@@ -87,7 +90,9 @@ class Repl:
         store: The open store (the recorder writes to it).
         session: The locked, loaded session.
         io: Console and input.
-        resumed: Show the stored transcript first.
+        resumed: Show the tail of the stored transcript first (the last turns, about a
+            screenful; see :mod:`goosectx.cli.resume_tail`).
+        full_history: With ``resumed``, draw the whole stored transcript (``--history``).
         mode: Approval mode override (``--mode``).
         model: Model override (``--model``).
         agent_factory: Builds the agent (default: ``goosectx.runtime.build_agent``).
@@ -101,12 +106,14 @@ class Repl:
         resumed: bool = False, mode: ApprovalMode | None = None, model: str | None = None,
         agent_factory: AgentFactory | None = None,
         provider_factory: ProviderFactory | None = None, background_checks: bool = True,
+        full_history: bool = False,
     ) -> None:
         self.settings = settings
         self.store = store
         self.session = session
         self.io = io
         self.resumed = resumed
+        self.full_history = full_history
         self.recorder = SessionRecorder(store, session)
         self.renderer = TranscriptRenderer(io.console, plain=io.plain)
         self.mode: ApprovalMode = mode or settings.mode
@@ -182,6 +189,23 @@ class Repl:
             return manager
         return ContextManager(self.session, self.settings, self.provider)
 
+    def _draw_resumed(self) -> None:
+        """The stored transcript's tail (everything with ``--history``), then a rule."""
+        if self.full_history:
+            self.renderer.history(self.session.conversation)
+            self.renderer.rule("resumed · earlier messages above")
+            return
+        from goosectx.cli.resume_tail import resume_tail
+
+        tail, earlier = resume_tail(self.session.conversation.messages,
+                                    width=self.io.console.width)
+        self.renderer.history(tail)
+        if earlier:
+            self.renderer.rule(f"resumed · {plural(earlier, 'earlier message')} · "
+                               "/history user to see them")
+        else:
+            self.renderer.rule("resumed · earlier messages above")
+
     def _model_names(self) -> list[str]:
         names = [*self.settings.models]
         for extra in (self.settings.model, self.session.model):
@@ -205,8 +229,7 @@ class Repl:
                 paused=self.session.state.auto_compaction_paused),
             plain=self.io.plain))
         if self.resumed and len(self.session.conversation):
-            self.renderer.history(self.session.conversation)
-            self.renderer.rule("resumed · earlier messages above")
+            self._draw_resumed()
         if self.loader.setup_error is not None:
             self.renderer.panel(reports.no_model_text(self.settings, self.loader.setup_error),
                                 title="no model configured", style="yellow")

@@ -171,7 +171,8 @@ def import_sessions(
     """Import a transcript (or every session of a goose ``sessions.db``) as new sessions.
 
     The whole file is converted before anything is written (parsed, not tokenised: token
-    counts are made at first need), and each session is saved in one transaction; if saving a later session fails, the ones saved before it are removed again,
+    counts are made at first need), and each session is saved in one transaction; if saving
+    a later session fails, the ones saved before it are removed again,
     so a failed import leaves nothing behind. ``--name`` names a single session; several get
     ``NAME-1``, ``NAME-2``... Prints one line per imported session.
 

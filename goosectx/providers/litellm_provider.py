@@ -1,5 +1,7 @@
-"""The litellm adapter: with its siblings ``litellm_stream`` (the import and its flat-cost
-settings) and ``litellm_errors``, the only modules that import litellm (lazily).
+"""The litellm adapter; with ``litellm_stream`` and ``litellm_errors``, all that imports litellm.
+
+litellm is imported lazily (``litellm_stream.load_litellm``, with its offline, flat-cost
+settings).
 
 One :class:`LiteLLMProvider` per model. It streams a chat completion with
 ``stream_options.include_usage``, folds the chunks into our message parts

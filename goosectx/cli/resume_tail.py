@@ -1,0 +1,81 @@
+"""What a resumed REPL draws: the tail of the transcript, not the whole history.
+
+Drawing every stored message with rich before the prompt costs seconds per thousand
+messages, so a resumed session shows at most the last :data:`TAIL_TURNS` turns and at most
+about :data:`TAIL_LINES` lines of them, then says how many earlier messages there are and how
+to see them (``/history user``; ``--history`` draws everything). See docs/architecture.md
+("The print path").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from goosectx.cli.folding import ARGUMENT_LINES, FOLD_LINES
+from goosectx.conversation import (
+    Message,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+)
+
+TAIL_TURNS = 2
+"""At most this many of the newest turns (a turn starts at a user request)."""
+TAIL_LINES = 40
+"""About this many terminal lines at most (the newest message is drawn whatever its size)."""
+_PANEL_LINES = 2
+"""Border lines around a text panel."""
+
+
+def estimated_lines(message: Message, width: int) -> int:
+    """About how many terminal lines :meth:`Renderer.message` draws for ``message``."""
+    width = max(20, width - 4)
+    total = 0
+    for part in message.content:
+        if isinstance(part, TextContent | ThinkingContent):
+            text_lines = part.text.splitlines() or [""]
+            total += _PANEL_LINES + sum(max(1, -(-len(line) // width)) for line in text_lines)
+        elif isinstance(part, ToolRequest):
+            total += 1 + min(ARGUMENT_LINES, len(part.arguments or {}) or 1)
+        elif isinstance(part, ToolResponse):
+            total += 1 + min(FOLD_LINES, part.output.count("\n") + 1)
+        else:
+            total += 1
+    return total
+
+
+def resume_tail(messages: Sequence[Message], *, width: int,
+                max_lines: int = TAIL_LINES, max_turns: int = TAIL_TURNS
+                ) -> tuple[list[Message], int]:
+    """The newest user-visible messages to draw on resume, and how many come before them.
+
+    Walks back from the newest message, stopping before a message that would pass
+    ``max_lines`` or start a turn beyond ``max_turns``; the newest message is always kept.
+    Only the kept messages are measured; the earlier ones are merely counted (a flag each).
+
+    Returns:
+        (the messages to draw, oldest first; the number of earlier user-visible messages).
+    """
+    kept: list[Message] = []
+    lines = 0
+    turns = 0
+    index = len(messages)
+    while index > 0:
+        m = messages[index - 1]
+        if not m.metadata.user_visible:
+            index -= 1
+            continue
+        cost = estimated_lines(m, width)
+        if kept and lines + cost > max_lines:
+            break
+        kept.append(m)
+        lines += cost
+        index -= 1
+        if m.role == "user" and m.is_user_request:
+            turns += 1
+            if turns >= max_turns:
+                break
+    kept.reverse()
+    earlier = sum(1 for m in messages[:index] if m.metadata.user_visible)
+    return kept, earlier
