@@ -6,6 +6,9 @@
 from __future__ import annotations
 
 import json
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -95,7 +98,26 @@ def session_from_json(data: dict[str, Any]) -> Session:
 
 def session_to_json_text(session: Session) -> str:
     """:func:`session_to_json` as indented JSON text with a final newline."""
-    return json.dumps(session_to_json(session), ensure_ascii=False, indent=2) + "\n"
+    return "".join(iter_session_json(session, session.conversation))
+
+
+def iter_session_json(session: Session, messages: Iterable[Message]) -> Iterator[str]:
+    """:func:`session_to_json_text` in pieces, one per message, for writing as they come.
+
+    ``session`` gives everything but the messages (its conversation is not read);
+    ``messages`` are read one at a time, so memory stays flat with the session's size.
+    """
+    marker = f"goosectx-messages-{uuid.uuid4().hex}"
+    doc = session_to_json(replace(session, conversation=Conversation([])))
+    doc["messages"] = marker
+    head, tail = json.dumps(doc, ensure_ascii=False, indent=2).split(f'"{marker}"', 1)
+    yield head + "["
+    first = True
+    for m in messages:
+        item = json.dumps(m.to_dict(), ensure_ascii=False, indent=2).replace("\n", "\n    ")
+        yield ("\n    " if first else ",\n    ") + item
+        first = False
+    yield ("]" if first else "\n  ]") + tail + "\n"
 
 
 def _fence(text: str) -> str:
@@ -111,15 +133,27 @@ def transcript_markdown(session: Session) -> str:
     Each compaction shows as a ``> context compacted`` line where its summary was added (the
     summary itself is agent-only and not shown).
     """
-    lines = [f"# Session {session.display_name}", ""]
-    lines.append(f"- id: `{session.id}`")
-    lines.append(f"- working dir: `{session.working_dir}`")
+    return "".join(iter_transcript_markdown(session, session.conversation))
+
+
+def iter_transcript_markdown(session: Session, messages: Iterable[Message]) -> Iterator[str]:
+    """:func:`transcript_markdown` in pieces: the header, then one piece per shown message.
+
+    ``session`` gives the header (its conversation is not read); ``messages`` are read one at
+    a time. Blank lines at the very end are dropped, as in the whole text.
+    """
+    header = [f"# Session {session.display_name}", ""]
+    header.append(f"- id: `{session.id}`")
+    header.append(f"- working dir: `{session.working_dir}`")
     if session.model:
-        lines.append(f"- model: `{session.model}`")
-    lines.append(f"- created: {session.created.isoformat(timespec='seconds')}")
-    lines.append("")
+        header.append(f"- model: `{session.model}`")
+    header.append(f"- created: {session.created.isoformat(timespec='seconds')}")
+    header.append("")
+    blanks = _Blanks()
+    yield blanks.piece(header)
     noticed: set[str] = set()  # compactions whose own notice the transcript already shows
-    for m in session.conversation:
+    for m in messages:
+        lines: list[str] = []
         cid = m.metadata.compaction_id
         if m.metadata.user_visible and cid and any(
             isinstance(p, SystemNotification) for p in m.content
@@ -128,10 +162,28 @@ def transcript_markdown(session: Session) -> str:
         if m.metadata.is_summary and not (cid and cid in noticed):
             when = m.created.isoformat(timespec="seconds")
             lines += [f"> ── context compacted ({when}) ──", ""]
-        if not m.metadata.user_visible:
-            continue
-        lines += _message_markdown(m)
-    return "\n".join(lines).rstrip() + "\n"
+        if m.metadata.user_visible:
+            lines += _message_markdown(m)
+        if lines:
+            yield blanks.piece(lines)
+
+
+class _Blanks:
+    """Joins lines piece by piece, holding back trailing blank lines until more text comes."""
+
+    def __init__(self) -> None:
+        self.pending: list[str] = []
+
+    def piece(self, lines: list[str]) -> str:
+        out: list[str] = []
+        for line in lines:
+            if not line.strip():
+                self.pending.append(line)
+                continue
+            out += self.pending
+            self.pending = []
+            out.append(line)
+        return "".join(f"{line}\n" for line in out)
 
 
 def _message_markdown(m: Message) -> list[str]:

@@ -27,6 +27,7 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
+from goosectx.session import TokenCount
 
 DEFAULT_ENCODING = "o200k_base"
 MESSAGE_OVERHEAD_TOKENS = 4
@@ -160,11 +161,20 @@ class TokenCounter:
 
     The cache key is the message id plus the kinds of its parts, so a message that repair
     trimmed is counted afresh, while a turn costs only its new messages.
+
+    ``stored`` is the session's stored raw counts by message id (``Session.token_counts``,
+    docs/architecture.md §8): a message with a stored count made with this counter's encoding
+    is not tokenised again, and every count made here is added to it and to
+    :attr:`fresh`, for the recorder to store, so a later process never re-counts it.
     """
 
-    def __init__(self, model: str | None = None) -> None:
+    def __init__(self, model: str | None = None,
+                 stored: dict[str, TokenCount] | None = None) -> None:
         self.model = model
         self._encoder = get_encoder(model)
+        self.encoding = str(getattr(self._encoder, "name", "chars/4"))
+        self.stored: dict[str, TokenCount] = {} if stored is None else stored
+        self.fresh: dict[str, TokenCount] = {}
         self._cache: dict[tuple[str, int, int], int] = {}
         self._text_cache: dict[str, int] = {}
         self._by_identity: dict[str, tuple[tuple[object, ...], int]] = {}
@@ -194,10 +204,8 @@ class TokenCounter:
         key = (message.id, len(message.content), hash(tuple(p.type for p in message.content)))
         hit = self._cache.get(key)
         if hit is None:
-            hit = self._cache[key] = (
-                self.count_text(message_text_for_count(message)) + MESSAGE_OVERHEAD_TOKENS
-                + bytes_estimate_tokens(message)
-            )
+            hit = self._cache[key] = (self._raw_count(message) + MESSAGE_OVERHEAD_TOKENS
+                                      + bytes_estimate_tokens(message))
         self._by_identity[message.id] = (message.content, hit)
         return hit
 
@@ -219,6 +227,20 @@ class TokenCounter:
         """Sum of :meth:`count_attachment` over every attachment part of ``messages``."""
         return sum(self.count_attachment(p) for m in messages for p in m.content
                    if isinstance(p, Attachment))
+
+    def _raw_count(self, message: Message) -> int:
+        """The stored raw count when it was made with this encoding, else a fresh one."""
+        known = self.stored.get(message.id)
+        if known is not None and known.encoding == self.encoding:
+            return known.count
+        raw = self.count_text(message_text_for_count(message))
+        self.stored[message.id] = self.fresh[message.id] = TokenCount(raw, self.encoding)
+        return raw
+
+    def take_fresh(self) -> dict[str, TokenCount]:
+        """The counts made since the last call (to be stored), forgetting them here."""
+        fresh, self.fresh = self.fresh, {}
+        return fresh
 
     def count_messages(self, messages: Iterable[Message]) -> int:
         """Sum of :meth:`count_message` over ``messages``."""

@@ -10,9 +10,10 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
-from goosectx.cli.common import load_session, open_store
+from goosectx.cli.common import load_session, open_store, resolve_session
 from goosectx.cli.folding import plural
 from goosectx.cli.sanitize import SafeConsole, json_safe, safe_console, terminal_safe
 from goosectx.config import Settings
@@ -77,51 +78,80 @@ def list_sessions(settings: Settings, *, as_json: bool) -> None:
 
 
 def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
-    """Print a session's user-visible transcript, or with ``agent`` what the model sees."""
-    from goosectx.export import transcript_markdown
+    """Print a session's user-visible transcript, or with ``agent`` what the model sees.
 
-    store, session = load_session(settings, ref)
-    store.close()
+    The transcript is written message by message as it is read from the store, so the first
+    line appears at once and memory stays flat with the session's size. ``--agent`` loads the
+    whole session (the model's view is computed over all of it).
+    """
+    from goosectx.export import iter_transcript_markdown
+
     if agent:
         from goosectx.conversation import Conversation
         from goosectx.session import Session
 
+        store, session = load_session(settings, ref)
+        store.close()
         view = Session(
             session.id, session.name, session.working_dir, session.model, session.created,
             session.updated,
             Conversation([m.with_metadata(user_visible=True)
                           for m in session.conversation.agent_view(for_sending=False)]),
         )
-        text = transcript_markdown(view)
-    else:
-        text = transcript_markdown(session)
+        _write_markdown(iter_transcript_markdown(view, view.conversation))
+        return
+    store, session_id = resolve_session(settings, ref)
+    try:
+        header = store.load_header(session_id)
+        _write_markdown(iter_transcript_markdown(header, store.iter_messages(session_id)))
+    finally:
+        store.close()
+
+
+def _write_markdown(pieces: Iterable[str]) -> None:
+    """Markdown pieces to stdout, made terminal-safe: rendered one by one on a terminal."""
     console = _console()
     if console.is_terminal:
         from rich.markdown import Markdown
 
-        console.print(Markdown(terminal_safe(text)))
-    else:
-        sys.stdout.write(terminal_safe(text))
+        for piece in pieces:
+            console.print(Markdown(terminal_safe(piece)))
+        return
+    for piece in pieces:
+        sys.stdout.write(terminal_safe(piece))
 
 
 def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | None) -> None:
-    """Write the session as Markdown or JSON to ``output`` (atomically) or stdout."""
-    from goosectx.export import session_to_json_text, transcript_markdown
+    """Write the session as Markdown or JSON to ``output`` (atomically) or stdout.
 
-    store, session = load_session(settings, ref)
-    store.close()
-    text = session_to_json_text(session) if fmt == "json" else transcript_markdown(session)
-    if output is None:
-        # JSON: the same values, unsafe characters escaped; Markdown: made safe on a terminal.
-        sys.stdout.write(json_safe(text) if fmt == "json" else
-                         terminal_safe(text) if sys.stdout.isatty() else text)
-        return
-    write_private_file(output, text)
-    _note(f"exported {session.display_name} to {output}")
+    Written message by message as the store yields them: memory stays flat with size.
+    """
+    from goosectx.export import iter_session_json, iter_transcript_markdown
+
+    store, session_id = resolve_session(settings, ref)
+    try:
+        header = store.load_header(session_id)
+        messages = store.iter_messages(session_id)
+        pieces = (iter_session_json(header, messages) if fmt == "json"
+                  else iter_transcript_markdown(header, messages))
+        if output is None:
+            # JSON: the same values, unsafe characters escaped; Markdown: made safe on a
+            # terminal.
+            safe = (json_safe if fmt == "json" else
+                    terminal_safe if sys.stdout.isatty() else None)
+            for piece in pieces:
+                sys.stdout.write(safe(piece) if safe else piece)
+            return
+        write_private_file(output, pieces)
+    finally:
+        store.close()
+    _note(f"exported {header.display_name} to {output}")
 
 
-def write_private_file(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file + rename), mode 0600.
+def write_private_file(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces, as they come) to ``path`` atomically, mode 0600.
+
+    A temp file in the same directory, flushed and synced, is renamed over ``path``.
 
     Raises:
         UsageError: the directory does not exist or ``path`` is a directory.
@@ -134,7 +164,10 @@ def write_private_file(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            for piece in ([text] if isinstance(text, str) else text):
+                fh.write(piece)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.chmod(tmp, 0o600)
         os.replace(tmp, path)
     except BaseException:

@@ -1,0 +1,102 @@
+"""Long sessions: what stays flat with size (stored token counts, streamed show and export).
+
+Timings live in ``bench/scale.py``; these tests check the behaviour that makes them flat.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import cli
+
+from goosectx.conversation import Message, ToolRequest, ToolResponse
+from goosectx.store import SessionStore
+from goosectx.tokens import TokenCounter
+
+MESSAGES = 300
+
+
+def _long_session(home: Path, work: Path) -> str:
+    store = SessionStore(home)
+    session = store.create_session(work, name="long")
+    for i in range(MESSAGES // 3):
+        store.append_message(session.id, Message.user(f"question number {i}"))
+        call = ToolRequest(f"c{i}", "shell", {"command": f"echo {i}"})
+        store.append_message(session.id, Message("assistant", (call,)))
+        store.append_message(session.id, Message("user", (ToolResponse(f"c{i}", f"out {i}"),)))
+    store.close()
+    return session.id
+
+
+def test_a_stored_token_count_is_used_instead_of_a_recount(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path], work: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _long_session(isolated_env["home"], work)
+    counted: list[str] = []
+    real = TokenCounter.count_text
+
+    def spy(self: TokenCounter, text: str) -> int:
+        counted.append(text)
+        return real(self, text)
+
+    monkeypatch.setattr(TokenCounter, "count_text", spy)
+    first, _ = cli(capsys, "compact", "long", "--dry-run", "--strategy", "extractive")
+    assert any("question number 7" in t for t in counted)  # the first process counts them
+    counted.clear()
+    again, _ = cli(capsys, "compact", "long", "--dry-run", "--strategy", "extractive")
+    assert not any("question number" in t or "echo" in t for t in counted)  # stored: no recount
+    assert again == first  # the same figure from the stored counts
+
+
+class _Spy:
+    """Stands in for stdout and records writes next to the store's reads."""
+
+    def __init__(self, events: list[str]) -> None:
+        self.events = events
+        self.text: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.events.append("write")
+        self.text.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("args", [("sessions", "show", "long"),
+                                  ("sessions", "export", "long", "--format", "json"),
+                                  ("sessions", "export", "long", "--format", "md")])
+def test_show_and_export_write_their_first_line_before_reading_the_last_message(
+        args: tuple[str, ...], isolated_env: dict[str, Path], work: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.cli.app import main
+
+    _long_session(isolated_env["home"], work)
+    events: list[str] = []
+    real = SessionStore.iter_messages
+
+    def reading(self: SessionStore, session_id: str) -> Any:
+        for i, message in enumerate(real(self, session_id)):
+            events.append("read last" if i == MESSAGES - 1 else "read")
+            yield message
+
+    monkeypatch.setattr(SessionStore, "iter_messages", reading)
+    spy = _Spy(events)
+    monkeypatch.setattr(sys, "stdout", spy)
+    with pytest.raises(SystemExit) as done:
+        main(list(args))
+    assert done.value.code == 0
+    assert "read last" in events
+    assert events.index("write") < events.index("read last")
+    out = "".join(spy.text)
+    assert "question number 0" in out and f"question number {MESSAGES // 3 - 1}" in out
+    if "json" in args:
+        assert len(json.loads(out)["messages"]) == MESSAGES
