@@ -2,10 +2,13 @@
 
 Used alike by the REPL, ``run``, ``compact`` and the tests (DESIGN.md §2 "Who writes").
 ``MessageCompleted`` → one appended row; ``HistoryReplaced`` / ``ToolPairsSummarized`` → one
-transaction; ``UsageUpdated`` → one ledger row plus the new ``current`` figure.
+transaction; ``UsageUpdated`` → one ledger row plus the new ``current`` figure. After each of
+the last three, the token counts made since are stored with their messages (one transaction).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 
 from goosectx.events import (
     Event,
@@ -14,7 +17,7 @@ from goosectx.events import (
     ToolPairsSummarized,
     UsageUpdated,
 )
-from goosectx.session import Session, SessionState
+from goosectx.session import Session, SessionState, TokenCount
 from goosectx.store import SessionStore
 
 
@@ -29,6 +32,15 @@ class SessionRecorder:
     def __init__(self, store: SessionStore, session: Session) -> None:
         self.store = store
         self.session = session
+        self.fresh_token_counts: Callable[[], Mapping[str, TokenCount]] | None = None
+        """Where new token counts come from (``ContextManager.take_fresh_token_counts``);
+        they are stored after each model call, each compaction, and on :meth:`save_counts`."""
+
+    def save_counts(self) -> None:
+        """Store the token counts made since the last save (one transaction, if any)."""
+        counts = self.fresh_token_counts() if self.fresh_token_counts else None
+        if counts:
+            self.store.save_token_counts(self.session.id, counts)
 
     def record(self, event: Event) -> None:
         """Persist ``event`` if it changes the session; other events are ignored.
@@ -54,3 +66,5 @@ class SessionRecorder:
             )
         elif isinstance(event, ToolPairsSummarized):
             self.store.replace_history(sid, event.conversation, ledger_entry=event.call)
+        if isinstance(event, UsageUpdated | HistoryReplaced | ToolPairsSummarized):
+            self.save_counts()

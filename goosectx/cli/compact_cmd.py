@@ -110,14 +110,16 @@ def compact_session(
                                                                                         None)
             manager = ContextManager(session, settings, provider, summarizer=summarizer)
             request = _request_context(settings, session, manager, provider)
+            from goosectx.recorder import SessionRecorder
+
+            recorder = SessionRecorder(store, session)
+            recorder.fresh_token_counts = manager.take_fresh_token_counts
             if dry_run:
                 plan = manager.plan(request, instructions=instructions, strategy=strategy,
                                     max_summary_tokens=max_summary_tokens)
                 _print_plan(session, plan, as_json)
+                recorder.save_counts()  # counts only: the next run does not recount
                 return 0
-            from goosectx.recorder import SessionRecorder
-
-            recorder = SessionRecorder(store, session)
             result: HistoryReplaced | None = None
             for event in manager.compact(request, trigger="manual", instructions=instructions,
                                          strategy=strategy,

@@ -37,7 +37,7 @@ from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.events import Event, HistoryReplaced, UsageUpdated
 from goosectx.providers.base import Provider
 from goosectx.recorder import SessionRecorder
-from goosectx.session import Session
+from goosectx.session import Session, TokenCount
 from goosectx.store import SessionStore
 
 if TYPE_CHECKING:
@@ -115,6 +115,7 @@ class Repl:
         self.resumed = resumed
         self.full_history = full_history
         self.recorder = SessionRecorder(store, session)
+        self.recorder.fresh_token_counts = self._fresh_token_counts
         self.renderer = TranscriptRenderer(io.console, plain=io.plain)
         self.mode: ApprovalMode = mode or settings.mode
         self._model_override = model
@@ -270,7 +271,17 @@ class Repl:
         except GoosectxError:
             return True  # the store failed: do not claim the session is gone
 
+    def _fresh_token_counts(self) -> dict[str, TokenCount]:
+        """Token counts made since the last save (none while the agent is still being built)."""
+        if not self.loader.ready:
+            return {}
+        return self.agent.context.take_fresh_token_counts()
+
     def _goodbye(self) -> None:
+        try:
+            self.recorder.save_counts()  # a later resume does not count this history again
+        except GoosectxError:
+            pass
         if not self._session_is_kept():
             self.renderer.notice("nothing to save · no message was sent in this session")
             return

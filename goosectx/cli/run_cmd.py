@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -44,6 +44,7 @@ from goosectx.events import (
     event_to_json,
 )
 from goosectx.recorder import SessionRecorder
+from goosectx.session import TokenCount
 from goosectx.usage import Usage
 
 EXIT_OK = 0
@@ -248,7 +249,8 @@ def run_task(
         else:
             output = _TextOutput(stdout, stderr)
         cancel = threading.Event()
-        finished = _drive(agent.reply(task, cancel=cancel), cancel, opened, output)
+        finished = _drive(agent.reply(task, cancel=cancel), cancel, opened, output,
+                          agent.context.take_fresh_token_counts)
         status, error = finished.status, finished.error
         output.finish(_summary(opened.session.id, opened.session.name, finished))
         if status == "error":
@@ -281,7 +283,8 @@ class _Finished:
 
 
 def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession,
-           output: _TextOutput | _StreamJsonOutput | _JsonOutput) -> _Finished:
+           output: _TextOutput | _StreamJsonOutput | _JsonOutput,
+           fresh_token_counts: Callable[[], Mapping[str, TokenCount]] | None = None) -> _Finished:
     """Record and print every event until the turn ends.
 
     A Ctrl-C that lands here rather than inside the agent sets ``cancel`` and keeps
@@ -289,6 +292,7 @@ def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession
     answered). A Ctrl-C that escapes the agent itself ends the turn as cancelled.
     """
     recorder = SessionRecorder(opened.store, opened.session)
+    recorder.fresh_token_counts = fresh_token_counts
     finished = _Finished()
     while True:
         try:

@@ -56,7 +56,7 @@ from goosectx.events import (
     UsageUpdated,
 )
 from goosectx.providers.base import ContextLimit, Provider, ToolSchema
-from goosectx.session import Session
+from goosectx.session import Session, TokenCount
 from goosectx.tokens import ContextBreakdown, TokenCounter
 from goosectx.usage import CallPurpose, LedgerEntry, Usage
 
@@ -102,7 +102,8 @@ class ContextManager:
         self.settings = settings
         self.provider = provider
         self.summarizer = summarizer
-        self.counter = TokenCounter(provider.model if provider else session.model)
+        self.counter = TokenCounter(provider.model if provider else session.model,
+                                    stored=session.token_counts)
         self._counters: dict[str | None, TokenCounter] = {self.counter.model: self.counter}
         self._reactive_this_turn = 0
         self._compacted_since_call = False
@@ -124,8 +125,19 @@ class ContextManager:
 
     def _counter_for(self, model: str | None) -> TokenCounter:
         if model not in self._counters:
-            self._counters[model] = TokenCounter(model)
+            counter = TokenCounter(model)
+            if counter.encoding == self.counter.encoding:  # the stored counts apply
+                counter.stored = self.session.token_counts
+            self._counters[model] = counter
         return self._counters[model]
+
+    def take_fresh_token_counts(self) -> dict[str, TokenCount]:
+        """Raw counts made since the last call, by message id, for the recorder to store."""
+        fresh: dict[str, TokenCount] = {}
+        for counter in self._counters.values():
+            if counter.stored is self.session.token_counts:
+                fresh.update(counter.take_fresh())
+        return fresh
 
     @property
     def manages_own_context(self) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,19 +61,30 @@ def read_messages(
     messages = []
     counts: dict[str, TokenCount] = {}
     for mid, role, created, content_json, metadata_json, count, encoding in rows:
-        try:
-            messages.append(Message.from_dict({
-                "id": mid, "role": role, "created": created,
-                "content": json.loads(content_json), "metadata": json.loads(metadata_json),
-            }))
-        except (ValueError, TypeError) as exc:
-            raise StoreCorrupt(
-                f"message {mid} of session {session_id} in {path} is unreadable: {exc}",
-                "the database was left as it is; export what remains or restore a backup",
-            ) from None
+        messages.append(parse_message(session_id, path, mid, role, created, content_json,
+                                      metadata_json))
         if count is not None and encoding is not None:
             counts[mid] = TokenCount(int(count), str(encoding))
     return messages, counts
+
+
+def parse_message(session_id: str, path: Path, mid: str, role: str, created: str,
+                  content_json: str, metadata_json: str) -> Message:
+    """One stored row as a :class:`Message`.
+
+    Raises:
+        StoreCorrupt: the row does not parse.
+    """
+    try:
+        return Message.from_dict({
+            "id": mid, "role": role, "created": created,
+            "content": json.loads(content_json), "metadata": json.loads(metadata_json),
+        })
+    except (ValueError, TypeError) as exc:
+        raise StoreCorrupt(
+            f"message {mid} of session {session_id} in {path} is unreadable: {exc}",
+            "the database was left as it is; export what remains or restore a backup",
+        ) from None
 
 
 def plan_positions(
@@ -114,6 +125,26 @@ class MessageStore(StoreDatabase):
                 "SELECT count(*) FROM messages WHERE session_id=?", (session_id,)
             ).fetchone()
         return int(row[0])
+
+    def iter_messages(self, session_id: str) -> Iterator[Message]:
+        """The session's messages in position order, parsed a few rows at a time.
+
+        Memory stays flat with the session's size (``sessions show`` / ``export``).
+
+        Raises:
+            StoreCorrupt: a stored message does not parse.
+        """
+        with self._guard():
+            cursor = self._conn.execute(
+                "SELECT id, role, created, content_json, metadata_json FROM messages"
+                " WHERE session_id=? ORDER BY position", (session_id,))
+        while True:
+            with self._guard():
+                rows = cursor.fetchmany(64)
+            if not rows:
+                return
+            for row in rows:
+                yield parse_message(session_id, self.path, *row)
 
     def append_message(
         self, session_id: str, message: Message, *, token_count: TokenCount | None = None

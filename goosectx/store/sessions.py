@@ -173,6 +173,19 @@ class SessionStore(MessageStore, LedgerStore):
             SessionNotFound: no session has this id.
             StoreCorrupt: a stored message does not parse.
         """
+        return self._load(session_id, with_messages=True)
+
+    def load_header(self, session_id: str) -> Session:
+        """The session without its messages (ledger, state, metadata), for streamed output.
+
+        Read the messages with :meth:`iter_messages`.
+
+        Raises:
+            SessionNotFound: no session has this id.
+        """
+        return self._load(session_id, with_messages=False)
+
+    def _load(self, session_id: str, *, with_messages: bool) -> Session:
         with self._guard():
             row = self._conn.execute(
                 "SELECT id, name, working_dir, model, created, updated, current_tokens,"
@@ -183,7 +196,8 @@ class SessionStore(MessageStore, LedgerStore):
                 raise SessionNotFound(
                     f"no session with id {session_id!r}", "list them with: goosectx sessions list"
                 )
-            messages, counts = read_messages(self._conn, session_id, self.path)
+            messages, counts = (read_messages(self._conn, session_id, self.path)
+                                if with_messages else ([], {}))
             ledger = UsageLedger(read_ledger(self._conn, session_id),
                                  current_tokens=row[6], current_is_estimate=bool(row[7]))
         return Session(
