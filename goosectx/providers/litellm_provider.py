@@ -38,13 +38,19 @@ from goosectx.errors import (
 from goosectx.providers.base import ContextLimit, ProviderResponse, StreamItem, ToolSchema
 from goosectx.providers.litellm_errors import is_api_error, translate_error
 from goosectx.providers.litellm_stream import (
+    bundled_model_info,
     load_litellm,
     reply_as_chunk,
     server_reported_usage,
     skip_success_logging,
     stream_was_empty,
 )
-from goosectx.providers.openai_format import StreamAssembler, to_openai_messages, to_openai_tools
+from goosectx.providers.openai_format import (
+    StreamAssembler,
+    to_openai_messages,
+    to_openai_tools,
+    tool_choice_param,
+)
 from goosectx.usage import Usage
 
 log = logging.getLogger("goosectx.provider")
@@ -61,9 +67,6 @@ RETRY_BASE_DELAY_ENV = "GOOSECTX_RETRY_BASE_DELAY_S"
 REQUEST_TIMEOUT_ENV = "GOOSECTX_REQUEST_TIMEOUT_S"
 """Per-read timeout of a model call in seconds (default 600)."""
 _POLL_S = 0.05
-
-_litellm = load_litellm
-
 
 def preload() -> None:
     """Import litellm now (e.g. in a background thread while the REPL shows its prompt)."""
@@ -97,8 +100,11 @@ class LiteLLMProvider:
 
     # -- limits ----------------------------------------------------------------------------
     def _model_info(self) -> dict[str, Any]:
+        bundled = bundled_model_info(self.model)
+        if bundled is not None:
+            return dict(bundled)
         try:
-            info = _litellm().get_model_info(self.model)
+            info = load_litellm().get_model_info(self.model)
         except Exception:  # noqa: BLE001 - litellm raises various errors for unmapped models
             return {}
         return dict(info or {})
@@ -170,7 +176,7 @@ class LiteLLMProvider:
         """
         if self._credentials is not None:
             return self._credentials
-        litellm = _litellm()
+        litellm = load_litellm()
         extra: dict[str, str] = {}
         if self.config.api_base:
             extra["api_base"] = self.config.api_base
@@ -253,7 +259,7 @@ class LiteLLMProvider:
             kwargs["tools"] = to_openai_tools(tools)
             choice = tool_choice or self._configured_tool_choice(messages)
             if choice:
-                kwargs["tool_choice"] = _tool_choice_param(choice)
+                kwargs["tool_choice"] = tool_choice_param(choice)
         max_tokens = max_tokens or self.config.max_output_tokens
         if max_tokens:
             kwargs["max_tokens"] = max_tokens
@@ -327,7 +333,7 @@ class LiteLLMProvider:
             _Cancelled: ``cancel`` was set while waiting.
             The translated error after :data:`MAX_RETRIES` retries, or a non-transient one.
         """
-        litellm = _litellm()
+        litellm = load_litellm()
         base_delay_s = float(os.environ.get(RETRY_BASE_DELAY_ENV) or 1.0)
         for attempt in range(MAX_RETRIES + 1):
             try:
@@ -349,7 +355,7 @@ class LiteLLMProvider:
 
     def _cost(self, usage: Usage) -> float | None:
         try:
-            prompt_usd, completion_usd = _litellm().cost_per_token(
+            prompt_usd, completion_usd = load_litellm().cost_per_token(
                 model=self.model, prompt_tokens=usage.input_tokens,
                 completion_tokens=usage.output_tokens,
                 cache_read_input_tokens=usage.cache_read_tokens or 0,
@@ -392,13 +398,6 @@ class LiteLLMProvider:
             f"{error.message} — still after {MAX_RETRIES} retries",
             "check that the server is up and api_base / OPENAI_API_BASE is right, then retry",
         )
-
-
-def _tool_choice_param(choice: str) -> str | dict[str, Any]:
-    """``auto`` / ``required`` / ``none`` as they are; a tool name as OpenAI's forced form."""
-    if choice in ("auto", "required", "none"):
-        return choice
-    return {"type": "function", "function": {"name": choice}}
 
 
 def make_provider(settings: Settings, model: str | None = None, *,

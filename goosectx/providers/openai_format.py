@@ -240,3 +240,10 @@ class StreamAssembler:
             int(cache_read) if cache_read else None,
             int(cache_write) if cache_write else None,
         )
+
+
+def tool_choice_param(choice: str) -> str | dict[str, Any]:
+    """``auto`` / ``required`` / ``none`` as they are; a tool name as OpenAI's forced form."""
+    if choice in ("auto", "required", "none"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
