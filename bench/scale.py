@@ -18,7 +18,8 @@ path) on a generated session (``scale_data``), next to a baseline measured in th
   RSS (``wait4``) vs the raw load's.
 
 Growth exponents: ``log(v₂ / v₁) / log(n₂ / n₁)`` between the two largest sizes (1.0 =
-linear). The model is ``tests/fakeserver.py`` on 127.0.0.1. Data lives in a temporary
+linear). The model is ``openai/gpt-4o-mini`` (a model litellm knows) answered by
+``tests/fakeserver.py`` on 127.0.0.1. Data lives in a temporary
 directory that is removed at the end.
 """
 
@@ -51,7 +52,7 @@ def _env(home: Path, base_url: str = "http://127.0.0.1:9/v1") -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GOOSE_") and not k.endswith(("_API_KEY", "_API_BASE"))}
     env.update(GOOSECTX_HOME=str(home), GOOSECTX_CONFIG=str(home / "no-config.toml"),
-               GOOSE_MODEL="openai/fake-model", OPENAI_API_BASE=base_url,
+               GOOSE_MODEL="openai/gpt-4o-mini", OPENAI_API_BASE=base_url,
                OPENAI_API_KEY="sk-bench-dummy", PYTHONPATH=str(ROOT),
                PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40")
     env.pop("NO_COLOR", None)

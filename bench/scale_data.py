@@ -89,7 +89,7 @@ def make_session(count: int, working_dir: Path):  # noqa: ANN201 - returns Sessi
     created = messages[0].created if messages else datetime.now(UTC)
     updated = messages[-1].created if messages else created
     return Session(new_session_id(created), SESSION_NAME, working_dir.resolve(),
-                   "openai/fake-model", created, updated, Conversation(messages))
+                   "openai/gpt-4o-mini", created, updated, Conversation(messages))
 
 
 def seed_data_dir(data_dir: Path, count: int, working_dir: Path) -> str:
