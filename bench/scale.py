@@ -161,6 +161,18 @@ def _seed(home: Path, count: int, work: Path) -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
+_shown = 0
+
+
+def _progress(figures: list[Figure]) -> None:
+    """Print the rows measured since the last call to stderr (a long run shows its way)."""
+    global _shown
+    for f in figures[_shown:]:
+        ratio = f"  ({f.ratio:.2f}× {f.baseline_name})" if f.ratio is not None else ""
+        print(f"  {f.name}: {f.value:.3f} {f.unit}{ratio}", file=sys.stderr, flush=True)
+    _shown = len(figures)
+
+
 def _growth(name: str, values: dict[int, float]) -> Figure | None:
     sizes = sorted(values)
     if len(sizes) < 2:
@@ -189,7 +201,7 @@ def run(quick: bool = False, sizes: tuple[int, ...] = SIZES) -> list[Figure]:
         # -- the size-independent baselines ----------------------------------------------
         empty = tmp / "empty"
         env0 = _env(empty, server.base_url)
-        repeat = 3 if quick else 5
+        repeat = 2 if quick else 3
         bare = _median(lambda: _launch_s([sys.executable, RAW, "prompt"], env0, work), repeat)
         new_launch = _median(lambda: _launch_s([*GOOSECTX, "session"], env0, work), repeat)
         figures.append(Figure("new-session launch → prompt (pty)", new_launch, "s",
@@ -201,9 +213,11 @@ def run(quick: bool = False, sizes: tuple[int, ...] = SIZES) -> list[Figure]:
         first_new = statistics.median(first0)
         figures.append(Figure("run (new session) exit after its answer", statistics.median(
             exit0), "s", "", None, "≤ 0.2 s", statistics.median(exit0) <= 0.2))
+        _progress(figures)
         for count in sizes:
             figures += _at_size(tmp, work, server, count, 1 if count >= 100_000 else repeat,
                                 new_launch, chunk0, first_new, series)
+            _progress(figures)
     for key, values in series.items():
         row = _growth(key, values)
         if row is not None:
