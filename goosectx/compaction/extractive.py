@@ -319,7 +319,7 @@ def _shorten(text: str, max_tokens: int | None, counter: TokenCounter, *, onelin
     """``text`` cut to ``max_tokens``: its head and tail around `` […] ``."""
     if oneline:
         text = " ".join(text.split())
-    if max_tokens is None:
+    if max_tokens is None or len(text) <= max_tokens:  # a token is at least one character
         return text
     count = counter.count_text(text)
     if count <= max_tokens:
