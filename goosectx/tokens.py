@@ -122,6 +122,16 @@ def bytes_estimate_tokens(message: Message) -> int:
                if isinstance(p, Attachment) and not p.is_text)
 
 
+def take_fresh_counts(counters: Iterable[TokenCounter], stored: dict[str, TokenCount]
+                      ) -> dict[str, TokenCount]:
+    """The counts made since the last call by the ``counters`` that fill ``stored``."""
+    fresh: dict[str, TokenCount] = {}
+    for counter in counters:
+        if counter.stored is stored:
+            fresh.update(counter.take_fresh())
+    return fresh
+
+
 def rough_count_messages(messages: Iterable[Message]) -> int:
     """About 4 characters per token, without the tokeniser (with the per-message framing).
 
@@ -236,6 +246,13 @@ class TokenCounter:
         raw = self.count_text(message_text_for_count(message))
         self.stored[message.id] = self.fresh[message.id] = TokenCount(raw, self.encoding)
         return raw
+
+    def alongside(self, model: str | None) -> TokenCounter:
+        """A counter for ``model``, sharing these stored counts when its encoding is the same."""
+        other = TokenCounter(model)
+        if other.encoding == self.encoding:
+            other.stored = self.stored
+        return other
 
     def take_fresh(self) -> dict[str, TokenCount]:
         """The counts made since the last call (to be stored), forgetting them here."""

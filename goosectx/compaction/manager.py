@@ -57,7 +57,7 @@ from goosectx.events import (
 )
 from goosectx.providers.base import ContextLimit, Provider, ToolSchema
 from goosectx.session import Session, TokenCount
-from goosectx.tokens import ContextBreakdown, TokenCounter
+from goosectx.tokens import ContextBreakdown, TokenCounter, take_fresh_counts
 from goosectx.usage import CallPurpose, LedgerEntry, Usage
 
 __all__ = ["CompactionPlan", "ContextManager", "RequestContext"]
@@ -125,19 +125,12 @@ class ContextManager:
 
     def _counter_for(self, model: str | None) -> TokenCounter:
         if model not in self._counters:
-            counter = TokenCounter(model)
-            if counter.encoding == self.counter.encoding:  # the stored counts apply
-                counter.stored = self.session.token_counts
-            self._counters[model] = counter
+            self._counters[model] = self.counter.alongside(model)
         return self._counters[model]
 
     def take_fresh_token_counts(self) -> dict[str, TokenCount]:
-        """Raw counts made since the last call, by message id, for the recorder to store."""
-        fresh: dict[str, TokenCount] = {}
-        for counter in self._counters.values():
-            if counter.stored is self.session.token_counts:
-                fresh.update(counter.take_fresh())
-        return fresh
+        """Raw counts made since the last call (by message id), for the recorder to store."""
+        return take_fresh_counts(self._counters.values(), self.session.token_counts)
 
     @property
     def manages_own_context(self) -> bool:
