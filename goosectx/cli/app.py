@@ -326,9 +326,15 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: user-fixable errors print one line and exit non-zero.
 
     Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 130 interrupted.
+    Run as the console script (``argv`` None), it first makes the process non-dumpable so
+    the processes it starts cannot read its environment (:mod:`goosectx.isolation`).
     """
     from goosectx.errors import GoosectxError
 
+    if argv is None:  # the real command (tests call main(args) in-process)
+        from goosectx.isolation import protect_self
+
+        protect_self()
     usage_errors, exits, aborts = _cli_exception_types()
     try:
         code = app(args=argv, standalone_mode=False, prog_name="goosectx")
