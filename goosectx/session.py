@@ -12,7 +12,6 @@ from typing import Any
 from goosectx.conversation import Conversation
 from goosectx.usage import UsageLedger
 
-
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 """What a session id may be: it becomes a file name (``locks/<id>.lock``), so no ``/``, no
 ``..``, no dot at all, at most 64 characters. Names never become paths and stay free text."""
