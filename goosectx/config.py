@@ -240,6 +240,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(
             f"config file {path} is a directory", "point --config at a file"
         ) from None
+    except RecursionError:
+        raise ConfigError(
+            f"config file {path} nests arrays or tables too deeply to read",
+            "fix the file, or move it aside",
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
 

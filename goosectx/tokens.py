@@ -85,11 +85,38 @@ def get_encoder(model: str | None = None) -> _Encoder:
     return _CharEstimate()
 
 
+CHUNK_CHARS = 4096
+"""Texts longer than this are counted in pieces: BPE on one long run without a space (a
+base64 blob, 100,000 × "a") is quadratic, pieces keep counting linear."""
+
+
+def token_len(encoder: _Encoder, text: str) -> int:
+    """Tokens in ``text``, encoded in pieces of at most :data:`CHUNK_CHARS` characters.
+
+    A piece ends just before a space or newline where there is one in its second half (the
+    tokenizer starts a new token there anyway, so ordinary text counts exactly); a run with
+    none is cut hard (off by at most a token per piece).
+    """
+    if len(text) <= CHUNK_CHARS:
+        return len(encoder.encode(text, disallowed_special=()))
+    total, start, end_of_text = 0, 0, len(text)
+    while start < end_of_text:
+        end = min(end_of_text, start + CHUNK_CHARS)
+        if end < end_of_text:
+            cut = max(text.rfind(" ", start + CHUNK_CHARS // 2, end),
+                      text.rfind("\n", start + CHUNK_CHARS // 2, end))
+            if cut > start:
+                end = cut
+        total += len(encoder.encode(text[start:end], disallowed_special=()))
+        start = end
+    return total
+
+
 def count_text(text: str, model: str | None = None) -> int:
-    """Tokens in ``text`` (special tokens counted as text)."""
+    """Tokens in ``text`` (special tokens counted as text); linear in its length."""
     if not text:
         return 0
-    return len(get_encoder(model).encode(text, disallowed_special=()))
+    return token_len(get_encoder(model), text)
 
 
 def message_text_for_count(message: Message) -> str:
@@ -164,7 +191,7 @@ class TokenCounter:
         """Tokens in ``text``."""
         if not text:
             return 0
-        return len(self._encoder.encode(text, disallowed_special=()))
+        return token_len(self._encoder, text)
 
     def count_cached_text(self, text: str) -> int:
         """Tokens in ``text``, memoised by the text itself (for system prompts, schemas)."""
