@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
+from fakeserver import FakeServer
 
 from goosectx import tokens
 from goosectx.importers import builder
@@ -136,3 +137,37 @@ def test_chunked_counting_is_exact_on_ordinary_text() -> None:
     text = Path(__file__).read_text() * 3
     exact = len(tokens.get_encoder(None).encode(text, disallowed_special=()))
     assert tokens.count_text(text) == exact
+
+
+def test_a_never_ending_stream_ends_at_the_deadline(
+    fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path],
+) -> None:
+    isolated_env["config"].write_text("request_deadline_s = 1.5\n")
+    monkeypatch.chdir(work)
+    fake_model.add({"text": "tick " * 400, "chunk_chars": 5, "chunk_delay_s": 0.05})
+    code, out, err = run_cli(capsys, "run", "-t", "talk", "--name", "slow", "--output-format",
+                             "json")
+    assert code == 1
+    result = json.loads(out)
+    assert "request_deadline_s = 1.5 s" in result["error"]
+    assert "Traceback" not in err
+    # The history stays valid: the partial answer is kept, marked cancelled; resuming works.
+    fake_model.add({"text": "back"})
+    isolated_env["config"].write_text("request_deadline_s = 600\n")
+    code, out, err = run_cli(capsys, "run", "--resume", "slow", "-t", "again")
+    assert code == 0 and "back" in out, err
+
+
+def test_megabytes_of_tool_arguments_end_the_call(
+    fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(work)
+    fake_model.add({"tool_calls": [{"name": "text_editor", "arguments": {
+        "command": "write", "path": "big.txt", "file_text": "z" * 5_000_000}}],
+        "chunk_chars": 200_000})
+    code, _out, err = run_cli(capsys, "run", "--mode", "auto", "-t", "write")
+    assert code == 1
+    assert "more than 4,194,304 characters of tool-call arguments" in err
+    assert not (work / "big.txt").exists()

@@ -20,6 +20,7 @@ import os
 import queue
 import re
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any, Literal
@@ -55,6 +56,8 @@ RETRY_BASE_DELAY_ENV = "GOOSECTX_RETRY_BASE_DELAY_S"
 REQUEST_TIMEOUT_ENV = "GOOSECTX_REQUEST_TIMEOUT_S"
 """Per-read timeout of a model call in seconds (default 600)."""
 _POLL_S = 0.05
+MAX_TOOL_ARGUMENT_CHARS = 4 * 1024 * 1024
+"""Streamed tool-call arguments of one model call, characters; past it the call is stopped."""
 
 CONTEXT_ERROR_PATTERNS = (
     "maximum context length", "context length", "context_length_exceeded", "too many tokens",
@@ -301,13 +304,22 @@ class LiteLLMProvider:
         assembler = StreamAssembler()
         finished = False
         usage_reported = True
+        deadline = time.monotonic() + self.settings.request_deadline_s
+        argument_chars = 0
         try:
             while not cancel.is_set():
+                if time.monotonic() > deadline:
+                    raise self._overrun(f"did not finish within request_deadline_s = "
+                                        f"{self.settings.request_deadline_s:g} s")
                 try:
                     kind, value = inbox.get(timeout=_POLL_S)
                 except queue.Empty:
                     continue
                 if kind == "chunk":
+                    argument_chars += _tool_argument_chars(value)
+                    if argument_chars > MAX_TOOL_ARGUMENT_CHARS:
+                        raise self._overrun(f"streamed more than {MAX_TOOL_ARGUMENT_CHARS:,} "
+                                            "characters of tool-call arguments")
                     yield from assembler.add(value)
                 elif kind == "error":
                     raise value
@@ -324,6 +336,11 @@ class LiteLLMProvider:
                           usage.cache_read_tokens, usage.cache_write_tokens, self._cost(usage))
         reason = assembler.finish_reason if finished else "cancelled"
         yield ProviderResponse(message, usage, self.model, reason)
+
+    def _overrun(self, what: str) -> ProviderError:
+        """The error ending a call that ran past a bound (the streamed text is kept)."""
+        return ProviderError(f"the call to {self.model} {what}, so it was stopped",
+                             "try again, or raise request_deadline_s in the config")
 
     def _pump(self, kwargs: dict[str, Any], inbox: queue.SimpleQueue[tuple[str, Any]],
               stop: threading.Event, cancel: threading.Event) -> None:
@@ -473,6 +490,19 @@ def _tool_choice_param(choice: str) -> str | dict[str, Any]:
     if choice in ("auto", "required", "none"):
         return choice
     return {"type": "function", "function": {"name": choice}}
+
+
+def _tool_argument_chars(chunk: Any) -> int:
+    """Characters of tool-call arguments in one stream chunk."""
+    total = 0
+    for choice in getattr(chunk, "choices", None) or ():
+        delta = getattr(choice, "delta", None)
+        for call in getattr(delta, "tool_calls", None) or ():
+            function = getattr(call, "function", None)
+            arguments = getattr(function, "arguments", None)
+            if isinstance(arguments, str):
+                total += len(arguments)
+    return total
 
 
 def _stream_was_empty(response: Any) -> bool:
