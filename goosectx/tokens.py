@@ -93,9 +93,9 @@ base64 blob, 100,000 × "a") is quadratic, pieces keep counting linear."""
 def token_len(encoder: _Encoder, text: str) -> int:
     """Tokens in ``text``, encoded in pieces of at most :data:`CHUNK_CHARS` characters.
 
-    A piece ends just before a space or newline where there is one in its second half (the
-    tokenizer starts a new token there anyway, so ordinary text counts exactly); a run with
-    none is cut hard (off by at most a token per piece).
+    A piece ends where the tokenizer starts a new word anyway (:func:`_piece_end`), so
+    ordinary text counts exactly; a run with no such place is cut hard (off by at most a
+    token per piece).
     """
     if len(text) <= CHUNK_CHARS:
         return len(encoder.encode(text, disallowed_special=()))
@@ -103,13 +103,30 @@ def token_len(encoder: _Encoder, text: str) -> int:
     while start < end_of_text:
         end = min(end_of_text, start + CHUNK_CHARS)
         if end < end_of_text:
-            cut = max(text.rfind(" ", start + CHUNK_CHARS // 2, end),
-                      text.rfind("\n", start + CHUNK_CHARS // 2, end))
-            if cut > start:
-                end = cut
+            end = _piece_end(text, start + CHUNK_CHARS // 2, end)
         total += len(encoder.encode(text[start:end], disallowed_special=()))
         start = end
     return total
+
+
+def _piece_end(text: str, low: int, high: int) -> int:
+    """Where to end a piece in ``text[low:high]``: where the tokenizer starts a word anyway.
+
+    After a newline followed by a non-space, else before a space between a non-space and a
+    letter; ``high`` (a hard cut) when the window has neither.
+    """
+    for separator in ("\n", " "):
+        at = high
+        for _ in range(64):
+            at = text.rfind(separator, low, at)
+            if at <= low:
+                break
+            after = text[at + 1]
+            if separator == "\n" and not after.isspace():
+                return at + 1
+            if separator == " " and after.isalpha() and not text[at - 1].isspace():
+                return at
+    return high
 
 
 def count_text(text: str, model: str | None = None) -> int:

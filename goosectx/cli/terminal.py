@@ -127,7 +127,7 @@ class ReplIO:
 
     def _write_own(self, text: str) -> None:
         """Write a line of goosectx's own approval question: marked, the rest made safe."""
-        self.console.file.write(f"{APPROVAL_MARKER} {terminal_safe(text)}")
+        self.console.file.write(APPROVAL_MARKER + " " + terminal_safe(text))
         self.console.file.flush()
 
     def _write(self, text: str) -> None:
