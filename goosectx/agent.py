@@ -336,7 +336,8 @@ class Agent:
         verdict = decide(ApprovalContext(
             mode=self.mode, tool_name=request.name, read_only=read_only,
             working_dir=self.session.working_dir, arguments=arguments or {},
-            rules=self.rules, always_allowed=frozenset(self.always_allowed)))
+            rules=self.rules, always_allowed=frozenset(self.always_allowed),
+            data_dir=self.settings.data_dir))
         log.debug("approval of %s: %s (%s)", request.name, verdict.action, verdict.reason)
         return verdict
 

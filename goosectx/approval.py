@@ -24,6 +24,7 @@ from typing import Any, Literal, TypeAlias
 
 from goosectx.config import ApprovalMode
 from goosectx.conversation import ToolRequest
+from goosectx.sensitive import is_sensitive, outside, read_paths
 
 ApprovalDecision = Literal["allow_once", "always_allow", "deny", "cancel"]
 """The user's answer to an ``ask`` verdict."""
@@ -71,6 +72,7 @@ class ApprovalContext:
         arguments: The call's parsed arguments (empty when they could not be parsed).
         rules: The permission rules (unused until the permission-rules clause lands).
         always_allowed: Tools the user answered "always allow" for in this session.
+        data_dir: goosectx's data dir; a read of anything in it counts as sensitive.
     """
 
     mode: ApprovalMode
@@ -80,6 +82,7 @@ class ApprovalContext:
     arguments: Mapping[str, Any] = field(default_factory=dict)
     rules: PermissionRules = field(default_factory=PermissionRules)
     always_allowed: frozenset[str] = frozenset()
+    data_dir: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +108,20 @@ Clause: TypeAlias = Callable[[ApprovalContext], "ApprovalVerdict | None"]
 def _chat_mode(ctx: ApprovalContext) -> ApprovalVerdict | None:
     if ctx.mode == "chat":
         return ApprovalVerdict("deny", "chat mode: no tool runs", CHAT_MODE_TEXT)
+    return None
+
+
+def _read_scope(ctx: ApprovalContext) -> ApprovalVerdict | None:
+    if ctx.mode != "smart_approve":
+        return None
+    paths = read_paths(ctx.tool_name, ctx.arguments, ctx.working_dir)
+    if not paths:
+        return None
+    for path in paths:
+        if is_sensitive(path, data_dir=ctx.data_dir):
+            return ApprovalVerdict("ask", f"smart_approve: {path} is a sensitive file")
+        if outside(path, ctx.working_dir) and ctx.tool_name not in ctx.always_allowed:
+            return ApprovalVerdict("ask", f"smart_approve: {path} is outside the working dir")
     return None
 
 
@@ -139,15 +156,17 @@ CLAUSES: tuple[Clause, ...] = (
     # user's config and the command line, never from the project dir): a matching deny
     # denies, ask asks, allow runs — ahead of the session answers and the mode. An allow rule
     # never overrides the sensitive-file list unless it names the path.
+    # Read scoping (goosectx/sensitive.py): in smart_approve, a text_editor ``view`` or ``tree``
+    # of a sensitive file (.ssh, .aws, .gnupg, .env*, *.pem, id_*, the goosectx data dir, ...)
+    # always asks, even after an "always allow" answer; one outside the working dir (resolved,
+    # symlinks followed) asks unless the user answered "always allow" for the tool.
+    _read_scope,
     # The user's "always allow" answers for this session.
     _session_always_allowed,
     # The plain modes.
     _auto_mode,
     _approve_mode,
-    # (later) Read scoping goes here: in smart_approve, a text_editor ``view`` or ``tree`` outside
-    # the working dir (resolved, symlinks followed) or on the sensitive list (.ssh, .aws,
-    # .gnupg, .env*, *.pem, id_*, the goosectx data dir) asks instead of running.
-    # (later) Extension annotations go here too: an extension tool's read-only annotation counts
+    # (later) Extension annotations go here: an extension tool's read-only annotation counts
     # only for a server marked ``trusted = true``; for any other server the call asks.
     # smart_approve runs what the tool says is read-only.
     _smart_read_only,

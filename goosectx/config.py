@@ -30,7 +30,8 @@ _MODEL_KEYS = {"context_limit", "manages_own_context", "api_base", "api_key_env"
                "max_output_tokens", "tool_choice"}
 _TOP_KEYS = {"model", "compaction_model", "mode", "auto_compact_threshold", "context_limit",
              "max_turns", "tool_pair_summarization", "tool_call_cutoff", "data_dir",
-             "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models"}
+             "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models",
+             "request_deadline_s"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +78,8 @@ class Settings:
         allow_secret_env: Secret-looking variable names the shell tool may still see.
         shell_timeout_s: Default timeout of one shell command, seconds.
         tool_output_max_chars: Cap on the tool output kept and sent to the model, characters.
+        request_deadline_s: Overall deadline of one model call (connect to last chunk),
+            seconds; past it the call ends with an error.
         models: Per-model tables.
         config_path: The config file read, or ``None``.
         sources: Where each value came from, e.g. ``{"model": "env GOOSE_MODEL"}``.
@@ -94,6 +97,7 @@ class Settings:
     allow_secret_env: tuple[str, ...] = ()
     shell_timeout_s: float = 120.0
     tool_output_max_chars: int = 40_000
+    request_deadline_s: float = 600.0
     models: dict[str, ModelConfig] = field(default_factory=dict)
     config_path: Path | None = None
     sources: dict[str, str] = field(default_factory=dict)
@@ -240,6 +244,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(
             f"config file {path} is a directory", "point --config at a file"
         ) from None
+    except RecursionError:
+        raise ConfigError(
+            f"config file {path} nests arrays or tables too deeply to read",
+            "fix the file, or move it aside",
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
 
@@ -301,6 +310,7 @@ _FILE: dict[str, tuple[str, Any]] = {
     "data_dir": ("data_dir", lambda k, v: Path(_parse_str(k, v)).expanduser()),
     "shell_timeout_s": ("shell_timeout_s", parse_positive_float),
     "tool_output_max_chars": ("tool_output_max_chars", parse_positive_int),
+    "request_deadline_s": ("request_deadline_s", parse_positive_float),
 }
 
 

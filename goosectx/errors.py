@@ -70,7 +70,9 @@ class CompactionFailed(GoosectxError):
 
 
 class ImportFormatError(GoosectxError):
-    """A transcript file cannot be imported (unknown format or broken record)."""
+    """A transcript file cannot be imported (unknown format or broken record): exit 2."""
+
+    exit_code = 2
 
 
 class ProviderError(GoosectxError):

@@ -5,35 +5,20 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
-import re
 from pathlib import Path
 
-SECRET_NAME = re.compile(r"(_API_KEY|_TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
+from goosectx.redaction import Redactor, secret_values
+
 LOGGER_NAME = "goosectx"
-
-
-def secret_values(environ: dict[str, str] | None = None) -> list[str]:
-    """Values of secret-looking environment variables (8+ characters), longest first."""
-    env = os.environ if environ is None else environ
-    values = {v for k, v in env.items() if SECRET_NAME.search(k) and len(v) >= 8}
-    return sorted(values, key=len, reverse=True)
-
-
-def redact(text: str, secrets: list[str]) -> str:
-    """Replace each secret value in ``text`` with ``[REDACTED]``."""
-    for value in secrets:
-        if value in text:
-            text = text.replace(value, "[REDACTED]")
-    return text
 
 
 class _RedactingFilter(logging.Filter):
     def __init__(self) -> None:
         super().__init__()
-        self._secrets = secret_values()
+        self._redact = Redactor(secret_values())
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = redact(record.getMessage(), self._secrets)
+        message = self._redact(record.getMessage())
         record.msg, record.args = message, None
         return True
 
@@ -42,7 +27,7 @@ def setup_debug_log(path: Path) -> Path:
     """Send goosectx's (and litellm's) debug records to ``path``, rotated at 5 MB × 3.
 
     The file is created 0600 and every record passes through a filter that redacts the
-    values of secret-looking environment variables.
+    values of secret-looking environment variables (:mod:`goosectx.redaction`).
     """
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     if not path.exists():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -10,6 +11,15 @@ from typing import Any
 
 from goosectx.conversation import Conversation
 from goosectx.usage import UsageLedger
+
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+"""What a session id may be: it becomes a file name (``locks/<id>.lock``), so no ``/``, no
+``..``, no dot at all, at most 64 characters. Names never become paths and stay free text."""
+
+
+def valid_session_id(value: object) -> bool:
+    """True when ``value`` is a string matching :data:`SESSION_ID` as a whole."""
+    return isinstance(value, str) and SESSION_ID.fullmatch(value) is not None
 
 
 def new_session_id(now: datetime | None = None) -> str:

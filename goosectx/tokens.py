@@ -86,11 +86,55 @@ def get_encoder(model: str | None = None) -> _Encoder:
     return _CharEstimate()
 
 
+CHUNK_CHARS = 4096
+"""Texts longer than this are counted in pieces: BPE on one long run without a space (a
+base64 blob, 100,000 × "a") is quadratic, pieces keep counting linear."""
+
+
+def token_len(encoder: _Encoder, text: str) -> int:
+    """Tokens in ``text``, encoded in pieces of at most :data:`CHUNK_CHARS` characters.
+
+    A piece ends where the tokenizer starts a new word anyway (:func:`_piece_end`), so
+    ordinary text counts exactly; a run with no such place is cut hard (off by at most a
+    token per piece).
+    """
+    if len(text) <= CHUNK_CHARS:
+        return len(encoder.encode(text, disallowed_special=()))
+    total, start, end_of_text = 0, 0, len(text)
+    while start < end_of_text:
+        end = min(end_of_text, start + CHUNK_CHARS)
+        if end < end_of_text:
+            end = _piece_end(text, start + CHUNK_CHARS // 2, end)
+        total += len(encoder.encode(text[start:end], disallowed_special=()))
+        start = end
+    return total
+
+
+def _piece_end(text: str, low: int, high: int) -> int:
+    """Where to end a piece in ``text[low:high]``: where the tokenizer starts a word anyway.
+
+    After a newline followed by a non-space, else before a space between a non-space and a
+    letter; ``high`` (a hard cut) when the window has neither.
+    """
+    for separator in ("\n", " "):
+        at = high
+        for _ in range(64):
+            at = text.rfind(separator, low, at)
+            if at <= low:
+                break
+            after = text[at + 1]
+            if separator == "\n" and not after.isspace():
+                return at + 1
+            if separator == " " and after.isalpha() and not text[at - 1].isspace():
+                return at
+    return high
+
+
 def count_text(text: str, model: str | None = None) -> int:
-    """Tokens in ``text`` (special tokens counted as text)."""
+    """Tokens in ``text`` (special tokens counted as text); linear in its length."""
     if not text:
         return 0
-    return len(get_encoder(model).encode(text, disallowed_special=()))
+    return token_len(get_encoder(model), text)
 
 
 def message_text_for_count(message: Message) -> str:
@@ -194,7 +238,7 @@ class TokenCounter:
         """Tokens in ``text``."""
         if not text:
             return 0
-        return len(self._encoder.encode(text, disallowed_special=()))
+        return token_len(self._encoder, text)
 
     def count_cached_text(self, text: str) -> int:
         """Tokens in ``text``, memoised by the text itself (for system prompts, schemas)."""

@@ -183,7 +183,7 @@ def test_secret_env_is_dropped_and_its_value_redacted(
     monkeypatch.setenv("FOO_API_KEY", SECRET)
     monkeypatch.setenv("PLAIN_VALUE", "visible")
     ctx = make_tool_context(settings, workdir)
-    result = run(ctx, f"env; echo literal={SECRET}")
+    result = run(ctx, f"env | grep -E '^(FOO_API_KEY|PLAIN_VALUE)='; echo literal={SECRET}")
     assert "FOO_API_KEY" not in result.output
     assert "PLAIN_VALUE=visible" in result.output
     assert SECRET not in result.output

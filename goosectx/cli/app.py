@@ -338,9 +338,11 @@ def _cli_exception_types() -> tuple[tuple[type[BaseException], ...], ...]:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: user-fixable errors print one line and exit non-zero.
 
-    Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 130 interrupted. As the
-    real process (``argv`` is ``None``), ``run`` and ``compact`` end with ``os._exit`` after
-    flushing their output and the log: their session is saved and the store closed by then.
+    Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 130 interrupted.
+    Run as the console script (``argv`` None), it first makes the process non-dumpable so
+    the processes it starts cannot read its environment (:mod:`goosectx.isolation`), and
+    ``run`` and ``compact`` end with ``os._exit`` after flushing their output and the log:
+    their session is saved and the store closed by then.
     """
     code = _dispatch(argv)
     if argv is None and STATE.exit_at_once:
@@ -352,6 +354,10 @@ def _dispatch(argv: list[str] | None) -> int:
     """Run the command; return its exit code (errors printed as one line)."""
     from goosectx.errors import GoosectxError
 
+    if argv is None:  # the real command (tests call main(args) in-process)
+        from goosectx.isolation import protect_self
+
+        protect_self()
     usage_errors, exits, aborts = _cli_exception_types()
     try:
         code = app(args=argv, standalone_mode=False, prog_name="goosectx")

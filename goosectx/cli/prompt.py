@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Literal
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import Application
@@ -25,7 +26,8 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
 from goosectx.approval import ApprovalDecision
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.approval_view import VIEW_KEY
+from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
 from goosectx.cli.slash import COMMANDS
 from goosectx.cli.toolbar import TOOLBAR_STYLE
 
@@ -36,6 +38,7 @@ PROMPT_STYLE = Style.from_dict({
     **TOOLBAR_STYLE,
     "prompt": "bold #5fafff",
     "continuation": "#5f5f5f",
+    "approval.marker": "bold #ffaf00 reverse",
     "approval.question": "bold #ffaf00",
     "approval.key": "bold #ffffff",
     "approval.text": "#bcbcbc",
@@ -160,29 +163,43 @@ def make_prompt_session(
 
 
 def ask_approval(
-    tool_name: str, *, input: Input | None = None, output: Output | None = None
-) -> ApprovalDecision:
-    """Ask with one key press whether a tool call may run.
+    tool_name: str, *, must_view: bool = False, input: Input | None = None,
+    output: Output | None = None,
+) -> ApprovalDecision | Literal["view"]:
+    """Ask with one key press whether a tool call may run (the call is drawn before this).
 
     Keys: ``y`` allow once, ``a`` always allow, ``n`` deny, ``c`` / Ctrl-C / Esc cancel the
-    turn; Ctrl-D denies.
+    turn; Ctrl-D denies. With ``must_view`` (a long call shown folded), ``v`` returns
+    ``"view"`` and ``y`` / ``a`` only remind the user to look at the whole call first.
 
     Returns:
-        The decision.
+        The decision, or ``"view"``.
     """
     keys = KeyBindings()
+    hint: list[tuple[str, str]] = []
     for key, decision, _label in APPROVAL_KEYS:
+        allows = decision in ("allow_once", "always_allow")
         for variant in {key, key.upper()}:
-            keys.add(variant)(lambda event, d=decision: event.app.exit(result=d))
+            if must_view and allows:
+                keys.add(variant)(lambda event: _remind(event, hint))
+            else:
+                keys.add(variant)(lambda event, d=decision: event.app.exit(result=d))
+    if must_view:
+        for variant in (VIEW_KEY, VIEW_KEY.upper()):
+            keys.add(variant)(lambda event: event.app.exit(result="view"))
     keys.add("c-c")(lambda event: event.app.exit(result="cancel"))
     keys.add("escape", eager=True)(lambda event: event.app.exit(result="cancel"))
     keys.add("c-d")(lambda event: event.app.exit(result="deny"))
-    question = f"Run {terminal_safe(tool_name)}? "
-    fragments: list[tuple[str, str]] = [("class:approval.question", question)]
+    fragments: list[tuple[str, str]] = [
+        ("class:approval.marker", f"{APPROVAL_MARKER} "),
+        ("class:approval.question", f"Run {terminal_safe(tool_name)}? ")]
+    if must_view:
+        fragments += [("class:approval.key", f"[{VIEW_KEY}]"),
+                      ("class:approval.text", " view the whole call  ")]
     for key, _decision, label in APPROVAL_KEYS:
         fragments += [("class:approval.key", f"[{key}]"), ("class:approval.text", f" {label}  ")]
-    app: Application[ApprovalDecision] = Application(
-        layout=Layout(Window(FormattedTextControl(FormattedText(fragments)),
+    app: Application[ApprovalDecision | Literal["view"]] = Application(
+        layout=Layout(Window(FormattedTextControl(lambda: FormattedText(fragments + hint)),
                              dont_extend_height=True, wrap_lines=True)),
         key_bindings=keys,
         style=PROMPT_STYLE,
@@ -191,6 +208,13 @@ def ask_approval(
         output=output,
     )
     return app.run()
+
+
+def _remind(event: KeyPressEvent, hint: list[tuple[str, str]]) -> None:
+    """``y`` / ``a`` before a long call was viewed whole: say so, do not approve."""
+    hint[:] = [("class:approval.question",
+                f"\n{APPROVAL_MARKER} press {VIEW_KEY} to see the whole call first")]
+    event.app.invalidate()
 
 
 def parse_approval_answer(answer: str) -> ApprovalDecision | None:

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalDecision, ApprovalFn
 from goosectx.cli import reports, slash
+from goosectx.cli.approval_view import ApprovalQuestion, approval_question
 from goosectx.cli.common import session_is_kept
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.folding import plural
@@ -340,28 +341,44 @@ class Repl:
                                 "the session is saved; please report this with the traceback")
 
     def _ask(self, request: ToolRequest, cancel: threading.Event) -> ApprovalDecision:
-        """Ask whether a tool call may run (one key on a terminal, a line in plain mode)."""
-        decision: ApprovalDecision
-        if self._prompt is not None:
-            if self.io.is_real_terminal:
-                drop_typeahead()
-            try:
-                decision = ask_approval(request.name, input=self.io.input, output=self.io.output)
-            except (KeyboardInterrupt, EOFError):
-                decision = "cancel"
-        else:
-            self.driver.asking = True
-            try:
-                decision = self.io.ask_plain_approval(request.name)
-            except KeyboardInterrupt:
-                decision = "cancel"
-            finally:
-                self.driver.asking = False
+        """Ask whether a tool call may run (one key on a terminal, a line in plain mode).
+
+        The model's text is finished first; the call is drawn whole (folded when long, until
+        ``v``) as goosectx's own marked question (``cli/approval_view.py``).
+        """
+        question = approval_question(request, self.io.console.width)
+        viewed = False
+        self.renderer.approval(question, whole=False)
+        while True:
+            answer = self._answer(question, must_view=question.long and not viewed)
+            if answer != "view":
+                decision: ApprovalDecision = answer
+                break
+            viewed = True
+            self.renderer.approval(question, whole=True)
         label = {key: text for _k, key, text in APPROVAL_KEYS}[decision]
         self.renderer.notice(f"{request.name}: {label}",
                              style="green" if decision in ("allow_once", "always_allow")
                              else "yellow")
         return decision
+
+    def _answer(self, question: ApprovalQuestion, *, must_view: bool
+                ) -> ApprovalDecision | Literal["view"]:
+        if self._prompt is not None:
+            if self.io.is_real_terminal:
+                drop_typeahead()
+            try:
+                return ask_approval(question.tool, must_view=must_view, input=self.io.input,
+                                    output=self.io.output)
+            except (KeyboardInterrupt, EOFError):
+                return "cancel"
+        self.driver.asking = True
+        try:
+            return self.io.ask_plain_approval(question.tool, must_view=must_view)
+        except KeyboardInterrupt:
+            return "cancel"
+        finally:
+            self.driver.asking = False
 
     # -- slash commands ------------------------------------------------------------------
     def command(self, command: slash.SlashCommand) -> None:

@@ -17,6 +17,7 @@ Exit codes: 0 done, 1 error, 3 stopped at ``--max-turns`` / ``GOOSE_MAX_TURNS``,
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -24,9 +25,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from goosectx.approval import ApprovalDecision
+from goosectx.cli.approval_view import VIEW_KEY, approval_question, plain_question
 from goosectx.cli.common import OpenSession, open_session
 from goosectx.cli.folding import plural
-from goosectx.cli.sanitize import SafeStream, json_safe, terminal_safe
+from goosectx.cli.sanitize import APPROVAL_MARKER, SafeStream, json_safe, terminal_safe
 from goosectx.config import Settings, parse_mode
 from goosectx.conversation import Message, ToolRequest
 from goosectx.errors import GoosectxError, UsageError
@@ -100,13 +102,29 @@ class _Approver:
                     "without asking\n"))
                 self.stderr.flush()
             return "deny"
-        args = request.arguments_json()
-        self.stderr.write(f"\nallow {terminal_safe(request.name)} {terminal_safe(args[:500])}?\n"
-                          "[y] once  [a] always (this tool)  [n] deny  [c] cancel the task: ")
+        question = approval_question(request, shutil.get_terminal_size().columns)
+        self._draw(plain_question(question, whole=False))
+        viewed = not question.long
+        while True:
+            keys = "[y] once  [a] always (this tool)  [n] deny  [c] cancel the task"
+            if not viewed:
+                keys = f"[{VIEW_KEY}] view the whole call  {keys}"
+            self._draw([f"{APPROVAL_MARKER} {keys}: "], end="")
+            answer = self.stdin.readline().strip().lower()
+            if answer == VIEW_KEY and not viewed:
+                viewed = True
+                self._draw(plain_question(question, whole=True))
+                continue
+            if answer in ("y", "yes", "a") and not viewed:
+                self._draw([f"{APPROVAL_MARKER} press {VIEW_KEY} to see the whole call first"])
+                continue
+            return {"y": "allow_once", "yes": "allow_once", "a": "always_allow",
+                    "c": "cancel"}.get(answer, "deny")  # type: ignore[return-value]
+
+    def _draw(self, lines: list[str], end: str = "\n") -> None:
+        """Write lines of goosectx's own question (their outside parts are already safe)."""
+        self.stderr.write("\n".join(lines) + end)
         self.stderr.flush()
-        answer = self.stdin.readline().strip().lower()
-        return {"y": "allow_once", "yes": "allow_once", "a": "always_allow",
-                "c": "cancel"}.get(answer, "deny")  # type: ignore[return-value]
 
 
 class _TextOutput:

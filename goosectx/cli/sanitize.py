@@ -23,6 +23,8 @@ that something was there and nothing is executed:
   U+180E, U+206A–U+206F, U+FFF9–U+FFFB, the tag characters U+E0000–U+E007F) become
   ``<U+202E>``-style stand-ins.
 * Lone surrogates (which no terminal encoding can write) become U+FFFD.
+* :data:`APPROVAL_MARKER` (``⚑``, U+2691) becomes ``<U+2691>``: only goosectx's own approval
+  question shows it (``cli/approval_view.py``), so outside text cannot imitate that question.
 
 It runs in linear time (one scan, no backtracking) and is idempotent.
 
@@ -50,16 +52,24 @@ from typing import IO, Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
+from rich.style import Style
 
 __all__ = [
-    "SafeConsole", "SafeStream", "json_safe", "safe_console", "strip_csi", "terminal_safe",
+    "APPROVAL_MARKER", "OWN_STYLE", "SafeConsole", "SafeStream", "json_safe", "safe_console",
+    "strip_csi", "terminal_safe",
 ]
+
+APPROVAL_MARKER = "\u2691"
+"""``⚑``: starts every line of goosectx's approval question; never shown from outside text."""
+OWN_STYLE = Style(bold=True, color="yellow", meta={"goosectx": "own"})
+"""The style of goosectx's own marker; :class:`SafeConsole` passes such segments unchanged
+(outside text never gets a style: it is never interpolated into markup)."""
 
 _INVISIBLE = (
     "\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
     "\U000e0000-\U000e007f"
 )
-_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff{APPROVAL_MARKER}]")
 """One character that must not reach a terminal as it is (newline and tab may)."""
 _CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 """A complete 7-bit CSI sequence (colours, cursor moves): tool output may have it removed.
@@ -79,7 +89,8 @@ def _stand_in(code: int) -> str:
 def _unsafe_codes() -> list[int]:
     ranges = [(0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0x061C, 0x061C), (0x180E, 0x180E),
               (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
-              (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0xE0000, 0xE007F), (0xD800, 0xDFFF)]
+              (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0xE0000, 0xE007F), (0xD800, 0xDFFF),
+              (ord(APPROVAL_MARKER), ord(APPROVAL_MARKER))]
     return [code for low, high in ranges for code in range(low, high + 1)]
 
 
@@ -179,8 +190,16 @@ class SafeConsole(Console):
             text = segment.text
             if segment.control or (_UNSAFE.search(text) is None and "\r\n" not in text):
                 yield segment
+            elif _own(segment.style):  # goosectx's own marker: kept, everything else safe
+                yield Segment(APPROVAL_MARKER.join(terminal_safe(piece)
+                                                   for piece in text.split(APPROVAL_MARKER)),
+                              segment.style, None)
             else:
                 yield Segment(terminal_safe(text), segment.style, None)
+
+
+def _own(style: Style | None) -> bool:
+    return style is not None and style.meta.get("goosectx") == "own"
 
 
 def safe_console(*, file: IO[str] | None = None, **options: Any) -> SafeConsole:

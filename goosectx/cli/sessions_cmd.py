@@ -218,6 +218,7 @@ def import_sessions(
     from goosectx.conversation import Conversation, new_message_id
     from goosectx.errors import SessionNameTaken
     from goosectx.importers import load_sessions
+    from goosectx.session import new_session_id, valid_session_id
 
     if fmt == "auto" and path.is_file():
         from goosectx.importers.detect import detect_format
@@ -242,11 +243,17 @@ def import_sessions(
     try:
         existing = store.list_sessions()
         taken = {r.name for r in existing if r.name}
+        renamed: dict[int, str] = {}
         for session in sessions:
             if session.name in taken:
                 raise SessionNameTaken(f"a session named {session.name!r} already exists",
                                        "pick another --name")
-            if session.id in {r.id for r in existing}:
+            if not valid_session_id(session.id):
+                # An id becomes a file name (the session lock): one that could leave the
+                # data dir ("../../x/poetry") is replaced, and the user is told.
+                renamed[id(session)] = session.id
+                session.id = new_session_id(session.created)
+            if session.id in {r.id for r in existing} or id(session) in renamed:
                 # A goosectx export of a session still in this store: its message ids are
                 # taken too, so the copy gets fresh ones (everything else stays as it was).
                 session.conversation = Conversation(
@@ -269,4 +276,6 @@ def import_sessions(
         print(terminal_safe(
             f"imported {session.id}" + (f" ({session.name})" if session.name else "")
             + f": {plural(len(conversation), 'message')}, {plural(calls, 'tool call')}"
-            + f" from {source}" + (f" session {origin}" if origin else "")))
+            + f" from {source}" + (f" session {origin}" if origin else "")
+            + (f"; its id {renamed[id(session)]!r} is not a valid session id, so it got "
+               "a new one" if id(session) in renamed else "")))

@@ -19,6 +19,7 @@ from rich.panel import Panel
 from rich.status import Status
 from rich.text import Text
 
+from goosectx.cli.approval_view import ApprovalQuestion, rich_question
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.stream import AssistantStream
 
@@ -140,6 +141,15 @@ class Surface:
         """Print any renderable (tables of ``/usage`` and ``/context``)."""
         self.settle()
         self.console.print(renderable)
+
+    def approval(self, question: ApprovalQuestion, *, whole: bool) -> None:
+        """Draw goosectx's own approval question (``cli/approval_view.py``).
+
+        The streamed answer is finished first; every line is marked; the call is shown
+        whole unless it is long and ``whole`` is False.
+        """
+        self.settle()
+        self.console.print(rich_question(question, whole=whole), soft_wrap=self.plain)
 
     def _plain(self, line: str) -> None:
         """One plain-look line: outside text in it is made terminal-safe, never markup."""

@@ -11,15 +11,16 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from rich.console import Console
 
 from goosectx.approval import ApprovalDecision
+from goosectx.cli.approval_view import VIEW_KEY
 from goosectx.cli.prompt import APPROVAL_KEYS, parse_approval_answer
-from goosectx.cli.sanitize import safe_console, terminal_safe
+from goosectx.cli.sanitize import APPROVAL_MARKER, safe_console, terminal_safe
 
 PLAIN_APPROVAL_ATTEMPTS = 3
 """Unrecognised answers to an approval question before it counts as "deny"."""
@@ -90,27 +91,44 @@ class ReplIO:
             break
         return "\n".join(lines)
 
-    def ask_plain_approval(self, tool_name: str) -> ApprovalDecision:
-        """Ask on plain stdin whether a tool call may run.
+    def ask_plain_approval(self, tool_name: str, *, must_view: bool = False
+                           ) -> ApprovalDecision | Literal["view"]:
+        """Ask on plain stdin whether a tool call may run (the call is drawn before this).
+
+        With ``must_view`` (a long call shown folded) ``v`` returns ``"view"``, and ``y`` /
+        ``a`` only say to look at the whole call first.
 
         Returns:
-            The decision; ``cancel`` at the end of input (nothing waits on a closed stdin),
-            ``deny`` after :data:`PLAIN_APPROVAL_ATTEMPTS` answers that mean nothing.
+            The decision or ``"view"``; ``cancel`` at the end of input (nothing waits on a
+            closed stdin), ``deny`` after :data:`PLAIN_APPROVAL_ATTEMPTS` answers that mean
+            nothing.
         """
         stdin = self.stdin or sys.stdin
         choices = " ".join(f"[{key}] {text}" for key, _decision, text in APPROVAL_KEYS)
+        if must_view:
+            choices = f"[{VIEW_KEY}] view the whole call {choices}"
         for _attempt in range(PLAIN_APPROVAL_ATTEMPTS):
-            self._write(f"Run {tool_name}? {choices}: ")
+            self._write_own(f"Run {terminal_safe(tool_name)}? {choices}: ")
             raw = stdin.readline()
             if not raw:
                 self._write("\n")
                 return "cancel"
             if self.echo:
                 self._write(raw if raw.endswith("\n") else raw + "\n")
+            if must_view and raw.strip().lower() == VIEW_KEY:
+                return "view"
             decision = parse_approval_answer(raw)
+            if must_view and decision in ("allow_once", "always_allow"):
+                self._write_own(f"press {VIEW_KEY} to see the whole call first\n")
+                continue
             if decision is not None:
                 return decision
         return "deny"
+
+    def _write_own(self, text: str) -> None:
+        """Write a line of goosectx's own approval question: marked, the rest made safe."""
+        self.console.file.write(APPROVAL_MARKER + " " + terminal_safe(text))
+        self.console.file.flush()
 
     def _write(self, text: str) -> None:
         """Write past rich (plain prompts and echoes); outside text in it is made safe."""

@@ -56,7 +56,9 @@ def load_sessions(
         fresh id, no name, and ``metadata["source"]`` naming the format.
 
     Raises:
-        ImportFormatError: unknown format, undetectable file, or a broken line/record (named).
+        ImportFormatError: unknown format, undetectable file, a broken line/record (named),
+            a field of the wrong type, a file or line over its size limit, or JSON nested
+            deeper than :data:`goosectx.importers.builder.MAX_NESTING`.
     """
     if not path.is_file():
         raise ImportFormatError(f"{path} is not a file", "give the path of a transcript file")
@@ -68,7 +70,16 @@ def load_sessions(
         raise ImportFormatError(f"--session applies to goose sessions.db files, not {fmt}",
                                 "drop --session")
     loader = _loader(fmt)
-    return loader(path, working_dir or Path.cwd(), source_session)
+    try:
+        return loader(path, working_dir or Path.cwd(), source_session)
+    except RecursionError:
+        raise ImportFormatError(f"{path.name}: nested too deeply to import",
+                                "check the file") from None
+    except (TypeError, ValueError, OverflowError, AttributeError, KeyError) as exc:
+        # A field of an unexpected type or size in the file: bad input, one line, exit 2.
+        raise ImportFormatError(
+            f"{path.name}: unexpected {fmt} content ({type(exc).__name__}: {str(exc)[:160]})",
+            "check the file, or name its format with --format") from None
 
 
 def _loader(fmt: str) -> Callable[[Path, Path, str | None], list[Session]]:

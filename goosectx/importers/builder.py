@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from goosectx.conversation import (
     MessageMetadata,
     Part,
     TextContent,
+    ThinkingContent,
     ToolRequest,
     ToolResponse,
 )
@@ -38,6 +40,14 @@ from goosectx.session import Session, new_session_id
 from goosectx.usage import UsageLedger
 
 FORMAT_HINT = "check the file, or name its format with --format (see goosectx sessions import -h)"
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+"""Largest file read whole (JSON documents, text transcripts); JSON-lines files are streamed."""
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""Longest line of a JSON-lines file."""
+MAX_MESSAGE_CHARS = 1_000_000
+"""Longest text kept per part of an imported message; the middle of a longer one is elided."""
+MAX_NESTING = 100
+"""Deepest JSON nesting accepted (arrays and objects)."""
 
 
 def format_error(path: Path, where: str, problem: str) -> ImportFormatError:
@@ -46,47 +56,114 @@ def format_error(path: Path, where: str, problem: str) -> ImportFormatError:
     return ImportFormatError(location + problem, FORMAT_HINT)
 
 
+def _size_limit_error(path: Path, size: int, limit: int, what: str) -> ImportFormatError:
+    return ImportFormatError(
+        f"{path.name}: {what} is {size / 2**20:,.1f} MB; goosectx imports up to "
+        f"{limit // 2**20} MB", "split the transcript, or cut the oversized part out")
+
+
 def read_text(path: Path) -> str:
-    """The file as UTF-8 text (undecodable bytes replaced).
+    """The file as UTF-8 text (undecodable bytes replaced), at most :data:`MAX_DOCUMENT_BYTES`.
 
     Raises:
-        ImportFormatError: the file cannot be read.
+        ImportFormatError: the file cannot be read, or is too large to read whole.
     """
     try:
+        size = path.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise _size_limit_error(path, size, MAX_DOCUMENT_BYTES, "the file")
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
 
 
-def read_json(path: Path) -> Any:
-    """The file parsed as one JSON document.
+def _nesting(value: Any) -> int:
+    """How deep ``value`` nests lists and dicts (iteratively: no recursion limit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_NESTING:
+                children = item.values() if isinstance(item, dict) else item
+                stack.extend((child, depth + 1) for child in children
+                             if isinstance(child, dict | list))
+    return deepest
+
+
+def loads(path: Path, where: str, text: str | bytes) -> Any:
+    """``text`` parsed as JSON, nested at most :data:`MAX_NESTING` deep.
 
     Raises:
-        ImportFormatError: not JSON (names the line and column).
+        ImportFormatError: not JSON, nested too deeply, or a number too large (``where``
+            names the line).
     """
+    too_deep = format_error(path, where, f"JSON nested more than {MAX_NESTING} levels deep")
     try:
-        return json.loads(read_text(path))
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise format_error(path, f"line {exc.lineno} column {exc.colno}",
-                           f"not valid JSON ({exc.msg})") from None
+        at = where or f"line {exc.lineno} column {exc.colno}"
+        raise format_error(path, at, f"not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise too_deep from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise format_error(path, where, f"not usable JSON ({str(exc)[:120]})") from None
+    if _nesting(value) > MAX_NESTING:
+        raise too_deep
+    return value
+
+
+def read_json(path: Path) -> Any:
+    """The file parsed as one JSON document (see :func:`loads`).
+
+    Raises:
+        ImportFormatError: too large, not JSON (names the line and column), nested too deeply.
+    """
+    return loads(path, "", read_text(path))
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, record)`` for every non-blank line of a JSON-lines file.
 
+    The file is streamed line by line, so memory holds one line (at most
+    :data:`MAX_LINE_BYTES`) at a time.
+
     Raises:
-        ImportFormatError: a line is not a JSON object (names the line).
+        ImportFormatError: a line is not a JSON object or too long (names the line).
     """
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise format_error(path, f"line {number}", f"not valid JSON ({exc.msg})") from None
-        if not isinstance(record, dict):
-            raise format_error(path, f"line {number}", "expected a JSON object")
-        yield number, record
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
+    with fh:
+        for number, line in enumerate(iter(lambda: fh.readline(MAX_LINE_BYTES + 1), b""),
+                                      start=1):
+            if len(line) > MAX_LINE_BYTES:
+                raise _size_limit_error(path, path.stat().st_size, MAX_LINE_BYTES,
+                                        f"line {number} (in a file that)")
+            if not line.strip():
+                continue
+            record = loads(path, f"line {number}", line.decode("utf-8", "replace"))
+            if not isinstance(record, dict):
+                raise format_error(path, f"line {number}", "expected a JSON object")
+            yield number, record
+
+
+def cap_text(text: str) -> str:
+    """``text``, or its head and tail around a marker when over :data:`MAX_MESSAGE_CHARS`."""
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text
+    keep = MAX_MESSAGE_CHARS // 2
+    cut = len(text) - 2 * keep
+    return f"{text[:keep]}\n[... {cut:,} characters elided on import ...]\n{text[-keep:]}"
+
+
+def _capped(part: Part) -> Part:
+    if isinstance(part, TextContent | ThinkingContent) and len(part.text) > MAX_MESSAGE_CHARS:
+        return replace(part, text=cap_text(part.text))
+    if isinstance(part, ToolResponse) and len(part.output) > MAX_MESSAGE_CHARS:
+        return replace(part, output=cap_text(part.output))
+    return part
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -193,6 +270,7 @@ class TranscriptBuilder:
         """
         if not parts:
             return None
+        parts = [_capped(part) for part in parts]
         meta = metadata or MessageMetadata()
         extra = dict(meta.extra)
         if source_kind:

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from goosectx.errors import ImportFormatError
-from goosectx.importers.builder import FORMAT_HINT
+from goosectx.importers.builder import FORMAT_HINT, MAX_DOCUMENT_BYTES
 
 _SNIFF_LINES = 40
+_SNIFF_BYTES = 4 * 1024 * 1024
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -26,12 +27,18 @@ def detect_format(path: Path) -> str:
         raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
     if head == _SQLITE_MAGIC:
         return "goose-db"
-    text = path.read_text(encoding="utf-8", errors="replace")
+    whole_file = path.stat().st_size <= MAX_DOCUMENT_BYTES
+    if whole_file:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    else:  # a large file can only be JSON lines: sniff its complete first lines
+        with path.open("rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+        text = head[: head.rfind(b"\n") + 1].decode("utf-8", "replace")
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            whole = json.loads(text)
-        except json.JSONDecodeError:
+            whole = json.loads(text) if whole_file else None
+        except (ValueError, RecursionError):  # not one JSON document (or not a sane one)
             whole = None
         if whole is not None:
             found = _json_document(whole)
@@ -81,7 +88,7 @@ def _jsonl(text: str) -> str | None:
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             return None
         if isinstance(record, dict):
             records.append(record)

@@ -101,3 +101,20 @@ def translate_error(exc: BaseException, *, model: str, where: str, key_env: str
         return ProviderError(f"{model} was not found at the provider: {text}",
                              "check the model name (GOOSE_MODEL, --model or config)"), None
     return ProviderError(f"{model} rejected the request ({status}): {text}"), None
+
+
+def give_up(error: ProviderError, retries: int) -> ProviderError:
+    """The error after ``retries`` retries of a transient failure, with what to do."""
+    if isinstance(error, RateLimited):
+        return RateLimited(f"{error.message} — still after {retries} retries",
+                           "wait a minute and try again, or switch model with --model")
+    return ProviderUnavailable(
+        f"{error.message} — still after {retries} retries",
+        "check that the server is up and api_base / OPENAI_API_BASE is right, then retry",
+    )
+
+
+def overrun_error(model: str, what: str) -> ProviderError:
+    """The error ending a call that ran past a bound (the streamed text is kept)."""
+    return ProviderError(f"the call to {model} {what}, so it was stopped",
+                         "try again, or raise request_deadline_s in the config")

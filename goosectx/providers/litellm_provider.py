@@ -22,6 +22,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
@@ -36,14 +37,21 @@ from goosectx.errors import (
     RateLimited,
 )
 from goosectx.providers.base import ContextLimit, ProviderResponse, StreamItem, ToolSchema
-from goosectx.providers.litellm_errors import is_api_error, translate_error
+from goosectx.providers.litellm_errors import (
+    give_up,
+    is_api_error,
+    overrun_error,
+    translate_error,
+)
 from goosectx.providers.litellm_stream import (
+    MAX_TOOL_ARGUMENT_CHARS,
     bundled_model_info,
     load_litellm,
     reply_as_chunk,
     server_reported_usage,
     skip_success_logging,
     stream_was_empty,
+    tool_argument_chars,
 )
 from goosectx.providers.openai_format import (
     StreamAssembler,
@@ -271,13 +279,23 @@ class LiteLLMProvider:
         assembler = StreamAssembler()
         finished = False
         usage_reported = True
+        deadline = time.monotonic() + self.settings.request_deadline_s
+        argument_chars = 0
         try:
             while not cancel.is_set():
+                if time.monotonic() > deadline:
+                    raise overrun_error(self.model, "did not finish within request_deadline_s"
+                                        f" = {self.settings.request_deadline_s:g} s")
                 try:
                     kind, value = inbox.get(timeout=_POLL_S)
                 except queue.Empty:
                     continue
                 if kind == "chunk":
+                    argument_chars += tool_argument_chars(value)
+                    if argument_chars > MAX_TOOL_ARGUMENT_CHARS:
+                        raise overrun_error(self.model, f"streamed more than "
+                                            f"{MAX_TOOL_ARGUMENT_CHARS:,} characters of "
+                                            "tool-call arguments")
                     yield from assembler.add(value)
                 elif kind == "error":
                     raise value
@@ -345,7 +363,7 @@ class LiteLLMProvider:
                 if not isinstance(error, RateLimited | ProviderUnavailable):
                     raise error from None
                 if attempt == MAX_RETRIES:
-                    raise self._give_up(error) from None
+                    raise give_up(error, MAX_RETRIES) from None
                 delay_s = min(base_delay_s * 2**attempt, MAX_RETRY_DELAY_S)
                 log.info("model call failed (%s); retry %d in %.2fs", error.message,
                          attempt + 1, delay_s)
@@ -389,15 +407,6 @@ class LiteLLMProvider:
             or f"{(self._provider_name or 'openai').upper()}_API_KEY")
         self._stated_limit_tokens = stated or self._stated_limit_tokens
         return error
-
-    def _give_up(self, error: ProviderError) -> ProviderError:
-        if isinstance(error, RateLimited):
-            return RateLimited(f"{error.message} — still after {MAX_RETRIES} retries",
-                               "wait a minute and try again, or switch model with --model")
-        return ProviderUnavailable(
-            f"{error.message} — still after {MAX_RETRIES} retries",
-            "check that the server is up and api_base / OPENAI_API_BASE is right, then retry",
-        )
 
 
 def make_provider(settings: Settings, model: str | None = None, *,

@@ -24,6 +24,9 @@ from typing import Any
 
 from goosectx.tokens import ensure_offline_tiktoken
 
+MAX_TOOL_ARGUMENT_CHARS = 4 * 1024 * 1024
+"""Streamed tool-call arguments of one model call, characters; past it the call is stopped."""
+
 
 @cache
 def load_litellm() -> Any:
@@ -119,3 +122,16 @@ def reply_as_chunk(reply: Any) -> dict[str, Any]:
              "reasoning_content": getattr(message, "reasoning_content", None)}
     return {"model": getattr(reply, "model", None), "usage": getattr(reply, "usage", None),
             "choices": [{"finish_reason": choice.finish_reason, "delta": delta}]}
+
+
+def tool_argument_chars(chunk: Any) -> int:
+    """Characters of tool-call arguments in one stream chunk."""
+    total = 0
+    for choice in getattr(chunk, "choices", None) or ():
+        delta = getattr(choice, "delta", None)
+        for call in getattr(delta, "tool_calls", None) or ():
+            function = getattr(call, "function", None)
+            arguments = getattr(function, "arguments", None)
+            if isinstance(arguments, str):
+                total += len(arguments)
+    return total

@@ -22,6 +22,19 @@ from goosectx.store import migrations
 
 DB_NAME = "sessions.db"
 BUSY_TIMEOUT_MS = 5000
+SQLITE_FULL = 13
+"""SQLite's result code for "database or disk is full"."""
+DISK_FULL_BYTES = 1024 * 1024
+"""Less free space than this makes a write error a "disk full" error (SQLite reports a full
+disk while it writes the WAL as a plain "disk I/O error")."""
+
+
+def _disk_full(path: Path) -> bool:
+    try:
+        fs = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return fs.f_bavail * fs.f_frsize < DISK_FULL_BYTES
 
 
 def now() -> str:
@@ -132,6 +145,12 @@ class StoreDatabase:
             if "locked" in text or "busy" in text:
                 raise StoreError(
                     f"session database {self.path} is busy: {text}", "retry in a moment"
+                ) from None
+            if (getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL or "disk is full" in text
+                    or ("disk I/O" in text and _disk_full(self.path))):
+                raise StoreError(
+                    f"disk full: cannot write session database {self.path} ({text})",
+                    "free some space and retry; the database keeps its last complete state",
                 ) from None
             if isinstance(exc, sqlite3.OperationalError) and (
                 "readonly" in text or "unable to open" in text or "disk I/O" in text

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from goosectx.errors import SessionInUse, StoreError
+from goosectx.session import valid_session_id
 
 
 class SessionLock:
@@ -37,9 +38,29 @@ class SessionLock:
                 f"session {session_id} is in use by PID {pid}",
                 "finish or close that goosectx first, or start a new session",
             ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
+        except OSError:
+            pass  # a full disk: the lock holds; only the PID in the message is missing
         self._fd: int | None = fd
+
+    @classmethod
+    def for_session(cls, locks_dir: Path, session_id: str) -> SessionLock:
+        """The lock of ``session_id`` in ``locks_dir``, built only from a validated id.
+
+        Raises:
+            StoreError: the id is not a valid session id, or its lock path would leave
+                ``locks_dir`` (an id from an old import: re-import the session).
+        """
+        path = locks_dir / f"{session_id}.lock"
+        if not valid_session_id(session_id) or path.parent != locks_dir or (
+                locks_dir.exists() and path.resolve().parent != locks_dir.resolve()):
+            raise StoreError(
+                f"session id {session_id!r} cannot be used as a lock file name",
+                "export the session and import it again: the import gives it a valid id",
+            )
+        return cls(path, session_id)
 
     def release(self) -> None:
         """Release the lock (idempotent)."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from goosectx.conversation import Conversation
 from goosectx.errors import SessionAmbiguous, SessionNameTaken, SessionNotFound
-from goosectx.session import Session, SessionState, new_session_id
+from goosectx.session import Session, SessionState, new_session_id, valid_session_id
 from goosectx.store.database import dumps, update_session_row
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
 from goosectx.store.locks import SessionLock
@@ -78,6 +78,8 @@ class SessionStore(MessageStore, LedgerStore):
                     f"a session named {session.name!r} already exists ({row[0]})",
                     f"continue it with --resume {session.name}, or pick another --name",
                 )
+        if not valid_session_id(session.id):
+            session.id = new_session_id(session.created)
         while conn.execute("SELECT 1 FROM sessions WHERE id=?", (session.id,)).fetchone():
             session.id = new_session_id(session.created)
         conn.execute(
@@ -94,7 +96,8 @@ class SessionStore(MessageStore, LedgerStore):
     def save_new_session(self, session: Session) -> Session:
         """Insert a complete session (an import) in one transaction: all or nothing.
 
-        A new id is drawn if ``session.id`` is taken. ``session.token_counts`` are stored.
+        A new id is drawn if ``session.id`` is taken or not a valid id
+        (:data:`goosectx.session.SESSION_ID`). ``session.token_counts`` are stored.
 
         Raises:
             SessionNameTaken: ``session.name`` belongs to another session.
@@ -231,6 +234,7 @@ class SessionStore(MessageStore, LedgerStore):
 
         Raises:
             SessionInUse: another live process holds it.
-            StoreError: the lock file cannot be created (e.g. ``locks`` is a file).
+            StoreError: the lock file cannot be created (e.g. ``locks`` is a file), or the
+                id is not a valid id (it would not stay inside ``locks``).
         """
-        return SessionLock(self.data_dir / "locks" / f"{session_id}.lock", session_id)
+        return SessionLock.for_session(self.data_dir / "locks", session_id)

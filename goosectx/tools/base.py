@@ -24,6 +24,21 @@ class ToolResult:
     is_error: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class UndoEntry:
+    """One edit the text editor can undo.
+
+    Attributes:
+        before: The file's earlier contents (``surrogateescape``-decoded, so any bytes
+            round-trip), or ``None`` when the edit created the file.
+        after_sha256: SHA-256 (hex) of the bytes the edit wrote; undo refuses when the
+            file no longer holds them (someone changed it since).
+    """
+
+    before: str | None
+    after_sha256: str
+
+
 @dataclass(slots=True)
 class ToolContext:
     """Where and how a tool call runs.
@@ -37,7 +52,7 @@ class ToolContext:
         overflow_dir: Where full outputs are written.
         env: Environment for subprocesses (secret-looking variables already removed).
         redact: Replaces configured secret values in a text before it is stored.
-        undo: Per-session undo stack of the text editor, path → earlier contents.
+        undo: Per-session undo stack of the text editor, path → its edits, oldest first.
     """
 
     working_dir: Path
@@ -47,7 +62,7 @@ class ToolContext:
     overflow_dir: Path = field(default_factory=lambda: Path("/tmp"))
     env: dict[str, str] = field(default_factory=dict)
     redact: Callable[[str], str] = lambda text: text
-    undo: dict[str, list[str | None]] = field(default_factory=dict)
+    undo: dict[str, list[UndoEntry]] = field(default_factory=dict)
 
 
 class Tool(Protocol):

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from goosectx.config import Settings
-from goosectx.log import SECRET_NAME, redact, secret_values
+from goosectx.redaction import Redactor, is_secret, secret_values
 from goosectx.tools.base import ToolContext, ToolRegistry
 from goosectx.tools.shell import ShellTool
 from goosectx.tools.text_editor import TextEditorTool
@@ -34,8 +34,9 @@ def _configured_key_vars(settings: Settings) -> set[str]:
 def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment a shell call gets: ``environ`` minus anything that looks secret.
 
-    Dropped: names matching ``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``
-    (case-insensitive, :data:`goosectx.log.SECRET_NAME`) and every configured model's
+    Dropped: names matching ``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``,
+    ``*_ACCESS_KEY_ID``, ``*_PAT`` and the rest of :data:`goosectx.redaction.SECRET_NAME`
+    (case-insensitive), values that are URLs with a password, and every configured model's
     ``api_key_env`` — unless the name is listed in ``settings.allow_secret_env``.
 
     Args:
@@ -51,29 +52,14 @@ def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> di
     return {
         name: value
         for name, value in env.items()
-        if name in allowed or not (SECRET_NAME.search(name) or name in key_vars)
+        if name in allowed or not (is_secret(name, value) or name in key_vars)
     }
 
 
-class Redactor:
-    """Replaces known secret values in a text with ``[REDACTED]`` (a ``ToolContext.redact``).
-
-    Attributes:
-        secrets: The values replaced, longest first (values under 8 characters are skipped,
-            as in :func:`goosectx.log.secret_values`, so short strings do not shred output).
-    """
-
-    def __init__(self, secrets: list[str]) -> None:
-        self.secrets = sorted({s for s in secrets if len(s) >= 8}, key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        """``text`` with every secret value replaced."""
-        return redact(text, self.secrets)
-
-
 def make_redactor(settings: Settings, environ: Mapping[str, str] | None = None) -> Redactor:
-    """A redactor for the values of secret-looking variables and configured API keys.
+    """A redactor for the values of secret variables and configured API keys.
 
+    It matches each value in the encodings :func:`goosectx.redaction.encodings` lists.
     Allowed variables (``allow_secret_env``) are still redacted: letting the shell use a
     token does not mean storing it.
     """
@@ -99,10 +85,13 @@ def make_tool_context(
         :func:`make_redactor`, both taken from ``os.environ`` now.
 
     Side effects:
-        Creates ``<data_dir>/tool-output`` (mode 0700) for overflow files.
+        Creates ``<data_dir>/tool-output`` (mode 0700) for overflow files, if it can.
     """
     overflow_dir = settings.data_dir / OVERFLOW_SUBDIR
-    overflow_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        overflow_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError:
+        pass  # a full disk: the output marker says the overflow file could not be saved
     return ToolContext(
         working_dir=working_dir,
         cancel=cancel if cancel is not None else threading.Event(),

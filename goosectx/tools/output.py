@@ -10,6 +10,7 @@ cap together and names the file holding the rest.
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import time
 import uuid
@@ -34,6 +35,12 @@ def _open_private(path: Path) -> IO[str]:
     return os.fdopen(fd, "w", encoding="utf-8", newline="")
 
 
+def _save_error(exc: OSError) -> str:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "disk full"
+    return exc.strerror or str(exc)
+
+
 class OutputStream:
     """One output stream (stdout or stderr) of a command, decoded, redacted and capped.
 
@@ -44,6 +51,8 @@ class OutputStream:
         label: ``stdout`` / ``stderr``; used in the overflow file name and the cut marker.
         total_chars: Characters seen so far (after redaction).
         path: The overflow file holding the full stream, once one was written.
+        save_error: Why the overflow file could not be written ("disk full"), if it could
+            not; the head and tail are still kept and the marker says so.
     """
 
     def __init__(
@@ -57,6 +66,7 @@ class OutputStream:
         self.label = label
         self.total_chars = 0
         self.path: Path | None = None
+        self.save_error: str | None = None
         self._max_chars = max(1, max_chars)
         self._overflow_dir = overflow_dir
         self._prefix = name_prefix
@@ -80,9 +90,32 @@ class OutputStream:
         self._pending += self._decoder.decode(b"", final=True).replace("\x00", "\ufffd")
         self._keep(self._redact(self._pending))
         self._pending = ""
-        if self._file is not None:
+        self._close_file()
+
+    def _close_file(self) -> None:
+        if self._file is None:
+            return
+        try:
             self._file.close()
-            self._file = None
+        except OSError as exc:
+            self._failed(exc)
+        self._file = None
+
+    def _failed(self, exc: OSError) -> None:
+        """The overflow file cannot be written: drop it, keep head and tail in memory."""
+        self.save_error = self.save_error or _save_error(exc)
+        if self.path is not None:
+            try:
+                self.path.unlink()
+            except OSError:
+                pass
+        self.path = None
+        file, self._file = self._file, None
+        if file is not None:
+            try:
+                file.close()
+            except OSError:
+                pass
 
     def _keep(self, text: str) -> None:
         if not text:
@@ -91,13 +124,20 @@ class OutputStream:
         if self._file is None and self.total_chars <= self._max_chars:
             self._head += text
             return
-        if self._file is None:
-            self.path = overflow_path(self._overflow_dir, f"{self._prefix}.{self.label}")
-            self._file = _open_private(self.path)
-            self._file.write(self._head)
+        if self._file is None and self.save_error is None and self.path is None:
             self._tail = self._head[-self._max_chars:]
+            try:
+                self.path = overflow_path(self._overflow_dir, f"{self._prefix}.{self.label}")
+                self._file = _open_private(self.path)
+                self._file.write(self._head)
+            except OSError as exc:
+                self._failed(exc)
             self._head = self._head[: self._max_chars]
-        self._file.write(text)
+        if self._file is not None:
+            try:
+                self._file.write(text)
+            except OSError as exc:
+                self._failed(exc)
         self._tail = (self._tail + text)[-self._max_chars:]
         if len(self._head) < self._max_chars:
             self._head = (self._head + text)[: self._max_chars]
@@ -111,10 +151,13 @@ class OutputStream:
         budget_chars = min(budget_chars, self._max_chars)
         if self.total_chars <= budget_chars:
             return self._head
-        if self.path is None:
+        if self.path is None and self.save_error is None:
             self.path = overflow_path(self._overflow_dir, f"{self._prefix}.{self.label}")
-            with _open_private(self.path) as fh:
-                fh.write(self._head)
+            try:
+                with _open_private(self.path) as fh:
+                    fh.write(self._head)
+            except OSError as exc:
+                self._failed(exc)
         marker_len = len(self._marker(self.total_chars))
         keep = max(0, budget_chars - marker_len)
         head_chars = keep // 2
@@ -124,6 +167,10 @@ class OutputStream:
         return self._head[:head_chars] + self._marker(cut) + tail
 
     def _marker(self, cut_chars: int) -> str:
+        if self.path is None:
+            return (f"\n[... {cut_chars:,} characters of {self.label} cut; the full "
+                    f"{self.label} ({self.total_chars:,} characters) could not be saved: "
+                    f"{self.save_error} ...]\n")
         return (
             f"\n[... {cut_chars:,} characters of {self.label} cut; "
             f"full {self.label} ({self.total_chars:,} characters) in {self.path} ...]\n"

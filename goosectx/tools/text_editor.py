@@ -2,18 +2,32 @@
 
 Commands follow the text-editor tool that Anthropic and goose offer models (``view``,
 ``write``/``create``, ``str_replace`` with a unique match, ``insert``, ``undo_edit``).
-Files are read and written as bytes; text is UTF-8, and earlier contents kept for undo are
-decoded with ``surrogateescape`` so an overwritten non-text file is restored byte for byte.
+Files are read and written as bytes through :mod:`goosectx.tools.files`: ``view`` reads only
+regular files and only as far as the asked range; every write is atomic and keeps the
+file's mode, owner and line endings (CRLF stays CRLF). Text is UTF-8; earlier contents kept
+for undo are decoded with ``surrogateescape`` so an overwritten non-text file is restored
+byte for byte, and undo refuses when the file changed since the tool wrote it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from goosectx.tools.base import ToolContext, ToolResult
+from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
+from goosectx.tools.files import (
+    MAX_SCAN_BYTES,
+    FileError,
+    atomic_write,
+    decode,
+    digest,
+    read_bytes,
+    read_lines,
+    split_lines,
+)
 from goosectx.tools.output import cap_text
 
 COMMANDS = ("view", "write", "str_replace", "insert", "undo_edit")
@@ -23,45 +37,31 @@ UNDO_DEPTH = 20
 """Earlier versions kept per file for ``undo_edit``."""
 SNIPPET_CONTEXT_LINES = 4
 """Unchanged lines shown around an edit."""
-_BINARY_SNIFF_BYTES = 8192
+_BARE_LF = re.compile(r"(?<!\r)\n")
 
 
-class _EditError(Exception):
+class _EditError(FileError):
     """A user-facing failure; becomes ``ToolResult(is_error=True)``."""
 
 
 def _read_text(path: Path) -> str:
-    """The file's text. Raises _EditError when missing, a directory, binary or not UTF-8."""
-    if not path.exists():
-        raise _EditError(f"{path} does not exist")
-    if path.is_dir():
-        raise _EditError(f"{path} is a directory, not a file")
-    data = path.read_bytes()
-    if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
-        raise _EditError(f"{path} is a binary file ({len(data):,} bytes); "
-                         "text_editor only handles text files")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _EditError(f"{path} is not UTF-8 text (invalid byte at offset {exc.start}); "
-                         "text_editor only handles UTF-8 files") from None
+    """The file's text. Raises FileError when missing, special, binary or not UTF-8."""
+    return decode(path, read_bytes(path))
 
 
 def _previous(path: Path) -> str | None:
     """Contents to restore on undo: ``None`` when the file does not exist."""
     if not path.exists():
         return None
-    return path.read_bytes().decode("utf-8", "surrogateescape")
+    return read_bytes(path).decode("utf-8", "surrogateescape")
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _encode(text: str) -> bytes:
     try:
-        data = text.encode("utf-8", "surrogateescape")
+        return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         raise _EditError("the text contains characters that cannot be written as UTF-8 "
                          "(lone surrogates)") from None
-    path.write_bytes(data)
 
 
 def _numbered(lines: list[str], first_line: int) -> str:
@@ -70,7 +70,7 @@ def _numbered(lines: list[str], first_line: int) -> str:
 
 def _snippet(text: str, first_changed: int, last_changed: int) -> str:
     """Numbered lines ``first_changed..last_changed`` (1-based) with context around them."""
-    lines = text.splitlines()
+    lines = [line.removesuffix("\r") for line in split_lines(text)]
     start = max(1, first_changed - SNIPPET_CONTEXT_LINES)
     end = min(len(lines), last_changed + SNIPPET_CONTEXT_LINES)
     return _numbered(lines[start - 1 : end], start)
@@ -85,6 +85,11 @@ def _string_arg(arguments: dict[str, Any], name: str, *, default: str | None = N
 
 def _newline_of(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
+
+
+def _with_newline(text: str, newline: str) -> str:
+    """``text`` with its bare LFs written as ``newline`` (a CRLF file stays CRLF)."""
+    return _BARE_LF.sub("\r\n", text) if newline == "\r\n" else text
 
 
 class TextEditorTool:
@@ -163,7 +168,7 @@ class TextEditorTool:
         path = Path(os.path.abspath(ctx.working_dir / Path(raw_path).expanduser()))
         try:
             output = handler(path, arguments, ctx)
-        except _EditError as exc:
+        except FileError as exc:
             return ToolResult(f"{command} failed: {exc}", is_error=True)
         except OSError as exc:
             return ToolResult(f"{command} failed: {path}: {exc.strerror or exc}", is_error=True)
@@ -173,22 +178,39 @@ class TextEditorTool:
     def _view(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         if path.is_dir():
             return self._list_dir(path)
-        lines = _read_text(path).splitlines()
         view_range = arguments.get("view_range")
-        start, end = 1, len(lines)
+        first, last = 1, -1
         if view_range is not None:
             if (not isinstance(view_range, list) or len(view_range) != 2
                     or not all(isinstance(n, int) and not isinstance(n, bool)
                                for n in view_range)):
                 raise _EditError("view_range must be two integers [first, last]")
-            start, end = view_range
-            end = len(lines) if end == -1 else min(end, len(lines))
-            if lines and (start < 1 or start > len(lines) or end < start):
+            first, last = view_range
+            if first < 1 or (last != -1 and last < first):
+                raise _EditError(f"view_range {view_range} is not a range of lines: first "
+                                 "must be 1 or more and last -1 or at least first")
+        got = read_lines(path, first, None if last == -1 else last,
+                         keep_bytes=4 * ctx.max_output_chars)
+        if not got.lines:
+            if got.total_lines == 0:
+                return f"{path} is empty"
+            if got.total_lines is not None:
                 raise _EditError(f"view_range {view_range} is outside {path}, which has "
-                                 f"{len(lines)} lines")
-        if not lines:
-            return f"{path} is empty"
-        return _numbered(lines[start - 1 : end], start)
+                                 f"{got.total_lines} lines")
+            raise _EditError(f"line {first} of {path} is beyond the first "
+                             f"{MAX_SCAN_BYTES:,} bytes view reads; use the shell tool "
+                             f"(sed -n '{first},{first + 50}p' {path})")
+        # Redacted before numbering, so a secret split over lines is still caught (the
+        # redactor keeps the line count).
+        text = _numbered(ctx.redact("\n".join(got.lines)).split("\n"), first)
+        end = first + len(got.lines) - 1
+        if got.cut == "keep":
+            text += (f"\n[... output stops in line {end} of a {got.size_bytes:,}-byte file; "
+                     "view a later view_range to see more]")
+        elif got.cut == "scan":
+            text += (f"\n[... view stopped reading after {MAX_SCAN_BYTES:,} bytes at line "
+                     f"{end}; use the shell tool (sed -n) for later lines]")
+        return text
 
     def _list_dir(self, path: Path) -> str:
         entries = sorted(os.scandir(path), key=lambda e: (not e.is_dir(), e.name))
@@ -199,9 +221,13 @@ class TextEditorTool:
                      "use the tree or shell tool]")
         return text
 
-    def _remember(self, path: Path, ctx: ToolContext) -> None:
+    def _save(self, path: Path, text: str, ctx: ToolContext) -> None:
+        """Write ``text`` to ``path`` atomically, then push the undo entry for this edit."""
+        before = _previous(path)
+        data = _encode(text)
+        atomic_write(path, data)
         stack = ctx.undo.setdefault(str(path), [])
-        stack.append(_previous(path))
+        stack.append(UndoEntry(before, digest(data)))
         del stack[:-UNDO_DEPTH]
 
     def _write(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
@@ -209,10 +235,11 @@ class TextEditorTool:
         if path.is_dir():
             raise _EditError(f"{path} is a directory")
         existed = path.exists()
-        self._remember(path, ctx)
-        _write(path, text)
+        if existed:
+            text = _with_newline(text, _newline_of(_read_text(path)))
+        self._save(path, text, ctx)
         verb = "Overwrote" if existed else "Created"
-        return f"{verb} {path} ({len(text.splitlines())} lines, {len(text):,} characters)"
+        return f"{verb} {path} ({len(split_lines(text))} lines, {len(text):,} characters)"
 
     def _str_replace(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         old = _string_arg(arguments, "old_str")
@@ -237,9 +264,9 @@ class TextEditorTool:
                              f"{', '.join(lines)}); it must match exactly once — include "
                              "more surrounding lines to make it unique")
         at = text.index(old)
-        self._remember(path, ctx)
+        new = _with_newline(new, _newline_of(text))
         updated = text[:at] + new + text[at + len(old):]
-        _write(path, updated)
+        self._save(path, updated, ctx)
         first = text.count("\n", 0, at) + 1
         last = first + new.count("\n")
         return f"Edited {path}: replaced 1 match.\n" + _snippet(updated, first, last)
@@ -252,19 +279,21 @@ class TextEditorTool:
         if not isinstance(line, int) or isinstance(line, bool):
             raise _EditError("insert needs 'insert_line', an integer (0 = at the top)")
         text = _read_text(path)
-        lines = text.splitlines(keepends=True)
+        lines = [f"{piece}\n" for piece in split_lines(text)]
+        if lines and not text.endswith("\n"):
+            lines[-1] = lines[-1][:-1]
         if not 0 <= line <= len(lines):
             raise _EditError(f"insert_line {line} is outside {path}, which has {len(lines)} "
                              "lines (use 0 to insert at the top)")
         newline = _newline_of(text)
-        if line > 0 and not lines[line - 1].endswith(("\n", "\r")):
+        if line > 0 and not lines[line - 1].endswith("\n"):
             lines[line - 1] += newline
         if new and not new.endswith("\n"):
             new += newline
-        self._remember(path, ctx)
+        new = _with_newline(new, newline)
         updated = "".join(lines[:line]) + new + "".join(lines[line:])
-        _write(path, updated)
-        added = len(new.splitlines())
+        self._save(path, updated, ctx)
+        added = len(split_lines(new))
         return (f"Inserted {added} lines into {path} after line {line}.\n"
                 + _snippet(updated, line + 1, line + added))
 
@@ -272,9 +301,16 @@ class TextEditorTool:
         stack = ctx.undo.get(str(path))
         if not stack:
             raise _EditError(f"no edit of {path} to undo")
-        before = stack.pop()
-        if before is None:
-            path.unlink(missing_ok=True)
+        entry = stack[-1]
+        now = read_bytes(path) if path.exists() else None
+        if now is None or digest(now) != entry.after_sha256:
+            what = "was deleted" if now is None else "no longer holds what text_editor wrote"
+            raise _EditError(f"{path} changed since text_editor's last edit (it {what}); "
+                             "undo_edit would overwrite that change, so nothing was restored "
+                             "— view the file and edit it instead")
+        stack.pop()
+        if entry.before is None:
+            Path(os.path.realpath(path)).unlink()
             return f"Removed {path} (it did not exist before the last edit)"
-        _write(path, before)
+        atomic_write(path, _encode(entry.before))
         return f"Restored {path} to its content before the last edit"

@@ -1,0 +1,117 @@
+"""The approval question as goosectx draws it: marked, whole, and impossible to forge.
+
+A model can write text that looks like an approval question and so hide the real one behind
+it (issue 15). Three things keep the real question recognisable:
+
+* it is drawn only after the model's text is finished (the REPL settles the stream first);
+* every line of it starts with :data:`~goosectx.cli.sanitize.APPROVAL_MARKER` (``⚑``), which
+  :func:`~goosectx.cli.sanitize.terminal_safe` turns into ``<U+2691>`` in all outside text,
+  so no model, tool or transcript text can show it — in the plain look too. In the rich look
+  the marker is drawn in goosectx's own style (:data:`~goosectx.cli.sanitize.OWN_STYLE`);
+* the call is shown whole — the full command, every argument, with bidirectional overrides
+  and zero-width characters made visible. A call longer than :data:`LONG_CALL_LINES` screen
+  lines is shown folded first; ``v`` shows it whole, and only then do ``y`` and ``a`` count.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from goosectx.cli.sanitize import APPROVAL_MARKER, OWN_STYLE, terminal_safe
+from goosectx.conversation import ToolRequest
+
+LONG_CALL_LINES = 12
+"""A call taking more screen lines than this is folded until ``v`` shows it whole."""
+FOLDED_HEAD_LINES = 8
+"""Lines of a long call shown before the ``v`` hint."""
+VIEW_KEY = "v"
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalQuestion:
+    """One approval question, made terminal-safe.
+
+    Attributes:
+        tool: The tool's name (sanitised).
+        lines: The whole call, as screen lines (long lines wrapped): for ``shell`` the
+            command, else ``key: value`` lines with every value in full (sanitised).
+        long: True when the call needs ``v`` before ``y``/``a`` count.
+    """
+
+    tool: str
+    lines: tuple[str, ...]
+    long: bool
+
+    def shown(self, *, whole: bool) -> tuple[list[str], int]:
+        """The lines to draw and how many are held back (0 when shown whole)."""
+        if whole or not self.long:
+            return list(self.lines), 0
+        head = list(self.lines[:FOLDED_HEAD_LINES])
+        return head, len(self.lines) - len(head)
+
+
+def _call_lines(request: ToolRequest) -> list[str]:
+    if request.arguments is None:
+        raw = request.raw_arguments or ""
+        return [f"(arguments are not valid JSON: {request.parse_error or 'parse error'})",
+                *raw.split("\n")]
+    arguments = dict(request.arguments)
+    lines: list[str] = []
+    command = arguments.get("command")
+    if request.name == "shell" and isinstance(command, str):
+        del arguments["command"]
+        lines += command.split("\n")
+    for key, value in arguments.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        parts = text.split("\n")
+        lines.append(f"{key}: {parts[0]}")
+        lines += ["  " + part for part in parts[1:]]
+    return lines or ["(no arguments)"]
+
+
+def approval_question(request: ToolRequest, width: int) -> ApprovalQuestion:
+    """The question for ``request`` on a screen ``width`` columns wide.
+
+    Each line of the call is wrapped to the screen (so every screen line carries the marker)
+    and counted; more than :data:`LONG_CALL_LINES` makes the call long.
+    """
+    usable = max(20, width - 5)
+    lines: list[str] = []
+    for line in _call_lines(request):
+        safe = terminal_safe(line)
+        lines += [safe[i : i + usable] for i in range(0, len(safe), usable)] or [""]
+    return ApprovalQuestion(terminal_safe(request.name), tuple(lines),
+                            len(lines) > LONG_CALL_LINES)
+
+
+def _held_back(hidden: int) -> str:
+    return (f"… {hidden} more line{'s' if hidden != 1 else ''} — press {VIEW_KEY} to see the "
+            "whole call; y and a count only after that")
+
+
+def plain_question(question: ApprovalQuestion, *, whole: bool) -> list[str]:
+    """The question as plain lines, each starting with the marker (no keys line)."""
+    shown, hidden = question.shown(whole=whole)
+    out = [f"{APPROVAL_MARKER} goosectx asks: run {question.tool}?"]
+    out += [f"{APPROVAL_MARKER}   {line}" for line in shown]
+    if hidden:
+        out.append(f"{APPROVAL_MARKER}   {_held_back(hidden)}")
+    return out
+
+
+def rich_question(question: ApprovalQuestion, *, whole: bool) -> Text:
+    """The question for the rich look: marker in goosectx's own style, call in full."""
+    shown, hidden = question.shown(whole=whole)
+    text = Text()
+    text.append(f"{APPROVAL_MARKER} ", style=OWN_STYLE)
+    text.append(f"goosectx asks: run {question.tool}?", style="bold yellow")
+    for line in shown:
+        text.append(f"\n{APPROVAL_MARKER} ", style=OWN_STYLE)
+        text.append(f"  {line}")
+    if hidden:
+        text.append(f"\n{APPROVAL_MARKER} ", style=OWN_STYLE)
+        text.append(f"  {_held_back(hidden)}", style="bold yellow")
+    return text

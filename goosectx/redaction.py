@@ -1,0 +1,123 @@
+"""Secrets: which variables hold one, and redaction of their values in any listed encoding.
+
+A variable is secret when its name matches :data:`SECRET_NAME` (``*_API_KEY``, ``*_TOKEN``,
+``*SECRET*``, ``*PASSWORD*``, ``*_ACCESS_KEY_ID``, ``*_PAT``, …) or its value is a URL with
+a password (``postgres://user:pw@host/db``). Secret variables never reach a child process
+(``tools/builtin.py``) and their values are redacted from tool output and the debug log.
+
+Redaction is a backstop, not a guarantee (README, "Security"): :class:`Redactor` replaces
+each value (8+ characters) written literally, base64 at all three alignments, base64url,
+hex (either case), reversed or URL-encoded, and each of these split by whitespace or
+newlines (``base64`` wraps at 76 columns, ``fold`` anywhere). A program that encrypts,
+compresses or otherwise transforms a secret gets it past any redactor.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import urllib.parse
+from collections.abc import Iterable, Mapping
+
+SECRET_NAME = re.compile(
+    r"(_API_KEY|APIKEY|_ACCESS_KEY|_PRIVATE_KEY|_KEY$|_TOKEN|^TOKEN$|SECRET|PASSWORD|PASSWD"
+    r"|PASSPHRASE|CREDENTIAL|_PAT$|_PAT_|^PAT$)",
+    re.IGNORECASE)
+"""Names of variables whose value is a secret (case-insensitive search)."""
+URL_WITH_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s/@]+)@", re.IGNORECASE)
+"""A URL with a password in it; group 1 is the password."""
+MIN_SECRET_CHARS = 8
+"""Shorter values are not redacted (they would shred ordinary output)."""
+REDACTED = "[REDACTED]"
+_WHITESPACE = re.compile(r"\s+")
+
+
+def is_secret(name: str, value: str) -> bool:
+    """True when the variable ``name=value`` holds a secret (by its name or a URL password)."""
+    return bool(SECRET_NAME.search(name) or URL_WITH_PASSWORD.search(value))
+
+
+def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Secret values in ``environ`` (8+ characters), longest first.
+
+    For a URL with a password both the whole URL and the password are listed.
+    """
+    env = os.environ if environ is None else environ
+    values: set[str] = set()
+    for name, value in env.items():
+        if SECRET_NAME.search(name):
+            values.add(value)
+        for match in URL_WITH_PASSWORD.finditer(value):
+            values.add(value)
+            values.add(urllib.parse.unquote(match.group(1)))
+            values.add(match.group(1))
+    return sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True)
+
+
+def _base64_cores(data: bytes, alphabet: bytes | None) -> list[str]:
+    """For each alignment 0, 1, 2: the part of base64(prefix + data) that only ``data`` decides.
+
+    Whatever bytes surround the secret in a longer stream, its base64 form contains one of
+    these three strings (the groups that mix in neighbouring bytes are left out).
+    """
+    cores = []
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + data, altchars=alphabet).decode("ascii")
+        start = 4 if shift else 0
+        whole_groups = (shift + len(data)) // 3
+        cores.append(encoded[start : whole_groups * 4])
+    return cores
+
+
+def encodings(secret: str) -> list[str]:
+    """The listed encodings of ``secret`` (itself included), each at least 8 characters."""
+    data = secret.encode("utf-8", "surrogateescape")
+    forms = [secret, secret[::-1], data.hex(), data.hex().upper(),
+             urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)]
+    forms += _base64_cores(data, None) + _base64_cores(data, b"-_")
+    unique = dict.fromkeys(f for f in forms if len(f) >= MIN_SECRET_CHARS)
+    return sorted(unique, key=len, reverse=True)
+
+
+def _replacement(match: re.Match[str]) -> str:
+    """``[REDACTED]``, followed by the newlines the match spanned (line numbers stay true)."""
+    return REDACTED + "\n" * match.group().count("\n")
+
+
+def _spaced(form: str) -> str:
+    """A regex for ``form`` with any whitespace allowed between two of its characters."""
+    return r"\s*".join(re.escape(ch) for ch in form)
+
+
+class Redactor:
+    """Replaces secret values, in every form :func:`encodings` lists, with ``[REDACTED]``.
+
+    Attributes:
+        secrets: The values redacted, longest first (values under 8 characters skipped).
+    """
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        self.secrets = sorted({s for s in secrets if len(s) >= MIN_SECRET_CHARS},
+                              key=len, reverse=True)
+        forms = sorted({f for s in self.secrets for f in encodings(s)}, key=len, reverse=True)
+        self._forms = forms
+        self._pattern = re.compile("|".join(_spaced(f) for f in forms)) if forms else None
+
+    def __call__(self, text: str) -> str:
+        """``text`` with every listed encoding of every secret replaced.
+
+        A quick check first (each form searched in the text with its whitespace removed, in C)
+        keeps the common case — no secret in the text — linear and fast.
+        """
+        if self._pattern is None or not text:
+            return text
+        squeezed = _WHITESPACE.sub("", text)
+        if not any(form in squeezed for form in self._forms):
+            return text
+        return self._pattern.sub(_replacement, text)
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    """``text`` with each value of ``secrets`` (in every listed encoding) redacted."""
+    return Redactor(secrets)(text)

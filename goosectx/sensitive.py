@@ -1,0 +1,92 @@
+"""Sensitive files and the paths a read-only tool call reads (read scoping).
+
+docs/architecture.md §4 (clause "read scoping"). In ``smart_approve`` a ``text_editor view``
+or ``tree`` call runs without asking only when every path it reads lies inside the session's
+working dir (resolved, symlinks followed) and none is sensitive. This module is the ONE
+place that says what "sensitive" means; the approval clauses (read scoping, permission
+rules: "an allow rule never overrides the sensitive-file list unless it names the path")
+import it from here.
+
+Core module: no printing, no ``cli`` imports.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+SENSITIVE_NAMES: tuple[str, ...] = (
+    ".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".password-store",
+    ".netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc",
+)
+"""File or directory names that are sensitive wherever they appear in a path."""
+
+SENSITIVE_GLOBS: tuple[str, ...] = (".env*", "*.pem", "*.key", "*.p12", "*.pfx", "id_*")
+"""Shell patterns matched against each component of a path (case-sensitive, as on Linux)."""
+
+READ_TOOLS: Mapping[str, str] = {"text_editor": "view", "tree": ""}
+"""Tool name → the command that reads (``""``: every call of the tool reads)."""
+
+
+def _component_sensitive(name: str) -> bool:
+    return name in SENSITIVE_NAMES or any(fnmatch.fnmatchcase(name, g) for g in SENSITIVE_GLOBS)
+
+
+def _inside(path: Path, directory: Path) -> bool:
+    return path == directory or directory in path.parents
+
+
+def resolve(path: Path) -> Path:
+    """``path`` absolute, ``~`` expanded, ``..`` and symlinks resolved (missing parts kept)."""
+    try:
+        return path.expanduser().resolve(strict=False)
+    except (OSError, RuntimeError):  # a symlink loop: judge the path as written
+        return Path(os.path.abspath(path.expanduser()))
+
+
+def is_sensitive(path: Path, *, data_dir: Path | None = None) -> bool:
+    """True when ``path`` names a file on the sensitive list or anything in the data dir.
+
+    Both the path as given (made absolute) and the resolved path are checked, so neither a
+    symlink named ``notes.txt`` pointing into ``~/.ssh`` nor a link named ``.env`` escapes.
+
+    Args:
+        path: An absolute path (a relative one is taken relative to the current dir).
+        data_dir: goosectx's data dir (sessions, logs, tool output); everything under it
+            is sensitive.
+    """
+    written = Path(os.path.abspath(path.expanduser()))
+    resolved = resolve(path)
+    for candidate in (written, resolved):
+        if any(_component_sensitive(part) for part in candidate.parts):
+            return True
+    if data_dir is not None:
+        data = resolve(data_dir)
+        if _inside(resolved, data) or _inside(written, Path(os.path.abspath(data_dir))):
+            return True
+    return False
+
+
+def read_paths(tool_name: str, arguments: Mapping[str, Any],
+               working_dir: Path) -> list[Path] | None:
+    """The paths a read-only built-in tool call reads, absolute; ``None`` if it is no read.
+
+    ``text_editor`` with ``command: view`` reads ``path``; ``tree`` reads ``path``
+    (the working dir when missing). A path that is not a string reads as the working dir
+    (the tool refuses it anyway).
+    """
+    command = READ_TOOLS.get(tool_name)
+    if command is None or (command and arguments.get("command") != command):
+        return None
+    raw = arguments.get("path")
+    if not isinstance(raw, str) or not raw.strip():
+        raw = "."
+    return [Path(os.path.abspath(working_dir / Path(raw).expanduser()))]
+
+
+def outside(path: Path, working_dir: Path) -> bool:
+    """True when ``path`` (resolved, symlinks followed) is not inside ``working_dir``."""
+    return not _inside(resolve(path), resolve(working_dir))

@@ -1,0 +1,285 @@
+r"""Safe file access for the text editor: bounded reads and atomic writes.
+
+Reads open only regular files (a device, FIFO or socket is refused before it is opened, and
+the file is opened non-blocking and checked again, so ``/dev/zero`` cannot fill memory and a
+FIFO cannot hang the call). ``read_lines`` reads only as far as the asked line range and at
+most :data:`MAX_SCAN_BYTES`.
+
+Writes are atomic (docs/architecture.md, house rules): the new bytes go to a temporary file
+in the same directory as the real target (an edit through a symlink changes the target and
+the link stays), are fsynced, get the old file's mode and owner, and are renamed over it.
+On any error the original is untouched and the error names the file; a full disk says so.
+
+Lines are split on ``\n`` only, everywhere (``view``, snippets, error messages), so a line
+number means the same thing in all of them; a trailing ``\r`` is a CRLF line ending.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_SCAN_BYTES = 64 * 1024 * 1024
+"""Bytes ``view`` reads at most to reach the asked lines (past it: use the shell tool)."""
+MAX_EDIT_BYTES = 32 * 1024 * 1024
+"""Largest file the editor loads whole (``str_replace``, ``insert``, ``write`` over it)."""
+BINARY_SNIFF_BYTES = 8192
+_CHUNK_BYTES = 1024 * 1024
+
+
+class FileError(Exception):
+    """A user-facing failure naming the file; the tool turns it into an error result."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def _check_regular(path: Path, mode: int) -> None:
+    if stat.S_ISDIR(mode):
+        raise FileError(f"{path} is a directory, not a file")
+    if not stat.S_ISREG(mode):
+        raise FileError(f"{path} is a {_kind(mode)}, not a regular file; text_editor only "
+                        "reads regular files")
+
+
+def open_regular(path: Path) -> tuple[int, os.stat_result]:
+    """An fd open for reading on the regular file ``path``, and its stat.
+
+    Raises:
+        FileError: missing, a directory, or a device / FIFO / socket.
+    """
+    try:
+        before = os.stat(path)
+    except FileNotFoundError:
+        raise FileError(f"{path} does not exist") from None
+    _check_regular(path, before.st_mode)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    after = os.fstat(fd)
+    try:
+        _check_regular(path, after.st_mode)  # replaced between stat and open
+    except FileError:
+        os.close(fd)
+        raise
+    return fd, after
+
+
+def _binary_error(path: Path, size_bytes: int) -> FileError:
+    return FileError(f"{path} is a binary file ({size_bytes:,} bytes); text_editor only "
+                     "handles text files")
+
+
+def read_bytes(path: Path, max_bytes: int = MAX_EDIT_BYTES) -> bytes:
+    """The whole regular file ``path`` (for an edit); refuses files over ``max_bytes``."""
+    fd, st = open_regular(path)
+    with os.fdopen(fd, "rb") as fh:
+        if st.st_size > max_bytes:
+            raise FileError(f"{path} is {st.st_size:,} bytes; text_editor edits files up to "
+                            f"{max_bytes:,} bytes — use the shell tool (sed, patch) instead")
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise FileError(f"{path} grew past {max_bytes:,} bytes while it was read")
+    return data
+
+
+def decode(path: Path, data: bytes, *, first_line: int = 1) -> str:
+    """``data`` as UTF-8 text. Raises FileError for binary (NUL) or invalid UTF-8."""
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        raise _binary_error(path, len(data))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = first_line + data.count(b"\n", 0, exc.start)
+        raise FileError(f"{path} is not UTF-8 text (invalid byte at line {line}); "
+                        "text_editor only handles UTF-8 files") from None
+
+
+def split_lines(text: str) -> list[str]:
+    r"""``text`` split on ``\n`` (a final newline ends the last line, it starts none)."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class LineRange:
+    """What :func:`read_lines` found.
+
+    Attributes:
+        lines: The lines ``first`` .. (at most) ``last``, without their line endings.
+        first: Number of the first line returned (1-based).
+        total_lines: Lines in the file when it was read to the end, else ``None``.
+        size_bytes: The file's size.
+        cut: Why fewer lines than asked came back: ``""`` (none), ``"keep"`` (the byte
+            budget of the answer was reached) or ``"scan"`` (:data:`MAX_SCAN_BYTES` read).
+    """
+
+    lines: list[str]
+    first: int
+    total_lines: int | None
+    size_bytes: int
+    cut: str
+
+
+def read_lines(path: Path, first: int, last: int | None, *, keep_bytes: int,
+               scan_bytes: int = MAX_SCAN_BYTES) -> LineRange:
+    """Lines ``first``..``last`` (1-based, inclusive; ``last=None``: to the end) of ``path``.
+
+    Reads chunk by chunk and stops after line ``last``, after ``keep_bytes`` bytes of wanted
+    lines, or after ``scan_bytes`` bytes in all — never the whole of a large file for two
+    lines. Raises FileError for special, binary or non-UTF-8 files.
+    """
+    fd, st = open_regular(path)
+    kept: list[bytes] = []
+    kept_bytes = 0
+    line_no = 1
+    current = bytearray()
+    scanned = 0
+    cut = ""
+    eof = False
+    with os.fdopen(fd, "rb") as fh:
+        while True:
+            chunk = fh.read(min(_CHUNK_BYTES, scan_bytes - scanned))
+            if scanned == 0 and b"\x00" in chunk[:BINARY_SNIFF_BYTES]:
+                raise _binary_error(path, st.st_size)
+            if not chunk:
+                eof = scanned < scan_bytes or not fh.read(1)
+                cut = "" if eof else "scan"
+                break
+            scanned += len(chunk)
+            pieces = chunk.split(b"\n")
+            for n, piece in enumerate(pieces):
+                wanted = line_no >= first and (last is None or line_no <= last)
+                if wanted:
+                    take = piece[: keep_bytes - kept_bytes]
+                    current += take
+                    kept_bytes += len(take)
+                    if len(take) < len(piece) or (kept_bytes >= keep_bytes
+                                                  and n < len(pieces) - 1):
+                        cut = "keep"
+                        break
+                if n < len(pieces) - 1:  # a newline ends this line
+                    if wanted:
+                        kept.append(bytes(current))
+                    current.clear()
+                    line_no += 1
+            if cut or (last is not None and line_no > last):
+                break
+    wanted = line_no >= first and (last is None or line_no <= last)
+    if current and wanted and (eof or cut):  # a last line without a newline, or a cut one
+        kept.append(bytes(current))
+    if eof and current:
+        line_no += 1
+    lines = [line[:-1] if line.endswith(b"\r") else line for line in kept]
+    if cut and lines:
+        lines[-1] = _trim_partial_char(lines[-1])
+    text = [decode(path, line, first_line=first + i) for i, line in enumerate(lines)]
+    return LineRange(text, first, line_no - 1 if eof else None, st.st_size, cut)
+
+
+def _trim_partial_char(data: bytes) -> bytes:
+    """``data`` without a UTF-8 character cut in two at its end."""
+    for drop in range(4):
+        try:
+            (data[: len(data) - drop] if drop else data).decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return data[: len(data) - drop] if drop else data
+    return data
+
+
+def digest(data: bytes) -> str:
+    """The SHA-256 of ``data`` (hex): what undo checks before it restores."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def _umask() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _os_error(path: Path, exc: OSError) -> FileError:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return FileError(f"disk full: no space left to write {path}; the file is unchanged "
+                         "— free some space and try again")
+    return FileError(f"cannot write {path}: {exc.strerror or exc}; the file is unchanged")
+
+
+def atomic_write(path: Path, data: bytes) -> Path:
+    """Replace the file at ``path`` (through symlinks, its target) with ``data``, atomically.
+
+    Returns:
+        The path actually written (the symlink's target, or ``path``).
+
+    Raises:
+        FileError: the target is not a regular file, or writing failed (disk full, no
+            permission); the original file is then byte-identical and no temporary file
+            is left behind.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        old = os.stat(target)
+    except FileNotFoundError:
+        old = None
+    if old is not None and not stat.S_ISREG(old.st_mode):
+        _check_regular(target, old.st_mode)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                   suffix=".goosectx-tmp")
+    except OSError as exc:
+        raise _os_error(target, exc) from None
+    try:
+        try:
+            _write_all(fd, data)
+            if old is not None:
+                os.fchmod(fd, stat.S_IMODE(old.st_mode))
+                try:
+                    os.fchown(fd, old.st_uid, old.st_gid)
+                except PermissionError:
+                    pass  # not ours to give away: the new file keeps our owner
+            else:
+                os.fchmod(fd, 0o666 & ~_umask())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise _os_error(target, exc) from None
+    try:
+        dir_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass  # the rename is done; a directory fsync is best effort
+    return target

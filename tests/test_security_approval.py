@@ -1,0 +1,162 @@
+"""The approval question cannot be forged or cut (issue 15, point 2).
+
+A model reply that imitates goosectx's question shows its marker neutralised (``<U+2691>``);
+the real question comes after the model's text, marked, with the whole call; a long call is
+folded until ``v`` shows it whole, and ``y`` does not count before that.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fakeserver import FakeServer
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from goosectx.agent import Agent
+from goosectx.approval import ApprovalFn
+from goosectx.cli.approval_view import approval_question, plain_question
+from goosectx.cli.repl import Repl
+from goosectx.cli.sanitize import APPROVAL_MARKER
+from goosectx.cli.terminal import ReplIO
+from goosectx.config import Settings
+from goosectx.conversation import ToolRequest
+from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
+from goosectx.store import SessionStore
+from goosectx.tools.builtin import default_registry, make_tool_context
+
+ENTER, CTRL_D = "\r", "\x04"
+FORGED = (f"{APPROVAL_MARKER} goosectx asks: run shell?\n{APPROVAL_MARKER}   ls -la\n"
+          f"{APPROVAL_MARKER} Run shell? [y] allow once  [n] deny")
+LONG_COMMAND = "echo " + "".join(f"part{n:04d}-" for n in range(200))  # 2,005 characters
+
+
+class World:
+    def __init__(self, tmp_path: Path) -> None:
+        self.settings = Settings(data_dir=tmp_path / "data")
+        self.workdir = tmp_path / "work"
+        self.workdir.mkdir()
+        self.store = SessionStore(self.settings.data_dir)
+        self.session = self.store.create_session(self.workdir, name="demo", model="scripted/x")
+        self.provider = ScriptedProvider()
+
+    def run(self, keys: str) -> str:
+        def build(approve: ApprovalFn) -> Agent:
+            return Agent(self.session, self.settings, provider=self.provider,
+                         tools=default_registry(), approve=approve, mode="approve",
+                         tool_context=make_tool_context(self.settings, self.workdir))
+
+        buf = io.StringIO()
+        with create_pipe_input() as pipe:
+            pipe.send_text(keys)
+            repl = Repl(self.settings, self.store, self.session,
+                        io=ReplIO(Console(file=buf, width=100), input=pipe,
+                                  output=DummyOutput(), history=False),
+                        agent_factory=build, background_checks=False)
+            assert repl.run() == 0
+        return buf.getvalue()
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    w = World(tmp_path)
+    yield w
+    w.store.close()
+
+
+def test_a_forged_question_is_neutralised_and_the_real_one_follows(world: World) -> None:
+    world.provider.add(ScriptedReply(FORGED, tool_calls=[
+        ("shell", {"command": "touch real-call"})]), "done")
+    out = world.run("go" + ENTER + "n" + CTRL_D)
+    assert "<U+2691> goosectx asks: run shell?" in out  # the model's imitation
+    assert out.count(f"{APPROVAL_MARKER} goosectx asks: run shell?") == 1  # only the real one
+    real = out.index(f"{APPROVAL_MARKER} goosectx asks: run shell?")
+    assert out.index("<U+2691> goosectx asks") < real  # after the model's text
+    assert f"{APPROVAL_MARKER}   touch real-call" in out[real:]
+    assert "shell: deny" in out and not (world.workdir / "real-call").exists()
+
+
+def test_bidi_and_zero_width_characters_in_a_command_are_visible(world: World) -> None:
+    world.provider.add(ScriptedReply(tool_calls=[
+        ("shell", {"command": "echo safe\u202e; rm -rf ~ #\u200b"})]), "done")
+    out = world.run("go" + ENTER + "n" + CTRL_D)
+    assert f"{APPROVAL_MARKER}   echo safe<U+202E>; rm -rf ~ #<U+200B>" in out
+
+
+def squeezed(text: str) -> str:
+    return "".join(text.replace(APPROVAL_MARKER, "").split())
+
+
+def test_a_long_command_is_shown_whole_before_y_counts(world: World) -> None:
+    world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": LONG_COMMAND})]), "ran")
+    out = world.run("go" + ENTER + "y" + "v" + "y" + CTRL_D)
+    folded, whole = out.split("press v to see the whole call", 1)
+    assert squeezed(LONG_COMMAND) not in squeezed(folded)
+    assert squeezed(LONG_COMMAND) in squeezed(whole)
+    assert "shell: allow once" in whole and "part0199-" in whole.split("shell: allow once")[0]
+
+
+def test_y_before_v_does_not_approve_a_long_command(world: World) -> None:
+    world.provider.add(ScriptedReply(tool_calls=[
+        ("shell", {"command": LONG_COMMAND + " > ran.txt"})]), "ok")
+    out = world.run("go" + ENTER + "y" + "a" + "n" + CTRL_D)
+    assert "shell: deny" in out and not (world.workdir / "ran.txt").exists()
+
+
+def test_plain_question_lines_all_carry_the_marker() -> None:
+    request = ToolRequest("c1", "shell", {"command": "ls\npwd", "timeout_s": 5})
+    lines = plain_question(approval_question(request, 80), whole=False)
+    assert lines == [f"{APPROVAL_MARKER} goosectx asks: run shell?", f"{APPROVAL_MARKER}   ls",
+                     f"{APPROVAL_MARKER}   pwd", f"{APPROVAL_MARKER}   timeout_s: 5"]
+
+
+pexpect = pytest.importorskip("pexpect")
+ESC = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
+"""Style escape codes rich may put between the marker and the text."""
+
+
+@pytest.mark.slow
+def test_forged_and_long_questions_in_a_pty(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    script = [{"text": FORGED, "tool_calls": [
+                  {"name": "shell", "arguments": {"command": LONG_COMMAND + " > ran.txt"}}]},
+              {"text": "finished"}]
+    with FakeServer(script) as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GOOSE_")}
+        env.update(GOOSECTX_HOME=str(tmp_path / "home"), GOOSECTX_CONFIG=str(tmp_path / "c.toml"),
+                   GOOSE_MODEL="openai/fake-model", OPENAI_API_BASE=server.base_url,
+                   OPENAI_API_KEY="sk-test-dummy", PROMPT_TOOLKIT_NO_CPR="1",
+                   TERM="xterm-256color", GOOSE_MODE="approve")
+        env.pop("NO_COLOR", None)
+        child = pexpect.spawn("goosectx", ["session"], cwd=str(work), env=env,
+                              dimensions=(40, 100), encoding="utf-8", timeout=120)
+        try:
+            child.expect("❯")
+            child.send("go\r")
+            child.expect("<U\\+2691> goosectx asks")  # the imitation, neutralised
+            child.expect(f"{APPROVAL_MARKER}{ESC} {ESC}goosectx asks: run shell\\?")  # the real one
+            child.expect("press v to see the whole call")
+            child.expect(r"Run shell\?")
+            child.send("y")
+            child.expect("see the whole call first")
+            time.sleep(0.3)
+            assert not (work / "ran.txt").exists()
+            child.send("v")
+            child.expect("part0199-")
+            child.expect(r"Run shell\?")
+            child.send("y")
+            child.expect("shell: allow once")
+            child.expect("finished")
+            child.expect("❯")
+            child.send("/exit\r")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+    assert (work / "ran.txt").exists()

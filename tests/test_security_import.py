@@ -1,0 +1,173 @@
+"""Bounded work on hostile input (issue 15, point 7): imports, config, tokenising.
+
+Every import error is one line with exit 2 and nothing saved; a huge single message is elided
+with a marker; the work stays within a memory bound (checked under an address-space limit in
+a subprocess); tokenising a long run of one character is done in bounded pieces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_support import run_cli
+from fakeserver import FakeServer
+
+from goosectx import tokens
+from goosectx.importers import builder
+
+
+def import_cli(capsys: pytest.CaptureFixture[str], path: Path, *options: str
+               ) -> tuple[int, str, str]:
+    return run_cli(capsys, "sessions", "import", str(path), *options)
+
+
+def assert_one_line_error(code: int, out: str, err: str, words: str) -> None:
+    assert code == 2
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines[0].startswith("goosectx: error:") and words in lines[0]
+
+
+def sessions_listed(capsys: pytest.CaptureFixture[str]) -> str:
+    return run_cli(capsys, "sessions", "list")[1]
+
+
+@pytest.mark.parametrize(("name", "text", "words"), [
+    ("deep.json", '[{"role": "user", "content": ' + "[" * 5_000 + "]" * 5_000 + "}]",
+     "nested more than 100 levels"),
+    ("deep.jsonl", '{"type": "user", "uuid": "u1", "message": {"content": '
+     + "[" * 5_000 + "]" * 5_000 + "}}\n", "nested more than 100 levels"),
+    ("huge-number.json", '[{"role": "user", "content": ' + "9" * 5_000 + "}]",
+     "not usable JSON"),
+    ("wrong-types.json", json.dumps({"format": "goosectx-session", "schema_version": 1,
+                                     "id": 5, "messages": ["not a message"]}), "message #1"),
+])
+def test_hostile_imports_fail_in_one_line_and_save_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, text: str, words: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    fmt = {"deep.json": "openai", "deep.jsonl": "claude-code",
+           "huge-number.json": "openai"}.get(name, "auto")
+    code, out, err = import_cli(capsys, path, "--format", fmt)
+    assert_one_line_error(code, out, err, words)
+    assert "no sessions" in sessions_listed(capsys).lower()
+
+
+def test_a_deeply_nested_config_is_a_one_line_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    monkeypatch.setenv("GOOSECTX_CONFIG", str(config))
+    code, _out, err = run_cli(capsys, "info")
+    assert code == 2 and "Traceback" not in err
+    assert "nests arrays or tables too deeply" in err
+
+
+def test_a_huge_single_message_is_elided_with_a_marker(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(builder, "MAX_MESSAGE_CHARS", 10_000)
+    path = tmp_path / "one-line.json"
+    path.write_text(json.dumps([{"role": "user", "content": "start " + "x" * 50_000 + " end"},
+                                {"role": "assistant", "content": "ok"}]))
+    code, out, err = import_cli(capsys, path)
+    assert code == 0, err
+    session_id = out.split()[1].rstrip(":")
+    shown = run_cli(capsys, "sessions", "export", session_id, "--format", "json")[1]
+    text = json.loads(shown)["messages"][0]["content"][0]["text"]
+    assert text.startswith("start ") and text.endswith(" end")
+    assert "40,010 characters elided on import" in text and len(text) < 10_100
+
+
+LIMIT_AS_BYTES = 1_500 * 2**20
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT_AS_BYTES, LIMIT_AS_BYTES))
+
+
+@pytest.mark.parametrize("line_mb", [6, 20])
+def test_a_one_line_transcript_imports_within_a_memory_bound_or_fails_in_one_line(
+    tmp_path: Path, line_mb: int
+) -> None:
+    # A Claude Code transcript whose one line holds one user message of line_mb MB
+    # (scaled down from the 150 MB of the report; the line cap is 16 MB).
+    path = tmp_path / "session.jsonl"
+    record = {"type": "user", "uuid": "u1", "sessionId": "s",
+              "message": {"role": "user", "content": "y" * (line_mb * 2**20)}}
+    path.write_text(json.dumps(record) + "\n")
+    env = {**os.environ, "GOOSECTX_HOME": str(tmp_path / "data")}
+    done = subprocess.run([sys.executable, "-m", "goosectx", "sessions", "import", str(path)],
+                          env=env, capture_output=True, text=True, timeout=300,
+                          preexec_fn=_limit_memory)
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
+    if line_mb * 2**20 <= builder.MAX_LINE_BYTES:
+        assert done.returncode == 0, done.stderr
+        assert "imported" in done.stdout
+    else:
+        assert done.returncode == 2
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert "line 1" in done.stderr and "up to 16 MB" in done.stderr
+
+
+class _RecordingEncoder:
+    def __init__(self) -> None:
+        self.pieces: list[int] = []
+
+    def encode(self, text: str, *, disallowed_special: object = ()) -> list[int]:
+        self.pieces.append(len(text))
+        return [0] * (len(text) // 4 + 1)
+
+
+def test_long_texts_are_tokenised_in_bounded_pieces() -> None:
+    encoder = _RecordingEncoder()
+    tokens.token_len(encoder, "a" * 100_000)
+    assert max(encoder.pieces) <= tokens.CHUNK_CHARS and sum(encoder.pieces) == 100_000
+
+
+def test_chunked_counting_is_exact_on_ordinary_text() -> None:
+    text = Path(__file__).read_text() * 3
+    exact = len(tokens.get_encoder(None).encode(text, disallowed_special=()))
+    assert tokens.count_text(text) == exact
+
+
+def test_a_never_ending_stream_ends_at_the_deadline(
+    fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path],
+) -> None:
+    isolated_env["config"].write_text("request_deadline_s = 1.5\n")
+    monkeypatch.chdir(work)
+    fake_model.add({"text": "tick " * 400, "chunk_chars": 5, "chunk_delay_s": 0.05})
+    code, out, err = run_cli(capsys, "run", "-t", "talk", "--name", "slow", "--output-format",
+                             "json")
+    assert code == 1
+    result = json.loads(out)
+    assert "request_deadline_s = 1.5 s" in result["error"]
+    assert "Traceback" not in err
+    # The history stays valid: the partial answer is kept, marked cancelled; resuming works.
+    fake_model.add({"text": "back"})
+    isolated_env["config"].write_text("request_deadline_s = 600\n")
+    code, out, err = run_cli(capsys, "run", "--resume", "slow", "-t", "again")
+    assert code == 0 and "back" in out, err
+
+
+def test_megabytes_of_tool_arguments_end_the_call(
+    fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(work)
+    fake_model.add({"tool_calls": [{"name": "text_editor", "arguments": {
+        "command": "write", "path": "big.txt", "file_text": "z" * 5_000_000}}],
+        "chunk_chars": 200_000})
+    code, _out, err = run_cli(capsys, "run", "--mode", "auto", "-t", "write")
+    assert code == 1
+    assert "more than 4,194,304 characters of tool-call arguments" in err
+    assert not (work / "big.txt").exists()

@@ -1,0 +1,146 @@
+"""Secrets (issue 15, point 4): the key stays out of child processes, /proc and the store.
+
+Child processes get a scrubbed environment; goosectx makes itself non-dumpable so a
+same-user child cannot read ``/proc/<goosectx>/environ``; as root each shell call runs in its
+own PID namespace. Tool output is redacted of each secret in the listed encodings.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import secrets
+import shutil
+import subprocess
+import tempfile
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import FAKE_MODEL
+from fakeserver import FakeServer
+
+from goosectx.config import Settings
+from goosectx.redaction import REDACTED, Redactor
+from goosectx.tools.builtin import tool_env
+
+KEY = "sk-proj-" + secrets.token_urlsafe(30)
+
+
+@pytest.mark.parametrize("name", ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "GH_PAT",
+                                  "GITLAB_PAT_RW", "STRIPE_KEY", "SSH_PASSPHRASE",
+                                  "GOOGLE_APPLICATION_CREDENTIALS", "NPM_TOKEN"])
+def test_extended_secret_names_are_dropped(name: str) -> None:
+    assert tool_env(Settings(), {name: "v", "PATH": "/bin"}) == {"PATH": "/bin"}
+
+
+def test_a_url_with_a_password_is_dropped_and_redacted() -> None:
+    url = "postgres://app:s3cr3t-pass-word@db.internal/app"
+    env = {"DATABASE_URL": url, "HOMEPAGE": "https://example.org/a:b", "PATH": "/bin"}
+    assert tool_env(Settings(), env) == {"HOMEPAGE": "https://example.org/a:b", "PATH": "/bin"}
+    from goosectx.redaction import secret_values
+    redact = Redactor(secret_values(env))
+    assert "s3cr3t" not in redact(f"connecting with s3cr3t-pass-word to {url}")
+
+
+def encoded_forms(secret: str) -> dict[str, str]:
+    data = secret.encode()
+    forms = {"literal": secret, "reversed": secret[::-1], "hex": data.hex(),
+             "HEX": data.hex().upper(), "url": urllib.parse.quote(secret, safe="") + "%7E"}
+    for shift, prefix in enumerate((b"", b"x", b"xy")):
+        forms[f"base64+{shift}"] = base64.b64encode(prefix + data + b"!").decode()
+        forms[f"base64url+{shift}"] = base64.urlsafe_b64encode(prefix + data + b"?").decode()
+    forms["wrapped"] = base64.encodebytes(b"z" * 70 + data).decode()  # newlines every 76
+    forms["folded"] = "\n".join(secret[i:i + 7] for i in range(0, len(secret), 7))
+    forms["spaced hex"] = " ".join(data.hex()[i:i + 4] for i in range(0, 2 * len(data), 4))
+    return forms
+
+
+def core_of(secret: str) -> list[str]:
+    """Substrings any leak of ``secret`` in the listed forms would contain (for the store check)."""
+    data = secret.encode()
+    cores = [secret[4:-4], secret[::-1][4:-4], data.hex()[8:-8]]
+    for prefix in (b"", b"x", b"xy"):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            cores.append(encode(prefix + data)[8:-8].decode())
+    return cores
+
+
+@pytest.mark.parametrize("form", list(encoded_forms(KEY)))
+def test_each_listed_encoding_is_redacted(form: str) -> None:
+    text = f"before {encoded_forms(KEY)[form]} after"
+    redacted = Redactor([KEY])(text)
+    assert REDACTED in redacted
+    squeezed = "".join(redacted.split())
+    assert not any(core in squeezed for core in core_of(KEY))
+    assert redacted.startswith("before ")
+
+
+def test_clean_text_is_unchanged() -> None:
+    text = "hello\x00 world\n" * 1000
+    assert Redactor([KEY])(text) is text
+
+
+@pytest.fixture
+def open_dir() -> Iterator[Path]:
+    """A directory any user can write (for a goosectx run as an unprivileged user)."""
+    path = Path(tempfile.mkdtemp(prefix="goosectx-sec-"))
+    path.chmod(0o777)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def run_goosectx(server: FakeServer, cwd: Path, home: Path, *prefix: str
+                 ) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "GOOSECTX_HOME": str(home / "data"),
+           "GOOSECTX_CONFIG": str(home / "config.toml"), "GOOSE_MODEL": FAKE_MODEL,
+           "OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": KEY,
+           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([*prefix, "goosectx", "run", "--mode", "auto", "-t", "go"], env=env,
+                          cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+PROC_PROBE = ("n=0; for f in /proc/[0-9]*/environ /proc/$PPID/environ; do "
+              "tr '\\0' '\\n' < $f 2>/dev/null | grep -q \"^OPENAI_API_KEY=\" && n=$((n+1)); "
+              "done; echo \"key readable in $n places\"; env | grep -c OPENAI_API_KEY")
+
+
+def tool_outputs(server: FakeServer) -> list[str]:
+    return [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root to switch to an unprivileged user with setpriv")
+def test_the_key_is_not_readable_through_proc_as_an_unprivileged_user(
+    fake_server: FakeServer, open_dir: Path
+) -> None:
+    fake_server.add({"tool_calls": [{"name": "shell", "arguments": {"command": PROC_PROBE}}]},
+                    {"text": "done"})
+    done = run_goosectx(fake_server, open_dir, open_dir, "setpriv", "--reuid", "65534",
+                        "--regid", "65534", "--clear-groups")
+    assert done.returncode == 0, done.stderr
+    assert tool_outputs(fake_server)[0].startswith("key readable in 0 places\n0\n")
+
+
+def test_no_encoding_of_the_key_reaches_the_provider_or_the_store(
+    fake_server: FakeServer, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    forms = encoded_forms(KEY)
+    (work / "leak.txt").write_text("\n".join(forms.values()) + "\n")
+    fake_server.add({"tool_calls": [{"name": "shell", "arguments": {"command": "cat leak.txt"}},
+                                    {"name": "text_editor",
+                                     "arguments": {"command": "view", "path": "leak.txt"}}]},
+                    {"text": "done"})
+    done = run_goosectx(fake_server, work, tmp_path)
+    assert done.returncode == 0, done.stderr
+    outputs = "".join("".join(text.split()) for text in tool_outputs(fake_server))
+    assert outputs.count(REDACTED) >= 2 * len(forms)
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "data").rglob("*") if p.is_file())
+    stored_text = "".join(stored.decode("utf-8", "replace").split())
+    for core in core_of(KEY):
+        assert core not in outputs and core not in stored_text

@@ -1,0 +1,109 @@
+"""Ids and the store (issue 15, points 5 and 8): ids become paths only after validation, and a
+full disk is reported as one, not as an unreadable database."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from cli_support import cli, run_cli
+from fakeserver import FakeServer
+
+from goosectx.config import load_settings
+from goosectx.conversation import Message
+from goosectx.errors import StoreError
+from goosectx.export import session_to_json
+from goosectx.session import Session, valid_session_id
+from goosectx.store import SessionStore
+
+
+@pytest.mark.parametrize("value", ["20261201_044107_30a1", "abc", "A-b_9"])
+def test_valid_ids(value: str) -> None:
+    assert valid_session_id(value)
+
+
+@pytest.mark.parametrize("value", ["", "../../x/poetry", "a/b", "..", ".hidden", "a.lock",
+                                   "x" * 65, "a\x00b", "a b", "-rf", 7])
+def test_invalid_ids(value: object) -> None:
+    assert not valid_session_id(value)
+
+
+def exported(tmp_path: Path, session_id: str) -> Path:
+    now = datetime.now(UTC)
+    session = Session(id=session_id, name=None, working_dir=tmp_path,
+                      model="openai/gpt-4o-mini", created=now, updated=now)
+    session.conversation.append(Message.user("hello from the poetry project"))
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(session_to_json(session)))
+    return path
+
+
+def test_an_imported_traversal_id_gets_a_new_id_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data_dir = load_settings().data_dir
+    bad = "../../x/poetry"  # <data dir>/locks/../../x/poetry.lock
+    victim = data_dir.parent / "x" / "poetry.lock"
+    victim.parent.mkdir(parents=True)
+    victim.write_text("precious lock file\n")
+    out, _ = cli(capsys, "sessions", "import", str(exported(tmp_path, bad)))
+    assert f"its id {bad!r} is not a valid session id, so it got a new one" in out
+    new_id = out.split()[1].rstrip(":")
+    assert valid_session_id(new_id)
+    cli(capsys, "sessions", "remove", new_id, "--yes")
+    assert victim.read_text() == "precious lock file\n"
+    assert sorted(p.name for p in victim.parent.iterdir()) == ["poetry.lock"]
+
+
+def test_a_stored_bad_id_is_refused_before_it_becomes_a_lock_path(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "data")
+    try:
+        with pytest.raises(StoreError, match="cannot be used as a lock file name"):
+            store.lock("../../x/poetry")
+    finally:
+        store.close()
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)],
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def fill(directory: Path) -> None:
+    fd = os.open(directory / "filler", os.O_CREAT | os.O_WRONLY, 0o600)
+    try:
+        while os.write(fd, b"x" * 4096):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def test_a_full_disk_says_disk_full_not_unreadable(
+    small_disk: Path, fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("GOOSECTX_HOME", str(small_disk / "data"))
+    monkeypatch.chdir(work)
+    fake_model.add({"text": "first"}, {"text": "second"})
+    cli(capsys, "run", "-t", "one", "--name", "full")
+    fill(small_disk)
+    code, out, err = run_cli(capsys, "run", "--resume", "full", "-t", "two")
+    assert code != 0
+    assert "disk full" in err and "unreadable" not in err and "Traceback" not in err
