@@ -171,3 +171,18 @@ def test_megabytes_of_tool_arguments_end_the_call(
     assert code == 1
     assert "more than 4,194,304 characters of tool-call arguments" in err
     assert not (work / "big.txt").exists()
+
+
+def test_an_auto_detected_one_line_transcript_over_the_line_cap_fails_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goosectx.importers import detect
+
+    for module in (builder, detect):  # scaled down: 1 MB caps, a 3 MB line
+        monkeypatch.setattr(module, "MAX_LINE_BYTES", 2**20)
+        monkeypatch.setattr(module, "MAX_DOCUMENT_BYTES", 2**20)
+    path = tmp_path / "one-line.jsonl"
+    path.write_text(json.dumps({"type": "user", "uuid": "u1", "message": {
+        "role": "user", "content": "y" * 3 * 2**20}}) + "\n")
+    code, out, err = import_cli(capsys, path)
+    assert_one_line_error(code, out, err, "line 1 is longer than 1 MB")

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from goosectx.errors import ImportFormatError
-from goosectx.importers.builder import FORMAT_HINT, MAX_DOCUMENT_BYTES
+from goosectx.importers.builder import FORMAT_HINT, MAX_DOCUMENT_BYTES, MAX_LINE_BYTES
 
 _SNIFF_LINES = 40
-_SNIFF_BYTES = 4 * 1024 * 1024
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -32,7 +31,13 @@ def detect_format(path: Path) -> str:
         text = path.read_text(encoding="utf-8", errors="replace")
     else:  # a large file can only be JSON lines: sniff its complete first lines
         with path.open("rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
+            head = fh.read(MAX_LINE_BYTES + 1)
+        if b"\n" not in head and len(head) > MAX_LINE_BYTES:
+            raise ImportFormatError(
+                f"{path.name}: line 1 is longer than {MAX_LINE_BYTES // 2**20} MB; goosectx "
+                f"imports JSON-lines files with lines up to {MAX_LINE_BYTES // 2**20} MB and "
+                f"other files up to {MAX_DOCUMENT_BYTES // 2**20} MB",
+                "split the transcript, or cut the oversized part out")
         text = head[: head.rfind(b"\n") + 1].decode("utf-8", "replace")
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
