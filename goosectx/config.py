@@ -31,7 +31,8 @@ _MODEL_KEYS = {"context_limit", "manages_own_context", "api_base", "api_key_env"
 _TOP_KEYS = {"model", "compaction_model", "mode", "auto_compact_threshold", "context_limit",
              "max_turns", "tool_pair_summarization", "tool_call_cutoff", "data_dir",
              "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models",
-             "request_deadline_s"}
+             "request_deadline_s", "keep_recent_ratio", "keep_user_tokens",
+             "summary_result_chars", "summary_facts_tokens"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,13 @@ class Settings:
         tool_output_max_chars: Cap on the tool output kept and sent to the model, characters.
         request_deadline_s: Overall deadline of one model call (connect to last chunk),
             seconds; past it the call ends with an error.
+        keep_recent_ratio: Share of the context limit a compaction keeps verbatim as the tail
+            (0 keeps none; docs/architecture.md §5).
+        keep_user_tokens: Earlier user messages re-sent verbatim after a compaction (tokens);
+            ``None`` = min(8,000, 0.1 × limit), 0 re-sends none.
+        summary_result_chars: Tool results longer than this are cut to head and tail lines in
+            the summary request (characters).
+        summary_facts_tokens: Cap on the facts merged into a summary from the transcript.
         models: Per-model tables.
         config_path: The config file read, or ``None``.
         sources: Where each value came from, e.g. ``{"model": "env GOOSE_MODEL"}``.
@@ -98,6 +106,10 @@ class Settings:
     shell_timeout_s: float = 120.0
     tool_output_max_chars: int = 40_000
     request_deadline_s: float = 600.0
+    keep_recent_ratio: float = 0.2
+    keep_user_tokens: int | None = None
+    summary_result_chars: int = 2_000
+    summary_facts_tokens: int = 1_500
     models: dict[str, ModelConfig] = field(default_factory=dict)
     config_path: Path | None = None
     sources: dict[str, str] = field(default_factory=dict)
@@ -158,6 +170,31 @@ def parse_ratio(key: str, value: object) -> float:
     if not math.isfinite(ratio):
         raise _fail(key, value, expected)
     return ratio
+
+
+def parse_share(key: str, value: object) -> float:
+    """Parse a share of the context limit: a number from 0 to 0.9.
+
+    Raises:
+        ConfigError: not a number in [0, 0.9].
+    """
+    expected = "a number from 0 to 0.9 (a share of the context limit)"
+    if isinstance(value, bool):
+        raise _fail(key, value, expected)
+    try:
+        share = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise _fail(key, value, expected) from None
+    if not 0.0 <= share <= 0.9:
+        raise _fail(key, value, expected)
+    return share
+
+
+def parse_count(key: str, value: object) -> int:
+    """Parse a whole number ≥ 0 (raises ConfigError otherwise)."""
+    if value in (0, "0"):
+        return 0
+    return parse_positive_int(key, value)
 
 
 def parse_positive_int(key: str, value: object) -> int:
@@ -295,6 +332,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "tool_pair_summarization": ("GOOSE_TOOL_PAIR_SUMMARIZATION", parse_bool),
     "tool_call_cutoff": ("GOOSE_TOOL_CALL_CUTOFF", parse_positive_int),
     "data_dir": ("GOOSECTX_HOME", lambda k, v: Path(_parse_str(k, v)).expanduser()),
+    "keep_recent_ratio": ("GOOSECTX_KEEP_RECENT_RATIO", parse_share),
 }
 
 _FILE: dict[str, tuple[str, Any]] = {
@@ -311,6 +349,10 @@ _FILE: dict[str, tuple[str, Any]] = {
     "shell_timeout_s": ("shell_timeout_s", parse_positive_float),
     "tool_output_max_chars": ("tool_output_max_chars", parse_positive_int),
     "request_deadline_s": ("request_deadline_s", parse_positive_float),
+    "keep_recent_ratio": ("keep_recent_ratio", parse_share),
+    "keep_user_tokens": ("keep_user_tokens", parse_count),
+    "summary_result_chars": ("summary_result_chars", parse_positive_int),
+    "summary_facts_tokens": ("summary_facts_tokens", parse_positive_int),
 }
 
 

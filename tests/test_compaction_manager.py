@@ -102,7 +102,7 @@ def test_second_auto_compaction_in_the_same_step_is_refused() -> None:
     huge = '{"user_intent": "' + " ".join(["word"] * int(0.85 * limit)) + '"}'
     provider = ScriptedProvider([huge, SUMMARY_JSON], context_limit_tokens=limit,
                                 output_limit=100_000)
-    cm = manager(make_session(messages), provider)
+    cm = manager(make_session(messages), provider, keep_recent_ratio=0, keep_user_tokens=0)
     first = replaced(collect(cm.before_call(REQUEST)))
     assert len(first) == 1 and not first[0].auto_compaction_paused
     assert cm.current_tokens(REQUEST)[0] / limit > 0.8  # still over the threshold
@@ -187,12 +187,14 @@ def test_after_compaction_current_is_the_retained_estimate_and_next_turn_does_no
 
 
 # -- the rewrite ------------------------------------------------------------------------------
-def test_auto_rewrite_hides_old_messages_and_appends_summary_continuation_and_request() -> None:
+def test_goose_layout_ratio_0_and_user_tokens_0_hides_all_and_resends_the_request() -> None:
+    # Rule changed on purpose (issue 12): the old default layout is now goose's layout, chosen
+    # with keep_recent_ratio = 0 and keep_user_tokens = 0.
     messages, limit = over(0.9)
     session = make_session(messages)
     old = list(session.conversation.messages)
-    collect(manager(session, ScriptedProvider([SUMMARY_JSON], context_limit_tokens=limit))
-            .before_call(REQUEST))
+    collect(manager(session, ScriptedProvider([SUMMARY_JSON], context_limit_tokens=limit),
+                    keep_recent_ratio=0, keep_user_tokens=0).before_call(REQUEST))
     view = session.conversation.agent_view()
     assert [m.role for m in view] == ["user", "assistant", "user"]
     summary, continuation, request = view
@@ -210,19 +212,30 @@ def test_auto_rewrite_hides_old_messages_and_appends_summary_continuation_and_re
     assert session.conversation.user_view()[:len(old)] == [stored[m.id] for m in old]
 
 
-def test_mid_tool_loop_gets_the_tool_loop_continuation() -> None:
+def test_mid_tool_loop_keeps_the_turn_in_progress_verbatim_after_the_continuation() -> None:
+    # Rule changed on purpose (issue 12): the turn in progress is kept (its originals stay
+    # agent-visible) instead of an agent-only copy of the request at the end.
     messages, limit = over(0.9)
-    messages += tool_pair("ok")
+    messages += tool_pair("3 passed")
     session = make_session(messages)
+    turn_ids = [m.id for m in messages[-3:]]
     collect(manager(session, ScriptedProvider([SUMMARY_JSON], context_limit_tokens=limit))
             .before_call(REQUEST))
     view = session.conversation.agent_view()
+    assert view[0].metadata.is_summary
     assert view[1].text == CONTINUATION_TEXTS["tool_loop"]
-    assert view[-1].text == "latest question: what next?"
+    assert view[-3].text == "latest question: what next?"
+    assert view[-1].tool_responses[0].output == "3 passed"
+    assert [m.id for m in session.conversation.agent_messages()[-3:]] == turn_ids
+    assert all(not m.metadata.agent_visible for m in session.conversation
+               if m.id == messages[0].id)
 
 
-def test_manual_compaction_uses_instructions_and_preserves_no_request_copy() -> None:
+def test_manual_compaction_uses_instructions_and_says_the_last_request_was_answered() -> None:
+    # Rule changed on purpose (issue 12): manual compaction keeps the last turn and, as the
+    # last request was answered, says so (the old test expected summary + continuation only).
     session = make_session(chat(3))
+    last_answer = session.conversation.messages[-1]
     provider = ScriptedProvider([SUMMARY_JSON])
     events = collect(manager(session, provider).compact(REQUEST, instructions="focus on the DB"))
     assert "focus on the DB" in provider.requests[0].messages[0].text
@@ -230,8 +243,11 @@ def test_manual_compaction_uses_instructions_and_preserves_no_request_copy() -> 
         "Notification", "Notification", "HistoryReplaced"]
     assert events[0].kind == "inline" and events[1].kind == "thinking"  # type: ignore[union-attr]
     raw = session.conversation.agent_messages()
-    assert [m.metadata.is_summary for m in raw] == [True, False]
-    assert raw[1].text == CONTINUATION_TEXTS["manual"]
+    assert raw[0].metadata.is_summary
+    continuation = next(m for m in raw if m.metadata.is_continuation)
+    assert continuation.text == CONTINUATION_TEXTS["answered"]
+    assert "answered; wait for the user's next message" in continuation.text
+    assert raw[-1].id == last_answer.id  # the last turn is kept verbatim
 
 
 def test_unparseable_summary_is_kept_raw() -> None:
@@ -404,14 +420,14 @@ def test_notification_order_inline_then_thinking_then_history() -> None:
     assert isinstance(events[0], Notification) and "% full" in events[0].text
 
 
-def test_a_preserved_request_bigger_than_half_the_window_is_elided_not_dropped() -> None:
+def test_a_request_bigger_than_the_room_left_is_elided_not_dropped() -> None:
     paste = "START " + "word " * 6000 + " END"
     session = make_session([*chat(2), Message.user(paste)])
     provider = ScriptedProvider([SUMMARY_JSON], context_limit_tokens=8000)
     events = collect(manager(session, provider).on_context_exceeded(REQUEST))
     event = replaced(events)[0]
     # The user is told the model no longer sees the whole message.
-    assert any(isinstance(e, Notification) and "longer than half the context window" in e.text
+    assert any(isinstance(e, Notification) and "larger than the room left" in e.text
                for e in events)
     kept = session.conversation.agent_view()[-1]
     assert kept.text.startswith("START word") and kept.text.endswith("word  END")

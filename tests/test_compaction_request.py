@@ -67,9 +67,11 @@ def test_middle_out_removal_takes_the_results_nearest_the_centre_first() -> None
     assert kept_outputs(0) == []
     out, removed, total = middle_out_removal(lines, 80)
     assert (removed, total) == (2, 10)
-    # A removed result takes its call line with it: no call is left without its result.
-    ids = [ln.tool_id for ln in out]
-    assert all(ids.count(i) == 2 for i in ids)
+    # Rule changed on purpose (issue 12): a removed result keeps its call line, marked, so the
+    # summariser still learns the command ran.
+    assert sum(ln.text.startswith("[assistant tool call]") for ln in out) == 8
+    omitted = [ln.text for ln in out if ln.text.endswith("→ (result omitted)")]
+    assert len(omitted) == 2 and all(t.startswith("[tool] shell ") for t in omitted)
 
 
 def test_first_rung_is_100_percent_when_everything_fits() -> None:
@@ -82,12 +84,24 @@ def test_first_rung_is_100_percent_when_everything_fits() -> None:
 
 def test_lone_tool_response_is_removed_at_the_first_rung_below_100() -> None:
     messages = [Message.user("check the log"), *tool_pair(words(6000)), Message.assistant("ok")]
-    candidates = list(ladder(messages, 5000, output=1000))
+    candidates = list(SummaryLadder(messages, counter=COUNTER, context_limit_tokens=5000,
+                                    output_limit_tokens=1000, result_chars=None))
     assert candidates[0].rung == "90%"  # 100 % does not fit; 90 % removes ceil(1 × 0.1) = 1
     assert candidates[0].removed_results == 1
     assert "lorem" not in candidates[0].prompt and "check the log" in candidates[0].prompt
-    assert "shell" not in candidates[0].prompt  # its call line went with it
-    assert all(c.estimate_tokens + 1000 <= 5000 for c in candidates)
+    # Rule changed on purpose (issue 12): the call line stays, marked "(result omitted)".
+    assert "[tool] shell" in candidates[0].prompt and "(result omitted)" in candidates[0].prompt
+    assert all(c.estimate_tokens + 1000 <= 0.95 * 5000 for c in candidates)
+
+
+def test_long_results_are_cut_to_head_and_tail_lines_before_any_is_removed() -> None:
+    log = "\n".join(f"line {i} " + words(8) for i in range(400))
+    messages = [Message.user("run the tests"), *tool_pair(log), Message.assistant("ok")]
+    first = SummaryLadder(messages, counter=COUNTER, context_limit_tokens=5000,
+                          output_limit_tokens=1000, result_chars=2000).first()
+    assert first is not None and first.rung == "100%" and first.removed_results == 0
+    assert "line 0 " in first.prompt and "line 399 " in first.prompt
+    assert "lines cut …]" in first.prompt and "line 200 " not in first.prompt
 
 
 def test_without_tool_responses_an_oversized_history_goes_straight_to_elision() -> None:
@@ -118,8 +132,11 @@ def test_max_tokens_is_clamped_to_output_limit_8000_and_the_window() -> None:
     assert ladder(messages, 128_000, output=1000).first().max_tokens == 1000  # type: ignore[union-attr]
     assert ladder(messages, 128_000, output=100_000).first().max_tokens == 8000  # type: ignore[union-attr]
     small = ladder(messages, 2000, output=100_000).first()
-    assert small is not None
-    assert small.max_tokens == 2000 - small.estimate_tokens  # what the window leaves
+    assert small is not None  # what 95 % of the window leaves, at most half the window
+    assert small.max_tokens == min(1000, int(0.95 * 2000) - small.estimate_tokens)
+    capped = SummaryLadder(messages, counter=COUNTER, context_limit_tokens=128_000,
+                           output_limit_tokens=100_000, max_output_tokens=1600).first()
+    assert capped is not None and capped.max_tokens == 1600  # the layout budget's cap
 
 
 def test_provider_context_error_steps_down_to_the_next_rung() -> None:
@@ -130,8 +147,9 @@ def test_provider_context_error_steps_down_to_the_next_rung() -> None:
     provider = ScriptedProvider([ContextLengthExceeded("too long"),
                                  ScriptedReply(error=ContextLengthExceeded("still too long")),
                                  SUMMARY_JSON])
-    session = make_session(messages)
-    events = collect(manager(session, provider).compact(REQUEST))
+    session = make_session(messages)  # goose's layout: the whole history is the head
+    events = collect(manager(session, provider, keep_recent_ratio=0, keep_user_tokens=0)
+                     .compact(REQUEST))
     sizes = [len(r.messages[0].text) for r in provider.requests]
     assert len(sizes) == 3 and sizes[0] > sizes[1] > sizes[2]
     assert "log 4" not in provider.requests[1].messages[0].text  # the centre went first

@@ -22,7 +22,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from goosectx.compaction.decide import judge, pause_notice
-from goosectx.compaction.layout import elided_notice, layout, new_compaction_id
+from goosectx.compaction.layout import (
+    Budget,
+    elided_notice,
+    layout,
+    layout_budget,
+    new_compaction_id,
+    plan_split,
+)
 from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
 from goosectx.compaction.summarize import (
     SummaryCancelled,
@@ -34,7 +41,7 @@ from goosectx.compaction.summarize import (
     summarising_text,
 )
 from goosectx.compaction.summary import render_markdown
-from goosectx.conversation import Conversation, Message, SystemNotification
+from goosectx.conversation import Conversation, SystemNotification, repair
 from goosectx.errors import CompactionFailed, ProviderError
 from goosectx.events import (
     CompactionStrategy,
@@ -90,11 +97,13 @@ def extractive_budget(max_summary_tokens: int | None, context_limit_tokens: int)
 
 
 def plan(
-    messages: Sequence[Message], summarisers: Sequence[Provider], *, tokens_before: int,
-    counter_for: Callable[[str | None], TokenCounter], instructions: str | None,
-    strategy: str, extractive_tokens: int,
+    conversation: Conversation, summarisers: Sequence[Provider], counter: TokenCounter,
+    budget: Budget, *, tokens_before: int, counter_for: Callable[[str | None], TokenCounter],
+    instructions: str | None, strategy: str, extractive_tokens: int,
 ) -> CompactionPlan:
-    """What :func:`execute` would do with ``messages`` (the agent view), calling no model."""
+    """What a manual :func:`execute` would do with ``conversation``, calling no model."""
+    working = plan_split(conversation, budget, counter, trigger="manual")
+    messages = repair(working.head, for_sending=False)
     if strategy != "llm" or not summarisers:
         return CompactionPlan(tokens_before, "extractive", len(messages), None, None,
                               max_tokens=extractive_tokens)
@@ -103,11 +112,13 @@ def plan(
     output = provider.output_limit_tokens()
     ladder = SummaryLadder(messages, counter=counter_for(provider.model),
                            context_limit_tokens=limit, output_limit_tokens=output,
-                           instructions=instructions)
+                           instructions=instructions, max_output_tokens=budget.summary_max_tokens,
+                           result_chars=budget.result_chars)
     first = ladder.first()
     if first is None:
         return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
-                              max_tokens=reserved_output_tokens(limit, output),
+                              max_tokens=reserved_output_tokens(limit, output,
+                                                                budget.summary_max_tokens),
                               total_results=sum(ln.is_result for ln in ladder.lines))
     return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
                           first.rung, first.estimate_tokens, first.max_tokens,
@@ -121,6 +132,7 @@ def execute(
     max_summary_tokens: int | None, reestimate: Callable[[], int],
     instructions: str | None = None,
     fallback_extractive: bool = False, cancel: threading.Event | None = None,
+    budget: Budget | None = None,
 ) -> Iterator[Event]:
     """Summarise and rewrite the history; on a cancel, a notice and no change at all.
 
@@ -139,6 +151,8 @@ def execute(
         instructions: Extra instructions for the summary prompt.
         fallback_extractive: Use the extractive summary when the summary call fails.
         cancel: Set it to stop: the history is left untouched and a notice says so.
+        budget: The layout budget (docs/architecture.md §5); ``None`` = the rule at
+            threshold 0.8 with no prefix.
 
     Raises:
         CompactionFailed: nothing to compact, or the summary request cannot be made to fit.
@@ -152,14 +166,21 @@ def execute(
         yield Notification("inline", cancelled_text(trigger))
         return
     before, context_limit_tokens = measure()
+    if budget is None:
+        budget = layout_budget(context_limit_tokens, 0.8)
+    working = plan_split(conversation, budget, counter, trigger=trigger)
+    messages = repair(working.head, for_sending=False)
+    if not messages:
+        raise CompactionFailed("nothing to compact: the model keeps every message it sees")
     limit = context_limit_tokens if trigger == "auto" else 0
     yield Notification("inline", intro_text(trigger, before, limit))
     summary: SummaryResult | None = None
     if strategy == "llm":
         yield Notification("thinking", summarising_text(len(messages), "message"))
         try:
-            summary = yield from model_summary(summarisers, messages, instructions,
-                                               counter_for, cancel=cancel)
+            summary = yield from model_summary(
+                summarisers, messages, instructions, counter_for, cancel=cancel,
+                max_output_tokens=budget.summary_max_tokens, result_chars=budget.result_chars)
         except SummaryCancelled:
             yield Notification("inline", cancelled_text(trigger))
             return
@@ -194,8 +215,7 @@ def execute(
         return
 
     cid = new_compaction_id()
-    new = layout(conversation, summary.text, trigger=trigger, compaction_id=cid,
-                 counter=counter, context_limit_tokens=context_limit_tokens)
+    new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
     conversation.messages = new
     after = reestimate()
     cost = summary.call.usage.cost_usd if summary.call is not None else None

@@ -1,29 +1,113 @@
-"""Layout: what the model keeps after a compaction or ``/clear``.
+"""Layout: what the model keeps after a compaction or ``/clear``, and the one budget rule.
 
 Step 4 of the compaction pipeline (docs/architecture.md §5). Old messages are never edited or
-dropped: agent-visible ones get ``agent_visible=False`` (their user visibility unchanged) and
-new agent-only messages are appended — the summary (role user), a continuation (role
-assistant) and, for automatic compaction, a copy of the most recent plain-text user message so
-the model keeps answering it (its middle elided past half the window).
+dropped. After a compaction the model sees: the stable prefix (system prompt, tools —
+unchanged) → the summary of the HEAD (user, agent-only) → earlier user messages re-sent
+verbatim (agent-only copies, chronological) → the continuation (assistant, agent-only) → the
+TAIL, the newest messages verbatim (their originals stay agent-visible, not copied). The
+head's messages get ``agent_visible=False``; user visibility never changes. The new messages
+are inserted just before the tail, so the list order is the order the model reads.
+:mod:`goosectx.compaction.tail` chooses the head and the tail.
 
-INTERFACE the compaction issues extend: :func:`layout` (the conversation, the summary text,
-the trigger and the budget figures) → the whole new message list, with every new message
-sharing the compaction id; :func:`elided_notice` reads back what the layout had to cut. A
-verbatim tail, re-sent user messages and budgets by the one budget rule replace the preserved
-copy inside :func:`layout`; :mod:`goosectx.compaction.execute` only calls it.
+The one budget rule (:func:`layout_budget`): the next request targets ≤ ½ × threshold × limit;
+the hard ceiling is threshold × limit − a margin; when the prefix, the summary and the newest
+request alone exceed the target, only the ceiling applies. The tail gives way first. Every
+estimate is multiplied by the calibration ratio (``Budget.ratio``).
 """
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from goosectx.compaction.prompts import CONTINUATION_TEXTS, ContinuationKind
-from goosectx.compaction.request import elide_middle
-from goosectx.conversation import Conversation, Message, MessageMetadata, TextContent
+from goosectx.compaction.tail import Split, split
+from goosectx.config import DEFAULT_THRESHOLD_RATIO, Settings
+from goosectx.conversation import Conversation, Message, MessageMetadata, repair
 from goosectx.events import CompactionTrigger
 from goosectx.tokens import TokenCounter
+
+MARGIN_RATIO = 0.05
+"""The hard ceiling sits this share of the limit below the threshold."""
+SUMMARY_SHARE_OF_TARGET = 0.25
+"""The summary's ``max_tokens`` is at most this share of the target."""
+DEFAULT_KEEP_USER_TOKENS = 8_000
+"""``keep_user_tokens`` default: min(this, 0.1 × limit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """The budget of the request after a compaction (all figures calibrated tokens).
+
+    Attributes:
+        context_limit_tokens: The main model's context limit.
+        target_tokens: ½ × threshold × limit: the next request aims at most this.
+        ceiling_tokens: threshold × limit − margin: never more than this.
+        prefix_tokens: System prompt + project instructions + tool schemas.
+        summary_max_tokens: The summary call's ``max_tokens`` (≤ ¼ target).
+        tail_tokens: ``keep_recent_ratio`` × limit (0 = goose's layout, no tail).
+        user_tokens: ``keep_user_tokens``: earlier user messages re-sent verbatim.
+        ratio: Calibration ratio every raw estimate is multiplied by.
+        result_chars: Tool results longer than this are cut in the summary request.
+        facts_tokens: Cap on the facts merged into the summary from the transcript.
+    """
+
+    context_limit_tokens: int
+    target_tokens: int
+    ceiling_tokens: int
+    prefix_tokens: int = 0
+    summary_max_tokens: int = 1_000
+    tail_tokens: int = 0
+    user_tokens: int = 0
+    ratio: float = 1.0
+    result_chars: int = 2_000
+    facts_tokens: int = 1_500
+
+    def scaled(self, raw_tokens: int) -> int:
+        """A raw estimate times the calibration ratio (rounded up)."""
+        return math.ceil(raw_tokens * self.ratio)
+
+
+def layout_budget(
+    context_limit_tokens: int, threshold_ratio: float, *, prefix_tokens: int = 0,
+    keep_recent_ratio: float = 0.2, keep_user_tokens: int | None = None, ratio: float = 1.0,
+    result_chars: int = 2_000, facts_tokens: int = 1_500,
+) -> Budget:
+    """The one budget rule (docs/architecture.md §5).
+
+    Args:
+        context_limit_tokens: The main model's context limit.
+        threshold_ratio: The auto-compaction threshold; outside (0, 1) counts as 0.8.
+        prefix_tokens: Calibrated estimate of system prompt + instructions + tool schemas.
+        keep_recent_ratio: Share of the limit kept as the verbatim tail.
+        keep_user_tokens: Re-sent user messages; ``None`` = min(8,000, 0.1 × limit).
+        ratio: The calibration ratio.
+        result_chars: ``summary_result_chars`` (carried to the summary request).
+        facts_tokens: ``summary_facts_tokens`` (carried to the facts merge).
+    """
+    thr = threshold_ratio if 0.0 < threshold_ratio < 1.0 else DEFAULT_THRESHOLD_RATIO
+    limit = max(context_limit_tokens, 1)
+    target = int(0.5 * thr * limit)
+    ceiling = max(target, int(thr * limit - MARGIN_RATIO * limit))
+    users = (min(DEFAULT_KEEP_USER_TOKENS, limit // 10) if keep_user_tokens is None
+             else keep_user_tokens)
+    return Budget(limit, target, ceiling, prefix_tokens,
+                  max(64, int(target * SUMMARY_SHARE_OF_TARGET)),
+                  int(keep_recent_ratio * limit), users, ratio, result_chars, facts_tokens)
+
+
+def settings_budget(settings: Settings, context_limit_tokens: int, prefix_raw_tokens: int,
+                    ratio: float = 1.0) -> Budget:
+    """:func:`layout_budget` from the settings; ``prefix_raw_tokens`` is scaled by ``ratio``."""
+    return layout_budget(context_limit_tokens, settings.threshold_ratio,
+                         prefix_tokens=math.ceil(prefix_raw_tokens * ratio),
+                         keep_recent_ratio=settings.keep_recent_ratio,
+                         keep_user_tokens=settings.keep_user_tokens, ratio=ratio,
+                         result_chars=settings.summary_result_chars,
+                         facts_tokens=settings.summary_facts_tokens)
 
 
 def new_compaction_id() -> str:
@@ -31,21 +115,16 @@ def new_compaction_id() -> str:
     return "cmp_" + uuid.uuid4().hex[:16]
 
 
-def newest_user_request(messages: Sequence[Message]) -> Message | None:
-    """The most recent message the user wrote (``Message.is_user_request``), or ``None``."""
-    for m in reversed(messages):
-        if m.is_user_request:
-            return m
-    return None
-
-
-def continuation_kind(trigger: CompactionTrigger, agent_messages: Sequence[Message]
-                      ) -> ContinuationKind:
+def continuation_kind(trigger: CompactionTrigger, agent_messages: Sequence[Message], *,
+                      answered: bool = False) -> ContinuationKind:
     """Which continuation text follows the summary.
 
-    ``manual`` for manual compaction; ``tool_loop`` when the model was mid tool loop (the
-    newest agent-visible message carries tool results); else ``conversation``.
+    ``answered`` when the newest request was already answered (manual and offline
+    compaction); ``manual`` for other manual compaction; ``tool_loop`` when the model was mid
+    tool loop (the newest agent-visible message carries tool results); else ``conversation``.
     """
+    if answered:
+        return "answered"
     if trigger == "manual":
         return "manual"
     if agent_messages and agent_messages[-1].tool_responses:
@@ -59,55 +138,83 @@ def hide_from_agent(messages: Sequence[Message]) -> list[Message]:
             for m in messages]
 
 
-def compacted_messages(
+def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter, *,
+               trigger: CompactionTrigger) -> Split:
+    """Choose head and working set for ``conversation`` under ``budget``.
+
+    A head is always left to summarise when there is anything before the turn in progress:
+    when the whole agent view fits the tail, the tail shrinks to the turn's floor, then to
+    goose's layout.
+    """
+    agent = conversation.agent_messages()
+    continuation = counter.count_text(CONTINUATION_TEXTS["tool_loop"]) + 8
+    fixed = budget.prefix_tokens + budget.summary_max_tokens + budget.scaled(continuation)
+
+    def measure(m: Message) -> int:
+        return budget.scaled(counter.count_message(m))
+
+    room = max(0, budget.target_tokens - fixed)
+    ceiling_room = max(64, budget.ceiling_tokens - fixed)
+    out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
+                user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room)
+    for tail_tokens in (1, 0):
+        if repair(out.head, for_sending=False):
+            break
+        out = split(agent, measure=measure, trigger=trigger, tail_tokens=tail_tokens,
+                    user_tokens=budget.user_tokens, room_tokens=room,
+                    ceiling_room_tokens=ceiling_room)
+    return out
+
+
+def layout(
     conversation: Conversation,
     summary_text: str,
+    working_set: Split,
     *,
     trigger: CompactionTrigger,
     compaction_id: str,
-    notice: str,
-    counter: TokenCounter | None = None,
-    request_budget_tokens: int | None = None,
+    notice: str = "",
 ) -> list[Message]:
     """The whole conversation after a compaction.
 
-    Args:
-        conversation: The conversation before (not modified).
-        summary_text: The summary message text.
-        trigger: What started the compaction.
-        compaction_id: Shared by the new messages.
-        notice: Text of the user-only marker.
-        counter: Measures the preserved request (with ``request_budget_tokens``).
-        request_budget_tokens: A preserved request longer than this has its middle elided
-            (with a marker), so a paste bigger than the window cannot make compaction futile.
-
     Returns:
-        The old messages hidden from the model, then a user-only notice (the transcript's
-        marker), the summary (user, agent-only, ``is_summary``), the continuation (assistant,
-        agent-only, ``is_continuation``) and, unless ``trigger`` is ``manual``, an agent-only
-        copy of the newest plain-text user request (``extra["elided_from_tokens"]`` set when
-        its middle was elided). New messages share ``compaction_id``.
+        Every old message (the head's and the elided tail originals' hidden from the model),
+        with, just before the first kept tail message (else at the end): a user-only notice
+        (text ``notice``), the summary (user, agent-only, ``is_summary``), the re-sent user
+        messages, the continuation (assistant, agent-only, ``is_continuation``) and the
+        request copy if any. Elided copies follow their originals. New messages share
+        ``compaction_id``.
     """
-    agent_messages = conversation.agent_messages()
-    kind = continuation_kind(trigger, agent_messages)
-    request = None if trigger == "manual" else newest_user_request(agent_messages)
+    agent = conversation.agent_messages()
+    kind = continuation_kind(trigger, agent, answered=working_set.answered)
+    head_ids = {m.id for m in working_set.head} | set(working_set.replaced)
+    first_tail = working_set.tail[0].id if working_set.tail else None
     agent_only = MessageMetadata.agent_only()
-    out = hide_from_agent(conversation.messages)
-    out.append(Message.notification(notice).with_metadata(compaction_id=compaction_id))
-    out.append(Message.user(summary_text, agent_only).with_metadata(
-        is_summary=True, compaction_id=compaction_id))
-    out.append(Message.assistant(CONTINUATION_TEXTS[kind], agent_only).with_metadata(
-        is_continuation=True, compaction_id=compaction_id))
-    if request is not None:
-        content = request.content
-        extra: dict[str, int] = {}
-        if counter is not None and request_budget_tokens is not None:
-            tokens = counter.count_text(request.text)
-            if tokens > request_budget_tokens:
-                content = (TextContent(elide_middle(request.text, request_budget_tokens, tokens)),)
-                extra["elided_from_tokens"] = tokens
-        out.append(Message("user", content, agent_only).with_metadata(
-            compaction_id=compaction_id, extra=extra))
+    block = [
+        Message.notification(notice).with_metadata(compaction_id=compaction_id),
+        Message.user(summary_text, agent_only).with_metadata(
+            is_summary=True, compaction_id=compaction_id),
+        *(m.with_metadata(compaction_id=compaction_id) for m in working_set.resent),
+        Message.assistant(CONTINUATION_TEXTS[kind], agent_only).with_metadata(
+            is_continuation=True, compaction_id=compaction_id),
+    ]
+    if working_set.request is not None:
+        block.append(working_set.request.with_metadata(compaction_id=compaction_id))
+    out: list[Message] = []
+    placed = False
+    for m in conversation.messages:
+        if not placed and m.id == first_tail:
+            out.extend(block)
+            placed = True
+        if m.id in head_ids and m.metadata.agent_visible:
+            out.append(m.with_metadata(agent_visible=False))
+        else:
+            out.append(m)
+        copy = working_set.replaced.get(m.id)
+        if copy is not None:
+            out.append(copy.with_metadata(compaction_id=compaction_id))
+    if not placed:
+        out.extend(block)
     return out
 
 
@@ -116,33 +223,13 @@ def cleared_messages(conversation: Conversation, *, notice: str) -> list[Message
     return [*hide_from_agent(conversation.messages), Message.notification(notice)]
 
 
-def layout(
-    conversation: Conversation,
-    summary_text: str,
-    *,
-    trigger: CompactionTrigger,
-    compaction_id: str,
-    counter: TokenCounter,
-    context_limit_tokens: int,
-) -> list[Message]:
-    """The whole conversation after a compaction (the user-only marker's text left empty).
-
-    A preserved request over half the window is elided (manual compaction keeps no request).
-    See :func:`compacted_messages` for the order of the new messages.
-    """
-    request_budget = context_limit_tokens // 2 if trigger != "manual" else None
-    return compacted_messages(conversation, summary_text, trigger=trigger,
-                              compaction_id=compaction_id, notice="", counter=counter,
-                              request_budget_tokens=request_budget)
-
-
 def elided_notice(messages: Sequence[Message], compaction_id: str) -> str | None:
-    """The inline notice for a preserved request whose middle :func:`layout` elided, or None."""
-    elided: Any = next((m.metadata.extra["elided_from_tokens"] for m in messages
-                        if m.metadata.compaction_id == compaction_id
-                        and "elided_from_tokens" in m.metadata.extra), None)
+    """The inline notice for a kept message whose middle :func:`layout` elided, or None."""
+    elided: Any = max((m.metadata.extra["elided_from_tokens"] for m in messages
+                       if m.metadata.compaction_id == compaction_id
+                       and "elided_from_tokens" in m.metadata.extra), default=None)
     if elided is None:
         return None
-    return (f"Your latest message ({elided:,} tokens) is longer than half the context "
-            f"window, so the model now sees only its beginning and end. Send the part "
-            f"that matters in a smaller message, or use a model with a larger window.")
+    return (f"A message the model keeps ({elided:,} tokens) is larger than the room left in "
+            f"the context window, so the model now sees only its beginning and end. Send the "
+            f"part that matters in a smaller message, or use a model with a larger window.")

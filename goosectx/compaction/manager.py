@@ -17,9 +17,8 @@ per-model counters) and the hooks; the pipeline itself is three modules
 :mod:`~goosectx.compaction.layout` (what the model keeps) and
 :mod:`~goosectx.compaction.execute` (summary call, write-back, events).
 
-Every hook that may call a summariser, and :meth:`~ContextManager.compact`, takes an optional
-``cancel`` event (the turn's, or Ctrl-C on ``/compact``): once it is set the summariser call
-stops, the history is left exactly as it was and an inline notice says so.
+Every hook that may call a summariser takes an optional ``cancel`` event: once it is set the
+call stops, the history is left as it was and an inline notice says so.
 """
 
 from __future__ import annotations
@@ -40,7 +39,7 @@ from goosectx.compaction.execute import (
     extractive_budget,
     plan,
 )
-from goosectx.compaction.layout import cleared_messages
+from goosectx.compaction.layout import Budget, cleared_messages, settings_budget
 from goosectx.compaction.summarize import SummaryCancelled, summarising_text, tool_pair_notes
 from goosectx.compaction.toolpairs import apply_notes, select_pairs
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
@@ -117,7 +116,6 @@ class ContextManager:
             self._reported_tokens = ledger.current_tokens
             self._covered_ids = {m.id for m in agent[:last + 1]}
 
-    # -- figures -----------------------------------------------------------------------------
     def set_provider(self, provider: Provider | None) -> None:
         """Switch the main model (``/model``); its limit applies to the next call."""
         self.provider = provider
@@ -170,6 +168,16 @@ class ContextManager:
             messages=self.session.conversation.agent_messages(),
         )
 
+    def estimate_ratio(self) -> float:
+        """The calibration ratio every token estimate is multiplied by (1.0 = uncalibrated)."""
+        return 1.0
+
+    def layout_budget(self, request: RequestContext) -> Budget:
+        """The one budget rule for the next compaction (docs/architecture.md §5)."""
+        b = self.breakdown(request)
+        return settings_budget(self.settings, self.context_limit().tokens,
+                               b.total - b.messages - b.summary, self.estimate_ratio())
+
     def _set_estimate(self, request: RequestContext) -> int:
         """Forget the last report; ``current`` becomes the estimate of the next request."""
         self._reported_tokens = None
@@ -218,11 +226,8 @@ class ContextManager:
                     cancel: threading.Event | None = None) -> Iterator[Event]:
         """Auto-compaction check before every model call (turn start and between tool calls).
 
-        Compacts when :func:`~goosectx.compaction.decide.decide_auto` says so: ``current /
-        limit > threshold``, only after a user or tool message, never twice without a
-        successful model call in between, never while paused or for a model that manages its
-        own context. A failed or cancelled (``cancel``
-        set) compaction leaves the history untouched and yields an inline notice saying so.
+        Compacts when :func:`~goosectx.compaction.decide.decide_auto` says so. A failed or
+        cancelled compaction leaves the history untouched and yields an inline notice.
         """
         if _is_set(cancel):
             return
@@ -319,13 +324,11 @@ class ContextManager:
             request: The fixed part of the next request (for the token figures).
             trigger: ``manual`` (default), ``auto`` or ``reactive``.
             instructions: Extra instructions added to the summary prompt.
-            strategy: ``llm`` (a model writes the summary) or ``extractive`` (no model). With
-                no model configured, ``llm`` becomes ``extractive`` with an inline notice.
-            max_summary_tokens: Budget of an extractive summary (default 4,000, at most a
-                quarter of the window).
-            cancel: Set it to stop (Ctrl-C): the summary call ends at once, the history is
-                left untouched, and the last event is the inline notice
-                "Compaction cancelled; nothing changed." instead of ``HistoryReplaced``.
+            strategy: ``llm`` or ``extractive`` (no model; also used, with a notice, when no
+                model is configured).
+            max_summary_tokens: Budget of an extractive summary (default 4,000, ≤ ¼ window).
+            cancel: Set it to stop (Ctrl-C): the history is left untouched and the last event
+                is the notice "Compaction cancelled; nothing changed.".
 
         Yields:
             ``Notification`` (inline), ``Notification`` (thinking) while the summary is
@@ -361,8 +364,9 @@ class ContextManager:
     ) -> CompactionPlan:
         """What :meth:`compact` would do, without calling a model (``--dry-run``)."""
         before, _ = self.current_tokens(request)
-        return plan(self.session.conversation.agent_view(for_sending=False), self._summarisers(),
-                    tokens_before=before, counter_for=self._counter_for,
+        return plan(self.session.conversation, self._summarisers(), self.counter,
+                    self.layout_budget(request), tokens_before=before,
+                    counter_for=self._counter_for,
                     instructions=instructions, strategy=strategy,
                     extractive_tokens=self._extractive_budget(max_summary_tokens))
 
@@ -393,6 +397,7 @@ class ContextManager:
             max_summary_tokens=max_summary_tokens,
             reestimate=lambda: self._set_estimate(request), instructions=instructions,
             fallback_extractive=fallback_extractive, cancel=cancel,
+            budget=self.layout_budget(request),
         ):
             if isinstance(event, HistoryReplaced):
                 self._compacted_since_call = True

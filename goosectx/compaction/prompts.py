@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-ContinuationKind = Literal["conversation", "tool_loop", "manual"]
+ContinuationKind = Literal["conversation", "tool_loop", "manual", "answered"]
 
 SUMMARY_SYSTEM_PROMPT = (
     "You summarise a conversation between a user and an AI agent that works in the user's "
@@ -31,12 +31,17 @@ these keys:
 shortened when long
 - "pending_tasks": list of strings - what the user asked for that is not done yet
 - "current_work": string - exactly what was being worked on right before this summary
-- "next_step": string - the next step, in line with the user's most recent request
-Use "" or [] where there is nothing to say."""
+- "next_step": string - the next step, in line with the user's most recent request \
+("" when the last request was answered)
+Use "" or [] where there is nothing to say.
+This is a handover to an agent that continues the work: preserve exact file paths, symbols, \
+commands and error strings; say what is done, what is in progress and what is blocked; list \
+only unfinished work under "pending_tasks". Do not continue the conversation, do not answer \
+the user and do not call tools: reply only with the summary."""
 
 SUMMARY_REMOVED_NOTE = (
-    "({removed} of {total} tool results, with their calls, were left out of the conversation "
-    "above to fit the summariser's context window.)"
+    "({removed} of {total} tool results were left out of the conversation above to fit the "
+    "summariser's context window; their calls are still listed, marked (result omitted).)"
 )
 SUMMARY_ELIDED_NOTE = "(The middle of some long texts was elided; such places are marked.)"
 SUMMARY_USER_INSTRUCTIONS = "Additional instructions from the user for this summary:\n{text}"
@@ -55,6 +60,11 @@ CONTINUATION_TEXTS: dict[ContinuationKind, str] = {
         "The previous message contains a summary of the conversation so far, prepared at the "
         "user's request (manual compaction). Continue naturally from the summarised context; "
         "do not mention the summary unless the user asks about it."
+    ),
+    "answered": (
+        "The previous message contains a summary of the conversation so far. The user's last "
+        "request was answered; wait for the user's next message. Do not continue the earlier "
+        "work on your own and do not mention the summary unless the user asks about it."
     ),
 }
 

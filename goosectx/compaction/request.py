@@ -7,6 +7,13 @@ notifications omitted). When the request would not fit the summariser's window, 
 outward (goose: middle-out tool-response removal); a removed result takes its call line
 with it. Past 0 %, the middle of the longest texts is elided until the request fits, so
 compaction works even when the history alone is over the window.
+
+Wave 2 (docs/architecture.md §5): the input is only the HEAD of the agent view; before any
+result is removed, each result longer than ``summary_result_chars`` is cut to its head and tail
+lines; a removed result keeps its tool-call line (``[tool] shell {…} → (result omitted)``), so
+the summariser still learns what ran. The rung is chosen before calling so that request +
+``max_tokens`` ≤ 95 % of the summariser's window, and ``max_tokens`` is capped by the layout
+budget (≤ ¼ of the target).
 """
 
 from __future__ import annotations
@@ -32,6 +39,10 @@ ELISION_LEVELS: tuple[float, ...] = (1.0, 0.75, 0.5, 0.25)
 """Past 0 %: fractions of the input budget the elided request is squeezed into, in turn."""
 MIN_ELIDED_ITEM_TOKENS = 24
 """No text is elided below this many tokens."""
+WINDOW_MARGIN_RATIO = 0.05
+"""Request + ``max_tokens`` stays this share of the summariser's window below it."""
+DEFAULT_RESULT_CHARS = 2_000
+"""Tool results longer than this are cut to head and tail lines (``summary_result_chars``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +97,43 @@ def _one_line_prefix(role: str, message: Message) -> str:
     return f"[{role}]"
 
 
-def flatten(messages: Sequence[Message]) -> list[Line]:
+def cut_lines(text: str, max_chars: int) -> str:
+    """``text`` cut to its first and last lines within ``max_chars`` with a marker.
+
+    ``[… N lines cut …]`` names how many lines were left out; a text with few, long lines is
+    cut by characters instead.
+    """
+    if len(text) <= max_chars:
+        return text
+    lines = text.splitlines()
+    half = max_chars // 2
+    head: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) + 1 > half:
+            break
+        head.append(line)
+        size += len(line) + 1
+    tail: list[str] = []
+    size = 0
+    for line in reversed(lines[len(head):]):
+        if size + len(line) + 1 > half:
+            break
+        tail.append(line)
+        size += len(line) + 1
+    tail.reverse()
+    cut = len(lines) - len(head) - len(tail)
+    if not head and not tail:
+        return f"{text[:half]} [… {len(text) - 2 * half:,} characters cut …] {text[-half:]}"
+    return "\n".join([*head, f"[… {cut:,} lines cut …]", *tail])
+
+
+def flatten(messages: Sequence[Message], result_chars: int | None = None) -> list[Line]:
     """Flatten agent-visible messages to summary-input lines, oldest first.
 
-    Continuation messages (compaction boilerplate), thinking and notifications are omitted.
-    A text attachment becomes a block labelled with its source; bytes (an image) their stub.
+    Continuation messages (compaction boilerplate), thinking and notifications are omitted;
+    a tool result longer than ``result_chars`` is cut to head and tail lines. A text
+    attachment becomes a block labelled with its source; bytes (an image) their stub.
     """
     lines: list[Line] = []
     for m in messages:
@@ -104,7 +147,10 @@ def flatten(messages: Sequence[Message]) -> list[Line]:
                 lines.append(Line(f"[assistant tool call] {p.name} {p.arguments_json()}", p.id))
             elif isinstance(p, ToolResponse):
                 tag = "[tool result, error]" if p.is_error else "[tool result]"
-                lines.append(Line(f"{tag} {p.output.strip()}", p.id, is_result=True))
+                output = p.output.strip()
+                if result_chars is not None:
+                    output = cut_lines(output, result_chars)
+                lines.append(Line(f"{tag} {output}", p.id, is_result=True))
             elif isinstance(p, Attachment):
                 if p.text is None:
                     lines.append(Line(f"[{m.role} attachment] {p.stub()}"))
@@ -114,10 +160,11 @@ def flatten(messages: Sequence[Message]) -> list[Line]:
 
 
 def middle_out_removal(lines: Sequence[Line], keep_percent: int) -> tuple[list[Line], int, int]:
-    """Drop tool results from the middle of the list outward, each with its call line.
+    """Drop tool results from the middle of the list outward; their call lines stay.
 
     Of ``n`` results, ``ceil(n × (100 − keep_percent) / 100)`` are removed, those nearest the
     centre first (goose: middle-out tool-response removal); 0 % removes all, even a lone one.
+    The call line of a removed result becomes ``[tool] NAME {ARGS} → (result omitted)``.
 
     Returns:
         (kept lines, removed result count, total result count).
@@ -128,7 +175,14 @@ def middle_out_removal(lines: Sequence[Line], keep_percent: int) -> tuple[list[L
     centre = (n - 1) / 2
     order = sorted(range(n), key=lambda j: (abs(j - centre), j))
     removed = {results[j] for j in order[:k]}
-    return [line for line in lines if line.tool_id not in removed], k, n
+    kept: list[Line] = []
+    for line in lines:
+        if line.tool_id not in removed:
+            kept.append(line)
+        elif not line.is_result:
+            text = line.text.replace("[assistant tool call] ", "[tool] ", 1)
+            kept.append(replace(line, text=f"{text} → (result omitted)", tokens=line.tokens + 5))
+    return kept, k, n
 
 
 def elide_middle(text: str, keep_tokens: int, tokens: int) -> str:
@@ -159,13 +213,16 @@ def _prompt(lines: Sequence[Line], removed: int, total: int, elided: bool,
     return "\n".join(parts)
 
 
-def reserved_output_tokens(context_limit_tokens: int, output_limit_tokens: int) -> int:
+def reserved_output_tokens(context_limit_tokens: int, output_limit_tokens: int,
+                           cap_tokens: int | None = None) -> int:
     """Output tokens a summary request must leave free to "fit".
 
     Returns:
-        min(output limit, 8,000, half the window), at least 1.
+        min(output limit, 8,000, the layout's cap, half the window), at least 1.
     """
-    return max(1, min(output_limit_tokens, SUMMARY_OUTPUT_CAP_TOKENS, context_limit_tokens // 2))
+    cap = SUMMARY_OUTPUT_CAP_TOKENS if cap_tokens is None else min(cap_tokens,
+                                                                   SUMMARY_OUTPUT_CAP_TOKENS)
+    return max(1, min(output_limit_tokens, cap, context_limit_tokens // 2))
 
 
 class SummaryLadder:
@@ -177,6 +234,8 @@ class SummaryLadder:
         context_limit_tokens: The summariser's context window.
         output_limit_tokens: The summariser's output limit.
         instructions: Extra instructions from ``/compact`` (added to the prompt).
+        max_output_tokens: The layout budget's cap on the summary (``None`` = 8,000).
+        result_chars: Tool results longer than this are cut to head and tail lines.
     """
 
     def __init__(
@@ -187,22 +246,26 @@ class SummaryLadder:
         context_limit_tokens: int,
         output_limit_tokens: int,
         instructions: str | None = None,
+        max_output_tokens: int | None = None,
+        result_chars: int | None = DEFAULT_RESULT_CHARS,
     ) -> None:
         self.counter = counter
         self.limit = context_limit_tokens
         self.output_limit = output_limit_tokens
         self.instructions = instructions
         self.lines = [replace(line, tokens=counter.count_text(line.text) + 1)
-                      for line in flatten(messages)]
-        self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens)
+                      for line in flatten(messages, result_chars)]
+        self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens,
+                                              max_output_tokens)
+        self.window = int(context_limit_tokens * (1 - WINDOW_MARGIN_RATIO))
         self._fixed = (counter.count_text(SUMMARY_SYSTEM_PROMPT)
                        + counter.count_text(_prompt([], 1, 1, True, instructions))
                        + 2 * MESSAGE_OVERHEAD_TOKENS)
 
     @property
     def input_budget_tokens(self) -> int:
-        """Most input tokens a request may have and still fit."""
-        return self.limit - self.reserve
+        """Most input tokens a request may have and still fit (95 % of the window − reserve)."""
+        return self.window - self.reserve
 
     def _approx(self, lines: Sequence[Line]) -> int:
         return self._fixed + sum(line.tokens for line in lines)
@@ -212,8 +275,7 @@ class SummaryLadder:
         prompt = _prompt(lines, removed, total, elided, self.instructions)
         estimate = (self.counter.count_text(SUMMARY_SYSTEM_PROMPT) + self.counter.count_text(prompt)
                     + 2 * MESSAGE_OVERHEAD_TOKENS)
-        max_tokens = max(1, min(self.output_limit, SUMMARY_OUTPUT_CAP_TOKENS,
-                                self.limit - estimate))
+        max_tokens = max(1, min(self.reserve, self.window - estimate))
         rung = f"{keep}%" + (" + elided" if elided else "")
         return SummaryRequest(SUMMARY_SYSTEM_PROMPT, prompt, rung, keep, removed, total,
                               estimate, max_tokens)

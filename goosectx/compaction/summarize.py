@@ -75,6 +75,7 @@ class SummaryResult:
 
 def summary_from(provider: Provider, messages: Sequence[Message], instructions: str | None,
                  counter: TokenCounter, *, cancel: threading.Event | None = None,
+                 max_output_tokens: int | None = None, result_chars: int | None = 2_000,
                  ) -> SummaryResult:
     """Write the summary with one model, stepping down the ladder on a context error.
 
@@ -87,7 +88,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
     limit = provider.context_limit().tokens
     ladder = SummaryLadder(messages, counter=counter, context_limit_tokens=limit,
                            output_limit_tokens=provider.output_limit_tokens(),
-                           instructions=instructions)
+                           instructions=instructions, max_output_tokens=max_output_tokens,
+                           result_chars=result_chars)
     rejected = 0
     for candidate in ladder:
         _stop_if_cancelled(cancel)
@@ -117,7 +119,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
 
 def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
                   instructions: str | None, counter_for: CounterFor, *,
-                  cancel: threading.Event | None = None,
+                  cancel: threading.Event | None = None, max_output_tokens: int | None = None,
+                  result_chars: int | None = 2_000,
                   ) -> Generator[Event, None, SummaryResult]:
     """Write the summary with the first summariser that succeeds.
 
@@ -135,7 +138,8 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
     for i, provider in enumerate(summarisers):
         try:
             return summary_from(provider, messages, instructions, counter_for(provider.model),
-                                cancel=cancel)
+                                cancel=cancel, max_output_tokens=max_output_tokens,
+                                result_chars=result_chars)
         except (ProviderError, CompactionFailed) as exc:
             if i + 1 == len(summarisers):
                 raise

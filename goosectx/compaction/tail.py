@@ -1,0 +1,222 @@
+"""The working set: which agent-visible messages a compaction keeps and which it summarises.
+
+Part of step 4 of the compaction pipeline (docs/architecture.md §5). :func:`split` cuts the
+agent view into a HEAD (summarised, then hidden from the model) and what the model keeps: a
+verbatim TAIL of the newest messages (cut only before a user request or between complete tool
+pairs), the turn in progress (whole when it fits, else its request and its newest ≥ 3 tool
+pairs), and earlier user messages re-sent verbatim. Budgets come from
+:class:`goosectx.compaction.layout.Budget`; every size is a calibrated estimate (``measure``).
+Pure functions: nothing here changes a session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from goosectx.conversation import Message, MessageMetadata, TextContent, ToolResponse
+from goosectx.events import CompactionTrigger
+
+MIN_TURN_PAIRS = 3
+"""A turn too big for the tail still keeps at least this many of its newest tool pairs."""
+MIN_CUT_USER_TOKENS = 32
+"""A re-sent user message is cut (with a marker) only when this much room is left for it."""
+
+Measure = Callable[[Message], int]
+"""The calibrated token estimate of one message (per-message overhead included)."""
+
+
+@dataclass(slots=True)
+class Split:
+    """A compaction's working set.
+
+    Attributes:
+        head: Agent-visible originals to summarise, oldest first (they become agent-invisible).
+        tail: Originals the model keeps seeing, oldest first (never copied).
+        resent: Agent-only copies of earlier user messages, chronological.
+        request: Agent-only copy of the newest request placed after the continuation (goose's
+            layout, or a turn too big for the tail), or ``None``.
+        replaced: Tail originals the model gets as an elided copy instead: id → the copy.
+        elided_tokens: Size of the largest message elided to fit, or 0.
+        answered: The newest request was answered (no pending tool call after the answer).
+    """
+
+    head: list[Message]
+    tail: list[Message]
+    resent: list[Message] = field(default_factory=list)
+    request: Message | None = None
+    replaced: dict[str, Message] = field(default_factory=dict)
+    elided_tokens: int = 0
+    answered: bool = False
+
+
+def is_answered(messages: Sequence[Message]) -> bool:
+    """True when the newest agent-visible message is an assistant answer without a tool call."""
+    return bool(messages) and messages[-1].role == "assistant" and not messages[-1].tool_requests
+
+
+def pair_boundaries(messages: Sequence[Message]) -> list[int]:
+    """Indices where a tail may start, ascending.
+
+    A user request, or an assistant message with no tool call before it still unanswered
+    (between complete tool pairs).
+    """
+    out: list[int] = []
+    open_calls: set[str] = set()
+    for i, m in enumerate(messages):
+        if not open_calls and (m.is_user_request or m.role == "assistant"):
+            out.append(i)
+        open_calls.update(r.id for r in m.tool_requests)
+        open_calls.difference_update(r.id for r in m.tool_responses)
+    return out
+
+
+def elide_text(text: str, keep_tokens: int, tokens: int) -> str:
+    """``text`` (of ``tokens`` tokens) cut in the middle to about ``keep_tokens`` with a marker."""
+    if tokens <= keep_tokens:
+        return text
+    chars_per_token = len(text) / max(tokens, 1)
+    half = max(int(max(keep_tokens - 16, 8) * chars_per_token / 2), 1)
+    if 2 * half >= len(text):
+        return text
+    return (f"{text[:half]}\n[… {tokens - keep_tokens:,} tokens elided to fit the context "
+            f"window …]\n{text[-half:]}")
+
+
+def elided_copy(message: Message, keep_tokens: int, tokens: int) -> Message:
+    """An agent-only copy of ``message`` whose texts and tool results are cut in the middle."""
+    share = keep_tokens / max(tokens, 1)
+    parts = []
+    for p in message.content:
+        if isinstance(p, TextContent):
+            size = max(len(p.text) // 4, 1)
+            p = TextContent(elide_text(p.text, int(size * share), size))
+        elif isinstance(p, ToolResponse):
+            size = max(len(p.output) // 4, 1)
+            p = replace(p, output=elide_text(p.output, int(size * share), size))
+        parts.append(p)
+    return Message(message.role, tuple(parts), MessageMetadata.agent_only()).with_metadata(
+        extra={"elided_from_tokens": tokens, "copy_of": message.id})
+
+
+def stubbed_copy(message: Message) -> Message:
+    """An agent-only copy of a user message; an attachment becomes its one-line stub."""
+    parts = []
+    for p in message.content:
+        stub = getattr(p, "stub", None)
+        parts.append(TextContent(stub()) if callable(stub) else p)
+    return Message(message.role, tuple(parts), MessageMetadata.agent_only()).with_metadata(
+        extra={"copy_of": message.id})
+
+
+def split(
+    messages: Sequence[Message], *, measure: Measure, trigger: CompactionTrigger,
+    tail_tokens: int, user_tokens: int, room_tokens: int, ceiling_room_tokens: int,
+) -> Split:
+    """Cut the agent view (``Conversation.agent_messages()``) into head and working set.
+
+    Args:
+        messages: The agent-visible messages, oldest first.
+        measure: Calibrated estimate of one message.
+        trigger: What started the compaction (``manual`` re-sends no request copy in goose's
+            layout).
+        tail_tokens: ``keep_recent_ratio`` × limit; 0 gives goose's layout (no tail).
+        user_tokens: Budget of re-sent earlier user messages (``keep_user_tokens``).
+        room_tokens: What the target leaves for the kept messages (target − prefix − summary
+            reserve − continuation).
+        ceiling_room_tokens: The same under the hard ceiling; the turn's floor (its request
+            and newest ≥ 3 pairs) is elided to fit this.
+
+    Returns:
+        The :class:`Split`; head ∪ tail (∪ the request's original) = ``messages``.
+    """
+    msgs = list(messages)
+    answered = is_answered(msgs)
+    sizes = [measure(m) for m in msgs]
+    newest = max((i for i, m in enumerate(msgs) if m.is_user_request), default=None)
+    if newest is None:
+        return Split(msgs, [], answered=answered)
+    if tail_tokens <= 0:
+        out = Split(msgs, [], answered=answered)
+        if trigger != "manual":
+            out.request = stubbed_copy(msgs[newest])
+            _fit_floor(out, [sizes[newest]], measure, ceiling_room_tokens)
+        out.resent = _resend(msgs[:newest], measure, min(user_tokens, room_tokens))
+        return out
+    limit = min(tail_tokens, room_tokens)
+    starts = pair_boundaries(msgs)
+    if sum(sizes[newest:]) <= limit:
+        earlier_users = sum(sizes[i] for i in range(newest) if msgs[i].is_user_request)
+        extend_to = max(sum(sizes[newest:]), limit - min(user_tokens, earlier_users))
+        start = newest
+        for i in reversed([s for s in starts if s < newest and msgs[s].is_user_request]):
+            if sum(sizes[i:]) > extend_to:
+                break
+            start = i
+        out = Split(msgs[:start], msgs[start:], answered=answered)
+        users_room = min(user_tokens, max(0, room_tokens - sum(sizes[start:])))
+        out.resent = _resend(msgs[:start], measure, users_room)
+        return out
+    # The turn in progress does not fit: its request (copied) and its newest pairs stay.
+    unit_starts = [s for s in starts if s > newest]
+    start = len(msgs)
+    for k, s in enumerate(reversed(unit_starts)):
+        if k >= MIN_TURN_PAIRS and sizes[newest] + sum(sizes[s:]) > limit:
+            break
+        start = s
+    out = Split(msgs[:start], msgs[start:], request=stubbed_copy(msgs[newest]),
+                answered=answered)
+    _fit_floor(out, [sizes[newest], *sizes[start:]], measure, ceiling_room_tokens)
+    users_room = min(user_tokens, max(0, room_tokens - sizes[newest] - sum(sizes[start:])))
+    out.resent = _resend(msgs[:newest], measure, users_room)
+    return out
+
+
+def _fit_floor(out: Split, sizes: list[int], measure: Measure, room: int) -> None:
+    """Elide the largest kept messages (copies) until the kept part fits ``room``."""
+    kept: list[Message] = ([out.request] if out.request is not None else []) + out.tail
+    for _ in range(len(kept)):
+        total = sum(sizes)
+        if total <= room:
+            return
+        i = max(range(len(sizes)), key=sizes.__getitem__)
+        allow = max(64, room - (total - sizes[i]))
+        if allow >= sizes[i]:
+            return
+        original = kept[i]
+        copy = elided_copy(original, allow, sizes[i])
+        out.elided_tokens = max(out.elided_tokens, sizes[i])
+        if out.request is not None and i == 0:
+            out.request = copy.with_metadata(extra={**copy.metadata.extra,
+                                                    "copy_of": original.metadata.extra.get(
+                                                        "copy_of", original.id)})
+        else:
+            out.replaced[original.id] = copy
+        sizes[i] = measure(copy)
+
+
+def _resend(earlier: Sequence[Message], measure: Measure, budget_tokens: int) -> list[Message]:
+    """Earlier user requests to re-send: newest first within the budget, returned oldest first.
+
+    The oldest one that does not fit whole is cut (keeping its end) with a marker.
+    """
+    out: list[Message] = []
+    left = budget_tokens
+    for m in reversed(earlier):
+        if not m.is_user_request or left <= 0:
+            continue
+        copy = stubbed_copy(m)
+        size = measure(copy)
+        if size <= left:
+            out.append(copy)
+            left -= size
+            continue
+        if left >= MIN_CUT_USER_TOKENS:
+            text = copy.text
+            keep = max(int(len(text) * (left - 8) / max(size, 1)), 1)
+            cut = f"[… earlier part of this message cut …] {text[-keep:]}"
+            out.append(Message.user(cut, MessageMetadata.agent_only()).with_metadata(
+                extra={"copy_of": m.id}))
+        break
+    out.reverse()
+    return out
