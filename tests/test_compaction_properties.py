@@ -114,13 +114,11 @@ def check_invariants(old: list[Message], session: Any, trigger: str) -> None:
 
 def kept_pairs(agent: list[Message]) -> list[str]:
     """Ids of the complete tool pairs of the turn in progress (after the newest request)."""
-    from goosectx.conversation import repair
-
-    view = repair(agent, for_sending=False)
-    newest = max((i for i, m in enumerate(view) if m.is_user_request), default=None)
+    newest = max((i for i, m in enumerate(agent) if m.is_user_request), default=None)
     if newest is None:
         return []
-    return [r.id for m in view[newest:] for r in m.tool_requests]
+    answered = {p.id for m in agent[newest:] for p in m.tool_responses}
+    return [r.id for m in agent[newest:] for r in m.tool_requests if r.id in answered]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

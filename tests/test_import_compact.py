@@ -1,9 +1,9 @@
 """End to end, as a user runs it: ``sessions import`` a corpus file, then
 ``compact SESSION --strategy extractive --max-summary-tokens N``.
 
-After the compaction the model sees only the summary (within N tokens), the continuation and
-any preserved request; the summary names the newest request and every changed path; no tool
-pair is broken; every original message is still there and as visible to the user as before.
+After the compaction the model sees the summary (within N tokens) first, then re-sent user
+messages, the continuation and the verbatim tail; the newest request and every changed path are
+in the summary or the tail; no tool pair is broken; every original message is still there and as visible to the user as before.
 Skips visibly when the corpus is absent.
 """
 
@@ -15,6 +15,7 @@ import pytest
 from cli_support import cli as run_and_check
 from test_import_corpus import FILES, norm, raw_file, tool_parts
 
+from goosectx.compaction.request import flatten
 from goosectx.config import load_settings
 from goosectx.store import SessionStore
 from goosectx.tokens import TokenCounter
@@ -44,26 +45,25 @@ def test_import_then_extractive_compact(name: str, capsys: pytest.CaptureFixture
             assert result["tokens_after"] < result["tokens_before"] or len(
                 before.conversation) < 12
             after = store.load(session_id)
-            # nothing lost, the user still sees what they saw
-            kept = after.conversation.messages[: len(before.conversation)]
-            assert [m.id for m in kept] == [m.id for m in before.conversation]
-            assert [m.metadata.user_visible for m in kept] == [
-                m.metadata.user_visible for m in before.conversation]
-            assert not any(m.metadata.agent_visible for m in kept)
-            # the model's view: summary within budget, continuation, preserved request if any
+            # nothing lost, the user still sees what they saw, in the same order
+            stored = {m.id: m for m in after.conversation}
+            assert [m.id for m in after.conversation if m.id in {b.id for b in
+                    before.conversation}] == [m.id for m in before.conversation]
+            assert all(stored[m.id].metadata.user_visible == m.metadata.user_visible
+                       for m in before.conversation)
+            # Rule changed on purpose (issue 12): the model reads the summary first, then
+            # re-sent user messages, the continuation and the verbatim tail (tool pairs whole).
             view = after.conversation.agent_messages()
             summary = [m for m in view if m.metadata.is_summary]
-            assert len(summary) == 1
+            assert len(summary) == 1 and view[0] is summary[0]
             assert COUNTER.count_text(summary[0].text) <= MAX_SUMMARY_TOKENS
-            others = [m for m in view if not m.metadata.is_summary]
-            assert [m.metadata.is_continuation for m in others][:1] == [True]
-            assert all(m.is_plain_user_text for m in others[1:])
+            assert any(m.metadata.is_continuation for m in view)
             requests, responses = tool_parts(after.conversation.agent_view())
-            assert requests == responses == []
-            flat = norm(summary[0].text.replace("\\", "/"))
-            assert norm(exp.newest_request)[:40] in flat
-            for changed in exp.changed:
-                assert norm(changed.replace("\\", "/")) in flat
+            assert sorted(requests) == sorted(responses)
+            seen = norm("\n".join(line.text for line in flatten(view)).replace("\\", "/"))
+            assert norm(exp.newest_request)[:40] in seen
+            for changed in exp.changed:  # in the summary, or verbatim in the tail
+                assert norm(changed.replace("\\", "/")) in seen
     finally:
         store.close()
 

@@ -142,9 +142,10 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
                trigger: CompactionTrigger) -> Split:
     """Choose head and working set for ``conversation`` under ``budget``.
 
-    A head is always left to summarise when there is anything before the turn in progress:
-    when the whole agent view fits the tail, the tail shrinks to the turn's floor, then to
-    goose's layout.
+    When the head would be smaller than the summary's budget (a small conversation compacted
+    by hand, or estimates far below the provider's count — summarising it would save
+    nothing) goose's layout is used: everything is summarised, no user message is re-sent;
+    an automatic compaction still keeps the turn in progress's floor (request + newest 3 pairs).
     """
     agent = conversation.agent_messages()
     continuation = counter.count_text(CONTINUATION_TEXTS["tool_loop"]) + 8
@@ -157,11 +158,9 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     ceiling_room = max(64, budget.ceiling_tokens - fixed)
     out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
                 user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room)
-    for tail_tokens in (1, 0):
-        if repair(out.head, for_sending=False):
-            break
-        out = split(agent, measure=measure, trigger=trigger, tail_tokens=tail_tokens,
-                    user_tokens=budget.user_tokens, room_tokens=room,
+    if sum(measure(m) for m in repair(out.head, for_sending=False)) < budget.summary_max_tokens:
+        out = split(agent, measure=measure, trigger=trigger,
+                    tail_tokens=0 if trigger == "manual" else 1, user_tokens=0, room_tokens=room,
                     ceiling_room_tokens=ceiling_room)
     return out
 

@@ -63,10 +63,11 @@ def pair_boundaries(messages: Sequence[Message]) -> list[int]:
     """
     out: list[int] = []
     open_calls: set[str] = set()
+    answered = {p.id for m in messages for p in m.tool_responses}  # orphans never close
     for i, m in enumerate(messages):
         if not open_calls and (m.is_user_request or m.role == "assistant"):
             out.append(i)
-        open_calls.update(r.id for r in m.tool_requests)
+        open_calls.update(r.id for r in m.tool_requests if r.id in answered)
         open_calls.difference_update(r.id for r in m.tool_responses)
     return out
 
@@ -160,9 +161,12 @@ def split(
     # The turn in progress does not fit: its request (copied) and its newest pairs stay.
     unit_starts = [s for s in starts if s > newest]
     start = len(msgs)
-    for k, s in enumerate(reversed(unit_starts)):
-        if k >= MIN_TURN_PAIRS and sizes[newest] + sum(sizes[s:]) > limit:
+    pairs = 0  # complete tool pairs kept so far (a unit of plain text counts none)
+    answered_ids = {p.id for m in msgs for p in m.tool_responses}
+    for s in reversed(unit_starts):
+        if pairs >= MIN_TURN_PAIRS and sizes[newest] + sum(sizes[s:]) > limit:
             break
+        pairs += sum(r.id in answered_ids for m in msgs[s:start] for r in m.tool_requests)
         start = s
     out = Split(msgs[:start], msgs[start:], request=stubbed_copy(msgs[newest]),
                 answered=answered)
