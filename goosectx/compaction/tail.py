@@ -158,6 +158,10 @@ def split(
         users_room = min(user_tokens, max(0, room_tokens - sum(sizes[start:])))
         out.resent = _resend(msgs[:start], measure, users_room)
         return out
+    if answered and trigger == "manual":  # a finished turn too big for the tail
+        out = Split(msgs, [], answered=answered)
+        out.resent = _resend(msgs, measure, min(user_tokens, room_tokens))
+        return out
     # The turn in progress does not fit: its request (copied) and its newest pairs stay.
     unit_starts = [s for s in starts if s > newest]
     start = len(msgs)
