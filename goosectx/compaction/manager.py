@@ -162,11 +162,8 @@ class ContextManager:
     def breakdown(self, request: RequestContext) -> ContextBreakdown:
         """Token estimate of the next full request by category (for ``/context``)."""
         return self.counter.breakdown(
-            system_prompt=request.system_prompt,
-            project_instructions=request.project_instructions,
-            tool_schemas=request.tool_schemas,
-            messages=self.session.conversation.agent_messages(),
-        )
+            system_prompt=request.system_prompt, project_instructions=request.project_instructions,
+            tool_schemas=request.tool_schemas, messages=self.session.conversation.agent_messages())
 
     def estimate_ratio(self) -> float:
         """The calibration ratio every token estimate is multiplied by (1.0 = uncalibrated)."""
@@ -187,7 +184,6 @@ class ContextManager:
         self.session.ledger.current_is_estimate = True
         return tokens
 
-    # -- the agent loop's hooks ----------------------------------------------------------------
     def start_turn(self) -> None:
         """Reset per-turn counters (reactive compactions this turn)."""
         self._reactive_this_turn = 0
