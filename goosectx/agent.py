@@ -130,7 +130,16 @@ class Agent:
 
     @property
     def request_context(self) -> RequestContext:
-        """System prompt (with project instructions) and tool schemas of the next request."""
+        """System prompt (with project instructions) and tool schemas of the next request.
+
+        In ``chat`` mode no tool schemas are sent while the agent view holds no tool call
+        (the model then cannot ask for a tool it may not run); once it holds one they are
+        sent, because providers reject tool calls in a request without tools.
+        """
+        tools_sent = self.mode != "chat" or self._agent_view_has_tool_calls()
+        if self._request is not None and bool(self._request.tool_schemas) != (
+                tools_sent and bool(self.tools.names())):
+            self._request = None
         if self._request is None:
             if self._project_instructions is None:
                 self._project_instructions = load_project_instructions(self.session.working_dir)
@@ -139,8 +148,11 @@ class Agent:
                 project_instructions=self._project_instructions,
             )
             self._request = RequestContext(prompt.text, prompt.project_instructions,
-                                           self.tools.schemas())
+                                           self.tools.schemas() if tools_sent else [])
         return self._request
+
+    def _agent_view_has_tool_calls(self) -> bool:
+        return any(m.tool_requests for m in self.session.conversation.agent_view(for_sending=False))
 
     def reply(self, user_input: str, *, cancel: threading.Event | None = None) -> Iterator[Event]:
         """Run one turn for ``user_input``; ends with exactly one ``TurnFinished``.
@@ -221,8 +233,8 @@ class Agent:
                 return
             if calls >= max_turns:
                 noun = "model call" if calls == 1 else "model calls"
-                yield Notification("inline", f"stopped after {calls} {noun} (the limit "
-                                   "set by GOOSE_MAX_TURNS / --max-turns); send a message to "
+                yield Notification("inline", f"stopped after {calls} {noun} (the per-turn "
+                                   "limit, --max-turns / GOOSE_MAX_TURNS); send a message to "
                                    "continue")
                 yield TurnFinished("max_turns")
                 return

@@ -30,6 +30,7 @@ from goosectx.parts import (
 )
 
 __all__ = [
+    "INTERRUPTED_MARK",
     "SCHEMA_VERSION",
     "Attachment",
     "Conversation",
@@ -97,12 +98,15 @@ class Conversation:
         Repairs (goose: ``fix_conversation``): drop tool requests without a later response and
         responses without an earlier request, drop messages left empty, merge consecutive
         same-role messages, and — when ``for_sending`` — drop leading and trailing assistant
-        messages so the list starts and ends with a user message.
+        messages so the list starts and ends with a user message. An answer the user cut off
+        (Ctrl-C mid-stream, ``metadata.cancelled``) ends with :data:`INTERRUPTED_MARK`, so the
+        model knows it was not finished; the stored text stays as streamed.
 
         Returns:
             New message values, oldest first; merged messages keep the first one's id.
         """
-        return repair(self.agent_messages(), for_sending=for_sending)
+        return repair([_mark_interrupted(m) for m in self.agent_messages()],
+                      for_sending=for_sending)
 
     def to_list(self) -> list[dict[str, Any]]:
         """JSON form of every message."""
@@ -112,6 +116,16 @@ class Conversation:
     def from_list(cls, items: Iterable[dict[str, Any]]) -> Conversation:
         """Inverse of :meth:`to_list`."""
         return cls([Message.from_dict(d) for d in items])
+
+
+INTERRUPTED_MARK = "[interrupted by the user]"
+"""Ends an assistant answer cut off by Ctrl-C, in the agent view only."""
+
+
+def _mark_interrupted(message: Message) -> Message:
+    if not (message.metadata.cancelled and message.role == "assistant" and message.text):
+        return message
+    return replace(message, content=(*message.content, TextContent(INTERRUPTED_MARK)))
 
 
 def tool_pair_ids(messages: Sequence[Message]) -> set[str]:

@@ -81,6 +81,13 @@ class Session:
         metadata: Extra facts, e.g. an imported session's ``system_prompt`` and ``source``.
         token_counts: Stored raw token counts by message id, for messages already counted
             (filled by ``SessionStore.load``; messages not yet counted are absent).
+        title: A short title (the first user request), or ``None`` (migration 3).
+        source: Where the session came from: ``None`` for one made here, else the import
+            format (``claude-code``, ``goosectx``, …) (migration 3).
+        import_hash: SHA-256 of the imported content, so a second import of the same file is
+            refused (migration 3); ``None`` for a session made here.
+        approval_mode: The approval mode last chosen with ``/mode`` in this session, restored
+            on resume below ``--mode`` and ``GOOSE_MODE`` (migration 3); ``None``: not chosen.
     """
 
     id: str
@@ -94,6 +101,10 @@ class Session:
     state: SessionState = field(default_factory=SessionState)
     metadata: dict[str, Any] = field(default_factory=dict)
     token_counts: dict[str, TokenCount] = field(default_factory=dict)
+    title: str | None = None
+    source: str | None = None
+    import_hash: str | None = None
+    approval_mode: str | None = None
 
     @property
     def display_name(self) -> str:

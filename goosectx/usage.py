@@ -10,11 +10,33 @@ A session keeps two figures (DESIGN.md §2):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 CallPurpose = Literal["reply", "compaction", "tool_pairs"]
+
+COST_UNKNOWN = "cost unknown"
+"""What every surface says for a cost of ``None`` (a model without prices), once a session."""
+
+
+def format_cost_usd(cost_usd: float | None) -> str:
+    """The one cost formatter: two significant digits, never scientific notation.
+
+    ``0.000066`` → ``$0.000066``, ``0.0123`` → ``$0.012``, ``0.5`` → ``$0.50``; from one
+    dollar up, cents: ``12.3456`` → ``$12.35``, ``1234.5`` → ``$1,234.50``; ``0`` → ``$0.00``;
+    ``None`` → :data:`COST_UNKNOWN`.
+    """
+    if cost_usd is None:
+        return COST_UNKNOWN
+    if cost_usd <= 0 or not math.isfinite(cost_usd):
+        return "$0.00" if cost_usd == 0 else f"${cost_usd}"
+    rounded = float(f"{cost_usd:.2g}")  # two significant digits (may round up to a power of 10)
+    if rounded >= 1:
+        return f"${cost_usd:,.2f}"
+    decimals = 1 - math.floor(math.log10(rounded))
+    return f"${rounded:.{decimals}f}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from agent_harness import (
 from goosectx.approval import CANCELLED_TEXT
 from goosectx.compaction.manager import ContextManager, RequestContext
 from goosectx.config import Settings
-from goosectx.conversation import Message, ToolRequest, ToolResponse
+from goosectx.conversation import INTERRUPTED_MARK, Message, ToolRequest, ToolResponse
 from goosectx.errors import ContextLengthExceeded, ProviderUnavailable
 from goosectx.events import (
     Event,
@@ -280,6 +280,24 @@ def test_cancel_mid_stream_keeps_the_partial_text_marked_cancelled(tmp_path: Pat
     assert partial.tool_requests == []
 
 
+def test_an_interrupted_answer_reaches_the_model_marked(tmp_path: Path) -> None:
+    h, provider = scripted(tmp_path, ScriptedReply(text="word " * 200, chunk_chars=10),
+                           "Sorry, I will be brief.")
+    cancel = threading.Event()
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, MessageDelta):
+            cancel.set()
+
+    h.turn("write a lot", on_event=on_event, cancel=cancel)
+    h.turn("shorter please")
+    sent = provider.requests[-1].messages
+    assert [m.role for m in sent] == ["user", "assistant", "user"]
+    assert sent[1].text.startswith("word") and sent[1].text.endswith(INTERRUPTED_MARK)
+    assert INTERRUPTED_MARK == "[interrupted by the user]"
+    assert INTERRUPTED_MARK not in h.stored()[1].text  # the transcript keeps what streamed
+
+
 def test_approval_cancel_ends_the_turn(tmp_path: Path) -> None:
     approvals = Approvals(["cancel"])
     h, provider = scripted(tmp_path, ScriptedReply(tool_calls=[("write", {"text": "a"}),
@@ -315,7 +333,20 @@ def test_mode_and_prompt_follow_set_mode(tmp_path: Path) -> None:
     assert "chat mode" not in h.agent.request_context.system_prompt
     h.agent.set_mode("chat")
     assert "chat mode" in h.agent.request_context.system_prompt
-    assert [t["name"] for t in h.agent.request_context.tool_schemas] == ["echo", "write"]
+    assert h.agent.request_context.tool_schemas == []  # no tool call in the view yet
+
+
+def test_chat_mode_sends_tools_only_while_the_view_holds_a_tool_call(tmp_path: Path) -> None:
+    h, provider = scripted(tmp_path, "hello", call("echo", {"text": "a"}), "echoed", "fine",
+                           mode="chat")
+    h.turn("hi")
+    assert provider.requests[-1].tools == []  # the model cannot ask for a tool
+    h.agent.set_mode("auto")
+    h.turn("echo a")
+    h.agent.set_mode("chat")
+    h.turn("and now?")
+    # providers reject a tool call in a request without tools: the schemas come back
+    assert [t["name"] for t in provider.requests[-1].tools] == ["echo", "write"]
 
 
 def test_set_mode_forgets_always_allow_answers(tmp_path: Path) -> None:

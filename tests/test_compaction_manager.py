@@ -291,7 +291,7 @@ def test_history_replaced_carries_cost_call_and_persists_in_one_transaction(tmp_
     assert loaded.ledger.accumulated("compaction").cost_usd == 0.004
     marker = [m for m in loaded.conversation.user_view() if m.metadata.compaction_id]
     assert len(marker) == 1 and "→" in marker[0].content[0].text  # type: ignore[union-attr]
-    assert marker[0].content[0].text.endswith("· $0.004")  # type: ignore[union-attr]
+    assert marker[0].content[0].text.endswith("· $0.0040")  # type: ignore[union-attr]
     store.close()
 
 

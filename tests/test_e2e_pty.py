@@ -74,7 +74,7 @@ def test_repl_in_a_pty_against_the_fake_server(tmp_path: Path) -> None:
             child.expect("auto-compaction at 80%")
             child.expect("❯")
             child.send("/exit\r")
-            child.expect("resume with: goosectx session -r e2e")
+            child.expect("resume with: goosectx --resume e2e")
             child.expect(pexpect.EOF)
         finally:
             child.close(force=True)

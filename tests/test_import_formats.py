@@ -430,5 +430,9 @@ def test_own_json_export_imports_back_unchanged(tmp_path: Path,
     assert after.conversation.to_list() == before.conversation.to_list()
     assert [e.to_dict() for e in after.ledger.entries] == [
         e.to_dict() for e in before.ledger.entries]
-    assert (after.metadata, after.model, after.state, after.ledger.current_tokens) == (
+    # the import adds its stamp and the source's working dir (issue 18), nothing else changes
+    stamped = {k: v for k, v in after.metadata.items()
+               if k not in ("imported_at", "source_working_dir")}
+    assert (stamped, after.model, after.state, after.ledger.current_tokens) == (
         before.metadata, before.model, before.state, before.ledger.current_tokens)
+    assert after.metadata["source_working_dir"] == str(before.working_dir)

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from goosectx.cli import stream
 from goosectx.cli.folding import fold_lines
-from goosectx.cli.render import TranscriptRenderer, compaction_rule_text, format_cost
+from goosectx.cli.render import TranscriptRenderer, compaction_rule_text
 from goosectx.conversation import (
     Conversation,
     Message,
@@ -134,7 +134,7 @@ def test_notifications_rule_and_tool_pair_notice() -> None:
     out = buf.getvalue()
     assert "Compacting the conversation…" in out
     assert "summarising 40 messages" in out  # no terminal: a line instead of a spinner
-    assert "context compacted · 118,402 → 6,911 tokens · $0.004" in out
+    assert "context compacted · 118,402 → 6,911 tokens · $0.0040" in out
     assert "10 old tool calls" in out and "4,321" in out
 
 
@@ -155,13 +155,6 @@ def test_rule_texts_for_each_kind_of_compaction() -> None:
         "context cleared · 9,000 → 900 tokens")
     paused = HistoryReplaced(conv, "auto", 1000, 950, 0.0, "llm", auto_compaction_paused=True)
     assert compaction_rule_text(paused).endswith("auto · auto-compaction paused")
-
-
-def test_cost_formatting() -> None:
-    assert format_cost(None) == "cost unknown"
-    assert format_cost(0.004) == "$0.004"
-    assert format_cost(0.00042) == "$0.00042"
-    assert format_cost(12.5) == "$12.50"
 
 
 def test_turn_endings() -> None:
@@ -210,7 +203,7 @@ def test_plain_look_has_no_boxes_and_no_escape_codes() -> None:
     out = buf.getvalue()
     assert out.splitlines()[:2] == ["> hi", "Hello **there**"]
     assert "[tool] shell" in out and "| ok" in out
-    assert "--- context compacted · 2,000 → 200 tokens · $0.001 ---" in out
+    assert "--- context compacted · 2,000 → 200 tokens · $0.0010 ---" in out
     assert ESC not in out and "╭" not in out
 
 

@@ -92,7 +92,7 @@ def test_a_prompt_streams_an_answer_and_is_saved(world: World) -> None:
     out = world.run("what is six times seven?" + ENTER + CTRL_D)
     assert "╭─ you" in out and "what is six times seven?" in out
     assert "The answer is 42." in out
-    assert "saved · resume with: goosectx session -r demo" in out
+    assert "saved · resume with: goosectx --resume demo" in out
     texts = [m.text for m in world.stored().conversation]
     assert texts == ["what is six times seven?", "The answer is **42**."]
 
@@ -120,7 +120,7 @@ def test_denied_tool_call_tells_the_model(world: World) -> None:
     world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "rm -rf build"})]),
                        "Understood, I will not.")
     out = world.run("clean up" + ENTER + "n" + CTRL_D)
-    assert "shell: deny" in out and "✗ shell error" in out
+    assert "shell: deny" in out and "✗ shell denied by you" in out and "shell error" not in out
     assert "Understood, I will not." in out
     assert not (world.workdir / "build").exists()
 
@@ -180,13 +180,13 @@ def test_ctrl_c_on_an_empty_line_explains_how_to_leave(world: World) -> None:
     world.provider.add("ok")
     out = world.run("hi" + ENTER + CTRL_C + CTRL_D)
     assert "Ctrl-D or /exit leaves; the session is saved" in out
-    assert "saved · resume with: goosectx session -r demo" in out
+    assert "saved · resume with: goosectx --resume demo" in out
 
 
 def test_exit_command_leaves(world: World) -> None:
     world.provider.add("ok")
     out = world.run("hi" + ENTER + "/exit" + ENTER + "never sent" + ENTER)
-    assert "saved · resume with: goosectx session -r demo" in out and "never sent" not in out
+    assert "saved · resume with: goosectx --resume demo" in out and "never sent" not in out
     assert len(world.provider.requests) == 1
 
 
@@ -198,7 +198,7 @@ def test_leaving_a_new_session_without_messages_promises_no_resume(world: World)
 
 def test_a_resumed_session_without_messages_still_says_how_to_resume(world: World) -> None:
     out = world.run(CTRL_D, resumed=True)
-    assert "saved · resume with: goosectx session -r demo" in out
+    assert "saved · resume with: goosectx --resume demo" in out
 
 
 def test_unknown_command_is_a_hint_not_a_model_call(world: World) -> None:
@@ -230,10 +230,10 @@ def test_usage_lists_compaction_separately(world: World) -> None:
     usage_part = out[out.index("usage (tokens)"):]
     replies = next(line for line in usage_part.splitlines() if "replies" in line)
     compaction = next(line for line in usage_part.splitlines() if "compaction" in line)
-    assert replies.split()[1] == "2" and "$0.004" in replies
-    assert compaction.split()[1] == "1" and "$0.002" in compaction
+    assert replies.split()[1] == "2" and "$0.0040" in replies
+    assert compaction.split()[1] == "1" and "$0.0020" in compaction
     total = next(line for line in usage_part.splitlines() if line.strip().startswith("total"))
-    assert total.split()[1] == "3" and "$0.006" in total
+    assert total.split()[1] == "3" and "$0.0060" in total
 
 
 def test_compact_shows_the_rule_and_the_model_sees_the_summary(world: World) -> None:

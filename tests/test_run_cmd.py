@@ -156,7 +156,10 @@ def test_stream_json_output(fake_model: FakeServer, workdir: Path) -> None:
     run = Run(mode="auto", output_format="stream-json")
     lines = [json.loads(line) for line in run.out.splitlines()]
     types = [line["type"] for line in lines]
-    assert types[-1] == "turn_finished" and lines[-1]["status"] == "done"
+    assert types[-2] == "turn_finished" and lines[-2]["status"] == "done"
+    # first the session id, last one result (issue 18)
+    assert types[0] == "session_started" and types.count("result") == 1
+    assert lines[-1]["type"] == "result" and lines[-1]["session_id"] == lines[0]["session_id"]
     for kind in ("message_completed", "tool_call_started", "tool_call_finished",
                  "usage_updated", "message_delta"):
         assert kind in types

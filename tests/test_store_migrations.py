@@ -20,6 +20,10 @@ def _schema(db: Path) -> list[tuple[str, str]]:
         conn.close()
 
 
+KNOWN = sorted(m.number for m in MIGRATIONS)
+"""Every migration number this build knows."""
+
+
 def _applied(db: Path) -> list[int]:
     conn = sqlite3.connect(db)
     try:
@@ -69,21 +73,21 @@ def test_a_database_with_only_migration_1_is_upgraded_and_keeps_its_messages(tmp
     store.close()
     assert [m.text for m in session.conversation] == ["kept across the upgrade"]
     assert session.token_counts == {}  # not yet counted
-    assert _applied(db) == [1, 2]
+    assert _applied(db) == KNOWN
     assert {"token_count", "token_encoding"} <= set(_columns(db, "messages"))
     SessionStore(tmp_path / "d").close()  # opening again changes nothing
-    assert _applied(db) == [1, 2]
+    assert _applied(db) == KNOWN
 
 
 def test_migrations_landing_out_of_order_fill_the_gap(tmp_path, monkeypatch):
-    three = Migration(3, "a later branch", "CREATE TABLE later (x INTEGER);")
-    monkeypatch.setattr(migrations_module, "MIGRATIONS", (MIGRATIONS[0], three))
-    SessionStore(tmp_path / "d").close()  # a build with 1 and 3, without 2
+    later = Migration(90, "a later branch", "CREATE TABLE later (x INTEGER);")
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", (MIGRATIONS[0], later))
+    SessionStore(tmp_path / "d").close()  # a build with 1 and 90, without 2
     db = tmp_path / "d" / "sessions.db"
-    assert _applied(db) == [1, 3] and "token_count" not in _columns(db, "messages")
-    monkeypatch.setattr(migrations_module, "MIGRATIONS", (*MIGRATIONS, three))
+    assert _applied(db) == [1, 90] and "token_count" not in _columns(db, "messages")
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", (*MIGRATIONS, later))
     SessionStore(tmp_path / "d").close()
-    assert _applied(db) == [1, 2, 3] and "token_count" in _columns(db, "messages")
+    assert _applied(db) == [*KNOWN, 90] and "token_count" in _columns(db, "messages")
 
 
 def test_a_database_from_a_newer_goosectx_is_refused_in_one_line_and_untouched(tmp_path):
@@ -101,7 +105,7 @@ def test_a_database_from_a_newer_goosectx_is_refused_in_one_line_and_untouched(t
     assert len(lines) == 1, proc.stderr
     assert "made by a newer goosectx" in lines[0] and "99" in lines[0], lines[0]
     assert "upgrade goosectx" in lines[0]
-    assert _schema(db) == before and _applied(db) == [1, 2, 99]
+    assert _schema(db) == before and _applied(db) == [*KNOWN, 99]
 
 
 def test_a_failing_migration_leaves_the_database_as_it_was(tmp_path, monkeypatch):
@@ -156,3 +160,20 @@ def test_a_saved_session_keeps_its_counts(tmp_path):
     saved = store.save_new_session(session)
     assert store.load(saved.id).token_counts == {message.id: TokenCount(2, "o200k_base")}
     store.close()
+
+
+def test_migration_3_keeps_title_source_import_hash_and_approval_mode(tmp_path):
+    store = SessionStore(tmp_path / "d")
+    session = store.create_session(tmp_path, name="m3")
+    store.update_session(session.id, title="fix the io test", approval_mode="chat")
+    loaded = store.load(session.id)
+    assert (loaded.title, loaded.approval_mode, loaded.source, loaded.import_hash) == (
+        "fix the io test", "chat", None, None)
+    loaded.id, loaded.name = "20260101_000000_beef", "copy"
+    loaded.source, loaded.import_hash = "claude-code", "ab" * 32
+    store.save_new_session(loaded)
+    assert store.find_import("ab" * 32) == ("20260101_000000_beef", "copy")
+    assert store.load("20260101_000000_beef").source == "claude-code"
+    store.close()
+    db = tmp_path / "d" / "sessions.db"
+    assert {"title", "source", "import_hash", "approval_mode"} <= set(_columns(db, "sessions"))

@@ -73,13 +73,19 @@ class ImportFormat(StrEnum):
 
 
 class _State:
-    """Global options, read by every command."""
+    """Global options, read by every command.
+
+    ``model`` and ``mode`` given before a command (``goosectx --model X run …``) are the
+    defaults of that command's own ``--model`` / ``--mode``.
+    """
 
     config_path: Path | None = None
     debug: bool = False
     exit_at_once: bool = False
     """Set by ``run`` and ``compact``: the process ends with ``os._exit`` once its output is
     flushed (no seconds of interpreter teardown freeing litellm's objects)."""
+    model: str | None = None
+    mode: str | None = None
 
 
 STATE = _State()
@@ -143,15 +149,18 @@ def root(
     resume: ResumeOpt = None,
     continue_: ContinueOpt = False,
     history: HistoryOpt = False,
+    mode: ModeOpt = None,
+    model: ModelOpt = None,
 ) -> None:
     """Start the REPL (new session, or --name / --resume / --continue), or run a command."""
     STATE.config_path = config
     STATE.debug = debug
+    STATE.model, STATE.mode = model, mode
     if ctx.invoked_subcommand is None:
         from goosectx.cli.repl import start_repl
 
         raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,
-                                    full_history=history))
+                                    mode=mode, model=model, full_history=history))
     if name or resume or continue_ or history:
         from goosectx.errors import UsageError
 
@@ -171,7 +180,8 @@ def session(
     from goosectx.cli.repl import start_repl
 
     raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,
-                                mode=mode, model=model, full_history=history))
+                                mode=mode or STATE.mode, model=model or STATE.model,
+                                full_history=history))
 
 
 @app.command()
@@ -203,7 +213,7 @@ def run(
     raise typer.Exit(run_task(
         settings(), text=text, input_file=input_file, name=name, resume=resume,
         continue_=continue_, max_turns=max_turns, output_format=output_format.value,
-        mode=mode, model=model,
+        mode=mode or STATE.mode, model=model or STATE.model,
     ))
 
 
@@ -234,7 +244,7 @@ def compact(
     raise typer.Exit(compact_session(
         settings(), session_ref, instructions=instructions,
         strategy=strategy.value if strategy else None, dry_run=dry_run, as_json=as_json,
-        max_summary_tokens=max_summary_tokens, model=model,
+        max_summary_tokens=max_summary_tokens, model=model or STATE.model,
     ))
 
 
@@ -306,11 +316,20 @@ def sessions_import(
     source_session: Annotated[
         str | None, typer.Option("--session", help="Only this session of a goose sessions.db.")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Import a file again although it was imported.")
+    ] = False,
+    use_source_dir: Annotated[
+        bool, typer.Option("--use-source-dir",
+                           help="Run the session's tools in the source's working dir (when it "
+                                "exists here) instead of the current directory.")
+    ] = False,
 ) -> None:
     """Import another agent's transcript (or a goosectx JSON export)."""
     from goosectx.cli.sessions_cmd import import_sessions
 
-    import_sessions(settings(), path, fmt=fmt.value, name=name, source_session=source_session)
+    import_sessions(settings(), path, fmt=fmt.value, name=name, source_session=source_session,
+                    force=force, use_source_dir=use_source_dir)
 
 
 def _cli_exception_types() -> tuple[tuple[type[BaseException], ...], ...]:
@@ -352,6 +371,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _dispatch(argv: list[str] | None) -> int:
     """Run the command; return its exit code (errors printed as one line)."""
+    from goosectx.cli.argv import root_flags_first
     from goosectx.errors import GoosectxError
 
     if argv is None:  # the real command (tests call main(args) in-process)
@@ -359,8 +379,9 @@ def _dispatch(argv: list[str] | None) -> int:
 
         protect_self()
     usage_errors, exits, aborts = _cli_exception_types()
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = app(args=argv, standalone_mode=False, prog_name="goosectx")
+        code = app(args=root_flags_first(args, app), standalone_mode=False, prog_name="goosectx")
     except GoosectxError as exc:
         _print_error(exc.one_line())
         return exc.exit_code

@@ -2,13 +2,68 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from goosectx.config import Settings
-from goosectx.errors import SessionNotFound, UsageError
+from goosectx.config import ApprovalMode, Settings, parse_mode
+from goosectx.errors import ConfigError, SessionNotFound, UsageError
 from goosectx.session import Session
 from goosectx.store import SessionLock, SessionStore
+
+
+def resume_command(ref: str, *, command: str = "") -> str:
+    """How to resume a session, worded the same everywhere: ``goosectx --resume demo``.
+
+    Args:
+        ref: The session's name, else its id (quoted for the shell when needed).
+        command: ``"run"`` for ``goosectx run --resume REF -t ...``; empty for the REPL.
+    """
+    if command:
+        return f"goosectx {command} --resume {shlex.quote(ref)} -t ..."
+    return f"goosectx --resume {shlex.quote(ref)}"
+
+
+RESTORED_MODE_ORIGIN = "this session"
+"""The origin of an approval mode restored from the session (chosen earlier with ``/mode``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModeChoice:
+    """The approval mode a REPL or ``run`` starts with, and where it came from.
+
+    Attributes:
+        mode: The mode.
+        origin: ``--mode``, ``env GOOSE_MODE``, :data:`RESTORED_MODE_ORIGIN`, ``config PATH``
+            or ``default``.
+    """
+
+    mode: ApprovalMode
+    origin: str
+
+    @property
+    def restored(self) -> bool:
+        """True when the mode is the one stored in the session."""
+        return self.origin == RESTORED_MODE_ORIGIN
+
+
+def choose_mode(settings: Settings, flag: str | None, session: Session) -> ModeChoice:
+    """The starting approval mode: ``--mode`` > ``GOOSE_MODE`` > stored > config > default.
+
+    The stored mode is the one last chosen with ``/mode`` in this session (migration 3).
+
+    Raises:
+        ConfigError: a bad ``--mode``.
+    """
+    if flag:
+        return ModeChoice(parse_mode("--mode", flag), "--mode")
+    source = settings.source("mode")
+    if not source.startswith("env") and session.approval_mode:
+        try:
+            return ModeChoice(parse_mode("mode", session.approval_mode), RESTORED_MODE_ORIGIN)
+        except ConfigError:
+            pass  # a mode this version does not know: fall back to the configured one
+    return ModeChoice(settings.mode, source)
 
 
 def open_store(settings: Settings) -> SessionStore:

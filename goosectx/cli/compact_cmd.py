@@ -18,12 +18,12 @@ from typing import Any
 from goosectx.cli.folding import plural
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.compaction.manager import CompactionPlan, ContextManager, RequestContext
-from goosectx.compaction.summarize import format_cost_usd
 from goosectx.config import Settings
 from goosectx.errors import ModelNotConfigured
 from goosectx.events import Event, HistoryReplaced, Notification
 from goosectx.providers.base import Provider
 from goosectx.session import Session
+from goosectx.usage import format_cost_usd
 
 
 def _request_context(settings: Settings, session: Session, manager: ContextManager,

@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import json
 
+from goosectx.approval import (
+    CANCELLED_TEXT,
+    CHAT_MODE_TEXT,
+    DENIED_TEXT,
+    NON_INTERACTIVE_DENIED_TEXT,
+)
 from goosectx.cli.sanitize import strip_csi, terminal_safe
-from goosectx.conversation import ToolRequest
+from goosectx.conversation import ToolRequest, ToolResponse
 
 FOLD_LINES = 12
 """A tool result longer than this many lines is folded."""
@@ -78,3 +84,28 @@ def argument_lines(request: ToolRequest) -> list[str]:
             out.append(f"  … {hidden} more lines …")
             out += ["  " + ln for ln in lines[5:]]
     return out
+
+
+_NOT_RUN_LABELS = (
+    (DENIED_TEXT.split(".")[0], "denied by you"),
+    (NON_INTERACTIVE_DENIED_TEXT.split(",")[0], "denied: no terminal to ask (--mode auto runs it)"),
+    (CHAT_MODE_TEXT.split(":")[0], "not run: chat mode"),
+)
+"""First words of the tool response goosectx writes for a call it did not run → its label."""
+CANCELLED_LABEL = "cancelled by you"
+
+
+def tool_result_label(response: ToolResponse) -> tuple[str, bool]:
+    """How a tool result reads: (``output`` / ``error`` / ``denied by you`` / …, ran).
+
+    ``ran`` is False for a call goosectx did not run (denied, chat mode): its response text is
+    written for the model and is not drawn. A denial is not a tool error.
+    """
+    if response.is_error:
+        for prefix, label in _NOT_RUN_LABELS:
+            if response.output.startswith(prefix):
+                return label, False
+        if response.output.startswith(CANCELLED_TEXT):
+            return CANCELLED_LABEL, True
+        return "error", True
+    return "output", True

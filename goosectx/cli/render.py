@@ -26,6 +26,7 @@ from goosectx.cli.folding import (
     clean_output,
     fold_lines,
     plural,
+    tool_result_label,
 )
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.stream import AssistantStream
@@ -51,34 +52,23 @@ from goosectx.events import (
     TurnFinished,
     UsageUpdated,
 )
+from goosectx.usage import COST_UNKNOWN, format_cost_usd
 
 
-def format_cost(cost_usd: float | None) -> str:
-    """``$0.004``-style cost; ``cost unknown`` for ``None``."""
-    if cost_usd is None:
-        return "cost unknown"
-    if cost_usd == 0:
-        return "$0.000"
-    if cost_usd < 0.001:
-        return f"${cost_usd:.2g}" if cost_usd >= 1e-6 else "<$0.000001"
-    if cost_usd < 1:
-        return f"${cost_usd:.3f}"
-    return f"${cost_usd:,.2f}"
-
-
-def compaction_rule_text(event: HistoryReplaced) -> str:
-    """``context compacted · 118,402 → 6,911 tokens · $0.004`` (DESIGN.md §4.2 step 5).
+def compaction_rule_text(event: HistoryReplaced, *, say_cost_unknown: bool = True) -> str:
+    """``context compacted · 118,402 → 6,911 tokens · $0.0040`` (DESIGN.md §4.2 step 5).
 
     ``/clear`` reads ``context cleared · …``; an extractive summary says so instead of a
-    cost; a trigger other than ``manual`` is named at the end.
+    cost; a trigger other than ``manual`` is named at the end. An unknown cost reads "cost
+    unknown" only when ``say_cost_unknown`` (the renderer says it once a session).
     """
     head = "context cleared" if event.trigger == "clear" else "context compacted"
     parts = [head, f"{event.tokens_before:,} → {event.tokens_after:,} tokens"]
     if event.trigger != "clear":
         if event.strategy == "extractive" and event.call is None:
             parts.append("extractive, no model call")
-        else:
-            parts.append(format_cost(event.cost_usd))
+        elif event.cost_usd is not None or say_cost_unknown:
+            parts.append(format_cost_usd(event.cost_usd))
     if event.trigger in ("auto", "reactive"):
         parts.append(event.trigger)
     if event.auto_compaction_paused:
@@ -118,6 +108,8 @@ class TranscriptRenderer(Surface):
         self._shown_responses: set[str] = set()
         self._echoed_user: str | None = None
         self._turn_notified = False
+        self.cost_unknown_said = False
+        """Whether "cost unknown" was said (it is said once a session, not on every line)."""
 
     # -- the turn's events ---------------------------------------------------------------
     def user(self, text: str, *, show: bool = True) -> None:
@@ -165,7 +157,9 @@ class TranscriptRenderer(Surface):
             self._turn_notified = True
         elif isinstance(event, HistoryReplaced):
             self._close_stream()
-            self.rule(compaction_rule_text(event))
+            text = compaction_rule_text(event, say_cost_unknown=not self.cost_unknown_said)
+            self.cost_unknown_said = self.cost_unknown_said or COST_UNKNOWN in text
+            self.rule(text)
         elif isinstance(event, ToolPairsSummarized):
             self._close_stream()
             one = event.count == 1
@@ -235,8 +229,13 @@ class TranscriptRenderer(Surface):
     def message(self, message: Message, *, label: str | None = None) -> None:
         """Draw one whole message (text panel, thinking, tool calls and results, notices).
 
-        Unlike the live events, it draws every part even if it was drawn before.
+        Unlike the live events, it draws every part even if it was drawn before. A summary is
+        Markdown (``# Conversation Summary``) and is drawn as such.
         """
+        if message.metadata.is_summary and message.text.strip():
+            AssistantStream.print_whole(self.console, message.text, title=label or "summary",
+                                        plain=self.plain)
+            return
         if message.role == "user" and message.is_plain_user_text:
             self._user_message(message.text, label=label)
             return
@@ -336,10 +335,16 @@ class TranscriptRenderer(Surface):
             return
         self._shown_responses.add(response.id)
         name = terminal_safe(self._tool_names.get(response.id, "tool"))
+        what, ran = tool_result_label(response)
+        if not ran:  # denied or chat mode: the response text is the model's, not the tool's
+            if self.plain:
+                self._plain(f"  ✗ {name} {what}")
+            else:
+                self.console.print(Text(f"  ✗ {name} {what}", style="yellow"))
+            return
         lines, hidden = fold_lines(clean_output(response.output))
         total = len(lines) + hidden
         mark = "✗" if response.is_error else "✓"
-        what = "error" if response.is_error else "output"
         count = plural(total, "line") if total else "no output"
         header = f"{mark} {name} {what} · {count}"
         body = lines[:FOLD_HEAD_LINES] if hidden else lines

@@ -23,7 +23,7 @@ from prompt_toolkit.formatted_text import FormattedText
 from goosectx.approval import ApprovalDecision, ApprovalFn
 from goosectx.cli import reports, slash
 from goosectx.cli.approval_view import ApprovalQuestion, approval_question
-from goosectx.cli.common import session_is_kept
+from goosectx.cli.common import resume_command, session_is_kept
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.folding import plural
 from goosectx.cli.prompt import APPROVAL_KEYS, SlashCompleter, ask_approval, make_prompt_session
@@ -70,14 +70,16 @@ def start_repl(settings: Settings, *, name: str | None, resume: str | None, cont
         UsageError, SessionNameTaken, SessionNotFound, SessionAmbiguous, SessionInUse,
         StoreError: from opening the session (printed by ``main`` as one line).
     """
-    from goosectx.cli.common import open_session
+    from goosectx.cli.common import choose_mode, open_session
 
-    approval_mode = parse_mode("--mode", mode) if mode else None
+    if mode:
+        parse_mode("--mode", mode)  # a bad --mode changes no data
     opened = open_session(settings, name=name, resume=resume, continue_=continue_, model=model)
     try:
+        choice = choose_mode(settings, mode, opened.session)
         repl = Repl(settings, opened.store, opened.session, io=ReplIO.for_terminal(),
-                    resumed=opened.resumed, mode=approval_mode, model=model,
-                    full_history=full_history)
+                    resumed=opened.resumed, mode=choice.mode, model=model,
+                    mode_restored=choice.restored, full_history=full_history)
         return repl.run()
     finally:
         opened.close()
@@ -94,7 +96,8 @@ class Repl:
         resumed: Show the tail of the stored transcript first (the last turns, about a
             screenful; see :mod:`goosectx.cli.resume_tail`).
         full_history: With ``resumed``, draw the whole stored transcript (``--history``).
-        mode: Approval mode override (``--mode``).
+        mode: The starting approval mode (``cli.common.choose_mode``); ``None``: the config's.
+        mode_restored: ``mode`` is the one stored in the session (the banner says so).
         model: Model override (``--model``).
         agent_factory: Builds the agent (default: ``goosectx.runtime.build_agent``).
         provider_factory: Builds a provider for ``/model`` (default: the litellm adapter).
@@ -105,7 +108,7 @@ class Repl:
     def __init__(
         self, settings: Settings, store: SessionStore, session: Session, *, io: ReplIO,
         resumed: bool = False, mode: ApprovalMode | None = None, model: str | None = None,
-        agent_factory: AgentFactory | None = None,
+        mode_restored: bool = False, agent_factory: AgentFactory | None = None,
         provider_factory: ProviderFactory | None = None, background_checks: bool = True,
         full_history: bool = False,
     ) -> None:
@@ -119,6 +122,7 @@ class Repl:
         self.recorder.fresh_token_counts = self._fresh_token_counts
         self.renderer = TranscriptRenderer(io.console, plain=io.plain)
         self.mode: ApprovalMode = mode or settings.mode
+        self.mode_restored = mode_restored
         self._model_override = model
         self._agent_factory = agent_factory or self._runtime_agent
         self._provider_factory = provider_factory or self._runtime_provider
@@ -225,6 +229,7 @@ class Repl:
         model_name = self.loader.model_name
         self.renderer.print(reports.banner(
             self.session, model=model_name, mode=self.mode, resumed=self.resumed,
+            mode_restored=self.mode_restored,
             auto_compaction=reports.auto_compaction_note(
                 self.settings,
                 manages_own_context=self.settings.model_config(model_name).manages_own_context,
@@ -287,7 +292,7 @@ class Repl:
             self.renderer.notice("nothing to save · no message was sent in this session")
             return
         ref = self.session.name or self.session.id
-        self.renderer.notice(f"saved · resume with: goosectx session -r {ref}")
+        self.renderer.notice(f"saved · resume with: {resume_command(ref)}")
 
     # -- turns ---------------------------------------------------------------------------
     def turn(self, text: str) -> None:

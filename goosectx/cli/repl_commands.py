@@ -64,6 +64,8 @@ def _mode(repl: Repl, name: ApprovalMode | None) -> None:
         return
     forgotten = repl.agent.set_mode(name)
     repl.mode = name
+    repl.session.approval_mode = name  # restored on resume (migration 3)
+    repl.store.update_session(repl.session.id, approval_mode=name)
     repl._refresh_figure()  # the system prompt follows the mode
     cleared = (f" · always-allow answers cleared ({', '.join(forgotten)})" if forgotten
                else "")

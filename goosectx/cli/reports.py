@@ -15,16 +15,15 @@ from rich.text import Text
 
 from goosectx import __version__
 from goosectx.cli.prompt import NEWLINE_KEY_HELP
-from goosectx.cli.render import format_cost
 from goosectx.cli.sanitize import terminal_safe
-from goosectx.cli.slash import COMMANDS
+from goosectx.cli.slash import COMMANDS, CommandInfo
 from goosectx.cli.surface import safe_text
 from goosectx.cli.toolbar import ContextFigure
 from goosectx.config import Settings, default_config_path
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.session import Session
 from goosectx.tokens import ContextBreakdown
-from goosectx.usage import CallPurpose, Usage, UsageLedger
+from goosectx.usage import COST_UNKNOWN, CallPurpose, Usage, UsageLedger, format_cost_usd
 
 KEYS_HELP = (
     f"Enter sends · {NEWLINE_KEY_HELP} inserts a new line · Ctrl-C cancels a running turn "
@@ -82,7 +81,7 @@ class ContextFacts:
 
 
 def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
-           auto_compaction: str, plain: bool = False) -> Text:
+           auto_compaction: str, plain: bool = False, mode_restored: bool = False) -> Text:
     """The lines shown when the REPL opens.
 
     Nothing here may need litellm (it is still loading in the background).
@@ -94,6 +93,7 @@ def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
         resumed: Whether the session was resumed.
         auto_compaction: When auto-compaction runs, or why not (:func:`auto_compaction_note`).
         plain: Plain mode (lines read from stdin): its hint replaces the terminal's keys.
+        mode_restored: ``mode`` was restored from the session (named when not the default).
     """
     text = Text()
     text.append(f"goosectx {__version__}", style="bold")
@@ -101,7 +101,9 @@ def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
     text.append(f" · {state} session {terminal_safe(session.display_name)}", style="cyan")
     if session.name:
         text.append(f" ({session.id})", style="dim")
-    text.append(terminal_safe(f"\nmodel {model or 'none'} · mode {mode} · "
+    restored = (" (restored from this session; /mode changes it)"
+                if mode_restored and mode != Settings().mode else "")
+    text.append(terminal_safe(f"\nmodel {model or 'none'} · mode {mode}{restored} · "
                               f"auto-compaction {auto_compaction}"), style="dim")
     if plain:
         text.append("\nPlain mode: one line per message (end a line with \\ to continue it) · "
@@ -130,9 +132,14 @@ def help_table(*, plain: bool = False) -> Table:
                   caption=PLAIN_KEYS_HELP if plain else KEYS_HELP, caption_justify="left")
     table.add_column("command", style="bold cyan", no_wrap=True)
     table.add_column("what it does")
-    for info in COMMANDS:
-        table.add_row(f"{info.name} {info.args}".strip(), info.summary)
+    for info in COMMANDS:  # Text, not str: "[instructions]" is not rich markup
+        table.add_row(Text(usage_string(info)), Text(info.summary))
     return table
+
+
+def usage_string(info: CommandInfo) -> str:
+    """How a command is typed, every argument shown: ``/compact [instructions]``."""
+    return f"{info.name} {info.args}".strip()
 
 
 def _calls(ledger: UsageLedger, purpose: CallPurpose) -> int:
@@ -156,8 +163,15 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None) -> 
     rows: list[tuple[str, CallPurpose]] = [
         ("replies", "reply"), ("compaction", "compaction"), ("tool-pair notes", "tool_pairs")]
 
+    unknown = False
+
     def row(label: str, calls: int, usage: Usage, style: str = "") -> None:
-        cost = format_cost(usage.cost_usd) if calls else "-"
+        nonlocal unknown
+        cost = "-"
+        if calls and usage.cost_usd is None:
+            cost, unknown = "?", True  # said once, in the caption
+        elif calls:
+            cost = format_cost_usd(usage.cost_usd)
         table.add_row(label, f"{calls:,}", f"{usage.input_tokens:,}", f"{usage.output_tokens:,}",
                       f"{usage.total_tokens:,}", cost, style=style)
 
@@ -166,6 +180,8 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None) -> 
     row("total", len(ledger.entries), ledger.accumulated(), style="bold")
     cached = ledger.accumulated().cache_read_tokens
     caption = []
+    if unknown:
+        caption.append(f"? = {COST_UNKNOWN} (no prices for this model)")
     if cached:
         caption.append(f"{cached:,} input tokens served from the provider's cache")
     if figure is not None and figure.limit_tokens:

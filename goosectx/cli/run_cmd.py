@@ -26,8 +26,8 @@ from typing import Any, TextIO
 
 from goosectx.approval import ApprovalDecision
 from goosectx.cli.approval_view import VIEW_KEY, approval_question, plain_question
-from goosectx.cli.common import OpenSession, open_session
-from goosectx.cli.folding import plural
+from goosectx.cli.common import OpenSession, choose_mode, open_session, resume_command
+from goosectx.cli.folding import plural, tool_result_label
 from goosectx.cli.sanitize import APPROVAL_MARKER, SafeStream, json_safe, terminal_safe
 from goosectx.config import Settings, parse_mode
 from goosectx.conversation import Message, ToolRequest
@@ -161,8 +161,9 @@ class _TextOutput:
             args = event.request.arguments_json()
             self._err(f"> {event.request.name} {args if len(args) <= 200 else args[:199] + '…'}")
         elif isinstance(event, ToolCallFinished) and event.response.is_error:
+            label, ran = tool_result_label(event.response)
             first = (event.response.output.strip().splitlines() or [""])[0]
-            self._err(f"  error: {first[:200]}")
+            self._err(f"  {label}: {first[:200]}" if ran else f"  {label}")
         elif isinstance(event, Notification) and event.kind == "inline":
             self._err(f"goosectx: {event.text}")
         elif isinstance(event, HistoryReplaced):
@@ -172,6 +173,9 @@ class _TextOutput:
             self._err(f"goosectx: summarised {plural(event.count, 'old tool call')} "
                       f"(~{event.tokens_saved:,} tokens)")
 
+    def start(self, started: dict[str, Any]) -> None:
+        return
+
     def finish(self, summary: dict[str, Any]) -> None:
         if self.line_open:
             self.stdout.write("\n")
@@ -179,17 +183,27 @@ class _TextOutput:
 
 
 class _StreamJsonOutput:
-    """``--output-format stream-json``: one event object per line."""
+    """``--output-format stream-json``: one JSON object per line.
+
+    First ``session_started`` (the session id), then one line per event, last one ``result``
+    line (:func:`result_fields`).
+    """
 
     def __init__(self, stdout: TextIO) -> None:
         self.stdout = stdout
 
-    def on_event(self, event: Event) -> None:
-        self.stdout.write(json_safe(json.dumps(event_to_json(event), ensure_ascii=False)) + "\n")
+    def _line(self, data: dict[str, Any]) -> None:
+        self.stdout.write(json_safe(json.dumps(data, ensure_ascii=False)) + "\n")
         self.stdout.flush()
 
+    def start(self, started: dict[str, Any]) -> None:
+        self._line(started)
+
+    def on_event(self, event: Event) -> None:
+        self._line(event_to_json(event))
+
     def finish(self, summary: dict[str, Any]) -> None:
-        return
+        self._line({"type": "result", **result_fields(summary)})
 
 
 class _JsonOutput:
@@ -197,6 +211,9 @@ class _JsonOutput:
 
     def __init__(self, stdout: TextIO) -> None:
         self.stdout = stdout
+
+    def start(self, started: dict[str, Any]) -> None:
+        return
 
     def on_event(self, event: Event) -> None:
         return
@@ -237,7 +254,8 @@ def run_task(
 
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
     task = read_task(text, input_file, stdin)
-    approval_mode = parse_mode("--mode", mode) if mode else settings.mode
+    if mode:
+        parse_mode("--mode", mode)  # a bad --mode changes no data
     if max_turns is not None:
         settings.max_turns = max_turns
         settings.sources["max_turns"] = "--max-turns"
@@ -248,14 +266,17 @@ def run_task(
                               model=model_name)
     except GoosectxError as exc:
         # Scripts reading stdout still get a result in the format they asked for.
+        failed = {"session_id": None, "status": "error", "error": exc.one_line(),
+                  "exit_code": exc.exit_code, "usage": None, "cost_usd": None, "compactions": 0}
         if output_format == "json":
-            stdout.write(json.dumps({"session_id": None, "status": "error",
-                                     "error": exc.one_line()}) + "\n")
+            stdout.write(json.dumps(failed) + "\n")
         elif output_format == "stream-json":
             stdout.write(json.dumps(event_to_json(TurnFinished("error", exc.one_line()))) + "\n")
+            stdout.write(json.dumps({"type": "result", **result_fields(failed)}) + "\n")
         stdout.flush()
         raise
     try:
+        approval_mode = choose_mode(settings, mode, opened.session).mode
         approver = _Approver(stdin, stderr)
         agent = build_agent(settings, opened.session, approve=approver, mode=approval_mode,
                             model=model_name, interactive=approver.interactive)
@@ -266,6 +287,13 @@ def run_task(
             output = _StreamJsonOutput(stdout)
         else:
             output = _TextOutput(stdout, stderr)
+        note = auto_compaction_off(settings, model_name)
+        if note:
+            stderr.write(terminal_safe(f"goosectx: note: {note}\n"))
+        output.start({"type": "session_started", "session_id": opened.session.id,
+                      "session_name": opened.session.name, "resumed": opened.resumed,
+                      "model": model_name, "approval_mode": approval_mode,
+                      "working_dir": str(opened.session.working_dir)})
         cancel = threading.Event()
         finished = _drive(agent.reply(task, cancel=cancel), cancel, opened, output,
                           agent.context.take_fresh_token_counts)
@@ -275,14 +303,13 @@ def run_task(
             stderr.write(f"goosectx: error: {terminal_safe(error or '')}\n")
         elif status == "cancelled":
             stderr.write("goosectx: cancelled\n")
-        elif status == "max_turns":
-            stderr.write(terminal_safe(
-                f"goosectx: stopped after {plural(settings.max_turns, 'model call')} "
-                f"(--max-turns / GOOSE_MAX_TURNS); continue with: goosectx run "
-                f"--resume {opened.session.id} -t ...\n"))
+        elif status == "max_turns" and output_format != "text":
+            # text output already printed the agent's one "stopped after" notice
+            stderr.write(f"goosectx: stopped after {plural(settings.max_turns, 'model call')} "
+                         "(the per-turn limit, --max-turns / GOOSE_MAX_TURNS)\n")
         stderr.write(terminal_safe(
-            f"goosectx: session {opened.session.display_name} saved "
-            f"(resume: goosectx run --resume {opened.session.id} -t ...)\n"))
+            f"goosectx: session {opened.session.display_name} saved · resume with: "
+            f"{resume_command(opened.session.name or opened.session.id, command='run')}\n"))
         stderr.flush()
         return _EXIT_CODES[status]
     finally:
@@ -297,7 +324,9 @@ class _Finished:
         self.error: str | None = None
         self.messages: list[Message] = []
         self.usage = Usage()
+        """Every model call of the run, compaction and tool-pair summary calls included."""
         self.last_usage: UsageUpdated | None = None
+        self.compactions = 0
 
 
 def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession,
@@ -327,6 +356,11 @@ def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession
             elif isinstance(event, UsageUpdated):
                 finished.usage = finished.usage + event.call.usage
                 finished.last_usage = event
+            elif isinstance(event, HistoryReplaced | ToolPairsSummarized):
+                if event.call is not None:
+                    finished.usage = finished.usage + event.call.usage
+                if isinstance(event, HistoryReplaced) and event.trigger != "clear":
+                    finished.compactions += 1
             elif isinstance(event, TurnFinished):
                 finished.status, finished.error = event.status, event.error
             output.on_event(event)
@@ -347,8 +381,36 @@ def _summary(session_id: str, name: str | None, finished: _Finished) -> dict[str
         "session_id": session_id,
         "session_name": name,
         "status": finished.status,
+        "exit_code": _EXIT_CODES[finished.status],
         "error": finished.error,
         "answer": answer,
         "messages": [m.to_dict() for m in finished.messages],
         "usage": usage,
+        "cost_usd": finished.usage.cost_usd,
+        "compactions": finished.compactions,
     }
+
+
+RESULT_FIELDS = ("session_id", "status", "exit_code", "error", "usage", "cost_usd",
+                 "compactions")
+"""The fields of stream-json's last line (``{"type": "result", ...}``); ``json`` has them too."""
+
+
+def result_fields(summary: dict[str, Any]) -> dict[str, Any]:
+    """The ``result`` event's fields, taken from the ``json`` summary (docs/architecture.md §3).
+
+    ``cost_usd`` is ``null`` when unknown (a model without prices), never 0; ``usage`` counts
+    every model call of the run, compaction calls included; ``compactions`` counts them.
+    """
+    return {key: summary.get(key) for key in RESULT_FIELDS}
+
+
+def auto_compaction_off(settings: Settings, model: str | None) -> str | None:
+    """Why auto-compaction will not run in this ``run``, or ``None`` when it will."""
+    if settings.model_config(model).manages_own_context:
+        return "auto-compaction is off: the model manages its own context"
+    if not settings.auto_compaction_enabled:
+        return (f"auto-compaction is off (threshold {settings.threshold_ratio:g} from "
+                f"{settings.source('threshold_ratio')} is outside (0, 1)); a long task may "
+                "overflow the context window")
+    return None

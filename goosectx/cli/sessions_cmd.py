@@ -199,7 +199,8 @@ def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
 
 
 def import_sessions(
-    settings: Settings, path: Path, *, fmt: str, name: str | None, source_session: str | None
+    settings: Settings, path: Path, *, fmt: str, name: str | None, source_session: str | None,
+    force: bool = False, use_source_dir: bool = False,
 ) -> None:
     """Import a transcript (or every session of a goose ``sessions.db``) as new sessions.
 
@@ -207,7 +208,10 @@ def import_sessions(
     counts are made at first need), and each session is saved in one transaction; if saving
     a later session fails, the ones saved before it are removed again,
     so a failed import leaves nothing behind. ``--name`` names a single session; several get
-    ``NAME-1``, ``NAME-2``... Prints one line per imported session.
+    ``NAME-1``, ``NAME-2``... Prints one line per imported session, with the source's
+    working dir (see :mod:`goosectx.cli.import_checks`: the same content twice is refused
+    unless ``force``; tools run in the source's directory only with ``use_source_dir`` or the
+    user's ``y`` on a terminal).
 
     Raises:
         ImportFormatError: unknown or broken file (the line or record is named).
@@ -238,9 +242,15 @@ def import_sessions(
             session.ledger.current_tokens = rough_count_messages(
                 session.conversation.agent_messages())
             session.ledger.current_is_estimate = True
+    from goosectx.cli.import_checks import content_hash, mark_imported, refuse_second_import
+
+    import_hash = content_hash(path, source_session)
     store = open_store(settings)
     saved: list[str] = []
+    notes: list[str] = []
     try:
+        if not force:
+            refuse_second_import(store, path, import_hash)
         existing = store.list_sessions()
         taken = {r.name for r in existing if r.name}
         renamed: dict[int, str] = {}
@@ -258,6 +268,9 @@ def import_sessions(
                 # taken too, so the copy gets fresh ones (everything else stays as it was).
                 session.conversation = Conversation(
                     [replace(m, id=new_message_id()) for m in session.conversation])
+        confirm = use_source_dir or _ask_source_dir
+        notes = [mark_imported(session, fmt=fmt, import_hash=import_hash, here=Path.cwd(),
+                               use_source_dir=confirm) for session in sessions]
         try:
             for session in sessions:
                 store.save_new_session(session)
@@ -268,7 +281,7 @@ def import_sessions(
             raise
     finally:
         store.close()
-    for session in sessions:
+    for session, note in zip(sessions, notes, strict=True):
         conversation = session.conversation
         calls = sum(len(m.tool_requests) for m in conversation)
         source = session.metadata.get("source", fmt)
@@ -278,4 +291,14 @@ def import_sessions(
             + f": {plural(len(conversation), 'message')}, {plural(calls, 'tool call')}"
             + f" from {source}" + (f" session {origin}" if origin else "")
             + (f"; its id {renamed[id(session)]!r} is not a valid session id, so it got "
-               "a new one" if id(session) in renamed else "")))
+               "a new one" if id(session) in renamed else "")
+            + (f" · {note}" if note else "")))
+
+
+def _ask_source_dir(directory: str) -> bool:
+    """On a terminal, ask whether the imported session's tools may run in ``directory``."""
+    if not sys.stdin.isatty():
+        return False
+    answer = input(terminal_safe(f"The imported session worked in {directory}, which exists "
+                                 "here. Run its tools there? [y/N] "))
+    return answer.strip().lower() in ("y", "yes")

@@ -33,7 +33,7 @@ from goosectx.errors import (
 from goosectx.events import CompactionStrategy, CompactionTrigger, Event, Notification
 from goosectx.providers.base import Provider, complete
 from goosectx.tokens import TokenCounter
-from goosectx.usage import LedgerEntry, Usage
+from goosectx.usage import LedgerEntry, Usage, format_cost_usd
 
 log = logging.getLogger(__name__)
 
@@ -212,22 +212,12 @@ def done_text(trigger: CompactionTrigger, before: int, after: int, cost_usd: flo
               strategy: CompactionStrategy) -> str:
     """The transcript's marker of a compaction.
 
-    E.g. ``Context compacted automatically · 118,402 → 6,911 tokens · $0.0040``.
+    E.g. ``Context compacted automatically · 118,402 → 6,911 tokens · $0.0040``; an unknown
+    cost is left out (the live rule says "cost unknown" once a session).
     """
     how = {"auto": "automatically", "reactive": "after a context-length error",
            "manual": "at your request"}.get(trigger, "")
     price = ("extractive summary, no model call" if strategy == "extractive"
-             else format_cost_usd(cost_usd))
-    return f"Context compacted {how} · {before:,} → {after:,} tokens · {price}"
-
-
-def format_cost_usd(cost_usd: float | None) -> str:
-    """A cost for people: ``$0.004``, ``$0.000015``, ``$1.25``; ``cost unknown`` for ``None``."""
-    if cost_usd is None:
-        return "cost unknown"
-    if cost_usd == 0 or cost_usd >= 1:
-        return f"${cost_usd:.2f}"
-    digits = 3
-    while digits < 8 and round(cost_usd, digits) == 0:
-        digits += 1
-    return f"${cost_usd:.{digits + 1}f}".rstrip("0")
+             else format_cost_usd(cost_usd) if cost_usd is not None else "")
+    text = f"Context compacted {how} · {before:,} → {after:,} tokens"
+    return f"{text} · {price}" if price else text

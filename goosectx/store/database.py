@@ -50,10 +50,15 @@ def dumps(value: Any) -> str:
 def update_session_row(
     conn: sqlite3.Connection, session_id: str, *, model: str | None = None,
     state: SessionState | None = None, current_tokens: int | None = None,
-    current_is_estimate: bool | None = None,
+    current_is_estimate: bool | None = None, title: str | None = None,
+    approval_mode: str | None = None,
 ) -> None:
     """Set the session row's ``updated`` to now and each given column (caller's transaction)."""
     columns: dict[str, object] = {"updated": now()}
+    if title is not None:
+        columns["title"] = title
+    if approval_mode is not None:
+        columns["approval_mode"] = approval_mode
     if model is not None:
         columns["model"] = model
     if current_tokens is not None:

@@ -104,7 +104,12 @@ MIGRATIONS: tuple[Migration, ...] = (
     ALTER TABLE messages ADD COLUMN token_encoding TEXT;
     """),
 
-    # 3: (reserved) session title / source / import hash / stored approval mode
+    Migration(3, "session title, source, import hash, approval mode", """
+    ALTER TABLE sessions ADD COLUMN title TEXT;
+    ALTER TABLE sessions ADD COLUMN source TEXT;
+    ALTER TABLE sessions ADD COLUMN import_hash TEXT;
+    ALTER TABLE sessions ADD COLUMN approval_mode TEXT;
+    """),
 
     # 4: (reserved) full-text search (FTS5)
 

@@ -84,12 +84,14 @@ class SessionStore(MessageStore, LedgerStore):
             session.id = new_session_id(session.created)
         conn.execute(
             "INSERT INTO sessions (id, name, working_dir, model, created, updated, current_tokens,"
-            " current_is_estimate, state_json, metadata_json) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            " current_is_estimate, state_json, metadata_json, title, source, import_hash,"
+            " approval_mode) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 session.id, session.name, str(session.working_dir), session.model,
                 session.created.isoformat(), session.updated.isoformat(),
                 session.ledger.current_tokens, int(session.ledger.current_is_estimate),
                 dumps(session.state.to_dict()), dumps(session.metadata),
+                session.title, session.source, session.import_hash, session.approval_mode,
             ),
         )
 
@@ -144,14 +146,30 @@ class SessionStore(MessageStore, LedgerStore):
         return str(rows[0][0])
 
     def most_recent(self, working_dir: Path) -> str | None:
-        """Id of the most recently updated session in ``working_dir``, or ``None``."""
+        """Id of the session last worked in in ``working_dir`` (``--continue``), or ``None``.
+
+        The most recently updated one; an imported session counts only once the user has sent
+        a message in it (a user-visible user message newer than the import).
+        """
         with self._guard():
             row = self._conn.execute(
-                "SELECT id FROM sessions WHERE working_dir=? ORDER BY updated DESC, id DESC"
-                " LIMIT 1",
+                "SELECT s.id FROM sessions s WHERE s.working_dir=? AND (s.import_hash IS NULL"
+                " OR EXISTS (SELECT 1 FROM messages m WHERE m.session_id=s.id AND m.role='user'"
+                " AND json_extract(m.metadata_json, '$.user_visible')"
+                " AND m.created > json_extract(s.metadata_json, '$.imported_at')))"
+                " ORDER BY s.updated DESC, s.id DESC LIMIT 1",
                 (str(working_dir.resolve()),),
             ).fetchone()
         return str(row[0]) if row else None
+
+    def find_import(self, import_hash: str) -> tuple[str, str | None] | None:
+        """(id, name) of a session imported from content with this SHA-256, or ``None``."""
+        with self._guard():
+            row = self._conn.execute(
+                "SELECT id, name FROM sessions WHERE import_hash=? ORDER BY created LIMIT 1",
+                (import_hash,),
+            ).fetchone()
+        return (str(row[0]), row[1]) if row else None
 
     def list_sessions(self) -> list[SessionSummary]:
         """Every session, most recently updated first."""
@@ -192,7 +210,8 @@ class SessionStore(MessageStore, LedgerStore):
         with self._guard():
             row = self._conn.execute(
                 "SELECT id, name, working_dir, model, created, updated, current_tokens,"
-                " current_is_estimate, state_json, metadata_json FROM sessions WHERE id=?",
+                " current_is_estimate, state_json, metadata_json, title, source, import_hash,"
+                " approval_mode FROM sessions WHERE id=?",
                 (session_id,),
             ).fetchone()
             if row is None:
@@ -209,6 +228,7 @@ class SessionStore(MessageStore, LedgerStore):
             conversation=Conversation(messages), ledger=ledger,
             state=SessionState.from_dict(json.loads(row[8] or "{}")),
             metadata=json.loads(row[9] or "{}"), token_counts=counts,
+            title=row[10], source=row[11], import_hash=row[12], approval_mode=row[13],
         )
 
     def remove(self, session_id: str) -> None:
@@ -221,12 +241,17 @@ class SessionStore(MessageStore, LedgerStore):
     def update_session(
         self, session_id: str, *, model: str | None = None, state: SessionState | None = None,
         current_tokens: int | None = None, current_is_estimate: bool | None = None,
+        title: str | None = None, approval_mode: str | None = None,
     ) -> None:
-        """Update the session row's model, state and/or ``current`` figure."""
+        """Update the session row's model, state, ``current`` figure, title or approval mode.
+
+        ``None`` leaves a column as it is.
+        """
         with self._transaction() as conn:
             update_session_row(conn, session_id, model=model, state=state,
                                current_tokens=current_tokens,
-                               current_is_estimate=current_is_estimate)
+                               current_is_estimate=current_is_estimate, title=title,
+                               approval_mode=approval_mode)
 
     # -- locking ----------------------------------------------------------------------------
     def lock(self, session_id: str) -> SessionLock:

@@ -1,0 +1,107 @@
+"""What ``sessions import`` checks and records beyond converting the transcript.
+
+* **Content hash.** An import records the SHA-256 of the file (with ``--session`` for a goose
+  database), so a second import of the same content is refused unless ``--force``
+  (migration 3's ``import_hash``).
+* **Import stamp.** ``metadata["imported_at"]``: ``--continue`` counts an imported session
+  only once the user has sent a message in it after that time
+  (:meth:`goosectx.store.SessionStore.most_recent`).
+* **The source's working dir** is recorded (``metadata["source_working_dir"]``) and shown;
+  tools run there only after the user confirms it (``--use-source-dir``, or ``y`` to the
+  question on a terminal) and only if it exists on this machine. Otherwise they run in the
+  directory the import was started from.
+
+See docs/architecture.md §8 (storage) for the columns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from goosectx.errors import UsageError
+from goosectx.session import Session
+from goosectx.store import SessionStore
+
+HASH_CHUNK_BYTES = 1 << 20
+
+
+def content_hash(path: Path, source_session: str | None = None) -> str:
+    """SHA-256 (hex) of the file's bytes, and of ``source_session`` when one is picked."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(HASH_CHUNK_BYTES), b""):
+            digest.update(chunk)
+    if source_session is not None:
+        digest.update(b"\0--session\0" + source_session.encode("utf-8", "replace"))
+    return digest.hexdigest()
+
+
+def refuse_second_import(store: SessionStore, path: Path, import_hash: str) -> None:
+    """Raise when a session imported from the same content is still in the store.
+
+    Raises:
+        UsageError: it names the earlier session and the fix (``--force``).
+    """
+    found = store.find_import(import_hash)
+    if found is None:
+        return
+    earlier, name = found
+    shown = f"{earlier} ({name})" if name else earlier
+    raise UsageError(
+        f"{path.name} was already imported as session {shown} (same content)",
+        f"resume it with: goosectx --resume {name or earlier} — or pass --force to import "
+        "another copy",
+    )
+
+
+def source_working_dir(session: Session, fmt: str) -> str | None:
+    """The directory the source agent worked in, as it recorded it, or ``None``.
+
+    A goosectx export carries it as the session's own working dir; other formats put it in
+    ``metadata["source_working_dir"]`` when they record one.
+    """
+    if fmt == "goosectx":
+        return str(session.working_dir)
+    value = session.metadata.get("source_working_dir")
+    return str(value) if value else None
+
+
+def mark_imported(session: Session, *, fmt: str, import_hash: str, here: Path,
+                  use_source_dir: bool | Callable[[str], bool]) -> str:
+    """Record the import on ``session`` and choose its working dir; return the note to show.
+
+    Args:
+        session: A loaded, not yet saved session (changed in place).
+        fmt: The detected format.
+        import_hash: :func:`content_hash` of the file.
+        here: The directory the import runs in (the working dir unless the user confirms the
+            source's).
+        use_source_dir: True (``--use-source-dir``), False, or a question to ask the user
+            (called only when the source's directory exists here).
+
+    Returns:
+        ``source working dir /x (exists here; tools run there)``-style text, or ``""`` when
+        the source recorded none.
+    """
+    session.source = str(session.metadata.get("source") or fmt)
+    session.import_hash = import_hash
+    session.metadata["imported_at"] = datetime.now(UTC).isoformat()
+    source_dir = source_working_dir(session, fmt)
+    session.working_dir = here
+    if not source_dir:
+        return ""
+    session.metadata["source_working_dir"] = source_dir
+    candidate = Path(source_dir)
+    if not candidate.is_absolute() or not candidate.is_dir():
+        return f"source working dir {source_dir} (not on this machine; tools run in {here})"
+    if candidate.resolve() == here.resolve():
+        return f"source working dir {source_dir} (this directory)"
+    confirmed = use_source_dir(source_dir) if callable(use_source_dir) else use_source_dir
+    if confirmed:
+        session.working_dir = candidate.resolve()
+        return f"source working dir {source_dir} (exists here; tools run there)"
+    return (f"source working dir {source_dir} (exists here; tools run in {here} — "
+            "import with --use-source-dir to run them there)")
