@@ -73,11 +73,7 @@ class ImportFormat(StrEnum):
 
 
 class _State:
-    """Global options, read by every command.
-
-    ``model`` and ``mode`` given before a command (``goosectx --model X run …``) are the
-    defaults of that command's own ``--model`` / ``--mode``.
-    """
+    """Global options, read by every command (root ``--model``/``--mode``: commands' defaults)."""
 
     config_path: Path | None = None
     debug: bool = False
@@ -316,14 +312,9 @@ def sessions_import(
     source_session: Annotated[
         str | None, typer.Option("--session", help="Only this session of a goose sessions.db.")
     ] = None,
-    force: Annotated[
-        bool, typer.Option("--force", help="Import a file again although it was imported.")
-    ] = False,
-    use_source_dir: Annotated[
-        bool, typer.Option("--use-source-dir",
-                           help="Run the session's tools in the source's working dir (when it "
-                                "exists here) instead of the current directory.")
-    ] = False,
+    force: Annotated[bool, typer.Option(help="Import a file again although it was.")] = False,
+    use_source_dir: Annotated[bool, typer.Option(
+        help="Run its tools in the source's working dir (if it exists here).")] = False,
 ) -> None:
     """Import another agent's transcript (or a goosectx JSON export)."""
     from goosectx.cli.sessions_cmd import import_sessions
