@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from goosectx.compaction.decide import judge, pause_notice
+from goosectx.compaction.facts import merge_facts
 from goosectx.compaction.layout import (
     Budget,
     elided_notice,
@@ -213,6 +214,9 @@ def execute(
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))
         return
+    if summary.call is not None:  # a model summary: add the facts it lacks
+        summary = replace(summary, text=merge_facts(summary.text, messages, counter=counter,
+                                                    max_tokens=budget.facts_tokens))
 
     cid = new_compaction_id()
     new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)

@@ -397,3 +397,7 @@ def _first_sentence(text: str, limit_chars: int = 200) -> str:
     m = re.search(r"[.!?。！？](\s|$)", flat)
     cut = flat[: m.end()].strip() if m and m.end() <= limit_chars else flat[:limit_chars]
     return cut + ("…" if len(cut) < len(flat) and not m else "")
+
+
+gather_facts = _gather
+"""The one-pass analysis of a transcript (for :mod:`goosectx.compaction.facts`)."""

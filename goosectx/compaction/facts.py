@@ -1,0 +1,108 @@
+"""Facts merged into every summary from the extractive analysis of the head.
+
+Part of step 3 of the compaction pipeline (docs/architecture.md §5). Whatever the summariser
+wrote, the model keeps: every file written, edited, created or deleted (path and verb), the
+last error of each failing command, the shell commands run (deduplicated, newest 20) and the
+user's constraints (lines with must / never / don't / always / only). Each is added under its
+own heading marked ``(from the transcript)`` unless the summary already names it. Past
+``summary_facts_tokens`` paths are grouped by directory (``src/api/: 143 files edited``) —
+never dropped silently.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+
+from goosectx.compaction.actions import describe_call, normalize_tool_name
+from goosectx.compaction.extractive import gather_facts
+from goosectx.conversation import Message
+from goosectx.tokens import TokenCounter
+
+MAX_COMMANDS = 20
+"""Newest shell commands listed."""
+_SHELL = {"shell", "bash", "exec", "execute_bash", "run_shell_command", "exec_command",
+          "terminal", "run_command", "command"}
+_CONSTRAINT = re.compile(r"\b(must|never|don't|do not|always|only)\b", re.I)
+_MARK = "(from the transcript)"
+
+
+def _changed_paths(messages: Sequence[Message]) -> list[tuple[str, str]]:
+    facts = gather_facts(messages)
+    return [(r.path, r.describe()) for r in facts.files.values() if r.changed]
+
+
+def _last_errors(messages: Sequence[Message]) -> list[str]:
+    last: dict[str, str] = {}
+    for entry in gather_facts(messages).errors:
+        line = entry[0]
+        last[line.split(": ", 1)[0]] = line
+    return list(last.values())
+
+
+def _commands(messages: Sequence[Message]) -> list[str]:
+    out: list[str] = []
+    for m in messages:
+        for r in m.tool_requests:
+            if normalize_tool_name(r.name) in _SHELL:
+                text = describe_call(r.name, r.arguments, limit_chars=160)
+                if text in out:
+                    out.remove(text)
+                out.append(text)
+    return out[-MAX_COMMANDS:]
+
+
+def _constraints(messages: Sequence[Message]) -> list[str]:
+    out: list[str] = []
+    for m in messages:
+        if not m.is_user_request:
+            continue
+        for line in m.text.splitlines():
+            line = line.strip()
+            if line and _CONSTRAINT.search(line) and line not in out:
+                out.append(line[:300])
+    return out
+
+
+def _grouped(paths: list[tuple[str, str]]) -> list[str]:
+    groups: dict[str, int] = {}
+    for path, _verb in paths:
+        d = posixpath.dirname(path.replace("\\", "/")) or "."
+        groups[d] = groups.get(d, 0) + 1
+    return [f"- `{d}/`: {n} file{'' if n == 1 else 's'} changed" for d, n in groups.items()]
+
+
+def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
+                counter: TokenCounter) -> str:
+    """``summary_text`` with the facts of ``head`` it lacks appended under their headings.
+
+    Returns:
+        The summary unchanged when it already names every fact; else the summary, a blank
+        line and ``## … (from the transcript)`` sections. The sections fit ``max_tokens``
+        (paths grouped by directory, then commands and constraints shortened) except the
+        grouped paths, which are always kept.
+    """
+    paths = [(p, v) for p, v in _changed_paths(head) if p not in summary_text]
+    errors = [e for e in _last_errors(head) if e not in summary_text]
+    commands = [c for c in _commands(head) if c not in summary_text]
+    constraints = [c for c in _constraints(head) if c not in summary_text]
+    path_lines = [f"- `{p}`: {v}" for p, v in paths]
+
+    def render(path_lines: list[str], commands: list[str], constraints: list[str]) -> str:
+        sections = [("Files changed", path_lines), ("Errors", [f"- {e}" for e in errors]),
+                    ("Commands run", [f"- `{c}`" for c in commands]),
+                    ("User constraints", [f"- {c}" for c in constraints])]
+        return "\n\n".join(f"## {title} {_MARK}\n\n" + "\n".join(items)
+                           for title, items in sections if items)
+
+    text = render(path_lines, commands, constraints)
+    if text and counter.count_text(text) > max_tokens:
+        path_lines = _grouped(paths)
+        text = render(path_lines, commands, constraints)
+        while counter.count_text(text) > max_tokens and (commands or constraints or errors):
+            for items in (commands, errors, constraints):
+                if items:
+                    items.pop(0)
+            text = render(path_lines, commands, constraints)
+    return f"{summary_text.rstrip()}\n\n{text}\n" if text else summary_text

@@ -1,0 +1,50 @@
+"""Facts merged into the summary from the transcript (issue 12, point 3)."""
+
+from __future__ import annotations
+
+from compaction_support import REQUEST, collect, make_session, manager, tool_pair, words
+
+from goosectx.compaction.facts import merge_facts
+from goosectx.conversation import Message
+from goosectx.providers.scripted import ScriptedProvider
+from goosectx.tokens import TokenCounter
+
+NO_FILES = '```json\n{"user_intent": "make the config loader", "current_work": "done"}\n```'
+
+
+def write(path: str) -> list[Message]:
+    return tool_pair("ok", name="text_editor",
+                     args={"command": "write", "path": path, "file_text": "x = 1\n"})
+
+
+def test_a_summary_that_names_no_file_still_carries_every_edited_path() -> None:
+    messages = [Message.user("make the config loader; never touch setup.py"),
+                *write("src/app/config.py"), *write("src/app/loader.py"),
+                *tool_pair("FAILED test_io.py::test_x - AssertionError", name="shell",
+                           args={"command": "pytest -q"}),
+                Message.assistant("done " + words(50)), Message.user("thanks, next part"),
+                Message.assistant("ok")]
+    session = make_session(messages)
+    collect(manager(session, ScriptedProvider([NO_FILES]), keep_recent_ratio=0,
+                    keep_user_tokens=0).compact(REQUEST))
+    summary = session.conversation.agent_messages()[0].text
+    assert summary.startswith("# Conversation Summary")
+    assert "## Files changed (from the transcript)" in summary
+    assert "`src/app/config.py`: written" in summary and "`src/app/loader.py`" in summary
+    assert "## Commands run (from the transcript)" in summary and "pytest -q" in summary
+    assert "never touch setup.py" in summary  # a user constraint
+
+
+def test_facts_already_in_the_summary_are_not_repeated() -> None:
+    head = [Message.user("go"), *write("src/a.py"), Message.assistant("ok")]
+    text = "# Conversation Summary\n\n## Files\n\n- `src/a.py`: wrote it"
+    assert merge_facts(text, head, max_tokens=1500, counter=TokenCounter()) == text
+
+
+def test_past_the_cap_paths_are_grouped_by_directory_never_dropped() -> None:
+    head = [Message.user("generate the api")]
+    for i in range(143):
+        head += write(f"src/api/handler_{i:03}.py")
+    head += write("docs/api.md")
+    out = merge_facts("SUMMARY", head, max_tokens=100, counter=TokenCounter())
+    assert "`src/api/`: 143 files changed" in out and "`docs/`: 1 file changed" in out
