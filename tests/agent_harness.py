@@ -6,6 +6,7 @@ Shared by the agent-loop tests (scripted provider and fake HTTP server).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,3 +156,26 @@ def process_gone(pid: int) -> bool:
     except FileNotFoundError:
         return True
     return stat[stat.rfind(")") + 2] in "ZX"
+
+
+def host_pid(argv: list[str], timeout_s: float = 10.0) -> int:
+    """The host pid of the process running exactly ``argv`` (found through ``/proc``).
+
+    As root the shell tool runs commands in a PID namespace, where ``$!`` and ``$$`` are
+    namespace pids that mean something else (or nothing) on the host: tests start a process
+    with a unique command line and look it up here instead.
+    """
+    wanted = "\0".join(argv) + "\0"
+    deadline = time.monotonic() + timeout_s
+    while True:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if cmdline == wanted:
+                return int(entry.name)
+        assert time.monotonic() < deadline, f"no process runs {argv}"
+        time.sleep(0.01)

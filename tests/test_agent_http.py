@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from agent_harness import (
     Harness,
     completed,
     finished,
+    host_pid,
     http_settings,
     make_harness,
     process_gone,
@@ -174,19 +177,29 @@ def test_cancel_mid_stream_over_http(fake_server: FakeServer, tmp_path: Path) ->
     assert partial.text == "first part," and partial.metadata.cancelled
 
 
-def test_cancel_mid_tool_kills_the_command(fake_server: FakeServer, tmp_path: Path) -> None:
-    fake_server.add(shell("sleep 300 & echo $! > pid.tmp && mv pid.tmp pid; wait"))
-    h = harness(fake_server, tmp_path)
-    cancel = threading.Event()
-    pid_file = tmp_path / "work" / "pid"
-
+def find_job_when_started(job: list[str], found: list[int],
+                          then: threading.Event | None = None) -> Callable[[Event], None]:
+    """An on_event hook: once the tool call starts, look up ``job``'s host pid (then set
+    ``then``). As root the command runs in a PID namespace, so ``$!`` is not a host pid."""
     def on_event(event: Event) -> None:
         if isinstance(event, ToolCallStarted):
-            threading.Thread(target=lambda: (wait_for_file(pid_file), cancel.set())).start()
+            def look() -> None:
+                found.append(host_pid(job))
+                if then is not None:
+                    then.set()
+            threading.Thread(target=look).start()
+    return on_event
 
-    events = h.turn("sleep", on_event=on_event, cancel=cancel)
+
+def test_cancel_mid_tool_kills_the_command(fake_server: FakeServer, tmp_path: Path) -> None:
+    job = ["sleep", f"{300 + random.random():.9f}"]
+    fake_server.add(shell(f"{' '.join(job)} & wait"))
+    h = harness(fake_server, tmp_path)
+    cancel = threading.Event()
+    found: list[int] = []
+    events = h.turn("sleep", on_event=find_job_when_started(job, found, cancel), cancel=cancel)
     assert finished(events).status == "cancelled"
-    assert process_gone(int(pid_file.read_text()))
+    assert process_gone(found[0])
     response = h.stored()[-1].tool_responses[0]
     assert response.is_error and response.output.startswith(CANCELLED_TEXT)
     assert len(fake_server.requests) == 1
@@ -194,11 +207,12 @@ def test_cancel_mid_tool_kills_the_command(fake_server: FakeServer, tmp_path: Pa
 
 def test_command_outliving_its_timeout_is_killed_with_its_group(fake_server: FakeServer,
                                                                 tmp_path: Path) -> None:
-    fake_server.add(shell("sleep 300 & echo $! > pid.tmp && mv pid.tmp pid; wait"),
-                    {"text": "it timed out"})
+    job = ["sleep", f"{300 + random.random():.9f}"]
+    fake_server.add(shell(f"{' '.join(job)} & wait"), {"text": "it timed out"})
     h = harness(fake_server, tmp_path, shell_timeout_s=1.0)
-    assert finished(h.turn("sleep")).status == "done"
-    assert process_gone(int((tmp_path / "work" / "pid").read_text()))
+    found: list[int] = []
+    assert finished(h.turn("sleep", on_event=find_job_when_started(job, found))).status == "done"
+    assert found and process_gone(found[0])
     output = h.stored()[2].tool_responses[0].output
     assert "time" in output.lower()  # the model is told it timed out
 

@@ -8,10 +8,12 @@ answered, the partial answer kept and marked cancelled, a compaction stored full
 
 from __future__ import annotations
 
+import random
 import signal
 import threading
 from pathlib import Path
 
+from agent_harness import host_pid
 from fakeserver import FakeServer
 from reliability_support import (
     assert_sendable,
@@ -56,17 +58,16 @@ def test_ctrl_c_while_the_answer_streams(tmp_path, work):
 
 def test_ctrl_c_while_a_tool_runs_then_resume(tmp_path, work):
     home = tmp_path / "home"
-    marker = tmp_path / "tool-pid"
-    # The command ignores SIGTERM, so only the SIGKILL that follows stops it.
-    command = f"trap '' TERM; echo $$ > {marker}; tail -f /dev/null"
+    # The command ignores SIGTERM, so only the SIGKILL that follows stops it. As root it runs
+    # in a PID namespace ($$ is not a host pid): its job is found by a unique command line.
+    job = ["sleep", f"{300 + random.random():.9f}"]
+    command = f"trap '' TERM; {' '.join(job)}"
     script = [{"tool_calls": [{"name": "shell", "arguments": {"command": command}}]},
               {"text": "recovered"}]
     with FakeServer(script) as server:
         env = model_env(home, server.base_url)
         proc = start(env, "run", "--mode", "auto", "--name", "t", "-t", "run it", cwd=work)
-        wait_for("the tool to start", lambda: marker.exists() and marker.read_text().strip(),
-                 proc)
-        tool_group = int(marker.read_text())
+        tool_group = _group_of(host_pid(job, timeout_s=60))
         assert _group_alive(tool_group)
         interrupt(proc)
         # The tool's whole process group was killed before goosectx exited.
@@ -83,6 +84,10 @@ def test_ctrl_c_while_a_tool_runs_then_resume(tmp_path, work):
     assert [m["role"] for m in sent][-4:] == ["user", "assistant", "tool", "user"]
     assert CANCELLED_TEXT in sent[-2]["content"]
     assert_sendable(load(home, "t").conversation)
+
+
+def _group_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[2])
 
 
 def _group_alive(pgid: int) -> bool:

@@ -22,6 +22,7 @@ from conftest import FAKE_MODEL
 from fakeserver import FakeServer
 
 from goosectx.config import Settings
+from goosectx.isolation import namespaces_available
 from goosectx.redaction import REDACTED, Redactor
 from goosectx.tools.builtin import tool_env
 
@@ -123,6 +124,36 @@ def test_the_key_is_not_readable_through_proc_as_an_unprivileged_user(
                         "--regid", "65534", "--clear-groups")
     assert done.returncode == 0, done.stderr
     assert tool_outputs(fake_server)[0].startswith("key readable in 0 places\n0\n")
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not namespaces_available(),
+                    reason="needs root and a kernel that allows unshare --pid --mount-proc")
+def test_the_key_is_not_readable_through_proc_as_root(
+    fake_server: FakeServer, tmp_path: Path
+) -> None:
+    # Root ignores non-dumpable: only the PID namespace keeps goosectx out of /proc.
+    job = f"sleep {300 + secrets.randbelow(10**6) / 10**6:.6f}"
+    fake_server.add(
+        {"tool_calls": [{"name": "shell", "arguments": {
+            "command": f"{PROC_PROBE}; cat /proc/$PPID/environ; ls /proc; "
+                       f"{job} >/dev/null 2>&1 & echo started"}}]},
+        {"tool_calls": [{"name": "shell", "arguments": {
+            "command": f"ps -eo args | grep -cx '{job}'"}}]},
+        {"text": "done"})
+    done = run_goosectx(fake_server, tmp_path, tmp_path)
+    assert done.returncode == 0, done.stderr
+    probe, later = tool_outputs(fake_server)
+    assert probe.startswith("key readable in 0 places\n0\n"), probe
+    assert KEY not in probe and REDACTED not in probe
+    assert "started" in probe
+    assert later.startswith("1\n"), later  # the background job outlived its call
+    # goosectx has exited: its namespace, and the job in it, are gone.
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                assert (entry / "cmdline").read_bytes() != job.replace(" ", "\0").encode() + b"\0"
+            except OSError:
+                pass
 
 
 def test_no_encoding_of_the_key_reaches_the_provider_or_the_store(

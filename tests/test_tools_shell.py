@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import threading
 import time
@@ -10,7 +11,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from agent_harness import process_gone
+from agent_harness import host_pid, process_gone
 
 from goosectx.config import ModelConfig, Settings
 from goosectx.tools.base import ToolContext
@@ -41,13 +42,9 @@ def run(ctx: ToolContext, command: str, **extra: object):
     return ShellTool().run({"command": command, **extra}, ctx)
 
 
-def wait_for_pid(path: Path, timeout_s: float = 10.0) -> int:
-    """The pid a command wrote to ``path`` (written via rename, so never half a number)."""
-    deadline = time.monotonic() + timeout_s
-    while not path.exists():
-        assert time.monotonic() < deadline, "the command never wrote its pid"
-        time.sleep(0.01)
-    return int(path.read_text())
+def unique_sleep() -> list[str]:
+    """A ``sleep`` command line no other process has, to find it with ``host_pid``."""
+    return ["sleep", f"{300 + random.random():.9f}"]
 
 
 def test_echo_runs_in_working_dir(ctx: ToolContext, workdir: Path) -> None:
@@ -119,37 +116,45 @@ def test_binary_output_is_text_the_store_can_hold(ctx: ToolContext) -> None:
     result.output.encode("utf-8")  # no lone surrogates
 
 
-def test_timeout_kills_the_whole_process_group(ctx: ToolContext, workdir: Path) -> None:
+def test_timeout_kills_the_whole_process_group(ctx: ToolContext) -> None:
+    sleep = unique_sleep()
+    results = []
     started = time.monotonic()
-    result = run(ctx, "sleep 300 & echo $! > pid.tmp && mv pid.tmp pid; wait", timeout_s=1)
+    worker = threading.Thread(
+        target=lambda: results.append(run(ctx, f"{' '.join(sleep)} & wait", timeout_s=1)))
+    worker.start()
+    grandchild = host_pid(sleep)
+    worker.join(timeout=10)
     assert time.monotonic() - started < 5
+    (result,) = results
     assert result.is_error
     assert "timed out after 1 s" in result.output
-    assert process_gone(int((workdir / "pid").read_text()))
+    assert process_gone(grandchild)
 
 
-def cancel_once_started(ctx: ToolContext, workdir: Path, command: str) -> tuple[object, int]:
-    """Run ``command`` (which writes a grandchild's pid to ./pid) and cancel it."""
+def cancel_once_started(ctx: ToolContext, command: str, sleep: list[str]) -> tuple[object, int]:
+    """Run ``command`` (which starts ``sleep`` in the background) and cancel it."""
     results = []
     worker = threading.Thread(target=lambda: results.append(run(ctx, command, timeout_s=60)))
     worker.start()
-    grandchild = wait_for_pid(workdir / "pid")
+    grandchild = host_pid(sleep)
     ctx.cancel.set()
     worker.join(timeout=10)
     assert not worker.is_alive()
     return results[0], grandchild
 
 
-def test_cancel_kills_a_child_that_ignores_sigterm(ctx: ToolContext, workdir: Path) -> None:
+def test_cancel_kills_a_child_that_ignores_sigterm(ctx: ToolContext) -> None:
+    sleep = unique_sleep()
     result, grandchild = cancel_once_started(
-        ctx, workdir, "(trap '' TERM; exec sleep 300) & echo $! > pid.tmp && mv pid.tmp pid; wait")
+        ctx, f"(trap '' TERM; exec {' '.join(sleep)}) & wait", sleep)
     assert "cancelled" in result.output
     assert process_gone(grandchild)
 
 
-def test_cancel_kills_the_whole_process_group(ctx: ToolContext, workdir: Path) -> None:
-    result, grandchild = cancel_once_started(
-        ctx, workdir, "sleep 300 & echo $! > pid.tmp && mv pid.tmp pid; wait")
+def test_cancel_kills_the_whole_process_group(ctx: ToolContext) -> None:
+    sleep = unique_sleep()
+    result, grandchild = cancel_once_started(ctx, f"{' '.join(sleep)} & wait", sleep)
     assert result.is_error
     assert "cancelled" in result.output
     assert process_gone(grandchild)
@@ -158,13 +163,17 @@ def test_cancel_kills_the_whole_process_group(ctx: ToolContext, workdir: Path) -
 def test_background_process_holding_the_output_does_not_hang_the_call(
     ctx: ToolContext,
 ) -> None:
-    result = run(ctx, "sleep 300 & echo $!", timeout_s=30)
-    pid = int(result.output.split("\n", 1)[0])
+    sleep = unique_sleep()
+    tool = ShellTool()  # as root its namespace, and the job in it, ends with the tool
+    result = tool.run({"command": f"{' '.join(sleep)} & echo started", "timeout_s": 30}, ctx)
+    pid = host_pid(sleep)
     try:
+        assert result.output.startswith("started\n")
         assert "kept the output open" in result.output
         assert result.output.endswith("[exit code: 0]")
     finally:
         os.kill(pid, signal.SIGKILL)
+        tool.close()
 
 
 def test_bad_arguments_are_error_results(ctx: ToolContext) -> None:

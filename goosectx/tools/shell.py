@@ -5,6 +5,10 @@ timeout or the turn's cancel event kills the whole group — SIGTERM, then SIGKI
 :data:`KILL_GRACE_S` — so background children die with the command. stdout and stderr are
 read concurrently from one thread (``selectors``), decoded as UTF-8 with replacement,
 redacted and capped as they arrive (:class:`goosectx.tools.output.OutputStream`).
+
+As root, where the kernel allows it, calls run inside the tool's own PID and mount namespace
+(:class:`goosectx.isolation.PidNamespace`, entered with ``nsenter``), so ``/proc`` does not
+show goosectx; the process group killed on timeout or cancel is still the host's.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import subprocess
 import time
 from typing import Any
 
+from goosectx.isolation import PidNamespace, namespaces_available
 from goosectx.tools.base import ToolContext, ToolResult
 from goosectx.tools.output import OutputStream, share_budget
 
@@ -122,6 +127,13 @@ class ShellTool:
         "required": ["command"],
     }
 
+    def __init__(self) -> None:
+        self._namespace = PidNamespace()
+
+    def close(self) -> None:
+        """End the namespace of this tool's calls (root only) and every process in it."""
+        self._namespace.close()
+
     def is_read_only(self, arguments: dict[str, Any]) -> bool:
         """Never: a shell command can change anything."""
         return False
@@ -143,9 +155,12 @@ class ShellTool:
             return ToolResult(timeout_s, is_error=True)
         if ctx.cancel.is_set():
             return ToolResult("[cancelled before the command started]", is_error=True)
+        argv = ["bash", "-c", command]
+        if namespaces_available():
+            argv = self._namespace.wrap(argv, str(ctx.working_dir)) or argv
         try:
             proc = subprocess.Popen(
-                ["bash", "-c", command],
+                argv,
                 cwd=ctx.working_dir,
                 env=ctx.env,
                 stdin=subprocess.DEVNULL,
