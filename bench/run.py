@@ -1,6 +1,6 @@
 """Run every benchmark and print one table: figure, baseline, ratio, target, PASS/FAIL.
 
-Usage: ``python bench/run.py [--quick] [--only startup,tokens,store,loop,compaction]``;
+Usage: ``python bench/run.py [--quick] [--only startup,tokens,store,loop,compaction,extensions]``;
 ``python bench/run.py --scale [--sizes 1000,10000,100000]`` runs the scale table instead
 (generated sessions of 1k–100k messages, see ``bench/scale.py``).
 Exits 1 when any figure misses its target. Figures are medians of several runs; each
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from figures import Figure  # noqa: E402
 
-SUITES = ("startup", "tokens", "store", "loop", "compaction")
+SUITES = ("startup", "tokens", "store", "loop", "compaction", "extensions")
 
 
 def _fmt(value: float | None, unit: str) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from goosectx.approval import (
@@ -34,6 +34,7 @@ from goosectx.config import ApprovalMode, Settings
 from goosectx.conversation import (
     Message,
     MessageMetadata,
+    Part,
     TextContent,
     ToolRequest,
     ToolResponse,
@@ -51,7 +52,8 @@ from goosectx.events import (
 from goosectx.prompts import build_system_prompt, load_project_instructions
 from goosectx.providers.base import Provider, ProviderResponse, TextDelta, ThinkingDelta
 from goosectx.session import Session
-from goosectx.tools.base import ToolContext, ToolRegistry
+from goosectx.tools.base import ToolContext, ToolRegistry, ToolSource
+from goosectx.tools.offering import ToolOffering
 from goosectx.tools.runner import run_tool
 
 log = logging.getLogger("goosectx.agent")
@@ -72,6 +74,7 @@ class _Turn:
     streamed: list[str] = field(default_factory=list)
     open_requests: list[ToolRequest] = field(default_factory=list)
     responses: list[ToolResponse] = field(default_factory=list)
+    attachments: list[Part] = field(default_factory=list)
 
 
 class _CancelTurn(Exception):
@@ -97,6 +100,7 @@ class Agent:
             working dir); kept for the whole session (the editor's undo stack lives in it).
         interactive: False when nobody can be asked (``run`` without a TTY): a denial then
             tells the model that approval was impossible rather than refused.
+        tool_source: Tools that come and go between turns (extensions), offered after ``tools``.
     """
 
     def __init__(
@@ -111,6 +115,7 @@ class Agent:
         context: ContextManager | None = None,
         tool_context: ToolContext | None = None,
         interactive: bool = True,
+        tool_source: ToolSource | None = None,
     ) -> None:
         self.session = session
         self.settings = settings
@@ -124,6 +129,8 @@ class Agent:
         """Tools the user answered "always allow" for, this session."""
         self.rules = PermissionRules()
         """Permission rules for :func:`~goosectx.approval.decide` (none yet)."""
+        self.offering = ToolOffering(tools, tool_source)
+        self.progress: Callable[[str], None] | None = None  # a long call's progress text
         self._tool_context = tool_context
         self._project_instructions: str | None = None
         self._request: RequestContext | None = None
@@ -146,6 +153,8 @@ class Agent:
             prompt = build_system_prompt(
                 self.session.working_dir, tool_names=self.tools.names(), mode=self.mode,
                 project_instructions=self._project_instructions,
+                extension_instructions=self.offering.instructions(),
+                deferred_tools=self.offering.deferred,
             )
             self._request = RequestContext(prompt.text, prompt.project_instructions,
                                            self.tools.schemas() if tools_sent else [])
@@ -154,7 +163,8 @@ class Agent:
     def _agent_view_has_tool_calls(self) -> bool:
         return any(m.tool_requests for m in self.session.conversation.agent_view(for_sending=False))
 
-    def reply(self, user_input: str, *, cancel: threading.Event | None = None) -> Iterator[Event]:
+    def reply(self, user_input: str, *, cancel: threading.Event | None = None,
+              attachments: Sequence[Part] = ()) -> Iterator[Event]:
         """Run one turn for ``user_input``; ends with exactly one ``TurnFinished``.
 
         Statuses: ``done`` (the model answered without tools), ``max_turns`` (the turn made
@@ -165,10 +175,11 @@ class Agent:
 
         A consumer whose own code catches a KeyboardInterrupt between events should set
         ``cancel`` and keep iterating: the turn then closes out the same way.
+        ``attachments`` (e.g. an extension resource) go with the user's message, after its text.
         """
         turn = _Turn(cancel if cancel is not None else threading.Event())
         try:
-            yield from self._run_turn(user_input, turn)
+            yield from self._run_turn(user_input, turn, tuple(attachments))
         except KeyboardInterrupt:
             turn.cancel.set()
             yield from self._close_cancelled(turn)
@@ -219,12 +230,14 @@ class Agent:
         self.session.conversation.append(message)
         yield MessageCompleted(message)
 
-    def _run_turn(self, user_input: str, turn: _Turn) -> Iterator[Event]:
+    def _run_turn(self, user_input: str, turn: _Turn, parts: tuple[Part, ...]) -> Iterator[Event]:
         if self.provider is None:
             yield TurnFinished("error", NO_MODEL_TEXT)
             return
         self.context.start_turn()
-        yield from self._complete(Message.user(user_input))
+        yield from (Notification("inline", n) for n in self.offering.prepare_turn(turn.cancel))
+        self._sync_tools()
+        yield from self._complete(Message("user", (TextContent(user_input), *parts)))
         max_turns = self.settings.max_turns
         calls = 0
         while True:
@@ -274,8 +287,16 @@ class Agent:
             if turn.cancel.is_set():
                 yield from self._close_cancelled(turn)
                 return
-            yield from self._complete(Message("user", tuple(turn.responses)))
-            turn.open_requests, turn.responses = [], []
+            yield from self._complete(Message("user", (*turn.responses, *turn.attachments)))
+            turn.open_requests, turn.responses, turn.attachments = [], [], []
+            if self.offering.loaded_mid_turn:
+                self._sync_tools()  # search_tools loaded a tool: offered from the next call
+
+    def _sync_tools(self) -> None:
+        """Take the offering's new tool list, if any; the system prompt follows."""
+        if self.offering.sync(lambda: self.context.context_limit().tokens,
+                              self.session.conversation):
+            self.tools, self._request = self.offering.registry, None
 
     def _call_model(
         self, request: RequestContext, turn: _Turn
@@ -329,18 +350,6 @@ class Agent:
             yield TurnFinished("cancelled")
 
     # -- tools -----------------------------------------------------------------------------
-    def _refusal(self, request: ToolRequest) -> str | None:
-        """Why ``request`` cannot run at all (unknown tool, bad arguments)."""
-        if self.tools.get(request.name) is None:
-            names = ", ".join(self.tools.names()) or "none"
-            return f"There is no tool named {request.name!r}. Available tools: {names}."
-        if request.parse_error is not None or request.arguments is None:
-            raw = (request.raw_arguments or "")[:2_000]
-            return (f"The call to {request.name} was not run: its {request.parse_error}. "
-                    f"You sent: {raw!r}. Call the tool again with a JSON object that matches "
-                    "its parameters schema.")
-        return None
-
     def _verdict(self, request: ToolRequest) -> ApprovalVerdict:
         """The approval decision for ``request`` (docs/architecture.md §4)."""
         tool, arguments = self.tools.get(request.name), request.arguments
@@ -349,7 +358,8 @@ class Agent:
             mode=self.mode, tool_name=request.name, read_only=read_only,
             working_dir=self.session.working_dir, arguments=arguments or {},
             rules=self.rules, always_allowed=frozenset(self.always_allowed),
-            data_dir=self.settings.data_dir))
+            data_dir=self.settings.data_dir,
+            extension_trusted=getattr(tool, "extension_trusted", None)))
         log.debug("approval of %s: %s (%s)", request.name, verdict.action, verdict.reason)
         return verdict
 
@@ -377,7 +387,7 @@ class Agent:
         verdict = self._verdict(request)
         if verdict.action == "deny":
             return ToolResponse(request.id, verdict.tool_text, is_error=True)
-        refusal = self._refusal(request)
+        refusal = self.tools.refusal(request)
         if refusal is not None:
             return ToolResponse(request.id, refusal, is_error=True)
         tool = self.tools.get(request.name)
@@ -396,6 +406,7 @@ class Agent:
         if turn.cancel.is_set():
             output = CANCELLED_TEXT + (f"\n{output}" if output.strip() else "")
             return ToolResponse(request.id, output, is_error=True)
+        turn.attachments.extend(result.attachments)
         return ToolResponse(request.id, output, result.is_error)
 
     def _context_for(self, cancel: threading.Event) -> ToolContext:
@@ -405,4 +416,5 @@ class Agent:
             self._tool_context = make_tool_context(self.settings, self.session.working_dir,
                                                    cancel)
         self._tool_context.cancel = cancel
+        self._tool_context.progress = self.progress
         return self._tool_context

@@ -73,6 +73,8 @@ class ApprovalContext:
         rules: The permission rules (unused until the permission-rules clause lands).
         always_allowed: Tools the user answered "always allow" for in this session.
         data_dir: goosectx's data dir; a read of anything in it counts as sensitive.
+        extension_trusted: For an extension's tool, whether its server is marked
+            ``trusted = true``; ``None`` for a built-in tool.
     """
 
     mode: ApprovalMode
@@ -83,6 +85,7 @@ class ApprovalContext:
     rules: PermissionRules = field(default_factory=PermissionRules)
     always_allowed: frozenset[str] = frozenset()
     data_dir: Path | None = None
+    extension_trusted: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +152,13 @@ def _smart_read_only(ctx: ApprovalContext) -> ApprovalVerdict | None:
     return None
 
 
+def _untrusted_extension(ctx: ApprovalContext) -> ApprovalVerdict | None:
+    if ctx.mode == "smart_approve" and ctx.extension_trusted is False:
+        return ApprovalVerdict("ask", "smart_approve: an untrusted extension's read-only "
+                                      "annotation is only its own claim")
+    return None
+
+
 CLAUSES: tuple[Clause, ...] = (
     # Chat mode: nothing runs, whatever a rule or an earlier answer says.
     _chat_mode,
@@ -166,8 +176,9 @@ CLAUSES: tuple[Clause, ...] = (
     # The plain modes.
     _auto_mode,
     _approve_mode,
-    # (later) Extension annotations go here: an extension tool's read-only annotation counts
-    # only for a server marked ``trusted = true``; for any other server the call asks.
+    # Extension annotations: an extension tool's read-only annotation counts only for a server
+    # marked ``trusted = true``; for any other server the call asks.
+    _untrusted_extension,
     # smart_approve runs what the tool says is read-only.
     _smart_read_only,
 )

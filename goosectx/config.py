@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from goosectx.errors import ConfigError
+from goosectx.extension_settings import ExtensionSettings, apply_extension_settings
 
 ApprovalMode = Literal["auto", "approve", "smart_approve", "chat"]
 APPROVAL_MODES: tuple[ApprovalMode, ...] = ("auto", "approve", "smart_approve", "chat")
@@ -32,7 +33,7 @@ _TOP_KEYS = {"model", "compaction_model", "mode", "auto_compact_threshold", "con
              "max_turns", "tool_pair_summarization", "tool_call_cutoff", "data_dir",
              "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models",
              "request_deadline_s", "keep_recent_ratio", "keep_user_tokens",
-             "summary_result_chars", "summary_facts_tokens"}
+             "summary_result_chars", "summary_facts_tokens", "extensions", "tool_budget_ratio"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +112,7 @@ class Settings:
     summary_result_chars: int = 2_000
     summary_facts_tokens: int = 1_500
     models: dict[str, ModelConfig] = field(default_factory=dict)
+    extensions: ExtensionSettings = field(default_factory=ExtensionSettings)
     config_path: Path | None = None
     sources: dict[str, str] = field(default_factory=dict)
 
@@ -404,6 +406,7 @@ def load_settings(
             settings.sources["allow_secret_env"] = f"config {path}"
         if "models" in raw:
             settings.models = _parse_models(path, raw["models"])  # type: ignore[arg-type]
+        apply_extension_settings(settings, raw, path)
     for name, (var, parser) in _ENV.items():
         value = env.get(var)
         if value is not None and value.strip() != "":

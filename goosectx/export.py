@@ -196,7 +196,9 @@ def _message_markdown(m: Message) -> list[str]:
         elif isinstance(p, ThinkingContent) and p.text.strip():
             body += ["<details><summary>thinking</summary>", "", p.text, "", "</details>", ""]
         elif isinstance(p, ToolRequest):
-            body += [f"**tool call** `{p.name}`", _fence(p.arguments_json()), ""]
+            extension, sep, _tool = p.name.partition("__")  # goose: NAME__tool
+            origin = f" (extension {extension})" if sep and extension else ""
+            body += [f"**tool call** `{p.name}`{origin}", _fence(p.arguments_json()), ""]
         elif isinstance(p, ToolResponse):
             label = "tool error" if p.is_error else "tool result"
             body += [f"**{label}**", _fence(p.output), ""]

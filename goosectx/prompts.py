@@ -9,6 +9,7 @@ read.
 from __future__ import annotations
 
 import platform
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -38,6 +39,11 @@ Operating system: {os_name}
 Date: {today}"""
 
 _TOOLS_PROMPT = "Tools available: {names}."
+_DEFERRED_PROMPT = (
+    "More extension tools exist but are not loaded, to save context: {names}. To use one, "
+    "call search_tools with words describing it; the tools it returns can be called from "
+    "your next step on."
+)
 _CHAT_MODE_PROMPT = (
     "Tools are disabled: goosectx is in chat mode, so no tool will run. Do not call tools; "
     "answer from the conversation and what you know."
@@ -106,6 +112,8 @@ def build_system_prompt(
     mode: ApprovalMode,
     project_instructions: str | None = None,
     today: date | None = None,
+    extension_instructions: Sequence[tuple[str, str]] = (),
+    deferred_tools: Sequence[str] = (),
 ) -> SystemPrompt:
     """Build the system prompt for a session.
 
@@ -115,6 +123,10 @@ def build_system_prompt(
         mode: Approval mode; ``chat`` tells the model no tool will run.
         project_instructions: Pre-loaded instructions; ``None`` reads them from disk.
         today: The date shown (default: today).
+        extension_instructions: (extension, its server's instructions), sorted by name so the
+            prefix of the request stays stable (goose: extension instructions).
+        deferred_tools: Extension tools not loaded (tool budget); named so the model can
+            load them with ``search_tools``.
     """
     if project_instructions is None:
         project_instructions = load_project_instructions(working_dir)
@@ -124,6 +136,11 @@ def build_system_prompt(
         parts.append(_CHAT_MODE_PROMPT)
     elif tool_names:
         parts.append(_TOOLS_PROMPT.format(names=", ".join(tool_names)))
+    if mode != "chat" and deferred_tools:
+        parts.append(_DEFERRED_PROMPT.format(names=", ".join(deferred_tools)))
+    if extension_instructions:
+        parts.append("# Extension instructions\n\n" + "\n\n".join(
+            f"## {name}\n{text.strip()}" for name, text in sorted(extension_instructions)))
     if project_instructions:
         parts.append(f"{_INSTRUCTIONS_HEADER}\n\n{project_instructions}")
     return SystemPrompt("\n\n".join(parts), project_instructions)

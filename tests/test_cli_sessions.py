@@ -122,14 +122,16 @@ def test_corrupt_database_via_cli(tmp_path):
     assert db.read_bytes() == b"garbage" * 1000
 
 
-def test_help_and_version_do_not_import_litellm():
+def test_help_and_version_do_not_import_litellm_or_mcp():
     code = ("import sys, goosectx.cli.app; "
-            "assert 'litellm' not in sys.modules; assert 'tiktoken' not in sys.modules")
+            "assert 'litellm' not in sys.modules; assert 'tiktoken' not in sys.modules; "
+            "assert 'mcp' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
-    for flag in ("--help", "--version"):
+    for args in (["--help"], ["--version"], ["extensions", "--help"], ["run", "--help"]):
         code = ("import sys; from goosectx.cli.app import app\n"
-                f"try: app(['{flag}'], standalone_mode=False)\nexcept SystemExit: pass\n"
-                "assert 'litellm' not in sys.modules, 'litellm imported'")
+                f"try: app({args!r}, standalone_mode=False)\nexcept SystemExit: pass\n"
+                "assert 'litellm' not in sys.modules, 'litellm imported'\n"
+                "assert 'mcp' not in sys.modules, 'mcp imported'")
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0, proc.stderr
 

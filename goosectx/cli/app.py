@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from goosectx import __version__
+from goosectx.cli.extension_options import WithExtOpt, WithRemoteOpt, extensions_app, flags
 
 app = typer.Typer(
     name="goosectx",
@@ -30,6 +31,7 @@ sessions_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(sessions_app, name="sessions")
+app.add_typer(extensions_app, name="extensions")
 
 
 class OutputFormat(StrEnum):
@@ -147,6 +149,7 @@ def root(
     history: HistoryOpt = False,
     mode: ModeOpt = None,
     model: ModelOpt = None,
+    with_extension: WithExtOpt = None, with_remote_extension: WithRemoteOpt = None,
 ) -> None:
     """Start the REPL (new session, or --name / --resume / --continue), or run a command."""
     STATE.config_path = config
@@ -156,13 +159,14 @@ def root(
         from goosectx.cli.repl import start_repl
 
         raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,
-                                    mode=mode, model=model, full_history=history))
-    if name or resume or continue_ or history:
+                                    mode=mode, model=model, full_history=history,
+                                    extensions=flags(with_extension, with_remote_extension)))
+    if name or resume or continue_ or history or with_extension or with_remote_extension:
         from goosectx.errors import UsageError
 
         raise UsageError(
-            "--name, --resume, --continue and --history before a command apply to the REPL "
-            "only",
+            "--name, --resume, --continue, --history and --with-*extension before a command "
+            "apply to the REPL only",
             f"put them after the command: goosectx {ctx.invoked_subcommand} --help",
         )
 
@@ -171,13 +175,15 @@ def root(
 def session(
     name: NameOpt = None, resume: ResumeOpt = None, continue_: ContinueOpt = False,
     mode: ModeOpt = None, model: ModelOpt = None, history: HistoryOpt = False,
+    with_extension: WithExtOpt = None, with_remote_extension: WithRemoteOpt = None,
 ) -> None:
     """Start the REPL in a new, named or resumed session."""
     from goosectx.cli.repl import start_repl
 
     raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,
                                 mode=mode or STATE.mode, model=model or STATE.model,
-                                full_history=history))
+                                full_history=history,
+                                extensions=flags(with_extension, with_remote_extension)))
 
 
 @app.command()
@@ -197,6 +203,7 @@ def run(
     ] = OutputFormat.text,
     mode: ModeOpt = None,
     model: ModelOpt = None,
+    with_extension: WithExtOpt = None, with_remote_extension: WithRemoteOpt = None,
 ) -> None:
     """Run one task non-interactively and save the session.
 
@@ -206,8 +213,9 @@ def run(
     from goosectx.cli.run_cmd import run_task
 
     STATE.exit_at_once = True
+    (loaded := settings()).extensions.flags = flags(with_extension, with_remote_extension)
     raise typer.Exit(run_task(
-        settings(), text=text, input_file=input_file, name=name, resume=resume,
+        loaded, text=text, input_file=input_file, name=name, resume=resume,
         continue_=continue_, max_turns=max_turns, output_format=output_format.value,
         mode=mode or STATE.mode, model=model or STATE.model,
     ))

@@ -20,7 +20,7 @@ from goosectx.approval import ApprovalDecision
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.terminal import TerminalEcho
 from goosectx.conversation import ToolRequest
-from goosectx.events import Event
+from goosectx.events import Event, Notification
 
 POLL_S = 0.1
 """How often the main thread looks at the queue and at Ctrl-C presses, seconds."""
@@ -88,6 +88,12 @@ class TurnDriver:
         answer: queue.SimpleQueue[ApprovalDecision] = queue.SimpleQueue()
         events.put(_Ask(request, answer))
         return answer.get()
+
+    def progress(self, text: str) -> None:
+        """Show a long tool call's progress as the spinner text (called on any thread)."""
+        events = self._queue
+        if events is not None:
+            events.put(Notification("thinking", text))
 
     def run(self, start: EventSource) -> None:
         """Run one generator to its end, handling its events on this thread.

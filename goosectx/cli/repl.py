@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalDecision, ApprovalFn
-from goosectx.cli import reports, slash
+from goosectx.cli import repl_extensions, reports, slash
 from goosectx.cli.approval_view import ApprovalQuestion, approval_question
 from goosectx.cli.common import resume_command, session_is_kept
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.folding import plural
-from goosectx.cli.prompt import APPROVAL_KEYS, SlashCompleter, ask_approval, make_prompt_session
+from goosectx.cli.prompt import APPROVAL_KEYS, ask_approval, make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.repl_commands import run_command
 from goosectx.cli.startup import AgentLoader, no_model_error
@@ -59,7 +59,7 @@ HISTORY_FILE = "repl_history"
 
 def start_repl(settings: Settings, *, name: str | None, resume: str | None, continue_: bool,
                mode: str | None = None, model: str | None = None,
-               full_history: bool = False) -> int:
+               full_history: bool = False, extensions: repl_extensions.Flags = ((), ())) -> int:
     """Open (or resume) a session and run the REPL on the terminal until the user leaves.
 
     Returns:
@@ -74,14 +74,18 @@ def start_repl(settings: Settings, *, name: str | None, resume: str | None, cont
 
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
+    servers = repl_extensions.Servers(settings, extensions)  # bad flags fail before opening
     opened = open_session(settings, name=name, resume=resume, continue_=continue_, model=model)
+    repl: Repl | None = None
     try:
         choice = choose_mode(settings, mode, opened.session)
         repl = Repl(settings, opened.store, opened.session, io=ReplIO.for_terminal(),
                     resumed=opened.resumed, mode=choice.mode, model=model,
-                    mode_restored=choice.restored, full_history=full_history)
+                    mode_restored=choice.restored, full_history=full_history,
+                    extensions=servers.open(opened))
         return repl.run()
     finally:
+        servers.stop(repl)  # every server stops; no child outlives the REPL
         opened.close()
 
 
@@ -110,9 +114,10 @@ class Repl:
         resumed: bool = False, mode: ApprovalMode | None = None, model: str | None = None,
         mode_restored: bool = False, agent_factory: AgentFactory | None = None,
         provider_factory: ProviderFactory | None = None, background_checks: bool = True,
-        full_history: bool = False,
+        full_history: bool = False, extensions: Any = None,  # an ExtensionManager
     ) -> None:
         self.settings = settings
+        self.extensions = extensions
         self.store = store
         self.session = session
         self.io = io
@@ -138,15 +143,12 @@ class Repl:
             self.loader.build_now()
         self._prompt = None if io.plain else make_prompt_session(
             history_path=settings.data_dir / HISTORY_FILE if io.history else None,
-            toolbar=self._toolbar, completer=SlashCompleter(self._model_names),
+            toolbar=self._toolbar, completer=repl_extensions.completer(self),
             input=io.input, output=io.output)
 
     # -- building the agent --------------------------------------------------------------
     def _runtime_agent(self, approve: ApprovalFn) -> Agent:
-        from goosectx.runtime import build_agent
-
-        return build_agent(self.settings, self.session, approve=approve, mode=self.mode,
-                           model=self._model_override)
+        return repl_extensions.build_agent(self, approve)
 
     def _runtime_provider(self, name: str) -> Provider:
         from goosectx import runtime
@@ -241,6 +243,7 @@ class Repl:
             self.renderer.panel(reports.no_model_text(self.settings, self.loader.setup_error),
                                 title="no model configured", style="yellow")
         while True:
+            repl_extensions.show_notices(self)
             try:
                 line = self._read()
             except KeyboardInterrupt:
@@ -267,7 +270,7 @@ class Repl:
 
     def _read(self) -> str:
         if self._prompt is not None:
-            return self._prompt.prompt()
+            return self._prompt.prompt(pre_run=repl_extensions.take_pre_run(self))
         return self.io.read_plain_line()
 
     def _session_is_kept(self) -> bool:
@@ -295,7 +298,7 @@ class Repl:
         self.renderer.notice(f"saved · resume with: {resume_command(ref)}")
 
     # -- turns ---------------------------------------------------------------------------
-    def turn(self, text: str) -> None:
+    def turn(self, text: str, attachments: list[Any] | None = None) -> None:
         """Run one turn for ``text`` and draw it.
 
         When the background check found the model unusable (e.g. no API key), the
@@ -312,7 +315,7 @@ class Repl:
             self.renderer.notice("not sent — fix the above and restart goosectx, or switch "
                                  f"with /model NAME{again}")
             return
-        self._drive(lambda cancel: self.agent.reply(text, cancel=cancel))
+        self._drive(repl_extensions.reply(self, text, attachments))
 
     def _drive(self, start: EventSource) -> None:
         """Run a core generator through the driver, then refresh the context meter."""
@@ -411,6 +414,7 @@ class Repl:
         problem = self.loader.late_error or self.loader.setup_error
         if problem is not None and not isinstance(problem, ModelNotConfigured):
             note = "⚠ " + problem.message
+        note = repl_extensions.toolbar_note(self, note)
         return FormattedText(toolbar_fragments(
             model=self.loader.model_name, mode=self.mode, figure=self._figure,
             note=note))

@@ -31,7 +31,11 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
     needs_agent = not isinstance(command, offline) and command != slash.History("user")
     if needs_agent and not repl.loader.wait(repl.renderer):
         return
-    if isinstance(command, slash.Help):
+    if isinstance(command, slash.Extension | slash.Prompts | slash.Prompt):
+        from goosectx.cli.repl_extensions import run_extension_command
+
+        run_extension_command(repl, command)
+    elif isinstance(command, slash.Help):
         repl.renderer.print(reports.help_table(plain=repl.io.plain))
     elif isinstance(command, slash.Invalid):
         repl.renderer.notice(f"{command.message} — {command.hint}", style="yellow")
@@ -53,6 +57,9 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
         facts = context_facts(repl)
         if facts is not None:
             repl.renderer.print(reports.context_table(facts))
+            from goosectx.cli.repl_extensions import show_context_lines
+
+            show_context_lines(repl)
     elif isinstance(command, slash.History):
         _history(repl, command.view)
 

@@ -249,6 +249,7 @@ def run_task(
         ModelNotConfigured, AuthFailed, ProviderError: no usable model.
         SessionNameTaken, SessionNotFound, SessionAmbiguous, SessionInUse, StoreError.
     """
+    from goosectx.cli.extensions_cmd import RunServers
     from goosectx.providers.litellm_provider import make_provider
     from goosectx.runtime import build_agent
 
@@ -260,6 +261,7 @@ def run_task(
         settings.max_turns = max_turns
         settings.sources["max_turns"] = "--max-turns"
     model_name = model or settings.model
+    servers = RunServers(settings)  # --with-extension flags: settings.extensions.flags
     try:
         make_provider(settings, model_name).check_credentials()
         opened = open_session(settings, name=name, resume=resume, continue_=continue_,
@@ -275,11 +277,12 @@ def run_task(
             stdout.write(json.dumps({"type": "result", **result_fields(failed)}) + "\n")
         stdout.flush()
         raise
+    manager = servers.start(opened, stderr)
     try:
         approval_mode = choose_mode(settings, mode, opened.session).mode
         approver = _Approver(stdin, stderr)
         agent = build_agent(settings, opened.session, approve=approver, mode=approval_mode,
-                            model=model_name, interactive=approver.interactive)
+                            model=model_name, interactive=approver.interactive, extensions=manager)
         output: _TextOutput | _StreamJsonOutput | _JsonOutput
         if output_format == "json":
             output = _JsonOutput(stdout)
@@ -313,6 +316,7 @@ def run_task(
         stderr.flush()
         return _EXIT_CODES[status]
     finally:
+        servers.stop()
         opened.close()
 
 

@@ -9,6 +9,7 @@ model call.
 from __future__ import annotations
 
 import difflib
+import shlex
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
@@ -87,8 +88,35 @@ class Invalid:
     hint: str
 
 
+@dataclass(frozen=True, slots=True)
+class Extension:
+    """``/extension list | add "cmd args" | remove NAME | restart NAME``."""
+
+    action: Literal["list", "add", "remove", "restart"] = "list"
+    arg: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Prompts:
+    """``/prompts``: the prompts the extensions offer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """``/prompt NAME key=value …``: send an extension's prompt as the user's turn.
+
+    Attributes:
+        name: ``PROMPT`` or ``EXTENSION:PROMPT``.
+        arguments: The ``key=value`` pairs.
+    """
+
+    name: str
+    arguments: tuple[tuple[str, str], ...] = ()
+
+
 SlashCommand: TypeAlias = (
     Help | Exit | Compact | Clear | Mode | Model | ShowUsage | ShowContext | History | Invalid
+    | Extension | Prompts | Prompt
 )
 
 
@@ -120,6 +148,10 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("/model", "[NAME]", "switch model, e.g. openai/gpt-4o-mini"),
     CommandInfo("/usage", "", "tokens and cost so far, compaction calls separately"),
     CommandInfo("/context", "", "what fills the context window, and when it compacts"),
+    CommandInfo("/extension", "list|add CMD|remove NAME|restart NAME",
+                "MCP servers: list, add for this session, remove, restart"),
+    CommandInfo("/prompts", "", "the prompts the extensions offer"),
+    CommandInfo("/prompt", "NAME [key=value …]", "send an extension's prompt as your message"),
     CommandInfo("/history", "[agent|user]", "the model's view, or the full transcript",
                 ("agent", "user")),
 )
@@ -181,6 +213,12 @@ def parse_slash(line: str) -> SlashCommand | None:
             return Invalid(f"/model takes one model name; got {arg!r}",
                            "e.g. /model openai/gpt-4o-mini")
         return Model(arg or None)
+    if name in ("/extension", "/extensions"):
+        return _parse_extension(arg)
+    if name == "/prompts":
+        return _no_arg(name, arg, Prompts())
+    if name == "/prompt":
+        return _parse_prompt(arg) if arg else Prompts()
     if name == "/history":
         view = arg.lower()
         if view in ("", "user"):
@@ -190,6 +228,38 @@ def parse_slash(line: str) -> SlashCommand | None:
         return Invalid(f"/history shows 'agent' or 'user'; got {arg!r}",
                        "/history agent shows what the model sees; /history user the transcript")
     return _unknown(name)
+
+
+def _parse_extension(arg: str) -> SlashCommand:
+    action, _, rest = arg.strip().partition(" ")
+    action, rest = action.lower() or "list", rest.strip()
+    if action == "list" and not rest:
+        return Extension("list")
+    if action == "add" and rest:
+        if len(rest) >= 2 and rest[0] == rest[-1] and rest[0] in "\"'":
+            rest = rest[1:-1]
+        return Extension("add", rest)
+    if action in ("remove", "restart") and rest and " " not in rest:
+        return Extension(action, rest)  # type: ignore[arg-type]
+    return Invalid(f"/extension {arg.strip()!r} is not a valid use",
+                   '/extension list | add "ENV=v cmd args" | remove NAME | restart NAME')
+
+
+def _parse_prompt(arg: str) -> SlashCommand:
+    hint = "/prompt NAME key=value … (/prompts lists them)"
+    try:
+        words = shlex.split(arg)
+    except ValueError as exc:
+        return Invalid(f"/prompt: {exc}", hint)
+    if not words:
+        return Invalid("/prompt needs a prompt name", hint)
+    pairs = []
+    for word in words[1:]:
+        key, eq, value = word.partition("=")
+        if not eq or not key:
+            return Invalid(f"/prompt arguments are key=value; got {word!r}", hint)
+        pairs.append((key, value))
+    return Prompt(words[0], tuple(pairs))
 
 
 def _no_arg(name: str, arg: str, command: SlashCommand) -> SlashCommand:

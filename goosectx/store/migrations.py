@@ -113,7 +113,14 @@ MIGRATIONS: tuple[Migration, ...] = (
 
     # 4: (reserved) full-text search (FTS5)
 
-    # 5: (reserved) extensions per session
+    Migration(5, "extensions per session", """
+    CREATE TABLE session_extensions (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        settings_json TEXT NOT NULL,
+        PRIMARY KEY (session_id, name)
+    );
+    """),
 
     # 6: (reserved) calibration state
 

@@ -19,6 +19,7 @@ from goosectx.conversation import Conversation
 from goosectx.errors import SessionAmbiguous, SessionNameTaken, SessionNotFound
 from goosectx.session import Session, SessionState, new_session_id, valid_session_id
 from goosectx.store.database import dumps, update_session_row
+from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
 from goosectx.store.locks import SessionLock
 from goosectx.store.messages import INSERT_MESSAGE, MessageStore, message_row, read_messages
@@ -39,7 +40,7 @@ class SessionSummary:
     current_tokens: int
 
 
-class SessionStore(MessageStore, LedgerStore):
+class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore):
     """The SQLite session database in ``data_dir`` (sessions; messages and usage inherited).
 
     Raises (from any method):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from goosectx.conversation import ToolRequest
 from goosectx.providers.base import ToolSchema
 
 
@@ -18,10 +19,13 @@ class ToolResult:
     Attributes:
         output: Text for the model (already capped; see ``ToolContext.max_output_chars``).
         is_error: True when the tool failed.
+        attachments: Images and resources the call returned (attachment parts), sent with
+            the tool responses; ``output`` names each by its stub.
     """
 
     output: str
     is_error: bool = False
+    attachments: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +57,8 @@ class ToolContext:
         env: Environment for subprocesses (secret-looking variables already removed).
         redact: Replaces configured secret values in a text before it is stored.
         undo: Per-session undo stack of the text editor, path → its edits, oldest first.
+        progress: Called with a one-line progress text by a long call (an extension's
+            progress notifications); the REPL shows it as the spinner text.
     """
 
     working_dir: Path
@@ -63,6 +69,7 @@ class ToolContext:
     env: dict[str, str] = field(default_factory=dict)
     redact: Callable[[str], str] = lambda text: text
     undo: dict[str, list[UndoEntry]] = field(default_factory=dict)
+    progress: Callable[[str], None] | None = None
 
 
 class Tool(Protocol):
@@ -91,6 +98,22 @@ class ToolRegistry:
         """The tool called ``name``, or ``None``."""
         return self._tools.get(name)
 
+    def tools(self) -> list[Tool]:
+        """The tools in registration order."""
+        return list(self._tools.values())
+
+    def refusal(self, request: ToolRequest) -> str | None:
+        """Why ``request`` cannot run at all (unknown tool, bad arguments), for the model."""
+        if self.get(request.name) is None:
+            names = ", ".join(self.names()) or "none"
+            return f"There is no tool named {request.name!r}. Available tools: {names}."
+        if request.parse_error is not None or request.arguments is None:
+            raw = (request.raw_arguments or "")[:2_000]
+            return (f"The call to {request.name} was not run: its {request.parse_error}. "
+                    f"You sent: {raw!r}. Call the tool again with a JSON object that matches "
+                    "its parameters schema.")
+        return None
+
     def names(self) -> list[str]:
         """Tool names in registration order."""
         return list(self._tools)
@@ -101,3 +124,34 @@ class ToolRegistry:
             {"name": t.name, "description": t.description, "parameters": t.parameters}
             for t in self._tools.values()
         ]
+
+
+class ToolSource(Protocol):
+    """Tools that come and go between turns: the extensions (docs/architecture.md §1).
+
+    The agent asks at the start of each turn, never mid-turn — except after the source's
+    ``search_tools`` loaded a tool (``loads`` changed), the one deliberate exception.
+    """
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever the offered tools or instructions may have changed."""
+        ...
+
+    @property
+    def loads(self) -> int:
+        """Changes whenever ``search_tools`` loaded a tool (mid-turn refresh)."""
+        ...
+
+    def prepare_turn(self, cancel: threading.Event | None = None) -> list[str]:
+        """Wait (bounded) for starting tools, apply pending changes; notices for the user."""
+        ...
+
+    def offer(self, builtin: Sequence[ToolSchema], limit_tokens: int,
+              used: set[str]) -> Any:
+        """``.tools`` to offer after ``builtin`` and ``.deferred`` names (tool budget)."""
+        ...
+
+    def instructions(self) -> list[tuple[str, str]]:
+        """(source name, instructions) for the system prompt, sorted by name."""
+        ...

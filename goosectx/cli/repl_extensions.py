@@ -1,0 +1,315 @@
+"""The REPL's side of extensions.
+
+Starting them after the prompt is drawn, their notices, the toolbar's ``extensions 2/3``,
+``/extension``, ``/prompts``, ``/prompt``, ``/context`` lines and ``@NAME:URI`` attachments.
+
+Every text a server sent (names, errors, stderr, prompt descriptions) passes the terminal
+sanitiser before it reaches the console.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, merge_completers
+from prompt_toolkit.document import Document
+
+from goosectx.cli import slash
+from goosectx.cli.sanitize import terminal_safe
+
+Flags = tuple[tuple[str, ...], tuple[str, ...]]
+"""``--with-extension`` specs and ``--with-remote-extension`` URLs."""
+
+if TYPE_CHECKING:
+    from goosectx.agent import Agent
+    from goosectx.approval import ApprovalFn
+    from goosectx.cli.repl import Repl
+    from goosectx.extensions.manager import ExtensionManager
+
+__all__ = ["ResourceCompleter", "ensure_manager", "resource_mentions", "run_extension_command",
+           "show_context_lines", "show_notices", "toolbar_note"]
+
+_MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_-]{1,40}):(\S+)")
+
+
+def ensure_manager(repl: Repl) -> ExtensionManager:
+    """The session's extension manager (an empty one first, for ``/extension add``)."""
+    if repl.extensions is None:
+        from goosectx.cli.extensions_cmd import start_extensions
+
+        repl.extensions = start_extensions([], repl.session, start=False, empty=True)
+    manager: ExtensionManager = repl.extensions
+    return manager
+
+
+def show_notices(repl: Repl) -> None:
+    """Draw the notices the servers raised since the last prompt (a failed start, a death).
+
+    In plain mode (no prompt-toolkit prompt) the first call starts the servers.
+    """
+    if repl.extensions is None:
+        return
+    if repl._prompt is None:
+        repl.extensions.start()
+    for notice in repl.extensions.drain_notices():
+        repl.renderer.notice(terminal_safe(notice), style="yellow")
+
+
+def toolbar_note(repl: Repl, note: str = "") -> str:
+    """``extensions 2/3`` (ready / enabled) before ``note``; ``note`` without extensions."""
+    if repl.extensions is None or not repl.extensions.enabled:
+        return note
+    ready, total = repl.extensions.counts()
+    return " · ".join(n for n in (f"extensions {ready}/{total}", note) if n)
+
+
+class Servers:
+    """The extensions of one REPL run: parsed before the session opens, stopped at the end.
+
+    Raises:
+        ConfigError: a bad ``[extensions.*]`` table or ``--with-*`` flag.
+    """
+
+    def __init__(self, settings: Any, flags: Flags) -> None:
+        from goosectx.cli.extensions_cmd import extension_configs
+
+        self.configs = extension_configs(settings, *flags)
+        self.manager: ExtensionManager | None = None
+
+    def open(self, opened: Any) -> ExtensionManager | None:
+        """The session's manager (recorded in its store; started after the first prompt)."""
+        from goosectx.cli.extensions_cmd import open_extensions
+
+        self.manager = open_extensions(opened, self.configs)
+        return self.manager
+
+    def stop(self, repl: Repl | None) -> None:
+        """Stop every server (also one added with ``/extension add``)."""
+        active = repl.extensions if repl is not None else self.manager
+        if active is not None:
+            active.stop_all()
+
+
+def completer(repl: Repl) -> Completer:
+    """Slash commands (and model names) and ``@NAME:URI`` resources."""
+    from goosectx.cli.prompt import SlashCompleter
+
+    return merge_completers([SlashCompleter(repl._model_names), ResourceCompleter(repl)])
+
+
+def reply(repl: Repl, text: str, attachments: list[Any] | None) -> Any:
+    """The turn's event source: ``text`` with ``attachments`` and any ``@NAME:URI`` read."""
+    parts = [*(attachments or ()), *resource_mentions(repl, text)]
+    return lambda cancel: repl.agent.reply(text, cancel=cancel, attachments=parts)
+
+
+def build_agent(repl: Repl, approve: ApprovalFn) -> Agent:
+    """The REPL's agent (``goosectx.runtime.build_agent``) with the session's extensions.
+
+    Its tools' progress shows as the REPL's spinner text.
+    """
+    from goosectx.runtime import build_agent as build
+
+    agent = build(repl.settings, repl.session, approve=approve, mode=repl.mode,
+                  model=repl._model_override, extensions=ensure_manager(repl))
+    agent.progress = repl.driver.progress
+    return agent
+
+
+def take_pre_run(repl: Repl) -> Any:
+    """The next prompt's ``pre_run``: starts the servers once its first render is done."""
+    manager = repl.extensions
+    if manager is None or manager.started:
+        return None
+
+    def kick() -> None:  # prompt-toolkit's pre_run: the first render comes next
+        import asyncio
+
+        asyncio.get_event_loop().call_soon(manager.start)
+
+    return kick
+
+
+def resource_mentions(repl: Repl, text: str) -> list[Any]:
+    """The ``@NAME:URI`` mentions in ``text`` read as attachment parts.
+
+    Only names of configured extensions count (so a path like ``@src/a.py`` is left alone,
+    and a configured name wins over a file path). A resource that cannot be read gives a
+    notice and no attachment.
+    """
+    manager = repl.extensions
+    if manager is None:
+        return []
+    from goosectx.extensions.tools import to_attachment
+
+    found: list[Any] = []
+    for name, uri in _MENTION.findall(text):
+        if name not in manager.configs:
+            continue
+        manager.wait_ready(names=[name])
+        outcome = manager.read_resource(name, uri.rstrip(".,;:)"))
+        if outcome.is_error:
+            repl.renderer.notice(terminal_safe(f"@{name}:{uri}: {outcome.text}"),
+                                 style="yellow")
+            continue
+        found.extend(p for p in map(to_attachment, outcome.attachments) if p is not None)
+    return found
+
+
+def run_extension_command(repl: Repl, command: slash.SlashCommand) -> None:
+    """``/extension …``, ``/prompts`` and ``/prompt``."""
+    manager = repl.extensions
+    if manager is None and not (isinstance(command, slash.Extension) and
+                                command.action == "add"):
+        repl.renderer.notice("no extensions in this session — configure [extensions.NAME] or "
+                             'use /extension add "cmd args"', style="yellow")
+        return
+    if isinstance(command, slash.Extension):
+        _extension(repl, command)
+    elif isinstance(command, slash.Prompts):
+        _prompts(repl)
+    elif isinstance(command, slash.Prompt):
+        _prompt(repl, command)
+
+
+def _extension(repl: Repl, command: slash.Extension) -> None:
+    from goosectx.errors import ConfigError
+    from goosectx.extensions.config import parse_flag_spec
+
+    if command.action == "add":
+        try:
+            adding = ensure_manager(repl)
+            config = parse_flag_spec(command.arg, adding.configs, origin="repl")
+        except ConfigError as exc:
+            repl.renderer.error(exc.message, exc.hint)
+            return
+        adding.add(config)
+        _record(repl)
+        repl.renderer.notice(terminal_safe(f"extension {config.name}: starting "
+                                           f"{config.command_line()} (tools as "
+                                           f"{config.name}__TOOL from the next turn)"))
+        return
+    manager = repl.extensions
+    assert manager is not None
+    if command.action == "list":
+        for status in manager.statuses():
+            tools = f"{len(status.tools)} tools" if status.status == "ready" else ""
+            extra = f" · {status.error}" if status.error else ""
+            repl.renderer.notice(terminal_safe(
+                f"{status.name}: {status.status}{extra}" + (f" · {tools}" if tools else "")
+                + (f" · {len(status.resources)} resources" if status.resources else "")
+                + (f" · {len(status.prompts)} prompts" if status.prompts else "")))
+        return
+    done = manager.remove(command.arg) if command.action == "remove" else \
+        manager.restart(command.arg)
+    if not done:
+        names = ", ".join(manager.configs) or "none"
+        repl.renderer.notice(terminal_safe(f"no extension named {command.arg!r} (have: "
+                                           f"{names})"), style="yellow")
+        return
+    _record(repl)
+    verb = "removed" if command.action == "remove" else "restarting"
+    repl.renderer.notice(terminal_safe(f"extension {command.arg} {verb}; the tool list "
+                                       "changes from the next turn"))
+
+
+def _prompts(repl: Repl) -> None:
+    manager = repl.extensions
+    assert manager is not None
+    manager.wait_ready()
+    rows = 0
+    for status in manager.statuses():
+        for prompt in status.prompts:
+            args = " ".join(f"{a.name}=…" + ("" if a.required else "?")
+                            for a in prompt.arguments)
+            about = f" — {prompt.description}" if prompt.description else ""
+            repl.renderer.notice(terminal_safe(f"{status.name}:{prompt.name} {args}{about}"))
+            rows += 1
+    if not rows:
+        repl.renderer.notice("no extension offers prompts")
+
+
+def _prompt(repl: Repl, command: slash.Prompt) -> None:
+    manager = repl.extensions
+    assert manager is not None
+    manager.wait_ready()
+    ext, _, name = command.name.rpartition(":")
+    matches = [(s.name, p) for s in manager.statuses() for p in s.prompts
+               if p.name == name and (not ext or s.name == ext)]
+    if len(matches) != 1:
+        why = "no prompt" if not matches else "more than one prompt"
+        repl.renderer.notice(terminal_safe(f"{why} named {command.name!r} — /prompts lists "
+                                           "them (use EXTENSION:PROMPT)"), style="yellow")
+        return
+    extension, prompt = matches[0]
+    given = dict(command.arguments)
+    missing = [a.name for a in prompt.arguments if a.required and a.name not in given]
+    if missing:
+        repl.renderer.notice(terminal_safe(f"/prompt {prompt.name} needs "
+                                           + " ".join(f"{m}=…" for m in missing)),
+                             style="yellow")
+        return
+    outcome = manager.get_prompt(extension, prompt.name, given)
+    if outcome.is_error:
+        repl.renderer.error(terminal_safe(outcome.text), "check the arguments with /prompts")
+        return
+    from goosectx.extensions.tools import to_attachment
+
+    repl.turn(outcome.text, attachments=[p for p in map(to_attachment, outcome.attachments)
+                                         if p is not None])
+
+
+def show_context_lines(repl: Repl) -> None:
+    """``/context``, per extension: instruction tokens, schema tokens, and a resources line.
+
+    Schema tokens are what the extension's tools would cost; with deferral on (see the tool
+    budget) only the loaded ones are in the request's ``tool schemas`` row.
+    """
+    if not repl.extensions or not repl.extensions.configs:
+        return
+    from goosectx.extensions.source import ExtensionToolSource
+
+    deferred = repl.agent.offering.deferred
+    for name, instr, schema, resources in ExtensionToolSource(repl.extensions).costs():
+        status = next((s.status for s in repl.extensions.statuses() if s.name == name), "")
+        line = (f"extension {name} ({status}): instructions {instr:,} tokens · "
+                f"tool schemas {schema:,} tokens")
+        repl.renderer.notice(terminal_safe(line))
+        if resources:
+            repl.renderer.notice(terminal_safe(
+                f"  resources: {resources} offered (list_resources / read_resource, "
+                f"@{name}:URI); none in the context until read"))
+    if deferred:
+        repl.renderer.notice(f"tool budget: {len(deferred)} extension tools deferred behind "
+                             "search_tools (tool_budget_ratio)")
+
+
+class ResourceCompleter(Completer):
+    """Completes ``@NAME:URI`` with the resources the running extensions offer."""
+
+    def __init__(self, repl: Repl) -> None:
+        self.repl = repl
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent
+                        ) -> Iterator[Completion]:
+        """Yield ``@NAME:URI`` completions for an ``@`` word before the cursor."""
+        match = re.search(r"(?:^|\s)(@[A-Za-z0-9_-]*(?::\S*)?)$", document.text_before_cursor)
+        manager = self.repl.extensions
+        if match is None or manager is None:
+            return
+        word = match.group(1)
+        for status in manager.statuses():
+            for res in status.resources:
+                candidate = f"@{status.name}:{res.uri}"
+                if candidate.startswith(word) and candidate != word:
+                    yield Completion(candidate, start_position=-len(word),
+                                     display_meta=terminal_safe(res.name))
+
+
+def _record(repl: Repl) -> None:
+    from goosectx.cli.extensions_cmd import record_extensions
+
+    if repl.extensions is not None:
+        record_extensions(repl.store, repl.session.id, repl.extensions.configs.values())

@@ -1,0 +1,55 @@
+"""The config keys of extensions: ``[extensions.NAME]`` tables and ``tool_budget_ratio``.
+
+Core settings (docs/architecture.md §1): the tables are kept raw here and validated where
+extensions are started (``goosectx/extensions/config.py``, the only place that knows their
+keys); ``tool_budget_ratio`` is validated at load like every other number.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from goosectx.errors import ConfigError
+
+DEFAULT_TOOL_BUDGET_RATIO = 0.10
+
+
+@dataclass(slots=True)
+class ExtensionSettings:
+    """The extension keys of the config file (``Settings.extensions``).
+
+    Attributes:
+        tables: The raw ``[extensions.NAME]`` tables, by name.
+        tool_budget_ratio: Fraction of the context limit that all tool schemas together may
+            take before extension tools are deferred behind ``search_tools``; 1 = never.
+        flags: This process's ``--with-extension`` specs and ``--with-remote-extension`` URLs.
+    """
+
+    tables: dict[str, Any] = field(default_factory=dict)
+    tool_budget_ratio: float = DEFAULT_TOOL_BUDGET_RATIO
+    flags: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+
+
+def apply_extension_settings(settings: Any, raw: dict[str, Any], path: Path | None) -> None:
+    """Read ``extensions`` and ``tool_budget_ratio`` from the config file's ``raw`` table.
+
+    Raises:
+        ConfigError: ``extensions`` is not a table of tables, or the ratio is not in (0, 1].
+    """
+    if "extensions" in raw:
+        if not isinstance(raw["extensions"], dict):
+            raise ConfigError(f"{path}: 'extensions' must be a table of [extensions.NAME] "
+                              "tables", "see config.example.toml")
+        settings.extensions.tables = dict(raw["extensions"])
+    if "tool_budget_ratio" in raw:
+        value = raw["tool_budget_ratio"]
+        ratio = float(value) if isinstance(value, int | float) and not isinstance(
+            value, bool) else math.nan
+        if not 0.0 < ratio <= 1.0:
+            raise ConfigError(f"tool_budget_ratio in {path} must be a number above 0 and at "
+                              f"most 1 (1 = never defer tools); got {value!r}")
+        settings.extensions.tool_budget_ratio = ratio
+        settings.sources["tool_budget_ratio"] = f"config {path}"

@@ -1,0 +1,335 @@
+"""The extension manager: every MCP server of a session on one background event loop.
+
+:meth:`ExtensionManager.start` starts a daemon thread that imports mcp (never the caller's
+thread, so the REPL draws its prompt first) and starts every enabled server concurrently.
+The rest of goosectx calls the synchronous methods here from any thread; each hands a
+coroutine to the loop and waits for it, polling a cancel event (Ctrl-C cancels the call and
+the server is told). :meth:`stop_all` stops every server and then SIGKILLs any process group
+still alive, so no child survives goosectx (docs/architecture.md §1, extensions/).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+import time
+from collections.abc import Callable, Coroutine, Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from goosectx.extensions.config import ExtensionConfig, secret_values
+from goosectx.extensions.model import CallOutcome, ExtensionStatus, ToolInfo
+from goosectx.redaction import redact
+
+if TYPE_CHECKING:
+    from goosectx.extensions.server import ServerConnection
+
+log = logging.getLogger("goosectx.extensions")
+T = TypeVar("T")
+
+CANCELLED_TEXT = "cancelled"
+STOP_ALL_TIMEOUT_S = 5.0
+_POLL_S = 0.05
+_IMPORT_CAP_S = 30.0
+"""How long a turn waits for the background thread to import mcp, over the startup timeout."""
+
+
+class ExtensionManager:
+    """The session's extensions, started in the background.
+
+    Args:
+        configs: The extensions to run (disabled ones are listed but not started).
+        working_dir: The default working directory of stdio servers.
+        reserved_names: Tool names already taken (the built-in tools).
+    """
+
+    def __init__(self, configs: Iterable[ExtensionConfig], working_dir: Path,
+                 reserved_names: Iterable[str] = ()) -> None:
+        self.configs: dict[str, ExtensionConfig] = {c.name: c for c in configs}
+        self.working_dir = working_dir
+        self.reserved_names = set(reserved_names)
+        self.generation = 0
+        """Bumped whenever the offered tools or instructions may have changed."""
+        self._servers: dict[str, ServerConnection] = {}
+        self._tasks: dict[str, concurrent.futures.Future[None]] = {}
+        self._notices: list[str] = []
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._loop_ready = threading.Event()
+        self._started = False
+
+    # -- the loop -------------------------------------------------------------------------
+    def _run_loop(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        asyncio.set_event_loop(loop)
+        self._loop_ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            loop.close()
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run_loop, name="goosectx-extensions",
+                                            daemon=True)
+            self._thread.start()
+        self._loop_ready.wait()
+        assert self._loop is not None
+        return self._loop
+
+    def _submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())
+
+    def _wait(self, future: concurrent.futures.Future[T],
+              cancel: threading.Event | None) -> T | None:
+        """The future's result, or ``None`` once ``cancel`` is set (the task is cancelled)."""
+        while True:
+            try:
+                return future.result(timeout=_POLL_S)
+            except concurrent.futures.TimeoutError:
+                if cancel is not None and cancel.is_set():
+                    future.cancel()
+                    return None
+            except concurrent.futures.CancelledError:
+                return None
+
+    # -- lifecycle ------------------------------------------------------------------------
+    @property
+    def enabled(self) -> list[ExtensionConfig]:
+        """The configured extensions that are enabled, sorted by name."""
+        return [c for name, c in sorted(self.configs.items()) if c.enabled]
+
+    @property
+    def started(self) -> bool:
+        """:meth:`start` (or :meth:`add`) has run."""
+        return self._started
+
+    def start(self) -> None:
+        """Start every enabled server in the background; returns at once."""
+        if self._started:
+            return
+        self._started = True
+        for config in self.enabled:
+            self._start_one(config)
+
+    def _start_one(self, config: ExtensionConfig) -> None:
+        def make() -> None:
+            from goosectx.extensions.server import ServerConnection
+
+            server = ServerConnection(config, self.working_dir, self.notice, self._taken)
+            with self._lock:
+                self._servers[config.name] = server
+            self._tasks[config.name] = asyncio.run_coroutine_threadsafe(
+                self._run(server), self._ensure_loop())
+
+        self._ensure_loop().call_soon_threadsafe(make)
+
+    async def _run(self, server: ServerConnection) -> None:
+        try:
+            await server.run()
+        finally:
+            server.close()
+            self.generation += 1
+
+    def _taken(self, exclude: str) -> set[str]:
+        names = set(self.reserved_names)
+        with self._lock:
+            for name, server in self._servers.items():
+                if name != exclude:
+                    names.update(t.model_name for t in server.tools)
+        return names
+
+    def notice(self, text: str) -> None:
+        """Queue a one-line notice for the front end (any thread).
+
+        Values of ``envs``, ``env_keys`` and ``headers`` (a server may echo them on stderr)
+        are redacted first: the notice also goes to the log.
+        """
+        text = redact(text, secret_values(self.configs.values()))
+        log.info("%s", text)
+        with self._lock:
+            self._notices.append(text)
+
+    def notices_at_start(self, notices: list[str]) -> None:
+        """Queue notices about the session's extensions (shown with the first prompt)."""
+        for text in notices:
+            self.notice(text)
+
+    def drain_notices(self) -> list[str]:
+        """The notices queued since the last call, oldest first."""
+        with self._lock:
+            notices, self._notices = self._notices, []
+        return notices
+
+    def _server(self, name: str) -> ServerConnection | None:
+        with self._lock:
+            return self._servers.get(name)
+
+    def statuses(self) -> list[ExtensionStatus]:
+        """Every configured extension, sorted by name (``stopped`` when not started)."""
+        result = []
+        for name, config in sorted(self.configs.items()):
+            server = self._server(name)
+            if server is None:
+                result.append(ExtensionStatus(name, "stopped", "disabled" if not config.enabled
+                                              else "", public=config.public()))
+            else:
+                snap = server.snapshot()
+                if snap.stderr_tail or snap.error:  # a server may echo its secrets
+                    secrets = secret_values(self.configs.values())
+                    snap = replace(snap, stderr_tail=redact(snap.stderr_tail, secrets),
+                                   error=redact(snap.error, secrets))
+                result.append(snap)
+        return result
+
+    def counts(self) -> tuple[int, int]:
+        """(ready, enabled) — the toolbar's ``extensions 2/3``."""
+        ready = sum(1 for s in self.statuses() if s.status == "ready")
+        return ready, len(self.enabled)
+
+    def wait_ready(self, cancel: threading.Event | None = None,
+                   names: Iterable[str] | None = None) -> list[str]:
+        """Wait for starting servers, each at most its ``startup_timeout_s``.
+
+        Returns:
+            The names still starting when their time ran out (or when ``cancel`` was set).
+        """
+        self.start()
+        t0 = time.monotonic()
+        wanted = list(names) if names is not None else [c.name for c in self.enabled]
+        waiting = []
+        for name in wanted:
+            config = self.configs.get(name)
+            timeout_s = (config.startup_timeout_s if config else 0.0) + 1.0
+            while True:
+                server = self._server(name)
+                if server is not None and server.ready.is_set():
+                    break
+                # The clock starts when the server's task does (importing mcp comes first).
+                began = server.started_at if server and server.started_at else None
+                deadline = (began + timeout_s) if began else t0 + timeout_s + _IMPORT_CAP_S
+                if time.monotonic() >= deadline or (cancel is not None and cancel.is_set()):
+                    waiting.append(name)
+                    break
+                time.sleep(_POLL_S / 2)
+        return waiting
+
+    def refresh_changed(self) -> bool:
+        """Apply ``list_changed`` notifications (between turns only); True if any applied."""
+        changed = False
+        with self._lock:
+            servers = [s for s in self._servers.values() if s.list_changed and
+                       s.status == "ready"]
+        for server in servers:
+            future = self._submit(server.refresh())
+            try:
+                future.result(timeout=35)
+                changed = True
+            except Exception as exc:  # noqa: BLE001 - a server's listing error is its own
+                self.notice(f"extension {server.config.name}: listing failed: {exc}")
+        if changed:
+            self.generation += 1
+        return changed
+
+    def add(self, config: ExtensionConfig) -> None:
+        """Add and start one extension (``/extension add``)."""
+        self.configs[config.name] = config
+        self._started = True
+        self._start_one(config)
+        self.generation += 1
+
+    def remove(self, name: str) -> bool:
+        """Stop and forget ``name``; False if there is no such extension."""
+        if name not in self.configs:
+            return False
+        self._stop_one(name)
+        del self.configs[name]
+        self.generation += 1
+        return True
+
+    def restart(self, name: str) -> bool:
+        """Stop and start ``name`` again; False if there is no such extension."""
+        config = self.configs.get(name)
+        if config is None:
+            return False
+        self._stop_one(name)
+        if config.enabled:
+            self._start_one(config)
+        self.generation += 1
+        return True
+
+    def _stop_one(self, name: str, timeout_s: float = STOP_ALL_TIMEOUT_S) -> None:
+        server = self._server(name)
+        task = self._tasks.pop(name, None)
+        if server is None or self._loop is None:
+            return
+        self._loop.call_soon_threadsafe(server.stop)
+        if task is not None:
+            try:
+                task.result(timeout=timeout_s)
+            except Exception:  # noqa: BLE001 - stopping must go on
+                task.cancel()
+        with self._lock:
+            self._servers.pop(name, None)
+
+    def stop_all(self, timeout_s: float = STOP_ALL_TIMEOUT_S) -> None:
+        """Stop every server (concurrently), then kill any process group still alive."""
+        from goosectx.extensions import lifecycle
+
+        if self._loop is not None:
+            with self._lock:
+                servers = list(self._servers.values())
+            for server in servers:
+                self._loop.call_soon_threadsafe(server.stop)
+            deadline = time.monotonic() + timeout_s
+            for task in list(self._tasks.values()):
+                try:
+                    task.result(timeout=max(0.0, deadline - time.monotonic()))
+                except Exception:  # noqa: BLE001 - stopping must go on
+                    task.cancel()
+            self._tasks.clear()
+            self._loop.call_soon_threadsafe(self._loop.stop)
+        lifecycle.kill_survivors()
+
+    # -- calls ----------------------------------------------------------------------------
+    def find_tool(self, model_name: str) -> tuple[str, ToolInfo] | None:
+        """(extension, tool) offered to the model as ``model_name``."""
+        for status in self.statuses():
+            for tool in status.tools:
+                if tool.model_name == model_name:
+                    return status.name, tool
+        return None
+
+    def call_tool(self, extension: str, tool: ToolInfo, arguments: dict[str, Any],
+                  cancel: threading.Event | None = None,
+                  progress: Callable[[str], None] | None = None) -> CallOutcome:
+        """Call one tool; ``cancel`` cancels it (the server is told) → "cancelled"."""
+        server = self._server(extension)
+        if server is None:
+            return CallOutcome(f"extension {extension} is not running; this call was not run.",
+                               True)
+        result = self._wait(self._submit(server.call_tool(tool, arguments, progress)), cancel)
+        return result if result is not None else CallOutcome(CANCELLED_TEXT, True)
+
+    def read_resource(self, extension: str, uri: str,
+                      cancel: threading.Event | None = None) -> CallOutcome:
+        """Read one resource of ``extension``."""
+        server = self._server(extension)
+        if server is None:
+            return CallOutcome(f"there is no running extension named {extension!r}", True)
+        result = self._wait(self._submit(server.read_resource(uri)), cancel)
+        return result if result is not None else CallOutcome(CANCELLED_TEXT, True)
+
+    def get_prompt(self, extension: str, name: str, arguments: dict[str, str],
+                   cancel: threading.Event | None = None) -> CallOutcome:
+        """Render one prompt of ``extension``."""
+        server = self._server(extension)
+        if server is None:
+            return CallOutcome(f"there is no running extension named {extension!r}", True)
+        result = self._wait(self._submit(server.get_prompt(name, arguments)), cancel)
+        return result if result is not None else CallOutcome(CANCELLED_TEXT, True)

@@ -1,0 +1,215 @@
+"""The stdio transport of an MCP server: its child process, pipes, stderr tail and its end.
+
+Written here instead of the SDK's ``stdio_client`` so goosectx knows every child's process
+group: the child starts in its own session (its pid is its group id), its stderr goes to a
+private temporary file whose tail explains a failure, and stopping it is bounded — stdin
+closed, :data:`STDIN_GRACE_S`, SIGTERM to the group, :data:`TERM_GRACE_S`, SIGKILL.
+:func:`kill_all_now` is the last resort at exit: every group still recorded gets SIGKILL.
+
+Imports mcp and anyio; only the extension manager's background thread imports this module.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import tempfile
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from typing import IO, Any
+
+import anyio
+import anyio.abc
+import mcp_types
+from mcp.client._transport import TransportStreams
+from mcp.shared.message import SessionMessage
+
+log = logging.getLogger("goosectx.extensions")
+
+STDIN_GRACE_S = 0.5
+"""How long a server gets to exit by itself once its stdin is closed, seconds."""
+TERM_GRACE_S = 1.0
+"""How long the process group gets after SIGTERM before SIGKILL, seconds."""
+STDERR_TAIL_CHARS = 2_000
+
+_live_groups: set[int] = set()
+_groups_lock = threading.Lock()
+
+
+def live_groups() -> set[int]:
+    """Process groups of the servers started and not yet seen gone (a copy)."""
+    with _groups_lock:
+        return set(_live_groups)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL one process group (a server that did not start in time)."""
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def kill_all_now() -> int:
+    """SIGKILL every recorded server process group still alive; returns how many.
+
+    Safe from any thread and from a signal handler's aftermath; used when the graceful stop
+    could not run or did not finish.
+    """
+    killed = 0
+    with _groups_lock:
+        groups = set(_live_groups)
+        _live_groups.clear()
+    for pgid in groups:
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+            killed += 1
+    return killed
+
+
+class StderrTail:
+    """A private temporary file the child writes its stderr to; :meth:`tail` reads its end."""
+
+    def __init__(self) -> None:
+        self.file: IO[bytes] = tempfile.TemporaryFile(prefix="goosectx-ext-")  # noqa: SIM115
+
+    def tail(self, max_chars: int = STDERR_TAIL_CHARS) -> str:
+        """The last ``max_chars`` characters written (decoded, invalid bytes replaced)."""
+        if self.file.closed:
+            return ""
+        try:
+            fd = self.file.fileno()
+            size = os.fstat(fd).st_size
+            start = max(0, size - max_chars * 4)
+            data = os.pread(fd, size - start, start)
+        except OSError:
+            return ""
+        return data.decode("utf-8", errors="replace")[-max_chars:].strip()
+
+    def close(self) -> None:
+        """Remove the file."""
+        with suppress(OSError):
+            self.file.close()
+
+
+async def _wait_exit(process: anyio.abc.Process, timeout_s: float) -> bool:
+    with anyio.move_on_after(timeout_s):
+        while process.returncode is None:
+            await anyio.sleep(0.02)
+    return process.returncode is not None
+
+
+async def _wait_group_gone(pgid: int, timeout_s: float) -> bool:
+    with anyio.move_on_after(timeout_s):
+        while _group_alive(pgid):
+            await anyio.sleep(0.02)
+        return True
+    return not _group_alive(pgid)
+
+
+async def stop_process(process: anyio.abc.Process) -> None:
+    """Close stdin, then SIGTERM and SIGKILL the process group as needed (bounded)."""
+    pgid = process.pid
+    if process.stdin is not None:
+        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdin.aclose()
+    if not await _wait_exit(process, STDIN_GRACE_S) or _group_alive(pgid):
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGTERM)
+        if not await _wait_group_gone(pgid, TERM_GRACE_S):
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, signal.SIGKILL)
+        await _wait_exit(process, TERM_GRACE_S)
+    with _groups_lock:
+        _live_groups.discard(pgid)
+
+
+@asynccontextmanager
+async def stdio_transport(
+    argv: list[str], env: dict[str, str], cwd: str | None, stderr: StderrTail,
+    on_exit: Callable[[int | None], None], on_spawn: Callable[[int], None] | None = None,
+) -> AsyncIterator[TransportStreams]:
+    """Start ``argv`` and exchange newline-delimited JSON-RPC over its stdin/stdout.
+
+    Args:
+        argv: Program and arguments.
+        env: The child's whole environment (already scrubbed).
+        cwd: Its working directory.
+        stderr: Where its stderr goes.
+        on_exit: Called with the exit code (or ``None``) when its stdout ends unasked.
+        on_spawn: Called with the child's pid (= its process group) once it runs.
+
+    Raises:
+        OSError: the program cannot be started.
+    """
+    process = await anyio.open_process(argv, env=env, cwd=cwd, stderr=stderr.file,
+                                       start_new_session=True)
+    with _groups_lock:
+        _live_groups.add(process.pid)
+    if on_spawn is not None:
+        on_spawn(process.pid)
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    stopping = False
+
+    async def reader() -> None:
+        assert process.stdout is not None
+        buffer = b""
+        try:
+            async for chunk in process.stdout:
+                lines = (buffer + chunk).split(b"\n")
+                buffer = lines.pop()
+                for line in lines:
+                    if line.strip():
+                        await read_writer.send(_parse(line))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            pass
+        if not stopping:  # the server went away unasked: say so before the session notices
+            with anyio.CancelScope(shield=True):
+                await _wait_exit(process, 0.5)
+            on_exit(process.returncode)
+        await read_writer.aclose()
+
+    async def writer() -> None:
+        assert process.stdin is not None
+        try:
+            async with write_reader:
+                async for message in write_reader:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send((data + "\n").encode("utf-8"))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await read_writer.aclose()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(reader)
+        tg.start_soon(writer)
+        try:
+            yield read_stream, write_stream
+        finally:
+            stopping = True
+            with anyio.CancelScope(shield=True):
+                write_stream.close()
+                read_stream.close()
+                await stop_process(process)
+            tg.cancel_scope.cancel()
+    for stream in (read_writer, read_stream, write_stream, write_reader):
+        stream.close()
+
+
+def _parse(line: bytes) -> SessionMessage | Exception:
+    try:
+        message: Any = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError as exc:
+        log.debug("unparsable line from an MCP server: %.200r", line)
+        return exc
+    return SessionMessage(message)

@@ -1,0 +1,115 @@
+"""MCP results → :class:`~goosectx.extensions.model.CallOutcome` (text plus attachments).
+
+Content blocks are read by their ``type`` tag, so this module needs no mcp
+import: text as is; ``structured_content`` as JSON text when no text block says the same;
+images and embedded resources as attachments (each also named in the text by its stub);
+resource links as a line naming the URI; ``is_error`` kept.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from goosectx.extensions.model import Attachment, CallOutcome
+
+
+def _decode(blob: str | None) -> bytes:
+    try:
+        return base64.b64decode(blob or "", validate=False)
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def resource_contents(contents: Iterable[Any], source: str) -> list[Attachment]:
+    """``TextResourceContents`` / ``BlobResourceContents`` → attachments."""
+    found: list[Attachment] = []
+    for item in contents:
+        uri = str(getattr(item, "uri", "") or "")
+        label = f"{source}:{uri}" if uri and not source.endswith(uri) else source
+        mime = getattr(item, "mime_type", None) or "application/octet-stream"
+        text = getattr(item, "text", None)
+        if isinstance(text, str):
+            found.append(Attachment("resource", label, mime if mime != "application/octet-stream"
+                                    else "text/plain", text=text))
+        elif mime.startswith("image/"):
+            found.append(Attachment("image", label, mime, data=_decode(getattr(item, "blob",
+                                                                               None))))
+        else:
+            found.append(Attachment("resource", label, mime,
+                                    data=_decode(getattr(item, "blob", None))))
+    return found
+
+
+def convert_blocks(blocks: Iterable[Any], source: str) -> tuple[list[str], list[Attachment]]:
+    """Content blocks → (text pieces, attachments); an attachment's stub joins the text."""
+    texts: list[str] = []
+    attachments: list[Attachment] = []
+    for block in blocks:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            texts.append(str(getattr(block, "text", "")))
+        elif kind in ("image", "audio"):
+            mime = getattr(block, "mime_type", None) or f"{kind}/unknown"
+            item = Attachment("image" if kind == "image" else "resource", source, mime,
+                              data=_decode(getattr(block, "data", None)))
+            attachments.append(item)
+            texts.append(item.stub())
+        elif kind == "resource":
+            for item in resource_contents([getattr(block, "resource", None)], source):
+                attachments.append(item)
+                texts.append(item.text if item.text is not None else item.stub())
+        elif kind == "resource_link":
+            texts.append(f"[resource link: {getattr(block, 'uri', '')}"
+                         f" ({getattr(block, 'name', '')})]")
+        else:
+            texts.append(f"[unsupported content: {kind or type(block).__name__}]")
+    return texts, attachments
+
+
+def convert_call_result(result: Any, source: str) -> CallOutcome:
+    """A ``CallToolResult`` → outcome.
+
+    ``structured_content`` is added as JSON text unless a text block already holds the same
+    JSON (servers are asked to send both; the model needs it once).
+    """
+    texts, attachments = convert_blocks(getattr(result, "content", None) or [], source)
+    structured = getattr(result, "structured_content", None)
+    if structured is not None:
+        dumped = json.dumps(structured, ensure_ascii=False, sort_keys=True)
+        already = False
+        for text in texts:
+            try:
+                already = already or json.loads(text) == structured
+            except ValueError:
+                continue
+        if not already and not (texts and _single_result(structured, texts)):
+            texts.append(dumped)
+    text = "\n".join(t for t in texts if t) or "(no output)"
+    return CallOutcome(text, bool(getattr(result, "is_error", False)), tuple(attachments))
+
+
+def _single_result(structured: object, texts: list[str]) -> bool:
+    """True for the SDK's wrapped ``{"result": x}`` whose x is the text already sent."""
+    if isinstance(structured, dict) and list(structured) == ["result"]:
+        value = structured["result"]
+        return "\n".join(texts) == (value if isinstance(value, str) else json.dumps(value))
+    return False
+
+
+def convert_prompt(result: Any) -> tuple[str, list[Attachment]]:
+    """A ``GetPromptResult`` → the user's turn text (messages joined) and attachments."""
+    texts: list[str] = []
+    attachments: list[Attachment] = []
+    for message in getattr(result, "messages", None) or []:
+        content = getattr(message, "content", None)
+        blocks = content if isinstance(content, list) else [content]
+        pieces, found = convert_blocks(blocks, "prompt")
+        role = getattr(message, "role", "user")
+        body = "\n".join(pieces)
+        texts.append(body if role == "user" else f"[{role}]: {body}")
+        attachments.extend(found)
+    return "\n\n".join(texts), attachments

@@ -1,0 +1,374 @@
+"""One MCP server's connection, living as a task on the extension manager's event loop.
+
+:meth:`ServerConnection.run` starts the server (a child process or a streamable HTTP URL),
+initialises it (the handshake every released server speaks, ``mode="legacy"``), lists its
+tools, resources and prompts, then waits until it is told to stop or the server goes away.
+Calls come from other tasks on the same loop. A server that fails or dies keeps a one-line
+reason and the tail of its stderr; its calls then return an error result naming it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import Implementation
+
+from goosectx import __version__
+from goosectx.extensions.config import ExtensionConfig, child_env
+from goosectx.extensions.model import (
+    CallOutcome,
+    ExtensionStatus,
+    PromptArg,
+    PromptInfo,
+    ResourceInfo,
+    Status,
+    ToolInfo,
+)
+from goosectx.extensions.names import map_tool_names
+from goosectx.extensions.process import StderrTail, kill_group, stdio_transport
+from goosectx.extensions.results import convert_call_result, convert_prompt, resource_contents
+
+log = logging.getLogger("goosectx.extensions")
+
+Notify = Callable[[str], None]
+Progress = Callable[[str], None]
+_LIST_TIMEOUT_S = 30.0
+_HTTP_GRACE_S = 5.0
+_JSON_TYPES = {"string", "number", "integer", "boolean", "object", "array", "null"}
+
+
+def _schema_problem(schema: object) -> str | None:
+    if not isinstance(schema, dict):
+        return "its input schema is not a JSON object"
+    if schema.get("type", "object") != "object":
+        return f"its input schema has type {schema.get('type')!r}, not 'object'"
+    props = schema.get("properties", {})
+    if not isinstance(props, dict):
+        return "its input schema's 'properties' is not an object"
+    for key, value in props.items():
+        if not isinstance(value, dict | bool):
+            return f"its input schema's property {key!r} is not a schema"
+        kinds = value.get("type") if isinstance(value, dict) else None
+        for kind in kinds if isinstance(kinds, list) else [kinds]:
+            if kind is not None and kind not in _JSON_TYPES:
+                return f"its input schema's property {key!r} has unknown type {kind!r}"
+    return None
+
+
+async def _all_pages(fetch: Callable[..., Any], attr: str) -> list[Any]:
+    items: list[Any] = []
+    cursor: str | None = None
+    for _ in range(100):
+        result = await fetch(cursor=cursor) if cursor else await fetch()
+        items.extend(getattr(result, attr, None) or [])
+        cursor = getattr(result, "next_cursor", None)
+        if not cursor:
+            break
+    return items
+
+
+class ServerConnection:
+    """The live state of one extension.
+
+    Attributes:
+        config: Its settings.
+        status: ``starting`` → ``ready`` | ``failed``; ``stopped`` after :meth:`stop`.
+        error: Why it failed (one line).
+        ready: Set once it is no longer starting (ready or failed).
+        list_changed: The server said its tools/resources/prompts changed; the manager
+            refreshes at the next turn.
+    """
+
+    def __init__(self, config: ExtensionConfig, working_dir: Path, notify: Notify,
+                 taken_names: Callable[[str], set[str]]) -> None:
+        self.config = config
+        self.status: Status = "starting"
+        self.error = ""
+        self.ready = threading.Event()
+        self.list_changed = False
+        self.server_name = ""
+        self.instructions = ""
+        self.tools: tuple[ToolInfo, ...] = ()
+        self.resources: tuple[ResourceInfo, ...] = ()
+        self.prompts: tuple[PromptInfo, ...] = ()
+        self.skipped: tuple[str, ...] = ()
+        self.stderr_tail = ""
+        self._working_dir = working_dir
+        self._notify = notify
+        self._taken_names = taken_names
+        self._stderr = StderrTail() if config.type == "stdio" else None
+        self._client: Client | None = None
+        self._stop: asyncio.Event | None = None
+        self._gone: asyncio.Event | None = None
+        self._exit_code: int | None = None
+        self._pgid: int | None = None
+        self._timed_out = False
+        self.started_at: float | None = None
+        """``time.monotonic()`` when :meth:`run` began (the startup timeout counts from it)."""
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def snapshot(self) -> ExtensionStatus:
+        """An immutable view for the front ends."""
+        return ExtensionStatus(self.config.name, self.status, self.error, self.stderr_tail,
+                               self.server_name, self.instructions, self.tools,
+                               self.resources, self.prompts, self.skipped,
+                               self.config.public())
+
+    def _transport(self) -> Any:
+        cfg = self.config
+        if cfg.type == "stdio":
+            assert self._stderr is not None
+            cwd = cfg.cwd or str(self._working_dir)
+            return stdio_transport([cfg.cmd, *cfg.args], child_env(cfg), cwd, self._stderr,
+                                   self._on_exit, self._on_spawn)
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        http = create_mcp_http_client(headers=dict(cfg.headers) or None)
+        return streamable_http_client(cfg.uri, http_client=http), http
+
+    def _on_spawn(self, pid: int) -> None:
+        self._pgid = pid
+
+    async def _watchdog(self) -> None:
+        """Past ``startup_timeout_s``, kill a still-starting child.
+
+        The handshake then fails cleanly; cancelling it mid-handshake would leave the SDK's
+        streams open.
+        """
+        await asyncio.sleep(self.config.startup_timeout_s)
+        if self.status == "starting":
+            self._timed_out = True
+            if self._pgid is not None:
+                kill_group(self._pgid)
+
+    def _on_exit(self, code: int | None) -> None:
+        self._exit_code = code
+        self.error = "exited" + (f" with code {code}" if code is not None else "")
+        if self._gone is not None:
+            self._gone.set()
+
+    async def run(self) -> None:
+        """Start, initialise, list, then hold the connection until stopped or gone."""
+        self._stop, self._gone = asyncio.Event(), asyncio.Event()
+        self.started_at = time.monotonic()
+        watchdog = asyncio.ensure_future(self._watchdog())
+        # An HTTP server has no process to kill: cancelling the handshake is all there is.
+        # A stdio server gets the watchdog first and this only as a last resort.
+        scope = anyio.CancelScope(deadline=anyio.current_time() + self.config.startup_timeout_s
+                                  + (_HTTP_GRACE_S if self.config.type == "stdio" else 0))
+        try:
+            with scope:
+                async with AsyncExitStack() as stack:
+                    transport = self._transport()
+                    if isinstance(transport, tuple):
+                        transport, http = transport
+                        await stack.enter_async_context(http)
+                    client = Client(transport, mode="legacy", cache=None,
+                                    message_handler=self._on_message,
+                                    client_info=Implementation(name="goosectx",
+                                                               version=__version__))
+                    self._client = await stack.enter_async_context(client)
+                    info = client.server_info
+                    self.server_name = info.name if info else ""
+                    self.instructions = (client.instructions or "").strip()
+                    await self.refresh()
+                    scope.deadline = math.inf
+                    self.status = "ready"
+                    self.ready.set()
+                    await self._hold()
+            if scope.cancelled_caught and self.status == "starting":
+                self._fail(self._too_slow())
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any start failure is the server's, reported
+            if self._timed_out:
+                self._fail(self._too_slow())
+            elif self.status != "failed":
+                code = self._exit_code
+                gone = self._gone.is_set()
+                self._fail(("exited" + (f" with code {code}" if code is not None else "")
+                            + " while starting") if gone else _reason(exc))
+        finally:
+            watchdog.cancel()
+            self._client = None
+            if self.status in ("starting", "ready"):
+                self.status = "stopped"
+            self.ready.set()
+
+    def _too_slow(self) -> str:
+        return f"did not start within {self.config.startup_timeout_s:g} s (startup_timeout_s)"
+
+    async def _hold(self) -> None:
+        assert self._stop is not None and self._gone is not None
+        stop = asyncio.ensure_future(self._stop.wait())
+        gone = asyncio.ensure_future(self._gone.wait())
+        await asyncio.wait({stop, gone}, return_when=asyncio.FIRST_COMPLETED)
+        stop.cancel()
+        gone.cancel()
+        if self._gone.is_set() and not self._stop.is_set():
+            code = self._exit_code
+            self._fail("exited" + (f" with code {code}" if code is not None else ""))
+
+    def _fail(self, reason: str) -> None:
+        self.status, self.error = "failed", reason
+        self.ready.set()
+        self.stderr_tail = self._stderr.tail() if self._stderr else ""
+        last = " | ".join(line.strip() for line in self.stderr_tail.splitlines()[-3:]
+                          if line.strip())[-300:]
+        self._notify(f"extension {self.config.name} {reason}"
+                     + (f" — stderr: {last}" if last else ""))
+
+    def stop(self) -> None:
+        """Ask :meth:`run` to close the connection (call on the loop)."""
+        if self._stop is not None:
+            self._stop.set()
+
+    def close(self) -> None:
+        """Remove the stderr file (after :meth:`run` ended)."""
+        if self._stderr is not None:
+            self._stderr.close()
+
+    async def _on_message(self, message: Any) -> None:
+        method = getattr(message, "method", "")
+        if method in ("notifications/tools/list_changed", "notifications/resources/list_changed",
+                      "notifications/prompts/list_changed"):
+            self.list_changed = True
+
+    # -- listing --------------------------------------------------------------------------
+    async def refresh(self) -> None:
+        """Fetch tools, resources and prompts again (what the server's capabilities offer)."""
+        client = self._client
+        assert client is not None
+        caps = client.server_capabilities
+        self.list_changed = False
+        with anyio.fail_after(_LIST_TIMEOUT_S):
+            tools = await _all_pages(client.list_tools, "tools") if caps.tools else []
+            resources = (await _all_pages(client.list_resources, "resources")
+                         if caps.resources else [])
+            prompts = await _all_pages(client.list_prompts, "prompts") if caps.prompts else []
+        valid, skipped = [], []
+        for tool in tools:
+            problem = _schema_problem(tool.input_schema)
+            if problem:
+                skipped.append(f"{tool.name}: {problem}")
+            else:
+                valid.append(tool)
+        mapping = map_tool_names(self.config.name, [t.name for t in valid],
+                                 self._taken_names(self.config.name))
+        self.tools = tuple(ToolInfo(
+            t.name, mapping[t.name], t.description or t.title or "", dict(t.input_schema),
+            bool(t.annotations and t.annotations.read_only_hint),
+            t.annotations.model_dump(exclude_none=True) if t.annotations else {})
+            for t in valid)
+        if skipped and tuple(skipped) != self.skipped:
+            for item in skipped:
+                self._notify(f"extension {self.config.name}: tool {item}; skipped")
+        self.skipped = tuple(skipped)
+        self.resources = tuple(ResourceInfo(str(r.uri), r.name, r.description or "",
+                                            r.mime_type) for r in resources)
+        self.prompts = tuple(PromptInfo(p.name, p.description or "", tuple(
+            PromptArg(a.name, bool(a.required), a.description or "")
+            for a in (p.arguments or []))) for p in prompts)
+
+    # -- calls ----------------------------------------------------------------------------
+    def _unavailable(self) -> CallOutcome | None:
+        if self.status == "ready" and self._client is not None:
+            return None
+        why = {"starting": "is still starting", "stopped": "is stopped"}.get(
+            self.status, f"failed: {self.error}")
+        return CallOutcome(f"extension {self.config.name} {why}; this call was not run.", True)
+
+    async def call_tool(self, tool: ToolInfo, arguments: dict[str, Any],
+                        progress: Progress | None) -> CallOutcome:
+        """Call ``tool``; timeouts, server errors and a dying server become error outcomes."""
+        down = self._unavailable()
+        if down is not None:
+            return down
+        assert self._client is not None
+
+        sink = progress
+
+        async def on_progress(progress: float, total: float | None, message: str | None
+                              ) -> None:
+            if sink is not None:
+                amount = f"{progress:g}/{total:g}" if total else f"{progress:g}"
+                sink(f"{tool.model_name}: {message or ''} {amount}".replace("  ", " "))
+
+        timeout = self.config.timeout_s
+        try:
+            with anyio.fail_after(timeout + 1):
+                result = await self._client.call_tool(tool.name, arguments,
+                                                      read_timeout_seconds=timeout,
+                                                      progress_callback=on_progress)
+        except TimeoutError:
+            return CallOutcome(f"{tool.model_name} timed out after {timeout:g} s "
+                               f"(timeout_s of extension {self.config.name})", True)
+        except MCPError as exc:
+            return self._error(tool.model_name, exc)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            return self._error(tool.model_name, exc)
+        return convert_call_result(result, tool.model_name)
+
+    def _error(self, what: str, exc: Exception) -> CallOutcome:
+        if "timed out" in str(exc).lower():
+            return CallOutcome(f"{what} timed out after {self.config.timeout_s:g} s "
+                               f"(timeout_s of extension {self.config.name})", True)
+        if self.status == "failed" or (self._gone is not None and self._gone.is_set()):
+            return CallOutcome(f"{what} failed: extension {self.config.name} stopped "
+                               "during the call" + (f" ({self.error})" if self.error else ""),
+                               True)
+        return CallOutcome(f"{what} failed: {_reason(exc)}", True)
+
+    async def read_resource(self, uri: str) -> CallOutcome:
+        """Read ``uri``; its contents as attachments (text ones also as text)."""
+        down = self._unavailable()
+        if down is not None:
+            return down
+        assert self._client is not None
+        try:
+            with anyio.fail_after(self.config.timeout_s):
+                result = await self._client.read_resource(uri)
+        except (TimeoutError, MCPError, OSError, anyio.BrokenResourceError) as exc:
+            return self._error(f"reading {uri}", exc)
+        items = resource_contents(result.contents, self.config.name)
+        text = "\n".join(a.text if a.text is not None else a.stub() for a in items)
+        return CallOutcome(text or "(empty resource)", False, tuple(items))
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> CallOutcome:
+        """Render prompt ``name`` with ``arguments``; its text is the user's turn."""
+        down = self._unavailable()
+        if down is not None:
+            return down
+        assert self._client is not None
+        try:
+            with anyio.fail_after(self.config.timeout_s):
+                result = await self._client.get_prompt(name, arguments)
+        except (TimeoutError, MCPError, OSError, anyio.BrokenResourceError) as exc:
+            return self._error(f"prompt {name}", exc)
+        text, attachments = convert_prompt(result)
+        return CallOutcome(text, False, tuple(attachments))
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return _reason(exc.exceptions[0])
+    if isinstance(exc, FileNotFoundError):
+        return f"could not start: {exc.filename or 'the command'} not found"
+    if isinstance(exc, PermissionError):
+        return f"could not start: permission denied ({exc.filename or ''})"
+    if isinstance(exc, MCPError):
+        return f"error {exc.code}: {exc.message}"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

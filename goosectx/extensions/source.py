@@ -1,0 +1,199 @@
+"""The extensions as the agent's tool source: what each request offers, and the budget.
+
+Implements ``tools.base.ToolSource`` (docs/architecture.md §1): the agent asks at the start of
+every turn (never mid-turn, except after ``search_tools`` loaded a tool) which tools the
+request carries. Extension tools come sorted by name after the built-ins, so the prefix of
+the request is stable; ``tools/list_changed`` is applied here, between turns.
+
+Tool definitions are budgeted (the anchor is the tool-search approach Claude Code adopted for
+large MCP setups): when all schemas together exceed ``tool_budget_ratio`` × the context limit,
+the request carries the built-in tools, the resource tools, the extension tools already used
+or loaded in this session and ``search_tools``; the system prompt names the deferred ones.
+A tool ``search_tools`` returns is loaded from the next model call on and stays loaded.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from goosectx.extensions.manager import ExtensionManager
+from goosectx.extensions.model import CallOutcome
+from goosectx.extensions.tools import ListResourcesTool, McpTool, ReadResourceTool, finish
+from goosectx.providers.base import ToolSchema
+from goosectx.tokens import TokenCounter
+from goosectx.tools.base import Tool, ToolContext, ToolResult
+
+SEARCH_RESULTS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """The tools one request carries.
+
+    Attributes:
+        tools: Extension, resource and search tools to offer, sorted by name.
+        deferred: Names of extension tools left out (listed in the system prompt).
+        all_schema_tokens: What every tool's schema together would cost, tokens.
+    """
+
+    tools: tuple[Tool, ...]
+    deferred: tuple[str, ...] = ()
+    all_schema_tokens: int = 0
+
+
+class SearchToolsTool:
+    """``search_tools``: find deferred extension tools by words; the ones found are loaded."""
+
+    name = "search_tools"
+    description = ("Search the extension tools that are not loaded yet (their names are listed "
+                   "in the system prompt). Returns matching tool names with a one-line "
+                   "description; the tools returned can be called from your next step on.")
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "properties": {"query": {"type": "string",
+                                 "description": "Words describing what the tool should do."}},
+        "required": ["query"],
+    }
+
+    def __init__(self, source: ExtensionToolSource) -> None:
+        self._source = source
+
+    def is_read_only(self, arguments: dict[str, Any]) -> bool:
+        """Searching changes nothing on disk."""
+        return True
+
+    def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Up to :data:`SEARCH_RESULTS` matches, best first; each is loaded."""
+        query = str(arguments.get("query", ""))
+        found = self._source.search(query)
+        if not found:
+            return ToolResult(f"No deferred tool matches {query!r}.")
+        lines = [f"{name} — {summary}" for name, summary in found]
+        return finish(CallOutcome("Loaded (callable from your next step):\n" + "\n".join(lines)),
+                      ctx, "mcp-search")
+
+
+def _one_line(text: str) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line[:160]
+
+
+class ExtensionToolSource:
+    """The agent's view of the extensions (see the module docstring).
+
+    Args:
+        manager: The running extensions.
+        budget_ratio: ``tool_budget_ratio`` (1 = never defer).
+        counter: Token counter for schema costs.
+    """
+
+    def __init__(self, manager: ExtensionManager, budget_ratio: float = 0.10,
+                 counter: TokenCounter | None = None) -> None:
+        self.manager = manager
+        self.budget_ratio = budget_ratio
+        self.counter = counter or TokenCounter()
+        self.loaded: set[str] = set()
+        """Extension tools ``search_tools`` loaded in this session."""
+        self.loads = 0
+        """Bumped whenever ``search_tools`` loads a tool (the agent then refreshes)."""
+        self._lock = threading.Lock()
+        self._search = SearchToolsTool(self)
+        self._deferred: tuple[str, ...] = ()
+
+    @property
+    def generation(self) -> int:
+        """Changes when the extensions' tools or instructions may have changed."""
+        return self.manager.generation
+
+    def prepare_turn(self, cancel: threading.Event | None = None) -> list[str]:
+        """Before a turn: wait (bounded) for starting servers, apply ``list_changed``.
+
+        Returns:
+            One-line notices for the user (a server still starting, one that failed, …).
+        """
+        waiting = self.manager.wait_ready(cancel)
+        self.manager.refresh_changed()
+        notices = self.manager.drain_notices()
+        notices += [f"extension {name} is still starting; its tools are not offered this turn"
+                    for name in waiting]
+        return notices
+
+    def _all_tools(self) -> list[Tool]:
+        tools: list[Tool] = []
+        any_resources = False
+        for status in self.manager.statuses():
+            # A server that died keeps its tools offered (the list stays stable); a call
+            # then returns an error naming it. One that never started offers none.
+            if status.status not in ("ready", "failed"):
+                continue
+            trusted = bool(status.public.get("trusted"))
+            tools.extend(McpTool(self.manager, status.name, t, trusted) for t in status.tools)
+            any_resources = any_resources or bool(status.resources)
+        if any_resources:
+            tools += [ListResourcesTool(self.manager), ReadResourceTool(self.manager)]
+        return sorted(tools, key=lambda t: t.name)
+
+    def offer(self, builtin: Sequence[ToolSchema], limit_tokens: int,
+              used: set[str]) -> Offer:
+        """The tools the next request carries besides the built-ins (sorted by name).
+
+        Args:
+            builtin: The built-in tools' schemas (always sent; they count in the budget).
+            limit_tokens: The model's context limit.
+            used: Tool names already called in this session.
+        """
+        tools = self._all_tools()
+        schemas = [*builtin, *({"name": t.name, "description": t.description,
+                                "parameters": t.parameters} for t in tools)]
+        total = self.counter.count_tool_schemas(schemas)
+        if self.budget_ratio >= 1 or total <= self.budget_ratio * limit_tokens:
+            self._deferred = ()
+            return Offer(tuple(tools), (), total)
+        keep = used | self.loaded | {"list_resources", "read_resource"}
+        offered = [t for t in tools if t.name in keep]
+        self._deferred = tuple(t.name for t in tools if t.name not in keep)
+        return Offer(tuple(sorted([*offered, self._search], key=lambda t: t.name)),
+                     self._deferred, total)
+
+    def search(self, query: str) -> list[tuple[str, str]]:
+        """Deferred tools matching ``query`` (name and description words), best first.
+
+        The ones returned are loaded; :attr:`loads` is bumped when any is new.
+        """
+        words = {w for w in re.findall(r"[a-z0-9]+", query.lower()) if len(w) > 1}
+        deferred = set(self._deferred)
+        scored = []
+        for tool in self._all_tools():
+            if tool.name not in deferred:
+                continue
+            hay = f"{tool.name} {tool.description}".lower()
+            score = sum(3 if w in tool.name.lower() else 1 for w in words if w in hay)
+            if score or not words:
+                scored.append((-score, tool.name, _one_line(tool.description)))
+        found = [(name, desc) for _, name, desc in sorted(scored)[:SEARCH_RESULTS]]
+        with self._lock:
+            new = {name for name, _ in found} - self.loaded
+            if new:
+                self.loaded |= new
+                self.loads += 1
+        return found
+
+    def instructions(self) -> list[tuple[str, str]]:
+        """(extension, instructions) of ready servers that have any, sorted by name."""
+        return [(s.name, s.instructions) for s in self.manager.statuses()
+                if s.status == "ready" and s.instructions]
+
+    def costs(self) -> list[tuple[str, int, int, int]]:
+        """Per extension: (name, instruction tokens, schema tokens, resources), by name."""
+        rows = []
+        for status in self.manager.statuses():
+            schemas = [{"name": t.model_name, "description": t.description,
+                        "parameters": t.input_schema} for t in status.tools]
+            rows.append((status.name, self.counter.count_text(status.instructions)
+                         if status.instructions else 0,
+                         self.counter.count_tool_schemas(schemas), len(status.resources)))
+        return rows

@@ -1,0 +1,62 @@
+"""What a request offers: the built-in tools, then a tool source's (the extensions').
+
+docs/architecture.md §1. The agent asks :meth:`ToolOffering.sync` at the start of every turn
+and after ``search_tools`` loaded a tool (the one deliberate mid-turn change); otherwise the
+list stays as it was, so the cached prefix of the request stays valid.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+
+from goosectx.conversation import Message
+from goosectx.tools.base import ToolRegistry, ToolSource
+
+
+class ToolOffering:
+    """The agent's tool list and the tool source behind it.
+
+    Attributes:
+        registry: The tools offered now (built-ins first, then the source's, sorted).
+        source: The tool source, or ``None`` (built-ins only).
+        deferred: Names the tool budget left out (named in the system prompt).
+    """
+
+    def __init__(self, builtin: ToolRegistry, source: ToolSource | None) -> None:
+        self.registry = builtin
+        self.source = source
+        self.deferred: tuple[str, ...] = ()
+        self._builtin = builtin.tools()
+        self._state: tuple[int, int] | None = None
+
+    def instructions(self) -> list[tuple[str, str]]:
+        """The source's instructions for the system prompt (sorted by name)."""
+        return self.source.instructions() if self.source else []
+
+    def prepare_turn(self, cancel: threading.Event) -> list[str]:
+        """Let the source get ready for a turn; its notices for the user."""
+        return self.source.prepare_turn(cancel) if self.source else []
+
+    @property
+    def loaded_mid_turn(self) -> bool:
+        """``search_tools`` loaded a tool since the last :meth:`sync`."""
+        return (self.source is not None and self._state is not None
+                and self.source.loads != self._state[1])
+
+    def sync(self, limit_tokens: Callable[[], int], history: Iterable[Message]) -> bool:
+        """Rebuild :attr:`registry` if the source changed; True when it did.
+
+        Args:
+            limit_tokens: The model's context limit (the tool budget's base).
+            history: Every message of the session (tools already used stay offered).
+        """
+        source = self.source
+        if source is None or (source.generation, source.loads) == self._state:
+            return False
+        self._state = (source.generation, source.loads)
+        used = {r.name for m in history for r in m.tool_requests}
+        offer = source.offer(ToolRegistry(self._builtin).schemas(), limit_tokens(), used)
+        self.registry = ToolRegistry([*self._builtin, *offer.tools])
+        self.deferred = tuple(offer.deferred)
+        return True

@@ -1,0 +1,139 @@
+"""An MCP server written for goosectx's tests with the SDK's server API (MCPServer).
+
+Run as ``python demo_server.py [--http PORT] [--behaviour B]``. Behaviours:
+``normal``; ``never_start`` (never answers the handshake); ``exit_at_start`` (complains on
+stderr and exits 3); ``ignore_term`` (ignores SIGTERM and does not exit when stdin closes).
+Tools: echo (annotated read-only), image, fail (is_error), slow (progress), hang, crash,
+add_tool (sends tools/list_changed), env_names, hostile (escape sequences), bad_schema.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+import threading
+import time
+
+from mcp.server.mcpserver import Context, Image, MCPServer
+from mcp.types import ToolAnnotations
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--http", type=int, default=0)
+parser.add_argument("--behaviour", default="normal")
+parser.add_argument("--name", default="demo")
+args = parser.parse_args()
+
+print(f"demo server starting ({args.behaviour})", file=sys.stderr, flush=True)
+if os.environ.get("DEMO_PID_FILE"):
+    with open(os.environ["DEMO_PID_FILE"], "w") as fh:
+        fh.write(str(os.getpid()))
+if args.behaviour == "exit_at_start":
+    print("fatal: DEMO_CONFIG is not set", file=sys.stderr, flush=True)
+    sys.exit(3)
+if args.behaviour == "never_start":
+    time.sleep(3600)
+if args.behaviour == "ignore_term":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # A non-daemon thread keeps the process alive after stdin closes.
+    threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
+
+mcp = MCPServer(args.name, instructions=f"The {args.name} server echoes and demonstrates.")
+
+
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return text
+
+
+@mcp.tool()
+def image() -> Image:
+    """Return a tiny PNG image."""
+    return Image(data=b"\x89PNG\r\n\x1a\n" + b"\x00" * 24, format="png")
+
+
+@mcp.tool()
+def fail(reason: str = "boom") -> str:
+    """Fail with an error."""
+    raise ValueError(reason)
+
+
+@mcp.tool()
+async def slow(steps: int, ctx: Context, delay_s: float = 0.05) -> str:
+    """Report progress for a few steps, then finish."""
+    for i in range(steps):
+        await ctx.report_progress(i + 1, steps, f"step {i + 1}")
+        await asyncio.sleep(delay_s)
+    return f"finished {steps} steps"
+
+
+@mcp.tool()
+async def hang(seconds: float = 3600) -> str:
+    """Sleep for a long time (records whether it was cancelled)."""
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        marker = os.environ.get("DEMO_CANCEL_MARKER")
+        if marker:
+            with open(marker, "w") as fh:
+                fh.write("cancelled")
+        raise
+    return "woke up"
+
+
+@mcp.tool()
+def crash() -> str:
+    """Die in the middle of the call."""
+    print("demo server: crashing on purpose", file=sys.stderr, flush=True)
+    os._exit(7)
+
+
+@mcp.tool()
+async def add_tool(ctx: Context) -> str:
+    """Add a tool named 'added' and tell the client the tool list changed."""
+    mcp.add_tool(lambda: "added works", name="added", description="Added at run time.")
+    await ctx.request_context.session.send_tool_list_changed()
+    return "added"
+
+
+@mcp.tool()
+def env_names() -> str:
+    """The names of this process's environment variables, sorted."""
+    return " ".join(sorted(os.environ))
+
+
+@mcp.tool()
+def hostile() -> str:
+    """Text with terminal escape sequences."""
+    return "safe \x1b]52;c;SGVsbG8=\x07 \x1b[2J text \u202e reversed"
+
+
+@mcp.tool()
+def bad_schema() -> str:
+    """A tool whose schema is broken on purpose."""
+    return "never offered"
+
+
+mcp._tool_manager.get_tool("bad_schema").parameters = {"type": "object", "properties": {"x": {"type": "text"}}}  # type: ignore[union-attr]
+
+
+@mcp.resource("file:///notes.txt", description="Project notes")
+def notes() -> str:
+    """Notes."""
+    return "the notes say: ship it"
+
+
+@mcp.prompt()
+def review(code: str) -> str:
+    """Ask for a code review."""
+    return f"Please review this code: {code}"
+
+
+if __name__ == "__main__":
+    if args.http:
+        mcp.run("streamable-http", host="127.0.0.1", port=args.http)
+    else:
+        mcp.run()

@@ -1,0 +1,90 @@
+"""Tool definitions are budgeted: past ``tool_budget_ratio`` of the context limit, extension
+tools are deferred behind ``search_tools``; a tool it finds is offered from the next call on
+and stays loaded; the request's tool list is sorted and stable otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from extension_support import demo_config
+
+from goosectx.agent import Agent
+from goosectx.approval import deny_all
+from goosectx.config import Settings
+from goosectx.conversation import ToolResponse
+from goosectx.extensions.manager import ExtensionManager
+from goosectx.extensions.source import ExtensionToolSource
+from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
+from goosectx.store import SessionStore
+from goosectx.tools.builtin import default_registry, make_tool_context
+
+
+@pytest.fixture(scope="module")
+def manager(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtensionManager]:
+    mgr = ExtensionManager([demo_config("demo")], tmp_path_factory.mktemp("budget"))
+    mgr.start()
+    mgr.wait_ready()
+    yield mgr
+    mgr.stop_all()
+
+
+def agent_for(tmp_path: Path, manager: ExtensionManager, ratio: float,
+              provider: ScriptedProvider) -> Agent:
+    settings = Settings(data_dir=tmp_path / "data")
+    store = SessionStore(settings.data_dir)
+    session = store.create_session(tmp_path, name=None, model=provider.model)
+    store.close()
+    return Agent(session, settings, provider=provider, tools=default_registry(),
+                 approve=deny_all, mode="auto",
+                 tool_context=make_tool_context(settings, tmp_path),
+                 tool_source=ExtensionToolSource(manager, ratio))
+
+
+def names(request: object) -> list[str]:
+    return [t["name"] for t in request.tools]  # type: ignore[attr-defined]
+
+
+def test_under_budget_every_tool_is_offered_sorted(tmp_path: Path,
+                                                   manager: ExtensionManager) -> None:
+    provider = ScriptedProvider(context_limit_tokens=200_000)
+    provider.add(ScriptedReply("hi"), ScriptedReply("again"))
+    agent = agent_for(tmp_path, manager, 0.10, provider)
+    list(agent.reply("hello"))
+    list(agent.reply("hello again"))
+    first, second = provider.requests
+    assert names(first)[:3] == ["shell", "text_editor", "tree"]
+    assert names(first)[3:] == sorted(names(first)[3:])
+    assert "demo__echo" in names(first) and "search_tools" not in names(first)
+    assert "list_resources" in names(first) and "read_resource" in names(first)
+    assert first.tools == second.tools and first.system == second.system
+
+
+def test_over_budget_tools_are_deferred_and_search_loads_them(
+        tmp_path: Path, manager: ExtensionManager) -> None:
+    provider = ScriptedProvider(context_limit_tokens=4_000)
+    provider.add(ScriptedReply(tool_calls=[("search_tools", {"query": "echo text back"})]),
+                 ScriptedReply(tool_calls=[("demo__echo", {"text": "loaded"})]),
+                 ScriptedReply("done"), ScriptedReply("next turn"))
+    agent = agent_for(tmp_path, manager, 0.10, provider)
+    list(agent.reply("echo something"))
+    list(agent.reply("and now?"))
+    search, echo, done, later = provider.requests
+    assert "demo__echo" not in names(search) and "search_tools" in names(search)
+    assert "demo__echo" in search.system and "search_tools" in search.system
+    assert "demo__echo" in names(echo)  # loaded from the next call on
+    assert "demo__echo" in names(later) and "demo__echo" in names(done)
+    outputs = [p.output for m in agent.session.conversation for p in m.content
+               if isinstance(p, ToolResponse)]
+    assert "demo__echo — Echo the text back." in outputs[0]
+    assert outputs[1] == "loaded"
+
+
+def test_ratio_one_never_defers(tmp_path: Path, manager: ExtensionManager) -> None:
+    provider = ScriptedProvider(context_limit_tokens=4_000)
+    provider.add(ScriptedReply("hi"))
+    agent = agent_for(tmp_path, manager, 1.0, provider)
+    list(agent.reply("hello"))
+    assert "demo__echo" in names(provider.requests[0])
+    assert "search_tools" not in names(provider.requests[0])

@@ -1,0 +1,219 @@
+"""``goosectx run`` with extensions, through the fake model: a tool of each server is called,
+the stored session holds the paired call and result, secrets stay out of the store."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FAKE_MODEL
+from extension_support import DEMO_SERVER, HttpDemo, demo_spec
+from fakeserver import FakeServer
+
+from goosectx.cli.run_cmd import run_task
+from goosectx.config import load_settings
+from goosectx.conversation import ToolRequest, ToolResponse
+from goosectx.store import SessionStore
+
+
+def run(*specs: str, remotes: tuple[str, ...] = (), mode: str = "auto",
+        text: str = "use the tools") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    settings = load_settings()
+    settings.extensions.flags = (tuple(specs), remotes)
+    code = run_task(settings, text=text, input_file=None, name=None, resume=None,
+                    continue_=False, max_turns=None, output_format="text", mode=mode,
+                    model=None, stdin=io.StringIO(""), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def call(name: str, arguments: dict[str, object], call_id: str) -> dict[str, object]:
+    return {"tool_calls": [{"name": name, "arguments": arguments, "id": call_id}]}
+
+
+def stored_pairs() -> list[tuple[ToolRequest, ToolResponse]]:
+    store = SessionStore(load_settings().data_dir)
+    try:
+        session = store.load(store.list_sessions()[0].id)
+    finally:
+        store.close()
+    requests = {p.id: p for m in session.conversation for p in m.content
+                if isinstance(p, ToolRequest)}
+    return [(requests[p.id], p) for m in session.conversation for p in m.content
+            if isinstance(p, ToolResponse) and p.id in requests]
+
+
+def test_run_calls_a_stdio_and_an_http_tool_and_stores_the_pairs(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(work)
+    http = HttpDemo()
+    try:
+        fake_model.add(call("demo__echo", {"text": "from stdio"}, "c1"),
+                       call("remote__echo", {"text": "from http"}, "c2"),
+                       {"text": "both tools answered"})
+        code, out, err = run("DEMO_SECRET=hunter2-secret-value " + demo_spec(),
+                             remotes=(http.url,))
+    finally:
+        http.stop()
+    assert code == 0, err
+    assert "both tools answered" in out
+    pairs = stored_pairs()
+    assert [(r.name, s.output, s.is_error) for r, s in pairs] == [
+        ("demo__echo", "from stdio", False), ("remote__echo", "from http", False)]
+    # The model was offered the tools, sorted after the built-ins, with the server's schema.
+    tools = [t["function"]["name"] for t in fake_model.requests[0]["tools"]]
+    assert tools[:3] == ["shell", "text_editor", "tree"]
+    assert tools[3:] == sorted(tools[3:]) and "demo__echo" in tools
+    assert "The demo server echoes" in fake_model.requests[0]["messages"][0]["content"]
+    db = (load_settings().data_dir / "sessions.db").read_bytes()
+    assert b"hunter2-secret-value" not in db
+
+
+def test_smart_approve_asks_for_an_untrusted_read_only_tool(fake_model: FakeServer,
+                                                             work: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    monkeypatch.chdir(work)
+    fake_model.add(call("demo__echo", {"text": "x"}, "c1"), {"text": "denied"})
+    code, _out, err = run(demo_spec(), mode="smart_approve")
+    assert code == 0, err
+    [(request, response)] = stored_pairs()
+    assert response.is_error and "needs approval" in response.output
+
+
+def test_trusted_server_read_only_tool_runs_in_smart_approve(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
+        isolated_env: dict[str, Path]) -> None:
+    monkeypatch.chdir(work)
+    isolated_env["config"].write_text(
+        f'[extensions.demo]\ncmd = {json.dumps(sys.executable)}\n'
+        f'args = [{json.dumps(str(DEMO_SERVER))}]\ntrusted = true\n')
+    fake_model.add(call("demo__echo", {"text": "trusted"}, "c1"),
+                   call("demo__fail", {}, "c2"), {"text": "done"})
+    code, _out, err = run(mode="smart_approve")
+    assert code == 0, err
+    pairs = stored_pairs()
+    assert (pairs[0][1].output, pairs[0][1].is_error) == ("trusted", False)
+    assert pairs[1][1].is_error and "needs approval" in pairs[1][1].output  # not read-only
+
+
+def test_a_server_that_fails_to_start_is_one_line_and_the_run_goes_on(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(work)
+    fake_model.add({"text": "answered without tools"})
+    code, out, err = run(demo_spec("--behaviour", "exit_at_start"))
+    assert code == 0 and "answered without tools" in out
+    assert "exited with code 3" in err and "DEMO_CONFIG is not set" in err
+    assert FAKE_MODEL
+
+
+def test_sessions_show_names_each_calls_extension(fake_model: FakeServer, work: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from cli_support import cli
+
+    monkeypatch.chdir(work)
+    fake_model.add(call("demo__echo", {"text": "x"}, "c1"), {"text": "ok"})
+    assert run(demo_spec())[0] == 0
+    capsys.readouterr()
+    out, _err = cli(capsys, "sessions", "show", stored_session_id())
+    assert "`demo__echo` (extension demo)" in out
+
+
+def stored_session_id() -> str:
+    store = SessionStore(load_settings().data_dir)
+    try:
+        return store.list_sessions()[0].id
+    finally:
+        store.close()
+
+
+def test_sigterm_during_a_call_leaves_no_server_alive(fake_model: FakeServer, work: Path,
+                                                      tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from extension_support import group_alive
+
+    fake_model.add(call("demo__hang", {}, "c1"), {"text": "never"})
+    pid_file = tmp_path / "server.pid"
+    spec = f"DEMO_PID_FILE={pid_file} " + demo_spec("--behaviour", "ignore_term")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen([sys.executable, "-m", "goosectx", "run", "-t", "hang",
+                             "--mode", "auto", "--with-extension", spec], cwd=work, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        while len(fake_model.requests) < 1 or not pid_file.exists():
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.1)
+        time.sleep(0.5)  # the call is in flight
+        server_pid = int(pid_file.read_text())
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0
+    deadline = time.monotonic() + 5
+    while group_alive(server_pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not group_alive(server_pid)
+
+
+def test_a_value_given_to_a_server_is_redacted_from_stored_output(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(work)
+    fake_model.add(call("demo__echo", {"text": "key=pa55word-for-demo"}, "c1"), {"text": "ok"})
+    code, _out, err = run("DEMO_PASS=pa55word-for-demo " + demo_spec())
+    assert code == 0, err
+    [(_request, response)] = stored_pairs()
+    assert response.output == "key=[REDACTED]"
+
+
+def test_resume_starts_the_sessions_extensions_again(fake_model: FakeServer, work: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(work)
+    fake_model.add({"text": "first"}, call("demo__echo", {"text": "again"}, "c2"),
+                   {"text": "second"})
+    assert run(demo_spec(), "SECRET_THING=value-123456 " + demo_spec("--name", "x"))[0] == 0
+    store = SessionStore(load_settings().data_dir)
+    try:
+        session_id = store.list_sessions()[0].id
+        records = store.load_extensions(session_id)
+    finally:
+        store.close()
+    assert [r["name"] for r in records] == ["demo", "demo_2"]
+    assert "value-123456" not in json.dumps(records) and records[1]["env_names"] == [
+        "SECRET_THING"]
+    out, err = io.StringIO(), io.StringIO()
+    code = run_task(load_settings(), text="again", input_file=None, name=None,
+                    resume=session_id, continue_=False, max_turns=None, output_format="text",
+                    mode="auto", model=None, stdin=io.StringIO(""), stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    assert "extension demo (added with a flag last time) started again" in err.getvalue()
+    assert "extension demo_2 was added with a flag and needs its settings again" in \
+        err.getvalue()
+    assert [s.output for _r, s in stored_pairs()] == ["again"]
+
+
+def test_hostile_server_text_never_reaches_the_terminal_raw(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from cli_support import cli
+
+    monkeypatch.chdir(work)
+    fake_model.add(call("demo__hostile", {}, "c1"), {"text": "done"})
+    code, out, err = run(demo_spec())
+    assert code == 0, err
+    capsys.readouterr()
+    listed, listed_err = cli(capsys, "extensions", "list", "--with-extension",
+                             demo_spec("--behaviour", "exit_at_start"), code=1)
+    for text in (out, err, listed, listed_err):
+        assert "\x1b" not in text and "\u202e" not in text
+    assert "exited with code 3" in listed + listed_err
