@@ -9,6 +9,7 @@ the last three, the token counts made since are stored with their messages (one 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from goosectx.events import (
     Event,
@@ -17,7 +18,7 @@ from goosectx.events import (
     ToolPairsSummarized,
     UsageUpdated,
 )
-from goosectx.session import Session, SessionState, TokenCount
+from goosectx.session import Session, TokenCount
 from goosectx.store import SessionStore
 
 
@@ -26,7 +27,8 @@ class SessionRecorder:
 
     Args:
         store: The session store.
-        session: The in-memory session the core works on; only its id and state are read.
+        session: The in-memory session the core works on; only its id and state are read
+            (the state is stored with every usage row and history replacement).
     """
 
     def __init__(self, store: SessionStore, session: Session) -> None:
@@ -53,7 +55,8 @@ class SessionRecorder:
             self.store.append_message(sid, event.message)
         elif isinstance(event, UsageUpdated):
             self.store.add_usage(
-                sid, event.call, current_tokens=event.current_tokens, is_estimate=event.is_estimate
+                sid, event.call, current_tokens=event.current_tokens, is_estimate=event.is_estimate,
+                state=self.session.state,
             )
         elif isinstance(event, HistoryReplaced):
             self.store.replace_history(
@@ -62,7 +65,8 @@ class SessionRecorder:
                 ledger_entry=event.call,
                 current_tokens=event.tokens_after,
                 current_is_estimate=True,
-                state=SessionState(auto_compaction_paused=event.auto_compaction_paused),
+                state=replace(self.session.state,
+                              auto_compaction_paused=event.auto_compaction_paused),
             )
         elif isinstance(event, ToolPairsSummarized):
             self.store.replace_history(sid, event.conversation, ledger_entry=event.call)

@@ -30,23 +30,54 @@ def new_session_id(now: datetime | None = None) -> str:
 
 @dataclass(slots=True)
 class SessionState:
-    """Per-session state that survives a restart.
+    """Per-session state that survives a restart (stored as the session's ``state_json``).
 
     Attributes:
-        auto_compaction_paused: Set when a compaction saved under 10 % (no compaction loops);
+        auto_compaction_paused: Set when the provider's next report showed a compaction did
+            not work (docs/architecture.md §5, "Judged by the next report"), or by an undo;
             lifted by a manual compaction or ``/clear``.
+        judge_input_tokens: The provider-reported input that triggered the last automatic
+            compaction, until the next report judges it; ``None`` when nothing is pending.
+        growth_base_tokens: ``current`` after the last automatic compaction (then the first
+            report after it): the growth guard measures from here; ``None`` when none ran.
+        compaction_failures: Consecutive failed compaction attempts (3 → extractive only).
+        calibration: Per model, the newest ratios of provider-reported input ÷ our estimate
+            of the same request (the running median is applied to every estimate).
     """
 
     auto_compaction_paused: bool = False
+    judge_input_tokens: int | None = None
+    growth_base_tokens: int | None = None
+    compaction_failures: int = 0
+    calibration: dict[str, list[float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
-        return {"auto_compaction_paused": self.auto_compaction_paused}
+        return {"auto_compaction_paused": self.auto_compaction_paused,
+                "judge_input_tokens": self.judge_input_tokens,
+                "growth_base_tokens": self.growth_base_tokens,
+                "compaction_failures": self.compaction_failures,
+                "calibration": {k: list(v) for k, v in self.calibration.items()}}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SessionState:
-        """Inverse of :meth:`to_dict`; unknown keys are ignored."""
-        return cls(auto_compaction_paused=bool(data.get("auto_compaction_paused", False)))
+        """Inverse of :meth:`to_dict`; unknown keys and malformed values are ignored."""
+        def opt_int(key: str) -> int | None:
+            value = data.get(key)
+            return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+        raw = data.get("calibration")
+        calibration: dict[str, list[float]] = {}
+        if isinstance(raw, dict):
+            for model, ratios in raw.items():
+                if isinstance(model, str) and isinstance(ratios, list):
+                    calibration[model] = [float(r) for r in ratios
+                                          if isinstance(r, int | float) and r > 0]
+        return cls(auto_compaction_paused=bool(data.get("auto_compaction_paused", False)),
+                   judge_input_tokens=opt_int("judge_input_tokens"),
+                   growth_base_tokens=opt_int("growth_base_tokens"),
+                   compaction_failures=opt_int("compaction_failures") or 0,
+                   calibration=calibration)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,8 @@ A reply is a dict (JSON-able, so a script can live in a file):
 * ``tool_calls``: ``[{"name": str, "arguments": dict | str, "id": str?}]``; a ``str``
   argument is sent verbatim (to script malformed JSON).
 * ``usage``: ``{"prompt_tokens": int, "completion_tokens": int, ...}``, ``"auto"`` (the
-  default: a characters ÷ 4 estimate) or ``None`` (no usage reported).
+  default: a characters ÷ 4 estimate), ``{"input_scale": float}`` (the auto estimate with the
+  input scaled: a provider whose tokenizer counts more) or ``None`` (no usage reported).
 * ``chunk_delay_s``: pause before each streamed chunk (slow streams); ``delay_s``: pause
   before the response headers (client timeouts).
 * ``error``: a canned HTTP error — ``context_length`` (OpenAI's 400), ``llama_context``
@@ -291,9 +292,12 @@ def _tool_calls(reply: Reply) -> list[dict[str, Any]]:
 
 def _usage(body: dict[str, Any], reply: Reply, calls: list[dict[str, Any]]) -> Any:
     usage = reply.get("usage", "auto")
-    if usage != "auto":
+    scale = 1.0
+    if isinstance(usage, dict) and "input_scale" in usage:
+        scale = float(usage["input_scale"])
+    elif usage != "auto":
         return usage
-    prompt = _estimate_tokens([body.get("messages"), body.get("tools")])
+    prompt = round(scale * _estimate_tokens([body.get("messages"), body.get("tools")]))
     completion = _estimate_tokens([reply.get("text", ""), reply.get("reasoning", ""), calls])
     return {"prompt_tokens": prompt, "completion_tokens": completion,
             "total_tokens": prompt + completion}

@@ -7,14 +7,14 @@ INTERFACE the compaction issues extend (the working set, and judging a compactio
 provider's next report):
 
 * :func:`decide_auto` (figures and guard state) → a :class:`Decision`: compact now or not,
-  and why. The guard ("not twice without a successful model call") and the trigger
-  (``current / limit > threshold``) live here; a growth guard or a calibrated ``current`` is a
-  new input to it, not a new check in the manager.
+  and why. The guard (not twice without a successful model call AND growth of 10 % of the
+  limit since the last automatic compaction) and the trigger (calibrated
+  ``current / limit > threshold``) live here.
 * :func:`reactive_refusal` → the ``ContextLengthExceeded`` that stops a turn instead of one
   more reactive compaction, or ``None`` (at most :data:`MAX_REACTIVE_PER_TURN` a turn).
-* :func:`judge` (a finished compaction's figures) → whether auto-compaction now pauses, and
-  :func:`pause_notice` for the notice. Today the judgement is the estimate-based saving; a
-  judgement by the next provider report replaces this function's rule.
+* :func:`ineffective` (the figure that triggered an automatic compaction and the provider's
+  next reported input) → whether auto-compaction now pauses, and :func:`pause_notice` for the
+  notice. The growth guard is ``growth_base_tokens`` of :func:`decide_auto`.
 * :func:`tool_call_cutoff`: when tool-pair summarisation runs.
 """
 
@@ -24,10 +24,13 @@ from dataclasses import dataclass
 
 from goosectx.config import DEFAULT_THRESHOLD_RATIO, Settings
 from goosectx.errors import ContextLengthExceeded
-from goosectx.events import CompactionTrigger
 
 MIN_SAVING_RATIO = 0.10
-"""A compaction that shrinks ``current`` by less than this pauses auto-compaction."""
+"""A compaction whose next reported input is not this much lower pauses auto-compaction."""
+MIN_GROWTH_RATIO = 0.10
+"""Growth (share of the limit) needed since the last automatic compaction before another."""
+MAX_FAILED_ATTEMPTS = 3
+"""Consecutive failed compaction attempts after which compaction is extractive only."""
 MAX_REACTIVE_PER_TURN = 2
 """Reactive compactions allowed in one turn before the turn stops."""
 TOOL_PAIR_BATCH = 10
@@ -66,6 +69,7 @@ def auto_compaction_due(current_tokens: int, context_limit_tokens: int,
 def decide_auto(
     *, enabled: bool, paused: bool, compacted_since_call: bool, last_role: str | None,
     current_tokens: int, context_limit_tokens: int, threshold_ratio: float,
+    growth_base_tokens: int | None = None,
 ) -> Decision:
     """The auto-compaction decision before a model call (docs/architecture.md §5, step 1).
 
@@ -76,9 +80,11 @@ def decide_auto(
         compacted_since_call: A compaction ran since the last successful model call.
         last_role: Role of the newest agent-visible message (``None`` when there is none);
             compaction only runs after a user or tool message (role ``user``).
-        current_tokens: ``current``: the reported size plus estimates since.
+        current_tokens: ``current`` (calibrated): the reported size plus estimates since.
         context_limit_tokens: The main model's context limit.
         threshold_ratio: The configured threshold.
+        growth_base_tokens: ``current`` after the last automatic compaction (``None``: none
+            ran): the growth guard wants :data:`MIN_GROWTH_RATIO` of the limit above it.
     """
     if not enabled:
         return Decision(False, "disabled")
@@ -90,6 +96,9 @@ def decide_auto(
         return Decision(False, "not_after_input")
     if not auto_compaction_due(current_tokens, context_limit_tokens, threshold_ratio):
         return Decision(False, "under_threshold")
+    if (growth_base_tokens is not None
+            and current_tokens - growth_base_tokens < MIN_GROWTH_RATIO * context_limit_tokens):
+        return Decision(False, "no_growth")
     return Decision(True, "over_threshold")
 
 
@@ -107,29 +116,39 @@ def reactive_refusal(*, manages_own_context: bool,
     return None
 
 
-def saved_too_little(tokens_before: int, tokens_after: int) -> bool:
-    """True when a compaction shrank the context by less than :data:`MIN_SAVING_RATIO`."""
-    return tokens_after > tokens_before * (1.0 - MIN_SAVING_RATIO)
+def ineffective(trigger_tokens: int, reported_input_tokens: int, context_limit_tokens: int,
+                threshold_ratio: float) -> bool:
+    """True when the provider's next report shows an automatic compaction did not work.
 
-
-def judge(trigger: CompactionTrigger, tokens_before: int, tokens_after: int, *,
-          paused: bool) -> bool:
-    """True when this finished compaction newly pauses auto-compaction.
-
-    An automatic (``auto`` / ``reactive``) compaction that saved too little pauses it, unless
-    it is paused already. Manual compaction never pauses (it lifts the pause elsewhere).
+    It did not when the reported input is not at least :data:`MIN_SAVING_RATIO` below the
+    figure that triggered the compaction, or is still over the threshold.
     """
-    return (trigger in ("auto", "reactive") and saved_too_little(tokens_before, tokens_after)
-            and not paused)
+    if reported_input_tokens > trigger_tokens * (1.0 - MIN_SAVING_RATIO):
+        return True
+    return auto_compaction_due(reported_input_tokens, context_limit_tokens, threshold_ratio)
 
 
-def pause_notice(tokens_before: int, tokens_after: int) -> str:
-    """The inline notice shown when :func:`judge` paused auto-compaction."""
-    saved_pct = max(0, round(100 * (tokens_before - tokens_after) / tokens_before)) \
-        if tokens_before else 0
-    return (f"Auto-compaction is paused for this session: the last compaction saved only "
-            f"{saved_pct}% ({tokens_before:,} → {tokens_after:,} tokens). /compact compacts by "
-            "hand and lifts the pause; /clear starts the model afresh.")
+def pause_notice(trigger_tokens: int, reported_input_tokens: int,
+                 context_limit_tokens: int) -> str:
+    """The notice shown when the next report paused auto-compaction (no compaction loops)."""
+    if reported_input_tokens >= trigger_tokens:
+        change = f"grew from {trigger_tokens:,} to {reported_input_tokens:,} tokens"
+    else:
+        saved_pct = round(100 * (trigger_tokens - reported_input_tokens) / trigger_tokens)
+        change = (f"went from {trigger_tokens:,} to only {reported_input_tokens:,} tokens "
+                  f"({saved_pct}% less)")
+    pct = round(100 * reported_input_tokens / context_limit_tokens) if context_limit_tokens else 0
+    return (f"Auto-compaction is paused for this session: after the last compaction the "
+            f"provider reported the request {change}, {pct}% of the {context_limit_tokens:,}-"
+            "token limit. /compact compacts by hand and lifts the pause; /clear starts the "
+            "model afresh.")
+
+
+def failures_notice(failures: int) -> str:
+    """The notice when compaction switches to the extractive summary after failed attempts."""
+    return (f"The summary model failed {failures} compactions in a row: automatic compaction "
+            "now uses the extractive summary (no model call) until a /compact with the model "
+            "succeeds.")
 
 
 def tool_call_cutoff(settings: Settings, context_limit_tokens: int) -> int:

@@ -8,10 +8,10 @@ INTERFACE the compaction issues extend: :func:`execute` (the session, the summar
 trigger and strategy, the figures the decision used) → events: inline notices, a thinking
 notice while the summary is written, then one :class:`~goosectx.events.HistoryReplaced`
 carrying the new conversation, tokens before/after, cost, strategy and ledger entry, then any
-notice about what the layout cut or the pause :func:`goosectx.compaction.decide.judge`
-decided. A cancel yields a notice and changes nothing; a failed summary call raises (or, with
-``fallback_extractive``, is replaced by the extractive summary in the same step). Merging
-facts into the summary and an extractive fallback in auto mode extend this function.
+notice about what the layout cut. The provider's next report judges the compaction (the
+manager, with :func:`goosectx.compaction.decide.ineffective`). A cancel yields a notice and
+changes nothing; a failed summary call raises (or, with ``fallback_extractive`` — auto and
+reactive — is replaced by the extractive summary in the same step).
 :func:`plan` says what :func:`execute` would do without calling a model (``--dry-run``).
 """
 
@@ -21,7 +21,6 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from goosectx.compaction.decide import judge, pause_notice
 from goosectx.compaction.facts import merge_facts
 from goosectx.compaction.layout import (
     Budget,
@@ -54,6 +53,7 @@ from goosectx.events import (
 from goosectx.providers.base import Provider
 from goosectx.session import Session
 from goosectx.tokens import TokenCounter
+from goosectx.usage import LedgerEntry
 
 DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
 """Budget of an extractive summary when the caller names none (``--max-summary-tokens``)."""
@@ -134,6 +134,7 @@ def execute(
     instructions: str | None = None,
     fallback_extractive: bool = False, cancel: threading.Event | None = None,
     budget: Budget | None = None,
+    attempt_failed: Callable[[], None] | None = None,
 ) -> Iterator[Event]:
     """Summarise and rewrite the history; on a cancel, a notice and no change at all.
 
@@ -150,10 +151,13 @@ def execute(
         reestimate: Forgets the last provider report and returns the estimate of the next
             request (called once the new history is in place).
         instructions: Extra instructions for the summary prompt.
-        fallback_extractive: Use the extractive summary when the summary call fails.
+        fallback_extractive: Use the extractive summary when the summary call fails (auto and
+            reactive compaction); a failed call that reported usage is billed once.
         cancel: Set it to stop: the history is left untouched and a notice says so.
         budget: The layout budget (docs/architecture.md §5); ``None`` = the rule at
             threshold 0.8 with no prefix.
+        attempt_failed: Called when the model's summary failed or was unusable and the
+            extractive summary stands in (the failure breaker counts it).
 
     Raises:
         CompactionFailed: nothing to compact, or the summary request cannot be made to fit.
@@ -176,33 +180,40 @@ def execute(
     limit = context_limit_tokens if trigger == "auto" else 0
     yield Notification("inline", intro_text(trigger, before, limit))
     summary: SummaryResult | None = None
+    billed: list[LedgerEntry] = []
     if strategy == "llm":
         yield Notification("thinking", summarising_text(len(messages), "message"))
         try:
             summary = yield from model_summary(
                 summarisers, messages, instructions, counter_for, cancel=cancel,
-                max_output_tokens=budget.summary_max_tokens, result_chars=budget.result_chars)
+                max_output_tokens=budget.summary_max_tokens, result_chars=budget.result_chars,
+                billed=billed)
         except SummaryCancelled:
             yield Notification("inline", cancelled_text(trigger))
             return
         except (ProviderError, CompactionFailed) as exc:
             if not fallback_extractive:
                 raise
-            yield Notification("inline", f"The summary call failed ({exc.one_line()}); "
+            if attempt_failed is not None:
+                attempt_failed()
+            yield Notification("inline", f"The summary call failed: {exc.one_line()} — "
                                          "using an extractive summary instead.")
             strategy = "extractive"
     if summary is None:
         from goosectx.compaction.extractive import extractive_summary
 
+        # A failed call that still reported usage is billed once, with this compaction.
         summary = SummaryResult(render_markdown(extractive_summary(
             messages, max_tokens=extractive_budget(max_summary_tokens, context_limit_tokens),
-            counter=counter)), None, None)
+            counter=counter)), _merged(billed), None)
     elif not summary.parsed and len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS:
         # A tiny unparsable reply (a small base model echoing template tokens) is kept as
         # it is, with an extractive summary beneath it so the model keeps the thread.
         from goosectx.compaction.extractive import extractive_summary
 
         words = len(summary.text.split())
+        if attempt_failed is not None:
+            attempt_failed()
         yield Notification("inline", (
             f"The model's summary did not follow the requested format and is only {words} "
             f"word{'' if words == 1 else 's'}; an extractive summary of the transcript was "
@@ -214,7 +225,7 @@ def execute(
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))
         return
-    if summary.call is not None:  # a model summary: add the facts it lacks
+    if summary.rung is not None:  # a model summary: add the facts it lacks
         summary = replace(summary, text=merge_facts(summary.text, messages, counter=counter,
                                                     max_tokens=budget.facts_tokens))
 
@@ -229,9 +240,6 @@ def execute(
     if summary.call is not None:
         session.ledger.entries.append(summary.call)
     state = session.state
-    newly_paused = judge(trigger, before, after, paused=state.auto_compaction_paused)
-    if newly_paused:
-        state.auto_compaction_paused = True
     if trigger == "manual":
         state.auto_compaction_paused = False
     yield HistoryReplaced(Conversation(list(new)), trigger, before, after, cost, strategy,
@@ -239,8 +247,16 @@ def execute(
     elided = elided_notice(new, cid)
     if elided is not None:
         yield Notification("inline", elided)
-    if newly_paused:
-        yield Notification("inline", pause_notice(before, after))
+
+
+def _merged(entries: Sequence[LedgerEntry]) -> LedgerEntry | None:
+    """The failed summary calls of one attempt as one ledger entry (``None`` for none)."""
+    if not entries:
+        return None
+    total = entries[0].usage
+    for entry in entries[1:]:
+        total = total + entry.usage
+    return replace(entries[0], usage=total)
 
 
 def _is_set(cancel: threading.Event | None) -> bool:

@@ -11,14 +11,11 @@ The agent loop calls, per turn: :meth:`ContextManager.start_turn`; before every 
 summarisation); on ``ContextLengthExceeded`` :meth:`~ContextManager.on_context_exceeded`
 and then the same step again. Design after goose 1.45's context management.
 
-This module keeps the figures (``current``, the last provider report and what it covered, the
-per-model counters) and the hooks; the pipeline itself is three modules
-(docs/architecture.md §5): :mod:`~goosectx.compaction.decide` (trigger, guards, pause),
-:mod:`~goosectx.compaction.layout` (what the model keeps) and
-:mod:`~goosectx.compaction.execute` (summary call, write-back, events).
-
-Every hook that may call a summariser takes an optional ``cancel`` event: once it is set the
-call stops, the history is left as it was and an inline notice says so.
+This module keeps the figures (``current``, the last report, the counters) and the hooks; the
+pipeline is :mod:`~goosectx.compaction.decide` (+ :mod:`~goosectx.compaction.guard`,
+:mod:`~goosectx.compaction.calibration`), :mod:`~goosectx.compaction.layout` and
+:mod:`~goosectx.compaction.execute` (docs/architecture.md §5). Every hook that may call a
+summariser takes an optional ``cancel`` event: once set, the history is left as it was.
 """
 
 from __future__ import annotations
@@ -27,6 +24,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from goosectx.compaction import calibration
 from goosectx.compaction.decide import (
     LARGER_MODEL_HINT,
     decide_auto,
@@ -39,6 +37,7 @@ from goosectx.compaction.execute import (
     extractive_budget,
     plan,
 )
+from goosectx.compaction.guard import CompactionGuard
 from goosectx.compaction.layout import Budget, cleared_messages, settings_budget
 from goosectx.compaction.summarize import SummaryCancelled, summarising_text, tool_pair_notes
 from goosectx.compaction.toolpairs import apply_notes, select_pairs
@@ -105,7 +104,8 @@ class ContextManager:
                                     stored=session.token_counts)
         self._counters: dict[str | None, TokenCounter] = {self.counter.model: self.counter}
         self._reactive_this_turn = 0
-        self._compacted_since_call = False
+        self.guard = CompactionGuard(session.state)
+        self._call_estimate: int | None = None
         self._reported_tokens: int | None = None
         self._covered_ids: set[str] = set()
         ledger = session.ledger
@@ -120,6 +120,11 @@ class ContextManager:
         """Switch the main model (``/model``); its limit applies to the next call."""
         self.provider = provider
         self.counter = self._counter_for(provider.model if provider else None)
+
+    def estimate_ratio(self) -> float:
+        """The main model's calibration ratio: every estimate is multiplied by it (1.0 = none)."""
+        model = self.provider.model if self.provider else self.session.model
+        return calibration.ratio(self.session.state, model)
 
     def _counter_for(self, model: str | None) -> TokenCounter:
         if model not in self._counters:
@@ -145,29 +150,24 @@ class ContextManager:
         return self.provider.context_limit()
 
     def current_tokens(self, request: RequestContext) -> tuple[int, bool]:
-        """``current`` (docs/architecture.md §5), the figure both the trigger and displays use.
+        """(``current``, is_estimate) (docs/architecture.md §5): the trigger's and displays' figure.
 
-        Returns:
-            (tokens, is_estimate): the provider-reported size of the last request (input +
-            output) plus the estimate of agent-visible messages added since; with no report
-            (new session, after a compaction or ``/clear``) the estimate of the whole next
-            request. ``is_estimate`` is True when any part is estimated.
+        The last report (input + output) plus the calibrated estimate of messages added since;
+        with no report, the calibrated estimate of the whole next request.
         """
+        ratio = self.estimate_ratio()
         if self._reported_tokens is None:
-            return self.breakdown(request).total, True
+            return calibration.apply(self.breakdown(request).total, ratio), True
         added = [m for m in self.session.conversation.agent_messages()
                  if m.id not in self._covered_ids]
-        return self._reported_tokens + self.counter.count_messages(added), bool(added)
+        return (self._reported_tokens
+                + calibration.apply(self.counter.count_messages(added), ratio), bool(added))
 
     def breakdown(self, request: RequestContext) -> ContextBreakdown:
         """Token estimate of the next full request by category (for ``/context``)."""
         return self.counter.breakdown(
             system_prompt=request.system_prompt, project_instructions=request.project_instructions,
             tool_schemas=request.tool_schemas, messages=self.session.conversation.agent_messages())
-
-    def estimate_ratio(self) -> float:
-        """The calibration ratio every token estimate is multiplied by (1.0 = uncalibrated)."""
-        return 1.0
 
     def layout_budget(self, request: RequestContext) -> Budget:
         """The one budget rule for the next compaction (docs/architecture.md §5)."""
@@ -179,7 +179,7 @@ class ContextManager:
         """Forget the last report; ``current`` becomes the estimate of the next request."""
         self._reported_tokens = None
         self._covered_ids = set()
-        tokens = self.breakdown(request).total
+        tokens = calibration.apply(self.breakdown(request).total, self.estimate_ratio())
         self.session.ledger.current_tokens = tokens
         self.session.ledger.current_is_estimate = True
         return tokens
@@ -195,17 +195,14 @@ class ContextManager:
         """Record a finished model call (call AFTER its reply message was appended).
 
         Adds a ledger entry (usage unknown → zero tokens, cost ``None``); for a reply, sets
-        ``current`` to the reported input + output (or the estimate when nothing was
-        reported), notes which messages that report covers, and re-arms auto-compaction.
-
-        Returns:
-            The :class:`UsageUpdated` event to yield (the recorder stores the entry).
+        ``current`` to the reported input + output (or the estimate), notes what the report
+        covers, calibrates, judges a pending compaction and re-arms the guard. Returns the
+        :class:`UsageUpdated` event to yield (the recorder stores the entry and the state).
         """
         entry = LedgerEntry(usage or Usage(), model, purpose)
         ledger = self.session.ledger
         ledger.entries.append(entry)
         if purpose == "reply":
-            self._compacted_since_call = False
             if usage is not None and usage.total_tokens:
                 self._reported_tokens = usage.input_tokens + usage.output_tokens
                 self._covered_ids = {m.id for m in self.session.conversation.agent_messages()}
@@ -213,6 +210,11 @@ class ContextManager:
                 ledger.current_is_estimate = False
             else:
                 self._set_estimate(request)
+            key = self.provider.model if self.provider else model
+            self.guard.on_reply(usage, model=key, estimate_tokens=self._call_estimate,
+                                current_tokens=ledger.current_tokens,
+                                context_limit_tokens=self.context_limit().tokens,
+                                threshold_ratio=self.settings.threshold_ratio)
         return UsageUpdated(
             entry, ledger.current_tokens, ledger.accumulated(),
             self.context_limit().tokens, ledger.current_is_estimate,
@@ -222,53 +224,59 @@ class ContextManager:
                     cancel: threading.Event | None = None) -> Iterator[Event]:
         """Auto-compaction check before every model call (turn start and between tool calls).
 
-        Compacts when :func:`~goosectx.compaction.decide.decide_auto` says so. A failed or
-        cancelled compaction leaves the history untouched and yields an inline notice.
+        Compacts when :func:`~goosectx.compaction.decide.decide_auto` says so (calibrated
+        ``current``, growth guard, pause). A failed summary call falls back to the extractive
+        summary; a cancel leaves the history untouched. Notes the raw request estimate.
         """
         if _is_set(cancel):
             return
+        yield from self._guard_notices()
         agent = self.session.conversation.agent_messages()
         current, _ = self.current_tokens(request)
         decision = decide_auto(
             enabled=(self.provider is not None and not self.manages_own_context
                      and self.settings.auto_compaction_enabled),
             paused=self.session.state.auto_compaction_paused,
-            compacted_since_call=self._compacted_since_call,
+            compacted_since_call=self.guard.compacted_since_call,
             last_role=agent[-1].role if agent else None, current_tokens=current,
             context_limit_tokens=self.context_limit().tokens,
-            threshold_ratio=self.settings.threshold_ratio)
-        if not decision.compact:
-            return
-        try:
-            yield from self._compact(request, trigger="auto", strategy="llm", cancel=cancel)
-        except (ProviderError, CompactionFailed) as exc:
-            self._compacted_since_call = True
-            yield Notification("inline", f"Auto-compaction failed: {exc.one_line()} — the "
-                                         "history is unchanged.")
+            threshold_ratio=self.settings.threshold_ratio,
+            growth_base_tokens=self.session.state.growth_base_tokens)
+        if decision.compact:
+            try:
+                yield from self._compact(request, trigger="auto",
+                                         strategy=self.guard.strategy("llm"),
+                                         fallback_extractive=True, cancel=cancel)
+            except (ProviderError, CompactionFailed) as exc:
+                self.guard.on_failed(counts=not exc.message.startswith("nothing to compact"))
+                yield Notification("inline", f"Auto-compaction failed: {exc.one_line()} — the "
+                                             "history is unchanged.")
+            yield from self._guard_notices()
+        self._call_estimate = self.breakdown(request).total
+
+    def _guard_notices(self) -> Iterator[Event]:
+        yield from (Notification("inline", text) for text in self.guard.take_notices())
 
     def on_context_exceeded(self, request: RequestContext, *,
                             cancel: threading.Event | None = None) -> Iterator[Event]:
         """Reactive compaction after ``ContextLengthExceeded``; the caller then retries.
 
-        At most 2 per turn. When the summary call fails, the extractive summary takes its
-        place (with an inline notice). When ``cancel`` is set the history is left untouched
-        (an inline notice says so) and the caller's retry should end the turn instead.
-
-        Raises:
-            ContextLengthExceeded: a third time in one turn, or for a model that manages its
-                own context, or when nothing is left to compact — with a hint to use a larger
-                model or a new session.
+        At most 2 per turn; a failed summary call falls back to the extractive summary (a
+        notice); ``cancel`` set: history untouched, the caller's retry ends the turn. Raises
+        ``ContextLengthExceeded`` (with a larger-model hint) a third time in a turn, for a
+        model that manages its own context, or when nothing is left to compact.
         """
         refusal = reactive_refusal(manages_own_context=self.manages_own_context,
                                    reactive_this_turn=self._reactive_this_turn)
         if refusal is not None:
             raise refusal
         self._reactive_this_turn += 1
-        strategy: CompactionStrategy = "llm" if self.provider is not None else "extractive"
+        strategy = self.guard.strategy("llm" if self.provider is not None else "extractive")
         try:
             yield from self._compact(request, trigger="reactive", strategy=strategy,
                                      fallback_extractive=True, cancel=cancel)
         except CompactionFailed as exc:
+            self.guard.on_failed()
             raise ContextLengthExceeded(f"the request does not fit the context window and "
                                         f"compaction failed: {exc.message}",
                                         LARGER_MODEL_HINT) from None
@@ -284,6 +292,7 @@ class ContextManager:
         entry (purpose ``tool_pairs``). When ``cancel`` is set before or during the call,
         nothing changes (the pairs are condensed after a later call).
         """
+        yield from self._guard_notices()
         if (self.provider is None or self.manages_own_context
                 or not self.settings.tool_pair_summarization or _is_set(cancel)):
             return
@@ -316,19 +325,10 @@ class ContextManager:
     ) -> Iterator[Event]:
         """Compact now (``/compact``, ``goosectx compact``): the function auto compaction uses.
 
-        Args:
-            request: The fixed part of the next request (for the token figures).
-            trigger: ``manual`` (default), ``auto`` or ``reactive``.
-            instructions: Extra instructions added to the summary prompt.
-            strategy: ``llm`` or ``extractive`` (no model; also used, with a notice, when no
-                model is configured).
-            max_summary_tokens: Budget of an extractive summary (default 4,000, ≤ ¼ window).
-            cancel: Set it to stop (Ctrl-C): the history is left untouched and the last event
-                is the notice "Compaction cancelled; nothing changed.".
-
-        Yields:
-            ``Notification`` (inline), ``Notification`` (thinking) while the summary is
-            written, then ``HistoryReplaced``. A manual compaction lifts the auto pause.
+        ``strategy``: ``llm`` or ``extractive`` (also without a model, with a notice);
+        ``max_summary_tokens``: extractive budget; ``cancel`` (Ctrl-C): history untouched, a
+        notice. Yields notices, then ``HistoryReplaced``. Lifts the auto pause (and, with the
+        model, the failure breaker).
 
         Raises:
             CompactionFailed: the model manages its own context, nothing to compact, or the
@@ -379,14 +379,11 @@ class ContextManager:
         max_summary_tokens: int | None = None, fallback_extractive: bool = False,
         cancel: threading.Event | None = None,
     ) -> Iterator[Event]:
-        """Run :func:`~goosectx.compaction.execute.execute` with this manager's figures.
-
-        Marks "compacted since the last call" (the guard) as the ``HistoryReplaced`` event
-        passes, before the notices that follow it.
-        """
+        """Run :func:`~goosectx.compaction.execute.execute`; the guard sees ``HistoryReplaced``."""
         def measure() -> tuple[int, int]:
             return self.current_tokens(request)[0], self.context_limit().tokens
 
+        failed: list[bool] = []
         for event in execute(
             self.session, self._summarisers(), trigger=trigger, strategy=strategy,
             measure=measure, counter=self.counter, counter_for=self._counter_for,
@@ -394,10 +391,14 @@ class ContextManager:
             reestimate=lambda: self._set_estimate(request), instructions=instructions,
             fallback_extractive=fallback_extractive, cancel=cancel,
             budget=self.layout_budget(request),
+            attempt_failed=lambda: failed.append(True),
         ):
             if isinstance(event, HistoryReplaced):
-                self._compacted_since_call = True
+                self.guard.on_compacted(trigger, wanted=strategy, failed=bool(failed),
+                                        tokens_before=event.tokens_before,
+                                        tokens_after=event.tokens_after)
             yield event
+        yield from self._guard_notices()
 
     def clear(self, request: RequestContext) -> Iterator[Event]:
         """``/clear``: hide the whole history from the model, reset ``current``, lift pause.
@@ -410,8 +411,7 @@ class ContextManager:
         conversation.messages = cleared_messages(
             conversation, notice="Context cleared: the model no longer sees the messages above.")
         after = self._set_estimate(request)
-        self.session.state.auto_compaction_paused = False
-        self._compacted_since_call = False
+        self.guard.on_clear()
         yield HistoryReplaced(Conversation(list(conversation.messages)), "clear", before, after,
                               None, "none", None, False)
 

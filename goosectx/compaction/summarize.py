@@ -76,7 +76,7 @@ class SummaryResult:
 def summary_from(provider: Provider, messages: Sequence[Message], instructions: str | None,
                  counter: TokenCounter, *, cancel: threading.Event | None = None,
                  max_output_tokens: int | None = None, result_chars: int | None = 2_000,
-                 ) -> SummaryResult:
+                 billed: list[LedgerEntry] | None = None) -> SummaryResult:
     """Write the summary with one model, stepping down the ladder on a context error.
 
     Raises:
@@ -102,11 +102,13 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
             continue
         _stop_if_cancelled(cancel)
         text = response.message.text.strip()
-        if not text:
-            raise MalformedModelReply(f"{provider.model} returned an empty summary")
-        parsed = parse_summary(text)
         entry = LedgerEntry(response.usage or Usage(), response.model or provider.model,
                             "compaction")
+        if not text:
+            if billed is not None and response.usage is not None:
+                billed.append(entry)
+            raise MalformedModelReply(f"{provider.model} returned an empty summary")
+        parsed = parse_summary(text)
         return SummaryResult(render_markdown(parsed) if parsed else text, entry, candidate.rung,
                              parsed is not None)
     why = (f"{provider.model} rejected {rejected} ever smaller summary requests" if rejected
@@ -120,12 +122,13 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
 def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
                   instructions: str | None, counter_for: CounterFor, *,
                   cancel: threading.Event | None = None, max_output_tokens: int | None = None,
-                  result_chars: int | None = 2_000,
+                  result_chars: int | None = 2_000, billed: list[LedgerEntry] | None = None,
                   ) -> Generator[Event, None, SummaryResult]:
     """Write the summary with the first summariser that succeeds.
 
     Yields an inline notice (and a new thinking notice) each time it falls back to the next
-    summariser; returns the :class:`SummaryResult`.
+    summariser; returns the :class:`SummaryResult`. A failed call that reported usage (an
+    empty reply) has its ledger entry appended to ``billed``.
 
     Raises:
         SummaryCancelled: ``cancel`` was set (no further summariser is tried).
@@ -139,7 +142,7 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
         try:
             return summary_from(provider, messages, instructions, counter_for(provider.model),
                                 cancel=cancel, max_output_tokens=max_output_tokens,
-                                result_chars=result_chars)
+                                result_chars=result_chars, billed=billed)
         except (ProviderError, CompactionFailed) as exc:
             if i + 1 == len(summarisers):
                 raise

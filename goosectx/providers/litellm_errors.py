@@ -92,6 +92,8 @@ def translate_error(exc: BaseException, *, model: str, where: str, key_env: str
     ):
         return AuthFailed(f"{model} rejected the API key: {text}",
                           f"check {key_env} (the key is wrong, expired or lacks access)"), None
+    if isinstance(status, int) and status >= 500:
+        return ProviderUnavailable(f"{where} answered {status}: {text}"), None
     if isinstance(exc, litellm.Timeout | litellm.APIConnectionError
                   | litellm.ServiceUnavailableError | litellm.InternalServerError) or (
         isinstance(status, int) and status >= 500
@@ -110,7 +112,8 @@ def give_up(error: ProviderError, retries: int) -> ProviderError:
                            "wait a minute and try again, or switch model with --model")
     return ProviderUnavailable(
         f"{error.message} — still after {retries} retries",
-        "check that the server is up and api_base / OPENAI_API_BASE is right, then retry",
+        "check the server's log, or that it is up and api_base / OPENAI_API_BASE is right, "
+        "then retry",
     )
 
 

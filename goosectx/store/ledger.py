@@ -5,7 +5,8 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime
 
-from goosectx.store.database import StoreDatabase, now
+from goosectx.session import SessionState
+from goosectx.store.database import StoreDatabase, dumps, now
 from goosectx.usage import LedgerEntry, Usage
 
 
@@ -41,11 +42,15 @@ class LedgerStore(StoreDatabase):
     """Usage methods of :class:`goosectx.store.SessionStore`."""
 
     def add_usage(
-        self, session_id: str, entry: LedgerEntry, *, current_tokens: int, is_estimate: bool
+        self, session_id: str, entry: LedgerEntry, *, current_tokens: int, is_estimate: bool,
+        state: SessionState | None = None,
     ) -> None:
-        """Record one billed call and the new ``current`` figure (one transaction)."""
+        """Record one billed call, the new ``current`` figure and the state (one transaction)."""
         with self._transaction() as conn:
             insert_ledger(conn, session_id, entry)
+            if state is not None:
+                conn.execute("UPDATE sessions SET state_json=? WHERE id=?",
+                             (dumps(state.to_dict()), session_id))
             conn.execute(
                 "UPDATE sessions SET current_tokens=?, current_is_estimate=?, updated=?,"
                 " model=coalesce(model, ?) WHERE id=?",

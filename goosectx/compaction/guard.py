@@ -1,0 +1,104 @@
+"""The guard state of automatic compaction: judged by the next report, growth, failures.
+
+docs/architecture.md §5 ("Judged by the next report"). The rules are the pure functions of
+:mod:`goosectx.compaction.decide`; this class keeps what they need between calls — in the
+session state (stored: the pending judgement, the growth base, the failure count, the
+calibration) or in memory (a compaction since the last successful call) — and says what to
+tell the user. The context manager calls it; it never prints.
+"""
+
+from __future__ import annotations
+
+from goosectx.compaction import calibration
+from goosectx.compaction.decide import (
+    MAX_FAILED_ATTEMPTS,
+    failures_notice,
+    ineffective,
+    pause_notice,
+)
+from goosectx.events import CompactionStrategy, CompactionTrigger
+from goosectx.session import SessionState
+from goosectx.usage import Usage
+
+
+class CompactionGuard:
+    """Guard state of one session's automatic compaction.
+
+    Args:
+        state: The session state (mutated; the recorder stores it).
+    """
+
+    def __init__(self, state: SessionState) -> None:
+        self.state = state
+        self.compacted_since_call = False
+        self.notices: list[str] = []
+
+    def on_reply(self, usage: Usage | None, *, model: str, estimate_tokens: int | None,
+                 current_tokens: int, context_limit_tokens: int,
+                 threshold_ratio: float) -> None:
+        """A successful model call: calibrate, judge a pending compaction, re-arm the guard.
+
+        Args:
+            usage: The call's usage (``None`` when the provider reported none).
+            model: The model that answered (the calibration key).
+            estimate_tokens: Our raw estimate of the same request's input, if known.
+            current_tokens: The new ``current`` (the report, when there is one).
+            context_limit_tokens: The main model's limit.
+            threshold_ratio: The configured threshold.
+        """
+        self.compacted_since_call = False
+        if usage is None or not usage.input_tokens:
+            return
+        if estimate_tokens:
+            calibration.record(self.state, model, usage.input_tokens, estimate_tokens)
+        judged = self.state.judge_input_tokens
+        if judged is None:
+            return
+        self.state.judge_input_tokens = None
+        self.state.growth_base_tokens = current_tokens
+        if (ineffective(judged, usage.input_tokens, context_limit_tokens, threshold_ratio)
+                and not self.state.auto_compaction_paused):
+            self.state.auto_compaction_paused = True
+            self.notices.append(pause_notice(judged, usage.input_tokens, context_limit_tokens))
+
+    def strategy(self, wanted: CompactionStrategy) -> CompactionStrategy:
+        """The strategy of an automatic compaction: extractive after 3 failed attempts."""
+        if wanted == "llm" and self.state.compaction_failures >= MAX_FAILED_ATTEMPTS:
+            return "extractive"
+        return wanted
+
+    def on_compacted(self, trigger: CompactionTrigger, *, wanted: CompactionStrategy,
+                     failed: bool, tokens_before: int, tokens_after: int) -> None:
+        """A compaction replaced the history (``failed``: the model's summary was not used)."""
+        self.compacted_since_call = True
+        if wanted == "llm" and not failed:
+            self.state.compaction_failures = 0
+        elif wanted == "llm":
+            self.on_failed()
+        if trigger in ("auto", "reactive"):
+            self.state.judge_input_tokens = tokens_before
+            self.state.growth_base_tokens = tokens_after
+        else:
+            self.state.judge_input_tokens = None
+            self.state.growth_base_tokens = None
+
+    def on_failed(self, *, counts: bool = True) -> None:
+        """A compaction did not happen; ``counts``: a failed attempt (3 open the breaker)."""
+        self.compacted_since_call = True
+        if not counts:
+            return
+        self.state.compaction_failures += 1
+        if self.state.compaction_failures == MAX_FAILED_ATTEMPTS:
+            self.notices.append(failures_notice(MAX_FAILED_ATTEMPTS))
+
+    def on_clear(self) -> None:
+        """``/clear``: lift the pause and forget the guard figures."""
+        self.state.auto_compaction_paused = False
+        self.state.judge_input_tokens = None
+        self.state.growth_base_tokens = None
+        self.compacted_since_call = False
+
+    def take_notices(self) -> list[str]:
+        """The notices to show now (each once)."""
+        out, self.notices = self.notices, []
+        return out
