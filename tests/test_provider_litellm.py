@@ -27,9 +27,9 @@ from goosectx.errors import (
     RateLimited,
 )
 from goosectx.providers.base import ProviderResponse, TextDelta, ThinkingDelta, complete
+from goosectx.providers.litellm_credentials import PLACEHOLDER_API_KEY
 from goosectx.providers.litellm_provider import (
     MAX_RETRIES,
-    PLACEHOLDER_API_KEY,
     LiteLLMProvider,
     make_provider,
 )

@@ -29,14 +29,16 @@ from typing import Any, Literal
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.conversation import Attachment, Message, ToolResponse
 from goosectx.errors import (
-    ConfigError,
-    MissingApiKey,
     ModelNotConfigured,
     ProviderError,
     ProviderUnavailable,
     RateLimited,
 )
 from goosectx.providers.base import ContextLimit, ProviderResponse, StreamItem, ToolSchema
+from goosectx.providers.litellm_credentials import (
+    env_api_base,
+    resolve_credentials,
+)
 from goosectx.providers.litellm_errors import (
     give_up,
     is_api_error,
@@ -68,8 +70,6 @@ MAX_RETRIES = 3
 """Retries of a transient failure (so at most 4 attempts per model call)."""
 MAX_RETRY_DELAY_S = 30.0
 DEFAULT_REQUEST_TIMEOUT_S = 600.0
-PLACEHOLDER_API_KEY = "sk-goosectx-placeholder"
-"""Sent to an ``api_base`` that needs no key (local servers), since clients insist on one."""
 RETRY_BASE_DELAY_ENV = "GOOSECTX_RETRY_BASE_DELAY_S"
 """First backoff delay in seconds (default 1; doubled per retry). Tests set it small."""
 REQUEST_TIMEOUT_ENV = "GOOSECTX_REQUEST_TIMEOUT_S"
@@ -161,70 +161,15 @@ class LiteLLMProvider:
         return self._model_info().get("supports_vision") is True
 
     # -- credentials -----------------------------------------------------------------------
-    def _env_api_base(self) -> str | None:
-        prefix = self.model.split("/", 1)[0].upper() if "/" in self.model else "OPENAI"
-        for var in (f"{prefix}_API_BASE", f"{prefix}_BASE_URL"):
-            if os.environ.get(var):
-                return os.environ[var]
-        return None
-
     def check_credentials(self) -> dict[str, str]:
         """Resolve ``api_base`` / ``api_key`` for the call (cached); fail fast without a key.
 
-        With ``api_key_env`` configured, that variable must be set. With an ``api_base``
-        (config, or litellm's ``<PROVIDER>_API_BASE`` variable) and no key, a placeholder is
-        sent. Otherwise litellm's ``validate_environment`` names the missing key variable.
-
-        Returns:
-            Extra keyword arguments for litellm (``api_base``, ``api_key``); never logged.
-
-        Raises:
-            AuthFailed: the key variable is not set.
-            ConfigError: litellm does not know the model's provider (names the setting).
+        See :func:`~goosectx.providers.litellm_credentials.resolve_credentials`.
         """
-        if self._credentials is not None:
-            return self._credentials
-        litellm = load_litellm()
-        extra: dict[str, str] = {}
-        if self.config.api_base:
-            extra["api_base"] = self.config.api_base
-        try:
-            provider = litellm.get_llm_provider(self.model)[1]
-        except Exception:  # noqa: BLE001 - litellm's "LLM Provider NOT provided"
-            # A configuration value (exit 2) that names where it was set, e.g. GOOSE_MODEL.
-            setting = "compaction_model" if self.role == "summarizer" else "model"
-            source = (self.settings.source(setting)
-                      if self.model == getattr(self.settings, setting) else "--model")
-            raise ConfigError(
-                f"litellm does not know which provider serves {self.model!r} "
-                f"({source.removeprefix('env ')})",
-                "prefix the model with its provider, e.g. openai/gpt-4o-mini or "
-                "anthropic/claude-sonnet-4-20250514",
-            ) from None
-        key_env = self.config.api_key_env
-        if key_env:
-            if not os.environ.get(key_env):
-                raise MissingApiKey(f"{key_env} is not set (api_key_env of {self.model})",
-                                 f"export {key_env}=<your key>")
-            extra["api_key"] = os.environ[key_env]
-        else:
-            missing = [
-                k for k in litellm.validate_environment(self.model).get("missing_keys", [])
-                if k.endswith("_API_KEY")
-            ]
-            if missing and (extra.get("api_base") or self._env_api_base()):
-                extra["api_key"] = PLACEHOLDER_API_KEY
-            elif missing:
-                raise MissingApiKey(
-                    f"{self.model} needs an API key in {' or '.join(missing)}, which is not set",
-                    f"export {missing[0]}=<your key> (or set api_base / api_key_env for this "
-                    f"model in the config file)",
-                )
-        self._provider_name = provider
-        log.debug("model %s via %s, api_base=%s", self.model, provider,
-                  extra.get("api_base") or self._env_api_base() or "default")
-        self._credentials = extra
-        return extra
+        if self._credentials is None:
+            self._credentials, self._provider_name = resolve_credentials(
+                self.model, self.role, self.settings, self.config)
+        return self._credentials
 
     # -- calls -----------------------------------------------------------------------------
     def stream(
@@ -397,7 +342,7 @@ class LiteLLMProvider:
     # -- errors ----------------------------------------------------------------------------
     def _where(self) -> str:
         creds = self._credentials or {}
-        return creds.get("api_base") or self._env_api_base() or self.model
+        return creds.get("api_base") or env_api_base(self.model) or self.model
 
     def _translate(self, exc: BaseException) -> ProviderError:
         """Map a litellm / transport exception to our error tree (remembering a stated window)."""
