@@ -524,3 +524,31 @@ def test_summarising_one_message_reads_in_the_singular() -> None:
     session = make_session([Message.user("only question " + "lorem " * 50)])
     events = collect(manager(session, ScriptedProvider([SUMMARY_JSON])).compact(REQUEST))
     assert notices(events, "thinking") == ["Summarising 1 message…"]
+
+
+# -- calibration ----------------------------------------------------------------------------
+def test_calibration_is_per_model_stored_with_the_session_and_restored_on_switch() -> None:
+    from goosectx.compaction import calibration
+    from goosectx.session import SessionState
+
+    session = make_session(chat(3))
+    provider = ScriptedProvider([], model="scripted/big")
+    cm = manager(session, provider)
+    raw = cm.breakdown(REQUEST).total
+    for _ in range(3):  # a provider that counts 2× our estimate
+        collect(cm.before_call(REQUEST))
+        cm.record_call(Usage.of(2 * raw, 5), REQUEST, model=provider.model)
+    assert cm.estimate_ratio() == pytest.approx(2.0, rel=0.01)
+    assert calibration.describe(session.state, "scripted/big") == (
+        "estimates ×2.00, calibrated on 3 calls")
+    cm.session.conversation.append(Message.user("more"))
+    added = cm.counter.count_messages([cm.session.conversation.messages[-1]])
+    assert cm.current_tokens(REQUEST)[0] == 2 * raw + 5 + 2 * added  # estimates calibrated
+    # A model never used before starts uncalibrated; switching back restores the ratio.
+    cm.set_provider(ScriptedProvider([], model="scripted/other"))
+    assert cm.estimate_ratio() == 1.0
+    cm.set_provider(provider)
+    assert cm.estimate_ratio() == pytest.approx(2.0, rel=0.01)
+    # Stored with the session state (a resume reads it back).
+    restored = SessionState.from_dict(session.state.to_dict())
+    assert calibration.ratio(restored, "scripted/big") == pytest.approx(2.0, rel=0.01)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from goosectx.cli import reports, slash
 from goosectx.cli.folding import plural
+from goosectx.compaction import calibration
 from goosectx.config import ApprovalMode
 from goosectx.errors import GoosectxError
 
@@ -143,5 +144,7 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
         auto_enabled=repl.settings.auto_compaction_enabled,
         paused=repl.session.state.auto_compaction_paused,
         manages_own_context=bool(provider and provider.manages_own_context),
+        calibration=calibration.describe(repl.session.state,
+                                         provider.model if provider else repl.session.model),
     )
 

@@ -52,6 +52,7 @@ class ContextFacts:
         auto_enabled: ``0 < threshold_ratio < 1``.
         paused: Auto-compaction is paused for this session.
         manages_own_context: The model manages its own context (goosectx never compacts).
+        calibration: ``estimates ×1.84, calibrated on 12 calls`` (empty: not shown).
     """
 
     breakdown: ContextBreakdown
@@ -64,6 +65,7 @@ class ContextFacts:
     auto_enabled: bool
     paused: bool
     manages_own_context: bool
+    calibration: str = ""
 
     def auto_compaction_line(self) -> str:
         """When auto-compaction runs, or why it does not."""
@@ -75,8 +77,8 @@ class ContextFacts:
         at = int(self.limit_tokens * self.threshold_ratio)
         line = f"at {self.threshold_ratio:.0%} of the limit = {at:,} tokens"
         if self.paused:
-            return line + (" — paused: the last compaction saved under 10 %; /compact or "
-                           "/clear resumes it")
+            return line + (" — paused: the provider's report showed the last compaction did "
+                           "not work; /compact or /clear resumes it")
         return line + f" — {max(0, at - self.current_tokens):,} tokens to go"
 
 
@@ -218,7 +220,10 @@ def context_table(facts: ContextFacts) -> Group:
     # Sources may name a model or a path: Text (never markup), made terminal-safe.
     table.add_row("context limit", f"{facts.limit_tokens:,}", safe_text(facts.limit_source))
     table.add_row("threshold", f"{facts.threshold_ratio:g}", safe_text(facts.threshold_source))
-    return Group(table, Text("auto-compaction " + facts.auto_compaction_line()))
+    lines = "auto-compaction " + facts.auto_compaction_line()
+    if facts.calibration:
+        lines += "\n" + facts.calibration
+    return Group(table, Text(lines))
 
 
 def no_model_text(settings: Settings, error: GoosectxError) -> str:
