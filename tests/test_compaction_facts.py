@@ -48,3 +48,14 @@ def test_past_the_cap_paths_are_grouped_by_directory_never_dropped() -> None:
     head += write("docs/api.md")
     out = merge_facts("SUMMARY", head, max_tokens=100, counter=TokenCounter())
     assert "`src/api/`: 143 files changed" in out and "`docs/`: 1 file changed" in out
+
+
+def test_a_rejected_object_is_kept_raw_with_the_extractive_summary_beneath() -> None:
+    session = make_session([Message.user("fix the parser"), *write("src/parser.py"),
+                            Message.assistant("fixed"), Message.user("next")])
+    events = collect(manager(session, ScriptedProvider(['{"status": "ok"}']),
+                             keep_recent_ratio=0, keep_user_tokens=0).compact(REQUEST))
+    summary = session.conversation.agent_messages()[0].text
+    assert summary.startswith('{"status": "ok"}')
+    assert "# Conversation Summary" in summary and "src/parser.py" in summary
+    assert any("did not follow the requested format" in getattr(e, "text", "") for e in events)

@@ -34,10 +34,13 @@ def test_last_fenced_block_wins_over_earlier_ones_and_prose() -> None:
     assert s is not None and s.user_intent == "final" and s.next_step == "ship"
 
 
-def test_unfenced_object_inside_prose_is_found_with_braces_in_strings() -> None:
-    text = 'Sure! {"user_intent": "fix {braces} in \\"quotes\\"", "next_step": "x"} Hope it helps'
+def test_unfenced_object_at_the_start_is_found_with_braces_in_strings() -> None:
+    # Rule changed on purpose (issue 12, stricter acceptance): an unfenced object counts only
+    # when it starts the reply (or follows </analysis>); mid-prose it may be a quoted example.
+    text = '{"user_intent": "fix {braces} in \\"quotes\\"", "next_step": "x"} Hope it helps'
     s = parse_summary(text)
     assert s is not None and s.user_intent == 'fix {braces} in "quotes"'
+    assert parse_summary("Sure! " + text) is None
 
 
 def test_numbers_booleans_objects_in_lists_become_text() -> None:
@@ -104,3 +107,32 @@ def test_note_list_parsing() -> None:
     assert parse_note_list('{"1": "first", "3": "third"}', 3) == ["first", None, "third"]
     assert parse_note_list("no json at all", 2) == [None, None]
     assert parse_note_list('["a", "multi\\nline   note"]', 2) == ["a", "multi line note"]
+
+
+# -- stricter acceptance (issue 12, point 4) ------------------------------------------------
+def test_an_object_with_only_unknown_keys_is_not_a_summary() -> None:
+    assert parse_summary('{"status": "ok"}') is None
+    assert parse_summary('```json\n{"status": "ok", "result": 3}\n```') is None
+    assert parse_summary('{"user_intent": "", "pending_tasks": []}') is None
+
+
+def test_json_only_inside_the_analysis_is_not_a_summary() -> None:
+    reply = ('<analysis>The user wanted {"user_intent": "x"} — I will write it below.'
+             '</analysis>\nSorry, I cannot summarise this.')
+    assert parse_summary(reply) is None
+    after = '<analysis>thinking {"user_intent": "wrong"}</analysis>\n{"user_intent": "right"}'
+    parsed = parse_summary(after)
+    assert parsed is not None and parsed.user_intent == "right"
+
+
+def test_a_quoted_example_mid_prose_is_not_a_summary() -> None:
+    reply = ('I would normally answer with an object such as {"user_intent": "example"}, '
+             "but here is my summary in prose: the user fixed the parser.")
+    assert parse_summary(reply) is None
+
+
+def test_untagged_fence_and_leading_object_are_accepted() -> None:
+    fenced = parse_summary('Here:\n```\n{"next_step": "run the tests"}\n```')
+    leading = parse_summary('{"current_work": "the loader"} and some trailing words')
+    assert fenced is not None and fenced.next_step == "run the tests"
+    assert leading is not None and leading.current_work == "the loader"

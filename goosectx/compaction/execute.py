@@ -30,6 +30,7 @@ from goosectx.compaction.layout import (
     new_compaction_id,
     plan_split,
 )
+from goosectx.compaction.parse import extract_json
 from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
 from goosectx.compaction.summarize import (
     SummaryCancelled,
@@ -206,7 +207,8 @@ def execute(
         summary = SummaryResult(render_markdown(extractive_summary(
             messages, max_tokens=extractive_budget(max_summary_tokens, context_limit_tokens),
             counter=counter)), _merged(billed), None)
-    elif not summary.parsed and len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS:
+    elif not summary.parsed and (len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS
+                                 or isinstance(extract_json(summary.text), dict)):
         # A tiny unparsable reply (a small base model echoing template tokens) is kept as
         # it is, with an extractive summary beneath it so the model keeps the thread.
         from goosectx.compaction.extractive import extractive_summary
@@ -214,10 +216,11 @@ def execute(
         words = len(summary.text.split())
         if attempt_failed is not None:
             attempt_failed()
+        short = (f" and is only {words} word{'' if words == 1 else 's'}"
+                 if words < MIN_RAW_SUMMARY_WORDS else "")
         yield Notification("inline", (
-            f"The model's summary did not follow the requested format and is only {words} "
-            f"word{'' if words == 1 else 's'}; an extractive summary of the transcript was "
-            "added beneath it."))
+            f"The model's summary did not follow the requested format{short}; an extractive "
+            "summary of the transcript was added beneath it."))
         extractive = render_markdown(extractive_summary(
             messages, max_tokens=extractive_budget(max_summary_tokens, context_limit_tokens),
             counter=counter))

@@ -160,17 +160,48 @@ def summary_from_dict(data: dict[str, Any]) -> StructuredSummary:
     return summary
 
 
+_ANALYSIS = re.compile(r"<analysis>.*?(</analysis>|$)", re.DOTALL | re.IGNORECASE)
+_KNOWN_FIELDS = frozenset((*_STRING_FIELDS, *_LIST_FIELDS, "files"))
+
+
+def summary_json(text: str) -> Any:
+    """The JSON a summary reply carries where a summary may stand, or ``None``.
+
+    Accepted (goose's current parser): the last fenced block (```json or untagged) outside the
+    ``<analysis>`` section, else an object that follows ``</analysis>``, else an object that
+    starts the reply. JSON inside the analysis or quoted mid-prose is never taken.
+    """
+    outside = _ANALYSIS.sub("", text)
+    for match in reversed(list(_FENCE.finditer(outside))):
+        if match.group(1).lower() in ("", "json"):
+            return _loads(match.group(2).strip())
+    end = text.lower().rfind("</analysis>")
+    if end != -1:
+        candidate = _balanced(text[end:], "{")
+        return _loads(candidate) if candidate is not None else None
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        candidate = _balanced(stripped, "{")
+        return _loads(candidate) if candidate is not None else None
+    return None
+
+
 def parse_summary(text: str) -> StructuredSummary | None:
-    """Parse a summariser's reply; ``None`` when nothing usable parses (keep the raw text)."""
-    data = extract_json(text, "{")
+    """Parse a summariser's reply; ``None`` when nothing usable parses (keep the raw text).
+
+    Only JSON where :func:`summary_json` accepts it counts; an object with no known field, or
+    whose known fields normalise to nothing (``{"status": "ok"}``), is not a summary.
+    """
+    data = summary_json(text)
     if isinstance(data, dict) and len(data) == 1:
         inner = next(iter(data.values()))
         if isinstance(inner, dict) and next(iter(data)) in ("summary", "conversation_summary"):
             data = inner
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not _KNOWN_FIELDS & set(data):
         return None
     summary = summary_from_dict(data)
-    return None if summary.is_empty() else summary
+    known = StructuredSummary(**{k: getattr(summary, k) for k in _KNOWN_FIELDS})
+    return None if known.is_empty() else summary
 
 
 def parse_note_list(text: str, expected: int) -> list[str | None]:
