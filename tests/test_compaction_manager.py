@@ -552,3 +552,30 @@ def test_calibration_is_per_model_stored_with_the_session_and_restored_on_switch
     # Stored with the session state (a resume reads it back).
     restored = SessionState.from_dict(session.state.to_dict())
     assert calibration.ratio(restored, "scripted/big") == pytest.approx(2.0, rel=0.01)
+
+
+def test_e_a_provider_counting_twice_our_estimate_triggers_at_the_threshold_of_its_count() -> None:
+    limit = 20_000
+    session = make_session(chat(2))
+    provider = ScriptedProvider([SUMMARY_JSON], context_limit_tokens=limit)
+    cm = manager(session, provider)
+
+    def provider_count() -> int:  # what this provider reports for the next request
+        return 2 * cm.breakdown(REQUEST).total
+
+    for _ in range(3):  # three calls calibrate the ratio (×2)
+        assert collect(cm.before_call(REQUEST)) == []
+        count = provider_count()
+        session.conversation.append(Message.assistant("ok"))
+        cm.record_call(Usage.of(count, 0), REQUEST, model=provider.model)
+        session.conversation.append(Message.user("next"))
+    base = provider_count()
+    # A paste the provider counts at 78 % of the limit: no compaction (uncalibrated, it
+    # would read 39 % + base/2); one at 83 %: compaction (uncalibrated it would not fire).
+    paste = Message.user(words(int((0.78 * limit - base) / 2)))
+    session.conversation.append(paste)
+    assert abs(provider_count() - 0.78 * limit) <= 0.02 * limit
+    assert collect(cm.before_call(REQUEST)) == []
+    session.conversation.append(Message.user(words(int(0.05 * limit / 2))))
+    assert abs(provider_count() - 0.83 * limit) <= 0.02 * limit
+    assert len(replaced(collect(cm.before_call(REQUEST)))) == 1
