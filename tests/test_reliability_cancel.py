@@ -27,6 +27,7 @@ from reliability_support import (
 )
 
 from goosectx.approval import CANCELLED_TEXT
+from goosectx.tools.shell import group_alive
 
 
 def interrupt(proc) -> bytes:  # noqa: ANN001
@@ -68,10 +69,10 @@ def test_ctrl_c_while_a_tool_runs_then_resume(tmp_path, work):
         env = model_env(home, server.base_url)
         proc = start(env, "run", "--mode", "auto", "--name", "t", "-t", "run it", cwd=work)
         tool_group = _group_of(host_pid(job, timeout_s=60))
-        assert _group_alive(tool_group)
+        assert group_alive(tool_group)
         interrupt(proc)
         # The tool's whole process group was killed before goosectx exited.
-        assert not _group_alive(tool_group)
+        assert not group_alive(tool_group)
         user, call, answer = load(home, "t").conversation
         assert call.tool_requests[0].arguments == {"command": command}
         (response,) = answer.tool_responses
@@ -88,20 +89,6 @@ def test_ctrl_c_while_a_tool_runs_then_resume(tmp_path, work):
 
 def _group_of(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[2])
-
-
-def _group_alive(pgid: int) -> bool:
-    """True while a process of group ``pgid`` runs (zombies left for pid 1 do not count)."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-            return True
-    return False
 
 
 # A context window this small makes the first model call of the turn compact first.

@@ -26,6 +26,8 @@ import mcp_types
 from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
+from goosectx.tools.shell import group_alive
+
 log = logging.getLogger("goosectx.extensions")
 
 STDIN_GRACE_S = 0.5
@@ -44,13 +46,6 @@ def live_groups() -> set[int]:
         return set(_live_groups)
 
 
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
     return True
 
 
@@ -111,10 +106,10 @@ async def _wait_exit(process: anyio.abc.Process, timeout_s: float) -> bool:
 
 async def _wait_group_gone(pgid: int, timeout_s: float) -> bool:
     with anyio.move_on_after(timeout_s):
-        while _group_alive(pgid):
+        while group_alive(pgid):
             await anyio.sleep(0.02)
         return True
-    return not _group_alive(pgid)
+    return not group_alive(pgid)
 
 
 async def stop_process(process: anyio.abc.Process) -> None:
@@ -123,7 +118,7 @@ async def stop_process(process: anyio.abc.Process) -> None:
     if process.stdin is not None:
         with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await process.stdin.aclose()
-    if not await _wait_exit(process, STDIN_GRACE_S) or _group_alive(pgid):
+    if not await _wait_exit(process, STDIN_GRACE_S) or group_alive(pgid):
         with suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGTERM)
         if not await _wait_group_gone(pgid, TERM_GRACE_S):

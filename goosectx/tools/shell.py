@@ -35,7 +35,7 @@ _POLL_S = 0.05
 _READ_CHUNK_BYTES = 65536
 
 
-def _group_alive(pgid: int) -> bool:
+def group_alive(pgid: int) -> bool:
     """True while a process of group ``pgid`` is running (zombies do not count).
 
     ``killpg(pgid, 0)`` alone also counts zombies, which linger when pid 1 does not reap
@@ -79,7 +79,7 @@ def kill_process_group(proc: subprocess.Popen[bytes], grace_s: float = KILL_GRAC
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline:
         proc.poll()  # reap bash so its zombie does not keep the group "alive"
-        if not _group_alive(pgid):
+        if not group_alive(pgid):
             break
         time.sleep(0.01)
     else:
@@ -89,7 +89,7 @@ def kill_process_group(proc: subprocess.Popen[bytes], grace_s: float = KILL_GRAC
             pass
         # SIGKILL is delivered asynchronously; return once the group is really gone.
         deadline = time.monotonic() + grace_s
-        while _group_alive(pgid) and time.monotonic() < deadline:
+        while group_alive(pgid) and time.monotonic() < deadline:
             time.sleep(0.01)
     proc.wait()
 
