@@ -28,7 +28,7 @@ from goosectx.providers.litellm_provider import MAX_RETRIES
 
 FAILURES = {
     "rate_limit": ({"error": "rate_limit"}, {}, "rate limited"),
-    "server_error": ({"error": "server_error"}, {}, "no reply"),
+    "server_error": ({"error": "server_error"}, {}, "answered 500"),
     "timeout": ({"delay_s": 3, "text": "too late"}, {"GOOSECTX_REQUEST_TIMEOUT_S": "0.3"},
                 "no reply"),
 }
