@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import errno
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_support import cli
+from disk_support import fill, small_tmpfs
 from fakeserver import FakeServer
 
 import goosectx.tools.files as files
@@ -39,16 +39,9 @@ def leftovers(directory: Path) -> list[str]:
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 64 KB tmpfs (root only; skipped where mounting is not permitted)."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
-                          capture_output=True, check=False)
-    if done.returncode != 0:
-        pytest.skip("cannot mount a tmpfs here (the injected-error test covers this)")
-    try:
+    with small_tmpfs(tmp_path, "64k",
+                     "cannot mount a tmpfs here (the injected-error test covers this)") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def test_full_disk_during_str_replace_through_the_cli_leaves_the_file_intact(
@@ -159,14 +152,7 @@ def test_a_full_disk_for_tool_output_is_a_marker_not_a_traceback(
 ) -> None:
     from goosectx.tools.shell import ShellTool
 
-    fd = os.open(small_disk / "filler", os.O_CREAT | os.O_WRONLY, 0o600)
-    try:  # fill the disk
-        while os.write(fd, b"x" * 4096):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    fill(small_disk)
     ctx = ToolContext(working_dir=tmp_path, max_output_chars=2_000,
                       overflow_dir=small_disk / "tool-output")
     result = ShellTool().run({"command": "seq 1 50000"}, ctx)

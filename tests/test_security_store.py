@@ -4,14 +4,13 @@ full disk is reported as one, not as an unreadable database."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from cli_support import cli, run_cli
+from disk_support import fill, small_tmpfs
 from fakeserver import FakeServer
 
 from goosectx.config import load_settings
@@ -72,27 +71,8 @@ def test_a_stored_bad_id_is_refused_before_it_becomes_a_lock_path(tmp_path: Path
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)],
-                          capture_output=True, check=False)
-    if done.returncode != 0:
-        pytest.skip("cannot mount a tmpfs here")
-    try:
+    with small_tmpfs(tmp_path, "256k", "cannot mount a tmpfs here") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def fill(directory: Path) -> None:
-    fd = os.open(directory / "filler", os.O_CREAT | os.O_WRONLY, 0o600)
-    try:
-        while os.write(fd, b"x" * 4096):
-            pass
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def test_a_full_disk_says_disk_full_not_unreadable(
