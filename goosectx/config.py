@@ -6,26 +6,57 @@ where it came from (``Settings.sources``) so ``goosectx info`` can say so.
 
 from __future__ import annotations
 
-import math
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from goosectx.config_values import (
+    APPROVAL_MODES,
+    ApprovalMode,
+    fail,
+    parse_bool,
+    parse_count,
+    parse_mode,
+    parse_positive_float,
+    parse_positive_int,
+    parse_ratio,
+    parse_share,
+    parse_str,
+    read_toml,
+)
 from goosectx.errors import ConfigError
 from goosectx.extension_settings import ExtensionSettings, apply_extension_settings
 
-ApprovalMode = Literal["auto", "approve", "smart_approve", "chat"]
-APPROVAL_MODES: tuple[ApprovalMode, ...] = ("auto", "approve", "smart_approve", "chat")
+# The value parsers live in goosectx/config_values.py; callers import them from here too.
+__all__ = [
+    "APPROVAL_MODES",
+    "ApprovalMode",
+    "DEFAULT_CONTEXT_LIMIT_TOKENS",
+    "DEFAULT_MAX_TURNS",
+    "DEFAULT_THRESHOLD_RATIO",
+    "ModelConfig",
+    "Settings",
+    "default_config_path",
+    "default_data_dir",
+    "fail",
+    "load_settings",
+    "parse_bool",
+    "parse_count",
+    "parse_mode",
+    "parse_positive_float",
+    "parse_positive_int",
+    "parse_ratio",
+    "parse_share",
+    "parse_str",
+    "read_toml",
+]
 
 DEFAULT_THRESHOLD_RATIO = 0.8
 DEFAULT_CONTEXT_LIMIT_TOKENS = 128_000
 DEFAULT_MAX_TURNS = 1000
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
 
 _MODEL_KEYS = {"context_limit", "manages_own_context", "api_base", "api_key_env",
                "max_output_tokens", "tool_choice"}
@@ -152,146 +183,6 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("goosectx"))
 
 
-def _fail(key: str, value: object, expected: str) -> ConfigError:
-    return ConfigError(f"{key} must be {expected}; got {value!r}")
-
-
-def parse_ratio(key: str, value: object) -> float:
-    """Parse a threshold: any finite number (outside (0, 1) disables auto-compaction).
-
-    Raises:
-        ConfigError: not a number.
-    """
-    expected = "a number between 0 and 1 (0 or 1 disables auto-compaction)"
-    if isinstance(value, bool):
-        raise _fail(key, value, expected)
-    try:
-        ratio = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise _fail(key, value, expected) from None
-    if not math.isfinite(ratio):
-        raise _fail(key, value, expected)
-    return ratio
-
-
-def parse_share(key: str, value: object) -> float:
-    """Parse a share of the context limit: a number from 0 to 0.9.
-
-    Raises:
-        ConfigError: not a number in [0, 0.9].
-    """
-    expected = "a number from 0 to 0.9 (a share of the context limit)"
-    if isinstance(value, bool):
-        raise _fail(key, value, expected)
-    try:
-        share = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise _fail(key, value, expected) from None
-    if not 0.0 <= share <= 0.9:
-        raise _fail(key, value, expected)
-    return share
-
-
-def parse_count(key: str, value: object) -> int:
-    """Parse a whole number ≥ 0 (raises ConfigError otherwise)."""
-    if value in (0, "0"):
-        return 0
-    return parse_positive_int(key, value)
-
-
-def parse_positive_int(key: str, value: object) -> int:
-    """Parse a whole number ≥ 1 (``_`` separators allowed).
-
-    Raises:
-        ConfigError: not a whole number ≥ 1.
-    """
-    if isinstance(value, bool):
-        raise _fail(key, value, "a whole number of at least 1")
-    try:
-        number = int(str(value).replace("_", "").strip()) if not isinstance(value, int) else value
-    except ValueError:
-        raise _fail(key, value, "a whole number of at least 1") from None
-    if number < 1:
-        raise _fail(key, value, "a whole number of at least 1")
-    return number
-
-
-def parse_positive_float(key: str, value: object) -> float:
-    """Parse a number > 0.
-
-    Raises:
-        ConfigError: not a positive number.
-    """
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise _fail(key, value, "a number greater than 0") from None
-    if isinstance(value, bool) or not math.isfinite(number) or number <= 0:
-        raise _fail(key, value, "a number greater than 0")
-    return number
-
-
-def parse_bool(key: str, value: object) -> bool:
-    """Parse true/false/1/0/yes/no/on/off (any case).
-
-    Raises:
-        ConfigError: anything else.
-    """
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise _fail(key, value, "one of true, false, 1, 0, on, off")
-
-
-def parse_mode(key: str, value: object) -> ApprovalMode:
-    """Parse an approval mode.
-
-    Raises:
-        ConfigError: not one of ``auto``, ``approve``, ``smart_approve``, ``chat``.
-    """
-    text = str(value).strip().lower().replace("-", "_")
-    for mode in APPROVAL_MODES:
-        if text == mode:
-            return mode
-    raise _fail(key, value, "one of " + ", ".join(APPROVAL_MODES))
-
-
-def _parse_str(key: str, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise _fail(key, value, "a non-empty string")
-    return value.strip()
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"config file {path} is not UTF-8 text (byte {exc.start})",
-            "save it as UTF-8, or move it aside",
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(
-            f"config file {path} is not valid TOML: {exc}", "fix the line named, or move the file"
-        ) from None
-    except IsADirectoryError:
-        raise ConfigError(
-            f"config file {path} is a directory", "point --config at a file"
-        ) from None
-    except RecursionError:
-        raise ConfigError(
-            f"config file {path} nests arrays or tables too deeply to read",
-            "fix the file, or move it aside",
-        ) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
-
-
 def _parse_models(path: Path, raw: object) -> dict[str, ModelConfig]:
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: 'models' must be a table of [models.\"provider/name\"] tables")
@@ -311,14 +202,14 @@ def _parse_models(path: Path, raw: object) -> dict[str, ModelConfig]:
             if "context_limit" in table else None,
             manages_own_context=parse_bool(
                 f"{where} manages_own_context", table.get("manages_own_context", False)),
-            api_base=_parse_str(f"{where} api_base", table["api_base"])
+            api_base=parse_str(f"{where} api_base", table["api_base"])
             if "api_base" in table else None,
-            api_key_env=_parse_str(f"{where} api_key_env", table["api_key_env"])
+            api_key_env=parse_str(f"{where} api_key_env", table["api_key_env"])
             if "api_key_env" in table else None,
             max_output_tokens=parse_positive_int(
                 f"{where} max_output_tokens", table["max_output_tokens"])
             if "max_output_tokens" in table else None,
-            tool_choice=_parse_str(f"{where} tool_choice", table["tool_choice"])
+            tool_choice=parse_str(f"{where} tool_choice", table["tool_choice"])
             if "tool_choice" in table else None,
         )
     return models
@@ -326,28 +217,28 @@ def _parse_models(path: Path, raw: object) -> dict[str, ModelConfig]:
 
 _ENV: dict[str, tuple[str, Any]] = {
     # setting name -> (environment variable, parser)
-    "model": ("GOOSE_MODEL", _parse_str),
+    "model": ("GOOSE_MODEL", parse_str),
     "mode": ("GOOSE_MODE", parse_mode),
     "threshold_ratio": ("GOOSE_AUTO_COMPACT_THRESHOLD", parse_ratio),
     "context_limit_tokens": ("GOOSE_CONTEXT_LIMIT", parse_positive_int),
     "max_turns": ("GOOSE_MAX_TURNS", parse_positive_int),
     "tool_pair_summarization": ("GOOSE_TOOL_PAIR_SUMMARIZATION", parse_bool),
     "tool_call_cutoff": ("GOOSE_TOOL_CALL_CUTOFF", parse_positive_int),
-    "data_dir": ("GOOSECTX_HOME", lambda k, v: Path(_parse_str(k, v)).expanduser()),
+    "data_dir": ("GOOSECTX_HOME", lambda k, v: Path(parse_str(k, v)).expanduser()),
     "keep_recent_ratio": ("GOOSECTX_KEEP_RECENT_RATIO", parse_share),
 }
 
 _FILE: dict[str, tuple[str, Any]] = {
     # setting name -> (config key, parser)
-    "model": ("model", _parse_str),
-    "compaction_model": ("compaction_model", _parse_str),
+    "model": ("model", parse_str),
+    "compaction_model": ("compaction_model", parse_str),
     "mode": ("mode", parse_mode),
     "threshold_ratio": ("auto_compact_threshold", parse_ratio),
     "context_limit_tokens": ("context_limit", parse_positive_int),
     "max_turns": ("max_turns", parse_positive_int),
     "tool_pair_summarization": ("tool_pair_summarization", parse_bool),
     "tool_call_cutoff": ("tool_call_cutoff", parse_positive_int),
-    "data_dir": ("data_dir", lambda k, v: Path(_parse_str(k, v)).expanduser()),
+    "data_dir": ("data_dir", lambda k, v: Path(parse_str(k, v)).expanduser()),
     "shell_timeout_s": ("shell_timeout_s", parse_positive_float),
     "tool_output_max_chars": ("tool_output_max_chars", parse_positive_int),
     "request_deadline_s": ("request_deadline_s", parse_positive_float),
@@ -385,7 +276,7 @@ def load_settings(
             raise ConfigError(f"config file {candidate} is a directory",
                               "point GOOSECTX_CONFIG at a file")
         path = candidate if candidate.is_file() else None
-    raw: dict[str, Any] = _read_toml(path) if path is not None else {}
+    raw: dict[str, Any] = read_toml(path) if path is not None else {}
     settings.config_path = path
     if raw:
         unknown = set(raw) - _TOP_KEYS
@@ -401,7 +292,7 @@ def load_settings(
         if "allow_secret_env" in raw:
             value = raw["allow_secret_env"]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise _fail(f"allow_secret_env in {path}", value, "a list of variable names")
+                raise fail(f"allow_secret_env in {path}", value, "a list of variable names")
             settings.allow_secret_env = tuple(value)
             settings.sources["allow_secret_env"] = f"config {path}"
         if "models" in raw:

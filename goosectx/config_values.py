@@ -1,0 +1,162 @@
+"""Parsers for single settings values: one-line errors that name the key and what it expects.
+
+Used by goosectx/config.py and the extension settings; see docs/architecture.md §2.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from goosectx.errors import ConfigError
+
+ApprovalMode = Literal["auto", "approve", "smart_approve", "chat"]
+APPROVAL_MODES: tuple[ApprovalMode, ...] = ("auto", "approve", "smart_approve", "chat")
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def fail(key: str, value: object, expected: str) -> ConfigError:
+    """The one-line error for a bad value: the key, what it expects, what it got."""
+    return ConfigError(f"{key} must be {expected}; got {value!r}")
+
+
+def parse_ratio(key: str, value: object) -> float:
+    """Parse a threshold: any finite number (outside (0, 1) disables auto-compaction).
+
+    Raises:
+        ConfigError: not a number.
+    """
+    expected = "a number between 0 and 1 (0 or 1 disables auto-compaction)"
+    if isinstance(value, bool):
+        raise fail(key, value, expected)
+    try:
+        ratio = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise fail(key, value, expected) from None
+    if not math.isfinite(ratio):
+        raise fail(key, value, expected)
+    return ratio
+
+
+def parse_share(key: str, value: object) -> float:
+    """Parse a share of the context limit: a number from 0 to 0.9.
+
+    Raises:
+        ConfigError: not a number in [0, 0.9].
+    """
+    expected = "a number from 0 to 0.9 (a share of the context limit)"
+    if isinstance(value, bool):
+        raise fail(key, value, expected)
+    try:
+        share = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise fail(key, value, expected) from None
+    if not 0.0 <= share <= 0.9:
+        raise fail(key, value, expected)
+    return share
+
+
+def parse_count(key: str, value: object) -> int:
+    """Parse a whole number ≥ 0 (raises ConfigError otherwise)."""
+    if value in (0, "0"):
+        return 0
+    return parse_positive_int(key, value)
+
+
+def parse_positive_int(key: str, value: object) -> int:
+    """Parse a whole number ≥ 1 (``_`` separators allowed).
+
+    Raises:
+        ConfigError: not a whole number ≥ 1.
+    """
+    if isinstance(value, bool):
+        raise fail(key, value, "a whole number of at least 1")
+    try:
+        number = int(str(value).replace("_", "").strip()) if not isinstance(value, int) else value
+    except ValueError:
+        raise fail(key, value, "a whole number of at least 1") from None
+    if number < 1:
+        raise fail(key, value, "a whole number of at least 1")
+    return number
+
+
+def parse_positive_float(key: str, value: object) -> float:
+    """Parse a number > 0.
+
+    Raises:
+        ConfigError: not a positive number.
+    """
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise fail(key, value, "a number greater than 0") from None
+    if isinstance(value, bool) or not math.isfinite(number) or number <= 0:
+        raise fail(key, value, "a number greater than 0")
+    return number
+
+
+def parse_bool(key: str, value: object) -> bool:
+    """Parse true/false/1/0/yes/no/on/off (any case).
+
+    Raises:
+        ConfigError: anything else.
+    """
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise fail(key, value, "one of true, false, 1, 0, on, off")
+
+
+def parse_mode(key: str, value: object) -> ApprovalMode:
+    """Parse an approval mode.
+
+    Raises:
+        ConfigError: not one of ``auto``, ``approve``, ``smart_approve``, ``chat``.
+    """
+    text = str(value).strip().lower().replace("-", "_")
+    for mode in APPROVAL_MODES:
+        if text == mode:
+            return mode
+    raise fail(key, value, "one of " + ", ".join(APPROVAL_MODES))
+
+
+def parse_str(key: str, value: object) -> str:
+    """Parse a non-empty string (raises ConfigError otherwise)."""
+    if not isinstance(value, str) or not value.strip():
+        raise fail(key, value, "a non-empty string")
+    return value.strip()
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Read a TOML file; every failure is a one-line ConfigError naming the file."""
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text (byte {exc.start})",
+            "save it as UTF-8, or move it aside",
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not valid TOML: {exc}", "fix the line named, or move the file"
+        ) from None
+    except IsADirectoryError:
+        raise ConfigError(
+            f"config file {path} is a directory", "point --config at a file"
+        ) from None
+    except RecursionError:
+        raise ConfigError(
+            f"config file {path} nests arrays or tables too deeply to read",
+            "fix the file, or move it aside",
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
