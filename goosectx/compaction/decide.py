@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from goosectx.config import DEFAULT_THRESHOLD_RATIO, Settings
-from goosectx.errors import ContextLengthExceeded
+from goosectx.errors import CompactionFailed, ContextLengthExceeded
 
 MIN_SAVING_RATIO = 0.10
 """A compaction whose next reported input is not this much lower pauses auto-compaction."""
@@ -163,3 +163,13 @@ def tool_call_cutoff(settings: Settings, context_limit_tokens: int) -> int:
     if settings.auto_compaction_enabled:
         ratio = settings.threshold_ratio
     return int(min(500.0, max(10.0, 3 * context_limit_tokens * ratio / 20_000)))
+
+
+def own_context_refusal(model: str | None) -> CompactionFailed:
+    """Why a model that manages its own context is never compacted, with the setting to change."""
+    return CompactionFailed(
+        f"compaction is unavailable: {model} manages its own context "
+        "(manages_own_context = true), so goosectx leaves its context to it",
+        f'set manages_own_context = false under [models."{model}"] in the config to '
+        "let goosectx compact it",
+    )

@@ -28,6 +28,7 @@ from goosectx.compaction import calibration
 from goosectx.compaction.decide import (
     LARGER_MODEL_HINT,
     decide_auto,
+    own_context_refusal,
     reactive_refusal,
     tool_call_cutoff,
 )
@@ -39,8 +40,7 @@ from goosectx.compaction.execute import (
 )
 from goosectx.compaction.guard import CompactionGuard
 from goosectx.compaction.layout import Budget, cleared_messages, settings_budget
-from goosectx.compaction.summarize import SummaryCancelled, summarising_text, tool_pair_notes
-from goosectx.compaction.toolpairs import apply_notes, select_pairs
+from goosectx.compaction.pairs_step import condense_old_pairs
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.conversation import Conversation
 from goosectx.errors import CompactionFailed, ContextLengthExceeded, ProviderError
@@ -50,7 +50,6 @@ from goosectx.events import (
     Event,
     HistoryReplaced,
     Notification,
-    ToolPairsSummarized,
     UsageUpdated,
 )
 from goosectx.providers.base import ContextLimit, Provider, ToolSchema
@@ -297,25 +296,14 @@ class ContextManager:
                 or not self.settings.tool_pair_summarization or _is_set(cancel)):
             return
         cutoff = tool_call_cutoff(self.settings, self.context_limit().tokens)
-        pairs = select_pairs(self.session.conversation.agent_messages(), cutoff)
-        if not pairs:
+        done = yield from condense_old_pairs(self.session, self._summarisers(), self.counter,
+                                             self._counter_for, cutoff=cutoff, cancel=cancel)
+        if done is None:
             return
-        yield Notification("thinking", summarising_text(len(pairs), "old tool call"))
-        try:
-            notes, call = tool_pair_notes(self._summarisers(), pairs, self._counter_for,
-                                          cancel=cancel)
-        except SummaryCancelled:
-            return
-        new, hidden, added = apply_notes(self.session.conversation.messages, pairs, notes)
-        hidden_tokens = self.counter.count_messages(hidden)
-        saved = hidden_tokens - self.counter.count_messages(added)
-        self.session.conversation.messages = new
-        if call is not None:
-            self.session.ledger.entries.append(call)
         if self._reported_tokens is not None:
-            self._reported_tokens = max(0, self._reported_tokens - hidden_tokens)
+            self._reported_tokens = max(0, self._reported_tokens - done.hidden_tokens)
         self.session.ledger.current_tokens, _ = self.current_tokens(request)
-        yield ToolPairsSummarized(len(pairs), saved, Conversation(list(new)), call)
+        yield done.event
 
     # -- compaction ------------------------------------------------------------------------------
     def compact(
@@ -338,13 +326,7 @@ class ContextManager:
         if strategy not in ("llm", "extractive"):
             raise ValueError(f"unknown compaction strategy {strategy!r}")
         if self.manages_own_context:
-            model = self.provider.model if self.provider else self.session.model
-            raise CompactionFailed(
-                f"compaction is unavailable: {model} manages its own context "
-                "(manages_own_context = true), so goosectx leaves its context to it",
-                f'set manages_own_context = false under [models."{model}"] in the config to '
-                "let goosectx compact it",
-            )
+            raise own_context_refusal(self.provider.model if self.provider else self.session.model)
         chosen: CompactionStrategy = "llm" if strategy == "llm" else "extractive"
         if chosen == "llm" and not self._summarisers():
             yield Notification("inline", "No model is configured: using the extractive summary "
