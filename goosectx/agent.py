@@ -39,22 +39,22 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
-from goosectx.errors import ContextLengthExceeded, GoosectxError, MalformedModelReply
+from goosectx.errors import ContextLengthExceeded, GoosectxError
 from goosectx.events import (
     Event,
     MessageCompleted,
-    MessageDelta,
     Notification,
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
 )
 from goosectx.prompts import build_system_prompt, load_project_instructions
-from goosectx.providers.base import Provider, ProviderResponse, TextDelta, ThinkingDelta
+from goosectx.providers.base import Provider
 from goosectx.session import Session
+from goosectx.stream_reply import stream_reply
 from goosectx.tools.base import ToolContext, ToolRegistry, ToolSource
 from goosectx.tools.offering import ToolOffering
-from goosectx.tools.runner import run_tool
+from goosectx.tools.runner import cap_output, run_tool
 
 log = logging.getLogger("goosectx.agent")
 
@@ -62,8 +62,6 @@ NO_MODEL_TEXT = (
     "no model is configured — set GOOSE_MODEL (e.g. export GOOSE_MODEL=openai/gpt-4o-mini) "
     "or use /model NAME"
 )
-OUTPUT_SLACK_CHARS = 2_000
-"""Room over ``tool_output_max_chars`` for a tool's own notes before the loop cuts output."""
 
 
 @dataclass(slots=True)
@@ -256,7 +254,9 @@ class Agent:
             if turn.cancel.is_set():  # cancelled while auto-compaction ran
                 continue
             try:
-                response = yield from self._call_model(request, turn)
+                response = yield from stream_reply(self.provider, request,
+                                                    self.session.conversation, turn.streamed,
+                                                    turn.cancel)
             except ContextLengthExceeded:
                 yield from self.context.on_context_exceeded(request, cancel=turn.cancel)
                 continue
@@ -297,37 +297,6 @@ class Agent:
         if self.offering.sync(lambda: self.context.context_limit().tokens,
                               self.session.conversation):
             self.tools, self._request = self.offering.registry, None
-
-    def _call_model(
-        self, request: RequestContext, turn: _Turn
-    ) -> Generator[Event, None, ProviderResponse]:
-        """Stream one call, yielding text deltas; returns the provider's final response."""
-        assert self.provider is not None
-        turn.streamed = []
-        final: ProviderResponse | None = None
-        thinking_shown = False
-        stream = self.provider.stream(
-            request.system_prompt, self.session.conversation.agent_view(), request.tool_schemas,
-            cancel=turn.cancel,
-        )
-        try:
-            for item in stream:
-                if isinstance(item, TextDelta):
-                    turn.streamed.append(item.text)
-                    yield MessageDelta(item.text)
-                elif isinstance(item, ThinkingDelta):
-                    if not thinking_shown:
-                        thinking_shown = True
-                        yield Notification("thinking", "thinking…")
-                elif isinstance(item, ProviderResponse):
-                    final = item
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
-        if final is None:
-            raise MalformedModelReply("the model's stream ended without a reply")
-        return final
 
     def _close_cancelled(self, turn: _Turn, *, finish: bool = True) -> Iterator[Event]:
         """Keep streamed text (marked cancelled), answer open tool requests, end the turn."""
@@ -398,11 +367,7 @@ class Agent:
         yield ToolCallStarted(request)
         ctx = self._context_for(turn.cancel)
         result = run_tool(tool, request.arguments, ctx, turn.cancel)
-        output = ctx.redact(result.output)
-        limit = self.settings.tool_output_max_chars + OUTPUT_SLACK_CHARS
-        if len(output) > limit:
-            output = (output[:limit] + f"\n[output cut by goosectx: {len(output):,} characters, "
-                      f"only the first {limit:,} kept]")
+        output = cap_output(ctx.redact(result.output), self.settings.tool_output_max_chars)
         if turn.cancel.is_set():
             output = CANCELLED_TEXT + (f"\n{output}" if output.strip() else "")
             return ToolResponse(request.id, output, is_error=True)

@@ -55,3 +55,16 @@ def run_tool(tool: Tool, arguments: dict[str, Any], ctx: ToolContext,
             finished.wait(TOOL_CANCEL_GRACE_S)
         raise
     return box.get("result") or ToolResult(f"{tool.name} returned nothing", is_error=True)
+
+
+OUTPUT_SLACK_CHARS = 2_000
+"""Room over ``tool_output_max_chars`` for a tool's own notes before the loop cuts output."""
+
+
+def cap_output(output: str, max_chars: int) -> str:
+    """The loop's last cut of a tool's output (the tool caps first, with its overflow file)."""
+    limit = max_chars + OUTPUT_SLACK_CHARS
+    if len(output) <= limit:
+        return output
+    return (output[:limit] + f"\n[output cut by goosectx: {len(output):,} characters, "
+            f"only the first {limit:,} kept]")
