@@ -7,14 +7,27 @@ never import litellm.
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from goosectx import __version__
 from goosectx.cli.extension_options import WithExtOpt, WithRemoteOpt, extensions_app, flags
+from goosectx.cli.options import (
+    STATE,
+    ConfigOpt,
+    ContinueOpt,
+    HistoryOpt,
+    ModelOpt,
+    ModeOpt,
+    NameOpt,
+    OutputFormat,
+    ResumeOpt,
+    SessionArg,
+    Strategy,
+    settings,
+)
+from goosectx.cli.sessions_app import sessions_app
 
 app = typer.Typer(
     name="goosectx",
@@ -25,105 +38,8 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-sessions_app = typer.Typer(
-    help="List, show, export, import and remove saved sessions.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
 app.add_typer(sessions_app, name="sessions")
 app.add_typer(extensions_app, name="extensions")
-
-
-class OutputFormat(StrEnum):
-    """``run --output-format``."""
-
-    text = "text"
-    json = "json"
-    stream_json = "stream-json"
-
-
-class ExportFormat(StrEnum):
-    """``sessions export --format``."""
-
-    md = "md"
-    json = "json"
-
-
-class Strategy(StrEnum):
-    """``compact --strategy``."""
-
-    llm = "llm"
-    extractive = "extractive"
-
-
-class ImportFormat(StrEnum):
-    """``sessions import --format``."""
-
-    auto = "auto"
-    goosectx = "goosectx"
-    goose_db = "goose-db"
-    goose_json = "goose-json"
-    openai = "openai"
-    swe_agent = "swe-agent"
-    claude_code = "claude-code"
-    codex = "codex"
-    gemini_cli = "gemini-cli"
-    qwen_code = "qwen-code"
-    copilot = "copilot"
-    aider = "aider"
-    console = "console"
-
-
-class _State:
-    """Global options, read by every command (root ``--model``/``--mode``: commands' defaults)."""
-
-    config_path: Path | None = None
-    debug: bool = False
-    exit_at_once: bool = False
-    """Set by ``run`` and ``compact``: the process ends with ``os._exit`` once its output is
-    flushed (no seconds of interpreter teardown freeing litellm's objects)."""
-    model: str | None = None
-    mode: str | None = None
-
-
-STATE = _State()
-
-ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", help="Config file (default: user config dir).")
-]
-SessionArg = Annotated[
-    str, typer.Argument(metavar="SESSION", help="Session name, id, or unique id prefix.")
-]
-NameOpt = Annotated[str | None, typer.Option("--name", "-n", help="Name the new session.")]
-ResumeOpt = Annotated[
-    str | None, typer.Option("--resume", "-r", help="Resume SESSION (name, id or id prefix).")
-]
-ContinueOpt = Annotated[
-    bool,
-    typer.Option("--continue", "-c", help="Resume the latest session in this directory."),
-]
-HistoryOpt = Annotated[
-    bool,
-    typer.Option("--history", help="On resume, draw the whole transcript (default: the last "
-                 "turns)."),
-]
-ModeOpt = Annotated[
-    str | None,
-    typer.Option("--mode", help="Approval mode: auto, approve, smart_approve or chat."),
-]
-ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Model, e.g. openai/gpt-4o.")]
-
-
-def settings() -> Any:
-    """Load and validate settings once per process (raises ConfigError)."""
-    from goosectx.config import load_settings
-
-    loaded = load_settings(STATE.config_path)
-    if STATE.debug:
-        from goosectx.log import setup_debug_log
-
-        setup_debug_log(loaded.log_path)
-    return loaded
 
 
 def _version(value: bool) -> None:
@@ -258,77 +174,6 @@ def info() -> None:
     from goosectx.cli.info_cmd import show_info
 
     show_info(settings())
-
-
-@sessions_app.command("list")
-def sessions_list(
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """List saved sessions, most recent first."""
-    from goosectx.cli.sessions_cmd import list_sessions
-
-    list_sessions(settings(), as_json=as_json)
-
-
-@sessions_app.command("show")
-def sessions_show(
-    session_ref: SessionArg,
-    agent: Annotated[
-        bool, typer.Option("--agent", help="Show what the model sees instead of the transcript.")
-    ] = False,
-) -> None:
-    """Show a session's transcript (compactions marked)."""
-    from goosectx.cli.sessions_cmd import show_session
-
-    show_session(settings(), session_ref, agent=agent)
-
-
-@sessions_app.command("export")
-def sessions_export(
-    session_ref: SessionArg,
-    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="md or json.")] = (
-        ExportFormat.md
-    ),
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write to FILE instead of stdout.")
-    ] = None,
-) -> None:
-    """Export a session as Markdown or JSON."""
-    from goosectx.cli.sessions_cmd import export_session
-
-    export_session(settings(), session_ref, fmt=fmt.value, output=output)
-
-
-@sessions_app.command("remove")
-def sessions_remove(
-    session_ref: SessionArg,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
-) -> None:
-    """Delete a session."""
-    from goosectx.cli.sessions_cmd import remove_session
-
-    remove_session(settings(), session_ref, yes=yes)
-
-
-@sessions_app.command("import")
-def sessions_import(
-    path: Annotated[Path, typer.Argument(help="Transcript file or goose sessions.db.")],
-    fmt: Annotated[ImportFormat, typer.Option("--format", "-f", help="Source format.")] = (
-        ImportFormat.auto
-    ),
-    name: NameOpt = None,
-    source_session: Annotated[
-        str | None, typer.Option("--session", help="Only this session of a goose sessions.db.")
-    ] = None,
-    force: Annotated[bool, typer.Option(help="Import a file again although it was.")] = False,
-    use_source_dir: Annotated[bool, typer.Option(
-        help="Run its tools in the source's working dir (if it exists here).")] = False,
-) -> None:
-    """Import another agent's transcript (or a goosectx JSON export)."""
-    from goosectx.cli.sessions_cmd import import_sessions
-
-    import_sessions(settings(), path, fmt=fmt.value, name=name, source_session=source_session,
-                    force=force, use_source_dir=use_source_dir)
 
 
 def _cli_exception_types() -> tuple[tuple[type[BaseException], ...], ...]:

@@ -38,8 +38,8 @@ def extensions_list(
     with_extension: WithExtOpt = None, with_remote_extension: WithRemoteOpt = None,
 ) -> None:
     """Start every configured extension, show its tools, resources and prompts, and stop."""
-    from goosectx.cli.app import settings
     from goosectx.cli.extensions_cmd import list_extensions
+    from goosectx.cli.options import settings
 
     specs, remotes = flags(with_extension, with_remote_extension)
     raise typer.Exit(list_extensions(settings(), as_json=as_json, specs=specs, remotes=remotes))

@@ -1,0 +1,104 @@
+"""Shared command-line options and the global state every command reads.
+
+Only typer is imported here, so ``goosectx --help`` stays fast (docs/architecture.md §6).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+
+class OutputFormat(StrEnum):
+    """``run --output-format``."""
+
+    text = "text"
+    json = "json"
+    stream_json = "stream-json"
+
+
+class ExportFormat(StrEnum):
+    """``sessions export --format``."""
+
+    md = "md"
+    json = "json"
+
+
+class Strategy(StrEnum):
+    """``compact --strategy``."""
+
+    llm = "llm"
+    extractive = "extractive"
+
+
+class ImportFormat(StrEnum):
+    """``sessions import --format``."""
+
+    auto = "auto"
+    goosectx = "goosectx"
+    goose_db = "goose-db"
+    goose_json = "goose-json"
+    openai = "openai"
+    swe_agent = "swe-agent"
+    claude_code = "claude-code"
+    codex = "codex"
+    gemini_cli = "gemini-cli"
+    qwen_code = "qwen-code"
+    copilot = "copilot"
+    aider = "aider"
+    console = "console"
+
+
+class _State:
+    """Global options, read by every command (root ``--model``/``--mode``: commands' defaults)."""
+
+    config_path: Path | None = None
+    debug: bool = False
+    exit_at_once: bool = False
+    """Set by ``run`` and ``compact``: the process ends with ``os._exit`` once its output is
+    flushed (no seconds of interpreter teardown freeing litellm's objects)."""
+    model: str | None = None
+    mode: str | None = None
+
+
+STATE = _State()
+
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="Config file (default: user config dir).")
+]
+SessionArg = Annotated[
+    str, typer.Argument(metavar="SESSION", help="Session name, id, or unique id prefix.")
+]
+NameOpt = Annotated[str | None, typer.Option("--name", "-n", help="Name the new session.")]
+ResumeOpt = Annotated[
+    str | None, typer.Option("--resume", "-r", help="Resume SESSION (name, id or id prefix).")
+]
+ContinueOpt = Annotated[
+    bool,
+    typer.Option("--continue", "-c", help="Resume the latest session in this directory."),
+]
+HistoryOpt = Annotated[
+    bool,
+    typer.Option("--history", help="On resume, draw the whole transcript (default: the last "
+                 "turns)."),
+]
+ModeOpt = Annotated[
+    str | None,
+    typer.Option("--mode", help="Approval mode: auto, approve, smart_approve or chat."),
+]
+ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Model, e.g. openai/gpt-4o.")]
+
+
+def settings() -> Any:
+    """Load and validate settings once per process (raises ConfigError)."""
+    from goosectx.config import load_settings
+
+    loaded = load_settings(STATE.config_path)
+    if STATE.debug:
+        from goosectx.log import setup_debug_log
+
+        setup_debug_log(loaded.log_path)
+    return loaded

@@ -1,0 +1,90 @@
+"""``goosectx sessions …``: list, show, export, remove and import saved sessions.
+
+Bodies are imported lazily from :mod:`goosectx.cli.sessions_cmd` (docs/architecture.md §6).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from goosectx.cli.options import ExportFormat, ImportFormat, NameOpt, SessionArg, settings
+
+sessions_app = typer.Typer(
+    help="List, show, export, import and remove saved sessions.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+@sessions_app.command("list")
+def sessions_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List saved sessions, most recent first."""
+    from goosectx.cli.sessions_cmd import list_sessions
+
+    list_sessions(settings(), as_json=as_json)
+
+
+@sessions_app.command("show")
+def sessions_show(
+    session_ref: SessionArg,
+    agent: Annotated[
+        bool, typer.Option("--agent", help="Show what the model sees instead of the transcript.")
+    ] = False,
+) -> None:
+    """Show a session's transcript (compactions marked)."""
+    from goosectx.cli.sessions_cmd import show_session
+
+    show_session(settings(), session_ref, agent=agent)
+
+
+@sessions_app.command("export")
+def sessions_export(
+    session_ref: SessionArg,
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="md or json.")] = (
+        ExportFormat.md
+    ),
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to FILE instead of stdout.")
+    ] = None,
+) -> None:
+    """Export a session as Markdown or JSON."""
+    from goosectx.cli.sessions_cmd import export_session
+
+    export_session(settings(), session_ref, fmt=fmt.value, output=output)
+
+
+@sessions_app.command("remove")
+def sessions_remove(
+    session_ref: SessionArg,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete a session."""
+    from goosectx.cli.sessions_cmd import remove_session
+
+    remove_session(settings(), session_ref, yes=yes)
+
+
+@sessions_app.command("import")
+def sessions_import(
+    path: Annotated[Path, typer.Argument(help="Transcript file or goose sessions.db.")],
+    fmt: Annotated[ImportFormat, typer.Option("--format", "-f", help="Source format.")] = (
+        ImportFormat.auto
+    ),
+    name: NameOpt = None,
+    source_session: Annotated[
+        str | None, typer.Option("--session", help="Only this session of a goose sessions.db.")
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Import a file again although it was.")] = False,
+    use_source_dir: Annotated[bool, typer.Option(
+        help="Run its tools in the source's working dir (if it exists here).")] = False,
+) -> None:
+    """Import another agent's transcript (or a goosectx JSON export)."""
+    from goosectx.cli.sessions_cmd import import_sessions
+
+    import_sessions(settings(), path, fmt=fmt.value, name=name, source_session=source_session,
+                    force=force, use_source_dir=use_source_dir)
