@@ -5,9 +5,13 @@ still read goosectx's original environment through ``/proc/<pid>/environ`` (or i
 through ``/proc/<pid>/mem``). :func:`protect_self` marks goosectx non-dumpable
 (``prctl(PR_SET_DUMPABLE, 0)``): a process of the same user can then no longer open those
 files. Root bypasses this (``CAP_SYS_PTRACE``), so as root, when the kernel allows it
-(:func:`namespaces_available`), shell calls run in a :class:`PidNamespace` of their own:
-its ``/proc`` shows only the namespace's processes, never goosectx (docs/architecture.md,
-"Security").
+(:func:`namespaces_available`), shell calls and extension servers run in a
+:class:`PidNamespace` of their own: its ``/proc`` shows only the namespace's processes, never
+goosectx (docs/architecture.md, "Security").
+
+:func:`spawn_isolated` is the one way goosectx starts a command for the model or the user (the
+shell tool, a REPL ``!command``); :func:`isolated_argv` is the same path for callers that start
+the process themselves (stdio extension servers, through anyio).
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ PR_SET_DUMPABLE = 4
 
 NAMESPACE_START_S = 5.0
 """Seconds the namespace init may take to report ready before calls run without it."""
+
+NAMESPACE_TAG = "goosectx-namespace"
+"""``$0`` of a namespace's pid 1, followed by goosectx's pid: ``ps`` shows whose it is."""
 
 # pid 1 of the namespace. It drops the copy of the host's /proc (lazily, with everything
 # mounted under it, so root inside cannot unmount its way back to it), mounts the
@@ -145,7 +152,8 @@ class PidNamespace:
         try:
             proc = subprocess.Popen(
                 ["unshare", "--pid", "--fork", "--mount", "--propagation", "slave",
-                 "--kill-child", "--", "bash", "-c", _INIT_SCRIPT],
+                 "--kill-child", "--", "bash", "-c", _INIT_SCRIPT,
+                 f"{NAMESPACE_TAG}-{os.getpid()}"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 env=_minimal_env(), cwd="/", start_new_session=True,
             )
@@ -173,3 +181,36 @@ class PidNamespace:
         self._proc = None
         self._init_pid = None
         self._finalizer = None
+
+
+def isolated_argv(argv: list[str], cwd: str, namespace: PidNamespace | None) -> list[str]:
+    """``argv`` made to run inside ``namespace`` (as root, where the kernel allows it).
+
+    Returns ``argv`` unchanged when ``namespace`` is None, for other users (non-dumpable
+    goosectx already protects, :func:`protect_self`), or when the namespace cannot start.
+    May block for up to :data:`NAMESPACE_START_S` seconds while the namespace starts.
+    """
+    if namespace is None or not namespaces_available():
+        return argv
+    return namespace.wrap(argv, cwd) or argv
+
+
+def spawn_isolated(
+    argv: list[str], *, cwd: str | os.PathLike[str], env: dict[str, str],
+    namespace: PidNamespace | None, stdin: int | None = subprocess.DEVNULL,
+    stdout: int | None = subprocess.PIPE, stderr: int | None = subprocess.PIPE,
+) -> subprocess.Popen[bytes]:
+    """Start ``argv`` the way every command goosectx runs for the model or the user starts.
+
+    In ``cwd``, with ``env`` as its whole environment (scrub it first:
+    ``goosectx.tools.builtin.tool_env``), in a new session (its pid is its process group,
+    for :func:`goosectx.tools.shell.kill_process_group`) and, as root, inside ``namespace``
+    (:func:`isolated_argv`). The process group killed on timeout or cancel is the host's.
+
+    Raises:
+        OSError: the program cannot be started.
+    """
+    return subprocess.Popen(
+        isolated_argv(argv, os.fspath(cwd), namespace), cwd=cwd, env=env, stdin=stdin,
+        stdout=stdout, stderr=stderr, start_new_session=True,
+    )

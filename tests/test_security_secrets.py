@@ -12,6 +12,8 @@ import os
 import secrets
 import shutil
 import subprocess
+import sys
+import sysconfig
 import tempfile
 import urllib.parse
 from collections.abc import Iterator
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FAKE_MODEL
+from extension_support import DEMO_SERVER, demo_spec
 from fakeserver import FakeServer
 
 from goosectx.config import Settings
@@ -94,14 +97,15 @@ def open_dir() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def run_goosectx(server: FakeServer, cwd: Path, home: Path, *prefix: str
-                 ) -> subprocess.CompletedProcess[str]:
+def run_goosectx(server: FakeServer, cwd: Path, home: Path, *prefix: str,
+                 extension: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "GOOSECTX_HOME": str(home / "data"),
            "GOOSECTX_CONFIG": str(home / "config.toml"), "GOOSE_MODEL": FAKE_MODEL,
            "OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": KEY,
            "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
-    return subprocess.run([*prefix, "goosectx", "run", "--mode", "auto", "-t", "go"], env=env,
-                          cwd=cwd, capture_output=True, text=True, timeout=120)
+    flags = ["--with-extension", extension] if extension else []
+    return subprocess.run([*prefix, "goosectx", "run", "--mode", "auto", *flags, "-t", "go"],
+                          env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 PROC_PROBE = ("n=0; for f in /proc/[0-9]*/environ /proc/$PPID/environ; do "
@@ -154,6 +158,54 @@ def test_the_key_is_not_readable_through_proc_as_root(
                 assert (entry / "cmdline").read_bytes() != job.replace(" ", "\0").encode() + b"\0"
             except OSError:
                 pass
+
+
+PEEK = {"tool_calls": [{"name": "demo__peek_environ",
+                        "arguments": {"variable": "OPENAI_API_KEY"}}]}
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not namespaces_available(),
+                    reason="needs root and a kernel that allows unshare --pid --mount-proc")
+def test_an_extension_server_cannot_read_the_key_as_root(
+    fake_server: FakeServer, tmp_path: Path
+) -> None:
+    # The server scans every /proc/<pid>/environ it can see (and its parent's) for the key.
+    fake_server.add(PEEK, {"text": "done"})
+    done = run_goosectx(fake_server, tmp_path, tmp_path, extension=demo_spec())
+    assert done.returncode == 0, done.stderr
+    (seen,) = tool_outputs(fake_server)
+    assert seen.startswith("OPENAI_API_KEY in 0 of "), seen
+    # Its own PID namespace: only its pid 1 and itself, not the host's processes.
+    assert int(seen.rsplit("; ", 1)[1].split()[0]) <= 3, seen
+
+
+def server_spec_for_anyone() -> str | None:
+    """The demo server run by a system Python of our version (the venv's interpreter may sit
+    where an unprivileged user cannot execute it) with the venv's packages, or None."""
+    system = shutil.which("python3", path="/usr/bin:/bin")
+    if system is None:
+        return None
+    version = subprocess.run([system, "-c", "import sys; print(sys.version_info[:2])"],
+                             capture_output=True, text=True, check=False).stdout.strip()
+    if version != str(sys.version_info[:2]):
+        return None
+    return f"PYTHONPATH={sysconfig.get_paths()['purelib']} {system} {DEMO_SERVER}"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None
+                    or server_spec_for_anyone() is None,
+                    reason="needs root to switch to an unprivileged user with setpriv, and a "
+                           "system python3 of this version")
+def test_an_extension_server_cannot_read_the_key_as_an_unprivileged_user(
+    fake_server: FakeServer, open_dir: Path
+) -> None:
+    fake_server.add(PEEK, {"text": "done"})
+    done = run_goosectx(fake_server, open_dir, open_dir, "setpriv", "--reuid", "65534",
+                        "--regid", "65534", "--clear-groups",
+                        extension=server_spec_for_anyone())
+    assert done.returncode == 0, done.stderr
+    (seen,) = tool_outputs(fake_server)
+    assert seen.startswith("OPENAI_API_KEY in 0 of "), seen
 
 
 def test_no_encoding_of_the_key_reaches_the_provider_or_the_store(

@@ -3,7 +3,10 @@
 Written here instead of the SDK's ``stdio_client`` so goosectx knows every child's process
 group: the child starts in its own session (its pid is its group id), its stderr goes to a
 private temporary file whose tail explains a failure, and stopping it is bounded — stdin
-closed, :data:`STDIN_GRACE_S`, SIGTERM to the group, :data:`TERM_GRACE_S`, SIGKILL.
+closed, :data:`STDIN_GRACE_S`, SIGTERM to the group, :data:`TERM_GRACE_S`, SIGKILL. It starts
+through :func:`goosectx.isolation.isolated_argv` like a shell call: as root, in a PID and mount
+namespace of its own (ended, with anything the server left behind, when it stops), so it cannot
+read goosectx's environment through ``/proc``.
 :func:`kill_all_now` is the last resort at exit: every group still recorded gets SIGKILL.
 
 Imports mcp and anyio; only the extension manager's background thread imports this module.
@@ -26,6 +29,7 @@ import mcp_types
 from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
+from goosectx.isolation import PidNamespace, isolated_argv
 from goosectx.tools.shell import group_alive
 
 log = logging.getLogger("goosectx.extensions")
@@ -44,9 +48,6 @@ def live_groups() -> set[int]:
     """Process groups of the servers started and not yet seen gone (a copy)."""
     with _groups_lock:
         return set(_live_groups)
-
-
-    return True
 
 
 def kill_group(pgid: int) -> None:
@@ -147,8 +148,26 @@ async def stdio_transport(
     Raises:
         OSError: the program cannot be started.
     """
-    process = await anyio.open_process(argv, env=env, cwd=cwd, stderr=stderr.file,
-                                       start_new_session=True)
+    namespace = PidNamespace()
+    try:
+        argv = await anyio.to_thread.run_sync(isolated_argv, argv, cwd or os.getcwd(), namespace)
+        process = await anyio.open_process(argv, env=env, cwd=cwd, stderr=stderr.file,
+                                           start_new_session=True)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(namespace.close)
+        raise
+    try:
+        async with _exchange(process, on_exit, on_spawn) as streams:
+            yield streams
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(namespace.close)
+
+
+@asynccontextmanager
+async def _exchange(process: anyio.abc.Process, on_exit: Callable[[int | None], None],
+                    on_spawn: Callable[[int], None] | None) -> AsyncIterator[TransportStreams]:
     with _groups_lock:
         _live_groups.add(process.pid)
     if on_spawn is not None:

@@ -118,6 +118,16 @@ class ToolRegistry:
         """Tool names in registration order."""
         return list(self._tools)
 
+    def close(self) -> None:
+        """Release what the tools hold when the session ends; safe to call more than once.
+
+        The shell tool ends its namespace and every process left in it (root only).
+        """
+        for tool in self._tools.values():
+            close = getattr(tool, "close", None)
+            if callable(close):
+                close()
+
     def schemas(self) -> list[ToolSchema]:
         """``{"name", "description", "parameters"}`` of every tool, in order."""
         return [

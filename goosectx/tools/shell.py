@@ -6,9 +6,11 @@ timeout or the turn's cancel event kills the whole group — SIGTERM, then SIGKI
 read concurrently from one thread (``selectors``), decoded as UTF-8 with replacement,
 redacted and capped as they arrive (:class:`goosectx.tools.output.OutputStream`).
 
-As root, where the kernel allows it, calls run inside the tool's own PID and mount namespace
-(:class:`goosectx.isolation.PidNamespace`, entered with ``nsenter``), so ``/proc`` does not
-show goosectx; the process group killed on timeout or cancel is still the host's.
+Every call starts through :func:`goosectx.isolation.spawn_isolated`: as root, where the kernel
+allows it, inside the tool's own PID and mount namespace (:class:`goosectx.isolation.PidNamespace`,
+entered with ``nsenter``), so ``/proc`` does not show goosectx; the process group killed on
+timeout or cancel is still the host's. :meth:`ShellTool.close` (the tool registry's close, when
+the session ends) ends the namespace and every process left in it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import subprocess
 import time
 from typing import Any
 
-from goosectx.isolation import PidNamespace, namespaces_available
+from goosectx.isolation import PidNamespace, spawn_isolated
 from goosectx.tools.base import ToolContext, ToolResult
 from goosectx.tools.output import OutputStream, share_budget
 
@@ -128,11 +130,12 @@ class ShellTool:
     }
 
     def __init__(self) -> None:
-        self._namespace = PidNamespace()
+        self.namespace = PidNamespace()
+        """Where this tool's calls run as root (shared with a REPL ``!command``)."""
 
     def close(self) -> None:
         """End the namespace of this tool's calls (root only) and every process in it."""
-        self._namespace.close()
+        self.namespace.close()
 
     def is_read_only(self, arguments: dict[str, Any]) -> bool:
         """Never: a shell command can change anything."""
@@ -155,19 +158,9 @@ class ShellTool:
             return ToolResult(timeout_s, is_error=True)
         if ctx.cancel.is_set():
             return ToolResult("[cancelled before the command started]", is_error=True)
-        argv = ["bash", "-c", command]
-        if namespaces_available():
-            argv = self._namespace.wrap(argv, str(ctx.working_dir)) or argv
         try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=ctx.working_dir,
-                env=ctx.env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
+            proc = spawn_isolated(["bash", "-c", command], cwd=ctx.working_dir, env=ctx.env,
+                                  namespace=self.namespace)
         except OSError as exc:
             return ToolResult(f"could not start bash in {ctx.working_dir}: {exc}", is_error=True)
         streams = [

@@ -4,7 +4,8 @@ Run as ``python demo_server.py [--http PORT] [--behaviour B]``. Behaviours:
 ``normal``; ``never_start`` (never answers the handshake); ``exit_at_start`` (complains on
 stderr and exits 3); ``ignore_term`` (ignores SIGTERM and does not exit when stdin closes).
 Tools: echo (annotated read-only), image, fail (is_error), slow (progress), hang, crash,
-add_tool (sends tools/list_changed), env_names, hostile (escape sequences), bad_schema.
+add_tool (sends tools/list_changed), env_names, peek_environ (which visible processes' environment
+holds a variable), hostile (escape sequences), bad_schema.
 """
 
 from __future__ import annotations
@@ -103,6 +104,21 @@ async def add_tool(ctx: Context) -> str:
 def env_names() -> str:
     """The names of this process's environment variables, sorted."""
     return " ".join(sorted(os.environ))
+
+
+@mcp.tool()
+def peek_environ(variable: str) -> str:
+    """How many processes visible in /proc have ``variable`` in their environment (readable)."""
+    found, readable, pids = 0, 0, [p for p in os.listdir("/proc") if p.isdigit()]
+    for pid in [*pids, str(os.getppid())]:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        readable += 1
+        found += any(item.startswith(variable.encode() + b"=") for item in data.split(b"\0"))
+    return f"{variable} in {found} of {readable} readable environments; {len(pids)} processes"
 
 
 @mcp.tool()
