@@ -73,3 +73,19 @@ def replaced(events: Sequence[Event]) -> list[HistoryReplaced]:
 def notices(events: Sequence[Event], kind: str = "inline") -> list[str]:
     """Texts of the notifications of one kind."""
     return [e.text for e in events if isinstance(e, Notification) and e.kind == kind]
+
+
+def orphans(view: list[Message]) -> list[str]:
+    """Tool parts in ``view`` that break the request → next-message-response rule."""
+    bad: list[str] = []
+    seen: set[str] = set()
+    for i, m in enumerate(view):
+        for r in m.tool_requests:
+            nxt = view[i + 1] if i + 1 < len(view) else None
+            if nxt is None or r.id not in {p.id for p in nxt.tool_responses}:
+                bad.append(f"request {r.id}")
+            seen.add(r.id)
+        for p in m.tool_responses:
+            if p.id not in seen:
+                bad.append(f"response {p.id}")
+    return bad

@@ -13,7 +13,15 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-from compaction_support import REQUEST, SUMMARY_JSON, collect, make_session, manager, replaced
+from compaction_support import (
+    REQUEST,
+    SUMMARY_JSON,
+    collect,
+    make_session,
+    manager,
+    orphans,
+    replaced,
+)
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -70,22 +78,6 @@ def segment(draw: Any) -> list[Message]:
 
 conversations = st.lists(segment(), min_size=1, max_size=14).map(
     lambda segs: [m for seg in segs for m in seg])
-
-
-def orphans(view: list[Message]) -> list[str]:
-    """Tool parts in ``view`` that break the request → next-message-response rule."""
-    bad: list[str] = []
-    seen: set[str] = set()
-    for i, m in enumerate(view):
-        for r in m.tool_requests:
-            nxt = view[i + 1] if i + 1 < len(view) else None
-            if nxt is None or r.id not in {p.id for p in nxt.tool_responses}:
-                bad.append(f"request {r.id}")
-            seen.add(r.id)
-        for p in m.tool_responses:
-            if p.id not in seen:
-                bad.append(f"response {p.id}")
-    return bad
 
 
 def newest_request(messages: list[Message]) -> str | None:

@@ -60,6 +60,8 @@ DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
 """Budget of an extractive summary when the caller names none (``--max-summary-tokens``)."""
 MIN_RAW_SUMMARY_WORDS = 40
 """An unparsable summary reply shorter than this gets an extractive summary added beneath."""
+MIN_BENEATH_TOKENS = 64
+"""The extractive summary beneath a raw reply gets at least this many tokens."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,10 +205,14 @@ def execute(
     if summary is None:
         from goosectx.compaction.extractive import extractive_summary
 
-        # A failed call that still reported usage is billed once, with this compaction.
+        # A failed call that still reported usage is billed once, with this compaction. With
+        # no budget named it fits the summary's room in the layout (its facts included).
+        tokens = extractive_budget(max_summary_tokens, context_limit_tokens)
+        if not max_summary_tokens:
+            tokens = min(tokens, int((budget.summary_max_tokens + working.facts_tokens)
+                                     / budget.ratio))
         summary = SummaryResult(render_markdown(extractive_summary(
-            messages, max_tokens=extractive_budget(max_summary_tokens, context_limit_tokens),
-            counter=counter)), _merged(billed), None)
+            messages, max_tokens=tokens, counter=counter)), _merged(billed), None)
     elif not summary.parsed and (len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS
                                  or isinstance(extract_json(summary.text), dict)):
         # A tiny unparsable reply (a small base model echoing template tokens) is kept as
@@ -221,8 +227,12 @@ def execute(
         yield Notification("inline", (
             f"The model's summary did not follow the requested format{short}; an extractive "
             "summary of the transcript was added beneath it."))
+        # Beneath it only what the summary's budget leaves (raw tokens), never a fixed share.
+        room = (int(budget.summary_max_tokens / budget.ratio)
+                - counter.count_text(summary.text))
         extractive = render_markdown(extractive_summary(
-            messages, max_tokens=extractive_budget(max_summary_tokens, context_limit_tokens),
+            messages, max_tokens=max(MIN_BENEATH_TOKENS, min(
+                extractive_budget(max_summary_tokens, context_limit_tokens), room)),
             counter=counter))
         summary = replace(summary, text=f"{summary.text}\n\n{extractive}")
     if _is_set(cancel):

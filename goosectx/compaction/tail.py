@@ -39,6 +39,8 @@ class Split:
         replaced: Tail originals the model gets as an elided copy instead: id → the copy.
         elided_tokens: Size of the largest message elided to fit, or 0.
         answered: The newest request was answered (no pending tool call after the answer).
+        facts_tokens: Room reserved beside the summary's ``max_tokens`` for the facts merged
+            from the head (calibrated tokens; set by the layout).
     """
 
     head: list[Message]
@@ -48,6 +50,7 @@ class Split:
     replaced: dict[str, Message] = field(default_factory=dict)
     elided_tokens: int = 0
     answered: bool = False
+    facts_tokens: int = 0
 
 
 def is_answered(messages: Sequence[Message]) -> bool:
