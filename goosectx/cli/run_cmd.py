@@ -17,29 +17,29 @@ Exit codes: 0 done, 1 error, 3 stopped at ``--max-turns`` / ``GOOSE_MAX_TURNS``,
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from goosectx.approval import ApprovalDecision
-from goosectx.cli.approval_view import VIEW_KEY, approval_question, plain_question
 from goosectx.cli.common import OpenSession, choose_mode, open_session, resume_command
-from goosectx.cli.folding import plural, tool_result_label
-from goosectx.cli.sanitize import APPROVAL_MARKER, SafeStream, json_safe, terminal_safe
+from goosectx.cli.folding import plural
+from goosectx.cli.run_output import (
+    Approver,
+    JsonOutput,
+    StreamJsonOutput,
+    TextOutput,
+    result_fields,
+)
+from goosectx.cli.sanitize import terminal_safe
 from goosectx.config import Settings, parse_mode
-from goosectx.conversation import Message, ToolRequest
+from goosectx.conversation import Message
 from goosectx.errors import GoosectxError, UsageError
 from goosectx.events import (
     Event,
     HistoryReplaced,
     MessageCompleted,
-    MessageDelta,
-    Notification,
-    ToolCallFinished,
-    ToolCallStarted,
     ToolPairsSummarized,
     TurnFinished,
     UsageUpdated,
@@ -78,149 +78,6 @@ def read_task(text: str | None, input_file: str | None, stdin: TextIO | None = N
     if not task.strip():
         raise UsageError("the task is empty", "give some text with -t or -i")
     return task
-
-
-class _Approver:
-    """``run``'s approval callable: ask on a terminal, else deny and warn once per tool.
-
-    Called only for a call whose verdict (:func:`goosectx.approval.decide`) is ``ask``.
-    """
-
-    def __init__(self, stdin: TextIO, stderr: TextIO) -> None:
-        self.stdin = stdin
-        self.stderr = stderr
-        self.interactive = stdin.isatty()
-        self.warned: set[str] = set()
-
-    def __call__(self, request: ToolRequest) -> ApprovalDecision:
-        if not self.interactive:
-            if request.name not in self.warned:
-                self.warned.add(request.name)
-                self.stderr.write(terminal_safe(
-                    f"goosectx: warning: {request.name} needs approval and there is no "
-                    "terminal to ask, so it was denied; use --mode auto to run tools "
-                    "without asking\n"))
-                self.stderr.flush()
-            return "deny"
-        question = approval_question(request, shutil.get_terminal_size().columns)
-        self._draw(plain_question(question, whole=False))
-        viewed = not question.long
-        while True:
-            keys = "[y] once  [a] always (this tool)  [n] deny  [c] cancel the task"
-            if not viewed:
-                keys = f"[{VIEW_KEY}] view the whole call  {keys}"
-            self._draw([f"{APPROVAL_MARKER} {keys}: "], end="")
-            answer = self.stdin.readline().strip().lower()
-            if answer == VIEW_KEY and not viewed:
-                viewed = True
-                self._draw(plain_question(question, whole=True))
-                continue
-            if answer in ("y", "yes", "a") and not viewed:
-                self._draw([f"{APPROVAL_MARKER} press {VIEW_KEY} to see the whole call first"])
-                continue
-            return {"y": "allow_once", "yes": "allow_once", "a": "always_allow",
-                    "c": "cancel"}.get(answer, "deny")  # type: ignore[return-value]
-
-    def _draw(self, lines: list[str], end: str = "\n") -> None:
-        """Write lines of goosectx's own question (their outside parts are already safe)."""
-        self.stderr.write("\n".join(lines) + end)
-        self.stderr.flush()
-
-
-class _TextOutput:
-    """``--output-format text``: answer on stdout, progress on stderr."""
-
-    def __init__(self, stdout: TextIO, stderr: TextIO) -> None:
-        self.stdout, self.stderr = stdout, stderr
-        self.line_open = False
-        self._answer = SafeStream()
-
-    def _err(self, line: str) -> None:
-        """One progress line on stderr; outside text in it is made terminal-safe."""
-        if self.line_open:
-            self.stdout.write("\n")
-            self.stdout.flush()
-            self.line_open = False
-        self.stderr.write(terminal_safe(line) + "\n")
-        self.stderr.flush()
-
-    def on_event(self, event: Event) -> None:
-        if isinstance(event, MessageDelta):
-            text = self._answer.feed(event.text)
-            if not text:
-                return
-            self.stdout.write(text)
-            self.stdout.flush()
-            self.line_open = not text.endswith("\n")
-        elif isinstance(event, MessageCompleted) and event.message.role == "assistant":
-            if self.line_open:
-                self.stdout.write("\n")
-                self.stdout.flush()
-                self.line_open = False
-        elif isinstance(event, ToolCallStarted):
-            args = event.request.arguments_json()
-            self._err(f"> {event.request.name} {args if len(args) <= 200 else args[:199] + '…'}")
-        elif isinstance(event, ToolCallFinished) and event.response.is_error:
-            label, ran = tool_result_label(event.response)
-            first = (event.response.output.strip().splitlines() or [""])[0]
-            self._err(f"  {label}: {first[:200]}" if ran else f"  {label}")
-        elif isinstance(event, Notification) and event.kind == "inline":
-            self._err(f"goosectx: {event.text}")
-        elif isinstance(event, HistoryReplaced):
-            self._err(f"goosectx: context compacted ({event.trigger}) · "
-                      f"{event.tokens_before:,} → {event.tokens_after:,} tokens")
-        elif isinstance(event, ToolPairsSummarized):
-            self._err(f"goosectx: summarised {plural(event.count, 'old tool call')} "
-                      f"(~{event.tokens_saved:,} tokens)")
-
-    def start(self, started: dict[str, Any]) -> None:
-        return
-
-    def finish(self, summary: dict[str, Any]) -> None:
-        if self.line_open:
-            self.stdout.write("\n")
-            self.stdout.flush()
-
-
-class _StreamJsonOutput:
-    """``--output-format stream-json``: one JSON object per line.
-
-    First ``session_started`` (the session id), then one line per event, last one ``result``
-    line (:func:`result_fields`).
-    """
-
-    def __init__(self, stdout: TextIO) -> None:
-        self.stdout = stdout
-
-    def _line(self, data: dict[str, Any]) -> None:
-        self.stdout.write(json_safe(json.dumps(data, ensure_ascii=False)) + "\n")
-        self.stdout.flush()
-
-    def start(self, started: dict[str, Any]) -> None:
-        self._line(started)
-
-    def on_event(self, event: Event) -> None:
-        self._line(event_to_json(event))
-
-    def finish(self, summary: dict[str, Any]) -> None:
-        self._line({"type": "result", **result_fields(summary)})
-
-
-class _JsonOutput:
-    """``--output-format json``: one object when the turn ends."""
-
-    def __init__(self, stdout: TextIO) -> None:
-        self.stdout = stdout
-
-    def start(self, started: dict[str, Any]) -> None:
-        return
-
-    def on_event(self, event: Event) -> None:
-        return
-
-    def finish(self, summary: dict[str, Any]) -> None:
-        self.stdout.write(json_safe(json.dumps(summary, ensure_ascii=False, indent=2)) + "\n")
-        self.stdout.flush()
 
 
 def run_task(
@@ -280,16 +137,16 @@ def run_task(
     manager = servers.start(opened, stderr)
     try:
         approval_mode = choose_mode(settings, mode, opened.session).mode
-        approver = _Approver(stdin, stderr)
+        approver = Approver(stdin, stderr)
         agent = build_agent(settings, opened.session, approve=approver, mode=approval_mode,
                             model=model_name, interactive=approver.interactive, extensions=manager)
-        output: _TextOutput | _StreamJsonOutput | _JsonOutput
+        output: TextOutput | StreamJsonOutput | JsonOutput
         if output_format == "json":
-            output = _JsonOutput(stdout)
+            output = JsonOutput(stdout)
         elif output_format == "stream-json":
-            output = _StreamJsonOutput(stdout)
+            output = StreamJsonOutput(stdout)
         else:
-            output = _TextOutput(stdout, stderr)
+            output = TextOutput(stdout, stderr)
         note = auto_compaction_off(settings, model_name)
         if note:
             stderr.write(terminal_safe(f"goosectx: note: {note}\n"))
@@ -334,7 +191,7 @@ class _Finished:
 
 
 def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession,
-           output: _TextOutput | _StreamJsonOutput | _JsonOutput,
+           output: TextOutput | StreamJsonOutput | JsonOutput,
            fresh_token_counts: Callable[[], Mapping[str, TokenCount]] | None = None) -> _Finished:
     """Record and print every event until the turn ends.
 
@@ -393,20 +250,6 @@ def _summary(session_id: str, name: str | None, finished: _Finished) -> dict[str
         "cost_usd": finished.usage.cost_usd,
         "compactions": finished.compactions,
     }
-
-
-RESULT_FIELDS = ("session_id", "status", "exit_code", "error", "usage", "cost_usd",
-                 "compactions")
-"""The fields of stream-json's last line (``{"type": "result", ...}``); ``json`` has them too."""
-
-
-def result_fields(summary: dict[str, Any]) -> dict[str, Any]:
-    """The ``result`` event's fields, taken from the ``json`` summary (docs/architecture.md §3).
-
-    ``cost_usd`` is ``null`` when unknown (a model without prices), never 0; ``usage`` counts
-    every model call of the run, compaction calls included; ``compactions`` counts them.
-    """
-    return {key: summary.get(key) for key in RESULT_FIELDS}
 
 
 def auto_compaction_off(settings: Settings, model: str | None) -> str | None:

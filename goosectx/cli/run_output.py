@@ -1,0 +1,195 @@
+"""``goosectx run``'s front ends: the approval question on a terminal and the three output formats.
+
+``text`` streams the answer to stdout and reports the rest on stderr; ``stream-json`` writes one
+event object per line; ``json`` one object at the end (docs/architecture.md §6).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from typing import Any, TextIO
+
+from goosectx.approval import ApprovalDecision
+from goosectx.cli.approval_view import VIEW_KEY, approval_question, plain_question
+from goosectx.cli.folding import plural, tool_result_label
+from goosectx.cli.sanitize import APPROVAL_MARKER, SafeStream, json_safe, terminal_safe
+from goosectx.conversation import ToolRequest
+from goosectx.events import (
+    Event,
+    HistoryReplaced,
+    MessageCompleted,
+    MessageDelta,
+    Notification,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolPairsSummarized,
+    event_to_json,
+)
+
+
+class Approver:
+    """``run``'s approval callable: ask on a terminal, else deny and warn once per tool.
+
+    Called only for a call whose verdict (:func:`goosectx.approval.decide`) is ``ask``.
+    """
+
+    def __init__(self, stdin: TextIO, stderr: TextIO) -> None:
+        self.stdin = stdin
+        self.stderr = stderr
+        self.interactive = stdin.isatty()
+        self.warned: set[str] = set()
+
+    def __call__(self, request: ToolRequest) -> ApprovalDecision:
+        """Ask about one call (deny without a terminal)."""
+        if not self.interactive:
+            if request.name not in self.warned:
+                self.warned.add(request.name)
+                self.stderr.write(terminal_safe(
+                    f"goosectx: warning: {request.name} needs approval and there is no "
+                    "terminal to ask, so it was denied; use --mode auto to run tools "
+                    "without asking\n"))
+                self.stderr.flush()
+            return "deny"
+        question = approval_question(request, shutil.get_terminal_size().columns)
+        self._draw(plain_question(question, whole=False))
+        viewed = not question.long
+        while True:
+            keys = "[y] once  [a] always (this tool)  [n] deny  [c] cancel the task"
+            if not viewed:
+                keys = f"[{VIEW_KEY}] view the whole call  {keys}"
+            self._draw([f"{APPROVAL_MARKER} {keys}: "], end="")
+            answer = self.stdin.readline().strip().lower()
+            if answer == VIEW_KEY and not viewed:
+                viewed = True
+                self._draw(plain_question(question, whole=True))
+                continue
+            if answer in ("y", "yes", "a") and not viewed:
+                self._draw([f"{APPROVAL_MARKER} press {VIEW_KEY} to see the whole call first"])
+                continue
+            return {"y": "allow_once", "yes": "allow_once", "a": "always_allow",
+                    "c": "cancel"}.get(answer, "deny")  # type: ignore[return-value]
+
+    def _draw(self, lines: list[str], end: str = "\n") -> None:
+        """Write lines of goosectx's own question (their outside parts are already safe)."""
+        self.stderr.write("\n".join(lines) + end)
+        self.stderr.flush()
+
+
+class TextOutput:
+    """``--output-format text``: answer on stdout, progress on stderr."""
+
+    def __init__(self, stdout: TextIO, stderr: TextIO) -> None:
+        self.stdout, self.stderr = stdout, stderr
+        self.line_open = False
+        self._answer = SafeStream()
+
+    def _err(self, line: str) -> None:
+        """One progress line on stderr; outside text in it is made terminal-safe."""
+        if self.line_open:
+            self.stdout.write("\n")
+            self.stdout.flush()
+            self.line_open = False
+        self.stderr.write(terminal_safe(line) + "\n")
+        self.stderr.flush()
+
+    def on_event(self, event: Event) -> None:
+        """Show one event."""
+        if isinstance(event, MessageDelta):
+            text = self._answer.feed(event.text)
+            if not text:
+                return
+            self.stdout.write(text)
+            self.stdout.flush()
+            self.line_open = not text.endswith("\n")
+        elif isinstance(event, MessageCompleted) and event.message.role == "assistant":
+            if self.line_open:
+                self.stdout.write("\n")
+                self.stdout.flush()
+                self.line_open = False
+        elif isinstance(event, ToolCallStarted):
+            args = event.request.arguments_json()
+            self._err(f"> {event.request.name} {args if len(args) <= 200 else args[:199] + '…'}")
+        elif isinstance(event, ToolCallFinished) and event.response.is_error:
+            label, ran = tool_result_label(event.response)
+            first = (event.response.output.strip().splitlines() or [""])[0]
+            self._err(f"  {label}: {first[:200]}" if ran else f"  {label}")
+        elif isinstance(event, Notification) and event.kind == "inline":
+            self._err(f"goosectx: {event.text}")
+        elif isinstance(event, HistoryReplaced):
+            self._err(f"goosectx: context compacted ({event.trigger}) · "
+                      f"{event.tokens_before:,} → {event.tokens_after:,} tokens")
+        elif isinstance(event, ToolPairsSummarized):
+            self._err(f"goosectx: summarised {plural(event.count, 'old tool call')} "
+                      f"(~{event.tokens_saved:,} tokens)")
+
+    def start(self, started: dict[str, Any]) -> None:
+        """The run started (``started``: session id, model...)."""
+        return
+
+    def finish(self, summary: dict[str, Any]) -> None:
+        """The run ended (``summary``: status, usage, messages...)."""
+        if self.line_open:
+            self.stdout.write("\n")
+            self.stdout.flush()
+
+
+class StreamJsonOutput:
+    """``--output-format stream-json``: one JSON object per line.
+
+    First ``session_started`` (the session id), then one line per event, last one ``result``
+    line (:func:`result_fields`).
+    """
+
+    def __init__(self, stdout: TextIO) -> None:
+        self.stdout = stdout
+
+    def _line(self, data: dict[str, Any]) -> None:
+        self.stdout.write(json_safe(json.dumps(data, ensure_ascii=False)) + "\n")
+        self.stdout.flush()
+
+    def start(self, started: dict[str, Any]) -> None:
+        """The run started (``started``: session id, model...)."""
+        self._line(started)
+
+    def on_event(self, event: Event) -> None:
+        """Show one event."""
+        self._line(event_to_json(event))
+
+    def finish(self, summary: dict[str, Any]) -> None:
+        """The run ended (``summary``: status, usage, messages...)."""
+        self._line({"type": "result", **result_fields(summary)})
+
+
+class JsonOutput:
+    """``--output-format json``: one object when the turn ends."""
+
+    def __init__(self, stdout: TextIO) -> None:
+        self.stdout = stdout
+
+    def start(self, started: dict[str, Any]) -> None:
+        """The run started (``started``: session id, model...)."""
+        return
+
+    def on_event(self, event: Event) -> None:
+        """Show one event."""
+        return
+
+    def finish(self, summary: dict[str, Any]) -> None:
+        """The run ended (``summary``: status, usage, messages...)."""
+        self.stdout.write(json_safe(json.dumps(summary, ensure_ascii=False, indent=2)) + "\n")
+        self.stdout.flush()
+
+
+RESULT_FIELDS = ("session_id", "status", "exit_code", "error", "usage", "cost_usd",
+                 "compactions")
+"""The fields of stream-json's last line (``{"type": "result", ...}``); ``json`` has them too."""
+
+
+def result_fields(summary: dict[str, Any]) -> dict[str, Any]:
+    """The ``result`` event's fields, taken from the ``json`` summary (docs/architecture.md §3).
+
+    ``cost_usd`` is ``null`` when unknown (a model without prices), never 0; ``usage`` counts
+    every model call of the run, compaction calls included; ``compactions`` counts them.
+    """
+    return {key: summary.get(key) for key in RESULT_FIELDS}
