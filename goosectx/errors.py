@@ -69,6 +69,10 @@ class CompactionFailed(GoosectxError):
     """A compaction could not produce a summary; the history was left untouched."""
 
 
+class NothingToUndo(GoosectxError):
+    """``/undo-compact`` / ``compact --undo`` found no compaction to walk back (nothing changed)."""
+
+
 class ImportFormatError(GoosectxError):
     """A transcript file cannot be imported (unknown format or broken record): exit 2."""
 

@@ -104,6 +104,29 @@ class HistoryReplaced:
 
 
 @dataclass(frozen=True, slots=True)
+class CompactionUndone:
+    """An undo gave the model back the view the last compaction replaced (one transaction).
+
+    Attributes:
+        conversation: The whole new conversation (the compaction's messages hidden from the
+            model, the ones it hid shown again, a user-only notice at the end).
+        compaction_id: The compaction walked back.
+        restored_count: Messages the model sees again.
+        tokens_before: ``current`` before the undo.
+        tokens_after: Estimate of the next full request; the new ``current``.
+        auto_compaction_paused: Always True: the restored view is over the threshold by
+            construction, so auto-compaction pauses until ``/compact``.
+    """
+
+    conversation: Conversation
+    compaction_id: str
+    restored_count: int
+    tokens_before: int
+    tokens_after: int
+    auto_compaction_paused: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class ToolPairsSummarized:
     """Old tool pairs were replaced in the model's view by one-line notes.
 
@@ -141,6 +164,7 @@ Event: TypeAlias = (
     | Notification
     | UsageUpdated
     | HistoryReplaced
+    | CompactionUndone
     | ToolPairsSummarized
     | TurnFinished
 )

@@ -37,6 +37,8 @@ class MessageMetadata:
         is_summary: A compaction summary.
         is_continuation: The assistant "continue" message after a summary.
         compaction_id: Id shared by the messages one compaction added.
+        hidden_by: Id of the compaction that hid this message from the model (its head), so
+            an undo can show it again (docs/architecture.md §5, "Undo"); ``None`` otherwise.
         cancelled: The turn was cancelled while this message was being produced.
         extra: Importer-specific facts kept verbatim (e.g. source record ids).
     """
@@ -48,6 +50,7 @@ class MessageMetadata:
     is_continuation: bool = False
     compaction_id: str | None = None
     cancelled: bool = False
+    hidden_by: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -83,6 +86,8 @@ class MessageMetadata:
                 data[name] = True
         if self.compaction_id:
             data["compaction_id"] = self.compaction_id
+        if self.hidden_by:
+            data["hidden_by"] = self.hidden_by
         if self.extra:
             data["extra"] = self.extra
         return data
@@ -99,6 +104,7 @@ class MessageMetadata:
             is_continuation=bool(data.get("is_continuation", False)),
             compaction_id=data.get("compaction_id"),
             cancelled=bool(data.get("cancelled", False)),
+            hidden_by=data.get("hidden_by") or None,
             extra=dict(data.get("extra") or {}),
         )
 

@@ -1,8 +1,8 @@
 """The session recorder: the one writer that turns core events into store writes.
 
 Used alike by the REPL, ``run``, ``compact`` and the tests (DESIGN.md §2 "Who writes").
-``MessageCompleted`` → one appended row; ``HistoryReplaced`` / ``ToolPairsSummarized`` → one
-transaction; ``UsageUpdated`` → one ledger row plus the new ``current`` figure. After each of
+``MessageCompleted`` → one appended row; ``HistoryReplaced`` / ``CompactionUndone`` /
+``ToolPairsSummarized`` → one transaction; ``UsageUpdated`` → one ledger row plus the new ``current`` figure. After each of
 the last three, the token counts made since are stored with their messages (one transaction).
 """
 
@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from goosectx.events import (
+    CompactionUndone,
     Event,
     HistoryReplaced,
     MessageCompleted,
@@ -68,7 +69,12 @@ class SessionRecorder:
                 state=replace(self.session.state,
                               auto_compaction_paused=event.auto_compaction_paused),
             )
+        elif isinstance(event, CompactionUndone):
+            # The undone compaction's ledger row stays: its cost was paid.
+            self.store.replace_history(sid, event.conversation, current_tokens=event.tokens_after,
+                                       current_is_estimate=True, state=self.session.state)
         elif isinstance(event, ToolPairsSummarized):
             self.store.replace_history(sid, event.conversation, ledger_entry=event.call)
-        if isinstance(event, UsageUpdated | HistoryReplaced | ToolPairsSummarized):
+        if isinstance(event, UsageUpdated | HistoryReplaced | CompactionUndone
+                      | ToolPairsSummarized):
             self.save_counts()

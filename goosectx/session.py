@@ -36,6 +36,8 @@ class SessionState:
         auto_compaction_paused: Set when the provider's next report showed a compaction did
             not work (docs/architecture.md §5, "Judged by the next report"), or by an undo;
             lifted by a manual compaction or ``/clear``.
+        paused_by_undo: The pause was set by undoing a compaction (``/undo-compact``), not by
+            a report; the displays word the pause after it. Lifted with the pause.
         judge_input_tokens: The provider-reported input that triggered the last automatic
             compaction, until the next report judges it; ``None`` when nothing is pending.
         growth_base_tokens: ``current`` after the last automatic compaction (then the first
@@ -46,6 +48,7 @@ class SessionState:
     """
 
     auto_compaction_paused: bool = False
+    paused_by_undo: bool = False
     judge_input_tokens: int | None = None
     growth_base_tokens: int | None = None
     compaction_failures: int = 0
@@ -54,6 +57,7 @@ class SessionState:
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {"auto_compaction_paused": self.auto_compaction_paused,
+                "paused_by_undo": self.paused_by_undo,
                 "judge_input_tokens": self.judge_input_tokens,
                 "growth_base_tokens": self.growth_base_tokens,
                 "compaction_failures": self.compaction_failures,
@@ -74,6 +78,7 @@ class SessionState:
                     calibration[model] = [float(r) for r in ratios
                                           if isinstance(r, int | float) and r > 0]
         return cls(auto_compaction_paused=bool(data.get("auto_compaction_paused", False)),
+                   paused_by_undo=bool(data.get("paused_by_undo", False)),
                    judge_input_tokens=opt_int("judge_input_tokens"),
                    growth_base_tokens=opt_int("growth_base_tokens"),
                    compaction_failures=opt_int("compaction_failures") or 0,

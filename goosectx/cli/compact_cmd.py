@@ -4,7 +4,8 @@ The same :meth:`~goosectx.compaction.manager.ContextManager.compact` the REPL's 
 runs, on a saved session, persisted through the session recorder (one transaction).
 ``--dry-run`` prints the plan — tokens before, the rung the summary request would start at
 and its size — without calling a model or changing anything. With no model configured the
-extractive strategy (no model) is used, and stderr says so.
+extractive strategy (no model) is used, and stderr says so. ``--undo`` walks back the last
+compaction instead (:func:`undo_session`).
 
 Output: the result line (or ``--json`` object) on stdout; notices on stderr.
 """
@@ -20,7 +21,7 @@ from goosectx.cli.sanitize import terminal_safe
 from goosectx.compaction.manager import CompactionPlan, ContextManager, RequestContext
 from goosectx.config import Settings
 from goosectx.errors import ModelNotConfigured
-from goosectx.events import Event, HistoryReplaced, Notification
+from goosectx.events import CompactionUndone, Event, HistoryReplaced, Notification
 from goosectx.providers.base import Provider
 from goosectx.session import Session
 from goosectx.usage import format_cost_usd
@@ -134,6 +135,58 @@ def compact_session(
                 lock.release()
     finally:
         store.close()
+
+
+def undo_session(settings: Settings, session_ref: str, *, as_json: bool) -> int:
+    """``goosectx compact SESSION --undo``: walk back the session's last compaction.
+
+    The same :meth:`~goosectx.compaction.manager.ContextManager.undo_compaction` as the REPL's
+    ``/undo-compact``, persisted by the recorder in one transaction. No model is called (nor
+    litellm imported): ``current`` is re-estimated from the restored view.
+
+    Returns:
+        The exit code (0).
+
+    Raises:
+        NothingToUndo: no compaction to walk back (exit 1, nothing changed).
+        SessionNotFound, SessionAmbiguous, SessionInUse: SESSION cannot be changed now.
+    """
+    from goosectx.cli.common import resolve_session
+    from goosectx.recorder import SessionRecorder
+
+    store, session_id = resolve_session(settings, session_ref)
+    try:
+        lock = store.lock(session_id)
+        try:
+            session = store.load(session_id)
+            manager = ContextManager(session, settings, None)
+            request = _request_context(settings, session, manager, None)
+            recorder = SessionRecorder(store, session)
+            recorder.fresh_token_counts = manager.take_fresh_token_counts
+            for event in manager.undo_compaction(request):
+                recorder.record(event)
+                if isinstance(event, CompactionUndone):
+                    _print_undo(session, event, as_json)
+            return 0
+        finally:
+            lock.release()
+    finally:
+        store.close()
+
+
+def _print_undo(session: Session, event: CompactionUndone, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({
+            "session_id": session.id, "undone_compaction_id": event.compaction_id,
+            "restored_messages": event.restored_count, "tokens_before": event.tokens_before,
+            "tokens_after": event.tokens_after,
+            "auto_compaction_paused": event.auto_compaction_paused}))
+        return
+    print(terminal_safe(
+        f"Undid the last compaction of {session.display_name}: the model sees "
+        f"{plural(event.restored_count, 'message')} again · {event.tokens_before:,} → "
+        f"{event.tokens_after:,} tokens (estimated) · auto-compaction paused until a "
+        "/compact"))
 
 
 def _show(event: Event, result: HistoryReplaced | None) -> HistoryReplaced | None:

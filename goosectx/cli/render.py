@@ -41,6 +41,7 @@ from goosectx.conversation import (
     ToolResponse,
 )
 from goosectx.events import (
+    CompactionUndone,
     Event,
     HistoryReplaced,
     MessageCompleted,
@@ -160,6 +161,10 @@ class TranscriptRenderer(Surface):
             text = compaction_rule_text(event, say_cost_unknown=not self.cost_unknown_said)
             self.cost_unknown_said = self.cost_unknown_said or COST_UNKNOWN in text
             self.rule(text)
+        elif isinstance(event, CompactionUndone):  # the notice that follows says the rest
+            self._close_stream()
+            self.rule(f"compaction undone · {event.tokens_before:,} → "
+                      f"{event.tokens_after:,} tokens · auto-compaction paused")
         elif isinstance(event, ToolPairsSummarized):
             self._close_stream()
             one = event.count == 1

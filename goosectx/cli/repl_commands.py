@@ -1,6 +1,6 @@
 """The REPL's slash commands, run against one :class:`~goosectx.cli.repl.Repl`.
 
-``/compact``, ``/clear``, ``/mode``, ``/model``, ``/usage``, ``/context``, ``/history`` and
+``/compact``, ``/undo-compact``, ``/clear``, ``/mode``, ``/model``, ``/usage``, ``/context``, ``/history`` and
 ``/help``. Parsing is :mod:`goosectx.cli.slash` (a pure function); this module only acts on
 the parsed command, drawing through the REPL's renderer. ``/exit`` is handled by the REPL's
 loop.
@@ -44,6 +44,9 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
         strategy = "llm" if repl.provider is not None else "extractive"
         repl._drive(lambda cancel: repl.agent.compact(command.instructions,
                                                       strategy=strategy, cancel=cancel))
+    elif isinstance(command, slash.UndoCompact):
+        repl._drive(lambda _cancel: repl._context_manager().undo_compaction(
+            repl.agent.request_context))
     elif isinstance(command, slash.Clear):
         repl._drive(lambda _cancel: repl.agent.clear())
     elif isinstance(command, slash.Mode):
@@ -143,6 +146,7 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
         threshold_source=repl.settings.source("threshold_ratio"),
         auto_enabled=repl.settings.auto_compaction_enabled,
         paused=repl.session.state.auto_compaction_paused,
+        paused_by_undo=repl.session.state.paused_by_undo,
         manages_own_context=bool(provider and provider.manages_own_context),
         calibration=calibration.describe(repl.session.state,
                                          provider.model if provider else repl.session.model),

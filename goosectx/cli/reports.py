@@ -53,6 +53,7 @@ class ContextFacts:
         paused: Auto-compaction is paused for this session.
         manages_own_context: The model manages its own context (goosectx never compacts).
         calibration: ``estimates ×1.84, calibrated on 12 calls`` (empty: not shown).
+        paused_by_undo: The pause was set by ``/undo-compact`` (worded after it).
     """
 
     breakdown: ContextBreakdown
@@ -66,6 +67,7 @@ class ContextFacts:
     paused: bool
     manages_own_context: bool
     calibration: str = ""
+    paused_by_undo: bool = False
 
     def auto_compaction_line(self) -> str:
         """When auto-compaction runs, or why it does not."""
@@ -76,6 +78,9 @@ class ContextFacts:
                     "outside (0, 1); /compact still works")
         at = int(self.limit_tokens * self.threshold_ratio)
         line = f"at {self.threshold_ratio:.0%} of the limit = {at:,} tokens"
+        if self.paused and self.paused_by_undo:
+            return line + (" — paused: a compaction was undone, so the context is over the "
+                           "threshold; /compact or /clear resumes it")
         if self.paused:
             return line + (" — paused: the provider's report showed the last compaction did "
                            "not work; /compact or /clear resumes it")

@@ -40,6 +40,11 @@ class Compact:
 
 
 @dataclass(frozen=True, slots=True)
+class UndoCompact:
+    """``/undo-compact``: give the model back the view the last compaction replaced."""
+
+
+@dataclass(frozen=True, slots=True)
 class Clear:
     """``/clear``: hide the whole history from the model; the transcript stays."""
 
@@ -115,7 +120,7 @@ class Prompt:
 
 
 SlashCommand: TypeAlias = (
-    Help | Exit | Compact | Clear | Mode | Model | ShowUsage | ShowContext | History | Invalid
+    Help | Exit | Compact | UndoCompact | Clear | Mode | Model | ShowUsage | ShowContext | History | Invalid
     | Extension | Prompts | Prompt
 )
 
@@ -142,6 +147,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("/exit", "", "leave (the session is saved)"),
     CommandInfo("/quit", "", "leave (the session is saved)"),
     CommandInfo("/compact", "[instructions]", "summarise the context now; the transcript stays"),
+    CommandInfo("/undo-compact", "", "give the model back what the last compaction replaced "
+                "(pauses auto-compaction)"),
     CommandInfo("/clear", "", "hide the whole history from the model; the transcript stays"),
     CommandInfo("/mode", "[NAME]", "approval mode: " + ", ".join(APPROVAL_MODES),
                 APPROVAL_MODES),
@@ -202,6 +209,8 @@ def parse_slash(line: str) -> SlashCommand | None:
         return Compact(arg or None)
     if name == "/clear":
         return _no_arg(name, arg, Clear())
+    if name in ("/undo-compact", "/undo_compact"):
+        return _no_arg("/undo-compact", arg, UndoCompact())
     if name == "/usage":
         return _no_arg(name, arg, ShowUsage())
     if name == "/context":

@@ -254,7 +254,7 @@ def execute(
         session.ledger.entries.append(summary.call)
     state = session.state
     if trigger == "manual":
-        state.auto_compaction_paused = False
+        state.auto_compaction_paused = state.paused_by_undo = False
     yield HistoryReplaced(Conversation(list(new)), trigger, before, after, cost, strategy,
                           summary.call, state.auto_compaction_paused, summary.rung)
     elided = elided_notice(new, cid)

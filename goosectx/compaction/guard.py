@@ -94,6 +94,7 @@ class CompactionGuard:
     def on_clear(self) -> None:
         """``/clear``: lift the pause and forget the guard figures."""
         self.state.auto_compaction_paused = False
+        self.state.paused_by_undo = False
         self.state.judge_input_tokens = None
         self.state.growth_base_tokens = None
         self.compacted_since_call = False

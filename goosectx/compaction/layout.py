@@ -5,7 +5,8 @@ dropped. After a compaction the model sees: the stable prefix (system prompt, to
 unchanged) → the summary of the HEAD (user, agent-only) → earlier user messages re-sent
 verbatim (agent-only copies, chronological) → the continuation (assistant, agent-only) → the
 TAIL, the newest messages verbatim (their originals stay agent-visible, not copied). The
-head's messages get ``agent_visible=False``; user visibility never changes. The new messages
+head's messages get ``agent_visible=False`` and ``hidden_by`` (the compaction id, for an
+undo); user visibility never changes. The new messages
 are inserted just before the tail, so the list order is the order the model reads.
 :mod:`goosectx.compaction.tail` chooses the head and the tail.
 
@@ -201,7 +202,9 @@ def layout(
     """The whole conversation after a compaction.
 
     Returns:
-        Every old message (the head's and the elided tail originals' hidden from the model),
+        Every old message (the head's and the elided tail originals' hidden from the model
+        and marked ``hidden_by=compaction_id``, so :mod:`goosectx.compaction.undo` can show
+        them again),
         with, just before the first kept tail message (else at the end): a user-only notice
         (text ``notice``), the summary (user, agent-only, ``is_summary``), the re-sent user
         messages, the continuation (assistant, agent-only, ``is_continuation``) and the
@@ -230,7 +233,7 @@ def layout(
             out.extend(block)
             placed = True
         if m.id in head_ids and m.metadata.agent_visible:
-            out.append(m.with_metadata(agent_visible=False))
+            out.append(m.with_metadata(agent_visible=False, hidden_by=compaction_id))
         else:
             out.append(m)
         copy = working_set.replaced.get(m.id)

@@ -1,0 +1,115 @@
+"""Undo a compaction: give the model back the view the last compaction replaced.
+
+docs/architecture.md §5 ("Undo"). A compaction never deletes: :func:`~goosectx.compaction.
+layout.layout` hides the head's messages with ``hidden_by=<compaction id>`` and adds its own
+messages (summary, re-sent copies, continuation) with ``compaction_id``. An undo flips both
+back — the compaction's messages become agent-invisible, the ones it hid agent-visible again
+(``hidden_by`` cleared, so each is byte-identical to what it was) — and appends a user-only
+notice marking the point in the transcript. Messages added since the compaction are not
+touched, so they stay agent-visible. No schema is needed (migration 7 stays unused).
+
+Which compaction: the newest whose summary the model still sees. A second undo therefore
+walks back the one before (the first one's summary was in the second one's head, and is
+visible again). Tool-pair notes and ``/clear`` are not compactions: an undo never reverts
+them, and after ``/clear`` the model sees no summary, so there is nothing to undo.
+
+The usage ledger keeps the compaction's cost (it was paid). Auto-compaction pauses: the
+restored view is over the threshold by construction; ``/compact`` (or ``/clear``) lifts it.
+Nothing here prints or touches the store: events say what changed, the recorder writes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from goosectx.conversation import Conversation, Message
+from goosectx.errors import NothingToUndo
+from goosectx.events import CompactionUndone, Event, Notification
+from goosectx.session import Session
+
+NOTHING_TO_UNDO = ("nothing to undo: the model's view holds no compaction (none yet, all "
+                   "undone, or hidden by /clear)")
+NOTHING_TO_UNDO_HINT = "undo walks back compactions only; /history agent shows what the model sees"
+
+
+def last_compaction_id(messages: Sequence[Message]) -> str | None:
+    """The id of the newest compaction whose summary the model still sees, or ``None``."""
+    for m in reversed(messages):
+        meta = m.metadata
+        if meta.is_summary and meta.agent_visible and meta.compaction_id:
+            return meta.compaction_id
+    return None
+
+
+def undone_messages(messages: Sequence[Message], compaction_id: str) -> tuple[list[Message], int]:
+    """``messages`` with ``compaction_id`` walked back, and how many the model sees again.
+
+    The messages the compaction hid get ``agent_visible=True`` and no ``hidden_by``; the ones
+    it added get ``agent_visible=False`` (user visibility unchanged: its notice stays in the
+    transcript). Order and every other message are unchanged.
+    """
+    out: list[Message] = []
+    restored = 0
+    for m in messages:
+        meta = m.metadata
+        if meta.hidden_by == compaction_id:
+            out.append(m.with_metadata(agent_visible=True, hidden_by=None))
+            restored += 1
+        elif meta.compaction_id == compaction_id and meta.agent_visible:
+            out.append(m.with_metadata(agent_visible=False))
+        else:
+            out.append(m)
+    return out, restored
+
+
+def undo_notice(restored_count: int, tokens_before: int, tokens_after: int, *,
+                more: bool) -> str:
+    """The transcript mark and inline notice of an undo (names the pause and how to lift it)."""
+    noun = "message" if restored_count == 1 else "messages"
+    again = " /undo-compact again walks back the compaction before it." if more else ""
+    return (f"Compaction undone: the model sees the {restored_count:,} {noun} it had replaced "
+            f"again ({tokens_before:,} → {tokens_after:,} tokens, estimated). Auto-compaction "
+            f"is paused for this session: the restored context is over its threshold; "
+            f"/compact compacts and lifts the pause.{again}")
+
+
+def undo_last(session: Session, *, measure: Callable[[], int],
+              reestimate: Callable[[], int]) -> Iterator[Event]:
+    """Walk back the newest compaction the model's view depends on.
+
+    Args:
+        session: Changed in memory: conversation and state (pause set, pending judgement and
+            growth base forgotten). The ledger is not touched.
+        measure: Returns ``current`` before the undo (tokens).
+        reestimate: Forgets the last provider report and returns the estimate of the next
+            request (called once the restored view is in place): the new ``current``.
+
+    Yields:
+        One :class:`CompactionUndone` (the recorder: one transaction), then an inline
+        :class:`Notification` with the same text as the transcript mark.
+
+    Raises:
+        NothingToUndo: no compaction to walk back, or the newest was made by a goosectx that
+            did not record what it hid; nothing changed.
+    """
+    messages = session.conversation.messages
+    compaction_id = last_compaction_id(messages)
+    if compaction_id is None:
+        raise NothingToUndo(NOTHING_TO_UNDO, NOTHING_TO_UNDO_HINT)
+    new, restored = undone_messages(messages, compaction_id)
+    if restored == 0:
+        raise NothingToUndo(
+            "cannot undo the last compaction: it was made by an older goosectx that did not "
+            "record which messages it replaced", "/clear starts the model afresh instead")
+    before = measure()
+    session.conversation.messages = new
+    after = reestimate()
+    text = undo_notice(restored, before, after, more=last_compaction_id(new) is not None)
+    new.append(Message.notification(text).with_metadata(
+        extra={"undid_compaction": compaction_id}))
+    state = session.state
+    state.auto_compaction_paused = state.paused_by_undo = True
+    state.judge_input_tokens = None
+    state.growth_base_tokens = None
+    yield CompactionUndone(Conversation(list(new)), compaction_id, restored, before, after)
+    yield Notification("inline", text)

@@ -1,0 +1,278 @@
+"""Undo a compaction (issue 12 point 7): the model gets back the view the compaction replaced.
+
+Through the context manager (once, twice, after new messages, not tool-pair notes or
+``/clear``), through ``goosectx compact SESSION --undo`` (byte-identical projection, a one-line
+error when there is nothing to undo) and through the REPL on pipe input (``/undo-compact``, the
+transcript mark, ``/context`` with the restored figure and the pause, ``/usage`` keeping the
+compaction's cost).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import cli, run_cli
+from compaction_support import (
+    REQUEST,
+    chat,
+    collect,
+    make_session,
+    manager,
+    notices,
+    tool_pair,
+    words,
+)
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from goosectx.agent import Agent
+from goosectx.approval import ApprovalFn
+from goosectx.cli.repl import Repl, ReplIO
+from goosectx.compaction.toolpairs import apply_notes, select_pairs
+from goosectx.config import Settings, load_settings
+from goosectx.conversation import Message
+from goosectx.errors import NothingToUndo
+from goosectx.events import CompactionUndone, HistoryReplaced
+from goosectx.providers.scripted import ScriptedProvider
+from goosectx.session import Session
+from goosectx.store import SessionStore
+from goosectx.tools.builtin import default_registry, make_tool_context
+
+ENTER = "\r"
+CTRL_D = "\x04"
+
+
+def projection(session: Session) -> list[dict[str, Any]]:
+    """What the model is sent, as JSON (ids, roles, content, metadata)."""
+    return [m.to_dict() for m in session.conversation.agent_view(for_sending=False)]
+
+
+def compact(session: Session) -> HistoryReplaced:
+    events = collect(manager(session, None).compact(REQUEST, strategy="extractive"))
+    return next(e for e in events if isinstance(e, HistoryReplaced))
+
+
+def undo(session: Session) -> list[Any]:
+    return collect(manager(session, None).undo_compaction(REQUEST))
+
+
+def long_session() -> Session:
+    return make_session([*chat(6, 300), *tool_pair(words(600)), Message.assistant("read it"),
+                         *chat(2, 300)], model="openai/gpt-4o-mini")
+
+
+# -- the core ------------------------------------------------------------------------------------
+def test_undo_once_restores_the_view_the_compaction_replaced_and_pauses() -> None:
+    session = long_session()
+    before = projection(session)
+    compact(session)
+    assert projection(session) != before
+    ledger = list(session.ledger.entries)
+    events = undo(session)
+    assert projection(session) == before  # byte-identical: ids, content and metadata
+    done = next(e for e in events if isinstance(e, CompactionUndone))
+    assert done.restored_count > 0 and done.auto_compaction_paused
+    assert session.state.auto_compaction_paused and session.state.paused_by_undo
+    # `current` is re-estimated from the restored view
+    m = manager(session, None)
+    assert session.ledger.current_tokens == m.breakdown(REQUEST).total == done.tokens_after
+    assert done.tokens_after > done.tokens_before
+    assert session.ledger.entries == ledger  # nothing billed, nothing taken back
+    # the transcript marks it (user-only) and the notice names the pause and its way out
+    mark = session.conversation.messages[-1]
+    assert mark.metadata.user_visible and not mark.metadata.agent_visible
+    assert "Compaction undone" in mark.content[0].text  # type: ignore[union-attr]
+    assert any("paused" in n and "/compact" in n for n in notices(events))
+
+
+def test_a_second_undo_walks_back_the_compaction_before() -> None:
+    session = long_session()
+    original = projection(session)
+    compact(session)
+    session.conversation.append(Message.user("next question " + words(2000)))
+    session.conversation.append(Message.assistant("next answer " + words(2000)))
+    between = projection(session)
+    compact(session)
+    undo(session)
+    assert projection(session) == between
+    undo(session)
+    added = between[-2:]  # the messages added after the first compaction stay visible
+    assert projection(session) == original + added
+    with pytest.raises(NothingToUndo, match="nothing to undo"):
+        undo(session)
+
+
+def test_undo_after_new_messages_keeps_them_visible_to_the_model() -> None:
+    session = long_session()
+    original = projection(session)
+    compact(session)
+    session.conversation.append(Message.user("one more thing"))
+    session.conversation.append(Message.assistant("sure"))
+    undo(session)
+    texts = [m.text for m in session.conversation.agent_view(for_sending=False)]
+    assert projection(session)[:len(original)] == original
+    assert texts[-2:] == ["one more thing", "sure"]
+    assert not any(m.metadata.is_summary for m in session.conversation.agent_view())
+
+
+def test_undo_does_not_walk_back_clear() -> None:
+    session = long_session()
+    compact(session)
+    collect(manager(session, None).clear(REQUEST))
+    messages = list(session.conversation.messages)
+    with pytest.raises(NothingToUndo) as info:
+        undo(session)
+    assert "/clear" in info.value.message
+    assert session.conversation.messages == messages  # nothing changed
+
+
+def test_undo_keeps_tool_pair_notes_made_after_the_compaction() -> None:
+    session = long_session()
+    compact(session)
+    for i in range(14):
+        for m in tool_pair(f"output {i}"):
+            session.conversation.append(m)
+    pairs = select_pairs(session.conversation.agent_messages(), 1)
+    assert pairs
+    session.conversation.messages, hidden, notes = apply_notes(
+        session.conversation.messages, pairs, [None] * len(pairs))
+    undo(session)
+    view = session.conversation.agent_view(for_sending=False)
+    ids = {m.id for m in view}
+    assert all(n.id in ids for n in notes) and not any(h.id in ids for h in hidden)
+    assert not any(m.metadata.is_summary for m in view)
+    # notes alone are not a compaction: nothing more to undo
+    with pytest.raises(NothingToUndo):
+        undo(session)
+
+
+def test_compact_after_an_undo_lifts_the_pause() -> None:
+    session = long_session()
+    compact(session)
+    undo(session)
+    event = compact(session)
+    assert not event.auto_compaction_paused
+    assert not session.state.auto_compaction_paused and not session.state.paused_by_undo
+
+
+# -- goosectx compact SESSION --undo ---------------------------------------------------------
+def saved(name: str = "work") -> tuple[str, list[dict[str, Any]]]:
+    store = SessionStore(load_settings().data_dir)
+    try:
+        session = store.create_session(Path.cwd(), name=name)
+        for m in long_session().conversation.messages:
+            store.append_message(session.id, m)
+        return session.id, projection(store.load(session.id))
+    finally:
+        store.close()
+
+
+def load(session_id: str) -> Session:
+    store = SessionStore(load_settings().data_dir)
+    try:
+        return store.load(session_id)
+    finally:
+        store.close()
+
+
+def test_offline_compact_then_undo_restores_a_byte_identical_projection(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    sid, before = saved()
+    cli(capsys, "compact", "work", "--strategy", "extractive")
+    compacted = load(sid)
+    assert projection(compacted) != before
+    out, _ = cli(capsys, "compact", "work", "--undo")
+    assert out.startswith("Undid the last compaction of work: the model sees ")
+    assert "auto-compaction paused" in out and len(out.strip().splitlines()) == 1
+    after = load(sid)
+    assert projection(after) == before
+    assert after.state.auto_compaction_paused and after.state.paused_by_undo
+    assert after.ledger.current_is_estimate and after.ledger.current_tokens > 0
+    shown, _ = cli(capsys, "sessions", "show", "work")
+    assert "Compaction undone" in shown  # the transcript marks it
+
+
+def test_undo_with_nothing_to_undo_is_one_line_and_exits_non_zero(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    sid, before = saved()
+    code, out, err = run_cli(capsys, "compact", "work", "--undo")
+    assert code != 0 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "nothing to undo" in err
+    assert projection(load(sid)) == before
+
+
+def test_undo_twice_through_the_cli_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    sid, original = saved()
+    cli(capsys, "compact", "work", "--strategy", "extractive")
+    cli(capsys, "compact", "work", "--strategy", "extractive", "--instructions", "again")
+    out, _ = cli(capsys, "compact", "work", "--undo", "--json")
+    data = json.loads(out)
+    assert data["session_id"] == sid and data["auto_compaction_paused"] is True
+    assert data["restored_messages"] > 0 and data["undone_compaction_id"].startswith("cmp_")
+    cli(capsys, "compact", "work", "--undo")
+    assert projection(load(sid)) == original
+    code, _, err = run_cli(capsys, "compact", "work", "--undo")
+    assert code == 1 and "nothing to undo" in err
+
+
+# -- the REPL on pipe input --------------------------------------------------------------------
+def run_repl(tmp_path: Path, provider: ScriptedProvider, keys: str) -> tuple[str, SessionStore,
+                                                                             Session]:
+    settings = Settings(data_dir=tmp_path / "data", threshold_ratio=0.8)
+    workdir = tmp_path / "work"
+    workdir.mkdir(exist_ok=True)
+    store = SessionStore(settings.data_dir)
+    session = store.create_session(workdir, name="demo", model="scripted/test-model")
+
+    def build(approve: ApprovalFn) -> Agent:
+        return Agent(session, settings, provider=provider, tools=default_registry(),
+                     approve=approve, mode="auto",
+                     tool_context=make_tool_context(settings, workdir))
+
+    buf = io.StringIO()
+    with create_pipe_input() as pipe:
+        pipe.send_text(keys)
+        repl = Repl(settings, store, session,
+                    io=ReplIO(Console(file=buf, width=120), input=pipe, output=DummyOutput(),
+                              history=False),
+                    resumed=False, mode="auto", agent_factory=build, background_checks=False)
+        assert repl.run() == 0
+    return buf.getvalue(), store, session
+
+
+def test_repl_undo_compact_context_usage_and_the_next_request(tmp_path: Path) -> None:
+    provider = ScriptedProvider()
+    provider.context_limit_tokens = 20_000
+    provider.cost_per_call_usd = 0.002
+    first, second = "first question " + words(1500), "second question " + words(1500)
+    provider.add("first answer", "second answer", '{"user_intent": "answer questions"}',
+                 "third answer", "fourth answer")
+    keys = ENTER.join([first, second, "/compact", "third question", "/undo-compact",
+                       "/context", "/usage", "fourth question", "/undo-compact", ""]) + CTRL_D
+    out, store, session = run_repl(tmp_path, provider, keys)
+    assert "compaction undone" in out
+    # the next request holds the original messages and the one added after the compaction
+    sent = " ".join(m.text for m in provider.requests[-1].messages)
+    assert first in sent and second in sent and "third question" in sent
+    assert "answer questions" not in sent  # the summary is gone from the model's view
+    # /context: the restored figure and the pause, worded after the undo
+    context = out[out.index("compaction undone"):]
+    after = int(context.split("compaction undone · ")[1].split(" → ")[1].split(" tokens")[0]
+                .replace(",", ""))
+    assert f"{after:,}" in context[context.index("context limit") - 400:]
+    assert "a compaction was undone" in " ".join(context.split())
+    # /usage still bills the compaction
+    usage = out[out.index("usage (tokens)"):]
+    assert "$0.0020" in next(line for line in usage.splitlines() if "compaction" in line)
+    # a second /undo-compact: nothing left (one compaction only), said in one line
+    assert "nothing to undo" in out
+    stored = store.load(session.id)
+    marks = [m for m in stored.conversation.user_view()
+             if "Compaction undone" in " ".join(str(getattr(p, "text", "")) for p in m.content)]
+    assert len(marks) == 1
+    store.close()
