@@ -37,10 +37,10 @@ class MessageMetadata:
         is_summary: A compaction summary.
         is_continuation: The assistant "continue" message after a summary.
         compaction_id: Id shared by the messages one compaction added.
-        hidden_by: Id of the compaction that hid this message from the model (its head), so
-            an undo can show it again (docs/architecture.md §5, "Undo"); ``None`` otherwise.
         cancelled: The turn was cancelled while this message was being produced.
         extra: Importer-specific facts kept verbatim (e.g. source record ids).
+        hidden_by: Id of the compaction that hid this message from the model (its head), so
+            an undo can show it again (docs/architecture.md §5, "Undo"); ``None`` otherwise.
     """
 
     user_visible: bool = True
@@ -50,8 +50,8 @@ class MessageMetadata:
     is_continuation: bool = False
     compaction_id: str | None = None
     cancelled: bool = False
-    hidden_by: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    hidden_by: str | None = None
 
     @classmethod
     def both(cls) -> MessageMetadata:

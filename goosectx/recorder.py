@@ -2,8 +2,9 @@
 
 Used alike by the REPL, ``run``, ``compact`` and the tests (DESIGN.md §2 "Who writes").
 ``MessageCompleted`` → one appended row; ``HistoryReplaced`` / ``CompactionUndone`` /
-``ToolPairsSummarized`` → one transaction; ``UsageUpdated`` → one ledger row plus the new ``current`` figure. After each of
-the last three, the token counts made since are stored with their messages (one transaction).
+``ToolPairsSummarized`` → one transaction; ``UsageUpdated`` → one ledger row plus the new
+``current`` figure. After each of the last four, the token counts made since are stored with
+their messages (one transaction).
 """
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ def test_undo_keeps_tool_pair_notes_made_after_the_compaction() -> None:
     session.conversation.messages, hidden, notes = apply_notes(
         session.conversation.messages, pairs, [None] * len(pairs))
     undo(session)
-    view = session.conversation.agent_view(for_sending=False)
+    view = session.conversation.agent_messages()
     ids = {m.id for m in view}
     assert all(n.id in ids for n in notes) and not any(h.id in ids for h in hidden)
     assert not any(m.metadata.is_summary for m in view)
@@ -204,6 +204,8 @@ def test_undo_with_nothing_to_undo_is_one_line_and_exits_non_zero(
     assert code != 0 and out == ""
     assert len(err.strip().splitlines()) == 1 and "nothing to undo" in err
     assert projection(load(sid)) == before
+    code, _, err = run_cli(capsys, "compact", "work", "--undo", "--dry-run")
+    assert code == 2 and "--undo does not go with --dry-run" in err
 
 
 def test_undo_twice_through_the_cli_and_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -260,12 +262,12 @@ def test_repl_undo_compact_context_usage_and_the_next_request(tmp_path: Path) ->
     sent = " ".join(m.text for m in provider.requests[-1].messages)
     assert first in sent and second in sent and "third question" in sent
     assert "answer questions" not in sent  # the summary is gone from the model's view
-    # /context: the restored figure and the pause, worded after the undo
+    # /context: the restored figure (the one the undo notice names) and the pause
     context = out[out.index("compaction undone"):]
-    after = int(context.split("compaction undone · ")[1].split(" → ")[1].split(" tokens")[0]
-                .replace(",", ""))
-    assert f"{after:,}" in context[context.index("context limit") - 400:]
-    assert "a compaction was undone" in " ".join(context.split())
+    after = context.split("Compaction undone:")[1].split(" → ")[1].split(" tokens")[0]
+    current = next(line for line in context.splitlines() if "what the trigger uses" in line)
+    assert current.split()[-2] == after
+    assert "paused: a compaction was undone" in " ".join(context.split())
     # /usage still bills the compaction
     usage = out[out.index("usage (tokens)"):]
     assert "$0.0020" in next(line for line in usage.splitlines() if "compaction" in line)

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from goosectx.cli.folding import plural
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.compaction.manager import CompactionPlan, ContextManager, RequestContext
 from goosectx.config import Settings
-from goosectx.errors import ModelNotConfigured
+from goosectx.errors import ModelNotConfigured, UsageError
 from goosectx.events import CompactionUndone, Event, HistoryReplaced, Notification
 from goosectx.providers.base import Provider
 from goosectx.session import Session
@@ -137,7 +138,8 @@ def compact_session(
         store.close()
 
 
-def undo_session(settings: Settings, session_ref: str, *, as_json: bool) -> int:
+def undo_session(settings: Settings, session_ref: str, *, as_json: bool,
+                 conflicts: Sequence[str] = ()) -> int:
     """``goosectx compact SESSION --undo``: walk back the session's last compaction.
 
     The same :meth:`~goosectx.compaction.manager.ContextManager.undo_compaction` as the REPL's
@@ -148,12 +150,16 @@ def undo_session(settings: Settings, session_ref: str, *, as_json: bool) -> int:
         The exit code (0).
 
     Raises:
+        UsageError: ``conflicts`` names options that do not go with ``--undo``.
         NothingToUndo: no compaction to walk back (exit 1, nothing changed).
         SessionNotFound, SessionAmbiguous, SessionInUse: SESSION cannot be changed now.
     """
     from goosectx.cli.common import resolve_session
     from goosectx.recorder import SessionRecorder
 
+    if conflicts:
+        raise UsageError(f"--undo does not go with {', '.join(conflicts)}",
+                         "run goosectx compact SESSION --undo alone (--json allowed)")
     store, session_id = resolve_session(settings, session_ref)
     try:
         lock = store.lock(session_id)

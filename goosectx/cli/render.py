@@ -163,8 +163,7 @@ class TranscriptRenderer(Surface):
             self.rule(text)
         elif isinstance(event, CompactionUndone):  # the notice that follows says the rest
             self._close_stream()
-            self.rule(f"compaction undone · {event.tokens_before:,} → "
-                      f"{event.tokens_after:,} tokens · auto-compaction paused")
+            self.rule("compaction undone · auto-compaction paused")
         elif isinstance(event, ToolPairsSummarized):
             self._close_stream()
             one = event.count == 1

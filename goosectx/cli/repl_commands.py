@@ -1,9 +1,9 @@
 """The REPL's slash commands, run against one :class:`~goosectx.cli.repl.Repl`.
 
-``/compact``, ``/undo-compact``, ``/clear``, ``/mode``, ``/model``, ``/usage``, ``/context``, ``/history`` and
-``/help``. Parsing is :mod:`goosectx.cli.slash` (a pure function); this module only acts on
-the parsed command, drawing through the REPL's renderer. ``/exit`` is handled by the REPL's
-loop.
+``/compact``, ``/undo-compact``, ``/clear``, ``/mode``, ``/model``, ``/usage``, ``/context``,
+``/history`` and ``/help``. Parsing is :mod:`goosectx.cli.slash` (a pure function); this
+module only acts on the parsed command, drawing through the REPL's renderer. ``/exit`` is
+handled by the REPL's loop.
 """
 
 from __future__ import annotations

@@ -79,8 +79,8 @@ class ContextFacts:
         at = int(self.limit_tokens * self.threshold_ratio)
         line = f"at {self.threshold_ratio:.0%} of the limit = {at:,} tokens"
         if self.paused and self.paused_by_undo:
-            return line + (" — paused: a compaction was undone, so the context is over the "
-                           "threshold; /compact or /clear resumes it")
+            return line + (" — paused: a compaction was undone (it would compact the "
+                           "same messages again); /compact or /clear resumes it")
         if self.paused:
             return line + (" — paused: the provider's report showed the last compaction did "
                            "not work; /compact or /clear resumes it")

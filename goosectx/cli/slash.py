@@ -120,8 +120,8 @@ class Prompt:
 
 
 SlashCommand: TypeAlias = (
-    Help | Exit | Compact | UndoCompact | Clear | Mode | Model | ShowUsage | ShowContext | History | Invalid
-    | Extension | Prompts | Prompt
+    Help | Exit | Compact | UndoCompact | Clear | Mode | Model | ShowUsage | ShowContext | History
+    | Invalid | Extension | Prompts | Prompt
 )
 
 

@@ -13,8 +13,9 @@ walks back the one before (the first one's summary was in the second one's head,
 visible again). Tool-pair notes and ``/clear`` are not compactions: an undo never reverts
 them, and after ``/clear`` the model sees no summary, so there is nothing to undo.
 
-The usage ledger keeps the compaction's cost (it was paid). Auto-compaction pauses: the
-restored view is over the threshold by construction; ``/compact`` (or ``/clear``) lifts it.
+The usage ledger keeps the compaction's cost (it was paid). Auto-compaction pauses: after an
+automatic compaction the restored view is over the threshold by construction, and it would
+only compact the same messages again; ``/compact`` (or ``/clear``) lifts the pause.
 Nothing here prints or touches the store: events say what changed, the recorder writes them.
 """
 
@@ -69,7 +70,7 @@ def undo_notice(restored_count: int, tokens_before: int, tokens_after: int, *,
     again = " /undo-compact again walks back the compaction before it." if more else ""
     return (f"Compaction undone: the model sees the {restored_count:,} {noun} it had replaced "
             f"again ({tokens_before:,} → {tokens_after:,} tokens, estimated). Auto-compaction "
-            f"is paused for this session: the restored context is over its threshold; "
+            f"is paused for this session, so it does not compact the same messages again; "
             f"/compact compacts and lifts the pause.{again}")
 
 
