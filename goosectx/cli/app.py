@@ -156,11 +156,17 @@ def compact(
         int, typer.Option("--max-summary-tokens", min=100, help="Extractive summary budget.")
     ] = 4000,
     model: ModelOpt = None,
+    undo: Annotated[bool, typer.Option(
+        "--undo", help="Give the model back the view the last compaction replaced.")] = False,
 ) -> None:
-    """Compact a saved session offline."""
-    from goosectx.cli.compact_cmd import compact_session
+    """Compact a saved session offline (or undo its last compaction)."""
+    from goosectx.cli.compact_cmd import compact_session, undo_session
 
     STATE.exit_at_once = True
+    if undo:
+        raise typer.Exit(undo_session(settings(), session_ref, as_json=as_json, conflicts=[
+            n for n, v in (("--instructions", instructions), ("--strategy", strategy),
+                           ("--dry-run", dry_run)) if v]))
     raise typer.Exit(compact_session(
         settings(), session_ref, instructions=instructions,
         strategy=strategy.value if strategy else None, dry_run=dry_run, as_json=as_json,

@@ -41,6 +41,7 @@ from goosectx.compaction.execute import (
 from goosectx.compaction.guard import CompactionGuard
 from goosectx.compaction.layout import Budget, cleared_messages, settings_budget
 from goosectx.compaction.pairs_step import condense_old_pairs
+from goosectx.compaction.undo import undo_last
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.conversation import Conversation
 from goosectx.errors import CompactionFailed, ContextLengthExceeded, ProviderError
@@ -381,6 +382,11 @@ class ContextManager:
                                         tokens_after=event.tokens_after)
             yield event
         yield from self._guard_notices()
+
+    def undo_compaction(self, request: RequestContext) -> Iterator[Event]:
+        """``/undo-compact``: walk back the last compaction (:mod:`~goosectx.compaction.undo`)."""
+        yield from undo_last(self.session, measure=lambda: self.current_tokens(request)[0],
+                             reestimate=lambda: self._set_estimate(request))
 
     def clear(self, request: RequestContext) -> Iterator[Event]:
         """``/clear``: hide the whole history from the model, reset ``current``, lift pause.
