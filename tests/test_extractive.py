@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from goosectx.compaction.extractive import extractive_summary
+from goosectx.compaction.extractive import ANSWERED_NEXT_STEP, extractive_summary
 from goosectx.compaction.summary import render_markdown
 from goosectx.conversation import (
     Message,
@@ -201,3 +201,64 @@ def test_an_earlier_summary_is_carried_forward() -> None:
     assert {f.path for f in again.files} >= {"src/cart.py", "tests/test_cart.py"}
     assert again.user_messages[0] == "Fix the division by zero in src/cart.py"
     assert "and add docs" in again.next_step
+
+
+# -- finished is not pending (issue 12, point 5) ---------------------------------------------
+def test_a_finished_item_is_never_a_pending_task() -> None:
+    msgs = [Message.user("migrate the db"),
+            call("a", "TodoWrite", todos=[{"content": "dump", "status": "completed"},
+                                          {"content": "load", "status": "in_progress"},
+                                          {"content": "old idea", "status": "cancelled"}]),
+            result("a", "ok"),
+            call("b", "update_plan", plan=[{"step": "check", "status": "Completed"},
+                                           {"step": "report", "status": "pending"}]),
+            result("b", "ok")]
+    summary = extractive_summary(msgs, max_tokens=4000, counter=COUNTER)
+    assert summary.pending_tasks == ["report (pending)"]  # the newest list replaces the older
+    shapes = [
+        call("c", "write_todos", todos=[{"description": "x", "status": "done"},
+                                        {"description": "y", "done": True},
+                                        {"description": "z", "checked": False}]),
+        call("c", "todo", content="- [x] shipped\n- [ ] announce\n* ✅ tagged"),
+    ]
+    for shape in shapes:
+        pending = extractive_summary([Message.user("go"), shape, result("c", "ok")],
+                                     max_tokens=4000, counter=COUNTER).pending_tasks
+        assert pending in (["z (pending)"], ["announce"]), pending
+
+
+def test_a_merged_todo_update_closes_the_item_it_names() -> None:
+    msgs = [Message.user("go"),
+            call("a", "todo_write", todos=[{"id": "1", "content": "parse", "status": "pending"},
+                                           {"id": "2", "content": "emit", "status": "pending"}]),
+            result("a", "ok"),
+            call("b", "todo_write", merge=True, todos=[{"id": "1", "status": "completed",
+                                                        "content": "parse"}]),
+            result("b", "ok")]
+    summary = extractive_summary(msgs, max_tokens=4000, counter=COUNTER)
+    assert summary.pending_tasks == ["emit (pending)"]
+
+
+def test_an_answered_request_is_not_the_next_step() -> None:
+    answered = [*small_session()[:-1]]  # ends with "Done: avg() returns 0 …"
+    summary = extractive_summary(answered, max_tokens=4000, counter=COUNTER)
+    assert summary.next_step == ANSWERED_NEXT_STEP
+    assert "the last request was answered; wait for the user's next message" in summary.next_step
+    assert "Continue with" not in render_markdown(summary)
+    mid_call = answered + [Message.user("and the median?"), call("t9", "shell", command="ls")]
+    assert extractive_summary(mid_call, max_tokens=4000, counter=COUNTER).next_step.startswith(
+        "Continue with the newest user request:\n\nand the median?")
+
+
+def test_manual_extractive_compaction_of_an_answered_turn_says_so_in_summary_and_continuation(
+) -> None:
+    from compaction_support import REQUEST, collect, make_session, manager
+
+    from goosectx.compaction.prompts import CONTINUATION_TEXTS
+
+    session = make_session(small_session()[:-1] + [Message.assistant("Both done.")])
+    collect(manager(session, None).compact(REQUEST, strategy="extractive"))
+    summary, continuation = session.conversation.agent_messages()[:2]
+    assert "## Next step\n\n" + ANSWERED_NEXT_STEP in summary.text
+    assert "Continue with the newest user request" not in summary.text
+    assert continuation.text == CONTINUATION_TEXTS["answered"]

@@ -8,8 +8,10 @@ It fills the same :class:`~goosectx.compaction.summary.StructuredSummary` as the
 * ``files`` — every file touched, from tool arguments and text actions (see
   :mod:`goosectx.compaction.actions`), with what was done to it;
 * ``errors_and_fixes`` — errors seen in tool results and what the assistant did next;
-* ``pending_tasks`` — open items of the newest todo list / plan tool call;
-* ``current_work`` — the last assistant work; ``next_step`` — the newest user request.
+* ``pending_tasks`` — open items of the todo list / plan tool calls (:mod:`.todos`): a
+  finished item is never listed;
+* ``current_work`` — the last assistant work; ``next_step`` — the newest user request, or,
+  when the summarised messages end with an answer, that it was answered.
 
 The rendered Markdown fits ``max_tokens``: items are shortened and dropped (key code first, then
 read-only files, middle user messages, old errors) but the newest user request and every path
@@ -42,14 +44,16 @@ from goosectx.compaction.actions import (
     open_file_in,
 )
 from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
+from goosectx.compaction.todos import TODO_TOOLS, open_todos
 from goosectx.conversation import Message, TextContent, ToolResponse
 from goosectx.tokens import TokenCounter
 
-_TODO_TOOLS = {"todowrite", "update_plan", "todo_write", "write_todos", "todo"}
 _READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
                     "grep", "glob", "find_file", "search_file", "search_dir", "ls", "tree"}
 _VIEWER_COMMANDS = {"cat", "sed", "head", "tail", "nl", "less", "grep", "rg", "ls", "find",
                     "tree", "wc", "awk"}
+ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
+"""``next_step`` when the summarised part ends with an answer (no pending tool call)."""
 _SUMMARY_SECTION = re.compile(r"^## (.+?)\s*$", re.M)
 _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
 
@@ -84,7 +88,8 @@ class _Facts:
     requests: list[str] = field(default_factory=list)
     files: dict[str, _FileRecord] = field(default_factory=dict)
     errors: list[list[str]] = field(default_factory=list)
-    pending: list[str] = field(default_factory=list)
+    pending: dict[str, str] = field(default_factory=dict)
+    answered: bool = False
     last_work: str = ""
     last_calls: list[str] = field(default_factory=list)
     earlier: list[str] = field(default_factory=list)
@@ -176,12 +181,13 @@ def _gather(messages: Sequence[Message]) -> _Facts:
                 if req.arguments and normalize_tool_name(req.name) in ("open", "create"):
                     open_file = str(req.arguments.get("path") or req.arguments.get("filename")
                                     or open_file)
-                if normalize_tool_name(req.name) in _TODO_TOOLS and req.arguments:
-                    facts.pending = _open_todos(req.arguments)
+                if normalize_tool_name(req.name) in TODO_TOOLS and req.arguments:
+                    facts.pending = open_todos(req.arguments, facts.pending)
             what = _first_sentence(text) if text else ", ".join(labels)
             for pending in pending_errors:
                 pending.append(what)
             pending_errors = []
+            facts.answered = bool(text) and not m.tool_requests
             if text:
                 facts.last_work = text
                 facts.last_calls = []
@@ -200,6 +206,7 @@ def _gather(messages: Sequence[Message]) -> _Facts:
                     facts.errors.append(entry)
                     pending_errors.append(entry)
         texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
+        facts.answered = False
         if kind == "observation":
             text = "\n".join(texts)
             open_file = open_file_in(text[-400:]) or open_file
@@ -269,18 +276,6 @@ def _same_file(facts: _Facts, path: str) -> _FileRecord | None:
     return None
 
 
-def _open_todos(args: dict[str, Any]) -> list[str]:
-    items = args.get("todos") or args.get("plan") or args.get("items") or []
-    out = []
-    for item in items if isinstance(items, list) else []:
-        if isinstance(item, dict):
-            status = str(item.get("status", "")).lower()
-            text = item.get("content") or item.get("step") or item.get("description") or ""
-            if status not in ("completed", "done", "cancelled") and text:
-                out.append(f"{text} ({status or 'pending'})")
-    return out
-
-
 def _carry_forward(text: str, facts: _Facts) -> None:
     """Keep what an earlier summary (our Markdown rendering) recorded."""
     sections: dict[str, list[str]] = {}
@@ -340,7 +335,8 @@ def _build(facts: _Facts, limits: _Limits, counter: TokenCounter) -> StructuredS
     if facts.requests:
         summary.user_intent = _shorten(facts.requests[0], limits.intent_tokens, counter,
                                        oneline=False)
-        summary.next_step = ("Continue with the newest user request:\n\n"
+        summary.next_step = (ANSWERED_NEXT_STEP if facts.answered else
+                             "Continue with the newest user request:\n\n"
                              + _shorten(facts.requests[-1], limits.next_tokens, counter,
                                         oneline=False))
         summary.user_messages = _pick(
@@ -366,7 +362,8 @@ def _build(facts: _Facts, limits: _Limits, counter: TokenCounter) -> StructuredS
             errors.insert(0, f"({dropped} earlier errors omitted)")
     summary.errors_and_fixes = [_shorten(e, limits.item_tokens, counter) for e in errors]
     if limits.extras:
-        summary.pending_tasks = [_shorten(t, limits.item_tokens, counter) for t in facts.pending]
+        summary.pending_tasks = [_shorten(t, limits.item_tokens, counter)
+                                 for t in facts.pending.values()]
     work = facts.last_work
     if facts.last_calls:
         work = (work + "\n\n" if work else "") + "Last tool calls: " + "; ".join(facts.last_calls)

@@ -1,0 +1,73 @@
+"""Open items of the agent's todo list, for the extractive summary's pending tasks.
+
+Part of step 3 of the compaction pipeline (docs/architecture.md §5). A todo or plan tool call
+(Claude Code ``TodoWrite``, opencode ``todowrite``, Codex ``update_plan``, Gemini
+``write_todos``, Cursor ``todo_write``) states the whole list, or with ``merge: true`` only the
+items that changed (matched by ``id``, else by text). A Markdown checklist (``- [x] done``) is
+read too. An item that is finished — status completed / done / cancelled / skipped …, a true
+``done`` / ``completed`` / ``checked`` flag, a ticked box — is never listed as pending.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+TODO_TOOLS = frozenset({"todowrite", "update_plan", "todo_write", "write_todos", "todo"})
+"""Normalised names of the tools whose arguments are the agent's todo list."""
+_FINISHED = frozenset({"completed", "complete", "done", "finished", "cancelled", "canceled",
+                       "skipped", "resolved", "closed", "obsolete"})
+_FLAGS = ("done", "completed", "checked", "complete")
+_CHECKBOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[([ xX✓✔~-])\]\s*(.+?)\s*$")
+_TICKED = re.compile(r"^\s*(?:[-*+]\s*)?(?:✅|✔|✓|☑)\s*")
+
+
+def _items(args: dict[str, Any]) -> list[Any]:
+    items = (args.get("todos") or args.get("plan") or args.get("items")
+             or args.get("content") or [])
+    if isinstance(items, str):
+        return [line for line in items.splitlines() if line.strip()]
+    return list(items) if isinstance(items, list) else []
+
+
+def _item(item: Any) -> tuple[str, str, bool] | None:
+    """(key, text, finished) of one item, or ``None`` for an item with no text."""
+    if isinstance(item, dict):
+        text = str(item.get("content") or item.get("step") or item.get("description")
+                   or item.get("title") or item.get("task") or "").strip()
+        if not text:
+            return None
+        status = str(item.get("status") or "").strip().lower().replace(" ", "_")
+        finished = (status in _FINISHED
+                    or any(item.get(flag) is True for flag in _FLAGS))
+        label = f"{text} ({status or 'pending'})"
+        return str(item.get("id") or text), label, finished
+    if not isinstance(item, str) or not item.strip():
+        return None
+    box = _CHECKBOX.match(item)
+    if box:
+        return box.group(2), box.group(2), box.group(1) in "xX✓✔"
+    ticked = _TICKED.match(item)
+    text = item[ticked.end():].strip() if ticked else item.strip().lstrip("-*+ ").strip()
+    return (text, text, ticked is not None) if text else None
+
+
+def open_todos(args: dict[str, Any], previous: dict[str, str] | None = None) -> dict[str, str]:
+    """The open items after one todo call: key → ``"text (status)"``, in list order.
+
+    Args:
+        args: The call's arguments.
+        previous: The open items before it; kept (and updated) only when the call says
+            ``merge: true``, else the call replaces the list.
+    """
+    out = dict(previous or {}) if args.get("merge") is True else {}
+    for raw in _items(args):
+        parsed = _item(raw)
+        if parsed is None:
+            continue
+        key, label, finished = parsed
+        if finished:
+            out.pop(key, None)
+        else:
+            out[key] = label
+    return out
