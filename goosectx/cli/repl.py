@@ -16,21 +16,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalDecision, ApprovalFn
-from goosectx.cli import repl_extensions, reports, slash
-from goosectx.cli.approval_view import ApprovalQuestion, approval_question
+from goosectx.cli import repl_approval, repl_extensions, reports, slash
 from goosectx.cli.common import resume_command, session_is_kept
 from goosectx.cli.driver import EventSource, TurnDriver
-from goosectx.cli.folding import plural
-from goosectx.cli.prompt import APPROVAL_KEYS, ask_approval, make_prompt_session
+from goosectx.cli.prompt import make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.repl_commands import run_command
+from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.startup import AgentLoader, no_model_error
-from goosectx.cli.terminal import ReplIO, drop_typeahead
+from goosectx.cli.terminal import ReplIO
 from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
 from goosectx.config import ApprovalMode, Settings, parse_mode
 from goosectx.conversation import ToolRequest
@@ -197,23 +196,6 @@ class Repl:
             return manager
         return ContextManager(self.session, self.settings, self.provider)
 
-    def _draw_resumed(self) -> None:
-        """The stored transcript's tail (everything with ``--history``), then a rule."""
-        if self.full_history:
-            self.renderer.history(self.session.conversation)
-            self.renderer.rule("resumed · earlier messages above")
-            return
-        from goosectx.cli.resume_tail import resume_tail
-
-        tail, earlier = resume_tail(self.session.conversation.messages,
-                                    width=self.io.console.width)
-        self.renderer.history(tail)
-        if earlier:
-            self.renderer.rule(f"resumed · {plural(earlier, 'earlier message')} · "
-                               "/history user to see them")
-        else:
-            self.renderer.rule("resumed · earlier messages above")
-
     def _model_names(self) -> list[str]:
         names = [*self.settings.models]
         for extra in (self.settings.model, self.session.model):
@@ -238,7 +220,8 @@ class Repl:
                 paused=self.session.state.auto_compaction_paused),
             plain=self.io.plain))
         if self.resumed and len(self.session.conversation):
-            self._draw_resumed()
+            draw_resumed(self.renderer, self.session.conversation, width=self.io.console.width,
+                         full=self.full_history)
         if self.loader.setup_error is not None:
             self.renderer.panel(reports.no_model_text(self.settings, self.loader.setup_error),
                                 title="no model configured", style="yellow")
@@ -349,44 +332,8 @@ class Repl:
                                 "the session is saved; please report this with the traceback")
 
     def _ask(self, request: ToolRequest, cancel: threading.Event) -> ApprovalDecision:
-        """Ask whether a tool call may run (one key on a terminal, a line in plain mode).
-
-        The model's text is finished first; the call is drawn whole (folded when long, until
-        ``v``) as goosectx's own marked question (``cli/approval_view.py``).
-        """
-        question = approval_question(request, self.io.console.width)
-        viewed = False
-        self.renderer.approval(question, whole=False)
-        while True:
-            answer = self._answer(question, must_view=question.long and not viewed)
-            if answer != "view":
-                decision: ApprovalDecision = answer
-                break
-            viewed = True
-            self.renderer.approval(question, whole=True)
-        label = {key: text for _k, key, text in APPROVAL_KEYS}[decision]
-        self.renderer.notice(f"{request.name}: {label}",
-                             style="green" if decision in ("allow_once", "always_allow")
-                             else "yellow")
-        return decision
-
-    def _answer(self, question: ApprovalQuestion, *, must_view: bool
-                ) -> ApprovalDecision | Literal["view"]:
-        if self._prompt is not None:
-            if self.io.is_real_terminal:
-                drop_typeahead()
-            try:
-                return ask_approval(question.tool, must_view=must_view, input=self.io.input,
-                                    output=self.io.output)
-            except (KeyboardInterrupt, EOFError):
-                return "cancel"
-        self.driver.asking = True
-        try:
-            return self.io.ask_plain_approval(question.tool, must_view=must_view)
-        except KeyboardInterrupt:
-            return "cancel"
-        finally:
-            self.driver.asking = False
+        """Ask whether a tool call may run (see :func:`goosectx.cli.repl_approval.ask`)."""
+        return repl_approval.ask(self, request)
 
     # -- slash commands ------------------------------------------------------------------
     def command(self, command: slash.SlashCommand) -> None:

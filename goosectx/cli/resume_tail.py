@@ -10,9 +10,11 @@ to see them (``/history user``; ``--history`` draws everything). See docs/archit
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from goosectx.cli.folding import ARGUMENT_LINES, FOLD_LINES
+from goosectx.cli.folding import ARGUMENT_LINES, FOLD_LINES, plural
 from goosectx.conversation import (
+    Conversation,
     Message,
     TextContent,
     ThinkingContent,
@@ -26,6 +28,9 @@ TAIL_LINES = 40
 """About this many terminal lines at most (the newest message is drawn whatever its size)."""
 _PANEL_LINES = 2
 """Border lines around a text panel."""
+
+if TYPE_CHECKING:
+    from goosectx.cli.render import TranscriptRenderer
 
 
 def estimated_lines(message: Message, width: int) -> int:
@@ -79,3 +84,19 @@ def resume_tail(messages: Sequence[Message], *, width: int,
     kept.reverse()
     earlier = sum(1 for m in messages[:index] if m.metadata.user_visible)
     return kept, earlier
+
+
+def draw_resumed(renderer: TranscriptRenderer, conversation: Conversation, *, width: int,
+                 full: bool) -> None:
+    """Draw a resumed session: the tail (everything with ``--history``), then a rule."""
+    if full:
+        renderer.history(conversation)
+        renderer.rule("resumed · earlier messages above")
+        return
+    tail, earlier = resume_tail(conversation.messages, width=width)
+    renderer.history(tail)
+    if earlier:
+        renderer.rule(f"resumed · {plural(earlier, 'earlier message')} · "
+                      "/history user to see them")
+    else:
+        renderer.rule("resumed · earlier messages above")
