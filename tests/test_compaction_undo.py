@@ -18,6 +18,7 @@ import pytest
 from cli_support import cli, run_cli
 from compaction_support import (
     REQUEST,
+    SUMMARY_JSON,
     chat,
     collect,
     make_session,
@@ -26,9 +27,12 @@ from compaction_support import (
     tool_pair,
     words,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
+from test_compaction_properties import conversations
 
 from goosectx.agent import Agent
 from goosectx.approval import ApprovalFn
@@ -158,6 +162,29 @@ def test_compact_after_an_undo_lifts_the_pause() -> None:
     event = compact(session)
     assert not event.auto_compaction_paused
     assert not session.state.auto_compaction_paused and not session.state.paused_by_undo
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(messages=conversations, triggers=st.lists(st.sampled_from(["auto", "reactive", "manual"]),
+                                                 min_size=1, max_size=3))
+def test_each_undo_restores_exactly_the_view_before_its_compaction(
+        messages: list[Message], triggers: list[str]) -> None:
+    session = make_session(messages)
+    views = []
+    for trigger in triggers:
+        if not session.conversation.agent_view(for_sending=False):
+            break
+        views.append([m.to_dict() for m in session.conversation.agent_messages()])
+        cm = manager(session, ScriptedProvider([SUMMARY_JSON]))
+        if trigger == "reactive":
+            collect(cm.on_context_exceeded(REQUEST))
+        else:
+            collect(cm.compact(REQUEST, trigger=trigger))  # type: ignore[arg-type]
+    for view in reversed(views):
+        undo(session)
+        assert [m.to_dict() for m in session.conversation.agent_messages()] == view
+    users = [m.id for m in messages if m.metadata.user_visible]
+    assert [m.id for m in session.conversation.user_view() if m.id in set(users)] == users
 
 
 # -- goosectx compact SESSION --undo ---------------------------------------------------------

@@ -9,9 +9,9 @@ notice marking the point in the transcript. Messages added since the compaction 
 touched, so they stay agent-visible. No schema is needed (migration 7 stays unused).
 
 Which compaction: the newest whose summary the model still sees. A second undo therefore
-walks back the one before (the first one's summary was in the second one's head, and is
-visible again). Tool-pair notes and ``/clear`` are not compactions: an undo never reverts
-them, and after ``/clear`` the model sees no summary, so there is nothing to undo.
+walks back the one before (its summary was in the later one's head and is visible again, or
+sat in its tail and stayed visible). Tool-pair notes and ``/clear`` are not compactions: an
+undo never reverts them, and after ``/clear`` the model sees no summary: nothing to undo.
 
 The usage ledger keeps the compaction's cost (it was paid). Auto-compaction pauses: after an
 automatic compaction the restored view is over the threshold by construction, and it would
@@ -34,12 +34,16 @@ NOTHING_TO_UNDO_HINT = "undo walks back compactions only; /history agent shows w
 
 
 def last_compaction_id(messages: Sequence[Message]) -> str | None:
-    """The id of the newest compaction whose summary the model still sees, or ``None``."""
-    for m in reversed(messages):
-        meta = m.metadata
-        if meta.is_summary and meta.agent_visible and meta.compaction_id:
-            return meta.compaction_id
-    return None
+    """The id of the newest compaction whose summary the model still sees, or ``None``.
+
+    Newest by the summary's creation time, not its place: a compaction's block goes before
+    its tail, and that tail may hold an earlier compaction's summary.
+    """
+    summaries = [m for m in messages if m.metadata.is_summary and m.metadata.agent_visible
+                 and m.metadata.compaction_id]
+    if not summaries:
+        return None
+    return max(summaries, key=lambda m: m.created).metadata.compaction_id
 
 
 def undone_messages(messages: Sequence[Message], compaction_id: str) -> tuple[list[Message], int]:
