@@ -30,7 +30,7 @@ from goosectx.session import Session
 
 NOTHING_TO_UNDO = ("nothing to undo: the model's view holds no compaction (none yet, all "
                    "undone, or hidden by /clear)")
-NOTHING_TO_UNDO_HINT = "undo walks back compactions only; /history agent shows what the model sees"
+NOTHING_TO_UNDO_HINT = "undo walks back compactions only, not /clear or tool-pair notes"
 
 
 def last_compaction_id(messages: Sequence[Message]) -> str | None:
