@@ -59,3 +59,22 @@ def test_a_rejected_object_is_kept_raw_with_the_extractive_summary_beneath() -> 
     assert summary.startswith('{"status": "ok"}')
     assert "# Conversation Summary" in summary and "src/parser.py" in summary
     assert any("did not follow the requested format" in getattr(e, "text", "") for e in events)
+
+
+def test_json_only_inside_the_analysis_or_a_quoted_example_is_kept_as_raw_text() -> None:
+    # Acceptance (issue 12, point 4) through a real compaction: the object is not rendered as
+    # the summary; the reply stays as the model wrote it and the edited path is in the summary.
+    analysis = ('<analysis>The user wanted {"user_intent": "WRONG-INTENT"}; the parser in '
+                "src/parser.py was fixed.</analysis>\nThe parser was fixed and its tests pass; "
+                + words(60, "prose"))
+    quoted = ('A summary object looks like {"user_intent": "WRONG-INTENT"}, but in prose: the '
+              "parser was fixed and its tests pass; " + words(60, "prose"))
+    for reply in (analysis, quoted):
+        session = make_session([Message.user("fix the parser"), *write("src/parser.py"),
+                                Message.assistant("fixed"), Message.user("next")])
+        collect(manager(session, ScriptedProvider([reply]), keep_recent_ratio=0,
+                        keep_user_tokens=0).compact(REQUEST))
+        summary = session.conversation.agent_messages()[0].text
+        assert summary.startswith(reply[:40])
+        assert "## User intent\n\nWRONG-INTENT" not in summary  # the object is not the summary
+        assert "`src/parser.py`" in summary
