@@ -2,7 +2,10 @@
 
 Usage: ``python bench/run.py [--quick] [--only startup,tokens,store,loop,compaction,extensions]``;
 ``python bench/run.py --scale [--sizes 1000,10000,100000]`` runs the scale table instead
-(generated sessions of 1k–100k messages, see ``bench/scale.py``).
+(generated sessions of 1k–100k messages, see ``bench/scale.py``);
+``python bench/run.py --working-set [--markdown]`` the working-set table (what the model keeps
+after a compaction, over the corpus and issue 12's scripted session, see
+``bench/working_set.py``).
 Exits 1 when any figure misses its target. Figures are medians of several runs; each
 baseline is measured in the same run, on the same machine.
 """
@@ -72,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="run the scale table (1k-100k messages) instead of the suites")
     parser.add_argument("--sizes", default="1000,10000,100000",
                         help="message counts of the scale table (comma-separated)")
+    parser.add_argument("--working-set", action="store_true",
+                        help="run the working-set table (corpus + scripted session) instead")
+    parser.add_argument("--markdown", action="store_true",
+                        help="with --working-set: print a Markdown table")
     args = parser.parse_args(argv)
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SUITES))
@@ -82,6 +89,13 @@ def main(argv: list[str] | None = None) -> int:
           f" · {os.cpu_count()} CPUs" + (" · QUICK" if args.quick else ""))
     print()
     figures: list[Figure] = []
+    if args.working_set:
+        import working_set
+
+        start = time.perf_counter()
+        code = working_set.run_table(args.markdown)
+        print(f"[working set: {time.perf_counter() - start:.1f} s]", file=sys.stderr)
+        return code
     if args.scale:
         import scale
 

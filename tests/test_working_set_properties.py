@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from goosectx.compaction.manager import RequestContext
-from goosectx.conversation import Message, ToolRequest, ToolResponse
+from goosectx.conversation import Message, MessageMetadata, ToolRequest, ToolResponse
 from goosectx.providers.scripted import ScriptedProvider
 
 LIMIT = 16_000
@@ -169,3 +169,25 @@ def test_compaction_keeps_the_working_set_within_the_budget(
     event(f"floor within the target: {floor <= budget.target_tokens}")
     if floor <= budget.target_tokens:
         assert after <= budget.target_tokens, (after, floor, budget)
+
+
+def test_an_imported_turn_of_observations_keeps_its_newest_steps_within_the_target() -> None:
+    # SWE-agent style: the tool output comes back as user text marked "observation". Each
+    # action + observation counts as a tool pair, so the turn in progress is cut like one —
+    # without this the whole turn was kept, cut in the middle to the ceiling (65-69 % of the
+    # window on the corpus's SWE-agent trajectories instead of ≤ 40 %).
+    messages = [Message.user("fix the bug in the parser: " + words(300, "task"))]
+    for i in range(40):
+        messages += [Message.assistant(f"step {i}: let me look " + words(60, "act")),
+                     Message("user", Message.user(f"OBSERVATION {i}: " + words(400, "obs"))
+                             .content, MessageMetadata(extra={"source_kind": "observation"}))]
+    session = make_session(messages)
+    provider = ScriptedProvider([REPLIES["names no file"]], context_limit_tokens=LIMIT)
+    cm = manager(session, provider)
+    budget = cm.layout_budget(REQUEST)
+    event = replaced(collect(cm.compact(REQUEST, trigger="auto")))[0]
+    seen = " ".join(m.text for m in session.conversation.agent_view())
+    assert event.tokens_after <= budget.target_tokens
+    assert "fix the bug in the parser" in seen
+    assert all(f"OBSERVATION {i}:" in seen for i in (37, 38, 39))
+    assert "OBSERVATION 0:" not in seen

@@ -173,7 +173,12 @@ def split(
     for s in reversed(unit_starts):
         if pairs >= MIN_TURN_PAIRS and sizes[newest] + sum(sizes[s:]) > limit:
             break
-        pairs += sum(r.id in answered_ids for m in msgs[s:start] for r in m.tool_requests)
+        unit = msgs[s:start]
+        # An imported observation (tool output carried as user text, e.g. SWE-agent) answers
+        # its unit's action the way a tool response answers a call: the unit counts as a pair.
+        pairs += (sum(r.id in answered_ids for m in unit for r in m.tool_requests)
+                  or int(any(m.metadata.extra.get("source_kind") == "observation"
+                             for m in unit)))
         start = s
     out = Split(msgs[:start], msgs[start:], request=stubbed_copy(msgs[newest]),
                 answered=answered)
