@@ -372,7 +372,16 @@ class Agent:
             output = CANCELLED_TEXT + (f"\n{output}" if output.strip() else "")
             return ToolResponse(request.id, output, is_error=True)
         turn.attachments.extend(result.attachments)
-        return ToolResponse(request.id, output, result.is_error)
+        return ToolResponse(request.id, output, result.is_error, diff=result.diff)
+
+    def preview_edit(self, request: ToolRequest) -> str | None:
+        """The diff an edit would make, changing nothing (drawn before its approval question)."""
+        preview = getattr(self.tools.get(request.name), "preview", None)
+        if preview is None or request.arguments is None:
+            return None
+        diff: str | None = preview(request.arguments, self._tool_context
+                                   or self._context_for(threading.Event()))
+        return diff
 
     def _context_for(self, cancel: threading.Event) -> ToolContext:
         if self._tool_context is None:

@@ -25,6 +25,7 @@ from goosectx.conversation import (
     ToolResponse,
 )
 from goosectx.session import Session, SessionState
+from goosectx.shown import output_keys, thinking_key
 from goosectx.usage import LedgerEntry, UsageLedger
 
 EXPORT_FORMAT = "goosectx-session"
@@ -120,11 +121,11 @@ def iter_session_json(session: Session, messages: Iterable[Message]) -> Iterator
     yield ("]" if first else "\n  ]") + tail + "\n"
 
 
-def _fence(text: str) -> str:
+def _fence(text: str, lang: str = "") -> str:
     ticks = "```"
     while ticks in text:
         ticks += "`"
-    return f"{ticks}\n{text}\n{ticks}"
+    return f"{ticks}{lang}\n{text.rstrip(chr(10)) if lang else text}\n{ticks}"
 
 
 def transcript_markdown(session: Session) -> str:
@@ -152,6 +153,7 @@ def iter_transcript_markdown(session: Session, messages: Iterable[Message]) -> I
     blanks = _Blanks()
     yield blanks.piece(header)
     noticed: set[str] = set()  # compactions whose own notice the transcript already shows
+    numbered = 0  # outputs numbered so far, as the REPL's /show N counts them
     for m in messages:
         lines: list[str] = []
         cid = m.metadata.compaction_id
@@ -163,7 +165,9 @@ def iter_transcript_markdown(session: Session, messages: Iterable[Message]) -> I
             when = m.created.isoformat(timespec="seconds")
             lines += [f"> ── context compacted ({when}) ──", ""]
         if m.metadata.user_visible:
-            lines += _message_markdown(m)
+            keys = output_keys(m)
+            lines += _message_markdown(m, {k: numbered + n for n, k in enumerate(keys, 1)})
+            numbered += len(keys)
         if lines:
             yield blanks.piece(lines)
 
@@ -186,22 +190,27 @@ class _Blanks:
         return "".join(f"{line}\n" for line in out)
 
 
-def _message_markdown(m: Message) -> list[str]:
+def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
     out: list[str] = []
     header = "## User" if m.role == "user" else "## Assistant"
     body: list[str] = []
-    for p in m.content:
+    for i, p in enumerate(m.content):
         if isinstance(p, TextContent) and p.text.strip():
             body += [p.text, ""]
         elif isinstance(p, ThinkingContent) and p.text.strip():
-            body += ["<details><summary>thinking</summary>", "", p.text, "", "</details>", ""]
+            number = numbers.get(thinking_key(m.id, i))
+            body += [f"<details><summary>thinking #{number}</summary>", "", p.text, "",
+                     "</details>", ""]
         elif isinstance(p, ToolRequest):
             extension, sep, _tool = p.name.partition("__")  # goose: NAME__tool
             origin = f" (extension {extension})" if sep and extension else ""
             body += [f"**tool call** `{p.name}`{origin}", _fence(p.arguments_json()), ""]
         elif isinstance(p, ToolResponse):
             label = "tool error" if p.is_error else "tool result"
-            body += [f"**{label}**", _fence(p.output), ""]
+            number = numbers.get(p.id)
+            body += [f"**{label}** #{number}" if number else f"**{label}**", _fence(p.output), ""]
+            if p.diff:
+                body += [_fence(p.diff, "diff"), ""]
         elif isinstance(p, SystemNotification):
             body += [f"> {p.text}", ""]
         elif isinstance(p, Attachment):

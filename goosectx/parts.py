@@ -63,11 +63,14 @@ class ToolResponse:
         id: Id of the :class:`ToolRequest` this answers.
         output: Result text (already capped and redacted).
         is_error: True when the tool failed, was denied or cancelled.
+        diff: For a file edit: a unified diff of the change. Shown to the user only; the
+            model reads ``output`` (it is never sent, counted or summarised).
     """
 
     id: str
     output: str
     is_error: bool = False
+    diff: str | None = None
     type: Literal["tool_response"] = "tool_response"
 
 

@@ -20,14 +20,15 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+from goosectx.cli.diffview import draw_edit_preview
 from goosectx.cli.folding import (
-    FOLD_HEAD_LINES,
     argument_lines,
     clean_output,
     fold_lines,
     plural,
     tool_result_label,
 )
+from goosectx.cli.result_view import draw_edit_result, draw_folded_result
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.stream import AssistantStream
 from goosectx.cli.surface import Surface, safe_text
@@ -53,6 +54,7 @@ from goosectx.events import (
     TurnFinished,
     UsageUpdated,
 )
+from goosectx.shown import numbered_outputs, thinking_key
 from goosectx.usage import COST_UNKNOWN, format_cost_usd
 
 
@@ -111,6 +113,23 @@ class TranscriptRenderer(Surface):
         self._turn_notified = False
         self.cost_unknown_said = False
         """Whether "cost unknown" was said (it is said once a session, not on every line)."""
+        self._numbers: dict[str, int] = {}
+        self._previewed: dict[str, str] = {}
+
+    # -- numbered outputs (/show N) --------------------------------------------------------
+    def seed_numbers(self, messages: Iterable[Message]) -> None:
+        """Number the outputs of a stored conversation as ``/show`` does (before drawing)."""
+        for out in numbered_outputs(messages):
+            self._numbers.setdefault(out.key, out.number)
+
+    def _number(self, key: str) -> int:
+        return self._numbers.setdefault(key, len(self._numbers) + 1)
+
+    def edit_preview(self, request: ToolRequest, diff: str) -> None:
+        """The diff an edit would make, drawn before its approval question."""
+        self.settle()
+        self._previewed[request.id] = diff
+        draw_edit_preview(self, request, diff)
 
     # -- the turn's events ---------------------------------------------------------------
     def user(self, text: str, *, show: bool = True) -> None:
@@ -178,6 +197,9 @@ class TranscriptRenderer(Surface):
         streamed = self._close_stream(cancelled=message.metadata.cancelled)
         if not message.metadata.user_visible:
             return
+        for i, p in enumerate(message.content):  # numbered as /show counts, drawn or not
+            if isinstance(p, ThinkingContent) and p.text.strip():
+                self._number(thinking_key(message.id, i))
         if message.role == "user":
             echoed = self._echoed_user is not None and message.text == self._echoed_user
             if echoed:
@@ -244,9 +266,9 @@ class TranscriptRenderer(Surface):
             self._user_message(message.text, label=label)
             return
         if message.role == "assistant" and message.text.strip():
-            for p in message.content:
+            for i, p in enumerate(message.content):
                 if isinstance(p, ThinkingContent):
-                    self._thinking(p.text)
+                    self._thinking(p.text, thinking_key(message.id, i))
             title = label or self.assistant_title
             if message.metadata.cancelled:
                 title += " (cancelled)"
@@ -265,7 +287,7 @@ class TranscriptRenderer(Surface):
         ``again`` also draws calls, results and notices drawn before (the live path skips
         them: a call is drawn when it is requested, a result when it arrives).
         """
-        for p in message.content:
+        for i, p in enumerate(message.content):
             if isinstance(p, TextContent):
                 if skip_text or not p.text.strip():
                     continue
@@ -276,7 +298,7 @@ class TranscriptRenderer(Surface):
                                                 title=self.assistant_title, plain=self.plain)
             elif isinstance(p, ThinkingContent):
                 if not skip_thinking and not skip_text:
-                    self._thinking(p.text)
+                    self._thinking(p.text, thinking_key(message.id, i))
             elif isinstance(p, ToolRequest):
                 self._tool_call(p, again=again)
             elif isinstance(p, ToolResponse):
@@ -302,10 +324,14 @@ class TranscriptRenderer(Surface):
         self.console.print(Panel(safe_text(text), title=label or "you", title_align="left",
                                  border_style="blue", padding=(0, 1)))
 
-    def _thinking(self, text: str) -> None:
+    def _thinking(self, text: str, key: str) -> None:
+        if not text.strip():
+            return
+        number = self._number(key)
         lines, hidden = fold_lines(clean_output(text), limit=6, head=4, tail=1)
         if hidden:
-            lines = lines[:4] + [f"… {hidden} more lines of thinking …"] + lines[4:]
+            lines = lines[:4] + [f"… {hidden} more lines of thinking · /show {number} …"] \
+                + lines[4:]
         if self.plain:
             for line in lines:
                 self._plain(f"  (thinking) {line}")
@@ -340,34 +366,15 @@ class TranscriptRenderer(Surface):
         self._shown_responses.add(response.id)
         name = terminal_safe(self._tool_names.get(response.id, "tool"))
         what, ran = tool_result_label(response)
+        number = self._number(response.id)  # every result has one, as /show counts them
         if not ran:  # denied or chat mode: the response text is the model's, not the tool's
             if self.plain:
                 self._plain(f"  ✗ {name} {what}")
             else:
                 self.console.print(Text(f"  ✗ {name} {what}", style="yellow"))
             return
-        lines, hidden = fold_lines(clean_output(response.output))
-        total = len(lines) + hidden
-        mark = "✗" if response.is_error else "✓"
-        count = plural(total, "line") if total else "no output"
-        header = f"{mark} {name} {what} · {count}"
-        body = lines[:FOLD_HEAD_LINES] if hidden else lines
-        tail = lines[FOLD_HEAD_LINES:] if hidden else []
-        fold = f"… {hidden} lines hidden …" if hidden else None
-        if self.plain:
-            self._plain(f"  {header}")
-            for line in body:
-                self._plain(f"  | {line}")
-            if fold:
-                self._plain(f"  | {fold}")
-            for line in tail:
-                self._plain(f"  | {line}")
-            return
-        text = Text("  " + header, style="red" if response.is_error else "green")
-        for line in body:
-            text.append("\n  │ ", style="dim").append(line)
-        if fold:
-            text.append("\n  │ ", style="dim").append(fold, style="dim italic")
-        for line in tail:
-            text.append("\n  │ ", style="dim").append(line)
-        self.console.print(text)
+        if response.diff:
+            seen = self._previewed.pop(response.id, None) == response.diff
+            draw_edit_result(self, response, name, number, again=seen)
+        else:
+            draw_folded_result(self, response, f"{name} {what}", number)

@@ -219,6 +219,7 @@ class Repl:
                 manages_own_context=self.settings.model_config(model_name).manages_own_context,
                 paused=self.session.state.auto_compaction_paused),
             plain=self.io.plain))
+        self.renderer.seed_numbers(self.session.conversation)
         if self.resumed and len(self.session.conversation):
             draw_resumed(self.renderer, self.session.conversation, width=self.io.console.width,
                          full=self.full_history)

@@ -21,9 +21,13 @@ if TYPE_CHECKING:
 def ask(repl: Repl, request: ToolRequest) -> ApprovalDecision:
     """Ask whether a tool call may run (one key on a terminal, a line in plain mode).
 
-    The model's text is finished first; the call is drawn whole (folded when long, until
-    ``v``) as goosectx's own marked question (``cli/approval_view.py``).
+    The model's text is finished first; an edit's diff is drawn before the question (so the
+    user approves what they saw); the call is drawn whole (folded when long, until ``v``) as
+    goosectx's own marked question (``cli/approval_view.py``).
     """
+    diff = repl.agent.preview_edit(request)
+    if diff:
+        repl.renderer.edit_preview(request, diff)
     question = approval_question(request, repl.io.console.width)
     viewed = False
     repl.renderer.approval(question, whole=False)

@@ -28,7 +28,7 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
     Commands that need the agent or the model's limit first wait (with a spinner) for
     the start-up work; ``/help``, ``/usage`` and ``/history user`` never wait.
     """
-    offline = (slash.Help, slash.Invalid, slash.ShowUsage)
+    offline = (slash.Help, slash.Invalid, slash.ShowUsage, slash.Show)
     needs_agent = not isinstance(command, offline) and command != slash.History("user")
     if needs_agent and not repl.loader.wait(repl.renderer):
         return
@@ -66,6 +66,47 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
             show_context_lines(repl)
     elif isinstance(command, slash.History):
         _history(repl, command.view)
+    elif isinstance(command, slash.Show):
+        show_output(repl, command.number)
+
+
+def show_output(repl: Repl, number: int | None) -> None:
+    """``/show [N]``: output N whole (through a pager when longer than the screen)."""
+    from rich.text import Text
+
+    from goosectx.cli.diffview import diff_plain, diff_text
+    from goosectx.cli.folding import clean_output
+    from goosectx.shown import find_output, numbered_outputs
+
+    found = find_output(repl.session.conversation, number)
+    if found is None:
+        count = len(numbered_outputs(repl.session.conversation))
+        what = f"there is no output #{number}" if number else "there is no output to show yet"
+        hint = f"outputs are #1 to #{count}" if count else "tool results get numbers as they run"
+        repl.renderer.notice(f"{what} — {hint}", style="yellow")
+        return
+    body = clean_output(found.text).rstrip("\n")
+    lines = body.count("\n") + 1 + (found.diff or "").count("\n")
+    console = repl.io.console
+
+    def draw() -> None:
+        repl.renderer.rule(f"#{found.number} {clean_output(found.title)} · "
+                           f"{plural(lines, 'line')}")
+        if repl.io.plain:
+            for line in body.split("\n"):
+                repl.renderer._plain(line)
+            for line in diff_plain(found.diff or "", indent="", limit=None):
+                repl.renderer._plain(line)
+            return
+        console.print(Text(body))
+        if found.diff:
+            console.print(diff_text(found.diff, indent="", limit=None))
+
+    if repl.io.is_real_terminal and lines > console.height:
+        with console.pager(styles=True):
+            draw()
+    else:
+        draw()
 
 
 def _mode(repl: Repl, name: ApprovalMode | None) -> None:

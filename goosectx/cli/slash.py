@@ -81,6 +81,13 @@ class History:
 
 
 @dataclass(frozen=True, slots=True)
+class Show:
+    """``/show [N]``: print output number N whole (``None``: the last folded one)."""
+
+    number: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
     """A line that starts like a command but is not a valid one.
 
@@ -121,7 +128,7 @@ class Prompt:
 
 SlashCommand: TypeAlias = (
     Help | Exit | Compact | UndoCompact | Clear | Mode | Model | ShowUsage | ShowContext | History
-    | Invalid | Extension | Prompts | Prompt
+    | Show | Invalid | Extension | Prompts | Prompt
 )
 
 
@@ -222,6 +229,14 @@ def parse_slash(line: str) -> SlashCommand | None:
             return Invalid(f"/model takes one model name; got {arg!r}",
                            "e.g. /model openai/gpt-4o-mini")
         return Model(arg or None)
+    if name == "/show":
+        number = arg.lstrip("#")
+        if not arg:
+            return Show(None)
+        if number.isdigit() and int(number) > 0:
+            return Show(int(number))
+        return Invalid(f"/show takes the number of an output; got {arg!r}",
+                       "e.g. /show 3 (the #3 on a folded tool result), or /show for the last")
     if name in ("/extension", "/extensions"):
         return _parse_extension(arg)
     if name == "/prompts":

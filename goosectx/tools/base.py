@@ -21,11 +21,13 @@ class ToolResult:
         is_error: True when the tool failed.
         attachments: Images and resources the call returned (attachment parts), sent with
             the tool responses; ``output`` names each by its stub.
+        diff: For an edit: a unified diff of the change, shown to the user only.
     """
 
     output: str
     is_error: bool = False
     attachments: tuple[Any, ...] = ()
+    diff: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +61,8 @@ class ToolContext:
         undo: Per-session undo stack of the text editor, path → its edits, oldest first.
         progress: Called with a one-line progress text by a long call (an extension's
             progress notifications); the REPL shows it as the spinner text.
+        capture: A dry run (the diff shown before an approval question): the text editor
+            records path → new text (``None``: removed) here and changes nothing.
     """
 
     working_dir: Path
@@ -70,6 +74,7 @@ class ToolContext:
     redact: Callable[[str], str] = lambda text: text
     undo: dict[str, list[UndoEntry]] = field(default_factory=dict)
     progress: Callable[[str], None] | None = None
+    capture: dict[str, str | None] | None = None
 
 
 class Tool(Protocol):

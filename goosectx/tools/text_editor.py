@@ -14,10 +14,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
+from goosectx.tools.editdiff import edit_diff
 from goosectx.tools.files import (
     MAX_SCAN_BYTES,
     FileError,
@@ -31,6 +33,8 @@ from goosectx.tools.files import (
 from goosectx.tools.output import cap_text
 
 COMMANDS = ("view", "write", "str_replace", "insert", "undo_edit")
+EDIT_COMMANDS = ("write", "create", "str_replace", "insert", "undo_edit")
+"""Commands that change a file: their result carries a diff for the transcript."""
 MAX_DIR_ENTRIES = 200
 """Entries shown when ``view`` is given a directory."""
 UNDO_DEPTH = 20
@@ -54,6 +58,21 @@ def _previous(path: Path) -> str | None:
     if not path.exists():
         return None
     return read_bytes(path).decode("utf-8", "surrogateescape")
+
+
+def _after(path: Path, ctx: ToolContext) -> str | None:
+    """The file's text after an edit (a dry run's captured text; ``None``: no file)."""
+    if ctx.capture is not None:
+        return ctx.capture.get(str(path))
+    return _previous(path) if path.is_file() else None
+
+
+def _label(path: Path, ctx: ToolContext) -> str:
+    """The path as a diff names it: relative to the working dir when inside it."""
+    try:
+        return str(path.relative_to(os.path.abspath(ctx.working_dir)))
+    except ValueError:
+        return str(path)
 
 
 def _encode(text: str) -> bytes:
@@ -166,14 +185,31 @@ class TextEditorTool:
         if not isinstance(raw_path, str) or not raw_path.strip():
             return ToolResult(f"{command} needs a 'path'", is_error=True)
         path = Path(os.path.abspath(ctx.working_dir / Path(raw_path).expanduser()))
+        edit = command in EDIT_COMMANDS
         try:
+            before = _previous(path) if edit and path.is_file() else None
             output = handler(path, arguments, ctx)
+            after = _after(path, ctx) if edit else None
         except FileError as exc:
             return ToolResult(f"{command} failed: {exc}", is_error=True)
         except OSError as exc:
             return ToolResult(f"{command} failed: {path}: {exc.strerror or exc}", is_error=True)
+        diff = ctx.redact(edit_diff(before, after, _label(path, ctx))) if edit else ""
         return ToolResult(ctx.redact(cap_text(output, ctx.max_output_chars,
-                                              "view a smaller view_range")))
+                                              "view a smaller view_range")), diff=diff or None)
+
+    def preview(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        """The unified diff this edit would make, computed without changing anything.
+
+        Returns:
+            The diff (:func:`~goosectx.tools.editdiff.edit_diff`), or ``None`` when the call
+            is not an edit or would fail.
+        """
+        if arguments.get("command") not in EDIT_COMMANDS:
+            return None
+        dry = replace(ctx, capture={}, undo={k: list(v) for k, v in ctx.undo.items()})
+        result = self.run(arguments, dry)
+        return None if result.is_error else result.diff
 
     def _view(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         if path.is_dir():
@@ -222,7 +258,13 @@ class TextEditorTool:
         return text
 
     def _save(self, path: Path, text: str, ctx: ToolContext) -> None:
-        """Write ``text`` to ``path`` atomically, then push the undo entry for this edit."""
+        """Write ``text`` to ``path`` atomically, then push the undo entry for this edit.
+
+        In a dry run (``ctx.capture``, a preview) the text is only recorded there.
+        """
+        if ctx.capture is not None:
+            ctx.capture[str(path)] = text
+            return
         before = _previous(path)
         data = _encode(text)
         atomic_write(path, data)
@@ -308,6 +350,9 @@ class TextEditorTool:
             raise _EditError(f"{path} changed since text_editor's last edit (it {what}); "
                              "undo_edit would overwrite that change, so nothing was restored "
                              "— view the file and edit it instead")
+        if ctx.capture is not None:  # a preview: what undo would leave, nothing changed
+            ctx.capture[str(path)] = entry.before
+            return "(preview)"
         stack.pop()
         if entry.before is None:
             Path(os.path.realpath(path)).unlink()

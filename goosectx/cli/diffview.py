@@ -1,0 +1,94 @@
+"""How an edit's unified diff is drawn: coloured lines (rich) or prefixed lines (plain).
+
+Pure functions returning what to print; the renderer and the approval question call them.
+The diff holds file content (outside text), so every line passes the terminal cleaner first
+(docs/architecture.md, "The print path").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from goosectx.cli.folding import LINE_MAX_CHARS, clean_output
+from goosectx.conversation import ToolRequest
+from goosectx.tools.editdiff import diff_counts
+
+if TYPE_CHECKING:
+    from goosectx.cli.surface import Surface
+
+DIFF_SHOW_LINES = 60
+"""Diff lines drawn before the rest is folded (``/show N`` prints it whole)."""
+
+
+def _style(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return "bold"
+    if line.startswith("@@"):
+        return "cyan"
+    if line.startswith("+"):
+        return "green"
+    if line.startswith("-"):
+        return "red"
+    return "dim"
+
+
+def diff_summary(diff: str) -> str:
+    """``+3 −1 lines``: what a diff adds and removes."""
+    added, removed = diff_counts(diff)
+    return f"+{added} −{removed} lines"
+
+
+def diff_lines(diff: str, *, limit: int | None = DIFF_SHOW_LINES) -> tuple[list[str], int]:
+    """The diff's lines made terminal-safe, and how many were left out past ``limit``.
+
+    ``limit=None`` keeps every line whole (``/show``); otherwise long lines are cut too.
+    """
+    if not diff:
+        return [], 0
+    lines = clean_output(diff).rstrip("\n").split("\n")
+    if limit is None:
+        return lines, 0
+    lines = [ln if len(ln) <= LINE_MAX_CHARS else ln[:LINE_MAX_CHARS] + "…" for ln in lines]
+    if len(lines) <= limit:
+        return lines, 0
+    return lines[:limit], len(lines) - limit
+
+
+def diff_text(diff: str, *, indent: str = "  ", fold_note: str = "",
+              limit: int | None = DIFF_SHOW_LINES) -> Text:
+    """The diff as coloured rich ``Text`` (never markup): ``+`` green, ``-`` red, hunks cyan."""
+    lines, hidden = diff_lines(diff, limit=limit)
+    text = Text()
+    for i, line in enumerate(lines):
+        if i:
+            text.append("\n")
+        text.append(indent + line, style=_style(line))
+    if hidden:
+        text.append(f"\n{indent}… {hidden} more diff lines{fold_note} …", style="dim italic")
+    return text
+
+
+def diff_plain(diff: str, *, indent: str = "  ", fold_note: str = "",
+               limit: int | None = DIFF_SHOW_LINES) -> list[str]:
+    """The diff as plain lines (no colour): each line prefixed with ``indent``."""
+    lines, hidden = diff_lines(diff, limit=limit)
+    out = [indent + line for line in lines]
+    if hidden:
+        out.append(f"{indent}… {hidden} more diff lines{fold_note} …")
+    return out
+
+
+def draw_edit_preview(surface: Surface, request: ToolRequest, diff: str) -> None:
+    """Draw the diff an edit would make (just before its approval question)."""
+    path = request.arguments.get("path", "") if request.arguments else ""
+    head = (f"{clean_output(request.name)} wants to change {clean_output(str(path))} · "
+            f"{diff_summary(diff)}")
+    if surface.plain:
+        surface._plain(head)
+        for line in diff_plain(diff):
+            surface._plain(line)
+        return
+    surface.console.print(Text(head, style="bold yellow"))
+    surface.console.print(diff_text(diff))

@@ -1,0 +1,79 @@
+"""How a tool result is drawn: folded past a dozen lines, numbered for ``/show N``, or a diff.
+
+Pure drawing on a :class:`~goosectx.cli.surface.Surface`; the renderer decides *when*.
+Output is outside text: every line passes the terminal cleaner first (docs/architecture.md,
+"The print path").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from goosectx.cli.diffview import diff_plain, diff_summary, diff_text
+from goosectx.cli.folding import FOLD_HEAD_LINES, clean_output, fold_lines, plural
+from goosectx.conversation import ToolResponse
+
+if TYPE_CHECKING:
+    from goosectx.cli.surface import Surface
+
+
+def draw_folded_result(surface: Surface, response: ToolResponse, title: str,
+                       number: int) -> None:
+    """``✓ shell output · 41 lines · #3 (/show 3)``, then its head, a fold and its tail.
+
+    The number is drawn only when lines are folded away (``/show N`` prints them).
+    """
+    lines, hidden = fold_lines(clean_output(response.output))
+    total = len(lines) + hidden
+    mark = "✗" if response.is_error else "✓"
+    count = plural(total, "line") if total else "no output"
+    header = f"{mark} {title} · {count}"
+    if hidden:
+        header += f" · #{number} (/show {number})"
+    body = lines[:FOLD_HEAD_LINES] if hidden else lines
+    tail = lines[FOLD_HEAD_LINES:] if hidden else []
+    fold = f"… {hidden} lines hidden …" if hidden else None
+    if surface.plain:
+        surface._plain(f"  {header}")
+        for line in body:
+            surface._plain(f"  | {line}")
+        if fold:
+            surface._plain(f"  | {fold}")
+        for line in tail:
+            surface._plain(f"  | {line}")
+        return
+    text = Text("  " + header, style="red" if response.is_error else "green")
+    for line in body:
+        text.append("\n  │ ", style="dim").append(line)
+    if fold:
+        text.append("\n  │ ", style="dim").append(fold, style="dim italic")
+    for line in tail:
+        text.append("\n  │ ", style="dim").append(line)
+    surface.console.print(text)
+
+
+def draw_edit_result(surface: Surface, response: ToolResponse, name: str, number: int, *,
+                     again: bool) -> None:
+    """An edit's result: its first line and its coloured diff.
+
+    With ``again`` (the same diff was just drawn before the approval question) only the
+    counts are drawn.
+    """
+    diff = response.diff or ""
+    first = clean_output(response.output).split("\n", 1)[0]
+    header = f"✓ {name} · {diff_summary(diff)} · #{number}"
+    note = f" · /show {number}"
+    if surface.plain:
+        surface._plain(f"  {header}")
+        surface._plain(f"  | {first}")
+        if not again:
+            for line in diff_plain(diff, indent="  | ", fold_note=note):
+                surface._plain(line)
+        return
+    text = Text("  " + header, style="green")
+    text.append("\n  │ ", style="dim").append(first)
+    surface.console.print(text)
+    if not again:
+        surface.console.print(diff_text(diff, indent="  │ ", fold_note=note))
