@@ -223,6 +223,10 @@ class Agent:
         self.provider = provider
         self.context.set_provider(provider)
 
+    def close(self) -> None:
+        """The session ends: close the tools (the shell tool's namespace and what runs in it)."""
+        self.tools.close()
+
     # -- the loop --------------------------------------------------------------------------
     def _complete(self, message: Message) -> Iterator[Event]:
         self.session.conversation.append(message)

@@ -3,6 +3,7 @@ the stored session holds the paired call and result, secrets stay out of the sto
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import sys
@@ -217,3 +218,31 @@ def test_hostile_server_text_never_reaches_the_terminal_raw(
     for text in (out, err, listed, listed_err):
         assert "\x1b" not in text and "\u202e" not in text
     assert "exited with code 3" in listed + listed_err
+
+
+DEMO_PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24  # what the demo server's image tool returns
+
+
+@pytest.mark.parametrize(("model", "vision"), [("openai/gpt-4o", True), (FAKE_MODEL, False)])
+def test_an_image_from_a_tool_reaches_a_vision_model_as_an_image_else_its_stub(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch, model: str,
+        vision: bool) -> None:
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("GOOSE_MODEL", model)  # litellm: gpt-4o reads images, fake-model not
+    fake_model.add(call("demo__image", {}, "c1"), {"text": "a tiny png"})
+    code, out, err = run(demo_spec())
+    assert code == 0, err
+    messages = fake_model.requests[1]["messages"]
+    tool = next(m for m in messages if m["role"] == "tool")
+    assert tool["tool_call_id"] == "c1"
+    assert tool["content"] == "[image: image/png, 32 bytes, from demo__image]"
+    after = messages[messages.index(tool) + 1]
+    assert after["role"] == "user"
+    body = json.dumps(after["content"])
+    assert ("image_url" in body) is vision
+    if vision:
+        (url,) = [item["image_url"]["url"] for item in after["content"]
+                  if item["type"] == "image_url"]
+        assert url == "data:image/png;base64," + base64.b64encode(DEMO_PNG).decode()
+    else:
+        assert after["content"] == "[image: image/png, 32 bytes]"

@@ -86,7 +86,12 @@ class Servers:
         return self.manager
 
     def stop(self, repl: Repl | None) -> None:
-        """Stop every server (also one added with ``/extension add``)."""
+        """Close the agent's tools and stop every server (also one added with ``/extension add``).
+
+        Nothing the session started outlives the REPL.
+        """
+        if repl is not None:
+            repl.loader.close()
         active = repl.extensions if repl is not None else self.manager
         if active is not None:
             active.stop_all()

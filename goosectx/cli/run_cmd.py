@@ -21,7 +21,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from goosectx.cli.common import OpenSession, choose_mode, open_session, resume_command
 from goosectx.cli.folding import plural
@@ -48,6 +48,9 @@ from goosectx.events import (
 from goosectx.recorder import SessionRecorder
 from goosectx.session import TokenCount
 from goosectx.usage import Usage
+
+if TYPE_CHECKING:
+    from goosectx.agent import Agent
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -135,6 +138,7 @@ def run_task(
         stdout.flush()
         raise
     manager = servers.start(opened, stderr)
+    agent: Agent | None = None
     try:
         approval_mode = choose_mode(settings, mode, opened.session).mode
         approver = Approver(stdin, stderr)
@@ -173,6 +177,8 @@ def run_task(
         stderr.flush()
         return _EXIT_CODES[status]
     finally:
+        if agent is not None:
+            agent.close()  # the shell tool's namespace ends with the session
         servers.stop()
         opened.close()
 

@@ -93,6 +93,11 @@ class AgentLoader:
                 raise RuntimeError("building the agent failed") from self._bug
         return self._agent
 
+    def close(self) -> None:
+        """The session ends: close the agent's tools if it was built (the shell namespace)."""
+        if self._agent is not None:
+            self._agent.close()
+
     @property
     def ready(self) -> bool:
         """True once the agent is built (using :attr:`agent` then does not wait)."""
