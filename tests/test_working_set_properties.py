@@ -10,10 +10,11 @@ that names no file or is not JSON at all):
 * it holds the newest user request verbatim and the turn in progress — whole when it fits the
   tail budget, else its request and its newest ≥ 3 tool pairs;
 * every path written in the summarised head appears in the summary (grouped by directory past
-  ``summary_facts_tokens``);
+  ``summary_facts_tokens``, which the tests also set as low as 40);
 * the next request is ≤ the target (½ × threshold × limit) whenever the fixed prefix, the
   summary with its capped facts, the continuation and the kept part of the turn allow it, and
-  always ≤ the ceiling (threshold × limit − 5 %).
+  always ≤ the ceiling (threshold × limit − 5 %) — also when the provider counts 1.7 × our
+  estimates (a calibrated session).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from hypothesis import strategies as st
 
 from goosectx.compaction.manager import RequestContext
 from goosectx.conversation import Message, MessageMetadata, ToolRequest, ToolResponse
-from goosectx.providers.scripted import ScriptedProvider
+from goosectx.providers.scripted import RecordedRequest, ScriptedProvider
 
 LIMIT = 16_000
 REQUEST = RequestContext("You are a test agent. " + words(300),
@@ -41,8 +42,7 @@ REPLIES = {
                      'task", "next_step": "keep going"}\n```',
     "prose": "I looked at the conversation and the user wants the work to go on. " * 8,
     "object with unknown keys": '{"status": "ok"}',
-    "as long as allowed": '{"user_intent": "work on the project", "current_work": "'
-                          + words(1450, "sum") + '"}',
+    "as long as allowed": "(written to the call's max_tokens, in the provider's count)",
 }
 _ids = itertools.count(1)
 
@@ -107,18 +107,29 @@ def turn_in_progress(agent: list[Message]) -> list[Message]:
                                                                  HealthCheck.data_too_large])
 @given(session_last=sessions(), trigger=st.sampled_from(["auto", "reactive", "manual"]),
        strategy=st.sampled_from(["llm", "llm", "extractive"]),
-       reply=st.sampled_from(sorted(REPLIES)))
+       reply=st.sampled_from(sorted(REPLIES)), ratio=st.sampled_from([1.0, 1.0, 1.7]),
+       facts_tokens=st.sampled_from([1_500, 1_500, 40]))
 def test_compaction_keeps_the_working_set_within_the_budget(
-        session_last: tuple[list[Any], str], trigger: str, strategy: str, reply: str) -> None:
+        session_last: tuple[list[Any], str], trigger: str, strategy: str, reply: str,
+        ratio: float, facts_tokens: int) -> None:
     turns, last = session_last
     messages = build(turns)
     session = make_session(messages)
-    provider = ScriptedProvider([REPLIES[reply]], context_limit_tokens=LIMIT)
-    cm = manager(session, provider)
+    def longest(request: RecordedRequest) -> str:
+        raw_tokens = int((request.max_tokens or 1_000) / ratio) - 60
+        return ('{"user_intent": "work on the project", "current_work": "'
+                + words(raw_tokens, "sum") + '"}')
+
+    provider = ScriptedProvider([longest if reply == "as long as allowed" else REPLIES[reply]],
+                                context_limit_tokens=LIMIT)
+    session.state.calibration[provider.model] = [ratio]  # the provider counts ratio × ours
+    cm = manager(session, provider, summary_facts_tokens=facts_tokens)
     budget = cm.layout_budget(REQUEST)
     agent = session.conversation.agent_messages()
     turn = turn_in_progress(agent)
-    measure = cm.counter.count_message
+
+    def measure(m: Message) -> int:
+        return budget.scaled(cm.counter.count_message(m))
     if trigger == "reactive":
         events = collect(cm.on_context_exceeded(REQUEST))
     else:
