@@ -36,6 +36,7 @@ from goosectx.conversation import (
     MessageMetadata,
     Part,
     TextContent,
+    ThinkingContent,
     ToolRequest,
     ToolResponse,
 )
@@ -70,6 +71,7 @@ class _Turn:
 
     cancel: threading.Event
     streamed: list[str] = field(default_factory=list)
+    reasoned: list[str] = field(default_factory=list)
     open_requests: list[ToolRequest] = field(default_factory=list)
     responses: list[ToolResponse] = field(default_factory=list)
     attachments: list[Part] = field(default_factory=list)
@@ -260,7 +262,7 @@ class Agent:
             try:
                 response = yield from stream_reply(self.provider, request,
                                                     self.session.conversation, turn.streamed,
-                                                    turn.cancel)
+                                                    turn.cancel, turn.reasoned)
             except ContextLengthExceeded:
                 yield from self.context.on_context_exceeded(request, cancel=turn.cancel)
                 continue
@@ -268,7 +270,7 @@ class Agent:
             if turn.cancel.is_set():
                 yield from self._close_cancelled(turn)
                 return
-            turn.streamed = []
+            turn.streamed, turn.reasoned = [], []
             message = response.message.with_metadata(usage=response.usage)
             if message.content:
                 yield from self._complete(message)
@@ -303,11 +305,13 @@ class Agent:
             self.tools, self._request = self.offering.registry, None
 
     def _close_cancelled(self, turn: _Turn, *, finish: bool = True) -> Iterator[Event]:
-        """Keep streamed text (marked cancelled), answer open tool requests, end the turn."""
-        if turn.streamed:
-            text = "".join(turn.streamed)
-            turn.streamed = []
-            yield from self._complete(Message("assistant", (TextContent(text),),
+        """Keep streamed text and reasoning (marked cancelled), answer open requests, end."""
+        if turn.streamed or turn.reasoned:
+            parts: list[Part] = [ThinkingContent("".join(turn.reasoned))] if turn.reasoned else []
+            if turn.streamed:
+                parts.append(TextContent("".join(turn.streamed)))
+            turn.streamed, turn.reasoned = [], []
+            yield from self._complete(Message("assistant", tuple(parts),
                                               MessageMetadata(cancelled=True)))
         if turn.open_requests:
             answered = {r.id for r in turn.responses}

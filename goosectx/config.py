@@ -64,7 +64,8 @@ _TOP_KEYS = {"model", "compaction_model", "mode", "auto_compact_threshold", "con
              "max_turns", "tool_pair_summarization", "tool_call_cutoff", "data_dir",
              "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models",
              "request_deadline_s", "keep_recent_ratio", "keep_user_tokens",
-             "summary_result_chars", "summary_facts_tokens", "extensions", "tool_budget_ratio"}
+             "summary_result_chars", "summary_facts_tokens", "extensions", "tool_budget_ratio",
+             "show_reasoning"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +121,8 @@ class Settings:
         summary_result_chars: Tool results longer than this are cut to head and tail lines in
             the summary request (characters).
         summary_facts_tokens: Cap on the facts merged into a summary from the transcript.
+        show_reasoning: Draw the model's reasoning in the REPL (folded under ``thinking``) and
+            write ``reasoning_delta`` events in stream-json; False hides it (it is still saved).
         models: Per-model tables.
         config_path: The config file read, or ``None``.
         sources: Where each value came from, e.g. ``{"model": "env GOOSE_MODEL"}``.
@@ -142,6 +145,7 @@ class Settings:
     keep_user_tokens: int | None = None
     summary_result_chars: int = 2_000
     summary_facts_tokens: int = 1_500
+    show_reasoning: bool = True
     models: dict[str, ModelConfig] = field(default_factory=dict)
     extensions: ExtensionSettings = field(default_factory=ExtensionSettings)
     config_path: Path | None = None
@@ -226,6 +230,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "tool_call_cutoff": ("GOOSE_TOOL_CALL_CUTOFF", parse_positive_int),
     "data_dir": ("GOOSECTX_HOME", lambda k, v: Path(parse_str(k, v)).expanduser()),
     "keep_recent_ratio": ("GOOSECTX_KEEP_RECENT_RATIO", parse_share),
+    "show_reasoning": ("GOOSECTX_SHOW_REASONING", parse_bool),
 }
 
 _FILE: dict[str, tuple[str, Any]] = {
@@ -246,6 +251,7 @@ _FILE: dict[str, tuple[str, Any]] = {
     "keep_user_tokens": ("keep_user_tokens", parse_count),
     "summary_result_chars": ("summary_result_chars", parse_positive_int),
     "summary_facts_tokens": ("summary_facts_tokens", parse_positive_int),
+    "show_reasoning": ("show_reasoning", parse_bool),
 }
 
 

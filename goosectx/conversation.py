@@ -77,18 +77,23 @@ class Conversation:
     def agent_messages(self) -> list[Message]:
         """The ``agent_visible`` messages without notifications, unrepaired and unmerged.
 
-        Token counting uses this list (counts are cached per stored message); use
-        :meth:`agent_view` for what is sent.
+        The model's reasoning never enters its later requests as text: a thinking part is
+        kept only when it carries a provider signature (Anthropic requires signed thinking
+        blocks back with tool use; docs/architecture.md §2). Token counting uses this list
+        (counts are cached per stored message); use :meth:`agent_view` for what is sent.
         """
         out = []
         for m in self.messages:
             if not m.metadata.agent_visible:
                 continue
-            if SystemNotification in map(type, m.content):  # 2× faster than any(isinstance)
-                parts = tuple(p for p in m.content if not isinstance(p, SystemNotification))
+            kinds = tuple(map(type, m.content))  # 2× faster than any(isinstance)
+            if SystemNotification in kinds or ThinkingContent in kinds:
+                parts = tuple(p for p in m.content if not isinstance(p, SystemNotification)
+                              and not (isinstance(p, ThinkingContent) and not p.signature))
                 if not parts:
                     continue
-                m = replace(m, content=parts)
+                if len(parts) != len(m.content):
+                    m = replace(m, content=parts)
             out.append(m)
         return out
 

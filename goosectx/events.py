@@ -27,6 +27,17 @@ class MessageDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A chunk of the model's streamed reasoning (shown to the user, never re-sent as text).
+
+    The whole reasoning also arrives in the reply's ``thinking`` part (``MessageCompleted``);
+    these chunks exist so a front end can draw it as it streams (docs/architecture.md §6).
+    """
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class MessageCompleted:
     """A message is final and joins the conversation (the recorder appends it: one row)."""
 
@@ -158,6 +169,7 @@ class TurnFinished:
 
 Event: TypeAlias = (
     MessageDelta
+    | ReasoningDelta
     | MessageCompleted
     | ToolCallStarted
     | ToolCallFinished

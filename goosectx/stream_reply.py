@@ -11,24 +11,26 @@ from collections.abc import Generator
 from goosectx.compaction.manager import RequestContext
 from goosectx.conversation import Conversation
 from goosectx.errors import MalformedModelReply
-from goosectx.events import Event, MessageDelta, Notification
+from goosectx.events import Event, MessageDelta, ReasoningDelta
 from goosectx.providers.base import Provider, ProviderResponse, TextDelta, ThinkingDelta
 
 
 def stream_reply(
     provider: Provider, request: RequestContext, conversation: Conversation,
-    streamed: list[str], cancel: threading.Event,
+    streamed: list[str], cancel: threading.Event, reasoned: list[str] | None = None,
 ) -> Generator[Event, None, ProviderResponse]:
-    """Stream one call, yielding text deltas; returns the provider's final response.
+    """Stream one call, yielding text and reasoning deltas; returns the final response.
 
-    ``streamed`` is cleared, then collects the text so far, so a cancel can keep it.
+    ``streamed`` (the answer text) and ``reasoned`` (the reasoning text) are cleared, then
+    collect what arrived so far, so a cancel can keep it. Each chunk costs O(its length).
 
     Raises:
         MalformedModelReply: the stream ended without a final response.
     """
     streamed.clear()
+    if reasoned is not None:
+        reasoned.clear()
     final: ProviderResponse | None = None
-    thinking_shown = False
     stream = provider.stream(request.system_prompt, conversation.agent_view(),
                              request.tool_schemas, cancel=cancel)
     try:
@@ -37,9 +39,9 @@ def stream_reply(
                 streamed.append(item.text)
                 yield MessageDelta(item.text)
             elif isinstance(item, ThinkingDelta):
-                if not thinking_shown:
-                    thinking_shown = True
-                    yield Notification("thinking", "thinking…")
+                if reasoned is not None:
+                    reasoned.append(item.text)
+                yield ReasoningDelta(item.text)
             elif isinstance(item, ProviderResponse):
                 final = item
     finally:

@@ -138,7 +138,9 @@ def count_text(text: str, model: str | None = None) -> int:
 
 
 def message_text_for_count(message: Message) -> str:
-    """The text of a message as it is counted: text, thinking, tool calls and results.
+    """The text of a message as it is counted: text, signed thinking, tool calls and results.
+
+    Unsigned thinking is not counted: it is never sent (:meth:`Conversation.agent_messages`).
 
     A text attachment counts as the labelled block the model reads; bytes (an image) are not
     text and count by their ``token_estimate`` instead (:func:`bytes_estimate_tokens`).
@@ -148,7 +150,9 @@ def message_text_for_count(message: Message) -> str:
         if isinstance(p, Attachment):
             if p.is_text:
                 pieces.append(p.labelled_text())
-        elif isinstance(p, TextContent | ThinkingContent):
+        elif isinstance(p, TextContent):
+            pieces.append(p.text)
+        elif isinstance(p, ThinkingContent) and p.signature:
             pieces.append(p.text)
         elif isinstance(p, ToolRequest):
             pieces.append(p.name)

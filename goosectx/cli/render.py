@@ -23,15 +23,15 @@ from rich.text import Text
 from goosectx.cli.diffview import draw_edit_preview
 from goosectx.cli.folding import (
     argument_lines,
-    clean_output,
-    fold_lines,
     plural,
     tool_result_label,
 )
+from goosectx.cli.reasoning import ReasoningStream
 from goosectx.cli.result_view import draw_edit_result, draw_folded_result
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sanitize import strip_csi, terminal_safe
 from goosectx.cli.stream import AssistantStream
 from goosectx.cli.surface import Surface, safe_text
+from goosectx.cli.transcript_text import attachment_line, compaction_rule_text
 from goosectx.conversation import (
     Attachment,
     Message,
@@ -48,6 +48,7 @@ from goosectx.events import (
     MessageCompleted,
     MessageDelta,
     Notification,
+    ReasoningDelta,
     ToolCallFinished,
     ToolCallStarted,
     ToolPairsSummarized,
@@ -55,37 +56,9 @@ from goosectx.events import (
     UsageUpdated,
 )
 from goosectx.shown import numbered_outputs, thinking_key
-from goosectx.usage import COST_UNKNOWN, format_cost_usd
+from goosectx.usage import COST_UNKNOWN
 
-
-def compaction_rule_text(event: HistoryReplaced, *, say_cost_unknown: bool = True) -> str:
-    """``context compacted · 118,402 → 6,911 tokens · $0.0040`` (DESIGN.md §4.2 step 5).
-
-    ``/clear`` reads ``context cleared · …``; an extractive summary says so instead of a
-    cost; a trigger other than ``manual`` is named at the end. An unknown cost reads "cost
-    unknown" only when ``say_cost_unknown`` (the renderer says it once a session).
-    """
-    head = "context cleared" if event.trigger == "clear" else "context compacted"
-    parts = [head, f"{event.tokens_before:,} → {event.tokens_after:,} tokens"]
-    if event.trigger != "clear":
-        if event.strategy == "extractive" and event.call is None:
-            parts.append("extractive, no model call")
-        elif event.cost_usd is not None or say_cost_unknown:
-            parts.append(format_cost_usd(event.cost_usd))
-    if event.trigger in ("auto", "reactive"):
-        parts.append(event.trigger)
-    if event.auto_compaction_paused:
-        parts.append("auto-compaction paused")
-    return " · ".join(parts)
-
-
-def attachment_line(attachment: Attachment) -> str:
-    """An attachment folded to one terminal-safe line: its stub (the content is never drawn).
-
-    ``[attached: src/app.py, 1,240 tokens]``. The source is outside text: it passes the one
-    sanitiser (escape sequences shown visibly, never executed) and is kept on one line.
-    """
-    return " ".join(terminal_safe(attachment.stub()).split())
+__all__ = ["TranscriptRenderer", "attachment_line", "compaction_rule_text"]
 
 
 def _only_notifications(message: Message) -> bool:
@@ -100,12 +73,16 @@ class TranscriptRenderer(Surface):
         console: Where everything is written.
         plain: Plain look: no panels, no live updates, no spinners, no colour.
         assistant_title: Title of assistant panels.
+        show_reasoning: Draw the model's reasoning (``show_reasoning = false``: a spinner).
     """
 
     def __init__(self, console: Console, *, plain: bool = False,
-                 assistant_title: str = "goosectx") -> None:
+                 assistant_title: str = "goosectx", show_reasoning: bool = True) -> None:
         super().__init__(console, plain=plain)
         self.assistant_title = assistant_title
+        self.show_reasoning = show_reasoning
+        self._reasoning: ReasoningStream | None = None
+        self._reasoning_drawn = False  # the live reasoning of the reply being streamed
         self._tool_names: dict[str, str] = {}
         self._shown_requests: set[str] = set()
         self._shown_responses: set[str] = set()
@@ -142,8 +119,17 @@ class TranscriptRenderer(Surface):
         if show:
             self._user_message(text)
 
+    def settle(self) -> None:
+        """Stop the spinner, finish streamed reasoning and answer (before a prompt)."""
+        self._end_reasoning()
+        super().settle()
+
     def handle(self, event: Event) -> None:
         """Draw one event of the core (see DESIGN.md §5 for their meaning)."""
+        if isinstance(event, ReasoningDelta):
+            self._reason(event.text)
+            return
+        self._end_reasoning()
         if isinstance(event, MessageDelta):
             self._stop_spinner()
             if self._stream is None:
@@ -193,8 +179,28 @@ class TranscriptRenderer(Surface):
         elif isinstance(event, TurnFinished):
             self._turn_finished(event)
 
+    def _reason(self, text: str) -> None:
+        """One chunk of live reasoning: drawn folded, or a spinner when it is hidden."""
+        if self._reasoning is None:
+            self._close_stream()
+            if self.show_reasoning:
+                self._stop_spinner()
+                # /show's number for it: the next one (it is numbered when its reply completes)
+                self._reasoning = ReasoningStream(self.console, plain=self.plain,
+                                                  number=len(self._numbers) + 1)
+                self._reasoning_drawn = True
+            self.waiting("thinking…")
+        if self._reasoning is not None:
+            self._reasoning.feed(text)
+
+    def _end_reasoning(self) -> None:
+        if self._reasoning is not None:
+            self._reasoning.close()
+            self._reasoning = None
+
     def _completed(self, message: Message) -> None:
         streamed = self._close_stream(cancelled=message.metadata.cancelled)
+        reasoned, self._reasoning_drawn = self._reasoning_drawn, False
         if not message.metadata.user_visible:
             return
         for i, p in enumerate(message.content):  # numbered as /show counts, drawn or not
@@ -210,7 +216,7 @@ class TranscriptRenderer(Surface):
                 return
             self._parts(message, skip_text=echoed)  # e.g. the prompt's attachments
             return
-        self._parts(message, skip_text=streamed)
+        self._parts(message, skip_text=streamed, skip_thinking=reasoned)
         if message.metadata.cancelled and not streamed and not message.text:
             self._notice("(answer cancelled)")
 
@@ -297,7 +303,7 @@ class TranscriptRenderer(Surface):
                     AssistantStream.print_whole(self.console, p.text,
                                                 title=self.assistant_title, plain=self.plain)
             elif isinstance(p, ThinkingContent):
-                if not skip_thinking and not skip_text:
+                if not skip_thinking:
                     self._thinking(p.text, thinking_key(message.id, i))
             elif isinstance(p, ToolRequest):
                 self._tool_call(p, again=again)
@@ -325,18 +331,15 @@ class TranscriptRenderer(Surface):
                                  border_style="blue", padding=(0, 1)))
 
     def _thinking(self, text: str, key: str) -> None:
+        """Stored reasoning, drawn as it was live: a header, its first lines, a fold line."""
         if not text.strip():
             return
         number = self._number(key)
-        lines, hidden = fold_lines(clean_output(text), limit=6, head=4, tail=1)
-        if hidden:
-            lines = lines[:4] + [f"… {hidden} more lines of thinking · /show {number} …"] \
-                + lines[4:]
-        if self.plain:
-            for line in lines:
-                self._plain(f"  (thinking) {line}")
+        if not self.show_reasoning:
             return
-        self.console.print(Text("\n".join(lines), style="dim italic"))
+        reasoning = ReasoningStream(self.console, plain=self.plain, number=number)
+        reasoning.feed(strip_csi(text))
+        reasoning.close()
 
     def _tool_call(self, request: ToolRequest, *, again: bool = False) -> None:
         self._tool_names[request.id] = request.name

@@ -124,7 +124,8 @@ class Repl:
         self.full_history = full_history
         self.recorder = SessionRecorder(store, session)
         self.recorder.fresh_token_counts = self._fresh_token_counts
-        self.renderer = TranscriptRenderer(io.console, plain=io.plain)
+        self.renderer = TranscriptRenderer(io.console, plain=io.plain,
+                                           show_reasoning=settings.show_reasoning)
         self.mode: ApprovalMode = mode or settings.mode
         self.mode_restored = mode_restored
         self._model_override = model

@@ -148,7 +148,7 @@ def run_task(
         if output_format == "json":
             output = JsonOutput(stdout)
         elif output_format == "stream-json":
-            output = StreamJsonOutput(stdout)
+            output = StreamJsonOutput(stdout, reasoning=settings.show_reasoning)
         else:
             output = TextOutput(stdout, stderr)
         note = auto_compaction_off(settings, model_name)

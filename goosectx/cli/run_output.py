@@ -21,6 +21,7 @@ from goosectx.events import (
     MessageCompleted,
     MessageDelta,
     Notification,
+    ReasoningDelta,
     ToolCallFinished,
     ToolCallStarted,
     ToolPairsSummarized,
@@ -77,7 +78,11 @@ class Approver:
 
 
 class TextOutput:
-    """``--output-format text``: answer on stdout, progress on stderr."""
+    """``--output-format text``: answer on stdout, progress on stderr.
+
+    The model's reasoning is not written (stdout stays the answer, stderr the progress); it is
+    saved with the session, and stream-json carries it as ``reasoning_delta`` events.
+    """
 
     def __init__(self, stdout: TextIO, stderr: TextIO) -> None:
         self.stdout, self.stderr = stdout, stderr
@@ -138,11 +143,13 @@ class StreamJsonOutput:
     """``--output-format stream-json``: one JSON object per line.
 
     First ``session_started`` (the session id), then one line per event, last one ``result``
-    line (:func:`result_fields`).
+    line (:func:`result_fields`). The model's reasoning streams as ``reasoning_delta`` lines
+    unless ``reasoning`` is False (``show_reasoning = false``).
     """
 
-    def __init__(self, stdout: TextIO) -> None:
+    def __init__(self, stdout: TextIO, *, reasoning: bool = True) -> None:
         self.stdout = stdout
+        self.reasoning = reasoning
 
     def _line(self, data: dict[str, Any]) -> None:
         self.stdout.write(json_safe(json.dumps(data, ensure_ascii=False)) + "\n")
@@ -154,7 +161,8 @@ class StreamJsonOutput:
 
     def on_event(self, event: Event) -> None:
         """Show one event."""
-        self._line(event_to_json(event))
+        if self.reasoning or not isinstance(event, ReasoningDelta):
+            self._line(event_to_json(event))
 
     def finish(self, summary: dict[str, Any]) -> None:
         """The run ended (``summary``: status, usage, messages...)."""
