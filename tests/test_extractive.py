@@ -240,12 +240,13 @@ def test_a_merged_todo_update_closes_the_item_it_names() -> None:
 
 
 def test_an_answered_request_is_not_the_next_step() -> None:
-    answered = [*small_session()[:-1]]  # ends with "Done: avg() returns 0 …"
+    answered = [*small_session(), Message.assistant("Rounded.")]
     summary = extractive_summary(answered, max_tokens=4000, counter=COUNTER)
-    assert summary.next_step == ANSWERED_NEXT_STEP
+    assert summary.next_step == (ANSWERED_NEXT_STEP + " It was:\n\n"
+                                 "Now also round the average to 2 decimals")
     assert "the last request was answered; wait for the user's next message" in summary.next_step
     assert "Continue with" not in render_markdown(summary)
-    mid_call = answered + [Message.user("and the median?"), call("t9", "shell", command="ls")]
+    mid_call = [*answered, Message.user("and the median?"), call("t9", "shell", command="ls")]
     assert extractive_summary(mid_call, max_tokens=4000, counter=COUNTER).next_step.startswith(
         "Continue with the newest user request:\n\nand the median?")
 

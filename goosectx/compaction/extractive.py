@@ -11,7 +11,7 @@ It fills the same :class:`~goosectx.compaction.summary.StructuredSummary` as the
 * ``pending_tasks`` — open items of the todo list / plan tool calls (:mod:`.todos`): a
   finished item is never listed;
 * ``current_work`` — the last assistant work; ``next_step`` — the newest user request, or,
-  when the summarised messages end with an answer, that it was answered.
+  when the summarised messages end with an answer, that it was answered (and what it was).
 
 The rendered Markdown fits ``max_tokens``: items are shortened and dropped (key code first, then
 read-only files, middle user messages, old errors) but the newest user request and every path
@@ -335,8 +335,8 @@ def _build(facts: _Facts, limits: _Limits, counter: TokenCounter) -> StructuredS
     if facts.requests:
         summary.user_intent = _shorten(facts.requests[0], limits.intent_tokens, counter,
                                        oneline=False)
-        summary.next_step = (ANSWERED_NEXT_STEP if facts.answered else
-                             "Continue with the newest user request:\n\n"
+        summary.next_step = ((ANSWERED_NEXT_STEP + " It was:" if facts.answered else
+                              "Continue with the newest user request:") + "\n\n"
                              + _shorten(facts.requests[-1], limits.next_tokens, counter,
                                         oneline=False))
         summary.user_messages = _pick(
