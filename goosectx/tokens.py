@@ -64,20 +64,33 @@ class _CharEstimate:
 
 
 @lru_cache(maxsize=8)
+def encoding_name(model: str | None = None) -> str:
+    """The name of the tiktoken encoding for ``model`` (``o200k_base`` when unknown).
+
+    Cheap: tiktoken's model table only, the encoding itself is not loaded.
+    """
+    import tiktoken
+
+    if model:
+        try:
+            return tiktoken.encoding_name_for_model(model.rsplit("/", 1)[-1])
+        except KeyError:
+            pass
+    return DEFAULT_ENCODING
+
+
+@lru_cache(maxsize=8)
 def get_encoder(model: str | None = None) -> _Encoder:
     """The tiktoken encoding for ``model`` (``o200k_base`` when unknown), cached.
 
     Falls back to a characters ÷ 4 estimate when tiktoken has no encoding offline.
+    Loading an encoding takes from a tenth of a second to seconds: :class:`TokenCounter`
+    calls this only when it has something to count.
     """
     ensure_offline_tiktoken()
     import tiktoken
 
-    name = DEFAULT_ENCODING
-    if model:
-        try:
-            name = tiktoken.encoding_name_for_model(model.rsplit("/", 1)[-1])
-        except KeyError:
-            name = DEFAULT_ENCODING
+    name = encoding_name(model)
     for candidate in (name, DEFAULT_ENCODING, "cl100k_base"):
         try:
             return tiktoken.get_encoding(candidate)
@@ -229,8 +242,11 @@ class TokenCounter:
     def __init__(self, model: str | None = None,
                  stored: dict[str, TokenCount] | None = None) -> None:
         self.model = model
-        self._encoder = get_encoder(model)
-        self.encoding = str(getattr(self._encoder, "name", "chars/4"))
+        self._loaded: _Encoder | None = None
+        self.encoding = encoding_name(model)
+        """The encoding's name; stored counts made with it are used as they are. The encoding
+        itself is loaded at the first count (a session whose counts are stored never loads
+        it); should it fail to load, the chars/4 estimate takes its name from then on."""
         self.stored: dict[str, TokenCount] = {} if stored is None else stored
         self.fresh: dict[str, TokenCount] = {}
         self._cache: dict[tuple[str, int, int], int] = {}
@@ -238,8 +254,19 @@ class TokenCounter:
         self._by_identity: dict[str, tuple[tuple[object, ...], int]] = {}
         self._attachments: dict[int, tuple[Attachment, int]] = {}
 
+    @property
+    def _encoder(self) -> _Encoder:
+        if self._loaded is None:
+            self._loaded = get_encoder(self.model)
+            self.encoding = str(getattr(self._loaded, "name", "chars/4"))
+        return self._loaded
+
+    def preload(self) -> None:
+        """Load the encoding now (the REPL does it on its start-up thread, off the prompt)."""
+        self._encoder  # noqa: B018 - the property loads it
+
     def count_text(self, text: str) -> int:
-        """Tokens in ``text``."""
+        """Tokens in ``text`` (loads the encoding on first use)."""
         if not text:
             return 0
         return token_len(self._encoder, text)
@@ -291,14 +318,26 @@ class TokenCounter:
         known = self.stored.get(message.id)
         if known is not None and known.encoding == self.encoding:
             return known.count
-        raw = self.count_text(message_text_for_count(message))
+        raw = self.count_text(message_text_for_count(message))  # sets the actual encoding
         self.stored[message.id] = self.fresh[message.id] = TokenCount(raw, self.encoding)
         return raw
+
+    def stored_tokens_per_char(self, message: Message) -> float | None:
+        """Tokens per character of ``message``'s counted text, from its stored count.
+
+        ``None`` when no count made with this encoding is stored (nothing is counted here):
+        callers that size pieces of a message (the summary request's lines) estimate them from
+        this instead of tokenising them again.
+        """
+        known = self.stored.get(message.id)
+        if known is None or known.encoding != self.encoding:
+            return None
+        return known.count / max(1, len(message_text_for_count(message)))
 
     def alongside(self, model: str | None) -> TokenCounter:
         """A counter for ``model``, sharing these stored counts when its encoding is the same."""
         other = TokenCounter(model)
-        if other.encoding == self.encoding:
+        if other.encoding == self.encoding:  # by name: neither encoding is loaded for this
             other.stored = self.stored
         return other
 

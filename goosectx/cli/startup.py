@@ -133,6 +133,10 @@ class AgentLoader:
                 return
             finally:
                 self._built.set()
+            try:
+                self._agent.context.counter.preload()  # the first turn need not load it
+            except Exception:  # noqa: BLE001 - the first count loads it (or falls back)
+                pass
             self._check(self._agent.provider)
             try:
                 on_ready()

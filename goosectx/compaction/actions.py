@@ -166,6 +166,11 @@ def _without_heredocs(script: str) -> list[str]:
     return lines
 
 
+_MAY_CHANGE = re.compile(r">|(?:rm|touch|tee|sed)(?![\w-])")
+"""A line where :func:`_simple_command_actions` can find something (a redirection or one of
+the programs :func:`_command_actions` knows); other lines are not tokenised."""
+
+
 def shell_actions(script: str) -> list[FileAction]:
     """Files a shell command changes: ``rm``, ``sed -i``, ``touch``, ``tee``, ``>``/``>>``.
 
@@ -173,6 +178,8 @@ def shell_actions(script: str) -> list[FileAction]:
     """
     out = patch_actions(script)
     for line in _without_heredocs(script):
+        if not _MAY_CHANGE.search(line):
+            continue  # nothing to find, and tokenising every line of a long session is slow
         try:
             lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
             lexer.whitespace_split = True

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from goosectx.compaction.actions import describe_call, normalize_tool_name
-from goosectx.compaction.extractive import gather_facts
+from goosectx.compaction.extractive import _Facts, gather_facts
 from goosectx.conversation import Message
 from goosectx.tokens import TokenCounter
 
@@ -28,14 +28,13 @@ _CONSTRAINT = re.compile(r"\b(must|never|don't|do not|always|only)\b", re.I)
 _MARK = "(from the transcript)"
 
 
-def _changed_paths(messages: Sequence[Message]) -> list[tuple[str, str]]:
-    facts = gather_facts(messages)
+def _changed_paths(facts: _Facts) -> list[tuple[str, str]]:
     return [(r.path, r.describe()) for r in facts.files.values() if r.changed]
 
 
-def _last_errors(messages: Sequence[Message]) -> list[str]:
+def _last_errors(facts: _Facts) -> list[str]:
     last: dict[str, str] = {}
-    for entry in gather_facts(messages).errors:
+    for entry in facts.errors:
         line = entry[0]
         last[line.split(": ", 1)[0]] = line
     return list(last.values())
@@ -83,8 +82,9 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
         (paths grouped by directory, then commands and constraints shortened) except the
         grouped paths, which are always kept.
     """
-    paths = [(p, v) for p, v in _changed_paths(head) if p not in summary_text]
-    errors = [e for e in _last_errors(head) if e not in summary_text]
+    facts = gather_facts(head)  # once: it parses every tool call of the head
+    paths = [(p, v) for p, v in _changed_paths(facts) if p not in summary_text]
+    errors = [e for e in _last_errors(facts) if e not in summary_text]
     commands = [c for c in _commands(head) if c not in summary_text]
     constraints = [c for c in _constraints(head) if c not in summary_text]
     path_lines = [f"- `{p}`: {v}" for p, v in paths]

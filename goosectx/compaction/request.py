@@ -18,6 +18,7 @@ budget (≤ ¼ of the target).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -159,6 +160,25 @@ def flatten(messages: Sequence[Message], result_chars: int | None = None) -> lis
     return lines
 
 
+def _measured_lines(messages: Sequence[Message], counter: TokenCounter,
+                    result_chars: int | None) -> list[Line]:
+    """:func:`flatten`, each line with its tokens (estimated from a stored count if any).
+
+    A line's tokens are its message's stored count scaled to the line's characters (the
+    message's own tokens per character), else counted: a long session's head is not tokenised
+    a second time to size the summary request. The request chosen is counted exactly
+    (:meth:`SummaryLadder._build`).
+    """
+    out: list[Line] = []
+    for m in messages:
+        ratio = counter.stored_tokens_per_char(m)
+        for line in flatten((m,), result_chars):
+            tokens = (counter.count_text(line.text) if ratio is None
+                      else math.ceil(len(line.text) * ratio))
+            out.append(replace(line, tokens=tokens + 1))
+    return out
+
+
 def middle_out_removal(lines: Sequence[Line], keep_percent: int) -> tuple[list[Line], int, int]:
     """Drop tool results from the middle of the list outward; their call lines stay.
 
@@ -253,8 +273,7 @@ class SummaryLadder:
         self.limit = context_limit_tokens
         self.output_limit = output_limit_tokens
         self.instructions = instructions
-        self.lines = [replace(line, tokens=counter.count_text(line.text) + 1)
-                      for line in flatten(messages, result_chars)]
+        self.lines = _measured_lines(messages, counter, result_chars)
         self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens,
                                               max_output_tokens)
         self.window = int(context_limit_tokens * (1 - WINDOW_MARGIN_RATIO))
