@@ -65,7 +65,7 @@ _TOP_KEYS = {"model", "compaction_model", "mode", "auto_compact_threshold", "con
              "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models",
              "request_deadline_s", "keep_recent_ratio", "keep_user_tokens",
              "summary_result_chars", "summary_facts_tokens", "extensions", "tool_budget_ratio",
-             "show_reasoning"}
+             "show_reasoning", "mention_max_tokens"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +123,8 @@ class Settings:
         summary_facts_tokens: Cap on the facts merged into a summary from the transcript.
         show_reasoning: Draw the model's reasoning in the REPL (folded under ``thinking``) and
             write ``reasoning_delta`` events in stream-json; False hides it (it is still saved).
+        mention_max_tokens: Cap on one ``@path`` file attached to a message (tokens; a larger
+            file is attached as head + tail); ``None`` = 0.1 × the context limit.
         models: Per-model tables.
         config_path: The config file read, or ``None``.
         sources: Where each value came from, e.g. ``{"model": "env GOOSE_MODEL"}``.
@@ -146,6 +148,7 @@ class Settings:
     summary_result_chars: int = 2_000
     summary_facts_tokens: int = 1_500
     show_reasoning: bool = True
+    mention_max_tokens: int | None = None
     models: dict[str, ModelConfig] = field(default_factory=dict)
     extensions: ExtensionSettings = field(default_factory=ExtensionSettings)
     config_path: Path | None = None
@@ -252,6 +255,7 @@ _FILE: dict[str, tuple[str, Any]] = {
     "summary_result_chars": ("summary_result_chars", parse_positive_int),
     "summary_facts_tokens": ("summary_facts_tokens", parse_positive_int),
     "show_reasoning": ("show_reasoning", parse_bool),
+    "mention_max_tokens": ("mention_max_tokens", parse_positive_int),
 }
 
 

@@ -25,7 +25,7 @@ from goosectx.conversation import (
     ToolResponse,
 )
 from goosectx.session import Session, SessionState
-from goosectx.shown import output_keys, thinking_key
+from goosectx.shown import attachment_key, output_keys, thinking_key
 from goosectx.usage import LedgerEntry, UsageLedger
 
 EXPORT_FORMAT = "goosectx-session"
@@ -214,7 +214,8 @@ def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
         elif isinstance(p, SystemNotification):
             body += [f"> {p.text}", ""]
         elif isinstance(p, Attachment):
-            body += [f"`{p.stub()}`", ""]
+            number = numbers.get(attachment_key(m.id, i))
+            body += [f"`{p.stub()}`" + (f" #{number}" if number else ""), ""]
     if not body:
         return out
     if m.role == "user" and all(isinstance(p, ToolResponse) for p in m.content):

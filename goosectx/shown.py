@@ -1,17 +1,25 @@
-"""Numbers of the outputs a transcript folds: tool results and the model's reasoning.
+"""Numbers of what a transcript folds: tool results, the model's reasoning, attached files.
 
 ``/show N`` prints output number N whole; the REPL transcript and ``sessions show`` print the
-same numbers (``#3``), because both number the same list: every user-visible tool response and
-thinking part of the conversation, in order, from 1. Pure functions, no terminal.
+same numbers (``#3``), because both number the same list: every user-visible tool response,
+thinking part and text attachment (an ``@path`` file) of the conversation, in order, from 1.
+Pure functions, no terminal (docs/architecture.md, "The message model").
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from goosectx.conversation import Message, ThinkingContent, ToolRequest, ToolResponse
+from goosectx.conversation import (
+    Attachment,
+    Message,
+    Part,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+)
 
 FOLD_LINES = 12
 """A tool result longer than this many lines is folded in the transcript."""
@@ -32,7 +40,7 @@ class NumberedOutput:
 
     number: int
     key: str
-    kind: Literal["tool_result", "thinking"]
+    kind: Literal["tool_result", "thinking", "attachment"]
     title: str
     text: str
     diff: str | None = None
@@ -41,7 +49,7 @@ class NumberedOutput:
     def folded(self) -> bool:
         """True when the transcript draws it folded (too many lines to show whole)."""
         lines = self.text.rstrip("\n").count("\n") + 1
-        return lines > FOLD_LINES or self.kind == "thinking" or bool(self.diff)
+        return lines > FOLD_LINES or self.kind != "tool_result" or bool(self.diff)
 
 
 def thinking_key(message_id: str, index: int) -> str:
@@ -49,37 +57,54 @@ def thinking_key(message_id: str, index: int) -> str:
     return f"{message_id}:thinking:{index}"
 
 
+def attachment_key(message_id: str, index: int) -> str:
+    """The key of a message's text attachment part number ``index`` (an ``@path`` file)."""
+    return f"{message_id}:attachment:{index}"
+
+
+def _numbered_parts(message: Message) -> Iterator[tuple[int, Part]]:
+    if not message.metadata.user_visible:
+        return
+    for i, p in enumerate(message.content):
+        if (isinstance(p, ToolResponse) or (isinstance(p, ThinkingContent) and p.text.strip())
+                or (isinstance(p, Attachment) and p.is_text)):
+            yield i, p
+
+
+def _key(message: Message, i: int, p: Part) -> str:
+    if isinstance(p, ToolResponse):
+        return p.id
+    if isinstance(p, Attachment):
+        return attachment_key(message.id, i)
+    return thinking_key(message.id, i)
+
+
 def output_keys(message: Message) -> list[str]:
     """Keys of the outputs ``message`` adds to the numbering, in order (none if not shown).
 
-    Lets a reader that goes through messages one at a time (``sessions show``) number as
-    :func:`numbered_outputs` does without holding the conversation.
+    Lets a reader that goes through messages one at a time (``sessions show``, the live
+    transcript) number as :func:`numbered_outputs` does without holding the conversation.
     """
-    if not message.metadata.user_visible:
-        return []
-    return [p.id if isinstance(p, ToolResponse) else thinking_key(message.id, i)
-            for i, p in enumerate(message.content)
-            if isinstance(p, ToolResponse)
-            or (isinstance(p, ThinkingContent) and p.text.strip())]
+    return [_key(message, i, p) for i, p in _numbered_parts(message)]
 
 
 def numbered_outputs(messages: Iterable[Message]) -> list[NumberedOutput]:
-    """Every user-visible tool result and thinking part, numbered from 1 in order."""
+    """Every user-visible tool result, thinking part and text attachment, numbered from 1."""
     names: dict[str, str] = {}
     out: list[NumberedOutput] = []
     for m in messages:
-        for i, p in enumerate(m.content):
-            if isinstance(p, ToolRequest):
-                names[p.id] = p.name
-            if not m.metadata.user_visible:
-                continue
+        names.update((p.id, p.name) for p in m.content if isinstance(p, ToolRequest))
+        for i, p in _numbered_parts(m):
+            n, key = len(out) + 1, _key(m, i, p)
             if isinstance(p, ToolResponse):
                 what = "error" if p.is_error else "output"
-                out.append(NumberedOutput(len(out) + 1, p.id, "tool_result",
+                out.append(NumberedOutput(n, key, "tool_result",
                                           f"{names.get(p.id, 'tool')} {what}", p.output, p.diff))
-            elif isinstance(p, ThinkingContent) and p.text.strip():
-                out.append(NumberedOutput(len(out) + 1, thinking_key(m.id, i), "thinking",
-                                          "thinking", p.text))
+            elif isinstance(p, Attachment):
+                out.append(NumberedOutput(n, key, "attachment", f"attached {p.source}",
+                                          p.text or ""))
+            elif isinstance(p, ThinkingContent):
+                out.append(NumberedOutput(n, key, "thinking", "thinking", p.text))
     return out
 
 

@@ -207,8 +207,8 @@ def rough_count_messages(messages: Iterable[Message]) -> int:
 class ContextBreakdown:
     """Token estimate of one full request, by category (for ``/context``).
 
-    All figures are tokens. ``attachments`` (files, resources, images attached to messages)
-    is not part of ``messages``.
+    All figures are tokens. ``mentions`` (files a message mentions, ``@path``) and
+    ``attachments`` (extension resources, images) are not part of ``messages``.
     """
 
     system_prompt: int
@@ -217,13 +217,14 @@ class ContextBreakdown:
     messages: int
     summary: int
     attachments: int = 0
+    mentions: int = 0
 
     @property
     def total(self) -> int:
         """Sum of every category."""
         return (
             self.system_prompt + self.project_instructions + self.tool_schemas
-            + self.messages + self.summary + self.attachments
+            + self.messages + self.summary + self.attachments + self.mentions
         )
 
 
@@ -371,6 +372,8 @@ class TokenCounter:
         instructions are counted once, in their own category.
         """
         attachments = self.count_attachments(messages)
+        mentions = sum(self.count_attachment(p) for m in messages for p in m.content
+                       if isinstance(p, Attachment) and p.kind == "file")
         summary = sum(self.count_message(m) for m in messages if m.metadata.is_summary)
         rest = sum(self.count_message(m) for m in messages if not m.metadata.is_summary)
         rest = max(0, rest - attachments)  # summaries carry no attachments
@@ -384,5 +387,6 @@ class TokenCounter:
             tool_schemas=self.count_tool_schemas(tool_schemas),
             messages=rest,
             summary=summary,
-            attachments=attachments,
+            attachments=attachments - mentions,
+            mentions=mentions,
         )

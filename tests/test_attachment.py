@@ -203,11 +203,13 @@ def test_attachments_count_and_are_their_own_context_category() -> None:
     assert counter.count_message(attached) > counter.count_message(plain) + 765 + 1_000
     breakdown = counter.breakdown(system_prompt="sys", project_instructions="",
                                   tool_schemas=[], messages=[attached])
-    assert breakdown.attachments == counter.count_attachment(big) + 765
+    # A file (@path) counts as "@ mentions", the image as "attachments" (issue 17 item 1).
+    assert breakdown.mentions == counter.count_attachment(big)
+    assert breakdown.attachments == 765
     assert counter.count_attachment(big) > 1_000
     assert breakdown.messages < 30  # the prompt's own text only
     assert breakdown.total == (breakdown.system_prompt + breakdown.messages
-                               + breakdown.attachments)
+                               + breakdown.attachments + breakdown.mentions)
     facts = ContextFacts(breakdown=breakdown, current_tokens=breakdown.total,
                          current_is_estimate=True, limit_tokens=128_000, limit_source="default",
                          threshold_ratio=0.8, threshold_source="default", auto_enabled=True,
@@ -216,6 +218,8 @@ def test_attachments_count_and_are_their_own_context_category() -> None:
     Console(file=buf, width=100, color_system=None).print(context_table(facts))
     row = next(line for line in buf.getvalue().splitlines() if "attachments" in line)
     assert f"{breakdown.attachments:,}" in row
+    row = next(line for line in buf.getvalue().splitlines() if "@ mentions" in line)
+    assert f"{breakdown.mentions:,}" in row
 
 
 # -- the transcript --------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ from goosectx.events import (
     TurnFinished,
     UsageUpdated,
 )
-from goosectx.shown import numbered_outputs, thinking_key
+from goosectx.shown import attachment_key, numbered_outputs, output_keys, thinking_key
 from goosectx.usage import COST_UNKNOWN
 
 __all__ = ["TranscriptRenderer", "attachment_line", "compaction_rule_text"]
@@ -203,9 +203,8 @@ class TranscriptRenderer(Surface):
         reasoned, self._reasoning_drawn = self._reasoning_drawn, False
         if not message.metadata.user_visible:
             return
-        for i, p in enumerate(message.content):  # numbered as /show counts, drawn or not
-            if isinstance(p, ThinkingContent) and p.text.strip():
-                self._number(thinking_key(message.id, i))
+        for key in output_keys(message):  # numbered as /show counts them, drawn or not
+            self._number(key)
         if message.role == "user":
             echoed = self._echoed_user is not None and message.text == self._echoed_user
             if echoed:
@@ -313,10 +312,13 @@ class TranscriptRenderer(Surface):
                 if again or p.text not in self._shown_notices:
                     self._notice(p.text)
             elif isinstance(p, Attachment):
-                self._attachment(p)
+                self._attachment(p, attachment_key(message.id, i))
 
-    def _attachment(self, attachment: Attachment) -> None:
+    def _attachment(self, attachment: Attachment, key: str) -> None:
         line = attachment_line(attachment)
+        if attachment.is_text:  # its content is folded away: /show N prints it
+            number = self._number(key)
+            line += f" · #{number} (/show {number})"
         if self.plain:
             self._plain(f"  {line}")
             return

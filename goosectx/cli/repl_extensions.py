@@ -98,15 +98,20 @@ class Servers:
 
 
 def completer(repl: Repl) -> Completer:
-    """Slash commands (and model names) and ``@NAME:URI`` resources."""
+    """Slash commands (and model names), ``@NAME:URI`` resources and ``@path`` files."""
     from goosectx.cli.prompt import SlashCompleter
+    from goosectx.cli.repl_mentions import MentionCompleter, extension_names
 
-    return merge_completers([SlashCompleter(repl._model_names), ResourceCompleter(repl)])
+    mentions = MentionCompleter(repl.session.working_dir, lambda: extension_names(repl))
+    return merge_completers([SlashCompleter(repl._model_names), ResourceCompleter(repl),
+                             mentions])
 
 
 def reply(repl: Repl, text: str, attachments: list[Any] | None) -> Any:
-    """The turn's event source: ``text`` with ``attachments`` and any ``@NAME:URI`` read."""
-    parts = [*(attachments or ()), *resource_mentions(repl, text)]
+    """The turn's event source: ``text``, ``attachments``, ``@path`` files, ``@NAME:URI``."""
+    from goosectx.cli.repl_mentions import file_mentions
+
+    parts = [*(attachments or ()), *file_mentions(repl, text), *resource_mentions(repl, text)]
     return lambda cancel: repl.agent.reply(text, cancel=cancel, attachments=parts)
 
 

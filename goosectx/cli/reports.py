@@ -216,7 +216,8 @@ def context_table(facts: ContextFacts) -> Group:
     for label, n in (("system prompt", b.system_prompt),
                      ("project instructions", b.project_instructions),
                      ("tool schemas", b.tool_schemas), ("messages", b.messages),
-                     ("attachments", b.attachments), ("summary", b.summary)):
+                     ("@ mentions", b.mentions), ("attachments", b.attachments),
+                     ("summary", b.summary)):
         table.add_row(label, f"{n:,}", share(n))
     table.add_row("estimate of the next request", f"{b.total:,}", share(b.total), style="bold")
     how = "estimate" if facts.current_is_estimate else "last reported request + new messages"

@@ -172,3 +172,25 @@ class TreeTool:
             lines.append(f"[... {count} more entries not shown; list a subdirectory or use a "
                          "smaller depth]")
         return ToolResult(ctx.redact("\n".join(lines)[: ctx.max_output_chars]))
+
+
+def gitignore_rules(directory: Path, top: Path) -> _Rules:
+    """The .gitignore rules that apply in ``directory`` (for ``@`` completion).
+
+    The repository's when ``directory`` is in one, else those of ``top`` (the working dir)
+    down to ``directory``.
+    """
+    rules = _repo_rules(directory)
+    if rules:
+        return rules
+    chain = [directory, *directory.parents]
+    if top not in chain:
+        return ()
+    for ancestor in reversed(chain[: chain.index(top) + 1]):
+        rules = _read_rules(ancestor, rules)
+    return rules
+
+
+def is_ignored(path: Path, is_dir: bool, rules: _Rules) -> bool:
+    """Git's verdict for ``path`` under ``rules`` (see :func:`gitignore_rules`)."""
+    return _ignored(path, is_dir, rules)

@@ -1,0 +1,115 @@
+"""``@path`` mentions at the REPL prompt: completion, and the files attached to a message.
+
+``@sr`` + Tab completes to ``@src/`` (directories end with ``/`` and complete further; files
+and directories under the working dir, .gitignore honoured, ``.git`` never offered). When the
+message is sent, :func:`file_mentions` reads the mentioned files as attachment parts
+(:mod:`goosectx.mentions`) and draws a one-line notice for each one not attached or cut. A
+word whose ``NAME:`` prefix is a configured extension is that extension's resource
+(``cli/repl_extensions.py``), never a path (docs/architecture.md, "@path mentions").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Collection, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+from goosectx.attachment import Attachment
+from goosectx.cli.sanitize import terminal_safe
+from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS
+from goosectx.errors import GoosectxError
+from goosectx.mentions import mention_cap, read_mentions
+from goosectx.tools.tree import gitignore_rules, is_ignored
+
+if TYPE_CHECKING:
+    from goosectx.cli.repl import Repl
+
+MAX_COMPLETIONS = 200
+"""Entries offered for one directory."""
+_WORD = re.compile(r"(?:^|\s)@((?:\\ |[^\s@])*)$")
+
+
+def extension_names(repl: Repl) -> set[str]:
+    """Names of the configured extensions (their ``@NAME:`` words are resources)."""
+    names = set(repl.settings.extensions.tables)
+    if repl.extensions is not None:
+        names |= set(repl.extensions.configs)
+    return names
+
+
+def file_mentions(repl: Repl, text: str) -> list[Attachment]:
+    """The files ``text`` mentions, read as attachment parts; notices drawn for the rest."""
+    if "@" not in text:
+        return []
+    try:
+        limit = repl._context_manager().context_limit().tokens
+    except GoosectxError:
+        limit = DEFAULT_CONTEXT_LIMIT_TOKENS
+    provider = repl.provider
+    found = read_mentions(text, repl.session.working_dir,
+                          cap_tokens=mention_cap(repl.settings.mention_max_tokens, limit),
+                          extension_names=extension_names(repl),
+                          data_dir=repl.settings.data_dir,
+                          model=provider.model if provider else repl.session.model)
+    for notice in found.notices:
+        repl.renderer.notice(terminal_safe(notice), style="yellow")
+    return found.attachments
+
+
+class MentionCompleter(Completer):
+    """Completes the ``@path`` word before the cursor with files and directories.
+
+    Args:
+        working_dir: Paths are relative to it; nothing outside it is offered.
+        extension_names: The configured extension names (their ``NAME:`` words are not paths).
+    """
+
+    def __init__(self, working_dir: Path,
+                 extension_names: Callable[[], Collection[str]] = lambda: ()) -> None:
+        self.working_dir = Path(os.path.abspath(working_dir))
+        self.extension_names = extension_names
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent
+                        ) -> Iterator[Completion]:
+        """Yield path completions of the ``@`` word that ends at the cursor."""
+        match = _WORD.search(document.text_before_cursor)
+        if match is None:
+            return
+        partial = match.group(1)
+        head, colon, _rest = partial.partition(":")
+        if colon and head in self.extension_names():
+            return
+        yield from self._paths(partial)
+
+    def _paths(self, partial: str) -> Iterator[Completion]:
+        typed = partial.replace("\\ ", " ")
+        folder, _, prefix = typed.rpartition("/")
+        base = Path(os.path.abspath(self.working_dir / folder)) if folder else self.working_dir
+        if base != self.working_dir and self.working_dir not in base.parents:
+            return
+        try:
+            entries = sorted(os.scandir(base), key=lambda e: (not e.is_dir(), e.name))
+        except OSError:
+            return
+        rules = gitignore_rules(base, self.working_dir)
+        shown = 0
+        for entry in entries:
+            if not entry.name.startswith(prefix) or entry.name == ".git":
+                continue
+            if entry.name.startswith(".") and not prefix.startswith("."):
+                continue
+            is_dir = entry.is_dir()
+            if rules and is_ignored(Path(entry.path), is_dir, rules):
+                continue
+            text = (f"{folder}/" if folder else "") + entry.name + ("/" if is_dir else "")
+            yield Completion(text.replace(" ", "\\ "), start_position=-len(partial),
+                             display=terminal_safe(entry.name + ("/" if is_dir else "")),
+                             display_meta="directory" if is_dir else "file")
+            shown += 1
+            if shown >= MAX_COMPLETIONS:
+                return

@@ -1,0 +1,181 @@
+"""``@path`` mentions: the files a user's message names, read as attachment parts.
+
+A word ``@src/app.py`` in a REPL message attaches that file's content to the message as one
+``Attachment(kind="file")`` (docs/architecture.md, "@path mentions"): the model reads it as a
+labelled block, the transcript shows its one-line stub, ``/context`` counts it as
+"@ mentions". A file larger than the cap (``mention_max_tokens``, default 0.1 × the context
+limit) is attached as its first and last lines with a marker naming what was left out.
+
+Nothing is attached — and a one-line notice says why — for a file outside the working dir
+(symlinks resolved), a sensitive file (:mod:`goosectx.sensitive`, the approval module's
+list), a binary, unreadable or special file, or a directory. A word whose ``NAME:`` prefix is
+a configured extension is an extension resource (``@NAME:URI``), never a path. Pure: no
+printing; the caller draws the notices.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from goosectx.attachment import Attachment
+from goosectx.sensitive import is_sensitive, resolve
+from goosectx.tokens import count_text
+from goosectx.tools.files import FileError, decode, open_regular
+
+MENTION_RATIO = 0.1
+"""Default cap of one mentioned file: this share of the context limit (tokens)."""
+READ_BYTES_PER_TOKEN = 8
+"""Bytes read per token of the cap (from the head and from the tail of a larger file)."""
+_WORD = re.compile(r"(?<![\w@`])@((?:\\ |[^\s@`])+)")
+_TRAILING = ".,;:!?)]}'\""
+
+
+@dataclass(slots=True)
+class Mentions:
+    """What the ``@path`` words of one message gave.
+
+    Attributes:
+        attachments: One file attachment per distinct readable file, in order of mention.
+        notices: One line per file not attached (or attached cut), for the user.
+    """
+
+    attachments: list[Attachment] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+def mention_cap(max_tokens: int | None, limit_tokens: int) -> int:
+    """Tokens one mentioned file may take: ``mention_max_tokens``, else 0.1 × the limit."""
+    return max_tokens if max_tokens else max(1, int(limit_tokens * MENTION_RATIO))
+
+
+def mentioned_words(text: str) -> list[str]:
+    """The ``@`` words of ``text`` as typed, a backslash-space unescaped (``a@b`` is none)."""
+    return [m.group(1).replace("\\ ", " ") for m in _WORD.finditer(text)]
+
+
+def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
+                  extension_names: Collection[str] = (), data_dir: Path | None = None,
+                  model: str | None = None) -> Mentions:
+    """Read every ``@path`` of ``text`` under ``working_dir`` (see the module docstring).
+
+    A word that names nothing and does not look like a path (no ``/`` or ``.``: ``@bob``)
+    is left alone silently.
+    """
+    out = Mentions()
+    top = resolve(working_dir)
+    seen: set[Path] = set()
+    for word in mentioned_words(text):
+        name, colon, _rest = word.partition(":")
+        if colon and name in extension_names:
+            continue  # an extension resource (@NAME:URI), read by the extensions
+        path = _existing(working_dir, word)
+        shown = word.rstrip(_TRAILING) if path is None else word
+        if path is None:
+            if "/" in shown or "." in shown:
+                out.notices.append(f"@{shown}: no such file in the working dir — not attached")
+            continue
+        if path in seen:
+            continue
+        seen.add(path)
+        real = resolve(path)
+        if real != top and top not in real.parents:
+            out.notices.append(f"@{shown} is outside the working dir ({working_dir}) — "
+                               "not attached")
+        elif is_sensitive(path, data_dir=data_dir):
+            out.notices.append(f"@{shown} is a sensitive file (keys, credentials) — not "
+                               "attached; paste what the model needs instead")
+        elif real.is_dir():
+            out.notices.append(f"@{shown} is a directory — not attached; mention the files "
+                               "in it (Tab completes)")
+        else:
+            _attach(out, path, shown.rstrip("/"), cap_tokens, model)
+    return out
+
+
+def _existing(working_dir: Path, word: str) -> Path | None:
+    """The path ``word`` names (trailing punctuation dropped when it does not), or ``None``."""
+    for candidate in dict.fromkeys((word, word.rstrip(_TRAILING))):
+        if not candidate:
+            continue
+        path = Path(os.path.abspath(working_dir / Path(candidate).expanduser()))
+        if os.path.lexists(path):
+            return path
+    return None
+
+
+def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None) -> None:
+    budget = max(64 * 1024, cap * READ_BYTES_PER_TOKEN)
+    try:
+        head, tail, skipped = _read(path, budget)
+        if tail is not None:  # each end cut at a line boundary
+            head, tail = head[: head.rfind(b"\n") + 1] or head, tail[tail.find(b"\n") + 1:]
+        text = decode(path, head)
+        end = None if tail is None else decode(path, tail)
+    except FileError as exc:
+        reason = str(exc).replace(str(path), "it").split(";")[0]
+        out.notices.append(f"@{shown}: {reason} — not attached")
+        return
+    except OSError as exc:
+        out.notices.append(f"@{shown}: {exc.strerror or exc} — not attached")
+        return
+    tokens = count_text(text + (end or ""), model)
+    if tokens > cap or skipped:
+        text, kept_head, kept_tail = _head_and_tail(text, end, tokens, cap, skipped)
+        size = f"{tokens:,} tokens" if not skipped else f"{path.stat().st_size:,} bytes"
+        out.notices.append(f"@{shown} is {size}, over mention_max_tokens ({cap:,}): attached "
+                           f"its first {kept_head:,} and last {kept_tail:,} lines")
+    media = mimetypes.guess_type(path.name)[0] or "text/plain"
+    part = Attachment("file", shown, media, text=text)
+    out.attachments.append(Attachment("file", shown, media, text=text,
+                                      token_estimate=count_text(part.labelled_text(), model)))
+
+
+def _read(path: Path, budget: int) -> tuple[bytes, bytes | None, int]:
+    """``(whole, None, 0)``, or ``(head, tail, bytes skipped)`` for a file over 2 × budget."""
+    fd, st = open_regular(path)
+    with os.fdopen(fd, "rb") as fh:
+        if st.st_size <= 2 * budget:
+            return fh.read(2 * budget), None, 0
+        head = fh.read(budget)
+        fh.seek(st.st_size - budget)
+        return head, fh.read(budget), st.st_size - 2 * budget
+
+
+def _head_and_tail(text: str, end: str | None, tokens: int, cap: int,
+                   skipped: int) -> tuple[str, int, int]:
+    """The first and last lines that fit ``cap`` (about 2:1), with a marker between them.
+
+    ``end`` is the file's tail when its middle was not read (``skipped`` bytes).
+    """
+    lines = text.splitlines(keepends=True)
+    tail_lines = end.splitlines(keepends=True) if end is not None else lines
+    per_char = max(tokens, 1) / max(len(text) + len(end or ""), 1)
+    budget = int(cap * 0.9 / per_char)  # characters, with room for the marker
+    head, used = [], 0
+    for line in lines:
+        if used + len(line) > budget * 2 // 3:
+            break
+        head.append(line)
+        used += len(line)
+    tail: list[str] = []
+    for line in reversed(tail_lines if end is not None else lines[len(head):]):
+        if used + len(line) > budget:
+            break
+        tail.insert(0, line)
+        used += len(line)
+    if skipped:
+        left = f"{skipped:,}+ bytes in the middle"
+    else:
+        first, last = len(head) + 1, len(lines) - len(tail)
+        left = f"lines {first:,}–{last:,} ({last - first + 1:,} lines)"
+    marker = (f"[... {left} left out by goosectx: the file is over mention_max_tokens "
+              f"({cap:,} tokens); read them with text_editor view and a view_range ...]\n")
+    body = "".join(head)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return body + marker + "".join(tail), len(head), len(tail)

@@ -1,0 +1,173 @@
+"""``@path`` mentions (issue 17 item 1), driven through the REPL over pipe input.
+
+Completion at the prompt (files, directories, .gitignore, an extension name wins), the file's
+content sent with the message as one attachment part and shown folded (``/show N``), the cap
+(head + tail with a marker and a notice), the one-line refusals, and ``/context``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+from test_repl import CTRL_D, ENTER, World
+
+from goosectx.cli.repl import Repl, ReplIO
+from goosectx.cli.repl_mentions import MentionCompleter
+from goosectx.conversation import Attachment
+from goosectx.export import transcript_markdown
+from goosectx.mentions import read_mentions
+
+TAB = "\t"
+
+
+def _complete(completer: MentionCompleter, text: str) -> list[str]:
+    return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("print('app')\n")
+    (tmp_path / "src" / "api.py").write_text("x = 1\n")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "out.bin").write_text("x")
+    (tmp_path / "secret.log").write_text("x")
+    (tmp_path / "README.md").write_text("# hi\n")
+    (tmp_path / ".gitignore").write_text("build/\n*.log\n")
+    (tmp_path / ".git").mkdir()
+    return tmp_path
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    w = World(tmp_path)
+    yield w
+    w.store.close()
+
+
+def test_files_and_directories_complete_and_gitignore_is_honoured(tree: Path) -> None:
+    completer = MentionCompleter(tree)
+    assert _complete(completer, "look at @") == ["src/", "README.md"]  # no build/, *.log, .git
+    assert _complete(completer, "look at @s") == ["src/"]
+    assert _complete(completer, "@src/a") == ["src/api.py", "src/app.py"]
+    assert _complete(completer, "@.git") == [".gitignore"]
+    assert _complete(completer, "mail me@src") == []  # not a mention: no space before @
+    assert _complete(completer, "@../") == []  # nothing outside the working dir
+
+
+def test_an_extension_name_wins_over_a_path(tree: Path) -> None:
+    (tree / "docs:guide.md").write_text("a file whose name looks like a resource\n")
+    assert _complete(MentionCompleter(tree, lambda: {"docs"}), "@docs:") == []
+    assert _complete(MentionCompleter(tree), "@docs:") == ["docs:guide.md"]
+    found = read_mentions("see @docs:guide.md", tree, cap_tokens=1000,
+                          extension_names={"docs"})
+    assert found.attachments == [] and found.notices == []
+
+
+def run_staged(world: World, chunks: list[str]) -> str:
+    """Run the REPL typing ``chunks`` one after another (completion runs between them)."""
+    buf = io.StringIO()
+    with create_pipe_input() as pipe:
+        def typist() -> None:
+            for chunk in chunks:
+                time.sleep(0.5)
+                pipe.send_text(chunk)
+
+        thread = threading.Thread(target=typist, daemon=True)
+        thread.start()
+        repl = Repl(world.settings, world.store, world.session,
+                    io=ReplIO(Console(file=buf, width=100), input=pipe, output=DummyOutput(),
+                              history=False),
+                    mode=world.mode, agent_factory=world.agent_factory(),
+                    background_checks=False)
+        assert repl.run() == 0
+        thread.join()
+    return buf.getvalue()
+
+
+def test_tab_completes_a_mention_and_the_file_goes_with_the_message(world: World) -> None:
+    (world.workdir / "notes.md").write_text("the notes: ship on friday\n")
+    world.provider.add("seen")
+    out = run_staged(world, ["summarise @no", TAB, ENTER, " now" + ENTER, CTRL_D])
+    first = world.stored().conversation.messages[0]
+    assert first.text.startswith("summarise @notes.md now")
+    sent = [p for m in world.provider.requests[0].messages for p in m.content
+            if isinstance(p, Attachment)]
+    assert [(a.kind, a.source) for a in sent] == [("file", "notes.md")]
+    assert "ship on friday" in (sent[0].text or "")
+    assert "[attached: notes.md," in out and "#1 (/show 1)" in out
+    assert "ship on friday" not in out  # folded: the transcript shows the stub only
+
+
+def test_a_mentioned_file_is_attached_shown_folded_and_opens_with_show(world: World) -> None:
+    (world.workdir / "src").mkdir()
+    (world.workdir / "src" / "app.py").write_text("def main():\n    return 42\n")
+    world.provider.add("It returns 42.")
+    out = world.run("what does @src/app.py return?" + ENTER + "/show 1" + ENTER
+                    + "/context" + ENTER + CTRL_D)
+    request = world.provider.requests[0].messages
+    attached = [p for m in request for p in m.content if isinstance(p, Attachment)]
+    assert len(attached) == 1 and attached[0].text == "def main():\n    return 42\n"
+    stub = out[out.index("[attached: src/app.py"):]
+    assert stub.split("\n", 1)[0].endswith("tokens] · #1 (/show 1)")
+    shown = out[out.index("❯ /show 1"):out.index("❯ /context")]
+    assert "#1 attached src/app.py" in shown and "    return 42" in shown
+    context = out[out.index("❯ /context"):]
+    row = next(line for line in context.splitlines() if "@ mentions" in line)
+    assert int(row.split()[2].replace(",", "")) >= attached[0].token_estimate > 0
+    markdown = transcript_markdown(world.stored())
+    assert "`[attached: src/app.py," in markdown and "tokens]` #1" in markdown
+
+
+def test_files_that_cannot_be_attached_get_a_one_line_notice(world: World,
+                                                            tmp_path: Path) -> None:
+    work = world.workdir
+    (work / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00binary")
+    (work / ".env").write_text("API_KEY=hunter2hunter2\n")
+    (work / "src").mkdir()
+    (tmp_path / "outside.txt").write_text("not yours\n")
+    (work / "link.txt").symlink_to(tmp_path / "outside.txt")
+    (work / "locked.txt").write_text("x\n")
+    os.chmod(work / "locked.txt", 0)
+    world.provider.add("ok")
+    out = world.run("look at @logo.png @.env @src/ @../outside.txt @link.txt @missing.py "
+                    "@locked.txt and ping @bob" + ENTER + CTRL_D)
+    assert "@logo.png: it is a binary file (17 bytes) — not attached" in out
+    assert "@.env is a sensitive file (keys, credentials) — not attached" in out
+    assert "@src/ is a directory — not attached" in out
+    assert "@../outside.txt is outside the working dir" in out
+    assert "@link.txt is outside the working dir" in out  # the symlink is followed
+    assert "@missing.py: no such file in the working dir — not attached" in out
+    if os.geteuid() != 0:  # root reads any file
+        assert "@locked.txt: Permission denied — not attached" in out
+    assert "@bob" not in out.replace("ping @bob", "")  # not a path: no notice
+    sent = world.provider.requests[0].messages
+    attached = [p for m in sent for p in m.content if isinstance(p, Attachment)]
+    assert [a.source for a in attached] == ([] if os.geteuid() != 0 else ["locked.txt"])
+    assert "hunter2" not in str(sent)
+
+
+def test_a_file_over_the_cap_is_attached_as_head_and_tail_with_a_notice(world: World) -> None:
+    world.settings.mention_max_tokens = 200
+    lines = [f"line {n:04d} of the log\n" for n in range(1, 501)]
+    (world.workdir / "big.log").write_text("".join(lines))
+    world.provider.add("ok")
+    out = world.run("why does @big.log fail?" + ENTER + CTRL_D)
+    assert "@big.log is" in out and "over mention_max_tokens (200): attached its first" in out
+    attached = [p for m in world.provider.requests[0].messages for p in m.content
+                if isinstance(p, Attachment)]
+    text = attached[0].text or ""
+    assert text.startswith("line 0001 of the log\n") and text.endswith("line 0500 of the log\n")
+    assert "left out by goosectx: the file is over mention_max_tokens (200 tokens)" in text
+    assert "line 0250 of the log" not in text
+    assert attached[0].token_estimate <= 200 + 60  # the cap, plus the marker and the label
