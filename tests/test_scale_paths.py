@@ -109,3 +109,14 @@ def test_show_and_export_write_their_first_line_before_reading_the_last_message(
     assert "question number 0" in out and f"question number {MESSAGES // 3 - 1}" in out
     if "json" in args:
         assert len(json.loads(out)["messages"]) == MESSAGES
+
+
+def test_plain_ascii_text_still_shows_every_control_character_as_a_stand_in() -> None:
+    """The fast path for ASCII text (sessions show/export of long sessions) misses nothing."""
+    from goosectx.cli.sanitize import json_safe, terminal_safe
+
+    for code in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F]:
+        text = f"plain text {chr(code)} more"
+        assert chr(code) not in terminal_safe(text), hex(code)
+        assert chr(code) not in json_safe(text), hex(code)
+    assert terminal_safe("tab\tand\nnewline") == "tab\tand\nnewline"

@@ -76,6 +76,17 @@ _CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 The 8-bit form (U+009B) is no program's normal output, so it stays visible."""
 
 
+_SAFE_ASCII = b"\t\n" + bytes(range(0x20, 0x7F))
+"""The ASCII characters that may reach a terminal as they are."""
+
+
+def _has_unsafe(text: str) -> bool:
+    """True when ``text`` has a character :data:`_UNSAFE` matches (ASCII text: one C pass)."""
+    if text.isascii():  # most text: deleting the safe bytes is several times a regex scan
+        return bool(text.encode("ascii").translate(None, _SAFE_ASCII))
+    return _UNSAFE.search(text) is not None
+
+
 def _stand_in(code: int) -> str:
     if code < 0x20:
         return chr(0x2400 + code)  # the control picture: ␛ ␇ ␈ ␍ ␀ …
@@ -111,7 +122,7 @@ def terminal_safe(text: str) -> str:
     """
     if "\r\n" in text:
         text = text.replace("\r\n", "\n")
-    if _UNSAFE.search(text) is None:
+    if not _has_unsafe(text):
         return text
     return text.translate(_STAND_INS)
 
@@ -142,7 +153,7 @@ def json_safe(json_text: str) -> str:
     bidirectional overrides and invisible characters raw. Escaping them too keeps every
     value identical for a JSON reader while no such byte reaches a terminal.
     """
-    if _UNSAFE.search(json_text) is None:
+    if not _has_unsafe(json_text):
         return json_text
     return _UNSAFE.sub(_json_escape, json_text)
 
