@@ -1,0 +1,70 @@
+"""End to end: the real ``goosectx`` binary in a pseudo-terminal (issue 17 items 1-3).
+
+Types ``fix @ap`` + Tab (the mention completes to ``@app.py``), sends it (the file goes with
+the message as an attachment), sees the edit's diff drawn *before* the approval question,
+approves it, and opens the attached file with ``/show 1``. Screens are not kept.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from fakeserver import FakeServer
+from test_e2e_pty import TIMEOUT_S, _env
+
+pexpect = pytest.importorskip("pexpect")
+
+
+@pytest.mark.slow
+def test_a_completed_mention_and_a_diff_before_the_edit_approval(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "app.py").write_text("def main():\n    return 1  # e2e-marker\n")
+    script = [
+        {"text": "I will change it.", "tool_calls": [
+            {"name": "text_editor", "arguments": {
+                "command": "str_replace", "path": "app.py", "old_str": "return 1",
+                "new_str": "return 2"}}]},
+        {"text": "Changed main to return 2."},
+    ]
+    with FakeServer(script) as server:
+        child = pexpect.spawn("goosectx", ["session", "--name", "e2e-edit"], cwd=str(work),
+                              env=_env(tmp_path, server.base_url), dimensions=(40, 110),
+                              encoding="utf-8", timeout=TIMEOUT_S)
+        try:
+            child.expect("❯")
+            child.send("fix @ap")
+            time.sleep(0.5)  # the completion menu opens while typing
+            child.send("\t")
+            time.sleep(0.3)
+            child.send(" please\r")
+            child.expect("fix @app.py please")  # the sent message, completed
+            child.expect(r"\[attached: app.py, \d+ tokens\] · #1 \(/show 1\)")
+            child.expect("I will change it.")
+            child.expect("text_editor wants to change app.py · \\+1 −1 lines")
+            before = child.before
+            child.expect(r"\+    return 2  # e2e-marker")
+            diff_seen = child.before
+            child.expect("goosectx asks: run text_editor\\?")  # the question comes after it
+            child.send("y")
+            child.expect("text_editor: allow once")
+            child.expect("Changed main to return 2.")
+            child.expect("❯")
+            child.send("/show 1\r")
+            child.expect("#1 attached app.py")
+            child.expect("return 1  # e2e-marker")  # the file as it was attached
+            child.expect("❯")
+            child.send("/exit\r")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+    assert "goosectx asks" not in before + diff_seen  # no question before the diff
+    assert "-    return 1  # e2e-marker" in diff_seen
+    assert (work / "app.py").read_text() == "def main():\n    return 2  # e2e-marker\n"
+    first = server.requests[0]["messages"]
+    sent = json.dumps(first)
+    assert "fix @app.py please" in sent and 'source=\\"app.py\\"' in sent
+    assert "+++ b/app.py" not in json.dumps(server.requests[1])  # the diff is never sent
