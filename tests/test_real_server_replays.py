@@ -132,10 +132,6 @@ def real_window(reply: dict[str, Any]) -> Any:
     return answer
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known regression of this wave: on this two-turn session a raw (non-JSON) summary reply "
-    "kept with the extractive summary and merged facts beneath it, measured with the "
-    "calibrated estimate, grows the context (3,154 -> ~3,400 tokens) instead of shrinking it"))
 def test_manual_compact_steps_down_when_the_real_server_rejects_the_summary_request(
         fake_server: FakeServer, isolated_env: dict[str, Path],
         capsys: pytest.CaptureFixture[str]) -> None:
