@@ -44,7 +44,7 @@ def sessions_listed(capsys: pytest.CaptureFixture[str]) -> str:
     ("deep.jsonl", '{"type": "user", "uuid": "u1", "message": {"content": '
      + "[" * 5_000 + "]" * 5_000 + "}}\n", "nested more than 100 levels"),
     ("huge-number.json", '[{"role": "user", "content": ' + "9" * 5_000 + "}]",
-     "not usable JSON"),
+     "a number has more than 4,300 digits"),
     ("wrong-types.json", json.dumps({"format": "goosectx-session", "schema_version": 1,
                                      "id": 5, "messages": ["not a message"]}), "message #1"),
 ])
@@ -186,3 +186,63 @@ def test_an_auto_detected_one_line_transcript_over_the_line_cap_fails_in_one_lin
         "role": "user", "content": "y" * 3 * 2**20}}) + "\n")
     code, out, err = import_cli(capsys, path)
     assert_one_line_error(code, out, err, "line 1 is longer than 1 MB")
+
+
+@pytest.mark.parametrize(("name", "text", "words"), [
+    ("cut.json", '{"messages": [{"role": "user", "content": "hel',
+     "cut.json: line 1 column 43: the JSON ends before it is complete"),
+    ("cut.jsonl", '{"role": "user", "content": "a"}\n{"role": "user", "conte\n',
+     "cut.jsonl: line 2: the JSON ends before it is complete"),
+    ("deep.json", "[" * 5_000 + "]" * 5_000, "deep.json: JSON nested more than 100 levels"),
+    ("deep-ish.json", "[" * 300 + "]" * 300, "deep-ish.json: JSON nested more than 100 levels"),
+    ("huge.json", '[{"role": "user", "content": "x", "n": 1' + "0" * 5_000 + "}]",
+     "huge.json: a number has more than 4,300 digits"),
+])
+def test_format_auto_names_the_real_reason_not_the_format(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, text: str, words: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    code, out, err = import_cli(capsys, path)  # --format auto
+    assert_one_line_error(code, out, err, words)
+    assert "cannot tell the format" not in err
+
+
+@pytest.mark.parametrize("record", [
+    [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": "not calls"}],
+    [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": 5}],
+    [{"role": "user", "content": "x"},
+     {"role": "assistant", "tool_calls": [{"id": "1", "function": "f"}]}],
+    {"sessionId": "1", "projectHash": "p", "messages": [
+        {"type": "gemini", "content": "a", "toolCalls": [{"id": "1", "name": "n",
+                                                          "result": True}]}]},
+])
+def test_a_wrong_typed_field_is_one_line_in_the_files_terms(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, record: object
+) -> None:
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(record))
+    code, out, err = import_cli(capsys, path)
+    assert_one_line_error(code, out, err, "odd.json: ")
+    for python_speak in ("object has no attribute", "NoneType", "Error:", "'str'", "'int'",
+                         "'bool'", "not subscriptable", "not iterable"):
+        assert python_speak not in err
+    assert "no sessions" in sessions_listed(capsys).lower()
+
+
+def test_an_id_taken_here_gets_a_new_one_and_the_import_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([{"role": "user", "content": "hi"},
+                                {"role": "assistant", "content": "hello"}]))
+    code, out, err = import_cli(capsys, chat)
+    assert code == 0, err
+    first = out.split()[1].rstrip(":")
+    exported = tmp_path / "export.json"
+    exported.write_text(run_cli(capsys, "sessions", "export", first, "--format", "json")[1])
+    code, out, err = import_cli(capsys, exported)
+    assert code == 0, err
+    second = out.split()[1].rstrip(":")
+    assert second != first
+    assert f"its id {first} is taken by a session here, so the copy got a new one" in out

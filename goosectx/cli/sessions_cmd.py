@@ -271,9 +271,10 @@ def import_sessions(
         confirm = use_source_dir or _ask_source_dir
         notes = [mark_imported(session, fmt=fmt, import_hash=import_hash, here=Path.cwd(),
                                use_source_dir=confirm) for session in sessions]
+        asked = {id(session): session.id for session in sessions}
         try:
             for session in sessions:
-                store.save_new_session(session)
+                store.save_new_session(session)  # draws a new id when this one is taken
                 saved.append(session.id)
         except BaseException:
             for session_id in saved:
@@ -292,6 +293,9 @@ def import_sessions(
             + f" from {source}" + (f" session {origin}" if origin else "")
             + (f"; its id {renamed[id(session)]!r} is not a valid session id, so it got "
                "a new one" if id(session) in renamed else "")
+            + (f"; its id {asked[id(session)]} is taken by a session here, so the copy got "
+               "a new one" if id(session) not in renamed and session.id != asked[id(session)]
+               else "")
             + (f" · {note}" if note else "")))
 
 

@@ -26,6 +26,7 @@ Conventions shared by all importers are in :mod:`goosectx.importers.builder`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -75,11 +76,38 @@ def load_sessions(
     except RecursionError:
         raise ImportFormatError(f"{path.name}: nested too deeply to import",
                                 "check the file") from None
-    except (TypeError, ValueError, OverflowError, AttributeError, KeyError) as exc:
+    except (TypeError, ValueError, OverflowError, AttributeError, KeyError,
+            IndexError) as exc:
         # A field of an unexpected type or size in the file: bad input, one line, exit 2.
-        raise ImportFormatError(
-            f"{path.name}: unexpected {fmt} content ({type(exc).__name__}: {str(exc)[:160]})",
-            "check the file, or name its format with --format") from None
+        raise ImportFormatError(f"{path.name}: unexpected {fmt} content: {_plain(exc)}",
+                                "check the file, or name its format with --format") from None
+
+
+_JSON_KINDS = {"str": "text", "int": "a number", "float": "a number", "bool": "true/false",
+               "NoneType": "null", "list": "a list", "dict": "an object"}
+
+
+def _plain(exc: Exception) -> str:
+    """What a loader's Python error means for the file, in the file's (JSON's) terms."""
+    text = str(exc)
+    found = re.search(r"'(\w+)' object", text)
+    kind = _JSON_KINDS.get(found[1], "a value of another type") if found else ""
+    if isinstance(exc, KeyError):
+        return f"a record has no {str(exc.args[0])[:60]!r} field"
+    if isinstance(exc, OverflowError) or "digits" in text:
+        return "a number is too large"
+    if isinstance(exc, IndexError):
+        return "a list is shorter than expected"
+    if "string indices" in text or (isinstance(exc, AttributeError) and kind == "text"):
+        return "a field holds text where an object was expected"
+    if kind and "iterable" in text:
+        return f"a field holds {kind} where a list was expected"
+    if kind:
+        wanted = "an object" if "attribute" in text else "another type"
+        return f"a field holds {kind} where {wanted} was expected"
+    if isinstance(exc, ValueError):
+        return f"a value cannot be read ({text[:80]})"
+    return "a field has an unexpected type"
 
 
 def _loader(fmt: str) -> Callable[[Path, Path, str | None], list[Session]]:

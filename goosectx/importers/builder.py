@@ -19,6 +19,7 @@ Conventions every importer follows:
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -103,11 +104,15 @@ def loads(path: Path, where: str, text: str | bytes) -> Any:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         at = where or f"line {exc.lineno} column {exc.colno}"
-        raise format_error(path, at, f"not valid JSON ({exc.msg})") from None
+        ends_early = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated")
+        raise format_error(path, at, "the JSON ends before it is complete (is the file cut "
+                           "short?)" if ends_early else f"not valid JSON ({exc.msg})") from None
     except RecursionError:
         raise too_deep from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise format_error(path, where, f"not usable JSON ({str(exc)[:120]})") from None
+        problem = (f"a number has more than {sys.get_int_max_str_digits():,} digits"
+                   if "digits" in str(exc) else f"not usable JSON ({str(exc)[:120]})")
+        raise format_error(path, where, problem) from None
     if _nesting(value) > MAX_NESTING:
         raise too_deep
     return value

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from goosectx.errors import ImportFormatError
-from goosectx.importers.builder import FORMAT_HINT, MAX_DOCUMENT_BYTES, MAX_LINE_BYTES
+from goosectx.importers.builder import FORMAT_HINT, MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, loads
 
 _SNIFF_LINES = 40
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -17,7 +16,9 @@ def detect_format(path: Path) -> str:
     """The format name of ``path`` (see :data:`goosectx.importers.FORMATS`).
 
     Raises:
-        ImportFormatError: the file matches no known format.
+        ImportFormatError: the file matches no known format; for a file that starts like JSON
+            but does not parse, the real reason (truncated, nested too deeply, a number too
+            large) naming the line.
     """
     try:
         with path.open("rb") as fh:
@@ -40,24 +41,30 @@ def detect_format(path: Path) -> str:
                 "split the transcript, or cut the oversized part out")
         text = head[: head.rfind(b"\n") + 1].decode("utf-8", "replace")
     stripped = text.lstrip()
+    broken: ImportFormatError | None = None  # why the file is not readable JSON, if it is not
     if stripped.startswith(("{", "[")):
-        try:
-            whole = json.loads(text) if whole_file else None
-        except (ValueError, RecursionError):  # not one JSON document (or not a sane one)
-            whole = None
+        whole = None
+        if whole_file:
+            try:
+                whole = loads(path, "", text)
+            except ImportFormatError as exc:  # JSON lines, or one broken document
+                broken = None if "(Extra data)" in str(exc) else exc
         if whole is not None:
             found = _json_document(whole)
             if found:
                 return found
-        found = _jsonl(text)
+        found, line_error = _jsonl(path, text)
         if found:
             return found
+        broken = broken or line_error
     if "# aider chat started at" in text or stripped.startswith("#### "):
         return "aider"
     from goosectx.importers.console import detect as console_flavour
 
     if console_flavour(text):
         return "console"
+    if broken is not None:  # the real reason: truncated, nested too deeply, a huge number…
+        raise broken
     raise ImportFormatError(f"cannot tell the format of {path.name}", FORMAT_HINT)
 
 
@@ -84,19 +91,24 @@ def _json_document(data: Any) -> str | None:
     return None
 
 
-def _jsonl(text: str) -> str | None:
+def _jsonl(path: Path, text: str) -> tuple[str | None, ImportFormatError | None]:
+    """(the JSON-lines format of ``text``'s first records or None, why a line is not JSON)."""
     records: list[dict[str, Any]] = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), start=1):
         if len(records) >= _SNIFF_LINES:
             break
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            return None
+            record = loads(path, f"line {number}", line)
+        except ImportFormatError as exc:
+            return None, exc
         if isinstance(record, dict):
             records.append(record)
+    return _jsonl_format(records), None
+
+
+def _jsonl_format(records: list[dict[str, Any]]) -> str | None:
     for record in records:
         kind = record.get("type")
         if "payload" in record and kind in ("session_meta", "response_item", "turn_context",

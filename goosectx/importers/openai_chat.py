@@ -123,10 +123,15 @@ def _assistant_parts(builder: TranscriptBuilder, msg: dict[str, Any], where: str
             calls = ast.literal_eval(calls)
         except (ValueError, SyntaxError):
             raise format_error(builder.path, where, "tool_calls do not parse") from None
+    if calls and not isinstance(calls, list):
+        raise format_error(builder.path, f"{where}.tool_calls", "expected a list")
     for j, call in enumerate(calls or []):
         if not isinstance(call, dict):
             raise format_error(builder.path, f"{where}.tool_calls[{j}]", "expected an object")
         function = call.get("function") or {}
+        if not isinstance(function, dict):
+            raise format_error(builder.path, f"{where}.tool_calls[{j}].function",
+                               "expected an object")
         parts.append(builder.request(call.get("id", ""), function.get("name", "tool"),
                                      function.get("arguments")))
     return parts
