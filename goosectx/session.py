@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from goosectx.conversation import Conversation
+from goosectx.conversation import Conversation, Message
 from goosectx.usage import UsageLedger
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -26,6 +27,45 @@ def new_session_id(now: datetime | None = None) -> str:
     """Return a short, unique, sortable id: ``YYYYMMDD_HHMMSS_xxxx`` (UTC, 4 random hex)."""
     now = now or datetime.now(UTC)
     return now.strftime("%Y%m%d_%H%M%S_") + secrets.token_hex(2)
+
+
+TITLE_MAX_CHARS = 72
+"""A title longer than this is cut and ends with ``…``."""
+
+
+def title_from_text(text: str) -> str | None:
+    """A session title made of ``text``, or ``None`` when it has no words.
+
+    Its first non-blank line, whitespace collapsed, at most :data:`TITLE_MAX_CHARS`
+    characters. No model call.
+    """
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if line:
+            return line if len(line) <= TITLE_MAX_CHARS else line[:TITLE_MAX_CHARS - 1] + "…"
+    return None
+
+
+def request_title(message: Message) -> str | None:
+    """The title a session gets from ``message`` when it is its first user request.
+
+    A user request is user text the user wrote and saw (a tool result, a summary, an
+    imported harness text or a local ``!command`` does not count); see
+    docs/architecture.md §8 (migration 4).
+    """
+    if (message.role != "user" or not message.metadata.user_visible
+            or message.metadata.is_summary or message.metadata.extra.get("source_kind")):
+        return None
+    return title_from_text(message.text)
+
+
+def first_request_title(messages: Iterable[Message]) -> str | None:
+    """The title of the first message that is a user request (:func:`request_title`)."""
+    for message in messages:
+        title = request_title(message)
+        if title is not None:
+            return title
+    return None
 
 
 @dataclass(slots=True)

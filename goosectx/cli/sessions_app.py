@@ -1,4 +1,4 @@
-"""``goosectx sessions …``: list, show, export, remove and import saved sessions.
+"""``goosectx sessions …``: list, search, show, export, remove and import saved sessions.
 
 Bodies are imported lazily from :mod:`goosectx.cli.sessions_cmd` (docs/architecture.md §6).
 """
@@ -13,7 +13,7 @@ import typer
 from goosectx.cli.options import ExportFormat, ImportFormat, NameOpt, SessionArg, settings
 
 sessions_app = typer.Typer(
-    help="List, show, export, import and remove saved sessions.",
+    help="List, search, show, export, import and remove saved sessions.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -23,10 +23,22 @@ sessions_app = typer.Typer(
 def sessions_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """List saved sessions, most recent first."""
-    from goosectx.cli.sessions_cmd import list_sessions
+    """List saved sessions (title, source, messages, context), most recent first."""
+    from goosectx.cli.sessions_list import list_sessions
 
     list_sessions(settings(), as_json=as_json)
+
+
+@sessions_app.command("search")
+def sessions_search(
+    words: Annotated[list[str], typer.Argument(help="Words to find (every word must match).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    limit: Annotated[int, typer.Option(min=1, help="Show at most this many sessions.")] = 20,
+) -> None:
+    """Find sessions by title and message text (SQLite full-text search)."""
+    from goosectx.cli.sessions_list import search_sessions
+
+    search_sessions(settings(), " ".join(words), as_json=as_json, limit=limit)
 
 
 @sessions_app.command("show")

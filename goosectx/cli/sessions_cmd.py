@@ -1,4 +1,4 @@
-"""``goosectx sessions list | show | export | remove | import``.
+"""``goosectx sessions show | export | remove | import`` (``list``, ``search``: sessions_list).
 
 Session names, paths, models and transcripts are outside text: everything printed passes
 :mod:`goosectx.cli.sanitize` (docs/architecture.md, "The print path").
@@ -6,7 +6,6 @@ Session names, paths, models and transcripts are outside text: everything printe
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -28,53 +27,6 @@ def _note(line: str) -> None:
     """One line on stderr (it names sessions and paths: made terminal-safe)."""
     sys.stderr.write(terminal_safe(line) + "\n")
     sys.stderr.flush()
-
-
-def list_sessions(settings: Settings, *, as_json: bool) -> None:
-    """Print every session, most recently updated first (a table, or JSON with ``--json``)."""
-    if not (settings.data_dir / "sessions.db").exists():
-        rows = []
-    else:
-        store = open_store(settings)
-        try:
-            rows = store.list_sessions()
-        finally:
-            store.close()
-    if as_json:
-        print(json.dumps([
-            {"id": r.id, "name": r.name, "working_dir": r.working_dir, "model": r.model,
-             "created": r.created.isoformat(), "updated": r.updated.isoformat(),
-             "message_count": r.message_count, "current_tokens": r.current_tokens}
-            for r in rows
-        ], indent=2))
-        return
-    console = _console()
-    if not rows:
-        console.print("No sessions yet. Start one with: goosectx")
-        return
-    header = ("id", "name", "updated", "messages", "context", "model", "working dir")
-    table_rows = [
-        tuple(terminal_safe(cell) for cell in (
-            r.id, r.name or "", r.updated.astimezone().strftime("%Y-%m-%d %H:%M"),
-            str(r.message_count), f"{r.current_tokens:,}", r.model or "", r.working_dir))
-        for r in rows
-    ]
-    if not console.is_terminal:
-        widths = [max(len(row[i]) for row in [header, *table_rows]) for i in range(len(header))]
-        for row in [header, *table_rows]:
-            print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
-        return
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in header:
-        right = column in ("messages", "context")
-        table.add_column(column, justify="right" if right else "left",
-                         no_wrap=column != "working dir", overflow="fold")
-    for row in table_rows:
-        table.add_row(*(Text(cell) for cell in row))  # Text: a name is never markup
-    console.print(table)
 
 
 def show_session(settings: Settings, ref: str, *, agent: bool) -> None:

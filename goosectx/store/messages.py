@@ -21,7 +21,7 @@ from typing import Any
 
 from goosectx.conversation import Conversation, Message
 from goosectx.errors import StoreCorrupt
-from goosectx.session import SessionState, TokenCount
+from goosectx.session import SessionState, TokenCount, request_title
 from goosectx.store.database import StoreDatabase, dumps, now, update_session_row
 from goosectx.store.ledger import insert_ledger
 from goosectx.testhooks import pause_point
@@ -151,8 +151,10 @@ class MessageStore(StoreDatabase):
     ) -> None:
         """Append one message: one row (and the session's ``updated`` stamp).
 
-        ``token_count``, when given, is stored with it (see :meth:`save_token_counts`).
+        ``token_count``, when given, is stored with it (see :meth:`save_token_counts`). The
+        session's first user request gives it its title (:func:`~goosectx.session.request_title`).
         """
+        title = request_title(message)
         with self._transaction() as conn:
             row = conn.execute(
                 "SELECT max(position) FROM messages WHERE session_id=?", (session_id,)
@@ -160,6 +162,9 @@ class MessageStore(StoreDatabase):
             position = (row[0] or 0.0) + 1.0
             conn.execute(INSERT_MESSAGE, message_row(session_id, position, message, token_count))
             conn.execute("UPDATE sessions SET updated=? WHERE id=?", (now(), session_id))
+            if title is not None:
+                conn.execute("UPDATE sessions SET title=? WHERE id=? AND title IS NULL",
+                             (title, session_id))
 
     def save_token_counts(self, session_id: str, counts: Mapping[str, TokenCount]) -> int:
         """Store raw token counts by message id, in one transaction; returns rows updated.

@@ -16,7 +16,7 @@ MIGRATION_PLAN (numbers reserved; use only yours, keep this list and docs/archit
     1  initial schema: sessions, messages, usage ledger
     2  per-message token count and its encoding (NULL = not yet counted)
     3  session title / source / import hash / stored approval mode
-    4  full-text search (FTS5)
+    4  session titles of existing sessions, full-text search (FTS5 tables and triggers)
     5  extensions per session
     6  calibration state
     7  compaction undo state
@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from goosectx.errors import StoreCorrupt, StoreError
+from goosectx.store.search_index import migrate_titles_and_index
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,8 @@ class Migration:
     number: int
     name: str
     sql: str
+    run: Callable[[sqlite3.Connection], None] | None = None
+    """Python run after the SQL in the same transaction (e.g. derived values, a probe)."""
 
     def statements(self) -> list[str]:
         """The SQL split into complete statements (triggers with inner ``;`` stay whole)."""
@@ -111,7 +114,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     ALTER TABLE sessions ADD COLUMN approval_mode TEXT;
     """),
 
-    # 4: (reserved) full-text search (FTS5)
+    Migration(4, "session titles, full-text search (FTS5)", "",
+              run=lambda conn: migrate_titles_and_index(conn)),
 
     Migration(5, "extensions per session", """
     CREATE TABLE session_extensions (
@@ -217,6 +221,8 @@ def _apply(conn: sqlite3.Connection, path: Path, migration: Migration) -> None:
                 return
             for statement in migration.statements():
                 conn.execute(statement)
+            if migration.run is not None:
+                migration.run(conn)
             conn.execute("INSERT INTO schema_migrations (number, applied) VALUES (?, ?)",
                          (migration.number, datetime.now(UTC).isoformat()))
             conn.execute(f"PRAGMA user_version={max(done | {migration.number})}")

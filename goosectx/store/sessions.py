@@ -17,12 +17,19 @@ from typing import Any
 
 from goosectx.conversation import Conversation
 from goosectx.errors import SessionAmbiguous, SessionNameTaken, SessionNotFound
-from goosectx.session import Session, SessionState, new_session_id, valid_session_id
+from goosectx.session import (
+    Session,
+    SessionState,
+    first_request_title,
+    new_session_id,
+    valid_session_id,
+)
 from goosectx.store.database import dumps, update_session_row
 from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
 from goosectx.store.locks import SessionLock
 from goosectx.store.messages import INSERT_MESSAGE, MessageStore, message_row, read_messages
+from goosectx.store.search import SearchStore
 from goosectx.usage import UsageLedger
 
 
@@ -38,9 +45,12 @@ class SessionSummary:
     updated: datetime
     message_count: int
     current_tokens: int
+    title: str | None = None
+    source: str | None = None
+    """``None`` for a session made here, else the format it was imported from."""
 
 
-class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore):
+class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore):
     """The SQLite session database in ``data_dir`` (sessions; messages and usage inherited).
 
     Raises (from any method):
@@ -100,11 +110,14 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore):
         """Insert a complete session (an import) in one transaction: all or nothing.
 
         A new id is drawn if ``session.id`` is taken or not a valid id
-        (:data:`goosectx.session.SESSION_ID`). ``session.token_counts`` are stored.
+        (:data:`goosectx.session.SESSION_ID`). ``session.token_counts`` are stored. A session
+        without a title gets the one of its first user request.
 
         Raises:
             SessionNameTaken: ``session.name`` belongs to another session.
         """
+        if session.title is None:
+            session.title = first_request_title(session.conversation)
         with self._transaction() as conn:
             self._insert_session(conn, session)
             conn.executemany(
@@ -177,12 +190,12 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore):
         with self._guard():
             rows = self._conn.execute(
                 "SELECT s.id, s.name, s.working_dir, s.model, s.created, s.updated,"
-                " (SELECT count(*) FROM messages m WHERE m.session_id=s.id), s.current_tokens"
-                " FROM sessions s ORDER BY s.updated DESC, s.id DESC"
+                " (SELECT count(*) FROM messages m WHERE m.session_id=s.id), s.current_tokens,"
+                " s.title, s.source FROM sessions s ORDER BY s.updated DESC, s.id DESC"
             ).fetchall()
         return [
             SessionSummary(r[0], r[1], r[2], r[3], datetime.fromisoformat(r[4]),
-                           datetime.fromisoformat(r[5]), r[6], r[7])
+                           datetime.fromisoformat(r[5]), r[6], r[7], r[8], r[9])
             for r in rows
         ]
 

@@ -1,0 +1,148 @@
+"""``goosectx sessions list`` and ``sessions search``, and the REPL's ``/sessions``.
+
+Titles, names, paths and snippets are outside text: every cell passes
+:func:`~goosectx.cli.sanitize.terminal_safe` before layout (docs/architecture.md §6), and a
+table cell is a rich ``Text`` (never markup). ``--json`` prints the same values.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+
+from goosectx.cli.common import open_store
+from goosectx.cli.sanitize import safe_console, terminal_safe
+from goosectx.config import Settings
+from goosectx.store import SessionStore, SessionSummary
+from goosectx.store.search import SearchHit
+
+NEWEST_IN_REPL = 20
+"""``/sessions`` shows the most recently changed sessions only."""
+
+
+def source_label(source: str | None) -> str:
+    """``goosectx`` for a session made here, ``imported from FORMAT`` for an import."""
+    return "goosectx" if source is None else f"imported from {source}"
+
+
+def _stamp(row: SessionSummary | SearchHit) -> str:
+    return row.updated.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _console() -> Console:
+    return safe_console(highlight=False, soft_wrap=False)
+
+
+def _read(settings: Settings, read: Any) -> Any:
+    if not (settings.data_dir / "sessions.db").exists():
+        return None
+    store = open_store(settings)
+    try:
+        return read(store)
+    finally:
+        store.close()
+
+
+def list_sessions(settings: Settings, *, as_json: bool) -> None:
+    """Print every session, most recently changed first (a table, or JSON with ``--json``).
+
+    Each row: id, name, title, source, last change, messages, current context tokens and the
+    working dir (JSON adds model and creation time).
+    """
+    rows: list[SessionSummary] = _read(settings, SessionStore.list_sessions) or []
+    if as_json:
+        print(json.dumps([
+            {"id": r.id, "name": r.name, "title": r.title,
+             "source": "goosectx" if r.source is None else "import", "import_format": r.source,
+             "working_dir": r.working_dir, "model": r.model,
+             "created": r.created.isoformat(), "updated": r.updated.isoformat(),
+             "message_count": r.message_count, "current_tokens": r.current_tokens}
+            for r in rows
+        ], indent=2))
+        return
+    console = _console()
+    if not rows:
+        console.print("No sessions yet. Start one with: goosectx")
+        return
+    print_session_table(console, rows)
+
+
+def print_session_table(console: Console, rows: Sequence[SessionSummary], *,
+                        current: str | None = None) -> None:
+    """The session table (plain columns when ``console`` is not a terminal).
+
+    Args:
+        console: Where to draw.
+        rows: The sessions, in the order to show.
+        current: The id of the session the REPL drives (marked ``*``), if any.
+    """
+    header = ("id", "name", "title", "source", "updated", "messages", "context", "working dir")
+    table_rows = [
+        tuple(terminal_safe(cell) for cell in (
+            ("* " if r.id == current else "") + r.id, r.name or "", r.title or "",
+            source_label(r.source), _stamp(r), str(r.message_count), f"{r.current_tokens:,}",
+            r.working_dir))
+        for r in rows
+    ]
+    _table(console, header, table_rows, right=("messages", "context"),
+           wrap=("title", "working dir"))
+
+
+def _table(console: Console, header: tuple[str, ...], rows: list[tuple[str, ...]], *,
+           right: tuple[str, ...] = (), wrap: tuple[str, ...] = ()) -> None:
+    if not console.is_terminal:
+        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+        for row in [header, *rows]:
+            console.out("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)
+                                  ).rstrip(), highlight=False)
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in header:
+        table.add_column(column, justify="right" if column in right else "left",
+                         no_wrap=column not in wrap, overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))  # Text: outside text is never markup
+    console.print(table)
+
+
+def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int = 20) -> None:
+    """Print the sessions whose title or message text holds every word of ``text``.
+
+    One line per session: id (and name), title, where it matched and a short snippet.
+
+    Raises:
+        UsageError: ``text`` has no word.
+        StoreError: this SQLite has no FTS5.
+    """
+    hits: list[SearchHit] = _read(settings, lambda s: s.search(text, limit=limit)) or []
+    if as_json:
+        print(json.dumps([
+            {"id": h.session_id, "name": h.name, "title": h.title, "in_title": h.in_title,
+             "message_hits": h.message_hits, "snippet": h.snippet,
+             "updated": h.updated.isoformat()} for h in hits], indent=2))
+        return
+    print_hits(_console(), hits, text)
+
+
+def print_hits(console: Console, hits: Sequence[SearchHit], text: str) -> None:
+    """Search hits as a table: session, title, where it matched, snippet."""
+    if not hits:
+        console.out(terminal_safe(f"No session mentions {text!r}."), highlight=False)
+        return
+    rows = []
+    for h in hits:
+        where = ", ".join(w for w in (
+            "title" if h.in_title else "",
+            f"{h.message_hits} message{'s' if h.message_hits != 1 else ''}"
+            if h.message_hits else "") if w)
+        rows.append(tuple(terminal_safe(c) for c in (
+            h.session_id + (f" ({h.name})" if h.name else ""), h.title or "", where,
+            h.snippet or h.title or "")))
+    _table(console, ("session", "title", "found in", "snippet"), rows,
+           wrap=("title", "snippet"))

@@ -1,0 +1,123 @@
+"""Session titles and full-text search (migration 4; docs/architecture.md §8).
+
+Two SQLite FTS5 tables, kept in step by triggers of the schema itself, so every way a row is
+written (an appended message, a compaction's transaction, an import, ``remove``) updates them
+in the same transaction:
+
+* ``message_index`` — the text parts of every user-visible message (the user's requests and
+  the model's answers; tool output, summaries and other agent-only text are not indexed). Its
+  rowid is the message row's rowid: inserting a message adds its row, deleting one removes it
+  (goosectx never runs ``VACUUM``, which could renumber them). Compaction deletes nothing.
+* ``title_index`` — the session titles (one row per titled session).
+
+A session's title is its first user request (:func:`goosectx.session.request_title`), set by
+the store when that message is appended or a session is imported; the migration gives every
+existing session its title and indexes every existing message. Without FTS5 compiled into
+SQLite the migration still sets the titles, and :meth:`SearchStore.search` alone says it is
+unavailable.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+
+from goosectx.errors import StoreError, UsageError
+from goosectx.store.database import StoreDatabase
+
+SNIPPET_TOKENS = 12
+"""Tokens of context in a search hit's snippet."""
+
+
+def match_query(text: str) -> str:
+    """An FTS5 query finding rows with every word of ``text`` (each word a quoted phrase).
+
+    Raises:
+        UsageError: ``text`` has no word.
+    """
+    words = [w for w in text.split() if re.search(r"\w", w)]
+    if not words:
+        raise UsageError(f"nothing to search for in {text!r}",
+                         "give words, e.g. goosectx sessions search parser bug")
+    return " ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One session found by :meth:`SearchStore.search`.
+
+    Attributes:
+        session_id: The session's id.
+        name: Its name, or ``None``.
+        title: Its title, or ``None``.
+        updated: Its last change.
+        in_title: The words are in the title.
+        message_hits: How many of its messages hold every word.
+        snippet: A few words around the best match, on one line (outside text: sanitise it).
+    """
+
+    session_id: str
+    name: str | None
+    title: str | None
+    updated: datetime
+    in_title: bool
+    message_hits: int
+    snippet: str
+
+
+class SearchStore(StoreDatabase):
+    """Search methods of :class:`goosectx.store.SessionStore`."""
+
+    def search_available(self) -> bool:
+        """True when the database has the full-text index (SQLite had FTS5 at migration 4)."""
+        with self._guard():
+            return self._conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE name='message_index'").fetchone() is not None
+
+    def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
+        """Sessions whose title or message text holds every word of ``text``.
+
+        Returns:
+            At most ``limit`` hits: title matches first, then by the best message match
+            (FTS5's bm25 rank).
+
+        Raises:
+            UsageError: ``text`` has no word.
+            StoreError: this SQLite has no FTS5 (one line; other commands work).
+        """
+        query = match_query(text)
+        if not self.search_available():
+            raise StoreError(
+                f"full-text search needs SQLite's FTS5, which this Python's sqlite3 "
+                f"({sqlite3.sqlite_version}) does not have",
+                "use a Python whose sqlite3 has FTS5 (python.org builds and most "
+                "distributions do); every other command works without it")
+        with self._guard():
+            titles = {r[0]: r[1] for r in self._conn.execute(
+                "SELECT session_id, rank FROM title_index WHERE title_index MATCH ?"
+                " ORDER BY rank LIMIT ?", (query, limit))}
+            found = {r[0]: (r[1], r[2]) for r in self._conn.execute(
+                "SELECT session_id, count(*), min(rank) FROM message_index"
+                " WHERE message_index MATCH ? GROUP BY session_id ORDER BY min(rank) LIMIT ?",
+                (query, limit))}
+            order = sorted(titles, key=titles.__getitem__) + sorted(
+                (s for s in found if s not in titles), key=lambda s: found[s][1])
+            hits = []
+            for session_id in order[:limit]:
+                row = self._conn.execute("SELECT name, title, updated FROM sessions WHERE id=?",
+                                         (session_id,)).fetchone()
+                if row is None:
+                    continue
+                snippet = ""
+                if session_id in found:
+                    snip = self._conn.execute(
+                        "SELECT snippet(message_index, 0, '', '', '…', ?) FROM message_index"
+                        " WHERE message_index MATCH ? AND session_id=? ORDER BY rank LIMIT 1",
+                        (SNIPPET_TOKENS, query, session_id)).fetchone()
+                    snippet = " ".join(str(snip[0]).split()) if snip else ""
+                hits.append(SearchHit(session_id, row[0], row[1],
+                                      datetime.fromisoformat(row[2]), session_id in titles,
+                                      found.get(session_id, (0, 0.0))[0], snippet))
+        return hits
