@@ -153,6 +153,9 @@ def migrate(conn: sqlite3.Connection, path: Path) -> None:
     for migration in sorted(MIGRATIONS, key=lambda m: m.number):
         if migration.number not in applied:
             _apply(conn, path, migration)
+            # Let the next migration reuse the WAL's pages: a new database's WAL stays the size
+            # of its largest migration, not of all of them (it matters on a small disk).
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
 
 def applied_numbers(conn: sqlite3.Connection) -> set[int]:
