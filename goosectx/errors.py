@@ -73,6 +73,23 @@ class NothingToUndo(GoosectxError):
     """``/undo-compact`` / ``compact --undo`` found no compaction to walk back (nothing changed)."""
 
 
+class CompactionWouldGrow(CompactionFailed):
+    """The compacted view would not be smaller than the one it replaces: nothing changed.
+
+    Attributes:
+        tokens_before: Calibrated estimate of the request before (tokens).
+        tokens_after: Calibrated estimate of the request the compaction would have left.
+    """
+
+    def __init__(self, tokens_before: int, tokens_after: int) -> None:
+        verb = "grow" if tokens_after > tokens_before else "not shrink"
+        super().__init__(f"compaction would {verb} the context from {tokens_before:,} to "
+                         f"{tokens_after:,} tokens; nothing changed",
+                         "the model's view is already about as small as a summary of it")
+        self.tokens_before = tokens_before
+        self.tokens_after = tokens_after
+
+
 class ImportFormatError(GoosectxError):
     """A transcript file cannot be imported (unknown format or broken record): exit 2."""
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from compaction_support import SUMMARY_JSON, words
-from fakeserver import FakeServer
+from fakeserver import FakeServer, _estimate_tokens
 from test_compaction_e2e import in_process_run, is_summary_call, stored, usage
 
 LIMIT = {"GOOSE_CONTEXT_LIMIT": "2000"}
@@ -142,25 +142,47 @@ def test_a_summariser_answering_500_is_named_with_its_status(small_window: FakeS
     assert "extractive" in err and "answered" in out
 
 
-@pytest.mark.xfail(reason="needs the working-set layout (issue 12) to elide an oversized newest "
-                   "message: with only the paste after the head, no compaction happens yet",
-                   strict=False)
-def test_c_a_paste_larger_than_the_window_compacts_once_and_lands_under_the_threshold(
-        small_window: FakeServer) -> None:
-    from fakeserver import _estimate_tokens
+def window_of(limit_tokens: int, first: dict[str, Any] | None = None) -> Any:
+    """A reply callable acting as a server with a ``limit_tokens`` window.
 
+    A request larger than the window (by the server's own count) gets the context-length 400;
+    summary requests get :data:`SUMMARY_JSON`; replies report the server's count (``auto``).
+    """
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        if _estimate_tokens([body.get("messages"), body.get("tools")]) > limit_tokens:
+            return {"error": "context_length"}
+        if is_summary_call(body):
+            return {"text": SUMMARY_JSON, "usage": usage(400, 60)}
+        return first or {"text": "read it", "usage": "auto"}
+    return reply
+
+
+def replies(server: FakeServer) -> list[dict[str, Any]]:
+    return [r for r in server.requests if not is_summary_call(r)]
+
+
+@pytest.mark.parametrize("first_report", ["auto", "under"],
+                         ids=["honest_reports", "first_report_far_under"])
+def test_c_a_paste_larger_than_the_window_compacts_once_and_lands_under_the_threshold(
+        small_window: FakeServer, first_report: str) -> None:
+    """Done-when (c). ``under``: the first reply reports a third of the request (a calibration
+    of ×0.37), so the trigger misses the paste and the server's 400 forces the compaction."""
     server = small_window
-    server.add({"text": "ok", "usage": usage(300, 5)})
+    server.add({"text": "ok", "usage": "auto" if first_report == "auto" else usage(300, 5)})
     assert in_process_run("hello", name="c")[0] == 0
-    server.add(*[reporting(0)] * 6)
-    server.script[-6:] = [lambda body: ({"text": SUMMARY_JSON, "usage": usage(400, 60)}
-                                        if is_summary_call(body) else
-                                        {"text": "read it", "usage": "auto"})] * 6
+    server.add(*[window_of(2000)] * 8)
     code, out, err = in_process_run("please read: " + words(2700), resume="c")
     assert code == 0, err
+    assert "read it" in out
     assert summary_calls(server) == 1
-    after = [r for r in server.requests if not is_summary_call(r)][-1]
+    assert err.count("context compacted") == 1
+    assert "only its beginning and end" in err  # the paste was elided, and the user is told
+    after = replies(server)[-1]
     assert _estimate_tokens([after.get("messages"), after.get("tools")]) <= 0.8 * 2000
+    assert "tokens elided to fit the context window" in json.dumps(after["messages"])
     code, out, err = in_process_run("and now?", resume="c")
     assert code == 0, err
     assert summary_calls(server) == 1  # no second compaction on the next turn
+    assert "compact" not in err
+    last = replies(server)[-1]
+    assert _estimate_tokens([last.get("messages"), last.get("tools")]) <= 0.8 * 2000

@@ -5,7 +5,8 @@ input, the ratio reported input ÷ our estimate of the same request is kept per 
 newest :data:`WINDOW`, in :attr:`goosectx.session.SessionState.calibration`, so it survives a
 resume and switching back to a model restores its ratio). The running median is applied on
 use to every estimate the trigger, the budgets and the displays use; stored per-message counts
-stay raw. A model never used before starts uncalibrated (ratio 1.0).
+stay raw. A model never used before starts uncalibrated (ratio 1.0). A context-length refusal
+of a request the calibrated estimate said fits proves the ratio too low (:func:`refused`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,28 @@ def record(state: SessionState, model: str, reported_input_tokens: int,
     ratios = state.calibration.setdefault(model, [])
     ratios.append(round(value, 4))
     del ratios[:-WINDOW]
+
+
+def refused(state: SessionState, model: str, context_limit_tokens: int,
+            estimate_tokens: int) -> bool:
+    """The provider refused a request as too long: drop ratios that said it fits.
+
+    The request held more than ``context_limit_tokens``, so the true ratio is above
+    ``context_limit_tokens ÷ estimate_tokens`` (raw estimate of that request). Ratios below
+    that bound, or below 1 (a provider counting fewer tokens than tiktoken was just shown to
+    mislead), are dropped; when none is left the model starts over: uncalibrated, or at the
+    bound when it is above 1. Returns True when the ratio changed (the compaction that follows measures with it).
+    """
+    if estimate_tokens <= 0 or context_limit_tokens <= 0:
+        return False
+    bound = context_limit_tokens / estimate_tokens
+    before = state.calibration.get(model, [])
+    floor = max(1.0, bound)
+    kept = [r for r in before if r >= floor]
+    if kept == before:
+        return False
+    state.calibration[model] = kept or ([round(min(bound, RATIO_BOUNDS[1]), 4)] if bound > 1 else [])
+    return True
 
 
 def ratio(state: SessionState, model: str | None) -> float:

@@ -11,7 +11,10 @@ carrying the new conversation, tokens before/after, cost, strategy and ledger en
 notice about what the layout cut. The provider's next report judges the compaction (the
 manager, with :func:`goosectx.compaction.decide.ineffective`). A cancel yields a notice and
 changes nothing; a failed summary call raises (or, with ``fallback_extractive`` — auto and
-reactive — is replaced by the extractive summary in the same step).
+reactive — is replaced by the extractive summary in the same step). A compaction never makes
+the model's view larger: what is added beneath a raw summary fits the summary's budget, and a
+new view not smaller than the old one is not written (:class:`CompactionWouldGrow`; the
+summary call, if any, is still billed).
 :func:`plan` says what :func:`execute` would do without calling a model (``--dry-run``).
 """
 
@@ -43,13 +46,14 @@ from goosectx.compaction.summarize import (
 )
 from goosectx.compaction.summary import render_markdown
 from goosectx.conversation import Conversation, SystemNotification, repair
-from goosectx.errors import CompactionFailed, ProviderError
+from goosectx.errors import CompactionFailed, CompactionWouldGrow, ProviderError
 from goosectx.events import (
     CompactionStrategy,
     CompactionTrigger,
     Event,
     HistoryReplaced,
     Notification,
+    UsageUpdated,
 )
 from goosectx.providers.base import Provider
 from goosectx.session import Session
@@ -164,6 +168,8 @@ def execute(
 
     Raises:
         CompactionFailed: nothing to compact, or the summary request cannot be made to fit.
+        CompactionWouldGrow: the new view would not be smaller (history unchanged; a
+            :class:`UsageUpdated` for the summary call was yielded first).
         ProviderError: the summary call failed (without ``fallback_extractive``).
     """
     conversation = session.conversation
@@ -244,6 +250,16 @@ def execute(
 
     cid = new_compaction_id()
     new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
+    old_tokens = counter.count_messages(conversation.agent_messages())
+    new_tokens = counter.count_messages(Conversation(new).agent_messages())
+    if new_tokens >= old_tokens:  # never make the model's view larger: keep it unchanged
+        if summary.call is not None:
+            session.ledger.entries.append(summary.call)
+            yield UsageUpdated(summary.call, session.ledger.current_tokens,
+                               session.ledger.accumulated(), context_limit_tokens,
+                               session.ledger.current_is_estimate)
+        raise CompactionWouldGrow(budget.prefix_tokens + budget.scaled(old_tokens),
+                                  budget.prefix_tokens + budget.scaled(new_tokens))
     conversation.messages = new
     after = reestimate()
     cost = summary.call.usage.cost_usd if summary.call is not None else None
