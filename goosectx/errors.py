@@ -78,13 +78,15 @@ class CompactionWouldGrow(CompactionFailed):
 
     Attributes:
         tokens_before: Calibrated estimate of the request before (tokens).
-        tokens_after: Calibrated estimate of the request the compaction would have left.
+        tokens_after: Calibrated estimate of the request the compaction would have left
+            (``at_least``: measured with an empty summary, before any summary call).
     """
 
-    def __init__(self, tokens_before: int, tokens_after: int) -> None:
+    def __init__(self, tokens_before: int, tokens_after: int, *, at_least: bool = False) -> None:
         verb = "grow" if tokens_after > tokens_before else "not shrink"
+        bound = "at least " if at_least else ""
         super().__init__(f"compaction would {verb} the context from {tokens_before:,} to "
-                         f"{tokens_after:,} tokens; nothing changed",
+                         f"{bound}{tokens_after:,} tokens; nothing changed",
                          "the model's view is already about as small as a summary of it")
         self.tokens_before = tokens_before
         self.tokens_after = tokens_after

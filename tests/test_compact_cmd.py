@@ -167,6 +167,32 @@ def test_summary_failure_leaves_the_session_unchanged(priced_model: FakeServer,
     assert after.ledger.entries == []
 
 
+def test_a_session_too_small_to_shrink_is_left_unchanged_without_a_model_call(
+        priced_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
+    sid = saved_session(messages=[Message.user("hi"), Message.assistant("hello")])
+    before = load(sid)
+    _, err = cli(capsys, "compact", "work", code=1)
+    assert "compaction would grow the context from " in err and "nothing changed" in err
+    assert priced_model.requests == []  # even an empty summary would not help: no call
+    after = load(sid)
+    assert after.conversation.messages == before.conversation.messages
+    assert after.ledger.entries == []
+
+
+def test_a_summary_larger_than_what_it_replaces_is_billed_and_changes_nothing(
+        priced_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
+    priced_model.add({"text": "A long recollection: " + words(3000),
+                      "usage": {"prompt_tokens": 700, "completion_tokens": 3000}})
+    sid = saved_session(messages=chat(1))
+    before = load(sid)
+    _, err = cli(capsys, "compact", "work", code=1)
+    assert "compaction would grow the context from " in err and "nothing changed" in err
+    after = load(sid)
+    assert after.conversation.messages == before.conversation.messages
+    assert [(e.purpose, e.usage.output_tokens) for e in after.ledger.entries] == [
+        ("compaction", 3000)]  # the call happened: billed once
+
+
 def test_model_that_manages_its_own_context_is_refused_with_why(
         priced_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
     Path(os.environ["GOOSECTX_CONFIG"]).write_text(

@@ -60,13 +60,32 @@ def test_a_every_reply_at_95_percent_pauses_after_at_most_two_summaries(
     errors = []
     for turn in range(5):
         opts: dict[str, Any] = {"name": "a"} if turn == 0 else {"resume": "a"}
-        code, _, err = in_process_run(f"step {turn}", **opts)
+        code, _, err = in_process_run(f"step {turn}: " + words(300), **opts)
         assert code == 0, err
         errors.append(err)
     assert summary_calls(server) <= 2
     shown = "".join(errors)
     assert "Auto-compaction is paused" in shown and "provider reported" in shown
     assert stored("a").state.auto_compaction_paused  # stored: a resume keeps it
+
+
+def test_a_window_filled_by_a_tiny_session_pauses_without_a_summary_call(
+        small_window: FakeServer) -> None:
+    """The reports stay at 95 % but the model's view is a few short messages: no summary can
+    shrink it, so none is asked for; auto-compaction pauses and says why."""
+    server = small_window
+    server.add(*[reporting(1900)] * 10)
+    errors = []
+    for turn in range(3):
+        opts: dict[str, Any] = {"name": "t"} if turn == 0 else {"resume": "t"}
+        code, _, err = in_process_run(f"step {turn}", **opts)
+        assert code == 0, err
+        errors.append(err)
+    assert summary_calls(server) == 0
+    shown = "".join(errors)
+    assert shown.count("Auto-compaction is paused") == 1
+    assert "compaction would grow the context" in shown and "nothing changed" in shown
+    assert stored("t").state.auto_compaction_paused
 
 
 def test_b_one_turn_of_six_tool_calls_at_95_percent_makes_at_most_two_summaries(
@@ -133,7 +152,7 @@ def test_a_summariser_answering_500_is_named_with_its_status(small_window: FakeS
     server = small_window
     server.add({"text": "ok", "usage": usage(1900, 10)})
     server.default_reply = {"error": "server_error"}
-    assert in_process_run("first", name="e500")[0] == 0
+    assert in_process_run("first: " + words(600), name="e500")[0] == 0
     server.default_reply = None
     server.add(*[{"error": "server_error"}] * 4, {"text": "answered", "usage": usage(300, 5)})
     code, out, err = in_process_run("second", resume="e500")

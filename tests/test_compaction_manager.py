@@ -404,6 +404,8 @@ def test_reactive_compacts_at_most_twice_per_turn_then_stops_with_a_hint() -> No
         events = collect(cm.on_context_exceeded(REQUEST))
         assert replaced(events)[0].trigger == "reactive"
         assert session.conversation.agent_view()[-1].text == "go"
+        # more work in the same turn: the next compaction has something to shrink
+        session.conversation.messages += [*chat(2)[1:3], Message.user("go")]
     with pytest.raises(ContextLengthExceeded) as err:
         collect(cm.on_context_exceeded(REQUEST))
     assert "larger context window" in err.value.one_line() and "new session" in err.value.one_line()
@@ -521,7 +523,7 @@ def test_cancelled_tool_pair_notes_change_nothing() -> None:
 
 
 def test_summarising_one_message_reads_in_the_singular() -> None:
-    session = make_session([Message.user("only question " + "lorem " * 50)])
+    session = make_session([Message.user("only question " + "lorem " * 400)])
     events = collect(manager(session, ScriptedProvider([SUMMARY_JSON])).compact(REQUEST))
     assert notices(events, "thinking") == ["Summarising 1 message…"]
 
@@ -579,3 +581,21 @@ def test_e_a_provider_counting_twice_our_estimate_triggers_at_the_threshold_of_i
     session.conversation.append(Message.user(words(int(0.05 * limit / 2))))
     assert abs(provider_count() - 0.83 * limit) <= 0.02 * limit
     assert len(replaced(collect(cm.before_call(REQUEST)))) == 1
+
+
+def test_a_context_length_refusal_drops_a_ratio_that_said_the_request_fits() -> None:
+    from goosectx.compaction import calibration
+    from goosectx.session import SessionState
+
+    state = SessionState(calibration={"m": [0.37], "big": [2.1, 2.2]})
+    # refused at an estimate of 2,500 with a 2,000 limit: ×0.37 said it fits (925 tokens)
+    assert calibration.refused(state, "m", 2_000, 2_500)
+    assert calibration.ratio(state, "m") == 1.0  # uncalibrated again: the ratio was a lie
+    assert not calibration.refused(state, "big", 2_000, 2_500)  # ×2.1 already said it does not
+    # refused at a tenth of the limit: the configured limit is wrong, not the estimate
+    assert not calibration.refused(state, "big", 20_000, 2_000)
+    assert calibration.ratio(state, "big") == pytest.approx(2.15)
+    # a bound above 1: the model restarts at it
+    state = SessionState(calibration={"m": [0.9, 1.1]})
+    assert calibration.refused(state, "m", 2_000, 1_000)
+    assert calibration.ratio(state, "m") == 2.0

@@ -35,6 +35,9 @@ ENTER = "\r"
 CTRL_C = "\x03"
 CTRL_D = "\x04"
 ESC_ENTER = "\x1b\r"
+WORTH_COMPACTING = " lorem" * 300
+"""Appended to a first question so that a summary can be smaller than the conversation (a
+compaction never makes the model's view larger)."""
 
 
 class World:
@@ -225,8 +228,8 @@ def test_context_shows_breakdown_limit_threshold_and_distance(world: World) -> N
 def test_usage_lists_compaction_separately(world: World) -> None:
     world.provider.cost_per_call_usd = 0.002
     world.provider.add("first answer", '{"user_intent": "test"}', "second answer")
-    out = world.run("hello" + ENTER + "/compact" + ENTER + "again" + ENTER + "/usage" + ENTER
-                    + CTRL_D)
+    out = world.run("hello" + WORTH_COMPACTING + ENTER + "/compact" + ENTER + "again" + ENTER
+                    + "/usage" + ENTER + CTRL_D)
     usage_part = out[out.index("usage (tokens)"):]
     replies = next(line for line in usage_part.splitlines() if "replies" in line)
     compaction = next(line for line in usage_part.splitlines() if "compaction" in line)
@@ -239,8 +242,8 @@ def test_usage_lists_compaction_separately(world: World) -> None:
 def test_compact_shows_the_rule_and_the_model_sees_the_summary(world: World) -> None:
     world.provider.add("first answer", '{"user_intent": "count things", "next_step": "go on"}',
                        "after compaction")
-    out = world.run("hello" + ENTER + "/compact keep it short" + ENTER + "more" + ENTER
-                    + "/history agent" + ENTER + CTRL_D)
+    out = world.run("hello" + WORTH_COMPACTING + ENTER + "/compact keep it short" + ENTER
+                    + "more" + ENTER + "/history agent" + ENTER + CTRL_D)
     assert "context compacted ·" in out and " → " in out and "tokens" in out
     assert "keep it short" in world.provider.requests[1].system + "".join(
         m.text for m in world.provider.requests[1].messages)
@@ -248,8 +251,8 @@ def test_compact_shows_the_rule_and_the_model_sees_the_summary(world: World) -> 
     assert "count things" in sent[0].text and "first answer" not in "".join(m.text for m in sent)
     agent_view = out[out.index("what the model sees"):]
     assert "summary" in agent_view and "count things" in agent_view
-    assert [m.text for m in world.stored().conversation.user_view()][:2] == ["hello",
-                                                                           "first answer"]
+    assert [m.text for m in world.stored().conversation.user_view()][:2] == [
+        "hello" + WORTH_COMPACTING, "first answer"]
 
 
 def test_clear_hides_history_from_the_model_but_not_the_transcript(world: World) -> None:
@@ -285,8 +288,8 @@ def test_resumed_with_history_flag_shows_the_whole_history_with_compactions_mark
     # Was test_resumed_session_shows_its_history_with_compactions_marked: a plain resume now
     # draws only the tail; --history (full_history) draws everything.
     world.provider.add("first answer", '{"user_intent": "x"}', "second answer", "third answer")
-    world.run("first question" + ENTER + "/compact" + ENTER + "second question" + ENTER
-              + "third question" + ENTER + CTRL_D)
+    world.run("first question" + WORTH_COMPACTING + ENTER + "/compact" + ENTER
+              + "second question" + ENTER + "third question" + ENTER + CTRL_D)
     resumed = world.stored()
     out = world.run(CTRL_D, session=resumed, resumed=True, full_history=True)
     assert "resumed session demo" in out
@@ -382,14 +385,14 @@ def test_ctrl_c_during_compact_cancels_it_and_changes_nothing(world: World) -> N
     with FakeServer([{"text": "first answer"}, slow_summary]) as server:
         world.settings = http_settings(server.base_url, world.settings.data_dir)
         try:
-            out = world.run("hello" + ENTER + "/compact" + ENTER + CTRL_D,
+            out = world.run("hello" + WORTH_COMPACTING + ENTER + "/compact" + ENTER + CTRL_D,
                             provider=make_provider(world.settings))
         finally:
             released.set()
     assert "cancelling…" in out and "compaction cancelled; nothing changed" in out.lower()
     assert "context compacted" not in out
     stored = world.stored()
-    assert [m.text for m in stored.conversation] == ["hello", "first answer"]
+    assert [m.text for m in stored.conversation] == ["hello" + WORTH_COMPACTING, "first answer"]
     assert all(m.metadata.agent_visible for m in stored.conversation)
     assert [e.purpose for e in stored.ledger.entries] == ["reply"]
 

@@ -22,6 +22,9 @@ MIN_ESTIMATE_TOKENS = 50
 """Requests smaller than this are not used: their ratio is mostly noise."""
 RATIO_BOUNDS = (0.25, 8.0)
 """A ratio outside these bounds is a mismatch (another request, a cached report): ignored."""
+MAX_REFUSAL_BOUND = 3.0
+"""A refusal of a request estimated under a third of the limit says the limit is wrong (the
+server runs a smaller window than configured), not the estimate: the ratio is kept."""
 
 
 def record(state: SessionState, model: str, reported_input_tokens: int,
@@ -45,17 +48,21 @@ def refused(state: SessionState, model: str, context_limit_tokens: int,
     ``context_limit_tokens ÷ estimate_tokens`` (raw estimate of that request). Ratios below
     that bound, or below 1 (a provider counting fewer tokens than tiktoken was just shown to
     mislead), are dropped; when none is left the model starts over: uncalibrated, or at the
-    bound when it is above 1. Returns True when the ratio changed (the compaction that follows measures with it).
+    bound when it is above 1. A bound over :data:`MAX_REFUSAL_BOUND` changes nothing. Returns
+    True when the ratio changed (the compaction that follows measures with it).
     """
     if estimate_tokens <= 0 or context_limit_tokens <= 0:
         return False
     bound = context_limit_tokens / estimate_tokens
+    if bound > MAX_REFUSAL_BOUND:
+        return False
     before = state.calibration.get(model, [])
     floor = max(1.0, bound)
     kept = [r for r in before if r >= floor]
     if kept == before:
         return False
-    state.calibration[model] = kept or ([round(min(bound, RATIO_BOUNDS[1]), 4)] if bound > 1 else [])
+    restart = [round(bound, 4)] if bound > 1 else []
+    state.calibration[model] = kept or restart
     return True
 
 

@@ -144,6 +144,17 @@ def pause_notice(trigger_tokens: int, reported_input_tokens: int,
             "model afresh.")
 
 
+def would_grow_notice(current_tokens: int, reported: bool, context_limit_tokens: int,
+                      reason: str) -> str:
+    """The notice when auto-compaction pauses because a compaction would not shrink the view."""
+    pct = round(100 * current_tokens / context_limit_tokens) if context_limit_tokens else 0
+    figure = "the provider reported" if reported else "goosectx estimates"
+    return (f"Auto-compaction is paused for this session: {figure} the request at "
+            f"{current_tokens:,} tokens, {pct}% of the {context_limit_tokens:,}-token limit, "
+            f"but {reason}. /compact compacts by hand and lifts the pause; /clear starts the "
+            "model afresh.")
+
+
 def failures_notice(failures: int) -> str:
     """The notice when compaction switches to the extractive summary after failed attempts."""
     return (f"The summary model failed {failures} compactions in a row: automatic compaction "

@@ -97,11 +97,17 @@ class CompactionPlan:
     total_results: int = 0
 
 
-def extractive_budget(max_summary_tokens: int | None, context_limit_tokens: int) -> int:
-    """Budget of an extractive summary: the caller's, else 4,000 capped at a quarter window."""
+def extractive_budget(max_summary_tokens: int | None, context_limit_tokens: int,
+                      head_tokens: int | None = None) -> int:
+    """Budget of an extractive summary: the caller's, else 4,000 capped at a quarter window.
+
+    With ``head_tokens`` (what it summarises) and no caller's budget, also at most half of
+    that (at least :data:`MIN_BENEATH_TOKENS`): a summary is smaller than what it replaces.
+    """
     if max_summary_tokens:
         return max_summary_tokens
-    return max(100, min(DEFAULT_EXTRACTIVE_SUMMARY_TOKENS, context_limit_tokens // 4))
+    cap = max(100, min(DEFAULT_EXTRACTIVE_SUMMARY_TOKENS, context_limit_tokens // 4))
+    return cap if head_tokens is None else max(MIN_BENEATH_TOKENS, min(cap, head_tokens // 2))
 
 
 def plan(
@@ -186,6 +192,12 @@ def execute(
     messages = repair(working.head, for_sending=False)
     if not messages:
         raise CompactionFailed("nothing to compact: the model keeps every message it sees")
+    old_tokens = counter.count_messages(conversation.agent_messages())
+    _check_shrinks(old_tokens, counter.count_messages(Conversation(layout(
+        conversation, "", working, trigger=trigger, compaction_id="")).agent_messages()),
+        budget, at_least=True)  # even an empty summary would not help: no call is made
+    extractive_tokens = extractive_budget(max_summary_tokens, context_limit_tokens,
+                                          counter.count_messages(messages))
     limit = context_limit_tokens if trigger == "auto" else 0
     yield Notification("inline", intro_text(trigger, before, limit))
     summary: SummaryResult | None = None
@@ -213,7 +225,7 @@ def execute(
 
         # A failed call that still reported usage is billed once, with this compaction. With
         # no budget named it fits the summary's room in the layout (its facts included).
-        tokens = extractive_budget(max_summary_tokens, context_limit_tokens)
+        tokens = extractive_tokens
         if not max_summary_tokens:
             tokens = min(tokens, int((budget.summary_max_tokens + working.facts_tokens)
                                      / budget.ratio))
@@ -237,8 +249,7 @@ def execute(
         room = (int(budget.summary_max_tokens / budget.ratio)
                 - counter.count_text(summary.text))
         extractive = render_markdown(extractive_summary(
-            messages, max_tokens=max(MIN_BENEATH_TOKENS, min(
-                extractive_budget(max_summary_tokens, context_limit_tokens), room)),
+            messages, max_tokens=max(MIN_BENEATH_TOKENS, min(extractive_tokens, room)),
             counter=counter))
         summary = replace(summary, text=f"{summary.text}\n\n{extractive}")
     if _is_set(cancel):
@@ -250,16 +261,13 @@ def execute(
 
     cid = new_compaction_id()
     new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
-    old_tokens = counter.count_messages(conversation.agent_messages())
     new_tokens = counter.count_messages(Conversation(new).agent_messages())
-    if new_tokens >= old_tokens:  # never make the model's view larger: keep it unchanged
-        if summary.call is not None:
-            session.ledger.entries.append(summary.call)
-            yield UsageUpdated(summary.call, session.ledger.current_tokens,
-                               session.ledger.accumulated(), context_limit_tokens,
-                               session.ledger.current_is_estimate)
-        raise CompactionWouldGrow(budget.prefix_tokens + budget.scaled(old_tokens),
-                                  budget.prefix_tokens + budget.scaled(new_tokens))
+    if new_tokens >= old_tokens and summary.call is not None:  # billed, though nothing changes
+        session.ledger.entries.append(summary.call)
+        yield UsageUpdated(summary.call, session.ledger.current_tokens,
+                           session.ledger.accumulated(), context_limit_tokens,
+                           session.ledger.current_is_estimate)
+    _check_shrinks(old_tokens, new_tokens, budget)
     conversation.messages = new
     after = reestimate()
     cost = summary.call.usage.cost_usd if summary.call is not None else None
@@ -276,6 +284,15 @@ def execute(
     elided = elided_notice(new, cid)
     if elided is not None:
         yield Notification("inline", elided)
+
+
+def _check_shrinks(old_tokens: int, new_tokens: int, budget: Budget, *,
+                   at_least: bool = False) -> None:
+    """Raise :class:`CompactionWouldGrow` unless the new view (raw tokens) is smaller."""
+    if new_tokens >= old_tokens:
+        raise CompactionWouldGrow(budget.prefix_tokens + budget.scaled(old_tokens),
+                                  budget.prefix_tokens + budget.scaled(new_tokens),
+                                  at_least=at_least)
 
 
 def _merged(entries: Sequence[LedgerEntry]) -> LedgerEntry | None:

@@ -15,7 +15,9 @@ from goosectx.compaction.decide import (
     failures_notice,
     ineffective,
     pause_notice,
+    would_grow_notice,
 )
+from goosectx.errors import CompactionWouldGrow, GoosectxError
 from goosectx.events import CompactionStrategy, CompactionTrigger
 from goosectx.session import SessionState
 from goosectx.usage import Usage
@@ -90,6 +92,25 @@ class CompactionGuard:
         self.state.compaction_failures += 1
         if self.state.compaction_failures == MAX_FAILED_ATTEMPTS:
             self.notices.append(failures_notice(MAX_FAILED_ATTEMPTS))
+
+    def on_auto_failed(self, exc: GoosectxError, *, current_tokens: int, reported: bool,
+                       context_limit_tokens: int) -> None:
+        """An automatic compaction left the history unchanged: say why, count or pause.
+
+        One that would not shrink the view pauses auto-compaction (it would not shrink it next
+        time either); a failed summary call counts towards the breaker; "nothing to compact"
+        counts nothing.
+        """
+        if isinstance(exc, CompactionWouldGrow):
+            self.compacted_since_call = True
+            if not self.state.auto_compaction_paused:
+                self.state.auto_compaction_paused = True
+                self.notices.append(would_grow_notice(current_tokens, reported,
+                                                      context_limit_tokens, exc.message))
+            return
+        self.on_failed(counts=not exc.message.startswith("nothing to compact"))
+        self.notices.append(f"Auto-compaction failed: {exc.one_line()} — the history is "
+                            "unchanged.")
 
     def on_clear(self) -> None:
         """``/clear``: lift the pause and forget the guard figures."""

@@ -32,19 +32,19 @@ from goosectx.compaction.decide import (
     reactive_refusal,
     tool_call_cutoff,
 )
-from goosectx.compaction.execute import (
-    CompactionPlan,
-    execute,
-    extractive_budget,
-    plan,
-)
+from goosectx.compaction.execute import CompactionPlan, execute, extractive_budget, plan
 from goosectx.compaction.guard import CompactionGuard
 from goosectx.compaction.layout import Budget, cleared_messages, settings_budget
 from goosectx.compaction.pairs_step import condense_old_pairs
 from goosectx.compaction.undo import undo_last
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.conversation import Conversation
-from goosectx.errors import CompactionFailed, ContextLengthExceeded, ProviderError
+from goosectx.errors import (
+    CompactionFailed,
+    CompactionWouldGrow,
+    ContextLengthExceeded,
+    ProviderError,
+)
 from goosectx.events import (
     CompactionStrategy,
     CompactionTrigger,
@@ -123,8 +123,10 @@ class ContextManager:
 
     def estimate_ratio(self) -> float:
         """The main model's calibration ratio: every estimate is multiplied by it (1.0 = none)."""
-        model = self.provider.model if self.provider else self.session.model
-        return calibration.ratio(self.session.state, model)
+        return calibration.ratio(self.session.state, self._model())
+
+    def _model(self) -> str | None:
+        return self.provider.model if self.provider else self.session.model
 
     def _counter_for(self, model: str | None) -> TokenCounter:
         if model not in self._counters:
@@ -232,7 +234,7 @@ class ContextManager:
             return
         yield from self._guard_notices()
         agent = self.session.conversation.agent_messages()
-        current, _ = self.current_tokens(request)
+        current, estimated = self.current_tokens(request)
         decision = decide_auto(
             enabled=(self.provider is not None and not self.manages_own_context
                      and self.settings.auto_compaction_enabled),
@@ -248,9 +250,8 @@ class ContextManager:
                                          strategy=self.guard.strategy("llm"),
                                          fallback_extractive=True, cancel=cancel)
             except (ProviderError, CompactionFailed) as exc:
-                self.guard.on_failed(counts=not exc.message.startswith("nothing to compact"))
-                yield Notification("inline", f"Auto-compaction failed: {exc.one_line()} — the "
-                                             "history is unchanged.")
+                self.guard.on_auto_failed(exc, current_tokens=current, reported=not estimated,
+                                          context_limit_tokens=self.context_limit().tokens)
             yield from self._guard_notices()
         self._call_estimate = self.breakdown(request).total
 
@@ -271,12 +272,15 @@ class ContextManager:
         if refusal is not None:
             raise refusal
         self._reactive_this_turn += 1
+        if self._call_estimate:  # the refusal proves a ratio that said "it fits" too low
+            calibration.refused(self.session.state, self._model() or "",
+                                self.context_limit().tokens, self._call_estimate)
         strategy = self.guard.strategy("llm" if self.provider is not None else "extractive")
         try:
             yield from self._compact(request, trigger="reactive", strategy=strategy,
                                      fallback_extractive=True, cancel=cancel)
         except CompactionFailed as exc:
-            self.guard.on_failed()
+            self.guard.on_failed(counts=not isinstance(exc, CompactionWouldGrow))
             raise ContextLengthExceeded(f"the request does not fit the context window and "
                                         f"compaction failed: {exc.message}",
                                         LARGER_MODEL_HINT) from None
