@@ -52,7 +52,7 @@ def test_past_the_cap_paths_are_grouped_by_directory_never_dropped() -> None:
 
 def test_a_rejected_object_is_kept_raw_with_the_extractive_summary_beneath() -> None:
     session = make_session([Message.user("fix the parser"), *write("src/parser.py"),
-                            Message.assistant("fixed"), Message.user("next")])
+                            Message.assistant("fixed " + words(300)), Message.user("next")])
     events = collect(manager(session, ScriptedProvider(['{"status": "ok"}']),
                              keep_recent_ratio=0, keep_user_tokens=0).compact(REQUEST))
     summary = session.conversation.agent_messages()[0].text

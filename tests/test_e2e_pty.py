@@ -57,7 +57,8 @@ def test_repl_in_a_pty_against_the_fake_server(tmp_path: Path) -> None:
         try:
             child.expect("❯")
             prompt_s = time.monotonic() - started
-            child.send("please run echo\r")
+            # long enough that a summary is smaller (a compaction never grows the context)
+            child.send("please run echo " + "lorem " * 200 + "\r")
             child.expect("I will run")
             child.expect(r"Run shell\?")
             child.send("y")

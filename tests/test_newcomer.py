@@ -211,13 +211,13 @@ def test_a_restored_mode_is_named_and_yields_to_mode_flag_and_env(
 
 
 def test_history_agent_draws_the_summary_as_markdown(tmp_path: Path) -> None:
-    from test_repl import CTRL_D, ENTER, World
+    from test_repl import CTRL_D, ENTER, WORTH_COMPACTING, World
 
     world = World(tmp_path)
     try:
         world.provider.add("first answer", '{"user_intent": "count **things**"}', "ok")
-        out = world.run("hello" + ENTER + "/compact" + ENTER + "/history agent" + ENTER
-                        + CTRL_D)
+        out = world.run("hello" + WORTH_COMPACTING + ENTER + "/compact" + ENTER
+                        + "/history agent" + ENTER + CTRL_D)
     finally:
         world.store.close()
     view = out[out.index("what the model sees"):]
