@@ -48,8 +48,11 @@ TEXT = st.text(alphabet="abc xyz\n", min_size=0, max_size=40)
 @st.composite
 def segment(draw: Any) -> list[Message]:
     kind = draw(st.sampled_from(["user", "user", "assistant", "pair", "pair", "multi",
-                                 "orphan_request", "orphan_response", "notice", "compaction"]))
+                                 "orphan_request", "orphan_response", "notice", "compaction",
+                                 "long", "long"]))
     meta = draw(VISIBILITY)
+    if kind == "long":  # enough text that a summary can be smaller than the view
+        return [Message.assistant("long answer" + " lorem" * draw(st.integers(100, 600)), meta)]
     if kind == "user":
         return [Message.user(draw(TEXT) or "hello", meta)]
     if kind == "assistant":

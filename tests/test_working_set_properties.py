@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from goosectx.compaction.manager import RequestContext
 from goosectx.conversation import Message, MessageMetadata, ToolRequest, ToolResponse
+from goosectx.errors import CompactionWouldGrow, ContextLengthExceeded
 from goosectx.providers.scripted import RecordedRequest, ScriptedProvider
 
 LIMIT = 16_000
@@ -130,11 +131,19 @@ def test_compaction_keeps_the_working_set_within_the_budget(
 
     def measure(m: Message) -> int:
         return budget.scaled(cm.counter.count_message(m))
-    if trigger == "reactive":
-        events = collect(cm.on_context_exceeded(REQUEST))
-    else:
-        events = collect(cm.compact(REQUEST, trigger=trigger,  # type: ignore[arg-type]
-                                    strategy=strategy))
+    before = list(session.conversation.messages)
+    try:
+        if trigger == "reactive":
+            events = collect(cm.on_context_exceeded(REQUEST))
+        else:
+            events = collect(cm.compact(REQUEST, trigger=trigger,  # type: ignore[arg-type]
+                                        strategy=strategy))
+    except (CompactionWouldGrow, ContextLengthExceeded) as exc:
+        # a compaction never makes the view larger: refused, nothing changed
+        assert isinstance(exc, CompactionWouldGrow) or "nothing changed" in exc.message
+        assert session.conversation.messages == before
+        event("refused: the view would not shrink")
+        return
     done = replaced(events)
     if not done:
         return  # nothing to compact: the model keeps every message it sees
