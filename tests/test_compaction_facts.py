@@ -71,7 +71,7 @@ def test_json_only_inside_the_analysis_or_a_quoted_example_is_kept_as_raw_text()
               "parser was fixed and its tests pass; " + words(60, "prose"))
     for reply in (analysis, quoted):
         session = make_session([Message.user("fix the parser"), *write("src/parser.py"),
-                                Message.assistant("fixed"), Message.user("next")])
+                                Message.assistant("fixed " + words(300)), Message.user("next")])
         collect(manager(session, ScriptedProvider([reply]), keep_recent_ratio=0,
                         keep_user_tokens=0).compact(REQUEST))
         summary = session.conversation.agent_messages()[0].text
