@@ -120,3 +120,41 @@ def test_plain_ascii_text_still_shows_every_control_character_as_a_stand_in() ->
         assert chr(code) not in terminal_safe(text), hex(code)
         assert chr(code) not in json_safe(text), hex(code)
     assert terminal_safe("tab\tand\nnewline") == "tab\tand\nnewline"
+
+
+def test_the_counts_of_an_old_history_are_stored_off_the_thread_that_answers(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path], work: Path,
+        fake_model: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first turn after resuming an uncounted session counts its history; storing those
+    counts (a row rewrite each) does not hold up the answer's thread, and they are all stored
+    by the time ``run`` has ended, so the next process counts nothing again."""
+    import threading
+
+    from goosectx.recorder import BULK_COUNTS
+
+    store = SessionStore(isolated_env["home"])
+    session = store.create_session(work, name="old")
+    for i in range(BULK_COUNTS):  # 2 × BULK_COUNTS messages, none counted
+        store.append_message(session.id, Message.user(f"question number {i}"))
+        store.append_message(session.id, Message.assistant(f"answer number {i}"))
+    store.close()
+    fake_model.add({"text": "done"})
+    saved_on: list[tuple[str, int]] = []
+    real = SessionStore.save_token_counts
+
+    def spy(self: SessionStore, session_id: str, counts: Any) -> int:
+        saved_on.append((threading.current_thread().name, len(counts)))
+        return real(self, session_id, counts)
+
+    monkeypatch.setattr(SessionStore, "save_token_counts", spy)
+    cli(capsys, "run", "--resume", "old", "-t", "one more")
+    on_main = [n for name, n in saved_on if name == threading.main_thread().name]
+    assert sum(n for _, n in saved_on) >= 2 * BULK_COUNTS
+    assert all(n <= BULK_COUNTS for n in on_main), saved_on
+    store = SessionStore(isolated_env["home"])
+    try:
+        loaded = store.load(session.id)
+        old_ids = {m.id for m in loaded.conversation.messages[:2 * BULK_COUNTS]}
+        assert old_ids <= set(loaded.token_counts)  # all stored: the next process counts none
+    finally:
+        store.close()

@@ -120,7 +120,7 @@ def compact_session(
                 plan = manager.plan(request, instructions=instructions, strategy=strategy,
                                     max_summary_tokens=max_summary_tokens)
                 _print_plan(session, plan, as_json)
-                recorder.save_counts()  # counts only: the next run does not recount
+                recorder.save_counts(wait=True)  # counts only: the next run does not recount
                 return 0
             result: HistoryReplaced | None = None
             for event in manager.compact(request, trigger="manual", instructions=instructions,
@@ -128,6 +128,7 @@ def compact_session(
                                          max_summary_tokens=max_summary_tokens):
                 recorder.record(event)
                 result = _show(event, result)
+            recorder.wait_for_counts()
             assert result is not None, "a compaction always ends with HistoryReplaced"
             _print_result(session, result, as_json)
             return 0

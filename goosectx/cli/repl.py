@@ -273,7 +273,7 @@ class Repl:
 
     def _goodbye(self) -> None:
         try:
-            self.recorder.save_counts()  # a later resume does not count this history again
+            self.recorder.save_counts(wait=True)  # a later resume does not count it again
         except GoosectxError:
             pass
         if not self._session_is_kept():

@@ -207,6 +207,14 @@ def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession
     """
     recorder = SessionRecorder(opened.store, opened.session)
     recorder.fresh_token_counts = fresh_token_counts
+    try:
+        return _drive_events(events, cancel, recorder, output)
+    finally:
+        recorder.wait_for_counts()  # counts of an old history, stored while the answer printed
+
+
+def _drive_events(events: Iterator[Event], cancel: threading.Event, recorder: SessionRecorder,
+                  output: TextOutput | StreamJsonOutput | JsonOutput) -> _Finished:
     finished = _Finished()
     while True:
         try:
