@@ -27,6 +27,7 @@ from compaction_support import collect, make_session, manager, orphans, replaced
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from goosectx.compaction.layout import facts_reserve_tokens
 from goosectx.compaction.manager import RequestContext
 from goosectx.conversation import Message, MessageMetadata, ToolRequest, ToolResponse
 from goosectx.errors import CompactionWouldGrow, ContextLengthExceeded
@@ -166,9 +167,10 @@ def test_compaction_keeps_the_working_set_within_the_budget(
     view_calls = {r.id for m in view for r in m.tool_requests}
     # Whole when it fits the tail — and something before it is worth summarising (else the
     # turn's older pairs are the head: a compaction that saved nothing would be pointless).
+    facts = facts_reserve_tokens(agent, budget, cm.counter)  # room kept for merged facts
     fits = (sum(measure(m) for m in turn)
             <= min(budget.tail_tokens, budget.target_tokens - budget.prefix_tokens
-                   - budget.summary_max_tokens - 200)
+                   - budget.summary_max_tokens - facts - 200)
             and sum(measure(m) for m in agent[:-len(turn)])
             >= budget.summary_max_tokens + budget.tail_tokens)
     event(f"{trigger}, turn fits the tail: {fits}, last turn {last}")

@@ -140,12 +140,14 @@ def hide_from_agent(messages: Sequence[Message]) -> list[Message]:
             for m in messages]
 
 
-def facts_reserve_tokens(head: Sequence[Message], budget: Budget, counter: TokenCounter) -> int:
-    """Calibrated tokens the facts merged from ``head`` can take (an empty summary lacks all).
+def facts_reserve_tokens(messages: Sequence[Message], budget: Budget,
+                         counter: TokenCounter) -> int:
+    """Calibrated tokens the facts of ``messages`` take when merged into an empty summary.
 
-    At most ``facts_tokens``, except grouped paths, which are never dropped.
+    At most ``facts_tokens``, except grouped paths, which are never dropped. Taken over the
+    whole agent view it bounds what any head's facts can add to a summary.
     """
-    text = merge_facts("", head, max_tokens=budget.facts_tokens, counter=counter)
+    text = merge_facts("", messages, max_tokens=budget.facts_tokens, counter=counter)
     return budget.scaled(counter.count_text(text)) if text else 0
 
 
@@ -153,40 +155,33 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
                trigger: CompactionTrigger) -> Split:
     """Choose head and working set for ``conversation`` under ``budget``.
 
-    The summary's room is its ``max_tokens`` plus what the facts of the head merged into it
-    can take (:func:`facts_reserve_tokens`, recorded in ``Split.facts_tokens``), so a summary
-    with its facts cannot push the request past the target. When the head would be smaller
-    than the summary's budget (a small conversation compacted by hand, or estimates far below
-    the provider's count — summarising it would save nothing) goose's layout is used:
-    everything is summarised, no user message is re-sent; an automatic compaction still keeps
-    the turn in progress's floor (request + newest 3 pairs).
+    The summary's room is its ``max_tokens`` plus what the facts merged into it can take
+    (:func:`facts_reserve_tokens` of the whole agent view — a bound for any head, found in one
+    pass; recorded in ``Split.facts_tokens``), so a summary with its facts cannot push the
+    request past the target. When the head would be smaller than the summary's budget (a
+    small conversation compacted by hand, or estimates far below the provider's count —
+    summarising it would save nothing) goose's layout is used: everything is summarised, no
+    user message is re-sent; an automatic compaction still keeps the turn in progress's floor
+    (request + newest 3 pairs).
     """
     agent = conversation.agent_messages()
     continuation = counter.count_text(CONTINUATION_TEXTS["tool_loop"]) + 8
+    reserve = facts_reserve_tokens(repair(agent, for_sending=False), budget, counter)
+    fixed = (budget.prefix_tokens + budget.summary_max_tokens + reserve
+             + budget.scaled(continuation))
+    room = max(0, budget.target_tokens - fixed)
+    ceiling_room = max(64, budget.ceiling_tokens - fixed)
 
     def measure(m: Message) -> int:
         return budget.scaled(counter.count_message(m))
 
-    def cut(tail_tokens: int, user_tokens: int) -> Split:
-        reserve = 0
-        for _ in range(3):  # the head grows with the reserve, and its facts with it
-            fixed = (budget.prefix_tokens + budget.summary_max_tokens + reserve
-                     + budget.scaled(continuation))
-            room = max(0, budget.target_tokens - fixed)
-            ceiling_room = max(64, budget.ceiling_tokens - fixed)
-            out = split(agent, measure=measure, trigger=trigger, tail_tokens=tail_tokens,
-                        user_tokens=user_tokens, room_tokens=room,
-                        ceiling_room_tokens=ceiling_room)
-            need = facts_reserve_tokens(repair(out.head, for_sending=False), budget, counter)
-            if need <= reserve:
-                break
-            reserve = need
-        out.facts_tokens = reserve
-        return out
-
-    out = cut(budget.tail_tokens, budget.user_tokens)
+    out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
+                user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room)
     if sum(measure(m) for m in repair(out.head, for_sending=False)) < budget.summary_max_tokens:
-        out = cut(0 if trigger == "manual" else 1, 0)
+        out = split(agent, measure=measure, trigger=trigger,
+                    tail_tokens=0 if trigger == "manual" else 1, user_tokens=0, room_tokens=room,
+                    ceiling_room_tokens=ceiling_room)
+    out.facts_tokens = reserve
     return out
 
 
