@@ -119,11 +119,11 @@ class Agent:
     ) -> None:
         self.session = session
         self.settings = settings
-        self.provider = provider
         self.tools = tools
         self.approve = approve
         self.mode: ApprovalMode = mode or settings.mode
         self.context = context or ContextManager(session, settings, provider)
+        self.provider = self.context.budget.wrap(provider)  # the spending cap checks each call
         self.interactive = interactive
         self.always_allowed: set[str] = set()
         """Tools the user answered "always allow" for, this session."""
@@ -222,7 +222,7 @@ class Agent:
 
     def set_provider(self, provider: Provider | None) -> None:
         """Change the model (``/model``); its context limit applies to the next call."""
-        self.provider = provider
+        self.provider = self.context.budget.wrap(provider)
         self.context.set_provider(provider)
 
     def close(self) -> None:
@@ -262,7 +262,8 @@ class Agent:
             try:
                 response = yield from stream_reply(self.provider, request,
                                                     self.session.conversation, turn.streamed,
-                                                    turn.cancel, turn.reasoned)
+                                                    turn.cancel, turn.reasoned,
+                                                    self.context.budget.take_notices)
             except ContextLengthExceeded:
                 yield from self.context.on_context_exceeded(request, cancel=turn.cancel)
                 continue
@@ -276,14 +277,13 @@ class Agent:
                 yield from self._complete(message)
             else:
                 yield Notification("inline", "the model returned an empty reply")
+            turn.open_requests, turn.responses = message.tool_requests, []  # answered on error
             yield self.context.record_call(response.usage, request,
                                            model=response.model or self.provider.model)
             yield from self.context.after_call(request, cancel=turn.cancel)
             if not message.tool_requests:
                 yield TurnFinished("done")
                 return
-            turn.open_requests = message.tool_requests
-            turn.responses = []
             for tool_request in message.tool_requests:
                 if turn.cancel.is_set():
                     break

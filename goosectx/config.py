@@ -65,7 +65,7 @@ _TOP_KEYS = {"model", "compaction_model", "mode", "auto_compact_threshold", "con
              "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models",
              "request_deadline_s", "keep_recent_ratio", "keep_user_tokens",
              "summary_result_chars", "summary_facts_tokens", "extensions", "tool_budget_ratio",
-             "show_reasoning", "mention_max_tokens"}
+             "show_reasoning", "mention_max_tokens", "max_cost_usd"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +121,8 @@ class Settings:
         summary_result_chars: Tool results longer than this are cut to head and tail lines in
             the summary request (characters).
         summary_facts_tokens: Cap on the facts merged into a summary from the transcript.
+        max_cost_usd: Spending cap of a session, US dollars (``None``: no cap); a model call
+            whose estimated input cost would take the session past it is not made.
         show_reasoning: Draw the model's reasoning in the REPL (folded under ``thinking``) and
             write ``reasoning_delta`` events in stream-json; False hides it (it is still saved).
         mention_max_tokens: Cap on one ``@path`` file attached to a message (tokens; a larger
@@ -149,6 +151,7 @@ class Settings:
     summary_facts_tokens: int = 1_500
     show_reasoning: bool = True
     mention_max_tokens: int | None = None
+    max_cost_usd: float | None = None
     models: dict[str, ModelConfig] = field(default_factory=dict)
     extensions: ExtensionSettings = field(default_factory=ExtensionSettings)
     config_path: Path | None = None
@@ -234,6 +237,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "data_dir": ("GOOSECTX_HOME", lambda k, v: Path(parse_str(k, v)).expanduser()),
     "keep_recent_ratio": ("GOOSECTX_KEEP_RECENT_RATIO", parse_share),
     "show_reasoning": ("GOOSECTX_SHOW_REASONING", parse_bool),
+    "max_cost_usd": ("GOOSECTX_MAX_COST_USD", parse_positive_float),
 }
 
 _FILE: dict[str, tuple[str, Any]] = {
@@ -256,6 +260,7 @@ _FILE: dict[str, tuple[str, Any]] = {
     "summary_facts_tokens": ("summary_facts_tokens", parse_positive_int),
     "show_reasoning": ("show_reasoning", parse_bool),
     "mention_max_tokens": ("mention_max_tokens", parse_positive_int),
+    "max_cost_usd": ("max_cost_usd", parse_positive_float),
 }
 
 

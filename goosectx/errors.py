@@ -69,6 +69,10 @@ class CompactionFailed(GoosectxError):
     """A compaction could not produce a summary; the history was left untouched."""
 
 
+class CostCapReached(GoosectxError):
+    """A model call would pass the session's spending cap (``max_cost_usd``); it was not made."""
+
+
 class NothingToUndo(GoosectxError):
     """``/undo-compact`` / ``compact --undo`` found no compaction to walk back (nothing changed)."""
 

@@ -6,23 +6,26 @@ Part of the core (docs/architecture.md §3): yields events, never prints.
 from __future__ import annotations
 
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 
 from goosectx.compaction.manager import RequestContext
 from goosectx.conversation import Conversation
 from goosectx.errors import MalformedModelReply
-from goosectx.events import Event, MessageDelta, ReasoningDelta
+from goosectx.events import Event, MessageDelta, Notification, ReasoningDelta
 from goosectx.providers.base import Provider, ProviderResponse, TextDelta, ThinkingDelta
 
 
 def stream_reply(
     provider: Provider, request: RequestContext, conversation: Conversation,
     streamed: list[str], cancel: threading.Event, reasoned: list[str] | None = None,
+    notices: Callable[[], list[str]] | None = None,
 ) -> Generator[Event, None, ProviderResponse]:
     """Stream one call, yielding text and reasoning deltas; returns the final response.
 
     ``streamed`` (the answer text) and ``reasoned`` (the reasoning text) are cleared, then
     collect what arrived so far, so a cancel can keep it. Each chunk costs O(its length).
+    ``notices`` (the spending cap's, e.g. "cannot be enforced for this model") are yielded as
+    inline notifications once the call is under way.
 
     Raises:
         MalformedModelReply: the stream ended without a final response.
@@ -33,6 +36,8 @@ def stream_reply(
     final: ProviderResponse | None = None
     stream = provider.stream(request.system_prompt, conversation.agent_view(),
                              request.tool_schemas, cancel=cancel)
+    for text in notices() if notices is not None else ():
+        yield Notification("inline", text)
     try:
         for item in stream:
             if isinstance(item, TextDelta):

@@ -18,6 +18,7 @@ from goosectx.cli.options import (
     ConfigOpt,
     ContinueOpt,
     HistoryOpt,
+    MaxCostOpt,
     ModelOpt,
     ModeOpt,
     NameOpt,
@@ -65,12 +66,13 @@ def root(
     history: HistoryOpt = False,
     mode: ModeOpt = None,
     model: ModelOpt = None,
+    max_cost: MaxCostOpt = None,
     with_extension: WithExtOpt = None, with_remote_extension: WithRemoteOpt = None,
 ) -> None:
     """Start the REPL (new session, or --name / --resume / --continue), or run a command."""
     STATE.config_path = config
     STATE.debug = debug
-    STATE.model, STATE.mode = model, mode
+    STATE.model, STATE.mode, STATE.max_cost = model, mode, max_cost
     if ctx.invoked_subcommand is None:
         from goosectx.cli.repl import start_repl
 
@@ -91,11 +93,13 @@ def root(
 def session(
     name: NameOpt = None, resume: ResumeOpt = None, continue_: ContinueOpt = False,
     mode: ModeOpt = None, model: ModelOpt = None, history: HistoryOpt = False,
+    max_cost: MaxCostOpt = None,
     with_extension: WithExtOpt = None, with_remote_extension: WithRemoteOpt = None,
 ) -> None:
     """Start the REPL in a new, named or resumed session."""
     from goosectx.cli.repl import start_repl
 
+    STATE.max_cost = max_cost if max_cost is not None else STATE.max_cost
     raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,
                                 mode=mode or STATE.mode, model=model or STATE.model,
                                 full_history=history,
@@ -119,6 +123,7 @@ def run(
     ] = OutputFormat.text,
     mode: ModeOpt = None,
     model: ModelOpt = None,
+    max_cost: MaxCostOpt = None,
     with_extension: WithExtOpt = None, with_remote_extension: WithRemoteOpt = None,
 ) -> None:
     """Run one task non-interactively and save the session.
@@ -129,6 +134,7 @@ def run(
     from goosectx.cli.run_cmd import run_task
 
     STATE.exit_at_once = True
+    STATE.max_cost = max_cost if max_cost is not None else STATE.max_cost
     (loaded := settings()).extensions.flags = flags(with_extension, with_remote_extension)
     raise typer.Exit(run_task(
         loaded, text=text, input_file=input_file, name=name, resume=resume,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from goosectx import __version__
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.config import Settings
+from goosectx.usage import format_cost_usd
 
 
 def show_info(settings: Settings) -> None:
@@ -35,6 +36,9 @@ def show_info(settings: Settings) -> None:
         threshold += " (auto-compaction off)"
     rows.append(("compaction threshold", threshold, settings.source("threshold_ratio")))
     rows.append(("max turns", str(settings.max_turns), settings.source("max_turns")))
+    cap = settings.max_cost_usd
+    rows.append(("spending cap", f"{format_cost_usd(cap)} per session" if cap else "none",
+                 settings.source("max_cost_usd")))
     rows.append(("tool-pair summarisation", "on" if settings.tool_pair_summarization else "off",
                  settings.source("tool_pair_summarization")))
     width = max(len(name) for name, _, _ in rows) + 2

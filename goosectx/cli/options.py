@@ -62,6 +62,8 @@ class _State:
     flushed (no seconds of interpreter teardown freeing litellm's objects)."""
     model: str | None = None
     mode: str | None = None
+    max_cost: float | None = None
+    """``--max-cost``: overrides ``max_cost_usd`` (config, environment)."""
 
 
 STATE = _State()
@@ -90,6 +92,11 @@ ModeOpt = Annotated[
     typer.Option("--mode", help="Approval mode: auto, approve, smart_approve or chat."),
 ]
 ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Model, e.g. openai/gpt-4o.")]
+MaxCostOpt = Annotated[
+    float | None,
+    typer.Option("--max-cost", metavar="USD", help="Spending cap of the session in US dollars "
+                 "(max_cost_usd): a model call that would pass it is not made."),
+]
 
 
 def settings() -> Any:
@@ -97,6 +104,11 @@ def settings() -> Any:
     from goosectx.config import load_settings
 
     loaded = load_settings(STATE.config_path)
+    if STATE.max_cost is not None:
+        from goosectx.config import parse_positive_float
+
+        loaded.max_cost_usd = parse_positive_float("--max-cost", STATE.max_cost)
+        loaded.sources["max_cost_usd"] = "--max-cost"
     if STATE.debug:
         from goosectx.log import setup_debug_log
 

@@ -56,7 +56,8 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
     elif isinstance(command, slash.ShowUsage):
         if repl.loader.ready:  # else the last figure: /usage never waits for the agent
             repl._refresh_figure()
-        repl.renderer.print(reports.usage_table(repl.session.ledger, figure=repl._figure))
+        repl.renderer.print(reports.usage_table(repl.session.ledger, figure=repl._figure,
+                                                cap_usd=repl.settings.max_cost_usd))
     elif isinstance(command, slash.ShowContext):
         facts = context_facts(repl)
         if facts is not None:

@@ -153,7 +153,8 @@ def _calls(ledger: UsageLedger, purpose: CallPurpose) -> int:
     return sum(1 for e in ledger.entries if e.purpose == purpose)
 
 
-def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None) -> Table:
+def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
+                cap_usd: float | None = None) -> Table:
     """The ``/usage`` table: model calls, tokens and cost by purpose, then the total.
 
     Compaction and tool-pair summary calls are rows of their own (DESIGN.md §2: compaction
@@ -163,6 +164,7 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None) -> 
         ledger: The session's usage ledger.
         figure: ``current`` and the limit as the toolbar and ``/context`` show them
             (``ContextManager.current_tokens``); ``None`` leaves the line out.
+        cap_usd: The spending cap (``max_cost_usd``): a line ``spent $x of the $y cap``.
     """
     table = Table(box=box.SIMPLE, title="usage (tokens)", title_justify="left")
     for name in ("", "calls", "input", "output", "total", "cost"):
@@ -195,6 +197,10 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None) -> 
         est = " (estimate)" if figure.is_estimate else ""
         caption.append(f"current context: {figure.current_tokens:,}{est} of "
                        f"{figure.limit_tokens:,} tokens")
+    if cap_usd is not None:
+        spent = sum(e.usage.cost_usd or 0.0 for e in ledger.entries)
+        caption.append(f"spent {format_cost_usd(spent)} of the {format_cost_usd(cap_usd)} cap "
+                       f"(max_cost_usd){'; ? calls not counted' if unknown else ''}")
     if caption:
         table.caption = " · ".join(caption)
         table.caption_justify = "left"

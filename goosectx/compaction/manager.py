@@ -24,6 +24,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from goosectx.budget import SpendingCap
 from goosectx.compaction import calibration
 from goosectx.compaction.decide import (
     LARGER_MODEL_HINT,
@@ -98,11 +99,12 @@ class ContextManager:
     ) -> None:
         self.session = session
         self.settings = settings
-        self.provider = provider
-        self.summarizer = summarizer
         self.counter = TokenCounter(provider.model if provider else session.model,
                                     stored=session.token_counts)
         self._counters: dict[str | None, TokenCounter] = {self.counter.model: self.counter}
+        self.budget = SpendingCap(settings.max_cost_usd, session.ledger, self._counter_for,
+                                  lambda model: calibration.ratio(session.state, model))
+        self.provider, self.summarizer = self.budget.wrap(provider), self.budget.wrap(summarizer)
         self._reactive_this_turn = 0
         self.guard = CompactionGuard(session.state)
         self._call_estimate: int | None = None
@@ -118,7 +120,7 @@ class ContextManager:
 
     def set_provider(self, provider: Provider | None) -> None:
         """Switch the main model (``/model``); its limit applies to the next call."""
-        self.provider = provider
+        self.provider = self.budget.wrap(provider)
         self.counter = self._counter_for(provider.model if provider else None)
 
     def estimate_ratio(self) -> float:

@@ -68,6 +68,19 @@ class ContextLimit:
     source: str
 
 
+@dataclass(frozen=True, slots=True)
+class TokenPrices:
+    """A model's list prices (litellm's cost map), US dollars per token.
+
+    Attributes:
+        input_usd_per_token: Price of one input token.
+        output_usd_per_token: Price of one output token, or ``None`` when not listed.
+    """
+
+    input_usd_per_token: float
+    output_usd_per_token: float | None = None
+
+
 class Provider(Protocol):
     """A model that streams replies.
 
@@ -85,6 +98,10 @@ class Provider(Protocol):
 
     def output_limit_tokens(self) -> int:
         """The most tokens one reply may have."""
+        ...
+
+    def prices(self) -> TokenPrices | None:
+        """The model's prices, or ``None`` when they are unknown (the cap cannot apply)."""
         ...
 
     def stream(

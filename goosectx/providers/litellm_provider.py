@@ -34,7 +34,13 @@ from goosectx.errors import (
     ProviderUnavailable,
     RateLimited,
 )
-from goosectx.providers.base import ContextLimit, ProviderResponse, StreamItem, ToolSchema
+from goosectx.providers.base import (
+    ContextLimit,
+    ProviderResponse,
+    StreamItem,
+    TokenPrices,
+    ToolSchema,
+)
 from goosectx.providers.litellm_credentials import (
     env_api_base,
     resolve_credentials,
@@ -153,6 +159,15 @@ class LiteLLMProvider:
         info = self._model_info()
         tokens = info.get("max_output_tokens") or info.get("max_tokens")
         return tokens if isinstance(tokens, int) and tokens > 0 else DEFAULT_OUTPUT_LIMIT_TOKENS
+
+    def prices(self) -> TokenPrices | None:
+        """The model's prices from litellm's cost map, or ``None`` when it lists none."""
+        info = self._model_info()
+        price = info.get("input_cost_per_token")
+        if not isinstance(price, int | float) or isinstance(price, bool) or price < 0:
+            return None
+        out = info.get("output_cost_per_token")
+        return TokenPrices(float(price), float(out) if isinstance(out, int | float) else None)
 
     def _sends_images(self, messages: Sequence[Message]) -> bool:
         """True when ``messages`` hold an image and litellm says the model reads images."""

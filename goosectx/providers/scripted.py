@@ -20,6 +20,7 @@ from goosectx.providers.base import (
     StreamItem,
     TextDelta,
     ThinkingDelta,
+    TokenPrices,
     ToolSchema,
 )
 from goosectx.tokens import TokenCounter
@@ -84,6 +85,7 @@ class ScriptedProvider:
     output_limit: int = 4_096
     manages_own_context: bool = False
     cost_per_call_usd: float | None = None
+    token_prices: TokenPrices | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
     on_call: Callable[[RecordedRequest], None] | None = None
 
@@ -102,6 +104,10 @@ class ScriptedProvider:
     def output_limit_tokens(self) -> int:
         """The scripted output limit."""
         return self.output_limit
+
+    def prices(self) -> TokenPrices | None:
+        """The scripted prices (``None``: unknown)."""
+        return self.token_prices
 
     def stream(
         self,

@@ -1,0 +1,142 @@
+"""The spending cap (issue 17 item 8): ``max_cost_usd`` / ``--max-cost`` / GOOSECTX_MAX_COST_USD.
+
+The model is ``openai/gpt-4o-mini`` (litellm's cost map prices its input at $0.15 per million
+tokens) served by the fake server; a call the cap refuses never reaches the server, so the
+tests count its requests. The REPL is driven over pipe input, ``run``, ``info`` and
+``compact`` through the real CLI in-process.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from cli_support import cli, run_cli
+from fakeserver import FakeServer
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from goosectx.cli.repl import Repl, ReplIO
+from goosectx.config import ModelConfig, Settings
+from goosectx.store import SessionStore
+
+ENTER = "\r"
+CTRL_D = "\x04"
+PRICED = "openai/gpt-4o-mini"
+BIG = "please read all of this: " + "lorem ipsum dolor sit amet " * 800
+"""About 5,400 tokens: one call with it costs about $0.0008 at gpt-4o-mini's input price."""
+
+
+def _repl(tmp_path: Path, server: FakeServer, keys: str, *, model: str = PRICED,
+          **settings: object) -> tuple[str, SessionStore, str]:
+    config = Settings(model=model, models={model: ModelConfig(api_base=server.base_url)},
+                      data_dir=tmp_path / "data", **settings)  # type: ignore[arg-type]
+    workdir = tmp_path / "work"
+    workdir.mkdir(exist_ok=True)
+    store = SessionStore(config.data_dir)
+    session = store.create_session(workdir, name="capped", model=model)
+    buf = io.StringIO()
+    with create_pipe_input() as pipe:
+        pipe.send_text(keys)
+        repl = Repl(config, store, session,
+                    io=ReplIO(Console(file=buf, width=200), input=pipe, output=DummyOutput(),
+                              history=False),
+                    mode="auto", background_checks=False)
+        assert repl.run() == 0
+    return buf.getvalue(), store, session.id
+
+
+@pytest.fixture
+def priced(fake_server: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> FakeServer:
+    """gpt-4o-mini served by the fake server, configured the way a user would."""
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("GOOSE_MODEL", PRICED)
+    monkeypatch.setenv("OPENAI_API_BASE", fake_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    return fake_server
+
+
+def _session(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+             *lines: str, args: tuple[str, ...]) -> str:
+    """The REPL through the real CLI, lines piped to stdin (the plain look)."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
+    out, _ = cli(capsys, "session", *args)
+    return " ".join(out.split())
+
+
+def test_the_cap_stops_a_turn_before_the_call_reaches_the_server(
+        priced: FakeServer, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    priced.add({"text": "read it"}, {"text": "never sent"})
+    out = _session(capsys, monkeypatch, BIG, "and now summarise it", "/usage",
+                   args=("--name", "capped", "--max-cost", "0.001"))
+    assert len(priced.requests) == 1  # the second call was not made
+    assert "spending cap reached: $0.00" in out and "of the $0.0010 cap (max_cost_usd)" in out
+    assert "--max-cost" in out and "GOOSECTX_MAX_COST_USD" in out  # how to raise it
+    assert "never sent" not in out
+    assert "spent $0.00" in out and "of the $0.0010 cap" in out  # /usage: spent / cap
+    # the history stays valid: both requests kept, one answer, nothing half-written
+    saved = json.loads(cli(capsys, "sessions", "export", "capped", "--format", "json")[0])
+    assert [m["role"] for m in saved["messages"]] == ["user", "assistant", "user"]
+    assert [e["purpose"] for e in saved["usage_ledger"]] == ["reply"]
+
+
+def test_a_manual_compaction_refused_by_the_cap_changes_nothing(
+        priced: FakeServer, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    priced.add({"text": "read it"}, {"text": '{"user_intent": "never written"}'})
+    out = _session(capsys, monkeypatch, BIG, "/compact",
+                   args=("--name", "capped", "--max-cost", "0.001"))
+    assert len(priced.requests) == 1  # the summary call was not made
+    assert "spending cap reached" in out and "context compacted" not in out
+    saved = json.loads(cli(capsys, "sessions", "export", "capped", "--format", "json")[0])
+    assert all(m["metadata"].get("agent_visible", True) for m in saved["messages"])
+    assert not any(m["metadata"].get("is_summary") for m in saved["messages"])
+
+
+def test_run_with_max_cost_auto_compaction_refused_and_info(
+        priced: FakeServer, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_server = priced
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "9000")
+    fake_server.add({"text": "read it"}, {"text": '{"user_intent": "never written"}'})
+    cli(capsys, "run", "-t", BIG, "--name", "auto", "--max-cost", "0.0015")
+    # the second turn needs an auto-compaction first; its summary call would pass the cap
+    code, out, err = run_cli(capsys, "run", "--resume", "auto", "-t", BIG, "--max-cost",
+                             "0.0015")
+    assert code == 1 and len(fake_server.requests) == 1
+    assert "compacting the conversation" in err  # refused: the summary call, first of the turn
+    assert "spending cap reached" in err and "of the $0.0015 cap" in err
+    out, _ = cli(capsys, "sessions", "export", "auto", "--format", "json")
+    assert not any(m["metadata"].get("is_summary") for m in json.loads(out)["messages"])
+
+    monkeypatch.setenv("GOOSECTX_MAX_COST_USD", "2.5")
+    out, _ = cli(capsys, "info")
+    assert "spending cap" in out and "$2.50 per session" in out
+    assert "env GOOSECTX_MAX_COST_USD" in out
+    out, _ = cli(capsys, "--max-cost", "0.25", "info")
+    assert "$0.25 per session" in out and "--max-cost" in out
+
+
+def test_a_model_without_prices_is_not_capped_and_says_so_once(
+        tmp_path: Path, fake_server: FakeServer) -> None:
+    fake_server.add({"text": "first"}, {"text": "second"})
+    out, store, _ = _repl(tmp_path, fake_server, ENTER.join(["one", "two", "/usage", ""])
+                          + CTRL_D, model="openai/fake-model", max_cost_usd=0.001)
+    store.close()
+    assert len(fake_server.requests) == 2  # both calls made
+    flat = " ".join(out.split())
+    assert flat.count("cannot be enforced for openai/fake-model") == 1
+    assert "first" in out and "second" in out
+    assert "? calls not counted" in flat  # /usage: the ledger keeps the cost unknown
+
+
+def test_a_bad_cap_is_a_configuration_error(capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOOSECTX_MAX_COST_USD", "lots")
+    code, _, err = run_cli(capsys, "info")
+    assert code == 2 and "GOOSECTX_MAX_COST_USD" in err
