@@ -2,7 +2,8 @@
 
 Types ``fix @ap`` + Tab (the mention completes to ``@app.py``), sends it (the file goes with
 the message as an attachment), sees the edit's diff drawn *before* the approval question,
-approves it, and opens the attached file with ``/show 1``. Screens are not kept.
+approves it, and opens the attached file with ``/show 1``; a 60-line shell output opens with
+``/show 3`` through the pager (``PAGER``), the screen being 40 rows. Screens are not kept.
 """
 
 from __future__ import annotations
@@ -29,11 +30,16 @@ def test_a_completed_mention_and_a_diff_before_the_edit_approval(tmp_path: Path)
                 "command": "str_replace", "path": "app.py", "old_str": "return 1",
                 "new_str": "return 2"}}]},
         {"text": "Changed main to return 2."},
+        {"text": "Counting.", "tool_calls": [
+            {"name": "shell", "arguments": {"command": "seq 1 60"}}]},
+        {"text": "Counted to 60."},
     ]
     with FakeServer(script) as server:
+        env = _env(tmp_path, server.base_url)
+        env["PAGER"] = "sed s/^/PAGED:/"  # shows that /show pages an output taller than 40 rows
         child = pexpect.spawn("goosectx", ["session", "--name", "e2e-edit"], cwd=str(work),
-                              env=_env(tmp_path, server.base_url), dimensions=(40, 110),
-                              encoding="utf-8", timeout=TIMEOUT_S)
+                              env=env, dimensions=(40, 110), encoding="utf-8",
+                              timeout=TIMEOUT_S)
         try:
             child.expect("❯")
             child.send("fix @ap")
@@ -56,6 +62,17 @@ def test_a_completed_mention_and_a_diff_before_the_edit_approval(tmp_path: Path)
             child.send("/show 1\r")
             child.expect("#1 attached app.py")
             child.expect("return 1  # e2e-marker")  # the file as it was attached
+            child.expect("❯")
+            assert "PAGED:" not in child.before  # 2 lines: no pager
+            child.send("count to 60\r")
+            child.expect("goosectx asks: run shell\\?")
+            child.send("y")
+            child.expect(r"shell output · 6\d lines · #3 \(/show 3\)")  # folded
+            child.expect("Counted to 60.")
+            child.expect("❯")
+            child.send("/show 3\r")
+            child.expect(r"PAGED:.*#3 shell output · 6\d lines")
+            child.expect("PAGED:60")
             child.expect("❯")
             child.send("/exit\r")
             child.expect(pexpect.EOF)
