@@ -24,6 +24,9 @@ from goosectx.cli import slash
         ("/model openai/gpt-4o-mini", slash.Model("openai/gpt-4o-mini")),
         ("/usage", slash.ShowUsage()),
         ("/context", slash.ShowContext()),
+        ("/sessions", slash.Sessions()),
+        ("/resume", slash.Sessions()),
+        ("/resume bugfix", slash.Resume("bugfix")),
         ("/history", slash.History("user")),
         ("/history agent", slash.History("agent")),
         ("/history USER", slash.History("user")),
@@ -66,6 +69,7 @@ def test_unknown_command_without_a_close_match_still_points_at_help() -> None:
         ("/history everything", "/history agent"),
         ("/clear now", "/clear alone"),
         ("/model a b", "one model name"),
+        ("/resume a b", "one session name or id"),
     ],
 )
 def test_bad_arguments_are_invalid_with_a_hint(line: str, fragment: str) -> None:

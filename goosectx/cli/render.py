@@ -94,8 +94,13 @@ class TranscriptRenderer(Surface):
         self._previewed: dict[str, str] = {}
 
     # -- numbered outputs (/show N) --------------------------------------------------------
-    def seed_numbers(self, messages: Iterable[Message]) -> None:
-        """Number the outputs of a stored conversation as ``/show`` does (before drawing)."""
+    def seed_numbers(self, messages: Iterable[Message], *, fresh: bool = False) -> None:
+        """Number the outputs of a stored conversation as ``/show`` does (before drawing).
+
+        ``fresh`` forgets the numbers of the session drawn before (``/resume``).
+        """
+        if fresh:
+            self._numbers.clear()
         for out in numbered_outputs(messages):
             self._numbers.setdefault(out.key, out.number)
 

@@ -22,7 +22,7 @@ from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalDecision, ApprovalFn
 from goosectx.cli import repl_approval, repl_extensions, reports, slash
-from goosectx.cli.common import resume_command, session_is_kept
+from goosectx.cli.common import OpenSession, resume_command, session_is_kept
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.prompt import make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
@@ -81,7 +81,7 @@ def start_repl(settings: Settings, *, name: str | None, resume: str | None, cont
         repl = Repl(settings, opened.store, opened.session, io=ReplIO.for_terminal(),
                     resumed=opened.resumed, mode=choice.mode, model=model,
                     mode_restored=choice.restored, full_history=full_history,
-                    extensions=servers.open(opened))
+                    extensions=servers.open(opened), opened=opened)
         return repl.run()
     finally:
         servers.stop(repl)  # every server stops; no child outlives the REPL
@@ -114,8 +114,11 @@ class Repl:
         mode_restored: bool = False, agent_factory: AgentFactory | None = None,
         provider_factory: ProviderFactory | None = None, background_checks: bool = True,
         full_history: bool = False, extensions: Any = None,  # an ExtensionManager
+        opened: OpenSession | None = None,
     ) -> None:
         self.settings = settings
+        self.opened = opened
+        """The lock holder ``/resume`` hands over (``start_repl``'s); ``None``: no ``/resume``."""
         self.extensions = extensions
         self.store = store
         self.session = session
@@ -130,23 +133,30 @@ class Repl:
         self.mode_restored = mode_restored
         self._model_override = model
         self._agent_factory = agent_factory or self._runtime_agent
+        self._agent_factory_given = agent_factory is not None
         self._provider_factory = provider_factory or self._runtime_provider
         self._figure: ContextFigure | None = None
+        self._background_checks = background_checks
         self.driver = TurnDriver(self.renderer, on_event=self._on_event, ask=self._ask,
                                  on_failure=self._failed, quiet_terminal=io.is_real_terminal)
-        self.loader = AgentLoader(settings, build=self._build_agent, fallback=self._bare_agent,
-                                  model_name=model or settings.model)
-        self._background_checks = background_checks
-        if model is None and settings.model is None and agent_factory is None:
-            self.loader.setup_error = no_model_error(settings)
-        if not background_checks:
-            self.loader.build_now()
+        self.loader = self._new_loader()
         self._prompt = None if io.plain else make_prompt_session(
             history_path=settings.data_dir / HISTORY_FILE if io.history else None,
             toolbar=self._toolbar, completer=repl_extensions.completer(self),
             input=io.input, output=io.output)
 
     # -- building the agent --------------------------------------------------------------
+    def _new_loader(self) -> AgentLoader:
+        """The agent loader for :attr:`session` (built now without background checks)."""
+        model = self._model_override
+        loader = AgentLoader(self.settings, build=self._build_agent, fallback=self._bare_agent,
+                             model_name=model or self.settings.model)
+        if model is None and self.settings.model is None and self._agent_factory_given is False:
+            loader.setup_error = no_model_error(self.settings)
+        if not self._background_checks:
+            loader.build_now()
+        return loader
+
     def _runtime_agent(self, approve: ApprovalFn) -> Agent:
         return repl_extensions.build_agent(self, approve)
 

@@ -1,9 +1,9 @@
 """The REPL's slash commands, run against one :class:`~goosectx.cli.repl.Repl`.
 
 ``/compact``, ``/undo-compact``, ``/clear``, ``/mode``, ``/model``, ``/usage``, ``/context``,
-``/history`` and ``/help``. Parsing is :mod:`goosectx.cli.slash` (a pure function); this
-module only acts on the parsed command, drawing through the REPL's renderer. ``/exit`` is
-handled by the REPL's loop.
+``/history``, ``/show``, ``/help``; ``/sessions`` and ``/resume`` live in :mod:`.repl_sessions`.
+Parsing is :mod:`goosectx.cli.slash` (a pure function); this module only acts on the parsed
+command, drawing through the REPL's renderer. ``/exit`` is handled by the REPL's loop.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
     Commands that need the agent or the model's limit first wait (with a spinner) for
     the start-up work; ``/help``, ``/usage`` and ``/history user`` never wait.
     """
-    offline = (slash.Help, slash.Invalid, slash.ShowUsage, slash.Show)
+    offline = (slash.Help, slash.Invalid, slash.ShowUsage, slash.Show, slash.Sessions,
+               slash.Resume)
     needs_agent = not isinstance(command, offline) and command != slash.History("user")
     if needs_agent and not repl.loader.wait(repl.renderer):
         return
@@ -69,6 +70,13 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
         _history(repl, command.view)
     elif isinstance(command, slash.Show):
         show_output(repl, command.number)
+    elif isinstance(command, slash.Sessions | slash.Resume):
+        from goosectx.cli import repl_sessions
+
+        if isinstance(command, slash.Sessions):
+            repl_sessions.show_sessions(repl)
+        else:
+            repl_sessions.resume(repl, command.ref)
 
 
 def show_output(repl: Repl, number: int | None) -> None:

@@ -88,6 +88,18 @@ class Show:
 
 
 @dataclass(frozen=True, slots=True)
+class Sessions:
+    """``/sessions``: the saved sessions, most recently changed first."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """``/resume SESSION``: save and leave this session, continue SESSION (name, id, prefix)."""
+
+    ref: str
+
+
+@dataclass(frozen=True, slots=True)
 class Invalid:
     """A line that starts like a command but is not a valid one.
 
@@ -128,7 +140,7 @@ class Prompt:
 
 SlashCommand: TypeAlias = (
     Help | Exit | Compact | UndoCompact | Clear | Mode | Model | ShowUsage | ShowContext | History
-    | Show | Invalid | Extension | Prompts | Prompt
+    | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume
 )
 
 
@@ -168,6 +180,9 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("/prompt", "NAME [key=value …]", "send an extension's prompt as your message"),
     CommandInfo("/history", "[agent|user]", "the model's view, or the full transcript",
                 ("agent", "user")),
+    CommandInfo("/sessions", "", "saved sessions: title, source, messages, context"),
+    CommandInfo("/resume", "SESSION", "save this session and continue another (name or id; "
+                "alone: the list)"),
 )
 
 _NAMES = tuple(c.name for c in COMMANDS)
@@ -237,6 +252,15 @@ def parse_slash(line: str) -> SlashCommand | None:
             return Show(int(number))
         return Invalid(f"/show takes the number of an output; got {arg!r}",
                        "e.g. /show 3 (the #3 on a folded tool result), or /show for the last")
+    if name == "/sessions":
+        return _no_arg(name, arg, Sessions())
+    if name == "/resume":
+        if not arg:
+            return Sessions()  # the sessions to pick from
+        if len(arg.split()) > 1:
+            return Invalid(f"/resume takes one session name or id; got {arg!r}",
+                           "/sessions lists them; e.g. /resume bugfix")
+        return Resume(arg)
     if name in ("/extension", "/extensions"):
         return _parse_extension(arg)
     if name == "/prompts":

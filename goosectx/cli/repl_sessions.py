@@ -1,0 +1,92 @@
+"""``/sessions`` and ``/resume SESSION`` in the REPL.
+
+``/resume`` switches the REPL to another saved session the way ``goosectx --resume`` opens one:
+the other session is locked first (one in use elsewhere is refused and nothing changes), then
+the current one's token counts are saved and its lock released (a new session that still holds
+no message is removed, as on leaving), and the REPL draws the other's tail
+(:func:`goosectx.cli.resume_tail.draw_resumed`). The agent is rebuilt around the loaded session
+with the REPL's model and approval mode; running extensions stay. Titles, names and paths are
+outside text (docs/architecture.md §6).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from goosectx.cli.common import session_is_kept
+from goosectx.cli.folding import plural
+from goosectx.cli.resume_tail import draw_resumed
+from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sessions_list import NEWEST_IN_REPL, print_session_table
+from goosectx.errors import UsageError
+from goosectx.recorder import SessionRecorder
+from goosectx.session import Session
+
+if TYPE_CHECKING:
+    from goosectx.cli.repl import Repl
+
+
+def show_sessions(repl: Repl) -> None:
+    """``/sessions``: the newest :data:`NEWEST_IN_REPL` sessions, this one marked ``*``."""
+    rows = repl.store.list_sessions()
+    repl.renderer.settle()
+    print_session_table(repl.io.console, rows[:NEWEST_IN_REPL], current=repl.session.id)
+    more = len(rows) - NEWEST_IN_REPL
+    tail = f"{more} older · goosectx sessions list · " if more > 0 else ""
+    repl.renderer.notice(f"{tail}/resume SESSION continues one · "
+                         "goosectx sessions search WORDS finds one")
+
+
+def resume(repl: Repl, ref: str) -> None:
+    """``/resume SESSION``: save and leave this session, lock, load and draw the other one.
+
+    Raises:
+        SessionNotFound, SessionAmbiguous: ``ref`` names no single session.
+        SessionInUse: another process drives it (nothing changed).
+        UsageError: this REPL does not hold its session's lock (cannot hand it over).
+    """
+    store = repl.store
+    target = store.resolve(ref)
+    if target == repl.session.id:
+        repl.renderer.notice(f"already in session {terminal_safe(repl.session.display_name)}")
+        return
+    opened = repl.opened
+    if opened is None:
+        raise UsageError("this REPL cannot switch sessions", "leave and run goosectx --resume")
+    lock = store.lock(target)
+    try:
+        session = store.load(target)
+    except BaseException:
+        lock.release()
+        raise
+    old = repl.session
+    repl.recorder.save_counts()
+    kept = session_is_kept(store, old.id, resumed=repl.resumed)
+    if not kept:
+        store.remove(old.id)
+    opened.lock.release()
+    opened.session, opened.lock, opened.resumed = session, lock, True
+    left = (f"saved {old.display_name}" if kept
+            else f"left {old.display_name} (nothing to save)")
+    _switch(repl, session)
+    repl.renderer.notice(terminal_safe(
+        f"{left} · resumed {session.display_name}"
+        + (f" ({session.title})" if session.title else "")
+        + f" · {plural(len(session.conversation), 'message')}"))
+    if len(session.conversation):
+        draw_resumed(repl.renderer, session.conversation, width=repl.io.console.width,
+                     full=False)
+
+
+def _switch(repl: Repl, session: Session) -> None:
+    """Drive ``session`` from now on: a new recorder and agent; output numbers restart."""
+    repl.session = session
+    repl.resumed = True
+    repl.recorder = SessionRecorder(repl.store, session)
+    repl.recorder.fresh_token_counts = repl._fresh_token_counts
+    repl.loader = repl._new_loader()
+    repl.renderer.seed_numbers(session.conversation, fresh=True)
+    if repl._background_checks:
+        repl.loader.start(repl._on_ready)  # refreshes the meter when built
+    else:
+        repl._refresh_figure()

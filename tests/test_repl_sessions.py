@@ -1,0 +1,122 @@
+"""``/sessions`` and ``/resume SESSION`` typed at the REPL (issue 17 point 5), over pipe input."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+from test_repl import CTRL_D, ENTER, World
+
+from goosectx.agent import Agent
+from goosectx.approval import ApprovalFn
+from goosectx.cli.common import OpenSession
+from goosectx.cli.repl import Repl, ReplIO
+from goosectx.conversation import Message
+from goosectx.errors import SessionInUse
+from goosectx.tools.builtin import make_tool_context
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    w = World(tmp_path)
+    w.store.append_message(w.session.id, Message.user("Fix the flaky login test"))
+    w.store.append_message(w.session.id, Message.assistant("It waits on a timer; fixed."))
+    other = w.store.create_session(w.workdir, name="docs")
+    w.store.append_message(other.id, Message.user("Write the install section\nwith pipx"))
+    w.store.append_message(other.id, Message.assistant("Added the install section."))
+    w.other_id = other.id  # type: ignore[attr-defined]
+    yield w
+    w.store.close()
+
+
+def run_with_lock(world: World, keys: str, *, resumed: bool = True
+                  ) -> tuple[str, Repl, OpenSession]:
+    """Run the REPL on ``world.session`` holding its lock, as ``goosectx`` does."""
+    holder: dict[str, Any] = {}
+    session = world.store.load(world.session.id)
+    opened = OpenSession(world.store, session, world.store.lock(session.id), resumed=resumed)
+
+    def build(approve: ApprovalFn) -> Agent:
+        current = holder["repl"].session if "repl" in holder else session
+        return Agent(current, world.settings, provider=world.provider, tools=world.tools,
+                     approve=approve, mode=world.mode,
+                     tool_context=make_tool_context(world.settings, world.workdir))
+
+    buf = io.StringIO()
+    with create_pipe_input() as pipe:
+        pipe.send_text(keys)
+        repl = Repl(world.settings, world.store, session,
+                    io=ReplIO(Console(file=buf, width=140), input=pipe, output=DummyOutput(),
+                              history=False),
+                    resumed=resumed, mode=world.mode, agent_factory=build,
+                    background_checks=False, opened=opened)
+        holder["repl"] = repl
+        assert repl.run() == 0
+    return buf.getvalue(), repl, opened
+
+
+def test_slash_sessions_lists_titles_and_marks_this_one(world: World) -> None:
+    out, _, opened = run_with_lock(world, "/sessions" + ENTER + CTRL_D)
+    opened.lock.release()
+    lines = out.splitlines()
+    this = next(line for line in lines if world.session.id in line and "title" not in line
+                and "Fix" in line)
+    other = next(line for line in lines if world.other_id in line)  # type: ignore[attr-defined]
+    assert this.lstrip().startswith("* ") and "Fix the flaky login test" in this
+    assert "Write the install section" in other and "with pipx" not in other
+    assert "goosectx" in other and "/resume SESSION continues one" in out
+
+
+def test_slash_resume_switches_sessions_and_moves_the_lock(world: World) -> None:
+    world.provider.add("The section now mentions uv too.")
+    out, repl, opened = run_with_lock(
+        world, "/resume docs" + ENTER + "also mention uv" + ENTER + CTRL_D)
+    other_id = world.other_id  # type: ignore[attr-defined]
+    try:
+        # the other session's tail is drawn like a resume, and said so
+        assert "saved demo · resumed docs (Write the install section) · 2 messages" in out
+        assert out.index("resumed docs") < out.index("Added the install section.")
+        assert "resumed · earlier messages above" in out
+        # the turn after /resume belongs to the other session, with its history
+        sent = [m.text for m in world.provider.requests[-1].messages]
+        assert sent[:2] == ["Write the install section\nwith pipx", "Added the install section."]
+        assert sent[-1] == "also mention uv"
+        assert [m.text for m in world.store.load(other_id).conversation][-2:] == [
+            "also mention uv", "The section now mentions uv too."]
+        assert len(world.store.load(world.session.id).conversation) == 2
+        assert "saved · resume with: goosectx --resume docs" in out
+        # the first session is unlocked, the other held by the REPL's lock holder
+        world.store.lock(world.session.id).release()
+        assert opened.session.id == other_id and repl.session.id == other_id
+        with pytest.raises(SessionInUse):
+            world.store.lock(other_id)
+    finally:
+        opened.lock.release()
+
+
+def test_resume_of_a_session_in_use_changes_nothing(world: World) -> None:
+    other_id = world.other_id  # type: ignore[attr-defined]
+    held = world.store.lock(other_id)
+    try:
+        out, repl, opened = run_with_lock(world, "/resume docs" + ENTER + "/resume nope"
+                                          + ENTER + CTRL_D)
+    finally:
+        held.release()
+    opened.lock.release()
+    assert f"session {other_id} is in use by PID" in out
+    assert "no session matches 'nope'" in out
+    assert repl.session.id == world.session.id and opened.session.id == world.session.id
+
+
+def test_resume_leaves_an_empty_new_session_behind_removed(world: World) -> None:
+    fresh = world.store.create_session(world.workdir, name="empty")
+    world.session = fresh
+    out, _, opened = run_with_lock(world, "/resume docs" + ENTER + CTRL_D, resumed=False)
+    opened.lock.release()
+    assert "left empty (nothing to save) · resumed docs" in out
+    assert "empty" not in [s.name for s in world.store.list_sessions()]
