@@ -231,3 +231,15 @@ def test_secret_in_a_huge_output_is_redacted_in_the_overflow_file(
     text = overflow.read_text()
     assert SECRET not in text
     assert text.count("[REDACTED]") == 3000
+
+
+def test_the_overflow_file_of_binary_output_is_byte_exact(ctx: ToolContext,
+                                                          workdir: Path) -> None:
+    data = bytes(range(256)) * 40 + b"\xe2\x82" + os.urandom(20_000) + b"\x00tail\xff"
+    (workdir / "blob.bin").write_bytes(data)
+    result = run(ctx, "cat blob.bin")
+    assert len(result.output) <= ctx.max_output_chars
+    assert "\x00" not in result.output and "\ufffd" in result.output
+    (overflow,) = ctx.overflow_dir.iterdir()
+    assert str(overflow) in result.output
+    assert overflow.read_bytes() == data

@@ -3,8 +3,10 @@
 A command's output passes through ``bytes → OutputStream.feed → text`` without ever being
 held whole in memory: the stream keeps at most ``max_chars`` characters from the head and
 ``max_chars`` from the tail, and once it grows past ``max_chars`` writes everything to an
-overflow file. ``render_streams`` then picks a head and a tail of each stream that fit the
-cap together and names the file holding the rest.
+overflow file. Bytes are decoded losslessly (``surrogateescape``), so the overflow file holds
+exactly the bytes the command wrote (binary output too), secrets redacted; only the text the
+model sees has invalid bytes and NULs replaced. ``render_streams`` then picks a head and a
+tail of each stream that fit the cap together and names the file holding the rest.
 """
 
 from __future__ import annotations
@@ -32,7 +34,15 @@ def overflow_path(overflow_dir: Path, label: str) -> Path:
 def _open_private(path: Path) -> IO[str]:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-    return os.fdopen(fd, "w", encoding="utf-8", newline="")
+    return os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="")
+
+
+_UNSHOWABLE = {i: "\ufffd" for i in (0, *range(0xDC80, 0xDD00))}
+"""NUL and the lone surrogates ``surrogateescape`` makes of invalid bytes → U+FFFD."""
+
+
+def _shown(text: str) -> str:
+    return text.translate(_UNSHOWABLE)
 
 
 def _save_error(exc: OSError) -> str:
@@ -44,8 +54,9 @@ def _save_error(exc: OSError) -> str:
 class OutputStream:
     """One output stream (stdout or stderr) of a command, decoded, redacted and capped.
 
-    Bytes are decoded as UTF-8 with invalid sequences replaced (U+FFFD), NUL characters are
-    replaced too, and ``redact`` is applied before anything is kept or written.
+    Bytes are decoded as UTF-8, invalid bytes kept as lone surrogates (one per byte) so the
+    overflow file gets them back exactly; ``redact`` is applied before anything is kept or
+    written. :meth:`text` shows invalid bytes and NUL characters as U+FFFD.
 
     Attributes:
         label: ``stdout`` / ``stderr``; used in the overflow file name and the cut marker.
@@ -71,7 +82,7 @@ class OutputStream:
         self._overflow_dir = overflow_dir
         self._prefix = name_prefix
         self._redact = redact
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
         self._pending = ""
         self._head = ""
         self._tail = ""
@@ -79,7 +90,7 @@ class OutputStream:
 
     def feed(self, data: bytes) -> None:
         """Take the next chunk of raw output."""
-        self._pending += self._decoder.decode(data).replace("\x00", "\ufffd")
+        self._pending += self._decoder.decode(data)
         if len(self._pending) > 2 * REDACT_HOLDBACK_CHARS:
             text = self._redact(self._pending)
             self._keep(text[:-REDACT_HOLDBACK_CHARS])
@@ -87,7 +98,7 @@ class OutputStream:
 
     def close(self) -> None:
         """Flush what was held back and close the overflow file; call once at EOF."""
-        self._pending += self._decoder.decode(b"", final=True).replace("\x00", "\ufffd")
+        self._pending += self._decoder.decode(b"", final=True)
         self._keep(self._redact(self._pending))
         self._pending = ""
         self._close_file()
@@ -150,7 +161,7 @@ class OutputStream:
         """
         budget_chars = min(budget_chars, self._max_chars)
         if self.total_chars <= budget_chars:
-            return self._head
+            return _shown(self._head)
         if self.path is None and self.save_error is None:
             self.path = overflow_path(self._overflow_dir, f"{self._prefix}.{self.label}")
             try:
@@ -164,7 +175,7 @@ class OutputStream:
         tail_chars = keep - head_chars
         cut = self.total_chars - head_chars - tail_chars
         tail = self._tail[len(self._tail) - tail_chars:] if tail_chars else ""
-        return self._head[:head_chars] + self._marker(cut) + tail
+        return _shown(self._head[:head_chars]) + self._marker(cut) + _shown(tail)
 
     def _marker(self, cut_chars: int) -> str:
         if self.path is None:
