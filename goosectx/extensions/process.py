@@ -38,6 +38,9 @@ STDIN_GRACE_S = 0.5
 """How long a server gets to exit by itself once its stdin is closed, seconds."""
 TERM_GRACE_S = 1.0
 """How long the process group gets after SIGTERM before SIGKILL, seconds."""
+EXIT_CODE_WAIT_S = 2.0
+"""How long a server whose stdout ended gets to exit, so its exit code can be named, seconds
+(as root it exits through ``nsenter``, one more process, which a busy machine can delay)."""
 STDERR_TAIL_CHARS = 2_000
 
 _live_groups: set[int] = set()
@@ -190,7 +193,7 @@ async def _exchange(process: anyio.abc.Process, on_exit: Callable[[int | None], 
             pass
         if not stopping:  # the server went away unasked: say so before the session notices
             with anyio.CancelScope(shield=True):
-                await _wait_exit(process, 0.5)
+                await _wait_exit(process, EXIT_CODE_WAIT_S)
             on_exit(process.returncode)
         await read_writer.aclose()
 

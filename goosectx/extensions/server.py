@@ -14,10 +14,10 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from mcp import Client
@@ -41,6 +41,7 @@ from goosectx.extensions.results import convert_call_result, convert_prompt, res
 
 log = logging.getLogger("goosectx.extensions")
 
+T = TypeVar("T")
 Notify = Callable[[str], None]
 Progress = Callable[[str], None]
 _LIST_TIMEOUT_S = 30.0
@@ -331,32 +332,33 @@ class ServerConnection:
                                True)
         return CallOutcome(f"{what} failed: {_reason(exc)}", True)
 
-    async def read_resource(self, uri: str) -> CallOutcome:
-        """Read ``uri``; its contents as attachments (text ones also as text)."""
+    async def _request(self, what: str, send: Callable[[Client], Awaitable[T]]
+                       ) -> T | CallOutcome:
+        """``send`` on the live client within ``timeout_s``; failures as an error outcome."""
         down = self._unavailable()
         if down is not None:
             return down
         assert self._client is not None
         try:
             with anyio.fail_after(self.config.timeout_s):
-                result = await self._client.read_resource(uri)
+                return await send(self._client)
         except (TimeoutError, MCPError, OSError, anyio.BrokenResourceError) as exc:
-            return self._error(f"reading {uri}", exc)
+            return self._error(what, exc)
+
+    async def read_resource(self, uri: str) -> CallOutcome:
+        """Read ``uri``; its contents as attachments (text ones also as text)."""
+        result = await self._request(f"reading {uri}", lambda c: c.read_resource(uri))
+        if isinstance(result, CallOutcome):
+            return result
         items = resource_contents(result.contents, self.config.name)
         text = "\n".join(a.text if a.text is not None else a.stub() for a in items)
         return CallOutcome(text or "(empty resource)", False, tuple(items))
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> CallOutcome:
         """Render prompt ``name`` with ``arguments``; its text is the user's turn."""
-        down = self._unavailable()
-        if down is not None:
-            return down
-        assert self._client is not None
-        try:
-            with anyio.fail_after(self.config.timeout_s):
-                result = await self._client.get_prompt(name, arguments)
-        except (TimeoutError, MCPError, OSError, anyio.BrokenResourceError) as exc:
-            return self._error(f"prompt {name}", exc)
+        result = await self._request(f"prompt {name}", lambda c: c.get_prompt(name, arguments))
+        if isinstance(result, CallOutcome):
+            return result
         text, attachments = convert_prompt(result)
         return CallOutcome(text, False, tuple(attachments))
 
