@@ -148,13 +148,39 @@ def test_d_a_summariser_that_always_fails_is_asked_at_most_three_times(
     assert len(compactions) == 2
 
 
+def test_d_a_summariser_answering_500_reaches_the_server_once_per_attempt(
+        small_window: FakeServer) -> None:
+    """No transient-failure retries for a summary call: 5 turns, at most 3 summary requests
+    (it was 4 requests per attempt: the provider retried each 500 three times)."""
+    server = small_window
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        if is_summary_call(body):
+            return {"error": "server_error"}
+        return {"text": "answered", "usage": usage(300, 10)}
+
+    server.add(*[reply] * 40)
+    shown = []
+    for turn in range(5):
+        opts: dict[str, Any] = {"name": "d500"} if turn == 0 else {"resume": "d500"}
+        code, out, err = in_process_run(f"paste {turn}: " + words(1700), **opts)
+        assert code == 0, err
+        assert "answered" in out
+        shown.append(err)
+    assert 1 <= summary_calls(server) <= 3
+    text = "".join(shown)
+    assert "answered 500" in text and "retries" not in text
+    assert "failed 3 compactions in a row" in text
+    assert text.count("context compacted") == 5  # every turn still compacts, extractively
+
+
 def test_a_summariser_answering_500_is_named_with_its_status(small_window: FakeServer) -> None:
     server = small_window
     server.add({"text": "ok", "usage": usage(1900, 10)})
     server.default_reply = {"error": "server_error"}
     assert in_process_run("first: " + words(600), name="e500")[0] == 0
     server.default_reply = None
-    server.add(*[{"error": "server_error"}] * 4, {"text": "answered", "usage": usage(300, 5)})
+    server.add({"error": "server_error"}, {"text": "answered", "usage": usage(300, 5)})
     code, out, err = in_process_run("second", resume="e500")
     assert code == 0, err
     assert "answered 500" in err and "no reply" not in err

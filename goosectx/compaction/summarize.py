@@ -4,6 +4,8 @@ Each call goes to the ``compaction_model`` first and falls back to the main mode
 provider error (DESIGN.md §4.2(2)). The summary walks the request ladder of
 :mod:`goosectx.compaction.request`, stepping down a rung whenever the provider says the
 request did not fit; the reply is parsed leniently and rendered to Markdown, or kept raw.
+The provider does not retry a summariser call (:data:`SUMMARY_RETRIES`): one request per rung
+and model reaches the server.
 
 Every call honours the caller's ``cancel`` event (Ctrl-C in the REPL, the turn's cancel
 event): the provider stops streaming at once and :class:`SummaryCancelled` is raised, so the
@@ -36,6 +38,10 @@ from goosectx.tokens import TokenCounter
 from goosectx.usage import LedgerEntry, Usage, format_cost_usd
 
 log = logging.getLogger(__name__)
+SUMMARY_RETRIES = 0
+"""Transient-failure retries of a summariser call: none. Each compaction attempt sends one
+request per rung and model; a failure falls back (extractive summary, extractive notes) and
+counts towards the 3-failure breaker instead of hammering a failing server."""
 
 CounterFor = Callable[[str | None], TokenCounter]
 """Returns the (cached) token counter of a model."""
@@ -95,7 +101,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
         _stop_if_cancelled(cancel)
         try:
             response = complete(provider, candidate.system, candidate.messages(),
-                                max_tokens=candidate.max_tokens, cancel=cancel)
+                                max_tokens=candidate.max_tokens, cancel=cancel,
+                                retries=SUMMARY_RETRIES)
         except ContextLengthExceeded:
             rejected += 1
             log.info("summary request at rung %s rejected as too long", candidate.rung)
@@ -175,7 +182,7 @@ def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
         prompt = notes_prompt(pairs, counter_for(provider.model), per_pair)
         try:
             response = complete(provider, TOOL_PAIRS_SYSTEM_PROMPT, [Message.user(prompt)],
-                                max_tokens=max_tokens, cancel=cancel)
+                                max_tokens=max_tokens, cancel=cancel, retries=SUMMARY_RETRIES)
         except ProviderError as exc:
             log.info("tool-pair notes from %s failed: %s", provider.model, exc.one_line())
             continue

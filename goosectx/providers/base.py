@@ -113,11 +113,13 @@ class Provider(Protocol):
         max_tokens: int | None = None,
         tool_choice: str | None = None,
         cancel: threading.Event | None = None,
+        retries: int | None = None,
     ) -> Iterator[StreamItem]:
         """Stream one model call; the last item is a :class:`ProviderResponse`.
 
         ``messages`` is an agent view (already repaired). Transient errors are retried with
-        bounded backoff before the stream starts.
+        bounded backoff before the stream starts: ``retries`` times (``None``: the provider's
+        default; summary calls pass 0 — compaction has its own fallback and breaker).
 
         Raises:
             ContextLengthExceeded, RateLimited, AuthFailed, ProviderUnavailable,
@@ -133,14 +135,17 @@ def complete(
     *,
     max_tokens: int | None = None,
     cancel: threading.Event | None = None,
+    retries: int | None = None,
 ) -> ProviderResponse:
     """Run one call without tools and return its final response (used by summarisers).
 
     ``cancel`` is passed to :meth:`Provider.stream`: once it is set the stream ends early and
-    the response holds what arrived so far (the caller checks ``cancel`` itself).
+    the response holds what arrived so far (the caller checks ``cancel`` itself); so is
+    ``retries`` (summarisers pass 0: one request per attempt reaches the server).
     """
     final: ProviderResponse | None = None
-    for item in provider.stream(system, messages, (), max_tokens=max_tokens, cancel=cancel):
+    for item in provider.stream(system, messages, (), max_tokens=max_tokens, cancel=cancel,
+                                retries=retries):
         if isinstance(item, ProviderResponse):
             final = item
     if final is None:

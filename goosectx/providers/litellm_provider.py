@@ -196,6 +196,7 @@ class LiteLLMProvider:
         max_tokens: int | None = None,
         tool_choice: str | None = None,
         cancel: threading.Event | None = None,
+        retries: int | None = None,
     ) -> Iterator[StreamItem]:
         """Stream one model call; the last item is a :class:`ProviderResponse`.
 
@@ -206,7 +207,8 @@ class LiteLLMProvider:
         server ends without a single chunk is asked again without streaming (llama.cpp's
         Python server sends an empty 200 stream when the request fails, e.g. over its
         window), so the real error is raised. Usage the server did not report is ``None``
-        (litellm would otherwise put its own count in its place).
+        (litellm would otherwise put its own count in its place). ``retries``: transient
+        failures retried (``None``: :data:`MAX_RETRIES`; summary calls pass 0).
 
         Raises:
             ContextLengthExceeded, RateLimited, AuthFailed, ProviderUnavailable, ProviderError.
@@ -233,7 +235,8 @@ class LiteLLMProvider:
             kwargs["max_tokens"] = max_tokens
         inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         stop = threading.Event()
-        worker = threading.Thread(target=self._pump, args=(kwargs, inbox, stop, cancel),
+        tries = MAX_RETRIES if retries is None else max(0, retries)
+        worker = threading.Thread(target=self._pump, args=(kwargs, inbox, stop, cancel, tries),
                                   name="goosectx-model-call", daemon=True)
         worker.start()
         assembler = StreamAssembler()
@@ -274,11 +277,11 @@ class LiteLLMProvider:
         yield ProviderResponse(message, usage, self.model, reason)
 
     def _pump(self, kwargs: dict[str, Any], inbox: queue.SimpleQueue[tuple[str, Any]],
-              stop: threading.Event, cancel: threading.Event) -> None:
-        """Worker thread: open the stream (with retries) and forward its chunks."""
+              stop: threading.Event, cancel: threading.Event, retries: int) -> None:
+        """Worker thread: open the stream (with ``retries`` retries) and forward its chunks."""
         response: Any = None
         try:
-            response = self._open(kwargs, cancel)
+            response = self._open(kwargs, cancel, retries)
             skip_success_logging(response)
             for chunk in response:
                 if stop.is_set():
@@ -287,7 +290,7 @@ class LiteLLMProvider:
             if stream_was_empty(response) and not stop.is_set():
                 log.info("the stream ended without a chunk; asking again without streaming")
                 plain = {k: v for k, v in kwargs.items() if k != "stream_options"}
-                reply = self._open({**plain, "stream": False}, cancel)
+                reply = self._open({**plain, "stream": False}, cancel, retries)
                 inbox.put(("chunk", reply_as_chunk(reply)))
                 inbox.put(("end", True))
                 return
@@ -304,16 +307,16 @@ class LiteLLMProvider:
                 except Exception:  # noqa: BLE001 - best effort on a connection we drop
                     log.debug("closing the model stream failed", exc_info=True)
 
-    def _open(self, kwargs: dict[str, Any], cancel: threading.Event) -> Any:
+    def _open(self, kwargs: dict[str, Any], cancel: threading.Event, retries: int) -> Any:
         """Start the call, retrying transient failures (429, 5xx, timeouts) with backoff.
 
         Raises:
             _Cancelled: ``cancel`` was set while waiting.
-            The translated error after :data:`MAX_RETRIES` retries, or a non-transient one.
+            The translated error after ``retries`` retries, or a non-transient one.
         """
         litellm = load_litellm()
         base_delay_s = float(os.environ.get(RETRY_BASE_DELAY_ENV) or 1.0)
-        for attempt in range(MAX_RETRIES + 1):
+        for attempt in range(retries + 1):
             try:
                 return litellm.completion(**kwargs)
             except Exception as exc:
@@ -322,8 +325,8 @@ class LiteLLMProvider:
                 error = self._translate(exc)
                 if not isinstance(error, RateLimited | ProviderUnavailable):
                     raise error from None
-                if attempt == MAX_RETRIES:
-                    raise give_up(error, MAX_RETRIES) from None
+                if attempt == retries:
+                    raise (give_up(error, retries) if retries else error) from None
                 delay_s = min(base_delay_s * 2**attempt, MAX_RETRY_DELAY_S)
                 log.info("model call failed (%s); retry %d in %.2fs", error.message,
                          attempt + 1, delay_s)

@@ -118,8 +118,9 @@ class ScriptedProvider:
         max_tokens: int | None = None,
         tool_choice: str | None = None,
         cancel: threading.Event | None = None,
+        retries: int | None = None,
     ) -> Iterator[StreamItem]:
-        """Record the request and play the next scripted reply.
+        """Record the request and play the next scripted reply (``retries``: nothing to retry).
 
         Raises:
             ScriptExhausted: no reply left; any exception the script holds.
