@@ -166,15 +166,16 @@ class CappedProvider:
 
     def stream(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSchema], *,
                max_tokens: int | None = None, tool_choice: str | None = None,
-               cancel: threading.Event | None = None) -> Iterator[StreamItem]:
-        """Check the cap, then stream the wrapped provider's call.
+               cancel: threading.Event | None = None,
+               retries: int | None = None) -> Iterator[StreamItem]:
+        """Check the cap, then stream the wrapped provider's call (``retries`` passed on).
 
         Raises:
             CostCapReached: at once, before anything is sent.
         """
         self.cap.check(self.inner, system, messages, tools)
         return self.inner.stream(system, messages, tools, max_tokens=max_tokens,
-                                 tool_choice=tool_choice, cancel=cancel)
+                                 tool_choice=tool_choice, cancel=cancel, retries=retries)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
