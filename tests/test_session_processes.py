@@ -19,7 +19,9 @@ from conftest import FAKE_MODEL
 from extension_support import demo_spec
 from fakeserver import FakeServer
 
+from goosectx.conversation import Message
 from goosectx.isolation import NAMESPACE_TAG, namespaces_available
+from goosectx.providers.scripted import ScriptedReply
 
 
 def goosectx_env(server: FakeServer, home: Path) -> dict[str, str]:
@@ -97,3 +99,26 @@ def test_resume_names_a_flag_added_extension_that_needs_its_flag_again(
     needed = next(line for line in out.splitlines() if "demo_2" in line)
     assert "extension demo_2 was added with a flag and needs its settings again" in needed
     assert "--with-extension" in needed and "not-stored-0123456789" not in out
+
+
+@pytest.mark.skipif(not namespaces_available(), reason="needs root and unshare (the namespace)")
+def test_slash_resume_ends_the_old_sessions_shell_namespace(tmp_path: Path, job: str) -> None:
+    from test_repl import CTRL_D, ENTER, World
+    from test_repl_sessions import run_with_lock
+
+    world = World(tmp_path)
+    world.mode = "auto"
+    other = world.store.create_session(world.workdir, name="docs")
+    world.store.append_message(other.id, Message.user("the docs"))
+    world.provider.add(ScriptedReply(tool_calls=[("shell", {
+        "command": f"{job} >/dev/null 2>&1 & echo started"})]), ScriptedReply("the job runs"))
+    try:
+        out, _repl, opened = run_with_lock(
+            world, "start a job" + ENTER + "/resume docs" + ENTER + CTRL_D)
+        opened.lock.release()
+        assert "the job runs" in out and "resumed docs" in out
+        # The REPL's process is still here; the first session's namespace and job are not.
+        assert survivors(job, f"{NAMESPACE_TAG}-{os.getpid()} ") == []
+    finally:
+        world.tools.close()
+        world.store.close()

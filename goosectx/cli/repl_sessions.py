@@ -84,6 +84,7 @@ def _switch(repl: Repl, session: Session) -> None:
     repl.resumed = True
     repl.recorder = SessionRecorder(repl.store, session)
     repl.recorder.fresh_token_counts = repl._fresh_token_counts
+    repl.loader.close()  # the old session's tools end with it (the shell tool's namespace)
     repl.loader = repl._new_loader()
     repl.renderer.seed_numbers(session.conversation, fresh=True)
     if repl._background_checks:
