@@ -13,7 +13,7 @@ import pytest
 from extension_support import HttpDemo, demo_config, group_alive
 
 from goosectx.extensions import process as ext_process
-from goosectx.extensions.config import parse_remote_spec
+from goosectx.extensions.config import ExtensionConfig, parse_remote_spec
 from goosectx.extensions.manager import ExtensionManager
 from goosectx.extensions.model import CallOutcome, ExtensionStatus
 
@@ -27,6 +27,7 @@ def manager(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExtensionManag
         demo_config("slowpoke", timeout_s=1.0),
         demo_config("never", "--behaviour", "never_start", startup_timeout_s=2.0),
         demo_config("broken", "--behaviour", "exit_at_start"),
+        ExtensionConfig("missing", "stdio", cmd="no-such-program-0x1f"),
     ]
     mgr = ExtensionManager(configs, work, reserved_names=["shell", "text_editor", "tree"])
     mgr.start()
@@ -56,7 +57,7 @@ def test_tools_are_offered_as_name__tool_and_a_bad_schema_is_skipped(
     echo = next(t for t in demo.tools if t.name == "echo")
     assert echo.read_only and echo.input_schema["properties"]["text"]["type"] == "string"
     assert demo.instructions == "The demo server echoes and demonstrates."
-    assert manager.counts() == (3, 5)
+    assert manager.counts() == (3, 6)
 
 
 def test_results_text_image_error(manager: ExtensionManager) -> None:
@@ -148,6 +149,9 @@ def test_failed_starts_give_a_reason(manager: ExtensionManager) -> None:
     broken = status(manager, "broken")
     assert broken.status == "failed" and "exited with code 3" in broken.error
     assert "DEMO_CONFIG is not set" in broken.stderr_tail
+    missing = status(manager, "missing")  # also as root, where servers start through nsenter
+    assert missing.status == "failed"
+    assert missing.error == "could not start: no-such-program-0x1f not found"
 
 
 def test_streamable_http_server() -> None:

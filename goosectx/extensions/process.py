@@ -14,8 +14,10 @@ Imports mcp and anyio; only the extension manager's background thread imports th
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import shutil
 import signal
 import tempfile
 import threading
@@ -151,6 +153,7 @@ async def stdio_transport(
     Raises:
         OSError: the program cannot be started.
     """
+    _check_program(argv[0], env, cwd)  # inside nsenter a missing one would only exit 127
     namespace = PidNamespace()
     try:
         argv = await anyio.to_thread.run_sync(isolated_argv, argv, cwd or os.getcwd(), namespace)
@@ -166,6 +169,17 @@ async def stdio_transport(
     finally:
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(namespace.close)
+
+
+def _check_program(program: str, env: dict[str, str], cwd: str | None) -> None:
+    """Raise what starting ``program`` directly would: FileNotFoundError, PermissionError."""
+    candidate = program
+    if os.sep in program and not os.path.isabs(program):
+        candidate = os.path.join(cwd or os.getcwd(), program)
+    if shutil.which(candidate, path=env.get("PATH", os.defpath)) is None:
+        if os.sep in candidate and os.path.exists(candidate):
+            raise PermissionError(errno.EACCES, "not executable", program)
+        raise FileNotFoundError(errno.ENOENT, "not found", program)
 
 
 @asynccontextmanager
