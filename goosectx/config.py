@@ -65,7 +65,7 @@ _TOP_KEYS = {"model", "compaction_model", "mode", "auto_compact_threshold", "con
              "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models",
              "request_deadline_s", "keep_recent_ratio", "keep_user_tokens",
              "summary_result_chars", "summary_facts_tokens", "extensions", "tool_budget_ratio",
-             "show_reasoning", "mention_max_tokens", "max_cost_usd"}
+             "show_reasoning", "mention_max_tokens", "max_cost_usd", "shell_escape_to_model"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +127,8 @@ class Settings:
             write ``reasoning_delta`` events in stream-json; False hides it (it is still saved).
         mention_max_tokens: Cap on one ``@path`` file attached to a message (tokens; a larger
             file is attached as head + tail); ``None`` = 0.1 × the context limit.
+        shell_escape_to_model: A REPL ``!command`` and its output join the model's view as the
+            user's message; False shows them to the user only.
         models: Per-model tables.
         config_path: The config file read, or ``None``.
         sources: Where each value came from, e.g. ``{"model": "env GOOSE_MODEL"}``.
@@ -152,6 +154,7 @@ class Settings:
     show_reasoning: bool = True
     mention_max_tokens: int | None = None
     max_cost_usd: float | None = None
+    shell_escape_to_model: bool = True
     models: dict[str, ModelConfig] = field(default_factory=dict)
     extensions: ExtensionSettings = field(default_factory=ExtensionSettings)
     config_path: Path | None = None
@@ -238,6 +241,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "keep_recent_ratio": ("GOOSECTX_KEEP_RECENT_RATIO", parse_share),
     "show_reasoning": ("GOOSECTX_SHOW_REASONING", parse_bool),
     "max_cost_usd": ("GOOSECTX_MAX_COST_USD", parse_positive_float),
+    "shell_escape_to_model": ("GOOSECTX_SHELL_ESCAPE_TO_MODEL", parse_bool),
 }
 
 _FILE: dict[str, tuple[str, Any]] = {
@@ -261,6 +265,7 @@ _FILE: dict[str, tuple[str, Any]] = {
     "show_reasoning": ("show_reasoning", parse_bool),
     "mention_max_tokens": ("mention_max_tokens", parse_positive_int),
     "max_cost_usd": ("max_cost_usd", parse_positive_float),
+    "shell_escape_to_model": ("shell_escape_to_model", parse_bool),
 }
 
 

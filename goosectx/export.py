@@ -25,6 +25,7 @@ from goosectx.conversation import (
     ToolResponse,
 )
 from goosectx.session import Session, SessionState
+from goosectx.shell_escape import escape_command, escape_output, is_shell_escape, shell_escape_key
 from goosectx.shown import attachment_key, output_keys, thinking_key
 from goosectx.usage import LedgerEntry, UsageLedger
 
@@ -196,6 +197,11 @@ def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
     out: list[str] = []
     header = "## User" if m.role == "user" else "## Assistant"
     body: list[str] = []
+    if is_shell_escape(m):  # a REPL !command: the command, then its output like a result
+        number = numbers.get(shell_escape_key(m.id))
+        return [header, "", f"**!command** `{escape_command(m)}`" + (f" #{number}" if number
+                                                                      else ""),
+                _fence(escape_output(m)), ""]
     for i, p in enumerate(m.content):
         if isinstance(p, TextContent) and p.text.strip():
             body += [p.text, ""]

@@ -2,7 +2,8 @@
 
 ``/show N`` prints output number N whole; the REPL transcript and ``sessions show`` print the
 same numbers (``#3``), because both number the same list: every user-visible tool response,
-thinking part and text attachment (an ``@path`` file) of the conversation, in order, from 1.
+thinking part, text attachment (an ``@path`` file) and ``!command`` output of the
+conversation, in order, from 1.
 Pure functions, no terminal (docs/architecture.md, "The message model").
 """
 
@@ -16,10 +17,12 @@ from goosectx.conversation import (
     Attachment,
     Message,
     Part,
+    TextContent,
     ThinkingContent,
     ToolRequest,
     ToolResponse,
 )
+from goosectx.shell_escape import escape_command, is_shell_escape, shell_escape_key
 
 FOLD_LINES = 12
 """A tool result longer than this many lines is folded in the transcript."""
@@ -65,6 +68,9 @@ def attachment_key(message_id: str, index: int) -> str:
 def _numbered_parts(message: Message) -> Iterator[tuple[int, Part]]:
     if not message.metadata.user_visible:
         return
+    if is_shell_escape(message):  # a ``!command``: its output part
+        yield 1, message.content[1]
+        return
     for i, p in enumerate(message.content):
         if (isinstance(p, ToolResponse) or (isinstance(p, ThinkingContent) and p.text.strip())
                 or (isinstance(p, Attachment) and p.is_text)):
@@ -72,6 +78,8 @@ def _numbered_parts(message: Message) -> Iterator[tuple[int, Part]]:
 
 
 def _key(message: Message, i: int, p: Part) -> str:
+    if is_shell_escape(message):
+        return shell_escape_key(message.id)
     if isinstance(p, ToolResponse):
         return p.id
     if isinstance(p, Attachment):
@@ -105,6 +113,9 @@ def numbered_outputs(messages: Iterable[Message]) -> list[NumberedOutput]:
                                           p.text or ""))
             elif isinstance(p, ThinkingContent):
                 out.append(NumberedOutput(n, key, "thinking", "thinking", p.text))
+            elif isinstance(p, TextContent):  # a ``!command``'s output
+                out.append(NumberedOutput(n, key, "tool_result", f"! {escape_command(m)}",
+                                          p.text))
     return out
 
 

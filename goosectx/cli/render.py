@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+from goosectx import shell_escape as escapes
 from goosectx.cli.diffview import draw_edit_preview
 from goosectx.cli.folding import (
     argument_lines,
@@ -208,6 +209,9 @@ class TranscriptRenderer(Surface):
         reasoned, self._reasoning_drawn = self._reasoning_drawn, False
         if not message.metadata.user_visible:
             return
+        if escapes.is_shell_escape(message):
+            self._shell_escape(message)
+            return
         for key in output_keys(message):  # numbered as /show counts them, drawn or not
             self._number(key)
         if message.role == "user":
@@ -272,6 +276,9 @@ class TranscriptRenderer(Surface):
             AssistantStream.print_whole(self.console, message.text, title=label or "summary",
                                         plain=self.plain)
             return
+        if escapes.is_shell_escape(message):
+            self._shell_escape(message)
+            return
         if message.role == "user" and message.is_plain_user_text:
             self._user_message(message.text, label=label)
             return
@@ -318,6 +325,13 @@ class TranscriptRenderer(Surface):
                     self._notice(p.text)
             elif isinstance(p, Attachment):
                 self._attachment(p, attachment_key(message.id, i))
+
+    def _shell_escape(self, message: Message) -> None:
+        """A ``!command``: its output folded like a tool result (``✓ ! ls · 3 lines``)."""
+        response = ToolResponse(message.id, escapes.escape_output(message),
+                                is_error=escapes.escape_failed(message))
+        draw_folded_result(self, response, "! " + terminal_safe(escapes.escape_command(message)),
+                           self._number(escapes.shell_escape_key(message.id)))
 
     def _attachment(self, attachment: Attachment, key: str) -> None:
         line = attachment_line(attachment)

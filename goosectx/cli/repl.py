@@ -28,6 +28,7 @@ from goosectx.cli.prompt import make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.repl_commands import run_command
 from goosectx.cli.resume_tail import draw_resumed
+from goosectx.cli.shell_escape_cmd import is_escape_line, run_escape
 from goosectx.cli.startup import AgentLoader, no_model_error
 from goosectx.cli.terminal import ReplIO
 from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
@@ -253,7 +254,9 @@ class Repl:
             if isinstance(command, slash.Exit):
                 break
             try:
-                if command is None:
+                if is_escape_line(line):
+                    run_escape(self, line)
+                elif command is None:
                     self.turn(slash.unescape_prompt(line))
                 else:
                     self.renderer.command_echo(line.strip())

@@ -141,6 +141,11 @@ def help_table(*, plain: bool = False) -> Table:
     table.add_column("what it does")
     for info in COMMANDS:  # Text, not str: "[instructions]" is not rich markup
         table.add_row(Text(usage_string(info)), Text(info.summary))
+    table.add_row(Text("!COMMAND"), Text("run a shell command yourself in the working dir (no "
+                                         "model, no approval); its output joins the model's "
+                                         "view"))
+    table.add_row(Text("!!"), Text("run the previous !command again (!! | head appends, as in "
+                                   "bash)"))
     return table
 
 

@@ -1,0 +1,57 @@
+"""``!command`` and ``!!`` at the REPL prompt (the core part is :mod:`goosectx.shell_escape`).
+
+A line starting with ``!`` runs the rest as a shell command in the session's working dir,
+without the model and without an approval question (the user typed it), through the shell
+tool's own spawn path; Ctrl-C stops it. ``!!`` runs the previous ``!command`` of the session
+again, and ``!!`` followed by more text appends it (bash's history expansion: ``!! | head``).
+The output is drawn folded like a tool result; whether it reaches the model is
+``shell_escape_to_model``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from goosectx.shell_escape import last_command, run_shell_escape
+
+if TYPE_CHECKING:
+    from goosectx.cli.repl import Repl
+
+PREFIX = "!"
+
+
+def is_escape_line(line: str) -> bool:
+    """True when the input line is a ``!command`` (or ``!!``) rather than a prompt."""
+    return line.lstrip().startswith(PREFIX)
+
+
+def expand(line: str, previous: str | None) -> tuple[str | None, str | None]:
+    """The command a ``!`` line runs, or why none: ``(command, None)`` / ``(None, problem)``.
+
+    ``!!`` is ``previous``; ``!!rest`` is ``previous + rest``. Pure (no terminal).
+    """
+    text = line.strip()[len(PREFIX):]
+    if text.startswith(PREFIX):
+        if previous is None:
+            return None, "no earlier !command in this session — type !COMMAND, e.g. !git status"
+        text = previous + text[len(PREFIX):]
+    if not text.strip():
+        return None, "type a shell command after !, e.g. !git status (!! runs the last one)"
+    return text.strip(), None
+
+
+def run_escape(repl: Repl, line: str) -> None:
+    """Run the ``!`` line ``line`` in ``repl``'s session and draw its output."""
+    command, problem = expand(line, last_command(repl.session.conversation.messages))
+    if command is None:
+        repl.renderer.notice(problem or "", style="yellow")
+        return
+    repl.renderer.command_echo(PREFIX + command)
+    if not repl.loader.wait(repl.renderer):
+        return
+    to_model = repl.settings.shell_escape_to_model
+    repl._drive(lambda cancel: run_shell_escape(repl.agent, command, to_model=to_model,
+                                                cancel=cancel))
+    if not to_model:
+        repl.renderer.notice("shown to you only (shell_escape_to_model = false): the model "
+                             "does not see it")

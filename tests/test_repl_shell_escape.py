@@ -1,0 +1,137 @@
+"""``!command`` and ``!!`` at the REPL prompt (issue 17 point 6).
+
+Driven over prompt-toolkit pipe input (in-process, scripted model) and, for the API key, the
+real ``goosectx`` binary over piped stdin, probing ``env`` and ``/proc/$PPID/environ``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import FAKE_MODEL
+from fakeserver import FakeServer
+from test_repl import CTRL_D, ENTER, World
+from test_security_secrets import KEY, PROC_PROBE
+
+from goosectx.config import Settings, load_settings
+from goosectx.redaction import REDACTED
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    w = World(tmp_path)
+    yield w
+    w.store.close()
+
+
+def test_a_bang_command_runs_without_approval_and_joins_the_models_view(world: World) -> None:
+    (world.workdir / "notes.txt").write_text("alpha\n")
+    world.provider.add("I see notes.txt.")
+    out = world.run("!ls && echo done-$((6*7))" + ENTER + "what did I list?" + ENTER + CTRL_D)
+    # run in the working dir, no approval question (mode is approve), output shown
+    assert "allow once" not in out and "⚑" not in out
+    assert "✓ ! ls && echo done-$((6*7)) · 3 lines" in out
+    assert "notes.txt" in out and "done-42" in out
+    # the next request carries it as the user's own message, before the prompt
+    sent = world.provider.requests[0].messages
+    assert len(world.provider.requests) == 1
+    assert "$ ls && echo done-$((6*7))" in sent[0].text and "done-42" in sent[0].text
+    assert "[exit code: 0]" in sent[0].text and "what did I list?" in sent[-1].text
+    stored = world.stored().conversation.messages
+    assert stored[0].metadata.agent_visible and stored[0].role == "user"
+    assert world.stored().title == "what did I list?"  # a !command is not a request
+    from goosectx.export import transcript_markdown
+
+    markdown = transcript_markdown(world.stored())
+    assert "**!command** `ls && echo done-$((6*7))`" in markdown and "done-42" in markdown
+
+
+def test_bang_bang_reruns_the_last_command_and_appends(world: World) -> None:
+    out = world.run("!printf 'abc\\n'" + ENTER + "!!" + ENTER + "!! | tr a-z A-Z" + ENTER
+                    + CTRL_D)
+    commands = [m.metadata.extra.get("shell_escape") for m in world.stored().conversation]
+    assert commands == ["printf 'abc\\n'", "printf 'abc\\n'", "printf 'abc\\n' | tr a-z A-Z"]
+    assert out.count("abc") >= 2 and "ABC" in out
+    assert not world.provider.requests  # no model call for any of them
+
+
+def test_bang_bang_without_an_earlier_command_says_so(world: World) -> None:
+    out = world.run("/help" + ENTER + "!!" + ENTER + "!" + ENTER + CTRL_D)
+    assert "!COMMAND" in out and "run the previous !command again" in out
+    assert "no earlier !command in this session" in out
+    assert "type a shell command after !" in out
+    assert len(world.stored().conversation) == 0
+
+
+def test_a_failing_command_and_a_long_output_are_capped_like_a_tool_result(
+        world: World) -> None:
+    world.settings = Settings(data_dir=world.settings.data_dir, tool_output_max_chars=2_000)
+    out = world.run("!seq 1 5000; exit 3" + ENTER + CTRL_D)
+    assert "✗ ! seq 1 5000; exit 3" in out and "/show 1" in out
+    message = world.stored().conversation.messages[0]
+    output = message.content[1].text
+    assert len(output) <= 2_000 and "[exit code: 3]" in output
+    assert "characters of stdout cut; full stdout" in output  # and the overflow file:
+    path = Path(output.split("characters) in ", 1)[1].split(" ...]", 1)[0])
+    assert path.read_text().splitlines()[-1] == "5000"
+
+
+def test_shell_escape_to_model_false_keeps_it_from_the_model(world: World) -> None:
+    world.settings = Settings(data_dir=world.settings.data_dir, shell_escape_to_model=False)
+    world.provider.add("ok")
+    out = world.run("!echo private-$((2+3))" + ENTER + "hello" + ENTER + CTRL_D)
+    assert "private-5" in out and "the model does not see it" in out
+    assert all("private-5" not in m.text for m in world.provider.requests[0].messages)
+    stored = world.stored().conversation.messages[0]
+    assert stored.metadata.user_visible and not stored.metadata.agent_visible
+
+
+def test_the_setting_comes_from_config_and_environment(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("shell_escape_to_model = false\n")
+    assert load_settings(config, environ={}).shell_escape_to_model is False
+    assert load_settings(config, environ={"GOOSECTX_SHELL_ESCAPE_TO_MODEL": "true"}
+                         ).shell_escape_to_model is True
+    assert load_settings(None, environ={}).shell_escape_to_model is True
+
+
+@pytest.mark.parametrize("to_model", [True, False])
+def test_the_context_meter_and_slash_context_count_what_it_adds(world: World,
+                                                                to_model: bool) -> None:
+    world.settings = Settings(data_dir=world.settings.data_dir, shell_escape_to_model=to_model)
+    out = world.run("/context" + ENTER + "!seq 1 3000" + ENTER + "/context" + ENTER + CTRL_D)
+    before, after = [_messages_row(table) for table in out.split("❯ /context")[1:]]
+    figure = world.repl._figure
+    assert figure is not None
+    if to_model:
+        assert after - before > 3_000 and figure.current_tokens > 3_000
+    else:
+        assert after == before and figure.current_tokens < 3_000
+
+
+def _messages_row(text: str) -> int:
+    row = next(line for line in text.splitlines() if line.strip().startswith("messages"))
+    return int(row.split()[1].replace(",", ""))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root, the shell's PID namespace is what hides "
+                    "goosectx's /proc; not root, non-dumpable does (tested for the shell tool)")
+def test_the_api_key_is_not_readable_by_a_bang_command(
+        fake_server: FakeServer, tmp_path: Path) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path),
+           "GOOSECTX_HOME": str(tmp_path / "data"),
+           "GOOSECTX_CONFIG": str(tmp_path / "config.toml"), "GOOSE_MODEL": FAKE_MODEL,
+           "OPENAI_API_BASE": fake_server.base_url, "OPENAI_API_KEY": KEY,
+           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    keys = (f"!{PROC_PROBE}\n!cat /proc/$PPID/environ | tr '\\0' '\\n'; echo ppid=$PPID\n"
+            "!env\n")
+    done = subprocess.run(["goosectx"], input=keys, env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "key readable in 0 places" in out and KEY not in out and REDACTED not in out
+    assert "PATH=" in out  # env did print the (scrubbed) environment
+    assert not fake_server.requests  # no model call
