@@ -79,17 +79,35 @@ def read_text(path: Path) -> str:
 
 
 def _nesting(value: Any) -> int:
-    """How deep ``value`` nests lists and dicts (iteratively: no recursion limit)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            deepest = max(deepest, depth)
-            if depth <= MAX_NESTING:
-                children = item.values() if isinstance(item, dict) else item
-                stack.extend((child, depth + 1) for child in children
-                             if isinstance(child, dict | list))
-    return deepest
+    """How deep ``value`` nests lists and dicts (level by level: no recursion limit).
+
+    Stops counting past :data:`MAX_NESTING`. Values are what ``json.loads`` makes (plain
+    dicts and lists).
+    """
+    level = [value] if type(value) is dict or type(value) is list else []
+    depth = 0
+    while level and depth <= MAX_NESTING:
+        depth += 1
+        deeper: list[Any] = []
+        for item in level:
+            children = item.values() if type(item) is dict else item
+            deeper += [c for c in children if type(c) is dict or type(c) is list]
+        level = deeper
+    return depth
+
+
+_parsed: tuple[Path, tuple[int, int], Any] | None = None
+"""The document :func:`remember_parsed` kept for the next :func:`read_json` of that file."""
+
+
+def remember_parsed(path: Path, value: Any) -> None:
+    """Keep ``path``'s parsed document for the next :func:`read_json` of it.
+
+    Format detection parses the whole file; the importer then does not parse it again.
+    """
+    global _parsed
+    stat = path.stat()
+    _parsed = (path, (stat.st_size, stat.st_mtime_ns), value)
 
 
 def loads(path: Path, where: str, text: str | bytes) -> Any:
@@ -124,6 +142,15 @@ def read_json(path: Path) -> Any:
     Raises:
         ImportFormatError: too large, not JSON (names the line and column), nested too deeply.
     """
+    global _parsed
+    kept, _parsed = _parsed, None
+    if kept is not None and kept[0] == path:
+        try:
+            stat = path.stat()
+        except OSError:
+            stat = None
+        if stat is not None and (stat.st_size, stat.st_mtime_ns) == kept[1]:
+            return kept[2]
     return loads(path, "", read_text(path))
 
 

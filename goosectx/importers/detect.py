@@ -6,7 +6,13 @@ from pathlib import Path
 from typing import Any
 
 from goosectx.errors import ImportFormatError
-from goosectx.importers.builder import FORMAT_HINT, MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, loads
+from goosectx.importers.builder import (
+    FORMAT_HINT,
+    MAX_DOCUMENT_BYTES,
+    MAX_LINE_BYTES,
+    loads,
+    remember_parsed,
+)
 
 _SNIFF_LINES = 40
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -52,6 +58,7 @@ def detect_format(path: Path) -> str:
         if whole is not None:
             found = _json_document(whole)
             if found:
+                remember_parsed(path, whole)  # read_json does not parse it again
                 return found
         found, line_error = _jsonl(path, text)
         if found:
