@@ -231,3 +231,37 @@ def test_c_a_paste_larger_than_the_window_compacts_once_and_lands_under_the_thre
     assert "compact" not in err
     last = replies(server)[-1]
     assert _estimate_tokens([last.get("messages"), last.get("tools")]) <= 0.8 * 2000
+
+
+def test_thirty_tool_calls_filling_the_window_compact_again_only_after_growth(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The growth guard inside one long turn: every result adds ~600 tokens to a 6,000-token
+    window, so the turn compacts more than once — and never twice without growth of 10 % of
+    the limit since the last compaction."""
+    import re
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "6000")
+    monkeypatch.setenv("GOOSE_TOOL_PAIR_SUMMARIZATION", "false")
+    left = [30]
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        if is_summary_call(body):
+            return {"text": SUMMARY_JSON, "usage": usage(400, 60)}
+        if left[0] > 0:
+            left[0] -= 1
+            return {"tool_calls": [{"name": "shell", "arguments": {"command": "seq 1000 1300"}}]}
+        return {"text": "all thirty done"}  # usage "auto": the server's own count
+
+    fake_model.add(*[reply] * 60)
+    code, out, err = in_process_run("check the thirty files", name="loop30", mode="auto")
+    assert code == 0, err
+    assert "all thirty done" in out and left[0] == 0
+    before = [int(x.replace(",", "")) for x in re.findall(r"Context is \d+% full \(([\d,]+) of", err)]
+    after = [int(x.replace(",", "")) for x in
+             re.findall(r"context compacted \(auto\) · [\d,]+ → ([\d,]+) tokens", err)]
+    assert len(before) == len(after) >= 2  # it kept growing: it compacted again
+    assert summary_calls(fake_model) == len(after)
+    for landed, next_start in zip(after, before[1:], strict=False):
+        assert next_start - landed >= 0.1 * 6000  # never again without growth
+    assert "Auto-compaction is paused" not in err

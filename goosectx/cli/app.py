@@ -181,11 +181,15 @@ def compact(
 
 
 @app.command()
-def info() -> None:
-    """Show version, paths, model, context limit and threshold, with their sources."""
+def info(
+    session_ref: Annotated[str | None, typer.Option(
+        "--session", metavar="SESSION",
+        help="Whose calibration to show (default: the session last used here).")] = None,
+) -> None:
+    """Show version, paths, model, context limit, threshold and calibration, with sources."""
     from goosectx.cli.info_cmd import show_info
 
-    show_info(settings())
+    show_info(settings(), session_ref)
 
 
 def _cli_exception_types() -> tuple[tuple[type[BaseException], ...], ...]:

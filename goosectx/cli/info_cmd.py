@@ -1,6 +1,12 @@
-"""``goosectx info``: version, paths, model, limits — each with where its value came from."""
+"""``goosectx info``: version, paths, model, limits — each with where its value came from.
+
+The calibration row (docs/architecture.md §5, "Calibrated estimates") is the ratio stored with
+a session for the model: ``--session SESSION``, else the session last used in this directory.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from goosectx import __version__
 from goosectx.cli.sanitize import terminal_safe
@@ -8,11 +14,14 @@ from goosectx.config import Settings
 from goosectx.usage import format_cost_usd
 
 
-def show_info(settings: Settings) -> None:
+def show_info(settings: Settings, session_ref: str | None = None) -> None:
     """Print one line per fact: ``name  value  (source)``.
 
     The context limit needs the provider adapter (it imports litellm) only when a model is
-    configured and no override is set.
+    configured and no override is set. ``session_ref``: the session whose calibration is shown.
+
+    Raises:
+        SessionNotFound, SessionAmbiguous: ``session_ref`` names no single session.
     """
     from goosectx.config import default_config_path
 
@@ -35,6 +44,7 @@ def show_info(settings: Settings) -> None:
     if not settings.auto_compaction_enabled:
         threshold += " (auto-compaction off)"
     rows.append(("compaction threshold", threshold, settings.source("threshold_ratio")))
+    rows.append(_calibration(settings, session_ref))
     rows.append(("max turns", str(settings.max_turns), settings.source("max_turns")))
     cap = settings.max_cost_usd
     rows.append(("spending cap", f"{format_cost_usd(cap)} per session" if cap else "none",
@@ -59,3 +69,27 @@ def _context_limit(settings: Settings) -> tuple[str, str]:
         return "unknown", "provider adapter unavailable"
     limit = resolve_context_limit(settings, settings.model)
     return f"{limit.tokens:,} tokens", limit.source
+
+
+def _calibration(settings: Settings, session_ref: str | None) -> tuple[str, str, str]:
+    """The calibration row: ``estimates ×1.84, calibrated on 12 calls`` and whose it is."""
+    from goosectx.cli.common import open_store, resolve_session
+    from goosectx.compaction import calibration
+
+    session_id: str | None
+    if session_ref is not None:
+        store, session_id = resolve_session(settings, session_ref)
+    elif not (settings.data_dir / "sessions.db").exists():
+        return "calibration", "uncalibrated", "no session yet"
+    else:
+        store = open_store(settings)
+        session_id = store.most_recent(Path.cwd())
+    try:
+        if session_id is None:
+            return "calibration", "uncalibrated", "no session in this directory; --session"
+        session = store.load_header(session_id)
+    finally:
+        store.close()
+    model = settings.model or session.model
+    return ("calibration", calibration.describe(session.state, model),
+            f"session {session.display_name}, model {model or '(none)'}")
