@@ -12,18 +12,19 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pathspec
+from typing import TYPE_CHECKING, Any
 
 from goosectx.tools.base import ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    import pathspec
 
 DEFAULT_DEPTH = 3
 """Directory levels listed when the model gives no ``depth``."""
 COUNT_LIMIT = 100_000
 """Entries counted past the output cap before the count is reported as "N+"."""
 
-_Rules = tuple[tuple[Path, pathspec.GitIgnoreSpec], ...]
+_Rules = tuple[tuple[Path, "pathspec.GitIgnoreSpec"], ...]
 
 
 def _read_rules(directory: Path, inherited: _Rules) -> _Rules:
@@ -32,6 +33,8 @@ def _read_rules(directory: Path, inherited: _Rules) -> _Rules:
         lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return inherited
+    import pathspec  # at first use: the REPL imports this module before its prompt
+
     return (*inherited, (directory, pathspec.GitIgnoreSpec.from_lines(lines.splitlines())))
 
 
