@@ -239,6 +239,17 @@ def test_usage_lists_compaction_separately(world: World) -> None:
     assert total.split()[1] == "3" and "$0.0060" in total
 
 
+def test_compact_of_a_session_too_small_to_shrink_says_nothing_changed(world: World) -> None:
+    world.provider.add("first answer", "second answer")
+    out = world.run("hello" + ENTER + "/compact" + ENTER + "again" + ENTER + CTRL_D)
+    assert "compaction would grow the context from" in out and "nothing changed" in out
+    assert "context compacted" not in out
+    assert len(world.provider.requests) == 2  # no summary call: it could not have helped
+    stored = world.stored()
+    assert not any(m.metadata.is_summary for m in stored.conversation)
+    assert [e.purpose for e in stored.ledger.entries] == ["reply", "reply"]
+
+
 def test_compact_shows_the_rule_and_the_model_sees_the_summary(world: World) -> None:
     world.provider.add("first answer", '{"user_intent": "count things", "next_step": "go on"}',
                        "after compaction")
