@@ -7,7 +7,12 @@ real ``goosectx`` binary over piped stdin, probing ``env`` and ``/proc/$PPID/env
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import subprocess
+import tempfile
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -98,6 +103,28 @@ def test_the_setting_comes_from_config_and_environment(tmp_path: Path) -> None:
     assert load_settings(None, environ={}).shell_escape_to_model is True
 
 
+def test_ctrl_c_stops_a_bang_command(world: World) -> None:
+    flag = world.workdir / "started.flag"
+    done = threading.Event()
+
+    def interrupt_once_started() -> None:
+        while not flag.exists() and not done.is_set():
+            time.sleep(0.02)
+        if not done.is_set():
+            os.kill(os.getpid(), signal.SIGINT)  # the user's Ctrl-C
+
+    watcher = threading.Thread(target=interrupt_once_started)
+    watcher.start()
+    try:
+        out = world.run("!touch started.flag; sleep 60; echo never" + ENTER + CTRL_D)
+    finally:
+        done.set()
+        watcher.join()
+    assert "cancelling…" in out and "never" not in out.replace("echo never", "")
+    output = world.stored().conversation.messages[0].content[1].text
+    assert "[cancelled; the command and its child processes were killed]" in output
+
+
 @pytest.mark.parametrize("to_model", [True, False])
 def test_the_context_meter_and_slash_context_count_what_it_adds(world: World,
                                                                 to_model: bool) -> None:
@@ -117,21 +144,46 @@ def _messages_row(text: str) -> int:
     return int(row.split()[1].replace(",", ""))
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="as root, the shell's PID namespace is what hides "
-                    "goosectx's /proc; not root, non-dumpable does (tested for the shell tool)")
-def test_the_api_key_is_not_readable_by_a_bang_command(
-        fake_server: FakeServer, tmp_path: Path) -> None:
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path),
-           "GOOSECTX_HOME": str(tmp_path / "data"),
-           "GOOSECTX_CONFIG": str(tmp_path / "config.toml"), "GOOSE_MODEL": FAKE_MODEL,
-           "OPENAI_API_BASE": fake_server.base_url, "OPENAI_API_KEY": KEY,
+def _repl_as(server: FakeServer, home: Path, keys: str, *prefix: str
+             ) -> subprocess.CompletedProcess[str]:
+    """The real ``goosectx`` REPL over piped stdin, the key in its environment."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "GOOSECTX_HOME": str(home / "data"),
+           "GOOSECTX_CONFIG": str(home / "config.toml"), "GOOSE_MODEL": FAKE_MODEL,
+           "OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": KEY,
            "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
-    keys = (f"!{PROC_PROBE}\n!cat /proc/$PPID/environ | tr '\\0' '\\n'; echo ppid=$PPID\n"
-            "!env\n")
-    done = subprocess.run(["goosectx"], input=keys, env=env, cwd=tmp_path,
+    return subprocess.run([*prefix, "goosectx"], input=keys, env=env, cwd=home,
                           capture_output=True, text=True, timeout=120)
+
+
+KEY_PROBES = (f"!{PROC_PROBE}\n!cat /proc/$PPID/environ | tr '\\0' '\\n'; echo ppid=$PPID\n"
+              "!env\n")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root, the shell's PID namespace is what hides "
+                    "goosectx's /proc (the unprivileged case is the next test)")
+def test_the_api_key_is_not_readable_by_a_bang_command_as_root(
+        fake_server: FakeServer, tmp_path: Path) -> None:
+    done = _repl_as(fake_server, tmp_path, KEY_PROBES)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "key readable in 0 places" in out and KEY not in out and REDACTED not in out
     assert "PATH=" in out  # env did print the (scrubbed) environment
     assert not fake_server.requests  # no model call
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root to switch to an unprivileged user with setpriv")
+def test_the_api_key_is_not_readable_by_a_bang_command_as_an_unprivileged_user(
+        fake_server: FakeServer) -> None:
+    home = Path(tempfile.mkdtemp(prefix="goosectx-bang-"))  # outside root's 0700 pytest dir
+    home.chmod(0o777)  # the unprivileged user works and writes its data dir here
+    try:
+        done = _repl_as(fake_server, home, KEY_PROBES, "setpriv", "--reuid", "65534",
+                        "--regid", "65534", "--clear-groups")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    # not root: no namespace; goosectx is non-dumpable, so /proc/$PPID/environ stays closed
+    assert "key readable in 0 places" in out and KEY not in out and REDACTED not in out
+    assert "PATH=" in out and not fake_server.requests
