@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 
 from goosectx.approval import (
     CANCELLED_TEXT,
-    DENIED_TEXT,
     NON_INTERACTIVE_DENIED_TEXT,
+    ApprovalAnswer,
     ApprovalContext,
     ApprovalFn,
     ApprovalVerdict,
     PermissionRules,
     decide,
+    denied_text,
 )
 from goosectx.compaction.manager import ContextManager, RequestContext
 from goosectx.config import ApprovalMode, Settings
@@ -127,8 +128,9 @@ class Agent:
         self.interactive = interactive
         self.always_allowed: set[str] = set()
         """Tools the user answered "always allow" for, this session."""
-        self.rules = PermissionRules()
-        """Permission rules for :func:`~goosectx.approval.decide` (none yet)."""
+        self.rules: PermissionRules = settings.permissions
+        """Permission rules for :func:`~goosectx.approval.decide` (config, ``--allow``/
+        ``--deny``, and the rules the user allowed in this session)."""
         self.offering = ToolOffering(tools, tool_source)
         self.progress: Callable[[str], None] | None = None  # a long call's progress text
         self._tool_context = tool_context
@@ -340,18 +342,25 @@ class Agent:
         log.debug("approval of %s: %s (%s)", request.name, verdict.action, verdict.reason)
         return verdict
 
-    def _ask(self, request: ToolRequest) -> bool:
-        """On an ``ask`` verdict: True when the approval callable allows the call.
+    def _ask(self, request: ToolRequest) -> str | None:
+        """On an ``ask`` verdict: ``None`` when the user allows the call, else the denial text.
 
-        An "always allow" answer is remembered for this session (the next verdict is ``run``);
-        "cancel" ends the turn.
+        "Always allow" is remembered for this session (the whole tool, or the answer's
+        permission rule); "cancel" ends the turn; a denial carries the user's reason.
         """
-        decision = self.approve(request)
-        if decision == "cancel":
+        answer = self.approve(request)
+        if isinstance(answer, str):
+            answer = ApprovalAnswer(answer)
+        if answer.decision == "cancel":
             raise _CancelTurn()
-        if decision == "always_allow":
-            self.always_allowed.add(request.name)
-        return decision != "deny"
+        if answer.decision == "always_allow":
+            if answer.rule:
+                self.rules = self.rules.plus("allow", answer.rule)
+            else:
+                self.always_allowed.add(request.name)
+        if answer.decision != "deny":
+            return None
+        return denied_text(answer.reason) if self.interactive else NON_INTERACTIVE_DENIED_TEXT
 
     def _handle_tool_request(
         self, request: ToolRequest, turn: _Turn
@@ -369,9 +378,9 @@ class Agent:
             return ToolResponse(request.id, refusal, is_error=True)
         tool = self.tools.get(request.name)
         assert tool is not None and request.arguments is not None
-        if verdict.action == "ask" and not self._ask(request):
-            text = DENIED_TEXT if self.interactive else NON_INTERACTIVE_DENIED_TEXT
-            return ToolResponse(request.id, text, is_error=True)
+        denial = self._ask(request) if verdict.action == "ask" else None
+        if denial is not None:
+            return ToolResponse(request.id, denial, is_error=True)
         yield ToolCallStarted(request)
         ctx = self._context_for(turn.cancel)
         result = run_tool(tool, request.arguments, ctx, turn.cancel)

@@ -24,11 +24,32 @@ from typing import Any, Literal, TypeAlias
 
 from goosectx.config import ApprovalMode
 from goosectx.conversation import ToolRequest
+from goosectx.permissions import PermissionRules, match_rules, names_path
 from goosectx.sensitive import is_sensitive, outside, read_paths
+
+__all__ = ["PermissionRules"]  # re-exported: the rules live in permissions.py
 
 ApprovalDecision = Literal["allow_once", "always_allow", "deny", "cancel"]
 """The user's answer to an ``ask`` verdict."""
-ApprovalFn: TypeAlias = Callable[[ToolRequest], ApprovalDecision]
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalAnswer:
+    """An answer with more than the decision.
+
+    Attributes:
+        decision: The decision.
+        reason: With ``deny``: the user's reason, told to the model with the refusal.
+        rule: With ``always_allow``: a permission rule (``shell(git status*)``) allowed for the
+            rest of the session instead of the whole tool.
+    """
+
+    decision: ApprovalDecision
+    reason: str | None = None
+    rule: str | None = None
+
+
+ApprovalFn: TypeAlias = Callable[[ToolRequest], "ApprovalDecision | ApprovalAnswer"]
 """Answers an ``ask`` verdict (the REPL asks the user; ``run`` without a terminal denies)."""
 ApprovalAction = Literal["run", "ask", "deny"]
 
@@ -45,17 +66,12 @@ CHAT_MODE_TEXT = (
 CANCELLED_TEXT = "The user cancelled this tool call."
 
 
-@dataclass(frozen=True, slots=True)
-class PermissionRules:
-    """Permission rules (``[permissions]``): patterns such as ``shell(git status*)``.
-
-    A placeholder: no clause reads them yet (the permission-rules clause will; see
-    :data:`CLAUSES`). Deny wins over ask over allow, and all win over the approval mode.
-    """
-
-    allow: tuple[str, ...] = ()
-    ask: tuple[str, ...] = ()
-    deny: tuple[str, ...] = ()
+def denied_text(reason: str | None) -> str:
+    """What the model gets for a call the user denied, with the user's reason if given."""
+    if reason and reason.strip():
+        return (f"denied by the user: {' '.join(reason.split())}\n"
+                "Do not retry this call; follow the user's reason.")
+    return DENIED_TEXT
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +86,7 @@ class ApprovalContext:
             arguments could not be parsed.
         working_dir: The session's working dir (read scoping will resolve paths against it).
         arguments: The call's parsed arguments (empty when they could not be parsed).
-        rules: The permission rules (unused until the permission-rules clause lands).
+        rules: The permission rules (user config and command line, never the project dir).
         always_allowed: Tools the user answered "always allow" for in this session.
         data_dir: goosectx's data dir; a read of anything in it counts as sensitive.
         extension_trusted: For an extension's tool, whether its server is marked
@@ -128,6 +144,43 @@ def _read_scope(ctx: ApprovalContext) -> ApprovalVerdict | None:
     return None
 
 
+def _named_paths(ctx: ApprovalContext) -> list[Path]:
+    """The paths a built-in call reads (``view``, ``tree``) or writes (other editor commands)."""
+    paths = read_paths(ctx.tool_name, ctx.arguments, ctx.working_dir)
+    if paths is not None:
+        return paths
+    raw = ctx.arguments.get("path")
+    if ctx.tool_name == "text_editor" and isinstance(raw, str) and raw.strip():
+        return [ctx.working_dir / Path(raw).expanduser()]
+    return []
+
+
+def _touches_sensitive(ctx: ApprovalContext, allow_rules: tuple[str, ...]) -> bool:
+    """True when the call reads or writes a sensitive file that no allow rule names."""
+    raw = ctx.arguments.get("path")
+    for path in _named_paths(ctx):
+        named = names_path(allow_rules, raw if isinstance(raw, str) else str(path))
+        if is_sensitive(path, data_dir=ctx.data_dir) and not named:
+            return True
+    return False
+
+
+def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
+    if not ctx.rules:
+        return None
+    found = match_rules(ctx.rules, ctx.tool_name, ctx.arguments, ctx.working_dir)
+    named = ", ".join(found.rules)
+    if found.kind == "deny":
+        return ApprovalVerdict("deny", f"denied by a permission rule: {named}",
+                               f"This tool call is denied by the user's permission rule "
+                               f"({named}). Do not retry it; continue without it.")
+    if found.kind == "ask":
+        return ApprovalVerdict("ask", f"a permission rule asks: {named}")
+    if found.kind == "allow" and not _touches_sensitive(ctx, found.rules):
+        return ApprovalVerdict("run", f"allowed by a permission rule: {named}")
+    return None
+
+
 def _session_always_allowed(ctx: ApprovalContext) -> ApprovalVerdict | None:
     if ctx.tool_name in ctx.always_allowed:
         return ApprovalVerdict("run", f"always allowed this session ({ctx.tool_name})")
@@ -162,10 +215,11 @@ def _untrusted_extension(ctx: ApprovalContext) -> ApprovalVerdict | None:
 CLAUSES: tuple[Clause, ...] = (
     # Chat mode: nothing runs, whatever a rule or an earlier answer says.
     _chat_mode,
-    # (later) Permission rules go here ([permissions] allow / ask / deny patterns, read from the
-    # user's config and the command line, never from the project dir): a matching deny
-    # denies, ask asks, allow runs — ahead of the session answers and the mode. An allow rule
-    # never overrides the sensitive-file list unless it names the path.
+    # Permission rules ([permissions] allow / ask / deny, read from the user's config and the
+    # command line, never from the project dir): deny > ask > allow, ahead of the session
+    # answers and the mode. An allow rule never overrides the sensitive-file list unless it
+    # names the path.
+    _permission_rules,
     # Read scoping (goosectx/sensitive.py): in smart_approve, a text_editor ``view`` or ``tree``
     # of a sensitive file (.ssh, .aws, .gnupg, .env*, *.pem, id_*, the goosectx data dir, ...)
     # always asks, even after an "always allow" answer; one outside the working dir (resolved,

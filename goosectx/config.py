@@ -28,6 +28,7 @@ from goosectx.config_values import (
 )
 from goosectx.errors import ConfigError
 from goosectx.extension_settings import ExtensionSettings, apply_extension_settings
+from goosectx.permissions import PermissionRules, parse_permissions
 
 # The value parsers live in goosectx/config_values.py; callers import them from here too.
 __all__ = [
@@ -65,7 +66,8 @@ _TOP_KEYS = {"model", "compaction_model", "mode", "auto_compact_threshold", "con
              "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models",
              "request_deadline_s", "keep_recent_ratio", "keep_user_tokens",
              "summary_result_chars", "summary_facts_tokens", "extensions", "tool_budget_ratio",
-             "show_reasoning", "mention_max_tokens", "max_cost_usd", "shell_escape_to_model"}
+             "show_reasoning", "mention_max_tokens", "max_cost_usd", "shell_escape_to_model",
+             "permissions"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +133,8 @@ class Settings:
             user's message; False shows them to the user only.
         models: Per-model tables.
         config_path: The config file read, or ``None``.
+        permissions: ``[permissions]`` allow / ask / deny rules (user config and the command
+            line only, never the project dir).
         sources: Where each value came from, e.g. ``{"model": "env GOOSE_MODEL"}``.
     """
 
@@ -158,6 +162,7 @@ class Settings:
     models: dict[str, ModelConfig] = field(default_factory=dict)
     extensions: ExtensionSettings = field(default_factory=ExtensionSettings)
     config_path: Path | None = None
+    permissions: PermissionRules = field(default_factory=PermissionRules)
     sources: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -317,6 +322,10 @@ def load_settings(
             settings.sources["allow_secret_env"] = f"config {path}"
         if "models" in raw:
             settings.models = _parse_models(path, raw["models"])  # type: ignore[arg-type]
+        if "permissions" in raw:
+            settings.permissions = parse_permissions(f"[permissions] in {path}",
+                                                     raw["permissions"])
+            settings.sources["permissions"] = f"config {path}"
         apply_extension_settings(settings, raw, path)
     for name, (var, parser) in _ENV.items():
         value = env.get(var)

@@ -234,7 +234,7 @@ def test_a_denied_call_reads_denied_by_you_not_an_error(tmp_path: Path) -> None:
     try:
         world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "rm -rf x"})]),
                            "Understood.")
-        out = world.run("clean" + ENTER + "n" + CTRL_D)
+        out = world.run("clean" + ENTER + "n" + ENTER + CTRL_D)
     finally:
         world.store.close()
     assert "✗ shell denied by you" in out

@@ -122,7 +122,7 @@ def test_approved_tool_call_runs_and_its_output_is_shown(world: World) -> None:
 def test_denied_tool_call_tells_the_model(world: World) -> None:
     world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "rm -rf build"})]),
                        "Understood, I will not.")
-    out = world.run("clean up" + ENTER + "n" + CTRL_D)
+    out = world.run("clean up" + ENTER + "n" + ENTER + CTRL_D)
     assert "shell: deny" in out and "✗ shell denied by you" in out and "shell error" not in out
     assert "Understood, I will not." in out
     assert not (world.workdir / "build").exists()

@@ -73,7 +73,7 @@ def world(tmp_path: Path) -> Iterator[World]:
 def test_a_forged_question_is_neutralised_and_the_real_one_follows(world: World) -> None:
     world.provider.add(ScriptedReply(FORGED, tool_calls=[
         ("shell", {"command": "touch real-call"})]), "done")
-    out = world.run("go" + ENTER + "n" + CTRL_D)
+    out = world.run("go" + ENTER + "n" + ENTER + CTRL_D)
     assert "<U+2691> goosectx asks: run shell?" in out  # the model's imitation
     assert out.count(f"{APPROVAL_MARKER} goosectx asks: run shell?") == 1  # only the real one
     real = out.index(f"{APPROVAL_MARKER} goosectx asks: run shell?")
@@ -85,7 +85,7 @@ def test_a_forged_question_is_neutralised_and_the_real_one_follows(world: World)
 def test_bidi_and_zero_width_characters_in_a_command_are_visible(world: World) -> None:
     world.provider.add(ScriptedReply(tool_calls=[
         ("shell", {"command": "echo safe\u202e; rm -rf ~ #\u200b"})]), "done")
-    out = world.run("go" + ENTER + "n" + CTRL_D)
+    out = world.run("go" + ENTER + "n" + ENTER + CTRL_D)
     assert f"{APPROVAL_MARKER}   echo safe<U+202E>; rm -rf ~ #<U+200B>" in out
 
 
@@ -105,7 +105,7 @@ def test_a_long_command_is_shown_whole_before_y_counts(world: World) -> None:
 def test_y_before_v_does_not_approve_a_long_command(world: World) -> None:
     world.provider.add(ScriptedReply(tool_calls=[
         ("shell", {"command": LONG_COMMAND + " > ran.txt"})]), "ok")
-    out = world.run("go" + ENTER + "y" + "a" + "n" + CTRL_D)
+    out = world.run("go" + ENTER + "y" + "a" + "n" + ENTER + CTRL_D)
     assert "shell: deny" in out and not (world.workdir / "ran.txt").exists()
 
 

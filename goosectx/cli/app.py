@@ -125,6 +125,10 @@ def run(
     model: ModelOpt = None,
     max_cost: MaxCostOpt = None,
     with_extension: WithExtOpt = None, with_remote_extension: WithRemoteOpt = None,
+    allow: Annotated[list[str] | None, typer.Option(
+        "--allow", help="Permission rule to allow, e.g. 'shell(pytest*)' (repeatable).")] = None,
+    deny: Annotated[list[str] | None, typer.Option(
+        "--deny", help="Permission rule to deny, e.g. 'shell(rm *)' (repeatable).")] = None,
 ) -> None:
     """Run one task non-interactively and save the session.
 
@@ -132,10 +136,14 @@ def run(
     130 cancelled.
     """
     from goosectx.cli.run_cmd import run_task
+    from goosectx.permissions import parse_permissions
 
     STATE.exit_at_once = True
     STATE.max_cost = max_cost if max_cost is not None else STATE.max_cost
     (loaded := settings()).extensions.flags = flags(with_extension, with_remote_extension)
+    if allow or deny:
+        extra = parse_permissions("--allow/--deny", {"allow": allow or [], "deny": deny or []})
+        loaded.permissions = loaded.permissions.merged(extra)
     raise typer.Exit(run_task(
         loaded, text=text, input_file=input_file, name=name, resume=resume,
         continue_=continue_, max_turns=max_turns, output_format=output_format.value,

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from goosectx.approval import ApprovalDecision
+from goosectx.approval import ApprovalAnswer, ApprovalDecision
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.terminal import TerminalEcho
 from goosectx.conversation import ToolRequest
@@ -34,7 +34,7 @@ class _Ask:
     """An approval question from the worker thread; the answer goes into ``answer``."""
 
     request: ToolRequest
-    answer: queue.SimpleQueue[ApprovalDecision]
+    answer: queue.SimpleQueue[ApprovalDecision | ApprovalAnswer]
 
 
 @dataclass(slots=True)
@@ -64,7 +64,7 @@ class TurnDriver:
         renderer: TranscriptRenderer,
         *,
         on_event: Callable[[Event], None],
-        ask: Callable[[ToolRequest, threading.Event], ApprovalDecision],
+        ask: Callable[[ToolRequest, threading.Event], ApprovalDecision | ApprovalAnswer],
         on_failure: Callable[[BaseException], None],
         quiet_terminal: bool,
     ) -> None:
@@ -77,7 +77,7 @@ class TurnDriver:
         """True while the main thread asks a question (Ctrl-C then raises there)."""
         self._queue: queue.Queue[Any] | None = None
 
-    def approve(self, request: ToolRequest) -> ApprovalDecision:
+    def approve(self, request: ToolRequest) -> ApprovalDecision | ApprovalAnswer:
         """The agent's approval callable: asks on the main thread and waits for the answer.
 
         Called on the worker thread. Outside a running generator it denies.
@@ -85,7 +85,7 @@ class TurnDriver:
         events = self._queue
         if events is None:
             return "deny"
-        answer: queue.SimpleQueue[ApprovalDecision] = queue.SimpleQueue()
+        answer: queue.SimpleQueue[ApprovalDecision | ApprovalAnswer] = queue.SimpleQueue()
         events.put(_Ask(request, answer))
         return answer.get()
 
@@ -160,7 +160,7 @@ class TurnDriver:
     def _dispatch(self, item: Any, cancel: threading.Event) -> None:
         if isinstance(item, _Ask):
             self.renderer.settle()
-            decision: ApprovalDecision = "cancel" if cancel.is_set() else self.ask(
+            decision: ApprovalDecision | ApprovalAnswer = "cancel" if cancel.is_set() else self.ask(
                 item.request, cancel)
             item.answer.put(decision)
             self.renderer.waiting()

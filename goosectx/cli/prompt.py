@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Literal
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import Application
@@ -162,23 +161,35 @@ def make_prompt_session(
     )
 
 
+def approval_keys(rule: str | None) -> tuple[tuple[str, str, str], ...]:
+    """The keys of one approval question: with a shell rule, ``p`` and ``s`` for it too."""
+    if rule is None:
+        return APPROVAL_KEYS
+    return (APPROVAL_KEYS[0],
+            ("p", "allow_rule", f"always allow {rule} (this session)"),
+            ("s", "save_rule", "… and save it to your config"),
+            *APPROVAL_KEYS[1:])
+
+
 def ask_approval(
-    tool_name: str, *, must_view: bool = False, input: Input | None = None,
-    output: Output | None = None,
-) -> ApprovalDecision | Literal["view"]:
+    tool_name: str, *, must_view: bool = False, rule: str | None = None,
+    input: Input | None = None, output: Output | None = None,
+) -> str:
     """Ask with one key press whether a tool call may run (the call is drawn before this).
 
     Keys: ``y`` allow once, ``a`` always allow, ``n`` deny, ``c`` / Ctrl-C / Esc cancel the
     turn; Ctrl-D denies. With ``must_view`` (a long call shown folded), ``v`` returns
-    ``"view"`` and ``y`` / ``a`` only remind the user to look at the whole call first.
+    ``"view"`` and ``y`` / ``a`` only remind the user to look at the whole call first. With
+    ``rule`` (a shell call's command prefix) also ``p`` (always allow that rule this session)
+    and ``s`` (and save it to the config file).
 
     Returns:
-        The decision, or ``"view"``.
+        The decision, ``allow_rule`` / ``save_rule``, or ``"view"``.
     """
     keys = KeyBindings()
     hint: list[tuple[str, str]] = []
-    for key, decision, _label in APPROVAL_KEYS:
-        allows = decision in ("allow_once", "always_allow")
+    for key, decision, _label in approval_keys(rule):
+        allows = decision in ("allow_once", "always_allow", "allow_rule", "save_rule")
         for variant in {key, key.upper()}:
             if must_view and allows:
                 keys.add(variant)(lambda event: _remind(event, hint))
@@ -196,9 +207,10 @@ def ask_approval(
     if must_view:
         fragments += [("class:approval.key", f"[{VIEW_KEY}]"),
                       ("class:approval.text", " view the whole call  ")]
-    for key, _decision, label in APPROVAL_KEYS:
-        fragments += [("class:approval.key", f"[{key}]"), ("class:approval.text", f" {label}  ")]
-    app: Application[ApprovalDecision | Literal["view"]] = Application(
+    for key, _decision, label in approval_keys(rule):
+        fragments += [("class:approval.key", f"[{key}]"),
+                      ("class:approval.text", f" {terminal_safe(label)}  ")]
+    app: Application[str] = Application(
         layout=Layout(Window(FormattedTextControl(lambda: FormattedText(fragments + hint)),
                              dont_extend_height=True, wrap_lines=True)),
         key_bindings=keys,
@@ -217,12 +229,15 @@ def _remind(event: KeyPressEvent, hint: list[tuple[str, str]]) -> None:
     event.app.invalidate()
 
 
-def parse_approval_answer(answer: str) -> ApprovalDecision | None:
+def parse_approval_answer(answer: str, *, rule: bool = False) -> str | None:
     """The decision a typed answer names (plain mode), or ``None``.
 
-    Accepted: ``y``/``yes``, ``a``/``always``, ``n``/``no``/``deny``, ``c``/``cancel``.
+    Accepted: ``y``/``yes``, ``a``/``always``, ``n``/``no``/``deny``, ``c``/``cancel``; with
+    ``rule`` also ``p`` (``allow_rule``) and ``s`` (``save_rule``).
     """
     word = answer.strip().lower()
+    if rule and word in ("p", "s"):
+        return "allow_rule" if word == "p" else "save_rule"
     table: dict[str, ApprovalDecision] = {
         "y": "allow_once", "yes": "allow_once", "allow": "allow_once",
         "a": "always_allow", "always": "always_allow",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.formatted_text import FormattedText
 
-from goosectx.approval import ApprovalDecision, ApprovalFn
+from goosectx.approval import ApprovalAnswer, ApprovalFn
 from goosectx.cli import repl_approval, repl_extensions, reports, slash
 from goosectx.cli.common import OpenSession, resume_command, session_is_kept
 from goosectx.cli.driver import EventSource, TurnDriver
@@ -346,7 +346,7 @@ class Repl:
             self.renderer.error(f"bug: {type(error).__name__}: {error}",
                                 "the session is saved; please report this with the traceback")
 
-    def _ask(self, request: ToolRequest, cancel: threading.Event) -> ApprovalDecision:
+    def _ask(self, request: ToolRequest, cancel: threading.Event) -> ApprovalAnswer:
         """Ask whether a tool call may run (see :func:`goosectx.cli.repl_approval.ask`)."""
         return repl_approval.ask(self, request)
 

@@ -2,24 +2,37 @@
 
 The call is drawn whole (folded when long, until ``v``) as goosectx's own marked question
 (``cli/approval_view.py``); the decision itself is ``approval.decide`` (docs/architecture.md §4).
+For a shell call the question also offers its command-prefix rule: ``p`` always allows
+``shell(git status*)`` for the rest of the session, ``s`` does that and saves the rule to the
+user's config file (never a project file). ``n`` then asks for an optional reason, which goes
+to the model with the refusal ("denied by the user: use the test runner instead").
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from goosectx.approval import ApprovalDecision
+from prompt_toolkit import PromptSession
+
+from goosectx.approval import ApprovalAnswer, ApprovalDecision
 from goosectx.cli.approval_view import ApprovalQuestion, approval_question
 from goosectx.cli.prompt import APPROVAL_KEYS, ask_approval
+from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.terminal import drop_typeahead
+from goosectx.config import default_config_path
 from goosectx.conversation import ToolRequest
+from goosectx.errors import GoosectxError
+from goosectx.permissions import suggested_rule
 
 if TYPE_CHECKING:
     from goosectx.cli.repl import Repl
 
 
-def ask(repl: Repl, request: ToolRequest) -> ApprovalDecision:
-    """Ask whether a tool call may run (one key on a terminal, a line in plain mode).
+REASON_PROMPT = "reason for the model (Enter to skip): "
+
+
+def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
+    """Ask whether a tool call may run; returns the answer (decision, rule, reason).
 
     The model's text is finished first; an edit's diff is drawn before the question (so the
     user approves what they saw); the call is drawn whole (folded when long, until ``v``) as
@@ -29,36 +42,79 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalDecision:
     if diff:
         repl.renderer.edit_preview(request, diff)
     question = approval_question(request, repl.io.console.width)
+    rule = suggested_rule(request.name, request.arguments or {})
     viewed = False
     repl.renderer.approval(question, whole=False)
     while True:
-        answer = _answer(repl, question, must_view=question.long and not viewed)
-        if answer != "view":
-            decision: ApprovalDecision = answer
+        key = _key(repl, question, rule, must_view=question.long and not viewed)
+        if key != "view":
             break
         viewed = True
         repl.renderer.approval(question, whole=True)
-    label = {key: text for _k, key, text in APPROVAL_KEYS}[decision]
-    repl.renderer.notice(f"{request.name}: {label}",
-                         style="green" if decision in ("allow_once", "always_allow")
+    answer = ApprovalAnswer("cancel") if key == "cancel" else _answer(repl, key, rule)
+    labels = {decision: text for _k, decision, text in APPROVAL_KEYS}
+    label = labels.get(answer.decision, answer.decision)
+    if answer.rule:
+        label = f"always allow {answer.rule} (this session)"
+    elif answer.reason:
+        label = f"deny · reason: {answer.reason}"
+    repl.renderer.notice(terminal_safe(f"{request.name}: {label}"),
+                         style="green" if answer.decision in ("allow_once", "always_allow")
                          else "yellow")
-    return decision
+    return answer
 
 
-def _answer(repl: Repl, question: ApprovalQuestion, *, must_view: bool
-        ) -> ApprovalDecision | Literal["view"]:
+def _key(repl: Repl, question: ApprovalQuestion, rule: str | None, *, must_view: bool) -> str:
     if repl._prompt is not None:
         if repl.io.is_real_terminal:
             drop_typeahead()
         try:
-            return ask_approval(question.tool, must_view=must_view, input=repl.io.input,
-                                output=repl.io.output)
+            return ask_approval(question.tool, must_view=must_view, rule=rule,
+                                input=repl.io.input, output=repl.io.output)
         except (KeyboardInterrupt, EOFError):
             return "cancel"
     repl.driver.asking = True
     try:
-        return repl.io.ask_plain_approval(question.tool, must_view=must_view)
+        return repl.io.ask_plain_approval(question.tool, must_view=must_view, rule=rule)
     except KeyboardInterrupt:
         return "cancel"
     finally:
         repl.driver.asking = False
+
+
+def _answer(repl: Repl, key: str, rule: str | None) -> ApprovalAnswer:
+    if key in ("allow_rule", "save_rule") and rule:
+        if key == "save_rule":
+            _save(repl, rule)
+        return ApprovalAnswer("always_allow", rule=rule)
+    if key == "deny":
+        return ApprovalAnswer("deny", reason=_reason(repl))
+    decision: ApprovalDecision = key  # type: ignore[assignment]
+    return ApprovalAnswer(decision)
+
+
+def _save(repl: Repl, rule: str) -> None:
+    from goosectx.cli.rule_save import save_allow_rule
+
+    path = repl.settings.config_path or default_config_path()
+    try:
+        save_allow_rule(path, rule)
+    except GoosectxError as exc:
+        repl.renderer.error(exc.message, exc.hint)
+        return
+    repl.renderer.notice(terminal_safe(f"saved: [permissions] allow += {rule} in {path}"),
+                         style="green")
+
+
+def _reason(repl: Repl) -> str | None:
+    """The user's optional reason for a denial (empty, Ctrl-D or Ctrl-C: none)."""
+    try:
+        if repl._prompt is not None:
+            session: PromptSession[str] = PromptSession(input=repl.io.input,
+                                                        output=repl.io.output)
+            text = session.prompt(REASON_PROMPT)
+        else:
+            text = repl.io.read_reason(REASON_PROMPT)
+    except (KeyboardInterrupt, EOFError):
+        return None
+    return " ".join(text.split()) or None

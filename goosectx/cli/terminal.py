@@ -11,15 +11,14 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TextIO
+from typing import Any, TextIO
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from rich.console import Console
 
-from goosectx.approval import ApprovalDecision
 from goosectx.cli.approval_view import VIEW_KEY
-from goosectx.cli.prompt import APPROVAL_KEYS, parse_approval_answer
+from goosectx.cli.prompt import approval_keys, parse_approval_answer
 from goosectx.cli.sanitize import APPROVAL_MARKER, safe_console, terminal_safe
 
 PLAIN_APPROVAL_ATTEMPTS = 3
@@ -91,12 +90,21 @@ class ReplIO:
             break
         return "\n".join(lines)
 
-    def ask_plain_approval(self, tool_name: str, *, must_view: bool = False
-                           ) -> ApprovalDecision | Literal["view"]:
+    def read_reason(self, question: str) -> str:
+        """Read one optional line (a denial's reason) from plain stdin; ``""`` at the end."""
+        self._write_own(question)
+        raw = (self.stdin or sys.stdin).readline()
+        if self.echo or not raw:
+            self._write(raw if raw.endswith("\n") else raw + "\n")
+        return raw.strip()
+
+    def ask_plain_approval(self, tool_name: str, *, must_view: bool = False,
+                           rule: str | None = None) -> str:
         """Ask on plain stdin whether a tool call may run (the call is drawn before this).
 
         With ``must_view`` (a long call shown folded) ``v`` returns ``"view"``, and ``y`` /
-        ``a`` only say to look at the whole call first.
+        ``a`` only say to look at the whole call first. With ``rule`` (a shell call's command
+        prefix) also ``p`` / ``s`` (allow that rule this session / and save it).
 
         Returns:
             The decision or ``"view"``; ``cancel`` at the end of input (nothing waits on a
@@ -104,7 +112,8 @@ class ReplIO:
             nothing.
         """
         stdin = self.stdin or sys.stdin
-        choices = " ".join(f"[{key}] {text}" for key, _decision, text in APPROVAL_KEYS)
+        choices = terminal_safe(" ".join(f"[{key}] {text}"
+                                         for key, _decision, text in approval_keys(rule)))
         if must_view:
             choices = f"[{VIEW_KEY}] view the whole call {choices}"
         for _attempt in range(PLAIN_APPROVAL_ATTEMPTS):
@@ -117,8 +126,9 @@ class ReplIO:
                 self._write(raw if raw.endswith("\n") else raw + "\n")
             if must_view and raw.strip().lower() == VIEW_KEY:
                 return "view"
-            decision = parse_approval_answer(raw)
-            if must_view and decision in ("allow_once", "always_allow"):
+            decision = parse_approval_answer(raw, rule=rule is not None)
+            if must_view and decision in ("allow_once", "always_allow", "allow_rule",
+                                          "save_rule"):
                 self._write_own(f"press {VIEW_KEY} to see the whole call first\n")
                 continue
             if decision is not None:
