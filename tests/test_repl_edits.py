@@ -51,7 +51,7 @@ def test_the_approval_question_shows_the_diff_of_the_edit_first(world: World) ->
 def test_a_denied_edit_changes_nothing_and_its_diff_was_shown(world: World) -> None:
     world.provider.add(ScriptedReply(tool_calls=[("text_editor", {
         "command": "write", "path": "new.txt", "file_text": "hello\n"})]), "ok")
-    out = world.run("create it" + ENTER + "n" + CTRL_D)
+    out = world.run("create it" + ENTER + "n" + ENTER + CTRL_D)
     assert "text_editor wants to change new.txt · +1 −0 lines" in out
     assert "+++ b/new.txt" in out and "+hello" in out
     assert not (world.workdir / "new.txt").exists()
