@@ -140,3 +140,28 @@ def test_a_bad_cap_is_a_configuration_error(capsys: pytest.CaptureFixture[str],
     monkeypatch.setenv("GOOSECTX_MAX_COST_USD", "lots")
     code, _, err = run_cli(capsys, "info")
     assert code == 2 and "GOOSECTX_MAX_COST_USD" in err
+
+
+def test_a_tool_pair_summary_call_refused_by_the_cap_leaves_every_call_answered(
+        tmp_path: Path) -> None:
+    from agent_harness import finished, make_harness
+
+    from goosectx.conversation import ToolRequest, ToolResponse
+    from goosectx.providers.base import TokenPrices
+    from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
+
+    # 13 priced tool calls of $0.01 each; after the 13th reply the tool pairs exceed the
+    # cutoff (1 + 10) and the tool-pair notes call would take the session past $0.125
+    provider = ScriptedProvider(cost_per_call_usd=0.01,
+                                token_prices=TokenPrices(1e-9, 1e-9))
+    provider.add(*[ScriptedReply(tool_calls=[("tree", {})]) for _ in range(13)], "unused")
+    settings = Settings(data_dir=tmp_path / "data", max_cost_usd=0.125, tool_call_cutoff=1)
+    harness = make_harness(tmp_path, settings, provider=provider)
+    end = finished(harness.turn("look around, many times"))
+    assert end.status == "error" and "spending cap reached: $0.13 spent" in (end.error or "")
+    assert len(provider.requests) == 13  # the notes call (and any later reply) was not made
+    stored = harness.stored()
+    requests = {p.id for m in stored for p in m.content if isinstance(p, ToolRequest)}
+    answered = {p.id for m in stored for p in m.content if isinstance(p, ToolResponse)}
+    assert len(requests) == 13 and requests == answered  # the 13th answered as cancelled
+    harness.store.close()

@@ -141,3 +141,31 @@ def test_run_keeps_reasoning_off_stdout_and_stream_json_has_its_own_event(
     monkeypatch.setenv("GOOSECTX_SHOW_REASONING", "0")
     out, _ = cli(capsys, "run", "-t", "which option?", "--output-format", "stream-json")
     assert "reasoning_delta" not in out and "Option 3 once more." in out
+
+
+def test_a_reply_cancelled_while_reasoning_keeps_its_reasoning_for_the_user_only(
+        tmp_path: Path) -> None:
+    import threading
+
+    from agent_harness import finished, make_harness
+
+    from goosectx.config import Settings
+    from goosectx.events import ReasoningDelta
+    from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
+
+    provider = ScriptedProvider()
+    provider.add(ScriptedReply(thinking="SECRET-PLAN: first read the file",
+                               text="a long answer " * 50), "fine")
+    harness = make_harness(tmp_path, Settings(data_dir=tmp_path / "data"), provider=provider)
+    cancel = threading.Event()
+    events = harness.turn("go", cancel=cancel,
+                          on_event=lambda e: cancel.set() if isinstance(e, ReasoningDelta)
+                          else None)
+    assert finished(events).status == "cancelled"
+    kept = harness.stored()[-1]
+    assert kept.metadata.cancelled and kept.content[0] == ThinkingContent(
+        "SECRET-PLAN: first read the file")
+    harness.turn("go on")
+    sent = provider.requests[-1].messages
+    assert not any(isinstance(p, ThinkingContent) for m in sent for p in m.content)
+    harness.store.close()
