@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
 
 from goosectx.approval import (
     CANCELLED_TEXT,
@@ -34,10 +33,8 @@ from goosectx.compaction.manager import ContextManager, RequestContext
 from goosectx.config import ApprovalMode, Settings
 from goosectx.conversation import (
     Message,
-    MessageMetadata,
     Part,
     TextContent,
-    ThinkingContent,
     ToolRequest,
     ToolResponse,
 )
@@ -57,6 +54,7 @@ from goosectx.stream_reply import stream_reply
 from goosectx.tools.base import ToolContext, ToolRegistry, ToolSource
 from goosectx.tools.offering import ToolOffering
 from goosectx.tools.runner import cap_output, run_tool
+from goosectx.turn import Turn, close_cancelled
 
 log = logging.getLogger("goosectx.agent")
 
@@ -64,18 +62,6 @@ NO_MODEL_TEXT = (
     "no model is configured — set GOOSE_MODEL (e.g. export GOOSE_MODEL=openai/gpt-4o-mini) "
     "or use /model NAME"
 )
-
-
-@dataclass(slots=True)
-class _Turn:
-    """What one turn has in flight, so a cancel at any point can close it out validly."""
-
-    cancel: threading.Event
-    streamed: list[str] = field(default_factory=list)
-    reasoned: list[str] = field(default_factory=list)
-    open_requests: list[ToolRequest] = field(default_factory=list)
-    responses: list[ToolResponse] = field(default_factory=list)
-    attachments: list[Part] = field(default_factory=list)
 
 
 class _CancelTurn(Exception):
@@ -179,7 +165,7 @@ class Agent:
         ``cancel`` and keep iterating: the turn then closes out the same way.
         ``attachments`` (e.g. an extension resource) go with the user's message, after its text.
         """
-        turn = _Turn(cancel if cancel is not None else threading.Event())
+        turn = Turn(cancel if cancel is not None else threading.Event())
         try:
             yield from self._run_turn(user_input, turn, tuple(attachments))
         except KeyboardInterrupt:
@@ -236,7 +222,7 @@ class Agent:
         self.session.conversation.append(message)
         yield MessageCompleted(message)
 
-    def _run_turn(self, user_input: str, turn: _Turn, parts: tuple[Part, ...]) -> Iterator[Event]:
+    def _run_turn(self, user_input: str, turn: Turn, parts: tuple[Part, ...]) -> Iterator[Event]:
         if self.provider is None:
             yield TurnFinished("error", NO_MODEL_TEXT)
             return
@@ -306,27 +292,9 @@ class Agent:
                               self.session.conversation):
             self.tools, self._request = self.offering.registry, None
 
-    def _close_cancelled(self, turn: _Turn, *, finish: bool = True) -> Iterator[Event]:
+    def _close_cancelled(self, turn: Turn, *, finish: bool = True) -> Iterator[Event]:
         """Keep streamed text and reasoning (marked cancelled), answer open requests, end."""
-        if turn.streamed or turn.reasoned:
-            parts: list[Part] = [ThinkingContent("".join(turn.reasoned))] if turn.reasoned else []
-            if turn.streamed:
-                parts.append(TextContent("".join(turn.streamed)))
-            turn.streamed, turn.reasoned = [], []
-            yield from self._complete(Message("assistant", tuple(parts),
-                                              MessageMetadata(cancelled=True)))
-        if turn.open_requests:
-            answered = {r.id for r in turn.responses}
-            for request in turn.open_requests:
-                if request.id not in answered:
-                    response = ToolResponse(request.id, CANCELLED_TEXT, is_error=True)
-                    turn.responses.append(response)
-                    yield ToolCallFinished(response)
-            responses = tuple(turn.responses)
-            turn.open_requests, turn.responses = [], []
-            yield from self._complete(Message("user", responses))
-        if finish:
-            yield TurnFinished("cancelled")
+        yield from close_cancelled(turn, self._complete, finish=finish)
 
     # -- tools -----------------------------------------------------------------------------
     def _verdict(self, request: ToolRequest) -> ApprovalVerdict:
@@ -363,7 +331,7 @@ class Agent:
         return denied_text(answer.reason) if self.interactive else NON_INTERACTIVE_DENIED_TEXT
 
     def _handle_tool_request(
-        self, request: ToolRequest, turn: _Turn
+        self, request: ToolRequest, turn: Turn
     ) -> Generator[Event, None, ToolResponse]:
         """Approve and run one call; returns its response (yields ``ToolCallStarted``).
 
