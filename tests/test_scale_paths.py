@@ -158,3 +158,30 @@ def test_the_counts_of_an_old_history_are_stored_off_the_thread_that_answers(
         assert old_ids <= set(loaded.token_counts)  # all stored: the next process counts none
     finally:
         store.close()
+
+
+def test_a_command_given_only_text_options_does_not_build_pydantic_adapters(
+        isolated_env: dict[str, Path], work: Path) -> None:
+    """typer checks every parameter with a pydantic adapter; a value that needs no converting
+    (text, or an option not given) skips it: pydantic is not even imported."""
+    import subprocess
+
+    _long_session(isolated_env["home"], work)
+    code = ("import sys\nfrom goosectx.cli.app import main\n"
+            "try:\n    main(['sessions', 'show', 'long'])\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\n"
+            "print('pydantic' in sys.modules, file=sys.stderr)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert "question number 7" in proc.stdout
+    assert proc.stderr.strip().splitlines()[-1] == "False"
+
+
+def test_a_value_that_needs_converting_still_gets_typers_check(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path], work: Path) -> None:
+    from cli_support import run_cli
+
+    _long_session(isolated_env["home"], work)
+    code, _, err = run_cli(capsys, "compact", "long", "--dry-run", "--max-summary-tokens", "lots")
+    assert code == 2 and "--max-summary-tokens" in err and "valid integer" in err

@@ -246,6 +246,9 @@ def _dispatch(argv: list[str] | None) -> int:
         from goosectx.isolation import protect_self
 
         protect_self()
+    from goosectx.cli.typer_params import install
+
+    install()  # no pydantic adapter for values that need no converting
     usage_errors, exits, aborts = _cli_exception_types()
     args = list(sys.argv[1:] if argv is None else argv)
     try:

@@ -1,0 +1,67 @@
+"""Command-line values without pydantic where there is nothing to convert.
+
+Typer (0.29) checks every parameter of the command it runs — given or not — with a pydantic
+``TypeAdapter`` built on the spot: importing pydantic and building the adapters cost a third
+of a second or more of every ``goosectx`` command on a busy 2-core machine (README,
+"Performance"). :func:`install` wraps typer's builder so that a parameter that was not
+given (``None``) and a text parameter given as text are taken as they are; any other value
+goes through typer's own adapter, built when first needed, so conversions and their errors
+are typer's. If typer's internals are not the ones this was written for, nothing is changed.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable
+from typing import Any
+
+_TEXT_TYPES: tuple[Any, ...] = (str, typing.Optional[str], str | None)  # noqa: UP045
+
+
+class _LazyParam:
+    """Typer's runtime parameter, built at the first value that needs converting."""
+
+    def __init__(self, descriptor: Any, build: Callable[[Any], Any]) -> None:
+        self._descriptor = descriptor
+        self._build = build
+        self._built: Any = None
+        self._is_text = descriptor.annotation in _TEXT_TYPES
+
+    def _real(self) -> Any:
+        if self._built is None:
+            self._built = self._build(self._descriptor)
+        return self._built
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        if value is None:
+            return () if (param.multiple or param.nargs == -1) else None
+        if self._is_text and isinstance(value, str) and not param.multiple and param.nargs == 1:
+            return value
+        return self._real().coerce(value, param=param, ctx=ctx)
+
+    def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+        if self._is_text and isinstance(value, str):
+            return value
+        return self._real()._coerce_value(value, param=param, ctx=ctx)  # noqa: SLF001
+
+
+def install() -> None:
+    """Make typer build its pydantic adapters only for values that need converting."""
+    try:
+        from typer import _coercion, core
+    except ImportError:
+        return
+    original = getattr(core, "build_runtime_param", None)
+    if original is None or getattr(original, "_goosectx_lazy", False):
+        return
+    if not all(hasattr(_coercion, name) for name in ("TypeDescriptor", "RuntimeParam")):
+        return
+
+    def build(descriptor: Any) -> Any:
+        if getattr(descriptor, "file_annotation", None) is not None:
+            return original(descriptor)
+        return _LazyParam(descriptor, original)
+
+    build._goosectx_lazy = True  # type: ignore[attr-defined]
+    setattr(core, "build_runtime_param", build)  # noqa: B010 - not an exported name
+
