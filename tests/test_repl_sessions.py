@@ -120,3 +120,38 @@ def test_resume_leaves_an_empty_new_session_behind_removed(world: World) -> None
     opened.lock.release()
     assert "left empty (nothing to save) · resumed docs" in out
     assert "empty" not in [s.name for s in world.store.list_sessions()]
+
+
+def test_tab_after_slash_resume_offers_the_other_sessions_with_their_titles(
+        world: World) -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    _, repl, opened = run_with_lock(world, CTRL_D)
+    opened.lock.release()
+    assert repl._prompt is not None and repl._prompt.completer is not None
+    offered = list(repl._prompt.completer.get_completions(Document("/resume d"),
+                                                          CompleteEvent()))
+    assert [c.text for c in offered] == ["docs"]
+    assert offered[0].display_meta_text == "Write the install section"
+    everything = list(repl._prompt.completer.get_completions(Document("/resume "),
+                                                             CompleteEvent()))
+    assert "demo" not in [c.text for c in everything]  # not the session it is in
+
+
+def test_after_resume_at_mentions_complete_in_the_new_sessions_working_dir(
+        world: World, tmp_path: Path) -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "zebra.md").write_text("z\n")
+    far = world.store.create_session(elsewhere, name="far")
+    world.store.append_message(far.id, Message.user("work over there"))
+    _, repl, opened = run_with_lock(world, "/resume far" + ENTER + CTRL_D)
+    opened.lock.release()
+    assert repl._prompt is not None and repl._prompt.completer is not None
+    offered = [c.text for c in repl._prompt.completer.get_completions(Document("see @zeb"),
+                                                                       CompleteEvent())]
+    assert offered and offered[0].endswith("zebra.md")

@@ -56,10 +56,13 @@ class SlashCompleter(Completer):
 
     Args:
         models: Returns model names offered after ``/model `` (e.g. the configured ones).
+        sessions: Returns ``(name or id, title)`` of the sessions offered after ``/resume ``.
     """
 
-    def __init__(self, models: Callable[[], Iterable[str]] = lambda: ()) -> None:
+    def __init__(self, models: Callable[[], Iterable[str]] = lambda: (),
+                 sessions: Callable[[], Iterable[tuple[str, str]]] = lambda: ()) -> None:
         self.models = models
+        self.sessions = sessions
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
@@ -81,6 +84,12 @@ class SlashCompleter(Completer):
                 choices = info.choices
         if head.lower() == "/model":
             choices = self.models()
+        if head.lower() == "/resume":
+            for ref, title in self.sessions():
+                if ref.startswith(arg.strip()) and ref != arg:
+                    yield Completion(ref, start_position=-len(arg),
+                                     display_meta=terminal_safe(title))
+            return
         for choice in choices:
             if choice.startswith(arg.strip()) and choice != arg:
                 yield Completion(choice, start_position=-len(arg))

@@ -103,8 +103,10 @@ def completer(repl: Repl) -> Completer:
     from goosectx.cli.repl_mentions import MentionCompleter, extension_names
 
     mentions = MentionCompleter(repl.session.working_dir, lambda: extension_names(repl))
-    return merge_completers([SlashCompleter(repl._model_names), ResourceCompleter(repl),
-                             mentions])
+    from goosectx.cli.repl_sessions import resume_choices
+
+    return merge_completers([SlashCompleter(repl._model_names, lambda: resume_choices(repl)),
+                             ResourceCompleter(repl), mentions])
 
 
 def reply(repl: Repl, text: str, attachments: list[Any] | None) -> Any:

@@ -18,7 +18,7 @@ from goosectx.cli.folding import plural
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.sessions_list import NEWEST_IN_REPL, print_session_table
-from goosectx.errors import UsageError
+from goosectx.errors import GoosectxError, UsageError
 from goosectx.recorder import SessionRecorder
 from goosectx.session import Session
 
@@ -35,6 +35,15 @@ def show_sessions(repl: Repl) -> None:
     tail = f"{more} older · goosectx sessions list · " if more > 0 else ""
     repl.renderer.notice(f"{tail}/resume SESSION continues one · "
                          "goosectx sessions search WORDS finds one")
+
+
+def resume_choices(repl: Repl) -> list[tuple[str, str]]:
+    """``(name or id, title)`` of the other sessions, newest first, for ``/resume`` + Tab."""
+    try:
+        rows = repl.store.list_sessions()
+    except GoosectxError:
+        return []
+    return [(r.name or r.id, r.title or "") for r in rows if r.id != repl.session.id]
 
 
 def resume(repl: Repl, ref: str) -> None:
@@ -87,6 +96,10 @@ def _switch(repl: Repl, session: Session) -> None:
     repl.loader.close()  # the old session's tools end with it (the shell tool's namespace)
     repl.loader = repl._new_loader()
     repl.renderer.seed_numbers(session.conversation, fresh=True)
+    if repl._prompt is not None:  # @path completes in the new session's working dir
+        from goosectx.cli.repl_extensions import completer
+
+        repl._prompt.completer = completer(repl)
     if repl._background_checks:
         repl.loader.start(repl._on_ready)  # refreshes the meter when built
     else:
