@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from fakeserver import FakeServer
 from goosectx.config import load_settings
 from goosectx.conversation import Message
 from goosectx.store import SessionStore
+from goosectx.tokens import TokenCounter
 
 PRICED_MODEL = "openai/gpt-4o-mini"  # litellm's local cost map prices it
 
@@ -199,7 +201,9 @@ def test_model_that_manages_its_own_context_is_refused_with_why(
         f'[models."{PRICED_MODEL}"]\nmanages_own_context = true\n')
     saved_session()
     _, err = cli(capsys, "compact", "work", code=1)
+    _, dry = cli(capsys, "compact", "work", "--dry-run", code=1)
     assert "manages its own context" in err and priced_model.requests == []
+    assert "would change nothing: " in dry and "manages its own context" in dry
 
 
 def test_a_session_in_use_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
@@ -225,6 +229,53 @@ def test_extractive_dry_run_shows_the_budget(capsys: pytest.CaptureFixture[str])
 
 def test_dry_run_of_one_message_reads_in_the_singular(
         capsys: pytest.CaptureFixture[str]) -> None:
-    saved_session(messages=[Message.user("only question")])
+    saved_session(messages=[Message.user("a long question: " + words(3000))])
     out, _ = cli(capsys, "compact", "work", "--dry-run")
     assert "1 message in the model's view" in out
+
+
+GROW = re.compile(r"compaction would grow the context from ([\d,]+) to at least ([\d,]+) tokens")
+
+
+def test_dry_run_refuses_where_the_real_run_would(priced_model: FakeServer,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    sid = saved_session(messages=[Message.user("hi"), Message.assistant("hello")])
+    before = load(sid)
+    _, dry = cli(capsys, "compact", "work", "--dry-run", code=1)
+    out, dry_json = cli(capsys, "compact", "work", "--dry-run", "--json", code=1)
+    _, real = cli(capsys, "compact", "work", code=1)
+    assert dry.startswith("goosectx: error: would change nothing: compaction would grow")
+    assert len(dry.strip().splitlines()) == 1 and "Dry run" not in dry and out == ""
+    assert "would change nothing" in dry_json
+    dry_figures, real_figures = GROW.search(dry), GROW.search(real)
+    assert dry_figures and real_figures and dry_figures.groups() == real_figures.groups()
+    assert priced_model.requests == []
+    after = load(sid)
+    assert after.conversation.messages == before.conversation.messages
+    assert after.ledger.entries == []
+
+
+def test_dry_run_of_a_session_with_nothing_to_summarise_changes_nothing(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    saved_session(messages=[])
+    _, dry = cli(capsys, "compact", "work", "--dry-run", code=1)
+    _, real = cli(capsys, "compact", "work", code=1)
+    assert "would change nothing: nothing to compact: the model sees no messages" in dry
+    assert "nothing to compact: the model sees no messages" in real
+
+
+def test_extractive_dry_run_shows_the_budget_the_real_run_uses(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """With no budget named, at most half of what it summarises (a summary is smaller)."""
+    default, named = saved_session("a"), saved_session("b")
+    out, _ = cli(capsys, "compact", "a", "--dry-run", "--json")
+    plan = json.loads(out)
+    budget = plan["max_tokens"]
+    assert plan["strategy"] == "extractive" and budget <= plan["tokens_before"] // 2
+    cli(capsys, "compact", "a")
+    cli(capsys, "compact", "b", "--max-summary-tokens", str(budget))
+    summaries = [re.sub(r"call_t\d+", "call", next(  # the sessions differ only in call ids
+        m for m in load(sid).conversation.agent_view() if m.metadata.is_summary).text)
+        for sid in (default, named)]
+    assert summaries[0] == summaries[1]  # the default run used exactly the budget shown
+    assert TokenCounter(None).count_text(summaries[0]) <= budget

@@ -167,8 +167,11 @@ def compact(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     max_summary_tokens: Annotated[
-        int, typer.Option("--max-summary-tokens", min=100, help="Extractive summary budget.")
-    ] = 4000,
+        int | None, typer.Option(
+            "--max-summary-tokens", min=100,
+            help="Extractive summary budget. Default: 4,000, at most a quarter of the context "
+                 "window and half of what it summarises.")
+    ] = None,
     model: ModelOpt = None,
     undo: Annotated[bool, typer.Option(
         "--undo", help="Give the model back the view the last compaction replaced.")] = False,

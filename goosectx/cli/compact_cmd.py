@@ -3,9 +3,11 @@
 The same :meth:`~goosectx.compaction.manager.ContextManager.compact` the REPL's ``/compact``
 runs, on a saved session, persisted through the session recorder (one transaction).
 ``--dry-run`` prints the plan — tokens before, the rung the summary request would start at
-and its size — without calling a model or changing anything. With no model configured the
-extractive strategy (no model) is used, and stderr says so. ``--undo`` walks back the last
-compaction instead (:func:`undo_session`).
+and its size, or the extractive summary's budget — without calling a model or changing
+anything; where the real run would refuse before any call (nothing to compact, a view a
+compaction would not shrink) it says ``would change nothing: …`` and exits 1 as that run
+does. With no model configured the extractive strategy (no model) is used, and stderr says
+so. ``--undo`` walks back the last compaction instead (:func:`undo_session`).
 
 Output: the result line (or ``--json`` object) on stdout; notices on stderr.
 """
@@ -21,7 +23,7 @@ from goosectx.cli.folding import plural
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.compaction.manager import CompactionPlan, ContextManager, RequestContext
 from goosectx.config import Settings
-from goosectx.errors import ModelNotConfigured, UsageError
+from goosectx.errors import CompactionFailed, ModelNotConfigured, UsageError
 from goosectx.events import CompactionUndone, Event, HistoryReplaced, Notification
 from goosectx.providers.base import Provider
 from goosectx.session import Session
@@ -66,7 +68,7 @@ def compact_session(
     strategy: str | None,
     dry_run: bool,
     as_json: bool,
-    max_summary_tokens: int,
+    max_summary_tokens: int | None,
     model: str | None,
 ) -> int:
     """Compact SESSION (name, id or unique id prefix) and print the outcome.
@@ -79,7 +81,8 @@ def compact_session(
         dry_run: Print the plan only: no model call, nothing written.
         as_json: Print ``{session_id, trigger, strategy, rung, tokens_before, tokens_after,
             cost_usd}`` (plus ``dry_run``, ``request_tokens``, ``max_tokens`` for a dry run).
-        max_summary_tokens: Budget of an extractive summary (tokens).
+        max_summary_tokens: Budget of an extractive summary (tokens); ``None``: 4,000 capped
+            at a quarter window, half of what it summarises and its room in the layout.
         model: ``--model``, else the configured model.
 
     Returns:
@@ -88,7 +91,8 @@ def compact_session(
     Raises:
         SessionNotFound, SessionAmbiguous, SessionInUse: SESSION cannot be compacted now.
         ModelNotConfigured: ``--strategy llm`` with no model.
-        CompactionFailed, ProviderError: compaction failed; the session is unchanged.
+        CompactionFailed, ProviderError: compaction failed (or, for a dry run, would be
+            refused before any call: ``would change nothing: …``); the session is unchanged.
     """
     from goosectx.cli.common import resolve_session
 
@@ -117,8 +121,12 @@ def compact_session(
             recorder = SessionRecorder(store, session)
             recorder.fresh_token_counts = manager.take_fresh_token_counts
             if dry_run:
-                plan = manager.plan(request, instructions=instructions, strategy=strategy,
-                                    max_summary_tokens=max_summary_tokens)
+                try:
+                    plan = manager.plan(request, instructions=instructions, strategy=strategy,
+                                        max_summary_tokens=max_summary_tokens)
+                except CompactionFailed as exc:  # the real run would refuse before any call
+                    reason = exc.message.removesuffix("; nothing changed")
+                    raise CompactionFailed(f"would change nothing: {reason}", exc.hint) from None
                 _print_plan(session, plan, as_json)
                 recorder.save_counts(wait=True)  # counts only: the next run does not recount
                 return 0

@@ -45,7 +45,8 @@ from goosectx.compaction.summarize import (
     summarising_text,
 )
 from goosectx.compaction.summary import render_markdown
-from goosectx.conversation import Conversation, SystemNotification, repair
+from goosectx.compaction.tail import Split
+from goosectx.conversation import Conversation, Message, SystemNotification, repair
 from goosectx.errors import CompactionFailed, CompactionWouldGrow, ProviderError
 from goosectx.events import (
     CompactionStrategy,
@@ -113,14 +114,21 @@ def extractive_budget(max_summary_tokens: int | None, context_limit_tokens: int,
 def plan(
     conversation: Conversation, summarisers: Sequence[Provider], counter: TokenCounter,
     budget: Budget, *, tokens_before: int, counter_for: Callable[[str | None], TokenCounter],
-    instructions: str | None, strategy: str, extractive_tokens: int,
+    instructions: str | None, strategy: str, max_summary_tokens: int | None,
 ) -> CompactionPlan:
-    """What a manual :func:`execute` would do with ``conversation``, calling no model."""
-    working = plan_split(conversation, budget, counter, trigger="manual")
-    messages = repair(working.head, for_sending=False)
+    """What a manual :func:`execute` would do with ``conversation``, calling no model.
+
+    Raises:
+        CompactionFailed: the refusal :func:`execute` would raise before any call (nothing to
+            compact; :class:`CompactionWouldGrow` when even an empty summary would not shrink
+            the view).
+    """
+    working, messages, _ = _prepare(conversation, budget, counter, trigger="manual")
     if strategy != "llm" or not summarisers:
         return CompactionPlan(tokens_before, "extractive", len(messages), None, None,
-                              max_tokens=extractive_tokens)
+                              max_tokens=_standalone_extractive_tokens(
+                                  max_summary_tokens, budget, working,
+                                  counter.count_messages(messages)))
     provider = summarisers[0]
     limit = provider.context_limit().tokens
     output = provider.output_limit_tokens()
@@ -137,6 +145,40 @@ def plan(
     return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
                           first.rung, first.estimate_tokens, first.max_tokens,
                           first.removed_results, first.total_results)
+
+
+def _prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *,
+             trigger: CompactionTrigger) -> tuple[Split, list[Message], int]:
+    """Head and working set, the head's messages and the old view's raw tokens.
+
+    Raises the refusals that come before any summary call (shared by :func:`execute` and
+    :func:`plan`, so a dry run refuses exactly where a real run would).
+    """
+    if not conversation.agent_messages():
+        raise CompactionFailed("nothing to compact: the model sees no messages")
+    working = plan_split(conversation, budget, counter, trigger=trigger)
+    messages = repair(working.head, for_sending=False)
+    if not messages:
+        raise CompactionFailed("nothing to compact: the model keeps every message it sees")
+    old_tokens = counter.count_messages(conversation.agent_messages())
+    _check_shrinks(old_tokens, counter.count_messages(Conversation(layout(
+        conversation, "", working, trigger=trigger, compaction_id="")).agent_messages()),
+        budget, at_least=True)  # even an empty summary would not help: no call is made
+    return working, messages, old_tokens
+
+
+def _standalone_extractive_tokens(max_summary_tokens: int | None, budget: Budget,
+                                  working: Split, head_tokens: int) -> int:
+    """Budget of an extractive summary that stands alone (strategy or fallback).
+
+    :func:`extractive_budget` with the half-of-the-head cap; with no budget named, also what
+    the summary's room in the layout leaves (its facts included).
+    """
+    tokens = extractive_budget(max_summary_tokens, budget.context_limit_tokens, head_tokens)
+    if not max_summary_tokens:
+        tokens = min(tokens, int((budget.summary_max_tokens + working.facts_tokens)
+                                 / budget.ratio))
+    return tokens
 
 
 def execute(
@@ -179,25 +221,15 @@ def execute(
         ProviderError: the summary call failed (without ``fallback_extractive``).
     """
     conversation = session.conversation
-    messages = conversation.agent_view(for_sending=False)
-    if not messages:
-        raise CompactionFailed("nothing to compact: the model sees no messages")
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))
         return
     before, context_limit_tokens = measure()
     if budget is None:
         budget = layout_budget(context_limit_tokens, 0.8)
-    working = plan_split(conversation, budget, counter, trigger=trigger)
-    messages = repair(working.head, for_sending=False)
-    if not messages:
-        raise CompactionFailed("nothing to compact: the model keeps every message it sees")
-    old_tokens = counter.count_messages(conversation.agent_messages())
-    _check_shrinks(old_tokens, counter.count_messages(Conversation(layout(
-        conversation, "", working, trigger=trigger, compaction_id="")).agent_messages()),
-        budget, at_least=True)  # even an empty summary would not help: no call is made
-    extractive_tokens = extractive_budget(max_summary_tokens, context_limit_tokens,
-                                          counter.count_messages(messages))
+    working, messages, old_tokens = _prepare(conversation, budget, counter, trigger=trigger)
+    head_tokens = counter.count_messages(messages)
+    extractive_tokens = extractive_budget(max_summary_tokens, context_limit_tokens, head_tokens)
     limit = context_limit_tokens if trigger == "auto" else 0
     yield Notification("inline", intro_text(trigger, before, limit))
     summary: SummaryResult | None = None
@@ -223,12 +255,8 @@ def execute(
     if summary is None:
         from goosectx.compaction.extractive import extractive_summary
 
-        # A failed call that still reported usage is billed once, with this compaction. With
-        # no budget named it fits the summary's room in the layout (its facts included).
-        tokens = extractive_tokens
-        if not max_summary_tokens:
-            tokens = min(tokens, int((budget.summary_max_tokens + working.facts_tokens)
-                                     / budget.ratio))
+        # A failed call that still reported usage is billed once, with this compaction.
+        tokens = _standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
         summary = SummaryResult(render_markdown(extractive_summary(
             messages, max_tokens=tokens, counter=counter)), _merged(billed), None)
     elif not summary.parsed and (len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS

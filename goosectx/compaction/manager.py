@@ -33,7 +33,7 @@ from goosectx.compaction.decide import (
     reactive_refusal,
     tool_call_cutoff,
 )
-from goosectx.compaction.execute import CompactionPlan, execute, extractive_budget, plan
+from goosectx.compaction.execute import CompactionPlan, execute, plan
 from goosectx.compaction.guard import CompactionGuard
 from goosectx.compaction.layout import Budget, cleared_messages, settings_budget
 from goosectx.compaction.pairs_step import condense_old_pairs
@@ -347,20 +347,21 @@ class ContextManager:
         self, request: RequestContext, *, instructions: str | None = None,
         strategy: str = "llm", max_summary_tokens: int | None = None,
     ) -> CompactionPlan:
-        """What :meth:`compact` would do, without calling a model (``--dry-run``)."""
+        """What :meth:`compact` would do, without calling a model (``--dry-run``).
+
+        Raises the refusals :meth:`compact` raises before any call (``CompactionFailed``).
+        """
+        if self.manages_own_context:
+            raise own_context_refusal(self.provider.model if self.provider else self.session.model)
         before, _ = self.current_tokens(request)
         return plan(self.session.conversation, self._summarisers(), self.counter,
                     self.layout_budget(request), tokens_before=before,
-                    counter_for=self._counter_for,
-                    instructions=instructions, strategy=strategy,
-                    extractive_tokens=self._extractive_budget(max_summary_tokens))
+                    counter_for=self._counter_for, instructions=instructions,
+                    strategy=strategy, max_summary_tokens=max_summary_tokens)
 
     def _summarisers(self) -> list[Provider]:
         out = [p for p in (self.summarizer, self.provider) if p is not None]
         return out[:1] if len(out) == 2 and out[0] is out[1] else out
-
-    def _extractive_budget(self, max_summary_tokens: int | None) -> int:
-        return extractive_budget(max_summary_tokens, self.context_limit().tokens)
 
     def _compact(
         self, request: RequestContext, *, trigger: CompactionTrigger,
