@@ -73,8 +73,7 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
         name, colon, _rest = word.partition(":")
         if colon and name in extension_names:
             continue  # an extension resource (@NAME:URI), read by the extensions
-        path = _existing(working_dir, word)
-        shown = word.rstrip(_TRAILING) if path is None else word
+        path, shown = _existing(working_dir, word)
         if path is None:
             if "/" in shown or "." in shown:
                 out.notices.append(f"@{shown}: no such file in the working dir — not attached")
@@ -97,15 +96,19 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
     return out
 
 
-def _existing(working_dir: Path, word: str) -> Path | None:
-    """The path ``word`` names (trailing punctuation dropped when it does not), or ``None``."""
+def _existing(working_dir: Path, word: str) -> tuple[Path | None, str]:
+    """The path ``word`` names and the word as shown, or ``(None, word stripped)``.
+
+    Trailing punctuation is dropped when the word with it names nothing (``@app.py,`` is
+    ``app.py``).
+    """
     for candidate in dict.fromkeys((word, word.rstrip(_TRAILING))):
         if not candidate:
             continue
         path = Path(os.path.abspath(working_dir / Path(candidate).expanduser()))
         if os.path.lexists(path):
-            return path
-    return None
+            return path, candidate
+    return None, word.rstrip(_TRAILING)
 
 
 def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None) -> None:

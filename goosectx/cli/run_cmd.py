@@ -33,24 +33,27 @@ from goosectx.cli.run_output import (
     result_fields,
 )
 from goosectx.cli.sanitize import terminal_safe
-from goosectx.config import Settings, parse_mode
+from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings, parse_mode
 from goosectx.conversation import Message
 from goosectx.errors import GoosectxError, UsageError
 from goosectx.events import (
     Event,
     HistoryReplaced,
     MessageCompleted,
+    Notification,
     ToolPairsSummarized,
     TurnFinished,
     UsageUpdated,
     event_to_json,
 )
+from goosectx.mentions import mention_cap, read_mentions
 from goosectx.recorder import SessionRecorder
 from goosectx.session import TokenCount
 from goosectx.usage import Usage
 
 if TYPE_CHECKING:
     from goosectx.agent import Agent
+    from goosectx.attachment import Attachment
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -159,8 +162,9 @@ def run_task(
                       "model": model_name, "approval_mode": approval_mode,
                       "working_dir": str(opened.session.working_dir)})
         cancel = threading.Event()
-        finished = _drive(agent.reply(task, cancel=cancel), cancel, opened, output,
-                          agent.context.take_fresh_token_counts)
+        files = task_mentions(settings, agent, task, manager, output, stderr)
+        finished = _drive(agent.reply(task, cancel=cancel, attachments=files), cancel, opened,
+                          output, agent.context.take_fresh_token_counts)
         status, error = finished.status, finished.error
         output.finish(_summary(opened.session.id, opened.session.name, finished))
         if status == "error":
@@ -181,6 +185,37 @@ def run_task(
             agent.close()  # the shell tool's namespace ends with the session
         servers.stop()
         opened.close()
+
+
+def task_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
+                  output: TextOutput | StreamJsonOutput | JsonOutput,
+                  stderr: TextIO) -> list[Attachment]:
+    """The files the task's ``@path`` words name, read as the REPL reads them.
+
+    One file attachment per file (:func:`goosectx.mentions.read_mentions`, capped by
+    ``mention_max_tokens``); each file not attached or cut gets a one-line notice: a
+    ``notification`` event with ``stream-json``, else a ``goosectx: …`` line on stderr.
+    ``@NAME:URI`` words of configured extensions are left alone (docs/architecture.md,
+    "@path mentions").
+    """
+    if "@" not in task:
+        return []
+    try:
+        limit = agent.context.context_limit().tokens
+    except GoosectxError:
+        limit = DEFAULT_CONTEXT_LIMIT_TOKENS
+    names = set(settings.extensions.tables) | set(manager.configs if manager else ())
+    found = read_mentions(task, agent.session.working_dir,
+                          cap_tokens=mention_cap(settings.mention_max_tokens, limit),
+                          extension_names=names, data_dir=settings.data_dir,
+                          model=agent.provider.model if agent.provider else agent.session.model)
+    for notice in found.notices:
+        if isinstance(output, JsonOutput):
+            stderr.write(terminal_safe(f"goosectx: {notice}") + "\n")
+        else:
+            output.on_event(Notification("inline", notice))
+    stderr.flush()
+    return found.attachments
 
 
 class _Finished:
