@@ -472,3 +472,11 @@ def test_plain_mode_banner_and_help_give_plain_hints_not_terminal_keys(world: Wo
     assert "one line per message" in banner and "end of input" in banner
     for key in ("Esc", "Ctrl-C"):
         assert key not in out, key
+
+
+def test_a_bug_in_a_turn_prints_its_traceback_and_the_repl_goes_on(world: World) -> None:
+    world.provider.add(RuntimeError("boom in the provider"), "the second answer")
+    out = world.run("first" + ENTER + "second" + ENTER + CTRL_D)
+    assert "bug: RuntimeError: boom in the provider" in out
+    assert "please report this with the traceback" in out and "Traceback" in out
+    assert "the second answer" in out  # the REPL went on to the next prompt

@@ -341,8 +341,11 @@ class Repl:
         elif isinstance(error, KeyboardInterrupt):
             self.renderer.notice("turn cancelled", style="yellow")
         else:
-            self.renderer.settle()
-            self.io.console.print_exception()
+            from rich.traceback import Traceback
+
+            self.renderer.settle()  # not inside an except block: build the traceback explicitly
+            self.io.console.print(Traceback.from_exception(type(error), error,
+                                                           error.__traceback__))
             self.renderer.error(f"bug: {type(error).__name__}: {error}",
                                 "the session is saved; please report this with the traceback")
 
