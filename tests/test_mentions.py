@@ -74,22 +74,38 @@ def test_an_extension_name_wins_over_a_path(tree: Path) -> None:
     assert found.attachments == [] and found.notices == []
 
 
-def run_staged(world: World, chunks: list[str]) -> str:
-    """Run the REPL typing ``chunks`` one after another (completion runs between them)."""
+def run_staged(world: World, chunks: list[tuple[str, str]]) -> str:
+    """Run the REPL typing ``chunks`` one after another: each ``(text, wait_for)`` is sent
+    once the prompt's buffer holds ``wait_for`` (completion runs in a thread between them),
+    so the test does not depend on how fast a loaded machine completes."""
     buf = io.StringIO()
+    repls: list[Repl] = []
+
+    def buffer_text() -> str | None:
+        prompt = repls[0]._prompt if repls else None
+        app = prompt.app if prompt is not None else None
+        return prompt.default_buffer.text if prompt is not None and app.is_running else None
+
     with create_pipe_input() as pipe:
         def typist() -> None:
-            for chunk in chunks:
-                time.sleep(0.5)
-                pipe.send_text(chunk)
+            for text, wait_for in chunks:
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline:
+                    now = buffer_text()
+                    if now is not None and wait_for in now:
+                        break
+                    time.sleep(0.05)
+                time.sleep(0.1)
+                pipe.send_text(text)
 
         thread = threading.Thread(target=typist, daemon=True)
-        thread.start()
         repl = Repl(world.settings, world.store, world.session,
                     io=ReplIO(Console(file=buf, width=100), input=pipe, output=DummyOutput(),
                               history=False),
                     mode=world.mode, agent_factory=world.agent_factory(),
                     background_checks=False)
+        repls.append(repl)
+        thread.start()
         assert repl.run() == 0
         thread.join()
     return buf.getvalue()
@@ -98,7 +114,9 @@ def run_staged(world: World, chunks: list[str]) -> str:
 def test_tab_completes_a_mention_and_the_file_goes_with_the_message(world: World) -> None:
     (world.workdir / "notes.md").write_text("the notes: ship on friday\n")
     world.provider.add("seen")
-    out = run_staged(world, ["summarise @no", TAB, ENTER, " now" + ENTER, CTRL_D])
+    out = run_staged(world, [("summarise @no", ""), (TAB, "summarise @no"),
+                             (ENTER, "@notes.md"), (" now" + ENTER, "@notes.md"),
+                             (CTRL_D, "")])
     first = world.stored().conversation.messages[0]
     assert first.text.startswith("summarise @notes.md now")
     sent = [p for m in world.provider.requests[0].messages for p in m.content
