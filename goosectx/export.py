@@ -24,6 +24,7 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
+from goosectx.parts import json_kind
 from goosectx.session import Session, SessionState
 from goosectx.shell_escape import escape_command, escape_output, is_shell_escape, shell_escape_key
 from goosectx.shown import attachment_key, output_keys, thinking_key
@@ -58,6 +59,16 @@ def session_to_json(session: Session) -> dict[str, Any]:
     }
 
 
+def _field(data: dict[str, Any], name: str, kind: type, what: str) -> Any:
+    """``data[name]`` (empty when absent or null), or a ValueError naming it and its type."""
+    value = data.get(name)
+    if value is None:
+        return kind()
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ValueError(f'"{name}" must be {what}, not {json_kind(value)}')
+    return value
+
+
 def session_from_json(data: dict[str, Any]) -> Session:
     """Inverse of :func:`session_to_json`; reads every schema up to :data:`SCHEMA_VERSION`.
 
@@ -72,15 +83,27 @@ def session_from_json(data: dict[str, Any]) -> Session:
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise ValueError(f"unsupported schema_version {version!r} (this goosectx reads up to "
                          f"{SCHEMA_VERSION})")
-    meta = data.get("session") or {}
+    meta = _field(data, "session", dict, "an object")
     messages = []
-    for i, item in enumerate(data.get("messages") or []):
+    for i, item in enumerate(_field(data, "messages", list, "a list of messages")):
+        if not isinstance(item, dict):
+            raise ValueError(f"message #{i + 1}: must be an object, not {json_kind(item)}")
         try:
             messages.append(Message.from_dict(item))
         except (ValueError, TypeError, AttributeError) as exc:
             raise ValueError(f"message #{i + 1}: {exc}") from None
+    entries = []
+    for i, item in enumerate(_field(data, "usage_ledger", list, "a list of usage entries")):
+        if not isinstance(item, dict):
+            raise ValueError(f"usage_ledger entry #{i + 1}: must be an object, not {json_kind(item)}")
+        entries.append(LedgerEntry.from_dict(item))
+    try:
+        created = datetime.fromisoformat(meta["created"])
+        updated = datetime.fromisoformat(meta["updated"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError('"session" needs "created" and "updated" as ISO 8601 times') from None
     ledger = UsageLedger(
-        [LedgerEntry.from_dict(e) for e in data.get("usage_ledger") or []],
+        entries,
         current_tokens=int(meta.get("current_tokens") or 0),
         current_is_estimate=bool(meta.get("current_is_estimate", True)),
     )
@@ -89,8 +112,8 @@ def session_from_json(data: dict[str, Any]) -> Session:
         name=meta.get("name"),
         working_dir=Path(meta.get("working_dir") or "."),
         model=meta.get("model"),
-        created=datetime.fromisoformat(meta["created"]),
-        updated=datetime.fromisoformat(meta["updated"]),
+        created=created,
+        updated=updated,
         conversation=Conversation(messages),
         ledger=ledger,
         state=SessionState.from_dict(meta.get("state") or {}),

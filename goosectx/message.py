@@ -18,6 +18,7 @@ from goosectx.parts import (
     TextContent,
     ToolRequest,
     ToolResponse,
+    json_kind,
     part_from_dict,
     part_to_dict,
 )
@@ -225,10 +226,16 @@ class Message:
             raise ValueError(f"bad message: {exc}") from None
         if created.tzinfo is None:
             created = created.replace(tzinfo=UTC)
+        content = data.get("content") or []
+        if not isinstance(content, list):
+            raise ValueError(f'"content" must be a list of parts, not {json_kind(content)}')
+        metadata = data.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise ValueError(f'"metadata" must be an object, not {json_kind(metadata)}')
         return cls(
             role=role,
-            content=tuple(part_from_dict(p) for p in data.get("content") or []),
-            metadata=MessageMetadata.from_dict(data.get("metadata") or {}),
+            content=tuple(part_from_dict(p) for p in content),
+            metadata=MessageMetadata.from_dict(metadata),
             id=msg_id,
             created=created,
         )

@@ -126,12 +126,21 @@ def part_to_dict(part: Part) -> dict[str, Any]:
     return data
 
 
+def json_kind(value: Any) -> str:
+    """The JSON name of ``value``'s type ("text", "a number"…), for a one-line import error."""
+    names = {bool: "true/false", int: "a number", float: "a number", str: "text",
+             list: "a list", dict: "an object"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
 def part_from_dict(data: dict[str, Any]) -> Part:
     """Inverse of :func:`part_to_dict`.
 
     Raises:
         ValueError: unknown part type or missing field.
     """
+    if not isinstance(data, dict):
+        raise ValueError(f"a content part must be an object, not {json_kind(data)}")
     kind = data.get("type")
     cls = _PART_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:

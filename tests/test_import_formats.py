@@ -436,3 +436,30 @@ def test_own_json_export_imports_back_unchanged(tmp_path: Path,
     assert (stamped, after.model, after.state, after.ledger.current_tokens) == (
         before.metadata, before.model, before.state, before.ledger.current_tokens)
     assert after.metadata["source_working_dir"] == str(before.working_dir)
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda d: d.update(messages="notalist"), '"messages" must be a list of messages, not text'),
+    (lambda d: d["messages"][0].update(content=123),
+     'message #1: "content" must be a list of parts, not a number'),
+    (lambda d: d["messages"][0].update(content=[5]),
+     "message #1: a content part must be an object, not a number"),
+    (lambda d: d.update(messages=[3]), "message #1: must be an object, not a number"),
+    (lambda d: d.update(session=[]), '"session" must be an object, not a list'),
+    (lambda d: d.update(usage_ledger=[1]), "usage_ledger entry #1: must be an object"),
+])
+def test_own_json_export_with_a_wrong_field_type_names_the_field(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], change, said) -> None:
+    doc = {"format": "goosectx-session", "schema_version": 2,
+           "session": {"id": "", "created": "2026-01-01T00:00:00+00:00",
+                       "updated": "2026-01-01T00:00:00+00:00"},
+           "messages": [{"role": "user", "id": "m1", "created": "2026-01-01T00:00:00+00:00",
+                         "content": [{"type": "text", "text": "hi"}]}]}
+    change(doc)
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "sessions", "import", str(path))
+    assert code == 2 and f"export.json: {said}" in err
+    assert "object has no attribute" not in err and "not iterable" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert stored(capsys) == []
