@@ -170,6 +170,8 @@ def test_megabytes_of_tool_arguments_end_the_call(
     code, _out, err = run_cli(capsys, "run", "--mode", "auto", "-t", "write")
     assert code == 1
     assert "more than 4,194,304 characters of tool-call arguments" in err
+    # the hint is about the size cap (write in parts), not the time limit
+    assert "write the file in parts" in err and "request_deadline_s" not in err
     assert not (work / "big.txt").exists()
 
 

@@ -117,7 +117,10 @@ def give_up(error: ProviderError, retries: int) -> ProviderError:
     )
 
 
-def overrun_error(model: str, what: str) -> ProviderError:
-    """The error ending a call that ran past a bound (the streamed text is kept)."""
+def overrun_error(model: str, what: str, hint: str = "") -> ProviderError:
+    """The error ending a call that ran past a bound (the streamed text is kept).
+
+    ``hint`` says what to do about this bound; the default is for the time limit.
+    """
     return ProviderError(f"the call to {model} {what}, so it was stopped",
-                         "try again, or raise request_deadline_s in the config")
+                         hint or "try again, or raise request_deadline_s in the config")

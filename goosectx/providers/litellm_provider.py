@@ -258,7 +258,10 @@ class LiteLLMProvider:
                     if argument_chars > MAX_TOOL_ARGUMENT_CHARS:
                         raise overrun_error(self.model, f"streamed more than "
                                             f"{MAX_TOOL_ARGUMENT_CHARS:,} characters of "
-                                            "tool-call arguments")
+                                            "tool-call arguments",
+                                            "that is the size cap of one tool call's "
+                                            "arguments: ask the model to write the file in "
+                                            "parts (several smaller edits or appends)")
                     yield from assembler.add(value)
                 elif kind == "error":
                     raise value
