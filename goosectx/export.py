@@ -95,7 +95,8 @@ def session_from_json(data: dict[str, Any]) -> Session:
     entries = []
     for i, item in enumerate(_field(data, "usage_ledger", list, "a list of usage entries")):
         if not isinstance(item, dict):
-            raise ValueError(f"usage_ledger entry #{i + 1}: must be an object, not {json_kind(item)}")
+            raise ValueError(f"usage_ledger entry #{i + 1}: must be an object, "
+                             f"not {json_kind(item)}")
         entries.append(LedgerEntry.from_dict(item))
     try:
         created = datetime.fromisoformat(meta["created"])
