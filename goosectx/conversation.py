@@ -185,6 +185,9 @@ def _matched_tool_parts(messages: list[Message]) -> set[tuple[int, int]]:
     return matched
 
 
+_NOT_PLAIN = frozenset({ToolRequest, ToolResponse, SystemNotification, ThinkingContent})
+
+
 def _drop_orphans(messages: list[Message]) -> list[Message]:
     """Drop unpaired tool parts, notifications and messages left empty or thinking-only.
 
@@ -194,6 +197,10 @@ def _drop_orphans(messages: list[Message]) -> list[Message]:
     matched = _matched_tool_parts(messages)
     out: list[Message] = []
     for i, m in enumerate(messages):
+        kinds = set(map(type, m.content))
+        if kinds and kinds.isdisjoint(_NOT_PLAIN):  # nothing to drop: kept as it is
+            out.append(m)
+            continue
         keep: list[Part] = []
         for j, p in enumerate(m.content):
             if isinstance(p, ToolRequest | ToolResponse):

@@ -41,15 +41,14 @@ def _last_errors(facts: _Facts) -> list[str]:
 
 
 def _commands(messages: Sequence[Message]) -> list[str]:
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered by last run: a repeat moves to the end
     for m in messages:
         for r in m.tool_requests:
             if normalize_tool_name(r.name) in _SHELL:
                 text = describe_call(r.name, r.arguments, limit_chars=160)
-                if text in out:
-                    out.remove(text)
-                out.append(text)
-    return out[-MAX_COMMANDS:]
+                out.pop(text, None)
+                out[text] = None
+    return list(out)[-MAX_COMMANDS:]
 
 
 def _constraints(messages: Sequence[Message]) -> list[str]:
