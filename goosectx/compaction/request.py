@@ -175,7 +175,7 @@ def _measured_lines(messages: Sequence[Message], counter: TokenCounter,
         for line in flatten((m,), result_chars):
             tokens = (counter.count_text(line.text) if ratio is None
                       else math.ceil(len(line.text) * ratio))
-            out.append(replace(line, tokens=tokens + 1))
+            out.append(Line(line.text, line.tool_id, line.is_result, tokens + 1))
     return out
 
 
