@@ -54,6 +54,34 @@ def test_provider_failure_retries_a_bounded_number_of_times_then_says_so(tmp_pat
     assert_sendable(session.conversation)
 
 
+BROKEN_STREAMS = {
+    "not json": ["not json at all"],
+    "choices not a list": [json.dumps({"id": "x", "object": "chat.completion.chunk",
+                                       "choices": "bogus"})],
+    "no finish_reason": [json.dumps({"id": "x", "object": "chat.completion.chunk", "created": 1,
+                                     "model": "m", "choices": [{"index": 0,
+                                                                "delta": {"content": "hi"}}]})],
+}
+
+
+@pytest.mark.parametrize("kind", list(BROKEN_STREAMS))
+def test_a_broken_200_stream_is_not_reported_as_an_http_500(tmp_path, work, kind):
+    with FakeServer(default_reply={"sse": BROKEN_STREAMS[kind]}) as server:
+        proc = cli(model_env(tmp_path / "home", server.base_url), "run", "-t", "hi", cwd=work)
+    line = assert_one_line_error(1, proc.returncode, proc.stderr,
+                                 "the model's stream could not be read: ")
+    assert "answered 500" not in line and "Original exception" not in line, line
+    assert "APIConnectionError" not in line, line
+
+
+def test_a_server_that_cannot_be_reached_is_named(tmp_path, work):
+    with FakeServer() as server:
+        base = server.base_url  # closed when the run starts: nothing listens there
+    proc = cli(model_env(tmp_path / "home", base), "run", "-t", "hi", cwd=work)
+    line = assert_one_line_error(1, proc.returncode, proc.stderr, f"could not connect to {base}")
+    assert "answered 500" not in line and "Original exception" not in line, line
+
+
 def test_unroutable_goose_model_is_a_one_line_exit_2(tmp_path, work):
     home = tmp_path / "home"
     with FakeServer() as server:

@@ -41,6 +41,7 @@ def clean_message(text: str, limit: int = 300) -> str:
         previous = line
         line = re.sub(r"^(litellm\.)?\w*(Error|Exception)\s*[:-]\s*", "", line)
         line = re.sub(r"^Error_str:\s*", "", line)
+    line = re.split(r"\s*Original exception:", line, maxsplit=1)[0]  # litellm repeats itself
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
@@ -68,6 +69,36 @@ def is_api_error(exc: BaseException) -> bool:
                       | TimeoutError)
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the exceptions it wraps (causes and contexts), outermost first."""
+    seen: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and all(cause is not s for s in seen):
+        seen.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    return seen
+
+
+def _transport_failure(exc: BaseException) -> str | None:
+    """How the call failed below HTTP, if it did.
+
+    ``"connect"`` when the server was not reached, ``"stream"`` when its 200 reply could not be
+    read, ``None`` otherwise — litellm reports both as a status 500 the server never sent.
+    """
+    import socket
+
+    import httpx
+
+    chain = _chain(exc)
+    if any(isinstance(c, httpx.ConnectError | ConnectionError | socket.gaierror)
+           or "connection error" in str(c)[:200].lower() for c in chain):
+        return "connect"
+    if any(type(c).__name__ in ("MidStreamFallbackError", "APIConnectionError")
+           or "APIConnectionError" in str(c)[:200] for c in chain):
+        return "stream"
+    return None
+
+
 def translate_error(exc: BaseException, *, model: str, where: str, key_env: str
                     ) -> tuple[ProviderError, int | None]:
     """Map a litellm / transport exception to our error tree.
@@ -92,6 +123,14 @@ def translate_error(exc: BaseException, *, model: str, where: str, key_env: str
     ):
         return AuthFailed(f"{model} rejected the API key: {text}",
                           f"check {key_env} (the key is wrong, expired or lacks access)"), None
+    failure = None if isinstance(exc, litellm.Timeout) else _transport_failure(exc)
+    if failure == "connect":  # the "500" of these two is litellm's, not the server's
+        target = f"{model}'s provider" if where == model else where
+        return ProviderUnavailable(f"could not connect to {target}: {text}"), None
+    if failure == "stream":
+        return ProviderUnavailable(f"the model's stream could not be read: {text}",
+                                   "check that api_base is the server's OpenAI-compatible /v1 "
+                                   "endpoint, or try again"), None
     if isinstance(status, int) and status >= 500:
         return ProviderUnavailable(f"{where} answered {status}: {text}"), None
     if isinstance(exc, litellm.Timeout | litellm.APIConnectionError
