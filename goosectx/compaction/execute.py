@@ -157,7 +157,8 @@ def _prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, 
     if not conversation.agent_messages():
         raise CompactionFailed("nothing to compact: the model sees no messages")
     working = plan_split(conversation, budget, counter, trigger=trigger)
-    messages = repair(working.head, for_sending=False)
+    messages = (working.head_view if working.head_view is not None
+                else repair(working.head, for_sending=False))
     if not messages:
         raise CompactionFailed("nothing to compact: the model keeps every message it sees")
     old_tokens = counter.count_messages(conversation.agent_messages())

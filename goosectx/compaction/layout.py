@@ -177,11 +177,15 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
 
     out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
                 user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room)
-    if sum(measure(m) for m in repair(out.head, for_sending=False)) < budget.summary_max_tokens:
+    view = repair(out.head, for_sending=False)
+    head_view: list[Message] | None = view  # the compaction's head, repaired once
+    if sum(measure(m) for m in view) < budget.summary_max_tokens:
+        head_view = None
         out = split(agent, measure=measure, trigger=trigger,
                     tail_tokens=0 if trigger == "manual" else 1, user_tokens=0, room_tokens=room,
                     ceiling_room_tokens=ceiling_room)
     out.facts_tokens = reserve
+    out.head_view = head_view
     return out
 
 

@@ -41,6 +41,8 @@ class Split:
         answered: The newest request was answered (no pending tool call after the answer).
         facts_tokens: Room reserved beside the summary's ``max_tokens`` for the facts merged
             from the head (calibrated tokens; set by the layout).
+        head_view: ``repair(head, for_sending=False)`` when the layout made it already (not
+            compared), so the compaction does not repair a long head twice.
     """
 
     head: list[Message]
@@ -51,6 +53,7 @@ class Split:
     elided_tokens: int = 0
     answered: bool = False
     facts_tokens: int = 0
+    head_view: list[Message] | None = field(default=None, repr=False, compare=False)
 
 
 def is_answered(messages: Sequence[Message]) -> bool:
