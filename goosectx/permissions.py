@@ -8,7 +8,11 @@ extension). SPEC depends on the tool:
   ``||``, ``|``, ``&``, newlines, ``$( )``, backticks, redirections) is split into its parts:
   an allow rule covers it only when EVERY part matches an allow rule; a deny or ask rule
   catches it when ANY part matches. A redirection (``> out.txt``) is a part of its own, so
-  ``shell(echo *)`` does not allow ``echo x > ~/.bashrc``.
+  ``shell(echo *)`` does not allow ``echo x > ~/.bashrc``. Each part is matched in its forms
+  (``shell_command.command_forms``): deny and ask rules in any form (quotes, ``/bin/`` paths,
+  ``VAR=value`` and wrappers such as ``sudo``/``env``/``xargs`` removed, the inside of
+  ``sh -c``), allow rules in the unquoted form only. A trailing ``*`` right after a word
+  starts a new word: ``shell(ls*)`` matches ``ls -la``, not ``lsblk``.
 * ``text_editor(view:src/**)`` — ``COMMAND:PATH`` globs (``text_editor(src/**)``: any command),
   the path relative to the working dir.
 * any other tool — a glob on the call's arguments as compact JSON.
@@ -24,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -32,6 +37,10 @@ from typing import Any, Literal
 
 from goosectx.config_values import fail
 from goosectx.errors import ConfigError
+from goosectx.shell_command import CommandForms, command_forms, shell_parts
+
+__all__ = ["PermissionRules", "RuleMatch", "match_rules", "parse_permissions", "shell_parts",
+           "suggested_rule"]
 
 RuleKind = Literal["allow", "ask", "deny"]
 
@@ -84,95 +93,6 @@ def parse_rule(rule: str) -> tuple[str, str | None]:
     return match.group(1), match.group(2)
 
 
-# -- shell commands split into parts ------------------------------------------------------
-_OPERATORS = ("&&", "||", ";", "|", "&", "\n")
-
-
-def shell_parts(command: str) -> list[str]:
-    """The simple commands of a shell command line, each with its white space normalised.
-
-    Splits on ``;`` ``&&`` ``||`` ``|`` ``&`` and newlines outside quotes; the inside of
-    ``$( )`` and backticks (also inside double quotes) is split as commands of its own; a
-    redirection (``>``, ``>>``, ``<``, ``2>``, ``&>``) and its target become a part
-    ``> TARGET``. Empty parts are dropped.
-    """
-    parts: list[str] = []
-    _split(command, parts)
-    return [p for p in (" ".join(x.split()) for x in parts) if p]
-
-
-def _split(text: str, parts: list[str]) -> None:  # noqa: C901 - one small scanner
-    current: list[str] = []
-    i, quote = 0, ""
-    while i < len(text):
-        ch = text[i]
-        if quote == "'":
-            current.append(ch)
-            if ch == "'":
-                quote = ""
-            i += 1
-            continue
-        if ch == "\\" and i + 1 < len(text):
-            current.append(text[i:i + 2])
-            i += 2
-            continue
-        if ch == "$" and text.startswith("$(", i):
-            end = _closing(text, i + 2)
-            _split(text[i + 2:end], parts)
-            current.append("$(…)")
-            i = end + 1
-            continue
-        if ch == "`":
-            end = text.find("`", i + 1)
-            end = len(text) if end < 0 else end
-            _split(text[i + 1:end], parts)
-            current.append("`…`")
-            i = end + 1
-            continue
-        if quote == '"':
-            current.append(ch)
-            if ch == '"':
-                quote = ""
-            i += 1
-            continue
-        if ch in "'\"":
-            quote = ch
-            current.append(ch)
-            i += 1
-            continue
-        op = next((o for o in _OPERATORS if text.startswith(o, i)), None)
-        if op is not None and not (op == "&" and text.startswith("&>", i)):
-            parts.append("".join(current))
-            current = []
-            i += len(op)
-            continue
-        redirect = re.match(r"(\d*|&)(>>|>|<)&?\s*", text[i:])
-        if redirect and (not current or current[-1].isspace() or redirect.group(1) == ""):
-            target = re.match(r"(\"[^\"]*\"|'[^']*'|[^\s;&|]+)", text[i + redirect.end():])
-            tail = target.group(0) if target else ""
-            if not (redirect.group(0).rstrip().endswith("&") and tail.isdigit()):
-                parts.append(f"{redirect.group(2)} {tail}")  # not 2>&1: that writes nothing
-            i += redirect.end() + len(tail)
-            continue
-        current.append(ch)
-        i += 1
-    parts.append("".join(current))
-
-
-def _closing(text: str, start: int) -> int:
-    depth = 1
-    i = start
-    while i < len(text):
-        if text.startswith("$(", i) or text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return len(text)
-
-
 # -- matching --------------------------------------------------------------------------------
 def _relative(path: str, working_dir: Path) -> str:
     full = Path(os.path.abspath(working_dir / Path(path).expanduser()))
@@ -182,27 +102,46 @@ def _relative(path: str, working_dir: Path) -> str:
         return full.as_posix()
 
 
-def call_subjects(tool_name: str, arguments: Mapping[str, Any], working_dir: Path) -> list[str]:
-    """What a rule's SPEC is matched against: the shell parts, ``COMMAND:PATH``, or JSON."""
+def call_subjects(tool_name: str, arguments: Mapping[str, Any],
+                  working_dir: Path) -> list[CommandForms]:
+    """What a rule's SPEC is matched against, one entry per part of the call.
+
+    The forms of each shell part (:func:`~goosectx.shell_command.command_forms`),
+    ``COMMAND:PATH`` for ``text_editor``, or the arguments' JSON.
+    """
     if tool_name == "shell":
         command = arguments.get("command")
-        return shell_parts(command) if isinstance(command, str) else []
+        parts = shell_parts(command) if isinstance(command, str) else []
+        return [command_forms(p) for p in parts]
     if tool_name == "text_editor":
         path = arguments.get("path")
         rel = _relative(path, working_dir) if isinstance(path, str) else ""
-        return [f"{arguments.get('command', '')}:{rel}"]
-    return [json.dumps(dict(arguments), ensure_ascii=False, separators=(",", ":"),
-                       sort_keys=True)]
+        subject = f"{arguments.get('command', '')}:{rel}"
+    else:
+        subject = json.dumps(dict(arguments), ensure_ascii=False, separators=(",", ":"),
+                             sort_keys=True)
+    return [CommandForms((subject,), subject)]
+
+
+_TRAILING_STAR = re.compile(r"\w *\*$")
 
 
 def _spec_matches(tool_name: str, spec: str, subject: str) -> bool:
+    """``fnmatch``, except that a shell rule's trailing ``*`` after a word starts a new word.
+
+    ``shell(ls*)`` and ``shell(ls *)`` both mean "``ls`` with any arguments or none": they
+    match ``ls`` and ``ls -la`` but not ``lsblk``.
+    """
     if tool_name == "text_editor" and ":" not in spec:
         spec = "*:" + spec
+    if tool_name == "shell" and _TRAILING_STAR.search(spec) and not spec.endswith("\\*"):
+        head = spec[:-1].rstrip(" ")
+        return fnmatchcase(subject, head) or fnmatchcase(subject, head + " *")
     return fnmatchcase(subject, spec)
 
 
-def matching_rules(rules: tuple[str, ...], tool_name: str, subject: str) -> list[str]:
-    """The rules (of one kind) that match one subject of a call."""
+def matching_rules(rules: tuple[str, ...], tool_name: str, subjects: tuple[str, ...]) -> list[str]:
+    """The rules (of one kind) that match any of ``subjects`` (the forms of one part)."""
     out = []
     for rule in rules:
         try:
@@ -211,7 +150,7 @@ def matching_rules(rules: tuple[str, ...], tool_name: str, subject: str) -> list
             continue
         if not fnmatchcase(tool_name, name_glob):
             continue
-        if spec is None or _spec_matches(tool_name, spec, subject):
+        if spec is None or any(_spec_matches(tool_name, spec, s) for s in subjects):
             out.append(rule)
     return out
 
@@ -233,17 +172,21 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
                 working_dir: Path) -> RuleMatch:
     """The rules' verdict on one call.
 
-    Deny when any part matches a deny rule, else ask when any part matches an ask rule, else
-    allow when EVERY part matches an allow rule; otherwise no verdict (``kind`` ``None``).
+    Deny when any form of any part matches a deny rule, else ask when any form of any part
+    matches an ask rule, else allow when EVERY part's unquoted form (as the shell reads it,
+    wrappers and assignments kept) matches an allow rule; otherwise no verdict (``None``).
     """
-    subjects = call_subjects(tool_name, arguments, working_dir) or [""]
+    subjects = call_subjects(tool_name, arguments, working_dir) or [CommandForms(("",), "")]
     for kind in ("deny", "ask"):
-        hits = [r for s in subjects for r in matching_rules(getattr(rules, kind), tool_name, s)]
+        hits = [r for s in subjects for r in matching_rules(getattr(rules, kind), tool_name,
+                                                             s.all)]
         if hits:
             return RuleMatch(kind, tuple(dict.fromkeys(hits)))
     allowed: list[str] = []
     for subject in subjects:
-        hits = matching_rules(rules.allow, tool_name, subject)
+        if subject.words is None:  # the shell could not parse it: never allowed by a rule
+            return RuleMatch(None)
+        hits = matching_rules(rules.allow, tool_name, (subject.words,))
         if not hits:
             return RuleMatch(None)
         allowed += hits
@@ -265,20 +208,42 @@ SUBCOMMAND_TOOLS = frozenset({
 """Commands whose second word is a subcommand (``git status``), kept in a suggested rule."""
 
 
+RUNS_ANYTHING = frozenset({
+    "bash", "sh", "zsh", "dash", "ksh", "fish", "ash", "busybox", "node", "nodejs", "deno", "bun",
+    "perl", "ruby", "php", "lua", "tclsh", "pwsh", "osascript", "sudo", "su", "doas", "env",
+    "xargs", "eval", "exec", "command", "builtin", "nohup", "nice", "ionice", "time", "timeout",
+    "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "nix-shell", "npx", "bunx",
+    "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script", "parallel"})
+"""Programs that run whatever their arguments say: no command-prefix rule is offered for them."""
+
+
 def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
-    """The rule ``a`` offers for a shell call: its first words and ``*``.
+    """The rule ``p`` / ``s`` offers for a shell call: its first words and ``*``.
 
     ``git status --short`` → ``shell(git status*)``; ``pytest -q`` → ``shell(pytest*)``.
-    ``None`` for a compound command or another tool.
+    ``None`` for a compound command, another tool, text the shell cannot parse, a command with
+    leading ``VAR=value`` assignments, and a program that runs whatever its arguments say
+    (``bash -c``, ``python3 -c``, ``sudo``, ``env``, ``xargs``, ``find -exec`` …): a rule for it
+    would allow almost anything.
     """
     if tool_name != "shell" or not isinstance(arguments.get("command"), str):
         return None
     parts = shell_parts(arguments["command"])
     if len(parts) != 1:
         return None
-    words = parts[0].split()
-    keep = [words[0]]
-    if (len(words) > 1 and words[0] in SUBCOMMAND_TOOLS
+    try:
+        words = shlex.split(parts[0])
+    except ValueError:
+        return None
+    program = words[0] if words else ""
+    name = program.rsplit("/", 1)[-1]
+    if (not re.fullmatch(r"[\w./+-]+", program) or "=" in program or name in RUNS_ANYTHING
+            or re.fullmatch(r"(python|pypy|node|perl|ruby|php|lua)[\d.]*[a-z]?", name)
+            or name == "find" and any(w.startswith(("-exec", "-ok")) for w in words)
+            or name == "git" and len(words) > 1 and words[1].startswith("-")):
+        return None
+    keep = [program]
+    if (len(words) > 1 and name in SUBCOMMAND_TOOLS
             and re.fullmatch(r"[a-z][a-z0-9_-]*", words[1])):
         keep.append(words[1])  # a subcommand: git status, npm test, cargo build
     return f"shell({' '.join(keep)}*)"

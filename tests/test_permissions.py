@@ -178,3 +178,62 @@ def test_run_takes_rules_on_the_command_line(fake_model, workdir: Path,  # type:
     assert (workdir / "made").exists()  # touch allowed without a terminal; rm denied
     code, _out, err = run_cli(capsys, "run", "-t", "go", "--allow", "shell(oops")
     assert code == 2 and "is not TOOL or TOOL(PATTERN)" in err
+
+
+BYPASSES = ["/bin/rm v1", "\\rm v2", "command rm v3", "r''m v4", "echo v5 | xargs rm",
+            "FOO=1 rm v6", "env -i A=1 rm v7", "sudo -u root rm v8", "bash -c 'ls; rm v9'",
+            "sh -c \"eval 'rm v10'\"", "nice -n 5 nohup time timeout 5 stdbuf -oL rm v11",
+            "find . -name v12 -exec rm {} \\;", "exec rm v13", "zsh -lc 'cd / && /usr/bin/rm x'"]
+
+
+def test_a_deny_rule_sees_through_quoting_paths_assignments_and_wrappers() -> None:
+    rules = PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",))
+    for command in BYPASSES:
+        assert verdict(rules, "shell", {"command": command}, mode="auto") == "deny", command
+    ask = PermissionRules(ask=("shell(git push*)",))
+    assert verdict(ask, "shell", {"command": "env GIT_TRACE=1 git 'push' -f"},
+                   mode="auto") == "ask"
+    assert verdict(rules, "shell", {"command": "ls v1 && echo rm"}, mode="auto") == "run"
+
+
+def test_run_denies_every_disguised_rm(fake_model, workdir: Path,  # type: ignore[no-untyped-def]
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    commands = ["/bin/rm v1", "\\rm v2", "command rm v3", "r''m v4", "echo v5 | xargs rm",
+                "FOO=1 rm v6", "env -i A=1 /bin/rm v7", "sh -c 'rm v8'", "eval rm v9"]
+    for i in range(1, 10):
+        (workdir / f"v{i}").write_text("keep")
+    fake_model.add(*({"tool_calls": [{"name": "shell", "arguments": {"command": c}}]}
+                     for c in commands), {"text": "done"})
+    code, _out, err = run_cli(capsys, "run", "-t", "clean", "--mode", "auto",
+                              "--deny", "shell(rm *)")
+    assert code == 0, err
+    assert sorted(p.name for p in workdir.iterdir()) == [f"v{i}" for i in range(1, 10)]
+
+
+def test_an_allow_rule_covers_only_what_the_shell_reads_as_that_command() -> None:
+    rules = PermissionRules(allow=("shell(ls*)", "shell(git status*)"))
+    for command in ("ls", "ls -la src", "l's' -a", "git status --short", "ls; git status"):
+        assert verdict(rules, "shell", {"command": command}) == "run", command
+    for command in ("lsblk", "git statusx", "sudo ls", "PATH=. ls", "env ls", "bash -c ls",
+                    "/tmp/ls", "ls 'unclosed", "git status; lsblk"):
+        assert verdict(rules, "shell", {"command": command}) == "ask", command
+    assert verdict(PermissionRules(allow=("shell(rm *)",)), "shell", {"command": "rm"}) == "run"
+    assert verdict(PermissionRules(allow=("text_editor(view:src/a*)",)), "text_editor",
+                   {"command": "view", "path": "src/abc.py"}) == "run"  # paths: plain globs
+
+
+def test_no_rule_is_offered_for_a_program_that_runs_anything() -> None:
+    for command in ("bash -c 'echo hi'", "python3 -c 'print(1)'", "sudo ls", "env X=1 ls",
+                    "xargs echo", "FOO=1 make", "/bin/sh x.sh", "node -e 1", "find . -exec rm {} +",
+                    "timeout 5 pytest", "eval ls", "awk '{print}' f", "perl -e 1", "echo 'a"):
+        assert suggested_rule("shell", {"command": command}) is None, command
+    assert suggested_rule("shell", {"command": "make -j4"}) == "shell(make*)"
+    assert suggested_rule("shell", {"command": "./build.sh x"}) == "shell(./build.sh*)"
+
+
+def test_p_is_not_offered_for_a_wrapper(world: World) -> None:
+    world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "env X=1 ls"})]),
+                       ScriptedReply(tool_calls=[("shell", {"command": "env X=1 ls"})]), "done")
+    out = world.run("go" + ENTER + "p" + "y" + "y" + CTRL_D)
+    assert "always allow shell(" not in out and out.count("shell: allow once") == 2
+    assert world.repl.agent.rules.allow == ()
