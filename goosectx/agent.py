@@ -341,7 +341,7 @@ class Agent:
         verdict = self._verdict(request)
         if verdict.action == "deny":
             return ToolResponse(request.id, verdict.tool_text, is_error=True)
-        refusal = self.tools.refusal(request)
+        refusal = self.offering.deferred_refusal(request.name) or self.tools.refusal(request)
         if refusal is not None:
             return ToolResponse(request.id, refusal, is_error=True)
         tool = self.tools.get(request.name)

@@ -81,6 +81,22 @@ def test_over_budget_tools_are_deferred_and_search_loads_them(
     assert outputs[1] == "loaded"
 
 
+def test_a_deferred_tool_called_by_name_says_how_to_load_it(
+        tmp_path: Path, manager: ExtensionManager) -> None:
+    provider = ScriptedProvider(context_limit_tokens=4_000)
+    provider.add(ScriptedReply(tool_calls=[("demo__echo", {"text": "direct"})]),
+                 ScriptedReply("ok"))
+    agent = agent_for(tmp_path, manager, 0.10, provider)
+    list(agent.reply("echo something"))
+    first, second = provider.requests
+    assert "demo__echo" not in names(first) and first.tools == second.tools
+    (response,) = [p for m in agent.session.conversation for p in m.content
+                   if isinstance(p, ToolResponse)]
+    assert response.is_error
+    assert response.output == ("demo__echo is deferred to save context: call search_tools to "
+                               "load it (it is offered from the next call).")
+
+
 def test_ratio_one_never_defers(tmp_path: Path, manager: ExtensionManager) -> None:
     provider = ScriptedProvider(context_limit_tokens=4_000)
     provider.add(ScriptedReply("hi"))

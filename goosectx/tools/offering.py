@@ -44,6 +44,17 @@ class ToolOffering:
         return (self.source is not None and self._state is not None
                 and self.source.loads != self._state[1])
 
+    def deferred_refusal(self, name: str) -> str | None:
+        """For the model, when it calls a deferred tool by name: how to load it.
+
+        The tool is not loaded on the spot: the list stays stable within a call, and
+        ``search_tools`` is the one way in (docs/architecture.md §1).
+        """
+        if name not in self.deferred or self.registry.get(name) is not None:
+            return None
+        return (f"{name} is deferred to save context: call search_tools to load it (it is "
+                "offered from the next call).")
+
     def sync(self, limit_tokens: Callable[[], int], history: Iterable[Message]) -> bool:
         """Rebuild :attr:`registry` if the source changed; True when it did.
 
