@@ -31,6 +31,7 @@ MIN_SECRET_CHARS = 8
 """Shorter values are not redacted (they would shred ordinary output)."""
 REDACTED = "[REDACTED]"
 _WHITESPACE = re.compile(r"\s+")
+_BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_")
 
 
 def is_secret(name: str, value: str) -> bool:
@@ -70,19 +71,35 @@ def _base64_cores(data: bytes, alphabet: bytes | None) -> list[str]:
     return cores
 
 
+def _base64_forms(secret: str) -> list[str]:
+    """The base64 and base64url cores of ``secret`` (see :func:`_base64_cores`)."""
+    data = secret.encode("utf-8", "surrogateescape")
+    return _base64_cores(data, None) + _base64_cores(data, b"-_")
+
+
+def _base64_run(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
+    """``start:end`` widened to the whole run of base64 characters around it (padding after).
+
+    A core leaves out the groups the secret shares with its neighbours; those groups still
+    carry bits of the secret (``printf "$KEY" | base64`` ends in ``MjM=``), so the run goes.
+    """
+    while start > floor and text[start - 1] in _BASE64_CHARS:
+        start -= 1
+    while end < len(text) and text[end] in _BASE64_CHARS:
+        end += 1
+    while end < len(text) and text[end] == "=":
+        end += 1
+    return start, end
+
+
 def encodings(secret: str) -> list[str]:
     """The listed encodings of ``secret`` (itself included), each at least 8 characters."""
     data = secret.encode("utf-8", "surrogateescape")
     forms = [secret, secret[::-1], data.hex(), data.hex().upper(),
              urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)]
-    forms += _base64_cores(data, None) + _base64_cores(data, b"-_")
+    forms += _base64_forms(secret)
     unique = dict.fromkeys(f for f in forms if len(f) >= MIN_SECRET_CHARS)
     return sorted(unique, key=len, reverse=True)
-
-
-def _replacement(match: re.Match[str]) -> str:
-    """``[REDACTED]``, followed by the newlines the match spanned (line numbers stay true)."""
-    return REDACTED + "\n" * match.group().count("\n")
 
 
 def _spaced(form: str) -> str:
@@ -102,6 +119,7 @@ class Redactor:
                               key=len, reverse=True)
         forms = sorted({f for s in self.secrets for f in encodings(s)}, key=len, reverse=True)
         self._forms = forms
+        self._base64 = {f for s in self.secrets for f in _base64_forms(s)}
         self._pattern = re.compile("|".join(_spaced(f) for f in forms)) if forms else None
 
     def __call__(self, text: str) -> str:
@@ -115,7 +133,17 @@ class Redactor:
         squeezed = _WHITESPACE.sub("", text)
         if not any(form in squeezed for form in self._forms):
             return text
-        return self._pattern.sub(_replacement, text)
+        pieces: list[str] = []
+        pos = 0
+        for match in self._pattern.finditer(text):
+            start, end = max(match.start(), pos), match.end()
+            if _WHITESPACE.sub("", match.group()) in self._base64:
+                start, end = _base64_run(text, start, end, pos)
+            if start >= end:
+                continue
+            pieces += [text[pos:start], REDACTED + "\n" * text[start:end].count("\n")]
+            pos = end
+        return "".join(pieces) + text[pos:]
 
 
 def redact(text: str, secrets: list[str]) -> str:

@@ -81,6 +81,14 @@ def test_each_listed_encoding_is_redacted(form: str) -> None:
     assert redacted.startswith("before ")
 
 
+@pytest.mark.parametrize("form", [f for f in encoded_forms(KEY) if f.startswith("base64")])
+def test_the_whole_base64_run_around_an_encoded_key_is_redacted(form: str) -> None:
+    # the groups the key shares with its neighbours carry bits of it too (``MjM=``)
+    assert Redactor([KEY])(f"x {encoded_forms(KEY)[form]}\ny") == f"x {REDACTED}\ny"
+    plain = base64.b64encode(KEY.encode()).decode()  # printf "$KEY" | base64
+    assert Redactor([KEY])(f"{plain}\n") == f"{REDACTED}\n"
+
+
 def test_clean_text_is_unchanged() -> None:
     text = "hello\x00 world\n" * 1000
     assert Redactor([KEY])(text) is text
