@@ -118,10 +118,12 @@ def test_multiline_arguments_are_listed_and_folded() -> None:
 
 def test_malformed_arguments_are_shown_raw_with_the_error() -> None:
     r, buf = make()
-    req = ToolRequest("c2", "shell", None, "arguments are not valid JSON", '{"command": ')
+    req = ToolRequest("c2", "shell", None, "arguments are not valid JSON (Expecting value at "
+                      "character 12)", '{"command": ')
     r.handle(MessageCompleted(Message("assistant", (req,))))
     out = buf.getvalue()
-    assert "not valid JSON" in out and '{"command":' in out
+    assert "(arguments are not valid JSON (Expecting value" in out and '{"command":' in out
+    assert out.count("not valid JSON") == 1  # the parse error says it; not twice
 
 
 def test_notifications_rule_and_tool_pair_notice() -> None:

@@ -37,6 +37,13 @@ def test_view_range_outside_the_file_is_an_error(ctx: ToolContext, tmp_path: Pat
     assert edit(ctx, "view", "a.txt", view_range="1-2").is_error
 
 
+def test_a_path_that_is_not_text_says_so(ctx: ToolContext) -> None:
+    result = TextEditorTool().run({"command": "view", "path": 123}, ctx)
+    assert result.is_error
+    assert result.output == "'path' must be text (the file's path as a JSON string), not a number"
+    assert edit(ctx, "view", "").output == "view needs a 'path'"
+
+
 def test_view_of_a_directory_lists_it(ctx: ToolContext, tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "b.py").write_text("")

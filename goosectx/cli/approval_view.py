@@ -56,7 +56,7 @@ class ApprovalQuestion:
 def _call_lines(request: ToolRequest) -> list[str]:
     if request.arguments is None:
         raw = request.raw_arguments or ""
-        return [f"(arguments are not valid JSON: {request.parse_error or 'parse error'})",
+        return [f"({request.parse_error or 'arguments are not valid JSON'})",
                 *raw.split("\n")]
     arguments = dict(request.arguments)
     lines: list[str] = []

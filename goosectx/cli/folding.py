@@ -69,7 +69,7 @@ def argument_lines(request: ToolRequest) -> list[str]:
     """
     if request.arguments is None:
         raw = request.raw_arguments or ""
-        return [f"(arguments are not valid JSON: {request.parse_error or 'parse error'})",
+        return [f"({request.parse_error or 'arguments are not valid JSON'})",
                 *raw.splitlines()[:ARGUMENT_LINES]]
     out: list[str] = []
     for key, value in request.arguments.items():

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from goosectx.parts import json_kind
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
 from goosectx.tools.editdiff import edit_diff
 from goosectx.tools.files import (
@@ -182,6 +183,9 @@ class TextEditorTool:
             return ToolResult(f"unknown command {command!r}; use one of: " + ", ".join(COMMANDS),
                               is_error=True)
         raw_path = arguments.get("path")
+        if raw_path is not None and not isinstance(raw_path, str):
+            return ToolResult(f"'path' must be text (the file's path as a JSON string), not "
+                              f"{json_kind(raw_path)}", is_error=True)
         if not isinstance(raw_path, str) or not raw_path.strip():
             return ToolResult(f"{command} needs a 'path'", is_error=True)
         path = Path(os.path.abspath(ctx.working_dir / Path(raw_path).expanduser()))
