@@ -45,6 +45,15 @@ class StoreError(GoosectxError):
     """The session database cannot be opened, read or written."""
 
 
+class DataDirUnusable(StoreError, ConfigError):
+    """The data dir (GOOSECTX_HOME) cannot be created or is not a directory.
+
+    A configuration error (exit code 2), and a store error for the code that opens the store.
+    """
+
+    exit_code = 2
+
+
 class StoreCorrupt(StoreError):
     """The session database file is not a usable goosectx database; it is left untouched."""
 

@@ -86,6 +86,12 @@ def test_goosectx_home_below_a_file_is_a_clear_store_error(tmp_path):
     assert blocker.read_text() == "x"
 
 
+def test_a_goosectx_home_that_cannot_be_created_is_a_configuration_error(tmp_path):
+    proc = cli(clean_env(Path("/proc/nope"), GOOSE_MODEL="openai/x", OPENAI_API_KEY="sk-x"),
+               "run", "-t", "hi")
+    assert_one_line_error(proc, 2, "cannot create data dir /proc/nope", "GOOSECTX_HOME")
+
+
 @pytest.fixture
 def saved(tmp_path):
     """A data dir with one saved session named ``work`` (two messages)."""

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from goosectx.errors import StoreCorrupt, StoreError
+from goosectx.errors import DataDirUnusable, StoreCorrupt, StoreError
 from goosectx.session import SessionState
 from goosectx.store import migrations
 
@@ -90,12 +90,12 @@ class StoreDatabase:
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         except (FileExistsError, NotADirectoryError):
-            raise StoreError(
+            raise DataDirUnusable(
                 f"data dir {self.data_dir} is not a directory",
                 "set GOOSECTX_HOME to a directory",
             ) from None
         except OSError as exc:
-            raise StoreError(
+            raise DataDirUnusable(
                 f"cannot create data dir {self.data_dir}: {exc.strerror}",
                 "set GOOSECTX_HOME to a writable directory",
             ) from None
