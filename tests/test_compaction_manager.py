@@ -21,7 +21,7 @@ from compaction_support import (
 from goosectx.compaction.manager import ContextManager
 from goosectx.compaction.prompts import CONTINUATION_TEXTS
 from goosectx.config import ConfigError, Settings, load_settings
-from goosectx.conversation import Message
+from goosectx.conversation import Message, SystemNotification
 from goosectx.errors import (
     CompactionFailed,
     ContextLengthExceeded,
@@ -269,6 +269,17 @@ def test_a_tiny_unparseable_summary_is_kept_with_an_extractive_one_beneath() -> 
     assert text.startswith(raw)  # the model's reply is never lost
     assert "# Conversation Summary" in text and "## User messages" in text
     assert any(isinstance(e, Notification) and "extractive summary" in e.text for e in events)
+
+
+def test_an_unusable_summary_reply_is_named_in_the_compaction_line() -> None:
+    messages, limit = over(0.9)
+    session = make_session(messages)
+    provider = ScriptedProvider([""], context_limit_tokens=limit)
+    collect(manager(session, provider).before_call(REQUEST))
+    (line,) = [p.text for m in session.conversation for p in m.content
+               if isinstance(p, SystemNotification)]
+    assert line.endswith("· the model's reply was unusable, so the extractive summary was used")
+    assert "no model call" not in line and len(provider.requests) == 1
 
 
 # -- write-back ---------------------------------------------------------------------------

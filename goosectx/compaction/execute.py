@@ -47,7 +47,12 @@ from goosectx.compaction.summarize import (
 from goosectx.compaction.summary import render_markdown
 from goosectx.compaction.tail import Split
 from goosectx.conversation import Conversation, Message, SystemNotification, repair
-from goosectx.errors import CompactionFailed, CompactionWouldGrow, ProviderError
+from goosectx.errors import (
+    CompactionFailed,
+    CompactionWouldGrow,
+    MalformedModelReply,
+    ProviderError,
+)
 from goosectx.events import (
     CompactionStrategy,
     CompactionTrigger,
@@ -235,6 +240,7 @@ def execute(
     yield Notification("inline", intro_text(trigger, before, limit))
     summary: SummaryResult | None = None
     billed: list[LedgerEntry] = []
+    fallback: str | None = None
     if strategy == "llm":
         yield Notification("thinking", summarising_text(len(messages), "message"))
         try:
@@ -253,6 +259,9 @@ def execute(
             yield Notification("inline", f"The summary call failed: {exc.one_line()} — "
                                          "using an extractive summary instead.")
             strategy = "extractive"
+            unusable = isinstance(exc, CompactionFailed | MalformedModelReply)
+            fallback = ("the model's reply was unusable" if unusable
+                        else "the summary call failed")
     if summary is None:
         from goosectx.compaction.extractive import extractive_summary
 
@@ -302,7 +311,7 @@ def execute(
     cost = summary.call.usage.cost_usd if summary.call is not None else None
     notice_at = next(i for i, m in enumerate(new) if m.metadata.compaction_id == cid)
     new[notice_at] = replace(new[notice_at], content=(SystemNotification(
-        "inline", done_text(trigger, before, after, cost, strategy)),))
+        "inline", done_text(trigger, before, after, cost, strategy, fallback)),))
     if summary.call is not None:
         session.ledger.entries.append(summary.call)
     state = session.state
