@@ -248,3 +248,15 @@ def test_a_long_streamed_answer_draws_exactly_like_the_whole_answer() -> None:
         streaming._body_lines()  # what each live redraw computes
     streaming.close()
     assert console.file.getvalue() == whole_console.file.getvalue()
+
+
+def test_a_resumed_tail_names_the_tool_of_a_result_whose_call_is_cut_off() -> None:
+    r, buf = make()
+    call = Message("assistant", (ToolRequest("e1", "text_editor", {
+        "command": "str_replace", "path": "a.txt", "old_str": "a", "new_str": "b"}),))
+    result = Message("user", (ToolResponse("e1", "edited a.txt", diff=(
+        "--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-a\n+b\n")),))
+    r.seed_numbers([call, result])
+    r.history([result])  # the tail starts after the call, as draw_resumed may cut it
+    out = buf.getvalue()
+    assert "text_editor" in out and "✓ tool" not in out

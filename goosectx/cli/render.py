@@ -100,8 +100,11 @@ class TranscriptRenderer(Surface):
 
         ``fresh`` forgets the numbers of the session drawn before (``/resume``).
         """
+        messages = list(messages)
         if fresh:
             self._numbers.clear()
+        # a result drawn without its call (a resumed tail cut between them) keeps its tool's name
+        self._tool_names.update((r.id, r.name) for m in messages for r in m.tool_requests)
         for out in numbered_outputs(messages):
             self._numbers.setdefault(out.key, out.number)
 
