@@ -117,6 +117,18 @@ FAILING_SUMMARIES: list[dict[str, Any]] = [
 ]
 
 
+def five_pasted_turns(name: str) -> str:
+    """Five `run` turns of one session, each pasting ~1,700 words; returns their stderr."""
+    shown = []
+    for turn in range(5):
+        opts: dict[str, Any] = {"name": name} if turn == 0 else {"resume": name}
+        code, out, err = in_process_run(f"paste {turn}: " + words(1700), **opts)
+        assert code == 0, err
+        assert "answered" in out
+        shown.append(err)
+    return "".join(shown)
+
+
 def test_d_a_summariser_that_always_fails_is_asked_at_most_three_times(
         small_window: FakeServer) -> None:
     server = small_window
@@ -129,15 +141,8 @@ def test_d_a_summariser_that_always_fails_is_asked_at_most_three_times(
         return {"text": "answered", "usage": usage(300, 10)}
 
     server.add(*[reply] * 40)
-    shown = []
-    for turn in range(5):
-        opts: dict[str, Any] = {"name": "d"} if turn == 0 else {"resume": "d"}
-        code, out, err = in_process_run(f"paste {turn}: " + words(1700), **opts)
-        assert code == 0, err
-        assert "answered" in out
-        shown.append(err)
+    text = five_pasted_turns("d")
     assert 1 <= summary_calls(server) <= 3
-    text = "".join(shown)
     assert "summary call failed" in text and "extractive" in text
     assert "422" in text
     assert "failed 3 compactions in a row" in text
@@ -160,15 +165,8 @@ def test_d_a_summariser_answering_500_reaches_the_server_once_per_attempt(
         return {"text": "answered", "usage": usage(300, 10)}
 
     server.add(*[reply] * 40)
-    shown = []
-    for turn in range(5):
-        opts: dict[str, Any] = {"name": "d500"} if turn == 0 else {"resume": "d500"}
-        code, out, err = in_process_run(f"paste {turn}: " + words(1700), **opts)
-        assert code == 0, err
-        assert "answered" in out
-        shown.append(err)
+    text = five_pasted_turns("d500")
     assert 1 <= summary_calls(server) <= 3
-    text = "".join(shown)
     assert "answered 500" in text and "retries" not in text
     assert "failed 3 compactions in a row" in text
     assert text.count("context compacted") == 5  # every turn still compacts, extractively
