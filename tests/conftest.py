@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,14 @@ from fakeserver import FakeServer
 _BIN = str(Path(sys.executable).parent)
 if _BIN not in os.environ.get("PATH", "").split(os.pathsep):
     os.environ["PATH"] = _BIN + os.pathsep + os.environ.get("PATH", "")
+
+
+# A shell without job control starts background commands with SIGINT ignored, and an ignored
+# signal stays ignored in every child: the Ctrl-C tests would then test nothing a user meets.
+# Started that way (a CI runner's `.ci/run &`), the suite restores Python's own handler, so
+# the processes it starts get Ctrl-C as a terminal delivers it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 # --- isolation and the fake model server (agent-loop issue) ---------------------------------
