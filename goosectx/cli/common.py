@@ -110,6 +110,20 @@ def session_is_kept(store: SessionStore, session_id: str, *, resumed: bool) -> b
     return resumed or store.message_count(session_id) > 0
 
 
+def lock_and_load(store: SessionStore, session_id: str) -> tuple[Session, SessionLock]:
+    """Lock a stored session, then load it; the lock is released if the load fails.
+
+    Raises:
+        SessionInUse: another goosectx holds it. StoreError / SessionNotFound: from the load.
+    """
+    lock = store.lock(session_id)
+    try:
+        return store.load(session_id), lock
+    except BaseException:
+        lock.release()
+        raise
+
+
 def open_session(
     settings: Settings,
     *,
@@ -140,12 +154,7 @@ def open_session(
         elif continue_:
             session_id = store.most_recent(cwd)
         if session_id is not None:
-            lock = store.lock(session_id)
-            try:
-                session = store.load(session_id)
-            except BaseException:
-                lock.release()
-                raise
+            session, lock = lock_and_load(store, session_id)
             return OpenSession(store, session, lock, resumed=True)
         session = store.create_session(cwd, name=name, model=model or settings.model)
         try:

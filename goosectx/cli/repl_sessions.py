@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from goosectx.cli.common import session_is_kept
+from goosectx.cli.common import lock_and_load, session_is_kept
 from goosectx.cli.folding import plural
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.sanitize import terminal_safe
@@ -62,12 +62,7 @@ def resume(repl: Repl, ref: str) -> None:
     opened = repl.opened
     if opened is None:
         raise UsageError("this REPL cannot switch sessions", "leave and run goosectx --resume")
-    lock = store.lock(target)
-    try:
-        session = store.load(target)
-    except BaseException:
-        lock.release()
-        raise
+    session, lock = lock_and_load(store, target)
     old = repl.session
     repl.recorder.save_counts()
     kept = session_is_kept(store, old.id, resumed=repl.resumed)
