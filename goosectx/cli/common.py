@@ -79,6 +79,8 @@ class OpenSession:
     session: Session
     lock: SessionLock
     resumed: bool
+    deferred: int = 0
+    """Messages not loaded yet: ``session`` is the header only (``open_session(defer_from=)``)."""
 
     def close(self) -> bool:
         """Release the lock and close the store.
@@ -110,15 +112,18 @@ def session_is_kept(store: SessionStore, session_id: str, *, resumed: bool) -> b
     return resumed or store.message_count(session_id) > 0
 
 
-def lock_and_load(store: SessionStore, session_id: str) -> tuple[Session, SessionLock]:
+def lock_and_load(store: SessionStore, session_id: str, *, header_only: bool = False
+                  ) -> tuple[Session, SessionLock]:
     """Lock a stored session, then load it; the lock is released if the load fails.
+
+    ``header_only`` loads it without its messages (:meth:`SessionStore.load_header`).
 
     Raises:
         SessionInUse: another goosectx holds it. StoreError / SessionNotFound: from the load.
     """
     lock = store.lock(session_id)
     try:
-        return store.load(session_id), lock
+        return (store.load_header(session_id) if header_only else store.load(session_id)), lock
     except BaseException:
         lock.release()
         raise
@@ -132,12 +137,15 @@ def open_session(
     continue_: bool,
     model: str | None = None,
     working_dir: Path | None = None,
+    defer_from: int | None = None,
 ) -> OpenSession:
     """Create or resume the session a REPL or ``run`` drives, and lock it.
 
     ``--name`` creates a new named session; ``--resume SESSION`` resumes by exact name, id or
     unique id prefix; ``--continue`` resumes the most recently updated session in the working
-    directory (a new one when there is none).
+    directory (a new one when there is none). With ``defer_from``, a resumed session of more
+    messages than that is opened as its header only (``OpenSession.deferred``; the REPL loads
+    the messages after its prompt is up, see ``cli.resume_load``).
 
     Raises:
         UsageError: conflicting options.
@@ -154,6 +162,10 @@ def open_session(
         elif continue_:
             session_id = store.most_recent(cwd)
         if session_id is not None:
+            count = store.message_count(session_id) if defer_from is not None else 0
+            if defer_from is not None and count > defer_from:
+                session, lock = lock_and_load(store, session_id, header_only=True)
+                return OpenSession(store, session, lock, resumed=True, deferred=count)
             session, lock = lock_and_load(store, session_id)
             return OpenSession(store, session, lock, resumed=True)
         session = store.create_session(cwd, name=name, model=model or settings.model)

@@ -27,6 +27,7 @@ from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.prompt import make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.repl_commands import run_command
+from goosectx.cli.resume_load import BACKGROUND_FROM, BackgroundLoad, compose_pre_run
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.shell_escape_cmd import is_escape_line, run_escape
 from goosectx.cli.startup import AgentLoader, no_model_error
@@ -75,11 +76,14 @@ def start_repl(settings: Settings, *, name: str | None, resume: str | None, cont
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
     servers = repl_extensions.Servers(settings, extensions)  # bad flags fail before opening
-    opened = open_session(settings, name=name, resume=resume, continue_=continue_, model=model)
+    io = ReplIO.for_terminal()
+    later = not io.plain and io.is_real_terminal and not full_history
+    opened = open_session(settings, name=name, resume=resume, continue_=continue_, model=model,
+                          defer_from=BACKGROUND_FROM if later else None)
     repl: Repl | None = None
     try:
         choice = choose_mode(settings, mode, opened.session)
-        repl = Repl(settings, opened.store, opened.session, io=ReplIO.for_terminal(),
+        repl = Repl(settings, opened.store, opened.session, io=io,
                     resumed=opened.resumed, mode=choice.mode, model=model,
                     mode_restored=choice.restored, full_history=full_history,
                     extensions=servers.open(opened), opened=opened)
@@ -141,6 +145,9 @@ class Repl:
         self.driver = TurnDriver(self.renderer, on_event=self._on_event, ask=self._ask,
                                  on_failure=self._failed, quiet_terminal=io.is_real_terminal)
         self.loader = self._new_loader()
+        self.background = (BackgroundLoad(self, opened.deferred)
+                           if opened is not None and opened.deferred else None)
+        """Loads a long resumed session's messages after the prompt is up (``resume_load``)."""
         self._prompt = None if io.plain else make_prompt_session(
             history_path=settings.data_dir / HISTORY_FILE if io.history else None,
             toolbar=self._toolbar, completer=repl_extensions.completer(self),
@@ -194,6 +201,18 @@ class Repl:
         """The agent's current model, or ``None`` (also while the agent is being built)."""
         return self.loader.provider
 
+    @property
+    def prompt_session(self) -> Any:
+        """The prompt-toolkit session (``None`` for plain input)."""
+        return self._prompt
+
+    def start_agent(self) -> None:
+        """Build the agent: in the background (checks on), else now, then the context meter."""
+        if self._background_checks:
+            self.loader.start(self._on_ready)
+        else:
+            self._refresh_figure()
+
     def _on_ready(self) -> None:
         self._refresh_figure()
         app = self._prompt.app if self._prompt is not None else None
@@ -218,10 +237,10 @@ class Repl:
     # -- the loop ------------------------------------------------------------------------
     def run(self) -> int:
         """Run until ``/exit``, Ctrl-D or the end of input; returns the exit code (0)."""
-        if self._background_checks:
-            self.loader.start(self._on_ready)
+        if self.background is None:
+            self.start_agent()
         else:
-            self._refresh_figure()
+            self.background.start()  # then draws the tail and starts the agent
         model_name = self.loader.model_name
         self.renderer.print(reports.banner(
             self.session, model=model_name, mode=self.mode, resumed=self.resumed,
@@ -231,8 +250,9 @@ class Repl:
                 manages_own_context=self.settings.model_config(model_name).manages_own_context,
                 paused=self.session.state.auto_compaction_paused),
             plain=self.io.plain))
-        self.renderer.seed_numbers(self.session.conversation)
-        if self.resumed and len(self.session.conversation):
+        if self.background is None:
+            self.renderer.seed_numbers(self.session.conversation)
+        if self.background is None and self.resumed and len(self.session.conversation):
             draw_resumed(self.renderer, self.session.conversation, width=self.io.console.width,
                          full=self.full_history)
         if self.loader.setup_error is not None:
@@ -250,6 +270,8 @@ class Repl:
                 break
             if not line.strip():
                 continue
+            if self.background is not None and self.background.pending:
+                self.background.wait()  # nothing runs on a half-loaded session
             command = slash.parse_slash(line)
             if isinstance(command, slash.Exit):
                 break
@@ -267,8 +289,15 @@ class Repl:
         return 0
 
     def _read(self) -> str:
+        later = self.background if self.background is not None and self.background.pending \
+            else None
+        if later is not None:
+            later.finish_if_loaded()
         if self._prompt is not None:
-            return self._prompt.prompt(pre_run=repl_extensions.take_pre_run(self))
+            pre_run = repl_extensions.take_pre_run(self)
+            if later is not None and later.pending:
+                pre_run = compose_pre_run(later.pre_run, pre_run)
+            return self._prompt.prompt(pre_run=pre_run)
         return self.io.read_plain_line()
 
     def _session_is_kept(self) -> bool:
