@@ -178,6 +178,40 @@ def test_a_command_given_only_text_options_does_not_build_pydantic_adapters(
     assert proc.stderr.strip().splitlines()[-1] == "False"
 
 
+@pytest.mark.parametrize("argv", [
+    ["sessions", "export", "long", "--format", "json", "-o", "out.json"],
+    ["compact", "long", "--dry-run", "--strategy", "extractive"],
+])
+def test_a_choice_or_a_plain_path_does_not_build_pydantic_adapters(
+        isolated_env: dict[str, Path], work: Path, argv: list[str]) -> None:
+    """A choice given as one of its values and a path with no checks are taken as typer
+    would take them, without pydantic: the command still does what was asked."""
+    import subprocess
+
+    _long_session(isolated_env["home"], work)
+    code = ("import sys\nfrom goosectx.cli.app import main\n"
+            f"try:\n    main({argv!r})\nexcept SystemExit as e:\n"
+            "    assert not e.code, e.code\n"
+            "print('pydantic' in sys.modules, file=sys.stderr)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "False"
+    if argv[1] == "export":
+        assert "question number 7" in (work / "out.json").read_text(encoding="utf-8")
+    else:
+        assert "extractive" in proc.stdout.lower()
+
+
+def test_a_choice_not_among_the_values_gets_typers_error(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path], work: Path) -> None:
+    from cli_support import run_cli
+
+    _long_session(isolated_env["home"], work)
+    code, _, err = run_cli(capsys, "sessions", "export", "long", "--format", "xml")
+    assert code == 2 and "--format" in err and "'xml' is not one of 'md', 'json'" in err
+
+
 def test_a_value_that_needs_converting_still_gets_typers_check(
         capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path], work: Path) -> None:
     from cli_support import run_cli
