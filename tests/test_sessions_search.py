@@ -150,6 +150,50 @@ def test_an_imported_session_is_titled_and_shows_its_source(
     assert "ported" in cli(capsys, "sessions", "search", "flamingo")[0]
 
 
+def test_an_imported_export_is_searched_like_the_original_and_so_are_later_messages(
+        two_sessions: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    export = tmp_path / "parser.json"
+    cli(capsys, "sessions", "export", "parser", "--format", "json", "--output", str(export))
+    cli(capsys, "sessions", "remove", "parser", "--yes")
+    cli(capsys, "sessions", "import", str(export), "--name", "ported")
+    hits = json.loads(cli(capsys, "sessions", "search", "lexer", "--json")[0])
+    assert [(h["name"], h["message_hits"]) for h in hits] == [("ported", 1)]
+    assert "ported" in cli(capsys, "sessions", "search", "tokenizer")[0]
+    # tool output was not indexed in the original, and is not in the import either
+    assert "No session mentions" in cli(capsys, "sessions", "search", "zebracorn")[0]
+    # the import leaves the index following new messages, in it and in other sessions
+    store = SessionStore(_home())
+    try:
+        store.append_message(store.resolve("ported"), Message.user("and the narwhal case"))
+        store.append_message(two_sessions["docs"], Message.user("mention the axolotl"))
+    finally:
+        store.close()
+    assert "ported" in cli(capsys, "sessions", "search", "narwhal")[0]
+    assert "docs" in cli(capsys, "sessions", "search", "axolotl")[0]
+
+
+def test_an_import_that_fails_while_saving_leaves_search_working(
+        two_sessions: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    export = tmp_path / "parser.json"
+    cli(capsys, "sessions", "export", "parser", "--format", "json", "--output", str(export))
+    data = json.loads(export.read_text())
+    data["session"]["name"] = None
+    data["messages"][1]["id"] = data["messages"][0]["id"]  # the store refuses the second row
+    export.write_text(json.dumps(data))
+    cli(capsys, "sessions", "remove", "parser", "--yes")
+    code, _, _ = run_cli(capsys, "sessions", "import", str(export))
+    assert code != 0
+    assert [row["name"] for row in json.loads(cli(capsys, "sessions", "list", "--json")[0])
+            ] == ["docs"]
+    assert "No session mentions" in cli(capsys, "sessions", "search", "lexer")[0]
+    store = SessionStore(_home())
+    try:
+        store.append_message(two_sessions["docs"], Message.user("mention the axolotl"))
+    finally:
+        store.close()
+    assert "docs" in cli(capsys, "sessions", "search", "axolotl")[0]
+
+
 def _old_database(data: Path) -> str:
     """A database made before migration 4 (1–3 applied) holding one session."""
     data.mkdir(parents=True)

@@ -5,6 +5,7 @@ See :mod:`goosectx.store.search` for what is indexed and how it is kept in step.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -49,6 +50,37 @@ BEGIN
 END;
 """
 
+INDEX_ROWS = (
+    "INSERT INTO message_index (rowid, text, session_id) SELECT r, t, s FROM"
+    f" (SELECT m.rowid AS r, {MESSAGE_TEXT.format(content='m.content_json')} AS t,"
+    " m.session_id AS s FROM messages m"
+    " WHERE {where} AND coalesce(json_extract(m.metadata_json, '$.user_visible'), 1))"
+    " WHERE t <> ''")
+"""SQL: index the message rows matching ``{where}`` as ``message_index_insert`` does each."""
+
+
+@contextlib.contextmanager
+def indexed_in_bulk(conn: sqlite3.Connection, session_id: str) -> Iterator[None]:
+    """Index a new session's messages with one statement after they are inserted (an import).
+
+    For a session with no message rows before the block, inside the caller's transaction: the
+    per-row trigger ``message_index_insert`` is dropped, the session's rows are indexed at the
+    end of the block by :data:`INDEX_ROWS` — the trigger's own condition and text, so the index
+    holds the same rows — and the trigger is made again from its stored SQL. A failure rolls it
+    all back with the transaction: other connections only ever see the schema with its trigger.
+    Without the trigger (no FTS5) the block just runs.
+    """
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type='trigger'"
+                       " AND name='message_index_insert'").fetchone()
+    if row is None:
+        yield
+        return
+    conn.execute("DROP TRIGGER message_index_insert")
+    yield
+    conn.execute(INDEX_ROWS.format(where="m.session_id = ?"), (session_id,))
+    conn.execute(row[0])
+
+
 def fts5_available(conn: sqlite3.Connection) -> bool:
     """True when this SQLite can make an FTS5 table (probed with a temporary one)."""
     try:
@@ -74,12 +106,7 @@ def migrate_titles_and_index(conn: sqlite3.Connection) -> None:
         return
     for statement in _statements(SEARCH_SCHEMA):
         conn.execute(statement)
-    conn.execute(
-        "INSERT INTO message_index (rowid, text, session_id) SELECT r, t, s FROM"
-        f" (SELECT m.rowid AS r, {MESSAGE_TEXT.format(content='m.content_json')} AS t,"
-        " m.session_id AS s FROM messages m"
-        " WHERE coalesce(json_extract(m.metadata_json, '$.user_visible'), 1))"
-        " WHERE t <> ''")
+    conn.execute(INDEX_ROWS.format(where="1"))
     conn.execute("INSERT INTO title_index (title, session_id)"
                  " SELECT title, id FROM sessions WHERE title IS NOT NULL")
 

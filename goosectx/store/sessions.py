@@ -30,6 +30,7 @@ from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
 from goosectx.store.locks import SessionLock
 from goosectx.store.messages import INSERT_MESSAGE, MessageStore, message_row, read_messages
 from goosectx.store.search import SearchStore
+from goosectx.store.search_index import indexed_in_bulk
 from goosectx.usage import UsageLedger
 
 
@@ -120,11 +121,12 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
             session.title = first_request_title(session.conversation)
         with self._transaction() as conn:
             self._insert_session(conn, session)
-            conn.executemany(
-                INSERT_MESSAGE,
-                [message_row(session.id, float(i + 1), m, session.token_counts.get(m.id))
-                 for i, m in enumerate(session.conversation)],
-            )
+            with indexed_in_bulk(conn, session.id):
+                conn.executemany(
+                    INSERT_MESSAGE,
+                    [message_row(session.id, float(i + 1), m, session.token_counts.get(m.id))
+                     for i, m in enumerate(session.conversation)],
+                )
             for entry in session.ledger.entries:
                 insert_ledger(conn, session.id, entry)
         return session
