@@ -212,6 +212,25 @@ def test_a_choice_not_among_the_values_gets_typers_error(
     assert code == 2 and "--format" in err and "'xml' is not one of 'md', 'json'" in err
 
 
+def test_export_to_a_file_and_import_of_it_do_not_build_pydantic_adapters(
+        isolated_env: dict[str, Path], work: Path) -> None:
+    """A path given as text and a choice given as its text need no adapter either."""
+    import subprocess
+
+    _long_session(isolated_env["home"], work)
+    code = ("import sys\nfrom goosectx.cli.app import main\n"
+            "for argv in (['sessions', 'export', 'long', '--format', 'json', '-o', 'l.json'],"
+            " ['sessions', 'import', 'l.json', '--name', 'again']):\n"
+            "    try:\n        main(argv)\n    except SystemExit as e:\n"
+            "        assert not e.code, e.code\n"
+            "print('pydantic' in sys.modules, file=sys.stderr)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert f"(again): {MESSAGES} messages" in proc.stdout
+    assert proc.stderr.strip().splitlines()[-1] == "False"
+
+
 def test_a_value_that_needs_converting_still_gets_typers_check(
         capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path], work: Path) -> None:
     from cli_support import run_cli

@@ -3,17 +3,18 @@
 Typer (0.29) checks every parameter of the command it runs — given or not — with a pydantic
 ``TypeAdapter`` built on the spot: importing pydantic and building the adapters cost a third
 of a second or more of every ``goosectx`` command on a busy 2-core machine (README,
-"Performance"). :func:`install` wraps typer's builder so that a parameter that was not
-given (``None``) and a text parameter given as text are taken as they are, and so are a
-choice given exactly as one of its values (``--format json``) or as its default member, and a
-path with none of typer's path checks asked for (``Path(value)``, what typer's adapter
-returns); any other value goes through typer's own adapter, built when first needed, so
-conversions and their errors are typer's. If typer's internals are not the ones this was
-written for, nothing is changed.
+"Performance"). :func:`install` wraps typer's builder so that these values are taken as typer
+would make them, without it: a parameter that was not given (``None``), a text parameter
+given as text, a choice given as one of its members (a default) or as the exact text of one
+(case-sensitive, no token normaliser), and a plain path given as text (no ``exists=``-style
+settings: typer makes it ``Path(text)``). Any other value goes through typer's own adapter,
+built when first needed, so conversions and their errors are typer's. If typer's internals
+are not the ones this was written for, nothing is changed.
 """
 
 from __future__ import annotations
 
+import os
 import typing
 from collections.abc import Callable
 from enum import Enum
@@ -22,24 +23,29 @@ from typing import Any
 
 _TEXT_TYPES: tuple[Any, ...] = (str, typing.Optional[str], str | None)  # noqa: UP045
 _PATH_TYPES: tuple[Any, ...] = (Path, typing.Optional[Path], Path | None)  # noqa: UP045
-_PATH_CHECKS_OFF = {"exists": False, "file_okay": True, "dir_okay": True, "writable": False,
-                    "readable": True, "resolve_path": False, "allow_dash": False,
-                    "path_type": None, "parser": None}
-"""typer's path options at their defaults: no check, the value is only made a ``Path``."""
+_PLAIN_PATH = {"exists": False, "file_okay": True, "dir_okay": True, "writable": False,
+               "readable": True, "resolve_path": False, "allow_dash": False, "path_type": None}
+"""typer's path settings under which a path given as text becomes ``Path(text)`` (and one
+that exists must be readable: that refusal is left to typer)."""
 
 
-def _plain(descriptor: Any) -> Callable[[str], Any] | None:
-    """How to take a text value of ``descriptor``'s type as it is, or ``None``."""
-    annotation, info = descriptor.annotation, descriptor.parameter_info
-    if annotation in _TEXT_TYPES:
-        return str
-    if annotation in _PATH_TYPES and all(
-            getattr(info, name, None) == default for name, default in _PATH_CHECKS_OFF.items()):
-        return Path
-    if isinstance(annotation, type) and issubclass(annotation, Enum):
-        members = {str(m.value): m for m in annotation}
-        return lambda value: members.get(value)
-    return None
+def _plain_path(info: Any) -> bool:
+    return getattr(info, "parser", None) is None and all(
+        getattr(info, name, not value) == value for name, value in _PLAIN_PATH.items())
+
+
+def _choices(annotation: Any, info: Any) -> type[Enum] | None:
+    is_enum = isinstance(annotation, type) and issubclass(annotation, Enum)
+    return annotation if is_enum and getattr(info, "parser", None) is None else None
+
+
+def _choice(choices: type[Enum], info: Any, value: str, ctx: Any) -> Enum | None:
+    """The member whose value's text is ``value`` when typer compares exactly, else ``None``."""
+    if ctx is None or ctx.token_normalize_func is not None:
+        return None
+    if not getattr(info, "case_sensitive", False):
+        return None
+    return next((member for member in choices if str(member.value) == value), None)
 
 
 class _LazyParam:
@@ -49,36 +55,47 @@ class _LazyParam:
         self._descriptor = descriptor
         self._build = build
         self._built: Any = None
-        self._as_is = _plain(descriptor)
-        self._type = descriptor.annotation if isinstance(descriptor.annotation, type) else None
+        self._is_text = descriptor.annotation in _TEXT_TYPES
+        info = getattr(descriptor, "parameter_info", None)
+        self._is_path = descriptor.annotation in _PATH_TYPES and _plain_path(info)
+        self._info = info
+        self._choices = _choices(descriptor.annotation, info)
+
+    def _as_is(self, value: Any, ctx: Any) -> Any:
+        """``value`` as typer would convert it, or ``None`` when typer has to."""
+        if self._is_text and isinstance(value, str):
+            return value
+        if self._choices is not None:
+            if isinstance(value, self._choices):
+                return value  # typer returns a member of the choices unchanged
+            if isinstance(value, str):
+                return _choice(self._choices, self._info, value, ctx)
+        if self._is_path and isinstance(value, str) and value:
+            try:
+                os.stat(value)
+            except OSError:
+                return Path(value)
+            return Path(value) if os.access(value, os.R_OK) else None
+        return None
 
     def _real(self) -> Any:
         if self._built is None:
             self._built = self._build(self._descriptor)
         return self._built
 
-    def _taken(self, value: Any) -> Any:
-        """``value`` as typer would convert it, when that needs no adapter; else ``None``."""
-        if self._type is not None and issubclass(self._type, Enum) and isinstance(value,
-                                                                                    self._type):
-            return value  # a choice's default member
-        if self._as_is is not None and isinstance(value, str):
-            return self._as_is(value)
-        return None
-
     def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
         if value is None:
             return () if (param.multiple or param.nargs == -1) else None
         if not param.multiple and param.nargs == 1:
-            taken = self._taken(value)
-            if taken is not None:
-                return taken
+            converted = self._as_is(value, ctx)
+            if converted is not None:
+                return converted
         return self._real().coerce(value, param=param, ctx=ctx)
 
     def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-        taken = self._taken(value)
-        if taken is not None:
-            return taken
+        converted = self._as_is(value, ctx)
+        if converted is not None:
+            return converted
         return self._real()._coerce_value(value, param=param, ctx=ctx)  # noqa: SLF001
 
 
