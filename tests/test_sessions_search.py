@@ -10,12 +10,20 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from cli_support import cli, run_cli
 
-from goosectx.conversation import Conversation, Message, MessageMetadata, ToolRequest, ToolResponse
+from goosectx.conversation import (
+    Conversation,
+    Message,
+    MessageMetadata,
+    TextContent,
+    ToolRequest,
+    ToolResponse,
+)
 from goosectx.store import MIGRATIONS, SessionStore
 from goosectx.store import search_index as search_index_module
 
@@ -192,6 +200,37 @@ def test_an_import_that_fails_while_saving_leaves_search_working(
     finally:
         store.close()
     assert "docs" in cli(capsys, "sessions", "search", "axolotl")[0]
+
+
+def test_a_session_saved_at_once_is_found_as_if_appended_message_by_message(
+        tmp_path: Path, work: Path) -> None:
+    # an import saves the whole session in one go; search must find what appending finds
+    odd = [Message.user("Port the ibex parser"),
+           Message.assistant("ibex " + "\0" + " nul cut"),  # SQLite's text stops at the NUL
+           Message("assistant", (TextContent(404),)),  # not text: indexed as SQLite reads it
+           Message("assistant", (TextContent("ibex flag"),), MessageMetadata(user_visible=0)),
+           Message("assistant", (TextContent("ibex"), TextContent(""), TextContent("two"))),
+           Message.user("ibex summary", MessageMetadata.agent_only())]
+    found = []
+    for how in ("appended", "saved"):
+        store = SessionStore(tmp_path / how)
+        try:
+            if how == "appended":
+                sid = store.create_session(work, name="s").id
+                for message in odd:
+                    store.append_message(sid, message)
+            else:
+                session = store.create_session(work, name="other")
+                store.save_new_session(replace(session, id="20260101_000000_beef", name="s",
+                                               conversation=Conversation(odd)))
+            found.append([[(h.name, h.message_hits, h.snippet) for h in store.search(words)]
+                          for words in ("ibex", "nul", "cut", "404", "flag", "two",
+                                        "summary")])
+        finally:
+            store.close()
+    assert found[0] == found[1]
+    assert found[0][0] == [("s", 3, found[0][0][0][2])] and found[0][2] == [] \
+        and found[0][3][0][1] == 1
 
 
 def _old_database(data: Path) -> str:

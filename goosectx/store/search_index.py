@@ -8,9 +8,10 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from goosectx.message import Message
+from goosectx.parts import TextContent
 from goosectx.session import first_request_title
 
 MESSAGE_TEXT = ("(SELECT group_concat(json_extract(p.value, '$.text'), char(10))"
@@ -59,16 +60,41 @@ INDEX_ROWS = (
 """SQL: index the message rows matching ``{where}`` as ``message_index_insert`` does each."""
 
 
-@contextlib.contextmanager
-def indexed_in_bulk(conn: sqlite3.Connection, session_id: str) -> Iterator[None]:
-    """Index a new session's messages with one statement after they are inserted (an import).
+def trigger_text(message: Message) -> str | None:
+    """What ``message_index_insert`` indexes for a stored ``message``: "" for nothing.
 
-    For a session with no message rows before the block, inside the caller's transaction: the
-    per-row trigger ``message_index_insert`` is dropped, the session's rows are indexed at the
-    end of the block by :data:`INDEX_ROWS` — the trigger's own condition and text, so the index
-    holds the same rows — and the trigger is made again from its stored SQL. A failure rolls it
-    all back with the transaction: other connections only ever see the schema with its trigger.
-    Without the trigger (no FTS5) the block just runs.
+    The trigger's SQL, said in Python: nothing unless ``user_visible``; else the texts of the
+    ``text`` parts joined by newlines (nothing when that is empty). ``None`` when only SQLite
+    can say for certain: a flag that is not a bool, a text part of another class or whose
+    text is not a string, or a text holding NUL.
+    """
+    visible = message.metadata.user_visible
+    if type(visible) is not bool:
+        return None
+    if not visible:
+        return ""
+    texts = []
+    for part in message.content:
+        if part.type != "text":
+            continue
+        if type(part) is not TextContent or type(part.text) is not str or "\0" in part.text:
+            return None
+        texts.append(part.text)
+    return "\n".join(texts)
+
+
+@contextlib.contextmanager
+def indexed_in_bulk(conn: sqlite3.Connection, session_id: str,
+                    messages: Sequence[Message]) -> Iterator[None]:
+    """Index a new session's ``messages`` in one go after the block inserts their rows.
+
+    For a session with no message rows before the block (an import), inside the caller's
+    transaction: the per-row trigger ``message_index_insert`` is dropped; at the end of the
+    block each message's row is indexed with :func:`trigger_text` (one ``executemany``), or by
+    the trigger's own SQL (:data:`INDEX_ROWS`) where that says ``None``, so the index holds
+    the rows the trigger would have made; then the trigger is made again from its stored SQL.
+    A failure rolls it all back with the transaction: other connections only ever see the
+    schema with its trigger. Without the trigger (no FTS5) the block just runs.
     """
     row = conn.execute("SELECT sql FROM sqlite_master WHERE type='trigger'"
                        " AND name='message_index_insert'").fetchone()
@@ -77,7 +103,17 @@ def indexed_in_bulk(conn: sqlite3.Connection, session_id: str) -> Iterator[None]
         return
     conn.execute("DROP TRIGGER message_index_insert")
     yield
-    conn.execute(INDEX_ROWS.format(where="m.session_id = ?"), (session_id,))
+    rowids = dict(conn.execute("SELECT id, rowid FROM messages WHERE session_id=?",
+                               (session_id,)))
+    rows, by_sql = [], []
+    for message in messages:
+        text = trigger_text(message)
+        if text is None:
+            by_sql.append((rowids[message.id],))
+        elif text:
+            rows.append((rowids[message.id], text, session_id))
+    conn.executemany("INSERT INTO message_index (rowid, text, session_id) VALUES (?,?,?)", rows)
+    conn.executemany(INDEX_ROWS.format(where="m.rowid = ?"), by_sql)
     conn.execute(row[0])
 
 

@@ -121,7 +121,7 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
             session.title = first_request_title(session.conversation)
         with self._transaction() as conn:
             self._insert_session(conn, session)
-            with indexed_in_bulk(conn, session.id):
+            with indexed_in_bulk(conn, session.id, session.conversation.messages):
                 conn.executemany(
                     INSERT_MESSAGE,
                     [message_row(session.id, float(i + 1), m, session.token_counts.get(m.id))
