@@ -42,9 +42,14 @@ def now() -> str:
     return datetime.now(UTC).isoformat()
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``'s encoder, made once (an
+import of 10k messages dumped 20k values, each through a new encoder)."""
+
+
 def dumps(value: Any) -> str:
     """Compact JSON as stored."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 def update_session_row(
