@@ -122,10 +122,10 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         with self._transaction() as conn:
             self._insert_session(conn, session)
             with indexed_in_bulk(conn, session.id, session.conversation.messages):
-                conn.executemany(
+                conn.executemany(  # rows made one at a time: memory stays flat
                     INSERT_MESSAGE,
-                    [message_row(session.id, float(i + 1), m, session.token_counts.get(m.id))
-                     for i, m in enumerate(session.conversation)],
+                    (message_row(session.id, float(i + 1), m, session.token_counts.get(m.id))
+                     for i, m in enumerate(session.conversation)),
                 )
             for entry in session.ledger.entries:
                 insert_ledger(conn, session.id, entry)
