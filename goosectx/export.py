@@ -69,6 +69,34 @@ def _field(data: dict[str, Any], name: str, kind: type, what: str) -> Any:
     return value
 
 
+def check_export_header(data: dict[str, Any]) -> None:
+    """Raise ValueError unless ``data`` says it is an export of a schema this goosectx reads.
+
+    Only ``format`` and ``schema_version`` are read (a streamed import checks them before
+    it reads the messages).
+    """
+    if data.get("format") != EXPORT_FORMAT:
+        raise ValueError("not a goosectx session export (no \"format\": \"goosectx-session\")")
+    version = data.get("schema_version")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise ValueError(f"unsupported schema_version {version!r} (this goosectx reads up to "
+                         f"{SCHEMA_VERSION})")
+
+
+def message_from_json(number: int, item: Any) -> Message:
+    """Message number ``number`` (from 1) of an export's ``messages``.
+
+    Raises:
+        ValueError: not a message; the text starts with ``message #NUMBER:``.
+    """
+    if not isinstance(item, dict):
+        raise ValueError(f"message #{number}: must be an object, not {json_kind(item)}")
+    try:
+        return Message.from_dict(item)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise ValueError(f"message #{number}: {exc}") from None
+
+
 def session_from_json(data: dict[str, Any]) -> Session:
     """Inverse of :func:`session_to_json`; reads every schema up to :data:`SCHEMA_VERSION`.
 
@@ -77,21 +105,10 @@ def session_from_json(data: dict[str, Any]) -> Session:
     Raises:
         ValueError: not a goosectx export, a newer schema, or a broken message (named).
     """
-    if data.get("format") != EXPORT_FORMAT:
-        raise ValueError("not a goosectx session export (no \"format\": \"goosectx-session\")")
-    version = data.get("schema_version")
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
-        raise ValueError(f"unsupported schema_version {version!r} (this goosectx reads up to "
-                         f"{SCHEMA_VERSION})")
+    check_export_header(data)
     meta = _field(data, "session", dict, "an object")
-    messages = []
-    for i, item in enumerate(_field(data, "messages", list, "a list of messages")):
-        if not isinstance(item, dict):
-            raise ValueError(f"message #{i + 1}: must be an object, not {json_kind(item)}")
-        try:
-            messages.append(Message.from_dict(item))
-        except (ValueError, TypeError, AttributeError) as exc:
-            raise ValueError(f"message #{i + 1}: {exc}") from None
+    messages = [message_from_json(i + 1, item)
+                for i, item in enumerate(_field(data, "messages", list, "a list of messages"))]
     entries = []
     for i, item in enumerate(_field(data, "usage_ledger", list, "a list of usage entries")):
         if not isinstance(item, dict):

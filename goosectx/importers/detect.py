@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ from goosectx.importers.builder import (
 )
 
 _SNIFF_LINES = 40
+_OWN_EXPORT = re.compile(rb'\s*\{\s*"format"\s*:\s*"goosectx-session"')
+"""How every goosectx JSON export starts (its first member is ``format``)."""
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -36,9 +39,11 @@ def detect_format(path: Path) -> str:
     whole_file = path.stat().st_size <= MAX_DOCUMENT_BYTES
     if whole_file:
         text = path.read_text(encoding="utf-8", errors="replace")
-    else:  # a large file can only be JSON lines: sniff its complete first lines
+    else:  # a large file is a goosectx export (read a message at a time) or JSON lines
         with path.open("rb") as fh:
             head = fh.read(MAX_LINE_BYTES + 1)
+        if _OWN_EXPORT.match(head):
+            return "goosectx"
         if b"\n" not in head and len(head) > MAX_LINE_BYTES:
             raise ImportFormatError(
                 f"{path.name}: line 1 is longer than {MAX_LINE_BYTES // 2**20} MB; goosectx "

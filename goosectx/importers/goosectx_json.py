@@ -1,10 +1,18 @@
-"""Our own JSON export (``goosectx sessions export --format json``), read back unchanged."""
+"""Our own JSON export (``goosectx sessions export --format json``), read back unchanged.
+
+An export larger than :data:`~goosectx.importers.builder.MAX_DOCUMENT_BYTES` (a long session)
+is read one message at a time (:mod:`goosectx.importers.json_stream`), with the same checks
+and the same session as a smaller one read whole.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from goosectx.export import session_from_json
+from goosectx.conversation import Conversation, Message
+from goosectx.export import check_export_header, message_from_json, session_from_json
+from goosectx.importers import builder
 from goosectx.importers.builder import format_error, read_json
 from goosectx.session import Session, new_session_id
 
@@ -17,6 +25,12 @@ def load(path: Path) -> list[Session]:
     Raises:
         ImportFormatError: not a goosectx export, a newer schema, or a broken message (named).
     """
+    try:
+        large = path.stat().st_size > builder.MAX_DOCUMENT_BYTES
+    except OSError:
+        large = False  # read_json says why it cannot be read
+    if large:
+        return [_load_streamed(path)]
     data = read_json(path)
     if not isinstance(data, dict):
         raise format_error(path, "", "not a goosectx session export")
@@ -24,6 +38,32 @@ def load(path: Path) -> list[Session]:
         session = session_from_json(data)
     except (ValueError, KeyError, TypeError) as exc:
         raise format_error(path, "", str(exc)) from None
+    return [_with_id(session)]
+
+
+def _load_streamed(path: Path) -> Session:
+    """:func:`load` of an export too large to read whole: one message in memory as JSON."""
+    from goosectx.importers.json_stream import iter_members
+
+    members: dict[str, Any] = {}
+    messages: list[Message] = []
+    try:
+        for key, number, value in iter_members(path, "messages"):
+            if number is None:
+                members[key] = value
+                continue
+            if number == 1 and "format" in members:
+                check_export_header(members)  # a file that is no export: before its messages
+            messages.append(message_from_json(number, value))
+        members.setdefault("messages", [])  # read above; one that is no list stays, refused
+        session = session_from_json(members)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise format_error(path, "", str(exc)) from None
+    session.conversation = Conversation(messages)
+    return _with_id(session)
+
+
+def _with_id(session: Session) -> Session:
     if not session.id:
         session.id = new_session_id(session.created)
-    return [session]
+    return session
