@@ -26,8 +26,6 @@ from goosectx.conversation import (
 )
 from goosectx.parts import json_kind
 from goosectx.session import Session, SessionState
-from goosectx.shell_escape import escape_command, escape_output, is_shell_escape, shell_escape_key
-from goosectx.shown import attachment_key, output_keys, thinking_key
 from goosectx.usage import LedgerEntry, UsageLedger
 
 EXPORT_FORMAT = "goosectx-session"
@@ -187,6 +185,8 @@ def iter_transcript_markdown(session: Session, messages: Iterable[Message]) -> I
     ``session`` gives the header (its conversation is not read); ``messages`` are read one at
     a time. Blank lines at the very end are dropped, as in the whole text.
     """
+    from goosectx.shown import output_keys  # here: reading an export back needs neither
+
     header = [f"# Session {session.display_name}", ""]
     header.append(f"- id: `{session.id}`")
     header.append(f"- working dir: `{session.working_dir}`")
@@ -235,6 +235,14 @@ class _Blanks:
 
 
 def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
+    from goosectx.shell_escape import (
+        escape_command,
+        escape_output,
+        is_shell_escape,
+        shell_escape_key,
+    )
+    from goosectx.shown import attachment_key, thinking_key
+
     out: list[str] = []
     header = "## User" if m.role == "user" else "## Assistant"
     body: list[str] = []
