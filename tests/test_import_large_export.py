@@ -43,6 +43,8 @@ def _original(work: Path) -> None:
                 "user", (ToolResponse(f"t{i}", "x" * 300),), MessageMetadata.user_only()))
         store.append_message(session.id, Message.user(
             "summary", MessageMetadata.agent_only()).with_metadata(is_summary=True))
+        # brackets in text are no nesting: not refused as nested too deeply
+        store.append_message(session.id, Message.assistant("brackets " + "[{" * 150))
         store.add_usage(session.id, LedgerEntry(Usage.of(100, 20, 0.01), "openai/gpt-4o"),
                         current_tokens=120, is_estimate=False)
     finally:
@@ -82,7 +84,7 @@ def test_an_export_over_the_size_cap_imports_as_a_smaller_one_does(
     monkeypatch.setattr(json_stream, "CHUNK_CHARS", 100)
     assert export.stat().st_size > 10 * CAP_BYTES
     out, _ = cli(capsys, "sessions", "import", str(export), "--name", "streamed")
-    assert "(streamed): 121 messages, 40 tool calls from goosectx" in out
+    assert "(streamed): 122 messages, 40 tool calls from goosectx" in out
     streamed = _load("streamed")
     assert [m.to_dict() for m in streamed.conversation] == [
         m.to_dict() for m in whole.conversation]

@@ -77,8 +77,9 @@ class _Reader:
         """The next JSON value, at ``depth`` levels inside the document."""
         self.peek()
         while True:
+            start = self.pos
             try:
-                value, end = _DECODER.raw_decode(self.buf, self.pos)
+                value, end = _DECODER.raw_decode(self.buf, start)
             except json.JSONDecodeError as exc:
                 unterminated = exc.msg.startswith("Unterminated")
                 ends = len(self.buf.rstrip())
@@ -97,7 +98,11 @@ class _Reader:
                 self._fill()  # a number ("1" of "1.5e3") may go on in the next chunk
                 continue
             self.pos = end
-            if builder._nesting(value) + depth > builder.MAX_NESTING:  # noqa: SLF001
+            # a value nests no deeper than it has opening brackets (most have a few): count
+            # them in C before walking it level by level
+            brackets = self.buf.count("[", start, end) + self.buf.count("{", start, end)
+            if brackets + depth > builder.MAX_NESTING and (
+                    builder._nesting(value) + depth > builder.MAX_NESTING):  # noqa: SLF001
                 raise self.too_deep()
             return value
 
