@@ -131,7 +131,12 @@ def loads(path: Path, where: str, text: str | bytes) -> Any:
         problem = (f"a number has more than {sys.get_int_max_str_digits():,} digits"
                    if "digits" in str(exc) else f"not usable JSON ({str(exc)[:120]})")
         raise format_error(path, where, problem) from None
-    if _nesting(value) > MAX_NESTING:
+    # a document nests no deeper than it has opening brackets (a JSON line has a few)
+    if isinstance(text, bytes):
+        brackets = text.count(b"[") + text.count(b"{")
+    else:
+        brackets = text.count("[") + text.count("{")
+    if brackets > MAX_NESTING and _nesting(value) > MAX_NESTING:
         raise too_deep
     return value
 
