@@ -142,13 +142,14 @@ def session_to_json_text(session: Session) -> str:
     return "".join(iter_session_json(session, session.conversation))
 
 
-def iter_session_json(session: Session, messages: Iterable[Message]) -> Iterator[str]:
+def iter_session_json(session: Session, messages: Iterable[Message | str]) -> Iterator[str]:
     """:func:`session_to_json_text` in pieces, one per message, for writing as they come.
 
     ``session`` gives everything but the messages (its conversation is not read);
-    ``messages`` are read one at a time, so memory stays flat with the session's size. Each
-    message is one line (json's C encoder: an indented dump runs its pure-Python encoder,
-    several times slower on a long session).
+    ``messages`` are read one at a time, so memory stays flat with the session's size; one
+    given as text is already the JSON of its ``to_dict()`` (the store's
+    ``iter_messages_json``). Each message is one line (json's C encoder: an indented dump
+    runs its pure-Python encoder, several times slower on a long session).
     """
     marker = f"goosectx-messages-{uuid.uuid4().hex}"
     doc = session_to_json(replace(session, conversation=Conversation([])))
@@ -157,7 +158,7 @@ def iter_session_json(session: Session, messages: Iterable[Message]) -> Iterator
     yield head + "["
     first = True
     for m in messages:
-        item = json.dumps(m.to_dict(), ensure_ascii=False)
+        item = m if isinstance(m, str) else json.dumps(m.to_dict(), ensure_ascii=False)
         yield ("\n    " if first else ",\n    ") + item
         first = False
     yield ("]" if first else "\n  ]") + tail + "\n"

@@ -92,6 +92,8 @@ def test_export_json_round_trip_and_private_file(filled, tmp_path):
     store.close()
     back = session_from_json(data)
     assert back.conversation.messages == original.conversation.messages
+    # each message written from its stored JSON has exactly the keys and values of to_dict()
+    assert data["messages"] == [m.to_dict() for m in original.conversation.messages]
     assert back.ledger.entries == original.ledger.entries
 
 

@@ -90,14 +90,14 @@ def test_show_and_export_write_their_first_line_before_reading_the_last_message(
 
     _long_session(isolated_env["home"], work)
     events: list[str] = []
-    real = SessionStore.iter_messages
+    real = SessionStore._iter_rows  # the rows both show and export read, a few at a time
 
     def reading(self: SessionStore, session_id: str) -> Any:
-        for i, message in enumerate(real(self, session_id)):
+        for i, row in enumerate(real(self, session_id)):
             events.append("read last" if i == MESSAGES - 1 else "read")
-            yield message
+            yield row
 
-    monkeypatch.setattr(SessionStore, "iter_messages", reading)
+    monkeypatch.setattr(SessionStore, "_iter_rows", reading)
     spy = _Spy(events)
     monkeypatch.setattr(sys, "stdout", spy)
     with pytest.raises(SystemExit) as done:

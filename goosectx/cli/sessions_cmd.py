@@ -83,9 +83,9 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     store, session_id = resolve_session(settings, ref)
     try:
         header = store.load_header(session_id)
-        messages = store.iter_messages(session_id)
-        pieces = (iter_session_json(header, messages) if fmt == "json"
-                  else iter_transcript_markdown(header, messages))
+        pieces = (iter_session_json(header, store.iter_messages_json(session_id))
+                  if fmt == "json"
+                  else iter_transcript_markdown(header, store.iter_messages(session_id)))
         if output is None:
             # JSON: the same values, unsafe characters escaped; Markdown: made safe on a
             # terminal.

@@ -134,6 +134,24 @@ class MessageStore(StoreDatabase):
         Raises:
             StoreCorrupt: a stored message does not parse.
         """
+        for row in self._iter_rows(session_id):
+            yield parse_message(session_id, self.path, *row)
+
+    def iter_messages_json(self, session_id: str) -> Iterator[str]:
+        """Each message's JSON (the keys and values of :meth:`Message.to_dict`), in order.
+
+        Every row is parsed as :meth:`iter_messages` parses it, so a row that does not parse
+        raises ``StoreCorrupt`` the same way; the text given is the stored JSON spliced into
+        the message object, not encoded a second time (``sessions export --format json``).
+        """
+        dumps = json.JSONEncoder(ensure_ascii=False).encode
+        for row in self._iter_rows(session_id):
+            parse_message(session_id, self.path, *row)
+            mid, role, created, content_json, metadata_json = row
+            yield (f'{{"id": {dumps(mid)}, "role": {dumps(role)}, "created": {dumps(created)},'
+                   f' "content": {content_json}, "metadata": {metadata_json}}}')
+
+    def _iter_rows(self, session_id: str) -> Iterator[tuple[str, str, str, str, str]]:
         with self._guard():
             cursor = self._conn.execute(
                 "SELECT id, role, created, content_json, metadata_json FROM messages"
@@ -143,8 +161,7 @@ class MessageStore(StoreDatabase):
                 rows = cursor.fetchmany(64)
             if not rows:
                 return
-            for row in rows:
-                yield parse_message(session_id, self.path, *row)
+            yield from rows
 
     def append_message(
         self, session_id: str, message: Message, *, token_count: TokenCount | None = None
