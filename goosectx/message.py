@@ -96,6 +96,9 @@ class MessageMetadata:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MessageMetadata:
         """Inverse of :meth:`to_dict`."""
+        if len(data) == 2 and "user_visible" in data and "agent_visible" in data:  # most rows
+            return cls(user_visible=bool(data["user_visible"]),
+                       agent_visible=bool(data["agent_visible"]))
         usage = data.get("usage")
         return cls(
             user_visible=bool(data.get("user_visible", True)),
@@ -234,7 +237,7 @@ class Message:
             raise ValueError(f'"metadata" must be an object, not {json_kind(metadata)}')
         return cls(
             role=role,
-            content=tuple(part_from_dict(p) for p in content),
+            content=tuple([part_from_dict(p) for p in content]),
             metadata=MessageMetadata.from_dict(metadata),
             id=msg_id,
             created=created,

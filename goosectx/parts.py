@@ -147,6 +147,10 @@ def part_from_dict(data: dict[str, Any]) -> Part:
         raise ValueError(f"unknown content part type {kind!r}")
     if cls is Attachment:
         return Attachment.from_dict(data)
+    try:
+        return cls(**data)  # every key a field ("type" is one): what our own code stores
+    except TypeError:
+        pass  # an unknown key (an import, an older version) is dropped
     fields = {k: v for k, v in data.items() if k != "type" and k in cls.__dataclass_fields__}
     try:
         return cls(**fields)
