@@ -22,6 +22,7 @@ import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 WRITE_VERBS = frozenset({"created", "written", "edited", "deleted"})
@@ -103,6 +104,7 @@ def is_harness_text(text: str) -> bool:
     return text.lstrip().startswith(HARNESS_PREFIXES)
 
 
+@lru_cache(maxsize=512)
 def normalize_tool_name(name: str) -> str:
     """Lower-case a tool name and drop extension prefixes (``developer__``, ``mcp__x__``)."""
     base = name.rsplit("__", 1)[-1].rsplit(".", 1)[-1]
@@ -319,7 +321,8 @@ def actions_from_text(text: str, *, open_file: str | None = None) -> list[FileAc
         for fm in _XML_FUNCTION.finditer(text):
             params = {k: v.strip("\n") for k, v in _XML_PARAM.findall(fm.group(2))}
             out += actions_from_tool_call(fm.group(1), params, open_file=open_file)
-    for fence in _FENCE.finditer(text):
+    fenced = "```" in text  # neither pattern can match without its delimiter: skip the scans
+    for fence in _FENCE.finditer(text) if fenced else ():
         if fence.group(1) == "":
             body = fence.group(2)
             first = body.split("\n", 1)[0].strip()
@@ -327,7 +330,8 @@ def actions_from_text(text: str, *, open_file: str | None = None) -> list[FileAc
                 out += shell_actions(body)
             else:
                 out += _swe_command_actions(first, open_file)
-    for block in _AIDER_BLOCK.finditer(text):
+    aider = fenced or "~~~" in text or "<source>" in text
+    for block in _AIDER_BLOCK.finditer(text) if aider else ():
         path = block.group(1)
         if _PATHLIKE.fullmatch(path) and not path.startswith(("http", "//")):
             verb = "edited" if "<<<<<<< SEARCH" in block.group(3) else "written"

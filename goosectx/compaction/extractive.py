@@ -147,12 +147,27 @@ def extractive_summary(
         50 tokens) and the bare list of changed file paths alone exceed it.
     """
     facts = _gather(messages)
-    summary = _build(facts, _LEVELS[0], counter)
+    counts = _TextCounts(counter)  # each piece is tokenised once, whatever the levels tried
+    summary = _build(facts, _LEVELS[0], counts)
     for limits in _LEVELS[1:]:
-        if counter.count_text(render_markdown(summary)) <= max_tokens:
+        if counts.count_text(render_markdown(summary)) <= max_tokens:
             return summary
-        summary = _build(facts, limits, counter)
+        summary = _build(facts, limits, counts)
     return summary
+
+
+class _TextCounts:
+    """``counter.count_text`` memoised by the text, for the levels of one summary."""
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self._count = counter.count_text
+        self._seen: dict[str, int] = {}
+
+    def count_text(self, text: str) -> int:
+        hit = self._seen.get(text)
+        if hit is None:
+            hit = self._seen[text] = self._count(text)
+        return hit
 
 
 # -- gathering -----------------------------------------------------------------------------------
@@ -183,10 +198,11 @@ def _gather(messages: Sequence[Message]) -> _Facts:
                                     or open_file)
                 if normalize_tool_name(req.name) in TODO_TOOLS and req.arguments:
                     facts.pending = open_todos(req.arguments, facts.pending)
-            what = _first_sentence(text) if text else ", ".join(labels)
-            for pending in pending_errors:
-                pending.append(what)
-            pending_errors = []
+            if pending_errors:  # what the assistant did next, for the errors still open
+                what = _first_sentence(text) if text else ", ".join(labels)
+                for pending in pending_errors:
+                    pending.append(what)
+                pending_errors = []
             facts.answered = bool(text) and not m.tool_requests
             if text:
                 facts.last_work = text
@@ -309,7 +325,7 @@ def _carry_forward(text: str, facts: _Facts) -> None:
 
 
 # -- building ------------------------------------------------------------------------------------
-def _shorten(text: str, max_tokens: int | None, counter: TokenCounter, *, oneline: bool = True
+def _shorten(text: str, max_tokens: int | None, counter: _TextCounts, *, oneline: bool = True
              ) -> str:
     """``text`` cut to ``max_tokens``: its head and tail around `` […] ``."""
     if oneline:
@@ -330,7 +346,7 @@ def _shorten(text: str, max_tokens: int | None, counter: TokenCounter, *, onelin
     return text[: max(8, keep)] + " […]"
 
 
-def _build(facts: _Facts, limits: _Limits, counter: TokenCounter) -> StructuredSummary:
+def _build(facts: _Facts, limits: _Limits, counter: _TextCounts) -> StructuredSummary:
     summary = StructuredSummary()
     if facts.requests:
         summary.user_intent = _shorten(facts.requests[0], limits.intent_tokens, counter,
