@@ -28,6 +28,7 @@ from goosectx.compaction.facts import merge_facts
 from goosectx.compaction.layout import (
     Budget,
     elided_notice,
+    laid_out_tokens,
     layout,
     layout_budget,
     new_compaction_id,
@@ -167,9 +168,9 @@ def _prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, 
     if not messages:
         raise CompactionFailed("nothing to compact: the model keeps every message it sees")
     old_tokens = counter.count_messages(conversation.agent_messages())
-    _check_shrinks(old_tokens, counter.count_messages(Conversation(layout(
-        conversation, "", working, trigger=trigger, compaction_id="")).agent_messages()),
-        budget, at_least=True)  # even an empty summary would not help: no call is made
+    _check_shrinks(old_tokens, laid_out_tokens(conversation, "", working, trigger=trigger,
+                                               counter=counter),
+                   budget, at_least=True)  # even an empty summary would not help: no call is made
     return working, messages, old_tokens
 
 

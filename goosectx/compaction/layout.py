@@ -210,21 +210,10 @@ def layout(
         request copy if any. Elided copies follow their originals. New messages share
         ``compaction_id``.
     """
-    agent = conversation.agent_messages()
-    kind = continuation_kind(trigger, agent, answered=working_set.answered)
-    head_ids = {m.id for m in working_set.head} | set(working_set.replaced)
+    block = _block(conversation.agent_messages(), summary_text, working_set, trigger=trigger,
+                   compaction_id=compaction_id, notice=notice)
+    head_ids = _hidden_ids(working_set)
     first_tail = working_set.tail[0].id if working_set.tail else None
-    agent_only = MessageMetadata.agent_only()
-    block = [
-        Message.notification(notice).with_metadata(compaction_id=compaction_id),
-        Message.user(summary_text, agent_only).with_metadata(
-            is_summary=True, compaction_id=compaction_id),
-        *(m.with_metadata(compaction_id=compaction_id) for m in working_set.resent),
-        Message.assistant(CONTINUATION_TEXTS[kind], agent_only).with_metadata(
-            is_continuation=True, compaction_id=compaction_id),
-    ]
-    if working_set.request is not None:
-        block.append(working_set.request.with_metadata(compaction_id=compaction_id))
     out: list[Message] = []
     placed = False
     for m in conversation.messages:
@@ -241,6 +230,44 @@ def layout(
     if not placed:
         out.extend(block)
     return out
+
+
+def laid_out_tokens(conversation: Conversation, summary_text: str, working_set: Split, *,
+                    trigger: CompactionTrigger, counter: TokenCounter) -> int:
+    """Raw tokens of the model's view after :func:`layout`, without building the conversation.
+
+    The same figure as counting ``Conversation(layout(...)).agent_messages()``: the agent
+    view's messages :func:`layout` leaves visible, plus the agent-visible messages it adds.
+    """
+    agent = conversation.agent_messages()
+    hidden = _hidden_ids(working_set)
+    added = [*_block(agent, summary_text, working_set, trigger=trigger, compaction_id=""),
+             *working_set.replaced.values()]
+    return (counter.count_messages(m for m in agent if m.id not in hidden)
+            + counter.count_messages(Conversation(added).agent_messages()))
+
+
+def _hidden_ids(working_set: Split) -> set[str]:
+    """Ids of the originals a compaction hides: the head and the tail messages elided."""
+    return {m.id for m in working_set.head} | set(working_set.replaced)
+
+
+def _block(agent: Sequence[Message], summary_text: str, working_set: Split, *,
+           trigger: CompactionTrigger, compaction_id: str, notice: str = "") -> list[Message]:
+    """The messages a compaction inserts before the tail (see :func:`layout`)."""
+    kind = continuation_kind(trigger, agent, answered=working_set.answered)
+    agent_only = MessageMetadata.agent_only()
+    block = [
+        Message.notification(notice).with_metadata(compaction_id=compaction_id),
+        Message.user(summary_text, agent_only).with_metadata(
+            is_summary=True, compaction_id=compaction_id),
+        *(m.with_metadata(compaction_id=compaction_id) for m in working_set.resent),
+        Message.assistant(CONTINUATION_TEXTS[kind], agent_only).with_metadata(
+            is_continuation=True, compaction_id=compaction_id),
+    ]
+    if working_set.request is not None:
+        block.append(working_set.request.with_metadata(compaction_id=compaction_id))
+    return block
 
 
 def cleared_messages(conversation: Conversation, *, notice: str) -> list[Message]:
