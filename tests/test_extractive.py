@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from goosectx.compaction.extractive import ANSWERED_NEXT_STEP, extractive_summary
+from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.summary import render_markdown
 from goosectx.conversation import (
     Message,
@@ -144,6 +145,29 @@ def test_swe_agent_edits_apply_to_the_open_file() -> None:
     files = {f.path: f.summary for f in
              extractive_summary(msgs, max_tokens=4000, counter=COUNTER).files}
     assert files == {"/repo/src/fields.py": "edited, read"}  # one file, two names
+
+
+def test_a_head_scanned_after_the_whole_view_gets_the_summary_it_gets_alone() -> None:
+    # A compaction scans the whole view first (the facts' room), then the head, sharing one
+    # memo; an edit whose target is the open file must follow what the head itself opened.
+    msgs = [
+        Message.user("fix it"),
+        call("a", "open", path="src/fields.py"),
+        result("a", "[File: src/fields.py (100 lines total)]\n1:x\n(Open file: /repo/src/fields.py)"),
+        call("b", "edit", search="x", replace="y"),
+        result("b", "ok"),
+        call("c", "shell", command="pytest -q"),
+        result("c", "AssertionError: 1 != 2\n1 failed"),
+        Message.assistant("Tests fail."),
+    ]
+    memo = ScanMemo()
+    whole = extractive_summary(msgs, max_tokens=4000, counter=COUNTER, memo=memo)
+    assert [f.path for f in whole.files] == ["/repo/src/fields.py"]
+    head = [Message.user("edit the open file"), *msgs[3:]]
+    alone = render_markdown(extractive_summary(head, max_tokens=4000, counter=COUNTER))
+    assert render_markdown(extractive_summary(head, max_tokens=4000, counter=COUNTER,
+                                              memo=memo)) == alone
+    assert "fields.py" not in alone and "AssertionError" in alone
 
 
 def test_shell_commands_that_change_files_are_recognised() -> None:

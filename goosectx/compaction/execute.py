@@ -269,7 +269,8 @@ def execute(
         # A failed call that still reported usage is billed once, with this compaction.
         tokens = _standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
         summary = SummaryResult(render_markdown(extractive_summary(
-            messages, max_tokens=tokens, counter=counter)), _merged(billed), None)
+            messages, max_tokens=tokens, counter=counter, memo=working.scan_memo)),
+            _merged(billed), None)
     elif not summary.parsed and (len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS
                                  or isinstance(extract_json(summary.text), dict)):
         # A tiny unparsable reply (a small base model echoing template tokens) is kept as
@@ -289,14 +290,15 @@ def execute(
                 - counter.count_text(summary.text))
         extractive = render_markdown(extractive_summary(
             messages, max_tokens=max(MIN_BENEATH_TOKENS, min(extractive_tokens, room)),
-            counter=counter))
+            counter=counter, memo=working.scan_memo))
         summary = replace(summary, text=f"{summary.text}\n\n{extractive}")
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))
         return
     if summary.rung is not None:  # a model summary: add the facts it lacks
         summary = replace(summary, text=merge_facts(summary.text, messages, counter=counter,
-                                                    max_tokens=budget.facts_tokens))
+                                                    max_tokens=budget.facts_tokens,
+                                                    memo=working.scan_memo))
 
     cid = new_compaction_id()
     new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)

@@ -36,13 +36,12 @@ from goosectx.compaction.actions import (
     WRITE_VERBS,
     FileAction,
     actions_from_text,
-    actions_from_tool_call,
-    describe_call,
     error_excerpt,
     is_harness_text,
     normalize_tool_name,
     open_file_in,
 )
+from goosectx.compaction.memo import ScanMemo, TextCounts
 from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
 from goosectx.compaction.todos import TODO_TOOLS, open_todos
 from goosectx.conversation import Message, TextContent, ToolResponse
@@ -130,7 +129,8 @@ _LEVELS: tuple[_Limits, ...] = (
 
 
 def extractive_summary(
-    messages: Sequence[Message], *, max_tokens: int, counter: TokenCounter
+    messages: Sequence[Message], *, max_tokens: int, counter: TokenCounter,
+    memo: ScanMemo | None = None,
 ) -> StructuredSummary:
     """Summarise ``messages`` without a model.
 
@@ -141,13 +141,14 @@ def extractive_summary(
         max_tokens: Budget for the rendered Markdown (:func:`render_markdown`), in tokens as
             ``counter`` counts them.
         counter: The token counter of the model the summary is for.
+        memo: The compaction's scan memo (:mod:`goosectx.compaction.memo`), if any.
 
     Returns:
         The summary. Its rendering fits ``max_tokens`` unless the newest user request (cut to
         50 tokens) and the bare list of changed file paths alone exceed it.
     """
-    facts = _gather(messages)
-    counts = _TextCounts(counter)  # each piece is tokenised once, whatever the levels tried
+    facts = _gather(messages, memo)
+    counts = TextCounts(counter)  # each piece is tokenised once, whatever the levels tried
     summary = _build(facts, _LEVELS[0], counts)
     for limits in _LEVELS[1:]:
         if counts.count_text(render_markdown(summary)) <= max_tokens:
@@ -156,24 +157,11 @@ def extractive_summary(
     return summary
 
 
-class _TextCounts:
-    """``counter.count_text`` memoised by the text, for the levels of one summary."""
-
-    def __init__(self, counter: TokenCounter) -> None:
-        self._count = counter.count_text
-        self._seen: dict[str, int] = {}
-
-    def count_text(self, text: str) -> int:
-        hit = self._seen.get(text)
-        if hit is None:
-            hit = self._seen[text] = self._count(text)
-        return hit
-
-
 # -- gathering -----------------------------------------------------------------------------------
-def _gather(messages: Sequence[Message]) -> _Facts:
+def _gather(messages: Sequence[Message], memo: ScanMemo | None = None) -> _Facts:
+    memo = ScanMemo() if memo is None else memo  # a compaction passes one for all its scans
     facts = _Facts(message_count=len(messages))
-    calls: dict[str, tuple[str, dict[str, Any] | None, list[FileAction]]] = {}
+    calls: dict[str, tuple[str, dict[str, Any] | None, list[FileAction], str]] = {}
     open_file: str | None = None
     pending_errors: list[list[str]] = []
     for m in messages:
@@ -190,9 +178,9 @@ def _gather(messages: Sequence[Message]) -> _Facts:
             labels = []
             for req in m.tool_requests:
                 facts.tool_calls += 1
-                actions = actions_from_tool_call(req.name, req.arguments, open_file=open_file)
-                calls[req.id] = (req.name, req.arguments, actions)
-                labels.append(describe_call(req.name, req.arguments))
+                actions, label = memo.call(req, open_file)
+                calls[req.id] = (req.name, req.arguments, actions, label)
+                labels.append(label)
                 if req.arguments and normalize_tool_name(req.name) in ("open", "create"):
                     open_file = str(req.arguments.get("path") or req.arguments.get("filename")
                                     or open_file)
@@ -211,14 +199,15 @@ def _gather(messages: Sequence[Message]) -> _Facts:
             continue
         for part in m.content:
             if isinstance(part, ToolResponse):
-                name, args, actions = calls.get(part.id, ("tool", None, []))
+                name, args, actions, label = calls.get(part.id, ("tool", None, [], "tool"))
                 for action in actions:
                     _note(facts, action, failed=part.is_error)
-                open_file = open_file_in(part.output[-400:]) or open_file
+                open_file = memo.opened(part) or open_file
                 err = part.output if part.is_error else (
-                    None if _only_reads(name, args) else error_excerpt(part.output))
+                    None if _only_reads(name, args) else memo.error(part))
                 if err is not None:
-                    entry = [f"{describe_call(name, args)}: {error_excerpt(err) or err}"]
+                    excerpt = memo.error(part) if err is part.output else error_excerpt(err)
+                    entry = [f"{label}: {excerpt or err}"]
                     facts.errors.append(entry)
                     pending_errors.append(entry)
         texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
@@ -325,7 +314,7 @@ def _carry_forward(text: str, facts: _Facts) -> None:
 
 
 # -- building ------------------------------------------------------------------------------------
-def _shorten(text: str, max_tokens: int | None, counter: _TextCounts, *, oneline: bool = True
+def _shorten(text: str, max_tokens: int | None, counter: TextCounts, *, oneline: bool = True
              ) -> str:
     """``text`` cut to ``max_tokens``: its head and tail around `` […] ``."""
     if oneline:
@@ -346,7 +335,7 @@ def _shorten(text: str, max_tokens: int | None, counter: _TextCounts, *, oneline
     return text[: max(8, keep)] + " […]"
 
 
-def _build(facts: _Facts, limits: _Limits, counter: _TextCounts) -> StructuredSummary:
+def _build(facts: _Facts, limits: _Limits, counter: TextCounts) -> StructuredSummary:
     summary = StructuredSummary()
     if facts.requests:
         summary.user_intent = _shorten(facts.requests[0], limits.intent_tokens, counter,

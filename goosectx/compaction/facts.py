@@ -15,8 +15,9 @@ import posixpath
 import re
 from collections.abc import Sequence
 
-from goosectx.compaction.actions import describe_call, normalize_tool_name
+from goosectx.compaction.actions import normalize_tool_name
 from goosectx.compaction.extractive import _Facts, gather_facts
+from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import Message
 from goosectx.tokens import TokenCounter
 
@@ -40,12 +41,12 @@ def _last_errors(facts: _Facts) -> list[str]:
     return list(last.values())
 
 
-def _commands(messages: Sequence[Message]) -> list[str]:
+def _commands(messages: Sequence[Message], memo: ScanMemo) -> list[str]:
     out: dict[str, None] = {}  # ordered by last run: a repeat moves to the end
     for m in messages:
         for r in m.tool_requests:
             if normalize_tool_name(r.name) in _SHELL:
-                text = describe_call(r.name, r.arguments, limit_chars=160)
+                text = memo.command(r)
                 out.pop(text, None)
                 out[text] = None
     return list(out)[-MAX_COMMANDS:]
@@ -72,19 +73,21 @@ def _grouped(paths: list[tuple[str, str]]) -> list[str]:
 
 
 def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
-                counter: TokenCounter) -> str:
+                counter: TokenCounter, memo: ScanMemo | None = None) -> str:
     """``summary_text`` with the facts of ``head`` it lacks appended under their headings.
 
     Returns:
         The summary unchanged when it already names every fact; else the summary, a blank
         line and ``## … (from the transcript)`` sections. The sections fit ``max_tokens``
         (paths grouped by directory, then commands and constraints shortened) except the
-        grouped paths, which are always kept.
+        grouped paths, which are always kept. ``memo``: the compaction's scan memo
+        (:mod:`goosectx.compaction.memo`), shared with its other scans of the same messages.
     """
-    facts = gather_facts(head)  # once: it parses every tool call of the head
+    memo = ScanMemo() if memo is None else memo
+    facts = gather_facts(head, memo)  # once: it parses every tool call of the head
     paths = [(p, v) for p, v in _changed_paths(facts) if p not in summary_text]
     errors = [e for e in _last_errors(facts) if e not in summary_text]
-    commands = [c for c in _commands(head) if c not in summary_text]
+    commands = [c for c in _commands(head, memo) if c not in summary_text]
     constraints = [c for c in _constraints(head) if c not in summary_text]
     path_lines = [f"- `{p}`: {v}" for p, v in paths]
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goosectx.compaction.facts import merge_facts
+from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS, ContinuationKind
 from goosectx.compaction.tail import Split, split
 from goosectx.config import DEFAULT_THRESHOLD_RATIO, Settings
@@ -141,13 +142,14 @@ def hide_from_agent(messages: Sequence[Message]) -> list[Message]:
 
 
 def facts_reserve_tokens(messages: Sequence[Message], budget: Budget,
-                         counter: TokenCounter) -> int:
+                         counter: TokenCounter, memo: ScanMemo | None = None) -> int:
     """Calibrated tokens the facts of ``messages`` take when merged into an empty summary.
 
     At most ``facts_tokens``, except grouped paths, which are never dropped. Taken over the
     whole agent view it bounds what any head's facts can add to a summary.
     """
-    text = merge_facts("", messages, max_tokens=budget.facts_tokens, counter=counter)
+    text = merge_facts("", messages, max_tokens=budget.facts_tokens, counter=counter,
+                       memo=memo)
     return budget.scaled(counter.count_text(text)) if text else 0
 
 
@@ -166,7 +168,8 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     """
     agent = conversation.agent_messages()
     continuation = counter.count_text(CONTINUATION_TEXTS["tool_loop"]) + 8
-    reserve = facts_reserve_tokens(repair(agent, for_sending=False), budget, counter)
+    memo = ScanMemo()  # the compaction's later scans of the head look the parts up
+    reserve = facts_reserve_tokens(repair(agent, for_sending=False), budget, counter, memo)
     fixed = (budget.prefix_tokens + budget.summary_max_tokens + reserve
              + budget.scaled(continuation))
     room = max(0, budget.target_tokens - fixed)
@@ -186,6 +189,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
                     ceiling_room_tokens=ceiling_room)
     out.facts_tokens = reserve
     out.head_view = head_view
+    out.scan_memo = memo
     return out
 
 

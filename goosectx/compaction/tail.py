@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import Message, MessageMetadata, TextContent, ToolResponse
 from goosectx.events import CompactionTrigger
 
@@ -43,6 +44,8 @@ class Split:
             from the head (calibrated tokens; set by the layout).
         head_view: ``repair(head, for_sending=False)`` when the layout made it already (not
             compared), so the compaction does not repair a long head twice.
+        scan_memo: The facts scan of the whole view the layout made (not compared), for the
+            compaction's scans of the head (:mod:`goosectx.compaction.memo`).
     """
 
     head: list[Message]
@@ -54,6 +57,7 @@ class Split:
     answered: bool = False
     facts_tokens: int = 0
     head_view: list[Message] | None = field(default=None, repr=False, compare=False)
+    scan_memo: ScanMemo | None = field(default=None, repr=False, compare=False)
 
 
 def is_answered(messages: Sequence[Message]) -> bool:

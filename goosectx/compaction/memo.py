@@ -1,0 +1,80 @@
+"""What one compaction works out once and looks up after: tool-part scans and text counts.
+
+Part of the compaction pipeline (docs/architecture.md §5). A compaction scans the transcript
+for facts more than once: the whole agent view for the room the facts may take
+(:func:`goosectx.compaction.layout.facts_reserve_tokens`), then the head it summarises (the
+extractive summary, or the facts merged into the model's summary). The passes meet the same
+part objects; :class:`ScanMemo` keeps what a tool call or a tool result yields, so a later pass
+neither parses a call's arguments nor searches a result's output again. :class:`TextCounts`
+keeps the token counts of the pieces of an extractive summary, which is rendered at several
+levels of detail. Every value is what the memoised function returns: a memo changes no outcome.
+"""
+
+from __future__ import annotations
+
+from goosectx.compaction.actions import (
+    FileAction,
+    actions_from_tool_call,
+    describe_call,
+    error_excerpt,
+    open_file_in,
+)
+from goosectx.conversation import ToolRequest, ToolResponse
+from goosectx.tokens import TokenCounter
+
+
+class ScanMemo:
+    """Per-part results of the facts scan, by part identity (the parts are kept alive)."""
+
+    def __init__(self) -> None:
+        self._calls: dict[tuple[int, str | None], tuple[ToolRequest, list[FileAction], str]] = {}
+        self._commands: dict[int, tuple[ToolRequest, str]] = {}
+        self._opened: dict[int, tuple[ToolResponse, str | None]] = {}
+        self._errors: dict[int, tuple[ToolResponse, str | None]] = {}
+
+    def call(self, req: ToolRequest, open_file: str | None) -> tuple[list[FileAction], str]:
+        """The call's file actions (with ``open_file`` open; not to be changed) and its label."""
+        key = (id(req), open_file)
+        hit = self._calls.get(key)
+        if hit is None or hit[0] is not req:
+            hit = self._calls[key] = (
+                req, actions_from_tool_call(req.name, req.arguments, open_file=open_file),
+                describe_call(req.name, req.arguments))
+        return hit[1], hit[2]
+
+    def command(self, req: ToolRequest) -> str:
+        """The call's label as a command line (``describe_call`` at 160 characters)."""
+        hit = self._commands.get(id(req))
+        if hit is None or hit[0] is not req:
+            hit = self._commands[id(req)] = (
+                req, describe_call(req.name, req.arguments, limit_chars=160))
+        return hit[1]
+
+    def opened(self, part: ToolResponse) -> str | None:
+        """The file the result's end reports open (``open_file_in`` of its last 400 chars)."""
+        hit = self._opened.get(id(part))
+        if hit is None or hit[0] is not part:
+            hit = self._opened[id(part)] = (part, open_file_in(part.output[-400:]))
+        return hit[1]
+
+    def error(self, part: ToolResponse) -> str | None:
+        """``error_excerpt`` of the result's output."""
+        hit = self._errors.get(id(part))
+        if hit is None or hit[0] is not part:
+            hit = self._errors[id(part)] = (part, error_excerpt(part.output))
+        return hit[1]
+
+
+class TextCounts:
+    """``counter.count_text`` memoised by the text (each piece is tokenised once)."""
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self._count = counter.count_text
+        self._seen: dict[str, int] = {}
+
+    def count_text(self, text: str) -> int:
+        """Tokens in ``text``, as ``counter`` counts them."""
+        hit = self._seen.get(text)
+        if hit is None:
+            hit = self._seen[text] = self._count(text)
+        return hit
