@@ -153,15 +153,17 @@ class ContextManager:
             return ContextLimit(limit, self.settings.source("context_limit_tokens"))
         return self.provider.context_limit()
 
-    def current_tokens(self, request: RequestContext) -> tuple[int, bool]:
+    def current_tokens(self, request: RequestContext,
+                       breakdown: ContextBreakdown | None = None) -> tuple[int, bool]:
         """(``current``, is_estimate) (docs/architecture.md §5): the trigger's and displays' figure.
 
         The last report (input + output) plus the calibrated estimate of messages added since;
-        with no report, the calibrated estimate of the whole next request.
+        with no report, the calibrated estimate of the whole next request (or of ``breakdown``).
         """
         ratio = self.estimate_ratio()
         if self._reported_tokens is None:
-            return calibration.apply(self.breakdown(request).total, ratio), True
+            b = self.breakdown(request) if breakdown is None else breakdown
+            return calibration.apply(b.total, ratio), True
         added = [m for m in self.session.conversation.agent_messages()
                  if m.id not in self._covered_ids]
         return (self._reported_tokens
@@ -173,9 +175,10 @@ class ContextManager:
             system_prompt=request.system_prompt, project_instructions=request.project_instructions,
             tool_schemas=request.tool_schemas, messages=self.session.conversation.agent_messages())
 
-    def layout_budget(self, request: RequestContext) -> Budget:
+    def layout_budget(self, request: RequestContext,
+                      breakdown: ContextBreakdown | None = None) -> Budget:
         """The one budget rule for the next compaction (docs/architecture.md §5)."""
-        b = self.breakdown(request)
+        b = self.breakdown(request) if breakdown is None else breakdown
         return settings_budget(self.settings, self.context_limit().tokens,
                                b.total - b.messages - b.summary, self.estimate_ratio())
 
@@ -353,9 +356,10 @@ class ContextManager:
         """
         if self.manages_own_context:
             raise own_context_refusal(self.provider.model if self.provider else self.session.model)
-        before, _ = self.current_tokens(request)
+        b = self.breakdown(request)  # once, for both figures
+        before, _ = self.current_tokens(request, b)
         return plan(self.session.conversation, self._summarisers(), self.counter,
-                    self.layout_budget(request), tokens_before=before,
+                    self.layout_budget(request, b), tokens_before=before,
                     counter_for=self._counter_for, instructions=instructions,
                     strategy=strategy, max_summary_tokens=max_summary_tokens)
 
@@ -370,8 +374,9 @@ class ContextManager:
         cancel: threading.Event | None = None,
     ) -> Iterator[Event]:
         """Run :func:`~goosectx.compaction.execute.execute`; the guard sees ``HistoryReplaced``."""
-        def measure() -> tuple[int, int]:
-            return self.current_tokens(request)[0], self.context_limit().tokens
+        b = self.breakdown(request)  # once, for the budget and the starting figure
+        def measure() -> tuple[int, int]:  # called before the history changes
+            return self.current_tokens(request, b)[0], self.context_limit().tokens
 
         failed: list[bool] = []
         for event in execute(
@@ -380,7 +385,7 @@ class ContextManager:
             max_summary_tokens=max_summary_tokens,
             reestimate=lambda: self._set_estimate(request), instructions=instructions,
             fallback_extractive=fallback_extractive, cancel=cancel,
-            budget=self.layout_budget(request),
+            budget=self.layout_budget(request, b),
             attempt_failed=lambda: failed.append(True),
         ):
             if isinstance(event, HistoryReplaced):
