@@ -132,6 +132,8 @@ def _code_of(args: Mapping[str, Any]) -> str:
 
 def patch_actions(text: str) -> list[FileAction]:
     """Files named by ``*** Update/Add/Delete File:`` and ``*** Move to:`` patch headers."""
+    if "*** " not in text:
+        return []  # no header can match: skip the scan
     out = []
     for m in _PATCH_HEADER.finditer(text):
         if m.group(3):
@@ -152,6 +154,10 @@ def _command_text(args: Mapping[str, Any]) -> str:
     return command if isinstance(command, str) else ""
 
 
+_HEREDOC = re.compile(r"<<-?\s*['\"]?([\w.-]+)['\"]?")
+"""A here-document's start; group 1 is its terminator."""
+
+
 def _without_heredocs(script: str) -> list[str]:
     """The lines of a shell script with here-document bodies removed."""
     lines: list[str] = []
@@ -162,7 +168,7 @@ def _without_heredocs(script: str) -> list[str]:
                 terminator = None
             continue
         lines.append(line)
-        m = re.search(r"<<-?\s*['\"]?([\w.-]+)['\"]?", line)
+        m = _HEREDOC.search(line) if "<<" in line else None
         if m:
             terminator = m.group(1)
     return lines
@@ -285,6 +291,8 @@ def actions_from_tool_call(
 
 def open_file_in(text: str) -> str | None:
     """The file SWE-agent reports open (``(Open file: …)`` or ``[File: … (N lines total)]``)."""
+    if "(Open file: " not in text and "[File: " not in text:
+        return None  # the pattern cannot match: skip the scan
     found = None
     for m in _OPEN_FILE.finditer(text):
         candidate = (m.group(1) or m.group(2) or "").strip()

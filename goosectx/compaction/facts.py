@@ -42,25 +42,31 @@ def _last_errors(facts: _Facts) -> list[str]:
 
 
 def _commands(messages: Sequence[Message], memo: ScanMemo) -> list[str]:
-    out: dict[str, None] = {}  # ordered by last run: a repeat moves to the end
-    for m in messages:
-        for r in m.tool_requests:
+    """The newest :data:`MAX_COMMANDS` distinct commands, ordered by their last run."""
+    newest_first: dict[str, None] = {}  # read from the end: the first sight is the last run
+    for m in reversed(messages):
+        for r in reversed(m.tool_requests):
             if normalize_tool_name(r.name) in _SHELL:
-                text = memo.command(r)
-                out.pop(text, None)
-                out[text] = None
-    return list(out)[-MAX_COMMANDS:]
+                newest_first.setdefault(memo.command(r), None)
+                if len(newest_first) == MAX_COMMANDS:
+                    return list(reversed(newest_first))
+    return list(reversed(newest_first))
 
 
 def _constraints(messages: Sequence[Message]) -> list[str]:
     out: list[str] = []
+    seen: set[str] = set()  # what ``out`` holds, to look up
     for m in messages:
         if not m.is_user_request:
             continue
-        for line in m.text.splitlines():
+        text = m.text
+        if not _CONSTRAINT.search(text):
+            continue  # a line of it matches only where the whole text does
+        for line in text.splitlines():
             line = line.strip()
-            if line and _CONSTRAINT.search(line) and line not in out:
+            if line and line not in seen and _CONSTRAINT.search(line):
                 out.append(line[:300])
+                seen.add(line[:300])
     return out
 
 
