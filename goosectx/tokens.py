@@ -104,12 +104,13 @@ CHUNK_CHARS = 4096
 base64 blob, 100,000 × "a") is quadratic, pieces keep counting linear."""
 
 
-def token_len(encoder: _Encoder, text: str) -> int:
+def token_len(encoder: _Encoder, text: str, limit: int | None = None) -> int:
     """Tokens in ``text``, encoded in pieces of at most :data:`CHUNK_CHARS` characters.
 
     A piece ends where the tokenizer starts a new word anyway (:func:`_piece_end`), so
     ordinary text counts exactly; a run with no such place is cut hard (off by at most a
-    token per piece).
+    token per piece). With ``limit``, counting stops at the piece that takes the total past
+    it: the figure returned is then above ``limit``, not the whole count.
     """
     if len(text) <= CHUNK_CHARS:
         return len(encoder.encode(text, disallowed_special=()))
@@ -119,6 +120,8 @@ def token_len(encoder: _Encoder, text: str) -> int:
         if end < end_of_text:
             end = _piece_end(text, start + CHUNK_CHARS // 2, end)
         total += len(encoder.encode(text[start:end], disallowed_special=()))
+        if limit is not None and total > limit:
+            return total
         start = end
     return total
 
@@ -271,6 +274,15 @@ class TokenCounter:
         if not text:
             return 0
         return token_len(self._encoder, text)
+
+    def count_text_within(self, text: str, limit_tokens: int) -> int:
+        """Tokens in ``text`` when at most ``limit_tokens``; past it, some figure above it.
+
+        For "does it fit" checks of long texts: counting stops once the text cannot fit.
+        """
+        if not text:
+            return 0
+        return token_len(self._encoder, text, limit_tokens)
 
     def count_cached_text(self, text: str) -> int:
         """Tokens in ``text``, memoised by the text itself (for system prompts, schemas)."""

@@ -133,6 +133,17 @@ def test_long_texts_are_tokenised_in_bounded_pieces() -> None:
     assert max(encoder.pieces) <= tokens.CHUNK_CHARS and sum(encoder.pieces) == 100_000
 
 
+def test_a_fit_check_counts_exactly_up_to_its_limit_and_stops_past_it() -> None:
+    text = Path(__file__).read_text() * 3
+    counter = tokens.TokenCounter()
+    exact = counter.count_text(text)
+    assert counter.count_text_within(text, exact) == exact
+    assert exact - 1 < counter.count_text_within(text, exact - 1) <= exact
+    encoder = _RecordingEncoder()
+    assert tokens.token_len(encoder, "word " * 20_000, limit=100) > 100
+    assert sum(encoder.pieces) <= tokens.CHUNK_CHARS  # one piece told it: the rest is not read
+
+
 def test_chunked_counting_is_exact_on_ordinary_text() -> None:
     text = Path(__file__).read_text() * 3
     exact = len(tokens.get_encoder(None).encode(text, disallowed_special=()))

@@ -151,7 +151,7 @@ def extractive_summary(
     counts = TextCounts(counter)  # each piece is tokenised once, whatever the levels tried
     summary = _build(facts, _LEVELS[0], counts)
     for limits in _LEVELS[1:]:
-        if counts.count_text(render_markdown(summary)) <= max_tokens:
+        if counter.count_text_within(render_markdown(summary), max_tokens) <= max_tokens:
             return summary
         summary = _build(facts, limits, counts)
     return summary
