@@ -316,7 +316,15 @@ def _carry_forward(text: str, facts: _Facts) -> None:
 # -- building ------------------------------------------------------------------------------------
 def _shorten(text: str, max_tokens: int | None, counter: TextCounts, *, oneline: bool = True
              ) -> str:
-    """``text`` cut to ``max_tokens``: its head and tail around `` […] ``."""
+    """``text`` cut to ``max_tokens``: its head and tail around `` […] `` (made once a level)."""
+    key = (text, max_tokens, oneline)
+    hit = counter.shortened.get(key)
+    if hit is None:
+        hit = counter.shortened[key] = _cut(text, max_tokens, counter, oneline)
+    return hit
+
+
+def _cut(text: str, max_tokens: int | None, counter: TextCounts, oneline: bool) -> str:
     if oneline:
         text = " ".join(text.split())
     if max_tokens is None or len(text) <= max_tokens:  # a token is at least one character

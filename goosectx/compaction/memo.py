@@ -66,11 +66,16 @@ class ScanMemo:
 
 
 class TextCounts:
-    """``counter.count_text`` memoised by the text (each piece is tokenised once)."""
+    """``counter.count_text`` memoised by the text (each piece is tokenised once).
+
+    ``shortened`` keeps the pieces the extractive summary cut to a size: (text, max tokens,
+    one line) → the cut text, the same at every level that asks for that size.
+    """
 
     def __init__(self, counter: TokenCounter) -> None:
         self._count = counter.count_text
         self._seen: dict[str, int] = {}
+        self.shortened: dict[tuple[str, int | None, bool], str] = {}
 
     def count_text(self, text: str) -> int:
         """Tokens in ``text``, as ``counter`` counts them."""
