@@ -65,17 +65,21 @@ def is_answered(messages: Sequence[Message]) -> bool:
     return bool(messages) and messages[-1].role == "assistant" and not messages[-1].tool_requests
 
 
-def pair_boundaries(messages: Sequence[Message]) -> list[int]:
+def pair_boundaries(messages: Sequence[Message],
+                    requests: Sequence[bool] | None = None) -> list[int]:
     """Indices where a tail may start, ascending.
 
     A user request, or an assistant message with no tool call before it still unanswered
-    (between complete tool pairs).
+    (between complete tool pairs). ``requests``: each message's ``is_user_request``, when the
+    caller has them.
     """
+    if requests is None:
+        requests = [m.is_user_request for m in messages]
     out: list[int] = []
     open_calls: set[str] = set()
     answered = {p.id for m in messages for p in m.tool_responses}  # orphans never close
     for i, m in enumerate(messages):
-        if not open_calls and (m.is_user_request or m.role == "assistant"):
+        if not open_calls and (requests[i] or m.role == "assistant"):
             out.append(i)
         open_calls.update(r.id for r in m.tool_requests if r.id in answered)
         open_calls.difference_update(r.id for r in m.tool_responses)
@@ -144,7 +148,8 @@ def split(
     msgs = list(messages)
     answered = is_answered(msgs)
     sizes = [measure(m) for m in msgs]
-    newest = max((i for i, m in enumerate(msgs) if m.is_user_request), default=None)
+    requests = [m.is_user_request for m in msgs]  # once: each is a property over the parts
+    newest = max((i for i, request in enumerate(requests) if request), default=None)
     if newest is None:
         return Split(msgs, [], answered=answered)
     if tail_tokens <= 0:
@@ -155,12 +160,12 @@ def split(
         out.resent = _resend(msgs[:newest], measure, min(user_tokens, room_tokens))
         return out
     limit = min(tail_tokens, room_tokens)
-    starts = pair_boundaries(msgs)
+    starts = pair_boundaries(msgs, requests)
     if sum(sizes[newest:]) <= limit:
-        earlier_users = sum(sizes[i] for i in range(newest) if msgs[i].is_user_request)
+        earlier_users = sum(sizes[i] for i in range(newest) if requests[i])
         extend_to = max(sum(sizes[newest:]), limit - min(user_tokens, earlier_users))
         start = newest
-        for i in reversed([s for s in starts if s < newest and msgs[s].is_user_request]):
+        for i in reversed([s for s in starts if s < newest and requests[s]]):
             if sum(sizes[i:]) > extend_to:
                 break
             start = i
