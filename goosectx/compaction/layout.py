@@ -169,7 +169,8 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     agent = conversation.agent_messages()
     continuation = counter.count_text(CONTINUATION_TEXTS["tool_loop"]) + 8
     memo = ScanMemo()  # the compaction's later scans of the head look the parts up
-    reserve = facts_reserve_tokens(repair(agent, for_sending=False), budget, counter, memo)
+    repaired = repair(agent, for_sending=False)
+    reserve = facts_reserve_tokens(repaired, budget, counter, memo)
     fixed = (budget.prefix_tokens + budget.summary_max_tokens + reserve
              + budget.scaled(continuation))
     room = max(0, budget.target_tokens - fixed)
@@ -180,7 +181,8 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
 
     out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
                 user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room)
-    view = repair(out.head, for_sending=False)
+    # A head of the whole view (a finished turn too big for the tail) was repaired just above.
+    view = repaired if len(out.head) == len(agent) else repair(out.head, for_sending=False)
     head_view: list[Message] | None = view  # the compaction's head, repaired once
     if sum(measure(m) for m in view) < budget.summary_max_tokens:
         head_view = None
