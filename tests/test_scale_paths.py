@@ -160,47 +160,49 @@ def test_the_counts_of_an_old_history_are_stored_off_the_thread_that_answers(
         store.close()
 
 
-def test_a_command_given_only_text_options_does_not_build_pydantic_adapters(
-        isolated_env: dict[str, Path], work: Path) -> None:
-    """typer checks every parameter with a pydantic adapter; a value that needs no converting
-    (text, or an option not given) skips it: pydantic is not even imported."""
+def _pydantic_imported(work: Path, *argvs: list[str]) -> tuple[bool, str]:
+    """Run ``argvs`` through ``main`` in one new interpreter (each must exit 0).
+
+    Returns:
+        (whether pydantic was imported by then, the commands' stdout).
+    """
     import subprocess
 
-    _long_session(isolated_env["home"], work)
     code = ("import sys\nfrom goosectx.cli.app import main\n"
-            "try:\n    main(['sessions', 'show', 'long'])\nexcept SystemExit as e:\n"
-            "    assert not e.code, e.code\n"
+            f"for argv in {list(argvs)!r}:\n"
+            "    try:\n        main(argv)\n    except SystemExit as e:\n"
+            "        assert not e.code, e.code\n"
             "print('pydantic' in sys.modules, file=sys.stderr)\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, cwd=work)
     assert proc.returncode == 0, proc.stderr
-    assert "question number 7" in proc.stdout
-    assert proc.stderr.strip().splitlines()[-1] == "False"
+    return proc.stderr.strip().splitlines()[-1] == "True", proc.stdout
 
 
-@pytest.mark.parametrize("argv", [
-    ["sessions", "export", "long", "--format", "json", "-o", "out.json"],
-    ["compact", "long", "--dry-run", "--strategy", "extractive"],
+@pytest.mark.parametrize("argvs", [
+    # text options only, or options not given
+    [["sessions", "show", "long"]],
+    # a choice given as one of its values, a plain path given as text
+    [["sessions", "export", "long", "--format", "json", "-o", "l.json"],
+     ["sessions", "import", "l.json", "--name", "again"]],
+    [["compact", "long", "--dry-run", "--strategy", "extractive"]],
 ])
-def test_a_choice_or_a_plain_path_does_not_build_pydantic_adapters(
-        isolated_env: dict[str, Path], work: Path, argv: list[str]) -> None:
-    """A choice given as one of its values and a path with no checks are taken as typer
-    would take them, without pydantic: the command still does what was asked."""
-    import subprocess
-
+def test_a_value_that_needs_no_converting_does_not_build_pydantic_adapters(
+        isolated_env: dict[str, Path], work: Path, argvs: list[list[str]]) -> None:
+    """typer checks every parameter with a pydantic adapter; a value that needs no converting
+    (text, an option not given, a choice's own text, a path with no checks) skips it:
+    pydantic is not even imported, and the command does what was asked."""
     _long_session(isolated_env["home"], work)
-    code = ("import sys\nfrom goosectx.cli.app import main\n"
-            f"try:\n    main({argv!r})\nexcept SystemExit as e:\n"
-            "    assert not e.code, e.code\n"
-            "print('pydantic' in sys.modules, file=sys.stderr)\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, cwd=work)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.strip().splitlines()[-1] == "False"
-    if argv[1] == "export":
-        assert "question number 7" in (work / "out.json").read_text(encoding="utf-8")
+    imported, out = _pydantic_imported(work, *argvs)
+    assert not imported
+    command = argvs[0][:2]
+    if command == ["sessions", "show"]:
+        assert "question number 7" in out
+    elif command == ["sessions", "export"]:
+        assert "question number 7" in (work / "l.json").read_text(encoding="utf-8")
+        assert f"(again): {MESSAGES} messages" in out
     else:
-        assert "extractive" in proc.stdout.lower()
+        assert "extractive" in out.lower()
 
 
 def test_a_choice_not_among_the_values_gets_typers_error(
@@ -210,25 +212,6 @@ def test_a_choice_not_among_the_values_gets_typers_error(
     _long_session(isolated_env["home"], work)
     code, _, err = run_cli(capsys, "sessions", "export", "long", "--format", "xml")
     assert code == 2 and "--format" in err and "'xml' is not one of 'md', 'json'" in err
-
-
-def test_export_to_a_file_and_import_of_it_do_not_build_pydantic_adapters(
-        isolated_env: dict[str, Path], work: Path) -> None:
-    """A path given as text and a choice given as its text need no adapter either."""
-    import subprocess
-
-    _long_session(isolated_env["home"], work)
-    code = ("import sys\nfrom goosectx.cli.app import main\n"
-            "for argv in (['sessions', 'export', 'long', '--format', 'json', '-o', 'l.json'],"
-            " ['sessions', 'import', 'l.json', '--name', 'again']):\n"
-            "    try:\n        main(argv)\n    except SystemExit as e:\n"
-            "        assert not e.code, e.code\n"
-            "print('pydantic' in sys.modules, file=sys.stderr)\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, cwd=work)
-    assert proc.returncode == 0, proc.stderr
-    assert f"(again): {MESSAGES} messages" in proc.stdout
-    assert proc.stderr.strip().splitlines()[-1] == "False"
 
 
 def test_a_value_that_needs_converting_still_gets_typers_check(
