@@ -271,7 +271,11 @@ class Repl:
             if not line.strip():
                 continue
             if self.background is not None and self.background.pending:
-                self.background.wait()  # nothing runs on a half-loaded session
+                try:
+                    self.background.wait()  # nothing runs on a half-loaded session
+                except KeyboardInterrupt:
+                    self.renderer.notice("not sent: the session is still loading")
+                    continue
             command = slash.parse_slash(line)
             if isinstance(command, slash.Exit):
                 break
