@@ -61,9 +61,11 @@ def test_a_long_session_resumes_with_its_tail_and_its_whole_history(tmp_path: Pa
                               env=env, dimensions=(40, 110), encoding="utf-8", timeout=TIMEOUT_S)
         try:
             child.expect("❯")
-            child.send("a new question\r")  # typed at once: it waits for the load
+            child.send("a new question")  # typed at once, sent after the tail is drawn
             child.expect(f"old answer {TURNS - 1}")  # the tail, drawn once loaded
             child.expect(f"{stored - 4:,} earlier messages · /history user to see them")
+            child.expect("a new question")  # the prompt drawn again, the typed text kept
+            child.send("\r")
             child.expect("fresh answer")
             child.expect("❯")
             child.send("/exit\r")
@@ -84,6 +86,29 @@ def test_a_long_session_resumes_with_its_tail_and_its_whole_history(tmp_path: Pa
         store.close()
     texts = [m.text for m in session.conversation.messages]
     assert len(texts) == stored + 2 and texts[-2:] == ["a new question", "fresh answer"]
+
+
+@pytest.mark.slow
+def test_keys_typed_while_the_tail_is_drawn_are_not_lost(tmp_path: Path) -> None:
+    # Drawing the tail must not switch the terminal out of raw mode: there, Ctrl-D was
+    # swallowed and Enter arrived as a newline that does not send (seen on a busy machine).
+    work = tmp_path / "work"
+    work.mkdir()
+    _long_session(tmp_path / "home", work)
+    for _ in range(3):
+        child = pexpect.spawn("goosectx", ["session", "--resume", "long"], cwd=str(work),
+                              env=_env(tmp_path, "http://127.0.0.1:9/v1"), dimensions=(40, 110),
+                              encoding="utf-8", timeout=TIMEOUT_S)
+        try:
+            seen: set[int] = set()
+            while len(seen) < 2:
+                seen.add(child.expect(["❯", "earlier messages"]))
+            child.sendcontrol("d")  # at once, maybe while the tail is still being drawn
+            child.expect("resume with: goosectx --resume long", timeout=30)
+            child.expect(pexpect.EOF, timeout=30)
+        finally:
+            child.close(force=True)
+        assert child.exitstatus == 0
 
 
 @pytest.mark.slow

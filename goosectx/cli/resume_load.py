@@ -6,7 +6,8 @@ messages opens with the session's header only (name, state, ledger; ``cli.common
 ``open_session(defer_from=...)``), draws its banner and prompt at once, and loads the
 messages on a background thread with its own store connection. When they are in, the
 session object is filled in place (everything holding it sees the messages), the tail is
-drawn above the prompt (prompt_toolkit's ``run_in_terminal``) and the agent is built. A
+drawn above the prompt (erased and drawn again around it, in raw mode) and the agent is
+built. A
 line entered before that waits for the load, so no turn or command ever sees a half-loaded
 session; a load that fails ends the REPL with the store's one-line error, as a failed load
 before the prompt would. See docs/architecture.md ("The print path").
@@ -14,7 +15,6 @@ before the prompt would. See docs/architecture.md ("The print path").
 
 from __future__ import annotations
 
-import contextvars
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +47,7 @@ class BackgroundLoad:
         self._done = threading.Event()
         self._finished = False
         self._lock = threading.Lock()
-        self._prompt_context: contextvars.Context | None = None
+        self._prompt_up = False
         self._thread = threading.Thread(target=self._work, name="goosectx-resume-load",
                                         daemon=True)
 
@@ -71,30 +71,38 @@ class BackgroundLoad:
 
     # -- handing over to the prompt --------------------------------------------------------
     def pre_run(self) -> None:
-        """Called inside a running prompt (its ``pre_run``): remember the prompt's context."""
-        self._prompt_context = contextvars.copy_context()
+        """Called inside a running prompt (its ``pre_run``): a load that ended is drawn now."""
+        self._prompt_up = True
         if self._done.is_set():
             self._post()
 
     def _post(self) -> None:
         """Ask the running prompt (if any) to draw the tail above itself, or to end on error."""
-        context = self._prompt_context
         prompt = self._repl.prompt_session
         app = prompt.app if prompt is not None else None
-        if context is None or app is None or not app.is_running or app.loop is None:
+        if not self._prompt_up or app is None or not app.is_running or app.loop is None:
             return  # no prompt is up: the main thread finishes before its next prompt
         if self._error is not None:
             error = self._error
-            app.loop.call_soon_threadsafe(lambda: app.exit(exception=error), context=context)
+            app.loop.call_soon_threadsafe(lambda: app.exit(exception=error))
             return
 
         def draw_above() -> None:
-            from prompt_toolkit.application import run_in_terminal
+            # Not run_in_terminal: it puts the terminal in cooked mode meanwhile, and a line
+            # typed then would arrive ending in a newline (Enter would not send it). Here
+            # keys wait in raw mode while the prompt is erased, the tail drawn, the prompt
+            # drawn again.
+            if self._finished:
+                return
+            app.renderer.erase()
+            try:
+                self.finish()
+            finally:
+                app.renderer.reset()
+                app.renderer.request_absolute_cursor_position()
+                app.invalidate()
 
-            if not self._finished:
-                run_in_terminal(self.finish)
-
-        app.loop.call_soon_threadsafe(draw_above, context=context)
+        app.loop.call_soon_threadsafe(draw_above)
 
     # -- the main thread -------------------------------------------------------------------
     @property
