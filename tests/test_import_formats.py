@@ -447,6 +447,11 @@ def test_own_json_export_imports_back_unchanged(tmp_path: Path,
     (lambda d: d.update(messages=[3]), "message #1: must be an object, not a number"),
     (lambda d: d.update(session=[]), '"session" must be an object, not a list'),
     (lambda d: d.update(usage_ledger=[1]), "usage_ledger entry #1: must be an object"),
+    (lambda d: d["messages"][0]["content"][0].update(text=123),
+     'message #1: text part: "text" must be text, not a number'),
+    (lambda d: d["messages"][0]["content"].append(
+        {"type": "tool_response", "id": "t1", "output": ["x"]}),
+     'message #1: tool_response part: "output" must be text, not a list'),
 ])
 def test_own_json_export_with_a_wrong_field_type_names_the_field(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], change, said) -> None:

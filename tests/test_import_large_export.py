@@ -106,6 +106,8 @@ def test_an_export_over_the_size_cap_imports_as_a_smaller_one_does(
      "unsupported schema_version 9"),
     (lambda text: text.replace('"messages": [', '"messages": [{"role": "user", "text": "'
                                + "y" * 3 * CAP_BYTES + '"},', 1), "is over"),
+    (lambda text: text.replace('"text":"answer 3 ', '"text":7,"x":"', 1),
+     'message #11: text part: "text" must be text, not a number'),
 ])
 def test_a_broken_large_export_fails_in_one_line_and_saves_nothing(
         work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
