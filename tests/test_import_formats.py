@@ -452,6 +452,8 @@ def test_own_json_export_imports_back_unchanged(tmp_path: Path,
     (lambda d: d["messages"][0]["content"].append(
         {"type": "tool_response", "id": "t1", "output": ["x"]}),
      'message #1: tool_response part: "output" must be text, not a list'),
+    (lambda d: d["messages"].append(dict(d["messages"][0])),
+     "message #2: its id 'm1' is also message #1's"),
 ])
 def test_own_json_export_with_a_wrong_field_type_names_the_field(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], change, said) -> None:

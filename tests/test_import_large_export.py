@@ -108,6 +108,8 @@ def test_an_export_over_the_size_cap_imports_as_a_smaller_one_does(
                                + "y" * 3 * CAP_BYTES + '"},', 1), "is over"),
     (lambda text: text.replace('"text":"answer 3 ', '"text":7,"x":"', 1),
      'message #11: text part: "text" must be text, not a number'),
+    (lambda text: text.replace('"id": "msg_', '"id": "dup", "x": "', 2),
+     "message #2: its id 'dup' is also message #1's"),
 ])
 def test_a_broken_large_export_fails_in_one_line_and_saves_nothing(
         work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -7,6 +7,7 @@ and the same session as a smaller one read whole.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ def load(path: Path) -> list[Session]:
         raise format_error(path, "", "not a goosectx session export")
     try:
         session = session_from_json(data)
+        _check_unique_ids(session.conversation)
     except (ValueError, KeyError, TypeError) as exc:
         raise format_error(path, "", str(exc)) from None
     return [_with_id(session)]
@@ -57,10 +59,21 @@ def _load_streamed(path: Path) -> Session:
             messages.append(message_from_json(number, value))
         members.setdefault("messages", [])  # read above; one that is no list stays, refused
         session = session_from_json(members)
+        _check_unique_ids(messages)
     except (ValueError, KeyError, TypeError) as exc:
         raise format_error(path, "", str(exc)) from None
     session.conversation = Conversation(messages)
     return _with_id(session)
+
+
+def _check_unique_ids(messages: Iterable[Message]) -> None:
+    """Raise ValueError naming the first message whose id an earlier message has."""
+    seen: dict[str, int] = {}
+    for number, message in enumerate(messages, start=1):
+        first = seen.setdefault(message.id, number)
+        if first != number:
+            raise ValueError(f"message #{number}: its id {message.id[:80]!r} is also message "
+                             f"#{first}'s (each message needs its own id)")
 
 
 def _with_id(session: Session) -> Session:
