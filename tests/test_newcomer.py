@@ -102,6 +102,7 @@ def test_help_shows_each_command_with_its_arguments(tmp_path: Path, plain: bool)
     for info in COMMANDS:
         assert usage_string(info) in out, usage_string(info)
     assert "/compact [instructions]" in out and "/history [agent|user]" in out
+    assert "/show [N]" in out  # the README's folded outputs say "(/show 3)"
 
 
 # -- 5. numbers read like money --------------------------------------------------------------

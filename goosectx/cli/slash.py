@@ -180,6 +180,7 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("/prompt", "NAME [key=value …]", "send an extension's prompt as your message"),
     CommandInfo("/history", "[agent|user]", "the model's view, or the full transcript",
                 ("agent", "user")),
+    CommandInfo("/show", "[N]", "print output #N whole (alone: the last folded one)"),
     CommandInfo("/sessions", "", "saved sessions: title, source, messages, context"),
     CommandInfo("/resume", "SESSION", "save this session and continue another (name or id; "
                 "alone: the list)"),
