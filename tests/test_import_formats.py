@@ -470,3 +470,24 @@ def test_own_json_export_with_a_wrong_field_type_names_the_field(
     assert "object has no attribute" not in err and "not iterable" not in err
     assert len(err.strip().splitlines()) == 1
     assert stored(capsys) == []
+
+
+@pytest.mark.parametrize("second_id", ["", "20250202_000000_cafe"])
+def test_an_export_whose_messages_are_stored_under_another_session_imports_as_a_copy(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], second_id: str) -> None:
+    doc = {"format": "goosectx-session", "schema_version": 2,
+           "session": {"id": "20250101_000000_beef", "created": "2026-01-01T00:00:00+00:00",
+                       "updated": "2026-01-01T00:00:00+00:00"},
+           "messages": [{"role": "user", "id": "m1", "created": "2026-01-01T00:00:00+00:00",
+                         "content": [{"type": "text", "text": "port the parser"}]}]}
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(doc))
+    assert run(capsys, "sessions", "import", str(path), "--name", "a")[0] == 0
+    doc["session"]["id"] = second_id  # the same messages, said to be another (or no) session
+    path.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "sessions", "import", str(path), "--name", "b", "--force")
+    assert code == 0 and "(b): 1 message" in out and "unreadable" not in err
+    assert sorted(r["name"] for r in stored(capsys)) == ["a", "b"]
+    for name in ("a", "b"):
+        code, out, _ = run(capsys, "sessions", "show", name)
+        assert code == 0 and "port the parser" in out

@@ -215,9 +215,11 @@ def import_sessions(
                 # data dir ("../../x/poetry") is replaced, and the user is told.
                 renamed[id(session)] = session.id
                 session.id = new_session_id(session.created)
-            if session.id in {r.id for r in existing} or id(session) in renamed:
-                # A goosectx export of a session still in this store: its message ids are
-                # taken too, so the copy gets fresh ones (everything else stays as it was).
+            if (session.id in {r.id for r in existing} or id(session) in renamed
+                    or store.any_message_id_taken(m.id for m in session.conversation)):
+                # A goosectx export of a session still in this store (or a source imported
+                # before, with --force): its message ids are taken too, so the copy gets
+                # fresh ones (everything else stays as it was).
                 session.conversation = Conversation(
                     [replace(m, id=new_message_id()) for m in session.conversation])
         confirm = use_source_dir or _ask_source_dir

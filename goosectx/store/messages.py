@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +125,28 @@ class MessageStore(StoreDatabase):
                 "SELECT count(*) FROM messages WHERE session_id=?", (session_id,)
             ).fetchone()
         return int(row[0])
+
+    def any_message_id_taken(self, ids: Iterable[str]) -> bool:
+        """True when any of ``ids`` is the id of a stored message (of any session).
+
+        Message ids are unique across the store: an import that brings ids already stored
+        (a goosectx export or goose database imported again) needs fresh ones.
+        """
+        batch: list[str] = []
+        for mid in ids:
+            batch.append(mid)
+            if len(batch) == 500:
+                if self._any_stored(batch):
+                    return True
+                batch = []
+        return bool(batch) and self._any_stored(batch)
+
+    def _any_stored(self, ids: list[str]) -> bool:
+        marks = ",".join("?" * len(ids))
+        with self._guard():
+            row = self._conn.execute(
+                f"SELECT 1 FROM messages WHERE id IN ({marks}) LIMIT 1", ids).fetchone()
+        return row is not None
 
     def iter_messages(self, session_id: str) -> Iterator[Message]:
         """The session's messages in position order, parsed a few rows at a time.
