@@ -24,7 +24,7 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
-from goosectx.parts import json_kind
+from goosectx.parts import check_part_fields, json_kind
 from goosectx.session import Session, SessionState
 from goosectx.usage import LedgerEntry, UsageLedger
 
@@ -92,43 +92,11 @@ def message_from_json(number: int, item: Any) -> Message:
     try:
         message = Message.from_dict(item)
         for part in message.content:
-            _check_part_fields(part)
+            check_part_fields(part)
     except (ValueError, TypeError, AttributeError) as exc:
         raise ValueError(f"message #{number}: {exc}") from None
     return message
 
-
-_TEXT = (str,)
-_TEXT_OR_NULL = (str, type(None))
-_PART_FIELDS: dict[type, tuple[tuple[str, tuple[type, ...], str], ...]] = {
-    TextContent: (("text", _TEXT, "text"),),
-    ThinkingContent: (("text", _TEXT, "text"), ("signature", _TEXT_OR_NULL, "text")),
-    SystemNotification: (("text", _TEXT, "text"),),
-    ToolRequest: (("id", _TEXT, "text"), ("name", _TEXT, "text"),
-                  ("arguments", (dict, type(None)), "an object"),
-                  ("parse_error", _TEXT_OR_NULL, "text"),
-                  ("raw_arguments", _TEXT_OR_NULL, "text")),
-    ToolResponse: (("id", _TEXT, "text"), ("output", _TEXT, "text"),
-                   ("is_error", (bool,), "true/false"), ("diff", _TEXT_OR_NULL, "text")),
-}
-
-
-def _check_part_fields(part: object) -> None:
-    """Raise ValueError naming a field of ``part`` whose JSON type is not the one it holds.
-
-    A part read from a file may hold any JSON value in any field (``"text": 123``); the rest
-    of goosectx (token counts, the transcript) relies on the types :mod:`goosectx.parts`
-    declares. Attachments check their own fields.
-    """
-    for name, kinds, what in _PART_FIELDS.get(type(part), ()):
-        value = getattr(part, name)
-        if not isinstance(value, kinds):
-            kind = getattr(part, "type", "")
-            raise ValueError(f'{kind} part: "{name}" must be {what}, not {json_kind(value)}')
-    if isinstance(part, SystemNotification) and part.notification_type not in (
-            "inline", "thinking"):
-        raise ValueError('system_notification part: "notification_type" must be "inline" or '
-                         f'"thinking", not {part.notification_type!r}'[:200])
 
 
 def session_from_json(data: dict[str, Any]) -> Session:

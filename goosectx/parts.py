@@ -133,6 +133,39 @@ def json_kind(value: Any) -> str:
     return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
+_TEXT = (str,)
+_TEXT_OR_NULL = (str, type(None))
+_PART_FIELDS: dict[type, tuple[tuple[str, tuple[type, ...], str], ...]] = {
+    TextContent: (("text", _TEXT, "text"),),
+    ThinkingContent: (("text", _TEXT, "text"), ("signature", _TEXT_OR_NULL, "text")),
+    SystemNotification: (("text", _TEXT, "text"),),
+    ToolRequest: (("id", _TEXT, "text"), ("name", _TEXT, "text"),
+                  ("arguments", (dict, type(None)), "an object"),
+                  ("parse_error", _TEXT_OR_NULL, "text"),
+                  ("raw_arguments", _TEXT_OR_NULL, "text")),
+    ToolResponse: (("id", _TEXT, "text"), ("output", _TEXT, "text"),
+                   ("is_error", (bool,), "true/false"), ("diff", _TEXT_OR_NULL, "text")),
+}
+
+
+def check_part_fields(part: Part) -> None:
+    """Raise ValueError naming a field of ``part`` whose JSON type is not the one it holds.
+
+    A part read from a file or a damaged database may hold any JSON value in any field
+    (``"text": 123``); the rest of goosectx (token counts, the transcript) relies on the
+    declared types. Attachments check their own fields in :meth:`Attachment.from_dict`.
+    """
+    for name, kinds, what in _PART_FIELDS.get(type(part), ()):
+        value = getattr(part, name)
+        if not isinstance(value, kinds):
+            kind = getattr(part, "type", "")
+            raise ValueError(f'{kind} part: "{name}" must be {what}, not {json_kind(value)}')
+    if isinstance(part, SystemNotification) and part.notification_type not in (
+            "inline", "thinking"):
+        raise ValueError('system_notification part: "notification_type" must be "inline" or '
+                         f'"thinking", not {part.notification_type!r}'[:200])
+
+
 def part_from_dict(data: dict[str, Any]) -> Part:
     """Inverse of :func:`part_to_dict`.
 

@@ -128,26 +128,36 @@ def write_private_file(path: Path, text: str | Iterable[str]) -> None:
 
 
 def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
-    """Delete a session after confirmation (``--yes`` skips it; no TTY requires it)."""
-    store, session = load_session(settings, ref)
+    """Delete a session after confirmation (``--yes`` skips it; no TTY requires it).
+
+    Its messages are not read, so a session whose stored data no longer parses (the error
+    that names it says to remove it) can still be removed.
+    """
+    from goosectx.errors import StoreCorrupt
+
+    store, session_id = resolve_session(settings, ref)
     try:
+        try:
+            shown = store.load_header(session_id).display_name
+        except StoreCorrupt:
+            shown = session_id  # its session row does not parse: removing it is the fix
         if not yes:
             if not sys.stdin.isatty():
                 raise UsageError(
-                    f"refusing to remove {session.display_name} without confirmation",
+                    f"refusing to remove {shown} without confirmation",
                     "add --yes",
                 )
             answer = input(terminal_safe(
-                f"Remove session {session.display_name} "
-                f"({plural(len(session.conversation), 'message')})? [y/N] "))
+                f"Remove session {shown} "
+                f"({plural(store.message_count(session_id), 'message')})? [y/N] "))
             if answer.strip().lower() not in ("y", "yes"):
                 _note("kept")
                 return
-        with store.lock(session.id):
-            store.remove(session.id)
+        with store.lock(session_id):
+            store.remove(session_id)
     finally:
         store.close()
-    _note(f"removed {session.display_name}")
+    _note(f"removed {shown}")
 
 
 def import_sessions(

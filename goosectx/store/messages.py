@@ -21,6 +21,7 @@ from typing import Any
 
 from goosectx.conversation import Conversation, Message
 from goosectx.errors import StoreCorrupt
+from goosectx.parts import check_part_fields
 from goosectx.session import SessionState, TokenCount, request_title
 from goosectx.store.database import StoreDatabase, dumps, now, update_session_row
 from goosectx.store.ledger import insert_ledger
@@ -63,8 +64,8 @@ def read_messages(
     for mid, role, created, content_json, metadata_json, count, encoding in rows:
         messages.append(parse_message(session_id, path, mid, role, created, content_json,
                                       metadata_json))
-        if count is not None and encoding is not None:
-            counts[mid] = TokenCount(int(count), str(encoding))
+        if type(count) is int and type(encoding) is str:  # else not counted: count again
+            counts[mid] = TokenCount(count, encoding)
     return messages, counts
 
 
@@ -76,14 +77,18 @@ def parse_message(session_id: str, path: Path, mid: str, role: str, created: str
         StoreCorrupt: the row does not parse.
     """
     try:
-        return Message.from_dict({
+        message = Message.from_dict({
             "id": mid, "role": role, "created": created,
             "content": json.loads(content_json), "metadata": json.loads(metadata_json),
         })
+        for part in message.content:
+            check_part_fields(part)
+        return message
     except (ValueError, TypeError) as exc:
         raise StoreCorrupt(
             f"message {mid} of session {session_id} in {path} is unreadable: {exc}",
-            "the database was left as it is; export what remains or restore a backup",
+            "the database was left as it is; export the other sessions, remove this one with "
+            "goosectx sessions remove, or restore a backup",
         ) from None
 
 

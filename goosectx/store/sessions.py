@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from goosectx.conversation import Conversation
-from goosectx.errors import SessionAmbiguous, SessionNameTaken, SessionNotFound
+from goosectx.errors import SessionAmbiguous, SessionNameTaken, SessionNotFound, StoreCorrupt
 from goosectx.session import (
     Session,
     SessionState,
@@ -195,11 +195,15 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                 " (SELECT count(*) FROM messages m WHERE m.session_id=s.id), s.current_tokens,"
                 " s.title, s.source FROM sessions s ORDER BY s.updated DESC, s.id DESC"
             ).fetchall()
-        return [
-            SessionSummary(r[0], r[1], r[2], r[3], datetime.fromisoformat(r[4]),
-                           datetime.fromisoformat(r[5]), r[6], r[7], r[8], r[9])
-            for r in rows
-        ]
+        try:
+            return [
+                SessionSummary(r[0], r[1], r[2], r[3], datetime.fromisoformat(r[4]),
+                               datetime.fromisoformat(r[5]), r[6], r[7], r[8], r[9])
+                for r in rows
+            ]
+        except (ValueError, TypeError) as exc:
+            raise self._unreadable_session(next(
+                r[0] for r in rows if not (_is_time(r[4]) and _is_time(r[5]))), exc) from None
 
     def load(self, session_id: str) -> Session:
         """Load a whole session (messages in position order, ledger oldest first).
@@ -238,14 +242,27 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                                 if with_messages else ([], {}))
             ledger = UsageLedger(read_ledger(self._conn, session_id),
                                  current_tokens=row[6], current_is_estimate=bool(row[7]))
+        try:
+            created, updated = datetime.fromisoformat(row[4]), datetime.fromisoformat(row[5])
+            state, metadata = json.loads(row[8] or "{}"), json.loads(row[9] or "{}")
+            if not isinstance(state, dict) or not isinstance(metadata, dict):
+                raise ValueError("its state or metadata is not a JSON object")
+        except (ValueError, TypeError) as exc:
+            raise self._unreadable_session(session_id, exc) from None
         return Session(
             id=row[0], name=row[1], working_dir=Path(row[2]), model=row[3],
-            created=datetime.fromisoformat(row[4]), updated=datetime.fromisoformat(row[5]),
+            created=created, updated=updated,
             conversation=Conversation(messages), ledger=ledger,
-            state=SessionState.from_dict(json.loads(row[8] or "{}")),
-            metadata=json.loads(row[9] or "{}"), token_counts=counts,
+            state=SessionState.from_dict(state),
+            metadata=metadata, token_counts=counts,
             title=row[10], source=row[11], import_hash=row[12], approval_mode=row[13],
         )
+
+    def _unreadable_session(self, session_id: str, exc: Exception) -> StoreCorrupt:
+        return StoreCorrupt(
+            f"session {session_id} in {self.path} is unreadable: {str(exc)[:200]}",
+            "the database was left as it is; export the other sessions, remove this one with "
+            "goosectx sessions remove, or restore a backup")
 
     def remove(self, session_id: str) -> None:
         """Delete a session with its messages and ledger (one transaction)."""
@@ -279,3 +296,11 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                 id is not a valid id (it would not stay inside ``locks``).
         """
         return SessionLock.for_session(self.data_dir / "locks", session_id)
+
+
+def _is_time(value: object) -> bool:
+    try:
+        datetime.fromisoformat(value)  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        return False
+    return True

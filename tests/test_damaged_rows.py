@@ -1,0 +1,105 @@
+"""A database whose file is sound but one session's row or one message's row holds a value of
+the wrong type (an edit by hand, another tool, a bug of an older version).
+
+Every command that reads the damaged session says so in one line naming it, exit 1, and
+leaves the database as it is; ``sessions remove`` (which the line suggests) still removes it;
+the other sessions stay usable. (Damaged files: ``test_reliability_store.py``.)
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from cli_support import run_cli
+
+from goosectx.config import load_settings
+from goosectx.conversation import Message, ToolRequest, ToolResponse
+from goosectx.store import SessionStore
+
+
+def _two_sessions(work: Path) -> Path:
+    store = SessionStore(load_settings(None).data_dir)
+    try:
+        for name in ("hurt", "fine"):
+            session = store.create_session(work, name=name)
+            store.append_message(session.id, Message.user(f"port the {name} parser"))
+            store.append_message(session.id, Message("assistant", (
+                ToolRequest("t1", "shell", {"command": "ls"}),)))
+            store.append_message(session.id, Message("user", (ToolResponse("t1", "a.py"),)))
+            store.append_message(session.id, Message.assistant("Done."))
+        return store.path
+    finally:
+        store.close()
+
+
+def _set_text_to_a_number(conn: sqlite3.Connection, sid: str) -> None:
+    conn.execute("UPDATE messages SET content_json=? WHERE session_id=? AND role='user'",
+                 (json.dumps([{"type": "text", "text": 123}]), sid))
+
+
+def _set_output_to_a_list(conn: sqlite3.Connection, sid: str) -> None:
+    conn.execute("UPDATE messages SET content_json=? WHERE session_id=? AND content_json LIKE"
+                 " '%tool_response%'",
+                 (json.dumps([{"type": "tool_response", "id": "t1", "output": ["a"]}]), sid))
+
+
+def _set_created_to_a_word(conn: sqlite3.Connection, sid: str) -> None:
+    conn.execute("UPDATE sessions SET created='yesterday' WHERE id=?", (sid,))
+
+
+def _break_state_json(conn: sqlite3.Connection, sid: str) -> None:
+    conn.execute("UPDATE sessions SET state_json='[', metadata_json='{' WHERE id=?", (sid,))
+
+
+def _set_metadata_to_a_list(conn: sqlite3.Connection, sid: str) -> None:
+    conn.execute("UPDATE sessions SET metadata_json='[1]' WHERE id=?", (sid,))
+
+
+DAMAGE: dict[str, Callable[[sqlite3.Connection, str], None]] = {
+    "text": _set_text_to_a_number, "output": _set_output_to_a_list,
+    "created": _set_created_to_a_word, "state": _break_state_json,
+    "metadata": _set_metadata_to_a_list,
+}
+
+
+@pytest.mark.parametrize("how", list(DAMAGE))
+def test_a_damaged_row_gives_one_line_naming_the_session_and_can_be_removed(
+        work: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
+    db = _two_sessions(work)
+    conn = sqlite3.connect(db)
+    hurt = conn.execute("SELECT id FROM sessions WHERE name='hurt'").fetchone()[0]
+    with conn:
+        DAMAGE[how](conn, hurt)
+    conn.close()
+    before = db.read_bytes()
+    for command in (["sessions", "show", "hurt"], ["sessions", "export", "hurt", "-f", "md"],
+                    ["sessions", "export", "hurt", "-f", "json"],
+                    ["compact", "hurt", "--dry-run"]):
+        code, _, err = run_cli(capsys, *command)
+        assert code == 1 and "Traceback" not in err, (command, err)
+        lines = [line for line in err.splitlines() if line.startswith("goosectx: error: ")]
+        assert len(lines) == 1 and hurt in lines[0] and "unreadable" in lines[0], err
+        assert "goosectx sessions remove" in lines[0]
+        assert db.read_bytes() == before, command
+    code, out, _ = run_cli(capsys, "sessions", "show", "fine")
+    assert code == 0 and "port the fine parser" in out
+    code, _, err = run_cli(capsys, "sessions", "remove", "hurt", "--yes")
+    assert code == 0 and "removed" in err, err
+    code, out, _ = run_cli(capsys, "sessions", "list", "--json")
+    assert code == 0 and [r["name"] for r in json.loads(out)] == ["fine"]
+
+
+def test_a_stored_token_count_of_the_wrong_type_is_counted_again(
+        work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = _two_sessions(work)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("UPDATE messages SET token_count='abc', token_encoding=5")
+    conn.close()
+    code, out, err = run_cli(capsys, "compact", "hurt", "--dry-run", "--json")
+    assert "Traceback" not in err and "unreadable" not in err, err
+    assert code in (0, 1) and (out or "would change nothing" in err), (out, err)
