@@ -491,3 +491,22 @@ def test_an_export_whose_messages_are_stored_under_another_session_imports_as_a_
     for name in ("a", "b"):
         code, out, _ = run(capsys, "sessions", "show", name)
         assert code == 0 and "port the parser" in out
+
+
+def test_a_source_field_of_the_wrong_type_is_refused_before_anything_is_saved(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Claude Code's thinking signature as an object: stored, the session could not be read
+    # back ("message … is unreadable" on every later command).
+    path = write_jsonl(tmp_path / "session.jsonl", [
+        {"sessionId": "s1", "cwd": "/repo", "type": "user", "uuid": "u1",
+         "timestamp": "2025-01-02T03:04:05Z", "message": {"role": "user", "content": "fix"}},
+        {"sessionId": "s1", "cwd": "/repo", "type": "assistant", "uuid": "a1",
+         "timestamp": "2025-01-02T03:04:06Z", "message": {"id": "m1", "role": "assistant",
+         "content": [{"type": "thinking", "thinking": "look", "signature": {"type": "x"}},
+                     {"type": "text", "text": "done"}]}},
+    ])
+    code, out, err = run(capsys, "sessions", "import", str(path), "--format", "claude-code")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert 'session.jsonl: unexpected claude-code content' in err
+    assert '"signature" must be text, not an object' in err
+    assert stored(capsys) == []

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from goosectx.errors import ImportFormatError
+from goosectx.parts import check_part_fields
 from goosectx.session import Session
 
 FORMATS: tuple[str, ...] = (
@@ -72,7 +73,13 @@ def load_sessions(
                                 "drop --session")
     loader = _loader(fmt)
     try:
-        return loader(path, working_dir or Path.cwd(), source_session)
+        sessions = loader(path, working_dir or Path.cwd(), source_session)
+        if fmt != "goosectx":  # (our own export's parts are checked as they are read)
+            for session in sessions:
+                for message in session.conversation:
+                    for part in message.content:
+                        check_part_fields(part)  # what the store will read back
+        return sessions
     except RecursionError:
         raise ImportFormatError(f"{path.name}: nested too deeply to import",
                                 "check the file") from None
