@@ -26,6 +26,8 @@ from goosectx.shell_escape import escape_command, is_shell_escape, shell_escape_
 
 FOLD_LINES = 12
 """A tool result longer than this many lines is folded in the transcript."""
+LINE_MAX_CHARS = 400
+"""Characters of one output line the transcript shows before it cuts the line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +52,16 @@ class NumberedOutput:
 
     @property
     def folded(self) -> bool:
-        """True when the transcript draws it folded (too many lines to show whole)."""
+        """True when the transcript draws it folded (too many lines, or a line too long)."""
         lines = self.text.rstrip("\n").count("\n") + 1
-        return lines > FOLD_LINES or self.kind != "tool_result" or bool(self.diff)
+        return (lines > FOLD_LINES or self.kind != "tool_result" or bool(self.diff)
+                or has_long_line(self.text))
+
+
+def has_long_line(text: str) -> bool:
+    """True when a line of ``text`` is longer than :data:`LINE_MAX_CHARS` (it is cut)."""
+    return len(text) > LINE_MAX_CHARS and any(
+        len(line) > LINE_MAX_CHARS for line in text.split("\n"))
 
 
 def thinking_key(message_id: str, index: int) -> str:

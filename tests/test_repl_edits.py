@@ -108,6 +108,19 @@ def test_show_n_prints_a_folded_tool_result_whole(world: World) -> None:
     assert "**tool result** #1" in markdown and "**tool result** #2" in markdown
 
 
+def test_a_result_with_a_line_too_long_to_show_says_how_to_see_it_whole(world: World) -> None:
+    world.mode = "auto"
+    world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "printf '%0900d' 7"})]),
+                       ScriptedReply(tool_calls=[("shell", {"command": "echo short"})]), "ok")
+    out = world.run("print" + ENTER + "/show" + ENTER + CTRL_D)
+    assert "shell output · 2 lines · #1 (/show 1)" in out  # its one line is cut with …
+    drawn, shown = out.split("❯ /show", 1)
+    assert "0" * 899 + "7" not in drawn.replace("\n", "")
+    assert "#2 (/show 2)" not in out  # short: shown whole, no number drawn
+    assert "#1 shell output" in shown  # /show alone: that one, whole
+    assert "0" * 899 + "7" in shown.replace("\n", "")
+
+
 def test_numbers_survive_a_resume(world: World) -> None:
     world.mode = "auto"
     world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "seq 1 30"})]), "ok")

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from goosectx.cli.folding import LINE_MAX_CHARS, clean_output
+from goosectx.cli.folding import clean_output
 from goosectx.conversation import ToolRequest
+from goosectx.shown import LINE_MAX_CHARS
 from goosectx.tools.editdiff import diff_counts
 
 if TYPE_CHECKING:

@@ -16,6 +16,7 @@ from goosectx.approval import (
 )
 from goosectx.cli.sanitize import strip_csi, terminal_safe
 from goosectx.conversation import ToolRequest, ToolResponse
+from goosectx.shown import LINE_MAX_CHARS
 
 FOLD_LINES = 12
 """A tool result longer than this many lines is folded."""
@@ -23,8 +24,6 @@ FOLD_HEAD_LINES = 6
 FOLD_TAIL_LINES = 4
 ARGUMENT_LINES = 8
 """A tool-call argument longer than this many lines is folded."""
-LINE_MAX_CHARS = 400
-"""Characters of one output line shown before it is cut."""
 
 
 

@@ -14,6 +14,7 @@ from rich.text import Text
 from goosectx.cli.diffview import diff_plain, diff_summary, diff_text
 from goosectx.cli.folding import FOLD_HEAD_LINES, clean_output, fold_lines, plural
 from goosectx.conversation import ToolResponse
+from goosectx.shown import has_long_line
 
 if TYPE_CHECKING:
     from goosectx.cli.surface import Surface
@@ -23,14 +24,16 @@ def draw_folded_result(surface: Surface, response: ToolResponse, title: str,
                        number: int) -> None:
     """``✓ shell output · 41 lines · #3 (/show 3)``, then its head, a fold and its tail.
 
-    The number is drawn only when lines are folded away (``/show N`` prints them).
+    The number is drawn only when lines are folded away or a line is cut (``/show N``
+    prints them whole).
     """
-    lines, hidden = fold_lines(clean_output(response.output))
+    output = clean_output(response.output)
+    lines, hidden = fold_lines(output)
     total = len(lines) + hidden
     mark = "✗" if response.is_error else "✓"
     count = plural(total, "line") if total else "no output"
     header = f"{mark} {title} · {count}"
-    if hidden:
+    if hidden or has_long_line(output):
         header += f" · #{number} (/show {number})"
     body = lines[:FOLD_HEAD_LINES] if hidden else lines
     tail = lines[FOLD_HEAD_LINES:] if hidden else []
