@@ -3,7 +3,8 @@
 Types ``fix @ap`` + Tab (the mention completes to ``@app.py``), sends it (the file goes with
 the message as an attachment), sees the edit's diff drawn *before* the approval question,
 approves it, and opens the attached file with ``/show 1``; a 60-line shell output opens with
-``/show 3`` through the pager (``PAGER``), the screen being 40 rows. Screens are not kept.
+``/show 3`` through the pager (``PAGER``), the screen being 40 rows, and so does a one-line
+output that wraps onto more rows than that (``/show 4``). Screens are not kept.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ def test_a_completed_mention_and_a_diff_before_the_edit_approval(tmp_path: Path)
         {"text": "Counting.", "tool_calls": [
             {"name": "shell", "arguments": {"command": "seq 1 60"}}]},
         {"text": "Counted to 60."},
+        {"text": "One long line.", "tool_calls": [
+            {"name": "shell", "arguments": {"command": "printf 'w%.0s' $(seq 1 6000)"}}]},
+        {"text": "Printed it."},
     ]
     with FakeServer(script) as server:
         env = _env(tmp_path, server.base_url)
@@ -73,6 +77,16 @@ def test_a_completed_mention_and_a_diff_before_the_edit_approval(tmp_path: Path)
             child.send("/show 3\r")
             child.expect(r"PAGED:.*#3 shell output · 6\d lines")
             child.expect("PAGED:60")
+            child.expect("❯")
+            child.send("print a long line\r")
+            child.expect("goosectx asks: run shell\\?")
+            child.send("y")
+            child.expect(r"shell output · 2 lines · #4 \(/show 4\)")  # a line cut: numbered
+            child.expect("Printed it.")
+            child.expect("❯")
+            child.send("/show 4\r")  # one line of 6,000 characters: 55 rows of 110, paged
+            child.expect(r"PAGED:.*#4 shell output · 2 lines")
+            child.expect("PAGED:www")
             child.expect("❯")
             child.send("/exit\r")
             child.expect(pexpect.EOF)

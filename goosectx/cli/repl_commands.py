@@ -111,11 +111,20 @@ def show_output(repl: Repl, number: int | None) -> None:
         if found.diff:
             console.print(diff_text(found.diff, indent="", limit=None))
 
-    if repl.io.is_real_terminal and lines > console.height:
+    rows = _screen_rows(body, console.width) + (found.diff or "").count("\n")
+    if repl.io.is_real_terminal and rows > console.height:  # one long line wraps onto many
         with console.pager(styles=True):
             draw()
     else:
         draw()
+
+
+def _screen_rows(text: str, width: int) -> int:
+    """Rows ``text`` takes on a screen ``width`` cells wide (a long line wraps onto several)."""
+    from rich.cells import cell_len
+
+    width = max(width, 1)
+    return sum(max(1, -(-cell_len(line) // width)) for line in text.split("\n"))
 
 
 def _mode(repl: Repl, name: ApprovalMode | None) -> None:
