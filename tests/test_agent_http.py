@@ -114,6 +114,23 @@ def test_chat_mode_runs_no_tool_and_tells_the_model(fake_server: FakeServer,
     assert sent_tool_messages(fake_server, 1)[0]["content"] == CHAT_MODE_TEXT
 
 
+@pytest.mark.parametrize(("arguments", "told"), [
+    ("[" * 5_000 + "]" * 5_000, "arguments are JSON nested too deeply to read"),
+    ("[1, 2]", "arguments must be a JSON object, not a list"),
+    ("null", "arguments must be a JSON object, not null"),
+])
+def test_arguments_that_are_no_object_are_refused_to_the_model(
+        fake_server: FakeServer, tmp_path: Path, arguments: str, told: str) -> None:
+    fake_server.add({"tool_calls": [{"name": "shell", "arguments": arguments}]},
+                    {"text": "done"})
+    h = harness(fake_server, tmp_path)
+    events = h.turn("list")
+    assert finished(events).status == "done"
+    first = [e.response for e in events if isinstance(e, ToolCallFinished)][0]
+    assert first.is_error and told in first.output
+    assert told in sent_tool_messages(fake_server, 1)[0]["content"]
+
+
 def test_malformed_arguments_from_the_model(fake_server: FakeServer, tmp_path: Path) -> None:
     fake_server.add({"tool_calls": [{"name": "shell", "arguments": '{"command": "ls'}]},
                     shell("echo fixed"), {"text": "done"})

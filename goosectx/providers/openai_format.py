@@ -23,6 +23,7 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
+from goosectx.parts import json_kind
 from goosectx.providers.base import TextDelta, ThinkingDelta, ToolSchema
 from goosectx.usage import Usage
 
@@ -132,8 +133,10 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+    except RecursionError:  # [[[[… thousands deep: not arguments any tool takes
+        return None, "arguments are JSON nested too deeply to read"
     if not isinstance(value, dict):
-        return None, f"arguments must be a JSON object, got {type(value).__name__}"
+        return None, f"arguments must be a JSON object, not {json_kind(value)}"
     return value, None
 
 
