@@ -100,6 +100,13 @@ class MessageMetadata:
             return cls(user_visible=bool(data["user_visible"]),
                        agent_visible=bool(data["agent_visible"]))
         usage = data.get("usage")
+        for name in ("compaction_id", "hidden_by"):  # compared and used as keys
+            if not isinstance(data.get(name), str | None):
+                raise ValueError(f'"metadata.{name}" must be text, not '
+                                 f"{json_kind(data[name])}")
+        extra = data.get("extra") or {}
+        if not isinstance(extra, dict):
+            raise ValueError(f'"metadata.extra" must be an object, not {json_kind(extra)}')
         return cls(
             user_visible=bool(data.get("user_visible", True)),
             agent_visible=bool(data.get("agent_visible", True)),
@@ -109,7 +116,7 @@ class MessageMetadata:
             compaction_id=data.get("compaction_id"),
             cancelled=bool(data.get("cancelled", False)),
             hidden_by=data.get("hidden_by") or None,
-            extra=dict(data.get("extra") or {}),
+            extra=dict(extra),
         )
 
 

@@ -47,6 +47,12 @@ def _set_output_to_a_list(conn: sqlite3.Connection, sid: str) -> None:
                  (json.dumps([{"type": "tool_response", "id": "t1", "output": ["a"]}]), sid))
 
 
+def _set_hidden_by_to_a_number(conn: sqlite3.Connection, sid: str) -> None:
+    conn.execute("UPDATE messages SET metadata_json=? WHERE session_id=? AND role='user'",
+                 (json.dumps({"user_visible": True, "agent_visible": False, "hidden_by": 5,
+                              "is_summary": True, "compaction_id": 7}), sid))
+
+
 def _set_created_to_a_word(conn: sqlite3.Connection, sid: str) -> None:
     conn.execute("UPDATE sessions SET created='yesterday' WHERE id=?", (sid,))
 
@@ -61,6 +67,7 @@ def _set_metadata_to_a_list(conn: sqlite3.Connection, sid: str) -> None:
 
 DAMAGE: dict[str, Callable[[sqlite3.Connection, str], None]] = {
     "text": _set_text_to_a_number, "output": _set_output_to_a_list,
+    "hidden_by": _set_hidden_by_to_a_number,
     "created": _set_created_to_a_word, "state": _break_state_json,
     "metadata": _set_metadata_to_a_list,
 }

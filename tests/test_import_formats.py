@@ -454,6 +454,10 @@ def test_own_json_export_imports_back_unchanged(tmp_path: Path,
      'message #1: tool_response part: "output" must be text, not a list'),
     (lambda d: d["messages"].append(dict(d["messages"][0])),
      "message #2: its id 'm1' is also message #1's"),
+    (lambda d: d["messages"][0].update(metadata={"compaction_id": [1], "is_summary": True}),
+     'message #1: "metadata.compaction_id" must be text, not a list'),
+    (lambda d: d["messages"][0].update(metadata={"extra": "x"}),
+     'message #1: "metadata.extra" must be an object, not text'),
 ])
 def test_own_json_export_with_a_wrong_field_type_names_the_field(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], change, said) -> None:
