@@ -255,8 +255,9 @@ def _at_size(tmp: Path, work: Path, server, count: int, repeat: int,  # noqa: AN
     def note(key: str, value: float) -> None:
         series.setdefault(key, {})[count] = value
 
+    baseline_repeat = max(repeat, 3)  # cheap, and a ratio is only as steady as its baseline
     raw_load = _median(lambda: _timed([sys.executable, RAW, "load", str(home), sid], env,
-                                      work)[0], repeat)
+                                      work)[0], baseline_repeat)
     _, raw_rss = _timed([sys.executable, RAW, "load", str(home), sid], env, work)
 
     def fresh_copy(tag: str) -> tuple[Path, dict[str, str]]:
@@ -302,7 +303,7 @@ def _at_size(tmp: Path, work: Path, server, count: int, repeat: int,  # noqa: AN
     subprocess.run([sys.executable, RAW, "export", str(export_file), str(count), str(work)],
                    env=env, check=True, capture_output=True)
     json_load = _median(lambda: _timed([sys.executable, RAW, "jsonload", str(export_file)],
-                                       env, work)[0], repeat)
+                                       env, work)[0], baseline_repeat)
 
     def do_import() -> float:
         target = tmp / f"import-{n}"

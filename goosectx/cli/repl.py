@@ -237,9 +237,7 @@ class Repl:
     # -- the loop ------------------------------------------------------------------------
     def run(self) -> int:
         """Run until ``/exit``, Ctrl-D or the end of input; returns the exit code (0)."""
-        if self.background is None:
-            self.start_agent()
-        else:
+        if self.background is not None:
             self.background.start()  # then draws the tail and starts the agent
         model_name = self.loader.model_name
         self.renderer.print(reports.banner(
@@ -252,9 +250,10 @@ class Repl:
             plain=self.io.plain))
         if self.background is None:
             self.renderer.seed_numbers(self.session.conversation)
-        if self.background is None and self.resumed and len(self.session.conversation):
-            draw_resumed(self.renderer, self.session.conversation, width=self.io.console.width,
-                         full=self.full_history)
+            if self.resumed and len(self.session.conversation):
+                draw_resumed(self.renderer, self.session.conversation,
+                             width=self.io.console.width, full=self.full_history)
+            self.start_agent()  # after drawing: its imports would slow the drawing down
         if self.loader.setup_error is not None:
             self.renderer.panel(reports.no_model_text(self.settings, self.loader.setup_error),
                                 title="no model configured", style="yellow")
