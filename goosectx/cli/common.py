@@ -162,8 +162,7 @@ def open_session(
         elif continue_:
             session_id = store.most_recent(cwd)
         if session_id is not None:
-            count = store.message_count(session_id) if defer_from is not None else 0
-            if defer_from is not None and count > defer_from:
+            if defer_from is not None and (count := store.message_count(session_id)) > defer_from:
                 session, lock = lock_and_load(store, session_id, header_only=True)
                 return OpenSession(store, session, lock, resumed=True, deferred=count)
             session, lock = lock_and_load(store, session_id)

@@ -206,7 +206,15 @@ class Repl:
         """The prompt-toolkit session (``None`` for plain input)."""
         return self._prompt
 
-    def start_agent(self) -> None:
+    def show_loaded(self) -> None:
+        """Number outputs, draw a resumed tail, then start the agent (its imports slow drawing)."""
+        self.renderer.seed_numbers(self.session.conversation)
+        if self.resumed and len(self.session.conversation):
+            draw_resumed(self.renderer, self.session.conversation, width=self.io.console.width,
+                         full=self.full_history)
+        self._start_agent()
+
+    def _start_agent(self) -> None:
         """Build the agent: in the background (checks on), else now, then the context meter."""
         if self._background_checks:
             self.loader.start(self._on_ready)
@@ -249,11 +257,7 @@ class Repl:
                 paused=self.session.state.auto_compaction_paused),
             plain=self.io.plain))
         if self.background is None:
-            self.renderer.seed_numbers(self.session.conversation)
-            if self.resumed and len(self.session.conversation):
-                draw_resumed(self.renderer, self.session.conversation,
-                             width=self.io.console.width, full=self.full_history)
-            self.start_agent()  # after drawing: its imports would slow the drawing down
+            self.show_loaded()
         if self.loader.setup_error is not None:
             self.renderer.panel(reports.no_model_text(self.settings, self.loader.setup_error),
                                 title="no model configured", style="yellow")
@@ -292,9 +296,8 @@ class Repl:
         return 0
 
     def _read(self) -> str:
-        later = self.background if self.background is not None and self.background.pending \
-            else None
-        if later is not None:
+        later = self.background
+        if later is not None and later.pending:
             later.finish_if_loaded()
         if self._prompt is not None:
             pre_run = repl_extensions.take_pre_run(self)

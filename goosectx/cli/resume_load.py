@@ -7,10 +7,10 @@ messages opens with the session's header only (name, state, ledger; ``cli.common
 messages on a background thread with its own store connection. When they are in, the
 session object is filled in place (everything holding it sees the messages), the tail is
 drawn above the prompt (erased and drawn again around it, in raw mode) and the agent is
-built. A
-line entered before that waits for the load, so no turn or command ever sees a half-loaded
-session; a load that fails ends the REPL with the store's one-line error, as a failed load
-before the prompt would. See docs/architecture.md ("The print path").
+built (``Repl.show_loaded``, as for a session loaded before the prompt). A line entered
+before that waits for the load, so no turn or command ever sees a half-loaded session; a load
+that fails ends the REPL with the store's one-line error, as a failed load before the prompt
+would. See docs/architecture.md ("The print path").
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from goosectx.cli.folding import plural
-from goosectx.cli.resume_tail import draw_resumed
 from goosectx.session import Session
 
 if TYPE_CHECKING:
@@ -107,7 +106,7 @@ class BackgroundLoad:
     # -- the main thread -------------------------------------------------------------------
     @property
     def pending(self) -> bool:
-        """True until the tail is drawn (or the load failed)."""
+        """True until the tail is drawn (a failed load stays pending: :meth:`wait` raises)."""
         return not self._finished
 
     def finish_if_loaded(self) -> None:
@@ -134,15 +133,11 @@ class BackgroundLoad:
             if self._finished or self._loaded is None:
                 return
             self._finished = True
-        repl, loaded = self._repl, self._loaded
-        session = repl.session
+        session, loaded = self._repl.session, self._loaded
         session.conversation = loaded.conversation
         session.token_counts = loaded.token_counts
         self._loaded = None
-        repl.renderer.seed_numbers(session.conversation)
-        draw_resumed(repl.renderer, session.conversation, width=repl.io.console.width,
-                     full=False)
-        repl.start_agent()
+        self._repl.show_loaded()
 
 
 def compose_pre_run(*steps: Any) -> Any:
