@@ -24,7 +24,7 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
-from goosectx.parts import check_part_fields, json_kind
+from goosectx.parts import json_kind
 from goosectx.session import Session, SessionState
 from goosectx.usage import LedgerEntry, UsageLedger
 
@@ -90,13 +90,9 @@ def message_from_json(number: int, item: Any) -> Message:
     if not isinstance(item, dict):
         raise ValueError(f"message #{number}: must be an object, not {json_kind(item)}")
     try:
-        message = Message.from_dict(item)
-        for part in message.content:
-            check_part_fields(part)
+        return Message.from_dict(item)
     except (ValueError, TypeError, AttributeError) as exc:
         raise ValueError(f"message #{number}: {exc}") from None
-    return message
-
 
 
 def session_from_json(data: dict[str, Any]) -> Session:

@@ -167,10 +167,10 @@ def check_part_fields(part: Part) -> None:
 
 
 def part_from_dict(data: dict[str, Any]) -> Part:
-    """Inverse of :func:`part_to_dict`.
+    """Inverse of :func:`part_to_dict`; each field's JSON type checked (:func:`check_part_fields`).
 
     Raises:
-        ValueError: unknown part type or missing field.
+        ValueError: unknown part type, a missing field, or a field of the wrong type (named).
     """
     if not isinstance(data, dict):
         raise ValueError(f"a content part must be an object, not {json_kind(data)}")
@@ -181,12 +181,13 @@ def part_from_dict(data: dict[str, Any]) -> Part:
     if cls is Attachment:
         return Attachment.from_dict(data)
     try:
-        return cls(**data)  # every key a field ("type" is one): what our own code stores
-    except TypeError:
-        pass  # an unknown key (an import, an older version) is dropped
-    fields = {k: v for k, v in data.items() if k != "type" and k in cls.__dataclass_fields__}
-    try:
-        return cls(**fields)
-    except TypeError as exc:
-        raise ValueError(f"bad {kind} part: {exc}") from None
+        part = cls(**data)  # every key a field ("type" is one): what our own code stores
+    except TypeError:  # an unknown key (an import, an older version) is dropped
+        fields = {k: v for k, v in data.items() if k != "type" and k in cls.__dataclass_fields__}
+        try:
+            part = cls(**fields)
+        except TypeError as exc:
+            raise ValueError(f"bad {kind} part: {exc}") from None
+    check_part_fields(part)
+    return part
 

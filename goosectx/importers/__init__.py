@@ -74,7 +74,7 @@ def load_sessions(
     loader = _loader(fmt)
     try:
         sessions = loader(path, working_dir or Path.cwd(), source_session)
-        if fmt != "goosectx":  # (our own export's parts are checked as they are read)
+        if fmt != "goosectx":  # (our own export's parts are checked by part_from_dict)
             for session in sessions:
                 for message in session.conversation:
                     for part in message.content:

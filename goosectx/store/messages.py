@@ -21,7 +21,6 @@ from typing import Any
 
 from goosectx.conversation import Conversation, Message
 from goosectx.errors import StoreCorrupt
-from goosectx.parts import check_part_fields
 from goosectx.session import SessionState, TokenCount, request_title
 from goosectx.store.database import StoreDatabase, dumps, now, update_session_row
 from goosectx.store.ledger import insert_ledger
@@ -77,13 +76,10 @@ def parse_message(session_id: str, path: Path, mid: str, role: str, created: str
         StoreCorrupt: the row does not parse.
     """
     try:
-        message = Message.from_dict({
+        return Message.from_dict({
             "id": mid, "role": role, "created": created,
             "content": json.loads(content_json), "metadata": json.loads(metadata_json),
         })
-        for part in message.content:
-            check_part_fields(part)
-        return message
     except (ValueError, TypeError) as exc:
         raise StoreCorrupt(
             f"message {mid} of session {session_id} in {path} is unreadable: {exc}",
