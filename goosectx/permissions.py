@@ -166,6 +166,49 @@ class RuleMatch:
 
     kind: RuleKind | None
     rules: tuple[str, ...] = ()
+    run_time_named: bool = False
+
+
+RUN_TIME_NAMED = ("its program or arguments are named at run time ($VAR, $'…', $( ), `…`), "
+                  "which the deny and ask rules cannot check")
+"""The reason an ``ask`` with :attr:`RuleMatch.run_time_named` gives."""
+
+
+def _expands(word: str) -> bool:
+    r"""True when the shell would compute ``word`` at run time (``$X``, ``$'\x72m'``, ``$(…)``)."""
+    return "$" in word or "`" in word
+
+
+def _run_time_named(rules: PermissionRules, subjects: list[CommandForms]) -> bool:
+    r"""True when a part escapes the shell's deny and ask rules by computing its text.
+
+    A part whose program is named at run time (``$'\x72m' -rf x``, ``$X``, ``"$(echo rm)"``)
+    could be any program; a part with a computed argument could be what a rule for its own
+    program names (``git $SUB`` against ``shell(git push*)``). Only shell rules count.
+    """
+    specs = [spec for rule in (*rules.deny, *rules.ask)
+             for name, spec in [_parsed(rule)] if name is not None and fnmatchcase("shell", name)]
+    if not specs:
+        return False
+    programs = {(spec or "").split(" ", 1)[0].rstrip("*") for spec in specs}
+    for subject in subjects:
+        for form in subject.all:
+            words = form.split()
+            if not words:
+                continue
+            if _expands(words[0]):
+                return True
+            if (None in programs or "" in programs or words[0] in programs) and any(
+                    _expands(w) for w in words[1:]):
+                return True
+    return False
+
+
+def _parsed(rule: str) -> tuple[str | None, str | None]:
+    try:
+        return parse_rule(rule)
+    except ValueError:
+        return None, None
 
 
 def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, Any],
@@ -173,7 +216,9 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     """The rules' verdict on one call.
 
     Deny when any form of any part matches a deny rule, else ask when any form of any part
-    matches an ask rule, else allow when EVERY part's unquoted form (as the shell reads it,
+    matches an ask rule, else ask when a shell part computes its program, or an argument of a
+    program a shell deny/ask rule names, at run time (:func:`_run_time_named`), else allow
+    when EVERY part's unquoted form (as the shell reads it,
     wrappers and assignments kept) matches an allow rule; otherwise no verdict (``None``).
     """
     subjects = call_subjects(tool_name, arguments, working_dir) or [CommandForms(("",), "")]
@@ -182,6 +227,8 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
                                                              s.all)]
         if hits:
             return RuleMatch(kind, tuple(dict.fromkeys(hits)))
+    if tool_name == "shell" and _run_time_named(rules, subjects):
+        return RuleMatch("ask", run_time_named=True)
     allowed: list[str] = []
     for subject in subjects:
         if subject.words is None:  # the shell could not parse it: never allowed by a rule

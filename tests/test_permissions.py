@@ -237,3 +237,31 @@ def test_p_is_not_offered_for_a_wrapper(world: World) -> None:
     out = world.run("go" + ENTER + "p" + "n" + ENTER + CTRL_D)  # p is no answer here
     assert "always allow shell(" not in out and "shell: deny" in out
     assert world.repl.agent.rules.allow == ()
+
+
+def test_a_program_named_at_run_time_is_asked_about_when_shell_deny_or_ask_rules_exist() -> None:
+    rules = PermissionRules(deny=("shell(rm *)",), ask=("shell(git push*)",))
+    for command in ("$'\\x72m' -rf build", "$X -rf build", "\"$(echo rm)\" -rf build",
+                    "`echo rm` -rf build", "sudo $CMD x", "eval \"$X\"", "ls; ${RM} x"):
+        assert verdict(rules, "shell", {"command": command}, mode="auto") == "ask", command
+    # an argument computed at run time, for a program a rule names
+    assert verdict(rules, "shell", {"command": "git $SUB origin"}, mode="auto") == "ask"
+    # ... but not for other programs, and a literal '$' stays literal
+    assert verdict(rules, "shell", {"command": "echo $HOME"}, mode="auto") == "run"
+    assert verdict(rules, "shell", {"command": "ls $(pwd)"}, mode="auto") == "run"
+    assert verdict(rules, "shell", {"command": "rm $X"}, mode="auto") == "deny"
+    # without shell deny/ask rules nothing changes
+    only_allow = PermissionRules(allow=("shell(ls*)",), deny=("text_editor(*.env)",))
+    assert verdict(only_allow, "shell", {"command": "$X -rf build"}, mode="auto") == "run"
+    # and an allow rule never covers it
+    assert verdict(PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",)), "shell",
+                   {"command": "$'\\x72m' x"}, mode="auto") == "ask"
+
+
+def test_the_reason_says_why_a_run_time_named_command_is_asked_about() -> None:
+    rules = PermissionRules(deny=("shell(rm *)",))
+    found = decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
+                                   working_dir=Path("/work/proj"),
+                                   arguments={"command": "$'\\x72m' -rf /"}, rules=rules))
+    assert found.action == "ask"
+    assert "named at run time" in found.reason and "cannot check" in found.reason
