@@ -89,10 +89,11 @@ def indexed_in_bulk(conn: sqlite3.Connection, session_id: str,
     """Index a new session's ``messages`` in one go after the block inserts their rows.
 
     For a session with no message rows before the block (an import), inside the caller's
-    transaction: the per-row trigger ``message_index_insert`` is dropped; at the end of the
-    block each message's row is indexed with :func:`trigger_text` (one ``executemany``), or by
-    the trigger's own SQL (:data:`INDEX_ROWS`) where that says ``None``, so the index holds
-    the rows the trigger would have made; then the trigger is made again from its stored SQL.
+    transaction, ``messages`` given in the order of their rows' positions: the per-row trigger
+    ``message_index_insert`` is dropped; at the end of the block each message's row is indexed
+    with :func:`trigger_text` (one ``executemany``), or by the trigger's own SQL
+    (:data:`INDEX_ROWS`) where that says ``None``, so the index holds the rows the trigger
+    would have made; then the trigger is made again from its stored SQL.
     A failure rolls it all back with the transaction: other connections only ever see the
     schema with its trigger. Without the trigger (no FTS5) the block just runs.
     """
@@ -103,15 +104,17 @@ def indexed_in_bulk(conn: sqlite3.Connection, session_id: str,
         return
     conn.execute("DROP TRIGGER message_index_insert")
     yield
-    rowids = dict(conn.execute("SELECT id, rowid FROM messages WHERE session_id=?",
-                               (session_id,)))
+    # the rowids in position order, read from the (session_id, position) index alone: no
+    # lookup of each row in the table (its pages are in the WAL) as reading the ids needs
+    rowids = conn.execute("SELECT rowid FROM messages WHERE session_id=? ORDER BY position",
+                          (session_id,)).fetchall()
     rows, by_sql = [], []
-    for message in messages:
+    for message, (rowid,) in zip(messages, rowids, strict=True):
         text = trigger_text(message)
         if text is None:
-            by_sql.append((rowids[message.id],))
+            by_sql.append((rowid,))
         elif text:
-            rows.append((rowids[message.id], text, session_id))
+            rows.append((rowid, text, session_id))
     conn.executemany("INSERT INTO message_index (rowid, text, session_id) VALUES (?,?,?)", rows)
     conn.executemany(INDEX_ROWS.format(where="m.rowid = ?"), by_sql)
     conn.execute(row[0])
