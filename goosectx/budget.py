@@ -26,8 +26,8 @@ from goosectx.providers.base import ContextLimit, Provider, StreamItem, TokenPri
 from goosectx.tokens import TokenCounter
 from goosectx.usage import UsageLedger, format_cost_usd
 
-RAISE_HINT = ("to go on, raise the cap: --max-cost USD (goosectx, session, run), "
-              "GOOSECTX_MAX_COST_USD or max_cost_usd in the config file")
+RAISE_HINT = ("to go on, raise the cap: /max-cost USD in the REPL, --max-cost USD (goosectx, "
+              "session, run), GOOSECTX_MAX_COST_USD or max_cost_usd in the config file")
 
 
 def cap_text(spent_usd: float, cap_usd: float) -> str:
@@ -39,7 +39,7 @@ class SpendingCap:
     """The cap of one session and what the session has spent.
 
     Args:
-        cap_usd: ``max_cost_usd`` (``None``: no cap; :meth:`wrap` then changes nothing).
+        cap_usd: ``max_cost_usd`` (``None``: no cap); the REPL's ``/max-cost`` changes it.
         ledger: The session's usage ledger (only appended to; read incrementally).
         counter_for: The token counter of a model (shared with the context manager's).
         ratio_for: The model's calibration ratio (reported input ÷ our estimate).
@@ -80,8 +80,12 @@ class SpendingCap:
     def wrap(self, provider: Provider | None) -> Provider | None: ...
 
     def wrap(self, provider: Provider | None) -> Provider | None:
-        """``provider`` behind the cap (unchanged without a cap, or when already wrapped)."""
-        if provider is None or self.cap_usd is None:
+        """``provider`` behind the cap (unchanged when already wrapped).
+
+        Wrapped even without a cap: :attr:`cap_usd` may be set later (``/max-cost``), and a
+        call then checks it; with none, :meth:`check` returns at once.
+        """
+        if provider is None:
             return provider
         if isinstance(provider, CappedProvider) and provider.cap is self:
             return provider

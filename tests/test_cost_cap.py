@@ -165,3 +165,32 @@ def test_a_tool_pair_summary_call_refused_by_the_cap_leaves_every_call_answered(
     answered = {p.id for m in stored for p in m.content if isinstance(p, ToolResponse)}
     assert len(requests) == 13 and requests == answered  # the 13th answered as cancelled
     harness.store.close()
+
+
+def test_max_cost_raises_the_cap_in_the_repl_and_the_refused_request_then_goes_through(
+        priced: FakeServer, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    priced.add({"text": "read it"}, {"text": "summary after the raise"})
+    out = _session(capsys, monkeypatch, BIG, "and now summarise it", "/max-cost",
+                   "/max-cost 1", "and now summarise it", "/usage",
+                   args=("--name", "capped", "--max-cost", "0.001"))
+    assert out.count("spending cap reached") == 1
+    assert "spending cap: $0.0010 per session; spent $0.00" in out
+    assert "/max-cost USD in the REPL" in out  # the refusal says how to raise it here
+    assert "spending cap set to $1.00 for the rest of this REPL" in out
+    assert len(priced.requests) == 2 and "summary after the raise" in out
+    assert "of the $1.00 cap" in out  # /usage shows the new cap
+
+
+def test_max_cost_sets_a_cap_on_a_session_started_without_one_and_off_removes_it(
+        priced: FakeServer, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    priced.add({"text": "read it"}, {"text": "after off"})
+    out = _session(capsys, monkeypatch, "/max-cost", "/max-cost 0.000001", BIG,
+                   "/max-cost off", BIG, "/max-cost lots",
+                   args=("--name", "uncapped"))
+    assert "no spending cap; spent $0.00 — /max-cost USD sets one" in out
+    assert out.count("spending cap reached") == 1  # the first BIG was refused
+    assert "spending cap removed for the rest of this REPL" in out
+    assert len(priced.requests) == 1 and "read it" in out  # ... the second went through
+    assert "/max-cost takes a number of US dollars above 0, or off; got 'lots'" in out

@@ -1,7 +1,8 @@
 """The REPL's slash commands, run against one :class:`~goosectx.cli.repl.Repl`.
 
 ``/compact``, ``/undo-compact``, ``/clear``, ``/mode``, ``/model``, ``/usage``, ``/context``,
-``/history``, ``/show``, ``/help``; ``/sessions`` and ``/resume`` live in :mod:`.repl_sessions`.
+``/max-cost``, ``/history``, ``/show``, ``/help``; ``/sessions`` and ``/resume`` live in
+:mod:`.repl_sessions`.
 Parsing is :mod:`goosectx.cli.slash` (a pure function); this module only acts on the parsed
 command, drawing through the REPL's renderer. ``/exit`` is handled by the REPL's loop.
 """
@@ -59,6 +60,8 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
             repl._refresh_figure()
         repl.renderer.print(reports.usage_table(repl.session.ledger, figure=repl._figure,
                                                 cap_usd=repl.settings.max_cost_usd))
+    elif isinstance(command, slash.MaxCost):
+        _max_cost(repl, command)
     elif isinstance(command, slash.ShowContext):
         facts = context_facts(repl)
         if facts is not None:
@@ -77,6 +80,32 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
             repl_sessions.show_sessions(repl)
         else:
             repl_sessions.resume(repl, command.ref)
+
+
+def _max_cost(repl: Repl, command: slash.MaxCost) -> None:
+    """``/max-cost``: the cap and what was spent; with USD or ``off``, set it for this REPL.
+
+    The new cap holds for every later call of this process (the agent's, compaction's, and a
+    session ``/resume`` opens); ``max_cost_usd`` in the config file is not changed.
+    """
+    from dataclasses import replace
+
+    from goosectx.usage import format_cost_usd
+
+    budget = repl._context_manager().budget
+    spent = format_cost_usd(budget.spent_usd())
+    if command.usd is None and not command.off:
+        cap = repl.settings.max_cost_usd
+        repl.renderer.notice(
+            f"spending cap: {format_cost_usd(cap)} per session; spent {spent}" if cap else
+            f"no spending cap; spent {spent} — /max-cost USD sets one", style="dim")
+        return
+    budget.cap_usd = command.usd
+    repl.settings = replace(repl.settings, max_cost_usd=command.usd)
+    where = "for the rest of this REPL (max_cost_usd in the config file keeps it)"
+    repl.renderer.notice(
+        f"spending cap set to {format_cost_usd(command.usd)} {where}; spent {spent}"
+        if command.usd else f"spending cap removed {where}; spent {spent}", style="dim")
 
 
 def show_output(repl: Repl, number: int | None) -> None:

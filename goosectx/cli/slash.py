@@ -9,6 +9,7 @@ model call.
 from __future__ import annotations
 
 import difflib
+import math
 import shlex
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
@@ -81,6 +82,14 @@ class History:
 
 
 @dataclass(frozen=True, slots=True)
+class MaxCost:
+    """``/max-cost [USD|off]``: show the spending cap, or set (``off``: remove) it here."""
+
+    usd: float | None = None
+    off: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Show:
     """``/show [N]``: print output number N whole (``None``: the last folded one)."""
 
@@ -140,7 +149,7 @@ class Prompt:
 
 SlashCommand: TypeAlias = (
     Help | Exit | Compact | UndoCompact | Clear | Mode | Model | ShowUsage | ShowContext | History
-    | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume
+    | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume | MaxCost
 )
 
 
@@ -174,6 +183,7 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("/model", "[NAME]", "switch model, e.g. openai/gpt-4o-mini"),
     CommandInfo("/usage", "", "tokens and cost so far, compaction calls separately"),
     CommandInfo("/context", "", "what fills the context window, and when it compacts"),
+    CommandInfo("/max-cost", "[USD|off]", "show or set this session's spending cap"),
     CommandInfo("/extension", "list|add CMD|remove NAME|restart NAME",
                 "MCP servers: list, add for this session, remove, restart"),
     CommandInfo("/prompts", "", "the prompts the extensions offer"),
@@ -240,6 +250,8 @@ def parse_slash(line: str) -> SlashCommand | None:
         return _no_arg(name, arg, ShowContext())
     if name == "/mode":
         return _parse_mode(arg)
+    if name == "/max-cost":
+        return _parse_max_cost(arg)
     if name == "/model":
         if len(arg.split()) > 1:
             return Invalid(f"/model takes one model name; got {arg!r}",
@@ -315,6 +327,21 @@ def _no_arg(name: str, arg: str, command: SlashCommand) -> SlashCommand:
     if arg:
         return Invalid(f"{name} takes no argument; got {arg!r}", f"type {name} alone")
     return command
+
+
+def _parse_max_cost(arg: str) -> SlashCommand:
+    if not arg:
+        return MaxCost()
+    if arg.lower() in ("off", "none"):
+        return MaxCost(off=True)
+    try:
+        usd = float(arg.removeprefix("$"))
+    except ValueError:
+        usd = math.nan
+    if not math.isfinite(usd) or usd <= 0:
+        return Invalid(f"/max-cost takes a number of US dollars above 0, or off; got {arg!r}",
+                       "e.g. /max-cost 5")
+    return MaxCost(usd)
 
 
 def _parse_mode(arg: str) -> SlashCommand:
