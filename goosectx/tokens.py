@@ -1,22 +1,16 @@
 """Token counting with tiktoken, offline, cached per message.
 
 Counts are estimates of what a provider will bill; the provider's reported usage is
-preferred wherever it exists (DESIGN.md §3). The encoding is the model's own where tiktoken
-knows it and its file is available offline, else ``o200k_base``. tiktoken cannot download
-here, so ``TIKTOKEN_CACHE_DIR`` points at the encodings litellm's wheel bundles (found without
-importing litellm). If no encoding can be loaded at all, a characters ÷ 4 estimate is used.
+preferred wherever it exists (DESIGN.md §3). Which encoding, and loading it offline:
+:mod:`goosectx.encoding` (its names are re-exported here).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from goosectx.conversation import (
     Attachment,
@@ -27,84 +21,24 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
+from goosectx.encoding import DEFAULT_ENCODING as DEFAULT_ENCODING
+from goosectx.encoding import Encoder
+from goosectx.encoding import encoding_name as encoding_name
+from goosectx.encoding import ensure_offline_tiktoken as ensure_offline_tiktoken
+from goosectx.encoding import get_encoder as get_encoder
 from goosectx.session import TokenCount
 
-DEFAULT_ENCODING = "o200k_base"
 MESSAGE_OVERHEAD_TOKENS = 4
 """Per-message framing tokens (role markers), as OpenAI's counting guide does it."""
 TOOL_SCHEMA_OVERHEAD_TOKENS = 8
 """Per-tool framing tokens around a JSON schema."""
-
-
-class _Encoder(Protocol):
-    def encode(self, text: str, *, disallowed_special: Any = ...) -> list[int]: ...
-
-
-def _bundled_tiktoken_dir() -> Path | None:
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
-    return path if path.is_dir() else None
-
-
-def ensure_offline_tiktoken() -> None:
-    """Point ``TIKTOKEN_CACHE_DIR`` at litellm's bundled encodings unless already set."""
-    if "TIKTOKEN_CACHE_DIR" not in os.environ:
-        bundled = _bundled_tiktoken_dir()
-        if bundled is not None:
-            os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)
-
-
-class _CharEstimate:
-    """Fallback encoder: ~4 characters per token."""
-
-    def encode(self, text: str, *, disallowed_special: Any = ()) -> list[int]:
-        return [0] * ((len(text) + 3) // 4)
-
-
-@lru_cache(maxsize=8)
-def encoding_name(model: str | None = None) -> str:
-    """The name of the tiktoken encoding for ``model`` (``o200k_base`` when unknown).
-
-    Cheap: tiktoken's model table only, the encoding itself is not loaded.
-    """
-    import tiktoken
-
-    if model:
-        try:
-            return tiktoken.encoding_name_for_model(model.rsplit("/", 1)[-1])
-        except KeyError:
-            pass
-    return DEFAULT_ENCODING
-
-
-@lru_cache(maxsize=8)
-def get_encoder(model: str | None = None) -> _Encoder:
-    """The tiktoken encoding for ``model`` (``o200k_base`` when unknown), cached.
-
-    Falls back to a characters ÷ 4 estimate when tiktoken has no encoding offline.
-    Loading an encoding takes from a tenth of a second to seconds: :class:`TokenCounter`
-    calls this only when it has something to count.
-    """
-    ensure_offline_tiktoken()
-    import tiktoken
-
-    name = encoding_name(model)
-    for candidate in (name, DEFAULT_ENCODING, "cl100k_base"):
-        try:
-            return tiktoken.get_encoding(candidate)
-        except Exception:  # noqa: BLE001 - any failure to load means "try the next one"
-            continue
-    return _CharEstimate()
-
 
 CHUNK_CHARS = 4096
 """Texts longer than this are counted in pieces: BPE on one long run without a space (a
 base64 blob, 100,000 × "a") is quadratic, pieces keep counting linear."""
 
 
-def token_len(encoder: _Encoder, text: str, limit: int | None = None) -> int:
+def token_len(encoder: Encoder, text: str, limit: int | None = None) -> int:
     """Tokens in ``text``, encoded in pieces of at most :data:`CHUNK_CHARS` characters.
 
     A piece ends where the tokenizer starts a new word anyway (:func:`_piece_end`), so
@@ -246,7 +180,7 @@ class TokenCounter:
     def __init__(self, model: str | None = None,
                  stored: dict[str, TokenCount] | None = None) -> None:
         self.model = model
-        self._loaded: _Encoder | None = None
+        self._loaded: Encoder | None = None
         self.encoding = encoding_name(model)
         """The encoding's name; stored counts made with it are used as they are. The encoding
         itself is loaded at the first count (a session whose counts are stored never loads
@@ -259,7 +193,7 @@ class TokenCounter:
         self._attachments: dict[int, tuple[Attachment, int]] = {}
 
     @property
-    def _encoder(self) -> _Encoder:
+    def _encoder(self) -> Encoder:
         if self._loaded is None:
             self._loaded = get_encoder(self.model)
             self.encoding = str(getattr(self._loaded, "name", "chars/4"))
