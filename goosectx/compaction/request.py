@@ -277,8 +277,8 @@ class SummaryLadder:
         self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens,
                                               max_output_tokens)
         self.window = int(context_limit_tokens * (1 - WINDOW_MARGIN_RATIO))
-        self._fixed = (counter.count_text(SUMMARY_SYSTEM_PROMPT)
-                       + counter.count_text(_prompt([], 1, 1, True, instructions))
+        self._fixed = (counter.count_cached_text(SUMMARY_SYSTEM_PROMPT)
+                       + counter.count_cached_text(_prompt([], 1, 1, True, instructions))
                        + 2 * MESSAGE_OVERHEAD_TOKENS)
 
     @property
@@ -292,8 +292,8 @@ class SummaryLadder:
     def _build(self, lines: Sequence[Line], keep: int, removed: int, total: int,
                elided: bool) -> SummaryRequest:
         prompt = _prompt(lines, removed, total, elided, self.instructions)
-        estimate = (self.counter.count_text(SUMMARY_SYSTEM_PROMPT) + self.counter.count_text(prompt)
-                    + 2 * MESSAGE_OVERHEAD_TOKENS)
+        estimate = (self.counter.count_cached_text(SUMMARY_SYSTEM_PROMPT)
+                    + self.counter.count_kept_text(prompt) + 2 * MESSAGE_OVERHEAD_TOKENS)
         max_tokens = max(1, min(self.reserve, self.window - estimate))
         rung = f"{keep}%" + (" + elided" if elided else "")
         return SummaryRequest(SUMMARY_SYSTEM_PROMPT, prompt, rung, keep, removed, total,
