@@ -302,11 +302,6 @@ class TokenCounter:
         self._attachments[id(attachment)] = (attachment, tokens)
         return tokens
 
-    def count_attachments(self, messages: Iterable[Message]) -> int:
-        """Sum of :meth:`count_attachment` over every attachment part of ``messages``."""
-        return sum(self.count_attachment(p) for m in messages for p in m.content
-                   if isinstance(p, Attachment))
-
     def _raw_count(self, message: Message, kept: bool = False) -> int:
         """The stored raw count when it was made with this encoding, else a fresh one.
 
@@ -384,11 +379,17 @@ class TokenCounter:
         When ``system_prompt`` contains ``project_instructions`` (the prompt as sent), the
         instructions are counted once, in their own category.
         """
-        attachments = self.count_attachments(messages)
-        mentions = sum(self.count_attachment(p) for m in messages for p in m.content
-                       if isinstance(p, Attachment) and p.kind == "file")
-        summary = sum(self.count_message(m) for m in messages if m.metadata.is_summary)
-        rest = sum(self.count_message(m) for m in messages if not m.metadata.is_summary)
+        attachments = mentions = summary = rest = 0
+        for m in messages:  # one pass: a long session's view is walked once here
+            if m.metadata.is_summary:
+                summary += self.count_message(m)
+            else:
+                rest += self.count_message(m)
+            for p in m.content:
+                if isinstance(p, Attachment):
+                    tokens = self.count_attachment(p)
+                    attachments += tokens
+                    mentions += tokens if p.kind == "file" else 0
         rest = max(0, rest - attachments)  # summaries carry no attachments
         system_tokens = self.count_cached_text(system_prompt)
         instruction_tokens = self.count_cached_text(project_instructions)
