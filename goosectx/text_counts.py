@@ -111,13 +111,14 @@ class TextCounts:
             self._entries, self._dirty = keep, False
             data = json.dumps({"format": FORMAT, "version": VERSION, "entries": keep,
                                "checksum": _checksum(keep)}, separators=(",", ":")).encode()
-        _write_atomically(self.path, data)
+        write_cache_file(self.path, data)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` through a temporary file; errors are ignored.
+def write_cache_file(path: Path, data: bytes) -> None:
+    """Replace the cache file ``path`` with ``data`` through a temporary file; errors ignored.
 
-    Not fsynced: a cache file a crash leaves empty or short fails its checksum and is ignored.
+    Not fsynced: a cache file a crash leaves empty or short fails its checksum and is ignored
+    (its readers check one).
     """
     tmp: str | None = None
     try:

@@ -6,6 +6,7 @@ again (``text_counts._BY_PATH`` emptied), as a new process would.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -124,3 +125,32 @@ def test_the_kept_file_holds_at_most_the_newest_entries(tmp_path: Path) -> None:
     last = text_counts.MAX_ENTRIES + 9
     assert again.get("o200k_base", f"text {last}") == last
     assert len(json.loads(path.read_text(encoding="utf-8"))["entries"]) == text_counts.MAX_ENTRIES
+
+
+@pytest.mark.parametrize("damage", [None, b"short", "flipped byte"])
+def test_the_encoding_counts_the_same_when_loaded_from_its_kept_tables(
+        damage: bytes | str | None) -> None:
+    import tiktoken
+
+    from goosectx import encoding
+
+    encoding.ensure_offline_tiktoken()
+    reference = tiktoken.get_encoding(encoding.DEFAULT_ENCODING)
+    text = "Compaction keeps the tail verbatim — naïve café, 数据, emoji 🙂, <|endoftext|>\n" * 20
+    encoding.get_encoder.cache_clear()
+    first = encoding.get_encoder(None)  # builds the tables file
+    tables = next(text_counts.default_path().parent.glob("tiktoken-*.marshal"))
+    if damage == "flipped byte":
+        data = bytearray(tables.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        tables.write_bytes(bytes(data))
+    elif damage is not None:
+        tables.write_bytes(damage)
+    encoding.get_encoder.cache_clear()
+    again = encoding.get_encoder(None)  # from the tables file, or afresh when it is damaged
+    encoding.get_encoder.cache_clear()
+    for enc in (first, again):
+        assert enc.encode(text, disallowed_special=()) == reference.encode(
+            text, disallowed_special=())
+    kept = tables.read_bytes()  # written anew when it was damaged
+    assert hashlib.sha256(kept[32:]).digest() == kept[:32]
