@@ -12,7 +12,7 @@ a SHA-256 of its entries, checked when it is read. A file that is missing, unrea
 ours, of another version or whose checksum does not match is ignored (counts are made afresh
 and the file is written anew); writing it is best effort and atomic (a temporary file renamed
 over it), and a failure to write is ignored too. At most :data:`MAX_ENTRIES` counts are kept,
-the most recently used.
+the most recently added (a count made again is added again).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ FORMAT = "goosectx-text-token-counts"
 VERSION = 1
 """Bump when the way a text is counted changes (``tokens.token_len``): old files are ignored."""
 MAX_ENTRIES = 512
-"""Counts kept in the file: the most recently used."""
+"""Counts kept in the file: the most recently added."""
 FILE_NAME = "text-token-counts.json"
 
 
