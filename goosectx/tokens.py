@@ -1,23 +1,18 @@
 """Token counting with tiktoken, offline, cached per message.
 
 Counts are estimates of what a provider will bill; the provider's reported usage is
-preferred wherever it exists (DESIGN.md §3). The encoding is the model's own where tiktoken
-knows it and its file is available offline, else ``o200k_base``. tiktoken cannot download
-here, so ``TIKTOKEN_CACHE_DIR`` points at the encodings litellm's wheel bundles (found without
-importing litellm). If no encoding can be loaded at all, a characters ÷ 4 estimate is used.
+preferred wherever it exists (DESIGN.md §3). Which encoding, and loading it offline:
+:mod:`goosectx.encoding` (its names are re-exported here).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from goosectx import text_counts
 from goosectx.conversation import (
     Attachment,
     Message,
@@ -27,84 +22,24 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
+from goosectx.encoding import DEFAULT_ENCODING as DEFAULT_ENCODING
+from goosectx.encoding import Encoder
+from goosectx.encoding import encoding_name as encoding_name
+from goosectx.encoding import ensure_offline_tiktoken as ensure_offline_tiktoken
+from goosectx.encoding import get_encoder as get_encoder
 from goosectx.session import TokenCount
 
-DEFAULT_ENCODING = "o200k_base"
 MESSAGE_OVERHEAD_TOKENS = 4
 """Per-message framing tokens (role markers), as OpenAI's counting guide does it."""
 TOOL_SCHEMA_OVERHEAD_TOKENS = 8
 """Per-tool framing tokens around a JSON schema."""
-
-
-class _Encoder(Protocol):
-    def encode(self, text: str, *, disallowed_special: Any = ...) -> list[int]: ...
-
-
-def _bundled_tiktoken_dir() -> Path | None:
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / "litellm_core_utils" / "tokenizers"
-    return path if path.is_dir() else None
-
-
-def ensure_offline_tiktoken() -> None:
-    """Point ``TIKTOKEN_CACHE_DIR`` at litellm's bundled encodings unless already set."""
-    if "TIKTOKEN_CACHE_DIR" not in os.environ:
-        bundled = _bundled_tiktoken_dir()
-        if bundled is not None:
-            os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)
-
-
-class _CharEstimate:
-    """Fallback encoder: ~4 characters per token."""
-
-    def encode(self, text: str, *, disallowed_special: Any = ()) -> list[int]:
-        return [0] * ((len(text) + 3) // 4)
-
-
-@lru_cache(maxsize=8)
-def encoding_name(model: str | None = None) -> str:
-    """The name of the tiktoken encoding for ``model`` (``o200k_base`` when unknown).
-
-    Cheap: tiktoken's model table only, the encoding itself is not loaded.
-    """
-    import tiktoken
-
-    if model:
-        try:
-            return tiktoken.encoding_name_for_model(model.rsplit("/", 1)[-1])
-        except KeyError:
-            pass
-    return DEFAULT_ENCODING
-
-
-@lru_cache(maxsize=8)
-def get_encoder(model: str | None = None) -> _Encoder:
-    """The tiktoken encoding for ``model`` (``o200k_base`` when unknown), cached.
-
-    Falls back to a characters ÷ 4 estimate when tiktoken has no encoding offline.
-    Loading an encoding takes from a tenth of a second to seconds: :class:`TokenCounter`
-    calls this only when it has something to count.
-    """
-    ensure_offline_tiktoken()
-    import tiktoken
-
-    name = encoding_name(model)
-    for candidate in (name, DEFAULT_ENCODING, "cl100k_base"):
-        try:
-            return tiktoken.get_encoding(candidate)
-        except Exception:  # noqa: BLE001 - any failure to load means "try the next one"
-            continue
-    return _CharEstimate()
-
 
 CHUNK_CHARS = 4096
 """Texts longer than this are counted in pieces: BPE on one long run without a space (a
 base64 blob, 100,000 × "a") is quadratic, pieces keep counting linear."""
 
 
-def token_len(encoder: _Encoder, text: str, limit: int | None = None) -> int:
+def token_len(encoder: Encoder, text: str, limit: int | None = None) -> int:
     """Tokens in ``text``, encoded in pieces of at most :data:`CHUNK_CHARS` characters.
 
     A piece ends where the tokenizer starts a new word anyway (:func:`_piece_end`), so
@@ -112,8 +47,13 @@ def token_len(encoder: _Encoder, text: str, limit: int | None = None) -> int:
     token per piece). With ``limit``, counting stops at the piece that takes the total past
     it: the figure returned is then above ``limit``, not the whole count.
     """
+    return _token_len(encoder, text, limit)[0]
+
+
+def _token_len(encoder: Encoder, text: str, limit: int | None) -> tuple[int, bool]:
+    """(:func:`token_len`, whether that is the whole count: False when it stopped early)."""
     if len(text) <= CHUNK_CHARS:
-        return len(encoder.encode(text, disallowed_special=()))
+        return len(encoder.encode(text, disallowed_special=())), True
     total, start, end_of_text = 0, 0, len(text)
     while start < end_of_text:
         end = min(end_of_text, start + CHUNK_CHARS)
@@ -121,9 +61,9 @@ def token_len(encoder: _Encoder, text: str, limit: int | None = None) -> int:
             end = _piece_end(text, start + CHUNK_CHARS // 2, end)
         total += len(encoder.encode(text[start:end], disallowed_special=()))
         if limit is not None and total > limit:
-            return total
+            return total, end == end_of_text
         start = end
-    return total
+    return total, True
 
 
 def _piece_end(text: str, low: int, high: int) -> int:
@@ -193,6 +133,8 @@ def take_fresh_counts(counters: Iterable[TokenCounter], stored: dict[str, TokenC
     for counter in counters:
         if counter.stored is stored:
             fresh.update(counter.take_fresh())
+        else:
+            counter.save_kept_counts()
     return fresh
 
 
@@ -246,7 +188,7 @@ class TokenCounter:
     def __init__(self, model: str | None = None,
                  stored: dict[str, TokenCount] | None = None) -> None:
         self.model = model
-        self._loaded: _Encoder | None = None
+        self._loaded: Encoder | None = None
         self.encoding = encoding_name(model)
         """The encoding's name; stored counts made with it are used as they are. The encoding
         itself is loaded at the first count (a session whose counts are stored never loads
@@ -256,10 +198,19 @@ class TokenCounter:
         self._cache: dict[tuple[str, int, int], int] = {}
         self._text_cache: dict[str, int] = {}
         self._by_identity: dict[str, tuple[tuple[object, ...], int]] = {}
+        self._by_content: dict[int, tuple[tuple[object, ...], int]] = {}
         self._attachments: dict[int, tuple[Attachment, int]] = {}
+        self._kept_counts: text_counts.TextCounts | None = None
 
     @property
-    def _encoder(self) -> _Encoder:
+    def _kept(self) -> text_counts.TextCounts:
+        """The counts kept between processes (the user cache dir's file, found at first use)."""
+        if self._kept_counts is None:
+            self._kept_counts = text_counts.for_path()
+        return self._kept_counts
+
+    @property
+    def _encoder(self) -> Encoder:
         if self._loaded is None:
             self._loaded = get_encoder(self.model)
             self.encoding = str(getattr(self._loaded, "name", "chars/4"))
@@ -285,14 +236,44 @@ class TokenCounter:
         return token_len(self._encoder, text, limit_tokens)
 
     def count_cached_text(self, text: str) -> int:
-        """Tokens in ``text``, memoised by the text itself (for system prompts, schemas)."""
+        """Tokens in ``text``, memoised by the text itself (for system prompts, schemas).
+
+        Also kept between processes (:meth:`count_kept_text`).
+        """
         hit = self._text_cache.get(text)
         if hit is None:
-            hit = self._text_cache[text] = self.count_text(text)
+            hit = self._text_cache[text] = self.count_kept_text(text)
         return hit
 
-    def count_message(self, message: Message) -> int:
-        """Tokens of one message including :data:`MESSAGE_OVERHEAD_TOKENS` (cached)."""
+    def count_kept_text(self, text: str, limit_tokens: int | None = None) -> int:
+        """:meth:`count_text` (with a limit, :meth:`count_text_within`) of a text that recurs.
+
+        For texts the next process counts again (fixed prompts, the facts of a compaction,
+        the summary request chosen): the count is looked up in, and added to, the counts kept
+        between processes (:mod:`goosectx.text_counts`, saved by :meth:`take_fresh`), so a
+        process that finds them all does not load the encoding. A kept whole count is returned
+        as it is (above the limit or not); a count that stopped at the limit is kept for that
+        limit only (the same figure the count would give again).
+        """
+        if not text:
+            return 0
+        kept = self._kept.get(self.encoding, text)
+        if kept is None and limit_tokens is not None:
+            kept = self._kept.get(f"{self.encoding}\0within {limit_tokens}", text)
+        if kept is not None:
+            return kept
+        tokens, whole = _token_len(self._encoder, text, limit_tokens)  # sets the encoding
+        name = self.encoding if whole else f"{self.encoding}\0within {limit_tokens}"
+        self._kept.put(name, text, tokens)
+        return tokens
+
+    def count_message(self, message: Message, *, kept: bool = False) -> int:
+        """Tokens of one message including :data:`MESSAGE_OVERHEAD_TOKENS` (cached).
+
+        ``kept``: a message made afresh each time (a compaction's summary block, planned by
+        every dry run): without a stored count its text is counted with
+        :meth:`count_kept_text`.
+        """
         # Fast path: the very same content tuple as last time for this id (an identity check,
         # exact because the entry keeps the tuple alive). Keeps a warm recount of 1,000
         # messages well under a millisecond; the key below covers repaired copies.
@@ -302,7 +283,7 @@ class TokenCounter:
         key = (message.id, len(message.content), hash(tuple(p.type for p in message.content)))
         hit = self._cache.get(key)
         if hit is None:
-            hit = self._cache[key] = (self._raw_count(message) + MESSAGE_OVERHEAD_TOKENS
+            hit = self._cache[key] = (self._raw_count(message, kept) + MESSAGE_OVERHEAD_TOKENS
                                       + bytes_estimate_tokens(message))
         self._by_identity[message.id] = (message.content, hit)
         return hit
@@ -321,17 +302,23 @@ class TokenCounter:
         self._attachments[id(attachment)] = (attachment, tokens)
         return tokens
 
-    def count_attachments(self, messages: Iterable[Message]) -> int:
-        """Sum of :meth:`count_attachment` over every attachment part of ``messages``."""
-        return sum(self.count_attachment(p) for m in messages for p in m.content
-                   if isinstance(p, Attachment))
+    def _raw_count(self, message: Message, kept: bool = False) -> int:
+        """The stored raw count when it was made with this encoding, else a fresh one.
 
-    def _raw_count(self, message: Message) -> int:
-        """The stored raw count when it was made with this encoding, else a fresh one."""
+        A copy that shares its original's content tuple (a re-sent user message, a message
+        with new metadata) takes the original's count: the same parts count the same.
+        """
         known = self.stored.get(message.id)
         if known is not None and known.encoding == self.encoding:
+            self._by_content[id(message.content)] = (message.content, known.count)
             return known.count
-        raw = self.count_text(message_text_for_count(message))  # sets the actual encoding
+        same = self._by_content.get(id(message.content))
+        if same is not None and same[0] is message.content:
+            raw = same[1]
+        else:
+            text = message_text_for_count(message)  # counting sets the actual encoding
+            raw = self.count_kept_text(text) if kept else self.count_text(text)
+            self._by_content[id(message.content)] = (message.content, raw)
         self.stored[message.id] = self.fresh[message.id] = TokenCount(raw, self.encoding)
         return raw
 
@@ -354,14 +341,23 @@ class TokenCounter:
             other.stored = self.stored
         return other
 
+    def save_kept_counts(self) -> None:
+        """Write the kept text counts if this counter added one (atomic, best effort)."""
+        if self._kept_counts is not None:
+            self._kept_counts.save()
+
     def take_fresh(self) -> dict[str, TokenCount]:
-        """The counts made since the last call (to be stored), forgetting them here."""
+        """The counts made since the last call (to be stored), forgetting them here.
+
+        Also writes the kept text counts (:meth:`count_kept_text`) if one was added.
+        """
+        self.save_kept_counts()
         fresh, self.fresh = self.fresh, {}
         return fresh
 
-    def count_messages(self, messages: Iterable[Message]) -> int:
+    def count_messages(self, messages: Iterable[Message], *, kept: bool = False) -> int:
         """Sum of :meth:`count_message` over ``messages``."""
-        return sum(self.count_message(m) for m in messages)
+        return sum(self.count_message(m, kept=kept) for m in messages)
 
     def count_tool_schemas(self, schemas: Sequence[dict[str, Any]]) -> int:
         """Tokens of the tool schemas as sent (JSON), with per-tool overhead."""
@@ -383,11 +379,17 @@ class TokenCounter:
         When ``system_prompt`` contains ``project_instructions`` (the prompt as sent), the
         instructions are counted once, in their own category.
         """
-        attachments = self.count_attachments(messages)
-        mentions = sum(self.count_attachment(p) for m in messages for p in m.content
-                       if isinstance(p, Attachment) and p.kind == "file")
-        summary = sum(self.count_message(m) for m in messages if m.metadata.is_summary)
-        rest = sum(self.count_message(m) for m in messages if not m.metadata.is_summary)
+        attachments = mentions = summary = rest = 0
+        for m in messages:  # one pass: a long session's view is walked once here
+            if m.metadata.is_summary:
+                summary += self.count_message(m)
+            else:
+                rest += self.count_message(m)
+            for p in m.content:
+                if isinstance(p, Attachment):
+                    tokens = self.count_attachment(p)
+                    attachments += tokens
+                    mentions += tokens if p.kind == "file" else 0
         rest = max(0, rest - attachments)  # summaries carry no attachments
         system_tokens = self.count_cached_text(system_prompt)
         instruction_tokens = self.count_cached_text(project_instructions)

@@ -160,14 +160,15 @@ def _prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, 
     Raises the refusals that come before any summary call (shared by :func:`execute` and
     :func:`plan`, so a dry run refuses exactly where a real run would).
     """
-    if not conversation.agent_messages():
+    agent = conversation.agent_messages()  # once: the split does not change the conversation
+    if not agent:
         raise CompactionFailed("nothing to compact: the model sees no messages")
     working = plan_split(conversation, budget, counter, trigger=trigger)
     messages = (working.head_view if working.head_view is not None
                 else repair(working.head, for_sending=False))
     if not messages:
         raise CompactionFailed("nothing to compact: the model keeps every message it sees")
-    old_tokens = counter.count_messages(conversation.agent_messages())
+    old_tokens = counter.count_messages(agent)
     _check_shrinks(old_tokens, laid_out_tokens(conversation, "", working, trigger=trigger,
                                                counter=counter),
                    budget, at_least=True)  # even an empty summary would not help: no call is made

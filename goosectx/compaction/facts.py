@@ -105,10 +105,10 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
                            for title, items in sections if items)
 
     text = render(path_lines, commands, constraints)
-    if text and counter.count_text_within(text, max_tokens) > max_tokens:
+    if text and counter.count_kept_text(text, max_tokens) > max_tokens:
         path_lines = _grouped(paths)
         text = render(path_lines, commands, constraints)
-        while (counter.count_text_within(text, max_tokens) > max_tokens
+        while (counter.count_kept_text(text, max_tokens) > max_tokens
                and (commands or constraints or errors)):
             for items in (commands, errors, constraints):
                 if items:

@@ -150,7 +150,7 @@ def facts_reserve_tokens(messages: Sequence[Message], budget: Budget,
     """
     text = merge_facts("", messages, max_tokens=budget.facts_tokens, counter=counter,
                        memo=memo)
-    return budget.scaled(counter.count_text(text)) if text else 0
+    return budget.scaled(counter.count_kept_text(text)) if text else 0
 
 
 def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter, *,
@@ -167,7 +167,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     (request + newest 3 pairs).
     """
     agent = conversation.agent_messages()
-    continuation = counter.count_text(CONTINUATION_TEXTS["tool_loop"]) + 8
+    continuation = counter.count_cached_text(CONTINUATION_TEXTS["tool_loop"]) + 8
     memo = ScanMemo()  # the compaction's later scans of the head look the parts up
     repaired = repair(agent, for_sending=False)
     reserve = facts_reserve_tokens(repaired, budget, counter, memo)
@@ -250,7 +250,7 @@ def laid_out_tokens(conversation: Conversation, summary_text: str, working_set: 
     added = [*_block(agent, summary_text, working_set, trigger=trigger, compaction_id=""),
              *working_set.replaced.values()]
     return (counter.count_messages(m for m in agent if m.id not in hidden)
-            + counter.count_messages(Conversation(added).agent_messages()))
+            + counter.count_messages(Conversation(added).agent_messages(), kept=True))
 
 
 def _hidden_ids(working_set: Split) -> set[str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from goosectx.compaction.prompts import (
     SUMMARY_ELIDED_NOTE,
@@ -189,20 +189,30 @@ def middle_out_removal(lines: Sequence[Line], keep_percent: int) -> tuple[list[L
     Returns:
         (kept lines, removed result count, total result count).
     """
-    results = [line.tool_id for line in lines if line.is_result]
-    n = len(results)
-    k = -(-n * (100 - keep_percent) // 100)
-    centre = (n - 1) / 2
-    order = sorted(range(n), key=lambda j: (abs(j - centre), j))
-    removed = {results[j] for j in order[:k]}
+    removed, k, n = _removed_ids(lines, keep_percent)
     kept: list[Line] = []
     for line in lines:
         if line.tool_id not in removed:
             kept.append(line)
         elif not line.is_result:
             text = line.text.replace("[assistant tool call] ", "[tool] ", 1)
-            kept.append(replace(line, text=f"{text} → (result omitted)", tokens=line.tokens + 5))
+            kept.append(Line(f"{text} → (result omitted)", line.tool_id, False,
+                             line.tokens + REMOVED_CALL_TOKENS))
     return kept, k, n
+
+
+REMOVED_CALL_TOKENS = 5
+"""What `` → (result omitted)`` adds to a call line whose result is removed (estimate)."""
+
+
+def _removed_ids(lines: Sequence[Line], keep_percent: int) -> tuple[set[str | None], int, int]:
+    """The tool ids :func:`middle_out_removal` removes the results of, and (k, n) as it does."""
+    results = [line.tool_id for line in lines if line.is_result]
+    n = len(results)
+    k = -(-n * (100 - keep_percent) // 100)
+    centre = (n - 1) / 2
+    order = sorted(range(n), key=lambda j: (abs(j - centre), j))
+    return {results[j] for j in order[:k]}, k, n
 
 
 def elide_middle(text: str, keep_tokens: int, tokens: int) -> str:
@@ -277,8 +287,16 @@ class SummaryLadder:
         self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens,
                                               max_output_tokens)
         self.window = int(context_limit_tokens * (1 - WINDOW_MARGIN_RATIO))
-        self._fixed = (counter.count_text(SUMMARY_SYSTEM_PROMPT)
-                       + counter.count_text(_prompt([], 1, 1, True, instructions))
+        self._line_tokens = sum(line.tokens for line in self.lines)
+        self._by_tool: dict[str | None, list[int]] = {}  # id → [result tokens, other lines]
+        for line in self.lines:
+            entry = self._by_tool.setdefault(line.tool_id, [0, 0])
+            if line.is_result:
+                entry[0] += line.tokens
+            else:
+                entry[1] += 1
+        self._fixed = (counter.count_cached_text(SUMMARY_SYSTEM_PROMPT)
+                       + counter.count_cached_text(_prompt([], 1, 1, True, instructions))
                        + 2 * MESSAGE_OVERHEAD_TOKENS)
 
     @property
@@ -289,11 +307,19 @@ class SummaryLadder:
     def _approx(self, lines: Sequence[Line]) -> int:
         return self._fixed + sum(line.tokens for line in lines)
 
+    def _approx_without(self, removed: set[str | None]) -> int:
+        """``_approx(middle_out_removal(self.lines, …)[0])`` for the ids it removes, from sums."""
+        tokens = self._line_tokens
+        for tool_id in removed:
+            result_tokens, other_lines = self._by_tool[tool_id]
+            tokens += other_lines * REMOVED_CALL_TOKENS - result_tokens
+        return self._fixed + tokens
+
     def _build(self, lines: Sequence[Line], keep: int, removed: int, total: int,
                elided: bool) -> SummaryRequest:
         prompt = _prompt(lines, removed, total, elided, self.instructions)
-        estimate = (self.counter.count_text(SUMMARY_SYSTEM_PROMPT) + self.counter.count_text(prompt)
-                    + 2 * MESSAGE_OVERHEAD_TOKENS)
+        estimate = (self.counter.count_cached_text(SUMMARY_SYSTEM_PROMPT)
+                    + self.counter.count_kept_text(prompt) + 2 * MESSAGE_OVERHEAD_TOKENS)
         max_tokens = max(1, min(self.reserve, self.window - estimate))
         rung = f"{keep}%" + (" + elided" if elided else "")
         return SummaryRequest(SUMMARY_SYSTEM_PROMPT, prompt, rung, keep, removed, total,
@@ -316,6 +342,10 @@ class SummaryLadder:
         removed = total = 0
         last_removed: int | None = None
         for keep in KEEP_RUNGS_PERCENT:
+            if not started and keep != KEEP_RUNGS_PERCENT[-1]:
+                ids, removed, total = _removed_ids(self.lines, keep)
+                if self._approx_without(ids) > budget:
+                    continue  # does not fit: its lines are not built
             lines, removed, total = middle_out_removal(self.lines, keep)
             lines_at_zero = lines
             if not started and self._approx(lines) > budget:

@@ -115,12 +115,18 @@ def elided_copy(message: Message, keep_tokens: int, tokens: int) -> Message:
 
 
 def stubbed_copy(message: Message) -> Message:
-    """An agent-only copy of a user message; an attachment becomes its one-line stub."""
+    """An agent-only copy of a user message; an attachment becomes its one-line stub.
+
+    Without an attachment the copy shares the original's content tuple (so its token count
+    is the original's, not counted again).
+    """
     parts = []
     for p in message.content:
         stub = getattr(p, "stub", None)
         parts.append(TextContent(stub()) if callable(stub) else p)
-    return Message(message.role, tuple(parts), MessageMetadata.agent_only()).with_metadata(
+    same = all(p is q for p, q in zip(parts, message.content, strict=True))
+    content = message.content if same else tuple(parts)
+    return Message(message.role, content, MessageMetadata.agent_only()).with_metadata(
         extra={"copy_of": message.id})
 
 

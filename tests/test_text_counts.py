@@ -1,0 +1,156 @@
+"""Counts of fixed texts kept between processes: a counted session's dry run loads no encoding.
+
+Each ``cli`` call below stands for a new process: the kept counts are read from the file
+again (``text_counts._BY_PATH`` emptied), as a new process would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from cli_support import cli
+
+from goosectx import text_counts, tokens
+from goosectx.conversation import Message, ToolRequest, ToolResponse
+from goosectx.store import SessionStore
+
+LLM = ("--strategy", "llm", "--model", "openai/gpt-4o-mini")
+EXTRACTIVE = ("--strategy", "extractive")
+
+
+def _session(home: Path, work: Path) -> None:
+    store = SessionStore(home)
+    session = store.create_session(work, name="long")
+    for i in range(100):
+        store.append_message(session.id, Message.user(
+            f"request {i}: you must keep the tests green and never touch vendor/ ({i})"))
+        call = ToolRequest(f"c{i}", "shell", {"command": f"sed -i s/a/b/ src/mod{i}.py"})
+        store.append_message(session.id, Message("assistant", (call,)))
+        output = f"edited src/mod{i}.py\n" + "line of output\n" * (20 + i % 7)
+        store.append_message(session.id, Message("user", (ToolResponse(f"c{i}", output),)))
+    store.close()
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """The models an encoding was loaded for, by any counter."""
+    seen: list[str | None] = []
+    real = tokens.get_encoder
+
+    def spy(model: str | None = None) -> tokens.Encoder:
+        seen.append(model)
+        return real(model)
+
+    monkeypatch.setattr(tokens, "get_encoder", spy)
+    return seen
+
+
+def _dry_run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+             *strategy: str) -> str:
+    monkeypatch.setattr(text_counts, "_BY_PATH", {})  # a new process reads the file again
+    out, _ = cli(capsys, "compact", "long", "--dry-run", *strategy)
+    return out
+
+
+def _kept_file() -> Path:
+    return text_counts.default_path()
+
+
+@pytest.mark.parametrize("strategy", [LLM, EXTRACTIVE])
+def test_a_second_dry_run_loads_no_encoding_and_prints_the_same_figures(
+        strategy: tuple[str, ...], capsys: pytest.CaptureFixture[str],
+        isolated_env: dict[str, Path], work: Path, monkeypatch: pytest.MonkeyPatch,
+        loads: list[str | None]) -> None:
+    _session(isolated_env["home"], work)
+    first = _dry_run(capsys, monkeypatch, *strategy)
+    assert loads  # the first process counts the messages (and the fixed texts)
+    assert "Tokens before:" in first
+    loads.clear()
+    again = _dry_run(capsys, monkeypatch, *strategy)
+    assert loads == []  # message counts stored, fixed texts kept: nothing to tokenise
+    assert again == first
+
+
+@pytest.mark.parametrize("damage", ["garbage", "tampered", "other version", "a directory"])
+def test_a_broken_or_tampered_kept_file_is_ignored_and_the_figures_stay_right(
+        damage: str, capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path],
+        work: Path, monkeypatch: pytest.MonkeyPatch, loads: list[str | None]) -> None:
+    _session(isolated_env["home"], work)
+    first = _dry_run(capsys, monkeypatch, *LLM)
+    path = _kept_file()
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["entries"]
+    if damage == "garbage":
+        path.write_bytes(b"\x00{not json")
+    elif damage == "tampered":  # every count wrong, the checksum left as it was
+        data["entries"] = {key: count + 1000 for key, count in data["entries"].items()}
+        path.write_text(json.dumps(data), encoding="utf-8")
+    elif damage == "other version":
+        data["version"] = text_counts.VERSION + 1
+        path.write_text(json.dumps(data), encoding="utf-8")
+    else:
+        path.unlink()
+        path.mkdir()  # neither readable nor writable as a file
+    loads.clear()
+    again = _dry_run(capsys, monkeypatch, *LLM)
+    assert again == first  # counted afresh, not taken from the file
+    assert loads  # the fixed texts were counted again
+    if damage != "a directory":  # written anew, and trusted by the next process
+        loads.clear()
+        assert _dry_run(capsys, monkeypatch, *LLM) == first
+        assert loads == []
+
+
+def test_a_kept_count_is_found_only_for_the_same_text_and_encoding(tmp_path: Path) -> None:
+    kept = text_counts.TextCounts(tmp_path / "counts.json")
+    kept.put("o200k_base", "some fixed text", 3)
+    kept.save()
+    again = text_counts.TextCounts(tmp_path / "counts.json")
+    assert again.get("o200k_base", "some fixed text") == 3
+    assert again.get("o200k_base", "some fixed text!") is None
+    assert again.get("cl100k_base", "some fixed text") is None
+
+
+def test_the_kept_file_holds_at_most_the_newest_entries(tmp_path: Path) -> None:
+    path = tmp_path / "counts.json"
+    kept = text_counts.TextCounts(path)
+    for i in range(text_counts.MAX_ENTRIES + 10):
+        kept.put("o200k_base", f"text {i}", i)
+    kept.save()
+    again = text_counts.TextCounts(path)
+    assert again.get("o200k_base", "text 0") is None
+    last = text_counts.MAX_ENTRIES + 9
+    assert again.get("o200k_base", f"text {last}") == last
+    assert len(json.loads(path.read_text(encoding="utf-8"))["entries"]) == text_counts.MAX_ENTRIES
+
+
+@pytest.mark.parametrize("damage", [None, b"short", "flipped byte"])
+def test_the_encoding_counts_the_same_when_loaded_from_its_kept_tables(
+        damage: bytes | str | None) -> None:
+    import tiktoken
+
+    from goosectx import encoding
+
+    encoding.ensure_offline_tiktoken()
+    reference = tiktoken.get_encoding(encoding.DEFAULT_ENCODING)
+    text = "Compaction keeps the tail verbatim — naïve café, 数据, emoji 🙂, <|endoftext|>\n" * 20
+    encoding.get_encoder.cache_clear()
+    first = encoding.get_encoder(None)  # builds the tables file
+    tables = next(text_counts.default_path().parent.glob("tiktoken-*.marshal"))
+    if damage == "flipped byte":
+        data = bytearray(tables.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        tables.write_bytes(bytes(data))
+    elif damage is not None:
+        tables.write_bytes(damage)
+    encoding.get_encoder.cache_clear()
+    again = encoding.get_encoder(None)  # from the tables file, or afresh when it is damaged
+    encoding.get_encoder.cache_clear()
+    for enc in (first, again):
+        assert enc.encode(text, disallowed_special=()) == reference.encode(
+            text, disallowed_special=())
+    kept = tables.read_bytes()  # written anew when it was damaged
+    assert hashlib.sha256(kept[32:]).digest() == kept[:32]
