@@ -94,6 +94,17 @@ def compact_session(
         CompactionFailed, ProviderError: compaction failed (or, for a dry run, would be
             refused before any call: ``would change nothing: …``); the session is unchanged.
     """
+    from goosectx.cli.common import cycle_collector_paused
+
+    with cycle_collector_paused():
+        return _compact(settings, session_ref, instructions=instructions, strategy=strategy,
+                        dry_run=dry_run, as_json=as_json,
+                        max_summary_tokens=max_summary_tokens, model=model)
+
+
+def _compact(settings: Settings, session_ref: str, *, instructions: str | None,
+             strategy: str | None, dry_run: bool, as_json: bool,
+             max_summary_tokens: int | None, model: str | None) -> int:
     from goosectx.cli.common import resolve_session
 
     model_name = model or settings.model

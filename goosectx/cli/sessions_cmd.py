@@ -6,7 +6,6 @@ Session names, paths, models and transcripts are outside text: everything printe
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import tempfile
@@ -176,22 +175,18 @@ def import_sessions(
     unless ``force``; tools run in the source's directory only with ``use_source_dir`` or the
     user's ``y`` on a terminal).
 
-    Python's cycle collector is paused meanwhile: a long session's import makes millions of
-    objects that all live until it ends and form no cycles, and each full collection walked
-    them all (about 5 % of a 10k- or 100k-message import).
+    Python's cycle collector is paused meanwhile
+    (:func:`~goosectx.cli.common.cycle_collector_paused`).
 
     Raises:
         ImportFormatError: unknown or broken file (the line or record is named).
         SessionNameTaken: a requested name is taken (nothing is imported).
     """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    from goosectx.cli.common import cycle_collector_paused
+
+    with cycle_collector_paused():
         _import_sessions(settings, path, fmt=fmt, name=name, source_session=source_session,
                          force=force, use_source_dir=use_source_dir)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _import_sessions(
