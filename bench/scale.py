@@ -48,13 +48,19 @@ PROMPT = "❯"
 PTY_TIMEOUT_S = 900
 
 
+CACHE_DIR = "xdg-cache"
+"""Each data dir's own user cache dir (token counts of fixed texts, parsed encoding tables):
+a copy for a compaction row starts without it, so "uncounted" rows start cold."""
+
+
 def _env(home: Path, base_url: str = "http://127.0.0.1:9/v1") -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GOOSE_") and not k.endswith(("_API_KEY", "_API_BASE"))}
     env.update(GOOSECTX_HOME=str(home), GOOSECTX_CONFIG=str(home / "no-config.toml"),
                GOOSE_MODEL="openai/gpt-4o-mini", OPENAI_API_BASE=base_url,
                OPENAI_API_KEY="sk-bench-dummy", PYTHONPATH=str(ROOT),
-               PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40")
+               PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40",
+               XDG_CACHE_HOME=str(home / CACHE_DIR))  # goosectx's caches go with the data dir
     env.pop("NO_COLOR", None)
     return env
 
@@ -263,7 +269,7 @@ def _at_size(tmp: Path, work: Path, server, count: int, repeat: int,  # noqa: AN
     def fresh_copy(tag: str) -> tuple[Path, dict[str, str]]:
         copy = tmp / f"copy-{n}-{tag}"
         shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(home, copy)
+        shutil.copytree(home, copy, ignore=shutil.ignore_patterns(CACHE_DIR))
         return copy, _env(copy, server.base_url)
 
     # -- compaction rows (on copies: a compaction changes the session) ---------------------
