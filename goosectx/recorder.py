@@ -58,6 +58,8 @@ class SessionRecorder:
             wait: Also wait for a background save to end (before the process ends).
         """
         counts = self.fresh_token_counts() if self.fresh_token_counts else None
+        if counts:
+            counts = _counts_of_messages(self.session, counts)
         if counts and len(counts) <= BULK_COUNTS:
             self.store.save_token_counts(self.session.id, counts)
         elif counts:
@@ -124,3 +126,25 @@ class SessionRecorder:
         if isinstance(event, UsageUpdated | HistoryReplaced | CompactionUndone
                       | ToolPairsSummarized):
             self.save_counts()
+
+
+def _counts_of_messages(session: Session, counts: Mapping[str, TokenCount]
+                        ) -> dict[str, TokenCount]:
+    """``counts`` less those made for a copy of a message rather than the message itself.
+
+    A copy repair made under a message's id (merged with the next message, or trimmed) has
+    another number of parts; its count would be wrong for the stored message (and is dropped
+    from the session's counts, so the message's own is made at next need). The messages
+    are read from the newest back until every id is found (fresh counts are mostly new).
+    """
+    wanted = dict(counts)
+    kept: dict[str, TokenCount] = {}
+    for message in reversed(session.conversation.messages):
+        count = wanted.pop(message.id, None)
+        if count is not None and count.parts in (None, len(message.content)):
+            kept[message.id] = count
+        elif count is not None and session.token_counts.get(message.id) is count:
+            del session.token_counts[message.id]  # the message's own count is made at need
+        if not wanted:
+            break
+    return kept

@@ -134,10 +134,14 @@ class TokenCount:
             per-message overhead.
         encoding: The tiktoken encoding name the count was made with (e.g. ``o200k_base``);
             a count made with another encoding than the counter's must be recounted.
+        parts: How many parts the counted message had (in memory only, not stored): a copy
+            with another number of parts under the same id (a message repair merged with
+            the next one, or trimmed) is not that message and is counted on its own.
     """
 
     count: int
     encoding: str
+    parts: int | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)

@@ -306,10 +306,15 @@ class TokenCounter:
         """The stored raw count when it was made with this encoding, else a fresh one.
 
         A copy that shares its original's content tuple (a re-sent user message, a message
-        with new metadata) takes the original's count: the same parts count the same.
+        with new metadata) takes the original's count: the same parts count the same. A copy
+        under the same id with another number of parts (repair merged the summary with the
+        user messages sent after it, or dropped an orphan part) is counted on its own (with
+        :meth:`count_kept_text`: every process makes it again) and its count is not stored
+        for the id.
         """
         known = self.stored.get(message.id)
-        if known is not None and known.encoding == self.encoding:
+        usable = known is not None and known.encoding == self.encoding
+        if usable and known is not None and known.parts in (None, len(message.content)):
             self._by_content[id(message.content)] = (message.content, known.count)
             return known.count
         same = self._by_content.get(id(message.content))
@@ -317,9 +322,12 @@ class TokenCounter:
             raw = same[1]
         else:
             text = message_text_for_count(message)  # counting sets the actual encoding
-            raw = self.count_kept_text(text) if kept else self.count_text(text)
+            copy = usable  # a repaired copy: made again by every process, so its count is kept
+            raw = self.count_kept_text(text) if kept or copy else self.count_text(text)
             self._by_content[id(message.content)] = (message.content, raw)
-        self.stored[message.id] = self.fresh[message.id] = TokenCount(raw, self.encoding)
+        if not usable:  # the id's own count (a copy's would be wrong for the message)
+            self.stored[message.id] = self.fresh[message.id] = TokenCount(
+                raw, self.encoding, len(message.content))
         return raw
 
     def stored_tokens_per_char(self, message: Message) -> float | None:

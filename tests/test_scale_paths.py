@@ -221,3 +221,40 @@ def test_a_value_that_needs_converting_still_gets_typers_check(
     _long_session(isolated_env["home"], work)
     code, _, err = run_cli(capsys, "compact", "long", "--dry-run", "--max-summary-tokens", "lots")
     assert code == 2 and "--max-summary-tokens" in err and "valid integer" in err
+
+
+def test_a_summary_merged_with_the_user_messages_after_it_counts_them_too(
+        tmp_path: Path) -> None:
+    """The view sent to the model merges the summary (a user message) with the user messages
+    re-sent after it under the summary's id; the stored count of the summary alone must not
+    stand for the merged message (the estimate, the spending cap and /context use it)."""
+    from goosectx.conversation import Conversation
+    from goosectx.message import MessageMetadata
+    from goosectx.recorder import SessionRecorder
+
+    store = SessionStore(tmp_path / "home")
+    session = store.create_session(tmp_path, name="merged")
+    summary = Message.user("summary of the work so far " * 20, MessageMetadata.agent_only())
+    resent = Message.user("the user's long request, re-sent " * 300, MessageMetadata.agent_only())
+    for m in (summary, resent, Message.assistant("going on")):
+        store.append_message(session.id, m)
+    first = TokenCounter("openai/gpt-4o-mini")
+    whole = first.count_messages(Conversation([summary, resent]).agent_messages())
+    loaded = store.load(session.id)
+    counter = TokenCounter("openai/gpt-4o-mini", stored=loaded.token_counts)
+    sent = loaded.conversation.agent_view()  # summary + re-sent merged: one message
+    assert len(sent[0].content) == 2
+    recorder = SessionRecorder(store, loaded)
+    recorder.fresh_token_counts = counter.take_fresh
+    counter.count_messages(sent)  # nothing stored yet: the merged copy is counted first
+    recorder.save_counts(wait=True)
+    again = store.load(session.id)
+    assert summary.id not in again.token_counts  # a copy's count is not the summary's
+    counter.count_messages(loaded.conversation.agent_messages())
+    recorder.save_counts(wait=True)
+    stored = store.load(session.id).token_counts
+    assert stored[summary.id].count < stored[resent.id].count  # each message its own count
+    fresh = TokenCounter("openai/gpt-4o-mini", stored=stored)
+    merged = fresh.count_messages(store.load(session.id).conversation.agent_view()[:1])
+    assert merged >= whole - 8  # the re-sent request is counted, not only the summary
+    store.close()

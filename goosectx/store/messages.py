@@ -64,7 +64,7 @@ def read_messages(
         messages.append(parse_message(session_id, path, mid, role, created, content_json,
                                       metadata_json))
         if type(count) is int and type(encoding) is str:  # else not counted: count again
-            counts[mid] = TokenCount(count, encoding)
+            counts[mid] = TokenCount(count, encoding, len(messages[-1].content))
     return messages, counts
 
 
