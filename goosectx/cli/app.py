@@ -207,15 +207,20 @@ def _cli_exception_types() -> tuple[tuple[type[BaseException], ...], ...]:
     """(usage errors, exits, aborts) of click AND of typer's own copy of click.
 
     typer ≥ 0.20 ships a private fork of click whose exceptions do not derive from click's,
-    so both families are caught.
+    so both families are caught. Called once an exception is on its way: click's own are
+    included only if something imported click (they cannot be raised otherwise; importing it
+    for its exception classes alone cost every command ~15 ms).
     """
     import importlib
 
-    import click
-
-    errors: list[type[BaseException]] = [click.ClickException]
-    exits: list[type[BaseException]] = [click.exceptions.Exit, typer.Exit]
-    aborts: list[type[BaseException]] = [click.exceptions.Abort, typer.Abort]
+    errors: list[type[BaseException]] = []
+    exits: list[type[BaseException]] = [typer.Exit]
+    aborts: list[type[BaseException]] = [typer.Abort]
+    click = sys.modules.get("click")
+    if click is not None:
+        errors.append(click.ClickException)
+        exits.append(click.exceptions.Exit)
+        aborts.append(click.exceptions.Abort)
     try:
         vendored = importlib.import_module("typer._click.exceptions")
     except ImportError:
@@ -252,25 +257,27 @@ def _dispatch(argv: list[str] | None) -> int:
     from goosectx.cli.typer_params import install
 
     install()  # no pydantic adapter for values that need no converting
-    usage_errors, exits, aborts = _cli_exception_types()
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         code = app(args=root_flags_first(args, app), standalone_mode=False, prog_name="goosectx")
     except GoosectxError as exc:
         _print_error(exc.one_line())
         return exc.exit_code
-    except exits as exc:
-        return int(getattr(exc, "exit_code", 0) or 0)
-    except aborts:
-        _print_error("aborted")
-        return 130
-    except usage_errors as exc:
-        exc.show()  # type: ignore[attr-defined]
-        return int(getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 141
+    except Exception as exc:
+        usage_errors, exits, aborts = _cli_exception_types()
+        if isinstance(exc, exits):
+            return int(getattr(exc, "exit_code", 0) or 0)
+        if isinstance(exc, aborts):
+            _print_error("aborted")
+            return 130
+        if isinstance(exc, usage_errors):
+            exc.show()  # type: ignore[attr-defined]
+            return int(getattr(exc, "exit_code", 2))
+        raise
     return code if isinstance(code, int) else 0
 
 
