@@ -200,18 +200,20 @@ def iter_transcript_markdown(session: Session, messages: Iterable[Message]) -> I
     noticed: set[str] = set()  # compactions whose own notice the transcript already shows
     numbered = 0  # outputs numbered so far, as the REPL's /show N counts them
     for m in messages:
-        lines: list[str] = []
-        cid = m.metadata.compaction_id
-        if m.metadata.user_visible and cid and any(
+        meta = m.metadata
+        cid = meta.compaction_id
+        if meta.user_visible and cid and any(
             isinstance(p, SystemNotification) for p in m.content
         ):
             noticed.add(cid)
-        if m.metadata.is_summary and not (cid and cid in noticed):
+        lines: list[str] = []
+        if meta.is_summary and not (cid and cid in noticed):
             when = m.created.isoformat(timespec="seconds")
             lines += [f"> ── context compacted ({when}) ──", ""]
-        if m.metadata.user_visible:
+        if meta.user_visible:
             keys = output_keys(m)
-            lines += _message_markdown(m, {k: numbered + n for n, k in enumerate(keys, 1)})
+            numbers = {k: numbered + n for n, k in enumerate(keys, 1)} if keys else {}
+            lines += _message_markdown(m, numbers)
             numbered += len(keys)
         if lines:
             yield blanks.piece(lines)
@@ -226,13 +228,19 @@ class _Blanks:
     def piece(self, lines: list[str]) -> str:
         out: list[str] = []
         for line in lines:
-            if not line.strip():
+            if not line or line.isspace():  # ``not line.strip()`` without copying the text
                 self.pending.append(line)
                 continue
-            out += self.pending
-            self.pending = []
+            if self.pending:
+                out += self.pending
+                self.pending = []
             out.append(line)
-        return "".join(f"{line}\n" for line in out)
+        return "\n".join(out) + "\n" if out else ""
+
+
+def _has_text(text: str) -> bool:
+    """``bool(text.strip())`` without copying ``text``."""
+    return bool(text) and not text.isspace()
 
 
 def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
@@ -242,41 +250,53 @@ def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
         is_shell_escape,
         shell_escape_key,
     )
-    from goosectx.shown import attachment_key, thinking_key
 
-    out: list[str] = []
     header = "## User" if m.role == "user" else "## Assistant"
-    body: list[str] = []
     if is_shell_escape(m):  # a REPL !command: the command, then its output like a result
         number = numbers.get(shell_escape_key(m.id))
         return [header, "", f"**!command** `{escape_command(m)}`" + (f" #{number}" if number
                                                                       else ""),
                 _fence(escape_output(m)), ""]
+    body: list[str] = []
+    results_only = True  # every part a tool response: "## Tool results"
     for i, p in enumerate(m.content):
-        if isinstance(p, TextContent) and p.text.strip():
-            body += [p.text, ""]
-        elif isinstance(p, ThinkingContent) and p.text.strip():
-            number = numbers.get(thinking_key(m.id, i))
-            body += [f"<details><summary>thinking #{number}</summary>", "", p.text, "",
-                     "</details>", ""]
-        elif isinstance(p, ToolRequest):
-            extension, sep, _tool = p.name.partition("__")  # goose: NAME__tool
-            origin = f" (extension {extension})" if sep and extension else ""
-            body += [f"**tool call** `{p.name}`{origin}", _fence(p.arguments_json()), ""]
+        if isinstance(p, TextContent):
+            results_only = False
+            if _has_text(p.text):
+                body += [p.text, ""]
         elif isinstance(p, ToolResponse):
             label = "tool error" if p.is_error else "tool result"
             number = numbers.get(p.id)
             body += [f"**{label}** #{number}" if number else f"**{label}**", _fence(p.output), ""]
             if p.diff:
                 body += [_fence(p.diff, "diff"), ""]
+        elif isinstance(p, ToolRequest):
+            results_only = False
+            extension, sep, _tool = p.name.partition("__")  # goose: NAME__tool
+            origin = f" (extension {extension})" if sep and extension else ""
+            body += [f"**tool call** `{p.name}`{origin}", _fence(p.arguments_json()), ""]
+        elif isinstance(p, ThinkingContent):
+            results_only = False
+            if _has_text(p.text):
+                from goosectx.shown import thinking_key
+
+                number = numbers.get(thinking_key(m.id, i))
+                body += [f"<details><summary>thinking #{number}</summary>", "", p.text, "",
+                         "</details>", ""]
         elif isinstance(p, SystemNotification):
+            results_only = False
             body += [f"> {p.text}", ""]
         elif isinstance(p, Attachment):
+            from goosectx.shown import attachment_key
+
+            results_only = False
             number = numbers.get(attachment_key(m.id, i))
             body += [f"`{p.stub()}`" + (f" #{number}" if number else ""), ""]
+        else:
+            results_only = False
     if not body:
-        return out
-    if m.role == "user" and all(isinstance(p, ToolResponse) for p in m.content):
+        return []
+    if results_only and m.role == "user":
         header = "## Tool results"
     if m.metadata.cancelled:
         header += " (cancelled)"

@@ -21,6 +21,11 @@ SCHEMA_VERSION = 2
 2: adds the ``attachment`` part (its bytes base64 in ``data``); schema 1 reads unchanged.
 """
 
+_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` without building an encoder
+on each call."""
+
+
 @dataclass(frozen=True, slots=True)
 class TextContent:
     """Plain text (Markdown for the assistant)."""
@@ -52,7 +57,7 @@ class ToolRequest:
         """Return the arguments as compact JSON (the raw text on a parse error)."""
         if self.arguments is None:
             return self.raw_arguments or ""
-        return json.dumps(self.arguments, ensure_ascii=False, separators=(",", ":"))
+        return _compact_json(self.arguments)
 
 
 @dataclass(frozen=True, slots=True)
