@@ -52,7 +52,7 @@ def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
     store, session_id = resolve_session(settings, ref)
     try:
         header = store.load_header(session_id)
-        _write_markdown(iter_transcript_markdown(header, store.iter_messages(session_id)))
+        _write_markdown(iter_transcript_markdown(header, store.iter_messages_plain(session_id)))
     finally:
         store.close()
 
@@ -99,7 +99,7 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
         header = store.load_header(session_id)
         pieces = (iter_session_json(header, store.iter_messages_json(session_id))
                   if fmt == "json"
-                  else iter_transcript_markdown(header, store.iter_messages(session_id)))
+                  else iter_transcript_markdown(header, store.iter_messages_plain(session_id)))
         if output is None:
             # JSON: the same values, unsafe characters escaped; Markdown: made safe on a
             # terminal.
