@@ -22,7 +22,7 @@ from typing import Any
 from goosectx.conversation import Conversation, Message, PlainMessage, plain_message
 from goosectx.errors import StoreCorrupt
 from goosectx.session import SessionState, TokenCount, request_title
-from goosectx.store.database import StoreDatabase, dumps, now, update_session_row
+from goosectx.store.database import StoreDatabase, dumps, loads, now, update_session_row
 from goosectx.store.ledger import insert_ledger
 from goosectx.testhooks import pause_point
 from goosectx.usage import LedgerEntry
@@ -78,7 +78,7 @@ def parse_message(session_id: str, path: Path, mid: str, role: str, created: str
     try:
         return Message.from_dict({
             "id": mid, "role": role, "created": created,
-            "content": json.loads(content_json), "metadata": json.loads(metadata_json),
+            "content": loads(content_json), "metadata": loads(metadata_json),
         })
     except (ValueError, TypeError) as exc:
         raise StoreCorrupt(
@@ -95,8 +95,7 @@ def _plain_row(mid: Any, role: Any, created: Any, content_json: Any,
     ``None`` for a row that does not parse too: :func:`parse_message` then says why.
     """
     try:
-        return plain_message(mid, role, created, json.loads(content_json),
-                             json.loads(metadata_json))
+        return plain_message(mid, role, created, loads(content_json), loads(metadata_json))
     except (ValueError, TypeError):
         return None
 
