@@ -88,6 +88,13 @@ def parse_message(session_id: str, path: Path, mid: str, role: str, created: str
         ) from None
 
 
+_FLAGS_JSON = {dumps(flags): flags for flags in (
+    {"user_visible": user, "agent_visible": agent} for user in (True, False)
+    for agent in (True, False))}
+"""The stored metadata of almost every message (the two visibility flags alone), by its text:
+such a row's metadata needs no parsing. Read only, never changed."""
+
+
 def _plain_row(mid: Any, role: Any, created: Any, content_json: Any,
                metadata_json: Any) -> PlainMessage | None:
     """One stored row as a :class:`PlainMessage` when it is a plain one, else ``None``.
@@ -95,7 +102,9 @@ def _plain_row(mid: Any, role: Any, created: Any, content_json: Any,
     ``None`` for a row that does not parse too: :func:`parse_message` then says why.
     """
     try:
-        return plain_message(mid, role, created, loads(content_json), loads(metadata_json))
+        metadata = _FLAGS_JSON.get(metadata_json)
+        return plain_message(mid, role, created, loads(content_json),
+                             loads(metadata_json) if metadata is None else metadata)
     except (ValueError, TypeError):
         return None
 
