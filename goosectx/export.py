@@ -167,8 +167,9 @@ def iter_session_json(session: Session, messages: Iterable[Message | str]) -> It
 
 def _fence(text: str, lang: str = "") -> str:
     ticks = "```"
-    while ticks in text:
-        ticks += "`"
+    if "`" in text:  # one character's search (memchr) first: most text has no backtick
+        while ticks in text:
+            ticks += "`"
     return f"{ticks}{lang}\n{text.rstrip(chr(10)) if lang else text}\n{ticks}"
 
 
