@@ -238,16 +238,16 @@ class _Blanks:
         self.pending: list[str] = []
 
     def piece(self, lines: list[str]) -> str:
-        out: list[str] = []
-        for line in lines:
-            if not line or line.isspace():  # ``not line.strip()`` without copying the text
-                self.pending.append(line)
-                continue
-            if self.pending:
-                out += self.pending
-                self.pending = []
-            out.append(line)
-        return "\n".join(out) + "\n" if out else ""
+        """The lines up to the last one with text, after those held back; holds the rest."""
+        last = len(lines)
+        while last and not _has_text(lines[last - 1]):
+            last -= 1
+        if not last:
+            self.pending += lines
+            return ""
+        out = self.pending + lines[:last] if self.pending else lines[:last]
+        self.pending = lines[last:]
+        return "\n".join(out) + "\n"
 
 
 def _has_text(text: str) -> bool:
