@@ -16,7 +16,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from goosectx.attachment import Attachment
-from goosectx.message import Message, MessageMetadata, Role, new_message_id
+from goosectx.message import (
+    Message,
+    MessageMetadata,
+    PlainMessage,
+    Role,
+    new_message_id,
+    plain_message,
+)
 from goosectx.parts import (
     SCHEMA_VERSION,
     Part,
@@ -37,6 +44,7 @@ __all__ = [
     "Message",
     "MessageMetadata",
     "Part",
+    "PlainMessage",
     "Role",
     "SystemNotification",
     "TextContent",
@@ -46,6 +54,7 @@ __all__ = [
     "new_message_id",
     "part_from_dict",
     "part_to_dict",
+    "plain_message",
     "repair",
     "tool_pair_ids",
 ]

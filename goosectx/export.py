@@ -18,13 +18,14 @@ from goosectx.conversation import (
     Attachment,
     Conversation,
     Message,
+    PlainMessage,
     SystemNotification,
     TextContent,
     ThinkingContent,
     ToolRequest,
     ToolResponse,
 )
-from goosectx.parts import json_kind
+from goosectx.parts import arguments_json, json_kind
 from goosectx.session import Session, SessionState
 from goosectx.usage import LedgerEntry, UsageLedger
 
@@ -166,8 +167,9 @@ def iter_session_json(session: Session, messages: Iterable[Message | str]) -> It
 
 def _fence(text: str, lang: str = "") -> str:
     ticks = "```"
-    while ticks in text:
-        ticks += "`"
+    if "`" in text:  # one character's search (memchr) first: most text has no backtick
+        while ticks in text:
+            ticks += "`"
     return f"{ticks}{lang}\n{text.rstrip(chr(10)) if lang else text}\n{ticks}"
 
 
@@ -180,13 +182,15 @@ def transcript_markdown(session: Session) -> str:
     return "".join(iter_transcript_markdown(session, session.conversation))
 
 
-def iter_transcript_markdown(session: Session, messages: Iterable[Message]) -> Iterator[str]:
+def iter_transcript_markdown(session: Session,
+                             messages: Iterable[Message | PlainMessage]) -> Iterator[str]:
     """:func:`transcript_markdown` in pieces: the header, then one piece per shown message.
 
     ``session`` gives the header (its conversation is not read); ``messages`` are read one at
-    a time. Blank lines at the very end are dropped, as in the whole text.
+    a time (a :class:`PlainMessage` gives the same text its :class:`Message` would). Blank
+    lines at the very end are dropped, as in the whole text.
     """
-    from goosectx.shown import output_keys  # here: reading an export back needs neither
+    from goosectx.shown import output_keys, plain_output_keys  # here: an import needs neither
 
     header = [f"# Session {session.display_name}", ""]
     header.append(f"- id: `{session.id}`")
@@ -199,19 +203,29 @@ def iter_transcript_markdown(session: Session, messages: Iterable[Message]) -> I
     yield blanks.piece(header)
     noticed: set[str] = set()  # compactions whose own notice the transcript already shows
     numbered = 0  # outputs numbered so far, as the REPL's /show N counts them
+    lines: list[str]
     for m in messages:
-        lines: list[str] = []
-        cid = m.metadata.compaction_id
-        if m.metadata.user_visible and cid and any(
+        if isinstance(m, PlainMessage):  # no markers: only its own text, if it is shown
+            keys = plain_output_keys(m)
+            lines = _plain_markdown(m, {k: numbered + n for n, k in enumerate(keys, 1)})
+            numbered += len(keys)
+            if lines:
+                yield blanks.piece(lines)
+            continue
+        meta = m.metadata
+        cid = meta.compaction_id
+        if meta.user_visible and cid and any(
             isinstance(p, SystemNotification) for p in m.content
         ):
             noticed.add(cid)
-        if m.metadata.is_summary and not (cid and cid in noticed):
+        lines = []
+        if meta.is_summary and not (cid and cid in noticed):
             when = m.created.isoformat(timespec="seconds")
             lines += [f"> ── context compacted ({when}) ──", ""]
-        if m.metadata.user_visible:
+        if meta.user_visible:
             keys = output_keys(m)
-            lines += _message_markdown(m, {k: numbered + n for n, k in enumerate(keys, 1)})
+            numbers = {k: numbered + n for n, k in enumerate(keys, 1)} if keys else {}
+            lines += _message_markdown(m, numbers)
             numbered += len(keys)
         if lines:
             yield blanks.piece(lines)
@@ -224,15 +238,65 @@ class _Blanks:
         self.pending: list[str] = []
 
     def piece(self, lines: list[str]) -> str:
-        out: list[str] = []
-        for line in lines:
-            if not line.strip():
-                self.pending.append(line)
-                continue
-            out += self.pending
-            self.pending = []
-            out.append(line)
-        return "".join(f"{line}\n" for line in out)
+        """The lines up to the last one with text, after those held back; holds the rest."""
+        last = len(lines)
+        while last and not _has_text(lines[last - 1]):
+            last -= 1
+        if not last:
+            self.pending += lines
+            return ""
+        out = self.pending + lines[:last] if self.pending else lines[:last]
+        self.pending = lines[last:]
+        return "\n".join(out) + "\n"
+
+
+def _has_text(text: str) -> bool:
+    """``bool(text.strip())`` without copying ``text``."""
+    return bool(text) and not text.isspace()
+
+
+def _text_lines(text: str) -> list[str]:
+    return [text, ""] if _has_text(text) else []
+
+
+def _call_lines(name: str, arguments: str) -> list[str]:
+    extension, sep, _tool = name.partition("__")  # goose: NAME__tool
+    origin = f" (extension {extension})" if sep and extension else ""
+    return [f"**tool call** `{name}`{origin}", _fence(arguments), ""]
+
+
+def _result_lines(is_error: bool, number: int | None, output: str, diff: str | None
+                  ) -> list[str]:
+    label = "tool error" if is_error else "tool result"
+    lines = [f"**{label}** #{number}" if number else f"**{label}**", _fence(output), ""]
+    if diff:
+        lines += [_fence(diff, "diff"), ""]
+    return lines
+
+
+def _plain_markdown(m: PlainMessage, numbers: dict[str, int]) -> list[str]:
+    """:func:`_message_markdown` of a plain message, read from its stored parts."""
+    if not m.user_visible:
+        return []
+    body: list[str] = []
+    results_only = True  # every part a tool response: "## Tool results"
+    for p in m.content:
+        kind = p["type"]
+        if kind == "text":
+            results_only = False
+            body += _text_lines(p["text"])
+        elif kind == "tool_response":
+            body += _result_lines(p.get("is_error", False), numbers.get(p["id"]), p["output"],
+                                  p.get("diff"))
+        else:  # tool_request
+            results_only = False
+            body += _call_lines(p["name"], arguments_json(p.get("arguments"),
+                                                          p.get("raw_arguments")))
+    if not body:
+        return []
+    if results_only and m.role == "user":
+        return ["## Tool results", "", *body]
+    return ["## User" if m.role == "user" else "## Assistant", "", *body]
 
 
 def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
@@ -242,41 +306,46 @@ def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
         is_shell_escape,
         shell_escape_key,
     )
-    from goosectx.shown import attachment_key, thinking_key
 
-    out: list[str] = []
     header = "## User" if m.role == "user" else "## Assistant"
-    body: list[str] = []
     if is_shell_escape(m):  # a REPL !command: the command, then its output like a result
         number = numbers.get(shell_escape_key(m.id))
         return [header, "", f"**!command** `{escape_command(m)}`" + (f" #{number}" if number
                                                                       else ""),
                 _fence(escape_output(m)), ""]
+    body: list[str] = []
+    results_only = True  # every part a tool response: "## Tool results"
     for i, p in enumerate(m.content):
-        if isinstance(p, TextContent) and p.text.strip():
-            body += [p.text, ""]
-        elif isinstance(p, ThinkingContent) and p.text.strip():
-            number = numbers.get(thinking_key(m.id, i))
-            body += [f"<details><summary>thinking #{number}</summary>", "", p.text, "",
-                     "</details>", ""]
-        elif isinstance(p, ToolRequest):
-            extension, sep, _tool = p.name.partition("__")  # goose: NAME__tool
-            origin = f" (extension {extension})" if sep and extension else ""
-            body += [f"**tool call** `{p.name}`{origin}", _fence(p.arguments_json()), ""]
+        if isinstance(p, TextContent):
+            results_only = False
+            body += _text_lines(p.text)
         elif isinstance(p, ToolResponse):
-            label = "tool error" if p.is_error else "tool result"
-            number = numbers.get(p.id)
-            body += [f"**{label}** #{number}" if number else f"**{label}**", _fence(p.output), ""]
-            if p.diff:
-                body += [_fence(p.diff, "diff"), ""]
+            body += _result_lines(p.is_error, numbers.get(p.id), p.output, p.diff)
+        elif isinstance(p, ToolRequest):
+            results_only = False
+            body += _call_lines(p.name, p.arguments_json())
+        elif isinstance(p, ThinkingContent):
+            results_only = False
+            if _has_text(p.text):
+                from goosectx.shown import thinking_key
+
+                number = numbers.get(thinking_key(m.id, i))
+                body += [f"<details><summary>thinking #{number}</summary>", "", p.text, "",
+                         "</details>", ""]
         elif isinstance(p, SystemNotification):
+            results_only = False
             body += [f"> {p.text}", ""]
         elif isinstance(p, Attachment):
+            from goosectx.shown import attachment_key
+
+            results_only = False
             number = numbers.get(attachment_key(m.id, i))
             body += [f"`{p.stub()}`" + (f" #{number}" if number else ""), ""]
+        else:
+            results_only = False
     if not body:
-        return out
-    if m.role == "user" and all(isinstance(p, ToolResponse) for p in m.content):
+        return []
+    if results_only and m.role == "user":
         header = "## Tool results"
     if m.metadata.cancelled:
         header += " (cancelled)"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from goosectx.parts import (
     Part,
@@ -18,6 +18,7 @@ from goosectx.parts import (
     TextContent,
     ToolRequest,
     ToolResponse,
+    is_plain_part,
     json_kind,
     part_from_dict,
     part_to_dict,
@@ -250,3 +251,44 @@ class Message:
             created=created,
         )
 
+
+
+class PlainMessage(NamedTuple):
+    """A stored message read without building a :class:`Message` (see :func:`plain_message`).
+
+    Attributes:
+        id: The message id.
+        role: ``user`` or ``assistant``.
+        content: Its parts as stored: text, tool_request and tool_response objects whose
+            fields hold their declared JSON types (:func:`~goosectx.parts.is_plain_part`).
+        user_visible: Shown in the transcript (the metadata holds only the two visibility
+            flags).
+    """
+
+    id: str
+    role: Role
+    content: list[dict[str, Any]]
+    user_visible: bool
+
+
+def plain_message(msg_id: Any, role: Any, created: Any, content: Any,
+                  metadata: Any) -> PlainMessage | None:
+    """The message as a :class:`PlainMessage`, or ``None`` unless it is a plain one.
+
+    Plain: :meth:`Message.from_dict` of these fields would succeed and give only text, tool
+    request and tool response parts and metadata of the two visibility flags alone: almost every
+    stored message. ``None`` says nothing about validity: read it with ``from_dict``, which
+    raises what it always raised. Lets ``sessions show`` / ``export`` skip building objects.
+    """
+    if (type(msg_id) is not str or role not in ("user", "assistant") or type(created) is not str
+            or type(content) is not list or type(metadata) is not dict or len(metadata) != 2
+            or "user_visible" not in metadata or "agent_visible" not in metadata):
+        return None
+    try:
+        datetime.fromisoformat(created)
+    except ValueError:
+        return None
+    for part in content:
+        if not is_plain_part(part):
+            return None
+    return PlainMessage(msg_id, role, content, bool(metadata["user_visible"]))

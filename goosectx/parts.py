@@ -21,6 +21,18 @@ SCHEMA_VERSION = 2
 2: adds the ``attachment`` part (its bytes base64 in ``data``); schema 1 reads unchanged.
 """
 
+_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` without building an encoder
+on each call."""
+
+
+def arguments_json(arguments: dict[str, Any] | None, raw_arguments: str | None) -> str:
+    """A tool call's arguments as compact JSON, or its raw text when they did not parse."""
+    if arguments is None:
+        return raw_arguments or ""
+    return _compact_json(arguments)
+
+
 @dataclass(frozen=True, slots=True)
 class TextContent:
     """Plain text (Markdown for the assistant)."""
@@ -50,9 +62,7 @@ class ToolRequest:
 
     def arguments_json(self) -> str:
         """Return the arguments as compact JSON (the raw text on a parse error)."""
-        if self.arguments is None:
-            return self.raw_arguments or ""
-        return json.dumps(self.arguments, ensure_ascii=False, separators=(",", ":"))
+        return arguments_json(self.arguments, self.raw_arguments)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,3 +201,31 @@ def part_from_dict(data: dict[str, Any]) -> Part:
     check_part_fields(part)
     return part
 
+
+
+_STR_OR_NONE = (str, type(None))
+
+
+def is_plain_part(data: Any) -> bool:
+    """True when ``data`` is a text, tool_request or tool_response part that reads as it is.
+
+    That is: :func:`part_from_dict` reads it without error, each field of exactly its JSON
+    type. The parts of almost every stored message: a reader that needs only their fields
+    (``sessions show`` / ``export``) may use ``data`` as it is. False means nothing about
+    validity: read the part with :func:`part_from_dict`, which gives the error if any.
+    """
+    if type(data) is not dict:
+        return False
+    kind = data.get("type")
+    if kind == "text":
+        return type(data.get("text")) is str
+    if kind == "tool_response":
+        return (type(data.get("id")) is str and type(data.get("output")) is str
+                and type(data.get("is_error", False)) is bool
+                and type(data.get("diff")) in _STR_OR_NONE)
+    if kind == "tool_request":
+        return (type(data.get("id")) is str and type(data.get("name")) is str
+                and type(data.get("arguments")) in (dict, type(None))
+                and type(data.get("parse_error")) in _STR_OR_NONE
+                and type(data.get("raw_arguments")) in _STR_OR_NONE)
+    return False

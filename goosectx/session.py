@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,6 +25,8 @@ def valid_session_id(value: object) -> bool:
 def new_session_id(now: datetime | None = None) -> str:
     """Return a short, unique, sortable id: ``YYYYMMDD_HHMMSS_xxxx`` (UTC, 4 random hex)."""
     now = now or datetime.now(UTC)
+    import secrets  # here: reading sessions (show, export) makes no id
+
     return now.strftime("%Y%m%d_%H%M%S_") + secrets.token_hex(2)
 
 

@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from goosectx.conversation import Message, MessageMetadata, TextContent
-from goosectx.events import Event, MessageCompleted
 
 if TYPE_CHECKING:
     from goosectx.agent import Agent
+    from goosectx.events import Event
 
 SHELL_ESCAPE_KEY = "shell_escape"
 """``metadata.extra`` key holding the command a ``!command`` message ran."""
@@ -90,6 +90,7 @@ def run_shell_escape(agent: Agent, command: str, *, to_model: bool,
     The message is appended to the session's conversation before it is yielded (the recorder
     stores it; the context figure counts it when it is agent-visible).
     """
+    from goosectx.events import MessageCompleted  # here: the transcript readers need no events
     from goosectx.tools.shell import ShellTool
 
     shell = agent.tools.get("shell")

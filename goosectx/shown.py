@@ -17,6 +17,7 @@ from goosectx.conversation import (
     Attachment,
     Message,
     Part,
+    PlainMessage,
     TextContent,
     ThinkingContent,
     ToolRequest,
@@ -74,26 +75,20 @@ def attachment_key(message_id: str, index: int) -> str:
     return f"{message_id}:attachment:{index}"
 
 
-def _numbered_parts(message: Message) -> Iterator[tuple[int, Part]]:
+def _numbered_parts(message: Message) -> Iterator[tuple[Part, str]]:
+    """(part, key) of each part of ``message`` the numbering counts, in order."""
     if not message.metadata.user_visible:
         return
     if is_shell_escape(message):  # a ``!command``: its output part
-        yield 1, message.content[1]
+        yield message.content[1], shell_escape_key(message.id)
         return
     for i, p in enumerate(message.content):
-        if (isinstance(p, ToolResponse) or (isinstance(p, ThinkingContent) and p.text.strip())
-                or (isinstance(p, Attachment) and p.is_text)):
-            yield i, p
-
-
-def _key(message: Message, i: int, p: Part) -> str:
-    if is_shell_escape(message):
-        return shell_escape_key(message.id)
-    if isinstance(p, ToolResponse):
-        return p.id
-    if isinstance(p, Attachment):
-        return attachment_key(message.id, i)
-    return thinking_key(message.id, i)
+        if isinstance(p, ToolResponse):
+            yield p, p.id
+        elif isinstance(p, ThinkingContent) and p.text.strip():
+            yield p, thinking_key(message.id, i)
+        elif isinstance(p, Attachment) and p.is_text:
+            yield p, attachment_key(message.id, i)
 
 
 def output_keys(message: Message) -> list[str]:
@@ -102,7 +97,14 @@ def output_keys(message: Message) -> list[str]:
     Lets a reader that goes through messages one at a time (``sessions show``, the live
     transcript) number as :func:`numbered_outputs` does without holding the conversation.
     """
-    return [_key(message, i, p) for i, p in _numbered_parts(message)]
+    return [key for _p, key in _numbered_parts(message)]
+
+
+def plain_output_keys(message: PlainMessage) -> list[str]:
+    """:func:`output_keys` of a :class:`~goosectx.message.PlainMessage`: its tool responses'."""
+    if not message.user_visible:
+        return []
+    return [p["id"] for p in message.content if p["type"] == "tool_response"]
 
 
 def numbered_outputs(messages: Iterable[Message]) -> list[NumberedOutput]:
@@ -111,8 +113,8 @@ def numbered_outputs(messages: Iterable[Message]) -> list[NumberedOutput]:
     out: list[NumberedOutput] = []
     for m in messages:
         names.update((p.id, p.name) for p in m.content if isinstance(p, ToolRequest))
-        for i, p in _numbered_parts(m):
-            n, key = len(out) + 1, _key(m, i, p)
+        for p, key in _numbered_parts(m):
+            n = len(out) + 1
             if isinstance(p, ToolResponse):
                 what = "error" if p.is_error else "output"
                 out.append(NumberedOutput(n, key, "tool_result",

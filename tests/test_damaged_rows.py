@@ -65,11 +65,37 @@ def _set_metadata_to_a_list(conn: sqlite3.Connection, sid: str) -> None:
     conn.execute("UPDATE sessions SET metadata_json='[1]' WHERE id=?", (sid,))
 
 
+def _set_tool_name_to_a_number(conn: sqlite3.Connection, sid: str) -> None:
+    conn.execute("UPDATE messages SET content_json=? WHERE session_id=? AND content_json LIKE"
+                 " '%tool_request%'",
+                 (json.dumps([{"type": "tool_request", "id": "t1", "name": 5}]), sid))
+
+
+def _set_is_error_to_a_word(conn: sqlite3.Connection, sid: str) -> None:
+    conn.execute("UPDATE messages SET content_json=? WHERE session_id=? AND content_json LIKE"
+                 " '%tool_response%'",
+                 (json.dumps([{"type": "tool_response", "id": "t1", "output": "a.py",
+                               "is_error": "yes"}]), sid))
+
+
+def _set_message_created_to_a_word(conn: sqlite3.Connection, sid: str) -> None:
+    conn.execute("UPDATE messages SET created='yesterday' WHERE session_id=? AND role='user'",
+                 (sid,))
+
+
+def _set_role_to_system(conn: sqlite3.Connection, sid: str) -> None:
+    conn.execute("UPDATE messages SET role='system' WHERE session_id=? AND role='assistant'",
+                 (sid,))
+
+
 DAMAGE: dict[str, Callable[[sqlite3.Connection, str], None]] = {
     "text": _set_text_to_a_number, "output": _set_output_to_a_list,
     "hidden_by": _set_hidden_by_to_a_number,
     "created": _set_created_to_a_word, "state": _break_state_json,
     "metadata": _set_metadata_to_a_list,
+    # the fields sessions show/export read from a plain row without building the message
+    "tool name": _set_tool_name_to_a_number, "is_error": _set_is_error_to_a_word,
+    "message created": _set_message_created_to_a_word, "role": _set_role_to_system,
 }
 
 

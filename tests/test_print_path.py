@@ -25,7 +25,8 @@ from rich.console import Console
 
 from goosectx.cli.folding import clean_output
 from goosectx.cli.render import TranscriptRenderer
-from goosectx.cli.sanitize import SafeStream, json_safe, safe_console, terminal_safe
+from goosectx.cli.safe_console import safe_console
+from goosectx.cli.sanitize import SafeStream, json_safe, terminal_safe
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.events import MessageCompleted, MessageDelta, ToolCallFinished, ToolCallStarted
 
@@ -351,4 +352,4 @@ def test_every_console_is_a_safe_console() -> None:
     made = [f"{path.name}:{n}" for path in sorted(CLI.glob("*.py")) if path.name != "sanitize.py"
             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
             if re.search(r"\bConsole\(", line)]
-    assert not made, f"build consoles with sanitize.safe_console, not Console(): {made}"
+    assert not made, f"build consoles with safe_console.safe_console, not Console(): {made}"

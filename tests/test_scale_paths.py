@@ -13,7 +13,14 @@ from typing import Any
 import pytest
 from cli_support import cli
 
-from goosectx.conversation import Message, ToolRequest, ToolResponse
+from goosectx.conversation import (
+    Message,
+    MessageMetadata,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+)
 from goosectx.store import SessionStore
 from goosectx.tokens import TokenCounter
 
@@ -109,6 +116,36 @@ def test_show_and_export_write_their_first_line_before_reading_the_last_message(
     assert "question number 0" in out and f"question number {MESSAGES // 3 - 1}" in out
     if "json" in args:
         assert len(json.loads(out)["messages"]) == MESSAGES
+
+
+def test_show_and_export_md_print_the_transcript_of_the_loaded_session(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path], work: Path) -> None:
+    """Most stored rows are drawn without building their messages; the text is the same."""
+    from goosectx.export import transcript_markdown
+
+    store = SessionStore(isolated_env["home"])
+    session = store.create_session(work, name="mixed")
+    for message in [
+        Message.user("port the parser"),
+        Message("assistant", (TextContent("looking"), ToolRequest("c1", "ext__grep", {"q": "é"}),
+                              ToolRequest("c2", "shell", None, "bad json", "{raw"))),
+        Message("user", (ToolResponse("c1", "found ``` it", True, "--- a\n+++ b\n"),
+                         ToolResponse("c1", "again"))),
+        Message("user", (ToolResponse("c2", ""),)),
+        Message("assistant", (TextContent("  \n"),)),
+        Message("assistant", (ThinkingContent("why"), TextContent("done"))),
+        Message("assistant", (TextContent("hidden"),), MessageMetadata.agent_only()),
+        Message("assistant", (TextContent("stopped"),), MessageMetadata(cancelled=True)),
+        Message("user", (ToolResponse("c3", "late"),)),
+        Message("assistant", (TextContent("the end"),)),
+    ]:
+        store.append_message(session.id, message)
+    expected = transcript_markdown(store.load(session.id))
+    store.close()
+    assert "**tool error** #2" in expected and "## Tool results" in expected
+    for args in (("sessions", "show", "mixed"), ("sessions", "export", "mixed", "-f", "md")):
+        out, _ = cli(capsys, *args)
+        assert out == expected, args
 
 
 def test_plain_ascii_text_still_shows_every_control_character_as_a_stand_in() -> None:

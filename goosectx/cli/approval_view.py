@@ -7,7 +7,7 @@ it (issue 15). Three things keep the real question recognisable:
 * every line of it starts with :data:`~goosectx.cli.sanitize.APPROVAL_MARKER` (``⚑``), which
   :func:`~goosectx.cli.sanitize.terminal_safe` turns into ``<U+2691>`` in all outside text,
   so no model, tool or transcript text can show it — in the plain look too. In the rich look
-  the marker is drawn in goosectx's own style (:data:`~goosectx.cli.sanitize.OWN_STYLE`);
+  the marker is drawn in goosectx's own style (:data:`~goosectx.cli.safe_console.OWN_STYLE`);
 * the call is shown whole — the full command, every argument, with bidirectional overrides
   and zero-width characters made visible. A call longer than :data:`LONG_CALL_LINES` screen
   lines is shown folded first; ``v`` shows it whole, and only then do ``y`` and ``a`` count.
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from goosectx.cli.sanitize import APPROVAL_MARKER, OWN_STYLE, terminal_safe
+from goosectx.cli.safe_console import OWN_STYLE
+from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
 from goosectx.conversation import ToolRequest
 
 LONG_CALL_LINES = 12

@@ -35,9 +35,10 @@ the source):
    and no ``print(f"…")`` of outside data. Build a ``rich.text.Text`` (markup never applies
    to it) or print with ``markup=False``; a model answer containing ``[bold red]`` or ``[/]``
    prints literally and never raises ``MarkupError``.
-2. Consoles come from :func:`safe_console` (a :class:`SafeConsole`), which passes every
-   text segment it renders through :func:`terminal_safe` — the backstop for tables, panels
-   and Markdown built from outside text.
+2. Consoles come from :func:`goosectx.cli.safe_console.safe_console` (a ``SafeConsole``),
+   which passes every text segment it renders through :func:`terminal_safe` — the backstop
+   for tables, panels and Markdown built from outside text. It lives in its own module so
+   that writing plain text (``sessions show`` / ``export`` to a pipe) does not import rich.
 3. Plain writes (``run``'s text output, plain REPL lines, ``sessions list`` without a
    terminal, ``info``, error lines) call :func:`terminal_safe` (or :class:`SafeStream` for
    text that arrives in pieces) themselves. Sanitise before layout where you can (widths
@@ -47,23 +48,11 @@ the source):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import IO, Any
 
-from rich.console import Console, ConsoleOptions, RenderableType
-from rich.segment import Segment
-from rich.style import Style
-
-__all__ = [
-    "APPROVAL_MARKER", "OWN_STYLE", "SafeConsole", "SafeStream", "json_safe", "safe_console",
-    "strip_csi", "terminal_safe",
-]
+__all__ = ["APPROVAL_MARKER", "SafeStream", "json_safe", "strip_csi", "terminal_safe"]
 
 APPROVAL_MARKER = "\u2691"
 """``⚑``: starts every line of goosectx's approval question; never shown from outside text."""
-OWN_STYLE = Style(bold=True, color="yellow", meta={"goosectx": "own"})
-"""The style of goosectx's own marker; :class:`SafeConsole` passes such segments unchanged
-(outside text never gets a style: it is never interpolated into markup)."""
 
 _INVISIBLE = (
     "\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
@@ -120,7 +109,7 @@ def terminal_safe(text: str) -> str:
         replaced by visible stand-ins; newline and tab kept. Linear in ``len(text)``;
         ``terminal_safe(terminal_safe(t)) == terminal_safe(t)``.
     """
-    if "\r\n" in text:
+    if "\r" in text:  # one character's search (memchr) is several times a two-character one
         text = text.replace("\r\n", "\n")
     if not _has_unsafe(text):
         return text
@@ -184,35 +173,3 @@ class SafeStream:
             return ""
         self._held_cr = False
         return terminal_safe("\r")
-
-
-class SafeConsole(Console):
-    """A rich ``Console`` whose every rendered text segment passes :func:`terminal_safe`.
-
-    Segments rich marks as control codes (cursor moves of a live display) and the escape
-    codes rich derives from styles are rich's own and pass unchanged; the text inside
-    panels, tables, Markdown and plain strings cannot drive the terminal whatever built it.
-    """
-
-    def render(self, renderable: RenderableType,
-               options: ConsoleOptions | None = None) -> Iterable[Segment]:
-        """Render like ``Console.render``, with every text segment made terminal-safe."""
-        for segment in super().render(renderable, options):
-            text = segment.text
-            if segment.control or (_UNSAFE.search(text) is None and "\r\n" not in text):
-                yield segment
-            elif _own(segment.style):  # goosectx's own marker: kept, everything else safe
-                yield Segment(APPROVAL_MARKER.join(terminal_safe(piece)
-                                                   for piece in text.split(APPROVAL_MARKER)),
-                              segment.style, None)
-            else:
-                yield Segment(terminal_safe(text), segment.style, None)
-
-
-def _own(style: Style | None) -> bool:
-    return style is not None and style.meta.get("goosectx") == "own"
-
-
-def safe_console(*, file: IO[str] | None = None, **options: Any) -> SafeConsole:
-    """A :class:`SafeConsole` (``options`` as for ``rich.console.Console``)."""
-    return SafeConsole(file=file, **options)

@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from goosectx.cli.common import load_session, open_store, resolve_session
-from goosectx.cli.folding import plural
-from goosectx.cli.sanitize import SafeConsole, json_safe, safe_console, terminal_safe
-from goosectx.config import Settings
+from goosectx.cli.sanitize import json_safe, terminal_safe
 from goosectx.errors import UsageError
 
-
-def _console() -> SafeConsole:
-    return safe_console(highlight=False, soft_wrap=False)
+if TYPE_CHECKING:
+    from goosectx.config import Settings
 
 
 def _note(line: str) -> None:
@@ -55,22 +52,39 @@ def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
     store, session_id = resolve_session(settings, ref)
     try:
         header = store.load_header(session_id)
-        _write_markdown(iter_transcript_markdown(header, store.iter_messages(session_id)))
+        _write_markdown(iter_transcript_markdown(header, store.iter_messages_plain(session_id)))
     finally:
         store.close()
 
 
 def _write_markdown(pieces: Iterable[str]) -> None:
     """Markdown pieces to stdout, made terminal-safe: rendered one by one on a terminal."""
-    console = _console()
-    if console.is_terminal:
-        from rich.markdown import Markdown
+    if _may_be_terminal():
+        from goosectx.cli.safe_console import safe_console
 
-        for piece in pieces:
-            console.print(Markdown(terminal_safe(piece)))
-        return
+        console = safe_console(highlight=False, soft_wrap=False)
+        if console.is_terminal:
+            from rich.markdown import Markdown
+
+            for piece in pieces:
+                console.print(Markdown(terminal_safe(piece)))
+            return
     for piece in pieces:
         sys.stdout.write(terminal_safe(piece))
+
+
+def _may_be_terminal() -> bool:
+    """False when rich would surely not take stdout for a terminal, so rich is not imported.
+
+    rich's ``Console.is_terminal`` answers True only for ``TTY_COMPATIBLE=1``, a non-empty
+    ``FORCE_COLOR`` or a stdout that is a tty; in those cases the console itself decides.
+    """
+    if os.environ.get("TTY_COMPATIBLE") == "1" or os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return sys.stdout.isatty()
+    except ValueError:  # a closed stdout: rich says "not a terminal" too
+        return False
 
 
 def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | None) -> None:
@@ -85,7 +99,7 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
         header = store.load_header(session_id)
         pieces = (iter_session_json(header, store.iter_messages_json(session_id))
                   if fmt == "json"
-                  else iter_transcript_markdown(header, store.iter_messages(session_id)))
+                  else iter_transcript_markdown(header, store.iter_messages_plain(session_id)))
         if output is None:
             # JSON: the same values, unsafe characters escaped; Markdown: made safe on a
             # terminal.
@@ -108,6 +122,8 @@ def write_private_file(path: Path, text: str | Iterable[str]) -> None:
     Raises:
         UsageError: the directory does not exist or ``path`` is a directory.
     """
+    import tempfile
+
     if path.is_dir():
         raise UsageError(f"{path} is a directory", "give a file name with -o")
     parent = path.parent if str(path.parent) else Path(".")
@@ -133,6 +149,7 @@ def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
     Its messages are not read, so a session whose stored data no longer parses (the error
     that names it says to remove it) can still be removed.
     """
+    from goosectx.cli.folding import plural
     from goosectx.errors import StoreCorrupt
 
     store, session_id = resolve_session(settings, ref)
@@ -218,6 +235,7 @@ def _import_sessions(
             session.ledger.current_tokens = rough_count_messages(
                 session.conversation.agent_messages())
             session.ledger.current_is_estimate = True
+    from goosectx.cli.folding import plural
     from goosectx.cli.import_checks import content_hash, mark_imported, refuse_second_import
 
     import_hash = content_hash(path, source_session)

@@ -14,7 +14,8 @@ from typing import Any
 from rich.console import Console
 
 from goosectx.cli.common import open_store
-from goosectx.cli.sanitize import safe_console, terminal_safe
+from goosectx.cli.safe_console import safe_console
+from goosectx.cli.sanitize import terminal_safe
 from goosectx.config import Settings
 from goosectx.store import SessionStore, SessionSummary
 from goosectx.store.search import SearchHit

@@ -19,7 +19,8 @@ from rich.console import Console
 
 from goosectx.cli.approval_view import VIEW_KEY
 from goosectx.cli.prompt import approval_keys, parse_approval_answer
-from goosectx.cli.sanitize import APPROVAL_MARKER, safe_console, terminal_safe
+from goosectx.cli.safe_console import safe_console
+from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
 
 PLAIN_APPROVAL_ATTEMPTS = 3
 """Unrecognised answers to an approval question before it counts as "deny"."""

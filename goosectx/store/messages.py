@@ -19,10 +19,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from goosectx.conversation import Conversation, Message
+from goosectx.conversation import Conversation, Message, PlainMessage, plain_message
 from goosectx.errors import StoreCorrupt
 from goosectx.session import SessionState, TokenCount, request_title
-from goosectx.store.database import StoreDatabase, dumps, now, update_session_row
+from goosectx.store.database import StoreDatabase, dumps, loads, now, update_session_row
 from goosectx.store.ledger import insert_ledger
 from goosectx.testhooks import pause_point
 from goosectx.usage import LedgerEntry
@@ -78,7 +78,7 @@ def parse_message(session_id: str, path: Path, mid: str, role: str, created: str
     try:
         return Message.from_dict({
             "id": mid, "role": role, "created": created,
-            "content": json.loads(content_json), "metadata": json.loads(metadata_json),
+            "content": loads(content_json), "metadata": loads(metadata_json),
         })
     except (ValueError, TypeError) as exc:
         raise StoreCorrupt(
@@ -86,6 +86,27 @@ def parse_message(session_id: str, path: Path, mid: str, role: str, created: str
             "the database was left as it is; export the other sessions, remove this one with "
             "goosectx sessions remove, or restore a backup",
         ) from None
+
+
+_FLAGS_JSON = {dumps(flags): flags for flags in (
+    {"user_visible": user, "agent_visible": agent} for user in (True, False)
+    for agent in (True, False))}
+"""The stored metadata of almost every message (the two visibility flags alone), by its text:
+such a row's metadata needs no parsing. Read only, never changed."""
+
+
+def _plain_row(mid: Any, role: Any, created: Any, content_json: Any,
+               metadata_json: Any) -> PlainMessage | None:
+    """One stored row as a :class:`PlainMessage` when it is a plain one, else ``None``.
+
+    ``None`` for a row that does not parse too: :func:`parse_message` then says why.
+    """
+    try:
+        metadata = _FLAGS_JSON.get(metadata_json)
+        return plain_message(mid, role, created, loads(content_json),
+                             loads(metadata_json) if metadata is None else metadata)
+    except (ValueError, TypeError):
+        return None
 
 
 def plan_positions(
@@ -160,16 +181,28 @@ class MessageStore(StoreDatabase):
         for row in self._iter_rows(session_id):
             yield parse_message(session_id, self.path, *row)
 
+    def iter_messages_plain(self, session_id: str) -> Iterator[Message | PlainMessage]:
+        """:meth:`iter_messages`, with each plain row given as a :class:`PlainMessage`.
+
+        Plain rows (text, tool calls and results, the two visibility flags: almost all) are not
+        built into objects (``sessions show``); every other row is a :class:`Message`, and one
+        that does not parse raises ``StoreCorrupt`` as in :meth:`iter_messages`.
+        """
+        for row in self._iter_rows(session_id):
+            yield _plain_row(*row) or parse_message(session_id, self.path, *row)
+
     def iter_messages_json(self, session_id: str) -> Iterator[str]:
         """Each message's JSON (the keys and values of :meth:`Message.to_dict`), in order.
 
-        Every row is parsed as :meth:`iter_messages` parses it, so a row that does not parse
-        raises ``StoreCorrupt`` the same way; the text given is the stored JSON spliced into
-        the message object, not encoded a second time (``sessions export --format json``).
+        Every row is checked as :meth:`iter_messages` reads it (a plain row without building
+        the message), so a row that does not parse raises ``StoreCorrupt`` the same way; the
+        text given is the stored JSON spliced into the message object, not encoded a second
+        time (``sessions export --format json``).
         """
         dumps = json.JSONEncoder(ensure_ascii=False).encode
         for row in self._iter_rows(session_id):
-            parse_message(session_id, self.path, *row)
+            if _plain_row(*row) is None:
+                parse_message(session_id, self.path, *row)
             mid, role, created, content_json, metadata_json = row
             yield (f'{{"id": {dumps(mid)}, "role": {dumps(role)}, "created": {dumps(created)},'
                    f' "content": {content_json}, "metadata": {metadata_json}}}')
