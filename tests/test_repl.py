@@ -480,3 +480,13 @@ def test_a_bug_in_a_turn_prints_its_traceback_and_the_repl_goes_on(world: World)
     assert "bug: RuntimeError: boom in the provider" in out
     assert "please report this with the traceback" in out and "Traceback" in out
     assert "the second answer" in out  # the REPL went on to the next prompt
+
+
+def test_an_answer_cut_at_the_output_limit_is_shown_with_a_notice_and_kept(world: World) -> None:
+    world.provider.add(ScriptedReply("Step one: open the", finish_reason="length"))
+    out = world.run("list the steps" + ENTER + CTRL_D)
+    answer, notice = out.index("Step one: open the"), out.index("cut off")
+    assert answer < notice
+    line = " ".join(out[notice:].split("●")[0].split())  # the notice, unwrapped
+    assert "output limit" in line and "max_output_tokens" in line, out
+    assert [m.text for m in world.stored().conversation][-1] == "Step one: open the"
