@@ -333,3 +333,29 @@ def test_info_and_model_switch_helpers(fake_server: FakeServer,
         build_provider(Settings(), "anthropic/claude-sonnet-4-20250514")
     monkeypatch.setenv("OPENAI_API_BASE", fake_server.base_url)
     assert build_provider(Settings(), "openai/x").model == "openai/x"
+
+
+@pytest.mark.parametrize("reply", [
+    {"error": "server_error"},  # "…while processing your request."
+    {"status": 503, "body": {"error": {"message": "upstream unavailable"}}},
+    {"status": 503, "body": {"error": {"message": "upstream unavailable..."}}},
+], ids=["final period", "no period", "ellipsis"])
+def test_the_give_up_line_reads_cleanly_whatever_the_provider_text_ends_with(
+        fake_server: FakeServer, reply: dict) -> None:
+    fake_server.add(*[reply] * (MAX_RETRIES + 1))
+    with pytest.raises(ProviderUnavailable) as info:
+        call(provider_for(fake_server))
+    line = info.value.one_line()
+    assert f"after {MAX_RETRIES} retries" in line and "check the server's log" in line
+    assert ". —" not in line and ". ;" not in line and ".;" not in line, line
+    assert "— still" not in line and line.count(" — ") == 1, line
+    assert ("your request" in line) if reply.get("error") else ("upstream unavailable" in line)
+
+
+def test_an_error_whose_provider_text_ends_with_a_period_joins_its_fix_cleanly(
+        fake_server: FakeServer) -> None:
+    fake_server.add({"error": "auth"})  # "Incorrect API key provided."
+    with pytest.raises(AuthFailed) as info:
+        call(provider_for(fake_server))
+    line = info.value.one_line()
+    assert "Incorrect API key provided — check OPENAI_API_KEY" in line, line
