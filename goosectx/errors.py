@@ -62,6 +62,12 @@ class DataDirUnusable(StoreError, ConfigError):
     exit_code = 2
 
 
+class StoreTooNew(StoreError):
+    """The session database was made by a newer goosectx (exit code 2); it is left untouched."""
+
+    exit_code = 2
+
+
 class StoreCorrupt(StoreError):
     """The session database file is not a usable goosectx database; it is left untouched."""
 
