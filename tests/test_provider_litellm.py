@@ -359,3 +359,27 @@ def test_an_error_whose_provider_text_ends_with_a_period_joins_its_fix_cleanly(
         call(provider_for(fake_server))
     line = info.value.one_line()
     assert "Incorrect API key provided — check OPENAI_API_KEY" in line, line
+
+
+def test_a_long_tool_call_is_not_rebuilt_from_its_chunks_after_the_stream(
+        fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    # litellm's end-of-stream rebuild walks every chunk again (over a minute after 2 MB of
+    # arguments in 8-character chunks; bench/tool_args_stream.py): the reply and the server's
+    # usage come out the same without it.
+    from goosectx.providers.litellm_stream import load_litellm
+
+    litellm = load_litellm()
+    rebuilt: list[int] = []
+    real = litellm.stream_chunk_builder
+    monkeypatch.setattr(litellm, "stream_chunk_builder",
+                        lambda *a, **k: rebuilt.append(1) or real(*a, **k))
+    command = "printf '%s' " + "x" * 4000
+    fake_server.add({"tool_calls": [{"name": "shell", "arguments": {"command": command}}],
+                     "usage": {"prompt_tokens": 40, "completion_tokens": 1100}})
+    _, final = call(provider_for(fake_server))
+    (request,) = final.message.tool_requests
+    assert request.name == "shell" and request.arguments == {"command": command}
+    assert final.usage is not None
+    assert (final.usage.input_tokens, final.usage.output_tokens) == (40, 1100)
+    assert final.finish_reason == "tool_calls"
+    assert rebuilt == []
