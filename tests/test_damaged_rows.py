@@ -134,4 +134,9 @@ def test_sessions_list_shows_the_others_and_marks_a_session_whose_time_does_not_
     listed = {r["name"]: r for r in json.loads(out)}
     assert set(listed) == {"hurt", "fine"} and listed["hurt"][column] is None
     assert listed["fine"]["created"] and listed["fine"]["updated"]
+    code, out, err = run_cli(capsys, "sessions", "search", "parser")
+    assert code == 0 and "Traceback" not in err, err
+    assert hurt in out and "fine" in out, out
+    code, out, err = run_cli(capsys, "sessions", "search", "parser", "--json")
+    assert code == 0 and {h["name"] for h in json.loads(out)} == {"hurt", "fine"}, err
     assert db.read_bytes() == before

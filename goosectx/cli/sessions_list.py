@@ -145,7 +145,8 @@ def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int 
         print(json.dumps([
             {"id": h.session_id, "name": h.name, "title": h.title, "in_title": h.in_title,
              "message_hits": h.message_hits, "snippet": h.snippet,
-             "updated": h.updated.isoformat()} for h in hits], indent=2))
+             "updated": None if h.updated is None else h.updated.isoformat()}
+            for h in hits], indent=2))
         return
     print_hits(_console(), hits, text)
 

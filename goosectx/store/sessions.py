@@ -24,7 +24,7 @@ from goosectx.session import (
     new_session_id,
     valid_session_id,
 )
-from goosectx.store.database import dumps, update_session_row
+from goosectx.store.database import dumps, stored_time, update_session_row
 from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
 from goosectx.store.locks import SessionLock
@@ -208,8 +208,8 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                 " (SELECT count(*) FROM messages m WHERE m.session_id=s.id), s.current_tokens,"
                 " s.title, s.source FROM sessions s ORDER BY s.updated DESC, s.id DESC"
             ).fetchall()
-        return [SessionSummary(r[0], r[1], r[2], r[3], _time_or_none(r[4]),
-                               _time_or_none(r[5]), r[6], r[7], r[8], r[9]) for r in rows]
+        return [SessionSummary(r[0], r[1], r[2], r[3], stored_time(r[4]),
+                               stored_time(r[5]), r[6], r[7], r[8], r[9]) for r in rows]
 
     def load(self, session_id: str) -> Session:
         """Load a whole session (messages in position order, ledger oldest first).
@@ -303,9 +303,3 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         """
         return SessionLock.for_session(self.data_dir / "locks", session_id)
 
-
-def _time_or_none(value: object) -> datetime | None:
-    try:
-        return datetime.fromisoformat(value)  # type: ignore[arg-type]
-    except (ValueError, TypeError):
-        return None
