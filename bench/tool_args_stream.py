@@ -41,7 +41,8 @@ def _reply(kb: int) -> dict:
 def goosectx_rate(server: FakeServer, kb: int) -> tuple[float, int]:
     """Chunks/s through the provider's stream; and the argument characters received."""
     server.add(_reply(kb))
-    settings = Settings(model=MODEL, models={MODEL: ModelConfig(api_base=server.base_url)})
+    settings = Settings(model=MODEL, models={MODEL: ModelConfig(api_base=server.base_url)},
+                        request_deadline_s=3600)  # the old code took over 600 s at 2 MB
     provider = make_provider(settings)
     started = time.perf_counter()
     final = None
