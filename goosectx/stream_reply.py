@@ -73,7 +73,7 @@ def cut_off_notice(response: ProviderResponse, provider: Provider,
     where = f'[models."{model}"] in the config file'
     if configured:
         return (f"the answer was cut off at the output limit (max_output_tokens = "
-                f"{configured:,}); to raise it, raise max_output_tokens under {where}")
+                f"{configured:,}); raise max_output_tokens under {where}")
     return (f"the answer was cut off at the model's output limit "
             f"({provider.output_limit_tokens():,} tokens); to raise it, set "
             f"max_output_tokens under {where}")

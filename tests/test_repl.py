@@ -22,7 +22,7 @@ from rich.console import Console
 from goosectx.agent import Agent
 from goosectx.approval import ApprovalFn
 from goosectx.cli.repl import Repl, ReplIO
-from goosectx.config import Settings
+from goosectx.config import ModelConfig, Settings
 from goosectx.conversation import Message
 from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
 from goosectx.session import Session
@@ -490,3 +490,11 @@ def test_an_answer_cut_at_the_output_limit_is_shown_with_a_notice_and_kept(world
     line = " ".join(out[notice:].split("●")[0].split())  # the notice, unwrapped
     assert "output limit" in line and "max_output_tokens" in line, out
     assert [m.text for m in world.stored().conversation][-1] == "Step one: open the"
+
+
+def test_a_cut_answer_names_the_configured_output_limit(world: World) -> None:
+    world.settings.models = {"scripted/test-model": ModelConfig(max_output_tokens=300)}
+    world.provider.add(ScriptedReply("Step one: open the", finish_reason="length"))
+    out = world.run("list the steps" + ENTER + CTRL_D)
+    line = " ".join(out[out.index("cut off"):].split("●")[0].split())
+    assert "max_output_tokens = 300" in line and '[models."scripted/test-model"]' in line, out
