@@ -50,7 +50,7 @@ from goosectx.events import (
 from goosectx.prompts import build_system_prompt, load_project_instructions
 from goosectx.providers.base import Provider
 from goosectx.session import Session
-from goosectx.stream_reply import stream_reply
+from goosectx.stream_reply import cut_off_notice, stream_reply
 from goosectx.tools.base import ToolContext, ToolRegistry, ToolSource
 from goosectx.tools.offering import ToolOffering
 from goosectx.tools.runner import cap_output, run_tool
@@ -265,6 +265,9 @@ class Agent:
                 yield from self._complete(message)
             else:
                 yield Notification("inline", "the model returned an empty reply")
+            cut = cut_off_notice(response, self.provider, self.settings)
+            if cut is not None:
+                yield Notification("inline", cut)
             turn.open_requests, turn.responses = message.tool_requests, []  # answered on error
             yield self.context.record_call(response.usage, request,
                                            model=response.model or self.provider.model)

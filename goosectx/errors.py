@@ -25,8 +25,16 @@ class GoosectxError(Exception):
         self.hint = hint
 
     def one_line(self) -> str:
-        """Return ``message`` and ``hint`` joined into the single line the CLI prints."""
-        return f"{self.message} — {self.hint}" if self.hint else self.message
+        """Return ``message`` and ``hint`` joined into the single line the CLI prints.
+
+        A message ending with periods (a provider's sentence) loses them before the `` — ``.
+        """
+        return f"{clause(self.message)} — {self.hint}" if self.hint else self.message
+
+
+def clause(text: str) -> str:
+    """``text`` without its final periods and spaces, to be followed by more of a line."""
+    return text.rstrip(". ")
 
 
 class ConfigError(GoosectxError):
@@ -50,6 +58,12 @@ class DataDirUnusable(StoreError, ConfigError):
 
     A configuration error (exit code 2), and a store error for the code that opens the store.
     """
+
+    exit_code = 2
+
+
+class StoreTooNew(StoreError):
+    """The session database was made by a newer goosectx (exit code 2); it is left untouched."""
 
     exit_code = 2
 

@@ -9,6 +9,7 @@ import threading
 from collections.abc import Callable, Generator
 
 from goosectx.compaction.manager import RequestContext
+from goosectx.config import Settings
 from goosectx.conversation import Conversation
 from goosectx.errors import MalformedModelReply
 from goosectx.events import Event, MessageDelta, Notification, ReasoningDelta
@@ -56,3 +57,23 @@ def stream_reply(
     if final is None:
         raise MalformedModelReply("the model's stream ended without a reply")
     return final
+
+
+def cut_off_notice(response: ProviderResponse, provider: Provider,
+                   settings: Settings) -> str | None:
+    """The notice after a reply the provider ended at its output limit, else ``None``.
+
+    A reply with ``finish_reason`` ``length`` is kept as it arrived; the notice says it was
+    cut and names ``max_output_tokens`` (config ``[models."MODEL"]``), the one setting of it.
+    """
+    if response.finish_reason != "length":
+        return None
+    model = provider.model
+    configured = settings.model_config(model).max_output_tokens
+    where = f'[models."{model}"] in the config file'
+    if configured:
+        return (f"the answer was cut off at the output limit (max_output_tokens = "
+                f"{configured:,}); raise max_output_tokens under {where}")
+    return (f"the answer was cut off at the model's output limit "
+            f"({provider.output_limit_tokens():,} tokens); to raise it, set "
+            f"max_output_tokens under {where}")

@@ -196,3 +196,23 @@ def test_a_new_session_that_cannot_be_locked_leaves_no_row(tmp_path):
     store = SessionStore(home)
     assert store.list_sessions() == []
     store.close()
+
+
+@pytest.mark.parametrize("source", ["-", "/dev/stdin"])
+def test_import_reads_an_export_from_a_pipe_with_the_same_checks_as_a_file(filled, tmp_path,
+                                                                            source):
+    home, _ = filled
+    export = goosectx(home, "sessions", "export", "bugfix", "--format", "json").stdout
+    other = tmp_path / "other"
+    proc = goosectx(other, "sessions", "import", source, input_text=export)
+    assert proc.returncode == 0, proc.stderr
+    assert "imported" in proc.stdout and "7 messages" in proc.stdout, proc.stdout
+    shown = goosectx(other, "sessions", "show", "bugfix")
+    assert "please fix the bug in io.py" in shown.stdout
+    again = goosectx(other, "sessions", "import", source, input_text=export)
+    assert again.returncode == 2 and "already imported" in again.stderr, again.stderr
+    broken = goosectx(other, "sessions", "import", source, input_text=export[: len(export) // 2])
+    assert broken.returncode == 2 and "Traceback" not in broken.stderr
+    assert len(broken.stderr.strip().splitlines()) == 1, broken.stderr
+    assert len(json.loads(goosectx(other, "sessions", "list", "--json").stdout)) == 1
+    assert not list(other.glob("**/*.tmp*")) and not list(other.glob("**/stdin*"))

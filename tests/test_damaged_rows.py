@@ -136,3 +136,33 @@ def test_a_stored_token_count_of_the_wrong_type_is_counted_again(
     code, out, err = run_cli(capsys, "compact", "hurt", "--dry-run", "--json")
     assert "Traceback" not in err and "unreadable" not in err, err
     assert code in (0, 1) and (out or "would change nothing" in err), (out, err)
+
+
+@pytest.mark.parametrize("column", ["created", "updated"])
+def test_sessions_list_shows_the_others_and_marks_a_session_whose_time_does_not_parse(
+        work: Path, capsys: pytest.CaptureFixture[str], column: str) -> None:
+    db = _two_sessions(work)
+    conn = sqlite3.connect(db)
+    hurt = conn.execute("SELECT id FROM sessions WHERE name='hurt'").fetchone()[0]
+    with conn:
+        conn.execute(f"UPDATE sessions SET {column}='yesterday' WHERE id=?", (hurt,))
+    conn.close()
+    before = db.read_bytes()
+    code, out, err = run_cli(capsys, "sessions", "list")
+    assert code == 0 and "Traceback" not in err, err
+    rows = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert hurt in rows and len(rows) == 2, out
+    assert "fine" in out and "?" in rows[hurt].split("hurt", 1)[1], out
+    notes = [line for line in err.splitlines() if hurt in line]
+    assert len(notes) == 1 and f"goosectx sessions remove {hurt}" in notes[0], err
+    code, out, err = run_cli(capsys, "sessions", "list", "--json")
+    assert code == 0, err
+    listed = {r["name"]: r for r in json.loads(out)}
+    assert set(listed) == {"hurt", "fine"} and listed["hurt"][column] is None
+    assert listed["fine"]["created"] and listed["fine"]["updated"]
+    code, out, err = run_cli(capsys, "sessions", "search", "parser")
+    assert code == 0 and "Traceback" not in err, err
+    assert hurt in out and "fine" in out, out
+    code, out, err = run_cli(capsys, "sessions", "search", "parser", "--json")
+    assert code == 0 and {h["name"] for h in json.loads(out)} == {"hurt", "fine"}, err
+    assert db.read_bytes() == before

@@ -333,3 +333,53 @@ def test_info_and_model_switch_helpers(fake_server: FakeServer,
         build_provider(Settings(), "anthropic/claude-sonnet-4-20250514")
     monkeypatch.setenv("OPENAI_API_BASE", fake_server.base_url)
     assert build_provider(Settings(), "openai/x").model == "openai/x"
+
+
+@pytest.mark.parametrize("reply", [
+    {"error": "server_error"},  # "…while processing your request."
+    {"status": 503, "body": {"error": {"message": "upstream unavailable"}}},
+    {"status": 503, "body": {"error": {"message": "upstream unavailable..."}}},
+], ids=["final period", "no period", "ellipsis"])
+def test_the_give_up_line_reads_cleanly_whatever_the_provider_text_ends_with(
+        fake_server: FakeServer, reply: dict) -> None:
+    fake_server.add(*[reply] * (MAX_RETRIES + 1))
+    with pytest.raises(ProviderUnavailable) as info:
+        call(provider_for(fake_server))
+    line = info.value.one_line()
+    assert f"after {MAX_RETRIES} retries" in line and "check the server's log" in line
+    assert ". —" not in line and ". ;" not in line and ".;" not in line, line
+    assert "— still" not in line and line.count(" — ") == 1, line
+    assert ("your request" in line) if reply.get("error") else ("upstream unavailable" in line)
+
+
+def test_an_error_whose_provider_text_ends_with_a_period_joins_its_fix_cleanly(
+        fake_server: FakeServer) -> None:
+    fake_server.add({"error": "auth"})  # "Incorrect API key provided."
+    with pytest.raises(AuthFailed) as info:
+        call(provider_for(fake_server))
+    line = info.value.one_line()
+    assert "Incorrect API key provided — check OPENAI_API_KEY" in line, line
+
+
+def test_a_long_tool_call_is_not_rebuilt_from_its_chunks_after_the_stream(
+        fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    # litellm's end-of-stream rebuild walks every chunk again (over a minute after 2 MB of
+    # arguments in 8-character chunks; bench/tool_args_stream.py): the reply and the server's
+    # usage come out the same without it.
+    from goosectx.providers.litellm_stream import load_litellm
+
+    litellm = load_litellm()
+    rebuilt: list[int] = []
+    real = litellm.stream_chunk_builder
+    monkeypatch.setattr(litellm, "stream_chunk_builder",
+                        lambda *a, **k: rebuilt.append(1) or real(*a, **k))
+    command = "printf '%s' " + "x" * 4000
+    fake_server.add({"tool_calls": [{"name": "shell", "arguments": {"command": command}}],
+                     "usage": {"prompt_tokens": 40, "completion_tokens": 1100}})
+    _, final = call(provider_for(fake_server))
+    (request,) = final.message.tool_requests
+    assert request.name == "shell" and request.arguments == {"command": command}
+    assert final.usage is not None
+    assert (final.usage.input_tokens, final.usage.output_tokens) == (40, 1100)
+    assert final.finish_reason == "tool_calls"
+    assert rebuilt == []

@@ -169,3 +169,17 @@ def test_a_reply_cancelled_while_reasoning_keeps_its_reasoning_for_the_user_only
     sent = provider.requests[-1].messages
     assert not any(isinstance(p, ThinkingContent) for m in sent for p in m.content)
     harness.store.close()
+
+
+def test_escape_codes_in_reasoning_read_the_same_live_on_resume_and_in_show(
+        fake_model: FakeServer, work: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(work)
+    fake_model.add({"reasoning": "weigh \x1b[31mred\x1b[0m first", "text": "Red it is."})
+    monkeypatch.setattr(sys, "stdin", io.StringIO("which colour?\n/show 1\n"))
+    out, _ = cli(capsys, "session", "--name", "coloured")
+    assert out.count("weigh ␛[31mred␛[0m first") == 2, out  # live, then /show 1
+    monkeypatch.setattr(sys, "stdin", io.StringIO("/show 1\n"))
+    out, _ = cli(capsys, "session", "--resume", "coloured", "--history")
+    assert out.count("weigh ␛[31mred␛[0m first") == 2, out  # the resumed transcript, /show 1
+    assert "\x1b" not in out

@@ -24,6 +24,7 @@ from goosectx.events import (
     MessageCompleted,
     MessageDelta,
     Notification,
+    ReasoningDelta,
     ToolCallFinished,
     ToolCallStarted,
     ToolPairsSummarized,
@@ -260,3 +261,25 @@ def test_a_resumed_tail_names_the_tool_of_a_result_whose_call_is_cut_off() -> No
     r.history([result])  # the tail starts after the call, as draw_resumed may cut it
     out = buf.getvalue()
     assert "text_editor" in out and "✓ tool" not in out
+
+
+def test_escape_sequences_in_reasoning_and_tool_arguments_read_the_same_live_and_resumed() -> None:
+    thinking = f"plan: {ESC}[31mred{ESC}[0m step"
+    call = ToolRequest("c1", "shell", {"command": f"echo {ESC}[2Jhi"})
+    message = Message("assistant", (ThinkingContent(thinking), TextContent("ok"), call))
+    drawn: dict[tuple[bool, str], list[str]] = {}
+    for plain in (False, True):
+        live, live_buf = make(plain=plain)
+        live.handle(ReasoningDelta(thinking))
+        live.handle(MessageCompleted(message))
+        live.handle(ToolCallStarted(call))
+        live.handle(TurnFinished("done"))
+        resumed, resumed_buf = make(plain=plain)
+        resumed.history([message])
+        for how, buf in (("live", live_buf), ("resumed", resumed_buf)):
+            drawn[plain, how] = [line for line in buf.getvalue().splitlines()
+                                 if "step" in line or "echo" in line]
+            assert ESC not in buf.getvalue()
+        assert drawn[plain, "live"] == drawn[plain, "resumed"], drawn
+        assert any("␛[31mred␛[0m step" in line for line in drawn[plain, "live"]), drawn
+        assert any("echo ␛[2Jhi" in line for line in drawn[plain, "live"]), drawn

@@ -22,7 +22,7 @@ from rich.console import Console
 from goosectx.agent import Agent
 from goosectx.approval import ApprovalFn
 from goosectx.cli.repl import Repl, ReplIO
-from goosectx.config import Settings
+from goosectx.config import ModelConfig, Settings
 from goosectx.conversation import Message
 from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
 from goosectx.session import Session
@@ -480,3 +480,21 @@ def test_a_bug_in_a_turn_prints_its_traceback_and_the_repl_goes_on(world: World)
     assert "bug: RuntimeError: boom in the provider" in out
     assert "please report this with the traceback" in out and "Traceback" in out
     assert "the second answer" in out  # the REPL went on to the next prompt
+
+
+def test_an_answer_cut_at_the_output_limit_is_shown_with_a_notice_and_kept(world: World) -> None:
+    world.provider.add(ScriptedReply("Step one: open the", finish_reason="length"))
+    out = world.run("list the steps" + ENTER + CTRL_D)
+    answer, notice = out.index("Step one: open the"), out.index("cut off")
+    assert answer < notice
+    line = " ".join(out[notice:].split("●")[0].split())  # the notice, unwrapped
+    assert "output limit" in line and "max_output_tokens" in line, out
+    assert [m.text for m in world.stored().conversation][-1] == "Step one: open the"
+
+
+def test_a_cut_answer_names_the_configured_output_limit(world: World) -> None:
+    world.settings.models = {"scripted/test-model": ModelConfig(max_output_tokens=300)}
+    world.provider.add(ScriptedReply("Step one: open the", finish_reason="length"))
+    out = world.run("list the steps" + ENTER + CTRL_D)
+    line = " ".join(out[out.index("cut off"):].split("●")[0].split())
+    assert "max_output_tokens = 300" in line and '[models."scripted/test-model"]' in line, out

@@ -267,3 +267,21 @@ def test_the_session_is_locked_while_running(fake_model: FakeServer, workdir: Pa
         runner.join(30)
     opened = open_session(load_settings(), name=None, resume="busy", continue_=False)
     opened.close()
+
+
+def test_an_answer_cut_at_the_output_limit_says_so_and_is_kept(fake_model: FakeServer,
+                                                                 workdir: Path) -> None:
+    fake_model.add({"text": "The three steps are: first, open the", "finish_reason": "length"})
+    run = Run(mode="auto")
+    assert run.code == 0
+    assert run.out == "The three steps are: first, open the\n"
+    (cut,) = [line for line in run.err.splitlines() if "cut off" in line]
+    assert "output limit" in cut and "max_output_tokens" in cut and FAKE_MODEL in cut
+    assert [m.text for m in only_session()][-1] == "The three steps are: first, open the"
+
+
+def test_a_complete_answer_says_nothing_about_a_limit(fake_model: FakeServer,
+                                                      workdir: Path) -> None:
+    fake_model.add({"text": "Done."})
+    run = Run(mode="auto")
+    assert run.code == 0 and "cut off" not in run.err

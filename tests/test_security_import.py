@@ -259,3 +259,25 @@ def test_an_id_taken_here_gets_a_new_one_and_the_import_says_so(
     second = out.split()[1].rstrip(":")
     assert second != first
     assert f"its id {first} is taken by a session here, so the copy got a new one" in out
+
+
+def test_a_pipe_over_its_cap_is_refused_in_one_line_saving_nothing_and_leaving_no_copy(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import tempfile
+
+    from goosectx.cli import import_pipe
+
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))
+    monkeypatch.setattr(import_pipe, "MAX_PIPE_BYTES", 1000)
+    line = json.dumps({"role": "user", "content": "hello"})
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
+        ("[" + ",".join([line] * 100) + "]").encode())))
+    code, out, err = run_cli(capsys, "sessions", "import", "-")
+    assert_one_line_error(code, out, err, "stdin carries more than")
+    assert "save it to a file first" in err
+    assert "no sessions" in sessions_listed(capsys).lower()
+    assert list(spool.iterdir()) == []

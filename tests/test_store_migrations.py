@@ -100,7 +100,7 @@ def test_a_database_from_a_newer_goosectx_is_refused_in_one_line_and_untouched(t
     conn.close()
     before = _schema(db)
     proc = cli(clean_env(home), "sessions", "list")
-    assert proc.returncode == 1, proc.stdout
+    assert proc.returncode == 2, proc.stdout
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     assert "made by a newer goosectx" in lines[0] and "99" in lines[0], lines[0]
@@ -177,3 +177,24 @@ def test_migration_3_keeps_title_source_import_hash_and_approval_mode(tmp_path):
     store.close()
     db = tmp_path / "d" / "sessions.db"
     assert {"title", "source", "import_hash", "approval_mode"} <= set(_columns(db, "sessions"))
+
+
+def test_a_database_whose_user_version_is_newer_is_refused_in_one_line_and_untouched(tmp_path):
+    home = tmp_path / "home"
+    store = SessionStore(home)
+    session = store.create_session(tmp_path, name="kept")
+    store.close()
+    db = home / "sessions.db"
+    conn = sqlite3.connect(db)
+    conn.execute(f"PRAGMA user_version={max(KNOWN) + 1}")  # schema_migrations lists only KNOWN
+    conn.commit()
+    conn.close()
+    before = db.read_bytes()
+    for command in (["sessions", "list"], ["sessions", "remove", session.id, "--yes"]):
+        proc = cli(clean_env(home), *command)
+        assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1, proc.stderr
+        assert "made by a newer goosectx" in lines[0] and "upgrade goosectx" in lines[0]
+        assert db.read_bytes() == before, command
+    assert _applied(db) == KNOWN

@@ -28,7 +28,7 @@ ARGUMENT_LINES = 8
 
 
 def clean_output(text: str) -> str:
-    """Tool output (or reasoning) made safe for a terminal.
+    """Tool output made safe for a terminal.
 
     Complete CSI sequences (colours, cursor moves: programs print them as a matter of
     course) are removed; everything else that could drive the terminal or hide text is shown
@@ -64,7 +64,9 @@ def fold_lines(text: str, *, limit: int = FOLD_LINES, head: int = FOLD_HEAD_LINE
 def argument_lines(request: ToolRequest) -> list[str]:
     """A tool call's arguments as ``key: value`` lines, long values folded.
 
-    Malformed arguments come first with the parse error, then the raw text.
+    Malformed arguments come first with the parse error, then the raw text. The model wrote
+    them, so escape sequences show as stand-ins (``␛[2J``), never removed: the rule of
+    :mod:`goosectx.cli.sanitize` (only tool output loses its CSI sequences).
     """
     if request.arguments is None:
         raw = request.raw_arguments or ""
@@ -73,7 +75,7 @@ def argument_lines(request: ToolRequest) -> list[str]:
     out: list[str] = []
     for key, value in request.arguments.items():
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines, hidden = fold_lines(clean_output(text), limit=ARGUMENT_LINES, head=5, tail=2)
+        lines, hidden = fold_lines(terminal_safe(text), limit=ARGUMENT_LINES, head=5, tail=2)
         if len(lines) <= 1 and not hidden:
             out.append(f"{key}: {lines[0] if lines else ''}")
             continue

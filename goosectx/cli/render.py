@@ -29,7 +29,7 @@ from goosectx.cli.folding import (
 )
 from goosectx.cli.reasoning import ReasoningStream
 from goosectx.cli.result_view import draw_edit_result, draw_folded_result
-from goosectx.cli.sanitize import strip_csi, terminal_safe
+from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.stream import AssistantStream
 from goosectx.cli.surface import Surface, safe_text
 from goosectx.cli.transcript_text import attachment_line, compaction_rule_text
@@ -362,7 +362,7 @@ class TranscriptRenderer(Surface):
         if not self.show_reasoning:
             return
         reasoning = ReasoningStream(self.console, plain=self.plain, number=number)
-        reasoning.feed(strip_csi(text))
+        reasoning.feed(text)  # as live: model text, its escapes shown (cli/sanitize.py)
         reasoning.close()
 
     def _tool_call(self, request: ToolRequest, *, again: bool = False) -> None:

@@ -114,6 +114,7 @@ def show_output(repl: Repl, number: int | None) -> None:
 
     from goosectx.cli.diffview import diff_plain, diff_text
     from goosectx.cli.folding import clean_output
+    from goosectx.cli.sanitize import terminal_safe
     from goosectx.shown import find_output, numbered_outputs
 
     found = find_output(repl.session.conversation, number)
@@ -123,7 +124,9 @@ def show_output(repl: Repl, number: int | None) -> None:
         hint = f"outputs are #1 to #{count}" if count else "tool results get numbers as they run"
         repl.renderer.notice(f"{what} — {hint}", style="yellow")
         return
-    body = clean_output(found.text).rstrip("\n")
+    # Tool output loses its CSI sequences; reasoning is model text: shown, as live.
+    body = (terminal_safe(found.text) if found.kind == "thinking"
+            else clean_output(found.text)).rstrip("\n")
     lines = body.count("\n") + 1 + (found.diff or "").count("\n")
     console = repl.io.console
 

@@ -17,7 +17,7 @@ from goosectx.cli.common import lock_and_load, session_is_kept
 from goosectx.cli.folding import plural
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.sanitize import terminal_safe
-from goosectx.cli.sessions_list import NEWEST_IN_REPL, print_session_table
+from goosectx.cli.sessions_list import NEWEST_IN_REPL, damaged_note, print_session_table
 from goosectx.errors import GoosectxError, UsageError
 from goosectx.recorder import SessionRecorder
 from goosectx.session import Session
@@ -31,6 +31,9 @@ def show_sessions(repl: Repl) -> None:
     rows = repl.store.list_sessions()
     repl.renderer.settle()
     print_session_table(repl.io.console, rows[:NEWEST_IN_REPL], current=repl.session.id)
+    for row in rows[:NEWEST_IN_REPL]:
+        if row.damaged:
+            repl.renderer.notice(damaged_note(row))
     more = len(rows) - NEWEST_IN_REPL
     tail = f"{more} older · goosectx sessions list · " if more > 0 else ""
     repl.renderer.notice(f"{tail}/resume SESSION continues one · "

@@ -83,7 +83,8 @@ def sessions_remove(
 
 @sessions_app.command("import")
 def sessions_import(
-    path: Annotated[Path, typer.Argument(help="Transcript file or goose sessions.db.")],
+    path: Annotated[Path, typer.Argument(
+        help="Transcript file or goose sessions.db; - reads it from stdin.")],
     fmt: Annotated[ImportFormat, typer.Option("--format", "-f", help="Source format.")] = (
         ImportFormat.auto
     ),

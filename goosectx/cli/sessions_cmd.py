@@ -190,26 +190,32 @@ def import_sessions(
     ``NAME-1``, ``NAME-2``... Prints one line per imported session, with the source's
     working dir (see :mod:`goosectx.cli.import_checks`: the same content twice is refused
     unless ``force``; tools run in the source's directory only with ``use_source_dir`` or the
-    user's ``y`` on a terminal).
+    user's ``y`` on a terminal). ``path`` may be ``-`` (stdin) or a pipe (``<(…)``,
+    ``/dev/fd/N``): it is read into a private temporary copy first
+    (:mod:`goosectx.cli.import_pipe`), then imported like a file.
 
     Python's cycle collector is paused meanwhile
     (:func:`~goosectx.cli.common.cycle_collector_paused`).
 
     Raises:
-        ImportFormatError: unknown or broken file (the line or record is named).
+        ImportFormatError: unknown or broken file (the line or record is named); a pipe over
+            its cap.
         SessionNameTaken: a requested name is taken (nothing is imported).
     """
     from goosectx.cli.common import cycle_collector_paused
+    from goosectx.cli.import_pipe import readable_path
 
-    with cycle_collector_paused():
-        _import_sessions(settings, path, fmt=fmt, name=name, source_session=source_session,
-                         force=force, use_source_dir=use_source_dir)
+    with readable_path(path) as readable, cycle_collector_paused():
+        _import_file(settings, readable, fmt=fmt, name=name, source_session=source_session,
+                     force=force, use_source_dir=use_source_dir,
+                     shown_path=None if readable == path else str(path))
 
 
-def _import_sessions(
+def _import_file(
     settings: Settings, path: Path, *, fmt: str, name: str | None, source_session: str | None,
-    force: bool, use_source_dir: bool,
+    force: bool, use_source_dir: bool, shown_path: str | None,
 ) -> None:
+    """:func:`import_sessions` of a readable file (``shown_path``: what a pipe was called)."""
     from dataclasses import replace
 
     from goosectx.conversation import Conversation, new_message_id
@@ -223,6 +229,9 @@ def _import_sessions(
         fmt = detect_format(path)
     sessions = load_sessions(path, fmt=fmt, source_session=source_session,
                              working_dir=Path.cwd())
+    for session in sessions:
+        if shown_path is not None and session.metadata.get("source_path") == str(path):
+            session.metadata["source_path"] = shown_path  # not the temporary copy's path
     if name is not None:
         for i, session in enumerate(sessions, start=1):
             session.name = name if len(sessions) == 1 else f"{name}-{i}"

@@ -8,6 +8,7 @@ table cell is a rich ``Text`` (never markup). ``--json`` prints the same values.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,7 +31,15 @@ def source_label(source: str | None) -> str:
 
 
 def _stamp(row: SessionSummary | SearchHit) -> str:
+    if row.updated is None or (isinstance(row, SessionSummary) and row.damaged):
+        return "?"  # a damaged row: damaged_note says so
     return row.updated.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def damaged_note(row: SessionSummary) -> str:
+    """The one line about a listed session whose stored times do not parse, with the fix."""
+    return (f"session {row.id} has a stored time that does not parse (shown as ?); "
+            f"remove it with: goosectx sessions remove {row.id}")
 
 
 def _console() -> Console:
@@ -51,7 +60,8 @@ def list_sessions(settings: Settings, *, as_json: bool) -> None:
     """Print every session, most recently changed first (a table, or JSON with ``--json``).
 
     Each row: id, name, title, source, last change, messages, current context tokens and the
-    working dir (JSON adds model and creation time).
+    working dir (JSON adds model and creation time). A session whose stored times do not
+    parse is listed with ``?`` (JSON: ``null``) and named on stderr with the fix.
     """
     rows: list[SessionSummary] = _read(settings, SessionStore.list_sessions) or []
     if as_json:
@@ -59,16 +69,26 @@ def list_sessions(settings: Settings, *, as_json: bool) -> None:
             {"id": r.id, "name": r.name, "title": r.title,
              "source": "goosectx" if r.source is None else "import", "import_format": r.source,
              "working_dir": r.working_dir, "model": r.model,
-             "created": r.created.isoformat(), "updated": r.updated.isoformat(),
+             "created": None if r.created is None else r.created.isoformat(),
+             "updated": None if r.updated is None else r.updated.isoformat(),
              "message_count": r.message_count, "current_tokens": r.current_tokens}
             for r in rows
         ], indent=2))
+        _warn_damaged(rows)
         return
     console = _console()
     if not rows:
         console.print("No sessions yet. Start one with: goosectx")
         return
     print_session_table(console, rows)
+    _warn_damaged(rows)
+
+
+def _warn_damaged(rows: Sequence[SessionSummary]) -> None:
+    for row in rows:
+        if row.damaged:
+            sys.stderr.write(terminal_safe(f"goosectx: warning: {damaged_note(row)}") + "\n")
+    sys.stderr.flush()
 
 
 def print_session_table(console: Console, rows: Sequence[SessionSummary], *,
@@ -126,7 +146,8 @@ def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int 
         print(json.dumps([
             {"id": h.session_id, "name": h.name, "title": h.title, "in_title": h.in_title,
              "message_hits": h.message_hits, "snippet": h.snippet,
-             "updated": h.updated.isoformat()} for h in hits], indent=2))
+             "updated": None if h.updated is None else h.updated.isoformat()}
+            for h in hits], indent=2))
         return
     print_hits(_console(), hits, text)
 

@@ -17,6 +17,7 @@ from goosectx.errors import (
     ProviderError,
     ProviderUnavailable,
     RateLimited,
+    clause,
 )
 from goosectx.providers.litellm_stream import load_litellm
 
@@ -147,10 +148,10 @@ def translate_error(exc: BaseException, *, model: str, where: str, key_env: str
 def give_up(error: ProviderError, retries: int) -> ProviderError:
     """The error after ``retries`` retries of a transient failure, with what to do."""
     if isinstance(error, RateLimited):
-        return RateLimited(f"{error.message} — still after {retries} retries",
+        return RateLimited(f"{clause(error.message)}; still failing after {retries} retries",
                            "wait a minute and try again, or switch model with --model")
     return ProviderUnavailable(
-        f"{error.message} — still after {retries} retries",
+        f"{clause(error.message)}; still failing after {retries} retries",
         "check the server's log, or that it is up and api_base / OPENAI_API_BASE is right, "
         "then retry",
     )

@@ -57,6 +57,8 @@ from goosectx.providers.litellm_stream import (
     load_litellm,
     reply_as_chunk,
     server_reported_usage,
+    server_usage,
+    skip_final_rebuild,
     skip_success_logging,
     stream_was_empty,
     tool_argument_chars,
@@ -286,6 +288,7 @@ class LiteLLMProvider:
         try:
             response = self._open(kwargs, cancel, retries)
             skip_success_logging(response)
+            skip_final_rebuild(response)
             for chunk in response:
                 if stop.is_set():
                     return
@@ -297,6 +300,9 @@ class LiteLLMProvider:
                 inbox.put(("chunk", reply_as_chunk(reply)))
                 inbox.put(("end", True))
                 return
+            usage = server_usage(response)
+            if usage is not None:  # litellm passed its chunk on without it
+                inbox.put(("chunk", {"usage": usage}))
             inbox.put(("end", server_reported_usage(response)))
         except _Cancelled:
             inbox.put(("cancelled", None))

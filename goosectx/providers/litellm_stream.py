@@ -11,6 +11,11 @@ docs/architecture.md, "Who owns each outside library"):
 * :func:`skip_success_logging`: the one success log litellm still submits when a stream ends
   copies the whole request too (to truncate base64 in it); goosectx registers no litellm
   callback, so the log is marked as done before the stream starts.
+* :func:`skip_final_rebuild`: when a stream ends, litellm rebuilds the whole reply from every
+  chunk it kept (``stream_chunk_builder``, about 0.4 ms a chunk: over a minute after a 2 MB
+  tool call streamed in 8-character pieces) for its usage figure and logs. goosectx assembles
+  the reply itself as it streams and takes the server's usage from the chunk that carried it
+  (:func:`server_usage`), so the rebuild is skipped.
 """
 
 from __future__ import annotations
@@ -88,6 +93,30 @@ def skip_success_logging(response: Any) -> None:
     details = getattr(getattr(response, "logging_obj", None), "model_call_details", None)
     if isinstance(details, dict):
         details["has_logged_sync_success"] = True
+
+
+def skip_final_rebuild(response: Any) -> None:
+    """Make ``response`` skip rebuilding the whole reply when the stream ends.
+
+    Harmless where litellm's stream object has no such step (a fake, a newer layout): then
+    the rebuild runs as before.
+    """
+    if callable(getattr(response, "_build_complete_streaming_response", None)):
+        response._build_complete_streaming_response = lambda: None
+
+
+def server_usage(response: Any) -> Any:
+    """The usage the server's last usage-carrying chunk reported, or ``None``.
+
+    litellm keeps that chunk (``response.chunks``) but passes it on without its usage.
+    """
+    chunks = getattr(response, "chunks", None)
+    kept: list[Any] = chunks if isinstance(chunks, list) else []
+    for chunk in reversed(kept):
+        usage = getattr(chunk, "usage", None)
+        if usage is not None:
+            return usage
+    return None
 
 
 def stream_was_empty(response: Any) -> bool:

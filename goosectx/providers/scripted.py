@@ -42,6 +42,7 @@ class ScriptedReply:
             ``None`` reports nothing.
         error: Raised instead of replying (e.g. ``ContextLengthExceeded(...)``).
         chunk_chars: Size of streamed text pieces.
+        finish_reason: The finish reason reported (``None``: ``tool_calls`` or ``stop``).
     """
 
     text: str = ""
@@ -50,6 +51,7 @@ class ScriptedReply:
     usage: Usage | str | None = "auto"
     error: BaseException | None = None
     chunk_chars: int = 16
+    finish_reason: str | None = None
 
 
 @dataclass(slots=True)
@@ -164,8 +166,8 @@ class ScriptedProvider:
             usage = self.estimate_usage(request, message)
         else:
             usage = reply.usage if isinstance(reply.usage, Usage) else None
-        yield ProviderResponse(message, usage, self.model,
-                               "tool_calls" if reply.tool_calls else "stop")
+        yield ProviderResponse(message, usage, self.model, reply.finish_reason
+                               or ("tool_calls" if reply.tool_calls else "stop"))
 
     def estimate_usage(self, request: RecordedRequest, reply: Message) -> Usage:
         """Usage as tiktoken counts the request (system, messages, tools) and the reply."""

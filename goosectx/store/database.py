@@ -42,6 +42,14 @@ def now() -> str:
     return datetime.now(UTC).isoformat()
 
 
+def stored_time(value: object) -> datetime | None:
+    """A stored time read back, or ``None`` when it does not parse (a damaged row)."""
+    try:
+        return datetime.fromisoformat(value)  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        return None
+
+
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``'s encoder, made once (an
 import of 10k messages dumped 20k values, each through a new encoder)."""

@@ -6,7 +6,8 @@ recorded in ``schema_migrations``; opening applies every known number not yet ap
 ascending order, each in its own transaction (all of it or none of it). Numbers may therefore
 land in any order: a migration must not depend on one with a higher number, and must not assume
 a lower reserved number that has not landed yet. A database that has applied a number this build
-does not know was made by a newer goosectx and is refused with a one-line error, untouched.
+does not know, or whose ``PRAGMA user_version`` is above every number this build knows, was
+made by a newer goosectx and is refused with a one-line error (exit 2), untouched.
 
 A database from before this bookkeeping (``PRAGMA user_version`` = 1, no ``schema_migrations``)
 counts as having applied migration 1. ``user_version`` is still set to the highest applied number
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from goosectx.errors import StoreCorrupt, StoreError
+from goosectx.errors import StoreCorrupt, StoreError, StoreTooNew
 from goosectx.store.search_index import migrate_titles_and_index
 
 
@@ -142,7 +143,8 @@ def migrate(conn: sqlite3.Connection, path: Path) -> None:
 
     Raises:
         StoreCorrupt: an SQLite file that is not a goosectx database (left untouched).
-        StoreError: made by a newer goosectx, or a migration failed (rolled back).
+        StoreTooNew: made by a newer goosectx (nothing was written).
+        StoreError: a migration failed (rolled back).
     """
     applied = _applied(conn)
     if applied is None:
@@ -150,6 +152,11 @@ def migrate(conn: sqlite3.Connection, path: Path) -> None:
         applied = _applied(conn) or set()
     known = {m.number for m in MIGRATIONS}
     _refuse_unknown(applied - known, path)
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > max(known):
+        raise StoreTooNew(
+            f"session database {path} was made by a newer goosectx (schema version {version}; "
+            f"this version knows up to {max(known)})", "upgrade goosectx")
     for migration in sorted(MIGRATIONS, key=lambda m: m.number):
         if migration.number not in applied:
             _apply(conn, path, migration)
@@ -209,7 +216,7 @@ def _bootstrap(conn: sqlite3.Connection, path: Path) -> None:
 def _refuse_unknown(unknown: set[int], path: Path) -> None:
     if unknown:
         numbers = ", ".join(str(n) for n in sorted(unknown))
-        raise StoreError(
+        raise StoreTooNew(
             f"session database {path} was made by a newer goosectx "
             f"(it has migration {numbers}, unknown to this version)",
             "upgrade goosectx",

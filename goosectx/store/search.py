@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from goosectx.errors import StoreError, UsageError
-from goosectx.store.database import StoreDatabase
+from goosectx.store.database import StoreDatabase, stored_time
 
 SNIPPET_TOKENS = 12
 """Tokens of context in a search hit's snippet."""
@@ -52,7 +52,7 @@ class SearchHit:
         session_id: The session's id.
         name: Its name, or ``None``.
         title: Its title, or ``None``.
-        updated: Its last change.
+        updated: Its last change (``None`` when the stored time does not parse).
         in_title: The words are in the title.
         message_hits: How many of its messages hold every word.
         snippet: A few words around the best match, on one line (outside text: sanitise it).
@@ -61,7 +61,7 @@ class SearchHit:
     session_id: str
     name: str | None
     title: str | None
-    updated: datetime
+    updated: datetime | None
     in_title: bool
     message_hits: int
     snippet: str
@@ -118,6 +118,6 @@ class SearchStore(StoreDatabase):
                         (SNIPPET_TOKENS, query, session_id)).fetchone()
                     snippet = " ".join(str(snip[0]).split()) if snip else ""
                 hits.append(SearchHit(session_id, row[0], row[1],
-                                      datetime.fromisoformat(row[2]), session_id in titles,
+                                      stored_time(row[2]), session_id in titles,
                                       found.get(session_id, (0, 0.0))[0], snippet))
         return hits

@@ -24,7 +24,7 @@ from goosectx.session import (
     new_session_id,
     valid_session_id,
 )
-from goosectx.store.database import dumps, update_session_row
+from goosectx.store.database import dumps, stored_time, update_session_row
 from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
 from goosectx.store.locks import SessionLock
@@ -36,19 +36,28 @@ from goosectx.usage import UsageLedger
 
 @dataclass(frozen=True, slots=True)
 class SessionSummary:
-    """One row of ``sessions list``."""
+    """One row of ``sessions list``.
+
+    ``created`` / ``updated`` are ``None`` when the stored time does not parse (a damaged row:
+    the list still shows the session, see :attr:`damaged`).
+    """
 
     id: str
     name: str | None
     working_dir: str
     model: str | None
-    created: datetime
-    updated: datetime
+    created: datetime | None
+    updated: datetime | None
     message_count: int
     current_tokens: int
     title: str | None = None
     source: str | None = None
     """``None`` for a session made here, else the format it was imported from."""
+
+    @property
+    def damaged(self) -> bool:
+        """A stored time of this session does not parse (``sessions remove ID`` removes it)."""
+        return self.created is None or self.updated is None
 
 
 class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore):
@@ -188,22 +197,19 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         return (str(row[0]), row[1]) if row else None
 
     def list_sessions(self) -> list[SessionSummary]:
-        """Every session, most recently updated first."""
+        """Every session, most recently updated first.
+
+        A session whose stored times do not parse is listed with ``None`` for them
+        (:attr:`SessionSummary.damaged`), so one damaged row does not hide the others.
+        """
         with self._guard():
             rows = self._conn.execute(
                 "SELECT s.id, s.name, s.working_dir, s.model, s.created, s.updated,"
                 " (SELECT count(*) FROM messages m WHERE m.session_id=s.id), s.current_tokens,"
                 " s.title, s.source FROM sessions s ORDER BY s.updated DESC, s.id DESC"
             ).fetchall()
-        try:
-            return [
-                SessionSummary(r[0], r[1], r[2], r[3], datetime.fromisoformat(r[4]),
-                               datetime.fromisoformat(r[5]), r[6], r[7], r[8], r[9])
-                for r in rows
-            ]
-        except (ValueError, TypeError) as exc:
-            raise self._unreadable_session(next(
-                r[0] for r in rows if not (_is_time(r[4]) and _is_time(r[5]))), exc) from None
+        return [SessionSummary(r[0], r[1], r[2], r[3], stored_time(r[4]),
+                               stored_time(r[5]), r[6], r[7], r[8], r[9]) for r in rows]
 
     def load(self, session_id: str) -> Session:
         """Load a whole session (messages in position order, ledger oldest first).
@@ -297,10 +303,3 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         """
         return SessionLock.for_session(self.data_dir / "locks", session_id)
 
-
-def _is_time(value: object) -> bool:
-    try:
-        datetime.fromisoformat(value)  # type: ignore[arg-type]
-    except (ValueError, TypeError):
-        return False
-    return True

@@ -1,0 +1,81 @@
+"""``goosectx sessions import -`` (stdin) and ``import <(…)`` / ``/dev/fd/N``: a pipe as a file.
+
+The importers read a file by path more than once (format detection, parsing, the content hash
+of the second-import check), which a pipe cannot give. So a pipe is first copied, a chunk at a
+time, into a private temporary file (its own ``0700`` directory, removed afterwards), and that
+file goes through the same checks and size caps as any other (docs/architecture.md §6). The copy
+stops at :data:`MAX_PIPE_BYTES`: past it, a one-line error says to save the input to a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from goosectx.errors import ImportFormatError
+
+MAX_PIPE_BYTES = 1024 * 1024 * 1024
+"""Most bytes read from a pipe (1 GiB): the copy goes to the temporary directory's disk."""
+
+CHUNK_BYTES = 1024 * 1024
+STDIN = "-"
+
+
+def _is_pipe(path: Path) -> bool:
+    """``path`` is ``-`` or names a pipe or socket (``/dev/stdin``, ``/dev/fd/N``)."""
+    if str(path) == STDIN:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # the importer says the path is not a file
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+@contextlib.contextmanager
+def readable_path(path: Path) -> Iterator[Path]:
+    """``path`` itself, or for a pipe a temporary copy of what it carries (removed on exit).
+
+    The copy is named ``stdin`` for ``-``, else after ``path`` (what error lines call it).
+
+    Raises:
+        ImportFormatError: ``-`` while stdin is a terminal; a pipe that carries more than
+            :data:`MAX_PIPE_BYTES`, or cannot be read (nothing is imported either way).
+    """
+    if not _is_pipe(path):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="goosectx-import-") as directory:
+        copy = Path(directory) / ("stdin" if str(path) == STDIN else path.name)
+        if str(path) == STDIN:
+            if sys.stdin is None or sys.stdin.isatty():
+                raise ImportFormatError("'-' reads the transcript from stdin, which is a "
+                                        "terminal", "pipe the file in, or give its path")
+            _copy(sys.stdin.buffer, copy, "stdin")
+        else:
+            try:
+                with path.open("rb") as source:
+                    _copy(source, copy, str(path))
+            except OSError as exc:
+                raise ImportFormatError(f"cannot read {path}: {exc.strerror}",
+                                        "check the path") from None
+        yield copy
+
+
+def _copy(source: BinaryIO, target: Path, shown: str) -> None:
+    size = 0
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        for chunk in iter(lambda: source.read(CHUNK_BYTES), b""):
+            size += len(chunk)
+            if size > MAX_PIPE_BYTES:
+                raise ImportFormatError(
+                    f"{shown} carries more than {MAX_PIPE_BYTES // 2**20} MB, the most goosectx "
+                    "reads from a pipe", "save it to a file first and import the file")
+            out.write(chunk)
