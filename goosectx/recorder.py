@@ -24,6 +24,7 @@ from goosectx.events import (
     ToolPairsSummarized,
     UsageUpdated,
 )
+from goosectx.message import Message
 from goosectx.session import Session, TokenCount
 from goosectx.store import SessionStore
 
@@ -58,16 +59,18 @@ class SessionRecorder:
             wait: Also wait for a background save to end (before the process ends).
         """
         counts = self.fresh_token_counts() if self.fresh_token_counts else None
-        if counts:
-            counts = _counts_of_messages(self.session, counts)
+        messages = self.session.conversation.messages
         if counts and len(counts) <= BULK_COUNTS:
-            self.store.save_token_counts(self.session.id, counts)
-        elif counts:
-            self._save_in_background(dict(counts))
+            counts = _counts_of_messages(messages, counts, self.session.token_counts)
+            if counts:
+                self.store.save_token_counts(self.session.id, counts)
+        elif counts:  # checked on the saving thread, against the messages as they are now
+            self._save_in_background(dict(counts), list(messages))
         if wait:
             self.wait_for_counts()
 
-    def _save_in_background(self, counts: dict[str, TokenCount]) -> None:
+    def _save_in_background(self, counts: dict[str, TokenCount],
+                            messages: list[Message]) -> None:
         self.wait_for_counts()  # one background save at a time
         session_id, data_dir, kind = self.session.id, self.store.data_dir, type(self.store)
 
@@ -75,7 +78,7 @@ class SessionRecorder:
             try:
                 store = kind(data_dir)
                 try:
-                    items = list(counts.items())
+                    items = list(_counts_of_messages(messages, counts, None).items())
                     for start in range(0, len(items), BULK_COUNTS):
                         store.save_token_counts(session_id,
                                                 dict(items[start:start + BULK_COUNTS]))
@@ -128,23 +131,25 @@ class SessionRecorder:
             self.save_counts()
 
 
-def _counts_of_messages(session: Session, counts: Mapping[str, TokenCount]
-                        ) -> dict[str, TokenCount]:
+def _counts_of_messages(messages: list[Message], counts: Mapping[str, TokenCount],
+                        session_counts: dict[str, TokenCount] | None) -> dict[str, TokenCount]:
     """``counts`` less those made for a copy of a message rather than the message itself.
 
     A copy repair made under a message's id (merged with the next message, or trimmed) has
     another number of parts; its count would be wrong for the stored message (and is dropped
-    from the session's counts, so the message's own is made at next need). The messages
-    are read from the newest back until every id is found (fresh counts are mostly new).
+    from ``session_counts``, if given, so the message's own is made at next need). The
+    messages are read from the newest back until every id is found (fresh counts are mostly
+    new ones).
     """
     wanted = dict(counts)
     kept: dict[str, TokenCount] = {}
-    for message in reversed(session.conversation.messages):
+    for message in reversed(messages):
         count = wanted.pop(message.id, None)
         if count is not None and count.parts in (None, len(message.content)):
             kept[message.id] = count
-        elif count is not None and session.token_counts.get(message.id) is count:
-            del session.token_counts[message.id]  # the message's own count is made at need
+        elif (count is not None and session_counts is not None
+              and session_counts.get(message.id) is count):
+            del session_counts[message.id]  # the message's own count is made at need
         if not wanted:
             break
     return kept
