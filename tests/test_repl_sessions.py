@@ -155,3 +155,18 @@ def test_after_resume_at_mentions_complete_in_the_new_sessions_working_dir(
     offered = [c.text for c in repl._prompt.completer.get_completions(Document("see @zeb"),
                                                                        CompleteEvent())]
     assert offered and offered[0].endswith("zebra.md")
+
+
+def test_resume_of_a_long_session_says_it_is_loading_before_the_wait(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    import goosectx.cli.repl_sessions as repl_sessions
+
+    monkeypatch.setattr(repl_sessions, "BACKGROUND_FROM", 2)  # "long": 2 messages and more
+    out, _, opened = run_with_lock(world, "/resume docs" + ENTER + CTRL_D)
+    opened.lock.release()
+    assert "loading 2 messages…" in out
+    assert out.index("loading 2 messages…") < out.index("resumed docs")
+    monkeypatch.setattr(repl_sessions, "BACKGROUND_FROM", 3)
+    out, _, opened = run_with_lock(world, "/resume docs" + ENTER + CTRL_D)
+    opened.lock.release()
+    assert "loading" not in out  # a short one loads at once, without the line

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from goosectx.cli.common import lock_and_load, session_is_kept
 from goosectx.cli.folding import plural
+from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.sessions_list import NEWEST_IN_REPL, damaged_note, print_session_table
@@ -65,6 +66,9 @@ def resume(repl: Repl, ref: str) -> None:
     opened = repl.opened
     if opened is None:
         raise UsageError("this REPL cannot switch sessions", "leave and run goosectx --resume")
+    count = store.message_count(target)
+    if count >= BACKGROUND_FROM:  # a long load: say so before the wait
+        repl.renderer.notice(f"loading {plural(count, 'message')}…")
     session, lock = lock_and_load(store, target)
     old = repl.session
     repl.recorder.save_counts()
