@@ -281,3 +281,40 @@ def test_a_pipe_over_its_cap_is_refused_in_one_line_saving_nothing_and_leaving_n
     assert "save it to a file first" in err
     assert "no sessions" in sessions_listed(capsys).lower()
     assert list(spool.iterdir()) == []
+
+
+def test_a_pipe_copy_that_hits_a_full_disk_is_one_line_saving_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import io
+    import tempfile
+
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))
+    real_fdopen = os.fdopen
+
+    class FullDisk(io.RawIOBase):
+        def writable(self) -> bool:
+            return True
+
+        def write(self, _data: object) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def fdopen(fd: int, mode: str = "r", *args: object, **kwargs: object) -> object:
+        if mode == "wb":  # the copy of the pipe: an injected write error
+            os.close(fd)
+            return io.BufferedWriter(FullDisk())
+        return real_fdopen(fd, mode, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    line = json.dumps({"role": "user", "content": "hello"})
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
+        ("[" + ",".join([line] * 3) + "]").encode())))
+    code, out, err = run_cli(capsys, "sessions", "import", "-")
+    assert_one_line_error(code, out, err, "cannot copy stdin to a temporary file")
+    assert "No space left on device" in err and "save the input to a file first" in err
+    monkeypatch.setattr(os, "fdopen", real_fdopen)
+    assert "no sessions" in sessions_listed(capsys).lower()
+    assert list(spool.iterdir()) == []

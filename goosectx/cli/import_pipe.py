@@ -70,12 +70,22 @@ def readable_path(path: Path) -> Iterator[Path]:
 
 def _copy(source: BinaryIO, target: Path, shown: str) -> None:
     size = 0
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        for chunk in iter(lambda: source.read(CHUNK_BYTES), b""):
-            size += len(chunk)
-            if size > MAX_PIPE_BYTES:
-                raise ImportFormatError(
-                    f"{shown} carries more than {MAX_PIPE_BYTES // 2**20} MB, the most goosectx "
-                    "reads from a pipe", "save it to a file first and import the file")
-            out.write(chunk)
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            for chunk in iter(lambda: source.read(CHUNK_BYTES), b""):
+                size += len(chunk)
+                if size > MAX_PIPE_BYTES:
+                    raise ImportFormatError(
+                        f"{shown} carries more than {MAX_PIPE_BYTES // 2**20} MB, the most "
+                        "goosectx reads from a pipe", "save it to a file first and import the file")
+                out.write(chunk)
+    except OSError as exc:  # a full disk, on a write or when the copy is closed
+        raise _copy_failed(shown, target, exc) from None
+
+
+def _copy_failed(shown: str, target: Path, exc: OSError) -> ImportFormatError:
+    return ImportFormatError(
+        f"cannot copy {shown} to a temporary file in {target.parent.parent}: "
+        f"{exc.strerror or exc}", "free some space there (or set TMPDIR), or save the input "
+        "to a file first and import the file")
