@@ -138,6 +138,18 @@ def test_s_saves_the_rule_to_the_user_config(world: World, tmp_path: Path) -> No
     assert not (world.workdir / "config.toml").exists()
 
 
+def test_s_writes_through_a_symlinked_config_to_the_file_it_points_to(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "goosectx.toml"
+    real.parent.mkdir()
+    real.write_text('mode = "approve"\n')
+    link = tmp_path / "config" / "config.toml"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    save_allow_rule(link, "shell(ls*)")
+    assert link.is_symlink() and link.resolve() == real  # the link is kept
+    assert tomllib.loads(real.read_text())["permissions"]["allow"] == ["shell(ls*)"]
+
+
 def test_a_denial_reason_reaches_the_model(world: World) -> None:
     world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "python -m unittest"})]),
                        "Switching to pytest.")
@@ -208,6 +220,19 @@ def test_run_denies_every_disguised_rm(fake_model, workdir: Path,  # type: ignor
                               "--deny", "shell(rm *)")
     assert code == 0, err
     assert sorted(p.name for p in workdir.iterdir()) == [f"v{i}" for i in range(1, 10)]
+
+
+def test_run_in_auto_mode_denies_a_run_time_named_program_and_says_which_rule_asks(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (workdir / "x").write_text("keep")
+    fake_model.add({"tool_calls": [{"name": "shell", "arguments": {"command": "$'\\x72m' x"}}]},
+                   {"text": "done"})
+    code, _out, err = run_cli(capsys, "run", "-t", "clean", "--mode", "auto",
+                              "--deny", "shell(rm *)")
+    assert code == 0, err
+    assert (workdir / "x").read_text() == "keep"
+    assert "a permission rule (or a program named at run time) asks about it" in err
+    assert "use --mode auto" not in err  # it was given: that fix would be false
 
 
 def test_an_allow_rule_covers_only_what_the_shell_reads_as_that_command() -> None:

@@ -243,3 +243,11 @@ def test_the_overflow_file_of_binary_output_is_byte_exact(ctx: ToolContext,
     (overflow,) = ctx.overflow_dir.iterdir()
     assert str(overflow) in result.output
     assert overflow.read_bytes() == data
+
+
+def test_a_command_too_long_for_one_argument_says_how_to_run_it(ctx: ToolContext) -> None:
+    result = run(ctx, "echo " + "x" * 200_000)
+    assert result.is_error
+    assert "the command is too long to run (200,005 characters" in result.output
+    assert "write the script to a file with text_editor" in result.output
+    assert "nsenter" not in result.output

@@ -89,7 +89,7 @@ def argument_lines(request: ToolRequest) -> list[str]:
 
 _NOT_RUN_LABELS = (
     (DENIED_TEXT.split(".")[0], "denied by you"),
-    (NON_INTERACTIVE_DENIED_TEXT.split(",")[0], "denied: no terminal to ask (--mode auto runs it)"),
+    (NON_INTERACTIVE_DENIED_TEXT.split(",")[0], "denied: no terminal to ask"),
     (CHAT_MODE_TEXT.split(":")[0], "not run: chat mode"),
 )
 """First words of the tool response goosectx writes for a call it did not run → its label."""

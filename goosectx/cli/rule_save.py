@@ -42,6 +42,7 @@ def save_allow_rule(path: Path, rule: str) -> None:
     Raises:
         ConfigError: the file cannot be read or parsed, or the edit would not parse.
     """
+    path = Path(os.path.realpath(path))  # a symlinked config: edit the file it points to
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
         current = tomllib.loads(text)

@@ -144,7 +144,7 @@ def run_task(
     agent: Agent | None = None
     try:
         approval_mode = choose_mode(settings, mode, opened.session).mode
-        approver = Approver(stdin, stderr)
+        approver = Approver(stdin, stderr, approval_mode)
         agent = build_agent(settings, opened.session, approve=approver, mode=approval_mode,
                             model=model_name, interactive=approver.interactive, extensions=manager)
         output: TextOutput | StreamJsonOutput | JsonOutput

@@ -35,9 +35,10 @@ class Approver:
     Called only for a call whose verdict (:func:`goosectx.approval.decide`) is ``ask``.
     """
 
-    def __init__(self, stdin: TextIO, stderr: TextIO) -> None:
+    def __init__(self, stdin: TextIO, stderr: TextIO, mode: str = "smart_approve") -> None:
         self.stdin = stdin
         self.stderr = stderr
+        self.mode = mode
         self.interactive = stdin.isatty()
         self.warned: set[str] = set()
 
@@ -46,10 +47,13 @@ class Approver:
         if not self.interactive:
             if request.name not in self.warned:
                 self.warned.add(request.name)
+                fix = ("a permission rule (or a program named at run time) asks about it: "
+                       "answer it in the REPL, or change [permissions] / --allow"
+                       if self.mode == "auto" else
+                       "use --mode auto to run tools without asking")
                 self.stderr.write(terminal_safe(
                     f"goosectx: warning: {request.name} needs approval and there is no "
-                    "terminal to ask, so it was denied; use --mode auto to run tools "
-                    "without asking\n"))
+                    f"terminal to ask, so it was denied; {fix}\n"))
                 self.stderr.flush()
             return "deny"
         question = approval_question(request, shutil.get_terminal_size().columns)

@@ -15,6 +15,7 @@ the session ends) ends the namespace and every process left in it.
 
 from __future__ import annotations
 
+import errno
 import os
 import selectors
 import signal
@@ -162,6 +163,11 @@ class ShellTool:
             proc = spawn_isolated(["bash", "-c", command], cwd=ctx.working_dir, env=ctx.env,
                                   namespace=self.namespace)
         except OSError as exc:
+            if exc.errno == errno.E2BIG:  # one argument over the kernel's limit (128 KiB)
+                return ToolResult(
+                    f"the command is too long to run ({len(command):,} characters; one "
+                    "argument may be at most 131,072 bytes): write the script to a file with "
+                    "text_editor and run the file", is_error=True)
             return ToolResult(f"could not start bash in {ctx.working_dir}: {exc}", is_error=True)
         streams = [
             OutputStream(label, ctx.max_output_chars, ctx.overflow_dir, ctx.redact)
