@@ -90,7 +90,19 @@ def parse_rule(rule: str) -> tuple[str, str | None]:
     if match is None or not rule.strip():
         raise ValueError(f"permission rule {rule!r} is not TOOL or TOOL(PATTERN), "
                          "e.g. shell(git status*)")
-    return match.group(1), match.group(2)
+    name, spec = match.group(1), match.group(2)
+    if not any(c in name for c in "*?[") and "__" not in name and name not in BUILTIN_TOOLS:
+        raise ValueError(f"permission rule {rule!r} names no tool: the built-in tools are "
+                         f"{', '.join(BUILTIN_TOOLS)} (an extension's are NAME__TOOL)")
+    if spec is not None and not spec.strip():
+        raise ValueError(f"permission rule {rule!r} has an empty pattern, which matches "
+                         f"nothing: write {name} for every call, or {name}(PATTERN)")
+    return name, spec
+
+
+BUILTIN_TOOLS = ("shell", "text_editor", "tree")
+"""The built-in tools' names (``tools/builtin.py``): a rule naming another tool without a
+wildcard or an extension's ``NAME__`` would never match anything (a typo such as ``Shell``)."""
 
 
 # -- matching --------------------------------------------------------------------------------

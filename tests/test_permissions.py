@@ -290,3 +290,27 @@ def test_the_reason_says_why_a_run_time_named_command_is_asked_about() -> None:
                                    arguments={"command": "$'\\x72m' -rf /"}, rules=rules))
     assert found.action == "ask"
     assert "named at run time" in found.reason and "cannot check" in found.reason
+
+
+@pytest.mark.parametrize("rule", ["Shell(rm *)", "nosuchtool(x)", "shell()", "tree( )"])
+def test_a_rule_that_could_never_match_is_a_configuration_error(
+        rule: str, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "typo.toml"
+    config.write_text(f"[permissions]\ndeny = [{rule!r}]\n".replace("'", '"'))
+    monkeypatch.setenv("GOOSECTX_CONFIG", str(config))
+    code, _out, err = run_cli(capsys, "info")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "names no tool" in err or "empty pattern" in err
+    code, _out, err = run_cli(capsys, "run", "-t", "x", "--deny", rule)
+    assert code == 2 and ("names no tool" in err or "empty pattern" in err)
+
+
+def test_the_built_in_tool_names_rules_accept_are_the_registrys() -> None:
+    from goosectx.permissions import BUILTIN_TOOLS
+    from goosectx.tools.builtin import default_registry
+
+    assert sorted(BUILTIN_TOOLS) == sorted(t.name for t in default_registry().tools())
+    for rule in ("shell", "text_editor(view:src/**)", "tree", "docs__*", "*", "sh*(x)"):
+        assert verdict(PermissionRules(deny=(rule,)), "shell", {"command": "x"}) in (
+            "deny", "ask", "run")
