@@ -409,3 +409,10 @@ def test_cancel_during_auto_compaction_ends_the_turn_with_the_history_unchanged(
     assert h.session.conversation.messages[:len(before)] == before
     assert not any(m.metadata.is_summary for m in h.session.conversation)
     assert any("cancelled" in e.text for e in events if isinstance(e, Notification))
+
+
+def test_the_parse_error_of_malformed_arguments_reads_once_at() -> None:
+    from goosectx.providers.openai_format import parse_arguments
+
+    assert parse_arguments('{"text": "a') == (
+        None, "arguments are not valid JSON (Unterminated string starting at character 9)")

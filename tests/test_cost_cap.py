@@ -172,7 +172,7 @@ def test_max_cost_raises_the_cap_in_the_repl_and_the_refused_request_then_goes_t
         monkeypatch: pytest.MonkeyPatch) -> None:
     priced.add({"text": "read it"}, {"text": "summary after the raise"})
     out = _session(capsys, monkeypatch, BIG, "and now summarise it", "/max-cost",
-                   "/max-cost 1", "and now summarise it", "/usage",
+                   "/max-cost 1", "go on", "/usage",
                    args=("--name", "capped", "--max-cost", "0.001"))
     assert out.count("spending cap reached") == 1
     assert "spending cap: $0.0010 per session; spent $0.00" in out

@@ -132,7 +132,8 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
-        return None, f"arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+        where = exc.msg.removesuffix(" at")  # 'Unterminated string starting at' + ' at …'
+        return None, f"arguments are not valid JSON ({where} at character {exc.pos})"
     except RecursionError:  # [[[[… thousands deep: not arguments any tool takes
         return None, "arguments are JSON nested too deeply to read"
     if not isinstance(value, dict):
