@@ -280,6 +280,20 @@ def test_an_answer_cut_at_the_output_limit_says_so_and_is_kept(fake_model: FakeS
     assert [m.text for m in only_session()][-1] == "The three steps are: first, open the"
 
 
+def test_json_and_stream_json_say_an_answer_was_cut_at_the_output_limit(
+        fake_model: FakeServer, workdir: Path) -> None:
+    import json
+
+    fake_model.add({"text": "first, open the", "finish_reason": "length"},
+                   {"text": "first, open the", "finish_reason": "length"}, {"text": "Done."})
+    (notice,) = json.loads(Run(mode="auto", output_format="json").out)["notices"]
+    assert "cut off at the" in notice and "max_output_tokens" in notice
+    lines = [json.loads(line) for line in Run(mode="auto", output_format="stream-json")
+             .out.splitlines()]
+    assert any(d["type"] == "notification" and "cut off" in d["text"] for d in lines)
+    assert json.loads(Run(mode="auto", output_format="json").out)["notices"] == []
+
+
 def test_a_complete_answer_says_nothing_about_a_limit(fake_model: FakeServer,
                                                       workdir: Path) -> None:
     fake_model.add({"text": "Done."})

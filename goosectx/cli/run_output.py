@@ -178,17 +178,20 @@ class JsonOutput:
 
     def __init__(self, stdout: TextIO) -> None:
         self.stdout = stdout
+        self.notices: list[str] = []
 
     def start(self, started: dict[str, Any]) -> None:
         """The run started (``started``: session id, model...)."""
         return
 
     def on_event(self, event: Event) -> None:
-        """Show one event."""
-        return
+        """Keep the turn's inline notices (an answer cut at the output limit, …)."""
+        if isinstance(event, Notification) and event.kind == "inline":
+            self.notices.append(event.text)
 
     def finish(self, summary: dict[str, Any]) -> None:
-        """The run ended (``summary``: status, usage, messages...)."""
+        """The run ended (``summary``: status, usage, messages...), with ``notices``."""
+        summary = {**summary, "notices": self.notices}
         self.stdout.write(json_safe(json.dumps(summary, ensure_ascii=False, indent=2)) + "\n")
         self.stdout.flush()
 
