@@ -318,3 +318,17 @@ def test_a_pipe_copy_that_hits_a_full_disk_is_one_line_saving_nothing(
     monkeypatch.setattr(os, "fdopen", real_fdopen)
     assert "no sessions" in sessions_listed(capsys).lower()
     assert list(spool.iterdir()) == []
+
+
+def test_a_goosectx_database_given_to_import_says_what_it_is(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from goosectx.conversation import Message
+    from goosectx.store import SessionStore
+
+    other = SessionStore(tmp_path / "other")
+    other.append_message(other.create_session(tmp_path, name="there").id, Message.user("hi"))
+    other.close()
+    code, out, err = import_cli(capsys, tmp_path / "other" / "sessions.db")
+    assert_one_line_error(code, out, err, "a goosectx sessions.db, not goose's")
+    assert "GOOSECTX_HOME" in err and "no such column" not in err

@@ -53,6 +53,10 @@ def load_db(path: Path, *, working_dir: Path, source_session: str | None = None)
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if not {"sessions", "messages"} <= tables:
             raise format_error(path, "", "not a goose sessions.db (no sessions/messages tables)")
+        if "schema_migrations" in tables or "message_index" in tables:
+            raise format_error(path, "", "a goosectx sessions.db, not goose's: point "
+                                         "GOOSECTX_HOME at its directory to use its sessions, "
+                                         "or export one with goosectx sessions export")
         conn.row_factory = sqlite3.Row
         rows = conn.execute("SELECT * FROM sessions ORDER BY created_at, id").fetchall()
         if source_session is not None:
