@@ -261,21 +261,28 @@ def test_an_id_taken_here_gets_a_new_one_and_the_import_says_so(
     assert f"its id {first} is taken by a session here, so the copy got a new one" in out
 
 
-def test_a_pipe_over_its_cap_is_refused_in_one_line_saving_nothing_and_leaving_no_copy(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def spool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where a pipe's temporary copy goes (checked empty afterwards), with 100 messages
+    of a transcript waiting on stdin."""
     import io
     import tempfile
-
-    from goosectx.cli import import_pipe
 
     spool = tmp_path / "spool"
     spool.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(spool))
-    monkeypatch.setattr(import_pipe, "MAX_PIPE_BYTES", 1000)
     line = json.dumps({"role": "user", "content": "hello"})
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
         ("[" + ",".join([line] * 100) + "]").encode())))
+    return spool
+
+
+def test_a_pipe_over_its_cap_is_refused_in_one_line_saving_nothing_and_leaving_no_copy(
+    capsys: pytest.CaptureFixture[str], spool: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goosectx.cli import import_pipe
+
+    monkeypatch.setattr(import_pipe, "MAX_PIPE_BYTES", 1000)
     code, out, err = run_cli(capsys, "sessions", "import", "-")
     assert_one_line_error(code, out, err, "stdin carries more than")
     assert "save it to a file first" in err
@@ -284,15 +291,11 @@ def test_a_pipe_over_its_cap_is_refused_in_one_line_saving_nothing_and_leaving_n
 
 
 def test_a_pipe_copy_that_hits_a_full_disk_is_one_line_saving_nothing(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], spool: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import errno
     import io
-    import tempfile
 
-    spool = tmp_path / "spool"
-    spool.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(spool))
     real_fdopen = os.fdopen
 
     class FullDisk(io.RawIOBase):
@@ -309,9 +312,6 @@ def test_a_pipe_copy_that_hits_a_full_disk_is_one_line_saving_nothing(
         return real_fdopen(fd, mode, *args, **kwargs)  # type: ignore[call-overload]
 
     monkeypatch.setattr(os, "fdopen", fdopen)
-    line = json.dumps({"role": "user", "content": "hello"})
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
-        ("[" + ",".join([line] * 3) + "]").encode())))
     code, out, err = run_cli(capsys, "sessions", "import", "-")
     assert_one_line_error(code, out, err, "cannot copy stdin to a temporary file")
     assert "No space left on device" in err and "save the input to a file first" in err
