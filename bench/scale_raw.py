@@ -7,6 +7,9 @@
 * ``export FILE COUNT WORKDIR`` — write a generated session as a JSON export.
 * ``load DATA_DIR SESSION_ID`` — the raw load: ``SELECT`` the rows and ``json.loads`` them,
   after importing the CLI module every goosectx command imports (same start-up).
+* ``tokenise DATA_DIR SESSION_ID`` — the raw load plus one tokenisation of every string in
+  each row's content (texts, tool arguments and outputs; ``o200k_base`` loaded as goosectx
+  loads it): the baseline of a first compaction, which must count each message once.
 * ``jsonload FILE`` — ``json.load`` of a file, same start-up.
 * ``prompt`` — a bare prompt_toolkit prompt (``❯``), the launch baseline.
 * ``request DATA_DIR SESSION_ID`` — prints seconds for one load with the store plus one
@@ -24,14 +27,33 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def _raw_load(data_dir: str, session_id: str) -> int:
+def _texts(value: object) -> list[str]:
+    """Every string value in a parsed row (its texts, tool arguments and outputs)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return []
+
+
+def _raw_load(data_dir: str, session_id: str, tokenise: bool = False) -> int:
+    encode = None
+    if tokenise:
+        from goosectx.encoding import get_encoder
+
+        encode = get_encoder("openai/gpt-4o-mini").encode
     conn = sqlite3.connect(Path(data_dir) / "sessions.db")
     count = 0
     for content, metadata in conn.execute(
             "SELECT content_json, metadata_json FROM messages WHERE session_id=?"
             " ORDER BY position", (session_id,)):
-        json.loads(content)
+        parts = json.loads(content)
         json.loads(metadata)
+        if encode is not None:
+            for text in _texts(parts):
+                encode(text, disallowed_special=())
         count += 1
     conn.close()
     return count
@@ -51,6 +73,10 @@ def main(argv: list[str]) -> int:
         import goosectx.cli.app  # noqa: F401 - the start-up every command pays
 
         _raw_load(args[0], args[1])
+    elif mode == "tokenise":
+        import goosectx.cli.app  # noqa: F401,F811
+
+        _raw_load(args[0], args[1], tokenise=True)
     elif mode == "jsonload":
         import goosectx.cli.app  # noqa: F401,F811
 
