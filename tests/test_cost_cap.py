@@ -194,3 +194,15 @@ def test_max_cost_sets_a_cap_on_a_session_started_without_one_and_off_removes_it
     assert "spending cap removed for the rest of this REPL" in out
     assert len(priced.requests) == 1 and "read it" in out  # ... the second went through
     assert "/max-cost takes a number of US dollars above 0, or off; got 'lots'" in out
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1", "inf", ""])
+@pytest.mark.parametrize("where", [("run", "-t", "hi", "--max-cost"), ("--max-cost",)])
+def test_a_bad_max_cost_is_one_line_with_the_fix_and_exit_2(
+        capsys: pytest.CaptureFixture[str], where: tuple[str, ...], value: str) -> None:
+    args = (*where, value) if where[0] == "run" else (*where, value, "info")
+    code, out, err = run_cli(capsys, *args)
+    assert code == 2 and not out
+    assert err.count("\n") == 1 and "Usage:" not in err  # one line, not typer's three
+    assert err.startswith("goosectx: error: --max-cost must be a number") and repr(value) in err
+    assert "e.g. --max-cost 5" in err  # the fix
