@@ -195,7 +195,8 @@ def test_max_cost_sets_a_cap_on_a_session_started_without_one_and_off_removes_it
     assert "of the $0.0000010 cap (set by /max-cost)" in out  # where the cap came from
     assert "spending cap removed for the rest of this REPL" in out
     assert len(priced.requests) == 1 and "read it" in out  # ... the second went through
-    assert "/max-cost takes a number of US dollars above 0, or off; got 'lots'" in out
+    assert ("/max-cost takes a number of US dollars above 0 and up to 1,000,000, in digits 0-9, "
+            "or off; got 'lots'") in out
 
 
 @pytest.mark.parametrize("value", ["abc", "0", "-1", "inf", ""])
@@ -225,3 +226,15 @@ def test_the_refusal_names_where_the_cap_came_from(
     code, _, err = run_cli(capsys, "run", "-t", BIG)
     assert code == 1 and not priced.requests
     assert f"of the $0.0000010 cap (set by {source})" in " ".join(err.split())
+
+
+@pytest.mark.parametrize("value", ["١٢", "1e308", "2000000", "1e-3"])
+def test_max_cost_takes_only_plain_decimal_amounts_up_to_a_million(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    code, _, err = run_cli(capsys, "--max-cost", value, "info")
+    assert code == 2 and err.count("\n") == 1
+    assert "--max-cost must be a number of US dollars above 0 and up to 1,000,000" in err
+    assert "e.g. --max-cost 5" in err
+    monkeypatch.setenv("GOOSECTX_MAX_COST_USD", value)  # the same rule everywhere
+    code, _, err = run_cli(capsys, "info")
+    assert code == 2 and "GOOSECTX_MAX_COST_USD must be a number of US dollars above 0" in err

@@ -106,13 +106,9 @@ def settings() -> Any:
 
     loaded = load_settings(STATE.config_path)
     if STATE.max_cost is not None:
-        from goosectx.config import parse_positive_float
-        from goosectx.errors import ConfigError
+        from goosectx.config import parse_cost_usd
 
-        try:
-            loaded.max_cost_usd = parse_positive_float("--max-cost", STATE.max_cost)
-        except ConfigError as exc:
-            raise ConfigError(exc.message, "e.g. --max-cost 5") from None
+        loaded.max_cost_usd = parse_cost_usd("--max-cost", STATE.max_cost, "e.g. --max-cost 5")
         loaded.sources["max_cost_usd"] = "--max-cost"
     if STATE.debug:
         from goosectx.log import setup_debug_log
