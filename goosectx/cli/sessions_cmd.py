@@ -203,12 +203,16 @@ def import_sessions(
         SessionNameTaken: a requested name is taken (nothing is imported).
     """
     from goosectx.cli.common import cycle_collector_paused
-    from goosectx.cli.import_pipe import readable_path
+    from goosectx.cli.import_pipe import readable_path, shown_as_given
+    from goosectx.errors import ImportFormatError
 
     with readable_path(path) as readable, cycle_collector_paused():
-        _import_file(settings, readable, fmt=fmt, name=name, source_session=source_session,
-                     force=force, use_source_dir=use_source_dir,
-                     shown_path=None if readable == path else str(path))
+        try:
+            _import_file(settings, readable, fmt=fmt, name=name, source_session=source_session,
+                         force=force, use_source_dir=use_source_dir,
+                         shown_path=None if readable == path else str(path))
+        except ImportFormatError as exc:
+            raise shown_as_given(exc, path, readable) from None
 
 
 def _import_file(
