@@ -382,7 +382,7 @@ def test_a_failed_import_leaves_nothing_behind(tmp_path: Path,
     code, out, _ = run(capsys, "sessions", "import", str(db), "--session", "s1", "--name", "g-2")
     assert code == 0
     code, _, err = run(capsys, "sessions", "import", str(db), "--name", "g")
-    assert code != 0 and "'g-2' already exists" in err
+    assert code == 2 and "'g-2' already exists" in err  # a bad argument, as --format is
     assert [r["name"] for r in stored(capsys)] == ["g-2"]  # g-1 was not saved either
     # The list shows the estimated context of an imported session, not 0.
     assert stored(capsys)[0]["current_tokens"] > 0
