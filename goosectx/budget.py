@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from goosectx.conversation import Message
 from goosectx.errors import CostCapReached
@@ -26,8 +26,24 @@ from goosectx.providers.base import ContextLimit, Provider, StreamItem, TokenPri
 from goosectx.tokens import TokenCounter
 from goosectx.usage import UsageLedger, format_cost_usd
 
+if TYPE_CHECKING:
+    from goosectx.config import Settings
+
 RAISE_HINT = ("to go on, raise the cap: /max-cost USD in the REPL, --max-cost USD (goosectx, "
               "session, run), GOOSECTX_MAX_COST_USD or max_cost_usd in the config file")
+
+
+def cap_source(source: str) -> str:
+    """Where a cap came from, as the user set it, from ``Settings.source("max_cost_usd")``.
+
+    ``--max-cost`` and ``/max-cost`` stay; ``env VAR`` → ``VAR``; ``config PATH`` →
+    ``max_cost_usd in PATH``; anything else (a default, a test's settings) → ``max_cost_usd``.
+    """
+    if source.startswith("env "):
+        return source.removeprefix("env ")
+    if source.startswith("config "):
+        return f"max_cost_usd in {source.removeprefix('config ')}"
+    return source if source in ("--max-cost", "/max-cost") else "max_cost_usd"
 
 
 def cap_text(spent_usd: float, cap_usd: float) -> str:
@@ -43,12 +59,15 @@ class SpendingCap:
         ledger: The session's usage ledger (only appended to; read incrementally).
         counter_for: The token counter of a model (shared with the context manager's).
         ratio_for: The model's calibration ratio (reported input ÷ our estimate).
+        source: Where the cap came from (:func:`cap_source`), named in what the cap says.
     """
 
     def __init__(self, cap_usd: float | None, ledger: UsageLedger,
                  counter_for: Callable[[str | None], TokenCounter],
-                 ratio_for: Callable[[str], float]) -> None:
+                 ratio_for: Callable[[str], float], *, source: str = "max_cost_usd") -> None:
         self.cap_usd = cap_usd
+        self.source = source
+        """Where :attr:`cap_usd` came from; ``/max-cost`` sets both."""
         self.ledger = ledger
         self.counter_for = counter_for
         self.ratio_for = ratio_for
@@ -58,6 +77,14 @@ class SpendingCap:
         self._summed = 0
         self._spent_usd = 0.0
         self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, settings: Settings, ledger: UsageLedger,
+           counter_for: Callable[[str | None], TokenCounter],
+           ratio_for: Callable[[str], float]) -> SpendingCap:
+        """The cap ``settings`` give (``max_cost_usd`` and where it came from)."""
+        return cls(settings.max_cost_usd, ledger, counter_for, ratio_for,
+                   source=cap_source(settings.source("max_cost_usd")))
 
     def spent_usd(self) -> float:
         """The known cost of every call the session made (unknown costs count 0), USD.
@@ -123,9 +150,9 @@ class SpendingCap:
                 self._unpriced_said.add(provider.model)
                 with self._lock:
                     self.notices.append(
-                        f"the spending cap ({format_cost_usd(cap)}, max_cost_usd) cannot be "
-                        f"enforced for {provider.model}: its prices are unknown, so its calls "
-                        "are not counted")
+                        f"the spending cap ({format_cost_usd(cap)}, set by {self.source}) "
+                        f"cannot be enforced for {provider.model}: its prices are unknown, so "
+                        "its calls are not counted")
             return
         spent = self.spent_usd()
         tokens = self.estimate_input_tokens(provider.model, system, messages, tools)
@@ -133,7 +160,7 @@ class SpendingCap:
         if spent + estimate > cap:
             raise CostCapReached(
                 f"spending cap reached: {format_cost_usd(spent)} spent of the "
-                f"{format_cost_usd(cap)} cap (max_cost_usd), and the next call to "
+                f"{format_cost_usd(cap)} cap (set by {self.source}), and the next call to "
                 f"{provider.model} (~{tokens:,} input tokens) would cost about "
                 f"{format_cost_usd(estimate)}; it was not made", RAISE_HINT)
 

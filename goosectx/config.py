@@ -14,9 +14,11 @@ from typing import Any
 
 from goosectx.config_values import (
     APPROVAL_MODES,
+    COST_USD_EXPECTED,
     ApprovalMode,
     fail,
     parse_bool,
+    parse_cost_usd,
     parse_count,
     parse_mode,
     parse_positive_float,
@@ -34,6 +36,7 @@ from goosectx.permissions import PermissionRules, parse_permissions
 __all__ = [
     "APPROVAL_MODES",
     "ApprovalMode",
+    "COST_USD_EXPECTED",
     "DEFAULT_CONTEXT_LIMIT_TOKENS",
     "DEFAULT_MAX_TURNS",
     "DEFAULT_THRESHOLD_RATIO",
@@ -44,6 +47,7 @@ __all__ = [
     "fail",
     "load_settings",
     "parse_bool",
+    "parse_cost_usd",
     "parse_count",
     "parse_mode",
     "parse_positive_float",
@@ -245,7 +249,8 @@ _ENV: dict[str, tuple[str, Any]] = {
     "data_dir": ("GOOSECTX_HOME", lambda k, v: Path(parse_str(k, v)).expanduser()),
     "keep_recent_ratio": ("GOOSECTX_KEEP_RECENT_RATIO", parse_share),
     "show_reasoning": ("GOOSECTX_SHOW_REASONING", parse_bool),
-    "max_cost_usd": ("GOOSECTX_MAX_COST_USD", parse_positive_float),
+    "max_cost_usd": ("GOOSECTX_MAX_COST_USD",
+                     lambda k, v: parse_cost_usd(k, v, "e.g. GOOSECTX_MAX_COST_USD=5")),
     "shell_escape_to_model": ("GOOSECTX_SHELL_ESCAPE_TO_MODEL", parse_bool),
 }
 
@@ -269,7 +274,7 @@ _FILE: dict[str, tuple[str, Any]] = {
     "summary_facts_tokens": ("summary_facts_tokens", parse_positive_int),
     "show_reasoning": ("show_reasoning", parse_bool),
     "mention_max_tokens": ("mention_max_tokens", parse_positive_int),
-    "max_cost_usd": ("max_cost_usd", parse_positive_float),
+    "max_cost_usd": ("max_cost_usd", lambda k, v: parse_cost_usd(k, v, "e.g. max_cost_usd = 5")),
     "shell_escape_to_model": ("shell_escape_to_model", parse_bool),
 }
 

@@ -6,6 +6,7 @@ Used by goosectx/config.py and the extension settings; see docs/architecture.md 
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -96,6 +97,33 @@ def parse_positive_float(key: str, value: object) -> float:
         raise fail(key, value, "a number greater than 0") from None
     if isinstance(value, bool) or not math.isfinite(number) or number <= 0:
         raise fail(key, value, "a number greater than 0")
+    return number
+
+
+MAX_COST_USD = 1_000_000.0
+"""The largest spending cap goosectx takes, US dollars."""
+COST_USD_EXPECTED = "a number of US dollars above 0 and up to 1,000,000, in digits 0-9"
+_COST_TEXT = re.compile(r"\$?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+def parse_cost_usd(key: str, value: object, hint: str | None = None) -> float:
+    """Parse a spending cap: 0 < amount ≤ :data:`MAX_COST_USD`.
+
+    Text must be a plain decimal in ASCII digits (``5``, ``0.25``, ``$5``): no exponent, no
+    ``inf``, no other scripts' digits (Python's ``float`` takes ``١٢`` as 12). A number from the
+    config file (TOML) is taken as it is, within the range.
+
+    Raises:
+        ConfigError: anything else; ``hint`` (the fix) is added to it.
+    """
+    if isinstance(value, str) and _COST_TEXT.fullmatch(value.strip()):
+        number = float(value.strip().removeprefix("$"))
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        number = math.nan
+    if not 0 < number <= MAX_COST_USD:  # nan fails too
+        raise ConfigError(fail(key, value, COST_USD_EXPECTED).message, hint)
     return number
 
 

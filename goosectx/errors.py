@@ -81,7 +81,12 @@ class SessionAmbiguous(StoreError):
 
 
 class SessionNameTaken(StoreError):
-    """A new session was given a name another session already has."""
+    """A new session was given a name another session already has: a bad ``--name`` (exit 2).
+
+    Not :class:`SessionInUse` (exit 1): the same command works once the other process ends.
+    """
+
+    exit_code = 2
 
 
 class SessionInUse(StoreError):

@@ -9,7 +9,7 @@ import json
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,11 @@ from goosectx.usage import LedgerEntry, UsageLedger
 EXPORT_FORMAT = "goosectx-session"
 
 
+def _time(session: Session, name: str) -> str | None:
+    """``created`` / ``updated`` as ISO 8601, or ``None`` for a stored time that did not parse."""
+    return None if name in session.damaged_times else getattr(session, name).isoformat()
+
+
 def session_to_json(session: Session) -> dict[str, Any]:
     """The JSON export: every message with its metadata, the usage ledger and state.
 
@@ -46,8 +51,8 @@ def session_to_json(session: Session) -> dict[str, Any]:
             "name": session.name,
             "working_dir": str(session.working_dir),
             "model": session.model,
-            "created": session.created.isoformat(),
-            "updated": session.updated.isoformat(),
+            "created": _time(session, "created"),
+            "updated": _time(session, "updated"),
             "current_tokens": session.ledger.current_tokens,
             "current_is_estimate": session.ledger.current_is_estimate,
             "state": session.state.to_dict(),
@@ -114,11 +119,13 @@ def session_from_json(data: dict[str, Any]) -> Session:
             raise ValueError(f"usage_ledger entry #{i + 1}: must be an object, "
                              f"not {json_kind(item)}")
         entries.append(LedgerEntry.from_dict(item))
-    try:
-        created = datetime.fromisoformat(meta["created"])
-        updated = datetime.fromisoformat(meta["updated"])
+    try:  # null: the exported session's stored time did not parse (import time instead)
+        created, updated = (datetime.now(UTC) if meta[name] is None
+                            else datetime.fromisoformat(meta[name])
+                            for name in ("created", "updated"))
     except (KeyError, TypeError, ValueError):
-        raise ValueError('"session" needs "created" and "updated" as ISO 8601 times') from None
+        raise ValueError('"session" needs "created" and "updated" as ISO 8601 times '
+                         "(or null)") from None
     ledger = UsageLedger(
         entries,
         current_tokens=int(meta.get("current_tokens") or 0),
@@ -197,7 +204,9 @@ def iter_transcript_markdown(session: Session,
     header.append(f"- working dir: `{session.working_dir}`")
     if session.model:
         header.append(f"- model: `{session.model}`")
-    header.append(f"- created: {session.created.isoformat(timespec='seconds')}")
+    created = "?" if "created" in session.damaged_times else session.created.isoformat(
+        timespec="seconds")
+    header.append(f"- created: {created}")
     header.append("")
     blanks = _Blanks()
     yield blanks.piece(header)

@@ -145,6 +145,10 @@ class TokenCount:
     parts: int | None = field(default=None, compare=False)
 
 
+UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+"""The stand-in for a stored session time that does not parse (``Session.damaged_times``)."""
+
+
 @dataclass(slots=True)
 class Session:
     """A saved session.
@@ -169,6 +173,8 @@ class Session:
             refused (migration 3); ``None`` for a session made here.
         approval_mode: The approval mode last chosen with ``/mode`` in this session, restored
             on resume below ``--mode`` and ``GOOSE_MODE`` (migration 3); ``None``: not chosen.
+        damaged_times: ``created`` / ``updated`` when the stored time did not parse (read for
+            export and show only): that field holds :data:`UNKNOWN_TIME`, shown as ``?``.
     """
 
     id: str
@@ -186,6 +192,7 @@ class Session:
     source: str | None = None
     import_hash: str | None = None
     approval_mode: str | None = None
+    damaged_times: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def display_name(self) -> str:

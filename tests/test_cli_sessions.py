@@ -216,3 +216,33 @@ def test_import_reads_an_export_from_a_pipe_with_the_same_checks_as_a_file(fille
     assert len(broken.stderr.strip().splitlines()) == 1, broken.stderr
     assert len(json.loads(goosectx(other, "sessions", "list", "--json").stdout)) == 1
     assert not list(other.glob("**/*.tmp*")) and not list(other.glob("**/stdin*"))
+
+
+def _import_from_fd(home, data: bytes):
+    """``goosectx sessions import /dev/fd/N`` with ``data`` on the pipe (as ``<(…)`` gives)."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, data)
+    os.close(write_end)
+    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": str(home / "none.toml"),
+           "NO_COLOR": "1", "TERM": "dumb"}
+    try:
+        proc = subprocess.run([sys.executable, "-m", "goosectx", "sessions", "import",
+                               f"/dev/fd/{read_end}"], env=env, capture_output=True, text=True,
+                              timeout=60, pass_fds=(read_end,))
+    finally:
+        os.close(read_end)
+    return proc, f"/dev/fd/{read_end}"
+
+
+def test_an_empty_pipe_says_so_and_a_pipe_is_named_as_given(tmp_path):
+    home = tmp_path / "home"
+    empty = goosectx(home, "sessions", "import", "-", input_text="")
+    assert empty.returncode == 2 and "Traceback" not in empty.stderr
+    assert empty.stderr.startswith("goosectx: error: stdin is empty: nothing to import")
+    proc, shown = _import_from_fd(home, b"")
+    assert proc.returncode == 2 and f"error: {shown} is empty: nothing to import" in proc.stderr
+    proc, shown = _import_from_fd(home, b"no transcript at all\n")
+    assert proc.returncode == 2
+    assert f"cannot tell the format of {shown} —" in proc.stderr  # not "of 63"
+    proc, shown = _import_from_fd(home, b'{"format": "goosectx-session", "messages": [\n')
+    assert proc.returncode == 2 and proc.stderr.startswith(f"goosectx: error: {shown}: ")

@@ -243,10 +243,18 @@ def test_dry_run_refuses_where_the_real_run_would(priced_model: FakeServer,
     before = load(sid)
     _, dry = cli(capsys, "compact", "work", "--dry-run", code=1)
     out, dry_json = cli(capsys, "compact", "work", "--dry-run", "--json", code=1)
+    real_out, real_json = cli(capsys, "compact", "work", "--json", code=1)
     _, real = cli(capsys, "compact", "work", code=1)
     assert dry.startswith("goosectx: error: would change nothing: compaction would grow")
-    assert len(dry.strip().splitlines()) == 1 and "Dry run" not in dry and out == ""
-    assert "would change nothing" in dry_json
+    assert len(dry.strip().splitlines()) == 1 and "Dry run" not in dry
+    assert "would change nothing" in dry_json and "nothing changed" in real_json  # stderr
+    # --json says so on stdout too, dry run or not: one object, the reason the stderr gives
+    said, real_said = json.loads(out), json.loads(real_out)
+    assert said == {"session_id": sid, "dry_run": True, "would_change": False,
+                    "reason": said["reason"], "hint": said["hint"]}
+    assert real_said == {"session_id": sid, "dry_run": False, "changed": False,
+                         "reason": said["reason"], "hint": said["hint"]}
+    assert said["reason"].startswith("compaction would grow") and said["reason"] in dry
     dry_figures, real_figures = GROW.search(dry), GROW.search(real)
     assert dry_figures and real_figures and dry_figures.groups() == real_figures.groups()
     assert priced_model.requests == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -75,10 +76,10 @@ def test_the_cap_stops_a_turn_before_the_call_reaches_the_server(
     out = _session(capsys, monkeypatch, BIG, "and now summarise it", "/usage",
                    args=("--name", "capped", "--max-cost", "0.001"))
     assert len(priced.requests) == 1  # the second call was not made
-    assert "spending cap reached: $0.00" in out and "of the $0.0010 cap (max_cost_usd)" in out
+    assert "spending cap reached: $0.00" in out and "of the $0.0010 cap (set by --max-cost)" in out
     assert "--max-cost" in out and "GOOSECTX_MAX_COST_USD" in out  # how to raise it
     assert "never sent" not in out
-    assert "spent $0.00" in out and "of the $0.0010 cap" in out  # /usage: spent / cap
+    assert re.search(r"spent \$0\.000\d+ of the \$0\.0010 cap \(set by --max-cost\)", out)  # /usage
     # the history stays valid: both requests kept, one answer, nothing half-written
     saved = json.loads(cli(capsys, "sessions", "export", "capped", "--format", "json")[0])
     assert [m["role"] for m in saved["messages"]] == ["user", "assistant", "user"]
@@ -179,7 +180,7 @@ def test_max_cost_raises_the_cap_in_the_repl_and_the_refused_request_then_goes_t
     assert "/max-cost USD in the REPL" in out  # the refusal says how to raise it here
     assert "spending cap set to $1.00 for the rest of this REPL" in out
     assert len(priced.requests) == 2 and "summary after the raise" in out
-    assert "of the $1.00 cap" in out  # /usage shows the new cap
+    assert "of the $1.00 cap (set by /max-cost)" in out  # /usage shows the new cap
 
 
 def test_max_cost_sets_a_cap_on_a_session_started_without_one_and_off_removes_it(
@@ -191,6 +192,49 @@ def test_max_cost_sets_a_cap_on_a_session_started_without_one_and_off_removes_it
                    args=("--name", "uncapped"))
     assert "no spending cap; spent $0.00 — /max-cost USD sets one" in out
     assert out.count("spending cap reached") == 1  # the first BIG was refused
+    assert "of the $0.0000010 cap (set by /max-cost)" in out  # where the cap came from
     assert "spending cap removed for the rest of this REPL" in out
     assert len(priced.requests) == 1 and "read it" in out  # ... the second went through
-    assert "/max-cost takes a number of US dollars above 0, or off; got 'lots'" in out
+    assert ("/max-cost takes a number of US dollars above 0 and up to 1,000,000, in digits 0-9, "
+            "or off; got 'lots'") in out
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1", "inf", ""])
+@pytest.mark.parametrize("where", [("run", "-t", "hi", "--max-cost"), ("--max-cost",)])
+def test_a_bad_max_cost_is_one_line_with_the_fix_and_exit_2(
+        capsys: pytest.CaptureFixture[str], where: tuple[str, ...], value: str) -> None:
+    args = (*where, value) if where[0] == "run" else (*where, value, "info")
+    code, out, err = run_cli(capsys, *args)
+    assert code == 2 and not out
+    assert err.count("\n") == 1 and "Usage:" not in err  # one line, not typer's three
+    assert err.startswith("goosectx: error: --max-cost must be a number") and repr(value) in err
+    assert "e.g. --max-cost 5" in err  # the fix
+
+
+@pytest.mark.parametrize("where", ["env", "config"])
+def test_the_refusal_names_where_the_cap_came_from(
+        priced: FakeServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path, where: str) -> None:
+    if where == "env":
+        monkeypatch.setenv("GOOSECTX_MAX_COST_USD", "0.000001")
+        source = "GOOSECTX_MAX_COST_USD"
+    else:
+        config = tmp_path / "goosectx.toml"
+        config.write_text("max_cost_usd = 0.000001\n")
+        monkeypatch.setenv("GOOSECTX_CONFIG", str(config))
+        source = f"max_cost_usd in {config}"
+    code, _, err = run_cli(capsys, "run", "-t", BIG)
+    assert code == 1 and not priced.requests
+    assert f"of the $0.0000010 cap (set by {source})" in " ".join(err.split())
+
+
+@pytest.mark.parametrize("value", ["١٢", "1e308", "2000000", "1e-3"])
+def test_max_cost_takes_only_plain_decimal_amounts_up_to_a_million(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    code, _, err = run_cli(capsys, "--max-cost", value, "info")
+    assert code == 2 and err.count("\n") == 1
+    assert "--max-cost must be a number of US dollars above 0 and up to 1,000,000" in err
+    assert "e.g. --max-cost 5" in err
+    monkeypatch.setenv("GOOSECTX_MAX_COST_USD", value)  # the same rule everywhere
+    code, _, err = run_cli(capsys, "info")
+    assert code == 2 and "GOOSECTX_MAX_COST_USD must be a number of US dollars above 0" in err

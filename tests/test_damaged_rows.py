@@ -91,7 +91,7 @@ def _set_role_to_system(conn: sqlite3.Connection, sid: str) -> None:
 DAMAGE: dict[str, Callable[[sqlite3.Connection, str], None]] = {
     "text": _set_text_to_a_number, "output": _set_output_to_a_list,
     "hidden_by": _set_hidden_by_to_a_number,
-    "created": _set_created_to_a_word, "state": _break_state_json,
+    "state": _break_state_json,
     "metadata": _set_metadata_to_a_list,
     # the fields sessions show/export read from a plain row without building the message
     "tool name": _set_tool_name_to_a_number, "is_error": _set_is_error_to_a_word,
@@ -166,3 +166,36 @@ def test_sessions_list_shows_the_others_and_marks_a_session_whose_time_does_not_
     code, out, err = run_cli(capsys, "sessions", "search", "parser", "--json")
     assert code == 0 and {h["name"] for h in json.loads(out)} == {"hurt", "fine"}, err
     assert db.read_bytes() == before
+
+
+@pytest.mark.parametrize("column", ["created", "updated"])
+def test_a_session_whose_time_does_not_parse_can_still_be_shown_and_exported(
+        work: Path, capsys: pytest.CaptureFixture[str], column: str, tmp_path: Path) -> None:
+    db = _two_sessions(work)
+    conn = sqlite3.connect(db)
+    hurt = conn.execute("SELECT id FROM sessions WHERE name='hurt'").fetchone()[0]
+    with conn:
+        conn.execute(f"UPDATE sessions SET {column}='yesterday' WHERE id=?", (hurt,))
+    conn.close()
+    before = db.read_bytes()
+    warning = (f"goosectx: warning: session {hurt}'s stored {column} time does not parse: "
+               "shown as ? (null in JSON)")
+    for command in (["sessions", "show", "hurt"], ["sessions", "show", "hurt", "--agent"],
+                    ["sessions", "export", "hurt", "-f", "md"]):
+        code, out, err = run_cli(capsys, *command)
+        assert code == 0 and "port the hurt parser" in out and "Done." in out, (command, err)
+        assert err.startswith(warning) and err.count("\n") == 1, (command, err)
+        assert ("- created: ?" in out) == (column == "created"), out
+    saved = tmp_path / "hurt.json"
+    code, _, err = run_cli(capsys, "sessions", "export", "hurt", "-f", "json", "-o", str(saved))
+    assert code == 0 and err.startswith(warning), err
+    exported = json.loads(saved.read_text())
+    assert exported["session"][column] is None and len(exported["messages"]) == 4
+    assert db.read_bytes() == before
+    code, _, err = run_cli(capsys, "compact", "hurt", "--dry-run")  # the rest still refuses
+    assert code == 1 and "unreadable" in err
+    # what was saved imports back, with the time of the import in place of the damaged one
+    code, out, err = run_cli(capsys, "sessions", "import", str(saved), "--name", "rescued")
+    assert code == 0 and "4 messages" in out, err
+    code, out, _ = run_cli(capsys, "sessions", "show", "rescued")
+    assert code == 0 and "port the hurt parser" in out and "- created: ?" not in out

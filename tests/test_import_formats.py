@@ -382,7 +382,7 @@ def test_a_failed_import_leaves_nothing_behind(tmp_path: Path,
     code, out, _ = run(capsys, "sessions", "import", str(db), "--session", "s1", "--name", "g-2")
     assert code == 0
     code, _, err = run(capsys, "sessions", "import", str(db), "--name", "g")
-    assert code != 0 and "'g-2' already exists" in err
+    assert code == 2 and "'g-2' already exists" in err  # a bad argument, as --format is
     assert [r["name"] for r in stored(capsys)] == ["g-2"]  # g-1 was not saved either
     # The list shows the estimated context of an imported session, not 0.
     assert stored(capsys)[0]["current_tokens"] > 0
@@ -514,3 +514,23 @@ def test_a_source_field_of_the_wrong_type_is_refused_before_anything_is_saved(
     assert 'session.jsonl: unexpected claude-code content' in err
     assert '"signature" must be text, not an object' in err
     assert stored(capsys) == []
+
+
+def test_a_format_that_cannot_take_the_file_says_what_the_file_is(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = SessionStore(load_settings(None).data_dir)
+    session = store.create_session(tmp_path, name="orig")
+    store.append_message(session.id, Message.user("hello"))
+    store.close()
+    export = tmp_path / "export.json"
+    assert run(capsys, "sessions", "export", "orig", "--format", "json", "-o", str(export))[0] == 0
+    for fmt in ("claude-code", "codex", "qwen-code", "copilot", "gemini-cli", "goose-json",
+                "aider", "console", "goose-db"):
+        with pytest.raises(ImportFormatError) as raised:
+            load_sessions(export, fmt=fmt)
+        said = raised.value.one_line()
+        assert said.startswith(f"export.json is not a {fmt} file: it reads as a goosectx "
+                               "file"), said  # not "the JSON ends … (is the file cut short?)"
+        assert raised.value.hint == "import it with --format goosectx, or leave --format out"
+    code, _, err = run(capsys, "sessions", "import", str(export), "--format", "claude-code")
+    assert code == 2 and "is not a claude-code file" in err and "cut short" not in err

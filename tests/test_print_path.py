@@ -80,6 +80,14 @@ def test_terminal_safe_shows_every_hostile_piece_and_keeps_text() -> None:
     assert terminal_safe("\U000e0041") == "<U+E0041>"  # tag characters hide text
 
 
+def test_line_and_paragraph_separators_and_the_soft_hyphen_are_shown() -> None:
+    text = "ls\u2028rm -rf ~\u2029then\u00adhidden"  # a line break a terminal may draw, or not
+    assert terminal_safe(text) == "ls<U+2028>rm -rf ~<U+2029>then<U+00AD>hidden"
+    escaped = json_safe(json.dumps({"t": text}, ensure_ascii=False))
+    assert json.loads(escaped) == {"t": text} and "\u2028" not in escaped
+    assert "\u00ad" not in escaped and "\\u00ad" in escaped
+
+
 def test_a_crlf_split_across_streamed_pieces_is_one_newline() -> None:
     stream = SafeStream()
     assert stream.feed("line\r") + stream.feed("\nnext\r") + stream.flush() == "line\nnext␍"
@@ -174,11 +182,14 @@ def test_run_text_stdout_and_stderr(fake_model: FakeServer, workdir: Path,
 
 def test_run_error_line_from_a_provider_error_body(fake_model: FakeServer, workdir: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    fake_model.add({"status": 400, "body": {"error": {"message": CORPUS, "type": "bad"}}})
+    message = "sep\u2028line\u00adsoft " + CORPUS
+    fake_model.add({"status": 400, "body": {"error": {"message": message, "type": "bad"}}})
     code, out, err = run_cli(capsys, "run", "-t", "hi")
     assert code == 1
     assert "goosectx: error:" in err
-    assert_safe(out + err, stand_ins=("␛]52;c;ZXZpbA==␇",))
+    # a lone CR is shown (␍), as everywhere else, not dropped from the one-line error
+    assert_safe(out + err, stand_ins=("␛]52;c;ZXZpbA==␇", "innocent␍OVERWRITE",
+                                      "sep<U+2028>line<U+00AD>soft"))
 
 
 @pytest.mark.parametrize("fmt", ["json", "stream-json"])

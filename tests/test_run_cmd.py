@@ -239,6 +239,7 @@ def test_a_taken_name_suggests_resume(fake_model: FakeServer, workdir: Path) -> 
     with pytest.raises(SessionNameTaken) as info:
         Run(name="taken")
     assert "--resume taken" in info.value.one_line()
+    assert info.value.exit_code == 2  # a bad argument (--name), as the other bad input exits
 
 
 def test_missing_model_or_key_creates_no_session(workdir: Path,

@@ -81,3 +81,18 @@ def test_bad_arguments_are_invalid_with_a_hint(line: str, fragment: str) -> None
 def test_every_listed_command_parses() -> None:
     for info in slash.COMMANDS:
         assert not isinstance(slash.parse_slash(info.name), slash.Invalid), info.name
+
+
+@pytest.mark.parametrize("arg", ["١٢", "１２", "1e308", "1e3", "inf", "nan", "0", "-5",
+                                 "1000001", "5 dollars", "1,000"])
+def test_max_cost_takes_only_a_plain_decimal_amount_in_range(arg: str) -> None:
+    command = slash.parse_slash(f"/max-cost {arg}")
+    assert isinstance(command, slash.Invalid)
+    assert "above 0 and up to 1,000,000, in digits 0-9" in command.message  # the range, said
+    assert command.hint == "e.g. /max-cost 5"
+
+
+@pytest.mark.parametrize(("arg", "usd"), [("12", 12.0), ("$0.25", 0.25), (".5", 0.5),
+                                          ("1000000", 1_000_000.0), ("0.000001", 0.000001)])
+def test_max_cost_accepts_plain_amounts(arg: str, usd: float) -> None:
+    assert slash.parse_slash(f"/max-cost {arg}") == slash.MaxCost(usd)

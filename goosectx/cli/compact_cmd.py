@@ -9,7 +9,9 @@ compaction would not shrink) it says ``would change nothing: …`` and exits 1 a
 does. With no model configured the extractive strategy (no model) is used, and stderr says
 so. ``--undo`` walks back the last compaction instead (:func:`undo_session`).
 
-Output: the result line (or ``--json`` object) on stdout; notices on stderr.
+Output: the result line (or ``--json`` object) on stdout; notices on stderr. A compaction
+refused with nothing changed is the one-line error on stderr, exit 1, and with ``--json`` also
+an object on stdout (``dry_run``, ``would_change``/``changed`` false, ``reason``, ``hint``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goosectx.cli.folding import plural
 from goosectx.cli.sanitize import terminal_safe
@@ -28,6 +30,9 @@ from goosectx.events import CompactionUndone, Event, HistoryReplaced, Notificati
 from goosectx.providers.base import Provider
 from goosectx.session import Session
 from goosectx.usage import format_cost_usd
+
+if TYPE_CHECKING:
+    from goosectx.recorder import SessionRecorder
 
 
 def _request_context(settings: Settings, session: Session, manager: ContextManager,
@@ -131,31 +136,54 @@ def _compact(settings: Settings, session_ref: str, *, instructions: str | None,
 
             recorder = SessionRecorder(store, session)
             recorder.fresh_token_counts = manager.take_fresh_token_counts
-            if dry_run:
-                try:
-                    plan = manager.plan(request, instructions=instructions, strategy=strategy,
-                                        max_summary_tokens=max_summary_tokens)
-                except CompactionFailed as exc:  # the real run would refuse before any call
-                    reason = exc.message.removesuffix("; nothing changed")
-                    raise CompactionFailed(f"would change nothing: {reason}", exc.hint) from None
-                _print_plan(session, plan, as_json)
-                recorder.save_counts(wait=True)  # counts only: the next run does not recount
-                return 0
-            result: HistoryReplaced | None = None
-            for event in manager.compact(request, trigger="manual", instructions=instructions,
-                                         strategy=strategy,
-                                         max_summary_tokens=max_summary_tokens):
-                recorder.record(event)
-                result = _show(event, result)
-            recorder.wait_for_counts()
-            assert result is not None, "a compaction always ends with HistoryReplaced"
-            _print_result(session, result, as_json)
-            return 0
+            try:
+                return _compact_loaded(session, manager, recorder, request,
+                                       instructions=instructions, strategy=strategy,
+                                       dry_run=dry_run, as_json=as_json,
+                                       max_summary_tokens=max_summary_tokens)
+            except CompactionFailed as exc:
+                if as_json:  # the outcome on stdout too: the session is unchanged
+                    _print_refusal(session, exc, dry_run)
+                raise
         finally:
             if lock is not None:
                 lock.release()
     finally:
         store.close()
+
+
+def _compact_loaded(session: Session, manager: ContextManager, recorder: SessionRecorder,
+                    request: RequestContext, *, instructions: str | None, strategy: str,
+                    dry_run: bool, as_json: bool, max_summary_tokens: int | None) -> int:
+    """Plan (``dry_run``) or run the compaction of a loaded session; print the outcome."""
+    if dry_run:
+        try:
+            plan = manager.plan(request, instructions=instructions, strategy=strategy,
+                                max_summary_tokens=max_summary_tokens)
+        except CompactionFailed as exc:  # the real run would refuse before any call
+            reason = exc.message.removesuffix("; nothing changed")
+            raise CompactionFailed(f"would change nothing: {reason}", exc.hint) from None
+        _print_plan(session, plan, as_json)
+        recorder.save_counts(wait=True)  # counts only: the next run does not recount
+        return 0
+    result: HistoryReplaced | None = None
+    for event in manager.compact(request, trigger="manual", instructions=instructions,
+                                 strategy=strategy,
+                                 max_summary_tokens=max_summary_tokens):
+        recorder.record(event)
+        result = _show(event, result)
+    recorder.wait_for_counts()
+    assert result is not None, "a compaction always ends with HistoryReplaced"
+    _print_result(session, result, as_json)
+    return 0
+
+
+def _print_refusal(session: Session, exc: CompactionFailed, dry_run: bool) -> None:
+    """``--json``: the refusal as an object (the one-line error still goes to stderr)."""
+    reason = exc.message.removeprefix("would change nothing: ").removesuffix("; nothing changed")
+    outcome = {"would_change": False} if dry_run else {"changed": False}
+    print(json.dumps({"session_id": session.id, "dry_run": dry_run, **outcome,
+                      "reason": reason, "hint": exc.hint}))
 
 
 def undo_session(settings: Settings, session_ref: str, *, as_json: bool,

@@ -4,7 +4,9 @@ The importers read a file by path more than once (format detection, parsing, the
 of the second-import check), which a pipe cannot give. So a pipe is first copied, a chunk at a
 time, into a private temporary file (its own ``0700`` directory, removed afterwards), and that
 file goes through the same checks and size caps as any other (docs/architecture.md §6). The copy
-stops at :data:`MAX_PIPE_BYTES`: past it, a one-line error says to save the input to a file.
+stops at :data:`MAX_PIPE_BYTES`: past it, a one-line error says to save the input to a file. An
+empty pipe is said to be empty. Error lines name the pipe as the user gave it (``stdin``,
+``/dev/fd/63``), not by the copy's name: :func:`shown_as_given`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ MAX_PIPE_BYTES = 1024 * 1024 * 1024
 
 CHUNK_BYTES = 1024 * 1024
 STDIN = "-"
+_COPY_NAME = "goosectx-pipe-copy"
+"""The copy of a named pipe: a name no error text has otherwise, replaced by the pipe's."""
 
 
 def _is_pipe(path: Path) -> bool:
@@ -42,17 +46,18 @@ def _is_pipe(path: Path) -> bool:
 def readable_path(path: Path) -> Iterator[Path]:
     """``path`` itself, or for a pipe a temporary copy of what it carries (removed on exit).
 
-    The copy is named ``stdin`` for ``-``, else after ``path`` (what error lines call it).
+    The copy is named ``stdin`` for ``-`` (what error lines call it), else :data:`_COPY_NAME`
+    (:func:`shown_as_given` puts ``path`` back in its place).
 
     Raises:
-        ImportFormatError: ``-`` while stdin is a terminal; a pipe that carries more than
-            :data:`MAX_PIPE_BYTES`, or cannot be read (nothing is imported either way).
+        ImportFormatError: ``-`` while stdin is a terminal; a pipe that is empty, carries more
+            than :data:`MAX_PIPE_BYTES`, or cannot be read (nothing is imported either way).
     """
     if not _is_pipe(path):
         yield path
         return
     with tempfile.TemporaryDirectory(prefix="goosectx-import-") as directory:
-        copy = Path(directory) / ("stdin" if str(path) == STDIN else path.name)
+        copy = Path(directory) / ("stdin" if str(path) == STDIN else _COPY_NAME)
         if str(path) == STDIN:
             if sys.stdin is None or sys.stdin.isatty():
                 raise ImportFormatError("'-' reads the transcript from stdin, which is a "
@@ -66,6 +71,16 @@ def readable_path(path: Path) -> Iterator[Path]:
                 raise ImportFormatError(f"cannot read {path}: {exc.strerror}",
                                         "check the path") from None
         yield copy
+
+
+def shown_as_given(exc: ImportFormatError, path: Path, copy: Path) -> ImportFormatError:
+    """``exc`` (about ``copy``, the pipe's copy) naming ``path`` as the user gave it instead."""
+    if copy == path:
+        return exc
+    shown = "stdin" if str(path) == STDIN else str(path)
+    exc.message = exc.message.replace(str(copy), shown).replace(_COPY_NAME, shown)
+    exc.args = (exc.message,)
+    return exc
 
 
 def _copy(source: BinaryIO, target: Path, shown: str) -> None:
@@ -82,6 +97,9 @@ def _copy(source: BinaryIO, target: Path, shown: str) -> None:
                 out.write(chunk)
     except OSError as exc:  # a full disk, on a write or when the copy is closed
         raise _copy_failed(shown, target, exc) from None
+    if not size:
+        raise ImportFormatError(f"{shown} is empty: nothing to import",
+                                "pipe a transcript in, or give its path")
 
 
 def _copy_failed(shown: str, target: Path, exc: OSError) -> ImportFormatError:

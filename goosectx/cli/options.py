@@ -62,8 +62,9 @@ class _State:
     flushed (no seconds of interpreter teardown freeing litellm's objects)."""
     model: str | None = None
     mode: str | None = None
-    max_cost: float | None = None
-    """``--max-cost``: overrides ``max_cost_usd`` (config, environment)."""
+    max_cost: str | None = None
+    """``--max-cost`` as given: overrides ``max_cost_usd`` (config, environment); parsed by
+    :func:`settings`, so a bad value is goosectx's one-line error, not typer's usage block."""
 
 
 STATE = _State()
@@ -93,7 +94,7 @@ ModeOpt = Annotated[
 ]
 ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Model, e.g. openai/gpt-4o.")]
 MaxCostOpt = Annotated[
-    float | None,
+    str | None,
     typer.Option("--max-cost", metavar="USD", help="Spending cap of the session in US dollars "
                  "(max_cost_usd): a model call that would pass it is not made."),
 ]
@@ -105,9 +106,9 @@ def settings() -> Any:
 
     loaded = load_settings(STATE.config_path)
     if STATE.max_cost is not None:
-        from goosectx.config import parse_positive_float
+        from goosectx.config import parse_cost_usd
 
-        loaded.max_cost_usd = parse_positive_float("--max-cost", STATE.max_cost)
+        loaded.max_cost_usd = parse_cost_usd("--max-cost", STATE.max_cost, "e.g. --max-cost 5")
         loaded.sources["max_cost_usd"] = "--max-cost"
     if STATE.debug:
         from goosectx.log import setup_debug_log

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from goosectx.budget import cap_source
 from goosectx.cli import reports, slash
 from goosectx.cli.folding import plural
 from goosectx.compaction import calibration
@@ -59,7 +60,9 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
         if repl.loader.ready:  # else the last figure: /usage never waits for the agent
             repl._refresh_figure()
         repl.renderer.print(reports.usage_table(repl.session.ledger, figure=repl._figure,
-                                                cap_usd=repl.settings.max_cost_usd))
+                                                cap_usd=repl.settings.max_cost_usd,
+                                                cap_source=cap_source(
+                                                    repl.settings.source("max_cost_usd"))))
     elif isinstance(command, slash.MaxCost):
         _max_cost(repl, command)
     elif isinstance(command, slash.ShowContext):
@@ -100,8 +103,9 @@ def _max_cost(repl: Repl, command: slash.MaxCost) -> None:
             f"spending cap: {format_cost_usd(cap)} per session; spent {spent}" if cap else
             f"no spending cap; spent {spent} — /max-cost USD sets one", style="dim")
         return
-    budget.cap_usd = command.usd
-    repl.settings = replace(repl.settings, max_cost_usd=command.usd)
+    budget.cap_usd, budget.source = command.usd, "/max-cost"
+    repl.settings = replace(repl.settings, max_cost_usd=command.usd,
+                            sources={**repl.settings.sources, "max_cost_usd": "/max-cost"})
     where = "for the rest of this REPL (max_cost_usd in the config file keeps it)"
     repl.renderer.notice(
         f"spending cap set to {format_cost_usd(command.usd)} {where}; spent {spent}"

@@ -159,7 +159,7 @@ def _calls(ledger: UsageLedger, purpose: CallPurpose) -> int:
 
 
 def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
-                cap_usd: float | None = None) -> Table:
+                cap_usd: float | None = None, cap_source: str = "max_cost_usd") -> Table:
     """The ``/usage`` table: model calls, tokens and cost by purpose, then the total.
 
     Compaction and tool-pair summary calls are rows of their own (DESIGN.md §2: compaction
@@ -170,6 +170,7 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
         figure: ``current`` and the limit as the toolbar and ``/context`` show them
             (``ContextManager.current_tokens``); ``None`` leaves the line out.
         cap_usd: The spending cap (``max_cost_usd``): a line ``spent $x of the $y cap``.
+        cap_source: Where the cap came from (``budget.cap_source``), named in that line.
     """
     table = Table(box=box.SIMPLE, title="usage (tokens)", title_justify="left")
     for name in ("", "calls", "input", "output", "total", "cost"):
@@ -205,7 +206,7 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
     if cap_usd is not None:
         spent = sum(e.usage.cost_usd or 0.0 for e in ledger.entries)
         caption.append(f"spent {format_cost_usd(spent)} of the {format_cost_usd(cap_usd)} cap "
-                       f"(max_cost_usd){'; ? calls not counted' if unknown else ''}")
+                       f"(set by {cap_source}){'; ? calls not counted' if unknown else ''}")
     if caption:
         table.caption = " · ".join(caption)
         table.caption_justify = "left"

@@ -19,9 +19,11 @@ that something was there and nothing is executed:
 * C1 controls (U+0080–U+009F, among them the 8-bit CSI U+009B, OSC U+009D, DCS U+0090,
   ST U+009C) become ``<U+009B>``.
 * Bidirectional overrides, embeddings, isolates and marks (U+202A–U+202E, U+2066–U+2069,
-  U+200E, U+200F, U+061C) and invisible characters (U+200B–U+200D, U+2060–U+2064, U+FEFF,
-  U+180E, U+206A–U+206F, U+FFF9–U+FFFB, the tag characters U+E0000–U+E007F) become
-  ``<U+202E>``-style stand-ins.
+  U+200E, U+200F, U+061C), invisible characters (U+200B–U+200D, U+2060–U+2064, U+FEFF,
+  U+180E, U+206A–U+206F, U+FFF9–U+FFFB, the soft hyphen U+00AD, the tag characters
+  U+E0000–U+E007F) and the line and paragraph separators (U+2028, U+2029: a line break to
+  some terminals, nothing to others, so a line could read differently from what it holds)
+  become ``<U+202E>``-style stand-ins.
 * Lone surrogates (which no terminal encoding can write) become U+FFFD.
 * :data:`APPROVAL_MARKER` (``⚑``, U+2691) becomes ``<U+2691>``: only goosectx's own approval
   question shows it (``cli/approval_view.py``), so outside text cannot imitate that question.
@@ -55,7 +57,8 @@ APPROVAL_MARKER = "\u2691"
 """``⚑``: starts every line of goosectx's approval question; never shown from outside text."""
 
 _INVISIBLE = (
-    "\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+    "\ufeff\ufff9-\ufffb"
     "\U000e0000-\U000e007f"
 )
 _UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff{APPROVAL_MARKER}]")
@@ -87,8 +90,9 @@ def _stand_in(code: int) -> str:
 
 
 def _unsafe_codes() -> list[int]:
-    ranges = [(0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0x061C, 0x061C), (0x180E, 0x180E),
-              (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
+    ranges = [(0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0x00AD, 0x00AD), (0x061C, 0x061C),
+              (0x180E, 0x180E), (0x200B, 0x200F), (0x2028, 0x2029), (0x202A, 0x202E),
+              (0x2060, 0x2064), (0x2066, 0x206F),
               (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0xE0000, 0xE007F), (0xD800, 0xDFFF),
               (ord(APPROVAL_MARKER), ord(APPROVAL_MARKER))]
     return [code for low, high in ranges for code in range(low, high + 1)]

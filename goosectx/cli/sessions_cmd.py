@@ -12,12 +12,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goosectx.cli.common import load_session, open_store, resolve_session
+from goosectx.cli.common import open_store, resolve_session
 from goosectx.cli.sanitize import json_safe, terminal_safe
 from goosectx.errors import UsageError
 
 if TYPE_CHECKING:
     from goosectx.config import Settings
+    from goosectx.session import Session
 
 
 def _note(line: str) -> None:
@@ -39,22 +40,36 @@ def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
         from goosectx.conversation import Conversation
         from goosectx.session import Session
 
-        store, session = load_session(settings, ref)
-        store.close()
+        store, session_id = resolve_session(settings, ref)
+        try:
+            session = store.load(session_id, lenient_times=True)
+        finally:
+            store.close()
+        _warn_damaged_times(session)
         view = Session(
             session.id, session.name, session.working_dir, session.model, session.created,
             session.updated,
             Conversation([m.with_metadata(user_visible=True)
                           for m in session.conversation.agent_view(for_sending=False)]),
+            damaged_times=session.damaged_times,
         )
         _write_markdown(iter_transcript_markdown(view, view.conversation))
         return
     store, session_id = resolve_session(settings, ref)
     try:
-        header = store.load_header(session_id)
+        header = store.load_header(session_id, lenient_times=True)
+        _warn_damaged_times(header)
         _write_markdown(iter_transcript_markdown(header, store.iter_messages_plain(session_id)))
     finally:
         store.close()
+
+
+def _warn_damaged_times(session: Session) -> None:
+    """One line on stderr when the session's stored times did not parse (shown as ``?``)."""
+    if session.damaged_times:
+        _note(f"goosectx: warning: session {session.id}'s stored "
+              f"{' and '.join(session.damaged_times)} time does not parse: shown as ? "
+              "(null in JSON); the messages are all there")
 
 
 def _write_markdown(pieces: Iterable[str]) -> None:
@@ -96,7 +111,8 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
 
     store, session_id = resolve_session(settings, ref)
     try:
-        header = store.load_header(session_id)
+        header = store.load_header(session_id, lenient_times=True)
+        _warn_damaged_times(header)
         pieces = (iter_session_json(header, store.iter_messages_json(session_id))
                   if fmt == "json"
                   else iter_transcript_markdown(header, store.iter_messages_plain(session_id)))
@@ -203,12 +219,16 @@ def import_sessions(
         SessionNameTaken: a requested name is taken (nothing is imported).
     """
     from goosectx.cli.common import cycle_collector_paused
-    from goosectx.cli.import_pipe import readable_path
+    from goosectx.cli.import_pipe import readable_path, shown_as_given
+    from goosectx.errors import ImportFormatError
 
     with readable_path(path) as readable, cycle_collector_paused():
-        _import_file(settings, readable, fmt=fmt, name=name, source_session=source_session,
-                     force=force, use_source_dir=use_source_dir,
-                     shown_path=None if readable == path else str(path))
+        try:
+            _import_file(settings, readable, fmt=fmt, name=name, source_session=source_session,
+                         force=force, use_source_dir=use_source_dir,
+                         shown_path=None if readable == path else str(path))
+        except ImportFormatError as exc:
+            raise shown_as_given(exc, path, readable) from None
 
 
 def _import_file(

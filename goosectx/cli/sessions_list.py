@@ -39,8 +39,8 @@ def _stamp(row: SessionSummary | SearchHit) -> str:
 def damaged_note(row: SessionSummary) -> str:
     """The one line about a listed session whose stored times do not parse, with the fix."""
     return (f"session {row.id} has a stored time that does not parse (shown as ?); "
-            f"remove it with: goosectx sessions remove {row.id} (add --yes without a "
-            "terminal)")
+            f"save it with: goosectx sessions export {row.id} -f json -o FILE, or remove it "
+            f"with: goosectx sessions remove {row.id} (add --yes without a terminal)")
 
 
 def _console() -> Console:

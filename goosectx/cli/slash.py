@@ -9,12 +9,12 @@ model call.
 from __future__ import annotations
 
 import difflib
-import math
 import shlex
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from goosectx.config import APPROVAL_MODES, ApprovalMode
+from goosectx.config import APPROVAL_MODES, COST_USD_EXPECTED, ApprovalMode, parse_cost_usd
+from goosectx.errors import ConfigError
 
 HistoryView = Literal["agent", "user"]
 
@@ -335,11 +335,9 @@ def _parse_max_cost(arg: str) -> SlashCommand:
     if arg.lower() in ("off", "none"):
         return MaxCost(off=True)
     try:
-        usd = float(arg.removeprefix("$"))
-    except ValueError:
-        usd = math.nan
-    if not math.isfinite(usd) or usd <= 0:
-        return Invalid(f"/max-cost takes a number of US dollars above 0, or off; got {arg!r}",
+        usd = parse_cost_usd("/max-cost", arg)
+    except ConfigError:
+        return Invalid(f"/max-cost takes {COST_USD_EXPECTED}, or off; got {arg!r}",
                        "e.g. /max-cost 5")
     return MaxCost(usd)
 

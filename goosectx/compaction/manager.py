@@ -102,8 +102,8 @@ class ContextManager:
         self.counter = TokenCounter(provider.model if provider else session.model,
                                     stored=session.token_counts)
         self._counters: dict[str | None, TokenCounter] = {self.counter.model: self.counter}
-        self.budget = SpendingCap(settings.max_cost_usd, session.ledger, self._counter_for,
-                                  lambda model: calibration.ratio(session.state, model))
+        self.budget = SpendingCap.of(settings, session.ledger, self._counter_for,
+                                     lambda model: calibration.ratio(session.state, model))
         self.provider, self.summarizer = self.budget.wrap(provider), self.budget.wrap(summarizer)
         self._reactive_this_turn = 0
         self.guard = CompactionGuard(session.state)

@@ -64,13 +64,33 @@ def load_sessions(
     """
     if not path.is_file():
         raise ImportFormatError(f"{path} is not a file", "give the path of a transcript file")
-    if fmt == "auto":
-        from goosectx.importers.detect import detect_format
+    from goosectx.importers.detect import detect_format
 
+    named = fmt != "auto"
+    if not named:
         fmt = detect_format(path)
     if source_session is not None and fmt != "goose-db":
         raise ImportFormatError(f"--session applies to goose sessions.db files, not {fmt}",
                                 "drop --session")
+    try:
+        return _load(path, fmt, working_dir, source_session)
+    except ImportFormatError as exc:
+        if not named:
+            raise
+        try:  # a --format that cannot take the file: say what the file is, if it can be told
+            found = detect_format(path)
+        except ImportFormatError:
+            raise exc from None
+        if found == fmt:
+            raise
+        raise ImportFormatError(f"{path.name} is not a {fmt} file: it reads as a {found} file",
+                                f"import it with --format {found}, or leave --format out"
+                                ) from None
+
+
+def _load(path: Path, fmt: str, working_dir: Path | None,
+          source_session: str | None) -> list[Session]:
+    """:func:`load_sessions` of a file in format ``fmt`` (a format error says what is wrong)."""
     loader = _loader(fmt)
     try:
         sessions = loader(path, working_dir or Path.cwd(), source_session)

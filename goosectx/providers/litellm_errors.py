@@ -34,9 +34,15 @@ STATED_LIMIT_PATTERNS = (r"maximum context length is (\d+)", r'"n_ctx"\s*:\s*(\d
 """Where a context error states the real window: OpenAI / llama-cpp-python, llama-server."""
 
 
+_LINE_SPACE = re.compile(r"(?:\r\n|[^\S\r\x0b\x0c\x1c-\x1f\x85\u2028\u2029])+")
+"""Runs of spaces, tabs, newlines (CR LF too) and Unicode spaces: one space in the line. Other
+characters ``str.split`` takes for whitespace (a lone CR, VT, FF, the separators) stay, for
+the print path to show (``␍``, ``<U+2028>``), as it does everywhere else."""
+
+
 def clean_message(text: str, limit: int = 300) -> str:
     """One line of a litellm error message without its class-name prefixes."""
-    line = " ".join(text.split())
+    line = _LINE_SPACE.sub(" ", text).strip(" ")
     previous = None
     while previous != line:
         previous = line

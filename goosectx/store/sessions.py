@@ -18,6 +18,7 @@ from typing import Any
 from goosectx.conversation import Conversation
 from goosectx.errors import SessionAmbiguous, SessionNameTaken, SessionNotFound, StoreCorrupt
 from goosectx.session import (
+    UNKNOWN_TIME,
     Session,
     SessionState,
     first_request_title,
@@ -211,28 +212,31 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         return [SessionSummary(r[0], r[1], r[2], r[3], stored_time(r[4]),
                                stored_time(r[5]), r[6], r[7], r[8], r[9]) for r in rows]
 
-    def load(self, session_id: str) -> Session:
+    def load(self, session_id: str, *, lenient_times: bool = False) -> Session:
         """Load a whole session (messages in position order, ledger oldest first).
 
         ``token_counts`` holds the stored counts of the messages already counted.
+        ``lenient_times``: a session time that does not parse is read as
+        :data:`~goosectx.session.UNKNOWN_TIME` and named in ``damaged_times`` (export, show).
 
         Raises:
             SessionNotFound: no session has this id.
-            StoreCorrupt: a stored message does not parse.
+            StoreCorrupt: a stored message (or, unless ``lenient_times``, time) does not parse.
         """
-        return self._load(session_id, with_messages=True)
+        return self._load(session_id, with_messages=True, lenient_times=lenient_times)
 
-    def load_header(self, session_id: str) -> Session:
+    def load_header(self, session_id: str, *, lenient_times: bool = False) -> Session:
         """The session without its messages (ledger, state, metadata), for streamed output.
 
-        Read the messages with :meth:`iter_messages`.
+        Read the messages with :meth:`iter_messages`. ``lenient_times``: as :meth:`load`.
 
         Raises:
             SessionNotFound: no session has this id.
         """
-        return self._load(session_id, with_messages=False)
+        return self._load(session_id, with_messages=False, lenient_times=lenient_times)
 
-    def _load(self, session_id: str, *, with_messages: bool) -> Session:
+    def _load(self, session_id: str, *, with_messages: bool,
+              lenient_times: bool = False) -> Session:
         with self._guard():
             row = self._conn.execute(
                 "SELECT id, name, working_dir, model, created, updated, current_tokens,"
@@ -248,8 +252,12 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                                 if with_messages else ([], {}))
             ledger = UsageLedger(read_ledger(self._conn, session_id),
                                  current_tokens=row[6], current_is_estimate=bool(row[7]))
+        times = {"created": stored_time(row[4]), "updated": stored_time(row[5])}
+        damaged = tuple(name for name, value in times.items() if value is None)
         try:
-            created, updated = datetime.fromisoformat(row[4]), datetime.fromisoformat(row[5])
+            if damaged and not lenient_times:
+                datetime.fromisoformat(row[4 if "created" in damaged else 5])  # says why
+            created, updated = (times[name] or UNKNOWN_TIME for name in ("created", "updated"))
             state, metadata = json.loads(row[8] or "{}"), json.loads(row[9] or "{}")
             if not isinstance(state, dict) or not isinstance(metadata, dict):
                 raise ValueError("its state or metadata is not a JSON object")
@@ -262,6 +270,7 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
             state=SessionState.from_dict(state),
             metadata=metadata, token_counts=counts,
             title=row[10], source=row[11], import_hash=row[12], approval_mode=row[13],
+            damaged_times=damaged,
         )
 
     def _unreadable_session(self, session_id: str, exc: Exception) -> StoreCorrupt:
