@@ -21,16 +21,27 @@ SCHEMA_VERSION = 2
 2: adds the ``attachment`` part (its bytes base64 in ``data``); schema 1 reads unchanged.
 """
 
-_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` without building an encoder
-on each call."""
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_C_ENCODE = (json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+    None, _ENCODER.default, json.encoder.encode_basestring, None, ":", ",", False, False, True)
+    if json.encoder.c_make_encoder is not None else None)  # type: ignore[attr-defined]
+"""The C encoder ``_ENCODER.encode`` makes anew for every value, with the same settings, made
+once (4.5 -> 1.3 µs a call). It keeps no circular-reference marks (a mark left by a failed
+call could refuse a later value): the values given are trees read from JSON or built so."""
+
+
+def compact_json(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``: JSON as stored."""
+    if _C_ENCODE is None:
+        return _ENCODER.encode(value)
+    return "".join(_C_ENCODE(value, 0))
 
 
 def arguments_json(arguments: dict[str, Any] | None, raw_arguments: str | None) -> str:
     """A tool call's arguments as compact JSON, or its raw text when they did not parse."""
     if arguments is None:
         return raw_arguments or ""
-    return _compact_json(arguments)
+    return compact_json(arguments)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,6 @@ from goosectx.conversation import (
     Attachment,
     Message,
     Part,
-    PlainMessage,
     TextContent,
     ThinkingContent,
     ToolRequest,
@@ -98,13 +97,6 @@ def output_keys(message: Message) -> list[str]:
     transcript) number as :func:`numbered_outputs` does without holding the conversation.
     """
     return [key for _p, key in _numbered_parts(message)]
-
-
-def plain_output_keys(message: PlainMessage) -> list[str]:
-    """:func:`output_keys` of a :class:`~goosectx.message.PlainMessage`: its tool responses'."""
-    if not message.user_visible:
-        return []
-    return [p["id"] for p in message.content if p["type"] == "tool_response"]
 
 
 def numbered_outputs(messages: Iterable[Message]) -> list[NumberedOutput]:

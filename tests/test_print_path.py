@@ -86,6 +86,26 @@ def test_line_and_paragraph_separators_and_the_soft_hyphen_are_shown() -> None:
     escaped = json_safe(json.dumps({"t": text}, ensure_ascii=False))
     assert json.loads(escaped) == {"t": text} and "\u2028" not in escaped
     assert "\u00ad" not in escaped and "\\u00ad" in escaped
+UNSAFE_RANGES = ((0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x061C, 0x061C),
+                 (0x180E, 0x180E), (0x200B, 0x200F), (0x2028, 0x202E), (0x2060, 0x2064),
+                 (0x2066, 0x206F), (0x2691, 0x2691), (0xD800, 0xDFFF), (0xFEFF, 0xFEFF),
+                 (0xFFF9, 0xFFFB), (0xE0000, 0xE007F))
+"""Every character the sanitiser's docstring lists (controls, C1, the soft hyphen, bidi,
+invisible, line/paragraph separators, the approval marker, surrogates, tags)."""
+
+
+@pytest.mark.parametrize("around", ["ascii ", "ünïcode ", "日本 🙂 "])
+def test_every_listed_character_is_replaced_in_any_text(around: str) -> None:
+    for low, high in UNSAFE_RANGES:
+        for code in range(low, high + 1):
+            text = f"{around}{chr(code)} {around}"
+            assert chr(code) not in terminal_safe(text), hex(code)
+            escaped = json_safe(json.dumps(text, ensure_ascii=False))
+            assert chr(code) not in escaped, hex(code)
+            assert json.loads(escaped) == text
+    kept = "".join(chr(c) for c in (0xA0, 0xC2, 0xDF, 0x600, 0x180F, 0x2010, 0x2690, 0xFEFE,
+                                    0xFFFD, 0xE0080, 0x1F642))
+    assert terminal_safe(kept) == kept  # neighbours of listed characters stay
 
 
 def test_a_crlf_split_across_streamed_pieces_is_one_newline() -> None:
