@@ -19,7 +19,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from goosectx.conversation import Conversation, Message, PlainMessage, plain_message
+from goosectx.conversation import (
+    Conversation,
+    Message,
+    MessageMetadata,
+    PlainMessage,
+    part_to_dict,
+    plain_message,
+)
 from goosectx.errors import StoreCorrupt
 from goosectx.session import SessionState, TokenCount, request_title
 from goosectx.store.database import StoreDatabase, dumps, loads, now, update_session_row
@@ -33,14 +40,33 @@ INSERT_MESSAGE = (
 )
 
 
+_FLAGS_ONLY = {(user, agent): MessageMetadata(user_visible=user, agent_visible=agent)
+               for user in (True, False) for agent in (True, False)}
+"""The metadata of almost every message (the two visibility flags, nothing else), by flags."""
+_FLAGS_ONLY_JSON = {flags: dumps(meta.to_dict()) for flags, meta in _FLAGS_ONLY.items()}
+"""Their stored JSON, made once."""
+
+
+def metadata_json(metadata: MessageMetadata) -> str:
+    """``dumps(metadata.to_dict())``: a message's stored ``metadata_json``."""
+    flags = (metadata.user_visible, metadata.agent_visible)
+    if (type(flags[0]) is bool and type(flags[1]) is bool
+            and metadata == _FLAGS_ONLY[flags]):
+        return _FLAGS_ONLY_JSON[flags]
+    return dumps(metadata.to_dict())
+
+
 def message_row(
     session_id: str, position: float, message: Message, count: TokenCount | None = None
 ) -> tuple[Any, ...]:
-    """The values of :data:`INSERT_MESSAGE` for ``message``."""
-    data = message.to_dict()
+    """The values of :data:`INSERT_MESSAGE` for ``message``.
+
+    The columns hold the fields of :meth:`Message.to_dict` (its parts and metadata as compact
+    JSON), made without building that dict.
+    """
     return (
-        message.id, session_id, position, message.role, data["created"],
-        dumps(data["content"]), dumps(data["metadata"]),
+        message.id, session_id, position, message.role, message.created.isoformat(),
+        dumps([part_to_dict(p) for p in message.content]), metadata_json(message.metadata),
         count.count if count else None, count.encoding if count else None,
     )
 
