@@ -40,19 +40,19 @@ INSERT_MESSAGE = (
 )
 
 
-_FLAGS_ONLY = {(user, agent): MessageMetadata(user_visible=user, agent_visible=agent)
-               for user in (True, False) for agent in (True, False)}
-"""The metadata of almost every message (the two visibility flags, nothing else), by flags."""
-_FLAGS_ONLY_JSON = {flags: dumps(meta.to_dict()) for flags, meta in _FLAGS_ONLY.items()}
-"""Their stored JSON, made once."""
+_FLAGS_ONLY_JSON = {(user, agent): dumps({"user_visible": user, "agent_visible": agent})
+                    for user in (True, False) for agent in (True, False)}
+"""The stored metadata of almost every message (the two visibility flags, nothing else), made
+once."""
 
 
 def metadata_json(metadata: MessageMetadata) -> str:
     """``dumps(metadata.to_dict())``: a message's stored ``metadata_json``."""
-    flags = (metadata.user_visible, metadata.agent_visible)
-    if (type(flags[0]) is bool and type(flags[1]) is bool
-            and metadata == _FLAGS_ONLY[flags]):
-        return _FLAGS_ONLY_JSON[flags]
+    user, agent = metadata.user_visible, metadata.agent_visible
+    if (type(user) is bool and type(agent) is bool and metadata.usage is None
+            and not (metadata.is_summary or metadata.is_continuation or metadata.cancelled
+                     or metadata.compaction_id or metadata.hidden_by or metadata.extra)):
+        return _FLAGS_ONLY_JSON[user, agent]  # what to_dict gives without these fields
     return dumps(metadata.to_dict())
 
 
