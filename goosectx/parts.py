@@ -137,6 +137,13 @@ _PART_TYPES: dict[str, type[Part]] = {
 
 def part_to_dict(part: Part) -> dict[str, Any]:
     """Return the JSON form of a part: ``{"type": ..., <fields>}``; ``None`` fields omitted."""
+    if type(part) is TextContent:  # the commonest parts: the loop below, said directly
+        text = part.text
+        return {"type": part.type} if text is None else {"type": part.type, "text": text}
+    if (type(part) is ToolResponse and part.diff is None
+            and part.id is not None and part.output is not None and part.is_error is not None):
+        return {"type": part.type, "id": part.id, "output": part.output,
+                "is_error": part.is_error}
     if isinstance(part, Attachment):
         return part.to_dict()
     data: dict[str, Any] = {"type": part.type}
@@ -209,7 +216,8 @@ def part_from_dict(data: dict[str, Any]) -> Part:
             part = cls(**fields)
         except TypeError as exc:
             raise ValueError(f"bad {kind} part: {exc}") from None
-    check_part_fields(part)
+    if not is_plain_part(data):  # a plain part's fields hold their types: nothing to check
+        check_part_fields(part)
     return part
 
 

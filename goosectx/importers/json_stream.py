@@ -98,9 +98,7 @@ class _Reader:
                 self._fill()  # a number ("1" of "1.5e3") may go on in the next chunk
                 continue
             self.pos = end
-            # a value nests no deeper than it has opening brackets (most have a few): count
-            # them in C before walking it level by level
-            brackets = self.buf.count("[", start, end) + self.buf.count("{", start, end)
+            brackets = builder.counted_brackets(self.buf, start, end)
             if brackets + depth > builder.MAX_NESTING and (
                     builder._nesting(value) + depth > builder.MAX_NESTING):  # noqa: SLF001
                 raise self.too_deep()

@@ -19,7 +19,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from goosectx.conversation import Conversation, Message, PlainMessage, plain_message
+from goosectx.conversation import (
+    Conversation,
+    Message,
+    MessageMetadata,
+    PlainMessage,
+    part_to_dict,
+    plain_message,
+)
 from goosectx.errors import StoreCorrupt
 from goosectx.session import SessionState, TokenCount, request_title
 from goosectx.store.database import StoreDatabase, dumps, loads, now, update_session_row
@@ -33,14 +40,33 @@ INSERT_MESSAGE = (
 )
 
 
+_FLAGS_ONLY_JSON = {(user, agent): dumps({"user_visible": user, "agent_visible": agent})
+                    for user in (True, False) for agent in (True, False)}
+"""The stored metadata of almost every message (the two visibility flags, nothing else), made
+once."""
+
+
+def metadata_json(metadata: MessageMetadata) -> str:
+    """``dumps(metadata.to_dict())``: a message's stored ``metadata_json``."""
+    user, agent = metadata.user_visible, metadata.agent_visible
+    if (type(user) is bool and type(agent) is bool and metadata.usage is None
+            and not (metadata.is_summary or metadata.is_continuation or metadata.cancelled
+                     or metadata.compaction_id or metadata.hidden_by or metadata.extra)):
+        return _FLAGS_ONLY_JSON[user, agent]  # what to_dict gives without these fields
+    return dumps(metadata.to_dict())
+
+
 def message_row(
     session_id: str, position: float, message: Message, count: TokenCount | None = None
 ) -> tuple[Any, ...]:
-    """The values of :data:`INSERT_MESSAGE` for ``message``."""
-    data = message.to_dict()
+    """The values of :data:`INSERT_MESSAGE` for ``message``.
+
+    The columns hold the fields of :meth:`Message.to_dict` (its parts and metadata as compact
+    JSON), made without building that dict.
+    """
     return (
-        message.id, session_id, position, message.role, data["created"],
-        dumps(data["content"]), dumps(data["metadata"]),
+        message.id, session_id, position, message.role, message.created.isoformat(),
+        dumps([part_to_dict(p) for p in message.content]), metadata_json(message.metadata),
         count.count if count else None, count.encoding if count else None,
     )
 
