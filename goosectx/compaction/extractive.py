@@ -141,9 +141,9 @@ def _build(facts: Facts, limits: _Limits, counter: TextCounts) -> StructuredSumm
                               "Continue with the newest user request:") + "\n\n"
                              + _shorten(facts.requests[-1], limits.next_tokens, counter,
                                         oneline=False))
-        summary.user_messages = _pick(
-            [_shorten(r, limits.item_tokens, counter) for r in facts.requests],
-            limits.max_user_messages, "user messages")
+        summary.user_messages = [  # only the picked ones are shortened (and counted)
+            r if i is None else _shorten(r, limits.item_tokens, counter)
+            for i, r in _pick(facts.requests, limits.max_user_messages, "user messages")]
     elif facts.earlier:
         summary.user_intent = _shorten(facts.earlier[0], limits.intent_tokens, counter)
     for record in {id(r): r for r in facts.files.values()}.values():
@@ -180,14 +180,18 @@ def _build(facts: Facts, limits: _Limits, counter: TextCounts) -> StructuredSumm
     return summary
 
 
-def _pick(items: list[str], limit: int | None, noun: str) -> list[str]:
-    """The first and newest items when there are more than ``limit``, with an omission note."""
+def _pick(items: list[str], limit: int | None, noun: str) -> list[tuple[int | None, str]]:
+    """The first and newest items when there are more than ``limit``, with an omission note.
+
+    Returns (index in ``items``, item) pairs in order; the note's index is ``None``.
+    """
     if limit is None or len(items) <= limit:
-        return items
+        return list(enumerate(items))
     if limit <= 1:
-        return items[-1:] if limit == 1 else []
+        return [(len(items) - 1, items[-1])] if limit == 1 else []
     head = max(1, limit // 3)
     tail = limit - head
-    return [*items[:head], f"({len(items) - limit} more {noun} omitted)", *items[-tail:]]
+    return [*enumerate(items[:head]), (None, f"({len(items) - limit} more {noun} omitted)"),
+            *((len(items) - tail + i, item) for i, item in enumerate(items[-tail:]))]
 
 
