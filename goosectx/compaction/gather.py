@@ -90,11 +90,17 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     scans of the same parts; a fresh one when ``None``.
     """
     memo = ScanMemo() if memo is None else memo  # a compaction passes one for all its scans
+    known = memo.prefix_facts(messages)
+    if known is not None:  # a head whose facts the scan of the whole view kept on its way
+        return known
     facts = Facts(message_count=len(messages))
     calls: dict[str, tuple[str, dict[str, Any] | None, list[FileAction], str]] = {}
     open_file: str | None = None
     pending_errors: list[list[str]] = []
-    for m in messages:
+    keep_at = memo.keep_facts_at
+    for at, m in enumerate(messages):
+        if at in keep_at:  # the facts of messages[:at], as a scan of just those would end
+            memo.keep_prefix_facts(messages, _copy(facts, at))
         kind = m.metadata.extra.get("source_kind")
         if m.metadata.is_summary:
             _carry_forward(m.text, facts)
@@ -159,8 +165,23 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             text = text.strip()
             if not facts.requests or facts.requests[-1] != text:
                 facts.requests.append(text)
+    memo.keep_prefix_facts(messages, facts)
     return facts
 
+
+
+def _copy(facts: Facts, message_count: int) -> Facts:
+    """A copy of ``facts`` that the rest of a scan leaves as it is (records, error entries)."""
+    records: dict[int, FileRecord] = {}
+    files = {}
+    for path, r in facts.files.items():  # one record may be filed under two names
+        copy = records.get(id(r))
+        if copy is None:
+            copy = records[id(r)] = FileRecord(r.path, dict(r.verbs), r.failed, r.code)
+        files[path] = copy
+    return Facts(list(facts.requests), files, [list(e) for e in facts.errors],
+                 dict(facts.pending), facts.answered, facts.last_work, list(facts.last_calls),
+                 list(facts.earlier), facts.tool_calls, message_count)
 
 def _only_reads(name: str, args: dict[str, Any] | None) -> bool:
     """True for a call that only shows files (its output may quote errors without failing)."""
