@@ -34,6 +34,7 @@ from goosectx.parts import (
     ToolResponse,
     part_from_dict,
     part_to_dict,
+    plain_part,
 )
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "part_from_dict",
     "part_to_dict",
     "plain_message",
+    "plain_part",
     "repair",
     "tool_pair_ids",
 ]
