@@ -81,7 +81,7 @@ def _texts(view: Sequence[Any]) -> str:
 def measure(name: str, limit: int, before: list[Any], view: list[Any], tokens_after: int,
             summary_request: Any, counter: Any) -> Row:
     """The row of one compaction: ``before`` = the agent messages it started from."""
-    from goosectx.compaction.extractive import gather_facts
+    from goosectx.compaction.gather import gather_facts
 
     seen = _texts(view)
     users_seen = [m.text for m in view if m.role == "user"]

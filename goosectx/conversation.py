@@ -34,6 +34,7 @@ from goosectx.parts import (
     ToolResponse,
     part_from_dict,
     part_to_dict,
+    plain_part,
 )
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "part_from_dict",
     "part_to_dict",
     "plain_message",
+    "plain_part",
     "repair",
     "tool_pair_ids",
 ]
@@ -162,6 +164,8 @@ def repair(messages: Sequence[Message], *, for_sending: bool = True) -> list[Mes
     responses to its tool requests, which the next pass removes.
     """
     current = list(messages)
+    if _needs_no_repair(current, for_sending):
+        return current
     while True:
         fixed = _merge(_order_responses(_drop_orphans(current)))
         if for_sending:
@@ -172,6 +176,48 @@ def repair(messages: Sequence[Message], *, for_sending: bool = True) -> list[Mes
         if len(fixed) == len(current) and all(a is b for a, b in zip(fixed, current, strict=True)):
             return fixed
         current = fixed
+
+
+def _needs_no_repair(messages: list[Message], for_sending: bool) -> bool:
+    """True when :func:`repair` would return ``messages`` as they are (one pass, no copies).
+
+    That is: no message is empty, thinking-only or holds a notification; roles alternate;
+    every assistant message's tool requests (distinct ids) are answered, each once, by the
+    tool responses of the very next message, a user one, and no other message holds a tool
+    part; when ``for_sending``, the list neither starts nor ends with an assistant message.
+    Anything else goes through the repair passes, which then decide.
+    """
+    if for_sending and messages and "assistant" in (messages[0].role, messages[-1].role):
+        return False
+    previous_role = ""
+    asked: set[str] = set()  # ids the previous message requested, to be answered now
+    for m in messages:
+        if m.role == previous_role or not m.content:
+            return False
+        previous_role = m.role
+        requested: list[str] = []
+        answered: list[str] = []
+        thinking_only = True
+        for p in m.content:
+            if isinstance(p, ToolRequest):
+                requested.append(p.id)
+            elif isinstance(p, ToolResponse):
+                answered.append(p.id)
+            elif isinstance(p, SystemNotification):
+                return False
+            if not isinstance(p, ThinkingContent):
+                thinking_only = False
+        if thinking_only:
+            return False
+        if m.role == "assistant":
+            if answered or asked or len(set(requested)) != len(requested):
+                return False
+            asked = set(requested)
+        else:
+            if requested or len(answered) != len(asked) or set(answered) != asked:
+                return False
+            asked = set()
+    return not asked
 
 
 def _matched_tool_parts(messages: list[Message]) -> set[tuple[int, int]]:

@@ -248,3 +248,22 @@ def is_plain_part(data: Any) -> bool:
                 and type(data.get("parse_error")) in _STR_OR_NONE
                 and type(data.get("raw_arguments")) in _STR_OR_NONE)
     return False
+
+
+def plain_part(data: Any) -> Part | None:
+    """The part ``data`` holds when it is a plain one (:func:`is_plain_part`), else ``None``.
+
+    The same value :func:`part_from_dict` gives (unknown keys dropped), built directly: the
+    loader of a long session reads almost only such parts. ``None`` says nothing about
+    validity: read the part with :func:`part_from_dict`.
+    """
+    if not is_plain_part(data):
+        return None
+    kind = data["type"]
+    if kind == "text":
+        return TextContent(data["text"])
+    if kind == "tool_response":
+        return ToolResponse(data["id"], data["output"], data.get("is_error", False),
+                            data.get("diff"))
+    return ToolRequest(data["id"], data["name"], data.get("arguments"), data.get("parse_error"),
+                       data.get("raw_arguments"))

@@ -22,78 +22,22 @@ Messages marked by importers in ``metadata.extra["source_kind"]`` are treated ac
 ``harness`` and ``command`` (text the other agent's harness wrote, local slash commands) are not
 user requests — nor is any text part that :func:`~goosectx.compaction.actions.is_harness_text`
 recognises (a merged message keeps only its first message's metadata). Thinking is never
-summarised.
+summarised. The one pass over the messages is :func:`goosectx.compaction.gather.gather_facts`;
+this module builds and sizes the summary from what it finds.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from goosectx.compaction.actions import (
-    WRITE_VERBS,
-    FileAction,
-    actions_from_text,
-    error_excerpt,
-    is_harness_text,
-    normalize_tool_name,
-    open_file_in,
-)
+from goosectx.compaction.gather import ANSWERED_NEXT_STEP, Facts, gather_facts
 from goosectx.compaction.memo import ScanMemo, TextCounts
 from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
-from goosectx.compaction.todos import TODO_TOOLS, open_todos
-from goosectx.conversation import Message, TextContent, ToolResponse
+from goosectx.conversation import Message
 from goosectx.tokens import TokenCounter
 
-_READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
-                    "grep", "glob", "find_file", "search_file", "search_dir", "ls", "tree"}
-_VIEWER_COMMANDS = {"cat", "sed", "head", "tail", "nl", "less", "grep", "rg", "ls", "find",
-                    "tree", "wc", "awk"}
-ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
-"""``next_step`` when the summarised part ends with an answer (no pending tool call)."""
-_SUMMARY_SECTION = re.compile(r"^## (.+?)\s*$", re.M)
-_VERB_ORDER = ("created", "written", "edited", "deleted", "read")
-
-
-@dataclass(slots=True)
-class _FileRecord:
-    path: str
-    verbs: dict[str, int] = field(default_factory=dict)
-    failed: int = 0
-    code: str = ""
-
-    @property
-    def changed(self) -> bool:
-        return any(v in WRITE_VERBS for v in self.verbs)
-
-    def describe(self) -> str:
-        parts = []
-        for verb in _VERB_ORDER:
-            n = self.verbs.get(verb, 0)
-            if n:
-                parts.append(verb if n == 1 else f"{verb} ({n}×)")
-        text = ", ".join(parts)
-        if self.failed:
-            text += f"; {self.failed} attempt(s) failed or were rejected"
-        return text
-
-
-@dataclass(slots=True)
-class _Facts:
-    """Everything the summary is made from, gathered in one pass."""
-
-    requests: list[str] = field(default_factory=list)
-    files: dict[str, _FileRecord] = field(default_factory=dict)
-    errors: list[list[str]] = field(default_factory=list)
-    pending: dict[str, str] = field(default_factory=dict)
-    answered: bool = False
-    last_work: str = ""
-    last_calls: list[str] = field(default_factory=list)
-    earlier: list[str] = field(default_factory=list)
-    tool_calls: int = 0
-    message_count: int = 0
+__all__ = ["ANSWERED_NEXT_STEP", "extractive_summary"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +91,7 @@ def extractive_summary(
         The summary. Its rendering fits ``max_tokens`` unless the newest user request (cut to
         50 tokens) and the bare list of changed file paths alone exceed it.
     """
-    facts = _gather(messages, memo)
+    facts = gather_facts(messages, memo)
     counts = TextCounts(counter)  # each piece is tokenised once, whatever the levels tried
     summary = _build(facts, _LEVELS[0], counts)
     for limits in _LEVELS[1:]:
@@ -156,161 +100,6 @@ def extractive_summary(
         summary = _build(facts, limits, counts)
     return summary
 
-
-# -- gathering -----------------------------------------------------------------------------------
-def _gather(messages: Sequence[Message], memo: ScanMemo | None = None) -> _Facts:
-    memo = ScanMemo() if memo is None else memo  # a compaction passes one for all its scans
-    facts = _Facts(message_count=len(messages))
-    calls: dict[str, tuple[str, dict[str, Any] | None, list[FileAction], str]] = {}
-    open_file: str | None = None
-    pending_errors: list[list[str]] = []
-    for m in messages:
-        kind = m.metadata.extra.get("source_kind")
-        if m.metadata.is_summary:
-            _carry_forward(m.text, facts)
-            continue
-        if m.role == "assistant":
-            if m.metadata.is_continuation:
-                continue
-            text = m.text.strip()
-            for action in actions_from_text(text, open_file=open_file) if text else []:
-                _note(facts, action)
-            labels = []
-            for req in m.tool_requests:
-                facts.tool_calls += 1
-                actions, label = memo.call(req, open_file)
-                calls[req.id] = (req.name, req.arguments, actions, label)
-                labels.append(label)
-                if req.arguments and normalize_tool_name(req.name) in ("open", "create"):
-                    open_file = str(req.arguments.get("path") or req.arguments.get("filename")
-                                    or open_file)
-                if normalize_tool_name(req.name) in TODO_TOOLS and req.arguments:
-                    facts.pending = open_todos(req.arguments, facts.pending)
-            if pending_errors:  # what the assistant did next, for the errors still open
-                what = _first_sentence(text) if text else ", ".join(labels)
-                for pending in pending_errors:
-                    pending.append(what)
-                pending_errors = []
-            facts.answered = bool(text) and not m.tool_requests
-            if text:
-                facts.last_work = text
-                facts.last_calls = []
-            facts.last_calls = (facts.last_calls + labels)[-3:]
-            continue
-        for part in m.content:
-            if isinstance(part, ToolResponse):
-                name, args, actions, label = calls.get(part.id, ("tool", None, [], "tool"))
-                for action in actions:
-                    _note(facts, action, failed=part.is_error)
-                open_file = memo.opened(part) or open_file
-                err = part.output if part.is_error else (
-                    None if _only_reads(name, args) else memo.error(part))
-                if err is not None:
-                    excerpt = memo.error(part) if err is part.output else error_excerpt(err)
-                    entry = [f"{label}: {excerpt or err}"]
-                    facts.errors.append(entry)
-                    pending_errors.append(entry)
-        texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
-        facts.answered = False
-        if kind == "observation":
-            text = "\n".join(texts)
-            open_file = open_file_in(text[-400:]) or open_file
-            excerpt = error_excerpt(text)
-            if excerpt:
-                entry = [f"observation: {excerpt}"]
-                facts.errors.append(entry)
-                pending_errors.append(entry)
-            continue
-        for text in texts:
-            # A merged message (agent_view joins consecutive user messages) keeps only its
-            # first message's metadata, so each text part is also checked on its own.
-            if is_harness_text(text) or (kind in ("harness", "command") and len(texts) == 1):
-                continue
-            text = text.strip()
-            if not facts.requests or facts.requests[-1] != text:
-                facts.requests.append(text)
-    return facts
-
-
-def _only_reads(name: str, args: dict[str, Any] | None) -> bool:
-    """True for a call that only shows files (its output may quote errors without failing)."""
-    tool = normalize_tool_name(name)
-    if tool in _READ_ONLY_TOOLS:
-        return True
-    command = (args or {}).get("command")
-    if isinstance(command, list):
-        command = command[-1] if command else ""
-    if not isinstance(command, str) or not command.strip():
-        return False
-    first = command.split()[0].rsplit("/", 1)[-1]
-    return first in _VIEWER_COMMANDS and not any(c in command for c in ("&&", ";", "|"))
-
-
-def _note(facts: _Facts, action: FileAction, *, failed: bool = False) -> None:
-    path = action.path.strip().strip("`'\"").replace("\\", "/").removeprefix("./")
-    if not path:
-        return
-    record = facts.files.get(path) or _same_file(facts, path)
-    if record is None:
-        record = facts.files[path] = _FileRecord(path)
-    if failed:
-        record.failed += 1
-        record.verbs.setdefault(action.verb, 0)
-        return
-    record.verbs[action.verb] = record.verbs.get(action.verb, 0) + 1
-    if action.code and action.verb in WRITE_VERBS:
-        record.code = action.code
-
-
-def _same_file(facts: _Facts, path: str) -> _FileRecord | None:
-    """The record of ``path`` named differently: ``a/b.py`` and ``/repo/a/b.py`` are one file.
-
-    Only an absolute and a relative name are matched (``README.md`` and ``docs/README.md``
-    are two files).
-
-    The record keeps the longer name, which contains the shorter one.
-    """
-    for key, record in facts.files.items():
-        if key.startswith("/") == path.startswith("/"):
-            continue  # two relative (or two absolute) names are two files
-        if key.endswith("/" + path) or path.endswith("/" + key):
-            facts.files[path] = record
-            if len(path) > len(record.path):
-                record.path = path
-            return record
-    return None
-
-
-def _carry_forward(text: str, facts: _Facts) -> None:
-    """Keep what an earlier summary (our Markdown rendering) recorded."""
-    sections: dict[str, list[str]] = {}
-    current = None
-    for line in text.splitlines():
-        m = _SUMMARY_SECTION.match(line)
-        if m:
-            current = m.group(1).lower()
-            sections[current] = []
-        elif current is not None and line.strip():
-            sections[current].append(line)
-    if not sections:
-        facts.earlier.append(" ".join(text.split()))
-        return
-    for line in sections.get("files", []):
-        fm = re.match(r"- `([^`]+)`(?:: (.*))?$", line)
-        if fm:
-            record = facts.files.setdefault(fm.group(1), _FileRecord(fm.group(1)))
-            verbs = [v for v in _VERB_ORDER if v in (fm.group(2) or "")] or ["edited"]
-            for verb in verbs:
-                record.verbs[verb] = record.verbs.get(verb, 0) + 1
-    for line in sections.get("user messages", []):
-        if line.startswith("- "):
-            facts.requests.append(line[2:])
-    for line in sections.get("errors and fixes", []):
-        if line.startswith("- "):
-            facts.errors.append([line[2:]])
-    for name in ("user intent", "current work", "problem solving"):
-        if sections.get(name):
-            facts.earlier.append(f"{name}: " + " ".join(" ".join(sections[name]).split()))
 
 
 # -- building ------------------------------------------------------------------------------------
@@ -343,7 +132,7 @@ def _cut(text: str, max_tokens: int | None, counter: TextCounts, oneline: bool) 
     return text[: max(8, keep)] + " […]"
 
 
-def _build(facts: _Facts, limits: _Limits, counter: TextCounts) -> StructuredSummary:
+def _build(facts: Facts, limits: _Limits, counter: TextCounts) -> StructuredSummary:
     summary = StructuredSummary()
     if facts.requests:
         summary.user_intent = _shorten(facts.requests[0], limits.intent_tokens, counter,
@@ -352,9 +141,9 @@ def _build(facts: _Facts, limits: _Limits, counter: TextCounts) -> StructuredSum
                               "Continue with the newest user request:") + "\n\n"
                              + _shorten(facts.requests[-1], limits.next_tokens, counter,
                                         oneline=False))
-        summary.user_messages = _pick(
-            [_shorten(r, limits.item_tokens, counter) for r in facts.requests],
-            limits.max_user_messages, "user messages")
+        summary.user_messages = [  # only the picked ones are shortened (and counted)
+            r if i is None else _shorten(r, limits.item_tokens, counter)
+            for i, r in _pick(facts.requests, limits.max_user_messages, "user messages")]
     elif facts.earlier:
         summary.user_intent = _shorten(facts.earlier[0], limits.intent_tokens, counter)
     for record in {id(r): r for r in facts.files.values()}.values():
@@ -391,23 +180,18 @@ def _build(facts: _Facts, limits: _Limits, counter: TextCounts) -> StructuredSum
     return summary
 
 
-def _pick(items: list[str], limit: int | None, noun: str) -> list[str]:
-    """The first and newest items when there are more than ``limit``, with an omission note."""
+def _pick(items: list[str], limit: int | None, noun: str) -> list[tuple[int | None, str]]:
+    """The first and newest items when there are more than ``limit``, with an omission note.
+
+    Returns (index in ``items``, item) pairs in order; the note's index is ``None``.
+    """
     if limit is None or len(items) <= limit:
-        return items
+        return list(enumerate(items))
     if limit <= 1:
-        return items[-1:] if limit == 1 else []
+        return [(len(items) - 1, items[-1])] if limit == 1 else []
     head = max(1, limit // 3)
     tail = limit - head
-    return [*items[:head], f"({len(items) - limit} more {noun} omitted)", *items[-tail:]]
+    return [*enumerate(items[:head]), (None, f"({len(items) - limit} more {noun} omitted)"),
+            *((len(items) - tail + i, item) for i, item in enumerate(items[-tail:]))]
 
 
-def _first_sentence(text: str, limit_chars: int = 200) -> str:
-    flat = " ".join(text.split())
-    m = re.search(r"[.!?。！？](\s|$)", flat)
-    cut = flat[: m.end()].strip() if m and m.end() <= limit_chars else flat[:limit_chars]
-    return cut + ("…" if len(cut) < len(flat) and not m else "")
-
-
-gather_facts = _gather
-"""The one-pass analysis of a transcript (for :mod:`goosectx.compaction.facts`)."""

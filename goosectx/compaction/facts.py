@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from goosectx.compaction.actions import normalize_tool_name
-from goosectx.compaction.extractive import _Facts, gather_facts
+from goosectx.compaction.gather import Facts, gather_facts
 from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import Message
 from goosectx.tokens import TokenCounter
@@ -29,11 +29,11 @@ _CONSTRAINT = re.compile(r"\b(must|never|don't|do not|always|only)\b", re.I)
 _MARK = "(from the transcript)"
 
 
-def _changed_paths(facts: _Facts) -> list[tuple[str, str]]:
+def _changed_paths(facts: Facts) -> list[tuple[str, str]]:
     return [(r.path, r.describe()) for r in facts.files.values() if r.changed]
 
 
-def _last_errors(facts: _Facts) -> list[str]:
+def _last_errors(facts: Facts) -> list[str]:
     last: dict[str, str] = {}
     for entry in facts.errors:
         line = entry[0]

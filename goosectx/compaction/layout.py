@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from goosectx.compaction.facts import merge_facts
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS, ContinuationKind
-from goosectx.compaction.tail import Split, split
+from goosectx.compaction.tail import MIN_TURN_PAIRS, Split, split
 from goosectx.config import DEFAULT_THRESHOLD_RATIO, Settings
 from goosectx.conversation import Conversation, Message, MessageMetadata, repair
 from goosectx.events import CompactionTrigger
@@ -168,16 +168,18 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     """
     agent = conversation.agent_messages()
     continuation = counter.count_cached_text(CONTINUATION_TEXTS["tool_loop"]) + 8
+
+    def measure(m: Message) -> int:
+        return budget.scaled(counter.count_message(m))
+
     memo = ScanMemo()  # the compaction's later scans of the head look the parts up
     repaired = repair(agent, for_sending=False)
+    memo.keep_facts_at = _head_ends(repaired, measure, budget.tail_tokens)
     reserve = facts_reserve_tokens(repaired, budget, counter, memo)
     fixed = (budget.prefix_tokens + budget.summary_max_tokens + reserve
              + budget.scaled(continuation))
     room = max(0, budget.target_tokens - fixed)
     ceiling_room = max(64, budget.ceiling_tokens - fixed)
-
-    def measure(m: Message) -> int:
-        return budget.scaled(counter.count_message(m))
 
     out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
                 user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room)
@@ -193,6 +195,36 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     out.head_view = head_view
     out.scan_memo = memo
     return out
+
+
+MAX_KEPT_HEAD_FACTS = 64
+"""At most this many places where a head may end get their facts kept by the whole scan."""
+
+
+def _head_ends(view: Sequence[Message], measure: Callable[[Message], int],
+               tail_tokens: int) -> frozenset[int]:
+    """Where :func:`~goosectx.compaction.tail.split` may end the head of ``view``, about.
+
+    A user request within ``tail_tokens`` of the end, any message after the newest request
+    within it, and the last few messages (a turn too big for the tail keeps its newest
+    pairs): the whole scan keeps the facts before each (:class:`ScanMemo`), so the head's
+    scan is a look-up. A head ending elsewhere is simply scanned again.
+    """
+    ends: list[int] = []
+    suffix = 0
+    seen_request = False
+    for at in range(len(view) - 1, 0, -1):
+        suffix += measure(view[at])
+        near_end = at >= len(view) - 2 * MIN_TURN_PAIRS - 2
+        if suffix > tail_tokens and not near_end:
+            break
+        request = view[at].is_user_request
+        if near_end or request or not seen_request:
+            ends.append(at)
+        seen_request = seen_request or request
+        if len(ends) == MAX_KEPT_HEAD_FACTS:
+            break
+    return frozenset(ends)
 
 
 def layout(

@@ -12,6 +12,9 @@ levels of detail. Every value is what the memoised function returns: a memo chan
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from goosectx.compaction.actions import (
     FileAction,
     actions_from_tool_call,
@@ -19,8 +22,11 @@ from goosectx.compaction.actions import (
     error_excerpt,
     open_file_in,
 )
-from goosectx.conversation import ToolRequest, ToolResponse
+from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from goosectx.compaction.gather import Facts
 
 
 class ScanMemo:
@@ -31,6 +37,30 @@ class ScanMemo:
         self._commands: dict[int, tuple[ToolRequest, str]] = {}
         self._opened: dict[int, tuple[ToolResponse, str | None]] = {}
         self._errors: dict[int, tuple[ToolResponse, str | None]] = {}
+        self.keep_facts_at: frozenset[int] = frozenset()
+        """Where a head may end in the next whole-view scan: the facts of the messages before
+        each of these positions are kept for :meth:`prefix_facts` (set by the layout)."""
+        self._prefix_facts: dict[int, tuple[Sequence[Message], Facts]] = {}
+
+    def keep_prefix_facts(self, scanned: Sequence[Message], facts: Facts) -> None:
+        """Keep ``facts``, those of ``scanned[:facts.message_count]`` (not to be changed)."""
+        self._prefix_facts[facts.message_count] = (scanned, facts)
+
+    def prefix_facts(self, messages: Sequence[Message]) -> Facts | None:
+        """The kept facts of ``messages`` when a scan met these very messages first, else None.
+
+        The same facts a scan of ``messages`` gives: a scan of a longer list reaches the same
+        state after its first ``len(messages)`` messages (checked by identity, message by
+        message).
+        """
+        hit = self._prefix_facts.get(len(messages))
+        if hit is None:
+            return None
+        scanned, facts = hit
+        if scanned is not messages and not all(
+                a is b for a, b in zip(messages, scanned, strict=False)):
+            return None
+        return facts
 
     def call(self, req: ToolRequest, open_file: str | None) -> tuple[list[FileAction], str]:
         """The call's file actions (with ``open_file`` open; not to be changed) and its label."""

@@ -16,6 +16,7 @@ import json
 import math
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from goosectx.conversation import (
     PlainMessage,
     part_to_dict,
     plain_message,
+    plain_part,
 )
 from goosectx.errors import StoreCorrupt
 from goosectx.session import SessionState, TokenCount, request_title
@@ -101,6 +103,9 @@ def parse_message(session_id: str, path: Path, mid: str, role: str, created: str
     Raises:
         StoreCorrupt: the row does not parse.
     """
+    message = _plain_message_row(mid, role, created, content_json, metadata_json)
+    if message is not None:
+        return message
     try:
         return Message.from_dict({
             "id": mid, "role": role, "created": created,
@@ -120,6 +125,36 @@ _FLAGS_JSON = {dumps(flags): flags for flags in (
 """The stored metadata of almost every message (the two visibility flags alone), by its text:
 such a row's metadata needs no parsing. Read only, never changed."""
 
+
+
+def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
+                       metadata_json: Any) -> Message | None:
+    """The :class:`Message` of a plain row (the two visibility flags, plain parts), or ``None``.
+
+    Built directly: the same value :meth:`Message.from_dict` gives, without its generic checks
+    (almost every row of a long session is plain, and they cost more than the JSON). Any other
+    row gives ``None``: ``from_dict`` then reads it, or refuses it with its error.
+    """
+    flags = _FLAGS_JSON.get(metadata_json)
+    if flags is None or type(mid) is not str or role not in ("user", "assistant"):
+        return None
+    try:
+        content = loads(content_json)
+        when = datetime.fromisoformat(created)
+    except (ValueError, TypeError):
+        return None
+    if type(content) is not list:
+        return None
+    parts = []
+    for data in content:
+        part = plain_part(data)
+        if part is None:
+            return None
+        parts.append(part)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return Message(role, tuple(parts), MessageMetadata(flags["user_visible"],
+                                                       flags["agent_visible"]), mid, when)
 
 def _plain_row(mid: Any, role: Any, created: Any, content_json: Any,
                metadata_json: Any) -> PlainMessage | None:

@@ -1,0 +1,271 @@
+"""Gathering: the one pass over a transcript that the extractive summary and the facts use.
+
+Part of step 3 of the compaction pipeline (docs/architecture.md §5). :func:`gather_facts` walks
+the messages once and records the user's requests, the files touched (from tool arguments and
+text actions, :mod:`goosectx.compaction.actions`), errors and what the assistant did next, open
+todo items (:mod:`goosectx.compaction.todos`) and the last work. What a message kind means
+(``metadata.extra["source_kind"]``, harness text, earlier summaries) is described in
+:mod:`goosectx.compaction.extractive`, which builds the summary from these facts;
+:mod:`goosectx.compaction.facts` merges some of them into a model's summary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from goosectx.compaction.actions import (
+    WRITE_VERBS,
+    FileAction,
+    actions_from_text,
+    error_excerpt,
+    is_harness_text,
+    normalize_tool_name,
+    open_file_in,
+)
+from goosectx.compaction.memo import ScanMemo
+from goosectx.compaction.todos import TODO_TOOLS, open_todos
+from goosectx.conversation import Message, TextContent, ToolResponse
+
+_READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
+                    "grep", "glob", "find_file", "search_file", "search_dir", "ls", "tree"}
+_VIEWER_COMMANDS = {"cat", "sed", "head", "tail", "nl", "less", "grep", "rg", "ls", "find",
+                    "tree", "wc", "awk"}
+
+ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
+"""``next_step`` when the summarised part ends with an answer (no pending tool call)."""
+_SUMMARY_SECTION = re.compile(r"^## (.+?)\s*$", re.M)
+_VERB_ORDER = ("created", "written", "edited", "deleted", "read")
+
+
+@dataclass(slots=True)
+class FileRecord:
+    """What was done to one file: verbs with their counts, failed attempts, the code written."""
+
+    path: str
+    verbs: dict[str, int] = field(default_factory=dict)
+    failed: int = 0
+    code: str = ""
+
+    @property
+    def changed(self) -> bool:
+        """True when the file was created, written, edited or deleted."""
+        return any(v in WRITE_VERBS for v in self.verbs)
+
+    def describe(self) -> str:
+        """The verbs in order, with counts and failed attempts (``edited (2×), read``)."""
+        parts = []
+        for verb in _VERB_ORDER:
+            n = self.verbs.get(verb, 0)
+            if n:
+                parts.append(verb if n == 1 else f"{verb} ({n}×)")
+        text = ", ".join(parts)
+        if self.failed:
+            text += f"; {self.failed} attempt(s) failed or were rejected"
+        return text
+
+
+@dataclass(slots=True)
+class Facts:
+    """Everything the summary is made from, gathered in one pass."""
+
+    requests: list[str] = field(default_factory=list)
+    files: dict[str, FileRecord] = field(default_factory=dict)
+    errors: list[list[str]] = field(default_factory=list)
+    pending: dict[str, str] = field(default_factory=dict)
+    answered: bool = False
+    last_work: str = ""
+    last_calls: list[str] = field(default_factory=list)
+    earlier: list[str] = field(default_factory=list)
+    tool_calls: int = 0
+    message_count: int = 0
+
+
+def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> Facts:
+    """The facts of ``messages`` (oldest first), in one pass.
+
+    ``memo``: the compaction's scan memo (:mod:`goosectx.compaction.memo`), shared by its
+    scans of the same parts; a fresh one when ``None``.
+    """
+    memo = ScanMemo() if memo is None else memo  # a compaction passes one for all its scans
+    known = memo.prefix_facts(messages)
+    if known is not None:  # a head whose facts the scan of the whole view kept on its way
+        return known
+    facts = Facts(message_count=len(messages))
+    calls: dict[str, tuple[str, dict[str, Any] | None, list[FileAction], str]] = {}
+    open_file: str | None = None
+    pending_errors: list[list[str]] = []
+    keep_at = memo.keep_facts_at
+    for at, m in enumerate(messages):
+        if at in keep_at:  # the facts of messages[:at], as a scan of just those would end
+            memo.keep_prefix_facts(messages, _copy(facts, at))
+        kind = m.metadata.extra.get("source_kind")
+        if m.metadata.is_summary:
+            _carry_forward(m.text, facts)
+            continue
+        if m.role == "assistant":
+            if m.metadata.is_continuation:
+                continue
+            text = m.text.strip()
+            for action in actions_from_text(text, open_file=open_file) if text else []:
+                _note(facts, action)
+            labels = []
+            for req in m.tool_requests:
+                facts.tool_calls += 1
+                actions, label = memo.call(req, open_file)
+                calls[req.id] = (req.name, req.arguments, actions, label)
+                labels.append(label)
+                if req.arguments and normalize_tool_name(req.name) in ("open", "create"):
+                    open_file = str(req.arguments.get("path") or req.arguments.get("filename")
+                                    or open_file)
+                if normalize_tool_name(req.name) in TODO_TOOLS and req.arguments:
+                    facts.pending = open_todos(req.arguments, facts.pending)
+            if pending_errors:  # what the assistant did next, for the errors still open
+                what = _first_sentence(text) if text else ", ".join(labels)
+                for pending in pending_errors:
+                    pending.append(what)
+                pending_errors = []
+            facts.answered = bool(text) and not m.tool_requests
+            if text:
+                facts.last_work = text
+                facts.last_calls = []
+            facts.last_calls = (facts.last_calls + labels)[-3:]
+            continue
+        for part in m.content:
+            if isinstance(part, ToolResponse):
+                name, args, actions, label = calls.get(part.id, ("tool", None, [], "tool"))
+                for action in actions:
+                    _note(facts, action, failed=part.is_error)
+                open_file = memo.opened(part) or open_file
+                err = part.output if part.is_error else (
+                    None if _only_reads(name, args) else memo.error(part))
+                if err is not None:
+                    excerpt = memo.error(part) if err is part.output else error_excerpt(err)
+                    entry = [f"{label}: {excerpt or err}"]
+                    facts.errors.append(entry)
+                    pending_errors.append(entry)
+        texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
+        facts.answered = False
+        if kind == "observation":
+            text = "\n".join(texts)
+            open_file = open_file_in(text[-400:]) or open_file
+            excerpt = error_excerpt(text)
+            if excerpt:
+                entry = [f"observation: {excerpt}"]
+                facts.errors.append(entry)
+                pending_errors.append(entry)
+            continue
+        for text in texts:
+            # A merged message (agent_view joins consecutive user messages) keeps only its
+            # first message's metadata, so each text part is also checked on its own.
+            if is_harness_text(text) or (kind in ("harness", "command") and len(texts) == 1):
+                continue
+            text = text.strip()
+            if not facts.requests or facts.requests[-1] != text:
+                facts.requests.append(text)
+    memo.keep_prefix_facts(messages, facts)
+    return facts
+
+
+
+def _copy(facts: Facts, message_count: int) -> Facts:
+    """A copy of ``facts`` that the rest of a scan leaves as it is (records, error entries)."""
+    records: dict[int, FileRecord] = {}
+    files = {}
+    for path, r in facts.files.items():  # one record may be filed under two names
+        copy = records.get(id(r))
+        if copy is None:
+            copy = records[id(r)] = FileRecord(r.path, dict(r.verbs), r.failed, r.code)
+        files[path] = copy
+    return Facts(list(facts.requests), files, [list(e) for e in facts.errors],
+                 dict(facts.pending), facts.answered, facts.last_work, list(facts.last_calls),
+                 list(facts.earlier), facts.tool_calls, message_count)
+
+def _only_reads(name: str, args: dict[str, Any] | None) -> bool:
+    """True for a call that only shows files (its output may quote errors without failing)."""
+    tool = normalize_tool_name(name)
+    if tool in _READ_ONLY_TOOLS:
+        return True
+    command = (args or {}).get("command")
+    if isinstance(command, list):
+        command = command[-1] if command else ""
+    if not isinstance(command, str) or not command.strip():
+        return False
+    first = command.split()[0].rsplit("/", 1)[-1]
+    return first in _VIEWER_COMMANDS and not any(c in command for c in ("&&", ";", "|"))
+
+
+def _note(facts: Facts, action: FileAction, *, failed: bool = False) -> None:
+    path = action.path.strip().strip("`'\"").replace("\\", "/").removeprefix("./")
+    if not path:
+        return
+    record = facts.files.get(path) or _same_file(facts, path)
+    if record is None:
+        record = facts.files[path] = FileRecord(path)
+    if failed:
+        record.failed += 1
+        record.verbs.setdefault(action.verb, 0)
+        return
+    record.verbs[action.verb] = record.verbs.get(action.verb, 0) + 1
+    if action.code and action.verb in WRITE_VERBS:
+        record.code = action.code
+
+
+def _same_file(facts: Facts, path: str) -> FileRecord | None:
+    """The record of ``path`` named differently: ``a/b.py`` and ``/repo/a/b.py`` are one file.
+
+    Only an absolute and a relative name are matched (``README.md`` and ``docs/README.md``
+    are two files).
+
+    The record keeps the longer name, which contains the shorter one.
+    """
+    for key, record in facts.files.items():
+        if key.startswith("/") == path.startswith("/"):
+            continue  # two relative (or two absolute) names are two files
+        if key.endswith("/" + path) or path.endswith("/" + key):
+            facts.files[path] = record
+            if len(path) > len(record.path):
+                record.path = path
+            return record
+    return None
+
+
+def _carry_forward(text: str, facts: Facts) -> None:
+    """Keep what an earlier summary (our Markdown rendering) recorded."""
+    sections: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines():
+        m = _SUMMARY_SECTION.match(line)
+        if m:
+            current = m.group(1).lower()
+            sections[current] = []
+        elif current is not None and line.strip():
+            sections[current].append(line)
+    if not sections:
+        facts.earlier.append(" ".join(text.split()))
+        return
+    for line in sections.get("files", []):
+        fm = re.match(r"- `([^`]+)`(?:: (.*))?$", line)
+        if fm:
+            record = facts.files.setdefault(fm.group(1), FileRecord(fm.group(1)))
+            verbs = [v for v in _VERB_ORDER if v in (fm.group(2) or "")] or ["edited"]
+            for verb in verbs:
+                record.verbs[verb] = record.verbs.get(verb, 0) + 1
+    for line in sections.get("user messages", []):
+        if line.startswith("- "):
+            facts.requests.append(line[2:])
+    for line in sections.get("errors and fixes", []):
+        if line.startswith("- "):
+            facts.errors.append([line[2:]])
+    for name in ("user intent", "current work", "problem solving"):
+        if sections.get(name):
+            facts.earlier.append(f"{name}: " + " ".join(" ".join(sections[name]).split()))
+
+
+def _first_sentence(text: str, limit_chars: int = 200) -> str:
+    flat = " ".join(text.split())
+    m = re.search(r"[.!?。！？](\s|$)", flat)
+    cut = flat[: m.end()].strip() if m and m.end() <= limit_chars else flat[:limit_chars]
+    return cut + ("…" if len(cut) < len(flat) and not m else "")
