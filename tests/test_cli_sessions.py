@@ -246,3 +246,23 @@ def test_an_empty_pipe_says_so_and_a_pipe_is_named_as_given(tmp_path):
     assert f"cannot tell the format of {shown} —" in proc.stderr  # not "of 63"
     proc, shown = _import_from_fd(home, b'{"format": "goosectx-session", "messages": [\n')
     assert proc.returncode == 2 and proc.stderr.startswith(f"goosectx: error: {shown}: ")
+
+
+def test_exports_written_to_a_file_or_pipe_hold_no_raw_escape_sequences(tmp_path):
+    """A later `cat export.md` must not drive the terminal; the JSON keeps every character."""
+    home = tmp_path / "home"
+    store = SessionStore(home)
+    s = store.create_session(tmp_path, name="hostile", model="openai/gpt-4o-mini")
+    hostile = "title \x1b]0;pwned\x07 clear \x1b[2J csi \x9b31m bidi \u202e done"
+    store.append_message(s.id, Message.user(hostile))
+    store.append_message(s.id, Message.assistant("ok"))
+    store.close()
+    md_file, json_file = tmp_path / "t.md", tmp_path / "t.json"
+    for args in (("-f", "md", "-o", str(md_file)), ("-f", "json", "-o", str(json_file))):
+        proc = goosectx(home, "sessions", "export", "hostile", *args)
+        assert proc.returncode == 0, proc.stderr
+    piped = goosectx(home, "sessions", "export", "hostile", "-f", "md").stdout
+    for text in (md_file.read_text(), piped, json_file.read_text()):
+        assert not any(c in text for c in "\x1b\x07\x9b\u202e"), text
+    assert "title ␛]0;pwned" in md_file.read_text() and "<U+202E>" in piped
+    assert json.loads(json_file.read_text())["messages"][0]["content"][0]["text"] == hostile

@@ -116,15 +116,14 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
         pieces = (iter_session_json(header, store.iter_messages_json(session_id))
                   if fmt == "json"
                   else iter_transcript_markdown(header, store.iter_messages_plain(session_id)))
+        # Wherever it goes (a later `cat` of the file reaches a terminal): JSON keeps the same
+        # values with unsafe characters escaped; Markdown, made for reading, shows them.
+        safe = json_safe if fmt == "json" else terminal_safe
         if output is None:
-            # JSON: the same values, unsafe characters escaped; Markdown: made safe on a
-            # terminal.
-            safe = (json_safe if fmt == "json" else
-                    terminal_safe if sys.stdout.isatty() else None)
             for piece in pieces:
-                sys.stdout.write(safe(piece) if safe else piece)
+                sys.stdout.write(safe(piece))
             return
-        write_private_file(output, pieces)
+        write_private_file(output, map(safe, pieces))
     finally:
         store.close()
     _note(f"exported {header.display_name} to {output}")
