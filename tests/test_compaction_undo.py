@@ -233,6 +233,12 @@ def test_undo_with_nothing_to_undo_is_one_line_and_exits_non_zero(
     code, out, err = run_cli(capsys, "compact", "work", "--undo")
     assert code != 0 and out == ""
     assert len(err.strip().splitlines()) == 1 and "nothing to undo" in err
+    code, out, json_err = run_cli(capsys, "compact", "work", "--undo", "--json")
+    said = json.loads(out)  # --json says so on stdout too, as a refused compaction does
+    assert code == 1 and json_err == err
+    assert said == {"session_id": sid, "undone_compaction_id": None, "changed": False,
+                    "reason": said["reason"], "hint": said["hint"]}
+    assert said["reason"].startswith("nothing to undo") and said["reason"] in err
     assert projection(load(sid)) == before
     code, _, err = run_cli(capsys, "compact", "work", "--undo", "--dry-run")
     assert code == 2 and "--undo does not go with --dry-run" in err

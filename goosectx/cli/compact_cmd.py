@@ -10,8 +10,9 @@ does. With no model configured the extractive strategy (no model) is used, and s
 so. ``--undo`` walks back the last compaction instead (:func:`undo_session`).
 
 Output: the result line (or ``--json`` object) on stdout; notices on stderr. A compaction
-refused with nothing changed is the one-line error on stderr, exit 1, and with ``--json`` also
-an object on stdout (``dry_run``, ``would_change``/``changed`` false, ``reason``, ``hint``).
+refused with nothing changed (or an ``--undo`` with nothing to undo) is the one-line error on
+stderr, exit 1, and with ``--json`` also an object on stdout (``would_change``/``changed``
+false, ``reason``, ``hint``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from goosectx.cli.folding import plural
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.compaction.manager import CompactionPlan, ContextManager, RequestContext
 from goosectx.config import Settings
-from goosectx.errors import CompactionFailed, ModelNotConfigured, UsageError
+from goosectx.errors import CompactionFailed, ModelNotConfigured, NothingToUndo, UsageError
 from goosectx.events import CompactionUndone, Event, HistoryReplaced, Notification
 from goosectx.providers.base import Provider
 from goosectx.session import Session
@@ -217,10 +218,17 @@ def undo_session(settings: Settings, session_ref: str, *, as_json: bool,
             request = _request_context(settings, session, manager, None)
             recorder = SessionRecorder(store, session)
             recorder.fresh_token_counts = manager.take_fresh_token_counts
-            for event in manager.undo_compaction(request):
-                recorder.record(event)
-                if isinstance(event, CompactionUndone):
-                    _print_undo(session, event, as_json)
+            try:
+                for event in manager.undo_compaction(request):
+                    recorder.record(event)
+                    if isinstance(event, CompactionUndone):
+                        _print_undo(session, event, as_json)
+            except NothingToUndo as exc:
+                if as_json:  # as a refused compaction: the outcome on stdout too
+                    print(json.dumps({"session_id": session.id, "undone_compaction_id": None,
+                                      "changed": False, "reason": exc.message,
+                                      "hint": exc.hint}))
+                raise
             return 0
         finally:
             lock.release()
