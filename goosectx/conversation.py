@@ -164,8 +164,10 @@ def repair(messages: Sequence[Message], *, for_sending: bool = True) -> list[Mes
     responses to its tool requests, which the next pass removes.
     """
     current = list(messages)
-    if _needs_no_repair(current, for_sending):
+    clean = _clean_prefix(current, for_sending)
+    if clean == len(current):
         return current
+    kept, current = current[:clean], current[clean:]  # the passes leave ``kept`` as it is
     while True:
         fixed = _merge(_order_responses(_drop_orphans(current)))
         if for_sending:
@@ -174,26 +176,30 @@ def repair(messages: Sequence[Message], *, for_sending: bool = True) -> list[Mes
             while fixed and fixed[-1].role == "assistant":
                 fixed.pop()
         if len(fixed) == len(current) and all(a is b for a, b in zip(fixed, current, strict=True)):
-            return fixed
+            return kept + fixed
         current = fixed
 
 
-def _needs_no_repair(messages: list[Message], for_sending: bool) -> bool:
-    """True when :func:`repair` would return ``messages`` as they are (one pass, no copies).
+def _clean_prefix(messages: list[Message], for_sending: bool) -> int:
+    """How many leading messages :func:`repair` returns as they are: all, or up to an anchor.
 
-    That is: no message is empty, thinking-only or holds a notification; roles alternate;
-    every assistant message's tool requests (distinct ids) are answered, each once, by the
-    tool responses of the very next message, a user one, and no other message holds a tool
-    part; when ``for_sending``, the list neither starts nor ends with an assistant message.
-    Anything else goes through the repair passes, which then decide.
+    One pass, no copies. ``len(messages)`` when the passes would change nothing: no message is
+    empty, thinking-only or holds a notification; roles alternate; every assistant message's
+    tool requests (distinct ids) are answered, each once, by the tool responses of the very
+    next message, a user one, and no other message holds a tool part; when ``for_sending``,
+    the list neither starts nor ends with an assistant message. Otherwise the index of the last
+    user message without tool parts before the first place that breaks this (0 if none): the
+    passes give the messages before it back unchanged (no tool part pairs across it, nothing
+    merges into it), so only the rest needs them.
     """
-    if for_sending and messages and "assistant" in (messages[0].role, messages[-1].role):
-        return False
+    if for_sending and messages and messages[0].role == "assistant":
+        return 0
+    anchor = 0
     previous_role = ""
     asked: set[str] = set()  # ids the previous message requested, to be answered now
-    for m in messages:
+    for at, m in enumerate(messages):
         if m.role == previous_role or not m.content:
-            return False
+            return anchor
         previous_role = m.role
         requested: list[str] = []
         answered: list[str] = []
@@ -204,20 +210,24 @@ def _needs_no_repair(messages: list[Message], for_sending: bool) -> bool:
             elif isinstance(p, ToolResponse):
                 answered.append(p.id)
             elif isinstance(p, SystemNotification):
-                return False
+                return anchor
             if not isinstance(p, ThinkingContent):
                 thinking_only = False
         if thinking_only:
-            return False
+            return anchor
         if m.role == "assistant":
-            if answered or asked or len(set(requested)) != len(requested):
-                return False
+            if answered or len(set(requested)) != len(requested):
+                return anchor
             asked = set(requested)
         else:
             if requested or len(answered) != len(asked) or set(answered) != asked:
-                return False
+                return anchor
+            if not answered:
+                anchor = at
             asked = set()
-    return not asked
+    if asked or (for_sending and messages and messages[-1].role == "assistant"):
+        return anchor
+    return len(messages)
 
 
 def _matched_tool_parts(messages: list[Message]) -> set[tuple[int, int]]:
