@@ -99,7 +99,7 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
 
     def render(path_lines: list[str], commands: list[str], constraints: list[str]) -> str:
         sections = [("Files changed", path_lines), ("Errors", [f"- {e}" for e in errors]),
-                    ("Commands run", [f"- `{c}`" for c in commands]),
+                    ("Commands run", [f"- {c}" for c in commands]),
                     ("User constraints", [f"- {c}" for c in constraints])]
         return "\n\n".join(f"## {title} {_MARK}\n\n" + "\n".join(items)
                            for title, items in sections if items)
