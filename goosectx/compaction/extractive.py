@@ -8,8 +8,8 @@ It fills the same :class:`~goosectx.compaction.summary.StructuredSummary` as the
 * ``files`` — every file touched, from tool arguments and text actions (see
   :mod:`goosectx.compaction.actions`), with what was done to it;
 * ``errors_and_fixes`` — errors seen in tool results and what the assistant did next;
-* ``pending_tasks`` — open items of the todo list / plan tool calls (:mod:`.todos`): a
-  finished item is never listed;
+* ``pending_tasks`` — open items of the todo list / plan tool calls, or of the newest Markdown
+  checklist in the assistant's text (:mod:`.todos`): a finished item is never listed;
 * ``current_work`` — the last assistant work; ``next_step`` — the newest user request, or,
   when the summarised messages end with an answer, that it was answered (and what it was).
 

@@ -26,7 +26,7 @@ from goosectx.compaction.actions import (
     open_file_in,
 )
 from goosectx.compaction.memo import ScanMemo
-from goosectx.compaction.todos import TODO_TOOLS, open_todos
+from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
 from goosectx.conversation import Message, TextContent, ToolResponse
 
 _READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
@@ -121,6 +121,9 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             text = m.text.strip()
             for action in actions_from_text(text, open_file=open_file) if text else []:
                 _note(facts, action)
+            checklist = checklist_todos(text) if text else None
+            if checklist is not None:  # the newest plan the assistant wrote is the list
+                facts.pending = checklist
             labels = []
             for req in m.tool_requests:
                 facts.tool_calls += 1
