@@ -83,3 +83,19 @@ def test_facts_the_first_summary_named_itself_still_carry_through_a_second() -> 
     assert "DEFAULT SUMMARY intent" in summary  # the second summary
     assert "`src/conf.py`: written" in summary
     assert "never touch setup.py" in summary
+
+
+def test_repeated_extractive_compactions_give_one_flat_summary() -> None:
+    session = make_session([Message.user("write the parser; never touch setup.py"),
+                            *tool_pair("ok", name="text_editor", args={
+                                "command": "write", "path": "src/p.py", "file_text": "x\n"}),
+                            Message.assistant("parser written " + words(400))])
+    for turn in range(5):
+        session.conversation.append(Message.user(f"step {turn}: " + words(400)))
+        session.conversation.append(Message.assistant(f"did step {turn} " + words(400)))
+        collect(manager(session, None, keep_recent_ratio=0, keep_user_tokens=0).compact(
+            REQUEST, strategy="extractive"))
+    summary = session.conversation.agent_messages()[0].text
+    assert summary.count("(no model)") == 1  # no earlier summary nested in it
+    assert summary.count("Earlier:") <= 1 and "problem solving:" not in summary
+    assert "`src/p.py`" in summary and "never touch setup.py" in summary

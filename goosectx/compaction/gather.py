@@ -41,6 +41,8 @@ FACTS_MARK = "(from the transcript)"
 """Ends the heading of each facts section merged into a summary (:mod:`.facts`)."""
 EXTRACTIVE_MARK = "Extractive summary (no model)"
 """Starts the problem-solving note of an extractive summary."""
+NOTE_SEPARATOR = " · "
+"""Joins the ``earlier`` notes in an extractive summary's problem-solving note."""
 CONSTRAINT = re.compile(r"\b(must|never|don't|do not|always|only)\b", re.I)
 """A user constraint: a line of a request with one of these words."""
 _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
@@ -300,9 +302,19 @@ def _carry_forward(text: str, facts: Facts) -> None:
                if line.startswith("- ")}
     if carried:
         facts.pending = carried
-    for name in ("user intent", "current work", "problem solving"):
-        if sections.get(name):
-            facts.earlier.append(f"{name}: " + " ".join(" ".join(sections[name]).split()))
+    # An extractive summary's intent is a request (carried above) and its own note only
+    # counts: what it carried before is kept instead, flat.
+    names = ("current work",) if extractive else ("user intent", "current work")
+    notes = [f"{name}: " + " ".join(" ".join(sections[name]).split())
+             for name in names if sections.get(name)]
+    if extractive:
+        notes.insert(0, problem.partition(" Earlier: ")[2])
+    elif problem:
+        notes.append(f"problem solving: {problem}")
+    for note in notes:  # flat: one list of notes, never a summary inside a summary
+        for part in note.split(NOTE_SEPARATOR):
+            if part and part not in facts.earlier:
+                facts.earlier.append(part)
 
 
 def _first_sentence(text: str, limit_chars: int = 200) -> str:
