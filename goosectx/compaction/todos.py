@@ -62,9 +62,9 @@ def checklist_todos(text: str) -> dict[str, str] | None:
 
     Every ``- [ ] item`` / ``- [x] item`` line of ``text`` is read as one list (the newest
     checklist the assistant wrote replaces the earlier list): text → text of each unticked
-    item, in order.
+    item, in order. A text with no ``[ ]`` / ``[x]`` box is not scanned further.
     """
-    if "[" not in text or not _CHECKLIST_LINE.search(text):
+    if not ("[ ]" in text or "[x]" in text or "[X]" in text) or not _CHECKLIST_LINE.search(text):
         return None
     out: dict[str, str] = {}
     for line in text.splitlines():
