@@ -287,3 +287,20 @@ def test_extractive_dry_run_shows_the_budget_the_real_run_uses(
         for sid in (default, named)]
     assert summaries[0] == summaries[1]  # the default run used exactly the budget shown
     assert TokenCounter(None).count_text(summaries[0]) <= budget
+
+
+def test_open_checklist_items_of_an_answer_are_pending_after_an_extractive_compact(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    saved_session("todo2", [
+        Message.user("fix the io bug"),
+        Message.assistant("Plan:\n- [ ] read code\n- [ ] run pytest\n- [ ] update NEWS"),
+        Message.user("go on " + words(300)),
+        Message.assistant("Plan:\n- [x] read code\n- [ ] run pytest on tests/test_io.py\n"
+                          "- [ ] update CHANGELOG\n\nRead it: " + words(300)),
+        *chat(2), Message.user("and then?")])
+    cli(capsys, "compact", "todo2", "--strategy", "extractive")
+    out, _ = cli(capsys, "sessions", "show", "todo2", "--agent")
+    pending = out.split("Pending tasks", 1)[1].split("##", 1)[0]
+    assert "run pytest on tests/test_io.py" in pending and "update CHANGELOG" in pending
+    assert "read code" not in pending  # ticked in the newest checklist
+    assert "update NEWS" not in pending  # the newest checklist replaces the older one

@@ -78,3 +78,14 @@ def test_json_only_inside_the_analysis_or_a_quoted_example_is_kept_as_raw_text()
         assert summary.startswith(reply[:40])
         assert "## User intent\n\nWRONG-INTENT" not in summary  # the object is not the summary
         assert "`src/parser.py`" in summary
+
+
+def test_commands_run_are_valid_inline_code_even_when_they_hold_backticks() -> None:
+    head = [Message.user("go"),
+            *tool_pair("1\n2", name="shell", args={"command": "seq 1 1500"}),
+            *tool_pair("Mon", name="shell", args={"command": "echo `date` | wc -c"}),
+            Message.assistant("ok")]
+    out = merge_facts("SUMMARY", head, max_tokens=1500, counter=TokenCounter())
+    assert "- shell `seq 1 1500`\n" in out  # the tool name outside the code, one fence
+    assert "- shell ``echo `date` | wc -c``" in out  # a fence longer than any run inside
+    assert "`shell `" not in out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -323,3 +324,20 @@ def test_repl_undo_compact_context_usage_and_the_next_request(tmp_path: Path) ->
              if "Compaction undone" in " ".join(str(getattr(p, "text", "")) for p in m.content)]
     assert len(marks) == 1
     store.close()
+
+
+def test_dry_run_and_undo_count_the_same_messages(capsys: pytest.CaptureFixture[str]) -> None:
+    sid, _ = saved()
+    view = len(load(sid).conversation.agent_messages())
+    dry, _ = cli(capsys, "compact", "work", "--dry-run", "--strategy", "extractive")
+    replaced = re.search(r"(\d+) messages in the model's view; the summary would replace (\d+)",
+                         dry)
+    assert replaced is not None and int(replaced.group(1)) == view, dry
+    cli(capsys, "compact", "work", "--strategy", "extractive")
+    out, _ = cli(capsys, "compact", "work", "--undo")
+    assert f"the model sees the {replaced.group(2)} messages it had replaced again" in out
+    again, _ = cli(capsys, "compact", "work", "--dry-run", "--strategy", "extractive")
+    assert again.splitlines()[0] == dry.splitlines()[0]  # the same view, counted the same way
+    data = json.loads(cli(capsys, "compact", "work", "--dry-run", "--json")[0])
+    assert (data["view_messages"], data["replaced_messages"]) == (
+        view, int(replaced.group(2)))

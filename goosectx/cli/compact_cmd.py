@@ -245,8 +245,9 @@ def _print_undo(session: Session, event: CompactionUndone, as_json: bool) -> Non
             "auto_compaction_paused": event.auto_compaction_paused}))
         return
     print(terminal_safe(
-        f"Undid the last compaction of {session.display_name}: the model sees "
-        f"{plural(event.restored_count, 'message')} again · {event.tokens_before:,} → "
+        f"Undid the last compaction of {session.display_name}: the model sees the "
+        f"{plural(event.restored_count, 'message')} it had replaced again · "
+        f"{event.tokens_before:,} → "
         f"{event.tokens_after:,} tokens (estimated) · auto-compaction paused until a "
         "/compact"))
 
@@ -284,13 +285,14 @@ def _print_plan(session: Session, plan: CompactionPlan, as_json: bool) -> None:
             "session_id": session.id, "trigger": "manual", "strategy": plan.strategy,
             "rung": plan.rung, "tokens_before": plan.tokens_before, "tokens_after": None,
             "cost_usd": None, "dry_run": True, "request_tokens": plan.request_tokens,
-            "max_tokens": plan.max_tokens,
+            "max_tokens": plan.max_tokens, "view_messages": plan.view_count,
+            "replaced_messages": plan.replaced_count,
         }
         print(json.dumps(data))
         return
     lines = [
-        f"Session {session.display_name}: {plural(plan.message_count, 'message')} in the "
-        "model's view",
+        f"Session {session.display_name}: {plural(plan.view_count, 'message')} in the "
+        f"model's view; the summary would replace {plan.replaced_count:,} of them",
         f"Tokens before: {plan.tokens_before:,}",
     ]
     if plan.strategy == "extractive":

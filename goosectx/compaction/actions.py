@@ -390,5 +390,16 @@ def describe_call(name: str, args: Mapping[str, Any] | None, *, limit_chars: int
         if main:
             if len(main) > limit_chars:
                 main = main[: limit_chars - 1] + "…"
-            label += f" `{main}`"
+            label += f" {inline_code(main)}"
     return label
+
+
+def inline_code(text: str) -> str:
+    """``text`` as a Markdown code span: a fence longer than any backtick run in it (CommonMark).
+
+    Padded with a space each side when it starts or ends with a backtick (CommonMark strips one).
+    """
+    runs = re.findall(r"`+", text)
+    fence = "`" * (max(map(len, runs), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -90,6 +90,9 @@ class CompactionPlan:
         max_tokens: The summary's output budget (tokens).
         removed_results: Tool results that rung leaves out.
         total_results: Tool results in the agent view.
+        view_count: Agent-visible messages now, as stored.
+        replaced_count: Those the compaction would hide (summarised, or kept as an elided
+            copy): the count an undo of it reports as seen again.
     """
 
     tokens_before: int
@@ -102,6 +105,8 @@ class CompactionPlan:
     max_tokens: int = 0
     removed_results: int = 0
     total_results: int = 0
+    view_count: int = 0
+    replaced_count: int = 0
 
 
 def extractive_budget(max_summary_tokens: int | None, context_limit_tokens: int,
@@ -130,11 +135,14 @@ def plan(
             the view).
     """
     working, messages, _ = _prepare(conversation, budget, counter, trigger="manual")
+    view_count = len(conversation.agent_messages())
+    replaced_count = len(working.head) + len(working.replaced)
     if strategy != "llm" or not summarisers:
         return CompactionPlan(tokens_before, "extractive", len(messages), None, None,
                               max_tokens=_standalone_extractive_tokens(
                                   max_summary_tokens, budget, working,
-                                  counter.count_messages(messages)))
+                                  counter.count_messages(messages)),
+                              view_count=view_count, replaced_count=replaced_count)
     provider = summarisers[0]
     limit = provider.context_limit().tokens
     output = provider.output_limit_tokens()
@@ -147,10 +155,12 @@ def plan(
         return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
                               max_tokens=reserved_output_tokens(limit, output,
                                                                 budget.summary_max_tokens),
-                              total_results=sum(ln.is_result for ln in ladder.lines))
+                              total_results=sum(ln.is_result for ln in ladder.lines),
+                              view_count=view_count, replaced_count=replaced_count)
     return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
                           first.rung, first.estimate_tokens, first.max_tokens,
-                          first.removed_results, first.total_results)
+                          first.removed_results, first.total_results, view_count,
+                          replaced_count)
 
 
 def _prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *,

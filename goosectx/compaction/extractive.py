@@ -8,8 +8,8 @@ It fills the same :class:`~goosectx.compaction.summary.StructuredSummary` as the
 * ``files`` — every file touched, from tool arguments and text actions (see
   :mod:`goosectx.compaction.actions`), with what was done to it;
 * ``errors_and_fixes`` — errors seen in tool results and what the assistant did next;
-* ``pending_tasks`` — open items of the todo list / plan tool calls (:mod:`.todos`): a
-  finished item is never listed;
+* ``pending_tasks`` — open items of the todo list / plan tool calls, or of the newest Markdown
+  checklist in the assistant's text (:mod:`.todos`): a finished item is never listed;
 * ``current_work`` — the last assistant work; ``next_step`` — the newest user request, or,
   when the summarised messages end with an answer, that it was answered (and what it was).
 
@@ -31,7 +31,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from goosectx.compaction.gather import ANSWERED_NEXT_STEP, Facts, gather_facts
+from goosectx.compaction.gather import (
+    ANSWERED_NEXT_STEP,
+    EXTRACTIVE_MARK,
+    NOTE_SEPARATOR,
+    Facts,
+    gather_facts,
+)
 from goosectx.compaction.memo import ScanMemo, TextCounts
 from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
 from goosectx.conversation import Message
@@ -171,11 +177,11 @@ def _build(facts: Facts, limits: _Limits, counter: TextCounts) -> StructuredSumm
         work = (work + "\n\n" if work else "") + "Last tool calls: " + "; ".join(facts.last_calls)
     summary.current_work = _shorten(work, limits.work_tokens, counter, oneline=False)
     if limits.extras:
-        problem = (f"Extractive summary (no model) of {facts.message_count} messages with "
+        problem = (f"{EXTRACTIVE_MARK} of {facts.message_count} messages with "
                    f"{facts.tool_calls} tool calls and {len(facts.errors)} error(s).")
         if facts.earlier:
-            problem += " Earlier: " + _shorten(" ".join(facts.earlier), limits.work_tokens,
-                                               counter)
+            problem += " Earlier: " + _shorten(NOTE_SEPARATOR.join(facts.earlier),
+                                               limits.work_tokens, counter)
         summary.problem_solving = problem
     return summary
 

@@ -2,9 +2,12 @@
 
 Part of step 3 of the compaction pipeline (docs/architecture.md §5). Whatever the summariser
 wrote, the model keeps: every file written, edited, created or deleted (path and verb), the
-last error of each failing command, the shell commands run (deduplicated, newest 20) and the
-user's constraints (lines with must / never / don't / always / only). Each is added under its
-own heading marked ``(from the transcript)`` unless the summary already names it. Past
+last error of each failing command, the shell commands run (deduplicated, newest 20), the
+user's constraints (lines with must / never / don't / always / only) and the open to-do items.
+Each is added under its own heading marked ``(from the transcript)`` unless the summary already
+names it. An earlier summary in the head carries its facts into the next
+(:func:`goosectx.compaction.gather.gather_facts` reads them back from its text), so they survive
+any number of compactions, across processes, whatever each summariser writes. Past
 ``summary_facts_tokens`` paths are grouped by directory (``src/api/: 143 files edited``) —
 never dropped silently.
 """
@@ -16,7 +19,7 @@ import re
 from collections.abc import Sequence
 
 from goosectx.compaction.actions import normalize_tool_name
-from goosectx.compaction.gather import Facts, gather_facts
+from goosectx.compaction.gather import CONSTRAINT, FACTS_MARK, Facts, gather_facts
 from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import Message
 from goosectx.tokens import TokenCounter
@@ -25,8 +28,6 @@ MAX_COMMANDS = 20
 """Newest shell commands listed."""
 _SHELL = {"shell", "bash", "exec", "execute_bash", "run_shell_command", "exec_command",
           "terminal", "run_command", "command"}
-_CONSTRAINT = re.compile(r"\b(must|never|don't|do not|always|only)\b", re.I)
-_MARK = "(from the transcript)"
 
 
 def _changed_paths(facts: Facts) -> list[tuple[str, str]]:
@@ -41,8 +42,11 @@ def _last_errors(facts: Facts) -> list[str]:
     return list(last.values())
 
 
-def _commands(messages: Sequence[Message], memo: ScanMemo) -> list[str]:
-    """The newest :data:`MAX_COMMANDS` distinct commands, ordered by their last run."""
+def _commands(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str]) -> list[str]:
+    """The newest :data:`MAX_COMMANDS` distinct commands, ordered by their last run.
+
+    ``carried``: the commands earlier summaries listed, older than any in ``messages``.
+    """
     newest_first: dict[str, None] = {}  # read from the end: the first sight is the last run
     for m in reversed(messages):
         for r in reversed(m.tool_requests):
@@ -50,24 +54,33 @@ def _commands(messages: Sequence[Message], memo: ScanMemo) -> list[str]:
                 newest_first.setdefault(memo.command(r), None)
                 if len(newest_first) == MAX_COMMANDS:
                     return list(reversed(newest_first))
+    for command in reversed(carried):
+        newest_first.setdefault(command, None)
+        if len(newest_first) == MAX_COMMANDS:
+            break
     return list(reversed(newest_first))
 
 
-def _constraints(messages: Sequence[Message]) -> list[str]:
-    out: list[str] = []
-    seen: set[str] = set()  # what ``out`` holds, to look up
+def _constraints(messages: Sequence[Message], carried: Sequence[str]) -> list[str]:
+    out: list[str] = list(carried)  # what earlier summaries listed comes first
+    seen: set[str] = set(out)  # what ``out`` holds, to look up
     for m in messages:
         if not m.is_user_request:
             continue
         text = m.text
-        if not _CONSTRAINT.search(text):
+        if not CONSTRAINT.search(text):
             continue  # a line of it matches only where the whole text does
         for line in text.splitlines():
             line = line.strip()
-            if line and line not in seen and _CONSTRAINT.search(line):
+            if line and line not in seen and CONSTRAINT.search(line):
                 out.append(line[:300])
                 seen.add(line[:300])
     return out
+
+
+def _todo_text(label: str) -> str:
+    """A to-do item's text without the ``(status)`` a todo tool's item is labelled with."""
+    return re.sub(r" \([a-z_]+\)$", "", label)
 
 
 def _grouped(paths: list[tuple[str, str]]) -> list[str]:
@@ -93,15 +106,17 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
     facts = gather_facts(head, memo)  # once: it parses every tool call of the head
     paths = [(p, v) for p, v in _changed_paths(facts) if p not in summary_text]
     errors = [e for e in _last_errors(facts) if e not in summary_text]
-    commands = [c for c in _commands(head, memo) if c not in summary_text]
-    constraints = [c for c in _constraints(head) if c not in summary_text]
+    commands = [c for c in _commands(head, memo, facts.commands) if c not in summary_text]
+    constraints = [c for c in _constraints(head, facts.constraints) if c not in summary_text]
+    todos = [t for t in facts.pending.values() if _todo_text(t) not in summary_text]
     path_lines = [f"- `{p}`: {v}" for p, v in paths]
 
     def render(path_lines: list[str], commands: list[str], constraints: list[str]) -> str:
         sections = [("Files changed", path_lines), ("Errors", [f"- {e}" for e in errors]),
-                    ("Commands run", [f"- `{c}`" for c in commands]),
-                    ("User constraints", [f"- {c}" for c in constraints])]
-        return "\n\n".join(f"## {title} {_MARK}\n\n" + "\n".join(items)
+                    ("Commands run", [f"- {c}" for c in commands]),
+                    ("User constraints", [f"- {c}" for c in constraints]),
+                    ("Open to-do items", [f"- {t}" for t in todos])]
+        return "\n\n".join(f"## {title} {FACTS_MARK}\n\n" + "\n".join(items)
                            for title, items in sections if items)
 
     text = render(path_lines, commands, constraints)
@@ -109,8 +124,8 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
         path_lines = _grouped(paths)
         text = render(path_lines, commands, constraints)
         while (counter.count_kept_text(text, max_tokens) > max_tokens
-               and (commands or constraints or errors)):
-            for items in (commands, errors, constraints):
+               and (commands or constraints or errors or todos)):
+            for items in (commands, errors, constraints, todos):
                 if items:
                     items.pop(0)
             text = render(path_lines, commands, constraints)

@@ -26,7 +26,7 @@ from goosectx.compaction.actions import (
     open_file_in,
 )
 from goosectx.compaction.memo import ScanMemo
-from goosectx.compaction.todos import TODO_TOOLS, open_todos
+from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
 from goosectx.conversation import Message, TextContent, ToolResponse
 
 _READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
@@ -37,6 +37,14 @@ _VIEWER_COMMANDS = {"cat", "sed", "head", "tail", "nl", "less", "grep", "rg", "l
 ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
 """``next_step`` when the summarised part ends with an answer (no pending tool call)."""
 _SUMMARY_SECTION = re.compile(r"^## (.+?)\s*$", re.M)
+FACTS_MARK = "(from the transcript)"
+"""Ends the heading of each facts section merged into a summary (:mod:`.facts`)."""
+EXTRACTIVE_MARK = "Extractive summary (no model)"
+"""Starts the problem-solving note of an extractive summary."""
+NOTE_SEPARATOR = " · "
+"""Joins the ``earlier`` notes in an extractive summary's problem-solving note."""
+CONSTRAINT = re.compile(r"\b(must|never|don't|do not|always|only)\b", re.I)
+"""A user constraint: a line of a request with one of these words."""
 _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
 
 
@@ -81,6 +89,10 @@ class Facts:
     earlier: list[str] = field(default_factory=list)
     tool_calls: int = 0
     message_count: int = 0
+    commands: list[str] = field(default_factory=list)
+    """Commands an earlier summary listed (its ``Commands run`` facts), oldest first."""
+    constraints: list[str] = field(default_factory=list)
+    """User constraints an earlier summary listed (its ``User constraints`` facts)."""
 
 
 def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> Facts:
@@ -111,6 +123,9 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             text = m.text.strip()
             for action in actions_from_text(text, open_file=open_file) if text else []:
                 _note(facts, action)
+            checklist = checklist_todos(text) if text else None
+            if checklist is not None:  # the newest plan the assistant wrote is the list
+                facts.pending = checklist
             labels = []
             for req in m.tool_requests:
                 facts.tool_calls += 1
@@ -181,7 +196,8 @@ def _copy(facts: Facts, message_count: int) -> Facts:
         files[path] = copy
     return Facts(list(facts.requests), files, [list(e) for e in facts.errors],
                  dict(facts.pending), facts.answered, facts.last_work, list(facts.last_calls),
-                 list(facts.earlier), facts.tool_calls, message_count)
+                 list(facts.earlier), facts.tool_calls, message_count, list(facts.commands),
+                 list(facts.constraints))
 
 def _only_reads(name: str, args: dict[str, Any] | None) -> bool:
     """True for a call that only shows files (its output may quote errors without failing)."""
@@ -233,35 +249,72 @@ def _same_file(facts: Facts, path: str) -> FileRecord | None:
 
 
 def _carry_forward(text: str, facts: Facts) -> None:
-    """Keep what an earlier summary (our Markdown rendering) recorded."""
+    """Keep what an earlier summary (our Markdown rendering, facts included) recorded.
+
+    Its files (the model's ``Files`` and the facts' ``Files changed``), user messages, errors,
+    commands, user constraints (its facts, and its user messages that hold one) and — from
+    facts or an extractive summary, never the model's own guess — open to-do items; its prose
+    (intent, current work, problem solving) as ``earlier`` notes.
+    """
     sections: dict[str, list[str]] = {}
     current = None
     for line in text.splitlines():
         m = _SUMMARY_SECTION.match(line)
         if m:
-            current = m.group(1).lower()
-            sections[current] = []
+            current = m.group(1).lower().removesuffix(FACTS_MARK.lower()).strip()
+            sections.setdefault(current, [])
         elif current is not None and line.strip():
             sections[current].append(line)
     if not sections:
         facts.earlier.append(" ".join(text.split()))
         return
-    for line in sections.get("files", []):
+    for line in [*sections.get("files", []), *sections.get("files changed", [])]:
         fm = re.match(r"- `([^`]+)`(?:: (.*))?$", line)
         if fm:
-            record = facts.files.setdefault(fm.group(1), FileRecord(fm.group(1)))
-            verbs = [v for v in _VERB_ORDER if v in (fm.group(2) or "")] or ["edited"]
+            record = facts.files.get(fm.group(1)) or _same_file(facts, fm.group(1))
+            if record is None:
+                record = facts.files[fm.group(1)] = FileRecord(fm.group(1))
+            grouped = re.match(r"(\d+) files? changed$", fm.group(2) or "")
+            verbs = ([] if grouped else
+                     [v for v in _VERB_ORDER if v in (fm.group(2) or "")]) or ["edited"]
             for verb in verbs:
-                record.verbs[verb] = record.verbs.get(verb, 0) + 1
+                record.verbs[verb] = record.verbs.get(verb, 0) + (
+                    int(grouped.group(1)) if grouped else 1)
     for line in sections.get("user messages", []):
         if line.startswith("- "):
             facts.requests.append(line[2:])
-    for line in sections.get("errors and fixes", []):
+            if CONSTRAINT.search(line) and line[2:].strip() not in facts.constraints:
+                facts.constraints.append(line[2:].strip())
+    for line in [*sections.get("errors and fixes", []), *sections.get("errors", [])]:
         if line.startswith("- "):
             facts.errors.append([line[2:]])
-    for name in ("user intent", "current work", "problem solving"):
-        if sections.get(name):
-            facts.earlier.append(f"{name}: " + " ".join(" ".join(sections[name]).split()))
+    for name, into in (("commands run", facts.commands), ("user constraints", facts.constraints)):
+        for line in sections.get(name, []):
+            item = line[2:].strip() if line.startswith("- ") else ""
+            if name == "commands run" and item.startswith("`") and item.endswith("`"):
+                item = item[1:-1]  # an older rendering put the whole label in one code span
+            if item and item not in into:
+                into.append(item)
+    problem = " ".join(" ".join(sections.get("problem solving", [])).split())
+    extractive = problem.startswith(EXTRACTIVE_MARK)
+    pending = sections.get("pending tasks", []) if extractive else []
+    carried = {line[2:]: line[2:] for line in [*pending, *sections.get("open to-do items", [])]
+               if line.startswith("- ")}
+    if carried:
+        facts.pending = carried
+    # An extractive summary's intent is a request (carried above) and its own note only
+    # counts: what it carried before is kept instead, flat.
+    names = ("current work",) if extractive else ("user intent", "current work")
+    notes = [f"{name}: " + " ".join(" ".join(sections[name]).split())
+             for name in names if sections.get(name)]
+    if extractive:
+        notes.insert(0, problem.partition(" Earlier: ")[2])
+    elif problem:
+        notes.append(f"problem solving: {problem}")
+    for note in notes:  # flat: one list of notes, never a summary inside a summary
+        for part in note.split(NOTE_SEPARATOR):
+            if part and part not in facts.earlier:
+                facts.earlier.append(part)
 
 
 def _first_sentence(text: str, limit_chars: int = 200) -> str:

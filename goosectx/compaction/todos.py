@@ -4,8 +4,10 @@ Part of step 3 of the compaction pipeline (docs/architecture.md §5). A todo or 
 (Claude Code ``TodoWrite``, opencode ``todowrite``, Codex ``update_plan``, Gemini
 ``write_todos``, Cursor ``todo_write``) states the whole list, or with ``merge: true`` only the
 items that changed (matched by ``id``, else by text). A Markdown checklist (``- [x] done``) is
-read too. An item that is finished — status completed / done / cancelled / skipped …, a true
-``done`` / ``completed`` / ``checked`` flag, a ticked box — is never listed as pending.
+read too: in a todo call's arguments, and in the assistant's own text (:func:`checklist_todos`:
+the newest checklist written replaces the list). An item that is finished — status completed /
+done / cancelled / skipped …, a true ``done`` / ``completed`` / ``checked`` flag, a ticked box —
+is never listed as pending.
 """
 
 from __future__ import annotations
@@ -50,6 +52,27 @@ def _item(item: Any) -> tuple[str, str, bool] | None:
     ticked = _TICKED.match(item)
     text = item[ticked.end():].strip() if ticked else item.strip().lstrip("-*+ ").strip()
     return (text, text, ticked is not None) if text else None
+
+
+_CHECKLIST_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s*\[[ xX✓✔~-]\]\s*\S", re.M)
+
+
+def checklist_todos(text: str) -> dict[str, str] | None:
+    """The open items of the Markdown checklist in an answer, or ``None`` when it has none.
+
+    Every ``- [ ] item`` / ``- [x] item`` line of ``text`` is read as one list (the newest
+    checklist the assistant wrote replaces the earlier list): text → text of each unticked
+    item, in order. A text with no ``[ ]`` / ``[x]`` box is not scanned further.
+    """
+    if not ("[ ]" in text or "[x]" in text or "[X]" in text) or not _CHECKLIST_LINE.search(text):
+        return None
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        if _CHECKLIST_LINE.match(line):
+            parsed = _item(line)
+            if parsed is not None and not parsed[2]:
+                out[parsed[0]] = parsed[1]
+    return out
 
 
 def open_todos(args: dict[str, Any], previous: dict[str, str] | None = None) -> dict[str, str]:

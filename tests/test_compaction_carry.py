@@ -1,0 +1,101 @@
+"""What the model keeps after repeated compactions: the facts of every earlier one carry on.
+
+Each ``goosectx run --resume`` turn below compacts (an 8,000-token window at threshold 0.5 and a
+big tool result a turn), with a summariser whose reply names no file and no constraint. The
+request after the 2nd (and every later) compaction must still hold the file written in the
+first turn, the user's constraint and the shell commands run — read back from the earlier
+summary, since the messages they came from are hidden from the model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from compaction_support import REQUEST, collect, make_session, manager, tool_pair, words
+from fakeserver import FakeServer
+from test_compaction_e2e import in_process_run, is_summary_call
+
+from goosectx.conversation import Message
+from goosectx.providers.scripted import ScriptedProvider
+
+NO_FACTS_SUMMARY = json.dumps({"user_intent": "DEFAULT SUMMARY intent",
+                               "pending_tasks": ["default pending"], "next_step": "default next"})
+
+
+def scripted(body: dict[str, Any]) -> dict[str, Any]:
+    """The model: writes keepme2.py when asked, runs a big ``seq`` on every other turn."""
+    if is_summary_call(body):
+        return {"text": NO_FACTS_SUMMARY}
+    last = body["messages"][-1]
+    if last["role"] == "tool":
+        return {"text": "done " + "ok " * 40}
+    if "keepme2" in str(last["content"]):
+        return {"tool_calls": [{"name": "text_editor", "arguments": {
+            "command": "write", "path": "keepme2.py", "file_text": "x = 1\n"}}]}
+    turn = str(last["content"]).split(":")[0]
+    return {"tool_calls": [{"name": "shell", "arguments": {"command": f"seq 1 1500 # {turn}"}}]}
+
+
+def test_a_second_compaction_across_resumes_keeps_files_constraints_and_commands(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "8000")
+    monkeypatch.setenv("GOOSE_AUTO_COMPACT_THRESHOLD", "0.5")
+    fake_model.default_reply = scripted
+    assert in_process_run("Create keepme2.py; never edit setup.cfg", name="chain2",
+                          mode="auto")[0] == 0
+    for k in range(1, 5):
+        code, _, err = in_process_run(f"turn {k}: produce a big output", resume="chain2",
+                                      mode="auto")
+        assert code == 0, err
+    calls = fake_model.requests
+    summaries = [i for i, r in enumerate(calls) if is_summary_call(r)]
+    assert len(summaries) >= 3
+    for at in summaries[1:]:  # the model's request after the 2nd, 3rd … compaction
+        after = next(r for r in calls[at + 1:] if not is_summary_call(r))
+        summary = after["messages"][1]["content"]
+        assert summary.startswith("# Conversation Summary")
+        assert "`keepme2.py`: written" in summary
+        assert "Create keepme2.py; never edit setup.cfg" in summary
+        assert "- shell `seq 1 1500 # turn 1`" in summary
+
+
+def test_facts_the_first_summary_named_itself_still_carry_through_a_second() -> None:
+    named = json.dumps({"user_intent": "config loader",
+                        "files": [{"path": "src/conf.py", "summary": "written"}],
+                        "user_messages": ["make the loader; never touch setup.py"]})
+    session = make_session([
+        Message.user("make the loader; never touch setup.py"),
+        *tool_pair("ok", name="text_editor",
+                   args={"command": "write", "path": "src/conf.py", "file_text": "x = 1\n"}),
+        Message.assistant("done " + words(300)), Message.user("next " + words(300)),
+        Message.assistant("ok " + words(300))])
+    summariser = ScriptedProvider([named, NO_FACTS_SUMMARY])
+    for _ in range(2):
+        collect(manager(session, None, summarizer=summariser, keep_recent_ratio=0,
+                        keep_user_tokens=0).compact(REQUEST))
+        session.conversation.append(Message.user("more " + words(400)))
+        session.conversation.append(Message.assistant("fine " + words(400)))
+    summary = session.conversation.agent_messages()[0].text
+    assert "DEFAULT SUMMARY intent" in summary  # the second summary
+    assert "`src/conf.py`: written" in summary
+    assert "never touch setup.py" in summary
+
+
+def test_repeated_extractive_compactions_give_one_flat_summary() -> None:
+    session = make_session([Message.user("write the parser; never touch setup.py"),
+                            *tool_pair("ok", name="text_editor", args={
+                                "command": "write", "path": "src/p.py", "file_text": "x\n"}),
+                            Message.assistant("parser written " + words(400))])
+    for turn in range(5):
+        session.conversation.append(Message.user(f"step {turn}: " + words(400)))
+        session.conversation.append(Message.assistant(f"did step {turn} " + words(400)))
+        collect(manager(session, None, keep_recent_ratio=0, keep_user_tokens=0).compact(
+            REQUEST, strategy="extractive"))
+    summary = session.conversation.agent_messages()[0].text
+    assert summary.count("(no model)") == 1  # no earlier summary nested in it
+    assert summary.count("Earlier:") <= 1 and "problem solving:" not in summary
+    assert "`src/p.py`" in summary and "never touch setup.py" in summary
