@@ -70,6 +70,10 @@ class Conversation:
     """
 
     messages: list[Message] = field(default_factory=list)
+    _agent_memo: tuple[list[Message], list[Message]] | None = field(
+        default=None, init=False, repr=False, compare=False)
+    """(the messages :meth:`agent_messages` last read, its result): while ``messages`` still
+    starts with those same messages (all frozen), only the ones after them are filtered."""
 
     def __iter__(self) -> Iterator[Message]:
         return iter(self.messages)
@@ -93,8 +97,23 @@ class Conversation:
         blocks back with tool use; docs/architecture.md §2). Token counting uses this list
         (counts are cached per stored message); use :meth:`agent_view` for what is sent.
         """
+        messages = self.messages
+        memo = self._agent_memo
+        if memo is not None and len(memo[0]) <= len(messages) and (
+                messages[:len(memo[0])] == memo[0]):  # a C pass, identity first
+            read, out = memo
+            if len(read) == len(messages):
+                return list(out)
+            out = [*out, *self._agent_messages(messages[len(read):])]
+        else:
+            out = self._agent_messages(messages)
+        self._agent_memo = (list(messages), out)
+        return list(out)
+
+    @staticmethod
+    def _agent_messages(messages: list[Message]) -> list[Message]:
         out = []
-        for m in self.messages:
+        for m in messages:
             if not m.metadata.agent_visible:
                 continue
             kinds = tuple(map(type, m.content))  # 2× faster than any(isinstance)

@@ -1,4 +1,5 @@
 import json
+from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -163,3 +164,30 @@ def test_agent_view_is_always_valid(conv):
     # Nothing hidden from the model leaks into its view.
     hidden = {m.id for m in conv if not m.metadata.agent_visible}
     assert not hidden & {m.id for m in view}
+
+
+def test_what_the_model_sees_follows_every_change_to_the_history() -> None:
+    """Appended, inserted, replaced and removed messages, and a whole new list, all show in
+    the agent messages exactly as in a conversation read from scratch."""
+    conversation = Conversation([Message.user("q1"), Message.assistant("a1")])
+
+    def check() -> None:
+        assert conversation.agent_messages() == Conversation(
+            list(conversation.messages)).agent_messages()
+
+    check()
+    conversation.append(Message.user("q2"))
+    check()
+    conversation.messages.insert(1, Message.assistant("hidden", MessageMetadata.user_only()))
+    conversation.messages.insert(0, Message.user("early"))
+    check()
+    conversation.messages[2] = Message.assistant("a1 again")
+    check()
+    conversation.messages[0] = replace(conversation.messages[0],
+                                       metadata=MessageMetadata.user_only())
+    check()
+    del conversation.messages[1]
+    check()
+    conversation.messages = [Message.user("new"), *conversation.messages[1:]]
+    check()
+    assert [m.text for m in conversation.agent_messages()] == ["new", "a1 again", "a1", "q2"]

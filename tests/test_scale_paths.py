@@ -197,6 +197,39 @@ def test_the_counts_of_an_old_history_are_stored_off_the_thread_that_answers(
         store.close()
 
 
+def test_run_resume_in_its_own_process_saves_the_whole_session_before_it_exits(
+        isolated_env: dict[str, Path], work: Path, fake_model: Any) -> None:
+    """The real ``goosectx run --resume`` (which ends with ``os._exit`` as soon as its output
+    is flushed) on an uncounted session: afterwards every old message, the new question and
+    its answer are stored in order, with every old message's count."""
+    import subprocess
+
+    from goosectx.recorder import BULK_COUNTS
+
+    store = SessionStore(isolated_env["home"])
+    session = store.create_session(work, name="old")
+    for i in range(BULK_COUNTS):  # 2 × BULK_COUNTS messages, none counted
+        store.append_message(session.id, Message.user(f"question number {i}"))
+        store.append_message(session.id, Message.assistant(f"answer number {i}"))
+    old_ids = [m.id for m in store.load(session.id).conversation.messages]
+    store.close()
+    fake_model.add({"text": "the last answer"})
+    proc = subprocess.run([sys.executable, "-m", "goosectx", "run", "--resume", "old", "-t",
+                           "one more"], cwd=work, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "the last answer" in proc.stdout
+    store = SessionStore(isolated_env["home"])
+    try:
+        loaded = store.load(session.id)
+    finally:
+        store.close()
+    messages = loaded.conversation.messages
+    assert [m.id for m in messages[:-2]] == old_ids
+    assert [(m.role, m.text) for m in messages[-2:]] == [("user", "one more"),
+                                                         ("assistant", "the last answer")]
+    assert set(old_ids) <= set(loaded.token_counts)
+
+
 def _pydantic_imported(work: Path, *argvs: list[str]) -> tuple[bool, str]:
     """Run ``argvs`` through ``main`` in one new interpreter (each must exit 0).
 
