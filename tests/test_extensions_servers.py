@@ -201,3 +201,44 @@ def test_notices_redact_the_servers_secret_values(tmp_path: Path) -> None:
         mgr.stop_all()
     assert "exited with code 4" in notices and "token is [REDACTED]" in notices
     assert "s3cr3t-value-42" not in notices + tail and "[REDACTED]" in tail
+
+
+def _runs_demo_named(name: str) -> bool:
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+        except OSError:
+            continue
+        if b"--name" in argv and name.encode() in argv:
+            return True
+    return False
+
+
+def test_a_server_flooding_stdout_before_starting_fails_with_one_clear_line(
+        tmp_path: Path) -> None:
+    mgr = ExtensionManager([demo_config("flood-0x7e", "--stdout-junk", "200000",
+                                        startup_timeout_s=30)], tmp_path)
+    try:
+        mgr.start()
+        assert mgr.wait_ready() == []  # not "still starting"
+        flood = mgr.statuses()[0]
+        notices = mgr.drain_notices()
+        assert not _runs_demo_named("flood-0x7e")
+    finally:
+        mgr.stop_all()
+    assert flood.status == "failed"
+    assert flood.error.startswith("wrote ") and flood.error.endswith(
+        " lines that are not JSON-RPC on stdout before starting; MCP servers must write only "
+        "JSON-RPC to stdout — log to stderr")
+    assert len(notices) == 1 and flood.error in notices[0]
+
+
+def test_a_server_printing_a_banner_on_stdout_still_starts(tmp_path: Path) -> None:
+    mgr = ExtensionManager([demo_config("banner", "--stdout-junk", "3")], tmp_path)
+    try:
+        mgr.start()
+        assert mgr.wait_ready() == []
+        assert status(mgr, "banner").status == "ready"
+        assert call(mgr, "banner__echo", {"text": "hi"}).text == "hi"
+    finally:
+        mgr.stop_all()

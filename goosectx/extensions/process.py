@@ -7,6 +7,9 @@ closed, :data:`STDIN_GRACE_S`, SIGTERM to the group, :data:`TERM_GRACE_S`, SIGKI
 through :func:`goosectx.isolation.isolated_argv` like a shell call: as root, in a PID and mount
 namespace of its own (ended, with anything the server left behind, when it stops), so it cannot
 read goosectx's environment through ``/proc``.
+A line on its stdout that is not JSON-RPC is counted in :class:`StdoutNoise` and dropped, never
+handed to the session; more than :data:`NOISE_LIMIT_LINES` of them before its first JSON-RPC
+message end its start at once (see docs/architecture.md, "Extension servers").
 :func:`kill_all_now` is the last resort at exit: every group still recorded gets SIGKILL.
 
 Imports mcp and anyio; only the extension manager's background thread imports this module.
@@ -44,6 +47,9 @@ EXIT_CODE_WAIT_S = 2.0
 """How long a server whose stdout ended gets to exit, so its exit code can be named, seconds
 (as root it exits through ``nsenter``, one more process, which a busy machine can delay)."""
 STDERR_TAIL_CHARS = 2_000
+NOISE_LIMIT_LINES = 1_000
+"""How many lines that are not JSON-RPC a server may write to stdout before its first JSON-RPC
+message (a banner is tolerated); one more and its start fails at once."""
 
 _live_groups: set[int] = set()
 _groups_lock = threading.Lock()
@@ -103,6 +109,43 @@ class StderrTail:
             self.file.close()
 
 
+class StdoutNoise:
+    """The lines a server wrote to stdout that are not JSON-RPC (dropped, only counted).
+
+    Attributes:
+        lines: How many, in all.
+        before_start: How many came before its first JSON-RPC message.
+        flooded: ``before_start`` passed :data:`NOISE_LIMIT_LINES`; the server was killed.
+        abandon: Set by the start-up watchdog: stop reading what the server wrote.
+    """
+
+    def __init__(self) -> None:
+        self.lines = 0
+        self.before_start = 0
+        self.flooded = False
+        self.abandon = False
+        self._started = False
+
+    def add(self, line: bytes) -> None:
+        """Count one such line (only the first is logged)."""
+        if not self.lines:
+            log.debug("a line from an MCP server that is not JSON-RPC: %.200r", line)
+        self.lines += 1
+        if not self._started:
+            self.before_start += 1
+            self.flooded = self.before_start > NOISE_LIMIT_LINES
+
+    def message(self) -> None:
+        """A JSON-RPC message arrived."""
+        self._started = True
+
+    def reason(self) -> str:
+        """Why a server that wrote such lines before starting failed (one line)."""
+        count = f"over {NOISE_LIMIT_LINES}" if self.flooded else str(self.before_start)
+        return (f"wrote {count} lines that are not JSON-RPC on stdout before starting; "
+                "MCP servers must write only JSON-RPC to stdout — log to stderr")
+
+
 async def _wait_exit(process: anyio.abc.Process, timeout_s: float) -> bool:
     with anyio.move_on_after(timeout_s):
         while process.returncode is None:
@@ -139,6 +182,7 @@ async def stop_process(process: anyio.abc.Process) -> None:
 async def stdio_transport(
     argv: list[str], env: dict[str, str], cwd: str | None, stderr: StderrTail,
     on_exit: Callable[[int | None], None], on_spawn: Callable[[int], None] | None = None,
+    noise: StdoutNoise | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Start ``argv`` and exchange newline-delimited JSON-RPC over its stdin/stdout.
 
@@ -149,6 +193,8 @@ async def stdio_transport(
         stderr: Where its stderr goes.
         on_exit: Called with the exit code (or ``None``) when its stdout ends unasked.
         on_spawn: Called with the child's pid (= its process group) once it runs.
+        noise: Counts the stdout lines that are not JSON-RPC; a flood of them before the
+            first message kills the child (``noise.flooded``), as does ``noise.abandon``.
 
     Raises:
         OSError: the program cannot be started.
@@ -164,7 +210,7 @@ async def stdio_transport(
             await anyio.to_thread.run_sync(namespace.close)
         raise
     try:
-        async with _exchange(process, on_exit, on_spawn) as streams:
+        async with _exchange(process, on_exit, on_spawn, noise or StdoutNoise()) as streams:
             yield streams
     finally:
         with anyio.CancelScope(shield=True):
@@ -184,7 +230,8 @@ def _check_program(program: str, env: dict[str, str], cwd: str | None) -> None:
 
 @asynccontextmanager
 async def _exchange(process: anyio.abc.Process, on_exit: Callable[[int | None], None],
-                    on_spawn: Callable[[int], None] | None) -> AsyncIterator[TransportStreams]:
+                    on_spawn: Callable[[int], None] | None, noise: StdoutNoise
+                    ) -> AsyncIterator[TransportStreams]:
     with _groups_lock:
         _live_groups.add(process.pid)
     if on_spawn is not None:
@@ -201,8 +248,16 @@ async def _exchange(process: anyio.abc.Process, on_exit: Callable[[int | None], 
                 lines = (buffer + chunk).split(b"\n")
                 buffer = lines.pop()
                 for line in lines:
-                    if line.strip():
-                        await read_writer.send(_parse(line))
+                    # Each line handed on costs the session a task: drop what is not JSON-RPC.
+                    message = _parse(line) if line.lstrip()[:1] == b"{" else None
+                    if message is not None:
+                        noise.message()
+                        await read_writer.send(message)
+                    elif line.strip():
+                        noise.add(line)
+                if noise.flooded or noise.abandon:
+                    kill_group(process.pid)
+                    break
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass
         if not stopping:  # the server went away unasked: say so before the session notices
@@ -237,10 +292,9 @@ async def _exchange(process: anyio.abc.Process, on_exit: Callable[[int | None], 
         stream.close()
 
 
-def _parse(line: bytes) -> SessionMessage | Exception:
+def _parse(line: bytes) -> SessionMessage | None:
     try:
         message: Any = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-    except ValueError as exc:
-        log.debug("unparsable line from an MCP server: %.200r", line)
-        return exc
+    except ValueError:
+        return None
     return SessionMessage(message)

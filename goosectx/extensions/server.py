@@ -36,7 +36,7 @@ from goosectx.extensions.model import (
     ToolInfo,
 )
 from goosectx.extensions.names import map_tool_names
-from goosectx.extensions.process import StderrTail, kill_group, stdio_transport
+from goosectx.extensions.process import StderrTail, StdoutNoise, kill_group, stdio_transport
 from goosectx.extensions.results import convert_call_result, convert_prompt, resource_contents
 
 log = logging.getLogger("goosectx.extensions")
@@ -109,6 +109,7 @@ class ServerConnection:
         self._notify = notify
         self._taken_names = taken_names
         self._stderr = StderrTail() if config.type == "stdio" else None
+        self._noise = StdoutNoise()
         self._client: Client | None = None
         self._stop: asyncio.Event | None = None
         self._gone: asyncio.Event | None = None
@@ -131,8 +132,9 @@ class ServerConnection:
         if cfg.type == "stdio":
             assert self._stderr is not None
             cwd = cfg.cwd or str(self._working_dir)
+            self._noise = StdoutNoise()
             return stdio_transport([cfg.cmd, *cfg.args], child_env(cfg), cwd, self._stderr,
-                                   self._on_exit, self._on_spawn)
+                                   self._on_exit, self._on_spawn, self._noise)
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -146,11 +148,12 @@ class ServerConnection:
         """Past ``startup_timeout_s``, kill a still-starting child.
 
         The handshake then fails cleanly; cancelling it mid-handshake would leave the SDK's
-        streams open.
+        streams open. The transport stops reading what the server already wrote.
         """
         await asyncio.sleep(self.config.startup_timeout_s)
         if self.status == "starting":
             self._timed_out = True
+            self._noise.abandon = True
             if self._pgid is not None:
                 kill_group(self._pgid)
 
@@ -194,7 +197,9 @@ class ServerConnection:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - any start failure is the server's, reported
-            if self._timed_out:
+            if self._noise.flooded:
+                self._fail(self._noise.reason())
+            elif self._timed_out:
                 self._fail(self._too_slow())
             elif self.status != "failed":
                 code = self._exit_code
@@ -209,7 +214,8 @@ class ServerConnection:
             self.ready.set()
 
     def _too_slow(self) -> str:
-        return f"did not start within {self.config.startup_timeout_s:g} s (startup_timeout_s)"
+        slow = f"did not start within {self.config.startup_timeout_s:g} s (startup_timeout_s)"
+        return slow + (f"; it {self._noise.reason()}" if self._noise.before_start else "")
 
     async def _hold(self) -> None:
         assert self._stop is not None and self._gone is not None

@@ -6,6 +6,7 @@ stderr and exits 3); ``ignore_term`` (ignores SIGTERM and does not exit when std
 Tools: echo (annotated read-only), image, fail (is_error), slow (progress), hang, crash,
 add_tool (sends tools/list_changed), env_names, peek_environ (which visible processes' environment
 holds a variable), hostile (escape sequences), bad_schema.
+``--stdout-junk N`` first writes N lines that are not JSON-RPC to stdout (a banner, a flood).
 """
 
 from __future__ import annotations
@@ -25,7 +26,11 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--http", type=int, default=0)
 parser.add_argument("--behaviour", default="normal")
 parser.add_argument("--name", default="demo")
+parser.add_argument("--stdout-junk", type=int, default=0)
 args = parser.parse_args()
+
+sys.stdout.write("junk \x1b]52;c;aGk=\x07 not json\n" * args.stdout_junk)
+sys.stdout.flush()
 
 print(f"demo server starting ({args.behaviour})", file=sys.stderr, flush=True)
 if os.environ.get("DEMO_PID_FILE"):
