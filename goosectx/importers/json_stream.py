@@ -25,6 +25,8 @@ from goosectx.importers.builder import format_error
 
 CHUNK_CHARS = 1 << 20
 """Characters read at a time (more while one value is longer than what is buffered)."""
+_REFILL_PART = 16
+"""A value starting in the last 1/16 of a chunk is read after the next chunk is buffered."""
 _NEAR_END = 16
 """A value read or broken this close to the end of what is buffered may go on: read more."""
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -76,6 +78,10 @@ class _Reader:
     def value(self, depth: int) -> Any:
         """The next JSON value, at ``depth`` levels inside the document."""
         self.peek()
+        if not self.eof and len(self.buf) - self.pos < CHUNK_CHARS // _REFILL_PART:
+            # read on before a value that may go past what is buffered: a parse that fails
+            # there raises a JSONDecodeError, which counts the buffer's lines up to the failure
+            self._fill()
         while True:
             start = self.pos
             try:
