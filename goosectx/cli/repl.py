@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalAnswer, ApprovalFn
-from goosectx.cli import repl_approval, repl_extensions, reports, slash
-from goosectx.cli.common import OpenSession, resume_command, session_is_kept
+from goosectx.cli import repl_approval, repl_extensions, repl_outcome, reports, slash
+from goosectx.cli.common import OpenSession
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.prompt import make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
@@ -307,11 +307,7 @@ class Repl:
         return self.io.read_plain_line()
 
     def _session_is_kept(self) -> bool:
-        """False for a new session with no message yet: it is removed when the REPL closes."""
-        try:
-            return session_is_kept(self.store, self.session.id, resumed=self.resumed)
-        except GoosectxError:
-            return True  # the store failed: do not claim the session is gone
+        return repl_outcome.is_kept(self)
 
     def _fresh_token_counts(self) -> dict[str, TokenCount]:
         """Token counts made since the last save (none while the agent is still being built)."""
@@ -320,15 +316,7 @@ class Repl:
         return self.agent.context.take_fresh_token_counts()
 
     def _goodbye(self) -> None:
-        try:
-            self.recorder.save_counts(wait=True)  # a later resume does not count it again
-        except GoosectxError:
-            pass
-        if not self._session_is_kept():
-            self.renderer.notice("nothing to save · no message was sent in this session")
-            return
-        ref = self.session.name or self.session.id
-        self.renderer.notice(f"saved · resume with: {resume_command(ref)}")
+        repl_outcome.goodbye(self)
 
     # -- turns ---------------------------------------------------------------------------
     def turn(self, text: str, attachments: list[Any] | None = None) -> None:
@@ -371,18 +359,7 @@ class Repl:
         self.renderer.handle(event)
 
     def _failed(self, error: BaseException) -> None:
-        if isinstance(error, GoosectxError):
-            self.renderer.error(error.message, error.hint)
-        elif isinstance(error, KeyboardInterrupt):
-            self.renderer.notice("turn cancelled", style="yellow")
-        else:
-            from rich.traceback import Traceback
-
-            self.renderer.settle()  # not inside an except block: build the traceback explicitly
-            self.io.console.print(Traceback.from_exception(type(error), error,
-                                                           error.__traceback__))
-            self.renderer.error(f"bug: {type(error).__name__}: {error}",
-                                "the session is saved; please report this with the traceback")
+        repl_outcome.report_failure(self, error)
 
     def _ask(self, request: ToolRequest, cancel: threading.Event) -> ApprovalAnswer:
         """Ask whether a tool call may run (see :func:`goosectx.cli.repl_approval.ask`)."""

@@ -1,0 +1,51 @@
+"""What the REPL says when a turn fails and when the user leaves (docs/architecture.md §1).
+
+Split from :mod:`goosectx.cli.repl` (the read–run–render loop) to keep it small: a failed
+turn's report (a ``GoosectxError`` as one line, a bug with its traceback) and the exit line.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from goosectx.cli.common import resume_command, session_is_kept
+from goosectx.errors import GoosectxError
+
+if TYPE_CHECKING:
+    from goosectx.cli.repl import Repl
+
+
+def report_failure(repl: Repl, error: BaseException) -> None:
+    """Draw why a turn ended early: an error's one line, a cancel, or a bug's traceback."""
+    if isinstance(error, GoosectxError):
+        repl.renderer.error(error.message, error.hint)
+    elif isinstance(error, KeyboardInterrupt):
+        repl.renderer.notice("turn cancelled", style="yellow")
+    else:
+        from rich.traceback import Traceback
+
+        repl.renderer.settle()  # not inside an except block: build the traceback explicitly
+        repl.io.console.print(Traceback.from_exception(type(error), error, error.__traceback__))
+        repl.renderer.error(f"bug: {type(error).__name__}: {error}",
+                            "the session is saved; please report this with the traceback")
+
+
+def is_kept(repl: Repl) -> bool:
+    """False for a new session with no message yet: it is removed when the REPL closes."""
+    try:
+        return session_is_kept(repl.store, repl.session.id, resumed=repl.resumed)
+    except GoosectxError:
+        return True  # the store failed: do not claim the session is gone
+
+
+def goodbye(repl: Repl) -> None:
+    """The exit line: saved (and how to resume), or nothing to save."""
+    try:
+        repl.recorder.save_counts(wait=True)  # a later resume does not count it again
+    except GoosectxError:
+        pass
+    if not is_kept(repl):
+        repl.renderer.notice("nothing to save · no message was sent in this session")
+        return
+    ref = repl.session.name or repl.session.id
+    repl.renderer.notice(f"saved · resume with: {resume_command(ref)}")
