@@ -24,7 +24,7 @@ from goosectx.approval import ApprovalAnswer, ApprovalFn
 from goosectx.cli import repl_approval, repl_extensions, repl_outcome, reports, slash
 from goosectx.cli.common import OpenSession
 from goosectx.cli.driver import EventSource, TurnDriver
-from goosectx.cli.prompt import make_prompt_session
+from goosectx.cli.prompt import history_problem, make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.repl_commands import run_command
 from goosectx.cli.resume_load import BACKGROUND_FROM, BackgroundLoad, compose_pre_run
@@ -303,7 +303,11 @@ class Repl:
             pre_run = repl_extensions.take_pre_run(self)
             if later is not None and later.pending:
                 pre_run = compose_pre_run(later.pre_run, pre_run)
-            return self._prompt.prompt(pre_run=pre_run)
+            line = self._prompt.prompt(pre_run=pre_run)
+            problem = history_problem(self._prompt)
+            if problem is not None:
+                self.renderer.notice(problem, style="yellow")
+            return line
         return self.io.read_plain_line()
 
     def _session_is_kept(self) -> bool:
