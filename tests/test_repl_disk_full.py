@@ -19,6 +19,8 @@ from rich.console import Console
 from test_repl import CTRL_D, ENTER, World
 
 from goosectx.cli.repl import Repl, ReplIO
+from goosectx.errors import StoreError
+from goosectx.providers.scripted import ScriptedReply
 
 
 @pytest.fixture
@@ -71,3 +73,60 @@ def test_input_history_is_kept_when_the_disk_has_room(
     assert "input history" not in out
     saved = Path(world.settings.data_dir / "repl_history").read_text()
     assert "+remember me" in saved
+
+
+class FullDisk:
+    """Makes the session store's writes fail as on a full disk while :attr:`full` is set.
+
+    ``fail_next`` writes fail, then the disk has room again (a user freed some space).
+    """
+
+    WRITES = ("append_message", "add_usage", "replace_history", "save_token_counts")
+
+    def __init__(self, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.full = False
+        self.fail_next = 0
+        for name in self.WRITES:
+            monkeypatch.setattr(world.store, name, self._guarded(getattr(world.store, name)))
+
+    def _guarded(self, write: Any) -> Any:
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            if self.full or self.fail_next > 0:
+                self.fail_next = max(0, self.fail_next - 1)
+                raise StoreError("disk full: cannot write session database sessions.db "
+                                 "(database or disk is full)",
+                                 "free some space and retry; the database keeps its last "
+                                 "complete state")
+            return write(*args, **kwargs)
+        return guarded
+
+
+def test_a_request_that_could_not_be_saved_is_saved_before_its_answer(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    disk = FullDisk(world, monkeypatch)
+    disk.fail_next = 1  # the user's message; then space is freed
+    world.provider.add(ScriptedReply("Let me look.", tool_calls=[
+        ("shell", {"command": "echo found-it"})]), "It says found-it.")
+    out = world.run("look it up" + ENTER + "y" + CTRL_D)
+    words = " ".join(out.split())
+    assert words.count("disk full") == 1, out  # one error, not one per event
+    stored = world.stored().conversation.messages
+    assert stored[0].role == "user" and stored[0].text == "look it up"
+    assert [m.text for m in stored][-1] == "It says found-it."
+    assert len(stored) == 4  # request, tool call, tool result, answer: in order
+    assert "saved · resume with: goosectx --resume demo" in out
+
+
+def test_a_turn_lost_to_a_full_disk_is_not_called_saved(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    disk = FullDisk(world, monkeypatch)
+    world.provider.add("first answer")
+    world.run("first" + ENTER + CTRL_D)
+    disk.full = True
+    world.provider.add("second answer")
+    out = world.run("second" + ENTER + CTRL_D)
+    assert "second answer" in out  # the turn itself still ran
+    words = " ".join(out.split())
+    assert "saved · resume with" not in words
+    assert "NOT fully saved" in words and "free some space" in words
+    assert [m.text for m in world.stored().conversation] == ["first", "first answer"]

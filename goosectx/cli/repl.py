@@ -351,10 +351,14 @@ class Repl:
 
     def _on_event(self, event: Event) -> None:
         """Record the event (the session is saved whatever happens next), then draw it."""
+        failing = self.recorder.unsaved > 0  # said once: later events wait behind the first
         try:
             self.recorder.record(event)
         except GoosectxError as exc:
-            self.renderer.error(f"could not save to the session: {exc.message}", exc.hint)
+            if not failing:
+                self.renderer.error(f"could not save to the session: {exc.message}",
+                                    f"{exc.hint or 'retry'} (goosectx tries again, in order, "
+                                    "with each new message)")
         if isinstance(event, UsageUpdated):
             self._figure = ContextFigure(event.current_tokens, event.context_limit_tokens,
                                          event.is_estimate)

@@ -39,13 +39,27 @@ def is_kept(repl: Repl) -> bool:
 
 
 def goodbye(repl: Repl) -> None:
-    """The exit line: saved (and how to resume), or nothing to save."""
+    """The exit line: saved (and how to resume), NOT fully saved, or nothing to save."""
     try:
+        repl.recorder.flush()  # the writes a full disk held back: one more try
         repl.recorder.save_counts(wait=True)  # a later resume does not count it again
-    except GoosectxError:
-        pass
+    except GoosectxError as exc:
+        if repl.recorder.unsaved:
+            unsaved_notice(repl, exc)
+            return
     if not is_kept(repl):
         repl.renderer.notice("nothing to save · no message was sent in this session")
         return
     ref = repl.session.name or repl.session.id
     repl.renderer.notice(f"saved · resume with: {resume_command(ref)}")
+
+
+def unsaved_notice(repl: Repl, error: GoosectxError) -> None:
+    """Say the session is NOT fully saved: what is lost, why, and what the store still has."""
+    ref = repl.session.name or repl.session.id
+    count = repl.recorder.unsaved_messages
+    lost = ("the last change is lost" if count == 0 else "the last message is lost"
+            if count == 1 else f"the last {count} messages are lost")
+    fix = "free some space, then " if error.message.startswith("disk full") else ""
+    repl.renderer.notice(f"session NOT fully saved: {lost} ({error.message}) · {fix}resume "
+                         f"the saved part with: {resume_command(ref)}", style="bold red")
