@@ -18,7 +18,9 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 from test_repl import CTRL_D, ENTER, World
 
+from goosectx.cli.common import OpenSession
 from goosectx.cli.repl import Repl, ReplIO
+from goosectx.conversation import Message
 from goosectx.errors import StoreError
 from goosectx.providers.scripted import ScriptedReply
 
@@ -83,10 +85,11 @@ class FullDisk:
 
     WRITES = ("append_message", "add_usage", "replace_history", "save_token_counts")
 
-    def __init__(self, world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, world: World, monkeypatch: pytest.MonkeyPatch,
+                 writes: tuple[str, ...] = WRITES) -> None:
         self.full = False
         self.fail_next = 0
-        for name in self.WRITES:
+        for name in writes:
             monkeypatch.setattr(world.store, name, self._guarded(getattr(world.store, name)))
 
     def _guarded(self, write: Any) -> Any:
@@ -130,3 +133,21 @@ def test_a_turn_lost_to_a_full_disk_is_not_called_saved(
     assert "saved · resume with" not in words
     assert "NOT fully saved" in words and "free some space" in words
     assert [m.text for m in world.stored().conversation] == ["first", "first answer"]
+
+
+def test_resume_elsewhere_waits_until_the_held_back_writes_are_saved(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    other = world.store.create_session(world.workdir, name="docs")
+    world.store.append_message(other.id, Message.user("Write the install section"))
+    world.store.append_message(other.id, Message.assistant("Added it."))
+    disk = FullDisk(world, monkeypatch, ("append_message", "add_usage"))  # no counts to save
+    world.provider.add("lost answer")
+    disk.full = True
+    opened = OpenSession(world.store, world.session, world.store.lock(world.session.id),
+                         resumed=False)
+    out = world.run("kept in memory" + ENTER + "/resume docs" + ENTER + CTRL_D, opened=opened)
+    opened.lock.release()
+    words = " ".join(out.split())
+    assert "resumed docs" not in words  # the user stays where the unsaved messages are
+    assert "NOT fully saved" in words
+    assert world.repl.session.id == world.session.id
