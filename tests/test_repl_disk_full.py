@@ -20,6 +20,7 @@ from test_repl import CTRL_D, ENTER, World
 
 from goosectx.cli.common import OpenSession
 from goosectx.cli.repl import Repl, ReplIO
+from goosectx.cli.startup import AgentLoader
 from goosectx.conversation import Message
 from goosectx.errors import StoreError
 from goosectx.providers.scripted import ScriptedReply
@@ -151,3 +152,20 @@ def test_resume_elsewhere_waits_until_the_held_back_writes_are_saved(
     assert "resumed docs" not in words  # the user stays where the unsaved messages are
     assert "NOT fully saved" in words
     assert world.repl.session.id == world.session.id
+
+
+def test_the_message_is_saved_before_the_model_client_is_waited_for(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    stored_while_loading: list[list[str]] = []
+    wait = AgentLoader.wait
+
+    def watched(self: AgentLoader, renderer: Any) -> bool:  # a kill -9 could land here
+        stored_while_loading.append([m.text for m in world.stored().conversation])
+        return wait(self, renderer)
+
+    monkeypatch.setattr(AgentLoader, "wait", watched)
+    world.provider.add("fast answer")
+    world.run("slow one" + ENTER + CTRL_D)
+    assert stored_while_loading == [["slow one"]]
+    assert [m.text for m in world.stored().conversation] == ["slow one", "fast answer"]
+    assert [m.text for m in world.provider.requests[0].messages] == ["slow one"]

@@ -34,9 +34,9 @@ from goosectx.cli.startup import AgentLoader, no_model_error
 from goosectx.cli.terminal import ReplIO
 from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
 from goosectx.config import ApprovalMode, Settings, parse_mode
-from goosectx.conversation import ToolRequest
+from goosectx.conversation import Message, ToolRequest
 from goosectx.errors import GoosectxError, ModelNotConfigured
-from goosectx.events import Event, HistoryReplaced, UsageUpdated
+from goosectx.events import Event, HistoryReplaced, MessageCompleted, UsageUpdated
 from goosectx.providers.base import Provider
 from goosectx.recorder import SessionRecorder
 from goosectx.session import Session, TokenCount
@@ -330,6 +330,7 @@ class Repl:
         configuration panel is shown instead and nothing is sent.
         """
         self.renderer.user(text, show=self.io.echo or not self.io.plain)
+        sent = self._save_early(text, attachments)
         if not self.loader.wait(self.renderer):
             return
         late = self.loader.take_late_error()
@@ -340,7 +341,20 @@ class Repl:
             self.renderer.notice("not sent — fix the above and restart goosectx, or switch "
                                  f"with /model NAME{again}")
             return
-        self._drive(repl_extensions.reply(self, text, attachments))
+        self._drive(repl_extensions.reply(self, text, attachments, sent))
+
+    def _save_early(self, text: str, attachments: list[Any] | None) -> Message | None:
+        """Add and save the user's message before waiting for the model client; or ``None``.
+
+        Not for a message with attachments or ``@`` words: reading those needs the model's
+        context limit, so the turn adds it once the agent is built.
+        """
+        if attachments or "@" in text:
+            return None
+        message = Message.user(text)
+        self.session.conversation.append(message)
+        self._record(MessageCompleted(message))
+        return message
 
     def _drive(self, start: EventSource) -> None:
         """Run a core generator through the driver, then refresh the context meter."""
@@ -351,20 +365,16 @@ class Repl:
 
     def _on_event(self, event: Event) -> None:
         """Record the event (the session is saved whatever happens next), then draw it."""
-        failing = self.recorder.unsaved > 0  # said once: later events wait behind the first
-        try:
-            self.recorder.record(event)
-        except GoosectxError as exc:
-            if not failing:
-                self.renderer.error(f"could not save to the session: {exc.message}",
-                                    f"{exc.hint or 'retry'} (goosectx tries again, in order, "
-                                    "with each new message)")
+        self._record(event)
         if isinstance(event, UsageUpdated):
             self._figure = ContextFigure(event.current_tokens, event.context_limit_tokens,
                                          event.is_estimate)
         elif isinstance(event, HistoryReplaced) and self._figure is not None:
             self._figure = ContextFigure(event.tokens_after, self._figure.limit_tokens, True)
         self.renderer.handle(event)
+
+    def _record(self, event: Event) -> None:
+        repl_outcome.record(self, event)
 
     def _failed(self, error: BaseException) -> None:
         repl_outcome.report_failure(self, error)

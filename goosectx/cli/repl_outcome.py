@@ -1,7 +1,8 @@
-"""What the REPL says when a turn fails and when the user leaves (docs/architecture.md §1).
+"""What the REPL says when a turn or a save fails, and on leaving (docs/architecture.md §1).
 
 Split from :mod:`goosectx.cli.repl` (the read–run–render loop) to keep it small: a failed
-turn's report (a ``GoosectxError`` as one line, a bug with its traceback) and the exit line.
+turn's report (a ``GoosectxError`` as one line, a bug with its traceback), recording an event
+(a failed save said once), and the exit line.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from goosectx.cli.common import resume_command, session_is_kept
 from goosectx.errors import GoosectxError
+from goosectx.events import Event
 
 if TYPE_CHECKING:
     from goosectx.cli.repl import Repl
@@ -28,6 +30,22 @@ def report_failure(repl: Repl, error: BaseException) -> None:
         repl.io.console.print(Traceback.from_exception(type(error), error, error.__traceback__))
         repl.renderer.error(f"bug: {type(error).__name__}: {error}",
                             "the session is saved; please report this with the traceback")
+
+
+def record(repl: Repl, event: Event) -> None:
+    """Save ``event`` through the recorder; the first failed save is drawn as an error.
+
+    Later events wait behind it (:class:`~goosectx.recorder.SessionRecorder`) and are not
+    reported again; the exit line says what never reached the store.
+    """
+    failing = repl.recorder.unsaved > 0
+    try:
+        repl.recorder.record(event)
+    except GoosectxError as exc:
+        if not failing:
+            repl.renderer.error(f"could not save to the session: {exc.message}",
+                                f"{exc.hint or 'retry'} (goosectx tries again, in order, "
+                                "with each new message)")
 
 
 def is_kept(repl: Repl) -> bool:

@@ -176,7 +176,8 @@ class AgentLoader:
             while thread.is_alive():
                 thread.join(POLL_S)
         except KeyboardInterrupt:
-            renderer.notice("stopped waiting (Ctrl-C); nothing was sent")
+            renderer.notice("stopped waiting (Ctrl-C); the model was not called "
+                            "(your message is kept in the session)")
             return False
         finally:
             renderer.settle()
