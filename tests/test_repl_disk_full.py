@@ -169,3 +169,10 @@ def test_the_message_is_saved_before_the_model_client_is_waited_for(
     assert stored_while_loading == [["slow one"]]
     assert [m.text for m in world.stored().conversation] == ["slow one", "fast answer"]
     assert [m.text for m in world.provider.requests[0].messages] == ["slow one"]
+
+
+def test_without_a_model_a_new_session_still_saves_nothing(world: World) -> None:
+    world.provider.add()  # never called
+    out = world.run("hello" + ENTER + CTRL_D, provider=None)
+    assert "nothing to save" in out
+    assert list(world.stored().conversation) == []

@@ -346,10 +346,11 @@ class Repl:
     def _save_early(self, text: str, attachments: list[Any] | None) -> Message | None:
         """Add and save the user's message before waiting for the model client; or ``None``.
 
-        Not for a message with attachments or ``@`` words: reading those needs the model's
-        context limit, so the turn adds it once the agent is built.
+        Not for a message with attachments or ``@`` words (reading those needs the model's
+        context limit, so the turn adds it once the agent is built), nor when the model is
+        already known to be unusable (nothing is sent then).
         """
-        if attachments or "@" in text:
+        if attachments or "@" in text or self.loader.setup_error or self.loader.late_error:
             return None
         message = Message.user(text)
         self.session.conversation.append(message)
