@@ -126,6 +126,18 @@ class SessionRecorder:
             self._pending.append(event)
             self.flush()
 
+    def retract(self, message: Message) -> None:
+        """Take back ``message``, just recorded, whose turn was never sent to the model.
+
+        Dropped from the pending writes if it is there, else deleted from the store (one
+        transaction; :meth:`SessionStore.retract_message`).
+        """
+        for index, event in enumerate(self._pending):
+            if isinstance(event, MessageCompleted) and event.message.id == message.id:
+                del self._pending[index]
+                return
+        self.store.retract_message(self.session.id, message.id)
+
     def flush(self) -> None:
         """Write the pending events in order, each in its own transaction.
 

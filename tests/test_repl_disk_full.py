@@ -176,3 +176,24 @@ def test_without_a_model_a_new_session_still_saves_nothing(world: World) -> None
     out = world.run("hello" + ENTER + CTRL_D, provider=None)
     assert "nothing to save" in out
     assert list(world.stored().conversation) == []
+
+
+def test_a_message_the_key_check_stopped_is_not_kept(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.errors import AuthFailed
+
+    def failing_check(self: AgentLoader, provider: object) -> None:
+        self.late_error = AuthFailed("the API key was rejected", "set OPENAI_API_KEY")
+
+    monkeypatch.setattr(AgentLoader, "_check", failing_check)
+    buf = io.StringIO()
+    with create_pipe_input() as pipe:
+        pipe.send_text("never sent" + ENTER + CTRL_D)
+        repl = Repl(world.settings, world.store, world.session,
+                    io=ReplIO(Console(file=buf, width=100), input=pipe, output=DummyOutput(),
+                              history=False),
+                    mode=world.mode, agent_factory=world.agent_factory())
+        assert repl.run() == 0
+    out = buf.getvalue()
+    assert "not sent" in out and "nothing to save" in out
+    assert list(world.stored().conversation) == [] and world.provider.requests == []

@@ -332,9 +332,11 @@ class Repl:
         self.renderer.user(text, show=self.io.echo or not self.io.plain)
         sent = self._save_early(text, attachments)
         if not self.loader.wait(self.renderer):
+            repl_outcome.take_back(self, sent)
             return
         late = self.loader.take_late_error()
         if late is not None:
+            repl_outcome.take_back(self, sent)
             self.renderer.panel(reports.no_model_text(self.settings, late),
                                 title="the model is not ready", style="yellow")
             again = "" if self._prompt is None else "; your prompt is in the history (Up arrow)"
@@ -348,7 +350,8 @@ class Repl:
 
         Not for a message with attachments or ``@`` words (reading those needs the model's
         context limit, so the turn adds it once the agent is built), nor when the model is
-        already known to be unusable (nothing is sent then).
+        already known to be unusable (nothing is sent then). Taken back when the turn is
+        not sent after all (Ctrl-C while waiting, a failed key check).
         """
         if attachments or "@" in text or self.loader.setup_error or self.loader.late_error:
             return None

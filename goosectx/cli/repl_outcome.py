@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from goosectx.cli.common import resume_command, session_is_kept
 from goosectx.errors import GoosectxError
 from goosectx.events import Event
+from goosectx.message import Message
 
 if TYPE_CHECKING:
     from goosectx.cli.repl import Repl
@@ -46,6 +47,17 @@ def record(repl: Repl, event: Event) -> None:
             repl.renderer.error(f"could not save to the session: {exc.message}",
                                 f"{exc.hint or 'retry'} (goosectx tries again, in order, "
                                 "with each new message)")
+
+
+def take_back(repl: Repl, message: Message | None) -> None:
+    """The turn was not sent after all: remove its early-saved user message again."""
+    if message is None:
+        return
+    repl.session.conversation.messages.remove(message)
+    try:
+        repl.recorder.retract(message)
+    except GoosectxError as exc:
+        repl.renderer.error(f"could not save to the session: {exc.message}", exc.hint)
 
 
 def is_kept(repl: Repl) -> bool:

@@ -176,8 +176,7 @@ class AgentLoader:
             while thread.is_alive():
                 thread.join(POLL_S)
         except KeyboardInterrupt:
-            renderer.notice("stopped waiting (Ctrl-C); the model was not called "
-                            "(your message is kept in the session)")
+            renderer.notice("stopped waiting (Ctrl-C); nothing was sent")
             return False
         finally:
             renderer.settle()
