@@ -152,7 +152,7 @@ class Agent:
         return any(m.tool_requests for m in self.session.conversation.agent_view(for_sending=False))
 
     def reply(self, user_input: str, *, cancel: threading.Event | None = None,
-              attachments: Sequence[Part] = ()) -> Iterator[Event]:
+              attachments: Sequence[Part] = (), sent: Message | None = None) -> Iterator[Event]:
         """Run one turn for ``user_input``; ends with exactly one ``TurnFinished``.
 
         Statuses: ``done`` (the model answered without tools), ``max_turns`` (the turn made
@@ -164,10 +164,12 @@ class Agent:
         A consumer whose own code catches a KeyboardInterrupt between events should set
         ``cancel`` and keep iterating: the turn then closes out the same way.
         ``attachments`` (e.g. an extension resource) go with the user's message, after its text.
+        ``sent``: the user's message, already appended to the conversation and saved by the
+        caller as soon as it was typed (``Message.user(user_input)``); the turn does not add it.
         """
         turn = Turn(cancel if cancel is not None else threading.Event())
         try:
-            yield from self._run_turn(user_input, turn, tuple(attachments))
+            yield from self._run_turn(user_input, turn, tuple(attachments), sent)
         except KeyboardInterrupt:
             turn.cancel.set()
             yield from self._close_cancelled(turn)
@@ -222,14 +224,16 @@ class Agent:
         self.session.conversation.append(message)
         yield MessageCompleted(message)
 
-    def _run_turn(self, user_input: str, turn: Turn, parts: tuple[Part, ...]) -> Iterator[Event]:
+    def _run_turn(self, user_input: str, turn: Turn, parts: tuple[Part, ...],
+                  sent: Message | None) -> Iterator[Event]:
         if self.provider is None:
             yield TurnFinished("error", NO_MODEL_TEXT)
             return
         self.context.start_turn()
         yield from (Notification("inline", n) for n in self.offering.prepare_turn(turn.cancel))
         self._sync_tools()
-        yield from self._complete(Message("user", (TextContent(user_input), *parts)))
+        if sent is None:
+            yield from self._complete(Message("user", (TextContent(user_input), *parts)))
         max_turns = self.settings.max_turns
         calls = 0
         while True:

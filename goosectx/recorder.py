@@ -8,6 +8,11 @@ their messages (one transaction). A large batch — an old history counted at fi
 the first turn after resuming an imported session — is stored on a background thread with its
 own connection, a transaction per :data:`BULK_COUNTS` rows, so the prompt does not wait for it
 (:meth:`SessionRecorder.wait_for_counts` before the process ends).
+
+A write that fails (a full disk) leaves its event pending, and every later event waits behind
+it: each :meth:`SessionRecorder.record` first retries the pending events in order, so the store
+always holds the session as it was at some point of the turn — never an answer without the
+request before it. :attr:`SessionRecorder.unsaved` says what never reached the store.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ class SessionRecorder:
         """Where new token counts come from (``ContextManager.take_fresh_token_counts``);
         they are stored after each model call, each compaction, and on :meth:`save_counts`."""
         self._saver: threading.Thread | None = None
+        self._pending: list[Event] = []
 
     def save_counts(self, *, wait: bool = False) -> None:
         """Store the token counts made since the last save.
@@ -96,12 +102,58 @@ class SessionRecorder:
         if saver is not None:
             saver.join()
 
+    @property
+    def unsaved(self) -> int:
+        """How many events are not stored yet (a write failed; they wait, in order)."""
+        return len(self._pending)
+
+    @property
+    def unsaved_messages(self) -> int:
+        """How many of the :attr:`unsaved` events are messages."""
+        return sum(isinstance(event, MessageCompleted) for event in self._pending)
+
     def record(self, event: Event) -> None:
         """Persist ``event`` if it changes the session; other events are ignored.
 
+        Events whose write failed earlier are written first, in order; ``event`` waits
+        behind them (see :meth:`flush`).
+
         Raises:
-            StoreError: the write failed (nothing half-written: each write is a transaction).
+            StoreError: a write failed (nothing half-written: each write is a transaction);
+                the event it was for, and every one after it, stay pending.
         """
+        if isinstance(event, _WRITTEN):
+            self._pending.append(event)
+            self.flush()
+
+    def retract(self, message: Message) -> None:
+        """Take back ``message``, just recorded, whose turn was never sent to the model.
+
+        Dropped from the pending writes if it is there, else deleted from the store (one
+        transaction; :meth:`SessionStore.retract_message`).
+        """
+        for index, event in enumerate(self._pending):
+            if isinstance(event, MessageCompleted) and event.message.id == message.id:
+                del self._pending[index]
+                return
+        self.store.retract_message(self.session.id, message.id)
+
+    def flush(self) -> None:
+        """Write the pending events in order, each in its own transaction.
+
+        Raises:
+            StoreError: a write failed; that event and the later ones stay pending.
+        """
+        counted = False
+        while self._pending:
+            event = self._pending[0]
+            self._write(event)
+            del self._pending[0]
+            counted = counted or not isinstance(event, MessageCompleted)
+        if counted:
+            self.save_counts()
+
+    def _write(self, event: Event) -> None:
         sid = self.session.id
         if isinstance(event, MessageCompleted):
             self.store.append_message(sid, event.message)
@@ -126,9 +178,11 @@ class SessionRecorder:
                                        current_is_estimate=True, state=self.session.state)
         elif isinstance(event, ToolPairsSummarized):
             self.store.replace_history(sid, event.conversation, ledger_entry=event.call)
-        if isinstance(event, UsageUpdated | HistoryReplaced | CompactionUndone
-                      | ToolPairsSummarized):
-            self.save_counts()
+
+
+_WRITTEN = (MessageCompleted, UsageUpdated, HistoryReplaced, CompactionUndone,
+            ToolPairsSummarized)
+"""The events that change the stored session."""
 
 
 def _counts_of_messages(messages: list[Message], counts: Mapping[str, TokenCount],

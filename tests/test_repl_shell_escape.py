@@ -6,6 +6,7 @@ real ``goosectx`` binary over piped stdin, probing ``env`` and ``/proc/$PPID/env
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import signal
@@ -187,3 +188,36 @@ def test_the_api_key_is_not_readable_by_a_bang_command_as_an_unprivileged_user(
     # not root: no namespace; goosectx is non-dumpable, so /proc/$PPID/environ stays closed
     assert "key readable in 0 places" in out and KEY not in out and REDACTED not in out
     assert "PATH=" in out and not fake_server.requests
+
+
+def test_a_bang_command_runs_while_the_model_client_is_still_loading(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+    from rich.console import Console
+
+    from goosectx.cli.repl import Repl, ReplIO
+    from goosectx.cli.startup import AgentLoader
+
+    release = threading.Event()
+    ran_while_loading: list[bool] = []
+
+    def slow_check(self: AgentLoader, provider: object) -> None:  # litellm's import
+        release.wait(5)
+        ran_while_loading.append(any("escape-ran" in m.text
+                                     for m in world.session.conversation))
+
+    monkeypatch.setattr(AgentLoader, "_check", slow_check)
+    buf = io.StringIO()
+    with create_pipe_input() as pipe:
+        pipe.send_text("!echo escape-ran" + ENTER + CTRL_D)
+        repl = Repl(world.settings, world.store, world.session,
+                    io=ReplIO(Console(file=buf, width=100), input=pipe, output=DummyOutput(),
+                              history=False),
+                    mode=world.mode, agent_factory=world.agent_factory())
+        assert repl.run() == 0
+    release.set()
+    repl.loader._thread.join(10)  # type: ignore[union-attr]
+    out = buf.getvalue()
+    assert "escape-ran" in out and "loading the model client" not in out
+    assert ran_while_loading == [True]

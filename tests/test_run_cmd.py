@@ -300,3 +300,40 @@ def test_a_complete_answer_says_nothing_about_a_limit(fake_model: FakeServer,
     fake_model.add({"text": "Done."})
     run = Run(mode="auto")
     assert run.code == 0 and "cut off" not in run.err
+
+
+def test_a_resumed_run_saves_the_task_before_the_model_client_has_loaded(
+        fake_model: FakeServer, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.providers.litellm_provider import LiteLLMProvider
+
+    fake_model.add({"text": "first answer"}, {"text": "slow answer"})
+    Run(text="first question", name="work")
+    seen: list[bool] = []
+    check = LiteLLMProvider.check_credentials
+
+    def slow_check(self: LiteLLMProvider) -> dict[str, str]:  # litellm's import: a kill -9
+        for _ in range(100):  # lands here; the task must already be stored
+            if "slow one" in [m.text for m in only_session()]:
+                break
+            threading.Event().wait(0.05)
+        seen.append("slow one" in [m.text for m in only_session()])
+        return check(self)
+
+    monkeypatch.setattr(LiteLLMProvider, "check_credentials", slow_check)
+    assert Run(text="slow one", resume="work").code == 0
+    assert seen[0] is True
+    assert [m.text for m in only_session()] == ["first question", "first answer", "slow one",
+                                                "slow answer"]
+    sent = [m["content"] for m in fake_model.requests[1]["messages"][1:]]
+    assert sent == ["first question", "first answer", "slow one"]
+
+
+def test_a_resumed_run_without_a_key_leaves_the_session_unchanged(
+        fake_model: FakeServer, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_model.add({"text": "first answer"})
+    Run(text="first question", name="work")
+    monkeypatch.setenv("GOOSE_MODEL", "anthropic/claude-sonnet-4-20250514")
+    with pytest.raises(AuthFailed):
+        Run(text="never sent", resume="work")
+    assert [m.text for m in only_session()] == ["first question", "first answer"]
+    assert Run(text="and now?", resume="work", model=FAKE_MODEL).code != 2  # not left locked

@@ -8,6 +8,7 @@ drive it with ``prompt_toolkit.input.create_pipe_input()`` (STYLE.md example 9).
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -122,6 +123,48 @@ def _key_bindings() -> KeyBindings:
     return kb
 
 
+class InputHistory(FileHistory):
+    """The input history file; a failed write is remembered, never raised.
+
+    prompt-toolkit writes the history from inside its Enter key handler, where an exception
+    becomes a traceback and a "Press ENTER to continue..." pause; a full disk must only cost
+    the history entry (the message itself still goes through).
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(str(path))
+        self.path = path
+        self.failure: OSError | None = None
+        """The last write's error, until :meth:`take_problem` reports it."""
+        self._reported = False
+
+    def store_string(self, string: str) -> None:
+        """Append ``string`` to the file; an ``OSError`` is kept in :attr:`failure`."""
+        try:
+            super().store_string(string)
+        except OSError as exc:
+            self.failure = exc
+        else:
+            self.failure, self._reported = None, False
+
+    def take_problem(self) -> str | None:
+        """One line on a failed write, once until a write succeeds again; else ``None``."""
+        exc = self.failure
+        if exc is None or self._reported:
+            return None
+        self._reported = True
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return (f"input history not saved (disk full): free some space for {self.path}; "
+                    "your message was still sent")
+        return f"input history not saved: {exc.strerror or exc} ({self.path})"
+
+
+def history_problem(session: PromptSession[str]) -> str | None:
+    """The one line to show when the session's input history could not be written."""
+    history = session.history
+    return history.take_problem() if isinstance(history, InputHistory) else None
+
+
 def make_prompt_session(
     *,
     history_path: Path | None,
@@ -149,7 +192,7 @@ def make_prompt_session(
         history_path.parent.mkdir(parents=True, exist_ok=True)
         if not history_path.exists():  # prompts may hold secrets: private, like the store
             history_path.touch(mode=0o600)
-        history = FileHistory(str(history_path))
+        history = InputHistory(history_path)
     else:
         history = InMemoryHistory()
     return PromptSession(

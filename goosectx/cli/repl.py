@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalAnswer, ApprovalFn
-from goosectx.cli import repl_approval, repl_extensions, reports, slash
-from goosectx.cli.common import OpenSession, resume_command, session_is_kept
+from goosectx.cli import repl_approval, repl_extensions, repl_outcome, reports, slash
+from goosectx.cli.common import OpenSession
 from goosectx.cli.driver import EventSource, TurnDriver
-from goosectx.cli.prompt import make_prompt_session
+from goosectx.cli.prompt import history_problem, make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.repl_commands import run_command
 from goosectx.cli.resume_load import BACKGROUND_FROM, BackgroundLoad, compose_pre_run
@@ -34,9 +34,9 @@ from goosectx.cli.startup import AgentLoader, no_model_error
 from goosectx.cli.terminal import ReplIO
 from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
 from goosectx.config import ApprovalMode, Settings, parse_mode
-from goosectx.conversation import ToolRequest
+from goosectx.conversation import Message, ToolRequest
 from goosectx.errors import GoosectxError, ModelNotConfigured
-from goosectx.events import Event, HistoryReplaced, UsageUpdated
+from goosectx.events import Event, HistoryReplaced, MessageCompleted, UsageUpdated
 from goosectx.providers.base import Provider
 from goosectx.recorder import SessionRecorder
 from goosectx.session import Session, TokenCount
@@ -303,15 +303,15 @@ class Repl:
             pre_run = repl_extensions.take_pre_run(self)
             if later is not None and later.pending:
                 pre_run = compose_pre_run(later.pre_run, pre_run)
-            return self._prompt.prompt(pre_run=pre_run)
+            line = self._prompt.prompt(pre_run=pre_run)
+            problem = history_problem(self._prompt)
+            if problem is not None:
+                self.renderer.notice(problem, style="yellow")
+            return line
         return self.io.read_plain_line()
 
     def _session_is_kept(self) -> bool:
-        """False for a new session with no message yet: it is removed when the REPL closes."""
-        try:
-            return session_is_kept(self.store, self.session.id, resumed=self.resumed)
-        except GoosectxError:
-            return True  # the store failed: do not claim the session is gone
+        return repl_outcome.is_kept(self)
 
     def _fresh_token_counts(self) -> dict[str, TokenCount]:
         """Token counts made since the last save (none while the agent is still being built)."""
@@ -320,15 +320,7 @@ class Repl:
         return self.agent.context.take_fresh_token_counts()
 
     def _goodbye(self) -> None:
-        try:
-            self.recorder.save_counts(wait=True)  # a later resume does not count it again
-        except GoosectxError:
-            pass
-        if not self._session_is_kept():
-            self.renderer.notice("nothing to save · no message was sent in this session")
-            return
-        ref = self.session.name or self.session.id
-        self.renderer.notice(f"saved · resume with: {resume_command(ref)}")
+        repl_outcome.goodbye(self)
 
     # -- turns ---------------------------------------------------------------------------
     def turn(self, text: str, attachments: list[Any] | None = None) -> None:
@@ -338,17 +330,35 @@ class Repl:
         configuration panel is shown instead and nothing is sent.
         """
         self.renderer.user(text, show=self.io.echo or not self.io.plain)
+        sent = self._save_early(text, attachments)
         if not self.loader.wait(self.renderer):
+            repl_outcome.take_back(self, sent)
             return
         late = self.loader.take_late_error()
         if late is not None:
+            repl_outcome.take_back(self, sent)
             self.renderer.panel(reports.no_model_text(self.settings, late),
                                 title="the model is not ready", style="yellow")
             again = "" if self._prompt is None else "; your prompt is in the history (Up arrow)"
             self.renderer.notice("not sent — fix the above and restart goosectx, or switch "
                                  f"with /model NAME{again}")
             return
-        self._drive(repl_extensions.reply(self, text, attachments))
+        self._drive(repl_extensions.reply(self, text, attachments, sent))
+
+    def _save_early(self, text: str, attachments: list[Any] | None) -> Message | None:
+        """Add and save the user's message before waiting for the model client; or ``None``.
+
+        Not for a message with attachments or ``@`` words (reading those needs the model's
+        context limit, so the turn adds it once the agent is built), nor when the model is
+        already known to be unusable (nothing is sent then). Taken back when the turn is
+        not sent after all (Ctrl-C while waiting, a failed key check).
+        """
+        if attachments or "@" in text or self.loader.setup_error or self.loader.late_error:
+            return None
+        message = Message.user(text)
+        self.session.conversation.append(message)
+        self._record(MessageCompleted(message))
+        return message
 
     def _drive(self, start: EventSource) -> None:
         """Run a core generator through the driver, then refresh the context meter."""
@@ -359,10 +369,7 @@ class Repl:
 
     def _on_event(self, event: Event) -> None:
         """Record the event (the session is saved whatever happens next), then draw it."""
-        try:
-            self.recorder.record(event)
-        except GoosectxError as exc:
-            self.renderer.error(f"could not save to the session: {exc.message}", exc.hint)
+        self._record(event)
         if isinstance(event, UsageUpdated):
             self._figure = ContextFigure(event.current_tokens, event.context_limit_tokens,
                                          event.is_estimate)
@@ -370,19 +377,11 @@ class Repl:
             self._figure = ContextFigure(event.tokens_after, self._figure.limit_tokens, True)
         self.renderer.handle(event)
 
-    def _failed(self, error: BaseException) -> None:
-        if isinstance(error, GoosectxError):
-            self.renderer.error(error.message, error.hint)
-        elif isinstance(error, KeyboardInterrupt):
-            self.renderer.notice("turn cancelled", style="yellow")
-        else:
-            from rich.traceback import Traceback
+    def _record(self, event: Event) -> None:
+        repl_outcome.record(self, event)
 
-            self.renderer.settle()  # not inside an except block: build the traceback explicitly
-            self.io.console.print(Traceback.from_exception(type(error), error,
-                                                           error.__traceback__))
-            self.renderer.error(f"bug: {type(error).__name__}: {error}",
-                                "the session is saved; please report this with the traceback")
+    def _failed(self, error: BaseException) -> None:
+        repl_outcome.report_failure(self, error)
 
     def _ask(self, request: ToolRequest, cancel: threading.Event) -> ApprovalAnswer:
         """Ask whether a tool call may run (see :func:`goosectx.cli.repl_approval.ask`)."""

@@ -109,10 +109,15 @@ def completer(repl: Repl) -> Completer:
                              ResourceCompleter(repl), mentions])
 
 
-def reply(repl: Repl, text: str, attachments: list[Any] | None) -> Any:
-    """The turn's event source: ``text``, ``attachments``, ``@path`` files, ``@NAME:URI``."""
+def reply(repl: Repl, text: str, attachments: list[Any] | None, sent: Any = None) -> Any:
+    """The turn's event source: ``text``, ``attachments``, ``@path`` files, ``@NAME:URI``.
+
+    ``sent``: the user's message when it was already saved (then it has no attachments).
+    """
     from goosectx.cli.repl_mentions import file_mentions
 
+    if sent is not None:
+        return lambda cancel: repl.agent.reply(text, cancel=cancel, sent=sent)
     parts = [*(attachments or ()), *file_mentions(repl, text), *resource_mentions(repl, text)]
     return lambda cancel: repl.agent.reply(text, cancel=cancel, attachments=parts)
 

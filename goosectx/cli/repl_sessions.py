@@ -66,6 +66,7 @@ def resume(repl: Repl, ref: str) -> None:
     opened = repl.opened
     if opened is None:
         raise UsageError("this REPL cannot switch sessions", "leave and run goosectx --resume")
+    repl.recorder.flush()  # writes a full disk held back; failing, the user stays here
     count = store.message_count(target)
     if count >= BACKGROUND_FROM:  # a long load: say so before the wait
         repl.renderer.notice(f"loading {plural(count, 'message')}…")

@@ -10,6 +10,7 @@ to see them (``/history user``; ``--history`` draws everything). See docs/archit
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from goosectx.cli.folding import ARGUMENT_LINES, FOLD_LINES, plural
@@ -25,7 +26,9 @@ from goosectx.conversation import (
 TAIL_TURNS = 2
 """At most this many of the newest turns (a turn starts at a user request)."""
 TAIL_LINES = 40
-"""About this many terminal lines at most (the newest message is drawn whatever its size)."""
+"""About this many terminal lines at most (a longer text is drawn as its last lines)."""
+LONG_TEXT_LINES = TAIL_LINES // 2
+"""A text part drawn on resume keeps about this many of its last terminal lines."""
 _PANEL_LINES = 2
 """Border lines around a text panel."""
 
@@ -71,6 +74,7 @@ def resume_tail(messages: Sequence[Message], *, width: int,
         if not m.metadata.user_visible:
             index -= 1
             continue
+        m = _capped(m, width, LONG_TEXT_LINES)
         cost = estimated_lines(m, width)
         if kept and lines + cost > max_lines:
             break
@@ -84,6 +88,43 @@ def resume_tail(messages: Sequence[Message], *, width: int,
     kept.reverse()
     earlier = sum(1 for m in messages[:index] if m.metadata.user_visible)
     return kept, earlier
+
+
+def _capped(message: Message, width: int, max_lines: int) -> Message:
+    """``message`` with each text part longer than ``max_lines`` terminal lines cut to its end.
+
+    The cut text starts with a line saying how many lines are above and how to see them; the
+    stored message is unchanged (only the drawing is shortened).
+    """
+    width = max(20, width - 4)
+    parts = []
+    for part in message.content:
+        if isinstance(part, TextContent) and (part.text.count("\n") >= max_lines
+                                              or len(part.text) > max_lines * width):
+            part = replace(part, text=_text_end(part.text, width, max_lines))
+        parts.append(part)
+    return replace(message, content=tuple(parts)) if parts != list(message.content) else message
+
+
+def _text_end(text: str, width: int, max_lines: int) -> str:
+    """The last ``max_lines`` terminal lines of ``text`` after a "… N lines above" line."""
+    lines = text.splitlines()
+    kept: list[str] = []
+    room = max_lines
+    while lines and room > 0:
+        line = lines[-1]
+        rows = max(1, -(-len(line) // width))
+        if rows > room:  # one very long line: keep its end
+            lines[-1] = line[:len(line) - room * width]
+            kept.append("…" + line[len(line) - room * width + 1:])
+            break
+        kept.append(lines.pop())
+        room -= rows
+    if not lines or (len(lines) == 1 and not lines[0]):
+        return text
+    fence = ["```"] if sum(ln.lstrip().startswith("```") for ln in kept) % 2 else []
+    end = "\n".join([*fence, *reversed(kept)])  # a cut inside a code block stays one
+    return f"*… {plural(len(lines), 'line')} above · /history user to see all*\n\n{end}"
 
 
 def draw_resumed(renderer: TranscriptRenderer, conversation: Conversation, *, width: int,

@@ -125,11 +125,20 @@ def run_task(
         settings.sources["max_turns"] = "--max-turns"
     model_name = model or settings.model
     servers = RunServers(settings)  # --with-extension flags: settings.extensions.flags
+    early: EarlyTask | None = None
     try:
-        make_provider(settings, model_name).check_credentials()
+        provider = make_provider(settings, model_name)
+        if resume or continue_:  # the task is saved while litellm loads (undone on failure)
+            early = EarlyTask(provider)
+        else:  # a new session: nothing is created before the key is known good
+            provider.check_credentials()
         opened = open_session(settings, name=name, resume=resume, continue_=continue_,
                               model=model_name)
+        if early is not None:
+            early.save(opened, task)
     except GoosectxError as exc:
+        if early is not None:
+            exc = early.failure() or exc
         # Scripts reading stdout still get a result in the format they asked for.
         failed = {"session_id": None, "status": "error", "error": exc.one_line(),
                   "exit_code": exc.exit_code, "usage": None, "cost_usd": None, "compactions": 0}
@@ -139,7 +148,7 @@ def run_task(
             stdout.write(json.dumps(event_to_json(TurnFinished("error", exc.one_line()))) + "\n")
             stdout.write(json.dumps({"type": "result", **result_fields(failed)}) + "\n")
         stdout.flush()
-        raise
+        raise exc from None
     manager = servers.start(opened, stderr)
     agent: Agent | None = None
     try:
@@ -163,7 +172,9 @@ def run_task(
                       "working_dir": str(opened.session.working_dir)})
         cancel = threading.Event()
         files = task_mentions(settings, agent, task, manager, output, stderr)
-        finished = _drive(agent.reply(task, cancel=cancel, attachments=files), cancel, opened,
+        sent = early.message if early is not None else None
+        finished = _drive(agent.reply(task, cancel=cancel, attachments=files, sent=sent),
+                          cancel, opened,
                           output, agent.context.take_fresh_token_counts)
         status, error = finished.status, finished.error
         output.finish(_summary(opened.session.id, opened.session.name, finished))
@@ -216,6 +227,62 @@ def task_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
             output.on_event(Notification("inline", notice))
     stderr.flush()
     return found.attachments
+
+
+class EarlyTask:
+    """``run --resume`` / ``--continue``: the task is saved while the model client loads.
+
+    The credentials check (litellm's import: seconds) runs on a thread from the start, so a
+    process killed meanwhile still has the task in the session. A failed check removes the
+    task again (one transaction) and releases the session: a missing key changes no data.
+    """
+
+    def __init__(self, provider: Any) -> None:
+        self.message: Message | None = None
+        """The task as saved (``None``: not saved early, e.g. it names ``@`` files)."""
+        self._error: GoosectxError | None = None
+        self._bug: BaseException | None = None
+        self._thread = threading.Thread(target=self._check, args=(provider,), daemon=True,
+                                        name="goosectx-credentials")
+        self._thread.start()
+
+    def _check(self, provider: Any) -> None:
+        try:
+            provider.check_credentials()
+        except GoosectxError as exc:
+            self._error = exc
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
+            self._bug = exc
+
+    def failure(self) -> GoosectxError | None:
+        """Wait for the credentials check; its error, or ``None`` (a bug is raised)."""
+        self._thread.join()
+        if self._bug is not None:
+            raise self._bug
+        return self._error
+
+    def save(self, opened: OpenSession, task: str) -> None:
+        """Save ``task`` as the user's message (unless it names ``@`` files), then wait.
+
+        Raises:
+            GoosectxError: the check failed (the task is removed again and the session's lock
+                released) or the store did (the lock released).
+        """
+        try:
+            if "@" not in task:  # reading @ files needs the model's context limit
+                message = Message.user(task)
+                opened.session.conversation.append(message)
+                SessionRecorder(opened.store, opened.session).record(MessageCompleted(message))
+                self.message = message
+            error = self.failure()
+            if error is not None:
+                if self.message is not None:
+                    opened.session.conversation.messages.remove(self.message)
+                    opened.store.retract_message(opened.session.id, self.message.id)
+                raise error
+        except BaseException:
+            opened.close()
+            raise
 
 
 class _Finished:

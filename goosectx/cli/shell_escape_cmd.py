@@ -47,9 +47,10 @@ def run_escape(repl: Repl, line: str) -> None:
         repl.renderer.notice(problem or "", style="yellow")
         return
     repl.renderer.command_echo(PREFIX + command)
-    if not repl.loader.wait(repl.renderer):
-        return
     to_model = repl.settings.shell_escape_to_model
+    # No wait for the model client (litellm's import, the key check): the command needs only
+    # the agent's shell tool and tool context, built first; on the worker thread, so Ctrl-C
+    # works as for any command.
     repl._drive(lambda cancel: run_shell_escape(repl.agent, command, to_model=to_model,
                                                 cancel=cancel))
     if not to_model:

@@ -305,6 +305,16 @@ class MessageStore(StoreDatabase):
                 conn.execute("UPDATE sessions SET title=? WHERE id=? AND title IS NULL",
                              (title, session_id))
 
+    def retract_message(self, session_id: str, message_id: str) -> None:
+        """Delete one message, in one transaction (nothing else ever deletes one).
+
+        Only for the message just appended: ``run --resume`` saves its task before the
+        model's key is checked, and a failed check changes no data.
+        """
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM messages WHERE id=? AND session_id=?",
+                         (message_id, session_id))
+
     def save_token_counts(self, session_id: str, counts: Mapping[str, TokenCount]) -> int:
         """Store raw token counts by message id, in one transaction; returns rows updated.
 
