@@ -35,6 +35,18 @@ def _two_sessions(work: Path) -> Path:
     finally:
         store.close()
 
+def _with_a_damaged_time(work: Path, column: str) -> tuple[Path, str]:
+    """Two sessions; the one named ``hurt`` has ``column`` stored as a time that does not
+    parse. Returns the database and that session's id."""
+    db = _two_sessions(work)
+    conn = sqlite3.connect(db)
+    hurt = conn.execute("SELECT id FROM sessions WHERE name='hurt'").fetchone()[0]
+    with conn:
+        conn.execute(f"UPDATE sessions SET {column}='yesterday' WHERE id=?", (hurt,))
+    conn.close()
+    return db, hurt
+
+
 
 def _set_text_to_a_number(conn: sqlite3.Connection, sid: str) -> None:
     conn.execute("UPDATE messages SET content_json=? WHERE session_id=? AND role='user'",
@@ -141,12 +153,7 @@ def test_a_stored_token_count_of_the_wrong_type_is_counted_again(
 @pytest.mark.parametrize("column", ["created", "updated"])
 def test_sessions_list_shows_the_others_and_marks_a_session_whose_time_does_not_parse(
         work: Path, capsys: pytest.CaptureFixture[str], column: str) -> None:
-    db = _two_sessions(work)
-    conn = sqlite3.connect(db)
-    hurt = conn.execute("SELECT id FROM sessions WHERE name='hurt'").fetchone()[0]
-    with conn:
-        conn.execute(f"UPDATE sessions SET {column}='yesterday' WHERE id=?", (hurt,))
-    conn.close()
+    db, hurt = _with_a_damaged_time(work, column)
     before = db.read_bytes()
     code, out, err = run_cli(capsys, "sessions", "list")
     assert code == 0 and "Traceback" not in err, err
@@ -171,12 +178,7 @@ def test_sessions_list_shows_the_others_and_marks_a_session_whose_time_does_not_
 @pytest.mark.parametrize("column", ["created", "updated"])
 def test_a_session_whose_time_does_not_parse_can_still_be_shown_and_exported(
         work: Path, capsys: pytest.CaptureFixture[str], column: str, tmp_path: Path) -> None:
-    db = _two_sessions(work)
-    conn = sqlite3.connect(db)
-    hurt = conn.execute("SELECT id FROM sessions WHERE name='hurt'").fetchone()[0]
-    with conn:
-        conn.execute(f"UPDATE sessions SET {column}='yesterday' WHERE id=?", (hurt,))
-    conn.close()
+    db, hurt = _with_a_damaged_time(work, column)
     before = db.read_bytes()
     warning = (f"goosectx: warning: session {hurt}'s stored {column} time does not parse: "
                "shown as ? (null in JSON)")
