@@ -180,6 +180,9 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             text = text.strip()
             if not facts.requests or facts.requests[-1] != text:
                 facts.requests.append(text)
+            checklist = checklist_todos(text)
+            if checklist is not None:  # the user's own list of what is to be done
+                facts.pending = checklist
     memo.keep_prefix_facts(messages, facts)
     return facts
 

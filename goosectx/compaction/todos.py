@@ -4,10 +4,10 @@ Part of step 3 of the compaction pipeline (docs/architecture.md §5). A todo or 
 (Claude Code ``TodoWrite``, opencode ``todowrite``, Codex ``update_plan``, Gemini
 ``write_todos``, Cursor ``todo_write``) states the whole list, or with ``merge: true`` only the
 items that changed (matched by ``id``, else by text). A Markdown checklist (``- [x] done``) is
-read too: in a todo call's arguments, and in the assistant's own text (:func:`checklist_todos`:
-the newest checklist written replaces the list). An item that is finished — status completed /
-done / cancelled / skipped …, a true ``done`` / ``completed`` / ``checked`` flag, a ticked box —
-is never listed as pending.
+read too: in a todo call's arguments, and in the assistant's or the user's own text outside
+fenced code (:func:`checklist_todos`: the newest checklist written replaces the list). An item
+that is finished — status completed / done / cancelled / skipped …, a true ``done`` /
+``completed`` / ``checked`` flag, a ticked box — is never listed as pending.
 """
 
 from __future__ import annotations
@@ -57,22 +57,38 @@ def _item(item: Any) -> tuple[str, str, bool] | None:
 _CHECKLIST_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s*\[[ xX✓✔~-]\]\s*\S", re.M)
 
 
-def checklist_todos(text: str) -> dict[str, str] | None:
-    """The open items of the Markdown checklist in an answer, or ``None`` when it has none.
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
-    Every ``- [ ] item`` / ``- [x] item`` line of ``text`` is read as one list (the newest
-    checklist the assistant wrote replaces the earlier list): text → text of each unticked
-    item, in order. A text with no ``[ ]`` / ``[x]`` box is not scanned further.
+
+def checklist_todos(text: str) -> dict[str, str] | None:
+    """The open items of the Markdown checklist in a message, or ``None`` when it has none.
+
+    Every ``- [ ] item`` / ``- [x] item`` line of ``text`` outside fenced code (a checklist in a
+    code block is an example, not a plan) is read as one list (the newest checklist written
+    replaces the earlier list): text → text of each unticked item, in order. A text with no
+    ``[ ]`` / ``[x]`` box is not scanned further.
     """
     if not ("[ ]" in text or "[x]" in text or "[X]" in text) or not _CHECKLIST_LINE.search(text):
         return None
     out: dict[str, str] = {}
+    found = False
+    fence = ""  # the open fence's characters, "" outside fenced code
     for line in text.splitlines():
-        if _CHECKLIST_LINE.match(line):
+        marker = _FENCE.match(line)
+        if marker is not None:
+            run = marker.group(1)
+            if not fence:
+                fence = run
+            elif run[0] == fence[0] and len(run) >= len(fence) and not line.strip(run[0] + " \t"):
+                fence = ""  # CommonMark: a closing fence is at least as long, nothing after
+            continue
+        if not fence and _CHECKLIST_LINE.match(line):
             parsed = _item(line)
-            if parsed is not None and not parsed[2]:
-                out[parsed[0]] = parsed[1]
-    return out
+            if parsed is not None:
+                found = True
+                if not parsed[2]:
+                    out[parsed[0]] = parsed[1]
+    return out if found else None
 
 
 def open_todos(args: dict[str, Any], previous: dict[str, str] | None = None) -> dict[str, str]:
