@@ -289,35 +289,39 @@ def test_extractive_dry_run_shows_the_budget_the_real_run_uses(
     assert TokenCounter(None).count_text(summaries[0]) <= budget
 
 
+def _pending_after_extractive(capsys: pytest.CaptureFixture[str], name: str,
+                              messages: list[Message]) -> str:
+    """The "Pending tasks" section the model sees after ``compact NAME --strategy extractive``
+    of a session saved with ``messages``."""
+    saved_session(name, messages)
+    cli(capsys, "compact", name, "--strategy", "extractive")
+    out, _ = cli(capsys, "sessions", "show", name, "--agent")
+    return out.split("Pending tasks", 1)[1].split("##", 1)[0]
+
+
 def test_open_checklist_items_of_an_answer_are_pending_after_an_extractive_compact(
         capsys: pytest.CaptureFixture[str]) -> None:
-    saved_session("todo2", [
+    pending = _pending_after_extractive(capsys, "todo2", [
         Message.user("fix the io bug"),
         Message.assistant("Plan:\n- [ ] read code\n- [ ] run pytest\n- [ ] update NEWS"),
         Message.user("go on " + words(300)),
         Message.assistant("Plan:\n- [x] read code\n- [ ] run pytest on tests/test_io.py\n"
                           "- [ ] update CHANGELOG\n\nRead it: " + words(300)),
         *chat(2), Message.user("and then?")])
-    cli(capsys, "compact", "todo2", "--strategy", "extractive")
-    out, _ = cli(capsys, "sessions", "show", "todo2", "--agent")
-    pending = out.split("Pending tasks", 1)[1].split("##", 1)[0]
     assert "run pytest on tests/test_io.py" in pending and "update CHANGELOG" in pending
     assert "read code" not in pending  # ticked in the newest checklist
     assert "update NEWS" not in pending  # the newest checklist replaces the older one
 
 
-def test_a_checklist_in_a_code_block_is_no_task_and_a_users_checklist_is(
+def test_a_checklist_in_a_code_block_is_not_a_task(
         capsys: pytest.CaptureFixture[str]) -> None:
-    saved_session("ck", [
+    pending = _pending_after_extractive(capsys, "ck", [
         Message.user("My todo:\n- [x] write spec\n- [ ] fix login bug\n- [ ] deploy"),
         Message.assistant("Plan:\n- [ ] read the login code"),
         Message.user("go on " + words(300)),
         Message.assistant("Write this to TEMPLATE.md:\n```markdown\n- [ ] example item\n"
                           "```\nDone; the login fix is next. " + words(300)),
         *chat(2), Message.user("and then?")])
-    cli(capsys, "compact", "ck", "--strategy", "extractive")
-    out, _ = cli(capsys, "sessions", "show", "ck", "--agent")
-    pending = out.split("Pending tasks", 1)[1].split("##", 1)[0]
     assert "example item" not in pending  # an example in a code block, not a plan
     assert "read the login code" in pending  # the newest checklist outside code still holds
     assert "fix login bug" not in pending and "write spec" not in pending
@@ -325,12 +329,9 @@ def test_a_checklist_in_a_code_block_is_no_task_and_a_users_checklist_is(
 
 def test_open_items_of_the_users_checklist_are_pending(
         capsys: pytest.CaptureFixture[str]) -> None:
-    saved_session("ck3", [
+    pending = _pending_after_extractive(capsys, "ck3", [
         Message.user("My todo:\n- [x] write spec\n- [ ] fix login bug\n- [ ] deploy"),
         Message.assistant("On it. " + words(300)),
         *chat(3), Message.user("and then?")])
-    cli(capsys, "compact", "ck3", "--strategy", "extractive")
-    out, _ = cli(capsys, "sessions", "show", "ck3", "--agent")
-    pending = out.split("Pending tasks", 1)[1].split("##", 1)[0]
     assert "fix login bug" in pending and "deploy" in pending
     assert "write spec" not in pending
