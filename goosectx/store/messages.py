@@ -124,12 +124,10 @@ def parse_message(session_id: str, path: Path, mid: str, role: str, created: str
         ) from None
 
 
-_FLAGS_JSON = {dumps(flags): flags for flags in (
-    {"user_visible": user, "agent_visible": agent} for user in (True, False)
-    for agent in (True, False))}
-"""The stored metadata of almost every message (the two visibility flags alone), by its text:
-such a row's metadata needs no parsing. Read only, never changed."""
-
+_FLAGS_JSON = {text: {"user_visible": user, "agent_visible": agent}
+               for (user, agent), text in _FLAGS_ONLY_JSON.items()}
+""":data:`_FLAGS_ONLY_JSON` the other way round — the flags by their stored text: such a row's
+metadata needs no parsing. Read only, never changed."""
 
 
 def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
@@ -160,6 +158,7 @@ def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
         when = when.replace(tzinfo=UTC)
     return Message(role, tuple(parts), MessageMetadata(flags["user_visible"],
                                                        flags["agent_visible"]), mid, when)
+
 
 def _plain_row(mid: Any, role: Any, created: Any, content_json: Any,
                metadata_json: Any) -> PlainMessage | None:
