@@ -269,16 +269,17 @@ class EarlyTask:
                 released) or the store did (the lock released).
         """
         try:
+            recorder = SessionRecorder(opened.store, opened.session)
             if "@" not in task:  # reading @ files needs the model's context limit
                 message = Message.user(task)
                 opened.session.conversation.append(message)
-                SessionRecorder(opened.store, opened.session).record(MessageCompleted(message))
+                recorder.record(MessageCompleted(message))
                 self.message = message
             error = self.failure()
             if error is not None:
                 if self.message is not None:
                     opened.session.conversation.messages.remove(self.message)
-                    opened.store.retract_message(opened.session.id, self.message.id)
+                    recorder.retract(self.message)
                 raise error
         except BaseException:
             opened.close()
