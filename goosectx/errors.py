@@ -7,6 +7,8 @@ without a traceback. Anything else is a bug and shows its traceback.
 
 from __future__ import annotations
 
+import errno
+
 
 class GoosectxError(Exception):
     """Root of goosectx's own errors.
@@ -35,6 +37,11 @@ class GoosectxError(Exception):
 def clause(text: str) -> str:
     """``text`` without its final periods and spaces, to be followed by more of a line."""
     return text.rstrip(". ")
+
+
+def is_disk_full(exc: OSError) -> bool:
+    """True when ``exc`` says the disk (or the user's quota) has no space left."""
+    return exc.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 class ConfigError(GoosectxError):

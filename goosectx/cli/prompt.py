@@ -8,7 +8,6 @@ drive it with ``prompt_toolkit.input.create_pipe_input()`` (STYLE.md example 9).
 
 from __future__ import annotations
 
-import errno
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from goosectx.cli.approval_view import VIEW_KEY
 from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
 from goosectx.cli.slash import COMMANDS
 from goosectx.cli.toolbar import TOOLBAR_STYLE
+from goosectx.errors import is_disk_full
 
 NEWLINE_KEY_HELP = "Esc then Enter (or Alt+Enter)"
 """How to type a new line, as ``/help`` and the banner say it."""
@@ -153,7 +153,7 @@ class InputHistory(FileHistory):
         if exc is None or self._reported:
             return None
         self._reported = True
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        if is_disk_full(exc):
             return (f"input history not saved (disk full): free some space for {self.path}; "
                     "your message was still sent")
         return f"input history not saved: {exc.strerror or exc} ({self.path})"

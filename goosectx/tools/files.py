@@ -16,13 +16,14 @@ number means the same thing in all of them; a trailing ``\r`` is a CRLF line end
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from goosectx.errors import is_disk_full
 
 MAX_SCAN_BYTES = 64 * 1024 * 1024
 """Bytes ``view`` reads at most to reach the asked lines (past it: use the shell tool)."""
@@ -223,7 +224,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _os_error(path: Path, exc: OSError) -> FileError:
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+    if is_disk_full(exc):
         return FileError(f"disk full: no space left to write {path}; the file is unchanged "
                          "— free some space and try again")
     return FileError(f"cannot write {path}: {exc.strerror or exc}; the file is unchanged")

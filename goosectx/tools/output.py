@@ -12,13 +12,14 @@ tail of each stream that fit the cap together and names the file holding the res
 from __future__ import annotations
 
 import codecs
-import errno
 import os
 import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
+
+from goosectx.errors import is_disk_full
 
 REDACT_HOLDBACK_CHARS = 4096
 """Characters held back before redaction so a secret split across two reads is still
@@ -46,7 +47,7 @@ def _shown(text: str) -> str:
 
 
 def _save_error(exc: OSError) -> str:
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+    if is_disk_full(exc):
         return "disk full"
     return exc.strerror or str(exc)
 
