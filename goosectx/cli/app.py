@@ -74,7 +74,7 @@ def root(
     STATE.debug = debug
     STATE.model, STATE.mode, STATE.max_cost = model, mode, max_cost
     if ctx.invoked_subcommand is None:
-        from goosectx.cli.repl import start_repl
+        from goosectx.cli.repl_start import start_repl
 
         raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,
                                     mode=mode, model=model, full_history=history,
@@ -97,7 +97,7 @@ def session(
     with_extension: WithExtOpt = None, with_remote_extension: WithRemoteOpt = None,
 ) -> None:
     """Start the REPL in a new, named or resumed session."""
-    from goosectx.cli.repl import start_repl
+    from goosectx.cli.repl_start import start_repl
 
     STATE.max_cost = max_cost if max_cost is not None else STATE.max_cost
     raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,

@@ -27,13 +27,13 @@ from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.prompt import history_problem, make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.repl_commands import run_command
-from goosectx.cli.resume_load import BACKGROUND_FROM, BackgroundLoad, compose_pre_run
+from goosectx.cli.resume_load import BackgroundLoad, compose_pre_run
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.shell_escape_cmd import is_escape_line, run_escape
 from goosectx.cli.startup import AgentLoader, no_model_error
 from goosectx.cli.terminal import ReplIO
 from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
-from goosectx.config import ApprovalMode, Settings, parse_mode
+from goosectx.config import ApprovalMode, Settings
 from goosectx.conversation import Message, ToolRequest
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.events import Event, HistoryReplaced, MessageCompleted, UsageUpdated
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from goosectx.agent import Agent
     from goosectx.compaction.manager import ContextManager
 
-__all__ = ["Repl", "ReplIO", "start_repl"]
+__all__ = ["Repl", "ReplIO"]
 
 AgentFactory = Callable[[ApprovalFn], "Agent"]
 """Builds the session's agent around the REPL's approval callable (may raise
@@ -56,41 +56,6 @@ ProviderFactory = Callable[[str], Provider]
 
 HISTORY_FILE = "repl_history"
 """Input history file in the data dir."""
-
-
-def start_repl(settings: Settings, *, name: str | None, resume: str | None, continue_: bool,
-               mode: str | None = None, model: str | None = None,
-               full_history: bool = False, extensions: repl_extensions.Flags = ((), ())) -> int:
-    """Open (or resume) a session and run the REPL on the terminal until the user leaves.
-
-    Returns:
-        The exit code: 0 when the user leaves (``/exit``, Ctrl-D, end of piped input).
-
-    Raises:
-        ConfigError: a bad ``--mode``.
-        UsageError, SessionNameTaken, SessionNotFound, SessionAmbiguous, SessionInUse,
-        StoreError: from opening the session (printed by ``main`` as one line).
-    """
-    from goosectx.cli.common import choose_mode, open_session
-
-    if mode:
-        parse_mode("--mode", mode)  # a bad --mode changes no data
-    servers = repl_extensions.Servers(settings, extensions)  # bad flags fail before opening
-    io = ReplIO.for_terminal()
-    later = not io.plain and io.is_real_terminal and not full_history
-    opened = open_session(settings, name=name, resume=resume, continue_=continue_, model=model,
-                          defer_from=BACKGROUND_FROM if later else None)
-    repl: Repl | None = None
-    try:
-        choice = choose_mode(settings, mode, opened.session)
-        repl = Repl(settings, opened.store, opened.session, io=io,
-                    resumed=opened.resumed, mode=choice.mode, model=model,
-                    mode_restored=choice.restored, full_history=full_history,
-                    extensions=servers.open(opened), opened=opened)
-        return repl.run()
-    finally:
-        servers.stop(repl)  # every server stops; no child outlives the REPL
-        opened.close()
 
 
 class Repl:

@@ -1,0 +1,51 @@
+"""Opening the REPL on the terminal (``goosectx``, ``goosectx session``; docs/architecture.md §1).
+
+:func:`start_repl` checks the flags, opens (or resumes) and locks the session, starts the
+extension servers and runs one :class:`~goosectx.cli.repl.Repl` on the terminal; whatever
+happens, the servers stop and the session's lock is released.
+"""
+
+from __future__ import annotations
+
+from goosectx.cli import repl_extensions
+from goosectx.cli.repl import Repl
+from goosectx.cli.resume_load import BACKGROUND_FROM
+from goosectx.cli.terminal import ReplIO
+from goosectx.config import Settings, parse_mode
+
+__all__ = ["start_repl"]
+
+
+def start_repl(settings: Settings, *, name: str | None, resume: str | None, continue_: bool,
+               mode: str | None = None, model: str | None = None,
+               full_history: bool = False, extensions: repl_extensions.Flags = ((), ())) -> int:
+    """Open (or resume) a session and run the REPL on the terminal until the user leaves.
+
+    Returns:
+        The exit code: 0 when the user leaves (``/exit``, Ctrl-D, end of piped input).
+
+    Raises:
+        ConfigError: a bad ``--mode``.
+        UsageError, SessionNameTaken, SessionNotFound, SessionAmbiguous, SessionInUse,
+        StoreError: from opening the session (printed by ``main`` as one line).
+    """
+    from goosectx.cli.common import choose_mode, open_session
+
+    if mode:
+        parse_mode("--mode", mode)  # a bad --mode changes no data
+    servers = repl_extensions.Servers(settings, extensions)  # bad flags fail before opening
+    io = ReplIO.for_terminal()
+    later = not io.plain and io.is_real_terminal and not full_history
+    opened = open_session(settings, name=name, resume=resume, continue_=continue_, model=model,
+                          defer_from=BACKGROUND_FROM if later else None)
+    repl: Repl | None = None
+    try:
+        choice = choose_mode(settings, mode, opened.session)
+        repl = Repl(settings, opened.store, opened.session, io=io,
+                    resumed=opened.resumed, mode=choice.mode, model=model,
+                    mode_restored=choice.restored, full_history=full_history,
+                    extensions=servers.open(opened), opened=opened)
+        return repl.run()
+    finally:
+        servers.stop(repl)  # every server stops; no child outlives the REPL
+        opened.close()
