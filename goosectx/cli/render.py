@@ -1,12 +1,13 @@
 """The transcript renderer: the core's events and stored messages, drawn with rich.
 
-Only this module decides how a transcript looks (STYLE.md example 1): user and assistant
-panels (assistant Markdown streamed as it arrives), tool calls with their arguments, tool
-results folded past :data:`FOLD_LINES`, inline notifications, a spinner while the model or
-the summariser works, and a rule after each compaction. Everything is written through the
-``Console`` it is given, so tests read the rendered text from a ``StringIO``; the generic
-write primitives (notices, rules, errors, panels, spinner) live in
-:class:`~goosectx.cli.surface.Surface`.
+This module decides how the live transcript looks (STYLE.md example 1): the user's prompt,
+the assistant's Markdown streamed as it arrives, reasoning, tool calls and results as they
+come, inline notifications, a spinner while the model or the summariser works, and a rule
+after each compaction. How one whole message and its parts look (a resumed tail,
+``/history``) is :class:`~goosectx.cli.message_view.MessageView`, which it builds on; the
+generic write primitives (notices, rules, errors, panels, spinner) live in
+:class:`~goosectx.cli.surface.Surface`. Everything is written through the ``Console`` it is
+given, so tests read the rendered text from a ``StringIO``.
 
 Two looks: *rich* (panels; live streaming and spinners when the console is a terminal) and
 *plain* (no TTY, ``TERM=dumb``, ``NO_COLOR``): simple prefixed lines, no escape codes.
@@ -14,33 +15,18 @@ Two looks: *rich* (panels; live streaming and spinners when the console is a ter
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from rich.console import Console
-from rich.panel import Panel
-from rich.text import Text
 
 from goosectx import shell_escape as escapes
 from goosectx.cli.diffview import draw_edit_preview
-from goosectx.cli.folding import (
-    argument_lines,
-    plural,
-    tool_result_label,
-)
+from goosectx.cli.folding import plural
+from goosectx.cli.message_view import MessageView
 from goosectx.cli.reasoning import ReasoningStream
-from goosectx.cli.result_view import draw_edit_result, draw_folded_result
-from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.stream import AssistantStream
-from goosectx.cli.surface import Surface, safe_text
 from goosectx.cli.transcript_text import attachment_line, compaction_rule_text
 from goosectx.conversation import (
-    Attachment,
     Message,
-    SystemNotification,
-    TextContent,
-    ThinkingContent,
     ToolRequest,
-    ToolResponse,
 )
 from goosectx.events import (
     CompactionUndone,
@@ -56,19 +42,14 @@ from goosectx.events import (
     TurnFinished,
     UsageUpdated,
 )
-from goosectx.shown import attachment_key, numbered_outputs, output_keys, thinking_key
+from goosectx.shown import output_keys
 from goosectx.usage import COST_UNKNOWN
 
 __all__ = ["TranscriptRenderer", "attachment_line", "compaction_rule_text"]
 
 
-def _only_notifications(message: Message) -> bool:
-    return bool(message.content) and all(isinstance(p, SystemNotification)
-                                         for p in message.content)
-
-
-class TranscriptRenderer(Surface):
-    """Draws events and messages on a rich ``Console``.
+class TranscriptRenderer(MessageView):
+    """Draws the core's events as they arrive, and messages, on a rich ``Console``.
 
     Args:
         console: Where everything is written.
@@ -79,37 +60,14 @@ class TranscriptRenderer(Surface):
 
     def __init__(self, console: Console, *, plain: bool = False,
                  assistant_title: str = "goosectx", show_reasoning: bool = True) -> None:
-        super().__init__(console, plain=plain)
-        self.assistant_title = assistant_title
-        self.show_reasoning = show_reasoning
+        super().__init__(console, plain=plain, assistant_title=assistant_title,
+                         show_reasoning=show_reasoning)
         self._reasoning: ReasoningStream | None = None
         self._reasoning_drawn = False  # the live reasoning of the reply being streamed
-        self._tool_names: dict[str, str] = {}
-        self._shown_requests: set[str] = set()
-        self._shown_responses: set[str] = set()
         self._echoed_user: str | None = None
         self._turn_notified = False
         self.cost_unknown_said = False
         """Whether "cost unknown" was said (it is said once a session, not on every line)."""
-        self._numbers: dict[str, int] = {}
-        self._previewed: dict[str, str] = {}
-
-    # -- numbered outputs (/show N) --------------------------------------------------------
-    def seed_numbers(self, messages: Iterable[Message], *, fresh: bool = False) -> None:
-        """Number the outputs of a stored conversation as ``/show`` does (before drawing).
-
-        ``fresh`` forgets the numbers of the session drawn before (``/resume``).
-        """
-        messages = list(messages)
-        if fresh:
-            self._numbers.clear()
-        # a result drawn without its call (a resumed tail cut between them) keeps its tool's name
-        self._tool_names.update((r.id, r.name) for m in messages for r in m.tool_requests)
-        for out in numbered_outputs(messages):
-            self._numbers.setdefault(out.key, out.number)
-
-    def _number(self, key: str) -> int:
-        return self._numbers.setdefault(key, len(self._numbers) + 1)
 
     def edit_preview(self, request: ToolRequest, diff: str) -> None:
         """The diff an edit would make, drawn before its approval question."""
@@ -242,166 +200,3 @@ class TranscriptRenderer(Surface):
                          "(GOOSE_MAX_TURNS); say 'continue' to go on", style="yellow")
         elif event.status == "error":
             self.error(event.error or "the turn failed")
-
-    # -- messages ------------------------------------------------------------------------
-    def history(self, messages: Iterable[Message]) -> None:
-        """Draw a stored conversation: every user-visible message, compactions marked.
-
-        Tool calls, results and notices are drawn again even when the live transcript
-        already showed them (``/history user``), folded the same way.
-
-        Args:
-            messages: The whole conversation in order (agent-only messages are skipped,
-                except that a summary marks where a compaction happened).
-        """
-        marked: set[str] = set()
-        for m in messages:
-            cid = m.metadata.compaction_id
-            if m.metadata.user_visible and cid and _only_notifications(m):
-                marked.add(cid)  # the compaction's own notice: drawn as its rule
-                self.rule(" · ".join(p.text for p in m.content
-                                     if isinstance(p, SystemNotification)))
-                continue
-            if m.metadata.is_summary and not (cid and cid in marked):
-                when = m.created.astimezone().strftime("%Y-%m-%d %H:%M")
-                self.rule(f"context compacted · {when}")
-            if not m.metadata.user_visible:
-                continue
-            self.message(m)
-
-    def message(self, message: Message, *, label: str | None = None) -> None:
-        """Draw one whole message (text panel, thinking, tool calls and results, notices).
-
-        Unlike the live events, it draws every part even if it was drawn before. A summary is
-        Markdown (``# Conversation Summary``) and is drawn as such.
-        """
-        if message.metadata.is_summary and message.text.strip():
-            AssistantStream.print_whole(self.console, message.text, title=label or "summary",
-                                        plain=self.plain)
-            return
-        if escapes.is_shell_escape(message):
-            self._shell_escape(message)
-            return
-        if message.role == "user" and message.is_plain_user_text:
-            self._user_message(message.text, label=label)
-            return
-        if message.role == "assistant" and message.text.strip():
-            for i, p in enumerate(message.content):
-                if isinstance(p, ThinkingContent):
-                    self._thinking(p.text, thinking_key(message.id, i))
-            title = label or self.assistant_title
-            if message.metadata.cancelled:
-                title += " (cancelled)"
-            AssistantStream.print_whole(self.console, message.text, title=title,
-                                        plain=self.plain)
-            self._parts(message, skip_text=True, skip_thinking=True, again=True)
-            return
-        if label:
-            self._notice(f"[{label}]")
-        self._parts(message, skip_text=False, again=True)
-
-    def _parts(self, message: Message, *, skip_text: bool, skip_thinking: bool = False,
-               again: bool = False) -> None:
-        """Draw a message's parts.
-
-        ``again`` also draws calls, results and notices drawn before (the live path skips
-        them: a call is drawn when it is requested, a result when it arrives).
-        """
-        for i, p in enumerate(message.content):
-            if isinstance(p, TextContent):
-                if skip_text or not p.text.strip():
-                    continue
-                if message.role == "user":
-                    self._user_message(p.text)
-                else:
-                    AssistantStream.print_whole(self.console, p.text,
-                                                title=self.assistant_title, plain=self.plain)
-            elif isinstance(p, ThinkingContent):
-                if not skip_thinking:
-                    self._thinking(p.text, thinking_key(message.id, i))
-            elif isinstance(p, ToolRequest):
-                self._tool_call(p, again=again)
-            elif isinstance(p, ToolResponse):
-                self._tool_result(p, again=again)
-            elif isinstance(p, SystemNotification):
-                if again or p.text not in self._shown_notices:
-                    self._notice(p.text)
-            elif isinstance(p, Attachment):
-                self._attachment(p, attachment_key(message.id, i))
-
-    def _shell_escape(self, message: Message) -> None:
-        """A ``!command``: its output folded like a tool result (``✓ ! ls · 3 lines``)."""
-        response = ToolResponse(message.id, escapes.escape_output(message),
-                                is_error=escapes.escape_failed(message))
-        draw_folded_result(self, response, "! " + terminal_safe(escapes.escape_command(message)),
-                           self._number(escapes.shell_escape_key(message.id)))
-
-    def _attachment(self, attachment: Attachment, key: str) -> None:
-        line = attachment_line(attachment)
-        if attachment.is_text:  # its content is folded away: /show N prints it
-            number = self._number(key)
-            line += f" · #{number} (/show {number})"
-        if self.plain:
-            self._plain(f"  {line}")
-            return
-        self.console.print(Text("  " + line, style="dim"))
-
-    def _user_message(self, text: str, *, label: str | None = None) -> None:
-        if self.plain:
-            for line in terminal_safe(text).splitlines() or [""]:
-                self._plain(f"> {line}")
-            return
-        self.console.print(Panel(safe_text(text), title=label or "you", title_align="left",
-                                 border_style="blue", padding=(0, 1)))
-
-    def _thinking(self, text: str, key: str) -> None:
-        """Stored reasoning, drawn as it was live: a header, its first lines, a fold line."""
-        if not text.strip():
-            return
-        number = self._number(key)
-        if not self.show_reasoning:
-            return
-        reasoning = ReasoningStream(self.console, plain=self.plain, number=number)
-        reasoning.feed(text)  # as live: model text, its escapes shown (cli/sanitize.py)
-        reasoning.close()
-
-    def _tool_call(self, request: ToolRequest, *, again: bool = False) -> None:
-        self._tool_names[request.id] = request.name
-        if request.id in self._shown_requests and not again:
-            return
-        self._shown_requests.add(request.id)
-        name = terminal_safe(request.name)
-        args = [terminal_safe(line) for line in argument_lines(request)]
-        if self.plain:
-            self._plain(f"[tool] {name}")
-            for line in args:
-                self._plain(f"    {line}")
-            return
-        text = Text("▶ ", style="magenta")
-        text.append(name, style="bold magenta")
-        style = "red" if request.arguments is None else ""
-        if len(args) == 1:
-            text.append("  " + args[0], style=style)
-        else:
-            for line in args:
-                text.append("\n    " + line, style=style)
-        self.console.print(text)
-
-    def _tool_result(self, response: ToolResponse, *, again: bool = False) -> None:
-        if response.id in self._shown_responses and not again:
-            return
-        self._shown_responses.add(response.id)
-        name = terminal_safe(self._tool_names.get(response.id, "tool"))
-        what, ran = tool_result_label(response)
-        number = self._number(response.id)  # every result has one, as /show counts them
-        if not ran:  # denied or chat mode: the response text is the model's, not the tool's
-            if self.plain:
-                self._plain(f"  ✗ {name} {what}")
-            else:
-                self.console.print(Text(f"  ✗ {name} {what}", style="yellow"))
-            return
-        if response.diff:
-            seen = self._previewed.pop(response.id, None) == response.diff
-            draw_edit_result(self, response, name, number, again=seen)
-        else:
-            draw_folded_result(self, response, f"{name} {what}", number)
