@@ -24,7 +24,7 @@ from test_repl import CTRL_D, ENTER, World
 from goosectx.cli.repl import Repl, ReplIO
 from goosectx.cli.repl_mentions import MentionCompleter
 from goosectx.conversation import Attachment
-from goosectx.export import transcript_markdown
+from goosectx.export_markdown import transcript_markdown
 from goosectx.mentions import read_mentions
 
 TAB = "\t"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_repl import CTRL_D, ENTER, World
 
-from goosectx.export import transcript_markdown
+from goosectx.export_markdown import transcript_markdown
 from goosectx.providers.scripted import ScriptedReply
 from goosectx.tools.base import ToolContext
 from goosectx.tools.text_editor import TextEditorTool

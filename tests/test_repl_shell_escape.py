@@ -49,7 +49,7 @@ def test_a_bang_command_runs_without_approval_and_joins_the_models_view(world: W
     stored = world.stored().conversation.messages
     assert stored[0].metadata.agent_visible and stored[0].role == "user"
     assert world.stored().title == "what did I list?"  # a !command is not a request
-    from goosectx.export import transcript_markdown
+    from goosectx.export_markdown import transcript_markdown
 
     markdown = transcript_markdown(world.stored())
     assert "**!command** `ls && echo done-$((6*7))`" in markdown and "done-42" in markdown

@@ -121,7 +121,7 @@ def test_show_and_export_write_their_first_line_before_reading_the_last_message(
 def test_show_and_export_md_print_the_transcript_of_the_loaded_session(
         capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path], work: Path) -> None:
     """Most stored rows are drawn without building their messages; the text is the same."""
-    from goosectx.export import transcript_markdown
+    from goosectx.export_markdown import transcript_markdown
 
     store = SessionStore(isolated_env["home"])
     session = store.create_session(work, name="mixed")

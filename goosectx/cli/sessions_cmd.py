@@ -34,7 +34,7 @@ def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
     line appears at once and memory stays flat with the session's size. ``--agent`` loads the
     whole session (the model's view is computed over all of it).
     """
-    from goosectx.export import iter_transcript_markdown
+    from goosectx.export_markdown import iter_transcript_markdown
 
     if agent:
         from goosectx.conversation import Conversation
@@ -107,7 +107,8 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
 
     Written message by message as the store yields them: memory stays flat with size.
     """
-    from goosectx.export import iter_session_json, iter_transcript_markdown
+    from goosectx.export import iter_session_json
+    from goosectx.export_markdown import iter_transcript_markdown
 
     store, session_id = resolve_session(settings, ref)
     try:

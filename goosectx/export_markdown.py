@@ -1,0 +1,259 @@
+"""The Markdown transcript of a session (``sessions export --format markdown``).
+
+The user-visible messages as Markdown, compactions marked, tool outputs fenced and numbered
+as the REPL's ``/show N`` counts them (:mod:`goosectx.shown`); written piece by piece as the
+store yields the messages (docs/architecture.md §6). The JSON export is :mod:`goosectx.export`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from goosectx.conversation import (
+    Attachment,
+    Message,
+    PlainMessage,
+    SystemNotification,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+)
+from goosectx.parts import arguments_json
+from goosectx.session import Session
+
+__all__ = ["iter_transcript_markdown", "transcript_markdown"]
+
+
+def _ticks(text: str) -> str:
+    """The backtick run that fences ``text``: the shortest run of three or more not in it."""
+    if "`" not in text:  # one character's search (memchr): most text has no backtick
+        return "```"
+    # Backtick by backtick (memchr each): a search for "```" scans at a third of that speed.
+    find = text.find
+    at = find("`")
+    while at >= 0:
+        if text.startswith("``", at + 1):
+            ticks = "````"
+            while ticks in text:
+                ticks += "`"
+            return ticks
+        at = find("`", at + 1)
+    return "```"
+
+
+def _fence(text: str, lang: str = "") -> str:
+    ticks = _ticks(text)
+    return f"{ticks}{lang}\n{text.rstrip(chr(10)) if lang else text}\n{ticks}"
+
+
+def transcript_markdown(session: Session) -> str:
+    """The user-visible transcript as Markdown, compactions marked.
+
+    Each compaction shows as a ``> context compacted`` line where its summary was added (the
+    summary itself is agent-only and not shown).
+    """
+    return "".join(iter_transcript_markdown(session, session.conversation))
+
+
+def iter_transcript_markdown(session: Session,
+                             messages: Iterable[Message | PlainMessage]) -> Iterator[str]:
+    """:func:`transcript_markdown` in pieces: the header, then one piece per shown message.
+
+    ``session`` gives the header (its conversation is not read); ``messages`` are read one at
+    a time (a :class:`PlainMessage` gives the same text its :class:`Message` would). Blank
+    lines at the very end are dropped, as in the whole text.
+    """
+    from goosectx.shown import output_keys  # here: an import needs neither
+
+    header = [f"# Session {session.display_name}", ""]
+    header.append(f"- id: `{session.id}`")
+    header.append(f"- working dir: `{session.working_dir}`")
+    if session.model:
+        header.append(f"- model: `{session.model}`")
+    created = "?" if "created" in session.damaged_times else session.created.isoformat(
+        timespec="seconds")
+    header.append(f"- created: {created}")
+    header.append("")
+    blanks = _Blanks()
+    yield blanks.piece(header)
+    noticed: set[str] = set()  # compactions whose own notice the transcript already shows
+    numbered = 0  # outputs numbered so far, as the REPL's /show N counts them
+    lines: list[str]
+    for m in messages:
+        if isinstance(m, PlainMessage):  # no markers: only its own text, if it is shown
+            lines, count = _plain_markdown(m, numbered)
+            numbered += count
+            if lines:
+                yield blanks.piece(lines)
+            continue
+        meta = m.metadata
+        cid = meta.compaction_id
+        if meta.user_visible and cid and any(
+            isinstance(p, SystemNotification) for p in m.content
+        ):
+            noticed.add(cid)
+        lines = []
+        if meta.is_summary and not (cid and cid in noticed):
+            when = m.created.isoformat(timespec="seconds")
+            lines += [f"> ── context compacted ({when}) ──", ""]
+        if meta.user_visible:
+            keys = output_keys(m)
+            numbers = {k: numbered + n for n, k in enumerate(keys, 1)} if keys else {}
+            lines += _message_markdown(m, numbers)
+            numbered += len(keys)
+        if lines:
+            yield blanks.piece(lines)
+
+
+class _Blanks:
+    """Joins lines piece by piece, holding back trailing blank lines until more text comes."""
+
+    def __init__(self) -> None:
+        self.pending: list[str] = []
+
+    def piece(self, lines: list[str]) -> str:
+        """The lines up to the last one with text, after those held back; holds the rest."""
+        size = len(lines)
+        last = size
+        while last and not _has_text(lines[last - 1]):
+            last -= 1
+        if not last:
+            self.pending += lines
+            return ""
+        # The line ending after the last text: an empty line next joins it without copying
+        # the whole piece once more (``"\n".join(out) + "\n"``); it stays held back too.
+        end = last + 1 if last < size and not lines[last] else last
+        out = lines if end == size else lines[:end]
+        if self.pending:
+            out = self.pending + out
+        self.pending = lines[last:]
+        return "\n".join(out) if end > last else "\n".join(out) + "\n"
+
+
+def _has_text(text: str) -> bool:
+    """``bool(text.strip())`` without copying ``text``."""
+    return bool(text) and not text.isspace()
+
+
+def _text_lines(text: str) -> list[str]:
+    return [text, ""] if _has_text(text) else []
+
+
+def _call_lines(name: str, arguments: str) -> list[str]:
+    extension, sep, _tool = name.partition("__")  # goose: NAME__tool
+    origin = f" (extension {extension})" if sep and extension else ""
+    return [f"**tool call** `{name}`{origin}", _fence(arguments), ""]
+
+
+def _result_lines(is_error: bool, number: int | None, output: str, diff: str | None
+                  ) -> list[str]:
+    label = "tool error" if is_error else "tool result"
+    lines = [f"**{label}** #{number}" if number else f"**{label}**", _fence(output), ""]
+    if diff:
+        lines += [_fence(diff, "diff"), ""]
+    return lines
+
+
+def _plain_markdown(m: PlainMessage, numbered: int, numbers: dict[str, int] | None = None
+                    ) -> tuple[list[str], int]:
+    """:func:`_message_markdown` of a plain message, read from its stored parts, in one pass.
+
+    Returns its lines (a fence as three: the ticks, the text, the ticks, so the text is not
+    copied into a fence string first) and how many outputs it numbers: its tool responses,
+    from ``numbered + 1`` in order, or by ``numbers`` (the last number of an id that two
+    responses share, as the id-keyed numbering of :func:`goosectx.shown.output_keys` gives).
+    """
+    if not m.user_visible:
+        return [], 0
+    lines = ["", ""]  # the header, set at the end
+    results: list[str] = []
+    results_only = True  # every part a tool response: "## Tool results"
+    for p in m.content:
+        kind = p["type"]
+        if kind == "text":
+            results_only = False
+            text = p["text"]
+            if _has_text(text):
+                lines += (text, "")
+        elif kind == "tool_response":
+            results.append(p["id"])
+            number = numbers[p["id"]] if numbers else numbered + len(results)
+            output = p["output"]
+            ticks = _ticks(output)
+            lines += (f"**tool error** #{number}" if p.get("is_error", False)
+                      else f"**tool result** #{number}", ticks, output, ticks, "")
+            diff = p.get("diff")
+            if diff:
+                ticks = _ticks(diff)
+                lines += (ticks + "diff", diff.rstrip("\n"), ticks, "")
+        else:  # tool_request
+            results_only = False
+            name = p["name"]
+            extension, sep, _tool = name.partition("__")  # goose: NAME__tool
+            arguments = arguments_json(p.get("arguments"), p.get("raw_arguments"))
+            ticks = _ticks(arguments)
+            lines += (f"**tool call** `{name}` (extension {extension})" if sep and extension
+                      else f"**tool call** `{name}`", ticks, arguments, ticks, "")
+    if numbers is None and len(results) > 1 and len(set(results)) < len(results):
+        return _plain_markdown(m, numbered, {k: numbered + n for n, k in enumerate(results, 1)})
+    if len(lines) == 2:
+        return [], len(results)
+    if m.role == "user":
+        lines[0] = "## Tool results" if results_only else "## User"
+    else:
+        lines[0] = "## Assistant"
+    return lines, len(results)
+
+
+def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
+    from goosectx.shell_escape import (
+        escape_command,
+        escape_output,
+        is_shell_escape,
+        shell_escape_key,
+    )
+
+    header = "## User" if m.role == "user" else "## Assistant"
+    if is_shell_escape(m):  # a REPL !command: the command, then its output like a result
+        number = numbers.get(shell_escape_key(m.id))
+        return [header, "", f"**!command** `{escape_command(m)}`" + (f" #{number}" if number
+                                                                      else ""),
+                _fence(escape_output(m)), ""]
+    body: list[str] = []
+    results_only = True  # every part a tool response: "## Tool results"
+    for i, p in enumerate(m.content):
+        if isinstance(p, TextContent):
+            results_only = False
+            body += _text_lines(p.text)
+        elif isinstance(p, ToolResponse):
+            body += _result_lines(p.is_error, numbers.get(p.id), p.output, p.diff)
+        elif isinstance(p, ToolRequest):
+            results_only = False
+            body += _call_lines(p.name, p.arguments_json())
+        elif isinstance(p, ThinkingContent):
+            results_only = False
+            if _has_text(p.text):
+                from goosectx.shown import thinking_key
+
+                number = numbers.get(thinking_key(m.id, i))
+                body += [f"<details><summary>thinking #{number}</summary>", "", p.text, "",
+                         "</details>", ""]
+        elif isinstance(p, SystemNotification):
+            results_only = False
+            body += [f"> {p.text}", ""]
+        elif isinstance(p, Attachment):
+            from goosectx.shown import attachment_key
+
+            results_only = False
+            number = numbers.get(attachment_key(m.id, i))
+            body += [f"`{p.stub()}`" + (f" #{number}" if number else ""), ""]
+        else:
+            results_only = False
+    if not body:
+        return []
+    if results_only and m.role == "user":
+        header = "## Tool results"
+    if m.metadata.cancelled:
+        header += " (cancelled)"
+    return [header, "", *body]
