@@ -11,7 +11,8 @@ PACKAGE = ROOT / "goosectx"
 FORBIDDEN_IN_CORE = (
     "goosectx.cli", "goosectx.importers", "goosectx.extensions",
     "goosectx.providers.litellm_provider", "goosectx.providers.litellm_stream",
-    "goosectx.providers.litellm_errors", "goosectx.providers.litellm_credentials",
+    "goosectx.providers.litellm_call", "goosectx.providers.litellm_errors",
+    "goosectx.providers.litellm_credentials",
     "litellm", "mcp", "rich", "prompt_toolkit",
 )
 MAX_MODULE_LINES = 420

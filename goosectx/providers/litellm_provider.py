@@ -1,7 +1,7 @@
-"""The litellm adapter; with ``litellm_stream`` and ``litellm_errors``, all that imports litellm.
+"""The litellm adapter (with ``litellm_stream``, ``litellm_call`` and ``litellm_errors``).
 
 litellm is imported lazily (``litellm_stream.load_litellm``, with its offline, flat-cost
-settings).
+settings), and only by these modules.
 
 One :class:`LiteLLMProvider` per model. It streams a chat completion with
 ``stream_options.include_usage``, folds the chunks into our message parts
@@ -11,9 +11,9 @@ One :class:`LiteLLMProvider` per model. It streams a chat completion with
 retried with bounded exponential backoff before anything is streamed; litellm's own retries
 are disabled so the bound is ours.
 
-The HTTP call and the chunk reading run in a worker thread; the caller's generator polls a
-queue, so a ``cancel`` event or a KeyboardInterrupt ends the stream promptly even while the
-socket is quiet.
+The HTTP call and the chunk reading run in a worker thread (:mod:`.litellm_call`: the call,
+its retries, the chunks forwarded); the caller's generator polls a queue, so a ``cancel``
+event or a KeyboardInterrupt ends the stream promptly even while the socket is quiet.
 """
 
 from __future__ import annotations
@@ -31,8 +31,6 @@ from goosectx.conversation import Attachment, Message, ToolResponse
 from goosectx.errors import (
     ModelNotConfigured,
     ProviderError,
-    ProviderUnavailable,
-    RateLimited,
 )
 from goosectx.providers.base import (
     ContextLimit,
@@ -41,13 +39,12 @@ from goosectx.providers.base import (
     TokenPrices,
     ToolSchema,
 )
+from goosectx.providers.litellm_call import pump
 from goosectx.providers.litellm_credentials import (
     env_api_base,
     resolve_credentials,
 )
 from goosectx.providers.litellm_errors import (
-    give_up,
-    is_api_error,
     overrun_error,
     translate_error,
 )
@@ -55,12 +52,6 @@ from goosectx.providers.litellm_stream import (
     MAX_TOOL_ARGUMENT_CHARS,
     bundled_model_info,
     load_litellm,
-    reply_as_chunk,
-    server_reported_usage,
-    server_usage,
-    skip_final_rebuild,
-    skip_success_logging,
-    stream_was_empty,
     tool_argument_chars,
 )
 from goosectx.providers.openai_format import (
@@ -76,10 +67,7 @@ log = logging.getLogger("goosectx.provider")
 DEFAULT_OUTPUT_LIMIT_TOKENS = 4_096
 MAX_RETRIES = 3
 """Retries of a transient failure (so at most 4 attempts per model call)."""
-MAX_RETRY_DELAY_S = 30.0
 DEFAULT_REQUEST_TIMEOUT_S = 600.0
-RETRY_BASE_DELAY_ENV = "GOOSECTX_RETRY_BASE_DELAY_S"
-"""First backoff delay in seconds (default 1; doubled per retry). Tests set it small."""
 REQUEST_TIMEOUT_ENV = "GOOSECTX_REQUEST_TIMEOUT_S"
 """Per-read timeout of a model call in seconds (default 600)."""
 _POLL_S = 0.05
@@ -87,10 +75,6 @@ _POLL_S = 0.05
 def preload() -> None:
     """Import litellm now (e.g. in a background thread while the REPL shows its prompt)."""
     load_litellm()
-
-
-class _Cancelled(Exception):
-    """The caller cancelled while waiting to retry."""
 
 
 class LiteLLMProvider:
@@ -238,7 +222,8 @@ class LiteLLMProvider:
         inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         stop = threading.Event()
         tries = MAX_RETRIES if retries is None else max(0, retries)
-        worker = threading.Thread(target=self._pump, args=(kwargs, inbox, stop, cancel, tries),
+        worker = threading.Thread(target=pump, args=(kwargs, inbox, stop, cancel, tries,
+                                                     self._translate),
                                   name="goosectx-model-call", daemon=True)
         worker.start()
         assembler = StreamAssembler()
@@ -280,68 +265,6 @@ class LiteLLMProvider:
                           usage.cache_read_tokens, usage.cache_write_tokens, self._cost(usage))
         reason = assembler.finish_reason if finished else "cancelled"
         yield ProviderResponse(message, usage, self.model, reason)
-
-    def _pump(self, kwargs: dict[str, Any], inbox: queue.SimpleQueue[tuple[str, Any]],
-              stop: threading.Event, cancel: threading.Event, retries: int) -> None:
-        """Worker thread: open the stream (with ``retries`` retries) and forward its chunks."""
-        response: Any = None
-        try:
-            response = self._open(kwargs, cancel, retries)
-            skip_success_logging(response)
-            skip_final_rebuild(response)
-            for chunk in response:
-                if stop.is_set():
-                    return
-                inbox.put(("chunk", chunk))
-            if stream_was_empty(response) and not stop.is_set():
-                log.info("the stream ended without a chunk; asking again without streaming")
-                plain = {k: v for k, v in kwargs.items() if k != "stream_options"}
-                reply = self._open({**plain, "stream": False}, cancel, retries)
-                inbox.put(("chunk", reply_as_chunk(reply)))
-                inbox.put(("end", True))
-                return
-            usage = server_usage(response)
-            if usage is not None:  # litellm passed its chunk on without it
-                inbox.put(("chunk", {"usage": usage}))
-            inbox.put(("end", server_reported_usage(response)))
-        except _Cancelled:
-            inbox.put(("cancelled", None))
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-            inbox.put(("error", self._translate(exc) if is_api_error(exc) else exc))
-        finally:
-            closer = getattr(getattr(response, "completion_stream", None), "close", None)
-            if callable(closer):
-                try:
-                    closer()
-                except Exception:  # noqa: BLE001 - best effort on a connection we drop
-                    log.debug("closing the model stream failed", exc_info=True)
-
-    def _open(self, kwargs: dict[str, Any], cancel: threading.Event, retries: int) -> Any:
-        """Start the call, retrying transient failures (429, 5xx, timeouts) with backoff.
-
-        Raises:
-            _Cancelled: ``cancel`` was set while waiting.
-            The translated error after ``retries`` retries, or a non-transient one.
-        """
-        litellm = load_litellm()
-        base_delay_s = float(os.environ.get(RETRY_BASE_DELAY_ENV) or 1.0)
-        for attempt in range(retries + 1):
-            try:
-                return litellm.completion(**kwargs)
-            except Exception as exc:
-                if not is_api_error(exc):
-                    raise
-                error = self._translate(exc)
-                if not isinstance(error, RateLimited | ProviderUnavailable):
-                    raise error from None
-                if attempt == retries:
-                    raise (give_up(error, retries) if retries else error) from None
-                delay_s = min(base_delay_s * 2**attempt, MAX_RETRY_DELAY_S)
-                log.info("model call failed (%s); retry %d in %.2fs", error.message,
-                         attempt + 1, delay_s)
-                if cancel.wait(delay_s):
-                    raise _Cancelled() from None
-        raise AssertionError("unreachable")
 
     def _cost(self, usage: Usage) -> float | None:
         try:

@@ -1,9 +1,9 @@
 """litellm's import and its stream object: the settings that keep a call's cost flat.
 
-Imported only by :mod:`goosectx.providers.litellm_provider` (and lazily: importing this module
-does not import litellm). What grows with the history is the request, sent once per call;
-nothing here may cost O(request) per streamed chunk or after the last one (see
-docs/architecture.md, "Who owns each outside library"):
+Imported only by :mod:`goosectx.providers.litellm_provider` and :mod:`.litellm_call` (and
+lazily: importing this module does not import litellm). What grows with the history is the
+request, sent once per call; nothing here may cost O(request) per streamed chunk or after
+the last one (see docs/architecture.md, "Who owns each outside library"):
 
 * ``litellm.disable_streaming_logging``: otherwise every chunk runs litellm's success-logging
   step in a thread, and each run copies the whole request (minutes per answer at 10,000
