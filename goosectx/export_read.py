@@ -6,9 +6,10 @@ up to :data:`~goosectx.parts.SCHEMA_VERSION` reads.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from goosectx.conversation import SCHEMA_VERSION, Conversation, Message
 from goosectx.parts import json_kind
@@ -16,6 +17,7 @@ from goosectx.session import Session, SessionState
 from goosectx.usage import LedgerEntry, UsageLedger
 
 EXPORT_FORMAT = "goosectx-session"
+_M = TypeVar("_M")
 
 
 def _field(data: dict[str, Any], name: str, kind: type, what: str) -> Any:
@@ -57,16 +59,33 @@ def message_from_json(number: int, item: Any) -> Message:
 
 
 def session_from_json(data: dict[str, Any]) -> Session:
-    """Inverse of :func:`session_to_json`; reads every schema up to :data:`SCHEMA_VERSION`.
+    """Inverse of :func:`goosectx.export.session_to_json`; reads schemas up to the current.
 
-    Schema 1 (no attachment parts) has the same shape and reads unchanged.
+    That is every schema up to :data:`SCHEMA_VERSION`; schema 1 (no attachment parts) has
+    the same shape and reads unchanged.
+
+    Raises:
+        ValueError: not a goosectx export, a newer schema, or a broken message (named).
+    """
+    session, messages = session_and_messages_from_json(data, message_from_json)
+    session.conversation = Conversation(messages)
+    return session
+
+
+def session_and_messages_from_json(
+    data: dict[str, Any], read_message: Callable[[int, Any], _M]
+) -> tuple[Session, list[_M]]:
+    """:func:`session_from_json` with each message read by ``read_message(number, item)``.
+
+    Returns the session (its conversation empty) and the messages, in order. The checks run
+    in the same order, so a broken export raises the same first error.
 
     Raises:
         ValueError: not a goosectx export, a newer schema, or a broken message (named).
     """
     check_export_header(data)
     meta = _field(data, "session", dict, "an object")
-    messages = [message_from_json(i + 1, item)
+    messages = [read_message(i + 1, item)
                 for i, item in enumerate(_field(data, "messages", list, "a list of messages"))]
     entries = []
     for i, item in enumerate(_field(data, "usage_ledger", list, "a list of usage entries")):
@@ -93,8 +112,7 @@ def session_from_json(data: dict[str, Any]) -> Session:
         model=meta.get("model"),
         created=created,
         updated=updated,
-        conversation=Conversation(messages),
         ledger=ledger,
         state=SessionState.from_dict(meta.get("state") or {}),
         metadata=dict(meta.get("metadata") or {}),
-    )
+    ), messages
