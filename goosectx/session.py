@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from goosectx.conversation import Conversation, Message
+from goosectx.stored_message import StoredMessage
 from goosectx.usage import UsageLedger
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -47,7 +48,7 @@ def title_from_text(text: str) -> str | None:
     return None
 
 
-def request_title(message: Message) -> str | None:
+def request_title(message: Message | StoredMessage) -> str | None:
     """The title a session gets from ``message`` when it is its first user request.
 
     A user request is user text the user wrote and saw (a tool result, a summary, an
@@ -60,7 +61,7 @@ def request_title(message: Message) -> str | None:
     return title_from_text(message.text)
 
 
-def first_request_title(messages: Iterable[Message]) -> str | None:
+def first_request_title(messages: Iterable[Message | StoredMessage]) -> str | None:
     """The title of the first message that is a user request (:func:`request_title`)."""
     for message in messages:
         title = request_title(message)
@@ -175,6 +176,10 @@ class Session:
             on resume below ``--mode`` and ``GOOSE_MODE`` (migration 3); ``None``: not chosen.
         damaged_times: ``created`` / ``updated`` when the stored time did not parse (read for
             export and show only): that field holds :data:`UNKNOWN_TIME`, shown as ``?``.
+        stored_messages: An import's messages, those read in their stored form
+            (:class:`~goosectx.stored_message.StoredMessage`) among the others, in order; when
+            set, ``conversation`` is empty and ``SessionStore.save_new_session`` saves these.
+            ``None`` for every other session.
     """
 
     id: str
@@ -193,6 +198,8 @@ class Session:
     import_hash: str | None = None
     approval_mode: str | None = None
     damaged_times: tuple[str, ...] = field(default=(), compare=False)
+    stored_messages: list[Message | StoredMessage] | None = field(default=None, compare=False,
+                                                                   repr=False)
 
     @property
     def display_name(self) -> str:

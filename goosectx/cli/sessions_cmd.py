@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +18,9 @@ from goosectx.errors import UsageError
 
 if TYPE_CHECKING:
     from goosectx.config import Settings
+    from goosectx.conversation import Message
     from goosectx.session import Session
+    from goosectx.stored_message import StoredMessage
 
 
 def _note(line: str) -> None:
@@ -236,9 +238,6 @@ def _import_file(
     force: bool, use_source_dir: bool, shown_path: str | None,
 ) -> None:
     """:func:`import_sessions` of a readable file (``shown_path``: what a pipe was called)."""
-    from dataclasses import replace
-
-    from goosectx.conversation import Conversation, new_message_id
     from goosectx.errors import SessionNameTaken
     from goosectx.importers import load_sessions
     from goosectx.session import new_session_id, valid_session_id
@@ -248,21 +247,18 @@ def _import_file(
 
         fmt = detect_format(path)
     sessions = load_sessions(path, fmt=fmt, source_session=source_session,
-                             working_dir=Path.cwd())
+                             working_dir=Path.cwd(), stored=True)
     for session in sessions:
         if shown_path is not None and session.metadata.get("source_path") == str(path):
             session.metadata["source_path"] = shown_path  # not the temporary copy's path
     if name is not None:
         for i, session in enumerate(sessions, start=1):
             session.name = name if len(sessions) == 1 else f"{name}-{i}"
-    from goosectx.tokens import rough_count_messages
-
     for session in sessions:
         if not session.ledger.current_tokens:
             # No request was made here yet: show a rough estimate of the model's view. Import
             # does not tokenise; the counts are made and stored at first need.
-            session.ledger.current_tokens = rough_count_messages(
-                session.conversation.agent_messages())
+            session.ledger.current_tokens = _rough_count(session)
             session.ledger.current_is_estimate = True
     from goosectx.cli.folding import plural
     from goosectx.cli.import_checks import content_hash, mark_imported, refuse_second_import
@@ -287,12 +283,11 @@ def _import_file(
                 renamed[id(session)] = session.id
                 session.id = new_session_id(session.created)
             if (session.id in {r.id for r in existing} or id(session) in renamed
-                    or store.any_message_id_taken(m.id for m in session.conversation)):
+                    or store.any_message_id_taken(m.id for m in _messages(session))):
                 # A goosectx export of a session still in this store (or a source imported
                 # before, with --force): its message ids are taken too, so the copy gets
                 # fresh ones (everything else stays as it was).
-                session.conversation = Conversation(
-                    [replace(m, id=new_message_id()) for m in session.conversation])
+                _renew_message_ids(session)
         confirm = use_source_dir or _ask_source_dir
         notes = [mark_imported(session, fmt=fmt, import_hash=import_hash, here=Path.cwd(),
                                use_source_dir=confirm) for session in sessions]
@@ -308,7 +303,7 @@ def _import_file(
     finally:
         store.close()
     for session, note in zip(sessions, notes, strict=True):
-        conversation = session.conversation
+        conversation = _messages(session)
         calls = sum(len(m.tool_requests) for m in conversation)
         source = session.metadata.get("source", fmt)
         origin = session.metadata.get("source_session_id")
@@ -322,6 +317,50 @@ def _import_file(
                "a new one" if id(session) not in renamed and session.id != asked[id(session)]
                else "")
             + (f" · {note}" if note else "")))
+
+
+def _messages(session: Session) -> Sequence[Message | StoredMessage]:
+    """An imported session's messages: its stored-form list when it has one."""
+    if session.stored_messages is not None:
+        return session.stored_messages
+    return session.conversation.messages
+
+
+def _rough_count(session: Session) -> int:
+    """:func:`~goosectx.tokens.rough_count_messages` of the agent messages of an import.
+
+    A message in its stored form has only text and tool parts: it is one of
+    ``agent_messages()`` exactly when ``agent_visible``, with the same text.
+    """
+    from goosectx.conversation import Conversation
+    from goosectx.stored_message import StoredMessage
+    from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, rough_count_messages
+
+    if session.stored_messages is None:
+        return rough_count_messages(session.conversation.agent_messages())
+    total = 0
+    for m in session.stored_messages:
+        if isinstance(m, StoredMessage):
+            if m.metadata.agent_visible:
+                total += (len(m.count_text()) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+        else:
+            total += rough_count_messages(Conversation([m]).agent_messages())
+    return total
+
+
+def _renew_message_ids(session: Session) -> None:
+    """Give every message of an imported, not yet saved ``session`` a fresh id."""
+    from dataclasses import replace
+
+    from goosectx.conversation import Conversation, Message, new_message_id
+
+    if session.stored_messages is None:
+        session.conversation = Conversation(
+            [replace(m, id=new_message_id()) for m in session.conversation])
+    else:
+        session.stored_messages = [
+            replace(m, id=new_message_id()) if isinstance(m, Message)
+            else m._replace(id=new_message_id()) for m in session.stored_messages]
 
 
 def _ask_source_dir(directory: str) -> bool:

@@ -42,7 +42,7 @@ FORMATS: tuple[str, ...] = (
 
 def load_sessions(
     path: Path, *, fmt: str = "auto", source_session: str | None = None,
-    working_dir: Path | None = None,
+    working_dir: Path | None = None, stored: bool = False,
 ) -> list[Session]:
     """Read ``path`` as ``fmt`` (``auto`` detects it) into unnamed sessions.
 
@@ -52,6 +52,9 @@ def load_sessions(
         source_session: For ``goose-db``: import only the session with this goose id.
         working_dir: Working dir of the new sessions (default: the current directory); the
             source's own is kept in ``metadata["source_working_dir"]``.
+        stored: A goosectx export's messages go to ``session.stored_messages``, read in
+            their stored form where they can be (what ``sessions import`` saves); other
+            formats ignore it.
 
     Returns:
         One session per source session (several only for a goose database), each with a
@@ -73,7 +76,7 @@ def load_sessions(
         raise ImportFormatError(f"--session applies to goose sessions.db files, not {fmt}",
                                 "drop --session")
     try:
-        return _load(path, fmt, working_dir, source_session)
+        return _load(path, fmt, working_dir, source_session, stored)
     except ImportFormatError as exc:
         if not named:
             raise
@@ -89,9 +92,9 @@ def load_sessions(
 
 
 def _load(path: Path, fmt: str, working_dir: Path | None,
-          source_session: str | None) -> list[Session]:
+          source_session: str | None, stored: bool = False) -> list[Session]:
     """:func:`load_sessions` of a file in format ``fmt`` (a format error says what is wrong)."""
-    loader = _loader(fmt)
+    loader = _loader(fmt, stored)
     try:
         sessions = loader(path, working_dir or Path.cwd(), source_session)
         if fmt != "goosectx":  # (our own export's parts are checked by part_from_dict)
@@ -137,11 +140,11 @@ def _plain(exc: Exception) -> str:
     return "a field has an unexpected type"
 
 
-def _loader(fmt: str) -> Callable[[Path, Path, str | None], list[Session]]:
+def _loader(fmt: str, stored: bool) -> Callable[[Path, Path, str | None], list[Session]]:
     if fmt == "goosectx":
         from goosectx.importers.goosectx_json import load as load_own
 
-        return lambda p, wd, _s: load_own(p)
+        return lambda p, wd, _s: load_own(p, stored=stored)
     if fmt == "goose-db":
         from goosectx.importers import goose
 

@@ -2,26 +2,34 @@
 
 An export larger than :data:`~goosectx.importers.builder.MAX_DOCUMENT_BYTES` (a long session)
 is read one message at a time (:mod:`goosectx.importers.json_stream`), with the same checks
-and the same session as a smaller one read whole.
+and the same session as a smaller one read whole. ``sessions import`` reads the messages it
+can in their stored form (:mod:`goosectx.stored_message`): the same checks, no objects.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from goosectx.conversation import Conversation, Message
-from goosectx.export import check_export_header, message_from_json, session_from_json
+from goosectx.export_read import (
+    check_export_header,
+    message_from_json,
+    session_and_messages_from_json,
+)
 from goosectx.importers import builder
 from goosectx.importers.builder import format_error, read_json
 from goosectx.session import Session, new_session_id
+from goosectx.stored_message import StoredMessage, stored_message
 
 
-def load(path: Path) -> list[Session]:
+def load(path: Path, *, stored: bool = False) -> list[Session]:
     """The exported session with its messages, ledger, state and metadata as they were.
 
     Message ids and times are kept; the store draws a new session id only if it is taken.
+    ``stored``: the messages go to ``session.stored_messages``, each one with only text, tool
+    request and tool response parts read in its stored form (``conversation`` stays empty).
 
     Raises:
         ImportFormatError: not a goosectx export, a newer schema, or a broken message (named).
@@ -30,25 +38,39 @@ def load(path: Path) -> list[Session]:
         large = path.stat().st_size > builder.MAX_DOCUMENT_BYTES
     except OSError:
         large = False  # read_json says why it cannot be read
+    read = _read_stored if stored else message_from_json
     if large:
-        return [_load_streamed(path)]
-    data = read_json(path)
-    if not isinstance(data, dict):
-        raise format_error(path, "", "not a goosectx session export")
-    try:
-        session = session_from_json(data)
-        _check_unique_ids(session.conversation)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise format_error(path, "", str(exc)) from None
+        session, messages = _load_streamed(path, read)
+    else:
+        data = read_json(path)
+        if not isinstance(data, dict):
+            raise format_error(path, "", "not a goosectx session export")
+        try:
+            session, messages = session_and_messages_from_json(data, read)
+            _check_unique_ids(messages)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise format_error(path, "", str(exc)) from None
+    if stored:
+        session.stored_messages = messages
+    else:
+        session.conversation = Conversation(cast("list[Message]", messages))  # all Messages
     return [_with_id(session)]
 
 
-def _load_streamed(path: Path) -> Session:
+def _read_stored(number: int, item: Any) -> Message | StoredMessage:
+    """Message ``number`` in its stored form if it has one, else as :func:`message_from_json`."""
+    return stored_message(item) or message_from_json(number, item)
+
+
+_Read = Callable[[int, Any], Message | StoredMessage]
+
+
+def _load_streamed(path: Path, read: _Read) -> tuple[Session, list[Message | StoredMessage]]:
     """:func:`load` of an export too large to read whole: one message in memory as JSON."""
     from goosectx.importers.json_stream import iter_members
 
     members: dict[str, Any] = {}
-    messages: list[Message] = []
+    messages: list[Message | StoredMessage] = []
     try:
         for key, number, value in iter_members(path, "messages"):
             if number is None:
@@ -56,17 +78,16 @@ def _load_streamed(path: Path) -> Session:
                 continue
             if number == 1 and "format" in members:
                 check_export_header(members)  # a file that is no export: before its messages
-            messages.append(message_from_json(number, value))
+            messages.append(read(number, value))
         members.setdefault("messages", [])  # read above; one that is no list stays, refused
-        session = session_from_json(members)
+        session, _ = session_and_messages_from_json(members, message_from_json)
         _check_unique_ids(messages)
     except (ValueError, KeyError, TypeError) as exc:
         raise format_error(path, "", str(exc)) from None
-    session.conversation = Conversation(messages)
-    return _with_id(session)
+    return session, messages
 
 
-def _check_unique_ids(messages: Iterable[Message]) -> None:
+def _check_unique_ids(messages: Iterable[Message | StoredMessage]) -> None:
     """Raise ValueError naming the first message whose id an earlier message has."""
     seen: dict[str, int] = {}
     for number, message in enumerate(messages, start=1):

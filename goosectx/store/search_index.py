@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from goosectx.message import Message
 from goosectx.parts import TextContent
 from goosectx.session import first_request_title
+from goosectx.stored_message import StoredMessage
 
 MESSAGE_TEXT = ("(SELECT group_concat(json_extract(p.value, '$.text'), char(10))"
                 " FROM json_each({content}) p WHERE json_extract(p.value, '$.type') = 'text')")
@@ -60,7 +61,7 @@ INDEX_ROWS = (
 """SQL: index the message rows matching ``{where}`` as ``message_index_insert`` does each."""
 
 
-def trigger_text(message: Message) -> str | None:
+def trigger_text(message: Message | StoredMessage) -> str | None:
     """What ``message_index_insert`` indexes for a stored ``message``: "" for nothing.
 
     The trigger's SQL, said in Python: nothing unless ``user_visible``; else the texts of the
@@ -73,6 +74,9 @@ def trigger_text(message: Message) -> str | None:
         return None
     if not visible:
         return ""
+    if isinstance(message, StoredMessage):  # its text parts' texts are strings
+        text = message.text
+        return None if "\0" in text else text
     texts = []
     for part in message.content:
         if part.type != "text":
@@ -85,7 +89,7 @@ def trigger_text(message: Message) -> str | None:
 
 @contextlib.contextmanager
 def indexed_in_bulk(conn: sqlite3.Connection, session_id: str,
-                    messages: Sequence[Message]) -> Iterator[None]:
+                    messages: Sequence[Message | StoredMessage]) -> Iterator[None]:
     """Index a new session's ``messages`` in one go after the block inserts their rows.
 
     For a session with no message rows before the block (an import), inside the caller's

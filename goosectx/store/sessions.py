@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from goosectx.conversation import Conversation
+from goosectx.conversation import Conversation, Message
 from goosectx.errors import SessionAmbiguous, SessionNameTaken, SessionNotFound, StoreCorrupt
 from goosectx.session import (
     UNKNOWN_TIME,
     Session,
     SessionState,
+    TokenCount,
     first_request_title,
     new_session_id,
     valid_session_id,
@@ -29,9 +31,16 @@ from goosectx.store.database import dumps, stored_time, update_session_row
 from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
 from goosectx.store.locks import SessionLock
-from goosectx.store.messages import INSERT_MESSAGE, MessageStore, message_row, read_messages
+from goosectx.store.messages import (
+    INSERT_MESSAGE,
+    MessageStore,
+    message_row,
+    metadata_json,
+    read_messages,
+)
 from goosectx.store.search import SearchStore
 from goosectx.store.search_index import indexed_in_bulk
+from goosectx.stored_message import StoredMessage
 from goosectx.usage import UsageLedger
 
 
@@ -59,6 +68,18 @@ class SessionSummary:
     def damaged(self) -> bool:
         """A stored time of this session does not parse (``sessions remove ID`` removes it)."""
         return self.created is None or self.updated is None
+
+
+def stored_message_row(session_id: str, position: float, message: StoredMessage,
+                       count: TokenCount | None = None) -> tuple[Any, ...]:
+    """The values of ``INSERT_MESSAGE`` for a message read in its stored form.
+
+    The same row :func:`~goosectx.store.messages.message_row` makes of the message it stands
+    for.
+    """
+    return (message.id, session_id, position, message.role, message.created,
+            message.content_json(), metadata_json(message.metadata),
+            count.count if count else None, count.encoding if count else None)
 
 
 class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore):
@@ -122,20 +143,28 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
 
         A new id is drawn if ``session.id`` is taken or not a valid id
         (:data:`goosectx.session.SESSION_ID`). ``session.token_counts`` are stored. A session
-        without a title gets the one of its first user request.
+        without a title gets the one of its first user request. The messages saved are
+        ``session.stored_messages`` when set (a message in its stored form is written as it
+        is), else the conversation's.
 
         Raises:
             SessionNameTaken: ``session.name`` belongs to another session.
         """
+        messages: Sequence[Message | StoredMessage] = (
+            session.stored_messages if session.stored_messages is not None
+            else session.conversation.messages)
         if session.title is None:
-            session.title = first_request_title(session.conversation)
+            session.title = first_request_title(messages)
+        counts = session.token_counts
         with self._transaction() as conn:
             self._insert_session(conn, session)
-            with indexed_in_bulk(conn, session.id, session.conversation.messages):
+            with indexed_in_bulk(conn, session.id, messages):
                 conn.executemany(  # rows made one at a time: memory stays flat
                     INSERT_MESSAGE,
-                    (message_row(session.id, float(i + 1), m, session.token_counts.get(m.id))
-                     for i, m in enumerate(session.conversation)),
+                    (message_row(session.id, float(i + 1), m, counts.get(m.id))
+                     if isinstance(m, Message) else
+                     stored_message_row(session.id, float(i + 1), m, counts.get(m.id))
+                     for i, m in enumerate(messages)),
                 )
             for entry in session.ledger.entries:
                 insert_ledger(conn, session.id, entry)
