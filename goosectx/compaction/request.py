@@ -1,12 +1,11 @@
 """The summary request: flattened history, middle-out tool-result removal, elision.
 
-DESIGN.md §4.2(2). The agent-visible messages are flattened to lines (``[user]: …``,
-``[assistant]: …``, tool calls as name + arguments, tool results as text; thinking and
-notifications omitted). When the request would not fit the summariser's window, rungs keep
-100, 90, 80, 50 and 0 % of the tool results, removing them from the middle of the list
-outward (goose: middle-out tool-response removal); a removed result takes its call line
-with it. Past 0 %, the middle of the longest texts is elided until the request fits, so
-compaction works even when the history alone is over the window.
+DESIGN.md §4.2(2). The agent-visible messages are flattened to lines
+(:mod:`goosectx.compaction.flatten`). When the request would not fit the summariser's
+window, rungs keep 100, 90, 80, 50 and 0 % of the tool results, removing them from the
+middle of the list outward (goose: middle-out tool-response removal); a removed result takes
+its call line with it. Past 0 %, the middle of the longest texts is elided until the request
+fits, so compaction works even when the history alone is over the window.
 
 Wave 2 (docs/architecture.md §5): the input is only the HEAD of the agent view; before any
 result is removed, each result longer than ``summary_result_chars`` is cut to its head and tail
@@ -18,10 +17,10 @@ budget (≤ ¼ of the target).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from goosectx.compaction.flatten import Line, cut_lines, flatten, measured_lines
 from goosectx.compaction.prompts import (
     SUMMARY_ELIDED_NOTE,
     SUMMARY_INSTRUCTIONS,
@@ -29,8 +28,15 @@ from goosectx.compaction.prompts import (
     SUMMARY_SYSTEM_PROMPT,
     SUMMARY_USER_INSTRUCTIONS,
 )
-from goosectx.conversation import Attachment, Message, TextContent, ToolRequest, ToolResponse
+from goosectx.conversation import Message
 from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
+
+__all__ = [  # cut_lines, flatten and Line are read from here too
+    "DEFAULT_RESULT_CHARS", "ELISION_LEVELS", "KEEP_RUNGS_PERCENT", "MIN_ELIDED_ITEM_TOKENS",
+    "REMOVED_CALL_TOKENS", "SUMMARY_OUTPUT_CAP_TOKENS", "WINDOW_MARGIN_RATIO", "Line",
+    "SummaryLadder", "SummaryRequest", "cut_lines", "elide_middle", "flatten",
+    "middle_out_removal", "reserved_output_tokens",
+]
 
 KEEP_RUNGS_PERCENT: tuple[int, ...] = (100, 90, 80, 50, 0)
 """Share of tool results kept at each rung, in the order tried."""
@@ -44,23 +50,6 @@ WINDOW_MARGIN_RATIO = 0.05
 """Request + ``max_tokens`` stays this share of the summariser's window below it."""
 DEFAULT_RESULT_CHARS = 2_000
 """Tool results longer than this are cut to head and tail lines (``summary_result_chars``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One flattened line of the summary input.
-
-    Attributes:
-        text: The line, role prefix included.
-        tool_id: Id of the tool call for a call or result line, else ``None``.
-        is_result: True for a tool-result line.
-        tokens: Its token count plus one for the newline (0 until measured).
-    """
-
-    text: str
-    tool_id: str | None = None
-    is_result: bool = False
-    tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,93 +79,6 @@ class SummaryRequest:
     def messages(self) -> list[Message]:
         """The request's message list (one user message)."""
         return [Message.user(self.prompt)]
-
-
-def _one_line_prefix(role: str, message: Message) -> str:
-    if message.metadata.is_summary:
-        return "[summary of the earlier conversation]"
-    return f"[{role}]"
-
-
-def cut_lines(text: str, max_chars: int) -> str:
-    """``text`` cut to its first and last lines within ``max_chars`` with a marker.
-
-    ``[… N lines cut …]`` names how many lines were left out; a text with few, long lines is
-    cut by characters instead.
-    """
-    if len(text) <= max_chars:
-        return text
-    lines = text.splitlines()
-    half = max_chars // 2
-    head: list[str] = []
-    size = 0
-    for line in lines:
-        if size + len(line) + 1 > half:
-            break
-        head.append(line)
-        size += len(line) + 1
-    tail: list[str] = []
-    size = 0
-    for line in reversed(lines[len(head):]):
-        if size + len(line) + 1 > half:
-            break
-        tail.append(line)
-        size += len(line) + 1
-    tail.reverse()
-    cut = len(lines) - len(head) - len(tail)
-    if not head and not tail:
-        return f"{text[:half]} [… {len(text) - 2 * half:,} characters cut …] {text[-half:]}"
-    return "\n".join([*head, f"[… {cut:,} lines cut …]", *tail])
-
-
-def flatten(messages: Sequence[Message], result_chars: int | None = None) -> list[Line]:
-    """Flatten agent-visible messages to summary-input lines, oldest first.
-
-    Continuation messages (compaction boilerplate), thinking and notifications are omitted;
-    a tool result longer than ``result_chars`` is cut to head and tail lines. A text
-    attachment becomes a block labelled with its source; bytes (an image) their stub.
-    """
-    lines: list[Line] = []
-    for m in messages:
-        if m.metadata.is_continuation:
-            continue
-        for p in m.content:
-            if isinstance(p, TextContent):
-                if p.text.strip():
-                    lines.append(Line(f"{_one_line_prefix(m.role, m)}: {p.text.strip()}"))
-            elif isinstance(p, ToolRequest):
-                lines.append(Line(f"[assistant tool call] {p.name} {p.arguments_json()}", p.id))
-            elif isinstance(p, ToolResponse):
-                tag = "[tool result, error]" if p.is_error else "[tool result]"
-                output = p.output.strip()
-                if result_chars is not None:
-                    output = cut_lines(output, result_chars)
-                lines.append(Line(f"{tag} {output}", p.id, is_result=True))
-            elif isinstance(p, Attachment):
-                if p.text is None:
-                    lines.append(Line(f"[{m.role} attachment] {p.stub()}"))
-                else:
-                    lines.append(Line(f"[{m.role} attachment: {p.source}]\n{p.text.strip()}"))
-    return lines
-
-
-def _measured_lines(messages: Sequence[Message], counter: TokenCounter,
-                    result_chars: int | None) -> list[Line]:
-    """:func:`flatten`, each line with its tokens (estimated from a stored count if any).
-
-    A line's tokens are its message's stored count scaled to the line's characters (the
-    message's own tokens per character), else counted: a long session's head is not tokenised
-    a second time to size the summary request. The request chosen is counted exactly
-    (:meth:`SummaryLadder._build`).
-    """
-    out: list[Line] = []
-    for m in messages:
-        ratio = counter.stored_tokens_per_char(m)
-        for line in flatten((m,), result_chars):
-            tokens = (counter.count_text(line.text) if ratio is None
-                      else math.ceil(len(line.text) * ratio))
-            out.append(Line(line.text, line.tool_id, line.is_result, tokens + 1))
-    return out
 
 
 def middle_out_removal(lines: Sequence[Line], keep_percent: int) -> tuple[list[Line], int, int]:
@@ -283,7 +185,7 @@ class SummaryLadder:
         self.limit = context_limit_tokens
         self.output_limit = output_limit_tokens
         self.instructions = instructions
-        self.lines = _measured_lines(messages, counter, result_chars)
+        self.lines = measured_lines(messages, counter, result_chars)
         self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens,
                                               max_output_tokens)
         self.window = int(context_limit_tokens * (1 - WINDOW_MARGIN_RATIO))
