@@ -11,7 +11,7 @@ tokens come from its message's stored count where there is one.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from goosectx.conversation import Attachment, Message, TextContent, ToolRequest, ToolResponse
@@ -96,11 +96,33 @@ def flatten(messages: Sequence[Message], result_chars: int | None = None) -> lis
                     output = cut_lines(output, result_chars)
                 lines.append(Line(f"{tag} {output}", p.id, is_result=True))
             elif isinstance(p, Attachment):
-                if p.text is None:
-                    lines.append(Line(f"[{m.role} attachment] {p.stub()}"))
-                else:
-                    lines.append(Line(f"[{m.role} attachment: {p.source}]\n{p.text.strip()}"))
+                lines.append(Line(_attachment_line(m.role, p)))
     return lines
+
+
+def _attachment_line(role: str, p: Attachment) -> str:
+    """An attachment's line: its labelled text, or the stub of bytes (an image)."""
+    if p.text is None:
+        return f"[{role} attachment] {p.stub()}"
+    return f"[{role} attachment: {p.source}]\n{p.text.strip()}"
+
+
+def kept_line_chars(message: Message) -> Iterator[int]:
+    """The length of each line :func:`flatten` makes of ``message``, its tool results left out.
+
+    Computed without building the lines (a text's or a call's line is its prefix and its
+    text); ``message`` is not a continuation (:func:`flatten` makes no line of one).
+    """
+    prefix = len(_one_line_prefix(message.role, message)) + 2  # "[role]: "
+    for p in message.content:
+        if isinstance(p, TextContent):
+            text = p.text.strip()
+            if text:
+                yield prefix + len(text)
+        elif isinstance(p, ToolRequest):
+            yield len(f"[assistant tool call] {p.name} ") + len(p.arguments_json())
+        elif isinstance(p, Attachment):
+            yield len(_attachment_line(message.role, p))
 
 
 def measured_lines(messages: Sequence[Message], counter: TokenCounter,

@@ -17,10 +17,17 @@ budget (≤ ¼ of the target).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from goosectx.compaction.flatten import Line, cut_lines, flatten, measured_lines
+from goosectx.compaction.flatten import (
+    Line,
+    cut_lines,
+    flatten,
+    kept_line_chars,
+    measured_lines,
+)
 from goosectx.compaction.prompts import (
     SUMMARY_ELIDED_NOTE,
     SUMMARY_INSTRUCTIONS,
@@ -185,21 +192,63 @@ class SummaryLadder:
         self.limit = context_limit_tokens
         self.output_limit = output_limit_tokens
         self.instructions = instructions
-        self.lines = measured_lines(messages, counter, result_chars)
+        self._messages = messages
+        self._result_chars = result_chars
+        self._lines: list[Line] | None = None  # measured at first need (:attr:`lines`)
         self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens,
                                               max_output_tokens)
         self.window = int(context_limit_tokens * (1 - WINDOW_MARGIN_RATIO))
-        self._line_tokens = sum(line.tokens for line in self.lines)
+        self._line_tokens = 0
         self._by_tool: dict[str | None, list[int]] = {}  # id → [result tokens, other lines]
-        for line in self.lines:
-            entry = self._by_tool.setdefault(line.tool_id, [0, 0])
-            if line.is_result:
-                entry[0] += line.tokens
-            else:
-                entry[1] += 1
         self._fixed = (counter.count_cached_text(SUMMARY_SYSTEM_PROMPT)
                        + counter.count_cached_text(_prompt([], 1, 1, True, instructions))
                        + 2 * MESSAGE_OVERHEAD_TOKENS)
+
+    @property
+    def lines(self) -> list[Line]:
+        """The flattened input, each line with its tokens (measured at first need)."""
+        if self._lines is None:
+            self._lines = measured_lines(self._messages, self.counter, self._result_chars)
+            self._line_tokens = sum(line.tokens for line in self._lines)
+            for line in self._lines:
+                entry = self._by_tool.setdefault(line.tool_id, [0, 0])
+                if line.is_result:
+                    entry[0] += line.tokens
+                else:
+                    entry[1] += 1
+        return self._lines
+
+    @property
+    def total_results(self) -> int:
+        """Tool results in the input (each is a line of its own)."""
+        if self._lines is not None:
+            return sum(line.is_result for line in self._lines)
+        return sum(len(m.tool_responses) for m in self._messages
+                   if not m.metadata.is_continuation)
+
+    def _cannot_fit(self) -> bool:
+        """True when even the smallest candidate request is certainly over the input budget.
+
+        Every candidate keeps each line that is not a tool result, with no fewer tokens than
+        ``min(its tokens, MIN_ELIDED_ITEM_TOKENS)`` (an elided line's floor): when those floors
+        alone, sized as :func:`~goosectx.compaction.flatten.measured_lines` sizes the lines,
+        exceed the budget, no rung fits and no elision makes one fit, so the history is not
+        flattened at all. The sum stops once past the budget; ``False`` when a message has
+        no stored count.
+        """
+        room = self.input_budget_tokens - self._fixed
+        floor = 0
+        for m in self._messages:
+            if m.metadata.is_continuation:
+                continue
+            ratio = self.counter.stored_tokens_per_char(m)
+            if ratio is None:
+                return False
+            for chars in kept_line_chars(m):
+                floor += min(math.ceil(chars * ratio) + 1, MIN_ELIDED_ITEM_TOKENS)
+            if floor > room:
+                return True
+        return False
 
     @property
     def input_budget_tokens(self) -> int:
@@ -238,6 +287,9 @@ class SummaryLadder:
         elided requests squeezed into shrinking budgets, each smaller than the one before.
         """
         budget = self.input_budget_tokens
+        if self._lines is None and self._cannot_fit():
+            return
+        lines_all = self.lines
         started = False
         last_estimate: int | None = None
         lines_at_zero: list[Line] = []
@@ -245,10 +297,10 @@ class SummaryLadder:
         last_removed: int | None = None
         for keep in KEEP_RUNGS_PERCENT:
             if not started and keep != KEEP_RUNGS_PERCENT[-1]:
-                ids, removed, total = _removed_ids(self.lines, keep)
+                ids, removed, total = _removed_ids(lines_all, keep)
                 if self._approx_without(ids) > budget:
                     continue  # does not fit: its lines are not built
-            lines, removed, total = middle_out_removal(self.lines, keep)
+            lines, removed, total = middle_out_removal(lines_all, keep)
             lines_at_zero = lines
             if not started and self._approx(lines) > budget:
                 continue
