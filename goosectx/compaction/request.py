@@ -241,10 +241,13 @@ class SummaryLadder:
         for m in self._messages:
             if m.metadata.is_continuation:
                 continue
+            lengths = list(kept_line_chars(m))
+            if not lengths:
+                continue  # tool results only: no line every request keeps
             ratio = self.counter.stored_tokens_per_char(m)
             if ratio is None:
                 return False
-            for chars in kept_line_chars(m):
+            for chars in lengths:
                 floor += min(math.ceil(chars * ratio) + 1, MIN_ELIDED_ITEM_TOKENS)
             if floor > room:
                 return True
