@@ -175,3 +175,31 @@ def test_rungs_that_remove_nothing_more_are_not_tried_again() -> None:
     assert [c.rung for c in candidates if "elided" not in c.rung] == ["100%"]
     prompts = [c.prompt for c in candidates]
     assert len(prompts) == len(set(prompts))
+
+
+def test_a_history_whose_kept_lines_alone_are_too_large_gets_the_same_answer_unflattened() -> None:
+    # A long session's dry run skips flattening when the lines every request keeps (all but
+    # the tool results, each at no less than an elided line's floor) cannot fit: the plan
+    # printed must be the one the whole ladder gives, for every window around the edge.
+    from goosectx.session import TokenCount
+    from goosectx.tokens import message_text_for_count
+
+    messages = [Message.user("start: " + words(40))]
+    for i in range(60):
+        messages += [*tool_pair(words(300, f"out{i}")),
+                     Message.assistant(f"step {i}: " + words(6 + i % 30))]
+    stored = {m.id: TokenCount(COUNTER.count_text(message_text_for_count(m)), COUNTER.encoding)
+              for m in messages}
+    counter = TokenCounter(None, stored=stored)
+    skipped = 0
+    for limit in range(1_000, 12_000, 250):
+        quick = SummaryLadder(messages, counter=counter, context_limit_tokens=limit,
+                              output_limit_tokens=500)
+        whole = SummaryLadder(messages, counter=counter, context_limit_tokens=limit,
+                              output_limit_tokens=500)
+        assert whole.lines  # measured first: the ladder walks every rung
+        first = quick.first()
+        assert first == whole.first(), limit
+        assert quick.total_results == whole.total_results == 60
+        skipped += first is None and quick._lines is None
+    assert skipped  # the smallest windows were answered without flattening

@@ -155,7 +155,7 @@ def plan(
         return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
                               max_tokens=reserved_output_tokens(limit, output,
                                                                 budget.summary_max_tokens),
-                              total_results=sum(ln.is_result for ln in ladder.lines),
+                              total_results=ladder.total_results,
                               view_count=view_count, replaced_count=replaced_count)
     return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
                           first.rung, first.estimate_tokens, first.max_tokens,

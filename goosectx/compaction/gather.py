@@ -27,7 +27,7 @@ from goosectx.compaction.actions import (
 )
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
-from goosectx.conversation import Message, TextContent, ToolResponse
+from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 
 _READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
                     "grep", "glob", "find_file", "search_file", "search_dir", "ls", "tree"}
@@ -106,12 +106,14 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     if known is not None:  # a head whose facts the scan of the whole view kept on its way
         return known
     facts = Facts(message_count=len(messages))
-    calls: dict[str, tuple[str, dict[str, Any] | None, list[FileAction], str]] = {}
+    calls: dict[str, tuple[ToolRequest, list[FileAction]]] = {}
     open_file: str | None = None
     pending_errors: list[list[str]] = []
+    last_calls: list[ToolRequest] = []  # ``facts.last_calls``, labelled when they are read
     keep_at = memo.keep_facts_at
     for at, m in enumerate(messages):
         if at in keep_at:  # the facts of messages[:at], as a scan of just those would end
+            facts.last_calls = [memo.label(r) for r in last_calls]
             memo.keep_prefix_facts(messages, _copy(facts, at))
         kind = m.metadata.extra.get("source_kind")
         if m.metadata.is_summary:
@@ -126,38 +128,40 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             checklist = checklist_todos(text) if text else None
             if checklist is not None:  # the newest plan the assistant wrote is the list
                 facts.pending = checklist
-            labels = []
-            for req in m.tool_requests:
+            requests = m.tool_requests
+            for req in requests:
                 facts.tool_calls += 1
-                actions, label = memo.call(req, open_file)
-                calls[req.id] = (req.name, req.arguments, actions, label)
-                labels.append(label)
+                calls[req.id] = (req, memo.actions(req, open_file))
                 if req.arguments and normalize_tool_name(req.name) in ("open", "create"):
                     open_file = str(req.arguments.get("path") or req.arguments.get("filename")
                                     or open_file)
                 if normalize_tool_name(req.name) in TODO_TOOLS and req.arguments:
                     facts.pending = open_todos(req.arguments, facts.pending)
             if pending_errors:  # what the assistant did next, for the errors still open
-                what = _first_sentence(text) if text else ", ".join(labels)
+                what = (_first_sentence(text) if text
+                        else ", ".join(memo.label(r) for r in requests))
                 for pending in pending_errors:
                     pending.append(what)
                 pending_errors = []
-            facts.answered = bool(text) and not m.tool_requests
+            facts.answered = bool(text) and not requests
             if text:
                 facts.last_work = text
-                facts.last_calls = []
-            facts.last_calls = (facts.last_calls + labels)[-3:]
+                last_calls = []
+            last_calls = (last_calls + requests)[-3:]
             continue
         for part in m.content:
             if isinstance(part, ToolResponse):
-                name, args, actions, label = calls.get(part.id, ("tool", None, [], "tool"))
+                call = calls.get(part.id)
+                actions = call[1] if call is not None else []
                 for action in actions:
                     _note(facts, action, failed=part.is_error)
                 open_file = memo.opened(part) or open_file
                 err = part.output if part.is_error else (
-                    None if _only_reads(name, args) else memo.error(part))
+                    None if call is not None and _only_reads(call[0].name, call[0].arguments)
+                    else memo.error(part))
                 if err is not None:
                     excerpt = memo.error(part) if err is part.output else error_excerpt(err)
+                    label = "tool" if call is None else memo.label(call[0])
                     entry = [f"{label}: {excerpt or err}"]
                     facts.errors.append(entry)
                     pending_errors.append(entry)
@@ -183,6 +187,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             checklist = checklist_todos(text)
             if checklist is not None:  # the user's own list of what is to be done
                 facts.pending = checklist
+    facts.last_calls = [memo.label(r) for r in last_calls]
     memo.keep_prefix_facts(messages, facts)
     return facts
 

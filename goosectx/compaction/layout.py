@@ -186,7 +186,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     # A head of the whole view (a finished turn too big for the tail) was repaired just above.
     view = repaired if len(out.head) == len(agent) else repair(out.head, for_sending=False)
     head_view: list[Message] | None = view  # the compaction's head, repaired once
-    if sum(measure(m) for m in view) < budget.summary_max_tokens:
+    if not _reaches(view, measure, budget.summary_max_tokens):
         head_view = None
         out = split(agent, measure=measure, trigger=trigger,
                     tail_tokens=0 if trigger == "manual" else 1, user_tokens=0, room_tokens=room,
@@ -195,6 +195,17 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     out.head_view = head_view
     out.scan_memo = memo
     return out
+
+
+def _reaches(messages: Sequence[Message], measure: Callable[[Message], int],
+             tokens: int) -> bool:
+    """``sum(measure(m) for m in messages) >= tokens``, summed only until it gets there."""
+    total = 0
+    for m in messages:
+        total += measure(m)
+        if total >= tokens:
+            return True
+    return total >= tokens
 
 
 MAX_KEPT_HEAD_FACTS = 64

@@ -33,7 +33,8 @@ class ScanMemo:
     """Per-part results of the facts scan, by part identity (the parts are kept alive)."""
 
     def __init__(self) -> None:
-        self._calls: dict[tuple[int, str | None], tuple[ToolRequest, list[FileAction], str]] = {}
+        self._calls: dict[tuple[int, str | None], tuple[ToolRequest, list[FileAction]]] = {}
+        self._labels: dict[int, tuple[ToolRequest, str]] = {}
         self._commands: dict[int, tuple[ToolRequest, str]] = {}
         self._opened: dict[int, tuple[ToolResponse, str | None]] = {}
         self._errors: dict[int, tuple[ToolResponse, str | None]] = {}
@@ -62,15 +63,25 @@ class ScanMemo:
             return None
         return facts
 
-    def call(self, req: ToolRequest, open_file: str | None) -> tuple[list[FileAction], str]:
-        """The call's file actions (with ``open_file`` open; not to be changed) and its label."""
+    def actions(self, req: ToolRequest, open_file: str | None) -> list[FileAction]:
+        """The call's file actions, with ``open_file`` open (not to be changed)."""
         key = (id(req), open_file)
         hit = self._calls.get(key)
         if hit is None or hit[0] is not req:
             hit = self._calls[key] = (
-                req, actions_from_tool_call(req.name, req.arguments, open_file=open_file),
-                describe_call(req.name, req.arguments))
-        return hit[1], hit[2]
+                req, actions_from_tool_call(req.name, req.arguments, open_file=open_file))
+        return hit[1]
+
+    def label(self, req: ToolRequest) -> str:
+        """The call's label (``describe_call``), made when first asked for.
+
+        A scan needs the labels of the calls an error or the last work names, not of every
+        call.
+        """
+        hit = self._labels.get(id(req))
+        if hit is None or hit[0] is not req:
+            hit = self._labels[id(req)] = (req, describe_call(req.name, req.arguments))
+        return hit[1]
 
     def command(self, req: ToolRequest) -> str:
         """The call's label as a command line (``describe_call`` at 160 characters)."""

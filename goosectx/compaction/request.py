@@ -1,12 +1,11 @@
 """The summary request: flattened history, middle-out tool-result removal, elision.
 
-DESIGN.md §4.2(2). The agent-visible messages are flattened to lines (``[user]: …``,
-``[assistant]: …``, tool calls as name + arguments, tool results as text; thinking and
-notifications omitted). When the request would not fit the summariser's window, rungs keep
-100, 90, 80, 50 and 0 % of the tool results, removing them from the middle of the list
-outward (goose: middle-out tool-response removal); a removed result takes its call line
-with it. Past 0 %, the middle of the longest texts is elided until the request fits, so
-compaction works even when the history alone is over the window.
+DESIGN.md §4.2(2). The agent-visible messages are flattened to lines
+(:mod:`goosectx.compaction.flatten`). When the request would not fit the summariser's
+window, rungs keep 100, 90, 80, 50 and 0 % of the tool results, removing them from the
+middle of the list outward (goose: middle-out tool-response removal); a removed result takes
+its call line with it. Past 0 %, the middle of the longest texts is elided until the request
+fits, so compaction works even when the history alone is over the window.
 
 Wave 2 (docs/architecture.md §5): the input is only the HEAD of the agent view; before any
 result is removed, each result longer than ``summary_result_chars`` is cut to its head and tail
@@ -22,6 +21,13 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from goosectx.compaction.flatten import (
+    Line,
+    cut_lines,
+    flatten,
+    kept_line_chars,
+    measured_lines,
+)
 from goosectx.compaction.prompts import (
     SUMMARY_ELIDED_NOTE,
     SUMMARY_INSTRUCTIONS,
@@ -29,8 +35,15 @@ from goosectx.compaction.prompts import (
     SUMMARY_SYSTEM_PROMPT,
     SUMMARY_USER_INSTRUCTIONS,
 )
-from goosectx.conversation import Attachment, Message, TextContent, ToolRequest, ToolResponse
+from goosectx.conversation import Message
 from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
+
+__all__ = [  # cut_lines, flatten and Line are read from here too
+    "DEFAULT_RESULT_CHARS", "ELISION_LEVELS", "KEEP_RUNGS_PERCENT", "MIN_ELIDED_ITEM_TOKENS",
+    "REMOVED_CALL_TOKENS", "SUMMARY_OUTPUT_CAP_TOKENS", "WINDOW_MARGIN_RATIO", "Line",
+    "SummaryLadder", "SummaryRequest", "cut_lines", "elide_middle", "flatten",
+    "middle_out_removal", "reserved_output_tokens",
+]
 
 KEEP_RUNGS_PERCENT: tuple[int, ...] = (100, 90, 80, 50, 0)
 """Share of tool results kept at each rung, in the order tried."""
@@ -44,23 +57,6 @@ WINDOW_MARGIN_RATIO = 0.05
 """Request + ``max_tokens`` stays this share of the summariser's window below it."""
 DEFAULT_RESULT_CHARS = 2_000
 """Tool results longer than this are cut to head and tail lines (``summary_result_chars``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One flattened line of the summary input.
-
-    Attributes:
-        text: The line, role prefix included.
-        tool_id: Id of the tool call for a call or result line, else ``None``.
-        is_result: True for a tool-result line.
-        tokens: Its token count plus one for the newline (0 until measured).
-    """
-
-    text: str
-    tool_id: str | None = None
-    is_result: bool = False
-    tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,93 +86,6 @@ class SummaryRequest:
     def messages(self) -> list[Message]:
         """The request's message list (one user message)."""
         return [Message.user(self.prompt)]
-
-
-def _one_line_prefix(role: str, message: Message) -> str:
-    if message.metadata.is_summary:
-        return "[summary of the earlier conversation]"
-    return f"[{role}]"
-
-
-def cut_lines(text: str, max_chars: int) -> str:
-    """``text`` cut to its first and last lines within ``max_chars`` with a marker.
-
-    ``[… N lines cut …]`` names how many lines were left out; a text with few, long lines is
-    cut by characters instead.
-    """
-    if len(text) <= max_chars:
-        return text
-    lines = text.splitlines()
-    half = max_chars // 2
-    head: list[str] = []
-    size = 0
-    for line in lines:
-        if size + len(line) + 1 > half:
-            break
-        head.append(line)
-        size += len(line) + 1
-    tail: list[str] = []
-    size = 0
-    for line in reversed(lines[len(head):]):
-        if size + len(line) + 1 > half:
-            break
-        tail.append(line)
-        size += len(line) + 1
-    tail.reverse()
-    cut = len(lines) - len(head) - len(tail)
-    if not head and not tail:
-        return f"{text[:half]} [… {len(text) - 2 * half:,} characters cut …] {text[-half:]}"
-    return "\n".join([*head, f"[… {cut:,} lines cut …]", *tail])
-
-
-def flatten(messages: Sequence[Message], result_chars: int | None = None) -> list[Line]:
-    """Flatten agent-visible messages to summary-input lines, oldest first.
-
-    Continuation messages (compaction boilerplate), thinking and notifications are omitted;
-    a tool result longer than ``result_chars`` is cut to head and tail lines. A text
-    attachment becomes a block labelled with its source; bytes (an image) their stub.
-    """
-    lines: list[Line] = []
-    for m in messages:
-        if m.metadata.is_continuation:
-            continue
-        for p in m.content:
-            if isinstance(p, TextContent):
-                if p.text.strip():
-                    lines.append(Line(f"{_one_line_prefix(m.role, m)}: {p.text.strip()}"))
-            elif isinstance(p, ToolRequest):
-                lines.append(Line(f"[assistant tool call] {p.name} {p.arguments_json()}", p.id))
-            elif isinstance(p, ToolResponse):
-                tag = "[tool result, error]" if p.is_error else "[tool result]"
-                output = p.output.strip()
-                if result_chars is not None:
-                    output = cut_lines(output, result_chars)
-                lines.append(Line(f"{tag} {output}", p.id, is_result=True))
-            elif isinstance(p, Attachment):
-                if p.text is None:
-                    lines.append(Line(f"[{m.role} attachment] {p.stub()}"))
-                else:
-                    lines.append(Line(f"[{m.role} attachment: {p.source}]\n{p.text.strip()}"))
-    return lines
-
-
-def _measured_lines(messages: Sequence[Message], counter: TokenCounter,
-                    result_chars: int | None) -> list[Line]:
-    """:func:`flatten`, each line with its tokens (estimated from a stored count if any).
-
-    A line's tokens are its message's stored count scaled to the line's characters (the
-    message's own tokens per character), else counted: a long session's head is not tokenised
-    a second time to size the summary request. The request chosen is counted exactly
-    (:meth:`SummaryLadder._build`).
-    """
-    out: list[Line] = []
-    for m in messages:
-        ratio = counter.stored_tokens_per_char(m)
-        for line in flatten((m,), result_chars):
-            tokens = (counter.count_text(line.text) if ratio is None
-                      else math.ceil(len(line.text) * ratio))
-            out.append(Line(line.text, line.tool_id, line.is_result, tokens + 1))
-    return out
 
 
 def middle_out_removal(lines: Sequence[Line], keep_percent: int) -> tuple[list[Line], int, int]:
@@ -283,21 +192,66 @@ class SummaryLadder:
         self.limit = context_limit_tokens
         self.output_limit = output_limit_tokens
         self.instructions = instructions
-        self.lines = _measured_lines(messages, counter, result_chars)
+        self._messages = messages
+        self._result_chars = result_chars
+        self._lines: list[Line] | None = None  # measured at first need (:attr:`lines`)
         self.reserve = reserved_output_tokens(context_limit_tokens, output_limit_tokens,
                                               max_output_tokens)
         self.window = int(context_limit_tokens * (1 - WINDOW_MARGIN_RATIO))
-        self._line_tokens = sum(line.tokens for line in self.lines)
+        self._line_tokens = 0
         self._by_tool: dict[str | None, list[int]] = {}  # id → [result tokens, other lines]
-        for line in self.lines:
-            entry = self._by_tool.setdefault(line.tool_id, [0, 0])
-            if line.is_result:
-                entry[0] += line.tokens
-            else:
-                entry[1] += 1
         self._fixed = (counter.count_cached_text(SUMMARY_SYSTEM_PROMPT)
                        + counter.count_cached_text(_prompt([], 1, 1, True, instructions))
                        + 2 * MESSAGE_OVERHEAD_TOKENS)
+
+    @property
+    def lines(self) -> list[Line]:
+        """The flattened input, each line with its tokens (measured at first need)."""
+        if self._lines is None:
+            self._lines = measured_lines(self._messages, self.counter, self._result_chars)
+            self._line_tokens = sum(line.tokens for line in self._lines)
+            for line in self._lines:
+                entry = self._by_tool.setdefault(line.tool_id, [0, 0])
+                if line.is_result:
+                    entry[0] += line.tokens
+                else:
+                    entry[1] += 1
+        return self._lines
+
+    @property
+    def total_results(self) -> int:
+        """Tool results in the input (each is a line of its own)."""
+        if self._lines is not None:
+            return sum(line.is_result for line in self._lines)
+        return sum(len(m.tool_responses) for m in self._messages
+                   if not m.metadata.is_continuation)
+
+    def _cannot_fit(self) -> bool:
+        """True when even the smallest candidate request is certainly over the input budget.
+
+        Every candidate keeps each line that is not a tool result, with no fewer tokens than
+        ``min(its tokens, MIN_ELIDED_ITEM_TOKENS)`` (an elided line's floor): when those floors
+        alone, sized as :func:`~goosectx.compaction.flatten.measured_lines` sizes the lines,
+        exceed the budget, no rung fits and no elision makes one fit, so the history is not
+        flattened at all. The sum stops once past the budget; ``False`` when a message has
+        no stored count.
+        """
+        room = self.input_budget_tokens - self._fixed
+        floor = 0
+        for m in self._messages:
+            if m.metadata.is_continuation:
+                continue
+            lengths = list(kept_line_chars(m))
+            if not lengths:
+                continue  # tool results only: no line every request keeps
+            ratio = self.counter.stored_tokens_per_char(m)
+            if ratio is None:
+                return False
+            for chars in lengths:
+                floor += min(math.ceil(chars * ratio) + 1, MIN_ELIDED_ITEM_TOKENS)
+            if floor > room:
+                return True
+        return False
 
     @property
     def input_budget_tokens(self) -> int:
@@ -336,6 +290,9 @@ class SummaryLadder:
         elided requests squeezed into shrinking budgets, each smaller than the one before.
         """
         budget = self.input_budget_tokens
+        if self._lines is None and self._cannot_fit():
+            return
+        lines_all = self.lines
         started = False
         last_estimate: int | None = None
         lines_at_zero: list[Line] = []
@@ -343,10 +300,10 @@ class SummaryLadder:
         last_removed: int | None = None
         for keep in KEEP_RUNGS_PERCENT:
             if not started and keep != KEEP_RUNGS_PERCENT[-1]:
-                ids, removed, total = _removed_ids(self.lines, keep)
+                ids, removed, total = _removed_ids(lines_all, keep)
                 if self._approx_without(ids) > budget:
                     continue  # does not fit: its lines are not built
-            lines, removed, total = middle_out_removal(self.lines, keep)
+            lines, removed, total = middle_out_removal(lines_all, keep)
             lines_at_zero = lines
             if not started and self._approx(lines) > budget:
                 continue

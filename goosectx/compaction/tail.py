@@ -15,7 +15,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from goosectx.compaction.memo import ScanMemo
-from goosectx.conversation import Message, MessageMetadata, TextContent, ToolResponse
+from goosectx.conversation import (
+    Message,
+    MessageMetadata,
+    TextContent,
+    ToolRequest,
+    ToolResponse,
+)
 from goosectx.events import CompactionTrigger
 
 MIN_TURN_PAIRS = 3
@@ -77,12 +83,22 @@ def pair_boundaries(messages: Sequence[Message],
         requests = [m.is_user_request for m in messages]
     out: list[int] = []
     open_calls: set[str] = set()
-    answered = {p.id for m in messages for p in m.tool_responses}  # orphans never close
+    calls: list[list[str]] = []  # each message's tool-call ids, and its tool-response ids
+    results: list[list[str]] = []
+    answered: set[str] = set()
+    for m in messages:  # one walk over the parts (the two properties make a list each)
+        called = [p.id for p in m.content if isinstance(p, ToolRequest)]
+        got = [p.id for p in m.content if isinstance(p, ToolResponse)]
+        calls.append(called)
+        results.append(got)
+        answered.update(got)  # orphans never close
     for i, m in enumerate(messages):
         if not open_calls and (requests[i] or m.role == "assistant"):
             out.append(i)
-        open_calls.update(r.id for r in m.tool_requests if r.id in answered)
-        open_calls.difference_update(r.id for r in m.tool_responses)
+        if calls[i]:
+            open_calls.update(c for c in calls[i] if c in answered)
+        if results[i]:
+            open_calls.difference_update(results[i])
     return out
 
 

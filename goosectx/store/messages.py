@@ -128,6 +128,11 @@ _FLAGS_JSON = {text: {"user_visible": user, "agent_visible": agent}
                for (user, agent), text in _FLAGS_ONLY_JSON.items()}
 """:data:`_FLAGS_ONLY_JSON` the other way round — the flags by their stored text: such a row's
 metadata needs no parsing. Read only, never changed."""
+_FLAGS_METADATA = {text: MessageMetadata(flags["user_visible"], flags["agent_visible"])
+                   for text, flags in _FLAGS_JSON.items()}
+"""The metadata of such a row, made once and shared by every message loaded with it: a
+:class:`MessageMetadata` is never changed in place (a new one replaces it, ``with_metadata``),
+and making one costs more than the message around it."""
 
 
 def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
@@ -138,8 +143,8 @@ def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
     (almost every row of a long session is plain, and they cost more than the JSON). Any other
     row gives ``None``: ``from_dict`` then reads it, or refuses it with its error.
     """
-    flags = _FLAGS_JSON.get(metadata_json)
-    if flags is None or type(mid) is not str or role not in ("user", "assistant"):
+    metadata = _FLAGS_METADATA.get(metadata_json)
+    if metadata is None or type(mid) is not str or role not in ("user", "assistant"):
         return None
     try:
         content = loads(content_json)
@@ -156,8 +161,7 @@ def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
         parts.append(part)
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return Message(role, tuple(parts), MessageMetadata(flags["user_visible"],
-                                                       flags["agent_visible"]), mid, when)
+    return Message(role, tuple(parts), metadata, mid, when)
 
 
 def _plain_row(mid: Any, role: Any, created: Any, content_json: Any,
