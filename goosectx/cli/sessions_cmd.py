@@ -40,7 +40,7 @@ def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
         from goosectx.conversation import Conversation
         from goosectx.session import Session
 
-        store, session_id = resolve_session(settings, ref)
+        store, session_id = resolve_session(settings, ref, read_only=True)
         try:
             session = store.load(session_id, lenient_times=True)
         finally:
@@ -55,7 +55,7 @@ def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
         )
         _write_markdown(iter_transcript_markdown(view, view.conversation))
         return
-    store, session_id = resolve_session(settings, ref)
+    store, session_id = resolve_session(settings, ref, read_only=True)
     try:
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
@@ -110,7 +110,7 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     from goosectx.export import iter_session_json
     from goosectx.export_markdown import iter_transcript_markdown
 
-    store, session_id = resolve_session(settings, ref)
+    store, session_id = resolve_session(settings, ref, read_only=True)
     try:
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
