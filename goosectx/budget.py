@@ -24,7 +24,7 @@ from goosectx.conversation import Message
 from goosectx.errors import CostCapReached
 from goosectx.providers.base import ContextLimit, Provider, StreamItem, TokenPrices, ToolSchema
 from goosectx.tokens import TokenCounter
-from goosectx.usage import UsageLedger, format_cost_usd
+from goosectx.usage import UsageLedger, format_cap_usd, format_cost_usd
 
 if TYPE_CHECKING:
     from goosectx.config import Settings
@@ -48,7 +48,7 @@ def cap_source(source: str) -> str:
 
 def cap_text(spent_usd: float, cap_usd: float) -> str:
     """``$0.012 of $0.05`` (what ``/usage`` shows as spent / cap)."""
-    return f"{format_cost_usd(spent_usd)} of {format_cost_usd(cap_usd)}"
+    return f"{format_cost_usd(spent_usd)} of {format_cap_usd(cap_usd)}"
 
 
 class SpendingCap:
@@ -150,7 +150,7 @@ class SpendingCap:
                 self._unpriced_said.add(provider.model)
                 with self._lock:
                     self.notices.append(
-                        f"the spending cap ({format_cost_usd(cap)}, set by {self.source}) "
+                        f"the spending cap ({format_cap_usd(cap)}, set by {self.source}) "
                         f"cannot be enforced for {provider.model}: its prices are unknown, so "
                         "its calls are not counted")
             return
@@ -160,7 +160,7 @@ class SpendingCap:
         if spent + estimate > cap:
             raise CostCapReached(
                 f"spending cap reached: {format_cost_usd(spent)} spent of the "
-                f"{format_cost_usd(cap)} cap (set by {self.source}), and the next call to "
+                f"{format_cap_usd(cap)} cap (set by {self.source}), and the next call to "
                 f"{provider.model} (~{tokens:,} input tokens) would cost about "
                 f"{format_cost_usd(estimate)}; it was not made", RAISE_HINT)
 

@@ -20,7 +20,7 @@ from goosectx.conversation import (
     ToolResponse,
 )
 from goosectx.parts import arguments_json
-from goosectx.session import Session
+from goosectx.session import UNKNOWN_TIME, Session
 
 __all__ = ["iter_transcript_markdown", "transcript_markdown"]
 
@@ -95,7 +95,8 @@ def iter_transcript_markdown(session: Session,
             noticed.add(cid)
         lines = []
         if meta.is_summary and not (cid and cid in noticed):
-            when = m.created.isoformat(timespec="seconds")
+            when = ("?" if m.created == UNKNOWN_TIME  # its stored time did not parse
+                    else m.created.isoformat(timespec="seconds"))
             lines += [f"> ── context compacted ({when}) ──", ""]
         if meta.user_visible:
             keys = output_keys(m)

@@ -47,11 +47,16 @@ def check_export_header(data: dict[str, Any]) -> None:
 def message_from_json(number: int, item: Any) -> Message:
     """Message number ``number`` (from 1) of an export's ``messages``.
 
+    A ``created`` of ``null`` (the exported message's stored time did not parse) becomes the
+    time of the import, as the session's own times do.
+
     Raises:
         ValueError: not a message; the text starts with ``message #NUMBER:``.
     """
     if not isinstance(item, dict):
         raise ValueError(f"message #{number}: must be an object, not {json_kind(item)}")
+    if "created" in item and item["created"] is None:  # its stored time did not parse
+        item = {**item, "created": datetime.now(UTC).isoformat()}  # as a session's null time
     try:
         return Message.from_dict(item)
     except (ValueError, TypeError, AttributeError) as exc:

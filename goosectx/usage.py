@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any, Literal
 
 CallPurpose = Literal["reply", "compaction", "tool_pairs"]
@@ -37,6 +38,20 @@ def format_cost_usd(cost_usd: float | None) -> str:
         return f"${cost_usd:,.2f}"
     decimals = 1 - math.floor(math.log10(rounded))
     return f"${rounded:.{decimals}f}"
+
+
+def format_cap_usd(cap_usd: float) -> str:
+    """A spending cap, never rounded away from the amount that was set.
+
+    :func:`format_cost_usd` when that shows it exactly (``0.001`` → ``$0.0010``, ``5`` →
+    ``$5.00``), else every digit it was given, at least cents (``0.123456`` → ``$0.123456``,
+    ``12.3456`` → ``$12.3456``): a cap shown as ``$0.12`` would say calls stop sooner than they do.
+    """
+    shown = format_cost_usd(cap_usd)
+    if not math.isfinite(cap_usd) or float(shown.lstrip("$").replace(",", "")) == cap_usd:
+        return shown
+    whole, _, decimals = f"{Decimal(repr(cap_usd)):,f}".partition(".")
+    return f"${whole}.{decimals.ljust(2, '0')}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import cli
+from cli_support import cli, run_cli
 from compaction_support import SUMMARY_JSON, chat, tool_pair, words
 from conftest import DUMMY_API_KEY
 from fakeserver import FakeServer
@@ -335,3 +335,36 @@ def test_open_items_of_the_users_checklist_are_pending(
         *chat(3), Message.user("and then?")])
     assert "fix login bug" in pending and "deploy" in pending
     assert "write spec" not in pending
+
+
+def test_with_json_a_session_that_cannot_be_had_is_one_object_on_stdout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    sid = saved_session()
+    store = SessionStore(load_settings().data_dir)
+    lock = store.lock(sid)  # another process drives it
+    try:
+        cases = [("nosuch", ("--dry-run",), None, {"dry_run": True, "would_change": False}),
+                 ("nosuch", (), None, {"dry_run": False, "changed": False}),
+                 ("work", (), sid, {"dry_run": False, "changed": False}),
+                 ("nosuch", ("--undo",), None, {"undone_compaction_id": None, "changed": False}),
+                 ("work", ("--undo",), sid, {"undone_compaction_id": None, "changed": False})]
+        for ref, flags, session_id, outcome in cases:
+            plain_code, plain_out, plain_err = run_cli(capsys, "compact", ref, *flags)
+            code, out, err = run_cli(capsys, "compact", ref, *flags, "--json")
+            assert (code, err) == (plain_code, plain_err) and code == 1 and plain_out == ""
+            said = json.loads(out)  # one object, the one line stderr gives
+            assert said == {"session_id": session_id, **outcome, "reason": said["reason"],
+                            "hint": said["hint"]}, (ref, flags)
+            assert said["reason"] in err and ("nosuch" in err or "in use" in err)
+    finally:
+        lock.release()
+        store.close()
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "sessions.db").write_bytes(b"not a database at all " * 100)
+    monkeypatch.setenv("GOOSECTX_HOME", str(broken))
+    code, out, err = run_cli(capsys, "compact", "work", "--dry-run", "--json")
+    said = json.loads(out)
+    assert code == 1 and said["session_id"] is None and said["would_change"] is False
+    assert "unreadable" in said["reason"] and said["reason"] in err

@@ -238,3 +238,16 @@ def test_max_cost_takes_only_plain_decimal_amounts_up_to_a_million(
     monkeypatch.setenv("GOOSECTX_MAX_COST_USD", value)  # the same rule everywhere
     code, _, err = run_cli(capsys, "info")
     assert code == 2 and "GOOSECTX_MAX_COST_USD must be a number of US dollars above 0" in err
+
+
+def test_a_cap_is_shown_as_it_was_set_not_rounded(
+        priced: FakeServer, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    out = _session(capsys, monkeypatch, "/max-cost 0.123456", "/max-cost", "/usage",
+                   args=("--name", "exact"))
+    assert "spending cap set to $0.123456 for the rest of this REPL" in out
+    assert "spending cap: $0.123456 per session" in out
+    assert "of the $0.123456 cap (set by /max-cost)" in out  # /usage
+    assert "$0.12 " not in out and "$0.12;" not in out
+    out, _ = cli(capsys, "--max-cost", "12.3456", "info")
+    assert "$12.3456 per session" in out

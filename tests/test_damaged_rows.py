@@ -107,8 +107,8 @@ DAMAGE: dict[str, Callable[[sqlite3.Connection, str], None]] = {
     "metadata": _set_metadata_to_a_list,
     # the fields sessions show/export read from a plain row without building the message
     "tool name": _set_tool_name_to_a_number, "is_error": _set_is_error_to_a_word,
-    "message created": _set_message_created_to_a_word, "role": _set_role_to_system,
-}
+    "role": _set_role_to_system,
+}  # a message's created time that does not parse: shown as unknown (test below)
 
 
 @pytest.mark.parametrize("how", list(DAMAGE))
@@ -201,3 +201,34 @@ def test_a_session_whose_time_does_not_parse_can_still_be_shown_and_exported(
     assert code == 0 and "4 messages" in out, err
     code, out, _ = run_cli(capsys, "sessions", "show", "rescued")
     assert code == 0 and "port the hurt parser" in out and "- created: ?" not in out
+
+
+def test_a_message_whose_time_does_not_parse_is_shown_and_exported_with_the_rest(
+        work: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    db = _two_sessions(work)
+    conn = sqlite3.connect(db)
+    hurt = conn.execute("SELECT id FROM sessions WHERE name='hurt'").fetchone()[0]
+    with conn:
+        _set_message_created_to_a_word(conn, hurt)  # both user messages (a request, a result)
+    conn.close()
+    before = db.read_bytes()
+    warning = (f"goosectx: warning: session {hurt}: the stored time of 2 messages does not "
+               "parse: shown as unknown (null in JSON); the rest is all there")
+    for command in (["sessions", "show", "hurt"], ["sessions", "show", "hurt", "--agent"],
+                    ["sessions", "export", "hurt", "-f", "md"]):
+        code, out, err = run_cli(capsys, *command)
+        assert code == 0 and "port the hurt parser" in out and "Done." in out, (command, err)
+        assert "a.py" in out and err == warning + "\n", (command, err)
+    saved = tmp_path / "hurt.json"
+    code, _, err = run_cli(capsys, "sessions", "export", "hurt", "-f", "json", "-o", str(saved))
+    assert code == 0 and err.startswith(warning), err
+    messages = json.loads(saved.read_text())["messages"]
+    assert [m["created"] is None for m in messages] == [True, False, True, False]
+    assert db.read_bytes() == before
+    code, _, err = run_cli(capsys, "compact", "hurt", "--dry-run")  # the rest still refuses
+    assert code == 1 and "unreadable" in err
+    # what was saved imports back whole, the time of the import in place of the damaged ones
+    code, out, err = run_cli(capsys, "sessions", "import", str(saved), "--name", "rescued")
+    assert code == 0 and "4 messages" in out, err
+    code, out, err = run_cli(capsys, "sessions", "show", "rescued")
+    assert code == 0 and err == "" and "port the hurt parser" in out and "a.py" in out

@@ -534,3 +534,21 @@ def test_a_format_that_cannot_take_the_file_says_what_the_file_is(
         assert raised.value.hint == "import it with --format goosectx, or leave --format out"
     code, _, err = run(capsys, "sessions", "import", str(export), "--format", "claude-code")
     assert code == 2 and "is not a claude-code file" in err and "cut short" not in err
+
+
+def test_a_goosectx_export_named_as_another_format_is_refused_with_the_right_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = SessionStore(load_settings(None).data_dir)
+    session = store.create_session(tmp_path, name="orig")
+    store.append_message(session.id, Message.user("hello"))
+    store.append_message(session.id, Message.assistant("hi there"))
+    store.close()
+    export = tmp_path / "export.json"
+    assert run(capsys, "sessions", "export", "orig", "--format", "json", "-o", str(export))[0] == 0
+    before = stored(capsys)
+    for fmt in ("openai", "swe-agent", "gemini-cli", "claude-code"):  # openai took it as chat
+        code, out, err = run(capsys, "sessions", "import", str(export), "--format", fmt)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (fmt, err)
+        assert f"export.json is not a {fmt} file: it reads as a goosectx file" in err, err
+        assert "import it with --format goosectx, or leave --format out" in err
+    assert stored(capsys) == before  # nothing imported

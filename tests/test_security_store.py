@@ -87,3 +87,29 @@ def test_a_full_disk_says_disk_full_not_unreadable(
     code, out, err = run_cli(capsys, "run", "--resume", "full", "-t", "two")
     assert code != 0
     assert "disk full" in err and "unreadable" not in err and "Traceback" not in err
+
+
+def test_commands_that_only_read_work_on_a_full_disk(
+    small_disk: Path, work: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    data = small_disk / "data"
+    monkeypatch.setenv("GOOSECTX_HOME", str(data))
+    store = SessionStore(data)
+    session = store.create_session(work, name="full")
+    store.append_message(session.id, Message.user("where is the kenobi file"))
+    store.append_message(session.id, Message.assistant("general kenobi is in notes.txt"))
+    store.close()
+    fill(small_disk)
+    for args, expected in ((("sessions", "show", "full"), "general kenobi is in notes.txt"),
+                           (("sessions", "show", "full", "--agent"), "general kenobi"),
+                           (("sessions", "list"), "full"),
+                           (("sessions", "search", "kenobi"), "full"),
+                           (("sessions", "export", "full"), "general kenobi is in notes.txt"),
+                           (("sessions", "export", "full", "--format", "json"),
+                            '"general kenobi is in notes.txt"')):
+        code, out, err = run_cli(capsys, *args)
+        assert (code, err) == (0, ""), args
+        assert expected in out, args
+    code, _, err = run_cli(capsys, "sessions", "remove", "full", "--yes")  # a write still fails
+    assert code != 0 and "disk full" in err

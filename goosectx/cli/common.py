@@ -86,9 +86,13 @@ def choose_mode(settings: Settings, flag: str | None, session: Session) -> ModeC
     return ModeChoice(settings.mode, source)
 
 
-def open_store(settings: Settings) -> SessionStore:
-    """The session store in ``settings.data_dir`` (raises StoreError / StoreCorrupt)."""
-    return SessionStore(settings.data_dir)
+def open_store(settings: Settings, *, read_only: bool = False) -> SessionStore:
+    """The session store in ``settings.data_dir`` (raises StoreError / StoreCorrupt).
+
+    ``read_only``: the caller only reads, so a full disk does not stop it (see
+    :class:`~goosectx.store.database.StoreDatabase`).
+    """
+    return SessionStore(settings.data_dir, read_only=read_only)
 
 
 @dataclass(slots=True)
@@ -213,8 +217,11 @@ def load_session(settings: Settings, ref: str) -> tuple[SessionStore, Session]:
         raise
 
 
-def resolve_session(settings: Settings, ref: str) -> tuple[SessionStore, str]:
+def resolve_session(settings: Settings, ref: str, *, read_only: bool = False
+                    ) -> tuple[SessionStore, str]:
     """Open the store and resolve SESSION to its id, loading nothing.
+
+    ``read_only``: see :func:`open_store`.
 
     Raises:
         SessionNotFound: including when the data dir has no database yet.
@@ -225,7 +232,7 @@ def resolve_session(settings: Settings, ref: str) -> tuple[SessionStore, str]:
             f"no session matches {ref!r} (no sessions saved yet in {settings.data_dir})",
             "start one with: goosectx",
         )
-    store = open_store(settings)
+    store = open_store(settings, read_only=read_only)
     try:
         return store, store.resolve(ref)
     except BaseException:

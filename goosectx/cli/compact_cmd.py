@@ -12,7 +12,9 @@ so. ``--undo`` walks back the last compaction instead (:func:`undo_session`).
 Output: the result line (or ``--json`` object) on stdout; notices on stderr. A compaction
 refused with nothing changed (or an ``--undo`` with nothing to undo) is the one-line error on
 stderr, exit 1, and with ``--json`` also an object on stdout (``would_change``/``changed``
-false, ``reason``, ``hint``).
+false, ``reason``, ``hint``); so is any other error of goosectx's (no such session, a session
+in use, a broken database: ``session_id`` is null when the session was not resolved), with
+the exit code it has without ``--json``.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from goosectx.cli.folding import plural
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.compaction.manager import CompactionPlan, ContextManager, RequestContext
 from goosectx.config import Settings
-from goosectx.errors import CompactionFailed, ModelNotConfigured, NothingToUndo, UsageError
+from goosectx.errors import CompactionFailed, GoosectxError, ModelNotConfigured, UsageError
 from goosectx.events import CompactionUndone, Event, HistoryReplaced, Notification
 from goosectx.providers.base import Provider
 from goosectx.session import Session
@@ -34,6 +36,7 @@ from goosectx.usage import format_cost_usd
 
 if TYPE_CHECKING:
     from goosectx.recorder import SessionRecorder
+    from goosectx.store import SessionStore
 
 
 def _request_context(settings: Settings, session: Session, manager: ContextManager,
@@ -100,26 +103,30 @@ def compact_session(
         CompactionFailed, ProviderError: compaction failed (or, for a dry run, would be
             refused before any call: ``would change nothing: …``); the session is unchanged.
     """
-    from goosectx.cli.common import cycle_collector_paused
+    from goosectx.cli.common import cycle_collector_paused, resolve_session
 
-    with cycle_collector_paused():
-        return _compact(settings, session_ref, instructions=instructions, strategy=strategy,
-                        dry_run=dry_run, as_json=as_json,
-                        max_summary_tokens=max_summary_tokens, model=model)
+    session_id: str | None = None
+    try:
+        model_name = model or settings.model
+        if strategy == "llm" and not model_name:
+            raise ModelNotConfigured(
+                "--strategy llm needs a model and none is configured",
+                "set GOOSE_MODEL or pass --model, or use --strategy extractive")
+        store, session_id = resolve_session(settings, session_ref)
+        with cycle_collector_paused():
+            return _compact(settings, store, session_id, instructions=instructions,
+                            strategy=strategy, dry_run=dry_run, as_json=as_json,
+                            max_summary_tokens=max_summary_tokens, model_name=model_name)
+    except GoosectxError as exc:
+        if as_json:  # the outcome on stdout too (the one-line error goes to stderr)
+            _print_refusal(session_id, exc, dry_run)
+        raise
 
 
-def _compact(settings: Settings, session_ref: str, *, instructions: str | None,
-             strategy: str | None, dry_run: bool, as_json: bool,
-             max_summary_tokens: int | None, model: str | None) -> int:
-    from goosectx.cli.common import resolve_session
-
-    model_name = model or settings.model
-    if strategy == "llm" and not model_name:
-        raise ModelNotConfigured(
-            "--strategy llm needs a model and none is configured",
-            "set GOOSE_MODEL or pass --model, or use --strategy extractive")
-
-    store, session_id = resolve_session(settings, session_ref)
+def _compact(settings: Settings, store: SessionStore, session_id: str, *,
+             instructions: str | None, strategy: str | None, dry_run: bool, as_json: bool,
+             max_summary_tokens: int | None, model_name: str | None) -> int:
+    """Compact (or plan) the resolved session; closes ``store``."""
     try:
         if strategy is None:
             strategy = "llm" if model_name else "extractive"
@@ -137,15 +144,10 @@ def _compact(settings: Settings, session_ref: str, *, instructions: str | None,
 
             recorder = SessionRecorder(store, session)
             recorder.fresh_token_counts = manager.take_fresh_token_counts
-            try:
-                return _compact_loaded(session, manager, recorder, request,
-                                       instructions=instructions, strategy=strategy,
-                                       dry_run=dry_run, as_json=as_json,
-                                       max_summary_tokens=max_summary_tokens)
-            except CompactionFailed as exc:
-                if as_json:  # the outcome on stdout too: the session is unchanged
-                    _print_refusal(session, exc, dry_run)
-                raise
+            return _compact_loaded(session, manager, recorder, request,
+                                   instructions=instructions, strategy=strategy,
+                                   dry_run=dry_run, as_json=as_json,
+                                   max_summary_tokens=max_summary_tokens)
         finally:
             if lock is not None:
                 lock.release()
@@ -179,11 +181,15 @@ def _compact_loaded(session: Session, manager: ContextManager, recorder: Session
     return 0
 
 
-def _print_refusal(session: Session, exc: CompactionFailed, dry_run: bool) -> None:
-    """``--json``: the refusal as an object (the one-line error still goes to stderr)."""
+def _print_refusal(session_id: str | None, exc: GoosectxError, dry_run: bool) -> None:
+    """``--json``: a refusal or failure as an object (the one-line error goes to stderr).
+
+    ``session_id`` is ``None`` when the session could not be resolved (no such session, a
+    broken database); the session is unchanged either way.
+    """
     reason = exc.message.removeprefix("would change nothing: ").removesuffix("; nothing changed")
     outcome = {"would_change": False} if dry_run else {"changed": False}
-    print(json.dumps({"session_id": session.id, "dry_run": dry_run, **outcome,
+    print(json.dumps({"session_id": session_id, "dry_run": dry_run, **outcome,
                       "reason": reason, "hint": exc.hint}))
 
 
@@ -204,12 +210,25 @@ def undo_session(settings: Settings, session_ref: str, *, as_json: bool,
         SessionNotFound, SessionAmbiguous, SessionInUse: SESSION cannot be changed now.
     """
     from goosectx.cli.common import resolve_session
+
+    session_id: str | None = None
+    try:
+        if conflicts:
+            raise UsageError(f"--undo does not go with {', '.join(conflicts)}",
+                             "run goosectx compact SESSION --undo alone (--json allowed)")
+        store, session_id = resolve_session(settings, session_ref)
+        return _undo(settings, store, session_id, as_json=as_json)
+    except GoosectxError as exc:
+        if as_json:  # as a refused compaction: the outcome on stdout too
+            print(json.dumps({"session_id": session_id, "undone_compaction_id": None,
+                              "changed": False, "reason": exc.message, "hint": exc.hint}))
+        raise
+
+
+def _undo(settings: Settings, store: SessionStore, session_id: str, *, as_json: bool) -> int:
+    """Walk back the resolved session's last compaction; closes ``store``."""
     from goosectx.recorder import SessionRecorder
 
-    if conflicts:
-        raise UsageError(f"--undo does not go with {', '.join(conflicts)}",
-                         "run goosectx compact SESSION --undo alone (--json allowed)")
-    store, session_id = resolve_session(settings, session_ref)
     try:
         lock = store.lock(session_id)
         try:
@@ -218,17 +237,10 @@ def undo_session(settings: Settings, session_ref: str, *, as_json: bool,
             request = _request_context(settings, session, manager, None)
             recorder = SessionRecorder(store, session)
             recorder.fresh_token_counts = manager.take_fresh_token_counts
-            try:
-                for event in manager.undo_compaction(request):
-                    recorder.record(event)
-                    if isinstance(event, CompactionUndone):
-                        _print_undo(session, event, as_json)
-            except NothingToUndo as exc:
-                if as_json:  # as a refused compaction: the outcome on stdout too
-                    print(json.dumps({"session_id": session.id, "undone_compaction_id": None,
-                                      "changed": False, "reason": exc.message,
-                                      "hint": exc.hint}))
-                raise
+            for event in manager.undo_compaction(request):
+                recorder.record(event)
+                if isinstance(event, CompactionUndone):
+                    _print_undo(session, event, as_json)
             return 0
         finally:
             lock.release()

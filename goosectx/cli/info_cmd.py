@@ -11,7 +11,7 @@ from pathlib import Path
 from goosectx import __version__
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.config import Settings
-from goosectx.usage import format_cost_usd
+from goosectx.usage import format_cap_usd
 
 
 def show_info(settings: Settings, session_ref: str | None = None) -> None:
@@ -47,7 +47,7 @@ def show_info(settings: Settings, session_ref: str | None = None) -> None:
     rows.append(_calibration(settings, session_ref))
     rows.append(("max turns", str(settings.max_turns), settings.source("max_turns")))
     cap = settings.max_cost_usd
-    rows.append(("spending cap", f"{format_cost_usd(cap)} per session" if cap else "none",
+    rows.append(("spending cap", f"{format_cap_usd(cap)} per session" if cap else "none",
                  settings.source("max_cost_usd")))
     rows.append(("tool-pair summarisation", "on" if settings.tool_pair_summarization else "off",
                  settings.source("tool_pair_summarization")))

@@ -153,9 +153,8 @@ class InputHistory(FileHistory):
         if exc is None or self._reported:
             return None
         self._reported = True
-        if is_disk_full(exc):
-            return (f"input history not saved (disk full): free some space for {self.path}; "
-                    "your message was still sent")
+        if is_disk_full(exc):  # one line on an 80-column terminal: no path (it is data_dir's)
+            return "input history not saved (disk full): free some space; your message was sent"
         return f"input history not saved: {exc.strerror or exc} ({self.path})"
 
 

@@ -93,14 +93,14 @@ def _max_cost(repl: Repl, command: slash.MaxCost) -> None:
     """
     from dataclasses import replace
 
-    from goosectx.usage import format_cost_usd
+    from goosectx.usage import format_cap_usd, format_cost_usd
 
     budget = repl._context_manager().budget
     spent = format_cost_usd(budget.spent_usd())
     if command.usd is None and not command.off:
         cap = repl.settings.max_cost_usd
         repl.renderer.notice(
-            f"spending cap: {format_cost_usd(cap)} per session; spent {spent}" if cap else
+            f"spending cap: {format_cap_usd(cap)} per session; spent {spent}" if cap else
             f"no spending cap; spent {spent} — /max-cost USD sets one", style="dim")
         return
     budget.cap_usd, budget.source = command.usd, "/max-cost"
@@ -108,7 +108,7 @@ def _max_cost(repl: Repl, command: slash.MaxCost) -> None:
                             sources={**repl.settings.sources, "max_cost_usd": "/max-cost"})
     where = "for the rest of this REPL (max_cost_usd in the config file keeps it)"
     repl.renderer.notice(
-        f"spending cap set to {format_cost_usd(command.usd)} {where}; spent {spent}"
+        f"spending cap set to {format_cap_usd(command.usd)} {where}; spent {spent}"
         if command.usd else f"spending cap removed {where}; spent {spent}", style="dim")
 
 

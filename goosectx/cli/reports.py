@@ -23,7 +23,14 @@ from goosectx.config import Settings, default_config_path
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.session import Session
 from goosectx.tokens import ContextBreakdown
-from goosectx.usage import COST_UNKNOWN, CallPurpose, Usage, UsageLedger, format_cost_usd
+from goosectx.usage import (
+    COST_UNKNOWN,
+    CallPurpose,
+    Usage,
+    UsageLedger,
+    format_cap_usd,
+    format_cost_usd,
+)
 
 KEYS_HELP = (
     f"Enter sends · {NEWLINE_KEY_HELP} inserts a new line · Ctrl-C cancels a running turn "
@@ -205,7 +212,7 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
                        f"{figure.limit_tokens:,} tokens")
     if cap_usd is not None:
         spent = sum(e.usage.cost_usd or 0.0 for e in ledger.entries)
-        caption.append(f"spent {format_cost_usd(spent)} of the {format_cost_usd(cap_usd)} cap "
+        caption.append(f"spent {format_cost_usd(spent)} of the {format_cap_usd(cap_usd)} cap "
                        f"(set by {cap_source}){'; ? calls not counted' if unknown else ''}")
     if caption:
         table.caption = " · ".join(caption)

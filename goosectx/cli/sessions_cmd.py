@@ -42,12 +42,15 @@ def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
         from goosectx.conversation import Conversation
         from goosectx.session import Session
 
-        store, session_id = resolve_session(settings, ref)
+        store, session_id = resolve_session(settings, ref, read_only=True)
         try:
             session = store.load(session_id, lenient_times=True)
         finally:
             store.close()
         _warn_damaged_times(session)
+        from goosectx.session import UNKNOWN_TIME
+
+        damaged = [m.id for m in session.conversation if m.created == UNKNOWN_TIME]
         view = Session(
             session.id, session.name, session.working_dir, session.model, session.created,
             session.updated,
@@ -56,14 +59,18 @@ def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
             damaged_times=session.damaged_times,
         )
         _write_markdown(iter_transcript_markdown(view, view.conversation))
+        _warn_damaged_messages(session.id, damaged)
         return
-    store, session_id = resolve_session(settings, ref)
+    store, session_id = resolve_session(settings, ref, read_only=True)
+    damaged = []
     try:
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
-        _write_markdown(iter_transcript_markdown(header, store.iter_messages_plain(session_id)))
+        _write_markdown(iter_transcript_markdown(
+            header, store.iter_messages_plain(session_id, damaged)))
     finally:
         store.close()
+    _warn_damaged_messages(session_id, damaged)
 
 
 def _warn_damaged_times(session: Session) -> None:
@@ -72,6 +79,16 @@ def _warn_damaged_times(session: Session) -> None:
         _note(f"goosectx: warning: session {session.id}'s stored "
               f"{' and '.join(session.damaged_times)} time does not parse: shown as ? "
               "(null in JSON); the messages are all there")
+
+
+def _warn_damaged_messages(session_id: str, damaged: list[str]) -> None:
+    """One line on stderr when messages' stored times did not parse (read as unknown)."""
+    if damaged:
+        from goosectx.cli.folding import plural
+
+        _note(f"goosectx: warning: session {session_id}: the stored time of "
+              f"{plural(len(damaged), 'message')} does not parse: shown as unknown (null in "
+              "JSON); the rest is all there")
 
 
 def _write_markdown(pieces: Iterable[str]) -> None:
@@ -112,24 +129,27 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     from goosectx.export import iter_session_json
     from goosectx.export_markdown import iter_transcript_markdown
 
-    store, session_id = resolve_session(settings, ref)
+    store, session_id = resolve_session(settings, ref, read_only=True)
+    damaged: list[str] = []  # messages whose stored time does not parse
     try:
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
-        pieces = (iter_session_json(header, store.iter_messages_json(session_id))
-                  if fmt == "json"
-                  else iter_transcript_markdown(header, store.iter_messages_plain(session_id)))
+        pieces = (iter_session_json(header, store.iter_messages_json(session_id, damaged))
+                  if fmt == "json" else
+                  iter_transcript_markdown(header, store.iter_messages_plain(session_id, damaged)))
         # Wherever it goes (a later `cat` of the file reaches a terminal): JSON keeps the same
         # values with unsafe characters escaped; Markdown, made for reading, shows them.
         safe = json_safe if fmt == "json" else terminal_safe
         if output is None:
             for piece in pieces:
                 sys.stdout.write(safe(piece))
-            return
-        write_private_file(output, map(safe, pieces))
+        else:
+            write_private_file(output, map(safe, pieces))
     finally:
         store.close()
-    _note(f"exported {header.display_name} to {output}")
+    _warn_damaged_messages(session_id, damaged)
+    if output is not None:
+        _note(f"exported {header.display_name} to {output}")
 
 
 def write_private_file(path: Path, text: str | Iterable[str]) -> None:

@@ -50,7 +50,7 @@ def _console() -> Console:
 def _read(settings: Settings, read: Any) -> Any:
     if not (settings.data_dir / "sessions.db").exists():
         return None
-    store = open_store(settings)
+    store = open_store(settings, read_only=True)
     try:
         return read(store)
     finally:

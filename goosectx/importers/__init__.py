@@ -67,11 +67,13 @@ def load_sessions(
     """
     if not path.is_file():
         raise ImportFormatError(f"{path} is not a file", "give the path of a transcript file")
-    from goosectx.importers.detect import detect_format
+    from goosectx.importers.detect import detect_format, is_own_export
 
     named = fmt != "auto"
     if not named:
         fmt = detect_format(path)
+    elif fmt != "goosectx" and is_own_export(path):  # another format may read it wrongly
+        raise _not_this_format(path, fmt, "goosectx")
     if source_session is not None and fmt != "goose-db":
         raise ImportFormatError(f"--session applies to goose sessions.db files, not {fmt}",
                                 "drop --session")
@@ -86,9 +88,13 @@ def load_sessions(
             raise exc from None
         if found == fmt:
             raise
-        raise ImportFormatError(f"{path.name} is not a {fmt} file: it reads as a {found} file",
-                                f"import it with --format {found}, or leave --format out"
-                                ) from None
+        raise _not_this_format(path, fmt, found) from None
+
+
+def _not_this_format(path: Path, fmt: str, found: str) -> ImportFormatError:
+    """The error for a ``--format`` that does not fit the file, naming the one that does."""
+    return ImportFormatError(f"{path.name} is not a {fmt} file: it reads as a {found} file",
+                             f"import it with --format {found}, or leave --format out")
 
 
 def _load(path: Path, fmt: str, working_dir: Path | None,

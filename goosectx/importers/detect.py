@@ -21,6 +21,15 @@ _OWN_EXPORT = re.compile(rb'\s*\{\s*"format"\s*:\s*"goosectx-session"')
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
+def is_own_export(path: Path) -> bool:
+    """Whether ``path`` starts as every goosectx JSON export does (only its first bytes read)."""
+    try:
+        with path.open("rb") as fh:
+            return _OWN_EXPORT.match(fh.read(1024)) is not None
+    except OSError:
+        return False
+
+
 def detect_format(path: Path) -> str:
     """The format name of ``path`` (see :data:`goosectx.importers.FORMATS`).
 

@@ -111,9 +111,12 @@ class StoreDatabase:
         StoreError: the data dir or file cannot be created or written.
     """
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, *, read_only: bool = False) -> None:
         self.data_dir = data_dir
         self.path = data_dir / DB_NAME
+        self.read_only = read_only
+        """Only reads follow (``sessions show|list|search|export``): on a full disk, where the
+        shared WAL index file cannot be made, the database is read with a private one."""
         self._conn = self._open()
 
     # -- opening and migrations -------------------------------------------------------------
@@ -144,15 +147,36 @@ class StoreDatabase:
                 ) from None
         old_umask = os.umask(0o077)
         try:
-            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
             with self._guard():
-                conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-                self._enable_wal(conn)
-                conn.execute("PRAGMA foreign_keys=ON")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                migrations.migrate(conn, self.path)
+                try:
+                    return self._connect(private_index=False)
+                except sqlite3.DatabaseError as exc:
+                    if not (self.read_only and self._is_full(exc)):
+                        raise
+                return self._connect(private_index=True)
         finally:
             os.umask(old_umask)
+
+    def _connect(self, *, private_index: bool) -> sqlite3.Connection:
+        """A connection, WAL on, migrations applied (raises sqlite3's errors as they come).
+
+        ``private_index``: the WAL index in this process's memory instead of the shared
+        ``-shm`` file, which a full disk may not let SQLite create or grow. It takes the
+        database's lock until :meth:`close` (SQLite: exclusive locking mode), so it is only
+        for a short read when the shared index cannot be made.
+        """
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            if private_index:  # before the first read: SQLite then never maps the -shm file
+                conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+            self._enable_wal(conn)
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            migrations.migrate(conn, self.path)
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     @staticmethod
@@ -172,6 +196,12 @@ class StoreDatabase:
                     raise
                 time.sleep(0.01)
 
+    def _is_full(self, exc: sqlite3.DatabaseError) -> bool:
+        """Whether SQLite's error means the disk is full (a WAL write says "disk I/O error")."""
+        text = str(exc)
+        return (getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL or "disk is full" in text
+                or ("disk I/O" in text and _disk_full(self.path)))
+
     @contextlib.contextmanager
     def _guard(self) -> Iterator[None]:
         try:
@@ -182,8 +212,7 @@ class StoreDatabase:
                 raise StoreError(
                     f"session database {self.path} is busy: {text}", "retry in a moment"
                 ) from None
-            if (getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL or "disk is full" in text
-                    or ("disk I/O" in text and _disk_full(self.path))):
+            if self._is_full(exc):
                 raise StoreError(
                     f"disk full: cannot write session database {self.path} ({text})",
                     "free some space and retry; the database keeps its last complete state",

@@ -30,7 +30,7 @@ from goosectx.conversation import (
     plain_part,
 )
 from goosectx.errors import StoreCorrupt
-from goosectx.session import SessionState, TokenCount, request_title
+from goosectx.session import UNKNOWN_TIME, SessionState, TokenCount, request_title
 from goosectx.store.database import StoreDatabase, dumps, loads, now, update_session_row
 from goosectx.store.ledger import insert_ledger
 from goosectx.testhooks import pause_point
@@ -74,7 +74,7 @@ def message_row(
 
 
 def read_messages(
-    conn: sqlite3.Connection, session_id: str, path: Path
+    conn: sqlite3.Connection, session_id: str, path: Path, damaged: list[str] | None = None
 ) -> tuple[list[Message], dict[str, TokenCount]]:
     """A session's messages in position order and the stored counts of those counted.
 
@@ -82,6 +82,8 @@ def read_messages(
     JSON is freed once its message is built, so the load's memory is about that of the
     messages alone (the stored JSON of 100k messages is ~200 MB more to hold, to fault in,
     and to give back when the process ends).
+
+    ``damaged``: see :func:`parse_message`.
 
     Raises:
         StoreCorrupt: a stored message does not parse.
@@ -95,15 +97,20 @@ def read_messages(
     counts: dict[str, TokenCount] = {}
     for mid, role, created, content_json, metadata_json, count, encoding in rows:
         messages.append(parse_message(session_id, path, mid, role, created, content_json,
-                                      metadata_json))
+                                      metadata_json, damaged))
         if type(count) is int and type(encoding) is str:  # else not counted: count again
             counts[mid] = TokenCount(count, encoding, len(messages[-1].content))
     return messages, counts
 
 
 def parse_message(session_id: str, path: Path, mid: str, role: str, created: str,
-                  content_json: str, metadata_json: str) -> Message:
+                  content_json: str, metadata_json: str,
+                  damaged: list[str] | None = None) -> Message:
     """One stored row as a :class:`Message`.
+
+    ``damaged``: when given, a row whose only fault is a ``created`` time that does not parse
+    is read with :data:`~goosectx.session.UNKNOWN_TIME` and its id appended here (``sessions
+    show`` / ``export`` show the rest); else such a row is unreadable like any other.
 
     Raises:
         StoreCorrupt: the row does not parse.
@@ -117,6 +124,13 @@ def parse_message(session_id: str, path: Path, mid: str, role: str, created: str
             "content": loads(content_json), "metadata": loads(metadata_json),
         })
     except (ValueError, TypeError) as exc:
+        from goosectx.store.database import stored_time
+
+        if damaged is not None and stored_time(created) is None:
+            message = parse_message(session_id, path, mid, role, UNKNOWN_TIME.isoformat(),
+                                    content_json, metadata_json)  # any other fault raises
+            damaged.append(mid)
+            return message
         raise StoreCorrupt(
             f"message {mid} of session {session_id} in {path} is unreadable: {exc}",
             "the database was left as it is; export the other sessions, remove this one with "
@@ -250,30 +264,38 @@ class MessageStore(StoreDatabase):
         for row in self._iter_rows(session_id):
             yield parse_message(session_id, self.path, *row)
 
-    def iter_messages_plain(self, session_id: str) -> Iterator[Message | PlainMessage]:
+    def iter_messages_plain(self, session_id: str, damaged: list[str] | None = None
+                            ) -> Iterator[Message | PlainMessage]:
         """:meth:`iter_messages`, with each plain row given as a :class:`PlainMessage`.
 
         Plain rows (text, tool calls and results, the two visibility flags: almost all) are not
         built into objects (``sessions show``); every other row is a :class:`Message`, and one
-        that does not parse raises ``StoreCorrupt`` as in :meth:`iter_messages`.
+        that does not parse raises ``StoreCorrupt`` as in :meth:`iter_messages`. ``damaged``:
+        a message time that does not parse is read as unknown (see :func:`parse_message`).
         """
         for row in self._iter_rows(session_id):
-            yield _plain_row(*row) or parse_message(session_id, self.path, *row)
+            yield _plain_row(*row) or parse_message(session_id, self.path, *row, damaged)
 
-    def iter_messages_json(self, session_id: str) -> Iterator[str]:
+    def iter_messages_json(self, session_id: str, damaged: list[str] | None = None
+                           ) -> Iterator[str]:
         """Each message's JSON (the keys and values of :meth:`Message.to_dict`), in order.
 
         Every row is checked as :meth:`iter_messages` reads it (a plain row without building
         the message), so a row that does not parse raises ``StoreCorrupt`` the same way; the
         text given is the stored JSON spliced into the message object, not encoded a second
-        time (``sessions export --format json``).
+        time (``sessions export --format json``). ``damaged``: a message time that does not
+        parse is ``null`` (see :func:`parse_message`).
         """
         dumps = json.JSONEncoder(ensure_ascii=False).encode
         for row in self._iter_rows(session_id):
-            if _plain_row(*row) is None:
-                parse_message(session_id, self.path, *row)
             mid, role, created, content_json, metadata_json = row
-            yield (f'{{"id": {dumps(mid)}, "role": {dumps(role)}, "created": {dumps(created)},'
+            when = dumps(created)
+            if _plain_row(*row) is None:
+                known = len(damaged) if damaged is not None else 0
+                parse_message(session_id, self.path, *row, damaged)
+                if damaged is not None and len(damaged) > known:
+                    when = "null"
+            yield (f'{{"id": {dumps(mid)}, "role": {dumps(role)}, "created": {when},'
                    f' "content": {content_json}, "metadata": {metadata_json}}}')
 
     def _iter_rows(self, session_id: str) -> Iterator[tuple[str, str, str, str, str]]:

@@ -246,7 +246,8 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
 
         ``token_counts`` holds the stored counts of the messages already counted.
         ``lenient_times``: a session time that does not parse is read as
-        :data:`~goosectx.session.UNKNOWN_TIME` and named in ``damaged_times`` (export, show).
+        :data:`~goosectx.session.UNKNOWN_TIME` and named in ``damaged_times`` (export, show);
+        so is a message's (its ``created``), unnamed.
 
         Raises:
             SessionNotFound: no session has this id.
@@ -277,7 +278,8 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                 raise SessionNotFound(
                     f"no session with id {session_id!r}", "list them with: goosectx sessions list"
                 )
-            messages, counts = (read_messages(self._conn, session_id, self.path)
+            messages, counts = (read_messages(self._conn, session_id, self.path,
+                                              [] if lenient_times else None)
                                 if with_messages else ([], {}))
             ledger = UsageLedger(read_ledger(self._conn, session_id),
                                  current_tokens=row[6], current_is_estimate=bool(row[7]))
