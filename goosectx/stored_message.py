@@ -96,6 +96,21 @@ def _stored_part(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_FLAGS_ONLY: dict[Any, MessageMetadata] = {
+    (user, agent): MessageMetadata(user, agent)
+    for user in (True, False) for agent in (True, False)}
+"""The metadata of almost every message, made once: a stored message's metadata is only read
+(to write its row), never handed to code that could change its ``extra``. Looked up by flags
+that equal these (``1`` is ``True`` here too: ``from_dict`` reads each flag with ``bool``)."""
+
+
+def _flags(metadata: dict[str, Any]) -> tuple[Any, Any] | None:
+    """``(user_visible, agent_visible)`` when ``metadata`` holds those two keys alone."""
+    if len(metadata) != 2:
+        return None
+    return metadata.get("user_visible"), metadata.get("agent_visible")
+
+
 def stored_message(item: Any) -> StoredMessage | None:
     """Message ``item`` of an export in its stored form, or ``None``.
 
@@ -117,7 +132,7 @@ def stored_message(item: Any) -> StoredMessage | None:
             return None
     try:
         when = datetime.fromisoformat(created)
-        meta = MessageMetadata.from_dict(metadata)
+        meta = _FLAGS_ONLY.get(_flags(metadata)) or MessageMetadata.from_dict(metadata)
     except (ValueError, TypeError, AttributeError):
         return None
     if when.tzinfo is None:
