@@ -11,6 +11,7 @@ and saves a long session).
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -72,6 +73,12 @@ class StoredMessage(NamedTuple):
         return "\n".join(pieces)
 
 
+_AS_STORED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
+                        r"(?:\.(?!000000)[0-9]{6})?(?:\+|-(?!00:00))(?:[01][0-9]|2[0-3]):[0-5][0-9]")
+"""A time ``datetime.fromisoformat`` reads and ``isoformat`` writes back as it was (one with
+an offset, no fraction of zeros, no ``-00:00``): stored as it is, not formatted again."""
+
+
 _FLAGS_ONLY: dict[Any, MessageMetadata] = {
     (user, agent): MessageMetadata(user, agent)
     for user in (True, False) for agent in (True, False)}
@@ -114,6 +121,6 @@ def stored_message(item: Any) -> StoredMessage | None:
         meta = _FLAGS_ONLY.get(_flags(metadata)) or MessageMetadata.from_dict(metadata)
     except (ValueError, TypeError, AttributeError):
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return StoredMessage(msg_id, role, when.isoformat(), tuple(parts), meta)
+    if _AS_STORED.fullmatch(created) is None:
+        created = (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
+    return StoredMessage(msg_id, role, created, tuple(parts), meta)
