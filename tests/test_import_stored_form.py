@@ -62,12 +62,13 @@ MESSAGES = [
     _message(8, "user", [{"type": "text", "text": "nul \u0000 inside okapi"}],
              {"user_visible": 1, "agent_visible": 0}),
     _message(9, "user", [{"type": "text", "text": "harness okapi"}],
-             {**FLAGS, "extra": {"source_kind": "harness"}, "hidden_by": "k1"}),
+             {**FLAGS, "extra": {"source_kind": "harness"}, "hidden_by": "k1"},
+             created="2026-01-01T00:00:09+01:00:00"),
     _message(10, "assistant", [{"type": "text", "text": "summary"}],
              {"user_visible": False, "agent_visible": True, "is_summary": True,
               "compaction_id": "k1"}, created="2026-01-01T00:00:10.250000+02:00"),
-    _message(11, "user", [], {}),
-    _message(12, "user", None, None),
+    _message(11, "user", [], {}, created="2026-01-01T00:00:11.000000-00:00"),
+    _message(12, "user", None, None, created="2026-01-01T00:00:12-05:30"),
 ]
 
 

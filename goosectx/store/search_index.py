@@ -74,9 +74,6 @@ def trigger_text(message: Message | StoredMessage) -> str | None:
         return None
     if not visible:
         return ""
-    if isinstance(message, StoredMessage):  # its text parts' texts are strings
-        text = message.text
-        return None if "\0" in text else text
     texts = []
     for part in message.content:
         if part.type != "text":
