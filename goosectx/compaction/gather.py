@@ -115,7 +115,10 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             memo.keep_prefix_facts(messages, _copy(facts, at))
         kind = m.metadata.extra.get("source_kind")
         if m.metadata.is_summary:
-            _carry_forward(m.text, facts)
+            texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
+            _carry_forward(texts[0] if texts else "", facts)
+            for text in texts[1:]:  # user messages re-sent after it, merged by the agent view
+                _resent_request(text.strip(), facts)
             continue
         if m.role == "assistant":
             if m.metadata.is_continuation:
@@ -188,6 +191,16 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
 
 
 
+def _resent_request(text: str, facts: Facts) -> None:
+    """An earlier user message re-sent after a summary: a request, its constraint lines kept."""
+    if not facts.requests or facts.requests[-1] != text:
+        facts.requests.append(text)
+    for line in text.splitlines():
+        line = line.strip()[:300]
+        if line and CONSTRAINT.search(line) and line not in facts.constraints:
+            facts.constraints.append(line)
+
+
 def _copy(facts: Facts, message_count: int) -> Facts:
     """A copy of ``facts`` that the rest of a scan leaves as it is (records, error entries)."""
     records: dict[int, FileRecord] = {}
@@ -251,14 +264,8 @@ def _same_file(facts: Facts, path: str) -> FileRecord | None:
     return None
 
 
-def _carry_forward(text: str, facts: Facts) -> None:
-    """Keep what an earlier summary (our Markdown rendering, facts included) recorded.
-
-    Its files (the model's ``Files`` and the facts' ``Files changed``), user messages, errors,
-    commands, user constraints (its facts, and its user messages that hold one) and — from
-    facts or an extractive summary, never the model's own guess — open to-do items; its prose
-    (intent, current work, problem solving) as ``earlier`` notes.
-    """
+def _sections(text: str) -> dict[str, list[str]]:
+    """A summary's non-blank lines by ``##`` heading (lower case, without the facts mark)."""
     sections: dict[str, list[str]] = {}
     current = None
     for line in text.splitlines():
@@ -268,6 +275,36 @@ def _carry_forward(text: str, facts: Facts) -> None:
             sections.setdefault(current, [])
         elif current is not None and line.strip():
             sections[current].append(line)
+    return sections
+
+
+_CARRIED_SECTIONS = ("files", "files changed", "user messages", "errors and fixes", "errors",
+                     "commands run", "user constraints", "open to-do items")
+
+
+def carried_text(summary_text: str) -> str:
+    """The lines of ``summary_text`` a later compaction reads back as facts (``_carry_forward``).
+
+    A fact named only elsewhere (the model's prose, its own pending tasks, an extractive
+    summary's intent) is not carried, so the facts merged into the summary still list it.
+    """
+    sections = _sections(summary_text)
+    names = list(_CARRIED_SECTIONS)
+    if " ".join(" ".join(sections.get("problem solving", [])).split()).startswith(
+            EXTRACTIVE_MARK):
+        names.append("pending tasks")
+    return "\n".join(line for name in names for line in sections.get(name, []))
+
+
+def _carry_forward(text: str, facts: Facts) -> None:
+    """Keep what an earlier summary (our Markdown rendering, facts included) recorded.
+
+    Its files (the model's ``Files`` and the facts' ``Files changed``), user messages, errors,
+    commands, user constraints (its facts, and its user messages that hold one) and — from
+    facts or an extractive summary, never the model's own guess — open to-do items; its prose
+    (intent, current work, problem solving) as ``earlier`` notes.
+    """
+    sections = _sections(text)
     if not sections:
         facts.earlier.append(" ".join(text.split()))
         return
