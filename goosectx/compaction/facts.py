@@ -25,6 +25,7 @@ from goosectx.compaction.gather import (
     Facts,
     carried_text,
     gather_facts,
+    with_condensed_pairs,
 )
 from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import Message
@@ -54,7 +55,7 @@ def _commands(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str
     ``carried``: the commands earlier summaries listed, older than any in ``messages``.
     """
     newest_first: dict[str, None] = {}  # read from the end: the first sight is the last run
-    for m in reversed(messages):
+    for m in reversed(with_condensed_pairs(messages)):
         for r in reversed(m.tool_requests):
             if normalize_tool_name(r.name) in _SHELL:
                 newest_first.setdefault(memo.command(r), None)
