@@ -38,6 +38,7 @@ from goosectx.parts import (
 )
 
 __all__ = [
+    "CONDENSED_PAIRS",
     "INTERRUPTED_MARK",
     "SCHEMA_VERSION",
     "Attachment",
@@ -298,13 +299,26 @@ def _drop_orphans(messages: list[Message]) -> list[Message]:
     return out
 
 
+CONDENSED_PAIRS = "condensed_pairs"
+"""``metadata.extra`` key of a tool-pair note: the pairs it stands for (a list; see
+:mod:`goosectx.compaction.toolpairs`). A merge keeps every merged message's list."""
+
+
 def _merge(messages: list[Message]) -> list[Message]:
-    """Merge consecutive same-role messages; the merged message keeps the first one's id."""
+    """Merge consecutive same-role messages; the merged message keeps the first one's id.
+
+    And its metadata, with the :data:`CONDENSED_PAIRS` of every merged message in order.
+    """
     out: list[Message] = []
     for m in messages:
         if out and out[-1].role == m.role:
             prev = out[-1]
             out[-1] = replace(prev, content=prev.content + m.content)
+            pairs = m.metadata.extra.get(CONDENSED_PAIRS)
+            if isinstance(pairs, list) and pairs:
+                extra = prev.metadata.extra
+                out[-1] = out[-1].with_metadata(extra={
+                    **extra, CONDENSED_PAIRS: [*extra.get(CONDENSED_PAIRS, ()), *pairs]})
         else:
             out.append(m)
     return out

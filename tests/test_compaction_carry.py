@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from compaction_support import REQUEST, collect, make_session, manager, tool_pair, words
+from compaction_support import (
+    REQUEST,
+    collect,
+    make_session,
+    manager,
+    replaced,
+    tool_pair,
+    words,
+)
 from fakeserver import FakeServer
 from test_compaction_e2e import in_process_run, is_summary_call
 
@@ -99,3 +107,68 @@ def test_repeated_extractive_compactions_give_one_flat_summary() -> None:
     assert summary.count("(no model)") == 1  # no earlier summary nested in it
     assert summary.count("Earlier:") <= 1 and "problem solving:" not in summary
     assert "`src/p.py`" in summary and "never touch setup.py" in summary
+
+
+SMALL_WINDOW: dict[str, Any] = {"context_limit_tokens": 8000, "keep_recent_ratio": 0,
+                                "keep_user_tokens": 500}
+"""An 8,000-token window: the head outgrows the summary, the request is re-sent after it."""
+
+
+def _lt1_session() -> Any:
+    """The request (with a constraint), a plan, a file written, commands run, an answer."""
+    return make_session([
+        Message.user("Build a CSV tool in src/csvtool.py. Constraint: never modify "
+                     "legacy/old.py. ORIGINAL-REQUEST-MARKER-42"),
+        Message.assistant("Plan:\n- [x] write the parser\n- [ ] write tests\n- [ ] write docs"),
+        *tool_pair("Created src/csvtool.py", name="text_editor", args={
+            "command": "write", "path": "src/csvtool.py", "file_text": "x = 1\n"}),
+        *tool_pair("small-0", name="shell", args={"command": "echo small-0"}),
+        Message.assistant("parser done " + words(1500)),
+        Message.user("go on"), Message.assistant("going on " + words(300))])
+
+
+def _model_sees(session: Any) -> str:
+    return "\n".join(m.text for m in session.conversation.agent_view())
+
+
+def test_an_extractive_compaction_after_a_model_one_keeps_request_constraint_and_todos() -> None:
+    # lt1: a model summary (naming none of it), the request re-sent after it, then
+    # `compact --strategy extractive`: the next request still holds all of it.
+    session = _lt1_session()
+    collect(manager(session, None, summarizer=ScriptedProvider([NO_FACTS_SUMMARY]),
+                    **SMALL_WINDOW).compact(REQUEST))
+    session.conversation.append(Message.user("continue please " + words(300)))
+    session.conversation.append(Message.assistant("ok " + words(300)))
+    no_resend = {**SMALL_WINDOW, "keep_user_tokens": 0}  # the summary alone must hold it
+    events = collect(manager(session, None, **no_resend).compact(REQUEST, strategy="extractive"))
+    assert [e.strategy for e in replaced(events)] == ["extractive"]
+    seen = _model_sees(session)
+    assert "ORIGINAL-REQUEST-MARKER-42" in seen
+    assert "never modify legacy/old.py" in seen
+    assert "write tests" in seen and "write docs" in seen
+    assert "`src/csvtool.py`" in seen and "echo small-0" in seen
+
+
+def test_extractive_fallbacks_in_a_row_keep_the_constraint_and_the_open_checklist() -> None:
+    # extfb: a model summary, then the summariser fails every time (HTTP 500): each fallback's
+    # extractive summary still carries the user's constraint and the open checklist.
+    session = make_session([
+        Message.user("Refactor ext/. You must never touch vendor/. EXTFB-ORIG-MARKER"),
+        Message.assistant("- [ ] step alpha\n- [ ] step beta"),
+        *tool_pair("Created ext/a.py", name="text_editor", args={
+            "command": "write", "path": "ext/a.py", "file_text": "A=1\n"}),
+        *tool_pair("1\n2", name="shell", args={"command": "seq 1 2000"}),
+        Message.assistant("working " + words(1500)),
+        Message.user("go on"), Message.assistant("going on " + words(300))])
+    summariser = ScriptedProvider([NO_FACTS_SUMMARY])
+    collect(manager(session, None, summarizer=summariser, **SMALL_WINDOW).compact(REQUEST))
+    for k in range(3):
+        session.conversation.append(Message.user(f"go on {k} " + words(300)))
+        session.conversation.append(Message.assistant(f"went on {k} " + words(300)))
+        events = collect(manager(session, None, **SMALL_WINDOW).compact(
+            REQUEST, strategy="extractive"))
+        assert [e.strategy for e in replaced(events)] == ["extractive"]
+        seen = _model_sees(session)
+        assert "You must never touch vendor/." in seen
+        assert "step alpha" in seen and "step beta" in seen
+        assert "`ext/a.py`" in seen and "seq 1 2000" in seen

@@ -89,3 +89,20 @@ def test_commands_run_are_valid_inline_code_even_when_they_hold_backticks() -> N
     assert "- shell `seq 1 1500`\n" in out  # the tool name outside the code, one fence
     assert "- shell ``echo `date` | wc -c``" in out  # a fence longer than any run inside
     assert "`shell `" not in out
+
+
+def test_the_last_error_of_a_command_keeps_its_message_not_only_the_exit_code() -> None:
+    failing = "python3 -c 'import sys; sys.exit(\"SECOND-ERR: tests failed 3/7\")'"
+    session = make_session([
+        Message.user("run the checks"),
+        *tool_pair("[stderr]\nSECOND-ERR: tests failed 3/7\n[exit code: 1]", name="shell",
+                   args={"command": failing}, is_error=True),
+        *tool_pair("(no output)\n[exit code: 2]", name="shell", args={"command": "false"},
+                   is_error=True),
+        Message.assistant("checked " + words(300)), Message.user("next")])
+    collect(manager(session, ScriptedProvider([NO_FILES]), keep_recent_ratio=0,
+                    keep_user_tokens=0).compact(REQUEST))
+    summary = session.conversation.agent_messages()[0].text
+    assert "## Errors (from the transcript)" in summary
+    assert "sys.exit(\"SECOND-ERR: tests failed 3/7\")'`: SECOND-ERR: tests failed 3/7" in summary
+    assert "shell `false`: [exit code: 2]" in summary  # nothing better to say than the code

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from compaction_support import REQUEST, collect, make_session, manager, tool_pair
+from compaction_support import (
+    REQUEST,
+    SUMMARY_JSON,
+    collect,
+    make_session,
+    manager,
+    tool_pair,
+)
 
 from goosectx.compaction.decide import tool_call_cutoff
 from goosectx.compaction.toolpairs import extractive_note, select_pairs
@@ -125,3 +132,34 @@ def test_off_switch_and_manages_own_context_skip_it() -> None:
 def test_extractive_note_shapes() -> None:
     [pair] = select_pairs(make_session(loop(14)).conversation.agent_messages(), cutoff=3)[:1]
     assert extractive_note(pair) == "shell `migrate t0` → table 0: line … (50 lines)"
+
+
+def test_pairs_condensed_into_notes_still_give_their_facts_to_every_later_compaction() -> None:
+    # lt1 at an 8,000 window, cutoff 4: the write of tests/test_csvtool.py, a failing command
+    # and the `echo small-*` commands were condensed; no later summary listed them.
+    messages = [Message.user("build the csv tool"),
+                *tool_pair("Created src/csvtool.py", name="text_editor", args={
+                    "command": "write", "path": "src/csvtool.py", "file_text": "x = 1\n"})]
+    for i in range(7):
+        messages += tool_pair(f"small-{i}", args={"command": f"echo small-{i}"})
+    messages += tool_pair('Traceback (most recent call last):\nValueError: BOOM-17 in parser\n'
+                          '[exit code: 1]', args={"command": "python3 -c 'raise ValueError'"},
+                          is_error=True)
+    messages += tool_pair("Created tests/test_csvtool.py", name="text_editor", args={
+        "command": "write", "path": "tests/test_csvtool.py", "file_text": "y = 2\n"})
+    messages += loop(6)[1:]
+    session = make_session(messages)
+    cm = manager(session, ScriptedProvider([NOTES]), tool_call_cutoff=4)
+    assert isinstance(collect(cm.after_call(REQUEST))[-1], ToolPairsSummarized)
+    seen = "\n".join(m.text for m in session.conversation.agent_view())
+    assert "BOOM-17" not in seen  # condensed: the model reads the note, not the pair
+    session.conversation.append(Message.assistant("all done"))
+    for strategy, summariser in (("llm", ScriptedProvider([SUMMARY_JSON])), ("extractive", None)):
+        collect(manager(session, None, summarizer=summariser, keep_recent_ratio=0,
+                        keep_user_tokens=0).compact(REQUEST, strategy=strategy))
+        summary = session.conversation.agent_messages()[0].text
+        assert "`tests/test_csvtool.py`" in summary and "`src/csvtool.py`" in summary
+        assert "ValueError: BOOM-17 in parser" in summary
+        assert "echo small-3" in summary
+        session.conversation.append(Message.user("and now? " + "word " * 300))
+        session.conversation.append(Message.assistant("this " + "word " * 300))

@@ -20,6 +20,7 @@ summary call, if any, is still billed).
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -278,10 +279,12 @@ def execute(
         from goosectx.compaction.extractive import extractive_summary
 
         # A failed call that still reported usage is billed once, with this compaction.
+        # The facts merged below (as into a model's summary) come out of the same room.
         tokens = _standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
+        facts_raw_tokens = math.ceil(working.facts_tokens / budget.ratio)
         summary = SummaryResult(render_markdown(extractive_summary(
-            messages, max_tokens=tokens, counter=counter, memo=working.scan_memo)),
-            _merged(billed), None)
+            messages, max_tokens=max(MIN_BENEATH_TOKENS, tokens - facts_raw_tokens),
+            counter=counter, memo=working.scan_memo)), _merged(billed), None)
     elif not summary.parsed and (len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS
                                  or isinstance(extract_json(summary.text), dict)):
         # A tiny unparsable reply (a small base model echoing template tokens) is kept as
@@ -306,10 +309,10 @@ def execute(
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))
         return
-    if summary.rung is not None:  # a model summary: add the facts it lacks
-        summary = replace(summary, text=merge_facts(summary.text, messages, counter=counter,
-                                                    max_tokens=budget.facts_tokens,
-                                                    memo=working.scan_memo))
+    # Any summary, the model's or the extractive one: add the facts it lacks.
+    summary = replace(summary, text=merge_facts(summary.text, messages, counter=counter,
+                                                max_tokens=budget.facts_tokens,
+                                                memo=working.scan_memo))
 
     cid = new_compaction_id()
     new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)

@@ -19,7 +19,14 @@ import re
 from collections.abc import Sequence
 
 from goosectx.compaction.actions import normalize_tool_name
-from goosectx.compaction.gather import CONSTRAINT, FACTS_MARK, Facts, gather_facts
+from goosectx.compaction.gather import (
+    CONSTRAINT,
+    FACTS_MARK,
+    Facts,
+    carried_text,
+    gather_facts,
+    with_condensed_pairs,
+)
 from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import Message
 from goosectx.tokens import TokenCounter
@@ -48,7 +55,7 @@ def _commands(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str
     ``carried``: the commands earlier summaries listed, older than any in ``messages``.
     """
     newest_first: dict[str, None] = {}  # read from the end: the first sight is the last run
-    for m in reversed(messages):
+    for m in reversed(with_condensed_pairs(messages)):
         for r in reversed(m.tool_requests):
             if normalize_tool_name(r.name) in _SHELL:
                 newest_first.setdefault(memo.command(r), None)
@@ -96,19 +103,21 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
     """``summary_text`` with the facts of ``head`` it lacks appended under their headings.
 
     Returns:
-        The summary unchanged when it already names every fact; else the summary, a blank
-        line and ``## … (from the transcript)`` sections. The sections fit ``max_tokens``
-        (paths grouped by directory, then commands and constraints shortened) except the
-        grouped paths, which are always kept. ``memo``: the compaction's scan memo
+        The summary unchanged when it already names every fact in a section a later
+        compaction reads back (:func:`~goosectx.compaction.gather.carried_text`); else the
+        summary, a blank line and ``## … (from the transcript)`` sections. The sections fit
+        ``max_tokens`` (paths grouped by directory, then commands and constraints shortened)
+        except the grouped paths, which are always kept. ``memo``: the compaction's scan memo
         (:mod:`goosectx.compaction.memo`), shared with its other scans of the same messages.
     """
     memo = ScanMemo() if memo is None else memo
     facts = gather_facts(head, memo)  # once: it parses every tool call of the head
-    paths = [(p, v) for p, v in _changed_paths(facts) if p not in summary_text]
-    errors = [e for e in _last_errors(facts) if e not in summary_text]
-    commands = [c for c in _commands(head, memo, facts.commands) if c not in summary_text]
-    constraints = [c for c in _constraints(head, facts.constraints) if c not in summary_text]
-    todos = [t for t in facts.pending.values() if _todo_text(t) not in summary_text]
+    kept = carried_text(summary_text)  # a fact named elsewhere would not reach the next one
+    paths = [(p, v) for p, v in _changed_paths(facts) if p not in kept]
+    errors = [e for e in _last_errors(facts) if e not in kept]
+    commands = [c for c in _commands(head, memo, facts.commands) if c not in kept]
+    constraints = [c for c in _constraints(head, facts.constraints) if c not in kept]
+    todos = [t for t in facts.pending.values() if _todo_text(t) not in kept]
     path_lines = [f"- `{p}`: {v}" for p, v in paths]
 
     def render(path_lines: list[str], commands: list[str], constraints: list[str]) -> str:

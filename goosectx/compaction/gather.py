@@ -12,7 +12,7 @@ todo items (:mod:`goosectx.compaction.todos`) and the last work. What a message 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,13 @@ from goosectx.compaction.actions import (
 )
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
-from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
+from goosectx.conversation import (
+    CONDENSED_PAIRS,
+    Message,
+    TextContent,
+    ToolRequest,
+    ToolResponse,
+)
 
 _READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
                     "grep", "glob", "find_file", "search_file", "search_dir", "ls", "tree"}
@@ -111,13 +117,16 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     pending_errors: list[list[str]] = []
     last_calls: list[ToolRequest] = []  # ``facts.last_calls``, labelled when they are read
     keep_at = memo.keep_facts_at
-    for at, m in enumerate(messages):
+    for at, m in _positioned(messages):  # a tool-pair note's pairs come back before it
         if at in keep_at:  # the facts of messages[:at], as a scan of just those would end
             facts.last_calls = [memo.label(r) for r in last_calls]
             memo.keep_prefix_facts(messages, _copy(facts, at))
         kind = m.metadata.extra.get("source_kind")
         if m.metadata.is_summary:
-            _carry_forward(m.text, facts)
+            texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
+            _carry_forward(texts[0] if texts else "", facts)
+            for text in texts[1:]:  # user messages re-sent after it, merged by the agent view
+                _resent_request(text.strip(), facts)
             continue
         if m.role == "assistant":
             if m.metadata.is_continuation:
@@ -193,6 +202,55 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
 
 
 
+def with_condensed_pairs(messages: Sequence[Message]) -> Sequence[Message]:
+    """``messages`` with the pairs tool-pair notes stand for put back before each note.
+
+    A note (:mod:`.toolpairs`) carries in ``metadata.extra[CONDENSED_PAIRS]`` each pair's call
+    (``id``, ``name``, ``arguments``) and the telling part of its result (``output``,
+    ``is_error``): the call and the result come back as two messages, so a condensed pair
+    still gives its facts. ``messages`` itself when no message carries a pair.
+    """
+    if not any(CONDENSED_PAIRS in m.metadata.extra for m in messages):
+        return messages
+    return [m for _, m in _positioned(messages)]
+
+
+def _positioned(messages: Sequence[Message]) -> Iterable[tuple[int, Message]]:
+    """(position in ``messages``, message) with the pairs of notes put back (see above).
+
+    A note's first restored message takes the note's position, the rest of its pairs and the
+    note itself -1: the facts before a position are those of ``messages[:position]``.
+    """
+    if not any(CONDENSED_PAIRS in m.metadata.extra for m in messages):
+        return enumerate(messages)
+    out: list[tuple[int, Message]] = []
+    for at, m in enumerate(messages):
+        pairs = m.metadata.extra.get(CONDENSED_PAIRS) if m.role == "assistant" else None
+        for pair in pairs if isinstance(pairs, list) else ():
+            if not isinstance(pair, dict):
+                continue
+            call_id = str(pair.get("id") or m.id)
+            arguments = pair.get("arguments")
+            out += [(at, Message("assistant", (ToolRequest(
+                        call_id, str(pair.get("name") or "tool"),
+                        arguments if isinstance(arguments, dict) else None),))),
+                    (-1, Message("user", (ToolResponse(call_id, str(pair.get("output") or ""),
+                                                       bool(pair.get("is_error"))),)))]
+            at = -1
+        out.append((at, m))
+    return out
+
+
+def _resent_request(text: str, facts: Facts) -> None:
+    """An earlier user message re-sent after a summary: a request, its constraint lines kept."""
+    if not facts.requests or facts.requests[-1] != text:
+        facts.requests.append(text)
+    for line in text.splitlines():
+        line = line.strip()[:300]
+        if line and CONSTRAINT.search(line) and line not in facts.constraints:
+            facts.constraints.append(line)
+
+
 def _copy(facts: Facts, message_count: int) -> Facts:
     """A copy of ``facts`` that the rest of a scan leaves as it is (records, error entries)."""
     records: dict[int, FileRecord] = {}
@@ -256,14 +314,8 @@ def _same_file(facts: Facts, path: str) -> FileRecord | None:
     return None
 
 
-def _carry_forward(text: str, facts: Facts) -> None:
-    """Keep what an earlier summary (our Markdown rendering, facts included) recorded.
-
-    Its files (the model's ``Files`` and the facts' ``Files changed``), user messages, errors,
-    commands, user constraints (its facts, and its user messages that hold one) and — from
-    facts or an extractive summary, never the model's own guess — open to-do items; its prose
-    (intent, current work, problem solving) as ``earlier`` notes.
-    """
+def _sections(text: str) -> dict[str, list[str]]:
+    """A summary's non-blank lines by ``##`` heading (lower case, without the facts mark)."""
     sections: dict[str, list[str]] = {}
     current = None
     for line in text.splitlines():
@@ -273,6 +325,36 @@ def _carry_forward(text: str, facts: Facts) -> None:
             sections.setdefault(current, [])
         elif current is not None and line.strip():
             sections[current].append(line)
+    return sections
+
+
+_CARRIED_SECTIONS = ("files", "files changed", "user messages", "errors and fixes", "errors",
+                     "commands run", "user constraints", "open to-do items")
+
+
+def carried_text(summary_text: str) -> str:
+    """The lines of ``summary_text`` a later compaction reads back as facts (``_carry_forward``).
+
+    A fact named only elsewhere (the model's prose, its own pending tasks, an extractive
+    summary's intent) is not carried, so the facts merged into the summary still list it.
+    """
+    sections = _sections(summary_text)
+    names = list(_CARRIED_SECTIONS)
+    if " ".join(" ".join(sections.get("problem solving", [])).split()).startswith(
+            EXTRACTIVE_MARK):
+        names.append("pending tasks")
+    return "\n".join(line for name in names for line in sections.get(name, []))
+
+
+def _carry_forward(text: str, facts: Facts) -> None:
+    """Keep what an earlier summary (our Markdown rendering, facts included) recorded.
+
+    Its files (the model's ``Files`` and the facts' ``Files changed``), user messages, errors,
+    commands, user constraints (its facts, and its user messages that hold one) and — from
+    facts or an extractive summary, never the model's own guess — open to-do items; its prose
+    (intent, current work, problem solving) as ``earlier`` notes.
+    """
+    sections = _sections(text)
     if not sections:
         facts.earlier.append(" ".join(text.split()))
         return

@@ -4,14 +4,18 @@ Tool requests and responses grow faster than prose. When the agent-visible tool 
 exceed cutoff + 10, the oldest 10 (never one of the newest 3) are replaced in the model's
 view by one-line notes written in ONE summariser call: each note is an agent-only assistant
 message placed where its pair stood, and the pair becomes user-only. Only messages that hold
-nothing but their pair are rewritten, so no tool request ever loses its response.
+nothing but their pair are rewritten, so no tool request ever loses its response. A note
+carries what its pair gives the facts (:func:`condensed_pair`), so later compactions still list
+the files, errors and commands of condensed pairs (docs/architecture.md §5).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from goosectx.compaction.actions import error_excerpt
 from goosectx.compaction.decide import PROTECTED_NEWEST_PAIRS, TOOL_PAIR_BATCH
 from goosectx.compaction.prompts import (
     TOOL_PAIR_NOTE_PREFIX,
@@ -19,6 +23,7 @@ from goosectx.compaction.prompts import (
 )
 from goosectx.compaction.request import elide_middle
 from goosectx.conversation import (
+    CONDENSED_PAIRS,
     Message,
     MessageMetadata,
     TextContent,
@@ -31,6 +36,8 @@ from goosectx.tokens import TokenCounter
 
 NOTE_MAX_CHARS = 240
 """A note longer than this (from the model) is cut."""
+CONDENSED_ARGUMENT_CHARS = 2_000
+"""A note keeps its pair's string arguments (and a failed result's start) up to this length."""
 TOOL_PAIRS_OUTPUT_TOKENS = 2_000
 """``max_tokens`` of the notes call (before the model's own output limit)."""
 
@@ -137,11 +144,29 @@ def notes_prompt(pairs: Sequence[ToolPair], counter: TokenCounter, per_pair_toke
     return "\n\n".join(blocks) + "\n\n" + TOOL_PAIRS_INSTRUCTIONS
 
 
-def note_message(note: str) -> Message:
-    """The agent-only assistant message that stands in for a pair."""
+def note_message(note: str, pair: ToolPair | None = None) -> Message:
+    """The agent-only assistant message that stands in for a pair (carrying its facts)."""
     text = note if note.startswith(TOOL_PAIR_NOTE_PREFIX) else TOOL_PAIR_NOTE_PREFIX + note
-    return Message.assistant(_shorten(text, NOTE_MAX_CHARS + len(TOOL_PAIR_NOTE_PREFIX)),
-                             MessageMetadata.agent_only())
+    message = Message.assistant(_shorten(text, NOTE_MAX_CHARS + len(TOOL_PAIR_NOTE_PREFIX)),
+                                MessageMetadata.agent_only())
+    return message if pair is None else message.with_metadata(
+        extra={CONDENSED_PAIRS: [condensed_pair(pair)]})
+
+
+def condensed_pair(pair: ToolPair) -> dict[str, Any]:
+    """What a later compaction's facts need of ``pair`` (its note's ``CONDENSED_PAIRS`` item).
+
+    The call (long string arguments cut to :data:`CONDENSED_ARGUMENT_CHARS`) and, of the
+    result, only its error line (or, for a failed call without one, its start).
+    """
+    req, resp = pair.request, pair.response
+    arguments = None if req.arguments is None else {
+        k: v[:CONDENSED_ARGUMENT_CHARS] if isinstance(v, str) else v
+        for k, v in req.arguments.items()}
+    excerpt = error_excerpt(resp.output)
+    output = excerpt or (resp.output[:CONDENSED_ARGUMENT_CHARS] if resp.is_error else "")
+    return {"id": req.id, "name": req.name, "arguments": arguments, "output": output,
+            "is_error": resp.is_error}
 
 
 def apply_notes(messages: Sequence[Message], pairs: Sequence[ToolPair],
@@ -158,7 +183,7 @@ def apply_notes(messages: Sequence[Message], pairs: Sequence[ToolPair],
     hidden: list[Message] = []
     added: list[Message] = []
     for pair, note in zip(pairs, notes, strict=True):
-        message = note_message(note or extractive_note(pair))
+        message = note_message(note or extractive_note(pair), pair)
         hide.update((pair.request_message.id, pair.response_message.id))
         hidden += [pair.request_message, pair.response_message]
         note_after[pair.response_message.id] = message
