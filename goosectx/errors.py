@@ -116,7 +116,8 @@ class CompactionWouldGrow(CompactionFailed):
     """The compacted view would not be smaller than the one it replaces: nothing changed.
 
     Attributes:
-        tokens_before: Calibrated estimate of the request before (tokens).
+        tokens_before: Calibrated estimate of the request before, or ``current`` (the figure
+            a compaction line starts from) when the view shrinks but not below it (tokens).
         tokens_after: Calibrated estimate of the request the compaction would have left
             (``at_least``: measured with an empty summary, before any summary call).
     """
