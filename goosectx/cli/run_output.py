@@ -28,6 +28,15 @@ from goosectx.events import (
     event_to_json,
 )
 
+OUTPUT_MARKER_LINES = frozenset({"[stdout]", "[stderr]"})
+"""The shell tool's section headers: they say where a line came from, not what went wrong."""
+
+
+def first_meaningful_line(output: str) -> str:
+    """The first line of a tool's output that is neither blank nor a section header."""
+    lines = (line.strip() for line in output.splitlines())
+    return next((line for line in lines if line and line not in OUTPUT_MARKER_LINES), "")
+
 
 class Approver:
     """``run``'s approval callable: ask on a terminal, else deny and warn once per tool.
@@ -121,7 +130,7 @@ class TextOutput:
             self._err(f"> {event.request.name} {args if len(args) <= 200 else args[:199] + '…'}")
         elif isinstance(event, ToolCallFinished) and event.response.is_error:
             label, ran = tool_result_label(event.response)
-            first = (event.response.output.strip().splitlines() or [""])[0]
+            first = first_meaningful_line(event.response.output)
             self._err(f"  {label}: {first[:200]}" if ran else f"  {label}")
         elif isinstance(event, Notification) and event.kind == "inline":
             self._err(f"goosectx: {event.text}")
