@@ -101,6 +101,7 @@ class TextOutput:
         self.stdout, self.stderr = stdout, stderr
         self.line_open = False
         self._answer = SafeStream()
+        self._unstarted: dict[str, ToolRequest] = {}  # the reply's calls, by id, until started
 
     def _err(self, line: str) -> None:
         """One progress line on stderr; outside text in it is made terminal-safe."""
@@ -110,6 +111,12 @@ class TextOutput:
             self.line_open = False
         self.stderr.write(terminal_safe(line) + "\n")
         self.stderr.flush()
+
+    def _call_line(self, request: ToolRequest) -> None:
+        """``> NAME ARGUMENTS`` (cut at 200 characters): which call this is."""
+        self._unstarted.pop(request.id, None)
+        args = request.arguments_json()
+        self._err(f"> {request.name} {args if len(args) <= 200 else args[:199] + '…'}")
 
     def on_event(self, event: Event) -> None:
         """Show one event."""
@@ -121,15 +128,18 @@ class TextOutput:
             self.stdout.flush()
             self.line_open = not text.endswith("\n")
         elif isinstance(event, MessageCompleted) and event.message.role == "assistant":
+            self._unstarted = {r.id: r for r in event.message.tool_requests}
             if self.line_open:
                 self.stdout.write("\n")
                 self.stdout.flush()
                 self.line_open = False
         elif isinstance(event, ToolCallStarted):
-            args = event.request.arguments_json()
-            self._err(f"> {event.request.name} {args if len(args) <= 200 else args[:199] + '…'}")
+            self._call_line(event.request)
         elif isinstance(event, ToolCallFinished) and event.response.is_error:
             label, ran = tool_result_label(event.response)
+            request = self._unstarted.pop(event.response.id, None)
+            if not ran and request is not None:  # denied or not run: name it, as a run call is
+                self._call_line(request)
             first = first_meaningful_line(event.response.output)
             self._err(f"  {label}: {first[:200]}" if ran else f"  {label}")
         elif isinstance(event, Notification) and event.kind == "inline":
