@@ -651,3 +651,16 @@ def test_manual_compaction_refuses_a_summary_that_would_grow_the_context() -> No
         collect(cm.compact(REQUEST))
     assert f"would grow the context from {shown:,} to " in err.value.message
     assert cm.session.conversation.messages == before
+
+
+def test_a_pause_notice_gives_one_figure_for_the_request_it_starts_from() -> None:
+    session = make_session([Message.user("hi"), Message.assistant("hello"), Message.user("go")])
+    provider = ScriptedProvider([SUMMARY_JSON], context_limit_tokens=1000)
+    cm = manager(session, provider)
+    cm.record_call(Usage(950, 5, 955), REQUEST, model=provider.model)  # the provider's count
+    session.conversation.append(Message.user("and then?"))
+    (text,) = [t for t in notices(collect(cm.before_call(REQUEST))) if "paused" in t]
+    shown = cm.current_tokens(REQUEST)[0]
+    assert f"the request at {shown:,} tokens" in text
+    assert f"would grow the context from {shown:,} to " in text  # the same figure, not a second
+    assert provider.requests == []

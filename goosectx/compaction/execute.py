@@ -375,15 +375,15 @@ def _growth(before: int, old_tokens: int, new_tokens: int, budget: Budget, *,
     Smaller means both: fewer raw tokens than the old view, and a calibrated estimate of the
     next request below ``before`` — ``current``, the figure the compaction line starts from
     (a provider's report when there is one: a view our tokenizer finds smaller may not be
-    smaller to the provider).
+    smaller to the provider). The refusal's figures read as the compaction line would: from
+    ``before`` (the figure the trigger and the pause notice give) to the larger of that
+    estimate and ``before`` plus the estimated change — never a second "before" in one notice.
     """
     after = budget.prefix_tokens + budget.scaled(new_tokens)
-    if new_tokens >= old_tokens:
-        return CompactionWouldGrow(budget.prefix_tokens + budget.scaled(old_tokens), after,
-                                   at_least=at_least)
-    if after >= before:
-        return CompactionWouldGrow(before, after, at_least=at_least)
-    return None
+    if new_tokens < old_tokens and after < before:
+        return None
+    change = budget.scaled(new_tokens) - budget.scaled(old_tokens)
+    return CompactionWouldGrow(before, max(after, before + change), at_least=at_least)
 
 
 def _merged(entries: Sequence[LedgerEntry]) -> LedgerEntry | None:
