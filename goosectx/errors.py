@@ -116,9 +116,10 @@ class CompactionWouldGrow(CompactionFailed):
     """The compacted view would not be smaller than the one it replaces: nothing changed.
 
     Attributes:
-        tokens_before: Calibrated estimate of the request before (tokens).
-        tokens_after: Calibrated estimate of the request the compaction would have left
-            (``at_least``: measured with an empty summary, before any summary call).
+        tokens_before: ``current`` (tokens): the figure a compaction line starts from.
+        tokens_after: Calibrated estimate of the request the compaction would have left, at
+            least ``tokens_before`` plus the estimated change (``at_least``: measured with an
+            empty summary, before any summary call).
     """
 
     def __init__(self, tokens_before: int, tokens_after: int, *, at_least: bool = False) -> None:

@@ -610,3 +610,57 @@ def test_a_context_length_refusal_drops_a_ratio_that_said_the_request_fits() -> 
     state = SessionState(calibration={"m": [0.9, 1.1]})
     assert calibration.refused(state, "m", 2_000, 1_000)
     assert calibration.ratio(state, "m") == 2.0
+
+
+# -- a summary that would grow the context ------------------------------------------------
+def _numbers_session() -> tuple[ContextManager, ScriptedProvider]:
+    """A session of number-heavy tool output the provider counts as fewer tokens than we do
+    (its last report), and a summariser that writes far more than it was asked for."""
+    numbers = "\n".join(str(i) for i in range(1, 1801))
+    session = make_session([Message.user("make big output"), *tool_pair(numbers),
+                            *tool_pair(numbers), *tool_pair(numbers), Message.assistant("done"),
+                            Message.user("continue")])
+    huge = '{"user_intent": "HUGE-SUMMARY ' + "blah " * 10000 + '"}'
+    provider = ScriptedProvider([huge], context_limit_tokens=8000)
+    cm = manager(session, provider)
+    raw = cm.breakdown(REQUEST).total
+    reported = Usage(input_tokens=raw * 55 // 100, output_tokens=5, total_tokens=raw * 55 // 100 + 5)
+    cm.record_call(reported, REQUEST, model=provider.model)
+    return cm, provider
+
+
+def test_reactive_refuses_a_summary_that_would_grow_the_context_and_uses_the_extractive() -> None:
+    cm, provider = _numbers_session()
+    cm.start_turn()
+    events = collect(cm.on_context_exceeded(REQUEST))
+    event = replaced(events)[0]
+    assert event.tokens_after < event.tokens_before  # the line the user reads never grows
+    assert event.strategy == "extractive" and event.call is not None  # the call is billed
+    assert any("would grow the context" in t and "extractive" in t for t in notices(events))
+    view = cm.session.conversation.agent_view()
+    assert not any("HUGE-SUMMARY" in m.text for m in view)
+    assert cm.current_tokens(REQUEST)[0] < event.tokens_before
+    assert len(provider.requests) == 1
+
+
+def test_manual_compaction_refuses_a_summary_that_would_grow_the_context() -> None:
+    cm, _ = _numbers_session()
+    before = list(cm.session.conversation.messages)
+    shown = cm.current_tokens(REQUEST)[0]
+    with pytest.raises(CompactionFailed) as err:
+        collect(cm.compact(REQUEST))
+    assert f"would grow the context from {shown:,} to " in err.value.message
+    assert cm.session.conversation.messages == before
+
+
+def test_a_pause_notice_gives_one_figure_for_the_request_it_starts_from() -> None:
+    session = make_session([Message.user("hi"), Message.assistant("hello"), Message.user("go")])
+    provider = ScriptedProvider([SUMMARY_JSON], context_limit_tokens=1000)
+    cm = manager(session, provider)
+    cm.record_call(Usage(950, 5, 955), REQUEST, model=provider.model)  # the provider's count
+    session.conversation.append(Message.user("and then?"))
+    (text,) = [t for t in notices(collect(cm.before_call(REQUEST))) if "paused" in t]
+    shown = cm.current_tokens(REQUEST)[0]
+    assert f"the request at {shown:,} tokens" in text
+    assert f"would grow the context from {shown:,} to " in text  # the same figure, not a second
+    assert provider.requests == []

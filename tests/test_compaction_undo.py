@@ -47,6 +47,7 @@ from goosectx.providers.scripted import ScriptedProvider
 from goosectx.session import Session
 from goosectx.store import SessionStore
 from goosectx.tools.builtin import default_registry, make_tool_context
+from goosectx.usage import Usage
 
 ENTER = "\r"
 CTRL_D = "\x04"
@@ -93,6 +94,19 @@ def test_undo_once_restores_the_view_the_compaction_replaced_and_pauses() -> Non
     assert mark.metadata.user_visible and not mark.metadata.agent_visible
     assert "Compaction undone" in mark.content[0].text  # type: ignore[union-attr]
     assert any("paused" in n and "/compact" in n for n in notices(events))
+
+
+def test_undo_measures_before_and_after_alike_so_a_restore_never_reads_as_a_shrink() -> None:
+    session = long_session()
+    compact(session)
+    m = manager(session, None)
+    reported = 3 * m.breakdown(REQUEST).total  # a provider counting 3x our estimate reported
+    m.record_call(Usage(reported, 5, reported + 5), REQUEST, model="openai/gpt-4o-mini")
+    events = undo(session)
+    done = next(e for e in events if isinstance(e, CompactionUndone))
+    assert done.tokens_after > done.tokens_before  # more messages: more tokens
+    assert f"({done.tokens_before:,} → {done.tokens_after:,} tokens, estimated)" in notices(
+        events)[0]
 
 
 def test_a_second_undo_walks_back_the_compaction_before() -> None:

@@ -337,3 +337,25 @@ def test_a_resumed_run_without_a_key_leaves_the_session_unchanged(
         Run(text="never sent", resume="work")
     assert [m.text for m in only_session()] == ["first question", "first answer"]
     assert Run(text="and now?", resume="work", model=FAKE_MODEL).code != 2  # not left locked
+
+
+def test_a_failing_shell_call_shows_its_first_meaningful_line(fake_model: FakeServer,
+                                                              workdir: Path) -> None:
+    fake_model.add(shell("echo 'ValueError: BOOM' >&2; exit 3"), {"text": "It failed."})
+    run = Run(mode="auto")
+    assert run.code == 0
+    assert "  error: ValueError: BOOM\n" in run.err  # not the "[stderr]" header of its output
+    assert "[stderr]" not in run.err
+
+
+@pytest.mark.parametrize(("mode", "label"), [("smart_approve", "denied: no terminal to ask"),
+                                             ("approve", "denied: no terminal to ask"),
+                                             ("chat", "not run: chat mode")])
+def test_a_call_that_was_not_run_is_named_on_stderr(fake_model: FakeServer, workdir: Path,
+                                                    mode: str, label: str) -> None:
+    fake_model.add(shell("touch created"), {"text": "Not run."})
+    run = Run(mode=mode)
+    lines = run.err.splitlines()
+    at = lines.index(f"  {label}")
+    assert lines[at - 1] == '> shell {"command":"touch created"}'  # which call, as for one run
+    assert not (workdir / "created").exists()

@@ -28,6 +28,15 @@ from goosectx.events import (
     event_to_json,
 )
 
+OUTPUT_MARKER_LINES = frozenset({"[stdout]", "[stderr]"})
+"""The shell tool's section headers: they say where a line came from, not what went wrong."""
+
+
+def first_meaningful_line(output: str) -> str:
+    """The first line of a tool's output that is neither blank nor a section header."""
+    lines = (line.strip() for line in output.splitlines())
+    return next((line for line in lines if line and line not in OUTPUT_MARKER_LINES), "")
+
 
 class Approver:
     """``run``'s approval callable: ask on a terminal, else deny and warn once per tool.
@@ -92,6 +101,7 @@ class TextOutput:
         self.stdout, self.stderr = stdout, stderr
         self.line_open = False
         self._answer = SafeStream()
+        self._unstarted: dict[str, ToolRequest] = {}  # the reply's calls, by id, until started
 
     def _err(self, line: str) -> None:
         """One progress line on stderr; outside text in it is made terminal-safe."""
@@ -101,6 +111,12 @@ class TextOutput:
             self.line_open = False
         self.stderr.write(terminal_safe(line) + "\n")
         self.stderr.flush()
+
+    def _call_line(self, request: ToolRequest) -> None:
+        """``> NAME ARGUMENTS`` (cut at 200 characters): which call this is."""
+        self._unstarted.pop(request.id, None)
+        args = request.arguments_json()
+        self._err(f"> {request.name} {args if len(args) <= 200 else args[:199] + '…'}")
 
     def on_event(self, event: Event) -> None:
         """Show one event."""
@@ -112,16 +128,19 @@ class TextOutput:
             self.stdout.flush()
             self.line_open = not text.endswith("\n")
         elif isinstance(event, MessageCompleted) and event.message.role == "assistant":
+            self._unstarted = {r.id: r for r in event.message.tool_requests}
             if self.line_open:
                 self.stdout.write("\n")
                 self.stdout.flush()
                 self.line_open = False
         elif isinstance(event, ToolCallStarted):
-            args = event.request.arguments_json()
-            self._err(f"> {event.request.name} {args if len(args) <= 200 else args[:199] + '…'}")
+            self._call_line(event.request)
         elif isinstance(event, ToolCallFinished) and event.response.is_error:
             label, ran = tool_result_label(event.response)
-            first = (event.response.output.strip().splitlines() or [""])[0]
+            request = self._unstarted.pop(event.response.id, None)
+            if not ran and request is not None:  # denied or not run: name it, as a run call is
+                self._call_line(request)
+            first = first_meaningful_line(event.response.output)
             self._err(f"  {label}: {first[:200]}" if ran else f"  {label}")
         elif isinstance(event, Notification) and event.kind == "inline":
             self._err(f"goosectx: {event.text}")

@@ -12,9 +12,10 @@ notice about what the layout cut. The provider's next report judges the compacti
 manager, with :func:`goosectx.compaction.decide.ineffective`). A cancel yields a notice and
 changes nothing; a failed summary call raises (or, with ``fallback_extractive`` — auto and
 reactive — is replaced by the extractive summary in the same step). A compaction never makes
-the model's view larger: what is added beneath a raw summary fits the summary's budget, and a
-new view not smaller than the old one is not written (:class:`CompactionWouldGrow`; the
-summary call, if any, is still billed).
+the model's view larger: what is added beneath a raw summary fits the summary's budget, a model
+summary that would grow the view is replaced by the extractive one (auto and reactive), and a
+new view not smaller than the old one (raw tokens, and the estimate against ``current``) is
+not written (:class:`CompactionWouldGrow`; the summary call, if any, is still billed).
 :func:`plan` says what :func:`execute` would do without calling a model (``--dry-run``).
 """
 
@@ -135,7 +136,8 @@ def plan(
             compact; :class:`CompactionWouldGrow` when even an empty summary would not shrink
             the view).
     """
-    working, messages, _ = _prepare(conversation, budget, counter, trigger="manual")
+    working, messages, _ = _prepare(conversation, budget, counter, trigger="manual",
+                                    before=tokens_before)
     view_count = len(conversation.agent_messages())
     replaced_count = len(working.head) + len(working.replaced)
     if strategy != "llm" or not summarisers:
@@ -165,7 +167,7 @@ def plan(
 
 
 def _prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *,
-             trigger: CompactionTrigger) -> tuple[Split, list[Message], int]:
+             trigger: CompactionTrigger, before: int) -> tuple[Split, list[Message], int]:
     """Head and working set, the head's messages and the old view's raw tokens.
 
     Raises the refusals that come before any summary call (shared by :func:`execute` and
@@ -180,9 +182,11 @@ def _prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, 
     if not messages:
         raise CompactionFailed("nothing to compact: the model keeps every message it sees")
     old_tokens = counter.count_messages(agent)
-    _check_shrinks(old_tokens, laid_out_tokens(conversation, "", working, trigger=trigger,
-                                               counter=counter),
-                   budget, at_least=True)  # even an empty summary would not help: no call is made
+    growth = _growth(before, old_tokens, laid_out_tokens(conversation, "", working,
+                                                         trigger=trigger, counter=counter),
+                     budget, at_least=True)
+    if growth is not None:  # even an empty summary would not help: no call is made
+        raise growth
     return working, messages, old_tokens
 
 
@@ -219,6 +223,7 @@ def execute(
         strategy: ``llm`` or ``extractive``.
         measure: Returns (``current``, the main model's context limit), the figures the
             compaction starts from; read once, after the nothing-to-compact and cancel checks.
+            A reactive compaction starts from at least the limit (the provider refused more).
         counter: The main model's counter.
         counter_for: A counter per summariser model.
         max_summary_tokens: Budget of an extractive summary (see :func:`extractive_budget`).
@@ -244,9 +249,12 @@ def execute(
         yield Notification("inline", cancelled_text(trigger))
         return
     before, context_limit_tokens = measure()
+    if trigger == "reactive":  # the refused request held more than the limit, whatever the
+        before = max(before, context_limit_tokens)  # last report said: the line starts there
     if budget is None:
         budget = layout_budget(context_limit_tokens, 0.8)
-    working, messages, old_tokens = _prepare(conversation, budget, counter, trigger=trigger)
+    working, messages, old_tokens = _prepare(conversation, budget, counter, trigger=trigger,
+                                             before=before)
     head_tokens = counter.count_messages(messages)
     extractive_tokens = extractive_budget(max_summary_tokens, context_limit_tokens, head_tokens)
     limit = context_limit_tokens if trigger == "auto" else 0
@@ -275,16 +283,9 @@ def execute(
             unusable = isinstance(exc, CompactionFailed | MalformedModelReply)
             fallback = ("the model's reply was unusable" if unusable
                         else "the summary call failed")
-    if summary is None:
-        from goosectx.compaction.extractive import extractive_summary
-
-        # A failed call that still reported usage is billed once, with this compaction.
-        # The facts merged below (as into a model's summary) come out of the same room.
-        tokens = _standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
-        facts_raw_tokens = math.ceil(working.facts_tokens / budget.ratio)
-        summary = SummaryResult(render_markdown(extractive_summary(
-            messages, max_tokens=max(MIN_BENEATH_TOKENS, tokens - facts_raw_tokens),
-            counter=counter, memo=working.scan_memo)), _merged(billed), None)
+    if summary is None:  # a failed call that still reported usage is billed once, with it
+        summary = _extractive(messages, working, budget, counter, max_summary_tokens,
+                              head_tokens, _merged(billed))
     elif not summary.parsed and (len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS
                                  or isinstance(extract_json(summary.text), dict)):
         # A tiny unparsable reply (a small base model echoing template tokens) is kept as
@@ -316,13 +317,29 @@ def execute(
 
     cid = new_compaction_id()
     new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
-    new_tokens = counter.count_messages(Conversation(new).agent_messages())
-    if new_tokens >= old_tokens and summary.call is not None:  # billed, though nothing changes
-        session.ledger.entries.append(summary.call)
-        yield UsageUpdated(summary.call, session.ledger.current_tokens,
-                           session.ledger.accumulated(), context_limit_tokens,
-                           session.ledger.current_is_estimate)
-    _check_shrinks(old_tokens, new_tokens, budget)
+    growth = _growth(before, old_tokens,
+                     counter.count_messages(Conversation(new).agent_messages()), budget)
+    if growth is not None and summary.rung is not None and fallback_extractive:
+        # A model summary longer than asked for would grow the view: like an unusable reply,
+        # the extractive summary (bounded by the summary's room) takes its place.
+        if attempt_failed is not None:
+            attempt_failed()
+        yield Notification("inline", (
+            f"The model's summary would grow the context from {growth.tokens_before:,} to "
+            f"{growth.tokens_after:,} tokens — using an extractive summary instead."))
+        strategy, fallback = "extractive", "the model's summary was too long"
+        summary = _extractive(messages, working, budget, counter, max_summary_tokens,
+                              head_tokens, summary.call)
+        new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
+        growth = _growth(before, old_tokens,
+                         counter.count_messages(Conversation(new).agent_messages()), budget)
+    if growth is not None:
+        if summary.call is not None:  # billed, though nothing changes
+            session.ledger.entries.append(summary.call)
+            yield UsageUpdated(summary.call, session.ledger.current_tokens,
+                               session.ledger.accumulated(), context_limit_tokens,
+                               session.ledger.current_is_estimate)
+        raise growth
     conversation.messages = new
     after = reestimate()
     cost = summary.call.usage.cost_usd if summary.call is not None else None
@@ -341,13 +358,38 @@ def execute(
         yield Notification("inline", elided)
 
 
-def _check_shrinks(old_tokens: int, new_tokens: int, budget: Budget, *,
-                   at_least: bool = False) -> None:
-    """Raise :class:`CompactionWouldGrow` unless the new view (raw tokens) is smaller."""
-    if new_tokens >= old_tokens:
-        raise CompactionWouldGrow(budget.prefix_tokens + budget.scaled(old_tokens),
-                                  budget.prefix_tokens + budget.scaled(new_tokens),
-                                  at_least=at_least)
+def _extractive(messages: list[Message], working: Split, budget: Budget, counter: TokenCounter,
+                max_summary_tokens: int | None, head_tokens: int,
+                call: LedgerEntry | None) -> SummaryResult:
+    """The extractive summary that stands alone, billed with ``call`` (a failed model's).
+
+    The facts merged into it later (as into a model's summary) come out of the same room.
+    """
+    from goosectx.compaction.extractive import extractive_summary
+
+    tokens = _standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
+    facts_raw_tokens = math.ceil(working.facts_tokens / budget.ratio)
+    return SummaryResult(render_markdown(extractive_summary(
+        messages, max_tokens=max(MIN_BENEATH_TOKENS, tokens - facts_raw_tokens),
+        counter=counter, memo=working.scan_memo)), call, None)
+
+
+def _growth(before: int, old_tokens: int, new_tokens: int, budget: Budget, *,
+            at_least: bool = False) -> CompactionWouldGrow | None:
+    """The refusal when the new view would not be smaller, else ``None``.
+
+    Smaller means both: fewer raw tokens than the old view, and a calibrated estimate of the
+    next request below ``before`` — ``current``, the figure the compaction line starts from
+    (a provider's report when there is one: a view our tokenizer finds smaller may not be
+    smaller to the provider). The refusal's figures read as the compaction line would: from
+    ``before`` (the figure the trigger and the pause notice give) to the larger of that
+    estimate and ``before`` plus the estimated change — never a second "before" in one notice.
+    """
+    after = budget.prefix_tokens + budget.scaled(new_tokens)
+    if new_tokens < old_tokens and after < before:
+        return None
+    change = budget.scaled(new_tokens) - budget.scaled(old_tokens)
+    return CompactionWouldGrow(before, max(after, before + change), at_least=at_least)
 
 
 def _merged(entries: Sequence[LedgerEntry]) -> LedgerEntry | None:

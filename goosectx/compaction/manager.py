@@ -397,8 +397,7 @@ class ContextManager:
 
     def undo_compaction(self, request: RequestContext) -> Iterator[Event]:
         """``/undo-compact``: walk back the last compaction (:mod:`~goosectx.compaction.undo`)."""
-        yield from undo_last(self.session, measure=lambda: self.current_tokens(request)[0],
-                             reestimate=lambda: self._set_estimate(request))
+        yield from undo_last(self.session, reestimate=lambda: self._set_estimate(request))
 
     def clear(self, request: RequestContext) -> Iterator[Event]:
         """``/clear``: hide the whole history from the model, reset ``current``, lift pause.

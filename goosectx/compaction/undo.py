@@ -78,16 +78,16 @@ def undo_notice(restored_count: int, tokens_before: int, tokens_after: int, *,
             f"/compact compacts and lifts the pause.{again}")
 
 
-def undo_last(session: Session, *, measure: Callable[[], int],
-              reestimate: Callable[[], int]) -> Iterator[Event]:
+def undo_last(session: Session, *, reestimate: Callable[[], int]) -> Iterator[Event]:
     """Walk back the newest compaction the model's view depends on.
 
     Args:
         session: Changed in memory: conversation and state (pause set, pending judgement and
             growth base forgotten). The ledger is not touched.
-        measure: Returns ``current`` before the undo (tokens).
         reestimate: Forgets the last provider report and returns the estimate of the next
-            request (called once the restored view is in place): the new ``current``.
+            request: called before the undo and once the restored view is in place (the new
+            ``current``), so both figures are estimates of the same kind — a provider's report
+            of the compacted view is not set against an estimate of the restored one.
 
     Yields:
         One :class:`CompactionUndone` (the recorder: one transaction), then an inline
@@ -106,7 +106,7 @@ def undo_last(session: Session, *, measure: Callable[[], int],
         raise NothingToUndo(
             "cannot undo the last compaction: it was made by an older goosectx that did not "
             "record which messages it replaced", "/clear starts the model afresh instead")
-    before = measure()
+    before = reestimate()
     session.conversation.messages = new
     after = reestimate()
     text = undo_notice(restored, before, after, more=last_compaction_id(new) is not None)
