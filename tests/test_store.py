@@ -21,6 +21,7 @@ from goosectx.errors import (
 )
 from goosectx.events import HistoryReplaced, MessageCompleted, UsageUpdated
 from goosectx.recorder import SessionRecorder
+from goosectx.session import TokenCount
 from goosectx.store import SessionStore
 from goosectx.usage import LedgerEntry, Usage
 
@@ -102,6 +103,27 @@ def test_replace_history_inserts_between_and_keeps_everything(store):
     assert texts[2:62] == [f"n{k}" for k in reversed(range(60))]
 
 
+def test_a_removed_sessions_hidden_messages_leave_nothing_behind(store):
+    """What a compaction changed is stored apart from the rows; removing the session takes it
+    too, so a message stored later (SQLite may give it a removed row's rowid) is seen."""
+    old = store.create_session(Path("."))
+    msgs = [Message.user(f"old {i}") for i in range(3)]
+    for m in msgs:
+        store.append_message(old.id, m)
+    store.replace_history(old.id, Conversation([m.with_metadata(agent_visible=False)
+                                                for m in msgs]))
+    store.save_token_counts(old.id, {m.id: TokenCount(7, "o200k_base") for m in msgs})
+    assert [m.metadata.agent_visible for m in store.load(old.id).conversation] == [False] * 3
+    store.remove(old.id)
+    new = store.create_session(Path("."))
+    fresh = [Message.user(f"new {i}") for i in range(3)]
+    for m in fresh:
+        store.append_message(new.id, m)
+    loaded = store.load(new.id)
+    assert [m.metadata.agent_visible for m in loaded.conversation] == [True] * 3
+    assert loaded.token_counts == {}
+
+
 def test_second_driver_gets_in_use_error(store):
     session = store.create_session(Path("."))
     with store.lock(session.id):
@@ -181,7 +203,8 @@ def test_foreign_sqlite_file_is_not_touched(tmp_path):
 WRITER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from goosectx.store import SessionStore
+    from goosectx.session import TokenCount
+from goosectx.store import SessionStore
     store = SessionStore(Path(sys.argv[1]))
     session = store.load(sys.argv[2])
     conv = session.conversation
