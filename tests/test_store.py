@@ -203,8 +203,7 @@ def test_foreign_sqlite_file_is_not_touched(tmp_path):
 WRITER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from goosectx.session import TokenCount
-from goosectx.store import SessionStore
+    from goosectx.store import SessionStore
     store = SessionStore(Path(sys.argv[1]))
     session = store.load(sys.argv[2])
     conv = session.conversation

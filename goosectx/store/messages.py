@@ -28,61 +28,24 @@ from goosectx.conversation import (
     Message,
     MessageMetadata,
     PlainMessage,
-    part_to_dict,
     plain_message,
     plain_part,
 )
 from goosectx.errors import StoreCorrupt
 from goosectx.session import SessionState, TokenCount, request_title
-from goosectx.store.database import StoreDatabase, dumps, loads, now, update_session_row
+from goosectx.store.database import StoreDatabase, loads, now, update_session_row
 from goosectx.store.ledger import insert_ledger
+from goosectx.store.rows import (
+    FLAGS_ONLY_JSON,
+    INSERT_MESSAGE,
+    MESSAGES_WITH_STATE,
+    METADATA_JSON,
+    TOKEN_COUNT,
+    message_row,
+)
+from goosectx.store.rows import metadata_json as metadata_json_of
 from goosectx.testhooks import pause_point
 from goosectx.usage import LedgerEntry
-
-INSERT_MESSAGE = (
-    "INSERT INTO messages (id, session_id, position, role, created, content_json,"
-    " metadata_json, token_count, token_encoding) VALUES (?,?,?,?,?,?,?,?,?)"
-)
-
-
-MESSAGES_WITH_STATE = "messages m LEFT JOIN message_state s ON s.message_rowid = m.rowid"
-"""The FROM clause of a read of stored messages: each row with its ``message_state``."""
-METADATA_JSON = "coalesce(s.metadata_json, m.metadata_json)"
-"""A message's stored metadata (select it from :data:`MESSAGES_WITH_STATE`)."""
-TOKEN_COUNT = ("CASE WHEN s.token_count IS NULL THEN m.token_count ELSE s.token_count END,"
-               " CASE WHEN s.token_count IS NULL THEN m.token_encoding ELSE s.token_encoding END")
-"""A message's stored count and its encoding, two columns (from :data:`MESSAGES_WITH_STATE`)."""
-
-
-_FLAGS_ONLY_JSON = {(user, agent): dumps({"user_visible": user, "agent_visible": agent})
-                    for user in (True, False) for agent in (True, False)}
-"""The stored metadata of almost every message (the two visibility flags, nothing else), made
-once."""
-
-
-def metadata_json(metadata: MessageMetadata) -> str:
-    """``dumps(metadata.to_dict())``: a message's stored ``metadata_json``."""
-    user, agent = metadata.user_visible, metadata.agent_visible
-    if (type(user) is bool and type(agent) is bool and metadata.usage is None
-            and not (metadata.is_summary or metadata.is_continuation or metadata.cancelled
-                     or metadata.compaction_id or metadata.hidden_by or metadata.extra)):
-        return _FLAGS_ONLY_JSON[user, agent]  # what to_dict gives without these fields
-    return dumps(metadata.to_dict())
-
-
-def message_row(
-    session_id: str, position: float, message: Message, count: TokenCount | None = None
-) -> tuple[Any, ...]:
-    """The values of :data:`INSERT_MESSAGE` for ``message``.
-
-    The columns hold the fields of :meth:`Message.to_dict` (its parts and metadata as compact
-    JSON), made without building that dict.
-    """
-    return (
-        message.id, session_id, position, message.role, message.created.isoformat(),
-        dumps([part_to_dict(p) for p in message.content]), metadata_json(message.metadata),
-        count.count if count else None, count.encoding if count else None,
-    )
 
 
 def read_messages(
@@ -137,8 +100,8 @@ def parse_message(session_id: str, path: Path, mid: str, role: str, created: str
 
 
 _FLAGS_JSON = {text: {"user_visible": user, "agent_visible": agent}
-               for (user, agent), text in _FLAGS_ONLY_JSON.items()}
-""":data:`_FLAGS_ONLY_JSON` the other way round — the flags by their stored text: such a row's
+               for (user, agent), text in FLAGS_ONLY_JSON.items()}
+""":data:`FLAGS_ONLY_JSON` the other way round — the flags by their stored text: such a row's
 metadata needs no parsing. Read only, never changed."""
 
 
@@ -397,7 +360,7 @@ class MessageStore(StoreDatabase):
                 if m.id not in stored:
                     inserts.append(message_row(session_id, pos, m))
                 else:
-                    meta = metadata_json(m.metadata)
+                    meta = metadata_json_of(m.metadata)
                     _, stored_meta, rowid = stored[m.id]
                     if meta != stored_meta:
                         updates.append((rowid, meta))
