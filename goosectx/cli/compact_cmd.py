@@ -17,6 +17,7 @@ false, ``reason``, ``hint``).
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from collections.abc import Sequence
@@ -103,9 +104,15 @@ def compact_session(
     from goosectx.cli.common import cycle_collector_paused
 
     with cycle_collector_paused():
-        return _compact(settings, session_ref, instructions=instructions, strategy=strategy,
-                        dry_run=dry_run, as_json=as_json,
-                        max_summary_tokens=max_summary_tokens, model=model)
+        try:
+            return _compact(settings, session_ref, instructions=instructions,
+                            strategy=strategy, dry_run=dry_run, as_json=as_json,
+                            max_summary_tokens=max_summary_tokens, model=model)
+        finally:
+            # What the command made is left alive (a cycle keeps the session) until the
+            # process ends: the collector, back on, would first walk it all (0.6 s of CPU at
+            # 100k messages) just before the exit.
+            gc.freeze()
 
 
 def _compact(settings: Settings, session_ref: str, *, instructions: str | None,
