@@ -122,7 +122,8 @@ class MessageMetadata:
 
 
 _METADATA_FIELDS = tuple(f.name for f in fields(MessageMetadata))
-"""The fields of :class:`MessageMetadata` in declaration order (its positional arguments)."""
+"""The fields of :class:`MessageMetadata` in declaration order (its positional arguments;
+:meth:`Message.with_metadata` names them in this order)."""
 _METADATA_FIELD_SET = frozenset(_METADATA_FIELDS)
 
 
@@ -182,10 +183,13 @@ class Message:
         """
         if not changes.keys() <= _METADATA_FIELD_SET:
             return replace(self, metadata=replace(self.metadata, **changes))  # raises
-        meta = self.metadata
+        meta, get = self.metadata, changes.get  # each field by name: no loop, no getattr
         return Message(self.role, self.content, MessageMetadata(
-            *[changes[name] if name in changes else getattr(meta, name)
-              for name in _METADATA_FIELDS]), self.id, self.created)
+            get("user_visible", meta.user_visible), get("agent_visible", meta.agent_visible),
+            get("usage", meta.usage), get("is_summary", meta.is_summary),
+            get("is_continuation", meta.is_continuation),
+            get("compaction_id", meta.compaction_id), get("cancelled", meta.cancelled),
+            get("extra", meta.extra), get("hidden_by", meta.hidden_by)), self.id, self.created)
 
     @property
     def text(self) -> str:

@@ -21,6 +21,7 @@ from goosectx.errors import (
 )
 from goosectx.events import HistoryReplaced, MessageCompleted, UsageUpdated
 from goosectx.recorder import SessionRecorder
+from goosectx.session import TokenCount
 from goosectx.store import SessionStore
 from goosectx.usage import LedgerEntry, Usage
 
@@ -100,6 +101,27 @@ def test_replace_history_inserts_between_and_keeps_everything(store):
     texts = [m.text for m in store.load(session.id).conversation]
     assert texts[:2] == ["m0", "m1"] and texts[-3:] == ["note", "m2", "m3"]
     assert texts[2:62] == [f"n{k}" for k in reversed(range(60))]
+
+
+def test_a_removed_sessions_hidden_messages_leave_nothing_behind(store):
+    """What a compaction changed is stored apart from the rows; removing the session takes it
+    too, so a message stored later (SQLite may give it a removed row's rowid) is seen."""
+    old = store.create_session(Path("."))
+    msgs = [Message.user(f"old {i}") for i in range(3)]
+    for m in msgs:
+        store.append_message(old.id, m)
+    store.replace_history(old.id, Conversation([m.with_metadata(agent_visible=False)
+                                                for m in msgs]))
+    store.save_token_counts(old.id, {m.id: TokenCount(7, "o200k_base") for m in msgs})
+    assert [m.metadata.agent_visible for m in store.load(old.id).conversation] == [False] * 3
+    store.remove(old.id)
+    new = store.create_session(Path("."))
+    fresh = [Message.user(f"new {i}") for i in range(3)]
+    for m in fresh:
+        store.append_message(new.id, m)
+    loaded = store.load(new.id)
+    assert [m.metadata.agent_visible for m in loaded.conversation] == [True] * 3
+    assert loaded.token_counts == {}
 
 
 def test_second_driver_gets_in_use_error(store):

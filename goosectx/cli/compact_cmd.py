@@ -19,6 +19,7 @@ the exit code it has without ``--json``.
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from collections.abc import Sequence
@@ -114,9 +115,15 @@ def compact_session(
                 "set GOOSE_MODEL or pass --model, or use --strategy extractive")
         store, session_id = resolve_session(settings, session_ref)
         with cycle_collector_paused():
-            return _compact(settings, store, session_id, instructions=instructions,
-                            strategy=strategy, dry_run=dry_run, as_json=as_json,
-                            max_summary_tokens=max_summary_tokens, model_name=model_name)
+            try:
+                return _compact(settings, store, session_id, instructions=instructions,
+                                strategy=strategy, dry_run=dry_run, as_json=as_json,
+                                max_summary_tokens=max_summary_tokens, model_name=model_name)
+            finally:
+                # What the command made is left alive (a cycle keeps the session) until the
+                # process ends: the collector, back on, would first walk it all (0.6 s of
+                # CPU at 100k messages) just before the exit.
+                gc.freeze()
     except GoosectxError as exc:
         if as_json:  # the outcome on stdout too (the one-line error goes to stderr)
             _print_refusal(session_id, exc, dry_run)

@@ -99,12 +99,27 @@ def extractive_summary(
     """
     facts = gather_facts(messages, memo)
     counts = TextCounts(counter)  # each piece is tokenised once, whatever the levels tried
-    summary = _build(facts, _LEVELS[0], counts)
-    for limits in _LEVELS[1:]:
+    levels = _LEVELS[_first_level(facts, max_tokens):]
+    summary = _build(facts, levels[0], counts)
+    for limits in levels[1:]:
         if counter.count_text_within(render_markdown(summary), max_tokens) <= max_tokens:
             return summary
         summary = _build(facts, limits, counts)
     return summary
+
+
+def _first_level(facts: Facts, max_tokens: int) -> int:
+    """The first level that may fit: one whose user messages are not more than ``max_tokens``.
+
+    Each user message is a bullet line, and a bullet's ``-`` is a token of its own (the
+    tokenizers start a piece at it, after the line break): a level listing more of them than
+    ``max_tokens`` cannot fit, so it is skipped without cutting (and counting) every request
+    at its size — the level after it would be tried anyway, so the summary is the same.
+    """
+    for at, limits in enumerate(_LEVELS[:-1]):
+        if len(_pick(facts.requests, limits.max_user_messages, "")) <= max_tokens:
+            return at
+    return len(_LEVELS) - 1
 
 
 

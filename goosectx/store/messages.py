@@ -7,7 +7,10 @@ history is one transaction, so a crash leaves the old or the new history, never 
 Each row may carry the message's raw token count and the tiktoken encoding it was made with
 (migration 2; NULL = not yet counted): write them with :meth:`MessageStore.save_token_counts`
 or ``append_message(..., token_count=...)``; ``SessionStore.load`` returns them as
-``Session.token_counts``. See docs/architecture.md §8.
+``Session.token_counts``. What changes after a row is written — its metadata (a compaction hides
+it) and its count — goes to ``message_state`` (migration 8), keyed by the row's rowid, whose
+columns win over the row's own where not NULL: SQLite rewrites a whole row, content included,
+to change one column, and reads all of it first. See docs/architecture.md §8.
 """
 
 from __future__ import annotations
@@ -25,52 +28,24 @@ from goosectx.conversation import (
     Message,
     MessageMetadata,
     PlainMessage,
-    part_to_dict,
     plain_message,
     plain_part,
 )
 from goosectx.errors import StoreCorrupt
 from goosectx.session import UNKNOWN_TIME, SessionState, TokenCount, request_title
-from goosectx.store.database import StoreDatabase, dumps, loads, now, update_session_row
+from goosectx.store.database import StoreDatabase, loads, now, update_session_row
 from goosectx.store.ledger import insert_ledger
+from goosectx.store.rows import (
+    FLAGS_ONLY_JSON,
+    INSERT_MESSAGE,
+    MESSAGES_WITH_STATE,
+    METADATA_JSON,
+    TOKEN_COUNT,
+    message_row,
+)
+from goosectx.store.rows import metadata_json as metadata_json_of
 from goosectx.testhooks import pause_point
 from goosectx.usage import LedgerEntry
-
-INSERT_MESSAGE = (
-    "INSERT INTO messages (id, session_id, position, role, created, content_json,"
-    " metadata_json, token_count, token_encoding) VALUES (?,?,?,?,?,?,?,?,?)"
-)
-
-
-_FLAGS_ONLY_JSON = {(user, agent): dumps({"user_visible": user, "agent_visible": agent})
-                    for user in (True, False) for agent in (True, False)}
-"""The stored metadata of almost every message (the two visibility flags, nothing else), made
-once."""
-
-
-def metadata_json(metadata: MessageMetadata) -> str:
-    """``dumps(metadata.to_dict())``: a message's stored ``metadata_json``."""
-    user, agent = metadata.user_visible, metadata.agent_visible
-    if (type(user) is bool and type(agent) is bool and metadata.usage is None
-            and not (metadata.is_summary or metadata.is_continuation or metadata.cancelled
-                     or metadata.compaction_id or metadata.hidden_by or metadata.extra)):
-        return _FLAGS_ONLY_JSON[user, agent]  # what to_dict gives without these fields
-    return dumps(metadata.to_dict())
-
-
-def message_row(
-    session_id: str, position: float, message: Message, count: TokenCount | None = None
-) -> tuple[Any, ...]:
-    """The values of :data:`INSERT_MESSAGE` for ``message``.
-
-    The columns hold the fields of :meth:`Message.to_dict` (its parts and metadata as compact
-    JSON), made without building that dict.
-    """
-    return (
-        message.id, session_id, position, message.role, message.created.isoformat(),
-        dumps([part_to_dict(p) for p in message.content]), metadata_json(message.metadata),
-        count.count if count else None, count.encoding if count else None,
-    )
 
 
 def read_messages(
@@ -89,8 +64,8 @@ def read_messages(
         StoreCorrupt: a stored message does not parse.
     """
     rows = conn.execute(
-        "SELECT id, role, created, content_json, metadata_json, token_count, token_encoding"
-        " FROM messages WHERE session_id=? ORDER BY position",
+        f"SELECT m.id, m.role, m.created, m.content_json, {METADATA_JSON}, {TOKEN_COUNT}"
+        f" FROM {MESSAGES_WITH_STATE} WHERE m.session_id=? ORDER BY m.position",
         (session_id,),
     )
     messages = []
@@ -139,8 +114,8 @@ def parse_message(session_id: str, path: Path, mid: str, role: str, created: str
 
 
 _FLAGS_JSON = {text: {"user_visible": user, "agent_visible": agent}
-               for (user, agent), text in _FLAGS_ONLY_JSON.items()}
-""":data:`_FLAGS_ONLY_JSON` the other way round — the flags by their stored text: such a row's
+               for (user, agent), text in FLAGS_ONLY_JSON.items()}
+""":data:`FLAGS_ONLY_JSON` the other way round — the flags by their stored text: such a row's
 metadata needs no parsing. Read only, never changed."""
 _FLAGS_METADATA = {text: MessageMetadata(flags["user_visible"], flags["agent_visible"])
                    for text, flags in _FLAGS_JSON.items()}
@@ -193,9 +168,12 @@ def _plain_row(mid: Any, role: Any, created: Any, content_json: Any,
 
 
 def plan_positions(
-    messages: list[Message], stored: dict[str, tuple[float, str]]
+    messages: list[Message], stored: Mapping[str, tuple[float, str, int]]
 ) -> list[float] | None:
-    """Positions keeping stored ones; new messages between neighbours. ``None`` = renumber."""
+    """Positions keeping stored ones; new messages between neighbours. ``None`` = renumber.
+
+    ``stored``: (position, metadata, rowid) of each stored message by id.
+    """
     positions: list[float] = []
     last = 0.0
     for i, m in enumerate(messages):
@@ -301,8 +279,9 @@ class MessageStore(StoreDatabase):
     def _iter_rows(self, session_id: str) -> Iterator[tuple[str, str, str, str, str]]:
         with self._guard():
             cursor = self._conn.execute(
-                "SELECT id, role, created, content_json, metadata_json FROM messages"
-                " WHERE session_id=? ORDER BY position", (session_id,))
+                f"SELECT m.id, m.role, m.created, m.content_json, {METADATA_JSON}"
+                f" FROM {MESSAGES_WITH_STATE} WHERE m.session_id=? ORDER BY m.position",
+                (session_id,))
         while True:
             with self._guard():
                 rows = cursor.fetchmany(64)
@@ -346,10 +325,14 @@ class MessageStore(StoreDatabase):
         A count replaces any stored one (e.g. one made with another encoding). Ids that are not
         messages of ``session_id`` are skipped. Loading returns the counts as
         ``Session.token_counts``; the messages' text never changes, so a count stays valid.
+        The counts go to ``message_state``: the message rows are not rewritten.
         """
         with self._transaction() as conn:
             cursor = conn.executemany(
-                "UPDATE messages SET token_count=?, token_encoding=? WHERE id=? AND session_id=?",
+                "INSERT INTO message_state (message_rowid, token_count, token_encoding)"
+                " SELECT rowid, ?, ? FROM messages WHERE id=? AND session_id=?"
+                " ON CONFLICT (message_rowid) DO UPDATE SET token_count=excluded.token_count,"
+                " token_encoding=excluded.token_encoding",
                 [(c.count, c.encoding, mid, session_id) for mid, c in counts.items()],
             )
             return max(cursor.rowcount, 0)
@@ -367,15 +350,17 @@ class MessageStore(StoreDatabase):
         """Make the stored history equal ``conversation`` in ONE transaction.
 
         Existing messages keep their position and get their metadata rewritten when it
-        changed; new messages are inserted between their neighbours. Stored messages missing
+        changed (in ``message_state``: the row itself is not rewritten); new messages are
+        inserted between their neighbours. Stored messages missing
         from ``conversation`` are kept (nothing is ever deleted). Optionally records a ledger
         entry, the new ``current`` figure and the session state in the same transaction.
         """
         with self._transaction() as conn:
             stored = {
-                r[0]: (r[1], r[2])
+                r[0]: (r[1], r[2], r[3])
                 for r in conn.execute(
-                    "SELECT id, position, metadata_json FROM messages WHERE session_id=?",
+                    f"SELECT m.id, m.position, {METADATA_JSON}, m.rowid"
+                    f" FROM {MESSAGES_WITH_STATE} WHERE m.session_id=?",
                     (session_id,),
                 )
             }
@@ -384,7 +369,7 @@ class MessageStore(StoreDatabase):
                 positions = [float(i + 1) for i in range(len(conversation.messages))]
                 known = [m.id for m in conversation.messages]
                 leftovers = sorted(
-                    (pos, mid) for mid, (pos, _) in stored.items() if mid not in set(known)
+                    (pos, mid) for mid, (pos, _, _) in stored.items() if mid not in set(known)
                 )
                 # Messages not in the new list go after it, in their old order.
                 conn.executemany(
@@ -401,10 +386,14 @@ class MessageStore(StoreDatabase):
                 if m.id not in stored:
                     inserts.append(message_row(session_id, pos, m))
                 else:
-                    meta = dumps(m.metadata.to_dict())
-                    if meta != stored[m.id][1]:
-                        updates.append((meta, m.id))
-            conn.executemany("UPDATE messages SET metadata_json=? WHERE id=?", updates)
+                    meta = metadata_json_of(m.metadata)
+                    _, stored_meta, rowid = stored[m.id]
+                    if meta != stored_meta:
+                        updates.append((rowid, meta))
+            conn.executemany(
+                "INSERT INTO message_state (message_rowid, metadata_json) VALUES (?, ?)"
+                " ON CONFLICT (message_rowid) DO UPDATE SET metadata_json=excluded.metadata_json",
+                updates)
             conn.executemany(INSERT_MESSAGE, inserts)
             if ledger_entry is not None:
                 insert_ledger(conn, session_id, ledger_entry)

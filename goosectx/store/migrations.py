@@ -21,6 +21,7 @@ MIGRATION_PLAN (numbers reserved; use only yours, keep this list and docs/archit
     5  extensions per session
     6  calibration state
     7  compaction undo state
+    8  a message's changing metadata and token count apart from its row (``message_state``)
 """
 
 from __future__ import annotations
@@ -130,6 +131,19 @@ MIGRATIONS: tuple[Migration, ...] = (
     # 6: (reserved) calibration state
 
     # 7: (reserved) compaction undo state
+
+    Migration(8, "message state apart from the row", """
+    CREATE TABLE message_state (
+        message_rowid INTEGER PRIMARY KEY,
+        metadata_json TEXT,
+        token_count INTEGER,
+        token_encoding TEXT
+    );
+    CREATE TRIGGER message_state_delete AFTER DELETE ON messages
+    BEGIN
+        DELETE FROM message_state WHERE message_rowid = old.rowid;
+    END;
+    """),
 )
 
 BOOKKEEPING = "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, applied TEXT NOT NULL)"
