@@ -53,6 +53,7 @@ from goosectx.providers.litellm_errors import (
 )
 from goosectx.providers.litellm_stream import (
     MAX_TOOL_ARGUMENT_CHARS,
+    ChunkTrimmer,
     bundled_model_info,
     load_litellm,
     reply_as_chunk,
@@ -288,11 +289,13 @@ class LiteLLMProvider:
         try:
             response = self._open(kwargs, cancel, retries)
             skip_success_logging(response)
-            skip_final_rebuild(response)
+            trim = ChunkTrimmer(response) if skip_final_rebuild(response) else None
             for chunk in response:
                 if stop.is_set():
                     return
                 inbox.put(("chunk", chunk))
+                if trim is not None:
+                    trim()
             if stream_was_empty(response) and not stop.is_set():
                 log.info("the stream ended without a chunk; asking again without streaming")
                 plain = {k: v for k, v in kwargs.items() if k != "stream_options"}
