@@ -6,16 +6,24 @@ that walks everything received so far on each chunk makes the stream quadratic.
 
 from __future__ import annotations
 
+import io
+import threading
+from collections.abc import Generator, Iterator
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from fakeserver import FakeServer
+from rich.console import Console
 
+from goosectx import stream_reply as stream_reply_module
+from goosectx.cli.driver import TurnDriver
+from goosectx.cli.render import TranscriptRenderer
+from goosectx.compaction.manager import RequestContext
 from goosectx.config import ModelConfig, Settings
-from goosectx.conversation import Message
+from goosectx.conversation import Conversation, Message, ToolRequest
 from goosectx.providers import litellm_provider, litellm_stream, openai_format
-from goosectx.providers.base import ProviderResponse
+from goosectx.providers.base import ProviderResponse, ToolCallDelta
 from goosectx.providers.litellm_provider import make_provider
 
 SHELL_SCHEMA = {"name": "shell", "description": "Run a command.",
@@ -87,3 +95,82 @@ def test_tool_arguments_are_joined_and_parsed_once_per_call_not_per_chunk(
     assert [r.arguments for r in final.message.tool_requests] == [
         {"command": command}, {"command": "ls"}]
     assert len(parsed) == 2
+
+
+class _ToolCallProvider:
+    """Streams one tool call as ``pieces`` argument chunks of 64 characters."""
+
+    model = "fake"
+
+    def __init__(self, pieces: int) -> None:
+        self.pieces = pieces
+
+    def stream(self, *args: object, **kwargs: object) -> Iterator[object]:
+        for i in range(1, self.pieces + 1):
+            yield ToolCallDelta("shell", 64 * i)
+        yield ProviderResponse(Message("assistant", (ToolRequest("c1", "shell", {}),)), None,
+                               "fake", "tool_calls")
+
+
+def test_a_streaming_tool_call_reports_its_size_a_few_times_a_second(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter(0.05 * i for i in range(10_000))  # each chunk arrives 50 ms after the last
+    monkeypatch.setattr(stream_reply_module.time, "monotonic", lambda: next(clock))
+    shown: list[str] = []
+    events = stream_reply_module.stream_reply(
+        _ToolCallProvider(200), RequestContext("sys"), Conversation(), [], threading.Event(),
+        writing=shown.append)
+    assert _drain(events) == []  # progress is no event: not stored, not in run
+    # 200 chunks over 10 s: one text every 0.25 s at most, never one per chunk
+    assert 30 <= len(shown) <= 40
+    assert shown[0] == "writing tool call shell… 0.4 KB"
+    assert shown[-1] == "writing tool call shell… 12 KB"  # 200 × 64 characters
+
+
+def test_a_short_tool_call_shows_no_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter(0.001 * i for i in range(10_000))
+    monkeypatch.setattr(stream_reply_module.time, "monotonic", lambda: next(clock))
+    shown: list[str] = []
+    _drain(stream_reply_module.stream_reply(
+        _ToolCallProvider(20), RequestContext("sys"), Conversation(), [], threading.Event(),
+        writing=shown.append))
+    assert shown == []
+
+
+def test_large_sizes_read_in_whole_kilobytes() -> None:
+    assert stream_reply_module.writing_text(ToolCallDelta("text_editor", 300_000)) == (
+        "writing tool call text_editor… 293 KB")
+
+
+def _drain(events: Generator[object, None, object]) -> list[object]:
+    out: list[object] = []
+    while True:
+        try:
+            out.append(next(events))
+        except StopIteration:
+            return out
+
+
+@pytest.mark.parametrize("plain", [True, False])
+def test_the_repl_shows_the_progress_as_spinner_text_only(plain: bool) -> None:
+    # A terminal gets the text on its spinner line; the plain look (and a console that is not
+    # a terminal) gets no line per update. Nothing is handed to the recorder either.
+    console = Console(file=io.StringIO(), force_terminal=not plain, width=80)
+    renderer = TranscriptRenderer(console, plain=plain)
+    recorded: list[object] = []
+    spinner_texts: list[str] = []
+    renderer.waiting = lambda text="thinking…": spinner_texts.append(text)  # type: ignore[method-assign]
+    driver = TurnDriver(renderer, on_event=recorded.append, ask=lambda *a: "deny",
+                        on_failure=lambda e: None, quiet_terminal=False)
+
+    def turn(cancel: threading.Event) -> Iterator[Any]:
+        driver.spinner("writing tool call shell… 120 KB")
+        return iter(())
+
+    driver.run(turn)
+    assert recorded == []
+    assert "writing tool call" not in console.file.getvalue()  # type: ignore[attr-defined]
+    if plain:
+        assert "writing tool call shell… 120 KB" not in spinner_texts
+    else:
+        assert "writing tool call shell… 120 KB" in spinner_texts
