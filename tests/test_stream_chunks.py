@@ -17,6 +17,7 @@ from fakeserver import FakeServer
 from rich.console import Console
 
 from goosectx import stream_reply as stream_reply_module
+from goosectx.cli import startup
 from goosectx.cli.driver import TurnDriver
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.compaction.manager import RequestContext
@@ -174,3 +175,31 @@ def test_the_repl_shows_the_progress_as_spinner_text_only(plain: bool) -> None:
         assert "writing tool call shell… 120 KB" not in spinner_texts
     else:
         assert "writing tool call shell… 120 KB" in spinner_texts
+
+
+def test_keys_typed_while_the_model_client_loads_are_not_echoed_on_the_spinner_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # "⠏ loading the model client…after undo" — the terminal echoed typing onto the spinner.
+    log: list[str] = []
+
+    class Echo:
+        def __init__(self, enabled: bool) -> None:
+            self.enabled = enabled
+
+        def off(self) -> None:
+            log.append(f"echo off={self.enabled}")
+
+        def restore(self) -> None:
+            log.append("echo restored")
+
+    monkeypatch.setattr(startup, "TerminalEcho", Echo)
+    renderer = TranscriptRenderer(Console(file=io.StringIO()))
+    renderer.waiting = lambda text="": log.append(text)  # type: ignore[method-assign]
+    loader = startup.AgentLoader(Settings(), build=lambda: None,  # type: ignore[arg-type,return-value]
+                                 fallback=lambda: None, model_name=None)  # type: ignore[arg-type,return-value]
+    release = threading.Event()
+    loader._thread = threading.Thread(target=release.wait, daemon=True)
+    loader._thread.start()
+    threading.Timer(0.2, release.set).start()
+    assert loader.wait(renderer, quiet_terminal=True)
+    assert log == ["echo off=True", "loading the model client…", "echo restored"]
