@@ -4,7 +4,9 @@ A real :class:`~goosectx.providers.litellm_provider.LiteLLMProvider` streams one
 from the OpenAI-compatible fake server (``tests/fakeserver.py``, 127.0.0.1) whose arguments
 arrive in 8-character chunks, through litellm's stream object and our assembler, and then
 through the agent loop's consumer (``stream_reply``). Per-chunk work must not grow with the
-arguments already received: chunks/s at 2 MB should be about that at 100 KB.
+arguments already received: chunks/s at 2 MB should be about that at 100 KB, and so should
+the memory the stream holds (``peak RSS +MB``: the process's high-water mark grows by about
+the arguments themselves, not by litellm's ~5 KB per chunk it would otherwise keep).
 
 Baseline (same run): the fake server's own stream read with ``httpx`` and split into SSE
 lines, no parsing — what any client pays per chunk.
@@ -14,6 +16,7 @@ Usage: ``python bench/tool_args_stream.py [KB ...]`` (default ``100 2000``).
 
 from __future__ import annotations
 
+import resource
 import sys
 import time
 from pathlib import Path
@@ -74,14 +77,18 @@ def baseline_rate(server: FakeServer, kb: int) -> float:
 
 def main(argv: list[str]) -> int:
     sizes = [int(a) for a in argv] or [100, 2000]
-    print(f"{'arguments':>10}  {'chunks':>8}  {'goosectx chunks/s':>18}  {'httpx lines/s':>14}")
+    print(f"{'arguments':>10}  {'chunks':>8}  {'goosectx chunks/s':>18}  {'httpx lines/s':>14}"
+          f"  {'peak RSS +MB':>12}")
     with FakeServer() as server:
+        goosectx_rate(server, 1)  # litellm's import is not the stream's memory
         for kb in sizes:
             base = baseline_rate(server, kb)
+            before_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             rate, chars = goosectx_rate(server, kb)
+            grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before_kb) / 1024
             assert chars == kb * 1024, chars
-            print(f"{kb:>8} KB  {kb * 1024 // CHUNK_CHARS:>8,}  {rate:>18,.0f}  {base:>14,.0f}",
-                  flush=True)
+            print(f"{kb:>8} KB  {kb * 1024 // CHUNK_CHARS:>8,}  {rate:>18,.0f}  {base:>14,.0f}"
+                  f"  {grown_mb:>12,.0f}", flush=True)
     return 0
 
 

@@ -119,6 +119,7 @@ class Agent:
         ``--deny``, and the rules the user allowed in this session)."""
         self.offering = ToolOffering(tools, tool_source)
         self.progress: Callable[[str], None] | None = None  # a long call's progress text
+        self.writing: Callable[[str], None] | None = None  # a streaming tool call's progress
         self._tool_context = tool_context
         self._project_instructions: str | None = None
         self._request: RequestContext | None = None
@@ -255,7 +256,8 @@ class Agent:
                 response = yield from stream_reply(self.provider, request,
                                                     self.session.conversation, turn.streamed,
                                                     turn.cancel, turn.reasoned,
-                                                    self.context.budget.take_notices)
+                                                    self.context.budget.take_notices,
+                                                    self.writing)
             except ContextLengthExceeded:
                 yield from self.context.on_context_exceeded(request, cancel=turn.cancel)
                 continue

@@ -6,6 +6,7 @@ Part of the core (docs/architecture.md §3): yields events, never prints.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Generator
 
 from goosectx.compaction.manager import RequestContext
@@ -13,20 +14,32 @@ from goosectx.config import Settings
 from goosectx.conversation import Conversation
 from goosectx.errors import MalformedModelReply
 from goosectx.events import Event, MessageDelta, Notification, ReasoningDelta
-from goosectx.providers.base import Provider, ProviderResponse, TextDelta, ThinkingDelta
+from goosectx.providers.base import (
+    Provider,
+    ProviderResponse,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+)
+
+WRITING_INTERVAL_S = 0.25
+"""Least time between two progress texts of a streaming tool call (and before the first)."""
 
 
 def stream_reply(
     provider: Provider, request: RequestContext, conversation: Conversation,
     streamed: list[str], cancel: threading.Event, reasoned: list[str] | None = None,
     notices: Callable[[], list[str]] | None = None,
+    writing: Callable[[str], None] | None = None,
 ) -> Generator[Event, None, ProviderResponse]:
     """Stream one call, yielding text and reasoning deltas; returns the final response.
 
     ``streamed`` (the answer text) and ``reasoned`` (the reasoning text) are cleared, then
     collect what arrived so far, so a cancel can keep it. Each chunk costs O(its length).
     ``notices`` (the spending cap's, e.g. "cannot be enforced for this model") are yielded as
-    inline notifications once the call is under way.
+    inline notifications once the call is under way. ``writing`` gets a long tool call's
+    progress while its arguments stream ("writing tool call shell… 120 KB"), at most every
+    :data:`WRITING_INTERVAL_S` (a front end's spinner text; nothing is yielded or stored).
 
     Raises:
         MalformedModelReply: the stream ended without a final response.
@@ -35,6 +48,7 @@ def stream_reply(
     if reasoned is not None:
         reasoned.clear()
     final: ProviderResponse | None = None
+    next_writing_s: float | None = None
     stream = provider.stream(request.system_prompt, conversation.agent_view(),
                              request.tool_schemas, cancel=cancel)
     for text in notices() if notices is not None else ():
@@ -48,6 +62,14 @@ def stream_reply(
                 if reasoned is not None:
                     reasoned.append(item.text)
                 yield ReasoningDelta(item.text)
+            elif isinstance(item, ToolCallDelta):
+                if writing is not None:
+                    now_s = time.monotonic()
+                    if next_writing_s is None:
+                        next_writing_s = now_s + WRITING_INTERVAL_S
+                    elif now_s >= next_writing_s:
+                        next_writing_s = now_s + WRITING_INTERVAL_S
+                        writing(writing_text(item))
             elif isinstance(item, ProviderResponse):
                 final = item
     finally:
@@ -57,6 +79,13 @@ def stream_reply(
     if final is None:
         raise MalformedModelReply("the model's stream ended without a reply")
     return final
+
+
+def writing_text(delta: ToolCallDelta) -> str:
+    """The progress text of a streaming tool call, e.g. ``writing tool call shell… 120 KB``."""
+    kib = delta.argument_chars / 1024
+    size = f"{kib:.1f} KB" if kib < 10 else f"{kib:,.0f} KB"
+    return f"writing tool call {delta.name or 'tool'}… {size}"
 
 
 def cut_off_notice(response: ProviderResponse, provider: Provider,

@@ -38,6 +38,13 @@ class _Ask:
 
 
 @dataclass(slots=True)
+class _Spinner:
+    """New spinner text from the worker thread (drawn only where a spinner is)."""
+
+    text: str
+
+
+@dataclass(slots=True)
 class _Failed:
     """The worker's generator raised."""
 
@@ -94,6 +101,16 @@ class TurnDriver:
         events = self._queue
         if events is not None:
             events.put(Notification("thinking", text))
+
+    def spinner(self, text: str) -> None:
+        """Show ``text`` as the spinner text; nothing without a spinner (any thread).
+
+        For a streaming tool call's progress, which would be a line every few tenths of a
+        second in the plain look.
+        """
+        events = self._queue
+        if events is not None:
+            events.put(_Spinner(text))
 
     def run(self, start: EventSource) -> None:
         """Run one generator to its end, handling its events on this thread.
@@ -164,6 +181,9 @@ class TurnDriver:
                 item.request, cancel)
             item.answer.put(decision)
             self.renderer.waiting()
+        elif isinstance(item, _Spinner):
+            if self.renderer.interactive:
+                self.renderer.handle(Notification("thinking", item.text))
         elif isinstance(item, _Failed):
             self.on_failure(item.error)
         else:

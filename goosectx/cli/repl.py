@@ -296,7 +296,7 @@ class Repl:
         """
         self.renderer.user(text, show=self.io.echo or not self.io.plain)
         sent = self._save_early(text, attachments)
-        if not self.loader.wait(self.renderer):
+        if not self.loader.wait(self.renderer, quiet_terminal=self.io.is_real_terminal):
             repl_outcome.take_back(self, sent)
             return
         late = self.loader.take_late_error()

@@ -33,7 +33,8 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
     offline = (slash.Help, slash.Invalid, slash.ShowUsage, slash.Show, slash.Sessions,
                slash.Resume)
     needs_agent = not isinstance(command, offline) and command != slash.History("user")
-    if needs_agent and not repl.loader.wait(repl.renderer):
+    if needs_agent and not repl.loader.wait(repl.renderer,
+                                            quiet_terminal=repl.io.is_real_terminal):
         return
     if isinstance(command, slash.Extension | slash.Prompts | slash.Prompt):
         from goosectx.cli.repl_extensions import run_extension_command

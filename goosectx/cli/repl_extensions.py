@@ -125,13 +125,15 @@ def reply(repl: Repl, text: str, attachments: list[Any] | None, sent: Any = None
 def build_agent(repl: Repl, approve: ApprovalFn) -> Agent:
     """The REPL's agent (``goosectx.runtime.build_agent``) with the session's extensions.
 
-    Its tools' progress shows as the REPL's spinner text.
+    Its tools' progress, and a long tool call's while it streams, show as the REPL's
+    spinner text.
     """
     from goosectx.runtime import build_agent as build
 
     agent = build(repl.settings, repl.session, approve=approve, mode=repl.mode,
                   model=repl._model_override, extensions=ensure_manager(repl))
     agent.progress = repl.driver.progress
+    agent.writing = repl.driver.spinner
     return agent
 
 

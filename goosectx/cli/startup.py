@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from goosectx.cli.render import TranscriptRenderer
+from goosectx.cli.terminal import TerminalEcho
 from goosectx.config import Settings
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.providers.base import Provider
@@ -162,8 +163,11 @@ class AgentLoader:
         except Exception:  # noqa: BLE001 - a failed preload only means the first call imports
             pass
 
-    def wait(self, renderer: TranscriptRenderer) -> bool:
+    def wait(self, renderer: TranscriptRenderer, *, quiet_terminal: bool = False) -> bool:
         """Wait for the background work, with a spinner.
+
+        ``quiet_terminal``: the real terminal's echo is off meanwhile (as while a turn runs),
+        so keys typed now do not land on the spinner line; they still reach the next prompt.
 
         Returns:
             False when the user pressed Ctrl-C meanwhile.
@@ -171,6 +175,8 @@ class AgentLoader:
         thread = self._thread
         if thread is None or not thread.is_alive():
             return True
+        echo = TerminalEcho(quiet_terminal)
+        echo.off()
         renderer.waiting("loading the model client…")
         try:
             while thread.is_alive():
@@ -180,6 +186,7 @@ class AgentLoader:
             return False
         finally:
             renderer.settle()
+            echo.restore()
         return True
 
     def take_late_error(self) -> GoosectxError | None:

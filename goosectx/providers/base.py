@@ -34,6 +34,19 @@ class ThinkingDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A chunk of a tool call's arguments arrived (progress only; the call is in the reply).
+
+    Attributes:
+        name: The tool's name as streamed so far (may be empty at first).
+        argument_chars: Characters of this call's arguments received so far.
+    """
+
+    name: str
+    argument_chars: int
+
+
+@dataclass(frozen=True, slots=True)
 class ProviderResponse:
     """The finished reply of one model call (always the last item of a stream).
 
@@ -52,7 +65,7 @@ class ProviderResponse:
     finish_reason: str | None = None
 
 
-StreamItem: TypeAlias = TextDelta | ThinkingDelta | ProviderResponse
+StreamItem: TypeAlias = TextDelta | ThinkingDelta | ToolCallDelta | ProviderResponse
 
 
 @dataclass(frozen=True, slots=True)

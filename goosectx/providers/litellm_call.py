@@ -21,6 +21,7 @@ from typing import Any
 from goosectx.errors import ProviderError, ProviderUnavailable, RateLimited
 from goosectx.providers.litellm_errors import give_up, is_api_error
 from goosectx.providers.litellm_stream import (
+    ChunkTrimmer,
     load_litellm,
     reply_as_chunk,
     server_reported_usage,
@@ -52,11 +53,13 @@ def pump(kwargs: dict[str, Any], inbox: queue.SimpleQueue[tuple[str, Any]],
     try:
         response = open_call(kwargs, cancel, retries, translate)
         skip_success_logging(response)
-        skip_final_rebuild(response)
+        trim = ChunkTrimmer(response) if skip_final_rebuild(response) else None
         for chunk in response:
             if stop.is_set():
                 return
             inbox.put(("chunk", chunk))
+            if trim is not None:
+                trim()
         if stream_was_empty(response) and not stop.is_set():
             log.info("the stream ended without a chunk; asking again without streaming")
             plain = {k: v for k, v in kwargs.items() if k != "stream_options"}

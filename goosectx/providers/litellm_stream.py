@@ -16,6 +16,10 @@ the last one (see docs/architecture.md, "Who owns each outside library"):
   tool call streamed in 8-character pieces) for its usage figure and logs. goosectx assembles
   the reply itself as it streams and takes the server's usage from the chunk that carried it
   (:func:`server_usage`), so the rebuild is skipped.
+* :class:`ChunkTrimmer`: litellm keeps every chunk it passed on (``response.chunks``, about
+  5 KB each: 190 MB after 300 KB of tool-call arguments in 8-character chunks, all of it
+  walked by the garbage collector again and again) for that rebuild. Once the rebuild is
+  skipped, only the newest chunks and the ones carrying usage are kept.
 """
 
 from __future__ import annotations
@@ -95,14 +99,45 @@ def skip_success_logging(response: Any) -> None:
         details["has_logged_sync_success"] = True
 
 
-def skip_final_rebuild(response: Any) -> None:
+def skip_final_rebuild(response: Any) -> bool:
     """Make ``response`` skip rebuilding the whole reply when the stream ends.
 
     Harmless where litellm's stream object has no such step (a fake, a newer layout): then
-    the rebuild runs as before.
+    the rebuild runs as before and False is returned.
     """
     if callable(getattr(response, "_build_complete_streaming_response", None)):
         response._build_complete_streaming_response = lambda: None
+        return True
+    return False
+
+
+KEPT_CHUNKS = 64
+"""The newest stream chunks litellm keeps (it compares the last two for repeats)."""
+
+
+class ChunkTrimmer:
+    """Keeps litellm's list of passed-on chunks (``response.chunks``) short while it streams.
+
+    Only for a stream whose end-of-stream rebuild is skipped (:func:`skip_final_rebuild`),
+    the one reader of every chunk. What is kept: the newest :data:`KEPT_CHUNKS` and every
+    chunk that carried usage (litellm's usage total and :func:`server_usage` read those),
+    in order. A trim looks at each chunk once, so the cost per chunk is constant.
+    """
+
+    def __init__(self, response: Any) -> None:
+        chunks = getattr(response, "chunks", None)
+        self._chunks: list[Any] | None = chunks if isinstance(chunks, list) else None
+        self._filtered = 0  # chunks[:_filtered] are the usage chunks kept so far
+
+    def __call__(self) -> None:
+        """Trim once the list has grown :data:`KEPT_CHUNKS` past the last trim."""
+        chunks = self._chunks
+        if chunks is None or len(chunks) < self._filtered + 2 * KEPT_CHUNKS:
+            return
+        end = len(chunks) - KEPT_CHUNKS
+        usage = [c for c in chunks[self._filtered:end] if getattr(c, "usage", None) is not None]
+        chunks[self._filtered:end] = usage
+        self._filtered += len(usage)
 
 
 def server_usage(response: Any) -> Any:

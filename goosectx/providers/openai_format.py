@@ -24,7 +24,7 @@ from goosectx.conversation import (
     ToolResponse,
 )
 from goosectx.parts import json_kind
-from goosectx.providers.base import TextDelta, ThinkingDelta, ToolSchema
+from goosectx.providers.base import TextDelta, ThinkingDelta, ToolCallDelta, ToolSchema
 from goosectx.usage import Usage
 
 
@@ -146,6 +146,7 @@ class _PendingCall:
     id: str | None = None
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+    chars: int = 0
 
 
 @dataclass(slots=True)
@@ -164,8 +165,12 @@ class StreamAssembler:
     finish_reason: str | None = None
     model: str | None = None
 
-    def add(self, chunk: Any) -> Iterator[TextDelta | ThinkingDelta]:
-        """Fold one chunk in; yield its visible deltas."""
+    def add(self, chunk: Any) -> Iterator[TextDelta | ThinkingDelta | ToolCallDelta]:
+        """Fold one chunk in; yield its visible deltas and tool-call progress.
+
+        Constant work per chunk: arguments are kept as pieces, joined and parsed once in
+        :meth:`message`.
+        """
         if _get(chunk, "usage") is not None:
             self.usage = _get(chunk, "usage")
         self.model = _get(chunk, "model") or self.model
@@ -187,9 +192,12 @@ class StreamAssembler:
                 self.text.append(content)
                 yield TextDelta(content)
             for i, call in enumerate(_get(delta, "tool_calls") or ()):
-                self._add_call(i, call)
+                pending = self._add_call(i, call)
+                if pending is not None:
+                    yield ToolCallDelta(pending.name, pending.chars)
 
-    def _add_call(self, position: int, call: Any) -> None:
+    def _add_call(self, position: int, call: Any) -> _PendingCall | None:
+        """Fold one tool-call delta in; the call when arguments arrived, else ``None``."""
         index = _get(call, "index")
         call_id = _get(call, "id")
         key = index if index is not None else (call_id or position)
@@ -203,8 +211,11 @@ class StreamAssembler:
         if name:
             pending.name = name if not pending.name else pending.name
         arguments = _get(function, "arguments")
-        if arguments:
-            pending.arguments.append(arguments)
+        if not arguments:
+            return None
+        pending.arguments.append(arguments)
+        pending.chars += len(arguments)
+        return pending
 
     def message(self, *, include_tool_calls: bool = True) -> Message:
         """The assistant message so far: thinking, text, then tool requests.
