@@ -74,7 +74,8 @@ class AssistantStream:
         self.title = title
         self.plain = plain
         self.live_enabled = live and not plain
-        self.text = ""
+        self._text = ""
+        self._pieces: list[str] = []  # fed since ``_text`` was last joined
         self._emitted = 0
         self._live: Live | None = None
         self._last_draw_s = 0.0
@@ -86,12 +87,28 @@ class AssistantStream:
         self._safe = SafeStream()
 
     # -- public --------------------------------------------------------------------------
+    @property
+    def text(self) -> str:
+        """The answer so far, joined when read.
+
+        Adding each chunk to one string would copy the whole answer per chunk.
+        """
+        if self._pieces:
+            self._text += "".join(self._pieces)
+            self._pieces.clear()
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text = value
+        self._pieces.clear()
+
     def feed(self, chunk: str) -> None:
         """Add streamed text (redrawn at most every :data:`REFRESH_INTERVAL_S`)."""
         chunk = self._safe.feed(chunk)
         if not chunk:
             return
-        self.text += chunk
+        self._pieces.append(chunk)
         if self.plain:
             self.console.file.write(chunk)
             self.console.file.flush()
@@ -110,7 +127,7 @@ class AssistantStream:
         """Finish the answer: print what is left and the bottom border."""
         held = self._safe.flush()
         if held:
-            self.text += held
+            self._pieces.append(held)
             if self.plain:
                 self.console.file.write(held)
         if self.plain:
