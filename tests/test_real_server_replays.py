@@ -300,3 +300,23 @@ def test_debug_logging_keeps_litellm_out_of_stream_json_stdout(
     assert "LiteLLM" not in done.stderr
     log = (isolated_env["home"] / "goosectx.log").read_text()
     assert "LiteLLM" in log  # still in the debug log file, where it belongs
+
+
+def test_a_plain_reply_without_usage_after_an_empty_stream_reports_none(
+        fake_server: FakeServer) -> None:
+    # litellm's own token count is off (it loaded two encodings for a figure we never take as
+    # the server's): a usage it makes up in place of a missing one must not read as reported.
+    fake_server.add(replay("over_context_stream"), {"text": "plain answer", "usage": None})
+    _, final = stream(fake_server)
+    assert final.message.text == "plain answer"
+    assert final.usage is None
+
+
+def test_a_plain_reply_with_usage_after_an_empty_stream_reports_it(
+        fake_server: FakeServer) -> None:
+    fake_server.add(replay("over_context_stream"),
+                    {"text": "plain answer", "usage": {"prompt_tokens": 57, "completion_tokens": 3,
+                                                       "total_tokens": 60}})
+    _, final = stream(fake_server)
+    assert final.usage is not None
+    assert (final.usage.input_tokens, final.usage.output_tokens) == (57, 3)

@@ -24,6 +24,7 @@ from goosectx.providers.litellm_stream import (
     ChunkTrimmer,
     load_litellm,
     reply_as_chunk,
+    reply_reported_usage,
     server_reported_usage,
     server_usage,
     skip_final_rebuild,
@@ -65,7 +66,7 @@ def pump(kwargs: dict[str, Any], inbox: queue.SimpleQueue[tuple[str, Any]],
             plain = {k: v for k, v in kwargs.items() if k != "stream_options"}
             reply = open_call({**plain, "stream": False}, cancel, retries, translate)
             inbox.put(("chunk", reply_as_chunk(reply)))
-            inbox.put(("end", True))
+            inbox.put(("end", reply_reported_usage(reply)))
             return
         usage = server_usage(response)
         if usage is not None:  # litellm passed its chunk on without it
