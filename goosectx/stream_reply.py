@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Generator
 
-from goosectx.compaction.manager import RequestContext
+from goosectx.compaction.figures import RequestContext
 from goosectx.config import Settings
 from goosectx.conversation import Conversation
 from goosectx.errors import MalformedModelReply
