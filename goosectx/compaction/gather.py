@@ -21,7 +21,6 @@ from goosectx.compaction.actions import (
     WRITE_VERBS,
     FileAction,
     actions_from_text,
-    error_excerpt,
     is_harness_text,
     normalize_tool_name,
     open_file_in,
@@ -29,6 +28,7 @@ from goosectx.compaction.actions import (
 from goosectx.compaction.condensed import with_pairs_positioned
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
+from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 
 _READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
