@@ -32,10 +32,11 @@ from goosectx.compaction.decide import (
     reactive_refusal,
     tool_call_cutoff,
 )
-from goosectx.compaction.execute import CompactionPlan, execute, plan
+from goosectx.compaction.execute import execute
 from goosectx.compaction.figures import ContextFigures, RequestContext
 from goosectx.compaction.layout import cleared_messages
 from goosectx.compaction.pairs_step import condense_old_pairs
+from goosectx.compaction.plan import CompactionPlan, plan
 from goosectx.compaction.undo import undo_last
 from goosectx.conversation import Conversation
 from goosectx.errors import (
