@@ -69,7 +69,8 @@ def _settings(data_dir: Path):  # noqa: ANN202
 
 def _once(tmp: Path, messages: list, tag: str) -> tuple[float, float]:
     """(local seconds, provider seconds) of one manual compaction of ``messages``."""
-    from goosectx.compaction.manager import ContextManager, RequestContext
+    from goosectx.compaction.figures import RequestContext
+    from goosectx.compaction.manager import ContextManager
     from goosectx.conversation import Conversation
     from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
     from goosectx.recorder import SessionRecorder

@@ -109,7 +109,8 @@ def measure(name: str, limit: int, before: list[Any], view: list[Any], tokens_af
 
 def replay(name: str, messages: list[Any], limit: int = LIMIT) -> Row:
     """Replay ``messages`` with auto-compaction on; measure the first compaction."""
-    from goosectx.compaction.manager import ContextManager, RequestContext
+    from goosectx.compaction.figures import RequestContext
+    from goosectx.compaction.manager import ContextManager
     from goosectx.config import Settings
     from goosectx.events import HistoryReplaced
     from goosectx.providers.scripted import ScriptedProvider

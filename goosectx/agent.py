@@ -29,7 +29,8 @@ from goosectx.approval import (
     decide,
     denied_text,
 )
-from goosectx.compaction.manager import ContextManager, RequestContext
+from goosectx.compaction.figures import RequestContext
+from goosectx.compaction.manager import ContextManager
 from goosectx.config import ApprovalMode, Settings
 from goosectx.conversation import (
     Message,

@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Generator
 
-from goosectx.compaction.manager import RequestContext
+from goosectx.compaction.figures import RequestContext
 from goosectx.config import Settings
 from goosectx.conversation import Conversation
 from goosectx.errors import MalformedModelReply

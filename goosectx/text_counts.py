@@ -26,7 +26,8 @@ from pathlib import Path
 
 FORMAT = "goosectx-text-token-counts"
 VERSION = 1
-"""Bump when the way a text is counted changes (``tokens.token_len``): old files are ignored."""
+"""Bump when the way a text is counted changes (``token_pieces.token_len``): old files
+are ignored."""
 MAX_ENTRIES = 512
 """Counts kept in the file: the most recently added."""
 FILE_NAME = "text-token-counts.json"

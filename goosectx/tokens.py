@@ -2,7 +2,8 @@
 
 Counts are estimates of what a provider will bill; the provider's reported usage is
 preferred wherever it exists (DESIGN.md §3). Which encoding, and loading it offline:
-:mod:`goosectx.encoding` (its names are re-exported here).
+:mod:`goosectx.encoding` (its names are re-exported here); counting a long text in pieces:
+:mod:`goosectx.token_pieces`.
 """
 
 from __future__ import annotations
@@ -28,63 +29,12 @@ from goosectx.encoding import encoding_name as encoding_name
 from goosectx.encoding import ensure_offline_tiktoken as ensure_offline_tiktoken
 from goosectx.encoding import get_encoder as get_encoder
 from goosectx.session import TokenCount
+from goosectx.token_pieces import token_len, token_len_whole
 
 MESSAGE_OVERHEAD_TOKENS = 4
 """Per-message framing tokens (role markers), as OpenAI's counting guide does it."""
 TOOL_SCHEMA_OVERHEAD_TOKENS = 8
 """Per-tool framing tokens around a JSON schema."""
-
-CHUNK_CHARS = 4096
-"""Texts longer than this are counted in pieces: BPE on one long run without a space (a
-base64 blob, 100,000 × "a") is quadratic, pieces keep counting linear."""
-
-
-def token_len(encoder: Encoder, text: str, limit: int | None = None) -> int:
-    """Tokens in ``text``, encoded in pieces of at most :data:`CHUNK_CHARS` characters.
-
-    A piece ends where the tokenizer starts a new word anyway (:func:`_piece_end`), so
-    ordinary text counts exactly; a run with no such place is cut hard (off by at most a
-    token per piece). With ``limit``, counting stops at the piece that takes the total past
-    it: the figure returned is then above ``limit``, not the whole count.
-    """
-    return _token_len(encoder, text, limit)[0]
-
-
-def _token_len(encoder: Encoder, text: str, limit: int | None) -> tuple[int, bool]:
-    """(:func:`token_len`, whether that is the whole count: False when it stopped early)."""
-    if len(text) <= CHUNK_CHARS:
-        return len(encoder.encode(text, disallowed_special=())), True
-    total, start, end_of_text = 0, 0, len(text)
-    while start < end_of_text:
-        end = min(end_of_text, start + CHUNK_CHARS)
-        if end < end_of_text:
-            end = _piece_end(text, start + CHUNK_CHARS // 2, end)
-        total += len(encoder.encode(text[start:end], disallowed_special=()))
-        if limit is not None and total > limit:
-            return total, end == end_of_text
-        start = end
-    return total, True
-
-
-def _piece_end(text: str, low: int, high: int) -> int:
-    """Where to end a piece in ``text[low:high]``: where the tokenizer starts a word anyway.
-
-    After a newline followed by a non-space, else before a space between a non-space and a
-    letter; ``high`` (a hard cut) when the window has neither.
-    """
-    for separator in ("\n", " "):
-        at = high
-        for _ in range(64):
-            at = text.rfind(separator, low, at)
-            if at <= low:
-                break
-            after = text[at + 1]
-            if separator == "\n" and not after.isspace():
-                return at + 1
-            if separator == " " and after.isalpha() and not text[at - 1].isspace():
-                return at
-    return high
-
 
 def count_text(text: str, model: str | None = None) -> int:
     """Tokens in ``text`` (special tokens counted as text); linear in its length."""
@@ -262,7 +212,7 @@ class TokenCounter:
             kept = self._kept.get(f"{self.encoding}\0within {limit_tokens}", text)
         if kept is not None:
             return kept
-        tokens, whole = _token_len(self._encoder, text, limit_tokens)  # sets the encoding
+        tokens, whole = token_len_whole(self._encoder, text, limit_tokens)  # sets the encoding
         name = self.encoding if whole else f"{self.encoding}\0within {limit_tokens}"
         self._kept.put(name, text, tokens)
         return tokens

@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from goosectx.compaction.manager import ContextManager, RequestContext
+from goosectx.compaction.figures import RequestContext
+from goosectx.compaction.manager import ContextManager
 from goosectx.config import Settings
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.events import Event, HistoryReplaced, Notification

@@ -19,7 +19,8 @@ from agent_harness import (
 )
 
 from goosectx.approval import CANCELLED_TEXT
-from goosectx.compaction.manager import ContextManager, RequestContext
+from goosectx.compaction.figures import RequestContext
+from goosectx.compaction.manager import ContextManager
 from goosectx.config import Settings
 from goosectx.conversation import INTERRUPTED_MARK, Message, ToolRequest, ToolResponse
 from goosectx.errors import ContextLengthExceeded, ProviderUnavailable

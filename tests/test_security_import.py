@@ -18,7 +18,7 @@ import pytest
 from cli_support import run_cli
 from fakeserver import FakeServer
 
-from goosectx import tokens
+from goosectx import token_pieces, tokens
 from goosectx.importers import builder
 
 
@@ -129,8 +129,8 @@ class _RecordingEncoder:
 
 def test_long_texts_are_tokenised_in_bounded_pieces() -> None:
     encoder = _RecordingEncoder()
-    tokens.token_len(encoder, "a" * 100_000)
-    assert max(encoder.pieces) <= tokens.CHUNK_CHARS and sum(encoder.pieces) == 100_000
+    token_pieces.token_len(encoder, "a" * 100_000)
+    assert max(encoder.pieces) <= token_pieces.CHUNK_CHARS and sum(encoder.pieces) == 100_000
 
 
 def test_a_fit_check_counts_exactly_up_to_its_limit_and_stops_past_it() -> None:
@@ -140,8 +140,8 @@ def test_a_fit_check_counts_exactly_up_to_its_limit_and_stops_past_it() -> None:
     assert counter.count_text_within(text, exact) == exact
     assert exact - 1 < counter.count_text_within(text, exact - 1) <= exact
     encoder = _RecordingEncoder()
-    assert tokens.token_len(encoder, "word " * 20_000, limit=100) > 100
-    assert sum(encoder.pieces) <= tokens.CHUNK_CHARS  # one piece told it: the rest is not read
+    assert token_pieces.token_len(encoder, "word " * 20_000, limit=100) > 100
+    assert sum(encoder.pieces) <= token_pieces.CHUNK_CHARS  # one piece told it: the rest is not read
 
 
 def test_chunked_counting_is_exact_on_ordinary_text() -> None:

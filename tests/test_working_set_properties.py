@@ -27,8 +27,8 @@ from compaction_support import collect, make_session, manager, orphans, replaced
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from goosectx.compaction.figures import RequestContext
 from goosectx.compaction.layout import facts_reserve_tokens
-from goosectx.compaction.manager import RequestContext
 from goosectx.conversation import Message, MessageMetadata, ToolRequest, ToolResponse
 from goosectx.errors import CompactionWouldGrow, ContextLengthExceeded
 from goosectx.providers.scripted import RecordedRequest, ScriptedProvider

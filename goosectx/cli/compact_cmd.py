@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from goosectx.cli.folding import plural
 from goosectx.cli.sanitize import terminal_safe
-from goosectx.compaction.manager import CompactionPlan, ContextManager, RequestContext
+from goosectx.compaction.figures import RequestContext
+from goosectx.compaction.manager import CompactionPlan, ContextManager
 from goosectx.config import Settings
 from goosectx.errors import CompactionFailed, GoosectxError, ModelNotConfigured, UsageError
 from goosectx.events import CompactionUndone, Event, HistoryReplaced, Notification

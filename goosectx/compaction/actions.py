@@ -2,7 +2,8 @@
 
 Used by the extractive summariser (``goosectx.compaction.extractive``) and by the importers,
 which import it from here (the core never imports an adapter). Agents record file work
-in many shapes; this module knows them:
+in many shapes; this module knows them (what a failed result looks like is
+:mod:`goosectx.compaction.tool_errors`):
 
 * tool calls: ``text_editor`` / ``str_replace_editor`` (``command`` + ``path``), Claude Code
   ``Edit`` / ``Write`` / ``MultiEdit``, gemini-cli ``write_file`` / ``replace``, SWE-agent
@@ -79,15 +80,6 @@ _GEMINI_CONSOLE = re.compile(
 _CONSOLE_VERBS = {"Update": "edited", "Edit": "edited", "MultiEdit": "edited",
                   "NotebookEdit": "edited", "Write": "written", "WriteFile": "written",
                   "Create": "created", "Read": "read", "ReadFile": "read"}
-_ERROR_LINE = re.compile(
-    r"^\s*(?:Traceback \(most recent call last\)|[\w.]*(?:Error|Exception)\b(?::|$)|"
-    r"(?:[Ee]rror|ERROR)(?:\[\w+\])?:|ERROR\b|FAILED\b|fatal:|npm ERR!|panic:)"
-    r"|^[\w./()-]+:(?:[ \w./-]*:)*\s*command not found"
-    r"|No such file or directory|Permission denied|[Ee]xit(?:ed with)? code:? [1-9]"
-    r"|\b\d+ failed\b|not found\. Available tools", re.M)
-_EXCEPTION_LINE = re.compile(r"^\s*[\w.]*(?:Error|Exception)\b:.*$", re.M)
-_MARKER_LINE = re.compile(r"\[stderr\]|\[exit code: -?\d+\]|\(no output\)")
-"""A line the shell tool adds around output (:mod:`goosectx.tools.shell`): no message."""
 
 
 HARNESS_PREFIXES: tuple[str, ...] = (
@@ -355,30 +347,6 @@ def actions_from_text(text: str, *, open_file: str | None = None) -> list[FileAc
         out += [FileAction(m.group(2).strip(), _CONSOLE_VERBS[m.group(1)])
                 for m in _GEMINI_CONSOLE.finditer(text)]
     return out
-
-
-def error_excerpt(text: str) -> str | None:
-    """The telling line of an error in tool output, or ``None`` when it does not look failed.
-
-    Prefers the last ``SomethingError: message`` line (the end of a traceback), else the first
-    line that matches a common failure pattern; when that is a bare marker (``[exit code: 1]``),
-    the last line before it that is not one (``[stderr]``, ``(no output)``), if any.
-    """
-    sample = text if len(text) <= 200_000 else text[:100_000] + "\n" + text[-100_000:]
-    first = _ERROR_LINE.search(sample)
-    if first is None:
-        return None
-    exceptions = _EXCEPTION_LINE.findall(sample)
-    if exceptions:
-        return str(exceptions[-1]).strip()
-    start = sample.rfind("\n", 0, first.start()) + 1
-    end = sample.find("\n", first.end())
-    line = sample[start:end if end != -1 else len(sample)].strip()
-    if _MARKER_LINE.fullmatch(line):  # a bare ``[exit code: 1]``: the message line before it
-        before = sample[max(0, start - 4_000):start].splitlines()
-        return next((b.strip() for b in reversed(before)
-                     if b.strip() and not _MARKER_LINE.fullmatch(b.strip())), line)
-    return line
 
 
 def describe_call(name: str, args: Mapping[str, Any] | None, *, limit_chars: int = 100) -> str:

@@ -16,7 +16,8 @@ the model's view larger: what is added beneath a raw summary fits the summary's 
 summary that would grow the view is replaced by the extractive one (auto and reactive), and a
 new view not smaller than the old one (raw tokens, and the estimate against ``current``) is
 not written (:class:`CompactionWouldGrow`; the summary call, if any, is still billed).
-:func:`plan` says what :func:`execute` would do without calling a model (``--dry-run``).
+:func:`~goosectx.compaction.plan.plan` says what :func:`execute` would do without calling a model
+(``--dry-run``); the head to summarise, the budgets and the refusals before any call are there.
 """
 
 from __future__ import annotations
@@ -24,20 +25,24 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from goosectx.compaction.facts import merge_facts
 from goosectx.compaction.layout import (
     Budget,
     elided_notice,
-    laid_out_tokens,
     layout,
     layout_budget,
     new_compaction_id,
-    plan_split,
 )
 from goosectx.compaction.parse import extract_json
-from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
+from goosectx.compaction.plan import (
+    MIN_BENEATH_TOKENS,
+    extractive_budget,
+    growth_refusal,
+    prepare,
+    standalone_extractive_tokens,
+)
 from goosectx.compaction.summarize import (
     SummaryCancelled,
     SummaryResult,
@@ -49,10 +54,9 @@ from goosectx.compaction.summarize import (
 )
 from goosectx.compaction.summary import render_markdown
 from goosectx.compaction.tail import Split
-from goosectx.conversation import Conversation, Message, SystemNotification, repair
+from goosectx.conversation import Conversation, Message, SystemNotification
 from goosectx.errors import (
     CompactionFailed,
-    CompactionWouldGrow,
     MalformedModelReply,
     ProviderError,
 )
@@ -69,139 +73,8 @@ from goosectx.session import Session
 from goosectx.tokens import TokenCounter
 from goosectx.usage import LedgerEntry
 
-DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
-"""Budget of an extractive summary when the caller names none (``--max-summary-tokens``)."""
 MIN_RAW_SUMMARY_WORDS = 40
 """An unparsable summary reply shorter than this gets an extractive summary added beneath."""
-MIN_BENEATH_TOKENS = 64
-"""The extractive summary beneath a raw reply gets at least this many tokens."""
-
-
-@dataclass(frozen=True, slots=True)
-class CompactionPlan:
-    """What a compaction would do (``goosectx compact --dry-run``); no model is called.
-
-    Attributes:
-        tokens_before: ``current`` now (tokens).
-        strategy: ``llm`` or ``extractive``.
-        message_count: Agent-visible messages that would be summarised.
-        model: The summariser model, or ``None`` for the extractive strategy.
-        context_limit_tokens: The summariser's context window; ``None`` for extractive.
-        rung: The summary-input rung tried first, or ``None`` (extractive, or nothing fits).
-        request_tokens: Estimated input tokens of that summary request, or ``None``.
-        max_tokens: The summary's output budget (tokens).
-        removed_results: Tool results that rung leaves out.
-        total_results: Tool results in the agent view.
-        view_count: Agent-visible messages now, as stored.
-        replaced_count: Those the compaction would hide (summarised, or kept as an elided
-            copy): the count an undo of it reports as seen again.
-    """
-
-    tokens_before: int
-    strategy: CompactionStrategy
-    message_count: int
-    model: str | None
-    context_limit_tokens: int | None
-    rung: str | None = None
-    request_tokens: int | None = None
-    max_tokens: int = 0
-    removed_results: int = 0
-    total_results: int = 0
-    view_count: int = 0
-    replaced_count: int = 0
-
-
-def extractive_budget(max_summary_tokens: int | None, context_limit_tokens: int,
-                      head_tokens: int | None = None) -> int:
-    """Budget of an extractive summary: the caller's, else 4,000 capped at a quarter window.
-
-    With ``head_tokens`` (what it summarises) and no caller's budget, also at most half of
-    that (at least :data:`MIN_BENEATH_TOKENS`): a summary is smaller than what it replaces.
-    """
-    if max_summary_tokens:
-        return max_summary_tokens
-    cap = max(100, min(DEFAULT_EXTRACTIVE_SUMMARY_TOKENS, context_limit_tokens // 4))
-    return cap if head_tokens is None else max(MIN_BENEATH_TOKENS, min(cap, head_tokens // 2))
-
-
-def plan(
-    conversation: Conversation, summarisers: Sequence[Provider], counter: TokenCounter,
-    budget: Budget, *, tokens_before: int, counter_for: Callable[[str | None], TokenCounter],
-    instructions: str | None, strategy: str, max_summary_tokens: int | None,
-) -> CompactionPlan:
-    """What a manual :func:`execute` would do with ``conversation``, calling no model.
-
-    Raises:
-        CompactionFailed: the refusal :func:`execute` would raise before any call (nothing to
-            compact; :class:`CompactionWouldGrow` when even an empty summary would not shrink
-            the view).
-    """
-    working, messages, _ = _prepare(conversation, budget, counter, trigger="manual",
-                                    before=tokens_before)
-    view_count = len(conversation.agent_messages())
-    replaced_count = len(working.head) + len(working.replaced)
-    if strategy != "llm" or not summarisers:
-        return CompactionPlan(tokens_before, "extractive", len(messages), None, None,
-                              max_tokens=_standalone_extractive_tokens(
-                                  max_summary_tokens, budget, working,
-                                  counter.count_messages(messages)),
-                              view_count=view_count, replaced_count=replaced_count)
-    provider = summarisers[0]
-    limit = provider.context_limit().tokens
-    output = provider.output_limit_tokens()
-    ladder = SummaryLadder(messages, counter=counter_for(provider.model),
-                           context_limit_tokens=limit, output_limit_tokens=output,
-                           instructions=instructions, max_output_tokens=budget.summary_max_tokens,
-                           result_chars=budget.result_chars)
-    first = ladder.first()
-    if first is None:
-        return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
-                              max_tokens=reserved_output_tokens(limit, output,
-                                                                budget.summary_max_tokens),
-                              total_results=ladder.total_results,
-                              view_count=view_count, replaced_count=replaced_count)
-    return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
-                          first.rung, first.estimate_tokens, first.max_tokens,
-                          first.removed_results, first.total_results, view_count,
-                          replaced_count)
-
-
-def _prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *,
-             trigger: CompactionTrigger, before: int) -> tuple[Split, list[Message], int]:
-    """Head and working set, the head's messages and the old view's raw tokens.
-
-    Raises the refusals that come before any summary call (shared by :func:`execute` and
-    :func:`plan`, so a dry run refuses exactly where a real run would).
-    """
-    agent = conversation.agent_messages()  # once: the split does not change the conversation
-    if not agent:
-        raise CompactionFailed("nothing to compact: the model sees no messages")
-    working = plan_split(conversation, budget, counter, trigger=trigger)
-    messages = (working.head_view if working.head_view is not None
-                else repair(working.head, for_sending=False))
-    if not messages:
-        raise CompactionFailed("nothing to compact: the model keeps every message it sees")
-    old_tokens = counter.count_messages(agent)
-    growth = _growth(before, old_tokens, laid_out_tokens(conversation, "", working,
-                                                         trigger=trigger, counter=counter),
-                     budget, at_least=True)
-    if growth is not None:  # even an empty summary would not help: no call is made
-        raise growth
-    return working, messages, old_tokens
-
-
-def _standalone_extractive_tokens(max_summary_tokens: int | None, budget: Budget,
-                                  working: Split, head_tokens: int) -> int:
-    """Budget of an extractive summary that stands alone (strategy or fallback).
-
-    :func:`extractive_budget` with the half-of-the-head cap; with no budget named, also what
-    the summary's room in the layout leaves (its facts included).
-    """
-    tokens = extractive_budget(max_summary_tokens, budget.context_limit_tokens, head_tokens)
-    if not max_summary_tokens:
-        tokens = min(tokens, int((budget.summary_max_tokens + working.facts_tokens)
-                                 / budget.ratio))
-    return tokens
 
 
 def execute(
@@ -253,7 +126,7 @@ def execute(
         before = max(before, context_limit_tokens)  # last report said: the line starts there
     if budget is None:
         budget = layout_budget(context_limit_tokens, 0.8)
-    working, messages, old_tokens = _prepare(conversation, budget, counter, trigger=trigger,
+    working, messages, old_tokens = prepare(conversation, budget, counter, trigger=trigger,
                                              before=before)
     head_tokens = counter.count_messages(messages)
     extractive_tokens = extractive_budget(max_summary_tokens, context_limit_tokens, head_tokens)
@@ -317,7 +190,7 @@ def execute(
 
     cid = new_compaction_id()
     new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
-    growth = _growth(before, old_tokens,
+    growth = growth_refusal(before, old_tokens,
                      counter.count_messages(Conversation(new).agent_messages()), budget)
     if growth is not None and summary.rung is not None and fallback_extractive:
         # A model summary longer than asked for would grow the view: like an unusable reply,
@@ -331,7 +204,7 @@ def execute(
         summary = _extractive(messages, working, budget, counter, max_summary_tokens,
                               head_tokens, summary.call)
         new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
-        growth = _growth(before, old_tokens,
+        growth = growth_refusal(before, old_tokens,
                          counter.count_messages(Conversation(new).agent_messages()), budget)
     if growth is not None:
         if summary.call is not None:  # billed, though nothing changes
@@ -367,29 +240,11 @@ def _extractive(messages: list[Message], working: Split, budget: Budget, counter
     """
     from goosectx.compaction.extractive import extractive_summary
 
-    tokens = _standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
+    tokens = standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
     facts_raw_tokens = math.ceil(working.facts_tokens / budget.ratio)
     return SummaryResult(render_markdown(extractive_summary(
         messages, max_tokens=max(MIN_BENEATH_TOKENS, tokens - facts_raw_tokens),
         counter=counter, memo=working.scan_memo)), call, None)
-
-
-def _growth(before: int, old_tokens: int, new_tokens: int, budget: Budget, *,
-            at_least: bool = False) -> CompactionWouldGrow | None:
-    """The refusal when the new view would not be smaller, else ``None``.
-
-    Smaller means both: fewer raw tokens than the old view, and a calibrated estimate of the
-    next request below ``before`` — ``current``, the figure the compaction line starts from
-    (a provider's report when there is one: a view our tokenizer finds smaller may not be
-    smaller to the provider). The refusal's figures read as the compaction line would: from
-    ``before`` (the figure the trigger and the pause notice give) to the larger of that
-    estimate and ``before`` plus the estimated change — never a second "before" in one notice.
-    """
-    after = budget.prefix_tokens + budget.scaled(new_tokens)
-    if new_tokens < old_tokens and after < before:
-        return None
-    change = budget.scaled(new_tokens) - budget.scaled(old_tokens)
-    return CompactionWouldGrow(before, max(after, before + change), at_least=at_least)
 
 
 def _merged(entries: Sequence[LedgerEntry]) -> LedgerEntry | None:

@@ -19,13 +19,13 @@ import re
 from collections.abc import Sequence
 
 from goosectx.compaction.actions import normalize_tool_name
+from goosectx.compaction.condensed import with_condensed_pairs
 from goosectx.compaction.gather import (
     CONSTRAINT,
     FACTS_MARK,
     Facts,
     carried_text,
     gather_facts,
-    with_condensed_pairs,
 )
 from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import Message

@@ -6,13 +6,14 @@ text actions, :mod:`goosectx.compaction.actions`), errors and what the assistant
 todo items (:mod:`goosectx.compaction.todos`) and the last work. What a message kind means
 (``metadata.extra["source_kind"]``, harness text, earlier summaries) is described in
 :mod:`goosectx.compaction.extractive`, which builds the summary from these facts;
-:mod:`goosectx.compaction.facts` merges some of them into a model's summary.
+:mod:`goosectx.compaction.facts` merges some of them into a model's summary. The pairs a
+tool-pair note stands for are put back by :mod:`goosectx.compaction.condensed`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,20 +21,15 @@ from goosectx.compaction.actions import (
     WRITE_VERBS,
     FileAction,
     actions_from_text,
-    error_excerpt,
     is_harness_text,
     normalize_tool_name,
     open_file_in,
 )
+from goosectx.compaction.condensed import with_pairs_positioned
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
-from goosectx.conversation import (
-    CONDENSED_PAIRS,
-    Message,
-    TextContent,
-    ToolRequest,
-    ToolResponse,
-)
+from goosectx.compaction.tool_errors import error_excerpt
+from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 
 _READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
                     "grep", "glob", "find_file", "search_file", "search_dir", "ls", "tree"}
@@ -117,7 +113,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     pending_errors: list[list[str]] = []
     last_calls: list[ToolRequest] = []  # ``facts.last_calls``, labelled when they are read
     keep_at = memo.keep_facts_at
-    for at, m in _positioned(messages):  # a tool-pair note's pairs come back before it
+    for at, m in with_pairs_positioned(messages):  # a tool-pair note's pairs come back before it
         if at in keep_at:  # the facts of messages[:at], as a scan of just those would end
             facts.last_calls = [memo.label(r) for r in last_calls]
             memo.keep_prefix_facts(messages, _copy(facts, at))
@@ -200,45 +196,6 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     memo.keep_prefix_facts(messages, facts)
     return facts
 
-
-
-def with_condensed_pairs(messages: Sequence[Message]) -> Sequence[Message]:
-    """``messages`` with the pairs tool-pair notes stand for put back before each note.
-
-    A note (:mod:`.toolpairs`) carries in ``metadata.extra[CONDENSED_PAIRS]`` each pair's call
-    (``id``, ``name``, ``arguments``) and the telling part of its result (``output``,
-    ``is_error``): the call and the result come back as two messages, so a condensed pair
-    still gives its facts. ``messages`` itself when no message carries a pair.
-    """
-    if not any(CONDENSED_PAIRS in m.metadata.extra for m in messages):
-        return messages
-    return [m for _, m in _positioned(messages)]
-
-
-def _positioned(messages: Sequence[Message]) -> Iterable[tuple[int, Message]]:
-    """(position in ``messages``, message) with the pairs of notes put back (see above).
-
-    A note's first restored message takes the note's position, the rest of its pairs and the
-    note itself -1: the facts before a position are those of ``messages[:position]``.
-    """
-    if not any(CONDENSED_PAIRS in m.metadata.extra for m in messages):
-        return enumerate(messages)
-    out: list[tuple[int, Message]] = []
-    for at, m in enumerate(messages):
-        pairs = m.metadata.extra.get(CONDENSED_PAIRS) if m.role == "assistant" else None
-        for pair in pairs if isinstance(pairs, list) else ():
-            if not isinstance(pair, dict):
-                continue
-            call_id = str(pair.get("id") or m.id)
-            arguments = pair.get("arguments")
-            out += [(at, Message("assistant", (ToolRequest(
-                        call_id, str(pair.get("name") or "tool"),
-                        arguments if isinstance(arguments, dict) else None),))),
-                    (-1, Message("user", (ToolResponse(call_id, str(pair.get("output") or ""),
-                                                       bool(pair.get("is_error"))),)))]
-            at = -1
-        out.append((at, m))
-    return out
 
 
 def _resent_request(text: str, facts: Facts) -> None:

@@ -19,9 +19,9 @@ from goosectx.compaction.actions import (
     FileAction,
     actions_from_tool_call,
     describe_call,
-    error_excerpt,
     open_file_in,
 )
+from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.tokens import TokenCounter
 

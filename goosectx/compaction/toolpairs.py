@@ -15,13 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from goosectx.compaction.actions import error_excerpt
 from goosectx.compaction.decide import PROTECTED_NEWEST_PAIRS, TOOL_PAIR_BATCH
 from goosectx.compaction.prompts import (
     TOOL_PAIR_NOTE_PREFIX,
     TOOL_PAIRS_INSTRUCTIONS,
 )
 from goosectx.compaction.request import elide_middle
+from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.conversation import (
     CONDENSED_PAIRS,
     Message,

@@ -31,7 +31,8 @@ from goosectx.store.database import dumps, stored_time, update_session_row
 from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
 from goosectx.store.locks import SessionLock
-from goosectx.store.messages import MessageStore, read_messages
+from goosectx.store.message_read import read_messages
+from goosectx.store.messages import MessageStore
 from goosectx.store.rows import INSERT_MESSAGE, message_row, metadata_json
 from goosectx.store.search import SearchStore
 from goosectx.store.search_index import indexed_in_bulk

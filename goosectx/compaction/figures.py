@@ -1,0 +1,151 @@
+"""The figures of one session's context: ``current``, the last report, the counters, the limit.
+
+:class:`ContextFigures` holds what every figure is made from (the session, the settings, the
+providers wrapped in the spending cap, a token counter per model, the last report and the
+messages it covers) and computes ``current``, the ``/context`` breakdown and the compaction
+budget from them (docs/architecture.md §5). :class:`~goosectx.compaction.manager.ContextManager`
+adds the hooks and the compaction commands on top; :class:`RequestContext` is the fixed part
+of every request both are given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from goosectx.budget import SpendingCap
+from goosectx.compaction import calibration
+from goosectx.compaction.guard import CompactionGuard
+from goosectx.compaction.layout import Budget, settings_budget
+from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
+from goosectx.providers.base import ContextLimit, Provider, ToolSchema
+from goosectx.session import Session, TokenCount
+from goosectx.tokens import ContextBreakdown, TokenCounter, take_fresh_counts
+
+
+@dataclass(slots=True)
+class RequestContext:
+    """The fixed part of every request.
+
+    Attributes:
+        system_prompt: The full system prompt sent (project instructions included).
+        project_instructions: The part of ``system_prompt`` that came from ``.goosehints`` /
+            ``AGENTS.md`` (for the ``/context`` breakdown).
+        tool_schemas: The tools as sent.
+    """
+
+    system_prompt: str
+    project_instructions: str = ""
+    tool_schemas: list[ToolSchema] = field(default_factory=list)
+
+
+class ContextFigures:
+    """The figures of one session's context (the state :class:`ContextManager` works on).
+
+    Args:
+        session: The in-memory session (its ledger's ``current`` is set here).
+        settings: Resolved settings (limit, threshold, spending cap...).
+        provider: The main model, or ``None`` when no model is configured.
+        summarizer: The ``compaction_model`` provider, or ``None`` to use ``provider``.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        settings: Settings,
+        provider: Provider | None,
+        *,
+        summarizer: Provider | None = None,
+    ) -> None:
+        self.session = session
+        self.settings = settings
+        self.counter = TokenCounter(provider.model if provider else session.model,
+                                    stored=session.token_counts)
+        self._counters: dict[str | None, TokenCounter] = {self.counter.model: self.counter}
+        self.budget = SpendingCap.of(settings, session.ledger, self._counter_for,
+                                     lambda model: calibration.ratio(session.state, model))
+        self.provider, self.summarizer = self.budget.wrap(provider), self.budget.wrap(summarizer)
+        self._reactive_this_turn = 0
+        self.guard = CompactionGuard(session.state)
+        self._call_estimate: int | None = None
+        self._reported_tokens: int | None = None
+        self._covered_ids: set[str] = set()
+        ledger = session.ledger
+        if ledger.current_tokens > 0 and not ledger.current_is_estimate:
+            # A resumed session: the stored report covered the history up to its last reply.
+            agent = session.conversation.agent_messages()
+            last = max((i for i, m in enumerate(agent) if m.role == "assistant"), default=-1)
+            self._reported_tokens = ledger.current_tokens
+            self._covered_ids = {m.id for m in agent[:last + 1]}
+
+    def set_provider(self, provider: Provider | None) -> None:
+        """Switch the main model (``/model``); its limit applies to the next call."""
+        self.provider = self.budget.wrap(provider)
+        self.counter = self._counter_for(provider.model if provider else None)
+
+    def estimate_ratio(self) -> float:
+        """The main model's calibration ratio: every estimate is multiplied by it (1.0 = none)."""
+        return calibration.ratio(self.session.state, self._model())
+
+    def _model(self) -> str | None:
+        return self.provider.model if self.provider else self.session.model
+
+    def _counter_for(self, model: str | None) -> TokenCounter:
+        if model not in self._counters:
+            self._counters[model] = self.counter.alongside(model)
+        return self._counters[model]
+
+    def take_fresh_token_counts(self) -> dict[str, TokenCount]:
+        """Raw counts made since the last call (by message id), for the recorder to store."""
+        return take_fresh_counts(self._counters.values(), self.session.token_counts)
+
+    @property
+    def manages_own_context(self) -> bool:
+        """True when the main model manages its own context: goosectx never compacts it."""
+        if self.provider is not None:
+            return bool(self.provider.manages_own_context)
+        return self.settings.model_config(self.session.model).manages_own_context
+
+    def context_limit(self) -> ContextLimit:
+        """The main model's context limit (default 128,000 with no model)."""
+        if self.provider is None:
+            limit = self.settings.context_limit_tokens or DEFAULT_CONTEXT_LIMIT_TOKENS
+            return ContextLimit(limit, self.settings.source("context_limit_tokens"))
+        return self.provider.context_limit()
+
+    def current_tokens(self, request: RequestContext,
+                       breakdown: ContextBreakdown | None = None) -> tuple[int, bool]:
+        """(``current``, is_estimate) (docs/architecture.md §5): the trigger's and displays' figure.
+
+        The last report (input + output) plus the calibrated estimate of messages added since;
+        with no report, the calibrated estimate of the whole next request (or of ``breakdown``).
+        """
+        ratio = self.estimate_ratio()
+        if self._reported_tokens is None:
+            b = self.breakdown(request) if breakdown is None else breakdown
+            return calibration.apply(b.total, ratio), True
+        added = [m for m in self.session.conversation.agent_messages()
+                 if m.id not in self._covered_ids]
+        return (self._reported_tokens
+                + calibration.apply(self.counter.count_messages(added), ratio), bool(added))
+
+    def breakdown(self, request: RequestContext) -> ContextBreakdown:
+        """Token estimate of the next full request by category (for ``/context``)."""
+        return self.counter.breakdown(
+            system_prompt=request.system_prompt, project_instructions=request.project_instructions,
+            tool_schemas=request.tool_schemas, messages=self.session.conversation.agent_messages())
+
+    def layout_budget(self, request: RequestContext,
+                      breakdown: ContextBreakdown | None = None) -> Budget:
+        """The one budget rule for the next compaction (docs/architecture.md §5)."""
+        b = self.breakdown(request) if breakdown is None else breakdown
+        return settings_budget(self.settings, self.context_limit().tokens,
+                               b.total - b.messages - b.summary, self.estimate_ratio())
+
+    def _set_estimate(self, request: RequestContext) -> int:
+        """Forget the last report; ``current`` becomes the estimate of the next request."""
+        self._reported_tokens = None
+        self._covered_ids = set()
+        tokens = calibration.apply(self.breakdown(request).total, self.estimate_ratio())
+        self.session.ledger.current_tokens = tokens
+        self.session.ledger.current_is_estimate = True
+        return tokens

@@ -1,0 +1,170 @@
+"""Planning a compaction: what it summarises, its budgets, the refusals before any call.
+
+Shared by :func:`goosectx.compaction.execute.execute` and the dry run :func:`plan`
+(``goosectx compact --dry-run``), so a dry run refuses exactly where a real run would
+(docs/architecture.md §5). Nothing here calls a model or changes the conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from goosectx.compaction.layout import Budget, laid_out_tokens, plan_split
+from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
+from goosectx.compaction.tail import Split
+from goosectx.conversation import Conversation, Message, repair
+from goosectx.errors import CompactionFailed, CompactionWouldGrow
+from goosectx.events import CompactionStrategy, CompactionTrigger
+from goosectx.providers.base import Provider
+from goosectx.tokens import TokenCounter
+
+DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
+"""Budget of an extractive summary when the caller names none (``--max-summary-tokens``)."""
+MIN_BENEATH_TOKENS = 64
+"""The extractive summary beneath a raw reply gets at least this many tokens."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionPlan:
+    """What a compaction would do (``goosectx compact --dry-run``); no model is called.
+
+    Attributes:
+        tokens_before: ``current`` now (tokens).
+        strategy: ``llm`` or ``extractive``.
+        message_count: Agent-visible messages that would be summarised.
+        model: The summariser model, or ``None`` for the extractive strategy.
+        context_limit_tokens: The summariser's context window; ``None`` for extractive.
+        rung: The summary-input rung tried first, or ``None`` (extractive, or nothing fits).
+        request_tokens: Estimated input tokens of that summary request, or ``None``.
+        max_tokens: The summary's output budget (tokens).
+        removed_results: Tool results that rung leaves out.
+        total_results: Tool results in the agent view.
+        view_count: Agent-visible messages now, as stored.
+        replaced_count: Those the compaction would hide (summarised, or kept as an elided
+            copy): the count an undo of it reports as seen again.
+    """
+
+    tokens_before: int
+    strategy: CompactionStrategy
+    message_count: int
+    model: str | None
+    context_limit_tokens: int | None
+    rung: str | None = None
+    request_tokens: int | None = None
+    max_tokens: int = 0
+    removed_results: int = 0
+    total_results: int = 0
+    view_count: int = 0
+    replaced_count: int = 0
+
+
+def extractive_budget(max_summary_tokens: int | None, context_limit_tokens: int,
+                      head_tokens: int | None = None) -> int:
+    """Budget of an extractive summary: the caller's, else 4,000 capped at a quarter window.
+
+    With ``head_tokens`` (what it summarises) and no caller's budget, also at most half of
+    that (at least :data:`MIN_BENEATH_TOKENS`): a summary is smaller than what it replaces.
+    """
+    if max_summary_tokens:
+        return max_summary_tokens
+    cap = max(100, min(DEFAULT_EXTRACTIVE_SUMMARY_TOKENS, context_limit_tokens // 4))
+    return cap if head_tokens is None else max(MIN_BENEATH_TOKENS, min(cap, head_tokens // 2))
+
+
+def plan(
+    conversation: Conversation, summarisers: Sequence[Provider], counter: TokenCounter,
+    budget: Budget, *, tokens_before: int, counter_for: Callable[[str | None], TokenCounter],
+    instructions: str | None, strategy: str, max_summary_tokens: int | None,
+) -> CompactionPlan:
+    """What a manual :func:`execute` would do with ``conversation``, calling no model.
+
+    Raises:
+        CompactionFailed: the refusal :func:`execute` would raise before any call (nothing to
+            compact; :class:`CompactionWouldGrow` when even an empty summary would not shrink
+            the view).
+    """
+    working, messages, _ = prepare(conversation, budget, counter, trigger="manual",
+                                    before=tokens_before)
+    view_count = len(conversation.agent_messages())
+    replaced_count = len(working.head) + len(working.replaced)
+    if strategy != "llm" or not summarisers:
+        return CompactionPlan(tokens_before, "extractive", len(messages), None, None,
+                              max_tokens=standalone_extractive_tokens(
+                                  max_summary_tokens, budget, working,
+                                  counter.count_messages(messages)),
+                              view_count=view_count, replaced_count=replaced_count)
+    provider = summarisers[0]
+    limit = provider.context_limit().tokens
+    output = provider.output_limit_tokens()
+    ladder = SummaryLadder(messages, counter=counter_for(provider.model),
+                           context_limit_tokens=limit, output_limit_tokens=output,
+                           instructions=instructions, max_output_tokens=budget.summary_max_tokens,
+                           result_chars=budget.result_chars)
+    first = ladder.first()
+    if first is None:
+        return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
+                              max_tokens=reserved_output_tokens(limit, output,
+                                                                budget.summary_max_tokens),
+                              total_results=ladder.total_results,
+                              view_count=view_count, replaced_count=replaced_count)
+    return CompactionPlan(tokens_before, "llm", len(messages), provider.model, limit,
+                          first.rung, first.estimate_tokens, first.max_tokens,
+                          first.removed_results, first.total_results, view_count,
+                          replaced_count)
+
+
+def prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *,
+             trigger: CompactionTrigger, before: int) -> tuple[Split, list[Message], int]:
+    """Head and working set, the head's messages and the old view's raw tokens.
+
+    Raises the refusals that come before any summary call (shared by :func:`execute` and
+    :func:`plan`, so a dry run refuses exactly where a real run would).
+    """
+    agent = conversation.agent_messages()  # once: the split does not change the conversation
+    if not agent:
+        raise CompactionFailed("nothing to compact: the model sees no messages")
+    working = plan_split(conversation, budget, counter, trigger=trigger)
+    messages = (working.head_view if working.head_view is not None
+                else repair(working.head, for_sending=False))
+    if not messages:
+        raise CompactionFailed("nothing to compact: the model keeps every message it sees")
+    old_tokens = counter.count_messages(agent)
+    growth = growth_refusal(before, old_tokens, laid_out_tokens(conversation, "", working,
+                                                         trigger=trigger, counter=counter),
+                     budget, at_least=True)
+    if growth is not None:  # even an empty summary would not help: no call is made
+        raise growth
+    return working, messages, old_tokens
+
+
+def standalone_extractive_tokens(max_summary_tokens: int | None, budget: Budget,
+                                  working: Split, head_tokens: int) -> int:
+    """Budget of an extractive summary that stands alone (strategy or fallback).
+
+    :func:`extractive_budget` with the half-of-the-head cap; with no budget named, also what
+    the summary's room in the layout leaves (its facts included).
+    """
+    tokens = extractive_budget(max_summary_tokens, budget.context_limit_tokens, head_tokens)
+    if not max_summary_tokens:
+        tokens = min(tokens, int((budget.summary_max_tokens + working.facts_tokens)
+                                 / budget.ratio))
+    return tokens
+
+
+def growth_refusal(before: int, old_tokens: int, new_tokens: int, budget: Budget, *,
+            at_least: bool = False) -> CompactionWouldGrow | None:
+    """The refusal when the new view would not be smaller, else ``None``.
+
+    Smaller means both: fewer raw tokens than the old view, and a calibrated estimate of the
+    next request below ``before`` — ``current``, the figure the compaction line starts from
+    (a provider's report when there is one: a view our tokenizer finds smaller may not be
+    smaller to the provider). The refusal's figures read as the compaction line would: from
+    ``before`` (the figure the trigger and the pause notice give) to the larger of that
+    estimate and ``before`` plus the estimated change — never a second "before" in one notice.
+    """
+    after = budget.prefix_tokens + budget.scaled(new_tokens)
+    if new_tokens < old_tokens and after < before:
+        return None
+    change = budget.scaled(new_tokens) - budget.scaled(old_tokens)
+    return CompactionWouldGrow(before, max(after, before + change), at_least=at_least)
