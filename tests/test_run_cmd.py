@@ -348,6 +348,16 @@ def test_a_failing_shell_call_shows_its_first_meaningful_line(fake_model: FakeSe
     assert "[stderr]" not in run.err
 
 
+def test_a_traceback_shows_its_error_line_not_its_first(fake_model: FakeServer,
+                                                        workdir: Path) -> None:
+    fake_model.add(shell("python3 -c 'raise ValueError(\"BOOM-17 in parser\")'"),
+                   {"text": "It failed."})
+    run = Run(mode="auto")
+    assert run.code == 0
+    assert "  error: ValueError: BOOM-17 in parser\n" in run.err
+    assert "Traceback" not in run.err
+
+
 @pytest.mark.parametrize(("mode", "label"), [("smart_approve", "denied: no terminal to ask"),
                                              ("approve", "denied: no terminal to ask"),
                                              ("chat", "not run: chat mode")])

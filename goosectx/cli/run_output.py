@@ -14,6 +14,7 @@ from goosectx.approval import ApprovalDecision
 from goosectx.cli.approval_view import VIEW_KEY, approval_question, plain_question
 from goosectx.cli.folding import plural, tool_result_label
 from goosectx.cli.sanitize import APPROVAL_MARKER, SafeStream, json_safe, terminal_safe
+from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.conversation import ToolRequest
 from goosectx.events import (
     Event,
@@ -36,6 +37,15 @@ def first_meaningful_line(output: str) -> str:
     """The first line of a tool's output that is neither blank nor a section header."""
     lines = (line.strip() for line in output.splitlines())
     return next((line for line in lines if line and line not in OUTPUT_MARKER_LINES), "")
+
+
+def error_line(output: str) -> str:
+    """The line that tells what went wrong, else the first meaningful line.
+
+    The telling line is the one a compaction's facts keep as the error (a traceback's last
+    ``…Error: message``), so the terminal and the model's summary name the same.
+    """
+    return error_excerpt(output) or first_meaningful_line(output)
 
 
 class Approver:
@@ -140,7 +150,7 @@ class TextOutput:
             request = self._unstarted.pop(event.response.id, None)
             if not ran and request is not None:  # denied or not run: name it, as a run call is
                 self._call_line(request)
-            first = first_meaningful_line(event.response.output)
+            first = error_line(event.response.output)
             self._err(f"  {label}: {first[:200]}" if ran else f"  {label}")
         elif isinstance(event, Notification) and event.kind == "inline":
             self._err(f"goosectx: {event.text}")
