@@ -163,9 +163,9 @@ def test_the_message_is_saved_before_the_model_client_is_waited_for(
     stored_while_loading: list[list[str]] = []
     wait = AgentLoader.wait
 
-    def watched(self: AgentLoader, renderer: Any) -> bool:  # a kill -9 could land here
+    def watched(self: AgentLoader, renderer: Any, **options: Any) -> bool:  # kill -9 here?
         stored_while_loading.append([m.text for m in world.stored().conversation])
-        return wait(self, renderer)
+        return wait(self, renderer, **options)
 
     monkeypatch.setattr(AgentLoader, "wait", watched)
     world.provider.add("fast answer")
