@@ -14,7 +14,7 @@ from goosectx.approval import ApprovalDecision
 from goosectx.cli.approval_view import VIEW_KEY, approval_question, plain_question
 from goosectx.cli.folding import plural, tool_result_label
 from goosectx.cli.sanitize import APPROVAL_MARKER, SafeStream, json_safe, terminal_safe
-from goosectx.compaction.tool_errors import error_excerpt
+from goosectx.compaction.tool_errors import exception_line
 from goosectx.conversation import ToolRequest
 from goosectx.events import (
     Event,
@@ -40,12 +40,12 @@ def first_meaningful_line(output: str) -> str:
 
 
 def error_line(output: str) -> str:
-    """The line that tells what went wrong, else the first meaningful line.
+    """A traceback's last ``…Error: message`` line, else the first meaningful line.
 
-    The telling line is the one a compaction's facts keep as the error (a traceback's last
-    ``…Error: message``), so the terminal and the model's summary name the same.
+    The exception line is the one a compaction's facts keep as the error, so the terminal and
+    the model's summary name the same.
     """
-    return error_excerpt(output) or first_meaningful_line(output)
+    return exception_line(output) or first_meaningful_line(output)
 
 
 class Approver:

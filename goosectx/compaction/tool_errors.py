@@ -19,6 +19,13 @@ _MARKER_LINE = re.compile(r"\[stderr\]|\[exit code: -?\d+\]|\(no output\)")
 """A line the shell tool adds around output (:mod:`goosectx.tools.shell`): no message."""
 
 
+def exception_line(text: str) -> str | None:
+    """The last ``SomethingError: message`` line of ``text`` (a traceback's end), if any."""
+    sample = text if len(text) <= 200_000 else text[:100_000] + "\n" + text[-100_000:]
+    exceptions = _EXCEPTION_LINE.findall(sample)
+    return str(exceptions[-1]).strip() if exceptions else None
+
+
 def error_excerpt(text: str) -> str | None:
     """The telling line of an error in tool output, or ``None`` when it does not look failed.
 
@@ -30,9 +37,9 @@ def error_excerpt(text: str) -> str | None:
     first = _ERROR_LINE.search(sample)
     if first is None:
         return None
-    exceptions = _EXCEPTION_LINE.findall(sample)
-    if exceptions:
-        return str(exceptions[-1]).strip()
+    exception = exception_line(sample)
+    if exception is not None:
+        return exception
     start = sample.rfind("\n", 0, first.start()) + 1
     end = sample.find("\n", first.end())
     line = sample[start:end if end != -1 else len(sample)].strip()
