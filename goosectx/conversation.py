@@ -35,6 +35,7 @@ from goosectx.parts import (
     part_from_dict,
     part_to_dict,
     plain_part,
+    plain_parts,
 )
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "part_to_dict",
     "plain_message",
     "plain_part",
+    "plain_parts",
     "repair",
     "tool_pair_ids",
 ]

@@ -267,3 +267,15 @@ def plain_part(data: Any) -> Part | None:
                             data.get("diff"))
     return ToolRequest(data["id"], data["name"], data.get("arguments"), data.get("parse_error"),
                        data.get("raw_arguments"))
+
+
+
+def plain_parts(content: list[Any]) -> list[Part] | None:
+    """The parts of ``content`` when every one is plain (:func:`plain_part`), else ``None``."""
+    parts = []
+    for data in content:
+        part = plain_part(data)
+        if part is None:
+            return None
+        parts.append(part)
+    return parts

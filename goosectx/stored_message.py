@@ -23,7 +23,7 @@ from goosectx.parts import (
     ToolResponse,
     compact_json,
     part_to_dict,
-    plain_part,
+    plain_parts,
 )
 
 
@@ -110,12 +110,9 @@ def stored_message(item: Any) -> StoredMessage | None:
     if (type(msg_id) is not str or role not in ("user", "assistant") or type(created) is not str
             or type(content) is not list or type(metadata) is not dict):
         return None
-    parts = []
-    for data in content:
-        part = plain_part(data)
-        if part is None:
-            return None
-        parts.append(part)
+    parts = plain_parts(content)
+    if parts is None:
+        return None
     try:
         when = datetime.fromisoformat(created)
         meta = _FLAGS_ONLY.get(_flags(metadata)) or MessageMetadata.from_dict(metadata)

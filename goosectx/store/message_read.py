@@ -20,7 +20,7 @@ from goosectx.conversation import (
     MessageMetadata,
     PlainMessage,
     plain_message,
-    plain_part,
+    plain_parts,
 )
 from goosectx.errors import StoreCorrupt
 from goosectx.session import UNKNOWN_TIME, TokenCount
@@ -122,12 +122,9 @@ def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
         return None
     if type(content) is not list:
         return None
-    parts = []
-    for data in content:
-        part = plain_part(data)
-        if part is None:
-            return None
-        parts.append(part)
+    parts = plain_parts(content)
+    if parts is None:
+        return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return Message(role, tuple(parts), metadata, mid, when)
