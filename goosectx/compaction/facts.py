@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from goosectx.compaction.actions import normalize_tool_name
 from goosectx.compaction.condensed import with_condensed_pairs
 from goosectx.compaction.gather import (
-    CONSTRAINT,
     FACTS_MARK,
     Facts,
     carried_text,
@@ -68,18 +67,13 @@ def _commands(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str
     return list(reversed(newest_first))
 
 
-def _constraints(messages: Sequence[Message], carried: Sequence[str]) -> list[str]:
+def _constraints(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str]
+                 ) -> list[str]:
     out: list[str] = list(carried)  # what earlier summaries listed comes first
     seen: set[str] = set(out)  # what ``out`` holds, to look up
     for m in messages:
-        if not m.is_user_request:
-            continue
-        text = m.text
-        if not CONSTRAINT.search(text):
-            continue  # a line of it matches only where the whole text does
-        for line in text.splitlines():
-            line = line.strip()
-            if line and line not in seen and CONSTRAINT.search(line):
+        for line in memo.constraint_lines(m):  # a compaction's later scans look them up
+            if line not in seen:
                 out.append(line[:300])
                 seen.add(line[:300])
     return out
@@ -116,7 +110,7 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
     paths = [(p, v) for p, v in _changed_paths(facts) if p not in kept]
     errors = [e for e in _last_errors(facts) if e not in kept]
     commands = [c for c in _commands(head, memo, facts.commands) if c not in kept]
-    constraints = [c for c in _constraints(head, facts.constraints) if c not in kept]
+    constraints = [c for c in _constraints(head, memo, facts.constraints) if c not in kept]
     todos = [t for t in facts.pending.values() if _todo_text(t) not in kept]
     path_lines = [f"- `{p}`: {v}" for p, v in paths]
 

@@ -38,6 +38,7 @@ class ScanMemo:
         self._commands: dict[int, tuple[ToolRequest, str]] = {}
         self._opened: dict[int, tuple[ToolResponse, str | None]] = {}
         self._errors: dict[int, tuple[ToolResponse, str | None]] = {}
+        self._constraint_lines: dict[int, tuple[Message, tuple[str, ...]]] = {}
         self.keep_facts_at: frozenset[int] = frozenset()
         """Where a head may end in the next whole-view scan: the facts of the messages before
         each of these positions are kept for :meth:`prefix_facts` (set by the layout)."""
@@ -104,6 +105,30 @@ class ScanMemo:
         if hit is None or hit[0] is not part:
             hit = self._errors[id(part)] = (part, error_excerpt(part.output))
         return hit[1]
+
+
+    def constraint_lines(self, m: Message) -> tuple[str, ...]:
+        """The stripped lines of a user request that name a constraint, in order (else ``()``).
+
+        Every such line, repeats included (the caller drops what it has seen); a message
+        that is not a user request has none.
+        """
+        hit = self._constraint_lines.get(id(m))
+        if hit is None or hit[0] is not m:
+            hit = self._constraint_lines[id(m)] = (m, _constraint_lines(m))
+        return hit[1]
+
+
+def _constraint_lines(m: Message) -> tuple[str, ...]:
+    from goosectx.compaction.gather import CONSTRAINT
+
+    if not m.is_user_request:
+        return ()
+    text = m.text
+    if not CONSTRAINT.search(text):
+        return ()  # a line of it matches only where the whole text does
+    return tuple(line for line in (raw.strip() for raw in text.splitlines())
+                 if line and CONSTRAINT.search(line))
 
 
 class TextCounts:
