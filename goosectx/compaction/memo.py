@@ -12,7 +12,7 @@ levels of detail. Every value is what the memoised function returns: a memo chan
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from goosectx.compaction.actions import (
@@ -106,29 +106,16 @@ class ScanMemo:
             hit = self._errors[id(part)] = (part, error_excerpt(part.output))
         return hit[1]
 
+    def constraint_lines(self, m: Message,
+                         find: Callable[[Message], tuple[str, ...]]) -> tuple[str, ...]:
+        """``find(m)``: the lines of ``m`` that name a user constraint, found once per message.
 
-    def constraint_lines(self, m: Message) -> tuple[str, ...]:
-        """The stripped lines of a user request that name a constraint, in order (else ``()``).
-
-        Every such line, repeats included (the caller drops what it has seen); a message
-        that is not a user request has none.
+        ``find`` is always the same function (:func:`goosectx.compaction.facts.constraint_lines`).
         """
         hit = self._constraint_lines.get(id(m))
         if hit is None or hit[0] is not m:
-            hit = self._constraint_lines[id(m)] = (m, _constraint_lines(m))
+            hit = self._constraint_lines[id(m)] = (m, find(m))
         return hit[1]
-
-
-def _constraint_lines(m: Message) -> tuple[str, ...]:
-    from goosectx.compaction.gather import CONSTRAINT
-
-    if not m.is_user_request:
-        return ()
-    text = m.text
-    if not CONSTRAINT.search(text):
-        return ()  # a line of it matches only where the whole text does
-    return tuple(line for line in (raw.strip() for raw in text.splitlines())
-                 if line and CONSTRAINT.search(line))
 
 
 class TextCounts:
