@@ -265,12 +265,13 @@ def layout(
     first_tail = working_set.tail[0].id if working_set.tail else None
     out: list[Message] = []
     placed = False
+    shared: dict[bool, MessageMetadata] = {}
     for m in conversation.messages:
         if not placed and m.id == first_tail:
             out.extend(block)
             placed = True
         if m.id in head_ids and m.metadata.agent_visible:
-            out.append(m.with_metadata(agent_visible=False, hidden_by=compaction_id))
+            out.append(_hidden(m, compaction_id, shared))
         else:
             out.append(m)
         copy = working_set.replaced.get(m.id)
@@ -279,6 +280,26 @@ def layout(
     if not placed:
         out.extend(block)
     return out
+
+
+def _hidden(m: Message, compaction_id: str, shared: dict[bool, MessageMetadata]) -> Message:
+    """``m.with_metadata(agent_visible=False, hidden_by=compaction_id)``, made cheaply.
+
+    Most of a long head has plain metadata (the two flags, nothing else): those copies share
+    one metadata value per ``user_visible`` (``shared``; the metadata is immutable), instead
+    of one built per message.
+    """
+    meta = m.metadata
+    if (type(meta.user_visible) is bool and meta.usage is None and meta.extra == {}
+            and meta.hidden_by is None and meta.compaction_id is None
+            and meta.is_summary is False and meta.is_continuation is False
+            and meta.cancelled is False):  # the defaults: the copy is the same value
+        hidden = shared.get(meta.user_visible)
+        if hidden is None:
+            hidden = shared[meta.user_visible] = MessageMetadata(
+                meta.user_visible, False, hidden_by=compaction_id)
+        return Message(m.role, m.content, hidden, m.id, m.created)
+    return m.with_metadata(agent_visible=False, hidden_by=compaction_id)
 
 
 def laid_out_tokens(conversation: Conversation, summary_text: str, working_set: Split, *,
