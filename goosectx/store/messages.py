@@ -246,11 +246,14 @@ class MessageStore(StoreDatabase):
                      if m.id in stored],
                 )
             inserts, updates = [], []
-            for pos, m in zip(positions, conversation.messages, strict=True):
+            made: dict[int, str] = {}  # JSON by metadata object: a compaction's hidden head
+            for pos, m in zip(positions, conversation.messages, strict=True):  # shares one
                 if m.id not in stored:
                     inserts.append(message_row(session_id, pos, m))
                 else:
-                    meta = metadata_json_of(m.metadata)
+                    meta = made.get(id(m.metadata))
+                    if meta is None:
+                        meta = made[id(m.metadata)] = metadata_json_of(m.metadata)
                     _, stored_meta, rowid = stored[m.id]
                     if meta != stored_meta:
                         updates.append((rowid, meta))
