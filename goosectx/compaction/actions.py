@@ -180,7 +180,8 @@ def shell_actions(script: str) -> list[FileAction]:
     """
     out = patch_actions(script)
     for line in _without_heredocs(script):
-        if not _MAY_CHANGE.search(line):
+        if not (">" in line or "rm" in line or "touch" in line or "tee" in line
+                or "sed" in line) or not _MAY_CHANGE.search(line):  # its words, then the rule
             continue  # nothing to find, and tokenising every line of a long session is slow
         try:
             lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")

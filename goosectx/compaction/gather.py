@@ -250,7 +250,8 @@ def _only_reads(name: str, args: dict[str, Any] | None) -> bool:
     if not isinstance(command, str) or not command.strip():
         return False
     first = command.split()[0].rsplit("/", 1)[-1]
-    return first in _VIEWER_COMMANDS and not any(c in command for c in ("&&", ";", "|"))
+    return first in _VIEWER_COMMANDS and not ("&&" in command or ";" in command
+                                              or "|" in command)
 
 
 def _note(facts: Facts, action: FileAction, *, failed: bool = False) -> None:
