@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 from rich.console import Console
 
@@ -30,6 +31,7 @@ from goosectx.events import (
     ToolPairsSummarized,
     TurnFinished,
 )
+from goosectx.tools.output import OutputStream
 from goosectx.usage import LedgerEntry, Usage
 
 ESC = "\x1b"
@@ -283,3 +285,24 @@ def test_escape_sequences_in_reasoning_and_tool_arguments_read_the_same_live_and
         assert drawn[plain, "live"] == drawn[plain, "resumed"], drawn
         assert any("␛[31mred␛[0m step" in line for line in drawn[plain, "live"]), drawn
         assert any("echo ␛[2Jhi" in line for line in drawn[plain, "live"]), drawn
+
+
+def test_a_cut_output_says_so_and_where_the_rest_is_even_when_folded(tmp_path: Path) -> None:
+    stream = OutputStream("stdout", 2_000, tmp_path)
+    stream.feed("".join(f"{i}\n" for i in range(1, 100_001)).encode())
+    stream.close()
+    output = stream.text(2_000)
+    r, buf = make(width=400)  # the marker's long path on one line
+    tool_turn(r, output)
+    out = buf.getvalue()
+    assert "lines hidden" in out and "100000" in out
+    assert "output cut" in out  # the header says it is not the whole output
+    assert f"full stdout (588,895 characters) in {stream.path}" in out  # the marker, not hidden
+
+
+def test_a_short_cut_output_is_not_marked_twice(tmp_path: Path) -> None:
+    r, buf = make()
+    tool_turn(r, "head\n[... output cut at 20 of 900 characters; view a smaller view_range]")
+    out = buf.getvalue()
+    assert "✓ shell output · 2 lines · output cut" in out
+    assert out.count("output cut at 20 of 900 characters") == 1

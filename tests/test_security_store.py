@@ -107,7 +107,9 @@ def test_commands_that_only_read_work_on_a_full_disk(
                            (("sessions", "search", "kenobi"), "full"),
                            (("sessions", "export", "full"), "general kenobi is in notes.txt"),
                            (("sessions", "export", "full", "--format", "json"),
-                            '"general kenobi is in notes.txt"')):
+                            '"general kenobi is in notes.txt"'),
+                           (("info", "--session", "full"), "session full"),
+                           (("info",), "calibration")):
         code, out, err = run_cli(capsys, *args)
         assert (code, err) == (0, ""), args
         assert expected in out, args

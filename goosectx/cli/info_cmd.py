@@ -78,11 +78,11 @@ def _calibration(settings: Settings, session_ref: str | None) -> tuple[str, str,
 
     session_id: str | None
     if session_ref is not None:
-        store, session_id = resolve_session(settings, session_ref)
+        store, session_id = resolve_session(settings, session_ref, read_only=True)
     elif not (settings.data_dir / "sessions.db").exists():
         return "calibration", "uncalibrated", "no session yet"
     else:
-        store = open_store(settings)
+        store = open_store(settings, read_only=True)  # info only reads: a full disk is fine
         session_id = store.most_recent(Path.cwd())
     try:
         if session_id is None:

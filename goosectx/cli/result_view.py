@@ -12,9 +12,16 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from goosectx.cli.diffview import diff_plain, diff_summary, diff_text
-from goosectx.cli.folding import FOLD_HEAD_LINES, clean_output, fold_lines, plural
+from goosectx.cli.folding import (
+    FOLD_HEAD_LINES,
+    FOLD_TAIL_LINES,
+    clean_output,
+    fold_lines,
+    plural,
+)
 from goosectx.conversation import ToolResponse
 from goosectx.shown import has_long_line
+from goosectx.tools.output import CUT_MARKER
 
 if TYPE_CHECKING:
     from goosectx.cli.surface import Surface
@@ -25,7 +32,9 @@ def draw_folded_result(surface: Surface, response: ToolResponse, title: str,
     """``✓ shell output · 41 lines · #3 (/show 3)``, then its head, a fold and its tail.
 
     The number is drawn only when lines are folded away or a line is cut (``/show N``
-    prints them whole).
+    prints them whole). An output the tool cut says so in the header (``· output cut``); its
+    cut marker, naming the file with the whole output, is drawn under the fold line when the
+    fold hides it.
     """
     output = clean_output(response.output)
     lines, hidden = fold_lines(output)
@@ -33,6 +42,9 @@ def draw_folded_result(surface: Surface, response: ToolResponse, title: str,
     mark = "✗" if response.is_error else "✓"
     count = plural(total, "line") if total else "no output"
     header = f"{mark} {title} · {count}"
+    markers = _hidden_cut_markers(output, hidden)
+    if markers is not None:
+        header += " · output cut"
     if hidden or has_long_line(output):
         header += f" · #{number} (/show {number})"
     body = lines[:FOLD_HEAD_LINES] if hidden else lines
@@ -44,6 +56,8 @@ def draw_folded_result(surface: Surface, response: ToolResponse, title: str,
             surface._plain(f"  | {line}")
         if fold:
             surface._plain(f"  | {fold}")
+        for line in markers or ():
+            surface._plain(f"  | {line}")
         for line in tail:
             surface._plain(f"  | {line}")
         return
@@ -52,9 +66,23 @@ def draw_folded_result(surface: Surface, response: ToolResponse, title: str,
         text.append("\n  │ ", style="dim").append(line)
     if fold:
         text.append("\n  │ ", style="dim").append(fold, style="dim italic")
+    for line in markers or ():
+        text.append("\n  │ ", style="dim").append(line, style="dim italic")
     for line in tail:
         text.append("\n  │ ", style="dim").append(line)
     surface.console.print(text)
+
+
+def _hidden_cut_markers(output: str, hidden: int) -> list[str] | None:
+    """``None`` when ``output`` holds no cut marker line; else those the fold hides."""
+    if "[... " not in output:
+        return None
+    lines = output.rstrip("\n").split("\n")
+    found = [(i, ln) for i, ln in enumerate(lines) if CUT_MARKER.fullmatch(ln)]
+    if not found:
+        return None
+    end = len(lines) - FOLD_TAIL_LINES
+    return [ln for i, ln in found if hidden and FOLD_HEAD_LINES <= i < end]
 
 
 def draw_edit_result(surface: Surface, response: ToolResponse, name: str, number: int, *,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -24,6 +25,12 @@ from goosectx.errors import is_disk_full
 REDACT_HOLDBACK_CHARS = 4096
 """Characters held back before redaction so a secret split across two reads is still
 caught; secrets longer than this could slip through a read boundary."""
+
+
+CUT_MARKER = re.compile(r"\[\.\.\. (?:[\d,]+ characters of \S+ cut; .* \.\.\.|"
+                        r"output cut at [\d,]+ of [\d,]+ characters; .*)\]")
+"""A whole line that is one of the cut markers below (:meth:`OutputStream.text`,
+:func:`cap_text`): what the drawing of a folded result looks for (``fullmatch``)."""
 
 
 def overflow_path(overflow_dir: Path, label: str) -> Path:
