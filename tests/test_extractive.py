@@ -287,3 +287,13 @@ def test_manual_extractive_compaction_of_an_answered_turn_says_so_in_summary_and
     assert "## Next step\n\n" + ANSWERED_NEXT_STEP in summary.text
     assert "Continue with the newest user request" not in summary.text
     assert continuation.text == CONTINUATION_TEXTS["answered"]
+
+
+def test_a_request_of_few_characters_but_many_tokens_is_still_cut_to_its_budget() -> None:
+    ducks = "🦆" * 45  # 45 characters, 3 tokens each in o200k_base
+    assert len(ducks) < 50 < COUNTER.count_text(ducks)
+    msgs = [Message.user(f"older request {i}: " + ducks) for i in range(12)]
+    msgs.append(Message.user(ducks))
+    rendered = render_markdown(extractive_summary(msgs, max_tokens=120, counter=COUNTER))
+    assert COUNTER.count_text(rendered) <= 120
+    assert ducks not in rendered  # the newest request was cut ("[…]"), not kept whole

@@ -134,10 +134,21 @@ def _shorten(text: str, max_tokens: int | None, counter: TextCounts, *, oneline:
     return hit
 
 
+def _fits_without_count(text: str, max_tokens: int) -> bool:
+    """True when ``text`` has at most ``max_tokens`` tokens without counting it.
+
+    A token is at least one UTF-8 byte (byte-level BPE), not one character: one emoji is up
+    to 4 bytes and as many tokens, so only the byte length bounds the count.
+    """
+    if len(text) > max_tokens:
+        return False
+    return text.isascii() or len(text.encode("utf-8", "surrogatepass")) <= max_tokens
+
+
 def _cut(text: str, max_tokens: int | None, counter: TextCounts, oneline: bool) -> str:
     if oneline:
         text = " ".join(text.split())
-    if max_tokens is None or len(text) <= max_tokens:  # a token is at least one character
+    if max_tokens is None or _fits_without_count(text, max_tokens):
         return text
     count = counter.count_text(text)
     if count <= max_tokens:
