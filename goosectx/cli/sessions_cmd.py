@@ -258,10 +258,12 @@ def _import_file(
     force: bool, use_source_dir: bool, shown_path: str | None,
 ) -> None:
     """:func:`import_sessions` of a readable file (``shown_path``: what a pipe was called)."""
+    from goosectx.cli.import_checks import content_hash_started
     from goosectx.errors import SessionNameTaken
     from goosectx.importers import load_sessions
     from goosectx.session import new_session_id, valid_session_id
 
+    import_hash_of_file = content_hash_started(path, source_session)  # while it is parsed
     if fmt == "auto" and path.is_file():
         from goosectx.importers.detect import detect_format
 
@@ -281,9 +283,9 @@ def _import_file(
             session.ledger.current_tokens = _rough_count(session)
             session.ledger.current_is_estimate = True
     from goosectx.cli.folding import plural
-    from goosectx.cli.import_checks import content_hash, mark_imported, refuse_second_import
+    from goosectx.cli.import_checks import mark_imported, refuse_second_import
 
-    import_hash = content_hash(path, source_session)
+    import_hash = import_hash_of_file()
     store = open_store(settings)
     saved: list[str] = []
     notes: list[str] = []

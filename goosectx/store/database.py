@@ -227,6 +227,22 @@ class StoreDatabase:
             ) from None
 
     @contextlib.contextmanager
+    def _page_cache(self, kib: int) -> Iterator[None]:
+        """Let this connection's page cache hold up to ``kib`` KiB in the block, then as before.
+
+        SQLite's default is 2 MB; pages are allocated only as they are used, and the ones over
+        the size are freed when it is set back.
+        """
+        with self._guard():
+            before = int(self._conn.execute("PRAGMA cache_size").fetchone()[0])
+            self._conn.execute(f"PRAGMA cache_size=-{int(kib)}")
+        try:
+            yield
+        finally:
+            with contextlib.suppress(sqlite3.Error):  # a size, nothing on disk
+                self._conn.execute(f"PRAGMA cache_size={before}")
+
+    @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._guard():
             self._conn.execute("BEGIN IMMEDIATE")

@@ -77,8 +77,12 @@ class MessageStore(StoreDatabase):
         """True when any of ``ids`` is the id of a stored message (of any session).
 
         Message ids are unique across the store: an import that brings ids already stored
-        (a goosectx export or goose database imported again) needs fresh ones.
+        (a goosectx export or goose database imported again) needs fresh ones. A store without
+        a message (a first import) answers at once, without looking the ids up.
         """
+        with self._guard():
+            if self._conn.execute("SELECT 1 FROM messages LIMIT 1").fetchone() is None:
+                return False
         batch: list[str] = []
         for mid in ids:
             batch.append(mid)
