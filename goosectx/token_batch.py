@@ -21,19 +21,28 @@ BATCH_CHARS = 1 << 17
 
 
 def thread_count() -> int:
-    """CPUs this process may run on (its affinity where the OS tells it), at most 8."""
+    """The CPUs this process may run on (its affinity) that other work leaves idle, 1 to 8.
+
+    Busy CPUs are read from the load average (``make -l``'s rule), less this process's own
+    one: on a machine other processes keep busy, threads would only take turns, each count
+    slower than alone, so counting stays on the calling thread.
+    """
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    return max(1, min(MAX_THREADS, cpus))
+    try:
+        busy = max(0, round(os.getloadavg()[0] - 1))
+    except (AttributeError, OSError):  # no load average on this system
+        busy = 0
+    return max(1, min(MAX_THREADS, cpus - busy))
 
 
 def count_each(count: Callable[[str], int], texts: Sequence[str]) -> list[int]:
     """``count(text)`` of each text, in order (``count`` must be safe to call from threads).
 
     With enough text (:data:`THREAD_MIN_CHARS` per thread) the texts are counted in batches
-    of consecutive texts (:data:`BATCH_CHARS`) on up to :func:`thread_count` threads, else
+    of consecutive texts (:data:`BATCH_CHARS`) on :func:`thread_count` threads, else
     one after the other on the calling thread; the counts are the same either way.
     """
     total_chars = sum(map(len, texts))

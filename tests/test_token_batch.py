@@ -101,3 +101,13 @@ def test_a_history_counted_together_on_threads_stores_the_counts_of_one_by_one(
     assert together.take_fresh() == serial_fresh  # what is stored: the same counts
     assert history[4].id not in serial_fresh and history[3].id in serial_fresh
     assert figures.messages + figures.attachments + figures.mentions == sum(serial_totals)
+
+
+@pytest.mark.parametrize(("cpus", "load", "threads"), [
+    (8, 0.2, 8), (2, 1.0, 2), (2, 2.6, 1), (4, 3.0, 2), (16, 0.0, 8), (2, 9.0, 1)])
+def test_counting_takes_only_the_cpus_other_work_leaves_idle(
+        cpus: int, load: float, threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(token_batch.os, "sched_getaffinity", lambda _pid: set(range(cpus)),
+                        raising=False)
+    monkeypatch.setattr(token_batch.os, "getloadavg", lambda: (load, load, load))
+    assert token_batch.thread_count() == threads
