@@ -43,7 +43,8 @@ def count_each(count: Callable[[str], int], texts: Sequence[str]) -> list[int]:
 
     With enough text (:data:`THREAD_MIN_CHARS` per thread) the texts are counted in batches
     of consecutive texts (:data:`BATCH_CHARS`) on :func:`thread_count` threads, else
-    one after the other on the calling thread; the counts are the same either way.
+    one after the other on the calling thread; the counts are the same either way. An
+    exception (Ctrl-C included) stops the counting as it does on one thread.
     """
     total_chars = sum(map(len, texts))
     threads = min(thread_count(), total_chars // THREAD_MIN_CHARS, len(texts))
@@ -63,4 +64,5 @@ def count_each(count: Callable[[str], int], texts: Sequence[str]) -> list[int]:
         return [count(text) for text in batch]
 
     with ThreadPoolExecutor(threads, thread_name_prefix="goosectx-count") as pool:
+        # map drops the batches not started when the wait ends in an error (Ctrl-C)
         return [n for counts in pool.map(count_batch, batches) for n in counts]

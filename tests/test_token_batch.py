@@ -111,3 +111,21 @@ def test_counting_takes_only_the_cpus_other_work_leaves_idle(
                         raising=False)
     monkeypatch.setattr(token_batch.os, "getloadavg", lambda: (load, load, load))
     assert token_batch.thread_count() == threads
+
+
+def test_ctrl_c_during_a_count_on_threads_stops_the_counting(
+        on_threads: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(token_batch, "BATCH_CHARS", 1)  # a batch a text
+    counted: list[str] = []
+
+    def count(text: str) -> int:
+        if text == "0":
+            raise KeyboardInterrupt
+        counted.append(text)
+        threading.Event().wait(0.01)  # a slow text, so the pool still has batches queued
+        return 1
+
+    texts = [str(i) for i in range(200)]
+    with pytest.raises(KeyboardInterrupt):
+        token_batch.count_each(count, texts)
+    assert len(counted) < 50  # the batches not yet started were dropped
