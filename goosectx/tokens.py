@@ -3,7 +3,7 @@
 Counts are estimates of what a provider will bill; the provider's reported usage is
 preferred wherever it exists (DESIGN.md §3). Which encoding, and loading it offline:
 :mod:`goosectx.encoding` (its names are re-exported here); counting a long text in pieces:
-:mod:`goosectx.token_pieces`.
+:mod:`goosectx.token_pieces`; many texts at once, on threads: :mod:`goosectx.token_batch`.
 """
 
 from __future__ import annotations
@@ -29,8 +29,12 @@ from goosectx.encoding import encoding_name as encoding_name
 from goosectx.encoding import ensure_offline_tiktoken as ensure_offline_tiktoken
 from goosectx.encoding import get_encoder as get_encoder
 from goosectx.session import TokenCount
+from goosectx.token_batch import count_each
 from goosectx.token_pieces import token_len, token_len_whole
 
+BATCH_MIN_MESSAGES = 16
+"""Uncounted messages in one view from which :meth:`TokenCounter.count_uncounted` counts
+them together (on threads when long), rather than one by one as they are met."""
 MESSAGE_OVERHEAD_TOKENS = 4
 """Per-message framing tokens (role markers), as OpenAI's counting guide does it."""
 TOOL_SCHEMA_OVERHEAD_TOKENS = 8
@@ -280,6 +284,37 @@ class TokenCounter:
                 raw, self.encoding, len(message.content))
         return raw
 
+    def count_uncounted(self, messages: Sequence[Message]) -> None:
+        """Count at once the messages :meth:`count_message` would count afresh one by one.
+
+        For a history counted at first need (an imported or old session): with at least
+        :data:`BATCH_MIN_MESSAGES` of them, their texts are counted together
+        (:func:`~goosectx.token_batch.count_each`, on threads when long) and kept where
+        :meth:`_raw_count` finds them, so the counts, and what is stored, are those of the
+        serial count. Messages with a stored or cached count are left alone.
+        """
+        seen, cached, stored, same = self._by_identity, self._cache, self.stored, self._by_content
+        todo: dict[int, tuple[tuple[object, ...], str]] = {}  # by content identity: once each
+        for m in messages:
+            hit, known = seen.get(m.id), stored.get(m.id)
+            if hit is None or hit[0] is not m.content:
+                hit = same.get(id(m.content))
+            if ((hit is not None and hit[0] is m.content)
+                    or (known is not None and known.encoding == self.encoding)
+                    or id(m.content) in todo
+                    or (m.id, len(m.content), hash(tuple(p.type for p in m.content))) in cached):
+                continue
+            todo[id(m.content)] = (m.content, message_text_for_count(m))
+        if len(todo) < BATCH_MIN_MESSAGES or not any(text for _, text in todo.values()):
+            return
+        encoding = self.encoding
+        self.preload()  # here, not on the threads: the first count loads the encoding
+        if self.encoding != encoding:  # another encoding than named: counted one by one
+            return
+        counts = count_each(self.count_text, [text for _, text in todo.values()])
+        for (key, (content, _)), raw in zip(todo.items(), counts, strict=True):
+            same[key] = (content, raw)
+
     def stored_tokens_per_char(self, message: Message) -> float | None:
         """Tokens per character of ``message``'s counted text, from its stored count.
 
@@ -342,6 +377,7 @@ class TokenCounter:
         When ``system_prompt`` contains ``project_instructions`` (the prompt as sent), the
         instructions are counted once, in their own category.
         """
+        self.count_uncounted(messages)
         attachments = mentions = summary = rest = 0
         for m in messages:  # one pass: a long session's view is walked once here
             if m.metadata.is_summary:

@@ -1,0 +1,131 @@
+"""A history counted at first need is counted on threads, with the counts of the serial count.
+
+What a user would notice is the stored counts (and every figure made from them): they must be
+the same whether the messages were counted one by one or together on a thread pool.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+
+import pytest
+
+from goosectx import token_batch
+from goosectx.conversation import (
+    Attachment,
+    Message,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+)
+from goosectx.session import TokenCount
+from goosectx.tokens import TokenCounter
+
+VARIED_TEXTS = [
+    "hello world",
+    "",
+    "Grüße aus Köln — 東京都の天気は晴れ 🌤️; emoji 👩‍👩‍👧‍👦 and RTL שלום",
+    "def f(x):\n    return x * 2\n" * 400,          # long, cut in pieces where words start
+    "a" * 20_000,                                      # a long run without a place to cut
+    "Zażółć gęślą jaźń. " * 900,
+    "<|endoftext|> special tokens count as text",
+    "x",
+    "\n\n\n",
+    "0123456789" * 1500,
+]
+
+
+@pytest.fixture
+def on_threads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Force the thread pool for any amount of text; the names of the threads that counted."""
+    monkeypatch.setattr(token_batch, "THREAD_MIN_CHARS", 1)
+    monkeypatch.setattr(token_batch, "BATCH_CHARS", 5_000)
+    monkeypatch.setattr(token_batch, "thread_count", lambda: 3)
+    names: list[str] = []
+    real = TokenCounter.count_text
+
+    def spy(self: TokenCounter, text: str) -> int:
+        names.append(threading.current_thread().name)
+        return real(self, text)
+
+    monkeypatch.setattr(TokenCounter, "count_text", spy)
+    return names
+
+
+def test_texts_counted_on_threads_get_their_serial_counts_in_order(
+        on_threads: list[str]) -> None:
+    counter = TokenCounter("openai/gpt-4o-mini")
+    texts = VARIED_TEXTS * 3
+    serial = [counter.count_text(t) for t in texts]
+    on_threads.clear()
+    assert token_batch.count_each(counter.count_text, texts) == serial
+    assert any(name.startswith("goosectx-count") for name in on_threads)  # the pool counted
+    assert serial[:2] == [2, 0]  # "hello world" is 2 tokens in o200k_base; "" is none
+    assert len(set(serial)) > 5  # the texts differ in count, so an order mix-up would show
+
+
+def _history() -> list[Message]:
+    """Messages of every kind a count reads, some of them sharing their parts."""
+    messages: list[Message] = []
+    for i, text in enumerate(VARIED_TEXTS * 4):
+        call = ToolRequest(f"c{i}", "shell", {"command": f"cat ünïcode-{i}.txt", "n": i})
+        messages.append(Message.user(f"{i}: {text}"))
+        messages.append(Message("assistant", (ThinkingContent("signed " * i, "sig"),
+                                              ThinkingContent("unsigned, never counted"), call)))
+        messages.append(Message("user", (ToolResponse(f"c{i}", text + str(i)),)))
+    attached = Attachment("file", "src/app.py", "text/x-python", text="print('hi')\n" * 50)
+    messages.append(Message("user", (TextContent("see"), attached)))
+    messages.append(replace(messages[0], id="same-parts-as-the-first"))
+    messages.append(Message.user(""))
+    return messages
+
+
+def test_a_history_counted_together_on_threads_stores_the_counts_of_one_by_one(
+        on_threads: list[str]) -> None:
+    history = _history()
+    other = {history[3].id: TokenCount(7, "cl100k_base", 1)}  # another encoding: recounted
+    mine = {history[4].id: TokenCount(123, "o200k_base", len(history[4].content))}
+
+    one_by_one = TokenCounter("openai/gpt-4o-mini", {**other, **mine})
+    serial_totals = [one_by_one.count_message(m) for m in history]
+    serial_fresh = one_by_one.take_fresh()
+    assert not any(name.startswith("goosectx-count") for name in on_threads)
+
+    together = TokenCounter("openai/gpt-4o-mini", {**other, **mine})
+    figures = together.breakdown(system_prompt="", project_instructions="", tool_schemas=[],
+                                 messages=history)
+    assert any(name.startswith("goosectx-count") for name in on_threads)
+    assert [together.count_message(m) for m in history] == serial_totals
+    assert together.take_fresh() == serial_fresh  # what is stored: the same counts
+    assert history[4].id not in serial_fresh and history[3].id in serial_fresh
+    assert figures.messages + figures.attachments + figures.mentions == sum(serial_totals)
+
+
+@pytest.mark.parametrize(("cpus", "load", "threads"), [
+    (8, 0.2, 8), (2, 1.0, 2), (2, 2.6, 1), (4, 3.0, 2), (16, 0.0, 8), (2, 9.0, 1)])
+def test_counting_takes_only_the_cpus_other_work_leaves_idle(
+        cpus: int, load: float, threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(token_batch.os, "sched_getaffinity", lambda _pid: set(range(cpus)),
+                        raising=False)
+    monkeypatch.setattr(token_batch.os, "getloadavg", lambda: (load, load, load))
+    assert token_batch.thread_count() == threads
+
+
+def test_ctrl_c_during_a_count_on_threads_stops_the_counting(
+        on_threads: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(token_batch, "BATCH_CHARS", 1)  # a batch a text
+    counted: list[str] = []
+
+    def count(text: str) -> int:
+        if text == "0":
+            raise KeyboardInterrupt
+        counted.append(text)
+        threading.Event().wait(0.01)  # a slow text, so the pool still has batches queued
+        return 1
+
+    texts = [str(i) for i in range(200)]
+    with pytest.raises(KeyboardInterrupt):
+        token_batch.count_each(count, texts)
+    assert len(counted) < 50  # the batches not yet started were dropped
