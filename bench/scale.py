@@ -14,7 +14,8 @@ path) on a generated session (``scale_data``), next to a baseline measured in th
   process, and the first one on an uncounted session): vs a raw load in its own process
   (``scale_raw.py load``: the same CLI start-up, then ``SELECT`` + ``json.loads``); the first
   extractive compaction of an uncounted session vs that load plus one tokenisation of every
-  row (``scale_raw.py tokenise``).
+  row (``scale_raw.py tokenise``, with an empty cache dir like the compaction's copy, so both
+  load the encoding from tiktoken's file).
 * ``sessions import`` of a JSON export: vs ``json.load`` of the file (same start-up).
 * ``sessions show`` / ``sessions export --format json`` to a pipe: vs the raw load; their peak
   RSS (``wait4``) vs the raw load's.
@@ -298,8 +299,15 @@ def _at_size(tmp: Path, work: Path, server, count: int, repeat: int,  # noqa: AN
     rows.append(Figure(f"compact --dry-run, counted @ {n}", dry, "s", "raw load", raw_load,
                        "≤ 1.5×", dry <= 1.5 * raw_load))
     note("compact --dry-run", dry)
-    tokenised = _median(lambda: _timed([sys.executable, RAW, "tokenise", str(home), sid], env,
-                                       work)[0], baseline_repeat)
+    def tokenise_cold() -> float:  # cold like the compaction's copy: no encoding tables kept
+        cold = tmp / f"cold-cache-{n}"
+        shutil.rmtree(cold, ignore_errors=True)
+        elapsed = _timed([sys.executable, RAW, "tokenise", str(home), sid],
+                         {**env, "XDG_CACHE_HOME": str(cold)}, work)[0]
+        shutil.rmtree(cold, ignore_errors=True)
+        return elapsed
+
+    tokenised = _median(tokenise_cold, baseline_repeat)
     first = _median(lambda: compact(False), repeat)
     rows.append(Figure(f"compact extractive, uncounted @ {n}", first, "s",
                        "raw load + one tokenisation", tokenised, "≤ 1× (+0.1 s)",
