@@ -144,7 +144,8 @@ class ExtensionToolSource:
         Args:
             builtin: The built-in tools' schemas (always sent; they count in the budget).
             limit_tokens: The model's context limit.
-            used: Tool names already called in this session.
+            used: Tool names the session's calls used (a refused call of a deferred tool is
+                no use: :func:`goosectx.tools.offering.used_tools`).
         """
         tools = self._all_tools()
         schemas = [*builtin, *({"name": t.name, "description": t.description,
