@@ -4,6 +4,7 @@ and stays loaded; the request's tool list is sorted and stable otherwise."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -122,3 +123,32 @@ def test_a_refused_call_of_a_deferred_tool_does_not_load_it(
     assert "demo__image" in names(done) and "demo__image" in names(later)
     assert "demo__echo" not in names(done) and "demo__echo" not in names(later)
     assert "demo__echo" in later.system  # still named as deferred
+
+
+def test_a_dead_servers_tools_leave_the_deferred_list_and_search(tmp_path: Path) -> None:
+    mgr = ExtensionManager([demo_config("demo"), demo_config("doomed")], tmp_path)
+    try:
+        mgr.start()
+        mgr.wait_ready()
+        found = mgr.find_tool("doomed__crash")
+        assert found is not None
+        mgr.call_tool("doomed", found[1], {"by_signal": "SIGTERM"})
+        deadline = time.monotonic() + 10
+        while (mgr.statuses()[1].status != "failed") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        doomed = mgr.statuses()[1]
+        assert (doomed.name, doomed.status, doomed.error) == ("doomed", "failed",
+                                                              "killed by SIGTERM")
+        provider = ScriptedProvider(context_limit_tokens=4_000)
+        provider.add(ScriptedReply(tool_calls=[("search_tools", {"query": "echo text back"})]),
+                     ScriptedReply("done"))
+        agent = agent_for(tmp_path, mgr, 0.10, provider)
+        list(agent.reply("echo something"))
+    finally:
+        mgr.stop_all()
+    search, done = provider.requests
+    assert "demo__echo" in search.system and "doomed__" not in search.system
+    outputs = [p.output for m in agent.session.conversation for p in m.content
+               if isinstance(p, ToolResponse)]
+    assert "demo__echo — Echo the text back." in outputs[0] and "doomed__" not in outputs[0]
+    assert "demo__echo" in names(done) and not any(n.startswith("doomed__") for n in names(done))

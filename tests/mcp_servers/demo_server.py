@@ -93,9 +93,12 @@ async def hang(seconds: float = 3600) -> str:
 
 
 @mcp.tool()
-def crash() -> str:
-    """Die in the middle of the call."""
+def crash(by_signal: str = "") -> str:
+    """Die in the middle of the call (exit code 7, or killed by the signal named, e.g. SIGTERM)."""
     print("demo server: crashing on purpose", file=sys.stderr, flush=True)
+    if by_signal:
+        os.kill(os.getpid(), getattr(signal, by_signal))
+        time.sleep(10)
     os._exit(7)
 
 
