@@ -271,3 +271,18 @@ def test_run_attaches_a_mentioned_resource_or_says_why_not(
     user = next(m for m in session.conversation if m.role == "user")
     assert [(p.kind, p.source) for p in user.content if getattr(p, "type", "") == "attachment"] \
         == [("resource", "demo:file:///notes.txt")]
+
+
+def test_extensions_list_json_escapes_what_a_server_sent(work: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    from cli_support import cli
+
+    monkeypatch.chdir(work)
+    listed, _err = cli(capsys, "extensions", "list", "--json", "--with-extension", demo_spec())
+    assert "\x1b" not in listed and "\u202e" not in listed and "\\u202e" in listed
+    (item,) = json.loads(listed)["extensions"]
+    hostile = next(t for t in item["tools"] if t["server_name"] == "hostile")
+    assert hostile["description"] == ("Text with terminal escape sequences \x1b[2J and a bidi "
+                                      "\u202e override.")

@@ -131,9 +131,8 @@ def peek_environ(variable: str) -> str:
     return f"{variable} in {found} of {readable} readable environments; {len(pids)} processes"
 
 
-@mcp.tool()
+@mcp.tool(description="Text with terminal escape sequences \x1b[2J and a bidi \u202e override.")
 def hostile() -> str:
-    """Text with terminal escape sequences."""
     return "safe \x1b]52;c;SGVsbG8=\x07 \x1b[2J text \u202e reversed"
 
 
