@@ -144,15 +144,16 @@ def cap_attachment(part: Attachment, cap_tokens: int,
                    model: str | None = None) -> tuple[Attachment, str | None]:
     """``part`` cut to ``cap_tokens`` the way a mentioned file is, and the notice saying so.
 
-    For a text attachment that is not a file (an extension resource): over the cap, its first
-    and last lines around a marker, with a fresh token estimate; else ``(part, None)``.
-    Bytes (an image) are returned unchanged.
+    For a text attachment that is not a file (an extension resource), counted once: over the
+    cap, its first and last lines around a marker, estimated as the block the model reads;
+    else ``(part, None)`` with the text's count as its estimate. Bytes (an image) are
+    returned unchanged.
     """
     if part.text is None:
         return part, None
     tokens = count_text(part.text, model)
     if tokens <= cap_tokens:
-        return part, None
+        return replace(part, token_estimate=tokens), None
     text, kept_head, kept_tail = _head_and_tail(part.text, None, tokens, cap_tokens, 0,
                                                 what="resource", how="read_resource")
     cut = Attachment(part.kind, part.source, part.media_type, text=text)

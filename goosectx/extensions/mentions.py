@@ -53,7 +53,8 @@ def read_resource_mentions(manager: ExtensionManager | None, text: str, *,
             out.notices.append(f"@{name}:{uri}: {outcome.text} — not attached")
             continue
         left = cap_tokens
-        for part in map(to_attachment, outcome.attachments):
+        for item in outcome.attachments:
+            part = to_attachment(item, count=False)  # counted once, by the cap
             if part is None:
                 continue
             part, notice = cap_attachment(part, max(left, 1), model)
