@@ -12,9 +12,9 @@ import pytest
 from extension_support import demo_config
 
 from goosectx.agent import Agent
-from goosectx.approval import deny_all
+from goosectx.approval import ApprovalDecision, deny_all
 from goosectx.config import Settings
-from goosectx.conversation import ToolResponse
+from goosectx.conversation import ToolRequest, ToolResponse
 from goosectx.extensions.manager import ExtensionManager
 from goosectx.extensions.source import ExtensionToolSource
 from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
@@ -125,20 +125,25 @@ def test_a_refused_call_of_a_deferred_tool_does_not_load_it(
     assert "demo__echo" in later.system  # still named as deferred
 
 
+def kill_doomed(mgr: ExtensionManager) -> None:
+    """Start ``mgr``'s servers, then have ``doomed`` killed by SIGTERM (checked)."""
+    mgr.start()
+    mgr.wait_ready()
+    found = mgr.find_tool("doomed__crash")
+    assert found is not None
+    mgr.call_tool("doomed", found[1], {"by_signal": "SIGTERM"})
+    deadline = time.monotonic() + 10
+    while (mgr.statuses()[1].status != "failed") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    doomed = mgr.statuses()[1]
+    assert (doomed.name, doomed.status, doomed.error) == ("doomed", "failed",
+                                                          "killed by SIGTERM")
+
+
 def test_a_dead_servers_tools_leave_the_deferred_list_and_search(tmp_path: Path) -> None:
     mgr = ExtensionManager([demo_config("demo"), demo_config("doomed")], tmp_path)
     try:
-        mgr.start()
-        mgr.wait_ready()
-        found = mgr.find_tool("doomed__crash")
-        assert found is not None
-        mgr.call_tool("doomed", found[1], {"by_signal": "SIGTERM"})
-        deadline = time.monotonic() + 10
-        while (mgr.statuses()[1].status != "failed") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        doomed = mgr.statuses()[1]
-        assert (doomed.name, doomed.status, doomed.error) == ("doomed", "failed",
-                                                              "killed by SIGTERM")
+        kill_doomed(mgr)
         provider = ScriptedProvider(context_limit_tokens=4_000)
         provider.add(ScriptedReply(tool_calls=[("search_tools", {"query": "echo text back"})]),
                      ScriptedReply("done"))
@@ -152,3 +157,29 @@ def test_a_dead_servers_tools_leave_the_deferred_list_and_search(tmp_path: Path)
                if isinstance(p, ToolResponse)]
     assert "demo__echo — Echo the text back." in outputs[0] and "doomed__" not in outputs[0]
     assert "demo__echo" in names(done) and not any(n.startswith("doomed__") for n in names(done))
+
+
+def test_a_call_to_a_dead_servers_tool_is_refused_without_asking(tmp_path: Path) -> None:
+    mgr = ExtensionManager([demo_config("demo"), demo_config("doomed")], tmp_path)
+    asked: list[str] = []
+
+    def approve(request: ToolRequest) -> ApprovalDecision:
+        asked.append(request.name)
+        return "allow_once"
+
+    try:
+        kill_doomed(mgr)
+        provider = ScriptedProvider(context_limit_tokens=200_000)
+        provider.add(ScriptedReply(tool_calls=[("doomed__fail", {})]),
+                     ScriptedReply(tool_calls=[("demo__fail", {})]), ScriptedReply("done"))
+        agent = agent_for(tmp_path, mgr, 1.0, provider)
+        agent.approve, agent.mode = approve, "approve"
+        list(agent.reply("try them"))
+    finally:
+        mgr.stop_all()
+    assert "doomed__fail" in names(provider.requests[0])  # still offered: the list is stable
+    outputs = [(p.output, p.is_error) for m in agent.session.conversation for p in m.content
+               if isinstance(p, ToolResponse)]
+    assert outputs[0] == ("extension doomed failed: killed by SIGTERM; this call was not run.",
+                          True)
+    assert asked == ["demo__fail"]  # the live server's call was asked about, as before
