@@ -4,7 +4,9 @@ A word ``@src/app.py`` in a REPL message attaches that file's content to the mes
 ``Attachment(kind="file")`` (docs/architecture.md, "@path mentions"): the model reads it as a
 labelled block, the transcript shows its one-line stub, ``/context`` counts it as
 "@ mentions". A file larger than the cap (``mention_max_tokens``, default 0.1 × the context
-limit) is attached as its first and last lines with a marker naming what was left out.
+limit) is attached as its first and last lines with a marker naming what was left out; an
+extension resource (``@NAME:URI``, read by ``extensions/mentions.py``) gets the same cap through
+:func:`cap_attachment`.
 
 Nothing is attached — and a one-line notice says why — for a file outside the working dir
 (symlinks resolved), a sensitive file (:mod:`goosectx.sensitive`, the approval module's
@@ -19,7 +21,7 @@ import mimetypes
 import os
 import re
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from goosectx.attachment import Attachment
@@ -138,6 +140,29 @@ def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None) 
                                       token_estimate=count_text(part.labelled_text(), model)))
 
 
+def cap_attachment(part: Attachment, cap_tokens: int,
+                   model: str | None = None) -> tuple[Attachment, str | None]:
+    """``part`` cut to ``cap_tokens`` the way a mentioned file is, and the notice saying so.
+
+    For a text attachment that is not a file (an extension resource), counted once: over the
+    cap, its first and last lines around a marker, estimated as the block the model reads;
+    else ``(part, None)`` with the text's count as its estimate. Bytes (an image) are
+    returned unchanged.
+    """
+    if part.text is None:
+        return part, None
+    tokens = count_text(part.text, model)
+    if tokens <= cap_tokens:
+        return replace(part, token_estimate=tokens), None
+    text, kept_head, kept_tail = _head_and_tail(part.text, None, tokens, cap_tokens, 0,
+                                                what="resource", how="read_resource")
+    cut = Attachment(part.kind, part.source, part.media_type, text=text)
+    cut = replace(cut, token_estimate=count_text(cut.labelled_text(), model))
+    return cut, (f"@{part.source} is {tokens:,} tokens, over mention_max_tokens "
+                 f"({cap_tokens:,}): attached its first {kept_head:,} and last {kept_tail:,} "
+                 "lines")
+
+
 def _read(path: Path, budget: int) -> tuple[bytes, bytes | None, int]:
     """``(whole, None, 0)``, or ``(head, tail, bytes skipped)`` for a file over 2 × budget."""
     fd, st = open_regular(path)
@@ -149,11 +174,13 @@ def _read(path: Path, budget: int) -> tuple[bytes, bytes | None, int]:
         return head, fh.read(budget), st.st_size - 2 * budget
 
 
-def _head_and_tail(text: str, end: str | None, tokens: int, cap: int,
-                   skipped: int) -> tuple[str, int, int]:
+def _head_and_tail(text: str, end: str | None, tokens: int, cap: int, skipped: int, *,
+                   what: str = "file",
+                   how: str = "text_editor view and a view_range") -> tuple[str, int, int]:
     """The first and last lines that fit ``cap`` (about 2:1), with a marker between them.
 
-    ``end`` is the file's tail when its middle was not read (``skipped`` bytes).
+    ``end`` is the file's tail when its middle was not read (``skipped`` bytes); the marker
+    says the ``what`` is over the cap and to read the rest with ``how``.
     """
     lines = text.splitlines(keepends=True)
     tail_lines = end.splitlines(keepends=True) if end is not None else lines
@@ -176,8 +203,8 @@ def _head_and_tail(text: str, end: str | None, tokens: int, cap: int,
     else:
         first, last = len(head) + 1, len(lines) - len(tail)
         left = f"lines {first:,}–{last:,} ({last - first + 1:,} lines)"
-    marker = (f"[... {left} left out by goosectx: the file is over mention_max_tokens "
-              f"({cap:,} tokens); read them with text_editor view and a view_range ...]\n")
+    marker = (f"[... {left} left out by goosectx: the {what} is over mention_max_tokens "
+              f"({cap:,} tokens); read them with {how} ...]\n")
     body = "".join(head)
     if body and not body.endswith("\n"):
         body += "\n"

@@ -4,6 +4,7 @@ and stays loaded; the request's tool list is sorted and stable otherwise."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,9 +12,9 @@ import pytest
 from extension_support import demo_config
 
 from goosectx.agent import Agent
-from goosectx.approval import deny_all
+from goosectx.approval import ApprovalDecision, deny_all
 from goosectx.config import Settings
-from goosectx.conversation import ToolResponse
+from goosectx.conversation import ToolRequest, ToolResponse
 from goosectx.extensions.manager import ExtensionManager
 from goosectx.extensions.source import ExtensionToolSource
 from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
@@ -104,3 +105,81 @@ def test_ratio_one_never_defers(tmp_path: Path, manager: ExtensionManager) -> No
     list(agent.reply("hello"))
     assert "demo__echo" in names(provider.requests[0])
     assert "search_tools" not in names(provider.requests[0])
+
+
+def test_a_refused_call_of_a_deferred_tool_does_not_load_it(
+        tmp_path: Path, manager: ExtensionManager) -> None:
+    provider = ScriptedProvider(context_limit_tokens=4_000)
+    provider.add(ScriptedReply(tool_calls=[("demo__echo", {"text": "direct"})]),
+                 ScriptedReply(tool_calls=[("search_tools", {"query": "tiny png image"})]),
+                 ScriptedReply("done"), ScriptedReply("next turn"))
+    agent = agent_for(tmp_path, manager, 0.10, provider)
+    list(agent.reply("show an image"))
+    list(agent.reply("and now?"))
+    _echo, search, done, later = provider.requests
+    outputs = [p.output for m in agent.session.conversation for p in m.content
+               if isinstance(p, ToolResponse)]
+    assert outputs[1].splitlines()[1:] == ["demo__image — Return a tiny PNG image."]
+    assert "demo__image" in names(done) and "demo__image" in names(later)
+    assert "demo__echo" not in names(done) and "demo__echo" not in names(later)
+    assert "demo__echo" in later.system  # still named as deferred
+
+
+def kill_doomed(mgr: ExtensionManager) -> None:
+    """Start ``mgr``'s servers, then have ``doomed`` killed by SIGTERM (checked)."""
+    mgr.start()
+    mgr.wait_ready()
+    found = mgr.find_tool("doomed__crash")
+    assert found is not None
+    mgr.call_tool("doomed", found[1], {"by_signal": "SIGTERM"})
+    deadline = time.monotonic() + 10
+    while (mgr.statuses()[1].status != "failed") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    doomed = mgr.statuses()[1]
+    assert (doomed.name, doomed.status, doomed.error) == ("doomed", "failed",
+                                                          "killed by SIGTERM")
+
+
+def test_a_dead_servers_tools_leave_the_deferred_list_and_search(tmp_path: Path) -> None:
+    mgr = ExtensionManager([demo_config("demo"), demo_config("doomed")], tmp_path)
+    try:
+        kill_doomed(mgr)
+        provider = ScriptedProvider(context_limit_tokens=4_000)
+        provider.add(ScriptedReply(tool_calls=[("search_tools", {"query": "echo text back"})]),
+                     ScriptedReply("done"))
+        agent = agent_for(tmp_path, mgr, 0.10, provider)
+        list(agent.reply("echo something"))
+    finally:
+        mgr.stop_all()
+    search, done = provider.requests
+    assert "demo__echo" in search.system and "doomed__" not in search.system
+    outputs = [p.output for m in agent.session.conversation for p in m.content
+               if isinstance(p, ToolResponse)]
+    assert "demo__echo — Echo the text back." in outputs[0] and "doomed__" not in outputs[0]
+    assert "demo__echo" in names(done) and not any(n.startswith("doomed__") for n in names(done))
+
+
+def test_a_call_to_a_dead_servers_tool_is_refused_without_asking(tmp_path: Path) -> None:
+    mgr = ExtensionManager([demo_config("demo"), demo_config("doomed")], tmp_path)
+    asked: list[str] = []
+
+    def approve(request: ToolRequest) -> ApprovalDecision:
+        asked.append(request.name)
+        return "allow_once"
+
+    try:
+        kill_doomed(mgr)
+        provider = ScriptedProvider(context_limit_tokens=200_000)
+        provider.add(ScriptedReply(tool_calls=[("doomed__fail", {})]),
+                     ScriptedReply(tool_calls=[("demo__fail", {})]), ScriptedReply("done"))
+        agent = agent_for(tmp_path, mgr, 1.0, provider)
+        agent.approve, agent.mode = approve, "approve"
+        list(agent.reply("try them"))
+    finally:
+        mgr.stop_all()
+    assert "doomed__fail" in names(provider.requests[0])  # still offered: the list is stable
+    outputs = [(p.output, p.is_error) for m in agent.session.conversation for p in m.content
+               if isinstance(p, ToolResponse)]
+    assert outputs[0] == ("extension doomed failed: killed by SIGTERM; this call was not run.",
+                          True)
+    assert asked == ["demo__fail"]  # the live server's call was asked about, as before

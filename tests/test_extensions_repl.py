@@ -128,3 +128,24 @@ def test_resource_completion(world: World) -> None:
     got = [c.text for c in completer.get_completions(Document("read @de"), CompleteEvent())]
     assert got == ["@demo:file:///notes.txt"]
     assert list(completer.get_completions(Document("mail a@de"), CompleteEvent())) == []
+
+
+def test_a_large_resource_is_cut_to_mention_max_tokens_with_a_notice(tmp_path: Path) -> None:
+    manager = ExtensionManager([demo_config("demo", "--big-resource", "2000000")], tmp_path)
+    try:
+        world = World(tmp_path, manager)
+        world.settings.mention_max_tokens = 2_000
+        world.provider.add(ScriptedReply("read it"))
+        out = world.run("summarise @demo:file:///big.txt please")
+    finally:
+        manager.stop_all()
+    sent = world.provider.requests[0].messages[-1]
+    (attached,) = [p for p in sent.content if getattr(p, "type", "") == "attachment"]
+    assert attached.source == "demo:file:///big.txt" and attached.token_estimate <= 2_000
+    assert attached.text.startswith("big line 0000000 ")
+    assert attached.text.endswith("big line 0034481 " + "x" * 40 + "\n")
+    assert "left out by goosectx: the resource is over mention_max_tokens (2,000 tokens)" \
+        in attached.text
+    assert len(world.provider.requests) == 1
+    assert "@demo:file:///big.txt is " in out and "over mention_max_tokens (2,000): attached " \
+        "its first" in out

@@ -246,3 +246,43 @@ def test_an_image_from_a_tool_reaches_a_vision_model_as_an_image_else_its_stub(
         assert url == "data:image/png;base64," + base64.b64encode(DEMO_PNG).decode()
     else:
         assert after["content"] == "[image: image/png, 32 bytes]"
+
+
+def test_run_attaches_a_mentioned_resource_or_says_why_not(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
+        isolated_env: dict[str, Path]) -> None:
+    monkeypatch.chdir(work)
+    isolated_env["config"].write_text(
+        f'[extensions.demo]\ncmd = {json.dumps(sys.executable)}\n'
+        f'args = [{json.dumps(str(DEMO_SERVER))}]\n')
+    fake_model.add({"text": "read"})
+    code, out, err = run(text="read @demo:file:///notes.txt please, and @demo:file:///nope.txt")
+    assert code == 0 and out == "read\n", err
+    sent = json.dumps(fake_model.requests[0]["messages"])
+    assert "the notes say: ship it" in sent
+    notices = [line for line in err.splitlines() if "nope.txt" in line]
+    assert len(notices) == 1 and notices[0].startswith("goosectx: @demo:file:///nope.txt: ")
+    assert notices[0].endswith("not attached")
+    store = SessionStore(load_settings().data_dir)
+    try:
+        session = store.load(store.list_sessions()[0].id)
+    finally:
+        store.close()
+    user = next(m for m in session.conversation if m.role == "user")
+    assert [(p.kind, p.source) for p in user.content if getattr(p, "type", "") == "attachment"] \
+        == [("resource", "demo:file:///notes.txt")]
+
+
+def test_extensions_list_json_escapes_what_a_server_sent(work: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    from cli_support import cli
+
+    monkeypatch.chdir(work)
+    listed, _err = cli(capsys, "extensions", "list", "--json", "--with-extension", demo_spec())
+    assert "\x1b" not in listed and "\u202e" not in listed and "\\u202e" in listed
+    (item,) = json.loads(listed)["extensions"]
+    hostile = next(t for t in item["tools"] if t["server_name"] == "hostile")
+    assert hostile["description"] == ("Text with terminal escape sequences \x1b[2J and a bidi "
+                                      "\u202e override.")

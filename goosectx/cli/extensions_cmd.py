@@ -3,7 +3,9 @@
 For each extension: its status (with the reason and the tail of its stderr when it failed),
 its tools (the name the model sees ← the server's name, with annotations), the tools skipped,
 its resources and prompts, and what its instructions and schemas cost in tokens. Every text
-a server sent passes the terminal sanitiser. Exit 1 when an enabled extension failed.
+a server sent passes the terminal sanitiser; ``--json`` goes through
+:func:`~goosectx.cli.sanitize.json_safe` as ``run``'s JSON does (an escape or a bidi override
+is a JSON escape of the same value). Exit 1 when an enabled extension failed.
 """
 
 from __future__ import annotations
@@ -108,7 +110,10 @@ def list_extensions(settings: Settings, *, as_json: bool = False, specs: tuple[s
     finally:
         manager.stop_all()
     if as_json:
-        out.write(json.dumps({"extensions": items}, indent=2, ensure_ascii=False) + "\n")
+        from goosectx.cli.sanitize import json_safe  # as run's and sessions' JSON
+
+        out.write(json_safe(json.dumps({"extensions": items}, indent=2, ensure_ascii=False))
+                  + "\n")
     else:
         for item in items:
             _write_text(out, item)

@@ -31,9 +31,6 @@ if TYPE_CHECKING:
 __all__ = ["ResourceCompleter", "ensure_manager", "resource_mentions", "run_extension_command",
            "show_context_lines", "show_notices", "toolbar_note"]
 
-_MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_-]{1,40}):(\S+)")
-
-
 def ensure_manager(repl: Repl) -> ExtensionManager:
     """The session's extension manager (an empty one first, for ``/extension add``)."""
     if repl.extensions is None:
@@ -152,29 +149,27 @@ def take_pre_run(repl: Repl) -> Any:
 
 
 def resource_mentions(repl: Repl, text: str) -> list[Any]:
-    """The ``@NAME:URI`` mentions in ``text`` read as attachment parts.
+    """The ``@NAME:URI`` mentions in ``text`` read as attachment parts; notices drawn.
 
     Only names of configured extensions count (so a path like ``@src/a.py`` is left alone,
-    and a configured name wins over a file path). A resource that cannot be read gives a
-    notice and no attachment.
+    and a configured name wins over a file path). Capped like ``@path`` files
+    (``mention_max_tokens``); one notice per resource not attached or cut
+    (:func:`goosectx.extensions.mentions.read_resource_mentions`).
     """
-    manager = repl.extensions
-    if manager is None:
-        return []
-    from goosectx.extensions.tools import to_attachment
+    from goosectx.cli.repl_mentions import extension_names, mention_cap_tokens
 
-    found: list[Any] = []
-    for name, uri in _MENTION.findall(text):
-        if name not in manager.configs:
-            continue
-        manager.wait_ready(names=[name])
-        outcome = manager.read_resource(name, uri.rstrip(".,;:)"))
-        if outcome.is_error:
-            repl.renderer.notice(terminal_safe(f"@{name}:{uri}: {outcome.text}"),
-                                 style="yellow")
-            continue
-        found.extend(p for p in map(to_attachment, outcome.attachments) if p is not None)
-    return found
+    names = extension_names(repl)
+    if "@" not in text or not names:
+        return []
+    from goosectx.extensions.mentions import read_resource_mentions
+
+    provider = repl.provider
+    found = read_resource_mentions(repl.extensions, text, names=names,
+                                   cap_tokens=mention_cap_tokens(repl),
+                                   model=provider.model if provider else repl.session.model)
+    for notice in found.notices:
+        repl.renderer.notice(terminal_safe(notice), style="yellow")
+    return list(found.attachments)
 
 
 def run_extension_command(repl: Repl, command: slash.SlashCommand) -> None:

@@ -42,17 +42,21 @@ def extension_names(repl: Repl) -> set[str]:
     return names
 
 
-def file_mentions(repl: Repl, text: str) -> list[Attachment]:
-    """The files ``text`` mentions, read as attachment parts; notices drawn for the rest."""
-    if "@" not in text:
-        return []
+def mention_cap_tokens(repl: Repl) -> int:
+    """Tokens one mention (a file, a resource) may take in this REPL's session."""
     try:
         limit = repl._context_manager().context_limit().tokens
     except GoosectxError:
         limit = DEFAULT_CONTEXT_LIMIT_TOKENS
+    return mention_cap(repl.settings.mention_max_tokens, limit)
+
+
+def file_mentions(repl: Repl, text: str) -> list[Attachment]:
+    """The files ``text`` mentions, read as attachment parts; notices drawn for the rest."""
+    if "@" not in text:
+        return []
     provider = repl.provider
-    found = read_mentions(text, repl.session.working_dir,
-                          cap_tokens=mention_cap(repl.settings.mention_max_tokens, limit),
+    found = read_mentions(text, repl.session.working_dir, cap_tokens=mention_cap_tokens(repl),
                           extension_names=extension_names(repl),
                           data_dir=repl.settings.data_dir,
                           model=provider.model if provider else repl.session.model)

@@ -201,13 +201,14 @@ def run_task(
 def task_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
                   output: TextOutput | StreamJsonOutput | JsonOutput,
                   stderr: TextIO) -> list[Attachment]:
-    """The files the task's ``@path`` words name, read as the REPL reads them.
+    """The files and extension resources the task's ``@`` words name, read as the REPL reads them.
 
-    One file attachment per file (:func:`goosectx.mentions.read_mentions`, capped by
-    ``mention_max_tokens``); each file not attached or cut gets a one-line notice: a
-    ``notification`` event with ``stream-json``, else a ``goosectx: …`` line on stderr.
-    ``@NAME:URI`` words of configured extensions are left alone (docs/architecture.md,
-    "@path mentions").
+    One file attachment per file (:func:`goosectx.mentions.read_mentions`), one attachment per
+    ``@NAME:URI`` resource of a configured extension
+    (:func:`goosectx.extensions.mentions.read_resource_mentions`), each capped by
+    ``mention_max_tokens``; each one not attached or cut gets a one-line notice: a
+    ``notification`` event with ``stream-json``, else a ``goosectx: …`` line on stderr
+    (docs/architecture.md, "@path mentions").
     """
     if "@" not in task:
         return []
@@ -216,10 +217,17 @@ def task_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
     except GoosectxError:
         limit = DEFAULT_CONTEXT_LIMIT_TOKENS
     names = set(settings.extensions.tables) | set(manager.configs if manager else ())
-    found = read_mentions(task, agent.session.working_dir,
-                          cap_tokens=mention_cap(settings.mention_max_tokens, limit),
-                          extension_names=names, data_dir=settings.data_dir,
-                          model=agent.provider.model if agent.provider else agent.session.model)
+    cap = mention_cap(settings.mention_max_tokens, limit)
+    model = agent.provider.model if agent.provider else agent.session.model
+    found = read_mentions(task, agent.session.working_dir, cap_tokens=cap,
+                          extension_names=names, data_dir=settings.data_dir, model=model)
+    if names:
+        from goosectx.extensions.mentions import read_resource_mentions
+
+        resources = read_resource_mentions(manager, task, names=names, cap_tokens=cap,
+                                           model=model)
+        found.attachments += resources.attachments
+        found.notices += resources.notices
     for notice in found.notices:
         if isinstance(output, JsonOutput):
             stderr.write(terminal_safe(f"goosectx: {notice}") + "\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -159,7 +160,7 @@ class ServerConnection:
 
     def _on_exit(self, code: int | None) -> None:
         self._exit_code = code
-        self.error = "exited" + (f" with code {code}" if code is not None else "")
+        self.error = exit_reason(code)
         if self._gone is not None:
             self._gone.set()
 
@@ -202,10 +203,9 @@ class ServerConnection:
             elif self._timed_out:
                 self._fail(self._too_slow())
             elif self.status != "failed":
-                code = self._exit_code
                 gone = self._gone.is_set()
-                self._fail(("exited" + (f" with code {code}" if code is not None else "")
-                            + " while starting") if gone else _reason(exc))
+                self._fail(f"{exit_reason(self._exit_code)} while starting" if gone
+                           else _reason(exc))
         finally:
             watchdog.cancel()
             self._client = None
@@ -225,8 +225,7 @@ class ServerConnection:
         stop.cancel()
         gone.cancel()
         if self._gone.is_set() and not self._stop.is_set():
-            code = self._exit_code
-            self._fail("exited" + (f" with code {code}" if code is not None else ""))
+            self._fail(exit_reason(self._exit_code))
 
     def _fail(self, reason: str) -> None:
         self.status, self.error = "failed", reason
@@ -367,6 +366,21 @@ class ServerConnection:
             return result
         text, attachments = convert_prompt(result)
         return CallOutcome(text, False, tuple(attachments))
+
+
+def exit_reason(code: int | None) -> str:
+    """How a server process ended: ``exited with code 3``, ``killed by SIGTERM``, ``exited``.
+
+    ``code`` is the process's return code (negative: the signal that ended it).
+    """
+    if code is None:
+        return "exited"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exited with code {code}"
 
 
 def _reason(exc: BaseException) -> str:

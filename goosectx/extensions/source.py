@@ -8,8 +8,9 @@ the request is stable; ``tools/list_changed`` is applied here, between turns.
 Tool definitions are budgeted (the anchor is the tool-search approach Claude Code adopted for
 large MCP setups): when all schemas together exceed ``tool_budget_ratio`` × the context limit,
 the request carries the built-in tools, the resource tools, the extension tools already used
-or loaded in this session and ``search_tools``; the system prompt names the deferred ones.
-A tool ``search_tools`` returns is loaded from the next model call on and stays loaded.
+or loaded in this session and ``search_tools``; the system prompt names the deferred ones
+(those of running servers: a server that failed or exited has none). A tool ``search_tools``
+returns is loaded from the next model call on and stays loaded.
 """
 
 from __future__ import annotations
@@ -122,13 +123,14 @@ class ExtensionToolSource:
                     for name in waiting]
         return notices
 
-    def _all_tools(self) -> list[Tool]:
+    def _all_tools(self, live_only: bool = False) -> list[Tool]:
         tools: list[Tool] = []
         any_resources = False
         for status in self.manager.statuses():
-            # A server that died keeps its tools offered (the list stays stable); a call
-            # then returns an error naming it. One that never started offers none.
-            if status.status not in ("ready", "failed"):
+            # A server that died keeps the tools the request carries offered (the list stays
+            # stable; a call then returns an error naming it), but none of its tools is
+            # deferred or found by search_tools. One that never started offers none.
+            if status.status not in (("ready",) if live_only else ("ready", "failed")):
                 continue
             trusted = bool(status.public.get("trusted"))
             tools.extend(McpTool(self.manager, status.name, t, trusted) for t in status.tools)
@@ -144,7 +146,8 @@ class ExtensionToolSource:
         Args:
             builtin: The built-in tools' schemas (always sent; they count in the budget).
             limit_tokens: The model's context limit.
-            used: Tool names already called in this session.
+            used: Tool names the session's calls used (a refused call of a deferred tool is
+                no use: :func:`goosectx.tools.offering.used_tools`).
         """
         tools = self._all_tools()
         schemas = [*builtin, *({"name": t.name, "description": t.description,
@@ -155,7 +158,8 @@ class ExtensionToolSource:
             return Offer(tuple(tools), (), total)
         keep = used | self.loaded | {"list_resources", "read_resource"}
         offered = [t for t in tools if t.name in keep]
-        self._deferred = tuple(t.name for t in tools if t.name not in keep)
+        live = {t.name for t in self._all_tools(live_only=True)}
+        self._deferred = tuple(t.name for t in tools if t.name not in keep and t.name in live)
         return Offer(tuple(sorted([*offered, self._search], key=lambda t: t.name)),
                      self._deferred, total)
 
@@ -167,7 +171,7 @@ class ExtensionToolSource:
         words = {w for w in re.findall(r"[a-z0-9]+", query.lower()) if len(w) > 1}
         deferred = set(self._deferred)
         scored = []
-        for tool in self._all_tools():
+        for tool in self._all_tools(live_only=True):  # a server that died since is left out
             if tool.name not in deferred:
                 continue
             hay = f"{tool.name} {tool.description}".lower()

@@ -60,6 +60,21 @@ class McpTool:
         """
         return self.info.read_only
 
+    def unavailable(self) -> str | None:
+        """Why no call can run now — its server failed or stopped — else ``None``.
+
+        The agent then answers the call with this text without asking for approval.
+        """
+        status = next((s for s in self._manager.statuses() if s.name == self.extension), None)
+        if status is None:
+            return f"extension {self.extension} is not running; this call was not run."
+        if status.status == "failed":
+            return (f"extension {self.extension} failed: {status.error}; this call was not "
+                    "run.")
+        if status.status == "stopped":
+            return f"extension {self.extension} is stopped; this call was not run."
+        return None
+
     def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Call the tool on its server; errors and cancellation become error results."""
         progress = getattr(ctx, "progress", None)
@@ -136,10 +151,11 @@ class ReadResourceTool:
         return finish(outcome, ctx, f"mcp-{extension}")
 
 
-def to_attachment(item: Attachment) -> Any:
+def to_attachment(item: Attachment, *, count: bool = True) -> Any:
     """An extension's image or resource as the one attachment content part.
 
-    Its token estimate is the text's count (bytes the model cannot read cost their stub).
+    Its token estimate is the text's count (bytes the model cannot read cost their stub);
+    0 for text with ``count=False`` (the caller counts it: a resource mention's cap).
     ``None`` while this build has no attachment part (the text keeps the stub).
     """
     try:
@@ -148,6 +164,9 @@ def to_attachment(item: Attachment) -> Any:
         return None
     from goosectx.tokens import count_text
 
-    estimate = count_text(item.text) if item.text is not None else count_text(item.stub())
+    if item.text is not None:
+        estimate = count_text(item.text) if count else 0
+    else:
+        estimate = count_text(item.stub())
     return Part(kind=item.kind, source=item.source, media_type=item.media_type, text=item.text,
                 data=item.data, token_estimate=estimate)

@@ -108,8 +108,13 @@ class ToolRegistry:
         return list(self._tools.values())
 
     def refusal(self, request: ToolRequest) -> str | None:
-        """Why ``request`` cannot run at all (unknown tool, bad arguments), for the model."""
-        if self.get(request.name) is None:
+        """Why ``request`` cannot run at all, for the model (no approval is asked then).
+
+        An unknown tool, bad arguments, or a tool that says it cannot run now (an optional
+        ``unavailable()`` method returning the reason: an extension tool whose server died).
+        """
+        tool = self.get(request.name)
+        if tool is None:
             names = ", ".join(self.names()) or "none"
             return f"There is no tool named {request.name!r}. Available tools: {names}."
         if request.parse_error is not None or request.arguments is None:
@@ -117,7 +122,9 @@ class ToolRegistry:
             return (f"The call to {request.name} was not run: its {request.parse_error}. "
                     f"You sent: {raw!r}. Call the tool again with a JSON object that matches "
                     "its parameters schema.")
-        return None
+        unavailable = getattr(tool, "unavailable", None)
+        why = unavailable() if callable(unavailable) else None
+        return why if isinstance(why, str) else None
 
     def names(self) -> list[str]:
         """Tool names in registration order."""

@@ -14,6 +14,32 @@ from goosectx.conversation import Message
 from goosectx.tools.base import ToolRegistry, ToolSource
 
 
+def deferred_text(name: str) -> str:
+    """What the model reads when it calls the deferred tool ``name``: how to load it."""
+    return (f"{name} is deferred to save context: call search_tools to load it (it is "
+            "offered from the next call).")
+
+
+def used_tools(history: Iterable[Message]) -> set[str]:
+    """Names of the tools the session's calls used (they stay offered under the budget).
+
+    A call of a deferred tool answered with :func:`deferred_text` was refused, not run: it is
+    no use of that tool (only ``search_tools`` loads a deferred one).
+    """
+    latest: dict[str, str] = {}  # call id → the name of the last request with that id
+    calls: set[tuple[str, str]] = set()
+    refused: set[tuple[str, str]] = set()
+    for message in history:
+        for request in message.tool_requests:
+            latest[request.id] = request.name
+            calls.add((request.id, request.name))
+        for response in message.tool_responses:
+            name = latest.get(response.id, "")
+            if response.is_error and response.output == deferred_text(name):
+                refused.add((response.id, name))
+    return {name for _call_id, name in calls - refused}
+
+
 class ToolOffering:
     """The agent's tool list and the tool source behind it.
 
@@ -52,8 +78,7 @@ class ToolOffering:
         """
         if name not in self.deferred or self.registry.get(name) is not None:
             return None
-        return (f"{name} is deferred to save context: call search_tools to load it (it is "
-                "offered from the next call).")
+        return deferred_text(name)
 
     def sync(self, limit_tokens: Callable[[], int], history: Iterable[Message]) -> bool:
         """Rebuild :attr:`registry` if the source changed; True when it did.
@@ -66,7 +91,7 @@ class ToolOffering:
         if source is None or (source.generation, source.loads) == self._state:
             return False
         self._state = (source.generation, source.loads)
-        used = {r.name for m in history for r in m.tool_requests}
+        used = used_tools(history)
         offer = source.offer(ToolRegistry(self._builtin).schemas(), limit_tokens(), used)
         self.registry = ToolRegistry([*self._builtin, *offer.tools])
         self.deferred = tuple(offer.deferred)

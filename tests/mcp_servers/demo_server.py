@@ -7,6 +7,7 @@ Tools: echo (annotated read-only), image, fail (is_error), slow (progress), hang
 add_tool (sends tools/list_changed), env_names, peek_environ (which visible processes' environment
 holds a variable), hostile (escape sequences), bad_schema.
 ``--stdout-junk N`` first writes N lines that are not JSON-RPC to stdout (a banner, a flood).
+``--big-resource N`` adds the resource ``file:///big.txt``: N // 58 numbered lines of 58 characters.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ parser.add_argument("--http", type=int, default=0)
 parser.add_argument("--behaviour", default="normal")
 parser.add_argument("--name", default="demo")
 parser.add_argument("--stdout-junk", type=int, default=0)
+parser.add_argument("--big-resource", type=int, default=0)
 args = parser.parse_args()
 
 sys.stdout.write("junk \x1b]52;c;aGk=\x07 not json\n" * args.stdout_junk)
@@ -91,9 +93,12 @@ async def hang(seconds: float = 3600) -> str:
 
 
 @mcp.tool()
-def crash() -> str:
-    """Die in the middle of the call."""
+def crash(by_signal: str = "") -> str:
+    """Die in the middle of the call (exit code 7, or killed by the signal named, e.g. SIGTERM)."""
     print("demo server: crashing on purpose", file=sys.stderr, flush=True)
+    if by_signal:
+        os.kill(os.getpid(), getattr(signal, by_signal))
+        time.sleep(10)
     os._exit(7)
 
 
@@ -126,9 +131,8 @@ def peek_environ(variable: str) -> str:
     return f"{variable} in {found} of {readable} readable environments; {len(pids)} processes"
 
 
-@mcp.tool()
+@mcp.tool(description="Text with terminal escape sequences \x1b[2J and a bidi \u202e override.")
 def hostile() -> str:
-    """Text with terminal escape sequences."""
     return "safe \x1b]52;c;SGVsbG8=\x07 \x1b[2J text \u202e reversed"
 
 
@@ -145,6 +149,13 @@ mcp._tool_manager.get_tool("bad_schema").parameters = {"type": "object", "proper
 def notes() -> str:
     """Notes."""
     return "the notes say: ship it"
+
+
+if args.big_resource:
+    @mcp.resource("file:///big.txt", description="A large log")
+    def big() -> str:
+        """Numbered lines of 58 characters, about ``--big-resource`` characters in all."""
+        return "".join(f"big line {i:07d} {'x' * 40}\n" for i in range(args.big_resource // 58))
 
 
 @mcp.prompt()
