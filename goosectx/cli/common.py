@@ -11,7 +11,7 @@ from pathlib import Path
 
 from goosectx.config import ApprovalMode, Settings, parse_mode
 from goosectx.errors import ConfigError, SessionNotFound, UsageError
-from goosectx.session import Session
+from goosectx.session import Session, name_problem
 from goosectx.store import SessionLock, SessionStore
 
 
@@ -42,6 +42,30 @@ def resume_command(ref: str, *, command: str = "") -> str:
     if command:
         return f"goosectx {command} --resume {shlex.quote(ref)} -t ..."
     return f"goosectx --resume {shlex.quote(ref)}"
+
+
+def session_ref(session: Session) -> str:
+    """What to type to name ``session`` in a command: its name, else its id.
+
+    The id also when the name could not be typed or shown on one line
+    (:func:`~goosectx.session.name_problem`: a newline, a leading ``-``).
+    """
+    if session.name and name_problem(session.name) is None:
+        return session.name
+    return session.id
+
+
+def check_new_name(name: str | None, option: str = "--name") -> None:
+    """Refuse a new session name :func:`~goosectx.session.name_problem` rejects.
+
+    Raises:
+        UsageError: one line naming the problem and the fix (exit 2); nothing is written.
+    """
+    problem = None if name is None else name_problem(name)
+    if problem:
+        raise UsageError(f"the session name {name!r} {problem}",
+                         f"give {option} a name on one line that starts with a letter or "
+                         f"digit, e.g. {option} fix-login")
 
 
 RESTORED_MODE_ORIGIN = "this session"
@@ -172,9 +196,10 @@ def open_session(
     the messages after its prompt is up, see ``cli.resume_load``).
 
     Raises:
-        UsageError: conflicting options.
+        UsageError: conflicting options; a name :func:`check_new_name` refuses.
         SessionNameTaken, SessionNotFound, SessionAmbiguous, SessionInUse, StoreError.
     """
+    check_new_name(name)
     if sum(bool(x) for x in (name, resume, continue_)) > 1:
         raise UsageError("use only one of --name, --resume and --continue")
     cwd = (working_dir or Path.cwd()).resolve()

@@ -17,7 +17,7 @@ from goosectx.cli.common import lock_and_load, session_is_kept
 from goosectx.cli.folding import plural
 from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.resume_tail import draw_resumed
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.sessions_list import NEWEST_IN_REPL, damaged_note, print_session_table
 from goosectx.errors import GoosectxError, UsageError
 from goosectx.recorder import SessionRecorder
@@ -61,7 +61,7 @@ def resume(repl: Repl, ref: str) -> None:
     store = repl.store
     target = store.resolve(ref)
     if target == repl.session.id:
-        repl.renderer.notice(f"already in session {terminal_safe(repl.session.display_name)}")
+        repl.renderer.notice(f"already in session {one_line_safe(repl.session.display_name)}")
         return
     opened = repl.opened
     if opened is None:
@@ -78,11 +78,11 @@ def resume(repl: Repl, ref: str) -> None:
         store.remove(old.id)
     opened.lock.release()
     opened.session, opened.lock, opened.resumed = session, lock, True
-    left = (f"saved {old.display_name}" if kept
-            else f"left {old.display_name} (nothing to save)")
+    left = (f"saved {one_line_safe(old.display_name)}" if kept
+            else f"left {one_line_safe(old.display_name)} (nothing to save)")
     _switch(repl, session)
     repl.renderer.notice(terminal_safe(
-        f"{left} · resumed {session.display_name}"
+        f"{left} · resumed {one_line_safe(session.display_name)}"
         + (f" ({session.title})" if session.title else "")
         + f" · {plural(len(session.conversation), 'message')}"))
     if len(session.conversation):

@@ -23,7 +23,14 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from goosectx.cli.common import OpenSession, choose_mode, open_session, resume_command
+from goosectx.cli.common import (
+    OpenSession,
+    check_new_name,
+    choose_mode,
+    open_session,
+    resume_command,
+    session_ref,
+)
 from goosectx.cli.folding import plural
 from goosectx.cli.run_output import (
     Approver,
@@ -32,7 +39,7 @@ from goosectx.cli.run_output import (
     TextOutput,
     result_fields,
 )
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings, parse_mode
 from goosectx.conversation import Message
 from goosectx.errors import GoosectxError, UsageError
@@ -120,6 +127,7 @@ def run_task(
     task = read_task(text, input_file, stdin)
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
+    check_new_name(name)  # so does a bad --name
     if max_turns is not None:
         settings.max_turns = max_turns
         settings.sources["max_turns"] = "--max-turns"
@@ -187,8 +195,9 @@ def run_task(
             stderr.write(f"goosectx: stopped after {plural(settings.max_turns, 'model call')} "
                          "(the per-turn limit, --max-turns / GOOSE_MAX_TURNS)\n")
         stderr.write(terminal_safe(
-            f"goosectx: session {opened.session.display_name} saved · resume with: "
-            f"{resume_command(opened.session.name or opened.session.id, command='run')}\n"))
+            f"goosectx: session {one_line_safe(opened.session.display_name)} saved · "
+            "resume with: "
+            f"{resume_command(session_ref(opened.session), command='run')}\n"))
         stderr.flush()
         return _EXIT_CODES[status]
     finally:
