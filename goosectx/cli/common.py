@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from goosectx.cli.sanitize import one_line_safe
 from goosectx.config import ApprovalMode, Settings, parse_mode
 from goosectx.errors import ConfigError, SessionNotFound, UsageError
 from goosectx.session import Session, name_problem
@@ -53,6 +54,21 @@ def session_ref(session: Session) -> str:
     if session.name and name_problem(session.name) is None:
         return session.name
     return session.id
+
+
+def missing_working_dir(session: Session) -> str | None:
+    """The warning for a resumed session whose working dir is gone, else ``None``.
+
+    One line (sanitised) naming the dir and the fix. The dir is not replaced by another:
+    approval rules, ``@`` mentions and the model's view of paths all rest on it.
+    """
+    path = session.working_dir
+    if path.is_dir():
+        return None
+    return one_line_safe(
+        f"this session's working dir {path} no longer exists — shell commands cannot run "
+        f"and @ mentions find nothing; recreate it (mkdir -p {shlex.quote(str(path))}) or "
+        "start a new session in another dir")
 
 
 def check_new_name(name: str | None, option: str = "--name") -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from goosectx.cli.common import lock_and_load, session_is_kept
+from goosectx.cli.common import lock_and_load, missing_working_dir, session_is_kept
 from goosectx.cli.folding import plural
 from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.resume_tail import draw_resumed
@@ -85,6 +85,8 @@ def resume(repl: Repl, ref: str) -> None:
         f"{left} · resumed {one_line_safe(session.display_name)}"
         + (f" ({session.title})" if session.title else "")
         + f" · {plural(len(session.conversation), 'message')}"))
+    if (gone := missing_working_dir(session)) is not None:
+        repl.renderer.notice(f"warning: {gone}", style="yellow")
     if len(session.conversation):
         draw_resumed(repl.renderer, session.conversation, width=repl.io.console.width,
                      full=False)

@@ -27,6 +27,7 @@ from goosectx.cli.common import (
     OpenSession,
     check_new_name,
     choose_mode,
+    missing_working_dir,
     open_session,
     resume_command,
     session_ref,
@@ -142,6 +143,8 @@ def run_task(
             provider.check_credentials()
         opened = open_session(settings, name=name, resume=resume, continue_=continue_,
                               model=model_name)
+        if opened.resumed and (gone := missing_working_dir(opened.session)) is not None:
+            stderr.write(f"goosectx: warning: {gone}\n")
         if early is not None:
             early.save(opened, task)
     except GoosectxError as exc:
