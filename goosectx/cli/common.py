@@ -51,9 +51,14 @@ def session_ref(session: Session) -> str:
     The id also when the name could not be typed or shown on one line
     (:func:`~goosectx.session.name_problem`: a newline, a leading ``-``).
     """
-    if session.name and name_problem(session.name) is None:
-        return session.name
-    return session.id
+    return ref_of(session.name, session.id)
+
+
+def ref_of(name: str | None, session_id: str) -> str:
+    """:func:`session_ref` of a session's name and id (a listed row, a loaded session)."""
+    if name and name_problem(name) is None and one_line_safe(name) == name:
+        return name
+    return session_id
 
 
 def missing_working_dir(session: Session) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from goosectx.cli.common import lock_and_load, missing_working_dir, session_is_kept
+from goosectx.cli.common import lock_and_load, missing_working_dir, ref_of, session_is_kept
 from goosectx.cli.folding import plural
 from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.resume_tail import draw_resumed
@@ -41,13 +41,18 @@ def show_sessions(repl: Repl) -> None:
                          "goosectx sessions search WORDS finds one")
 
 
-def resume_choices(repl: Repl) -> list[tuple[str, str]]:
-    """``(name or id, title)`` of the other sessions, newest first, for ``/resume`` + Tab."""
+def resume_choices(repl: Repl) -> list[tuple[str, str, str]]:
+    """``(what to insert, what to show, title)`` of the other sessions, for ``/resume`` + Tab.
+
+    Newest first. Inserted: the name, or the id for a name that cannot be typed or shown as
+    it is (:func:`~goosectx.cli.common.ref_of`); shown as ``sessions list`` shows it.
+    """
     try:
         rows = repl.store.list_sessions()
     except GoosectxError:
         return []
-    return [(r.name or r.id, r.title or "") for r in rows if r.id != repl.session.id]
+    return [(ref_of(r.name, r.id), one_line_safe(r.name or r.id), r.title or "")
+            for r in rows if r.id != repl.session.id]
 
 
 def resume(repl: Repl, ref: str) -> None:
