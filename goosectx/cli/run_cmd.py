@@ -144,7 +144,7 @@ def run_task(
         opened = open_session(settings, name=name, resume=resume, continue_=continue_,
                               model=model_name)
         if opened.resumed and (gone := missing_working_dir(opened.session)) is not None:
-            stderr.write(f"goosectx: warning: {gone}\n")
+            stderr.write(terminal_safe(f"goosectx: warning: {gone}\n"))
         if early is not None:
             early.save(opened, task)
     except GoosectxError as exc:
