@@ -23,8 +23,9 @@ from typing import Any, Literal
 
 AttachmentKind = Literal["file", "resource", "image"]
 ATTACHMENT_KINDS: tuple[AttachmentKind, ...] = ("file", "resource", "image")
-_TAG_START = re.compile(r"<(?=\s*/?\s*attachment)", re.IGNORECASE)
-"""A ``<`` that opens an attachment tag (``<attachment``, ``</attachment``, any case)."""
+_TAG_START = re.compile(r"<(?=[\s/]*[Aa][Tt][Tt][Aa][Cc][Hh][Mm][Ee][Nn][Tt])")
+"""A ``<`` that opens an attachment tag (``<attachment``, ``</attachment``, any case, spaces
+allowed). Spelt without ``re.IGNORECASE``, which made the substitution twice as slow."""
 
 
 @dataclass(frozen=True, slots=True)
