@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from dataclasses import dataclass
 from html import escape
 from typing import Any, Literal
 
 AttachmentKind = Literal["file", "resource", "image"]
 ATTACHMENT_KINDS: tuple[AttachmentKind, ...] = ("file", "resource", "image")
+_TAG_START = re.compile(r"<(?=[\s/]*[Aa][Tt][Tt][Aa][Cc][Hh][Mm][Ee][Nn][Tt])")
+"""A ``<`` that opens an attachment tag (``<attachment``, ``</attachment``, any case, spaces
+allowed). Spelt without ``re.IGNORECASE``, which made the substitution twice as slow."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,13 +89,16 @@ class Attachment:
         """What the model reads for this attachment: the text in a block naming its source.
 
         ``<attachment kind="file" source="src/app.py" media_type="text/x-python">`` …
-        ``</attachment>``; bytes the model cannot read as text give their :meth:`stub`.
+        ``</attachment>``; bytes the model cannot read as text give their :meth:`stub`. The
+        ``<`` of any attachment tag inside the text is written ``&lt;``, so content cannot
+        close the block or forge another one (with another source); nothing else changes.
         """
         if self.text is None:
             return self.stub()
         head = (f'<attachment kind="{self.kind}" source="{escape(self.source)}" '
                 f'media_type="{escape(self.media_type)}">')
-        return f"{head}\n{self.text.rstrip(chr(10))}\n</attachment>"
+        body = _TAG_START.sub("&lt;", self.text.rstrip("\n"))
+        return f"{head}\n{body}\n</attachment>"
 
     def data_url(self) -> str:
         """The bytes as a ``data:`` URL (``data:image/png;base64,…``); ``""`` for text."""

@@ -4,9 +4,10 @@ A word ``@src/app.py`` in a REPL message attaches that file's content to the mes
 ``Attachment(kind="file")`` (docs/architecture.md, "@path mentions"): the model reads it as a
 labelled block, the transcript shows its one-line stub, ``/context`` counts it as
 "@ mentions". A file larger than the cap (``mention_max_tokens``, default 0.1 × the context
-limit) is attached as its first and last lines with a marker naming what was left out; an
-extension resource (``@NAME:URI``, read by ``extensions/mentions.py``) gets the same cap through
-:func:`cap_attachment`.
+limit) is attached as its first and last lines with a marker naming what was left out (its
+first and last characters when a line at either end is longer than its share: one long line);
+an extension resource (``@NAME:URI``, read by ``extensions/mentions.py``) gets the same cap
+through :func:`cap_attachment`.
 
 Nothing is attached — and a one-line notice says why — for a file outside the working dir
 (symlinks resolved), a sensitive file (:mod:`goosectx.sensitive`, the approval module's
@@ -117,8 +118,10 @@ def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None) 
     budget = max(64 * 1024, cap * READ_BYTES_PER_TOKEN)
     try:
         head, tail, skipped = _read(path, budget)
-        if tail is not None:  # each end cut at a line boundary
-            head, tail = head[: head.rfind(b"\n") + 1] or head, tail[tail.find(b"\n") + 1:]
+        if tail is not None:  # each end cut at a line boundary, else at a character's
+            head = head[: head.rfind(b"\n") + 1] or _whole_characters(head)
+            tail = tail[tail.find(b"\n") + 1:] if b"\n" in tail else _whole_characters(tail,
+                                                                                    end=True)
         text = decode(path, head)
         end = None if tail is None else decode(path, tail)
     except FileError as exc:
@@ -130,14 +133,25 @@ def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None) 
         return
     tokens = count_text(text + (end or ""), model)
     if tokens > cap or skipped:
-        text, kept_head, kept_tail = _head_and_tail(text, end, tokens, cap, skipped)
+        text, kept_head, kept_tail, unit = _head_and_tail(text, end, tokens, cap, skipped)
         size = f"{tokens:,} tokens" if not skipped else f"{path.stat().st_size:,} bytes"
         out.notices.append(f"@{shown} is {size}, over mention_max_tokens ({cap:,}): attached "
-                           f"its first {kept_head:,} and last {kept_tail:,} lines")
+                           f"its first {kept_head:,} and last {kept_tail:,} {unit}")
     media = mimetypes.guess_type(path.name)[0] or "text/plain"
     part = Attachment("file", shown, media, text=text)
     out.attachments.append(Attachment("file", shown, media, text=text,
                                       token_estimate=count_text(part.labelled_text(), model)))
+
+
+def _read(path: Path, budget: int) -> tuple[bytes, bytes | None, int]:
+    """``(whole, None, 0)``, or ``(head, tail, bytes skipped)`` for a file over 2 × budget."""
+    fd, st = open_regular(path)
+    with os.fdopen(fd, "rb") as fh:
+        if st.st_size <= 2 * budget:
+            return fh.read(2 * budget), None, 0
+        head = fh.read(budget)
+        fh.seek(st.st_size - budget)
+        return head, fh.read(budget), st.st_size - 2 * budget
 
 
 def cap_attachment(part: Attachment, cap_tokens: int,
@@ -154,13 +168,13 @@ def cap_attachment(part: Attachment, cap_tokens: int,
     tokens = count_text(part.text, model)
     if tokens <= cap_tokens:
         return replace(part, token_estimate=tokens), None
-    text, kept_head, kept_tail = _head_and_tail(part.text, None, tokens, cap_tokens, 0,
-                                                what="resource", how="read_resource")
+    text, kept_head, kept_tail, unit = _head_and_tail(part.text, None, tokens, cap_tokens, 0,
+                                                      what="resource", how="read_resource")
     cut = Attachment(part.kind, part.source, part.media_type, text=text)
     cut = replace(cut, token_estimate=count_text(cut.labelled_text(), model))
     return cut, (f"@{part.source} is {tokens:,} tokens, over mention_max_tokens "
                  f"({cap_tokens:,}): attached its first {kept_head:,} and last {kept_tail:,} "
-                 "lines")
+                 f"{unit}")
 
 
 def _read(path: Path, budget: int) -> tuple[bytes, bytes | None, int]:
@@ -174,13 +188,34 @@ def _read(path: Path, budget: int) -> tuple[bytes, bytes | None, int]:
         return head, fh.read(budget), st.st_size - 2 * budget
 
 
+def _whole_characters(data: bytes, *, end: bool = False) -> bytes:
+    """``data`` without the partial UTF-8 character a cut left at its end (or start: ``end``)."""
+    if end:
+        start = 0
+        while start < min(3, len(data)) and data[start] & 0xC0 == 0x80:
+            start += 1
+        return data[start:]
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 != 0x80:  # the last character's first byte
+            length = 1 if byte < 0x80 else 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return data if length <= back else data[:-back]
+    return data
+
+
 def _head_and_tail(text: str, end: str | None, tokens: int, cap: int, skipped: int, *,
-                   what: str = "file",
-                   how: str = "text_editor view and a view_range") -> tuple[str, int, int]:
+                   what: str = "file", how: str = "text_editor view and a view_range",
+                   ) -> tuple[str, int, int, str]:
     """The first and last lines that fit ``cap`` (about 2:1), with a marker between them.
 
     ``end`` is the file's tail when its middle was not read (``skipped`` bytes); the marker
-    says the ``what`` is over the cap and to read the rest with ``how``.
+    says the ``what`` is over the cap and to read the rest with ``how``. When a
+    line at either end is longer than its share (a minified file, one long line), the
+    first and last characters instead.
+
+    Returns:
+        ``(text with the marker, kept at the head, kept at the tail, "lines" or
+        "characters")``.
     """
     lines = text.splitlines(keepends=True)
     tail_lines = end.splitlines(keepends=True) if end is not None else lines
@@ -198,6 +233,9 @@ def _head_and_tail(text: str, end: str | None, tokens: int, cap: int, skipped: i
             break
         tail.insert(0, line)
         used += len(line)
+    if not head or not tail:
+        return _characters(text, end, budget, cap, skipped, what=what,
+                           how="cut -c" if what == "file" else how)
     if skipped:
         left = f"{skipped:,}+ bytes in the middle"
     else:
@@ -208,4 +246,25 @@ def _head_and_tail(text: str, end: str | None, tokens: int, cap: int, skipped: i
     body = "".join(head)
     if body and not body.endswith("\n"):
         body += "\n"
-    return body + marker + "".join(tail), len(head), len(tail)
+    return body + marker + "".join(tail), len(head), len(tail), "lines"
+
+
+def _characters(text: str, end: str | None, budget: int, cap: int, skipped: int, *,
+                what: str = "file", how: str = "cut -c") -> tuple[str, int, int, str]:
+    """:func:`_head_and_tail` by characters: the first and last that fit (about 2:1).
+
+    ``budget`` (characters) is taken as 8/9 of itself: ends cut mid-word count more tokens
+    a character than the text they were cut from.
+    """
+    budget = budget * 8 // 9
+    head = text[: budget * 2 // 3]
+    rest = end if end is not None else text[len(head):]
+    tail = rest[len(rest) - min(len(rest), budget - len(head)):]
+    if skipped:
+        left = f"{skipped:,}+ bytes in the middle"
+    else:
+        first, last = len(head) + 1, len(text) - len(tail)
+        left = f"characters {first:,}–{last:,} ({last - first + 1:,} characters)"
+    marker = (f"\n[... {left} left out by goosectx: the {what} is over mention_max_tokens "
+              f"({cap:,} tokens), its lines too long to keep; read them with {how} ...]\n")
+    return head + marker + tail, len(head), len(tail), "characters"

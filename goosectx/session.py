@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,6 +22,25 @@ SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 def valid_session_id(value: object) -> bool:
     """True when ``value`` is a string matching :data:`SESSION_ID` as a whole."""
     return isinstance(value, str) and SESSION_ID.fullmatch(value) is not None
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a new session, or ``None`` when it can.
+
+    A name is shown on one line (``sessions list``, the resume hint) and typed as an
+    argument (``--resume NAME``, ``sessions show NAME``), so it must not be empty or blank,
+    hold a control, format or line-separator character (a newline, a tab, a bidi override;
+    a zero-width joiner in an emoji is fine) or start with ``-``. Names made before this
+    check still load, list and resume.
+    """
+    if not name.strip():
+        return "is empty"
+    for char in name:
+        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") and char != "\u200d":
+            return f"holds a control character ({ascii(char)[1:-1]})"
+    if name.startswith("-"):
+        return "starts with '-' (it would read as an option)"
+    return None
 
 
 def new_session_id(now: datetime | None = None) -> str:

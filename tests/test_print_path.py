@@ -11,6 +11,7 @@ is, and its visible stand-in must (docs/architecture.md, "The print path").
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import json
 import os
@@ -27,8 +28,10 @@ from goosectx.cli.folding import clean_output
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import SafeStream, json_safe, terminal_safe
+from goosectx.config import load_settings
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.events import MessageCompleted, MessageDelta, ToolCallFinished, ToolCallStarted
+from goosectx.store import SessionStore
 
 CORPUS = (
     "A\x1b]52;c;ZXZpbA==\x07B "
@@ -192,8 +195,8 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_run_text_stdout_and_stderr(fake_model: FakeServer, workdir: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     _hostile_script(fake_model)
-    code, out, err = run_cli(capsys, "run", "-t", CORPUS, "--mode", "auto",
-                             "--name", HOSTILE_NAME)
+    named = hostile_named_session(load_settings().data_dir, workdir)
+    code, out, err = run_cli(capsys, "run", "-t", CORPUS, "--mode", "auto", "--resume", named)
     assert code == 0, err
     assert_safe(out)  # the answer
     # tool arguments, the failing tool's error line, the session name
@@ -227,6 +230,24 @@ def test_run_json_outputs_escape_what_json_does_not(fake_model: FakeServer, work
     assert any(CORPUS in text for text in _strings(values))  # the values are intact
 
 
+def hostile_named_session(home: Path, working_dir: Path) -> str:
+    """A session named :data:`HOSTILE_NAME` (made before names were checked); its id."""
+    store = SessionStore(home)
+    try:
+        return store.create_session(working_dir, name=HOSTILE_NAME, model="openai/fake-model").id
+    finally:
+        store.close()
+
+
+def name_the_only_session(name: str) -> None:
+    """Give the store's one session ``name`` as it is (``--name`` refuses such a name now)."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(load_settings().data_dir / "sessions.db")) as db:
+        with db:
+            assert db.execute("UPDATE sessions SET name = ?", (name,)).rowcount == 1
+
+
 def _strings(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -239,8 +260,12 @@ def _strings(value: object) -> list[str]:
 def test_sessions_list_show_and_info(fake_model: FakeServer, workdir: Path,
                                      capsys: pytest.CaptureFixture[str],
                                      monkeypatch: pytest.MonkeyPatch, terminal: bool) -> None:
+    code, _out, err = run_cli(capsys, "run", "-t", "x", "--name", HOSTILE_NAME)
+    assert code == 2 and "session name" in err  # refused, and said safely
+    assert_safe(err, stand_ins=())
     _hostile_script(fake_model)
-    run_cli(capsys, "run", "-t", CORPUS, "--mode", "auto", "--name", HOSTILE_NAME)
+    run_cli(capsys, "run", "-t", CORPUS, "--mode", "auto")
+    name_the_only_session(HOSTILE_NAME)  # as a session named before names were checked
     if terminal:  # rich's terminal paths: a table, Markdown
         monkeypatch.setenv("FORCE_COLOR", "1")
         monkeypatch.setenv("COLUMNS", "400")
@@ -280,7 +305,8 @@ def _repl_script(server: FakeServer) -> None:
 def test_repl_plain_look_with_piped_stdin(tmp_path: Path, work: Path) -> None:
     with FakeServer() as server:
         _repl_script(server)
-        done = subprocess.run(["goosectx", "session", "--mode", "auto", "--name", HOSTILE_NAME],
+        named = hostile_named_session(tmp_path / "home", work)
+        done = subprocess.run(["goosectx", "session", "--mode", "auto", "--resume", named],
                               input="go\nagain\n", env=_env(tmp_path, server.base_url),
                               capture_output=True, text=True, timeout=120, cwd=str(work))
     assert done.returncode == 0, done.stderr
@@ -294,7 +320,8 @@ def test_repl_rich_look_in_a_pty(tmp_path: Path, work: Path) -> None:
     seen: list[str] = []
     with FakeServer() as server:
         _repl_script(server)
-        child = pexpect.spawn("goosectx", ["session", "--mode", "auto", "--name", HOSTILE_NAME],
+        named = hostile_named_session(tmp_path / "home", work)
+        child = pexpect.spawn("goosectx", ["session", "--mode", "auto", "--resume", named],
                               cwd=str(work), env=_env(tmp_path, server.base_url),
                               dimensions=(60, 400), encoding="utf-8", timeout=90)
         child.logfile_read = type("Log", (), {"write": lambda _s, t: seen.append(t),

@@ -170,3 +170,22 @@ def test_resume_of_a_long_session_says_it_is_loading_before_the_wait(
     out, _, opened = run_with_lock(world, "/resume docs" + ENTER + CTRL_D)
     opened.lock.release()
     assert "loading" not in out  # a short one loads at once, without the line
+
+
+def test_tab_after_slash_resume_shows_a_hostile_name_as_its_stand_in(world: World) -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    odd = world.store.create_session(world.workdir, name="evil\u202etxt.exe")
+    _, repl, opened = run_with_lock(world, CTRL_D)
+    opened.lock.release()
+    assert repl._prompt is not None and repl._prompt.completer is not None
+    offered = list(repl._prompt.completer.get_completions(Document("/resume "),
+                                                          CompleteEvent()))
+    [choice] = [c for c in offered if "evil" in c.display_text]
+    assert choice.display_text == "evil<U+202E>txt.exe"  # as `sessions list` shows it
+    assert choice.text == odd.id  # what goes into the input line: the id, which resumes it
+    assert all("\u202e" not in c.text + c.display_text for c in offered)
+    typed = list(repl._prompt.completer.get_completions(Document("/resume ev"),
+                                                        CompleteEvent()))
+    assert [c.text for c in typed] == [odd.id]  # the name as seen still finds it

@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from goosectx.cli.sanitize import one_line_safe
 from goosectx.config import ApprovalMode, Settings, parse_mode
 from goosectx.errors import ConfigError, SessionNotFound, UsageError
-from goosectx.session import Session
+from goosectx.session import Session, name_problem
 from goosectx.store import SessionLock, SessionStore
 
 
@@ -42,6 +43,50 @@ def resume_command(ref: str, *, command: str = "") -> str:
     if command:
         return f"goosectx {command} --resume {shlex.quote(ref)} -t ..."
     return f"goosectx --resume {shlex.quote(ref)}"
+
+
+def session_ref(session: Session) -> str:
+    """What to type to name ``session`` in a command: its name, else its id.
+
+    The id also when the name could not be typed or shown on one line
+    (:func:`~goosectx.session.name_problem`: a newline, a leading ``-``).
+    """
+    return ref_of(session.name, session.id)
+
+
+def ref_of(name: str | None, session_id: str) -> str:
+    """:func:`session_ref` of a session's name and id (a listed row, a loaded session)."""
+    if name and name_problem(name) is None and one_line_safe(name) == name:
+        return name
+    return session_id
+
+
+def missing_working_dir(session: Session) -> str | None:
+    """The warning for a resumed session whose working dir is gone, else ``None``.
+
+    One line (sanitised) naming the dir and the fix. The dir is not replaced by another:
+    approval rules, ``@`` mentions and the model's view of paths all rest on it.
+    """
+    path = session.working_dir
+    if path.is_dir():
+        return None
+    return one_line_safe(
+        f"this session's working dir {path} no longer exists — shell commands cannot run "
+        f"and @ mentions find nothing; recreate it (mkdir -p {shlex.quote(str(path))}) or "
+        "start a new session in another dir")
+
+
+def check_new_name(name: str | None, option: str = "--name") -> None:
+    """Refuse a new session name :func:`~goosectx.session.name_problem` rejects.
+
+    Raises:
+        UsageError: one line naming the problem and the fix (exit 2); nothing is written.
+    """
+    problem = None if name is None else name_problem(name)
+    if problem:
+        raise UsageError(f"the session name {name!r} {problem}",
+                         f"give {option} a name on one line that starts with a letter or "
+                         f"digit, e.g. {option} fix-login")
 
 
 RESTORED_MODE_ORIGIN = "this session"
@@ -172,9 +217,10 @@ def open_session(
     the messages after its prompt is up, see ``cli.resume_load``).
 
     Raises:
-        UsageError: conflicting options.
+        UsageError: conflicting options; a name :func:`check_new_name` refuses.
         SessionNameTaken, SessionNotFound, SessionAmbiguous, SessionInUse, StoreError.
     """
+    check_new_name(name)
     if sum(bool(x) for x in (name, resume, continue_)) > 1:
         raise UsageError("use only one of --name, --resume and --continue")
     cwd = (working_dir or Path.cwd()).resolve()

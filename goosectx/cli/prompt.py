@@ -57,11 +57,14 @@ class SlashCompleter(Completer):
 
     Args:
         models: Returns model names offered after ``/model `` (e.g. the configured ones).
-        sessions: Returns ``(name or id, title)`` of the sessions offered after ``/resume ``.
+        sessions: Returns ``(what to insert, what the menu shows, title)`` of the sessions
+            offered after ``/resume `` (the name, or the id for a name that cannot be typed
+            as it is; shown through the sanitiser); a typed prefix of either matches.
     """
 
     def __init__(self, models: Callable[[], Iterable[str]] = lambda: (),
-                 sessions: Callable[[], Iterable[tuple[str, str]]] = lambda: ()) -> None:
+                 sessions: Callable[[], Iterable[tuple[str, str, str]]] = lambda: ()
+                 ) -> None:
         self.models = models
         self.sessions = sessions
 
@@ -86,9 +89,10 @@ class SlashCompleter(Completer):
         if head.lower() == "/model":
             choices = self.models()
         if head.lower() == "/resume":
-            for ref, title in self.sessions():
-                if ref.startswith(arg.strip()) and ref != arg:
-                    yield Completion(ref, start_position=-len(arg),
+            typed = arg.strip()
+            for ref, shown, title in self.sessions():
+                if (ref.startswith(typed) or shown.startswith(typed)) and ref != arg:
+                    yield Completion(ref, start_position=-len(arg), display=shown,
                                      display_meta=terminal_safe(title))
             return
         for choice in choices:

@@ -22,7 +22,7 @@ from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalAnswer, ApprovalFn
 from goosectx.cli import repl_approval, repl_extensions, repl_outcome, reports, slash
-from goosectx.cli.common import OpenSession
+from goosectx.cli.common import OpenSession, missing_working_dir
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.prompt import history_problem, make_prompt_session
 from goosectx.cli.render import TranscriptRenderer
@@ -221,6 +221,8 @@ class Repl:
                 manages_own_context=self.settings.model_config(model_name).manages_own_context,
                 paused=self.session.state.auto_compaction_paused),
             plain=self.io.plain))
+        if self.resumed and (gone := missing_working_dir(self.session)) is not None:
+            self.renderer.notice(f"warning: {gone}", style="yellow")
         if self.background is None:
             self.show_loaded()
         if self.loader.setup_error is not None:

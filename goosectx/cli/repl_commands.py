@@ -9,6 +9,7 @@ command, drawing through the REPL's renderer. ``/exit`` is handled by the REPL's
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from goosectx.budget import cap_source
@@ -150,7 +151,13 @@ def show_output(repl: Repl, number: int | None) -> None:
 
     rows = _screen_rows(body, console.width) + (found.diff or "").count("\n")
     if repl.io.is_real_terminal and rows > console.height:  # one long line wraps onto many
-        with console.pager(styles=True):
+        from goosectx.cli.pager import CommandPager, choose_pager
+
+        chosen = choose_pager(os.environ)
+        if chosen is None:
+            draw()
+            return
+        with console.pager(CommandPager(chosen), styles=chosen.styles):
             draw()
     else:
         draw()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from goosectx.cli.common import resume_command, session_is_kept
+from goosectx.cli.common import resume_command, session_is_kept, session_ref
 from goosectx.errors import GoosectxError
 from goosectx.events import Event
 from goosectx.message import Message
@@ -80,13 +80,13 @@ def goodbye(repl: Repl) -> None:
     if not is_kept(repl):
         repl.renderer.notice("nothing to save · no message was sent in this session")
         return
-    ref = repl.session.name or repl.session.id
+    ref = session_ref(repl.session)
     repl.renderer.notice(f"saved · resume with: {resume_command(ref)}")
 
 
 def unsaved_notice(repl: Repl, error: GoosectxError) -> None:
     """Say the session is NOT fully saved: what is lost, why, and what the store still has."""
-    ref = repl.session.name or repl.session.id
+    ref = session_ref(repl.session)
     count = repl.recorder.unsaved_messages
     lost = ("the last change is lost" if count == 0 else "the last message is lost"
             if count == 1 else f"the last {count} messages are lost")

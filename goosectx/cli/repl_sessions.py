@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from goosectx.cli.common import lock_and_load, session_is_kept
+from goosectx.cli.common import lock_and_load, missing_working_dir, ref_of, session_is_kept
 from goosectx.cli.folding import plural
 from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.resume_tail import draw_resumed
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.sessions_list import NEWEST_IN_REPL, damaged_note, print_session_table
 from goosectx.errors import GoosectxError, UsageError
 from goosectx.recorder import SessionRecorder
@@ -41,13 +41,18 @@ def show_sessions(repl: Repl) -> None:
                          "goosectx sessions search WORDS finds one")
 
 
-def resume_choices(repl: Repl) -> list[tuple[str, str]]:
-    """``(name or id, title)`` of the other sessions, newest first, for ``/resume`` + Tab."""
+def resume_choices(repl: Repl) -> list[tuple[str, str, str]]:
+    """``(what to insert, what to show, title)`` of the other sessions, for ``/resume`` + Tab.
+
+    Newest first. Inserted: the name, or the id for a name that cannot be typed or shown as
+    it is (:func:`~goosectx.cli.common.ref_of`); shown as ``sessions list`` shows it.
+    """
     try:
         rows = repl.store.list_sessions()
     except GoosectxError:
         return []
-    return [(r.name or r.id, r.title or "") for r in rows if r.id != repl.session.id]
+    return [(ref_of(r.name, r.id), one_line_safe(r.name or r.id), r.title or "")
+            for r in rows if r.id != repl.session.id]
 
 
 def resume(repl: Repl, ref: str) -> None:
@@ -61,7 +66,7 @@ def resume(repl: Repl, ref: str) -> None:
     store = repl.store
     target = store.resolve(ref)
     if target == repl.session.id:
-        repl.renderer.notice(f"already in session {terminal_safe(repl.session.display_name)}")
+        repl.renderer.notice(f"already in session {one_line_safe(repl.session.display_name)}")
         return
     opened = repl.opened
     if opened is None:
@@ -78,13 +83,15 @@ def resume(repl: Repl, ref: str) -> None:
         store.remove(old.id)
     opened.lock.release()
     opened.session, opened.lock, opened.resumed = session, lock, True
-    left = (f"saved {old.display_name}" if kept
-            else f"left {old.display_name} (nothing to save)")
+    left = (f"saved {one_line_safe(old.display_name)}" if kept
+            else f"left {one_line_safe(old.display_name)} (nothing to save)")
     _switch(repl, session)
     repl.renderer.notice(terminal_safe(
-        f"{left} · resumed {session.display_name}"
+        f"{left} · resumed {one_line_safe(session.display_name)}"
         + (f" ({session.title})" if session.title else "")
         + f" · {plural(len(session.conversation), 'message')}"))
+    if (gone := missing_working_dir(session)) is not None:
+        repl.renderer.notice(f"warning: {gone}", style="yellow")
     if len(session.conversation):
         draw_resumed(repl.renderer, session.conversation, width=repl.io.console.width,
                      full=False)

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from goosectx import __version__
 from goosectx.cli.prompt import NEWLINE_KEY_HELP
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.slash import COMMANDS, CommandInfo
 from goosectx.cli.surface import safe_text
 from goosectx.cli.toolbar import ContextFigure
@@ -112,7 +112,7 @@ def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
     text = Text()
     text.append(f"goosectx {__version__}", style="bold")
     state = "resumed" if resumed else "new"
-    text.append(f" · {state} session {terminal_safe(session.display_name)}", style="cyan")
+    text.append(f" · {state} session {one_line_safe(session.display_name)}", style="cyan")
     if session.name:
         text.append(f" ({session.id})", style="dim")
     restored = (" (restored from this session; /mode changes it)"

@@ -23,7 +23,15 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from goosectx.cli.common import OpenSession, choose_mode, open_session, resume_command
+from goosectx.cli.common import (
+    OpenSession,
+    check_new_name,
+    choose_mode,
+    missing_working_dir,
+    open_session,
+    resume_command,
+    session_ref,
+)
 from goosectx.cli.folding import plural
 from goosectx.cli.run_output import (
     Approver,
@@ -32,7 +40,7 @@ from goosectx.cli.run_output import (
     TextOutput,
     result_fields,
 )
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings, parse_mode
 from goosectx.conversation import Message
 from goosectx.errors import GoosectxError, UsageError
@@ -120,6 +128,7 @@ def run_task(
     task = read_task(text, input_file, stdin)
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
+    check_new_name(name)  # so does a bad --name
     if max_turns is not None:
         settings.max_turns = max_turns
         settings.sources["max_turns"] = "--max-turns"
@@ -134,6 +143,8 @@ def run_task(
             provider.check_credentials()
         opened = open_session(settings, name=name, resume=resume, continue_=continue_,
                               model=model_name)
+        if opened.resumed and (gone := missing_working_dir(opened.session)) is not None:
+            stderr.write(terminal_safe(f"goosectx: warning: {gone}\n"))
         if early is not None:
             early.save(opened, task)
     except GoosectxError as exc:
@@ -187,8 +198,9 @@ def run_task(
             stderr.write(f"goosectx: stopped after {plural(settings.max_turns, 'model call')} "
                          "(the per-turn limit, --max-turns / GOOSE_MAX_TURNS)\n")
         stderr.write(terminal_safe(
-            f"goosectx: session {opened.session.display_name} saved · resume with: "
-            f"{resume_command(opened.session.name or opened.session.id, command='run')}\n"))
+            f"goosectx: session {one_line_safe(opened.session.display_name)} saved · "
+            "resume with: "
+            f"{resume_command(session_ref(opened.session), command='run')}\n"))
         stderr.flush()
         return _EXIT_CODES[status]
     finally:

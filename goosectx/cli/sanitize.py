@@ -51,7 +51,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["APPROVAL_MARKER", "SafeStream", "json_safe", "strip_csi", "terminal_safe"]
+__all__ = ["APPROVAL_MARKER", "SafeStream", "json_safe", "one_line_safe", "strip_csi",
+           "terminal_safe"]
 
 APPROVAL_MARKER = "\u2691"
 """``⚑``: starts every line of goosectx's approval question; never shown from outside text."""
@@ -136,6 +137,15 @@ def terminal_safe(text: str) -> str:
     if not _has_unsafe(text):
         return text
     return text.translate(_STAND_INS)
+
+
+def one_line_safe(text: str) -> str:
+    """:func:`terminal_safe` for a one-line place (a name in a table row, a banner, a hint).
+
+    Newline and tab are shown as their control pictures too (``␊``, ``␉``), so a stored name
+    or title cannot split the line it is drawn on.
+    """
+    return terminal_safe(text).replace("\n", "\u240a").replace("\t", "\u2409")
 
 
 def strip_csi(text: str) -> str:

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from goosectx.cli.common import open_store
 from goosectx.cli.safe_console import safe_console
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.config import Settings
 from goosectx.store import SessionStore, SessionSummary
 from goosectx.store.search import SearchHit
@@ -103,7 +103,7 @@ def print_session_table(console: Console, rows: Sequence[SessionSummary], *,
     """
     header = ("id", "name", "title", "source", "updated", "messages", "context", "working dir")
     table_rows = [
-        tuple(terminal_safe(cell) for cell in (
+        tuple(one_line_safe(cell) for cell in (
             ("* " if r.id == current else "") + r.id, r.name or "", r.title or "",
             source_label(r.source), _stamp(r), str(r.message_count), f"{r.current_tokens:,}",
             r.working_dir))
@@ -164,8 +164,8 @@ def print_hits(console: Console, hits: Sequence[SearchHit], text: str) -> None:
             "title" if h.in_title else "",
             f"{h.message_hits} message{'s' if h.message_hits != 1 else ''}"
             if h.message_hits else "") if w)
-        rows.append(tuple(terminal_safe(c) for c in (
-            h.session_id + (f" ({h.name})" if h.name else ""), h.title or "", where,
-            h.snippet or h.title or "")))
+        rows.append((*(one_line_safe(c) for c in (
+            h.session_id + (f" ({h.name})" if h.name else ""), h.title or "", where)),
+            terminal_safe(h.snippet or h.title or "")))
     _table(console, ("session", "title", "found in", "snippet"), rows,
            wrap=("title", "snippet"))

@@ -168,7 +168,12 @@ class ShellTool:
                     f"the command is too long to run ({len(command):,} characters; one "
                     "argument may be at most 131,072 bytes): write the script to a file with "
                     "text_editor and run the file", is_error=True)
-            return ToolResult(f"could not start bash in {ctx.working_dir}: {exc}", is_error=True)
+            if not os.path.isdir(ctx.working_dir):
+                return ToolResult(
+                    f"could not start bash: the working dir {ctx.working_dir} no longer exists "
+                    "(removed or moved); ask the user to recreate it", is_error=True)
+            return ToolResult(f"could not start bash in {ctx.working_dir}: "
+                              f"{exc.strerror or exc}", is_error=True)
         streams = [
             OutputStream(label, ctx.max_output_chars, ctx.overflow_dir, ctx.redact)
             for label in ("stdout", "stderr")

@@ -1,0 +1,70 @@
+"""Session names: a new name that would break a line or an argument is refused (one line,
+exit 2, nothing written); a stored one of that kind still lists, shows and resumes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_support import run_cli
+from test_repl import CTRL_D, ENTER, World
+
+from goosectx.cli.common import open_session
+from goosectx.cli.run_cmd import run_task
+from goosectx.config import load_settings
+from goosectx.errors import UsageError
+from goosectx.store import SessionStore
+
+BAD_NAMES = ["", "   ", "two\nlines", "tab\there", "-dash", "--", "evil\u202eexe.txt"]
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_a_bad_new_name_is_one_line_with_the_fix_and_writes_nothing(
+        name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    settings = load_settings()
+    for start in (lambda: open_session(settings, name=name, resume=None, continue_=False),
+                  lambda: run_task(settings, text="hi", input_file=None, name=name, resume=None,
+                                   continue_=False, max_turns=None, output_format="text",
+                                   mode=None, model=None)):
+        with pytest.raises(UsageError) as info:
+            start()
+        line = info.value.one_line()
+        assert info.value.exit_code == 2 and "\n" not in line and "\u202e" not in line
+        assert "session name" in line and "--name" in line
+    assert not (settings.data_dir / "sessions.db").exists()
+
+
+def test_import_refuses_a_bad_name_before_reading(capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path) -> None:
+    source = tmp_path / "chat.json"
+    source.write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    code, _out, err = run_cli(capsys, "sessions", "import", str(source), "--name", "-x")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "session name" in err
+    assert not (load_settings().data_dir / "sessions.db").exists()
+
+
+def test_a_stored_bad_name_still_lists_shows_and_resumes(capsys: pytest.CaptureFixture[str],
+                                                         tmp_path: Path) -> None:
+    store = SessionStore(load_settings().data_dir)
+    odd = store.create_session(tmp_path, name="two\nlines", model="m")
+    dash = store.create_session(tmp_path, name="-dash", model="m")
+    store.close()
+    code, out, _err = run_cli(capsys, "sessions", "list")
+    assert code == 0 and len(out.strip().splitlines()) == 3  # header + one row each
+    assert odd.id in out and dash.id in out and "two␊lines" in out
+    code, _out, err = run_cli(capsys, "sessions", "show", "--", "-dash")
+    assert code == 0, err
+
+
+def test_the_resume_hint_of_a_session_with_a_bad_name_names_its_id(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    try:
+        world.session.name = "two\nlines"
+        world.provider.add("hello")
+        out = world.run("hi" + ENTER + CTRL_D)
+        hint = next(line for line in out.splitlines() if "resume with:" in line)
+        assert hint.endswith(f"goosectx --resume {world.session.id}")
+    finally:
+        world.store.close()
