@@ -177,17 +177,6 @@ def cap_attachment(part: Attachment, cap_tokens: int,
                  f"{unit}")
 
 
-def _read(path: Path, budget: int) -> tuple[bytes, bytes | None, int]:
-    """``(whole, None, 0)``, or ``(head, tail, bytes skipped)`` for a file over 2 × budget."""
-    fd, st = open_regular(path)
-    with os.fdopen(fd, "rb") as fh:
-        if st.st_size <= 2 * budget:
-            return fh.read(2 * budget), None, 0
-        head = fh.read(budget)
-        fh.seek(st.st_size - budget)
-        return head, fh.read(budget), st.st_size - 2 * budget
-
-
 def _whole_characters(data: bytes, *, end: bool = False) -> bytes:
     """``data`` without the partial UTF-8 character a cut left at its end (or start: ``end``)."""
     if end:
