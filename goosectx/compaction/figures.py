@@ -69,6 +69,7 @@ class ContextFigures:
         self._call_estimate: int | None = None
         self._reported_tokens: int | None = None
         self._covered_ids: set[str] = set()
+        self._fixed_memo: tuple[TokenCounter, list[ToolSchema], str, int] | None = None
         ledger = session.ledger
         if ledger.current_tokens > 0 and not ledger.current_is_estimate:
             # A resumed session: the stored report covered the history up to its last reply.
@@ -136,9 +137,17 @@ class ContextFigures:
         """Raw estimate of the request's fixed part, as :meth:`breakdown` counts it.
 
         The system prompt (project instructions included) and the tool schemas, in tokens.
+        Kept for the last schema list seen (a request's list is made anew, never changed in
+        place), so the toolbar's figure does not serialise 60k tokens of schemas each time.
         """
-        return (self.counter.count_cached_text(request.system_prompt)
-                + self.counter.count_tool_schemas(request.tool_schemas))
+        memo = self._fixed_memo
+        if (memo is None or memo[0] is not self.counter or memo[1] is not request.tool_schemas
+                or memo[2] != request.system_prompt):
+            tokens = (self.counter.count_cached_text(request.system_prompt)
+                      + self.counter.count_tool_schemas(request.tool_schemas))
+            memo = self._fixed_memo = (self.counter, request.tool_schemas,
+                                       request.system_prompt, tokens)
+        return memo[3]
 
     def breakdown(self, request: RequestContext) -> ContextBreakdown:
         """Token estimate of the next full request by category (for ``/context``)."""
