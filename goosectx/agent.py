@@ -114,7 +114,7 @@ class Agent:
         self.provider = self.context.budget.wrap(provider)  # the spending cap checks each call
         self.interactive = interactive
         self.always_allowed: set[str] = set()
-        """Tools the user answered "always allow" for, this session."""
+        """Tools the user answered "always allow" for, until the process exits (not stored)."""
         self.rules: PermissionRules = settings.permissions
         """Permission rules for :func:`~goosectx.approval.decide` (config, ``--allow``/
         ``--deny``, and the rules the user allowed in this session)."""

@@ -83,6 +83,6 @@ def build_provider(settings: Settings, model: str) -> Provider:
     """
     from goosectx.providers.litellm_provider import make_provider
 
-    provider = make_provider(settings, model)
+    provider = make_provider(settings, model, named_by="/model")
     provider.check_credentials()
     return provider

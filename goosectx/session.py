@@ -107,6 +107,11 @@ class SessionState:
         compaction_failures: Consecutive failed compaction attempts (3 → extractive only).
         calibration: Per model, the newest ratios of provider-reported input ÷ our estimate
             of the same request (the running median is applied to every estimate).
+        report_fixed_tokens: Raw estimate of the fixed part (system prompt with project
+            instructions, tool schemas) of the request the stored provider report covered,
+            saved with the report: ``current`` adds the change of that part since
+            (docs/architecture.md §5); ``None`` when ``current`` is no report, or for a
+            session saved before it was kept (its report is then taken as it is).
     """
 
     auto_compaction_paused: bool = False
@@ -115,6 +120,7 @@ class SessionState:
     growth_base_tokens: int | None = None
     compaction_failures: int = 0
     calibration: dict[str, list[float]] = field(default_factory=dict)
+    report_fixed_tokens: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -123,7 +129,8 @@ class SessionState:
                 "judge_input_tokens": self.judge_input_tokens,
                 "growth_base_tokens": self.growth_base_tokens,
                 "compaction_failures": self.compaction_failures,
-                "calibration": {k: list(v) for k, v in self.calibration.items()}}
+                "calibration": {k: list(v) for k, v in self.calibration.items()},
+                "report_fixed_tokens": self.report_fixed_tokens}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SessionState:
@@ -144,7 +151,8 @@ class SessionState:
                    judge_input_tokens=opt_int("judge_input_tokens"),
                    growth_base_tokens=opt_int("growth_base_tokens"),
                    compaction_failures=opt_int("compaction_failures") or 0,
-                   calibration=calibration)
+                   calibration=calibration,
+                   report_fixed_tokens=opt_int("report_fixed_tokens"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -251,3 +251,19 @@ def test_a_cap_is_shown_as_it_was_set_not_rounded(
     assert "$0.12 " not in out and "$0.12;" not in out
     out, _ = cli(capsys, "--max-cost", "12.3456", "info")
     assert "$12.3456 per session" in out
+
+
+def test_a_cap_set_at_or_below_what_was_spent_says_the_next_call_will_be_refused(
+        priced: FakeServer, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    priced.add({"text": "read it"})
+    out = _session(capsys, monkeypatch, BIG, "/max-cost 0.0001", "/max-cost 5", "/max-cost off",
+                   args=("--name", "spent"))
+    assert re.search(r"spending cap set to \$0\.00010 for the rest of this REPL \(set "
+                     r"max_cost_usd in the config file to keep it\); spent \$0\.000\d+, "
+                     r"already at or past it: the next model call will be refused", out)
+    assert out.count("will be refused") == 1  # not for a cap above what was spent
+    assert ("spending cap set to $5.00 for the rest of this REPL (set max_cost_usd in the "
+            "config file to keep it); spent $0.000") in out
+    assert "spending cap removed for the rest of this REPL; spent" in out
+    assert "keeps it" not in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 from conftest import DUMMY_API_KEY
@@ -20,6 +21,7 @@ from goosectx.conversation import (
 )
 from goosectx.errors import (
     AuthFailed,
+    ConfigError,
     ContextLengthExceeded,
     ModelNotConfigured,
     ProviderError,
@@ -383,3 +385,17 @@ def test_a_long_tool_call_is_not_rebuilt_from_its_chunks_after_the_stream(
     assert (final.usage.input_tokens, final.usage.output_tokens) == (40, 1100)
     assert final.finish_reason == "tool_calls"
     assert rebuilt == []
+
+
+def test_an_unknown_model_is_blamed_on_what_the_user_typed(tmp_path: Path) -> None:
+    # /model NAME builds its provider with runtime.build_provider; the REPL prints the message.
+    from goosectx import runtime
+
+    settings = Settings(data_dir=tmp_path)
+    with pytest.raises(ConfigError) as typed_in_the_repl:
+        runtime.build_provider(settings, "nonsense-model-xyz")
+    assert typed_in_the_repl.value.message == (
+        "litellm does not know which provider serves 'nonsense-model-xyz' (/model)")
+    with pytest.raises(ConfigError) as given_as_flag:
+        make_provider(settings, "nonsense-model-xyz").check_credentials()
+    assert given_as_flag.value.message.endswith("(--model)")

@@ -46,7 +46,7 @@ PROMPT_STYLE = Style.from_dict({
 
 APPROVAL_KEYS: tuple[tuple[str, ApprovalDecision, str], ...] = (
     ("y", "allow_once", "allow once"),
-    ("a", "always_allow", "always allow (this tool, this session)"),
+    ("a", "always_allow", "always allow (this tool, until you exit)"),
     ("n", "deny", "deny"),
     ("c", "cancel", "cancel the turn"),
 )

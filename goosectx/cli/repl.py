@@ -142,7 +142,7 @@ class Repl:
             return provider
         from goosectx.providers.litellm_provider import make_provider
 
-        made = make_provider(self.settings, name)
+        made = make_provider(self.settings, name, named_by="/model")
         made.check_credentials()
         return made
 

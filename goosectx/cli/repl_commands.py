@@ -91,14 +91,17 @@ def _max_cost(repl: Repl, command: slash.MaxCost) -> None:
     """``/max-cost``: the cap and what was spent; with USD or ``off``, set it for this REPL.
 
     The new cap holds for every later call of this process (the agent's, compaction's, and a
-    session ``/resume`` opens); ``max_cost_usd`` in the config file is not changed.
+    session ``/resume`` opens); ``max_cost_usd`` in the config file is not changed. A cap at or
+    below what the session already spent says, in the same line, that the next call will be
+    refused (when the model's prices are known, as the cap's check needs them).
     """
     from dataclasses import replace
 
     from goosectx.usage import format_cap_usd, format_cost_usd
 
     budget = repl._context_manager().budget
-    spent = format_cost_usd(budget.spent_usd())
+    spent_usd = budget.spent_usd()
+    spent = format_cost_usd(spent_usd)
     if command.usd is None and not command.off:
         cap = repl.settings.max_cost_usd
         repl.renderer.notice(
@@ -108,10 +111,18 @@ def _max_cost(repl: Repl, command: slash.MaxCost) -> None:
     budget.cap_usd, budget.source = command.usd, "/max-cost"
     repl.settings = replace(repl.settings, max_cost_usd=command.usd,
                             sources={**repl.settings.sources, "max_cost_usd": "/max-cost"})
-    where = "for the rest of this REPL (max_cost_usd in the config file keeps it)"
-    repl.renderer.notice(
-        f"spending cap set to {format_cap_usd(command.usd)} {where}; spent {spent}"
-        if command.usd else f"spending cap removed {where}; spent {spent}", style="dim")
+    if not command.usd:
+        repl.renderer.notice(f"spending cap removed for the rest of this REPL; spent {spent}",
+                             style="dim")
+        return
+    text = (f"spending cap set to {format_cap_usd(command.usd)} for the rest of this REPL (set "
+            f"max_cost_usd in the config file to keep it); spent {spent}")
+    provider = repl.provider
+    if spent_usd >= command.usd and provider is not None and provider.prices() is not None:
+        repl.renderer.notice(f"{text}, already at or past it: the next model call will be refused",
+                             style="yellow")
+    else:
+        repl.renderer.notice(text, style="dim")
 
 
 def show_output(repl: Repl, number: int | None) -> None:

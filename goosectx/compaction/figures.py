@@ -69,6 +69,7 @@ class ContextFigures:
         self._call_estimate: int | None = None
         self._reported_tokens: int | None = None
         self._covered_ids: set[str] = set()
+        self._fixed_memo: tuple[TokenCounter, list[ToolSchema], str, int] | None = None
         ledger = session.ledger
         if ledger.current_tokens > 0 and not ledger.current_is_estimate:
             # A resumed session: the stored report covered the history up to its last reply.
@@ -116,8 +117,10 @@ class ContextFigures:
                        breakdown: ContextBreakdown | None = None) -> tuple[int, bool]:
         """(``current``, is_estimate) (docs/architecture.md §5): the trigger's and displays' figure.
 
-        The last report (input + output) plus the calibrated estimate of messages added since;
-        with no report, the calibrated estimate of the whole next request (or of ``breakdown``).
+        The last report (input + output) plus the calibrated estimate of messages added since
+        and of the change of the request's fixed part since (tools or instructions added or
+        removed, a resume without an extension); with no report, the calibrated estimate of
+        the whole next request (or of ``breakdown``). An estimated part makes it an estimate.
         """
         ratio = self.estimate_ratio()
         if self._reported_tokens is None:
@@ -125,8 +128,26 @@ class ContextFigures:
             return calibration.apply(b.total, ratio), True
         added = [m for m in self.session.conversation.agent_messages()
                  if m.id not in self._covered_ids]
-        return (self._reported_tokens
-                + calibration.apply(self.counter.count_messages(added), ratio), bool(added))
+        covered = self.session.state.report_fixed_tokens
+        shift = 0 if covered is None else self.fixed_tokens(request) - covered
+        raw = self.counter.count_messages(added) + shift
+        return max(0, self._reported_tokens + calibration.apply(raw, ratio)), bool(added or shift)
+
+    def fixed_tokens(self, request: RequestContext) -> int:
+        """Raw estimate of the request's fixed part, as :meth:`breakdown` counts it.
+
+        The system prompt (project instructions included) and the tool schemas, in tokens.
+        Kept for the last schema list seen (a request's list is made anew, never changed in
+        place), so the toolbar's figure does not serialise 60k tokens of schemas each time.
+        """
+        memo = self._fixed_memo
+        if (memo is None or memo[0] is not self.counter or memo[1] is not request.tool_schemas
+                or memo[2] != request.system_prompt):
+            tokens = (self.counter.count_cached_text(request.system_prompt)
+                      + self.counter.count_tool_schemas(request.tool_schemas))
+            memo = self._fixed_memo = (self.counter, request.tool_schemas,
+                                       request.system_prompt, tokens)
+        return memo[3]
 
     def breakdown(self, request: RequestContext) -> ContextBreakdown:
         """Token estimate of the next full request by category (for ``/context``)."""
@@ -145,6 +166,7 @@ class ContextFigures:
         """Forget the last report; ``current`` becomes the estimate of the next request."""
         self._reported_tokens = None
         self._covered_ids = set()
+        self.session.state.report_fixed_tokens = None
         tokens = calibration.apply(self.breakdown(request).total, self.estimate_ratio())
         self.session.ledger.current_tokens = tokens
         self.session.ledger.current_is_estimate = True

@@ -82,7 +82,8 @@ class ContextManager(ContextFigures):
 
         Adds a ledger entry (usage unknown → zero tokens, cost ``None``); for a reply, sets
         ``current`` to the reported input + output (or the estimate), notes what the report
-        covers, calibrates, judges a pending compaction and re-arms the guard. Returns the
+        covers (the messages, and the estimate of the fixed part in the session state, stored
+        with the entry), calibrates, judges a pending compaction and re-arms the guard. Returns the
         :class:`UsageUpdated` event to yield (the recorder stores the entry and the state).
         """
         entry = LedgerEntry(usage or Usage(), model, purpose)
@@ -92,6 +93,7 @@ class ContextManager(ContextFigures):
             if usage is not None and usage.total_tokens:
                 self._reported_tokens = usage.input_tokens + usage.output_tokens
                 self._covered_ids = {m.id for m in self.session.conversation.agent_messages()}
+                self.session.state.report_fixed_tokens = self.fixed_tokens(request)
                 ledger.current_tokens = self._reported_tokens
                 ledger.current_is_estimate = False
             else:

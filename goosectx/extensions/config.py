@@ -221,23 +221,25 @@ def parse_flag_spec(spec: str, taken: Iterable[str] = (), origin: Origin = "flag
                     ) -> ExtensionConfig:
     """``--with-extension "ENV=v cmd args"`` → a stdio :class:`ExtensionConfig`.
 
-    Leading ``NAME=value`` words become ``envs``; the rest is split like a shell would.
+    Leading ``NAME=value`` words become ``envs``; the rest is split like a shell would. An
+    error names what the user typed: ``/extension add`` for ``origin="repl"``.
 
     Raises:
         ConfigError: an empty spec or unbalanced quotes.
     """
+    typed = "/extension add" if origin == "repl" else "--with-extension"  # as the user did
     try:
         words = shlex.split(spec)
     except ValueError as exc:
-        raise ConfigError(f"--with-extension {spec!r}: {exc}",
-                          'quote it whole: --with-extension "ENV=v cmd args"') from None
+        raise ConfigError(f"{typed} {spec!r}: {exc}",
+                          f'quote it whole: {typed} "ENV=v cmd args"') from None
     envs: dict[str, str] = {}
     while words and "=" in words[0] and _ENV_NAME.match(words[0].split("=", 1)[0]):
         key, value = words.pop(0).split("=", 1)
         envs[key] = value
     if not words:
-        raise ConfigError(f"--with-extension {spec!r} names no command",
-                          'give it as --with-extension "ENV=v cmd args"')
+        raise ConfigError(f"{typed} {spec!r} names no command",
+                          f'give it as {typed} "ENV=v cmd args"')
     name = derive_name(words, taken)
     return ExtensionConfig(name, "stdio", cmd=words[0], args=tuple(words[1:]), envs=envs,
                            origin=origin)

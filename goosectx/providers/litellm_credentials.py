@@ -30,12 +30,15 @@ def env_api_base(model: str) -> str | None:
 
 
 def resolve_credentials(model: str, role: Literal["main", "summarizer"], settings: Settings,
-                        config: ModelConfig) -> tuple[dict[str, str], str]:
+                        config: ModelConfig, *, named_by: str | None = None
+                        ) -> tuple[dict[str, str], str]:
     """Resolve ``api_base`` / ``api_key`` for calls to ``model``; fail fast without a key.
 
     With ``api_key_env`` configured, that variable must be set. With an ``api_base``
     (config, or litellm's ``<PROVIDER>_API_BASE`` variable) and no key, a placeholder is
     sent. Otherwise litellm's ``validate_environment`` names the missing key variable.
+    ``named_by`` is what the user typed to choose ``model`` (``/model``), for an error to
+    name; ``None``: the setting's source when ``model`` is the configured one, else ``--model``.
 
     Returns:
         Extra keyword arguments for litellm (``api_base``, ``api_key``; never logged) and the
@@ -54,7 +57,8 @@ def resolve_credentials(model: str, role: Literal["main", "summarizer"], setting
     except Exception:  # noqa: BLE001 - litellm's "LLM Provider NOT provided"
         # A configuration value (exit 2) that names where it was set, e.g. GOOSE_MODEL.
         setting = "compaction_model" if role == "summarizer" else "model"
-        source = settings.source(setting) if model == getattr(settings, setting) else "--model"
+        source = named_by or (settings.source(setting) if model == getattr(settings, setting)
+                              else "--model")
         raise ConfigError(
             f"litellm does not know which provider serves {model!r} "
             f"({source.removeprefix('env ')})",

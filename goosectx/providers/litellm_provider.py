@@ -85,11 +85,14 @@ class LiteLLMProvider:
         settings: Resolved settings (per-model table, context-limit override).
         role: ``main`` honours ``GOOSE_CONTEXT_LIMIT``; a ``summarizer`` uses only its own
             model's limit (DESIGN.md §3).
+        named_by: What the user typed to choose ``model`` (``/model``), for a configuration
+            error to name; ``None``: the configuration, or else ``--model``.
     """
 
     def __init__(self, model: str, settings: Settings, *, role: Literal["main", "summarizer"]
-                 = "main") -> None:
+                 = "main", named_by: str | None = None) -> None:
         self.model = model
+        self.named_by = named_by
         self.settings = settings
         self.role = role
         self.config = settings.model_config(model)
@@ -169,7 +172,7 @@ class LiteLLMProvider:
         """
         if self._credentials is None:
             self._credentials, self._provider_name = resolve_credentials(
-                self.model, self.role, self.settings, self.config)
+                self.model, self.role, self.settings, self.config, named_by=self.named_by)
         return self._credentials
 
     # -- calls -----------------------------------------------------------------------------
@@ -305,8 +308,11 @@ class LiteLLMProvider:
 
 
 def make_provider(settings: Settings, model: str | None = None, *,
-                  role: Literal["main", "summarizer"] = "main") -> LiteLLMProvider:
+                  role: Literal["main", "summarizer"] = "main",
+                  named_by: str | None = None) -> LiteLLMProvider:
     """The provider for ``model`` (default: ``settings.model``); litellm is not imported yet.
+
+    ``named_by``: what the user typed to choose ``model`` (``/model``), for errors to name.
 
     Raises:
         ModelNotConfigured: no model given and none configured.
@@ -319,7 +325,7 @@ def make_provider(settings: Settings, model: str | None = None, *,
             f"set GOOSE_MODEL (e.g. export GOOSE_MODEL=openai/gpt-4o-mini), pass --model, or "
             f"add model = \"...\" to {where}",
         )
-    return LiteLLMProvider(name, settings, role=role)
+    return LiteLLMProvider(name, settings, role=role, named_by=named_by)
 
 
 def resolve_context_limit(settings: Settings, model: str) -> ContextLimit:
