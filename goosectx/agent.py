@@ -147,7 +147,8 @@ class Agent:
                 deferred_tools=self.offering.deferred,
             )
             self._request = RequestContext(prompt.text, prompt.project_instructions,
-                                           self.tools.schemas() if tools_sent else [])
+                                           self.tools.schemas() if tools_sent else [],
+                                           tools_settled=self.offering.settled)
         return self._request
 
     def _agent_view_has_tool_calls(self) -> bool:

@@ -111,3 +111,15 @@ def test_an_older_session_without_the_fixed_part_keeps_its_reported_figure() -> 
     session.ledger.current_tokens, session.ledger.current_is_estimate = 7000, False
     cm = manager(session, ScriptedProvider([]))
     assert cm.current_tokens(RequestContext("another system prompt " * 100)) == (7000, False)
+
+
+def test_before_the_extension_tools_are_offered_the_report_is_not_lowered() -> None:
+    """A resumed REPL draws its toolbar before the first turn picks up the extensions' tools:
+    the request then lacks tools the session still has, so the report stays as it was."""
+    session = make_session([Message.user("hi"), Message.assistant("hello")])
+    cm = manager(session, ScriptedProvider([]))
+    big = {"name": "big", "description": "word " * BIG_TOOLS_TOKENS, "parameters": {}}
+    cm.record_call(Usage.of(BIG_TOOLS_TOKENS + 500, 10),
+                   RequestContext(REQUEST.system_prompt, "", [big]), model="m")
+    unsettled = RequestContext(REQUEST.system_prompt, "", [], tools_settled=False)
+    assert cm.current_tokens(unsettled) == (BIG_TOOLS_TOKENS + 510, False)

@@ -183,3 +183,15 @@ def test_a_call_to_a_dead_servers_tool_is_refused_without_asking(tmp_path: Path)
     assert outputs[0] == ("extension doomed failed: killed by SIGTERM; this call was not run.",
                           True)
     assert asked == ["demo__fail"]  # the live server's call was asked about, as before
+
+
+def test_the_request_says_its_tools_are_settled_only_once_extension_tools_are_offered(
+        tmp_path: Path, manager: ExtensionManager) -> None:
+    provider = ScriptedProvider(context_limit_tokens=200_000)
+    provider.add(ScriptedReply("hi"))
+    agent = agent_for(tmp_path, manager, 0.10, provider)
+    before = agent.request_context  # what a resumed REPL's toolbar reads before a turn
+    assert not before.tools_settled and "demo__echo" not in str(before.tool_schemas)
+    list(agent.reply("hello"))
+    after = agent.request_context
+    assert after.tools_settled and "demo__echo" in str(after.tool_schemas)

@@ -31,11 +31,16 @@ class RequestContext:
         project_instructions: The part of ``system_prompt`` that came from ``.goosehints`` /
             ``AGENTS.md`` (for the ``/context`` breakdown).
         tool_schemas: The tools as sent.
+        tools_settled: False while tools that come and go between turns (extensions) have
+            not been offered yet — before a resumed REPL's first turn — so ``tool_schemas``
+            may lack tools the next request will carry: ``current`` then keeps the stored
+            report's fixed part instead of correcting it by this request's.
     """
 
     system_prompt: str
     project_instructions: str = ""
     tool_schemas: list[ToolSchema] = field(default_factory=list)
+    tools_settled: bool = True
 
 
 class ContextFigures:
@@ -129,7 +134,8 @@ class ContextFigures:
         added = [m for m in self.session.conversation.agent_messages()
                  if m.id not in self._covered_ids]
         covered = self.session.state.report_fixed_tokens
-        shift = 0 if covered is None else self.fixed_tokens(request) - covered
+        shift = (0 if covered is None or not request.tools_settled
+                 else self.fixed_tokens(request) - covered)
         raw = self.counter.count_messages(added) + shift
         return max(0, self._reported_tokens + calibration.apply(raw, ratio)), bool(added or shift)
 

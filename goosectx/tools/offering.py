@@ -65,6 +65,11 @@ class ToolOffering:
         return self.source.prepare_turn(cancel) if self.source else []
 
     @property
+    def settled(self) -> bool:
+        """The source's tools have been offered once (:meth:`sync`), or there is no source."""
+        return self.source is None or self._state is not None
+
+    @property
     def loaded_mid_turn(self) -> bool:
         """``search_tools`` loaded a tool since the last :meth:`sync`."""
         return (self.source is not None and self._state is not None
