@@ -225,17 +225,20 @@ def _head_and_tail(text: str, end: str | None, tokens: int, cap: int, skipped: i
     if not head or not tail:
         return _characters(text, end, budget, cap, skipped, what=what,
                            how="cut -c" if what == "file" else how)
-    if skipped:
-        left = f"{skipped:,}+ bytes in the middle"
-    else:
-        first, last = len(head) + 1, len(lines) - len(tail)
-        left = f"lines {first:,}–{last:,} ({last - first + 1:,} lines)"
+    left = _left_out(skipped, len(head) + 1, len(lines) - len(tail), "lines")
     marker = (f"[... {left} left out by goosectx: the {what} is over mention_max_tokens "
               f"({cap:,} tokens); read them with {how} ...]\n")
     body = "".join(head)
     if body and not body.endswith("\n"):
         body += "\n"
     return body + marker + "".join(tail), len(head), len(tail), "lines"
+
+
+def _left_out(skipped: int, first: int, last: int, unit: str) -> str:
+    """What a cut marker says was left out: bytes skipped unread, else ``unit`` first–last."""
+    if skipped:
+        return f"{skipped:,}+ bytes in the middle"
+    return f"{unit} {first:,}–{last:,} ({last - first + 1:,} {unit})"
 
 
 def _characters(text: str, end: str | None, budget: int, cap: int, skipped: int, *,
@@ -249,11 +252,7 @@ def _characters(text: str, end: str | None, budget: int, cap: int, skipped: int,
     head = text[: budget * 2 // 3]
     rest = end if end is not None else text[len(head):]
     tail = rest[len(rest) - min(len(rest), budget - len(head)):]
-    if skipped:
-        left = f"{skipped:,}+ bytes in the middle"
-    else:
-        first, last = len(head) + 1, len(text) - len(tail)
-        left = f"characters {first:,}–{last:,} ({last - first + 1:,} characters)"
+    left = _left_out(skipped, len(head) + 1, len(text) - len(tail), "characters")
     marker = (f"\n[... {left} left out by goosectx: the {what} is over mention_max_tokens "
               f"({cap:,} tokens), its lines too long to keep; read them with {how} ...]\n")
     return head + marker + tail, len(head), len(tail), "characters"
