@@ -9,13 +9,11 @@ loaded at all, a characters ÷ 4 estimate is used.
 
 from __future__ import annotations
 
-import binascii
 import hashlib
 import importlib.util
 import marshal
 import os
 import sys
-import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -110,53 +108,10 @@ def _load(name: str) -> Encoder:
 
         if name not in ENCODING_CONSTRUCTORS:
             return tiktoken.get_encoding(name)
-        kwargs = _construct(ENCODING_CONSTRUCTORS[name])
+        kwargs = ENCODING_CONSTRUCTORS[name]()
         payload = marshal.dumps(kwargs)
         write_cache_file(path, hashlib.sha256(payload).digest() + payload)
     return tiktoken.Encoding(**kwargs)
-
-
-_CONSTRUCTING = threading.Lock()
-
-
-def _construct(constructor: Any) -> dict[str, Any]:
-    """``constructor()`` of tiktoken's ``openai_public`` plugin, its ranks read by :func:`read_bpe`.
-
-    The plugin reads the ranks with ``tiktoken.load.load_tiktoken_bpe``, a Python loop over
-    200,000 lines (~0.4 s); :func:`read_bpe` makes the same dictionary in about half that.
-    """
-    from tiktoken_ext import openai_public
-
-    with _CONSTRUCTING:
-        real = openai_public.load_tiktoken_bpe
-        openai_public.load_tiktoken_bpe = read_bpe
-        try:
-            return dict(constructor())
-        finally:
-            openai_public.load_tiktoken_bpe = real
-
-
-def read_bpe(tiktoken_bpe_file: str, expected_hash: str | None = None) -> dict[bytes, int]:
-    """``tiktoken.load.load_tiktoken_bpe``'s dictionary (token bytes → rank), made faster.
-
-    Only for a file of known contents (``expected_hash``, checked as tiktoken checks it: the
-    plugin's published files, ``TOKEN_BASE64 RANK`` a line); any other file, or one whose
-    fields are not two a line, is left to tiktoken's own reader.
-    """
-    from tiktoken.load import load_tiktoken_bpe, read_file_cached
-
-    if expected_hash is None:
-        return load_tiktoken_bpe(tiktoken_bpe_file, expected_hash)
-    contents = read_file_cached(tiktoken_bpe_file, expected_hash)
-    fields = contents.split()
-    lines = contents.count(b"\n") + (not contents.endswith(b"\n"))
-    if len(fields) == 2 * lines:  # else not the shape it is published in
-        try:
-            return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]),
-                            strict=True))
-        except ValueError:  # a field out of place: tiktoken's reader says where
-            pass
-    return load_tiktoken_bpe(tiktoken_bpe_file, expected_hash)
 
 
 def _tables_path(name: str, version: str) -> Path:
