@@ -142,3 +142,29 @@ class Attachment:
             raise ValueError("attachment token_estimate must be an integer")
         return cls(kind=data["kind"], source=data["source"], media_type=data["media_type"],
                    text=text, data=payload, token_estimate=estimate)
+
+
+_IMAGE_SIGNATURES: dict[str, tuple[str, tuple[bytes, ...]]] = {
+    "image/png": ("PNG", (b"\x89PNG\r\n\x1a\n",)),
+    "image/jpeg": ("JPEG", (b"\xff\xd8\xff",)),
+    "image/gif": ("GIF", (b"GIF87a", b"GIF89a")),
+    "image/webp": ("WebP", (b"RIFF",)),
+}
+"""The image types models read, by MIME type: a name and the bytes such a file starts with."""
+
+
+def image_problem(media_type: str, data: bytes) -> str | None:
+    """Why ``data`` cannot go to a model as a ``media_type`` image, or ``None`` when it can.
+
+    A provider rejects an image part whose bytes are not the type it names (HTTP 400) — on
+    every later request of the session too, since the image stays in the history — so bytes
+    are checked against the type's signature before they are attached.
+    """
+    known = _IMAGE_SIGNATURES.get(media_type.lower())
+    if known is None:
+        return f"{media_type} is not an image type models read (PNG, JPEG, GIF, WebP)"
+    name, starts = known
+    webp = name != "WebP" or data[8:12] == b"WEBP"
+    if not (data.startswith(starts) and webp):
+        return f"its bytes are not a {name} image"
+    return None

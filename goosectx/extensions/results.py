@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from goosectx.attachment import image_problem
 from goosectx.extensions.model import Attachment, CallOutcome
 
 
@@ -22,6 +23,19 @@ def _decode(blob: str | None) -> bytes:
         return base64.b64decode(blob or "", validate=False)
     except (binascii.Error, ValueError):
         return b""
+
+
+def _image(source: str, mime: str, data: bytes) -> Attachment:
+    """An image attachment, or a text one saying why the image was left out.
+
+    Left out when its bytes are not the image type named: a provider would refuse the
+    request, and every later one (:func:`goosectx.attachment.image_problem`).
+    """
+    problem = image_problem(mime, data)
+    if problem is None:
+        return Attachment("image", source, mime, data=data)
+    return Attachment("resource", source, "text/plain",
+                      text=f"[image from {source} left out: {problem}]")
 
 
 def resource_contents(contents: Iterable[Any], source: str) -> list[Attachment]:
@@ -36,8 +50,7 @@ def resource_contents(contents: Iterable[Any], source: str) -> list[Attachment]:
             found.append(Attachment("resource", label, mime if mime != "application/octet-stream"
                                     else "text/plain", text=text))
         elif mime.startswith("image/"):
-            found.append(Attachment("image", label, mime, data=_decode(getattr(item, "blob",
-                                                                               None))))
+            found.append(_image(label, mime, _decode(getattr(item, "blob", None))))
         else:
             found.append(Attachment("resource", label, mime,
                                     data=_decode(getattr(item, "blob", None))))
@@ -54,10 +67,12 @@ def convert_blocks(blocks: Iterable[Any], source: str) -> tuple[list[str], list[
             texts.append(str(getattr(block, "text", "")))
         elif kind in ("image", "audio"):
             mime = getattr(block, "mime_type", None) or f"{kind}/unknown"
-            item = Attachment("image" if kind == "image" else "resource", source, mime,
-                              data=_decode(getattr(block, "data", None)))
-            attachments.append(item)
-            texts.append(item.stub())
+            data = _decode(getattr(block, "data", None))
+            item = (_image(source, mime, data) if kind == "image"
+                    else Attachment("resource", source, mime, data=data))
+            if item.data is not None:
+                attachments.append(item)
+            texts.append(item.stub() if item.data is not None else item.text or "")
         elif kind == "resource":
             for item in resource_contents([getattr(block, "resource", None)], source):
                 attachments.append(item)
