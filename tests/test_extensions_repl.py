@@ -110,12 +110,15 @@ def test_resource_mention_is_attached(world: World) -> None:
 def test_extension_add_and_remove(world: World) -> None:
     world.provider.add(ScriptedReply("first"), ScriptedReply("second"))
     out = world.run(f'/extension add "{demo_spec("--name", "two")}"', "hello",
-                    "/extension remove demo", "again", "/extension remove ghost")
+                    "/extension remove demo", "again", "/extension remove ghost",
+                    "/extension remove demo_2", "/extension list")
     first, second = world.provider.requests
     assert {"demo__echo", "demo_2__echo"} <= {t["name"] for t in first.tools}
     assert "demo_2__echo" in [t["name"] for t in second.tools]
     assert not any(t["name"].startswith("demo__") for t in second.tools)
     assert "no extension named 'ghost'" in out
+    assert "extension demo removed" in out and "extension demo_2 removed" in out
+    assert "no extensions in this session" in out  # the list says so, not nothing
 
 
 def test_resource_completion(world: World) -> None:

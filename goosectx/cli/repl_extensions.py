@@ -172,13 +172,16 @@ def resource_mentions(repl: Repl, text: str) -> list[Any]:
     return list(found.attachments)
 
 
+NO_EXTENSIONS = ('no extensions in this session — configure [extensions.NAME] or use '
+                 '/extension add "cmd args"')
+
+
 def run_extension_command(repl: Repl, command: slash.SlashCommand) -> None:
     """``/extension …``, ``/prompts`` and ``/prompt``."""
     manager = repl.extensions
     if manager is None and not (isinstance(command, slash.Extension) and
                                 command.action == "add"):
-        repl.renderer.notice("no extensions in this session — configure [extensions.NAME] or "
-                             'use /extension add "cmd args"', style="yellow")
+        repl.renderer.notice(NO_EXTENSIONS, style="yellow")
         return
     if isinstance(command, slash.Extension):
         _extension(repl, command)
@@ -208,6 +211,8 @@ def _extension(repl: Repl, command: slash.Extension) -> None:
     manager = repl.extensions
     assert manager is not None
     if command.action == "list":
+        if not manager.statuses():
+            repl.renderer.notice(NO_EXTENSIONS, style="yellow")
         for status in manager.statuses():
             tools = f"{len(status.tools)} tools" if status.status == "ready" else ""
             extra = f" · {status.error}" if status.error else ""
