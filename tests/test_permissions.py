@@ -120,7 +120,7 @@ def test_p_allows_the_command_prefix_for_the_session_only(world: World) -> None:
         ScriptedReply(tool_calls=[("shell", {"command": "echo one"})]),
         ScriptedReply(tool_calls=[("shell", {"command": "echo two"})]), "done")
     out = world.run("go" + ENTER + "p" + CTRL_D)
-    assert out.count("shell: always allow shell(echo*) (this session)") == 1
+    assert out.count("shell: always allow shell(echo*) (until you exit)") == 1
     assert "one" in out and "two" in out  # the second echo was not asked about
     assert world.repl.agent.rules.allow == ("shell(echo*)",)
     assert world.repl.agent.always_allowed == set()  # not the whole shell tool

@@ -221,7 +221,7 @@ def approval_keys(rule: str | None) -> tuple[tuple[str, str, str], ...]:
     if rule is None:
         return APPROVAL_KEYS
     return (APPROVAL_KEYS[0],
-            ("p", "allow_rule", f"always allow {rule} (this session)"),
+            ("p", "allow_rule", f"always allow {rule} (until you exit)"),
             ("s", "save_rule", "… and save it to your config"),
             *APPROVAL_KEYS[1:])
 
@@ -235,7 +235,7 @@ def ask_approval(
     Keys: ``y`` allow once, ``a`` always allow, ``n`` deny, ``c`` / Ctrl-C / Esc cancel the
     turn; Ctrl-D denies. With ``must_view`` (a long call shown folded), ``v`` returns
     ``"view"`` and ``y`` / ``a`` only remind the user to look at the whole call first. With
-    ``rule`` (a shell call's command prefix) also ``p`` (always allow that rule this session)
+    ``rule`` (a shell call's command prefix) also ``p`` (always allow that rule until exit)
     and ``s`` (and save it to the config file).
 
     Returns:

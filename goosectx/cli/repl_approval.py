@@ -55,7 +55,7 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
     labels = {decision: text for _k, decision, text in APPROVAL_KEYS}
     label = labels.get(answer.decision, answer.decision)
     if answer.rule:
-        label = f"always allow {answer.rule} (this session)"
+        label = f"always allow {answer.rule} (until you exit)"
     elif answer.reason:
         label = f"deny · reason: {answer.reason}"
     repl.renderer.notice(terminal_safe(f"{request.name}: {label}"),
