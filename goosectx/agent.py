@@ -234,7 +234,7 @@ class Agent:
             return
         self.context.start_turn()
         yield from (Notification("inline", n) for n in self.offering.prepare_turn(turn.cancel))
-        self._sync_tools()
+        self.sync_tools()
         if sent is None:
             yield from self._complete(Message("user", (TextContent(user_input), *parts)))
         max_turns = self.settings.max_turns
@@ -295,10 +295,14 @@ class Agent:
             yield from self._complete(Message("user", (*turn.responses, *turn.attachments)))
             turn.open_requests, turn.responses, turn.attachments = [], [], []
             if self.offering.loaded_mid_turn:
-                self._sync_tools()  # search_tools loaded a tool: offered from the next call
+                self.sync_tools()  # search_tools loaded a tool: offered from the next call
 
-    def _sync_tools(self) -> None:
-        """Take the offering's new tool list, if any; the system prompt follows."""
+    def sync_tools(self) -> None:
+        """Take the offering's new tool list, if any; the system prompt follows.
+
+        Before every turn; a front end may call it between turns too (the REPL does once
+        the extensions are up, so its context meter counts their tools before a turn).
+        """
         if self.offering.sync(lambda: self.context.context_limit().tokens,
                               self.session.conversation):
             self.tools, self._request = self.offering.registry, None

@@ -90,6 +90,8 @@ class Repl:
         self.opened = opened
         """The lock holder ``/resume`` hands over (``start_repl``'s); ``None``: no ``/resume``."""
         self.extensions = extensions
+        if extensions is not None:
+            repl_extensions.watch(self, extensions)  # failures shown while the prompt waits
         self.store = store
         self.session = session
         self.io = io
@@ -188,6 +190,8 @@ class Repl:
 
     def _on_ready(self) -> None:
         self._refresh_figure()
+        if self.extensions is not None:  # servers up before the agent: their tools counted
+            repl_extensions.redraw(self)
         app = self._prompt.app if self._prompt is not None else None
         if app is not None and app.is_running:
             app.invalidate()

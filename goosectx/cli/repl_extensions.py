@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from goosectx.extensions.manager import ExtensionManager
 
 __all__ = ["ResourceCompleter", "ensure_manager", "resource_mentions", "run_extension_command",
-           "show_context_lines", "show_notices", "toolbar_note"]
+           "redraw", "show_context_lines", "show_notices", "toolbar_note", "watch"]
 
 def ensure_manager(repl: Repl) -> ExtensionManager:
     """The session's extension manager (an empty one first, for ``/extension add``)."""
@@ -37,6 +37,7 @@ def ensure_manager(repl: Repl) -> ExtensionManager:
         from goosectx.cli.extensions_cmd import start_extensions
 
         repl.extensions = start_extensions([], repl.session, start=False, empty=True)
+        watch(repl, repl.extensions)
     manager: ExtensionManager = repl.extensions
     return manager
 
@@ -52,6 +53,50 @@ def show_notices(repl: Repl) -> None:
         repl.extensions.start()
     for notice in repl.extensions.drain_notices():
         repl.renderer.notice(terminal_safe(notice), style="yellow")
+
+
+def watch(repl: Repl, manager: ExtensionManager) -> None:
+    """Show the servers' notices and counts while the prompt waits, not at the next input.
+
+    A server that fails to start or dies, or becomes ready, calls back from the servers'
+    thread; the running prompt then draws the notices above itself and redraws its toolbar
+    (``extensions 2/3``). With no prompt up (a turn runs) they wait for the next prompt.
+    """
+    manager.on_change = lambda: redraw(repl)
+
+
+def redraw(repl: Repl) -> None:
+    """Have the running prompt show what the servers changed (call from any thread).
+
+    It draws pending notices, takes the tools of servers that are up (the meter counts
+    them) and redraws its toolbar; with no prompt up nothing happens.
+    """
+    prompt = repl._prompt
+    app = prompt.app if prompt is not None else None
+    if app is None or not app.is_running or app.loop is None:
+        return
+
+    def draw() -> None:
+        # As the resumed tail is drawn (cli/resume_load.py): erase the prompt, write, redraw;
+        # run_in_terminal would switch the terminal to cooked mode and garble typed keys.
+        if not app.is_running or repl.extensions is None:
+            return
+        notices = repl.extensions.drain_notices()
+        if notices:
+            app.renderer.erase()
+            try:
+                for notice in notices:
+                    repl.renderer.notice(terminal_safe(notice), style="yellow")
+            finally:
+                app.renderer.reset()
+                app.renderer.request_absolute_cursor_position()
+        starting = any(s.status == "starting" for s in repl.extensions.statuses())
+        if repl.loader.ready and not starting:  # the meter counts the tools a turn would send
+            repl.agent.sync_tools()
+            repl._refresh_figure()
+        app.invalidate()
+
+    app.loop.call_soon_threadsafe(draw)
 
 
 def toolbar_note(repl: Repl, note: str = "") -> str:

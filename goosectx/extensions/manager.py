@@ -61,6 +61,9 @@ class ExtensionManager:
         self._thread: threading.Thread | None = None
         self._loop_ready = threading.Event()
         self._started = False
+        self.on_change: Callable[[], None] | None = None
+        """Called from the servers' thread when a notice is queued or a server became ready,
+        so a front end waiting for input can show it now (set by the REPL)."""
 
     # -- the loop -------------------------------------------------------------------------
     def _run_loop(self) -> None:
@@ -121,7 +124,8 @@ class ExtensionManager:
         def make() -> None:
             from goosectx.extensions.server import ServerConnection
 
-            server = ServerConnection(config, self.working_dir, self.notice, self._taken)
+            server = ServerConnection(config, self.working_dir, self.notice, self._taken,
+                                      self._changed)
             with self._lock:
                 self._servers[config.name] = server
             self._tasks[config.name] = asyncio.run_coroutine_threadsafe(
@@ -154,6 +158,12 @@ class ExtensionManager:
         log.info("%s", text)
         with self._lock:
             self._notices.append(text)
+        self._changed()
+
+    def _changed(self) -> None:
+        callback = self.on_change
+        if callback is not None:
+            callback()
 
     def notices_at_start(self, notices: list[str]) -> None:
         """Queue notices about the session's extensions (shown with the first prompt)."""

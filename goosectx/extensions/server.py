@@ -93,8 +93,11 @@ class ServerConnection:
     """
 
     def __init__(self, config: ExtensionConfig, working_dir: Path, notify: Notify,
-                 taken_names: Callable[[str], set[str]]) -> None:
+                 taken_names: Callable[[str], set[str]],
+                 changed: Callable[[], None] = lambda: None) -> None:
         self.config = config
+        self._changed = changed
+        """Called (on the manager's loop) once the server is ready: the front end redraws."""
         self.status: Status = "starting"
         self.error = ""
         self.ready = threading.Event()
@@ -192,6 +195,7 @@ class ServerConnection:
                     scope.deadline = math.inf
                     self.status = "ready"
                     self.ready.set()
+                    self._changed()
                     await self._hold()
             if scope.cancelled_caught and self.status == "starting":
                 self._fail(self._too_slow())
