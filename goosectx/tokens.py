@@ -127,6 +127,14 @@ class ContextBreakdown:
         )
 
 
+def _count_key(message: Message) -> tuple[str, int, int]:
+    """The key a message's count is cached under: its id, part count and part types.
+
+    A copy that repair merged or split under the same id is counted again.
+    """
+    return (message.id, len(message.content), hash(tuple(p.type for p in message.content)))
+
+
 class TokenCounter:
     """Counts tokens for one model, caching each message's count.
 
@@ -234,7 +242,7 @@ class TokenCounter:
         seen = self._by_identity.get(message.id)
         if seen is not None and seen[0] is message.content:
             return seen[1]
-        key = (message.id, len(message.content), hash(tuple(p.type for p in message.content)))
+        key = _count_key(message)
         hit = self._cache.get(key)
         if hit is None:
             hit = self._cache[key] = (self._raw_count(message, kept) + MESSAGE_OVERHEAD_TOKENS
@@ -302,7 +310,7 @@ class TokenCounter:
             if ((hit is not None and hit[0] is m.content)
                     or (known is not None and known.encoding == self.encoding)
                     or id(m.content) in todo
-                    or (m.id, len(m.content), hash(tuple(p.type for p in m.content))) in cached):
+                    or _count_key(m) in cached):
                 continue
             todo[id(m.content)] = (m.content, message_text_for_count(m))
         if len(todo) < BATCH_MIN_MESSAGES or not any(text for _, text in todo.values()):

@@ -51,7 +51,11 @@ def show_notices(repl: Repl) -> None:
         return
     if repl._prompt is None:
         repl.extensions.start()
-    for notice in repl.extensions.drain_notices():
+    _draw_notices(repl, repl.extensions.drain_notices())
+
+
+def _draw_notices(repl: Repl, notices: list[str]) -> None:
+    for notice in notices:  # server text: through the sanitiser
         repl.renderer.notice(terminal_safe(notice), style="yellow")
 
 
@@ -85,8 +89,7 @@ def redraw(repl: Repl) -> None:
         if notices:
             app.renderer.erase()
             try:
-                for notice in notices:
-                    repl.renderer.notice(terminal_safe(notice), style="yellow")
+                _draw_notices(repl, notices)
             finally:
                 app.renderer.reset()
                 app.renderer.request_absolute_cursor_position()
