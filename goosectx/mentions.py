@@ -12,8 +12,9 @@ through :func:`cap_attachment`.
 Nothing is attached — and a one-line notice says why — for a file outside the working dir
 (symlinks resolved), a sensitive file (:mod:`goosectx.sensitive`, the approval module's
 list), a binary, unreadable or special file, or a directory. A word whose ``NAME:`` prefix is
-a configured extension is an extension resource (``@NAME:URI``), never a path. Pure: no
-printing; the caller draws the notices.
+a configured extension is an extension resource (``@NAME:URI``), never a path; a word
+``@NAME:SCHEME://…`` naming neither a file nor an extension says there is no such extension.
+Pure: no printing; the caller draws the notices.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from goosectx.attachment import Attachment
+from goosectx.extensions.config import NAME_RE as EXTENSION_NAME
 from goosectx.sensitive import is_sensitive, resolve
 from goosectx.tokens import count_text
 from goosectx.tools.files import FileError, decode, open_regular
@@ -78,7 +80,9 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
             continue  # an extension resource (@NAME:URI), read by the extensions
         path, shown = _existing(working_dir, word)
         if path is None:
-            if "/" in shown or "." in shown:
+            if colon and EXTENSION_NAME.match(name) and "://" in _rest:
+                out.notices.append(_no_extension(shown, name, extension_names))
+            elif "/" in shown or "." in shown:
                 out.notices.append(f"@{shown}: no such file in the working dir — not attached")
             continue
         if path in seen:
@@ -97,6 +101,13 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
         else:
             _attach(out, path, shown.rstrip("/"), cap_tokens, model)
     return out
+
+
+def _no_extension(shown: str, name: str, extension_names: Collection[str]) -> str:
+    """The notice for ``@NAME:SCHEME://…`` when no extension is named NAME (and no such file)."""
+    known = ", ".join(sorted(extension_names))
+    return (f"@{shown}: no extension is named {name} "
+            f"({'configured: ' + known if known else 'none is configured'}) — not attached")
 
 
 def _existing(working_dir: Path, word: str) -> tuple[Path | None, str]:

@@ -234,3 +234,11 @@ def test_a_long_line_cut_inside_a_character_is_still_attached(tmp_path: Path) ->
     found = read_mentions("see @accents.txt", tmp_path, cap_tokens=200)
     assert [a.source for a in found.attachments] == ["accents.txt"]
     assert "not UTF-8" not in found.notices[0] and "characters" in found.notices[0]
+
+
+def test_a_resource_mention_of_an_unknown_extension_names_the_extension(world: World) -> None:
+    world.provider.add("ok")
+    out = world.run("read @nosuch:res://x/y please" + ENTER + CTRL_D)
+    assert "@nosuch:res://x/y: no extension is named nosuch (none is configured) — not " \
+           "attached" in out
+    assert "no such file" not in out
