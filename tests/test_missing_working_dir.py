@@ -34,6 +34,17 @@ def test_a_resumed_repl_warns_once_that_its_working_dir_is_gone(tmp_path: Path) 
         world.store.close()
 
 
+def test_a_bang_command_in_a_gone_working_dir_says_how_to_recreate_it(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    try:
+        world.workdir.rmdir()
+        out = " ".join(world.run("!ls" + ENTER + CTRL_D, resumed=True).split())
+        assert f"no command can run until it is recreated (mkdir -p {world.workdir})" in out
+        assert "ask the user" not in out  # the user typed it: the text speaks to both
+    finally:
+        world.store.close()
+
+
 def test_run_resume_warns_on_stderr_that_the_working_dir_is_gone(fake_model: FakeServer,
                                                                   tmp_path: Path) -> None:
     gone = tmp_path / "gone"

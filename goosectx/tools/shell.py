@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import selectors
+import shlex
 import signal
 import subprocess
 import time
@@ -171,7 +172,8 @@ class ShellTool:
             if not os.path.isdir(ctx.working_dir):
                 return ToolResult(
                     f"could not start bash: the working dir {ctx.working_dir} no longer exists "
-                    "(removed or moved); ask the user to recreate it", is_error=True)
+                    "(removed or moved); no command can run until it is recreated (mkdir -p "
+                    f"{shlex.quote(str(ctx.working_dir))})", is_error=True)
             return ToolResult(f"could not start bash in {ctx.working_dir}: "
                               f"{exc.strerror or exc}", is_error=True)
         streams = [
