@@ -183,7 +183,7 @@ def test_resume_brings_back_flag_extensions_without_secrets() -> None:
     text = "\n".join(notices)
     assert "extension github was added with a flag" in text and "--with-extension" in text
     assert "abcdefghijk" not in text
-    assert "extension old was active in this session but is no longer configured" in text
+    assert "extension old was in this session's config but is no longer configured" in text
 
 
 def test_migration_5_stores_a_sessions_extensions(tmp_path) -> None:

@@ -337,8 +337,8 @@ def resume_configs(stored: Iterable[Mapping[str, Any]], current: Iterable[Extens
             continue
         origin = record.get("origin")
         if origin == "config":
-            notices.append(f"extension {name} was active in this session but is no longer "
-                           "configured")
+            notices.append(f"extension {name} was in this session's config but is no longer "
+                           "configured (put its table back in the config file to use it)")
             continue
         flag = ("--with-remote-extension " + str(record.get("uri", ""))
                 if record.get("type") == "streamable_http"
