@@ -185,6 +185,23 @@ def test_a_call_to_a_dead_servers_tool_is_refused_without_asking(tmp_path: Path)
     assert asked == ["demo__fail"]  # the live server's call was asked about, as before
 
 
+def test_a_call_to_a_dead_servers_deferred_tool_says_why_it_cannot_run(tmp_path: Path) -> None:
+    mgr = ExtensionManager([demo_config("demo"), demo_config("doomed")], tmp_path)
+    try:
+        kill_doomed(mgr)
+        provider = ScriptedProvider(context_limit_tokens=4_000)  # its tools are deferred
+        provider.add(ScriptedReply(tool_calls=[("doomed__echo", {"text": "x"})]),
+                     ScriptedReply("done"))
+        agent = agent_for(tmp_path, mgr, 0.10, provider)
+        list(agent.reply("try it"))
+    finally:
+        mgr.stop_all()
+    assert "doomed__echo" not in names(provider.requests[0])
+    [output] = [p.output for m in agent.session.conversation for p in m.content
+                if isinstance(p, ToolResponse)]
+    assert output == "extension doomed failed: killed by SIGTERM; this call was not run."
+
+
 def test_the_request_says_its_tools_are_settled_only_once_extension_tools_are_offered(
         tmp_path: Path, manager: ExtensionManager) -> None:
     provider = ScriptedProvider(context_limit_tokens=200_000)

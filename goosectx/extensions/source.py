@@ -163,6 +163,16 @@ class ExtensionToolSource:
         return Offer(tuple(sorted([*offered, self._search], key=lambda t: t.name)),
                      self._deferred, total)
 
+    def refusal(self, name: str) -> str | None:
+        """Why ``name``, a tool of a server that failed or stopped, cannot run (else ``None``).
+
+        Its server left the deferred list when it died: without this the call would get "no
+        tool named …" with a list of the tools offered.
+        """
+        tool = next((t for t in self._all_tools() if t.name == name), None)
+        unavailable = getattr(tool, "unavailable", None)
+        return unavailable() if callable(unavailable) else None
+
     def search(self, query: str) -> list[tuple[str, str]]:
         """Deferred tools matching ``query`` (name and description words), best first.
 

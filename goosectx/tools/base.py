@@ -177,3 +177,10 @@ class ToolSource(Protocol):
     def instructions(self) -> list[tuple[str, str]]:
         """(source name, instructions) for the system prompt, sorted by name."""
         ...
+
+    def refusal(self, name: str) -> str | None:
+        """Why a call of ``name``, one of the source's tools not offered now, cannot run.
+
+        ``None`` when the source has no such tool (the caller's "no tool named" answer).
+        """
+        ...

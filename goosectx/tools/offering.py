@@ -76,13 +76,18 @@ class ToolOffering:
                 and self.source.loads != self._state[1])
 
     def deferred_refusal(self, name: str) -> str | None:
-        """For the model, when it calls a deferred tool by name: how to load it.
+        """For the model, when it calls a tool the request did not carry: what to do.
+
+        A deferred tool: how to load it; a tool of a server that died: why it cannot run
+        (the source's :meth:`~goosectx.tools.base.ToolSource.refusal`); else ``None``.
 
         The tool is not loaded on the spot: the list stays stable within a call, and
         ``search_tools`` is the one way in (docs/architecture.md §1).
         """
-        if name not in self.deferred or self.registry.get(name) is not None:
+        if self.registry.get(name) is not None:
             return None
+        if name not in self.deferred:  # a tool of a server that died, else none
+            return self.source.refusal(name) if self.source else None
         return deferred_text(name)
 
     def sync(self, limit_tokens: Callable[[], int], history: Iterable[Message]) -> bool:
