@@ -103,6 +103,27 @@ def test_replace_history_inserts_between_and_keeps_everything(store):
     assert texts[2:62] == [f"n{k}" for k in reversed(range(60))]
 
 
+def test_messages_a_compaction_hid_load_as_they_were_stored(store):
+    """Rows a compaction hid (flags + ``hidden_by``) load equal to the messages stored, of two
+    compactions and of both visibilities, beside a row whose hidden metadata says more."""
+    session = store.create_session(Path("."))
+    msgs = [Message.user(f"m{i}") for i in range(6)]
+    for m in msgs:
+        store.append_message(session.id, m)
+    hidden = [msgs[0].with_metadata(agent_visible=False, hidden_by="cmp_a"),
+              msgs[1].with_metadata(agent_visible=False, hidden_by="cmp_b"),
+              msgs[2].with_metadata(user_visible=False, agent_visible=False, hidden_by="cmp_b"),
+              msgs[3].with_metadata(agent_visible=False, hidden_by="cmp_b", cancelled=True),
+              msgs[4].with_metadata(agent_visible=False, hidden_by="cmp_b",
+                                    extra={"note": "x"}),
+              msgs[5]]
+    store.replace_history(session.id, Conversation(hidden))
+    for _ in range(2):  # a second load reads the same texts again
+        loaded = list(store.load(session.id).conversation)
+        assert [m.metadata for m in loaded] == [m.metadata for m in hidden]
+        assert [m.text for m in loaded] == [f"m{i}" for i in range(6)]
+
+
 def test_a_removed_sessions_hidden_messages_leave_nothing_behind(store):
     """What a compaction changed is stored apart from the rows; removing the session takes it
     too, so a message stored later (SQLite may give it a removed row's rowid) is seen."""

@@ -2,14 +2,15 @@
 
 A whole session at load (:func:`read_messages`, with the stored token counts), one row
 (:func:`parse_message`), or a plain row as a :class:`~goosectx.conversation.PlainMessage`
-without building the message (:func:`plain_row`). Plain rows — the two visibility flags and
-plain parts, almost every row of a long session — are built directly, without the generic
-checks of :meth:`Message.from_dict`. Writing rows: :mod:`goosectx.store.messages` and
-:mod:`goosectx.store.rows`.
+without building the message (:func:`plain_row`). Plain rows — the two visibility flags (and
+the ``hidden_by`` of a compaction that hid the row) and plain parts, almost every row of a
+long session — are built directly, without the generic checks of :meth:`Message.from_dict`.
+Writing rows: :mod:`goosectx.store.messages` and :mod:`goosectx.store.rows`.
 """
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -104,6 +105,26 @@ _FLAGS_METADATA = {text: MessageMetadata(flags["user_visible"], flags["agent_vis
 and making one costs more than the message around it."""
 
 
+@functools.lru_cache(maxsize=64)
+def _hidden_metadata(metadata_json: str) -> MessageMetadata | None:
+    """The metadata of a row a compaction hid (the flags and ``hidden_by`` alone), else ``None``.
+
+    After a compaction almost every row of a long session is such a row, with one text per
+    compaction (:func:`~goosectx.store.rows.metadata_json`): it is parsed once and the one
+    value is shared like :data:`_FLAGS_METADATA`'s (it holds nothing mutable).
+    """
+    try:
+        data = loads(metadata_json)
+        if type(data) is not dict or data.keys() != _HIDDEN_KEYS:
+            return None
+        return MessageMetadata.from_dict(data)
+    except (ValueError, TypeError):
+        return None
+
+
+_HIDDEN_KEYS = {"user_visible", "agent_visible", "hidden_by"}
+
+
 def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
                        metadata_json: Any) -> Message | None:
     """The :class:`Message` of a plain row (the two visibility flags, plain parts), or ``None``.
@@ -113,6 +134,8 @@ def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
     row gives ``None``: ``from_dict`` then reads it, or refuses it with its error.
     """
     metadata = _FLAGS_METADATA.get(metadata_json)
+    if metadata is None and type(metadata_json) is str and metadata_json.endswith('"}'):
+        metadata = _hidden_metadata(metadata_json)
     if metadata is None or type(mid) is not str or role not in ("user", "assistant"):
         return None
     try:
