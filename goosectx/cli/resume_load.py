@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+from goosectx.cli.common import cycle_collector_paused
 from goosectx.cli.folding import plural
 from goosectx.session import Session
 
@@ -60,7 +61,8 @@ class BackgroundLoad:
         try:
             store = SessionStore(self._repl.store.data_dir)  # its own connection
             try:
-                self._loaded = store.load(self._repl.session.id)
+                with cycle_collector_paused():
+                    self._loaded = store.load(self._repl.session.id)
             finally:
                 store.close()
         except BaseException as exc:  # noqa: BLE001 - handed over to the main thread
