@@ -61,6 +61,8 @@ __all__ = [
     "plain_part",
     "plain_parts",
     "repair",
+    "repair_checked",
+    "repair_prefix",
     "tool_pair_ids",
 ]
 
@@ -185,10 +187,38 @@ def repair(messages: Sequence[Message], *, for_sending: bool = True) -> list[Mes
     Runs the passes until nothing changes: dropping a leading assistant message can orphan the
     responses to its tool requests, which the next pass removes.
     """
+    return repair_checked(messages, for_sending=for_sending)[0]
+
+
+def repair_checked(messages: Sequence[Message], *, for_sending: bool = True
+                   ) -> tuple[list[Message], bool]:
+    """:func:`repair` of ``messages``, and whether they needed none (returned as they are).
+
+    ``True`` lets :func:`repair_prefix` repair a prefix of them without a pass over it.
+    """
     current = list(messages)
     clean = _clean_prefix(current, for_sending)
     if clean == len(current):
-        return current
+        return current, True
+    return _repair_rest(current, clean, for_sending), False
+
+
+def repair_prefix(messages: Sequence[Message], count: int, *, clean: bool) -> list[Message]:
+    """``repair(messages[:count], for_sending=False)``; ``clean``: ``messages`` needed none.
+
+    A prefix of messages that needed no repair needs none either — the checks of
+    :func:`_clean_prefix` pass message by message — unless it ends with an assistant message
+    whose tool requests the cut leaves unanswered: only then are the passes run.
+    """
+    head = list(messages[:count])
+    if clean and not (head and head[-1].role == "assistant" and any(
+            isinstance(p, ToolRequest) for p in head[-1].content)):
+        return head
+    return repair(head, for_sending=False)
+
+
+def _repair_rest(current: list[Message], clean: int, for_sending: bool) -> list[Message]:
+    """:func:`repair` of ``current``, whose first ``clean`` messages stay as they are."""
     kept, current = current[:clean], current[clean:]  # the passes leave ``kept`` as it is
     while True:
         fixed = _merge(_order_responses(_drop_orphans(current)))

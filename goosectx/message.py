@@ -209,11 +209,13 @@ class Message:
     @property
     def is_plain_user_text(self) -> bool:
         """True for a user message made only of text (a real request, not tool results)."""
-        return (
+        return (  # some text not all whitespace: ``self.text.strip()``, without joining
             self.role == "user"
             and bool(self.content)
+            and isinstance(self.content[0], TextContent)  # tool results stop here, cheaply
             and all(isinstance(p, TextContent) for p in self.content)
-            and bool(self.text.strip())
+            and any(p.text and not p.text.isspace() for p in self.content
+                    if isinstance(p, TextContent))
         )
 
     @property

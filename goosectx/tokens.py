@@ -239,15 +239,22 @@ class TokenCounter:
         # Fast path: the very same content tuple as last time for this id (an identity check,
         # exact because the entry keeps the tuple alive). Keeps a warm recount of 1,000
         # messages well under a millisecond; the key below covers repaired copies.
-        seen = self._by_identity.get(message.id)
-        if seen is not None and seen[0] is message.content:
+        seen, content = self._by_identity.get(message.id), message.content
+        if seen is not None and seen[0] is content:
             return seen[1]
+        known = self.stored.get(message.id)  # its stored count: what _raw_count gives, no key
+        if (known is not None and known.encoding == self.encoding
+                and known.parts in (None, len(content))):
+            self._by_content[id(content)] = (content, known.count)
+            tokens = known.count + MESSAGE_OVERHEAD_TOKENS + bytes_estimate_tokens(message)
+            self._by_identity[message.id] = (content, tokens)
+            return tokens
         key = _count_key(message)
         hit = self._cache.get(key)
         if hit is None:
             hit = self._cache[key] = (self._raw_count(message, kept) + MESSAGE_OVERHEAD_TOKENS
                                       + bytes_estimate_tokens(message))
-        self._by_identity[message.id] = (message.content, hit)
+        self._by_identity[message.id] = (content, hit)
         return hit
 
     def count_attachment(self, attachment: Attachment) -> int:

@@ -13,6 +13,9 @@ from goosectx.conversation import (
     ThinkingContent,
     ToolRequest,
     ToolResponse,
+    repair,
+    repair_checked,
+    repair_prefix,
 )
 from goosectx.usage import Usage
 
@@ -164,6 +167,38 @@ def test_agent_view_is_always_valid(conv):
     # Nothing hidden from the model leaks into its view.
     hidden = {m.id for m in conv if not m.metadata.agent_visible}
     assert not hidden & {m.id for m in view}
+
+
+@st.composite
+def well_formed_views(draw):
+    """Agent views made of whole turns (request, tool pairs, answer), sometimes broken."""
+    msgs: list[Message] = []
+    ids = iter(range(10_000))
+    for _ in range(draw(st.integers(0, 6))):
+        msgs.append(Message.user("u"))
+        for _ in range(draw(st.integers(0, 3))):
+            cids = [f"c{next(ids)}" for _ in range(draw(st.integers(1, 2)))]
+            msgs.append(Message("assistant", tuple(ToolRequest(c, "shell", {}) for c in cids)))
+            msgs.append(Message("user", tuple(ToolResponse(c, "r") for c in cids)))
+        msgs.append(Message.assistant("a"))
+    if msgs and draw(st.booleans()):  # a fault anywhere: repair has something to do
+        at = draw(st.integers(0, len(msgs) - 1))
+        msgs.insert(at, draw(st.sampled_from([Message.assistant("x"), Message.user("y"),
+                                              result("orphan"), call("unanswered")])))
+    return msgs
+
+
+@given(well_formed_views(), st.integers(0, 40))
+def test_a_head_cut_from_the_view_is_repaired_as_on_its_own(view, count):
+    """The compaction's head (a prefix of the view) gets the repair it would get by itself."""
+    repaired, clean = repair_checked(view, for_sending=False)
+    assert repaired == view or not clean
+    head = repair_prefix(view, count, clean=clean)
+    alone = repair(view[:count], for_sending=False)
+    # The same messages (a message repair adds gets a fresh id each time).
+    assert [(m.role, m.content) for m in head] == [(m.role, m.content) for m in alone]
+    if alone == view[:count]:  # nothing to repair: the very same messages
+        assert all(a is b for a, b in zip(head, view, strict=False))
 
 
 def test_what_the_model_sees_follows_every_change_to_the_history() -> None:

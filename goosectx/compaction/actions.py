@@ -253,32 +253,37 @@ def actions_from_tool_call(
     if not args:
         return []
     tool = normalize_tool_name(name)
-    path = _path_of(args)
-    code = _code_of(args)
     out: list[FileAction] = []
     for value in args.values():
         if isinstance(value, str) and "*** " in value:
             out += patch_actions(value)
+    # The path and the code are looked up only by the kinds of tool that use them (a shell
+    # call, most calls of a long session, needs neither).
     if tool in _EDITOR_TOOLS:
         verb = _EDITOR_VERBS.get(str(args.get("command", "")), "edited")
+        path = _path_of(args)
         if path:
-            out.append(FileAction(path, verb, "" if verb == "read" else code))
+            out.append(FileAction(path, verb, "" if verb == "read" else _code_of(args)))
     elif tool in _CREATE_TOOLS:
+        path = _path_of(args)
         if path:
-            out.append(FileAction(path, "created", code))
+            out.append(FileAction(path, "created", _code_of(args)))
     elif tool in _EDIT_TOOLS:
-        target = path or open_file
+        target = _path_of(args) or open_file
         if target:
-            out.append(FileAction(target, "edited", code))
+            out.append(FileAction(target, "edited", _code_of(args)))
     elif tool in _WRITE_TOOLS:
+        path = _path_of(args)
         if path:
-            out.append(FileAction(path, "written", code))
+            out.append(FileAction(path, "written", _code_of(args)))
     elif tool in _READ_TOOLS:
         paths = args.get("paths")
         if isinstance(paths, list):
             out += [FileAction(str(p), "read") for p in paths if isinstance(p, str)]
-        elif path:
-            out.append(FileAction(path, "read"))
+        else:
+            path = _path_of(args)
+            if path:
+                out.append(FileAction(path, "read"))
     elif tool in _SHELL_TOOLS or "command" in args or "cmd" in args:
         out += [a for a in shell_actions(_command_text(args)) if a not in out]
     return out

@@ -154,10 +154,11 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             for req in requests:
                 facts.tool_calls += 1
                 calls[req.id] = (req, memo.actions(req, open_file))
-                if req.arguments and normalize_tool_name(req.name) in ("open", "create"):
+                tool = normalize_tool_name(req.name)
+                if req.arguments and tool in ("open", "create"):
                     open_file = str(req.arguments.get("path") or req.arguments.get("filename")
                                     or open_file)
-                if normalize_tool_name(req.name) in TODO_TOOLS and req.arguments:
+                if tool in TODO_TOOLS and req.arguments:
                     facts.pending = open_todos(req.arguments, facts.pending)
             if pending_errors:  # what the assistant did next, for the errors still open
                 what = (_first_sentence(text) if text

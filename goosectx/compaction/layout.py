@@ -29,7 +29,13 @@ from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS, ContinuationKind
 from goosectx.compaction.tail import MIN_TURN_PAIRS, Split, split
 from goosectx.config import DEFAULT_THRESHOLD_RATIO, Settings
-from goosectx.conversation import Conversation, Message, MessageMetadata, repair
+from goosectx.conversation import (
+    Conversation,
+    Message,
+    MessageMetadata,
+    repair_checked,
+    repair_prefix,
+)
 from goosectx.events import CompactionTrigger
 from goosectx.tokens import TokenCounter
 
@@ -173,7 +179,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
         return budget.scaled(counter.count_message(m))
 
     memo = ScanMemo()  # the compaction's later scans of the head look the parts up
-    repaired = repair(agent, for_sending=False)
+    repaired, clean = repair_checked(agent, for_sending=False)
     memo.keep_facts_at = _head_ends(repaired, measure, budget.tail_tokens)
     reserve = facts_reserve_tokens(repaired, budget, counter, memo)
     fixed = (budget.prefix_tokens + budget.summary_max_tokens + reserve
@@ -183,8 +189,10 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
 
     out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
                 user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room)
-    # A head of the whole view (a finished turn too big for the tail) was repaired just above.
-    view = repaired if len(out.head) == len(agent) else repair(out.head, for_sending=False)
+    # A head of the whole view (a finished turn too big for the tail) was repaired just above;
+    # a shorter one (a prefix of it) is repaired without a second pass when the view was clean.
+    view = (repaired if len(out.head) == len(agent)
+            else repair_prefix(agent, len(out.head), clean=clean))
     head_view: list[Message] | None = view  # the compaction's head, repaired once
     if not _reaches(view, measure, budget.summary_max_tokens):
         head_view = None

@@ -87,18 +87,24 @@ def pair_boundaries(messages: Sequence[Message],
     results: list[list[str]] = []
     answered: set[str] = set()
     for m in messages:  # one walk over the parts (the two properties make a list each)
-        called = [p.id for p in m.content if isinstance(p, ToolRequest)]
-        got = [p.id for p in m.content if isinstance(p, ToolResponse)]
+        called: list[str] = []
+        got: list[str] = []
+        for p in m.content:
+            if isinstance(p, ToolRequest):
+                called.append(p.id)
+            elif isinstance(p, ToolResponse):
+                got.append(p.id)
         calls.append(called)
         results.append(got)
-        answered.update(got)  # orphans never close
-    for i, m in enumerate(messages):
+        if got:
+            answered.update(got)  # orphans never close
+    for i, (m, called, got) in enumerate(zip(messages, calls, results, strict=True)):
         if not open_calls and (requests[i] or m.role == "assistant"):
             out.append(i)
-        if calls[i]:
-            open_calls.update(c for c in calls[i] if c in answered)
-        if results[i]:
-            open_calls.difference_update(results[i])
+        if called:
+            open_calls.update(c for c in called if c in answered)
+        if got:
+            open_calls.difference_update(got)
     return out
 
 

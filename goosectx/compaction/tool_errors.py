@@ -14,6 +14,13 @@ _ERROR_LINE = re.compile(
     r"|^[\w./()-]+:(?:[ \w./-]*:)*\s*command not found"
     r"|No such file or directory|Permission denied|[Ee]xit(?:ed with)? code:? [1-9]"
     r"|\b\d+ failed\b|not found\. Available tools", re.M)
+_ERROR_WORDS = ("Error", "error", "ERROR", "Exception", "Traceback (most recent call last)",
+                "FAILED", "fatal:", "npm ERR!", "panic:", "command not found",
+                "No such file or directory", "Permission denied", "xit code", "xited with code",
+                " failed", "not found. Available tools")
+"""Text :data:`_ERROR_LINE` matches holds one of these (each alternative's literal words,
+case as written): a text with none cannot match, and a substring test is many times faster
+than the search (a long session's tool outputs are mostly not errors)."""
 _EXCEPTION_LINE = re.compile(r"^\s*[\w.]*(?:Error|Exception)\b:.*$", re.M)
 _MARKER_LINE = re.compile(r"\[stderr\]|\[exit code: -?\d+\]|\(no output\)")
 """A line the shell tool adds around output (:mod:`goosectx.tools.shell`): no message."""
@@ -33,6 +40,8 @@ def error_excerpt(text: str) -> str | None:
     line that matches a common failure pattern; when that is a bare marker (``[exit code: 1]``),
     the last line before it that is not one (``[stderr]``, ``(no output)``), if any.
     """
+    if not any(word in text for word in _ERROR_WORDS):
+        return None  # the search cannot match (the sample below is a part of ``text``)
     sample = text if len(text) <= 200_000 else text[:100_000] + "\n" + text[-100_000:]
     first = _ERROR_LINE.search(sample)
     if first is None:
