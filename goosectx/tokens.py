@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from goosectx import text_counts
+from goosectx.context_breakdown import ContextBreakdown as ContextBreakdown
 from goosectx.conversation import (
     Attachment,
     Message,
@@ -100,31 +100,6 @@ def rough_count_messages(messages: Iterable[Message]) -> int:
     """
     return sum((len(message_text_for_count(m)) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
                for m in messages)
-
-
-@dataclass(frozen=True, slots=True)
-class ContextBreakdown:
-    """Token estimate of one full request, by category (for ``/context``).
-
-    All figures are tokens. ``mentions`` (files a message mentions, ``@path``) and
-    ``attachments`` (extension resources, images) are not part of ``messages``.
-    """
-
-    system_prompt: int
-    project_instructions: int
-    tool_schemas: int
-    messages: int
-    summary: int
-    attachments: int = 0
-    mentions: int = 0
-
-    @property
-    def total(self) -> int:
-        """Sum of every category."""
-        return (
-            self.system_prompt + self.project_instructions + self.tool_schemas
-            + self.messages + self.summary + self.attachments + self.mentions
-        )
 
 
 def _count_key(message: Message) -> tuple[str, int, int]:
@@ -242,11 +217,9 @@ class TokenCounter:
         seen, content = self._by_identity.get(message.id), message.content
         if seen is not None and seen[0] is content:
             return seen[1]
-        known = self.stored.get(message.id)  # its stored count: what _raw_count gives, no key
-        if (known is not None and known.encoding == self.encoding
-                and known.parts in (None, len(content))):
-            self._by_content[id(content)] = (content, known.count)
-            tokens = known.count + MESSAGE_OVERHEAD_TOKENS + bytes_estimate_tokens(message)
+        raw = self._stored_raw(message)  # what _raw_count gives it, without the key below
+        if raw is not None:
+            tokens = raw + MESSAGE_OVERHEAD_TOKENS + bytes_estimate_tokens(message)
             self._by_identity[message.id] = (content, tokens)
             return tokens
         key = _count_key(message)
@@ -271,6 +244,15 @@ class TokenCounter:
         self._attachments[id(attachment)] = (attachment, tokens)
         return tokens
 
+    def _stored_raw(self, message: Message) -> int | None:
+        """The id's stored raw count when made with this encoding of as many parts, else None."""
+        known = self.stored.get(message.id)
+        if (known is None or known.encoding != self.encoding
+                or known.parts not in (None, len(message.content))):
+            return None
+        self._by_content[id(message.content)] = (message.content, known.count)
+        return known.count
+
     def _raw_count(self, message: Message, kept: bool = False) -> int:
         """The stored raw count when it was made with this encoding, else a fresh one.
 
@@ -281,11 +263,11 @@ class TokenCounter:
         :meth:`count_kept_text`: every process makes it again) and its count is not stored
         for the id.
         """
+        stored = self._stored_raw(message)
+        if stored is not None:
+            return stored
         known = self.stored.get(message.id)
         usable = known is not None and known.encoding == self.encoding
-        if usable and known is not None and known.parts in (None, len(message.content)):
-            self._by_content[id(message.content)] = (message.content, known.count)
-            return known.count
         same = self._by_content.get(id(message.content))
         if same is not None and same[0] is message.content:
             raw = same[1]
