@@ -90,6 +90,11 @@ def first_request_title(messages: Iterable[Message | StoredMessage]) -> str | No
     return None
 
 
+CALIBRATION_BOUNDS = (0.25, 8.0)
+"""The provider ÷ estimate ratios calibration keeps (``compaction/calibration.py``): one
+outside them is a mismatch, never recorded, and a stored one (an imported file) is dropped."""
+
+
 @dataclass(slots=True)
 class SessionState:
     """Per-session state that survives a restart (stored as the session's ``state_json``).
@@ -141,11 +146,13 @@ class SessionState:
 
         raw = data.get("calibration")
         calibration: dict[str, list[float]] = {}
+        low, high = CALIBRATION_BOUNDS  # a ratio outside them was never recorded (an import)
         if isinstance(raw, dict):
             for model, ratios in raw.items():
                 if isinstance(model, str) and isinstance(ratios, list):
-                    calibration[model] = [float(r) for r in ratios
-                                          if isinstance(r, int | float) and r > 0]
+                    calibration[model] = [
+                        float(r) for r in ratios if isinstance(r, int | float)
+                        and not isinstance(r, bool) and low <= r <= high]
         return cls(auto_compaction_paused=bool(data.get("auto_compaction_paused", False)),
                    paused_by_undo=bool(data.get("paused_by_undo", False)),
                    judge_input_tokens=opt_int("judge_input_tokens"),

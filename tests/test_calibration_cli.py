@@ -77,3 +77,26 @@ def test_info_without_a_session_says_uncalibrated(capsys: pytest.CaptureFixture[
     assert "uncalibrated" in calibration_row(capsys)
     _, err = cli(capsys, "info", "--session", "nope", code=1)
     assert "no session matches" in err
+
+
+def test_a_stored_ratio_calibration_never_records_is_dropped(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A ratio only a hand-made or imported file holds (1e308 overflowed every estimate; 1e6
+    made them absurd) is left out: the session compacts and runs as an uncalibrated one."""
+    import json
+    import sqlite3
+
+    monkeypatch.chdir(tmp_path)
+    fake_model.default_reply = {"text": "ok"}
+    cli(capsys, "run", "--name", "odd", "-t", "first")
+    db = load_settings().data_dir / "sessions.db"
+    with sqlite3.connect(db) as conn:
+        (state,) = conn.execute("SELECT state_json FROM sessions WHERE name='odd'").fetchone()
+        state = {**json.loads(state), "calibration": {"openai/fake-model": [1e308, 1e6, -2]}}
+        conn.execute("UPDATE sessions SET state_json=? WHERE name='odd'", (json.dumps(state),))
+    _, err = cli(capsys, "compact", "odd", "--dry-run", code=1)  # too small to compact
+    found = re.search(r"grow the context from ([\d,]+) to", err)
+    assert found and int(found.group(1).replace(",", "")) < 5_000, err  # raw, not ×1e6
+    assert "uncalibrated" in calibration_row(capsys, "--session", "odd")
+    cli(capsys, "run", "--resume", "odd", "-t", "again")

@@ -14,14 +14,15 @@ from __future__ import annotations
 import math
 from statistics import median
 
-from goosectx.session import SessionState
+from goosectx.session import CALIBRATION_BOUNDS, SessionState
 
 WINDOW = 15
 """Newest ratios kept per model (the median is taken over them)."""
 MIN_ESTIMATE_TOKENS = 50
 """Requests smaller than this are not used: their ratio is mostly noise."""
-RATIO_BOUNDS = (0.25, 8.0)
-"""A ratio outside these bounds is a mismatch (another request, a cached report): ignored."""
+RATIO_BOUNDS = CALIBRATION_BOUNDS
+"""A ratio outside these bounds is a mismatch (another request, a cached report): ignored
+(and dropped when a stored state holds one: :meth:`SessionState.from_dict`)."""
 MAX_REFUSAL_BOUND = 3.0
 """A refusal of a request estimated under a third of the limit says the limit is wrong (the
 server runs a smaller window than configured), not the estimate: the ratio is kept."""
