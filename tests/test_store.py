@@ -273,3 +273,32 @@ def test_sigkill_mid_transaction_leaves_old_or_new_state(tmp_path, kill_before_c
     else:
         assert flags == {False} and has_summary and len(loaded.conversation) == 51
         assert loaded.ledger.current_tokens == 7
+
+
+def test_a_compaction_its_undo_and_an_unchanged_history_are_stored_as_they_are(store):
+    """Each replacement is stored as it is, whether a message's metadata was changed before
+    (a state row) or never (the row's own)."""
+    session = store.create_session(Path("."))
+    msgs = [Message.user(f"m{i}") for i in range(6)]
+    for m in msgs:
+        store.append_message(session.id, m)
+
+    def stored_metadata() -> list[dict]:
+        return [m.metadata.to_dict() for m in store.load(session.id).conversation]
+
+    summary = Message.user("summary", MessageMetadata.agent_only()).with_metadata(
+        is_summary=True, compaction_id="cmp_1")
+    hidden = [m.with_metadata(agent_visible=False, hidden_by="cmp_1") for m in msgs[:4]]
+    compacted = [*hidden, summary, *msgs[4:]]
+    store.replace_history(session.id, Conversation(compacted))
+    assert stored_metadata() == [m.metadata.to_dict() for m in compacted]
+    # /clear-like: hidden without a compaction id; the rest compared with their rows.
+    cleared = [*hidden, summary.with_metadata(agent_visible=False),
+               msgs[4].with_metadata(agent_visible=False), msgs[5]]
+    store.replace_history(session.id, Conversation(cleared))
+    assert stored_metadata() == [m.metadata.to_dict() for m in cleared]
+    # Undo-like: the compaction's messages shown again as they were stored first.
+    store.replace_history(session.id, Conversation([*msgs[:4], summary, *msgs[4:]]))
+    assert stored_metadata() == [m.metadata.to_dict() for m in [*msgs[:4], summary, *msgs[4:]]]
+    store.replace_history(session.id, store.load(session.id).conversation)  # no change
+    assert stored_metadata() == [m.metadata.to_dict() for m in [*msgs[:4], summary, *msgs[4:]]]
