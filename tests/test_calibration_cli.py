@@ -100,3 +100,4 @@ def test_a_stored_ratio_calibration_never_records_is_dropped(
     assert found and int(found.group(1).replace(",", "")) < 5_000, err  # raw, not ×1e6
     assert "uncalibrated" in calibration_row(capsys, "--session", "odd")
     cli(capsys, "run", "--resume", "odd", "-t", "again")
+

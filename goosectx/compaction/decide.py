@@ -128,6 +128,11 @@ def ineffective(trigger_tokens: int, reported_input_tokens: int, context_limit_t
     return auto_compaction_due(reported_input_tokens, context_limit_tokens, threshold_ratio)
 
 
+PAUSE_FIX = ("Compacting by hand (/compact in the REPL, goosectx compact SESSION otherwise) "
+             "lifts the pause; /clear or a new session starts the model afresh.")
+"""How the pause ends, worded for both the REPL and ``run`` (whose notices say the same)."""
+
+
 def pause_notice(trigger_tokens: int, reported_input_tokens: int,
                  context_limit_tokens: int) -> str:
     """The notice shown when the next report paused auto-compaction (no compaction loops)."""
@@ -140,8 +145,7 @@ def pause_notice(trigger_tokens: int, reported_input_tokens: int,
     pct = round(100 * reported_input_tokens / context_limit_tokens) if context_limit_tokens else 0
     return (f"Auto-compaction is paused for this session: after the last compaction the "
             f"provider reported the request {change}, {pct}% of the {context_limit_tokens:,}-"
-            "token limit. /compact compacts by hand and lifts the pause; /clear starts the "
-            "model afresh.")
+            f"token limit. {PAUSE_FIX}")
 
 
 def would_grow_notice(current_tokens: int, reported: bool, context_limit_tokens: int,
@@ -151,8 +155,7 @@ def would_grow_notice(current_tokens: int, reported: bool, context_limit_tokens:
     figure = "the provider reported" if reported else "goosectx estimates"
     return (f"Auto-compaction is paused for this session: {figure} the request at "
             f"{current_tokens:,} tokens, {pct}% of the {context_limit_tokens:,}-token limit, "
-            f"but {reason}. /compact compacts by hand and lifts the pause; /clear starts the "
-            "model afresh.")
+            f"but {reason}. {PAUSE_FIX}")
 
 
 def failures_notice(failures: int) -> str:
