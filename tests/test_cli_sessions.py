@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -150,6 +151,19 @@ def test_info_names_sources(tmp_path):
     assert "[env GOOSECTX_HOME]" in proc.stdout
     assert "compaction threshold" in proc.stdout and "context limit" in proc.stdout
     assert str(Path(tmp_path / "h" / "goosectx.log")) in proc.stdout
+
+
+def test_info_checks_the_config_files_extensions_as_run_does(tmp_path):
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "none.toml").write_text('[extensions.git]\ncmd = "uvx"\nargs = ["mcp-server-git"]\n')
+    proc = goosectx(home, "info")
+    assert proc.returncode == 0 and re.search(r"extensions\s+git\s+\[config file\]", proc.stdout)
+    (home / "none.toml").write_text("[extensions.x]\ncmd = 5\n")
+    proc = goosectx(home, "info")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    [line] = [x for x in proc.stderr.splitlines() if x.startswith("goosectx: error:")]
+    assert "extensions.x" in line and "cmd" in line
 
 
 def test_leaving_without_a_message_keeps_no_empty_session(tmp_path):

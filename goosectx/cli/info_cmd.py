@@ -51,10 +51,26 @@ def show_info(settings: Settings, session_ref: str | None = None) -> None:
                  settings.source("max_cost_usd")))
     rows.append(("tool-pair summarisation", "on" if settings.tool_pair_summarization else "off",
                  settings.source("tool_pair_summarization")))
+    rows.append(_extensions(settings))
     width = max(len(name) for name, _, _ in rows) + 2
     for name, value, src in rows:
         # Values hold outside text (paths, model names from the environment): made safe.
         print(terminal_safe(f"{name:<{width}}{value}" + (f"  [{src}]" if src else "")))
+
+
+def _extensions(settings: Settings) -> tuple[str, str, str]:
+    """The config file's extensions, checked as ``run`` and the REPL check them (none started).
+
+    Raises:
+        ConfigError: a table ``run`` would refuse (the same one-line error).
+    """
+    from goosectx.extensions.config import parse_tables
+
+    tables = settings.extensions.tables
+    if not tables:
+        return ("extensions", "(none)", "")
+    names = parse_tables(tables, str(settings.config_path or ""))
+    return ("extensions", ", ".join(sorted(names)), "config file")
 
 
 def _context_limit(settings: Settings) -> tuple[str, str]:
