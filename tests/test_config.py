@@ -1,5 +1,6 @@
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -129,3 +130,17 @@ def test_config_env_path_that_is_a_directory(tmp_path, monkeypatch):
     with pytest.raises(ConfigError) as exc:
         load_settings(environ={})
     assert "is a directory" in exc.value.one_line()
+
+
+def test_a_relative_data_dir_in_the_config_file_is_under_the_files_dir(tmp_path, monkeypatch):
+    """Sessions stay where the config says whichever dir goosectx runs in (it followed the
+    current dir: a run in one project, then an empty `sessions list` in another)."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "config.toml").write_text('data_dir = "reldata"\n')
+    for where in (tmp_path, conf):
+        monkeypatch.chdir(where)
+        settings = load_settings(conf / "config.toml", environ={})
+        assert settings.data_dir == conf / "reldata"
+    home = load_settings(conf / "config.toml", environ={"GOOSECTX_HOME": "envdata"}).data_dir
+    assert home == Path("envdata")  # the environment's: relative to the shell's dir
