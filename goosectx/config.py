@@ -319,7 +319,7 @@ def load_settings(
             if key in raw:
                 setattr(settings, name, parser(f"{key} in {path}", raw[key]))
                 settings.sources[name] = f"config {path}"
-        if "data_dir" in raw and not settings.data_dir.is_absolute():
+        if path is not None and "data_dir" in raw and not settings.data_dir.is_absolute():
             settings.data_dir = path.parent / settings.data_dir  # not wherever goosectx runs
         if "allow_secret_env" in raw:
             value = raw["allow_secret_env"]

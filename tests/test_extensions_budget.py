@@ -140,17 +140,27 @@ def kill_doomed(mgr: ExtensionManager) -> None:
                                                           "killed by SIGTERM")
 
 
-def test_a_dead_servers_tools_leave_the_deferred_list_and_search(tmp_path: Path) -> None:
+def with_a_dead_server(tmp_path: Path, limit: int, ratio: float, replies: list[ScriptedReply],
+                       approve: object = None) -> tuple[Agent, ScriptedProvider]:
+    """One turn of an agent whose server ``doomed`` was killed (``demo`` lives) after setup."""
     mgr = ExtensionManager([demo_config("demo"), demo_config("doomed")], tmp_path)
     try:
         kill_doomed(mgr)
-        provider = ScriptedProvider(context_limit_tokens=4_000)
-        provider.add(ScriptedReply(tool_calls=[("search_tools", {"query": "echo text back"})]),
-                     ScriptedReply("done"))
-        agent = agent_for(tmp_path, mgr, 0.10, provider)
-        list(agent.reply("echo something"))
+        provider = ScriptedProvider(context_limit_tokens=limit)
+        provider.add(*replies)
+        agent = agent_for(tmp_path, mgr, ratio, provider)
+        if approve is not None:
+            agent.approve, agent.mode = approve, "approve"  # type: ignore[assignment]
+        list(agent.reply("go on"))
     finally:
         mgr.stop_all()
+    return agent, provider
+
+
+def test_a_dead_servers_tools_leave_the_deferred_list_and_search(tmp_path: Path) -> None:
+    agent, provider = with_a_dead_server(tmp_path, 4_000, 0.10, [
+        ScriptedReply(tool_calls=[("search_tools", {"query": "echo text back"})]),
+        ScriptedReply("done")])
     search, done = provider.requests
     assert "demo__echo" in search.system and "doomed__" not in search.system
     outputs = [p.output for m in agent.session.conversation for p in m.content
@@ -160,23 +170,15 @@ def test_a_dead_servers_tools_leave_the_deferred_list_and_search(tmp_path: Path)
 
 
 def test_a_call_to_a_dead_servers_tool_is_refused_without_asking(tmp_path: Path) -> None:
-    mgr = ExtensionManager([demo_config("demo"), demo_config("doomed")], tmp_path)
     asked: list[str] = []
 
     def approve(request: ToolRequest) -> ApprovalDecision:
         asked.append(request.name)
         return "allow_once"
 
-    try:
-        kill_doomed(mgr)
-        provider = ScriptedProvider(context_limit_tokens=200_000)
-        provider.add(ScriptedReply(tool_calls=[("doomed__fail", {})]),
-                     ScriptedReply(tool_calls=[("demo__fail", {})]), ScriptedReply("done"))
-        agent = agent_for(tmp_path, mgr, 1.0, provider)
-        agent.approve, agent.mode = approve, "approve"
-        list(agent.reply("try them"))
-    finally:
-        mgr.stop_all()
+    agent, provider = with_a_dead_server(tmp_path, 200_000, 1.0, [
+        ScriptedReply(tool_calls=[("doomed__fail", {})]),
+        ScriptedReply(tool_calls=[("demo__fail", {})]), ScriptedReply("done")], approve)
     assert "doomed__fail" in names(provider.requests[0])  # still offered: the list is stable
     outputs = [(p.output, p.is_error) for m in agent.session.conversation for p in m.content
                if isinstance(p, ToolResponse)]
@@ -186,16 +188,8 @@ def test_a_call_to_a_dead_servers_tool_is_refused_without_asking(tmp_path: Path)
 
 
 def test_a_call_to_a_dead_servers_deferred_tool_says_why_it_cannot_run(tmp_path: Path) -> None:
-    mgr = ExtensionManager([demo_config("demo"), demo_config("doomed")], tmp_path)
-    try:
-        kill_doomed(mgr)
-        provider = ScriptedProvider(context_limit_tokens=4_000)  # its tools are deferred
-        provider.add(ScriptedReply(tool_calls=[("doomed__echo", {"text": "x"})]),
-                     ScriptedReply("done"))
-        agent = agent_for(tmp_path, mgr, 0.10, provider)
-        list(agent.reply("try it"))
-    finally:
-        mgr.stop_all()
+    agent, provider = with_a_dead_server(tmp_path, 4_000, 0.10, [  # its tools are deferred
+        ScriptedReply(tool_calls=[("doomed__echo", {"text": "x"})]), ScriptedReply("done")])
     assert "doomed__echo" not in names(provider.requests[0])
     [output] = [p.output for m in agent.session.conversation for p in m.content
                 if isinstance(p, ToolResponse)]
