@@ -236,8 +236,8 @@ def main(argv: list[str] | None = None) -> None:
     Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 130 interrupted.
     Run as the console script (``argv`` None), it first makes the process non-dumpable so
     the processes it starts cannot read its environment (:mod:`goosectx.isolation`), and
-    ``run`` and ``compact`` end with ``os._exit`` after flushing their output and the log:
-    their session is saved and the store closed by then.
+    ``run``, ``compact`` and ``sessions import`` end with ``os._exit`` after flushing their
+    output and the log: their session is saved and the store closed by then.
     """
     code = _dispatch(argv)
     if argv is None and STATE.exit_at_once:

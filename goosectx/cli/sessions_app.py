@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from goosectx.cli.options import ExportFormat, ImportFormat, NameOpt, SessionArg, settings
+from goosectx.cli.options import STATE, ExportFormat, ImportFormat, NameOpt, SessionArg, settings
 
 sessions_app = typer.Typer(
     help="List, search, show, export, import and remove saved sessions.",
@@ -99,5 +99,6 @@ def sessions_import(
     """Import another agent's transcript (or a goosectx JSON export)."""
     from goosectx.cli.sessions_cmd import import_sessions
 
+    STATE.exit_at_once = True  # saved and closed before it returns: no teardown of its objects
     import_sessions(settings(), path, fmt=fmt.value, name=name, source_session=source_session,
                     force=force, use_source_dir=use_source_dir)
