@@ -79,18 +79,23 @@ class StoredMessage(NamedTuple):
         pieces.append("]")
         return "".join(pieces)
 
-    def count_text(self) -> str:
-        """:func:`goosectx.tokens.message_text_for_count` of the message it stands for."""
-        pieces: list[str] = []
+    def count_chars(self) -> int:
+        """``len`` of :func:`goosectx.tokens.message_text_for_count` of its message.
+
+        The pieces that text joins by newlines are measured, not joined.
+        """
+        chars = pieces = 0
         for p in self.content:
             if type(p) is TextContent:
-                pieces.append(p.text)
+                chars += len(p.text)
+                pieces += 1
             elif type(p) is ToolRequest:
-                pieces.append(p.name)
-                pieces.append(p.arguments_json())
+                chars += len(p.name) + len(p.arguments_json())
+                pieces += 2
             elif type(p) is ToolResponse:
-                pieces.append(p.output)
-        return "\n".join(pieces)
+                chars += len(p.output)
+                pieces += 1
+        return chars + pieces - 1 if pieces else 0
 
 
 def _string_json(text: str) -> str:
