@@ -21,6 +21,7 @@ from goosectx.export import session_from_json
 from goosectx.importers import builder, detect, json_stream
 from goosectx.session import first_request_title
 from goosectx.store import SessionStore
+from goosectx.store.rows import message_row
 from goosectx.tokens import rough_count_messages
 
 FLAGS = {"user_visible": True, "agent_visible": True}
@@ -111,3 +112,27 @@ def test_an_imported_export_holds_the_messages_read_in_full(
     assert session.ledger.current_tokens == rough_count_messages(expected.agent_messages())
     hits = json.loads(cli(capsys, "sessions", "search", "okapi", "--json")[0])
     assert [(h["name"], h["message_hits"]) for h in hits] == [("hand", 2)]
+
+
+def test_an_imported_export_is_stored_as_its_messages_saved_in_full(
+        work: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The stored form writes its parts' JSON itself (ASCII by a faster encoder): the rows hold
+    # the very text the messages read in full would be stored as, whatever the characters.
+    texts = ["plain ascii", "del \x7f here", "tab\tbell\x07 nl\n", "ü 😀 \u2028 \u202e", "",
+             "quote \" back \\ slash /"]
+    messages = [_message(i + 1, "user" if i % 2 else "assistant", [
+        {"type": "text", "text": text},
+        *([{"type": "tool_response", "id": f"c{i}", "output": text, "is_error": i % 3 == 0}]
+          if i % 2 else [])]) for i, text in enumerate(texts)]
+    path, doc = _document(tmp_path)
+    doc["messages"] = messages
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    cli(capsys, "sessions", "import", str(path), "--name", "odd")
+    store = SessionStore(load_settings(None).data_dir)
+    try:
+        rows = store._conn.execute(  # noqa: SLF001 - the stored text itself
+            "SELECT content_json FROM messages ORDER BY position").fetchall()
+    finally:
+        store.close()
+    expected = session_from_json(doc).conversation
+    assert [r[0] for r in rows] == [message_row("s", 1.0, m)[5] for m in expected]

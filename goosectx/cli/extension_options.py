@@ -4,8 +4,8 @@
 servers for one session; ``goosectx extensions list [--json]`` reports what every configured
 server offers. Importing this module loads no mcp code (``--help`` stays fast).
 """
-
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typer reads these commands' signatures at
+# every start (see goosectx/cli/app.py).
 
 from typing import Annotated
 

@@ -58,8 +58,9 @@ class _State:
     config_path: Path | None = None
     debug: bool = False
     exit_at_once: bool = False
-    """Set by ``run`` and ``compact``: the process ends with ``os._exit`` once its output is
-    flushed (no seconds of interpreter teardown freeing litellm's objects)."""
+    """Set by ``run``, ``compact`` and ``sessions import``: the process ends with ``os._exit``
+    once its output is flushed (no seconds of interpreter teardown freeing litellm's objects,
+    or an import's)."""
     model: str | None = None
     mode: str | None = None
     max_cost: str | None = None

@@ -2,15 +2,16 @@
 
 Bodies are imported lazily from :mod:`goosectx.cli.sessions_cmd` (docs/architecture.md §6).
 """
-
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typer reads these commands' signatures at
+# every start, and with string annotations it compiled and evaluated each one twice
+# (typer.main.get_command: 20-30 -> 8-10 ms CPU for every command, on a busy machine).
 
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from goosectx.cli.options import ExportFormat, ImportFormat, NameOpt, SessionArg, settings
+from goosectx.cli.options import STATE, ExportFormat, ImportFormat, NameOpt, SessionArg, settings
 
 sessions_app = typer.Typer(
     help="List, search, show, export, import and remove saved sessions.",
@@ -99,5 +100,6 @@ def sessions_import(
     """Import another agent's transcript (or a goosectx JSON export)."""
     from goosectx.cli.sessions_cmd import import_sessions
 
+    STATE.exit_at_once = True  # saved and closed before it returns: no teardown of its objects
     import_sessions(settings(), path, fmt=fmt.value, name=name, source_session=source_session,
                     force=force, use_source_dir=use_source_dir)

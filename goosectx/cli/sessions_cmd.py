@@ -365,7 +365,7 @@ def _rough_count(session: Session) -> int:
     for m in session.stored_messages:
         if isinstance(m, StoredMessage):
             if m.metadata.agent_visible:
-                total += (len(m.count_text()) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+                total += (m.count_chars() + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
         else:
             total += rough_count_messages(Conversation([m]).agent_messages())
     return total
