@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from goosectx.conversation import SCHEMA_VERSION, Conversation, Message
 from goosectx.parts import json_kind
 from goosectx.session import Session, SessionState
-from goosectx.usage import LedgerEntry, UsageLedger
+from goosectx.usage import LedgerEntry, UsageLedger, read_tokens
 
 EXPORT_FORMAT = "goosectx-session"
 _M = TypeVar("_M")
@@ -97,7 +97,10 @@ def session_and_messages_from_json(
         if not isinstance(item, dict):
             raise ValueError(f"usage_ledger entry #{i + 1}: must be an object, "
                              f"not {json_kind(item)}")
-        entries.append(LedgerEntry.from_dict(item))
+        try:
+            entries.append(LedgerEntry.from_dict(item))
+        except ValueError as exc:
+            raise ValueError(f"usage_ledger entry #{i + 1}: {exc}") from None
     try:  # null: the exported session's stored time did not parse (import time instead)
         created, updated = (datetime.now(UTC) if meta[name] is None
                             else datetime.fromisoformat(meta[name])
@@ -107,17 +110,50 @@ def session_and_messages_from_json(
                          "(or null)") from None
     ledger = UsageLedger(
         entries,
-        current_tokens=int(meta.get("current_tokens") or 0),
+        current_tokens=_session_number(meta, "current_tokens"),
         current_is_estimate=bool(meta.get("current_is_estimate", True)),
     )
     return Session(
         id=str(meta.get("id") or ""),
-        name=meta.get("name"),
-        working_dir=Path(meta.get("working_dir") or "."),
-        model=meta.get("model"),
+        name=_session_text(meta, "name"),
+        working_dir=Path(_session_text(meta, "working_dir") or "."),
+        model=_session_text(meta, "model"),
         created=created,
         updated=updated,
         ledger=ledger,
-        state=SessionState.from_dict(meta.get("state") or {}),
-        metadata=dict(meta.get("metadata") or {}),
+        state=_state(meta.get("state")),
+        metadata=dict(_field(meta, "metadata", dict, "an object")),
     ), messages
+
+
+def _session_text(meta: dict[str, Any], name: str) -> str | None:
+    """``session.NAME``: text or null (a ValueError naming it otherwise)."""
+    value = meta.get(name)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f'"session.{name}" must be text (or null), not {json_kind(value)}')
+    return value
+
+
+def _session_number(data: dict[str, Any], name: str, where: str = "session") -> int:
+    """``WHERE.NAME`` as a token figure (:func:`~goosectx.usage.read_tokens`; absent: 0)."""
+    return read_tokens(data.get(name) or 0, f"{where}.{name}") or 0
+
+
+_STATE_NUMBERS = ("judge_input_tokens", "growth_base_tokens", "report_fixed_tokens",
+                  "compaction_failures")
+
+
+def _state(raw: Any) -> SessionState:
+    """``session.state``, its figures bounded as the ledger's are (null or absent: none)."""
+    if raw is None:
+        return SessionState()
+    if not isinstance(raw, dict):
+        raise ValueError(f'"session.state" must be an object, not {json_kind(raw)}')
+    for name in _STATE_NUMBERS:
+        if raw.get(name) is not None:
+            _session_number(raw, name, "session.state")
+    calibration = raw.get("calibration")
+    if calibration is not None and not isinstance(calibration, dict):
+        raise ValueError('"session.state.calibration" must be an object, not '
+                         f"{json_kind(calibration)}")
+    return SessionState.from_dict(raw)

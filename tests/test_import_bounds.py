@@ -1,0 +1,116 @@
+"""``sessions import`` of hostile figures, names and encodings (fresh-eyes report, round 8).
+
+What the user sees: a one-line error naming the file and the field (exit 2, nothing saved),
+or an import with a one-line notice saying what was dropped and why.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_cli
+
+EXPORT: dict[str, Any] = {
+    "format": "goosectx-session", "schema_version": 2,
+    "session": {"id": "20260101_000000_beef", "name": None, "working_dir": "/nowhere",
+                "model": "openai/gpt-4o-mini", "created": "2026-01-01T00:00:00+00:00",
+                "updated": "2026-01-01T01:00:00+00:00", "current_tokens": 1200,
+                "current_is_estimate": False,
+                "state": {"compaction_failures": 0,
+                          "calibration": {"openai/gpt-4o-mini": [1.15, 1.2]}},
+                "metadata": {}},
+    "usage_ledger": [{"model": "openai/gpt-4o-mini", "purpose": "reply",
+                      "created": "2026-01-01T00:30:00+00:00", "input_tokens": 940,
+                      "output_tokens": 7, "total_tokens": 947, "cost_usd": 0.0001}],
+    "messages": [
+        {"role": "user", "id": "m1", "created": "2026-01-01T00:00:00+00:00",
+         "content": [{"type": "text", "text": "port the parser"}]},
+        {"role": "assistant", "id": "m2", "created": "2026-01-01T00:30:00+00:00",
+         "content": [{"type": "text", "text": "done"}],
+         "metadata": {"usage": {"input_tokens": 940, "output_tokens": 7,
+                                "total_tokens": 947}}},
+    ],
+}
+
+
+def export(change: Any = None) -> dict[str, Any]:
+    doc = copy.deepcopy(EXPORT)
+    if change is not None:
+        change(doc)
+    return doc
+
+
+def write(tmp_path: Path, doc: Any, name: str = "export.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def listed(capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    code, out, _ = run_cli(capsys, "sessions", "list", "--json")
+    assert code == 0
+    return list(json.loads(out))
+
+
+def assert_refused(capsys: pytest.CaptureFixture[str], code: int, err: str,
+                   *words: str) -> None:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2 and "Traceback" not in err
+    assert len(lines) == 1 and lines[0].startswith("goosectx: error:"), err
+    for word in words:
+        assert word in lines[0], err
+    assert listed(capsys) == []
+
+
+def _ledger(field: str, value: Any) -> Any:
+    return lambda d: d["usage_ledger"][0].update({field: value})
+
+
+def _session(field: str, value: Any) -> Any:
+    return lambda d: d["session"].update({field: value})
+
+
+def _state(field: str, value: Any) -> Any:
+    return lambda d: d["session"]["state"].update({field: value})
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (_ledger("output_tokens", 10**30), ('usage_ledger entry #1: "output_tokens"',
+                                        "a 31-digit number")),
+    (_ledger("input_tokens", "x"), ('usage_ledger entry #1: "input_tokens"', "whole number",
+                                    "'x'")),
+    (_ledger("cache_read_tokens", 2**70), ('"cache_read_tokens"', "whole number")),
+    (_ledger("total_tokens", -5), ('"total_tokens"', "not -5")),
+    (_ledger("cost_usd", float("nan")), ('"cost_usd"', "dollars")),
+    (_ledger("created", 5), ('usage_ledger entry #1: "created"', "ISO 8601")),
+    (_session("current_tokens", 10**30), ('"session.current_tokens"', "whole number")),
+    (_state("judge_input_tokens", 10**30), ('"session.state.judge_input_tokens"',)),
+    (_state("compaction_failures", "x"), ('"session.state.compaction_failures"',)),
+    (_state("calibration", "x"), ('"session.state.calibration" must be an object',)),
+    (lambda d: d["session"].update(state=[1, 2]), ('"session.state" must be an object',)),
+    (_session("working_dir", 5), ('"session.working_dir" must be text', "a number")),
+    (_session("name", ["a"]), ('"session.name" must be text',)),
+    (lambda d: d["messages"][1]["metadata"]["usage"].update(output_tokens=10**30),
+     ("message #2", "metadata.usage", '"output_tokens"')),
+    (lambda d: d["messages"][0].update(created=10**30), ('message #1: "created" must be an '
+                                                         "ISO 8601 time",)),
+])
+def test_an_export_figure_out_of_range_or_of_the_wrong_type_is_one_line_naming_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], change: Any,
+        words: tuple[str, ...]) -> None:
+    path = write(tmp_path, export(change))
+    code, _, err = run_cli(capsys, "sessions", "import", str(path))
+    assert_refused(capsys, code, err, "export.json: ", *words)
+
+
+def test_a_well_formed_export_imports_with_its_figures(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, export())
+    code, out, err = run_cli(capsys, "sessions", "import", str(path))
+    assert code == 0 and "imported" in out, err
+    [row] = listed(capsys)
+    assert row["current_tokens"] == 1200
