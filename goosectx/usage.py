@@ -79,7 +79,8 @@ def _shown_number(value: Any) -> str:
         return f"{value:g}"
     if isinstance(value, str):
         return f"the text {value[:20]!r}"
-    return {list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    return "a list" if isinstance(value, list) else (
+        "an object" if isinstance(value, dict) else type(value).__name__)
 
 
 def format_cost_usd(cost_usd: float | None) -> str:

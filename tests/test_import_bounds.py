@@ -114,3 +114,21 @@ def test_a_well_formed_export_imports_with_its_figures(
     assert code == 0 and "imported" in out, err
     [row] = listed(capsys)
     assert row["current_tokens"] == 1200
+
+
+def test_a_claude_code_usage_figure_out_of_range_names_the_line_and_field(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = [
+        {"type": "user", "uuid": "u1", "sessionId": "s1", "timestamp": "2026-01-01T00:00:00Z",
+         "message": {"role": "user", "content": "port the parser"}},
+        {"type": "assistant", "uuid": "u2", "sessionId": "s1",
+         "timestamp": "2026-01-01T00:00:05Z",
+         "message": {"role": "assistant", "id": "a1", "content": [{"type": "text",
+                                                                    "text": "done"}],
+                     "usage": {"input_tokens": 10, "output_tokens": 10**30}}},
+    ]
+    path = tmp_path / "cc.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    code, _, err = run_cli(capsys, "sessions", "import", str(path))
+    assert_refused(capsys, code, err, "cc.jsonl: line 2:", '"message.usage.output_tokens"',
+                   "whole number")
