@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +133,45 @@ def test_a_claude_code_usage_figure_out_of_range_names_the_line_and_field(
     code, _, err = run_cli(capsys, "sessions", "import", str(path))
     assert_refused(capsys, code, err, "cc.jsonl: line 2:", '"message.usage.output_tokens"',
                    "whole number")
+
+
+@pytest.mark.parametrize(("ratios", "kept"), [([1e308], None), ([1e6, 1.2], [1.2]),
+                                              ([0.01], None)])
+def test_calibration_ratios_calibration_would_never_keep_are_dropped_with_a_notice(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], ratios: list[float],
+        kept: list[float] | None) -> None:
+    path = write(tmp_path, export(_state("calibration", {"openai/gpt-4o-mini": ratios})))
+    code, out, err = run_cli(capsys, "sessions", "import", str(path))
+    assert code == 0 and "imported 20260101_000000_beef" in out, err
+    notes = [line for line in err.splitlines() if "calibration" in line]
+    assert len(notes) == 1 and "outside 0.25 to 8" in notes[0] and "gpt-4o-mini" in notes[0]
+    code, out, err = run_cli(capsys, "compact", "20260101_000000_beef", "--dry-run")
+    assert code in (0, 1) and "Traceback" not in err, err  # (1: too small to shrink)
+    assert re.search(r"\d,\d{3},\d{3},\d{3}", out + err) is None  # no figure over a billion
+    code, out, _ = run_cli(capsys, "info", "--session", "20260101_000000_beef")
+    calibrated = [line for line in out.splitlines() if line.startswith("calibration")]
+    if kept is None:
+        assert "uncalibrated" in calibrated[0]
+    else:
+        assert "×1.20, calibrated on 1 call" in calibrated[0]
+
+
+@pytest.mark.parametrize("name", ["ev\x1b]8;;http://x/\x07il", "two\nlines", "rlo\u202eevil",
+                                  "-rf"])
+def test_an_imported_name_the_name_rules_refuse_is_dropped_with_a_notice(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    path = write(tmp_path, export(_session("name", name)))
+    code, out, err = run_cli(capsys, "sessions", "import", str(path))
+    assert code == 0 and "imported 20260101_000000_beef:" in out, err
+    [note] = [line for line in err.splitlines() if "name" in line]
+    assert "imported without a name" in note and "20260101_000000_beef" in note
+    assert "\x1b" not in err and "\u202e" not in err
+    [row] = listed(capsys)
+    assert row["name"] is None and row["id"] == "20260101_000000_beef"
+
+
+def test_an_imported_name_the_rules_accept_is_kept(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, export(_session("name", "parser-port 🚀")))
+    code, out, err = run_cli(capsys, "sessions", "import", str(path))
+    assert code == 0 and "(parser-port 🚀)" in out and "note" not in err

@@ -284,7 +284,14 @@ def _import_file(
             session.ledger.current_tokens = _rough_count(session)
             session.ledger.current_is_estimate = True
     from goosectx.cli.folding import plural
-    from goosectx.cli.import_checks import mark_imported, refuse_second_import
+    from goosectx.cli.import_checks import (
+        ID_PLACEHOLDER,
+        drop_unfit_state,
+        mark_imported,
+        refuse_second_import,
+    )
+
+    dropped = [drop_unfit_state(session) for session in sessions]  # a bad name, odd ratios
 
     import_hash = import_hash_of_file()
     store = open_store(settings)
@@ -340,6 +347,8 @@ def _import_file(
                "a new one" if id(session) not in renamed and session.id != asked[id(session)]
                else "")
             + (f" · {note}" if note else "")))
+        for line in dropped.pop(0):
+            _note("note: " + line.replace(ID_PLACEHOLDER, session.id))
 
 
 def _messages(session: Session) -> Sequence[Message | StoredMessage]:
