@@ -20,6 +20,10 @@ EXPORT_FORMAT = "goosectx-session"
 _M = TypeVar("_M")
 
 
+class NewerExport(ValueError):
+    """An export of a schema newer than this goosectx reads: upgrading is the fix."""
+
+
 def _field(data: dict[str, Any], name: str, kind: type, what: str) -> Any:
     """``data[name]`` (empty when absent or null), or a ValueError naming it and its type."""
     value = data.get(name)
@@ -35,10 +39,17 @@ def check_export_header(data: dict[str, Any]) -> None:
 
     Only ``format`` and ``schema_version`` are read (a streamed import checks them before
     it reads the messages).
+
+    Raises:
+        NewerExport: a ``schema_version`` above :data:`SCHEMA_VERSION`.
+        ValueError: not an export, or a ``schema_version`` that is no whole number.
     """
     if data.get("format") != EXPORT_FORMAT:
         raise ValueError("not a goosectx session export (no \"format\": \"goosectx-session\")")
     version = data.get("schema_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        raise NewerExport(f"unsupported schema_version {version}: the file comes from a newer "
+                          f"goosectx (this one reads up to {SCHEMA_VERSION})")
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise ValueError(f"unsupported schema_version {version!r} (this goosectx reads up to "
                          f"{SCHEMA_VERSION})")

@@ -175,3 +175,139 @@ def test_an_imported_name_the_rules_accept_is_kept(
     path = write(tmp_path, export(_session("name", "parser-port 🚀")))
     code, out, err = run_cli(capsys, "sessions", "import", str(path))
     assert code == 0 and "(parser-port 🚀)" in out and "note" not in err
+
+
+CLAUDE_LINES = [
+    {"type": "user", "uuid": "u1", "sessionId": "s1", "timestamp": "2026-01-01T00:00:00Z",
+     "message": {"role": "user", "content": "port the parser"}},
+    {"type": "assistant", "uuid": "u2", "sessionId": "s1", "timestamp": "2026-01-01T00:00:05Z",
+     "message": {"role": "assistant", "id": "a1",
+                 "content": [{"type": "text", "text": "done"}]}},
+]
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize(("name", "body", "fmt"), [
+    ("cc.jsonl", "".join(json.dumps(r) + "\n" for r in CLAUDE_LINES), "claude-code"),
+    ("cc-crlf.jsonl", "".join(json.dumps(r) + "\r\n" for r in CLAUDE_LINES), "claude-code"),
+    ("chat.json", json.dumps([{"role": "user", "content": "port the parser"},
+                              {"role": "assistant", "content": "done"}], indent=2), "openai"),
+    ("export.json", json.dumps(EXPORT, indent=2), "goosectx"),
+])
+@pytest.mark.parametrize("given", [False, True])
+def test_a_leading_utf8_bom_is_skipped_in_every_text_format(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, body: str, fmt: str,
+        given: bool) -> None:
+    path = tmp_path / name
+    path.write_bytes(BOM + body.encode())
+    code, out, err = run_cli(capsys, "sessions", "import", str(path),
+                             *(["--format", fmt] if given else []))
+    assert code == 0 and "imported" in out and f"from {fmt}" in out, err
+    code, out, _ = run_cli(capsys, "sessions", "show", out.split()[1].rstrip(":"))
+    assert "port the parser" in out
+
+
+def test_a_large_export_with_a_bom_is_read_a_message_at_a_time(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.importers import builder
+
+    monkeypatch.setattr(builder, "MAX_DOCUMENT_BYTES", 200)  # the export is over it: streamed
+    path = tmp_path / "export.json"
+    path.write_bytes(BOM + json.dumps(EXPORT).encode())
+    code, out, err = run_cli(capsys, "sessions", "import", str(path))
+    assert code == 0 and "2 messages" in out, err
+
+
+def test_json_followed_by_extra_data_says_so_under_auto_detect(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.dumps([{"role": "user", "content": "hi"}], indent=2)
+    path = tmp_path / "trailing.json"
+    path.write_text(doc + '\n{"extra": 1}\n')
+    for options in ([], ["--format", "openai"]):
+        code, _, err = run_cli(capsys, "sessions", "import", str(path), *options)
+        assert_refused(capsys, code, err, "trailing.json: line 7 column 1", "Extra data")
+        assert "cut short" not in err
+
+
+def test_an_export_of_a_newer_schema_says_to_upgrade(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, export(lambda d: d.update(schema_version=99)))
+    code, _, err = run_cli(capsys, "sessions", "import", str(path))
+    assert_refused(capsys, code, err, "schema_version 99", "newer goosectx", "upgrade goosectx")
+    assert "--format" not in err
+
+
+def test_a_newline_in_the_file_name_keeps_the_error_on_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad\nname\x1b[2J.json"
+    path.write_text('{"role": "user"}')
+    code, _, err = run_cli(capsys, "sessions", "import", str(path))
+    assert_refused(capsys, code, err, "bad\u240aname")
+    assert "\x1b" not in err
+
+
+@pytest.fixture
+def small_caps(monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.importers import builder, detect
+
+    for module in (builder, detect):  # scaled down: 1 MB lines, 4 MB documents
+        monkeypatch.setattr(module, "MAX_LINE_BYTES", 2**20)
+        monkeypatch.setattr(module, "MAX_DOCUMENT_BYTES", 4 * 2**20)
+
+
+def _claude_with_long_line(path: Path, line_bytes: int) -> None:
+    long = dict(CLAUDE_LINES[1], uuid="u3", message={"role": "user",
+                                                     "content": "y" * line_bytes})
+    path.write_text("".join(json.dumps(r) + "\n" for r in (CLAUDE_LINES[0], long,
+                                                             CLAUDE_LINES[1])))
+
+
+@pytest.mark.usefixtures("small_caps")
+def test_a_line_over_the_cap_is_named_by_its_number_without_the_file_size(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "long.jsonl"
+    _claude_with_long_line(path, 3 * 2**20)
+    for options in ([], ["--format", "claude-code"]):
+        code, _, err = run_cli(capsys, "sessions", "import", str(path), *options)
+        assert_refused(capsys, code, err, "long.jsonl: line 2 is longer than 1 MB",
+                       "lines up to 1 MB")
+        assert "in a file that" not in err
+
+
+@pytest.mark.usefixtures("small_caps")
+def test_format_detection_does_not_hold_an_over_long_line_whole(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from goosectx.importers.detect import detect_format
+
+    path = tmp_path / "long.jsonl"
+    _claude_with_long_line(path, 3 * 2**20)  # a 3 MB file, under the 4 MB document cap
+    tracemalloc.start()
+    try:
+        assert detect_format(path) == "claude-code"
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2.5 * 2**20  # the line cap (1 MB) and change, not the 3 MB line
+
+
+@pytest.mark.usefixtures("small_caps")
+def test_a_first_line_over_the_cap_says_so_under_auto_detect(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "first.jsonl"
+    record = {"type": "user", "message": {"role": "user", "content": "y" * 2 * 2**20}}
+    path.write_text(json.dumps(record) + "\n")  # 2 MB: over the line cap, under the file cap
+    code, _, err = run_cli(capsys, "sessions", "import", str(path))
+    assert_refused(capsys, code, err, "first.jsonl: line 1 is longer than 1 MB")
+
+
+@pytest.mark.usefixtures("small_caps")
+def test_a_one_line_json_file_over_both_caps_names_what_applies(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps({"id": "x", "working_dir": "/w",
+                                "conversation": [{"role": "user", "content": "y" * 5 * 2**20}]}))
+    code, _, err = run_cli(capsys, "sessions", "import", str(path))
+    assert_refused(capsys, code, err, "huge.json: line 1 is longer than 1 MB and the file is 5.0",
+                   "JSON documents up to 4 MB")

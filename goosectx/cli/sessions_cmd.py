@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goosectx.cli.common import open_store, resolve_session
-from goosectx.cli.sanitize import json_safe, terminal_safe
+from goosectx.cli.sanitize import json_safe, one_line_safe, terminal_safe
 from goosectx.errors import UsageError
 
 if TYPE_CHECKING:
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
 
 def _note(line: str) -> None:
-    """One line on stderr (it names sessions and paths: made terminal-safe)."""
-    sys.stderr.write(terminal_safe(line) + "\n")
+    """One line on stderr (it names sessions and paths: made safe, on one line)."""
+    sys.stderr.write(one_line_safe(line) + "\n")
     sys.stderr.flush()
 
 
@@ -337,7 +337,7 @@ def _import_file(
         calls = sum(len(m.tool_requests) for m in conversation)
         source = session.metadata.get("source", fmt)
         origin = session.metadata.get("source_session_id")
-        print(terminal_safe(
+        print(one_line_safe(
             f"imported {session.id}" + (f" ({session.name})" if session.name else "")
             + f": {plural(len(conversation), 'message')}, {plural(calls, 'tool call')}"
             + f" from {source}" + (f" session {origin}" if origin else "")
