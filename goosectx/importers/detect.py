@@ -69,27 +69,23 @@ def detect_format(path: Path) -> str:
                 return found
             broken = line_error or (line_too_long(path, too_long) if too_long else None)
         elif alone is not None:  # one line, one value: a document (or a lone record)
-            found = _json_document(alone) or _jsonl_format([alone] if isinstance(alone, dict)
-                                                           else [])
+            found = _json_document(alone)
             if found:
-                remember_parsed(path, alone)
+                remember_parsed(path, alone)  # read_json does not parse it again
+                return found
+            found = _jsonl_format([alone] if isinstance(alone, dict) else [])
+            if found:
                 return found
         elif size > MAX_DOCUMENT_BYTES:
             raise _too_large(path, size, first_line_too_long=too_long == 1)
         else:
-            text = read_text(path)
-            try:
-                whole = loads(path, "", text)
-            except ImportFormatError as exc:  # broken, or JSON lines with a line too long
-                if too_long is not None and "(Extra data)" in str(exc):
-                    raise line_too_long(path, too_long) from None
-                raise
-            found = _json_document(whole)
+            whole, broken = _document(path)
+            found = _json_document(whole) if broken is None else None
             if found:
                 remember_parsed(path, whole)  # read_json does not parse it again
                 return found
-            if too_long is not None:  # one record of JSON lines, on a line too long
-                broken = line_too_long(path, too_long)
+            if too_long is not None and (broken is None or "(Extra data)" in str(broken)):
+                broken = line_too_long(path, too_long)  # JSON lines with a line too long
     text = read_text(path) if size <= MAX_DOCUMENT_BYTES else "\n".join(t for _, t in lines)
     stripped = text.lstrip()
     if "# aider chat started at" in text or stripped.startswith("#### "):
@@ -125,6 +121,14 @@ def _head_lines(path: Path) -> tuple[list[tuple[int, str]], int | None]:
             if len(lines) >= _SNIFF_LINES or (lines and read > MAX_LINE_BYTES):
                 break
     return lines, None
+
+
+def _document(path: Path) -> tuple[Any, ImportFormatError | None]:
+    """(the file parsed as one JSON document, None) or (None, why it is not one)."""
+    try:
+        return loads(path, "", read_text(path)), None
+    except ImportFormatError as exc:
+        return None, exc
 
 
 def _first_chars(path: Path) -> str:
