@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from goosectx.conversation import SCHEMA_VERSION, Conversation, Message
 from goosectx.parts import json_kind
 from goosectx.session import Session, SessionState
-from goosectx.usage import LedgerEntry, UsageLedger, read_tokens
+from goosectx.usage import LedgerEntry, Usage, UsageLedger, read_tokens
 
 EXPORT_FORMAT = "goosectx-session"
 _M = TypeVar("_M")
@@ -55,6 +55,21 @@ def check_export_header(data: dict[str, Any]) -> None:
                          f"{SCHEMA_VERSION})")
 
 
+def check_message_usage(number: int, item: dict[str, Any]) -> None:
+    """Raise ValueError naming message ``number``'s usage figure that is out of range.
+
+    An export's message usage is bounded as its ledger is
+    (:meth:`~goosectx.usage.Usage.checked_from_dict`); a stored row is read as it always was.
+    """
+    metadata = item.get("metadata")
+    usage = metadata.get("usage") if type(metadata) is dict else None
+    if type(usage) is dict:
+        try:
+            Usage.checked_from_dict(usage)
+        except ValueError as exc:
+            raise ValueError(f"message #{number}: metadata.usage: {exc}") from None
+
+
 def message_from_json(number: int, item: Any) -> Message:
     """Message number ``number`` (from 1) of an export's ``messages``.
 
@@ -66,6 +81,7 @@ def message_from_json(number: int, item: Any) -> Message:
     """
     if not isinstance(item, dict):
         raise ValueError(f"message #{number}: must be an object, not {json_kind(item)}")
+    check_message_usage(number, item)
     if "created" in item and item["created"] is None:  # its stored time did not parse
         item = {**item, "created": datetime.now(UTC).isoformat()}  # as a session's null time
     try:

@@ -96,11 +96,7 @@ class MessageMetadata:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MessageMetadata:
-        """Inverse of :meth:`to_dict`.
-
-        Raises:
-            ValueError: a field of the wrong type, or a usage figure out of range (named).
-        """
+        """Inverse of :meth:`to_dict`."""
         if len(data) == 2 and "user_visible" in data and "agent_visible" in data:  # most rows
             return cls(user_visible=bool(data["user_visible"]),
                        agent_visible=bool(data["agent_visible"]))
@@ -112,14 +108,10 @@ class MessageMetadata:
         extra = data.get("extra") or {}
         if not isinstance(extra, dict):
             raise ValueError(f'"metadata.extra" must be an object, not {json_kind(extra)}')
-        try:
-            usage = Usage.from_dict(usage) if isinstance(usage, dict) else None
-        except ValueError as exc:
-            raise ValueError(f"metadata.usage: {exc}") from None
         return cls(
             user_visible=bool(data.get("user_visible", True)),
             agent_visible=bool(data.get("agent_visible", True)),
-            usage=usage,
+            usage=Usage.from_dict(usage) if isinstance(usage, dict) else None,
             is_summary=bool(data.get("is_summary", False)),
             is_continuation=bool(data.get("is_continuation", False)),
             compaction_id=data.get("compaction_id"),

@@ -173,6 +173,22 @@ class Usage:
     def from_dict(cls, data: dict[str, Any]) -> Usage:
         """Inverse of :meth:`to_dict`; missing keys take their defaults.
 
+        Reads a stored row as it always has (a figure is taken as ``int`` makes it); a file
+        from elsewhere takes :meth:`checked_from_dict`.
+        """
+        return cls(
+            int(data.get("input_tokens") or 0),
+            int(data.get("output_tokens") or 0),
+            int(data.get("total_tokens") or 0),
+            data.get("cache_read_tokens"),
+            data.get("cache_write_tokens"),
+            data.get("cost_usd"),
+        )
+
+    @classmethod
+    def checked_from_dict(cls, data: dict[str, Any]) -> Usage:
+        """:meth:`from_dict` of a file from elsewhere (an import): every figure checked.
+
         Raises:
             ValueError: a figure that is no token count or cost (:func:`read_tokens`,
                 :func:`read_cost_usd`), naming the field.
@@ -220,11 +236,11 @@ class LedgerEntry:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LedgerEntry:
-        """Inverse of :meth:`to_dict`.
+        """Inverse of :meth:`to_dict`, for an export's ledger (every figure checked).
 
         Raises:
             ValueError: an unknown purpose, a time that does not read, or a figure
-                :meth:`Usage.from_dict` refuses (each naming the field).
+                :meth:`Usage.checked_from_dict` refuses (each naming the field).
         """
         raw = data.get("purpose") or ("compaction" if data.get("is_compaction") else "reply")
         purposes: dict[str, CallPurpose] = {
@@ -237,7 +253,8 @@ class LedgerEntry:
         except (TypeError, ValueError):
             raise ValueError('"created" must be an ISO 8601 time (text), not '
                              f"{_shown_number(created)}") from None
-        return cls(Usage.from_dict(data), str(data.get("model") or ""), purposes[raw], when)
+        return cls(Usage.checked_from_dict(data), str(data.get("model") or ""), purposes[raw],
+                   when)
 
 
 @dataclass(slots=True)

@@ -311,3 +311,15 @@ def test_a_one_line_json_file_over_both_caps_names_what_applies(
     code, _, err = run_cli(capsys, "sessions", "import", str(path))
     assert_refused(capsys, code, err, "huge.json: line 1 is longer than 1 MB and the file is 5.0",
                    "JSON documents up to 4 MB")
+
+
+def test_a_streamed_export_bounds_message_usage_too(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.importers import builder
+
+    monkeypatch.setattr(builder, "MAX_DOCUMENT_BYTES", 200)  # read a message at a time
+    path = write(tmp_path, export(
+        lambda d: d["messages"][1]["metadata"]["usage"].update(input_tokens=-3)))
+    code, _, err = run_cli(capsys, "sessions", "import", str(path))
+    assert_refused(capsys, code, err, "message #2: metadata.usage:", '"input_tokens"', "not -3")
