@@ -14,7 +14,14 @@ from typing import Any, TypeVar
 from goosectx.conversation import SCHEMA_VERSION, Conversation, Message
 from goosectx.parts import json_kind
 from goosectx.session import Session, SessionState
-from goosectx.usage import LedgerEntry, Usage, UsageLedger, read_tokens
+from goosectx.usage import (
+    MAX_COST_USD,
+    MAX_TOKENS,
+    LedgerEntry,
+    Usage,
+    UsageLedger,
+    read_tokens,
+)
 
 EXPORT_FORMAT = "goosectx-session"
 _M = TypeVar("_M")
@@ -63,11 +70,30 @@ def check_message_usage(number: int, item: dict[str, Any]) -> None:
     """
     metadata = item.get("metadata")
     usage = metadata.get("usage") if type(metadata) is dict else None
-    if type(usage) is dict:
-        try:
-            Usage.checked_from_dict(usage)
-        except ValueError as exc:
-            raise ValueError(f"message #{number}: metadata.usage: {exc}") from None
+    if type(usage) is not dict or _plainly_in_range(usage):
+        return
+    try:
+        Usage.checked_from_dict(usage)
+    except ValueError as exc:
+        raise ValueError(f"message #{number}: metadata.usage: {exc}") from None
+
+
+_USAGE_COUNTS = ("input_tokens", "output_tokens", "total_tokens", "cache_read_tokens",
+                 "cache_write_tokens")
+
+
+def _plainly_in_range(usage: dict[str, Any]) -> bool:
+    """Whether every figure of ``usage`` is a count or cost as goosectx writes them.
+
+    The common case, checked without building anything (an export of a long session has a
+    usage on every reply); anything else takes the full check, which names the field.
+    """
+    for name in _USAGE_COUNTS:
+        value = usage.get(name)
+        if value is not None and not (type(value) is int and 0 <= value <= MAX_TOKENS):
+            return False
+    cost = usage.get("cost_usd")
+    return cost is None or (type(cost) is float and 0 <= cost <= MAX_COST_USD)
 
 
 def message_from_json(number: int, item: Any) -> Message:
