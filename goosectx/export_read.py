@@ -14,10 +14,21 @@ from typing import Any, TypeVar
 from goosectx.conversation import SCHEMA_VERSION, Conversation, Message
 from goosectx.parts import json_kind
 from goosectx.session import Session, SessionState
-from goosectx.usage import LedgerEntry, UsageLedger
+from goosectx.usage import (
+    MAX_COST_USD,
+    MAX_TOKENS,
+    LedgerEntry,
+    Usage,
+    UsageLedger,
+    read_tokens,
+)
 
 EXPORT_FORMAT = "goosectx-session"
 _M = TypeVar("_M")
+
+
+class NewerExport(ValueError):
+    """An export of a schema newer than this goosectx reads: upgrading is the fix."""
 
 
 def _field(data: dict[str, Any], name: str, kind: type, what: str) -> Any:
@@ -35,13 +46,54 @@ def check_export_header(data: dict[str, Any]) -> None:
 
     Only ``format`` and ``schema_version`` are read (a streamed import checks them before
     it reads the messages).
+
+    Raises:
+        NewerExport: a ``schema_version`` above :data:`SCHEMA_VERSION`.
+        ValueError: not an export, or a ``schema_version`` that is no whole number.
     """
     if data.get("format") != EXPORT_FORMAT:
         raise ValueError("not a goosectx session export (no \"format\": \"goosectx-session\")")
     version = data.get("schema_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        raise NewerExport(f"unsupported schema_version {version}: the file comes from a newer "
+                          f"goosectx (this one reads up to {SCHEMA_VERSION})")
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise ValueError(f"unsupported schema_version {version!r} (this goosectx reads up to "
                          f"{SCHEMA_VERSION})")
+
+
+def check_message_usage(number: int, item: dict[str, Any]) -> None:
+    """Raise ValueError naming message ``number``'s usage figure that is out of range.
+
+    An export's message usage is bounded as its ledger is
+    (:meth:`~goosectx.usage.Usage.checked_from_dict`); a stored row is read as it always was.
+    """
+    metadata = item.get("metadata")
+    usage = metadata.get("usage") if type(metadata) is dict else None
+    if type(usage) is not dict or _plainly_in_range(usage):
+        return
+    try:
+        Usage.checked_from_dict(usage)
+    except ValueError as exc:
+        raise ValueError(f"message #{number}: metadata.usage: {exc}") from None
+
+
+_USAGE_COUNTS = ("input_tokens", "output_tokens", "total_tokens", "cache_read_tokens",
+                 "cache_write_tokens")
+
+
+def _plainly_in_range(usage: dict[str, Any]) -> bool:
+    """Whether every figure of ``usage`` is a count or cost as goosectx writes them.
+
+    The common case, checked without building anything (an export of a long session has a
+    usage on every reply); anything else takes the full check, which names the field.
+    """
+    for name in _USAGE_COUNTS:
+        value = usage.get(name)
+        if value is not None and not (type(value) is int and 0 <= value <= MAX_TOKENS):
+            return False
+    cost = usage.get("cost_usd")
+    return cost is None or (type(cost) is float and 0 <= cost <= MAX_COST_USD)
 
 
 def message_from_json(number: int, item: Any) -> Message:
@@ -55,6 +107,7 @@ def message_from_json(number: int, item: Any) -> Message:
     """
     if not isinstance(item, dict):
         raise ValueError(f"message #{number}: must be an object, not {json_kind(item)}")
+    check_message_usage(number, item)
     if "created" in item and item["created"] is None:  # its stored time did not parse
         item = {**item, "created": datetime.now(UTC).isoformat()}  # as a session's null time
     try:
@@ -97,7 +150,10 @@ def session_and_messages_from_json(
         if not isinstance(item, dict):
             raise ValueError(f"usage_ledger entry #{i + 1}: must be an object, "
                              f"not {json_kind(item)}")
-        entries.append(LedgerEntry.from_dict(item))
+        try:
+            entries.append(LedgerEntry.from_dict(item))
+        except ValueError as exc:
+            raise ValueError(f"usage_ledger entry #{i + 1}: {exc}") from None
     try:  # null: the exported session's stored time did not parse (import time instead)
         created, updated = (datetime.now(UTC) if meta[name] is None
                             else datetime.fromisoformat(meta[name])
@@ -107,17 +163,50 @@ def session_and_messages_from_json(
                          "(or null)") from None
     ledger = UsageLedger(
         entries,
-        current_tokens=int(meta.get("current_tokens") or 0),
+        current_tokens=_session_number(meta, "current_tokens"),
         current_is_estimate=bool(meta.get("current_is_estimate", True)),
     )
     return Session(
         id=str(meta.get("id") or ""),
-        name=meta.get("name"),
-        working_dir=Path(meta.get("working_dir") or "."),
-        model=meta.get("model"),
+        name=_session_text(meta, "name"),
+        working_dir=Path(_session_text(meta, "working_dir") or "."),
+        model=_session_text(meta, "model"),
         created=created,
         updated=updated,
         ledger=ledger,
-        state=SessionState.from_dict(meta.get("state") or {}),
-        metadata=dict(meta.get("metadata") or {}),
+        state=_state(meta.get("state")),
+        metadata=dict(_field(meta, "metadata", dict, "an object")),
     ), messages
+
+
+def _session_text(meta: dict[str, Any], name: str) -> str | None:
+    """``session.NAME``: text or null (a ValueError naming it otherwise)."""
+    value = meta.get(name)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f'"session.{name}" must be text (or null), not {json_kind(value)}')
+    return value
+
+
+def _session_number(data: dict[str, Any], name: str, where: str = "session") -> int:
+    """``WHERE.NAME`` as a token figure (:func:`~goosectx.usage.read_tokens`; absent: 0)."""
+    return read_tokens(data.get(name) or 0, f"{where}.{name}") or 0
+
+
+_STATE_NUMBERS = ("judge_input_tokens", "growth_base_tokens", "report_fixed_tokens",
+                  "compaction_failures")
+
+
+def _state(raw: Any) -> SessionState:
+    """``session.state``, its figures bounded as the ledger's are (null or absent: none)."""
+    if raw is None:
+        return SessionState()
+    if not isinstance(raw, dict):
+        raise ValueError(f'"session.state" must be an object, not {json_kind(raw)}')
+    for name in _STATE_NUMBERS:
+        if raw.get(name) is not None:
+            _session_number(raw, name, "session.state")
+    calibration = raw.get("calibration")
+    if calibration is not None and not isinstance(calibration, dict):
+        raise ValueError('"session.state.calibration" must be an object, not '
+                         f"{json_kind(calibration)}")
+    return SessionState.from_dict(raw)

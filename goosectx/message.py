@@ -251,6 +251,9 @@ class Message:
         role = data.get("role")
         if role not in ("user", "assistant"):
             raise ValueError(f"bad message role {role!r}")
+        if "created" in data and not isinstance(data["created"], str):
+            raise ValueError('"created" must be an ISO 8601 time (text), not '
+                             f"{json_kind(data['created'])}")
         try:
             created = datetime.fromisoformat(data["created"])
             msg_id = str(data["id"])

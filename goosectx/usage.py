@@ -22,6 +22,67 @@ COST_UNKNOWN = "cost unknown"
 """What every surface says for a cost of ``None`` (a model without prices), once a session."""
 
 
+MAX_TOKENS = 10**12
+"""The largest token figure a session takes from a file (an import, a stored row): far above
+any real call or session, far below what SQLite's 64-bit integers hold."""
+MAX_COST_USD = 1e9
+"""The largest cost a session takes from a file (US dollars)."""
+
+
+def read_tokens(value: Any, name: str, *, optional: bool = False) -> int | None:
+    """``value`` as a token figure named ``name`` (``None``/absent → 0, or ``None`` if optional).
+
+    Takes what an export writes (a whole number); a whole number given as text or as a float
+    with no fraction reads as well, as it always did.
+
+    Raises:
+        ValueError: ``"NAME" must be a whole number from 0 to 1,000,000,000,000, not …``.
+    """
+    if value is None:
+        return None if optional else 0
+    number: int | None = None
+    if not isinstance(value, bool):
+        try:
+            number = int(value) if isinstance(value, int | str) or (
+                isinstance(value, float) and value.is_integer()) else None
+        except (ValueError, OverflowError):
+            number = None
+    if number is None or not 0 <= number <= MAX_TOKENS:
+        shown = _shown_number(value)
+        raise ValueError(f'"{name}" must be a whole number from 0 to {MAX_TOKENS:,}, not {shown}')
+    return number
+
+
+def read_cost_usd(value: Any, name: str = "cost_usd") -> float | None:
+    """``value`` as a cost in US dollars (``None`` stays unknown).
+
+    Raises:
+        ValueError: not a finite number from 0 to :data:`MAX_COST_USD` (NaN, a negative cost).
+    """
+    if value is None:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not 0 <= value <= MAX_COST_USD):  # (NaN compares false)
+        raise ValueError(f'"{name}" must be a number of dollars from 0 to {MAX_COST_USD:,.0f}, '
+                         f"not {_shown_number(value)}")
+    return float(value)
+
+
+def _shown_number(value: Any) -> str:
+    """``value`` for an error line: a number as it reads (a long one by its size), else its kind."""
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        digits = len(str(abs(value)))
+        return f"{value:,}" if digits <= 16 else f"a {digits}-digit number"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, str):
+        return f"the text {value[:20]!r}"
+    return "a list" if isinstance(value, list) else (
+        "an object" if isinstance(value, dict) else type(value).__name__)
+
+
 def format_cost_usd(cost_usd: float | None) -> str:
     """The one cost formatter: two significant digits, never scientific notation.
 
@@ -110,7 +171,11 @@ class Usage:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:
-        """Inverse of :meth:`to_dict`; missing keys take their defaults."""
+        """Inverse of :meth:`to_dict`; missing keys take their defaults.
+
+        Reads a stored row as it always has (a figure is taken as ``int`` makes it); a file
+        from elsewhere takes :meth:`checked_from_dict`.
+        """
         return cls(
             int(data.get("input_tokens") or 0),
             int(data.get("output_tokens") or 0),
@@ -118,6 +183,23 @@ class Usage:
             data.get("cache_read_tokens"),
             data.get("cache_write_tokens"),
             data.get("cost_usd"),
+        )
+
+    @classmethod
+    def checked_from_dict(cls, data: dict[str, Any]) -> Usage:
+        """:meth:`from_dict` of a file from elsewhere (an import): every figure checked.
+
+        Raises:
+            ValueError: a figure that is no token count or cost (:func:`read_tokens`,
+                :func:`read_cost_usd`), naming the field.
+        """
+        return cls(
+            read_tokens(data.get("input_tokens") or 0, "input_tokens") or 0,
+            read_tokens(data.get("output_tokens") or 0, "output_tokens") or 0,
+            read_tokens(data.get("total_tokens") or 0, "total_tokens") or 0,
+            read_tokens(data.get("cache_read_tokens"), "cache_read_tokens", optional=True),
+            read_tokens(data.get("cache_write_tokens"), "cache_write_tokens", optional=True),
+            read_cost_usd(data.get("cost_usd")),
         )
 
 
@@ -154,18 +236,25 @@ class LedgerEntry:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LedgerEntry:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`, for an export's ledger (every figure checked).
+
+        Raises:
+            ValueError: an unknown purpose, a time that does not read, or a figure
+                :meth:`Usage.checked_from_dict` refuses (each naming the field).
+        """
         raw = data.get("purpose") or ("compaction" if data.get("is_compaction") else "reply")
         purposes: dict[str, CallPurpose] = {
             "reply": "reply", "compaction": "compaction", "tool_pairs": "tool_pairs"}
         if raw not in purposes:
             raise ValueError(f"unknown ledger purpose {raw!r}")
-        return cls(
-            Usage.from_dict(data),
-            str(data.get("model") or ""),
-            purposes[raw],
-            datetime.fromisoformat(data["created"]) if data.get("created") else datetime.now(UTC),
-        )
+        created = data.get("created")
+        try:
+            when = datetime.fromisoformat(created) if created else datetime.now(UTC)
+        except (TypeError, ValueError):
+            raise ValueError('"created" must be an ISO 8601 time (text), not '
+                             f"{_shown_number(created)}") from None
+        return cls(Usage.checked_from_dict(data), str(data.get("model") or ""), purposes[raw],
+                   when)
 
 
 @dataclass(slots=True)

@@ -297,7 +297,10 @@ def _exit_now(code: int) -> None:
 
 
 def _print_error(line: str) -> None:
-    """The one-line error (it may quote a provider's body or a file name: made safe)."""
-    from goosectx.cli.sanitize import terminal_safe
+    """The one-line error, made safe and kept on one line (``sanitize.one_line_safe``).
 
-    sys.stderr.write(f"goosectx: error: {terminal_safe(line)}\n")
+    It may quote a provider's body or a file name: a newline in a file's name shows as ``␊``.
+    """
+    from goosectx.cli.sanitize import one_line_safe
+
+    sys.stderr.write(f"goosectx: error: {one_line_safe(line)}\n")

@@ -27,6 +27,9 @@ from goosectx.session import Session
 from goosectx.store import SessionStore
 
 HASH_CHUNK_BYTES = 1 << 20
+ID_PLACEHOLDER = "\0id\0"
+"""Where a note of :func:`drop_unfit_state` names the id the session is saved under (no text
+from the file holds a raw NUL: such a name is the one dropped, and shown escaped)."""
 
 
 def content_hash(path: Path, source_session: str | None = None) -> str:
@@ -133,3 +136,42 @@ def mark_imported(session: Session, *, fmt: str, import_hash: str, here: Path,
         return f"source working dir {source_dir} (exists here; tools run there)"
     return (f"source working dir {source_dir} (exists here; tools run in {here} — "
             "import with --use-source-dir to run them there)")
+
+
+def drop_unfit_state(session: Session) -> list[str]:
+    """Drop what an imported session carries that this goosectx would never have made.
+
+    * **Its name**, when :func:`~goosectx.session.name_problem` refuses it (an escape
+      sequence, a newline, a bidi override, a leading ``-``): the session is imported
+      unnamed, as ``--name`` would have refused that name. Not the whole import.
+    * **Calibration ratios** outside what :mod:`goosectx.compaction.calibration` records
+      (:data:`~goosectx.compaction.calibration.RATIO_BOUNDS`): ``1e308`` would scale every
+      estimate past any number. A model left without a ratio starts uncalibrated.
+
+    Returns:
+        One note per thing dropped (what and why, for one line each, :data:`ID_PLACEHOLDER`
+        standing for the id the session is saved under). ``session`` is changed in place.
+    """
+    from goosectx.compaction.calibration import RATIO_BOUNDS
+    from goosectx.session import name_problem
+
+    notes = []
+    problem = name_problem(session.name) if session.name is not None else None
+    if problem:
+        notes.append(f"its name {session.name!r} {problem}, so it was imported without a "
+                     f"name: resume it by its id, {ID_PLACEHOLDER}")
+        session.name = None
+    low, high = RATIO_BOUNDS
+    for model, ratios in list(session.state.calibration.items()):
+        kept = [r for r in ratios if low <= r <= high]
+        if kept == ratios:
+            continue
+        odd = next(r for r in ratios if not low <= r <= high)
+        notes.append(f"dropped {len(ratios) - len(kept)} of its calibration ratios for {model} "
+                     f"(session.state.calibration; {odd:g} is outside {low:g} to {high:g}): "
+                     + ("its other ratios stay" if kept else "its estimates start uncalibrated"))
+        if kept:
+            session.state.calibration[model] = kept
+        else:
+            del session.state.calibration[model]
+    return notes

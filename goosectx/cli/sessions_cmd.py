@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goosectx.cli.common import open_store, resolve_session
-from goosectx.cli.sanitize import json_safe, terminal_safe
+from goosectx.cli.sanitize import json_safe, one_line_safe, terminal_safe
 from goosectx.errors import UsageError
 
 if TYPE_CHECKING:
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
 
 def _note(line: str) -> None:
-    """One line on stderr (it names sessions and paths: made terminal-safe)."""
-    sys.stderr.write(terminal_safe(line) + "\n")
+    """One line on stderr (it names sessions and paths: made safe, on one line)."""
+    sys.stderr.write(one_line_safe(line) + "\n")
     sys.stderr.flush()
 
 
@@ -284,7 +284,14 @@ def _import_file(
             session.ledger.current_tokens = _rough_count(session)
             session.ledger.current_is_estimate = True
     from goosectx.cli.folding import plural
-    from goosectx.cli.import_checks import mark_imported, refuse_second_import
+    from goosectx.cli.import_checks import (
+        ID_PLACEHOLDER,
+        drop_unfit_state,
+        mark_imported,
+        refuse_second_import,
+    )
+
+    dropped = [drop_unfit_state(session) for session in sessions]  # a bad name, odd ratios
 
     import_hash = import_hash_of_file()
     store = open_store(settings)
@@ -330,7 +337,7 @@ def _import_file(
         calls = sum(len(m.tool_requests) for m in conversation)
         source = session.metadata.get("source", fmt)
         origin = session.metadata.get("source_session_id")
-        print(terminal_safe(
+        print(one_line_safe(
             f"imported {session.id}" + (f" ({session.name})" if session.name else "")
             + f": {plural(len(conversation), 'message')}, {plural(calls, 'tool call')}"
             + f" from {source}" + (f" session {origin}" if origin else "")
@@ -340,6 +347,8 @@ def _import_file(
                "a new one" if id(session) not in renamed and session.id != asked[id(session)]
                else "")
             + (f" · {note}" if note else "")))
+        for line in dropped.pop(0):
+            _note("note: " + line.replace(ID_PLACEHOLDER, session.id))
 
 
 def _messages(session: Session) -> Sequence[Message | StoredMessage]:

@@ -63,8 +63,23 @@ def _size_limit_error(path: Path, size: int, limit: int, what: str) -> ImportFor
         f"{limit // 2**20} MB", "split the transcript, or cut the oversized part out")
 
 
+def line_too_long(path: Path, number: int) -> ImportFormatError:
+    """The error for line ``number`` of a JSON-lines file over :data:`MAX_LINE_BYTES`."""
+    return ImportFormatError(
+        f"{path.name}: line {number} is longer than {MAX_LINE_BYTES // 2**20} MB: goosectx "
+        f"reads JSON-lines files with lines up to {MAX_LINE_BYTES // 2**20} MB",
+        "split the transcript, or cut the oversized part out")
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+"""A byte-order mark some editors put at the start of a UTF-8 file: skipped (JSON forbids it,
+but it says nothing about the transcript)."""
+
+
 def read_text(path: Path) -> str:
-    """The file as UTF-8 text (undecodable bytes replaced), at most :data:`MAX_DOCUMENT_BYTES`.
+    """The file as UTF-8 text, at most :data:`MAX_DOCUMENT_BYTES`.
+
+    Undecodable bytes are replaced; a leading BOM is skipped.
 
     Raises:
         ImportFormatError: the file cannot be read, or is too large to read whole.
@@ -73,7 +88,7 @@ def read_text(path: Path) -> str:
         size = path.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
             raise _size_limit_error(path, size, MAX_DOCUMENT_BYTES, "the file")
-        return path.read_text(encoding="utf-8", errors="replace")
+        return path.read_text(encoding="utf-8-sig", errors="replace")  # (a leading BOM skipped)
     except OSError as exc:
         raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
 
@@ -191,8 +206,9 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         for number, line in enumerate(iter(lambda: fh.readline(MAX_LINE_BYTES + 1), b""),
                                       start=1):
             if len(line) > MAX_LINE_BYTES:
-                raise _size_limit_error(path, path.stat().st_size, MAX_LINE_BYTES,
-                                        f"line {number} (in a file that)")
+                raise line_too_long(path, number)
+            if number == 1 and line.startswith(UTF8_BOM):
+                line = line[len(UTF8_BOM):]
             if not line.strip():
                 continue
             record = loads(path, f"line {number}", line.decode("utf-8", "replace"))

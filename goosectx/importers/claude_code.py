@@ -35,6 +35,7 @@ from goosectx.importers.builder import (
     parse_time,
     read_jsonl,
 )
+from goosectx.importers.figures import optional_tokens
 from goosectx.session import Session
 from goosectx.usage import Usage
 
@@ -84,7 +85,7 @@ def load(path: Path, *, working_dir: Path) -> list[Session]:
         if kind == "assistant" and isinstance(message.get("usage"), dict) and (
                 usage_key not in usage_seen):
             usage_seen.add(usage_key)
-            usage = _usage(message["usage"])
+            usage = _usage(builder, message["usage"], f"line {number}")
         meta, source_kind = _classify(record, parts)
         if usage is not None:
             meta = MessageMetadata(meta.user_visible, meta.agent_visible, usage)
@@ -143,11 +144,13 @@ def _classify(record: dict[str, Any], parts: list[Part]) -> tuple[MessageMetadat
     return MessageMetadata(), None
 
 
-def _usage(data: dict[str, Any]) -> Usage:
-    cache_read = data.get("cache_read_input_tokens")
-    cache_write = data.get("cache_creation_input_tokens")
-    input_tokens = int(data.get("input_tokens") or 0) + int(cache_read or 0) + int(
-        cache_write or 0)
-    output_tokens = int(data.get("output_tokens") or 0)
+def _usage(builder: TranscriptBuilder, data: dict[str, Any], where: str) -> Usage:
+    def figure(name: str) -> int | None:
+        return optional_tokens(builder.path, where, data.get(name), f"message.usage.{name}")
+
+    cache_read, cache_write = figure("cache_read_input_tokens"), figure(
+        "cache_creation_input_tokens")
+    input_tokens = (figure("input_tokens") or 0) + (cache_read or 0) + (cache_write or 0)
+    output_tokens = figure("output_tokens") or 0
     return Usage(input_tokens, output_tokens, input_tokens + output_tokens, cache_read,
                  cache_write)

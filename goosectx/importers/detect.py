@@ -11,12 +11,15 @@ from goosectx.importers.builder import (
     FORMAT_HINT,
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
+    UTF8_BOM,
+    line_too_long,
     loads,
+    read_text,
     remember_parsed,
 )
 
 _SNIFF_LINES = 40
-_OWN_EXPORT = re.compile(rb'\s*\{\s*"format"\s*:\s*"goosectx-session"')
+_OWN_EXPORT = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"format"\s*:\s*"goosectx-session"')
 """How every goosectx JSON export starts (its first member is ``format``)."""
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -33,51 +36,58 @@ def is_own_export(path: Path) -> bool:
 def detect_format(path: Path) -> str:
     """The format name of ``path`` (see :data:`goosectx.importers.FORMATS`).
 
+    Reads a bounded prefix for JSON lines (the first :data:`_SNIFF_LINES` records, at most
+    :data:`~goosectx.importers.builder.MAX_LINE_BYTES` in all: a longer line is not held
+    whole) and the whole file only for one JSON document (kept for the importer, which then
+    does not parse it again) or a text transcript, both at most
+    :data:`~goosectx.importers.builder.MAX_DOCUMENT_BYTES`. A leading UTF-8 BOM is skipped.
+
     Raises:
         ImportFormatError: the file matches no known format; for a file that starts like JSON
-            but does not parse, the real reason (truncated, nested too deeply, a number too
-            large) naming the line.
+            but does not parse, the real reason (truncated, extra data after the document,
+            nested too deeply, a number too large, a line or file over its size limit)
+            naming the line.
     """
     try:
         with path.open("rb") as fh:
             head = fh.read(len(_SQLITE_MAGIC))
+        size = path.stat().st_size
     except OSError as exc:
         raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
     if head == _SQLITE_MAGIC:
         return "goose-db"
-    whole_file = path.stat().st_size <= MAX_DOCUMENT_BYTES
-    if whole_file:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    else:  # a large file is a goosectx export (read a message at a time) or JSON lines
-        with path.open("rb") as fh:
-            head = fh.read(MAX_LINE_BYTES + 1)
-        if _OWN_EXPORT.match(head):
-            return "goosectx"
-        if b"\n" not in head and len(head) > MAX_LINE_BYTES:
-            raise ImportFormatError(
-                f"{path.name}: line 1 is longer than {MAX_LINE_BYTES // 2**20} MB; goosectx "
-                f"imports JSON-lines files with lines up to {MAX_LINE_BYTES // 2**20} MB and "
-                f"other files up to {MAX_DOCUMENT_BYTES // 2**20} MB",
-                "split the transcript, or cut the oversized part out")
-        text = head[: head.rfind(b"\n") + 1].decode("utf-8", "replace")
-    stripped = text.lstrip()
+    if is_own_export(path):  # any size: a large one is read a message at a time
+        return "goosectx"
+    lines, too_long = _head_lines(path)
+    first = lines[0][1].lstrip() if lines else _first_chars(path)
     broken: ImportFormatError | None = None  # why the file is not readable JSON, if it is not
-    if stripped.startswith(("{", "[")):
-        whole = None
-        if whole_file:
-            try:
-                whole = loads(path, "", text)
-            except ImportFormatError as exc:  # JSON lines, or one broken document
-                broken = None if "(Extra data)" in str(exc) else exc
-        if whole is not None:
-            found = _json_document(whole)
+    if first.startswith(("{", "[")):
+        alone = _parsed_alone(path, lines)
+        if alone is not None and (len(lines) > 1 or too_long is not None):
+            found, line_error = _jsonl(path, lines)  # JSON lines: the first records tell
+            if found:
+                return found
+            broken = line_error or (line_too_long(path, too_long) if too_long else None)
+        elif alone is not None:  # one line, one value: a document (or a lone record)
+            found = _json_document(alone)
+            if found:
+                remember_parsed(path, alone)  # read_json does not parse it again
+                return found
+            found = _jsonl_format([alone] if isinstance(alone, dict) else [])
+            if found:
+                return found
+        elif size > MAX_DOCUMENT_BYTES:
+            raise _too_large(path, size, first_line_too_long=too_long == 1)
+        else:
+            whole, broken = _document(path)
+            found = _json_document(whole) if broken is None else None
             if found:
                 remember_parsed(path, whole)  # read_json does not parse it again
                 return found
-        found, line_error = _jsonl(path, text)
-        if found:
-            return found
-        broken = broken or line_error
+            if too_long is not None and (broken is None or "(Extra data)" in str(broken)):
+                broken = line_too_long(path, too_long)  # JSON lines with a line too long
+    text = read_text(path) if size <= MAX_DOCUMENT_BYTES else "\n".join(t for _, t in lines)
+    stripped = text.lstrip()
     if "# aider chat started at" in text or stripped.startswith("#### "):
         return "aider"
     from goosectx.importers.console import detect as console_flavour
@@ -87,6 +97,67 @@ def detect_format(path: Path) -> str:
     if broken is not None:  # the real reason: truncated, nested too deeply, a huge number…
         raise broken
     raise ImportFormatError(f"cannot tell the format of {path.name}", FORMAT_HINT)
+
+
+def _head_lines(path: Path) -> tuple[list[tuple[int, str]], int | None]:
+    """(the first non-blank lines as (number, text), the number of a line too long or None).
+
+    At most :data:`_SNIFF_LINES` lines and :data:`MAX_LINE_BYTES` bytes in all (at least one
+    line); reading stops at a line over :data:`MAX_LINE_BYTES`, of which no more than that
+    is read. A leading BOM is skipped.
+    """
+    lines: list[tuple[int, str]] = []
+    read = 0
+    with path.open("rb") as fh:
+        for number, raw in enumerate(iter(lambda: fh.readline(MAX_LINE_BYTES + 1), b""),
+                                     start=1):
+            if len(raw) > MAX_LINE_BYTES:
+                return lines, number
+            if number == 1 and raw.startswith(UTF8_BOM):
+                raw = raw[len(UTF8_BOM):]
+            if raw.strip():
+                lines.append((number, raw.decode("utf-8", "replace")))
+            read += len(raw)
+            if len(lines) >= _SNIFF_LINES or (lines and read > MAX_LINE_BYTES):
+                break
+    return lines, None
+
+
+def _document(path: Path) -> tuple[Any, ImportFormatError | None]:
+    """(the file parsed as one JSON document, None) or (None, why it is not one)."""
+    try:
+        return loads(path, "", read_text(path)), None
+    except ImportFormatError as exc:
+        return None, exc
+
+
+def _first_chars(path: Path) -> str:
+    """The file's first characters that are not white space (a BOM skipped)."""
+    with path.open("rb") as fh:
+        start = fh.read(4096)
+    return start.removeprefix(UTF8_BOM).decode("utf-8", "replace").lstrip()
+
+
+def _parsed_alone(path: Path, lines: list[tuple[int, str]]) -> Any:
+    """The first line's JSON value when it is one on its own, else ``None``."""
+    if not lines:
+        return None
+    number, text = lines[0]
+    try:
+        return loads(path, f"line {number}", text)
+    except ImportFormatError:
+        return None
+
+
+def _too_large(path: Path, size: int, *, first_line_too_long: bool) -> ImportFormatError:
+    """A JSON file too large to read whole that is no goosectx export (read in parts)."""
+    line_cap, document_cap = MAX_LINE_BYTES // 2**20, MAX_DOCUMENT_BYTES // 2**20
+    problem = (f"line 1 is longer than {line_cap} MB and the file is {size / 2**20:,.1f} MB"
+               if first_line_too_long else f"the file is {size / 2**20:,.1f} MB")
+    return ImportFormatError(
+        f"{path.name}: {problem}: goosectx reads JSON documents up to {document_cap} MB (a "
+        f"goosectx export of any size) and JSON-lines files with lines up to {line_cap} MB",
+        "split the transcript, or cut the oversized part out")
 
 
 def _json_document(data: Any) -> str | None:
@@ -112,14 +183,11 @@ def _json_document(data: Any) -> str | None:
     return None
 
 
-def _jsonl(path: Path, text: str) -> tuple[str | None, ImportFormatError | None]:
-    """(the JSON-lines format of ``text``'s first records or None, why a line is not JSON)."""
+def _jsonl(path: Path, lines: list[tuple[int, str]]
+           ) -> tuple[str | None, ImportFormatError | None]:
+    """(the JSON-lines format of the first records or None, why a line is not JSON)."""
     records: list[dict[str, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if len(records) >= _SNIFF_LINES:
-            break
-        if not line.strip():
-            continue
+    for number, line in lines:
         try:
             record = loads(path, f"line {number}", line)
         except ImportFormatError as exc:

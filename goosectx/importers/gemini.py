@@ -36,6 +36,7 @@ from goosectx.importers.builder import (
     read_json,
     read_jsonl,
 )
+from goosectx.importers.figures import optional_tokens
 from goosectx.session import Session
 from goosectx.usage import Usage
 
@@ -105,10 +106,14 @@ def _gemini_message(builder: TranscriptBuilder, record: dict[str, Any], where: s
         tokens = record.get("tokens") if isinstance(record.get("tokens"), dict) else None
         usage = None
         if tokens:
-            inp = int(tokens.get("input") or 0)
-            out = int(tokens.get("output") or 0) + int(tokens.get("thoughts") or 0)
-            usage = Usage(inp, out, int(tokens.get("total") or inp + out),
-                          cache_read_tokens=tokens.get("cached"))
+            def figure(name: str) -> int | None:
+                value = tokens.get(name) or None
+                return optional_tokens(builder.path, where, value, f"tokens.{name}")
+
+            inp = figure("input") or 0
+            out = (figure("output") or 0) + (figure("thoughts") or 0)
+            usage = Usage(inp, out, figure("total") or inp + out,
+                          cache_read_tokens=figure("cached"))
         builder.add("assistant", parts or builder.text("(empty reply)"), created=when,
                     metadata=MessageMetadata(usage=usage))
         responses: list[Part] = []

@@ -33,6 +33,7 @@ from goosectx.importers.builder import (
     read_json,
     read_jsonl,
 )
+from goosectx.importers.figures import cost_usd, optional_tokens, tokens
 from goosectx.session import Session
 from goosectx.usage import CallPurpose, LedgerEntry, Usage, UsageLedger
 
@@ -86,9 +87,14 @@ def load_db(path: Path, *, working_dir: Path, source_session: str | None = None)
             if "usage_ledger" in tables:
                 for e in conn.execute("SELECT * FROM usage_ledger WHERE session_id=? ORDER BY id",
                                       (row["id"],)):
-                    usage = Usage(int(e["input_tokens"] or 0), int(e["output_tokens"] or 0),
-                                  int(e["total_tokens"] or 0), e["cache_read_tokens"],
-                                  e["cache_write_tokens"], e["cost"])
+                    at = f"session {row['id']} usage_ledger"
+                    usage = Usage(
+                        tokens(path, at, e["input_tokens"], "input_tokens"),
+                        tokens(path, at, e["output_tokens"], "output_tokens"),
+                        tokens(path, at, e["total_tokens"], "total_tokens"),
+                        optional_tokens(path, at, e["cache_read_tokens"], "cache_read_tokens"),
+                        optional_tokens(path, at, e["cache_write_tokens"], "cache_write_tokens"),
+                        cost_usd(path, at, e["cost"], "cost"))
                     purpose: CallPurpose = "compaction" if e["is_compaction"] else "reply"
                     ledger.entries.append(LedgerEntry(
                         usage, str(e["model"] or ""), purpose,
@@ -167,8 +173,7 @@ def _add_message(builder: TranscriptBuilder, record: Any, where: str) -> None:
         metadata=MessageMetadata(
             user_visible=bool(meta.get("userVisible", True)),
             agent_visible=bool(meta.get("agentVisible", True)),
-            usage=Usage(int(usage.get("inputTokens") or 0), int(usage.get("outputTokens") or 0),
-                        int(usage.get("totalTokens") or 0)) if isinstance(usage, dict) else None,
+            usage=_usage(builder, usage, where) if isinstance(usage, dict) else None,
         ),
         source_id=str(record["id"]) if record.get("id") else None,
     )
@@ -218,3 +223,11 @@ def _tool_result(result: Any) -> tuple[str, bool]:
     if isinstance(value, dict):
         return content_text(value.get("content")), bool(value.get("isError"))
     return content_text(value), False
+
+
+def _usage(builder: TranscriptBuilder, usage: dict[str, Any], where: str) -> Usage:
+    """A goose message's ``metadata.usage``, each figure checked (:func:`tokens`)."""
+    def figure(name: str) -> int:
+        return tokens(builder.path, where, usage.get(name) or 0, f"metadata.usage.{name}")
+
+    return Usage(figure("inputTokens"), figure("outputTokens"), figure("totalTokens"))

@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import Any, cast
 
 from goosectx.conversation import Conversation, Message
+from goosectx.errors import ImportFormatError
 from goosectx.export_read import (
+    NewerExport,
     check_export_header,
+    check_message_usage,
     message_from_json,
     session_and_messages_from_json,
 )
@@ -49,7 +52,7 @@ def load(path: Path, *, stored: bool = False) -> list[Session]:
             session, messages = session_and_messages_from_json(data, read)
             _check_unique_ids(messages)
         except (ValueError, KeyError, TypeError) as exc:
-            raise format_error(path, "", str(exc)) from None
+            raise _export_error(path, exc) from None
     if stored:
         session.stored_messages = messages
     else:
@@ -59,6 +62,8 @@ def load(path: Path, *, stored: bool = False) -> list[Session]:
 
 def _read_stored(number: int, item: Any) -> Message | StoredMessage:
     """Message ``number`` in its stored form if it has one, else as :func:`message_from_json`."""
+    if type(item) is dict:
+        check_message_usage(number, item)  # (as message_from_json does)
     return stored_message(item) or message_from_json(number, item)
 
 
@@ -83,8 +88,15 @@ def _load_streamed(path: Path, read: _Read) -> tuple[Session, list[Message | Sto
         session, _ = session_and_messages_from_json(members, message_from_json)
         _check_unique_ids(messages)
     except (ValueError, KeyError, TypeError) as exc:
-        raise format_error(path, "", str(exc)) from None
+        raise _export_error(path, exc) from None
     return session, messages
+
+
+def _export_error(path: Path, exc: Exception) -> ImportFormatError:
+    """What is wrong with the export, in one line naming the file (a newer one: upgrade)."""
+    if isinstance(exc, NewerExport):
+        return ImportFormatError(f"{path.name}: {exc}", "upgrade goosectx to import it")
+    return format_error(path, "", str(exc))
 
 
 def _check_unique_ids(messages: Iterable[Message | StoredMessage]) -> None:

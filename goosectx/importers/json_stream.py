@@ -134,7 +134,7 @@ def iter_members(path: Path, array_key: str) -> Iterator[tuple[str, int | None, 
             the member or the item).
     """
     try:
-        fh = path.open(encoding="utf-8", errors="replace")
+        fh = path.open(encoding="utf-8-sig", errors="replace")  # (a leading BOM skipped)
     except OSError as exc:
         raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
     with fh:
