@@ -144,15 +144,11 @@ def drop_unfit_state(session: Session) -> list[str]:
     * **Its name**, when :func:`~goosectx.session.name_problem` refuses it (an escape
       sequence, a newline, a bidi override, a leading ``-``): the session is imported
       unnamed, as ``--name`` would have refused that name. Not the whole import.
-    * **Calibration ratios** outside what :mod:`goosectx.compaction.calibration` records
-      (:data:`~goosectx.compaction.calibration.RATIO_BOUNDS`): ``1e308`` would scale every
-      estimate past any number. A model left without a ratio starts uncalibrated.
 
     Returns:
         One note per thing dropped (what and why, for one line each, :data:`ID_PLACEHOLDER`
         standing for the id the session is saved under). ``session`` is changed in place.
     """
-    from goosectx.compaction.calibration import RATIO_BOUNDS
     from goosectx.session import name_problem
 
     notes = []
@@ -161,17 +157,4 @@ def drop_unfit_state(session: Session) -> list[str]:
         notes.append(f"its name {session.name!r} {problem}, so it was imported without a "
                      f"name: resume it by its id, {ID_PLACEHOLDER}")
         session.name = None
-    low, high = RATIO_BOUNDS
-    for model, ratios in list(session.state.calibration.items()):
-        kept = [r for r in ratios if low <= r <= high]
-        if kept == ratios:
-            continue
-        odd = next(r for r in ratios if not low <= r <= high)
-        notes.append(f"dropped {len(ratios) - len(kept)} of its calibration ratios for {model} "
-                     f"(session.state.calibration; {odd:g} is outside {low:g} to {high:g}): "
-                     + ("its other ratios stay" if kept else "its estimates start uncalibrated"))
-        if kept:
-            session.state.calibration[model] = kept
-        else:
-            del session.state.calibration[model]
     return notes
