@@ -73,6 +73,29 @@ def test_list_show_and_compaction_marker(filled):
     assert "secret summary text" in agent and "please fix the bug" not in agent
 
 
+def test_export_to_a_pipe_or_through_a_symlink_keeps_what_is_there(filled, tmp_path):
+    """``-o`` a FIFO (``/dev/null``-like) writes into it, ``-o`` a symlink writes its target:
+    the atomic rename put a regular file in their place (it replaced /dev/null as root)."""
+    import threading
+
+    home, _ = filled
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    proc = goosectx(home, "sessions", "export", "bugfix", "-f", "json", "-o", str(fifo))
+    reader.join(10)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and json.loads(got[0])["messages"]
+    target, link = tmp_path / "real.md", tmp_path / "link.md"
+    target.write_text("old\n")
+    link.symlink_to(target)
+    proc = goosectx(home, "sessions", "export", "bugfix", "-f", "md", "-o", str(link))
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and "please fix the bug" in target.read_text()
+
+
 def test_export_json_round_trip_and_private_file(filled, tmp_path):
     home, sid = filled
     out = tmp_path / "export.json"

@@ -4,6 +4,8 @@ the clause in the one approval decision, saving a rule, and a denial reason reac
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from pathlib import Path
 
@@ -106,6 +108,16 @@ def test_saving_a_rule_keeps_the_file_and_adds_it_once(tmp_path: Path) -> None:
     assert tomllib.loads(fresh.read_text())["permissions"]["allow"] == ["shell(ls*)"]
     assert fresh.stat().st_mode & 0o777 == 0o600
     assert [p.name for p in fresh.parent.iterdir()] == ["config.toml"]  # no temp file left
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_a_rule_is_never_saved_over_a_config_that_is_a_device(tmp_path: Path) -> None:
+    """GOOSECTX_CONFIG=/dev/null (defaults): saving a rule refused, the device left as it is."""
+    null = tmp_path / "null"
+    os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a /dev/null of the test's own
+    with pytest.raises(ConfigError, match="not a regular file"):
+        save_allow_rule(null, "shell(ls*)")
+    assert stat.S_ISCHR(os.lstat(null).st_mode)
 
 
 @pytest.fixture

@@ -43,6 +43,9 @@ def save_allow_rule(path: Path, rule: str) -> None:
         ConfigError: the file cannot be read or parsed, or the edit would not parse.
     """
     path = Path(os.path.realpath(path))  # a symlinked config: edit the file it points to
+    if path.exists() and not path.is_file():  # GOOSECTX_CONFIG=/dev/null: never replaced
+        raise ConfigError(f"cannot add the rule to {path}: it is not a regular file",
+                          f"add it by hand: [permissions] allow = [{json.dumps(rule)}]")
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
         current = tomllib.loads(text)

@@ -155,23 +155,31 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
 def write_private_file(path: Path, text: str | Iterable[str]) -> None:
     """Write ``text`` (or its pieces, as they come) to ``path`` atomically, mode 0600.
 
-    A temp file in the same directory, flushed and synced, is renamed over ``path``.
+    A temp file in the same directory, flushed and synced, is renamed over ``path`` (through a
+    symlink, its target). A device or a pipe (``-o /dev/null``, a FIFO) is written to as it is:
+    a rename would put a regular file in its place.
 
     Raises:
         UsageError: the directory does not exist or ``path`` is a directory.
     """
+    import stat
     import tempfile
 
     if path.is_dir():
         raise UsageError(f"{path} is a directory", "give a file name with -o")
+    path = Path(os.path.realpath(path))
+    pieces = [text] if isinstance(text, str) else text
+    if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+        with open(path, "w", encoding="utf-8") as out:
+            out.writelines(pieces)
+        return
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise UsageError(f"directory {parent} does not exist", "create it first")
     fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for piece in ([text] if isinstance(text, str) else text):
-                fh.write(piece)
+            fh.writelines(pieces)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o600)
