@@ -98,6 +98,29 @@ def test_tool_arguments_are_joined_and_parsed_once_per_call_not_per_chunk(
     assert len(parsed) == 2
 
 
+@pytest.mark.parametrize("over", [False, True])
+def test_arguments_in_8_character_chunks_arrive_whole_up_to_the_cap_and_stop_past_it(
+        fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch, over: bool) -> None:
+    # A model writing a file streams its arguments a few characters at a time; they must
+    # arrive whole, and past the cap the call stops with the one-line error and its hint.
+    from goosectx.errors import ProviderError
+    from goosectx.providers import litellm_provider
+
+    cap = 8 * CHUNKS
+    monkeypatch.setattr(litellm_provider, "MAX_TOOL_ARGUMENT_CHARS", cap)
+    wrapper = len('{"command": ""}')
+    command = "z" * (cap - wrapper + (1 if over else 0))
+    reply = {"chunk_chars": 8, "tool_calls": [{"name": "shell", "arguments": {"command": command}}]}
+    if not over:
+        _, final = _stream(fake_server, reply)
+        assert [r.arguments for r in final.message.tool_requests] == [{"command": command}]
+        return
+    with pytest.raises(ProviderError) as raised:
+        _stream(fake_server, reply)
+    assert f"streamed more than {cap:,} characters of tool-call arguments" in raised.value.message
+    assert "write the file in parts" in (raised.value.hint or "")
+
+
 class _ToolCallProvider:
     """Streams one tool call as ``pieces`` argument chunks of 64 characters."""
 

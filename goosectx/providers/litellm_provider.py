@@ -52,7 +52,6 @@ from goosectx.providers.litellm_stream import (
     MAX_TOOL_ARGUMENT_CHARS,
     bundled_model_info,
     load_litellm,
-    tool_argument_chars,
 )
 from goosectx.providers.openai_format import (
     StreamAssembler,
@@ -233,7 +232,6 @@ class LiteLLMProvider:
         finished = False
         usage_reported = True
         deadline = time.monotonic() + self.settings.request_deadline_s
-        argument_chars = 0
         try:
             while not cancel.is_set():
                 if time.monotonic() > deadline:
@@ -244,15 +242,14 @@ class LiteLLMProvider:
                 except queue.Empty:
                     continue
                 if kind == "chunk":
-                    argument_chars += tool_argument_chars(value)
-                    if argument_chars > MAX_TOOL_ARGUMENT_CHARS:
+                    yield from assembler.add(value)
+                    if assembler.argument_chars > MAX_TOOL_ARGUMENT_CHARS:
                         raise overrun_error(self.model, f"streamed more than "
                                             f"{MAX_TOOL_ARGUMENT_CHARS:,} characters of "
                                             "tool-call arguments",
                                             "that is the size cap of one tool call's "
                                             "arguments: ask the model to write the file in "
                                             "parts (several smaller edits or appends)")
-                    yield from assembler.add(value)
                 elif kind == "error":
                     raise value
                 else:

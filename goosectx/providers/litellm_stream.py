@@ -203,15 +203,3 @@ def reply_as_chunk(reply: Any) -> dict[str, Any]:
     return {"model": getattr(reply, "model", None), "usage": getattr(reply, "usage", None),
             "choices": [{"finish_reason": choice.finish_reason, "delta": delta}]}
 
-
-def tool_argument_chars(chunk: Any) -> int:
-    """Characters of tool-call arguments in one stream chunk."""
-    total = 0
-    for choice in getattr(chunk, "choices", None) or ():
-        delta = getattr(choice, "delta", None)
-        for call in getattr(delta, "tool_calls", None) or ():
-            function = getattr(call, "function", None)
-            arguments = getattr(function, "arguments", None)
-            if isinstance(arguments, str):
-                total += len(arguments)
-    return total

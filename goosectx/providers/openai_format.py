@@ -155,6 +155,8 @@ class StreamAssembler:
 
     Feed each chunk to :meth:`add` (it yields the text and thinking deltas to show), then
     call :meth:`message`. Chunks may be litellm objects or plain dicts of the same shape.
+    ``argument_chars`` is the running total of tool-call argument characters over every call
+    (the provider's size cap reads it instead of walking each chunk a second time).
     """
 
     text: list[str] = field(default_factory=list)
@@ -164,6 +166,7 @@ class StreamAssembler:
     usage: Any = None
     finish_reason: str | None = None
     model: str | None = None
+    argument_chars: int = 0
 
     def add(self, chunk: Any) -> Iterator[TextDelta | ThinkingDelta | ToolCallDelta]:
         """Fold one chunk in; yield its visible deltas and tool-call progress.
@@ -215,6 +218,7 @@ class StreamAssembler:
             return None
         pending.arguments.append(arguments)
         pending.chars += len(arguments)
+        self.argument_chars += len(arguments)
         return pending
 
     def message(self, *, include_tool_calls: bool = True) -> Message:
