@@ -154,13 +154,7 @@ def session_and_messages_from_json(
             entries.append(LedgerEntry.from_dict(item))
         except ValueError as exc:
             raise ValueError(f"usage_ledger entry #{i + 1}: {exc}") from None
-    try:  # null: the exported session's stored time did not parse (import time instead)
-        created, updated = (datetime.now(UTC) if meta[name] is None
-                            else datetime.fromisoformat(meta[name])
-                            for name in ("created", "updated"))
-    except (KeyError, TypeError, ValueError):
-        raise ValueError('"session" needs "created" and "updated" as ISO 8601 times '
-                         "(or null)") from None
+    created, updated = (_session_time(meta, name) for name in ("created", "updated"))
     ledger = UsageLedger(
         entries,
         current_tokens=_session_number(meta, "current_tokens"),
@@ -177,6 +171,17 @@ def session_and_messages_from_json(
         state=_state(meta.get("state")),
         metadata=dict(_field(meta, "metadata", dict, "an object")),
     ), messages
+
+
+def _session_time(meta: dict[str, Any], name: str) -> datetime:
+    """``session.NAME`` as a time; null (its stored time did not parse): the import's time."""
+    value = meta.get(name, "")
+    try:
+        return datetime.now(UTC) if value is None else datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        shown = repr(value[:40]) if isinstance(value, str) else json_kind(value)
+        raise ValueError(f'"session.{name}" must be an ISO 8601 time (or null), not '
+                         f"{shown if name in meta else 'missing'}") from None
 
 
 def _session_text(meta: dict[str, Any], name: str) -> str | None:
