@@ -209,6 +209,16 @@ def test_a_leading_utf8_bom_is_skipped_in_every_text_format(
     assert "port the parser" in out
 
 
+def test_a_utf16_file_is_named_as_such_with_the_command_that_converts_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "cc utf16.jsonl"
+    path.write_text(json.dumps({"type": "user", "message": {"content": "hi"}}) + "\n",
+                    encoding="utf-16")  # with its byte order mark, as Windows tools write it
+    code, _, err = run_cli(capsys, "sessions", "import", str(path))
+    assert_refused(capsys, code, err, "is UTF-16 text",
+                   "iconv -f UTF-16 -t UTF-8 'cc utf16.jsonl' > converted.jsonl")
+
+
 def test_a_large_export_with_a_bom_is_read_a_message_at_a_time(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,10 @@ def detect_format(path: Path) -> str:
         raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
     if head == _SQLITE_MAGIC:
         return "goose-db"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # a UTF-16 byte order mark
+        raise ImportFormatError(f"{path.name} is UTF-16 text; goosectx reads UTF-8 transcripts",
+                                "convert it first: iconv -f UTF-16 -t UTF-8 "
+                                f"{shlex.quote(path.name)} > converted.jsonl, then import that")
     if is_own_export(path):  # any size: a large one is read a message at a time
         return "goosectx"
     lines, too_long = _head_lines(path)
