@@ -299,7 +299,7 @@ def _import_file(
         refuse_second_import,
     )
 
-    dropped = [drop_unfit_state(session) for session in sessions]  # a bad name, odd ratios
+    dropped = [drop_unfit_state(session) for session in sessions]  # a name --name refuses
 
     import_hash = import_hash_of_file()
     store = open_store(settings)
