@@ -179,6 +179,27 @@ def test_an_imported_name_the_rules_accept_is_kept(
     assert code == 0 and "(parser-port 🚀)" in out and "note" not in err
 
 
+def test_an_imported_name_another_session_has_is_dropped_with_a_notice(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The export's own name is taken here: the session is imported unnamed, not refused."""
+    code, _, err = run_cli(capsys, "sessions", "import", str(write(tmp_path, export())),
+                           "--name", "parser-port")
+    assert code == 0, err
+    second = write(tmp_path, export(_session("name", "parser-port")), "second.json")
+    code, out, err = run_cli(capsys, "sessions", "import", str(second), "--force")
+    assert code == 0 and "imported " in out, err
+    [note] = [line for line in err.splitlines() if "name" in line]
+    assert "'parser-port' is taken by another session" in note
+    assert "imported without a name" in note
+    names = sorted((row["name"] or "") for row in listed(capsys))
+    assert names == ["", "parser-port"]
+    # A name the user asked for is still refused when taken: they chose it.
+    code, _, err = run_cli(capsys, "sessions", "import", str(second), "--force",
+                           "--name", "parser-port")
+    assert code == 2 and "'parser-port' already exists" in err
+    assert len(listed(capsys)) == 2
+
+
 CLAUDE_LINES = [
     {"type": "user", "uuid": "u1", "sessionId": "s1", "timestamp": "2026-01-01T00:00:00Z",
      "message": {"role": "user", "content": "port the parser"}},

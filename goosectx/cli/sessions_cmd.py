@@ -311,10 +311,17 @@ def _import_file(
         existing = store.list_sessions()
         taken = {r.name for r in existing if r.name}
         renamed: dict[int, str] = {}
-        for session in sessions:
-            if session.name in taken:
+        for session, notes_of in zip(sessions, dropped, strict=True):
+            if session.name in taken and name is not None:  # the user chose it: say so
                 raise SessionNameTaken(f"a session named {session.name!r} already exists",
                                        "pick another --name")
+            if session.name in taken:  # the file's own name: import the session unnamed
+                notes_of.append(f"its name {session.name!r} is taken by another session, so "
+                                f"it was imported without a name: resume it by its id, "
+                                f"{ID_PLACEHOLDER}")
+                session.name = None
+            if session.name:
+                taken.add(session.name)  # two sessions of one file cannot share it either
             if not valid_session_id(session.id):
                 # An id becomes a file name (the session lock): one that could leave the
                 # data dir ("../../x/poetry") is replaced, and the user is told.
