@@ -93,6 +93,9 @@ def first_request_title(messages: Iterable[Message | StoredMessage]) -> str | No
 CALIBRATION_BOUNDS = (0.25, 8.0)
 """The provider ÷ estimate ratios calibration keeps (``compaction/calibration.py``): one
 outside them is a mismatch, never recorded, and a stored one (an imported file) is dropped."""
+CALIBRATION_WINDOW = 15
+"""Newest ratios kept per model (calibration's median is taken over them); a stored list that
+holds more (an imported file) is cut to its newest."""
 
 
 @dataclass(slots=True)
@@ -152,7 +155,8 @@ class SessionState:
                 if isinstance(model, str) and isinstance(ratios, list):
                     calibration[model] = [
                         float(r) for r in ratios if isinstance(r, int | float)
-                        and not isinstance(r, bool) and low <= r <= high]
+                        and not isinstance(r, bool) and low <= r <= high
+                    ][-CALIBRATION_WINDOW:]
         return cls(auto_compaction_paused=bool(data.get("auto_compaction_paused", False)),
                    paused_by_undo=bool(data.get("paused_by_undo", False)),
                    judge_input_tokens=opt_int("judge_input_tokens"),

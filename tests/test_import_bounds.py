@@ -158,6 +158,19 @@ def test_calibration_ratios_calibration_would_never_keep_are_dropped(
         assert "×1.20, calibrated on 1 call" in calibrated[0]
 
 
+def test_an_imported_calibration_keeps_the_newest_ratios_calibration_keeps(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """40 stored ratios: the newest 15 (what calibration keeps) make the figure, as a
+    session of this goosectx would have them."""
+    ratios = [2.0] * 25 + [1.2] * 15
+    path = write(tmp_path, export(_state("calibration", {"openai/gpt-4o-mini": ratios})))
+    code, _, err = run_cli(capsys, "sessions", "import", str(path))
+    assert code == 0, err
+    code, out, _ = run_cli(capsys, "info", "--session", "20260101_000000_beef")
+    [calibrated] = [line for line in out.splitlines() if line.startswith("calibration")]
+    assert "×1.20, calibrated on 15 calls" in calibrated
+
+
 @pytest.mark.parametrize("name", ["ev\x1b]8;;http://x/\x07il", "two\nlines", "rlo\u202eevil",
                                   "-rf"])
 def test_an_imported_name_the_name_rules_refuse_is_dropped_with_a_notice(

@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from statistics import median
 
-from goosectx.session import CALIBRATION_BOUNDS, SessionState
+from goosectx.session import CALIBRATION_BOUNDS, CALIBRATION_WINDOW, SessionState
 
-WINDOW = 15
+WINDOW = CALIBRATION_WINDOW
 """Newest ratios kept per model (the median is taken over them)."""
 MIN_ESTIMATE_TOKENS = 50
 """Requests smaller than this are not used: their ratio is mostly noise."""
