@@ -1,6 +1,7 @@
 """``goosectx sessions …``: list, search, show, export, remove and import saved sessions.
 
-Bodies are imported lazily from :mod:`goosectx.cli.sessions_cmd` (docs/architecture.md §6).
+Bodies are imported lazily from :mod:`goosectx.cli.sessions_cmd` (import:
+:mod:`goosectx.cli.import_cmd`) (docs/architecture.md §6).
 """
 # No ``from __future__ import annotations`` here: typer reads these commands' signatures at
 # every start, and with string annotations it compiled and evaluated each one twice
@@ -98,7 +99,7 @@ def sessions_import(
         help="Run its tools in the source's working dir (if it exists here).")] = False,
 ) -> None:
     """Import another agent's transcript (or a goosectx JSON export)."""
-    from goosectx.cli.sessions_cmd import import_sessions
+    from goosectx.cli.import_cmd import import_sessions
 
     STATE.exit_at_once = True  # saved and closed before it returns: no teardown of its objects
     import_sessions(settings(), path, fmt=fmt.value, name=name, source_session=source_session,

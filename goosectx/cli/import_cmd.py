@@ -1,0 +1,219 @@
+"""``goosectx sessions import``: another agent's transcript (or a goosectx export) as new sessions.
+
+Names, ids and paths of the file are outside text: every line printed passes
+:mod:`goosectx.cli.sanitize` (docs/architecture.md, "The print path"); the checks of what an
+import may keep are :mod:`goosectx.cli.import_checks`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from goosectx.cli.common import open_store
+from goosectx.cli.sanitize import one_line_safe, terminal_safe
+from goosectx.cli.sessions_cmd import note as print_note
+
+if TYPE_CHECKING:
+    from goosectx.config import Settings
+    from goosectx.conversation import Message
+    from goosectx.session import Session
+    from goosectx.stored_message import StoredMessage
+
+
+def import_sessions(
+    settings: Settings, path: Path, *, fmt: str, name: str | None, source_session: str | None,
+    force: bool = False, use_source_dir: bool = False,
+) -> None:
+    """Import a transcript (or every session of a goose ``sessions.db``) as new sessions.
+
+    The whole file is converted before anything is written (parsed, not tokenised: token
+    counts are made at first need), and each session is saved in one transaction; if saving
+    a later session fails, the ones saved before it are removed again,
+    so a failed import leaves nothing behind. ``--name`` names a single session; several get
+    ``NAME-1``, ``NAME-2``... Prints one line per imported session, with the source's
+    working dir (see :mod:`goosectx.cli.import_checks`: the same content twice is refused
+    unless ``force``; tools run in the source's directory only with ``use_source_dir`` or the
+    user's ``y`` on a terminal). ``path`` may be ``-`` (stdin) or a pipe (``<(…)``,
+    ``/dev/fd/N``): it is read into a private temporary copy first
+    (:mod:`goosectx.cli.import_pipe`), then imported like a file.
+
+    Python's cycle collector is paused meanwhile
+    (:func:`~goosectx.cli.common.cycle_collector_paused`).
+
+    Raises:
+        ImportFormatError: unknown or broken file (the line or record is named); a pipe over
+            its cap.
+        SessionNameTaken: a requested name is taken (nothing is imported).
+    """
+    from goosectx.cli.common import check_new_name, cycle_collector_paused
+    from goosectx.cli.import_pipe import readable_path, shown_as_given
+    from goosectx.errors import ImportFormatError
+
+    check_new_name(name)  # before anything is read
+    with readable_path(path) as readable, cycle_collector_paused():
+        try:
+            _import_file(settings, readable, fmt=fmt, name=name, source_session=source_session,
+                         force=force, use_source_dir=use_source_dir,
+                         shown_path=None if readable == path else str(path))
+        except ImportFormatError as exc:
+            raise shown_as_given(exc, path, readable) from None
+
+
+def _import_file(
+    settings: Settings, path: Path, *, fmt: str, name: str | None, source_session: str | None,
+    force: bool, use_source_dir: bool, shown_path: str | None,
+) -> None:
+    """:func:`import_sessions` of a readable file (``shown_path``: what a pipe was called)."""
+    from goosectx.cli.import_checks import content_hash_started
+    from goosectx.errors import SessionNameTaken
+    from goosectx.importers import load_sessions
+    from goosectx.session import new_session_id, valid_session_id
+
+    import_hash_of_file = content_hash_started(path, source_session)  # while it is parsed
+    if fmt == "auto" and path.is_file():
+        from goosectx.importers.detect import detect_format
+
+        fmt = detect_format(path)
+    sessions = load_sessions(path, fmt=fmt, source_session=source_session,
+                             working_dir=Path.cwd(), stored=True)
+    for session in sessions:
+        if shown_path is not None and session.metadata.get("source_path") == str(path):
+            session.metadata["source_path"] = shown_path  # not the temporary copy's path
+    if name is not None:
+        for i, session in enumerate(sessions, start=1):
+            session.name = name if len(sessions) == 1 else f"{name}-{i}"
+    for session in sessions:
+        if not session.ledger.current_tokens:
+            # No request was made here yet: show a rough estimate of the model's view. Import
+            # does not tokenise; the counts are made and stored at first need.
+            session.ledger.current_tokens = _rough_count(session)
+            session.ledger.current_is_estimate = True
+    from goosectx.cli.folding import plural
+    from goosectx.cli.import_checks import (
+        ID_PLACEHOLDER,
+        drop_unfit_state,
+        mark_imported,
+        refuse_second_import,
+    )
+
+    dropped = [drop_unfit_state(session) for session in sessions]  # a name --name refuses
+
+    import_hash = import_hash_of_file()
+    store = open_store(settings)
+    saved: list[str] = []
+    notes: list[str] = []
+    try:
+        if not force:
+            refuse_second_import(store, path, import_hash)
+        existing = store.list_sessions()
+        taken = {r.name for r in existing if r.name}
+        renamed: dict[int, str] = {}
+        for session, notes_of in zip(sessions, dropped, strict=True):
+            if session.name in taken and name is not None:  # the user chose it: say so
+                raise SessionNameTaken(f"a session named {session.name!r} already exists",
+                                       "pick another --name")
+            if session.name in taken:  # the file's own name: import the session unnamed
+                notes_of.append(f"its name {session.name!r} is taken by another session, so "
+                                f"it was imported without a name: resume it by its id, "
+                                f"{ID_PLACEHOLDER}")
+                session.name = None
+            if session.name:
+                taken.add(session.name)  # two sessions of one file cannot share it either
+            if not valid_session_id(session.id):
+                # An id becomes a file name (the session lock): one that could leave the
+                # data dir ("../../x/poetry") is replaced, and the user is told.
+                renamed[id(session)] = session.id
+                session.id = new_session_id(session.created)
+            if (session.id in {r.id for r in existing} or id(session) in renamed
+                    or store.any_message_id_taken(m.id for m in _messages(session))):
+                # A goosectx export of a session still in this store (or a source imported
+                # before, with --force): its message ids are taken too, so the copy gets
+                # fresh ones (everything else stays as it was).
+                _renew_message_ids(session)
+        confirm = use_source_dir or _ask_source_dir
+        notes = [mark_imported(session, fmt=fmt, import_hash=import_hash, here=Path.cwd(),
+                               use_source_dir=confirm) for session in sessions]
+        asked = {id(session): session.id for session in sessions}
+        try:
+            for session in sessions:
+                store.save_new_session(session)  # draws a new id when this one is taken
+                saved.append(session.id)
+        except BaseException:
+            for session_id in saved:
+                store.remove(session_id)
+            raise
+    finally:
+        store.close()
+    for session, note in zip(sessions, notes, strict=True):
+        conversation = _messages(session)
+        calls = sum(len(m.tool_requests) for m in conversation)
+        source = session.metadata.get("source", fmt)
+        origin = session.metadata.get("source_session_id")
+        print(one_line_safe(
+            f"imported {session.id}" + (f" ({session.name})" if session.name else "")
+            + f": {plural(len(conversation), 'message')}, {plural(calls, 'tool call')}"
+            + f" from {source}" + (f" session {origin}" if origin else "")
+            + (f"; its id {renamed[id(session)]!r} is not a valid session id, so it got "
+               "a new one" if id(session) in renamed else "")
+            + (f"; its id {asked[id(session)]} is taken by a session here, so the copy got "
+               "a new one" if id(session) not in renamed and session.id != asked[id(session)]
+               else "")
+            + (f" · {note}" if note else "")))
+        for line in dropped.pop(0):
+            print_note("note: " + line.replace(ID_PLACEHOLDER, session.id))
+
+
+def _messages(session: Session) -> Sequence[Message | StoredMessage]:
+    """An imported session's messages: its stored-form list when it has one."""
+    if session.stored_messages is not None:
+        return session.stored_messages
+    return session.conversation.messages
+
+
+def _rough_count(session: Session) -> int:
+    """:func:`~goosectx.tokens.rough_count_messages` of the agent messages of an import.
+
+    A message in its stored form has only text and tool parts: it is one of
+    ``agent_messages()`` exactly when ``agent_visible``, with the same text.
+    """
+    from goosectx.conversation import Conversation
+    from goosectx.stored_message import StoredMessage
+    from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, rough_count_messages
+
+    if session.stored_messages is None:
+        return rough_count_messages(session.conversation.agent_messages())
+    total = 0
+    for m in session.stored_messages:
+        if isinstance(m, StoredMessage):
+            if m.metadata.agent_visible:
+                total += (m.count_chars() + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+        else:
+            total += rough_count_messages(Conversation([m]).agent_messages())
+    return total
+
+
+def _renew_message_ids(session: Session) -> None:
+    """Give every message of an imported, not yet saved ``session`` a fresh id."""
+    from dataclasses import replace
+
+    from goosectx.conversation import Conversation, Message, new_message_id
+
+    if session.stored_messages is None:
+        session.conversation = Conversation(
+            [replace(m, id=new_message_id()) for m in session.conversation])
+    else:
+        session.stored_messages = [
+            replace(m, id=new_message_id()) if isinstance(m, Message)
+            else m._replace(id=new_message_id()) for m in session.stored_messages]
+
+
+def _ask_source_dir(directory: str) -> bool:
+    """On a terminal, ask whether the imported session's tools may run in ``directory``."""
+    if not sys.stdin.isatty():
+        return False
+    answer = input(terminal_safe(f"The imported session worked in {directory}, which exists "
+                                 "here. Run its tools there? [y/N] "))
+    return answer.strip().lower() in ("y", "yes")
