@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import threading
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,7 @@ def _read(path: Path, source: list[Any]) -> dict[str, Any]:
 
 _KEPT: dict[tuple[Path, tuple[Any, ...]], dict[str, Any]] = {}
 """The entries read from (and added to) the cache file, by (its path, the map's source)."""
+_LOCK = threading.Lock()  # the REPL asks for limits on more than one thread
 
 
 def bundled_model_info(model: str, cache_path: Path | None = None) -> dict[str, Any] | None:
@@ -115,15 +117,16 @@ def bundled_model_info(model: str, cache_path: Path | None = None) -> dict[str, 
     source = [str(path), stat.st_size, stat.st_mtime_ns]
     cache_path = default_path() if cache_path is None else cache_path
     key = (cache_path, tuple(source))
-    entries = _KEPT.get(key)
-    if entries is None:
-        entries = _KEPT[key] = _read(cache_path, source)
-    if model in entries:
-        kept = entries[model]
-        return kept if isinstance(kept, dict) else None
-    entry = _entry_in(_bundled_model_map(), model)
-    entries[model] = entry  # newest last: the oldest go first past MAX_ENTRIES
-    keep = dict(list(entries.items())[-MAX_ENTRIES:])
+    with _LOCK:
+        entries = _KEPT.get(key)
+        if entries is None:
+            entries = _KEPT[key] = _read(cache_path, source)
+        if model in entries:
+            kept = entries[model]
+            return kept if isinstance(kept, dict) else None
+        entry = _entry_in(_bundled_model_map(), model)
+        entries[model] = entry  # newest last: the oldest go first past MAX_ENTRIES
+        keep = dict(list(entries.items())[-MAX_ENTRIES:])
     write_cache_file(cache_path, json.dumps({
         "format": FORMAT, "version": VERSION, "source": source, "entries": keep,
         "checksum": _checksum(source, keep)}, separators=(",", ":")).encode())
