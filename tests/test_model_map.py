@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,13 +19,15 @@ MAP = {
 
 
 @pytest.fixture
-def map_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def map_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     path = tmp_path / "litellm" / model_map.MAP_FILE
     path.parent.mkdir()
     path.write_text(json.dumps(MAP), encoding="utf-8")
     monkeypatch.setattr(model_map, "_map_path", lambda: path)
+    parsed = model_map._bundled_model_map
     fresh_process(monkeypatch)
-    return path
+    yield path
+    parsed.cache_clear()  # the fake map must not stay for later tests
 
 
 def fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
