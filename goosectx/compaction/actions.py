@@ -179,6 +179,9 @@ def shell_actions(script: str) -> list[FileAction]:
     Also any patch headers inside (``applypatch <<'PATCH' …``).
     """
     out = patch_actions(script)
+    if not (">" in script or "rm" in script or "touch" in script or "tee" in script
+            or "sed" in script):
+        return out  # no line can hold one: most commands of a long session stop here
     for line in _without_heredocs(script):
         if not (">" in line or "rm" in line or "touch" in line or "tee" in line
                 or "sed" in line) or not _MAY_CHANGE.search(line):  # its words, then the rule

@@ -88,13 +88,11 @@ def constraint_lines(m: Message) -> tuple[str, ...]:
 
     Every such line, repeats included (:func:`_constraints` drops what it has seen).
     """
-    if not m.is_user_request:
-        return ()
     text = m.text
-    if not may_name_constraint(text) or not CONSTRAINT.search(text):
-        return ()  # a line of it matches only where the whole text does
+    if not may_name_constraint(text) or not m.is_user_request:
+        return ()  # a line of it can match only where the whole text may
     return tuple(line for line in (raw.strip() for raw in text.splitlines())
-                 if line and CONSTRAINT.search(line))
+                 if line and may_name_constraint(line) and CONSTRAINT.search(line))
 
 
 def _todo_text(label: str) -> str:

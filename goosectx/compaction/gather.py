@@ -130,39 +130,49 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     pending_errors: list[list[str]] = []
     last_calls: list[ToolRequest] = []  # ``facts.last_calls``, labelled when they are read
     keep_at = memo.keep_facts_at
+    actions_of, opened, error_of, label_of = memo.actions, memo.opened, memo.error, memo.label
+    requests_seen = facts.requests
     for at, m in with_pairs_positioned(messages):  # a tool-pair note's pairs come back before it
         if at in keep_at:  # the facts of messages[:at], as a scan of just those would end
-            facts.last_calls = [memo.label(r) for r in last_calls]
+            facts.last_calls = [label_of(r) for r in last_calls]
             memo.keep_prefix_facts(messages, _copy(facts, at))
-        kind = m.metadata.extra.get("source_kind")
-        if m.metadata.is_summary:
+        meta = m.metadata
+        if meta.is_summary:
             texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
             _carry_forward(texts[0] if texts else "", facts)
             for text in texts[1:]:  # user messages re-sent after it, merged by the agent view
                 _resent_request(text.strip(), facts)
             continue
         if m.role == "assistant":
-            if m.metadata.is_continuation:
+            if meta.is_continuation:
                 continue
-            text = m.text.strip()
-            for action in actions_from_text(text, open_file=open_file) if text else []:
-                _note(facts, action)
-            checklist = checklist_todos(text) if text else None
-            if checklist is not None:  # the newest plan the assistant wrote is the list
-                facts.pending = checklist
-            requests = m.tool_requests
+            said: list[str] = []  # ``m.text``'s parts and ``m.tool_requests``, in one pass
+            requests: list[ToolRequest] = []
+            for p in m.content:
+                if isinstance(p, TextContent):
+                    said.append(p.text)
+                elif isinstance(p, ToolRequest):
+                    requests.append(p)
+            text = "\n".join(said).strip()
+            if text:
+                for action in actions_from_text(text, open_file=open_file):
+                    _note(facts, action)
+                checklist = checklist_todos(text)
+                if checklist is not None:  # the newest plan the assistant wrote is the list
+                    facts.pending = checklist
             for req in requests:
                 facts.tool_calls += 1
-                calls[req.id] = (req, memo.actions(req, open_file))
-                tool = normalize_tool_name(req.name)
-                if req.arguments and tool in ("open", "create"):
-                    open_file = str(req.arguments.get("path") or req.arguments.get("filename")
-                                    or open_file)
-                if tool in TODO_TOOLS and req.arguments:
-                    facts.pending = open_todos(req.arguments, facts.pending)
+                calls[req.id] = (req, actions_of(req, open_file))
+                args = req.arguments
+                if args:
+                    tool = normalize_tool_name(req.name)
+                    if tool in ("open", "create"):
+                        open_file = str(args.get("path") or args.get("filename") or open_file)
+                    if tool in TODO_TOOLS:
+                        facts.pending = open_todos(args, facts.pending)
             if pending_errors:  # what the assistant did next, for the errors still open
                 what = (_first_sentence(text) if text
-                        else ", ".join(memo.label(r) for r in requests))
+                        else ", ".join(label_of(r) for r in requests))
                 for pending in pending_errors:
                     pending.append(what)
                 pending_errors = []
@@ -172,24 +182,27 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 last_calls = []
             last_calls = (last_calls + requests)[-3:]
             continue
+        texts = []  # the text parts that are not all whitespace
         for part in m.content:
             if isinstance(part, ToolResponse):
                 call = calls.get(part.id)
-                actions = call[1] if call is not None else []
-                for action in actions:
-                    _note(facts, action, failed=part.is_error)
-                open_file = memo.opened(part) or open_file
+                if call is not None:
+                    for action in call[1]:
+                        _note(facts, action, failed=part.is_error)
+                open_file = opened(part) or open_file
                 err = part.output if part.is_error else (
                     None if call is not None and _only_reads(call[0].name, call[0].arguments)
-                    else memo.error(part))
+                    else error_of(part))
                 if err is not None:
-                    excerpt = memo.error(part) if err is part.output else error_excerpt(err)
-                    label = "tool" if call is None else memo.label(call[0])
+                    excerpt = error_of(part) if err is part.output else error_excerpt(err)
+                    label = "tool" if call is None else label_of(call[0])
                     entry = [f"{label}: {excerpt or err}"]
                     facts.errors.append(entry)
                     pending_errors.append(entry)
-        texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
+            elif isinstance(part, TextContent) and part.text.strip():
+                texts.append(part.text)
         facts.answered = False
+        kind = meta.extra.get("source_kind")
         if kind == "observation":
             text = "\n".join(texts)
             open_file = open_file_in(text[-400:]) or open_file
@@ -205,8 +218,8 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             if is_harness_text(text) or (kind in ("harness", "command") and len(texts) == 1):
                 continue
             text = text.strip()
-            if not facts.requests or facts.requests[-1] != text:
-                facts.requests.append(text)
+            if not requests_seen or requests_seen[-1] != text:
+                requests_seen.append(text)
             checklist = checklist_todos(text)
             if checklist is not None:  # the user's own list of what is to be done
                 facts.pending = checklist
@@ -250,7 +263,7 @@ def _only_reads(name: str, args: dict[str, Any] | None) -> bool:
         command = command[-1] if command else ""
     if not isinstance(command, str) or not command.strip():
         return False
-    first = command.split()[0].rsplit("/", 1)[-1]
+    first = command.split(None, 1)[0].rsplit("/", 1)[-1]
     return first in _VIEWER_COMMANDS and not ("&&" in command or ";" in command
                                               or "|" in command)
 

@@ -26,6 +26,51 @@ _MARKER_LINE = re.compile(r"\[stderr\]|\[exit code: -?\d+\]|\(no output\)")
 """A line the shell tool adds around output (:mod:`goosectx.tools.shell`): no message."""
 
 
+MAX_WORD_HITS = 64
+"""Past this many words of :data:`_ERROR_WORDS` in a text, :func:`first_error_match` searches
+it whole."""
+
+
+def first_error_match(text: str) -> re.Match[str] | None:
+    r"""``_ERROR_LINE.search(text)``, searching only the lines near the words a match holds.
+
+    Every match holds one of :data:`_ERROR_WORDS` and lies between the start of the line
+    before the blank lines before that word's line (``^\s*`` and ``^prog:`` reach back that
+    far, no further) and the end of the word's line. Those stretches, merged, are searched in
+    order with the pattern's own ``pos``/``endpos`` (each ends at a line end, where ``$`` and
+    ``\b`` answer as they do in the whole text): the first match found is the first in the
+    text. A tool output that merely mentions "error" is not searched from end to end.
+    """
+    hits: list[int] = []
+    for word in _ERROR_WORDS:
+        at = text.find(word)
+        while at != -1 and len(hits) <= MAX_WORD_HITS:
+            hits.append(at)
+            at = text.find(word, at + 1)
+    if len(hits) > MAX_WORD_HITS:
+        return _ERROR_LINE.search(text)
+    stretches: list[list[int]] = []
+    for at in sorted(hits):
+        start = text.rfind("\n", 0, at) + 1
+        while start > 0:  # back over blank lines, then one line more
+            before = text.rfind("\n", 0, start - 1) + 1
+            blank = not text[before:start - 1].strip()
+            start = before
+            if not blank:
+                break
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        if stretches and start <= stretches[-1][1]:
+            stretches[-1] = [min(stretches[-1][0], start), max(stretches[-1][1], end)]
+        else:
+            stretches.append([start, end])
+    for start, end in stretches:
+        found = _ERROR_LINE.search(text, start, end)
+        if found is not None:
+            return found
+    return None
+
+
 def exception_line(text: str) -> str | None:
     """The last ``SomethingError: message`` line of ``text`` (a traceback's end), if any."""
     sample = text if len(text) <= 200_000 else text[:100_000] + "\n" + text[-100_000:]
@@ -43,7 +88,7 @@ def error_excerpt(text: str) -> str | None:
     if not any(word in text for word in _ERROR_WORDS):
         return None  # the search cannot match (the sample below is a part of ``text``)
     sample = text if len(text) <= 200_000 else text[:100_000] + "\n" + text[-100_000:]
-    first = _ERROR_LINE.search(sample)
+    first = first_error_match(sample)
     if first is None:
         return None
     exception = exception_line(sample)

@@ -48,11 +48,8 @@ from goosectx.providers.litellm_errors import (
     overrun_error,
     translate_error,
 )
-from goosectx.providers.litellm_stream import (
-    MAX_TOOL_ARGUMENT_CHARS,
-    bundled_model_info,
-    load_litellm,
-)
+from goosectx.providers.litellm_stream import MAX_TOOL_ARGUMENT_CHARS, load_litellm
+from goosectx.providers.model_map import bundled_model_info
 from goosectx.providers.openai_format import (
     StreamAssembler,
     to_openai_messages,

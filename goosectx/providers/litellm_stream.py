@@ -28,11 +28,8 @@ the last one (see docs/architecture.md, "Who owns each outside library"):
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import os
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from goosectx.tokens import ensure_offline_tiktoken
@@ -60,40 +57,6 @@ def load_litellm() -> Any:
     # before the first answer) for a usage goosectx never takes as the server's: off.
     litellm.disable_token_counter = True
     return litellm
-
-
-@cache
-def _bundled_model_map() -> dict[str, Any]:
-    """The model map litellm bundles (context windows, prices), read without importing it."""
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
-        return {}
-    path = (Path(next(iter(spec.submodule_search_locations)))
-            / "model_prices_and_context_window_backup.json")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def bundled_model_info(model: str) -> dict[str, Any] | None:
-    """The model's entry in litellm's bundled map, or ``None`` (then ask litellm itself).
-
-    ``openai/gpt-4o`` is the entry ``gpt-4o`` whose provider is ``openai``. Reading the file
-    costs milliseconds; importing litellm costs seconds, which a command that only needs a
-    context window (``compact``, ``info``) should not pay.
-    """
-    table = _bundled_model_map()
-    entry = table.get(model)
-    if isinstance(entry, dict) and "/" not in model:
-        return entry
-    provider, _, name = model.partition("/")
-    for key in (model, name):
-        entry = table.get(key)
-        if isinstance(entry, dict) and entry.get("litellm_provider") == provider:
-            return entry
-    return None
 
 
 def skip_success_logging(response: Any) -> None:
