@@ -43,8 +43,9 @@ def run_with_lock(world: World, keys: str, *, resumed: bool = True
 
     def build(approve: ApprovalFn) -> Agent:
         current = holder["repl"].session if "repl" in holder else session
+        mode = holder["repl"].mode if "repl" in holder else world.mode
         return Agent(current, world.settings, provider=world.provider, tools=world.tools,
-                     approve=approve, mode=world.mode,
+                     approve=approve, mode=mode,
                      tool_context=make_tool_context(world.settings, world.workdir))
 
     buf = io.StringIO()
@@ -97,6 +98,25 @@ def test_slash_resume_switches_sessions_and_moves_the_lock(world: World) -> None
             world.store.lock(other_id)
     finally:
         opened.lock.release()
+
+
+@pytest.mark.parametrize(("saved", "mode"), [("chat", "chat"), (None, "smart_approve")])
+def test_slash_resume_takes_the_mode_the_other_session_was_left_in(
+        world: World, saved: str | None, mode: str) -> None:
+    """As ``goosectx --resume docs`` would: a session left in chat mode is not driven in
+    this one's auto mode (a tool call would run unasked); one with no stored mode gets the
+    configured one."""
+    other_id = world.other_id  # type: ignore[attr-defined]
+    if saved:
+        world.store.update_session(other_id, approval_mode=saved)
+    out, repl, opened = run_with_lock(world, "/mode auto" + ENTER + "/resume docs" + ENTER
+                                      + "/mode" + ENTER + CTRL_D)
+    opened.lock.release()
+    assert repl.session.id == other_id and repl.mode == mode and repl.agent.mode == mode
+    assert f"mode: {mode} (choose with" in out
+    if saved:
+        assert "mode chat (restored from this session)" in out
+    assert world.store.load(world.session.id).approval_mode == "auto"  # kept for its resume
 
 
 def test_resume_of_a_session_in_use_changes_nothing(world: World) -> None:

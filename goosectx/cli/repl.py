@@ -71,6 +71,8 @@ class Repl:
         full_history: With ``resumed``, draw the whole stored transcript (``--history``).
         mode: The starting approval mode (``cli.common.choose_mode``); ``None``: the config's.
         mode_restored: ``mode`` is the one stored in the session (the banner says so).
+        mode_flag: The ``--mode`` given at launch (``/resume`` chooses the other session's
+            mode as ``goosectx --resume`` with it would: :func:`cli.common.choose_mode`).
         model: Model override (``--model``).
         agent_factory: Builds the agent (default: ``goosectx.runtime.build_agent``).
         provider_factory: Builds a provider for ``/model`` (default: the litellm adapter).
@@ -84,7 +86,7 @@ class Repl:
         mode_restored: bool = False, agent_factory: AgentFactory | None = None,
         provider_factory: ProviderFactory | None = None, background_checks: bool = True,
         full_history: bool = False, extensions: Any = None,  # an ExtensionManager
-        opened: OpenSession | None = None,
+        opened: OpenSession | None = None, mode_flag: str | None = None,
     ) -> None:
         self.settings = settings
         self.opened = opened
@@ -103,6 +105,7 @@ class Repl:
                                            show_reasoning=settings.show_reasoning)
         self.mode: ApprovalMode = mode or settings.mode
         self.mode_restored = mode_restored
+        self.mode_flag = mode_flag
         self._model_override = model
         self._agent_factory = agent_factory or self._runtime_agent
         self._agent_factory_given = agent_factory is not None

@@ -13,7 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from goosectx.cli.common import lock_and_load, missing_working_dir, ref_of, session_is_kept
+from goosectx.cli.common import (
+    choose_mode,
+    lock_and_load,
+    missing_working_dir,
+    ref_of,
+    session_is_kept,
+)
 from goosectx.cli.folding import plural
 from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.resume_tail import draw_resumed
@@ -85,11 +91,18 @@ def resume(repl: Repl, ref: str) -> None:
     opened.session, opened.lock, opened.resumed = session, lock, True
     left = (f"saved {one_line_safe(old.display_name)}" if kept
             else f"left {one_line_safe(old.display_name)} (nothing to save)")
+    # The mode `goosectx --resume` would start it in (a session left in chat mode is not
+    # driven in this one's auto mode); the new agent is built with it.
+    choice = choose_mode(repl.settings, repl.mode_flag, session)
+    changed = choice.mode != repl.mode
+    repl.mode, repl.mode_restored = choice.mode, choice.restored
     _switch(repl, session)
     repl.renderer.notice(terminal_safe(
         f"{left} · resumed {one_line_safe(session.display_name)}"
         + (f" ({session.title})" if session.title else "")
-        + f" · {plural(len(session.conversation), 'message')}"))
+        + f" · {plural(len(session.conversation), 'message')}"
+        + (f" · mode {choice.mode}" + (" (restored from this session)" if choice.restored
+                                       else "") if changed else "")))
     if (gone := missing_working_dir(session)) is not None:
         repl.renderer.notice(f"warning: {gone}", style="yellow")
     if len(session.conversation):

@@ -44,7 +44,7 @@ def start_repl(settings: Settings, *, name: str | None, resume: str | None, cont
         repl = Repl(settings, opened.store, opened.session, io=io,
                     resumed=opened.resumed, mode=choice.mode, model=model,
                     mode_restored=choice.restored, full_history=full_history,
-                    extensions=servers.open(opened), opened=opened)
+                    extensions=servers.open(opened), opened=opened, mode_flag=mode)
         return repl.run()
     finally:
         servers.stop(repl)  # every server stops; no child outlives the REPL
