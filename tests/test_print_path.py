@@ -170,6 +170,23 @@ def test_renderer_draws_hostile_model_and_tool_text_visibly(plain: bool) -> None
     assert out.count("[bold red]markup[/]") >= 7
 
 
+LINKS = ("See [https://docs.python.org/3/](http://evil.example/steal?x=1) and "
+         "<http://auto.example/>")
+
+
+def test_a_markdown_link_in_an_answer_shows_its_target_and_makes_no_terminal_link() -> None:
+    """A link whose text names another site: the terminal shows where it really goes, and no
+    OSC 8 hyperlink (clickable text hiding its target) is written."""
+    buf = io.StringIO()
+    console = Console(file=buf, width=200, force_terminal=True, color_system="truecolor")
+    r = TranscriptRenderer(console, plain=False)
+    r.handle(MessageDelta(LINKS))
+    r.handle(MessageCompleted(Message.assistant(LINKS)))
+    out = buf.getvalue()
+    assert_safe(out, styled=True, stand_ins=())
+    assert "http://evil.example/steal?x=1" in out and "http://auto.example/" in out
+
+
 # -- `run`, `sessions`, `info` through the CLI --------------------------------------------------
 
 HOSTILE_NAME = "evil\x1b]0;pwned-title\x07\u202e[bold]n[/]\x9b2J"
@@ -180,7 +197,7 @@ def _hostile_script(server: FakeServer) -> None:
         {"reasoning": CORPUS, "tool_calls": [
             {"name": "shell", "arguments": {"command": f"printf '%s\\n' '{CORPUS}'; exit 3"}},
             {"name": "shell" + CORPUS, "arguments": {"x": CORPUS}}]},
-        {"text": CORPUS},
+        {"text": CORPUS + "\n\n" + LINKS},  # Markdown on a terminal: no OSC 8 link either
     )
 
 

@@ -99,7 +99,7 @@ def _write_markdown(pieces: Iterable[str]) -> None:
             from rich.markdown import Markdown
 
             for piece in pieces:
-                console.print(Markdown(terminal_safe(piece)))
+                console.print(Markdown(terminal_safe(piece), hyperlinks=False))  # as cli.stream
             return
     for piece in pieces:
         sys.stdout.write(terminal_safe(piece))

@@ -158,7 +158,10 @@ class AssistantStream:
 
         width = max(10, self.console.width - 4)
         options = self.console.options.update_width(width)
-        lines = self.console.render_lines(Markdown(text.rstrip()), options, pad=True)
+        # hyperlinks=False: a link is drawn as its text and "(target)", never as an OSC 8
+        # hyperlink whose clickable text ("https://docs…") hides where it goes.
+        lines = self.console.render_lines(Markdown(text.rstrip(), hyperlinks=False), options,
+                                          pad=True)
         while trim and lines and not "".join(s.text for s in lines[-1]).strip():
             lines.pop()
         return lines
