@@ -85,6 +85,19 @@ def test_a_failing_command_and_a_long_output_are_capped_like_a_tool_result(
     assert path.read_text().splitlines()[-1] == "5000"
 
 
+def test_history_agent_folds_a_long_output_the_model_view_merged_with_the_next_message(
+        world: World) -> None:
+    """The model's view merges the !command with the message typed after it; /history agent
+    still draws its output folded with its /show number, not all 3,000 lines."""
+    world.provider.add("Noted.")
+    out = world.run("!seq 1 3000" + ENTER + "what now?" + ENTER + "/history agent" + ENTER
+                    + CTRL_D)
+    agent = out[out.index("what the model sees"):]
+    assert "✓ ! seq 1 3000 · 3,001 lines · #1 (/show 1)" in agent
+    assert "… 2991 lines hidden …" in agent and "1500" not in agent
+    assert "what now?" in agent and "Noted." in agent
+
+
 def test_shell_escape_to_model_false_keeps_it_from_the_model(world: World) -> None:
     world.settings = Settings(data_dir=world.settings.data_dir, shell_escape_to_model=False)
     world.provider.add("ok")

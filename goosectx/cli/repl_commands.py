@@ -10,14 +10,18 @@ command, drawing through the REPL's renderer. ``/exit`` is handled by the REPL's
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from goosectx.budget import cap_source
 from goosectx.cli import reports, slash
 from goosectx.cli.folding import plural
 from goosectx.compaction import calibration
 from goosectx.config import ApprovalMode
+from goosectx.conversation import Message, TextContent
 from goosectx.errors import GoosectxError
+from goosectx.shell_escape import is_shell_escape
 
 if TYPE_CHECKING:
     from goosectx.cli.repl import Repl
@@ -234,11 +238,45 @@ def _history(repl: Repl, view: slash.HistoryView) -> None:
     repl.renderer.rule(f"what the model sees · system prompt + "
                        f"{plural(len(request.tool_schemas), 'tool schema')} + "
                        f"{plural(len(messages), 'message')}")
-    for m in messages:
+    for m in _escapes_apart(messages, conversation.messages):
         label = "summary" if m.metadata.is_summary else (
             "continuation" if m.metadata.is_continuation else None)
         repl.renderer.message(m, label=label)
     repl.renderer.rule("end of the model's view")
+
+
+def _escapes_apart(view: Sequence[Message], stored: Sequence[Message]) -> Iterator[Message]:
+    """``view`` with each ``!command`` the view merged into a user message drawn on its own.
+
+    The model's view merges consecutive user messages, so a ``!command`` and what was typed
+    after it reach the model as one; drawn as one, its whole output (thousands of lines) would
+    fill the screen. Its own record (``stored``) is drawn instead, folded with its ``/show``
+    number as the transcript draws it; the rest of the message around it as it is.
+    """
+    records = {tuple(p.text for p in m.content if isinstance(p, TextContent)): m
+               for m in stored if is_shell_escape(m)}  # (command part, output part)
+    for m in view:
+        if m.role != "user" or len(m.content) < 3 or not records:
+            yield m
+            continue
+        rest: list[Any] = []
+        parts, i = m.content, 0
+        while i < len(parts):
+            first, second = parts[i], parts[i + 1] if i + 1 < len(parts) else None
+            record = (records.get((first.text, second.text))
+                      if isinstance(first, TextContent) and isinstance(second, TextContent)
+                      else None)
+            if record is None:
+                rest.append(parts[i])
+                i += 1
+                continue
+            if rest:
+                yield replace(m, content=tuple(rest))
+                rest = []
+            yield record
+            i += 2
+        if rest:
+            yield replace(m, content=tuple(rest))
 
 
 def context_facts(repl: Repl) -> reports.ContextFacts | None:
