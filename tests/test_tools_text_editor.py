@@ -50,6 +50,9 @@ def test_view_of_a_directory_lists_it(ctx: ToolContext, tmp_path: Path) -> None:
     result = edit(ctx, "view", ".")
     assert not result.is_error
     assert result.output.splitlines()[1:] == ["src/", "b.py"]
+    (tmp_path / "c\n  forged.py").write_text("")
+    assert edit(ctx, "view", ".").output.splitlines()[1:] == ["src/", "b.py",
+                                                              "c\\n  forged.py"]
 
 
 def test_view_of_a_binary_file_is_a_clear_error(ctx: ToolContext, tmp_path: Path) -> None:

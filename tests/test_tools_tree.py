@@ -86,6 +86,16 @@ def test_output_is_capped_with_a_count_of_what_was_left_out(tmp_path: Path) -> N
     assert f"[... {500 - shown:,} more entries not shown" in output
 
 
+def test_a_newline_in_a_name_is_shown_escaped_and_cannot_forge_an_entry(tmp_path: Path) -> None:
+    (tmp_path / "new\n  forged.txt").write_text("")
+    (tmp_path / "dir\rx").mkdir()
+    (tmp_path / "plain name 日本.txt").write_text("")
+    (tmp_path / "link\nname").symlink_to("tar\nget")
+    output = listing(ToolContext(working_dir=tmp_path))
+    assert output.splitlines()[1:] == ["  dir\\rx/", "  link\\nname -> tar\\nget",
+                                       "  new\\n  forged.txt", "  plain name 日本.txt"]
+
+
 def test_missing_directory_and_bad_depth_are_errors(tmp_path: Path) -> None:
     ctx = ToolContext(working_dir=tmp_path)
     assert TreeTool().run({"path": "nope"}, ctx).is_error

@@ -284,3 +284,13 @@ def atomic_write(path: Path, data: bytes) -> Path:
     except OSError:
         pass  # the rename is done; a directory fsync is best effort
     return target
+
+
+def listed_name(name: str) -> str:
+    """A file name as a listing the model reads shows it (``tree``, a directory's ``view``).
+
+    A name holding a character that is not printable is written as Python writes it in a
+    string literal (a newline as backslash-n), so a newline in a name cannot forge another
+    entry; a printable name (spaces, any script) is kept as it is.
+    """
+    return name if name.isprintable() else repr(name)[1:-1]

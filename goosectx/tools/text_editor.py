@@ -27,6 +27,7 @@ from goosectx.tools.files import (
     atomic_write,
     decode,
     digest,
+    listed_name,
     read_bytes,
     read_lines,
     split_lines,
@@ -254,7 +255,8 @@ class TextEditorTool:
 
     def _list_dir(self, path: Path) -> str:
         entries = sorted(os.scandir(path), key=lambda e: (not e.is_dir(), e.name))
-        shown = [e.name + ("/" if e.is_dir() else "") for e in entries[:MAX_DIR_ENTRIES]]
+        shown = [listed_name(e.name) + ("/" if e.is_dir() else "")
+                 for e in entries[:MAX_DIR_ENTRIES]]
         text = f"{path}/ ({len(entries)} entries)\n" + "\n".join(shown)
         if len(entries) > MAX_DIR_ENTRIES:
             text += (f"\n[... {len(entries) - MAX_DIR_ENTRIES} more entries not shown; "

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goosectx.tools.base import ToolContext, ToolResult
+from goosectx.tools.files import listed_name
 
 if TYPE_CHECKING:
     import pathspec
@@ -81,16 +82,17 @@ def _walk(directory: Path, depth: int, max_depth: int, rules: _Rules) -> Iterato
             continue
         visible.append((not is_dir, entry.name.lower(), entry, is_dir))
     for _, _, entry, is_dir in sorted(visible, key=lambda v: (v[0], v[1])):
+        name = listed_name(entry.name)
         if entry.is_symlink():
-            yield _Entry(depth, f"{entry.name} -> {os.readlink(entry.path)}")
+            yield _Entry(depth, f"{name} -> {listed_name(os.readlink(entry.path))}")
         elif not is_dir:
-            yield _Entry(depth, entry.name)
+            yield _Entry(depth, name)
         elif depth + 1 >= max_depth:
-            yield _Entry(depth, f"{entry.name}/ ({_count(Path(entry.path), rules)} entries, "
+            yield _Entry(depth, f"{name}/ ({_count(Path(entry.path), rules)} entries, "
                                 "deeper than depth)")
         else:
             child = Path(entry.path)
-            yield _Entry(depth, f"{entry.name}/")
+            yield _Entry(depth, f"{name}/")
             yield from _walk(child, depth + 1, max_depth, _read_rules(child, rules))
 
 
