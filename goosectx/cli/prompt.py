@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import Application
+from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import AnyFormattedText, FormattedText
@@ -23,6 +23,7 @@ from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
+from prompt_toolkit.utils import get_cwidth
 
 from goosectx.approval import ApprovalDecision
 from goosectx.cli.approval_view import VIEW_KEY
@@ -256,18 +257,16 @@ def ask_approval(
     keys.add("c-c")(lambda event: event.app.exit(result="cancel"))
     keys.add("escape", eager=True)(lambda event: event.app.exit(result="cancel"))
     keys.add("c-d")(lambda event: event.app.exit(result="deny"))
-    fragments: list[tuple[str, str]] = [
-        ("class:approval.marker", f"{APPROVAL_MARKER} "),
-        ("class:approval.question", f"Run {terminal_safe(tool_name)}? ")]
-    if must_view:
-        fragments += [("class:approval.key", f"[{VIEW_KEY}]"),
-                      ("class:approval.text", " view the whole call  ")]
-    for key, _decision, label in approval_keys(rule):
-        fragments += [("class:approval.key", f"[{key}]"),
-                      ("class:approval.text", f" {terminal_safe(label)}  ")]
+    choices = [(VIEW_KEY, "view the whole call")] if must_view else []
+    choices += [(key, label) for key, _decision, label in approval_keys(rule)]
+
+    def text() -> FormattedText:
+        width = get_app().output.get_size().columns
+        return FormattedText(approval_key_line(tool_name, choices, width) + hint)
+
     app: Application[str] = Application(
-        layout=Layout(Window(FormattedTextControl(lambda: FormattedText(fragments + hint)),
-                             dont_extend_height=True, wrap_lines=True)),
+        layout=Layout(Window(FormattedTextControl(text), dont_extend_height=True,
+                             wrap_lines=True)),
         key_bindings=keys,
         style=PROMPT_STYLE,
         erase_when_done=True,
@@ -275,6 +274,28 @@ def ask_approval(
         output=output,
     )
     return app.run()
+
+
+def approval_key_line(tool_name: str, choices: list[tuple[str, str]], width: int
+                      ) -> list[tuple[str, str]]:
+    """``⚑ Run shell? [y] allow once  [a] …`` laid out in lines of at most ``width`` cells.
+
+    Every line starts with the marker (the question's lines are recognisable by it) and a
+    key is never parted from its label; only a single choice wider than the screen wraps.
+    """
+    lead = f"{APPROVAL_MARKER} "
+    out: list[tuple[str, str]] = [("class:approval.marker", lead),
+                                  ("class:approval.question", f"Run {terminal_safe(tool_name)}? ")]
+    used = get_cwidth(lead) + get_cwidth(out[1][1])
+    for key, label in choices:
+        item = f"[{key}] {terminal_safe(label)}  "
+        if used + get_cwidth(item.rstrip()) > width and used > get_cwidth(lead) + 2:
+            out += [("", "\n"), ("class:approval.marker", lead), ("", "  ")]
+            used = get_cwidth(lead) + 2
+        out += [("class:approval.key", f"[{key}]"),
+                ("class:approval.text", item[len(key) + 2:])]
+        used += get_cwidth(item)
+    return out
 
 
 def _remind(event: KeyPressEvent, hint: list[tuple[str, str]]) -> None:
