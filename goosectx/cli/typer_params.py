@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import os
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -90,13 +91,33 @@ class _LazyParam:
             converted = self._as_is(value, ctx)
             if converted is not None:
                 return converted
-        return self._real().coerce(value, param=param, ctx=ctx)
+        with _plain_errors():
+            return self._real().coerce(value, param=param, ctx=ctx)
 
     def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
         converted = self._as_is(value, ctx)
         if converted is not None:
             return converted
-        return self._real()._coerce_value(value, param=param, ctx=ctx)  # noqa: SLF001
+        with _plain_errors():
+            return self._real()._coerce_value(value, param=param, ctx=ctx)  # noqa: SLF001
+
+
+_PYDANTIC_PREFIX = "Value error, "
+
+
+@contextmanager
+def _plain_errors() -> Iterator[None]:
+    """Typer's refusal of a value without pydantic's ``Value error, `` in front of it.
+
+    (``Invalid value for '--format': 'xml' is not one of 'md', 'json'.``)
+    """
+    try:
+        yield
+    except Exception as exc:
+        message = getattr(exc, "message", None)
+        if isinstance(message, str) and message.startswith(_PYDANTIC_PREFIX):
+            exc.message = message[len(_PYDANTIC_PREFIX):]  # type: ignore[attr-defined]
+        raise
 
 
 def install() -> None:
