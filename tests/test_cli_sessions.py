@@ -137,6 +137,27 @@ def test_remove(filled):
     assert json.loads(goosectx(home, "sessions", "list", "--json").stdout) == []
 
 
+def test_ctrl_c_at_the_remove_question_keeps_it_and_ends_the_line(filled):
+    """The shell's prompt came back on the question's line (``[y/N] ^Croot@vm…``)."""
+    pexpect = pytest.importorskip("pexpect")
+    home, _sid = filled
+    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": str(home / "none.toml"),
+           "NO_COLOR": "1", "TERM": "dumb"}
+    child = pexpect.spawn(sys.executable, ["-m", "goosectx", "sessions", "remove", "bugfix"],
+                          env=env, encoding="utf-8", timeout=60)
+    try:
+        child.expect(r"\[y/N\] ")
+        child.sendintr()
+        child.expect(pexpect.EOF)
+        after = child.before
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 130
+    assert after.endswith("\n")  # the next prompt starts on a line of its own
+    assert [r["name"] for r in json.loads(goosectx(home, "sessions", "list", "--json").stdout)
+            ] == ["bugfix"]
+
+
 def test_corrupt_database_via_cli(tmp_path):
     home = tmp_path / "h"
     home.mkdir()

@@ -265,13 +265,14 @@ def _dispatch(argv: list[str] | None) -> int:
         _print_error(exc.one_line())
         return exc.exit_code
     except KeyboardInterrupt:
-        return 130
+        return _interrupted()
     except BrokenPipeError:
         return 141
     except Exception as exc:
         usage_errors, exits, aborts = _cli_exception_types()
         if isinstance(exc, exits):
-            return int(getattr(exc, "exit_code", 0) or 0)
+            code = int(getattr(exc, "exit_code", 0) or 0)
+            return _interrupted() if code == 130 else code  # typer's Exit for a Ctrl-C
         if isinstance(exc, aborts):
             _print_error("aborted")
             return 130
@@ -279,7 +280,18 @@ def _dispatch(argv: list[str] | None) -> int:
             exc.show()  # type: ignore[attr-defined]
             return int(getattr(exc, "exit_code", 2))
         raise
+    if code == 130:  # typer returns its Exit(130) for a Ctrl-C as the code
+        return _interrupted()
     return code if isinstance(code, int) else 0
+
+
+def _interrupted() -> int:
+    """Exit status 130 for a Ctrl-C, after ending the line the terminal echoed ``^C`` on (a
+    ``[y/N]`` question's), so the shell's prompt starts a line of its own."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+    return 130
 
 
 def _exit_now(code: int) -> None:
