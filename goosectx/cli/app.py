@@ -286,8 +286,10 @@ def _dispatch(argv: list[str] | None) -> int:
 
 
 def _interrupted() -> int:
-    """Exit status 130 for a Ctrl-C, after ending the line the terminal echoed ``^C`` on (a
-    ``[y/N]`` question's), so the shell's prompt starts a line of its own."""
+    """Exit status 130 for a Ctrl-C, after ending the line the terminal echoed ``^C`` on.
+
+    (A ``[y/N]`` question's line: the shell's prompt starts a line of its own.)
+    """
     if sys.stderr.isatty():
         sys.stderr.write("\n")
         sys.stderr.flush()
