@@ -137,6 +137,32 @@ def test_remove(filled):
     assert json.loads(goosectx(home, "sessions", "list", "--json").stdout) == []
 
 
+def test_rename_names_a_session_and_refuses_a_taken_or_unsafe_name(filled):
+    home, sid = filled
+    store = SessionStore(home)
+    other = store.create_session(home, name="docs")
+    store.close()
+    proc = goosectx(home, "sessions", "rename", "bugfix", "fix-io")
+    assert proc.returncode == 0 and "renamed bugfix to fix-io" in proc.stderr, proc.stderr
+    listed = json.loads(goosectx(home, "sessions", "list", "--json").stdout)
+    assert {r["id"]: r["name"] for r in listed} == {sid: "fix-io", other.id: "docs"}
+    assert goosectx(home, "sessions", "show", "fix-io").returncode == 0
+    taken = goosectx(home, "sessions", "rename", "fix-io", "docs")
+    assert taken.returncode == 2 and "a session named 'docs' already exists" in taken.stderr
+    unsafe = goosectx(home, "sessions", "rename", "fix-io", "evil\x1b]0;x\x07")
+    assert unsafe.returncode == 2 and "\x1b" not in unsafe.stderr
+    store = SessionStore(home)
+    with store.lock(sid):  # another process drives it: its name is not changed under it
+        busy = goosectx(home, "sessions", "rename", "fix-io", "later")
+    store.close()
+    assert busy.returncode == 1 and "in use" in busy.stderr
+    listed = json.loads(goosectx(home, "sessions", "list", "--json").stdout)
+    assert {r["id"]: r["name"] for r in listed} == {sid: "fix-io", other.id: "docs"}
+    # "delete" is what other agents call remove
+    gone = goosectx(home, "sessions", "delete", "docs", "--yes")
+    assert gone.returncode == 0 and "removed docs" in gone.stderr
+
+
 def test_ctrl_c_at_the_remove_question_keeps_it_and_ends_the_line(filled):
     """The shell's prompt came back on the question's line (``[y/N] ^Croot@vm…``)."""
     pexpect = pytest.importorskip("pexpect")

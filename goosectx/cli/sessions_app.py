@@ -1,4 +1,4 @@
-"""``goosectx sessions …``: list, search, show, export, remove and import saved sessions.
+"""``goosectx sessions …``: list, search, show, export, rename, remove and import sessions.
 
 Bodies are imported lazily from :mod:`goosectx.cli.sessions_cmd` (import:
 :mod:`goosectx.cli.import_cmd`) (docs/architecture.md §6).
@@ -81,6 +81,20 @@ def sessions_remove(
     from goosectx.cli.sessions_cmd import remove_session
 
     remove_session(settings(), session_ref, yes=yes)
+
+
+sessions_app.command("delete", hidden=True)(sessions_remove)  # other agents' word for it
+
+
+@sessions_app.command("rename")
+def sessions_rename(
+    session_ref: SessionArg,
+    new_name: Annotated[str, typer.Argument(help="The new name.", show_default=False)],
+) -> None:
+    """Give a session another name (resume it by that name)."""
+    from goosectx.cli.sessions_cmd import rename_session
+
+    rename_session(settings(), session_ref, new_name)
 
 
 @sessions_app.command("import")

@@ -1,4 +1,4 @@
-"""``goosectx sessions show | export | remove`` (the others: sessions_list, import_cmd).
+"""``goosectx sessions show | export | rename | remove`` (others: sessions_list, import_cmd).
 
 Session names, paths, models and transcripts are outside text: everything printed passes
 :mod:`goosectx.cli.sanitize` (docs/architecture.md, "The print path").
@@ -219,3 +219,29 @@ def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
     finally:
         store.close()
     note(f"removed {shown}")
+
+
+def rename_session(settings: Settings, ref: str, new_name: str) -> None:
+    """Give a session another name (``sessions rename``).
+
+    A session another process drives is refused: it would save its old name back.
+
+    Raises:
+        UsageError: ``new_name`` is one ``--name`` would refuse.
+        SessionNameTaken: another session has it. SessionInUse: the session is driven.
+    """
+    from goosectx.session import name_problem
+
+    problem = name_problem(new_name)
+    if problem:
+        raise UsageError(f"the session name {new_name!r} {problem}",
+                         "give a name on one line that starts with a letter or digit, "
+                         "e.g. fix-login")
+    store, session_id = resolve_session(settings, ref)
+    try:
+        shown = store.load_header(session_id).display_name
+        with store.lock(session_id):
+            store.rename(session_id, new_name)
+    finally:
+        store.close()
+    note(f"renamed {shown} to {new_name}")

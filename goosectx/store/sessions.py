@@ -319,6 +319,20 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
             conn.execute("DELETE FROM usage_ledger WHERE session_id=?", (session_id,))
             conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
 
+    def rename(self, session_id: str, name: str) -> None:
+        """Give a session a new name (checked by the caller: ``session.name_problem``).
+
+        Raises:
+            SessionNameTaken: another session has ``name`` (nothing changed).
+        """
+        with self._transaction() as conn:
+            row = conn.execute("SELECT id FROM sessions WHERE name=? AND id<>?",
+                               (name, session_id)).fetchone()
+            if row:
+                raise SessionNameTaken(f"a session named {name!r} already exists ({row[0]})",
+                                       "pick another name")
+            conn.execute("UPDATE sessions SET name=? WHERE id=?", (name, session_id))
+
     def update_session(
         self, session_id: str, *, model: str | None = None, state: SessionState | None = None,
         current_tokens: int | None = None, current_is_estimate: bool | None = None,
