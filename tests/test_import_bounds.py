@@ -204,6 +204,8 @@ def test_an_imported_name_another_session_has_is_dropped_with_a_notice(
     [note] = [line for line in err.splitlines() if "name" in line]
     assert "'parser-port' is taken by another session" in note
     assert "imported without a name" in note
+    new_id = out.split()[1].rstrip(":")
+    assert f"goosectx sessions rename {new_id} NEW_NAME" in note
     names = sorted((row["name"] or "") for row in listed(capsys))
     assert names == ["", "parser-port"]
     # A name the user asked for is still refused when taken: they chose it.

@@ -155,6 +155,7 @@ def drop_unfit_state(session: Session) -> list[str]:
     problem = name_problem(session.name) if session.name is not None else None
     if problem:
         notes.append(f"its name {session.name!r} {problem}, so it was imported without a "
-                     f"name: resume it by its id, {ID_PLACEHOLDER}")
+                     f"name: resume it by its id, {ID_PLACEHOLDER}, or name it: "
+                     f"goosectx sessions rename {ID_PLACEHOLDER} NEW_NAME")
         session.name = None
     return notes

@@ -118,7 +118,8 @@ def _import_file(
             if session.name in taken:  # the file's own name: import the session unnamed
                 notes_of.append(f"its name {session.name!r} is taken by another session, so "
                                 f"it was imported without a name: resume it by its id, "
-                                f"{ID_PLACEHOLDER}")
+                                f"{ID_PLACEHOLDER}, or name it: goosectx sessions rename "
+                                f"{ID_PLACEHOLDER} NEW_NAME")
                 session.name = None
             if session.name:
                 taken.add(session.name)  # two sessions of one file cannot share it either
