@@ -36,7 +36,8 @@ MENTION_RATIO = 0.1
 """Default cap of one mentioned file: this share of the context limit (tokens)."""
 READ_BYTES_PER_TOKEN = 8
 """Bytes read per token of the cap (from the head and from the tail of a larger file)."""
-_WORD = re.compile(r"(?<![\w@`])@((?:\\ |[^\s@`])+)")
+_WORD = re.compile(r'(?<![\w@`])@(?:"([^"\n]+)"|((?:\\ |[^\s@`])+))')
+"""``@"a name with spaces"`` (group 1) or ``@word`` with backslash-spaces (group 2)."""
 _TRAILING = ".,;:!?)]}'\""
 
 
@@ -58,9 +59,13 @@ def mention_cap(max_tokens: int | None, limit_tokens: int) -> int:
     return max_tokens if max_tokens else max(1, int(limit_tokens * MENTION_RATIO))
 
 
-def mentioned_words(text: str) -> list[str]:
-    """The ``@`` words of ``text`` as typed, a backslash-space unescaped (``a@b`` is none)."""
-    return [m.group(1).replace("\\ ", " ") for m in _WORD.finditer(text)]
+def mentioned_words(text: str) -> list[tuple[str, bool]]:
+    """The ``@`` words of ``text`` (``a@b`` is none), each with whether it was quoted.
+
+    ``@"my file.txt"`` and ``@my\\ file.txt`` are both ``my file.txt``.
+    """
+    return [(m.group(1), True) if m.group(1) is not None
+            else (m.group(2).replace("\\ ", " "), False) for m in _WORD.finditer(text)]
 
 
 def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
@@ -74,7 +79,7 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
     out = Mentions()
     top = resolve(working_dir)
     seen: set[Path] = set()
-    for word in mentioned_words(text):
+    for word, quoted in mentioned_words(text):
         name, colon, _rest = word.partition(":")
         if colon and name in extension_names:
             continue  # an extension resource (@NAME:URI), read by the extensions
@@ -82,7 +87,7 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
         if path is None:
             if colon and EXTENSION_NAME.match(name) and "://" in _rest:
                 out.notices.append(_no_extension(shown, name, extension_names))
-            elif "/" in shown or "." in shown:
+            elif quoted or "/" in shown or "." in shown:
                 out.notices.append(f"@{shown}: no such file in the working dir — not attached")
             continue
         if path in seen:

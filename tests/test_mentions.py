@@ -242,3 +242,15 @@ def test_a_resource_mention_of_an_unknown_extension_names_the_extension(world: W
     assert "@nosuch:res://x/y: no extension is named nosuch (none is configured) — not " \
            "attached" in out
     assert "no such file" not in out
+
+
+def test_a_quoted_mention_names_a_file_with_spaces(tmp_path: Path) -> None:
+    """``@"my file.txt"`` (as other agents quote it) is the file, like ``@my\\ file.txt``; a
+    quoted name that is no file says so instead of nothing."""
+    (tmp_path / "my file.txt").write_text("spaced\n")
+    for text in ('see @"my file.txt" please', "see @my\\ file.txt please"):
+        found = read_mentions(text, tmp_path, cap_tokens=200)
+        assert [a.source for a in found.attachments] == ["my file.txt"], text
+    missing = read_mentions('see @"no such file" please', tmp_path, cap_tokens=200)
+    assert missing.attachments == []
+    assert missing.notices == ["@no such file: no such file in the working dir — not attached"]
