@@ -62,7 +62,7 @@ def mention_cap(max_tokens: int | None, limit_tokens: int) -> int:
 def mentioned_words(text: str) -> list[tuple[str, bool]]:
     """The ``@`` words of ``text`` (``a@b`` is none), each with whether it was quoted.
 
-    ``@"my file.txt"`` and ``@my\\ file.txt`` are both ``my file.txt``.
+    ``@"my file.txt"`` and ``@my`` backslash-space ``file.txt`` are both ``my file.txt``.
     """
     return [(m.group(1), True) if m.group(1) is not None
             else (m.group(2).replace("\\ ", " "), False) for m in _WORD.finditer(text)]
