@@ -44,6 +44,12 @@ def test_prompts_are_not_commands(line: str) -> None:
     assert slash.parse_slash(line) is None
 
 
+@pytest.mark.parametrize("line", ["/exit now", "/quit please", "/clear all"])
+def test_a_command_that_takes_no_argument_refuses_one(line: str) -> None:
+    result = slash.parse_slash(line)
+    assert isinstance(result, slash.Invalid) and "takes no argument" in result.message
+
+
 def test_double_slash_sends_a_leading_slash() -> None:
     assert slash.unescape_prompt("//compact me") == "/compact me"
     assert slash.unescape_prompt("plain") == "plain"

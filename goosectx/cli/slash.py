@@ -237,7 +237,7 @@ def parse_slash(line: str) -> SlashCommand | None:
     if name == "/help" or name == "/?":
         return Help()
     if name in ("/exit", "/quit"):
-        return Exit()
+        return _no_arg(name, arg, Exit())
     if name == "/compact":
         return Compact(arg or None)
     if name == "/clear":
