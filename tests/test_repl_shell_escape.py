@@ -55,6 +55,17 @@ def test_a_bang_command_runs_without_approval_and_joins_the_models_view(world: W
     assert "**!command** `ls && echo done-$((6*7))`" in markdown and "done-42" in markdown
 
 
+def test_the_spinner_says_running_not_thinking_while_a_bang_command_runs(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.cli.render import TranscriptRenderer
+
+    texts: list[str] = []
+    monkeypatch.setattr(TranscriptRenderer, "waiting",
+                        lambda self, text="thinking…": texts.append(text))
+    world.run("!true" + ENTER + CTRL_D)
+    assert texts and set(texts) == {"running…"}
+
+
 def test_bang_bang_reruns_the_last_command_and_appends(world: World) -> None:
     out = world.run("!printf 'abc\\n'" + ENTER + "!!" + ENTER + "!! | tr a-z A-Z" + ENTER
                     + CTRL_D)

@@ -112,8 +112,10 @@ class TurnDriver:
         if events is not None:
             events.put(_Spinner(text))
 
-    def run(self, start: EventSource) -> None:
+    def run(self, start: EventSource, *, waiting: str = "thinking…") -> None:
         """Run one generator to its end, handling its events on this thread.
+
+        ``waiting``: the spinner's text until the first event (a ``!command``: "running…").
 
         Ctrl-C sets the cancel event (the generator ends the turn validly); a second one
         says it is still stopping; a third abandons the worker (a daemon thread) and
@@ -143,7 +145,7 @@ class TurnDriver:
         echo = TerminalEcho(self.quiet_terminal)
         echo.off()
         threading.Thread(target=work, name="goosectx-turn", daemon=True).start()
-        self.renderer.waiting()
+        self.renderer.waiting(waiting)
         seen = 0
         try:
             while True:

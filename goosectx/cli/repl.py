@@ -334,10 +334,10 @@ class Repl:
         self._record(MessageCompleted(message))
         return message
 
-    def _drive(self, start: EventSource) -> None:
+    def _drive(self, start: EventSource, *, waiting: str = "thinking…") -> None:
         """Run a core generator through the driver, then refresh the context meter."""
         try:
-            self.driver.run(start)
+            self.driver.run(start, waiting=waiting)
         finally:
             self._refresh_figure()
 

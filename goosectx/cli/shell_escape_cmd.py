@@ -52,7 +52,7 @@ def run_escape(repl: Repl, line: str) -> None:
     # the agent's shell tool and tool context, built first; on the worker thread, so Ctrl-C
     # works as for any command.
     repl._drive(lambda cancel: run_shell_escape(repl.agent, command, to_model=to_model,
-                                                cancel=cancel))
+                                                cancel=cancel), waiting="running…")
     if not to_model:
         repl.renderer.notice("shown to you only (shell_escape_to_model = false): the model "
                              "does not see it")
