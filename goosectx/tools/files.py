@@ -50,7 +50,7 @@ def _check_regular(path: Path, mode: int) -> None:
         raise FileError(f"{path} is a directory, not a file")
     if not stat.S_ISREG(mode):
         raise FileError(f"{path} is a {_kind(mode)}, not a regular file; text_editor only "
-                        "reads regular files")
+                        "reads and edits regular files")
 
 
 def open_regular(path: Path) -> tuple[int, os.stat_result]:
