@@ -88,6 +88,18 @@ def test_preview_writes_nothing_and_is_none_for_a_failing_edit(tmp_path: Path) -
     assert (tmp_path / "f.txt").read_text() == "z\n" and len(ctx.undo[str(tmp_path / "f.txt")]) == 1
 
 
+def test_the_diff_of_a_file_outside_the_working_dir_names_it_as_git_does(tmp_path: Path
+                                                                         ) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x\n")
+    diff = TextEditorTool().preview({"command": "write", "path": str(outside),
+                                     "file_text": "y\n"}, ToolContext(working_dir=work))
+    assert diff is not None
+    assert f"--- a{outside}\n+++ b{outside}\n" in diff  # not "b//tmp/…"
+
+
 def test_show_n_prints_a_folded_tool_result_whole(world: World) -> None:
     world.mode = "auto"
     world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "seq 1 40"})]),

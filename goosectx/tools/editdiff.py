@@ -26,14 +26,16 @@ def edit_diff(before: str | None, after: str | None, label: str) -> str:
     """
     if before == after:
         return ""
+    # An absolute path (a file outside the working dir) is ``a/tmp/x``, as git writes it.
+    a, b = (f"a{label}", f"b{label}") if label.startswith("/") else (f"a/{label}", f"b/{label}")
     if len(before or "") + len(after or "") > DIFF_MAX_INPUT_CHARS:
-        return (f"--- a/{label}\n+++ b/{label}\n[too large to diff: {len(before or ''):,} → "
+        return (f"--- {a}\n+++ {b}\n[too large to diff: {len(before or ''):,} → "
                 f"{len(after or ''):,} characters]\n")
     old = (before or "").splitlines(keepends=True)
     new = (after or "").splitlines(keepends=True)
     lines = difflib.unified_diff(
-        old, new, fromfile="/dev/null" if before is None else f"a/{label}",
-        tofile="/dev/null" if after is None else f"b/{label}", n=DIFF_CONTEXT_LINES)
+        old, new, fromfile="/dev/null" if before is None else a,
+        tofile="/dev/null" if after is None else b, n=DIFF_CONTEXT_LINES)
     text = "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n"
                    for ln in lines)
     if len(text) > DIFF_MAX_CHARS:
