@@ -208,13 +208,19 @@ def repair_prefix(messages: Sequence[Message], count: int, *, clean: bool) -> li
 
     A prefix of messages that needed no repair needs none either — the checks of
     :func:`_clean_prefix` pass message by message — unless it ends with an assistant message
-    whose tool requests the cut leaves unanswered: only then are the passes run.
+    whose tool requests the cut leaves unanswered: only then are the passes run, and only
+    after the last user message without tool results (the anchor :func:`_clean_prefix` would
+    find after a pass over the whole prefix).
     """
     head = list(messages[:count])
-    if clean and not (head and head[-1].role == "assistant" and any(
+    if not clean:
+        return repair(head, for_sending=False)
+    if not (head and head[-1].role == "assistant" and any(
             isinstance(p, ToolRequest) for p in head[-1].content)):
         return head
-    return repair(head, for_sending=False)
+    anchor = next((at for at in range(len(head) - 1, 0, -1) if head[at].role == "user"
+                   and not any(isinstance(p, ToolResponse) for p in head[at].content)), 0)
+    return _repair_rest(head, anchor, False)
 
 
 def _repair_rest(current: list[Message], clean: int, for_sending: bool) -> list[Message]:
@@ -253,6 +259,12 @@ def _clean_prefix(messages: list[Message], for_sending: bool) -> int:
         if m.role == previous_role or not m.content:
             return anchor
         previous_role = m.role
+        if len(m.content) == 1 and type(m.content[0]) is TextContent:  # most messages
+            if asked:  # a user message owed tool results (before an assistant one, none are)
+                return anchor
+            if m.role == "user":
+                anchor = at
+            continue
         requested: list[str] = []
         answered: list[str] = []
         thinking_only = True
