@@ -21,6 +21,7 @@ from goosectx.message import (
     MessageMetadata,
     PlainMessage,
     Role,
+    build_message,
     new_message_id,
     plain_message,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "ThinkingContent",
     "ToolRequest",
     "ToolResponse",
+    "build_message",
     "new_message_id",
     "part_from_dict",
     "part_to_dict",

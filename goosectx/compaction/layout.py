@@ -33,6 +33,7 @@ from goosectx.conversation import (
     Conversation,
     Message,
     MessageMetadata,
+    build_message,
     repair_checked,
     repair_prefix,
 )
@@ -306,7 +307,7 @@ def _hidden(m: Message, compaction_id: str, shared: dict[bool, MessageMetadata])
         if hidden is None:
             hidden = shared[meta.user_visible] = MessageMetadata(
                 meta.user_visible, False, hidden_by=compaction_id)
-        return Message(m.role, m.content, hidden, m.id, m.created)
+        return build_message(m.role, m.content, hidden, m.id, m.created)
     return m.with_metadata(agent_visible=False, hidden_by=compaction_id)
 
 
