@@ -283,7 +283,7 @@ def plain_part(data: Any) -> Part | None:
         return None
     get = data.get
     kind = get("type")
-    part: Any
+    part: Part
     if kind == "text":
         text = get("text")
         if type(text) is not str:
@@ -319,7 +319,7 @@ def plain_part(data: Any) -> Part | None:
         _SET_REQUEST_TYPE(part, "tool_request")
     else:
         return None
-    return part  # type: ignore[no-any-return]
+    return part
 
 
 def plain_parts(content: list[Any]) -> list[Part] | None:
