@@ -33,8 +33,9 @@ from goosectx.conversation import (
     Conversation,
     Message,
     MessageMetadata,
-    repair_checked,
+    build_message,
     repair_prefix,
+    repair_scanned,
 )
 from goosectx.events import CompactionTrigger
 from goosectx.tokens import TokenCounter
@@ -179,7 +180,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
         return budget.scaled(counter.count_message(m))
 
     memo = ScanMemo()  # the compaction's later scans of the head look the parts up
-    repaired, clean = repair_checked(agent, for_sending=False)
+    repaired, checked = repair_scanned(agent, for_sending=False)
     memo.keep_facts_at = _head_ends(repaired, measure, budget.tail_tokens)
     reserve = facts_reserve_tokens(repaired, budget, counter, memo)
     fixed = (budget.prefix_tokens + budget.summary_max_tokens + reserve
@@ -190,9 +191,10 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
                 user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room)
     # A head of the whole view (a finished turn too big for the tail) was repaired just above;
-    # a shorter one (a prefix of it) is repaired without a second pass when the view was clean.
+    # a shorter one (a prefix of it) without a second pass over what that repair found clean.
     view = (repaired if len(out.head) == len(agent)
-            else repair_prefix(agent, len(out.head), clean=clean))
+            else repair_prefix(agent, len(out.head), clean=checked == len(agent),
+                               anchor=checked))
     head_view: list[Message] | None = view  # the compaction's head, repaired once
     if not _reaches(view, measure, budget.summary_max_tokens):
         head_view = None
@@ -306,7 +308,7 @@ def _hidden(m: Message, compaction_id: str, shared: dict[bool, MessageMetadata])
         if hidden is None:
             hidden = shared[meta.user_visible] = MessageMetadata(
                 meta.user_visible, False, hidden_by=compaction_id)
-        return Message(m.role, m.content, hidden, m.id, m.created)
+        return build_message(m.role, m.content, hidden, m.id, m.created)
     return m.with_metadata(agent_visible=False, hidden_by=compaction_id)
 
 

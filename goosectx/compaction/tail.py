@@ -83,28 +83,20 @@ def pair_boundaries(messages: Sequence[Message],
         requests = [m.is_user_request for m in messages]
     out: list[int] = []
     open_calls: set[str] = set()
-    calls: list[list[str]] = []  # each message's tool-call ids, and its tool-response ids
-    results: list[list[str]] = []
-    answered: set[str] = set()
-    for m in messages:  # one walk over the parts (the two properties make a list each)
-        called: list[str] = []
-        got: list[str] = []
-        for p in m.content:
-            if isinstance(p, ToolRequest):
-                called.append(p.id)
-            elif isinstance(p, ToolResponse):
-                got.append(p.id)
-        calls.append(called)
-        results.append(got)
-        if got:
-            answered.update(got)  # orphans never close
-    for i, (m, called, got) in enumerate(zip(messages, calls, results, strict=True)):
+    answered = {p.id for m in messages for p in m.content  # orphans never close
+                if isinstance(p, ToolResponse)}
+    for i, m in enumerate(messages):
         if not open_calls and (requests[i] or m.role == "assistant"):
             out.append(i)
-        if called:
-            open_calls.update(c for c in called if c in answered)
-        if got:
-            open_calls.difference_update(got)
+        content = m.content
+        if len(content) == 1 and type(content[0]) is TextContent:  # most messages: no tool part
+            continue
+        for p in content:  # a message's calls open before its responses close
+            if isinstance(p, ToolRequest) and p.id in answered:
+                open_calls.add(p.id)
+        for p in content:
+            if isinstance(p, ToolResponse):
+                open_calls.discard(p.id)
     return out
 
 

@@ -20,6 +20,7 @@ from goosectx.conversation import (
     Message,
     MessageMetadata,
     PlainMessage,
+    build_message,
     plain_message,
     plain_parts,
 )
@@ -150,7 +151,7 @@ def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return Message(role, tuple(parts), metadata, mid, when)
+    return build_message(role, tuple(parts), metadata, mid, when)
 
 
 def plain_row(mid: Any, role: Any, created: Any, content_json: Any,
