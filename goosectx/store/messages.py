@@ -236,8 +236,9 @@ class MessageStore(StoreDatabase):
             if positions is None:
                 positions = [float(i + 1) for i in range(len(conversation.messages))]
                 known = [m.id for m in conversation.messages]
+                listed = set(known)  # (built once: it was built again for every stored row)
                 leftovers = sorted(
-                    (pos, mid) for mid, (pos, _, _) in stored.items() if mid not in set(known)
+                    (pos, mid) for mid, (pos, _, _) in stored.items() if mid not in listed
                 )
                 # Messages not in the new list go after it, in their old order.
                 conn.executemany(
