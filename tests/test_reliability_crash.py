@@ -1,9 +1,10 @@
-"""goosectx dying mid-turn (kill -9), then resumed, through the real CLI.
+"""goosectx killed mid-turn, through the real CLI.
 
-A crash while a tool call runs (or waits at the approval question) leaves the history ending
+kill -9 while a tool call runs (or waits at the approval question) leaves the history ending
 with a tool call nobody answered. Every resume path stores an "interrupted" answer for it, so
 the transcript shows it and the model learns the command was started; a second resume adds
-nothing.
+nothing. SIGTERM and SIGHUP (the terminal window closed) are handled like Ctrl-C: the partial
+answer is kept and the exit status is 143 / 129.
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import pytest
 from agent_harness import host_pid
 from fakeserver import FakeServer
 from reliability_support import assert_sendable, cli, load, model_env, start
 
+from goosectx.approval import CANCELLED_TEXT
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.store import SessionStore
 from goosectx.turn import INTERRUPTED_TEXT
@@ -101,3 +105,113 @@ def test_slash_resume_answers_the_interrupted_call(tmp_path, work):
     assert "shell interrupted" in done.stdout
     (answer,) = _interrupted_answers(home, "s")
     assert answer.id == call.id
+
+
+# -- SIGTERM / SIGHUP: the same as Ctrl-C, then the conventional exit status -------------------
+
+PARTIAL = {"text": "partial answer that never ends", "chunk_chars": 8}
+
+
+def _repl(env: dict[str, str], work: Path, *args: str) -> subprocess.Popen[bytes]:
+    """The REPL on pipes (plain look); the caller writes its input."""
+    return subprocess.Popen([sys.executable, "-m", "goosectx", *args], env=env, cwd=work,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+
+def _read_until(proc: subprocess.Popen[bytes], needle: bytes) -> bytes:
+    seen = b""
+    while needle not in seen:
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        assert chunk, seen
+        seen += chunk
+    return seen
+
+
+def _partial_kept(home: Path, ref: str) -> None:
+    user, partial = load(home, ref).conversation
+    assert user.text == "talk"
+    assert partial.role == "assistant" and partial.metadata.cancelled
+    assert partial.text.startswith("partial ")
+    assert_sendable(load(home, ref).conversation)
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_repl_signal_while_the_answer_streams_keeps_it(tmp_path, work, signum, status):
+    home = tmp_path / "home"
+    hold = threading.Event()
+    with FakeServer([{**PARTIAL, "hold": hold}]) as server:
+        proc = _repl(model_env(home, server.base_url), work, "--name", "t")
+        try:
+            proc.stdin.write(b"talk\n")
+            proc.stdin.flush()
+            _read_until(proc, b"partial ")  # the first chunk reached the user
+            proc.send_signal(signum)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            hold.set()
+    assert proc.returncode == status, err
+    assert b"Traceback" not in err
+    assert b"resume with: goosectx --resume t" in out
+    _partial_kept(home, "t")
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_run_signal_while_the_answer_streams_keeps_it(tmp_path, work, signum, status):
+    home = tmp_path / "home"
+    hold = threading.Event()
+    with FakeServer([{**PARTIAL, "hold": hold}]) as server:
+        proc = start(model_env(home, server.base_url), "run", "--name", "r", "-t", "talk",
+                     cwd=work)
+        try:
+            assert proc.stdout.read(8) == b"partial "
+            proc.send_signal(signum)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            hold.set()
+    assert proc.returncode == status, err
+    assert b"Traceback" not in err
+    assert f"cancelled ({signal.Signals(signum).name})".encode() in err
+    _partial_kept(home, "r")
+
+
+def test_closing_the_terminal_window_keeps_the_streamed_answer(tmp_path, work):
+    pexpect = pytest.importorskip("pexpect")
+    home = tmp_path / "home"
+    hold = threading.Event()
+    with FakeServer([{**PARTIAL, "hold": hold}]) as server:
+        env = model_env(home, server.base_url, PROMPT_TOOLKIT_NO_CPR="1",
+                        TERM="xterm-256color")
+        env.pop("NO_COLOR")
+        child = pexpect.spawn(sys.executable, ["-m", "goosectx", "--name", "w"], cwd=str(work),
+                              env=env, dimensions=(40, 110), timeout=90)
+        try:
+            child.expect("❯".encode())
+            child.send(b"talk\r")
+            child.expect(b"partial ")
+            os.close(child.child_fd)  # the window closes: SIGHUP, and the terminal is gone
+            _, wait_status = os.waitpid(child.pid, 0)
+        finally:
+            hold.set()
+    assert os.waitstatus_to_exitcode(wait_status) == 129
+    _partial_kept(home, "w")
+
+
+def test_repl_sigterm_at_the_approval_question_answers_the_call(tmp_path, work):
+    home = tmp_path / "home"
+    script = [{"tool_calls": [{"name": "shell", "arguments": {"command": "touch made.txt"}}]}]
+    with FakeServer(script) as server:
+        proc = _repl(model_env(home, server.base_url), work, "--name", "a", "--mode", "approve")
+        proc.stdin.write(b"talk\n")
+        proc.stdin.flush()
+        _read_until(proc, b"Run shell?")  # the question waits for an answer
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert b"Traceback" not in err
+    assert not (work / "made.txt").exists()
+    user, call, answer = load(home, "a").conversation
+    assert call.tool_requests[0].arguments == {"command": "touch made.txt"}
+    (response,) = answer.tool_responses
+    assert response.id == call.tool_requests[0].id
+    assert response.is_error and response.output.startswith(CANCELLED_TEXT)

@@ -265,7 +265,9 @@ def _dispatch(argv: list[str] | None) -> int:
         _print_error(exc.one_line())
         return exc.exit_code
     except KeyboardInterrupt:
-        return 130
+        from goosectx.cli.exit_signals import exit_status
+
+        return exit_status(130)  # 143 / 129 when SIGTERM / SIGHUP was the Ctrl-C
     except BrokenPipeError:
         return 141
     except Exception as exc:

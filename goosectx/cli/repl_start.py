@@ -2,12 +2,13 @@
 
 :func:`start_repl` checks the flags, opens (or resumes) and locks the session, starts the
 extension servers and runs one :class:`~goosectx.cli.repl.Repl` on the terminal; whatever
-happens, the servers stop and the session's lock is released.
+happens, the servers stop and the session's lock is released. SIGTERM and SIGHUP end it as
+Ctrl-C would, then ``/exit`` (:mod:`goosectx.cli.exit_signals`).
 """
 
 from __future__ import annotations
 
-from goosectx.cli import repl_extensions
+from goosectx.cli import exit_signals, repl_extensions
 from goosectx.cli.repl import Repl
 from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.terminal import ReplIO
@@ -22,7 +23,8 @@ def start_repl(settings: Settings, *, name: str | None, resume: str | None, cont
     """Open (or resume) a session and run the REPL on the terminal until the user leaves.
 
     Returns:
-        The exit code: 0 when the user leaves (``/exit``, Ctrl-D, end of piped input).
+        The exit code: 0 when the user leaves (``/exit``, Ctrl-D, end of piped input);
+        143 / 129 after SIGTERM / SIGHUP (the turn closed out and saved first).
 
     Raises:
         ConfigError: a bad ``--mode``.
@@ -34,6 +36,7 @@ def start_repl(settings: Settings, *, name: str | None, resume: str | None, cont
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
     servers = repl_extensions.Servers(settings, extensions)  # bad flags fail before opening
+    exit_signals.install()
     io = ReplIO.for_terminal()
     later = not io.plain and io.is_real_terminal and not full_history
     opened = open_session(settings, name=name, resume=resume, continue_=continue_, model=model,
@@ -45,7 +48,7 @@ def start_repl(settings: Settings, *, name: str | None, resume: str | None, cont
                     resumed=opened.resumed, mode=choice.mode, model=model,
                     mode_restored=choice.restored, full_history=full_history,
                     extensions=servers.open(opened), opened=opened)
-        return repl.run()
+        return exit_signals.exit_status(repl.run())
     finally:
         servers.stop(repl)  # every server stops; no child outlives the REPL
         opened.close()
