@@ -200,7 +200,7 @@ def run_task(
         elif status == "cancelled":
             signum = exit_signals.received()
             by = f" ({signal.Signals(signum).name})" if signum is not None else ""
-            stderr.write(f"goosectx: cancelled{by}\n")
+            stderr.write(terminal_safe(f"goosectx: cancelled{by}\n"))
         elif status == "max_turns" and output_format != "text":
             # text output already printed the agent's one "stopped after" notice
             stderr.write(f"goosectx: stopped after {plural(settings.max_turns, 'model call')} "
