@@ -136,6 +136,7 @@ def run(
     Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 3 stopped at --max-turns,
     130 cancelled.
     """
+    from goosectx.cli.exit_signals import as_ctrl_c
     from goosectx.cli.run_cmd import run_task
     from goosectx.permissions import parse_permissions
 
@@ -145,11 +146,13 @@ def run(
     if allow or deny:
         extra = parse_permissions("--allow/--deny", {"allow": allow or [], "deny": deny or []})
         loaded.permissions = loaded.permissions.merged(extra)
-    raise typer.Exit(run_task(
-        loaded, text=text, input_file=input_file, name=name, resume=resume,
-        continue_=continue_, max_turns=max_turns, output_format=output_format.value,
-        mode=mode or STATE.mode, model=model or STATE.model,
-    ))
+    with as_ctrl_c():  # SIGTERM / SIGHUP cancel the turn as Ctrl-C does, then exit 143 / 129
+        code = run_task(
+            loaded, text=text, input_file=input_file, name=name, resume=resume,
+            continue_=continue_, max_turns=max_turns, output_format=output_format.value,
+            mode=mode or STATE.mode, model=model or STATE.model,
+        )
+    raise typer.Exit(code)
 
 
 @app.command()

@@ -16,11 +16,13 @@ from ending the REPL before what is still in flight is saved.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
+from collections.abc import Iterator
 from typing import IO, Any, TextIO, cast
 
-__all__ = ["GoneTerminalFile", "exit_status", "install", "received", "survive_hangup"]
+__all__ = ["GoneTerminalFile", "as_ctrl_c", "exit_status", "received", "survive_hangup"]
 
 SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """The signals that end goosectx like Ctrl-C."""
@@ -29,7 +31,7 @@ _received: list[int] = []
 
 
 def received() -> int | None:
-    """The first SIGTERM / SIGHUP this process received, or ``None``."""
+    """The first SIGTERM / SIGHUP received inside the last :func:`as_ctrl_c`, or ``None``."""
     return _received[0] if _received else None
 
 
@@ -49,17 +51,26 @@ def _as_ctrl_c(signum: int, _frame: Any) -> None:
         raise KeyboardInterrupt
 
 
-def install() -> None:
-    """Make SIGTERM and SIGHUP act as Ctrl-C for the rest of the process (main thread only).
+@contextlib.contextmanager
+def as_ctrl_c() -> Iterator[None]:
+    """While inside, SIGTERM and SIGHUP act as Ctrl-C (main thread only; else nothing changes).
 
     A signal whose handling someone changed from the default (e.g. ignored with ``nohup``) is
-    left alone.
+    left alone; the defaults are back on leaving. :func:`received` starts empty and keeps its
+    answer after leaving (for the exit status).
     """
     if threading.current_thread() is not threading.main_thread():
+        yield
         return
-    for signum in SIGNALS:
-        if signal.getsignal(signum) == signal.SIG_DFL:
-            signal.signal(signum, _as_ctrl_c)
+    _received.clear()
+    taken = [s for s in SIGNALS if signal.getsignal(s) == signal.SIG_DFL]
+    for signum in taken:
+        signal.signal(signum, _as_ctrl_c)
+    try:
+        yield
+    finally:
+        for signum in taken:
+            signal.signal(signum, signal.SIG_DFL)
 
 
 class GoneTerminalFile:

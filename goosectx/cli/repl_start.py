@@ -31,12 +31,20 @@ def start_repl(settings: Settings, *, name: str | None, resume: str | None, cont
         UsageError, SessionNameTaken, SessionNotFound, SessionAmbiguous, SessionInUse,
         StoreError: from opening the session (printed by ``main`` as one line).
     """
-    from goosectx.cli.common import choose_mode, open_session
-
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
     servers = repl_extensions.Servers(settings, extensions)  # bad flags fail before opening
-    exit_signals.install()
+    with exit_signals.as_ctrl_c():
+        return _run(settings, servers, name=name, resume=resume, continue_=continue_,
+                    mode=mode, model=model, full_history=full_history)
+
+
+def _run(settings: Settings, servers: repl_extensions.Servers, *, name: str | None,
+         resume: str | None, continue_: bool, mode: str | None, model: str | None,
+         full_history: bool) -> int:
+    """:func:`start_repl` once the flags are checked: open, run, and always close."""
+    from goosectx.cli.common import choose_mode, open_session
+
     io = ReplIO.for_terminal()
     later = not io.plain and io.is_real_terminal and not full_history
     opened = open_session(settings, name=name, resume=resume, continue_=continue_, model=model,

@@ -127,7 +127,6 @@ def run_task(
     from goosectx.providers.litellm_provider import make_provider
     from goosectx.runtime import build_agent
 
-    exit_signals.install()
     stdin = stdin or sys.stdin  # a closed terminal window must not stop the close-out:
     stdout, stderr = (exit_signals.survive_hangup(s) for s in (stdout or sys.stdout,
                                                                stderr or sys.stderr))
