@@ -215,3 +215,39 @@ def test_repl_sigterm_at_the_approval_question_answers_the_call(tmp_path, work):
     (response,) = answer.tool_responses
     assert response.id == call.tool_requests[0].id
     assert response.is_error and response.output.startswith(CANCELLED_TEXT)
+
+
+def test_a_long_session_loaded_after_the_prompt_answers_the_interrupted_call(tmp_path, work):
+    pexpect = pytest.importorskip("pexpect")
+    from goosectx.cli.resume_load import BACKGROUND_FROM
+    from goosectx.conversation import Conversation
+    from goosectx.session import Session, new_session_id
+
+    home = tmp_path / "home"
+    messages = []
+    for i in range(BACKGROUND_FROM // 2 + 10):
+        messages += [Message.user(f"old question {i}"), Message.assistant(f"old answer {i}")]
+    call = ToolRequest("call_9", "shell", {"command": "sleep 30; echo slept > slept.txt"})
+    messages += [Message.user("make slept.txt"), Message("assistant", (call,))]
+    store = SessionStore(home)
+    try:
+        now = messages[-1].created
+        store.save_new_session(Session(new_session_id(now), "long", work.resolve(), None, now,
+                                       now, Conversation(messages)))
+    finally:
+        store.close()
+    env = model_env(home, "http://127.0.0.1:9", PROMPT_TOOLKIT_NO_CPR="1",
+                    TERM="xterm-256color")
+    env.pop("NO_COLOR")
+    child = pexpect.spawn(sys.executable, ["-m", "goosectx", "--resume", "long"], cwd=str(work),
+                          env=env, dimensions=(40, 110), timeout=90, encoding="utf-8")
+    try:
+        child.expect("❯")
+        child.expect("shell interrupted")  # the tail, drawn above the prompt once loaded
+        child.send("/exit\r")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0, child.before
+    (answer,) = _interrupted_answers(home, "long")
+    assert answer.id == call.id
