@@ -134,7 +134,7 @@ def run(
     """Run one task non-interactively and save the session.
 
     Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 3 stopped at --max-turns,
-    130 cancelled.
+    130 cancelled (143 / 129: by SIGTERM / SIGHUP).
     """
     from goosectx.cli.exit_signals import as_ctrl_c
     from goosectx.cli.run_cmd import run_task
