@@ -1,4 +1,4 @@
-"""What one agent turn has in flight, and how a cancel closes it out validly.
+"""What one agent turn has in flight, and how a cancel (or a crash) closes it out validly.
 
 Part of the core (docs/architecture.md §3): yields events, never prints.
 """
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from goosectx.approval import CANCELLED_TEXT
 from goosectx.conversation import (
+    Conversation,
     Message,
     MessageMetadata,
     Part,
@@ -20,6 +21,14 @@ from goosectx.conversation import (
     ToolResponse,
 )
 from goosectx.events import Event, ToolCallFinished, TurnFinished
+
+INTERRUPTED_TEXT = (
+    "[interrupted: goosectx exited during this call; it may have run in part or not at all "
+    "— check before running it again]"
+)
+"""The stored answer to a tool call goosectx died during (kill -9, a crash, a power cut):
+found unanswered at the end of the history when the session is resumed
+(:func:`answer_interrupted`)."""
 
 
 @dataclass(slots=True)
@@ -61,3 +70,27 @@ def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], 
         yield from complete(Message("user", responses))
     if finish:
         yield TurnFinished("cancelled")
+
+
+def answer_interrupted(conversation: Conversation) -> Message | None:
+    """The answer to the tool calls a crash left unanswered at the end of the history.
+
+    goosectx stores a reply's tool calls before it runs them and their results after, so a
+    process that dies in between (kill -9 while a command runs or while the approval question
+    waits) leaves the history ending with an assistant message whose calls nobody answered.
+    The agent view would drop them, and the model would never learn a command was started.
+
+    Returns:
+        A user message answering each of the last message's tool requests with
+        :data:`INTERRUPTED_TEXT` (``is_error``), for the caller to append and save; ``None``
+        when the history does not end with unanswered tool requests (so a second resume adds
+        nothing). Pure: ``conversation`` is not changed.
+    """
+    if not conversation.messages:
+        return None
+    last = conversation.messages[-1]
+    requests = last.tool_requests if last.role == "assistant" else []
+    if not requests:
+        return None
+    return Message("user", tuple(ToolResponse(request.id, INTERRUPTED_TEXT, is_error=True)
+                                 for request in requests))

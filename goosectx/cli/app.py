@@ -134,8 +134,9 @@ def run(
     """Run one task non-interactively and save the session.
 
     Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 3 stopped at --max-turns,
-    130 cancelled.
+    130 cancelled (143 / 129: by SIGTERM / SIGHUP).
     """
+    from goosectx.cli.exit_signals import as_ctrl_c
     from goosectx.cli.run_cmd import run_task
     from goosectx.permissions import parse_permissions
 
@@ -145,11 +146,13 @@ def run(
     if allow or deny:
         extra = parse_permissions("--allow/--deny", {"allow": allow or [], "deny": deny or []})
         loaded.permissions = loaded.permissions.merged(extra)
-    raise typer.Exit(run_task(
-        loaded, text=text, input_file=input_file, name=name, resume=resume,
-        continue_=continue_, max_turns=max_turns, output_format=output_format.value,
-        mode=mode or STATE.mode, model=model or STATE.model,
-    ))
+    with as_ctrl_c():  # SIGTERM / SIGHUP cancel the turn as Ctrl-C does, then exit 143 / 129
+        code = run_task(
+            loaded, text=text, input_file=input_file, name=name, resume=resume,
+            continue_=continue_, max_turns=max_turns, output_format=output_format.value,
+            mode=mode or STATE.mode, model=model or STATE.model,
+        )
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -271,8 +274,7 @@ def _dispatch(argv: list[str] | None) -> int:
     except Exception as exc:
         usage_errors, exits, aborts = _cli_exception_types()
         if isinstance(exc, exits):
-            code = int(getattr(exc, "exit_code", 0) or 0)
-            return _interrupted() if code == 130 else code  # typer's Exit for a Ctrl-C
+            return int(getattr(exc, "exit_code", 0) or 0)
         if isinstance(exc, aborts):
             _print_error("aborted")
             return 130
@@ -280,20 +282,14 @@ def _dispatch(argv: list[str] | None) -> int:
             exc.show()  # type: ignore[attr-defined]
             return int(getattr(exc, "exit_code", 2))
         raise
-    if code == 130:  # typer returns its Exit(130) for a Ctrl-C as the code
-        return _interrupted()
     return code if isinstance(code, int) else 0
 
 
 def _interrupted() -> int:
-    """Exit status 130 for a Ctrl-C, after ending the line the terminal echoed ``^C`` on.
+    """Exit status 130 for a Ctrl-C (143 / 129 when SIGTERM / SIGHUP was the Ctrl-C)."""
+    from goosectx.cli.exit_signals import exit_status
 
-    (A ``[y/N]`` question's line: the shell's prompt starts a line of its own.)
-    """
-    if sys.stderr.isatty():
-        sys.stderr.write("\n")
-        sys.stderr.flush()
-    return 130
+    return exit_status(130)
 
 
 def _exit_now(code: int) -> None:

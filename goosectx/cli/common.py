@@ -196,11 +196,36 @@ def lock_and_load(store: SessionStore, session_id: str, *, header_only: bool = F
     try:
         if header_only:
             return store.load_header(session_id), lock
-        with cycle_collector_paused():
-            return store.load(session_id), lock
+        return load_to_resume(store, session_id), lock
     except BaseException:
         lock.release()
         raise
+
+
+def load_to_resume(store: SessionStore, session_id: str) -> Session:
+    """Load a session to drive it again: every resume path loads through here.
+
+    The REPL's ``--resume`` / ``--continue`` / ``/resume`` (also a long session's load after
+    the prompt, ``cli.resume_load``) and ``run --resume``. Tool calls that goosectx died
+    during, left unanswered at the end of the history, get their stored "interrupted" answer
+    first (:func:`goosectx.turn.answer_interrupted`; one appended row, through the recorder),
+    so the transcript and the model both learn the call was started. The caller holds the
+    session's lock.
+
+    Raises:
+        StoreError / SessionNotFound: from the load or the write.
+    """
+    from goosectx.events import MessageCompleted
+    from goosectx.recorder import SessionRecorder
+    from goosectx.turn import answer_interrupted
+
+    with cycle_collector_paused():
+        session = store.load(session_id)
+    answer = answer_interrupted(session.conversation)
+    if answer is not None:
+        session.conversation.append(answer)
+        SessionRecorder(store, session).record(MessageCompleted(answer))
+    return session
 
 
 def open_session(

@@ -4,7 +4,8 @@ The generator runs on a worker thread; its events come back through a queue to t
 (main) thread, which records and draws each one. Approval questions travel the same queue,
 so every terminal read and write happens on the main thread. Ctrl-C meanwhile only sets the
 turn's cancel event — the agent closes the turn itself and the history stays valid — and it
-never interrupts the recorder halfway through a write.
+never interrupts the recorder halfway through a write. SIGTERM and SIGHUP arrive as that
+Ctrl-C (:mod:`goosectx.cli.exit_signals`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goosectx.approval import ApprovalAnswer, ApprovalDecision
+from goosectx.cli.exit_signals import received
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.terminal import TerminalEcho
 from goosectx.conversation import ToolRequest
@@ -179,8 +181,13 @@ class TurnDriver:
     def _dispatch(self, item: Any, cancel: threading.Event) -> None:
         if isinstance(item, _Ask):
             self.renderer.settle()
-            decision: ApprovalDecision | ApprovalAnswer = "cancel" if cancel.is_set() else self.ask(
-                item.request, cancel)
+            decision: ApprovalDecision | ApprovalAnswer = "cancel"
+            if not cancel.is_set():
+                try:
+                    decision = self.ask(item.request, cancel)
+                except OSError:  # the terminal is gone (SIGHUP: the window closed)
+                    if received() is None:
+                        raise
             item.answer.put(decision)
             self.renderer.waiting()
         elif isinstance(item, _Spinner):

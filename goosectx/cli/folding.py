@@ -17,6 +17,7 @@ from goosectx.approval import (
 from goosectx.cli.sanitize import strip_csi, terminal_safe
 from goosectx.conversation import ToolRequest, ToolResponse
 from goosectx.shown import LINE_MAX_CHARS
+from goosectx.turn import INTERRUPTED_TEXT
 
 FOLD_LINES = 12
 """A tool result longer than this many lines is folded."""
@@ -94,6 +95,8 @@ _NOT_RUN_LABELS = (
 )
 """First words of the tool response goosectx writes for a call it did not run → its label."""
 CANCELLED_LABEL = "cancelled by you"
+INTERRUPTED_LABEL = "interrupted"
+"""A call goosectx died during (its answer stored on resume, ``turn.INTERRUPTED_TEXT``)."""
 
 
 def tool_result_label(response: ToolResponse) -> tuple[str, bool]:
@@ -108,5 +111,7 @@ def tool_result_label(response: ToolResponse) -> tuple[str, bool]:
                 return label, False
         if response.output.startswith(CANCELLED_TEXT):
             return CANCELLED_LABEL, True
+        if response.output.startswith(INTERRUPTED_TEXT):
+            return INTERRUPTED_LABEL, True
         return "error", True
     return "output", True

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from goosectx.cli.common import open_store
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
+from goosectx.cli.sessions_cmd import ask_line
 from goosectx.cli.sessions_cmd import note as print_note
 
 if TYPE_CHECKING:
@@ -215,6 +216,6 @@ def _ask_source_dir(directory: str) -> bool:
     """On a terminal, ask whether the imported session's tools may run in ``directory``."""
     if not sys.stdin.isatty():
         return False
-    answer = input(terminal_safe(f"The imported session worked in {directory}, which exists "
+    answer = ask_line(terminal_safe(f"The imported session worked in {directory}, which exists "
                                  "here. Run its tools there? [y/N] "))
     return answer.strip().lower() in ("y", "yes")

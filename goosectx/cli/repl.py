@@ -6,7 +6,8 @@ queue, records each through the :class:`~goosectx.recorder.SessionRecorder` (so 
 is saved whatever happens next) and draws it with the
 :class:`~goosectx.cli.render.TranscriptRenderer`. Approval questions travel the same queue,
 so every terminal read and write happens on the main thread, and Ctrl-C there only sets the
-turn's cancel event: the agent ends the turn itself and the history stays valid.
+turn's cancel event: the agent ends the turn itself and the history stays valid. SIGTERM and
+SIGHUP are that Ctrl-C too (:mod:`goosectx.cli.exit_signals`), after which the REPL leaves.
 
 Its prompt-toolkit input/output and its rich console are parameters (:class:`ReplIO`) so
 tests drive it with pipe input and read the transcript (STYLE.md example 9).
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalAnswer, ApprovalFn
-from goosectx.cli import repl_approval, repl_extensions, repl_outcome, reports, slash
+from goosectx.cli import exit_signals, repl_approval, repl_extensions, repl_outcome, reports, slash
 from goosectx.cli.common import OpenSession, missing_working_dir
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.prompt import history_problem, make_prompt_session
@@ -216,7 +217,11 @@ class Repl:
 
     # -- the loop ------------------------------------------------------------------------
     def run(self) -> int:
-        """Run until ``/exit``, Ctrl-D or the end of input; returns the exit code (0)."""
+        """Run until ``/exit``, Ctrl-D, the end of input, SIGTERM or SIGHUP; returns 0.
+
+        A SIGTERM / SIGHUP during a turn cancels it like Ctrl-C; once the turn is closed out
+        (and saved) the REPL leaves as on ``/exit``.
+        """
         if self.background is not None:
             self.background.start()  # then draws the tail and starts the agent
         model_name = self.loader.model_name
@@ -235,16 +240,22 @@ class Repl:
         if self.loader.setup_error is not None:
             self.renderer.panel(reports.no_model_text(self.settings, self.loader.setup_error),
                                 title="no model configured", style="yellow")
-        while True:
+        while exit_signals.received() is None:
             repl_extensions.show_notices(self)
             try:
                 line = self._read()
             except KeyboardInterrupt:
+                if exit_signals.received() is not None:
+                    break
                 saved = "; the session is saved" if self._session_is_kept() else ""
                 self.renderer.notice(f"(Ctrl-D or /exit leaves{saved})")
                 continue
             except EOFError:
                 break
+            except OSError:
+                if exit_signals.received() is None:
+                    raise
+                break  # the terminal is gone (the window closed)
             if not line.strip():
                 continue
             if self.background is not None and self.background.pending:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from goosectx.cli.common import cycle_collector_paused
+from goosectx.cli.common import load_to_resume
 from goosectx.cli.folding import plural
 from goosectx.session import Session
 
@@ -61,8 +61,7 @@ class BackgroundLoad:
         try:
             store = SessionStore(self._repl.store.data_dir)  # its own connection
             try:
-                with cycle_collector_paused():
-                    self._loaded = store.load(self._repl.session.id)
+                self._loaded = load_to_resume(store, self._repl.session.id)
             finally:
                 store.close()
         except BaseException as exc:  # noqa: BLE001 - handed over to the main thread

@@ -11,18 +11,21 @@ denied, the model is told why, and stderr suggests ``--mode auto``. Nothing wait
 that cannot come.
 
 Exit codes: 0 done, 1 error, 3 stopped at ``--max-turns`` / ``GOOSE_MAX_TURNS``,
-130 cancelled (Ctrl-C); configuration and usage errors exit 2 via ``cli.app.main``.
+130 cancelled (Ctrl-C), 143 / 129 cancelled by SIGTERM / SIGHUP (which act as Ctrl-C:
+:mod:`goosectx.cli.exit_signals`); configuration and usage errors exit 2 via ``cli.app.main``.
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from goosectx.cli import exit_signals
 from goosectx.cli.common import (
     OpenSession,
     check_new_name,
@@ -124,7 +127,9 @@ def run_task(
     from goosectx.providers.litellm_provider import make_provider
     from goosectx.runtime import build_agent
 
-    stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
+    stdin = stdin or sys.stdin  # a closed terminal window must not stop the close-out:
+    stdout, stderr = (exit_signals.survive_hangup(s) for s in (stdout or sys.stdout,
+                                                               stderr or sys.stderr))
     task = read_task(text, input_file, stdin)
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
@@ -192,7 +197,9 @@ def run_task(
         if status == "error":
             stderr.write(f"goosectx: error: {terminal_safe(error or '')}\n")
         elif status == "cancelled":
-            stderr.write("goosectx: cancelled\n")
+            signum = exit_signals.received()
+            by = f" ({signal.Signals(signum).name})" if signum is not None else ""
+            stderr.write(terminal_safe(f"goosectx: cancelled{by}\n"))
         elif status == "max_turns" and output_format != "text":
             # text output already printed the agent's one "stopped after" notice
             stderr.write(f"goosectx: stopped after {plural(settings.max_turns, 'model call')} "
@@ -202,7 +209,7 @@ def run_task(
             "resume with: "
             f"{resume_command(session_ref(opened.session), command='run')}\n"))
         stderr.flush()
-        return _EXIT_CODES[status]
+        return exit_signals.exit_status(_EXIT_CODES[status])
     finally:
         if agent is not None:
             agent.close()  # the shell tool's namespace ends with the session
@@ -379,7 +386,7 @@ def _summary(session_id: str, name: str | None, finished: _Finished) -> dict[str
         "session_id": session_id,
         "session_name": name,
         "status": finished.status,
-        "exit_code": _EXIT_CODES[finished.status],
+        "exit_code": exit_signals.exit_status(_EXIT_CODES[finished.status]),
         "error": finished.error,
         "answer": answer,
         "messages": [m.to_dict() for m in finished.messages],

@@ -21,6 +21,20 @@ if TYPE_CHECKING:
     from goosectx.session import Session
 
 
+def ask_line(question: str) -> str:
+    """``input(question)``, with a Ctrl-C there ending the terminal's line first.
+
+    (After the ``^C`` the terminal echoed: the shell's prompt does not come back on the
+    question's line.)
+    """
+    try:
+        return input(question)
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+        raise
+
+
 def note(line: str) -> None:
     """One line on stderr (it names sessions and paths: made safe, on one line)."""
     sys.stderr.write(one_line_safe(line) + "\n")
@@ -208,7 +222,7 @@ def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
                     f"refusing to remove {shown} without confirmation",
                     "add --yes",
                 )
-            answer = input(terminal_safe(
+            answer = ask_line(terminal_safe(
                 f"Remove session {shown} "
                 f"({plural(store.message_count(session_id), 'message')})? [y/N] "))
             if answer.strip().lower() not in ("y", "yes"):

@@ -18,9 +18,15 @@ from prompt_toolkit.output import Output
 from rich.console import Console
 
 from goosectx.cli.approval_view import VIEW_KEY
+from goosectx.cli.exit_signals import survive_hangup
 from goosectx.cli.prompt import approval_keys, parse_approval_answer
 from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
+
+try:
+    from termios import error as TermiosError
+except ImportError:  # not a POSIX terminal
+    TermiosError = OSError  # type: ignore[misc,assignment]  # noqa: N816
 
 PLAIN_APPROVAL_ATTEMPTS = 3
 """Unrecognised answers to an approval question before it counts as "deny"."""
@@ -57,15 +63,21 @@ class ReplIO:
 
     @classmethod
     def for_terminal(cls, environ: Mapping[str, str] | None = None) -> ReplIO:
-        """The real terminal; plain mode without one, or with ``TERM=dumb`` / ``NO_COLOR``."""
+        """The real terminal; plain mode without one, or with ``TERM=dumb`` / ``NO_COLOR``.
+
+        Output to a terminal survives the terminal going away (its window closed: nothing is
+        drawn, nothing fails; :func:`~goosectx.cli.exit_signals.survive_hangup`).
+        """
         env = os.environ if environ is None else environ
         tty = sys.stdin.isatty() and sys.stdout.isatty()
         plain = not tty or env.get("TERM") == "dumb" or "NO_COLOR" in env
+        out = survive_hangup(sys.stdout) if sys.stdout.isatty() else None
         if plain:
-            console = safe_console(no_color=True, color_system=None, force_terminal=False,
-                                   highlight=False, emoji=False, soft_wrap=True)
+            console = safe_console(file=out, no_color=True, color_system=None,
+                                   force_terminal=False, highlight=False, emoji=False,
+                                   soft_wrap=True)
             return cls(console, plain=True, stdin=sys.stdin, echo=not sys.stdin.isatty())
-        return cls(safe_console(highlight=False))
+        return cls(safe_console(file=out, highlight=False))
 
     def read_plain_line(self) -> str:
         """Read one input from plain stdin; a line ending in a backslash continues it.
@@ -171,7 +183,7 @@ class TerminalEcho:
             quiet = termios.tcgetattr(fd)
             quiet[3] &= ~(termios.ECHO | termios.ECHOCTL)
             termios.tcsetattr(fd, termios.TCSANOW, quiet)
-        except (ImportError, OSError, ValueError):
+        except (ImportError, OSError, ValueError, TermiosError):  # EIO: the terminal is gone
             self._saved = None
 
     def restore(self) -> None:
@@ -182,7 +194,7 @@ class TerminalEcho:
             import termios
 
             termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._saved)
-        except (ImportError, OSError, ValueError):
+        except (ImportError, OSError, ValueError, TermiosError):  # EIO: the terminal is gone
             pass
         self._saved = None
 
@@ -198,5 +210,5 @@ def drop_typeahead() -> None:
         import termios
 
         termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
-    except (ImportError, OSError):
+    except (ImportError, OSError, TermiosError):
         pass

@@ -1,0 +1,253 @@
+"""goosectx killed mid-turn, through the real CLI.
+
+kill -9 while a tool call runs (or waits at the approval question) leaves the history ending
+with a tool call nobody answered. Every resume path stores an "interrupted" answer for it, so
+the transcript shows it and the model learns the command was started; a second resume adds
+nothing. SIGTERM and SIGHUP (the terminal window closed) are handled like Ctrl-C: the partial
+answer is kept and the exit status is 143 / 129.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from agent_harness import host_pid
+from fakeserver import FakeServer
+from reliability_support import assert_sendable, cli, load, model_env, start
+
+from goosectx.approval import CANCELLED_TEXT
+from goosectx.conversation import Message, ToolRequest, ToolResponse
+from goosectx.store import SessionStore
+from goosectx.turn import INTERRUPTED_TEXT
+
+
+def _interrupted_answers(home: Path, ref: str) -> list[ToolResponse]:
+    return [p for m in load(home, ref).conversation for p in m.tool_responses
+            if p.output == INTERRUPTED_TEXT]
+
+
+def _crashed_session(home: Path, work: Path, name: str) -> ToolRequest:
+    """A session as kill -9 leaves it during a tool call: the call stored, no answer."""
+    store = SessionStore(home)
+    try:
+        session = store.create_session(work, name=name)
+        call = ToolRequest("call_1", "shell", {"command": "sleep 30; echo slept > slept.txt"})
+        store.append_message(session.id, Message.user("make slept.txt"))
+        store.append_message(session.id, Message("assistant", (call,)))
+    finally:
+        store.close()
+    return call
+
+
+def test_kill_9_while_a_tool_runs_then_run_resume_tells_the_model(tmp_path, work):
+    home = tmp_path / "home"
+    job = ["sleep", f"{300 + random.random():.9f}"]
+    command = f"{' '.join(job)}; echo slept > slept.txt"
+    script = [{"tool_calls": [{"name": "shell", "arguments": {"command": command}}]},
+              {"text": "I will check slept.txt first"}, {"text": "still fine"}]
+    with FakeServer(script) as server:
+        env = model_env(home, server.base_url)
+        proc = start(env, "run", "--mode", "auto", "--name", "k", "-t", "make slept.txt",
+                     cwd=work)
+        pid = host_pid(job, timeout_s=60)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+        try:
+            os.kill(pid, signal.SIGKILL)  # without a PID namespace the command outlives it
+        except ProcessLookupError:
+            pass
+        again = cli(env, "run", "--resume", "k", "-t", "carry on", cwd=work)
+        assert again.returncode == 0, again.stderr
+        sent = server.requests[-1]["messages"]
+        # A second resume finds the call answered: nothing is added again.
+        third = cli(env, "run", "--resume", "k", "-t", "and now?", cwd=work)
+        assert third.returncode == 0, third.stderr
+    assert [m["role"] for m in sent][-4:] == ["user", "assistant", "tool", "user"]
+    assert sent[-3]["tool_calls"][0]["function"]["name"] == "shell"
+    assert sent[-2]["content"] == INTERRUPTED_TEXT
+    assert sent[-2]["tool_call_id"] == sent[-3]["tool_calls"][0]["id"]
+    (answer,) = _interrupted_answers(home, "k")
+    assert answer.is_error
+    assert_sendable(load(home, "k").conversation)
+
+
+def test_repl_continue_shows_and_stores_the_interrupted_call(tmp_path, work):
+    home = tmp_path / "home"
+    call = _crashed_session(home, work, "r")
+    env = model_env(home, "http://127.0.0.1:9")
+    shown = cli(env, "-c", cwd=work)  # stdin closed: the REPL draws the tail and leaves
+    assert shown.returncode == 0, shown.stderr
+    assert "shell interrupted" in shown.stdout
+    assert "goosectx exited during this call" in shown.stdout
+    (answer,) = _interrupted_answers(home, "r")
+    assert answer.id == call.id and answer.is_error
+    again = cli(env, "--resume", "r", cwd=work)
+    assert again.returncode == 0, again.stderr
+    assert len(_interrupted_answers(home, "r")) == 1
+    assert_sendable(load(home, "r").conversation)
+
+
+def test_slash_resume_answers_the_interrupted_call(tmp_path, work):
+    home = tmp_path / "home"
+    call = _crashed_session(home, work, "s")
+    env = model_env(home, "http://127.0.0.1:9")
+    done = subprocess.run([sys.executable, "-m", "goosectx", "--name", "other"], env=env,
+                          cwd=work, input="/resume s\n", capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "shell interrupted" in done.stdout
+    (answer,) = _interrupted_answers(home, "s")
+    assert answer.id == call.id
+
+
+# -- SIGTERM / SIGHUP: the same as Ctrl-C, then the conventional exit status -------------------
+
+PARTIAL = {"text": "partial answer that never ends", "chunk_chars": 8}
+
+
+def _repl(env: dict[str, str], work: Path, *args: str) -> subprocess.Popen[bytes]:
+    """The REPL on pipes (plain look); the caller writes its input."""
+    return subprocess.Popen([sys.executable, "-m", "goosectx", *args], env=env, cwd=work,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+
+def _read_until(proc: subprocess.Popen[bytes], needle: bytes) -> bytes:
+    seen = b""
+    while needle not in seen:
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        assert chunk, seen
+        seen += chunk
+    return seen
+
+
+def _partial_kept(home: Path, ref: str) -> None:
+    user, partial = load(home, ref).conversation
+    assert user.text == "talk"
+    assert partial.role == "assistant" and partial.metadata.cancelled
+    assert partial.text.startswith("partial ")
+    assert_sendable(load(home, ref).conversation)
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_repl_signal_while_the_answer_streams_keeps_it(tmp_path, work, signum, status):
+    home = tmp_path / "home"
+    hold = threading.Event()
+    with FakeServer([{**PARTIAL, "hold": hold}]) as server:
+        proc = _repl(model_env(home, server.base_url), work, "--name", "t")
+        try:
+            proc.stdin.write(b"talk\n")
+            proc.stdin.flush()
+            _read_until(proc, b"partial ")  # the first chunk reached the user
+            proc.send_signal(signum)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            hold.set()
+    assert proc.returncode == status, err
+    assert b"Traceback" not in err
+    assert b"resume with: goosectx --resume t" in out
+    _partial_kept(home, "t")
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_run_signal_while_the_answer_streams_keeps_it(tmp_path, work, signum, status):
+    home = tmp_path / "home"
+    hold = threading.Event()
+    with FakeServer([{**PARTIAL, "hold": hold}]) as server:
+        proc = start(model_env(home, server.base_url), "run", "--name", "r", "-t", "talk",
+                     cwd=work)
+        try:
+            assert proc.stdout.read(8) == b"partial "
+            proc.send_signal(signum)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            hold.set()
+    assert proc.returncode == status, err
+    assert b"Traceback" not in err
+    assert f"cancelled ({signal.Signals(signum).name})".encode() in err
+    _partial_kept(home, "r")
+
+
+def test_closing_the_terminal_window_keeps_the_streamed_answer(tmp_path, work):
+    pexpect = pytest.importorskip("pexpect")
+    home = tmp_path / "home"
+    hold = threading.Event()
+    with FakeServer([{**PARTIAL, "hold": hold}]) as server:
+        env = model_env(home, server.base_url, PROMPT_TOOLKIT_NO_CPR="1",
+                        TERM="xterm-256color")
+        env.pop("NO_COLOR")
+        child = pexpect.spawn(sys.executable, ["-m", "goosectx", "--name", "w"], cwd=str(work),
+                              env=env, dimensions=(40, 110), timeout=90)
+        try:
+            child.expect("❯".encode())
+            child.send(b"talk\r")
+            child.expect(b"partial ")
+            os.close(child.child_fd)  # the window closes: SIGHUP, and the terminal is gone
+            _, wait_status = os.waitpid(child.pid, 0)
+        finally:
+            hold.set()
+    assert os.waitstatus_to_exitcode(wait_status) == 129
+    _partial_kept(home, "w")
+
+
+def test_repl_sigterm_at_the_approval_question_answers_the_call(tmp_path, work):
+    home = tmp_path / "home"
+    script = [{"tool_calls": [{"name": "shell", "arguments": {"command": "touch made.txt"}}]}]
+    with FakeServer(script) as server:
+        proc = _repl(model_env(home, server.base_url), work, "--name", "a", "--mode", "approve")
+        proc.stdin.write(b"talk\n")
+        proc.stdin.flush()
+        _read_until(proc, b"Run shell?")  # the question waits for an answer
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert b"Traceback" not in err
+    assert not (work / "made.txt").exists()
+    user, call, answer = load(home, "a").conversation
+    assert call.tool_requests[0].arguments == {"command": "touch made.txt"}
+    (response,) = answer.tool_responses
+    assert response.id == call.tool_requests[0].id
+    assert response.is_error and response.output.startswith(CANCELLED_TEXT)
+
+
+def test_a_long_session_loaded_after_the_prompt_answers_the_interrupted_call(tmp_path, work):
+    pexpect = pytest.importorskip("pexpect")
+    from goosectx.cli.resume_load import BACKGROUND_FROM
+    from goosectx.conversation import Conversation
+    from goosectx.session import Session, new_session_id
+
+    home = tmp_path / "home"
+    messages = []
+    for i in range(BACKGROUND_FROM // 2 + 10):
+        messages += [Message.user(f"old question {i}"), Message.assistant(f"old answer {i}")]
+    call = ToolRequest("call_9", "shell", {"command": "sleep 30; echo slept > slept.txt"})
+    messages += [Message.user("make slept.txt"), Message("assistant", (call,))]
+    store = SessionStore(home)
+    try:
+        now = messages[-1].created
+        store.save_new_session(Session(new_session_id(now), "long", work.resolve(), None, now,
+                                       now, Conversation(messages)))
+    finally:
+        store.close()
+    env = model_env(home, "http://127.0.0.1:9", PROMPT_TOOLKIT_NO_CPR="1",
+                    TERM="xterm-256color")
+    env.pop("NO_COLOR")
+    child = pexpect.spawn(sys.executable, ["-m", "goosectx", "--resume", "long"], cwd=str(work),
+                          env=env, dimensions=(40, 110), timeout=90, encoding="utf-8")
+    try:
+        child.expect("❯")
+        child.expect("shell interrupted")  # the tail, drawn above the prompt once loaded
+        child.send("/exit\r")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0, child.before
+    (answer,) = _interrupted_answers(home, "long")
+    assert answer.id == call.id
