@@ -30,8 +30,8 @@ def name_problem(name: str) -> str | None:
     A name is shown on one line (``sessions list``, the resume hint) and typed as an
     argument (``--resume NAME``, ``sessions show NAME``), so it must not be empty or blank,
     hold a control, format or line-separator character (a newline, a tab, a bidi override;
-    a zero-width joiner in an emoji is fine) or start with ``-``. Names made before this
-    check still load, list and resume.
+    a zero-width joiner in an emoji is fine), start with ``-`` or start or end with a space.
+    Names made before this check still load, list and resume.
     """
     if not name.strip():
         return "is empty"
@@ -40,6 +40,8 @@ def name_problem(name: str) -> str | None:
             return f"holds a control character ({ascii(char)[1:-1]})"
     if name.startswith("-"):
         return "starts with '-' (it would read as an option)"
+    if name != name.strip():
+        return "starts or ends with a space (invisible in the list, easy to mistype)"
     return None
 
 

@@ -158,9 +158,30 @@ def test_rename_names_a_session_and_refuses_a_taken_or_unsafe_name(filled):
     assert busy.returncode == 1 and "in use" in busy.stderr
     listed = json.loads(goosectx(home, "sessions", "list", "--json").stdout)
     assert {r["id"]: r["name"] for r in listed} == {sid: "fix-io", other.id: "docs"}
+    # another session's id is no name: "show ID" / "remove ID" would mean either of them
+    shadow = goosectx(home, "sessions", "rename", "fix-io", other.id)
+    assert shadow.returncode == 2 and f"{other.id!r} is the id of another session" in shadow.stderr
+    for spaced in (" lead", "trail "):  # invisible in the list, and "show lead" finds nothing
+        proc = goosectx(home, "sessions", "rename", "fix-io", spaced)
+        assert proc.returncode == 2 and "space" in proc.stderr
     # "delete" is what other agents call remove
     gone = goosectx(home, "sessions", "delete", "docs", "--yes")
     assert gone.returncode == 0 and "removed docs" in gone.stderr
+
+
+def test_an_id_names_its_own_session_whatever_another_is_named(filled):
+    """A session named (before the check) with another's id: the id still means its own
+    session, so ``remove ID`` cannot delete the other one."""
+    home, sid = filled
+    store = SessionStore(home)
+    other = store.create_session(home, name="docs")
+    store._conn.execute("UPDATE sessions SET name=? WHERE id=?", (sid, other.id))
+    store._conn.commit()
+    store.close()
+    gone = goosectx(home, "sessions", "remove", sid, "--yes")
+    assert gone.returncode == 0, gone.stderr
+    assert [r["id"] for r in json.loads(goosectx(home, "sessions", "list", "--json").stdout)
+            ] == [other.id]
 
 
 def test_ctrl_c_at_the_remove_question_keeps_it_and_ends_the_line(filled):

@@ -123,6 +123,7 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                     f"a session named {session.name!r} already exists ({row[0]})",
                     f"continue it with --resume {session.name}, or pick another --name",
                 )
+            _refuse_an_id(conn, session.name, session.id)
         if not valid_session_id(session.id):
             session.id = new_session_id(session.created)
         while conn.execute("SELECT 1 FROM sessions WHERE id=?", (session.id,)).fetchone():
@@ -173,17 +174,17 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         return session
 
     def resolve(self, ref: str) -> str:
-        """Resolve SESSION: an exact name, else an exact id, else a unique id prefix.
+        """Resolve SESSION: an exact id, else an exact name, else a unique id prefix.
 
         Raises:
             SessionNotFound: nothing matches.
             SessionAmbiguous: the prefix matches several ids.
         """
         with self._guard():
-            row = self._conn.execute("SELECT id FROM sessions WHERE name=?", (ref,)).fetchone()
-            if row:
-                return str(row[0])
             row = self._conn.execute("SELECT id FROM sessions WHERE id=?", (ref,)).fetchone()
+            if row:  # an id first: it names one session for good (a name can be anything)
+                return str(row[0])
+            row = self._conn.execute("SELECT id FROM sessions WHERE name=?", (ref,)).fetchone()
             if row:
                 return str(row[0])
             escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -331,6 +332,7 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
             if row:
                 raise SessionNameTaken(f"a session named {name!r} already exists ({row[0]})",
                                        "pick another name")
+            _refuse_an_id(conn, name, session_id)
             conn.execute("UPDATE sessions SET name=? WHERE id=?", (name, session_id))
 
     def update_session(
@@ -359,3 +361,13 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         """
         return SessionLock.for_session(self.data_dir / "locks", session_id)
 
+
+def _refuse_an_id(conn: sqlite3.Connection, name: str, session_id: str) -> None:
+    """Refuse ``name`` for session ``session_id`` when it is another session's id.
+
+    Raises:
+        SessionNameTaken: it is (``sessions show``, ``remove`` … would mean either).
+    """
+    if conn.execute("SELECT 1 FROM sessions WHERE id=? AND id<>?",
+                    (name, session_id)).fetchone():
+        raise SessionNameTaken(f"{name!r} is the id of another session", "pick another name")
