@@ -217,6 +217,33 @@ def test_repl_sigterm_at_the_approval_question_answers_the_call(tmp_path, work):
     assert response.is_error and response.output.startswith(CANCELLED_TEXT)
 
 
+def test_sigterm_at_the_terminals_approval_question_cancels_at_once(tmp_path, work):
+    """The rich look's question (a prompt_toolkit application: it takes SIGINT as a key of
+    its own) ended only when a key was pressed after the SIGTERM."""
+    pexpect = pytest.importorskip("pexpect")
+    home = tmp_path / "home"
+    script = [{"tool_calls": [{"name": "shell", "arguments": {"command": "touch made.txt"}}]}]
+    with FakeServer(script) as server:
+        env = model_env(home, server.base_url, PROMPT_TOOLKIT_NO_CPR="1",
+                        TERM="xterm-256color")
+        env.pop("NO_COLOR")
+        child = pexpect.spawn(sys.executable, ["-m", "goosectx", "--name", "q", "--mode",
+                                               "approve"], cwd=str(work), env=env,
+                              dimensions=(40, 110), timeout=60)
+        try:
+            child.expect("❯".encode())
+            child.send(b"talk\r")
+            child.expect(b"Run shell\\?")
+            child.kill(signal.SIGTERM)
+            child.expect(pexpect.EOF, timeout=20)  # no key pressed
+        finally:
+            child.close(force=True)
+    assert child.exitstatus == 143
+    assert not (work / "made.txt").exists()
+    (response,) = load(home, "q").conversation.messages[-1].tool_responses
+    assert response.is_error and response.output.startswith(CANCELLED_TEXT)
+
+
 def test_a_long_session_loaded_after_the_prompt_answers_the_interrupted_call(tmp_path, work):
     pexpect = pytest.importorskip("pexpect")
     from goosectx.cli.resume_load import BACKGROUND_FROM

@@ -255,6 +255,9 @@ def ask_approval(
         for variant in (VIEW_KEY, VIEW_KEY.upper()):
             keys.add(variant)(lambda event: event.app.exit(result="view"))
     keys.add("c-c")(lambda event: event.app.exit(result="cancel"))
+    # SIGINT while the question runs (SIGTERM / SIGHUP become one: cli/exit_signals.py) is a
+    # key of its own to the application, not Ctrl-C's c-c.
+    keys.add("<sigint>")(lambda event: event.app.exit(result="cancel"))
     keys.add("escape", eager=True)(lambda event: event.app.exit(result="cancel"))
     keys.add("c-d")(lambda event: event.app.exit(result="deny"))
     choices = [(VIEW_KEY, "view the whole call")] if must_view else []
@@ -281,14 +284,16 @@ def approval_key_line(tool_name: str, choices: list[tuple[str, str]], width: int
     """``⚑ Run shell? [y] allow once  [a] …`` laid out in lines of at most ``width`` cells.
 
     Every line starts with the marker (the question's lines are recognisable by it) and a
-    key is never parted from its label; only a single choice wider than the screen wraps.
+    key is never parted from its label; a label too long for a line of its own (a rule built
+    from the model's command) is cut with ``…`` — the call itself is shown whole above.
     """
     lead = f"{APPROVAL_MARKER} "
     out: list[tuple[str, str]] = [("class:approval.marker", lead),
                                   ("class:approval.question", f"Run {terminal_safe(tool_name)}? ")]
     used = get_cwidth(lead) + get_cwidth(out[1][1])
+    room = max(8, width - get_cwidth(lead) - 2)  # a continuation line's, after its indent
     for key, label in choices:
-        item = f"[{key}] {terminal_safe(label)}  "
+        item = f"[{key}] {_cut_cells(terminal_safe(label), room - len(key) - 3)}  "
         if used + get_cwidth(item.rstrip()) > width and used > get_cwidth(lead) + 2:
             out += [("", "\n"), ("class:approval.marker", lead), ("", "  ")]
             used = get_cwidth(lead) + 2
@@ -296,6 +301,20 @@ def approval_key_line(tool_name: str, choices: list[tuple[str, str]], width: int
                 ("class:approval.text", item[len(key) + 2:])]
         used += get_cwidth(item)
     return out
+
+
+def _cut_cells(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` screen cells, ending with ``…`` when it was cut."""
+    if get_cwidth(text) <= cells:
+        return text
+    out, used = [], 0
+    for char in text:
+        width = get_cwidth(char)
+        if used + width > cells - 1:
+            break
+        out.append(char)
+        used += width
+    return "".join(out) + "…"
 
 
 def _remind(event: KeyPressEvent, hint: list[tuple[str, str]]) -> None:
