@@ -36,8 +36,10 @@ MENTION_RATIO = 0.1
 """Default cap of one mentioned file: this share of the context limit (tokens)."""
 READ_BYTES_PER_TOKEN = 8
 """Bytes read per token of the cap (from the head and from the tail of a larger file)."""
-_WORD = re.compile(r'(?<![\w@`])@(?:"([^"\n]+)"|((?:\\ |[^\s@`])+))')
-"""``@"a name with spaces"`` (group 1) or ``@word`` with backslash-spaces (group 2)."""
+_WORD = re.compile(r'(?<![\w@`])@(?:"((?:\\.|[^"\\\n])+)"|((?:\\ |[^\s@`])+))')
+"""``@"a name with spaces"`` (group 1: a backslash escapes a quote or a backslash in it) or
+``@word`` with backslash-spaces (group 2)."""
+_QUOTED_ESCAPE = re.compile(r"\\(.)")
 _TRAILING = ".,;:!?)]}'\""
 
 
@@ -64,7 +66,7 @@ def mentioned_words(text: str) -> list[tuple[str, bool]]:
 
     ``@"my file.txt"`` and ``@my`` backslash-space ``file.txt`` are both ``my file.txt``.
     """
-    return [(m.group(1), True) if m.group(1) is not None
+    return [(_QUOTED_ESCAPE.sub(r"\1", m.group(1)), True) if m.group(1) is not None
             else (m.group(2).replace("\\ ", " "), False) for m in _WORD.finditer(text)]
 
 

@@ -251,6 +251,9 @@ def test_a_quoted_mention_names_a_file_with_spaces(tmp_path: Path) -> None:
     for text in ('see @"my file.txt" please', "see @my\\ file.txt please"):
         found = read_mentions(text, tmp_path, cap_tokens=200)
         assert [a.source for a in found.attachments] == ["my file.txt"], text
+    (tmp_path / 'q"uote.txt').write_text("quoted\n")
+    found = read_mentions('see @"q\\"uote.txt" and @q"uote.txt', tmp_path, cap_tokens=200)
+    assert [a.source for a in found.attachments] == ['q"uote.txt'] and not found.notices
     missing = read_mentions('see @"no such file" please', tmp_path, cap_tokens=200)
     assert missing.attachments == []
     assert missing.notices == ["@no such file: no such file in the working dir — not attached"]
