@@ -278,3 +278,44 @@ def test_a_long_session_loaded_after_the_prompt_answers_the_interrupted_call(tmp
     assert child.exitstatus == 0, child.before
     (answer,) = _interrupted_answers(home, "long")
     assert answer.id == call.id
+
+
+def test_sigterm_while_the_model_client_loads_keeps_the_typed_message(
+        tmp_path, monkeypatch):
+    """SIGTERM before the first request: the message typed stays in the session (a Ctrl-C
+    there takes it back); the notice names the signal, not Ctrl-C."""
+    import io
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+    from rich.console import Console
+    from test_repl import CTRL_D, ENTER, World
+
+    from goosectx.cli import exit_signals
+    from goosectx.cli.repl import Repl, ReplIO
+    from goosectx.cli.startup import AgentLoader
+
+    world = World(tmp_path)
+    release = threading.Event()
+    monkeypatch.setattr(AgentLoader, "_check", lambda self, provider: release.wait(20))
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    buf = io.StringIO()
+    try:
+        with exit_signals.as_ctrl_c(), create_pipe_input() as pipe:
+            pipe.send_text("keep this" + ENTER + CTRL_D)
+            repl = Repl(world.settings, world.store, world.session,
+                        io=ReplIO(Console(file=buf, width=100), input=pipe,
+                                  output=DummyOutput(), history=False),
+                        mode=world.mode, agent_factory=world.agent_factory())
+            timer.start()
+            repl.run()
+    finally:
+        timer.cancel()
+        release.set()
+        exit_signals._received.clear()  # the next test's exit status is its own
+    out = buf.getvalue()
+    assert "stopped waiting (SIGTERM); nothing was sent" in out
+    assert "kept in the session" in out
+    assert [m.text for m in world.store.load(world.session.id).conversation] == ["keep this"]
+    assert not world.provider.requests
+    world.store.close()

@@ -317,7 +317,10 @@ class Repl:
         self.renderer.user(text, show=self.io.echo or not self.io.plain)
         sent = self._save_early(text, attachments)
         if not self.loader.wait(self.renderer, quiet_terminal=self.io.is_real_terminal):
-            repl_outcome.take_back(self, sent)
+            if exit_signals.received() is None:  # Ctrl-C: the user took it back
+                repl_outcome.take_back(self, sent)
+            elif sent is not None:  # SIGTERM / SIGHUP: what was typed stays in the session
+                self.renderer.notice("your message is kept in the session (not sent)")
             return
         late = self.loader.take_late_error()
         if late is not None:

@@ -10,6 +10,7 @@ prompt needs before that (the model's name, the mode) is known without it.
 from __future__ import annotations
 
 import importlib
+import signal
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -182,7 +183,11 @@ class AgentLoader:
             while thread.is_alive():
                 thread.join(POLL_S)
         except KeyboardInterrupt:
-            renderer.notice("stopped waiting (Ctrl-C); nothing was sent")
+            from goosectx.cli.exit_signals import received
+
+            signum = received()
+            why = "Ctrl-C" if signum is None else signal.Signals(signum).name
+            renderer.notice(f"stopped waiting ({why}); nothing was sent")
             return False
         finally:
             renderer.settle()
