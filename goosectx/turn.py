@@ -94,3 +94,18 @@ def answer_interrupted(conversation: Conversation) -> Message | None:
         return None
     return Message("user", tuple(ToolResponse(request.id, INTERRUPTED_TEXT, is_error=True)
                                  for request in requests))
+
+
+def interrupted_calls(conversation: Conversation) -> list[str]:
+    """The names of the tool calls the history's last message answers as interrupted.
+
+    (:data:`INTERRUPTED_TEXT`, stored when the session was resumed after goosectx died during
+    them); ``[]`` when the last message is anything else.
+    """
+    if not conversation.messages:
+        return []
+    last = conversation.messages[-1]
+    answered = {r.id for r in last.tool_responses if r.output == INTERRUPTED_TEXT}
+    if not answered or len(conversation.messages) < 2:
+        return []
+    return [r.name for r in conversation.messages[-2].tool_requests if r.id in answered]

@@ -65,10 +65,13 @@ def test_kill_9_while_a_tool_runs_then_run_resume_tells_the_model(tmp_path, work
             pass
         again = cli(env, "run", "--resume", "k", "-t", "carry on", cwd=work)
         assert again.returncode == 0, again.stderr
+        assert "note: 1 tool call (shell) was interrupted when goosectx last exited" in \
+            again.stderr  # run draws no history: it says so on stderr
         sent = server.requests[-1]["messages"]
         # A second resume finds the call answered: nothing is added again.
         third = cli(env, "run", "--resume", "k", "-t", "and now?", cwd=work)
         assert third.returncode == 0, third.stderr
+        assert "interrupted" not in third.stderr
     assert [m["role"] for m in sent][-4:] == ["user", "assistant", "tool", "user"]
     assert sent[-3]["tool_calls"][0]["function"]["name"] == "shell"
     assert sent[-2]["content"] == INTERRUPTED_TEXT
