@@ -156,6 +156,8 @@ def test_repl_signal_while_the_answer_streams_keeps_it(tmp_path, work, signum, s
     assert proc.returncode == status, err
     assert b"Traceback" not in err
     assert b"resume with: goosectx --resume t" in out
+    name = signal.Signals(signum).name.encode()
+    assert b"turn cancelled (" + name + b")" in out and b"type to continue" not in out
     _partial_kept(home, "t")
 
 
