@@ -324,3 +324,30 @@ def test_sigterm_while_the_model_client_loads_keeps_the_typed_message(
     assert [m.text for m in world.store.load(world.session.id).conversation] == ["keep this"]
     assert not world.provider.requests
     world.store.close()
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGHUP, 129)])
+def test_run_cancelled_during_a_tool_run_keeps_its_output_so_far(tmp_path, work, signum,
+                                                                 status):
+    """As in the REPL: the command is killed and the model gets what it printed, marked
+    cancelled (``run`` stored only "The user cancelled this tool call.")."""
+    home = tmp_path / "home"
+    command = "for i in 1 2 3; do echo tick$i; done; touch started; sleep 30"
+    script = [{"tool_calls": [{"name": "shell", "arguments": {"command": command}}]}]
+    with FakeServer(script) as server:
+        proc = start(model_env(home, server.base_url), "run", "--mode", "auto", "--name", "c",
+                     "-t", "count", cwd=work)
+        try:
+            for _ in range(600):
+                if (work / "started").exists():
+                    break
+                threading.Event().wait(0.05)
+            proc.send_signal(signum)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == status, err
+    (response,) = load(home, "c").conversation.messages[-1].tool_responses
+    assert response.is_error and response.output.startswith(CANCELLED_TEXT)
+    assert "tick1" in response.output and "tick3" in response.output

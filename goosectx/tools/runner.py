@@ -2,8 +2,9 @@
 
 The agent loop (docs/architecture.md §1) calls :func:`run_tool` for every approved call. A
 tool that raises becomes an error result (its traceback goes to the log); a KeyboardInterrupt
-on the calling thread sets the turn's cancel event, gives the tool
-:data:`TOOL_CANCEL_GRACE_S` to stop (it kills its process group), and goes on.
+on the calling thread sets the turn's cancel event and gives the tool
+:data:`TOOL_CANCEL_GRACE_S` to stop (it kills its process group): what it returns then (its
+output so far) is the call's result, as when the REPL's worker thread sets the event.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ def run_tool(tool: Tool, arguments: dict[str, Any], ctx: ToolContext,
     """Run ``tool`` with a copy of ``arguments`` in a daemon thread and wait for its result.
 
     Raises:
-        KeyboardInterrupt: re-raised after ``cancel`` is set and the tool had its grace time.
+        KeyboardInterrupt: re-raised after ``cancel`` is set when the tool did not stop within
+            its grace time (or a second Ctrl-C came meanwhile).
     """
     box: dict[str, ToolResult] = {}
     # Waited on instead of Thread.join: on Python 3.11 a join interrupted by Ctrl-C marks
@@ -51,8 +53,8 @@ def run_tool(tool: Tool, arguments: dict[str, Any], ctx: ToolContext,
             pass
     except KeyboardInterrupt:
         cancel.set()
-        if worker.ident is not None:
-            finished.wait(TOOL_CANCEL_GRACE_S)
+        if worker.ident is not None and finished.wait(TOOL_CANCEL_GRACE_S) and "result" in box:
+            return box["result"]  # its output so far; the caller sees ``cancel`` set
         raise
     return box.get("result") or ToolResult(f"{tool.name} returned nothing", is_error=True)
 
