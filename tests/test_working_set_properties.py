@@ -23,6 +23,7 @@ import itertools
 import posixpath
 from typing import Any
 
+import pytest
 from compaction_support import collect, make_session, manager, orphans, replaced, words
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -213,3 +214,21 @@ def test_an_imported_turn_of_observations_keeps_its_newest_steps_within_the_targ
     assert "fix the bug in the parser" in seen
     assert all(f"OBSERVATION {i}:" in seen for i in (37, 38, 39))
     assert "OBSERVATION 0:" not in seen
+
+
+def test_an_extractive_summary_leaves_room_for_its_message_overhead(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An example the property test above found (CI, wave 3 ninth session): the extractive
+    summary filled the summary's room in text tokens, and the message's own 4 tokens put the
+    view 4 tokens over the target (6,404 > 6,400) with the floor well under it."""
+    import sys
+
+    module = sys.modules[__name__]
+    monkeypatch.setattr(module, "event", lambda *_args: None)  # hypothesis's, outside a run
+    monkeypatch.setattr(module, "_ids", itertools.count(13))  # the ids of the run that failed
+    inner = test_compaction_keeps_the_working_set_within_the_budget.hypothesis.inner_test
+    inner(session_last=([(600, False, [10, 10, 800, "src/api"], 300),
+                         (100, True, ["src/api"], 60), (1500, False, ["src/core"], 0)],
+                        "in progress"),
+          trigger="auto", strategy="extractive", reply="as long as allowed", ratio=1.7,
+          facts_tokens=40)

@@ -17,7 +17,7 @@ from goosectx.conversation import Conversation, Message, repair
 from goosectx.errors import CompactionFailed, CompactionWouldGrow
 from goosectx.events import CompactionStrategy, CompactionTrigger
 from goosectx.providers.base import Provider
-from goosectx.tokens import TokenCounter
+from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
 """Budget of an extractive summary when the caller names none (``--max-summary-tokens``)."""
@@ -146,9 +146,9 @@ def standalone_extractive_tokens(max_summary_tokens: int | None, budget: Budget,
     the summary's room in the layout leaves (its facts included).
     """
     tokens = extractive_budget(max_summary_tokens, budget.context_limit_tokens, head_tokens)
-    if not max_summary_tokens:
+    if not max_summary_tokens:  # the room is the summary message's: its overhead comes off
         tokens = min(tokens, int((budget.summary_max_tokens + working.facts_tokens)
-                                 / budget.ratio))
+                                 / budget.ratio) - MESSAGE_OVERHEAD_TOKENS)
     return tokens
 
 
