@@ -22,7 +22,8 @@ import threading
 from collections.abc import Iterator
 from typing import IO, Any, TextIO, cast
 
-__all__ = ["GoneTerminalFile", "as_ctrl_c", "exit_status", "received", "survive_hangup"]
+__all__ = ["GoneTerminalFile", "as_ctrl_c", "exit_status", "received", "received_name",
+           "survive_hangup"]
 
 SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """The signals that end goosectx like Ctrl-C."""
@@ -33,6 +34,12 @@ _received: list[int] = []
 def received() -> int | None:
     """The first SIGTERM / SIGHUP received inside the last :func:`as_ctrl_c`, or ``None``."""
     return _received[0] if _received else None
+
+
+def received_name() -> str | None:
+    """The name of :func:`received`'s signal (``"SIGTERM"``, ``"SIGHUP"``), or ``None``."""
+    signum = received()
+    return None if signum is None else signal.Signals(signum).name
 
 
 def exit_status(code: int) -> int:

@@ -15,8 +15,6 @@ Two looks: *rich* (panels; live streaming and spinners when the console is a ter
 
 from __future__ import annotations
 
-import signal
-
 from rich.console import Console
 
 from goosectx import shell_escape as escapes
@@ -196,12 +194,11 @@ class TranscriptRenderer(MessageView):
         self._echoed_user = None
         notified, self._turn_notified = self._turn_notified, False
         if event.status == "cancelled":
-            from goosectx.cli.exit_signals import received
+            from goosectx.cli.exit_signals import received_name
 
-            signum = received()  # SIGTERM / SIGHUP: the REPL leaves next, nothing to type
-            self._notice("turn cancelled — the session is saved; type to continue"
-                         if signum is None else
-                         f"turn cancelled ({signal.Signals(signum).name}) — the session is saved")
+            by = received_name()  # SIGTERM / SIGHUP: the REPL leaves next, nothing to type
+            self._notice(f"turn cancelled ({by}) — the session is saved" if by else
+                         "turn cancelled — the session is saved; type to continue")
         elif event.status == "max_turns" and not notified:
             self._notice("stopped: this turn reached its limit of model calls "
                          "(GOOSE_MAX_TURNS); say 'continue' to go on", style="yellow")

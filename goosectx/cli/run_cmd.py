@@ -18,7 +18,6 @@ Exit codes: 0 done, 1 error, 3 stopped at ``--max-turns`` / ``GOOSE_MAX_TURNS``,
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -203,9 +202,8 @@ def run_task(
         if status == "error":
             stderr.write(f"goosectx: error: {terminal_safe(error or '')}\n")
         elif status == "cancelled":
-            signum = exit_signals.received()
-            by = f" ({signal.Signals(signum).name})" if signum is not None else ""
-            stderr.write(terminal_safe(f"goosectx: cancelled{by}\n"))
+            by = exit_signals.received_name()
+            stderr.write(terminal_safe(f"goosectx: cancelled{f' ({by})' if by else ''}\n"))
         elif status == "max_turns" and output_format != "text":
             # text output already printed the agent's one "stopped after" notice
             stderr.write(f"goosectx: stopped after {plural(settings.max_turns, 'model call')} "

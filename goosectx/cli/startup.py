@@ -10,7 +10,6 @@ prompt needs before that (the model's name, the mode) is known without it.
 from __future__ import annotations
 
 import importlib
-import signal
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -183,11 +182,9 @@ class AgentLoader:
             while thread.is_alive():
                 thread.join(POLL_S)
         except KeyboardInterrupt:
-            from goosectx.cli.exit_signals import received
+            from goosectx.cli.exit_signals import received_name
 
-            signum = received()
-            why = "Ctrl-C" if signum is None else signal.Signals(signum).name
-            renderer.notice(f"stopped waiting ({why}); nothing was sent")
+            renderer.notice(f"stopped waiting ({received_name() or 'Ctrl-C'}); nothing was sent")
             return False
         finally:
             renderer.settle()
