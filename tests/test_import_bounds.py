@@ -213,6 +213,14 @@ def test_an_imported_name_another_session_has_is_dropped_with_a_notice(
                            "--name", "parser-port")
     assert code == 2 and "'parser-port' already exists" in err
     assert len(listed(capsys)) == 2
+    # An export named with another session's id is imported unnamed too, not refused.
+    [first] = [row for row in listed(capsys) if row["name"] == "parser-port"]
+    shadow = write(tmp_path, export(_session("name", first["id"])), "shadow.json")
+    code, _, err = run_cli(capsys, "sessions", "import", str(shadow), "--force")
+    assert code == 0 and "imported without a name" in err, err
+    assert len(listed(capsys)) == 3
+    code, _, err = run_cli(capsys, "sessions", "remove", "--yes", "--", first["id"])
+    assert code == 0 and "parser-port" in err  # the id still names its own session
 
 
 CLAUDE_LINES = [

@@ -302,3 +302,16 @@ def test_a_compaction_its_undo_and_an_unchanged_history_are_stored_as_they_are(s
     assert stored_metadata() == [m.metadata.to_dict() for m in [*msgs[:4], summary, *msgs[4:]]]
     store.replace_history(session.id, store.load(session.id).conversation)  # no change
     assert stored_metadata() == [m.metadata.to_dict() for m in [*msgs[:4], summary, *msgs[4:]]]
+
+
+def test_a_new_session_named_with_a_stored_id_is_refused_even_when_it_came_with_that_id(store,
+                                                                                      tmp_path):
+    """An imported session whose id and name are both another session's id: its id is drawn
+    again on saving, so its name would have shadowed the other session."""
+    from dataclasses import replace
+
+    first = store.create_session(tmp_path, name="first")
+    copy = replace(store.load(first.id), name=first.id)
+    with pytest.raises(SessionNameTaken, match="is the id of another session"):
+        store.save_new_session(copy)
+    assert [s.id for s in store.list_sessions()] == [first.id]

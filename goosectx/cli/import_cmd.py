@@ -111,12 +111,14 @@ def _import_file(
             refuse_second_import(store, path, import_hash)
         existing = store.list_sessions()
         taken = {r.name for r in existing if r.name}
+        ids = {r.id for r in existing}  # a name may not be another session's id either
         renamed: dict[int, str] = {}
         for session, notes_of in zip(sessions, dropped, strict=True):
             if session.name in taken and name is not None:  # the user chose it: say so
                 raise SessionNameTaken(f"a session named {session.name!r} already exists",
                                        "pick another --name")
-            if session.name in taken:  # the file's own name: import the session unnamed
+            if name is None and (session.name in taken or session.name in ids):
+                # the file's own name: import the session unnamed
                 notes_of.append(f"its name {session.name!r} is taken by another session, so "
                                 f"it was imported without a name: resume it by its id, "
                                 f"{ID_PLACEHOLDER}, or name it: goosectx sessions rename "
@@ -129,7 +131,7 @@ def _import_file(
                 # data dir ("../../x/poetry") is replaced, and the user is told.
                 renamed[id(session)] = session.id
                 session.id = new_session_id(session.created)
-            if (session.id in {r.id for r in existing} or id(session) in renamed
+            if (session.id in ids or id(session) in renamed
                     or store.any_message_id_taken(m.id for m in _messages(session))):
                 # A goosectx export of a session still in this store (or a source imported
                 # before, with --force): its message ids are taken too, so the copy gets

@@ -123,7 +123,7 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                     f"a session named {session.name!r} already exists ({row[0]})",
                     f"continue it with --resume {session.name}, or pick another --name",
                 )
-            _refuse_an_id(conn, session.name, session.id)
+            _refuse_an_id(conn, session.name, None)  # not yet stored: every id is another's
         if not valid_session_id(session.id):
             session.id = new_session_id(session.created)
         while conn.execute("SELECT 1 FROM sessions WHERE id=?", (session.id,)).fetchone():
@@ -362,12 +362,14 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         return SessionLock.for_session(self.data_dir / "locks", session_id)
 
 
-def _refuse_an_id(conn: sqlite3.Connection, name: str, session_id: str) -> None:
-    """Refuse ``name`` for session ``session_id`` when it is another session's id.
+def _refuse_an_id(conn: sqlite3.Connection, name: str, session_id: str | None) -> None:
+    """Refuse ``name`` for ``session_id`` when it is another session's id.
+
+    ``session_id`` ``None``: a session not stored yet, so every stored id is another's.
 
     Raises:
         SessionNameTaken: it is (``sessions show``, ``remove`` … would mean either).
     """
-    if conn.execute("SELECT 1 FROM sessions WHERE id=? AND id<>?",
+    if conn.execute("SELECT 1 FROM sessions WHERE id=? AND id IS NOT ?",
                     (name, session_id)).fetchone():
         raise SessionNameTaken(f"{name!r} is the id of another session", "pick another name")
