@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from goosectx import text_counts
+from goosectx import context_breakdown, text_counts
 from goosectx.context_breakdown import ContextBreakdown as ContextBreakdown
 from goosectx.conversation import (
     Attachment,
@@ -312,6 +312,42 @@ class TokenCounter:
         for (key, (content, _)), raw in zip(todo.items(), counts, strict=True):
             same[key] = (content, raw)
 
+    def message_counts(self, messages: Sequence[Message]) -> list[int]:
+        """:meth:`count_message` of each of ``messages``, in their order.
+
+        One pass over a long view: a count already made, or stored with this encoding, is
+        taken inline as :meth:`count_message` takes it; the others are counted by it, after
+        :meth:`count_uncounted` has counted them together.
+        """
+        seen, stored, same, encoding = (self._by_identity, self.stored, self._by_content,
+                                        self.encoding)
+        counts: list[int] = []
+        missed: list[int] = []
+        for m in messages:
+            content = m.content
+            hit = seen.get(m.id)
+            if hit is not None and hit[0] is content:
+                counts.append(hit[1])
+                continue
+            known = stored.get(m.id)  # count_message's stored path (_stored_raw), inline
+            if (known is None or known.encoding != encoding
+                    or known.parts not in (None, len(content))):
+                missed.append(len(counts))
+                counts.append(0)
+                continue
+            same[id(content)] = (content, known.count)
+            tokens = known.count + MESSAGE_OVERHEAD_TOKENS
+            if not (len(content) == 1 and type(content[0]) is TextContent):
+                tokens += bytes_estimate_tokens(m)
+            seen[m.id] = (content, tokens)
+            counts.append(tokens)
+        if missed:
+            todo = [messages[i] for i in missed]
+            self.count_uncounted(todo)
+            for i, m in zip(missed, todo, strict=True):
+                counts[i] = self.count_message(m)
+        return counts
+
     def stored_tokens_per_char(self, message: Message) -> float | None:
         """Tokens per character of ``message``'s counted text, from its stored count.
 
@@ -374,29 +410,7 @@ class TokenCounter:
         When ``system_prompt`` contains ``project_instructions`` (the prompt as sent), the
         instructions are counted once, in their own category.
         """
-        self.count_uncounted(messages)
-        attachments = mentions = summary = rest = 0
-        for m in messages:  # one pass: a long session's view is walked once here
-            if m.metadata.is_summary:
-                summary += self.count_message(m)
-            else:
-                rest += self.count_message(m)
-            for p in m.content:
-                if isinstance(p, Attachment):
-                    tokens = self.count_attachment(p)
-                    attachments += tokens
-                    mentions += tokens if p.kind == "file" else 0
-        rest = max(0, rest - attachments)  # summaries carry no attachments
-        system_tokens = self.count_cached_text(system_prompt)
-        instruction_tokens = self.count_cached_text(project_instructions)
-        if project_instructions and project_instructions in system_prompt:
-            system_tokens = max(0, system_tokens - instruction_tokens)
-        return ContextBreakdown(
-            system_prompt=system_tokens,
-            project_instructions=instruction_tokens,
-            tool_schemas=self.count_tool_schemas(tool_schemas),
-            messages=rest,
-            summary=summary,
-            attachments=attachments - mentions,
-            mentions=mentions,
-        )
+        return context_breakdown.breakdown(
+            self, self.message_counts(messages), system_prompt=system_prompt,
+            project_instructions=project_instructions, tool_schemas=tool_schemas,
+            messages=messages)

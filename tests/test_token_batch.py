@@ -103,6 +103,28 @@ def test_a_history_counted_together_on_threads_stores_the_counts_of_one_by_one(
     assert figures.messages + figures.attachments + figures.mentions == sum(serial_totals)
 
 
+def test_a_view_whose_counts_are_stored_gets_the_figures_counted_one_by_one() -> None:
+    image = Attachment("image", "cat.png", "image/png", data=b"\x89PNG", token_estimate=765)
+    history = [*_history(), Message("user", (TextContent("this one"), image))]
+    stored = TokenCounter("openai/gpt-4o-mini").take_fresh()
+    first = TokenCounter("openai/gpt-4o-mini", stored)
+    for m in history:
+        first.count_message(m)
+    stored.update(first.take_fresh())
+    stored[history[4].id] = TokenCount(5, "o200k_base", 9)  # another number of parts: recounted
+    del stored[history[7].id]  # not counted yet
+
+    one_by_one = TokenCounter("openai/gpt-4o-mini", dict(stored))
+    serial = [one_by_one.count_message(m) for m in history]
+    in_one_pass = TokenCounter("openai/gpt-4o-mini", dict(stored))
+    figures = in_one_pass.breakdown(system_prompt="", project_instructions="", tool_schemas=[],
+                                    messages=history)
+    assert in_one_pass.message_counts(history) == serial
+    assert figures.messages + figures.attachments + figures.mentions == sum(serial)
+    assert figures.attachments == 765  # the image, by its estimate; the file is a mention
+    assert in_one_pass.take_fresh() == one_by_one.take_fresh()  # what is stored: the same
+
+
 @pytest.mark.parametrize(("cpus", "load", "threads"), [
     (8, 0.2, 8), (2, 1.0, 2), (2, 2.6, 1), (4, 3.0, 2), (16, 0.0, 8), (2, 9.0, 1)])
 def test_counting_takes_only_the_cpus_other_work_leaves_idle(

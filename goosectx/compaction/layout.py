@@ -188,8 +188,11 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     room = max(0, budget.target_tokens - fixed)
     ceiling_room = max(64, budget.ceiling_tokens - fixed)
 
+    raw = counter.message_counts(agent)  # measure(m) of each, in one pass
+    sizes = raw if budget.ratio == 1.0 else [budget.scaled(tokens) for tokens in raw]
     out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
-                user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room)
+                user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room,
+                sizes=sizes)
     # A head of the whole view (a finished turn too big for the tail) was repaired just above;
     # a shorter one (a prefix of it) without a second pass over what that repair found clean.
     view = (repaired if len(out.head) == len(agent)
@@ -200,7 +203,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
         head_view = None
         out = split(agent, measure=measure, trigger=trigger,
                     tail_tokens=0 if trigger == "manual" else 1, user_tokens=0, room_tokens=room,
-                    ceiling_room_tokens=ceiling_room)
+                    ceiling_room_tokens=ceiling_room, sizes=sizes)
     out.facts_tokens = reserve
     out.head_view = head_view
     out.scan_memo = memo

@@ -147,6 +147,7 @@ def stubbed_copy(message: Message) -> Message:
 def split(
     messages: Sequence[Message], *, measure: Measure, trigger: CompactionTrigger,
     tail_tokens: int, user_tokens: int, room_tokens: int, ceiling_room_tokens: int,
+    sizes: Sequence[int] | None = None,
 ) -> Split:
     """Cut the agent view (``Conversation.agent_messages()``) into head and working set.
 
@@ -161,14 +162,16 @@ def split(
             reserve − continuation).
         ceiling_room_tokens: The same under the hard ceiling; the turn's floor (its request
             and newest ≥ 3 pairs) is elided to fit this.
+        sizes: ``measure`` of each of ``messages``, in order, when the caller has them.
 
     Returns:
         The :class:`Split`; head ∪ tail (∪ the request's original) = ``messages``.
     """
     msgs = list(messages)
     answered = is_answered(msgs)
-    sizes = [measure(m) for m in msgs]
-    requests = [m.is_user_request for m in msgs]  # once: each is a property over the parts
+    sizes = [measure(m) for m in msgs] if sizes is None else list(sizes)
+    # once: each is a property over the parts (an assistant message is none, cheaply)
+    requests = [m.role == "user" and m.is_user_request for m in msgs]
     newest = max((i for i, request in enumerate(requests) if request), default=None)
     if newest is None:
         return Split(msgs, [], answered=answered)
