@@ -304,6 +304,38 @@ def test_a_compaction_its_undo_and_an_unchanged_history_are_stored_as_they_are(s
     assert stored_metadata() == [m.metadata.to_dict() for m in [*msgs[:4], summary, *msgs[4:]]]
 
 
+def test_a_long_head_hidden_beside_another_sessions_rows_is_stored_row_by_row(store):
+    """A compaction hiding runs of rows (written a run at a time) changes exactly its rows:
+    the other session's rows between them, a row with other metadata inside a run and the
+    rows kept stay as they were; an undo shows them all again."""
+    mine, other = store.create_session(Path(".")), store.create_session(Path("."))
+    msgs: list[Message] = []
+    theirs: list[Message] = []
+    for block in range(3):  # runs of 40 consecutive rows, the other session's rows between
+        for i in range(40):
+            msgs.append(Message.user(f"m{block}.{i}"))
+            store.append_message(mine.id, msgs[-1])
+        theirs.append(Message.user(f"theirs {block}"))
+        store.append_message(other.id, theirs[-1])
+    hidden = [m.with_metadata(agent_visible=False, hidden_by="cmp_1") for m in msgs[:100]]
+    hidden[50] = msgs[50].with_metadata(agent_visible=False, hidden_by="cmp_1", cancelled=True)
+    hidden[70] = msgs[70]  # kept inside the run
+    summary = Message.user("summary", MessageMetadata.agent_only()).with_metadata(
+        is_summary=True, compaction_id="cmp_1")
+    compacted = [*hidden, summary, *msgs[100:]]
+    store.replace_history(mine.id, Conversation(compacted))
+
+    def metadata(session_id: str) -> list[dict]:
+        return [m.metadata.to_dict() for m in store.load(session_id).conversation]
+
+    assert metadata(mine.id) == [m.metadata.to_dict() for m in compacted]
+    assert metadata(other.id) == [m.metadata.to_dict() for m in theirs]
+    store.replace_history(mine.id, Conversation([*msgs[:100], summary, *msgs[100:]]))
+    assert metadata(mine.id) == [m.metadata.to_dict() for m in [*msgs[:100], summary,
+                                                                 *msgs[100:]]]
+    assert metadata(other.id) == [m.metadata.to_dict() for m in theirs]
+
+
 def test_a_new_session_named_with_a_stored_id_is_refused_even_when_it_came_with_that_id(store,
                                                                                       tmp_path):
     """An imported session whose id and name are both another session's id: its id is drawn

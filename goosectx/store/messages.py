@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 
 from goosectx.conversation import Conversation, Message, PlainMessage
@@ -32,23 +33,24 @@ from goosectx.usage import LedgerEntry
 
 
 def plan_positions(
-    messages: list[Message], stored: Mapping[str, tuple[float, str, int]]
+    messages: list[Message], stored: Mapping[str, tuple[str, float, str, int]]
 ) -> list[float] | None:
     """Positions keeping stored ones; new messages between neighbours. ``None`` = renumber.
 
-    ``stored``: (position, metadata, rowid) of each stored message by id.
+    ``stored``: (id, position, metadata, rowid) of each stored message by id.
     """
     positions: list[float] = []
     last = 0.0
     for i, m in enumerate(messages):
-        if m.id in stored:
-            pos = stored[m.id][0]
+        known = stored.get(m.id)
+        if known is not None:
+            pos = known[1]
             if pos <= last and positions:
                 return None
             positions.append(pos)
             last = pos
             continue
-        nxt = next((stored[n.id][0] for n in messages[i + 1:] if n.id in stored), None)
+        nxt = next((stored[n.id][1] for n in messages[i + 1:] if n.id in stored), None)
         if nxt is None:
             pos = float(math.floor(last)) + 1.0
         else:
@@ -60,6 +62,43 @@ def plan_positions(
         positions.append(pos)
         last = pos
     return positions
+
+
+UPSERT_METADATA = (
+    "INSERT INTO message_state (message_rowid, metadata_json) VALUES (?, ?)"
+    " ON CONFLICT (message_rowid) DO UPDATE SET metadata_json=excluded.metadata_json")
+UPSERT_METADATA_RUN = (
+    "WITH RECURSIVE run(n) AS (SELECT ?1 UNION ALL SELECT n + 1 FROM run WHERE n < ?2)"
+    " INSERT INTO message_state (message_rowid, metadata_json) SELECT n, ?3 FROM run WHERE 1"
+    " ON CONFLICT (message_rowid) DO UPDATE SET metadata_json=excluded.metadata_json")
+""":data:`UPSERT_METADATA` of every rowid from ``?1`` to ``?2``, each given ``?3``."""
+MIN_RUN_ROWS = 16
+"""Rows of consecutive rowids and one metadata from which they are written as one run."""
+
+
+def upsert_metadata(conn: sqlite3.Connection, updates: list[tuple[int, str]]) -> None:
+    """Store each (rowid, metadata JSON) of ``updates`` in ``message_state``.
+
+    A compaction of a long history hides thousands of rows with one metadata text, most of
+    them with consecutive rowids: each such run is one statement (its rowids counted out by
+    SQLite, :data:`UPSERT_METADATA_RUN`) instead of one per row — the same rows written.
+    """
+    singles: list[tuple[int, str]] = []  # written in the order given, as one by one
+    i = 0
+    while i < len(updates):
+        first, meta = updates[i]
+        end = i + 1
+        while (end < len(updates) and updates[end][0] == first + (end - i)
+               and updates[end][1] == meta):
+            end += 1
+        if end - i < MIN_RUN_ROWS:
+            singles.extend(updates[i:end])
+        else:
+            conn.executemany(UPSERT_METADATA, singles)
+            singles = []
+            conn.execute(UPSERT_METADATA_RUN, (first, first + (end - i) - 1, meta))
+        i = end
+    conn.executemany(UPSERT_METADATA, singles)
 
 
 class MessageStore(StoreDatabase):
@@ -224,8 +263,9 @@ class MessageStore(StoreDatabase):
         entry, the new ``current`` figure and the session state in the same transaction.
         """
         with self._transaction() as conn:
-            stored = {
-                r[0]: (r[1], r[2], r[3])
+            stored: dict[str, tuple[str, float, str, int]] = {  # (id, position, metadata,
+                # rowid): the row itself by its id
+                r[0]: r
                 for r in conn.execute(
                     f"SELECT m.id, m.position, {METADATA_JSON}, m.rowid"
                     f" FROM {MESSAGES_WITH_STATE} WHERE m.session_id=?",
@@ -238,7 +278,7 @@ class MessageStore(StoreDatabase):
                 known = [m.id for m in conversation.messages]
                 listed = set(known)  # (built once: it was built again for every stored row)
                 leftovers = sorted(
-                    (pos, mid) for mid, (pos, _, _) in stored.items() if mid not in listed
+                    (pos, mid) for mid, (_, pos, _, _) in stored.items() if mid not in listed
                 )
                 # Messages not in the new list go after it, in their old order.
                 conn.executemany(
@@ -250,22 +290,20 @@ class MessageStore(StoreDatabase):
                     [(p, m.id) for p, m in zip(positions, conversation.messages, strict=True)
                      if m.id in stored],
                 )
-            inserts, updates = [], []
+            inserts: list[tuple[object, ...]] = []
+            updates: list[tuple[int, str]] = []
             made: dict[int, str] = {}  # JSON by metadata object: a compaction's hidden head
             for pos, m in zip(positions, conversation.messages, strict=True):  # shares one
-                if m.id not in stored:
+                row = stored.get(m.id)
+                if row is None:
                     inserts.append(message_row(session_id, pos, m))
-                else:
-                    meta = made.get(id(m.metadata))
-                    if meta is None:
-                        meta = made[id(m.metadata)] = metadata_json_of(m.metadata)
-                    _, stored_meta, rowid = stored[m.id]
-                    if meta != stored_meta:
-                        updates.append((rowid, meta))
-            conn.executemany(
-                "INSERT INTO message_state (message_rowid, metadata_json) VALUES (?, ?)"
-                " ON CONFLICT (message_rowid) DO UPDATE SET metadata_json=excluded.metadata_json",
-                updates)
+                    continue
+                meta = made.get(id(m.metadata))
+                if meta is None:
+                    meta = made[id(m.metadata)] = metadata_json_of(m.metadata)
+                if meta != row[2]:
+                    updates.append((row[3], meta))
+            upsert_metadata(conn, updates)
             conn.executemany(INSERT_MESSAGE, inserts)
             if ledger_entry is not None:
                 insert_ledger(conn, session_id, ledger_entry)
