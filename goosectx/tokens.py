@@ -337,8 +337,10 @@ class TokenCounter:
                 continue
             same[id(content)] = (content, known.count)
             tokens = known.count + MESSAGE_OVERHEAD_TOKENS
-            if not (len(content) == 1 and type(content[0]) is TextContent):
-                tokens += bytes_estimate_tokens(m)
+            for p in content:  # bytes_estimate_tokens(m), looked for without a call
+                if isinstance(p, Attachment):
+                    tokens += bytes_estimate_tokens(m)
+                    break
             seen[m.id] = (content, tokens)
             counts.append(tokens)
         if missed:

@@ -25,6 +25,7 @@ from goosectx.conversation import (
     plain_parts,
 )
 from goosectx.errors import StoreCorrupt
+from goosectx.parts import slot_setters
 from goosectx.session import UNKNOWN_TIME, TokenCount
 from goosectx.store.database import loads
 from goosectx.store.rows import FLAGS_ONLY_JSON, MESSAGES_WITH_STATE, METADATA_JSON, TOKEN_COUNT
@@ -50,14 +51,25 @@ def read_messages(
         f" FROM {MESSAGES_WITH_STATE} WHERE m.session_id=? ORDER BY m.position",
         (session_id,),
     )
-    messages = []
+    messages: list[Message] = []
     counts: dict[str, TokenCount] = {}
     for mid, role, created, content_json, metadata_json, count, encoding in rows:
-        messages.append(parse_message(session_id, path, mid, role, created, content_json,
-                                      metadata_json, damaged))
+        message = _plain_message_row(mid, role, created, content_json, metadata_json)
+        if message is None:  # what parse_message does first, done here without its call
+            message = parse_message(session_id, path, mid, role, created, content_json,
+                                    metadata_json, damaged)
+        messages.append(message)
         if type(count) is int and type(encoding) is str:  # else not counted: count again
-            counts[mid] = TokenCount(count, encoding, len(messages[-1].content))
+            known = _new(TokenCount)  # TokenCount(count, encoding, parts), by its slots
+            _SET_COUNT(known, count)
+            _SET_ENCODING(known, encoding)
+            _SET_PARTS(known, len(message.content))
+            counts[mid] = known
     return messages, counts
+
+
+_new = object.__new__
+_SET_COUNT, _SET_ENCODING, _SET_PARTS = slot_setters(TokenCount)
 
 
 def parse_message(session_id: str, path: Path, mid: str, role: str, created: str,
