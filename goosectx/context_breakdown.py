@@ -57,9 +57,9 @@ def breakdown(counter: TokenCounter, counts: Sequence[int], *, system_prompt: st
             continue
         for p in content:
             if isinstance(p, Attachment):
-                tokens = counter.count_attachment(p)
-                attachments += tokens
-                mentions += tokens if p.kind == "file" else 0
+                attached = counter.count_attachment(p)
+                attachments += attached
+                mentions += attached if p.kind == "file" else 0
     rest = max(0, sum(counts) - summary - attachments)  # summaries carry no attachments
     system_tokens = counter.count_cached_text(system_prompt)
     instruction_tokens = counter.count_cached_text(project_instructions)
