@@ -135,6 +135,8 @@ def test_remove(filled):
     proc = goosectx(home, "sessions", "remove", "bugfix", "--yes")
     assert proc.returncode == 0
     assert json.loads(goosectx(home, "sessions", "list", "--json").stdout) == []
+    assert not (home / "locks" / f"{sid}.lock").exists()  # no lock file left behind
+    assert (home / "locks").is_dir()
 
 
 def test_rename_names_a_session_and_refuses_a_taken_or_unsafe_name(filled):

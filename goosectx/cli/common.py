@@ -163,12 +163,16 @@ class OpenSession:
         Returns:
             True when the session stays in the store, False when it was removed.
         """
+        kept = True
         try:
             kept = session_is_kept(self.store, self.session.id, resumed=self.resumed)
             if not kept:
                 self.store.remove(self.session.id)
         finally:
-            self.lock.release()
+            if kept:
+                self.lock.release()
+            else:
+                self.lock.release_removed()
             self.store.close()
         return kept
 

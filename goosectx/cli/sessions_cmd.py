@@ -228,8 +228,13 @@ def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
             if answer.strip().lower() not in ("y", "yes"):
                 note("kept")
                 return
-        with store.lock(session_id):
+        lock = store.lock(session_id)
+        try:
             store.remove(session_id)
+        except BaseException:
+            lock.release()
+            raise
+        lock.release_removed()
     finally:
         store.close()
     note(f"removed {shown}")
