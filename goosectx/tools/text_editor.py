@@ -203,6 +203,17 @@ class TextEditorTool:
         return ToolResult(ctx.redact(cap_text(output, ctx.max_output_chars,
                                               "view a smaller view_range")), diff=diff or None)
 
+    def dry_run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult | None:
+        """What this edit would give, computed without changing anything (``None``: not an edit).
+
+        An edit that would fail gives its error here, so the agent answers it without asking
+        the user to approve a call that cannot succeed (a missing ``old_str``, a binary file).
+        """
+        if arguments.get("command") not in EDIT_COMMANDS:
+            return None
+        dry = replace(ctx, capture={}, undo={k: list(v) for k, v in ctx.undo.items()})
+        return self.run(arguments, dry)
+
     def preview(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
         """The unified diff this edit would make, computed without changing anything.
 
@@ -210,11 +221,8 @@ class TextEditorTool:
             The diff (:func:`~goosectx.tools.editdiff.edit_diff`), or ``None`` when the call
             is not an edit or would fail.
         """
-        if arguments.get("command") not in EDIT_COMMANDS:
-            return None
-        dry = replace(ctx, capture={}, undo={k: list(v) for k, v in ctx.undo.items()})
-        result = self.run(arguments, dry)
-        return None if result.is_error else result.diff
+        result = self.dry_run(arguments, ctx)
+        return None if result is None or result.is_error else result.diff
 
     def _view(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         if path.is_dir():
