@@ -65,7 +65,7 @@ class World:
         return build
 
     def run(self, keys: str, *, provider: Any = "default", session: Session | None = None,
-            resumed: bool = False, **kwargs: Any) -> str:
+            resumed: bool = False, status: int = 0, **kwargs: Any) -> str:
         buf = io.StringIO()
         console = Console(file=buf, width=100)
         with create_pipe_input() as pipe:
@@ -75,7 +75,7 @@ class World:
                         resumed=resumed, mode=self.mode,
                         agent_factory=self.agent_factory(provider),
                         background_checks=False, **kwargs)
-            assert repl.run() == 0
+            assert repl.run() == status
         self.repl = repl
         return buf.getvalue()
 
