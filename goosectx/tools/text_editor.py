@@ -114,7 +114,7 @@ def _with_newline(text: str, newline: str) -> str:
 
 
 class TextEditorTool:
-    """Views, writes and edits files; every edit can be undone with ``undo_edit``."""
+    """Views, writes and edits files; an edit made in this process can be undone (``undo_edit``)."""
 
     name = "text_editor"
     description = (
@@ -126,7 +126,8 @@ class TextEditorTool:
         "`str_replace` replaces `old_str` with `new_str` — `old_str` must match the file "
         "exactly once, whitespace included; "
         "`insert` inserts `new_str` after line `insert_line` (0 = at the top); "
-        "`undo_edit` reverts the last write/str_replace/insert of `path`. "
+        "`undo_edit` reverts the last write/str_replace/insert of `path` made since "
+        "goosectx started. "
         "Relative paths are relative to the working directory."
     )
     parameters: dict[str, Any] = {
@@ -356,7 +357,8 @@ class TextEditorTool:
     def _undo(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         stack = ctx.undo.get(str(path))
         if not stack:
-            raise _EditError(f"no edit of {path} to undo")
+            raise _EditError(f"no edit of {path} to undo (undo_edit reverts only the edits "
+                             "made since goosectx started) — view the file and edit it instead")
         entry = stack[-1]
         now = read_bytes(path) if path.exists() else None
         if now is None or digest(now) != entry.after_sha256:
