@@ -351,7 +351,7 @@ class Agent:
         """Approve and run one call; returns its response (yields ``ToolCallStarted``).
 
         A ``deny`` verdict (chat mode) answers any call, even one that could not run; an
-        ``ask`` verdict asks only about a call that can run.
+        ``ask`` verdict asks only about a call that can run (an edit's dry run must succeed).
         """
         verdict = self._verdict(request)
         if verdict.action == "deny":
@@ -361,11 +361,16 @@ class Agent:
             return ToolResponse(request.id, refusal, is_error=True)
         tool = self.tools.get(request.name)
         assert tool is not None and request.arguments is not None
+        ctx = self._context_for(turn.cancel)
+        if verdict.action == "ask":  # an edit that would fail is answered without asking
+            failed = getattr(tool, "dry_run", lambda _a, _c: None)(request.arguments, ctx)
+            if failed is not None and failed.is_error:
+                output = cap_output(ctx.redact(failed.output), self.settings.tool_output_max_chars)
+                return ToolResponse(request.id, output, is_error=True)
         denial = self._ask(request) if verdict.action == "ask" else None
         if denial is not None:
             return ToolResponse(request.id, denial, is_error=True)
         yield ToolCallStarted(request)
-        ctx = self._context_for(turn.cancel)
         result = run_tool(tool, request.arguments, ctx, turn.cancel)
         output = cap_output(ctx.redact(result.output), self.settings.tool_output_max_chars)
         if turn.cancel.is_set():

@@ -123,13 +123,16 @@ class CompactionWouldGrow(CompactionFailed):
     """
 
     def __init__(self, tokens_before: int, tokens_after: int, *, at_least: bool = False) -> None:
-        verb = "grow" if tokens_after > tokens_before else "not shrink"
         bound = "at least " if at_least else ""
-        super().__init__(f"compaction would {verb} the context from {tokens_before:,} to "
-                         f"{bound}{tokens_after:,} tokens; nothing changed",
+        change = (f"grow the context from {tokens_before:,} to {bound}{tokens_after:,} tokens"
+                  if tokens_after > tokens_before else
+                  f"not shrink the context ({tokens_before:,} tokens)")
+        super().__init__(f"compaction would {change}; nothing changed",
                          "the model's view is already about as small as a summary of it")
         self.tokens_before = tokens_before
         self.tokens_after = tokens_after
+        self.change = change
+        """What the compaction would do to the context, e.g. ``grow the context from … tokens``."""
 
 
 class ImportFormatError(GoosectxError):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from goosectx.approval import CANCELLED_TEXT
 from goosectx.conversation import (
@@ -29,6 +30,14 @@ INTERRUPTED_TEXT = (
 """The stored answer to a tool call goosectx died during (kill -9, a crash, a power cut):
 found unanswered at the end of the history when the session is resumed
 (:func:`answer_interrupted`)."""
+UNRECORDED_TEXT = (
+    "[no result: the imported transcript ends during this call; it may have run in part or "
+    "not at all — check before running it again]"
+)
+"""The stored answer to a tool call an imported transcript ends with, unanswered: the other
+agent stopped (or the file was cut) before its result was written."""
+INTERRUPTED_TEXTS = (INTERRUPTED_TEXT, UNRECORDED_TEXT)
+"""Every answer :func:`answer_interrupted` stores."""
 
 
 @dataclass(slots=True)
@@ -72,7 +81,8 @@ def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], 
         yield TurnFinished("cancelled")
 
 
-def answer_interrupted(conversation: Conversation) -> Message | None:
+def answer_interrupted(conversation: Conversation,
+                       imported_at: datetime | None = None) -> Message | None:
     """The answer to the tool calls a crash left unanswered at the end of the history.
 
     goosectx stores a reply's tool calls before it runs them and their results after, so a
@@ -84,7 +94,9 @@ def answer_interrupted(conversation: Conversation) -> Message | None:
         A user message answering each of the last message's tool requests with
         :data:`INTERRUPTED_TEXT` (``is_error``), for the caller to append and save; ``None``
         when the history does not end with unanswered tool requests (so a second resume adds
-        nothing). Pure: ``conversation`` is not changed.
+        nothing). :data:`UNRECORDED_TEXT` instead when the session was imported at
+        ``imported_at`` and the calls are from before it: goosectx never ran them. Pure:
+        ``conversation`` is not changed.
     """
     if not conversation.messages:
         return None
@@ -92,20 +104,23 @@ def answer_interrupted(conversation: Conversation) -> Message | None:
     requests = last.tool_requests if last.role == "assistant" else []
     if not requests:
         return None
-    return Message("user", tuple(ToolResponse(request.id, INTERRUPTED_TEXT, is_error=True)
+    text = (UNRECORDED_TEXT if imported_at is not None and last.created <= imported_at
+            else INTERRUPTED_TEXT)
+    return Message("user", tuple(ToolResponse(request.id, text, is_error=True)
                                  for request in requests))
 
 
 def interrupted_calls(conversation: Conversation) -> list[str]:
     """The names of the tool calls the history's last message answers as interrupted.
 
-    (:data:`INTERRUPTED_TEXT`, stored when the session was resumed after goosectx died during
-    them); ``[]`` when the last message is anything else.
+    (:data:`INTERRUPTED_TEXTS`, stored when the session was resumed after goosectx died during
+    them or an imported transcript ended with them); ``[]`` when the last message is anything
+    else.
     """
     if not conversation.messages:
         return []
     last = conversation.messages[-1]
-    answered = {r.id for r in last.tool_responses if r.output == INTERRUPTED_TEXT}
+    answered = {r.id for r in last.tool_responses if r.output in INTERRUPTED_TEXTS}
     if not answered or len(conversation.messages) < 2:
         return []
     return [r.name for r in conversation.messages[-2].tool_requests if r.id in answered]

@@ -135,6 +135,8 @@ def test_remove(filled):
     proc = goosectx(home, "sessions", "remove", "bugfix", "--yes")
     assert proc.returncode == 0
     assert json.loads(goosectx(home, "sessions", "list", "--json").stdout) == []
+    assert not (home / "locks" / f"{sid}.lock").exists()  # no lock file left behind
+    assert (home / "locks").is_dir()
 
 
 def test_rename_names_a_session_and_refuses_a_taken_or_unsafe_name(filled):
@@ -371,3 +373,19 @@ def test_exports_written_to_a_file_or_pipe_hold_no_raw_escape_sequences(tmp_path
         assert not any(c in text for c in "\x1b\x07\x9b\u202e"), text
     assert "title ␛]0;pwned" in md_file.read_text() and "<U+202E>" in piped
     assert json.loads(json_file.read_text())["messages"][0]["content"][0]["text"] == hostile
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_under_stdout_gives_one_line_and_exit_1(filled):
+    home, _ = filled
+    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": str(home / "none.toml")}
+    env.pop("GOOSE_MODEL", None)
+    for args in (["sessions", "list"], ["sessions", "show", "bugfix"], ["info"],
+                 ["sessions", "export", "bugfix", "--format", "json"],
+                 ["sessions", "export", "bugfix", "-o", "/dev/full"]):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([sys.executable, "-m", "goosectx", *args], env=env,
+                                  stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+        assert proc.returncode == 1, (args, proc.stderr)
+        assert proc.stderr.count("\n") == 1, (args, proc.stderr)  # one line, no traceback
+        assert "cannot write" in proc.stderr and "No space left on device" in proc.stderr

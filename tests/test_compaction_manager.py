@@ -664,3 +664,13 @@ def test_a_pause_notice_gives_one_figure_for_the_request_it_starts_from() -> Non
     assert f"the request at {shown:,} tokens" in text
     assert f"would grow the context from {shown:,} to " in text  # the same figure, not a second
     assert provider.requests == []
+
+
+def test_a_compaction_that_leaves_the_context_as_large_does_not_say_it_grows() -> None:
+    from goosectx.errors import CompactionWouldGrow
+
+    same = CompactionWouldGrow(8_192, 8_192)
+    assert "would not shrink the context (8,192 tokens); nothing changed" in same.message
+    assert "8,192 to 8,192" not in same.message
+    grown = CompactionWouldGrow(8_000, 9_000, at_least=True)
+    assert "would grow the context from 8,000 to at least 9,000 tokens" in grown.message

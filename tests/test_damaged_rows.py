@@ -232,3 +232,32 @@ def test_a_message_whose_time_does_not_parse_is_shown_and_exported_with_the_rest
     assert code == 0 and "4 messages" in out, err
     code, out, err = run_cli(capsys, "sessions", "show", "rescued")
     assert code == 0 and err == "" and "port the hurt parser" in out and "a.py" in out
+
+
+@pytest.mark.parametrize("how", ["text", "output", "tool name", "role"])
+def test_skip_damaged_saves_what_still_reads(work: Path, capsys: pytest.CaptureFixture[str],
+                                             how: str) -> None:
+    db = _two_sessions(work)
+    conn = sqlite3.connect(db)
+    hurt = conn.execute("SELECT id FROM sessions WHERE name='hurt'").fetchone()[0]
+    with conn:
+        DAMAGE[how](conn, hurt)
+    conn.close()
+    code, _, err = run_cli(capsys, "sessions", "export", "hurt", "-f", "json")
+    assert code == 1 and "--skip-damaged" in err  # the error says how to save the rest
+    saved = work / "saved.json"
+    code, _, err = run_cli(capsys, "sessions", "export", "hurt", "-f", "json", "-o",
+                           str(saved), "--skip-damaged")
+    assert code == 0, err
+    kept = json.loads(saved.read_text())["messages"]
+    assert 0 < len(kept) < 4
+    assert f"session {hurt}: {4 - len(kept)} message" in err and "left out" in err
+    code, _, err = run_cli(capsys, "sessions", "import", str(saved))  # a session again
+    assert code == 0, err
+    code, out, _ = run_cli(capsys, "sessions", "list", "--json")
+    assert [r["message_count"] for r in json.loads(out) if r["name"] not in ("hurt", "fine")] \
+        == [len(kept)]
+    code, out, err = run_cli(capsys, "sessions", "show", "hurt", "--skip-damaged")
+    assert code == 0 and "# Session hurt" in out and "left out" in err
+    code, out, err = run_cli(capsys, "sessions", "export", "hurt", "--skip-damaged")
+    assert code == 0 and "# Session hurt" in out

@@ -104,6 +104,7 @@ def test_piped_stdin_gives_plain_output_and_exits_at_end_of_input(tmp_path: Path
     assert "context limit" in out and "total" in out
     # nothing reached the session (no model), so it is removed: no resume hint for it
     assert "nothing to save" in out and "resume with" not in out
+    assert list((tmp_path / "home" / "locks").iterdir()) == []  # nor its lock file
     listed = subprocess.run(["goosectx", "sessions", "list"], env=env, capture_output=True,
                             text=True, timeout=60, cwd=str(tmp_path))
     assert listed.returncode == 0 and "No sessions yet" in listed.stdout, listed.stdout

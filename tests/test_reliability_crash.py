@@ -25,7 +25,7 @@ from reliability_support import assert_sendable, cli, load, model_env, start
 from goosectx.approval import CANCELLED_TEXT
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.store import SessionStore
-from goosectx.turn import INTERRUPTED_TEXT
+from goosectx.turn import INTERRUPTED_TEXT, UNRECORDED_TEXT
 
 
 def _interrupted_answers(home: Path, ref: str) -> list[ToolResponse]:
@@ -351,3 +351,30 @@ def test_run_cancelled_during_a_tool_run_keeps_its_output_so_far(tmp_path, work,
     (response,) = load(home, "c").conversation.messages[-1].tool_responses
     assert response.is_error and response.output.startswith(CANCELLED_TEXT)
     assert "tick1" in response.output and "tick3" in response.output
+
+
+def test_an_imported_transcript_ending_with_an_unanswered_call_says_it_has_no_result(
+        tmp_path, work):
+    """goosectx never ran such a call: its answer does not say goosectx exited during it."""
+    _crashed_session(tmp_path / "source", work, "src")
+    exported = tmp_path / "src.json"
+    out = cli(model_env(tmp_path / "source", "http://127.0.0.1:9"), "sessions", "export",
+              "src", "--format", "json", "-o", str(exported), cwd=work)
+    assert out.returncode == 0, out.stderr
+    for home in (tmp_path / "repl", tmp_path / "run"):
+        imported = cli(model_env(home, "http://127.0.0.1:9"), "sessions", "import",
+                       str(exported), cwd=work)
+        assert imported.returncode == 0, imported.stderr
+    shown = cli(model_env(tmp_path / "repl", "http://127.0.0.1:9"), "--resume", "src", cwd=work)
+    assert shown.returncode == 0, shown.stderr
+    assert "shell no result in the import" in shown.stdout
+    assert "goosectx exited" not in shown.stdout
+    (answer,) = [p for m in load(tmp_path / "repl", "src").conversation
+                 for p in m.tool_responses]
+    assert answer.output == UNRECORDED_TEXT and answer.is_error
+    with FakeServer([{"text": "checked"}]) as server:
+        ran = cli(model_env(tmp_path / "run", server.base_url), "run", "--resume", "src",
+                  "-t", "carry on", cwd=work)
+        assert ran.returncode == 0, ran.stderr
+        assert "1 tool call (shell) had no result in the imported transcript" in ran.stderr
+        assert server.requests[-1]["messages"][-2]["content"] == UNRECORDED_TEXT

@@ -65,7 +65,7 @@ class World:
         return build
 
     def run(self, keys: str, *, provider: Any = "default", session: Session | None = None,
-            resumed: bool = False, **kwargs: Any) -> str:
+            resumed: bool = False, status: int = 0, **kwargs: Any) -> str:
         buf = io.StringIO()
         console = Console(file=buf, width=100)
         with create_pipe_input() as pipe:
@@ -75,7 +75,7 @@ class World:
                         resumed=resumed, mode=self.mode,
                         agent_factory=self.agent_factory(provider),
                         background_checks=False, **kwargs)
-            assert repl.run() == 0
+            assert repl.run() == status
         self.repl = repl
         return buf.getvalue()
 
@@ -322,6 +322,26 @@ def test_resume_draws_only_the_last_turns_and_says_how_many_came_before(world: W
     assert "old question 0" not in out and "old answer 27" not in out
     assert "56 earlier messages · /history user to see them" in out
     assert out.index("old answer 29") < out.index("56 earlier messages")
+
+
+def test_a_resumed_tail_cut_inside_a_long_turn_starts_with_that_turn_s_request(
+        world: World) -> None:
+    from goosectx.conversation import ToolRequest, ToolResponse
+
+    world.store.append_message(world.session.id, Message.user("old question"))
+    world.store.append_message(world.session.id, Message.assistant("old answer"))
+    world.store.append_message(world.session.id, Message.user("refactor the parser please"))
+    for i in range(30):
+        world.store.append_message(world.session.id, Message("assistant", (
+            ToolRequest(f"c{i}", "shell", {"command": f"step {i}"}),)))
+        world.store.append_message(world.session.id, Message("user", (
+            ToolResponse(f"c{i}", f"output {i}"),)))
+    out = world.run(CTRL_D, session=world.stored(), resumed=True)
+    assert "step 29" in out and "step 0" not in out  # cut inside the turn
+    assert "refactor the parser please" in out  # yet the user sees what the turn is for
+    assert out.index("refactor the parser please") < out.index("earlier messages of this turn")
+    assert out.index("earlier messages of this turn") < out.index("step 29")
+    assert "old question" not in out
 
 
 def test_without_a_model_the_repl_opens_with_one_panel_and_offline_commands_work(

@@ -132,7 +132,7 @@ def test_a_turn_lost_to_a_full_disk_is_not_called_saved(
     world.run("first" + ENTER + CTRL_D)
     disk.full = True
     world.provider.add("second answer")
-    out = world.run("second" + ENTER + CTRL_D)
+    out = world.run("second" + ENTER + CTRL_D, status=1)  # a script sees the loss too
     assert "second answer" in out  # the turn itself still ran
     words = " ".join(out.split())
     assert "saved · resume with" not in words
@@ -150,7 +150,8 @@ def test_resume_elsewhere_waits_until_the_held_back_writes_are_saved(
     disk.full = True
     opened = OpenSession(world.store, world.session, world.store.lock(world.session.id),
                          resumed=False)
-    out = world.run("kept in memory" + ENTER + "/resume docs" + ENTER + CTRL_D, opened=opened)
+    out = world.run("kept in memory" + ENTER + "/resume docs" + ENTER + CTRL_D, opened=opened,
+                    status=1)
     opened.lock.release()
     words = " ".join(out.split())
     assert "resumed docs" not in words  # the user stays where the unsaved messages are

@@ -143,3 +143,24 @@ def test_numbers_survive_a_resume(world: World) -> None:
     assert "shell output · 31 lines · #1 (/show 1)" in out  # the resumed transcript
     assert "shell output · 21 lines · #2 (/show 2)" in out
     assert "#2 shell output · 21 lines" in out
+
+
+def test_an_edit_that_would_fail_is_answered_without_asking(world: World) -> None:
+    (world.workdir / "app.py").write_text("def main():\n    return 1\n")
+    (world.workdir / "blob.bin").write_bytes(b"\x00\x01\xff\xfe" * 50)
+    world.provider.add(
+        ScriptedReply(tool_calls=[("text_editor", {
+            "command": "str_replace", "path": "app.py", "old_str": "return 9",
+            "new_str": "return 2"})]),
+        ScriptedReply(tool_calls=[("text_editor", {
+            "command": "str_replace", "path": "blob.bin", "old_str": "a", "new_str": "b"})]),
+        "Both failed.")
+    out = world.run("edit them" + ENTER + CTRL_D)  # no key pressed: no question may wait
+    assert "wants to change" not in out and "allow once" not in out
+    sent = world.provider.requests[-1].messages
+    errors = [r for m in sent for r in m.tool_responses]
+    assert len(errors) == 2 and all(r.is_error for r in errors)
+    assert "old_str was not found" in errors[0].output  # the tool's own error, as a run gives
+    assert out.count("✗ text_editor") == 2, out  # the user sees both failures
+    assert (world.workdir / "app.py").read_text() == "def main():\n    return 1\n"
+    assert "Both failed." in out

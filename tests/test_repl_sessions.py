@@ -140,6 +140,7 @@ def test_resume_leaves_an_empty_new_session_behind_removed(world: World) -> None
     opened.lock.release()
     assert "left empty (nothing to save) · resumed docs" in out
     assert "empty" not in [s.name for s in world.store.list_sessions()]
+    assert not (world.store.data_dir / "locks" / f"{fresh.id}.lock").exists()
 
 
 def test_tab_after_slash_resume_offers_the_other_sessions_with_their_titles(

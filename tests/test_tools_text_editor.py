@@ -201,3 +201,11 @@ def test_viewed_secrets_are_redacted(tmp_path: Path) -> None:
     ctx = ToolContext(working_dir=tmp_path, redact=lambda t: t.replace("hunter22", "[REDACTED]"))
     (tmp_path / ".env").write_text("PASSWORD=hunter22\n")
     assert edit(ctx, "view", ".env").output == "     1\tPASSWORD=[REDACTED]"
+
+
+def test_undo_with_no_edit_in_this_process_says_undo_does_not_outlive_it(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("x\n")
+    result = TextEditorTool().run({"command": "undo_edit", "path": "f.txt"},
+                                  ToolContext(working_dir=tmp_path))  # e.g. after a resume
+    assert result.is_error and "since goosectx started" in result.output
+    assert "since goosectx started" in TextEditorTool.description  # the model is told first

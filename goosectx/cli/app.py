@@ -7,6 +7,9 @@ never import litellm.
 # every start, and with string annotations it compiled and evaluated each one twice
 # (typer.main.get_command: 20-30 -> 8-10 ms CPU for every command, on a busy machine).
 
+import contextlib
+import errno
+import os
 import sys
 from typing import Annotated
 
@@ -264,6 +267,7 @@ def _dispatch(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         code = app(args=root_flags_first(args, app), standalone_mode=False, prog_name="goosectx")
+        sys.stdout.flush()  # a full disk under stdout fails here, not in the teardown
     except GoosectxError as exc:
         _print_error(exc.one_line())
         return exc.exit_code
@@ -271,6 +275,10 @@ def _dispatch(argv: list[str] | None) -> int:
         return _interrupted()
     except BrokenPipeError:
         return 141
+    except OSError as exc:
+        if exc.errno not in _FULL_ERRNOS:
+            raise
+        return _cannot_write(exc)
     except Exception as exc:
         usage_errors, exits, aborts = _cli_exception_types()
         if isinstance(exc, exits):
@@ -283,6 +291,26 @@ def _dispatch(argv: list[str] | None) -> int:
             return int(getattr(exc, "exit_code", 2))
         raise
     return code if isinstance(code, int) else 0
+
+
+_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+"""A write failed for want of room (or the device failed): the output is incomplete."""
+
+
+def _cannot_write(exc: OSError) -> int:
+    """The one-line error for an output (stdout or an ``-o`` file) that could not be written.
+
+    Whatever stdout still buffers is dropped (its descriptor then points at the null device):
+    the teardown's flush would fail again with a traceback-like message.
+    """
+    where = f"{exc.filename}" if exc.filename else "the output"
+    _print_error(f"cannot write {where}: {exc.strerror or exc} — free some space, or write "
+                 "the output somewhere else")
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    return 1
 
 
 def _interrupted() -> int:

@@ -7,6 +7,7 @@ import gc
 import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from goosectx.cli.sanitize import one_line_safe
@@ -163,12 +164,16 @@ class OpenSession:
         Returns:
             True when the session stays in the store, False when it was removed.
         """
+        kept = True
         try:
             kept = session_is_kept(self.store, self.session.id, resumed=self.resumed)
             if not kept:
                 self.store.remove(self.session.id)
         finally:
-            self.lock.release()
+            if kept:
+                self.lock.release()
+            else:
+                self.lock.release_removed()
             self.store.close()
         return kept
 
@@ -221,11 +226,20 @@ def load_to_resume(store: SessionStore, session_id: str) -> Session:
 
     with cycle_collector_paused():
         session = store.load(session_id)
-    answer = answer_interrupted(session.conversation)
+    answer = answer_interrupted(session.conversation, _imported_at(session))
     if answer is not None:
         session.conversation.append(answer)
         SessionRecorder(store, session).record(MessageCompleted(answer))
     return session
+
+
+def _imported_at(session: Session) -> datetime | None:
+    """When an imported session was imported (``None`` for one made here or an unknown time)."""
+    when = session.metadata.get("imported_at") if session.source is not None else None
+    try:
+        return datetime.fromisoformat(when) if isinstance(when, str) else None
+    except ValueError:
+        return None
 
 
 def open_session(

@@ -17,7 +17,7 @@ from goosectx.approval import (
 from goosectx.cli.sanitize import strip_csi, terminal_safe
 from goosectx.conversation import ToolRequest, ToolResponse
 from goosectx.shown import LINE_MAX_CHARS
-from goosectx.turn import INTERRUPTED_TEXT
+from goosectx.turn import INTERRUPTED_TEXT, UNRECORDED_TEXT
 
 FOLD_LINES = 12
 """A tool result longer than this many lines is folded."""
@@ -97,6 +97,8 @@ _NOT_RUN_LABELS = (
 CANCELLED_LABEL = "cancelled by you"
 INTERRUPTED_LABEL = "interrupted"
 """A call goosectx died during (its answer stored on resume, ``turn.INTERRUPTED_TEXT``)."""
+UNRECORDED_LABEL = "no result in the import"
+"""A call an imported transcript ends with, unanswered (``turn.UNRECORDED_TEXT``)."""
 
 
 def tool_result_label(response: ToolResponse) -> tuple[str, bool]:
@@ -113,5 +115,7 @@ def tool_result_label(response: ToolResponse) -> tuple[str, bool]:
             return CANCELLED_LABEL, True
         if response.output.startswith(INTERRUPTED_TEXT):
             return INTERRUPTED_LABEL, True
+        if response.output.startswith(UNRECORDED_TEXT):
+            return UNRECORDED_LABEL, True
         return "error", True
     return "output", True

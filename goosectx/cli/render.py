@@ -15,6 +15,8 @@ Two looks: *rich* (panels; live streaming and spinners when the console is a ter
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Console
 
 from goosectx import shell_escape as escapes
@@ -68,6 +70,8 @@ class TranscriptRenderer(MessageView):
         self._turn_notified = False
         self.cost_unknown_said = False
         """Whether "cost unknown" was said (it is said once a session, not on every line)."""
+        self.unsaved: Callable[[], int] = lambda: 0
+        """How many events the session recorder holds back (a full disk): set by the REPL."""
 
     def edit_preview(self, request: ToolRequest, diff: str) -> None:
         """The diff an edit would make, drawn before its approval question."""
@@ -197,8 +201,10 @@ class TranscriptRenderer(MessageView):
             from goosectx.cli.exit_signals import received_name
 
             by = received_name()  # SIGTERM / SIGHUP: the REPL leaves next, nothing to type
-            self._notice(f"turn cancelled ({by}) — the session is saved" if by else
-                         "turn cancelled — the session is saved; type to continue")
+            saved = ("the session is saved" if not self.unsaved() else
+                     "the session is NOT fully saved (see above)")
+            self._notice(f"turn cancelled ({by}) — {saved}" if by else
+                         f"turn cancelled — {saved}; type to continue")
         elif event.status == "max_turns" and not notified:
             self._notice("stopped: this turn reached its limit of model calls "
                          "(GOOSE_MAX_TURNS); say 'continue' to go on", style="yellow")

@@ -104,6 +104,7 @@ class Repl:
         self.recorder.fresh_token_counts = self._fresh_token_counts
         self.renderer = TranscriptRenderer(io.console, plain=io.plain,
                                            show_reasoning=settings.show_reasoning)
+        self.renderer.unsaved = lambda: self.recorder.unsaved  # (the recorder may be replaced)
         self.mode: ApprovalMode = mode or settings.mode
         self.mode_restored = mode_restored
         self.mode_flag = mode_flag
@@ -277,8 +278,7 @@ class Repl:
                     self.command(command)
             except GoosectxError as exc:  # e.g. the store failed: say so, keep the REPL
                 self.renderer.error(exc.message, exc.hint)
-        self._goodbye()
-        return 0
+        return 0 if self._goodbye() else 1  # 1: what the session lost is said above
 
     def _read(self) -> str:
         later = self.background
@@ -304,8 +304,8 @@ class Repl:
             return {}
         return self.agent.context.take_fresh_token_counts()
 
-    def _goodbye(self) -> None:
-        repl_outcome.goodbye(self)
+    def _goodbye(self) -> bool:
+        return repl_outcome.goodbye(self)
 
     # -- turns ---------------------------------------------------------------------------
     def turn(self, text: str, attachments: list[Any] | None = None) -> None:

@@ -302,5 +302,7 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
         manages_own_context=bool(provider and provider.manages_own_context),
         calibration=calibration.describe(repl.session.state,
                                          provider.model if provider else repl.session.model),
+        factor=calibration.ratio(repl.session.state,
+                                 provider.model if provider else repl.session.model),
     )
 

@@ -68,20 +68,25 @@ def is_kept(repl: Repl) -> bool:
         return True  # the store failed: do not claim the session is gone
 
 
-def goodbye(repl: Repl) -> None:
-    """The exit line: saved (and how to resume), NOT fully saved, or nothing to save."""
+def goodbye(repl: Repl) -> bool:
+    """The exit line: saved (and how to resume), NOT fully saved, or nothing to save.
+
+    Returns:
+        False when the session is NOT fully saved (the REPL then exits 1).
+    """
     try:
         repl.recorder.flush()  # the writes a full disk held back: one more try
         repl.recorder.save_counts(wait=True)  # a later resume does not count it again
     except GoosectxError as exc:
         if repl.recorder.unsaved:
             unsaved_notice(repl, exc)
-            return
+            return False
     if not is_kept(repl):
         repl.renderer.notice("nothing to save · no message was sent in this session")
-        return
+        return True
     ref = session_ref(repl.session)
     repl.renderer.notice(f"saved · resume with: {resume_command(ref)}")
+    return True
 
 
 def unsaved_notice(repl: Repl, error: GoosectxError) -> None:

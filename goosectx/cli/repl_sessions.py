@@ -87,7 +87,9 @@ def resume(repl: Repl, ref: str) -> None:
     kept = session_is_kept(store, old.id, resumed=repl.resumed)
     if not kept:
         store.remove(old.id)
-    opened.lock.release()
+        opened.lock.release_removed()
+    else:
+        opened.lock.release()
     opened.session, opened.lock, opened.resumed = session, lock, True
     left = (f"saved {one_line_safe(old.display_name)}" if kept
             else f"left {one_line_safe(old.display_name)} (nothing to save)")

@@ -19,6 +19,7 @@ from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.slash import COMMANDS, CommandInfo
 from goosectx.cli.surface import safe_text
 from goosectx.cli.toolbar import ContextFigure
+from goosectx.compaction.calibration import apply
 from goosectx.config import Settings, default_config_path
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.session import Session
@@ -61,6 +62,8 @@ class ContextFacts:
         manages_own_context: The model manages its own context (goosectx never compacts).
         calibration: ``estimates ×1.84, calibrated on 12 calls`` (empty: not shown).
         paused_by_undo: The pause was set by ``/undo-compact`` (worded after it).
+        factor: The calibration ratio; the breakdown is in our count, the trigger's figures
+            in the provider's.
     """
 
     breakdown: ContextBreakdown
@@ -75,6 +78,8 @@ class ContextFacts:
     manages_own_context: bool
     calibration: str = ""
     paused_by_undo: bool = False
+    factor: float = 1.0
+    """The calibration ratio (provider's count ÷ ours) the estimates are scaled by."""
 
     def auto_compaction_line(self) -> str:
         """When auto-compaction runs, or why it does not."""
@@ -238,7 +243,12 @@ def context_table(facts: ContextFacts) -> Group:
                      ("@ mentions", b.mentions), ("attachments", b.attachments),
                      ("summary", b.summary)):
         table.add_row(label, f"{n:,}", share(n))
-    table.add_row("estimate of the next request", f"{b.total:,}", share(b.total), style="bold")
+    note = share(b.total)
+    if facts.factor != 1.0:  # the rows are our count; current is in the provider's
+        scaled = apply(b.total, facts.factor)
+        note = (f"our count · ≈ {scaled:,} in the provider's (×{facts.factor:.2f})"
+                + (f", {share(scaled)}" if facts.limit_tokens else ""))
+    table.add_row("estimate of the next request", f"{b.total:,}", note, style="bold")
     how = "estimate" if facts.current_is_estimate else "last reported request + new messages"
     table.add_row("current (what the trigger uses)", f"{facts.current_tokens:,}", how,
                   style="bold")

@@ -29,6 +29,8 @@ TAIL_LINES = 40
 """About this many terminal lines at most (a longer text is drawn as its last lines)."""
 LONG_TEXT_LINES = TAIL_LINES // 2
 """A text part drawn on resume keeps about this many of its last terminal lines."""
+REQUEST_LINES = 6
+"""A tail cut inside a turn starts with the turn's request, cut to about this many lines."""
 _PANEL_LINES = 2
 """Border lines around a text panel."""
 
@@ -60,6 +62,8 @@ def resume_tail(messages: Sequence[Message], *, width: int,
 
     Walks back from the newest message, stopping before a message that would pass
     ``max_lines`` or start a turn beyond ``max_turns``; the newest message is always kept.
+    A tail that starts inside a turn gets the turn's request first (its end, at most
+    :data:`REQUEST_LINES` lines) and a note of how many of the turn's messages are left out.
     Only the kept messages are measured; the earlier ones are merely counted (a flag each).
 
     Returns:
@@ -85,8 +89,21 @@ def resume_tail(messages: Sequence[Message], *, width: int,
             turns += 1
             if turns >= max_turns:
                 break
+    skipped = 0
+    if kept and not kept[-1].is_user_request:  # cut mid-turn: draw what the turn is for
+        start = index
+        while start > 0 and not (messages[start - 1].metadata.user_visible
+                                 and messages[start - 1].is_user_request):
+            start -= 1
+        if start > 0:
+            skipped = sum(1 for m in messages[start:index] if m.metadata.user_visible)
+            if skipped:
+                kept.append(Message.notification(
+                    f"… {plural(skipped, 'earlier message')} of this turn"))
+            kept.append(_capped(messages[start - 1], width, REQUEST_LINES))
+            index = start - 1
     kept.reverse()
-    earlier = sum(1 for m in messages[:index] if m.metadata.user_visible)
+    earlier = sum(1 for m in messages[:index] if m.metadata.user_visible) + skipped
     return kept, earlier
 
 

@@ -59,7 +59,7 @@ from goosectx.events import (
 from goosectx.mentions import mention_cap, read_mentions
 from goosectx.recorder import SessionRecorder
 from goosectx.session import TokenCount
-from goosectx.turn import interrupted_calls
+from goosectx.turn import UNRECORDED_TEXT, interrupted_calls
 from goosectx.usage import Usage
 
 if TYPE_CHECKING:
@@ -151,10 +151,13 @@ def run_task(
         if opened.resumed and (gone := missing_working_dir(opened.session)) is not None:
             stderr.write(terminal_safe(f"goosectx: warning: {gone}\n"))
         if opened.resumed and (calls := interrupted_calls(opened.session.conversation)):
+            imported = any(r.output == UNRECORDED_TEXT
+                           for r in opened.session.conversation.messages[-1].tool_responses)
             stderr.write(terminal_safe(
                 f"goosectx: note: {plural(len(calls), 'tool call')} ({', '.join(calls)}) "
-                f"{'was' if len(calls) == 1 else 'were'} interrupted when goosectx last exited;"
-                " the model is told\n"))
+                + ("had no result in the imported transcript" if imported else
+                   f"{'was' if len(calls) == 1 else 'were'} interrupted when goosectx last "
+                   "exited") + "; the model is told\n"))
         if early is not None:
             early.save(opened, task)
     except GoosectxError as exc:

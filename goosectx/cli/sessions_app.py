@@ -43,17 +43,23 @@ def sessions_search(
     search_sessions(settings(), " ".join(words), as_json=as_json, limit=limit)
 
 
+SkipDamagedOpt = Annotated[bool, typer.Option(
+    "--skip-damaged", help="Leave out messages whose stored data does not parse (each is "
+    "named on stderr) instead of stopping: saves what still reads.")]
+
+
 @sessions_app.command("show")
 def sessions_show(
     session_ref: SessionArg,
     agent: Annotated[
         bool, typer.Option("--agent", help="Show what the model sees instead of the transcript.")
     ] = False,
+    skip_damaged: SkipDamagedOpt = False,
 ) -> None:
     """Show a session's transcript (compactions marked)."""
     from goosectx.cli.sessions_cmd import show_session
 
-    show_session(settings(), session_ref, agent=agent)
+    show_session(settings(), session_ref, agent=agent, skip_damaged=skip_damaged)
 
 
 @sessions_app.command("export")
@@ -65,11 +71,13 @@ def sessions_export(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to FILE instead of stdout.")
     ] = None,
+    skip_damaged: SkipDamagedOpt = False,
 ) -> None:
     """Export a session as Markdown or JSON."""
     from goosectx.cli.sessions_cmd import export_session
 
-    export_session(settings(), session_ref, fmt=fmt.value, output=output)
+    export_session(settings(), session_ref, fmt=fmt.value, output=output,
+                   skip_damaged=skip_damaged)
 
 
 @sessions_app.command("remove")

@@ -41,12 +41,14 @@ def note(line: str) -> None:
     sys.stderr.flush()
 
 
-def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
+def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: bool = False
+                 ) -> None:
     """Print a session's user-visible transcript, or with ``agent`` what the model sees.
 
     The transcript is written message by message as it is read from the store, so the first
     line appears at once and memory stays flat with the session's size. ``--agent`` loads the
-    whole session (the model's view is computed over all of it).
+    whole session (the model's view is computed over all of it). ``skip_damaged``: rows
+    that do not parse are left out (named on stderr) instead of stopping the transcript.
     """
     from goosectx.export_markdown import iter_transcript_markdown
 
@@ -75,14 +77,26 @@ def show_session(settings: Settings, ref: str, *, agent: bool) -> None:
         return
     store, session_id = resolve_session(settings, ref, read_only=True)
     damaged = []
+    unreadable: list[str] | None = [] if skip_damaged else None
     try:
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
         _write_markdown(iter_transcript_markdown(
-            header, store.iter_messages_plain(session_id, damaged)))
+            header, store.iter_messages_plain(session_id, damaged, unreadable)))
     finally:
         store.close()
     _warn_damaged_messages(session_id, damaged)
+    _warn_skipped(session_id, unreadable)
+
+
+def _warn_skipped(session_id: str, unreadable: list[str] | None) -> None:
+    """One line on stderr naming the messages ``--skip-damaged`` left out."""
+    if unreadable:
+        from goosectx.cli.folding import plural
+
+        shown = ", ".join(unreadable[:5]) + (", …" if len(unreadable) > 5 else "")
+        note(f"goosectx: warning: session {session_id}: {plural(len(unreadable), 'message')} "
+             f"that do not parse were left out ({shown}); everything else is there")
 
 
 def _warn_damaged_times(session: Session) -> None:
@@ -133,22 +147,28 @@ def _may_be_terminal() -> bool:
         return False
 
 
-def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | None) -> None:
+def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | None,
+                   skip_damaged: bool = False) -> None:
     """Write the session as Markdown or JSON to ``output`` (atomically) or stdout.
 
     Written message by message as the store yields them: memory stays flat with size.
+    ``skip_damaged``: rows that do not parse are left out (named on stderr), so what still
+    reads can be saved (and imported again).
     """
     from goosectx.export import iter_session_json
     from goosectx.export_markdown import iter_transcript_markdown
 
     store, session_id = resolve_session(settings, ref, read_only=True)
     damaged: list[str] = []  # messages whose stored time does not parse
+    unreadable: list[str] | None = [] if skip_damaged else None
     try:
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
-        pieces = (iter_session_json(header, store.iter_messages_json(session_id, damaged))
+        pieces = (iter_session_json(header, store.iter_messages_json(session_id, damaged,
+                                                                     unreadable))
                   if fmt == "json" else
-                  iter_transcript_markdown(header, store.iter_messages_plain(session_id, damaged)))
+                  iter_transcript_markdown(header, store.iter_messages_plain(
+                      session_id, damaged, unreadable)))
         # Wherever it goes (a later `cat` of the file reaches a terminal): JSON keeps the same
         # values with unsafe characters escaped; Markdown, made for reading, shows them.
         safe = json_safe if fmt == "json" else terminal_safe
@@ -160,6 +180,7 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     finally:
         store.close()
     _warn_damaged_messages(session_id, damaged)
+    _warn_skipped(session_id, unreadable)
     if output is not None:
         note(f"exported {header.display_name} to {output}")
 
@@ -228,8 +249,13 @@ def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
             if answer.strip().lower() not in ("y", "yes"):
                 note("kept")
                 return
-        with store.lock(session_id):
+        lock = store.lock(session_id)
+        try:
             store.remove(session_id)
+        except BaseException:
+            lock.release()
+            raise
+        lock.release_removed()
     finally:
         store.close()
     note(f"removed {shown}")

@@ -198,8 +198,8 @@ def execute(
         if attempt_failed is not None:
             attempt_failed()
         yield Notification("inline", (
-            f"The model's summary would grow the context from {growth.tokens_before:,} to "
-            f"{growth.tokens_after:,} tokens — using an extractive summary instead."))
+            f"The model's summary would {growth.change} — using an extractive summary "
+            "instead."))
         strategy, fallback = "extractive", "the model's summary was too long"
         summary = _extractive(messages, working, budget, counter, max_summary_tokens,
                               head_tokens, summary.call)

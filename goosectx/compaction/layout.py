@@ -360,11 +360,17 @@ def cleared_messages(conversation: Conversation, *, notice: str) -> list[Message
 
 def elided_notice(messages: Sequence[Message], compaction_id: str) -> str | None:
     """The inline notice for a kept message whose middle :func:`layout` elided, or None."""
-    elided: Any = max((m.metadata.extra["elided_from_tokens"] for m in messages
-                       if m.metadata.compaction_id == compaction_id
+    elided: Any = max(((m.metadata.extra["elided_from_tokens"], bool(m.tool_responses))
+                       for m in messages if m.metadata.compaction_id == compaction_id
                        and "elided_from_tokens" in m.metadata.extra), default=None)
     if elided is None:
         return None
-    return (f"A message the model keeps ({elided:,} tokens) is larger than the room left in "
+    tokens, tool_result = elided
+    if tool_result:
+        return (f"A tool result the model keeps ({tokens:,} tokens) is larger than the room "
+                f"left in the context window, so the model now sees only its beginning and "
+                f"end. Ask for the part that matters (a line range, a filtered command), or "
+                f"use a model with a larger window.")
+    return (f"A message the model keeps ({tokens:,} tokens) is larger than the room left in "
             f"the context window, so the model now sees only its beginning and end. Send the "
             f"part that matters in a smaller message, or use a model with a larger window.")

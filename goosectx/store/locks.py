@@ -69,6 +69,16 @@ class SessionLock:
             os.close(self._fd)
             self._fd = None
 
+    def release_removed(self) -> None:
+        """Release the lock of a session just removed, deleting its lock file first.
+
+        Deleted while still held: a process that opens the path later makes a new file and
+        finds no session; one that opened the old file meanwhile could not take the lock.
+        """
+        if self._fd is not None:
+            self.path.unlink(missing_ok=True)
+        self.release()
+
     def __enter__(self) -> SessionLock:
         return self
 

@@ -102,8 +102,9 @@ def parse_message(session_id: str, path: Path, mid: str, role: str, created: str
             return message
         raise StoreCorrupt(
             f"message {mid} of session {session_id} in {path} is unreadable: {exc}",
-            "the database was left as it is; export the other sessions, remove this one with "
-            "goosectx sessions remove, or restore a backup",
+            "the database was left as it is; save what still reads with goosectx sessions "
+            f"export {session_id} --skip-damaged -f json -o FILE (then sessions import FILE), "
+            "remove this session with goosectx sessions remove, or restore a backup",
         ) from None
 
 

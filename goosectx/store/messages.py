@@ -22,6 +22,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 
 from goosectx.conversation import Conversation, Message, PlainMessage
+from goosectx.errors import StoreCorrupt
 from goosectx.session import SessionState, TokenCount, request_title
 from goosectx.store.database import StoreDatabase, now, update_session_row
 from goosectx.store.ledger import insert_ledger
@@ -149,7 +150,8 @@ class MessageStore(StoreDatabase):
         for row in self._iter_rows(session_id):
             yield parse_message(session_id, self.path, *row)
 
-    def iter_messages_plain(self, session_id: str, damaged: list[str] | None = None
+    def iter_messages_plain(self, session_id: str, damaged: list[str] | None = None,
+                            unreadable: list[str] | None = None
                             ) -> Iterator[Message | PlainMessage]:
         """:meth:`iter_messages`, with each plain row given as a :class:`PlainMessage`.
 
@@ -157,19 +159,27 @@ class MessageStore(StoreDatabase):
         built into objects (``sessions show``); every other row is a :class:`Message`, and one
         that does not parse raises ``StoreCorrupt`` as in :meth:`iter_messages`. ``damaged``:
         a message time that does not parse is read as unknown (see :func:`parse_message`).
+        ``unreadable``: when given, a row that does not parse is skipped and its id appended
+        (``--skip-damaged``: what still reads is saved).
         """
         for row in self._iter_rows(session_id):
-            yield plain_row(*row) or parse_message(session_id, self.path, *row, damaged)
+            try:
+                yield plain_row(*row) or parse_message(session_id, self.path, *row, damaged)
+            except StoreCorrupt:
+                if unreadable is None:
+                    raise
+                unreadable.append(row[0])
 
-    def iter_messages_json(self, session_id: str, damaged: list[str] | None = None
-                           ) -> Iterator[str]:
+    def iter_messages_json(self, session_id: str, damaged: list[str] | None = None,
+                           unreadable: list[str] | None = None) -> Iterator[str]:
         """Each message's JSON (the keys and values of :meth:`Message.to_dict`), in order.
 
         Every row is checked as :meth:`iter_messages` reads it (a plain row without building
         the message), so a row that does not parse raises ``StoreCorrupt`` the same way; the
         text given is the stored JSON spliced into the message object, not encoded a second
         time (``sessions export --format json``). ``damaged``: a message time that does not
-        parse is ``null`` (see :func:`parse_message`).
+        parse is ``null`` (see :func:`parse_message`). ``unreadable``: as in
+        :meth:`iter_messages_plain`.
         """
         dumps = json.JSONEncoder(ensure_ascii=False).encode
         for row in self._iter_rows(session_id):
@@ -177,7 +187,13 @@ class MessageStore(StoreDatabase):
             when = dumps(created)
             if plain_row(*row) is None:
                 known = len(damaged) if damaged is not None else 0
-                parse_message(session_id, self.path, *row, damaged)
+                try:
+                    parse_message(session_id, self.path, *row, damaged)
+                except StoreCorrupt:
+                    if unreadable is None:
+                        raise
+                    unreadable.append(mid)
+                    continue
                 if damaged is not None and len(damaged) > known:
                     when = "null"
             yield (f'{{"id": {dumps(mid)}, "role": {dumps(role)}, "created": {when},'

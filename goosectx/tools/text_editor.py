@@ -114,7 +114,7 @@ def _with_newline(text: str, newline: str) -> str:
 
 
 class TextEditorTool:
-    """Views, writes and edits files; every edit can be undone with ``undo_edit``."""
+    """Views, writes and edits files; an edit made in this process can be undone (``undo_edit``)."""
 
     name = "text_editor"
     description = (
@@ -126,7 +126,8 @@ class TextEditorTool:
         "`str_replace` replaces `old_str` with `new_str` — `old_str` must match the file "
         "exactly once, whitespace included; "
         "`insert` inserts `new_str` after line `insert_line` (0 = at the top); "
-        "`undo_edit` reverts the last write/str_replace/insert of `path`. "
+        "`undo_edit` reverts the last write/str_replace/insert of `path` made since "
+        "goosectx started. "
         "Relative paths are relative to the working directory."
     )
     parameters: dict[str, Any] = {
@@ -203,6 +204,17 @@ class TextEditorTool:
         return ToolResult(ctx.redact(cap_text(output, ctx.max_output_chars,
                                               "view a smaller view_range")), diff=diff or None)
 
+    def dry_run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult | None:
+        """What this edit would give, computed without changing anything (``None``: not an edit).
+
+        An edit that would fail gives its error here, so the agent answers it without asking
+        the user to approve a call that cannot succeed (a missing ``old_str``, a binary file).
+        """
+        if arguments.get("command") not in EDIT_COMMANDS:
+            return None
+        dry = replace(ctx, capture={}, undo={k: list(v) for k, v in ctx.undo.items()})
+        return self.run(arguments, dry)
+
     def preview(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
         """The unified diff this edit would make, computed without changing anything.
 
@@ -210,11 +222,8 @@ class TextEditorTool:
             The diff (:func:`~goosectx.tools.editdiff.edit_diff`), or ``None`` when the call
             is not an edit or would fail.
         """
-        if arguments.get("command") not in EDIT_COMMANDS:
-            return None
-        dry = replace(ctx, capture={}, undo={k: list(v) for k, v in ctx.undo.items()})
-        result = self.run(arguments, dry)
-        return None if result.is_error else result.diff
+        result = self.dry_run(arguments, ctx)
+        return None if result is None or result.is_error else result.diff
 
     def _view(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         if path.is_dir():
@@ -348,7 +357,8 @@ class TextEditorTool:
     def _undo(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         stack = ctx.undo.get(str(path))
         if not stack:
-            raise _EditError(f"no edit of {path} to undo")
+            raise _EditError(f"no edit of {path} to undo (undo_edit reverts only the edits "
+                             "made since goosectx started) — view the file and edit it instead")
         entry = stack[-1]
         now = read_bytes(path) if path.exists() else None
         if now is None or digest(now) != entry.after_sha256:
