@@ -261,8 +261,11 @@ def actions_from_tool_call(
         if isinstance(value, str) and "*** " in value:
             out += patch_actions(value)
     # The path and the code are looked up only by the kinds of tool that use them (a shell
-    # call, most calls of a long session, needs neither).
-    if tool in _EDITOR_TOOLS:
+    # call, most calls of a long session, needs neither: its kind is asked first, the kinds
+    # being disjoint).
+    if tool in _SHELL_TOOLS:
+        out += [a for a in shell_actions(_command_text(args)) if a not in out]
+    elif tool in _EDITOR_TOOLS:
         verb = _EDITOR_VERBS.get(str(args.get("command", "")), "edited")
         path = _path_of(args)
         if path:
@@ -287,7 +290,7 @@ def actions_from_tool_call(
             path = _path_of(args)
             if path:
                 out.append(FileAction(path, "read"))
-    elif tool in _SHELL_TOOLS or "command" in args or "cmd" in args:
+    elif "command" in args or "cmd" in args:
         out += [a for a in shell_actions(_command_text(args)) if a not in out]
     return out
 

@@ -29,7 +29,7 @@ from goosectx.compaction.gather import (
     may_name_constraint,
 )
 from goosectx.compaction.memo import ScanMemo
-from goosectx.conversation import Message, TextContent
+from goosectx.conversation import Message
 from goosectx.tokens import TokenCounter
 
 MAX_COMMANDS = 20
@@ -73,10 +73,8 @@ def _constraints(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[
                  ) -> list[str]:
     out: list[str] = list(carried)  # what earlier summaries listed comes first
     seen: set[str] = set(out)  # what ``out`` holds, to look up
-    for m in messages:
-        if m.role != "user" or not m.content or not isinstance(m.content[0], TextContent):
-            continue  # not a user request: no constraint line (nor a memo entry) to look up
-        for line in memo.constraint_lines(m, constraint_lines):  # found once a compaction
+    for _, lines in memo.constraint_scan(messages, constraint_lines):  # once a compaction
+        for line in lines:
             if line not in seen:
                 out.append(line[:300])
                 seen.add(line[:300])

@@ -179,8 +179,9 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             facts.answered = bool(text) and not requests
             if text:
                 facts.last_work = text
-                last_calls = []
-            last_calls = (last_calls + requests)[-3:]
+                last_calls = requests[-3:]
+            elif requests:
+                last_calls = (last_calls + requests)[-3:]
             continue
         texts = []  # the text parts that are not all whitespace
         for part in m.content:
@@ -189,7 +190,9 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 if call is not None:
                     for action in call[1]:
                         _note(facts, action, failed=part.is_error)
-                open_file = opened(part) or open_file
+                tail = part.output[-400:]  # ``opened`` finds a file only after one of these
+                if "(Open file: " in tail or "[File: " in tail:
+                    open_file = opened(part) or open_file
                 err = part.output if part.is_error else (
                     None if call is not None and _only_reads(call[0].name, call[0].arguments)
                     else error_of(part))
@@ -199,8 +202,8 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                     entry = [f"{label}: {excerpt or err}"]
                     facts.errors.append(entry)
                     pending_errors.append(entry)
-            elif isinstance(part, TextContent) and part.text.strip():
-                texts.append(part.text)
+            elif isinstance(part, TextContent) and part.text and not part.text.isspace():
+                texts.append(part.text)  # (``part.text.strip()``, without the copy)
         facts.answered = False
         kind = meta.extra.get("source_kind")
         if kind == "observation":
