@@ -12,11 +12,13 @@ facts must be those of a scan of the head alone.
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from goosectx.compaction import actions
 from goosectx.compaction.extractive import extractive_summary
 from goosectx.compaction.facts import merge_facts
 from goosectx.compaction.gather import gather_facts
@@ -148,3 +150,25 @@ def test_a_heads_facts_are_those_of_a_scan_of_the_head_alone(
                                                  memo=memo))
     assert summary == render_markdown(extractive_summary(list(head), max_tokens=400,
                                                          counter=counter))
+
+
+_SHELL_BITS = st.sampled_from([
+    "rm", "touch", "tee", "sed", "-i", "x", "a.txt", "/bin/", "perm", "guarantee", "formed",
+    " ", "  ", ";", "&&", "|", "||", ">", ">>", "<", "2>", "'", '"', "\\", "#", "(", ")", "=",
+    "FOO=1 ", "sudo ", "-", "_", "$", "`", "\t", "'rm'", '"tee"', "r''m", "s/a/b/", "--in-place",
+])
+_LOOSE_RULE = re.compile(r">|(?:rm|touch|tee|sed)(?![\w-])")  # the rule before this one
+
+
+@settings(max_examples=400, deadline=None)
+@given(bits=st.lists(_SHELL_BITS, max_size=14))
+def test_the_shell_words_rule_tokenises_every_line_that_holds_a_file_change(
+        bits: list[str]) -> None:
+    line = "".join(bits)
+    found = actions.shell_actions(line)
+    original = actions._MAY_CHANGE
+    try:
+        actions._MAY_CHANGE = _LOOSE_RULE  # tokenise every line holding one of the words
+        assert actions.shell_actions(line) == found
+    finally:
+        actions._MAY_CHANGE = original

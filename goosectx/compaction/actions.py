@@ -168,9 +168,13 @@ def _without_heredocs(script: str) -> list[str]:
     return lines
 
 
-_MAY_CHANGE = re.compile(r">|(?:rm|touch|tee|sed)(?![\w-])")
+_MAY_CHANGE = re.compile(r""">|(?:^|(?<=[\s/'"\\;&|<]))(?:rm|touch|tee|sed)(?![\w-])""")
 """A line where :func:`_simple_command_actions` can find something (a redirection or one of
-the programs :func:`_command_actions` knows); other lines are not tokenised."""
+the programs :func:`_command_actions` knows); other lines are not tokenised. A program's
+name ends a word or a path (``rm``, ``/bin/rm``, ``'rm'``, ``\\rm``): what comes before it
+in the line is where a word starts (the line's start, a space, one of ``;&|<``), a slash, or
+a quote or backslash that tokenising removes (``grep -rn perm`` and ``guarantee`` are not
+tokenised)."""
 
 
 def shell_actions(script: str) -> list[FileAction]:
