@@ -335,11 +335,14 @@ def actions_from_text(text: str, *, open_file: str | None = None) -> list[FileAc
         open_file: The file SWE-agent's editor has open, for ``edit N:M`` commands.
     """
     out: list[FileAction] = []
-    if "<function=" in text:
+    # Each delimiter's first character is looked for first (one fast pass, and most texts
+    # hold none), then the delimiter; no pattern can match without its delimiter.
+    angled = "<" in text
+    if angled and "<function=" in text:
         for fm in _XML_FUNCTION.finditer(text):
             params = {k: v.strip("\n") for k, v in _XML_PARAM.findall(fm.group(2))}
             out += actions_from_tool_call(fm.group(1), params, open_file=open_file)
-    fenced = "```" in text  # neither pattern can match without its delimiter: skip the scans
+    fenced = "`" in text and "```" in text
     for fence in _FENCE.finditer(text) if fenced else ():
         if fence.group(1) == "":
             body = fence.group(2)
@@ -348,13 +351,13 @@ def actions_from_text(text: str, *, open_file: str | None = None) -> list[FileAc
                 out += shell_actions(body)
             else:
                 out += _swe_command_actions(first, open_file)
-    aider = fenced or "~~~" in text or "<source>" in text
+    aider = fenced or ("~" in text and "~~~" in text) or (angled and "<source>" in text)
     for block in _AIDER_BLOCK.finditer(text) if aider else ():
         path = block.group(1)
         if _PATHLIKE.fullmatch(path) and not path.startswith(("http", "//")):
             verb = "edited" if "<<<<<<< SEARCH" in block.group(3) else "written"
             out.append(FileAction(path, verb, block.group(3)))
-    if "*** " in text:
+    if "*" in text and "*** " in text:
         out += patch_actions(text)
     if "⏺" in text:
         out += [FileAction(m.group(2).strip(), _CONSOLE_VERBS[m.group(1)])
