@@ -47,7 +47,6 @@ NOTE_SEPARATOR = " · "
 """Joins the ``earlier`` notes in an extractive summary's problem-solving note."""
 CONSTRAINT = re.compile(r"\b(must|never|don't|do not|always|only)\b", re.I)
 """A user constraint: a line of a request with one of these words."""
-_CONSTRAINT_WORDS = ("must", "never", "don't", "do not", "always", "only")
 
 
 def may_name_constraint(text: str) -> bool:
@@ -61,7 +60,8 @@ def may_name_constraint(text: str) -> bool:
     low = text.lower()
     if "ſ" in low:
         low = low.replace("ſ", "s")
-    return any(word in low for word in _CONSTRAINT_WORDS)
+    return ("must" in low or "never" in low or "don't" in low or "do not" in low  # the words
+            or "always" in low or "only" in low)  # of CONSTRAINT
 
 
 _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
@@ -264,8 +264,8 @@ def _only_reads(name: str, args: dict[str, Any] | None) -> bool:
     command = (args or {}).get("command")
     if isinstance(command, list):
         command = command[-1] if command else ""
-    if not isinstance(command, str) or not command.strip():
-        return False
+    if not isinstance(command, str) or not command or command.isspace():
+        return False  # (``not command.strip()``, without the copy)
     first = command.split(None, 1)[0].rsplit("/", 1)[-1]
     return first in _VIEWER_COMMANDS and not ("&&" in command or ";" in command
                                               or "|" in command)
