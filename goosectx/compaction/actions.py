@@ -137,8 +137,15 @@ def patch_actions(text: str) -> list[FileAction]:
     return out
 
 
+_ABSENT = object()
+
+
 def _command_text(args: Mapping[str, Any]) -> str:
-    command = args.get("command", args.get("cmd", args.get("commands")))
+    command = args.get("command", _ABSENT)  # else "cmd", else "commands" (one look-up when
+    if command is _ABSENT:  # the call has a "command", as most do)
+        command = args.get("cmd", _ABSENT)
+        if command is _ABSENT:
+            command = args.get("commands")
     if isinstance(command, list):
         parts = [str(c) for c in command]
         if len(parts) >= 3 and parts[0].endswith(("bash", "sh", "zsh")) and parts[1] in (
@@ -182,7 +189,7 @@ def shell_actions(script: str) -> list[FileAction]:
 
     Also any patch headers inside (``applypatch <<'PATCH' …``).
     """
-    out = patch_actions(script)
+    out = patch_actions(script) if "*** " in script else []
     if not (">" in script or "rm" in script or "touch" in script or "tee" in script
             or "sed" in script):
         return out  # no line can hold one: most commands of a long session stop here
