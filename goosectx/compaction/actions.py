@@ -137,8 +137,15 @@ def patch_actions(text: str) -> list[FileAction]:
     return out
 
 
+_ABSENT = object()
+
+
 def _command_text(args: Mapping[str, Any]) -> str:
-    command = args.get("command", args.get("cmd", args.get("commands")))
+    command = args.get("command", _ABSENT)  # else "cmd", else "commands" (one look-up when
+    if command is _ABSENT:  # the call has a "command", as most do)
+        command = args.get("cmd", _ABSENT)
+        if command is _ABSENT:
+            command = args.get("commands")
     if isinstance(command, list):
         parts = [str(c) for c in command]
         if len(parts) >= 3 and parts[0].endswith(("bash", "sh", "zsh")) and parts[1] in (
@@ -168,9 +175,13 @@ def _without_heredocs(script: str) -> list[str]:
     return lines
 
 
-_MAY_CHANGE = re.compile(r">|(?:rm|touch|tee|sed)(?![\w-])")
+_MAY_CHANGE = re.compile(r""">|(?:^|(?<=[\s/'"\\;&|<]))(?:rm|touch|tee|sed)(?![\w-])""")
 """A line where :func:`_simple_command_actions` can find something (a redirection or one of
-the programs :func:`_command_actions` knows); other lines are not tokenised."""
+the programs :func:`_command_actions` knows); other lines are not tokenised. A program's
+name ends a word or a path (``rm``, ``/bin/rm``, ``'rm'``, ``\\rm``): what comes before it
+in the line is where a word starts (the line's start, a space, one of ``;&|<``), a slash, or
+a quote or backslash that tokenising removes (``grep -rn perm`` and ``guarantee`` are not
+tokenised)."""
 
 
 def shell_actions(script: str) -> list[FileAction]:
@@ -178,7 +189,7 @@ def shell_actions(script: str) -> list[FileAction]:
 
     Also any patch headers inside (``applypatch <<'PATCH' …``).
     """
-    out = patch_actions(script)
+    out = patch_actions(script) if "*** " in script else []
     if not (">" in script or "rm" in script or "touch" in script or "tee" in script
             or "sed" in script):
         return out  # no line can hold one: most commands of a long session stop here
@@ -261,8 +272,11 @@ def actions_from_tool_call(
         if isinstance(value, str) and "*** " in value:
             out += patch_actions(value)
     # The path and the code are looked up only by the kinds of tool that use them (a shell
-    # call, most calls of a long session, needs neither).
-    if tool in _EDITOR_TOOLS:
+    # call, most calls of a long session, needs neither: its kind is asked first, the kinds
+    # being disjoint).
+    if tool in _SHELL_TOOLS:
+        out += [a for a in shell_actions(_command_text(args)) if a not in out]
+    elif tool in _EDITOR_TOOLS:
         verb = _EDITOR_VERBS.get(str(args.get("command", "")), "edited")
         path = _path_of(args)
         if path:
@@ -287,7 +301,7 @@ def actions_from_tool_call(
             path = _path_of(args)
             if path:
                 out.append(FileAction(path, "read"))
-    elif tool in _SHELL_TOOLS or "command" in args or "cmd" in args:
+    elif "command" in args or "cmd" in args:
         out += [a for a in shell_actions(_command_text(args)) if a not in out]
     return out
 
@@ -328,11 +342,14 @@ def actions_from_text(text: str, *, open_file: str | None = None) -> list[FileAc
         open_file: The file SWE-agent's editor has open, for ``edit N:M`` commands.
     """
     out: list[FileAction] = []
-    if "<function=" in text:
+    # Each delimiter's first character is looked for first (one fast pass, and most texts
+    # hold none), then the delimiter; no pattern can match without its delimiter.
+    angled = "<" in text
+    if angled and "<function=" in text:
         for fm in _XML_FUNCTION.finditer(text):
             params = {k: v.strip("\n") for k, v in _XML_PARAM.findall(fm.group(2))}
             out += actions_from_tool_call(fm.group(1), params, open_file=open_file)
-    fenced = "```" in text  # neither pattern can match without its delimiter: skip the scans
+    fenced = "`" in text and "```" in text
     for fence in _FENCE.finditer(text) if fenced else ():
         if fence.group(1) == "":
             body = fence.group(2)
@@ -341,13 +358,13 @@ def actions_from_text(text: str, *, open_file: str | None = None) -> list[FileAc
                 out += shell_actions(body)
             else:
                 out += _swe_command_actions(first, open_file)
-    aider = fenced or "~~~" in text or "<source>" in text
+    aider = fenced or ("~" in text and "~~~" in text) or (angled and "<source>" in text)
     for block in _AIDER_BLOCK.finditer(text) if aider else ():
         path = block.group(1)
         if _PATHLIKE.fullmatch(path) and not path.startswith(("http", "//")):
             verb = "edited" if "<<<<<<< SEARCH" in block.group(3) else "written"
             out.append(FileAction(path, verb, block.group(3)))
-    if "*** " in text:
+    if "*" in text and "*** " in text:
         out += patch_actions(text)
     if "⏺" in text:
         out += [FileAction(m.group(2).strip(), _CONSOLE_VERBS[m.group(1)])

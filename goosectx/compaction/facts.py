@@ -29,7 +29,7 @@ from goosectx.compaction.gather import (
     may_name_constraint,
 )
 from goosectx.compaction.memo import ScanMemo
-from goosectx.conversation import Message, TextContent
+from goosectx.conversation import Message
 from goosectx.tokens import TokenCounter
 
 MAX_COMMANDS = 20
@@ -73,10 +73,8 @@ def _constraints(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[
                  ) -> list[str]:
     out: list[str] = list(carried)  # what earlier summaries listed comes first
     seen: set[str] = set(out)  # what ``out`` holds, to look up
-    for m in messages:
-        if m.role != "user" or not m.content or not isinstance(m.content[0], TextContent):
-            continue  # not a user request: no constraint line (nor a memo entry) to look up
-        for line in memo.constraint_lines(m, constraint_lines):  # found once a compaction
+    for _, lines in memo.constraint_scan(messages, constraint_lines):  # once a compaction
+        for line in lines:
             if line not in seen:
                 out.append(line[:300])
                 seen.add(line[:300])
@@ -116,36 +114,133 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
         The summary unchanged when it already names every fact in a section a later
         compaction reads back (:func:`~goosectx.compaction.gather.carried_text`); else the
         summary, a blank line and ``## … (from the transcript)`` sections. The sections fit
-        ``max_tokens`` (paths grouped by directory, then commands and constraints shortened)
-        except the grouped paths, which are always kept. ``memo``: the compaction's scan memo
+        ``max_tokens`` (paths grouped by directory, then the oldest commands, errors,
+        constraints and to-do items dropped, one of each a round, until the text fits) except
+        the grouped paths, which are always kept. ``memo``: the compaction's scan memo
         (:mod:`goosectx.compaction.memo`), shared with its other scans of the same messages.
     """
     memo = ScanMemo() if memo is None else memo
     facts = gather_facts(head, memo)  # once: it parses every tool call of the head
     kept = carried_text(summary_text)  # a fact named elsewhere would not reach the next one
     paths = [(p, v) for p, v in _changed_paths(facts) if p not in kept]
-    errors = [e for e in _last_errors(facts) if e not in kept]
-    commands = [c for c in _commands(head, memo, facts.commands) if c not in kept]
-    constraints = [c for c in _constraints(head, memo, facts.constraints) if c not in kept]
-    todos = [t for t in facts.pending.values() if _todo_text(t) not in kept]
+    errors = [f"- {e}" for e in _last_errors(facts) if e not in kept]
+    commands = [f"- {c}" for c in _commands(head, memo, facts.commands) if c not in kept]
+    constraints = [f"- {c}" for c in _constraints(head, memo, facts.constraints)
+                   if c not in kept]
+    todos = [f"- {t}" for t in facts.pending.values() if _todo_text(t) not in kept]
     path_lines = [f"- `{p}`: {v}" for p, v in paths]
-
-    def render(path_lines: list[str], commands: list[str], constraints: list[str]) -> str:
-        sections = [("Files changed", path_lines), ("Errors", [f"- {e}" for e in errors]),
-                    ("Commands run", [f"- {c}" for c in commands]),
-                    ("User constraints", [f"- {c}" for c in constraints]),
-                    ("Open to-do items", [f"- {t}" for t in todos])]
-        return "\n\n".join(f"## {title} {FACTS_MARK}\n\n" + "\n".join(items)
-                           for title, items in sections if items)
-
-    text = render(path_lines, commands, constraints)
+    text = _render(_titled(path_lines, errors, commands, constraints, todos))
     if text and counter.count_kept_text(text, max_tokens) > max_tokens:
         path_lines = _grouped(paths)
-        text = render(path_lines, commands, constraints)
-        while (counter.count_kept_text(text, max_tokens) > max_tokens
-               and (commands or constraints or errors or todos)):
-            for items in (commands, errors, constraints, todos):
-                if items:
-                    items.pop(0)
-            text = render(path_lines, commands, constraints)
+        text = _render(_titled(path_lines, errors, commands, constraints, todos))
+        if (counter.count_kept_text(text, max_tokens) > max_tokens
+                and (commands or constraints or errors or todos)):
+            rounds = _rounds_by_lines(path_lines, [errors, commands, constraints, todos],
+                                      max_tokens, counter)
+            if rounds is None:  # counted text by text
+                rounds = _rounds_by_texts(path_lines, [errors, commands, constraints, todos],
+                                          max_tokens, counter)
+            text = _render(_titled(path_lines, errors[rounds:], commands[rounds:],
+                                   constraints[rounds:], todos[rounds:]))
     return f"{summary_text.rstrip()}\n\n{text}\n" if text else summary_text
+
+
+_TITLES = ("Files changed", "Errors", "Commands run", "User constraints", "Open to-do items")
+
+
+def _titled(*lines: list[str]) -> list[tuple[str, list[str]]]:
+    """The facts sections in order: (title, its ``- …`` lines)."""
+    return list(zip(_TITLES, lines, strict=True))
+
+
+def _render(sections: list[tuple[str, list[str]]]) -> str:
+    """The facts text: each section with lines, its heading, a blank line and the lines."""
+    return "\n\n".join(f"## {title} {FACTS_MARK}\n\n" + "\n".join(lines)
+                       for title, lines in sections if lines)
+
+
+def _pieces(sections: list[tuple[str, list[str]]]) -> list[str]:
+    """:func:`_render`'s text cut before each line that starts with ``-`` or ``#``.
+
+    ``"".join(_pieces(s)) == _render(s)``: a heading with its blank line, each line with its
+    line break, a section's last line with the blank line after it (none after the last).
+    """
+    present = [(title, lines) for title, lines in sections if lines]
+    out: list[str] = []
+    for n, (title, lines) in enumerate(present):
+        out.append(f"## {title} {FACTS_MARK}\n\n")
+        out += [line + "\n" for line in lines[:-1]]
+        out.append(lines[-1] + ("\n\n" if n < len(present) - 1 else ""))
+    return out
+
+
+def _rounds_by_texts(path_lines: list[str], dropped: list[list[str]], max_tokens: int,
+                     counter: TokenCounter) -> int:
+    """Rounds of dropping after which the facts fit, or after which nothing is left to drop.
+
+    ``dropped``: the errors, commands, constraints and to-do items, oldest first; each round
+    drops the oldest of each. The whole text is counted after each round.
+    """
+    rounds = 0
+    while any(len(lines) > rounds for lines in dropped):
+        rounds += 1
+        text = _render(_titled(path_lines, *(lines[rounds:] for lines in dropped)))
+        if counter.count_kept_text(text, max_tokens) <= max_tokens:
+            break
+    return rounds
+
+
+ADDITIVE_ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
+"""Encodings in which a facts text counts as the sum of its :func:`_pieces` (see below)."""
+MAX_LINE_CHARS = 1_000
+"""Longest facts line for which :func:`_rounds_by_lines` applies (pieces within one count)."""
+
+
+def _rounds_by_lines(path_lines: list[str], dropped: list[list[str]], max_tokens: int,
+                     counter: TokenCounter) -> int | None:
+    """:func:`_rounds_by_texts` from each line's own count: the same rounds, or None.
+
+    Each line is counted once, newest first, and only as far back as the budget reaches,
+    instead of the whole text after every round. The figure is the same: with the
+    pre-tokenizer of :data:`ADDITIVE_ENCODINGS` no pre-token spans a line break followed by
+    ``-`` or ``#`` (a word or number never holds a line break, a run of punctuation ends
+    with line breaks and slashes only, whitespace runs hold whitespace only; an ending at
+    such a place is matched as in the whole text, the pattern looking neither behind nor, for
+    a run ending with a line break, ahead), so BPE, which works within pre-tokens, counts the
+    text as the sum of its :func:`_pieces`. :func:`goosectx.token_pieces.token_len` counts a
+    text over 4,096 characters in parts cut after a line break followed by a non-space,
+    which in a facts text whose lines hold no line break and are at most
+    :data:`MAX_LINE_CHARS` long is always such a place, so its parts add up the same way.
+    None (count text by text) for another encoding, or a line that breaks either condition.
+    """
+    if counter.encoding not in ADDITIVE_ENCODINGS or any(
+            "\n" in line or len(line) > MAX_LINE_CHARS
+            for lines in (path_lines, *dropped) for line in lines):
+        return None
+    encoding = counter.encoding
+    counts: dict[str, int] = {}
+
+    def count(piece: str) -> int:
+        hit = counts.get(piece)
+        if hit is None:
+            hit = counts[piece] = counter.count_kept_text(piece)
+        return hit
+
+    # What every text keeps: the path lines but the last (each piece is at least a token).
+    kept_tokens = (count(f"## {_TITLES[0]} {FACTS_MARK}\n\n")
+                   + sum(count(line + "\n") for line in path_lines[:-1])) if path_lines else 0
+    last_round = max(map(len, dropped))
+    start = 1
+    for at in range(last_round - 1, 0, -1):  # each list's line ``at`` but its last: dropped
+        kept_tokens += sum(count(lines[at] + "\n") for lines in dropped  # after round ``at``
+                           if at < len(lines) - 1)
+        if kept_tokens > max_tokens:  # so do the texts of every earlier round
+            start = at + 1
+            break
+    rounds = start
+    while rounds < last_round and sum(map(count, _pieces(_titled(
+            path_lines, *(lines[rounds:] for lines in dropped))))) > max_tokens:
+        rounds += 1
+    if counter.encoding != encoding:  # the encoding did not load: counts of another kind
+        return None
+    return rounds

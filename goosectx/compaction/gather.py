@@ -47,7 +47,6 @@ NOTE_SEPARATOR = " · "
 """Joins the ``earlier`` notes in an extractive summary's problem-solving note."""
 CONSTRAINT = re.compile(r"\b(must|never|don't|do not|always|only)\b", re.I)
 """A user constraint: a line of a request with one of these words."""
-_CONSTRAINT_WORDS = ("must", "never", "don't", "do not", "always", "only")
 
 
 def may_name_constraint(text: str) -> bool:
@@ -61,7 +60,8 @@ def may_name_constraint(text: str) -> bool:
     low = text.lower()
     if "ſ" in low:
         low = low.replace("ſ", "s")
-    return any(word in low for word in _CONSTRAINT_WORDS)
+    return ("must" in low or "never" in low or "don't" in low or "do not" in low  # the words
+            or "always" in low or "only" in low)  # of CONSTRAINT
 
 
 _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
@@ -179,8 +179,9 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             facts.answered = bool(text) and not requests
             if text:
                 facts.last_work = text
-                last_calls = []
-            last_calls = (last_calls + requests)[-3:]
+                last_calls = requests[-3:]
+            elif requests:
+                last_calls = (last_calls + requests)[-3:]
             continue
         texts = []  # the text parts that are not all whitespace
         for part in m.content:
@@ -189,7 +190,9 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 if call is not None:
                     for action in call[1]:
                         _note(facts, action, failed=part.is_error)
-                open_file = opened(part) or open_file
+                tail = part.output[-400:]  # ``opened`` finds a file only after one of these
+                if "(Open file: " in tail or "[File: " in tail:
+                    open_file = opened(part) or open_file
                 err = part.output if part.is_error else (
                     None if call is not None and _only_reads(call[0].name, call[0].arguments)
                     else error_of(part))
@@ -199,8 +202,8 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                     entry = [f"{label}: {excerpt or err}"]
                     facts.errors.append(entry)
                     pending_errors.append(entry)
-            elif isinstance(part, TextContent) and part.text.strip():
-                texts.append(part.text)
+            elif isinstance(part, TextContent) and part.text and not part.text.isspace():
+                texts.append(part.text)  # (``part.text.strip()``, without the copy)
         facts.answered = False
         kind = meta.extra.get("source_kind")
         if kind == "observation":
@@ -261,8 +264,8 @@ def _only_reads(name: str, args: dict[str, Any] | None) -> bool:
     command = (args or {}).get("command")
     if isinstance(command, list):
         command = command[-1] if command else ""
-    if not isinstance(command, str) or not command.strip():
-        return False
+    if not isinstance(command, str) or not command or command.isspace():
+        return False  # (``not command.strip()``, without the copy)
     first = command.split(None, 1)[0].rsplit("/", 1)[-1]
     return first in _VIEWER_COMMANDS and not ("&&" in command or ";" in command
                                               or "|" in command)

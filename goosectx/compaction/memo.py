@@ -12,6 +12,7 @@ levels of detail. Every value is what the memoised function returns: a memo chan
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,7 @@ from goosectx.compaction.actions import (
     open_file_in,
 )
 from goosectx.compaction.tool_errors import error_excerpt
-from goosectx.conversation import Message, ToolRequest, ToolResponse
+from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 from goosectx.tokens import TokenCounter
 
 if TYPE_CHECKING:
@@ -33,12 +34,14 @@ class ScanMemo:
     """Per-part results of the facts scan, by part identity (the parts are kept alive)."""
 
     def __init__(self) -> None:
-        self._calls: dict[tuple[int, str | None], tuple[ToolRequest, list[FileAction]]] = {}
+        self._calls: dict[int, tuple[ToolRequest, str | None, list[FileAction]]] = {}
         self._labels: dict[int, tuple[ToolRequest, str]] = {}
         self._commands: dict[int, tuple[ToolRequest, str]] = {}
         self._opened: dict[int, tuple[ToolResponse, str | None]] = {}
         self._errors: dict[int, tuple[ToolResponse, str | None]] = {}
         self._constraint_lines: dict[int, tuple[Message, tuple[str, ...]]] = {}
+        self._constraint_scan: tuple[tuple[Message, ...], list[tuple[int, tuple[str, ...]]]] = (
+            (), [])
         self.keep_facts_at: frozenset[int] = frozenset()
         """Where a head may end in the next whole-view scan: the facts of the messages before
         each of these positions are kept for :meth:`prefix_facts` (set by the layout)."""
@@ -59,19 +62,18 @@ class ScanMemo:
         if hit is None:
             return None
         scanned, facts = hit
-        if scanned is not messages and not all(
-                a is b for a, b in zip(messages, scanned, strict=False)):
+        if scanned is not messages and not _starts(scanned, messages):
             return None
         return facts
 
     def actions(self, req: ToolRequest, open_file: str | None) -> list[FileAction]:
         """The call's file actions, with ``open_file`` open (not to be changed)."""
-        key = (id(req), open_file)
-        hit = self._calls.get(key)
-        if hit is None or hit[0] is not req:
-            hit = self._calls[key] = (
-                req, actions_from_tool_call(req.name, req.arguments, open_file=open_file))
-        return hit[1]
+        hit = self._calls.get(id(req))  # the scans meet a call with the same file open
+        if hit is None or hit[0] is not req or hit[1] != open_file:
+            hit = self._calls[id(req)] = (
+                req, open_file, actions_from_tool_call(req.name, req.arguments,
+                                                       open_file=open_file))
+        return hit[2]
 
     def label(self, req: ToolRequest) -> str:
         """The call's label (``describe_call``), made when first asked for.
@@ -116,6 +118,32 @@ class ScanMemo:
         if hit is None or hit[0] is not m:
             hit = self._constraint_lines[id(m)] = (m, find(m))
         return hit[1]
+
+    def constraint_scan(self, messages: Sequence[Message],
+                        find: Callable[[Message], tuple[str, ...]]
+                        ) -> list[tuple[int, tuple[str, ...]]]:
+        """(position, :meth:`constraint_lines`) of each user request of ``messages`` with some.
+
+        In order. Kept for the last list scanned: a list that starts it (the head, after the
+        whole view; checked by identity, message by message) takes its entries before its end.
+        """
+        scanned, found = self._constraint_scan
+        if len(messages) <= len(scanned) and _starts(scanned, messages):
+            return [entry for entry in found if entry[0] < len(messages)]
+        found = []
+        for at, m in enumerate(messages):
+            if m.role != "user" or not m.content or not isinstance(m.content[0], TextContent):
+                continue  # not a user request: no constraint line (nor a memo entry) to look up
+            lines = self.constraint_lines(m, find)
+            if lines:
+                found.append((at, lines))
+        self._constraint_scan = (tuple(messages), found)
+        return found
+
+
+def _starts(messages: Sequence[Message], prefix: Sequence[Message]) -> bool:
+    """True when ``messages`` starts with the very messages of ``prefix`` (not longer)."""
+    return len(prefix) <= len(messages) and all(map(operator.is_, prefix, messages))
 
 
 class TextCounts:
