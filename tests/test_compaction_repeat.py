@@ -10,7 +10,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from compaction_support import REQUEST, chat, collect, make_session, manager, replaced, tool_pair
+from compaction_support import (
+    REQUEST,
+    chat,
+    collect,
+    make_session,
+    manager,
+    replaced,
+    tool_pair,
+    words,
+)
 
 from goosectx.compaction.extractive import ANSWERED_NEXT_STEP, extractive_summary
 from goosectx.compaction.flatten import flatten, kept_line_chars
@@ -39,7 +48,7 @@ def test_an_extractive_summary_keeps_the_earlier_model_summarys_pending_tasks() 
     collect(manager(session, provider).compact(REQUEST))
     for step in range(4):
         session.conversation.append(Message.user(f"continue with step {step}"))
-        for m in tool_pair(f"output {step}"):
+        for m in tool_pair(f"output {step} " + words(600)):
             session.conversation.append(m)
         session.conversation.append(Message.assistant(f"step {step} done"))
     collect(manager(session, provider).compact(REQUEST, strategy="extractive"))

@@ -23,6 +23,7 @@ from goosectx.compaction.condensed import with_condensed_pairs
 from goosectx.compaction.gather import (
     CONSTRAINT,
     FACTS_MARK,
+    MODEL_PENDING,
     Facts,
     carried_text,
     gather_facts,
@@ -127,7 +128,8 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
     errors = [e for e in _last_errors(facts) if e not in kept]
     commands = [c for c in _commands(head, memo, facts.commands) if c not in kept]
     constraints = [c for c in _constraints(head, memo, facts.constraints) if c not in kept]
-    todos = [t for t in facts.pending.values() if _todo_text(t) not in kept]
+    todos = [t for k, t in facts.pending.items()
+             if not k.startswith(MODEL_PENDING) and _todo_text(t) not in kept]
     path_lines = [f"- `{p}`: {v}" for p, v in paths]
 
     def render(path_lines: list[str], commands: list[str], constraints: list[str]) -> str:
