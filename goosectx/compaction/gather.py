@@ -27,6 +27,7 @@ from goosectx.compaction.actions import (
 )
 from goosectx.compaction.condensed import with_pairs_positioned
 from goosectx.compaction.memo import ScanMemo
+from goosectx.compaction.prompts import CONTINUATION_TEXTS
 from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
 from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
@@ -147,7 +148,8 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 _resent_request(text.strip(), facts)
             continue
         if m.role == "assistant":
-            if meta.is_continuation:
+            if meta.is_continuation:  # an earlier compaction's: it says whether it was answered
+                facts.answered = m.text == CONTINUATION_TEXTS["answered"]
                 continue
             said: list[str] = []  # ``m.text``'s parts and ``m.tool_requests``, in one pass
             requests: list[ToolRequest] = []
