@@ -32,7 +32,7 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
-from goosectx.errors import CompactionWouldGrow, ContextLengthExceeded
+from goosectx.errors import CompactionFailed, CompactionWouldGrow, ContextLengthExceeded
 from goosectx.providers.scripted import ScriptedProvider
 from goosectx.recorder import SessionRecorder
 from goosectx.store import SessionStore
@@ -131,6 +131,10 @@ def grew(session: Any, run: Any) -> bool:
         run()
     except (CompactionWouldGrow, ContextLengthExceeded) as exc:
         assert isinstance(exc, CompactionWouldGrow) or "nothing changed" in exc.message
+        assert session.conversation.messages == before
+        return True
+    except CompactionFailed as exc:  # nothing new since the last summary: nothing changed
+        assert exc.message.startswith("nothing to compact: the model sees only the last")
         assert session.conversation.messages == before
         return True
     assert counter.count_messages(session.conversation.agent_messages()) < size

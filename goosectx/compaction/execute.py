@@ -130,6 +130,8 @@ def execute(
                                              before=before)
     head_tokens = counter.count_messages(messages)
     extractive_tokens = extractive_budget(max_summary_tokens, context_limit_tokens, head_tokens)
+    if _only_the_request(working):  # no history before the message it keeps: no model call
+        strategy = "extractive"
     limit = context_limit_tokens if trigger == "auto" else 0
     yield Notification("inline", intro_text(trigger, before, limit))
     summary: SummaryResult | None = None
@@ -245,6 +247,16 @@ def _extractive(messages: list[Message], working: Split, budget: Budget, counter
     return SummaryResult(render_markdown(extractive_summary(
         messages, max_tokens=max(MIN_BENEATH_TOKENS, tokens - facts_raw_tokens),
         counter=counter, memo=working.scan_memo)), call, None)
+
+
+def _only_the_request(working: Split) -> bool:
+    """True when the head is only the original of the request the layout keeps a copy of.
+
+    A first message larger than the window: nothing before it to summarise.
+    """
+    kept = working.request
+    return kept is not None and all(m.id == kept.metadata.extra.get("copy_of")
+                                    for m in working.head)
 
 
 def _merged(entries: Sequence[LedgerEntry]) -> LedgerEntry | None:

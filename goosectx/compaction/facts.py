@@ -23,6 +23,7 @@ from goosectx.compaction.condensed import with_condensed_pairs
 from goosectx.compaction.gather import (
     CONSTRAINT,
     FACTS_MARK,
+    MODEL_PENDING,
     Facts,
     carried_text,
     gather_facts,
@@ -127,7 +128,8 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
     commands = [f"- {c}" for c in _commands(head, memo, facts.commands) if c not in kept]
     constraints = [f"- {c}" for c in _constraints(head, memo, facts.constraints)
                    if c not in kept]
-    todos = [f"- {t}" for t in facts.pending.values() if _todo_text(t) not in kept]
+    todos = [f"- {t}" for k, t in facts.pending.items()
+             if not k.startswith(MODEL_PENDING) and _todo_text(t) not in kept]
     path_lines = [f"- `{p}`: {v}" for p, v in paths]
     text = _render(_titled(path_lines, errors, commands, constraints, todos))
     if text and counter.count_kept_text(text, max_tokens) > max_tokens:

@@ -35,8 +35,13 @@ class Line:
     tokens: int = 0
 
 
-def _one_line_prefix(role: str, message: Message) -> str:
-    if message.metadata.is_summary:
+def _one_line_prefix(role: str, message: Message, *, first_text: bool = True) -> str:
+    """A text line's label; only a summary's first text is the summary (``first_text``).
+
+    The agent view merges the user messages re-sent after a summary into its message, which
+    keeps the summary's metadata: their texts are the user's.
+    """
+    if message.metadata.is_summary and first_text:
         return "[summary of the earlier conversation]"
     return f"[{role}]"
 
@@ -83,10 +88,13 @@ def flatten(messages: Sequence[Message], result_chars: int | None = None) -> lis
     for m in messages:
         if m.metadata.is_continuation:
             continue
+        first_text = True
         for p in m.content:
             if isinstance(p, TextContent):
                 if p.text.strip():
-                    lines.append(Line(f"{_one_line_prefix(m.role, m)}: {p.text.strip()}"))
+                    prefix = _one_line_prefix(m.role, m, first_text=first_text)
+                    lines.append(Line(f"{prefix}: {p.text.strip()}"))
+                    first_text = False
             elif isinstance(p, ToolRequest):
                 lines.append(Line(f"[assistant tool call] {p.name} {p.arguments_json()}", p.id))
             elif isinstance(p, ToolResponse):
@@ -119,6 +127,7 @@ def kept_line_chars(message: Message) -> Iterator[int]:
             text = p.text.strip()
             if text:
                 yield prefix + len(text)
+                prefix = len(_one_line_prefix(message.role, message, first_text=False)) + 2
         elif isinstance(p, ToolRequest):
             yield len(f"[assistant tool call] {p.name} ") + len(p.arguments_json())
         elif isinstance(p, Attachment):

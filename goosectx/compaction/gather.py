@@ -27,6 +27,7 @@ from goosectx.compaction.actions import (
 )
 from goosectx.compaction.condensed import with_pairs_positioned
 from goosectx.compaction.memo import ScanMemo
+from goosectx.compaction.prompts import CONTINUATION_TEXTS
 from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
 from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
@@ -43,6 +44,9 @@ FACTS_MARK = "(from the transcript)"
 """Ends the heading of each facts section merged into a summary (:mod:`.facts`)."""
 EXTRACTIVE_MARK = "Extractive summary (no model)"
 """Starts the problem-solving note of an extractive summary."""
+MODEL_PENDING = "\0model:"
+"""Starts the :attr:`Facts.pending` key of a pending task a model's summary named: a guess,
+kept by an extractive summary, never merged as a fact (:mod:`.facts`)."""
 NOTE_SEPARATOR = " · "
 """Joins the ``earlier`` notes in an extractive summary's problem-solving note."""
 CONSTRAINT = re.compile(r"\b(must|never|don't|do not|always|only)\b", re.I)
@@ -144,7 +148,8 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 _resent_request(text.strip(), facts)
             continue
         if m.role == "assistant":
-            if meta.is_continuation:
+            if meta.is_continuation:  # an earlier compaction's: it says whether it was answered
+                facts.answered = m.text == CONTINUATION_TEXTS["answered"]
                 continue
             said: list[str] = []  # ``m.text``'s parts and ``m.tool_requests``, in one pass
             requests: list[ToolRequest] = []
@@ -343,7 +348,8 @@ def _carry_forward(text: str, facts: Facts) -> None:
 
     Its files (the model's ``Files`` and the facts' ``Files changed``), user messages, errors,
     commands, user constraints (its facts, and its user messages that hold one) and — from
-    facts or an extractive summary, never the model's own guess — open to-do items; its prose
+    facts or an extractive summary — open to-do items, with a model's pending tasks (keyed
+    :data:`MODEL_PENDING`: an extractive summary lists them, facts never do); its prose
     (intent, current work, problem solving) as ``earlier`` notes.
     """
     sections = _sections(text)
@@ -382,6 +388,9 @@ def _carry_forward(text: str, facts: Facts) -> None:
     pending = sections.get("pending tasks", []) if extractive else []
     carried = {line[2:]: line[2:] for line in [*pending, *sections.get("open to-do items", [])]
                if line.startswith("- ")}
+    for line in [] if extractive else sections.get("pending tasks", []):  # the model's own:
+        if line.startswith("- ") and line[2:] not in carried.values():  # an extractive
+            carried[MODEL_PENDING + line[2:]] = line[2:]  # summary keeps them, facts do not
     if carried:
         facts.pending = carried
     # An extractive summary's intent is a request (carried above) and its own note only

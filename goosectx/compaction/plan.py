@@ -129,6 +129,9 @@ def prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *
                 else repair(working.head, for_sending=False))
     if not messages:
         raise CompactionFailed("nothing to compact: the model keeps every message it sees")
+    if trigger == "manual" and _only_a_summary(working.head):
+        raise CompactionFailed("nothing to compact: the model sees only the last summary; "
+                               "nothing is new since it")
     old_tokens = counter.count_messages(agent)
     growth = growth_refusal(before, old_tokens, laid_out_tokens(conversation, "", working,
                                                          trigger=trigger, counter=counter),
@@ -136,6 +139,19 @@ def prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *
     if growth is not None:  # even an empty summary would not help: no call is made
         raise growth
     return working, messages, old_tokens
+
+
+def _only_a_summary(head: Sequence[Message]) -> bool:
+    """True when ``head`` is an earlier compaction's summary, its continuation and copies.
+
+    The copies are of the user messages it re-sent; an elided copy of a long message (its
+    middle cut to fit) is content a summary may still shrink.
+    """
+    return any(m.metadata.is_summary for m in head) and all(
+        m.metadata.compaction_id is not None
+        and (m.metadata.is_summary or m.metadata.is_continuation
+             or ("copy_of" in m.metadata.extra and "elided_from_tokens" not in m.metadata.extra))
+        for m in head)
 
 
 def standalone_extractive_tokens(max_summary_tokens: int | None, budget: Budget,
