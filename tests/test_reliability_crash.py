@@ -378,3 +378,29 @@ def test_an_imported_transcript_ending_with_an_unanswered_call_says_it_has_no_re
         assert ran.returncode == 0, ran.stderr
         assert "1 tool call (shell) had no result in the imported transcript" in ran.stderr
         assert server.requests[-1]["messages"][-2]["content"] == UNRECORDED_TEXT
+
+
+def test_compacting_a_crashed_session_offline_keeps_the_interrupted_call(tmp_path, work):
+    home = tmp_path / "home"
+    store = SessionStore(home)
+    try:
+        session = store.create_session(work, name="c")
+        for i in range(6):  # enough history for a compaction to shrink
+            store.append_message(session.id, Message.user(f"request {i} " + "word " * 300))
+            store.append_message(session.id, Message.assistant(f"answer {i} " + "text " * 300))
+        store.append_message(session.id, Message.user("make slept.txt"))
+        store.append_message(session.id, Message("assistant", (ToolRequest(
+            "call_1", "shell", {"command": "sleep 30; echo slept > slept.txt"}),)))
+    finally:
+        store.close()
+    env = model_env(home, "http://127.0.0.1:9")
+    env.pop("GOOSE_MODEL", None)
+    done = cli(env, "compact", "c", "--strategy", "extractive", cwd=work)
+    assert done.returncode == 0, done.stderr
+    (answer,) = _interrupted_answers(home, "c")  # answered before the summary was made
+    view = load(home, "c").conversation.agent_view(for_sending=True)
+    assert "sleep 30" in "\n".join(m.text for m in view)  # the model still learns of it
+    again = cli(env, "--resume", "c", cwd=work)
+    assert again.returncode == 0, again.stderr
+    assert len(_interrupted_answers(home, "c")) == 1
+    assert_sendable(load(home, "c").conversation)

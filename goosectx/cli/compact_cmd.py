@@ -25,6 +25,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from goosectx.cli.common import load_to_resume
 from goosectx.cli.folding import plural
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.compaction.figures import RequestContext
@@ -143,7 +144,9 @@ def _compact(settings: Settings, store: SessionStore, session_id: str, *,
                         "built from the transcript, no model call)")
         lock = None if dry_run else store.lock(session_id)
         try:
-            session = store.load(session_id)  # once; under the lock unless a dry run
+            # Once; under the lock unless a dry run. A real run first answers the tool calls
+            # a crash left open (as a resume does), so the summary tells the model about them.
+            session = store.load(session_id) if dry_run else load_to_resume(store, session_id)
             provider, summarizer = _providers(settings, model_name) if model_name else (None,
                                                                                         None)
             manager = ContextManager(session, settings, provider, summarizer=summarizer)
