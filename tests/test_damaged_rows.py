@@ -111,15 +111,21 @@ DAMAGE: dict[str, Callable[[sqlite3.Connection, str], None]] = {
 }  # a message's created time that does not parse: shown as unknown (test below)
 
 
-@pytest.mark.parametrize("how", list(DAMAGE))
-def test_a_damaged_row_gives_one_line_naming_the_session_and_can_be_removed(
-        work: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
+def _damaged(work: Path, how: str) -> tuple[Path, str]:
+    """Two sessions, the one named ``hurt`` damaged ``how``: the database and its id."""
     db = _two_sessions(work)
     conn = sqlite3.connect(db)
     hurt = conn.execute("SELECT id FROM sessions WHERE name='hurt'").fetchone()[0]
     with conn:
         DAMAGE[how](conn, hurt)
     conn.close()
+    return db, hurt
+
+
+@pytest.mark.parametrize("how", list(DAMAGE))
+def test_a_damaged_row_gives_one_line_naming_the_session_and_can_be_removed(
+        work: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
+    db, hurt = _damaged(work, how)
     before = db.read_bytes()
     for command in (["sessions", "show", "hurt"], ["sessions", "export", "hurt", "-f", "md"],
                     ["sessions", "export", "hurt", "-f", "json"],
@@ -237,12 +243,7 @@ def test_a_message_whose_time_does_not_parse_is_shown_and_exported_with_the_rest
 @pytest.mark.parametrize("how", ["text", "output", "tool name", "role"])
 def test_skip_damaged_saves_what_still_reads(work: Path, capsys: pytest.CaptureFixture[str],
                                              how: str) -> None:
-    db = _two_sessions(work)
-    conn = sqlite3.connect(db)
-    hurt = conn.execute("SELECT id FROM sessions WHERE name='hurt'").fetchone()[0]
-    with conn:
-        DAMAGE[how](conn, hurt)
-    conn.close()
+    db, hurt = _damaged(work, how)
     code, _, err = run_cli(capsys, "sessions", "export", "hurt", "-f", "json")
     assert code == 1 and "--skip-damaged" in err  # the error says how to save the rest
     saved = work / "saved.json"
