@@ -1,7 +1,8 @@
 """The SQLite connection of the session store: opening, WAL, errors, transactions.
 
-One file ``sessions.db`` in the data dir (WAL mode, busy timeout, created 0600); opening it
-applies the pending migrations (:mod:`goosectx.store.migrations`). See docs/architecture.md §8.
+One file ``sessions.db`` in the data dir (WAL mode, busy timeout, created 0600 and made 0600
+again on open, the data dir 0700); opening it applies the pending migrations
+(:mod:`goosectx.store.migrations`). See docs/architecture.md §8.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -145,6 +147,7 @@ class StoreDatabase:
                     f"cannot create session database {self.path}: {exc.strerror}",
                     "set GOOSECTX_HOME to a writable directory",
                 ) from None
+        self._make_private()
         old_umask = os.umask(0o077)
         try:
             with self._guard():
@@ -156,6 +159,23 @@ class StoreDatabase:
                 return self._connect(private_index=True)
         finally:
             os.umask(old_umask)
+
+    def _make_private(self) -> None:
+        """Take group and other access off the data dir, the database and its -wal/-shm.
+
+        README: files 0600, the data dir 0700 — a file copied in or a umask of 022 left them
+        readable by others. Only what this user owns, never a shared (sticky) directory such
+        as /tmp; a file that cannot be changed (read-only media) is left as it is.
+        """
+        uid = os.geteuid()
+        for path in (self.data_dir, self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            if st.st_mode & 0o077 and st.st_uid == uid and not st.st_mode & stat.S_ISVTX:
+                with contextlib.suppress(OSError):
+                    os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
 
     def _connect(self, *, private_index: bool) -> sqlite3.Connection:
         """A connection, WAL on, migrations applied (raises sqlite3's errors as they come).
