@@ -40,6 +40,21 @@ def _disk_full(path: Path) -> bool:
     return fs.f_bavail * fs.f_frsize < DISK_FULL_BYTES
 
 
+def on_read_only_file_system(path: Path) -> bool:
+    """Whether ``path`` is on a file system mounted read-only (a CD, a ``ro`` mount)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _cannot_write(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite's error says it could not write (or make) the database or its files."""
+    text = str(exc)
+    return isinstance(exc, sqlite3.OperationalError) and (
+        "readonly" in text or "unable to open" in text)
+
+
 def now() -> str:
     """The current UTC time as stored (ISO 8601)."""
     return datetime.now(UTC).isoformat()
@@ -154,6 +169,8 @@ class StoreDatabase:
                 try:
                     return self._connect(private_index=False)
                 except sqlite3.DatabaseError as exc:
+                    if self.read_only and _cannot_write(exc):
+                        return self._connect_read_only()
                     if not (self.read_only and self._is_full(exc)):
                         raise
                 return self._connect(private_index=True)
@@ -193,6 +210,32 @@ class StoreDatabase:
             self._enable_wal(conn)
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA synchronous=NORMAL")
+            migrations.migrate(conn, self.path)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """A connection that only reads, for a database this process cannot write.
+
+        On read-only media (or a directory it may not write) SQLite cannot make the ``-shm``
+        WAL index a normal open needs: ``mode=ro`` reads with an existing or new one, and when
+        even that fails, ``immutable=1`` reads the file as it is (no locks, no WAL index).
+        Migrations are checked, not applied: a database that needs one is refused (a write).
+        """
+        uri = self.path.absolute().as_uri() + "?mode=ro"
+        try:
+            return self._checked(sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                                 isolation_level=None))
+        except sqlite3.OperationalError as exc:
+            if not _cannot_write(exc):
+                raise
+        return self._checked(sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None))
+
+    def _checked(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        """``conn`` once its database needs no migration (closed when it raises)."""
+        try:
             migrations.migrate(conn, self.path)
         except BaseException:
             conn.close()
@@ -240,6 +283,11 @@ class StoreDatabase:
             if isinstance(exc, sqlite3.OperationalError) and (
                 "readonly" in text or "unable to open" in text or "disk I/O" in text
             ):
+                if on_read_only_file_system(self.data_dir):
+                    raise StoreError(
+                        f"the session database {self.path} is on a read-only file system",
+                        "copy it to a writable place and point GOOSECTX_HOME there",
+                    ) from None
                 raise StoreError(f"cannot write session database {self.path}: {text}") from None
             raise StoreCorrupt(
                 f"session database {self.path} is unreadable ({text})",
