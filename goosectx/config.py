@@ -18,6 +18,7 @@ from goosectx.config_values import (
     ApprovalMode,
     fail,
     parse_bool,
+    parse_context_limit,
     parse_cost_usd,
     parse_count,
     parse_mode,
@@ -220,7 +221,7 @@ def _parse_models(path: Path, raw: object) -> dict[str, ModelConfig]:
                 "valid keys: " + ", ".join(sorted(_MODEL_KEYS)),
             )
         models[name] = ModelConfig(
-            context_limit=parse_positive_int(f"{where} context_limit", table["context_limit"])
+            context_limit=parse_context_limit(f"{where} context_limit", table["context_limit"])
             if "context_limit" in table else None,
             manages_own_context=parse_bool(
                 f"{where} manages_own_context", table.get("manages_own_context", False)),
@@ -242,7 +243,7 @@ _ENV: dict[str, tuple[str, Any]] = {
     "model": ("GOOSE_MODEL", parse_str),
     "mode": ("GOOSE_MODE", parse_mode),
     "threshold_ratio": ("GOOSE_AUTO_COMPACT_THRESHOLD", parse_ratio),
-    "context_limit_tokens": ("GOOSE_CONTEXT_LIMIT", parse_positive_int),
+    "context_limit_tokens": ("GOOSE_CONTEXT_LIMIT", parse_context_limit),
     "max_turns": ("GOOSE_MAX_TURNS", parse_positive_int),
     "tool_pair_summarization": ("GOOSE_TOOL_PAIR_SUMMARIZATION", parse_bool),
     "tool_call_cutoff": ("GOOSE_TOOL_CALL_CUTOFF", parse_positive_int),
@@ -260,7 +261,7 @@ _FILE: dict[str, tuple[str, Any]] = {
     "compaction_model": ("compaction_model", parse_str),
     "mode": ("mode", parse_mode),
     "threshold_ratio": ("auto_compact_threshold", parse_ratio),
-    "context_limit_tokens": ("context_limit", parse_positive_int),
+    "context_limit_tokens": ("context_limit", parse_context_limit),
     "max_turns": ("max_turns", parse_positive_int),
     "tool_pair_summarization": ("tool_pair_summarization", parse_bool),
     "tool_call_cutoff": ("tool_call_cutoff", parse_positive_int),

@@ -31,7 +31,8 @@ def parse_ratio(key: str, value: object) -> float:
     Raises:
         ConfigError: not a number.
     """
-    expected = "a number between 0 and 1 (0 or 1 disables auto-compaction)"
+    expected = ("a number between 0 and 1 to compact at that share of the context limit "
+                "(any other number, such as 0 or 1, turns it off)")
     if isinstance(value, bool):
         raise fail(key, value, expected)
     try:
@@ -83,6 +84,29 @@ def parse_positive_int(key: str, value: object) -> int:
     if number < 1:
         raise fail(key, value, "a whole number of at least 1")
     return number
+
+
+MIN_CONTEXT_LIMIT_TOKENS = 1_000
+MAX_CONTEXT_LIMIT_TOKENS = 100_000_000
+"""The context limits goosectx takes: below 1,000 the system prompt alone is over it; no model
+reads 100 million tokens."""
+
+
+def parse_context_limit(key: str, value: object) -> int:
+    """Parse a context limit in tokens: a whole number in the range above.
+
+    Raises:
+        ConfigError: anything else, saying the range.
+    """
+    expected = (f"a whole number of tokens from {MIN_CONTEXT_LIMIT_TOKENS:,} to "
+                f"{MAX_CONTEXT_LIMIT_TOKENS:,}")
+    try:
+        tokens = parse_positive_int(key, value)
+    except ConfigError:
+        raise fail(key, value, expected) from None
+    if not MIN_CONTEXT_LIMIT_TOKENS <= tokens <= MAX_CONTEXT_LIMIT_TOKENS:
+        raise fail(key, value, expected)
+    return tokens
 
 
 def parse_positive_float(key: str, value: object) -> float:

@@ -62,13 +62,25 @@ def check_export_header(data: dict[str, Any]) -> None:
                          f"{SCHEMA_VERSION})")
 
 
-def check_message_usage(number: int, item: dict[str, Any]) -> None:
-    """Raise ValueError naming message ``number``'s usage figure that is out of range.
+_MESSAGE_FLAGS = ("user_visible", "agent_visible", "is_summary", "is_continuation", "cancelled")
 
-    An export's message usage is bounded as its ledger is
+
+def check_message_fields(number: int, item: dict[str, Any]) -> None:
+    """Raise ValueError naming message ``number``'s flag or usage figure that is unusable.
+
+    A flag is true or false (:func:`read_flag`: ``"yes"`` is refused, not read as true); an
+    export's message usage is bounded as its ledger is
     (:meth:`~goosectx.usage.Usage.checked_from_dict`); a stored row is read as it always was.
     """
     metadata = item.get("metadata")
+    if type(metadata) is dict:
+        for name in _MESSAGE_FLAGS:
+            value = metadata.get(name)
+            if value is not None and value is not True and value is not False:
+                try:
+                    read_flag(metadata, name, "metadata.", True)
+                except ValueError as exc:
+                    raise ValueError(f"message #{number}: {exc}") from None
     usage = metadata.get("usage") if type(metadata) is dict else None
     if type(usage) is not dict or _plainly_in_range(usage):
         return
@@ -107,7 +119,7 @@ def message_from_json(number: int, item: Any) -> Message:
     """
     if not isinstance(item, dict):
         raise ValueError(f"message #{number}: must be an object, not {json_kind(item)}")
-    check_message_usage(number, item)
+    check_message_fields(number, item)
     if "created" in item and item["created"] is None:  # its stored time did not parse
         item = {**item, "created": datetime.now(UTC).isoformat()}  # as a session's null time
     try:
@@ -158,7 +170,7 @@ def session_and_messages_from_json(
     ledger = UsageLedger(
         entries,
         current_tokens=_session_number(meta, "current_tokens"),
-        current_is_estimate=bool(meta.get("current_is_estimate", True)),
+        current_is_estimate=read_flag(meta, "current_is_estimate", "session.", True),
     )
     return Session(
         id=str(meta.get("id") or ""),
@@ -182,6 +194,20 @@ def _session_time(meta: dict[str, Any], name: str) -> datetime:
         shown = repr(value[:40]) if isinstance(value, str) else json_kind(value)
         raise ValueError(f'"session.{name}" must be an ISO 8601 time (or null), not '
                          f"{shown if name in meta else 'missing'}") from None
+
+
+def read_flag(data: dict[str, Any], name: str, where: str, default: bool) -> bool:
+    """``WHERE.NAME`` as true/false (absent or null: ``default``; ``0``/``1`` read as ever).
+
+    Raises:
+        ValueError: any other value (``"yes"``), naming it.
+    """
+    value = data.get(name)
+    if value is None:
+        return default
+    if type(value) not in (bool, int) or value not in (0, 1):
+        raise ValueError(f'"{where}{name}" must be true or false, not {json_kind(value)}')
+    return bool(value)
 
 
 def _session_text(meta: dict[str, Any], name: str) -> str | None:
@@ -210,6 +236,8 @@ def _state(raw: Any) -> SessionState:
     for name in _STATE_NUMBERS:
         if raw.get(name) is not None:
             _session_number(raw, name, "session.state")
+    for name in ("auto_compaction_paused", "paused_by_undo"):
+        read_flag(raw, name, "session.state.", False)
     calibration = raw.get("calibration")
     if calibration is not None and not isinstance(calibration, dict):
         raise ValueError('"session.state.calibration" must be an object, not '

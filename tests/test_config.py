@@ -35,8 +35,8 @@ def test_threshold_unset_is_default():
     [
         ("GOOSE_AUTO_COMPACT_THRESHOLD", "abc", "must be a number between 0 and 1"),
         ("GOOSE_AUTO_COMPACT_THRESHOLD", "nan", "must be a number"),
-        ("GOOSE_CONTEXT_LIMIT", "lots", "whole number of at least 1"),
-        ("GOOSE_CONTEXT_LIMIT", "0", "whole number of at least 1"),
+        ("GOOSE_CONTEXT_LIMIT", "lots", "whole number of tokens from 1,000"),
+        ("GOOSE_CONTEXT_LIMIT", "0", "whole number of tokens from 1,000"),
         ("GOOSE_MAX_TURNS", "-3", "whole number of at least 1"),
         ("GOOSE_MODE", "yolo", "one of auto, approve, smart_approve, chat"),
         ("GOOSE_TOOL_PAIR_SUMMARIZATION", "maybe", "one of true, false"),
@@ -144,3 +144,42 @@ def test_a_relative_data_dir_in_the_config_file_is_under_the_files_dir(tmp_path,
         assert settings.data_dir == conf / "reldata"
     home = load_settings(conf / "config.toml", environ={"GOOSECTX_HOME": "envdata"}).data_dir
     assert home == Path("envdata")  # the environment's: relative to the shell's dir
+
+
+@pytest.mark.parametrize("value", ["10", "999", "100_000_001", "99999999999999999999"])
+def test_a_context_limit_outside_the_sane_range_names_the_range(value):
+    with pytest.raises(ConfigError) as exc:
+        load_settings(environ={"GOOSE_CONTEXT_LIMIT": value})
+    line = exc.value.one_line()
+    assert "GOOSE_CONTEXT_LIMIT" in line and "from 1,000 to 100,000,000" in line
+    assert repr(value) in line
+
+
+@pytest.mark.parametrize(("value", "tokens"), [("1000", 1000), ("100_000_000", 100_000_000)])
+def test_a_context_limit_at_either_end_of_the_range_is_taken(value, tokens):
+    assert load_settings(environ={"GOOSE_CONTEXT_LIMIT": value}).context_limit_tokens == tokens
+
+
+@pytest.mark.parametrize("text", ["context_limit = 10", '[models."a"]\ncontext_limit = 10'])
+def test_a_config_file_context_limit_outside_the_range_names_the_range(tmp_path, text):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(text)
+    with pytest.raises(ConfigError) as exc:
+        load_settings(cfg, environ={})
+    assert "context_limit" in exc.value.one_line()
+    assert "from 1,000 to 100,000,000" in exc.value.one_line()
+
+
+def test_the_threshold_error_says_what_every_number_does():
+    with pytest.raises(ConfigError) as exc:
+        load_settings(environ={"GOOSE_AUTO_COMPACT_THRESHOLD": "abc"})
+    line = exc.value.one_line()
+    assert "any other number" in line and "turns it off" in line
+    assert "0 or 1 disables" not in line  # said as if only 0 and 1 did
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_variable_is_as_if_unset(value):
+    s = load_settings(environ={"GOOSE_CONTEXT_LIMIT": value, "GOOSE_AUTO_COMPACT_THRESHOLD": value})
+    assert s.context_limit_tokens is None and s.threshold_ratio == 0.8
+    assert s.source("threshold_ratio") == "default"

@@ -14,7 +14,7 @@ def test_runs_pause_notice_names_the_command_that_compacts_outside_the_repl(
         fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "500")  # the fixed part alone is over it
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "1000")  # the fixed part alone is over it
     fake_model.default_reply = {"text": "ok"}
     _, err = cli(capsys, "run", "-t", "x")
     flat = " ".join(err.split())

@@ -42,6 +42,27 @@ def test_files_are_private(store):
     assert stat.S_IMODE(store.data_dir.stat().st_mode) == 0o700
 
 
+def test_files_made_readable_by_others_are_made_private_again_on_open(tmp_path):
+    data = tmp_path / "data"
+    first = SessionStore(data)
+    session = first.create_session(Path("."))
+    first.append_message(session.id, Message.user("hi"))
+    extras = sorted(first.path.parent.glob("sessions.db-*"))
+    assert extras  # the -wal and -shm files of the open database
+    for path in [first.path, *extras]:
+        os.chmod(path, 0o644)
+    os.chmod(data, 0o755)
+    second = SessionStore(data)
+    try:
+        for path in [second.path, *extras]:
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+        assert stat.S_IMODE(data.stat().st_mode) == 0o700
+        assert [m.text for m in second.load(session.id).conversation.messages] == ["hi"]
+    finally:
+        second.close()
+        first.close()
+
+
 def test_append_load_and_ledger(store):
     session = store.create_session(Path("."), name="work", model="m")
     msgs = [Message.user("one"), Message.assistant("two"), Message.user("three")]

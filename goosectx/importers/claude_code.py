@@ -35,6 +35,7 @@ from goosectx.importers.builder import (
     parse_time,
     read_jsonl,
 )
+from goosectx.importers.fields import check_tool_call, text_field
 from goosectx.importers.figures import optional_tokens
 from goosectx.session import Session
 from goosectx.usage import Usage
@@ -102,18 +103,19 @@ def _parts(builder: TranscriptBuilder, content: Any, where: str) -> list[Part]:
     if not isinstance(content, list):
         raise format_error(builder.path, where, "message content is neither text nor blocks")
     parts: list[Part] = []
-    for block in content:
+    for j, block in enumerate(content):
         if not isinstance(block, dict):
             raise format_error(builder.path, where, "content block is not an object")
         kind = block.get("type")
         if kind == "text":
-            parts += builder.text(str(block.get("text") or ""))
+            parts += builder.text(text_field(builder.path, f"{where} content[{j}]", block, "text"))
         elif kind == "thinking":
             parts.append(ThinkingContent(str(block.get("thinking") or ""),
                                          block.get("signature") or None))
         elif kind == "redacted_thinking":
             parts.append(ThinkingContent("", block.get("data") or None))
         elif kind == "tool_use":
+            check_tool_call(builder.path, f"{where} content[{j}]", block, ("id", "name", "input"))
             parts.append(builder.request(block.get("id", ""), block.get("name", "tool"),
                                          block.get("input")))
         elif kind == "tool_result":

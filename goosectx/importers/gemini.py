@@ -36,6 +36,7 @@ from goosectx.importers.builder import (
     read_json,
     read_jsonl,
 )
+from goosectx.importers.fields import check_tool_call
 from goosectx.importers.figures import optional_tokens
 from goosectx.session import Session
 from goosectx.usage import Usage
@@ -98,7 +99,8 @@ def _gemini_message(builder: TranscriptBuilder, record: dict[str, Any], where: s
             parts.append(ThinkingContent("\n\n".join(thoughts)))
         parts += builder.text(_parts_text(record.get("content")))
         calls = [c for c in record.get("toolCalls") or [] if isinstance(c, dict)]
-        for call in calls:
+        for k, call in enumerate(calls):
+            check_tool_call(builder.path, f"{where} toolCalls[{k}]", call, ("id", "name", "args"))
             parts.append(builder.request(call.get("id", ""), call.get("name", "tool"),
                                          call.get("args")))
         if record.get("model"):
@@ -187,6 +189,7 @@ def load_qwen_code(path: Path, *, working_dir: Path) -> list[Session]:
                 raise format_error(path, f"line {number}", "a part is not an object")
             if isinstance(part.get("functionCall"), dict):
                 call = part["functionCall"]
+                check_tool_call(path, f"line {number} functionCall", call, ("id", "name", "args"))
                 parts.append(builder.request(call.get("id", ""), call.get("name", "tool"),
                                              call.get("args")))
             elif isinstance(part.get("functionResponse"), dict):

@@ -33,6 +33,7 @@ from goosectx.importers.builder import (
     read_json,
     read_jsonl,
 )
+from goosectx.importers.fields import check_tool_call, text_field
 from goosectx.importers.figures import cost_usd, optional_tokens, tokens
 from goosectx.session import Session
 from goosectx.usage import CallPurpose, LedgerEntry, Usage, UsageLedger
@@ -165,7 +166,7 @@ def _add_message(builder: TranscriptBuilder, record: Any, where: str) -> None:
     for j, block in enumerate(content):
         if not isinstance(block, dict) or not isinstance(block.get("type"), str):
             raise format_error(builder.path, f"{where} content[{j}]", "not a typed content part")
-        _convert_part(builder, block, parts)
+        _convert_part(builder, block, parts, f"{where} content[{j}]")
     meta = record.get("metadata") or {}
     usage = meta.get("usage") if isinstance(meta, dict) else None
     builder.add(
@@ -179,10 +180,11 @@ def _add_message(builder: TranscriptBuilder, record: Any, where: str) -> None:
     )
 
 
-def _convert_part(builder: TranscriptBuilder, block: dict[str, Any], parts: list[Part]) -> None:
+def _convert_part(builder: TranscriptBuilder, block: dict[str, Any], parts: list[Part],
+                  where: str) -> None:
     kind = block["type"]
     if kind == "text":
-        parts.extend(builder.text(str(block.get("text") or "")))
+        parts.extend(builder.text(text_field(builder.path, where, block, "text")))
     elif kind == "thinking":
         text, signature = str(block.get("thinking") or ""), block.get("signature") or None
         if parts and isinstance(parts[-1], ThinkingContent):
@@ -196,6 +198,7 @@ def _convert_part(builder: TranscriptBuilder, block: dict[str, Any], parts: list
         call = block.get("toolCall") or {}
         value = call.get("value") if isinstance(call, dict) else None
         if isinstance(value, dict):
+            check_tool_call(builder.path, where, {**value, "id": block.get("id")})
             parts.append(builder.request(block.get("id", ""), value.get("name", "tool"),
                                          value.get("arguments")))
         else:

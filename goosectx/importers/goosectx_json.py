@@ -17,7 +17,7 @@ from goosectx.errors import ImportFormatError
 from goosectx.export_read import (
     NewerExport,
     check_export_header,
-    check_message_usage,
+    check_message_fields,
     message_from_json,
     session_and_messages_from_json,
 )
@@ -63,7 +63,7 @@ def load(path: Path, *, stored: bool = False) -> list[Session]:
 def _read_stored(number: int, item: Any) -> Message | StoredMessage:
     """Message ``number`` in its stored form if it has one, else as :func:`message_from_json`."""
     if type(item) is dict:
-        check_message_usage(number, item)  # (as message_from_json does)
+        check_message_fields(number, item)  # (as message_from_json does)
     return stored_message(item) or message_from_json(number, item)
 
 

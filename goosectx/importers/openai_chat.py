@@ -30,6 +30,8 @@ from goosectx.importers.builder import (
     format_error,
     read_json,
 )
+from goosectx.importers.fields import check_tool_call
+from goosectx.parts import json_kind
 from goosectx.session import Session
 
 
@@ -62,6 +64,10 @@ def load(path: Path, *, working_dir: Path, source: str = "openai") -> list[Sessi
         if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
             raise format_error(path, where, "expected a message object with a role")
         role = msg["role"]
+        content = msg.get("content")
+        if content is not None and not isinstance(content, str | list):
+            raise format_error(path, where, '"content" must be text or a list of parts, not '
+                                            f"{json_kind(content)}")
         if role in ("system", "developer"):
             text = content_text(msg.get("content"))
             if not builder.messages and not msg.get("is_demo"):
@@ -83,6 +89,10 @@ def load(path: Path, *, working_dir: Path, source: str = "openai") -> list[Sessi
             parts = _assistant_parts(builder, msg, where)
             call = msg.get("function_call")
             if isinstance(call, dict):
+                check_tool_call(path, where, {"function_call.name": call.get("name"),
+                                              "function_call.arguments": call.get("arguments")},
+                                (None, "function_call.name", "function_call.arguments"),
+                                json_text=True)
                 last_function_call = f"function_call_{i}"
                 parts.append(builder.request(last_function_call, call.get("name", "function"),
                                              call.get("arguments")))
@@ -132,6 +142,10 @@ def _assistant_parts(builder: TranscriptBuilder, msg: dict[str, Any], where: str
         if not isinstance(function, dict):
             raise format_error(builder.path, f"{where}.tool_calls[{j}].function",
                                "expected an object")
+        check_tool_call(builder.path, f"{where}.tool_calls[{j}]",
+                        {"id": call.get("id"), "function.name": function.get("name"),
+                         "function.arguments": function.get("arguments")},
+                        ("id", "function.name", "function.arguments"), json_text=True)
         parts.append(builder.request(call.get("id", ""), function.get("name", "tool"),
                                      function.get("arguments")))
     return parts

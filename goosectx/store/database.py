@@ -1,7 +1,8 @@
 """The SQLite connection of the session store: opening, WAL, errors, transactions.
 
-One file ``sessions.db`` in the data dir (WAL mode, busy timeout, created 0600); opening it
-applies the pending migrations (:mod:`goosectx.store.migrations`). See docs/architecture.md §8.
+One file ``sessions.db`` in the data dir (WAL mode, busy timeout, created 0600 and made 0600
+again on open, the data dir 0700); opening it applies the pending migrations
+(:mod:`goosectx.store.migrations`). See docs/architecture.md §8.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -36,6 +38,21 @@ def _disk_full(path: Path) -> bool:
     except OSError:
         return False
     return fs.f_bavail * fs.f_frsize < DISK_FULL_BYTES
+
+
+def on_read_only_file_system(path: Path) -> bool:
+    """Whether ``path`` is on a file system mounted read-only (a CD, a ``ro`` mount)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _cannot_write(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite's error says it could not write (or make) the database or its files."""
+    text = str(exc)
+    return isinstance(exc, sqlite3.OperationalError) and (
+        "readonly" in text or "unable to open" in text)
 
 
 def now() -> str:
@@ -145,17 +162,37 @@ class StoreDatabase:
                     f"cannot create session database {self.path}: {exc.strerror}",
                     "set GOOSECTX_HOME to a writable directory",
                 ) from None
+        self._make_private()
         old_umask = os.umask(0o077)
         try:
             with self._guard():
                 try:
                     return self._connect(private_index=False)
                 except sqlite3.DatabaseError as exc:
+                    if self.read_only and _cannot_write(exc):
+                        return self._connect_read_only()
                     if not (self.read_only and self._is_full(exc)):
                         raise
                 return self._connect(private_index=True)
         finally:
             os.umask(old_umask)
+
+    def _make_private(self) -> None:
+        """Take group and other access off the data dir, the database and its -wal/-shm.
+
+        README: files 0600, the data dir 0700 — a file copied in or a umask of 022 left them
+        readable by others. Only what this user owns, never a shared (sticky) directory such
+        as /tmp; a file that cannot be changed (read-only media) is left as it is.
+        """
+        uid = os.geteuid()
+        for path in (self.data_dir, self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            if st.st_mode & 0o077 and st.st_uid == uid and not st.st_mode & stat.S_ISVTX:
+                with contextlib.suppress(OSError):
+                    os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
 
     def _connect(self, *, private_index: bool) -> sqlite3.Connection:
         """A connection, WAL on, migrations applied (raises sqlite3's errors as they come).
@@ -173,6 +210,32 @@ class StoreDatabase:
             self._enable_wal(conn)
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA synchronous=NORMAL")
+            migrations.migrate(conn, self.path)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """A connection that only reads, for a database this process cannot write.
+
+        On read-only media (or a directory it may not write) SQLite cannot make the ``-shm``
+        WAL index a normal open needs: ``mode=ro`` reads with an existing or new one, and when
+        even that fails, ``immutable=1`` reads the file as it is (no locks, no WAL index).
+        Migrations are checked, not applied: a database that needs one is refused (a write).
+        """
+        uri = self.path.absolute().as_uri() + "?mode=ro"
+        try:
+            return self._checked(sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                                 isolation_level=None))
+        except sqlite3.OperationalError as exc:
+            if not _cannot_write(exc):
+                raise
+        return self._checked(sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None))
+
+    def _checked(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        """``conn`` once its database needs no migration (closed when it raises)."""
+        try:
             migrations.migrate(conn, self.path)
         except BaseException:
             conn.close()
@@ -220,6 +283,11 @@ class StoreDatabase:
             if isinstance(exc, sqlite3.OperationalError) and (
                 "readonly" in text or "unable to open" in text or "disk I/O" in text
             ):
+                if on_read_only_file_system(self.data_dir):
+                    raise StoreError(
+                        f"the session database {self.path} is on a read-only file system",
+                        "copy it to a writable place and point GOOSECTX_HOME there",
+                    ) from None
                 raise StoreError(f"cannot write session database {self.path}: {text}") from None
             raise StoreCorrupt(
                 f"session database {self.path} is unreadable ({text})",
