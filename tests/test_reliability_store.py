@@ -106,9 +106,9 @@ def test_sigkill_during_compact_leaves_old_or_new_history(tmp_path, point, expec
     # The killed process's lock died with it: the session can be compacted again at once.
     again = cli(clean_env(home), "compact", "work", "--strategy", "extractive", "--json")
     if again.returncode == 1 and expected == "new":
-        # Already compacted: a second summary may not shrink the view. Refused as "nothing
-        # changed" (not "in use"): the lock was free.
-        assert "nothing changed" in again.stderr, again.stderr
+        # Already compacted, nothing new since: refused as "nothing to compact" (not "in
+        # use"): the lock was free.
+        assert "nothing to compact" in again.stderr, again.stderr
         return
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["session_id"] == sid
