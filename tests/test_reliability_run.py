@@ -8,12 +8,15 @@ opens the saved session as the next process would.
 from __future__ import annotations
 
 import json
+import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 from fakeserver import FakeServer
 from reliability_support import (
+    GOOSECTX,
     assert_one_line_error,
     assert_sendable,
     cli,
@@ -199,3 +202,29 @@ def test_api_key_never_stored_exported_or_logged(tmp_path, work):
     for text in (sent, proc.stdout, proc.stderr, shown.stdout):
         assert SECRET not in text
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_run_on_a_full_disk_saves_the_answer_it_paid_for_and_exits_1(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with FakeServer([{"text": "the paid answer " * 400}]) as server:
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([*GOOSECTX, "run", "--name", "f", "-t", "hello"],
+                                  env=model_env(home, server.base_url), cwd=tmp_path,
+                                  stdin=subprocess.DEVNULL, stdout=full,
+                                  stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "cannot write the output: No space left on device" in done.stderr
+    assert "Traceback" not in done.stderr and "saved" in done.stderr
+    assert [m.role for m in load(home, "f").conversation] == ["user", "assistant"]
+    assert "the paid answer" in load(home, "f").conversation.messages[-1].text
+
+
+def test_a_closed_stdout_is_one_line_before_anything_runs(tmp_path: Path) -> None:
+    done = subprocess.run([*GOOSECTX, "run", "-t", "hello"], env=model_env(
+        tmp_path / "home", "http://127.0.0.1:9"), cwd=tmp_path, stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=60,
+        preexec_fn=lambda: os.close(1))
+    assert done.returncode == 1
+    assert done.stderr.startswith("goosectx: error: standard output is closed")
+    assert "Traceback" not in done.stderr and not (tmp_path / "home" / "sessions.db").exists()

@@ -8,7 +8,6 @@ never import litellm.
 # (typer.main.get_command: 20-30 -> 8-10 ms CPU for every command, on a busy machine).
 
 import contextlib
-import errno
 import os
 import sys
 from typing import Annotated
@@ -246,10 +245,25 @@ def main(argv: list[str] | None = None) -> None:
     ``run``, ``compact`` and ``sessions import`` end with ``os._exit`` after flushing their
     output and the log: their session is saved and the store closed by then.
     """
-    code = _dispatch(argv)
+    code = _closed_output() or _dispatch(argv)
     if argv is None and STATE.exit_at_once:
         _exit_now(code)
     sys.exit(code)
+
+
+def _closed_output() -> int:
+    """1 after one line on stderr when stdout or stderr is closed (``>&-``), else 0.
+
+    Nothing could say what a command did; ``run`` would pay for an answer it cannot show.
+    """
+    if sys.stdout is not None and sys.stderr is not None:
+        return 0
+    which = "standard output" if sys.stdout is None else "standard error"
+    line = (f"goosectx: error: {which} is closed — run goosectx with it open (send it to "
+            "/dev/null to discard it)\n")
+    with contextlib.suppress(OSError):
+        os.write(2 if sys.stderr is not None else 1, line.encode())
+    return 1
 
 
 def _dispatch(argv: list[str] | None) -> int:
@@ -276,7 +290,9 @@ def _dispatch(argv: list[str] | None) -> int:
     except BrokenPipeError:
         return 141
     except OSError as exc:
-        if exc.errno not in _FULL_ERRNOS:
+        from goosectx.cli.exit_signals import WRITE_FAILED_ERRNOS
+
+        if exc.errno not in WRITE_FAILED_ERRNOS:
             raise
         return _cannot_write(exc)
     except Exception as exc:
@@ -291,10 +307,6 @@ def _dispatch(argv: list[str] | None) -> int:
             return int(getattr(exc, "exit_code", 2))
         raise
     return code if isinstance(code, int) else 0
-
-
-_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
-"""A write failed for want of room (or the device failed): the output is incomplete."""
 
 
 def _cannot_write(exc: OSError) -> int:

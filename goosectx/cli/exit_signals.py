@@ -17,6 +17,7 @@ from ending the REPL before what is still in flight is saved.
 from __future__ import annotations
 
 import contextlib
+import errno
 import signal
 import threading
 from collections.abc import Iterator
@@ -91,18 +92,26 @@ class GoneTerminalFile:
         stream: The real output (``sys.stdout``).
     """
 
-    def __init__(self, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str], only: frozenset[int] | None = None) -> None:
         self._stream = stream
+        self._only = only
         self.gone = False
         """True once a write failed: nothing is written any more."""
+        self.error: OSError | None = None
+        """The failure that made it gone (``only``: the errnos taken; others are raised)."""
+
+    def _failed(self, exc: OSError) -> None:
+        if self._only is not None and exc.errno not in self._only:
+            raise exc
+        self.gone, self.error = True, exc
 
     def write(self, text: str) -> int:
         """Write ``text`` unless the terminal is gone; returns its length either way."""
         if not self.gone:
             try:
                 self._stream.write(text)
-            except OSError:
-                self.gone = True
+            except OSError as exc:
+                self._failed(exc)
         return len(text)
 
     def flush(self) -> None:
@@ -110,11 +119,26 @@ class GoneTerminalFile:
         if not self.gone:
             try:
                 self._stream.flush()
-            except OSError:
-                self.gone = True
+            except OSError as exc:
+                self._failed(exc)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+WRITE_FAILED_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+"""An output that could not be written for want of room (or a device error)."""
+
+
+def survive_full_disk(stream: TextIO) -> TextIO:
+    """``stream`` through a :class:`GoneTerminalFile` that takes only a full disk's errors.
+
+    ``run`` then finishes its turn and saves the answer it paid for; it reports the failed
+    output after (its ``error``). A closed pipe still raises (141).
+    """
+    if isinstance(stream, GoneTerminalFile):
+        return stream
+    return cast("TextIO", GoneTerminalFile(stream, WRITE_FAILED_ERRNOS))
 
 
 def survive_hangup(stream: TextIO) -> TextIO:

@@ -21,6 +21,7 @@ import json
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from errno import EIO
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -130,6 +131,7 @@ def run_task(
     stdin = stdin or sys.stdin  # a closed terminal window must not stop the close-out:
     stdout, stderr = (exit_signals.survive_hangup(s) for s in (stdout or sys.stdout,
                                                                stderr or sys.stderr))
+    stdout = exit_signals.survive_full_disk(stdout)  # the answer is saved; the error comes after
     task = read_task(text, input_file, stdin)
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
@@ -216,6 +218,9 @@ def run_task(
             "resume with: "
             f"{resume_command(session_ref(opened.session), command='run')}\n"))
         stderr.flush()
+        unwritten: OSError | None = getattr(stdout, "error", None)
+        if unwritten is not None and unwritten.errno in exit_signals.WRITE_FAILED_ERRNOS - {EIO}:
+            raise unwritten  # one line: "cannot write the output …" (exit 1)
         return exit_signals.exit_status(_EXIT_CODES[status])
     finally:
         if agent is not None:

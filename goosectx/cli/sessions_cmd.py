@@ -95,8 +95,10 @@ def _warn_skipped(session_id: str, unreadable: list[str] | None) -> None:
         from goosectx.cli.folding import plural
 
         shown = ", ".join(unreadable[:5]) + (", …" if len(unreadable) > 5 else "")
+        one = len(unreadable) == 1
         note(f"goosectx: warning: session {session_id}: {plural(len(unreadable), 'message')} "
-             f"that do not parse were left out ({shown}); everything else is there")
+             f"that {'does' if one else 'do'} not parse {'was' if one else 'were'} left out "
+             f"({shown}); everything else is there")
 
 
 def _warn_damaged_times(session: Session) -> None:
