@@ -31,13 +31,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from goosectx.compaction.gather import (
-    ANSWERED_NEXT_STEP,
-    EXTRACTIVE_MARK,
-    NOTE_SEPARATOR,
-    Facts,
-    gather_facts,
-)
+from goosectx.compaction.carry import ANSWERED_NEXT_STEP, EXTRACTIVE_MARK, NOTE_SEPARATOR, Facts
+from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo, TextCounts
 from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
 from goosectx.conversation import Message

@@ -19,16 +19,16 @@ import re
 from collections.abc import Sequence
 
 from goosectx.compaction.actions import normalize_tool_name
-from goosectx.compaction.condensed import with_condensed_pairs
-from goosectx.compaction.gather import (
+from goosectx.compaction.carry import (
     CONSTRAINT,
     FACTS_MARK,
     MODEL_PENDING,
     Facts,
     carried_text,
-    gather_facts,
     may_name_constraint,
 )
+from goosectx.compaction.condensed import with_condensed_pairs
+from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import Message
 from goosectx.tokens import TokenCounter

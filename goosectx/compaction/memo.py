@@ -27,7 +27,7 @@ from goosectx.conversation import Message, TextContent, ToolRequest, ToolRespons
 from goosectx.tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from goosectx.compaction.gather import Facts
+    from goosectx.compaction.carry import Facts
 
 
 class ScanMemo:

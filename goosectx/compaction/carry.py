@@ -1,0 +1,235 @@
+"""What an earlier summary carries into the next compaction: the facts a scan keeps.
+
+Part of step 3 of the compaction pipeline (docs/architecture.md §5). :class:`Facts` is what
+:func:`goosectx.compaction.gather.gather_facts` records in its one pass; an earlier summary in the
+messages it scans is read back here (:func:`carry_forward`), so its files, user messages,
+errors, commands, constraints, open to-do items, intent and next step survive any number of
+compactions, whatever each summariser writes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from goosectx.compaction.actions import WRITE_VERBS
+
+ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
+"""``next_step`` when the summarised part ends with an answer (no pending tool call)."""
+_SUMMARY_SECTION = re.compile(r"^## (.+?)\s*$", re.M)
+FACTS_MARK = "(from the transcript)"
+"""Ends the heading of each facts section merged into a summary (:mod:`.facts`)."""
+EXTRACTIVE_MARK = "Extractive summary (no model)"
+"""Starts the problem-solving note of an extractive summary."""
+MODEL_PENDING = "\0model:"
+"""Starts the :attr:`Facts.pending` key of a pending task a model's summary named: a guess,
+kept by an extractive summary, never merged as a fact (:mod:`.facts`)."""
+NOTE_SEPARATOR = " · "
+"""Joins the ``earlier`` notes in an extractive summary's problem-solving note."""
+CONSTRAINT = re.compile(r"\b(must|never|don't|do not|always|only)\b", re.I)
+"""A user constraint: a line of a request with one of these words."""
+
+
+def may_name_constraint(text: str) -> bool:
+    """False only when :data:`CONSTRAINT` cannot match ``text`` (a cheap test before it).
+
+    A case-insensitive match is, lower-cased, one of the words: every character that matches
+    one of their letters ignoring case lower-cases to that letter, except the long s (ſ),
+    which is replaced first. Scanning a long history's requests this way costs a quarter of
+    the search.
+    """
+    low = text.lower()
+    if "ſ" in low:
+        low = low.replace("ſ", "s")
+    return ("must" in low or "never" in low or "don't" in low or "do not" in low  # the words
+            or "always" in low or "only" in low)  # of CONSTRAINT
+
+
+_VERB_ORDER = ("created", "written", "edited", "deleted", "read")
+
+
+@dataclass(slots=True)
+class FileRecord:
+    """What was done to one file: verbs with their counts, failed attempts, the code written."""
+
+    path: str
+    verbs: dict[str, int] = field(default_factory=dict)
+    failed: int = 0
+    code: str = ""
+
+    @property
+    def changed(self) -> bool:
+        """True when the file was created, written, edited or deleted."""
+        return any(v in WRITE_VERBS for v in self.verbs)
+
+    def describe(self) -> str:
+        """The verbs in order, with counts and failed attempts (``edited (2×), read``)."""
+        parts = []
+        for verb in _VERB_ORDER:
+            n = self.verbs.get(verb, 0)
+            if n:
+                parts.append(verb if n == 1 else f"{verb} ({n}×)")
+        text = ", ".join(parts)
+        if self.failed:
+            text += f"; {self.failed} attempt(s) failed or were rejected"
+        return text
+
+
+@dataclass(slots=True)
+class Facts:
+    """Everything the summary is made from, gathered in one pass."""
+
+    requests: list[str] = field(default_factory=list)
+    files: dict[str, FileRecord] = field(default_factory=dict)
+    errors: list[list[str]] = field(default_factory=list)
+    pending: dict[str, str] = field(default_factory=dict)
+    answered: bool = False
+    last_work: str = ""
+    last_calls: list[str] = field(default_factory=list)
+    earlier: list[str] = field(default_factory=list)
+    tool_calls: int = 0
+    message_count: int = 0
+    commands: list[str] = field(default_factory=list)
+    """Commands an earlier summary listed (its ``Commands run`` facts), oldest first."""
+    constraints: list[str] = field(default_factory=list)
+    """User constraints an earlier summary listed (its ``User constraints`` facts)."""
+
+
+def resent_request(text: str, facts: Facts) -> None:
+    """An earlier user message re-sent after a summary: a request, its constraint lines kept."""
+    if not facts.requests or facts.requests[-1] != text:
+        facts.requests.append(text)
+    for line in text.splitlines():
+        line = line.strip()[:300]
+        if line and CONSTRAINT.search(line) and line not in facts.constraints:
+            facts.constraints.append(line)
+
+
+def copy_facts(facts: Facts, message_count: int) -> Facts:
+    """A copy of ``facts`` that the rest of a scan leaves as it is (records, error entries)."""
+    records: dict[int, FileRecord] = {}
+    files = {}
+    for path, r in facts.files.items():  # one record may be filed under two names
+        copy = records.get(id(r))
+        if copy is None:
+            copy = records[id(r)] = FileRecord(r.path, dict(r.verbs), r.failed, r.code)
+        files[path] = copy
+    return Facts(list(facts.requests), files, [list(e) for e in facts.errors],
+                 dict(facts.pending), facts.answered, facts.last_work, list(facts.last_calls),
+                 list(facts.earlier), facts.tool_calls, message_count, list(facts.commands),
+                 list(facts.constraints))
+
+def same_file(facts: Facts, path: str) -> FileRecord | None:
+    """The record of ``path`` named differently: ``a/b.py`` and ``/repo/a/b.py`` are one file.
+
+    Only an absolute and a relative name are matched (``README.md`` and ``docs/README.md``
+    are two files).
+
+    The record keeps the longer name, which contains the shorter one.
+    """
+    for key, record in facts.files.items():
+        if key.startswith("/") == path.startswith("/"):
+            continue  # two relative (or two absolute) names are two files
+        if key.endswith("/" + path) or path.endswith("/" + key):
+            facts.files[path] = record
+            if len(path) > len(record.path):
+                record.path = path
+            return record
+    return None
+
+
+def _sections(text: str) -> dict[str, list[str]]:
+    """A summary's non-blank lines by ``##`` heading (lower case, without the facts mark)."""
+    sections: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines():
+        m = _SUMMARY_SECTION.match(line)
+        if m:
+            current = m.group(1).lower().removesuffix(FACTS_MARK.lower()).strip()
+            sections.setdefault(current, [])
+        elif current is not None and line.strip():
+            sections[current].append(line)
+    return sections
+
+
+_CARRIED_SECTIONS = ("files", "files changed", "user messages", "errors and fixes", "errors",
+                     "commands run", "user constraints", "open to-do items")
+
+
+def carried_text(summary_text: str) -> str:
+    """The lines of ``summary_text`` a later compaction reads back as facts (:func:`carry_forward`).
+
+    A fact named only elsewhere (the model's prose, its own pending tasks, an extractive
+    summary's intent) is not carried, so the facts merged into the summary still list it.
+    """
+    sections = _sections(summary_text)
+    names = list(_CARRIED_SECTIONS)
+    if " ".join(" ".join(sections.get("problem solving", [])).split()).startswith(
+            EXTRACTIVE_MARK):
+        names.append("pending tasks")
+    return "\n".join(line for name in names for line in sections.get(name, []))
+
+
+def carry_forward(text: str, facts: Facts) -> None:
+    """Keep what an earlier summary (our Markdown rendering, facts included) recorded.
+
+    Its files (the model's ``Files`` and the facts' ``Files changed``), user messages, errors,
+    commands, user constraints (its facts, and its user messages that hold one) and — from
+    facts or an extractive summary — open to-do items, with a model's pending tasks (keyed
+    :data:`MODEL_PENDING`: an extractive summary lists them, facts never do); its prose
+    (intent, current work, problem solving) as ``earlier`` notes.
+    """
+    sections = _sections(text)
+    if not sections:
+        facts.earlier.append(" ".join(text.split()))
+        return
+    for line in [*sections.get("files", []), *sections.get("files changed", [])]:
+        fm = re.match(r"- `([^`]+)`(?:: (.*))?$", line)
+        if fm:
+            record = facts.files.get(fm.group(1)) or same_file(facts, fm.group(1))
+            if record is None:
+                record = facts.files[fm.group(1)] = FileRecord(fm.group(1))
+            grouped = re.match(r"(\d+) files? changed$", fm.group(2) or "")
+            verbs = ([] if grouped else
+                     [v for v in _VERB_ORDER if v in (fm.group(2) or "")]) or ["edited"]
+            for verb in verbs:
+                record.verbs[verb] = record.verbs.get(verb, 0) + (
+                    int(grouped.group(1)) if grouped else 1)
+    for line in sections.get("user messages", []):
+        if line.startswith("- "):
+            facts.requests.append(line[2:])
+            if CONSTRAINT.search(line) and line[2:].strip() not in facts.constraints:
+                facts.constraints.append(line[2:].strip())
+    for line in [*sections.get("errors and fixes", []), *sections.get("errors", [])]:
+        if line.startswith("- "):
+            facts.errors.append([line[2:]])
+    for name, into in (("commands run", facts.commands), ("user constraints", facts.constraints)):
+        for line in sections.get(name, []):
+            item = line[2:].strip() if line.startswith("- ") else ""
+            if name == "commands run" and item.startswith("`") and item.endswith("`"):
+                item = item[1:-1]  # an older rendering put the whole label in one code span
+            if item and item not in into:
+                into.append(item)
+    problem = " ".join(" ".join(sections.get("problem solving", [])).split())
+    extractive = problem.startswith(EXTRACTIVE_MARK)
+    pending = sections.get("pending tasks", []) if extractive else []
+    carried = {line[2:]: line[2:] for line in [*pending, *sections.get("open to-do items", [])]
+               if line.startswith("- ")}
+    for line in [] if extractive else sections.get("pending tasks", []):  # the model's own:
+        if line.startswith("- ") and line[2:] not in carried.values():  # an extractive
+            carried[MODEL_PENDING + line[2:]] = line[2:]  # summary keeps them, facts do not
+    if carried:
+        facts.pending = carried
+    # An extractive summary's intent is a request (carried above) and its own note only
+    # counts: what it carried before is kept instead, flat.
+    names = ("current work",) if extractive else ("user intent", "current work")
+    notes = [f"{name}: " + " ".join(" ".join(sections[name]).split())
+             for name in names if sections.get(name)]
+    if extractive:
+        notes.insert(0, problem.partition(" Earlier: ")[2])
+    elif problem:
+        notes.append(f"problem solving: {problem}")
+    for note in notes:  # flat: one list of notes, never a summary inside a summary
+        for part in note.split(NOTE_SEPARATOR):
+            if part and part not in facts.earlier:
+                facts.earlier.append(part)
