@@ -172,3 +172,85 @@ def test_extractive_fallbacks_in_a_row_keep_the_constraint_and_the_open_checklis
         assert "You must never touch vendor/." in seen
         assert "step alpha" in seen and "step beta" in seen
         assert "`ext/a.py`" in seen and "seq 1 2000" in seen
+
+
+_MODEL_SUMMARY = json.dumps({
+    "user_intent": "CARRY-INTENT build the CSV tool",
+    "errors_and_fixes": ["MODEL-ERR-1 ImportError csvx: installed it"],
+    "next_step": "CARRY-NEXT run the test suite"})
+
+
+def _error_lines(summary: str) -> list[str]:
+    """The bullets of every errors section of ``summary``."""
+    out, inside = [], False
+    for line in summary.splitlines():
+        if line.startswith("## "):
+            inside = line.startswith(("## Errors and fixes", "## Errors (from"))
+        elif inside and line.startswith("- "):
+            out.append(line)
+    return out
+
+
+def test_extractive_compactions_after_a_summary_keep_its_intent_next_step_and_each_error_once(
+        ) -> None:
+    # A model summary, then three extractive compactions in a row of a long tool loop (no new
+    # user request): each summary keeps the first one's intent and next step, and lists each
+    # error exactly once, each in a bullet of its own.
+    session = make_session([
+        Message.user("Build a CSV tool in src/csvtool.py"),
+        *tool_pair("boom\nsecond line of boom", args={"command": "python run.py"},
+                   is_error=True),
+        *tool_pair("FAILED test_a.py::test_one - AssertionError: TRANSCRIPT-ERR-0\n1 failed",
+                   args={"command": "pytest tests/test_a.py"}),
+        Message.assistant("Fixing the assertion. " + words(1500)),
+        Message.user("go on"), Message.assistant("going on " + words(300))])
+    no_resend = {**SMALL_WINDOW, "keep_user_tokens": 0}
+    collect(manager(session, None, summarizer=ScriptedProvider([_MODEL_SUMMARY]),
+                    **no_resend).compact(REQUEST))
+    for k in range(1, 4):
+        session.conversation.append(Message.assistant(f"step {k}"))
+        for m in tool_pair(f"error: TRANSCRIPT-ERR-{k} failed here",
+                           args={"command": f"make target{k}"}, is_error=True):
+            session.conversation.append(m)
+        session.conversation.append(Message.assistant(f"went on {k} " + words(600)))
+        events = collect(manager(session, None, **no_resend).compact(
+            REQUEST, strategy="extractive"))
+        assert [e.strategy for e in replaced(events)] == ["extractive"]
+        summary = session.conversation.agent_messages()[0].text
+        intent = summary.split("## User intent\n\n", 1)[1].split("\n", 1)[0]
+        assert intent == "CARRY-INTENT build the CSV tool", summary
+        next_step = summary.split("## Next step", 1)[-1].split("\n## ", 1)[0]
+        assert "CARRY-NEXT run the test suite" in next_step, summary
+        assert next_step.count("None:") <= 1, summary  # said once, never nested
+        errors = _error_lines(summary)
+        for marker in ["MODEL-ERR-1", *(f"TRANSCRIPT-ERR-{n}" for n in range(k + 1))]:
+            assert sum(marker in line for line in errors) == 1, (marker, summary)
+        assert all(line.count("ERR-") <= 1 for line in errors), summary
+        assert not [line for line in errors if "omitted)" in line and "(from" in line]
+        assert summary.count("earlier errors omitted") <= 1, summary
+        assert f"make target{k}" in summary  # the call of the newest error is named
+
+
+def test_a_new_request_after_the_summary_is_the_next_step_and_the_intent_stays() -> None:
+    session = make_session([
+        Message.user("Build a CSV tool in src/csvtool.py. FIRST-INTENT-MARKER"),
+        *tool_pair("Traceback (most recent call last):\nImportError: ERR-A csvx",
+                   args={"command": "pytest -q # ERR-A"}),
+        Message.assistant("Fixing the import. " + words(200)),
+        *tool_pair("error: ERR-B cannot find src/x.py",
+                   args={"command": "make build # ERR-B"}, is_error=True),
+        Message.assistant("parser done " + words(1500))])
+    no_resend = {**SMALL_WINDOW, "keep_user_tokens": 0}
+    for k in range(3):
+        session.conversation.append(Message.user(f"NEWEST-{k} go on " + words(300)))
+        session.conversation.append(Message.assistant(f"went on {k} " + words(300)))
+        collect(manager(session, None, **no_resend).compact(REQUEST, strategy="extractive"))
+        summary = session.conversation.agent_messages()[0].text
+        intent = summary.split("## User intent\n\n", 1)[1].split("\n", 1)[0]
+        assert "FIRST-INTENT-MARKER" in intent, summary
+        assert f"NEWEST-{k}" in summary.split("## Next step", 1)[-1], summary
+        errors = _error_lines(summary)
+        for marker in ("ERR-A", "ERR-B"):
+            assert sum(marker in line for line in errors) == 1, (marker, summary)
+        assert not [line for line in errors if "omitted)" in line and "(from" in line]
+        assert summary.count("earlier errors omitted") <= 1, summary

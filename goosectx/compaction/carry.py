@@ -93,6 +93,10 @@ class Facts:
     """Commands an earlier summary listed (its ``Commands run`` facts), oldest first."""
     constraints: list[str] = field(default_factory=list)
     """User constraints an earlier summary listed (its ``User constraints`` facts)."""
+    intent: str = ""
+    """The earliest summary's ``User intent``: the task's own, kept over the requests after."""
+    next_step: str = ""
+    """The earlier summary's ``Next step`` while no user request came after it, else ``""``."""
 
 
 def resent_request(text: str, facts: Facts) -> None:
@@ -117,7 +121,44 @@ def copy_facts(facts: Facts, message_count: int) -> Facts:
     return Facts(list(facts.requests), files, [list(e) for e in facts.errors],
                  dict(facts.pending), facts.answered, facts.last_work, list(facts.last_calls),
                  list(facts.earlier), facts.tool_calls, message_count, list(facts.commands),
-                 list(facts.constraints))
+                 list(facts.constraints), facts.intent, facts.next_step)
+
+
+THEN = " → then: "
+"""Joins an error and what the assistant did next in an ``Errors and fixes`` item."""
+_OMITTED = re.compile(r"^\(\d+ (?:earlier errors|more user messages) omitted\)$")
+"""The note a summary puts where it left items out: not an item to carry."""
+CUT = " […] "
+"""Where a shortened item lost its middle."""
+
+
+def names_error(shown: str, error: str) -> bool:
+    """True when ``shown`` (an error item, flat, perhaps shortened) stands for ``error``.
+
+    Only the error itself is compared (what the assistant did next, after :data:`THEN`, is
+    not): the same text, or the head and tail a shortened one kept.
+    """
+    shown = shown.split(THEN, 1)[0].strip()
+    error = " ".join(error.split(THEN, 1)[0].split())
+    if shown == error:
+        return True
+    if shown.endswith(CUT.rstrip()):  # cut short at its end
+        return error.startswith(shown[:-len(CUT.rstrip())])
+    head, cut, tail = shown.partition(CUT)
+    tail = tail.removesuffix("…")
+    if cut:
+        return len(error) >= len(head) + len(tail) and error.startswith(head) and \
+            error.endswith(tail)
+    return shown.endswith("…") and len(shown) > 1 and error.startswith(shown[:-1])
+
+
+def _carry_error(line: str, facts: Facts) -> None:
+    """An error item of an earlier summary, once: an error the list names already is skipped."""
+    if _OMITTED.match(line) or any(names_error(line, e[0]) or names_error(e[0], line)
+                                   for e in facts.errors):
+        return
+    facts.errors.append(line.split(THEN, 1))
+
 
 def same_file(facts: Facts, path: str) -> FileRecord | None:
     """The record of ``path`` named differently: ``a/b.py`` and ``/repo/a/b.py`` are one file.
@@ -156,6 +197,12 @@ _CARRIED_SECTIONS = ("files", "files changed", "user messages", "errors and fixe
                      "commands run", "user constraints", "open to-do items")
 
 
+def carried_lines(summary_text: str, names: tuple[str, ...]) -> list[str]:
+    """The non-blank lines of the sections ``names`` (lower case) of ``summary_text``."""
+    sections = _sections(summary_text)
+    return [line for name in names for line in sections.get(name, [])]
+
+
 def carried_text(summary_text: str) -> str:
     """The lines of ``summary_text`` a later compaction reads back as facts (:func:`carry_forward`).
 
@@ -176,8 +223,10 @@ def carry_forward(text: str, facts: Facts) -> None:
     Its files (the model's ``Files`` and the facts' ``Files changed``), user messages, errors,
     commands, user constraints (its facts, and its user messages that hold one) and — from
     facts or an extractive summary — open to-do items, with a model's pending tasks (keyed
-    :data:`MODEL_PENDING`: an extractive summary lists them, facts never do); its prose
-    (intent, current work, problem solving) as ``earlier`` notes.
+    :data:`MODEL_PENDING`: an extractive summary lists them, facts never do); its intent
+    (unless an earlier summary's was kept) and next step; its prose (current work, problem
+    solving) as ``earlier`` notes. The notes a summary puts where it left items out are no
+    items, and an error it names twice (its own list and the facts) is kept once.
     """
     sections = _sections(text)
     if not sections:
@@ -196,13 +245,13 @@ def carry_forward(text: str, facts: Facts) -> None:
                 record.verbs[verb] = record.verbs.get(verb, 0) + (
                     int(grouped.group(1)) if grouped else 1)
     for line in sections.get("user messages", []):
-        if line.startswith("- "):
+        if line.startswith("- ") and not _OMITTED.match(line[2:]):
             facts.requests.append(line[2:])
             if CONSTRAINT.search(line) and line[2:].strip() not in facts.constraints:
                 facts.constraints.append(line[2:].strip())
     for line in [*sections.get("errors and fixes", []), *sections.get("errors", [])]:
         if line.startswith("- "):
-            facts.errors.append([line[2:]])
+            _carry_error(line[2:], facts)
     for name, into in (("commands run", facts.commands), ("user constraints", facts.constraints)):
         for line in sections.get(name, []):
             item = line[2:].strip() if line.startswith("- ") else ""
@@ -220,9 +269,13 @@ def carry_forward(text: str, facts: Facts) -> None:
             carried[MODEL_PENDING + line[2:]] = line[2:]  # summary keeps them, facts do not
     if carried:
         facts.pending = carried
-    # An extractive summary's intent is a request (carried above) and its own note only
-    # counts: what it carried before is kept instead, flat.
-    names = ("current work",) if extractive else ("user intent", "current work")
+    intent = "\n".join(sections.get("user intent", [])).strip()
+    if intent and not facts.intent:  # the task's intent: the earliest summary's
+        facts.intent = intent
+    facts.next_step = "\n".join(sections.get("next step", [])).strip()
+    # Its own note only counts (what it carried before is kept instead, flat); its intent is
+    # kept as the intent.
+    names = ("current work",)
     notes = [f"{name}: " + " ".join(" ".join(sections[name]).split())
              for name in names if sections.get(name)]
     if extractive:

@@ -3,15 +3,16 @@
 It fills the same :class:`~goosectx.compaction.summary.StructuredSummary` as the model's summary
 (DESIGN.md §4.2) and is rendered the same way:
 
-* ``user_intent`` — the user's first request;
+* ``user_intent`` — the user's first request, or the intent an earlier summary named;
 * ``user_messages`` — every user request (long ones shortened);
 * ``files`` — every file touched, from tool arguments and text actions (see
   :mod:`goosectx.compaction.actions`), with what was done to it;
 * ``errors_and_fixes`` — errors seen in tool results and what the assistant did next;
 * ``pending_tasks`` — open items of the todo list / plan tool calls, or of the newest Markdown
   checklist in the assistant's text (:mod:`.todos`): a finished item is never listed;
-* ``current_work`` — the last assistant work; ``next_step`` — the newest user request, or,
-  when the summarised messages end with an answer, that it was answered (and what it was).
+* ``current_work`` — the last assistant work; ``next_step`` — the newest user request (or the
+  earlier summary's next step when no request came after it), or, when the summarised messages
+  end with an answer, that it was answered (and what it was).
 
 The rendered Markdown fits ``max_tokens``: items are shortened and dropped (key code first, then
 read-only files, middle user messages, old errors) but the newest user request and every path
@@ -31,7 +32,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from goosectx.compaction.carry import ANSWERED_NEXT_STEP, EXTRACTIVE_MARK, NOTE_SEPARATOR, Facts
+from goosectx.compaction.carry import (
+    ANSWERED_NEXT_STEP,
+    EXTRACTIVE_MARK,
+    NOTE_SEPARATOR,
+    THEN,
+    Facts,
+)
 from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo, TextCounts
 from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
@@ -161,17 +168,16 @@ def _cut(text: str, max_tokens: int | None, counter: TextCounts, oneline: bool) 
 
 def _build(facts: Facts, limits: _Limits, counter: TextCounts) -> StructuredSummary:
     summary = StructuredSummary()
+    if facts.intent or facts.requests:  # an earlier summary's intent is the task's
+        summary.user_intent = _shorten(facts.intent or facts.requests[0], limits.intent_tokens,
+                                       counter, oneline=False)
+    if facts.next_step or facts.requests:
+        summary.next_step = _next_step(facts, limits, counter)
     if facts.requests:
-        summary.user_intent = _shorten(facts.requests[0], limits.intent_tokens, counter,
-                                       oneline=False)
-        summary.next_step = ((ANSWERED_NEXT_STEP + " It was:" if facts.answered else
-                              "Continue with the newest user request:") + "\n\n"
-                             + _shorten(facts.requests[-1], limits.next_tokens, counter,
-                                        oneline=False))
         summary.user_messages = [  # only the picked ones are shortened (and counted)
             r if i is None else _shorten(r, limits.item_tokens, counter)
             for i, r in _pick(facts.requests, limits.max_user_messages, "user messages")]
-    elif facts.earlier:
+    elif facts.earlier and not summary.user_intent:
         summary.user_intent = _shorten(facts.earlier[0], limits.intent_tokens, counter)
     for record in {id(r): r for r in facts.files.values()}.values():
         if not record.changed and not limits.read_files:
@@ -183,13 +189,13 @@ def _build(facts: Facts, limits: _Limits, counter: TextCounts) -> StructuredSumm
             if len(lines) > limits.key_code_lines:
                 note.key_code += "\n…"
         summary.files.append(note)
-    errors = [" → then: ".join(e) for e in facts.errors]
+    errors = [_error_item(e, limits.item_tokens, counter) for e in facts.errors]
     if limits.max_errors is not None:
         dropped = len(errors) - limits.max_errors
         errors = errors[-limits.max_errors:] if limits.max_errors else []
         if dropped > 0 and errors:
             errors.insert(0, f"({dropped} earlier errors omitted)")
-    summary.errors_and_fixes = [_shorten(e, limits.item_tokens, counter) for e in errors]
+    summary.errors_and_fixes = errors
     if limits.extras:
         summary.pending_tasks = [_shorten(t, limits.item_tokens, counter)
                                  for t in facts.pending.values()]
@@ -205,6 +211,45 @@ def _build(facts: Facts, limits: _Limits, counter: TextCounts) -> StructuredSumm
                                                limits.work_tokens, counter)
         summary.problem_solving = problem
     return summary
+
+
+_NEWEST = "Continue with the newest user request:"
+_ANSWERED = ANSWERED_NEXT_STEP + " It was:"
+_EARLIER = ANSWERED_NEXT_STEP + " The earlier summary's next step was:"
+
+
+def _next_step(facts: Facts, limits: _Limits, counter: TextCounts) -> str:
+    """The newest request, or the earlier summary's next step when no request came after it.
+
+    Its request (an extractive summary's next step) is said again as answered or not, as the
+    messages after it left it; a model's next step is kept as it wrote it.
+    """
+    carried = facts.next_step
+    newest = facts.requests[-1] if facts.requests else ""
+    carried = carried.removeprefix(_EARLIER).strip()  # said again below if still so
+    if carried:
+        for prefix in (_NEWEST, _ANSWERED):
+            if carried.startswith(prefix):
+                newest, carried = carried[len(prefix):].strip(), ""
+                break
+    if carried:
+        return ((_EARLIER + "\n\n" if facts.answered else "")
+                + _shorten(carried, limits.next_tokens, counter, oneline=False))
+    return ((_ANSWERED if facts.answered else _NEWEST) + "\n\n"
+            + _shorten(newest, limits.next_tokens, counter, oneline=False))
+
+
+def _error_item(entry: list[str], max_tokens: int | None, counter: TextCounts) -> str:
+    """An error and what was done next, each shortened on its own (the error gets ¾).
+
+    In fewer than 40 tokens only the error is said.
+    """
+    if len(entry) < 2 or max_tokens is None:
+        return _shorten(THEN.join(entry), max_tokens, counter)
+    if max_tokens < 40:
+        return _shorten(entry[0], max_tokens, counter)
+    return (_shorten(entry[0], max_tokens * 3 // 4, counter) + THEN
+            + _shorten(THEN.join(entry[1:]), max_tokens // 4, counter))
 
 
 def _pick(items: list[str], limit: int | None, noun: str) -> list[tuple[int | None, str]]:

@@ -24,8 +24,10 @@ from goosectx.compaction.carry import (
     FACTS_MARK,
     MODEL_PENDING,
     Facts,
+    carried_lines,
     carried_text,
     may_name_constraint,
+    names_error,
 )
 from goosectx.compaction.condensed import with_condensed_pairs
 from goosectx.compaction.gather import gather_facts
@@ -44,11 +46,18 @@ def _changed_paths(facts: Facts) -> list[tuple[str, str]]:
 
 
 def _last_errors(facts: Facts) -> list[str]:
+    """The last error of each failing call, each on one line."""
     last: dict[str, str] = {}
     for entry in facts.errors:
-        line = entry[0]
+        line = " ".join(entry[0].split())
         last[line.split(": ", 1)[0]] = line
     return list(last.values())
+
+
+def _error_items(summary_text: str) -> list[str]:
+    """The items of the summary's errors sections (``Errors and fixes``, facts' ``Errors``)."""
+    return [line[2:] for line in carried_lines(summary_text, ("errors and fixes", "errors"))
+            if line.startswith("- ")]
 
 
 def _commands(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str]) -> list[str]:
@@ -124,7 +133,9 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
     facts = gather_facts(head, memo)  # once: it parses every tool call of the head
     kept = carried_text(summary_text)  # a fact named elsewhere would not reach the next one
     paths = [(p, v) for p, v in _changed_paths(facts) if p not in kept]
-    errors = [f"- {e}" for e in _last_errors(facts) if e not in kept]
+    shown = _error_items(summary_text)  # an item may be shortened: it names its error
+    errors = [f"- {e}" for e in _last_errors(facts)
+              if e not in kept and not any(names_error(s, e) for s in shown)]
     commands = [f"- {c}" for c in _commands(head, memo, facts.commands) if c not in kept]
     constraints = [f"- {c}" for c in _constraints(head, memo, facts.constraints)
                    if c not in kept]

@@ -39,6 +39,7 @@ from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
 from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 
+_CONTINUATIONS = frozenset(CONTINUATION_TEXTS.values())
 _READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
                     "grep", "glob", "find_file", "search_file", "search_dir", "ls", "tree"}
 _VIEWER_COMMANDS = {"cat", "sed", "head", "tail", "nl", "less", "grep", "rg", "ls", "find",
@@ -63,6 +64,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     keep_at = memo.keep_facts_at
     actions_of, opened, error_of, label_of = memo.actions, memo.opened, memo.error, memo.label
     requests_seen = facts.requests
+    in_block = False
     for at, m in with_pairs_positioned(messages):  # a tool-pair note's pairs come back before it
         if at in keep_at:  # the facts of messages[:at], as a scan of just those would end
             facts.last_calls = [label_of(r) for r in last_calls]
@@ -73,14 +75,23 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             carry_forward(texts[0] if texts else "", facts)
             for text in texts[1:]:  # user messages re-sent after it, merged by the agent view
                 resent_request(text.strip(), facts)
+            in_block = True  # until its continuation: user messages in it are re-sent ones
             continue
         if m.role == "assistant":
+            content, in_block = m.content, False
             if meta.is_continuation:  # an earlier compaction's: it says whether it was answered
-                facts.answered = m.text == CONTINUATION_TEXTS["answered"]
-                continue
+                first = content[0] if content else None
+                facts.answered = (isinstance(first, TextContent)
+                                  and first.text == CONTINUATION_TEXTS["answered"])
+                # The assistant's next message may be merged into it (agent_view): its text
+                # and tool calls count.
+                content = tuple(p for p in content if not (
+                    isinstance(p, TextContent) and p.text in _CONTINUATIONS))
+                if not content:
+                    continue
             said: list[str] = []  # ``m.text``'s parts and ``m.tool_requests``, in one pass
             requests: list[ToolRequest] = []
-            for p in m.content:
+            for p in content:
                 if isinstance(p, TextContent):
                     said.append(p.text)
                 elif isinstance(p, ToolRequest):
@@ -153,8 +164,11 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             if is_harness_text(text) or (kind in ("harness", "command") and len(texts) == 1):
                 continue
             text = text.strip()
-            if not requests_seen or requests_seen[-1] != text:
+            if in_block:
+                resent_request(text, facts)
+            elif not requests_seen or requests_seen[-1] != text:
                 requests_seen.append(text)
+                facts.next_step = ""  # a request after a summary: its next step is done with
             checklist = checklist_todos(text)
             if checklist is not None:  # the user's own list of what is to be done
                 facts.pending = checklist
