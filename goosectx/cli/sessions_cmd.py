@@ -19,6 +19,7 @@ from goosectx.errors import UsageError
 if TYPE_CHECKING:
     from goosectx.config import Settings
     from goosectx.session import Session
+    from goosectx.store.damaged_pairs import LostPairs
 
 
 def ask_line(question: str) -> str:
@@ -75,30 +76,44 @@ def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: boo
         _write_markdown(iter_transcript_markdown(view, view.conversation))
         _warn_damaged_messages(session.id, damaged)
         return
+    from goosectx.store.damaged_pairs import LostPairs
+
     store, session_id = resolve_session(settings, ref, read_only=True)
     damaged = []
     unreadable: list[str] | None = [] if skip_damaged else None
+    lost = LostPairs()
     try:
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
         _write_markdown(iter_transcript_markdown(
-            header, store.iter_messages_plain(session_id, damaged, unreadable)))
+            header, store.iter_messages_plain(session_id, damaged, unreadable, lost)))
     finally:
         store.close()
     _warn_damaged_messages(session_id, damaged)
-    _warn_skipped(session_id, unreadable)
+    _warn_skipped(session_id, unreadable, lost)
 
 
-def _warn_skipped(session_id: str, unreadable: list[str] | None) -> None:
-    """One line on stderr naming the messages ``--skip-damaged`` left out."""
+def _warn_skipped(session_id: str, unreadable: list[str] | None, lost: LostPairs) -> None:
+    """One line on stderr naming the messages ``--skip-damaged`` left out.
+
+    And the tool pairs they broke: the results of calls (named), the calls of results.
+    """
     if unreadable:
         from goosectx.cli.folding import plural
 
         shown = ", ".join(unreadable[:5]) + (", …" if len(unreadable) > 5 else "")
         one = len(unreadable) == 1
+        pairs = []
+        if lost.results:
+            names = ", ".join(dict.fromkeys(lost.results))
+            pairs.append(f"the result of {plural(len(lost.results), 'tool call')} ({names})")
+        if lost.calls:
+            pairs.append(f"the call of {plural(lost.calls, 'tool result')}")
+        held = (f"; {'it' if one else 'they'} held {' and '.join(pairs)}, marked in the "
+                "transcript where it was lost" if pairs else "")
         note(f"goosectx: warning: session {session_id}: {plural(len(unreadable), 'message')} "
              f"that {'does' if one else 'do'} not parse {'was' if one else 'were'} left out "
-             f"({shown}); everything else is there")
+             f"({shown}){held}; everything else is there")
 
 
 def _warn_damaged_times(session: Session) -> None:
@@ -159,18 +174,20 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     """
     from goosectx.export import iter_session_json
     from goosectx.export_markdown import iter_transcript_markdown
+    from goosectx.store.damaged_pairs import LostPairs
 
     store, session_id = resolve_session(settings, ref, read_only=True)
     damaged: list[str] = []  # messages whose stored time does not parse
     unreadable: list[str] | None = [] if skip_damaged else None
+    lost = LostPairs()
     try:
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
         pieces = (iter_session_json(header, store.iter_messages_json(session_id, damaged,
-                                                                     unreadable))
+                                                                     unreadable, lost))
                   if fmt == "json" else
                   iter_transcript_markdown(header, store.iter_messages_plain(
-                      session_id, damaged, unreadable)))
+                      session_id, damaged, unreadable, lost)))
         # Wherever it goes (a later `cat` of the file reaches a terminal): JSON keeps the same
         # values with unsafe characters escaped; Markdown, made for reading, shows them.
         safe = json_safe if fmt == "json" else terminal_safe
@@ -182,7 +199,7 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     finally:
         store.close()
     _warn_damaged_messages(session_id, damaged)
-    _warn_skipped(session_id, unreadable)
+    _warn_skipped(session_id, unreadable, lost)
     if output is not None:
         note(f"exported {header.display_name} to {output}")
 

@@ -20,6 +20,7 @@ import json
 import math
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from goosectx.conversation import Conversation, Message, PlainMessage
 from goosectx.errors import StoreCorrupt
@@ -31,6 +32,9 @@ from goosectx.store.rows import INSERT_MESSAGE, MESSAGES_WITH_STATE, METADATA_JS
 from goosectx.store.rows import metadata_json as metadata_json_of
 from goosectx.testhooks import pause_point
 from goosectx.usage import LedgerEntry
+
+if TYPE_CHECKING:
+    from goosectx.store.damaged_pairs import LostPairs
 
 
 def plan_positions(
@@ -151,7 +155,7 @@ class MessageStore(StoreDatabase):
             yield parse_message(session_id, self.path, *row)
 
     def iter_messages_plain(self, session_id: str, damaged: list[str] | None = None,
-                            unreadable: list[str] | None = None
+                            unreadable: list[str] | None = None, lost: LostPairs | None = None
                             ) -> Iterator[Message | PlainMessage]:
         """:meth:`iter_messages`, with each plain row given as a :class:`PlainMessage`.
 
@@ -160,44 +164,55 @@ class MessageStore(StoreDatabase):
         that does not parse raises ``StoreCorrupt`` as in :meth:`iter_messages`. ``damaged``:
         a message time that does not parse is read as unknown (see :func:`parse_message`).
         ``unreadable``: when given, a row that does not parse is skipped and its id appended
-        (``--skip-damaged``: what still reads is saved).
+        (``--skip-damaged``: what still reads is saved), and a tool call or result it leaves
+        alone is marked (:func:`~goosectx.store.damaged_pairs.mend_pairs`, counted in
+        ``lost``).
         """
-        for row in self._iter_rows(session_id):
-            try:
-                yield plain_row(*row) or parse_message(session_id, self.path, *row, damaged)
-            except StoreCorrupt:
-                if unreadable is None:
-                    raise
-                unreadable.append(row[0])
+        for row in self._rows(session_id, unreadable, lost):
+            yield plain_row(*row) or parse_message(session_id, self.path, *row, damaged)
 
     def iter_messages_json(self, session_id: str, damaged: list[str] | None = None,
-                           unreadable: list[str] | None = None) -> Iterator[str]:
+                           unreadable: list[str] | None = None, lost: LostPairs | None = None
+                           ) -> Iterator[str]:
         """Each message's JSON (the keys and values of :meth:`Message.to_dict`), in order.
 
         Every row is checked as :meth:`iter_messages` reads it (a plain row without building
         the message), so a row that does not parse raises ``StoreCorrupt`` the same way; the
         text given is the stored JSON spliced into the message object, not encoded a second
         time (``sessions export --format json``). ``damaged``: a message time that does not
-        parse is ``null`` (see :func:`parse_message`). ``unreadable``: as in
+        parse is ``null`` (see :func:`parse_message`). ``unreadable``, ``lost``: as in
         :meth:`iter_messages_plain`.
         """
         dumps = json.JSONEncoder(ensure_ascii=False).encode
-        for row in self._iter_rows(session_id):
+        for row in self._rows(session_id, unreadable, lost):
             mid, role, created, content_json, metadata_json = row
             when = dumps(created)
             if plain_row(*row) is None:
                 known = len(damaged) if damaged is not None else 0
-                try:
-                    parse_message(session_id, self.path, *row, damaged)
-                except StoreCorrupt:
-                    if unreadable is None:
-                        raise
-                    unreadable.append(mid)
-                    continue
+                parse_message(session_id, self.path, *row, damaged)
                 if damaged is not None and len(damaged) > known:
                     when = "null"
             yield (f'{{"id": {dumps(mid)}, "role": {dumps(role)}, "created": {when},'
                    f' "content": {content_json}, "metadata": {metadata_json}}}')
+
+    def _rows(self, session_id: str, unreadable: list[str] | None, lost: LostPairs | None
+              ) -> Iterator[tuple[str, str, str, str, str]]:
+        """The session's rows; with ``unreadable``, those that read, pairs mended."""
+        rows = self._iter_rows(session_id)
+        if unreadable is None:
+            return rows
+        from goosectx.store.damaged_pairs import mend_pairs
+
+        def readable(row: tuple[str, str, str, str, str]) -> bool:
+            if plain_row(*row) is not None:
+                return True
+            try:
+                parse_message(session_id, self.path, *row, [])  # a bad time alone reads
+            except StoreCorrupt:
+                return False
+            return True
+
+        return mend_pairs(rows, readable, unreadable, lost)
 
     def _iter_rows(self, session_id: str) -> Iterator[tuple[str, str, str, str, str]]:
         with self._guard():
