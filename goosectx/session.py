@@ -122,6 +122,10 @@ class SessionState:
             saved with the report: ``current`` adds the change of that part since
             (docs/architecture.md §5); ``None`` when ``current`` is no report, or for a
             session saved before it was kept (its report is then taken as it is).
+        stated_limits: Per model, the context window its server stated when it rejected a
+            request as too long, with the configured limit it replaced:
+            ``[stated, configured]`` (``configured`` 0 when unknown). Used on resume while
+            the configured limit is the same (:mod:`goosectx.compaction.stated_limit`).
     """
 
     auto_compaction_paused: bool = False
@@ -131,6 +135,7 @@ class SessionState:
     compaction_failures: int = 0
     calibration: dict[str, list[float]] = field(default_factory=dict)
     report_fixed_tokens: int | None = None
+    stated_limits: dict[str, list[int]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -140,7 +145,8 @@ class SessionState:
                 "growth_base_tokens": self.growth_base_tokens,
                 "compaction_failures": self.compaction_failures,
                 "calibration": {k: list(v) for k, v in self.calibration.items()},
-                "report_fixed_tokens": self.report_fixed_tokens}
+                "report_fixed_tokens": self.report_fixed_tokens,
+                "stated_limits": {k: list(v) for k, v in self.stated_limits.items()}}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SessionState:
@@ -159,13 +165,22 @@ class SessionState:
                         float(r) for r in ratios if isinstance(r, int | float)
                         and not isinstance(r, bool) and low <= r <= high
                     ][-CALIBRATION_WINDOW:]
+        stated: dict[str, list[int]] = {}
+        raw_stated = data.get("stated_limits")
+        if isinstance(raw_stated, dict):
+            for model, pair in raw_stated.items():
+                if (isinstance(model, str) and isinstance(pair, list) and len(pair) == 2
+                        and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
+                                for n in pair) and pair[0] > 0):
+                    stated[model] = [int(pair[0]), int(pair[1])]
         return cls(auto_compaction_paused=bool(data.get("auto_compaction_paused", False)),
                    paused_by_undo=bool(data.get("paused_by_undo", False)),
                    judge_input_tokens=opt_int("judge_input_tokens"),
                    growth_base_tokens=opt_int("growth_base_tokens"),
                    compaction_failures=opt_int("compaction_failures") or 0,
                    calibration=calibration,
-                   report_fixed_tokens=opt_int("report_fixed_tokens"))
+                   report_fixed_tokens=opt_int("report_fixed_tokens"),
+                   stated_limits=stated)
 
 
 @dataclass(frozen=True, slots=True)

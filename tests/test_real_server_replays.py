@@ -193,6 +193,33 @@ def test_a_window_the_server_states_replaces_a_wrong_configured_limit(
     assert len(accepted) == 3  # first turn, the summary, the retried step
 
 
+def test_a_window_the_server_stated_is_kept_with_the_session_for_the_next_process(
+        fake_server: FakeServer, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The server stated 4096 in one process; the next `run --resume` (a new process, the same
+    # configuration) starts from it: compacts before sending instead of a second rejection,
+    # and `info` shows the limit with where it came from.
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "32768")
+    configure(isolated_env["config"], fake_server, max_output_tokens=96)
+    fake_server.default_reply = words_window(4096, replay("plain_stream"))  # type: ignore[assignment]
+    cli(capsys, "run", "--name", "big", "-t", "lorem " * 3000)
+    _, err = cli(capsys, "run", "--resume", "big", "-t", "ipsum " * 3000)
+    assert "context compacted (reactive)" in err
+    sent = len(fake_server.requests)
+    _, err = cli(capsys, "run", "--resume", "big", "-t", "dolor " * 2500)
+    assert "rejected the request as too long" not in err
+    assert all(len(json.dumps(r["messages"]).split()) <= 4096
+               for r in fake_server.requests[sent:])  # no request over the stated window
+    assert stored_messages("big")[-1].text == "Say hello."
+    out, _ = cli(capsys, "info", "--session", "big")
+    line = next(x for x in out.splitlines() if x.startswith("context limit"))
+    assert "4,096 tokens" in line and "stated by the server" in line, line
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "16000")  # a new configured limit replaces it
+    out, _ = cli(capsys, "info", "--session", "big")
+    line = next(x for x in out.splitlines() if x.startswith("context limit"))
+    assert "16,000 tokens" in line, line
+
+
 # -- usage: never in the stream, even with stream_options.include_usage --------------------
 def test_recorded_stream_carries_no_usage() -> None:
     fixture = recorded("plain_stream")

@@ -7,11 +7,15 @@ a session for the model: ``--session SESSION``, else the session last used in th
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from goosectx import __version__
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.config import Settings
 from goosectx.usage import format_cap_usd
+
+if TYPE_CHECKING:
+    from goosectx.session import Session
 
 
 def show_info(settings: Settings, session_ref: str | None = None) -> None:
@@ -38,13 +42,14 @@ def show_info(settings: Settings, session_ref: str | None = None) -> None:
     rows.append(("compaction model", settings.compaction_model or "(main model)",
                  settings.source("compaction_model")))
     rows.append(("approval mode", settings.mode, settings.source("mode")))
-    limit, source = _context_limit(settings)
+    session, no_session = _session(settings, session_ref)
+    limit, source = _context_limit(settings, session)
     rows.append(("context limit", limit, source))
     threshold = f"{settings.threshold_ratio:g}"
     if not settings.auto_compaction_enabled:
         threshold += " (auto-compaction off)"
     rows.append(("compaction threshold", threshold, settings.source("threshold_ratio")))
-    rows.append(_calibration(settings, session_ref))
+    rows.append(_calibration(settings, session, no_session))
     rows.append(("max turns", str(settings.max_turns), settings.source("max_turns")))
     cap = settings.max_cost_usd
     rows.append(("spending cap", f"{format_cap_usd(cap)} per session" if cap else "none",
@@ -73,39 +78,64 @@ def _extensions(settings: Settings) -> tuple[str, str, str]:
     return ("extensions", ", ".join(sorted(names)), "config file")
 
 
-def _context_limit(settings: Settings) -> tuple[str, str]:
+def _context_limit(settings: Settings, session: Session | None) -> tuple[str, str]:
+    """The context limit and its source; a window the session's server stated, if it holds."""
+    from goosectx.compaction.stated_limit import session_limit
+    from goosectx.providers.base import ContextLimit
+
+    tokens, source = _configured_limit(settings)
+    if tokens is None:
+        return "unknown", source
+    model = settings.model or (session.model if session is not None else None)
+    if session is not None and model:
+        kept = session_limit(session.state, model, ContextLimit(tokens, source))
+        if kept.tokens != tokens:
+            return f"{kept.tokens:,} tokens", f"{kept.source}, session {session.display_name}"
+    return f"{tokens:,} tokens", source
+
+
+def _configured_limit(settings: Settings) -> tuple[int | None, str]:
+    """The configured context limit in tokens (``None``: unknown) and its source."""
     env_override = settings.source("context_limit_tokens").startswith("env")
     if settings.context_limit_tokens is not None and (env_override or not settings.model):
-        return f"{settings.context_limit_tokens:,} tokens", settings.source("context_limit_tokens")
+        return settings.context_limit_tokens, settings.source("context_limit_tokens")
     if not settings.model:
-        return "128,000 tokens", "default; no model configured"
+        return 128_000, "default; no model configured"
     try:
         from goosectx.providers.litellm_provider import resolve_context_limit
     except ImportError:
-        return "unknown", "provider adapter unavailable"
+        return None, "provider adapter unavailable"
     limit = resolve_context_limit(settings, settings.model)
-    return f"{limit.tokens:,} tokens", limit.source
+    return limit.tokens, limit.source
 
 
-def _calibration(settings: Settings, session_ref: str | None) -> tuple[str, str, str]:
-    """The calibration row: ``estimates ×1.84, calibrated on 12 calls`` and whose it is."""
+def _session(settings: Settings, session_ref: str | None) -> tuple[Session | None, str]:
+    """The session ``info`` describes (``--session``, else the last one here), or why none."""
     from goosectx.cli.common import open_store, resolve_session
-    from goosectx.compaction import calibration
 
     session_id: str | None
     if session_ref is not None:
         store, session_id = resolve_session(settings, session_ref, read_only=True)
     elif not (settings.data_dir / "sessions.db").exists():
-        return "calibration", "uncalibrated", "no session yet"
+        return None, "no session yet"
     else:
         store = open_store(settings, read_only=True)  # info only reads: a full disk is fine
         session_id = store.most_recent(Path.cwd())
     try:
         if session_id is None:
-            return "calibration", "uncalibrated", "no session in this directory; --session"
-        session = store.load_header(session_id)
+            return None, "no session in this directory; --session"
+        return store.load_header(session_id), ""
     finally:
         store.close()
+
+
+def _calibration(settings: Settings, session: Session | None, no_session: str
+                 ) -> tuple[str, str, str]:
+    """The calibration row: ``estimates ×1.84, calibrated on 12 calls`` and whose it is."""
+    from goosectx.compaction import calibration
+
+    if session is None:
+        return "calibration", "uncalibrated", no_session
     model = settings.model or session.model
     return ("calibration", calibration.describe(session.state, model),
             f"session {session.display_name}, model {model or '(none)'}")

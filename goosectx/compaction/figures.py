@@ -116,7 +116,9 @@ class ContextFigures:
         if self.provider is None:
             limit = self.settings.context_limit_tokens or DEFAULT_CONTEXT_LIMIT_TOKENS
             return ContextLimit(limit, self.settings.source("context_limit_tokens"))
-        return self.provider.context_limit()
+        from goosectx.compaction.stated_limit import kept_limit
+
+        return kept_limit(self.session.state, self.provider, self.provider.context_limit())
 
     def current_tokens(self, request: RequestContext,
                        breakdown: ContextBreakdown | None = None) -> tuple[int, bool]:

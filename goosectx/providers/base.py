@@ -68,6 +68,11 @@ class ProviderResponse:
 StreamItem: TypeAlias = TextDelta | ThinkingDelta | ToolCallDelta | ProviderResponse
 
 
+STATED_LIMIT_SOURCE = "stated by the server when it rejected a request"
+"""The source of a context limit the server stated in a rejection ("maximum context length is
+N tokens"): it wins over a larger configured one."""
+
+
 @dataclass(frozen=True, slots=True)
 class ContextLimit:
     """A context window and where the figure came from.

@@ -33,6 +33,7 @@ from goosectx.errors import (
     ProviderError,
 )
 from goosectx.providers.base import (
+    STATED_LIMIT_SOURCE,
     ContextLimit,
     ProviderResponse,
     StreamItem,
@@ -96,6 +97,7 @@ class LiteLLMProvider:
         self._credentials: dict[str, str] | None = None
         self._provider_name: str | None = None
         self._stated_limit_tokens: int | None = None
+        self._stated_source = STATED_LIMIT_SOURCE
 
     # -- limits ----------------------------------------------------------------------------
     def _model_info(self) -> dict[str, Any]:
@@ -117,13 +119,19 @@ class LiteLLMProvider:
         request ("maximum context length is 4096 tokens") wins from then on: a request
         over it cannot succeed, whatever the configuration says.
         """
-        configured = self._configured_context_limit()
+        configured = self.configured_context_limit()
         stated = self._stated_limit_tokens
         if stated is not None and stated < configured.tokens:
-            return ContextLimit(stated, "stated by the server when it rejected a request")
+            return ContextLimit(stated, self._stated_source)
         return configured
 
-    def _configured_context_limit(self) -> ContextLimit:
+    def learn_stated_limit(self, tokens: int, source: str) -> None:
+        """Take ``tokens`` as the window the server stated (kept with a session: ``source``)."""
+        if self._stated_limit_tokens is None or tokens < self._stated_limit_tokens:
+            self._stated_limit_tokens, self._stated_source = tokens, source
+
+    def configured_context_limit(self) -> ContextLimit:
+        """The limit the configuration gives: :meth:`context_limit` without the server's."""
         s = self.settings
         source = s.source("context_limit_tokens")
         if self.role == "main" and s.context_limit_tokens and source.startswith("env"):
@@ -297,7 +305,8 @@ class LiteLLMProvider:
             exc, model=self.model, where=self._where(),
             key_env=self.config.api_key_env
             or f"{(self._provider_name or 'openai').upper()}_API_KEY")
-        self._stated_limit_tokens = stated or self._stated_limit_tokens
+        if stated:
+            self._stated_limit_tokens, self._stated_source = stated, STATED_LIMIT_SOURCE
         return error
 
 
