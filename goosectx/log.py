@@ -7,6 +7,7 @@ import logging.handlers
 import os
 from pathlib import Path
 
+from goosectx.private_mode import make_private
 from goosectx.redaction import Redactor, secret_values
 
 LOGGER_NAME = "goosectx"
@@ -26,12 +27,16 @@ class _RedactingFilter(logging.Filter):
 def setup_debug_log(path: Path) -> Path:
     """Send goosectx's (and litellm's) debug records to ``path``, rotated at 5 MB × 3.
 
-    The file is created 0600 and every record passes through a filter that redacts the
+    The file is created 0600 (a wider mode left on it, its rotated copies or its directory
+    is taken off) and every record passes through a filter that redacts the
     values of secret-looking environment variables (:mod:`goosectx.redaction`).
     """
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     if not path.exists():
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    # One made before (an older version, a umask of 022) or copied in: 0600 again, with the
+    # rotated ones; the directory 0700.
+    make_private(path.parent, path, *(path.with_name(f"{path.name}.{n}") for n in (1, 2, 3)))
     handler = logging.handlers.RotatingFileHandler(path, maxBytes=5_000_000, backupCount=3)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(_RedactingFilter())

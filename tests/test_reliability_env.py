@@ -157,3 +157,34 @@ def test_data_dir_database_exports_and_debug_log_are_private(saved, tmp_path):
     extras = list(home.glob("sessions.db-*"))
     for extra in extras:
         assert mode(extra) == 0o600, extra.name
+
+
+def test_a_log_lock_and_tool_output_left_wider_are_made_private_again(tmp_path):
+    # Files copied in, or made under a umask of 022 by an older version: the next run takes
+    # group and other access off them, as it does for the database.
+    from fakeserver import FakeServer
+    from reliability_support import model_env
+
+    home = tmp_path / "home"
+    with FakeServer([{"text": "one"}, {"text": "two"}]) as server:
+        env = model_env(home, server.base_url)
+        assert cli(env, "run", "--name", "p", "-t", "hi", cwd=tmp_path).returncode == 0
+        locks = home / "locks"
+        (lock,) = locks.glob("*.lock")
+        log = home / "goosectx.log"
+        log.write_text("old\n")
+        rotated = home / "goosectx.log.1"
+        rotated.write_text("older\n")
+        overflow = home / "tool-output"
+        overflow.mkdir(exist_ok=True)
+        kept = overflow / "20250101-000000-abcd1234.stdout.txt"
+        kept.write_text("output\n")
+        for path in (log, rotated, lock, kept):
+            path.chmod(0o644)
+        for path in (locks, overflow):
+            path.chmod(0o755)
+        proc = cli(env, "--debug", "run", "--resume", "p", "-t", "again", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+    assert {p.name: mode(p) for p in (log, rotated, lock, kept)} == dict.fromkeys(
+        (p.name for p in (log, rotated, lock, kept)), 0o600)
+    assert mode(locks) == 0o700 and mode(overflow) == 0o700

@@ -11,7 +11,6 @@ import contextlib
 import json
 import os
 import sqlite3
-import stat
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -184,15 +183,10 @@ class StoreDatabase:
         readable by others. Only what this user owns, never a shared (sticky) directory such
         as /tmp; a file that cannot be changed (read-only media) is left as it is.
         """
-        uid = os.geteuid()
-        for path in (self.data_dir, self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue
-            if st.st_mode & 0o077 and st.st_uid == uid and not st.st_mode & stat.S_ISVTX:
-                with contextlib.suppress(OSError):
-                    os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
+        from goosectx.private_mode import make_private
+
+        make_private(self.data_dir, self.path, Path(f"{self.path}-wal"),
+                     Path(f"{self.path}-shm"))
 
     def _connect(self, *, private_index: bool) -> sqlite3.Connection:
         """A connection, WAL on, migrations applied (raises sqlite3's errors as they come).

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from goosectx.errors import SessionInUse, StoreError
+from goosectx.private_mode import make_private
 from goosectx.session import valid_session_id
 
 
@@ -22,6 +23,7 @@ class SessionLock:
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            make_private(path.parent, path)  # made before with a wider mode: 0700 / 0600
         except OSError as exc:
             raise StoreError(
                 f"cannot create the session lock {path}: {exc.strerror}",

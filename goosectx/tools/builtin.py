@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from goosectx.config import Settings
+from goosectx.private_mode import make_private_dir
 from goosectx.redaction import Redactor, is_secret, secret_values
 from goosectx.tools.base import ToolContext, ToolRegistry
 from goosectx.tools.shell import ShellTool
@@ -20,6 +21,15 @@ from goosectx.tools.text_editor import TextEditorTool
 from goosectx.tools.tree import TreeTool
 
 OVERFLOW_SUBDIR = "tool-output"
+_PRIVATE_DIRS: set[Path] = set()
+"""Overflow directories made private (with their files) by this process: once each."""
+
+
+def _make_private_once(overflow_dir: Path) -> None:
+    """The overflow directory 0700 and its files 0600 again, once a process (README)."""
+    if overflow_dir not in _PRIVATE_DIRS:
+        _PRIVATE_DIRS.add(overflow_dir)
+        make_private_dir(overflow_dir)
 
 
 def default_registry() -> ToolRegistry:
@@ -92,6 +102,7 @@ def make_tool_context(
         overflow_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError:
         pass  # a full disk: the output marker says the overflow file could not be saved
+    _make_private_once(overflow_dir)
     return ToolContext(
         working_dir=working_dir,
         cancel=cancel if cancel is not None else threading.Event(),

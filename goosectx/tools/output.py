@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from goosectx.errors import is_disk_full
+from goosectx.private_mode import make_private
 
 REDACT_HOLDBACK_CHARS = 4096
 """Characters held back before redaction so a secret split across two reads is still
@@ -41,6 +42,7 @@ def overflow_path(overflow_dir: Path, label: str) -> Path:
 
 def _open_private(path: Path) -> IO[str]:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    make_private(path.parent)  # one made before with a wider mode: 0700 again
     fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
     return os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="")
 
