@@ -297,3 +297,15 @@ def test_a_request_of_few_characters_but_many_tokens_is_still_cut_to_its_budget(
     rendered = render_markdown(extractive_summary(msgs, max_tokens=120, counter=COUNTER))
     assert COUNTER.count_text(rendered) <= 120
     assert ducks not in rendered  # the newest request was cut ("[…]"), not kept whole
+
+
+def test_an_older_summary_whose_intent_was_a_note_gives_the_intent_alone() -> None:
+    # Summaries written before the intent was carried titled it "user intent: …".
+    old = ("# Conversation Summary\n\n## User intent\n\nuser intent: build the CSV tool\n\n"
+           "## Problem solving\n\nExtractive summary (no model) of 4 messages with 0 tool "
+           "calls and 0 error(s). Earlier: user intent: build the CSV tool\n")
+    summary_msg = Message("user", (TextContent(old),),
+                          MessageMetadata(user_visible=False, is_summary=True))
+    again = extractive_summary([summary_msg, Message.assistant("Working on it.")],
+                               max_tokens=4000, counter=COUNTER)
+    assert again.user_intent == "build the CSV tool"

@@ -271,7 +271,7 @@ def carry_forward(text: str, facts: Facts) -> None:
         facts.pending = carried
     intent = "\n".join(sections.get("user intent", [])).strip()
     if intent and not facts.intent:  # the task's intent: the earliest summary's
-        facts.intent = intent
+        facts.intent = intent.removeprefix("user intent: ")  # an older rendering's note
     facts.next_step = "\n".join(sections.get("next step", [])).strip()
     # Its own note only counts (what it carried before is kept instead, flat); its intent is
     # kept as the intent.
