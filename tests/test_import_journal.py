@@ -72,3 +72,33 @@ def test_an_import_while_another_connection_is_open_stays_in_wal_mode(
     finally:
         store.close()
         other.close()
+
+
+def test_an_import_that_fills_the_disk_leaves_the_store_as_it_was(
+        tmp_path: Path, work: Path) -> None:
+    from disk_support import small_tmpfs
+
+    from goosectx.errors import StoreError
+
+    with small_tmpfs(tmp_path, "1m", "cannot mount a tmpfs here") as disk:
+        store = SessionStore(disk / "d")
+        try:
+            kept = _imported(store, work, 4)
+            session = store.load(kept)
+            session.id, session.name = "20260101_000000_beef", "big"
+            session.import_hash = None
+            session.conversation = Conversation(
+                [Message.user(f"{i} " + "quokka " * 400) for i in range(1_000)])  # ~2.8 MB
+            with pytest.raises(StoreError) as exc:
+                store.save_new_session(session)
+            assert "disk full" in exc.value.one_line()
+        finally:
+            store.close()
+        store = SessionStore(disk / "d")
+        try:
+            assert [s.name for s in store.list_sessions()] == ["imported"]
+            assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            assert store._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            assert [h.name for h in store.search("quokka")] == ["imported"]
+        finally:
+            store.close()
