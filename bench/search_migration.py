@@ -33,6 +33,9 @@ def _strip_migration_4(db: Path) -> None:
         conn.execute("DROP TABLE IF EXISTS message_index")
         conn.execute("DROP TABLE IF EXISTS title_index")
         conn.execute("UPDATE sessions SET title=NULL")
+        # the seeded session was saved as an import is: waiting for the index, which
+        # migration 4 is now to build whole
+        conn.execute("UPDATE sessions SET unindexed_from=NULL, unindexed_to=NULL")
         conn.execute("DELETE FROM schema_migrations WHERE number=4")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:

@@ -18,11 +18,15 @@ from goosectx.cli.common import open_store
 from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.config import Settings
+from goosectx.errors import StoreError
 from goosectx.store import SessionStore, SessionSummary
-from goosectx.store.search import SearchHit
+from goosectx.store.search import SearchHit, match_query
 
 NEWEST_IN_REPL = 20
 """``/sessions`` shows the most recently changed sessions only."""
+NOTICE_PENDING_AT = 40_000
+"""Imported messages waiting for the search index from which a search first says it indexes
+them (about a second of CPU: 100k generated messages took ~2 s)."""
 
 
 def source_label(source: str | None) -> str:
@@ -142,7 +146,8 @@ def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int 
         UsageError: ``text`` has no word.
         StoreError: this SQLite has no FTS5.
     """
-    hits: list[SearchHit] = _read(settings, lambda s: s.search(text, limit=limit)) or []
+    match_query(text)  # no words: said before anything is read or indexed
+    hits: list[SearchHit] = _read(settings, lambda s: _search(s, text, limit)) or []
     if as_json:
         print(json.dumps([
             {"id": h.session_id, "name": h.name, "title": h.title, "in_title": h.in_title,
@@ -151,6 +156,26 @@ def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int 
             for h in hits], indent=2))
         return
     print_hits(_console(), hits, text)
+
+
+def _search(store: SessionStore, text: str, limit: int) -> list[SearchHit]:
+    """``store.search``, indexing imported messages first, with a line about a long wait.
+
+    An import leaves its messages out of the full-text index until a search needs them
+    (docs/architecture.md §8). When the database cannot be written here (read-only media, a
+    full disk, another process holding it), the search runs without them and says so.
+    """
+    pending = store.pending_for_index() if store.search_available() else 0
+    if pending:
+        from goosectx.cli.sessions_cmd import note
+
+        if pending >= NOTICE_PENDING_AT:
+            note(f"indexing {pending:,} imported messages for search…")
+        try:
+            store.index_pending()
+        except StoreError as exc:
+            note(f"{pending:,} imported messages are not searched: {exc.one_line()}")
+    return store.search(text, limit=limit, index_first=False)
 
 
 def print_hits(console: Console, hits: Sequence[SearchHit], text: str) -> None:

@@ -22,6 +22,7 @@ MIGRATION_PLAN (numbers reserved; use only yours, keep this list and docs/archit
     6  calibration state
     7  compaction undo state
     8  a message's changing metadata and token count apart from its row (``message_state``)
+    9  imported messages waiting for the full-text index (``sessions.unindexed_from/_to``)
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from goosectx.errors import StoreCorrupt, StoreError, StoreTooNew
-from goosectx.store.search_index import migrate_titles_and_index
+from goosectx.store.search_index import PENDING_SCHEMA, migrate_titles_and_index
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +145,8 @@ MIGRATIONS: tuple[Migration, ...] = (
         DELETE FROM message_state WHERE message_rowid = old.rowid;
     END;
     """),
+
+    Migration(9, "imported messages indexed for search at first need", PENDING_SCHEMA),
 )
 
 BOOKKEEPING = "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, applied TEXT NOT NULL)"

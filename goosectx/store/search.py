@@ -1,14 +1,17 @@
 """Session titles and full-text search (migration 4; docs/architecture.md §8).
 
 Two SQLite FTS5 tables, kept in step by triggers of the schema itself, so every way a row is
-written (an appended message, a compaction's transaction, an import, ``remove``) updates them
-in the same transaction:
+written (an appended message, a compaction's transaction, ``remove``) updates them in the same
+transaction:
 
 * ``message_index`` — the text parts of every user-visible message (the user's requests and
   the model's answers; tool output, summaries and other agent-only text are not indexed). Its
   rowid is the message row's rowid: inserting a message adds its row, deleting one removes it
   (goosectx never runs ``VACUUM``, which could renumber them). Compaction deletes nothing.
 * ``title_index`` — the session titles (one row per titled session).
+
+An import is the exception: its rows wait, named in its session's row (migration 9), and the first
+search indexes them, with the trigger's own SQL (issue 14: import parses and inserts).
 
 A session's title is its first user request (:func:`goosectx.session.request_title`), set by
 the store when that message is appended or a session is imported; the migration gives every
@@ -26,6 +29,7 @@ from datetime import datetime
 
 from goosectx.errors import StoreError, UsageError
 from goosectx.store.database import StoreDatabase, stored_time
+from goosectx.store.search_index import index_pending, pending_count
 
 SNIPPET_TOKENS = 12
 """Tokens of context in a search hit's snippet."""
@@ -76,8 +80,32 @@ class SearchStore(StoreDatabase):
             return self._conn.execute(
                 "SELECT 1 FROM sqlite_master WHERE name='message_index'").fetchone() is not None
 
-    def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
+    def pending_for_index(self) -> int:
+        """Imported messages not in the full-text index yet (the next search indexes them)."""
+        with self._guard():
+            return pending_count(self._conn)
+
+    def index_pending(self) -> int:
+        """Put the imported messages still waiting into the full-text index (one transaction).
+
+        Returns:
+            How many message rows were waiting (0: nothing was written).
+
+        Raises:
+            StoreError: the database cannot be written here (read-only media, a full disk,
+                busy): nothing changed.
+        """
+        if not self.pending_for_index():
+            return 0
+        with self._transaction() as conn:
+            return index_pending(conn)
+
+    def search(self, text: str, *, limit: int = 20, index_first: bool = True
+               ) -> list[SearchHit]:
         """Sessions whose title or message text holds every word of ``text``.
+
+        ``index_first``: index the imported messages still waiting first
+        (:meth:`index_pending`; the caller did, or says why it could not).
 
         Returns:
             At most ``limit`` hits: title matches first, then by the best message match
@@ -94,6 +122,8 @@ class SearchStore(StoreDatabase):
                 f"({sqlite3.sqlite_version}) does not have",
                 "use a Python whose sqlite3 has FTS5 (python.org builds and most "
                 "distributions do); every other command works without it")
+        if index_first:
+            self.index_pending()
         with self._guard():
             titles = {r[0]: r[1] for r in self._conn.execute(
                 "SELECT session_id, rank FROM title_index WHERE title_index MATCH ?"

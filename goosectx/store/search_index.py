@@ -8,12 +8,10 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from goosectx.message import Message
-from goosectx.parts import TextContent
 from goosectx.session import first_request_title
-from goosectx.stored_message import StoredMessage
 
 MESSAGE_TEXT = ("(SELECT group_concat(json_extract(p.value, '$.text'), char(10))"
                 " FROM json_each({content}) p WHERE json_extract(p.value, '$.type') = 'text')")
@@ -61,64 +59,67 @@ INDEX_ROWS = (
 """SQL: index the message rows matching ``{where}`` as ``message_index_insert`` does each."""
 
 
-def trigger_text(message: Message | StoredMessage) -> str | None:
-    """What ``message_index_insert`` indexes for a stored ``message``: "" for nothing.
-
-    The trigger's SQL, said in Python: nothing unless ``user_visible``; else the texts of the
-    ``text`` parts joined by newlines (nothing when that is empty). ``None`` when only SQLite
-    can say for certain: a flag that is not a bool, a text part of another class or whose
-    text is not a string, or a text holding NUL.
-    """
-    visible = message.metadata.user_visible
-    if type(visible) is not bool:
-        return None
-    if not visible:
-        return ""
-    texts = []
-    for part in message.content:
-        if part.type != "text":
-            continue
-        if type(part) is not TextContent or type(part.text) is not str or "\0" in part.text:
-            return None
-        texts.append(part.text)
-    return "\n".join(texts)
+PENDING_SCHEMA = """
+ALTER TABLE sessions ADD COLUMN unindexed_from INTEGER;
+ALTER TABLE sessions ADD COLUMN unindexed_to INTEGER;
+"""
+"""SQL of migration 9: a session's imported message rows not in ``message_index`` yet (the
+rowids from ``unindexed_from`` to ``unindexed_to``; NULL: none). Columns of the session's row,
+so they go with it; no table (a new database stays its size)."""
 
 
 @contextlib.contextmanager
-def indexed_in_bulk(conn: sqlite3.Connection, session_id: str,
-                    messages: Sequence[Message | StoredMessage]) -> Iterator[None]:
-    """Index a new session's ``messages`` in one go after the block inserts their rows.
+def indexed_later(conn: sqlite3.Connection, session_id: str) -> Iterator[None]:
+    """Leave the rows a new session's block inserts out of the index until a search.
 
     For a session with no message rows before the block (an import), inside the caller's
-    transaction, ``messages`` given in the order of their rows' positions: the per-row trigger
-    ``message_index_insert`` is dropped; at the end of the block each message's row is indexed
-    with :func:`trigger_text` (one ``executemany``), or by the trigger's own SQL
-    (:data:`INDEX_ROWS`) where that says ``None``, so the index holds the rows the trigger
-    would have made; then the trigger is made again from its stored SQL.
-    A failure rolls it all back with the transaction: other connections only ever see the
-    schema with its trigger. Without the trigger (no FTS5) the block just runs.
+    transaction: the per-row trigger ``message_index_insert`` is dropped, the block inserts
+    the rows, their rowids are recorded in the session's row (:data:`PENDING_SCHEMA`) and
+    the trigger is made again
+    from its stored SQL, so rows appended later are indexed as they come. The next search
+    indexes them (:func:`index_pending`: the trigger's own SQL, so the index holds the rows
+    it would have made). A failure rolls it all back with the transaction: other connections
+    only ever see the schema with its trigger. Without the trigger (no FTS5) the block just
+    runs.
     """
     row = conn.execute("SELECT sql FROM sqlite_master WHERE type='trigger'"
                        " AND name='message_index_insert'").fetchone()
     if row is None:
         yield
         return
+    # a new row's rowid is the largest one + 1 (goosectx never stores the largest possible
+    # rowid), and this write transaction holds the table: the block's rows are those between
+    before = conn.execute("SELECT max(rowid) FROM messages").fetchone()[0] or 0
     conn.execute("DROP TRIGGER message_index_insert")
     yield
-    # the rowids in position order, read from the (session_id, position) index alone: no
-    # lookup of each row in the table (its pages are in the WAL) as reading the ids needs
-    rowids = conn.execute("SELECT rowid FROM messages WHERE session_id=? ORDER BY position",
-                          (session_id,)).fetchall()
-    rows, by_sql = [], []
-    for message, (rowid,) in zip(messages, rowids, strict=True):
-        text = trigger_text(message)
-        if text is None:
-            by_sql.append((rowid,))
-        elif text:
-            rows.append((rowid, text, session_id))
-    conn.executemany("INSERT INTO message_index (rowid, text, session_id) VALUES (?,?,?)", rows)
-    conn.executemany(INDEX_ROWS.format(where="m.rowid = ?"), by_sql)
+    last = conn.execute("SELECT max(rowid) FROM messages").fetchone()[0] or 0
+    if last > before:
+        conn.execute("UPDATE sessions SET unindexed_from=?, unindexed_to=? WHERE id=?",
+                     (before + 1, last, session_id))
     conn.execute(row[0])
+
+
+def pending_count(conn: sqlite3.Connection) -> int:
+    """How many imported message rows wait for the index (:data:`PENDING_SCHEMA`)."""
+    row = conn.execute("SELECT sum(unindexed_to - unindexed_from + 1) FROM sessions"
+                       " WHERE unindexed_from IS NOT NULL").fetchone()
+    return int(row[0] or 0)
+
+
+def index_pending(conn: sqlite3.Connection) -> int:
+    """Index every imported row still waiting (inside the caller's write transaction).
+
+    Each session's rows are indexed by the trigger's SQL (:data:`INDEX_ROWS`) and its range is
+    cleared. Returns how many rows were waiting.
+    """
+    pending = conn.execute("SELECT id, unindexed_from, unindexed_to FROM sessions"
+                           " WHERE unindexed_from IS NOT NULL").fetchall()
+    for session_id, first, last in pending:
+        conn.execute(INDEX_ROWS.format(
+            where="m.rowid BETWEEN ? AND ? AND m.session_id = ?"), (first, last, session_id))
+        conn.execute("UPDATE sessions SET unindexed_from=NULL, unindexed_to=NULL WHERE id=?",
+                     (session_id,))
+    return sum(last - first + 1 for _, first, last in pending)
 
 
 def fts5_available(conn: sqlite3.Connection) -> bool:

@@ -35,7 +35,7 @@ from goosectx.store.message_read import read_messages
 from goosectx.store.messages import MessageStore
 from goosectx.store.rows import INSERT_MESSAGE, message_row, metadata_json
 from goosectx.store.search import SearchStore
-from goosectx.store.search_index import indexed_in_bulk
+from goosectx.store.search_index import indexed_later
 from goosectx.stored_message import StoredMessage
 from goosectx.usage import UsageLedger
 
@@ -159,9 +159,10 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         if session.title is None:
             session.title = first_request_title(messages)
         counts = session.token_counts
-        with self._page_cache(IMPORT_PAGE_CACHE_KIB), self._transaction() as conn:
+        with (self._page_cache(IMPORT_PAGE_CACHE_KIB), self._rollback_journal(),
+              self._transaction() as conn):
             self._insert_session(conn, session)
-            with indexed_in_bulk(conn, session.id, messages):
+            with indexed_later(conn, session.id):
                 conn.executemany(  # rows made one at a time: memory stays flat
                     INSERT_MESSAGE,
                     (message_row(session.id, float(i + 1), m, counts.get(m.id))

@@ -1,0 +1,104 @@
+"""An import writes its session with a rollback journal when no one else has the store open.
+
+(issue 14: the WAL made an import write its pages twice, once to the WAL and once by the
+checkpoint.) The store is left in WAL mode either way, and another open connection keeps it
+in WAL mode throughout.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from goosectx.conversation import Conversation, Message
+from goosectx.store import SessionStore
+
+
+def _imported(store: SessionStore, work: Path, n: int) -> str:
+    session = store.create_session(work, name="seed")
+    store.remove(session.id)
+    session.name = "imported"
+    session.conversation = Conversation(
+        [Message.user(f"request {i} about the quokka") if i % 2 == 0
+         else Message.assistant(f"answer {i}") for i in range(n)])
+    return store.save_new_session(session).id
+
+
+def _journal_modes(path: Path, seen: list[str]) -> None:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        seen.append(str(conn.execute("PRAGMA journal_mode").fetchone()[0]))
+    finally:
+        conn.close()
+
+
+def test_an_import_alone_leaves_the_store_in_wal_mode_with_its_session(
+        tmp_path: Path, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = SessionStore(tmp_path / "d")
+    modes: list[str] = []
+    real = SessionStore._transaction
+
+    def watched(self: SessionStore):  # type: ignore[no-untyped-def]
+        _journal_modes(self.path, modes)  # what the file says as the import's writes begin
+        return real(self)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(SessionStore, "_transaction", watched)
+        sid = _imported(store, work, 40)
+    assert modes[-1] == "delete"  # written once, to the database file
+    assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    store.append_message(sid, Message.user("one more"))
+    store.close()
+    assert not (tmp_path / "d" / "sessions.db-journal").exists()
+    store = SessionStore(tmp_path / "d")
+    try:
+        assert len(store.load(sid).conversation.messages) == 41
+        assert [h.name for h in store.search("quokka")] == ["imported"]
+    finally:
+        store.close()
+
+
+def test_an_import_while_another_connection_is_open_stays_in_wal_mode(
+        tmp_path: Path, work: Path) -> None:
+    other = SessionStore(tmp_path / "d")
+    other.list_sessions()
+    store = SessionStore(tmp_path / "d")
+    try:
+        sid = _imported(store, work, 40)
+        assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert len(other.load(sid).conversation.messages) == 40
+    finally:
+        store.close()
+        other.close()
+
+
+def test_an_import_that_fills_the_disk_leaves_the_store_as_it_was(
+        tmp_path: Path, work: Path) -> None:
+    from disk_support import small_tmpfs
+
+    from goosectx.errors import StoreError
+
+    with small_tmpfs(tmp_path, "1m", "cannot mount a tmpfs here") as disk:
+        store = SessionStore(disk / "d")
+        try:
+            kept = _imported(store, work, 4)
+            session = store.load(kept)
+            session.id, session.name = "20260101_000000_beef", "big"
+            session.import_hash = None
+            session.conversation = Conversation(
+                [Message.user(f"{i} " + "quokka " * 400) for i in range(1_000)])  # ~2.8 MB
+            with pytest.raises(StoreError) as exc:
+                store.save_new_session(session)
+            assert "disk full" in exc.value.one_line()
+        finally:
+            store.close()
+        store = SessionStore(disk / "d")
+        try:
+            assert [s.name for s in store.list_sessions()] == ["imported"]
+            assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            assert store._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            assert [h.name for h in store.search("quokka")] == ["imported"]
+        finally:
+            store.close()
