@@ -305,41 +305,6 @@ class StoreDatabase:
                 self._conn.execute(f"PRAGMA cache_size={before}")
 
     @contextlib.contextmanager
-    def _rollback_journal(self) -> Iterator[None]:
-        """The block's writes with a rollback journal instead of the WAL, where SQLite can.
-
-        A bulk write of new pages (an import) then goes to the database file once: in WAL mode
-        every page went to the WAL and was copied into the file again by the checkpoint after
-        the commit (100k messages: ~230 MB twice). SQLite leaves WAL mode only while no other
-        connection has the database open; where one has, the block runs in WAL mode as before.
-        ``synchronous=FULL`` meanwhile (a rollback journal's safe setting; the journal holds
-        only the few pages the block changes). While the block writes, another process opening
-        the database waits for it (busy timeout), as a writer always did; a crash leaves the
-        journal, which the next open rolls back; the next open makes it WAL again if this
-        cannot.
-        """
-        switched = False
-        with self._guard():
-            self._conn.execute("PRAGMA busy_timeout=0")  # another connection: do not wait
-            try:
-                switched = str(self._conn.execute(
-                    "PRAGMA journal_mode=DELETE").fetchone()[0]).lower() == "delete"
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc):
-                    raise
-            finally:
-                self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            if switched:
-                self._conn.execute("PRAGMA synchronous=FULL")
-        try:
-            yield
-        finally:
-            if switched:
-                with contextlib.suppress(sqlite3.Error):  # the next open makes it WAL
-                    self._conn.execute("PRAGMA synchronous=NORMAL")
-                    self._enable_wal(self._conn)
-
-    @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._guard():
             self._conn.execute("BEGIN IMMEDIATE")

@@ -159,8 +159,7 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         if session.title is None:
             session.title = first_request_title(messages)
         counts = session.token_counts
-        with (self._page_cache(IMPORT_PAGE_CACHE_KIB), self._rollback_journal(),
-              self._transaction() as conn):
+        with self._page_cache(IMPORT_PAGE_CACHE_KIB), self._transaction() as conn:
             self._insert_session(conn, session)
             with indexed_later(conn, session.id):
                 conn.executemany(  # rows made one at a time: memory stays flat

@@ -1,13 +1,12 @@
-"""An import writes its session with a rollback journal when no one else has the store open.
+"""An import keeps the store in WAL mode: another open connection reads along, a full disk
+leaves the store as it was (readable, searchable).
 
-(issue 14: the WAL made an import write its pages twice, once to the WAL and once by the
-checkpoint.) The store is left in WAL mode either way, and another open connection keeps it
-in WAL mode throughout.
+(A rollback journal for a lone import was measured — 100k: CPU 6.59 → 5.42 s — and not kept:
+a command that only reads, started while the import writes, would wait and fail "busy".)
 """
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -24,40 +23,6 @@ def _imported(store: SessionStore, work: Path, n: int) -> str:
         [Message.user(f"request {i} about the quokka") if i % 2 == 0
          else Message.assistant(f"answer {i}") for i in range(n)])
     return store.save_new_session(session).id
-
-
-def _journal_modes(path: Path, seen: list[str]) -> None:
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        seen.append(str(conn.execute("PRAGMA journal_mode").fetchone()[0]))
-    finally:
-        conn.close()
-
-
-def test_an_import_alone_leaves_the_store_in_wal_mode_with_its_session(
-        tmp_path: Path, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = SessionStore(tmp_path / "d")
-    modes: list[str] = []
-    real = SessionStore._transaction
-
-    def watched(self: SessionStore):  # type: ignore[no-untyped-def]
-        _journal_modes(self.path, modes)  # what the file says as the import's writes begin
-        return real(self)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(SessionStore, "_transaction", watched)
-        sid = _imported(store, work, 40)
-    assert modes[-1] == "delete"  # written once, to the database file
-    assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    store.append_message(sid, Message.user("one more"))
-    store.close()
-    assert not (tmp_path / "d" / "sessions.db-journal").exists()
-    store = SessionStore(tmp_path / "d")
-    try:
-        assert len(store.load(sid).conversation.messages) == 41
-        assert [h.name for h in store.search("quokka")] == ["imported"]
-    finally:
-        store.close()
 
 
 def test_an_import_while_another_connection_is_open_stays_in_wal_mode(
