@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -189,6 +188,8 @@ def parse_str(key: str, value: object) -> str:
 
 def read_toml(path: Path) -> dict[str, Any]:
     """Read a TOML file; every failure is a one-line ConfigError naming the file."""
+    import tomllib  # here: a run without a config file never parses TOML
+
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)

@@ -12,7 +12,6 @@ of a request the calibrated estimate said fits proves the ratio too low (:func:`
 from __future__ import annotations
 
 import math
-from statistics import median
 
 from goosectx.session import CALIBRATION_BOUNDS, CALIBRATION_WINDOW, SessionState
 
@@ -70,7 +69,11 @@ def refused(state: SessionState, model: str, context_limit_tokens: int,
 def ratio(state: SessionState, model: str | None) -> float:
     """The running median for ``model`` (1.0 when uncalibrated)."""
     ratios = state.calibration.get(model or "")
-    return float(median(ratios)) if ratios else 1.0
+    if not ratios:
+        return 1.0
+    from statistics import median  # here: an uncalibrated session never takes one
+
+    return float(median(ratios))
 
 
 def calls(state: SessionState, model: str | None) -> int:

@@ -32,10 +32,8 @@ from goosectx.compaction.decide import (
     reactive_refusal,
     tool_call_cutoff,
 )
-from goosectx.compaction.execute import execute
 from goosectx.compaction.figures import ContextFigures, RequestContext
 from goosectx.compaction.layout import cleared_messages
-from goosectx.compaction.pairs_step import condense_old_pairs
 from goosectx.compaction.plan import CompactionPlan, plan
 from goosectx.compaction.undo import undo_last
 from goosectx.conversation import Conversation
@@ -186,6 +184,8 @@ class ContextManager(ContextFigures):
         if (self.provider is None or self.manages_own_context
                 or not self.settings.tool_pair_summarization or _is_set(cancel)):
             return
+        from goosectx.compaction.pairs_step import condense_old_pairs  # here, as execute
+
         cutoff = tool_call_cutoff(self.settings, self.context_limit().tokens)
         done = yield from condense_old_pairs(self.session, self._summarisers(), self.counter,
                                              self._counter_for, cutoff=cutoff, cancel=cancel)
@@ -255,6 +255,10 @@ class ContextManager(ContextFigures):
         cancel: threading.Event | None = None,
     ) -> Iterator[Event]:
         """Run :func:`~goosectx.compaction.execute.execute`; the guard sees ``HistoryReplaced``."""
+        # Imported here: a dry run (``plan``) and a session that never compacts need none of
+        # the summary call's modules (parse, render, the tool-pair notes).
+        from goosectx.compaction.execute import execute
+
         b = self.breakdown(request)  # once, for the budget and the starting figure
         def measure() -> tuple[int, int]:  # called before the history changes
             return self.current_tokens(request, b)[0], self.context_limit().tokens
