@@ -159,6 +159,11 @@ def extension_configs(settings: Settings, specs: tuple[str, ...] = (),
                            specs, remotes)
 
 
+def enabled_names(configs: Any) -> list[str]:
+    """The names of the enabled extensions among ``configs``."""
+    return [c.name for c in configs if c.enabled]
+
+
 def start_extensions(configs: list[Any], session: Any, *, start: bool = True,
                      empty: bool = False) -> Any:
     """The session's extension manager, or ``None`` when no extension is enabled.
@@ -229,15 +234,22 @@ class RunServers:
 
     def __init__(self, settings: Settings) -> None:
         self.configs = extension_configs(settings, *settings.extensions.flags)
+        self.permissions = settings.permissions
         self.manager: Any = None
 
     def start(self, opened: Any, stderr: TextIO) -> Any:
-        """Record and start the session's servers; notices go to ``stderr``."""
+        """Record and start the session's servers; notices go to ``stderr``.
+
+        So does a warning for each permission rule that matches no tool of the session.
+        """
         from goosectx.cli.sanitize import terminal_safe
+        from goosectx.permissions import rules_for_no_tool
 
         configs, notices = session_extensions(opened, self.configs)
         for notice in notices:
             stderr.write(f"goosectx: {terminal_safe(notice)}\n")
+        for warning in rules_for_no_tool(self.permissions, enabled_names(configs)):
+            stderr.write(f"goosectx: warning: {terminal_safe(warning)}\n")
         self.manager = start_extensions(configs, opened.session)
         return self.manager
 
