@@ -163,6 +163,7 @@ def session_and_messages_from_json(
             raise ValueError(f"usage_ledger entry #{i + 1}: must be an object, "
                              f"not {json_kind(item)}")
         try:
+            _check_ledger_model(item)
             entries.append(LedgerEntry.from_dict(item))
         except ValueError as exc:
             raise ValueError(f"usage_ledger entry #{i + 1}: {exc}") from None
@@ -183,6 +184,17 @@ def session_and_messages_from_json(
         state=_state(meta.get("state")),
         metadata=dict(_field(meta, "metadata", dict, "an object")),
     ), messages
+
+
+def _check_ledger_model(entry: dict[str, Any]) -> None:
+    """Refuse a ledger entry with no ``model`` text (it would count as a call by model '').
+
+    An export always writes it; it is empty only for a call whose source named no model.
+    """
+    model = entry.get("model")
+    if not isinstance(model, str):
+        shown = json_kind(model) if "model" in entry else "missing"
+        raise ValueError(f'"model" must be the name of the model called (text), not {shown}')
 
 
 def _session_time(meta: dict[str, Any], name: str) -> datetime:

@@ -29,7 +29,7 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -39,8 +39,8 @@ from goosectx.config_values import fail
 from goosectx.errors import ConfigError
 from goosectx.shell_command import CommandForms, command_forms, shell_parts
 
-__all__ = ["PermissionRules", "RuleMatch", "match_rules", "parse_permissions", "shell_parts",
-           "suggested_rule"]
+__all__ = ["PermissionRules", "RuleMatch", "match_rules", "parse_permissions",
+           "rules_for_no_tool", "shell_parts", "suggested_rule"]
 
 RuleKind = Literal["allow", "ask", "deny"]
 
@@ -103,6 +103,42 @@ def parse_rule(rule: str) -> tuple[str, str | None]:
 BUILTIN_TOOLS = ("shell", "text_editor", "tree")
 """The built-in tools' names (``tools/builtin.py``): a rule naming another tool without a
 wildcard or an extension's ``NAME__`` would never match anything (a typo such as ``Shell``)."""
+
+
+def rules_for_no_tool(rules: PermissionRules, extensions: Iterable[str]) -> list[str]:
+    """A one-line warning for each rule whose TOOL part matches no known tool.
+
+    The known tools are the built-in ones and every ``NAME__…`` of the ``extensions`` named
+    (their tools may not be listed yet: any name after the prefix counts). Matching is
+    case-sensitive, as :func:`parse_rule`'s check of a plain name is (``Shell`` is refused).
+    Not an error: an extension added later (``/extension add``) may bring the tool.
+    """
+    prefixes = sorted(f"{name}__" for name in extensions)
+    known = [*BUILTIN_TOOLS, *(f"{p}*" for p in prefixes)]
+    shown = ", ".join(known[:-1]) + f" and {known[-1]}"
+    warnings = []
+    for rule in dict.fromkeys((*rules.deny, *rules.ask, *rules.allow)):
+        name = _parsed(rule)[0]
+        if name is None or _names_a_tool(name, prefixes):
+            continue
+        case = (" (tool names are case-sensitive)" if _names_a_tool(name, prefixes, fold=True)
+                else "")
+        warnings.append(f"permission rule {rule!r} matches no tool, so it never applies: "
+                        f"the tools are {shown}{case}")
+    return warnings
+
+
+def _names_a_tool(glob: str, prefixes: list[str], *, fold: bool = False) -> bool:
+    """True when ``glob`` matches a built-in tool or may match a tool of one of ``prefixes``.
+
+    ``fold``: compare with case folded (to tell the user a rule differs only in case).
+    """
+    if fold:
+        glob, prefixes = glob.lower(), [p.lower() for p in prefixes]
+    if any(fnmatchcase(tool.lower() if fold else tool, glob) for tool in BUILTIN_TOOLS):
+        return True
+    literal = re.split(r"[*?\[]", glob, maxsplit=1)[0]
+    return any(p.startswith(literal) or literal.startswith(p) for p in prefixes)
 
 
 # -- matching --------------------------------------------------------------------------------

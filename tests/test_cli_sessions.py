@@ -389,3 +389,17 @@ def test_a_full_disk_under_stdout_gives_one_line_and_exit_1(filled):
         assert proc.returncode == 1, (args, proc.stderr)
         assert proc.stderr.count("\n") == 1, (args, proc.stderr)  # one line, no traceback
         assert "cannot write" in proc.stderr and "No space left on device" in proc.stderr
+
+
+@pytest.mark.parametrize(("command", "usage"), [
+    (["sessions", "rename"], "sessions rename [OPTIONS] {SESSION} {NEW_NAME}"),
+    (["sessions", "import"], "sessions import [OPTIONS] {PATH}"),
+    (["sessions", "search"], "sessions search [OPTIONS] {WORDS}..."),
+    (["sessions", "show"], "sessions show [OPTIONS] {SESSION}"),
+])
+def test_usage_lines_name_their_arguments_in_one_style(capsys, command, usage):
+    # were "{SESSION} {new_name}" and "{path}": one placeholder style, the README's
+    from cli_support import run_cli
+
+    code, out, _ = run_cli(capsys, *command, "--help")
+    assert code == 0 and f"Usage: goosectx {usage}\n" in out, out

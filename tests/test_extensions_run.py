@@ -286,3 +286,42 @@ def test_extensions_list_json_escapes_what_a_server_sent(work: Path,
     hostile = next(t for t in item["tools"] if t["server_name"] == "hostile")
     assert hostile["description"] == ("Text with terminal escape sequences \x1b[2J and a bidi "
                                       "\u202e override.")
+
+
+def test_extensions_list_calls_a_server_that_did_not_become_ready_failed(
+        work: Path, monkeypatch: pytest.MonkeyPatch, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # Its process group killed at startup_timeout_s, the handshake had not ended yet when the
+    # list was made: "hold: starting / error: killed by SIGKILL", exit 0.
+    from cli_support import run_cli
+
+    monkeypatch.chdir(work)
+    isolated_env["config"].write_text(
+        f'[extensions.hold]\ncmd = {json.dumps(sys.executable)}\n'
+        f'args = [{json.dumps(str(DEMO_SERVER))}, "--behaviour", "orphan_holds_stdout"]\n'
+        'startup_timeout_s = 1\n')
+    code, out, err = run_cli(capsys, "extensions", "list")
+    assert code == 1
+    assert out == "hold: failed\n  error: did not start within 1 s (startup_timeout_s)\n"
+    assert err == "goosectx: 1 extension(s) failed to start: hold\n"
+    code, out, _ = run_cli(capsys, "extensions", "list", "--json")
+    (item,) = json.loads(out)["extensions"]
+    assert code == 1 and (item["status"], item["error"]) == (
+        "failed", "did not start within 1 s (startup_timeout_s)")
+
+
+def test_a_relative_cmd_that_is_not_there_says_where_it_was_looked_for(
+        work: Path, monkeypatch: pytest.MonkeyPatch, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # The README's example (cmd = ".venv/bin/python") run from another directory said only
+    # ".venv/bin/python not found".
+    from cli_support import run_cli
+
+    monkeypatch.chdir(work)
+    isolated_env["config"].write_text(
+        '[extensions.adder]\ncmd = ".venv/bin/python"\nargs = ["adder.py"]\n')
+    code, out, _ = run_cli(capsys, "extensions", "list")
+    assert code == 1
+    assert out == ("adder: failed\n  error: could not start: .venv/bin/python not found in "
+                   f"{work} (a relative cmd is looked up from the server's working dir: give "
+                   "an absolute path, or set cwd)\n")

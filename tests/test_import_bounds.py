@@ -88,6 +88,11 @@ def _state(field: str, value: Any) -> Any:
     (_ledger("total_tokens", -5), ('"total_tokens"', "not -5")),
     (_ledger("cost_usd", float("nan")), ('"cost_usd"', "dollars")),
     (_ledger("created", 5), ('usage_ledger entry #1: "created"', "ISO 8601")),
+    # a junk entry was imported as a 0-token reply call by model ''
+    (lambda d: d.update(usage_ledger=[{"bogus": 1}]), ('usage_ledger entry #1: "model" must be',
+                                                       "not missing")),
+    (_ledger("model", 5), ('usage_ledger entry #1: "model" must be', "not a number")),
+    (_ledger("model", None), ('usage_ledger entry #1: "model" must be', "not null")),
     (_session("current_tokens", 10**30), ('"session.current_tokens"', "whole number")),
     (_state("judge_input_tokens", 10**30), ('"session.state.judge_input_tokens"',)),
     (_state("compaction_failures", "x"), ('"session.state.compaction_failures"',)),

@@ -371,3 +371,20 @@ def test_the_source_working_dir_is_shown_and_used_only_when_confirmed(
         assert store.load(store.resolve("b")).working_dir == elsewhere
     finally:
         store.close()
+
+
+def test_the_readme_examples_work_from_any_directory_and_keep_the_terminal_clean() -> None:
+    # The adder example's relative cmd failed from any other directory; the fake server's
+    # URL landed on the line the user was typing; only the refused flag order was shown.
+    import re
+    import tomllib
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    block = re.search(r"```toml\n(\[extensions\.adder\]\n.*?)```", readme, re.S)
+    assert block is not None
+    adder = tomllib.loads(block.group(1))["extensions"]["adder"]
+    assert all(Path(p).is_absolute() for p in (adder["cmd"], *adder["args"])), adder
+    recipe = re.search(r"^.*tests/fakeserver\.py --script replies\.json.*&$", readme, re.M)
+    assert recipe is not None and "> fakeserver.log 2>&1 &" in recipe.group(0)
+    assert "`goosectx extensions list --with-extension " in readme
+    assert "PROMPT_TOOLKIT_NO_CPR=1" in readme

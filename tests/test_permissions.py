@@ -326,3 +326,37 @@ def test_the_built_in_tool_names_rules_accept_are_the_registrys() -> None:
     for rule in ("shell", "text_editor(view:src/**)", "tree", "docs__*", "*", "sh*(x)"):
         assert verdict(PermissionRules(deny=(rule,)), "shell", {"command": "x"}) in (
             "deny", "ask", "run")
+
+
+def test_a_rule_whose_tool_part_matches_no_known_tool_is_a_warning_naming_the_tools(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str],
+        isolated_env: dict[str, Path]) -> None:
+    # Accepted silently and never applied: extension tool names are lowercase here.
+    import json
+    import sys
+
+    from extension_support import DEMO_SERVER
+
+    isolated_env["config"].write_text(
+        f'[extensions.esc]\ncmd = {json.dumps(sys.executable)}\n'
+        f'args = [{json.dumps(str(DEMO_SERVER))}, "--name", "esc"]\n')
+    fake_model.add({"text": "done"}, {"text": "done"})
+    code, out, err = run_cli(capsys, "run", "-t", "go", "--deny", "Esc__*",
+                             "--deny", "shel*(rm *)", "--deny", "esc__echo", "--allow", "tre?")
+    assert code == 0 and out == "done\n", err
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert warnings == ["goosectx: warning: permission rule 'Esc__*' matches no tool, so it "
+                        "never applies: the tools are shell, text_editor, tree and esc__* "
+                        "(tool names are case-sensitive)"]
+    code, out, err = run_cli(capsys, "run", "-t", "go", "--deny", "git*(push*)")
+    assert code == 0, err
+    assert "goosectx: warning: permission rule 'git*(push*)' matches no tool, so it never " \
+           "applies: the tools are shell, text_editor, tree and esc__*\n" in err
+
+
+def test_the_repl_warns_of_a_configured_rule_that_matches_no_tool(world: World) -> None:
+    world.settings.permissions = PermissionRules(deny=("shell(rm *)", "Text_editor*"))
+    out = " ".join(world.run(CTRL_D).split())  # as one line, however the terminal wraps it
+    assert "warning: permission rule 'Text_editor*' matches no tool" in out
+    assert "the tools are shell, text_editor and tree (tool names are case-sensitive)" in out
+    assert "'shell(rm *)'" not in out

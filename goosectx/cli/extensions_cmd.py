@@ -5,7 +5,9 @@ its tools (the name the model sees ← the server's name, with annotations), the
 its resources and prompts, and what its instructions and schemas cost in tokens. Every text
 a server sent passes the terminal sanitiser; ``--json`` goes through
 :func:`~goosectx.cli.sanitize.json_safe` as ``run``'s JSON does (an escape or a bidi override
-is a JSON escape of the same value). Exit 1 when an enabled extension failed.
+is a JSON escape of the same value). Exit 1 when an enabled extension failed: one that was
+not ready when its ``startup_timeout_s`` (and a second's grace) ran out is failed too, whatever
+its server connection was still doing.
 """
 
 from __future__ import annotations
@@ -37,6 +39,18 @@ def _status_dict(status: Any, costs: dict[str, tuple[int, int]]) -> dict[str, An
                      "arguments": [{"name": a.name, "required": a.required}
                                    for a in p.arguments]} for p in status.prompts],
     }
+
+
+def _not_ready_is_failed(item: dict[str, Any]) -> dict[str, Any]:
+    """A server still starting (or stopped) once the wait is over did not start: failed."""
+    if item["status"] in ("ready", "failed"):
+        return item
+    if item["status"] == "starting":
+        timeout = item["settings"]["startup_timeout_s"]
+        why = f"did not start within {timeout:g} s (startup_timeout_s)"
+    else:
+        why = "stopped before it was ready" + (f" ({item['error']})" if item["error"] else "")
+    return {**item, "status": "failed", "error": why}
 
 
 def _annotations(values: dict[str, Any]) -> str:
@@ -106,7 +120,7 @@ def list_extensions(settings: Settings, *, as_json: bool = False, specs: tuple[s
         manager.wait_ready()
         source = ExtensionToolSource(manager)
         costs = {name: (instr, schema) for name, instr, schema, _ in source.costs()}
-        items = [_status_dict(s, costs) for s in manager.statuses()]
+        items = [_not_ready_is_failed(_status_dict(s, costs)) for s in manager.statuses()]
     finally:
         manager.stop_all()
     if as_json:
@@ -143,6 +157,11 @@ def extension_configs(settings: Settings, specs: tuple[str, ...] = (),
 
     return resolve_configs(settings.extensions.tables, str(settings.config_path or ""),
                            specs, remotes)
+
+
+def enabled_names(configs: Any) -> list[str]:
+    """The names of the enabled extensions among ``configs``."""
+    return [c.name for c in configs if c.enabled]
 
 
 def start_extensions(configs: list[Any], session: Any, *, start: bool = True,
@@ -215,15 +234,22 @@ class RunServers:
 
     def __init__(self, settings: Settings) -> None:
         self.configs = extension_configs(settings, *settings.extensions.flags)
+        self.permissions = settings.permissions
         self.manager: Any = None
 
     def start(self, opened: Any, stderr: TextIO) -> Any:
-        """Record and start the session's servers; notices go to ``stderr``."""
+        """Record and start the session's servers; notices go to ``stderr``.
+
+        So does a warning for each permission rule that matches no tool of the session.
+        """
         from goosectx.cli.sanitize import terminal_safe
+        from goosectx.permissions import rules_for_no_tool
 
         configs, notices = session_extensions(opened, self.configs)
         for notice in notices:
             stderr.write(f"goosectx: {terminal_safe(notice)}\n")
+        for warning in rules_for_no_tool(self.permissions, enabled_names(configs)):
+            stderr.write(f"goosectx: warning: {terminal_safe(warning)}\n")
         self.manager = start_extensions(configs, opened.session)
         return self.manager
 

@@ -236,6 +236,8 @@ class Repl:
             plain=self.io.plain))
         if self.resumed and (gone := missing_working_dir(self.session)) is not None:
             self.renderer.notice(f"warning: {gone}", style="yellow")
+        for warning in repl_extensions.rule_warnings(self):
+            self.renderer.notice(f"warning: {warning}", style="yellow")
         if self.background is None:
             self.show_loaded()
         if self.loader.setup_error is not None:

@@ -102,6 +102,15 @@ def redraw(repl: Repl) -> None:
     app.loop.call_soon_threadsafe(draw)
 
 
+def rule_warnings(repl: Repl) -> list[str]:
+    """One line per permission rule of the config that matches no tool of the session."""
+    from goosectx.permissions import rules_for_no_tool
+
+    active = repl.extensions
+    names = [c.name for c in active.enabled] if active is not None else []
+    return rules_for_no_tool(repl.settings.permissions, names)
+
+
 def toolbar_note(repl: Repl, note: str = "") -> str:
     """``extensions 2/3`` (ready / enabled) before ``note``; ``note`` without extensions."""
     if repl.extensions is None or not repl.extensions.enabled:

@@ -33,7 +33,8 @@ def sessions_list(
 
 @sessions_app.command("search")
 def sessions_search(
-    words: Annotated[list[str], typer.Argument(help="Words to find (every word must match).")],
+    words: Annotated[list[str], typer.Argument(
+        metavar="WORDS", help="Words to find (every word must match).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     limit: Annotated[int, typer.Option(min=1, help="Show at most this many sessions.")] = 20,
 ) -> None:
@@ -97,7 +98,8 @@ sessions_app.command("delete", hidden=True)(sessions_remove)  # other agents' wo
 @sessions_app.command("rename")
 def sessions_rename(
     session_ref: SessionArg,
-    new_name: Annotated[str, typer.Argument(help="The new name.", show_default=False)],
+    new_name: Annotated[str, typer.Argument(
+        metavar="NEW_NAME", help="The new name.", show_default=False)],
 ) -> None:
     """Give a session another name (resume it by that name)."""
     from goosectx.cli.sessions_cmd import rename_session
@@ -108,7 +110,7 @@ def sessions_rename(
 @sessions_app.command("import")
 def sessions_import(
     path: Annotated[Path, typer.Argument(
-        help="Transcript file or goose sessions.db; - reads it from stdin.")],
+        metavar="PATH", help="Transcript file or goose sessions.db; - reads it from stdin.")],
     fmt: Annotated[ImportFormat, typer.Option("--format", "-f", help="Source format.")] = (
         ImportFormat.auto
     ),

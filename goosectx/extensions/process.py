@@ -217,15 +217,26 @@ async def stdio_transport(
             await anyio.to_thread.run_sync(namespace.close)
 
 
+NOT_FOUND = "not found"
+"""How :func:`_check_program` says a program is missing (its error's ``strerror`` begins so)."""
+
+
 def _check_program(program: str, env: dict[str, str], cwd: str | None) -> None:
-    """Raise what starting ``program`` directly would: FileNotFoundError, PermissionError."""
+    """Raise what starting ``program`` directly would: FileNotFoundError, PermissionError.
+
+    A relative path with a ``/`` is taken from ``cwd`` (the server's working dir: its ``cwd``
+    setting, else the session's), as the child would; not found, the error says where.
+    """
     candidate = program
-    if os.sep in program and not os.path.isabs(program):
+    relative = os.sep in program and not os.path.isabs(program)
+    if relative:
         candidate = os.path.join(cwd or os.getcwd(), program)
     if shutil.which(candidate, path=env.get("PATH", os.defpath)) is None:
         if os.sep in candidate and os.path.exists(candidate):
             raise PermissionError(errno.EACCES, "not executable", program)
-        raise FileNotFoundError(errno.ENOENT, "not found", program)
+        raise FileNotFoundError(errno.ENOENT, NOT_FOUND + (
+            f" in {cwd or os.getcwd()} (a relative cmd is looked up from the server's working "
+            "dir: give an absolute path, or set cwd)" if relative else ""), program)
 
 
 @asynccontextmanager

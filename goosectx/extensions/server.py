@@ -37,7 +37,13 @@ from goosectx.extensions.model import (
     ToolInfo,
 )
 from goosectx.extensions.names import map_tool_names
-from goosectx.extensions.process import StderrTail, StdoutNoise, kill_group, stdio_transport
+from goosectx.extensions.process import (
+    NOT_FOUND,
+    StderrTail,
+    StdoutNoise,
+    kill_group,
+    stdio_transport,
+)
 from goosectx.extensions.results import convert_call_result, convert_prompt, resource_contents
 
 log = logging.getLogger("goosectx.extensions")
@@ -391,7 +397,8 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         return _reason(exc.exceptions[0])
     if isinstance(exc, FileNotFoundError):
-        return f"could not start: {exc.filename or 'the command'} not found"
+        said = exc.strerror if (exc.strerror or "").startswith(NOT_FOUND) else NOT_FOUND
+        return f"could not start: {exc.filename or 'the command'} {said}"
     if isinstance(exc, PermissionError):
         return f"could not start: permission denied ({exc.filename or ''})"
     if isinstance(exc, MCPError):

@@ -2,7 +2,9 @@
 
 Run as ``python demo_server.py [--http PORT] [--behaviour B]``. Behaviours:
 ``normal``; ``never_start`` (never answers the handshake); ``exit_at_start`` (complains on
-stderr and exits 3); ``ignore_term`` (ignores SIGTERM and does not exit when stdin closes).
+stderr and exits 3); ``ignore_term`` (ignores SIGTERM and does not exit when stdin closes);
+``orphan_holds_stdout`` (never answers; a child in its own session keeps stdout open 4 s, so
+killing the server's process group does not end the handshake at once).
 Tools: echo (annotated read-only), image, fail (is_error), slow (progress), hang, crash,
 add_tool (sends tools/list_changed), env_names, peek_environ (which visible processes' environment
 holds a variable), hostile (escape sequences), bad_schema.
@@ -41,6 +43,12 @@ if os.environ.get("DEMO_PID_FILE"):
 if args.behaviour == "exit_at_start":
     print("fatal: DEMO_CONFIG is not set", file=sys.stderr, flush=True)
     sys.exit(3)
+if args.behaviour == "orphan_holds_stdout":
+    if os.fork() == 0:
+        os.setsid()
+        time.sleep(4)
+        os._exit(0)
+    time.sleep(3600)
 if args.behaviour == "never_start":
     time.sleep(3600)
 if args.behaviour == "ignore_term":
