@@ -50,6 +50,8 @@ class Turn:
     open_requests: list[ToolRequest] = field(default_factory=list)
     responses: list[ToolResponse] = field(default_factory=list)
     attachments: list[Part] = field(default_factory=list)
+    cancel_text: str = CANCELLED_TEXT
+    """The answer to the calls a cancel leaves unanswered (``approval.cancelled_text``)."""
 
 
 def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], *,
@@ -71,7 +73,7 @@ def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], 
         answered = {r.id for r in turn.responses}
         for request in turn.open_requests:
             if request.id not in answered:
-                response = ToolResponse(request.id, CANCELLED_TEXT, is_error=True)
+                response = ToolResponse(request.id, turn.cancel_text, is_error=True)
                 turn.responses.append(response)
                 yield ToolCallFinished(response)
         responses = tuple(turn.responses)
