@@ -75,7 +75,6 @@ __all__ = [
     "repair_prefix",
     "repair_scanned",
     "answered_requests",
-    "tool_pair_ids",
 ]
 
 
@@ -199,8 +198,3 @@ def answered_requests(messages: Sequence[Message]) -> list[tuple[int, ToolReques
                 found.append((n, at, request, i))
     return [(at, request, answer) for _n, at, request, answer in sorted(
         found, key=lambda f: f[0])]
-
-
-def tool_pair_ids(messages: Sequence[Message]) -> set[str]:
-    """Ids of tool requests that are followed later by a response with the same id."""
-    return {request.id for _at, request, _answer in answered_requests(messages)}
