@@ -6,6 +6,7 @@ Part of the core (docs/architecture.md §3): yields events, never prints.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -70,9 +71,11 @@ def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], 
         yield from complete(Message("assistant", tuple(parts),
                                           MessageMetadata(cancelled=True)))
     if turn.open_requests:
-        answered = {r.id for r in turn.responses}
+        answered = Counter(r.id for r in turn.responses)  # a reply may repeat an id
         for request in turn.open_requests:
-            if request.id not in answered:
+            if answered[request.id]:
+                answered[request.id] -= 1
+            else:
                 response = ToolResponse(request.id, turn.cancel_text, is_error=True)
                 turn.responses.append(response)
                 yield ToolCallFinished(response)

@@ -65,3 +65,24 @@ def test_reused_ids_keep_distinct_show_numbers_live_and_resumed() -> None:
     again.history(messages)
     resumed = buf2.getvalue()
     assert "/show 1" in resumed and "/show 2" in resumed, resumed
+
+
+def test_a_cancel_answers_every_open_call_also_when_a_reply_repeats_an_id() -> None:
+    import threading
+
+    from goosectx.turn import Turn, close_cancelled
+
+    turn = Turn(threading.Event())
+    turn.open_requests = [ToolRequest("call_0", "shell", {"command": "echo a"}),
+                          ToolRequest("call_0", "shell", {"command": "echo b"})]
+    turn.responses = [ToolResponse("call_0", "a-out")]
+    completed: list[Message] = []
+
+    def complete(message: Message):  # type: ignore[no-untyped-def]
+        completed.append(message)
+        yield MessageCompleted(message)
+
+    list(close_cancelled(turn, complete))
+    (answer,) = completed
+    assert [r.output for r in answer.tool_responses][0] == "a-out"
+    assert len(answer.tool_responses) == 2  # the second call is answered too
