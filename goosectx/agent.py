@@ -26,6 +26,7 @@ from goosectx.approval import (
     ApprovalFn,
     ApprovalVerdict,
     PermissionRules,
+    cancelled_text,
     decide,
     denied_text,
 )
@@ -176,7 +177,8 @@ class Agent:
         except KeyboardInterrupt:
             turn.cancel.set()
             yield from self._close_cancelled(turn)
-        except _CancelTurn:
+        except _CancelTurn as stop:
+            turn.cancel_text = str(stop)
             yield from self._close_cancelled(turn)
         except GoosectxError as exc:
             log.info("turn ended with an error: %s", exc.one_line())
@@ -335,7 +337,7 @@ class Agent:
         if isinstance(answer, str):
             answer = ApprovalAnswer(answer)
         if answer.decision == "cancel":
-            raise _CancelTurn()
+            raise _CancelTurn(cancelled_text(answer.reason))
         if answer.decision == "always_allow":
             if answer.rule:
                 self.rules = self.rules.plus("allow", answer.rule)

@@ -39,7 +39,8 @@ class ApprovalAnswer:
 
     Attributes:
         decision: The decision.
-        reason: With ``deny``: the user's reason, told to the model with the refusal.
+        reason: With ``deny``: the user's reason, told to the model with the refusal. With
+            ``cancel``: the signal that stopped goosectx (``SIGTERM``), when no one chose it.
         rule: With ``always_allow``: a permission rule (``shell(git status*)``) allowed for the
             rest of the session instead of the whole tool.
     """
@@ -64,6 +65,16 @@ CHAT_MODE_TEXT = (
     "Tools are disabled: goosectx is in chat mode, so no tool was run. Answer without tools."
 )
 CANCELLED_TEXT = "The user cancelled this tool call."
+STOPPED_PREFIX = "goosectx was asked to stop"
+"""Starts what the model gets for a call not run because goosectx was stopped (SIGTERM)."""
+
+
+def cancelled_text(stopped_by: str | None) -> str:
+    """The answer to a call a cancel left unanswered: the user's, or a signal's (SIGTERM)."""
+    if stopped_by:
+        return (f"{STOPPED_PREFIX} ({stopped_by}) before this tool call could run; it did not "
+                "run. The user did not decide about it.")
+    return CANCELLED_TEXT
 
 
 def denied_text(reason: str | None) -> str:

@@ -10,18 +10,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from goosectx.conversation import Attachment, Message, TextContent
+from goosectx.conversation import Attachment, Message, TextContent, ToolResponse
 
 if TYPE_CHECKING:
     from goosectx.tokens import TokenCounter
+
+
+MENTION_KINDS = ("file", "resource")
+"""Attachments of these kinds in a message the user typed are its ``@`` mentions."""
 
 
 @dataclass(frozen=True, slots=True)
 class ContextBreakdown:
     """Token estimate of one full request, by category (for ``/context``).
 
-    All figures are tokens. ``mentions`` (files a message mentions, ``@path``) and
-    ``attachments`` (extension resources, images) are not part of ``messages``.
+    All figures are tokens. ``mentions`` (what the user's message mentions: files, ``@path``,
+    and extension resources, ``@NAME:URI``) and ``attachments`` (images, resources a tool
+    result brought) are not part of ``messages``.
     """
 
     system_prompt: int
@@ -55,11 +60,12 @@ def breakdown(counter: TokenCounter, counts: Sequence[int], *, system_prompt: st
         content = m.content
         if len(content) == 1 and type(content[0]) is TextContent:  # most messages
             continue
+        typed = not any(isinstance(p, ToolResponse) for p in content)  # not a tool's result
         for p in content:
             if isinstance(p, Attachment):
                 attached = counter.count_attachment(p)
                 attachments += attached
-                mentions += attached if p.kind == "file" else 0
+                mentions += attached if typed and p.kind in MENTION_KINDS else 0
     rest = max(0, sum(counts) - summary - attachments)  # summaries carry no attachments
     system_tokens = counter.count_cached_text(system_prompt)
     instruction_tokens = counter.count_cached_text(project_instructions)

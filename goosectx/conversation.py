@@ -74,7 +74,7 @@ __all__ = [
     "repair_checked",
     "repair_prefix",
     "repair_scanned",
-    "tool_pair_ids",
+    "answered_requests",
 ]
 
 
@@ -179,14 +179,22 @@ def _mark_interrupted(message: Message) -> Message:
     return replace(message, content=(*message.content, TextContent(INTERRUPTED_MARK)))
 
 
-def tool_pair_ids(messages: Sequence[Message]) -> set[str]:
-    """Ids of tool requests that are followed later by a response with the same id."""
-    requested: set[str] = set()
-    paired: set[str] = set()
-    for m in messages:
+def answered_requests(messages: Sequence[Message]) -> list[tuple[int, ToolRequest, int]]:
+    """(message index, request, index of its response's message) of each answered request.
+
+    In request order. A response answers the oldest open request with its id: a model may
+    reuse ids (``call_0`` in every reply), so an id alone names no one call.
+    """
+    waiting: dict[str, list[tuple[int, int, ToolRequest]]] = {}
+    found: list[tuple[int, int, ToolRequest, int]] = []
+    order = 0
+    for i, m in enumerate(messages):
         for p in m.content:
             if isinstance(p, ToolRequest):
-                requested.add(p.id)
-            elif isinstance(p, ToolResponse) and p.id in requested:
-                paired.add(p.id)
-    return paired
+                waiting.setdefault(p.id, []).append((order, i, p))
+                order += 1
+            elif isinstance(p, ToolResponse) and waiting.get(p.id):
+                n, at, request = waiting[p.id].pop(0)
+                found.append((n, at, request, i))
+    return [(at, request, answer) for _n, at, request, answer in sorted(
+        found, key=lambda f: f[0])]

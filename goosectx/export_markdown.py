@@ -156,14 +156,13 @@ def _result_lines(is_error: bool, number: int | None, output: str, diff: str | N
     return lines
 
 
-def _plain_markdown(m: PlainMessage, numbered: int, numbers: dict[str, int] | None = None
-                    ) -> tuple[list[str], int]:
+def _plain_markdown(m: PlainMessage, numbered: int) -> tuple[list[str], int]:
     """:func:`_message_markdown` of a plain message, read from its stored parts, in one pass.
 
     Returns its lines (a fence as three: the ticks, the text, the ticks, so the text is not
     copied into a fence string first) and how many outputs it numbers: its tool responses,
-    from ``numbered + 1`` in order, or by ``numbers`` (the last number of an id that two
-    responses share, as the id-keyed numbering of :func:`goosectx.shown.output_keys` gives).
+    from ``numbered + 1`` in order (as :func:`goosectx.shown.output_keys` counts them, also
+    when two responses share a tool-call id).
     """
     if not m.user_visible:
         return [], 0
@@ -179,7 +178,7 @@ def _plain_markdown(m: PlainMessage, numbered: int, numbers: dict[str, int] | No
                 lines += (text, "")
         elif kind == "tool_response":
             results.append(p["id"])
-            number = numbers[p["id"]] if numbers else numbered + len(results)
+            number = numbered + len(results)
             output = p["output"]
             ticks = _ticks(output)
             lines += (f"**tool error** #{number}" if p.get("is_error", False)
@@ -196,8 +195,6 @@ def _plain_markdown(m: PlainMessage, numbered: int, numbers: dict[str, int] | No
             ticks = _ticks(arguments)
             lines += (f"**tool call** `{name}` (extension {extension})" if sep and extension
                       else f"**tool call** `{name}`", ticks, arguments, ticks, "")
-    if numbers is None and len(results) > 1 and len(set(results)) < len(results):
-        return _plain_markdown(m, numbered, {k: numbered + n for n, k in enumerate(results, 1)})
     if len(lines) == 2:
         return [], len(results)
     if m.role == "user":
@@ -228,7 +225,10 @@ def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
             results_only = False
             body += _text_lines(p.text)
         elif isinstance(p, ToolResponse):
-            body += _result_lines(p.is_error, numbers.get(p.id), p.output, p.diff)
+            from goosectx.shown import result_key
+
+            body += _result_lines(p.is_error, numbers.get(result_key(m.id, i)), p.output,
+                                  p.diff)
         elif isinstance(p, ToolRequest):
             results_only = False
             body += _call_lines(p.name, p.arguments_json())

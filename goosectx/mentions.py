@@ -154,7 +154,7 @@ def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None) 
         text, kept_head, kept_tail, unit = _head_and_tail(text, end, tokens, cap, skipped)
         size = f"{tokens:,} tokens" if not skipped else f"{path.stat().st_size:,} bytes"
         out.notices.append(f"@{shown} is {size}, over mention_max_tokens ({cap:,}): attached "
-                           f"its first {kept_head:,} and last {kept_tail:,} {unit}")
+                           f"{_kept(kept_head, kept_tail, unit)}")
     media = mimetypes.guess_type(path.name)[0] or "text/plain"
     part = Attachment("file", shown, media, text=text)
     out.attachments.append(Attachment("file", shown, media, text=text,
@@ -191,8 +191,13 @@ def cap_attachment(part: Attachment, cap_tokens: int,
     cut = Attachment(part.kind, part.source, part.media_type, text=text)
     cut = replace(cut, token_estimate=count_text(cut.labelled_text(), model))
     return cut, (f"@{part.source} is {tokens:,} tokens, over mention_max_tokens "
-                 f"({cap_tokens:,}): attached its first {kept_head:,} and last {kept_tail:,} "
-                 f"{unit}")
+                 f"({cap_tokens:,}): attached {_kept(kept_head, kept_tail, unit)}")
+
+
+def _kept(head: int, tail: int, unit: str) -> str:
+    """``its first 40 and last 20 lines``; ``its first 54,613 characters`` with no tail."""
+    return (f"its first {head:,} and last {tail:,} {unit}" if tail
+            else f"its first {head:,} {unit}")
 
 
 def _whole_characters(data: bytes, *, end: bool = False) -> bytes:

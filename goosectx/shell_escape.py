@@ -62,7 +62,7 @@ def escape_message(command: str, output: str, *, is_error: bool, to_model: bool)
     """The user's message recording ``command`` and its ``output``.
 
     Args:
-        command: What the user typed after ``!``.
+        command: What the user typed after ``!`` (redacted like the output).
         output: The shell tool's result text (capped and redacted).
         is_error: The command failed.
         to_model: Agent-visible (``shell_escape_to_model``); else user-only.
@@ -97,12 +97,14 @@ def run_shell_escape(agent: Agent, command: str, *, to_model: bool,
     own = not isinstance(shell, ShellTool)
     tool = ShellTool() if own else shell
     assert isinstance(tool, ShellTool)
+    ctx = agent._context_for(cancel)
     try:
-        result = tool.run({"command": command}, agent._context_for(cancel))
+        result = tool.run({"command": command}, ctx)
     finally:
         if own:
             tool.close()
-    message = escape_message(command, result.output, is_error=result.is_error,
+    # the command is recorded (and sent to the model) redacted, as its output is
+    message = escape_message(ctx.redact(command), result.output, is_error=result.is_error,
                              to_model=to_model)
     agent.session.conversation.append(message)
     yield MessageCompleted(message)

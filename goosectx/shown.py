@@ -36,7 +36,8 @@ class NumberedOutput:
 
     Attributes:
         number: Its number in the session, from 1.
-        key: The tool response id, or ``thinking_key(message id, part index)``.
+        key: ``result_key``, ``thinking_key`` or ``attachment_key`` (message id, part index):
+            tool-call ids may repeat in a session (a model that numbers its calls per reply).
         kind: ``tool_result`` or ``thinking``.
         title: ``shell output``, ``text_editor error``, ``thinking``.
         text: The whole output (as stored).
@@ -69,6 +70,11 @@ def thinking_key(message_id: str, index: int) -> str:
     return f"{message_id}:thinking:{index}"
 
 
+def result_key(message_id: str, index: int) -> str:
+    """The key of a message's tool response part number ``index``."""
+    return f"{message_id}:result:{index}"
+
+
 def attachment_key(message_id: str, index: int) -> str:
     """The key of a message's text attachment part number ``index`` (an ``@path`` file)."""
     return f"{message_id}:attachment:{index}"
@@ -83,7 +89,7 @@ def _numbered_parts(message: Message) -> Iterator[tuple[Part, str]]:
         return
     for i, p in enumerate(message.content):
         if isinstance(p, ToolResponse):
-            yield p, p.id
+            yield p, result_key(message.id, i)
         elif isinstance(p, ThinkingContent) and p.text.strip():
             yield p, thinking_key(message.id, i)
         elif isinstance(p, Attachment) and p.is_text:

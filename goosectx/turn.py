@@ -6,6 +6,7 @@ Part of the core (docs/architecture.md §3): yields events, never prints.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -50,6 +51,8 @@ class Turn:
     open_requests: list[ToolRequest] = field(default_factory=list)
     responses: list[ToolResponse] = field(default_factory=list)
     attachments: list[Part] = field(default_factory=list)
+    cancel_text: str = CANCELLED_TEXT
+    """The answer to the calls a cancel leaves unanswered (``approval.cancelled_text``)."""
 
 
 def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], *,
@@ -68,10 +71,12 @@ def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], 
         yield from complete(Message("assistant", tuple(parts),
                                           MessageMetadata(cancelled=True)))
     if turn.open_requests:
-        answered = {r.id for r in turn.responses}
+        answered = Counter(r.id for r in turn.responses)  # a reply may repeat an id
         for request in turn.open_requests:
-            if request.id not in answered:
-                response = ToolResponse(request.id, CANCELLED_TEXT, is_error=True)
+            if answered[request.id]:
+                answered[request.id] -= 1
+            else:
+                response = ToolResponse(request.id, turn.cancel_text, is_error=True)
                 turn.responses.append(response)
                 yield ToolCallFinished(response)
         responses = tuple(turn.responses)

@@ -28,6 +28,7 @@ from goosectx.conversation import (
     Message,
     MessageMetadata,
     TextContent,
+    ToolResponse,
 )
 from goosectx.events import MessageCompleted
 from goosectx.export import session_from_json, session_to_json, session_to_json_text
@@ -256,3 +257,16 @@ def test_a_hostile_source_name_reaches_the_terminal_as_one_clean_line() -> None:
     assert "\x1b" not in out and "\x07" not in out
     assert "␛]52;c;aGk=␇" in out  # shown visibly by the one sanitiser
     assert len([line for line in out.splitlines() if "attached" in line]) == 1
+
+
+def test_a_resource_mention_counts_as_an_at_mention_a_tool_results_resource_does_not() -> None:
+    mentioned = Attachment("resource", "res:res://big", "text/plain", text="data\n" * 300)
+    from_tool = Attachment("resource", "res:res://other", "text/plain", text="more\n" * 300)
+    typed = with_attachments(file_part(), mentioned, text="read @res:res://big")
+    results = Message("user", (ToolResponse("c1", "ok"), from_tool))
+    counter = TokenCounter()
+    b = counter.breakdown(system_prompt="sys", project_instructions="", tool_schemas=[],
+                          messages=[typed, results])
+    assert b.mentions == counter.count_attachment(file_part()) + counter.count_attachment(
+        mentioned)
+    assert b.attachments == counter.count_attachment(from_tool)

@@ -163,3 +163,23 @@ def test_pairs_condensed_into_notes_still_give_their_facts_to_every_later_compac
         assert "echo small-3" in summary
         session.conversation.append(Message.user("and now? " + "word " * 300))
         session.conversation.append(Message.assistant("this " + "word " * 300))
+
+
+def reused_ids(messages: list[Message]) -> list[Message]:
+    """The same history from a model that calls every tool call ``call_0``."""
+    def same(p: object) -> object:
+        if isinstance(p, ToolRequest):
+            return ToolRequest("call_0", p.name, p.arguments)
+        return ToolResponse("call_0", p.output, p.is_error) if isinstance(p, ToolResponse) else p
+    return [Message(m.role, tuple(same(p) for p in m.content)) for m in messages]  # type: ignore[misc]
+
+
+def test_a_model_reusing_one_call_id_gets_its_pairs_condensed_each_with_its_own_output() -> None:
+    session = make_session(reused_ids(loop(26)))
+    events = collect(manager(session, ScriptedProvider(['["only the first"]']))
+                     .after_call(REQUEST))
+    assert isinstance(events[-1], ToolPairsSummarized) and events[-1].count == 10
+    notes = [m.text for m in session.conversation.agent_messages() if m.role == "assistant"
+             and m.text.startswith("[earlier tool call]")]
+    for i in range(1, 10):
+        assert notes[i].startswith(f"[earlier tool call] shell `migrate t{i}` → table {i}:")

@@ -257,3 +257,11 @@ def test_a_quoted_mention_names_a_file_with_spaces(tmp_path: Path) -> None:
     missing = read_mentions('see @"no such file" please', tmp_path, cap_tokens=200)
     assert missing.attachments == []
     assert missing.notices == ["@no such file: no such file in the working dir — not attached"]
+
+
+def test_a_long_line_ending_in_a_newline_says_only_how_much_of_its_start_is_attached(
+        tmp_path: Path) -> None:
+    (tmp_path / "one.txt").write_text("x" * 2_000_000 + "\n")
+    [notice] = read_mentions("see @one.txt", tmp_path, cap_tokens=20_000).notices
+    assert "and last 0" not in notice, notice
+    assert re.search(r"attached its first [\d,]+ characters$", notice), notice

@@ -22,7 +22,7 @@ from agent_harness import host_pid
 from fakeserver import FakeServer
 from reliability_support import assert_sendable, cli, load, model_env, start
 
-from goosectx.approval import CANCELLED_TEXT
+from goosectx.approval import CANCELLED_TEXT, cancelled_text
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.store import SessionStore
 from goosectx.turn import INTERRUPTED_TEXT, UNRECORDED_TEXT
@@ -219,7 +219,7 @@ def test_repl_sigterm_at_the_approval_question_answers_the_call(tmp_path, work):
     assert call.tool_requests[0].arguments == {"command": "touch made.txt"}
     (response,) = answer.tool_responses
     assert response.id == call.tool_requests[0].id
-    assert response.is_error and response.output.startswith(CANCELLED_TEXT)
+    assert response.is_error and response.output.startswith(cancelled_text("SIGTERM"))  # not "the user"
 
 
 def test_sigterm_at_the_terminals_approval_question_cancels_at_once(tmp_path, work):
@@ -246,7 +246,7 @@ def test_sigterm_at_the_terminals_approval_question_cancels_at_once(tmp_path, wo
     assert child.exitstatus == 143
     assert not (work / "made.txt").exists()
     (response,) = load(home, "q").conversation.messages[-1].tool_responses
-    assert response.is_error and response.output.startswith(CANCELLED_TEXT)
+    assert response.is_error and response.output.startswith(cancelled_text("SIGTERM"))
 
 
 def test_a_long_session_loaded_after_the_prompt_answers_the_interrupted_call(tmp_path, work):

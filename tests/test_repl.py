@@ -181,7 +181,8 @@ def test_ctrl_c_during_a_turn_cancels_it_and_the_session_stays_valid(world: Worl
 
 def test_ctrl_c_on_an_empty_line_explains_how_to_leave(world: World) -> None:
     world.provider.add("ok")
-    out = world.run("hi" + ENTER + CTRL_C + CTRL_D)
+    # (a Ctrl-C typed right after "hi" + Enter would cancel that turn: the test below)
+    out = world.run("hi" + ENTER + "/usage" + ENTER + CTRL_C + CTRL_D)
     assert "Ctrl-D or /exit leaves; the session is saved" in out
     assert "saved · resume with: goosectx --resume demo" in out
 
@@ -518,3 +519,13 @@ def test_a_cut_answer_names_the_configured_output_limit(world: World) -> None:
     out = world.run("list the steps" + ENTER + CTRL_D)
     line = " ".join(out[out.index("cut off"):].split("●")[0].split())
     assert "max_output_tokens = 300" in line and '[models."scripted/test-model"]' in line, out
+
+
+def test_ctrl_c_typed_right_after_enter_cancels_that_turn(world: World) -> None:
+    """Read with the line (the prompt still had the keyboard), it is not left for the next
+    prompt while the answer streams to its end."""
+    world.provider.add("the whole answer")
+    out = world.run("second" + ENTER + CTRL_C + "/usage" + ENTER + CTRL_D)
+    assert "turn cancelled" in out and "the whole answer" not in out
+    assert "Ctrl-D or /exit leaves" not in out
+    assert "/usage" not in out or "tokens" in out  # the line typed after it still ran

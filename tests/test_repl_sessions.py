@@ -130,6 +130,8 @@ def test_resume_of_a_session_in_use_changes_nothing(world: World) -> None:
     opened.lock.release()
     assert f"session {other_id} is in use by PID" in out
     assert "no session matches 'nope'" in out
+    hint = out[out.index("no session matches 'nope'"):].splitlines()[:3]
+    assert "/sessions" in " ".join(hint) and "goosectx sessions list" not in out  # in the REPL
     assert repl.session.id == world.session.id and opened.session.id == world.session.id
 
 

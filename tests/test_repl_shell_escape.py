@@ -245,3 +245,16 @@ def test_a_bang_command_runs_while_the_model_client_is_still_loading(
     out = buf.getvalue()
     assert "escape-ran" in out and "loading the model client" not in out
     assert ran_while_loading == [True]
+
+
+def test_a_secret_typed_in_a_bang_command_is_redacted_like_its_output(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "sk-test-TYPEDSECRET4242"
+    monkeypatch.setenv("GOOSECTX_TYPED_API_KEY", secret)
+    world.provider.add("ok")
+    out = world.run(f"!echo {secret}" + ENTER + "what was that?" + ENTER + CTRL_D)
+    drawn = out.replace(f"!echo {secret}", "", 1)  # the prompt's echo of what was typed
+    assert secret not in drawn and f"✓ ! echo {REDACTED}" in drawn
+    assert secret not in str(world.provider.requests[0].messages)
+    stored = world.stored().conversation.messages[0]
+    assert secret not in stored.text and secret not in str(stored.metadata.extra)

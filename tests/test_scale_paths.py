@@ -142,7 +142,8 @@ def test_show_and_export_md_print_the_transcript_of_the_loaded_session(
         store.append_message(session.id, message)
     expected = transcript_markdown(store.load(session.id))
     store.close()
-    assert "**tool error** #2" in expected and "## Tool results" in expected
+    assert "**tool error** #1" in expected and "**tool result** #2" in expected  # ids shared
+    assert "## Tool results" in expected
     for args in (("sessions", "show", "mixed"), ("sessions", "export", "mixed", "-f", "md")):
         out, _ = cli(capsys, *args)
         assert out == expected, args

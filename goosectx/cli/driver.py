@@ -66,6 +66,8 @@ class TurnDriver:
             turn's cancel event, returns the decision.
         on_failure: Called on the main thread when the generator raised.
         quiet_terminal: Turn the real terminal's echo off while a generator runs.
+        typed_input: The prompt's input, whose keys typed ahead may hold a Ctrl-C
+            (:func:`take_typed_ctrl_c`); ``None`` without a prompt.
     """
 
     def __init__(
@@ -76,12 +78,14 @@ class TurnDriver:
         ask: Callable[[ToolRequest, threading.Event], ApprovalDecision | ApprovalAnswer],
         on_failure: Callable[[BaseException], None],
         quiet_terminal: bool,
+        typed_input: Callable[[], Any] = lambda: None,
     ) -> None:
         self.renderer = renderer
         self.on_event = on_event
         self.ask = ask
         self.on_failure = on_failure
         self.quiet_terminal = quiet_terminal
+        self.typed_input = typed_input
         self.asking = False
         """True while the main thread asks a question (Ctrl-C then raises there)."""
         self._queue: queue.Queue[Any] | None = None
@@ -144,6 +148,8 @@ class TurnDriver:
                 raise KeyboardInterrupt
 
         previous = _install_sigint(on_sigint)
+        if take_typed_ctrl_c(self.typed_input()):  # pressed before the turn could take it
+            on_sigint(signal.SIGINT, None)
         echo = TerminalEcho(self.quiet_terminal)
         echo.off()
         threading.Thread(target=work, name="goosectx-turn", daemon=True).start()
@@ -197,6 +203,31 @@ class TurnDriver:
             self.on_failure(item.error)
         else:
             self.on_event(item)
+
+
+def take_typed_ctrl_c(typed: Any) -> bool:
+    """Whether a Ctrl-C was typed ahead on the line after the one the prompt just took.
+
+    Keys typed while the prompt still holds the terminal (e.g. busy drawing) after Enter
+    are kept by prompt-toolkit for the next prompt, a Ctrl-C among them as a key, not a
+    SIGINT: the turn would run to its end and the Ctrl-C then land on the empty prompt. One
+    typed before any further Enter is taken here with the keys before it (as the prompt would
+    have cleared them); the rest stay for the next prompt.
+    """
+    if typed is None:
+        return False
+    from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
+    from prompt_toolkit.keys import Keys
+
+    keys = get_typeahead(typed)
+    for i, press in enumerate(keys):
+        if press.key in (Keys.ControlM, Keys.ControlJ):
+            break
+        if press.key == Keys.ControlC:
+            store_typeahead(typed, keys[i + 1:])
+            return True
+    store_typeahead(typed, keys)
+    return False
 
 
 def _install_sigint(handler: Callable[[int, Any], None]) -> Any:

@@ -13,6 +13,7 @@ from goosectx.approval import (
     CHAT_MODE_TEXT,
     DENIED_TEXT,
     NON_INTERACTIVE_DENIED_TEXT,
+    STOPPED_PREFIX,
 )
 from goosectx.cli.sanitize import strip_csi, terminal_safe
 from goosectx.conversation import ToolRequest, ToolResponse
@@ -92,6 +93,7 @@ _NOT_RUN_LABELS = (
     (DENIED_TEXT.split(".")[0], "denied by you"),
     (NON_INTERACTIVE_DENIED_TEXT.split(",")[0], "denied: no terminal to ask"),
     (CHAT_MODE_TEXT.split(":")[0], "not run: chat mode"),
+    (STOPPED_PREFIX, "not run: goosectx was asked to stop"),
 )
 """First words of the tool response goosectx writes for a call it did not run → its label."""
 CANCELLED_LABEL = "cancelled by you"

@@ -33,7 +33,7 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
-from goosectx.shown import attachment_key, numbered_outputs, thinking_key
+from goosectx.shown import attachment_key, numbered_outputs, result_key, thinking_key
 
 __all__ = ["MessageView"]
 
@@ -59,9 +59,11 @@ class MessageView(Surface):
         self.assistant_title = assistant_title
         self.show_reasoning = show_reasoning
         self._tool_names: dict[str, str] = {}
-        self._shown_requests: set[str] = set()
-        self._shown_responses: set[str] = set()
+        # calls and results drawn live once (their event or their message, whichever came
+        # first), by identity: a model may reuse a tool-call id in every reply
+        self._drawn_once: dict[int, ToolRequest | ToolResponse] = {}
         self._numbers: dict[str, int] = {}
+        self._unkeyed = 0  # results numbered live before their message (and key) arrived
         self._previewed: dict[str, str] = {}  # edit diffs drawn before their approval question
 
     # -- numbered outputs (/show N) --------------------------------------------------------
@@ -78,8 +80,23 @@ class MessageView(Surface):
         for out in numbered_outputs(messages):
             self._numbers.setdefault(out.key, out.number)
 
-    def _number(self, key: str) -> int:
+    def _number(self, key: str | None) -> int:
+        """The number of output ``key``; ``None``: a live result whose message is to come."""
+        if key is None:
+            self._unkeyed += 1
+            return len(self._numbers) + self._unkeyed
         return self._numbers.setdefault(key, len(self._numbers) + 1)
+
+    def _keyed(self) -> None:
+        """The results numbered live have their message (and keys) now."""
+        self._unkeyed = 0
+
+    def _drawn_before(self, part: ToolRequest | ToolResponse) -> bool:
+        """Live: True on the second sighting of ``part`` (its event and its message)."""
+        if self._drawn_once.pop(id(part), None) is part:
+            return True
+        self._drawn_once[id(part)] = part
+        return False
 
     # -- messages ------------------------------------------------------------------------
     def history(self, messages: Iterable[Message]) -> None:
@@ -160,7 +177,7 @@ class MessageView(Surface):
             elif isinstance(p, ToolRequest):
                 self._tool_call(p, again=again)
             elif isinstance(p, ToolResponse):
-                self._tool_result(p, again=again)
+                self._tool_result(p, result_key(message.id, i), again=again)
             elif isinstance(p, SystemNotification):
                 if again or p.text not in self._shown_notices:
                     self._notice(p.text)
@@ -205,9 +222,8 @@ class MessageView(Surface):
 
     def _tool_call(self, request: ToolRequest, *, again: bool = False) -> None:
         self._tool_names[request.id] = request.name
-        if request.id in self._shown_requests and not again:
+        if not again and self._drawn_before(request):
             return
-        self._shown_requests.add(request.id)
         name = terminal_safe(request.name)
         args = [terminal_safe(line) for line in argument_lines(request)]
         if self.plain:
@@ -225,13 +241,14 @@ class MessageView(Surface):
                 text.append("\n    " + line, style=style)
         self.console.print(text)
 
-    def _tool_result(self, response: ToolResponse, *, again: bool = False) -> None:
-        if response.id in self._shown_responses and not again:
+    def _tool_result(self, response: ToolResponse, key: str | None = None, *,
+                     again: bool = False) -> None:
+        """A result; ``key`` ``None``: drawn live, before its message is complete."""
+        if not again and self._drawn_before(response):
             return
-        self._shown_responses.add(response.id)
         name = terminal_safe(self._tool_names.get(response.id, "tool"))
         what, ran = tool_result_label(response)
-        number = self._number(response.id)  # every result has one, as /show counts them
+        number = self._number(key)  # every result has one, as /show counts them
         if not ran:  # denied or chat mode: the response text is the model's, not the tool's
             if self.plain:
                 self._plain(f"  ✗ {name} {what}")

@@ -179,6 +179,7 @@ class TranscriptRenderer(MessageView):
             return
         for key in output_keys(message):  # numbered as /show counts them, drawn or not
             self._number(key)
+        self._keyed()
         if message.role == "user":
             echoed = self._echoed_user is not None and message.text == self._echoed_user
             if echoed:
@@ -196,6 +197,8 @@ class TranscriptRenderer(MessageView):
     def _turn_finished(self, event: TurnFinished) -> None:
         self._close_stream(cancelled=event.status == "cancelled")
         self._echoed_user = None
+        self._drawn_once.clear()  # a call not run (denied) was drawn once only
+        self._keyed()
         notified, self._turn_notified = self._turn_notified, False
         if event.status == "cancelled":
             from goosectx.cli.exit_signals import received_name

@@ -115,7 +115,8 @@ class Repl:
         self._figure: ContextFigure | None = None
         self._background_checks = background_checks
         self.driver = TurnDriver(self.renderer, on_event=self._on_event, ask=self._ask,
-                                 on_failure=self._failed, quiet_terminal=io.is_real_terminal)
+                                 on_failure=self._failed, quiet_terminal=io.is_real_terminal,
+                                 typed_input=lambda: getattr(self._prompt, "input", None))
         self.loader = self._new_loader()
         self.background = (BackgroundLoad(self, opened.deferred)
                            if opened is not None and opened.deferred else None)

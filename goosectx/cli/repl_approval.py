@@ -16,6 +16,7 @@ from prompt_toolkit import PromptSession
 
 from goosectx.approval import ApprovalAnswer, ApprovalDecision
 from goosectx.cli.approval_view import ApprovalQuestion, approval_question
+from goosectx.cli.exit_signals import received_name
 from goosectx.cli.prompt import APPROVAL_KEYS, ask_approval
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.terminal import drop_typeahead
@@ -51,10 +52,14 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
             break
         viewed = True
         repl.renderer.approval(question, whole=True)
-    answer = ApprovalAnswer("cancel") if key == "cancel" else _answer(repl, key, rule)
+    stopped_by = received_name() if key == "cancel" else None  # SIGTERM / SIGHUP, not a key
+    answer = (ApprovalAnswer("cancel", reason=stopped_by) if key == "cancel"
+              else _answer(repl, key, rule))
     labels = {decision: text for _k, decision, text in APPROVAL_KEYS}
     label = labels.get(answer.decision, answer.decision)
-    if answer.rule:
+    if stopped_by:
+        label = f"not run: goosectx was asked to stop ({stopped_by})"
+    elif answer.rule:
         label = f"always allow {answer.rule} (until you exit)"
     elif answer.reason:
         label = f"deny · reason: {answer.reason}"

@@ -25,7 +25,7 @@ from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.sessions_list import NEWEST_IN_REPL, damaged_note, print_session_table
-from goosectx.errors import GoosectxError, UsageError
+from goosectx.errors import GoosectxError, SessionNotFound, UsageError
 from goosectx.recorder import SessionRecorder
 from goosectx.session import Session
 
@@ -70,7 +70,10 @@ def resume(repl: Repl, ref: str) -> None:
         UsageError: this REPL does not hold its session's lock (cannot hand it over).
     """
     store = repl.store
-    target = store.resolve(ref)
+    try:
+        target = store.resolve(ref)
+    except SessionNotFound as exc:  # in the REPL, /sessions lists them
+        raise SessionNotFound(exc.message, "/sessions lists them; e.g. /resume bugfix") from None
     if target == repl.session.id:
         repl.renderer.notice(f"already in session {one_line_safe(repl.session.display_name)}")
         return

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterable
+from functools import cache
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
@@ -45,6 +47,31 @@ def _last_block_boundary(text: str, start: int) -> int | None:
         if not fenced and not _RULE.fullmatch(before):  # a rule renders its own gap
             found = match.end()
     return found
+
+
+@cache
+def _markdown_class() -> Any:
+    """The ``Markdown`` of rich, drawing an image as a link: ``image: alt (target)``, in place.
+
+    rich draws an image as a block of its own before the paragraph (``🌆 alt``, no target),
+    and the paragraph's first line then runs past the panel and is cut. Loaded with the first
+    answer (markdown-it is slow to import).
+    """
+    from markdown_it.token import Token
+    from rich.markdown import Markdown
+
+    class _ImagesAsLinks(Markdown):
+        def _flatten_tokens(self, tokens: Iterable[Token]) -> Iterable[Token]:
+            for token in super()._flatten_tokens(tokens):
+                if token.type != "image":
+                    yield token
+                    continue
+                alt = token.content.strip()
+                yield Token("link_open", "a", 1, attrs={"href": str(token.attrs.get("src", ""))})
+                yield Token("text", "", 0, content=f"image: {alt}" if alt else "image")
+                yield Token("link_close", "a", -1)
+
+    return _ImagesAsLinks
 
 
 class _Lines:
@@ -154,14 +181,12 @@ class AssistantStream:
     # -- drawing -------------------------------------------------------------------------
     def _render(self, text: str, *, trim: bool = True) -> list[list[Segment]]:
         """Markdown → lines at the panel's inner width (``trim``: trailing blanks dropped)."""
-        from rich.markdown import Markdown  # markdown-it: loaded when the first answer comes
-
         width = max(10, self.console.width - 4)
         options = self.console.options.update_width(width)
         # hyperlinks=False: a link is drawn as its text and "(target)", never as an OSC 8
         # hyperlink whose clickable text ("https://docs…") hides where it goes.
-        lines = self.console.render_lines(Markdown(text.rstrip(), hyperlinks=False), options,
-                                          pad=True)
+        markdown = _markdown_class()(text.rstrip(), hyperlinks=False)
+        lines = self.console.render_lines(markdown, options, pad=True)
         while trim and lines and not "".join(s.text for s in lines[-1]).strip():
             lines.pop()
         return lines

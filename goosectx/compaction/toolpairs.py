@@ -30,7 +30,7 @@ from goosectx.conversation import (
     ThinkingContent,
     ToolRequest,
     ToolResponse,
-    tool_pair_ids,
+    answered_requests,
 )
 from goosectx.tokens import TokenCounter
 
@@ -77,7 +77,7 @@ def _sole_response(message: Message) -> ToolResponse | None:
 
 def count_tool_pairs(agent_messages: Sequence[Message]) -> int:
     """Number of tool requests in ``agent_messages`` that have their response."""
-    return len(tool_pair_ids(agent_messages))
+    return len(answered_requests(agent_messages))
 
 
 def select_pairs(agent_messages: Sequence[Message], cutoff: int) -> list[ToolPair]:
@@ -86,24 +86,15 @@ def select_pairs(agent_messages: Sequence[Message], cutoff: int) -> list[ToolPai
     Nothing is selected unless the agent-visible pairs exceed ``cutoff`` + 10. The newest 3
     pairs are never selected, nor pairs whose messages hold anything else.
     """
-    paired = tool_pair_ids(agent_messages)
-    if len(paired) <= cutoff + TOOL_PAIR_BATCH:
+    answered = answered_requests(agent_messages)
+    if len(answered) <= cutoff + TOOL_PAIR_BATCH:
         return []
-    order = [r.id for m in agent_messages if m.role == "assistant"
-             for r in m.tool_requests if r.id in paired]
-    protected = set(order[-PROTECTED_NEWEST_PAIRS:])
-    responses: dict[str, tuple[Message, ToolResponse]] = {}
-    for m in agent_messages:
-        response = _sole_response(m)
-        if response is not None and response.id not in responses:
-            responses[response.id] = (m, response)
     pairs: list[ToolPair] = []
-    for m in agent_messages:
-        request = _sole_request(m)
-        if request is None or request.id in protected or request.id not in responses:
+    for at, request, answer in answered[:-PROTECTED_NEWEST_PAIRS]:
+        response = _sole_response(agent_messages[answer])
+        if _sole_request(agent_messages[at]) is not request or response is None:
             continue
-        response_message, response = responses[request.id]
-        pairs.append(ToolPair(m, response_message, request, response))
+        pairs.append(ToolPair(agent_messages[at], agent_messages[answer], request, response))
         if len(pairs) == TOOL_PAIR_BATCH:
             break
     return pairs
