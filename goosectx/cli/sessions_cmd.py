@@ -141,10 +141,11 @@ def _write_markdown(pieces: Iterable[str]) -> None:
 
         console = safe_console(highlight=False, soft_wrap=False)
         if console.is_terminal:
-            from rich.markdown import Markdown
+            from goosectx.cli.stream import markdown_class
 
+            markdown = markdown_class()  # an image drawn as a link, in place, as in the REPL
             for piece in pieces:
-                console.print(Markdown(terminal_safe(piece), hyperlinks=False))  # as cli.stream
+                console.print(markdown(terminal_safe(piece), hyperlinks=False))
             return
     for piece in pieces:
         sys.stdout.write(terminal_safe(piece))

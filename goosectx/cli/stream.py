@@ -50,7 +50,7 @@ def _last_block_boundary(text: str, start: int) -> int | None:
 
 
 @cache
-def _markdown_class() -> Any:
+def markdown_class() -> Any:
     """The ``Markdown`` of rich, drawing an image as a link: ``image: alt (target)``, in place.
 
     rich draws an image as a block of its own before the paragraph (``🌆 alt``, no target),
@@ -185,7 +185,7 @@ class AssistantStream:
         options = self.console.options.update_width(width)
         # hyperlinks=False: a link is drawn as its text and "(target)", never as an OSC 8
         # hyperlink whose clickable text ("https://docs…") hides where it goes.
-        markdown = _markdown_class()(text.rstrip(), hyperlinks=False)
+        markdown = markdown_class()(text.rstrip(), hyperlinks=False)
         lines = self.console.render_lines(markdown, options, pad=True)
         while trim and lines and not "".join(s.text for s in lines[-1]).strip():
             lines.pop()
