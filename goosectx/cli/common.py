@@ -207,6 +207,13 @@ def lock_and_load(store: SessionStore, session_id: str, *, header_only: bool = F
         raise
 
 
+FREEZE_FROM = 5_000
+"""A resumed session of this many messages is moved out of the cycle collector's sight
+(``gc.freeze``) once loaded: it lives as long as the REPL or ``run``, and the first full
+collection after the load walked all of it (100k messages: 0.17 s) at whatever moment it came
+— an answer's last chunk, a keystroke. Smaller sessions are left to the collector."""
+
+
 def load_to_resume(store: SessionStore, session_id: str) -> Session:
     """Load a session to drive it again: every resume path loads through here.
 
@@ -226,6 +233,8 @@ def load_to_resume(store: SessionStore, session_id: str) -> Session:
 
     with cycle_collector_paused():
         session = store.load(session_id)
+    if len(session.conversation.messages) >= FREEZE_FROM:
+        gc.freeze()  # what is alive now lives as long as the process: never walked again
     answer = answer_interrupted(session.conversation, _imported_at(session))
     if answer is not None:
         session.conversation.append(answer)
