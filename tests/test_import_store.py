@@ -67,3 +67,24 @@ def test_an_import_that_fills_the_disk_leaves_the_store_as_it_was(
             assert [h.name for h in store.search("quokka")] == ["imported"]
         finally:
             store.close()
+
+
+def test_a_full_disk_that_ended_the_transaction_is_told_as_a_full_disk(
+        tmp_path: Path, work: Path) -> None:
+    """SQLite rolls a transaction back itself on SQLITE_FULL; the store's own ROLLBACK then
+    failed ("no transaction is active") and the user read "unreadable … move it aside"."""
+    import sqlite3
+
+    from goosectx.errors import StoreCorrupt, StoreError
+
+    store = SessionStore(tmp_path / "d")
+    try:
+        sid = _imported(store, work, 4)
+        with pytest.raises(StoreError) as exc, store._transaction() as conn:
+            conn.execute("ROLLBACK")  # as SQLite does when the disk fills mid-statement
+            raise sqlite3.OperationalError("database or disk is full")
+        assert not isinstance(exc.value, StoreCorrupt)
+        assert "disk full" in exc.value.one_line()
+        assert len(store.load(sid).conversation.messages) == 4
+    finally:
+        store.close()

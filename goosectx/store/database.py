@@ -310,10 +310,14 @@ class StoreDatabase:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
+                self._conn.execute("COMMIT")
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                # SQLite may have rolled back already (a full disk ends the transaction): the
+                # error to tell is the one that ended it, not "no transaction is active"
+                if self._conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
 
     def close(self) -> None:
         """Close the connection."""
