@@ -144,9 +144,15 @@ class InputHistory(FileHistory):
         self._reported = False
 
     def store_string(self, string: str) -> None:
-        """Append ``string`` to the file; an ``OSError`` is kept in :attr:`failure`."""
+        """Append ``string`` to the file; an ``OSError`` is kept in :attr:`failure`.
+
+        A secret of the environment in it (a key typed in a ``!command``) is written redacted,
+        as the session stores it; this process's own history (the up arrow) keeps it as typed.
+        """
+        from goosectx.redaction import redact, secret_values
+
         try:
-            super().store_string(string)
+            super().store_string(redact(string, secret_values()))
         except OSError as exc:
             self.failure = exc
         else:
