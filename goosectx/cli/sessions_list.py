@@ -168,8 +168,9 @@ def _search(store: SessionStore, text: str, limit: int) -> list[SearchHit]:
     pending = store.pending_for_index() if store.search_available() else 0
     if pending:
         from goosectx.cli.sessions_cmd import note
+        from goosectx.store.database import on_read_only_file_system
 
-        if pending >= NOTICE_PENDING_AT:
+        if pending >= NOTICE_PENDING_AT and not on_read_only_file_system(store.data_dir):
             note(f"indexing {pending:,} imported messages for search…")
         try:
             store.index_pending()
