@@ -126,3 +126,22 @@ def test_one_reply_repeating_an_id_sends_every_call_with_its_own_output(tmp_path
     assert show.returncode == 0, show.stderr
     assert "seq 1 20" in show.stdout and "seq 100 130" in show.stdout
     assert "130" in show.stdout
+
+
+def test_a_stored_reply_with_a_repeated_id_keeps_both_calls_in_the_models_view() -> None:
+    """A session stored before ids were made unique: both calls stay, each with its output."""
+    from goosectx.conversation import Conversation
+
+    conv = Conversation([
+        Message.user("run things"),
+        Message("assistant", (ToolRequest("call_0", "shell", {"command": "seq 1 20"}),
+                              ToolRequest("call_0", "shell", {"command": "seq 100 130"}))),
+        Message("user", (ToolResponse("call_0", "1..20"), ToolResponse("call_0", "100..130"))),
+        Message.assistant("done"),
+    ])
+    view = conv.agent_view(for_sending=False)
+    commands = [r.arguments["command"] for m in view for r in m.tool_requests
+                if r.arguments]
+    outputs = [r.output for m in view for r in m.tool_responses]
+    assert commands == ["seq 1 20", "seq 100 130"]
+    assert outputs == ["1..20", "100..130"]
