@@ -104,8 +104,8 @@ def iter_transcript_markdown(session: Session,
             lines += _message_markdown(m, numbers)
         elif meta.user_visible:
             keys = output_keys(m)
-            numbers = {k: numbered + n for n, k in enumerate(keys, 1)} if keys else {}
-            lines += _message_markdown(m, numbers)
+            counted = {k: numbered + n for n, k in enumerate(keys, 1)} if keys else {}
+            lines += _message_markdown(m, counted)
             numbered += len(keys)
         if lines:
             yield blanks.piece(lines)
