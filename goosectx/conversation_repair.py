@@ -162,18 +162,23 @@ def _matched_tool_parts(messages: list[Message]) -> set[tuple[int, int]]:
 
     A response answers the latest still-open assistant request with its id, so an id that a
     provider reuses across replies pairs each request with its own response; a request whose
-    id comes again before it is answered stays unpaired.
+    id comes again in a later reply before it is answered stays unpaired. Calls of one reply
+    that share an id (stored before replies got unique ids) are answered in order.
     """
-    open_at: dict[str, tuple[int, int]] = {}
+    open_at: dict[str, list[tuple[int, int]]] = {}
     matched: set[tuple[int, int]] = set()
     for i, m in enumerate(messages):
         for j, p in enumerate(m.content):
             if isinstance(p, ToolRequest) and m.role == "assistant":
-                open_at[p.id] = (i, j)
+                waiting = open_at.get(p.id)
+                if waiting and waiting[-1][0] == i:
+                    waiting.append((i, j))
+                else:
+                    open_at[p.id] = [(i, j)]
             elif isinstance(p, ToolResponse) and m.role == "user":
-                request_at = open_at.pop(p.id, None)
-                if request_at is not None:
-                    matched.update((request_at, (i, j)))
+                waiting = open_at.get(p.id)
+                if waiting:
+                    matched.update((waiting.pop(0), (i, j)))
     return matched
 
 

@@ -57,12 +57,14 @@ def transcript_markdown(session: Session) -> str:
 
 
 def iter_transcript_markdown(session: Session,
-                             messages: Iterable[Message | PlainMessage]) -> Iterator[str]:
+                             messages: Iterable[Message | PlainMessage],
+                             numbers: dict[str, int] | None = None) -> Iterator[str]:
     """:func:`transcript_markdown` in pieces: the header, then one piece per shown message.
 
     ``session`` gives the header (its conversation is not read); ``messages`` are read one at
     a time (a :class:`PlainMessage` gives the same text its :class:`Message` would). Blank
-    lines at the very end are dropped, as in the whole text.
+    lines at the very end are dropped, as in the whole text. ``numbers``: the outputs' numbers
+    by key (:func:`goosectx.shown.view_numbers`, for the model's view), else counted here.
     """
     from goosectx.shown import output_keys  # here: an import needs neither
 
@@ -98,10 +100,12 @@ def iter_transcript_markdown(session: Session,
             when = ("?" if m.created == UNKNOWN_TIME  # its stored time did not parse
                     else m.created.isoformat(timespec="seconds"))
             lines += [f"> ── context compacted ({when}) ──", ""]
-        if meta.user_visible:
-            keys = output_keys(m)
-            numbers = {k: numbered + n for n, k in enumerate(keys, 1)} if keys else {}
+        if meta.user_visible and numbers is not None:
             lines += _message_markdown(m, numbers)
+        elif meta.user_visible:
+            keys = output_keys(m)
+            counted = {k: numbered + n for n, k in enumerate(keys, 1)} if keys else {}
+            lines += _message_markdown(m, counted)
             numbered += len(keys)
         if lines:
             yield blanks.piece(lines)

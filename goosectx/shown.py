@@ -135,3 +135,32 @@ def find_output(messages: Iterable[Message], number: int | None) -> NumberedOutp
         folded = [o for o in outputs if o.folded] or outputs
         return folded[-1] if folded else None
     return outputs[number - 1] if 1 <= number <= len(outputs) else None
+
+
+def view_numbers(view: Iterable[Message], stored: Iterable[Message]) -> dict[str, int]:
+    """The session's numbers of the outputs of ``view`` (the model's view), by their view keys.
+
+    The model's view merges and reorders messages, so its keys (message id, part index) are
+    not the stored ones: each of its parts is found by identity among the stored numbered
+    parts, so ``sessions show --agent`` prints the numbers ``/show N`` and the transcript use.
+    """
+    by_part: dict[int, int] = {}
+    for m in stored:
+        for p, _key in _numbered_parts(m):
+            by_part[id(p)] = len(by_part) + 1
+    out: dict[str, int] = {}
+    for m in view:
+        escape = is_shell_escape(m)
+        for i, p in enumerate(m.content):
+            number = by_part.get(id(p))
+            if number is None:
+                continue
+            if escape and i == 1:
+                out[shell_escape_key(m.id)] = number
+            elif isinstance(p, ToolResponse):
+                out[result_key(m.id, i)] = number
+            elif isinstance(p, ThinkingContent):
+                out[thinking_key(m.id, i)] = number
+            elif isinstance(p, Attachment):
+                out[attachment_key(m.id, i)] = number
+    return out

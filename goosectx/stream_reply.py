@@ -8,12 +8,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Generator
+from dataclasses import replace
 
 from goosectx.compaction.figures import RequestContext
 from goosectx.config import Settings
 from goosectx.conversation import Conversation
 from goosectx.errors import MalformedModelReply
 from goosectx.events import Event, MessageDelta, Notification, ReasoningDelta
+from goosectx.message import Message
+from goosectx.parts import ToolRequest
 from goosectx.providers.base import (
     Provider,
     ProviderResponse,
@@ -78,7 +81,34 @@ def stream_reply(
             close()
     if final is None:
         raise MalformedModelReply("the model's stream ended without a reply")
-    return final
+    message = unique_call_ids(final.message)
+    return final if message is final.message else replace(final, message=message)
+
+
+def unique_call_ids(message: Message) -> Message:
+    """``message`` with a tool-call id it repeats made unique: ``call_0``, ``call_0-2``, ...
+
+    A model may give two calls of one reply the same id; stored so, they could not each be
+    paired with their own tool response (and providers reject the repeat). Renamed on receipt,
+    the store, display, approval, compaction and the requests sent back all see distinct ids.
+    """
+    ids = [p.id for p in message.content if isinstance(p, ToolRequest)]
+    if len(set(ids)) == len(ids):
+        return message
+    taken = set(ids)
+    seen: set[str] = set()
+    parts = []
+    for p in message.content:
+        if isinstance(p, ToolRequest):
+            if p.id in seen:
+                n = 2
+                while f"{p.id}-{n}" in taken:
+                    n += 1
+                p = replace(p, id=f"{p.id}-{n}")
+                taken.add(p.id)
+            seen.add(p.id)
+        parts.append(p)
+    return replace(message, content=tuple(parts))
 
 
 def writing_text(delta: ToolCallDelta) -> str:

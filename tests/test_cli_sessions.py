@@ -403,3 +403,20 @@ def test_usage_lines_name_their_arguments_in_one_style(capsys, command, usage):
 
     code, out, _ = run_cli(capsys, *command, "--help")
     assert code == 0 and f"Usage: goosectx {usage}\n" in out, out
+
+
+def test_show_agent_numbers_outputs_as_the_transcript_does(filled):
+    """gh22: after a compaction the model's view starts later; its outputs keep the session's
+    numbers (the ones ``sessions show`` and ``/show N`` use), not a count from 1."""
+    home, sid = filled
+    store = SessionStore(home)
+    store.append_message(sid, Message("assistant", (
+        ToolRequest("c9", "shell", {"command": "echo out9"}),)))
+    store.append_message(sid, Message("user", (ToolResponse("c9", "out9-result"),)))
+    store.append_message(sid, Message.assistant("done"))
+    store.close()
+    plain = goosectx(home, "sessions", "show", sid).stdout
+    agent = goosectx(home, "sessions", "show", sid, "--agent").stdout
+    assert "**tool result** #2" in plain, plain
+    assert "**tool result** #2" in agent, agent
+    assert "#1" not in agent, agent

@@ -529,3 +529,27 @@ def test_ctrl_c_typed_right_after_enter_cancels_that_turn(world: World) -> None:
     assert "turn cancelled" in out and "the whole answer" not in out
     assert "Ctrl-D or /exit leaves" not in out
     assert "/usage" not in out or "tokens" in out  # the line typed after it still ran
+
+
+def test_history_agent_numbers_a_merged_message_as_the_transcript(world: World) -> None:
+    """The model's view merges a cancelled turn's results with the next message: its
+    attachment keeps its session number (#2), not a new one."""
+    from goosectx.attachment import Attachment
+    from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
+
+    messages = [
+        Message.user("q"),
+        Message("assistant", (ToolRequest("c1", "shell", {"command": "echo r1"}),)),
+        Message("user", (ToolResponse("c1", "r1-out"),)),
+        Message("user", (TextContent("look"), Attachment(
+            "file", "notes.txt", "text/plain", text="".join(f"n{i}\n" for i in range(40)),
+            token_estimate=80))),
+        Message.assistant("ok"),
+    ]
+    for m in messages:
+        world.session.conversation.append(m)
+        world.store.append_message(world.session.id, m)
+    out = world.run("/history agent" + ENTER + CTRL_D)
+    view = out[out.index("what the model sees"):]
+    assert "#2 (/show 2)" in view, view
+    assert "#3" not in view, view

@@ -63,6 +63,7 @@ class MessageView(Surface):
         # first), by identity: a model may reuse a tool-call id in every reply
         self._drawn_once: dict[int, ToolRequest | ToolResponse] = {}
         self._numbers: dict[str, int] = {}
+        self.view_numbers: dict[str, int] = {}  # /history agent: the view's keys' numbers
         self._unkeyed = 0  # results numbered live before their message (and key) arrived
         self._previewed: dict[str, str] = {}  # edit diffs drawn before their approval question
 
@@ -82,6 +83,8 @@ class MessageView(Surface):
 
     def _number(self, key: str | None) -> int:
         """The number of output ``key``; ``None``: a live result whose message is to come."""
+        if key in self.view_numbers:
+            return self.view_numbers[key]
         if key is None:
             self._unkeyed += 1
             return len(self._numbers) + self._unkeyed

@@ -22,6 +22,7 @@ from goosectx.config import ApprovalMode
 from goosectx.conversation import Message, TextContent
 from goosectx.errors import GoosectxError
 from goosectx.shell_escape import is_shell_escape
+from goosectx.shown import view_numbers
 
 if TYPE_CHECKING:
     from goosectx.cli.repl import Repl
@@ -238,10 +239,15 @@ def _history(repl: Repl, view: slash.HistoryView) -> None:
     repl.renderer.rule(f"what the model sees · system prompt + "
                        f"{plural(len(request.tool_schemas), 'tool schema')} + "
                        f"{plural(len(messages), 'message')}")
-    for m in _escapes_apart(messages, conversation.messages):
-        label = "summary" if m.metadata.is_summary else (
-            "continuation" if m.metadata.is_continuation else None)
-        repl.renderer.message(m, label=label)
+    # the view merges and reorders messages: its outputs keep the session's numbers
+    repl.renderer.view_numbers = view_numbers(messages, conversation.messages)
+    try:
+        for m in _escapes_apart(messages, conversation.messages):
+            label = "summary" if m.metadata.is_summary else (
+                "continuation" if m.metadata.is_continuation else None)
+            repl.renderer.message(m, label=label)
+    finally:
+        repl.renderer.view_numbers = {}
     repl.renderer.rule("end of the model's view")
 
 

@@ -64,16 +64,18 @@ def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: boo
             store.close()
         _warn_damaged_times(session)
         from goosectx.session import UNKNOWN_TIME
+        from goosectx.shown import view_numbers
 
         damaged = [m.id for m in session.conversation if m.created == UNKNOWN_TIME]
+        seen = session.conversation.agent_view(for_sending=False)
         view = Session(
             session.id, session.name, session.working_dir, session.model, session.created,
             session.updated,
-            Conversation([m.with_metadata(user_visible=True)
-                          for m in session.conversation.agent_view(for_sending=False)]),
+            Conversation([m.with_metadata(user_visible=True) for m in seen]),
             damaged_times=session.damaged_times,
         )
-        _write_markdown(iter_transcript_markdown(view, view.conversation))
+        numbers = view_numbers(seen, session.conversation)
+        _write_markdown(iter_transcript_markdown(view, view.conversation, numbers))
         _warn_damaged_messages(session.id, damaged)
         return
     from goosectx.store.damaged_pairs import LostPairs
