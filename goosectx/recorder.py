@@ -3,11 +3,14 @@
 Used alike by the REPL, ``run``, ``compact`` and the tests (DESIGN.md §2 "Who writes").
 ``MessageCompleted`` → one appended row; ``HistoryReplaced`` / ``CompactionUndone`` /
 ``ToolPairsSummarized`` → one transaction; ``UsageUpdated`` → one ledger row plus the new
-``current`` figure. After each of the last four, the token counts made since are stored with
-their messages (one transaction). A large batch — an old history counted at first need, e.g.
-the first turn after resuming an imported session — is stored on a background thread with its
-own connection, a transaction per :data:`BULK_COUNTS` rows, so the prompt does not wait for it
-(:meth:`SessionRecorder.wait_for_counts` before the process ends).
+``current`` figure; ``TurnFinished`` → the session's state, whatever the turn's outcome (a
+turn that failed may still have learned something: the window a server stated when it
+rejected the request). After each but ``MessageCompleted`` and ``TurnFinished``, the token
+counts made since are stored with their messages (one transaction). A large batch — an old
+history counted at first need, e.g. the first turn after resuming an imported session — is
+stored on a background thread with its own connection, a transaction per :data:`BULK_COUNTS`
+rows, so the prompt does not wait for it (:meth:`SessionRecorder.wait_for_counts` before the
+process ends).
 
 A write that fails (a full disk) leaves its event pending, and every later event waits behind
 it: each :meth:`SessionRecorder.record` first retries the pending events in order, so the store
@@ -27,6 +30,7 @@ from goosectx.events import (
     HistoryReplaced,
     MessageCompleted,
     ToolPairsSummarized,
+    TurnFinished,
     UsageUpdated,
 )
 from goosectx.message import Message
@@ -44,7 +48,8 @@ class SessionRecorder:
     Args:
         store: The session store.
         session: The in-memory session the core works on; only its id and state are read
-            (the state is stored with every usage row and history replacement).
+            (the state is stored with every usage row and history replacement, and at each
+            turn's end).
     """
 
     def __init__(self, store: SessionStore, session: Session) -> None:
@@ -149,7 +154,7 @@ class SessionRecorder:
             event = self._pending[0]
             self._write(event)
             del self._pending[0]
-            counted = counted or not isinstance(event, MessageCompleted)
+            counted = counted or not isinstance(event, MessageCompleted | TurnFinished)
         if counted:
             self.save_counts()
 
@@ -178,10 +183,12 @@ class SessionRecorder:
                                        current_is_estimate=True, state=self.session.state)
         elif isinstance(event, ToolPairsSummarized):
             self.store.replace_history(sid, event.conversation, ledger_entry=event.call)
+        elif isinstance(event, TurnFinished):  # whatever the outcome: a failed turn, too,
+            self.store.update_session(sid, state=self.session.state)  # learns (stated limit)
 
 
 _WRITTEN = (MessageCompleted, UsageUpdated, HistoryReplaced, CompactionUndone,
-            ToolPairsSummarized)
+            ToolPairsSummarized, TurnFinished)
 """The events that change the stored session."""
 
 
