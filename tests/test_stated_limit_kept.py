@@ -37,3 +37,35 @@ def test_a_window_stated_by_a_turn_that_failed_is_kept_with_the_session(
     line = limit_line(capsys)
     assert "8,192 tokens" in line and "stated by the server" in line, line
 
+
+def test_an_explicit_limit_equal_to_the_replaced_default_is_the_users_new_word(
+        fake_server: FakeServer, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The stated 8,192 replaced the default 128,000. A user who enlarged the server's window
+    # and says so with exactly 128000 (env or config) gets it; unset again, 8,192 holds.
+    configure(isolated_env["config"], fake_server)
+    fake_server.add({"error": "context_length"})
+    cli(capsys, "run", "--name", "cl", "-t", "hello there", code=1)
+    assert "8,192 tokens" in limit_line(capsys)
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "128000")
+    line = limit_line(capsys)
+    assert "128,000 tokens" in line and "GOOSE_CONTEXT_LIMIT" in line, line
+    monkeypatch.delenv("GOOSE_CONTEXT_LIMIT")
+    configure(isolated_env["config"], fake_server, "context_limit = 128000\n")
+    line = limit_line(capsys)
+    assert "128,000 tokens" in line and "stated" not in line, line
+    configure(isolated_env["config"], fake_server)
+    assert "8,192 tokens" in limit_line(capsys)
+
+
+def test_a_limit_always_set_in_the_environment_keeps_the_stated_window_on_resume(
+        fake_server: FakeServer, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # GOOSE_CONTEXT_LIMIT=128000 in the user's shell profile: it is what the stated figure
+    # replaced, so every later process keeps 8,192 (no second rejection to learn it again).
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "128000")
+    configure(isolated_env["config"], fake_server)
+    fake_server.add({"error": "context_length"})
+    cli(capsys, "run", "--name", "cl", "-t", "hello there", code=1)
+    line = limit_line(capsys)
+    assert "8,192 tokens" in line and "stated by the server" in line, line
