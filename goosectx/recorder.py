@@ -3,10 +3,11 @@
 Used alike by the REPL, ``run``, ``compact`` and the tests (DESIGN.md §2 "Who writes").
 ``MessageCompleted`` → one appended row; ``HistoryReplaced`` / ``CompactionUndone`` /
 ``ToolPairsSummarized`` → one transaction; ``UsageUpdated`` → one ledger row plus the new
-``current`` figure; ``TurnFinished`` → the session's state, whatever the turn's outcome (a
-turn that failed may still have learned something: the window a server stated when it
-rejected the request). After each but ``MessageCompleted`` and ``TurnFinished``, the token
-counts made since are stored with their messages (one transaction). A large batch — an old
+``current`` figure; ``TurnFinished`` → the session's state when its stated limits changed
+since last written, whatever the turn's outcome (a turn that failed may still have learned
+the window a server stated when it rejected the request). After each but
+``MessageCompleted`` and ``TurnFinished``, the token counts made since are stored with their
+messages (one transaction). A large batch — an old
 history counted at first need, e.g. the first turn after resuming an imported session — is
 stored on a background thread with its own connection, a transaction per :data:`BULK_COUNTS`
 rows, so the prompt does not wait for it (:meth:`SessionRecorder.wait_for_counts` before the
@@ -60,6 +61,10 @@ class SessionRecorder:
         they are stored after each model call, each compaction, and on :meth:`save_counts`."""
         self._saver: threading.Thread | None = None
         self._pending: list[Event] = []
+        self._saved_stated = self._stated()  # the stated limits as last written
+
+    def _stated(self) -> dict[str, list[int]]:
+        return {model: list(entry) for model, entry in self.session.state.stated_limits.items()}
 
     def save_counts(self, *, wait: bool = False) -> None:
         """Store the token counts made since the last save.
@@ -127,6 +132,8 @@ class SessionRecorder:
             StoreError: a write failed (nothing half-written: each write is a transaction);
                 the event it was for, and every one after it, stay pending.
         """
+        if isinstance(event, TurnFinished) and self._stated() == self._saved_stated:
+            return  # the state is written with the turn's usage rows; a failed turn's, here
         if isinstance(event, _WRITTEN):
             self._pending.append(event)
             self.flush()
@@ -160,6 +167,7 @@ class SessionRecorder:
 
     def _write(self, event: Event) -> None:
         sid = self.session.id
+        stated = self._stated()
         if isinstance(event, MessageCompleted):
             self.store.append_message(sid, event.message)
         elif isinstance(event, UsageUpdated):
@@ -185,6 +193,8 @@ class SessionRecorder:
             self.store.replace_history(sid, event.conversation, ledger_entry=event.call)
         elif isinstance(event, TurnFinished):  # whatever the outcome: a failed turn, too,
             self.store.update_session(sid, state=self.session.state)  # learns (stated limit)
+        if not isinstance(event, MessageCompleted | ToolPairsSummarized):
+            self._saved_stated = stated
 
 
 _WRITTEN = (MessageCompleted, UsageUpdated, HistoryReplaced, CompactionUndone,
