@@ -3,11 +3,15 @@
 Used alike by the REPL, ``run``, ``compact`` and the tests (DESIGN.md §2 "Who writes").
 ``MessageCompleted`` → one appended row; ``HistoryReplaced`` / ``CompactionUndone`` /
 ``ToolPairsSummarized`` → one transaction; ``UsageUpdated`` → one ledger row plus the new
-``current`` figure. After each of the last four, the token counts made since are stored with
-their messages (one transaction). A large batch — an old history counted at first need, e.g.
-the first turn after resuming an imported session — is stored on a background thread with its
-own connection, a transaction per :data:`BULK_COUNTS` rows, so the prompt does not wait for it
-(:meth:`SessionRecorder.wait_for_counts` before the process ends).
+``current`` figure; ``TurnFinished`` → the session's state when its stated limits changed
+since last written, whatever the turn's outcome (a turn that failed may still have learned
+the window a server stated when it rejected the request). After each but
+``MessageCompleted`` and ``TurnFinished``, the token counts made since are stored with their
+messages (one transaction). A large batch — an old
+history counted at first need, e.g. the first turn after resuming an imported session — is
+stored on a background thread with its own connection, a transaction per :data:`BULK_COUNTS`
+rows, so the prompt does not wait for it (:meth:`SessionRecorder.wait_for_counts` before the
+process ends).
 
 A write that fails (a full disk) leaves its event pending, and every later event waits behind
 it: each :meth:`SessionRecorder.record` first retries the pending events in order, so the store
@@ -27,6 +31,7 @@ from goosectx.events import (
     HistoryReplaced,
     MessageCompleted,
     ToolPairsSummarized,
+    TurnFinished,
     UsageUpdated,
 )
 from goosectx.message import Message
@@ -44,7 +49,8 @@ class SessionRecorder:
     Args:
         store: The session store.
         session: The in-memory session the core works on; only its id and state are read
-            (the state is stored with every usage row and history replacement).
+            (the state is stored with every usage row and history replacement, and at each
+            turn's end).
     """
 
     def __init__(self, store: SessionStore, session: Session) -> None:
@@ -55,6 +61,10 @@ class SessionRecorder:
         they are stored after each model call, each compaction, and on :meth:`save_counts`."""
         self._saver: threading.Thread | None = None
         self._pending: list[Event] = []
+        self._saved_stated = self._stated()  # the stated limits as last written
+
+    def _stated(self) -> dict[str, list[int]]:
+        return {model: list(entry) for model, entry in self.session.state.stated_limits.items()}
 
     def save_counts(self, *, wait: bool = False) -> None:
         """Store the token counts made since the last save.
@@ -122,6 +132,8 @@ class SessionRecorder:
             StoreError: a write failed (nothing half-written: each write is a transaction);
                 the event it was for, and every one after it, stay pending.
         """
+        if isinstance(event, TurnFinished) and self._stated() == self._saved_stated:
+            return  # the state is written with the turn's usage rows; a failed turn's, here
         if isinstance(event, _WRITTEN):
             self._pending.append(event)
             self.flush()
@@ -149,12 +161,13 @@ class SessionRecorder:
             event = self._pending[0]
             self._write(event)
             del self._pending[0]
-            counted = counted or not isinstance(event, MessageCompleted)
+            counted = counted or not isinstance(event, MessageCompleted | TurnFinished)
         if counted:
             self.save_counts()
 
     def _write(self, event: Event) -> None:
         sid = self.session.id
+        stated = self._stated()
         if isinstance(event, MessageCompleted):
             self.store.append_message(sid, event.message)
         elif isinstance(event, UsageUpdated):
@@ -178,10 +191,14 @@ class SessionRecorder:
                                        current_is_estimate=True, state=self.session.state)
         elif isinstance(event, ToolPairsSummarized):
             self.store.replace_history(sid, event.conversation, ledger_entry=event.call)
+        elif isinstance(event, TurnFinished):  # whatever the outcome: a failed turn, too,
+            self.store.update_session(sid, state=self.session.state)  # learns (stated limit)
+        if not isinstance(event, MessageCompleted | ToolPairsSummarized):
+            self._saved_stated = stated
 
 
 _WRITTEN = (MessageCompleted, UsageUpdated, HistoryReplaced, CompactionUndone,
-            ToolPairsSummarized)
+            ToolPairsSummarized, TurnFinished)
 """The events that change the stored session."""
 
 

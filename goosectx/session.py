@@ -123,9 +123,11 @@ class SessionState:
             (docs/architecture.md §5); ``None`` when ``current`` is no report, or for a
             session saved before it was kept (its report is then taken as it is).
         stated_limits: Per model, the context window its server stated when it rejected a
-            request as too long, with the configured limit it replaced:
-            ``[stated, configured]`` (``configured`` 0 when unknown). Used on resume while
-            the configured limit is the same (:mod:`goosectx.compaction.stated_limit`).
+            request as too long, with the configured limit it replaced and where that came
+            from: ``[stated, configured, kind]`` (``configured`` 0 when unknown; ``kind`` 0
+            default or model info, 1 ``GOOSE_CONTEXT_LIMIT``, 2 the config file; a session
+            saved before kinds were kept has 0). Used on resume while the configured limit
+            is the same (:mod:`goosectx.compaction.stated_limit`).
     """
 
     auto_compaction_paused: bool = False
@@ -169,10 +171,10 @@ class SessionState:
         raw_stated = data.get("stated_limits")
         if isinstance(raw_stated, dict):
             for model, pair in raw_stated.items():
-                if (isinstance(model, str) and isinstance(pair, list) and len(pair) == 2
+                if (isinstance(model, str) and isinstance(pair, list) and len(pair) in (2, 3)
                         and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
                                 for n in pair) and pair[0] > 0):
-                    stated[model] = [int(pair[0]), int(pair[1])]
+                    stated[model] = [int(n) for n in pair] + [0] * (3 - len(pair))
         return cls(auto_compaction_paused=bool(data.get("auto_compaction_paused", False)),
                    paused_by_undo=bool(data.get("paused_by_undo", False)),
                    judge_input_tokens=opt_int("judge_input_tokens"),
