@@ -254,3 +254,22 @@ def test_a_new_request_after_the_summary_is_the_next_step_and_the_intent_stays()
             assert sum(marker in line for line in errors) == 1, (marker, summary)
         assert not [line for line in errors if "omitted)" in line and "(from" in line]
         assert summary.count("earlier errors omitted") <= 1, summary
+
+
+def _problem_line(summary: str) -> str:
+    return next(line for line in summary.splitlines() if "Extractive summary" in line)
+
+
+def test_the_earlier_note_names_the_latest_summarys_current_work() -> None:
+    # Tester 11b: three extractive compactions in a row; the third summary's "Earlier: current
+    # work" named the first summary's work (WORK-1), not the one just before it (WORK-2).
+    no_resend = {**SMALL_WINDOW, "keep_user_tokens": 0}
+    session = make_session([Message.user("Build it"), Message.assistant("WORK-0 " + words(1500))])
+    for k in range(1, 4):
+        session.conversation.append(Message.user(f"go {k} " + words(300)))
+        session.conversation.append(Message.assistant(f"WORK-{k} done " + words(300)))
+        collect(manager(session, None, **no_resend).compact(REQUEST, strategy="extractive"))
+        earlier = _problem_line(session.conversation.agent_messages()[0].text)
+        if k > 1:
+            assert f"Earlier: current work: WORK-{k - 1} done" in earlier, earlier
+            assert all(f"WORK-{n} " not in earlier for n in range(k - 1)), earlier

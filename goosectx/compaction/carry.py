@@ -45,6 +45,8 @@ def may_name_constraint(text: str) -> bool:
             or "always" in low or "only" in low)  # of CONSTRAINT
 
 
+_WORK = "current work: "
+"""Starts the ``earlier`` note of a summary's current work: only the newest one is kept."""
 _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
 
 
@@ -275,14 +277,17 @@ def carry_forward(text: str, facts: Facts) -> None:
     facts.next_step = "\n".join(sections.get("next step", [])).strip()
     # Its own note only counts (what it carried before is kept instead, flat); its intent is
     # kept as the intent.
-    names = ("current work",)
-    notes = [f"{name}: " + " ".join(" ".join(sections[name]).split())
-             for name in names if sections.get(name)]
+    work = (_WORK + " ".join(" ".join(sections["current work"]).split())
+            if sections.get("current work") else "")
+    notes = [work] if work else []
     if extractive:
         notes.insert(0, problem.partition(" Earlier: ")[2])
     elif problem:
         notes.append(f"problem solving: {problem}")
+    if work:  # the newest summary's current work replaces any carried before it
+        facts.earlier = [n for n in facts.earlier if not n.startswith(_WORK)]
     for note in notes:  # flat: one list of notes, never a summary inside a summary
         for part in note.split(NOTE_SEPARATOR):
-            if part and part not in facts.earlier:
+            if part and part not in facts.earlier and (not work or part == work
+                                                       or not part.startswith(_WORK)):
                 facts.earlier.append(part)
