@@ -273,3 +273,25 @@ def test_the_earlier_note_names_the_latest_summarys_current_work() -> None:
         if k > 1:
             assert f"Earlier: current work: WORK-{k - 1} done" in earlier, earlier
             assert all(f"WORK-{n} " not in earlier for n in range(k - 1)), earlier
+
+
+def _user_message_lines(summary: str) -> list[str]:
+    section = summary.split("## User messages\n\n", 1)[1].split("\n\n## ", 1)[0]
+    return [line for line in section.splitlines() if line.startswith("- ")]
+
+
+def test_requests_re_sent_after_an_automatic_compaction_are_listed_once() -> None:
+    # Tester 11b: after an automatic compaction the request in progress (and the earlier ones
+    # re-sent) follow the summary; the next summary listed them again after its own list.
+    session = make_session([Message.user("Build it. FIRST-REQ"),
+                            Message.assistant("WORK-0 " + words(1500))])
+    for k in range(1, 4):
+        session.conversation.append(Message.user(f"REQ-{k} go"))
+        for m in tool_pair(f"out {k} " + words(800), args={"command": f"make t{k}"}):
+            session.conversation.append(m)
+        collect(manager(session, None, **SMALL_WINDOW).compact(
+            REQUEST, strategy="extractive", trigger="auto"))
+        summary = session.conversation.agent_messages()[0].text
+        assert _user_message_lines(summary) == [
+            "- Build it. FIRST-REQ", *(f"- REQ-{n} go" for n in range(1, k + 1))], summary
+        assert summary.split("## Next step", 1)[1].count(f"REQ-{k} go") == 1, summary

@@ -102,9 +102,14 @@ class Facts:
 
 
 def resent_request(text: str, facts: Facts) -> None:
-    """An earlier user message re-sent after a summary: a request, its constraint lines kept."""
-    if not facts.requests or facts.requests[-1] != text:
-        facts.requests.append(text)
+    """An earlier user message re-sent after a summary: a request, its constraint lines kept.
+
+    A request the summary listed already (as it is, or shortened) is not listed again.
+    """
+    if text not in facts.requests:
+        flat = " ".join(text.split())
+        if not any(shows_text(shown, flat) for shown in reversed(facts.requests)):
+            facts.requests.append(text)
     for line in text.splitlines():
         line = line.strip()[:300]
         if line and CONSTRAINT.search(line) and line not in facts.constraints:
@@ -140,8 +145,12 @@ def names_error(shown: str, error: str) -> bool:
     Only the error itself is compared (what the assistant did next, after :data:`THEN`, is
     not): the same text, or the head and tail a shortened one kept.
     """
-    shown = shown.split(THEN, 1)[0].strip()
-    error = " ".join(error.split(THEN, 1)[0].split())
+    return shows_text(shown.split(THEN, 1)[0], " ".join(error.split(THEN, 1)[0].split()))
+
+
+def shows_text(shown: str, error: str) -> bool:
+    """True when ``shown`` (an item, flat, perhaps shortened) stands for ``error`` (flat)."""
+    shown = shown.strip()
     if shown == error:
         return True
     if shown.endswith(CUT.rstrip()):  # cut short at its end
