@@ -295,3 +295,20 @@ def test_requests_re_sent_after_an_automatic_compaction_are_listed_once() -> Non
         assert _user_message_lines(summary) == [
             "- Build it. FIRST-REQ", *(f"- REQ-{n} go" for n in range(1, k + 1))], summary
         assert summary.split("## Next step", 1)[1].count(f"REQ-{k} go") == 1, summary
+
+
+def test_the_problem_note_counts_this_spans_errors_and_says_one_tool_call() -> None:
+    # Tester 11b: "6 messages with 1 tool calls and 4 error(s)" counted the errors carried
+    # from earlier summaries as this span's, and said "1 tool calls".
+    no_resend = {**SMALL_WINDOW, "keep_user_tokens": 0}
+    session = make_session([Message.user("Build it"), Message.assistant("WORK-0 " + words(1500))])
+    for k in range(1, 4):
+        session.conversation.append(Message.user(f"go {k}"))
+        for m in tool_pair(f"error: ERR-{k} failed", args={"command": f"make t{k}"},
+                           is_error=True):
+            session.conversation.append(m)
+        session.conversation.append(Message.assistant(f"WORK-{k} done " + words(1500)))
+        collect(manager(session, None, **no_resend).compact(REQUEST, strategy="extractive"))
+        problem = _problem_line(session.conversation.agent_messages()[0].text)
+        carried = "" if k == 1 else f" ({k - 1} more carried from earlier summaries)"
+        assert f" with 1 tool call and 1 error{carried}." in problem, problem

@@ -99,6 +99,8 @@ class Facts:
     """The earliest summary's ``User intent``: the task's own, kept over the requests after."""
     next_step: str = ""
     """The earlier summary's ``Next step`` while no user request came after it, else ``""``."""
+    carried_errors: int = 0
+    """How many of ``errors`` an earlier summary listed (the first ones)."""
 
 
 def resent_request(text: str, facts: Facts) -> None:
@@ -128,7 +130,7 @@ def copy_facts(facts: Facts, message_count: int) -> Facts:
     return Facts(list(facts.requests), files, [list(e) for e in facts.errors],
                  dict(facts.pending), facts.answered, facts.last_work, list(facts.last_calls),
                  list(facts.earlier), facts.tool_calls, message_count, list(facts.commands),
-                 list(facts.constraints), facts.intent, facts.next_step)
+                 list(facts.constraints), facts.intent, facts.next_step, facts.carried_errors)
 
 
 THEN = " → then: "
@@ -263,6 +265,7 @@ def carry_forward(text: str, facts: Facts) -> None:
     for line in [*sections.get("errors and fixes", []), *sections.get("errors", [])]:
         if line.startswith("- "):
             _carry_error(line[2:], facts)
+    facts.carried_errors = len(facts.errors)
     for name, into in (("commands run", facts.commands), ("user constraints", facts.constraints)):
         for line in sections.get(name, []):
             item = line[2:].strip() if line.startswith("- ") else ""
