@@ -254,3 +254,61 @@ def test_a_new_request_after_the_summary_is_the_next_step_and_the_intent_stays()
             assert sum(marker in line for line in errors) == 1, (marker, summary)
         assert not [line for line in errors if "omitted)" in line and "(from" in line]
         assert summary.count("earlier errors omitted") <= 1, summary
+
+
+def _problem_line(summary: str) -> str:
+    return next(line for line in summary.splitlines() if "Extractive summary" in line)
+
+
+def test_the_earlier_note_names_the_latest_summarys_current_work() -> None:
+    # Tester 11b: three extractive compactions in a row; the third summary's "Earlier: current
+    # work" named the first summary's work (WORK-1), not the one just before it (WORK-2).
+    no_resend = {**SMALL_WINDOW, "keep_user_tokens": 0}
+    session = make_session([Message.user("Build it"), Message.assistant("WORK-0 " + words(1500))])
+    for k in range(1, 4):
+        session.conversation.append(Message.user(f"go {k} " + words(300)))
+        session.conversation.append(Message.assistant(f"WORK-{k} done " + words(300)))
+        collect(manager(session, None, **no_resend).compact(REQUEST, strategy="extractive"))
+        earlier = _problem_line(session.conversation.agent_messages()[0].text)
+        if k > 1:
+            assert f"Earlier: current work: WORK-{k - 1} done" in earlier, earlier
+            assert all(f"WORK-{n} " not in earlier for n in range(k - 1)), earlier
+
+
+def _user_message_lines(summary: str) -> list[str]:
+    section = summary.split("## User messages\n\n", 1)[1].split("\n\n## ", 1)[0]
+    return [line for line in section.splitlines() if line.startswith("- ")]
+
+
+def test_requests_re_sent_after_an_automatic_compaction_are_listed_once() -> None:
+    # Tester 11b: after an automatic compaction the request in progress (and the earlier ones
+    # re-sent) follow the summary; the next summary listed them again after its own list.
+    session = make_session([Message.user("Build it. FIRST-REQ"),
+                            Message.assistant("WORK-0 " + words(1500))])
+    for k in range(1, 4):
+        session.conversation.append(Message.user(f"REQ-{k} go"))
+        for m in tool_pair(f"out {k} " + words(800), args={"command": f"make t{k}"}):
+            session.conversation.append(m)
+        collect(manager(session, None, **SMALL_WINDOW).compact(
+            REQUEST, strategy="extractive", trigger="auto"))
+        summary = session.conversation.agent_messages()[0].text
+        assert _user_message_lines(summary) == [
+            "- Build it. FIRST-REQ", *(f"- REQ-{n} go" for n in range(1, k + 1))], summary
+        assert summary.split("## Next step", 1)[1].count(f"REQ-{k} go") == 1, summary
+
+
+def test_the_problem_note_counts_this_spans_errors_and_says_one_tool_call() -> None:
+    # Tester 11b: "6 messages with 1 tool calls and 4 error(s)" counted the errors carried
+    # from earlier summaries as this span's, and said "1 tool calls".
+    no_resend = {**SMALL_WINDOW, "keep_user_tokens": 0}
+    session = make_session([Message.user("Build it"), Message.assistant("WORK-0 " + words(1500))])
+    for k in range(1, 4):
+        session.conversation.append(Message.user(f"go {k}"))
+        for m in tool_pair(f"error: ERR-{k} failed", args={"command": f"make t{k}"},
+                           is_error=True):
+            session.conversation.append(m)
+        session.conversation.append(Message.assistant(f"WORK-{k} done " + words(1500)))
+        collect(manager(session, None, **no_resend).compact(REQUEST, strategy="extractive"))
+        problem = _problem_line(session.conversation.agent_messages()[0].text)
+        carried = "" if k == 1 else f" ({k - 1} more carried from earlier summaries)"
+        assert f" with 1 tool call and 1 error{carried}." in problem, problem

@@ -45,6 +45,8 @@ def may_name_constraint(text: str) -> bool:
             or "always" in low or "only" in low)  # of CONSTRAINT
 
 
+_WORK = "current work: "
+"""Starts the ``earlier`` note of a summary's current work: only the newest one is kept."""
 _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
 
 
@@ -97,12 +99,19 @@ class Facts:
     """The earliest summary's ``User intent``: the task's own, kept over the requests after."""
     next_step: str = ""
     """The earlier summary's ``Next step`` while no user request came after it, else ``""``."""
+    carried_errors: int = 0
+    """How many of ``errors`` an earlier summary listed (the first ones)."""
 
 
 def resent_request(text: str, facts: Facts) -> None:
-    """An earlier user message re-sent after a summary: a request, its constraint lines kept."""
-    if not facts.requests or facts.requests[-1] != text:
-        facts.requests.append(text)
+    """An earlier user message re-sent after a summary: a request, its constraint lines kept.
+
+    A request the summary listed already (as it is, or shortened) is not listed again.
+    """
+    if text not in facts.requests:
+        flat = " ".join(text.split())
+        if not any(shows_text(shown, flat) for shown in reversed(facts.requests)):
+            facts.requests.append(text)
     for line in text.splitlines():
         line = line.strip()[:300]
         if line and CONSTRAINT.search(line) and line not in facts.constraints:
@@ -121,7 +130,7 @@ def copy_facts(facts: Facts, message_count: int) -> Facts:
     return Facts(list(facts.requests), files, [list(e) for e in facts.errors],
                  dict(facts.pending), facts.answered, facts.last_work, list(facts.last_calls),
                  list(facts.earlier), facts.tool_calls, message_count, list(facts.commands),
-                 list(facts.constraints), facts.intent, facts.next_step)
+                 list(facts.constraints), facts.intent, facts.next_step, facts.carried_errors)
 
 
 THEN = " → then: "
@@ -138,8 +147,12 @@ def names_error(shown: str, error: str) -> bool:
     Only the error itself is compared (what the assistant did next, after :data:`THEN`, is
     not): the same text, or the head and tail a shortened one kept.
     """
-    shown = shown.split(THEN, 1)[0].strip()
-    error = " ".join(error.split(THEN, 1)[0].split())
+    return shows_text(shown.split(THEN, 1)[0], " ".join(error.split(THEN, 1)[0].split()))
+
+
+def shows_text(shown: str, error: str) -> bool:
+    """True when ``shown`` (an item, flat, perhaps shortened) stands for ``error`` (flat)."""
+    shown = shown.strip()
     if shown == error:
         return True
     if shown.endswith(CUT.rstrip()):  # cut short at its end
@@ -252,6 +265,7 @@ def carry_forward(text: str, facts: Facts) -> None:
     for line in [*sections.get("errors and fixes", []), *sections.get("errors", [])]:
         if line.startswith("- "):
             _carry_error(line[2:], facts)
+    facts.carried_errors = len(facts.errors)
     for name, into in (("commands run", facts.commands), ("user constraints", facts.constraints)):
         for line in sections.get(name, []):
             item = line[2:].strip() if line.startswith("- ") else ""
@@ -275,14 +289,17 @@ def carry_forward(text: str, facts: Facts) -> None:
     facts.next_step = "\n".join(sections.get("next step", [])).strip()
     # Its own note only counts (what it carried before is kept instead, flat); its intent is
     # kept as the intent.
-    names = ("current work",)
-    notes = [f"{name}: " + " ".join(" ".join(sections[name]).split())
-             for name in names if sections.get(name)]
+    work = (_WORK + " ".join(" ".join(sections["current work"]).split())
+            if sections.get("current work") else "")
+    notes = [work] if work else []
     if extractive:
         notes.insert(0, problem.partition(" Earlier: ")[2])
     elif problem:
         notes.append(f"problem solving: {problem}")
+    if work:  # the newest summary's current work replaces any carried before it
+        facts.earlier = [n for n in facts.earlier if not n.startswith(_WORK)]
     for note in notes:  # flat: one list of notes, never a summary inside a summary
         for part in note.split(NOTE_SEPARATOR):
-            if part and part not in facts.earlier:
+            if part and part not in facts.earlier and (not work or part == work
+                                                       or not part.startswith(_WORK)):
                 facts.earlier.append(part)

@@ -204,13 +204,22 @@ def _build(facts: Facts, limits: _Limits, counter: TextCounts) -> StructuredSumm
         work = (work + "\n\n" if work else "") + "Last tool calls: " + "; ".join(facts.last_calls)
     summary.current_work = _shorten(work, limits.work_tokens, counter, oneline=False)
     if limits.extras:
+        new = len(facts.errors) - facts.carried_errors
+        carried = (f" ({facts.carried_errors} more carried from earlier summaries)"
+                   if facts.carried_errors else "")
         problem = (f"{EXTRACTIVE_MARK} of {facts.message_count} messages with "
-                   f"{facts.tool_calls} tool calls and {len(facts.errors)} error(s).")
+                   f"{_count(facts.tool_calls, 'tool call')} and {_count(new, 'error')}"
+                   f"{carried}.")
         if facts.earlier:
             problem += " Earlier: " + _shorten(NOTE_SEPARATOR.join(facts.earlier),
                                                limits.work_tokens, counter)
         summary.problem_solving = problem
     return summary
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 tool call``, ``2 tool calls``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 _NEWEST = "Continue with the newest user request:"
