@@ -57,7 +57,6 @@ from goosectx.compaction.tail import Split
 from goosectx.conversation import Conversation, Message, SystemNotification
 from goosectx.errors import (
     CompactionFailed,
-    CompactionWouldGrow,
     MalformedModelReply,
     ProviderError,
 )
@@ -192,8 +191,9 @@ def execute(
                                                 memo=working.scan_memo))
 
     cid = new_compaction_id()
-    new, growth = _laid_out(conversation, summary.text, working, trigger, cid, counter, budget,
-                            before=before, old_tokens=old_tokens)
+    new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
+    growth = growth_refusal(before, old_tokens,
+                     counter.count_messages(Conversation(new).agent_messages()), budget)
     if growth is not None and summary.rung is not None and fallback_extractive:
         # A model summary longer than asked for would grow the view: like an unusable reply,
         # the extractive summary (bounded by the summary's room) takes its place.
@@ -205,8 +205,9 @@ def execute(
         strategy, fallback = "extractive", "the model's summary was too long"
         summary = _extractive(messages, working, budget, counter, max_summary_tokens,
                               head_tokens, summary.call)
-        new, growth = _laid_out(conversation, summary.text, working, trigger, cid, counter,
-                                budget, before=before, old_tokens=old_tokens)
+        new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
+        growth = growth_refusal(before, old_tokens,
+                         counter.count_messages(Conversation(new).agent_messages()), budget)
     if growth is not None:
         if summary.call is not None:  # billed, though nothing changes
             session.ledger.entries.append(summary.call)
@@ -230,31 +231,6 @@ def execute(
     elided = elided_notice(new, cid)
     if elided is not None:
         yield Notification("inline", elided)
-
-
-def _laid_out(conversation: Conversation, summary_text: str, working: Split,
-              trigger: CompactionTrigger, cid: str, counter: TokenCounter, budget: Budget, *,
-              before: int, old_tokens: int) -> tuple[list[Message], CompactionWouldGrow | None]:
-    """The new history with ``summary_text`` laid out, and its growth refusal (or ``None``)."""
-    new = layout(conversation, summary_text, working, trigger=trigger, compaction_id=cid)
-    return new, growth_refusal(before, old_tokens,
-                               counter.count_messages(Conversation(new).agent_messages()), budget)
-
-
-def extractive_growth(conversation: Conversation, messages: list[Message], working: Split,
-                      budget: Budget, counter: TokenCounter, *, max_summary_tokens: int | None,
-                      before: int, old_tokens: int) -> CompactionWouldGrow | None:
-    """The refusal a manual extractive compaction meets once its summary is built, else None.
-
-    :func:`execute`'s steps for that strategy (summary, facts, layout), nothing kept: the dry
-    run's check, so it refuses where the real run would (``plan``).
-    """
-    summary = _extractive(messages, working, budget, counter, max_summary_tokens,
-                          counter.count_messages(messages), None)
-    text = merge_facts(summary.text, messages, counter=counter, max_tokens=budget.facts_tokens,
-                       memo=working.scan_memo)
-    return _laid_out(conversation, text, working, "manual", new_compaction_id(), counter,
-                     budget, before=before, old_tokens=old_tokens)[1]
 
 
 def _extractive(messages: list[Message], working: Split, budget: Budget, counter: TokenCounter,

@@ -82,21 +82,13 @@ def plan(
     Raises:
         CompactionFailed: the refusal :func:`execute` would raise before any call (nothing to
             compact; :class:`CompactionWouldGrow` when even an empty summary would not shrink
-            the view, or — extractive, no call to make — when its summary would not).
+            the view).
     """
-    working, messages, old_tokens = prepare(conversation, budget, counter, trigger="manual",
-                                             before=tokens_before)
+    working, messages, _ = prepare(conversation, budget, counter, trigger="manual",
+                                    before=tokens_before)
     view_count = len(conversation.agent_messages())
     replaced_count = len(working.head) + len(working.replaced)
     if strategy != "llm" or not summarisers:
-        # no model to wait for: the summary is built, so a run it would grow refuses here too
-        from goosectx.compaction.execute import extractive_growth
-
-        growth = extractive_growth(conversation, messages, working, budget, counter,
-                                   max_summary_tokens=max_summary_tokens, before=tokens_before,
-                                   old_tokens=old_tokens)
-        if growth is not None:
-            raise growth
         return CompactionPlan(tokens_before, "extractive", len(messages), None, None,
                               max_tokens=standalone_extractive_tokens(
                                   max_summary_tokens, budget, working,
