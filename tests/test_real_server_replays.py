@@ -172,17 +172,26 @@ def words_window(window_words: int, reply: dict[str, Any]) -> Any:
     return answer
 
 
-def test_a_window_the_server_states_replaces_a_wrong_configured_limit(
+def _server_states_4096_on_resume(
         fake_server: FakeServer, isolated_env: dict[str, Path],
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    # The user believes the model's trained 32k; the server runs n_ctx 4096. Compaction must
-    # aim at the window the server states, or no summary request and no retry can ever fit.
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> str:
+    """A session "big" whose second turn met a server of 4096 words configured as 32k: it was
+    rejected and compacted (reactive); the second run's stderr."""
     monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "32768")
     configure(isolated_env["config"], fake_server, max_output_tokens=96)
     fake_server.default_reply = words_window(4096, replay("plain_stream"))  # type: ignore[assignment]
     cli(capsys, "run", "--name", "big", "-t", "lorem " * 3000)
     _, err = cli(capsys, "run", "--resume", "big", "-t", "ipsum " * 3000)
     assert "context compacted (reactive)" in err
+    return err
+
+
+def test_a_window_the_server_states_replaces_a_wrong_configured_limit(
+        fake_server: FakeServer, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The user believes the model's trained 32k; the server runs n_ctx 4096. Compaction must
+    # aim at the window the server states, or no summary request and no retry can ever fit.
+    err = _server_states_4096_on_resume(fake_server, isolated_env, capsys, monkeypatch)
     assert "summary call failed" not in err  # the model wrote it, not the extractive fallback
     messages = stored_messages("big")
     assert messages[-1].role == "assistant" and messages[-1].text == "Say hello."
@@ -199,12 +208,7 @@ def test_a_window_the_server_stated_is_kept_with_the_session_for_the_next_proces
     # The server stated 4096 in one process; the next `run --resume` (a new process, the same
     # configuration) starts from it: compacts before sending instead of a second rejection,
     # and `info` shows the limit with where it came from.
-    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "32768")
-    configure(isolated_env["config"], fake_server, max_output_tokens=96)
-    fake_server.default_reply = words_window(4096, replay("plain_stream"))  # type: ignore[assignment]
-    cli(capsys, "run", "--name", "big", "-t", "lorem " * 3000)
-    _, err = cli(capsys, "run", "--resume", "big", "-t", "ipsum " * 3000)
-    assert "context compacted (reactive)" in err
+    err = _server_states_4096_on_resume(fake_server, isolated_env, capsys, monkeypatch)
     sent = len(fake_server.requests)
     _, err = cli(capsys, "run", "--resume", "big", "-t", "dolor " * 2500)
     assert "rejected the request as too long" not in err
