@@ -368,3 +368,18 @@ def test_with_json_a_session_that_cannot_be_had_is_one_object_on_stdout(
     said = json.loads(out)
     assert code == 1 and said["session_id"] is None and said["would_change"] is False
     assert "unreadable" in said["reason"] and said["reason"] in err
+
+
+def test_extractive_dry_run_refuses_where_the_built_summary_would_grow_the_view(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # Two short messages: an empty summary would shrink the view, the extractive one (with
+    # its facts) does not, so the real run refuses after building it — the dry run too.
+    sid = saved_session(messages=chat(1, 50))
+    before = load(sid)
+    _, dry = cli(capsys, "compact", "work", "--dry-run", "--strategy", "extractive", code=1)
+    _, real = cli(capsys, "compact", "work", "--strategy", "extractive", code=1)
+    assert dry.startswith("goosectx: error: would change nothing: compaction would grow")
+    dry_figures = re.search(r"from ([\d,]+) to ([\d,]+) tokens", dry)
+    real_figures = re.search(r"from ([\d,]+) to ([\d,]+) tokens", real)
+    assert dry_figures and real_figures and dry_figures.groups() == real_figures.groups()
+    assert load(sid).conversation.messages == before.conversation.messages

@@ -22,7 +22,6 @@ not written (:class:`CompactionWouldGrow`; the summary call, if any, is still bi
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
@@ -41,7 +40,7 @@ from goosectx.compaction.plan import (
     extractive_budget,
     growth_refusal,
     prepare,
-    standalone_extractive_tokens,
+    standalone_extractive_text,
 )
 from goosectx.compaction.summarize import (
     SummaryCancelled,
@@ -236,17 +235,9 @@ def execute(
 def _extractive(messages: list[Message], working: Split, budget: Budget, counter: TokenCounter,
                 max_summary_tokens: int | None, head_tokens: int,
                 call: LedgerEntry | None) -> SummaryResult:
-    """The extractive summary that stands alone, billed with ``call`` (a failed model's).
-
-    The facts merged into it later (as into a model's summary) come out of the same room.
-    """
-    from goosectx.compaction.extractive import extractive_summary
-
-    tokens = standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
-    facts_raw_tokens = math.ceil(working.facts_tokens / budget.ratio)
-    return SummaryResult(render_markdown(extractive_summary(
-        messages, max_tokens=max(MIN_BENEATH_TOKENS, tokens - facts_raw_tokens),
-        counter=counter, memo=working.scan_memo)), call, None)
+    """The extractive summary that stands alone, billed with ``call`` (a failed model's)."""
+    return SummaryResult(standalone_extractive_text(messages, working, budget, counter,
+                                                    max_summary_tokens, head_tokens), call, None)
 
 
 def _only_the_request(working: Split) -> bool:

@@ -7,6 +7,7 @@ Shared by :func:`goosectx.compaction.execute.execute` and the dry run :func:`pla
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -23,6 +24,8 @@ DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
 """Budget of an extractive summary when the caller names none (``--max-summary-tokens``)."""
 MIN_BENEATH_TOKENS = 64
 """The extractive summary beneath a raw reply gets at least this many tokens."""
+_JOIN_SLACK_TOKENS = 32
+"""Tokens the summary's parts may gain where they are joined (line breaks, headings)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,15 +87,21 @@ def plan(
             compact; :class:`CompactionWouldGrow` when even an empty summary would not shrink
             the view).
     """
-    working, messages, _ = prepare(conversation, budget, counter, trigger="manual",
-                                    before=tokens_before)
+    working, messages, old_tokens = prepare(conversation, budget, counter, trigger="manual",
+                                             before=tokens_before)
     view_count = len(conversation.agent_messages())
     replaced_count = len(working.head) + len(working.replaced)
     if strategy != "llm" or not summarisers:
+        head_tokens = counter.count_messages(messages)
+        growth = _extractive_growth(conversation, messages, working, budget, counter,
+                                    before=tokens_before, old_tokens=old_tokens,
+                                    max_summary_tokens=max_summary_tokens,
+                                    head_tokens=head_tokens)
+        if growth is not None:
+            raise growth
         return CompactionPlan(tokens_before, "extractive", len(messages), None, None,
                               max_tokens=standalone_extractive_tokens(
-                                  max_summary_tokens, budget, working,
-                                  counter.count_messages(messages)),
+                                  max_summary_tokens, budget, working, head_tokens),
                               view_count=view_count, replaced_count=replaced_count)
     provider = summarisers[0]
     limit = provider.context_limit().tokens
@@ -166,6 +175,55 @@ def standalone_extractive_tokens(max_summary_tokens: int | None, budget: Budget,
         tokens = min(tokens, int((budget.summary_max_tokens + working.facts_tokens)
                                  / budget.ratio) - MESSAGE_OVERHEAD_TOKENS)
     return tokens
+
+
+def standalone_extractive_text(messages: list[Message], working: Split, budget: Budget,
+                               counter: TokenCounter, max_summary_tokens: int | None,
+                               head_tokens: int) -> str:
+    """The rendered extractive summary that stands alone (strategy or fallback).
+
+    The facts merged into it later (as into a model's summary) come out of the same room.
+    """
+    from goosectx.compaction.extractive import extractive_summary
+    from goosectx.compaction.summary import render_markdown
+
+    tokens = standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
+    return render_markdown(extractive_summary(
+        messages, max_tokens=max(MIN_BENEATH_TOKENS, tokens - _facts_raw_tokens(working, budget)),
+        counter=counter, memo=working.scan_memo))
+
+
+def _facts_raw_tokens(working: Split, budget: Budget) -> int:
+    return math.ceil(working.facts_tokens / budget.ratio)
+
+
+def _extractive_growth(conversation: Conversation, messages: list[Message], working: Split,
+                       budget: Budget, counter: TokenCounter, *, before: int, old_tokens: int,
+                       max_summary_tokens: int | None,
+                       head_tokens: int) -> CompactionWouldGrow | None:
+    """The refusal a real extractive run would raise once its summary is built, or ``None``.
+
+    A dry run builds no summary where even the largest one could not grow the view: the
+    summary is at most its budget plus the facts merged into it (their reserve), so that
+    bound is checked first, without counting anything new. Only a view so small that the
+    bound is not enough (a few messages) has its summary built and counted as the real run
+    would.
+    """
+    tokens = standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
+    facts_raw = _facts_raw_tokens(working, budget)
+    largest = (max(MIN_BENEATH_TOKENS, tokens - facts_raw) + facts_raw
+               + _JOIN_SLACK_TOKENS)
+    empty = laid_out_tokens(conversation, "", working, trigger="manual", counter=counter)
+    if growth_refusal(before, old_tokens, empty + largest, budget) is None:
+        return None
+    from goosectx.compaction.facts import merge_facts
+
+    text = merge_facts(standalone_extractive_text(messages, working, budget, counter,
+                                                  max_summary_tokens, head_tokens),
+                       messages, counter=counter, max_tokens=budget.facts_tokens,
+                       memo=working.scan_memo)
+    return growth_refusal(before, old_tokens, laid_out_tokens(
+        conversation, text, working, trigger="manual", counter=counter), budget)
 
 
 def growth_refusal(before: int, old_tokens: int, new_tokens: int, budget: Budget, *,
