@@ -303,10 +303,29 @@ def _dispatch(argv: list[str] | None) -> int:
             _print_error("aborted")
             return 130
         if isinstance(exc, usage_errors):
-            exc.show()  # type: ignore[attr-defined]
+            if not _positional_task(exc):
+                exc.show()  # type: ignore[attr-defined]
             return int(getattr(exc, "exit_code", 2))
         raise
     return code if isinstance(code, int) else 0
+
+
+def _positional_task(exc: Exception) -> bool:
+    """``goosectx run "fix the tests"``: one line saying the task goes after ``-t``.
+
+    Other agents take the task as an argument; click would echo all of it back (a pasted
+    task of pages) under a usage block. True when that line was printed.
+    """
+    ctx, message = getattr(exc, "ctx", None), str(getattr(exc, "message", ""))
+    marker = "unexpected extra argument"
+    if ctx is None or ctx.command.name != "run" or marker not in message:
+        return False
+    extra = message[message.index(marker) + len(marker):].removeprefix("s").removeprefix("(s)")
+    extra = extra.strip().removeprefix("(").removesuffix(")")
+    shown = extra if len(extra) <= 40 else extra[:39] + "…"
+    _print_error(f"goosectx run takes the task as an option, not as '{shown}' — "
+                 "goosectx run -t 'TEXT' (or -i FILE, -i - for stdin)")
+    return True
 
 
 def _cannot_write(exc: OSError) -> int:
