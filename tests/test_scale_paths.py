@@ -257,6 +257,9 @@ def _pydantic_imported(work: Path, *argvs: list[str]) -> tuple[bool, str]:
     [["sessions", "export", "long", "--format", "json", "-o", "l.json"],
      ["sessions", "import", "l.json", "--name", "again"]],
     [["compact", "long", "--dry-run", "--strategy", "extractive"]],
+    # a whole number written plainly, within its range
+    [["compact", "long", "--dry-run", "--strategy", "extractive",
+      "--max-summary-tokens", "900"]],
 ])
 def test_a_value_that_needs_no_converting_does_not_build_pydantic_adapters(
         isolated_env: dict[str, Path], work: Path, argvs: list[list[str]]) -> None:
@@ -274,6 +277,25 @@ def test_a_value_that_needs_no_converting_does_not_build_pydantic_adapters(
         assert f"(again): {MESSAGES} messages" in out
     else:
         assert "extractive" in out.lower()
+        if "--max-summary-tokens" in argvs[0]:
+            assert "Summary budget: 900 tokens" in out
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    ("-5", "greater than or equal to 100"), ("99", "greater than or equal to 100"),
+    ("0x10", "a valid integer"), ("0700", None), ("1e3", "a valid integer")])
+def test_a_number_not_written_plainly_or_out_of_range_gets_typers_answer(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path], work: Path,
+        value: str, said: str | None) -> None:
+    from cli_support import run_cli
+
+    _long_session(isolated_env["home"], work)
+    code, out, err = run_cli(capsys, "compact", "long", "--dry-run", "--strategy",
+                             "extractive", "--max-summary-tokens", value)
+    if said is None:  # typer reads it as 700
+        assert code == 0 and "Summary budget: 700 tokens" in out
+    else:
+        assert code == 2 and said in err and "Value error" not in err
 
 
 def test_a_choice_not_among_the_values_gets_typers_error(

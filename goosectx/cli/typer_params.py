@@ -6,8 +6,9 @@ of a second or more of every ``goosectx`` command on a busy 2-core machine (READ
 "Performance"). :func:`install` wraps typer's builder so that these values are taken as typer
 would make them, without it: a parameter that was not given (``None``), a text parameter
 given as text, a choice given as one of its members (a default) or as the exact text of one
-(case-sensitive, no token normaliser), and a plain path given as text (no ``exists=``-style
-settings: typer makes it ``Path(text)``). Any other value goes through typer's own adapter,
+(case-sensitive, no token normaliser), a plain path given as text (no ``exists=``-style
+settings: typer makes it ``Path(text)``), and a whole number written plainly (``4000``,
+``-3``) inside its ``min``/``max`` (no clamping). Any other value goes through typer's own adapter,
 built when first needed, so conversions and their errors are typer's. If typer's internals
 are not the ones this was written for, nothing is changed.
 """
@@ -24,6 +25,7 @@ from typing import Any
 
 _TEXT_TYPES: tuple[Any, ...] = (str, typing.Optional[str], str | None)  # noqa: UP045
 _PATH_TYPES: tuple[Any, ...] = (Path, typing.Optional[Path], Path | None)  # noqa: UP045
+_INT_TYPES: tuple[Any, ...] = (int, typing.Optional[int], int | None)  # noqa: UP045
 _PLAIN_PATH = {"exists": False, "file_okay": True, "dir_okay": True, "writable": False,
                "readable": True, "resolve_path": False, "allow_dash": False, "path_type": None}
 """typer's path settings under which a path given as text becomes ``Path(text)`` (and one
@@ -33,6 +35,22 @@ that exists must be readable: that refusal is left to typer)."""
 def _plain_path(info: Any) -> bool:
     return getattr(info, "parser", None) is None and all(
         getattr(info, name, not value) == value for name, value in _PLAIN_PATH.items())
+
+
+def _plain_int(info: Any) -> bool:
+    return getattr(info, "parser", None) is None and not getattr(info, "clamp", False)
+
+
+def _whole_number(text: str, info: Any) -> int | None:
+    """``text`` as typer makes it, when it is a plain whole number within the range."""
+    digits = text.removeprefix("-")
+    if not digits.isascii() or not digits.isdigit() or (len(digits) > 1 and digits[0] == "0"):
+        return None
+    number = int(text)
+    low, high = getattr(info, "min", None), getattr(info, "max", None)
+    if (low is not None and number < low) or (high is not None and number > high):
+        return None  # typer's own refusal, with its wording
+    return number
 
 
 def _choices(annotation: Any, info: Any) -> type[Enum] | None:
@@ -61,6 +79,7 @@ class _LazyParam:
         self._is_path = descriptor.annotation in _PATH_TYPES and _plain_path(info)
         self._info = info
         self._choices = _choices(descriptor.annotation, info)
+        self._is_int = descriptor.annotation in _INT_TYPES and _plain_int(info)
 
     def _as_is(self, value: Any, ctx: Any) -> Any:
         """``value`` as typer would convert it, or ``None`` when typer has to."""
@@ -71,6 +90,8 @@ class _LazyParam:
                 return value  # typer returns a member of the choices unchanged
             if isinstance(value, str):
                 return _choice(self._choices, self._info, value, ctx)
+        if self._is_int and isinstance(value, str):
+            return _whole_number(value, self._info)
         if self._is_path and isinstance(value, str) and value:
             try:
                 os.stat(value)
