@@ -62,10 +62,13 @@ def parse_share(key: str, value: object) -> float:
 
 
 def parse_count(key: str, value: object) -> int:
-    """Parse a whole number ≥ 0 (raises ConfigError otherwise)."""
+    """Parse a whole number ≥ 0 (raises ConfigError otherwise, saying 0 is allowed)."""
     if value in (0, "0"):
         return 0
-    return parse_positive_int(key, value)
+    try:
+        return parse_positive_int(key, value)
+    except ConfigError:
+        raise fail(key, value, "a whole number of at least 0") from None
 
 
 def parse_positive_int(key: str, value: object) -> int:

@@ -183,3 +183,15 @@ def test_an_empty_variable_is_as_if_unset(value):
     s = load_settings(environ={"GOOSE_CONTEXT_LIMIT": value, "GOOSE_AUTO_COMPACT_THRESHOLD": value})
     assert s.context_limit_tokens is None and s.threshold_ratio == 0.8
     assert s.source("threshold_ratio") == "default"
+
+
+@pytest.mark.parametrize("value", ["-3", '"lots"'])
+def test_a_bad_count_that_may_be_zero_says_zero_is_allowed(tmp_path, value):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f"keep_user_tokens = {value}\n")
+    with pytest.raises(ConfigError) as exc:
+        load_settings(cfg, environ={})
+    line = exc.value.one_line()
+    assert line.startswith("keep_user_tokens in ") and "must be a whole number of at least 0" in line
+    cfg.write_text("keep_user_tokens = 0\n")
+    assert load_settings(cfg, environ={}).keep_user_tokens == 0
