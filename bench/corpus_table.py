@@ -106,8 +106,14 @@ def main() -> int:
         os.environ["GOOSECTX_CONFIG"] = str(config)
         if options.keep_recent_ratio is not None:
             os.environ["GOOSECTX_KEEP_RECENT_RATIO"] = str(options.keep_recent_ratio)
-        print(_settings_line(options.max_summary_tokens, options.keep_recent_ratio,
-                             options.keep_user_tokens))
+        from goosectx.errors import GoosectxError
+
+        try:
+            print(_settings_line(options.max_summary_tokens, options.keep_recent_ratio,
+                                 options.keep_user_tokens))
+        except GoosectxError as exc:  # e.g. --keep-recent-ratio 5
+            print(f"corpus_table: {exc.one_line()}", file=sys.stderr)
+            return 2
         rows = [_measure(path, options.max_summary_tokens)
                 for path in sorted(raw.glob("*/*")) if path.is_file()]
     _print([r for group in rows for r in group], options.markdown)
