@@ -155,7 +155,11 @@ class Repl:
         return made
 
     def _build_agent(self) -> Agent:
-        return self._agent_factory(self.driver.approve)
+        from goosectx.cli.exit_signals import received_name
+
+        agent = self._agent_factory(self.driver.approve)
+        agent.stopped_by = received_name  # SIGTERM while a tool runs: the model is told so
+        return agent
 
     def _bare_agent(self) -> Agent:
         from goosectx.agent import Agent
