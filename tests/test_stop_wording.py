@@ -7,22 +7,33 @@ import os
 import signal
 import threading
 from pathlib import Path
+from typing import Any
 
+import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 from test_repl import ENTER, World
 
-from goosectx.cli import exit_signals
+from goosectx.cli import exit_signals, repl_approval
 from goosectx.cli.repl import Repl, ReplIO
 from goosectx.providers.scripted import ScriptedReply
 
 
 def test_sigterm_at_an_approval_question_says_goosectx_was_asked_to_stop(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     world = World(tmp_path)
     world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "echo x"})]), "fine")
-    timer = threading.Timer(1.5, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    asked = repl_approval.ask_approval
+
+    def ask_then_stop(*args: Any, **kwargs: Any) -> str:
+        # the SIGTERM comes while the question waits (a fixed delay from the start raced the
+        # model's reply on a loaded machine and came before the question)
+        timer.start()
+        return asked(*args, **kwargs)
+
+    monkeypatch.setattr(repl_approval, "ask_approval", ask_then_stop)
     buf = io.StringIO()
     try:
         with exit_signals.as_ctrl_c(), create_pipe_input() as pipe:
@@ -32,7 +43,6 @@ def test_sigterm_at_an_approval_question_says_goosectx_was_asked_to_stop(
                                   output=DummyOutput(), history=False),
                         mode=world.mode, agent_factory=world.agent_factory(),
                         background_checks=False)
-            timer.start()
             repl.run()
     finally:
         timer.cancel()

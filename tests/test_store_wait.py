@@ -36,19 +36,39 @@ def _hold_write_lock(db: Path, seconds: float) -> threading.Timer:
     """Another writer: a second connection holds a write transaction for ``seconds``."""
     other = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
     other.execute("BEGIN IMMEDIATE")
+    lock, done = threading.Lock(), []
 
-    def release() -> None:
-        other.execute("COMMIT")
-        other.close()
+    def release() -> None:  # once, whichever timer comes first
+        with lock:
+            if not done:
+                done.append(True)
+                other.execute("COMMIT")
+                other.close()
 
     timer = threading.Timer(seconds, release)
     timer.start()
     return timer
 
 
+def _released_after_the_notice(monkeypatch: pytest.MonkeyPatch, timer: threading.Timer,
+                               delay: float = 0.5) -> None:
+    """The other writer finishes ``delay`` after the waiting line (not at a fixed time from
+    the start, which a slow start-up on a loaded machine could reach first)."""
+    from goosectx.cli import common
+
+    shown = common.waiting_notice
+
+    def notice(text: str) -> None:
+        shown(text)
+        threading.Timer(delay, timer.function).start()
+
+    monkeypatch.setattr(common, "waiting_notice", notice)
+
+
 def test_a_rename_that_waits_for_another_writer_says_so_once_then_succeeds(
-        capsys: pytest.CaptureFixture[str], work: Path) -> None:
-    timer = _hold_write_lock(_seeded(work), 1.5)
+        capsys: pytest.CaptureFixture[str], work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    timer = _hold_write_lock(_seeded(work), 4.5)
+    _released_after_the_notice(monkeypatch, timer)
     started = time.monotonic()
     code, _out, err = run_cli(capsys, "sessions", "rename", "fix-io", "later")
     timer.join()
@@ -67,7 +87,8 @@ def test_a_run_that_waits_for_another_writer_says_so_and_answers(
     db = _seeded(work)
     fake_model.add({"text": "warm"}, {"text": "hello there"})
     assert run_cli(capsys, "run", "-t", "first")[0] == 0  # litellm loaded: the wait is the store's
-    timer = _hold_write_lock(db, 1.5)
+    timer = _hold_write_lock(db, 4.5)
+    _released_after_the_notice(monkeypatch, timer)
     code, out, err = run_cli(capsys, "run", "-t", "hi")
     timer.join()
     assert code == 0, err
