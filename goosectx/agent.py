@@ -29,6 +29,7 @@ from goosectx.approval import (
     cancelled_text,
     decide,
     denied_text,
+    stopped_running_text,
 )
 from goosectx.compaction.figures import RequestContext
 from goosectx.compaction.manager import ContextManager
@@ -122,6 +123,9 @@ class Agent:
         self.offering = ToolOffering(tools, tool_source)
         self.progress: Callable[[str], None] | None = None  # a long call's progress text
         self.writing: Callable[[str], None] | None = None  # a streaming tool call's progress
+        self.stopped_by: Callable[[], str | None] = lambda: None
+        """The signal a cancel came from (``"SIGTERM"``), ``None`` for the user's Ctrl-C (the
+        front end's; the model is told which)."""
         self._tool_context = tool_context
         self._project_instructions: str | None = None
         self._request: RequestContext | None = None
@@ -310,7 +314,12 @@ class Agent:
             self.tools, self._request = self.offering.registry, None
 
     def _close_cancelled(self, turn: Turn, *, finish: bool = True) -> Iterator[Event]:
-        """Keep streamed text and reasoning (marked cancelled), answer open requests, end."""
+        """Keep streamed text and reasoning (marked cancelled), answer open requests, end.
+
+        A cancel that came from a signal (SIGTERM) answers them saying so, not "the user".
+        """
+        if turn.cancel_text == CANCELLED_TEXT:
+            turn.cancel_text = cancelled_text(self.stopped_by())
         yield from close_cancelled(turn, self._complete, finish=finish)
 
     # -- tools -----------------------------------------------------------------------------
@@ -376,7 +385,8 @@ class Agent:
         result = run_tool(tool, request.arguments, ctx, turn.cancel)
         output = cap_output(ctx.redact(result.output), self.settings.tool_output_max_chars)
         if turn.cancel.is_set():
-            output = CANCELLED_TEXT + (f"\n{output}" if output.strip() else "")
+            stopped = stopped_running_text(self.stopped_by())
+            output = stopped + (f"\n{output}" if output.strip() else "")
             return ToolResponse(request.id, output, is_error=True)
         turn.attachments.extend(result.attachments)
         return ToolResponse(request.id, output, result.is_error, diff=result.diff)

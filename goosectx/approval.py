@@ -67,6 +67,8 @@ CHAT_MODE_TEXT = (
 CANCELLED_TEXT = "The user cancelled this tool call."
 STOPPED_PREFIX = "goosectx was asked to stop"
 """Starts what the model gets for a call not run because goosectx was stopped (SIGTERM)."""
+STOPPED_RUNNING = "while this tool call ran"
+"""Follows the signal's name in what the model gets for a call stopped while it ran."""
 
 
 def cancelled_text(stopped_by: str | None) -> str:
@@ -74,6 +76,17 @@ def cancelled_text(stopped_by: str | None) -> str:
     if stopped_by:
         return (f"{STOPPED_PREFIX} ({stopped_by}) before this tool call could run; it did not "
                 "run. The user did not decide about it.")
+    return CANCELLED_TEXT
+
+
+def stopped_running_text(stopped_by: str | None) -> str:
+    """The answer to a call a cancel stopped while it ran: the user's, or a signal's (SIGTERM).
+
+    The output the call wrote so far follows it on the next lines (the caller's).
+    """
+    if stopped_by:
+        return (f"{STOPPED_PREFIX} ({stopped_by}) {STOPPED_RUNNING}; it was stopped before it "
+                "finished. The user did not cancel it.")
     return CANCELLED_TEXT
 
 

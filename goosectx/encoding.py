@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from goosectx.private_mode import make_private_dir
 from goosectx.text_counts import write_cache_file
 
 DEFAULT_ENCODING = "o200k_base"
@@ -102,6 +103,7 @@ def _load(name: str) -> Encoder:
     import tiktoken
 
     path = _tables_path(name, tiktoken.__version__)
+    make_private_dir(path.parent)  # 0700, its files 0600, as the kept counts (text_counts)
     kwargs = _read_tables(path)
     if kwargs is None:
         from tiktoken_ext.openai_public import ENCODING_CONSTRUCTORS

@@ -189,7 +189,8 @@ def session_and_messages_from_json(
 def _check_ledger_model(entry: dict[str, Any]) -> None:
     """Refuse a ledger entry with no ``model`` text (it would count as a call by model '').
 
-    An export always writes it; it is empty only for a call whose source named no model.
+    An export always writes it; an empty one (a call whose source named no model, e.g. a
+    goose database's) is kept and labelled :data:`~goosectx.usage.UNKNOWN_MODEL`.
     """
     model = entry.get("model")
     if not isinstance(model, str):

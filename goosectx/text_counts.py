@@ -13,6 +13,10 @@ ours, of another version or whose checksum does not match is ignored (counts are
 and the file is written anew); writing it is best effort and atomic (a temporary file renamed
 over it), and a failure to write is ignored too. At most :data:`MAX_ENTRIES` counts are kept,
 the most recently added (a count made again is added again).
+
+The cache dir is 0700 and its files 0600, like the data dir's: one made before with a wider
+mode (a umask of 022, an older version) is made private again when it is first read or
+written (:func:`goosectx.private_mode.make_private_dir`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import os
 import tempfile
 import threading
 from pathlib import Path
+
+from goosectx.private_mode import make_private, make_private_dir
 
 FORMAT = "goosectx-text-token-counts"
 VERSION = 1
@@ -83,6 +89,7 @@ class TextCounts:
 
     def _loaded(self) -> dict[str, int]:
         if self._entries is None:
+            make_private_dir(self.path.parent)
             self._entries = _read(self.path)
         return self._entries
 
@@ -119,11 +126,12 @@ def write_cache_file(path: Path, data: bytes) -> None:
     """Replace the cache file ``path`` with ``data`` through a temporary file; errors ignored.
 
     Not fsynced: a cache file a crash leaves empty or short fails its checksum and is ignored
-    (its readers check one).
+    (its readers check one). The file is 0600 (``mkstemp``'s), its directory made 0700.
     """
     tmp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_private(path.parent)  # one made before with a wider mode: 0700 again
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -203,13 +203,18 @@ class Usage:
         )
 
 
+UNKNOWN_MODEL = "(unknown model)"
+"""The model of a ledger entry whose source named none (an import), as kept and shown."""
+
+
 @dataclass(frozen=True, slots=True)
 class LedgerEntry:
     """One billed model call in a session's ledger.
 
     Attributes:
         usage: What the call used and cost.
-        model: The model that answered, as litellm names it.
+        model: The model that answered, as litellm names it; :data:`UNKNOWN_MODEL` for a
+            call whose source did not record it (a goose database's ledger can leave it empty).
         purpose: ``reply`` (a turn's model call), ``compaction`` or ``tool_pairs``.
         created: When the call finished (UTC).
     """
@@ -218,6 +223,10 @@ class LedgerEntry:
     model: str
     purpose: CallPurpose = "reply"
     created: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def __post_init__(self) -> None:
+        if not self.model or not self.model.strip():  # kept (its figures count), labelled
+            object.__setattr__(self, "model", UNKNOWN_MODEL)
 
     @property
     def is_compaction(self) -> bool:

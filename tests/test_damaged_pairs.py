@@ -144,3 +144,25 @@ def test_a_damaged_last_result_row_is_marked_and_an_import_adds_no_other_answer(
     imported = next(r["id"] for r in json.loads(out) if r["name"] != "pairs")
     shown = run_cli(capsys, "sessions", "show", imported)[1]
     assert shown.count("lost with a damaged row") == 1 and "no result in the import" not in shown
+
+
+def test_the_model_view_skips_a_damaged_row_as_the_transcript_does(
+        work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = _session(work)
+    conn = sqlite3.connect(db)
+    with conn:  # a row that is not JSON at all, the result of `cat a.py`
+        conn.execute("UPDATE messages SET content_json='{bad' WHERE content_json LIKE ?",
+                     ('%"id":"t2","output"%',))
+    conn.close()
+    code, out, err = run_cli(capsys, "sessions", "show", "pairs", "--agent")
+    assert code == 1 and "--skip-damaged" in err  # without the flag: the error, as before
+    code, transcript, told = run_cli(capsys, "sessions", "show", "pairs", "--skip-damaged")
+    assert code == 0, told
+    code, out, err = run_cli(capsys, "sessions", "show", "pairs", "--agent", "--skip-damaged")
+    assert code == 0, err
+    assert err == told  # the same warning: one message left out, the result it held
+    assert "result of 1 tool call (shell)" in err and "left out" in err
+    for text in ("port the parser", "ls src", "a.py", "cat a.py", "lost with a damaged row",
+                 "Ported it.", "thanks"):
+        assert text in out and text in transcript
+    assert "x = 1" not in out

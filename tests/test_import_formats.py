@@ -552,3 +552,45 @@ def test_a_goosectx_export_named_as_another_format_is_refused_with_the_right_one
         assert f"export.json is not a {fmt} file: it reads as a goosectx file" in err, err
         assert "import it with --format goosectx, or leave --format out" in err
     assert stored(capsys) == before  # nothing imported
+
+
+def test_a_goose_ledger_entry_without_a_model_imports_labelled_unknown_model(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = goose_db(tmp_path / "g.db")
+    conn = sqlite3.connect(db)
+    with conn:  # goose left the model of a call unrecorded: NULL in one session, '' in the other
+        conn.execute("UPDATE usage_ledger SET model=NULL WHERE session_id='s1'")
+        conn.execute("UPDATE usage_ledger SET model='' WHERE session_id='s2'")
+    conn.close()
+    code, out, err = run(capsys, "sessions", "import", str(db))
+    assert code == 0 and out.count("imported") == 2, err
+    for row in stored(capsys):
+        code, out, err = run(capsys, "sessions", "export", row["id"], "-f", "json")
+        assert code == 0, err
+        (entry,) = json.loads(out)["usage_ledger"]
+        assert entry["model"] == "(unknown model)" and entry["total_tokens"] == 10
+    # exported so, it imports again as it was
+    saved = tmp_path / "again.json"
+    saved.write_text(out)
+    code, out, err = run(capsys, "sessions", "import", str(saved))
+    assert code == 0, err
+
+
+def test_an_export_ledger_entry_with_an_empty_model_imports_labelled(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = SessionStore(load_settings().data_dir)
+    session = store.create_session(tmp_path, name="src")
+    store.append_message(session.id, Message.user("hi"))
+    store.close()
+    code, out, _ = run(capsys, "sessions", "export", "src", "-f", "json")
+    data = json.loads(out)
+    data["session"]["id"] = "20260101_000000_beef"
+    data["usage_ledger"] = [{"model": "", "purpose": "reply", "input_tokens": 5,
+                             "output_tokens": 1, "total_tokens": 6}]
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps(data))
+    code, out, err = run(capsys, "sessions", "import", str(path))
+    assert code == 0, err
+    code, out, err = run(capsys, "sessions", "export", "20260101_000000_beef", "-f", "json")
+    assert code == 0, err
+    assert [e["model"] for e in json.loads(out)["usage_ledger"]] == ["(unknown model)"]

@@ -35,3 +35,28 @@ def test_an_image_reads_as_its_alt_text_and_target_where_it_stands() -> None:
     assert line.index("See") < line.index("diagram") < line.index("here.")
     assert "https://evil.example/i.png" in line
 
+
+
+def test_an_image_given_as_a_data_uri_reads_as_its_size_not_its_base64() -> None:
+    payload = "iVBORw0KGgo" + "A" * 3000
+    out = drawn(f"Here: ![](data:image/png;base64,{payload}) done.", 100)
+    assert "AAAAAAAAAA" not in out and "iVBORw0KGgo" not in out, out
+    line = next(ln for ln in out.splitlines() if "Here:" in ln)
+    assert "image (data: image/png URI, 3,033 bytes) done." in line, out
+
+
+def test_an_image_target_in_angle_brackets_reads_as_written() -> None:
+    out = drawn("See ![x](<foo bar.png>) and ![y](a%20b.png) here.", 100)
+    assert "image: x (foo bar.png)" in out, out
+    assert "%20bar" not in out
+    assert "image: y (a%20b.png)" in out, out  # written quoted: shown as written
+
+
+@pytest.mark.parametrize("sequence", ["\x1b[31m", "\x1b]0;title\x07", "\x1b"])
+def test_an_image_whose_alt_text_holds_an_escape_reads_as_any_image(sequence: str) -> None:
+    out = drawn(f"See ![x{sequence}red](pic.png) here.", 100)
+    assert "\x1b" not in out and "\x07" not in out
+    line = next(ln for ln in out.splitlines() if "See" in ln)
+    safe = sequence.replace("\x1b", "\u241b").replace("\x07", "\u2407")
+    assert f"See image: x{safe}red (pic.png) here." in line, out
+    assert "![" not in out

@@ -258,3 +258,20 @@ def test_a_secret_typed_in_a_bang_command_is_redacted_like_its_output(
     assert secret not in str(world.provider.requests[0].messages)
     stored = world.stored().conversation.messages[0]
     assert secret not in stored.text and secret not in str(stored.metadata.extra)
+
+
+def test_bang_bang_reruns_what_was_typed_not_its_redacted_record(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "sk-test-TYPEDSECRET4242"
+    monkeypatch.setenv("GOOSECTX_TYPED_API_KEY", secret)
+    got = world.workdir / "got.txt"
+    out = world.run(f"!echo {secret} >> got.txt" + ENTER + "!!" + ENTER
+                    + "!! && echo again" + ENTER + CTRL_D)
+    assert got.read_text() == f"{secret}\n" * 3  # each rerun ran what was typed
+    drawn = out.replace(f"!echo {secret} >> got.txt", "", 1)  # the echo of the typed line
+    assert secret not in drawn  # the reruns' echoes show the command as it is stored
+    assert f"!echo {REDACTED} >> got.txt && echo again" in drawn
+    commands = [m.metadata.extra.get("shell_escape") for m in world.stored().conversation]
+    assert commands == [f"echo {REDACTED} >> got.txt"] * 2 + [
+        f"echo {REDACTED} >> got.txt && echo again"]
+    assert secret not in str([m.to_dict() for m in world.stored().conversation])

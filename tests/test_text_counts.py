@@ -154,3 +154,43 @@ def test_the_encoding_counts_the_same_when_loaded_from_its_kept_tables(
             text, disallowed_special=())
     kept = tables.read_bytes()  # written anew when it was damaged
     assert hashlib.sha256(kept[32:]).digest() == kept[:32]
+
+
+def _widen(directory: Path) -> list[Path]:
+    """``directory`` 0755 and its files 0644 (a umask of 022, an older version); the files."""
+    directory.chmod(0o755)
+    files = [p for p in directory.iterdir() if p.is_file()]
+    for path in files:
+        path.chmod(0o644)
+    return files
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_the_kept_counts_dir_and_files_are_made_private_again(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path], work: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _session(isolated_env["home"], work)
+    first = _dry_run(capsys, monkeypatch, *LLM)
+    cache = _kept_file().parent
+    files = _widen(cache)
+    assert _kept_file() in files
+    assert _dry_run(capsys, monkeypatch, *LLM) == first  # reads the kept counts, writes nothing
+    assert _mode(cache) == 0o700
+    assert {p.name: _mode(p) for p in files} == {p.name: 0o600 for p in files}
+
+
+def test_the_kept_encoding_tables_are_made_private_again() -> None:
+    from goosectx import encoding
+
+    encoding.ensure_offline_tiktoken()
+    encoding.get_encoder.cache_clear()
+    encoding.get_encoder(None)  # builds the tables file
+    cache = text_counts.default_path().parent
+    tables = next(cache.glob("tiktoken-*.marshal"))
+    _widen(cache)
+    encoding.get_encoder.cache_clear()
+    encoding.get_encoder(None)  # read from the tables file
+    assert _mode(cache) == 0o700 and _mode(tables) == 0o600

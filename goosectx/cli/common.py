@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import shlex
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -138,9 +139,20 @@ def open_store(settings: Settings, *, read_only: bool = False) -> SessionStore:
     """The session store in ``settings.data_dir`` (raises StoreError / StoreCorrupt).
 
     ``read_only``: the caller only reads, so a full disk does not stop it (see
-    :class:`~goosectx.store.database.StoreDatabase`).
+    :class:`~goosectx.store.database.StoreDatabase`). A write that waits about a second for
+    another goosectx (an import, a turn) says so on stderr, once (:func:`waiting_notice`).
     """
-    return SessionStore(settings.data_dir, read_only=read_only)
+    return SessionStore(settings.data_dir, read_only=read_only, on_wait=waiting_notice)
+
+
+def waiting_notice(text: str) -> None:
+    """One stderr line while the store waits for another writer.
+
+    Any thread may call it; a terminal that went away leaves it unsaid.
+    """
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(f"goosectx: {one_line_safe(text)}\n")
+        sys.stderr.flush()
 
 
 @dataclass(slots=True)

@@ -14,6 +14,7 @@ from goosectx.approval import (
     DENIED_TEXT,
     NON_INTERACTIVE_DENIED_TEXT,
     STOPPED_PREFIX,
+    STOPPED_RUNNING,
 )
 from goosectx.cli.sanitize import strip_csi, terminal_safe
 from goosectx.conversation import ToolRequest, ToolResponse
@@ -110,6 +111,9 @@ def tool_result_label(response: ToolResponse) -> tuple[str, bool]:
     written for the model and is not drawn. A denial is not a tool error.
     """
     if response.is_error:
+        head = response.output.partition("\n")[0]
+        if head.startswith(STOPPED_PREFIX) and STOPPED_RUNNING in head:  # "… (SIGTERM) while"
+            return f"stopped: {head.partition(f' {STOPPED_RUNNING}')[0]}", True
         for prefix, label in _NOT_RUN_LABELS:
             if response.output.startswith(prefix):
                 return label, False

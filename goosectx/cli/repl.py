@@ -114,6 +114,7 @@ class Repl:
         self._provider_factory = provider_factory or self._runtime_provider
         self._figure: ContextFigure | None = None
         self._background_checks = background_checks
+        self.typed_escape: tuple[str, str, str] | None = None  # shell_escape_cmd: for !!
         self.driver = TurnDriver(self.renderer, on_event=self._on_event, ask=self._ask,
                                  on_failure=self._failed, quiet_terminal=io.is_real_terminal,
                                  typed_input=lambda: getattr(self._prompt, "input", None))
@@ -155,7 +156,11 @@ class Repl:
         return made
 
     def _build_agent(self) -> Agent:
-        return self._agent_factory(self.driver.approve)
+        from goosectx.cli.exit_signals import received_name
+
+        agent = self._agent_factory(self.driver.approve)
+        agent.stopped_by = received_name  # SIGTERM while a tool runs: the model is told so
+        return agent
 
     def _bare_agent(self) -> Agent:
         from goosectx.agent import Agent

@@ -182,6 +182,7 @@ def run_task(
         approver = Approver(stdin, stderr, approval_mode)
         agent = build_agent(settings, opened.session, approve=approver, mode=approval_mode,
                             model=model_name, interactive=approver.interactive, extensions=manager)
+        agent.stopped_by = exit_signals.received_name  # SIGTERM during a tool call: said so
         output: TextOutput | StreamJsonOutput | JsonOutput
         if output_format == "json":
             output = JsonOutput(stdout)

@@ -52,14 +52,22 @@ def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: boo
     that do not parse are left out (named on stderr) instead of stopping the transcript.
     """
     from goosectx.export_markdown import iter_transcript_markdown
+    from goosectx.store.damaged_pairs import LostPairs
 
+    unreadable: list[str] | None = [] if skip_damaged else None
+    lost = LostPairs()
     if agent:
         from goosectx.conversation import Conversation
         from goosectx.session import Session
 
         store, session_id = resolve_session(settings, ref, read_only=True)
         try:
-            session = store.load(session_id, lenient_times=True)
+            if unreadable is None:
+                session = store.load(session_id, lenient_times=True)
+            else:  # the rows that read, the pairs a left-out row broke marked (as below)
+                session = store.load_header(session_id, lenient_times=True)
+                session.conversation = Conversation(
+                    list(store.iter_messages_skipping(session_id, unreadable, lost)))
         finally:
             store.close()
         _warn_damaged_times(session)
@@ -77,13 +85,10 @@ def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: boo
         numbers = view_numbers(seen, session.conversation)
         _write_markdown(iter_transcript_markdown(view, view.conversation, numbers))
         _warn_damaged_messages(session.id, damaged)
+        _warn_skipped(session.id, unreadable, lost)
         return
-    from goosectx.store.damaged_pairs import LostPairs
-
     store, session_id = resolve_session(settings, ref, read_only=True)
     damaged = []
-    unreadable: list[str] | None = [] if skip_damaged else None
-    lost = LostPairs()
     try:
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)

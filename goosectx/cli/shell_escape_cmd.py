@@ -4,6 +4,8 @@ A line starting with ``!`` runs the rest as a shell command in the session's wor
 without the model and without an approval question (the user typed it), through the shell
 tool's own spawn path; Ctrl-C stops it. ``!!`` runs the previous ``!command`` of the session
 again, and ``!!`` followed by more text appends it (bash's history expansion: ``!! | head``).
+The session stores a command with the secrets in it redacted; ``!!`` runs it as it was typed
+in this process (kept in memory only, ``Repl.typed_escape``), and echoes it as stored.
 The output is drawn folded like a tool result; whether it reaches the model is
 ``shell_escape_to_model``.
 """
@@ -42,17 +44,27 @@ def expand(line: str, previous: str | None) -> tuple[str | None, str | None]:
 
 def run_escape(repl: Repl, line: str) -> None:
     """Run the ``!`` line ``line`` in ``repl``'s session and draw its output."""
-    command, problem = expand(line, last_command(repl.session.conversation.messages))
+    messages = repl.session.conversation.messages
+    stored = last_command(messages)
+    command, problem = expand(line, stored)
     if command is None:
         repl.renderer.notice(problem or "", style="yellow")
         return
-    repl.renderer.command_echo(PREFIX + command)
+    echoed, typed = command, repl.typed_escape
+    if line.strip().startswith(PREFIX * 2) and typed is not None \
+            and typed[:2] == (repl.session.id, stored):
+        command = expand(line, typed[2])[0] or command  # as typed here, not as stored
+    repl.renderer.command_echo(PREFIX + echoed)
     to_model = repl.settings.shell_escape_to_model
     # No wait for the model client (litellm's import, the key check): the command needs only
     # the agent's shell tool and tool context, built first; on the worker thread, so Ctrl-C
     # works as for any command.
+    count = len(messages)
     repl._drive(lambda cancel: run_shell_escape(repl.agent, command, to_model=to_model,
                                                 cancel=cancel), waiting="running…")
+    messages = repl.session.conversation.messages
+    if len(messages) > count and (ran := last_command(messages[count:])) is not None:
+        repl.typed_escape = (repl.session.id, ran, command)  # memory only: never stored
     if not to_model:
         repl.renderer.notice("shown to you only (shell_escape_to_model = false): the model "
                              "does not see it")

@@ -55,19 +55,30 @@ def markdown_class() -> Any:
 
     rich draws an image as a block of its own before the paragraph (``🌆 alt``, no target),
     and the paragraph's first line then runs past the panel and is cut. Loaded with the first
-    answer (markdown-it is slow to import).
+    answer (markdown-it is slow to import). A data URI, an encoded target and an escape
+    sequence in the alt text: :mod:`goosectx.cli.markdown_images`.
     """
     from markdown_it.token import Token
     from rich.markdown import Markdown
 
+    from goosectx.cli.markdown_images import hold_brackets, image_target, put_back
+
     class _ImagesAsLinks(Markdown):
+        def __init__(self, markup: str, *args: Any, **kwargs: Any) -> None:
+            held = hold_brackets(markup)
+            super().__init__(held, *args, **kwargs)
+            self.markup = markup
+            if held is not markup:
+                put_back(self.parsed)
+
         def _flatten_tokens(self, tokens: Iterable[Token]) -> Iterable[Token]:
             for token in super()._flatten_tokens(tokens):
                 if token.type != "image":
                     yield token
                     continue
                 alt = token.content.strip()
-                yield Token("link_open", "a", 1, attrs={"href": str(token.attrs.get("src", ""))})
+                target = image_target(str(token.attrs.get("src", "")), self.markup)
+                yield Token("link_open", "a", 1, attrs={"href": target})
                 yield Token("text", "", 0, content=f"image: {alt}" if alt else "image")
                 yield Token("link_close", "a", -1)
 

@@ -21,9 +21,10 @@ from goosectx.errors import DataDirUnusable, StoreCorrupt, StoreError
 from goosectx.parts import compact_json
 from goosectx.session import SessionState
 from goosectx.store import migrations
+from goosectx.store.waiting import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # re-exported
+from goosectx.store.waiting import WaitNotice, begin_immediate
 
 DB_NAME = "sessions.db"
-BUSY_TIMEOUT_MS = 5000
 SQLITE_FULL = 13
 """SQLite's result code for "database or disk is full"."""
 DISK_FULL_BYTES = 1024 * 1024
@@ -127,8 +128,12 @@ class StoreDatabase:
         StoreError: the data dir or file cannot be created or written.
     """
 
-    def __init__(self, data_dir: Path, *, read_only: bool = False) -> None:
+    def __init__(self, data_dir: Path, *, read_only: bool = False,
+                 on_wait: WaitNotice | None = None) -> None:
         self.data_dir = data_dir
+        self.on_wait = on_wait
+        """Told once a write has waited about a second for another writer (a line for the
+        user, see :mod:`goosectx.store.waiting`); ``None``: wait silently."""
         self.path = data_dir / DB_NAME
         self.read_only = read_only
         """Only reads follow (``sessions show|list|search|export``): on a full disk, where the
@@ -204,7 +209,7 @@ class StoreDatabase:
             self._enable_wal(conn)
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA synchronous=NORMAL")
-            migrations.migrate(conn, self.path)
+            migrations.migrate(conn, self.path, self.on_wait)
         except BaseException:
             conn.close()
             raise
@@ -307,7 +312,7 @@ class StoreDatabase:
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._guard():
-            self._conn.execute("BEGIN IMMEDIATE")
+            begin_immediate(self._conn, BUSY_TIMEOUT_MS, self.on_wait)
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")

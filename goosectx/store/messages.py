@@ -171,6 +171,17 @@ class MessageStore(StoreDatabase):
         for row in self._rows(session_id, unreadable, lost):
             yield plain_row(*row) or parse_message(session_id, self.path, *row, damaged)
 
+    def iter_messages_skipping(self, session_id: str, unreadable: list[str],
+                               lost: LostPairs | None = None) -> Iterator[Message]:
+        """:meth:`iter_messages` leaving out the rows that do not parse (``--skip-damaged``).
+
+        As :meth:`iter_messages_plain` with ``unreadable``: each left-out row's id is appended
+        to it and the tool pairs it broke are marked (counted in ``lost``); a message time
+        that does not parse is read as unknown (``sessions show --agent``).
+        """
+        for row in self._rows(session_id, unreadable, lost):
+            yield parse_message(session_id, self.path, *row, [])
+
     def iter_messages_json(self, session_id: str, damaged: list[str] | None = None,
                            unreadable: list[str] | None = None, lost: LostPairs | None = None
                            ) -> Iterator[str]:

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from goosectx.errors import StoreCorrupt, StoreError, StoreTooNew
 from goosectx.store.search_index import PENDING_SCHEMA, migrate_titles_and_index
+from goosectx.store.waiting import BUSY_TIMEOUT_MS, WaitNotice, begin_immediate
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +156,11 @@ BOOKKEEPING = "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, appli
 _ENVIRONMENT_ERRORS = ("locked", "busy", "readonly", "unable to open", "disk I/O", "full")
 
 
-def migrate(conn: sqlite3.Connection, path: Path) -> None:
+def migrate(conn: sqlite3.Connection, path: Path, on_wait: WaitNotice | None = None) -> None:
     """Bring the database at ``path`` up to every migration this build knows.
+
+    ``on_wait``: told when a migration's write waits for another writer (see
+    :func:`goosectx.store.waiting.begin_immediate`).
 
     Raises:
         StoreCorrupt: an SQLite file that is not a goosectx database (left untouched).
@@ -165,7 +169,7 @@ def migrate(conn: sqlite3.Connection, path: Path) -> None:
     """
     applied = _applied(conn)
     if applied is None:
-        _bootstrap(conn, path)
+        _bootstrap(conn, path, on_wait)
         applied = _applied(conn) or set()
     known = {m.number for m in MIGRATIONS}
     _refuse_unknown(applied - known, path)
@@ -176,7 +180,7 @@ def migrate(conn: sqlite3.Connection, path: Path) -> None:
             f"this version knows up to {max(known)})", "upgrade goosectx")
     for migration in sorted(MIGRATIONS, key=lambda m: m.number):
         if migration.number not in applied:
-            _apply(conn, path, migration)
+            _apply(conn, path, migration, on_wait)
             # Let the next migration reuse the WAL's pages: a new database's WAL stays the size
             # of its largest migration, not of all of them (it matters on a small disk).
             conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
@@ -188,9 +192,9 @@ def applied_numbers(conn: sqlite3.Connection) -> set[int]:
 
 
 @contextlib.contextmanager
-def _immediate(conn: sqlite3.Connection) -> Iterator[None]:
+def _immediate(conn: sqlite3.Connection, on_wait: WaitNotice | None) -> Iterator[None]:
     """One write transaction; rolled back on any exception."""
-    conn.execute("BEGIN IMMEDIATE")
+    begin_immediate(conn, BUSY_TIMEOUT_MS, on_wait)
     try:
         yield
     except BaseException:
@@ -209,9 +213,9 @@ def _applied(conn: sqlite3.Connection) -> set[int] | None:
     return {int(r[0]) for r in conn.execute("SELECT number FROM schema_migrations")}
 
 
-def _bootstrap(conn: sqlite3.Connection, path: Path) -> None:
+def _bootstrap(conn: sqlite3.Connection, path: Path, on_wait: WaitNotice | None) -> None:
     """Create ``schema_migrations`` in a new database or one from before it; refuse others."""
-    with _immediate(conn):
+    with _immediate(conn, on_wait):
         if _applied(conn) is not None:  # another process made it since the first read
             return
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -240,9 +244,10 @@ def _refuse_unknown(unknown: set[int], path: Path) -> None:
         )
 
 
-def _apply(conn: sqlite3.Connection, path: Path, migration: Migration) -> None:
+def _apply(conn: sqlite3.Connection, path: Path, migration: Migration,
+           on_wait: WaitNotice | None) -> None:
     try:
-        with _immediate(conn):
+        with _immediate(conn, on_wait):
             done = _applied(conn) or set()
             if migration.number in done:  # another process applied it meanwhile
                 return
