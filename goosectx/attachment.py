@@ -168,3 +168,17 @@ def image_problem(media_type: str, data: bytes) -> str | None:
     if not (data.startswith(starts) and webp):
         return f"its bytes are not a {name} image"
     return None
+
+
+def sniff_image(data: bytes) -> str | None:
+    """The image type ``data`` starts as (``image/png``…, by its magic bytes), or ``None``."""
+    for media_type in _IMAGE_SIGNATURES:
+        if image_problem(media_type, data) is None:
+            return media_type
+    return None
+
+
+def image_type_name(media_type: str) -> str:
+    """``PNG`` for ``image/png`` (the names :func:`image_problem` uses); else the type."""
+    known = _IMAGE_SIGNATURES.get(media_type.lower())
+    return known[0] if known else media_type

@@ -11,8 +11,11 @@ through :func:`cap_attachment`.
 
 Nothing is attached — and a one-line notice says why — for a file outside the working dir
 (symlinks resolved), a sensitive file (:mod:`goosectx.sensitive`, the approval module's
-list), a binary, unreadable or special file, or a directory. A word whose ``NAME:`` prefix is
-a configured extension is an extension resource (``@NAME:URI``), never a path; a word
+list), a binary, unreadable or special file, or a directory. An image file (PNG, JPEG, GIF,
+WebP by its bytes) is attached as an image for a model that reads images, else a notice says
+why (:mod:`goosectx.mention_images`); a text file is text whatever its name. A word whose
+``NAME:`` prefix is a configured extension is an extension resource (``@NAME:URI``), never a
+path; a word
 ``@NAME:SCHEME://…`` naming neither a file nor an extension says there is no such extension.
 Pure: no printing; the caller draws the notices.
 """
@@ -25,9 +28,11 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from goosectx.attachment import Attachment
 from goosectx.extensions.config import NAME_RE as EXTENSION_NAME
+from goosectx.mention_images import image_mention
 from goosectx.sensitive import is_sensitive, resolve
 from goosectx.tokens import count_text
 from goosectx.tools.files import FileError, decode, open_regular
@@ -41,6 +46,11 @@ _WORD = re.compile(r'(?<![\w@`])@(?:"((?:\\.|[^"\\\n])+)"|((?:\\ |[^\s@`])+))')
 ``@word`` with backslash-spaces (group 2)."""
 _QUOTED_ESCAPE = re.compile(r"\\(.)")
 _TRAILING = ".,;:!?)]}'\""
+_TEXT_APPLICATION_TYPES = frozenset((
+    "application/json", "application/xml", "application/javascript", "application/x-sh",
+    "application/x-python-code", "application/toml", "application/x-yaml", "application/yaml",
+    "application/sql", "application/x-tex", "application/x-latex", "application/ld+json"))
+"""``application/…`` types whose files are text (their names' type is kept)."""
 
 
 @dataclass(slots=True)
@@ -72,8 +82,11 @@ def mentioned_words(text: str) -> list[tuple[str, bool]]:
 
 def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
                   extension_names: Collection[str] = (), data_dir: Path | None = None,
-                  model: str | None = None) -> Mentions:
+                  model: str | None = None, provider: Any = None) -> Mentions:
     """Read every ``@path`` of ``text`` under ``working_dir`` (see the module docstring).
+
+    An image file is attached as an image only when ``provider`` (or, without one,
+    litellm's map for ``model``) says the model reads images (:mod:`goosectx.mention_images`).
 
     A word that names nothing and does not look like a path (no ``/`` or ``.``: ``@bob``)
     is left alone silently.
@@ -106,7 +119,7 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
             out.notices.append(f"@{shown} is a directory — not attached; mention the files "
                                "in it (Tab completes)")
         else:
-            _attach(out, path, shown.rstrip("/"), cap_tokens, model)
+            _attach(out, path, shown.rstrip("/"), cap_tokens, model, provider)
     return out
 
 
@@ -132,9 +145,15 @@ def _existing(working_dir: Path, word: str) -> tuple[Path | None, str]:
     return None, word.rstrip(_TRAILING)
 
 
-def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None) -> None:
+def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None,
+            provider: Any) -> None:
     budget = max(64 * 1024, cap * READ_BYTES_PER_TOKEN)
     try:
+        image = image_mention(path, shown, provider=provider, model=model)
+        if image is not None:
+            out.attachments += [image[0]] if image[0] is not None else []
+            out.notices += [image[1]] if image[1] is not None else []
+            return
         head, tail, skipped = _read(path, budget)
         if tail is not None:  # each end cut at a line boundary, else at a character's
             head = head[: head.rfind(b"\n") + 1] or _whole_characters(head)
@@ -155,10 +174,21 @@ def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None) 
         size = f"{tokens:,} tokens" if not skipped else f"{path.stat().st_size:,} bytes"
         out.notices.append(f"@{shown} is {size}, over mention_max_tokens ({cap:,}): attached "
                            f"{_kept(kept_head, kept_tail, unit)}")
-    media = mimetypes.guess_type(path.name)[0] or "text/plain"
+    media = _text_type(path)
     part = Attachment("file", shown, media, text=text)
     out.attachments.append(Attachment("file", shown, media, text=text,
                                       token_estimate=count_text(part.labelled_text(), model)))
+
+
+def _text_type(path: Path) -> str:
+    """The media type of a file read as text: its name's if a text type, else ``text/plain``.
+
+    The content is text whatever the name says (``notes.png``).
+    """
+    guess = mimetypes.guess_type(path.name)[0] or ""
+    textual = (guess.startswith("text/") or guess.endswith(("+json", "+xml"))
+               or guess in _TEXT_APPLICATION_TYPES)
+    return guess if textual else "text/plain"
 
 
 def _read(path: Path, budget: int) -> tuple[bytes, bytes | None, int]:

@@ -154,6 +154,7 @@ def test_files_that_cannot_be_attached_get_a_one_line_notice(world: World,
                                                             tmp_path: Path) -> None:
     work = world.workdir
     (work / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00binary")
+    (work / "blob.bin").write_bytes(b"\x00\x00\x00binary\x89")
     (work / ".env").write_text("API_KEY=hunter2hunter2\n")
     (work / "src").mkdir()
     (tmp_path / "outside.txt").write_text("not yours\n")
@@ -161,9 +162,11 @@ def test_files_that_cannot_be_attached_get_a_one_line_notice(world: World,
     (work / "locked.txt").write_text("x\n")
     os.chmod(work / "locked.txt", 0)
     world.provider.add("ok")
-    out = world.run("look at @logo.png @.env @src/ @../outside.txt @link.txt @missing.py "
+    out = world.run("look at @logo.png @blob.bin @.env @src/ @../outside.txt @link.txt @missing.py "
                     "@locked.txt and ping @bob" + ENTER + CTRL_D)
-    assert "@logo.png: it is a binary file (17 bytes) — not attached" in out
+    assert ("@logo.png is a PNG image (17 bytes) and whether scripted/test-model reads images "
+            "is unknown (litellm does not list it) — not attached") in " ".join(out.split())
+    assert "@blob.bin: it is a binary file (10 bytes) — not attached" in out
     assert "@.env is a sensitive file (keys, credentials) — not attached" in out
     assert "@src/ is a directory — not attached" in out
     assert "@../outside.txt is outside the working dir" in out

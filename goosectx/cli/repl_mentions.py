@@ -59,7 +59,8 @@ def file_mentions(repl: Repl, text: str) -> list[Attachment]:
     found = read_mentions(text, repl.session.working_dir, cap_tokens=mention_cap_tokens(repl),
                           extension_names=extension_names(repl),
                           data_dir=repl.settings.data_dir,
-                          model=provider.model if provider else repl.session.model)
+                          model=provider.model if provider else repl.session.model,
+                          provider=provider)
     for notice in found.notices:
         repl.renderer.notice(terminal_safe(notice), style="yellow")
     return found.attachments

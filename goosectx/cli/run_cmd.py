@@ -235,12 +235,11 @@ def task_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
                   stderr: TextIO) -> list[Attachment]:
     """The files and extension resources the task's ``@`` words name, read as the REPL reads them.
 
-    One file attachment per file (:func:`goosectx.mentions.read_mentions`), one attachment per
-    ``@NAME:URI`` resource of a configured extension
-    (:func:`goosectx.extensions.mentions.read_resource_mentions`), each capped by
-    ``mention_max_tokens``; each one not attached or cut gets a one-line notice: a
-    ``notification`` event with ``stream-json``, else a ``goosectx: …`` line on stderr
-    (docs/architecture.md, "@path mentions").
+    One attachment per file (an image for a model that reads images:
+    :func:`goosectx.mentions.read_mentions`), one per ``@NAME:URI`` resource of a configured
+    extension (:func:`goosectx.extensions.mentions.read_resource_mentions`), each capped by
+    ``mention_max_tokens``; each one not attached or cut gets a one-line notice (a
+    ``notification`` event with ``stream-json``, else a ``goosectx: …`` line on stderr).
     """
     if "@" not in task:
         return []
@@ -250,9 +249,10 @@ def task_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
         limit = DEFAULT_CONTEXT_LIMIT_TOKENS
     names = set(settings.extensions.tables) | set(manager.configs if manager else ())
     cap = mention_cap(settings.mention_max_tokens, limit)
-    model = agent.provider.model if agent.provider else agent.session.model
-    found = read_mentions(task, agent.session.working_dir, cap_tokens=cap,
-                          extension_names=names, data_dir=settings.data_dir, model=model)
+    provider = agent.provider
+    model = provider.model if provider else agent.session.model
+    found = read_mentions(task, agent.session.working_dir, cap_tokens=cap, model=model,
+                          extension_names=names, data_dir=settings.data_dir, provider=provider)
     if names:
         from goosectx.extensions.mentions import read_resource_mentions
 

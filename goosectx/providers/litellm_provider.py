@@ -162,6 +162,11 @@ class LiteLLMProvider:
         out = info.get("output_cost_per_token")
         return TokenPrices(float(price), float(out) if isinstance(out, int | float) else None)
 
+    def reads_images(self) -> bool | None:
+        """Whether the model reads images (litellm's ``supports_vision``); ``None``: unknown."""
+        info = self._model_info()
+        return info.get("supports_vision") is True if info else None
+
     def _sends_images(self, messages: Sequence[Message]) -> bool:
         """True when ``messages`` hold an image and litellm says the model reads images."""
         if not any(isinstance(p, Attachment) and p.is_image for m in messages for p in m.content):

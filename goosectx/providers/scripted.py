@@ -90,6 +90,8 @@ class ScriptedProvider:
     token_prices: TokenPrices | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
     on_call: Callable[[RecordedRequest], None] | None = None
+    vision: bool | None = None
+    """Whether the scripted model reads images (``None``: unknown), for ``@image`` mentions."""
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -110,6 +112,10 @@ class ScriptedProvider:
     def prices(self) -> TokenPrices | None:
         """The scripted prices (``None``: unknown)."""
         return self.token_prices
+
+    def reads_images(self) -> bool | None:
+        """The scripted ``vision``."""
+        return self.vision
 
     def stream(
         self,
