@@ -263,3 +263,17 @@ def test_thirty_tool_calls_filling_the_window_compact_again_only_after_growth(
     for landed, next_start in zip(after, before[1:], strict=False):
         assert next_start - landed >= 0.1 * 6000  # never again without growth
     assert "Auto-compaction is paused" not in err
+
+
+def test_a_summariser_replying_with_a_tool_call_is_named_as_such(
+        small_window: FakeServer) -> None:
+    # It said "openai/fake-model returned an empty summary".
+    server = small_window
+    server.add({"text": "ok", "usage": usage(1900, 10)})
+    assert in_process_run("first: " + words(600), name="tc")[0] == 0
+    server.add({"tool_calls": [{"name": "shell", "arguments": {"command": "ls"}}],
+                "usage": usage(900, 5)}, {"text": "answered", "usage": usage(300, 5)})
+    code, out, err = in_process_run("second", resume="tc")
+    assert code == 0, err
+    assert "replied with a tool call (shell) instead of a summary" in err, err
+    assert "empty summary" not in err and "answered" in out

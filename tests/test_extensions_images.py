@@ -42,3 +42,15 @@ def test_a_webp_needs_its_webp_tag_and_a_resource_image_is_checked_too() -> None
     (found,) = resource_contents([item], "media")
     assert found.data is None and found.text == (
         "[image from media:res://pic left out: its bytes are not a JPEG image]")
+
+
+def test_an_image_in_structured_content_alone_is_attached_not_sent_as_base64() -> None:
+    from goosectx.extensions.results import convert_call_result
+
+    data = base64.b64encode(PNG).decode()
+    result = SimpleNamespace(content=[], is_error=False, structured_content={
+        "content": [{"type": "image", "data": data, "mimeType": "image/png"}]})
+    outcome = convert_call_result(result, "media__pic")
+    assert data not in outcome.text
+    assert outcome.text == '{"content": ["[image: image/png, 32 bytes, from media__pic]"]}'
+    assert [a.data for a in outcome.attachments] == [PNG]

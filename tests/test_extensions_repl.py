@@ -121,6 +121,20 @@ def test_extension_add_and_remove(world: World) -> None:
     assert "no extensions in this session" in out  # the list says so, not nothing
 
 
+def test_a_plain_command_with_arguments_is_named_after_the_command(
+        world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    # '/extension add "FOO=1 /nonexistent/bin arg"' named it "arg" (its last argument).
+    from cli_support import run_cli
+
+    out = world.run('/extension add "FOO=1 /nonexistent/bin arg"',
+                    '/extension add "/nonexistent/python3 /nonexistent/server-notes.py -v"')
+    assert "extension bin: starting /nonexistent/bin arg" in out
+    assert "extension notes: starting /nonexistent/python3" in out  # a launcher: its script
+    code, listed, _ = run_cli(capsys, "extensions", "list", "--with-extension",
+                              "FOO=1 /nonexistent/bin arg")
+    assert code == 1 and listed.startswith("bin: failed\n")
+
+
 def test_resource_completion(world: World) -> None:
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document

@@ -310,6 +310,26 @@ def test_extensions_list_calls_a_server_that_did_not_become_ready_failed(
         "failed", "did not start within 1 s (startup_timeout_s)")
 
 
+def test_extensions_list_calls_a_disabled_extension_disabled_not_failed(
+        work: Path, monkeypatch: pytest.MonkeyPatch, isolated_env: dict[str, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # enabled = false (config.example.toml's docs) printed "off: failed — stopped before it
+    # was ready (disabled)", "1 extension(s) failed to start" and exit 1.
+    from cli_support import run_cli
+
+    monkeypatch.chdir(work)
+    isolated_env["config"].write_text(
+        f'[extensions.demo]\ncmd = {json.dumps(sys.executable)}\n'
+        f'args = [{json.dumps(str(DEMO_SERVER))}]\n'
+        '[extensions.off]\ncmd = "/nonexistent/server"\nenabled = false\n')
+    code, out, err = run_cli(capsys, "extensions", "list")
+    assert (code, err) == (0, "")
+    assert out.startswith("demo: ready") and out.endswith("\noff: disabled\n")
+    code, out, _ = run_cli(capsys, "extensions", "list", "--json")
+    states = {i["name"]: (i["status"], i["error"]) for i in json.loads(out)["extensions"]}
+    assert code == 0 and states == {"demo": ("ready", None), "off": ("disabled", None)}
+
+
 def test_a_relative_cmd_that_is_not_there_says_where_it_was_looked_for(
         work: Path, monkeypatch: pytest.MonkeyPatch, isolated_env: dict[str, Path],
         capsys: pytest.CaptureFixture[str]) -> None:

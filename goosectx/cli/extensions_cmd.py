@@ -5,7 +5,8 @@ its tools (the name the model sees ← the server's name, with annotations), the
 its resources and prompts, and what its instructions and schemas cost in tokens. Every text
 a server sent passes the terminal sanitiser; ``--json`` goes through
 :func:`~goosectx.cli.sanitize.json_safe` as ``run``'s JSON does (an escape or a bidi override
-is a JSON escape of the same value). Exit 1 when an enabled extension failed: one that was
+is a JSON escape of the same value). A disabled extension is listed as ``disabled`` (not
+started, not a failure). Exit 1 when an enabled extension failed: one that was
 not ready when its ``startup_timeout_s`` (and a second's grace) ran out is failed too, whatever
 its server connection was still doing.
 """
@@ -41,8 +42,13 @@ def _status_dict(status: Any, costs: dict[str, tuple[int, int]]) -> dict[str, An
     }
 
 
-def _not_ready_is_failed(item: dict[str, Any]) -> dict[str, Any]:
-    """A server still starting (or stopped) once the wait is over did not start: failed."""
+def _not_ready_is_failed(item: dict[str, Any], enabled: bool) -> dict[str, Any]:
+    """A server still starting (or stopped) once the wait is over did not start: failed.
+
+    A disabled one (``enabled = false``) was not meant to start: ``disabled``, not a failure.
+    """
+    if not enabled:
+        return {**item, "status": "disabled", "error": None}
     if item["status"] in ("ready", "failed"):
         return item
     if item["status"] == "starting":
@@ -120,7 +126,9 @@ def list_extensions(settings: Settings, *, as_json: bool = False, specs: tuple[s
         manager.wait_ready()
         source = ExtensionToolSource(manager)
         costs = {name: (instr, schema) for name, instr, schema, _ in source.costs()}
-        items = [_not_ready_is_failed(_status_dict(s, costs)) for s in manager.statuses()]
+        enabled = set(enabled_names(configs))
+        items = [_not_ready_is_failed(_status_dict(s, costs), s.name in enabled)
+                 for s in manager.statuses()]
     finally:
         manager.stop_all()
     if as_json:

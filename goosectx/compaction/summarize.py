@@ -88,7 +88,7 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
     Raises:
         SummaryCancelled: ``cancel`` was set before or during a call (the reply is dropped).
         CompactionFailed: no rung fits (by estimate or by the provider's word).
-        MalformedModelReply: the model returned no text.
+        MalformedModelReply: the model returned no text (nothing, or a tool call).
         ProviderError: any other provider failure.
     """
     limit = provider.context_limit().tokens
@@ -114,7 +114,7 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
         if not text:
             if billed is not None and response.usage is not None:
                 billed.append(entry)
-            raise MalformedModelReply(f"{provider.model} returned an empty summary")
+            raise MalformedModelReply(_no_text_reply(provider.model, response.message))
         parsed = parse_summary(text)
         return SummaryResult(render_markdown(parsed) if parsed else text, entry, candidate.rung,
                              parsed is not None)
@@ -124,6 +124,16 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
         f"the summary request does not fit the {limit:,}-token context window of "
         f"{provider.model}: {why}",
         "set compaction_model to a model with a larger context window, or start a new session")
+
+
+def _no_text_reply(model: str, reply: Message) -> str:
+    """Why a summary reply without text is no summary: a tool call, or nothing at all."""
+    calls = reply.tool_requests
+    if not calls:
+        return f"{model} returned an empty summary"
+    names = ", ".join(dict.fromkeys(call.name[:60] for call in calls))
+    what = "a tool call" if len(calls) == 1 else f"{len(calls)} tool calls"
+    return f"{model} replied with {what} ({names}) instead of a summary"
 
 
 def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],

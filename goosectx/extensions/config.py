@@ -189,18 +189,28 @@ def _check_url(label: str, uri: str) -> str:
 
 
 _PREFIXES = ("mcp-server-", "server-", "mcp_server_", "mcp-")
+# Programs that run the server named by an argument (a package or script); any other command
+# is the server itself and names it.
+_LAUNCHER = re.compile(r"(npx|uvx|bunx|pnpx|pipx|uv|npm|pnpm|yarn|bun|deno|node|docker|podman"
+                       r"|python[0-9.]*|pypy[0-9.]*|ruby|perl|php|java|sh|bash|dash|zsh)"
+                       r"(\.exe)?")
+_SUBCOMMANDS = frozenset({"run", "exec", "dlx", "x", "tool"})
 
 
 def derive_name(words: Iterable[str], taken: Iterable[str]) -> str:
     """A name for a flag-added server, from its package or script.
 
     ``uvx mcp-server-time`` → ``time``, ``npx -y @modelcontextprotocol/server-everything`` →
-    ``everything``: the first argument that is not an option (else the program), without
-    directories, ``@scope/``, a file suffix, a version, an ``mcp-server-`` prefix and a
-    ``-server`` suffix; ``_2``, ``_3`` … are added when taken.
+    ``everything``: for a launcher (npx, uvx, python, node, docker …) the first argument that
+    is not an option or ``run``-like subcommand, else the program itself (``/opt/bin/srv arg``
+    → ``srv``); without directories, ``@scope/``, a file suffix, a version, an
+    ``mcp-server-`` prefix and a ``-server`` suffix; ``_2``, ``_3`` … are added when taken.
     """
     words = list(words)
-    candidates = [w for w in words[1:] if w and not w.startswith("-")] or words[:1]
+    program = words[0].rstrip("/").rsplit("/", 1)[-1] if words else ""
+    candidates = [w for w in words[1:] if w and not w.startswith("-")
+                  and w not in _SUBCOMMANDS] if _LAUNCHER.fullmatch(program) else []
+    candidates = candidates or words[:1]
     base = candidates[0] if candidates else "ext"
     base = base.rstrip("/").rsplit("/", 1)[-1].split("@", 1)[0] or base
     base = re.sub(r"\.(py|js|mjs|ts|sh)$", "", base)

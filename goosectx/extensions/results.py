@@ -1,7 +1,7 @@
 """MCP results → :class:`~goosectx.extensions.model.CallOutcome` (text plus attachments).
 
 Content blocks are read by their ``type`` tag, so this module needs no mcp
-import: text as is; ``structured_content`` as JSON text when no text block says the same;
+import: text as is; ``structured_content`` as JSON text only when there is no other content;
 images and embedded resources as attachments (each also named in the text by its stub);
 resource links as a line naming the URI; ``is_error`` kept.
 """
@@ -12,6 +12,7 @@ import base64
 import binascii
 import json
 from collections.abc import Iterable
+from types import SimpleNamespace
 from typing import Any
 
 from goosectx.attachment import image_problem
@@ -88,31 +89,35 @@ def convert_blocks(blocks: Iterable[Any], source: str) -> tuple[list[str], list[
 def convert_call_result(result: Any, source: str) -> CallOutcome:
     """A ``CallToolResult`` → outcome.
 
-    ``structured_content`` is added as JSON text unless a text block already holds the same
-    JSON (servers are asked to send both; the model needs it once).
+    The content blocks are what the model gets: a server that sends ``structured_content``
+    is asked to send it serialised in a text block too, and server-filesystem repeats its
+    blocks there, base64 included. ``structured_content`` is sent, as JSON, only when there
+    is no content or only empty text; image and audio blocks inside it become attachments.
     """
     texts, attachments = convert_blocks(getattr(result, "content", None) or [], source)
     structured = getattr(result, "structured_content", None)
-    if structured is not None:
-        dumped = json.dumps(structured, ensure_ascii=False, sort_keys=True)
-        already = False
-        for text in texts:
-            try:
-                already = already or json.loads(text) == structured
-            except ValueError:
-                continue
-        if not already and not (texts and _single_result(structured, texts)):
-            texts.append(dumped)
+    if structured is not None and not attachments and not any(t.strip() for t in texts):
+        found: list[Attachment] = []
+        texts = [json.dumps(_lift_media(structured, source, found), ensure_ascii=False,
+                            sort_keys=True)]
+        attachments = found
     text = "\n".join(t for t in texts if t) or "(no output)"
     return CallOutcome(text, bool(getattr(result, "is_error", False)), tuple(attachments))
 
 
-def _single_result(structured: object, texts: list[str]) -> bool:
-    """True for the SDK's wrapped ``{"result": x}`` whose x is the text already sent."""
-    if isinstance(structured, dict) and list(structured) == ["result"]:
-        value = structured["result"]
-        return "\n".join(texts) == (value if isinstance(value, str) else json.dumps(value))
-    return False
+def _lift_media(value: object, source: str, found: list[Attachment]) -> object:
+    """``value`` with each image or audio block in it (base64 ``data``) replaced by its stub."""
+    if isinstance(value, list):
+        return [_lift_media(item, source, found) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if value.get("type") in ("image", "audio") and isinstance(value.get("data"), str):
+        block = SimpleNamespace(type=value["type"], data=value["data"],
+                                mime_type=value.get("mimeType") or value.get("mime_type"))
+        (text,), attachments = convert_blocks([block], source)
+        found.extend(attachments)
+        return text
+    return {key: _lift_media(item, source, found) for key, item in value.items()}
 
 
 def convert_prompt(result: Any) -> tuple[str, list[Attachment]]:

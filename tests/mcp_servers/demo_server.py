@@ -9,6 +9,9 @@ Tools: echo (annotated read-only), image, fail (is_error), slow (progress), hang
 add_tool (sends tools/list_changed), env_names, peek_environ (which visible processes' environment
 holds a variable), hostile (escape sequences), bad_schema.
 ``--stdout-junk N`` first writes N lines that are not JSON-RPC to stdout (a banner, a flood).
+``--shapes`` adds read_text_file, read_media_file and structured_only, which return the result
+shapes of @modelcontextprotocol/server-filesystem (content blocks plus the same data again as
+structuredContent) and of a tool that sends structuredContent alone.
 ``--big-resource N`` adds the resource ``file:///big.txt``: N // 58 numbered lines of 58 characters.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import os
 import signal
 import sys
@@ -31,6 +35,7 @@ parser.add_argument("--behaviour", default="normal")
 parser.add_argument("--name", default="demo")
 parser.add_argument("--stdout-junk", type=int, default=0)
 parser.add_argument("--big-resource", type=int, default=0)
+parser.add_argument("--shapes", action="store_true")
 args = parser.parse_args()
 
 sys.stdout.write("junk \x1b]52;c;aGk=\x07 not json\n" * args.stdout_junk)
@@ -164,6 +169,34 @@ if args.big_resource:
     def big() -> str:
         """Numbered lines of 58 characters, about ``--big-resource`` characters in all."""
         return "".join(f"big line {i:07d} {'x' * 40}\n" for i in range(args.big_resource // 58))
+
+
+if args.shapes:
+    from mcp.types import CallToolResult, ImageContent, TextContent
+
+    @mcp.tool()
+    def read_text_file(path: str) -> CallToolResult:
+        """The file's text, as server-filesystem sends it: a text block and structuredContent."""
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        return CallToolResult(content=[TextContent(type="text", text=text)],
+                              structured_content={"content": text})
+
+    @mcp.tool()
+    def read_media_file(path: str) -> CallToolResult:
+        """The file's bytes as an image block, and the same block again as structuredContent."""
+        with open(path, "rb") as fh:
+            data = base64.b64encode(fh.read()).decode()
+        return CallToolResult(
+            content=[ImageContent(type="image", data=data, mime_type="image/png")],
+            structured_content={"content": [{"type": "image", "data": data,
+                                             "mimeType": "image/png"}]})
+
+    @mcp.tool()
+    def structured_only(empty_text: bool = False) -> CallToolResult:
+        """Data sent only as structuredContent (content empty, or one empty text block)."""
+        return CallToolResult(content=[TextContent(type="text", text="")] if empty_text else [],
+                              structured_content={"city": "Oslo", "temperature_c": 4})
 
 
 @mcp.prompt()
