@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from goosectx.budget import SpendingCap
 from goosectx.compaction import calibration
@@ -21,6 +22,10 @@ from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.providers.base import ContextLimit, Provider, ToolSchema
 from goosectx.session import Session, TokenCount
 from goosectx.tokens import ContextBreakdown, TokenCounter
+
+if TYPE_CHECKING:
+    from goosectx.config import ApprovalMode
+    from goosectx.tools.offering import ToolOffering
 
 
 @dataclass(slots=True)
@@ -42,6 +47,35 @@ class RequestContext:
     project_instructions: str = ""
     tool_schemas: list[ToolSchema] = field(default_factory=list)
     tools_settled: bool = True
+
+
+def sends_tools(session: Session, mode: ApprovalMode) -> bool:
+    """Whether the next request carries the tool schemas.
+
+    Not in ``chat`` mode while the agent view holds no tool call; once it holds one they are
+    sent, because providers reject tool calls in a request without tools.
+    """
+    return mode != "chat" or any(
+        m.tool_requests for m in session.conversation.agent_view(for_sending=False))
+
+
+def next_request(session: Session, mode: ApprovalMode, offering: ToolOffering, *,
+                 tools_sent: bool, project_instructions: str) -> RequestContext:
+    """The system prompt and tool schemas of ``session``'s next request.
+
+    :attr:`Agent.request_context <goosectx.agent.Agent.request_context>` makes it;
+    ``goosectx compact`` too, without an agent.
+    """
+    from goosectx.prompts import build_system_prompt
+
+    tools = offering.registry
+    prompt = build_system_prompt(
+        session.working_dir, tool_names=tools.names(), mode=mode,
+        project_instructions=project_instructions,
+        extension_instructions=offering.instructions(), deferred_tools=offering.deferred)
+    return RequestContext(prompt.text, prompt.project_instructions,
+                          tools.schemas() if tools_sent else [],
+                          tools_settled=offering.settled)
 
 
 class ContextFigures:
