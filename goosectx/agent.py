@@ -141,7 +141,7 @@ class Agent:
         if self._request is None:
             if self._project_instructions is None:
                 self._project_instructions = load_project_instructions(self.session.working_dir)
-            self._request = next_request(self.session, self.mode, self.offering,
+            self._request = next_request(self.session, self.mode, self.tools, self.offering,
                                          tools_sent=tools_sent,
                                          project_instructions=self._project_instructions)
         return self._request

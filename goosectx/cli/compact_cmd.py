@@ -54,7 +54,8 @@ def _request_context(settings: Settings, session: Session) -> RequestContext:
     from goosectx.tools.builtin import default_registry
     from goosectx.tools.offering import ToolOffering
 
-    return next_request(session, settings.mode, ToolOffering(default_registry(), None),
+    tools = default_registry()
+    return next_request(session, settings.mode, tools, ToolOffering(tools, None),
                         tools_sent=sends_tools(session, settings.mode),
                         project_instructions=load_project_instructions(session.working_dir))
 

@@ -25,6 +25,7 @@ from goosectx.tokens import ContextBreakdown, TokenCounter
 
 if TYPE_CHECKING:
     from goosectx.config import ApprovalMode
+    from goosectx.tools.base import ToolRegistry
     from goosectx.tools.offering import ToolOffering
 
 
@@ -59,8 +60,9 @@ def sends_tools(session: Session, mode: ApprovalMode) -> bool:
         m.tool_requests for m in session.conversation.agent_view(for_sending=False))
 
 
-def next_request(session: Session, mode: ApprovalMode, offering: ToolOffering, *,
-                 tools_sent: bool, project_instructions: str) -> RequestContext:
+def next_request(session: Session, mode: ApprovalMode, tools: ToolRegistry,
+                 offering: ToolOffering, *, tools_sent: bool,
+                 project_instructions: str) -> RequestContext:
     """The system prompt and tool schemas of ``session``'s next request.
 
     :attr:`Agent.request_context <goosectx.agent.Agent.request_context>` makes it;
@@ -68,7 +70,6 @@ def next_request(session: Session, mode: ApprovalMode, offering: ToolOffering, *
     """
     from goosectx.prompts import build_system_prompt
 
-    tools = offering.registry
     prompt = build_system_prompt(
         session.working_dir, tool_names=tools.names(), mode=mode,
         project_instructions=project_instructions,
