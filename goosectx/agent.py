@@ -31,7 +31,7 @@ from goosectx.approval import (
     denied_text,
     stopped_running_text,
 )
-from goosectx.compaction.figures import RequestContext
+from goosectx.compaction.figures import RequestContext, next_request, sends_tools
 from goosectx.compaction.manager import ContextManager
 from goosectx.config import ApprovalMode, Settings
 from goosectx.conversation import (
@@ -50,7 +50,7 @@ from goosectx.events import (
     ToolCallStarted,
     TurnFinished,
 )
-from goosectx.prompts import build_system_prompt, load_project_instructions
+from goosectx.prompts import load_project_instructions
 from goosectx.providers.base import Provider
 from goosectx.session import Session
 from goosectx.stream_reply import cut_off_notice, stream_reply
@@ -138,26 +138,17 @@ class Agent:
         (the model then cannot ask for a tool it may not run); once it holds one they are
         sent, because providers reject tool calls in a request without tools.
         """
-        tools_sent = self.mode != "chat" or self._agent_view_has_tool_calls()
+        tools_sent = sends_tools(self.session, self.mode)
         if self._request is not None and bool(self._request.tool_schemas) != (
                 tools_sent and bool(self.tools.names())):
             self._request = None
         if self._request is None:
             if self._project_instructions is None:
                 self._project_instructions = load_project_instructions(self.session.working_dir)
-            prompt = build_system_prompt(
-                self.session.working_dir, tool_names=self.tools.names(), mode=self.mode,
-                project_instructions=self._project_instructions,
-                extension_instructions=self.offering.instructions(),
-                deferred_tools=self.offering.deferred,
-            )
-            self._request = RequestContext(prompt.text, prompt.project_instructions,
-                                           self.tools.schemas() if tools_sent else [],
-                                           tools_settled=self.offering.settled)
+            self._request = next_request(self.session, self.mode, self.tools, self.offering,
+                                         tools_sent=tools_sent,
+                                         project_instructions=self._project_instructions)
         return self._request
-
-    def _agent_view_has_tool_calls(self) -> bool:
-        return any(m.tool_requests for m in self.session.conversation.agent_view(for_sending=False))
 
     def reply(self, user_input: str, *, cancel: threading.Event | None = None,
               attachments: Sequence[Part] = (), sent: Message | None = None) -> Iterator[Event]:

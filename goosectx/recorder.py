@@ -11,7 +11,7 @@ messages (one transaction). A large batch — an old
 history counted at first need, e.g. the first turn after resuming an imported session — is
 stored on a background thread with its own connection, a transaction per :data:`BULK_COUNTS`
 rows, so the prompt does not wait for it (:meth:`SessionRecorder.wait_for_counts` before the
-process ends).
+process ends); that part is :class:`~goosectx.count_saver.CountSaver`, which a dry run uses alone.
 
 A write that fails (a full disk) leaves its event pending, and every later event waits behind
 it: each :meth:`SessionRecorder.record` first retries the pending events in order, so the store
@@ -21,10 +21,10 @@ request before it. :attr:`SessionRecorder.unsaved` says what never reached the s
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Mapping
 from dataclasses import replace
 
+from goosectx.count_saver import BULK_COUNTS as BULK_COUNTS
+from goosectx.count_saver import CountSaver
 from goosectx.events import (
     CompactionUndone,
     Event,
@@ -35,15 +35,11 @@ from goosectx.events import (
     UsageUpdated,
 )
 from goosectx.message import Message
-from goosectx.session import Session, TokenCount
+from goosectx.session import Session
 from goosectx.store import SessionStore
 
-BULK_COUNTS = 1_000
-"""More new counts than this at once are stored in the background, this many per transaction
-(each count is one small ``message_state`` row, migration 8)."""
 
-
-class SessionRecorder:
+class SessionRecorder(CountSaver):
     """Persist the events of one session.
 
     Args:
@@ -54,63 +50,12 @@ class SessionRecorder:
     """
 
     def __init__(self, store: SessionStore, session: Session) -> None:
-        self.store = store
-        self.session = session
-        self.fresh_token_counts: Callable[[], Mapping[str, TokenCount]] | None = None
-        """Where new token counts come from (``ContextManager.take_fresh_token_counts``);
-        they are stored after each model call, each compaction, and on :meth:`save_counts`."""
-        self._saver: threading.Thread | None = None
+        super().__init__(store, session)
         self._pending: list[Event] = []
         self._saved_stated = self._stated()  # the stated limits as last written
 
     def _stated(self) -> dict[str, list[int]]:
         return {model: list(entry) for model, entry in self.session.state.stated_limits.items()}
-
-    def save_counts(self, *, wait: bool = False) -> None:
-        """Store the token counts made since the last save.
-
-        Up to :data:`BULK_COUNTS` in one transaction here; more in the background.
-
-        Args:
-            wait: Also wait for a background save to end (before the process ends).
-        """
-        counts = self.fresh_token_counts() if self.fresh_token_counts else None
-        messages = self.session.conversation.messages
-        if counts and len(counts) <= BULK_COUNTS:
-            counts = _counts_of_messages(messages, counts, self.session.token_counts)
-            if counts:
-                self.store.save_token_counts(self.session.id, counts)
-        elif counts:  # checked on the saving thread, against the messages as they are now
-            self._save_in_background(dict(counts), list(messages))
-        if wait:
-            self.wait_for_counts()
-
-    def _save_in_background(self, counts: dict[str, TokenCount],
-                            messages: list[Message]) -> None:
-        self.wait_for_counts()  # one background save at a time
-        session_id, data_dir, kind = self.session.id, self.store.data_dir, type(self.store)
-
-        def work() -> None:
-            try:
-                store = kind(data_dir)
-                try:
-                    items = list(_counts_of_messages(messages, counts, None).items())
-                    for start in range(0, len(items), BULK_COUNTS):
-                        store.save_token_counts(session_id,
-                                                dict(items[start:start + BULK_COUNTS]))
-                finally:
-                    store.close()
-            except Exception:  # noqa: BLE001 - counts are a cache: made again at next need
-                pass
-
-        self._saver = threading.Thread(target=work, name="goosectx-counts", daemon=True)
-        self._saver.start()
-
-    def wait_for_counts(self) -> None:
-        """Wait for a background save of counts (if any) to end."""
-        saver, self._saver = self._saver, None
-        if saver is not None:
-            saver.join()
 
     @property
     def unsaved(self) -> int:
@@ -200,27 +145,3 @@ class SessionRecorder:
 _WRITTEN = (MessageCompleted, UsageUpdated, HistoryReplaced, CompactionUndone,
             ToolPairsSummarized, TurnFinished)
 """The events that change the stored session."""
-
-
-def _counts_of_messages(messages: list[Message], counts: Mapping[str, TokenCount],
-                        session_counts: dict[str, TokenCount] | None) -> dict[str, TokenCount]:
-    """``counts`` less those made for a copy of a message rather than the message itself.
-
-    A copy repair made under a message's id (merged with the next message, or trimmed) has
-    another number of parts; its count would be wrong for the stored message (and is dropped
-    from ``session_counts``, if given, so the message's own is made at next need). The
-    messages are read from the newest back until every id is found (fresh counts are mostly
-    new ones).
-    """
-    wanted = dict(counts)
-    kept: dict[str, TokenCount] = {}
-    for message in reversed(messages):
-        count = wanted.pop(message.id, None)
-        if count is not None and count.parts in (None, len(message.content)):
-            kept[message.id] = count
-        elif (count is not None and session_counts is not None
-              and session_counts.get(message.id) is count):
-            del session_counts[message.id]  # the message's own count is made at need
-        if not wanted:
-            break
-    return kept

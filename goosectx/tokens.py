@@ -80,18 +80,6 @@ def bytes_estimate_tokens(message: Message) -> int:
                if isinstance(p, Attachment) and not p.is_text)
 
 
-def take_fresh_counts(counters: Iterable[TokenCounter], stored: dict[str, TokenCount]
-                      ) -> dict[str, TokenCount]:
-    """The counts made since the last call by the ``counters`` that fill ``stored``."""
-    fresh: dict[str, TokenCount] = {}
-    for counter in counters:
-        if counter.stored is stored:
-            fresh.update(counter.take_fresh())
-        else:
-            counter.save_kept_counts()
-    return fresh
-
-
 def rough_count_messages(messages: Iterable[Message]) -> int:
     """About 4 characters per token, without the tokeniser (with the per-message framing).
 
@@ -138,6 +126,7 @@ class TokenCounter:
         self._by_content: dict[int, tuple[tuple[object, ...], int]] = {}
         self._attachments: dict[int, tuple[Attachment, int]] = {}
         self._kept_counts: text_counts.TextCounts | None = None
+        self._last_counts: tuple[list[Message], str, list[int]] | None = None
 
     @property
     def _kept(self) -> text_counts.TextCounts:
@@ -319,6 +308,9 @@ class TokenCounter:
         taken inline as :meth:`count_message` takes it; the others are counted by it, after
         :meth:`count_uncounted` has counted them together.
         """
+        last = self._last_counts  # a view counted just before (the breakdown, then the split)
+        if last is not None and last[1] == self.encoding and last[0] == messages:
+            return list(last[2])  # list ==: the same messages by identity, a C pass
         seen, stored, same, encoding = (self._by_identity, self.stored, self._by_content,
                                         self.encoding)
         counts: list[int] = []
@@ -348,6 +340,8 @@ class TokenCounter:
             self.count_uncounted(todo)
             for i, m in zip(missed, todo, strict=True):
                 counts[i] = self.count_message(m)
+        if type(messages) is list:
+            self._last_counts = (list(messages), self.encoding, list(counts))
         return counts
 
     def stored_tokens_per_char(self, message: Message) -> float | None:
@@ -385,6 +379,9 @@ class TokenCounter:
 
     def count_messages(self, messages: Iterable[Message], *, kept: bool = False) -> int:
         """Sum of :meth:`count_message` over ``messages`` (its identity fast path inlined)."""
+        last = self._last_counts
+        if not kept and last is not None and last[1] == self.encoding and last[0] == messages:
+            return sum(last[2])
         total, seen = 0, self._by_identity
         for m in messages:
             hit = seen.get(m.id)

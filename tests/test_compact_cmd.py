@@ -85,7 +85,9 @@ def test_dry_run_json_and_a_rung_below_100(priced_model: FakeServer,
     assert priced_model.requests == []
 
 
-def test_dry_run_does_not_import_litellm_when_the_limits_are_configured(tmp_path: Path) -> None:
+def test_dry_run_imports_neither_litellm_nor_the_agent_loop(tmp_path: Path) -> None:
+    """With the limits configured, a dry run needs no model client; it makes no event and
+    runs no tool, so its start-up imports neither the agent loop nor the events."""
     config = tmp_path / "config.toml"
     config.write_text('model = "openai/x"\n[models."openai/x"]\ncontext_limit = 50000\n'
                       'max_output_tokens = 1000\n')
@@ -93,7 +95,9 @@ def test_dry_run_does_not_import_litellm_when_the_limits_are_configured(tmp_path
     code = ("import sys\nfrom goosectx.cli.app import main\n"
             "try:\n    main(['compact', 'work', '--dry-run'])\nexcept SystemExit as e:\n"
             "    assert e.code == 0, e.code\n"
-            "assert 'litellm' not in sys.modules, 'litellm was imported'\n")
+            "assert 'litellm' not in sys.modules, 'litellm was imported'\n"
+            "loop = [m for m in ('goosectx.agent', 'goosectx.events') if m in sys.modules]\n"
+            "assert not loop, loop\n")
     saved_session()
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=60)

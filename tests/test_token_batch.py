@@ -151,3 +151,20 @@ def test_ctrl_c_during_a_count_on_threads_stops_the_counting(
     with pytest.raises(KeyboardInterrupt):
         token_batch.count_each(count, texts)
     assert len(counted) < 50  # the batches not yet started were dropped
+
+
+def test_a_view_counted_again_gets_the_counts_of_the_messages_it_holds_now() -> None:
+    """The breakdown and the compaction's split count the same view: the second count is the
+    first's, but only while the list holds the very same messages."""
+    history = _history()
+    counter = TokenCounter("openai/gpt-4o-mini")
+    first = counter.message_counts(history)
+    again = counter.message_counts(list(history))  # another list, the same messages
+    assert again == first and counter.count_messages(list(history)) == sum(first)
+    again.clear()  # a caller's list is its own
+    assert counter.message_counts(history) == first
+    changed = [*history[:-1], Message.user("a last message other than the empty one " * 3)]
+    counts = counter.message_counts(changed)
+    assert counts[-1] == TokenCounter("openai/gpt-4o-mini").count_message(changed[-1])
+    assert counts[-1] != first[-1] and counts[:-1] == first[:-1]
+    assert counter.count_messages(history) == sum(first)

@@ -26,35 +26,38 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from goosectx.cli.common import load_to_resume
-from goosectx.cli.folding import plural
 from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.words import plural
 from goosectx.compaction.figures import RequestContext
 from goosectx.compaction.manager import CompactionPlan, ContextManager
 from goosectx.config import Settings
 from goosectx.errors import CompactionFailed, GoosectxError, ModelNotConfigured, UsageError
-from goosectx.events import CompactionUndone, Event, HistoryReplaced, Notification
 from goosectx.providers.base import Provider
 from goosectx.session import Session
 from goosectx.usage import format_cost_usd
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the events only where events are made (not in a dry run)
+    from goosectx.count_saver import CountSaver
+    from goosectx.events import CompactionUndone, Event, HistoryReplaced
     from goosectx.recorder import SessionRecorder
     from goosectx.store import SessionStore
 
 
-def _request_context(settings: Settings, session: Session, manager: ContextManager,
-                     provider: Provider | None) -> RequestContext:
-    """The system prompt and tool schemas the session's next request would carry."""
-    from goosectx.agent import Agent
-    from goosectx.approval import ApprovalDecision
+def _request_context(settings: Settings, session: Session) -> RequestContext:
+    """The system prompt and tool schemas the session's next request would carry.
+
+    An agent's (:attr:`~goosectx.agent.Agent.request_context`), made without one: compaction
+    runs no tools, and a dry run imports none of the agent loop.
+    """
+    from goosectx.compaction.figures import next_request, sends_tools
+    from goosectx.prompts import load_project_instructions
     from goosectx.tools.builtin import default_registry
+    from goosectx.tools.offering import ToolOffering
 
-    def deny(_request: object) -> ApprovalDecision:
-        raise AssertionError("compaction runs no tools")
-
-    agent = Agent(session, settings, provider=provider, tools=default_registry(),
-                  approve=deny, context=manager, interactive=False)
-    return agent.request_context
+    tools = default_registry()
+    return next_request(session, settings.mode, tools, ToolOffering(tools, None),
+                        tools_sent=sends_tools(session, settings.mode),
+                        project_instructions=load_project_instructions(session.working_dir))
 
 
 def _providers(settings: Settings, model: str) -> tuple[Provider, Provider | None]:
@@ -150,15 +153,22 @@ def _compact(settings: Settings, store: SessionStore, session_id: str, *,
             provider, summarizer = _providers(settings, model_name) if model_name else (None,
                                                                                         None)
             manager = ContextManager(session, settings, provider, summarizer=summarizer)
-            request = _request_context(settings, session, manager, provider)
+            request = _request_context(settings, session)
+            if dry_run:  # counts only: a dry run makes no event (nor imports them)
+                from goosectx.count_saver import CountSaver
+
+                saver = CountSaver(store, session)
+                saver.fresh_token_counts = manager.take_fresh_token_counts
+                return _plan_loaded(session, manager, saver, request,
+                                    instructions=instructions, strategy=strategy,
+                                    as_json=as_json, max_summary_tokens=max_summary_tokens)
             from goosectx.recorder import SessionRecorder
 
             recorder = SessionRecorder(store, session)
             recorder.fresh_token_counts = manager.take_fresh_token_counts
             return _compact_loaded(session, manager, recorder, request,
                                    instructions=instructions, strategy=strategy,
-                                   dry_run=dry_run, as_json=as_json,
-                                   max_summary_tokens=max_summary_tokens)
+                                   as_json=as_json, max_summary_tokens=max_summary_tokens)
         finally:
             if lock is not None:
                 lock.release()
@@ -166,20 +176,25 @@ def _compact(settings: Settings, store: SessionStore, session_id: str, *,
         store.close()
 
 
+def _plan_loaded(session: Session, manager: ContextManager, saver: CountSaver,
+                 request: RequestContext, *, instructions: str | None, strategy: str,
+                 as_json: bool, max_summary_tokens: int | None) -> int:
+    """Plan the compaction of a loaded session (``--dry-run``); print the plan."""
+    try:
+        plan = manager.plan(request, instructions=instructions, strategy=strategy,
+                            max_summary_tokens=max_summary_tokens)
+    except CompactionFailed as exc:  # the real run would refuse before any call
+        reason = exc.message.removesuffix("; nothing changed")
+        raise CompactionFailed(f"would change nothing: {reason}", exc.hint) from None
+    _print_plan(session, plan, as_json)
+    saver.save_counts(wait=True)  # counts only: the next run does not recount
+    return 0
+
+
 def _compact_loaded(session: Session, manager: ContextManager, recorder: SessionRecorder,
                     request: RequestContext, *, instructions: str | None, strategy: str,
-                    dry_run: bool, as_json: bool, max_summary_tokens: int | None) -> int:
-    """Plan (``dry_run``) or run the compaction of a loaded session; print the outcome."""
-    if dry_run:
-        try:
-            plan = manager.plan(request, instructions=instructions, strategy=strategy,
-                                max_summary_tokens=max_summary_tokens)
-        except CompactionFailed as exc:  # the real run would refuse before any call
-            reason = exc.message.removesuffix("; nothing changed")
-            raise CompactionFailed(f"would change nothing: {reason}", exc.hint) from None
-        _print_plan(session, plan, as_json)
-        recorder.save_counts(wait=True)  # counts only: the next run does not recount
-        return 0
+                    as_json: bool, max_summary_tokens: int | None) -> int:
+    """Run the compaction of a loaded session; print the outcome."""
     result: HistoryReplaced | None = None
     for event in manager.compact(request, trigger="manual", instructions=instructions,
                                  strategy=strategy,
@@ -238,6 +253,7 @@ def undo_session(settings: Settings, session_ref: str, *, as_json: bool,
 
 def _undo(settings: Settings, store: SessionStore, session_id: str, *, as_json: bool) -> int:
     """Walk back the resolved session's last compaction; closes ``store``."""
+    from goosectx.events import CompactionUndone
     from goosectx.recorder import SessionRecorder
 
     try:
@@ -245,7 +261,7 @@ def _undo(settings: Settings, store: SessionStore, session_id: str, *, as_json: 
         try:
             session = store.load(session_id)
             manager = ContextManager(session, settings, None)
-            request = _request_context(settings, session, manager, None)
+            request = _request_context(settings, session)
             recorder = SessionRecorder(store, session)
             recorder.fresh_token_counts = manager.take_fresh_token_counts
             for event in manager.undo_compaction(request):
@@ -276,6 +292,8 @@ def _print_undo(session: Session, event: CompactionUndone, as_json: bool) -> Non
 
 
 def _show(event: Event, result: HistoryReplaced | None) -> HistoryReplaced | None:
+    from goosectx.events import HistoryReplaced, Notification
+
     if isinstance(event, Notification) and event.kind == "inline":
         _notice(event.text)
     if isinstance(event, HistoryReplaced):

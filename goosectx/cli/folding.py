@@ -17,6 +17,7 @@ from goosectx.approval import (
     STOPPED_RUNNING,
 )
 from goosectx.cli.sanitize import strip_csi, terminal_safe
+from goosectx.cli.words import plural as plural
 from goosectx.conversation import ToolRequest, ToolResponse
 from goosectx.shown import LINE_MAX_CHARS
 from goosectx.turn import INTERRUPTED_TEXT, UNRECORDED_TEXT
@@ -39,11 +40,6 @@ def clean_output(text: str) -> str:
     ``<U+009B>``, ``<U+202E>``); tabs and newlines are kept and CR LF becomes LF.
     """
     return terminal_safe(strip_csi(text))
-
-
-def plural(count: int, noun: str, nouns: str | None = None) -> str:
-    """``1 message``, ``12 messages``, ``1,200 tool calls`` (``nouns``: an irregular plural)."""
-    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
 
 
 def fold_lines(text: str, *, limit: int = FOLD_LINES, head: int = FOLD_HEAD_LINES,

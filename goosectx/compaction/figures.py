@@ -10,7 +10,9 @@ of every request both are given.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from goosectx.budget import SpendingCap
 from goosectx.compaction import calibration
@@ -19,7 +21,12 @@ from goosectx.compaction.layout import Budget, settings_budget
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.providers.base import ContextLimit, Provider, ToolSchema
 from goosectx.session import Session, TokenCount
-from goosectx.tokens import ContextBreakdown, TokenCounter, take_fresh_counts
+from goosectx.tokens import ContextBreakdown, TokenCounter
+
+if TYPE_CHECKING:
+    from goosectx.config import ApprovalMode
+    from goosectx.tools.base import ToolRegistry
+    from goosectx.tools.offering import ToolOffering
 
 
 @dataclass(slots=True)
@@ -41,6 +48,35 @@ class RequestContext:
     project_instructions: str = ""
     tool_schemas: list[ToolSchema] = field(default_factory=list)
     tools_settled: bool = True
+
+
+def sends_tools(session: Session, mode: ApprovalMode) -> bool:
+    """Whether the next request carries the tool schemas.
+
+    Not in ``chat`` mode while the agent view holds no tool call; once it holds one they are
+    sent, because providers reject tool calls in a request without tools.
+    """
+    return mode != "chat" or any(
+        m.tool_requests for m in session.conversation.agent_view(for_sending=False))
+
+
+def next_request(session: Session, mode: ApprovalMode, tools: ToolRegistry,
+                 offering: ToolOffering, *, tools_sent: bool,
+                 project_instructions: str) -> RequestContext:
+    """The system prompt and tool schemas of ``session``'s next request.
+
+    :attr:`Agent.request_context <goosectx.agent.Agent.request_context>` makes it;
+    ``goosectx compact`` too, without an agent.
+    """
+    from goosectx.prompts import build_system_prompt
+
+    prompt = build_system_prompt(
+        session.working_dir, tool_names=tools.names(), mode=mode,
+        project_instructions=project_instructions,
+        extension_instructions=offering.instructions(), deferred_tools=offering.deferred)
+    return RequestContext(prompt.text, prompt.project_instructions,
+                          tools.schemas() if tools_sent else [],
+                          tools_settled=offering.settled)
 
 
 class ContextFigures:
@@ -179,3 +215,15 @@ class ContextFigures:
         self.session.ledger.current_tokens = tokens
         self.session.ledger.current_is_estimate = True
         return tokens
+
+
+def take_fresh_counts(counters: Iterable[TokenCounter], stored: dict[str, TokenCount]
+                      ) -> dict[str, TokenCount]:
+    """The counts made since the last call by the ``counters`` that fill ``stored``."""
+    fresh: dict[str, TokenCount] = {}
+    for counter in counters:
+        if counter.stored is stored:
+            fresh.update(counter.take_fresh())
+        else:
+            counter.save_kept_counts()
+    return fresh

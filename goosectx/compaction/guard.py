@@ -9,6 +9,8 @@ tell the user. The context manager calls it; it never prints.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from goosectx.compaction import calibration
 from goosectx.compaction.decide import (
     MAX_FAILED_ATTEMPTS,
@@ -18,9 +20,11 @@ from goosectx.compaction.decide import (
     would_grow_notice,
 )
 from goosectx.errors import CompactionWouldGrow, GoosectxError
-from goosectx.events import CompactionStrategy, CompactionTrigger
 from goosectx.session import SessionState
 from goosectx.usage import Usage
+
+if TYPE_CHECKING:  # types only: a dry run never imports the events
+    from goosectx.events import CompactionStrategy, CompactionTrigger
 
 
 class CompactionGuard:

@@ -22,7 +22,7 @@ import math
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goosectx.compaction.facts import merge_facts
 from goosectx.compaction.memo import ScanMemo
@@ -37,8 +37,10 @@ from goosectx.conversation import (
     repair_prefix,
     repair_scanned,
 )
-from goosectx.events import CompactionTrigger
 from goosectx.tokens import TokenCounter
+
+if TYPE_CHECKING:  # types only: a dry run never imports the events
+    from goosectx.events import CompactionTrigger
 
 MARGIN_RATIO = 0.05
 """The hard ceiling sits this share of the limit below the threshold."""

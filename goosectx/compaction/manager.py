@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from goosectx.compaction import calibration
 from goosectx.compaction.decide import (
@@ -35,7 +36,6 @@ from goosectx.compaction.decide import (
 from goosectx.compaction.figures import ContextFigures, RequestContext
 from goosectx.compaction.layout import cleared_messages
 from goosectx.compaction.plan import CompactionPlan, plan
-from goosectx.compaction.undo import undo_last
 from goosectx.conversation import Conversation
 from goosectx.errors import (
     CompactionFailed,
@@ -43,16 +43,16 @@ from goosectx.errors import (
     ContextLengthExceeded,
     ProviderError,
 )
-from goosectx.events import (
-    CompactionStrategy,
-    CompactionTrigger,
-    Event,
-    HistoryReplaced,
-    Notification,
-    UsageUpdated,
-)
 from goosectx.providers.base import Provider
 from goosectx.usage import CallPurpose, LedgerEntry, Usage
+
+if TYPE_CHECKING:  # the events are made where they are imported: a dry run makes none
+    from goosectx.events import (
+        CompactionStrategy,
+        CompactionTrigger,
+        Event,
+        UsageUpdated,
+    )
 
 __all__ = ["CompactionPlan", "ContextManager"]
 
@@ -84,6 +84,8 @@ class ContextManager(ContextFigures):
         with the entry), calibrates, judges a pending compaction and re-arms the guard. Returns the
         :class:`UsageUpdated` event to yield (the recorder stores the entry and the state).
         """
+        from goosectx.events import UsageUpdated
+
         entry = LedgerEntry(usage or Usage(), model, purpose)
         ledger = self.session.ledger
         ledger.entries.append(entry)
@@ -140,6 +142,8 @@ class ContextManager(ContextFigures):
         self._call_estimate = self.breakdown(request).total
 
     def _guard_notices(self) -> Iterator[Event]:
+        from goosectx.events import Notification
+
         yield from (Notification("inline", text) for text in self.guard.take_notices())
 
     def on_context_exceeded(self, request: RequestContext, *,
@@ -220,6 +224,8 @@ class ContextManager(ContextFigures):
             raise own_context_refusal(self.provider.model if self.provider else self.session.model)
         chosen: CompactionStrategy = "llm" if strategy == "llm" else "extractive"
         if chosen == "llm" and not self._summarisers():
+            from goosectx.events import Notification
+
             yield Notification("inline", "No model is configured: using the extractive summary "
                                          "(built from the transcript, no model call).")
             chosen = "extractive"
@@ -258,6 +264,7 @@ class ContextManager(ContextFigures):
         # Imported here: a dry run (``plan``) and a session that never compacts need none of
         # the summary call's modules (parse, render, the tool-pair notes).
         from goosectx.compaction.execute import execute
+        from goosectx.events import HistoryReplaced
 
         b = self.breakdown(request)  # once, for the budget and the starting figure
         def measure() -> tuple[int, int]:  # called before the history changes
@@ -282,6 +289,8 @@ class ContextManager(ContextFigures):
 
     def undo_compaction(self, request: RequestContext) -> Iterator[Event]:
         """``/undo-compact``: walk back the last compaction (:mod:`~goosectx.compaction.undo`)."""
+        from goosectx.compaction.undo import undo_last
+
         yield from undo_last(self.session, reestimate=lambda: self._set_estimate(request))
 
     def clear(self, request: RequestContext) -> Iterator[Event]:
@@ -290,6 +299,8 @@ class ContextManager(ContextFigures):
         The transcript is kept (a user-only notice marks the point). Yields
         ``HistoryReplaced`` with trigger ``clear`` and strategy ``none``.
         """
+        from goosectx.events import HistoryReplaced
+
         before, _ = self.current_tokens(request)
         conversation = self.session.conversation
         conversation.messages = cleared_messages(

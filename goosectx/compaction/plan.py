@@ -10,15 +10,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from goosectx.compaction.layout import Budget, laid_out_tokens, plan_split
 from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
 from goosectx.compaction.tail import Split
 from goosectx.conversation import Conversation, Message, repair
 from goosectx.errors import CompactionFailed, CompactionWouldGrow
-from goosectx.events import CompactionStrategy, CompactionTrigger
 from goosectx.providers.base import Provider
 from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
+
+if TYPE_CHECKING:  # types only: a dry run never imports the events
+    from goosectx.events import CompactionStrategy, CompactionTrigger
 
 DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
 """Budget of an extractive summary when the caller names none (``--max-summary-tokens``)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import (
@@ -22,7 +23,9 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
-from goosectx.events import CompactionTrigger
+
+if TYPE_CHECKING:  # types only: a dry run never imports the events
+    from goosectx.events import CompactionTrigger
 
 MIN_TURN_PAIRS = 3
 """A turn too big for the tail still keeps at least this many of its newest tool pairs."""
