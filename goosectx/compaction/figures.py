@@ -10,6 +10,7 @@ of every request both are given.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from goosectx.budget import SpendingCap
@@ -19,7 +20,7 @@ from goosectx.compaction.layout import Budget, settings_budget
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.providers.base import ContextLimit, Provider, ToolSchema
 from goosectx.session import Session, TokenCount
-from goosectx.tokens import ContextBreakdown, TokenCounter, take_fresh_counts
+from goosectx.tokens import ContextBreakdown, TokenCounter
 
 
 @dataclass(slots=True)
@@ -179,3 +180,15 @@ class ContextFigures:
         self.session.ledger.current_tokens = tokens
         self.session.ledger.current_is_estimate = True
         return tokens
+
+
+def take_fresh_counts(counters: Iterable[TokenCounter], stored: dict[str, TokenCount]
+                      ) -> dict[str, TokenCount]:
+    """The counts made since the last call by the ``counters`` that fill ``stored``."""
+    fresh: dict[str, TokenCount] = {}
+    for counter in counters:
+        if counter.stored is stored:
+            fresh.update(counter.take_fresh())
+        else:
+            counter.save_kept_counts()
+    return fresh
