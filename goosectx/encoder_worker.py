@@ -31,6 +31,8 @@ from goosectx.encoding import Encoder, encoding_name, get_encoder
 
 REPLY_TIMEOUT_S = 30.0
 """Longest wait for one reply (the first includes loading the encoding); then: in-process."""
+TRIP_CHARS = 1 << 23
+"""About how many characters of text one round trip carries (bounds the memory a batch takes)."""
 _HEADER = struct.Struct("<Q")
 _WHOLE, _MANY = 0, 1
 
@@ -123,9 +125,17 @@ class RemoteEncoder:
         return token_len_whole(self._in_process(), text, limit)
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        """The token count of each text, in order (one round trip)."""
-        if not texts:
-            return []
+        """The token count of each text, in order: a round trip per :data:`TRIP_CHARS`."""
+        counts: list[int] = []
+        start = size = 0
+        for end, text in enumerate(texts, 1):
+            size += len(text)
+            if size >= TRIP_CHARS or end == len(texts):
+                counts += self._count_trip(texts[start:end])
+                start, size = end, 0
+        return counts
+
+    def _count_trip(self, texts: Sequence[str]) -> list[int]:
         answer = self._ask(_MANY, list(texts), None)
         if (isinstance(answer, list) and len(answer) == len(texts)
                 and all(type(n) is int for n in answer)):

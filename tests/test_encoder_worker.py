@@ -164,3 +164,12 @@ def test_a_count_after_the_worker_is_released_is_made_here(worker: int) -> None:
     encoder_worker.stop()
     assert _gone(worker)
     assert got == _expected()
+
+
+def test_a_batch_larger_than_one_round_trip_keeps_its_order(
+        worker: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(encoder_worker, "TRIP_CHARS", 5_000)  # several trips
+    texts = TEXTS * 3
+    got = TokenCounter(MODEL).count_texts(texts)
+    encoder_worker.stop()
+    assert got == TokenCounter(MODEL).count_texts(texts)
