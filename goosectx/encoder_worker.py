@@ -63,6 +63,7 @@ def start(model: str | None) -> None:
         _serve(model, request_r, reply_w)
     os.close(request_r)
     os.close(reply_w)
+    os.set_blocking(request_w, False)  # a request to a stopped worker times out
     _worker = RemoteEncoder(model, name, pid, request_w, reply_r)
 
 
@@ -177,7 +178,7 @@ class RemoteEncoder:
             if self._pid is None:
                 return None
             try:
-                _write(self._request_fd, marshal.dumps((op, payload, limit)))
+                _write(self._request_fd, marshal.dumps((op, payload, limit)), REPLY_TIMEOUT_S)
             except (OSError, ValueError):
                 self.close()
                 return None
@@ -204,10 +205,19 @@ class RemoteEncoder:
         return self._local
 
 
-def _write(fd: int, data: bytes) -> None:
+def _write(fd: int, data: bytes, timeout: float | None = None) -> None:
+    """``data``, framed, on ``fd``.
+
+    With ``timeout`` (``fd`` non-blocking): TimeoutError once the reader took nothing that long.
+    """
     view = memoryview(_HEADER.pack(len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        if timeout is not None and not select.select([], [fd], [], timeout)[1]:
+            raise TimeoutError
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            continue
 
 
 def _read(fd: int, timeout: float | None) -> bytes:

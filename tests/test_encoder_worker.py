@@ -103,10 +103,24 @@ def test_a_worker_that_stops_answering_is_given_up_without_a_hang(
     monkeypatch.setattr(encoder_worker, "REPLY_TIMEOUT_S", 0.5)
     os.kill(worker, signal.SIGSTOP)
     started = time.monotonic()
-    got = _figures(counter)
+    got = _figures(counter), counter.count_texts(["a long text, more than a pipe holds " * 9000])
     assert time.monotonic() - started < 20
     assert _gone(worker)
-    assert got == _expected()
+    assert got == (_expected(), TokenCounter(MODEL).count_texts(
+        ["a long text, more than a pipe holds " * 9000]))
+
+
+def test_a_worker_stopped_before_a_long_request_is_given_up_without_a_hang(
+        worker: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    counter = TokenCounter(MODEL)
+    counter.count_text("warm up")
+    monkeypatch.setattr(encoder_worker, "REPLY_TIMEOUT_S", 0.5)
+    os.kill(worker, signal.SIGSTOP)
+    text = "a long text, more than a pipe holds " * 9000  # the request fills the pipe
+    got = counter.count_texts([text])
+    assert _gone(worker)
+    encoder_worker.stop()
+    assert got == TokenCounter(MODEL).count_texts([text])
 
 
 def test_the_worker_holds_no_inherited_file_open(tmp_path: Path) -> None:
