@@ -7,6 +7,7 @@ left behind, no hang, and the worker never holding the session database open.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -187,3 +188,49 @@ def test_a_batch_larger_than_one_round_trip_keeps_its_order(
     got = TokenCounter(MODEL).count_texts(texts)
     encoder_worker.stop()
     assert got == TokenCounter(MODEL).count_texts(texts)
+
+
+def test_compact_extractive_says_and_stores_the_same_with_and_without_the_worker(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli_support import cli
+    from conftest import DUMMY_API_KEY
+
+    from goosectx.config import load_settings
+    from goosectx.store import SessionStore
+
+    monkeypatch.setenv("GOOSE_MODEL", MODEL)
+    monkeypatch.setenv("OPENAI_API_BASE", "http://127.0.0.1:9/v1")  # no call is made
+    monkeypatch.setenv("OPENAI_API_KEY", DUMMY_API_KEY)
+    store = SessionStore(load_settings().data_dir)
+    try:
+        for name in ("with", "without"):
+            session = store.create_session(Path.cwd(), name=name)
+            for m in _history():
+                store.append_message(session.id, m)
+    finally:
+        store.close()
+    started: list[int] = []
+    real_start = encoder_worker.start
+
+    def start(model: str | None) -> None:
+        real_start(model)
+        remote = encoder_worker.encoder_for(TokenCounter(model).encoding)
+        started.append(remote._pid if remote is not None and remote._pid else 0)
+
+    monkeypatch.setattr(encoder_worker, "start", start)
+    with_worker, _ = cli(capsys, "compact", "with", "--strategy", "extractive", "--json")
+    assert started and started[0] and _gone(started[0])
+    assert encoder_worker.encoder_for(TokenCounter(MODEL).encoding) is None
+    monkeypatch.setattr(encoder_worker, "start", lambda model: None)
+    without, _ = cli(capsys, "compact", "without", "--strategy", "extractive", "--json")
+    figures = [{k: v for k, v in json.loads(out).items() if k != "session_id"}
+               for out in (with_worker, without)]
+    assert figures[0] == figures[1]
+    store = SessionStore(load_settings().data_dir)
+    try:
+        views = [[(m.role, m.text) for m in store.load(store.resolve(name)).conversation
+                  .agent_view()] for name in ("with", "without")]
+    finally:
+        store.close()
+    assert any("Compacted" in text or "ummary" in text for _, text in views[0])
+    assert views[0] == views[1]
