@@ -26,7 +26,14 @@ def token_len(encoder: Encoder, text: str, limit: int | None = None) -> int:
 
 
 def token_len_whole(encoder: Encoder, text: str, limit: int | None) -> tuple[int, bool]:
-    """(:func:`token_len`, whether that is the whole count: False when it stopped early)."""
+    """(:func:`token_len`, whether that is the whole count: False when it stopped early).
+
+    An encoder that counts whole texts itself (:class:`goosectx.encoder_worker.RemoteEncoder`,
+    with these functions in its process) is asked once.
+    """
+    whole = getattr(encoder, "count_whole", None)
+    if whole is not None:
+        return whole(text, limit)  # type: ignore[no-any-return]
     if len(text) <= CHUNK_CHARS:
         return len(encoder.encode(text, disallowed_special=())), True
     total, start, end_of_text = 0, 0, len(text)

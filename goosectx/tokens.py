@@ -23,6 +23,7 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
+from goosectx.encoder_worker import encoder_for
 from goosectx.encoding import DEFAULT_ENCODING as DEFAULT_ENCODING
 from goosectx.encoding import Encoder
 from goosectx.encoding import encoding_name as encoding_name
@@ -138,7 +139,7 @@ class TokenCounter:
     @property
     def _encoder(self) -> Encoder:
         if self._loaded is None:
-            self._loaded = get_encoder(self.model)
+            self._loaded = encoder_for(self.encoding) or get_encoder(self.model)
             self.encoding = str(getattr(self._loaded, "name", "chars/4"))
         return self._loaded
 
@@ -151,6 +152,16 @@ class TokenCounter:
         if not text:
             return 0
         return token_len(self._encoder, text)
+
+    @property
+    def batches(self) -> bool:
+        """True when :meth:`count_texts` counts in one round trip (:mod:`.encoder_worker`)."""
+        return hasattr(self._loaded or encoder_for(self.encoding), "count_many")
+
+    def count_texts(self, texts: Sequence[str]) -> list[int]:
+        """:meth:`count_text` of each of ``texts``, together (on threads when long)."""
+        many = getattr(self._encoder, "count_many", None)
+        return many(texts) if many is not None else count_each(self.count_text, texts)
 
     def count_text_within(self, text: str, limit_tokens: int) -> int:
         """Tokens in ``text`` when at most ``limit_tokens``; past it, some figure above it.
@@ -297,7 +308,7 @@ class TokenCounter:
         self.preload()  # here, not on the threads: the first count loads the encoding
         if self.encoding != encoding:  # another encoding than named: counted one by one
             return
-        counts = count_each(self.count_text, [text for _, text in todo.values()])
+        counts = self.count_texts([text for _, text in todo.values()])
         for (key, (content, _)), raw in zip(todo.items(), counts, strict=True):
             same[key] = (content, raw)
 

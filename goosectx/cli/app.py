@@ -183,18 +183,30 @@ def compact(
         "--undo", help="Give the model back the view the last compaction replaced.")] = False,
 ) -> None:
     """Compact a saved session offline (or undo its last compaction)."""
+    loaded = settings()
+    extract_with = (model or STATE.model or loaded.model) if not (undo or dry_run) else None
+    if extract_with and strategy is Strategy.extractive:  # it counts the summary it writes
+        from goosectx import encoder_worker
+
+        encoder_worker.start(extract_with)  # loads the encoding while the session loads
     from goosectx.cli.compact_cmd import compact_session, undo_session
 
     STATE.exit_at_once = True
     if undo:
-        raise typer.Exit(undo_session(settings(), session_ref, as_json=as_json, conflicts=[
+        raise typer.Exit(undo_session(loaded, session_ref, as_json=as_json, conflicts=[
             n for n, v in (("--instructions", instructions), ("--strategy", strategy),
                            ("--dry-run", dry_run)) if v]))
-    raise typer.Exit(compact_session(
-        settings(), session_ref, instructions=instructions,
-        strategy=strategy.value if strategy else None, dry_run=dry_run, as_json=as_json,
-        max_summary_tokens=max_summary_tokens, model=model or STATE.model,
-    ))
+    try:
+        code = compact_session(
+            loaded, session_ref, instructions=instructions,
+            strategy=strategy.value if strategy else None, dry_run=dry_run, as_json=as_json,
+            max_summary_tokens=max_summary_tokens, model=model or STATE.model)
+    finally:
+        if extract_with:
+            from goosectx import encoder_worker
+
+            encoder_worker.stop()
+    raise typer.Exit(code)
 
 
 @app.command()

@@ -25,6 +25,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from goosectx import encoder_worker
 from goosectx.cli.common import load_to_resume
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.words import plural
@@ -199,6 +200,8 @@ def _compact_loaded(session: Session, manager: ContextManager, recorder: Session
     for event in manager.compact(request, trigger="manual", instructions=instructions,
                                  strategy=strategy,
                                  max_summary_tokens=max_summary_tokens):
+        if isinstance(event, HistoryReplaced):  # counted: its exit overlaps the write
+            encoder_worker.release()
         recorder.record(event)
         result = _show(event, result)
     recorder.wait_for_counts()

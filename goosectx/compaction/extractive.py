@@ -39,8 +39,10 @@ from goosectx.compaction.carry import (
     THEN,
     Facts,
 )
+from goosectx.compaction.cuts import PieceCounts
+from goosectx.compaction.cuts import shorten as _shorten
 from goosectx.compaction.gather import gather_facts
-from goosectx.compaction.memo import ScanMemo, TextCounts
+from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
 from goosectx.conversation import Message
 from goosectx.tokens import TokenCounter
@@ -100,13 +102,13 @@ def extractive_summary(
         50 tokens) and the bare list of changed file paths alone exceed it.
     """
     facts = gather_facts(messages, memo)
-    counts = TextCounts(counter)  # each piece is tokenised once, whatever the levels tried
+    counts = PieceCounts(counter)  # each piece is tokenised once, whatever the levels tried
     levels = _LEVELS[_first_level(facts, max_tokens):]
-    summary = _build(facts, levels[0], counts)
+    summary = _built(facts, levels[0], counts)
     for limits in levels[1:]:
         if counter.count_text_within(render_markdown(summary), max_tokens) <= max_tokens:
             return summary
-        summary = _build(facts, limits, counts)
+        summary = _built(facts, limits, counts)
     return summary
 
 
@@ -126,47 +128,16 @@ def _first_level(facts: Facts, max_tokens: int) -> int:
 
 
 # -- building ------------------------------------------------------------------------------------
-def _shorten(text: str, max_tokens: int | None, counter: TextCounts, *, oneline: bool = True
-             ) -> str:
-    """``text`` cut to ``max_tokens``: its head and tail around `` […] `` (made once a level)."""
-    key = (text, max_tokens, oneline)
-    hit = counter.shortened.get(key)
-    if hit is None:
-        hit = counter.shortened[key] = _cut(text, max_tokens, counter, oneline)
-    return hit
+def _built(facts: Facts, limits: _Limits, counts: PieceCounts) -> StructuredSummary:
+    """:func:`_build`; with a counter that batches, its cuts are made first, together."""
+    if counts.batches:
+        counts.collecting = []
+        _build(facts, limits, counts)  # records the pieces to cut
+        counts.resolve()
+    return _build(facts, limits, counts)
 
 
-def _fits_without_count(text: str, max_tokens: int) -> bool:
-    """True when ``text`` has at most ``max_tokens`` tokens without counting it.
-
-    A token is at least one UTF-8 byte (byte-level BPE), not one character: one emoji is up
-    to 4 bytes and as many tokens, so only the byte length bounds the count.
-    """
-    if len(text) > max_tokens:
-        return False
-    return text.isascii() or len(text.encode("utf-8", "surrogatepass")) <= max_tokens
-
-
-def _cut(text: str, max_tokens: int | None, counter: TextCounts, oneline: bool) -> str:
-    if oneline:
-        text = " ".join(text.split())
-    if max_tokens is None or _fits_without_count(text, max_tokens):
-        return text
-    count = counter.count_text(text)
-    if count <= max_tokens:
-        return text
-    keep = int(len(text) * max_tokens / count * 0.9)
-    while keep > 8:
-        head = text[: keep * 2 // 3].rstrip()
-        tail = text[len(text) - keep // 3:].lstrip()
-        candidate = f"{head} […] {tail}"
-        if counter.count_text(candidate) <= max_tokens:
-            return candidate
-        keep = int(keep * 0.8)
-    return text[: max(8, keep)] + " […]"
-
-
-def _build(facts: Facts, limits: _Limits, counter: TextCounts) -> StructuredSummary:
+def _build(facts: Facts, limits: _Limits, counter: PieceCounts) -> StructuredSummary:
     summary = StructuredSummary()
     if facts.intent or facts.requests:  # an earlier summary's intent is the task's
         summary.user_intent = _shorten(facts.intent or facts.requests[0], limits.intent_tokens,
@@ -227,7 +198,7 @@ _ANSWERED = ANSWERED_NEXT_STEP + " It was:"
 _EARLIER = ANSWERED_NEXT_STEP + " The earlier summary's next step was:"
 
 
-def _next_step(facts: Facts, limits: _Limits, counter: TextCounts) -> str:
+def _next_step(facts: Facts, limits: _Limits, counter: PieceCounts) -> str:
     """The newest request, or the earlier summary's next step when no request came after it.
 
     Its request (an extractive summary's next step) is said again as answered or not, as the
@@ -248,7 +219,7 @@ def _next_step(facts: Facts, limits: _Limits, counter: TextCounts) -> str:
             + _shorten(newest, limits.next_tokens, counter, oneline=False))
 
 
-def _error_item(entry: list[str], max_tokens: int | None, counter: TextCounts) -> str:
+def _error_item(entry: list[str], max_tokens: int | None, counter: PieceCounts) -> str:
     """An error and what was done next, each shortened on its own (the error gets ¾).
 
     In fewer than 40 tokens only the error is said.

@@ -1,13 +1,12 @@
-"""What one compaction works out once and looks up after: tool-part scans and text counts.
+"""What one compaction works out once and looks up after: tool-part scans.
 
 Part of the compaction pipeline (docs/architecture.md §5). A compaction scans the transcript
 for facts more than once: the whole agent view for the room the facts may take
 (:func:`goosectx.compaction.layout.facts_reserve_tokens`), then the head it summarises (the
 extractive summary, or the facts merged into the model's summary). The passes meet the same
 part objects; :class:`ScanMemo` keeps what a tool call or a tool result yields, so a later pass
-neither parses a call's arguments nor searches a result's output again. :class:`TextCounts`
-keeps the token counts of the pieces of an extractive summary, which is rendered at several
-levels of detail. Every value is what the memoised function returns: a memo changes no outcome.
+neither parses a call's arguments nor searches a result's output again (the token counts of an
+extractive summary's pieces are kept by :mod:`goosectx.compaction.cuts`). Every value is what the memoised function returns: a memo changes no outcome.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ from goosectx.compaction.actions import (
 )
 from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
-from goosectx.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from goosectx.compaction.carry import Facts
@@ -144,23 +142,3 @@ class ScanMemo:
 def _starts(messages: Sequence[Message], prefix: Sequence[Message]) -> bool:
     """True when ``messages`` starts with the very messages of ``prefix`` (not longer)."""
     return len(prefix) <= len(messages) and all(map(operator.is_, prefix, messages))
-
-
-class TextCounts:
-    """``counter.count_text`` memoised by the text (each piece is tokenised once).
-
-    ``shortened`` keeps the pieces the extractive summary cut to a size: (text, max tokens,
-    one line) → the cut text, the same at every level that asks for that size.
-    """
-
-    def __init__(self, counter: TokenCounter) -> None:
-        self._count = counter.count_text
-        self._seen: dict[str, int] = {}
-        self.shortened: dict[tuple[str, int | None, bool], str] = {}
-
-    def count_text(self, text: str) -> int:
-        """Tokens in ``text``, as ``counter`` counts them."""
-        hit = self._seen.get(text)
-        if hit is None:
-            hit = self._seen[text] = self._count(text)
-        return hit
