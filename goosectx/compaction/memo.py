@@ -6,7 +6,8 @@ for facts more than once: the whole agent view for the room the facts may take
 extractive summary, or the facts merged into the model's summary). The passes meet the same
 part objects; :class:`ScanMemo` keeps what a tool call or a tool result yields, so a later pass
 neither parses a call's arguments nor searches a result's output again (the token counts of an
-extractive summary's pieces are kept by :mod:`goosectx.compaction.cuts`). Every value is what the memoised function returns: a memo changes no outcome.
+extractive summary's pieces are kept by :mod:`goosectx.compaction.cuts`). Every value is what
+the memoised function returns: a memo changes no outcome.
 """
 
 from __future__ import annotations
