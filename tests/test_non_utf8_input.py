@@ -1,0 +1,62 @@
+"""Bytes that are not UTF-8 in what the user types, pipes or passes: U+FFFD, the turn goes on.
+
+A Latin-1 terminal or an 8-bit Alt key sends ``caf\\xe9``; Python decodes it (argv, stdin,
+the REPL's input) with ``surrogateescape`` into a lone surrogate, which once ended goosectx
+with "UnicodeEncodeError: … surrogates not allowed" (run exit 1, no result line). A task FILE
+with the same bytes already read as U+FFFD.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import FAKE_MODEL
+from fakeserver import FakeServer
+
+SHOWN = "caf\ufffd"
+
+
+def _env(server: FakeServer) -> dict[str, str]:
+    return {**os.environ, "GOOSE_MODEL": FAKE_MODEL, "OPENAI_API_BASE": server.base_url,
+            "OPENAI_API_KEY": "sk-dummy-key"}
+
+
+def _goosectx(args: list[bytes], server: FakeServer, cwd: Path, stdin: bytes = b""
+              ) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([b"goosectx", *args], env=_env(server), cwd=cwd, input=stdin,
+                          capture_output=True, timeout=120)
+
+
+def _sent(server: FakeServer) -> str:
+    return str(server.requests[-1]["messages"][-1]["content"])
+
+
+@pytest.mark.slow
+def test_run_t_with_a_latin1_byte_runs_the_turn(fake_server: FakeServer, work: Path) -> None:
+    fake_server.add({"text": "answered"})
+    proc = _goosectx([b"run", b"-t", b"caf\xe9 argv"], fake_server, work)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert b"answered" in proc.stdout and b"Traceback" not in proc.stderr
+    assert _sent(fake_server) == f"{SHOWN} argv"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("output_format", ["text", "json", "stream-json"])
+def test_run_i_stdin_with_a_latin1_byte_runs_the_turn(fake_server: FakeServer, work: Path,
+                                                      output_format: str) -> None:
+    fake_server.add({"text": "answered"})
+    proc = _goosectx([b"run", b"-i", b"-", b"--output-format", output_format.encode()],
+                     fake_server, work, stdin=b"caf\xe9 piped\n")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert b"Traceback" not in proc.stderr
+    assert _sent(fake_server) == f"{SHOWN} piped\n"
+    if output_format == "text":
+        assert proc.stdout.decode().strip() == "answered"
+    elif output_format == "json":
+        assert json.loads(proc.stdout)["status"] == "done"
+    else:
+        assert json.loads(proc.stdout.decode().splitlines()[-1])["type"] == "result"
