@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import FAKE_MODEL
 from fakeserver import FakeServer
+from prompt_toolkit.input.posix_pipe import PosixPipeInput
+from test_repl import CTRL_D, ENTER, World
 
 SHOWN = "caf\ufffd"
 
@@ -60,3 +62,30 @@ def test_run_i_stdin_with_a_latin1_byte_runs_the_turn(fake_server: FakeServer, w
         assert json.loads(proc.stdout)["status"] == "done"
     else:
         assert json.loads(proc.stdout.decode().splitlines()[-1])["type"] == "result"
+
+
+def test_a_latin1_byte_typed_in_the_repl_is_sent_as_a_replacement(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The terminal sends the byte itself (tmux send-keys -H e9): the pipe gets raw bytes.
+    monkeypatch.setattr(PosixPipeInput, "send_text", lambda self, text: self.send_bytes(
+        text.encode("utf-8", "surrogateescape")))
+    world = World(tmp_path)
+    try:
+        world.provider.add("first answer", "second answer")
+        out = world.run("caf\udce9 typed" + ENTER + "and on" + ENTER + CTRL_D)
+        assert f"{SHOWN} typed" in out and "second answer" in out
+        assert world.provider.requests[0].messages[-1].text == f"{SHOWN} typed"
+        texts = [m.text for m in world.stored().conversation]
+        assert texts == [f"{SHOWN} typed", "first answer", "and on", "second answer"]
+    finally:
+        world.store.close()
+
+
+@pytest.mark.slow
+def test_a_latin1_byte_piped_to_the_plain_repl_is_sent_as_a_replacement(
+        fake_server: FakeServer, work: Path) -> None:
+    fake_server.add({"text": "first answer"}, {"text": "second answer"})
+    proc = _goosectx([], fake_server, work, stdin=b"caf\xe9 typed\nand on\n")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert b"second answer" in proc.stdout and b"Traceback" not in proc.stderr
+    assert str(fake_server.requests[0]["messages"][-1]["content"]) == f"{SHOWN} typed"
