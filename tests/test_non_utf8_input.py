@@ -89,3 +89,20 @@ def test_a_latin1_byte_piped_to_the_plain_repl_is_sent_as_a_replacement(
     assert proc.returncode == 0, proc.stderr.decode()
     assert b"second answer" in proc.stdout and b"Traceback" not in proc.stderr
     assert str(fake_server.requests[0]["messages"][-1]["content"]) == f"{SHOWN} typed"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [[b"run", b"-t", b"hi"], [], [b"run", b"--continue", b"-t", b"hi"]])
+def test_a_working_dir_whose_name_is_not_utf8_is_one_clear_error(
+        fake_server: FakeServer, tmp_path: Path, args: list[bytes]) -> None:
+    odd = tmp_path / os.fsdecode(b"d\xe9")
+    odd.mkdir()
+    proc = _goosectx(args, fake_server, odd, stdin=b"hi\n")
+    assert proc.returncode == 2, proc.stderr.decode()
+    lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in lines[0]
+    assert "working directory" in lines[0] and "d\\xe9" in lines[0] and "UTF-8" in lines[0]
+    assert fake_server.requests == []
+    listed = subprocess.run(["goosectx", "sessions", "list"], capture_output=True, text=True,
+                            cwd=tmp_path, timeout=60)
+    assert "d\ufffd" not in listed.stdout and "d\\xe9" not in listed.stdout
