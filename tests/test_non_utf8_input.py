@@ -106,3 +106,14 @@ def test_a_working_dir_whose_name_is_not_utf8_is_one_clear_error(
     listed = subprocess.run(["goosectx", "sessions", "list"], capture_output=True, text=True,
                             cwd=tmp_path, timeout=60)
     assert "d\ufffd" not in listed.stdout and "d\\xe9" not in listed.stdout
+
+
+@pytest.mark.slow
+def test_a_transcript_whose_file_name_is_not_utf8_imports(tmp_path: Path, work: Path) -> None:
+    name = tmp_path / os.fsdecode(b"q\xe9.json")
+    name.write_text(json.dumps([{"role": "user", "content": "hi"},
+                                {"role": "assistant", "content": "yo"}]))
+    proc = subprocess.run([b"goosectx", b"sessions", b"import", os.fsencode(name)], cwd=work,
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert b"imported" in proc.stdout and b"2 messages" in proc.stdout
