@@ -82,8 +82,13 @@ def test_a_latin1_byte_typed_in_the_repl_is_sent_as_a_replacement(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("stdin_errors", ["", "utf-8:strict"])
 def test_a_latin1_byte_piped_to_the_plain_repl_is_sent_as_a_replacement(
-        fake_server: FakeServer, work: Path) -> None:
+        fake_server: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
+        stdin_errors: str) -> None:
+    # "utf-8:strict": stdin as Python opens it in a UTF-8 locale other than C.UTF-8
+    if stdin_errors:
+        monkeypatch.setenv("PYTHONIOENCODING", stdin_errors)
     fake_server.add({"text": "first answer"}, {"text": "second answer"})
     proc = _goosectx([], fake_server, work, stdin=b"caf\xe9 typed\nand on\n")
     assert proc.returncode == 0, proc.stderr.decode()
