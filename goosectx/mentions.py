@@ -155,12 +155,13 @@ def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None,
             out.notices += [image[1]] if image[1] is not None else []
             return
         head, tail, skipped = _read(path, budget)
+        file_size = len(head) + len(tail or b"") + skipped  # not only the part decoded
         if tail is not None:  # each end cut at a line boundary, else at a character's
             head = head[: head.rfind(b"\n") + 1] or _whole_characters(head)
             tail = tail[tail.find(b"\n") + 1:] if b"\n" in tail else _whole_characters(tail,
                                                                                     end=True)
-        text = decode(path, head)
-        end = None if tail is None else decode(path, tail)
+        text = decode(path, head, size_bytes=file_size)
+        end = None if tail is None else decode(path, tail, size_bytes=file_size)
     except FileError as exc:
         reason = str(exc).replace(str(path), "it").split(";")[0]
         out.notices.append(f"@{shown}: {reason} — not attached")

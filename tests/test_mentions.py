@@ -268,3 +268,15 @@ def test_a_long_line_ending_in_a_newline_says_only_how_much_of_its_start_is_atta
     [notice] = read_mentions("see @one.txt", tmp_path, cap_tokens=20_000).notices
     assert "and last 0" not in notice, notice
     assert re.search(r"attached its first [\d,]+ characters$", notice), notice
+
+
+def test_a_large_binary_file_is_refused_with_its_real_size(world: World) -> None:
+    work = world.workdir
+    with open(work / "sparse.txt", "wb") as fh:  # text at the start, NULs at the end: 4 GiB
+        fh.write(b"hello\n")
+        fh.truncate(4 * 2**30)
+    (work / "blob.bin").write_bytes(b"\x00" * 300_000)  # NULs from the start
+    world.provider.add("ok")
+    out = world.run("look at @sparse.txt and @blob.bin" + ENTER + CTRL_D)
+    assert "@sparse.txt: it is a binary file (4,294,967,296 bytes) — not attached" in out
+    assert "@blob.bin: it is a binary file (300,000 bytes) — not attached" in out

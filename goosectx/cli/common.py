@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import shlex
 import sys
 from collections.abc import Iterator
@@ -78,6 +79,21 @@ def missing_working_dir(session: Session) -> str | None:
         f"this session's working dir {path} no longer exists — shell commands cannot run "
         f"and @ mentions find nothing; recreate it (mkdir -p {shlex.quote(str(path))}) or "
         "start a new session in another dir")
+
+
+def check_utf8_dir(path: Path) -> None:
+    """Refuse a working directory whose path is not UTF-8 (a session, a prompt need it as text).
+
+    Raises:
+        UsageError: the path holds a byte that is not UTF-8 (a Latin-1 name).
+    """
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = one_line_safe(os.fsencode(path).decode("utf-8", "backslashreplace"))
+        raise UsageError(f"the working directory {shown} is not valid UTF-8",
+                         "rename it to a UTF-8 name (e.g. convmv -f latin1 -t utf8 --notest),"
+                         " or cd to another directory") from None
 
 
 def check_new_name(name: str | None, option: str = "--name") -> None:
@@ -289,6 +305,8 @@ def open_session(
     if sum(bool(x) for x in (name, resume, continue_)) > 1:
         raise UsageError("use only one of --name, --resume and --continue")
     cwd = (working_dir or Path.cwd()).resolve()
+    if not resume:  # the new or continued session is this directory's
+        check_utf8_dir(cwd)
     store = open_store(settings)
     try:
         session_id: str | None = None

@@ -42,6 +42,7 @@ from goosectx.providers.base import Provider
 from goosectx.recorder import SessionRecorder
 from goosectx.session import Session, TokenCount
 from goosectx.store import SessionStore
+from goosectx.store.replacing import replace_surrogates
 
 if TYPE_CHECKING:
     from goosectx.agent import Agent
@@ -300,8 +301,8 @@ class Repl:
             problem = history_problem(self._prompt)
             if problem is not None:
                 self.renderer.notice(problem, style="yellow")
-            return line
-        return self.io.read_plain_line()
+            return replace_surrogates(line)  # a byte not UTF-8 (Latin-1 terminal) → U+FFFD
+        return replace_surrogates(self.io.read_plain_line())
 
     def _session_is_kept(self) -> bool:
         return repl_outcome.is_kept(self)

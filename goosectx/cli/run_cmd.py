@@ -22,7 +22,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from errno import EIO
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from goosectx.cli import exit_signals
@@ -44,9 +43,10 @@ from goosectx.cli.run_output import (
     result_fields,
 )
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
+from goosectx.cli.task_input import read_task
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings, parse_mode
 from goosectx.conversation import Message
-from goosectx.errors import GoosectxError, UsageError
+from goosectx.errors import GoosectxError
 from goosectx.events import (
     Event,
     HistoryReplaced,
@@ -73,29 +73,6 @@ EXIT_MAX_TURNS = 3
 EXIT_CANCELLED = 130
 _EXIT_CODES = {"done": EXIT_OK, "error": EXIT_ERROR, "max_turns": EXIT_MAX_TURNS,
                "cancelled": EXIT_CANCELLED}
-
-
-def read_task(text: str | None, input_file: str | None, stdin: TextIO | None = None) -> str:
-    """The task from ``-t TEXT`` or ``-i FILE`` (``-`` = stdin).
-
-    Raises:
-        UsageError: both or neither given, an unreadable file, or an empty task.
-    """
-    if (text is None) == (input_file is None):
-        raise UsageError("give the task with exactly one of -t TEXT and -i FILE",
-                         "e.g. goosectx run -t 'fix the failing test' (or -i - to read stdin)")
-    if input_file is None:
-        task = text or ""
-    elif input_file == "-":
-        task = (stdin or sys.stdin).read()
-    else:
-        try:
-            task = Path(input_file).read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise UsageError(f"cannot read task file {input_file}: {exc.strerror}") from None
-    if not task.strip():
-        raise UsageError("the task is empty", "give some text with -t or -i")
-    return task
 
 
 def run_task(

@@ -32,6 +32,17 @@ PLAIN_APPROVAL_ATTEMPTS = 3
 """Unrecognised answers to an approval question before it counts as "deny"."""
 
 
+def lenient(stdin: TextIO) -> TextIO:
+    """``stdin`` decoding a byte that is not UTF-8 as U+FFFD instead of raising.
+
+    Python opens stdin with ``errors="strict"`` in most UTF-8 locales (``surrogateescape``
+    only in C / C.UTF-8): a Latin-1 byte piped in then ended the REPL with a traceback.
+    """
+    if getattr(stdin, "errors", None) == "strict" and hasattr(stdin, "reconfigure"):
+        stdin.reconfigure(errors="replace")
+    return stdin
+
+
 @dataclass(slots=True)
 class ReplIO:
     """Where the REPL reads and writes.
@@ -85,7 +96,7 @@ class ReplIO:
         Raises:
             EOFError: end of input.
         """
-        stdin = self.stdin or sys.stdin
+        stdin = lenient(self.stdin or sys.stdin)
         if not self.echo:
             self._write("> ")
         lines: list[str] = []

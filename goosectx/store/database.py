@@ -2,7 +2,8 @@
 
 One file ``sessions.db`` in the data dir (WAL mode, busy timeout, created 0600 and made 0600
 again on open, the data dir 0700); opening it applies the pending migrations
-(:mod:`goosectx.store.migrations`). See docs/architecture.md §8.
+(:mod:`goosectx.store.migrations`). Text with lone surrogates is stored with U+FFFD in their
+place (:mod:`goosectx.store.replacing`). See docs/architecture.md §8.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from goosectx.errors import DataDirUnusable, StoreCorrupt, StoreError
 from goosectx.parts import compact_json
 from goosectx.session import SessionState
 from goosectx.store import migrations
+from goosectx.store.replacing import ReplacingConnection
 from goosectx.store.waiting import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # re-exported
 from goosectx.store.waiting import WaitNotice, begin_immediate
 
@@ -201,7 +203,8 @@ class StoreDatabase:
         database's lock until :meth:`close` (SQLite: exclusive locking mode), so it is only
         for a short read when the shared index cannot be made.
         """
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                               factory=ReplacingConnection)
         try:
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             if private_index:  # before the first read: SQLite then never maps the -shm file
@@ -226,11 +229,13 @@ class StoreDatabase:
         uri = self.path.absolute().as_uri() + "?mode=ro"
         try:
             return self._checked(sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
-                                                 isolation_level=None))
+                                                 isolation_level=None,
+                                                 factory=ReplacingConnection))
         except sqlite3.OperationalError as exc:
             if not _cannot_write(exc):
                 raise
-        return self._checked(sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None))
+        return self._checked(sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None,
+                                             factory=ReplacingConnection))
 
     def _checked(self, conn: sqlite3.Connection) -> sqlite3.Connection:
         """``conn`` once its database needs no migration (closed when it raises)."""

@@ -92,10 +92,14 @@ def read_bytes(path: Path, max_bytes: int = MAX_EDIT_BYTES) -> bytes:
     return data
 
 
-def decode(path: Path, data: bytes, *, first_line: int = 1) -> str:
-    """``data`` as UTF-8 text. Raises FileError for binary (NUL) or invalid UTF-8."""
+def decode(path: Path, data: bytes, *, first_line: int = 1, size_bytes: int | None = None
+           ) -> str:
+    """``data`` as UTF-8 text. Raises FileError for binary (NUL) or invalid UTF-8.
+
+    ``size_bytes``: the file's size, said for a binary file when ``data`` is only part of it.
+    """
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        raise _binary_error(path, len(data))
+        raise _binary_error(path, len(data) if size_bytes is None else size_bytes)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
