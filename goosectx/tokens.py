@@ -17,11 +17,6 @@ from goosectx.context_breakdown import ContextBreakdown as ContextBreakdown
 from goosectx.conversation import (
     Attachment,
     Message,
-    SystemNotification,
-    TextContent,
-    ThinkingContent,
-    ToolRequest,
-    ToolResponse,
 )
 from goosectx.encoder_worker import encoder_for
 from goosectx.encoding import DEFAULT_ENCODING as DEFAULT_ENCODING
@@ -29,6 +24,10 @@ from goosectx.encoding import Encoder
 from goosectx.encoding import encoding_name as encoding_name
 from goosectx.encoding import ensure_offline_tiktoken as ensure_offline_tiktoken
 from goosectx.encoding import get_encoder as get_encoder
+from goosectx.message_text import MESSAGE_OVERHEAD_TOKENS as MESSAGE_OVERHEAD_TOKENS
+from goosectx.message_text import bytes_estimate_tokens as bytes_estimate_tokens
+from goosectx.message_text import message_text_for_count as message_text_for_count
+from goosectx.message_text import rough_count_messages as rough_count_messages
 from goosectx.session import TokenCount
 from goosectx.token_batch import count_each
 from goosectx.token_pieces import token_len, token_len_whole
@@ -36,8 +35,6 @@ from goosectx.token_pieces import token_len, token_len_whole
 BATCH_MIN_MESSAGES = 16
 """Uncounted messages in one view from which :meth:`TokenCounter.count_uncounted` counts
 them together (on threads when long), rather than one by one as they are met."""
-MESSAGE_OVERHEAD_TOKENS = 4
-"""Per-message framing tokens (role markers), as OpenAI's counting guide does it."""
 TOOL_SCHEMA_OVERHEAD_TOKENS = 8
 """Per-tool framing tokens around a JSON schema."""
 
@@ -46,49 +43,6 @@ def count_text(text: str, model: str | None = None) -> int:
     if not text:
         return 0
     return token_len(get_encoder(model), text)
-
-
-def message_text_for_count(message: Message) -> str:
-    """The text of a message as it is counted: text, signed thinking, tool calls and results.
-
-    Unsigned thinking is not counted: it is never sent (:meth:`Conversation.agent_messages`).
-
-    A text attachment counts as the labelled block the model reads; bytes (an image) are not
-    text and count by their ``token_estimate`` instead (:func:`bytes_estimate_tokens`).
-    """
-    pieces: list[str] = []
-    for p in message.content:
-        if isinstance(p, Attachment):
-            if p.is_text:
-                pieces.append(p.labelled_text())
-        elif isinstance(p, TextContent):
-            pieces.append(p.text)
-        elif isinstance(p, ThinkingContent) and p.signature:
-            pieces.append(p.text)
-        elif isinstance(p, ToolRequest):
-            pieces.append(p.name)
-            pieces.append(p.arguments_json())
-        elif isinstance(p, ToolResponse):
-            pieces.append(p.output)
-        elif isinstance(p, SystemNotification):
-            continue
-    return "\n".join(pieces)
-
-
-def bytes_estimate_tokens(message: Message) -> int:
-    """Tokens of a message's byte attachments (images): the sum of their ``token_estimate``."""
-    return sum(p.token_estimate for p in message.content
-               if isinstance(p, Attachment) and not p.is_text)
-
-
-def rough_count_messages(messages: Iterable[Message]) -> int:
-    """About 4 characters per token, without the tokeniser (with the per-message framing).
-
-    For figures shown before anything is counted (a session just imported): the real counts
-    are made, and stored, at first need.
-    """
-    return sum((len(message_text_for_count(m)) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
-               for m in messages)
 
 
 def _count_key(message: Message) -> tuple[str, int, int]:

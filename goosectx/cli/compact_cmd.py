@@ -196,6 +196,8 @@ def _compact_loaded(session: Session, manager: ContextManager, recorder: Session
                     request: RequestContext, *, instructions: str | None, strategy: str,
                     as_json: bool, max_summary_tokens: int | None) -> int:
     """Run the compaction of a loaded session; print the outcome."""
+    from goosectx.events import HistoryReplaced
+
     result: HistoryReplaced | None = None
     for event in manager.compact(request, trigger="manual", instructions=instructions,
                                  strategy=strategy,
