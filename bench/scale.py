@@ -59,7 +59,9 @@ a copy for a compaction row starts without it, so "uncounted" rows start cold.""
 def _env(home: Path, base_url: str = "http://127.0.0.1:9/v1") -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GOOSE_") and not k.endswith(("_API_KEY", "_API_BASE"))}
-    env.update(GOOSECTX_HOME=str(home), GOOSECTX_CONFIG=str(home / "no-config.toml"),
+    config = home.parent / "no-config.toml"
+    config.touch()  # empty, beside the data dir: a named config file must exist
+    env.update(GOOSECTX_HOME=str(home), GOOSECTX_CONFIG=str(config),
                GOOSE_MODEL="openai/gpt-4o-mini", OPENAI_API_BASE=base_url,
                OPENAI_API_KEY="sk-bench-dummy", PYTHONPATH=str(ROOT),
                PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="110", LINES="40",

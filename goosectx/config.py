@@ -45,6 +45,7 @@ __all__ = [
     "Settings",
     "default_config_path",
     "default_data_dir",
+    "env_config_path",
     "fail",
     "load_settings",
     "parse_bool",
@@ -57,6 +58,7 @@ __all__ = [
     "parse_share",
     "parse_str",
     "read_toml",
+    "user_config_path",
 ]
 
 DEFAULT_THRESHOLD_RATIO = 0.8
@@ -191,9 +193,17 @@ class Settings:
 
 def default_config_path() -> Path:
     """``$GOOSECTX_CONFIG``, else ``<user config dir>/goosectx/config.toml``."""
-    env = os.environ.get("GOOSECTX_CONFIG")
-    if env:
-        return Path(env).expanduser()
+    return env_config_path() or user_config_path()
+
+
+def env_config_path() -> Path | None:
+    """``$GOOSECTX_CONFIG``; ``None`` when unset or empty (an empty variable is unset)."""
+    env = os.environ.get("GOOSECTX_CONFIG", "")
+    return Path(env).expanduser() if env.strip() else None
+
+
+def user_config_path() -> Path:
+    """The default location, ``<user config dir>/goosectx/config.toml`` (may not exist)."""
     import platformdirs
 
     return Path(platformdirs.user_config_dir("goosectx")) / "config.toml"
@@ -286,8 +296,8 @@ def load_settings(
     """Read the config file and the environment, validate every value once.
 
     Args:
-        config_path: ``--config``; must exist when given. ``None`` reads the default path if
-            it exists.
+        config_path: ``--config``; must exist when given. ``None``: ``$GOOSECTX_CONFIG`` (must
+            exist when set and not empty), else the default location if it exists.
         environ: The environment (``os.environ`` by default).
 
     Returns:
@@ -306,6 +316,10 @@ def load_settings(
         if candidate.is_dir():
             raise ConfigError(f"config file {candidate} is a directory",
                               "point GOOSECTX_CONFIG at a file")
+        if env_config_path() is not None and not candidate.exists():
+            # A typo must not drop the file's permission rules: refused, as --config is.
+            raise ConfigError(f"config file {candidate} does not exist",
+                              "check the GOOSECTX_CONFIG path, or unset it for the defaults")
         path = candidate if candidate.is_file() else None
     raw: dict[str, Any] = read_toml(path) if path is not None else {}
     settings.config_path = path

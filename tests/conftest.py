@@ -49,6 +49,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
             monkeypatch.delenv(name)
     paths = {"home": root / "data", "config": root / "config.toml", "root": root}
     monkeypatch.setenv("GOOSECTX_HOME", str(paths["home"]))
+    paths["config"].touch()  # an empty config: GOOSECTX_CONFIG naming no file is an error
     monkeypatch.setenv("GOOSECTX_CONFIG", str(paths["config"]))
     for xdg in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         monkeypatch.setenv(xdg, str(root / xdg.lower()))

@@ -28,7 +28,9 @@ def clean_env(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("GOOSE_", "GOOSECTX_"))
            and not k.endswith(("_API_KEY", "_API_BASE", "_BASE_URL"))}
-    env.update(GOOSECTX_HOME=str(home), GOOSECTX_CONFIG=str(home.parent / "no-config.toml"),
+    # A named config file must exist; /dev/null reads as an empty one (defaults), wherever
+    # the data dir is (some tests put it below a file or in /proc).
+    env.update(GOOSECTX_HOME=str(home), GOOSECTX_CONFIG=os.devnull,
                NO_COLOR="1", TERM="dumb", GOOSECTX_RETRY_BASE_DELAY_S="0.01")
     env.update(extra)
     return env

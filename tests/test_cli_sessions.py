@@ -13,8 +13,17 @@ from goosectx.store import SessionStore
 from goosectx.usage import LedgerEntry, Usage
 
 
+def config_file(home) -> str:
+    """``home/none.toml``, created empty if absent (a named config file must exist)."""
+    path = home / "none.toml"
+    if not path.exists():
+        home.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    return str(path)
+
+
 def goosectx(home, *args, input_text=None):
-    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": str(home / "none.toml"),
+    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": config_file(home),
            "NO_COLOR": "1", "TERM": "dumb"}
     env.pop("GOOSE_MODEL", None)
     return subprocess.run([sys.executable, "-m", "goosectx", *args], env=env, capture_output=True,
@@ -190,7 +199,7 @@ def test_ctrl_c_at_the_remove_question_keeps_it_and_ends_the_line(filled):
     """The shell's prompt came back on the question's line (``[y/N] ^Croot@vm…``)."""
     pexpect = pytest.importorskip("pexpect")
     home, _sid = filled
-    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": str(home / "none.toml"),
+    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": config_file(home),
            "NO_COLOR": "1", "TERM": "dumb"}
     child = pexpect.spawn(sys.executable, ["-m", "goosectx", "sessions", "remove", "bugfix"],
                           env=env, encoding="utf-8", timeout=60)
@@ -330,7 +339,7 @@ def _import_from_fd(home, data: bytes):
     read_end, write_end = os.pipe()
     os.write(write_end, data)
     os.close(write_end)
-    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": str(home / "none.toml"),
+    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": config_file(home),
            "NO_COLOR": "1", "TERM": "dumb"}
     try:
         proc = subprocess.run([sys.executable, "-m", "goosectx", "sessions", "import",
@@ -378,7 +387,7 @@ def test_exports_written_to_a_file_or_pipe_hold_no_raw_escape_sequences(tmp_path
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_a_full_disk_under_stdout_gives_one_line_and_exit_1(filled):
     home, _ = filled
-    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": str(home / "none.toml")}
+    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": config_file(home)}
     env.pop("GOOSE_MODEL", None)
     for args in (["sessions", "list"], ["sessions", "show", "bugfix"], ["info"],
                  ["sessions", "export", "bugfix", "--format", "json"],

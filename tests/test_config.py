@@ -10,7 +10,8 @@ from goosectx.errors import ConfigError
 
 @pytest.fixture(autouse=True)
 def no_user_config(tmp_path, monkeypatch):
-    monkeypatch.setenv("GOOSECTX_CONFIG", str(tmp_path / "absent.toml"))
+    (tmp_path / "empty.toml").touch()
+    monkeypatch.setenv("GOOSECTX_CONFIG", str(tmp_path / "empty.toml"))
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ TIMEOUT_S = 90  # the first turn waits for litellm's import, slow on a busy mach
 def _env(tmp_path: Path, base_url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GOOSE_") and not k.endswith(("_API_KEY", "_API_BASE", "_BASE_URL"))}
+    (tmp_path / "no-config.toml").touch()
     env.update(
         GOOSECTX_HOME=str(tmp_path / "home"),
         GOOSECTX_CONFIG=str(tmp_path / "no-config.toml"),

@@ -28,6 +28,7 @@ TURNS = BACKGROUND_FROM // 2 + 50  # two messages a turn: past the threshold
 def _env(tmp_path: Path, base_url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GOOSE_") and not k.endswith(("_API_KEY", "_API_BASE", "_BASE_URL"))}
+    (tmp_path / "no-config.toml").touch()
     env.update(GOOSECTX_HOME=str(tmp_path / "home"),
                GOOSECTX_CONFIG=str(tmp_path / "no-config.toml"), GOOSE_MODEL="openai/gpt-4o-mini",
                OPENAI_API_BASE=base_url, OPENAI_API_KEY="sk-test-dummy",

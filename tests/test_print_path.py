@@ -305,6 +305,7 @@ def test_sessions_list_show_and_info(fake_model: FakeServer, workdir: Path,
 def _env(tmp_path: Path, base_url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GOOSE_") and not k.endswith(("_API_KEY", "_API_BASE", "_BASE_URL"))}
+    (tmp_path / "none.toml").touch()
     env.update(GOOSECTX_HOME=str(tmp_path / "home"), GOOSECTX_CONFIG=str(tmp_path / "none.toml"),
                GOOSE_MODEL="openai/fake-model", OPENAI_API_BASE=base_url,
                OPENAI_API_KEY="sk-test-dummy", GOOSECTX_RETRY_BASE_DELAY_S="0.01",

@@ -150,6 +150,7 @@ def test_forged_and_long_questions_in_a_pty(tmp_path: Path) -> None:
               {"text": "finished"}]
     with FakeServer(script) as server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GOOSE_")}
+        (tmp_path / "c.toml").touch()
         env.update(GOOSECTX_HOME=str(tmp_path / "home"), GOOSECTX_CONFIG=str(tmp_path / "c.toml"),
                    GOOSE_MODEL="openai/fake-model", OPENAI_API_BASE=server.base_url,
                    OPENAI_API_KEY="sk-test-dummy", PROMPT_TOOLKIT_NO_CPR="1",

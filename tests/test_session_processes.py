@@ -25,6 +25,7 @@ from goosectx.providers.scripted import ScriptedReply
 
 
 def goosectx_env(server: FakeServer, home: Path) -> dict[str, str]:
+    (home / "config.toml").touch()
     return {"PATH": os.environ["PATH"], "HOME": str(home), "GOOSECTX_HOME": str(home / "data"),
             "GOOSECTX_CONFIG": str(home / "config.toml"), "GOOSE_MODEL": FAKE_MODEL,
             "OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": "sk-test-dummy-0123456789",

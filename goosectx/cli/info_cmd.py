@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goosectx import __version__
+from goosectx.cli.info_settings import setting_rows
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.config import Settings
 from goosectx.usage import format_cap_usd
@@ -56,6 +57,7 @@ def show_info(settings: Settings, session_ref: str | None = None) -> None:
                  settings.source("max_cost_usd")))
     rows.append(("tool-pair summarisation", "on" if settings.tool_pair_summarization else "off",
                  settings.source("tool_pair_summarization")))
+    rows.extend(setting_rows(settings))
     rows.append(_extensions(settings))
     width = max(len(name) for name, _, _ in rows) + 2
     for name, value, src in rows:

@@ -36,12 +36,19 @@ def _with_rule(text: str, rule: str) -> str:
     return text[:section.end()] + body + text[end:]
 
 
-def save_allow_rule(path: Path, rule: str) -> None:
-    """Add ``rule`` to ``[permissions] allow`` of the config file at ``path`` (created if absent).
+def save_allow_rule(path: Path, rule: str, *, may_create: bool = True) -> None:
+    """Add ``rule`` to ``[permissions] allow`` of the config file at ``path``.
+
+    ``may_create``: create the file if absent (only the default location: a file named by
+    ``--config`` or ``GOOSECTX_CONFIG`` that has gone is not silently made again).
 
     Raises:
-        ConfigError: the file cannot be read or parsed, or the edit would not parse.
+        ConfigError: the file cannot be read or parsed, is gone (and may not be created), or
+            the edit would not parse.
     """
+    if not may_create and not path.exists():
+        raise ConfigError(f"cannot add the rule: config file {path} no longer exists",
+                          f"add it by hand: [permissions] allow = [{json.dumps(rule)}]")
     path = Path(os.path.realpath(path))  # a symlinked config: edit the file it points to
     if path.exists() and not path.is_file():  # GOOSECTX_CONFIG=/dev/null: never replaced
         raise ConfigError(f"cannot add the rule to {path}: it is not a regular file",

@@ -8,9 +8,10 @@ Bodies are imported lazily from :mod:`goosectx.cli.sessions_cmd` (import:
 # (typer.main.get_command: 20-30 -> 8-10 ms CPU for every command, on a busy machine).
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from goosectx.cli.options import STATE, ExportFormat, ImportFormat, NameOpt, SessionArg, settings
 
@@ -95,7 +96,20 @@ def sessions_remove(
 sessions_app.command("delete", hidden=True)(sessions_remove)  # other agents' word for it
 
 
-@sessions_app.command("rename")
+class _PositionalOnly(TyperCommand):
+    """A command whose words are all arguments but ``-h`` / ``--help``.
+
+    ``rename ID -dash`` reaches the naming rule (refused, saying why) instead of click's
+    "No such option: -d".
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer's own click
+        if "--" not in args and not {"-h", "--help"} & set(args):
+            args = ["--", *args]
+        return super().parse_args(ctx, args)
+
+
+@sessions_app.command("rename", cls=_PositionalOnly)
 def sessions_rename(
     session_ref: SessionArg,
     new_name: Annotated[str, typer.Argument(

@@ -1,0 +1,71 @@
+"""``goosectx info`` shows every setting with where its value came from (README: "goosectx
+info shows each setting and where its value came from"); tester 12 found eleven missing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from cli_support import run_cli
+
+CONFIG = """\
+keep_recent_ratio = 0.3
+keep_user_tokens = 5000
+summary_result_chars = 3000
+summary_facts_tokens = 1200
+show_reasoning = false
+shell_escape_to_model = false
+tool_output_max_chars = 20000
+tool_budget_ratio = 0.25
+tool_call_cutoff = 40
+mention_max_tokens = 9000
+shell_timeout_s = 90
+request_deadline_s = 300
+allow_secret_env = ["MY_TOKEN"]
+[permissions]
+allow = ["shell(git status*)"]
+ask = ["shell(git push*)"]
+deny = ["shell(rm *)"]
+"""
+
+ROWS = [("keep recent ratio", "0.3"), ("keep user tokens", "5,000"),
+        ("summary result chars", "3,000"), ("summary facts tokens", "1,200"),
+        ("show reasoning", "off"), ("shell escape to model", "off"),
+        ("tool output max chars", "20,000"), ("tool budget ratio", "0.25"),
+        ("tool call cutoff", "40"), ("mention max tokens", "9,000"),
+        ("shell timeout", "90 s"), ("request deadline", "300 s"),
+        ("allow secret env", "MY_TOKEN"), ("allow rules", "shell(git status*)"),
+        ("ask rules", "shell(git push*)"), ("deny rules", "shell(rm *)")]
+
+
+def row(out: str, name: str) -> str:
+    found = [line for line in out.splitlines() if re.match(rf"{re.escape(name)}\s{{2,}}", line)]
+    assert len(found) == 1, (name, out)
+    return found[0]
+
+
+def test_info_shows_every_setting_from_the_config_file_with_its_source(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path]) -> None:
+    config = isolated_env["config"]
+    config.write_text(CONFIG)
+    code, out, err = run_cli(capsys, "info")
+    assert code == 0, err
+    for name, value in ROWS:
+        line = row(out, name)
+        assert f"  {value}" in line and line.endswith(f"[config {config}]"), line
+
+
+def test_info_shows_the_defaults_and_the_environment_as_sources(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOOSECTX_KEEP_RECENT_RATIO", "0.4")
+    monkeypatch.setenv("GOOSECTX_SHOW_REASONING", "false")
+    code, out, err = run_cli(capsys, "info")
+    assert code == 0, err
+    assert row(out, "keep recent ratio").endswith("0.4  [env GOOSECTX_KEEP_RECENT_RATIO]")
+    assert row(out, "show reasoning").endswith("off  [env GOOSECTX_SHOW_REASONING]")
+    assert "min(8,000, 0.1 × context limit)  [default]" in row(out, "keep user tokens")
+    assert "0.1 × context limit  [default]" in row(out, "mention max tokens")
+    assert row(out, "deny rules").endswith("(none)  [default]")
+    assert row(out, "allow secret env").endswith("(none)  [default]")
+    assert row(out, "tool call cutoff").endswith("by formula  [default]")
