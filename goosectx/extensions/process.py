@@ -9,7 +9,9 @@ namespace of its own (ended, with anything the server left behind, when it stops
 read goosectx's environment through ``/proc``.
 A line on its stdout that is not JSON-RPC is counted in :class:`StdoutNoise` and dropped, never
 handed to the session; more than :data:`NOISE_LIMIT_LINES` of them before its first JSON-RPC
-message end its start at once (see docs/architecture.md, "Extension servers").
+message end its start at once (see docs/architecture.md, "Extension servers"). A message's
+bytes that are not UTF-8 and its lone surrogate escapes are read as U+FFFD; a reply that still
+cannot be read fails its request at once (:func:`_parse`), never by its timeout.
 :func:`kill_all_now` is the last resort at exit: every group still recorded gets SIGKILL.
 
 Imports mcp and anyio; only the extension manager's background thread imports this module.
@@ -18,8 +20,10 @@ Imports mcp and anyio; only the extension manager's background thread imports th
 from __future__ import annotations
 
 import errno
+import json
 import logging
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -303,9 +307,53 @@ async def _exchange(process: anyio.abc.Process, on_exit: Callable[[int | None], 
         stream.close()
 
 
+UNREADABLE_REPLY = -32700  # the code of the error made for a reply line that cannot be read
+UNREADABLE_PREFIX = "goosectx could not read the reply: "  # ... and how its message starts
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_REPLY_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
+
+
 def _parse(line: bytes) -> SessionMessage | None:
+    """The JSON-RPC message on ``line``; None for a line that is not one (server noise).
+
+    Bytes that are not UTF-8 and lone surrogate escapes become U+FFFD. A reply that still
+    cannot be read, but names its request's id, becomes an error answering that request at
+    once (code :data:`UNREADABLE_REPLY`) rather than leaving the call waiting for its timeout.
+    """
     try:
         message: Any = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValueError:
-        return None
+        pass
+    else:
+        return SessionMessage(message)
+    try:
+        data = _scrub(json.loads(line.decode("utf-8", errors="replace")))
+        message = mcp_types.jsonrpc_message_adapter.validate_python(data, by_name=False)
+    except ValueError as exc:
+        return _unreadable_reply(line, exc)
     return SessionMessage(message)
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    return value
+
+
+def _unreadable_reply(line: bytes, exc: ValueError) -> SessionMessage | None:
+    found = _REPLY_ID.search(line)
+    if found is None or b'"method"' in line:  # no request waits for it
+        return None
+    try:
+        request_id = json.loads(found.group(1).decode("utf-8", errors="replace"))
+    except ValueError:
+        return None
+    what = (f"not JSON: {exc.msg} at character {exc.pos}" if isinstance(exc, json.JSONDecodeError)
+            else "not a JSON-RPC message")
+    error = {"jsonrpc": "2.0", "id": _scrub(request_id), "error": {
+        "code": UNREADABLE_REPLY, "message": f"{UNREADABLE_PREFIX}{what}; {len(line)} bytes"}}
+    return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_python(error))

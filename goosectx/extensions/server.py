@@ -39,6 +39,8 @@ from goosectx.extensions.model import (
 from goosectx.extensions.names import map_tool_names
 from goosectx.extensions.process import (
     NOT_FOUND,
+    UNREADABLE_PREFIX,
+    UNREADABLE_REPLY,
     StderrTail,
     StdoutNoise,
     kill_group,
@@ -344,6 +346,11 @@ class ServerConnection:
         if self.status == "failed" or (self._gone is not None and self._gone.is_set()):
             return CallOutcome(f"{what} failed: extension {self.config.name} stopped "
                                "during the call" + (f" ({self.error})" if self.error else ""),
+                               True)
+        if (isinstance(exc, MCPError) and exc.code == UNREADABLE_REPLY
+                and exc.message.startswith(UNREADABLE_PREFIX)):
+            return CallOutcome(f"{what} failed: extension {self.config.name} sent a reply that "
+                               f"could not be read ({exc.message[len(UNREADABLE_PREFIX):]})",
                                True)
         return CallOutcome(f"{what} failed: {_reason(exc)}", True)
 
