@@ -117,6 +117,9 @@ def test_run_sigterm_while_a_tool_runs_tells_the_model_goosectx_was_asked_to_sto
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, err
     assert b"cancelled (SIGTERM)" in err
+    # the call's line says the cause once, as the REPL does
+    assert b"  stopped: goosectx was asked to stop (SIGTERM)" in err, err
+    assert err.count(b"asked to stop") == 1, err
     answers = [r for m in load(home, "t").conversation for r in m.tool_responses]
     (answer,) = answers
     assert "The user cancelled" not in answer.output

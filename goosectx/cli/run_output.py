@@ -151,7 +151,8 @@ class TextOutput:
             if not ran and request is not None:  # denied or not run: name it, as a run call is
                 self._call_line(request)
             first = error_line(event.response.output)
-            self._err(f"  {label}: {first[:200]}" if ran else f"  {label}")
+            said = not ran or label.startswith("stopped: ")  # the label already says the cause
+            self._err(f"  {label}" if said else f"  {label}: {first[:200]}")
         elif isinstance(event, Notification) and event.kind == "inline":
             self._err(f"goosectx: {event.text}")
         elif isinstance(event, HistoryReplaced):
