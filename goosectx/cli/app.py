@@ -183,29 +183,35 @@ def compact(
         "--undo", help="Give the model back the view the last compaction replaced.")] = False,
 ) -> None:
     """Compact a saved session offline (or undo its last compaction)."""
+    from goosectx.cli.exit_signals import as_ctrl_c
+
     loaded = settings()
     extract_with = (model or STATE.model or loaded.model) if not (undo or dry_run) else None
-    if extract_with and strategy is Strategy.extractive:  # it counts the summary it writes
-        from goosectx import encoder_worker
-
-        encoder_worker.start(extract_with)  # loads the encoding while the session loads
-    from goosectx.cli.compact_cmd import compact_session, undo_session
-
     STATE.exit_at_once = True
-    if undo:
-        raise typer.Exit(undo_session(loaded, session_ref, as_json=as_json, conflicts=[
-            n for n, v in (("--instructions", instructions), ("--strategy", strategy),
-                           ("--dry-run", dry_run)) if v]))
-    try:
-        code = compact_session(
-            loaded, session_ref, instructions=instructions,
-            strategy=strategy.value if strategy else None, dry_run=dry_run, as_json=as_json,
-            max_summary_tokens=max_summary_tokens, model=model or STATE.model)
-    finally:
-        if extract_with:
-            from goosectx import encoder_worker
+    # SIGTERM / SIGHUP cancel as Ctrl-C does (one line, exit 143 / 129); the worker is
+    # killed and reaped on every way out, an interrupt while the command loads included.
+    with as_ctrl_c():
+        try:
+            if extract_with and strategy is Strategy.extractive:  # it counts its summary
+                from goosectx import encoder_worker
 
-            encoder_worker.stop()
+                encoder_worker.start(extract_with)  # loads the encoding as the session loads
+            from goosectx.cli.compact_cmd import compact_session, undo_session
+
+            if undo:
+                raise typer.Exit(undo_session(loaded, session_ref, as_json=as_json, conflicts=[
+                    n for n, v in (("--instructions", instructions), ("--strategy", strategy),
+                                   ("--dry-run", dry_run)) if v]))
+            code = compact_session(
+                loaded, session_ref, instructions=instructions,
+                strategy=strategy.value if strategy else None, dry_run=dry_run,
+                as_json=as_json, max_summary_tokens=max_summary_tokens,
+                model=model or STATE.model)
+        finally:
+            if extract_with:
+                from goosectx import encoder_worker
+
+                encoder_worker.stop()
     raise typer.Exit(code)
 
 
