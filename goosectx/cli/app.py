@@ -321,14 +321,23 @@ def _dispatch(argv: list[str] | None) -> int:
             _print_error("aborted")
             return 130
         if isinstance(exc, usage_errors):
-            if not _positional_task(exc):
+            if not _positional_task(exc, args):
                 exc.show()  # type: ignore[attr-defined]
             return int(getattr(exc, "exit_code", 2))
         raise
     return code if isinstance(code, int) else 0
 
 
-def _positional_task(exc: Exception) -> bool:
+def _as_typed(joined: str, args: list[str]) -> list[str]:
+    """The last run of words in ``args`` that click joined into ``joined`` (else it, whole)."""
+    for start in range(len(args) - 1, -1, -1):
+        for end in range(start + 1, len(args) + 1):
+            if " ".join(args[start:end]) == joined:
+                return args[start:end]
+    return [joined]
+
+
+def _positional_task(exc: Exception, args: list[str]) -> bool:
     """``goosectx run "fix the tests"``: one line saying the task goes after ``-t``.
 
     Other agents take the task as an argument; click would echo all of it back (a pasted
@@ -340,6 +349,7 @@ def _positional_task(exc: Exception) -> bool:
         return False
     extra = message[message.index(marker) + len(marker):].removeprefix("s").removeprefix("(s)")
     extra = extra.strip().removeprefix("(").removesuffix(")")
+    extra = "', '".join(_as_typed(extra, args))  # click joined the words with spaces
     shown = extra if len(extra) <= 40 else extra[:39] + "…"
     _print_error(f"goosectx run takes the task as an option, not as '{shown}' — "
                  "goosectx run -t 'TEXT' (or -i FILE, -i - for stdin)")
