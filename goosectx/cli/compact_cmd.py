@@ -32,7 +32,13 @@ from goosectx.cli.words import plural
 from goosectx.compaction.figures import RequestContext
 from goosectx.compaction.manager import CompactionPlan, ContextManager
 from goosectx.config import Settings
-from goosectx.errors import CompactionFailed, GoosectxError, ModelNotConfigured, UsageError
+from goosectx.errors import (
+    CompactionCancelled,
+    CompactionFailed,
+    GoosectxError,
+    ModelNotConfigured,
+    UsageError,
+)
 from goosectx.providers.base import Provider
 from goosectx.session import Session
 from goosectx.usage import format_cost_usd
@@ -74,14 +80,6 @@ def _providers(settings: Settings, model: str) -> tuple[Provider, Provider | Non
 def _notice(text: str) -> None:
     sys.stderr.write(f"goosectx: {terminal_safe(text)}\n")
     sys.stderr.flush()
-
-
-class CompactionCancelled(GoosectxError):
-    """Ctrl-C (or SIGTERM / SIGHUP, exit 143 / 129) before the compaction was saved."""
-
-    def __init__(self, exit_code: int, by: str | None) -> None:
-        super().__init__(f"compaction cancelled ({by or 'Ctrl-C'}); the session is unchanged")
-        self.exit_code = exit_code
 
 
 def compact_session(
