@@ -196,6 +196,9 @@ def compact(
                 from goosectx import encoder_worker
 
                 encoder_worker.start(extract_with)  # loads the encoding as the session loads
+            from goosectx.testhooks import pause_point
+
+            pause_point("compact:loading")
             from goosectx.cli.compact_cmd import compact_session, undo_session
 
             if undo:
