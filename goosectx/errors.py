@@ -104,6 +104,14 @@ class CompactionFailed(GoosectxError):
     """A compaction could not produce a summary; the history was left untouched."""
 
 
+class CompactionCancelled(GoosectxError):
+    """Ctrl-C (or SIGTERM / SIGHUP: ``exit_code`` 143 / 129) before a compaction was saved."""
+
+    def __init__(self, exit_code: int, by: str | None) -> None:
+        super().__init__(f"compaction cancelled ({by or 'Ctrl-C'}); the session is unchanged")
+        self.exit_code = exit_code
+
+
 class CostCapReached(GoosectxError):
     """A model call would pass the session's spending cap (``max_cost_usd``); it was not made."""
 

@@ -200,3 +200,16 @@ def test_migration_5_stores_a_sessions_extensions(tmp_path) -> None:
     finally:
         store.close()
     assert b"abcdefghijkl" not in (tmp_path / "d" / "sessions.db").read_bytes()
+
+
+@pytest.mark.parametrize(("spec", "name"), [
+    ("env python3 /x/evil.py", "evil"),
+    ("env -i -u HOME FOO=1 -C /tmp node /x/demo.js", "demo"),
+    ("node /n/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js /tmp",
+     "filesystem"),
+    ("npx -y @modelcontextprotocol/server-filesystem /tmp", "filesystem"),
+    ("python3 /srv/weather/src/main.py", "weather"),
+    ("env", "env"),
+])
+def test_names_follow_what_a_launcher_runs(spec: str, name: str) -> None:
+    assert parse_flag_spec(spec).name == name

@@ -25,3 +25,11 @@ def test_a_pasted_task_is_not_echoed_back_in_full(capsys: pytest.CaptureFixture[
 def test_other_usage_errors_keep_click_s_usage_block(capsys: pytest.CaptureFixture[str]) -> None:
     _, err = cli(capsys, "sessions", "show", "a", "b", code=2)
     assert "Usage: goosectx sessions show" in err and "unexpected extra argument" in err
+
+
+def test_two_arguments_are_named_as_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    out, err = cli(capsys, "run", "do", "two", code=2)
+    assert out == ""
+    assert err.strip().splitlines() == [
+        "goosectx: error: goosectx run takes the task as an option, not as 'do', 'two' — "
+        "goosectx run -t 'TEXT' (or -i FILE, -i - for stdin)"]

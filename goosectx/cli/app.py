@@ -183,29 +183,44 @@ def compact(
         "--undo", help="Give the model back the view the last compaction replaced.")] = False,
 ) -> None:
     """Compact a saved session offline (or undo its last compaction)."""
+    from goosectx.cli.exit_signals import as_ctrl_c
+
     loaded = settings()
     extract_with = (model or STATE.model or loaded.model) if not (undo or dry_run) else None
-    if extract_with and strategy is Strategy.extractive:  # it counts the summary it writes
-        from goosectx import encoder_worker
-
-        encoder_worker.start(extract_with)  # loads the encoding while the session loads
-    from goosectx.cli.compact_cmd import compact_session, undo_session
-
     STATE.exit_at_once = True
-    if undo:
-        raise typer.Exit(undo_session(loaded, session_ref, as_json=as_json, conflicts=[
-            n for n, v in (("--instructions", instructions), ("--strategy", strategy),
-                           ("--dry-run", dry_run)) if v]))
-    try:
-        code = compact_session(
-            loaded, session_ref, instructions=instructions,
-            strategy=strategy.value if strategy else None, dry_run=dry_run, as_json=as_json,
-            max_summary_tokens=max_summary_tokens, model=model or STATE.model)
-    finally:
-        if extract_with:
-            from goosectx import encoder_worker
+    # SIGTERM / SIGHUP cancel as Ctrl-C does (one line, exit 143 / 129); the worker is
+    # killed and reaped on every way out, an interrupt while the command loads included.
+    with as_ctrl_c():
+        try:
+            if extract_with and strategy is Strategy.extractive:  # it counts its summary
+                from goosectx import encoder_worker
 
-            encoder_worker.stop()
+                encoder_worker.start(extract_with)  # loads the encoding as the session loads
+            from goosectx.testhooks import pause_point
+
+            pause_point("compact:loading")
+            from goosectx.cli.compact_cmd import compact_session, undo_session
+
+            if undo:
+                raise typer.Exit(undo_session(loaded, session_ref, as_json=as_json, conflicts=[
+                    n for n, v in (("--instructions", instructions), ("--strategy", strategy),
+                                   ("--dry-run", dry_run)) if v]))
+            code = compact_session(
+                loaded, session_ref, instructions=instructions,
+                strategy=strategy.value if strategy else None, dry_run=dry_run,
+                as_json=as_json, max_summary_tokens=max_summary_tokens,
+                model=model or STATE.model)
+        except KeyboardInterrupt:  # while loading: nothing was written yet
+            if undo:
+                raise
+            from goosectx.cli.compact_cancel import cancelled_compaction
+
+            cancelled_compaction(as_json=as_json, dry_run=dry_run)
+        finally:
+            if extract_with:
+                from goosectx import encoder_worker
+
+                encoder_worker.stop()
     raise typer.Exit(code)
 
 
@@ -315,14 +330,23 @@ def _dispatch(argv: list[str] | None) -> int:
             _print_error("aborted")
             return 130
         if isinstance(exc, usage_errors):
-            if not _positional_task(exc):
+            if not _positional_task(exc, args):
                 exc.show()  # type: ignore[attr-defined]
             return int(getattr(exc, "exit_code", 2))
         raise
     return code if isinstance(code, int) else 0
 
 
-def _positional_task(exc: Exception) -> bool:
+def _as_typed(joined: str, args: list[str]) -> list[str]:
+    """The last run of words in ``args`` that click joined into ``joined`` (else it, whole)."""
+    for start in range(len(args) - 1, -1, -1):
+        for end in range(start + 1, len(args) + 1):
+            if " ".join(args[start:end]) == joined:
+                return args[start:end]
+    return [joined]
+
+
+def _positional_task(exc: Exception, args: list[str]) -> bool:
     """``goosectx run "fix the tests"``: one line saying the task goes after ``-t``.
 
     Other agents take the task as an argument; click would echo all of it back (a pasted
@@ -334,6 +358,7 @@ def _positional_task(exc: Exception) -> bool:
         return False
     extra = message[message.index(marker) + len(marker):].removeprefix("s").removeprefix("(s)")
     extra = extra.strip().removeprefix("(").removesuffix(")")
+    extra = "', '".join(_as_typed(extra, args))  # click joined the words with spaces
     shown = extra if len(extra) <= 40 else extra[:39] + "…"
     _print_error(f"goosectx run takes the task as an option, not as '{shown}' — "
                  "goosectx run -t 'TEXT' (or -i FILE, -i - for stdin)")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import gc
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from goosectx import encoder_worker
@@ -32,7 +32,13 @@ from goosectx.cli.words import plural
 from goosectx.compaction.figures import RequestContext
 from goosectx.compaction.manager import CompactionPlan, ContextManager
 from goosectx.config import Settings
-from goosectx.errors import CompactionFailed, GoosectxError, ModelNotConfigured, UsageError
+from goosectx.errors import (
+    CompactionCancelled,
+    CompactionFailed,
+    GoosectxError,
+    ModelNotConfigured,
+    UsageError,
+)
 from goosectx.providers.base import Provider
 from goosectx.session import Session
 from goosectx.usage import format_cost_usd
@@ -122,9 +128,10 @@ def compact_session(
         store, session_id = resolve_session(settings, session_ref)
         with cycle_collector_paused():
             try:
-                return _compact(settings, store, session_id, instructions=instructions,
-                                strategy=strategy, dry_run=dry_run, as_json=as_json,
-                                max_summary_tokens=max_summary_tokens, model_name=model_name)
+                return _cancellable(lambda: _compact(
+                    settings, store, session_id, instructions=instructions, strategy=strategy,
+                    dry_run=dry_run, as_json=as_json, max_summary_tokens=max_summary_tokens,
+                    model_name=model_name))
             finally:
                 # What the command made is left alive (a cycle keeps the session) until the
                 # process ends: the collector, back on, would first walk it all (0.6 s of
@@ -134,6 +141,27 @@ def compact_session(
         if as_json:  # the outcome on stdout too (the one-line error goes to stderr)
             _print_refusal(session_id, exc, dry_run)
         raise
+
+
+def _cancellable(compact: Callable[[], int]) -> int:
+    """``compact()``; a Ctrl-C before it saved anything becomes :class:`CompactionCancelled`.
+
+    The compaction is written in one transaction after the summary is made: an interrupt
+    before then leaves the session as it was. One that comes once it was saved goes on.
+    """
+    from goosectx.cli.exit_signals import exit_status, received_name
+
+    try:
+        return compact()
+    except KeyboardInterrupt:
+        if _saved:
+            raise
+        encoder_worker.stop()  # the worker goes before this process does
+        raise CompactionCancelled(exit_status(130), received_name()) from None
+
+
+_saved: list[bool] = []
+"""Non-empty once this process saved a compaction (an interrupt then is not a cancel)."""
 
 
 def _compact(settings: Settings, store: SessionStore, session_id: str, *,
@@ -205,6 +233,8 @@ def _compact_loaded(session: Session, manager: ContextManager, recorder: Session
         if isinstance(event, HistoryReplaced):  # counted: its exit overlaps the write
             encoder_worker.release()
         recorder.record(event)
+        if isinstance(event, HistoryReplaced):
+            _saved.append(True)
         result = _show(event, result)
     recorder.wait_for_counts()
     assert result is not None, "a compaction always ends with HistoryReplaced"

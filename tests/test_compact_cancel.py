@@ -1,0 +1,67 @@
+"""Ctrl-C / SIGTERM during ``goosectx compact``: one line says so, the session is unchanged."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+from fakeserver import FakeServer
+from reliability_support import clean_env, fill, load, model_env, paused_env, start, wait_for
+
+
+@pytest.mark.parametrize(("signum", "code", "as_json"), [
+    (signal.SIGINT, 130, False), (signal.SIGTERM, 143, False), (signal.SIGINT, 130, True)])
+def test_a_cancelled_compaction_says_so(tmp_path, work, signum, code, as_json):  # noqa: ANN001
+    home = tmp_path / "home"
+    _, ids = fill(home, work, name="k", pairs=12)
+    arrived, hold = threading.Event(), threading.Event()
+
+    def summary(body):  # noqa: ANN001, ANN202
+        arrived.set()
+        return {"text": '{"user_intent": "questions"}', "chunk_chars": 5, "hold": hold}
+
+    with FakeServer([summary]) as server:
+        proc = start(model_env(home, server.base_url), "compact", "k",
+                     *(["--json"] if as_json else []), cwd=work)
+        try:
+            wait_for("the summary call", arrived.is_set, proc)
+            proc.send_signal(signum)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            hold.set()
+    assert proc.returncode == code, err
+    lines = err.decode().strip().splitlines()
+    assert b"Traceback" not in err
+    assert "compaction cancelled" in lines[-1] and "the session is unchanged" in lines[-1], err
+    if as_json:
+        data = json.loads(out)
+        assert data["changed"] is False and "cancelled" in data["reason"]
+    else:
+        assert out == b""
+    session = load(home, "k")
+    assert [m.id for m in session.conversation] == ids
+    assert not any(m.metadata.is_summary for m in session.conversation)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_ctrl_c_while_compact_loads_says_so_and_leaves_no_worker(tmp_path, work, as_json):  # noqa: ANN001
+    home, marker = tmp_path / "home", tmp_path / "paused"
+    _, ids = fill(home, work, name="k", pairs=12)
+    env = clean_env(home, **paused_env(marker, "compact:loading"))
+    proc = start(env, "compact", "k", "--strategy", "extractive", "--model", "openai/gpt-4o",
+                 *(["--json"] if as_json else []), cwd=work)
+    wait_for("the pause", marker.exists, proc)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.decode().strip().splitlines()[-1] == (
+        "goosectx: error: compaction cancelled (Ctrl-C); the session is unchanged")
+    if as_json:
+        assert json.loads(out)["changed"] is False
+    for pid in children:  # the encoder worker, when one was forked: killed and reaped
+        assert not Path(f"/proc/{pid}").exists()
+    assert [m.id for m in load(home, "k").conversation] == ids
