@@ -66,6 +66,13 @@ def work(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def workdir(work: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """:func:`work`, made the current directory (a command run in-process starts there)."""
+    monkeypatch.chdir(work)
+    return work
+
+
+@pytest.fixture
 def fake_server() -> Iterator[FakeServer]:
     """A started :class:`fakeserver.FakeServer` with an empty script (``.add(...)`` replies)."""
     with FakeServer() as server:

@@ -16,14 +16,6 @@ from test_repl import CTRL_D, ENTER, World
 from goosectx.providers.scripted import ScriptedReply
 
 
-@pytest.fixture
-def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "proj"
-    path.mkdir()
-    monkeypatch.chdir(path)
-    return path
-
-
 def test_a_mistyped_goosectx_config_stops_the_run_before_any_tool_runs(  # type: ignore[no-untyped-def]
         fake_model, workdir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:

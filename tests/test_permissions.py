@@ -183,13 +183,6 @@ def test_a_configured_deny_rule_denies_without_asking(world: World) -> None:
     assert "permission rule (shell(rm *))" in sent[0]
 
 
-@pytest.fixture
-def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "proj"
-    path.mkdir()
-    monkeypatch.chdir(path)
-    return path
-
 
 def test_run_takes_rules_on_the_command_line(fake_model, workdir: Path,  # type: ignore[no-untyped-def]
                                              capsys: pytest.CaptureFixture[str]) -> None:

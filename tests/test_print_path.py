@@ -201,13 +201,6 @@ def _hostile_script(server: FakeServer) -> None:
     )
 
 
-@pytest.fixture
-def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    monkeypatch.chdir(path)
-    return path
-
 
 def test_run_text_stdout_and_stderr(fake_model: FakeServer, workdir: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,14 +28,6 @@ from goosectx.errors import (
 from goosectx.store import SessionStore
 
 
-@pytest.fixture
-def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    monkeypatch.chdir(path)
-    return path
-
-
 def shell(command: str) -> dict:
     return {"tool_calls": [{"name": "shell", "arguments": {"command": command}}]}
 

@@ -6,6 +6,7 @@ import io
 import os
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,24 @@ from test_repl import ENTER, World
 from goosectx.cli import exit_signals, repl_approval
 from goosectx.cli.repl import Repl, ReplIO
 from goosectx.providers.scripted import ScriptedReply
+
+
+def _run_repl_typing_go(world: World, before_run: Callable[[], None] = lambda: None) -> str:
+    """The REPL of ``world`` with SIGTERM taken as Ctrl-C, fed "go"; what it drew."""
+    buf = io.StringIO()
+    try:
+        with exit_signals.as_ctrl_c(), create_pipe_input() as pipe:
+            pipe.send_text("go" + ENTER)
+            repl = Repl(world.settings, world.store, world.session,
+                        io=ReplIO(Console(file=buf, width=100), input=pipe,
+                                  output=DummyOutput(), history=False),
+                        mode=world.mode, agent_factory=world.agent_factory(),
+                        background_checks=False)
+            before_run()
+            repl.run()
+    finally:
+        exit_signals._received.clear()
+    return buf.getvalue()
 
 
 def test_sigterm_at_an_approval_question_says_goosectx_was_asked_to_stop(
@@ -34,20 +53,10 @@ def test_sigterm_at_an_approval_question_says_goosectx_was_asked_to_stop(
         return asked(*args, **kwargs)
 
     monkeypatch.setattr(repl_approval, "ask_approval", ask_then_stop)
-    buf = io.StringIO()
     try:
-        with exit_signals.as_ctrl_c(), create_pipe_input() as pipe:
-            pipe.send_text("go" + ENTER)
-            repl = Repl(world.settings, world.store, world.session,
-                        io=ReplIO(Console(file=buf, width=100), input=pipe,
-                                  output=DummyOutput(), history=False),
-                        mode=world.mode, agent_factory=world.agent_factory(),
-                        background_checks=False)
-            repl.run()
+        out = _run_repl_typing_go(world)
     finally:
         timer.cancel()
-        exit_signals._received.clear()
-    out = buf.getvalue()
     assert "cancelled by you" not in out and "cancel the turn" not in out, out
     assert "shell: not run: goosectx was asked to stop (SIGTERM)" in out, out
     stored = world.store.load(world.session.id).conversation
@@ -73,21 +82,10 @@ def test_sigterm_while_a_tool_runs_tells_the_model_goosectx_was_asked_to_stop(
         os.kill(os.getpid(), signal.SIGTERM)
 
     stopper = threading.Thread(target=stop_once_started, daemon=True)
-    buf = io.StringIO()
     try:
-        with exit_signals.as_ctrl_c(), create_pipe_input() as pipe:
-            pipe.send_text("go" + ENTER)
-            repl = Repl(world.settings, world.store, world.session,
-                        io=ReplIO(Console(file=buf, width=100), input=pipe,
-                                  output=DummyOutput(), history=False),
-                        mode=world.mode, agent_factory=world.agent_factory(),
-                        background_checks=False)
-            stopper.start()
-            repl.run()
+        out = _run_repl_typing_go(world, stopper.start)
     finally:
         stopper.join(timeout=60)
-        exit_signals._received.clear()
-    out = buf.getvalue()
     assert "cancelled by you" not in out, out
     assert "stopped: goosectx was asked to stop (SIGTERM)" in out, out
     stored = world.store.load(world.session.id).conversation
