@@ -11,9 +11,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from goosectx.conversation import Conversation, Message, ToolRequest, ToolResponse
 from goosectx.session import Session
@@ -156,3 +158,19 @@ def history_state(home: Path, ref: str, original_ids: Sequence[str]) -> str:
         assert_sendable(session.conversation)
         return "new"
     raise AssertionError(f"mixed history: agent-visible flags {flags}, {len(added)} added")
+
+
+def held_reply(text: str, chunk_chars: int
+               ) -> tuple[threading.Event, threading.Event, Callable[[Any], dict[str, Any]]]:
+    """A fake-server reply that streams its first chunk, then waits for ``hold``.
+
+    Returns:
+        (set when the request arrived, the event that lets the stream go on, the reply).
+    """
+    arrived, hold = threading.Event(), threading.Event()
+
+    def reply(body: Any) -> dict[str, Any]:
+        arrived.set()
+        return {"text": text, "chunk_chars": chunk_chars, "hold": hold}
+
+    return arrived, hold, reply

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 import signal
-import threading
 from pathlib import Path
 
 import pytest
 from fakeserver import FakeServer
-from reliability_support import clean_env, fill, load, model_env, paused_env, start, wait_for
+from reliability_support import (
+    clean_env,
+    fill,
+    held_reply,
+    load,
+    model_env,
+    paused_env,
+    start,
+    wait_for,
+)
 
 
 @pytest.mark.parametrize(("signum", "code", "as_json"), [
@@ -17,11 +25,7 @@ from reliability_support import clean_env, fill, load, model_env, paused_env, st
 def test_a_cancelled_compaction_says_so(tmp_path, work, signum, code, as_json):  # noqa: ANN001
     home = tmp_path / "home"
     _, ids = fill(home, work, name="k", pairs=12)
-    arrived, hold = threading.Event(), threading.Event()
-
-    def summary(body):  # noqa: ANN001, ANN202
-        arrived.set()
-        return {"text": '{"user_intent": "questions"}', "chunk_chars": 5, "hold": hold}
+    arrived, hold, summary = held_reply('{"user_intent": "questions"}', 5)
 
     with FakeServer([summary]) as server:
         proc = start(model_env(home, server.base_url), "compact", "k",

@@ -19,6 +19,7 @@ from reliability_support import (
     assert_sendable,
     cli,
     fill,
+    held_reply,
     load,
     model_env,
     paused_env,
@@ -98,11 +99,7 @@ SMALL_WINDOW = {"GOOSE_CONTEXT_LIMIT": "6000", "GOOSE_AUTO_COMPACT_THRESHOLD": "
 def test_ctrl_c_while_the_compaction_summary_is_written(tmp_path, work):
     home = tmp_path / "home"
     _, ids = fill(home, work, name="k", pairs=12)
-    arrived, hold = threading.Event(), threading.Event()
-
-    def summary(body):  # noqa: ANN001, ANN202
-        arrived.set()
-        return {"text": '{"user_intent": "questions"}', "chunk_chars": 5, "hold": hold}
+    arrived, hold, summary = held_reply('{"user_intent": "questions"}', 5)
 
     with FakeServer([summary]) as server:
         proc = start(model_env(home, server.base_url, **SMALL_WINDOW),

@@ -19,6 +19,7 @@ from reliability_support import (
     clean_env,
     cli,
     fill,
+    held_reply,
     history_state,
     load,
     model_env,
@@ -119,11 +120,7 @@ def test_sigkill_while_the_summary_is_being_written(tmp_path):
 
     home = tmp_path / "home"
     _, ids = fill(home, tmp_path)
-    arrived, hold = threading.Event(), threading.Event()
-
-    def summary(body):  # noqa: ANN001, ANN202
-        arrived.set()
-        return {"text": SUMMARY_REPLY, "chunk_chars": 10, "hold": hold}
+    arrived, hold, summary = held_reply(SUMMARY_REPLY, 10)
 
     with FakeServer([summary]) as server:
         proc = start(model_env(home, server.base_url), "compact", "work")
