@@ -173,6 +173,7 @@ def _repl_as(server: FakeServer, home: Path, keys: str, *prefix: str
              ) -> subprocess.CompletedProcess[str]:
     """The real ``goosectx`` REPL over piped stdin, the key in its environment."""
     (home / "config.toml").touch()
+    (home / "config.toml").chmod(0o644)  # readable by the unprivileged user too
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "GOOSECTX_HOME": str(home / "data"),
            "GOOSECTX_CONFIG": str(home / "config.toml"), "GOOSE_MODEL": FAKE_MODEL,
            "OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": KEY,

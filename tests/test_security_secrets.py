@@ -108,6 +108,7 @@ def open_dir() -> Iterator[Path]:
 def run_goosectx(server: FakeServer, cwd: Path, home: Path, *prefix: str,
                  extension: str | None = None) -> subprocess.CompletedProcess[str]:
     (home / "config.toml").touch()
+    (home / "config.toml").chmod(0o644)  # readable by the unprivileged user too
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "GOOSECTX_HOME": str(home / "data"),
            "GOOSECTX_CONFIG": str(home / "config.toml"), "GOOSE_MODEL": FAKE_MODEL,
            "OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": KEY,
