@@ -33,3 +33,13 @@ def test_two_arguments_are_named_as_typed(capsys: pytest.CaptureFixture[str]) ->
     assert err.strip().splitlines() == [
         "goosectx: error: goosectx run takes the task as an option, not as 'do', 'two' — "
         "goosectx run -t 'TEXT' (or -i FILE, -i - for stdin)"]
+
+
+def test_a_task_split_into_thousands_of_words_gets_its_line_at_once(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # goosectx run $(cat notes.txt): a search of every run of words was cubic (2,000 words
+    # took 15 s); past 64 words the text is shown as click joined it
+    _, err = cli(capsys, "run", *(["word"] * 5000), code=2)
+    assert err.strip().splitlines() == [
+        "goosectx: error: goosectx run takes the task as an option, not as "
+        f"'{('word ' * 8)[:39]}…' — goosectx run -t 'TEXT' (or -i FILE, -i - for stdin)"]

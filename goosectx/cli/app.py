@@ -338,7 +338,12 @@ def _dispatch(argv: list[str] | None) -> int:
 
 
 def _as_typed(joined: str, args: list[str]) -> list[str]:
-    """The last run of words in ``args`` that click joined into ``joined`` (else it, whole)."""
+    """The last run of words in ``args`` that click joined into ``joined`` (else it, whole).
+
+    Only looked for among a command line of up to 64 words (the search is quadratic).
+    """
+    if len(args) > 64:
+        return [joined]
     for start in range(len(args) - 1, -1, -1):
         for end in range(start + 1, len(args) + 1):
             if " ".join(args[start:end]) == joined:
