@@ -90,22 +90,23 @@ def plan(
             compact; :class:`CompactionWouldGrow` when even an empty summary would not shrink
             the view).
     """
-    working, messages, old_tokens = prepare(conversation, budget, counter, trigger="manual",
-                                             before=tokens_before)
+    working, messages, old_tokens, empty_tokens = prepare(
+        conversation, budget, counter, trigger="manual", before=tokens_before)
     view_count = len(conversation.agent_messages())
     replaced_count = len(working.head) + len(working.replaced)
     if strategy != "llm" or not summarisers:
         head_tokens = counter.count_messages(messages)
+        tokens = standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
         growth = _extractive_growth(conversation, messages, working, budget, counter,
                                     before=tokens_before, old_tokens=old_tokens,
+                                    empty_tokens=empty_tokens, summary_tokens=tokens,
                                     max_summary_tokens=max_summary_tokens,
                                     head_tokens=head_tokens)
         if growth is not None:
             raise growth
         return CompactionPlan(tokens_before, "extractive", len(messages), None, None,
-                              max_tokens=standalone_extractive_tokens(
-                                  max_summary_tokens, budget, working, head_tokens),
-                              view_count=view_count, replaced_count=replaced_count)
+                              max_tokens=tokens, view_count=view_count,
+                              replaced_count=replaced_count)
     provider = summarisers[0]
     limit = provider.context_limit().tokens
     output = provider.output_limit_tokens()
@@ -127,8 +128,9 @@ def plan(
 
 
 def prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *,
-             trigger: CompactionTrigger, before: int) -> tuple[Split, list[Message], int]:
-    """Head and working set, the head's messages and the old view's raw tokens.
+             trigger: CompactionTrigger, before: int
+             ) -> tuple[Split, list[Message], int, int]:
+    """Head, working set, head messages, old view's raw tokens, new view's with no summary.
 
     Raises the refusals that come before any summary call (shared by :func:`execute` and
     :func:`plan`, so a dry run refuses exactly where a real run would).
@@ -145,12 +147,11 @@ def prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *
         raise CompactionFailed("nothing to compact: the model sees only the last summary; "
                                "nothing is new since it")
     old_tokens = counter.count_messages(agent)
-    growth = growth_refusal(before, old_tokens, laid_out_tokens(conversation, "", working,
-                                                         trigger=trigger, counter=counter),
-                     budget, at_least=True)
+    empty_tokens = laid_out_tokens(conversation, "", working, trigger=trigger, counter=counter)
+    growth = growth_refusal(before, old_tokens, empty_tokens, budget, at_least=True)
     if growth is not None:  # even an empty summary would not help: no call is made
         raise growth
-    return working, messages, old_tokens
+    return working, messages, old_tokens, empty_tokens
 
 
 def _only_a_summary(head: Sequence[Message]) -> bool:
@@ -202,22 +203,21 @@ def _facts_raw_tokens(working: Split, budget: Budget) -> int:
 
 def _extractive_growth(conversation: Conversation, messages: list[Message], working: Split,
                        budget: Budget, counter: TokenCounter, *, before: int, old_tokens: int,
-                       max_summary_tokens: int | None,
+                       empty_tokens: int, summary_tokens: int, max_summary_tokens: int | None,
                        head_tokens: int) -> CompactionWouldGrow | None:
     """The refusal a real extractive run would raise once its summary is built, or ``None``.
 
     A dry run builds no summary where even the largest one could not grow the view: the
     summary is at most its budget plus the facts merged into it (their reserve), so that
-    bound is checked first, without counting anything new. Only a view so small that the
+    bound is checked first, against ``empty_tokens`` (the view with an empty summary, as
+    :func:`prepare` measured it), without counting anything new. Only a view so small that the
     bound is not enough (a few messages) has its summary built and counted as the real run
-    would.
+    would. ``summary_tokens``: the summary's budget (:func:`standalone_extractive_tokens`).
     """
-    tokens = standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
     facts_raw = _facts_raw_tokens(working, budget)
-    largest = (max(MIN_BENEATH_TOKENS, tokens - facts_raw) + facts_raw
+    largest = (max(MIN_BENEATH_TOKENS, summary_tokens - facts_raw) + facts_raw
                + _JOIN_SLACK_TOKENS)
-    empty = laid_out_tokens(conversation, "", working, trigger="manual", counter=counter)
-    if growth_refusal(before, old_tokens, empty + largest, budget) is None:
+    if growth_refusal(before, old_tokens, empty_tokens + largest, budget) is None:
         return None
     from goosectx.compaction.facts import merge_facts
 
