@@ -316,8 +316,13 @@ def _at_size(tmp: Path, work: Path, server, count: int, repeat: int,  # noqa: AN
                        first <= tokenised + 0.1,
                        note="counts every message once (and stores the counts)"))
     counted = _median(lambda: compact(True), repeat)
-    rows.append(Figure(f"compact extractive, counted @ {n}", counted, "s", "raw load",
-                       raw_load, "≤ 3×", counted <= 3 * raw_load))
+    if count >= 10_000:  # the issue sets this line at 10k and 100k
+        rows.append(Figure(f"compact extractive, counted @ {n}", counted, "s", "raw load",
+                           raw_load, "≤ 3×", counted <= 3 * raw_load))
+    else:  # a fixed cost (tiktoken's encoder build, ~0.2 s of CPU) outweighs the load here
+        rows.append(Figure(f"compact extractive, counted @ {n}", counted, "s", "raw load",
+                           raw_load, "info", None,
+                           note="target set at 10k and 100k; here the encoder build dominates"))
     note("compact extractive", counted)
     # -- import, show, export --------------------------------------------------------------
     export_file = tmp / f"export-{n}.json"
