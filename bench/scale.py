@@ -6,7 +6,8 @@ path) on a generated session (``scale_data``), next to a baseline measured in th
 * resume launch → prompt, through a pty: vs goosectx's own new-session launch; and the new-
   session launch vs a bare prompt_toolkit prompt (``scale_raw.py prompt``).
 * last streamed chunk → prompt back in the REPL (the pty sees the answer's last word, then
-  the prompt): vs the same in a new session.
+  the prompt): vs the same in a new session; then ``/exit`` → the process gone (for
+  information).
 * ``run --resume`` start → the fake server receives the first request: vs ``run`` in a new
   session plus one load and one request serialisation (``scale_raw.py request``).
 * ``run`` exit after its answer: stdout shows the answer's last word → the process is gone.
@@ -129,8 +130,12 @@ def _resume_s(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, f
     return seen[0], max(seen.values())
 
 
-def _chunk_to_prompt_s(argv: list[str], env: dict[str, str], cwd: Path) -> float:
-    """Seconds from the answer's last word on screen to the prompt back, in a pty REPL."""
+def _chunk_to_prompt_s(argv: list[str], env: dict[str, str], cwd: Path,
+                       exits: list[float] | None = None) -> float:
+    """Seconds from the answer's last word on screen to the prompt back, in a pty REPL.
+
+    ``exits``: gets the seconds from ``/exit`` sent to the process gone (end of the pty).
+    """
     import pexpect
 
     child = _pty(argv, env, cwd)
@@ -143,7 +148,10 @@ def _chunk_to_prompt_s(argv: list[str], env: dict[str, str], cwd: Path) -> float
         child.expect(PROMPT)
         elapsed = time.perf_counter() - start
         child.send("/exit\r")
+        sent = time.perf_counter()
         child.expect_exact(pexpect.EOF)
+        if exits is not None:
+            exits.append(time.perf_counter() - sent)
     finally:
         child.close(force=True)
     return elapsed
@@ -365,10 +373,13 @@ def _at_size(tmp: Path, work: Path, server, count: int, repeat: int,  # noqa: AN
                        "new-session launch", new_launch, "info", None,
                        note="past 2,000 messages the tail is drawn above the prompt once loaded"))
     note("resume launch", resume)
+    repl_exits: list[float] = []
     chunk = _median(lambda: _chunk_to_prompt_s([*GOOSECTX, "session", "-r", SESSION_NAME], env,
-                                               work), repeat)
+                                               work, repl_exits), repeat)
     rows.append(Figure(f"last chunk → prompt @ {n}", chunk, "s", "same, new session", chunk0,
                        "≤ 1.2× or +0.05 s", chunk <= max(1.2 * chunk0, chunk0 + 0.05)))
+    rows.append(Figure(f"REPL /exit → process gone @ {n}", statistics.median(repl_exits), "s",
+                       "", None, "info", None, note="the session saved and closed first"))
     request = float(subprocess.run([sys.executable, RAW, "request", str(home), sid], env=env,
                                    check=True, capture_output=True, text=True).stdout.split()[-1])
     firsts, exits = zip(*(_run_first_request_and_exit(env, work, True, server)

@@ -79,6 +79,7 @@ def root(
     if ctx.invoked_subcommand is None:
         from goosectx.cli.repl_start import start_repl
 
+        STATE.exit_at_once = True  # saved and closed when it returns: no teardown to wait for
         raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,
                                     mode=mode, model=model, full_history=history,
                                     extensions=flags(with_extension, with_remote_extension)))
@@ -103,6 +104,7 @@ def session(
     from goosectx.cli.repl_start import start_repl
 
     STATE.max_cost = max_cost if max_cost is not None else STATE.max_cost
+    STATE.exit_at_once = True
     raise typer.Exit(start_repl(settings(), name=name, resume=resume, continue_=continue_,
                                 mode=mode or STATE.mode, model=model or STATE.model,
                                 full_history=history,

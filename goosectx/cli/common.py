@@ -239,7 +239,13 @@ FREEZE_FROM = 5_000
 """A resumed session of this many messages is moved out of the cycle collector's sight
 (``gc.freeze``) once loaded: it lives as long as the REPL or ``run``, and the first full
 collection after the load walked all of it (100k messages: 0.17 s) at whatever moment it came
-— an answer's last chunk, a keystroke. Smaller sessions are left to the collector."""
+— an answer's last chunk, a keystroke. Smaller sessions are left to the collector.
+
+Full collections stay off after that (:func:`_full_collections_off`): what such a session
+makes later and keeps (litellm's modules, the token counts, a compaction's new history, the
+next request) was walked by every full collection, and there were many — a REPL resuming 100k
+messages stalled 0.2-0.7 s a dozen times (while the user typed, during a turn, after its last
+chunk). The young generations still free the short-lived cycles a turn makes."""
 
 
 def load_to_resume(store: SessionStore, session_id: str) -> Session:
@@ -263,11 +269,21 @@ def load_to_resume(store: SessionStore, session_id: str) -> Session:
         session = store.load(session_id)
     if len(session.conversation.messages) >= FREEZE_FROM:
         gc.freeze()  # what is alive now lives as long as the process: never walked again
+        _full_collections_off()
     answer = answer_interrupted(session.conversation, _imported_at(session))
     if answer is not None:
         session.conversation.append(answer)
         SessionRecorder(store, session).record(MessageCompleted(answer))
     return session
+
+
+def _full_collections_off() -> None:
+    """No automatic full (generation 2) collection for the rest of the process (FREEZE_FROM).
+
+    The oldest generation's threshold counts younger collections: a billion of them is never.
+    """
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 1_000_000_000)
 
 
 def _imported_at(session: Session) -> datetime | None:
