@@ -332,44 +332,16 @@ def _dispatch(argv: list[str] | None) -> int:
             _print_error("aborted")
             return 130
         if isinstance(exc, usage_errors):
-            if not _positional_task(exc, args):
+            from goosectx.cli.run_usage import positional_task_line
+
+            line = positional_task_line(exc, args)
+            if line is None:
                 exc.show()  # type: ignore[attr-defined]
+            else:
+                _print_error(line)
             return int(getattr(exc, "exit_code", 2))
         raise
     return code if isinstance(code, int) else 0
-
-
-def _as_typed(joined: str, args: list[str]) -> list[str]:
-    """The last run of words in ``args`` that click joined into ``joined`` (else it, whole).
-
-    Only looked for among a command line of up to 64 words (the search is quadratic).
-    """
-    if len(args) > 64:
-        return [joined]
-    for start in range(len(args) - 1, -1, -1):
-        for end in range(start + 1, len(args) + 1):
-            if " ".join(args[start:end]) == joined:
-                return args[start:end]
-    return [joined]
-
-
-def _positional_task(exc: Exception, args: list[str]) -> bool:
-    """``goosectx run "fix the tests"``: one line saying the task goes after ``-t``.
-
-    Other agents take the task as an argument; click would echo all of it back (a pasted
-    task of pages) under a usage block. True when that line was printed.
-    """
-    ctx, message = getattr(exc, "ctx", None), str(getattr(exc, "message", ""))
-    marker = "unexpected extra argument"
-    if ctx is None or ctx.command.name != "run" or marker not in message:
-        return False
-    extra = message[message.index(marker) + len(marker):].removeprefix("s").removeprefix("(s)")
-    extra = extra.strip().removeprefix("(").removesuffix(")")
-    extra = "', '".join(_as_typed(extra, args))  # click joined the words with spaces
-    shown = extra if len(extra) <= 40 else extra[:39] + "…"
-    _print_error(f"goosectx run takes the task as an option, not as '{shown}' — "
-                 "goosectx run -t 'TEXT' (or -i FILE, -i - for stdin)")
-    return True
 
 
 def _cannot_write(exc: OSError) -> int:
