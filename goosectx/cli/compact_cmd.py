@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from goosectx import encoder_worker
 from goosectx.cli.common import load_to_resume
+from goosectx.cli.compact_cancel import print_refusal, progress
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.words import plural
 from goosectx.compaction.figures import RequestContext
@@ -139,7 +140,7 @@ def compact_session(
                 gc.freeze()
     except GoosectxError as exc:
         if as_json:  # the outcome on stdout too (the one-line error goes to stderr)
-            _print_refusal(session_id, exc, dry_run)
+            print_refusal(session_id, exc, dry_run)
         raise
 
 
@@ -154,14 +155,10 @@ def _cancellable(compact: Callable[[], int]) -> int:
     try:
         return compact()
     except KeyboardInterrupt:
-        if _saved:
+        if progress.saved:
             raise
         encoder_worker.stop()  # the worker goes before this process does
         raise CompactionCancelled(exit_status(130), received_name()) from None
-
-
-_saved: list[bool] = []
-"""Non-empty once this process saved a compaction (an interrupt then is not a cancel)."""
 
 
 def _compact(settings: Settings, store: SessionStore, session_id: str, *,
@@ -234,24 +231,12 @@ def _compact_loaded(session: Session, manager: ContextManager, recorder: Session
             encoder_worker.release()
         recorder.record(event)
         if isinstance(event, HistoryReplaced):
-            _saved.append(True)
+            progress.saved = True
         result = _show(event, result)
     recorder.wait_for_counts()
     assert result is not None, "a compaction always ends with HistoryReplaced"
     _print_result(session, result, as_json)
     return 0
-
-
-def _print_refusal(session_id: str | None, exc: GoosectxError, dry_run: bool) -> None:
-    """``--json``: a refusal or failure as an object (the one-line error goes to stderr).
-
-    ``session_id`` is ``None`` when the session could not be resolved (no such session, a
-    broken database); the session is unchanged either way.
-    """
-    reason = exc.message.removeprefix("would change nothing: ").removesuffix("; nothing changed")
-    outcome = {"would_change": False} if dry_run else {"changed": False}
-    print(json.dumps({"session_id": session_id, "dry_run": dry_run, **outcome,
-                      "reason": reason, "hint": exc.hint}))
 
 
 def undo_session(settings: Settings, session_ref: str, *, as_json: bool,
