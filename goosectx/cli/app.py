@@ -211,11 +211,9 @@ def compact(
                 as_json=as_json, max_summary_tokens=max_summary_tokens,
                 model=model or STATE.model)
         except KeyboardInterrupt:  # while loading: nothing was written yet
-            if undo:
-                raise
             from goosectx.cli.compact_cancel import cancelled_compaction
 
-            cancelled_compaction(as_json=as_json, dry_run=dry_run)
+            cancelled_compaction(as_json=as_json, dry_run=dry_run, undo=undo)
         finally:
             if extract_with:
                 from goosectx import encoder_worker

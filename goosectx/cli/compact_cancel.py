@@ -1,4 +1,4 @@
-"""Ctrl-C during ``goosectx compact``: one line, the exit code, and ``--json``'s refusal object.
+"""Ctrl-C during ``goosectx compact`` (or ``--undo``): one line, the exit code, ``--json``'s object.
 
 Kept apart from :mod:`goosectx.cli.compact_cmd` (whose import may be what was interrupted):
 the command marks :data:`progress` once it saved its change, so an interrupt after that is
@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import NoReturn
+
+import typer
 
 from goosectx.cli.exit_signals import exit_status, received_name
 from goosectx.errors import CompactionCancelled, GoosectxError
@@ -19,7 +22,7 @@ class Progress:
     """What ``goosectx compact`` did so far in this process."""
 
     saved: bool = False
-    """True once the compaction was saved (an interrupt then is not a cancel)."""
+    """True once the compaction (or undo) was saved: an interrupt then is not a cancel."""
 
 
 progress = Progress()
@@ -38,11 +41,30 @@ def print_refusal(session_id: str | None, exc: GoosectxError, dry_run: bool) -> 
                       "reason": reason, "hint": exc.hint}))
 
 
-def cancelled_compaction(*, as_json: bool, dry_run: bool) -> None:
-    """Re-raise the interrupt once a compaction was saved, else :class:`CompactionCancelled`."""
+def print_undo_refusal(session_id: str | None, exc: GoosectxError) -> None:
+    """``--undo --json``: a refusal or failure as an object, as a refused compaction's."""
+    print(json.dumps({"session_id": session_id, "undone_compaction_id": None,
+                      "changed": False, "reason": exc.message, "hint": exc.hint}))
+
+
+def interrupted(what: str) -> CompactionCancelled:
+    """The error an interrupt of the ``what`` (``compaction``, ``undo``) becomes.
+
+    Raises:
+        typer.Exit: the change was already saved: nothing is said, the exit status is the
+            interrupt's (130; 143 / 129 for SIGTERM / SIGHUP).
+    """
     if progress.saved:
-        raise KeyboardInterrupt
-    error = CompactionCancelled(exit_status(130), received_name())
-    if as_json:  # as compact_session's refusals (the session was not resolved yet)
-        print_refusal(None, error, dry_run)
+        raise typer.Exit(exit_status(130))
+    return CompactionCancelled(exit_status(130), received_name(), what)
+
+
+def cancelled_compaction(*, as_json: bool, dry_run: bool, undo: bool) -> NoReturn:
+    """An interrupt while the command loads: see :func:`interrupted`."""
+    error = interrupted("undo" if undo else "compaction")
+    if as_json:  # as the command's refusals (the session was not resolved yet)
+        if undo:
+            print_undo_refusal(None, error)
+        else:
+            print_refusal(None, error, dry_run)
     raise error from None
