@@ -119,7 +119,8 @@ def run(
     resume: ResumeOpt = None,
     continue_: ContinueOpt = False,
     max_turns: Annotated[
-        int | None, typer.Option("--max-turns", min=1, help="Bound on model calls this turn.")
+        int | None, typer.Option("--max-turns", min=1, max=1_000_000,
+                                  help="Bound on model calls this turn.")
     ] = None,
     output_format: Annotated[
         OutputFormat, typer.Option("--output-format", help="text, json or stream-json.")
@@ -174,7 +175,7 @@ def compact(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     max_summary_tokens: Annotated[
         int | None, typer.Option(
-            "--max-summary-tokens", min=100,
+            "--max-summary-tokens", min=100, max=100_000_000,
             help="Extractive summary budget. Default: 4,000, at most a quarter of the context "
                  "window and half of what it summarises.")
     ] = None,
