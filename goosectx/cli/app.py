@@ -301,9 +301,11 @@ def _dispatch(argv: list[str] | None) -> int:
         from goosectx.isolation import protect_self
 
         protect_self()
+    from goosectx.cli.ascii_output import fit_output
     from goosectx.cli.typer_params import install
 
     install()  # no pydantic adapter for values that need no converting
+    fit_output()  # a terminal that encodes ASCII only: our punctuation as ASCII
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         code = app(args=root_flags_first(args, app), standalone_mode=False, prog_name="goosectx")
