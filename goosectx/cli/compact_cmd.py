@@ -124,6 +124,7 @@ def compact_session(
     from goosectx.cli.common import cycle_collector_paused, resolve_session
 
     session_id: str | None = None
+    progress.saved = False  # this command's (tests run several in one process)
     try:
         model_name = model or settings.model
         if strategy == "llm" and not model_name:
@@ -274,6 +275,7 @@ def undo_session(settings: Settings, session_ref: str, *, as_json: bool,
     from goosectx.cli.common import resolve_session
 
     session_id: str | None = None
+    progress.saved = False
     try:
         if conflicts:
             raise UsageError(f"--undo does not go with {', '.join(conflicts)}",
