@@ -105,10 +105,13 @@ class CompactionFailed(GoosectxError):
 
 
 class CompactionCancelled(GoosectxError):
-    """Ctrl-C (or SIGTERM / SIGHUP: ``exit_code`` 143 / 129) before a compaction was saved."""
+    """Ctrl-C (or SIGTERM / SIGHUP: ``exit_code`` 143 / 129) before a compaction was saved.
 
-    def __init__(self, exit_code: int, by: str | None) -> None:
-        super().__init__(f"compaction cancelled ({by or 'Ctrl-C'}); the session is unchanged")
+    ``what`` names it: ``compaction``, or ``undo`` for ``goosectx compact SESSION --undo``.
+    """
+
+    def __init__(self, exit_code: int, by: str | None, what: str = "compaction") -> None:
+        super().__init__(f"{what} cancelled ({by or 'Ctrl-C'}); the session is unchanged")
         self.exit_code = exit_code
 
 

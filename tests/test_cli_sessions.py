@@ -288,7 +288,7 @@ def test_leaving_without_a_message_keeps_no_empty_session(tmp_path):
 def test_bad_arguments_exit_2_without_traceback(tmp_path, args):
     proc = goosectx(tmp_path, *args)
     assert proc.returncode == 2
-    assert "Traceback" not in proc.stderr and "Error:" in proc.stderr
+    assert "Traceback" not in proc.stderr and "error:" in proc.stderr.lower()
 
 
 def test_root_resume_of_unknown_session_is_one_line(tmp_path):

@@ -10,6 +10,7 @@ import pytest
 from fakeserver import FakeServer
 from reliability_support import (
     clean_env,
+    cli,
     fill,
     held_reply,
     load,
@@ -69,3 +70,64 @@ def test_ctrl_c_while_compact_loads_says_so_and_leaves_no_worker(tmp_path, work,
     for pid in children:  # the encoder worker, when one was forked: killed and reaped
         assert not Path(f"/proc/{pid}").exists()
     assert [m.id for m in load(home, "k").conversation] == ids
+
+
+def _compacted(home: Path, work: Path) -> list[tuple[str, bool]]:
+    """A saved session ``k`` compacted once (extractive); its (id, model sees it) pairs."""
+    fill(home, work, name="k", pairs=12)
+    done = cli(clean_env(home), "compact", "k", "--strategy", "extractive", cwd=work)
+    assert done.returncode == 0, done.stderr
+    return _view(home)
+
+
+def _view(home: Path) -> list[tuple[str, bool]]:
+    return [(m.id, m.metadata.agent_visible) for m in load(home, "k").conversation]
+
+
+@pytest.mark.parametrize(("point", "signum", "code", "as_json"), [
+    ("compact:loading", signal.SIGINT, 130, False),
+    ("compact:loading", signal.SIGTERM, 143, True),
+    ("replace_history:before_commit", signal.SIGINT, 130, True),
+    ("replace_history:before_commit", signal.SIGHUP, 129, False)])
+def test_an_interrupted_undo_says_the_session_is_unchanged(  # noqa: PLR0913
+        tmp_path, work, point, signum, code, as_json):  # noqa: ANN001
+    home, marker = tmp_path / "home", tmp_path / "paused"
+    before = _compacted(home, work)
+    proc = start(clean_env(home, **paused_env(marker, point)), "compact", "k", "--undo",
+                 *(["--json"] if as_json else []), cwd=work)
+    wait_for(point, marker.exists, proc)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    assert b"Traceback" not in err
+    by = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}[signum]
+    assert err.decode().strip().splitlines()[-1] == (
+        f"goosectx: error: undo cancelled ({by}); the session is unchanged")
+    if as_json:
+        data = json.loads(out)
+        assert data["changed"] is False and data["undone_compaction_id"] is None
+        assert data["reason"] == f"undo cancelled ({by}); the session is unchanged"
+    else:
+        assert out == b""
+    assert _view(home) == before
+
+
+@pytest.mark.parametrize(("undo", "signum", "code"), [
+    (False, signal.SIGINT, 130), (True, signal.SIGINT, 130), (True, signal.SIGTERM, 143)])
+def test_an_interrupt_once_the_change_is_saved_does_not_call_it_cancelled(
+        tmp_path, work, undo, signum, code):  # noqa: ANN001
+    home, marker = tmp_path / "home", tmp_path / "paused"
+    if undo:
+        before = _compacted(home, work)
+    else:
+        fill(home, work, name="k", pairs=12)
+        before = _view(home)
+    point = "replace_history:after_commit"
+    args = ("--undo",) if undo else ("--strategy", "extractive")
+    proc = start(clean_env(home, **paused_env(marker, point)), "compact", "k", *args, cwd=work)
+    wait_for(point, marker.exists, proc)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    assert b"unchanged" not in err and b"cancelled" not in err and b"Traceback" not in err
+    assert _view(home) != before  # it was saved

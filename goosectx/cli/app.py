@@ -121,7 +121,8 @@ def run(
     resume: ResumeOpt = None,
     continue_: ContinueOpt = False,
     max_turns: Annotated[
-        int | None, typer.Option("--max-turns", min=1, help="Bound on model calls this turn.")
+        int | None, typer.Option("--max-turns", min=1, max=1_000_000,
+                                  help="Bound on model calls this turn.")
     ] = None,
     output_format: Annotated[
         OutputFormat, typer.Option("--output-format", help="text, json or stream-json.")
@@ -176,7 +177,7 @@ def compact(
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     max_summary_tokens: Annotated[
         int | None, typer.Option(
-            "--max-summary-tokens", min=100,
+            "--max-summary-tokens", min=100, max=100_000_000,
             help="Extractive summary budget. Default: 4,000, at most a quarter of the context "
                  "window and half of what it summarises.")
     ] = None,
@@ -213,11 +214,9 @@ def compact(
                 as_json=as_json, max_summary_tokens=max_summary_tokens,
                 model=model or STATE.model)
         except KeyboardInterrupt:  # while loading: nothing was written yet
-            if undo:
-                raise
             from goosectx.cli.compact_cancel import cancelled_compaction
 
-            cancelled_compaction(as_json=as_json, dry_run=dry_run)
+            cancelled_compaction(as_json=as_json, dry_run=dry_run, undo=undo)
         finally:
             if extract_with:
                 from goosectx import encoder_worker
@@ -304,9 +303,11 @@ def _dispatch(argv: list[str] | None) -> int:
         from goosectx.isolation import protect_self
 
         protect_self()
+    from goosectx.cli.ascii_output import fit_output
     from goosectx.cli.typer_params import install
 
     install()  # no pydantic adapter for values that need no converting
+    fit_output()  # a terminal that encodes ASCII only: our punctuation as ASCII
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         code = app(args=root_flags_first(args, app), standalone_mode=False, prog_name="goosectx")

@@ -1,25 +1,70 @@
-"""Ctrl-C during ``goosectx compact`` before its command module ran: one line, the exit code.
+"""Ctrl-C during ``goosectx compact`` (or ``--undo``): one line, the exit code, ``--json``'s object.
 
-Kept apart from :mod:`goosectx.cli.compact_cmd` (whose import may be what was interrupted).
+Kept apart from :mod:`goosectx.cli.compact_cmd` (whose import may be what was interrupted):
+the command marks :data:`progress` once it saved its change, so an interrupt after that is
+not called a cancel.
 """
 
 from __future__ import annotations
 
 import json
-import sys
+from dataclasses import dataclass
+from typing import NoReturn
+
+import typer
 
 from goosectx.cli.exit_signals import exit_status, received_name
-from goosectx.errors import CompactionCancelled
+from goosectx.errors import CompactionCancelled, GoosectxError
 
 
-def cancelled_compaction(*, as_json: bool, dry_run: bool) -> None:
-    """Re-raise the interrupt once a compaction was saved, else :class:`CompactionCancelled`."""
-    cmd = sys.modules.get("goosectx.cli.compact_cmd")
-    if cmd is not None and getattr(cmd, "_saved", None):
-        raise KeyboardInterrupt
-    error = CompactionCancelled(exit_status(130), received_name())
-    if as_json:  # as compact_session's refusals (the session was not resolved yet)
-        print(json.dumps({"session_id": None, "dry_run": dry_run,
-                          "would_change" if dry_run else "changed": False,
-                          "reason": error.message, "hint": None}))
+@dataclass
+class Progress:
+    """What ``goosectx compact`` did so far in this process."""
+
+    saved: bool = False
+    """True once the compaction (or undo) was saved: an interrupt then is not a cancel."""
+
+
+progress = Progress()
+"""The command's progress: :mod:`goosectx.cli.compact_cmd` sets ``saved``."""
+
+
+def print_refusal(session_id: str | None, exc: GoosectxError, dry_run: bool) -> None:
+    """``--json``: a refusal or failure as an object (the one-line error goes to stderr).
+
+    ``session_id`` is ``None`` when the session could not be resolved (no such session, a
+    broken database); the session is unchanged either way.
+    """
+    reason = exc.message.removeprefix("would change nothing: ").removesuffix("; nothing changed")
+    outcome = {"would_change": False} if dry_run else {"changed": False}
+    print(json.dumps({"session_id": session_id, "dry_run": dry_run, **outcome,
+                      "reason": reason, "hint": exc.hint}))
+
+
+def print_undo_refusal(session_id: str | None, exc: GoosectxError) -> None:
+    """``--undo --json``: a refusal or failure as an object, as a refused compaction's."""
+    print(json.dumps({"session_id": session_id, "undone_compaction_id": None,
+                      "changed": False, "reason": exc.message, "hint": exc.hint}))
+
+
+def interrupted(what: str) -> CompactionCancelled:
+    """The error an interrupt of the ``what`` (``compaction``, ``undo``) becomes.
+
+    Raises:
+        typer.Exit: the change was already saved: nothing is said, the exit status is the
+            interrupt's (130; 143 / 129 for SIGTERM / SIGHUP).
+    """
+    if progress.saved:
+        raise typer.Exit(exit_status(130))
+    return CompactionCancelled(exit_status(130), received_name(), what)
+
+
+def cancelled_compaction(*, as_json: bool, dry_run: bool, undo: bool) -> NoReturn:
+    """An interrupt while the command loads: see :func:`interrupted`."""
+    error = interrupted("undo" if undo else "compaction")
+    if as_json:  # as the command's refusals (the session was not resolved yet)
+        if undo:
+            print_undo_refusal(None, error)
+        else:
+            print_refusal(None, error, dry_run)
     raise error from None

@@ -27,13 +27,18 @@ from typing import TYPE_CHECKING, Any
 
 from goosectx import encoder_worker
 from goosectx.cli.common import load_to_resume
+from goosectx.cli.compact_cancel import (
+    interrupted,
+    print_refusal,
+    print_undo_refusal,
+    progress,
+)
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.words import plural
 from goosectx.compaction.figures import RequestContext
 from goosectx.compaction.manager import CompactionPlan, ContextManager
 from goosectx.config import Settings
 from goosectx.errors import (
-    CompactionCancelled,
     CompactionFailed,
     GoosectxError,
     ModelNotConfigured,
@@ -119,6 +124,7 @@ def compact_session(
     from goosectx.cli.common import cycle_collector_paused, resolve_session
 
     session_id: str | None = None
+    progress.saved = False  # this command's (tests run several in one process)
     try:
         model_name = model or settings.model
         if strategy == "llm" and not model_name:
@@ -139,29 +145,36 @@ def compact_session(
                 gc.freeze()
     except GoosectxError as exc:
         if as_json:  # the outcome on stdout too (the one-line error goes to stderr)
-            _print_refusal(session_id, exc, dry_run)
+            print_refusal(session_id, exc, dry_run)
         raise
 
 
-def _cancellable(compact: Callable[[], int]) -> int:
+def _cancellable(compact: Callable[[], int], what: str = "compaction") -> int:
     """``compact()``; a Ctrl-C before it saved anything becomes :class:`CompactionCancelled`.
 
-    The compaction is written in one transaction after the summary is made: an interrupt
-    before then leaves the session as it was. One that comes once it was saved goes on.
+    The compaction (or undo) is written in one transaction after the summary is made: an
+    interrupt before then leaves the session as it was. One that comes once it was saved
+    ends the command with the interrupt's exit status, saying nothing (it is not a cancel).
     """
-    from goosectx.cli.exit_signals import exit_status, received_name
-
     try:
         return compact()
     except KeyboardInterrupt:
-        if _saved:
-            raise
         encoder_worker.stop()  # the worker goes before this process does
-        raise CompactionCancelled(exit_status(130), received_name()) from None
+        raise interrupted(what) from None
 
 
-_saved: list[bool] = []
-"""Non-empty once this process saved a compaction (an interrupt then is not a cancel)."""
+def _record(recorder: SessionRecorder, event: HistoryReplaced | CompactionUndone) -> None:
+    """Record the compaction (or undo) ``event``; mark :data:`progress` once it is saved.
+
+    An interrupt during the write leaves it committed or not: the store says which (whether
+    the messages it added are stored).
+    """
+    try:
+        recorder.record(event)
+    except KeyboardInterrupt:
+        progress.saved = recorder.store.any_message_id_taken(_added(event))
+        raise
+    progress.saved = True
 
 
 def _compact(settings: Settings, store: SessionStore, session_id: str, *,
@@ -232,26 +245,15 @@ def _compact_loaded(session: Session, manager: ContextManager, recorder: Session
                                  max_summary_tokens=max_summary_tokens):
         if isinstance(event, HistoryReplaced):  # counted: its exit overlaps the write
             encoder_worker.release()
-        recorder.record(event)
         if isinstance(event, HistoryReplaced):
-            _saved.append(True)
+            _record(recorder, event)
+        else:
+            recorder.record(event)
         result = _show(event, result)
     recorder.wait_for_counts()
     assert result is not None, "a compaction always ends with HistoryReplaced"
     _print_result(session, result, as_json)
     return 0
-
-
-def _print_refusal(session_id: str | None, exc: GoosectxError, dry_run: bool) -> None:
-    """``--json``: a refusal or failure as an object (the one-line error goes to stderr).
-
-    ``session_id`` is ``None`` when the session could not be resolved (no such session, a
-    broken database); the session is unchanged either way.
-    """
-    reason = exc.message.removeprefix("would change nothing: ").removesuffix("; nothing changed")
-    outcome = {"would_change": False} if dry_run else {"changed": False}
-    print(json.dumps({"session_id": session_id, "dry_run": dry_run, **outcome,
-                      "reason": reason, "hint": exc.hint}))
 
 
 def undo_session(settings: Settings, session_ref: str, *, as_json: bool,
@@ -273,16 +275,16 @@ def undo_session(settings: Settings, session_ref: str, *, as_json: bool,
     from goosectx.cli.common import resolve_session
 
     session_id: str | None = None
+    progress.saved = False
     try:
         if conflicts:
             raise UsageError(f"--undo does not go with {', '.join(conflicts)}",
                              "run goosectx compact SESSION --undo alone (--json allowed)")
         store, session_id = resolve_session(settings, session_ref)
-        return _undo(settings, store, session_id, as_json=as_json)
+        return _cancellable(lambda: _undo(settings, store, session_id, as_json=as_json), "undo")
     except GoosectxError as exc:
         if as_json:  # as a refused compaction: the outcome on stdout too
-            print(json.dumps({"session_id": session_id, "undone_compaction_id": None,
-                              "changed": False, "reason": exc.message, "hint": exc.hint}))
+            print_undo_refusal(session_id, exc)
         raise
 
 
@@ -300,9 +302,11 @@ def _undo(settings: Settings, store: SessionStore, session_id: str, *, as_json: 
             recorder = SessionRecorder(store, session)
             recorder.fresh_token_counts = manager.take_fresh_token_counts
             for event in manager.undo_compaction(request):
-                recorder.record(event)
                 if isinstance(event, CompactionUndone):
+                    _record(recorder, event)
                     _print_undo(session, event, as_json)
+                else:
+                    recorder.record(event)
             return 0
         finally:
             lock.release()
@@ -324,6 +328,18 @@ def _print_undo(session: Session, event: CompactionUndone, as_json: bool) -> Non
         f"{event.tokens_before:,} → "
         f"{event.tokens_after:,} tokens (estimated) · auto-compaction paused until a "
         "/compact"))
+
+
+def _added(event: HistoryReplaced | CompactionUndone) -> list[str]:
+    """The ids of the messages ``event`` added: an undo's mark, a compaction's summary, notice."""
+    from goosectx.compaction.undo import last_compaction_id
+    from goosectx.events import CompactionUndone
+
+    messages = event.conversation.messages
+    if isinstance(event, CompactionUndone):
+        return [messages[-1].id]
+    cid = last_compaction_id(messages)
+    return [m.id for m in messages if cid is not None and m.metadata.compaction_id == cid]
 
 
 def _show(event: Event, result: HistoryReplaced | None) -> HistoryReplaced | None:

@@ -14,6 +14,7 @@ from goosectx.approval import ApprovalDecision
 from goosectx.cli.approval_view import VIEW_KEY, approval_question, plain_question
 from goosectx.cli.folding import plural, tool_result_label
 from goosectx.cli.sanitize import APPROVAL_MARKER, SafeStream, json_safe, terminal_safe
+from goosectx.cli.task_input import lenient
 from goosectx.compaction.tool_errors import exception_line
 from goosectx.conversation import ToolRequest
 from goosectx.events import (
@@ -55,10 +56,11 @@ class Approver:
     """
 
     def __init__(self, stdin: TextIO, stderr: TextIO, mode: str = "smart_approve") -> None:
-        self.stdin = stdin
+        self.interactive = stdin.isatty()
+        # A byte that is not UTF-8 in an answer is U+FFFD: an answer that means nothing.
+        self.stdin = lenient(stdin) if self.interactive else stdin
         self.stderr = stderr
         self.mode = mode
-        self.interactive = stdin.isatty()
         self.warned: set[str] = set()
 
     def __call__(self, request: ToolRequest) -> ApprovalDecision:

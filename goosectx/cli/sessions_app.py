@@ -37,7 +37,8 @@ def sessions_search(
     words: Annotated[list[str], typer.Argument(
         metavar="WORDS", help="Words to find (every word must match).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    limit: Annotated[int, typer.Option(min=1, help="Show at most this many sessions.")] = 20,
+    limit: Annotated[int, typer.Option(
+        min=1, max=1_000_000, help="Show at most this many sessions.")] = 20,
 ) -> None:
     """Find sessions by title and message text (SQLite full-text search)."""
     from goosectx.cli.sessions_list import search_sessions

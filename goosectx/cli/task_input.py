@@ -16,6 +16,18 @@ from goosectx.errors import UsageError
 from goosectx.store.replacing import replace_surrogates
 
 
+def lenient(stdin: TextIO) -> TextIO:
+    """``stdin`` decoding a byte that is not UTF-8 as U+FFFD instead of raising.
+
+    Python opens stdin with ``errors="strict"`` in most UTF-8 locales (``surrogateescape``
+    only in C / C.UTF-8): a Latin-1 byte piped in then ended the REPL with a traceback, and
+    one typed in an answer (``run``'s approval question, a ``[y/N]``) ended goosectx.
+    """
+    if getattr(stdin, "errors", None) == "strict" and hasattr(stdin, "reconfigure"):
+        stdin.reconfigure(errors="replace")
+    return stdin
+
+
 def read_stdin(stdin: TextIO) -> str:
     """All of ``stdin``; read as bytes when it has them, bytes not UTF-8 as U+FFFD."""
     buffer = getattr(stdin, "buffer", None)

@@ -22,6 +22,7 @@ from goosectx.cli.exit_signals import survive_hangup
 from goosectx.cli.prompt import approval_keys, parse_approval_answer
 from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
+from goosectx.cli.task_input import lenient
 
 try:
     from termios import error as TermiosError
@@ -30,17 +31,6 @@ except ImportError:  # not a POSIX terminal
 
 PLAIN_APPROVAL_ATTEMPTS = 3
 """Unrecognised answers to an approval question before it counts as "deny"."""
-
-
-def lenient(stdin: TextIO) -> TextIO:
-    """``stdin`` decoding a byte that is not UTF-8 as U+FFFD instead of raising.
-
-    Python opens stdin with ``errors="strict"`` in most UTF-8 locales (``surrogateescape``
-    only in C / C.UTF-8): a Latin-1 byte piped in then ended the REPL with a traceback.
-    """
-    if getattr(stdin, "errors", None) == "strict" and hasattr(stdin, "reconfigure"):
-        stdin.reconfigure(errors="replace")
-    return stdin
 
 
 @dataclass(slots=True)
@@ -117,7 +107,7 @@ class ReplIO:
     def read_reason(self, question: str) -> str:
         """Read one optional line (a denial's reason) from plain stdin; ``""`` at the end."""
         self._write_own(question)
-        raw = (self.stdin or sys.stdin).readline()
+        raw = lenient(self.stdin or sys.stdin).readline()
         if self.echo or not raw:
             self._write(raw if raw.endswith("\n") else raw + "\n")
         return raw.strip()
@@ -135,7 +125,7 @@ class ReplIO:
             closed stdin), ``deny`` after :data:`PLAIN_APPROVAL_ATTEMPTS` answers that mean
             nothing.
         """
-        stdin = self.stdin or sys.stdin
+        stdin = lenient(self.stdin or sys.stdin)
         choices = terminal_safe(" ".join(f"[{key}] {text}"
                                          for key, _decision, text in approval_keys(rule)))
         if must_view:

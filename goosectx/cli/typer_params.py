@@ -7,15 +7,20 @@ of a second or more of every ``goosectx`` command on a busy 2-core machine (READ
 would make them, without it: a parameter that was not given (``None``), a text parameter
 given as text, a choice given as one of its members (a default) or as the exact text of one
 (case-sensitive, no token normaliser), a plain path given as text (no ``exists=``-style
-settings: typer makes it ``Path(text)``), and a whole number written plainly (``4000``,
-``-3``) inside its ``min``/``max`` (no clamping). Any other value goes through typer's own adapter,
+settings: typer makes it ``Path(text)``). Any other value goes through typer's own adapter,
 built when first needed, so conversions and their errors are typer's. If typer's internals
 are not the ones this was written for, nothing is changed.
+
+A whole-number option (no clamping, no parser of its own) is read here alone: digits (``_``
+between them allowed, as in the config file), inside its ``min``/``max``; anything else —
+``5.0``, ``1e3``, a number past its range — is the one-line usage error naming the range
+(typer took ``5.0`` and a number of any size).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import typing
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -41,16 +46,32 @@ def _plain_int(info: Any) -> bool:
     return getattr(info, "parser", None) is None and not getattr(info, "clamp", False)
 
 
-def _whole_number(text: str, info: Any) -> int | None:
-    """``text`` as typer makes it, when it is a plain whole number within the range."""
-    digits = text.removeprefix("-")
-    if not digits.isascii() or not digits.isdigit() or (len(digits) > 1 and digits[0] == "0"):
-        return None
-    number = int(text)
+_WHOLE = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*")
+
+
+def _whole_number(text: str, info: Any, param: Any) -> int:
+    """``text`` as a whole number within the option's range.
+
+    Raises:
+        UsageError: anything else (one line naming the range).
+    """
+    from goosectx.errors import UsageError
+
     low, high = getattr(info, "min", None), getattr(info, "max", None)
-    if (low is not None and number < low) or (high is not None and number > high):
-        return None  # typer's own refusal, with its wording
-    return number
+    number = int(text) if _WHOLE.fullmatch(text.strip()) else None
+    if number is not None and (low is None or number >= low) and (high is None or number <= high):
+        return number
+    name = max(getattr(param, "opts", None) or [str(getattr(param, "name", "the value"))],
+               key=len)
+    raise UsageError(f"{name} must be a whole number{_allowed(low, high)}; got {text!r}")
+
+
+def _allowed(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return f" from {low:,} to {high:,}"
+    if low is not None:
+        return f" of at least {low:,}"
+    return "" if high is None else f" of at most {high:,}"
 
 
 def _choices(annotation: Any, info: Any) -> type[Enum] | None:
@@ -81,7 +102,7 @@ class _LazyParam:
         self._choices = _choices(descriptor.annotation, info)
         self._is_int = descriptor.annotation in _INT_TYPES and _plain_int(info)
 
-    def _as_is(self, value: Any, ctx: Any) -> Any:
+    def _as_is(self, value: Any, ctx: Any, param: Any) -> Any:
         """``value`` as typer would convert it, or ``None`` when typer has to."""
         if self._is_text and isinstance(value, str):
             return value
@@ -91,7 +112,7 @@ class _LazyParam:
             if isinstance(value, str):
                 return _choice(self._choices, self._info, value, ctx)
         if self._is_int and isinstance(value, str):
-            return _whole_number(value, self._info)
+            return _whole_number(value, self._info, param)
         if self._is_path and isinstance(value, str) and value:
             try:
                 os.stat(value)
@@ -109,14 +130,14 @@ class _LazyParam:
         if value is None:
             return () if (param.multiple or param.nargs == -1) else None
         if not param.multiple and param.nargs == 1:
-            converted = self._as_is(value, ctx)
+            converted = self._as_is(value, ctx, param)
             if converted is not None:
                 return converted
         with _plain_errors():
             return self._real().coerce(value, param=param, ctx=ctx)
 
     def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-        converted = self._as_is(value, ctx)
+        converted = self._as_is(value, ctx, param)
         if converted is not None:
             return converted
         with _plain_errors():

@@ -154,18 +154,23 @@ class ReadResourceTool:
 def to_attachment(item: Attachment, *, count: bool = True) -> Any:
     """An extension's image or resource as the one attachment content part.
 
-    Its token estimate is the text's count (bytes the model cannot read cost their stub);
-    0 for text with ``count=False`` (the caller counts it: a resource mention's cap).
+    Its token estimate is the text's count; an image's is an ``@image`` mention's
+    (:func:`~goosectx.mention_images.image_tokens`: width × height / 750, 85 to 1,600);
+    other bytes the model cannot read cost their stub. 0 for text with ``count=False`` (the
+    caller counts it: a resource mention's cap).
     ``None`` while this build has no attachment part (the text keeps the stub).
     """
     try:
         from goosectx.attachment import Attachment as Part
     except ImportError:  # the attachment part lands with the groundwork (docs/architecture.md §2)
         return None
+    from goosectx.mention_images import image_tokens
     from goosectx.tokens import count_text
 
     if item.text is not None:
         estimate = count_text(item.text) if count else 0
+    elif item.kind == "image" and item.data is not None:
+        estimate = image_tokens(item.media_type, item.data)
     else:
         estimate = count_text(item.stub())
     return Part(kind=item.kind, source=item.source, media_type=item.media_type, text=item.text,

@@ -1,0 +1,71 @@
+r"""Output a terminal cannot encode: goosectx's own punctuation as ASCII, not as an escape.
+
+Under ``LC_ALL=C`` (with Python's UTF-8 mode off: ``PYTHONUTF8=0``) or a Latin-1 locale,
+stdout and stderr encode ASCII (or Latin-1): stderr showed ``·`` as ``\xb7`` in every notice
+(``saved \xb7 resume with``) and stdout ended ``run`` with ``UnicodeEncodeError`` at the first
+``·``, ``→`` or ``é`` of an answer. :func:`fit_output` gives such a stream one error handler,
+once, at start-up — the one place every writer (rich consoles, plain writes, the one-line
+error) goes through:
+
+* goosectx's punctuation (``·`` ``…`` ``→`` ``—`` ``×`` ``✓`` …) becomes its ASCII form
+  (``-`` ``...`` ``->`` ``-`` ``x`` ``v``), and the control pictures ``terminal_safe``
+  draws (``␛`` ``␊``) caret notation (``^[`` ``^J``);
+* a byte that was not UTF-8 on the way in (a lone surrogate, ``surrogateescape``) goes out as
+  that byte, as stdout did;
+* any other character is ``\uXXXX`` (a valid escape inside a ``--json`` string too).
+
+A stream that encodes them (UTF-8: nearly always) is left alone.
+"""
+
+from __future__ import annotations
+
+import codecs
+import sys
+
+ERRORS = "goosectx-ascii"
+"""The name the error handler is registered under."""
+
+ASCII_FORMS = {
+    "·": "-", "…": "...", "→": "->", "←": "<-", "⇄": "<->", "—": "-", "–": "-", "−": "-",
+    "×": "x", "÷": "/", "≥": ">=", "≤": "<=", "≈": "~", "✓": "v", "✔": "v", "✗": "x",
+    "✘": "x", "●": "*", "○": "o", "⏺": "*", "✦": "*", "✻": "*", "⚑": "!", "⚠": "!",
+    "▶": ">", "❯": ">", "│": "|", "─": "-", "╭": "+", "╮": "+", "╰": "+", "╯": "+",
+    "⎿": "`", "§": "S", "␀": "^@", "␇": "^G", "␈": "^H", "␉": "^I", "␊": "^J", "␍": "^M",
+    "␛": "^[", "␡": "^?",
+}
+"""goosectx's own non-ASCII characters and what an ASCII terminal shows instead."""
+
+_PROBE = "·…→—"
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # as JSON writes it: a surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def _handler(exc: UnicodeError) -> tuple[str | bytes, int]:
+    """The replacement of the first character the stream could not encode."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    char = exc.object[exc.start]
+    if "\udc80" <= char <= "\udcff":  # a byte surrogateescape read: that byte again
+        return bytes([ord(char) - 0xDC00]), exc.start + 1
+    return ASCII_FORMS.get(char) or _escape(char), exc.start + 1
+
+
+def fit_output() -> None:
+    """Give stdout and stderr the handler when they cannot encode goosectx's punctuation."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        if not isinstance(encoding, str) or not hasattr(stream, "reconfigure"):
+            continue
+        try:
+            _PROBE.encode(encoding)
+        except UnicodeEncodeError:
+            codecs.register_error(ERRORS, _handler)
+            stream.reconfigure(errors=ERRORS)
+        except LookupError:
+            continue
