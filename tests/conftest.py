@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import inspect
 import os
 import signal
@@ -86,6 +87,17 @@ def fake_model(fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> Fake
     monkeypatch.setenv("OPENAI_API_BASE", fake_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", DUMMY_API_KEY)
     return fake_server
+
+
+@pytest.fixture(autouse=True)
+def _collector_as_found() -> Iterator[None]:
+    """Loading a long session to resume freezes it and turns full collections off for the
+    process (cli/common.py): in-process tests get the collector back as it was."""
+    thresholds = gc.get_threshold()
+    yield
+    if gc.get_threshold() != thresholds:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 @pytest.fixture(autouse=True, scope="session")
