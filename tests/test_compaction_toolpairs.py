@@ -183,3 +183,38 @@ def test_a_model_reusing_one_call_id_gets_its_pairs_condensed_each_with_its_own_
              and m.text.startswith("[earlier tool call]")]
     for i in range(1, 10):
         assert notes[i].startswith(f"[earlier tool call] shell `migrate t{i}` → table {i}:")
+
+
+def narrated_pair(i: int) -> list[Message]:
+    """A tool pair whose assistant message also holds the model's text (never condensed)."""
+    request, response = tool_pair(f"narrated {i}", args={"command": f"echo narrated {i}"})
+    text = Message.assistant(f"Let me run check {i}.").content
+    return [Message("assistant", (*text, *request.content)), response]
+
+
+def test_pairs_that_cannot_be_condensed_do_not_trigger_a_call_per_tool_call() -> None:
+    # fresh13b pairs_every_call: 22 narrated pairs, then 12 plain ones at cutoff 10 gave 9
+    # summariser calls of "summarised 1 old tool call" each: the narrated pairs counted toward
+    # cutoff + 10 but were never condensed. Only condensable pairs count: no call for 12.
+    messages = [Message.user("run the checks")]
+    for i in range(22):
+        messages += narrated_pair(i)
+    session = make_session(messages)
+    provider = ScriptedProvider([NOTES] * 30)
+    cm = manager(session, provider, tool_call_cutoff=10)
+    events = []
+    for i in range(12):
+        for m in tool_pair(f"plain {i}", args={"command": f"echo plain {i}"}):
+            session.conversation.append(m)
+        events += collect(cm.after_call(REQUEST))
+    assert [e for e in events if isinstance(e, ToolPairsSummarized)] == []
+    assert provider.requests == []
+    # Past cutoff + 10 condensable pairs, one call condenses ten of them.
+    for i in range(12, 21):
+        for m in tool_pair(f"plain {i}", args={"command": f"echo plain {i}"}):
+            session.conversation.append(m)
+        events += collect(cm.after_call(REQUEST))
+    done = [e for e in events if isinstance(e, ToolPairsSummarized)]
+    assert [e.count for e in done] == [10] and len(provider.requests) == 1
+    prompt = provider.requests[0].messages[0].text
+    assert "echo plain 0" in prompt and "echo plain 9" in prompt and "narrated" not in prompt

@@ -177,9 +177,10 @@ class ContextManager(ContextFigures):
                    cancel: threading.Event | None = None) -> Iterator[Event]:
         """Tool-pair summarisation after a model call (docs/architecture.md §5).
 
-        When the agent-visible tool pairs exceed cutoff + 10, the oldest 10 (never the newest
-        3) become one-line agent-only notes written in one summariser call; a note the reply
-        lacks (or a failed call) gets an extractive one. Yields a thinking notification, then
+        When the agent-visible tool pairs that can be condensed (each alone in its messages)
+        exceed cutoff + 10, the oldest 10 (never the newest 3) become one-line agent-only
+        notes written in one summariser call; a note the reply lacks (or a failed call) gets
+        an extractive one. Yields a thinking notification, then
         :class:`ToolPairsSummarized` with the whole new conversation and the call's ledger
         entry (purpose ``tool_pairs``). When ``cancel`` is set before or during the call,
         nothing changes (the pairs are condensed after a later call).

@@ -199,9 +199,15 @@ def split(
         users_room = min(user_tokens, max(0, room_tokens - sum(sizes[start:])))
         out.resent = _resend(msgs[:start], measure, users_room)
         return out
-    if answered and trigger == "manual":  # a finished turn too big for the tail
-        out = Split(msgs, [], answered=answered)
-        out.resent = _resend(msgs, measure, min(user_tokens, room_tokens))
+    if answered and trigger == "manual":  # a finished turn too big for the tail: its newest
+        start, kept = len(msgs), 0  # units that fit stay (no floor; the request is re-sent)
+        for s in reversed([s for s in starts if s > newest]):
+            if kept + sum(sizes[s:start]) > limit:
+                break
+            start, kept = s, kept + sum(sizes[s:start])
+        out = Split(msgs[:start], msgs[start:], answered=answered)
+        users_room = min(user_tokens, max(0, room_tokens - kept))
+        out.resent = _resend(msgs[:start], measure, users_room)
         return out
     # The turn in progress does not fit: its request (copied) and its newest pairs stay.
     unit_starts = [s for s in starts if s > newest]

@@ -1,10 +1,10 @@
 """Tool-pair summarisation (DESIGN.md §4.3, after goose's tool-call summarisation).
 
-Tool requests and responses grow faster than prose. When the agent-visible tool pairs
-exceed cutoff + 10, the oldest 10 (never one of the newest 3) are replaced in the model's
-view by one-line notes written in ONE summariser call: each note is an agent-only assistant
-message placed where its pair stood, and the pair becomes user-only. Only messages that hold
-nothing but their pair are rewritten, so no tool request ever loses its response. A note
+Tool requests and responses grow faster than prose. When the agent-visible tool pairs that
+can be condensed exceed cutoff + 10, the oldest 10 (never one of the newest 3) are replaced in
+the model's view by one-line notes written in ONE summariser call: each note is an agent-only
+assistant message placed where its pair stood, and the pair becomes user-only. Only messages
+that hold nothing but their pair are rewritten, so no tool request ever loses its response. A note
 carries what its pair gives the facts (:func:`condensed_pair`), so later compactions still list
 the files, errors and commands of condensed pairs (docs/architecture.md §5).
 """
@@ -83,21 +83,23 @@ def count_tool_pairs(agent_messages: Sequence[Message]) -> int:
 def select_pairs(agent_messages: Sequence[Message], cutoff: int) -> list[ToolPair]:
     """The pairs to summarise now: the oldest eligible ones, at most 10, or none.
 
-    Nothing is selected unless the agent-visible pairs exceed ``cutoff`` + 10. The newest 3
-    pairs are never selected, nor pairs whose messages hold anything else.
+    Only pairs whose messages hold nothing else can be condensed, so only they count: nothing
+    is selected unless they exceed ``cutoff`` + 10 (a pair beside the model's text, or one of
+    several parallel calls, would otherwise keep the count above the trigger for good and cost
+    a summariser call per tool call). The newest 3 pairs are never selected.
     """
     answered = answered_requests(agent_messages)
-    if len(answered) <= cutoff + TOOL_PAIR_BATCH:
-        return []
+    newest = len(answered) - PROTECTED_NEWEST_PAIRS
     pairs: list[ToolPair] = []
-    for at, request, answer in answered[:-PROTECTED_NEWEST_PAIRS]:
+    old: list[ToolPair] = []
+    for k, (at, request, answer) in enumerate(answered):
         response = _sole_response(agent_messages[answer])
         if _sole_request(agent_messages[at]) is not request or response is None:
             continue
         pairs.append(ToolPair(agent_messages[at], agent_messages[answer], request, response))
-        if len(pairs) == TOOL_PAIR_BATCH:
-            break
-    return pairs
+        if k < newest:
+            old.append(pairs[-1])
+    return old[:TOOL_PAIR_BATCH] if len(pairs) > cutoff + TOOL_PAIR_BATCH else []
 
 
 def _shorten(text: str, limit: int) -> str:
