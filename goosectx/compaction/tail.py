@@ -278,7 +278,8 @@ def _fit_floor(out: Split, sizes: list[int], measure: Measure, room: int) -> Non
 def _resend(earlier: Sequence[Message], measure: Measure, budget_tokens: int) -> list[Message]:
     """Earlier user requests to re-send: newest first within the budget, returned oldest first.
 
-    The oldest one that does not fit whole is cut (keeping its end) with a marker.
+    The newest one that does not fit whole is cut in the middle with a marker (its beginning —
+    usually the task statement — and its end kept); older ones are not re-sent.
     """
     out: list[Message] = []
     left = budget_tokens
@@ -292,9 +293,7 @@ def _resend(earlier: Sequence[Message], measure: Measure, budget_tokens: int) ->
             left -= size
             continue
         if left >= MIN_CUT_USER_TOKENS:
-            text = copy.text
-            keep = max(int(len(text) * (left - 8) / max(size, 1)), 1)
-            cut = f"[… earlier part of this message cut …] {text[-keep:]}"
+            cut = elide_text(copy.text, left, size)  # its beginning (the task) and its end
             out.append(Message.user(cut, MessageMetadata.agent_only()).with_metadata(
                 extra={"copy_of": m.id}))
         break
