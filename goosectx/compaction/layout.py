@@ -22,7 +22,7 @@ import math
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from goosectx.compaction.facts import merge_facts
 from goosectx.compaction.memo import ScanMemo
@@ -361,18 +361,41 @@ def cleared_messages(conversation: Conversation, *, notice: str) -> list[Message
 
 
 def elided_notice(messages: Sequence[Message], compaction_id: str) -> str | None:
-    """The inline notice for a kept message whose middle :func:`layout` elided, or None."""
-    elided: Any = max(((m.metadata.extra["elided_from_tokens"], bool(m.tool_responses))
-                       for m in messages if m.metadata.compaction_id == compaction_id
-                       and "elided_from_tokens" in m.metadata.extra), default=None)
-    if elided is None:
+    """The inline notice naming the kept messages whose middle :func:`layout` cut, or None.
+
+    Older tool results are cut before the newest (:mod:`goosectx.compaction.tail`): the notice
+    says how many older ones were cut and whether the newest was cut too or kept whole.
+    """
+    cut = [m for m in messages if m.metadata.compaction_id == compaction_id
+           and "elided_from_tokens" in m.metadata.extra]
+    if not cut:
         return None
-    tokens, tool_result = elided
-    if tool_result:
-        return (f"A tool result the model keeps ({tokens:,} tokens) is larger than the room "
-                f"left in the context window, so the model now sees only its beginning and "
-                f"end. Ask for the part that matters (a line range, a filtered command), or "
-                f"use a model with a larger window.")
-    return (f"A message the model keeps ({tokens:,} tokens) is larger than the room left in "
-            f"the context window, so the model now sees only its beginning and end. Send the "
-            f"part that matters in a smaller message, or use a model with a larger window.")
+    newest = next((m for m in reversed(messages)
+                   if m.metadata.agent_visible and m.tool_responses), None)
+    results = [m for m in cut if m.tool_responses and m is not newest]
+    newest_tokens = next((m.metadata.extra["elided_from_tokens"] for m in cut if m is newest), 0)
+    texts = [m.metadata.extra["elided_from_tokens"] for m in cut if not m.tool_responses]
+    notices = []
+    ask = ("Ask for the part that matters (a line range, a filtered command), or use a model "
+           "with a larger window.")
+    if results:
+        tokens = sum(m.metadata.extra["elided_from_tokens"] for m in results)
+        some = (f"{len(results)} older tool results the model keeps ({tokens:,} tokens) do "
+                f"not fit the room left in the context window, so the model now sees only "
+                f"the beginning and end of each" if len(results) > 1 else
+                f"An older tool result the model keeps ({tokens:,} tokens) does not fit the "
+                f"room left in the context window, so the model now sees only its beginning "
+                f"and end")
+        newest_part = (f"the newest result ({newest_tokens:,} tokens) was cut in its middle "
+                       f"too" if newest_tokens else "the newest result is kept whole")
+        notices.append(f"{some}; {newest_part}. {ask}")
+    elif newest_tokens:
+        notices.append(f"A tool result the model keeps ({newest_tokens:,} tokens) is larger "
+                       f"than the room left in the context window, so the model now sees only "
+                       f"its beginning and end. {ask}")
+    if texts:
+        notices.append(f"A message the model keeps ({max(texts):,} tokens) is larger than the "
+                       f"room left in the context window, so the model now sees only its "
+                       f"beginning and end. Send the part that matters in a smaller message, "
+                       f"or use a model with a larger window.")
+    return " ".join(notices)

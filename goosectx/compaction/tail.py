@@ -32,6 +32,12 @@ MIN_TURN_PAIRS = 3
 MIN_CUT_USER_TOKENS = 32
 """A re-sent user message is cut (with a marker) only when this much room is left for it."""
 
+OLDER_KEEP_TOKENS = 500
+"""An older kept message cut to make room keeps about this much while that is enough (about the
+2,000 characters of head and tail lines a tool result keeps in the summary request)."""
+MIN_KEEP_TOKENS = 64
+"""No kept message is cut below about this many tokens."""
+
 Measure = Callable[[Message], int]
 """The calibrated token estimate of one message (per-message overhead included)."""
 
@@ -104,15 +110,23 @@ def pair_boundaries(messages: Sequence[Message],
 
 
 def elide_text(text: str, keep_tokens: int, tokens: int) -> str:
-    """``text`` (of ``tokens`` tokens) cut in the middle to about ``keep_tokens`` with a marker."""
+    """``text`` (of ``tokens`` tokens) cut in the middle to about ``keep_tokens`` with a marker.
+
+    The head and the tail end at a line break when one is near (whole first and last lines).
+    """
     if tokens <= keep_tokens:
         return text
     chars_per_token = len(text) / max(tokens, 1)
     half = max(int(max(keep_tokens - 16, 8) * chars_per_token / 2), 1)
     if 2 * half >= len(text):
         return text
-    return (f"{text[:half]}\n[… {tokens - keep_tokens:,} tokens elided to fit the context "
-            f"window …]\n{text[-half:]}")
+    head, tail = text[:half], text[-half:]
+    cut = head.rfind("\n")  # whole lines when the text has them (a tool result's output)
+    head = head[:cut] if cut >= half // 2 else head
+    cut = tail.find("\n")
+    tail = tail[cut + 1:] if 0 <= cut <= half // 2 else tail
+    return (f"{head}\n[… {tokens - keep_tokens:,} tokens elided to fit the context "
+            f"window …]\n{tail}")
 
 
 def elided_copy(message: Message, keep_tokens: int, tokens: int) -> Message:
@@ -233,32 +247,45 @@ def split(
 
 
 def _fit_floor(out: Split, sizes: list[int], measure: Measure, room: int) -> None:
-    """Elide the largest kept messages (copies) until the kept part fits ``room``."""
+    """Cut kept messages (as copies, in the middle) until the kept part fits ``room``.
+
+    The oldest are cut first: the tail's messages before its newest, oldest first — each only
+    as far as needed, first not below :data:`OLDER_KEEP_TOKENS`, then not below
+    :data:`MIN_KEEP_TOKENS` — and only then the request copy and the newest message (the tool
+    result the model is working on). A cut is remade from the original, never a cut of a cut.
+    """
     kept: list[Message] = ([out.request] if out.request is not None else []) + out.tail
-    for _ in range(len(kept)):
-        total = sum(sizes)
-        if total <= room:
-            return
-        i = max(range(len(sizes)), key=sizes.__getitem__)
-        allow = max(64, room - (total - sizes[i]))
-        if allow >= sizes[i]:
-            return
-        original = kept[i]
-        copy = elided_copy(original, allow, sizes[i])
-        out.elided_tokens = max(out.elided_tokens, sizes[i])
-        if out.request is not None and i == 0:
-            out.request = copy.with_metadata(extra={**copy.metadata.extra,
-                                                    "copy_of": original.metadata.extra.get(
-                                                        "copy_of", original.id)})
-        else:
-            out.replaced[original.id] = copy
-        sizes[i] = measure(copy)
+    full = list(sizes)
+    first = 1 if out.request is not None else 0
+    older = list(range(first, len(kept) - 1))
+    last = [0, len(kept) - 1] if first else [len(kept) - 1]
+    steps = [(i, OLDER_KEEP_TOKENS) for i in older] + [(i, MIN_KEEP_TOKENS) for i in older]
+    steps += [(i, MIN_KEEP_TOKENS) for i in dict.fromkeys(last)]
+    for _ in range(3):  # again when a cut's estimate came out above what it was cut to
+        for i, floor in steps:
+            total = sum(sizes)
+            if total <= room:
+                return
+            allow = max(floor, room - (total - sizes[i]))
+            if allow >= sizes[i]:
+                continue
+            original = kept[i]
+            copy = elided_copy(original, allow, full[i])
+            out.elided_tokens = max(out.elided_tokens, full[i])
+            if out.request is not None and i == 0:
+                out.request = copy.with_metadata(extra={**copy.metadata.extra,
+                                                        "copy_of": original.metadata.extra.get(
+                                                            "copy_of", original.id)})
+            else:
+                out.replaced[original.id] = copy
+            sizes[i] = measure(copy)
 
 
 def _resend(earlier: Sequence[Message], measure: Measure, budget_tokens: int) -> list[Message]:
     """Earlier user requests to re-send: newest first within the budget, returned oldest first.
 
-    The oldest one that does not fit whole is cut (keeping its end) with a marker.
+    The newest one that does not fit whole is cut in the middle with a marker (its beginning —
+    usually the task statement — and its end kept); older ones are not re-sent.
     """
     out: list[Message] = []
     left = budget_tokens
@@ -272,9 +299,7 @@ def _resend(earlier: Sequence[Message], measure: Measure, budget_tokens: int) ->
             left -= size
             continue
         if left >= MIN_CUT_USER_TOKENS:
-            text = copy.text
-            keep = max(int(len(text) * (left - 8) / max(size, 1)), 1)
-            cut = f"[… earlier part of this message cut …] {text[-keep:]}"
+            cut = elide_text(copy.text, left, size)  # its beginning (the task) and its end
             out.append(Message.user(cut, MessageMetadata.agent_only()).with_metadata(
                 extra={"copy_of": m.id}))
         break
