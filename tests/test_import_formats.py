@@ -388,6 +388,15 @@ def test_a_failed_import_leaves_nothing_behind(tmp_path: Path,
     assert stored(capsys)[0]["current_tokens"] > 0
 
 
+def test_a_second_import_of_a_goose_db_names_every_session_it_became(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = goose_db(tmp_path / "g.db")
+    assert run(capsys, "sessions", "import", str(db), "--name", "g")[0] == 0
+    code, out, err = run(capsys, "sessions", "import", str(db))
+    assert code == 2 and out == ""
+    assert "g.db was already imported as 2 sessions: g-1, g-2 (same content)" in err, err
+    assert len(stored(capsys)) == 2
+
 def test_own_json_export_imports_back_unchanged(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     store = SessionStore(load_settings(None).data_dir)
