@@ -168,8 +168,9 @@ def _measure(path: Path, max_summary_tokens: int) -> list[dict[str, object]]:
                               "--max-summary-tokens", str(max_summary_tokens), "--json",
                               refusal_ok=True)
             compact_s = time.perf_counter() - started
-            label = path.name if len(ids) == 1 else (
-                f"{path.name} [{session.metadata.get('source_session_id')}]")
+            shown = f"{path.parent.name}/{path.name}"  # its path under raw/ (README's FILE)
+            label = shown if len(ids) == 1 else (
+                f"{shown} [{session.metadata.get('source_session_id')}]")
             row: dict[str, object] = {
                 "session": label, "format": session.metadata.get("source", "?"),
                 "messages": len(session.conversation), "pairs": pairs,

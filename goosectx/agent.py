@@ -53,7 +53,7 @@ from goosectx.events import (
 from goosectx.prompts import load_project_instructions
 from goosectx.providers.base import Provider
 from goosectx.session import Session
-from goosectx.stream_reply import cut_off_notice, stream_reply
+from goosectx.stream_reply import cut_off_notice, empty_reply_notice, stream_reply
 from goosectx.tools.base import ToolContext, ToolRegistry, ToolSource
 from goosectx.tools.offering import ToolOffering
 from goosectx.tools.runner import cap_output, run_tool
@@ -268,8 +268,8 @@ class Agent:
             message = response.message.with_metadata(usage=response.usage)
             if message.content:
                 yield from self._complete(message)
-            else:
-                yield Notification("inline", "the model returned an empty reply")
+            if (empty := empty_reply_notice(message)) is not None:
+                yield Notification("inline", empty)
             cut = cut_off_notice(response, self.provider, self.settings)
             if cut is not None:
                 yield Notification("inline", cut)

@@ -146,6 +146,22 @@ class CompactionWouldGrow(CompactionFailed):
         """What the compaction would do to the context, e.g. ``grow the context from … tokens``."""
 
 
+class SummaryOverBudget(CompactionWouldGrow):
+    """A refused compaction whose cause is the model's summary, far over its budget.
+
+    The view is not small: a summary within its budget would have shrunk it, so the refusal
+    names the summary and suggests another try instead of the "already about as small" hint.
+    """
+
+    def __init__(self, growth: CompactionWouldGrow, summary_tokens: int,
+                 budget_tokens: int) -> None:
+        super().__init__(growth.tokens_before, growth.tokens_after)
+        self.message = (f"the model's summary ({summary_tokens:,} tokens) was far over its "
+                        f"budget of {budget_tokens:,}; nothing changed")
+        self.hint = "try again, or use --strategy extractive"
+        self.args = (self.message,)
+
+
 class ImportFormatError(GoosectxError):
     """A transcript file cannot be imported (unknown format or broken record): exit 2."""
 

@@ -16,7 +16,7 @@ from goosectx.conversation import Conversation
 from goosectx.errors import MalformedModelReply
 from goosectx.events import Event, MessageDelta, Notification, ReasoningDelta
 from goosectx.message import Message
-from goosectx.parts import ToolRequest
+from goosectx.parts import TextContent, ThinkingContent, ToolRequest
 from goosectx.providers.base import (
     Provider,
     ProviderResponse,
@@ -136,3 +136,19 @@ def cut_off_notice(response: ProviderResponse, provider: Provider,
     return (f"the answer was cut off at the model's output limit "
             f"({provider.output_limit_tokens():,} tokens); to raise it, set "
             f"max_output_tokens under {where}")
+
+
+def empty_reply_notice(message: Message) -> str | None:
+    """What to tell the user about a reply with no answer in it, or None when it has one.
+
+    A reply of reasoning only (no text, no tool call) ends the turn as quietly as an empty
+    one would; both get a notice and the same exit status.
+    """
+    if not message.content:
+        return "the model returned an empty reply"
+    content = message.content
+    if (any(isinstance(p, ThinkingContent) for p in content)
+            and not any(isinstance(p, ToolRequest) for p in content)
+            and not any(isinstance(p, TextContent) and p.text.strip() for p in content)):
+        return "the model replied with reasoning only, no answer"
+    return None

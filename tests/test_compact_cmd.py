@@ -387,3 +387,21 @@ def test_extractive_dry_run_refuses_where_the_built_summary_would_grow_the_view(
     real_figures = re.search(r"from ([\d,]+) to ([\d,]+) tokens", real)
     assert dry_figures and real_figures and dry_figures.groups() == real_figures.groups()
     assert load(sid).conversation.messages == before.conversation.messages
+
+
+def test_a_summary_far_over_its_budget_is_named_as_the_cause_not_a_small_view(
+        priced_model: FakeServer, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 20,000-token window: the summary's budget is 2,000 tokens; the view is about 9,000.
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "20000")
+    priced_model.add({"text": "A long recollection: " + words(16000)}, {"text": SUMMARY_JSON})
+    saved_session(messages=[*chat(2), *tool_pair(words(3000)), *tool_pair(words(3000)),
+                            *chat(2), Message.user("now write the docs")])
+    _, err = cli(capsys, "compact", "work", "--json", code=1)
+    line = err.strip().splitlines()[-1]
+    assert re.fullmatch(r"goosectx: error: the model's summary \([\d,]+ tokens\) was far over "
+                        r"its budget of 2,000; nothing changed — try again, or use --strategy "
+                        r"extractive", line), line
+    assert "already about as small" not in err
+    out, _ = cli(capsys, "compact", "work")  # the next try shrinks it: the view was not small
+    assert out.startswith("Compacted work")

@@ -368,3 +368,17 @@ def test_text_action_formats_stay_text() -> None:
         session = imported(name)[0]
         assert all(isinstance(p, TextContent) or p.type == "system_notification"
                    for m in session.conversation for p in m.content), name
+
+
+def test_the_readme_corpus_table_gives_true_paths_under_raw() -> None:
+    """README: "One row is what you get from goosectx sessions import FILE": each row's file,
+    under ``../shared/corpus/raw/``, is a real path (the files sit in per-format folders)."""
+    if not RAW.is_dir():
+        pytest.skip(f"corpus not found at {CORPUS} (set GOOSECTX_CORPUS)")
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### The public transcript corpus"):]
+    table = section[section.index("| session "):].split("\n\n")[0]
+    rows = [line.split("|")[1].strip() for line in table.splitlines()[2:]]
+    named = {row.split(" [")[0] for row in rows}
+    assert named == set(FILES), named ^ set(FILES)
+    assert all((RAW / name).is_file() for name in named)

@@ -388,6 +388,15 @@ def test_a_failed_import_leaves_nothing_behind(tmp_path: Path,
     assert stored(capsys)[0]["current_tokens"] > 0
 
 
+def test_a_second_import_of_a_goose_db_names_every_session_it_became(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = goose_db(tmp_path / "g.db")
+    assert run(capsys, "sessions", "import", str(db), "--name", "g")[0] == 0
+    code, out, err = run(capsys, "sessions", "import", str(db))
+    assert code == 2 and out == ""
+    assert "g.db was already imported as 2 sessions: g-1, g-2 (same content)" in err, err
+    assert len(stored(capsys)) == 2
+
 def test_own_json_export_imports_back_unchanged(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     store = SessionStore(load_settings(None).data_dir)
@@ -529,7 +538,8 @@ def test_a_format_that_cannot_take_the_file_says_what_the_file_is(
         with pytest.raises(ImportFormatError) as raised:
             load_sessions(export, fmt=fmt)
         said = raised.value.one_line()
-        assert said.startswith(f"export.json is not a {fmt} file: it reads as a goosectx "
+        a = "an" if fmt[0] in "aeiou" else "a"  # "an aider file", never "a aider file"
+        assert said.startswith(f"export.json is not {a} {fmt} file: it reads as a goosectx "
                                "file"), said  # not "the JSON ends … (is the file cut short?)"
         assert raised.value.hint == "import it with --format goosectx, or leave --format out"
     code, _, err = run(capsys, "sessions", "import", str(export), "--format", "claude-code")
@@ -549,7 +559,8 @@ def test_a_goosectx_export_named_as_another_format_is_refused_with_the_right_one
     for fmt in ("openai", "swe-agent", "gemini-cli", "claude-code"):  # openai took it as chat
         code, out, err = run(capsys, "sessions", "import", str(export), "--format", fmt)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (fmt, err)
-        assert f"export.json is not a {fmt} file: it reads as a goosectx file" in err, err
+        a = "an" if fmt == "openai" else "a"
+        assert f"export.json is not {a} {fmt} file: it reads as a goosectx file" in err, err
         assert "import it with --format goosectx, or leave --format out" in err
     assert stored(capsys) == before  # nothing imported
 

@@ -154,6 +154,23 @@ def test_usage_table_prints_small_costs_without_scientific_notation() -> None:
     assert "$0.000066" in buf.getvalue() and "e-05" not in buf.getvalue()
 
 
+
+def test_usage_caption_keeps_each_phrase_on_one_line() -> None:
+    from goosectx.cli.reports import usage_table
+    from goosectx.cli.toolbar import ContextFigure
+    from goosectx.usage import LedgerEntry, Usage, UsageLedger
+
+    ledger = UsageLedger([LedgerEntry(Usage.of(1000, 50), "openai/local"),
+                          LedgerEntry(Usage.of(900, 100), "openai/local", "compaction")])
+    buf = io.StringIO()
+    Console(file=buf, width=150).print(usage_table(
+        ledger, figure=ContextFigure(1171, 128000, False), cap_usd=5.0))
+    lines = [line.strip() for line in buf.getvalue().splitlines()]
+    for phrase in ("? = cost unknown (no prices for this model)",
+                   "current context: 1,171 of 128,000 tokens",
+                   "spent $0.00 of the $5.00 cap (set by max_cost_usd); ? calls not counted"):
+        assert any(phrase in line for line in lines), (phrase, lines)
+
 # -- 6. messages -----------------------------------------------------------------------------
 
 def test_max_turns_stops_with_one_message(capsys: pytest.CaptureFixture[str],

@@ -183,3 +183,32 @@ def test_escape_codes_in_reasoning_read_the_same_live_on_resume_and_in_show(
     out, _ = cli(capsys, "session", "--resume", "coloured", "--history")
     assert out.count("weigh ␛[31mred␛[0m first") == 2, out  # the resumed transcript, /show 1
     assert "\x1b" not in out
+
+
+REASONING_ONLY = "the model replied with reasoning only, no answer"
+
+
+def test_a_reply_of_reasoning_only_gets_a_notice_in_run_like_an_empty_reply(
+        fake_model: FakeServer, work: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(work)
+    fake_model.add({"reasoning": REASONING}, {"reasoning": REASONING},
+                   {"reasoning": REASONING}, {"text": ""})
+    out, err = cli(capsys, "run", "-t", "which option?")
+    assert out == "" and REASONING_ONLY in err
+    out, _ = cli(capsys, "run", "-t", "which option?", "--output-format", "json")
+    report = json.loads(out)
+    assert report["notices"] == [REASONING_ONLY] and report["status"] == "done"
+    out, _ = cli(capsys, "run", "-t", "which option?", "--output-format", "stream-json")
+    assert REASONING_ONLY in out
+    # the same exit status as an empty reply
+    out, _ = cli(capsys, "run", "-t", "which option?", "--output-format", "json")
+    assert json.loads(out)["notices"] == ["the model returned an empty reply"]
+    assert json.loads(out)["exit_code"] == report["exit_code"]
+
+
+def test_the_repl_notes_a_reply_of_reasoning_only(
+        tmp_path: Path, fake_server: FakeServer) -> None:
+    fake_server.add({"reasoning": REASONING})
+    out = _rich_repl(tmp_path, fake_server, "which option?" + ENTER + CTRL_D)
+    assert "✻ thinking · #1" in out and REASONING_ONLY in out

@@ -361,3 +361,20 @@ def test_a_call_that_was_not_run_is_named_on_stderr(fake_model: FakeServer, work
     at = lines.index(f"  {label}")
     assert lines[at - 1] == '> shell {"command":"touch created"}'  # which call, as for one run
     assert not (workdir / "created").exists()
+
+
+def test_a_long_tool_error_line_on_stderr_ends_with_an_ellipsis_at_a_word(
+        fake_model: FakeServer, work: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli_support import cli
+
+    monkeypatch.chdir(work)
+    fake_model.add({"tool_calls": [{"name": "shell", "arguments": "{not json"}]},
+                   {"text": "ok"})
+    _, err = cli(capsys, "run", "-t", "go", "--mode", "auto")
+    line = next(x for x in err.splitlines() if "not valid JSON" in x)
+    assert line.endswith("…"), line  # cut, and says so
+    full = next(m["content"] for m in fake_model.requests[1]["messages"] if m["role"] == "tool")
+    shown = line.removeprefix("  error: ").removesuffix("…").rstrip()
+    assert full.startswith(shown) and full[len(shown)] == " "  # cut between words
+    assert len(line) <= 210

@@ -115,3 +115,27 @@ def test_commands_that_only_read_work_on_a_full_disk(
         assert expected in out, args
     code, _, err = run_cli(capsys, "sessions", "remove", "full", "--yes")  # a write still fails
     assert code != 0 and "disk full" in err
+
+
+def test_compact_json_on_a_full_disk_names_the_session_it_found(
+    tmp_path: Path, work: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with small_tmpfs(tmp_path, "2m", "cannot mount a tmpfs here") as disk:
+        _compact_json_on_a_full_disk(disk, work, monkeypatch, capsys)
+
+
+def _compact_json_on_a_full_disk(disk: Path, work: Path, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    data = disk / "data"
+    monkeypatch.setenv("GOOSECTX_HOME", str(data))
+    store = SessionStore(data)
+    session = store.create_session(work, name="full")
+    for i in range(4):
+        store.append_message(session.id, Message.user(f"question {i} " + "word " * 60))
+        store.append_message(session.id, Message.assistant(f"answer {i} " + "word " * 60))
+    store.close()
+    fill(disk)
+    code, out, err = run_cli(capsys, "compact", "full", "--strategy", "extractive", "--json")
+    assert code != 0 and "disk full" in err
+    assert json.loads(out)["session_id"] == session.id  # null is for a session not found

@@ -172,7 +172,7 @@ def test_migration_3_keeps_title_source_import_hash_and_approval_mode(tmp_path):
     loaded.id, loaded.name = "20260101_000000_beef", "copy"
     loaded.source, loaded.import_hash = "claude-code", "ab" * 32
     store.save_new_session(loaded)
-    assert store.find_import("ab" * 32) == ("20260101_000000_beef", "copy")
+    assert store.find_imports("ab" * 32) == [("20260101_000000_beef", "copy")]
     assert store.load("20260101_000000_beef").source == "claude-code"
     store.close()
     db = tmp_path / "d" / "sessions.db"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from goosectx.cli.sanitize import one_line_safe
 from goosectx.config import ApprovalMode, Settings, parse_mode
-from goosectx.errors import ConfigError, SessionNotFound, UsageError
+from goosectx.errors import ConfigError, GoosectxError, SessionNotFound, UsageError
 from goosectx.session import Session, name_problem
 from goosectx.store import SessionLock, SessionStore
 
@@ -383,3 +383,23 @@ def resolve_session(settings: Settings, ref: str, *, read_only: bool = False
     except BaseException:
         store.close()
         raise
+
+
+def found_session_id(settings: Settings, ref: str) -> str | None:
+    """SESSION's id, read without writing anything, or ``None`` when it cannot be resolved.
+
+    For a report after a failure: a full disk stops the store opening for writing, yet the
+    session it names exists (JSON's ``"session_id": null`` means not found).
+    """
+    if not (settings.data_dir / "sessions.db").exists():
+        return None
+    try:
+        store = open_store(settings, read_only=True)
+    except GoosectxError:
+        return None
+    try:
+        return store.resolve(ref)
+    except GoosectxError:
+        return None
+    finally:
+        store.close()

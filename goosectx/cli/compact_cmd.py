@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from goosectx import encoder_worker
-from goosectx.cli.common import load_to_resume
+from goosectx.cli.common import found_session_id, load_to_resume
 from goosectx.cli.compact_cancel import (
     interrupted,
     print_refusal,
@@ -42,6 +42,7 @@ from goosectx.errors import (
     CompactionFailed,
     GoosectxError,
     ModelNotConfigured,
+    StoreError,
     UsageError,
 )
 from goosectx.providers.base import Provider
@@ -145,8 +146,19 @@ def compact_session(
                 gc.freeze()
     except GoosectxError as exc:
         if as_json:  # the outcome on stdout too (the one-line error goes to stderr)
-            print_refusal(session_id, exc, dry_run)
+            print_refusal(_found(settings, session_ref, session_id, exc), exc, dry_run)
         raise
+
+
+def _found(settings: Settings, ref: str, session_id: str | None,
+           exc: GoosectxError) -> str | None:
+    """The session's id for a JSON report: ``None`` only when SESSION was not found.
+
+    A store that cannot be opened for writing (a full disk) may still resolve SESSION.
+    """
+    if session_id is None and isinstance(exc, StoreError):
+        return found_session_id(settings, ref)
+    return session_id
 
 
 def _cancellable(compact: Callable[[], int], what: str = "compaction") -> int:
@@ -284,7 +296,7 @@ def undo_session(settings: Settings, session_ref: str, *, as_json: bool,
         return _cancellable(lambda: _undo(settings, store, session_id, as_json=as_json), "undo")
     except GoosectxError as exc:
         if as_json:  # as a refused compaction: the outcome on stdout too
-            print_undo_refusal(session_id, exc)
+            print_undo_refusal(_found(settings, session_ref, session_id, exc), exc)
         raise
 
 

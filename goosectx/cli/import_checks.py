@@ -76,16 +76,25 @@ def refuse_second_import(store: SessionStore, path: Path, import_hash: str) -> N
     Raises:
         UsageError: it names the earlier session and the fix (``--force``).
     """
-    found = store.find_import(import_hash)
-    if found is None:
+    found = store.find_imports(import_hash)
+    if not found:
         return
-    earlier, name = found
-    shown = f"{earlier} ({name})" if name else earlier
+    earlier, name = found[0]
+    if len(found) == 1:
+        what, it = f"session {f'{earlier} ({name})' if name else earlier}", "it"
+    else:  # each by the name it is resumed with; a long list ends in "and N more"
+        shown = [n or i for i, n in found[:_NAMED]]
+        more = f", and {len(found) - _NAMED} more" if len(found) > _NAMED else ""
+        what, it = f"{len(found)} sessions: {', '.join(shown)}{more}", "one"
     raise UsageError(
-        f"{path.name} was already imported as session {shown} (same content)",
-        f"resume it with: goosectx --resume {name or earlier} — or pass --force to import "
+        f"{path.name} was already imported as {what} (same content)",
+        f"resume {it} with: goosectx --resume {name or earlier} — or pass --force to import "
         "another copy",
     )
+
+
+_NAMED = 6
+"""How many earlier sessions a refused second import names before "and N more"."""
 
 
 def source_working_dir(session: Session, fmt: str) -> str | None:

@@ -171,7 +171,7 @@ def _calls(ledger: UsageLedger, purpose: CallPurpose) -> int:
 
 
 def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
-                cap_usd: float | None = None, cap_source: str = "max_cost_usd") -> Table:
+                cap_usd: float | None = None, cap_source: str = "max_cost_usd") -> Group:
     """The ``/usage`` table: model calls, tokens and cost by purpose, then the total.
 
     Compaction and tool-pair summary calls are rows of their own (DESIGN.md §2: compaction
@@ -219,10 +219,9 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
         spent = sum(e.usage.cost_usd or 0.0 for e in ledger.entries)
         caption.append(f"spent {format_cost_usd(spent)} of the {format_cap_usd(cap_usd)} cap "
                        f"(set by {cap_source}){'; ? calls not counted' if unknown else ''}")
-    if caption:
-        table.caption = " · ".join(caption)
-        table.caption_justify = "left"
-    return table
+    # Lines below the table, not its caption: rich wraps a caption to the table's width,
+    # mid-phrase ("… · current" / "context: …") even on a wide terminal.
+    return Group(table, *(Text(line, style="table.caption") for line in caption))
 
 
 def context_table(facts: ContextFacts) -> Group:

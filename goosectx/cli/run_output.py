@@ -49,6 +49,15 @@ def error_line(output: str) -> str:
     return exception_line(output) or first_meaningful_line(output)
 
 
+def _clipped(text: str, width: int) -> str:
+    """``text`` cut to about ``width`` characters at a word, ending in ``…`` when it was cut."""
+    if len(text) <= width:
+        return text
+    cut = text[:width]
+    at = cut.rfind(" ")
+    return (cut[:at] if at > width // 2 else cut).rstrip() + " …"
+
+
 class Approver:
     """``run``'s approval callable: ask on a terminal, else deny and warn once per tool.
 
@@ -154,7 +163,7 @@ class TextOutput:
                 self._call_line(request)
             first = error_line(event.response.output)
             said = not ran or label.startswith("stopped: ")  # the label already says the cause
-            self._err(f"  {label}" if said else f"  {label}: {first[:200]}")
+            self._err(f"  {label}" if said else f"  {label}: {_clipped(first, 200)}")
         elif isinstance(event, Notification) and event.kind == "inline":
             self._err(f"goosectx: {event.text}")
         elif isinstance(event, HistoryReplaced):

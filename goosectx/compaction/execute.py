@@ -56,8 +56,10 @@ from goosectx.compaction.tail import Split
 from goosectx.conversation import Conversation, Message, SystemNotification
 from goosectx.errors import (
     CompactionFailed,
+    CompactionWouldGrow,
     MalformedModelReply,
     ProviderError,
+    SummaryOverBudget,
 )
 from goosectx.events import (
     CompactionStrategy,
@@ -157,6 +159,7 @@ def execute(
             unusable = isinstance(exc, CompactionFailed | MalformedModelReply)
             fallback = ("the model's reply was unusable" if unusable
                         else "the summary call failed")
+    model_raw = counter.count_text(summary.text) if summary is not None else 0
     if summary is None:  # a failed call that still reported usage is billed once, with it
         summary = _extractive(messages, working, budget, counter, max_summary_tokens,
                               head_tokens, _merged(billed))
@@ -193,6 +196,8 @@ def execute(
     new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
     growth = growth_refusal(before, old_tokens,
                      counter.count_messages(Conversation(new).agent_messages()), budget)
+    if growth is not None and summary.rung is not None and not fallback_extractive:
+        growth = _blame_the_summary(growth, model_raw, budget)
     if growth is not None and summary.rung is not None and fallback_extractive:
         # A model summary longer than asked for would grow the view: like an unusable reply,
         # the extractive summary (bounded by the summary's room) takes its place.
@@ -238,6 +243,22 @@ def _extractive(messages: list[Message], working: Split, budget: Budget, counter
     """The extractive summary that stands alone, billed with ``call`` (a failed model's)."""
     return SummaryResult(standalone_extractive_text(messages, working, budget, counter,
                                                     max_summary_tokens, head_tokens), call, None)
+
+
+def _blame_the_summary(growth: CompactionWouldGrow, model_raw: int,
+                       budget: Budget) -> CompactionWouldGrow:
+    """``growth``, or :class:`SummaryOverBudget` when the model's summary is its cause.
+
+    The cause is the summary when it is far over the budget it was given (``model_raw``: its
+    raw tokens); a view too small to shrink was refused before any call (:func:`prepare`).
+    """
+    if model_raw <= budget.summary_max_tokens / budget.ratio * _FAR_OVER_BUDGET:
+        return growth
+    return SummaryOverBudget(growth, budget.scaled(model_raw), budget.summary_max_tokens)
+
+
+_FAR_OVER_BUDGET = 1.5
+"""A model summary more than this many times its budget is "far over" it."""
 
 
 def _only_the_request(working: Split) -> bool:

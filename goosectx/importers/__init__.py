@@ -93,8 +93,14 @@ def load_sessions(
 
 def _not_this_format(path: Path, fmt: str, found: str) -> ImportFormatError:
     """The error for a ``--format`` that does not fit the file, naming the one that does."""
-    return ImportFormatError(f"{path.name} is not a {fmt} file: it reads as a {found} file",
-                             f"import it with --format {found}, or leave --format out")
+    return ImportFormatError(
+        f"{path.name} is not {_a(fmt)} {fmt} file: it reads as {_a(found)} {found} file",
+        f"import it with --format {found}, or leave --format out")
+
+
+def _a(fmt: str) -> str:
+    """The article before a format's name: "an aider file", "a goose-db file"."""
+    return "an" if fmt[:1] in ("a", "e", "i", "o", "u") else "a"
 
 
 def _load(path: Path, fmt: str, working_dir: Path | None,

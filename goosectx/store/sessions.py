@@ -220,14 +220,17 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
             ).fetchone()
         return str(row[0]) if row else None
 
-    def find_import(self, import_hash: str) -> tuple[str, str | None] | None:
-        """(id, name) of a session imported from content with this SHA-256, or ``None``."""
+    def find_imports(self, import_hash: str) -> list[tuple[str, str | None]]:
+        """(id, name) of every session imported from content with this SHA-256, oldest first.
+
+        A file of several sessions (a goose ``sessions.db``) became several.
+        """
         with self._guard():
-            row = self._conn.execute(
-                "SELECT id, name FROM sessions WHERE import_hash=? ORDER BY created LIMIT 1",
+            rows = self._conn.execute(
+                "SELECT id, name FROM sessions WHERE import_hash=? ORDER BY created, id",
                 (import_hash,),
-            ).fetchone()
-        return (str(row[0]), row[1]) if row else None
+            ).fetchall()
+        return [(str(row[0]), row[1]) for row in rows]
 
     def list_sessions(self) -> list[SessionSummary]:
         """Every session, most recently updated first.
