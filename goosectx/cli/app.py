@@ -202,12 +202,14 @@ def compact(
             from goosectx.testhooks import pause_point
 
             pause_point("compact:loading")
-            from goosectx.cli.compact_cmd import compact_session, undo_session
-
             if undo:
+                from goosectx.cli.compact_undo import undo_session
+
                 raise typer.Exit(undo_session(loaded, session_ref, as_json=as_json, conflicts=[
                     n for n, v in (("--instructions", instructions), ("--strategy", strategy),
                                    ("--dry-run", dry_run)) if v]))
+            from goosectx.cli.compact_cmd import compact_session
+
             code = compact_session(
                 loaded, session_ref, instructions=instructions,
                 strategy=strategy.value if strategy else None, dry_run=dry_run,

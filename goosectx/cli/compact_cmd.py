@@ -7,7 +7,7 @@ and its size, or the extractive summary's budget — without calling a model or 
 anything; where the real run would refuse before any call (nothing to compact, a view a
 compaction would not shrink) it says ``would change nothing: …`` and exits 1 as that run
 does. With no model configured the extractive strategy (no model) is used, and stderr says
-so. ``--undo`` walks back the last compaction instead (:func:`undo_session`).
+so. ``--undo`` walks back the last compaction instead (:mod:`goosectx.cli.compact_undo`).
 
 Output: the result line (or ``--json`` object) on stdout; notices on stderr. A compaction
 refused with nothing changed (or an ``--undo`` with nothing to undo) is the one-line error on
@@ -22,17 +22,12 @@ from __future__ import annotations
 import gc
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from goosectx import encoder_worker
 from goosectx.cli.common import found_session_id, load_to_resume
-from goosectx.cli.compact_cancel import (
-    interrupted,
-    print_refusal,
-    print_undo_refusal,
-    progress,
-)
+from goosectx.cli.compact_cancel import interrupted, print_refusal, progress
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.words import plural
 from goosectx.compaction.figures import RequestContext
@@ -43,7 +38,6 @@ from goosectx.errors import (
     GoosectxError,
     ModelNotConfigured,
     StoreError,
-    UsageError,
 )
 from goosectx.providers.base import Provider
 from goosectx.session import Session
@@ -56,7 +50,7 @@ if TYPE_CHECKING:  # the events only where events are made (not in a dry run)
     from goosectx.store import SessionStore
 
 
-def _request_context(settings: Settings, session: Session) -> RequestContext:
+def request_context(settings: Settings, session: Session) -> RequestContext:
     """The system prompt and tool schemas the session's next request would carry.
 
     An agent's (:attr:`~goosectx.agent.Agent.request_context`), made without one: compaction
@@ -135,7 +129,7 @@ def compact_session(
         store, session_id = resolve_session(settings, session_ref)
         with cycle_collector_paused():
             try:
-                return _cancellable(lambda: _compact(
+                return cancellable(lambda: _compact(
                     settings, store, session_id, instructions=instructions, strategy=strategy,
                     dry_run=dry_run, as_json=as_json, max_summary_tokens=max_summary_tokens,
                     model_name=model_name))
@@ -146,11 +140,11 @@ def compact_session(
                 gc.freeze()
     except GoosectxError as exc:
         if as_json:  # the outcome on stdout too (the one-line error goes to stderr)
-            print_refusal(_found(settings, session_ref, session_id, exc), exc, dry_run)
+            print_refusal(found_id(settings, session_ref, session_id, exc), exc, dry_run)
         raise
 
 
-def _found(settings: Settings, ref: str, session_id: str | None,
+def found_id(settings: Settings, ref: str, session_id: str | None,
            exc: GoosectxError) -> str | None:
     """The session's id for a JSON report: ``None`` only when SESSION was not found.
 
@@ -161,7 +155,7 @@ def _found(settings: Settings, ref: str, session_id: str | None,
     return session_id
 
 
-def _cancellable(compact: Callable[[], int], what: str = "compaction") -> int:
+def cancellable(compact: Callable[[], int], what: str = "compaction") -> int:
     """``compact()``; a Ctrl-C before it saved anything becomes :class:`CompactionCancelled`.
 
     The compaction (or undo) is written in one transaction after the summary is made: an
@@ -175,7 +169,7 @@ def _cancellable(compact: Callable[[], int], what: str = "compaction") -> int:
         raise interrupted(what) from None
 
 
-def _record(recorder: SessionRecorder, event: HistoryReplaced | CompactionUndone) -> None:
+def record_saved(recorder: SessionRecorder, event: HistoryReplaced | CompactionUndone) -> None:
     """Record the compaction (or undo) ``event``; mark :data:`progress` once it is saved.
 
     An interrupt during the write leaves it committed or not: the store says which (whether
@@ -207,7 +201,7 @@ def _compact(settings: Settings, store: SessionStore, session_id: str, *,
             provider, summarizer = _providers(settings, model_name) if model_name else (None,
                                                                                         None)
             manager = ContextManager(session, settings, provider, summarizer=summarizer)
-            request = _request_context(settings, session)
+            request = request_context(settings, session)
             if dry_run:  # counts only: a dry run makes no event (nor imports them)
                 from goosectx.count_saver import CountSaver
 
@@ -258,7 +252,7 @@ def _compact_loaded(session: Session, manager: ContextManager, recorder: Session
         if isinstance(event, HistoryReplaced):  # counted: its exit overlaps the write
             encoder_worker.release()
         if isinstance(event, HistoryReplaced):
-            _record(recorder, event)
+            record_saved(recorder, event)
         else:
             recorder.record(event)
         result = _show(event, result)
@@ -266,80 +260,6 @@ def _compact_loaded(session: Session, manager: ContextManager, recorder: Session
     assert result is not None, "a compaction always ends with HistoryReplaced"
     _print_result(session, result, as_json)
     return 0
-
-
-def undo_session(settings: Settings, session_ref: str, *, as_json: bool,
-                 conflicts: Sequence[str] = ()) -> int:
-    """``goosectx compact SESSION --undo``: walk back the session's last compaction.
-
-    The same :meth:`~goosectx.compaction.manager.ContextManager.undo_compaction` as the REPL's
-    ``/undo-compact``, persisted by the recorder in one transaction. No model is called (nor
-    litellm imported): ``current`` is re-estimated from the restored view.
-
-    Returns:
-        The exit code (0).
-
-    Raises:
-        UsageError: ``conflicts`` names options that do not go with ``--undo``.
-        NothingToUndo: no compaction to walk back (exit 1, nothing changed).
-        SessionNotFound, SessionAmbiguous, SessionInUse: SESSION cannot be changed now.
-    """
-    from goosectx.cli.common import resolve_session
-
-    session_id: str | None = None
-    progress.saved = False
-    try:
-        if conflicts:
-            raise UsageError(f"--undo does not go with {', '.join(conflicts)}",
-                             "run goosectx compact SESSION --undo alone (--json allowed)")
-        store, session_id = resolve_session(settings, session_ref)
-        return _cancellable(lambda: _undo(settings, store, session_id, as_json=as_json), "undo")
-    except GoosectxError as exc:
-        if as_json:  # as a refused compaction: the outcome on stdout too
-            print_undo_refusal(_found(settings, session_ref, session_id, exc), exc)
-        raise
-
-
-def _undo(settings: Settings, store: SessionStore, session_id: str, *, as_json: bool) -> int:
-    """Walk back the resolved session's last compaction; closes ``store``."""
-    from goosectx.events import CompactionUndone
-    from goosectx.recorder import SessionRecorder
-
-    try:
-        lock = store.lock(session_id)
-        try:
-            session = store.load(session_id)
-            manager = ContextManager(session, settings, None)
-            request = _request_context(settings, session)
-            recorder = SessionRecorder(store, session)
-            recorder.fresh_token_counts = manager.take_fresh_token_counts
-            for event in manager.undo_compaction(request):
-                if isinstance(event, CompactionUndone):
-                    _record(recorder, event)
-                    _print_undo(session, event, as_json)
-                else:
-                    recorder.record(event)
-            return 0
-        finally:
-            lock.release()
-    finally:
-        store.close()
-
-
-def _print_undo(session: Session, event: CompactionUndone, as_json: bool) -> None:
-    if as_json:
-        print(json.dumps({
-            "session_id": session.id, "undone_compaction_id": event.compaction_id,
-            "restored_messages": event.restored_count, "tokens_before": event.tokens_before,
-            "tokens_after": event.tokens_after,
-            "auto_compaction_paused": event.auto_compaction_paused}))
-        return
-    print(terminal_safe(
-        f"Undid the last compaction of {session.display_name}: the model sees the "
-        f"{plural(event.restored_count, 'message')} it had replaced again · "
-        f"{event.tokens_before:,} → "
-        f"{event.tokens_after:,} tokens (estimated) · auto-compaction paused until a "
-        "/compact"))
 
 
 def _added(event: HistoryReplaced | CompactionUndone) -> list[str]:
