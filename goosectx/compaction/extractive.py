@@ -29,6 +29,7 @@ this module builds and sizes the summary from what it finds.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -225,11 +226,46 @@ def _error_item(entry: list[str], max_tokens: int | None, counter: PieceCounts) 
     In fewer than 40 tokens only the error is said.
     """
     if len(entry) < 2 or max_tokens is None:
-        return _shorten(THEN.join(entry), max_tokens, counter)
+        if max_tokens is None or len(entry) < 2 and _LABELLED.match(entry[0]) is None:
+            return _shorten(THEN.join(entry), max_tokens, counter)
+        return _error_text(entry[0], max_tokens, counter)
     if max_tokens < 40:
-        return _shorten(entry[0], max_tokens, counter)
-    return (_shorten(entry[0], max_tokens * 3 // 4, counter) + THEN
+        return _error_text(entry[0], max_tokens, counter)
+    return (_error_text(entry[0], max_tokens * 3 // 4, counter) + THEN
             + _shorten(THEN.join(entry[1:]), max_tokens // 4, counter))
+
+
+_LABELLED = re.compile(r"([\w.-]+(?: [\w.-]+)?(?: (`+) ?.*? ?\2)?): (\S.*)", re.S)
+"""An error as the scan labels it: the call (tool, its command or path in a code span), the
+error."""
+_LABEL_TOKENS = 10
+"""The fewest tokens a shortened label keeps (tool, the head and tail of its command)."""
+
+
+def _error_text(text: str, max_tokens: int, counter: PieceCounts) -> str:
+    """A failed call's error in ``max_tokens``: its label shortened first, then the error.
+
+    DESIGN §4.5(4) keeps the last error of each failing command: what is cut is the command
+    (its head and tail kept), and only an error longer than the whole item is cut itself.
+    """
+    whole = _shorten(text, max_tokens, counter)
+    flat = " ".join(text.split())
+    labelled = _LABELLED.fullmatch(flat)
+    if whole == flat or labelled is None:
+        return whole  # it fits (or a collecting pass: nothing is cut yet), or is no label
+    label, error = labelled.group(1), labelled.group(3)
+    room = max_tokens - counter.count_text(": " + error)
+    for share in (room, room * 3 // 4, room // 2):
+        if share < _LABEL_TOKENS:
+            break
+        shorter = f"{_shorten(label, share, counter)}: {error}"
+        if counter.count_text(shorter) <= max_tokens:
+            return shorter
+    if room > 0:  # the error fits: it keeps a few words of its command, a little over the cap
+        return f"{_shorten(label, _LABEL_TOKENS, counter)}: {error}"
+    name = label.split(" ", 1)[0]
+    left = max(8, max_tokens - counter.count_text(name + ": "))
+    return f"{name}: {_shorten(error, left, counter)}"
 
 
 def _pick(items: list[str], limit: int | None, noun: str) -> list[tuple[int | None, str]]:
