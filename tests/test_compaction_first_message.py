@@ -26,3 +26,21 @@ def test_a_huge_first_message_is_sent_elided_once_without_a_summary(
     assert "Conversation Summary" not in sent and "summar" not in sent
     assert "tokens elided to fit the context window" in sent
     assert "only its beginning and end" in err
+
+
+def test_a_summary_says_a_long_only_request_at_most_twice() -> None:
+    from goosectx.compaction.extractive import extractive_summary
+    from goosectx.compaction.summary import render_markdown
+    from goosectx.conversation import Message, ToolRequest, ToolResponse
+    from goosectx.tokens import TokenCounter
+
+    task = "FIRST INSTRUCTION: count the lines. " + words(900) + " LAST INSTRUCTION: be brief."
+    messages = [Message.user(task)]
+    for i in range(3):
+        messages += [Message("assistant", (ToolRequest(f"c{i}", "shell", {"command": "ls"}),)),
+                     Message("user", (ToolResponse(f"c{i}", "a.py\nb.py", False),))]
+    for budget in (4000, 2000, 800):
+        text = render_markdown(extractive_summary(messages, max_tokens=budget,
+                                                  counter=TokenCounter()))
+        assert text.count("FIRST INSTRUCTION") <= 2, text
+        assert "LAST INSTRUCTION: be brief." in text

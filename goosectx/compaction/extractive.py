@@ -4,7 +4,8 @@ It fills the same :class:`~goosectx.compaction.summary.StructuredSummary` as the
 (DESIGN.md §4.2) and is rendered the same way:
 
 * ``user_intent`` — the user's first request, or the intent an earlier summary named;
-* ``user_messages`` — every user request (long ones shortened);
+* ``user_messages`` — every user request (long ones shortened; a long only request is not
+  listed, the intent and next step say it);
 * ``files`` — every file touched, from tool arguments and text actions (see
   :mod:`goosectx.compaction.actions`), with what was done to it;
 * ``errors_and_fixes`` — errors seen in tool results and what the assistant did next;
@@ -145,10 +146,14 @@ def _build(facts: Facts, limits: _Limits, counter: PieceCounts) -> StructuredSum
                                        counter, oneline=False)
     if facts.next_step or facts.requests:
         summary.next_step = _next_step(facts, limits, counter)
-    if facts.requests:
+    requests = facts.requests
+    if (len(requests) == 1 and not facts.intent and not facts.next_step
+            and summary.user_intent != requests[0]):
+        requests = []  # a long only request: the intent (shortened) and next step say it
+    if requests:
         summary.user_messages = [  # only the picked ones are shortened (and counted)
             r if i is None else _shorten(r, limits.item_tokens, counter)
-            for i, r in _pick(facts.requests, limits.max_user_messages, "user messages")]
+            for i, r in _pick(requests, limits.max_user_messages, "user messages")]
     elif facts.earlier and not summary.user_intent:
         summary.user_intent = _shorten(facts.earlier[0], limits.intent_tokens, counter)
     for record in {id(r): r for r in facts.files.values()}.values():
