@@ -197,7 +197,8 @@ def execute(
     new = layout(conversation, None if alone else summary.text, working, trigger=trigger,
                  compaction_id=cid)
     growth = growth_refusal(before, old_tokens,
-                     counter.count_messages(Conversation(new).agent_messages()), budget)
+                     counter.count_messages(Conversation(new).agent_messages()), budget,
+                     reactive=trigger == "reactive")
     if growth is not None and summary.rung is not None and fallback_extractive:
         # A model summary longer than asked for would grow the view: like an unusable reply,
         # the extractive summary (bounded by the summary's room) takes its place.
@@ -211,7 +212,8 @@ def execute(
                               head_tokens, summary.call)
         new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
         growth = growth_refusal(before, old_tokens,
-                         counter.count_messages(Conversation(new).agent_messages()), budget)
+                         counter.count_messages(Conversation(new).agent_messages()), budget,
+                         reactive=trigger == "reactive")
     if growth is not None:
         if summary.call is not None:  # billed, though nothing changes
             session.ledger.entries.append(summary.call)

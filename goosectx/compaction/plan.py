@@ -230,7 +230,7 @@ def _extractive_growth(conversation: Conversation, messages: list[Message], work
 
 
 def growth_refusal(before: int, old_tokens: int, new_tokens: int, budget: Budget, *,
-            at_least: bool = False) -> CompactionWouldGrow | None:
+            at_least: bool = False, reactive: bool = False) -> CompactionWouldGrow | None:
     """The refusal when the new view would not be smaller, else ``None``.
 
     Smaller means both: fewer raw tokens than the old view, and a calibrated estimate of the
@@ -238,10 +238,16 @@ def growth_refusal(before: int, old_tokens: int, new_tokens: int, budget: Budget
     (a provider's report when there is one: a view our tokenizer finds smaller may not be
     smaller to the provider). The refusal's figures read as the compaction line would: from
     ``before`` (the figure the trigger and the pause notice give) to the larger of that
-    estimate and ``before`` plus the estimated change — never a second "before" in one notice.
+    estimate and ``before`` plus the estimated change — never a second "before" in one notice;
+    ``reactive``: ``before`` may be the context limit the refused request passed, no size of
+    the context; when the model's messages would not get smaller the refusal gives their
+    figures, now and after, instead.
     """
     after = budget.prefix_tokens + budget.scaled(new_tokens)
     if new_tokens < old_tokens and after < before:
         return None
     change = budget.scaled(new_tokens) - budget.scaled(old_tokens)
-    return CompactionWouldGrow(before, max(after, before + change), at_least=at_least)
+    messages = ((budget.scaled(old_tokens), budget.scaled(new_tokens))
+                if new_tokens >= old_tokens and reactive else None)
+    return CompactionWouldGrow(before, max(after, before + change), at_least=at_least,
+                               messages=messages)
