@@ -144,8 +144,13 @@ def prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *
     if not messages:
         raise CompactionFailed("nothing to compact: the model keeps every message it sees")
     if trigger == "manual" and _only_a_summary(working.head):
-        raise CompactionFailed("nothing to compact: the model sees only the last summary; "
-                               "nothing is new since it")
+        after = len(working.tail)
+        raise CompactionFailed(
+            "nothing to compact: the model sees only the last summary; nothing is new since it"
+            if not after else
+            f"nothing to compact: the model sees only the last summary and {after} message"
+            f"{'' if after == 1 else 's'} after it, all in the recent part kept verbatim "
+            "(keep_recent_ratio); only the summary would be summarised")
     old_tokens = counter.count_messages(agent)
     empty_tokens = laid_out_tokens(conversation, "", working, trigger=trigger, counter=counter)
     growth = growth_refusal(before, old_tokens, empty_tokens, budget, at_least=True)
