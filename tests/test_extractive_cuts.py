@@ -67,3 +67,18 @@ def test_a_shortened_text_is_cut_between_words() -> None:
         cuts += bool(cut)
         assert set(head.split()) <= words and set(tail.split()) <= words, summary.user_intent
     assert cuts >= 2
+
+
+def test_a_shortened_constraint_is_not_listed_beside_the_whole_one() -> None:
+    from goosectx.compaction.facts import merge_facts
+
+    whole = "Refactor the app. Keep the API. You must never touch tests/."
+    earlier = ("# Conversation Summary\n\n## User messages\n\n"
+               "- Refactor the app. Keep […] never touch tests/.\n")
+    head = [Message("user", (TextContent(earlier),),
+                    MessageMetadata(user_visible=False, is_summary=True)),
+            Message.user(whole), Message.assistant("ok")]
+    text = merge_facts("", head, max_tokens=2000, counter=COUNTER)
+    constraints = text.split("## User constraints", 1)[1]
+    assert whole in constraints
+    assert "[…]" not in constraints, constraints
