@@ -82,3 +82,14 @@ def test_a_shortened_constraint_is_not_listed_beside_the_whole_one() -> None:
     constraints = text.split("## User constraints", 1)[1]
     assert whole in constraints
     assert "[…]" not in constraints, constraints
+
+
+def test_a_shortened_user_message_is_not_listed_beside_the_whole_one() -> None:
+    whole = "Refactor the app. Keep the API stable for callers. You must never touch tests/."
+    earlier = ("# Conversation Summary\n\n## User messages\n\n"
+               "- Refactor the app. Keep […] never touch tests/.\n- Also add a CLI.\n")
+    head = [Message("user", (TextContent(earlier),),
+                    MessageMetadata(user_visible=False, is_summary=True)),
+            Message.user(whole), Message.assistant("ok")]
+    listed = extractive_summary(head, max_tokens=2000, counter=COUNTER).user_messages
+    assert listed == [whole, "Also add a CLI."] or listed == ["Also add a CLI.", whole], listed
