@@ -131,13 +131,22 @@ class CompactionWouldGrow(CompactionFailed):
         tokens_after: Calibrated estimate of the request the compaction would have left, at
             least ``tokens_before`` plus the estimated change (``at_least``: measured with an
             empty summary, before any summary call).
+
+    ``messages``: (now, after) tokens of the model's messages when those would not get
+    smaller: the figures the message gives (``tokens_before`` may be the context limit, the
+    floor of a request the provider refused as too long, which is no size of the context).
     """
 
-    def __init__(self, tokens_before: int, tokens_after: int, *, at_least: bool = False) -> None:
+    def __init__(self, tokens_before: int, tokens_after: int, *, at_least: bool = False,
+                 messages: tuple[int, int] | None = None) -> None:
         bound = "at least " if at_least else ""
-        change = (f"grow the context from {tokens_before:,} to {bound}{tokens_after:,} tokens"
-                  if tokens_after > tokens_before else
-                  f"not shrink the context ({tokens_before:,} tokens)")
+        if messages is not None:  # the model's messages would not get smaller
+            change = (f"not shrink the model's messages ({messages[0]:,} tokens now, "
+                      f"{bound}{messages[1]:,} with the summary)")
+        elif tokens_after > tokens_before:
+            change = f"grow the context from {tokens_before:,} to {bound}{tokens_after:,} tokens"
+        else:
+            change = f"not shrink the context ({tokens_before:,} tokens)"
         super().__init__(f"compaction would {change}; nothing changed",
                          "the model's view is already about as small as a summary of it")
         self.tokens_before = tokens_before

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from goosectx.compaction.actions import WRITE_VERBS
+from goosectx.compaction.cuts import word_head
 
 ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
 """``next_step`` when the summarised part ends with an answer (no pending tool call)."""
@@ -106,16 +107,35 @@ class Facts:
 def resent_request(text: str, facts: Facts) -> None:
     """An earlier user message re-sent after a summary: a request, its constraint lines kept.
 
-    A request the summary listed already (as it is, or shortened) is not listed again.
+    A request the summary listed already is not listed again; one it listed shortened is
+    listed whole in its place.
     """
     if text not in facts.requests:
         flat = " ".join(text.split())
-        if not any(shows_text(shown, flat) for shown in reversed(facts.requests)):
+        at = next((i for i in range(len(facts.requests) - 1, -1, -1)
+                   if shows_text(facts.requests[i], flat)), None)
+        if at is None:
             facts.requests.append(text)
+        elif _shortened(facts.requests[at]):
+            facts.requests[at] = text
     for line in text.splitlines():
-        line = line.strip()[:300]
+        line = line.strip()
+        if len(line) > 300:
+            line = word_head(line, 299) + "…"
         if line and CONSTRAINT.search(line) and line not in facts.constraints:
             facts.constraints.append(line)
+
+
+def drop_shortened(text: str, facts: Facts) -> None:
+    """Drops the requests that are a shortened ``text`` (an earlier summary's): it comes whole."""
+    flat = " ".join(text.split())
+    facts.requests[:] = [r for r in facts.requests
+                         if not (_shortened(r) and r != text and shows_text(r, flat))]
+
+
+def _shortened(item: str) -> bool:
+    """True for an item a summary shortened (a `` […] `` in it, or a ``…`` at its end)."""
+    return CUT in item or item.endswith("…")
 
 
 def copy_facts(facts: Facts, message_count: int) -> Facts:

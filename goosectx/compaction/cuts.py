@@ -2,8 +2,10 @@
 
 Part of the extractive summariser (:mod:`goosectx.compaction.extractive`, docs/architecture.md
 §5). A piece longer than its cap is cut to its head and tail around `` […] ``, shorter each try
-until it fits. The cut is one algorithm (:func:`_cut_steps`, a generator that asks for the
-count of each text it tries), driven either one piece at a time or, when the counter counts in
+until it fits: between words when it has any (a word longer than the cut is cut), and a piece
+cut before (a carried summary's) is cut again on both sides of its one marker, never twice.
+The cut is one algorithm (:func:`_cut_steps`, a generator that asks for the count of each text
+it tries), driven either one piece at a time or, when the counter counts in
 a worker process (:attr:`goosectx.tokens.TokenCounter.batches`), for all the pieces of a level
 at once, one round trip per try: the same counts, so the same cuts.
 """
@@ -14,6 +16,8 @@ from collections.abc import Generator
 
 from goosectx.tokens import TokenCounter
 
+CUT = " […] "
+"""Where a cut left text out (:data:`goosectx.compaction.carry.CUT`)."""
 Key = tuple[str, int | None, bool]
 """(text, max tokens, one line): what a cut is made of."""
 
@@ -109,10 +113,46 @@ def _cut_steps(text: str, max_tokens: int | None, oneline: bool
         return text
     keep = int(len(text) * max_tokens / count * 0.9)
     while keep > 8:
-        head = text[: keep * 2 // 3].rstrip()
-        tail = text[len(text) - keep // 3:].lstrip()
-        candidate = f"{head} […] {tail}"
+        candidate = head_and_tail(text, keep)
         if (yield candidate) <= max_tokens:
             return candidate
         keep = int(keep * 0.8)
-    return text[: max(8, keep)] + " […]"
+    return word_head(text.partition(CUT)[0], max(8, keep)) + " […]"
+
+
+def head_and_tail(text: str, keep: int) -> str:
+    """About ``keep`` characters of ``text``: ⅔ from its head, ⅓ from its tail, whole words.
+
+    A text cut before keeps its one marker: the head comes from before it, the tail from
+    after it (what one side lacks the other gets).
+    """
+    before, cut, after = text.partition(CUT)
+    if not cut or CUT in after:
+        before = after = text
+    head = min(keep * 2 // 3, len(before))
+    tail = min(keep - head, len(after))
+    head = min(keep - tail, len(before))
+    return f"{word_head(before, head)}{CUT}{word_tail(after, tail)}"
+
+
+def word_head(text: str, chars: int) -> str:
+    """The first ``chars`` characters of ``text``, back to the last word boundary if any."""
+    if chars >= len(text):
+        return text.rstrip()
+    if not text[chars].isspace():
+        at = max(text.rfind(" ", 0, chars), text.rfind("\n", 0, chars))
+        if at > 0:
+            chars = at
+    return text[:chars].rstrip()
+
+
+def word_tail(text: str, chars: int) -> str:
+    """The last ``chars`` characters of ``text``, on to the next word boundary if any."""
+    start = len(text) - chars
+    if start <= 0:
+        return text.lstrip()
+    if not text[start - 1].isspace():
+        found = [at for at in (text.find(" ", start), text.find("\n", start)) if at != -1]
+        if found and min(found) < len(text) - 1:
+            start = min(found)
+    return text[start:].lstrip()

@@ -133,6 +133,7 @@ def execute(
     extractive_tokens = extractive_budget(max_summary_tokens, context_limit_tokens, head_tokens)
     if _only_the_request(working):  # no history before the message it keeps: no model call
         strategy = "extractive"
+    alone = _elided_alone(working)  # nor a summary: the message, elided, is all there is
     limit = context_limit_tokens if trigger == "auto" else 0
     yield Notification("inline", intro_text(trigger, before, limit))
     summary: SummaryResult | None = None
@@ -160,7 +161,9 @@ def execute(
             fallback = ("the model's reply was unusable" if unusable
                         else "the summary call failed")
     model_raw = counter.count_text(summary.text) if summary is not None else 0
-    if summary is None:  # a failed call that still reported usage is billed once, with it
+    if alone:  # the layout adds no summary (and no continuation): only the elided copy
+        summary = SummaryResult("", None, None)
+    elif summary is None:  # a failed call that still reported usage is billed once, with it
         summary = _extractive(messages, working, budget, counter, max_summary_tokens,
                               head_tokens, _merged(billed))
     elif not summary.parsed and (len(summary.text.split()) < MIN_RAW_SUMMARY_WORDS
@@ -188,14 +191,17 @@ def execute(
         yield Notification("inline", cancelled_text(trigger))
         return
     # Any summary, the model's or the extractive one: add the facts it lacks.
-    summary = replace(summary, text=merge_facts(summary.text, messages, counter=counter,
-                                                max_tokens=budget.facts_tokens,
-                                                memo=working.scan_memo))
+    if not alone:
+        summary = replace(summary, text=merge_facts(summary.text, messages, counter=counter,
+                                                    max_tokens=budget.facts_tokens,
+                                                    memo=working.scan_memo))
 
     cid = new_compaction_id()
-    new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
+    new = layout(conversation, None if alone else summary.text, working, trigger=trigger,
+                 compaction_id=cid)
     growth = growth_refusal(before, old_tokens,
-                     counter.count_messages(Conversation(new).agent_messages()), budget)
+                     counter.count_messages(Conversation(new).agent_messages()), budget,
+                     reactive=trigger == "reactive")
     if growth is not None and summary.rung is not None and not fallback_extractive:
         growth = _blame_the_summary(growth, model_raw, budget)
     if growth is not None and summary.rung is not None and fallback_extractive:
@@ -211,7 +217,8 @@ def execute(
                               head_tokens, summary.call)
         new = layout(conversation, summary.text, working, trigger=trigger, compaction_id=cid)
         growth = growth_refusal(before, old_tokens,
-                         counter.count_messages(Conversation(new).agent_messages()), budget)
+                         counter.count_messages(Conversation(new).agent_messages()), budget,
+                         reactive=trigger == "reactive")
     if growth is not None:
         if summary.call is not None:  # billed, though nothing changes
             session.ledger.entries.append(summary.call)
@@ -224,7 +231,8 @@ def execute(
     cost = summary.call.usage.cost_usd if summary.call is not None else None
     notice_at = next(i for i, m in enumerate(new) if m.metadata.compaction_id == cid)
     new[notice_at] = replace(new[notice_at], content=(SystemNotification(
-        "inline", done_text(trigger, before, after, cost, strategy, fallback)),))
+        "inline", done_text(trigger, before, after, cost, strategy, fallback,
+                           summarised=not alone)),))
     if summary.call is not None:
         session.ledger.entries.append(summary.call)
     state = session.state
@@ -269,6 +277,18 @@ def _only_the_request(working: Split) -> bool:
     kept = working.request
     return kept is not None and all(m.id == kept.metadata.extra.get("copy_of")
                                     for m in working.head)
+
+
+def _elided_alone(working: Split) -> bool:
+    """True when the head is only the original of a request whose copy's middle is elided.
+
+    A first message larger than the window is sent with its middle elided and no summary (a
+    summary of it would only say it again); a small one is left as it is (compacting it
+    would not shrink the context).
+    """
+    kept = working.request
+    return (_only_the_request(working) and kept is not None
+            and "elided_from_tokens" in kept.metadata.extra)
 
 
 def _merged(entries: Sequence[LedgerEntry]) -> LedgerEntry | None:

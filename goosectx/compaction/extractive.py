@@ -4,7 +4,8 @@ It fills the same :class:`~goosectx.compaction.summary.StructuredSummary` as the
 (DESIGN.md §4.2) and is rendered the same way:
 
 * ``user_intent`` — the user's first request, or the intent an earlier summary named;
-* ``user_messages`` — every user request (long ones shortened);
+* ``user_messages`` — every user request (long ones shortened; a long only request is not
+  listed, the intent and next step say it);
 * ``files`` — every file touched, from tool arguments and text actions (see
   :mod:`goosectx.compaction.actions`), with what was done to it;
 * ``errors_and_fixes`` — errors seen in tool results and what the assistant did next;
@@ -29,6 +30,7 @@ this module builds and sizes the summary from what it finds.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -144,10 +146,14 @@ def _build(facts: Facts, limits: _Limits, counter: PieceCounts) -> StructuredSum
                                        counter, oneline=False)
     if facts.next_step or facts.requests:
         summary.next_step = _next_step(facts, limits, counter)
-    if facts.requests:
+    requests = facts.requests
+    if (len(requests) == 1 and not facts.intent and not facts.next_step
+            and summary.user_intent != requests[0]):
+        requests = []  # a long only request: the intent (shortened) and next step say it
+    if requests:
         summary.user_messages = [  # only the picked ones are shortened (and counted)
             r if i is None else _shorten(r, limits.item_tokens, counter)
-            for i, r in _pick(facts.requests, limits.max_user_messages, "user messages")]
+            for i, r in _pick(requests, limits.max_user_messages, "user messages")]
     elif facts.earlier and not summary.user_intent:
         summary.user_intent = _shorten(facts.earlier[0], limits.intent_tokens, counter)
     for record in {id(r): r for r in facts.files.values()}.values():
@@ -225,11 +231,46 @@ def _error_item(entry: list[str], max_tokens: int | None, counter: PieceCounts) 
     In fewer than 40 tokens only the error is said.
     """
     if len(entry) < 2 or max_tokens is None:
-        return _shorten(THEN.join(entry), max_tokens, counter)
+        if max_tokens is None or len(entry) < 2 and _LABELLED.match(entry[0]) is None:
+            return _shorten(THEN.join(entry), max_tokens, counter)
+        return _error_text(entry[0], max_tokens, counter)
     if max_tokens < 40:
-        return _shorten(entry[0], max_tokens, counter)
-    return (_shorten(entry[0], max_tokens * 3 // 4, counter) + THEN
+        return _error_text(entry[0], max_tokens, counter)
+    return (_error_text(entry[0], max_tokens * 3 // 4, counter) + THEN
             + _shorten(THEN.join(entry[1:]), max_tokens // 4, counter))
+
+
+_LABELLED = re.compile(r"([\w.-]+(?: [\w.-]+)?(?: (`+) ?.*? ?\2)?): (\S.*)", re.S)
+"""An error as the scan labels it: the call (tool, its command or path in a code span), the
+error."""
+_LABEL_TOKENS = 10
+"""The fewest tokens a shortened label keeps (tool, the head and tail of its command)."""
+
+
+def _error_text(text: str, max_tokens: int, counter: PieceCounts) -> str:
+    """A failed call's error in ``max_tokens``: its label shortened first, then the error.
+
+    DESIGN §4.5(4) keeps the last error of each failing command: what is cut is the command
+    (its head and tail kept), and only an error longer than the whole item is cut itself.
+    """
+    whole = _shorten(text, max_tokens, counter)
+    flat = " ".join(text.split())
+    labelled = _LABELLED.fullmatch(flat)
+    if whole == flat or labelled is None:
+        return whole  # it fits (or a collecting pass: nothing is cut yet), or is no label
+    label, error = labelled.group(1), labelled.group(3)
+    room = max_tokens - counter.count_text(": " + error)
+    for share in (room, room * 3 // 4, room // 2):
+        if share < _LABEL_TOKENS:
+            break
+        shorter = f"{_shorten(label, share, counter)}: {error}"
+        if counter.count_text(shorter) <= max_tokens:
+            return shorter
+    if room > 0:  # the error fits: it keeps a few words of its command, a little over the cap
+        return f"{_shorten(label, _LABEL_TOKENS, counter)}: {error}"
+    name = label.split(" ", 1)[0]
+    left = max(8, max_tokens - counter.count_text(name + ": "))
+    return f"{name}: {_shorten(error, left, counter)}"
 
 
 def _pick(items: list[str], limit: int | None, noun: str) -> list[tuple[int | None, str]]:

@@ -28,8 +28,10 @@ from goosectx.compaction.carry import (
     carried_text,
     may_name_constraint,
     names_error,
+    shows_text,
 )
 from goosectx.compaction.condensed import with_condensed_pairs
+from goosectx.compaction.cuts import word_head
 from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import Message
@@ -37,6 +39,8 @@ from goosectx.tokens import TokenCounter
 
 MAX_COMMANDS = 20
 """Newest shell commands listed."""
+MAX_CONSTRAINT_CHARS = 300
+"""Longest constraint line listed (a longer one is cut between words)."""
 _SHELL = {"shell", "bash", "exec", "execute_bash", "run_shell_command", "exec_command",
           "terminal", "run_command", "command"}
 
@@ -85,10 +89,14 @@ def _constraints(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[
     seen: set[str] = set(out)  # what ``out`` holds, to look up
     for _, lines in memo.constraint_scan(messages, constraint_lines):  # once a compaction
         for line in lines:
+            if len(line) > MAX_CONSTRAINT_CHARS:  # cut between words
+                line = word_head(line, MAX_CONSTRAINT_CHARS - 1) + "…"
             if line not in seen:
-                out.append(line[:300])
-                seen.add(line[:300])
-    return out
+                out.append(line)
+                seen.add(line)
+    # A shortened item (an earlier summary's user message) beside the whole one: said once.
+    return [c for c in out if not (("[…]" in c or c.endswith("…"))
+                                   and any(o != c and shows_text(c, o) for o in out))]
 
 
 def constraint_lines(m: Message) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ from goosectx.compaction.carry import (
     FileRecord,
     carry_forward,
     copy_facts,
+    drop_shortened,
     resent_request,
     same_file,
 )
@@ -167,6 +168,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             if in_block:
                 resent_request(text, facts)
             elif not requests_seen or requests_seen[-1] != text:
+                drop_shortened(text, facts)  # an earlier summary's cut of it: now whole
                 requests_seen.append(text)
                 facts.next_step = ""  # a request after a summary: its next step is done with
             checklist = checklist_todos(text)

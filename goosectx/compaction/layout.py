@@ -255,7 +255,7 @@ def _head_ends(view: Sequence[Message], measure: Callable[[Message], int],
 
 def layout(
     conversation: Conversation,
-    summary_text: str,
+    summary_text: str | None,
     working_set: Split,
     *,
     trigger: CompactionTrigger,
@@ -271,7 +271,8 @@ def layout(
         with, just before the first kept tail message (else at the end): a user-only notice
         (text ``notice``), the summary (user, agent-only, ``is_summary``), the re-sent user
         messages, the continuation (assistant, agent-only, ``is_continuation``) and the
-        request copy if any. Elided copies follow their originals. New messages share
+        request copy if any; no summary, re-sent messages or continuation when
+        ``summary_text`` is None. Elided copies follow their originals. New messages share
         ``compaction_id``.
     """
     block = _block(conversation.agent_messages(), summary_text, working_set, trigger=trigger,
@@ -337,19 +338,24 @@ def _hidden_ids(working_set: Split) -> set[str]:
     return {m.id for m in working_set.head} | set(working_set.replaced)
 
 
-def _block(agent: Sequence[Message], summary_text: str, working_set: Split, *,
+def _block(agent: Sequence[Message], summary_text: str | None, working_set: Split, *,
            trigger: CompactionTrigger, compaction_id: str, notice: str = "") -> list[Message]:
-    """The messages a compaction inserts before the tail (see :func:`layout`)."""
+    """The messages a compaction inserts before the tail (see :func:`layout`).
+
+    ``summary_text`` None (a first message larger than the window, nothing before it): no
+    summary and no continuation, only the notice and the request's copy.
+    """
     kind = continuation_kind(trigger, agent, answered=working_set.answered)
     agent_only = MessageMetadata.agent_only()
-    block = [
-        Message.notification(notice).with_metadata(compaction_id=compaction_id),
-        Message.user(summary_text, agent_only).with_metadata(
-            is_summary=True, compaction_id=compaction_id),
-        *(m.with_metadata(compaction_id=compaction_id) for m in working_set.resent),
-        Message.assistant(CONTINUATION_TEXTS[kind], agent_only).with_metadata(
-            is_continuation=True, compaction_id=compaction_id),
-    ]
+    block = [Message.notification(notice).with_metadata(compaction_id=compaction_id)]
+    if summary_text is not None:
+        block += [
+            Message.user(summary_text, agent_only).with_metadata(
+                is_summary=True, compaction_id=compaction_id),
+            *(m.with_metadata(compaction_id=compaction_id) for m in working_set.resent),
+            Message.assistant(CONTINUATION_TEXTS[kind], agent_only).with_metadata(
+                is_continuation=True, compaction_id=compaction_id),
+        ]
     if working_set.request is not None:
         block.append(working_set.request.with_metadata(compaction_id=compaction_id))
     return block

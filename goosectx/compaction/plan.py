@@ -144,8 +144,13 @@ def prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *
     if not messages:
         raise CompactionFailed("nothing to compact: the model keeps every message it sees")
     if trigger == "manual" and _only_a_summary(working.head):
-        raise CompactionFailed("nothing to compact: the model sees only the last summary; "
-                               "nothing is new since it")
+        after = len(working.tail)
+        raise CompactionFailed(
+            "nothing to compact: the model sees only the last summary; nothing is new since it"
+            if not after else
+            f"nothing to compact: the model sees only the last summary and {after} message"
+            f"{'' if after == 1 else 's'} after it, all in the recent part kept verbatim "
+            "(keep_recent_ratio); only the summary would be summarised")
     old_tokens = counter.count_messages(agent)
     empty_tokens = laid_out_tokens(conversation, "", working, trigger=trigger, counter=counter)
     growth = growth_refusal(before, old_tokens, empty_tokens, budget, at_least=True)
@@ -230,7 +235,7 @@ def _extractive_growth(conversation: Conversation, messages: list[Message], work
 
 
 def growth_refusal(before: int, old_tokens: int, new_tokens: int, budget: Budget, *,
-            at_least: bool = False) -> CompactionWouldGrow | None:
+            at_least: bool = False, reactive: bool = False) -> CompactionWouldGrow | None:
     """The refusal when the new view would not be smaller, else ``None``.
 
     Smaller means both: fewer raw tokens than the old view, and a calibrated estimate of the
@@ -238,10 +243,16 @@ def growth_refusal(before: int, old_tokens: int, new_tokens: int, budget: Budget
     (a provider's report when there is one: a view our tokenizer finds smaller may not be
     smaller to the provider). The refusal's figures read as the compaction line would: from
     ``before`` (the figure the trigger and the pause notice give) to the larger of that
-    estimate and ``before`` plus the estimated change — never a second "before" in one notice.
+    estimate and ``before`` plus the estimated change — never a second "before" in one notice;
+    ``reactive``: ``before`` may be the context limit the refused request passed, no size of
+    the context; when the model's messages would not get smaller the refusal gives their
+    figures, now and after, instead.
     """
     after = budget.prefix_tokens + budget.scaled(new_tokens)
     if new_tokens < old_tokens and after < before:
         return None
     change = budget.scaled(new_tokens) - budget.scaled(old_tokens)
-    return CompactionWouldGrow(before, max(after, before + change), at_least=at_least)
+    messages = ((budget.scaled(old_tokens), budget.scaled(new_tokens))
+                if new_tokens >= old_tokens and reactive else None)
+    return CompactionWouldGrow(before, max(after, before + change), at_least=at_least,
+                               messages=messages)

@@ -229,17 +229,21 @@ def cancelled_text(trigger: CompactionTrigger) -> str:
 
 
 def done_text(trigger: CompactionTrigger, before: int, after: int, cost_usd: float | None,
-              strategy: CompactionStrategy, fallback: str | None = None) -> str:
+              strategy: CompactionStrategy, fallback: str | None = None, *,
+              summarised: bool = True) -> str:
     """The transcript's marker of a compaction.
 
     E.g. ``Context compacted automatically · 118,402 → 6,911 tokens · $0.0040``; an unknown
     cost is left out (the live rule says "cost unknown" once a session). ``fallback`` says why
-    a summary call's reply was not used (the extractive summary was).
+    a summary call's reply was not used (the extractive summary was); ``summarised`` False:
+    the one message kept was elided, with nothing before it to summarise.
     """
     how = {"auto": "automatically", "reactive": "after a context-length error",
            "manual": "at your request"}.get(trigger, "")
     cost = format_cost_usd(cost_usd) if cost_usd is not None else ""
-    if fallback:  # a summary call was made, and the extractive summary took its place
+    if not summarised:
+        price = "its middle elided, nothing before it to summarise, no model call"
+    elif fallback:  # a summary call was made, and the extractive summary took its place
         price = f"{fallback}, so the extractive summary was used" + (f" · {cost}" if cost else "")
     else:
         price = "extractive summary, no model call" if strategy == "extractive" else cost
