@@ -319,6 +319,8 @@ def _dispatch(argv: list[str] | None) -> int:
     except OSError as exc:
         from goosectx.cli.exit_signals import WRITE_FAILED_ERRNOS
 
+        if isinstance(exc, FileNotFoundError) and _cwd_gone():  # a getcwd() not guarded
+            return _print_cwd_gone()
         if exc.errno not in WRITE_FAILED_ERRNOS:
             raise
         return _cannot_write(exc)
@@ -330,44 +332,31 @@ def _dispatch(argv: list[str] | None) -> int:
             _print_error("aborted")
             return 130
         if isinstance(exc, usage_errors):
-            if not _positional_task(exc, args):
+            from goosectx.cli.argv import positional_task
+
+            if (line := positional_task(exc, args)) is not None:
+                _print_error(line)
+            else:
                 exc.show()  # type: ignore[attr-defined]
             return int(getattr(exc, "exit_code", 2))
         raise
     return code if isinstance(code, int) else 0
 
 
-def _as_typed(joined: str, args: list[str]) -> list[str]:
-    """The last run of words in ``args`` that click joined into ``joined`` (else it, whole).
-
-    Only looked for among a command line of up to 64 words (the search is quadratic).
-    """
-    if len(args) > 64:
-        return [joined]
-    for start in range(len(args) - 1, -1, -1):
-        for end in range(start + 1, len(args) + 1):
-            if " ".join(args[start:end]) == joined:
-                return args[start:end]
-    return [joined]
+def _cwd_gone() -> bool:
+    """True when the current directory was deleted since the command started."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
 
 
-def _positional_task(exc: Exception, args: list[str]) -> bool:
-    """``goosectx run "fix the tests"``: one line saying the task goes after ``-t``.
+def _print_cwd_gone() -> int:
+    from goosectx.cli.common import CWD_GONE
 
-    Other agents take the task as an argument; click would echo all of it back (a pasted
-    task of pages) under a usage block. True when that line was printed.
-    """
-    ctx, message = getattr(exc, "ctx", None), str(getattr(exc, "message", ""))
-    marker = "unexpected extra argument"
-    if ctx is None or ctx.command.name != "run" or marker not in message:
-        return False
-    extra = message[message.index(marker) + len(marker):].removeprefix("s").removeprefix("(s)")
-    extra = extra.strip().removeprefix("(").removesuffix(")")
-    extra = "', '".join(_as_typed(extra, args))  # click joined the words with spaces
-    shown = extra if len(extra) <= 40 else extra[:39] + "…"
-    _print_error(f"goosectx run takes the task as an option, not as '{shown}' — "
-                 "goosectx run -t 'TEXT' (or -i FILE, -i - for stdin)")
-    return True
+    _print_error(" — ".join(CWD_GONE))
+    return 2
 
 
 def _cannot_write(exc: OSError) -> int:
