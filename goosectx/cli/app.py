@@ -296,6 +296,7 @@ def _closed_output() -> int:
 def _dispatch(argv: list[str] | None) -> int:
     """Run the command; return its exit code (errors printed as one line)."""
     from goosectx.cli.argv import root_flags_first
+    from goosectx.cli.exit_signals import closed_pipe
     from goosectx.errors import GoosectxError
 
     if argv is None:  # the real command (tests call main(args) in-process)
@@ -315,7 +316,11 @@ def _dispatch(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         return _interrupted()
     except BrokenPipeError:
-        return 141
+        return closed_pipe()
+    except SystemExit as exc:  # click's and rich's exit 1 for a closed pipe
+        if isinstance(exc.__context__, BrokenPipeError):
+            return closed_pipe()
+        raise
     except OSError as exc:
         from goosectx.cli.exit_signals import WRITE_FAILED_ERRNOS
 
