@@ -139,16 +139,21 @@ def run(
     130 cancelled (143 / 129: by SIGTERM / SIGHUP).
     """
     from goosectx.cli.exit_signals import as_ctrl_c
-    from goosectx.cli.run_cmd import run_task
-    from goosectx.permissions import parse_permissions
 
     STATE.exit_at_once = True
     STATE.max_cost = max_cost if max_cost is not None else STATE.max_cost
-    (loaded := settings()).extensions.flags = flags(with_extension, with_remote_extension)
-    if allow or deny:
-        extra = parse_permissions("--allow/--deny", {"allow": allow or [], "deny": deny or []})
-        loaded.permissions = loaded.permissions.merged(extra)
-    with as_ctrl_c():  # SIGTERM / SIGHUP cancel the turn as Ctrl-C does, then exit 143 / 129
+    with as_ctrl_c():  # SIGTERM / SIGHUP cancel the run as Ctrl-C does, then exit 143 / 129
+        try:
+            from goosectx.cli.run_cmd import run_task
+            from goosectx.permissions import parse_permissions
+        except KeyboardInterrupt:  # from the start: one line, "not saved", the exit code
+            from goosectx.cli.run_cancel import cancelled_at_start
+
+            raise typer.Exit(cancelled_at_start(output_format.value)) from None
+        (loaded := settings()).extensions.flags = flags(with_extension, with_remote_extension)
+        if allow or deny:
+            extra = parse_permissions("--allow/--deny", {"allow": allow or [], "deny": deny or []})
+            loaded.permissions = loaded.permissions.merged(extra)
         code = run_task(
             loaded, text=text, input_file=input_file, name=name, resume=resume,
             continue_=continue_, max_turns=max_turns, output_format=output_format.value,
