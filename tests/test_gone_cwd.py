@@ -43,6 +43,11 @@ def test_a_command_that_needs_the_working_dir_says_it_is_gone(
     assert (done.returncode, done.stderr) == (2, GONE)
 
 
+def test_run_says_so_before_it_says_no_model_is_configured(tmp_path: Path) -> None:
+    done = in_gone_dir(tmp_path, "run", "-t", "x")
+    assert (done.returncode, done.stderr) == (2, GONE)
+
+
 @pytest.mark.parametrize("args", [("sessions", "list"), ("sessions", "show", "kept"),
                                   ("compact", "kept", "--dry-run"), ("extensions", "list"),
                                   ("run", "--resume", "kept", "-t", "again")])

@@ -29,6 +29,7 @@ from goosectx.cli.common import (
     OpenSession,
     check_new_name,
     choose_mode,
+    current_dir,
     missing_working_dir,
     open_session,
     resume_command,
@@ -115,6 +116,8 @@ def run_task(
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
     check_new_name(name)  # so does a bad --name
+    if not resume:  # so does a deleted current dir (the new session's), before the model's check
+        current_dir()
     if max_turns is not None:
         settings.max_turns = max_turns
         settings.sources["max_turns"] = "--max-turns"
