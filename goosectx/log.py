@@ -8,18 +8,19 @@ import os
 from pathlib import Path
 
 from goosectx.private_mode import make_private
-from goosectx.redaction import Redactor, secret_values
+from goosectx.redaction import redact_known
 
 LOGGER_NAME = "goosectx"
 
 
 class _RedactingFilter(logging.Filter):
-    def __init__(self) -> None:
-        super().__init__()
-        self._redact = Redactor(secret_values())
-
     def filter(self, record: logging.LogRecord) -> bool:
-        message = self._redact(record.getMessage())
+        message = redact_known(record.getMessage())
+        if record.exc_info:  # a traceback's last line quotes the exception (a 401's body)
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+            record.exc_info = None
+        if record.exc_text:
+            record.exc_text = redact_known(record.exc_text)
         record.msg, record.args = message, None
         return True
 

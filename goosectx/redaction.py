@@ -149,3 +149,32 @@ class Redactor:
 def redact(text: str, secrets: list[str]) -> str:
     """``text`` with each value of ``secrets`` (in every listed encoding) redacted."""
     return Redactor(secrets)(text)
+
+
+_known: set[str] = set()
+_cached: tuple[tuple[str, ...], Redactor] | None = None
+
+
+def remember_secret(value: str) -> None:
+    """Count ``value`` among the secrets the process knows.
+
+    For an API key read from a variable whose name does not look secret
+    (``api_key_env = "LLM_AUTH"``).
+    """
+    if len(value) >= MIN_SECRET_CHARS:
+        _known.add(value)
+
+
+def redact_known(text: str) -> str:
+    """``text`` with every secret the process knows redacted.
+
+    Those are the values of secret-looking environment variables now, and those given to
+    :func:`remember_secret`.
+
+    This is what text from a provider (its error bodies) and the debug log pass through.
+    """
+    global _cached
+    values = tuple(sorted(set(secret_values()) | _known))
+    if _cached is None or _cached[0] != values:
+        _cached = (values, Redactor(values))
+    return _cached[1](text)

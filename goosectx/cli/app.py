@@ -7,14 +7,20 @@ never import litellm.
 # every start, and with string annotations it compiled and evaluated each one twice
 # (typer.main.get_command: 20-30 -> 8-10 ms CPU for every command, on a busy machine).
 
-import contextlib
-import os
 import sys
 from typing import Annotated
 
 import typer
 
 from goosectx import __version__
+from goosectx.cli.endings import (
+    cannot_write,
+    closed_output,
+    cwd_gone,
+    exit_now,
+    print_cwd_gone,
+    print_error,
+)
 from goosectx.cli.extension_options import WithExtOpt, WithRemoteOpt, extensions_app, flags
 from goosectx.cli.options import (
     STATE,
@@ -142,16 +148,21 @@ def run(
     130 cancelled (143 / 129: by SIGTERM / SIGHUP).
     """
     from goosectx.cli.exit_signals import as_ctrl_c
-    from goosectx.cli.run_cmd import run_task
-    from goosectx.permissions import parse_permissions
 
     STATE.exit_at_once = True
     STATE.max_cost = max_cost if max_cost is not None else STATE.max_cost
-    (loaded := settings()).extensions.flags = flags(with_extension, with_remote_extension)
-    if allow or deny:
-        extra = parse_permissions("--allow/--deny", {"allow": allow or [], "deny": deny or []})
-        loaded.permissions = loaded.permissions.merged(extra)
-    with as_ctrl_c():  # SIGTERM / SIGHUP cancel the turn as Ctrl-C does, then exit 143 / 129
+    with as_ctrl_c():  # SIGTERM / SIGHUP cancel the run as Ctrl-C does, then exit 143 / 129
+        try:
+            from goosectx.cli.run_cmd import run_task
+            from goosectx.permissions import parse_permissions
+        except KeyboardInterrupt:  # from the start: one line, "not saved", the exit code
+            from goosectx.cli.run_cancel import cancelled_at_start
+
+            raise typer.Exit(cancelled_at_start(output_format.value)) from None
+        (loaded := settings()).extensions.flags = flags(with_extension, with_remote_extension)
+        if allow or deny:
+            extra = parse_permissions("--allow/--deny", {"allow": allow or [], "deny": deny or []})
+            loaded.permissions = loaded.permissions.merged(extra)
         code = run_task(
             loaded, text=text, input_file=input_file, name=name, resume=resume,
             continue_=continue_, max_turns=max_turns, output_format=output_format.value,
@@ -272,33 +283,19 @@ def main(argv: list[str] | None = None) -> None:
     Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 130 interrupted.
     Run as the console script (``argv`` None), it first makes the process non-dumpable so
     the processes it starts cannot read its environment (:mod:`goosectx.isolation`), and
-    ``run``, ``compact`` and ``sessions import`` end with ``os._exit`` after flushing their
-    output and the log: their session is saved and the store closed by then.
+    ``run``, ``compact``, ``sessions import`` and the REPL end with ``os._exit`` after
+    flushing their output and the log: their session is saved and the store closed by then.
     """
-    code = _closed_output() or _dispatch(argv)
+    code = closed_output() or _dispatch(argv)
     if argv is None and STATE.exit_at_once:
-        _exit_now(code)
+        exit_now(code)
     sys.exit(code)
-
-
-def _closed_output() -> int:
-    """1 after one line on stderr when stdout or stderr is closed (``>&-``), else 0.
-
-    Nothing could say what a command did; ``run`` would pay for an answer it cannot show.
-    """
-    if sys.stdout is not None and sys.stderr is not None:
-        return 0
-    which = "standard output" if sys.stdout is None else "standard error"
-    line = (f"goosectx: error: {which} is closed — run goosectx with it open (send it to "
-            "/dev/null to discard it)\n")
-    with contextlib.suppress(OSError):
-        os.write(2 if sys.stderr is not None else 1, line.encode())
-    return 1
 
 
 def _dispatch(argv: list[str] | None) -> int:
     """Run the command; return its exit code (errors printed as one line)."""
     from goosectx.cli.argv import root_flags_first
+    from goosectx.cli.exit_signals import closed_pipe
     from goosectx.errors import GoosectxError
 
     if argv is None:  # the real command (tests call main(args) in-process)
@@ -315,52 +312,41 @@ def _dispatch(argv: list[str] | None) -> int:
         code = app(args=root_flags_first(args, app), standalone_mode=False, prog_name="goosectx")
         sys.stdout.flush()  # a full disk under stdout fails here, not in the teardown
     except GoosectxError as exc:
-        _print_error(exc.one_line())
+        print_error(exc.one_line())
         return exc.exit_code
     except KeyboardInterrupt:
         return _interrupted()
     except BrokenPipeError:
-        return 141
+        return closed_pipe()
+    except SystemExit as exc:  # click's and rich's exit 1 for a closed pipe
+        if isinstance(exc.__context__, BrokenPipeError):
+            return closed_pipe()
+        raise
     except OSError as exc:
         from goosectx.cli.exit_signals import WRITE_FAILED_ERRNOS
 
+        if isinstance(exc, FileNotFoundError) and cwd_gone():  # a getcwd() not guarded
+            return print_cwd_gone()
         if exc.errno not in WRITE_FAILED_ERRNOS:
             raise
-        return _cannot_write(exc)
+        return cannot_write(exc)
     except Exception as exc:
         usage_errors, exits, aborts = _cli_exception_types()
         if isinstance(exc, exits):
             return int(getattr(exc, "exit_code", 0) or 0)
         if isinstance(exc, aborts):
-            _print_error("aborted")
+            print_error("aborted")
             return 130
         if isinstance(exc, usage_errors):
-            from goosectx.cli.run_usage import positional_task_line
+            from goosectx.cli.argv import positional_task
 
-            line = positional_task_line(exc, args)
-            if line is None:
-                exc.show()  # type: ignore[attr-defined]
+            if (line := positional_task(exc, args)) is not None:
+                print_error(line)
             else:
-                _print_error(line)
+                exc.show()  # type: ignore[attr-defined]
             return int(getattr(exc, "exit_code", 2))
         raise
     return code if isinstance(code, int) else 0
-
-
-def _cannot_write(exc: OSError) -> int:
-    """The one-line error for an output (stdout or an ``-o`` file) that could not be written.
-
-    Whatever stdout still buffers is dropped (its descriptor then points at the null device):
-    the teardown's flush would fail again with a traceback-like message.
-    """
-    where = f"{exc.filename}" if exc.filename else "the output"
-    _print_error(f"cannot write {where}: {exc.strerror or exc} — free some space, or write "
-                 "the output somewhere else")
-    with contextlib.suppress(OSError, ValueError):
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
-        os.close(null)
-    return 1
 
 
 def _interrupted() -> int:
@@ -370,25 +356,3 @@ def _interrupted() -> int:
     return exit_status(130)
 
 
-def _exit_now(code: int) -> None:
-    """Flush stdout, stderr and the log, then end the process without interpreter teardown."""
-    import logging
-    import os
-
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe: nothing more can reach it
-            code = code or 141
-    logging.shutdown()
-    os._exit(code)
-
-
-def _print_error(line: str) -> None:
-    """The one-line error, made safe and kept on one line (``sanitize.one_line_safe``).
-
-    It may quote a provider's body or a file name: a newline in a file's name shows as ``␊``.
-    """
-    from goosectx.cli.sanitize import one_line_safe
-
-    sys.stderr.write(f"goosectx: error: {one_line_safe(line)}\n")

@@ -2,6 +2,8 @@
 
 click reads a group's options only before the command name; people type ``--debug`` wherever
 they think of it, so :func:`root_flags_first` moves it to the front before click parses.
+A task typed without ``-t`` (``goosectx run "fix it"``) gets one line saying where it goes
+(:func:`positional_task`).
 """
 
 from __future__ import annotations
@@ -51,3 +53,35 @@ def _options_taking_values(app: typer.Typer) -> set[str]:
 
     walk(typer.main.get_command(app))
     return names
+
+
+def as_typed(joined: str, args: list[str]) -> list[str]:
+    """The last run of words in ``args`` that click joined into ``joined`` (else it, whole).
+
+    Only looked for among a command line of up to 64 words (the search is quadratic).
+    """
+    if len(args) > 64:
+        return [joined]
+    for start in range(len(args) - 1, -1, -1):
+        for end in range(start + 1, len(args) + 1):
+            if " ".join(args[start:end]) == joined:
+                return args[start:end]
+    return [joined]
+
+
+def positional_task(exc: Exception, args: list[str]) -> str | None:
+    """``goosectx run "fix the tests"``: one line saying the task goes after ``-t``.
+
+    Other agents take the task as an argument; click would echo all of it back (a pasted
+    task of pages) under a usage block. Returns that line (``None``: another usage error).
+    """
+    ctx, message = getattr(exc, "ctx", None), str(getattr(exc, "message", ""))
+    marker = "unexpected extra argument"
+    if ctx is None or ctx.command.name != "run" or marker not in message:
+        return None
+    extra = message[message.index(marker) + len(marker):].removeprefix("s").removeprefix("(s)")
+    extra = extra.strip().removeprefix("(").removesuffix(")")
+    extra = "', '".join(as_typed(extra, args))  # click joined the words with spaces
+    shown = extra if len(extra) <= 40 else extra[:39] + "…"
+    return (f"goosectx run takes the task as an option, not as '{shown}' — "
+            "goosectx run -t 'TEXT' (or -i FILE, -i - for stdin)")

@@ -18,6 +18,21 @@ from goosectx.errors import ConfigError, GoosectxError, SessionNotFound, UsageEr
 from goosectx.session import Session, name_problem
 from goosectx.store import SessionLock, SessionStore
 
+CWD_GONE = ("the current directory no longer exists", "cd to a directory that exists")
+"""The error (message, fix) of a command started in a directory that was deleted since."""
+
+
+def current_dir() -> Path:
+    """The current directory, for a command that needs it (a new session's working dir).
+
+    Raises:
+        UsageError: it was deleted (``cd /tmp/x; rmdir /tmp/x``); ``os.getcwd`` fails then.
+    """
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        raise UsageError(*CWD_GONE) from None
+
 
 @contextlib.contextmanager
 def cycle_collector_paused() -> Iterator[None]:
@@ -320,8 +335,9 @@ def open_session(
     check_new_name(name)
     if sum(bool(x) for x in (name, resume, continue_)) > 1:
         raise UsageError("use only one of --name, --resume and --continue")
-    cwd = (working_dir or Path.cwd()).resolve()
+    cwd = working_dir or Path("/")  # a resumed session runs in its own working dir
     if not resume:  # the new or continued session is this directory's
+        cwd = (working_dir or current_dir()).resolve()
         check_utf8_dir(cwd)
     store = open_store(settings)
     try:

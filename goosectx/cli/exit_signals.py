@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from typing import IO, Any, TextIO, cast
@@ -150,3 +152,16 @@ def survive_hangup(stream: TextIO) -> TextIO:
     if isatty is None or not isatty():
         return stream
     return cast("TextIO", GoneTerminalFile(stream))
+
+
+def closed_pipe() -> int:
+    """Exit status 141 for an output pipe closed by its reader (``| head -1``), as SIGPIPE.
+
+    Nothing is said (as other CLIs). stdout is pointed at the null device so the final flush
+    of what it still buffers does not fail again at exit.
+    """
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    return 141

@@ -49,11 +49,12 @@ def import_sessions(
             its cap.
         SessionNameTaken: a requested name is taken (nothing is imported).
     """
-    from goosectx.cli.common import check_new_name, cycle_collector_paused
+    from goosectx.cli.common import check_new_name, current_dir, cycle_collector_paused
     from goosectx.cli.import_pipe import readable_path, shown_as_given
     from goosectx.errors import ImportFormatError
 
     check_new_name(name)  # before anything is read
+    current_dir()  # the sessions' working dir (a deleted one: one line, exit 2)
     with readable_path(path) as readable, cycle_collector_paused():
         try:
             _import_file(settings, readable, fmt=fmt, name=name, source_session=source_session,

@@ -6,7 +6,6 @@ a session for the model: ``--session SESSION``, else the session last used in th
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goosectx import __version__
@@ -113,7 +112,7 @@ def _configured_limit(settings: Settings) -> tuple[int | None, str]:
 
 def _session(settings: Settings, session_ref: str | None) -> tuple[Session | None, str]:
     """The session ``info`` describes (``--session``, else the last one here), or why none."""
-    from goosectx.cli.common import open_store, resolve_session
+    from goosectx.cli.common import current_dir, open_store, resolve_session
 
     session_id: str | None
     if session_ref is not None:
@@ -121,8 +120,9 @@ def _session(settings: Settings, session_ref: str | None) -> tuple[Session | Non
     elif not (settings.data_dir / "sessions.db").exists():
         return None, "no session yet"
     else:
+        here = current_dir()
         store = open_store(settings, read_only=True)  # info only reads: a full disk is fine
-        session_id = store.most_recent(Path.cwd())
+        session_id = store.most_recent(here)
     try:
         if session_id is None:
             return None, "no session in this directory; --session"

@@ -29,12 +29,14 @@ from goosectx.cli.common import (
     OpenSession,
     check_new_name,
     choose_mode,
+    current_dir,
     missing_working_dir,
     open_session,
     resume_command,
     session_ref,
 )
 from goosectx.cli.folding import plural
+from goosectx.cli.run_cancel import cancelled_at_start
 from goosectx.cli.run_output import (
     Approver,
     JsonOutput,
@@ -60,6 +62,7 @@ from goosectx.events import (
 from goosectx.mentions import mention_cap, read_mentions
 from goosectx.recorder import SessionRecorder
 from goosectx.session import TokenCount
+from goosectx.testhooks import pause_point
 from goosectx.turn import UNRECORDED_TEXT, interrupted_calls
 from goosectx.usage import Usage
 
@@ -113,13 +116,17 @@ def run_task(
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
     check_new_name(name)  # so does a bad --name
+    if not resume:  # so does a deleted current dir (the new session's), before the model's check
+        current_dir()
     if max_turns is not None:
         settings.max_turns = max_turns
         settings.sources["max_turns"] = "--max-turns"
     model_name = model or settings.model
     servers = RunServers(settings)  # --with-extension flags: settings.extensions.flags
     early: EarlyTask | None = None
+    opened: OpenSession | None = None
     try:
+        pause_point("run:starting")
         provider = make_provider(settings, model_name)
         if resume or continue_:  # the task is saved while litellm loads (undone on failure)
             early = EarlyTask(provider)
@@ -152,9 +159,14 @@ def run_task(
             stdout.write(json.dumps({"type": "result", **result_fields(failed)}) + "\n")
         stdout.flush()
         raise exc from None
-    manager = servers.start(opened, stderr)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP while starting: said, task kept
+        return cancelled_at_start(output_format, stdout=stdout, stderr=stderr, opened=opened,
+                                  task=task, saved=early.message if early else None,
+                                  close=not (early and early.closed))
     agent: Agent | None = None
+    started = False
     try:
+        manager = servers.start(opened, stderr)
         approval_mode = choose_mode(settings, mode, opened.session).mode
         approver = Approver(stdin, stderr, approval_mode)
         agent = build_agent(settings, opened.session, approve=approver, mode=approval_mode,
@@ -177,6 +189,8 @@ def run_task(
         cancel = threading.Event()
         files = task_mentions(settings, agent, task, manager, output, stderr)
         sent = early.message if early is not None else None
+        pause_point("run:before-turn")
+        started = True  # from here a cancel is the turn's (the agent closes it out)
         finished = _drive(agent.reply(task, cancel=cancel, attachments=files, sent=sent),
                           cancel, opened,
                           output, agent.context.take_fresh_token_counts)
@@ -200,6 +214,11 @@ def run_task(
         if unwritten is not None and unwritten.errno in exit_signals.WRITE_FAILED_ERRNOS - {EIO}:
             raise unwritten  # one line: "cannot write the output …" (exit 1)
         return exit_signals.exit_status(_EXIT_CODES[status])
+    except KeyboardInterrupt:
+        if started:
+            raise
+        return cancelled_at_start(output_format, stdout=stdout, stderr=stderr, opened=opened,
+                                  task=task, saved=early.message if early else None)
     finally:
         if agent is not None:
             agent.close()  # the shell tool's namespace ends with the session
@@ -257,6 +276,8 @@ class EarlyTask:
     def __init__(self, provider: Any) -> None:
         self.message: Message | None = None
         """The task as saved (``None``: not saved early, e.g. it names ``@`` files)."""
+        self.closed = False
+        """True once :meth:`save` failed and closed the session."""
         self._error: GoosectxError | None = None
         self._bug: BaseException | None = None
         self._thread = threading.Thread(target=self._check, args=(provider,), daemon=True,
@@ -299,6 +320,7 @@ class EarlyTask:
                     recorder.retract(self.message)
                 raise error
         except BaseException:
+            self.closed = True
             opened.close()
             raise
 

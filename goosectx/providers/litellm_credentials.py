@@ -13,6 +13,7 @@ from typing import Literal
 from goosectx.config import ModelConfig, Settings
 from goosectx.errors import ConfigError, MissingApiKey
 from goosectx.providers.litellm_stream import load_litellm
+from goosectx.redaction import remember_secret
 
 log = logging.getLogger("goosectx.provider")
 
@@ -71,6 +72,7 @@ def resolve_credentials(model: str, role: Literal["main", "summarizer"], setting
             raise MissingApiKey(f"{key_env} is not set (api_key_env of {model})",
                                 f"export {key_env}=<your key>")
         extra["api_key"] = os.environ[key_env]
+        remember_secret(extra["api_key"])  # a provider's error that echoes it shows it redacted
     else:
         missing = [
             k for k in litellm.validate_environment(model).get("missing_keys", [])

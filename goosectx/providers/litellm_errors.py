@@ -20,6 +20,7 @@ from goosectx.errors import (
     clause,
 )
 from goosectx.providers.litellm_stream import load_litellm
+from goosectx.redaction import redact_known
 
 log = logging.getLogger("goosectx.provider")
 
@@ -110,16 +111,20 @@ def translate_error(exc: BaseException, *, model: str, where: str, key_env: str
                     ) -> tuple[ProviderError, int | None]:
     """Map a litellm / transport exception to our error tree.
 
+    The exception's text is redacted of every secret the process knows (the API keys among
+    them) first: this is the one place a provider's words become a goosectx error.
+
     Returns:
         The error, and the context window the server stated in it (``None`` if it did not).
     """
     litellm = load_litellm()
-    text = clean_message(str(exc))
+    said = redact_known(str(exc))  # a 401 may quote the key: redacted before shown or stored
+    text = clean_message(said)
     status = getattr(exc, "status_code", None)
     if isinstance(exc, litellm.ContextWindowExceededError) or (
-        status not in (401, 403, 429) and is_context_error_text(str(exc))
+        status not in (401, 403, 429) and is_context_error_text(said)
     ):
-        stated = stated_limit_tokens(str(exc))
+        stated = stated_limit_tokens(said)
         log.info("context error from %s (window stated: %s): %s", model, stated, text)
         return ContextLengthExceeded(f"{model} rejected the request as longer than its "
                                      f"context window: {text}"), stated

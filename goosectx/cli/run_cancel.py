@@ -1,0 +1,103 @@
+"""``run`` cancelled (Ctrl-C, SIGTERM, SIGHUP) before its turn began: the lines, the exit code.
+
+Start-up takes seconds (litellm's import, the session, extension servers). A cancel then ends
+``run`` as one later does: ``goosectx: cancelled (SIGTERM)``, exit 130 / 143 / 129. The task is
+saved as the user's message when the session was open by then (the resume line follows), else
+the user is told it was not saved. Kept apart from :mod:`goosectx.cli.run_cmd` (whose import
+may be what was interrupted).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+from goosectx.cli.exit_signals import exit_status, received_name
+
+if TYPE_CHECKING:
+    from goosectx.cli.common import OpenSession
+    from goosectx.conversation import Message
+
+NOT_SAVED = "goosectx: the task was not saved (cancelled before its session was open)\n"
+
+
+def cancelled_at_start(output_format: str, *, stdout: TextIO | None = None,
+                       stderr: TextIO | None = None, opened: OpenSession | None = None,
+                       task: str | None = None, saved: Message | None = None,
+                       close: bool = False) -> int:
+    """Say the run was cancelled, save ``task`` in ``opened`` if it is not yet; the exit code.
+
+    Args:
+        output_format: ``text``, ``json`` or ``stream-json`` (the last two get their result).
+        stdout: Where the result goes (default ``sys.stdout``).
+        stderr: Where the lines go (default ``sys.stderr``).
+        opened: The session, when it was open by then.
+        task: The task, to save as the user's message unless ``saved`` is.
+        saved: The task's message when it was saved already (``run --resume``).
+        close: Close ``opened`` here (the caller does not).
+    """
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    message = saved
+    if opened is not None:
+        if message is None and task is not None:
+            message = _save(opened, task)
+        if close:
+            with contextlib.suppress(Exception):
+                opened.close()
+    code = exit_status(130)
+    by = received_name()
+    lines = f"goosectx: cancelled{f' ({by})' if by else ''}\n"
+    if opened is not None and message is not None:
+        from goosectx.cli.common import resume_command, session_ref
+        from goosectx.cli.sanitize import one_line_safe, terminal_safe
+
+        lines += terminal_safe(
+            f"goosectx: session {one_line_safe(opened.session.display_name)} saved · resume "
+            f"with: {resume_command(session_ref(opened.session), command='run')}\n")
+    else:
+        lines += NOT_SAVED
+    if output_format in ("json", "stream-json"):
+        _result(out, output_format, code, opened if message is not None else None, message)
+    with contextlib.suppress(OSError, ValueError):
+        err.write(lines)
+        err.flush()
+    return code
+
+
+def _save(opened: OpenSession, task: str) -> Message | None:
+    """``task`` recorded as the user's message in ``opened`` (``None``: the store refused)."""
+    from goosectx.conversation import Message
+    from goosectx.events import MessageCompleted
+    from goosectx.recorder import SessionRecorder
+
+    message = Message.user(task)
+    try:
+        SessionRecorder(opened.store, opened.session).record(MessageCompleted(message))
+    except Exception:  # noqa: BLE001 - closed or failing store: said "not saved"
+        return None
+    opened.session.conversation.append(message)
+    return message
+
+
+def _result(out: TextIO, output_format: str, code: int, opened: OpenSession | None,
+            message: Message | None) -> None:
+    """The ``json`` object / ``stream-json`` last lines of a run cancelled at start-up."""
+    session = opened.session if opened is not None else None
+    result: dict[str, Any] = {
+        "session_id": session.id if session else None,
+        "session_name": session.name if session else None, "status": "cancelled",
+        "exit_code": code, "error": None, "answer": "",
+        "messages": [message.to_dict()] if message is not None else [], "usage": None,
+        "cost_usd": None, "compactions": 0}
+    with contextlib.suppress(OSError, ValueError):
+        if output_format == "json":
+            out.write(json.dumps(result) + "\n")
+        else:
+            from goosectx.cli.run_output import result_fields
+            from goosectx.events import TurnFinished, event_to_json
+
+            out.write(json.dumps(event_to_json(TurnFinished("cancelled"))) + "\n")
+            out.write(json.dumps({"type": "result", **result_fields(result)}) + "\n")
+        out.flush()
