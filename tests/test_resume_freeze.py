@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from goosectx.cli.common import FREEZE_FROM, load_to_resume
+from goosectx.cli.collector import FREEZE_FROM
+from goosectx.cli.common import load_to_resume
 from goosectx.conversation import Conversation, Message
 from goosectx.store import SessionStore
 

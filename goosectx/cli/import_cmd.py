@@ -42,14 +42,15 @@ def import_sessions(
     (:mod:`goosectx.cli.import_pipe`), then imported like a file.
 
     Python's cycle collector is paused meanwhile
-    (:func:`~goosectx.cli.common.cycle_collector_paused`).
+    (:func:`~goosectx.cli.collector.cycle_collector_paused`).
 
     Raises:
         ImportFormatError: unknown or broken file (the line or record is named); a pipe over
             its cap.
         SessionNameTaken: a requested name is taken (nothing is imported).
     """
-    from goosectx.cli.common import check_new_name, current_dir, cycle_collector_paused
+    from goosectx.cli.collector import cycle_collector_paused
+    from goosectx.cli.common import check_new_name, current_dir
     from goosectx.cli.import_pipe import readable_path, shown_as_given
     from goosectx.errors import ImportFormatError
 
