@@ -147,9 +147,12 @@ def test_manual_compact_steps_down_when_the_real_server_rejects_the_summary_requ
     result = json.loads(out)
     assert result["strategy"] == "llm" and result["tokens_after"] < result["tokens_before"]
     after = stored_messages("work")
-    assert [m.id for m in after[:len(before)]] == [m.id for m in before]
-    assert all(m.metadata.user_visible and not m.metadata.agent_visible
-               for m in after[:len(before)])
+    old_ids = [m.id for m in before]
+    old = [m for m in after if m.id in set(old_ids)]
+    assert [m.id for m in old] == old_ids  # nothing lost, in order
+    assert all(m.metadata.user_visible for m in old)
+    # the head is hidden from the model; the finished turn's answer may stay in the tail
+    assert [m.text for m in old if m.metadata.agent_visible] in ([], ["Noted again."])
     summary = next(m for m in after if m.metadata.is_summary)
     # the model's raw, non-JSON text kept first (an extractive summary follows a reply this tiny)
     assert summary.text.startswith("Say hello.")
