@@ -93,3 +93,30 @@ def test_a_shortened_user_message_is_not_listed_beside_the_whole_one() -> None:
             Message.user(whole), Message.assistant("ok")]
     listed = extractive_summary(head, max_tokens=2000, counter=COUNTER).user_messages
     assert listed == [whole, "Also add a CLI."] or listed == ["Also add a CLI.", whole], listed
+
+
+def test_each_request_is_compared_with_the_summary_cuts_only(monkeypatch) -> None:  # noqa: ANN001
+    # A long session after a summary with a shortened item: every new request was checked
+    # against every earlier one (10k messages: +0.3 s of a 0.5 s dry run; 100k: minutes).
+    import goosectx.compaction.carry as carry
+    import goosectx.compaction.gather as gather
+
+    checked: list[str] = []
+    real = getattr(carry, "is_shortened", None) or carry._shortened  # type: ignore[attr-defined]
+
+    def counted(item: str) -> bool:
+        checked.append(item)
+        return bool(real(item))
+
+    for module, name in ((carry, "is_shortened"), (carry, "_shortened"),
+                         (gather, "is_shortened")):
+        monkeypatch.setattr(module, name, counted, raising=False)
+    earlier = ("# Conversation Summary\n\n## User messages\n\n"
+               "- Refactor the app. Keep […] never touch tests/.\n- Also add a CLI.\n")
+    head = [Message("user", (TextContent(earlier),),
+                    MessageMetadata(user_visible=False, is_summary=True))]
+    for i in range(2000):
+        head += [Message.user(f"request number {i}"), Message.assistant("ok")]
+    facts = gather.gather_facts(head)
+    assert len(checked) <= 3 * 2000, len(checked)  # about one look per request, not n²
+    assert "Refactor the app. Keep […] never touch tests/." in facts.requests  # never came whole

@@ -116,7 +116,7 @@ def resent_request(text: str, facts: Facts) -> None:
                    if shows_text(facts.requests[i], flat)), None)
         if at is None:
             facts.requests.append(text)
-        elif _shortened(facts.requests[at]):
+        elif is_shortened(facts.requests[at]):
             facts.requests[at] = text
     for line in text.splitlines():
         line = line.strip()
@@ -126,14 +126,21 @@ def resent_request(text: str, facts: Facts) -> None:
             facts.constraints.append(line)
 
 
-def drop_shortened(text: str, facts: Facts) -> None:
-    """Drops the requests that are a shortened ``text`` (an earlier summary's): it comes whole."""
+def drop_shortened(text: str, facts: Facts, cut: list[str]) -> None:
+    """Drops the requests that are a shortened ``text`` (an earlier summary's): it comes whole.
+
+    ``cut``: the shortened requests of ``facts`` (:func:`is_shortened`), the only ones looked
+    at, so a long transcript's every request is not compared with every earlier one; those
+    dropped leave it too.
+    """
     flat = " ".join(text.split())
-    facts.requests[:] = [r for r in facts.requests
-                         if not (_shortened(r) and r != text and shows_text(r, flat))]
+    gone = {r for r in cut if r != text and shows_text(r, flat)}
+    if gone:
+        facts.requests[:] = [r for r in facts.requests if r not in gone]
+        cut[:] = [r for r in cut if r not in gone]
 
 
-def _shortened(item: str) -> bool:
+def is_shortened(item: str) -> bool:
     """True for an item a summary shortened (a `` […] `` in it, or a ``…`` at its end)."""
     return CUT in item or item.endswith("…")
 

@@ -30,6 +30,7 @@ from goosectx.compaction.carry import (
     carry_forward,
     copy_facts,
     drop_shortened,
+    is_shortened,
     resent_request,
     same_file,
 )
@@ -65,6 +66,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     keep_at = memo.keep_facts_at
     actions_of, opened, error_of, label_of = memo.actions, memo.opened, memo.error, memo.label
     requests_seen = facts.requests
+    cut: list[str] = []  # the shortened ones among them (an earlier summary's cuts)
     in_block = False
     for at, m in with_pairs_positioned(messages):  # a tool-pair note's pairs come back before it
         if at in keep_at:  # the facts of messages[:at], as a scan of just those would end
@@ -76,6 +78,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             carry_forward(texts[0] if texts else "", facts)
             for text in texts[1:]:  # user messages re-sent after it, merged by the agent view
                 resent_request(text.strip(), facts)
+            cut = [r for r in requests_seen if is_shortened(r)]
             in_block = True  # until its continuation: user messages in it are re-sent ones
             continue
         if m.role == "assistant":
@@ -167,9 +170,13 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             text = text.strip()
             if in_block:
                 resent_request(text, facts)
+                cut = [r for r in requests_seen if is_shortened(r)]
             elif not requests_seen or requests_seen[-1] != text:
-                drop_shortened(text, facts)  # an earlier summary's cut of it: now whole
+                if cut:
+                    drop_shortened(text, facts, cut)  # an earlier summary's cut of it: whole now
                 requests_seen.append(text)
+                if is_shortened(text):
+                    cut.append(text)
                 facts.next_step = ""  # a request after a summary: its next step is done with
             checklist = checklist_todos(text)
             if checklist is not None:  # the user's own list of what is to be done
