@@ -104,21 +104,30 @@ def encodings(secret: str) -> list[str]:
     return sorted(unique, key=len, reverse=True)
 
 
-def _char(ch: str) -> tuple[str, str]:
-    """Regexes for ``ch`` written plainly and percent-encoded (its UTF-8 bytes, hex in any case)."""
+def _char(ch: str, encodable: bool) -> tuple[str, ...]:
+    """Regexes for ``ch``: plain and, if ``encodable``, percent-encoded (UTF-8, any hex case)."""
+    if not encodable:
+        return (re.escape(ch),)
     digits = "".join(f"%{byte:02x}" for byte in ch.encode("utf-8", "surrogateescape"))
     encoded = r"\s*".join(f"[{d}{d.upper()}]" if d.isalpha() else re.escape(d) for d in digits)
     return re.escape(ch), encoded
 
 
-def _spaced(form: str) -> str:
-    """A regex for ``form``, any of its characters percent-encoded, whitespace between any two.
+def _spaced(form: str, secret: bool) -> str:
+    """A regex for ``form``: whitespace allowed between characters, some percent-encoded.
+
+    Any character of a ``secret`` itself may be percent-encoded; of its other forms, those a
+    URL encoder escapes (not letters or digits: ``+``, ``/`` of base64).
 
     One branch per way of writing the first character: each branch starts with a literal
     character, which lets ``re`` skip to the places a match can start (fast on 10 MB outputs).
+    The other forms' letters and digits stay plain: the pattern stays small to compile.
     """
-    rest = "".join(r"\s*(?:{}|{})".format(*_char(ch)) for ch in form[1:])
-    return "|".join(first + rest for first in _char(form[0]))
+    def alternatives(ch: str) -> tuple[str, ...]:
+        return _char(ch, secret or not ch.isalnum())
+
+    rest = "".join(r"\s*(?:{})".format("|".join(alternatives(ch))) for ch in form[1:])
+    return "|".join(first + rest for first in alternatives(form[0]))
 
 
 def _decoded(squeezed: str) -> str:
@@ -148,7 +157,9 @@ class Redactor:
         forms = sorted({f for s in self.secrets for f in encodings(s)}, key=len, reverse=True)
         self._forms = forms
         self._base64 = {f for s in self.secrets for f in _base64_forms(s)}
-        self._pattern = re.compile("|".join(_spaced(f) for f in forms)) if forms else None
+        secrets_ = set(self.secrets)
+        self._pattern = (re.compile("|".join(_spaced(f, f in secrets_) for f in forms))
+                         if forms else None)
 
     def __call__(self, text: str) -> str:
         """``text`` with every listed encoding of every secret replaced.
