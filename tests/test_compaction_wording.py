@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 from compaction_support import REQUEST, chat, collect, make_session, manager, notices, words
+from fakeserver import FakeServer
 
 from goosectx.conversation import Message
 from goosectx.providers.scripted import ScriptedProvider
@@ -44,3 +47,18 @@ def test_compact_with_new_messages_all_in_the_recent_part_says_so() -> None:
         raise AssertionError("compacted")
     assert "nothing is new since it" not in text, text
     assert "messages after it, all in the recent part kept verbatim" in text, text
+
+
+def test_a_provider_refusing_a_tiny_first_message_as_too_long_gives_the_messages_figures(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the canned 400 says "maximum context length is 8192 … resulted in 9321": 8,192 is the
+    # model's limit, not the size of a context of one short message
+    from test_compaction_e2e import in_process_run
+
+    monkeypatch.chdir(tmp_path)
+    fake_model.add(*[{"error": "context_length"}] * 4)
+    code, _, err = in_process_run("tiny question")
+    assert code == 1
+    assert "8,192" not in err and "8,253" not in err, err
+    assert re.search(r"compaction would not shrink the model's messages \([\d,]+ tokens now, "
+                     r"at least [\d,]+ with the summary\); nothing changed", err), err

@@ -71,6 +71,31 @@ def test_a_key_in_a_variable_not_named_like_a_secret_is_redacted_too(
     assert f"Incorrect API key provided: {REDACTED}" in done.stderr
 
 
+def percent_echo(key: str) -> dict[str, object]:
+    """A 400 quoting ``key`` plain, in a URL query (dashes encoded) and with one letter encoded."""
+    in_url = key.replace("-", "%2D")
+    one_letter = f"{key[:11]}%{ord(key[11]):02x}{key[12:]}"
+    return {"status": 400, "body": {"error": {
+        "message": f"key={key} url=https://x/?api_key={in_url} and {one_letter}"}}}
+
+
+@pytest.mark.parametrize("variable", ["OPENAI_API_KEY", "LLM_AUTH"])
+def test_a_provider_error_quoting_the_key_percent_encoded_shows_it_redacted(
+        fake_server: FakeServer, workdir: Path, isolated_env: dict[str, Path],
+        variable: str) -> None:
+    if variable == "LLM_AUTH":  # a key read through api_key_env, a name not secret-looking
+        isolated_env["config"].write_text(
+            f'[models."{FAKE_MODEL}"]\napi_key_env = "LLM_AUTH"\n')
+    fake_server.add(percent_echo(KEY))
+    done = run_goosectx(fake_server, workdir, "--debug", "run", "-t", "k",
+                        "--output-format", "json", **{"OPENAI_API_KEY": "", variable: KEY})
+    assert done.returncode == 1
+    said = f"key={REDACTED} url=https://x/?api_key={REDACTED} and {REDACTED}"
+    assert said in done.stderr and said in done.stdout
+    logs = b"".join(p.read_bytes() for p in load_settings().data_dir.rglob("*.log"))
+    assert logs and b"LEAKCHE" not in logs and b"LEAKCHE" not in stored_bytes()
+
+
 def test_the_repl_error_panel_shows_the_key_redacted(fake_model: FakeServer,
                                                     tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:

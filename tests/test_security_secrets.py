@@ -89,6 +89,39 @@ def test_the_whole_base64_run_around_an_encoded_key_is_redacted(form: str) -> No
     assert Redactor([KEY])(f"{plain}\n") == f"{REDACTED}\n"
 
 
+def percent_forms(secret: str) -> dict[str, str]:
+    """``secret`` with some or all of its characters percent-encoded, hex in either case."""
+    data = secret.encode()
+    middle = len(secret) // 2
+    return {"all upper": "".join(f"%{b:02X}" for b in data),
+            "all lower": "".join(f"%{b:02x}" for b in data),
+            "dashes": secret.replace("-", "%2D"),
+            "one letter": f"{secret[:middle]}%{ord(secret[middle]):02X}{secret[middle + 1:]}",
+            "alternate, mixed case": "".join(
+                (f"%{ord(ch):02X}" if i % 4 == 0 else f"%{ord(ch):02x}") if i % 2 else ch
+                for i, ch in enumerate(secret)),
+            "folded": "\n".join(
+                "".join(f"%{b:02x}" for b in data)[i:i + 20]
+                for i in range(0, 3 * len(data), 20))}
+
+
+@pytest.mark.parametrize("form", list(percent_forms("sk-test-LEAKCHECK123")))
+def test_any_percent_encoding_of_the_key_is_redacted(form: str) -> None:
+    key = "sk-test-LEAKCHECK123"
+    encoded = percent_forms(key)[form]
+    text = f"url=https://x/?api_key={encoded}&v=1 done"
+    wrapped = "\n" * encoded.count("\n")  # a folded form keeps its line count
+    assert Redactor([KEY, key])(text) == f"url=https://x/?api_key={REDACTED}{wrapped}&v=1 done"
+
+
+def test_a_non_ascii_key_percent_encoded_is_redacted() -> None:
+    key = "pässwörd-Ωmega-42"
+    encoded = urllib.parse.quote(key, safe="")
+    mixed = key[:4] + urllib.parse.quote(key[4:])  # "päss" + the rest UTF-8 encoded
+    for form in (encoded, encoded.lower(), mixed):
+        assert Redactor([key])(f"a {form} b") == f"a {REDACTED} b"
+
+
 def test_clean_text_is_unchanged() -> None:
     text = "hello\x00 world\n" * 1000
     assert Redactor([KEY])(text) is text

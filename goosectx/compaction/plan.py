@@ -153,7 +153,8 @@ def prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *
             "(keep_recent_ratio); only the summary would be summarised")
     old_tokens = counter.count_messages(agent)
     empty_tokens = laid_out_tokens(conversation, "", working, trigger=trigger, counter=counter)
-    growth = growth_refusal(before, old_tokens, empty_tokens, budget, at_least=True)
+    growth = growth_refusal(before, old_tokens, empty_tokens, budget, at_least=True,
+                            reactive=trigger == "reactive")
     if growth is not None:  # even an empty summary would not help: no call is made
         raise growth
     return working, messages, old_tokens, empty_tokens
