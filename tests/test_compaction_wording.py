@@ -59,6 +59,7 @@ def test_a_provider_refusing_a_tiny_first_message_as_too_long_gives_the_messages
     fake_model.add(*[{"error": "context_length"}] * 4)
     code, _, err = in_process_run("tiny question")
     assert code == 1
-    assert "8,192" not in err and "8,253" not in err, err
+    assert "the context from 8,192" not in err and "8,253" not in err, err
+    assert "the context window (8,192 tokens)" in err  # named as what it is: the limit
     assert re.search(r"compaction would not shrink the model's messages \([\d,]+ tokens now, "
                      r"at least [\d,]+ with the summary\); nothing changed", err), err

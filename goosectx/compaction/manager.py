@@ -169,7 +169,8 @@ class ContextManager(ContextFigures):
                                      fallback_extractive=True, cancel=cancel)
         except CompactionFailed as exc:
             self.guard.on_failed(counts=not isinstance(exc, CompactionWouldGrow))
-            raise ContextLengthExceeded(f"the request does not fit the context window and "
+            raise ContextLengthExceeded(f"the request does not fit the context window "
+                                        f"({self.context_limit().tokens:,} tokens) and "
                                         f"compaction failed: {exc.message}",
                                         LARGER_MODEL_HINT) from None
 
