@@ -198,11 +198,17 @@ def test_the_counts_of_an_old_history_are_stored_off_the_thread_that_answers(
         store.close()
 
 
-def test_run_resume_in_its_own_process_saves_the_whole_session_before_it_exits(
-        isolated_env: dict[str, Path], work: Path, fake_model: Any) -> None:
-    """The real ``goosectx run --resume`` (which ends with ``os._exit`` as soon as its output
-    is flushed) on an uncounted session: afterwards every old message, the new question and
-    its answer are stored in order, with every old message's count."""
+@pytest.mark.parametrize("argv, typed", [
+    (["run", "--resume", "old", "-t", "one more"], None),
+    (["--resume", "old"], "one more\n/exit\n"),  # the REPL on pipe input
+], ids=["run", "repl"])
+def test_a_resume_in_its_own_process_saves_the_whole_session_before_it_exits(
+        isolated_env: dict[str, Path], work: Path, fake_model: Any, argv: list[str],
+        typed: str | None) -> None:
+    """The real ``goosectx run --resume`` and REPL (which end with ``os._exit`` as soon as the
+    output is flushed and the session saved and closed) on an uncounted session: afterwards
+    every old message, the new question and its answer are stored in order, with every old
+    message's count."""
     import subprocess
 
     from goosectx.recorder import BULK_COUNTS
@@ -215,8 +221,8 @@ def test_run_resume_in_its_own_process_saves_the_whole_session_before_it_exits(
     old_ids = [m.id for m in store.load(session.id).conversation.messages]
     store.close()
     fake_model.add({"text": "the last answer"})
-    proc = subprocess.run([sys.executable, "-m", "goosectx", "run", "--resume", "old", "-t",
-                           "one more"], cwd=work, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "goosectx", *argv], input=typed, cwd=work,
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "the last answer" in proc.stdout
     store = SessionStore(isolated_env["home"])
@@ -229,38 +235,6 @@ def test_run_resume_in_its_own_process_saves_the_whole_session_before_it_exits(
     assert [(m.role, m.text) for m in messages[-2:]] == [("user", "one more"),
                                                          ("assistant", "the last answer")]
     assert set(old_ids) <= set(loaded.token_counts)
-
-
-def test_the_repl_in_its_own_process_saves_the_whole_session_before_it_exits(
-        isolated_env: dict[str, Path], work: Path, fake_model: Any) -> None:
-    """The real REPL on pipe input (which, like ``run``, ends with ``os._exit`` once the
-    session is saved and closed): after ``/exit`` the new question, its answer and every old
-    message's count are stored."""
-    import subprocess
-
-    from goosectx.recorder import BULK_COUNTS
-
-    store = SessionStore(isolated_env["home"])
-    session = store.create_session(work, name="old")
-    for i in range(BULK_COUNTS):  # 2 × BULK_COUNTS messages, none counted
-        store.append_message(session.id, Message.user(f"question number {i}"))
-        store.append_message(session.id, Message.assistant(f"answer number {i}"))
-    store.close()
-    fake_model.add({"text": "the last answer"})
-    proc = subprocess.run([sys.executable, "-m", "goosectx", "--resume", "old"],
-                          input="one more\n/exit\n", cwd=work, capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert "the last answer" in proc.stdout
-    store = SessionStore(isolated_env["home"])
-    try:
-        loaded = store.load(session.id)
-    finally:
-        store.close()
-    messages = loaded.conversation.messages
-    assert [(m.role, m.text) for m in messages[-2:]] == [("user", "one more"),
-                                                         ("assistant", "the last answer")]
-    assert {m.id for m in messages[:-2]} <= set(loaded.token_counts)
 
 
 def _pydantic_imported(work: Path, *argvs: list[str]) -> tuple[bool, str]:
