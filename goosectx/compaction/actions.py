@@ -175,6 +175,8 @@ def _without_heredocs(script: str) -> list[str]:
     return lines
 
 
+_NO_QUOTES = str.maketrans("", "", "'\"\\")
+"""Quotes and backslashes, which tokenising removes (``r''m`` is ``rm``)."""
 _MAY_CHANGE = re.compile(r""">|(?:^|(?<=[\s/'"\\;&|<]))(?:rm|touch|tee|sed)(?![\w-])""")
 """A line where :func:`_simple_command_actions` can find something (a redirection or one of
 the programs :func:`_command_actions` knows); other lines are not tokenised. A program's
@@ -195,7 +197,8 @@ def shell_actions(script: str) -> list[FileAction]:
         return out  # no line can hold one: most commands of a long session stop here
     for line in _without_heredocs(script):
         if not (">" in line or "rm" in line or "touch" in line or "tee" in line
-                or "sed" in line) or not _MAY_CHANGE.search(line):  # its words, then the rule
+                or "sed" in line) or not (_MAY_CHANGE.search(line) or _MAY_CHANGE.search(
+                    line.translate(_NO_QUOTES))):  # its words, then the rule (r''m is rm)
             continue  # nothing to find, and tokenising every line of a long session is slow
         try:
             lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
