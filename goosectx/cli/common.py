@@ -363,15 +363,9 @@ def found_session_id(settings: Settings, ref: str) -> str | None:
     For a report after a failure: a full disk stops the store opening for writing, yet the
     session it names exists (JSON's ``"session_id": null`` means not found).
     """
-    if not (settings.data_dir / "sessions.db").exists():
-        return None
     try:
-        store = open_store(settings, read_only=True)
+        store, session_id = resolve_session(settings, ref, read_only=True)
     except GoosectxError:
         return None
-    try:
-        return store.resolve(ref)
-    except GoosectxError:
-        return None
-    finally:
-        store.close()
+    store.close()
+    return session_id

@@ -39,9 +39,11 @@ def cwd_gone() -> bool:
 def print_cwd_gone() -> int:
     """The one-line error for a deleted current directory; returns its exit code, 2."""
     from goosectx.cli.common import CWD_GONE
+    from goosectx.errors import UsageError
 
-    print_error(" — ".join(CWD_GONE))
-    return 2
+    error = UsageError(*CWD_GONE)  # as current_dir() raises it for the commands it guards
+    print_error(error.one_line())
+    return error.exit_code
 
 
 def cannot_write(exc: OSError) -> int:

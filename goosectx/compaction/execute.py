@@ -160,7 +160,7 @@ def execute(
             unusable = isinstance(exc, CompactionFailed | MalformedModelReply)
             fallback = ("the model's reply was unusable" if unusable
                         else "the summary call failed")
-    model_raw = counter.count_text(summary.text) if summary is not None else 0
+    model_text = summary.text if summary is not None else ""  # counted if a refusal needs it
     if alone:  # the layout adds no summary (and no continuation): only the elided copy
         summary = SummaryResult("", None, None)
     elif summary is None:  # a failed call that still reported usage is billed once, with it
@@ -203,7 +203,7 @@ def execute(
                      counter.count_messages(Conversation(new).agent_messages()), budget,
                      reactive=trigger == "reactive")
     if growth is not None and summary.rung is not None and not fallback_extractive:
-        growth = _blame_the_summary(growth, model_raw, budget)
+        growth = _blame_the_summary(growth, counter.count_text(model_text), budget)
     if growth is not None and summary.rung is not None and fallback_extractive:
         # A model summary longer than asked for would grow the view: like an unusable reply,
         # the extractive summary (bounded by the summary's room) takes its place.
