@@ -9,13 +9,20 @@ since (litellm, counts, the next request) — a dozen 0.2-0.7 s stalls at 100k m
 from __future__ import annotations
 
 import gc
+import io
+import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from rich.console import Console
 
 from goosectx.cli.collector import FREEZE_FROM
 from goosectx.cli.common import load_to_resume
+from goosectx.cli.driver import EventSource, TurnDriver
+from goosectx.cli.render import TranscriptRenderer
 from goosectx.conversation import Conversation, Message
 from goosectx.store import SessionStore
 
@@ -60,3 +67,39 @@ def test_a_short_resumed_session_is_left_to_the_collector(tmp_path: Path, work: 
         assert gc.get_threshold() == thresholds
     finally:
         store.close()
+
+
+class _Cycle:
+    """A turn's leftover in a reference cycle (litellm's logging object and its chunks)."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def _turn_leaving_a_cycle(left: list[weakref.ref[_Cycle]]) -> EventSource:
+    def turn(cancel: threading.Event) -> Iterator[Any]:
+        cycle = _Cycle()
+        left.append(weakref.ref(cycle))
+        for _ in range(3):  # old enough to sit in the oldest generation, as after a turn
+            gc.collect(1)
+        return iter(())
+    return turn
+
+
+def test_a_long_resumed_session_frees_what_each_turn_left_in_cycles(tmp_path: Path,
+                                                                     work: Path) -> None:
+    """A REPL on a long session grew ~0.3 MB a turn: no full collection ever freed the turn's
+    cycles. Each turn's are freed when it ends (a turn that imported modules only freezes)."""
+    store = SessionStore(tmp_path / "d")
+    try:
+        load_to_resume(store, _saved(store, work, FREEZE_FROM))
+    finally:
+        store.close()
+    driver = TurnDriver(TranscriptRenderer(Console(file=io.StringIO())), on_event=print,
+                        ask=lambda *a: "deny", on_failure=lambda e: None, quiet_terminal=False)
+    left: list[weakref.ref[_Cycle]] = []
+    for _ in range(4):
+        driver.run(_turn_leaving_a_cycle(left))
+    # the first turn's end froze what it left (no walk of what its imports made); every
+    # later turn's cycle is gone once that turn ended
+    assert [ref() is None for ref in left] == [False, True, True, True]

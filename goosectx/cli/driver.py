@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goosectx.approval import ApprovalAnswer, ApprovalDecision
+from goosectx.cli.collector import after_turn
 from goosectx.cli.exit_signals import received
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.terminal import TerminalEcho
@@ -183,6 +184,7 @@ class TurnDriver:
             echo.restore()
             self._queue = None
             self.renderer.settle()
+            after_turn()  # the turn's cycles, in a long resumed session
 
     def _dispatch(self, item: Any, cancel: threading.Event) -> None:
         if isinstance(item, _Ask):
