@@ -20,7 +20,8 @@ the table shows:
   verbatim (``yes``/``no``; ``elided`` when it alone is larger than the room left, so only its
   beginning and end are kept; ``—`` when the compaction ran before a user message);
 * ``summary req ÷ window`` — the summary request + its ``max_tokens``, as a share of the
-  summariser's window (≤ 95 %).
+  summariser's window (≤ 95 %); ``—`` when the compaction made no model call (nothing before
+  the turn in progress to summarise, only its middle elided).
 
 Usage: ``python bench/working_set.py [--markdown]`` or ``python bench/run.py --working-set``.
 """
@@ -130,9 +131,10 @@ def replay(name: str, messages: list[Any], limit: int = LIMIT) -> Row:
         before = session.conversation.agent_messages()
         events = list(cm.before_call(request))
         done = [e for e in events if isinstance(e, HistoryReplaced)]
-        if done:
+        if done:  # no summary request when nothing before the turn needed summarising
             return measure(name, limit, before, session.conversation.agent_view(),
-                           done[0].tokens_after, provider.requests[0], cm.counter)
+                           done[0].tokens_after, next(iter(provider.requests), None),
+                           cm.counter)
     return Row(name, limit, len(messages), note="never over the threshold")
 
 
@@ -239,7 +241,8 @@ def scripted_row() -> Row:
                         calls = [r for r in provider.requests if not r.tools]
                         row = measure("scripted session (issue 12)", LIMIT, before,
                                       Conversation(list(event.conversation)).agent_view(),
-                                      event.tokens_after, calls[0], agent.context.counter)
+                                      event.tokens_after, next(iter(calls), None),
+                                      agent.context.counter)
         finally:
             store.close()
     if not before:

@@ -88,6 +88,33 @@ def parse_positive_int(key: str, value: object) -> int:
     return number
 
 
+MAX_TURNS = 1_000_000
+"""The most model calls a turn may be allowed: ``--max-turns``, ``GOOSE_MAX_TURNS`` and
+``max_turns`` in the config file take 1 to this."""
+MAX_TURNS_EXPECTED = f"a whole number from 1 to {MAX_TURNS:,}"
+_WHOLE_TEXT = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*")
+
+
+def parse_max_turns(key: str, value: object, hint: str | None = None) -> int:
+    """Parse a bound on model calls per turn: 1 to :data:`MAX_TURNS`, as ``--max-turns`` takes.
+
+    Text must be ASCII digits (``_`` between them allowed); a number from the config file
+    (TOML) must be an integer, not ``5.0``.
+
+    Raises:
+        ConfigError: anything else, saying the range; ``hint`` (the fix) is added to it.
+    """
+    if isinstance(value, str) and _WHOLE_TEXT.fullmatch(value.strip()):
+        number: int | None = int(value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    else:
+        number = None
+    if number is None or not 1 <= number <= MAX_TURNS:
+        raise ConfigError(fail(key, value, MAX_TURNS_EXPECTED).message, hint)
+    return number
+
+
 MIN_CONTEXT_LIMIT_TOKENS = 1_000
 MAX_CONTEXT_LIMIT_TOKENS = 100_000_000
 """The context limits goosectx takes: below 1,000 the system prompt alone is over it; no model

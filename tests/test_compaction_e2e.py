@@ -67,6 +67,32 @@ def in_process_run(text: str, **options: Any) -> tuple[int, str, str]:
     return code, stdout.getvalue(), stderr.getvalue()
 
 
+
+def shell_call_turn(server: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
+                    commands: list[str], *, limit: int, task: str, name: str, answer: str,
+                    summary_usage: dict[str, int] | None = None) -> str:
+    """One ``run`` turn in ``work`` with a ``limit``-token context window (tool pairs not
+    summarised): the model runs ``commands`` in the shell one by one, then says ``answer``;
+    a compaction's summary is ``SUMMARY_JSON`` (with ``summary_usage``). Returns stderr."""
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", str(limit))
+    monkeypatch.setenv("GOOSE_TOOL_PAIR_SUMMARIZATION", "false")
+    left = list(commands)
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        if is_summary_call(body):
+            return {"text": SUMMARY_JSON, **({"usage": summary_usage} if summary_usage else {})}
+        if left:
+            return {"tool_calls": [{"name": "shell", "arguments": {"command": left.pop(0)}}]}
+        return {"text": answer}  # usage "auto": the server's own count
+
+    server.add(*[reply] * (2 * len(commands) + 12))
+    code, out, err = in_process_run(task, name=name, mode="auto")
+    assert code == 0, err
+    assert answer in out and not left
+    return err
+
+
 def test_reactive_compaction_after_a_context_length_400(fake_model: FakeServer,
                                                         tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:

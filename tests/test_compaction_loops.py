@@ -17,7 +17,13 @@ from typing import Any
 import pytest
 from compaction_support import SUMMARY_JSON, words
 from fakeserver import FakeServer, _estimate_tokens
-from test_compaction_e2e import in_process_run, is_summary_call, stored, usage
+from test_compaction_e2e import (
+    in_process_run,
+    is_summary_call,
+    shell_call_turn,
+    stored,
+    usage,
+)
 
 LIMIT = {"GOOSE_CONTEXT_LIMIT": "2000"}
 
@@ -238,23 +244,9 @@ def test_thirty_tool_calls_filling_the_window_compact_again_only_after_growth(
     the limit since the last compaction."""
     import re
 
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "6000")
-    monkeypatch.setenv("GOOSE_TOOL_PAIR_SUMMARIZATION", "false")
-    left = [30]
-
-    def reply(body: dict[str, Any]) -> dict[str, Any]:
-        if is_summary_call(body):
-            return {"text": SUMMARY_JSON, "usage": usage(400, 60)}
-        if left[0] > 0:
-            left[0] -= 1
-            return {"tool_calls": [{"name": "shell", "arguments": {"command": "seq 1000 1300"}}]}
-        return {"text": "all thirty done"}  # usage "auto": the server's own count
-
-    fake_model.add(*[reply] * 60)
-    code, out, err = in_process_run("check the thirty files", name="loop30", mode="auto")
-    assert code == 0, err
-    assert "all thirty done" in out and left[0] == 0
+    err = shell_call_turn(fake_model, tmp_path, monkeypatch, ["seq 1000 1300"] * 30, limit=6000,
+                          task="check the thirty files", name="loop30",
+                          answer="all thirty done", summary_usage=usage(400, 60))
     before = [int(x.replace(",", "")) for x in re.findall(r"Context is \d+% full \(([\d,]+) of", err)]
     after = [int(x.replace(",", "")) for x in
              re.findall(r"context compacted \(auto\) · [\d,]+ → ([\d,]+) tokens", err)]

@@ -38,7 +38,7 @@ def test_threshold_unset_is_default():
         ("GOOSE_AUTO_COMPACT_THRESHOLD", "nan", "must be a number"),
         ("GOOSE_CONTEXT_LIMIT", "lots", "whole number of tokens from 1,000"),
         ("GOOSE_CONTEXT_LIMIT", "0", "whole number of tokens from 1,000"),
-        ("GOOSE_MAX_TURNS", "-3", "whole number of at least 1"),
+        ("GOOSE_MAX_TURNS", "-3", "whole number from 1 to 1,000,000"),
         ("GOOSE_MODE", "yolo", "one of auto, approve, smart_approve, chat"),
         ("GOOSE_TOOL_PAIR_SUMMARIZATION", "maybe", "one of true, false"),
         ("GOOSE_TOOL_CALL_CUTOFF", "ten", "whole number"),

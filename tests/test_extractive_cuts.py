@@ -40,6 +40,19 @@ def errors_line(summary: StructuredSummary) -> str:
     return "\n".join(summary.errors_and_fixes)
 
 
+def summary_message(text: str) -> Message:
+    return Message("user", (TextContent(text),), MessageMetadata(user_visible=False,
+                                                                 is_summary=True))
+
+
+def sent_again_after_a_summary(whole: str, *listed: str) -> list[Message]:
+    """A summary whose user messages are ``listed`` (one of them cut), then ``whole`` sent
+    again and answered."""
+    earlier = "# Conversation Summary\n\n## User messages\n\n" + "".join(
+        f"- {item}\n" for item in listed)
+    return [summary_message(earlier), Message.user(whole), Message.assistant("ok")]
+
+
 def test_a_shortened_error_item_keeps_the_error_and_cuts_the_command() -> None:
     for budget in (400, 300, 250, 200, 160):
         summary = extractive_summary(session(), max_tokens=budget, counter=COUNTER)
@@ -52,9 +65,7 @@ def test_a_carried_summary_keeps_the_error_at_every_later_compaction() -> None:
         text = render_markdown(extractive_summary(messages, max_tokens=200, counter=COUNTER))
         assert ERROR in text, text
         assert "nonexistent […]" not in text and " […] nexistent" not in text, text
-        summary = Message("user", (TextContent(text),),
-                          MessageMetadata(user_visible=False, is_summary=True))
-        messages = [summary, *session()[3:]]
+        messages = [summary_message(text), *session()[3:]]
 
 
 def test_a_shortened_text_is_cut_between_words() -> None:
@@ -73,11 +84,7 @@ def test_a_shortened_constraint_is_not_listed_beside_the_whole_one() -> None:
     from goosectx.compaction.facts import merge_facts
 
     whole = "Refactor the app. Keep the API. You must never touch tests/."
-    earlier = ("# Conversation Summary\n\n## User messages\n\n"
-               "- Refactor the app. Keep […] never touch tests/.\n")
-    head = [Message("user", (TextContent(earlier),),
-                    MessageMetadata(user_visible=False, is_summary=True)),
-            Message.user(whole), Message.assistant("ok")]
+    head = sent_again_after_a_summary(whole, "Refactor the app. Keep […] never touch tests/.")
     text = merge_facts("", head, max_tokens=2000, counter=COUNTER)
     constraints = text.split("## User constraints", 1)[1]
     assert whole in constraints
@@ -86,11 +93,8 @@ def test_a_shortened_constraint_is_not_listed_beside_the_whole_one() -> None:
 
 def test_a_shortened_user_message_is_not_listed_beside_the_whole_one() -> None:
     whole = "Refactor the app. Keep the API stable for callers. You must never touch tests/."
-    earlier = ("# Conversation Summary\n\n## User messages\n\n"
-               "- Refactor the app. Keep […] never touch tests/.\n- Also add a CLI.\n")
-    head = [Message("user", (TextContent(earlier),),
-                    MessageMetadata(user_visible=False, is_summary=True)),
-            Message.user(whole), Message.assistant("ok")]
+    head = sent_again_after_a_summary(whole, "Refactor the app. Keep […] never touch tests/.",
+                                      "Also add a CLI.")
     listed = extractive_summary(head, max_tokens=2000, counter=COUNTER).user_messages
     assert listed == [whole, "Also add a CLI."] or listed == ["Also add a CLI.", whole], listed
 

@@ -6,12 +6,16 @@ traceback ending in ``os.getcwd()``); those that do not need it keep working.
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from cli_support import cli
+from extension_support import DEMO_SERVER
 from fakeserver import FakeServer
 
 GONE = ("goosectx: error: the current directory no longer exists — cd to a directory that "
@@ -59,3 +63,19 @@ def test_a_command_that_does_not_need_it_keeps_working(
         assert done.returncode == 0 and "first" in done.stdout
     if args[0] == "run":  # the session runs in its own working dir, which exists
         assert done.returncode == 0 and done.stdout == "ok\n"
+
+
+
+@pytest.mark.parametrize("args", [("extensions", "list"), ("extensions", "list", "--json"),
+                                  ("extensions", "list", "--with-extension", "SERVER")])
+def test_extensions_list_with_extensions_says_it_is_gone(
+        isolated_env: dict[str, Path], tmp_path: Path, args: tuple[str, ...]) -> None:
+    # The servers would start in the current directory: none starts, and the line is the same.
+    started = tmp_path / "started"
+    server = f"touch {shlex.quote(str(started))}; exec {sys.executable} {DEMO_SERVER}"
+    isolated_env["config"].write_text(
+        f'[extensions.demo]\ncmd = "sh"\nargs = ["-c", {json.dumps(server)}]\n')
+    spec = f"sh -c {shlex.quote(server)}"
+    done = in_gone_dir(tmp_path, *(spec if a == "SERVER" else a for a in args))
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", GONE)
+    assert not started.exists()

@@ -21,6 +21,7 @@ from conftest import FAKE_MODEL
 from fakeserver import FakeServer
 from test_repl import CTRL_D, ENTER, World
 from test_security_secrets import KEY, PROC_PROBE
+from unprivileged_support import as_nobody
 
 from goosectx.config import Settings, load_settings
 from goosectx.redaction import REDACTED
@@ -198,15 +199,13 @@ def test_the_api_key_is_not_readable_by_a_bang_command_as_root(
     assert not fake_server.requests  # no model call
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
-                    reason="needs root to switch to an unprivileged user with setpriv")
 def test_the_api_key_is_not_readable_by_a_bang_command_as_an_unprivileged_user(
         fake_server: FakeServer) -> None:
+    prefix = as_nobody()
     home = Path(tempfile.mkdtemp(prefix="goosectx-bang-"))  # outside root's 0700 pytest dir
     home.chmod(0o777)  # the unprivileged user works and writes its data dir here
     try:
-        done = _repl_as(fake_server, home, KEY_PROBES, "setpriv", "--reuid", "65534",
-                        "--regid", "65534", "--clear-groups")
+        done = _repl_as(fake_server, home, KEY_PROBES, *prefix)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     assert done.returncode == 0, done.stderr

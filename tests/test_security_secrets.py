@@ -23,6 +23,7 @@ import pytest
 from conftest import FAKE_MODEL
 from extension_support import DEMO_SERVER, demo_spec
 from fakeserver import FakeServer
+from unprivileged_support import as_nobody
 
 from goosectx.config import Settings
 from goosectx.isolation import namespaces_available
@@ -160,15 +161,12 @@ def tool_outputs(server: FakeServer) -> list[str]:
     return [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
-                    reason="needs root to switch to an unprivileged user with setpriv")
 def test_the_key_is_not_readable_through_proc_as_an_unprivileged_user(
     fake_server: FakeServer, open_dir: Path
 ) -> None:
     fake_server.add({"tool_calls": [{"name": "shell", "arguments": {"command": PROC_PROBE}}]},
                     {"text": "done"})
-    done = run_goosectx(fake_server, open_dir, open_dir, "setpriv", "--reuid", "65534",
-                        "--regid", "65534", "--clear-groups")
+    done = run_goosectx(fake_server, open_dir, open_dir, *as_nobody())
     assert done.returncode == 0, done.stderr
     assert tool_outputs(fake_server)[0].startswith("key readable in 0 places\n0\n")
 
@@ -235,17 +233,16 @@ def server_spec_for_anyone() -> str | None:
     return f"PYTHONPATH={sysconfig.get_paths()['purelib']} {system} {DEMO_SERVER}"
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None
-                    or server_spec_for_anyone() is None,
-                    reason="needs root to switch to an unprivileged user with setpriv, and a "
-                           "system python3 of this version")
 def test_an_extension_server_cannot_read_the_key_as_an_unprivileged_user(
     fake_server: FakeServer, open_dir: Path
 ) -> None:
+    prefix = as_nobody()
+    spec = server_spec_for_anyone()
+    if spec is None:
+        pytest.skip("needs a system python3 of this version (the venv's may not be executable "
+                    "by an unprivileged user)")
     fake_server.add(PEEK, {"text": "done"})
-    done = run_goosectx(fake_server, open_dir, open_dir, "setpriv", "--reuid", "65534",
-                        "--regid", "65534", "--clear-groups",
-                        extension=server_spec_for_anyone())
+    done = run_goosectx(fake_server, open_dir, open_dir, *prefix, extension=spec)
     assert done.returncode == 0, done.stderr
     (seen,) = tool_outputs(fake_server)
     assert seen.startswith("OPENAI_API_KEY in 0 of "), seen

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from compaction_support import SUMMARY_JSON
 from fakeserver import FakeServer
-from test_compaction_e2e import in_process_run, is_summary_call
+from test_compaction_e2e import is_summary_call, shell_call_turn
 
 MARK = "line of checking output"
 
@@ -32,24 +31,8 @@ def _results(request: dict[str, Any]) -> list[str]:
 @pytest.fixture
 def four_big_results(fake_model: FakeServer, tmp_path: Path,
                      monkeypatch: pytest.MonkeyPatch) -> tuple[FakeServer, str]:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "8000")
-    monkeypatch.setenv("GOOSE_TOOL_PAIR_SUMMARIZATION", "false")
-    left = [0]
-
-    def reply(body: dict[str, Any]) -> dict[str, Any]:
-        if is_summary_call(body):
-            return {"text": SUMMARY_JSON}
-        i = left[0]
-        left[0] += 1
-        if i < 4:
-            return {"tool_calls": [{"name": "shell", "arguments": {"command": _command(i)}}]}
-        return {"text": "DONE"}
-
-    fake_model.add(*[reply] * 20)
-    code, out, err = in_process_run("run the 4 checks", name="ne", mode="auto")
-    assert code == 0, err
-    assert "DONE" in out and left[0] == 5
+    err = shell_call_turn(fake_model, tmp_path, monkeypatch, [_command(i) for i in range(4)],
+                          limit=8000, task="run the 4 checks", name="ne", answer="DONE")
     return fake_model, err
 
 

@@ -38,6 +38,7 @@ from goosectx.cli.options import (
     settings,
 )
 from goosectx.cli.sessions_app import sessions_app
+from goosectx.config_values import MAX_TURNS
 
 app = typer.Typer(
     name="goosectx",
@@ -127,7 +128,7 @@ def run(
     resume: ResumeOpt = None,
     continue_: ContinueOpt = False,
     max_turns: Annotated[
-        int | None, typer.Option("--max-turns", min=1, max=1_000_000,
+        int | None, typer.Option("--max-turns", min=1, max=MAX_TURNS,
                                   help="Bound on model calls this turn.")
     ] = None,
     output_format: Annotated[

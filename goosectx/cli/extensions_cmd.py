@@ -108,9 +108,9 @@ def list_extensions(settings: Settings, *, as_json: bool = False, specs: tuple[s
 
     Raises:
         ConfigError: a bad ``[extensions.*]`` table or flag (exit 2).
+        UsageError: extensions to start and the current directory was deleted (exit 2).
     """
-    from pathlib import Path
-
+    from goosectx.cli.common import current_dir
     from goosectx.extensions.manager import ExtensionManager
     from goosectx.extensions.source import ExtensionToolSource
 
@@ -120,7 +120,8 @@ def list_extensions(settings: Settings, *, as_json: bool = False, specs: tuple[s
         err.write("goosectx: no extensions configured; add an [extensions.NAME] table to the "
                   "config file (see config.example.toml) or use --with-extension\n")
         return 0 if as_json is False else _empty_json(out)
-    manager = ExtensionManager(configs, Path.cwd(), ["shell", "text_editor", "tree"])
+    here = current_dir()  # the servers start here; deleted: the one line, exit 2
+    manager = ExtensionManager(configs, here, ["shell", "text_editor", "tree"])
     try:
         manager.start()
         manager.wait_ready()
