@@ -7,7 +7,7 @@ path) on a generated session (``scale_data``), next to a baseline measured in th
   session launch vs a bare prompt_toolkit prompt (``scale_raw.py prompt``).
 * last streamed chunk → prompt back in the REPL (the pty sees the answer's last word, then
   the prompt): vs the same in a new session; then ``/exit`` → the process gone (for
-  information).
+  information). And the REPL's RSS growth over 25 turns (``scale_turns``), vs a new session.
 * ``run --resume`` start → the fake server receives the first request: vs ``run`` in a new
   session plus one load and one request serialisation (``scale_raw.py request``).
 * ``run`` exit after its answer: stdout shows the answer's last word → the process is gone.
@@ -42,6 +42,7 @@ from pathlib import Path
 
 from figures import ROOT, Figure
 from scale_data import ANSWER_MARK, SESSION_NAME
+from scale_turns import TURNS, rss_growth_mb
 
 sys.path.insert(0, str(ROOT / "tests"))
 
@@ -244,6 +245,7 @@ def run(quick: bool = False, sizes: tuple[int, ...] = SIZES) -> list[Figure]:
                               "bare prompt_toolkit prompt", bare, "≤ 2.5×",
                               new_launch <= 2.5 * bare))
         chunk0 = _median(lambda: _chunk_to_prompt_s([*GOOSECTX, "session"], env0, work), repeat)
+        growth0 = rss_growth_mb(lambda: _pty([*GOOSECTX, "session"], env0, work))
         first0, exit0 = zip(*(_run_first_request_and_exit(env0, work, False, server)
                               for _ in range(repeat)), strict=True)
         first_new = statistics.median(first0)
@@ -252,7 +254,7 @@ def run(quick: bool = False, sizes: tuple[int, ...] = SIZES) -> list[Figure]:
         _progress(figures)
         for count in sizes:
             figures += _at_size(tmp, work, server, count, 1 if count >= 100_000 else repeat,
-                                new_launch, chunk0, first_new, series)
+                                new_launch, (chunk0, growth0), first_new, series)
             _progress(figures)
     for key, values in series.items():
         row = _growth(key, values)
@@ -262,9 +264,13 @@ def run(quick: bool = False, sizes: tuple[int, ...] = SIZES) -> list[Figure]:
 
 
 def _at_size(tmp: Path, work: Path, server, count: int, repeat: int,  # noqa: ANN001, PLR0913
-             new_launch: float, chunk0: float, first_new: float,
+             new_launch: float, new_repl: tuple[float, float], first_new: float,
              series: dict[str, dict[int, float]]) -> list[Figure]:
-    """Every per-size row at ``count`` messages."""
+    """Every per-size row at ``count`` messages.
+
+    ``new_repl``: a new session's last chunk → prompt (s) and RSS growth over the turns (MB).
+    """
+    chunk0, growth0 = new_repl
     n = f"{count // 1000}k"
     home = tmp / f"home-{n}"
     sid = _seed(home, count, work)
@@ -380,6 +386,9 @@ def _at_size(tmp: Path, work: Path, server, count: int, repeat: int,  # noqa: AN
                        "≤ 1.2× or +0.05 s", chunk <= max(1.2 * chunk0, chunk0 + 0.05)))
     rows.append(Figure(f"REPL /exit → process gone @ {n}", statistics.median(repl_exits), "s",
                        "", None, "info", None, note="the session saved and closed first"))
+    growth = rss_growth_mb(lambda: _pty([*GOOSECTX, "session", "-r", SESSION_NAME], env, work))
+    rows.append(Figure(f"REPL RSS growth over {TURNS} turns @ {n}", growth, "MB",
+                       "same, new session", growth0, "info", None))
     request = float(subprocess.run([sys.executable, RAW, "request", str(home), sid], env=env,
                                    check=True, capture_output=True, text=True).stdout.split()[-1])
     firsts, exits = zip(*(_run_first_request_and_exit(env, work, True, server)
