@@ -75,6 +75,13 @@ class Split:
     head_view: list[Message] | None = field(default=None, repr=False, compare=False)
     scan_memo: ScanMemo | None = field(default=None, repr=False, compare=False)
 
+    def whole_copies(self) -> frozenset[str]:
+        """Ids of the head messages the model gets whole copies of (re-sent, not elided)."""
+        copies = [*self.resent, *([self.request] if self.request is not None else [])]
+        return frozenset(str(m.metadata.extra["copy_of"]) for m in copies
+                         if "copy_of" in m.metadata.extra
+                         and "elided_from_tokens" not in m.metadata.extra)
+
 
 def is_answered(messages: Sequence[Message]) -> bool:
     """True when the newest agent-visible message is an assistant answer without a tool call."""
