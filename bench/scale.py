@@ -141,6 +141,8 @@ def _chunk_to_prompt_s(argv: list[str], env: dict[str, str], cwd: Path,
 
     child = _pty(argv, env, cwd)
     try:
+        if "-r" in argv:  # past the tail (an earlier run's answer, with the same mark)
+            child.expect_exact("resumed ·")
         child.expect(PROMPT)
         time.sleep(0.5)  # let the start-up work (litellm import) finish first
         child.send("say something\r")

@@ -29,12 +29,17 @@ from goosectx.message_text import bytes_estimate_tokens as bytes_estimate_tokens
 from goosectx.message_text import message_text_for_count as message_text_for_count
 from goosectx.message_text import rough_count_messages as rough_count_messages
 from goosectx.session import TokenCount
+from goosectx.testhooks import pause_point
 from goosectx.token_batch import count_each
 from goosectx.token_pieces import token_len, token_len_whole
 
 BATCH_MIN_MESSAGES = 16
 """Uncounted messages in one view from which :meth:`TokenCounter.count_uncounted` counts
 them together (on threads when long), rather than one by one as they are met."""
+COUNT_SLICE_TEXTS = 1_000
+"""Texts :meth:`TokenCounter.count_uncounted` counts at a time: each slice's counts are kept
+(and ready to be stored) before the next is counted, so a process that ends mid-count keeps
+what it made."""
 TOOL_SCHEMA_OVERHEAD_TOKENS = 8
 """Per-tool framing tokens around a JSON schema."""
 
@@ -246,25 +251,36 @@ class TokenCounter:
         """
         seen, cached, stored, same = self._by_identity, self._cache, self.stored, self._by_content
         todo: dict[int, tuple[tuple[object, ...], str]] = {}  # by content identity: once each
+        owners: dict[int, list[Message]] = {}
         for m in messages:
             hit, known = seen.get(m.id), stored.get(m.id)
             if hit is None or hit[0] is not m.content:
                 hit = same.get(id(m.content))
             if ((hit is not None and hit[0] is m.content)
                     or (known is not None and known.encoding == self.encoding)
-                    or id(m.content) in todo
                     or _count_key(m) in cached):
                 continue
+            if id(m.content) in todo:
+                owners[id(m.content)].append(m)
+                continue
             todo[id(m.content)] = (m.content, message_text_for_count(m))
+            owners[id(m.content)] = [m]
         if len(todo) < BATCH_MIN_MESSAGES or not any(text for _, text in todo.values()):
             return
         encoding = self.encoding
         self.preload()  # here, not on the threads: the first count loads the encoding
         if self.encoding != encoding:  # another encoding than named: counted one by one
             return
-        counts = self.count_texts([text for _, text in todo.values()])
-        for (key, (content, _)), raw in zip(todo.items(), counts, strict=True):
-            same[key] = (content, raw)
+        items = list(todo.items())
+        for start in range(0, len(items), COUNT_SLICE_TEXTS):
+            part = items[start:start + COUNT_SLICE_TEXTS]
+            counts = self.count_texts([text for _, (_, text) in part])
+            for (key, (content, _)), raw in zip(part, counts, strict=True):
+                same[key] = (content, raw)
+            for key, _ in part:  # each message's count, ready to store (take_fresh)
+                for m in owners[key]:
+                    self.count_message(m)
+            pause_point("count-slice")
 
     def message_counts(self, messages: Sequence[Message]) -> list[int]:
         """:meth:`count_message` of each of ``messages``, in their order.

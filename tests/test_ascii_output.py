@@ -51,3 +51,31 @@ def test_compact_and_the_repl_write_their_own_lines_in_ascii(tmp_path: Path, wor
     assert b"Traceback" not in repl.stderr
     for output in (done.stdout, done.stderr, repl.stdout, repl.stderr):
         assert output.isascii() and b"\\x" not in output and b"\\u" not in output, output
+
+
+def test_json_answers_carry_the_text_unchanged(tmp_path: Path, work: Path) -> None:
+    """``·`` inside a ``--json`` answer is data: written ``\\u00b7``, never turned into ``-``."""
+    import json
+
+    home = tmp_path / "home"
+    answer = "answer · café → done"
+    with FakeServer([{"text": answer}] * 3) as server:
+        env = model_env(home, server.base_url)
+        subprocess.run([*GOOSECTX, "run", "-t", "x · y", "--name", "dots"], env=env, cwd=work,
+                       check=True, capture_output=True, timeout=120)  # typed on a UTF-8 terminal
+        single = goosectx(env, "run", "--resume", "dots", "-t", "more", "--output-format", "json",
+                          cwd=work)
+        stream = goosectx(env, "run", "--resume", "dots", "-t", "again", "--output-format",
+                          "stream-json", cwd=work)
+    exported = goosectx(clean_env(home), "sessions", "export", "dots", "--format", "json",
+                        cwd=work)
+    listed = goosectx(clean_env(home), "sessions", "list", "--json", cwd=work)
+    for done in (single, stream, exported, listed):
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.isascii(), done.stdout
+    assert json.loads(single.stdout)["answer"] == answer
+    lines = [json.loads(line) for line in stream.stdout.splitlines()]
+    assert lines[-1]["type"] == "result" and answer in json.dumps(lines, ensure_ascii=False)
+    texts = [m["content"][0]["text"] for m in json.loads(exported.stdout)["messages"]]
+    assert texts == ["x · y", answer, "more", answer, "again", answer]
+    assert json.loads(listed.stdout)[0]["title"] == "x · y"

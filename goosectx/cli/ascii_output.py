@@ -12,7 +12,11 @@ error) goes through:
   draws (``␛`` ``␊``) caret notation (``^[`` ``^J``);
 * a byte that was not UTF-8 on the way in (a lone surrogate, ``surrogateescape``) goes out as
   that byte, as stdout did;
-* any other character is ``\uXXXX`` (a valid escape inside a ``--json`` string too).
+* any other character is ``\uXXXX``.
+
+JSON output is data, not goosectx's prose: :func:`fit_json` writes every character such a
+stream cannot encode as its ``\uXXXX`` escape (what json's ``ensure_ascii`` writes), so a
+``·`` in an answer reaches a JSON reader as ``·``, not ``-``.
 
 A stream that encodes them (UTF-8: nearly always) is left alone.
 """
@@ -24,6 +28,8 @@ import sys
 
 ERRORS = "goosectx-ascii"
 """The name the error handler is registered under."""
+JSON_ERRORS = "goosectx-json"
+"""The handler :func:`fit_json` encodes JSON text with: escapes only."""
 
 ASCII_FORMS = {
     "·": "-", "…": "...", "→": "->", "←": "<-", "⇄": "<->", "—": "-", "–": "-", "−": "-",
@@ -54,6 +60,27 @@ def _handler(exc: UnicodeError) -> tuple[str | bytes, int]:
     if "\udc80" <= char <= "\udcff":  # a byte surrogateescape read: that byte again
         return bytes([ord(char) - 0xDC00]), exc.start + 1
     return ASCII_FORMS.get(char) or _escape(char), exc.start + 1
+
+
+def _json_handler(exc: UnicodeError) -> tuple[str | bytes, int]:
+    """The escapes of the characters the stream could not encode (a run at a time)."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    return "".join(map(_escape, exc.object[exc.start:exc.end])), exc.end
+
+
+def fit_json(text: str, stream: object) -> str:
+    r"""JSON ``text`` as ``stream`` carries it unchanged.
+
+    On a stream :func:`fit_output` fitted (ASCII or Latin-1), each character it cannot encode
+    becomes its ``\uXXXX`` escape (a lone surrogate too, as ``ensure_ascii`` writes it), not
+    its ASCII form; the same values for a JSON reader. Any other stream gets ``text`` as is.
+    """
+    if getattr(stream, "errors", None) != ERRORS:
+        return text
+    encoding = str(getattr(stream, "encoding", "ascii"))
+    codecs.register_error(JSON_ERRORS, _json_handler)
+    return text.encode(encoding, JSON_ERRORS).decode(encoding)
 
 
 def fit_output() -> None:

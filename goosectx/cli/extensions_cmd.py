@@ -133,10 +133,11 @@ def list_extensions(settings: Settings, *, as_json: bool = False, specs: tuple[s
     finally:
         manager.stop_all()
     if as_json:
+        from goosectx.cli.ascii_output import fit_json
         from goosectx.cli.sanitize import json_safe  # as run's and sessions' JSON
 
-        out.write(json_safe(json.dumps({"extensions": items}, indent=2, ensure_ascii=False))
-                  + "\n")
+        text = json_safe(json.dumps({"extensions": items}, indent=2, ensure_ascii=False))
+        out.write(fit_json(text, out) + "\n")
     else:
         for item in items:
             _write_text(out, item)

@@ -10,12 +10,14 @@ command, drawing through the REPL's renderer. ``/exit`` is handled by the REPL's
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from goosectx.budget import cap_source
 from goosectx.cli import reports, slash
+from goosectx.cli.common import session_ref
 from goosectx.cli.folding import plural
 from goosectx.compaction import calibration
 from goosectx.config import ApprovalMode
@@ -23,6 +25,9 @@ from goosectx.conversation import Message, TextContent
 from goosectx.errors import GoosectxError
 from goosectx.shell_escape import is_shell_escape
 from goosectx.shown import view_numbers
+
+CLI_STRATEGY_HINT = "use --strategy extractive"
+"""The part of a compaction refusal's hint that only ``goosectx compact`` takes."""
 
 if TYPE_CHECKING:
     from goosectx.cli.repl import Repl
@@ -52,8 +57,8 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
         repl.renderer.notice(f"{command.message} — {command.hint}", style="yellow")
     elif isinstance(command, slash.Compact):
         strategy = "llm" if repl.provider is not None else "extractive"
-        repl._drive(lambda cancel: repl.agent.compact(command.instructions,
-                                                      strategy=strategy, cancel=cancel))
+        repl._drive(lambda cancel: _in_repl_words(repl, repl.agent.compact(
+            command.instructions, strategy=strategy, cancel=cancel)))
     elif isinstance(command, slash.UndoCompact):
         repl._drive(lambda _cancel: repl._context_manager().undo_compaction(
             repl.agent.request_context))
@@ -312,3 +317,20 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
                                  provider.model if provider else repl.session.model),
     )
 
+
+def _in_repl_words(repl: Repl, events: Iterator[Any]) -> Iterator[Any]:
+    """A compaction's events, with a refusal's hint in words that work in the REPL.
+
+    A hint naming ``goosectx compact``'s option (``use --strategy extractive``) names the
+    whole command instead, after ``/exit``: ``/compact`` takes instructions only, and the
+    command finds the session in use while the REPL holds it.
+    """
+    try:
+        yield from events
+    except GoosectxError as exc:
+        if exc.hint and CLI_STRATEGY_HINT in exc.hint:
+            command = f"goosectx compact {shlex.quote(session_ref(repl.session))} " \
+                      "--strategy extractive"
+            exc.hint = exc.hint.replace(CLI_STRATEGY_HINT,  # the REPL holds the session
+                                        f"leave with /exit and run {command}")
+        raise

@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from goosectx.approval import ApprovalDecision
 from goosectx.cli.approval_view import VIEW_KEY, approval_question, plain_question
+from goosectx.cli.ascii_output import fit_json
 from goosectx.cli.folding import plural, tool_result_label
 from goosectx.cli.sanitize import APPROVAL_MARKER, SafeStream, json_safe, terminal_safe
 from goosectx.cli.task_input import lenient
@@ -197,7 +198,8 @@ class StreamJsonOutput:
         self.reasoning = reasoning
 
     def _line(self, data: dict[str, Any]) -> None:
-        self.stdout.write(json_safe(json.dumps(data, ensure_ascii=False)) + "\n")
+        self.stdout.write(fit_json(json_safe(json.dumps(data, ensure_ascii=False)), self.stdout)
+                          + "\n")
         self.stdout.flush()
 
     def start(self, started: dict[str, Any]) -> None:
@@ -233,7 +235,8 @@ class JsonOutput:
     def finish(self, summary: dict[str, Any]) -> None:
         """The run ended (``summary``: status, usage, messages...), with ``notices``."""
         summary = {**summary, "notices": self.notices}
-        self.stdout.write(json_safe(json.dumps(summary, ensure_ascii=False, indent=2)) + "\n")
+        text = json_safe(json.dumps(summary, ensure_ascii=False, indent=2))
+        self.stdout.write(fit_json(text, self.stdout) + "\n")
         self.stdout.flush()
 
 

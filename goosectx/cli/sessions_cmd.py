@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goosectx.cli.ascii_output import fit_json
 from goosectx.cli.common import resolve_session
 from goosectx.cli.sanitize import json_safe, one_line_safe, terminal_safe
 from goosectx.errors import UsageError
@@ -203,8 +204,9 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
         # values with unsafe characters escaped; Markdown, made for reading, shows them.
         safe = json_safe if fmt == "json" else terminal_safe
         if output is None:
-            for piece in pieces:
-                sys.stdout.write(safe(piece))
+            for piece in pieces:  # JSON is data: escapes where the terminal lacks a character
+                text = safe(piece)
+                sys.stdout.write(fit_json(text, sys.stdout) if fmt == "json" else text)
         else:
             write_private_file(output, map(safe, pieces))
     finally:

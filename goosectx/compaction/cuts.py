@@ -2,7 +2,7 @@
 
 Part of the extractive summariser (:mod:`goosectx.compaction.extractive`, docs/architecture.md
 §5). A piece longer than its cap is cut to its head and tail around `` […] ``, shorter each try
-until it fits: between words when it has any (a word longer than the cut is cut), and a piece
+until it fits: between words when it has any (a word longer than half the cut is cut), and a piece
 cut before (a carried summary's) is cut again on both sides of its one marker, never twice.
 The cut is one algorithm (:func:`_cut_steps`, a generator that asks for the count of each text
 it tries), driven either one piece at a time or, when the counter counts in
@@ -136,23 +136,30 @@ def head_and_tail(text: str, keep: int) -> str:
 
 
 def word_head(text: str, chars: int) -> str:
-    """The first ``chars`` characters of ``text``, back to the last word boundary if any."""
+    """The first ``chars`` characters of ``text``, back to the last word boundary if any.
+
+    A word longer than half the cut is cut: going back to its start would drop more than it
+    keeps (a blob after a label would leave the label alone).
+    """
     if chars >= len(text):
         return text.rstrip()
     if not text[chars].isspace():
         at = max(text.rfind(" ", 0, chars), text.rfind("\n", 0, chars))
-        if at > 0:
+        if at > 0 and at >= chars // 2:
             chars = at
     return text[:chars].rstrip()
 
 
 def word_tail(text: str, chars: int) -> str:
-    """The last ``chars`` characters of ``text``, on to the next word boundary if any."""
+    """The last ``chars`` characters of ``text``, on to the next word boundary if any.
+
+    A word longer than half the cut is cut, as in :func:`word_head`.
+    """
     start = len(text) - chars
     if start <= 0:
         return text.lstrip()
     if not text[start - 1].isspace():
         found = [at for at in (text.find(" ", start), text.find("\n", start)) if at != -1]
-        if found and min(found) < len(text) - 1:
+        if found and min(found) < len(text) - 1 and min(found) - start <= chars // 2:
             start = min(found)
     return text[start:].lstrip()

@@ -194,7 +194,8 @@ def execute(
     if not alone:
         summary = replace(summary, text=merge_facts(summary.text, messages, counter=counter,
                                                     max_tokens=budget.facts_tokens,
-                                                    memo=working.scan_memo))
+                                                    memo=working.scan_memo,
+                                                    resent=working.whole_copies()))
 
     cid = new_compaction_id()
     new = layout(conversation, None if alone else summary.text, working, trigger=trigger,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from goosectx.compaction.actions import normalize_tool_name
 from goosectx.compaction.carry import (
@@ -83,14 +83,22 @@ def _commands(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str
     return list(reversed(newest_first))
 
 
-def _constraints(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str]
-                 ) -> list[str]:
+def _constraints(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str],
+                 resent: Collection[str] = ()) -> list[str]:
+    """The constraint lines of ``messages`` after the ``carried`` ones, each once.
+
+    A line longer than :data:`MAX_CONSTRAINT_CHARS` is cut when its message is in ``resent``
+    (ids of the messages the model gets a whole copy of); else the line is its one copy and
+    stays whole up to :data:`MAX_WHOLE_CONSTRAINT_CHARS` (a longer one is rather a paste that
+    happens to say "only" or "must": cut, so it does not crowd out the other facts).
+    """
     out: list[str] = list(carried)  # what earlier summaries listed comes first
     seen: set[str] = set(out)  # what ``out`` holds, to look up
-    for _, lines in memo.constraint_scan(messages, constraint_lines):  # once a compaction
+    for at, lines in memo.constraint_scan(messages, constraint_lines):  # once a compaction
         for line in lines:
-            if len(line) > MAX_CONSTRAINT_CHARS:  # cut between words
-                line = word_head(line, MAX_CONSTRAINT_CHARS - 1) + "…"
+            if len(line) > MAX_CONSTRAINT_CHARS and (messages[at].id in resent or len(line)
+                                                     > MAX_WHOLE_CONSTRAINT_CHARS):
+                line = word_head(line, MAX_CONSTRAINT_CHARS - 1) + "…"  # between words
             if line not in seen:
                 out.append(line)
                 seen.add(line)
@@ -125,7 +133,8 @@ def _grouped(paths: list[tuple[str, str]]) -> list[str]:
 
 
 def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
-                counter: TokenCounter, memo: ScanMemo | None = None) -> str:
+                counter: TokenCounter, memo: ScanMemo | None = None,
+                resent: Collection[str] = ()) -> str:
     """``summary_text`` with the facts of ``head`` it lacks appended under their headings.
 
     Returns:
@@ -136,6 +145,9 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
         constraints and to-do items dropped, one of each a round, until the text fits) except
         the grouped paths, which are always kept. ``memo``: the compaction's scan memo
         (:mod:`goosectx.compaction.memo`), shared with its other scans of the same messages.
+        ``resent``: ids of the head messages the model gets whole copies of
+        (:meth:`~goosectx.compaction.tail.Split.whole_copies`): only their long constraint
+        lines are listed cut.
     """
     memo = ScanMemo() if memo is None else memo
     facts = gather_facts(head, memo)  # once: it parses every tool call of the head
@@ -145,7 +157,7 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
     errors = [f"- {e}" for e in _last_errors(facts)
               if e not in kept and not any(names_error(s, e) for s in shown)]
     commands = [f"- {c}" for c in _commands(head, memo, facts.commands) if c not in kept]
-    constraints = [f"- {c}" for c in _constraints(head, memo, facts.constraints)
+    constraints = [f"- {c}" for c in _constraints(head, memo, facts.constraints, resent)
                    if c not in kept]
     todos = [f"- {t}" for k, t in facts.pending.items()
              if not k.startswith(MODEL_PENDING) and _todo_text(t) not in kept]
@@ -215,6 +227,8 @@ ADDITIVE_ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
 """Encodings in which a facts text counts as the sum of its :func:`_pieces` (see below)."""
 MAX_LINE_CHARS = 1_000
 """Longest facts line for which :func:`_rounds_by_lines` applies (pieces within one count)."""
+MAX_WHOLE_CONSTRAINT_CHARS = MAX_LINE_CHARS - len("- ")
+"""Longest constraint line listed whole when the model has no other whole copy of it."""
 
 
 def _rounds_by_lines(path_lines: list[str], dropped: list[list[str]], max_tokens: int,

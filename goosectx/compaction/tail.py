@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from goosectx.compaction.cuts import word_head, word_tail
 from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import (
     Message,
@@ -74,6 +75,13 @@ class Split:
     head_view: list[Message] | None = field(default=None, repr=False, compare=False)
     scan_memo: ScanMemo | None = field(default=None, repr=False, compare=False)
 
+    def whole_copies(self) -> frozenset[str]:
+        """Ids of the head messages the model gets whole copies of (re-sent, not elided)."""
+        copies = [*self.resent, *([self.request] if self.request is not None else [])]
+        return frozenset(str(m.metadata.extra["copy_of"]) for m in copies
+                         if "copy_of" in m.metadata.extra
+                         and "elided_from_tokens" not in m.metadata.extra)
+
 
 def is_answered(messages: Sequence[Message]) -> bool:
     """True when the newest agent-visible message is an assistant answer without a tool call."""
@@ -112,7 +120,8 @@ def pair_boundaries(messages: Sequence[Message],
 def elide_text(text: str, keep_tokens: int, tokens: int) -> str:
     """``text`` (of ``tokens`` tokens) cut in the middle to about ``keep_tokens`` with a marker.
 
-    The head and the tail end at a line break when one is near (whole first and last lines).
+    The head and the tail end at a line break when one is near (whole first and last lines),
+    else between words as the summary's cuts do (:func:`~goosectx.compaction.cuts.word_head`).
     """
     if tokens <= keep_tokens:
         return text
@@ -122,9 +131,9 @@ def elide_text(text: str, keep_tokens: int, tokens: int) -> str:
         return text
     head, tail = text[:half], text[-half:]
     cut = head.rfind("\n")  # whole lines when the text has them (a tool result's output)
-    head = head[:cut] if cut >= half // 2 else head
+    head = head[:cut] if cut >= half // 2 else word_head(text, half)
     cut = tail.find("\n")
-    tail = tail[cut + 1:] if 0 <= cut <= half // 2 else tail
+    tail = tail[cut + 1:] if 0 <= cut <= half // 2 else word_tail(text, half)
     return (f"{head}\n[… {tokens - keep_tokens:,} tokens elided to fit the context "
             f"window …]\n{tail}")
 
