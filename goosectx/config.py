@@ -68,7 +68,7 @@ DEFAULT_MAX_TURNS = 1000
 
 
 _MODEL_KEYS = {"context_limit", "manages_own_context", "api_base", "api_key_env",
-               "max_output_tokens", "tool_choice"}
+               "max_output_tokens", "tool_choice", "supports_vision"}
 _TOP_KEYS = {"model", "compaction_model", "mode", "auto_compact_threshold", "context_limit",
              "max_turns", "tool_pair_summarization", "tool_call_cutoff", "data_dir",
              "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models",
@@ -94,6 +94,8 @@ class ModelConfig:
             user's text, not after tool results): ``auto``, ``required``, ``none``, or a
             tool name to force that tool. For servers that ignore tools unless told, e.g.
             llama-cpp-python's ``chatml-function-calling``.
+        supports_vision: Whether the model reads images (``@image`` mentions, extension
+            images), overriding litellm's ``supports_vision``; ``None``: ask litellm.
     """
 
     context_limit: int | None = None
@@ -102,6 +104,7 @@ class ModelConfig:
     api_key_env: str | None = None
     max_output_tokens: int | None = None
     tool_choice: str | None = None
+    supports_vision: bool | None = None
 
 
 @dataclass(slots=True)
@@ -245,6 +248,8 @@ def _parse_models(path: Path, raw: object) -> dict[str, ModelConfig]:
             if "max_output_tokens" in table else None,
             tool_choice=parse_str(f"{where} tool_choice", table["tool_choice"])
             if "tool_choice" in table else None,
+            supports_vision=parse_bool(f"{where} supports_vision", table["supports_vision"])
+            if "supports_vision" in table else None,
         )
     return models
 

@@ -3,7 +3,8 @@
 A mentioned file whose first bytes are a PNG, JPEG, GIF or WebP signature (its content, not
 its name: a text file named ``notes.png`` is text) is attached as one
 ``Attachment(kind="image")`` — the part an extension's image becomes — when the model reads
-images (litellm's ``supports_vision``, asked by the caller through the providers layer). It
+images (the config's ``supports_vision`` for the model, else litellm's, asked by the caller
+through the providers layer). It
 is not attached, and a one-line notice says why, when the model does not read images, when
 litellm does not know whether it does, or when the file is over :data:`IMAGE_MAX_BYTES`.
 Pure: no printing.
@@ -30,9 +31,10 @@ larger image down (Anthropic: width × height / 750 tokens, about 1,600 at most)
 
 
 def model_reads_images(provider: Any, model: str | None) -> bool | None:
-    """Whether the model reads images (litellm's ``supports_vision``); ``None``: unknown.
+    """Whether the model reads images (``supports_vision``); ``None``: unknown.
 
-    The provider's answer; without a provider yet, litellm's bundled map for ``model``.
+    The provider's answer (the config's setting, else litellm's); without a provider yet,
+    litellm's bundled map for ``model``.
     """
     ask = getattr(provider, "reads_images", None)
     if callable(ask):
@@ -46,12 +48,14 @@ def model_reads_images(provider: Any, model: str | None) -> bool | None:
     return info.get("supports_vision") is True if info else None
 
 
-def image_mention(path: Path, shown: str, *, provider: Any,
-                  model: str | None) -> tuple[Attachment | None, str | None] | None:
+def image_mention(path: Path, shown: str, *, provider: Any, model: str | None,
+                  config_path: Path | None = None
+                  ) -> tuple[Attachment | None, str | None] | None:
     """``path`` as an image attachment, or why it is not attached; ``None``: not an image.
 
-    ``provider`` says whether the model reads images (:func:`model_reads_images`), asked
-    only for an image.
+    ``provider`` says whether the model reads images (:func:`model_reads_images`, where the
+    config's ``supports_vision`` overrides litellm), asked only for an image. When that is
+    unknown, the notice names the setting and ``config_path``, the file to set it in.
 
     Returns:
         ``None`` when the file does not start as an image (read it as text);
@@ -72,7 +76,7 @@ def image_mention(path: Path, shown: str, *, provider: Any,
         if reads_images is None:
             return None, (f"@{shown} is a {name} image ({st.st_size:,} bytes) and whether "
                           f"{who} reads images is unknown (litellm does not list it) — not "
-                          "attached")
+                          "attached" + _vision_hint(model, config_path))
         if not reads_images:
             return None, (f"@{shown} is a {name} image ({st.st_size:,} bytes) and {who} does "
                           "not read images — not attached")
@@ -85,6 +89,15 @@ def image_mention(path: Path, shown: str, *, provider: Any,
         return None, f"@{shown} grew past {IMAGE_MAX_BYTES:,} bytes while read — not attached"
     return Attachment("image", shown, media_type, data=data,
                       token_estimate=image_tokens(media_type, data)), None
+
+
+def _vision_hint(model: str | None, config_path: Path | None) -> str:
+    """How to say the model reads images: the setting, its table, the file."""
+    if not model:
+        return ""
+    where = f" in {config_path}" if config_path else ""
+    return (f'; set supports_vision = true under [models."{model}"]{where} if it reads '
+            "images")
 
 
 def image_tokens(media_type: str, data: bytes) -> int:

@@ -82,11 +82,13 @@ def mentioned_words(text: str) -> list[tuple[str, bool]]:
 
 def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
                   extension_names: Collection[str] = (), data_dir: Path | None = None,
-                  model: str | None = None, provider: Any = None) -> Mentions:
+                  model: str | None = None, provider: Any = None,
+                  config_path: Path | None = None) -> Mentions:
     """Read every ``@path`` of ``text`` under ``working_dir`` (see the module docstring).
 
     An image file is attached as an image only when ``provider`` (or, without one,
-    litellm's map for ``model``) says the model reads images (:mod:`goosectx.mention_images`).
+    litellm's map for ``model``) says the model reads images (:mod:`goosectx.mention_images`);
+    ``config_path``: the config file a notice names for the ``supports_vision`` setting.
 
     A word that names nothing and does not look like a path (no ``/`` or ``.``: ``@bob``)
     is left alone silently.
@@ -119,7 +121,7 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
             out.notices.append(f"@{shown} is a directory — not attached; mention the files "
                                "in it (Tab completes)")
         else:
-            _attach(out, path, shown.rstrip("/"), cap_tokens, model, provider)
+            _attach(out, path, shown.rstrip("/"), cap_tokens, model, provider, config_path)
     return out
 
 
@@ -146,10 +148,11 @@ def _existing(working_dir: Path, word: str) -> tuple[Path | None, str]:
 
 
 def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None,
-            provider: Any) -> None:
+            provider: Any, config_path: Path | None) -> None:
     budget = max(64 * 1024, cap * READ_BYTES_PER_TOKEN)
     try:
-        image = image_mention(path, shown, provider=provider, model=model)
+        image = image_mention(path, shown, provider=provider, model=model,
+                              config_path=config_path)
         if image is not None:
             out.attachments += [image[0]] if image[0] is not None else []
             out.notices += [image[1]] if image[1] is not None else []

@@ -223,12 +223,16 @@ def test_hostile_server_text_never_reaches_the_terminal_raw(
 DEMO_PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24  # what the demo server's image tool returns
 
 
-@pytest.mark.parametrize(("model", "vision"), [("openai/gpt-4o", True), (FAKE_MODEL, False)])
+@pytest.mark.parametrize(("model", "setting", "vision"), [
+    ("openai/gpt-4o", None, True), (FAKE_MODEL, None, False), (FAKE_MODEL, "true", True),
+    ("openai/gpt-4o", "false", False)])
 def test_an_image_from_a_tool_reaches_a_vision_model_as_an_image_else_its_stub(
         fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch, model: str,
-        vision: bool) -> None:
+        setting: str | None, vision: bool, isolated_env: dict[str, Path]) -> None:
     monkeypatch.chdir(work)
     monkeypatch.setenv("GOOSE_MODEL", model)  # litellm: gpt-4o reads images, fake-model not
+    if setting is not None:  # the config's supports_vision overrides litellm's table
+        isolated_env["config"].write_text(f'[models."{model}"]\nsupports_vision = {setting}\n')
     fake_model.add(call("demo__image", {}, "c1"), {"text": "a tiny png"})
     code, out, err = run(demo_spec())
     assert code == 0, err

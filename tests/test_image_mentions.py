@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,16 +71,53 @@ def test_a_png_mention_reaches_a_vision_model_as_an_image(
 
 
 def test_a_png_mention_on_a_model_without_images_gets_a_notice(
-        fake_model: FakeServer, project: Path) -> None:
+        fake_model: FakeServer, project: Path, isolated_env: dict[str, Path]) -> None:
     fake_model.add({"text": "ok"})  # openai/fake-model: litellm does not know it
     run = Run(text="what colour is @red.png?")
     assert run.code == 0, run.err
     notices = [line for line in run.err.splitlines() if "@red.png" in line]
     assert notices == ["goosectx: @red.png is a PNG image (73 bytes) and whether "
                        "openai/fake-model reads images is unknown (litellm does not list it) "
-                       "— not attached"]
+                       "— not attached; set supports_vision = true under "
+                       f'[models."openai/fake-model"] in {isolated_env["config"]} if it '
+                       "reads images"]
     sent = json.dumps(fake_model.requests[0]["messages"])
     assert image_urls(fake_model) == [] and "iVBOR" not in sent
+
+
+def test_supports_vision_in_the_config_sends_the_image_to_a_model_litellm_does_not_know(
+        fake_model: FakeServer, project: Path, isolated_env: dict[str, Path]) -> None:
+    isolated_env["config"].write_text('[models."openai/fake-model"]\nsupports_vision = true\n')
+    fake_model.add({"text": "It is red."})
+    run = Run(text="what colour is @red.png?")
+    assert run.code == 0 and "red.png" not in run.err, run.err
+    assert image_urls(fake_model) == ["data:image/png;base64," + base64.b64encode(
+        RED_PNG).decode()]
+
+
+def test_supports_vision_false_in_the_config_overrides_litellm(
+        fake_model: FakeServer, project: Path, isolated_env: dict[str, Path],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOOSE_MODEL", "openai/gpt-4o")  # litellm: gpt-4o reads images
+    isolated_env["config"].write_text('[models."openai/gpt-4o"]\nsupports_vision = false\n')
+    fake_model.add({"text": "ok"})
+    run = Run(text="what colour is @red.png?")
+    assert run.code == 0, run.err
+    assert ("goosectx: @red.png is a PNG image (73 bytes) and openai/gpt-4o does not read "
+            "images — not attached") in run.err.splitlines()
+    assert image_urls(fake_model) == []
+
+
+def test_a_bad_supports_vision_is_a_one_line_config_error(
+        fake_model: FakeServer, project: Path, isolated_env: dict[str, Path]) -> None:
+    isolated_env["config"].write_text('[models."openai/fake-model"]\nsupports_vision = "maybe"\n')
+    proc = subprocess.run([sys.executable, "-m", "goosectx", "run", "-t", "hi"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") <= 2, proc.stderr
+    assert ('[models."openai/fake-model"] supports_vision must be one of true, false, 1, 0, '
+            "on, off; got 'maybe'") in proc.stderr
+    assert fake_model.requests == []
 
 
 def test_a_text_file_named_png_is_text(fake_model: FakeServer, project: Path,

@@ -83,9 +83,20 @@ def test_search_finds_sessions_by_title_and_by_message_text(
     out, _ = cli(capsys, "sessions", "search", "lexer", "empty")  # every word, in an answer
     assert two_sessions["parser"] in out and "1 message" in out
     assert "The lexer skipped the **empty** buffer" in out
+    # where in the session: the excerpt's message, its place and time
+    store = SessionStore(_home())
+    try:
+        (answer,) = [m for m in store.load(two_sessions["parser"]).conversation
+                     if "lexer" in m.text]
+    finally:
+        store.close()
+    line = next(ln for ln in out.splitlines() if "lexer skipped" in ln)
+    assert "#4 of 4" in line and answer.created.astimezone().strftime("%Y-%m-%d %H:%M") in line
     hits = json.loads(cli(capsys, "sessions", "search", "installation", "--json")[0])
     assert [h["name"] for h in hits] == ["docs"]
     assert hits[0]["in_title"] is True and hits[0]["message_hits"] == 2
+    assert hits[0]["match"]["message"] in (1, 2) and hits[0]["match"]["of"] == 2
+    assert hits[0]["match"]["created"].startswith("20")
     # tool output is not message text: not indexed
     out, _ = cli(capsys, "sessions", "search", "zebracorn")
     assert "No session mentions 'zebracorn'." in out

@@ -2,7 +2,7 @@
 
 ``/compact``, ``/undo-compact``, ``/clear``, ``/mode``, ``/model``, ``/usage``, ``/context``,
 ``/max-cost``, ``/history``, ``/show``, ``/help``; ``/sessions`` and ``/resume`` live in
-:mod:`.repl_sessions`.
+:mod:`.repl_sessions`, ``/search`` in :mod:`.repl_search`.
 Parsing is :mod:`goosectx.cli.slash` (a pure function); this module only acts on the parsed
 command, drawing through the REPL's renderer. ``/exit`` is handled by the REPL's loop.
 """
@@ -42,7 +42,7 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
     the start-up work; ``/help``, ``/usage`` and ``/history user`` never wait.
     """
     offline = (slash.Help, slash.Invalid, slash.ShowUsage, slash.Show, slash.Sessions,
-               slash.Resume)
+               slash.Resume, slash.Search)
     needs_agent = not isinstance(command, offline) and command != slash.History("user")
     if needs_agent and not repl.loader.wait(repl.renderer,
                                             quiet_terminal=repl.io.is_real_terminal):
@@ -88,6 +88,10 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
         _history(repl, command.view)
     elif isinstance(command, slash.Show):
         show_output(repl, command.number)
+    elif isinstance(command, slash.Search):
+        from goosectx.cli.repl_search import search_transcript
+
+        search_transcript(repl, command.text)
     elif isinstance(command, slash.Sessions | slash.Resume):
         from goosectx.cli import repl_sessions
 

@@ -21,7 +21,7 @@ from prompt_toolkit.document import Document
 
 from goosectx.attachment import Attachment
 from goosectx.cli.sanitize import terminal_safe
-from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS
+from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, default_config_path
 from goosectx.errors import GoosectxError
 from goosectx.mentions import mention_cap, read_mentions
 from goosectx.tools.tree import gitignore_rules, is_ignored
@@ -60,7 +60,8 @@ def file_mentions(repl: Repl, text: str) -> list[Attachment]:
                           extension_names=extension_names(repl),
                           data_dir=repl.settings.data_dir,
                           model=provider.model if provider else repl.session.model,
-                          provider=provider)
+                          provider=provider,
+                          config_path=repl.settings.config_path or default_config_path())
     for notice in found.notices:
         repl.renderer.notice(terminal_safe(notice), style="yellow")
     return found.attachments

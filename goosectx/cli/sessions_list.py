@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from rich.console import Console
@@ -21,6 +22,7 @@ from goosectx.config import Settings
 from goosectx.errors import StoreError
 from goosectx.store import SessionStore, SessionSummary
 from goosectx.store.search import SearchHit, match_query
+from goosectx.transcript_search import MessageHit
 
 NEWEST_IN_REPL = 20
 """``/sessions`` shows the most recently changed sessions only."""
@@ -35,9 +37,19 @@ def source_label(source: str | None) -> str:
 
 
 def _stamp(row: SessionSummary | SearchHit) -> str:
-    if row.updated is None or (isinstance(row, SessionSummary) and row.damaged):
+    if isinstance(row, SessionSummary) and row.damaged:
         return "?"  # a damaged row: damaged_note says so
-    return row.updated.astimezone().strftime("%Y-%m-%d %H:%M")
+    return local_time(row.updated)
+
+
+def local_time(moment: datetime | None) -> str:
+    """A stored time as the user reads it (local, to the minute); ``?`` when unknown."""
+    return "?" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def where_in_session(hit: MessageHit) -> str:
+    """``#N of M, time``: where a matching message is in its session."""
+    return f"#{hit.number:,} of {hit.total:,}, {local_time(hit.created)}"
 
 
 def damaged_note(row: SessionSummary) -> str:
@@ -113,12 +125,13 @@ def print_session_table(console: Console, rows: Sequence[SessionSummary], *,
             r.working_dir))
         for r in rows
     ]
-    _table(console, header, table_rows, right=("messages", "context"),
+    print_table(console, header, table_rows, right=("messages", "context"),
            wrap=("title", "working dir"))
 
 
-def _table(console: Console, header: tuple[str, ...], rows: list[tuple[str, ...]], *,
-           right: tuple[str, ...] = (), wrap: tuple[str, ...] = ()) -> None:
+def print_table(console: Console, header: tuple[str, ...], rows: Sequence[tuple[str, ...]],
+                *, right: tuple[str, ...] = (), wrap: tuple[str, ...] = ()) -> None:
+    """Rows of safe cells under ``header`` (plain columns when not a terminal)."""
     if not console.is_terminal:
         widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
         for row in [header, *rows]:
@@ -152,6 +165,9 @@ def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int 
         print(json.dumps([
             {"id": h.session_id, "name": h.name, "title": h.title, "in_title": h.in_title,
              "message_hits": h.message_hits, "snippet": h.snippet,
+             "match": None if h.match is None else {
+                 "message": h.match.number, "of": h.match.total,
+                 "created": None if h.match.created is None else h.match.created.isoformat()},
              "updated": None if h.updated is None else h.updated.isoformat()}
             for h in hits], indent=2))
         return
@@ -180,7 +196,10 @@ def _search(store: SessionStore, text: str, limit: int) -> list[SearchHit]:
 
 
 def print_hits(console: Console, hits: Sequence[SearchHit], text: str) -> None:
-    """Search hits as a table: session, title, where it matched, snippet."""
+    """Search hits as a table: session, title, where it matched, best match, snippet.
+
+    The best match is the snippet's message: its place and time in the session.
+    """
     if not hits:
         console.out(terminal_safe(f"No session mentions {text!r}."), highlight=False)
         return
@@ -191,7 +210,8 @@ def print_hits(console: Console, hits: Sequence[SearchHit], text: str) -> None:
             f"{h.message_hits} message{'s' if h.message_hits != 1 else ''}"
             if h.message_hits else "") if w)
         rows.append((*(one_line_safe(c) for c in (
-            h.session_id + (f" ({h.name})" if h.name else ""), h.title or "", where)),
+            h.session_id + (f" ({h.name})" if h.name else ""), h.title or "", where,
+            where_in_session(h.match) if h.match else "")),
             terminal_safe(h.snippet or h.title or "")))
-    _table(console, ("session", "title", "found in", "snippet"), rows,
+    print_table(console, ("session", "title", "found in", "best match", "snippet"), rows,
            wrap=("title", "snippet"))

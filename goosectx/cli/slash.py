@@ -9,6 +9,7 @@ model call.
 from __future__ import annotations
 
 import difflib
+import re
 import shlex
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
@@ -97,6 +98,16 @@ class Show:
 
 
 @dataclass(frozen=True, slots=True)
+class Search:
+    """``/search WORDS``: where in this session's transcript every word is (``""``: how)."""
+
+    text: str
+
+
+SEARCH_HINT = "e.g. /search parser bug (goosectx sessions search WORDS searches every session)"
+
+
+@dataclass(frozen=True, slots=True)
 class Sessions:
     """``/sessions``: the saved sessions, most recently changed first."""
 
@@ -149,7 +160,7 @@ class Prompt:
 
 SlashCommand: TypeAlias = (
     Help | Exit | Compact | UndoCompact | Clear | Mode | Model | ShowUsage | ShowContext | History
-    | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume | MaxCost
+    | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume | MaxCost | Search
 )
 
 
@@ -191,6 +202,7 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("/history", "[agent|user]", "the model's view, or the full transcript",
                 ("agent", "user")),
     CommandInfo("/show", "[N]", "print output #N whole (alone: the last folded one)"),
+    CommandInfo("/search", "WORDS", "search this session's transcript: where each match is"),
     CommandInfo("/sessions", "", "saved sessions: title, source, messages, context"),
     CommandInfo("/resume", "SESSION", "save this session and continue another (name or id; "
                 "alone: the list)"),
@@ -265,6 +277,10 @@ def parse_slash(line: str) -> SlashCommand | None:
             return Show(int(number))
         return Invalid(f"/show takes the number of an output; got {arg!r}",
                        "e.g. /show 3 (the #3 on a folded tool result), or /show for the last")
+    if name == "/search":  # alone: how to use it (as the REPL says)
+        if arg and not re.search(r"\w", arg):
+            return Invalid("/search needs words to find", SEARCH_HINT)
+        return Search(arg)
     if name == "/sessions":
         return _no_arg(name, arg, Sessions())
     if name == "/resume":

@@ -163,15 +163,17 @@ class LiteLLMProvider:
         return TokenPrices(float(price), float(out) if isinstance(out, int | float) else None)
 
     def reads_images(self) -> bool | None:
-        """Whether the model reads images (litellm's ``supports_vision``); ``None``: unknown."""
+        """Reads images? Config ``supports_vision``, else litellm's; ``None``: unknown."""
+        if self.config.supports_vision is not None:
+            return self.config.supports_vision
         info = self._model_info()
         return info.get("supports_vision") is True if info else None
 
     def _sends_images(self, messages: Sequence[Message]) -> bool:
-        """True when ``messages`` hold an image and litellm says the model reads images."""
+        """True when ``messages`` hold an image and :meth:`reads_images` says True."""
         if not any(isinstance(p, Attachment) and p.is_image for m in messages for p in m.content):
             return False
-        return self._model_info().get("supports_vision") is True
+        return self.reads_images() is True
 
     # -- credentials -----------------------------------------------------------------------
     def check_credentials(self) -> dict[str, str]:

@@ -22,7 +22,6 @@ unavailable.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,6 +29,7 @@ from datetime import datetime
 from goosectx.errors import StoreError, UsageError
 from goosectx.store.database import StoreDatabase, stored_time
 from goosectx.store.search_index import index_pending, pending_count
+from goosectx.transcript_search import MessageHit, SessionMatches, search_words
 
 SNIPPET_TOKENS = 12
 """Tokens of context in a search hit's snippet."""
@@ -41,7 +41,7 @@ def match_query(text: str) -> str:
     Raises:
         UsageError: ``text`` has no word.
     """
-    words = [w for w in text.split() if re.search(r"\w", w)]
+    words = search_words(text)
     if not words:
         raise UsageError(f"nothing to search for in {text!r}",
                          "give words, e.g. goosectx sessions search parser bug")
@@ -60,6 +60,7 @@ class SearchHit:
         in_title: The words are in the title.
         message_hits: How many of its messages hold every word.
         snippet: A few words around the best match, on one line (outside text: sanitise it).
+        match: Where that best match is in the session (``None``: only the title matched).
     """
 
     session_id: str
@@ -69,6 +70,7 @@ class SearchHit:
     in_title: bool
     message_hits: int
     snippet: str
+    match: MessageHit | None = None
 
 
 class SearchStore(StoreDatabase):
@@ -140,14 +142,67 @@ class SearchStore(StoreDatabase):
                                          (session_id,)).fetchone()
                 if row is None:
                     continue
-                snippet = ""
+                snippet, match = "", None
                 if session_id in found:
                     snip = self._conn.execute(
-                        "SELECT snippet(message_index, 0, '', '', '…', ?) FROM message_index"
-                        " WHERE message_index MATCH ? AND session_id=? ORDER BY rank LIMIT 1",
+                        "SELECT snippet(message_index, 0, '', '', '…', ?), rowid"
+                        " FROM message_index WHERE message_index MATCH ? AND session_id=?"
+                        " ORDER BY rank LIMIT 1",
                         (SNIPPET_TOKENS, query, session_id)).fetchone()
                     snippet = " ".join(str(snip[0]).split()) if snip else ""
+                    match = self._message_hit(session_id, snip[1], snippet) if snip else None
                 hits.append(SearchHit(session_id, row[0], row[1],
                                       stored_time(row[2]), session_id in titles,
-                                      found.get(session_id, (0, 0.0))[0], snippet))
+                                      found.get(session_id, (0, 0.0))[0], snippet, match))
         return hits
+
+    def session_indexed(self, session_id: str) -> bool:
+        """True when the full-text index holds all the session's messages.
+
+        False without FTS5, and for an import whose rows wait for the index.
+        """
+        if not self.search_available():
+            return False
+        with self._guard():
+            row = self._conn.execute("SELECT unindexed_from FROM sessions WHERE id=?",
+                                     (session_id,)).fetchone()
+        return row is not None and row[0] is None
+
+    def search_session(self, session_id: str, text: str, *, limit: int = 20
+                       ) -> SessionMatches:
+        """The session's indexed messages holding every word of ``text`` (full-text index).
+
+        Returns:
+            How many match, and the last ``limit`` of them in transcript order, each with its
+            place, time and an excerpt. Only for a session :meth:`session_indexed` says is.
+
+        Raises:
+            UsageError: ``text`` has no word.
+        """
+        query = match_query(text)
+        with self._guard():
+            rows = self._conn.execute(
+                "SELECT i.rowid FROM message_index i JOIN messages m ON m.rowid = i.rowid"
+                " WHERE message_index MATCH ? AND i.session_id=? ORDER BY m.position",
+                (query, session_id)).fetchall()
+            hits = []
+            for (rowid,) in rows[-limit:] if limit else []:
+                snip = self._conn.execute(
+                    "SELECT snippet(message_index, 0, '', '', '…', ?) FROM message_index"
+                    " WHERE message_index MATCH ? AND rowid=?",
+                    (SNIPPET_TOKENS, query, rowid)).fetchone()
+                hit = self._message_hit(session_id, rowid, " ".join(str(snip[0]).split()))
+                if hit is not None:
+                    hits.append(hit)
+        return SessionMatches(len(rows), hits)
+
+    def _message_hit(self, session_id: str, rowid: int, snippet: str) -> MessageHit | None:
+        """Where the message row ``rowid`` is in its session (inside ``_guard``)."""
+        row = self._conn.execute(
+            "SELECT m.role, m.created, (SELECT count(*) FROM messages o WHERE o.session_id=?"
+            " AND o.position <= m.position), (SELECT count(*) FROM messages o"
+            " WHERE o.session_id=?) FROM messages m WHERE m.rowid=?",
+            (session_id, session_id, rowid)).fetchone()
+        if row is None:
+            return None
+        return MessageHit(int(row[2]), int(row[3]), str(row[0]), stored_time(row[1]), snippet)
