@@ -46,7 +46,7 @@ _SHELL = {"shell", "bash", "exec", "execute_bash", "run_shell_command", "exec_co
 
 
 def _changed_paths(facts: Facts) -> list[tuple[str, str]]:
-    return [(r.path, r.describe()) for r in facts.files.values() if r.changed]
+    return [(r.path, r.describe()) for r in facts.files.values() if r.listed]
 
 
 def _last_errors(facts: Facts) -> list[str]:
