@@ -1,0 +1,58 @@
+"""What the model is sent after compactions: denied edits, @mention requests, passing runs.
+
+Round 14a (fresh eyes): a denied edit came back as "edited", the constraint of a request with
+an @mention was never carried, and a passing test run was listed under "Errors".
+"""
+
+from __future__ import annotations
+
+from compaction_support import REQUEST, collect, make_session, manager, tool_pair, words
+
+from goosectx.compaction.carry import Facts, carry_forward
+from goosectx.conversation import Message
+from goosectx.providers.scripted import ScriptedProvider
+
+NAMES_NOTHING = '{"user_intent": "fix things", "next_step": "continue"}'
+DENIED = ("This tool call needs approval, and goosectx is running without a terminal to ask "
+          "the user, so it was not run.")
+
+
+def _sent(session: object) -> str:
+    """Everything the model is sent from the conversation, as one text."""
+    return "\n".join(m.text for m in session.conversation.agent_messages())  # type: ignore[attr-defined]
+
+
+def _denied_edit() -> list[Message]:
+    return tool_pair(DENIED, name="text_editor", is_error=True,
+                     args={"command": "str_replace", "path": "test_x.py",
+                           "old_str": "== 2", "new_str": "== 1"})
+
+
+def test_a_denied_edit_is_never_reported_as_done_through_two_compactions() -> None:
+    session = make_session([Message.user("Fix the failing test."), *_denied_edit(),
+                            *tool_pair(words(400), args={"command": "seq 1 1500"}),
+                            Message.assistant("ok"), Message.user("run the tests")])
+    collect(manager(session, ScriptedProvider([NAMES_NOTHING]), keep_recent_ratio=0,
+                    keep_user_tokens=0).compact(REQUEST))
+    first = _sent(session)
+    assert "`test_x.py`: ;" not in first and ": ; " not in first
+    assert "`test_x.py`: not changed; 1 attempt(s) failed or were rejected" in first
+    for m in [*tool_pair(words(400), args={"command": "seq 2 2000"}),
+              Message.assistant("next"), Message.user("carry on")]:
+        session.conversation.append(m)
+    collect(manager(session, ScriptedProvider([NAMES_NOTHING]), keep_recent_ratio=0,
+                    keep_user_tokens=0).compact(REQUEST))
+    second = _sent(session)
+    assert "`test_x.py`: edited" not in second
+    assert "`test_x.py`: not changed; 1 attempt(s) failed or were rejected" in second
+
+
+def test_a_file_line_without_a_verb_is_not_read_back_as_edited() -> None:
+    # A model's summary listing a file it only looked at, and a line of rejected attempts.
+    facts = Facts()
+    carry_forward("# Conversation Summary\n\n## Files\n\n- `app.py`: holds f()\n"
+                  "- `test_x.py`: not changed; 2 attempt(s) failed or were rejected\n", facts)
+    assert facts.files["app.py"].describe() == ""
+    assert facts.files["test_x.py"].describe() == (
+        "not changed; 2 attempt(s) failed or were rejected")
+    assert not facts.files["app.py"].changed and not facts.files["test_x.py"].changed
