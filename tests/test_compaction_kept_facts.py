@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from compaction_support import REQUEST, collect, make_session, manager, tool_pair, words
 
+from goosectx.attachment import Attachment
 from goosectx.compaction.carry import Facts, carry_forward
-from goosectx.conversation import Message
+from goosectx.conversation import Message, TextContent
 from goosectx.providers.scripted import ScriptedProvider
 
 NAMES_NOTHING = '{"user_intent": "fix things", "next_step": "continue"}'
@@ -56,3 +57,26 @@ def test_a_file_line_without_a_verb_is_not_read_back_as_edited() -> None:
     assert facts.files["test_x.py"].describe() == (
         "not changed; 2 attempt(s) failed or were rejected")
     assert not facts.files["app.py"].changed and not facts.files["test_x.py"].changed
+
+
+def test_the_constraint_of_a_request_with_an_attachment_is_kept() -> None:
+    note = Attachment("file", "NOTES.md", "text/markdown", text="notes: f must return 2\n")
+    request = Message("user", (TextContent(
+        "Fix the failing test. Constraint: you must never change test files. See @NOTES.md"),
+        note))
+    session = make_session([request, *tool_pair(words(600), args={"command": "seq 1 1500"}),
+                            Message.assistant("ok " + words(1500)), Message.user("run the tests"),
+                            *tool_pair(words(600), args={"command": "seq 2 1500"}),
+                            Message.assistant("done")])
+    collect(manager(session, None, summarizer=ScriptedProvider([NAMES_NOTHING]),
+                    context_limit_tokens=8000, keep_recent_ratio=0, keep_user_tokens=500)
+            .compact(REQUEST))
+    sent = _sent(session)
+    summary = session.conversation.agent_messages()[0].text
+    assert "## User constraints (from the transcript)" in summary
+    assert "you must never change test files" in summary
+    # re-sent as the user's request, the attachment as its one-line stub, not whole
+    resent = [m for m in session.conversation.agent_messages()[1:] if m.role == "user"
+              and "must never change test files" in m.text]
+    assert resent and "[attached: NOTES.md" in resent[0].text
+    assert "notes: f must return 2" not in sent
