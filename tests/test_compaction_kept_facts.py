@@ -10,8 +10,10 @@ from compaction_support import REQUEST, collect, make_session, manager, tool_pai
 
 from goosectx.attachment import Attachment
 from goosectx.compaction.carry import Facts, carry_forward
+from goosectx.compaction.facts import merge_facts
 from goosectx.conversation import Message, TextContent
 from goosectx.providers.scripted import ScriptedProvider
+from goosectx.tokens import TokenCounter
 
 NAMES_NOTHING = '{"user_intent": "fix things", "next_step": "continue"}'
 DENIED = ("This tool call needs approval, and goosectx is running without a terminal to ask "
@@ -80,3 +82,50 @@ def test_the_constraint_of_a_request_with_an_attachment_is_kept() -> None:
               and "must never change test files" in m.text]
     assert resent and "[attached: NOTES.md" in resent[0].text
     assert "notes: f must return 2" not in sent
+
+
+def test_a_passing_run_is_not_an_error() -> None:
+    head = [Message.user("run the tests"),
+            *tool_pair("test result: ok. 3 passed; 0 failed\n", args={"command": "cargo test"}),
+            *tool_pair("collected 4\n4 passed, 0 failed\n", args={"command": "python3 t.py"}),
+            *tool_pair("== 2 failed, 1 passed ==\n[exit code: 1]",
+                       args={"command": "pytest -q"}),
+            Message.assistant("ok")]
+    out = merge_facts("SUMMARY", head, max_tokens=1500, counter=TokenCounter())
+    errors = out.split("## Errors (from the transcript)\n\n")[1].split("\n\n")[0]
+    assert errors.splitlines() == ["- shell `pytest -q`: == 2 failed, 1 passed =="]
+
+
+def test_an_error_the_same_command_later_passed_is_no_longer_listed_as_failing() -> None:
+    fail = tool_pair("== 2 failed, 1 passed ==\n[exit code: 1]", args={"command": "pytest -q"})
+    passed = tool_pair("== 3 passed ==\n", args={"command": "pytest -q"})
+    session = make_session([Message.user("make the tests pass"), *fail,
+                            Message.assistant("fixing " + words(300)), *passed,
+                            Message.assistant("all green"), Message.user("next")])
+    collect(manager(session, ScriptedProvider([NAMES_NOTHING]), keep_recent_ratio=0,
+                    keep_user_tokens=0).compact(REQUEST))
+    summary = session.conversation.agent_messages()[0].text
+    assert "2 failed" not in summary
+    # An error carried by an earlier summary is dropped once the command passes.
+    carried = make_session([Message.user("go"), *fail, Message.assistant("hm " + words(300)),
+                            Message.user("again")])
+    collect(manager(carried, ScriptedProvider([NAMES_NOTHING]), keep_recent_ratio=0,
+                    keep_user_tokens=0).compact(REQUEST))
+    assert "2 failed" in carried.conversation.agent_messages()[0].text
+    for m in [*passed, Message.assistant("green " + words(300)), Message.user("more")]:
+        carried.conversation.append(m)
+    collect(manager(carried, ScriptedProvider([NAMES_NOTHING]), keep_recent_ratio=0,
+                    keep_user_tokens=0).compact(REQUEST))
+    assert "2 failed" not in carried.conversation.agent_messages()[0].text
+
+
+def test_the_extractive_summary_says_an_error_later_passed() -> None:
+    session = make_session([Message.user("make the tests pass"),
+                            *tool_pair("== 2 failed, 1 passed ==\n[exit code: 1]",
+                                       args={"command": "pytest -q"}),
+                            Message.assistant("fixing " + words(300)),
+                            *tool_pair("== 3 passed ==\n", args={"command": "pytest -q"}),
+                            Message.assistant("all green"), Message.user("next")])
+    collect(manager(session, None, keep_recent_ratio=0, keep_user_tokens=0).compact(
+        REQUEST, strategy="extractive"))
+    assert "shell `pytest -q`: == 2 failed, 1 passed == (later passed)" in _sent(session)

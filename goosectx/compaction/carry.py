@@ -187,6 +187,8 @@ def copy_facts(facts: Facts, message_count: int) -> Facts:
                  list(facts.constraints), facts.intent, facts.next_step, facts.carried_errors)
 
 
+LATER_PASSED = " (later passed)"
+"""Ends an error whose call, made again, succeeded: no longer a failing command's error."""
 THEN = " → then: "
 """Joins an error and what the assistant did next in an ``Errors and fixes`` item."""
 _OMITTED = re.compile(r"^\(\d+ (?:earlier errors|more user messages) omitted\)$")

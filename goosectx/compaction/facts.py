@@ -22,6 +22,7 @@ from goosectx.compaction.actions import normalize_tool_name
 from goosectx.compaction.carry import (
     CONSTRAINT,
     FACTS_MARK,
+    LATER_PASSED,
     MODEL_PENDING,
     Facts,
     carried_lines,
@@ -55,7 +56,7 @@ def _last_errors(facts: Facts) -> list[str]:
     for entry in facts.errors:
         line = " ".join(entry[0].split())
         last[line.split(": ", 1)[0]] = line
-    return list(last.values())
+    return [line for line in last.values() if not line.endswith(LATER_PASSED.strip())]
 
 
 def _error_items(summary_text: str) -> list[str]:
