@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple
 
+from goosectx.attachment import Attachment
 from goosectx.parts import (
     Part,
     SystemNotification,
@@ -221,13 +222,18 @@ class Message:
 
     @property
     def is_user_request(self) -> bool:
-        """True for plain user text the user wrote.
+        """True for plain user text the user wrote, with any attachments (``@path``) it has.
 
         Excludes summaries and text an imported transcript marks as tool output, harness text
         or a local command (``metadata.extra["source_kind"]``).
         """
         return (
-            self.is_plain_user_text
+            self.role == "user"
+            and bool(self.content)
+            and isinstance(self.content[0], TextContent)  # tool results stop here, cheaply
+            and all(isinstance(p, (TextContent, Attachment)) for p in self.content)
+            and any(p.text and not p.text.isspace() for p in self.content
+                    if isinstance(p, TextContent))
             and not self.metadata.is_summary
             and self.metadata.extra.get("source_kind") is None
         )

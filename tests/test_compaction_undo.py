@@ -363,3 +363,45 @@ def test_dry_run_and_undo_count_the_same_messages(capsys: pytest.CaptureFixture[
     data = json.loads(cli(capsys, "compact", "work", "--dry-run", "--json")[0])
     assert (data["view_messages"], data["replaced_messages"]) == (
         view, int(replaced.group(2)))
+
+
+def test_an_undo_that_restores_more_than_the_context_limit_says_so_and_what_comes_next() -> None:
+    session = long_session()
+    compact(session)
+    small = manager(session, None, context_limit_tokens=1500)
+    events = collect(small.undo_compaction(REQUEST))
+    done = next(e for e in events if isinstance(e, CompactionUndone))
+    assert done.tokens_after > 1500
+    text = " ".join(notices(events))
+    assert (f"does not fit the context limit ({done.tokens_after:,} of 1,500 tokens)"
+            in text)
+    assert "/compact" in text and "next request" in text
+    mark = session.conversation.messages[-1].content[0].text  # type: ignore[union-attr]
+    assert "does not fit the context limit" in mark
+    # one that fits says nothing of the kind
+    session = long_session()
+    compact(session)
+    assert not any("does not fit" in n for n in notices(undo(session)))
+
+
+def test_a_reactive_compaction_after_an_undo_lifts_the_pause() -> None:
+    session = long_session()
+    compact(session)
+    undo(session)
+    session.conversation.append(Message.user("go on"))
+    cm = manager(session, None)
+    cm.start_turn()
+    event = next(e for e in collect(cm.on_context_exceeded(REQUEST))
+                 if isinstance(e, HistoryReplaced))
+    assert event.trigger == "reactive" and not event.auto_compaction_paused
+    assert not session.state.auto_compaction_paused and not session.state.paused_by_undo
+
+
+def test_compact_undo_in_the_cli_says_the_restored_view_is_over_the_context_limit(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    saved()
+    cli(capsys, "compact", "work", "--strategy", "extractive")
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "2000")
+    out, _ = cli(capsys, "compact", "work", "--undo")
+    assert "does not fit the context limit (" in out and "of 2,000 tokens)" in out
+    assert "next request will be refused" in out

@@ -72,7 +72,7 @@ def _undo(settings: Settings, store: SessionStore, session_id: str, *, as_json: 
             for event in manager.undo_compaction(request):
                 if isinstance(event, CompactionUndone):
                     record_saved(recorder, event)
-                    _print_undo(session, event, as_json)
+                    _print_undo(session, event, as_json, manager.context_limit().tokens)
                 else:
                     recorder.record(event)
             return 0
@@ -82,13 +82,18 @@ def _undo(settings: Settings, store: SessionStore, session_id: str, *, as_json: 
         store.close()
 
 
-def _print_undo(session: Session, event: CompactionUndone, as_json: bool) -> None:
+def _print_undo(session: Session, event: CompactionUndone, as_json: bool,
+                context_limit_tokens: int) -> None:
+    from goosectx.compaction.undo import over_limit_note
+
     if as_json:
         print(json.dumps({
             "session_id": session.id, "undone_compaction_id": event.compaction_id,
             "restored_messages": event.restored_count, "tokens_before": event.tokens_before,
             "tokens_after": event.tokens_after,
-            "auto_compaction_paused": event.auto_compaction_paused}))
+            "auto_compaction_paused": event.auto_compaction_paused,
+            "context_limit_tokens": context_limit_tokens,
+            "fits_context_limit": event.tokens_after <= context_limit_tokens}))
         return
     print(terminal_safe(
         f"Undid the last compaction of {session.display_name}: the model sees the "
@@ -96,3 +101,6 @@ def _print_undo(session: Session, event: CompactionUndone, as_json: bool) -> Non
         f"{event.tokens_before:,} → "
         f"{event.tokens_after:,} tokens (estimated) · auto-compaction paused until a "
         "/compact"))
+    over = over_limit_note(event.tokens_after, context_limit_tokens)
+    if over:
+        print(over)

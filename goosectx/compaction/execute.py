@@ -237,8 +237,9 @@ def execute(
     if summary.call is not None:
         session.ledger.entries.append(summary.call)
     state = session.state
-    if trigger == "manual":
-        state.auto_compaction_paused = state.paused_by_undo = False
+    if trigger in ("manual", "reactive"):  # auto does not run while paused; a compaction
+        state.auto_compaction_paused = state.paused_by_undo = False  # made lifts the pause
+        # (a reactive one is judged by the next report again, and may pause it again)
     yield HistoryReplaced(Conversation(list(new)), trigger, before, after, cost, strategy,
                           summary.call, state.auto_compaction_paused, summary.rung)
     elided = elided_notice(new, cid)

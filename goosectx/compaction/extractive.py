@@ -157,9 +157,10 @@ def _build(facts: Facts, limits: _Limits, counter: PieceCounts) -> StructuredSum
     elif facts.earlier and not summary.user_intent:
         summary.user_intent = _shorten(facts.earlier[0], limits.intent_tokens, counter)
     for record in {id(r): r for r in facts.files.values()}.values():
-        if not record.changed and not limits.read_files:
+        if not record.listed and not limits.read_files:
             continue
-        note = FileNote(record.path, record.describe() if limits.file_notes else "")
+        note = FileNote(record.path, record.describe() if limits.file_notes
+                        else record.brief())
         if limits.key_code_lines and record.code:
             lines = record.code.strip("\n").splitlines()
             note.key_code = "\n".join(lines[: limits.key_code_lines])

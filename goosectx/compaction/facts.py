@@ -22,6 +22,7 @@ from goosectx.compaction.actions import normalize_tool_name
 from goosectx.compaction.carry import (
     CONSTRAINT,
     FACTS_MARK,
+    LATER_PASSED,
     MODEL_PENDING,
     Facts,
     carried_lines,
@@ -46,7 +47,7 @@ _SHELL = {"shell", "bash", "exec", "execute_bash", "run_shell_command", "exec_co
 
 
 def _changed_paths(facts: Facts) -> list[tuple[str, str]]:
-    return [(r.path, r.describe()) for r in facts.files.values() if r.changed]
+    return [(r.path, r.describe()) for r in facts.files.values() if r.listed]
 
 
 def _last_errors(facts: Facts) -> list[str]:
@@ -55,7 +56,7 @@ def _last_errors(facts: Facts) -> list[str]:
     for entry in facts.errors:
         line = " ".join(entry[0].split())
         last[line.split(": ", 1)[0]] = line
-    return list(last.values())
+    return [line for line in last.values() if not line.endswith(LATER_PASSED.strip())]
 
 
 def _error_items(summary_text: str) -> list[str]:

@@ -25,6 +25,7 @@ from goosectx.compaction.actions import (
     open_file_in,
 )
 from goosectx.compaction.carry import (
+    LATER_PASSED,
     Facts,
     FileRecord,
     carry_forward,
@@ -143,6 +144,8 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 err = part.output if part.is_error else (
                     None if call is not None and _only_reads(call[0].name, call[0].arguments)
                     else error_of(part))
+                if err is None and call is not None and facts.errors:
+                    _passed(facts.errors, label_of(call[0]))
                 if err is not None:
                     excerpt = error_of(part) if err is part.output else error_excerpt(err)
                     label = "tool" if call is None else label_of(call[0])
@@ -185,6 +188,18 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     memo.keep_prefix_facts(messages, facts)
     return facts
 
+
+
+def _passed(errors: list[list[str]], label: str) -> None:
+    """Marks the errors of ``label`` (a call that has now succeeded) :data:`LATER_PASSED`.
+
+    The facts list the last error of each command still failing (DESIGN §4.5(4)); the
+    extractive summary keeps the error, saying it passed after.
+    """
+    head = label + ": "
+    for entry in reversed(errors):
+        if entry[0].startswith(head) and not entry[0].endswith(LATER_PASSED):
+            entry[0] += LATER_PASSED
 
 
 def _only_reads(name: str, args: dict[str, Any] | None) -> bool:

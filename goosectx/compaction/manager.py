@@ -293,7 +293,8 @@ class ContextManager(ContextFigures):
         """``/undo-compact``: walk back the last compaction (:mod:`~goosectx.compaction.undo`)."""
         from goosectx.compaction.undo import undo_last
 
-        yield from undo_last(self.session, reestimate=lambda: self._set_estimate(request))
+        yield from undo_last(self.session, reestimate=lambda: self._set_estimate(request),
+                             context_limit_tokens=self.context_limit().tokens)
 
     def clear(self, request: RequestContext) -> Iterator[Event]:
         """``/clear``: hide the whole history from the model, reset ``current``, lift pause.

@@ -13,7 +13,7 @@ _ERROR_LINE = re.compile(
     r"(?:[Ee]rror|ERROR)(?:\[\w+\])?:|ERROR\b|FAILED\b|fatal:|npm ERR!|panic:)"
     r"|^[\w./()-]+:(?:[ \w./-]*:)*\s*command not found"
     r"|No such file or directory|Permission denied|[Ee]xit(?:ed with)? code:? [1-9]"
-    r"|\b\d+ failed\b|not found\. Available tools", re.M)
+    r"|\b0*[1-9]\d* failed\b|not found\. Available tools", re.M)
 _ERROR_WORDS = ("Error", "error", "ERROR", "Exception", "Traceback (most recent call last)",
                 "FAILED", "fatal:", "npm ERR!", "panic:", "command not found",
                 "No such file or directory", "Permission denied", "xit code", "xited with code",

@@ -67,18 +67,39 @@ def undone_messages(messages: Sequence[Message], compaction_id: str) -> tuple[li
     return out, restored
 
 
+def over_limit_note(tokens_after: int, context_limit_tokens: int | None) -> str:
+    """What an undo says when the view it restored does not fit the context limit, else ``""``.
+
+    The next request will not fit: the provider refuses it and goosectx compacts again then
+    (a reactive compaction, which also lifts the pause), unless the user compacts first.
+    """
+    if not context_limit_tokens or tokens_after <= context_limit_tokens:
+        return ""
+    return (f"The restored view does not fit the context limit ({tokens_after:,} of "
+            f"{context_limit_tokens:,} tokens): the next request will be refused by the "
+            f"provider and the history compacted again before it is retried; /compact "
+            f"compacts it now.")
+
+
 def undo_notice(restored_count: int, tokens_before: int, tokens_after: int, *,
-                more: bool) -> str:
-    """The transcript mark and inline notice of an undo (names the pause and how to lift it)."""
+                more: bool, context_limit_tokens: int | None = None) -> str:
+    """The transcript mark and inline notice of an undo (names the pause and how to lift it).
+
+    ``context_limit_tokens``: the main model's limit; a restored view over it is named
+    (:func:`over_limit_note`).
+    """
     noun = "message" if restored_count == 1 else "messages"
     again = " /undo-compact again walks back the compaction before it." if more else ""
+    over = over_limit_note(tokens_after, context_limit_tokens)
     return (f"Compaction undone: the model sees the {restored_count:,} {noun} it had replaced "
-            f"again ({tokens_before:,} → {tokens_after:,} tokens, estimated). Auto-compaction "
-            f"is paused for this session, so it does not compact the same messages again; "
-            f"/compact compacts and lifts the pause.{again}")
+            f"again ({tokens_before:,} → {tokens_after:,} tokens, estimated). "
+            + (over + " " if over else "")
+            + "Auto-compaction is paused for this session, so it does not compact the same "
+            f"messages again; /compact compacts and lifts the pause.{again}")
 
 
-def undo_last(session: Session, *, reestimate: Callable[[], int]) -> Iterator[Event]:
+def undo_last(session: Session, *, reestimate: Callable[[], int],
+              context_limit_tokens: int | None = None) -> Iterator[Event]:
     """Walk back the newest compaction the model's view depends on.
 
     Args:
@@ -88,6 +109,7 @@ def undo_last(session: Session, *, reestimate: Callable[[], int]) -> Iterator[Ev
             request: called before the undo and once the restored view is in place (the new
             ``current``), so both figures are estimates of the same kind — a provider's report
             of the compacted view is not set against an estimate of the restored one.
+        context_limit_tokens: The main model's limit: a restored view over it is said so.
 
     Yields:
         One :class:`CompactionUndone` (the recorder: one transaction), then an inline
@@ -109,7 +131,8 @@ def undo_last(session: Session, *, reestimate: Callable[[], int]) -> Iterator[Ev
     before = reestimate()
     session.conversation.messages = new
     after = reestimate()
-    text = undo_notice(restored, before, after, more=last_compaction_id(new) is not None)
+    text = undo_notice(restored, before, after, more=last_compaction_id(new) is not None,
+                       context_limit_tokens=context_limit_tokens)
     new.append(Message.notification(text).with_metadata(
         extra={"undid_compaction": compaction_id}))
     state = session.state
