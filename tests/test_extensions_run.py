@@ -367,3 +367,20 @@ def test_tools_alone_over_the_context_limit_name_the_extension_not_compact(
     assert "/compact in the REPL" not in shown and "goosectx compact" not in shown
     assert "system prompt and tool definitions sent with every request alone" in shown
     assert "Extension tools in it — demo: 13 tools" in shown and "tool_budget_ratio" in shown
+
+
+def test_a_server_dying_mid_call_shows_its_stderr_and_every_call_is_named(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In run the error said only "exited with code 7" (the REPL shows the end of the
+    server's stderr), and the next call's error came with no "> NAME {}" line above it."""
+    monkeypatch.chdir(work)
+    fake_model.add(call("demo__crash", {}, "c1"), call("demo__echo", {"text": "x"}, "c2"),
+                   {"text": "end"})
+    code, out, err = run(demo_spec())
+    assert code == 0 and "end" in out, err
+    lines = err.splitlines()
+    crash = lines.index("> demo__crash {}")
+    assert "exited with code 7" in lines[crash + 1]
+    assert "demo server: crashing on purpose" in lines[crash + 1]
+    echo = lines.index('> demo__echo {"text":"x"}')
+    assert "extension demo failed" in lines[echo + 1] and "not run" in lines[echo + 1]
