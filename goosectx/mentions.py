@@ -42,9 +42,13 @@ MENTION_RATIO = 0.1
 READ_BYTES_PER_TOKEN = 8
 """Bytes read per token of the cap (from the head and from the tail of a larger file)."""
 _WORD = re.compile(r'(?<![\w@`])@(?:"((?:\\.|[^"\\\n])+)"|((?:\\ |[^\s@`])+))')
-"""``@"a name with spaces"`` (group 1: a backslash escapes a quote or a backslash in it) or
-``@word`` with backslash-spaces (group 2)."""
+"""``@"a name with spaces"`` (group 1: a backslash escapes a quote or a backslash in it, and
+``\\n`` ``\\r`` ``\\t`` are a line break, a carriage return, a tab) or ``@word`` with
+backslash-spaces (group 2)."""
 _QUOTED_ESCAPE = re.compile(r"\\(.)")
+_CONTROL_ESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
+_NEEDS_QUOTES = re.compile(r"[^\S ]|[@`]")
+"""What the unquoted ``@word`` cannot hold: whitespace other than a space, ``@``, a backtick."""
 _TRAILING = ".,;:!?)]}'\""
 _TEXT_APPLICATION_TYPES = frozenset((
     "application/json", "application/xml", "application/javascript", "application/x-sh",
@@ -76,8 +80,27 @@ def mentioned_words(text: str) -> list[tuple[str, bool]]:
 
     ``@"my file.txt"`` and ``@my`` backslash-space ``file.txt`` are both ``my file.txt``.
     """
-    return [(_QUOTED_ESCAPE.sub(r"\1", m.group(1)), True) if m.group(1) is not None
+    return [(_QUOTED_ESCAPE.sub(_unescape, m.group(1)), True) if m.group(1) is not None
             else (m.group(2).replace("\\ ", " "), False) for m in _WORD.finditer(text)]
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return _CONTROL_ESCAPES.get(match.group(1), match.group(1))
+
+
+def mention_text(path: str) -> str:
+    """``path`` as written after ``@`` so that :func:`mentioned_words` reads it back.
+
+    Spaces become backslash-spaces; a name holding a line break, a tab, ``@`` or a backtick
+    is quoted, with its quotes, backslashes and line breaks escaped (the raw line break ended
+    the message's word, so nothing was attached).
+    """
+    if not _NEEDS_QUOTES.search(path):
+        return path.replace(" ", "\\ ")
+    escaped = path.replace("\\", "\\\\").replace('"', '\\"')
+    for letter, char in _CONTROL_ESCAPES.items():
+        escaped = escaped.replace(char, "\\" + letter)
+    return f'"{escaped}"'
 
 
 def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,

@@ -44,6 +44,18 @@ _DEFERRED_PROMPT = (
     "call search_tools with words describing it; the tools it returns can be called from "
     "your next step on."
 )
+MAX_DEFERRED_NAMES = 50
+"""How many deferred tools the system prompt names; past it, how many more there are (a
+server of 5,000 tools named them in 65 KB, more than a small context window, on every request;
+``search_tools`` finds every one)."""
+
+
+def _deferred_names(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:MAX_DEFERRED_NAMES])
+    more = len(names) - MAX_DEFERRED_NAMES
+    return shown if more <= 0 else f"{shown} and {more:,} more"
+
+
 _CHAT_MODE_PROMPT = (
     "Tools are disabled: goosectx is in chat mode, so no tool will run. Do not call tools; "
     "answer from the conversation and what you know."
@@ -137,7 +149,7 @@ def build_system_prompt(
     elif tool_names:
         parts.append(_TOOLS_PROMPT.format(names=", ".join(tool_names)))
     if mode != "chat" and deferred_tools:
-        parts.append(_DEFERRED_PROMPT.format(names=", ".join(deferred_tools)))
+        parts.append(_DEFERRED_PROMPT.format(names=_deferred_names(deferred_tools)))
     if extension_instructions:
         parts.append("# Extension instructions\n\n" + "\n\n".join(
             f"## {name}\n{text.strip()}" for name, text in sorted(extension_instructions)))

@@ -92,3 +92,18 @@ def test_context_breakdown_counts_instructions_once(tmp_path: Path) -> None:
     whole = count_text(request.system_prompt)
     assert breakdown.project_instructions > 2_000
     assert abs(breakdown.system_prompt + breakdown.project_instructions - whole) < 10
+
+
+def test_thousands_of_deferred_tools_are_not_all_named_in_the_system_prompt(
+        tmp_path: Path) -> None:
+    """5,000 deferred extension tools named one by one were 65 KB of system prompt (~30k
+    tokens, more than an 8k context window) on every request; search_tools finds them all."""
+    deferred = [f"evil__t{i}" for i in range(5000)]
+    prompt = build_system_prompt(tmp_path, tool_names=["shell", "search_tools"], mode="auto",
+                                 project_instructions="", deferred_tools=deferred).text
+    assert len(prompt) < 4_000
+    assert "evil__t0" in prompt and "evil__t4999" not in prompt
+    assert "and 4,950 more" in prompt and "search_tools" in prompt
+    few = build_system_prompt(tmp_path, tool_names=["shell"], mode="auto",
+                              project_instructions="", deferred_tools=deferred[:3]).text
+    assert "evil__t0, evil__t1, evil__t2. To use one" in few

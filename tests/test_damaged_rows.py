@@ -100,6 +100,12 @@ def _set_role_to_system(conn: sqlite3.Connection, sid: str) -> None:
                  (sid,))
 
 
+def _nest_content_deeply(conn: sqlite3.Connection, sid: str) -> None:
+    """Valid JSON nested deeper than Python parses (a RecursionError, not a ValueError)."""
+    conn.execute("UPDATE messages SET content_json=? WHERE session_id=? AND role='user'"
+                 " AND content_json LIKE '%parser%'", ("[" * 3000 + "]" * 3000, sid))
+
+
 DAMAGE: dict[str, Callable[[sqlite3.Connection, str], None]] = {
     "text": _set_text_to_a_number, "output": _set_output_to_a_list,
     "hidden_by": _set_hidden_by_to_a_number,
@@ -107,7 +113,7 @@ DAMAGE: dict[str, Callable[[sqlite3.Connection, str], None]] = {
     "metadata": _set_metadata_to_a_list,
     # the fields sessions show/export read from a plain row without building the message
     "tool name": _set_tool_name_to_a_number, "is_error": _set_is_error_to_a_word,
-    "role": _set_role_to_system,
+    "role": _set_role_to_system, "nested": _nest_content_deeply,
 }  # a message's created time that does not parse: shown as unknown (test below)
 
 
@@ -124,12 +130,14 @@ def _damaged(work: Path, how: str) -> tuple[Path, str]:
 
 @pytest.mark.parametrize("how", list(DAMAGE))
 def test_a_damaged_row_gives_one_line_naming_the_session_and_can_be_removed(
-        work: Path, capsys: pytest.CaptureFixture[str], how: str) -> None:
+        work: Path, capsys: pytest.CaptureFixture[str], how: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # run --resume stops at the load
     db, hurt = _damaged(work, how)
     before = db.read_bytes()
     for command in (["sessions", "show", "hurt"], ["sessions", "export", "hurt", "-f", "md"],
                     ["sessions", "export", "hurt", "-f", "json"],
-                    ["compact", "hurt", "--dry-run"]):
+                    ["compact", "hurt", "--dry-run"], ["run", "--model", "openai/gpt-4o-mini", "--resume", "hurt", "-t", "go"]):
         code, _, err = run_cli(capsys, *command)
         assert code == 1 and "Traceback" not in err, (command, err)
         lines = [line for line in err.splitlines() if line.startswith("goosectx: error: ")]
@@ -240,7 +248,7 @@ def test_a_message_whose_time_does_not_parse_is_shown_and_exported_with_the_rest
     assert code == 0 and err == "" and "port the hurt parser" in out and "a.py" in out
 
 
-@pytest.mark.parametrize("how", ["text", "output", "tool name", "role"])
+@pytest.mark.parametrize("how", ["text", "output", "tool name", "role", "nested"])
 def test_skip_damaged_saves_what_still_reads(work: Path, capsys: pytest.CaptureFixture[str],
                                              how: str) -> None:
     db, hurt = _damaged(work, how)

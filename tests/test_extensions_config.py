@@ -213,3 +213,20 @@ def test_migration_5_stores_a_sessions_extensions(tmp_path) -> None:
 ])
 def test_names_follow_what_a_launcher_runs(spec: str, name: str) -> None:
     assert parse_flag_spec(spec).name == name
+
+
+@pytest.mark.parametrize("keys", ['envs = { "A=B" = "v" }', 'env_keys = ["A=B"]',
+                                  'envs = { "A\\u001b[2J" = "v" }'])
+def test_a_variable_name_that_cannot_be_one_is_a_config_error_naming_it(
+        tmp_path, capsys: pytest.CaptureFixture[str], keys: str) -> None:
+    """``envs = { "A=B" = "v" }`` once passed the config and the server then failed with
+    "error: ValueError: illegal environment variable name" (no key, no fix)."""
+    from cli_support import run_cli
+
+    config = tmp_path / "c.toml"
+    config.write_text(f'[extensions.x]\ncmd = "srv"\n{keys}\n')
+    code, out, err = run_cli(capsys, "--config", str(config), "extensions", "list")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    field = keys.split(" ")[0]
+    assert f"[extensions.x] {field}: " in err and "is not a variable name" in err, err
+    assert "letters, digits and _" in err and "\x1b" not in err

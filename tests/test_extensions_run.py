@@ -349,3 +349,42 @@ def test_a_relative_cmd_that_is_not_there_says_where_it_was_looked_for(
     assert out == ("adder: failed\n  error: could not start: .venv/bin/python not found in "
                    f"{work} (a relative cmd is looked up from the server's working dir: give "
                    "an absolute path, or set cwd)\n")
+
+
+def test_tools_alone_over_the_context_limit_name_the_extension_not_compact(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixed part of every request (system prompt + tool schemas) alone over the context
+    limit: compaction cannot help, so the notice names the extension and the fix, not /compact."""
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "1000")
+    fake_model.add({"text": "hello", "usage": {"prompt_tokens": 1900, "completion_tokens": 5}},
+                   {"text": "again", "usage": {"prompt_tokens": 1900, "completion_tokens": 5}})
+    settings = load_settings()
+    settings.extensions.flags = ((demo_spec("--shapes"),), ())
+    settings.extensions.tool_budget_ratio = 1.0
+    out, err = io.StringIO(), io.StringIO()
+    for options in ({"name": "big"}, {"resume": "big"}):
+        assert 0 == run_task(settings, text="hi", input_file=None, continue_=False, max_turns=None,
+                        output_format="text", mode="auto", model=None, stdin=io.StringIO(""),
+                        stdout=out, stderr=err, **{"name": None, "resume": None, **options})
+    shown = err.getvalue()
+    assert "/compact in the REPL" not in shown and "goosectx compact" not in shown
+    assert "system prompt and tool definitions sent with every request alone" in shown
+    assert "Extension tools in it — demo: 13 tools" in shown and "tool_budget_ratio" in shown
+
+
+def test_a_server_dying_mid_call_shows_its_stderr_and_every_call_is_named(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In run the error said only "exited with code 7" (the REPL shows the end of the
+    server's stderr), and the next call's error came with no "> NAME {}" line above it."""
+    monkeypatch.chdir(work)
+    fake_model.add(call("demo__crash", {}, "c1"), call("demo__echo", {"text": "x"}, "c2"),
+                   {"text": "end"})
+    code, out, err = run(demo_spec())
+    assert code == 0 and "end" in out, err
+    lines = err.splitlines()
+    crash = lines.index("> demo__crash {}")
+    assert "exited with code 7" in lines[crash + 1]
+    assert "demo server: crashing on purpose" in lines[crash + 1]
+    echo = lines.index('> demo__echo {"text":"x"}')
+    assert "extension demo failed" in lines[echo + 1] and "not run" in lines[echo + 1]

@@ -280,3 +280,19 @@ def test_a_large_binary_file_is_refused_with_its_real_size(world: World) -> None
     out = world.run("look at @sparse.txt and @blob.bin" + ENTER + CTRL_D)
     assert "@sparse.txt: it is a binary file (4,294,967,296 bytes) — not attached" in out
     assert "@blob.bin: it is a binary file (300,000 bytes) — not attached" in out
+
+
+def test_a_file_name_with_a_line_break_completes_quoted_and_is_attached(tmp_path: Path) -> None:
+    """Tab once inserted the raw newline: the message became 'read @new' + a line
+    'line.txt', nothing attached and no notice."""
+    (tmp_path / "new\nline.txt").write_text("NEWLINE FILE CONTENT\n")
+    (tmp_path / 'tab\t"q"\\.txt').write_text("TAB FILE\n")
+    [completed] = _complete(MentionCompleter(tmp_path), "read @new")
+    assert "\n" not in completed
+    message = f"read @{completed} please"
+    found = read_mentions(message, tmp_path, cap_tokens=200)
+    assert [a.source for a in found.attachments] == ["new\nline.txt"] and not found.notices
+    assert "NEWLINE FILE CONTENT" in (found.attachments[0].text or "")
+    [completed] = _complete(MentionCompleter(tmp_path), "read @tab")
+    found = read_mentions(f"read @{completed}", tmp_path, cap_tokens=200)
+    assert [a.source for a in found.attachments] == ['tab\t"q"\\.txt'] and not found.notices

@@ -2,8 +2,8 @@
 
 A Latin-1 terminal or an 8-bit Alt key sends ``caf\\xe9``; Python decodes it (argv, stdin,
 the REPL's input) with ``surrogateescape`` into a lone surrogate, which once ended goosectx
-with "UnicodeEncodeError: … surrogates not allowed" (run exit 1, no result line). A task FILE
-with the same bytes already read as U+FFFD.
+with "UnicodeEncodeError: … surrogates not allowed" (run exit 1, no result line). A task read
+with ``-i`` (a file or stdin) that is not UTF-8 text is refused, as an ``@FILE`` is.
 """
 
 from __future__ import annotations
@@ -47,21 +47,32 @@ def test_run_t_with_a_latin1_byte_runs_the_turn(fake_server: FakeServer, work: P
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("output_format", ["text", "json", "stream-json"])
-def test_run_i_stdin_with_a_latin1_byte_runs_the_turn(fake_server: FakeServer, work: Path,
-                                                      output_format: str) -> None:
+@pytest.mark.parametrize(("stdin", "why"), [
+    (b"caf\xe9 piped\n", "not UTF-8 text (invalid byte at line 1)"),
+    (b"hello\x00world\xff\xfe", "not text (it holds NUL bytes)"),
+])
+def test_run_i_stdin_that_is_not_text_is_refused_and_nothing_is_sent(
+        fake_server: FakeServer, work: Path, stdin: bytes, why: str) -> None:
+    """Once sent as the task with U+FFFD (and NULs) and stored, exit 0; @FILE refuses the
+    same bytes. Now one line, exit 2, nothing sent or saved."""
     fake_server.add({"text": "answered"})
-    proc = _goosectx([b"run", b"-i", b"-", b"--output-format", output_format.encode()],
-                     fake_server, work, stdin=b"caf\xe9 piped\n")
-    assert proc.returncode == 0, proc.stderr.decode()
-    assert b"Traceback" not in proc.stderr
-    assert _sent(fake_server) == f"{SHOWN} piped\n"
-    if output_format == "text":
-        assert proc.stdout.decode().strip() == "answered"
-    elif output_format == "json":
-        assert json.loads(proc.stdout)["status"] == "done"
-    else:
-        assert json.loads(proc.stdout.decode().splitlines()[-1])["type"] == "result"
+    proc = _goosectx([b"run", b"-i", b"-"], fake_server, work, stdin=stdin)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert err.count("\n") == 1 and f"the task on stdin is {why}" in err, err
+    assert fake_server.requests == [] and proc.stdout == b""
+
+
+@pytest.mark.slow
+def test_run_i_a_binary_file_is_refused(fake_server: FakeServer, work: Path) -> None:
+    (work / "prog").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00@x@y\xff\n" * 50)
+    proc = _goosectx([b"run", b"-i", b"prog"], fake_server, work)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and err.count("\n") == 1, err
+    assert "task file prog is not text (it holds NUL bytes)" in err and "@" not in err
+    assert fake_server.requests == []
+    listed = _goosectx([b"sessions", b"list", b"--json"], fake_server, work)
+    assert json.loads(listed.stdout) == []
 
 
 def test_a_latin1_byte_typed_in_the_repl_is_sent_as_a_replacement(

@@ -23,7 +23,7 @@ from goosectx.attachment import Attachment
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, default_config_path
 from goosectx.errors import GoosectxError
-from goosectx.mentions import mention_cap, read_mentions
+from goosectx.mentions import mention_cap, mention_text, read_mentions
 from goosectx.tools.tree import gitignore_rules, is_ignored
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ class MentionCompleter(Completer):
             if rules and is_ignored(Path(entry.path), is_dir, rules):
                 continue
             text = (f"{folder}/" if folder else "") + entry.name + ("/" if is_dir else "")
-            yield Completion(text.replace(" ", "\\ "), start_position=-len(partial),
+            yield Completion(mention_text(text), start_position=-len(partial),
                              display=terminal_safe(entry.name + ("/" if is_dir else "")),
                              display_meta="directory" if is_dir else "file")
             shown += 1

@@ -160,7 +160,7 @@ class TextOutput:
         elif isinstance(event, ToolCallFinished) and event.response.is_error:
             label, ran = tool_result_label(event.response)
             request = self._unstarted.pop(event.response.id, None)
-            if not ran and request is not None:  # denied or not run: name it, as a run call is
+            if request is not None:  # never started (denied, refused, not run): name it too
                 self._call_line(request)
             first = error_line(event.response.output)
             said = not ran or label.startswith("stopped: ")  # the label already says the cause

@@ -1,9 +1,10 @@
 r"""The task of ``goosectx run``: ``-t TEXT`` or ``-i FILE`` (``-`` = stdin), as text to send.
 
-Bytes that are not UTF-8 become U+FFFD wherever the task comes from: a task file is decoded
-with ``errors="replace"``, stdin is read as bytes and decoded the same way, and ``-t`` (which
-Python decodes with ``surrogateescape``, a byte such as Latin-1 ``\xe9`` becoming a lone
-surrogate no encoder or provider accepts) has its lone surrogates replaced.
+A task read with ``-i`` (a file, or stdin read as bytes) must be UTF-8 text without NUL bytes,
+as an ``@FILE`` must: a binary or a file in another encoding is refused in one line (it was
+sent, NULs and U+FFFD included, and stored). ``-t`` (which Python decodes with
+``surrogateescape``, a byte such as Latin-1 ``\xe9`` typed in a terminal becoming a lone
+surrogate no encoder or provider accepts) has its lone surrogates replaced by U+FFFD.
 """
 
 from __future__ import annotations
@@ -29,19 +30,33 @@ def lenient(stdin: TextIO) -> TextIO:
 
 
 def read_stdin(stdin: TextIO) -> str:
-    """All of ``stdin``; read as bytes when it has them, bytes not UTF-8 as U+FFFD."""
+    """All of ``stdin``, read as bytes when it has them (:func:`task_text`)."""
     buffer = getattr(stdin, "buffer", None)
     if buffer is None:  # a text stream (tests)
         return stdin.read()
     data: bytes = buffer.read()
-    return data.decode("utf-8", errors="replace")
+    return task_text(data, "the task on stdin")
+
+
+def task_text(data: bytes, where: str) -> str:
+    """``data`` as UTF-8 text. Raises UsageError for NUL bytes or bytes that are not UTF-8."""
+    if b"\x00" in data:
+        raise UsageError(f"{where} is not text (it holds NUL bytes): a binary file?",
+                         "give a UTF-8 text file with -i, or the task with -t")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = 1 + data.count(b"\n", 0, exc.start)
+        raise UsageError(f"{where} is not UTF-8 text (invalid byte at line {line})",
+                         "convert it first, e.g. iconv -f latin1 -t utf-8") from None
 
 
 def read_task(text: str | None, input_file: str | None, stdin: TextIO | None = None) -> str:
-    """The task from ``-t TEXT`` or ``-i FILE`` (``-`` = stdin), bytes not UTF-8 as U+FFFD.
+    """The task from ``-t TEXT`` or ``-i FILE`` (``-`` = stdin).
 
     Raises:
-        UsageError: both or neither given, an unreadable file, or an empty task.
+        UsageError: both or neither given, an unreadable file, input that is not UTF-8 text,
+            or an empty task.
     """
     if (text is None) == (input_file is None):
         raise UsageError("give the task with exactly one of -t TEXT and -i FILE",
@@ -52,9 +67,10 @@ def read_task(text: str | None, input_file: str | None, stdin: TextIO | None = N
         task = read_stdin(stdin or sys.stdin)
     else:
         try:
-            task = Path(input_file).read_text(encoding="utf-8", errors="replace")
+            data = Path(input_file).read_bytes()
         except OSError as exc:
             raise UsageError(f"cannot read task file {input_file}: {exc.strerror}") from None
+        task = task_text(data, f"task file {input_file}")
     if not task.strip():
         raise UsageError("the task is empty", "give some text with -t or -i")
     return replace_surrogates(task)

@@ -158,6 +158,29 @@ def would_grow_notice(current_tokens: int, reported: bool, context_limit_tokens:
             f"but {reason}. {PAUSE_FIX}")
 
 
+def fixed_part_notice(fixed_tokens: int, context_limit_tokens: int,
+                      extensions: list[tuple[str, int, int]]) -> str:
+    """The notice when auto-compaction pauses because the fixed part alone fills the window.
+
+    ``extensions``: (name, its tools, their schema tokens), largest first — the cause when
+    there are any; compacting (the usual advice) cannot shrink the system prompt or the tools.
+    """
+    pct = round(100 * fixed_tokens / context_limit_tokens) if context_limit_tokens else 0
+    head = (f"Auto-compaction is paused for this session: the system prompt and tool "
+            f"definitions sent with every request alone take about {fixed_tokens:,} tokens, "
+            f"{pct}% of the {context_limit_tokens:,}-token limit, and compaction shortens only "
+            "the conversation.")
+    if not extensions:
+        return f"{head} Use a model with a larger context window, or shorter project instructions."
+    named = "; ".join(f"{name}: {tools:,} tool{'s' if tools != 1 else ''}, ~{tokens:,} tokens"
+                      for name, tools, tokens in extensions)
+    first = extensions[0][0]
+    return (f"{head} Extension tools in it — {named}. Disable an extension (enabled = false "
+            f"under [extensions.{first}] in the config, or /extension remove {first} in the "
+            "REPL), let extension tools be deferred behind search_tools (a tool_budget_ratio "
+            "below 1; 0.10 by default), or use a model with a larger context window.")
+
+
 def failures_notice(failures: int) -> str:
     """The notice when compaction switches to the extractive summary after failed attempts."""
     return (f"The summary model failed {failures} compactions in a row: automatic compaction "

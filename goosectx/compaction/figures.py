@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from goosectx.budget import SpendingCap
 from goosectx.compaction import calibration
+from goosectx.compaction.decide import fixed_part_notice
 from goosectx.compaction.guard import CompactionGuard
 from goosectx.compaction.layout import Budget, settings_budget
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
@@ -192,6 +193,25 @@ class ContextFigures:
             memo = self._fixed_memo = (self.counter, request.tool_schemas,
                                        request.system_prompt, tokens)
         return memo[3]
+
+    def fixed_part_notice(self, request: RequestContext) -> str | None:
+        """Why compaction cannot help when the fixed part alone is over the threshold, or ``None``.
+
+        Names the extensions whose tool schemas (``NAME__tool``) the request carries, largest
+        first, with what they cost (``decide.fixed_part_notice``).
+        """
+        limit = self.context_limit().tokens
+        fixed = self.fixed_tokens(request)
+        if fixed < limit * self.settings.threshold_ratio:
+            return None
+        groups: dict[str, list[ToolSchema]] = {}
+        for schema in request.tool_schemas:
+            extension, sep, _ = str(schema.get("name", "")).partition("__")
+            if sep and extension:
+                groups.setdefault(extension, []).append(schema)
+        extensions = sorted(((name, len(tools), self.counter.count_tool_schemas(tools))
+                             for name, tools in groups.items()), key=lambda e: -e[2])
+        return fixed_part_notice(fixed, limit, extensions)
 
     def breakdown(self, request: RequestContext) -> ContextBreakdown:
         """Token estimate of the next full request by category (for ``/context``)."""

@@ -9,6 +9,7 @@ tell the user. The context manager calls it; it never prints.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from goosectx.compaction import calibration
@@ -98,19 +99,21 @@ class CompactionGuard:
             self.notices.append(failures_notice(MAX_FAILED_ATTEMPTS))
 
     def on_auto_failed(self, exc: GoosectxError, *, current_tokens: int, reported: bool,
-                       context_limit_tokens: int) -> None:
+                       context_limit_tokens: int,
+                       fixed_part: Callable[[], str | None] = lambda: None) -> None:
         """An automatic compaction left the history unchanged: say why, count or pause.
 
         One that would not shrink the view pauses auto-compaction (it would not shrink it next
         time either); a failed summary call counts towards the breaker; "nothing to compact"
-        counts nothing.
+        counts nothing. ``fixed_part``: the notice naming the cause when the request's fixed
+        part alone fills the window (compacting by hand would not help either), else ``None``.
         """
         if isinstance(exc, CompactionWouldGrow):
             self.compacted_since_call = True
             if not self.state.auto_compaction_paused:
                 self.state.auto_compaction_paused = True
-                self.notices.append(would_grow_notice(current_tokens, reported,
-                                                      context_limit_tokens, exc.message))
+                self.notices.append(fixed_part() or would_grow_notice(
+                    current_tokens, reported, context_limit_tokens, exc.message))
             return
         self.on_failed(counts=not exc.message.startswith("nothing to compact"))
         self.notices.append(f"Auto-compaction failed: {exc.one_line()} — the history is "

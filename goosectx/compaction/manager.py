@@ -137,7 +137,8 @@ class ContextManager(ContextFigures):
                                          fallback_extractive=True, cancel=cancel)
             except (ProviderError, CompactionFailed) as exc:
                 self.guard.on_auto_failed(exc, current_tokens=current, reported=not estimated,
-                                          context_limit_tokens=self.context_limit().tokens)
+                                          context_limit_tokens=self.context_limit().tokens,
+                                          fixed_part=lambda: self.fixed_part_notice(request))
             yield from self._guard_notices()
         self._call_estimate = self.breakdown(request).total
 

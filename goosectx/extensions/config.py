@@ -164,14 +164,17 @@ def parse_table(name: str, table: object, where: str = "") -> ExtensionConfig:
     if "uri" in table or "headers" in table:
         raise ConfigError(f"{label}: uri/headers apply to type = \"streamable_http\" only")
     env_keys = _str_list(label, "env_keys", table.get("env_keys", []))
-    for key in env_keys:
-        if not _ENV_NAME.match(key):
-            raise ConfigError(f"{label} env_keys: {key!r} is not a variable name")
+    envs = _str_table(label, "envs", table.get("envs", {}))
+    for field_name, keys in (("env_keys", env_keys), ("envs", tuple(envs))):
+        for key in keys:
+            if not _ENV_NAME.match(key):
+                raise ConfigError(f"{label} {field_name}: {key!r} is not a variable name",
+                                  "use letters, digits and _ (not starting with a digit)")
     cwd = _str(label, "cwd", table["cwd"]) if "cwd" in table else None
     return ExtensionConfig(
         name, "stdio", cmd=_str(label, "cmd", table.get("cmd")),
         args=_str_list(label, "args", table.get("args", [])),
-        envs=_str_table(label, "envs", table.get("envs", {})), env_keys=env_keys,
+        envs=envs, env_keys=env_keys,
         cwd=str(Path(cwd).expanduser()) if cwd else None, **common)
 
 

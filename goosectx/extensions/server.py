@@ -26,7 +26,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation
 
 from goosectx import __version__
-from goosectx.extensions.config import ExtensionConfig, child_env
+from goosectx.extensions.config import ExtensionConfig, child_env, secret_values
 from goosectx.extensions.model import (
     CallOutcome,
     ExtensionStatus,
@@ -47,6 +47,7 @@ from goosectx.extensions.process import (
     stdio_transport,
 )
 from goosectx.extensions.results import convert_call_result, convert_prompt, resource_contents
+from goosectx.redaction import redact
 
 log = logging.getLogger("goosectx.extensions")
 
@@ -243,10 +244,13 @@ class ServerConnection:
         self.status, self.error = "failed", reason
         self.ready.set()
         self.stderr_tail = self._stderr.tail() if self._stderr else ""
-        last = " | ".join(line.strip() for line in self.stderr_tail.splitlines()[-3:]
-                          if line.strip())[-300:]
-        self._notify(f"extension {self.config.name} {reason}"
-                     + (f" — stderr: {last}" if last else ""))
+        self._notify(f"extension {self.config.name} {reason}{self._stderr_end()}")
+
+    def _stderr_end(self) -> str:
+        """`` — stderr: `` and its last 3 lines (redacted, as a notice is), or ``""``."""
+        tail = self.stderr_tail or (self._stderr.tail() if self._stderr else "")  # exit first
+        last = " | ".join(line.strip() for line in tail.splitlines()[-3:] if line.strip())[-300:]
+        return f" — stderr: {redact(last, secret_values([self.config]))}" if last else ""
 
     def stop(self) -> None:
         """Ask :meth:`run` to close the connection (call on the loop)."""
@@ -344,9 +348,9 @@ class ServerConnection:
             return CallOutcome(f"{what} timed out after {self.config.timeout_s:g} s "
                                f"(timeout_s of extension {self.config.name})", True)
         if self.status == "failed" or (self._gone is not None and self._gone.is_set()):
+            why = f" ({self.error}{self._stderr_end()})" if self.error else ""
             return CallOutcome(f"{what} failed: extension {self.config.name} stopped "
-                               "during the call" + (f" ({self.error})" if self.error else ""),
-                               True)
+                               f"during the call{why}", True)
         if (isinstance(exc, MCPError) and exc.code == UNREADABLE_REPLY
                 and exc.message.startswith(UNREADABLE_PREFIX)):
             return CallOutcome(f"{what} failed: extension {self.config.name} sent a reply that "

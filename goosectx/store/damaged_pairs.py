@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from goosectx.message import new_message_id
+from goosectx.store.json_read import loads
 
 Row = tuple[str, str, str, str, str]
 
@@ -51,7 +52,7 @@ class LostPairs:
 
 
 def _parts(row: Row) -> list[Any]:
-    content = json.loads(row[3])
+    content = loads(row[3])
     return content if isinstance(content, list) else []
 
 

@@ -9,19 +9,18 @@ place (:mod:`goosectx.store.replacing`). See docs/architecture.md §8.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from goosectx.errors import DataDirUnusable, StoreCorrupt, StoreError
 from goosectx.parts import compact_json
 from goosectx.session import SessionState
 from goosectx.store import migrations
+from goosectx.store.json_read import loads as loads  # re-exported
 from goosectx.store.replacing import ReplacingConnection
 from goosectx.store.waiting import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # re-exported
 from goosectx.store.waiting import WaitNotice, begin_immediate
@@ -72,29 +71,6 @@ def stored_time(value: object) -> datetime | None:
 
 dumps = compact_json
 """Compact JSON as stored (an import dumps two values a message)."""
-
-
-_scan_once: Callable[[str, int], tuple[Any, int]] = (
-    json.JSONDecoder().scan_once)  # type: ignore[attr-defined]  # set in __init__, untyped
-"""The C scanner ``json.loads`` runs, called directly."""
-
-
-def loads(text: Any) -> Any:
-    """``json.loads(text)``: the same value, or the same error.
-
-    Stored JSON is one value with nothing around it, so it is scanned directly, without
-    ``json.loads``' wrapper calls and its two whitespace matches (a quarter of its time on a
-    message row); text with anything around the value, bytes, or text that does not parse go
-    through ``json.loads`` itself.
-    """
-    if type(text) is str:
-        try:
-            value, end = _scan_once(text, 0)
-        except (StopIteration, ValueError):
-            return json.loads(text)
-        if end == len(text):
-            return value
-    return json.loads(text)
 
 
 def update_session_row(

@@ -6,12 +6,12 @@ See :mod:`goosectx.store.search` for what is indexed and how it is kept in step.
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from collections.abc import Iterator
 
 from goosectx.message import Message
 from goosectx.session import first_request_title
+from goosectx.store.json_read import loads
 
 MESSAGE_TEXT = ("(SELECT group_concat(json_extract(p.value, '$.text'), char(10))"
                 " FROM json_each({content}) p WHERE json_extract(p.value, '$.type') = 'text')")
@@ -160,8 +160,8 @@ def _user_messages(conn: sqlite3.Connection, session_id: str) -> Iterator[Messag
     for mid, created, content_json, metadata_json in rows:
         try:
             yield Message.from_dict({"id": mid, "role": "user", "created": created,
-                                     "content": json.loads(content_json),
-                                     "metadata": json.loads(metadata_json)})
+                                     "content": loads(content_json),
+                                     "metadata": loads(metadata_json)})
         except (ValueError, TypeError):
             continue  # an unreadable row gives no title; `load` reports it
 

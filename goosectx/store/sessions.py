@@ -8,7 +8,6 @@ See docs/architecture.md §8.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from goosectx.session import (
     new_session_id,
     valid_session_id,
 )
-from goosectx.store.database import dumps, stored_time, update_session_row
+from goosectx.store.database import dumps, loads, stored_time, update_session_row
 from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
 from goosectx.store.locks import SessionLock
@@ -295,7 +294,7 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
             if damaged and not lenient_times:
                 datetime.fromisoformat(row[4 if "created" in damaged else 5])  # says why
             created, updated = (times[name] or UNKNOWN_TIME for name in ("created", "updated"))
-            state, metadata = json.loads(row[8] or "{}"), json.loads(row[9] or "{}")
+            state, metadata = loads(row[8] or "{}"), loads(row[9] or "{}")
             if not isinstance(state, dict) or not isinstance(metadata, dict):
                 raise ValueError("its state or metadata is not a JSON object")
         except (ValueError, TypeError) as exc:
