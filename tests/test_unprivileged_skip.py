@@ -31,6 +31,9 @@ def _copy_checkout(parent: Path) -> Path:
     for name in ("goosectx", "tests"):
         shutil.copytree(CHECKOUT / name, copy / name, ignore=skip)
     shutil.copy2(CHECKOUT / "pyproject.toml", copy / "pyproject.toml")
+    # made under the process's umask, which another thread of the test run may have set to
+    # 077 for a moment (the store's private files): readable as a clone's top dir is
+    copy.chmod(0o755)
     return copy
 
 
