@@ -89,6 +89,22 @@ def fake_model(fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> Fake
     return fake_server
 
 
+@pytest.fixture
+def counted_texts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text a :class:`~goosectx.tokens.TokenCounter` tokenises from now on, in order."""
+    from goosectx.tokens import TokenCounter
+
+    counted: list[str] = []
+    real = TokenCounter.count_text
+
+    def spy(self: TokenCounter, text: str) -> int:
+        counted.append(text)
+        return real(self, text)
+
+    monkeypatch.setattr(TokenCounter, "count_text", spy)
+    return counted
+
+
 @pytest.fixture(autouse=True)
 def _collector_as_found() -> Iterator[None]:
     """Loading a long session to resume freezes it and turns full collections off for the

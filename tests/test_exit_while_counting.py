@@ -63,7 +63,7 @@ def _stored(home: Path) -> Session:
 
 @pytest.mark.slow
 def test_exit_while_the_history_is_counted_keeps_the_counts_made_and_does_not_wait(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted_texts: list[str]) -> None:
     work = tmp_path / "work"
     work.mkdir()
     ids = _uncounted_session(tmp_path / "home", work)
@@ -91,14 +91,8 @@ def test_exit_while_the_history_is_counted_keeps_the_counts_made_and_does_not_wa
     session = _stored(tmp_path / "home")
     assert len(set(ids) & set(session.token_counts)) == COUNT_SLICE_TEXTS  # made before exit
 
-    counted: list[str] = []
-    real = TokenCounter.count_text
-
-    def spy(self: TokenCounter, text: str) -> int:
-        counted.append(text)
-        return real(self, text)
-
-    monkeypatch.setattr(TokenCounter, "count_text", spy)
+    counted = counted_texts
+    counted.clear()  # what this process counts from here on
     counter = TokenCounter("openai/gpt-4o-mini", session.token_counts)
     counter.message_counts(session.conversation.messages)
     assert len(counted) == MESSAGES - COUNT_SLICE_TEXTS  # the next process counts the rest only

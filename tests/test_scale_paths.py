@@ -50,16 +50,10 @@ def _recounted(counted: list[str]) -> list[str]:
                                       ("--strategy", "llm", "--model", "openai/gpt-4o-mini")])
 def test_a_stored_token_count_is_used_instead_of_a_recount(
         strategy: tuple[str, ...], capsys: pytest.CaptureFixture[str],
-        isolated_env: dict[str, Path], work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        isolated_env: dict[str, Path], work: Path, counted_texts: list[str]) -> None:
     _long_session(isolated_env["home"], work)
-    counted: list[str] = []
-    real = TokenCounter.count_text
-
-    def spy(self: TokenCounter, text: str) -> int:
-        counted.append(text)
-        return real(self, text)
-
-    monkeypatch.setattr(TokenCounter, "count_text", spy)
+    counted = counted_texts
+    counted.clear()  # from here on
     first, _ = cli(capsys, "compact", "long", "--dry-run", *strategy)
     assert any("question number 7" in t for t in _recounted(counted))  # the first process counts
     counted.clear()
