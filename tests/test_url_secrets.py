@@ -51,3 +51,16 @@ def test_urls_in_text_lose_passwords_and_key_like_query_values():
         assert secret not in got
     assert "https://bob:[REDACTED]@h.example/v1?api_key=[REDACTED]" in got
     assert "model=m" in got and "plain http://h3/v1" in got and "#frag" in got
+
+
+def test_a_password_in_api_base_is_not_in_the_debug_log(tmp_path, work):
+    hostport = _unreachable()
+    config = tmp_path / "config.toml"
+    config.write_text('model = "openai/fake"\n[models."openai/fake"]\n'
+                      f'api_base = "http://user:{UNKNOWN}@{hostport}/v1?token={UNKNOWN}"\n')
+    home = tmp_path / "home"
+    env = clean_env(home, GOOSECTX_CONFIG=str(config), OPENAI_API_KEY=KEY)
+    proc = cli(env, "--debug", "run", "-t", "hi", cwd=work)
+    assert proc.returncode == 1, proc.stderr
+    log = (home / "goosectx.log").read_text()
+    assert hostport in log and UNKNOWN not in log
