@@ -8,19 +8,19 @@ import os
 from pathlib import Path
 
 from goosectx.private_mode import make_private
-from goosectx.redaction import redact_known
+from goosectx.redaction import redact_known, redact_urls
 
 LOGGER_NAME = "goosectx"
 
 
 class _RedactingFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        message = redact_known(record.getMessage())
+        message = redact_known(redact_urls(record.getMessage()))  # a URL's password too
         if record.exc_info:  # a traceback's last line quotes the exception (a 401's body)
             record.exc_text = logging.Formatter().formatException(record.exc_info)
             record.exc_info = None
         if record.exc_text:
-            record.exc_text = redact_known(record.exc_text)
+            record.exc_text = redact_known(redact_urls(record.exc_text))
         record.msg, record.args = message, None
         return True
 

@@ -220,3 +220,40 @@ def redact_known(text: str) -> str:
     if _cached is None or _cached[0] != values:
         _cached = (values, Redactor(values))
     return _cached[1](text)
+
+
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>`]+", re.IGNORECASE)
+_KEY_LIKE_PARAM = re.compile(r"key|token|secret|pass|pwd|sig|auth|credential", re.IGNORECASE)
+"""Query parameter names whose value is taken for a secret (``?key=``, ``api_key``, ``sig``)."""
+
+
+def _redact_url(url: str) -> str:
+    end = len(url.rstrip(".,;:)]}"))
+    url, tail = url[:end], url[end:]
+    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    head, rest = url[:cut], url[cut:]
+    scheme, _, after = head.partition("://")
+    netloc, slash, path = after.partition("/")
+    userinfo, at, host = netloc.rpartition("@")
+    if at and ":" in userinfo:
+        netloc = f"{userinfo.split(':', 1)[0]}:{REDACTED}@{host}"
+    query, hash_, fragment = rest.partition("#")
+    if query.startswith("?"):
+        params = []
+        for param in query[1:].split("&"):
+            name, eq, value = param.partition("=")
+            params.append(f"{name}={REDACTED}" if eq and value and _KEY_LIKE_PARAM.search(name)
+                          else param)
+        query = "?" + "&".join(params)
+    return f"{scheme}://{netloc}{slash}{path}{query}{hash_}{fragment}{tail}"
+
+
+def redact_urls(text: str) -> str:
+    """``text`` with each URL's password and key-like query values (``?key=``) redacted.
+
+    Whether or not they are a known secret: what goosectx prints of a URL (``api_base`` in an
+    error) never shows a credential. The host, path and other parameters stay.
+    """
+    if "://" not in text:
+        return text
+    return _URL.sub(lambda m: _redact_url(m.group()), text)

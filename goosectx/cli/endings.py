@@ -79,8 +79,10 @@ def exit_now(code: int) -> None:
 def print_error(line: str) -> None:
     """The one-line error, made safe and kept on one line (``sanitize.one_line_safe``).
 
-    It may quote a provider's body or a file name: a newline in a file's name shows as ``␊``.
+    It may quote a provider's body or a file name: a newline in a file's name shows as ``␊``;
+    a URL's password and key-like query values show as ``[REDACTED]``.
     """
     from goosectx.cli.sanitize import one_line_safe
+    from goosectx.redaction import redact_urls
 
-    sys.stderr.write(f"goosectx: error: {one_line_safe(line)}\n")
+    sys.stderr.write(f"goosectx: error: {one_line_safe(redact_urls(line))}\n")

@@ -164,9 +164,12 @@ def extension_configs(settings: Settings, specs: tuple[str, ...] = (),
         ConfigError: a bad table or flag (before any session is opened).
     """
     from goosectx.extensions.config import resolve_configs
+    from goosectx.extensions.own_keys import refuse_own_keys
 
-    return resolve_configs(settings.extensions.tables, str(settings.config_path or ""),
-                           specs, remotes)
+    configs = resolve_configs(settings.extensions.tables, str(settings.config_path or ""),
+                              specs, remotes)
+    refuse_own_keys(configs, settings)
+    return configs
 
 
 def enabled_names(configs: Any) -> list[str]:

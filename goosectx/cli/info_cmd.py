@@ -71,11 +71,13 @@ def _extensions(settings: Settings) -> tuple[str, str, str]:
         ConfigError: a table ``run`` would refuse (the same one-line error).
     """
     from goosectx.extensions.config import parse_tables
+    from goosectx.extensions.own_keys import refuse_own_keys
 
     tables = settings.extensions.tables
     if not tables:
         return ("extensions", "(none)", "")
     names = parse_tables(tables, str(settings.config_path or ""))
+    refuse_own_keys(names.values(), settings)
     return ("extensions", ", ".join(sorted(names)), "config file")
 
 

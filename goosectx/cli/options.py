@@ -77,8 +77,21 @@ SessionArg = Annotated[
     str, typer.Argument(metavar="SESSION", help="Session name, id, or unique id prefix.")
 ]
 NameOpt = Annotated[str | None, typer.Option("--name", "-n", help="Name the new session.")]
+
+
+def _session_ref(value: str | None) -> str | None:
+    """``--resume``'s value; an empty or blank one (an unset ``$SID``) is refused, not "new"."""
+    if value is not None and not value.strip():
+        from goosectx.errors import UsageError
+
+        raise UsageError(f"--resume {value!r} names no session (an unset variable?)",
+                         "give a session name or id — list them with: goosectx sessions list")
+    return value
+
+
 ResumeOpt = Annotated[
-    str | None, typer.Option("--resume", "-r", help="Resume SESSION (name, id or id prefix).")
+    str | None, typer.Option("--resume", "-r", help="Resume SESSION (name, id or id prefix).",
+                             callback=_session_ref)
 ]
 ContinueOpt = Annotated[
     bool,

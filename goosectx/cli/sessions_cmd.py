@@ -184,10 +184,13 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     ``skip_damaged``: rows that do not parse are left out (named on stderr), so what still
     reads can be saved (and imported again).
     """
+    from goosectx.cli.output_path import refuse_own_file, write_private_file
     from goosectx.export import iter_session_json
     from goosectx.export_markdown import iter_transcript_markdown
     from goosectx.store.damaged_pairs import LostPairs
 
+    if output is not None:
+        refuse_own_file(output, settings.data_dir)  # before anything is read or written
     store, session_id = resolve_session(settings, ref, read_only=True)
     damaged: list[str] = []  # messages whose stored time does not parse
     unreadable: list[str] | None = [] if skip_damaged else None
@@ -208,50 +211,13 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
                 text = safe(piece)
                 sys.stdout.write(fit_json(text, sys.stdout) if fmt == "json" else text)
         else:
-            write_private_file(output, map(safe, pieces))
+            write_private_file(output, map(safe, pieces), data_dir=settings.data_dir)
     finally:
         store.close()
     _warn_damaged_messages(session_id, damaged)
     _warn_skipped(session_id, unreadable, lost)
     if output is not None:
         note(f"exported {header.display_name} to {output}")
-
-
-def write_private_file(path: Path, text: str | Iterable[str]) -> None:
-    """Write ``text`` (or its pieces, as they come) to ``path`` atomically, mode 0600.
-
-    A temp file in the same directory, flushed and synced, is renamed over ``path`` (through a
-    symlink, its target). A device or a pipe (``-o /dev/null``, a FIFO) is written to as it is:
-    a rename would put a regular file in its place.
-
-    Raises:
-        UsageError: the directory does not exist or ``path`` is a directory.
-    """
-    import stat
-    import tempfile
-
-    if path.is_dir():
-        raise UsageError(f"{path} is a directory", "give a file name with -o")
-    path = Path(os.path.realpath(path))
-    pieces = [text] if isinstance(text, str) else text
-    if path.exists() and not stat.S_ISREG(path.stat().st_mode):
-        with open(path, "w", encoding="utf-8") as out:
-            out.writelines(pieces)
-        return
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"directory {parent} does not exist", "create it first")
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.writelines(pieces)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:

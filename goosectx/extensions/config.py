@@ -100,10 +100,12 @@ class ExtensionConfig:
 
 
 def _strip_userinfo(uri: str) -> str:
+    from goosectx.redaction import redact_urls
+
     parts = urlsplit(uri)
     if "@" not in parts.netloc:
-        return uri
-    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+        return redact_urls(uri)  # a ?token= value
+    return redact_urls(parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl())
 
 
 def _str(where: str, key: str, value: object) -> str:

@@ -20,7 +20,7 @@ from goosectx.errors import (
     clause,
 )
 from goosectx.providers.litellm_stream import load_litellm
-from goosectx.redaction import redact_known
+from goosectx.redaction import redact_known, redact_urls
 
 log = logging.getLogger("goosectx.provider")
 
@@ -118,7 +118,8 @@ def translate_error(exc: BaseException, *, model: str, where: str, key_env: str
         The error, and the context window the server stated in it (``None`` if it did not).
     """
     litellm = load_litellm()
-    said = redact_known(str(exc))  # a 401 may quote the key: redacted before shown or stored
+    said = redact_known(redact_urls(str(exc)))  # a 401 may quote the key: redacted first
+    where = redact_known(redact_urls(where))  # api_base may hold a key (user:KEY@, ?key=)
     text = clean_message(said)
     status = getattr(exc, "status_code", None)
     if isinstance(exc, litellm.ContextWindowExceededError) or (

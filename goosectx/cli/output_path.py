@@ -1,0 +1,129 @@
+"""Writing a file the user named (``sessions export -o``): one check, one atomic writer.
+
+Every command that writes a path given on its command line goes through
+:func:`write_private_file`, which first refuses goosectx's own files
+(:func:`refuse_own_file`): the session database, its WAL / SHM / journal, lock files, the
+log, tool-output files — anything in the data dir, reached directly, through a symlink or as
+a hard link. A path that cannot be written (read-only file system, no permission, a name too
+long) is one line, exit 2, with nothing left behind; a full disk keeps its own line and exit
+code (:func:`goosectx.cli.endings.cannot_write`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from goosectx.errors import UsageError
+
+_DB_NAME = "sessions.db"
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def _files_of(directory: str) -> Iterator[os.DirEntry[str]]:
+    """The files of ``directory`` and of its subdirectories, one level down (locks, output)."""
+    try:
+        with os.scandir(directory) as top:
+            entries = list(top)
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                with os.scandir(entry.path) as sub:
+                    yield from (e for e in sub if e.is_file(follow_symlinks=False))
+            elif entry.is_file(follow_symlinks=False):
+                yield entry
+        except OSError:
+            continue
+
+
+def refuse_own_file(path: Path, data_dir: Path) -> None:
+    """Raise :class:`UsageError` when ``path`` is (or would be) a file of goosectx's data dir.
+
+    Symlinks are resolved; an existing file with other hard links is compared by device and
+    inode with the data dir's files, so a second name for ``sessions.db`` is refused too.
+    """
+    home = os.path.realpath(data_dir)
+    real = os.path.realpath(path)
+    own = _inside(real, home)
+    if not own:
+        try:
+            st = os.stat(real)
+        except OSError:
+            return
+        if st.st_nlink > 1 and stat.S_ISREG(st.st_mode):
+            key = (st.st_dev, st.st_ino)
+            for entry in _files_of(home):
+                try:
+                    other = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if (other.st_dev, other.st_ino) == key:
+                    own, real = True, entry.path
+                    break
+    if own:
+        if os.path.basename(real).startswith(_DB_NAME):
+            why = f"it is goosectx's own session database ({real}); every session would be lost"
+        else:
+            why = f"it is in goosectx's own data dir ({home}): its sessions, locks and logs"
+        raise UsageError(f"refusing to write {path}: {why}", "give -o a file outside the data dir")
+
+
+def _unwritable(path: Path, exc: OSError) -> Exception:
+    """A full disk stays itself (one line, exit 1); any other failure is exit 2 with the fix."""
+    from goosectx.cli.exit_signals import WRITE_FAILED_ERRNOS
+
+    if exc.errno in WRITE_FAILED_ERRNOS:
+        return exc
+    reason = exc.strerror or str(exc)
+    return UsageError(f"cannot write {path}: {reason}", "write the export somewhere else")
+
+
+def write_private_file(path: Path, text: str | Iterable[str], *, data_dir: Path) -> None:
+    """Write ``text`` (or its pieces, as they come) to ``path`` atomically, mode 0600.
+
+    A temp file in the same directory, flushed and synced, is renamed over ``path`` (through a
+    symlink, its target). A device or a pipe (``-o /dev/null``, a FIFO) is written to as it is:
+    a rename would put a regular file in its place.
+
+    Raises:
+        UsageError: ``path`` is goosectx's own file, a directory, in a directory that does not
+            exist, or cannot be written (nothing is left behind).
+        OSError: the disk filled up while writing.
+    """
+    refuse_own_file(path, data_dir)
+    try:
+        _write(path, [text] if isinstance(text, str) else text)
+    except OSError as exc:
+        raise _unwritable(path, exc) from exc
+
+
+def _write(path: Path, pieces: Iterable[str]) -> None:
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory", "give a file name with -o")
+    path = Path(os.path.realpath(path))
+    if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+        with open(path, "w", encoding="utf-8") as out:
+            out.writelines(pieces)
+        return
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"directory {parent} does not exist", "create it first")
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.writelines(pieces)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

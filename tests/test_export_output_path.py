@@ -1,0 +1,86 @@
+"""``sessions export -o``: goosectx's own files are refused, an unwritable path is one line.
+
+An export written over ``sessions.db`` (or its WAL, a lock file, any file of the data dir, a
+symlink or hard link to one) lost every session; a read-only or forbidden directory gave a
+traceback. Each is now one line, exit 2, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from test_cli_sessions import filled, goosectx  # noqa: F401  (the fixture)
+
+
+def _refused(home: Path, target: Path) -> str:
+    db = home / "sessions.db"
+    before = db.read_bytes()
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", str(target))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert "exported" not in proc.stderr
+    assert db.read_bytes() == before
+    listed = goosectx(home, "sessions", "list")
+    assert listed.returncode == 0 and "bugfix" in listed.stdout
+    return proc.stderr
+
+
+def test_export_over_the_session_database_is_refused(filled, tmp_path):  # noqa: F811
+    home, _ = filled
+    line = _refused(home, home / "sessions.db")
+    assert "goosectx's own" in line and "-o" in line
+    for name in ("sessions.db-wal", "sessions.db-shm", "sessions.db-journal", "goosectx.log",
+                 "locks/x.lock", "new.md"):
+        _refused(home, home / name)
+        assert not (home / name).exists() or name == "goosectx.log"
+
+
+def test_a_symlink_or_hard_link_to_the_database_is_refused(filled, tmp_path):  # noqa: F811
+    home, _ = filled
+    link = tmp_path / "link.md"
+    link.symlink_to(home / "sessions.db")
+    _refused(home, link)
+    hard = tmp_path / "hard.md"
+    os.link(home / "sessions.db", hard)
+    _refused(home, hard)
+    assert hard.stat().st_ino == (home / "sessions.db").stat().st_ino
+
+
+def test_an_ordinary_file_beside_it_is_still_written(filled, tmp_path):  # noqa: F811
+    home, _ = filled
+    out = tmp_path / "sessions.db"  # the same name elsewhere is the user's
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "please fix the bug" in out.read_text()
+
+
+@pytest.mark.skipif(not Path("/sys").is_dir(), reason="no /sys")
+def test_a_forbidden_directory_is_one_line_exit_2(filled, tmp_path):  # noqa: F811
+    home, _ = filled
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", "/sys/x.md")
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("goosectx: error: cannot write /sys/x.md")
+    assert "somewhere else" in proc.stderr
+
+
+def test_a_read_only_file_system_is_one_line_exit_2(filled, tmp_path, capsys,  # noqa: F811
+                                                     monkeypatch):
+    from cli_support import run_cli
+
+    home, _ = filled
+    monkeypatch.setenv("GOOSECTX_HOME", str(home))
+
+    def read_only(*args: object, **kwargs: object) -> tuple[int, str]:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    code, out, err = run_cli(capsys, "sessions", "export", "bugfix", "-o", str(tmp_path / "x.md"))
+    assert code == 2, err
+    assert err == (f"goosectx: error: cannot write {tmp_path / 'x.md'}: Read-only file system"
+                   " — write the export somewhere else\n")
+    assert list(tmp_path.glob("*x.md*")) == []

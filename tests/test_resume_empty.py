@@ -1,0 +1,26 @@
+"""``--resume ''`` (an unset ``$SID`` in ``run --resume "$SID"``) started a new session, exit
+0: the work split in two. An empty or blank session reference is now one line, exit 2, and
+nothing is started or saved."""
+
+from __future__ import annotations
+
+import pytest
+from fakeserver import FakeServer
+from reliability_support import assert_one_line_error, cli, model_env
+
+
+@pytest.mark.parametrize("args", [
+    ("run", "--resume", "", "-t", "hi"),
+    ("run", "-r", "  ", "-t", "hi"),
+    ("--resume", ""),
+    ("session", "--resume", "\t"),
+])
+def test_an_empty_resume_is_refused_and_starts_nothing(tmp_path, work, args):
+    home = tmp_path / "home"
+    with FakeServer() as server:
+        server.add({"text": "a new session"})
+        proc = cli(model_env(home, server.base_url), *args, cwd=work)
+        assert server.requests == []
+    assert_one_line_error(2, proc.returncode, proc.stderr, "--resume", "names no session")
+    assert proc.stdout == ""
+    assert not (home / "sessions.db").exists()
