@@ -42,6 +42,8 @@ from goosectx.cli.sessions_app import sessions_app
 app = typer.Typer(
     name="goosectx",
     help="A terminal chat agent that keeps long tasks going inside a finite context window.",
+    epilog=("Project instructions: .goosehints, AGENTS.md and CLAUDE.md, from the repository "
+            "root down to the working dir, go into the system prompt (/context names them)."),
     no_args_is_help=False,
     add_completion=False,
     pretty_exceptions_enable=False,

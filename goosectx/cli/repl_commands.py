@@ -25,6 +25,8 @@ from goosectx.shell_escape import is_shell_escape
 from goosectx.shown import view_numbers
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from goosectx.cli.repl import Repl
 
 __all__ = ["context_facts", "run_command"]
@@ -310,5 +312,19 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
                                          provider.model if provider else repl.session.model),
         factor=calibration.ratio(repl.session.state,
                                  provider.model if provider else repl.session.model),
+        instruction_files=_instruction_names(repl.session.working_dir),
     )
+
+
+def _instruction_names(working_dir: Path) -> tuple[str, ...]:
+    """The project instruction files read, relative to ``working_dir`` where they are inside."""
+    from goosectx.prompts import read_instruction_files
+
+    names = []
+    for path, _text in read_instruction_files(working_dir):
+        try:
+            names.append(str(path.relative_to(working_dir.resolve())))
+        except ValueError:
+            names.append(str(path))
+    return tuple(names)
 
