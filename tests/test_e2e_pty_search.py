@@ -49,6 +49,7 @@ def test_aborting_a_reverse_search_leaves_a_prompt_that_answers(tmp_path: Path, 
         child.send(CTRL_C)  # clears the line the up arrow filled
         child.send("/help\r")
         child.expect("/compact", timeout=15)  # /help answered: the prompt is not deaf
+        child.expect("Ctrl-R searches earlier inputs")  # and /help tells of the search
         child.expect("❯")
         child.sendeof()  # Ctrl-D on the empty line leaves
         child.expect(pexpect.EOF, timeout=15)
