@@ -399,4 +399,5 @@ class Agent:
                                                    cancel)
         self._tool_context.cancel = cancel
         self._tool_context.progress = self.progress
+        self._tool_context.spinner = self.writing
         return self._tool_context

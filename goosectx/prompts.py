@@ -1,9 +1,11 @@
 """The system prompt and the project instructions it carries.
 
-Project instructions (goose: ``.goosehints``; the cross-agent ``AGENTS.md``) are read from
-every directory between the repository root and the working directory, outermost first, so a
-subdirectory's file refines the root's. Outside a repository only the working directory is
-read.
+Project instructions (goose: ``.goosehints``; the cross-agent ``AGENTS.md``; Claude Code's
+``CLAUDE.md``, same rules) are read from every directory between the repository root and the
+working directory, outermost first, so a subdirectory's file refines the root's; within a
+directory in that order. Outside a repository only the working directory is read. A file
+that is the same file as, or repeats, one already read (``CLAUDE.md`` a link to
+``AGENTS.md``) is read once.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 
 from goosectx.config import ApprovalMode
 
-INSTRUCTION_FILES = (".goosehints", "AGENTS.md")
+INSTRUCTION_FILES = (".goosehints", "AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTION_FILE_CHARS = 50_000
 """Cap per instruction file, characters (a huge file must not fill the context window)."""
 
@@ -98,23 +100,36 @@ def instruction_files(working_dir: Path) -> list[Path]:
     return [d / name for d in directories for name in INSTRUCTION_FILES if (d / name).is_file()]
 
 
-def load_project_instructions(working_dir: Path) -> str:
-    """The instruction files' contents, each under a ``## <path>`` heading; ``""`` if none.
+def read_instruction_files(working_dir: Path) -> list[tuple[Path, str]]:
+    """The instruction files read for ``working_dir`` and their texts, in prompt order.
 
-    Unreadable files are skipped; each file is cut at :data:`MAX_INSTRUCTION_FILE_CHARS`.
+    Unreadable and empty files are skipped, and so is one that is the same file as, or has
+    the same text as, a file already read; each text is cut at
+    :data:`MAX_INSTRUCTION_FILE_CHARS`.
     """
-    sections = []
+    read: list[tuple[Path, str]] = []
+    seen: set[Path] = set()
     for path in instruction_files(working_dir):
         try:
+            real = path.resolve()
             text = path.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError:
+        except (OSError, RuntimeError):
             continue
-        if not text:
+        if not text or real in seen:
             continue
+        seen.add(real)
         if len(text) > MAX_INSTRUCTION_FILE_CHARS:
             text = text[:MAX_INSTRUCTION_FILE_CHARS] + "\n[… file cut here: too long]"
-        sections.append(f"## {path}\n{text}")
-    return "\n\n".join(sections)
+        if any(text == earlier for _p, earlier in read):
+            continue
+        read.append((path, text))
+    return read
+
+
+def load_project_instructions(working_dir: Path) -> str:
+    """The instruction files' contents, each under a ``## <path>`` heading; ``""`` if none."""
+    return "\n\n".join(f"## {path}\n{text}"
+                       for path, text in read_instruction_files(working_dir))
 
 
 def build_system_prompt(

@@ -43,6 +43,8 @@ from goosectx.config_values import MAX_TURNS
 app = typer.Typer(
     name="goosectx",
     help="A terminal chat agent that keeps long tasks going inside a finite context window.",
+    epilog=("Project instructions: .goosehints, AGENTS.md and CLAUDE.md, from the repository "
+            "root down to the working dir, go into the system prompt (/context names them)."),
     no_args_is_help=False,
     add_completion=False,
     pretty_exceptions_enable=False,

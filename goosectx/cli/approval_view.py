@@ -39,12 +39,20 @@ class ApprovalQuestion:
         tool: The tool's name (sanitised).
         lines: The whole call, as screen lines (long lines wrapped): for ``shell`` the
             command, else ``key: value`` lines with every value in full (sanitised).
-        long: True when the call needs ``v`` before ``y``/``a`` count.
+        long: True when the call is folded until ``v``.
+        in_diff: True when the diff drawn above it showed the whole change (every line,
+            none cut): then ``y``/``a`` count without ``v``.
     """
 
     tool: str
     lines: tuple[str, ...]
     long: bool
+    in_diff: bool = False
+
+    @property
+    def must_view(self) -> bool:
+        """True when ``y``/``a`` count only after ``v`` showed the whole call."""
+        return self.long and not self.in_diff
 
     def shown(self, *, whole: bool) -> tuple[list[str], int]:
         """The lines to draw and how many are held back (0 when shown whole)."""
@@ -73,11 +81,13 @@ def _call_lines(request: ToolRequest) -> list[str]:
     return lines or ["(no arguments)"]
 
 
-def approval_question(request: ToolRequest, width: int) -> ApprovalQuestion:
+def approval_question(request: ToolRequest, width: int, *, in_diff: bool = False
+                      ) -> ApprovalQuestion:
     """The question for ``request`` on a screen ``width`` columns wide.
 
     Each line of the call is wrapped to the screen (so every screen line carries the marker)
-    and counted; more than :data:`LONG_CALL_LINES` makes the call long.
+    and counted; more than :data:`LONG_CALL_LINES` makes the call long. ``in_diff``: the
+    edit's whole diff was drawn just before (``diffview.diff_shown_whole``).
     """
     usable = max(20, width - 5)
     lines: list[str] = []
@@ -85,12 +95,14 @@ def approval_question(request: ToolRequest, width: int) -> ApprovalQuestion:
         safe = terminal_safe(line)
         lines += [safe[i : i + usable] for i in range(0, len(safe), usable)] or [""]
     return ApprovalQuestion(terminal_safe(request.name), tuple(lines),
-                            len(lines) > LONG_CALL_LINES)
+                            len(lines) > LONG_CALL_LINES, in_diff)
 
 
-def _held_back(hidden: int) -> str:
-    return (f"… {hidden} more line{'s' if hidden != 1 else ''} — press {VIEW_KEY} to see the "
-            "whole call; y and a count only after that")
+def _held_back(question: ApprovalQuestion, hidden: int) -> str:
+    more = f"… {hidden} more line{'s' if hidden != 1 else ''}"
+    if not question.must_view:
+        return f"{more} — the diff above shows the whole change"
+    return f"{more} — press {VIEW_KEY} to see the whole call; y and a count only after that"
 
 
 def plain_question(question: ApprovalQuestion, *, whole: bool) -> list[str]:
@@ -99,7 +111,7 @@ def plain_question(question: ApprovalQuestion, *, whole: bool) -> list[str]:
     out = [f"{APPROVAL_MARKER} goosectx asks: run {question.tool}?"]
     out += [f"{APPROVAL_MARKER}   {line}" for line in shown]
     if hidden:
-        out.append(f"{APPROVAL_MARKER}   {_held_back(hidden)}")
+        out.append(f"{APPROVAL_MARKER}   {_held_back(question, hidden)}")
     return out
 
 
@@ -114,5 +126,5 @@ def rich_question(question: ApprovalQuestion, *, whole: bool) -> Text:
         text.append(f"  {line}")
     if hidden:
         text.append(f"\n{APPROVAL_MARKER} ", style=OWN_STYLE)
-        text.append(f"  {_held_back(hidden)}", style="bold yellow")
+        text.append(f"  {_held_back(question, hidden)}", style="bold yellow")
     return text

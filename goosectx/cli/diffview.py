@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from goosectx.cli.folding import clean_output
+from goosectx.cli.sanitize import strip_csi
 from goosectx.conversation import ToolRequest
 from goosectx.shown import LINE_MAX_CHARS
 from goosectx.tools.editdiff import diff_counts
@@ -55,6 +56,19 @@ def diff_lines(diff: str, *, limit: int | None = DIFF_SHOW_LINES) -> tuple[list[
     if len(lines) <= limit:
         return lines, 0
     return lines[:limit], len(lines) - limit
+
+
+def diff_shown_whole(diff: str) -> bool:
+    """True when :func:`diff_text` / :func:`diff_plain` draw every line of ``diff`` uncut.
+
+    No line held back, none cut at :data:`~goosectx.shown.LINE_MAX_CHARS`, no escape
+    sequence removed: the user saw the whole change (an edit's approval then needs no ``v``).
+    """
+    if not diff:
+        return False
+    lines, hidden = diff_lines(diff)
+    return (hidden == 0 and strip_csi(diff) == diff
+            and lines == clean_output(diff).rstrip("\n").split("\n"))
 
 
 def diff_text(diff: str, *, indent: str = "  ", fold_note: str = "",

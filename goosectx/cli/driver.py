@@ -17,9 +17,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
+
 from goosectx.approval import ApprovalAnswer, ApprovalDecision
 from goosectx.cli.collector import after_turn
 from goosectx.cli.exit_signals import received
+from goosectx.cli.folding import clean_output
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.terminal import TerminalEcho
 from goosectx.conversation import ToolRequest
@@ -199,8 +202,12 @@ class TurnDriver:
             item.answer.put(decision)
             self.renderer.waiting()
         elif isinstance(item, _Spinner):
-            if self.renderer.interactive:
-                self.renderer.handle(Notification("thinking", item.text))
+            if self.renderer.interactive:  # one line, cut to fit beside the spinner
+                line = " ".join(clean_output(item.text).split())
+                room = max(10, self.renderer.console.width - 4)
+                if cell_len(line) > room:
+                    line = set_cell_size(line, room - 1) + "…"
+                self.renderer.handle(Notification("thinking", line))
         elif isinstance(item, _Failed):
             self.on_failure(item.error)
         else:

@@ -2,7 +2,8 @@
 
 Keys: Enter sends; Esc then Enter (Alt+Enter in most terminals) inserts a new line; pasted
 text keeps its new lines; Ctrl-C clears the line (on an empty line it says how to leave);
-Ctrl-D on an empty line leaves. The session's input and output are parameters so tests
+Ctrl-D on an empty line leaves; Ctrl-R searches the input history (Enter takes the entry,
+Ctrl-C / Ctrl-G end the search). The session's input and output are parameters so tests
 drive it with ``prompt_toolkit.input.create_pipe_input()`` (STYLE.md example 9).
 """
 
@@ -15,6 +16,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import is_searching
 from prompt_toolkit.formatted_text import AnyFormattedText, FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
@@ -102,13 +104,19 @@ class SlashCompleter(Completer):
 
 
 def _key_bindings() -> KeyBindings:
+    """Enter, Ctrl-C and Esc+Enter of the prompt; none of them while Ctrl-R searches.
+
+    In a reverse search prompt_toolkit's own bindings apply: Enter takes the found entry
+    into the prompt, Ctrl-C / Ctrl-G end the search back to the prompt. (Ours acted on the
+    search field: Ctrl-C there left the search open, and a later one left a deaf prompt.)
+    """
     kb = KeyBindings()
 
-    @kb.add("escape", "enter")
+    @kb.add("escape", "enter", filter=~is_searching)
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
-    @kb.add("c-c")
+    @kb.add("c-c", filter=~is_searching)
     def _clear_or_interrupt(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
         if buffer.text:
@@ -116,7 +124,7 @@ def _key_bindings() -> KeyBindings:
         else:
             event.app.exit(exception=KeyboardInterrupt(), style="class:aborting")
 
-    @kb.add("enter")
+    @kb.add("enter", filter=~is_searching)
     def _submit(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
         state = buffer.complete_state

@@ -16,6 +16,7 @@ from prompt_toolkit import PromptSession
 
 from goosectx.approval import ApprovalAnswer, ApprovalDecision
 from goosectx.cli.approval_view import ApprovalQuestion, approval_question
+from goosectx.cli.diffview import diff_shown_whole
 from goosectx.cli.exit_signals import received_name
 from goosectx.cli.prompt import APPROVAL_KEYS, ask_approval
 from goosectx.cli.sanitize import terminal_safe
@@ -42,12 +43,13 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
     diff = repl.agent.preview_edit(request)
     if diff:
         repl.renderer.edit_preview(request, diff)
-    question = approval_question(request, repl.io.console.width)
+    question = approval_question(request, repl.io.console.width,
+                                 in_diff=bool(diff) and diff_shown_whole(diff or ""))
     rule = suggested_rule(request.name, request.arguments or {})
     viewed = False
     repl.renderer.approval(question, whole=False)
     while True:
-        key = _key(repl, question, rule, must_view=question.long and not viewed)
+        key = _key(repl, question, rule, must_view=question.must_view and not viewed)
         if key != "view":
             break
         viewed = True

@@ -30,6 +30,8 @@ CLI_STRATEGY_HINT = "use --strategy extractive"
 """The part of a compaction refusal's hint that only ``goosectx compact`` takes."""
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from goosectx.cli.repl import Repl
 
 __all__ = ["context_facts", "run_command"]
@@ -319,6 +321,7 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
                                          provider.model if provider else repl.session.model),
         factor=calibration.ratio(repl.session.state,
                                  provider.model if provider else repl.session.model),
+        instruction_files=_instruction_names(repl.session.working_dir),
     )
 
 
@@ -338,3 +341,17 @@ def _in_repl_words(repl: Repl, events: Iterator[Any]) -> Iterator[Any]:
             exc.hint = exc.hint.replace(CLI_STRATEGY_HINT,  # the REPL holds the session
                                         f"leave with /exit and run {command}")
         raise
+
+
+def _instruction_names(working_dir: Path) -> tuple[str, ...]:
+    """The project instruction files read, relative to ``working_dir`` where they are inside."""
+    from goosectx.prompts import read_instruction_files
+
+    names = []
+    for path, _text in read_instruction_files(working_dir):
+        try:
+            names.append(str(path.relative_to(working_dir.resolve())))
+        except ValueError:
+            names.append(str(path))
+    return tuple(names)
+

@@ -35,8 +35,8 @@ from goosectx.usage import (
 
 KEYS_HELP = (
     f"Enter sends · {NEWLINE_KEY_HELP} inserts a new line · Ctrl-C cancels a running turn "
-    "or clears the line · Ctrl-D on an empty line (or /exit) leaves · start a prompt with "
-    "// to send a leading /"
+    "or clears the line · Ctrl-R searches earlier inputs (Enter takes one, Ctrl-G gives up) · "
+    "Ctrl-D on an empty line (or /exit) leaves · start a prompt with // to send a leading /"
 )
 PLAIN_KEYS_HELP = (
     "Plain mode: one line per message (a line ending in \\ continues on the next) · start a "
@@ -80,6 +80,8 @@ class ContextFacts:
     paused_by_undo: bool = False
     factor: float = 1.0
     """The calibration ratio (provider's count ÷ ours) the estimates are scaled by."""
+    instruction_files: tuple[str, ...] = ()
+    """The project instruction files read (as the user would name them), in prompt order."""
 
     def auto_compaction_line(self) -> str:
         """When auto-compaction runs, or why it does not."""
@@ -241,7 +243,8 @@ def context_table(facts: ContextFacts) -> Group:
                      ("tool schemas", b.tool_schemas), ("messages", b.messages),
                      ("@ mentions", b.mentions), ("attachments", b.attachments),
                      ("summary", b.summary)):
-        table.add_row(label, f"{n:,}", share(n))
+        table.add_row(label, f"{n:,}", share(n) if label != "project instructions"
+                      else _instructions_note(facts, share(n)))
     note = share(b.total)
     if facts.factor != 1.0:  # the rows are our count; current is in the provider's
         scaled = apply(b.total, facts.factor)
@@ -258,6 +261,18 @@ def context_table(facts: ContextFacts) -> Group:
     if facts.calibration:
         lines += "\n" + facts.calibration
     return Group(table, Text(lines))
+
+
+def _instructions_note(facts: ContextFacts, share: str) -> Text:
+    """The project instructions row's note: the files read, or the ones looked for."""
+    from goosectx.prompts import INSTRUCTION_FILES
+
+    if facts.instruction_files:
+        files = "from " + ", ".join(facts.instruction_files)
+    else:
+        files = (f"none found: reads {', '.join(INSTRUCTION_FILES)} from the repository root "
+                 "down to the working dir")
+    return safe_text(f"{share} · {files}" if share else files)
 
 
 def no_model_text(settings: Settings, error: GoosectxError) -> str:

@@ -61,6 +61,8 @@ class ToolContext:
         undo: Per-session undo stack of the text editor, path → its edits, oldest first.
         progress: Called with a one-line progress text by a long call (an extension's
             progress notifications); the REPL shows it as the spinner text.
+        spinner: Called with a running call's status line (shell: elapsed seconds and its
+            last output line) several times a second at most; shown only where a spinner is.
         capture: A dry run (the diff shown before an approval question): the text editor
             records path → new text (``None``: removed) here and changes nothing.
     """
@@ -74,6 +76,7 @@ class ToolContext:
     redact: Callable[[str], str] = lambda text: text
     undo: dict[str, list[UndoEntry]] = field(default_factory=dict)
     progress: Callable[[str], None] | None = None
+    spinner: Callable[[str], None] | None = None
     capture: dict[str, str | None] | None = None
 
 

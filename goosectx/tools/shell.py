@@ -38,6 +38,42 @@ output pipes open; after that the call returns and later output is dropped."""
 _POLL_S = 0.05
 _READ_CHUNK_BYTES = 65536
 
+ELAPSED_AFTER_S = 2.0
+"""Seconds a command runs before the spinner shows its elapsed time."""
+STATUS_INTERVAL_S = 0.25
+"""Least time between two status lines of a running command."""
+_TAIL_CHARS = 2_000
+
+
+class _Status:
+    """A running command's spinner line: ``running shell… 5s · <its last output line>``."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self.report = ctx.spinner
+        self.redact = ctx.redact
+        self.started = time.monotonic()
+        self.tail = ""
+        self.sent = ""
+        self.next_s = self.started
+
+    def feed(self, data: bytes) -> None:
+        if self.report is not None:
+            self.tail = (self.tail + data.decode("utf-8", "replace"))[-_TAIL_CHARS:]
+
+    def tick(self, now: float) -> None:
+        if self.report is None or now < self.next_s:
+            return
+        elapsed = now - self.started
+        text = "running shell…" + (f" {elapsed:.0f}s" if elapsed >= ELAPSED_AFTER_S else "")
+        lines = [ln for ln in self.redact(self.tail).replace("\r", "\n").split("\n")
+                 if ln.strip()]
+        if lines:
+            text += " · " + lines[-1].strip()
+        if text != self.sent:
+            self.sent = text
+            self.report(text)
+        self.next_s = now + STATUS_INTERVAL_S
+
 
 def group_alive(pgid: int) -> bool:
     """True while a process of group ``pgid`` is running (zombies do not count).
@@ -205,6 +241,7 @@ class ShellTool:
         stop: str | None = None
         exited_at: float | None = None
         deadline = time.monotonic() + timeout_s
+        status = _Status(ctx)
         with selectors.DefaultSelector() as selector:
             for fd in by_fd:
                 selector.register(fd, selectors.EVENT_READ)
@@ -214,6 +251,7 @@ class ShellTool:
                         data = os.read(key.fd, _READ_CHUNK_BYTES)
                         if data:
                             by_fd[key.fd].feed(data)
+                            status.feed(data)
                         else:
                             selector.unregister(key.fd)
                 else:
@@ -222,6 +260,7 @@ class ShellTool:
                     except subprocess.TimeoutExpired:
                         pass
                 now = time.monotonic()
+                status.tick(now)
                 if stop is None and (ctx.cancel.is_set() or now >= deadline):
                     stop = "cancelled" if ctx.cancel.is_set() else "timeout"
                     kill_process_group(proc)
