@@ -242,6 +242,8 @@ def test_offline_compact_then_undo_restores_a_byte_identical_projection(
     out, _ = cli(capsys, "compact", "work", "--undo")
     assert out.startswith("Undid the last compaction of work: the model sees ")
     assert "auto-compaction paused" in out and len(out.strip().splitlines()) == 1
+    # what lifts the pause: a /compact, or a reactive compaction (a too-long request)
+    assert "until the next /compact (or a compaction a too-long request forces)" in out
     after = load(sid)
     assert projection(after) == before
     assert after.state.auto_compaction_paused and after.state.paused_by_undo

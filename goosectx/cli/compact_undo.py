@@ -99,8 +99,8 @@ def _print_undo(session: Session, event: CompactionUndone, as_json: bool,
         f"Undid the last compaction of {session.display_name}: the model sees the "
         f"{plural(event.restored_count, 'message')} it had replaced again · "
         f"{event.tokens_before:,} → "
-        f"{event.tokens_after:,} tokens (estimated) · auto-compaction paused until a "
-        "/compact"))
+        f"{event.tokens_after:,} tokens (estimated) · auto-compaction paused until the next "
+        "/compact (or a compaction a too-long request forces)"))
     over = over_limit_note(event.tokens_after, context_limit_tokens)
     if over:
         print(over)
