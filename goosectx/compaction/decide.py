@@ -171,7 +171,9 @@ def fixed_part_notice(fixed_tokens: int, context_limit_tokens: int,
             f"{pct}% of the {context_limit_tokens:,}-token limit, and compaction shortens only "
             "the conversation.")
     if not extensions:
-        return f"{head} Use a model with a larger context window, or shorter project instructions."
+        return (f"{head} Use a model with a larger context window, or send less with every "
+                "request: project instructions, extension instructions (/context shows the "
+                "parts).")
     named = "; ".join(f"{name}: {tools:,} tool{'s' if tools != 1 else ''}, ~{tokens:,} tokens"
                       for name, tools, tokens in extensions)
     first = extensions[0][0]
