@@ -223,8 +223,23 @@ def redact_known(text: str) -> str:
 
 
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s\"'<>`]+", re.IGNORECASE)
-_KEY_LIKE_PARAM = re.compile(r"key|token|secret|pass|pwd|sig|auth|credential", re.IGNORECASE)
-"""Query parameter names whose value is taken for a secret (``?key=``, ``api_key``, ``sig``)."""
+_KEY_LIKE_PARAM = re.compile(
+    r"(?:.*[_.-])?(?:api_?key|key|token|secret|password|passwd|pass|pwd|sig|signature"
+    r"|credentials?|authorization|auth_?token|access_?token|code)", re.IGNORECASE)
+"""Query parameter names whose value is taken for a secret: the name is, or ends in a part
+(after ``_``, ``-`` or ``.``) that is, such a word (``key``, ``api_key``, ``x-goog-api-key``,
+``access_token``, ``sig``). Only whole words: ``max_tokens``, ``keyword``, ``monkey``,
+``tokenizer``, ``passive`` and ``auth=basic`` are left as they are."""
+
+
+def _redact_params(text: str) -> str:
+    """``a=1&key=…``: the values of key-like names redacted (a query or a fragment)."""
+    params = []
+    for param in text.split("&"):
+        name, eq, value = param.partition("=")
+        params.append(f"{name}={REDACTED}" if eq and value and _KEY_LIKE_PARAM.fullmatch(name)
+                      else param)
+    return "&".join(params)
 
 
 def _redact_url(url: str) -> str:
@@ -239,12 +254,8 @@ def _redact_url(url: str) -> str:
         netloc = f"{userinfo.split(':', 1)[0]}:{REDACTED}@{host}"
     query, hash_, fragment = rest.partition("#")
     if query.startswith("?"):
-        params = []
-        for param in query[1:].split("&"):
-            name, eq, value = param.partition("=")
-            params.append(f"{name}={REDACTED}" if eq and value and _KEY_LIKE_PARAM.search(name)
-                          else param)
-        query = "?" + "&".join(params)
+        query = "?" + _redact_params(query[1:])
+    fragment = _redact_params(fragment)  # ``#access_token=…`` (an OAuth redirect)
     return f"{scheme}://{netloc}{slash}{path}{query}{hash_}{fragment}{tail}"
 
 

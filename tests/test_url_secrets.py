@@ -53,6 +53,20 @@ def test_urls_in_text_lose_passwords_and_key_like_query_values():
     assert "model=m" in got and "plain http://h3/v1" in got and "#frag" in got
 
 
+def test_ordinary_query_values_are_left_alone():
+    # only a parameter whose name is (or ends in) a secret's word is redacted (tester 14c:
+    # max_tokens, keyword, monkey, tokenizer, passive and auth=basic all came out redacted)
+    from goosectx.redaction import redact_urls
+
+    ordinary = ("http://h/v1?max_tokens=100&keyword=foo&monkey=banana&tokenizer=llama3"
+                "&passive=1&auth=basic")
+    assert redact_urls(ordinary) == ordinary
+    got = redact_urls("http://h/cb?x-goog-api-key=k1&Access_Token=t2#access_token=t3&state=s")
+    for secret in ("k1", "t2", "t3"):
+        assert secret not in got
+    assert "state=s" in got
+
+
 def test_a_password_in_api_base_is_not_in_the_debug_log(tmp_path, work):
     hostport = _unreachable()
     config = tmp_path / "config.toml"
