@@ -230,3 +230,16 @@ def test_a_variable_name_that_cannot_be_one_is_a_config_error_naming_it(
     field = keys.split(" ")[0]
     assert f"[extensions.x] {field}: " in err and "is not a variable name" in err, err
     assert "letters, digits and _" in err and "\x1b" not in err
+
+
+def test_a_nul_in_an_envs_value_is_a_config_error_naming_the_variable(
+        tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``envs = { A = "v\u0000" }`` passed the config; the server then failed with "error:
+    ValueError: embedded null byte" (tester 14c): one line naming the key, exit 2."""
+    from cli_support import run_cli
+
+    config = tmp_path / "c.toml"
+    config.write_text('[extensions.x]\ncmd = "srv"\nenvs = { A = "v\\u0000" }\n')
+    code, out, err = run_cli(capsys, "--config", str(config), "extensions", "list")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "[extensions.x] envs: the value of A holds a NUL character" in err, err

@@ -172,6 +172,10 @@ def parse_table(name: str, table: object, where: str = "") -> ExtensionConfig:
             if not _ENV_NAME.match(key):
                 raise ConfigError(f"{label} {field_name}: {key!r} is not a variable name",
                                   "use letters, digits and _ (not starting with a digit)")
+    for key, value in envs.items():  # no process takes one: the server would not start
+        if "\0" in value:
+            raise ConfigError(f"{label} envs: the value of {key} holds a NUL character",
+                              "remove the \\u0000 from it")
     cwd = _str(label, "cwd", table["cwd"]) if "cwd" in table else None
     return ExtensionConfig(
         name, "stdio", cmd=_str(label, "cmd", table.get("cmd")),
