@@ -13,7 +13,7 @@ tool-pair note stands for are put back by :mod:`goosectx.compaction.condensed`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from goosectx.compaction.actions import (
@@ -63,6 +63,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     calls: dict[str, tuple[ToolRequest, list[FileAction]]] = {}
     open_file: str | None = None
     pending_errors: list[list[str]] = []
+    by_head: dict[str, list[list[str]]] = {}  # facts.errors by each LABEL of a "LABEL: " start
     last_calls: list[ToolRequest] = []  # ``facts.last_calls``, labelled when they are read
     keep_at = memo.keep_facts_at
     actions_of, opened, error_of, label_of = memo.actions, memo.opened, memo.error, memo.label
@@ -76,7 +77,9 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
         meta = m.metadata
         if meta.is_summary:
             texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
+            carried = len(facts.errors)
             carry_forward(texts[0] if texts else "", facts)
+            _index(by_head, facts.errors[carried:])
             for text in texts[1:]:  # user messages re-sent after it, merged by the agent view
                 resent_request(text.strip(), facts)
             cut = [r for r in requests_seen if is_shortened(r)]
@@ -144,14 +147,15 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 err = part.output if part.is_error else (
                     None if call is not None and _only_reads(call[0].name, call[0].arguments)
                     else error_of(part))
-                if err is None and call is not None and facts.errors:
-                    _passed(facts.errors, label_of(call[0]))
+                if err is None and call is not None and by_head:
+                    _passed(by_head.pop(label_of(call[0]), ()))
                 if err is not None:
                     excerpt = error_of(part) if err is part.output else error_excerpt(err)
                     label = "tool" if call is None else label_of(call[0])
                     entry = [f"{label}: {excerpt or err}"]
                     facts.errors.append(entry)
                     pending_errors.append(entry)
+                    _index(by_head, (entry,))
             elif isinstance(part, TextContent) and part.text and not part.text.isspace():
                 texts.append(part.text)  # (``part.text.strip()``, without the copy)
         facts.answered = False
@@ -164,6 +168,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 entry = [f"observation: {excerpt}"]
                 facts.errors.append(entry)
                 pending_errors.append(entry)
+                _index(by_head, (entry,))
             continue
         for text in texts:
             # A merged message (agent_view joins consecutive user messages) keeps only its
@@ -190,15 +195,29 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
 
 
 
-def _passed(errors: list[list[str]], label: str) -> None:
-    """Marks the errors of ``label`` (a call that has now succeeded) :data:`LATER_PASSED`.
+def _index(by_head: dict[str, list[list[str]]], entries: Iterable[list[str]]) -> None:
+    """Files each error entry under every ``LABEL`` its text starts ``LABEL: `` with.
+
+    So a call that succeeds finds the errors its label starts at once (:func:`_passed`),
+    rather than each success looking through every error of the session.
+    """
+    for entry in entries:
+        text = entry[0]
+        at = text.find(": ")
+        while at != -1:
+            by_head.setdefault(text[:at], []).append(entry)
+            at = text.find(": ", at + 1)
+
+
+def _passed(entries: Iterable[list[str]]) -> None:
+    """Marks ``entries`` (the errors of a call that has now succeeded) :data:`LATER_PASSED`.
 
     The facts list the last error of each command still failing (DESIGN §4.5(4)); the
-    extractive summary keeps the error, saying it passed after.
+    extractive summary keeps the error, saying it passed after. One marked already (filed
+    under another label too) is left as it is.
     """
-    head = label + ": "
-    for entry in reversed(errors):
-        if entry[0].startswith(head) and not entry[0].endswith(LATER_PASSED):
+    for entry in entries:
+        if not entry[0].endswith(LATER_PASSED):
             entry[0] += LATER_PASSED
 
 
