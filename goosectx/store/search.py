@@ -186,23 +186,36 @@ class SearchStore(StoreDatabase):
                 " WHERE message_index MATCH ? AND i.session_id=? ORDER BY m.position",
                 (query, session_id)).fetchall()
             hits = []
+            total = self._message_total(session_id)  # once: the same for every hit
             for (rowid,) in rows[-limit:] if limit else []:
                 snip = self._conn.execute(
                     "SELECT snippet(message_index, 0, '', '', '…', ?) FROM message_index"
                     " WHERE message_index MATCH ? AND rowid=?",
                     (SNIPPET_TOKENS, query, rowid)).fetchone()
-                hit = self._message_hit(session_id, rowid, " ".join(str(snip[0]).split()))
+                hit = self._message_hit(session_id, rowid, " ".join(str(snip[0]).split()),
+                                        total)
                 if hit is not None:
                     hits.append(hit)
         return SessionMatches(len(rows), hits)
 
-    def _message_hit(self, session_id: str, rowid: int, snippet: str) -> MessageHit | None:
-        """Where the message row ``rowid`` is in its session (inside ``_guard``)."""
+    def _message_total(self, session_id: str) -> int:
+        """How many messages the session stores (inside ``_guard``)."""
+        row = self._conn.execute("SELECT count(*) FROM messages WHERE session_id=?",
+                                 (session_id,)).fetchone()
+        return int(row[0])
+
+    def _message_hit(self, session_id: str, rowid: int, snippet: str,
+                     total: int | None = None) -> MessageHit | None:
+        """Where the message row ``rowid`` is in its session (inside ``_guard``).
+
+        ``total``: the session's message count when the caller has it (several hits).
+        """
         row = self._conn.execute(
             "SELECT m.role, m.created, (SELECT count(*) FROM messages o WHERE o.session_id=?"
-            " AND o.position <= m.position), (SELECT count(*) FROM messages o"
-            " WHERE o.session_id=?) FROM messages m WHERE m.rowid=?",
-            (session_id, session_id, rowid)).fetchone()
+            " AND o.position <= m.position) FROM messages m WHERE m.rowid=?",
+            (session_id, rowid)).fetchone()
         if row is None:
             return None
-        return MessageHit(int(row[2]), int(row[3]), str(row[0]), stored_time(row[1]), snippet)
+        if total is None:
+            total = self._message_total(session_id)
+        return MessageHit(int(row[2]), total, str(row[0]), stored_time(row[1]), snippet)
