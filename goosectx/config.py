@@ -182,6 +182,11 @@ class Settings:
         return 0.0 < self.threshold_ratio < 1.0
 
     @property
+    def config_file(self) -> Path:
+        """The config file to name to the user: the one read, else where one would be read."""
+        return self.config_path or default_config_path()
+
+    @property
     def log_path(self) -> Path:
         """The debug log file (rotated)."""
         return self.data_dir / "goosectx.log"

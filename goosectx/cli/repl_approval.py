@@ -21,7 +21,7 @@ from goosectx.cli.exit_signals import received_name
 from goosectx.cli.prompt import APPROVAL_KEYS, ask_approval
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.terminal import drop_typeahead
-from goosectx.config import default_config_path, user_config_path
+from goosectx.config import user_config_path
 from goosectx.conversation import ToolRequest
 from goosectx.errors import GoosectxError
 from goosectx.permissions import suggested_rule
@@ -103,7 +103,7 @@ def _answer(repl: Repl, key: str, rule: str | None) -> ApprovalAnswer:
 def _save(repl: Repl, rule: str) -> None:
     from goosectx.cli.rule_save import save_allow_rule
 
-    path = repl.settings.config_path or default_config_path()
+    path = repl.settings.config_file
     try:
         save_allow_rule(path, rule, may_create=path == user_config_path())
     except GoosectxError as exc:

@@ -21,7 +21,7 @@ from prompt_toolkit.document import Document
 
 from goosectx.attachment import Attachment
 from goosectx.cli.sanitize import terminal_safe
-from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, default_config_path
+from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS
 from goosectx.errors import GoosectxError
 from goosectx.mentions import mention_cap, mention_text, read_mentions
 from goosectx.tools.tree import gitignore_rules, is_ignored
@@ -61,7 +61,7 @@ def file_mentions(repl: Repl, text: str) -> list[Attachment]:
                           data_dir=repl.settings.data_dir,
                           model=provider.model if provider else repl.session.model,
                           provider=provider,
-                          config_path=repl.settings.config_path or default_config_path())
+                          config_path=repl.settings.config_file)
     for notice in found.notices:
         repl.renderer.notice(terminal_safe(notice), style="yellow")
     return found.attachments

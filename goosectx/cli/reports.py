@@ -20,7 +20,7 @@ from goosectx.cli.slash import COMMANDS, CommandInfo
 from goosectx.cli.surface import safe_text
 from goosectx.cli.toolbar import ContextFigure
 from goosectx.compaction.calibration import apply
-from goosectx.config import Settings, default_config_path
+from goosectx.config import Settings
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.session import Session
 from goosectx.tokens import ContextBreakdown
@@ -277,7 +277,7 @@ def _instructions_note(facts: ContextFacts, share: str) -> Text:
 
 def no_model_text(settings: Settings, error: GoosectxError) -> str:
     """The one panel shown when the REPL opens without a usable model."""
-    config = settings.config_path or default_config_path()
+    config = settings.config_file
     if isinstance(error, ModelNotConfigured):
         head = "goosectx opened without a model. To talk to one, do one of:\n"
     else:

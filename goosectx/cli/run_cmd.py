@@ -46,7 +46,7 @@ from goosectx.cli.run_output import (
 )
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.task_input import read_task
-from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings, default_config_path, parse_mode
+from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings, parse_mode
 from goosectx.conversation import Message
 from goosectx.errors import GoosectxError
 from goosectx.events import (
@@ -245,7 +245,7 @@ def task_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
         limit = DEFAULT_CONTEXT_LIMIT_TOKENS
     names = set(settings.extensions.tables) | set(manager.configs if manager else ())
     cap = mention_cap(settings.mention_max_tokens, limit)
-    provider, where = agent.provider, settings.config_path or default_config_path()
+    provider, where = agent.provider, settings.config_file
     model = provider.model if provider else agent.session.model
     found = read_mentions(task, agent.session.working_dir, cap_tokens=cap, model=model,
                           extension_names=names, data_dir=settings.data_dir, provider=provider,

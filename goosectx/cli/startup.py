@@ -28,9 +28,7 @@ POLL_S = 0.1
 
 def no_model_error(settings: Settings) -> ModelNotConfigured:
     """The error that says no model is configured, with the exact fix."""
-    from goosectx.config import default_config_path
-
-    where = settings.config_path or default_config_path()
+    where = settings.config_file
     return ModelNotConfigured(
         "no model is configured",
         f"set GOOSE_MODEL (e.g. export GOOSE_MODEL=openai/gpt-4o-mini), pass --model, or add "
