@@ -121,8 +121,8 @@ def assert_sendable(conversation: Conversation) -> list[Message]:
 
 
 def fill(home: Path, workdir: Path, *, name: str = "work", pairs: int = 40,
-         model: str | None = None) -> tuple[str, list[str]]:
-    """A saved session of ``pairs`` × (request, tool call, tool result, answer).
+         model: str | None = None, first: Sequence[Message] = ()) -> tuple[str, list[str]]:
+    """A saved session of ``first``, then ``pairs`` × (request, tool call, tool result, answer).
 
     Returns:
         (session id, message ids in order).
@@ -130,6 +130,9 @@ def fill(home: Path, workdir: Path, *, name: str = "work", pairs: int = 40,
     store = SessionStore(home)
     session = store.create_session(workdir, name=name, model=model)
     ids = []
+    for message in first:
+        store.append_message(session.id, message)
+        ids.append(message.id)
     for i in range(pairs):
         for message in (
             Message.user(f"question {i}: " + "why is that so? " * 30),

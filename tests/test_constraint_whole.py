@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 from cli_support import cli
+from reliability_support import fill
 
-from goosectx.conversation import Message, ToolRequest, ToolResponse
+from goosectx.conversation import Message
 from goosectx.store import SessionStore
 
 CONSTRAINT = ("You must never touch the files under vendor/ because "
@@ -20,19 +21,8 @@ CONSTRAINT = ("You must never touch the files under vendor/ because "
 
 
 def _session(home: Path, work: Path) -> None:
-    store = SessionStore(home)
-    session = store.create_session(work, name="uc")
-    store.append_message(session.id, Message.user("set up the project\n" + CONSTRAINT))
-    store.append_message(session.id, Message.assistant("ok"))
-    for i in range(40):
-        for message in (
-            Message.user(f"question {i}: " + "why is that so? " * 30),
-            Message("assistant", (ToolRequest(f"c{i}", "shell", {"command": f"echo {i}"}),)),
-            Message("user", (ToolResponse(f"c{i}", f"{i}\n" + "output line\n" * 30),)),
-            Message.assistant(f"answer {i}: " + "because of the reasons. " * 30),
-        ):
-            store.append_message(session.id, message)
-    store.close()
+    fill(home, work, name="uc", first=[Message.user("set up the project\n" + CONSTRAINT),
+                                       Message.assistant("ok")])
 
 
 @pytest.mark.parametrize("config, resent", [
