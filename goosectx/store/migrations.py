@@ -23,6 +23,8 @@ MIGRATION_PLAN (numbers reserved; use only yours, keep this list and docs/archit
     7  compaction undo state
     8  a message's changing metadata and token count apart from its row (``message_state``)
     9  imported messages waiting for the full-text index (``sessions.unindexed_from/_to``)
+    10 (reserved) file edits the user can undo (``/undo``)
+    11 (reserved) the compaction's scan state kept between processes
 """
 
 from __future__ import annotations
@@ -148,6 +150,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     """),
 
     Migration(9, "imported messages indexed for search at first need", PENDING_SCHEMA),
+
+    # 10: (reserved) file edits the user can undo
+
+    # 11: (reserved) the compaction's scan state kept between processes
 )
 
 BOOKKEEPING = "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, applied TEXT NOT NULL)"
