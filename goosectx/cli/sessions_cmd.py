@@ -195,6 +195,7 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     damaged: list[str] = []  # messages whose stored time does not parse
     unreadable: list[str] | None = [] if skip_damaged else None
     lost = LostPairs()
+    others = 0  # other hard links of the file replaced
     try:
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
@@ -211,12 +212,16 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
                 text = safe(piece)
                 sys.stdout.write(fit_json(text, sys.stdout) if fmt == "json" else text)
         else:
-            write_private_file(output, map(safe, pieces), data_dir=settings.data_dir)
+            others = write_private_file(output, map(safe, pieces), data_dir=settings.data_dir)
     finally:
         store.close()
     _warn_damaged_messages(session_id, damaged)
     _warn_skipped(session_id, unreadable, lost)
     if output is not None:
+        if others:
+            links = "hard link" if others == 1 else "hard links"
+            note(f"goosectx: warning: {output} had {others} other {links}: the export was "
+                 "written to a new file under this name; the other names keep the old contents")
         note(f"exported {header.display_name} to {output}")
 
 
