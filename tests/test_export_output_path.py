@@ -142,3 +142,17 @@ def test_a_file_that_cannot_be_replaced_says_why(filled, tmp_path):  # noqa: F81
     assert "cannot be replaced atomically" in proc.stderr and "/proc" in proc.stderr
     assert "somewhere else" in proc.stderr
     assert Path("/proc/version").read_text() == before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_as_root_a_file_of_another_user_stays_theirs(filled, tmp_path):  # noqa: F811
+    home, _ = filled
+    theirs = tmp_path / "theirs.md"
+    theirs.write_text("old\n")
+    os.chown(theirs, 1234, 1234)
+    os.chmod(theirs, 0o664)
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", str(theirs))
+    assert proc.returncode == 0, proc.stderr
+    st = theirs.stat()
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o7777) == (1234, 1234, 0o664)
+    assert "please fix the bug" in theirs.read_text()
