@@ -84,3 +84,75 @@ def test_a_read_only_file_system_is_one_line_exit_2(filled, tmp_path, capsys,  #
     assert err == (f"goosectx: error: cannot write {tmp_path / 'x.md'}: Read-only file system"
                    " — write the export somewhere else\n")
     assert list(tmp_path.glob("*x.md*")) == []
+
+
+def test_an_existing_file_keeps_its_mode_and_a_new_one_is_private(filled, tmp_path):  # noqa: F811
+    """Exporting over the user's 0644 file left a 0600 file; through a symlink, its target's."""
+    home, _ = filled
+    mine = tmp_path / "notes.md"
+    mine.write_text("old\n")
+    os.chmod(mine, 0o644)
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", str(mine))
+    assert proc.returncode == 0, proc.stderr
+    assert "please fix the bug" in mine.read_text()
+    assert mine.stat().st_mode & 0o777 == 0o644
+    link = tmp_path / "link.md"
+    link.symlink_to(mine)
+    os.chmod(mine, 0o640)
+    proc = goosectx(home, "sessions", "export", "bugfix", "-f", "json", "-o", str(link))
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and mine.read_text().startswith("{")
+    assert mine.stat().st_mode & 0o777 == 0o640
+    new = tmp_path / "new.md"  # a new file: private (an export holds the conversation)
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", str(new))
+    assert proc.returncode == 0, proc.stderr
+    assert new.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_file_with_other_hard_links_is_named_in_one_line(filled, tmp_path):  # noqa: F811
+    home, _ = filled
+    mine = tmp_path / "notes.md"
+    mine.write_text("old\n")
+    other = tmp_path / "other-name.md"
+    os.link(mine, other)
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", str(mine))
+    assert proc.returncode == 0, proc.stderr
+    assert "please fix the bug" in mine.read_text()
+    assert other.read_text() == "old\n"  # the atomic write gives the name a new file
+    warned = [line for line in proc.stderr.splitlines() if "hard link" in line]
+    assert len(warned) == 1 and str(mine) in warned[0] and "old contents" in warned[0]
+
+
+def test_an_empty_path_asks_for_a_file_name(filled, tmp_path):  # noqa: F811
+    home, _ = filled
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", "")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == "goosectx: error: -o '' is an empty path — give a file name\n"
+    assert proc.stdout == ""
+
+
+@pytest.mark.skipif(not Path("/proc/version").is_file(), reason="no /proc")
+def test_a_file_that_cannot_be_replaced_says_why(filled, tmp_path):  # noqa: F811
+    home, _ = filled
+    before = Path("/proc/version").read_text()
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", "/proc/version")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("goosectx: error: cannot write /proc/version: ")
+    assert "cannot be replaced atomically" in proc.stderr and "/proc" in proc.stderr
+    assert "somewhere else" in proc.stderr
+    assert Path("/proc/version").read_text() == before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_as_root_a_file_of_another_user_stays_theirs(filled, tmp_path):  # noqa: F811
+    home, _ = filled
+    theirs = tmp_path / "theirs.md"
+    theirs.write_text("old\n")
+    os.chown(theirs, 1234, 1234)
+    os.chmod(theirs, 0o664)
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", str(theirs))
+    assert proc.returncode == 0, proc.stderr
+    st = theirs.stat()
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o7777) == (1234, 1234, 0o664)
+    assert "please fix the bug" in theirs.read_text()

@@ -388,3 +388,28 @@ def test_a_server_dying_mid_call_shows_its_stderr_and_every_call_is_named(
     assert "demo server: crashing on purpose" in lines[crash + 1]
     echo = lines.index('> demo__echo {"text":"x"}')
     assert "extension demo failed" in lines[echo + 1] and "not run" in lines[echo + 1]
+
+
+def test_a_refused_request_whose_tools_alone_fill_the_window_names_the_extension(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The provider rejects the request as too long and the fixed part alone (system prompt +
+    the demo server's tool schemas) is over the limit: a reactive compaction cannot help. The
+    error said only that the request does not fit (and to use a larger model); it names the
+    extension and the fix, as the pause notice does, and the history is not compacted."""
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "1000")
+    for _ in range(4):
+        fake_model.add({"error": "context_length"})
+    settings = load_settings()
+    settings.extensions.flags = ((demo_spec("--shapes"),), ())
+    settings.extensions.tool_budget_ratio = 1.0
+    out, err = io.StringIO(), io.StringIO()
+    code = run_task(settings, text="hi", input_file=None, name="big", resume=None,
+                    continue_=False, max_turns=None, output_format="text", mode="auto",
+                    model=None, stdin=io.StringIO(""), stdout=out, stderr=err)
+    assert code == 1, err.getvalue()
+    errors = [line for line in err.getvalue().splitlines() if line.startswith("goosectx: error")]
+    assert len(errors) == 1, err.getvalue()
+    assert "system prompt and tool definitions" in errors[0]
+    assert "demo: 13 tools" in errors[0] and "tool_budget_ratio" in errors[0]
+    assert "[extensions.demo]" in errors[0] and "compacted" not in err.getvalue()

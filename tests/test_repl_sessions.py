@@ -212,3 +212,17 @@ def test_tab_after_slash_resume_shows_a_hostile_name_as_its_stand_in(world: Worl
     typed = list(repl._prompt.completer.get_completions(Document("/resume ev"),
                                                         CompleteEvent()))
     assert [c.text for c in typed] == [odd.id]  # the name as seen still finds it
+
+
+@pytest.mark.parametrize("typed", ["/resume ''", '/resume "  "', '/resume ""'])
+def test_an_empty_quoted_session_name_is_refused_in_one_line(world: World, typed: str) -> None:
+    """As ``goosectx --resume ''`` is: no 'no session matches' hunt, no two-word complaint."""
+    before = world.store.message_count(world.session.id)
+    out, repl, opened = run_with_lock(world, typed + ENTER + CTRL_D)
+    opened.lock.release()
+    said = [line for line in out.splitlines() if "names no session" in line]
+    assert len(said) == 1 and "empty" in said[0], out
+    assert "/sessions" in out[out.index("names no session"):]
+    assert "no session matches" not in out and "one session name or id" not in out
+    assert repl.session.id == world.session.id and opened.session.id == world.session.id
+    assert world.store.message_count(world.session.id) == before

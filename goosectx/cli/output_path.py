@@ -86,44 +86,93 @@ def _unwritable(path: Path, exc: OSError) -> Exception:
     return UsageError(f"cannot write {path}: {reason}", "write the export somewhere else")
 
 
-def write_private_file(path: Path, text: str | Iterable[str], *, data_dir: Path) -> None:
-    """Write ``text`` (or its pieces, as they come) to ``path`` atomically, mode 0600.
+def write_private_file(path: Path, text: str | Iterable[str], *, data_dir: Path) -> int:
+    """Write ``text`` (or its pieces, as they come) to ``path`` atomically.
 
     A temp file in the same directory, flushed and synced, is renamed over ``path`` (through a
-    symlink, its target). A device or a pipe (``-o /dev/null``, a FIFO) is written to as it is:
-    a rename would put a regular file in its place.
+    symlink, its target). A new file is mode 0600 (an export holds the conversation); a file
+    that existed keeps its mode (and, best effort, its owner and group). A device or a pipe
+    (``-o /dev/null``, a FIFO) is written to as it is: a rename would put a regular file in its
+    place.
+
+    Returns:
+        How many other hard links the replaced file had: those names keep the old contents
+        (the caller says so).
 
     Raises:
         UsageError: ``path`` is goosectx's own file, a directory, in a directory that does not
-            exist, or cannot be written (nothing is left behind).
+            exist, or cannot be written or replaced (nothing is left behind).
         OSError: the disk filled up while writing.
     """
     refuse_own_file(path, data_dir)
     try:
-        _write(path, [text] if isinstance(text, str) else text)
+        return _write(path, [text] if isinstance(text, str) else text)
     except OSError as exc:
         raise _unwritable(path, exc) from exc
 
 
-def _write(path: Path, pieces: Iterable[str]) -> None:
-    if path.is_dir():
-        raise UsageError(f"{path} is a directory", "give a file name with -o")
-    path = Path(os.path.realpath(path))
-    if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+def _not_replaceable(given: Path, parent: Path, exc: OSError) -> Exception:
+    """An existing file whose directory takes no new file (``/proc/version``): say why."""
+    from goosectx.cli.exit_signals import WRITE_FAILED_ERRNOS
+
+    if exc.errno in WRITE_FAILED_ERRNOS:
+        return exc
+    return UsageError(
+        f"cannot write {given}: it cannot be replaced atomically — the export is written to a "
+        f"new file in {parent} and renamed over it, and {parent} refused that "
+        f"({exc.strerror or exc})", "write the export somewhere else")
+
+
+def _write(given: Path, pieces: Iterable[str]) -> int:
+    if given.is_dir():
+        raise UsageError(f"{given} is a directory", "give a file name with -o")
+    path = Path(os.path.realpath(given))
+    try:
+        old: os.stat_result | None = path.stat()
+    except FileNotFoundError:
+        old = None
+    if old is not None and not stat.S_ISREG(old.st_mode):
         with open(path, "w", encoding="utf-8") as out:
             out.writelines(pieces)
-        return
+        return 0
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise UsageError(f"directory {parent} does not exist", "create it first")
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        if old is None:
+            raise
+        raise _not_replaceable(given, parent, exc) from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.writelines(pieces)
             fh.flush()
+            _keep_mode(fh.fileno(), old)
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            if old is None:
+                raise
+            raise _not_replaceable(given, parent, exc) from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return 0 if old is None else old.st_nlink - 1
+
+
+def _keep_mode(fd: int, old: os.stat_result | None) -> None:
+    """A new file 0600; the replaced file's mode, and its owner and group where we may."""
+    if old is None:
+        os.fchmod(fd, 0o600)
+        return
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+    st = os.fstat(fd)
+    if (st.st_uid, st.st_gid) != (old.st_uid, old.st_gid):
+        try:
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except OSError:
+            pass  # not ours to give away (not root): the new file keeps our owner
+        else:
+            os.fchmod(fd, stat.S_IMODE(old.st_mode))  # chown clears set-id bits

@@ -72,15 +72,19 @@ def sessions_export(
         ExportFormat.md
     ),
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write to FILE instead of stdout.")
+        str | None, typer.Option("--output", "-o", metavar="FILE",
+                                 help="Write to FILE instead of stdout.")
     ] = None,
     skip_damaged: SkipDamagedOpt = False,
 ) -> None:
     """Export a session as Markdown or JSON."""
     from goosectx.cli.sessions_cmd import export_session
+    from goosectx.errors import UsageError
 
-    export_session(settings(), session_ref, fmt=fmt.value, output=output,
-                   skip_damaged=skip_damaged)
+    if output == "":  # a Path of '' is '.': "'.' is a directory" named a path not given
+        raise UsageError("-o '' is an empty path", "give a file name")
+    export_session(settings(), session_ref, fmt=fmt.value,
+                   output=None if output is None else Path(output), skip_damaged=skip_damaged)
 
 
 @sessions_app.command("remove")

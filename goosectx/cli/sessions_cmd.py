@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from goosectx.cli.ascii_output import fit_json
 from goosectx.cli.common import resolve_session
 from goosectx.cli.sanitize import json_safe, one_line_safe, terminal_safe
-from goosectx.errors import UsageError
+from goosectx.errors import GoosectxError, UsageError
 
 if TYPE_CHECKING:
     from goosectx.config import Settings
     from goosectx.session import Session
     from goosectx.store.damaged_pairs import LostPairs
+
+T = TypeVar("T")
 
 
 def ask_line(question: str) -> str:
@@ -176,6 +178,40 @@ def _may_be_terminal() -> bool:
         return False
 
 
+class _Counted(Generic[T]):
+    """The messages of an export, counted as they are read (the position of a damaged one)."""
+
+    def __init__(self, messages: Iterable[T]) -> None:
+        self.messages = messages
+        self.count = 0
+
+    def __iter__(self) -> Iterator[T]:
+        for message in self.messages:
+            self.count += 1
+            yield message
+
+
+def _cut_short(exc: GoosectxError, fmt: str, position: int, total: int) -> GoosectxError:
+    """The error of an export to stdout stopped by a row that does not parse.
+
+    What came before is already written (the export streams): the error says the output is
+    incomplete and where it stops. The JSON is left unclosed (no valid document); Markdown
+    gets a last line saying so (a file it was piped to says it too).
+    """
+    where = f"message {position} of {total}"
+    if fmt == "json":
+        if sys.stdout.isatty():
+            sys.stdout.write("\n")  # the error on a line of its own
+    else:
+        sys.stdout.write(terminal_safe(f"\n\n[export incomplete: it stops before {where}, "
+                                       "whose stored data does not parse]\n"))
+    sys.stdout.flush()
+    return type(exc)(
+        f"the export above is incomplete: it stops at {where}: {exc.message}",
+        "add --skip-damaged to export the rest without it, use -o FILE (nothing is written "
+        "when a message does not parse), or remove this session with goosectx sessions remove")
+
+
 def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | None,
                    skip_damaged: bool = False) -> None:
     """Write the session as Markdown or JSON to ``output`` (atomically) or stdout.
@@ -185,6 +221,7 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     reads can be saved (and imported again).
     """
     from goosectx.cli.output_path import refuse_own_file, write_private_file
+    from goosectx.errors import StoreCorrupt
     from goosectx.export import iter_session_json
     from goosectx.export_markdown import iter_transcript_markdown
     from goosectx.store.damaged_pairs import LostPairs
@@ -195,28 +232,37 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     damaged: list[str] = []  # messages whose stored time does not parse
     unreadable: list[str] | None = [] if skip_damaged else None
     lost = LostPairs()
+    others = 0  # other hard links of the file replaced
     try:
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
-        pieces = (iter_session_json(header, store.iter_messages_json(session_id, damaged,
-                                                                     unreadable, lost))
-                  if fmt == "json" else
-                  iter_transcript_markdown(header, store.iter_messages_plain(
-                      session_id, damaged, unreadable, lost)))
+        rows = _Counted(store.iter_messages_json(session_id, damaged, unreadable, lost))
+        plain = _Counted(store.iter_messages_plain(session_id, damaged, unreadable, lost))
+        read: _Counted[Any] = rows if fmt == "json" else plain
+        pieces = (iter_session_json(header, rows) if fmt == "json" else
+                  iter_transcript_markdown(header, plain))
         # Wherever it goes (a later `cat` of the file reaches a terminal): JSON keeps the same
         # values with unsafe characters escaped; Markdown, made for reading, shows them.
         safe = json_safe if fmt == "json" else terminal_safe
         if output is None:
-            for piece in pieces:  # JSON is data: escapes where the terminal lacks a character
-                text = safe(piece)
-                sys.stdout.write(fit_json(text, sys.stdout) if fmt == "json" else text)
+            try:
+                for piece in pieces:  # JSON is data: escapes where the terminal lacks a char
+                    text = safe(piece)
+                    sys.stdout.write(fit_json(text, sys.stdout) if fmt == "json" else text)
+            except StoreCorrupt as exc:  # the rows before it are out: say they are not all
+                raise _cut_short(exc, fmt, read.count + 1,
+                                 store.message_count(session_id)) from None
         else:
-            write_private_file(output, map(safe, pieces), data_dir=settings.data_dir)
+            others = write_private_file(output, map(safe, pieces), data_dir=settings.data_dir)
     finally:
         store.close()
     _warn_damaged_messages(session_id, damaged)
     _warn_skipped(session_id, unreadable, lost)
     if output is not None:
+        if others:
+            links = "hard link" if others == 1 else "hard links"
+            note(f"goosectx: warning: {output} had {others} other {links}: the export was "
+                 "written to a new file under this name; the other names keep the old contents")
         note(f"exported {header.display_name} to {output}")
 
 

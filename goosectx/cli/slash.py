@@ -286,6 +286,9 @@ def parse_slash(line: str) -> SlashCommand | None:
     if name == "/resume":
         if not arg:
             return Sessions()  # the sessions to pick from
+        if not arg.strip("'\" \t"):  # '' or "  " (an unset $SID pasted): as --resume ''
+            return Invalid(f"/resume {arg} names no session (an empty name)",
+                           "give a session name or id; /sessions lists them")
         if len(arg.split()) > 1:
             return Invalid(f"/resume takes one session name or id; got {arg!r}",
                            "/sessions lists them; e.g. /resume bugfix")

@@ -158,29 +158,38 @@ def would_grow_notice(current_tokens: int, reported: bool, context_limit_tokens:
             f"but {reason}. {PAUSE_FIX}")
 
 
-def fixed_part_notice(fixed_tokens: int, context_limit_tokens: int,
-                      extensions: list[tuple[str, int, int]]) -> str:
-    """The notice when auto-compaction pauses because the fixed part alone fills the window.
+def fixed_part_cause(fixed_tokens: int, context_limit_tokens: int,
+                     extensions: list[tuple[str, int, int]]) -> tuple[str, str]:
+    """What the fixed part of every request takes and the fix: ``(cause, fix)``, clauses.
 
     ``extensions``: (name, its tools, their schema tokens), largest first — the cause when
     there are any; compacting (the usual advice) cannot shrink the system prompt or the tools.
+    The pause notice (:func:`fixed_part_notice`) and the error of a refused request that a
+    compaction cannot help (the reactive path) say the same thing.
     """
     pct = round(100 * fixed_tokens / context_limit_tokens) if context_limit_tokens else 0
-    head = (f"Auto-compaction is paused for this session: the system prompt and tool "
-            f"definitions sent with every request alone take about {fixed_tokens:,} tokens, "
-            f"{pct}% of the {context_limit_tokens:,}-token limit, and compaction shortens only "
-            "the conversation.")
+    cause = (f"the system prompt and tool definitions sent with every request alone take "
+             f"about {fixed_tokens:,} tokens, {pct}% of the {context_limit_tokens:,}-token "
+             "limit, and compaction shortens only the conversation")
     if not extensions:
-        return (f"{head} Use a model with a larger context window, or send less with every "
-                "request: project instructions, extension instructions (/context shows the "
-                "parts).")
+        return cause, ("use a model with a larger context window, or send less with every "
+                       "request: project instructions, extension instructions (/context shows "
+                       "the parts)")
     named = "; ".join(f"{name}: {tools:,} tool{'s' if tools != 1 else ''}, ~{tokens:,} tokens"
                       for name, tools, tokens in extensions)
     first = extensions[0][0]
-    return (f"{head} Extension tools in it — {named}. Disable an extension (enabled = false "
-            f"under [extensions.{first}] in the config, or /extension remove {first} in the "
-            "REPL), let extension tools be deferred behind search_tools (a tool_budget_ratio "
-            "below 1; 0.10 by default), or use a model with a larger context window.")
+    return (f"{cause}. Extension tools in it — {named}",
+            f"disable an extension (enabled = false under [extensions.{first}] in the config, "
+            f"or /extension remove {first} in the REPL), let extension tools be deferred behind "
+            "search_tools (a tool_budget_ratio below 1; 0.10 by default), or use a model with "
+            "a larger context window")
+
+
+def fixed_part_notice(fixed_tokens: int, context_limit_tokens: int,
+                      extensions: list[tuple[str, int, int]]) -> str:
+    """The notice when auto-compaction pauses because the fixed part alone fills the window."""
+    cause, fix = fixed_part_cause(fixed_tokens, context_limit_tokens, extensions)
+    return f"Auto-compaction is paused for this session: {cause}. {fix[0].upper()}{fix[1:]}."
 
 
 def failures_notice(failures: int) -> str:

@@ -200,9 +200,19 @@ class ContextFigures:
         Names the extensions whose tool schemas (``NAME__tool``) the request carries, largest
         first, with what they cost (``decide.fixed_part_notice``).
         """
+        cause = self.fixed_part_cause(request, self.settings.threshold_ratio)
+        return None if cause is None else fixed_part_notice(*cause)
+
+    def fixed_part_cause(self, request: RequestContext, ratio: float
+                         ) -> tuple[int, int, list[tuple[str, int, int]]] | None:
+        """What the fixed part takes when it alone is at least ``ratio`` of the limit.
+
+        ``(fixed tokens, limit, extensions)``, extensions as ``decide.fixed_part_notice``;
+        ``None`` when the fixed part is below that.
+        """
         limit = self.context_limit().tokens
         fixed = self.fixed_tokens(request)
-        if fixed < limit * self.settings.threshold_ratio:
+        if fixed < limit * ratio:
             return None
         groups: dict[str, list[ToolSchema]] = {}
         for schema in request.tool_schemas:
@@ -211,7 +221,7 @@ class ContextFigures:
                 groups.setdefault(extension, []).append(schema)
         extensions = sorted(((name, len(tools), self.counter.count_tool_schemas(tools))
                              for name, tools in groups.items()), key=lambda e: -e[2])
-        return fixed_part_notice(fixed, limit, extensions)
+        return fixed, limit, extensions
 
     def breakdown(self, request: RequestContext) -> ContextBreakdown:
         """Token estimate of the next full request by category (for ``/context``)."""

@@ -29,6 +29,7 @@ from goosectx.compaction import calibration
 from goosectx.compaction.decide import (
     LARGER_MODEL_HINT,
     decide_auto,
+    fixed_part_cause,
     own_context_refusal,
     reactive_refusal,
     tool_call_cutoff,
@@ -159,7 +160,10 @@ class ContextManager(ContextFigures):
         refusal = reactive_refusal(manages_own_context=self.manages_own_context,
                                    reactive_this_turn=self._reactive_this_turn)
         if refusal is not None:
-            raise refusal
+            raise self._fixed_part_error(request, self.settings.threshold_ratio) or refusal
+        fixed_part = self._fixed_part_error(request, 1.0)
+        if fixed_part is not None:  # compacting the history for nothing: it stays as it is
+            raise fixed_part
         self._reactive_this_turn += 1
         if self._call_estimate:  # the refusal proves a ratio that said "it fits" too low
             calibration.refused(self.session.state, self._model() or "",
@@ -170,10 +174,29 @@ class ContextManager(ContextFigures):
                                      fallback_extractive=True, cancel=cancel)
         except CompactionFailed as exc:
             self.guard.on_failed(counts=not isinstance(exc, CompactionWouldGrow))
+            fixed_part = self._fixed_part_error(request, self.settings.threshold_ratio)
+            if fixed_part is not None:
+                raise fixed_part from None
             raise ContextLengthExceeded(f"the request does not fit the context window "
                                         f"({self.context_limit().tokens:,} tokens) and "
                                         f"compaction failed: {exc.message}",
                                         LARGER_MODEL_HINT) from None
+
+    def _fixed_part_error(self, request: RequestContext, ratio: float
+                          ) -> ContextLengthExceeded | None:
+        """The error of a refused request whose fixed part alone is ``ratio`` of the limit.
+
+        It names what takes the room (the extensions) and the fix, as the pause notice does,
+        instead of "use a larger model" alone; ``None`` when the fixed part is smaller.
+        """
+        if self.manages_own_context:
+            return None
+        found = self.fixed_part_cause(request, ratio)
+        if found is None:
+            return None
+        cause, fix = fixed_part_cause(*found)
+        return ContextLengthExceeded(f"the request does not fit the context window: {cause}",
+                                     fix)
 
     def after_call(self, request: RequestContext, *,
                    cancel: threading.Event | None = None) -> Iterator[Event]:
