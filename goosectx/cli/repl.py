@@ -230,8 +230,6 @@ class Repl:
         A SIGTERM / SIGHUP during a turn cancels it like Ctrl-C; once the turn is closed out
         (and saved) the REPL leaves as on ``/exit``.
         """
-        if self.background is not None:
-            self.background.start()  # then draws the tail and starts the agent
         model_name = self.loader.model_name
         self.renderer.print(reports.banner(
             self.session, model=model_name, mode=self.mode, resumed=self.resumed,
