@@ -3,7 +3,8 @@
 Keys: Enter sends; Esc then Enter (Alt+Enter in most terminals) inserts a new line; pasted
 text keeps its new lines; Ctrl-C clears the line (on an empty line it says how to leave);
 Ctrl-D on an empty line leaves; Ctrl-R searches the input history (Enter takes the entry,
-Ctrl-C / Ctrl-G end the search). The session's input and output are parameters so tests
+Ctrl-C / Ctrl-G end the search); Ctrl-X Ctrl-E edits the message in the user's editor
+(:mod:`goosectx.cli.prompt_editor`). The session's input and output are parameters so tests
 drive it with ``prompt_toolkit.input.create_pipe_input()`` (STYLE.md example 9).
 """
 
@@ -13,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import Application, get_app
+from prompt_toolkit.application import Application, get_app, run_in_terminal
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import is_searching
@@ -103,14 +104,29 @@ class SlashCompleter(Completer):
                 yield Completion(choice, start_position=-len(arg))
 
 
-def _key_bindings() -> KeyBindings:
-    """Enter, Ctrl-C and Esc+Enter of the prompt; none of them while Ctrl-R searches.
+def _key_bindings(editor: Callable[[str], str | None] | None = None) -> KeyBindings:
+    """Enter, Ctrl-C, Esc+Enter and Ctrl-X Ctrl-E of the prompt; none while Ctrl-R searches.
 
     In a reverse search prompt_toolkit's own bindings apply: Enter takes the found entry
     into the prompt, Ctrl-C / Ctrl-G end the search back to the prompt. (Ours acted on the
     search field: Ctrl-C there left the search open, and a later one left a deaf prompt.)
+    ``editor``: takes the prompt's text and gives it back as edited in the user's editor, or
+    ``None`` (:func:`goosectx.cli.prompt_editor.edit_text`); run with the prompt hidden.
     """
     kb = KeyBindings()
+
+    if editor is not None:
+        @kb.add("c-x", "c-e", filter=~is_searching)
+        def _edit(event: KeyPressEvent) -> None:
+            buffer = event.current_buffer
+            typed = buffer.text
+
+            async def edit() -> None:
+                text = await run_in_terminal(lambda: editor(typed), in_executor=True)
+                if text is not None:  # back into the prompt; Enter sends it
+                    buffer.document = Document(text, len(text))
+
+            event.app.create_background_task(edit())
 
     @kb.add("escape", "enter", filter=~is_searching)
     def _newline(event: KeyPressEvent) -> None:
@@ -190,6 +206,7 @@ def make_prompt_session(
     completer: Completer | None = None,
     input: Input | None = None,
     output: Output | None = None,
+    editor: Callable[[str], str | None] | None = None,
 ) -> PromptSession[str]:
     """The REPL's prompt session.
 
@@ -200,6 +217,7 @@ def make_prompt_session(
         completer: Slash-command completer.
         input: prompt-toolkit input (``None``: the terminal).
         output: prompt-toolkit output (``None``: the terminal).
+        editor: Ctrl-X Ctrl-E's editing (``None``: the key does nothing).
 
     Returns:
         A multi-line session where Enter submits and Esc+Enter inserts a new line; the prompt
@@ -218,7 +236,7 @@ def make_prompt_session(
         multiline=True,
         prompt_continuation=lambda width, line_number, wrap_count: FormattedText(
             [("class:continuation", "· ".rjust(width))]),
-        key_bindings=_key_bindings(),
+        key_bindings=_key_bindings(editor),
         history=history,
         completer=completer,
         complete_while_typing=True,

@@ -26,6 +26,7 @@ from goosectx.cli import exit_signals, repl_approval, repl_extensions, repl_outc
 from goosectx.cli.common import OpenSession, missing_working_dir
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.prompt import history_problem, make_prompt_session
+from goosectx.cli.prompt_editor import editor_for
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.repl_commands import run_command
 from goosectx.cli.resume_load import BackgroundLoad, compose_pre_run
@@ -126,7 +127,8 @@ class Repl:
         self._prompt = None if io.plain else make_prompt_session(
             history_path=settings.data_dir / HISTORY_FILE if io.history else None,
             toolbar=self._toolbar, completer=repl_extensions.completer(self),
-            input=io.input, output=io.output)
+            input=io.input, output=io.output,
+            editor=editor_for(settings, lambda line: self.renderer.notice(line, style="yellow")))
 
     # -- building the agent --------------------------------------------------------------
     def _new_loader(self) -> AgentLoader:
@@ -230,8 +232,6 @@ class Repl:
         A SIGTERM / SIGHUP during a turn cancels it like Ctrl-C; once the turn is closed out
         (and saved) the REPL leaves as on ``/exit``.
         """
-        if self.background is not None:
-            self.background.start()  # then draws the tail and starts the agent
         model_name = self.loader.model_name
         self.renderer.print(reports.banner(
             self.session, model=model_name, mode=self.mode, resumed=self.resumed,

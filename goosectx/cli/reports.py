@@ -36,6 +36,7 @@ from goosectx.usage import (
 KEYS_HELP = (
     f"Enter sends · {NEWLINE_KEY_HELP} inserts a new line · Ctrl-C cancels a running turn "
     "or clears the line · Ctrl-R searches earlier inputs (Enter takes one, Ctrl-G gives up) · "
+    "Ctrl-X Ctrl-E edits the message in your editor ($VISUAL / $EDITOR) · "
     "Ctrl-D on an empty line (or /exit) leaves · start a prompt with // to send a leading /"
 )
 PLAIN_KEYS_HELP = (

@@ -52,8 +52,15 @@ class BackgroundLoad:
                                         daemon=True)
 
     def start(self) -> None:
-        """Start loading (the caller draws the banner and the prompt meanwhile)."""
-        self._thread.start()
+        """Start loading, once (the prompt's first draw starts it, or a wait for it).
+
+        Not before the banner and the prompt are drawn: the load holds the interpreter for
+        most of its second at 100k messages, and drawing beside it took half as long again.
+        """
+        with self._lock:
+            if self._thread.ident is not None:
+                return
+            self._thread.start()
 
     def _work(self) -> None:
         from goosectx.store import SessionStore
@@ -71,10 +78,21 @@ class BackgroundLoad:
 
     # -- handing over to the prompt --------------------------------------------------------
     def pre_run(self) -> None:
-        """Called inside a running prompt (its ``pre_run``): a load that ended is drawn now."""
+        """Called inside a running prompt (its ``pre_run``): a load that ended is drawn now.
+
+        The load starts here, after the prompt's first draw (``call_soon``: the prompt draws
+        itself right after its ``pre_run``, before its loop runs anything).
+        """
         self._prompt_up = True
         if self._done.is_set():
             self._post()
+        elif self._thread.ident is None:
+            prompt = self._repl.prompt_session
+            app = prompt.app if prompt is not None else None
+            if app is not None and app.loop is not None:
+                app.loop.call_soon(self.start)
+            else:
+                self.start()
 
     def _post(self) -> None:
         """Ask the running prompt (if any) to draw the tail above itself, or to end on error."""
@@ -122,6 +140,7 @@ class BackgroundLoad:
             The load's error (e.g. ``StoreCorrupt``), unchanged.
         """
         if not self._done.is_set():
+            self.start()  # (when no prompt was drawn to start it)
             self._repl.renderer.notice(f"loading the session's {plural(self.count, 'message')}…")
             self._done.wait()
         if self._error is not None:

@@ -1,0 +1,95 @@
+"""Ctrl-X Ctrl-E in the real REPL: the message goes to the user's editor and comes back.
+
+The edited text lands in the prompt, not sent (Enter sends it); the editor gets no API key;
+an editor that fails, or none at all, leaves the prompt as it was with one line saying so.
+"""
+
+from __future__ import annotations
+
+import shutil
+import stat
+import time
+from pathlib import Path
+
+import pytest
+from test_e2e_pty import TIMEOUT_S, _env
+
+pexpect = pytest.importorskip("pexpect")
+
+CTRL_X_CTRL_E = "\x18\x05"
+
+
+def _editor(tmp_path: Path, body: str) -> Path:
+    script = tmp_path / "fake-editor.sh"
+    script.write_text(f"#!/bin/sh\nenv > {tmp_path / 'editor-env.txt'}\n"
+                      f"cp \"$1\" {tmp_path / 'editor-saw.txt'}\n{body}\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def _spawn(tmp_path: Path, **extra: str) -> object:
+    env = _env(tmp_path, "http://127.0.0.1:9/v1")
+    env.pop("GOOSE_MODEL")  # no model: the offline commands are enough
+    env.pop("VISUAL", None)
+    env.update(extra)
+    program = shutil.which("goosectx")  # found before PATH may be emptied
+    assert program is not None
+    child = pexpect.spawn(program, cwd=str(tmp_path), env=env, dimensions=(40, 110),
+                          encoding="utf-8", timeout=TIMEOUT_S)
+    child.expect("❯")
+    return child
+
+
+def _leave(child: object) -> None:
+    child.send("\x03")  # clears the line
+    child.sendeof()
+    child.expect(pexpect.EOF, timeout=15)
+
+
+def test_the_edited_message_comes_back_into_the_prompt_unsent(tmp_path: Path) -> None:
+    editor = _editor(tmp_path, 'printf "/usage\\n" > "$1"')
+    child = _spawn(tmp_path, EDITOR=str(editor))
+    try:
+        child.send("/usa")
+        child.expect("usa")
+        child.send(CTRL_X_CTRL_E)
+        child.expect("/usage")  # back in the prompt
+        time.sleep(0.5)
+        assert "total" not in (child.before or "") + child.read_nonblocking(4096, timeout=0.5)
+        child.send("\r")  # Enter sends it
+        child.expect("total", timeout=15)
+        child.expect("❯")
+        _leave(child)
+    finally:
+        child.close(force=True)
+    assert (tmp_path / "editor-saw.txt").read_text() == "/usa"  # the typed text, to edit
+    seen_env = (tmp_path / "editor-env.txt").read_text()
+    assert "sk-test-dummy" not in seen_env and "OPENAI_API_KEY" not in seen_env
+
+
+def test_an_editor_that_fails_leaves_the_prompt_as_it_was(tmp_path: Path) -> None:
+    editor = _editor(tmp_path, 'printf "changed" > "$1"; exit 3')
+    child = _spawn(tmp_path, EDITOR=str(editor))
+    try:
+        child.send("/usage")
+        child.expect("usage")
+        child.send(CTRL_X_CTRL_E)
+        child.expect("exited with status 3: the prompt is as it was")
+        child.send("\r")
+        child.expect("total", timeout=15)  # the typed /usage, not the editor's "changed"
+        child.expect("❯")
+        _leave(child)
+    finally:
+        child.close(force=True)
+
+
+def test_no_editor_says_how_to_set_one(tmp_path: Path) -> None:
+    child = _spawn(tmp_path, EDITOR="", PATH=str(tmp_path / "empty-bin"))
+    try:
+        child.send("draft")
+        child.expect("draft")
+        child.send(CTRL_X_CTRL_E)
+        child.expect(r"no editor found: set \$VISUAL or \$EDITOR")
+        _leave(child)
+    finally:
+        child.close(force=True)
