@@ -236,11 +236,11 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     try:
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
-        rows = _Counted(store.iter_messages_json(session_id, damaged, unreadable, lost))
-        plain = _Counted(store.iter_messages_plain(session_id, damaged, unreadable, lost))
-        read: _Counted[Any] = rows if fmt == "json" else plain
-        pieces = (iter_session_json(header, rows) if fmt == "json" else
-                  iter_transcript_markdown(header, plain))
+        read: _Counted[Any] = _Counted(
+            store.iter_messages_json(session_id, damaged, unreadable, lost) if fmt == "json"
+            else store.iter_messages_plain(session_id, damaged, unreadable, lost))
+        pieces = (iter_session_json(header, read) if fmt == "json" else
+                  iter_transcript_markdown(header, read))
         # Wherever it goes (a later `cat` of the file reaches a terminal): JSON keeps the same
         # values with unsafe characters escaped; Markdown, made for reading, shows them.
         safe = json_safe if fmt == "json" else terminal_safe
