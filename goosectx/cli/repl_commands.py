@@ -55,6 +55,10 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
         run_extension_command(repl, command)
     elif isinstance(command, slash.Help):
         repl.renderer.print(reports.help_table(plain=repl.io.plain))
+    elif isinstance(command, slash.Init):
+        from goosectx.cli.repl_init import init_project
+
+        init_project(repl, command.focus)
     elif isinstance(command, slash.Invalid):
         repl.renderer.notice(f"{command.message} — {command.hint}", style="yellow")
     elif isinstance(command, slash.Compact):

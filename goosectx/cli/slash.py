@@ -42,6 +42,17 @@ class Compact:
 
 
 @dataclass(frozen=True, slots=True)
+class Init:
+    """``/init [focus]``: ask the model to write AGENTS.md for the project (``repl_init``).
+
+    Attributes:
+        focus: What the user wants it to cover besides the usual sections, or ``None``.
+    """
+
+    focus: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class UndoCompact:
     """``/undo-compact``: give the model back the view the last compaction replaced."""
 
@@ -160,7 +171,7 @@ class Prompt:
 
 SlashCommand: TypeAlias = (
     Help | Exit | Compact | UndoCompact | Clear | Mode | Model | ShowUsage | ShowContext | History
-    | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume | MaxCost | Search
+    | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume | MaxCost | Search | Init
 )
 
 
@@ -189,6 +200,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("/undo-compact", "", "give the model back what the last compaction replaced "
                 "(pauses auto-compaction)"),
     CommandInfo("/clear", "", "hide the whole history from the model; the transcript stays"),
+    CommandInfo("/init", "[focus]", "have the model look around and write AGENTS.md "
+                "(project instructions) where there is none"),
     CommandInfo("/mode", "[NAME]", "approval mode: " + ", ".join(APPROVAL_MODES),
                 APPROVAL_MODES),
     CommandInfo("/model", "[NAME]", "switch model, e.g. openai/gpt-4o-mini"),
@@ -254,6 +267,8 @@ def parse_slash(line: str) -> SlashCommand | None:
         return Compact(arg or None)
     if name == "/clear":
         return _no_arg(name, arg, Clear())
+    if name == "/init":
+        return Init(arg or None)
     if name in ("/undo-compact", "/undo_compact"):
         return _no_arg("/undo-compact", arg, UndoCompact())
     if name == "/usage":

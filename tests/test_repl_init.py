@@ -1,0 +1,45 @@
+"""``/init``: the model is asked to look around and write AGENTS.md, never over an existing one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_repl import CTRL_D, ENTER, World
+
+
+def test_init_asks_the_model_to_write_agents_md_for_this_project(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.provider.add("I will look around first.")
+    out = world.run("/init" + ENTER + CTRL_D)
+    sent = world.provider.requests[0].messages[-1].text
+    assert sent.startswith(f"Create {world.workdir / 'AGENTS.md'}:")
+    assert "look around with your tools" in sent and "change no other file" in sent
+    assert "I will look around first." in out
+    assert world.stored().conversation.messages[0].text == sent  # a turn like any other
+    world.store.close()
+
+
+def test_init_passes_the_users_focus_along(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.provider.add("ok")
+    world.run("/init mention the release checklist" + ENTER + CTRL_D)
+    sent = world.provider.requests[0].messages[-1].text
+    assert sent.endswith("The user also asks: mention the release checklist")
+    world.store.close()
+
+
+def test_init_never_replaces_an_existing_agents_md(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    (world.workdir / "AGENTS.md").write_text("# ours\n")
+    out = world.run("/init" + ENTER + CTRL_D)
+    assert not world.provider.requests  # no model call
+    assert "AGENTS.md already exists" in " ".join(out.split())
+    assert (world.workdir / "AGENTS.md").read_text() == "# ours\n"
+    world.store.close()
+
+
+def test_help_lists_init(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    out = world.run("/help" + ENTER + CTRL_D)
+    assert "/init" in out and "AGENTS.md" in out
+    world.store.close()
