@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import stat
-import time
 from pathlib import Path
 
 import pytest
@@ -46,20 +45,29 @@ def _leave(child: object) -> None:
     child.expect(pexpect.EOF, timeout=15)
 
 
+def _edit(child: object, typed: str, *, then: str) -> None:
+    """Type ``typed``, press Ctrl-X Ctrl-E, wait for ``then`` on the screen."""
+    child.send(typed)
+    child.expect(typed[-3:])
+    child.send(CTRL_X_CTRL_E)
+    child.expect(then)
+
+
+def _send_usage(child: object) -> None:
+    """Enter: the prompt's /usage runs (its table says "total"); then leave."""
+    child.send("\r")
+    child.expect("total", timeout=15)
+    child.expect("❯")
+    _leave(child)
+
+
 def test_the_edited_message_comes_back_into_the_prompt_unsent(tmp_path: Path) -> None:
     editor = _editor(tmp_path, 'printf "/usage\\n" > "$1"')
     child = _spawn(tmp_path, EDITOR=str(editor))
     try:
-        child.send("/usa")
-        child.expect("usa")
-        child.send(CTRL_X_CTRL_E)
-        child.expect("/usage")  # back in the prompt
-        time.sleep(0.5)
-        assert "total" not in (child.before or "") + child.read_nonblocking(4096, timeout=0.5)
-        child.send("\r")  # Enter sends it
-        child.expect("total", timeout=15)
-        child.expect("❯")
-        _leave(child)
+        _edit(child, "/usa", then="/usage")  # back in the prompt
+        assert child.expect(["total", pexpect.TIMEOUT], timeout=1) == 1  # not sent yet
+        _send_usage(child)  # Enter sends it
     finally:
         child.close(force=True)
     assert (tmp_path / "editor-saw.txt").read_text() == "/usa"  # the typed text, to edit
@@ -71,14 +79,8 @@ def test_an_editor_that_fails_leaves_the_prompt_as_it_was(tmp_path: Path) -> Non
     editor = _editor(tmp_path, 'printf "changed" > "$1"; exit 3')
     child = _spawn(tmp_path, EDITOR=str(editor))
     try:
-        child.send("/usage")
-        child.expect("usage")
-        child.send(CTRL_X_CTRL_E)
-        child.expect("exited with status 3: the prompt is as it was")
-        child.send("\r")
-        child.expect("total", timeout=15)  # the typed /usage, not the editor's "changed"
-        child.expect("❯")
-        _leave(child)
+        _edit(child, "/usage", then="exited with status 3: the prompt is as it was")
+        _send_usage(child)  # the typed /usage runs, not the editor's "changed"
     finally:
         child.close(force=True)
 
@@ -86,10 +88,7 @@ def test_an_editor_that_fails_leaves_the_prompt_as_it_was(tmp_path: Path) -> Non
 def test_no_editor_says_how_to_set_one(tmp_path: Path) -> None:
     child = _spawn(tmp_path, EDITOR="", PATH=str(tmp_path / "empty-bin"))
     try:
-        child.send("draft")
-        child.expect("draft")
-        child.send(CTRL_X_CTRL_E)
-        child.expect(r"no editor found: set \$VISUAL or \$EDITOR")
+        _edit(child, "draft", then=r"no editor found: set \$VISUAL or \$EDITOR")
         _leave(child)
     finally:
         child.close(force=True)
