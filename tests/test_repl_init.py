@@ -43,3 +43,12 @@ def test_help_lists_init(tmp_path: Path) -> None:
     out = world.run("/help" + ENTER + CTRL_D)
     assert "/init" in out and "AGENTS.md" in out
     world.store.close()
+
+
+def test_init_in_chat_mode_says_it_needs_tools(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.mode = "chat"
+    out = world.run("/init" + ENTER + CTRL_D)
+    assert not world.provider.requests
+    assert "/init needs tools" in " ".join(out.split())
+    world.store.close()

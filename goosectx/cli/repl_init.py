@@ -50,6 +50,11 @@ def init_project(repl: Repl, focus: str | None) -> None:
             f"{target} already exists — /init writes one only where there is none; edit it, "
             "or ask the model to improve it"), style="yellow")
         return
+    if repl.mode == "chat":
+        repl.renderer.notice("/init needs tools, and chat mode sends none: the model could "
+                             "neither read the project nor write AGENTS.md — /mode approve "
+                             "first", style="yellow")
+        return
     if not working_dir.is_dir():
         repl.renderer.notice(one_line_safe(
             f"this session's working dir {working_dir} no longer exists — /init has no "
