@@ -9,12 +9,29 @@ surrogate no encoder or provider accepts) has its lone surrogates replaced by U+
 
 from __future__ import annotations
 
+import codecs
 import sys
 from pathlib import Path
 from typing import TextIO
 
 from goosectx.errors import UsageError
 from goosectx.store.replacing import replace_surrogates
+
+
+def utf8_stdin() -> None:
+    """``sys.stdin`` read as UTF-8 whatever the locale (its ``errors`` kept).
+
+    Under ``LC_ALL=C`` without Python's UTF-8 mode stdin decodes ASCII: UTF-8 piped into the
+    REPL reached the model as U+FFFD. Done before anything reads it.
+    """
+    stdin = sys.stdin
+    if stdin is None or not hasattr(stdin, "reconfigure"):
+        return
+    try:
+        if codecs.lookup(stdin.encoding or "ascii").name != "utf-8":
+            stdin.reconfigure(encoding="utf-8", errors=stdin.errors or "strict")
+    except (LookupError, ValueError, OSError):
+        return  # an unknown codec, or a stream already read: left as it is
 
 
 def lenient(stdin: TextIO) -> TextIO:
