@@ -5,8 +5,9 @@
 best of 5: the REPL's full-text search of the session (``SessionStore.search_session``) for a
 rare word (one turn) and for a word in nearly every message (the newest 20 shown), the plain
 scan of the loaded transcript it falls back to (``transcript_search.scan_messages``), and
-``sessions search`` (``SessionStore.search``, now with where the best match is). Data lives in
-a temporary directory that is removed.
+``sessions search`` (``SessionStore.search``, now with where the best match is); then the same
+for a CJK word (matched as a substring: every row's text is read, the slowest case). Data lives
+in a temporary directory that is removed.
 """
 
 from __future__ import annotations
@@ -45,13 +46,17 @@ def main() -> None:
         store.index_pending()
         messages = store.load(session_id).conversation.messages
         common = "the"
-        for label, words in (("rare", "turn 42:"), ("common", common)):
+        for label, words in (("rare", "turn 42:"), ("common", common),
+                             ("CJK, every row scanned", "数据库"),
+                             ("CJK and a common word", f"数据库 {common}")):
             ms, found = best_ms(lambda w=words: store.search_session(session_id, w, limit=20))
             scan, scanned = best_ms(lambda w=words: scan_messages(messages, w, limit=20))
             print(f"/search {words!r} ({label}): full-text {ms:.1f} ms, {found.count:,} "  # type: ignore[attr-defined]
                   f"match(es); plain scan {scan:.1f} ms, {scanned.count:,} match(es)")  # type: ignore[attr-defined]
         ms, hits = best_ms(lambda: store.search(common))
         print(f"sessions search {common!r}: {ms:.1f} ms, {len(hits)} session(s)")  # type: ignore[arg-type]
+        ms, hits = best_ms(lambda: store.search("数据库"))
+        print(f"sessions search '数据库': {ms:.1f} ms, {len(hits)} session(s)")  # type: ignore[arg-type]
         store.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

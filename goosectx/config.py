@@ -239,24 +239,28 @@ def _parse_models(path: Path, raw: object) -> dict[str, ModelConfig]:
                 f"{path}: unknown key {sorted(unknown)[0]!r} in {where}",
                 "valid keys: " + ", ".join(sorted(_MODEL_KEYS)),
             )
-        models[name] = ModelConfig(
-            context_limit=parse_context_limit(f"{where} context_limit", table["context_limit"])
-            if "context_limit" in table else None,
-            manages_own_context=parse_bool(
-                f"{where} manages_own_context", table.get("manages_own_context", False)),
-            api_base=parse_str(f"{where} api_base", table["api_base"])
-            if "api_base" in table else None,
-            api_key_env=parse_str(f"{where} api_key_env", table["api_key_env"])
-            if "api_key_env" in table else None,
-            max_output_tokens=parse_positive_int(
-                f"{where} max_output_tokens", table["max_output_tokens"])
-            if "max_output_tokens" in table else None,
-            tool_choice=parse_str(f"{where} tool_choice", table["tool_choice"])
-            if "tool_choice" in table else None,
-            supports_vision=parse_bool(f"{where} supports_vision", table["supports_vision"])
-            if "supports_vision" in table else None,
-        )
+        models[name] = _model_config(table, where, path)
     return models
+
+
+def _model_config(table: dict[str, Any], where: str, path: Path) -> ModelConfig:
+    """The ``[models."NAME"]`` table ``where`` of the config file ``path``."""
+    def key(name: str) -> str:  # as an error names it: [models."NAME"] KEY in FILE
+        return f"{where} {name} in {path}"
+
+    def given(name: str, parse: Any) -> Any:
+        return parse(key(name), table[name]) if name in table else None
+
+    return ModelConfig(
+        context_limit=given("context_limit", parse_context_limit),
+        manages_own_context=parse_bool(key("manages_own_context"),
+                                       table.get("manages_own_context", False)),
+        api_base=given("api_base", parse_str),
+        api_key_env=given("api_key_env", parse_str),
+        max_output_tokens=given("max_output_tokens", parse_positive_int),
+        tool_choice=given("tool_choice", parse_str),
+        supports_vision=given("supports_vision", parse_bool),
+    )
 
 
 _ENV: dict[str, tuple[str, Any]] = {

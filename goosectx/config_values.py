@@ -181,7 +181,7 @@ def parse_cost_usd(key: str, value: object, hint: str | None = None) -> float:
 
 
 def parse_bool(key: str, value: object) -> bool:
-    """Parse true/false/1/0/yes/no/on/off (any case).
+    """Parse true/false/yes/no/on/off/1/0 (any case).
 
     Raises:
         ConfigError: anything else.
@@ -193,7 +193,7 @@ def parse_bool(key: str, value: object) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise fail(key, value, "one of true, false, 1, 0, on, off")
+    raise fail(key, value, "one of true, false, yes, no, on, off, 1, 0")
 
 
 def parse_mode(key: str, value: object) -> ApprovalMode:

@@ -35,7 +35,7 @@ from goosectx.extensions.config import NAME_RE as EXTENSION_NAME
 from goosectx.mention_images import image_mention
 from goosectx.sensitive import is_sensitive, resolve
 from goosectx.tokens import count_text
-from goosectx.tools.files import FileError, decode, open_regular
+from goosectx.tools.files import UTF16_BOMS, FileError, decode, open_regular, utf16_fix
 
 MENTION_RATIO = 0.1
 """Default cap of one mentioned file: this share of the context limit (tokens)."""
@@ -181,6 +181,11 @@ def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None,
             out.notices += [image[1]] if image[1] is not None else []
             return
         head, tail, skipped = _read(path, budget)
+        if head.startswith(UTF16_BOMS):
+            out.notices.append(f"@{shown}: it is UTF-16 text, not UTF-8 — not attached; "
+                               f"convert it: {utf16_fix(shown)}")
+            return
+        head = head.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 BOM: not text to send
         file_size = len(head) + len(tail or b"") + skipped  # not only the part decoded
         if tail is not None:  # each end cut at a line boundary, else at a character's
             head = head[: head.rfind(b"\n") + 1] or _whole_characters(head)

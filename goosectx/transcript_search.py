@@ -6,6 +6,11 @@ tool output, summaries and other agent-only text are not), as the full-text inde
 is not in the index (a SQLite without FTS5, an import not indexed yet): every word must be in
 the message, case-insensitively. Excerpts are outside text: sanitise them before printing.
 Pure: no printing.
+
+A latin (spaced) word matches whole words. A word with CJK characters matches as a substring:
+CJK text has no spaces between words, and the index's unicode61 tokenizer reads a whole run of
+it as one token (数据库 was not found in 我们的数据库配置); both the scan and the store
+(:mod:`goosectx.store.search_unspaced`) match such words with :func:`word_patterns`.
 """
 
 from __future__ import annotations
@@ -19,6 +24,13 @@ from goosectx.message import Message
 
 EXCERPT_WORDS = 12
 """Words of an excerpt (as the index's snippet)."""
+
+EXCERPT_CHARS = 60
+"""Characters of an excerpt in text without spaces (a CJK run is one "word")."""
+
+_UNSPACED = re.compile("[\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff"
+                       "\uff66-\uffdc\U00020000-\U0003ffff]")
+"""A CJK character: Han, kana, Hangul (their scripts write words without spaces)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,16 +65,29 @@ def search_words(text: str) -> list[str]:
     return [w for w in text.split() if re.search(r"\w", w)]
 
 
+def unspaced(word: str) -> bool:
+    """True when ``word`` has CJK characters: it matches as a substring, not a whole word."""
+    return _UNSPACED.search(word) is not None
+
+
+def unspaced_runs(word: str) -> list[str]:
+    """The runs of CJK characters in ``word`` (text a match holds as it is, any case)."""
+    return re.findall(f"(?:{_UNSPACED.pattern})+", word)
+
+
 def word_patterns(text: str) -> list[re.Pattern[str]]:
     """One pattern per word of ``text``: its letters and digits as whole words, in order.
 
     As the full-text index reads a word (``turn 42:`` is ``turn`` then ``42``; ``the`` is not
-    in ``other``), case-insensitively.
+    in ``other``), case-insensitively. A word with CJK characters (:func:`unspaced`) may
+    start and end inside a word (数据库 in 我们的数据库配置).
     """
     patterns = []
     for word in search_words(text):
-        parts = [re.escape(t) for t in re.findall(r"\w+", word)]
-        patterns.append(re.compile(r"(?<!\w)" + r"\W+".join(parts) + r"(?!\w)", re.IGNORECASE))
+        body = r"\W+".join(re.escape(t) for t in re.findall(r"\w+", word))
+        if not unspaced(word):
+            body = r"(?<!\w)" + body + r"(?!\w)"
+        patterns.append(re.compile(body, re.IGNORECASE))
     return patterns
 
 
@@ -75,6 +100,11 @@ def excerpt(text: str, at: int, size: int = EXCERPT_WORDS) -> str:
     index = len(text[:at].split())
     start = max(0, min(index - size // 3, len(tokens) - size))
     shown = " ".join(tokens[start:start + size])
+    if len(shown) > size * EXCERPT_CHARS // 4:  # text without spaces: a few words' worth
+        first = max(0, min(at - EXCERPT_CHARS // 3, len(text) - EXCERPT_CHARS))
+        last = first + EXCERPT_CHARS
+        shown = " ".join(text[first:last].split())
+        return ("…" if first > 0 else "") + shown + ("…" if last < len(text) else "")
     return ("…" if start > 0 else "") + shown + ("…" if start + size < len(tokens) else "")
 
 

@@ -110,13 +110,14 @@ def test_supports_vision_false_in_the_config_overrides_litellm(
 
 def test_a_bad_supports_vision_is_a_one_line_config_error(
         fake_model: FakeServer, project: Path, isolated_env: dict[str, Path]) -> None:
+    """It named neither the config file nor yes/no (accepted); now as the other keys do."""
     isolated_env["config"].write_text('[models."openai/fake-model"]\nsupports_vision = "maybe"\n')
     proc = subprocess.run([sys.executable, "-m", "goosectx", "run", "-t", "hi"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.count("\n") <= 2, proc.stderr
-    assert ('[models."openai/fake-model"] supports_vision must be one of true, false, 1, 0, '
-            "on, off; got 'maybe'") in proc.stderr
+    assert proc.stderr == (
+        f'goosectx: error: [models."openai/fake-model"] supports_vision in {isolated_env["config"]} '
+        "must be one of true, false, yes, no, on, off, 1, 0; got 'maybe'\n")
     assert fake_model.requests == []
 
 

@@ -69,3 +69,48 @@ def test_info_shows_the_defaults_and_the_environment_as_sources(
     assert row(out, "deny rules").endswith("(none)  [default]")
     assert row(out, "allow secret env").endswith("(none)  [default]")
     assert row(out, "tool call cutoff").endswith("by formula  [default]")
+
+
+MODEL_TABLE = """\
+model = "openai/local"
+[models."openai/local"]
+context_limit = 32000
+max_output_tokens = 4096
+api_base = "http://user:hunter2pass@127.0.0.1:8080/v1?key=abc123secret"
+api_key_env = "LOCAL_KEY"
+tool_choice = "required\\u001b[31m"
+supports_vision = "yes"
+manages_own_context = false
+[models."openai/other"]
+context_limit = 9000
+"""
+
+
+def test_info_shows_the_configured_models_own_settings(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path]) -> None:
+    """``[models."NAME"]`` settings were not in ``info`` at all; now the configured model's
+    are, from its table, with credentials in ``api_base`` and escape codes made harmless."""
+    config = isolated_env["config"]
+    config.write_text(MODEL_TABLE)
+    code, out, err = run_cli(capsys, "info")
+    assert code == 0, err
+    source = f'[config {config}, [models."openai/local"]]'
+    for name, value in (("model context limit", "32,000 tokens"),
+                        ("model max output tokens", "4,096"),
+                        ("model api base", "http://user:[REDACTED]@127.0.0.1:8080/v1?key=[REDACTED]"),
+                        ("model api key env", "LOCAL_KEY"),
+                        ("model tool choice", "required\u241b[31m"),
+                        ("model supports vision", "yes"),
+                        ("model manages own context", "no")):
+        assert row(out, name).endswith(f"  {value}  {source}"), row(out, name)
+    assert "hunter2pass" not in out and "abc123secret" not in out and "\x1b" not in out
+    assert "9,000" not in out  # another model's table
+
+
+def test_info_says_when_the_model_has_no_table(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path]) -> None:
+    isolated_env["config"].write_text('model = "openai/local"\n')
+    code, out, err = run_cli(capsys, "info")
+    assert code == 0, err
+    assert row(out, "model settings").endswith(
+        '(none: no [models."openai/local"] table)  [config ' + str(isolated_env["config"]) + "]")

@@ -297,7 +297,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _dispatch(argv: list[str] | None) -> int:
     """Run the command; return its exit code (errors printed as one line)."""
-    from goosectx.cli.argv import root_flags_first
+    from goosectx.cli.argv import root_flags_first, typed_text
     from goosectx.cli.exit_signals import closed_pipe
     from goosectx.errors import GoosectxError
 
@@ -311,6 +311,11 @@ def _dispatch(argv: list[str] | None) -> int:
     install()  # no pydantic adapter for values that need no converting
     fit_output()  # a terminal that encodes ASCII only: our punctuation as ASCII
     args = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:
+        from goosectx.cli.task_input import utf8_stdin
+
+        args = typed_text(args, app)  # UTF-8 typed under an ASCII locale: the text typed
+        utf8_stdin()
     try:
         code = app(args=root_flags_first(args, app), standalone_mode=False, prog_name="goosectx")
         sys.stdout.flush()  # a full disk under stdout fails here, not in the teardown

@@ -4,10 +4,13 @@ click reads a group's options only before the command name; people type ``--debu
 they think of it, so :func:`root_flags_first` moves it to the front before click parses.
 A task typed without ``-t`` (``goosectx run "fix it"``) gets one line saying where it goes
 (:func:`positional_task`).
+Under a locale that is not UTF-8 (``LC_ALL=C``, Python's UTF-8 mode off) Python decodes argv
+as ASCII with ``surrogateescape``: :func:`typed_text` gives text values back as typed.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import typer
@@ -36,6 +39,59 @@ def root_flags_first(args: list[str], app: typer.Typer) -> list[str]:
         else:
             rest.append(arg)
     return [*dict.fromkeys(moved), *rest]
+
+
+PATH_OPTIONS = frozenset({"--config", "-i", "--input", "-o", "--output", "--with-extension",
+                          "--with-remote-extension"})
+"""Options whose value is a path, a command line or a URL: left as the OS gave it, so a file
+named in a non-UTF-8 locale opens (its bytes, not text, name it)."""
+
+
+def as_text(arg: str) -> str:
+    r"""``arg`` as the UTF-8 text its bytes are, when they are UTF-8 (else ``arg``).
+
+    A no-op in a UTF-8 locale; under an ASCII one ``caf\udcc3\udca9`` becomes ``café``.
+    """
+    try:
+        return os.fsencode(arg).decode("utf-8")
+    except UnicodeError:
+        return arg
+
+
+def typed_text(args: list[str], app: typer.Typer) -> list[str]:
+    """``args`` with every text value (a task, a name, search words) read as UTF-8 when it is.
+
+    Values of :data:`PATH_OPTIONS` and the file of ``sessions import`` stay as the OS gave
+    them (``open`` needs those bytes back).
+    """
+    if all(arg.isascii() for arg in args):
+        return args
+    valued = _options_taking_values(app)
+    out: list[str] = []
+    words: list[str] = []  # the positionals so far: the command's names, then its arguments
+    raw_next = text_next = after_dashes = False
+    for arg in args:
+        name, eq, _ = arg.partition("=")
+        if raw_next or text_next:
+            out.append(arg if raw_next else as_text(arg))
+            raw_next = text_next = False
+        elif after_dashes or not arg.startswith("-") or arg == "-":
+            importing = words[:2] == ["sessions", "import"]  # its argument is the file
+            out.append(arg if importing else as_text(arg))
+            words.append(arg)
+        elif arg == "--":
+            after_dashes = True
+            out.append(arg)
+        elif arg in valued:
+            raw_next, text_next = arg in PATH_OPTIONS, arg not in PATH_OPTIONS
+            out.append(arg)
+        elif arg.startswith("--") and eq and name in valued:
+            out.append(arg if name in PATH_OPTIONS else name + "=" + as_text(arg[len(name) + 1:]))
+        elif arg[:2] in valued and not arg.startswith("--"):  # -tTEXT
+            out.append(arg if arg[:2] in PATH_OPTIONS else arg[:2] + as_text(arg[2:]))
+        else:
+            out.append(arg)
+    return out
 
 
 def _options_taking_values(app: typer.Typer) -> set[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from goosectx import __version__
-from goosectx.cli.info_settings import setting_rows
+from goosectx.cli.info_settings import model_rows, setting_rows
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.config import Settings
 from goosectx.usage import format_cap_usd
@@ -41,6 +41,7 @@ def show_info(settings: Settings, session_ref: str | None = None) -> None:
     rows.append(("model", settings.model or "(none)", settings.source("model")))
     rows.append(("compaction model", settings.compaction_model or "(main model)",
                  settings.source("compaction_model")))
+    rows.extend(model_rows(settings))
     rows.append(("approval mode", settings.mode, settings.source("mode")))
     session, no_session = _session(settings, session_ref)
     limit, source = _context_limit(settings, session)

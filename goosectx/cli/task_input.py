@@ -1,5 +1,8 @@
 r"""The task of ``goosectx run``: ``-t TEXT`` or ``-i FILE`` (``-`` = stdin), as text to send.
 
+A task file (or stdin) that starts with a UTF-16 byte order mark, as Windows editors save
+"Unicode" text, is read as UTF-16; a UTF-8 BOM is dropped (it reached the model as U+FEFF).
+
 A task read with ``-i`` (a file, or stdin read as bytes) must be UTF-8 text without NUL bytes,
 as an ``@FILE`` must: a binary or a file in another encoding is refused in one line (it was
 sent, NULs and U+FFFD included, and stored). ``-t`` (which Python decodes with
@@ -9,12 +12,30 @@ surrogate no encoder or provider accepts) has its lone surrogates replaced by U+
 
 from __future__ import annotations
 
+import codecs
 import sys
 from pathlib import Path
 from typing import TextIO
 
 from goosectx.errors import UsageError
 from goosectx.store.replacing import replace_surrogates
+from goosectx.tools.files import UTF16_BOMS, utf16_fix
+
+
+def utf8_stdin() -> None:
+    """``sys.stdin`` read as UTF-8 whatever the locale (its ``errors`` kept).
+
+    Under ``LC_ALL=C`` without Python's UTF-8 mode stdin decodes ASCII: UTF-8 piped into the
+    REPL reached the model as U+FFFD. Done before anything reads it.
+    """
+    stdin = sys.stdin
+    if stdin is None or not hasattr(stdin, "reconfigure"):
+        return
+    try:
+        if codecs.lookup(stdin.encoding or "ascii").name != "utf-8":
+            stdin.reconfigure(encoding="utf-8", errors=stdin.errors or "strict")
+    except (LookupError, ValueError, OSError):
+        return  # an unknown codec, or a stream already read: left as it is
 
 
 def lenient(stdin: TextIO) -> TextIO:
@@ -38,8 +59,18 @@ def read_stdin(stdin: TextIO) -> str:
     return task_text(data, "the task on stdin")
 
 
-def task_text(data: bytes, where: str) -> str:
-    """``data`` as UTF-8 text. Raises UsageError for NUL bytes or bytes that are not UTF-8."""
+def task_text(data: bytes, where: str, file: str = "task.txt") -> str:
+    """``data`` as UTF-8 text (a BOM dropped), or UTF-16 text when a UTF-16 BOM starts it.
+
+    Raises UsageError for NUL bytes or bytes that are not UTF-8 (UTF-16).
+    """
+    if data.startswith(UTF16_BOMS):  # a Windows editor's "Unicode": the BOM says which
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+        except UnicodeError:
+            raise UsageError(f"{where} starts as UTF-16 text but is not valid UTF-16",
+                             f"convert it to UTF-8 first: {utf16_fix(file)}") from None
+    data = data.removeprefix(b"\xef\xbb\xbf")
     if b"\x00" in data:
         raise UsageError(f"{where} is not text (it holds NUL bytes): a binary file?",
                          "give a UTF-8 text file with -i, or the task with -t")
@@ -70,7 +101,7 @@ def read_task(text: str | None, input_file: str | None, stdin: TextIO | None = N
             data = Path(input_file).read_bytes()
         except OSError as exc:
             raise UsageError(f"cannot read task file {input_file}: {exc.strerror}") from None
-        task = task_text(data, f"task file {input_file}")
+        task = task_text(data, f"task file {input_file}", input_file)
     if not task.strip():
         raise UsageError("the task is empty", "give some text with -t or -i")
     return replace_surrogates(task)

@@ -29,7 +29,19 @@ from datetime import datetime
 from goosectx.errors import StoreError, UsageError
 from goosectx.store.database import StoreDatabase, stored_time
 from goosectx.store.search_index import index_pending, pending_count
-from goosectx.transcript_search import MessageHit, SessionMatches, search_words
+from goosectx.store.search_unspaced import (
+    has_unspaced,
+    message_sessions,
+    session_rows,
+    title_sessions,
+)
+from goosectx.transcript_search import (
+    MessageHit,
+    SessionMatches,
+    excerpt,
+    search_words,
+    unspaced,
+)
 
 SNIPPET_TOKENS = 12
 """Tokens of context in a search hit's snippet."""
@@ -38,6 +50,9 @@ SNIPPET_TOKENS = 12
 def match_query(text: str) -> str:
     """An FTS5 query finding rows with every word of ``text`` (each word a quoted phrase).
 
+    Words with CJK characters are left out: :mod:`goosectx.store.search_unspaced` looks for
+    them ('' when every word is one).
+
     Raises:
         UsageError: ``text`` has no word.
     """
@@ -45,7 +60,7 @@ def match_query(text: str) -> str:
     if not words:
         raise UsageError(f"nothing to search for in {text!r}",
                          "give words, e.g. goosectx sessions search parser bug")
-    return " ".join('"' + w.replace('"', '""') + '"' for w in words)
+    return " ".join('"' + w.replace('"', '""') + '"' for w in words if not unspaced(w))
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,35 +141,44 @@ class SearchStore(StoreDatabase):
                 "distributions do); every other command works without it")
         if index_first:
             self.index_pending()
+        best: dict[str, tuple[int, int | None, str]]
         with self._guard():
-            titles = {r[0]: r[1] for r in self._conn.execute(
-                "SELECT session_id, rank FROM title_index WHERE title_index MATCH ?"
-                " ORDER BY rank LIMIT ?", (query, limit))}
-            found = {r[0]: (r[1], r[2]) for r in self._conn.execute(
-                "SELECT session_id, count(*), min(rank) FROM message_index"
-                " WHERE message_index MATCH ? GROUP BY session_id ORDER BY min(rank) LIMIT ?",
-                (query, limit))}
-            order = sorted(titles, key=titles.__getitem__) + sorted(
-                (s for s in found if s not in titles), key=lambda s: found[s][1])
+            if has_unspaced(text):  # CJK words: not tokens of the index
+                titles = dict.fromkeys(title_sessions(self._conn, text, query), 0.0)
+                best = {sid: (count, rowid, shown) for sid, count, rowid, shown
+                        in message_sessions(self._conn, text, query)}
+                order = [*titles, *(s for s in best if s not in titles)]
+            else:
+                titles = {r[0]: r[1] for r in self._conn.execute(
+                    "SELECT session_id, rank FROM title_index WHERE title_index MATCH ?"
+                    " ORDER BY rank LIMIT ?", (query, limit))}
+                found = {r[0]: (r[1], r[2]) for r in self._conn.execute(
+                    "SELECT session_id, count(*), min(rank) FROM message_index"
+                    " WHERE message_index MATCH ? GROUP BY session_id ORDER BY min(rank)"
+                    " LIMIT ?", (query, limit))}
+                order = sorted(titles, key=titles.__getitem__) + sorted(
+                    (s for s in found if s not in titles), key=lambda s: found[s][1])
+                best = {sid: (int(found[sid][0]), *self._best_match(sid, query))
+                        for sid in order[:limit] if sid in found}
             hits = []
             for session_id in order[:limit]:
                 row = self._conn.execute("SELECT name, title, updated FROM sessions WHERE id=?",
                                          (session_id,)).fetchone()
                 if row is None:
                     continue
-                snippet, match = "", None
-                if session_id in found:
-                    snip = self._conn.execute(
-                        "SELECT snippet(message_index, 0, '', '', '…', ?), rowid"
-                        " FROM message_index WHERE message_index MATCH ? AND session_id=?"
-                        " ORDER BY rank LIMIT 1",
-                        (SNIPPET_TOKENS, query, session_id)).fetchone()
-                    snippet = " ".join(str(snip[0]).split()) if snip else ""
-                    match = self._message_hit(session_id, snip[1], snippet) if snip else None
-                hits.append(SearchHit(session_id, row[0], row[1],
-                                      stored_time(row[2]), session_id in titles,
-                                      found.get(session_id, (0, 0.0))[0], snippet, match))
+                count, rowid, snippet = best.get(session_id, (0, None, ""))
+                match = None if rowid is None else self._message_hit(session_id, rowid, snippet)
+                hits.append(SearchHit(session_id, row[0], row[1], stored_time(row[2]),
+                                      session_id in titles, count, snippet, match))
         return hits
+
+    def _best_match(self, session_id: str, query: str) -> tuple[int | None, str]:
+        """The rowid and snippet of the session's best ``MATCH`` (inside ``_guard``)."""
+        snip = self._conn.execute(
+            "SELECT snippet(message_index, 0, '', '', '…', ?), rowid"
+            " FROM message_index WHERE message_index MATCH ? AND session_id=?"
+            " ORDER BY rank LIMIT 1", (SNIPPET_TOKENS, query, session_id)).fetchone()
+        return (None, "") if snip is None else (int(snip[1]), " ".join(str(snip[0]).split()))
 
     def session_indexed(self, session_id: str) -> bool:
         """True when the full-text index holds all the session's messages.
@@ -181,22 +205,28 @@ class SearchStore(StoreDatabase):
         """
         query = match_query(text)
         with self._guard():
-            rows = self._conn.execute(
-                "SELECT i.rowid FROM message_index i JOIN messages m ON m.rowid = i.rowid"
-                " WHERE message_index MATCH ? AND i.session_id=? ORDER BY m.position",
-                (query, session_id)).fetchall()
-            hits = []
+            if has_unspaced(text):  # CJK words: not tokens of the index
+                found = session_rows(self._conn, session_id, text, query)
+                rowids = [(rowid, excerpt(body, at)) for rowid, body, at in found[-limit:]]
+                count = len(found)
+            else:
+                rows = self._conn.execute(
+                    "SELECT i.rowid FROM message_index i JOIN messages m ON m.rowid = i.rowid"
+                    " WHERE message_index MATCH ? AND i.session_id=? ORDER BY m.position",
+                    (query, session_id)).fetchall()
+                rowids = [(rowid, self._snippet(rowid, query)) for (rowid,) in rows[-limit:]]
+                count = len(rows)
             total = self._message_total(session_id)  # once: the same for every hit
-            for (rowid,) in rows[-limit:] if limit else []:
-                snip = self._conn.execute(
-                    "SELECT snippet(message_index, 0, '', '', '…', ?) FROM message_index"
-                    " WHERE message_index MATCH ? AND rowid=?",
-                    (SNIPPET_TOKENS, query, rowid)).fetchone()
-                hit = self._message_hit(session_id, rowid, " ".join(str(snip[0]).split()),
-                                        total)
-                if hit is not None:
-                    hits.append(hit)
-        return SessionMatches(len(rows), hits)
+            hits = [hit for rowid, shown in (rowids if limit else [])
+                    if (hit := self._message_hit(session_id, rowid, shown, total)) is not None]
+        return SessionMatches(count, hits)
+
+    def _snippet(self, rowid: int, query: str) -> str:
+        """The index's snippet of the row ``rowid`` for ``query``, on one line."""
+        snip = self._conn.execute(
+            "SELECT snippet(message_index, 0, '', '', '…', ?) FROM message_index"
+            " WHERE message_index MATCH ? AND rowid=?", (SNIPPET_TOKENS, query, rowid)).fetchone()
+        return " ".join(str(snip[0]).split())
 
     def _message_total(self, session_id: str) -> int:
         """How many messages the session stores (inside ``_guard``)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -90,6 +91,17 @@ def read_bytes(path: Path, max_bytes: int = MAX_EDIT_BYTES) -> bytes:
     if len(data) > max_bytes:
         raise FileError(f"{path} grew past {max_bytes:,} bytes while it was read")
     return data
+
+
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+"""The byte order marks a UTF-16 file starts with (Windows editors' "Unicode")."""
+
+
+def utf16_fix(file: str) -> str:
+    """The command that writes ``file`` (UTF-16) as UTF-8 next to it."""
+    stem, dot, ext = file.rpartition(".") if "." in file.lstrip(".") else (file, "", "")
+    return (f"iconv -f UTF-16 -t UTF-8 {shlex.quote(file)} > "
+            f"{shlex.quote(stem + '-utf8' + dot + ext)}")
 
 
 def decode(path: Path, data: bytes, *, first_line: int = 1, size_bytes: int | None = None
