@@ -47,6 +47,16 @@ class UndoCompact:
 
 
 @dataclass(frozen=True, slots=True)
+class Undo:
+    """``/undo [--force]``: undo the file edits made since your last message (one turn back).
+
+    ``force``: restore files changed since goosectx edited them too.
+    """
+
+    force: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Clear:
     """``/clear``: hide the whole history from the model; the transcript stays."""
 
@@ -159,8 +169,8 @@ class Prompt:
 
 
 SlashCommand: TypeAlias = (
-    Help | Exit | Compact | UndoCompact | Clear | Mode | Model | ShowUsage | ShowContext | History
-    | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume | MaxCost | Search
+    Help | Exit | Compact | UndoCompact | Undo | Clear | Mode | Model | ShowUsage | ShowContext
+    | History | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume | MaxCost | Search
 )
 
 
@@ -186,6 +196,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("/exit", "", "leave (the session is saved)"),
     CommandInfo("/quit", "", "leave (the session is saved)"),
     CommandInfo("/compact", "[instructions]", "summarise the context now; the transcript stays"),
+    CommandInfo("/undo", "[--force]", "undo the file edits made since your last message "
+                "(again: one more message back); --force overwrites later changes"),
     CommandInfo("/undo-compact", "", "give the model back what the last compaction replaced "
                 "(pauses auto-compaction)"),
     CommandInfo("/clear", "", "hide the whole history from the model; the transcript stays"),
@@ -256,6 +268,11 @@ def parse_slash(line: str) -> SlashCommand | None:
         return _no_arg(name, arg, Clear())
     if name in ("/undo-compact", "/undo_compact"):
         return _no_arg("/undo-compact", arg, UndoCompact())
+    if name == "/undo":
+        if arg.lower() in ("", "--force", "-f"):
+            return Undo(force=bool(arg))
+        return Invalid(f"/undo takes only --force; got {arg!r}",
+                       "type /undo, or /undo --force to overwrite files changed since")
     if name == "/usage":
         return _no_arg(name, arg, ShowUsage())
     if name == "/context":
