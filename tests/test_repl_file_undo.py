@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from test_repl import CTRL_D, ENTER, World
 
+from goosectx import file_journal
 from goosectx.cli import slash
 from goosectx.cli.reports import help_table
 from goosectx.providers.scripted import ScriptedReply
@@ -143,3 +144,35 @@ def test_help_lists_undo_apart_from_undo_compact() -> None:
     assert isinstance(slash.parse_slash("/undo everything"), slash.Invalid)
     rows = [str(cell) for cell in help_table().columns[0]._cells]
     assert "/undo [--force]" in rows and "/undo-compact" in rows
+
+
+def test_a_file_too_large_to_keep_is_named_when_edited_and_left_by_undo(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(file_journal, "MAX_KEPT_FILE_BYTES", 10)
+    target = world.workdir / "big.txt"
+    target.write_text("0123456789abcdef\nline\n")
+    world.provider.add(ScriptedReply(tool_calls=[("text_editor", {
+        "command": "str_replace", "path": "big.txt", "old_str": "line", "new_str": "LINE"})]),
+        "ok")
+    out = world.run("edit it" + ENTER + "/undo" + ENTER + CTRL_D)
+    edited = out.index("(/undo will not be able to restore")
+    assert edited < out.index("❯ /undo")  # said when the edit was made
+    assert "not undoable  big.txt: it was too large to keep (22 bytes)" in out
+    assert target.read_text() == "0123456789abcdef\nLINE\n"
+
+
+def test_the_oldest_kept_contents_are_dropped_past_the_cap(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(file_journal, "MAX_SESSION_BYTES", 25)
+    journal = file_journal.EditJournal(tmp_path / "data", "20260101_000000_abcd")
+    for n in range(3):
+        record, why = journal.begin(f"msg_{n}", "call_1", tmp_path / f"f{n}", b"x" * 10,
+                                    "after", "before")
+        assert why is None
+        journal.finish(record)
+    kept = [(r.turn_id, r.kept, r.dropped) for r in journal.records()]
+    assert kept == [("msg_0", False, True), ("msg_1", True, False), ("msg_2", True, False)]
+    files = sorted(p.name for p in (tmp_path / "data" / "file-undo").rglob("*"))
+    assert "00000001.before" not in files and "00000003.before" in files
+    modes = {p.stat().st_mode & 0o777 for p in (tmp_path / "data" / "file-undo").rglob("*.*")}
+    assert modes == {0o600}

@@ -45,6 +45,7 @@ UNDO_DEPTH = 20
 SNIPPET_CONTEXT_LINES = 4
 """Unchanged lines shown around an edit."""
 _BARE_LF = re.compile(r"(?<!\r)\n")
+_NOT_UNDOABLE = "\n(/undo will not be able to restore "
 
 
 class _EditError(FileError):
@@ -85,7 +86,7 @@ def _journal(ctx: ToolContext, path: Path, before: bytes | None,
         return None, ""
     record, why = ctx.edits.begin(ctx.turn_id, ctx.call_id, path, before, after_sha256,
                                   ABSENT if before is None else digest(before))
-    return record, (f"\n(/undo will not be able to restore {path}: {why})" if why else "")
+    return record, (f"{_NOT_UNDOABLE}{path}: {why})" if why else "")
 
 
 def _encode(text: str) -> bytes:
@@ -212,6 +213,8 @@ class TextEditorTool:
         except OSError as exc:
             return ToolResult(f"{command} failed: {path}: {exc.strerror or exc}", is_error=True)
         diff = ctx.redact(edit_diff(before, after, _label(path, ctx))) if edit else ""
+        if diff and _NOT_UNDOABLE in output:  # the user reads the diff, not the output
+            diff += ctx.redact(output[output.index(_NOT_UNDOABLE):])
         return ToolResult(ctx.redact(cap_text(output, ctx.max_output_chars,
                                               "view a smaller view_range")), diff=diff or None)
 
