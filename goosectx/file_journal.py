@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
 import threading
 from dataclasses import dataclass, replace
@@ -94,6 +95,12 @@ def write_private(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def remove_journal(data_dir: Path, session_id: str) -> None:
+    """Delete a removed session's journal and the contents it kept (best effort)."""
+    if valid_session_id(session_id):
+        shutil.rmtree(data_dir / SUBDIR / session_id, ignore_errors=True)
 
 
 class EditJournal:

@@ -119,18 +119,23 @@ def test_a_shell_turn_is_named_as_not_undoable(world: World) -> None:
     assert (world.workdir / "made-by-shell.txt").exists()
 
 
-def test_undo_works_after_resuming_in_a_new_process(world: World, tmp_path: Path) -> None:
-    a_bytes, b_bytes = _edit_two_and_create(world)
+def _goosectx(world: World, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """``goosectx ARGS`` in a new process on the world's data dir, no model configured."""
     world.store.close()
-    (tmp_path / "no-config.toml").touch()
+    config = world.workdir.parent / "no-config.toml"
+    config.touch()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GOOSE_") and not k.endswith("_API_KEY")}
-    env.update(GOOSECTX_HOME=str(world.settings.data_dir),
-               GOOSECTX_CONFIG=str(tmp_path / "no-config.toml"),
+    env.update(GOOSECTX_HOME=str(world.settings.data_dir), GOOSECTX_CONFIG=str(config),
                PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    proc = subprocess.run([sys.executable, "-m", "goosectx", "session", "--resume", "demo"],
-                          input="/undo\n/exit\n", capture_output=True, text=True, timeout=60,
-                          cwd=world.workdir, env=env)
+    return subprocess.run([sys.executable, "-m", "goosectx", *args], input=stdin,
+                          capture_output=True, text=True, timeout=60, cwd=world.workdir,
+                          env=env)
+
+
+def test_undo_works_after_resuming_in_a_new_process(world: World) -> None:
+    a_bytes, b_bytes = _edit_two_and_create(world)
+    proc = _goosectx(world, "session", "--resume", "demo", stdin="/undo\n/exit\n")
     assert proc.returncode == 0, proc.stderr
     assert "restored  a.py" in proc.stdout and "removed   new.txt" in proc.stdout
     assert (world.workdir / "a.py").read_bytes() == a_bytes
@@ -176,3 +181,12 @@ def test_the_oldest_kept_contents_are_dropped_past_the_cap(
     assert "00000001.before" not in files and "00000003.before" in files
     modes = {p.stat().st_mode & 0o777 for p in (tmp_path / "data" / "file-undo").rglob("*.*")}
     assert modes == {0o600}
+
+
+def test_removing_the_session_removes_the_contents_kept_for_undo(world: World) -> None:
+    _edit_two_and_create(world)
+    kept = world.settings.data_dir / "file-undo" / world.session.id
+    assert any(p.suffix == ".before" for p in kept.iterdir())
+    proc = _goosectx(world, "sessions", "remove", "demo", "--yes")
+    assert proc.returncode == 0, proc.stderr
+    assert not kept.exists()
