@@ -116,6 +116,10 @@ class EditJournal:
         self.session_id = session_id
         self.dir = data_dir / SUBDIR / session_id if valid_session_id(session_id) else None
         self._lock = threading.Lock()
+        self._last = -1
+        """The newest record's number (-1: not read yet; this instance adds every later one)."""
+        self._kept: list[EditRecord] = []
+        """The records whose earlier contents are kept, oldest first (for the cap)."""
 
     # -- writing (the text editor) ------------------------------------------------------------
     def begin(self, turn_id: str, call_id: str, path: Path, before: bytes | None,
@@ -135,13 +139,19 @@ class EditJournal:
         with self._lock:
             try:
                 self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-                number = max((r.number for r in self.records()), default=0) + 1
+                if self._last < 0:  # once: a long session's journal is not read per edit
+                    known = self.records()
+                    self._last = max((r.number for r in known), default=0)
+                    self._kept = [r for r in known if r.kept and r.before_sha256 != ABSENT]
+                number = self._last + 1
                 record = EditRecord(number, turn_id, call_id, str(path), before_sha256,
                                     after_sha256, size, kept=why is None)
                 if before is not None and why is None:
                     write_private(self._before_path(number), before)
                 self._save(record)
-                if why is None:
+                self._last = number
+                if before is not None and why is None:
+                    self._kept.append(record)
                     self._cap()
             except OSError as exc:
                 return None, f"its undo record could not be saved ({exc.strerror or exc})"
@@ -169,6 +179,14 @@ class EditJournal:
                 out.append(record)
         return sorted(out, key=lambda r: r.number)
 
+    def _read(self, number: int) -> EditRecord | None:
+        """The record as stored now (``/undo`` may have marked it since)."""
+        assert self.dir is not None
+        try:
+            return _record(json.loads((self.dir / f"{number:08d}.json").read_bytes()))
+        except (OSError, ValueError):
+            return None
+
     def before_bytes(self, record: EditRecord) -> bytes | None:
         """The earlier contents of a kept edit (``None`` when the file did not exist)."""
         if record.before_sha256 == ABSENT:
@@ -193,12 +211,10 @@ class EditJournal:
 
     def _cap(self) -> None:
         """Drop the oldest kept contents while the session keeps more than the cap."""
-        kept = [r for r in self.records() if r.kept and r.before_sha256 != ABSENT]
-        total = sum(r.size for r in kept)
-        for record in kept[:-1]:  # the newest edit stays undoable
-            if total <= MAX_SESSION_BYTES:
-                break
-            self._save(replace(record, kept=False, dropped=True))
+        total = sum(r.size for r in self._kept)
+        while total > MAX_SESSION_BYTES and len(self._kept) > 1:  # the newest stays undoable
+            record = self._kept.pop(0)
+            self._save(replace(self._read(record.number) or record, kept=False, dropped=True))
             with contextlib.suppress(OSError):
                 self._before_path(record.number).unlink()
             total -= record.size

@@ -61,6 +61,8 @@ def test_undo_restores_every_file_of_the_turn_byte_for_byte(world: World) -> Non
     # The transcript keeps the earlier turn, plus the undo notice.
     texts = [m.text for m in world.stored().conversation.user_view()]
     assert texts[0] == "change the files" and "Done." in texts
+    out = world.run(CTRL_D, resumed=True)
+    assert out.index("Done.") < out.index("● /undo: the file edits made for your message")
 
 
 def test_the_next_request_tells_the_model_which_files_were_undone(world: World) -> None:
