@@ -19,6 +19,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from goosectx.approval import (
+    CHAT_MODE_TEXT,
+    DENIED_TEXT,
+    NON_INTERACTIVE_DENIED_TEXT,
+    STOPPED_PREFIX,
+)
 from goosectx.conversation import Message, MessageMetadata
 from goosectx.file_journal import ABSENT, EditJournal, EditRecord
 from goosectx.tools.files import FileError, atomic_write, digest
@@ -27,6 +33,11 @@ UNDO_KEY = "file_undo"
 """``metadata.extra`` key of the model's undo note: the id of the user message undone."""
 UNDOABLE_TOOLS = ("text_editor", "tree")
 """Built-in tools whose changes ``/undo`` knows (the editor's) or that change nothing."""
+NOT_RUN_TEXTS = frozenset((DENIED_TEXT, NON_INTERACTIVE_DENIED_TEXT, CHAT_MODE_TEXT))
+NOT_RUN_PREFIXES = ("denied by the user: ", "This tool call is denied by the user's permission",
+                    "There is no tool named ", "The call to ")
+"""How the answers to calls that never ran start (``approval``, ``ToolRegistry.refusal``).
+A Ctrl-C answer is not among them: a call stopped while it ran gets the same text."""
 
 
 @dataclass(slots=True)
@@ -64,12 +75,20 @@ def _undone_turns(messages: list[Message]) -> set[str]:
     return {str(m.metadata.extra[UNDO_KEY]) for m in messages if UNDO_KEY in m.metadata.extra}
 
 
+def _not_run(output: str) -> bool:
+    """True when a tool response says its call never ran (denied, refused, cancelled first)."""
+    return (output in NOT_RUN_TEXTS or output.startswith(NOT_RUN_PREFIXES)
+            or (output.startswith(STOPPED_PREFIX) and "before this tool call could run" in output))
+
+
 def _untracked_calls(messages: list[Message]) -> list[str]:
-    """The shell and extension calls among ``messages``: ``shell: COMMAND``, ``NAME``."""
+    """The shell and extension calls among ``messages`` that ran: ``shell: COMMAND``, ``NAME``."""
     out = []
+    never_ran = {r.id for m in messages for r in m.tool_responses
+                 if r.is_error and _not_run(r.output)}
     for message in messages:
         for request in message.tool_requests:
-            if request.name in UNDOABLE_TOOLS:
+            if request.name in UNDOABLE_TOOLS or request.id in never_ran:
                 continue
             command = (request.arguments or {}).get("command")
             if request.name == "shell" and isinstance(command, str):

@@ -192,3 +192,16 @@ def test_removing_the_session_removes_the_contents_kept_for_undo(world: World) -
     proc = _goosectx(world, "sessions", "remove", "demo", "--yes")
     assert proc.returncode == 0, proc.stderr
     assert not kept.exists()
+
+
+def test_a_shell_call_the_user_denied_is_not_named(world: World) -> None:
+    world.mode = "approve"
+    world.provider.add(ScriptedReply(tool_calls=[
+        ("shell", {"command": "rm -rf build"}),
+        ("text_editor", {"command": "write", "path": "made.txt", "file_text": "x\n"}),
+    ]), "ok")
+    world.run("clean and write" + ENTER + "n" + ENTER + "y" + CTRL_D)
+    assert (world.workdir / "made.txt").exists()
+    out = world.run("/undo" + ENTER + CTRL_D, resumed=True)
+    assert "removed   made.txt" in out
+    assert "not undoable" not in out
