@@ -401,7 +401,8 @@ class Agent:
 
             self._tool_context = make_tool_context(self.settings, self.session.working_dir,
                                                    cancel)
-        if self._tool_context.edits is None:  # the edits /undo restores (goosectx.file_undo)
+        edits = self._tool_context.edits  # the edits /undo restores (goosectx.file_undo)
+        if edits is None or edits.session_id != self.session.id:
             from goosectx.file_journal import EditJournal
 
             self._tool_context.edits = EditJournal(self.settings.data_dir, self.session.id)

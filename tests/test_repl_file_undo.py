@@ -16,9 +16,12 @@ import pytest
 from test_repl import CTRL_D, ENTER, World
 
 from goosectx import file_journal
+from goosectx.agent import Agent
 from goosectx.cli import slash
 from goosectx.cli.reports import help_table
+from goosectx.conversation import Message
 from goosectx.providers.scripted import ScriptedReply
+from goosectx.tools.builtin import make_tool_context
 
 
 @pytest.fixture
@@ -205,3 +208,19 @@ def test_a_shell_call_the_user_denied_is_not_named(world: World) -> None:
     out = world.run("/undo" + ENTER + CTRL_D, resumed=True)
     assert "removed   made.txt" in out
     assert "not undoable" not in out
+
+
+def test_edits_go_to_the_session_the_agent_drives_when_tools_are_shared(world: World) -> None:
+    shared = make_tool_context(world.settings, world.workdir)  # one context, two sessions
+    other = world.store.create_session(world.workdir, name="other", model="scripted/m")
+    for session, name in ((world.session, "first.txt"), (other, "second.txt")):
+        world.provider.add(ScriptedReply(tool_calls=[("text_editor", {
+            "command": "write", "path": name, "file_text": "x\n"})]), "ok")
+        agent = Agent(session, world.settings, provider=world.provider, tools=world.tools,
+                      approve=lambda _r: "allow", mode="auto", tool_context=shared)
+        sent = Message.user("write " + name)
+        session.conversation.append(sent)
+        list(agent.reply("write " + name, sent=sent))
+    out = world.run("/undo" + ENTER + CTRL_D, session=other)
+    assert "removed   second.txt" in out and not (world.workdir / "second.txt").exists()
+    assert (world.workdir / "first.txt").exists()
