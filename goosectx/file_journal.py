@@ -35,6 +35,7 @@ MAX_KEPT_FILE_BYTES = 4 * 1024 * 1024
 """A file larger than this is not kept for ``/undo`` (the edit names it as not undoable)."""
 MAX_SESSION_BYTES = 64 * 1024 * 1024
 """Earlier contents kept per session; past it the oldest are dropped first."""
+SECRET_WHY = "it holds a secret value (an API key or token), which goosectx never stores"
 ABSENT = "absent"
 """The hash recorded for "no file" (an edit that removed it, or before one created it)."""
 
@@ -55,6 +56,8 @@ class EditRecord:
         dropped: They were dropped to keep the session under the cap.
         written: The write finished (``False``: it failed, or the process died during it).
         undone: ``/undo`` restored it.
+        secret: Not kept because the earlier contents hold a secret value (an API key, a
+            token): goosectx never stores one.
     """
 
     number: int
@@ -68,6 +71,7 @@ class EditRecord:
     dropped: bool = False
     written: bool = False
     undone: bool = False
+    secret: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form stored."""
@@ -77,7 +81,8 @@ class EditRecord:
 def _record(data: Any) -> EditRecord | None:
     """A record read back, or ``None`` for a damaged file (skipped)."""
     try:
-        return EditRecord(**{k: data[k] for k in EditRecord.__slots__})
+        return EditRecord(**{k: data[k] for k in EditRecord.__slots__ if k != "secret"},
+                          secret=bool(data.get("secret")))
     except (KeyError, TypeError):
         return None
 
@@ -123,19 +128,22 @@ class EditJournal:
 
     # -- writing (the text editor) ------------------------------------------------------------
     def begin(self, turn_id: str, call_id: str, path: Path, before: bytes | None,
-              after_sha256: str, before_sha256: str) -> tuple[EditRecord | None, str | None]:
+              after_sha256: str, before_sha256: str, *,
+              secret: bool = False) -> tuple[EditRecord | None, str | None]:
         """Record an edit about to be made; returns it and why it cannot be undone, if so.
 
+        ``secret``: the earlier contents hold a secret value; they are not kept.
         Raises nothing: a journal that cannot be written names the edit as not undoable.
         """
         size = len(before) if before is not None else 0
         if self.dir is None:
             return None, "this session keeps no undo record"
-        if size > MAX_KEPT_FILE_BYTES:
+        why = None
+        if secret:
+            why = SECRET_WHY
+        elif size > MAX_KEPT_FILE_BYTES:
             why = (f"its earlier {size:,} bytes are over the {MAX_KEPT_FILE_BYTES:,} bytes "
                    "kept for /undo")
-        else:
-            why = None
         with self._lock:
             try:
                 self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -145,7 +153,7 @@ class EditJournal:
                     self._kept = [r for r in known if r.kept and r.before_sha256 != ABSENT]
                 number = self._last + 1
                 record = EditRecord(number, turn_id, call_id, str(path), before_sha256,
-                                    after_sha256, size, kept=why is None)
+                                    after_sha256, size, kept=why is None, secret=secret)
                 if before is not None and why is None:
                     write_private(self._before_path(number), before)
                 self._save(record)

@@ -26,7 +26,7 @@ from goosectx.approval import (
     STOPPED_PREFIX,
 )
 from goosectx.conversation import Message, MessageMetadata
-from goosectx.file_journal import ABSENT, EditJournal, EditRecord
+from goosectx.file_journal import ABSENT, SECRET_WHY, EditJournal, EditRecord
 from goosectx.tools.files import FileError, atomic_write, digest
 
 UNDO_KEY = "file_undo"
@@ -123,7 +123,9 @@ def plan_undo(messages: list[Message], journal: EditJournal) -> FileUndo:
             plan.files.setdefault(record.path, []).append(record)
         for path, stack in plan.files.items():
             first, last = stack[-1], stack[0]
-            if not first.kept:
+            if first.secret:
+                plan.not_kept[path] = SECRET_WHY
+            elif not first.kept:
                 plan.not_kept[path] = ("its earlier contents were dropped to keep the undo "
                                        "record small" if first.dropped else
                                        f"it was too large to keep ({first.size:,} bytes)")

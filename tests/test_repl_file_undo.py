@@ -224,3 +224,19 @@ def test_edits_go_to_the_session_the_agent_drives_when_tools_are_shared(world: W
     out = world.run("/undo" + ENTER + CTRL_D, session=other)
     assert "removed   second.txt" in out and not (world.workdir / "second.txt").exists()
     assert (world.workdir / "first.txt").exists()
+
+
+def test_a_file_holding_a_secret_value_is_not_kept(world: World,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEPLOY_API_KEY", "sk-live-0123456789abcdef")
+    target = world.workdir / ".env"
+    target.write_text("DEPLOY_API_KEY=sk-live-0123456789abcdef\nDEBUG=1\n")
+    world.provider.add(ScriptedReply(tool_calls=[("text_editor", {
+        "command": "str_replace", "path": ".env", "old_str": "DEBUG=1", "new_str": "DEBUG=0"})]),
+        "ok")
+    out = world.run("turn debug off" + ENTER + "/undo" + ENTER + CTRL_D)
+    kept = world.settings.data_dir / "file-undo"
+    assert not any(b"sk-live-0123456789abcdef" in p.read_bytes() for p in kept.rglob("*.*"))
+    assert out.index("(/undo will not be able to restore") < out.index("❯ /undo")
+    assert "not undoable  .env: it holds a secret value" in out
+    assert target.read_text().endswith("DEBUG=0\n")

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from goosectx.file_journal import ABSENT, EditRecord
+from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES, EditRecord
 from goosectx.parts import json_kind
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
 from goosectx.tools.editdiff import edit_diff
@@ -84,8 +84,11 @@ def _journal(ctx: ToolContext, path: Path, before: bytes | None,
     """Record an edit for ``/undo`` before it is made; the note when it cannot be undone."""
     if ctx.edits is None:
         return None, ""
+    small = before is not None and len(before) <= MAX_KEPT_FILE_BYTES  # else not kept anyway
+    text = before.decode("utf-8", "surrogateescape") if small and before is not None else ""
     record, why = ctx.edits.begin(ctx.turn_id, ctx.call_id, path, before, after_sha256,
-                                  ABSENT if before is None else digest(before))
+                                  ABSENT if before is None else digest(before),
+                                  secret=ctx.redact(text) != text)
     return record, (f"{_NOT_UNDOABLE}{path}: {why})" if why else "")
 
 
