@@ -129,6 +129,7 @@ class Agent:
         self._tool_context = tool_context
         self._project_instructions: str | None = None
         self._request: RequestContext | None = None
+        self._turn_id = ""
 
     @property
     def request_context(self) -> RequestContext:
@@ -232,8 +233,10 @@ class Agent:
         self.context.start_turn()
         yield from (Notification("inline", n) for n in self.offering.prepare_turn(turn.cancel))
         self.sync_tools()
+        asked = sent or Message("user", (TextContent(user_input), *parts))
         if sent is None:
-            yield from self._complete(Message("user", (TextContent(user_input), *parts)))
+            yield from self._complete(asked)
+        self._turn_id = asked.id  # the turn's edits are journalled under it (/undo)
         max_turns = self.settings.max_turns
         calls = 0
         while True:
@@ -364,6 +367,7 @@ class Agent:
         tool = self.tools.get(request.name)
         assert tool is not None and request.arguments is not None
         ctx = self._context_for(turn.cancel)
+        ctx.turn_id, ctx.call_id = self._turn_id, request.id
         if verdict.action == "ask":  # an edit that would fail is answered without asking
             failed = getattr(tool, "dry_run", lambda _a, _c: None)(request.arguments, ctx)
             if failed is not None and failed.is_error:
@@ -397,6 +401,11 @@ class Agent:
 
             self._tool_context = make_tool_context(self.settings, self.session.working_dir,
                                                    cancel)
+        edits = self._tool_context.edits  # the edits /undo restores (goosectx.file_undo)
+        if edits is None or edits.session_id != self.session.id:
+            from goosectx.file_journal import EditJournal
+
+            self._tool_context.edits = EditJournal(self.settings.data_dir, self.session.id)
         self._tool_context.cancel = cancel
         self._tool_context.progress = self.progress
         self._tool_context.spinner = self.writing

@@ -2,7 +2,7 @@
 
 ``/compact``, ``/undo-compact``, ``/clear``, ``/mode``, ``/model``, ``/usage``, ``/context``,
 ``/max-cost``, ``/history``, ``/show``, ``/help``; ``/sessions`` and ``/resume`` live in
-:mod:`.repl_sessions`, ``/search`` in :mod:`.repl_search`.
+:mod:`.repl_sessions`, ``/search`` in :mod:`.repl_search`, ``/undo`` in :mod:`.file_undo_cmd`.
 Parsing is :mod:`goosectx.cli.slash` (a pure function); this module only acts on the parsed
 command, drawing through the REPL's renderer. ``/exit`` is handled by the REPL's loop.
 """
@@ -44,7 +44,7 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
     the start-up work; ``/help``, ``/usage`` and ``/history user`` never wait.
     """
     offline = (slash.Help, slash.Invalid, slash.ShowUsage, slash.Show, slash.Sessions,
-               slash.Resume, slash.Search)
+               slash.Resume, slash.Search, slash.Undo)
     needs_agent = not isinstance(command, offline) and command != slash.History("user")
     if needs_agent and not repl.loader.wait(repl.renderer,
                                             quiet_terminal=repl.io.is_real_terminal):
@@ -68,6 +68,10 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
     elif isinstance(command, slash.UndoCompact):
         repl._drive(lambda _cancel: repl._context_manager().undo_compaction(
             repl.agent.request_context))
+    elif isinstance(command, slash.Undo):
+        from goosectx.cli.file_undo_cmd import undo_files
+
+        undo_files(repl, force=command.force)
     elif isinstance(command, slash.Clear):
         repl._drive(lambda _cancel: repl.agent.clear())
     elif isinstance(command, slash.Mode):

@@ -58,6 +58,16 @@ class UndoCompact:
 
 
 @dataclass(frozen=True, slots=True)
+class Undo:
+    """``/undo [--force]``: undo the file edits made since your last message (one turn back).
+
+    ``force``: restore files changed since goosectx edited them too.
+    """
+
+    force: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Clear:
     """``/clear``: hide the whole history from the model; the transcript stays."""
 
@@ -170,8 +180,9 @@ class Prompt:
 
 
 SlashCommand: TypeAlias = (
-    Help | Exit | Compact | UndoCompact | Clear | Mode | Model | ShowUsage | ShowContext | History
-    | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume | MaxCost | Search | Init
+    Help | Exit | Compact | UndoCompact | Undo | Clear | Mode | Model | ShowUsage | ShowContext
+    | History | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume | MaxCost | Search
+    | Init
 )
 
 
@@ -197,6 +208,8 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("/exit", "", "leave (the session is saved)"),
     CommandInfo("/quit", "", "leave (the session is saved)"),
     CommandInfo("/compact", "[instructions]", "summarise the context now; the transcript stays"),
+    CommandInfo("/undo", "[--force]", "undo the file edits made since your last message "
+                "(again: one more message back); --force overwrites later changes"),
     CommandInfo("/undo-compact", "", "give the model back what the last compaction replaced "
                 "(pauses auto-compaction)"),
     CommandInfo("/clear", "", "hide the whole history from the model; the transcript stays"),
@@ -271,6 +284,11 @@ def parse_slash(line: str) -> SlashCommand | None:
         return Init(arg or None)
     if name in ("/undo-compact", "/undo_compact"):
         return _no_arg("/undo-compact", arg, UndoCompact())
+    if name == "/undo":
+        if arg.lower() in ("", "--force", "-f"):
+            return Undo(force=bool(arg))
+        return Invalid(f"/undo takes only --force; got {arg!r}",
+                       "type /undo, or /undo --force to overwrite files changed since")
     if name == "/usage":
         return _no_arg(name, arg, ShowUsage())
     if name == "/context":

@@ -23,7 +23,8 @@ MIGRATION_PLAN (numbers reserved; use only yours, keep this list and docs/archit
     7  compaction undo state
     8  a message's changing metadata and token count apart from its row (``message_state``)
     9  imported messages waiting for the full-text index (``sessions.unindexed_from/_to``)
-    10 (reserved) file edits the user can undo (``/undo``)
+    10 (reserved, unused) file edits the user can undo (``/undo``): files under the data dir
+       instead (``goosectx/file_journal.py``); number left free
     11 (reserved) the compaction's scan state kept between processes
 """
 

@@ -316,11 +316,17 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
             "goosectx sessions remove, or restore a backup")
 
     def remove(self, session_id: str) -> None:
-        """Delete a session with its messages and ledger (one transaction)."""
+        """Delete a session with its messages and ledger (one transaction).
+
+        Then the file contents its ``/undo`` journal kept (``goosectx.file_journal``).
+        """
         with self._transaction() as conn:
             conn.execute("DELETE FROM messages WHERE session_id=?", (session_id,))
             conn.execute("DELETE FROM usage_ledger WHERE session_id=?", (session_id,))
             conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
+        from goosectx.file_journal import remove_journal
+
+        remove_journal(self.data_dir, session_id)
 
     def rename(self, session_id: str, name: str) -> None:
         """Give a session a new name (checked by the caller: ``session.name_problem``).

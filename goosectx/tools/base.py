@@ -6,10 +6,13 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from goosectx.conversation import ToolRequest
 from goosectx.providers.base import ToolSchema
+
+if TYPE_CHECKING:
+    from goosectx.file_journal import EditJournal
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +68,9 @@ class ToolContext:
             last output line) several times a second at most; shown only where a spinner is.
         capture: A dry run (the diff shown before an approval question): the text editor
             records path → new text (``None``: removed) here and changes nothing.
+        edits: The session's journal of edits ``/undo`` restores (``None``: none kept).
+        turn_id: Id of the user's message the running turn answers (set by the agent).
+        call_id: Id of the running tool call (set by the agent).
     """
 
     working_dir: Path
@@ -78,6 +84,9 @@ class ToolContext:
     progress: Callable[[str], None] | None = None
     spinner: Callable[[str], None] | None = None
     capture: dict[str, str | None] | None = None
+    edits: EditJournal | None = None
+    turn_id: str = ""
+    call_id: str = ""
 
 
 class Tool(Protocol):

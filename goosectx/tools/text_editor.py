@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES, EditRecord
 from goosectx.parts import json_kind
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
 from goosectx.tools.editdiff import edit_diff
@@ -44,6 +45,7 @@ UNDO_DEPTH = 20
 SNIPPET_CONTEXT_LINES = 4
 """Unchanged lines shown around an edit."""
 _BARE_LF = re.compile(r"(?<!\r)\n")
+_NOT_UNDOABLE = "\n(/undo will not be able to restore "
 
 
 class _EditError(FileError):
@@ -75,6 +77,19 @@ def _label(path: Path, ctx: ToolContext) -> str:
         return str(path.relative_to(os.path.abspath(ctx.working_dir)))
     except ValueError:
         return str(path)
+
+
+def _journal(ctx: ToolContext, path: Path, before: bytes | None,
+             after_sha256: str) -> tuple[EditRecord | None, str]:
+    """Record an edit for ``/undo`` before it is made; the note when it cannot be undone."""
+    if ctx.edits is None:
+        return None, ""
+    small = before is not None and len(before) <= MAX_KEPT_FILE_BYTES  # else not kept anyway
+    text = before.decode("utf-8", "surrogateescape") if small and before is not None else ""
+    record, why = ctx.edits.begin(ctx.turn_id, ctx.call_id, path, before, after_sha256,
+                                  ABSENT if before is None else digest(before),
+                                  secret=ctx.redact(text) != text)
+    return record, (f"{_NOT_UNDOABLE}{path}: {why})" if why else "")
 
 
 def _encode(text: str) -> bytes:
@@ -201,6 +216,8 @@ class TextEditorTool:
         except OSError as exc:
             return ToolResult(f"{command} failed: {path}: {exc.strerror or exc}", is_error=True)
         diff = ctx.redact(edit_diff(before, after, _label(path, ctx))) if edit else ""
+        if diff and _NOT_UNDOABLE in output:  # the user reads the diff, not the output
+            diff += ctx.redact(output[output.index(_NOT_UNDOABLE):])
         return ToolResult(ctx.redact(cap_text(output, ctx.max_output_chars,
                                               "view a smaller view_range")), diff=diff or None)
 
@@ -272,20 +289,27 @@ class TextEditorTool:
                      "use the tree or shell tool]")
         return text
 
-    def _save(self, path: Path, text: str, ctx: ToolContext) -> None:
+    def _save(self, path: Path, text: str, ctx: ToolContext) -> str:
         """Write ``text`` to ``path`` atomically, then push the undo entry for this edit.
 
-        In a dry run (``ctx.capture``, a preview) the text is only recorded there.
+        The edit is journalled for ``/undo`` first (``ctx.edits``). In a dry run
+        (``ctx.capture``, a preview) the text is only recorded there. Returns a note for the
+        output when ``/undo`` will not be able to restore the file ("" otherwise).
         """
         if ctx.capture is not None:
             ctx.capture[str(path)] = text
-            return
+            return ""
         before = _previous(path)
         data = _encode(text)
+        record, note = _journal(ctx, path, None if before is None else _encode(before),
+                                digest(data))
         atomic_write(path, data)
+        if ctx.edits is not None:
+            ctx.edits.finish(record)
         stack = ctx.undo.setdefault(str(path), [])
         stack.append(UndoEntry(before, digest(data)))
         del stack[:-UNDO_DEPTH]
+        return note
 
     def _write(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         text = _string_arg(arguments, "file_text")
@@ -294,9 +318,10 @@ class TextEditorTool:
         existed = path.exists()
         if existed:
             text = _with_newline(text, _newline_of(_read_text(path)))
-        self._save(path, text, ctx)
+        note = self._save(path, text, ctx)
         verb = "Overwrote" if existed else "Created"
-        return f"{verb} {path} ({len(split_lines(text))} lines, {len(text):,} characters)"
+        return (f"{verb} {path} ({len(split_lines(text))} lines, {len(text):,} characters)"
+                + note)
 
     def _str_replace(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         old = _string_arg(arguments, "old_str")
@@ -323,10 +348,10 @@ class TextEditorTool:
         at = text.index(old)
         new = _with_newline(new, _newline_of(text))
         updated = text[:at] + new + text[at + len(old):]
-        self._save(path, updated, ctx)
+        note = self._save(path, updated, ctx)
         first = text.count("\n", 0, at) + 1
         last = first + new.count("\n")
-        return f"Edited {path}: replaced 1 match.\n" + _snippet(updated, first, last)
+        return f"Edited {path}: replaced 1 match.\n" + _snippet(updated, first, last) + note
 
     def _insert(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         new = arguments.get("new_str", arguments.get("text"))
@@ -349,10 +374,10 @@ class TextEditorTool:
             new += newline
         new = _with_newline(new, newline)
         updated = "".join(lines[:line]) + new + "".join(lines[line:])
-        self._save(path, updated, ctx)
+        note = self._save(path, updated, ctx)
         added = len(split_lines(new))
         return (f"Inserted {added} lines into {path} after line {line}.\n"
-                + _snippet(updated, line + 1, line + added))
+                + _snippet(updated, line + 1, line + added) + note)
 
     def _undo(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         stack = ctx.undo.get(str(path))
@@ -370,8 +395,14 @@ class TextEditorTool:
             ctx.capture[str(path)] = entry.before
             return "(preview)"
         stack.pop()
-        if entry.before is None:
+        data = None if entry.before is None else _encode(entry.before)
+        record, note = _journal(ctx, path, now, ABSENT if data is None else digest(data))
+        if data is None:
             Path(os.path.realpath(path)).unlink()
-            return f"Removed {path} (it did not exist before the last edit)"
-        atomic_write(path, _encode(entry.before))
-        return f"Restored {path} to its content before the last edit"
+        else:
+            atomic_write(path, data)
+        if ctx.edits is not None:
+            ctx.edits.finish(record)
+        if data is None:
+            return f"Removed {path} (it did not exist before the last edit)" + note
+        return f"Restored {path} to its content before the last edit" + note

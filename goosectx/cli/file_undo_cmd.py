@@ -1,0 +1,83 @@
+"""``/undo [--force]``: undo the file edits of the last user turn (:mod:`goosectx.file_undo`).
+
+Prints one line per file restored or removed and per thing it could not undo, every name made
+safe for the terminal (:mod:`goosectx.cli.sanitize`). A file changed since goosectx edited it
+stops the whole undo (nothing is touched) unless ``--force`` is given. Not to be confused with
+``/undo-compact``, which gives the model back what the last compaction replaced and touches
+no file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from goosectx.cli.sanitize import one_line_safe
+from goosectx.events import MessageCompleted
+from goosectx.file_journal import EditJournal
+from goosectx.file_undo import FileUndo, apply_undo, plan_undo, undo_messages
+
+if TYPE_CHECKING:
+    from goosectx.cli.repl import Repl
+
+UNTRACKED_WHY = "only the text editor's edits are recorded"
+
+
+def _name(path: str, working_dir: Path) -> str:
+    try:
+        shown = str(Path(path).relative_to(working_dir))
+    except ValueError:
+        shown = path
+    return one_line_safe(shown)
+
+
+def _quote(plan: FileUndo) -> str:
+    text = plan.turn.text.strip() if plan.turn is not None else ""
+    first = text.splitlines()[0] if text else ""
+    return one_line_safe(first[:60] + ("…" if len(first) > 60 or "\n" in text else ""))
+
+
+def report_lines(plan: FileUndo, working_dir: Path, *, force: bool) -> list[str]:
+    """What ``/undo`` tells the user about ``plan`` (after :func:`apply_undo`)."""
+    if plan.turn is None:
+        return ["/undo: nothing to undo — no file edits by goosectx in this session are left "
+                "to undo (/undo-compact is the compaction's undo)"]
+    head = f'/undo: the file edits made for your message "{_quote(plan)}"'
+    if plan.changed and not force:
+        lines = [head + ":", "  nothing was undone: files changed since goosectx edited them"]
+        lines += [f"  changed  {_name(p, working_dir)}" for p in plan.changed]
+        lines.append("/undo --force restores them anyway (their later changes are lost)")
+        return lines
+    lines = [head + ":"]
+    lines += [f"  restored  {_name(p, working_dir)}" for p in plan.restored]
+    lines += [f"  removed   {_name(p, working_dir)} (that turn created it)"
+              for p in plan.removed]
+    lines += [f"  not undone  {_name(p, working_dir)}: {one_line_safe(why)}"
+              for p, why in plan.failed.items()]
+    lines += [f"  not undoable  {_name(p, working_dir)}: {why}"
+              for p, why in plan.not_kept.items()]
+    lines += [f"  not undoable  {one_line_safe(call[:70])}" for call in plan.untracked]
+    if plan.untracked:
+        lines.append(f"  ({UNTRACKED_WHY}: check what those calls changed yourself)")
+    if len(lines) == 1:
+        lines[0] = head + ": nothing changed"
+    return lines
+
+
+def undo_files(repl: Repl, *, force: bool) -> None:
+    """Run ``/undo`` in ``repl``: restore, tell the user, and note it for the model."""
+    session = repl.session
+    journal = EditJournal(repl.settings.data_dir, session.id)
+    plan = apply_undo(plan_undo(session.conversation.messages, journal), journal, force=force)
+    lines = report_lines(plan, session.working_dir, force=force)
+    style = "yellow" if plan.changed and not force or plan.failed else "dim"
+    for line in lines:
+        repl.renderer.notice(line, style=style)
+    if plan.turn is None or (plan.changed and not force):
+        return
+    if plan.failed and not (plan.restored or plan.removed):
+        return  # nothing happened: the next /undo tries the same turn again
+    for message in undo_messages(plan, session.working_dir, "\n".join(lines)):
+        session.conversation.append(message)
+        repl._record(MessageCompleted(message))
+    repl._refresh_figure()
