@@ -4,6 +4,7 @@ import re
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -205,6 +206,7 @@ def test_ctrl_c_at_the_remove_question_keeps_it_and_ends_the_line(filled):
                           env=env, encoding="utf-8", timeout=60)
     try:
         child.expect(r"\[y/N\] ")
+        time.sleep(0.3)  # the question is drawn before input() reads: Ctrl-C while it reads
         child.sendintr()
         child.expect(pexpect.EOF)
         after = child.before
