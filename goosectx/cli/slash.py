@@ -141,6 +141,8 @@ class Invalid:
 
     message: str
     hint: str
+    line: str = ""
+    """For an unknown command, the line as typed (a custom command may take it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +151,11 @@ class Extension:
 
     action: Literal["list", "add", "remove", "restart"] = "list"
     arg: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Commands:
+    """``/commands``: read the custom command files again and list them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +179,7 @@ class Prompt:
 SlashCommand: TypeAlias = (
     Help | Exit | Compact | UndoCompact | Clear | Mode | Model | ShowUsage | ShowContext | History
     | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume | MaxCost | Search | Init
+    | Commands
 )
 
 
@@ -211,6 +219,7 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("/extension", "list|add CMD|remove NAME|restart NAME",
                 "MCP servers: list, add for this session, remove, restart"),
     CommandInfo("/prompts", "", "the prompts the extensions offer"),
+    CommandInfo("/commands", "", "custom commands (NAME.md files): read them again, list them"),
     CommandInfo("/prompt", "NAME [key=value …]", "send an extension's prompt as your message"),
     CommandInfo("/history", "[agent|user]", "the model's view, or the full transcript",
                 ("agent", "user")),
@@ -312,6 +321,8 @@ def parse_slash(line: str) -> SlashCommand | None:
         return _parse_extension(arg)
     if name == "/prompts":
         return _no_arg(name, arg, Prompts())
+    if name == "/commands":
+        return _no_arg(name, arg, Commands())
     if name == "/prompt":
         return _parse_prompt(arg) if arg else Prompts()
     if name == "/history":
@@ -322,7 +333,7 @@ def parse_slash(line: str) -> SlashCommand | None:
             return History("agent")
         return Invalid(f"/history shows 'agent' or 'user'; got {arg!r}",
                        "/history agent shows what the model sees; /history user the transcript")
-    return _unknown(name)
+    return _unknown(name, line.strip())
 
 
 def _parse_extension(arg: str) -> SlashCommand:
@@ -386,8 +397,8 @@ def _parse_mode(arg: str) -> SlashCommand:
     return Invalid(f"unknown mode {arg!r}", "choose one of: " + ", ".join(APPROVAL_MODES))
 
 
-def _unknown(name: str) -> Invalid:
+def _unknown(name: str, line: str) -> Invalid:
     close = difflib.get_close_matches(name, _NAMES, n=1, cutoff=0.6)
     hint = f"did you mean {close[0]}? " if close else ""
     hint += "/help lists the commands; start a prompt with // to send a leading /"
-    return Invalid(f"unknown command {name}", hint)
+    return Invalid(f"unknown command {name}", hint, line)
