@@ -99,7 +99,7 @@ def test_front_matter_describes_the_command_in_help_and_is_not_sent(world: World
     text = flat(out)
     assert "custom commands" in text
     assert "/fix-issue NUMBER" in text and "Fix a GitHub issue by number" in text
-    assert "project" in text
+    assert "project .goosectx/commands" in text  # where it comes from
     assert sent(world) == "Fix issue #42 and add a test."
 
 

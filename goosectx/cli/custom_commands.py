@@ -138,9 +138,14 @@ def read_commands(working_dir: Path, config_dir: Path) -> CommandFiles:
 
 
 def _shown(path: Path, working_dir: Path) -> str:
+    """``path`` relative to the project, else with the home directory as ``~``."""
     try:
         return str(path.relative_to(working_dir))
     except ValueError:
+        pass
+    try:
+        return str(Path("~") / path.relative_to(Path.home()))
+    except (ValueError, RuntimeError):
         return str(path)
 
 
@@ -261,7 +266,8 @@ def run_custom(repl: Repl, unknown: slash.Invalid) -> bool:
     return False
 
 
-def _table(files: CommandFiles) -> Table:
+def _table(files: CommandFiles, working_dir: Path) -> Table:
+    """The commands: synopsis, description, the directory it comes from (first wins)."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -274,7 +280,9 @@ def _table(files: CommandFiles) -> Table:
     for c in files.commands.values():
         hint = c.argument_hint or "[arguments]"
         table.add_row(Text(one_line_safe(f"/{c.name} {hint}")),
-                      Text(c.description or "sends the file's text"), Text(c.source))
+                      Text(c.description or "sends the file's text"),
+                      Text(one_line_safe(f"{'user' if c.source == 'user' else 'project'} "
+                                         f"{_shown(c.path.parent, working_dir)}")))
     return table
 
 
@@ -282,20 +290,21 @@ def show_help(repl: Repl) -> None:
     """``/help``'s custom commands, under their own heading (nothing when there are none)."""
     files = _reread(repl)
     if files.commands:
-        repl.renderer.print(_table(files))
+        repl.renderer.print(_table(files, repl.session.working_dir))
 
 
 def list_commands(repl: Repl) -> None:
     """``/commands``: read the files again; the commands, the directories, the files skipped."""
     files = _reread(repl)
     if files.commands:
-        repl.renderer.print(_table(files))
+        repl.renderer.print(_table(files, repl.session.working_dir))
     for line in (line for _stem, line in files.skipped):
         repl.renderer.notice(f"warning: {line}", style="yellow")
-    found = ", ".join(f"{one_line_safe(str(d))} ({plural(n, 'command')})"
+    here = repl.session.working_dir
+    found = ", ".join(f"{one_line_safe(_shown(d, here))} ({plural(n, 'command')})"
                       for _s, d, n in files.dirs)
-    where = ", ".join(one_line_safe(str(d)) for _s, d in command_dirs(
-        repl.session.working_dir, _config_dir(repl.settings)))
+    where = ", ".join(one_line_safe(_shown(d, here)) for _s, d in command_dirs(
+        here, _config_dir(repl.settings)))
     repl.renderer.notice(f"read from {found}" if found else
                          f"no custom commands — put NAME.md files in {where}", style="dim")
 
