@@ -59,6 +59,7 @@ def show_info(settings: Settings, session_ref: str | None = None) -> None:
                  settings.source("tool_pair_summarization")))
     rows.extend(setting_rows(settings))
     rows.append(_extensions(settings))
+    rows.append(_custom_commands(settings))
     width = max(len(name) for name, _, _ in rows) + 2
     for name, value, src in rows:
         # Values hold outside text (paths, model names from the environment): made safe.
@@ -80,6 +81,18 @@ def _extensions(settings: Settings) -> tuple[str, str, str]:
     names = parse_tables(tables, str(settings.config_path or ""))
     refuse_own_keys(names.values(), settings)
     return ("extensions", ", ".join(sorted(names)), "config file")
+
+
+def _custom_commands(settings: Settings) -> tuple[str, str, str]:
+    """The custom command directories of this directory's project and the user's, found."""
+    from goosectx.cli.common import current_dir
+    from goosectx.cli.custom_commands import info_row
+    from goosectx.errors import UsageError
+
+    try:
+        return info_row(settings, current_dir())
+    except UsageError:  # the current directory was deleted: no project to look in
+        return ("custom commands", "(the current directory no longer exists)", "")
 
 
 def _context_limit(settings: Settings, session: Session | None) -> tuple[str, str]:

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from goosectx.budget import cap_source
-from goosectx.cli import reports, slash
+from goosectx.cli import custom_commands, reports, slash
 from goosectx.cli.common import session_ref
 from goosectx.cli.folding import plural
 from goosectx.compaction import calibration
@@ -44,7 +44,7 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
     the start-up work; ``/help``, ``/usage`` and ``/history user`` never wait.
     """
     offline = (slash.Help, slash.Invalid, slash.ShowUsage, slash.Show, slash.Sessions,
-               slash.Resume, slash.Search, slash.Undo)
+               slash.Resume, slash.Search, slash.Undo, slash.Commands)
     needs_agent = not isinstance(command, offline) and command != slash.History("user")
     if needs_agent and not repl.loader.wait(repl.renderer,
                                             quiet_terminal=repl.io.is_real_terminal):
@@ -55,12 +55,16 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
         run_extension_command(repl, command)
     elif isinstance(command, slash.Help):
         repl.renderer.print(reports.help_table(plain=repl.io.plain))
+        custom_commands.show_help(repl)
+    elif isinstance(command, slash.Commands):
+        custom_commands.list_commands(repl)
     elif isinstance(command, slash.Init):
         from goosectx.cli.repl_init import init_project
 
         init_project(repl, command.focus)
     elif isinstance(command, slash.Invalid):
-        repl.renderer.notice(f"{command.message} — {command.hint}", style="yellow")
+        if not custom_commands.run_custom(repl, command):  # /NAME of a NAME.md file
+            repl.renderer.notice(f"{command.message} — {command.hint}", style="yellow")
     elif isinstance(command, slash.Compact):
         strategy = "llm" if repl.provider is not None else "extractive"
         repl._drive(lambda cancel: _in_repl_words(repl, repl.agent.compact(

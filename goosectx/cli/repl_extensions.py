@@ -103,12 +103,17 @@ def redraw(repl: Repl) -> None:
 
 
 def rule_warnings(repl: Repl) -> list[str]:
-    """One line per permission rule of the config that matches no tool of the session."""
+    """The REPL's start-up warnings, one line each.
+
+    Per permission rule of the config that matches no tool of the session, and per custom
+    command file skipped (the files are read here, as the REPL starts).
+    """
+    from goosectx.cli.custom_commands import startup_warnings
     from goosectx.permissions import rules_for_no_tool
 
     active = repl.extensions
     names = [c.name for c in active.enabled] if active is not None else []
-    return rules_for_no_tool(repl.settings.permissions, names)
+    return rules_for_no_tool(repl.settings.permissions, names) + startup_warnings(repl)
 
 
 def toolbar_note(repl: Repl, note: str = "") -> str:
@@ -153,6 +158,7 @@ class Servers:
 
 def completer(repl: Repl) -> Completer:
     """Slash commands (and model names), ``@NAME:URI`` resources and ``@path`` files."""
+    from goosectx.cli.custom_commands import CustomCompleter
     from goosectx.cli.prompt import SlashCompleter
     from goosectx.cli.repl_mentions import MentionCompleter, extension_names
 
@@ -160,7 +166,7 @@ def completer(repl: Repl) -> Completer:
     from goosectx.cli.repl_sessions import resume_choices
 
     return merge_completers([SlashCompleter(repl._model_names, lambda: resume_choices(repl)),
-                             ResourceCompleter(repl), mentions])
+                             CustomCompleter(repl), ResourceCompleter(repl), mentions])
 
 
 def reply(repl: Repl, text: str, attachments: list[Any] | None, sent: Any = None) -> Any:

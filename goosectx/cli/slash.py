@@ -12,178 +12,64 @@ import difflib
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
 
-from goosectx.config import APPROVAL_MODES, COST_USD_EXPECTED, ApprovalMode, parse_cost_usd
+from goosectx.cli.slash_types import (  # re-exported: slash.Compact etc.
+    SEARCH_HINT,
+    Clear,
+    Commands,
+    Compact,
+    Exit,
+    Extension,
+    Help,
+    History,
+    HistoryView,
+    Init,
+    Invalid,
+    MaxCost,
+    Mode,
+    Model,
+    Prompt,
+    Prompts,
+    Resume,
+    Search,
+    Sessions,
+    Show,
+    ShowContext,
+    ShowUsage,
+    SlashCommand,
+    Undo,
+    UndoCompact,
+)
+from goosectx.config import APPROVAL_MODES, COST_USD_EXPECTED, parse_cost_usd
 from goosectx.errors import ConfigError
 
-HistoryView = Literal["agent", "user"]
-
-
-@dataclass(frozen=True, slots=True)
-class Help:
-    """``/help``: list the commands and keys."""
-
-
-@dataclass(frozen=True, slots=True)
-class Exit:
-    """``/exit`` or ``/quit``: leave the REPL (the session is already saved)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Compact:
-    """``/compact [instructions]``: compact the context now.
-
-    Attributes:
-        instructions: Extra instructions for the summary, or ``None``.
-    """
-
-    instructions: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Init:
-    """``/init [focus]``: ask the model to write AGENTS.md for the project (``repl_init``).
-
-    Attributes:
-        focus: What the user wants it to cover besides the usual sections, or ``None``.
-    """
-
-    focus: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class UndoCompact:
-    """``/undo-compact``: give the model back the view the last compaction replaced."""
-
-
-@dataclass(frozen=True, slots=True)
-class Undo:
-    """``/undo [--force]``: undo the file edits made since your last message (one turn back).
-
-    ``force``: restore files changed since goosectx edited them too.
-    """
-
-    force: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Clear:
-    """``/clear``: hide the whole history from the model; the transcript stays."""
-
-
-@dataclass(frozen=True, slots=True)
-class Mode:
-    """``/mode [NAME]``: show (``name`` is ``None``) or change the approval mode."""
-
-    name: ApprovalMode | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Model:
-    """``/model [NAME]``: show (``name`` is ``None``) or change the model."""
-
-    name: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ShowUsage:
-    """``/usage``: tokens and cost of the session, compaction calls separately."""
-
-
-@dataclass(frozen=True, slots=True)
-class ShowContext:
-    """``/context``: token breakdown, limit, threshold, distance to auto-compaction."""
-
-
-@dataclass(frozen=True, slots=True)
-class History:
-    """``/history [agent|user]``: the model's view or the transcript (default ``user``)."""
-
-    view: HistoryView = "user"
-
-
-@dataclass(frozen=True, slots=True)
-class MaxCost:
-    """``/max-cost [USD|off]``: show the spending cap, or set (``off``: remove) it here."""
-
-    usd: float | None = None
-    off: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Show:
-    """``/show [N]``: print output number N whole (``None``: the last folded one)."""
-
-    number: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Search:
-    """``/search WORDS``: where in this session's transcript every word is (``""``: how)."""
-
-    text: str
-
-
-SEARCH_HINT = "e.g. /search parser bug (goosectx sessions search WORDS searches every session)"
-
-
-@dataclass(frozen=True, slots=True)
-class Sessions:
-    """``/sessions``: the saved sessions, most recently changed first."""
-
-
-@dataclass(frozen=True, slots=True)
-class Resume:
-    """``/resume SESSION``: save and leave this session, continue SESSION (name, id, prefix)."""
-
-    ref: str
-
-
-@dataclass(frozen=True, slots=True)
-class Invalid:
-    """A line that starts like a command but is not a valid one.
-
-    Attributes:
-        message: What is wrong, one line.
-        hint: What to type instead, one line.
-    """
-
-    message: str
-    hint: str
-
-
-@dataclass(frozen=True, slots=True)
-class Extension:
-    """``/extension list | add "cmd args" | remove NAME | restart NAME``."""
-
-    action: Literal["list", "add", "remove", "restart"] = "list"
-    arg: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Prompts:
-    """``/prompts``: the prompts the extensions offer."""
-
-
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    """``/prompt NAME key=value …``: send an extension's prompt as the user's turn.
-
-    Attributes:
-        name: ``PROMPT`` or ``EXTENSION:PROMPT``.
-        arguments: The ``key=value`` pairs.
-    """
-
-    name: str
-    arguments: tuple[tuple[str, str], ...] = ()
-
-
-SlashCommand: TypeAlias = (
-    Help | Exit | Compact | UndoCompact | Undo | Clear | Mode | Model | ShowUsage | ShowContext
-    | History | Show | Invalid | Extension | Prompts | Prompt | Sessions | Resume | MaxCost | Search
-    | Init
-)
+__all__ = [
+    "Clear",
+    "Commands",
+    "Compact",
+    "Exit",
+    "Extension",
+    "Help",
+    "History",
+    "HistoryView",
+    "Init",
+    "Invalid",
+    "MaxCost",
+    "Mode",
+    "Model",
+    "Prompt",
+    "Prompts",
+    "Resume",
+    "SEARCH_HINT",
+    "Search",
+    "Sessions",
+    "Show",
+    "ShowContext",
+    "ShowUsage",
+    "SlashCommand",
+    "Undo",
+    "UndoCompact",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +110,7 @@ COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("/extension", "list|add CMD|remove NAME|restart NAME",
                 "MCP servers: list, add for this session, remove, restart"),
     CommandInfo("/prompts", "", "the prompts the extensions offer"),
+    CommandInfo("/commands", "", "custom commands (NAME.md files): read them again, list them"),
     CommandInfo("/prompt", "NAME [key=value …]", "send an extension's prompt as your message"),
     CommandInfo("/history", "[agent|user]", "the model's view, or the full transcript",
                 ("agent", "user")),
@@ -330,6 +217,8 @@ def parse_slash(line: str) -> SlashCommand | None:
         return _parse_extension(arg)
     if name == "/prompts":
         return _no_arg(name, arg, Prompts())
+    if name == "/commands":
+        return _no_arg(name, arg, Commands())
     if name == "/prompt":
         return _parse_prompt(arg) if arg else Prompts()
     if name == "/history":
@@ -340,7 +229,7 @@ def parse_slash(line: str) -> SlashCommand | None:
             return History("agent")
         return Invalid(f"/history shows 'agent' or 'user'; got {arg!r}",
                        "/history agent shows what the model sees; /history user the transcript")
-    return _unknown(name)
+    return _unknown(name, line.strip())
 
 
 def _parse_extension(arg: str) -> SlashCommand:
@@ -404,8 +293,8 @@ def _parse_mode(arg: str) -> SlashCommand:
     return Invalid(f"unknown mode {arg!r}", "choose one of: " + ", ".join(APPROVAL_MODES))
 
 
-def _unknown(name: str) -> Invalid:
+def _unknown(name: str, line: str) -> Invalid:
     close = difflib.get_close_matches(name, _NAMES, n=1, cutoff=0.6)
     hint = f"did you mean {close[0]}? " if close else ""
     hint += "/help lists the commands; start a prompt with // to send a leading /"
-    return Invalid(f"unknown command {name}", hint)
+    return Invalid(f"unknown command {name}", hint, line)

@@ -1,0 +1,335 @@
+"""Custom slash commands from Markdown files: ``/NAME [arguments]`` sends the file's text.
+
+As Claude Code's ``.claude/commands/NAME.md``, Codex's ``~/.codex/prompts/NAME.md`` and
+gemini-cli's ``.gemini/commands/NAME.toml``. Three directories, first wins for a name: the
+project's ``.goosectx/commands/`` (in the session's working dir), the user's ``commands/``
+next to the config file, the project's ``.claude/commands/``. Built-in commands always win.
+Subdirectories are not read. A front matter block (``---`` lines at the top) is not sent;
+its ``description:`` (and ``argument-hint:``) show in ``/help`` and completion. Nothing is
+run: a ``!`` line is sent as text.
+
+The files are read when the REPL starts (one warning line per file skipped), again on each
+use, by ``/help`` and by ``/commands``; completion offers the last list read. Everything
+from a file reaches the terminal through :mod:`goosectx.cli.sanitize`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import stat
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+from goosectx.cli import slash
+from goosectx.cli.folding import plural
+from goosectx.cli.sanitize import one_line_safe
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from goosectx.cli.repl import Repl
+    from goosectx.config import Settings
+
+__all__ = ["CommandFiles", "CustomCommand", "CustomCompleter", "command_dirs", "expand",
+           "info_row", "list_commands", "read_commands", "run_custom", "show_help",
+           "startup_warnings"]
+
+MAX_BYTES = 64 * 1024
+"""A command file larger than this is skipped."""
+NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+"""A command's name: the file's stem."""
+BUILTIN_ALIASES = frozenset({"?", "undo_compact", "extensions"})
+_PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])")
+
+
+@dataclass(frozen=True, slots=True)
+class CustomCommand:
+    """One usable command file.
+
+    Attributes:
+        name: The name typed after ``/`` (the file's stem).
+        body: The text sent, front matter removed.
+        description: ``description:`` of the front matter, one line, sanitised; or ``""``.
+        argument_hint: ``argument-hint:`` of the front matter (sanitised), or ``""``.
+        source: ``project``, ``user`` or ``.claude``.
+        path: The file.
+    """
+
+    name: str
+    body: str
+    description: str
+    argument_hint: str
+    source: str
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class CommandFiles:
+    """What the command directories hold.
+
+    Attributes:
+        commands: The usable commands by name, sorted.
+        skipped: ``(lower-cased stem, warning line)`` per file skipped; lines sanitised.
+        dirs: ``(source, directory, commands it gives)`` for each directory that exists.
+    """
+
+    commands: dict[str, CustomCommand]
+    skipped: tuple[tuple[str, str], ...]
+    dirs: tuple[tuple[str, Path, int], ...]
+
+
+def command_dirs(working_dir: Path, config_dir: Path) -> tuple[tuple[str, Path], ...]:
+    """The directories read, first wins: project, user, the project's ``.claude``."""
+    return (("project", working_dir / ".goosectx" / "commands"),
+            ("user", config_dir / "commands"),
+            (".claude", working_dir / ".claude" / "commands"))
+
+
+def _builtin_names() -> frozenset[str]:
+    return frozenset(c.name[1:] for c in slash.COMMANDS) | BUILTIN_ALIASES
+
+
+def read_commands(working_dir: Path, config_dir: Path) -> CommandFiles:
+    """Read the command files of ``working_dir``'s project and the user's config dir."""
+    commands: dict[str, CustomCommand] = {}
+    skipped: list[tuple[str, str]] = []
+    dirs: list[tuple[str, Path, int]] = []
+    builtin = _builtin_names()
+    for source, directory in command_dirs(working_dir, config_dir):
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue  # no such directory (or unreadable): nothing from it
+        given = 0
+        for entry in entries:
+            if entry.name.startswith(".") or entry.is_dir():
+                continue  # hidden files and subdirectories are not read
+            path = Path(entry.path)
+            shown = _shown(path, working_dir)
+            stem = entry.name[:-3] if entry.name.endswith(".md") else entry.name
+            if not entry.name.endswith(".md") or NAME.fullmatch(stem) is None:
+                skipped.append((stem.lower(), one_line_safe(
+                    f"custom command file {shown} skipped: a command is NAME.md, NAME "
+                    "lower-case letters, digits, - and _ (at most 64), e.g. review.md")))
+                continue
+            if stem in builtin:
+                skipped.append((stem, one_line_safe(
+                    f"custom command file {shown} skipped: the built-in /{stem} always wins "
+                    "— rename the file")))
+                continue
+            text, problem = _read(path)
+            if text is None:
+                skipped.append((stem, one_line_safe(
+                    f"custom command file {shown} skipped: {problem}")))
+                continue
+            if stem not in commands:  # an earlier directory's file of that name wins
+                commands[stem] = _command(stem, text, source, path)
+                given += 1
+        dirs.append((source, directory, given))
+    return CommandFiles(dict(sorted(commands.items())), tuple(skipped), tuple(dirs))
+
+
+def _shown(path: Path, working_dir: Path) -> str:
+    """``path`` relative to the project, else with the home directory as ``~``."""
+    try:
+        return str(path.relative_to(working_dir))
+    except ValueError:
+        pass
+    try:
+        return str(Path("~") / path.relative_to(Path.home()))
+    except (ValueError, RuntimeError):
+        return str(path)
+
+
+def _read(path: Path) -> tuple[str | None, str]:
+    """The file's text, or ``None`` and why it cannot be used."""
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            return None, "not a regular file"
+        if info.st_size > MAX_BYTES:
+            return None, f"larger than 64 KB ({info.st_size:,} bytes)"
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    if len(data) > MAX_BYTES:
+        return None, "larger than 64 KB"
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff"), ""
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+
+
+def _command(name: str, text: str, source: str, path: Path) -> CustomCommand:
+    """Split off the front matter (``---`` lines at the top) and read its two keys."""
+    fields: dict[str, str] = {}
+    lines = text.replace("\r\n", "\n").split("\n")
+    body = "\n".join(lines)
+    if lines and lines[0].strip() == "---":
+        end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
+        if end is not None:
+            for line in lines[1:end]:
+                key, colon, value = line.partition(":")
+                if colon:
+                    fields[key.strip().lower()] = value.strip().strip("'\"").strip()
+            body = "\n".join(lines[end + 1:])
+    return CustomCommand(name, body.strip("\n"), _one_line(fields.get("description", "")),
+                         _one_line(fields.get("argument-hint", "")), source, path)
+
+
+def _one_line(text: str, limit: int = 120) -> str:
+    text = one_line_safe(" ".join(text.split()))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def expand(command: CustomCommand, arguments: str) -> str:
+    """The text sent for ``/NAME arguments``.
+
+    ``$ARGUMENTS`` is the arguments as typed, ``$1`` … ``$9`` its whitespace-separated words
+    (``""`` past the last); a file with no placeholder gets the arguments after a blank line.
+    """
+    arguments = arguments.strip()
+    words = arguments.split()
+
+    def value(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key == "ARGUMENTS":
+            return arguments
+        index = int(key) - 1
+        return words[index] if index < len(words) else ""
+
+    if _PLACEHOLDER.search(command.body) is None:
+        return f"{command.body}\n\n{arguments}" if arguments else command.body
+    return _PLACEHOLDER.sub(value, command.body)
+
+
+# -- the REPL's side -------------------------------------------------------------------------
+_LAST: weakref.WeakKeyDictionary[Any, CommandFiles] = weakref.WeakKeyDictionary()
+"""The list each REPL read last (what completion offers)."""
+
+
+def _config_dir(settings: Settings) -> Path:
+    return settings.config_file.parent
+
+
+def _reread(repl: Repl) -> CommandFiles:
+    files = read_commands(repl.session.working_dir, _config_dir(repl.settings))
+    _LAST[repl] = files
+    return files
+
+
+def startup_warnings(repl: Repl) -> list[str]:
+    """Read the command files as the REPL starts: one line per file skipped."""
+    return [line for _stem, line in _reread(repl).skipped]
+
+
+def run_custom(repl: Repl, unknown: slash.Invalid) -> bool:
+    """Send the custom command an unknown ``/NAME`` line names; ``False`` when none does.
+
+    A name whose file was skipped gets that file's warning; a name close to a custom one
+    gets a "did you mean".
+    """
+    if not unknown.line:
+        return False
+    head, *rest = unknown.line.split(maxsplit=1)
+    name = head[1:].lower()
+    files = _reread(repl)
+    command = files.commands.get(name)
+    if command is not None:
+        text = expand(command, rest[0] if rest else "")
+        if text.strip():
+            repl.turn(text)
+        else:
+            shown = _shown(command.path, repl.session.working_dir)
+            repl.renderer.notice(one_line_safe(f"/{name}: {shown} has no text to send — "
+                                               "nothing sent"), style="yellow")
+        return True
+    for stem, line in files.skipped:
+        if stem == name:
+            repl.renderer.notice(f"{line} — /commands lists the custom commands",
+                                 style="yellow")
+            return True
+    close = difflib.get_close_matches(name, files.commands, n=1, cutoff=0.6)
+    if close and not unknown.hint.startswith("did you mean"):
+        repl.renderer.notice(one_line_safe(f"{unknown.message} — did you mean /{close[0]}? "
+                                           "/help lists the commands"), style="yellow")
+        return True
+    return False
+
+
+def _table(files: CommandFiles, working_dir: Path) -> Table:
+    """The commands: synopsis, description, the directory it comes from (first wins)."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=box.SIMPLE, show_header=False, pad_edge=False, title="custom commands",
+                  title_justify="left")
+    table.add_column("command", style="bold cyan", no_wrap=True)
+    table.add_column("what it does")
+    table.add_column("from", style="dim")
+    for c in files.commands.values():
+        hint = c.argument_hint or "[arguments]"
+        table.add_row(Text(one_line_safe(f"/{c.name} {hint}")),
+                      Text(c.description or "sends the file's text"),
+                      Text(one_line_safe(f"{'user' if c.source == 'user' else 'project'} "
+                                         f"{_shown(c.path.parent, working_dir)}")))
+    return table
+
+
+def show_help(repl: Repl) -> None:
+    """``/help``'s custom commands, under their own heading (nothing when there are none)."""
+    files = _reread(repl)
+    if files.commands:
+        repl.renderer.print(_table(files, repl.session.working_dir))
+
+
+def list_commands(repl: Repl) -> None:
+    """``/commands``: read the files again; the commands, the directories, the files skipped."""
+    files = _reread(repl)
+    if files.commands:
+        repl.renderer.print(_table(files, repl.session.working_dir))
+    for line in (line for _stem, line in files.skipped):
+        repl.renderer.notice(f"warning: {line}", style="yellow")
+    here = repl.session.working_dir
+    found = ", ".join(f"{one_line_safe(_shown(d, here))} ({plural(n, 'command')})"
+                      for _s, d, n in files.dirs)
+    where = ", ".join(one_line_safe(_shown(d, here)) for _s, d in command_dirs(
+        here, _config_dir(repl.settings)))
+    repl.renderer.notice(f"read from {found}" if found else
+                         f"no custom commands — put NAME.md files in {where}", style="dim")
+
+
+def info_row(settings: Settings, working_dir: Path) -> tuple[str, str, str]:
+    """``goosectx info``'s row: the command directories found and what each gives."""
+    files = read_commands(working_dir, _config_dir(settings))
+    found = ", ".join(f"{d} ({plural(n, 'command')})" for _s, d, n in files.dirs)
+    return ("custom commands", found or "(none)", "project > user > .claude")
+
+
+class CustomCompleter(Completer):
+    """Completes ``/NAME`` with the custom commands last read (no disk read per key)."""
+
+    def __init__(self, repl: Repl) -> None:
+        self.repl = repl
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent
+                        ) -> Iterator[Completion]:
+        """Yield the custom commands whose name starts with the typed ``/word``."""
+        text = document.text_before_cursor
+        files = _LAST.get(self.repl)
+        if files is None or not text.startswith("/") or " " in text or "\n" in text:
+            return
+        for c in files.commands.values():
+            if f"/{c.name}".startswith(text.lower()):
+                yield Completion(f"/{c.name}", start_position=-len(text),
+                                 display_meta=c.description or f"custom ({c.source})")
