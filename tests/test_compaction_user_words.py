@@ -17,11 +17,20 @@ from typing import Any
 
 import pytest
 from compaction_support import (
+    REQUEST,
     SUMMARY_JSON,
+    chat,
+    collect,
+    make_session,
+    manager,
+    tool_pair,
     words,
 )
 from fakeserver import FakeServer
 from test_compaction_e2e import in_process_run, is_summary_call
+
+from goosectx.conversation import Message
+from goosectx.providers.scripted import ScriptedProvider
 
 CJK_TASK = ("請不要修改任何代碼 我希望你幫我調查一下 有沒有好一點的自動生成文檔可以給這個 rust 專案 "
             "請幫我調查 不要產生代碼或編輯代碼")
@@ -67,3 +76,17 @@ def test_earlier_user_messages_survive_an_auto_compaction_of_a_big_turn(
         assert CJK_TASK in sent
         assert REMINDER in sent
 
+
+def test_a_constraint_typed_after_an_unanswered_tool_call_is_listed_in_the_summary() -> None:
+    """The message after a tool response is merged into it when sent (one user message); its
+    constraint was then not a "user request" to the facts and went missing from the summary
+    (fresh15a R6: "remember: do NOT modify any code" after an imported turn's last call)."""
+    call = tool_pair("interrupted")
+    messages = [*chat(6, 400), *call, Message.user("remember: do NOT modify any code"),
+                *chat(6, 400)]
+    session = make_session(messages)
+    summariser = ScriptedProvider([SUMMARY_JSON], context_limit_tokens=8_000)
+    collect(manager(session, summariser, keep_user_tokens=0).compact(REQUEST))
+    sent = "\n".join(m.text for m in session.conversation.agent_view())
+    assert "User constraints" in sent
+    assert "remember: do NOT modify any code" in sent
