@@ -150,10 +150,13 @@ def test_multi_turn_run_auto_compacts_and_keeps_the_transcript(fake_server: Fake
     assert summary_call["max_tokens"] <= 5000
     sent = contents(answer_call)
     assert [m["role"] for m in answer_call["messages"]] == ["system", "user", "assistant", "user"]
-    assert sent[1].startswith("# Conversation Summary") and "src/p.py" in sent[1]
+    assert "# Conversation Summary" in sent[1] and "src/p.py" in sent[1]
+    # The newest earlier question is re-sent within keep_user_tokens (500 here: cut in its
+    # middle) after the summary, though the turn in progress fills the tail (DESIGN §4.5).
+    assert questions[1][:30] in sent[1] and "tokens elided" in sent[1]
     assert sent[2] == CONTINUATION_TEXTS["conversation"]
     assert sent[3] == questions[2]
-    for old in (questions[0], questions[1], answers[0], answers[1]):
+    for old in (questions[0], answers[0], answers[1]):
         assert not any(old[:30] in text for text in sent)
     # Turn 4 starts from the reported 2,200 + the new question: no second compaction.
     fake_server.add({"text": answers[3], "usage": usage(3300, 300)})

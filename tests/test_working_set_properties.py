@@ -191,9 +191,12 @@ def test_compaction_keeps_the_working_set_within_the_budget(
     assert after <= budget.ceiling_tokens, (after, budget)
     kept_turn = [m for m in raw if m.id in {t.id for t in turn}
                  or m.metadata.extra.get("copy_of") in {t.id for t in turn}]
+    # The earlier user messages re-sent (within keep_user_tokens) are kept before the tail:
+    # the turn's older output gives way to them, not the other way round (DESIGN §4.5).
+    resent = [m for m in raw if m.metadata.extra.get("copy_of") and m not in kept_turn]
     floor = (budget.prefix_tokens + measure(summary)
              + measure(next(m for m in raw if m.metadata.is_continuation))
-             + sum(measure(m) for m in kept_turn))
+             + sum(measure(m) for m in kept_turn) + sum(measure(m) for m in resent))
     event(f"floor within the target: {floor <= budget.target_tokens}")
     if floor <= budget.target_tokens:
         assert after <= budget.target_tokens, (after, floor, budget)

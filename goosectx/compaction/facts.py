@@ -35,7 +35,7 @@ from goosectx.compaction.condensed import with_condensed_pairs
 from goosectx.compaction.cuts import word_head
 from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo
-from goosectx.conversation import Message
+from goosectx.conversation import Message, TextContent, ToolResponse
 from goosectx.tokens import TokenCounter
 
 MAX_COMMANDS = 20
@@ -114,10 +114,22 @@ def constraint_lines(m: Message) -> tuple[str, ...]:
     Every such line, repeats included (:func:`_constraints` drops what it has seen).
     """
     text = m.text
-    if not may_name_constraint(text) or not m.is_user_request:
+    if not may_name_constraint(text) or not (m.is_user_request or _request_after_results(m)):
         return ()  # a line of it can match only where the whole text may
     return tuple(line for line in (raw.strip() for raw in text.splitlines())
                  if line and may_name_constraint(line) and CONSTRAINT.search(line))
+
+
+def _request_after_results(m: Message) -> bool:
+    """True for tool results with the user's next request merged after them.
+
+    A request typed after a tool call (a cancelled one, an imported turn's last) follows its
+    result; sent, the two are one user message (``repair`` merges them), and its text parts
+    are the request's.
+    """
+    return (m.role == "user" and isinstance(m.content[0], ToolResponse)
+            and isinstance(m.content[-1], TextContent) and not m.metadata.is_summary
+            and m.metadata.extra.get("source_kind") is None)
 
 
 def _todo_text(label: str) -> str:

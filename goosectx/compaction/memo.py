@@ -131,8 +131,9 @@ class ScanMemo:
             return [entry for entry in found if entry[0] < len(messages)]
         found = []
         for at, m in enumerate(messages):
-            if m.role != "user" or not m.content or not isinstance(m.content[0], TextContent):
-                continue  # not a user request: no constraint line (nor a memo entry) to look up
+            if m.role != "user" or not m.content or not (isinstance(m.content[0], TextContent)
+                                                         or isinstance(m.content[-1], TextContent)):
+                continue  # no user text: no constraint line (nor a memo entry) to look up
             lines = self.constraint_lines(m, find)
             if lines:
                 found.append((at, lines))

@@ -222,17 +222,24 @@ def split(
         users_room = min(user_tokens, max(0, room_tokens - sum(sizes[start:])))
         out.resent = _resend(msgs[:start], measure, users_room)
         return out
+    # A turn too big for the tail: the earlier user messages get their room first and the
+    # turn's older tool output gives way (DESIGN §4.5: the user's requests are kept, the tail
+    # shrinks first), never the other way round.
     if answered and trigger == "manual":  # a finished turn too big for the tail: its newest
+        resent = _resend(msgs[:newest + 1], measure, min(user_tokens, room_tokens))
+        left = max(0, limit - sum(measure(m) for m in resent))
         start, kept = len(msgs), 0  # units that fit stay (no floor; the request is re-sent)
         for s in reversed([s for s in starts if s > newest]):
-            if kept + sum(sizes[s:start]) > limit:
+            if kept + sum(sizes[s:start]) > left:
                 break
             start, kept = s, kept + sum(sizes[s:start])
         out = Split(msgs[:start], msgs[start:], answered=answered)
-        users_room = min(user_tokens, max(0, room_tokens - kept))
-        out.resent = _resend(msgs[:start], measure, users_room)
+        out.resent = resent
         return out
     # The turn in progress does not fit: its request (copied) and its newest pairs stay.
+    resent = _resend(msgs[:newest], measure, min(user_tokens, room_tokens))
+    users = sum(measure(m) for m in resent)
+    limit = max(0, limit - users)
     unit_starts = [s for s in starts if s > newest]
     start = len(msgs)
     pairs = 0  # complete tool pairs kept so far (a unit of plain text counts none)
@@ -249,9 +256,17 @@ def split(
         start = s
     out = Split(msgs[:start], msgs[start:], request=stubbed_copy(msgs[newest]),
                 answered=answered)
-    _fit_floor(out, [sizes[newest], *sizes[start:]], measure, ceiling_room_tokens)
-    users_room = min(user_tokens, max(0, room_tokens - sizes[newest] - sum(sizes[start:])))
-    out.resent = _resend(msgs[:newest], measure, users_room)
+    floor = [sizes[newest], *sizes[start:]]
+    # Under the target when the turn's floor fits it, else only under the ceiling (§4.5);
+    # either way the turn's older tool output is cut before a user message is left out.
+    # The request and the newest message are not cut for them: only the older ones.
+    space = room_tokens if sum(floor) <= room_tokens else ceiling_room_tokens
+    least = (sum(floor[:1] + floor[1:][-1:])
+             + max(0, len(floor) - 2) * (MIN_KEEP_TOKENS + MIN_CUT_USER_TOKENS))
+    _fit_floor(out, floor, measure, min(space, max(space - users, least)))
+    left = max(0, space - sum(floor))
+    out.resent = (resent if users <= left
+                  else _resend(msgs[:newest], measure, min(user_tokens, left)))
     return out
 
 
