@@ -169,7 +169,7 @@ def _clean_prefix(messages: list[Message], for_sending: bool, start: int = 0) ->
     return len(messages)
 
 
-def _matched_tool_parts(messages: list[Message]) -> set[tuple[int, int]]:
+def matched_tool_parts(messages: Sequence[Message]) -> set[tuple[int, int]]:
     """(message index, part index) of every request and response that pair up, in order.
 
     A response answers the latest still-open assistant request with its id, so an id that a
@@ -203,7 +203,7 @@ def _drop_orphans(messages: list[Message]) -> list[Message]:
     Every tool request kept has its response later in the list (so the repair loop reaches a
     fixed point, also with reused tool-call ids or a response misfiled in an assistant message).
     """
-    matched = _matched_tool_parts(messages)
+    matched = matched_tool_parts(messages)
     out: list[Message] = []
     for i, m in enumerate(messages):
         kinds = set(map(type, m.content))

@@ -44,3 +44,101 @@ def test_a_transcript_that_starts_with_the_assistant_reaches_the_model(
     assert "3 failed" in sent and "Next: fix test_b" in sent
     assert messages[0]["role"] == "user" and "starts mid-way" in messages[0]["content"]
     assert messages[-1] == {"role": "user", "content": "continue the fix"}
+
+
+def _unpaired(tmp_path: Path, fmt: str) -> Path:
+    """A transcript in ``fmt``: a request, a call (shell) with no result, a result with no
+    call (its output ``orphan output 42``), then the user's next message."""
+    if fmt == "qwen-code":
+        lines = [
+            {"uuid": "1", "sessionId": "s", "type": "user",
+             "message": {"role": "user", "parts": [{"text": "list the files"}]}},
+            {"uuid": "2", "sessionId": "s", "type": "assistant", "message": {"role": "model", "parts": [
+                {"text": "looking"}, {"functionCall": {"id": "f1", "name": "shell",
+                                                       "args": {"command": "ls"}}}]}},
+            {"uuid": "3", "sessionId": "s", "type": "tool_result", "message": {"role": "user", "parts": [
+                {"functionResponse": {"id": "ORPH", "name": "x",
+                                      "response": {"output": "orphan output 42"}}}]}},
+            {"uuid": "4", "sessionId": "s", "type": "user",
+             "message": {"role": "user", "parts": [{"text": "and then?"}]}}]
+        path = tmp_path / "chat.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        return path
+    if fmt == "claude-code":
+        lines = [
+            {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "list the files"}},
+            {"type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": [
+                {"type": "text", "text": "looking"},
+                {"type": "tool_use", "id": "t1", "name": "shell", "input": {"command": "ls"}}]}},
+            {"type": "user", "uuid": "u2", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "ORPH", "content": "orphan output 42"}]}},
+            {"type": "user", "uuid": "u3", "message": {"role": "user", "content": "and then?"}}]
+        path = tmp_path / "claude.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        return path
+    meta = {"userVisible": True, "agentVisible": True}
+    conversation = [
+        {"id": "m1", "role": "user", "created": 1_700_000_000, "metadata": meta,
+         "content": [{"type": "text", "text": "list the files"}]},
+        {"id": "m2", "role": "assistant", "created": 1_700_000_001, "metadata": meta,
+         "content": [{"type": "text", "text": "looking"}, {"type": "toolRequest", "id": "t1", "toolCall": {
+             "status": "success", "value": {"name": "shell", "arguments": {"command": "ls"}}}}]},
+        {"id": "m3", "role": "user", "created": 1_700_000_002, "metadata": meta,
+         "content": [{"type": "toolResponse", "id": "tORPH", "toolResult": {
+             "status": "success", "value": [{"type": "text", "text": "orphan output 42"}]}}]},
+        {"id": "m4", "role": "user", "created": 1_700_000_003, "metadata": meta,
+         "content": [{"type": "text", "text": "and then?"}]}]
+    path = tmp_path / "goose.json"
+    path.write_text(json.dumps({"id": "g1", "name": "goose", "working_dir": "/nowhere",
+                                "conversation": conversation}))
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["goose-json", "qwen-code", "claude-code"])
+def test_unpaired_tool_calls_and_results_are_mended_at_import_and_said(
+        fmt: str, fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    out, err = _import(capsys, _unpaired(tmp_path, fmt), "--format", fmt)
+    assert "1 tool call (shell) had no result in the transcript" in err, (out, err)
+    assert "1 tool result had no call in the transcript" in err, (out, err)
+    fake_model.default_reply = {"text": "ok"}
+    cli(capsys, "run", "--resume", "imp", "-t", "continue")
+    messages = fake_model.requests[-1]["messages"][1:]
+    calls = [c for m in messages for c in m.get("tool_calls") or []]
+    assert [c["function"]["name"] for c in calls] == ["shell"]
+    results = [m for m in messages if m["role"] == "tool"]
+    assert len(results) == 1 and "has no result for this call" in results[0]["content"]
+    assert results[0]["tool_call_id"] == calls[0]["id"]
+    assert "orphan output 42" in _sent(fake_model)  # the result without a call, as text
+    assert "and then?" in _sent(fake_model)
+
+
+def test_a_huge_part_is_elided_whatever_came_before_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A Codex reply's text appended after a call with no output was stored whole."""
+    from goosectx.importers import builder
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(builder, "MAX_MESSAGE_CHARS", 10_000)
+    at = "2025-09-19T09:02:13Z"
+    lines = [
+        {"timestamp": at, "type": "session_meta", "payload": {"id": "s2", "cwd": "/tmp"}},
+        {"timestamp": at, "type": "response_item", "payload": {
+            "type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}},
+        {"timestamp": at, "type": "response_item", "payload": {
+            "type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"}},
+        {"timestamp": at, "type": "response_item", "payload": {
+            "type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": "start " + "B" * 50_000 + " end"}]}}]
+    source = tmp_path / "rollout.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    _import(capsys, source)
+    shown, _ = cli(capsys, "sessions", "export", "imp", "-f", "json")
+    texts = [p["text"] for m in json.loads(shown)["messages"] for p in m["content"]
+             if p["type"] == "text"]
+    assert any("B" * 100 in t for t in texts)
+    for text in texts:
+        assert len(text) < 10_100, len(text)
+    assert any("40,010 characters elided on import" in t for t in texts)

@@ -101,8 +101,11 @@ def _import_file(
         mark_imported,
         refuse_second_import,
     )
+    from goosectx.importers.builder import IMPORT_NOTES
 
-    dropped = [drop_unfit_state(session) for session in sessions]  # a name --name refuses
+    # what the import mended (printed, not stored), then a name --name refuses
+    dropped = [[*session.metadata.pop(IMPORT_NOTES, ()), *drop_unfit_state(session)]
+               for session in sessions]
 
     import_hash = import_hash_of_file()
     store = open_store(settings)
