@@ -142,3 +142,46 @@ def test_a_huge_part_is_elided_whatever_came_before_it(
     for text in texts:
         assert len(text) < 10_100, len(text)
     assert any("40,010 characters elided on import" in t for t in texts)
+
+
+def test_a_gemini_record_reusing_an_earlier_id_keeps_both_messages_and_says_so(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    lines = [
+        {"sessionId": "dupid", "projectHash": "h", "startTime": "2026-04-23T12:52:52Z"},
+        {"id": "1", "timestamp": "2026-04-23T12:53:05Z", "type": "user",
+         "content": [{"text": "please do the task dupid"}]},
+        {"id": "1", "timestamp": "2026-04-23T12:53:06Z", "type": "gemini", "content": "reply",
+         "toolCalls": [{"id": "tc1", "name": "read_file", "args": {"p": "a"}, "status": "success",
+                        "result": [{"functionResponse": {"id": "tc1", "name": "read_file",
+                                                         "response": {"output": "content"}}}]}]},
+        {"id": "3", "timestamp": "2026-04-23T12:53:09Z", "type": "gemini",
+         "content": "final answer dupid"}]
+    source = tmp_path / "session.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out, err = _import(capsys, source, "--format", "gemini-cli")
+    assert "4 messages" in out
+    assert "line 3 reuses the id of line 2 (another message): both are kept" in err
+    shown, _ = cli(capsys, "sessions", "show", "imp")
+    assert "please do the task dupid" in shown
+    fake_model.default_reply = {"text": "ok"}
+    cli(capsys, "run", "--resume", "imp", "-t", "continue")
+    assert fake_model.requests[-1]["messages"][1]["content"] == "please do the task dupid"
+
+
+def test_a_claude_code_record_reusing_a_uuid_for_another_message_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    lines = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "first request"}},
+        {"type": "assistant", "uuid": "u1", "message": {"role": "assistant", "content": "answer"}},
+        {"type": "assistant", "uuid": "u1", "message": {"role": "assistant", "content": "again"}}]
+    source = tmp_path / "claude.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out, err = _import(capsys, source, "--format", "claude-code")
+    assert "2 messages" in out  # line 3, of line 2's type, is line 2 written again
+    assert "line 2 reuses the uuid of line 1 (another message): both are kept" in err
+    shown, _ = cli(capsys, "sessions", "show", "imp")
+    assert "first request" in shown and "answer" in shown
