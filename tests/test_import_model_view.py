@@ -185,3 +185,32 @@ def test_a_claude_code_record_reusing_a_uuid_for_another_message_is_kept(
     assert "line 2 reuses the uuid of line 1 (another message): both are kept" in err
     shown, _ = cli(capsys, "sessions", "show", "imp")
     assert "first request" in shown and "answer" in shown
+
+
+def test_a_secret_of_this_environment_in_an_imported_tool_output_is_redacted(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import DUMMY_API_KEY
+
+    from goosectx.config import load_settings
+
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "keytool.json"
+    source.write_text(json.dumps([
+        {"role": "user", "content": "check env"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "function",
+         "function": {"name": "shell", "arguments": "{\"command\":\"env\"}"}}]},
+        {"role": "tool", "tool_call_id": "a",
+         "content": f"HOME=/root\nOPENAI_API_KEY={DUMMY_API_KEY}\nPATH=/bin"},
+        {"role": "assistant", "content": "done"}]))
+    _out, err = _import(capsys, source)
+    assert "1 tool output held a secret of this environment: redacted" in err
+    fake_model.default_reply = {"text": "ok"}
+    cli(capsys, "run", "--resume", "imp", "-t", "continue")
+    sent = _sent(fake_model)
+    assert DUMMY_API_KEY not in sent and "OPENAI_API_KEY=[REDACTED]" in sent
+    data_dir = load_settings().data_dir
+    for stored in data_dir.glob("sessions.db*"):
+        assert DUMMY_API_KEY.encode() not in stored.read_bytes()
+    shown, _ = cli(capsys, "sessions", "export", "imp", "-f", "json")
+    assert DUMMY_API_KEY not in shown
