@@ -214,3 +214,19 @@ def test_a_secret_of_this_environment_in_an_imported_tool_output_is_redacted(
         assert DUMMY_API_KEY.encode() not in stored.read_bytes()
     shown, _ = cli(capsys, "sessions", "export", "imp", "-f", "json")
     assert DUMMY_API_KEY not in shown
+
+
+@pytest.mark.parametrize("name", ["ctl.jsonl", "ctl.json"])
+def test_a_raw_control_character_in_a_json_string_is_named_with_its_line_and_column(
+        name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from cli_support import run_cli
+
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / name
+    source.write_text('{"type":"user","message":{"role":"user","content":"a\x01b"}}\n')
+    code, _out, err = run_cli(capsys, "sessions", "import", str(source))
+    assert code == 2
+    assert (f"{name}: line 1 column 53: not valid JSON: a raw control character (U+0001) inside "
+            "a string (JSON writes it as \\u0001)") in err, err
+    assert " at)" not in err and len(err.strip().splitlines()) == 1

@@ -37,7 +37,7 @@ from goosectx.conversation import (
     ToolResponse,
 )
 from goosectx.errors import ImportFormatError
-from goosectx.importers.arguments import parse_arguments
+from goosectx.importers.arguments import json_problem, parse_arguments
 from goosectx.session import Session, new_session_id
 from goosectx.usage import UsageLedger
 
@@ -159,10 +159,12 @@ def loads(path: Path, where: str, text: str | bytes) -> Any:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        at = where or f"line {exc.lineno} column {exc.colno}"
         ends_early = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated")
+        at = (f"{where} column {exc.colno}" if where.startswith("line ") and not ends_early
+              else where) or f"line {exc.lineno} column {exc.colno}"
         raise format_error(path, at, "the JSON ends before it is complete (is the file cut "
-                           "short?)" if ends_early else f"not valid JSON ({exc.msg})") from None
+                           "short?)" if ends_early else f"not valid JSON: {json_problem(exc)}"
+                           ) from None
     except RecursionError:
         raise too_deep from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
