@@ -148,10 +148,13 @@ class Conversation:
 
         Repairs (goose: ``fix_conversation``): drop tool requests without a later response and
         responses without an earlier request, drop messages left empty, merge consecutive
-        same-role messages, and — when ``for_sending`` — drop leading and trailing assistant
-        messages so the list starts and ends with a user message. An answer the user cut off
-        (Ctrl-C mid-stream, ``metadata.cancelled``) ends with :data:`INTERRUPTED_MARK`, so the
-        model knows it was not finished; the stored text stays as streamed.
+        same-role messages, and — when ``for_sending`` — drop trailing assistant messages
+        and put a first user message saying the conversation starts mid-way before a leading
+        assistant one (``MID_CONVERSATION_TEXT``), so the list starts and ends with a user
+        message and an imported transcript that starts with the assistant's reply is sent. An
+        answer the user cut off (Ctrl-C mid-stream, ``metadata.cancelled``) ends with
+        :data:`INTERRUPTED_MARK`, so the model knows it was not finished; the stored text stays
+        as streamed.
 
         Returns:
             New message values, oldest first; merged messages keep the first one's id.

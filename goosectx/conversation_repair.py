@@ -1,8 +1,9 @@
 """Repairing a list of agent-visible messages (docs/architecture.md §2, the agent view).
 
 Drop tool requests without a response and responses without a request, drop messages left
-empty, merge consecutive same-role messages, and — when sending — start and end with a user
-message: goose's ``fix_conversation``. :meth:`~goosectx.conversation.Conversation.agent_view`
+empty, merge consecutive same-role messages, and — when sending — end with a user message and
+start with one (:data:`MID_CONVERSATION_TEXT` before a leading assistant message, which goose's
+``fix_conversation`` drops instead). :meth:`~goosectx.conversation.Conversation.agent_view`
 is the caller; the compaction repairs the head it summarises with :func:`repair_scanned` and
 :func:`repair_prefix`. Import these names from :mod:`goosectx.conversation`, which re-exports
 them.
@@ -23,12 +24,20 @@ from goosectx.parts import (
     ToolResponse,
 )
 
+MID_CONVERSATION_TEXT = (
+    "[This conversation starts mid-way: its first message below is the assistant's, and what "
+    "came before it is not in this session (an imported transcript can start there).]"
+)
+"""The first user message the agent view gets when it would start with an assistant message:
+providers want a user message first, and dropping the assistant's run instead would hide it
+(and the tool pairs in it) from the model."""
+
 
 def repair(messages: Sequence[Message], *, for_sending: bool = True) -> list[Message]:
     """Repair a list of agent-visible messages (see :meth:`Conversation.agent_view`).
 
-    Runs the passes until nothing changes: dropping a leading assistant message can orphan the
-    responses to its tool requests, which the next pass removes.
+    Runs the passes until nothing changes: dropping a message can orphan the responses to its
+    tool requests, which the next pass removes.
     """
     return repair_checked(messages, for_sending=for_sending)[0]
 
@@ -89,10 +98,13 @@ def _repair_rest(current: list[Message], clean: int, for_sending: bool) -> list[
     while True:
         fixed = _merge(_order_responses(_drop_orphans(current)))
         if for_sending:
-            while fixed and fixed[0].role == "assistant":
-                fixed.pop(0)
             while fixed and fixed[-1].role == "assistant":
                 fixed.pop()
+            if fixed and fixed[0].role == "assistant":  # kept, after a first user message
+                first = fixed[0]  # the same message each time (id and time from the reply)
+                fixed.insert(0, Message("user", (TextContent(MID_CONVERSATION_TEXT),),
+                                        MessageMetadata.agent_only(), f"{first.id}_start",
+                                        first.created))
         if len(fixed) == len(current) and all(a is b for a, b in zip(fixed, current, strict=True)):
             return kept + fixed
         current = fixed
@@ -157,7 +169,7 @@ def _clean_prefix(messages: list[Message], for_sending: bool, start: int = 0) ->
     return len(messages)
 
 
-def _matched_tool_parts(messages: list[Message]) -> set[tuple[int, int]]:
+def matched_tool_parts(messages: Sequence[Message]) -> set[tuple[int, int]]:
     """(message index, part index) of every request and response that pair up, in order.
 
     A response answers the latest still-open assistant request with its id, so an id that a
@@ -191,7 +203,7 @@ def _drop_orphans(messages: list[Message]) -> list[Message]:
     Every tool request kept has its response later in the list (so the repair loop reaches a
     fixed point, also with reused tool-call ids or a response misfiled in an assistant message).
     """
-    matched = _matched_tool_parts(messages)
+    matched = matched_tool_parts(messages)
     out: list[Message] = []
     for i, m in enumerate(messages):
         kinds = set(map(type, m.content))

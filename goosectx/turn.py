@@ -37,6 +37,12 @@ UNRECORDED_TEXT = (
 )
 """The stored answer to a tool call an imported transcript ends with, unanswered: the other
 agent stopped (or the file was cut) before its result was written."""
+NO_RESULT_TEXT = (
+    "[no result: the imported transcript has no result for this call; it may have run in part "
+    "or not at all — check before running it again]"
+)
+"""The answer an import gives to a call the transcript never answers, before its last message
+(:mod:`goosectx.importers.mend`)."""
 INTERRUPTED_TEXTS = (INTERRUPTED_TEXT, UNRECORDED_TEXT)
 """Every answer :func:`answer_interrupted` stores."""
 

@@ -105,12 +105,16 @@ def test_consecutive_same_role_messages_merge():
     assert view[0].id == conv.messages[0].id
 
 
-def test_leading_assistant_with_tool_call_drops_its_response_too():
+def test_leading_assistant_is_kept_after_a_first_user_message_saying_so():
+    """A history that starts with the assistant's reply (an imported transcript that starts
+    mid-conversation) is sent whole: dropping the reply would orphan its tool results too."""
     conv = Conversation([call("c1"), result("c1"), Message.user("hello")])
     view = conv.agent_view()
-    assert [m.role for m in view] == ["user"]
-    assert view[0].text == "hello"
-    assert not view[0].tool_responses
+    assert [m.role for m in view] == ["user", "assistant", "user"]
+    assert "starts mid-way" in view[0].text
+    assert [r.id for r in view[1].tool_requests] == ["c1"]
+    assert [r.id for r in view[2].tool_responses] == ["c1"] and view[2].text == "hello"
+    assert Conversation([Message.assistant("only a reply")]).agent_view() == []
 
 
 def test_response_stored_later_is_moved_next_to_its_request():

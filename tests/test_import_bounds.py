@@ -287,7 +287,7 @@ def test_json_followed_by_extra_data_says_so_under_auto_detect(
     path.write_text(doc + '\n{"extra": 1}\n')
     for options in ([], ["--format", "openai"]):
         code, _, err = run_cli(capsys, "sessions", "import", str(path), *options)
-        assert_refused(capsys, code, err, "trailing.json: line 7 column 1", "Extra data")
+        assert_refused(capsys, code, err, "trailing.json: line 7 column 1", "more text follows the JSON value")
         assert "cut short" not in err
 
 

@@ -348,7 +348,7 @@ def test_goose_db_every_session_visibility_thinking_and_ledger(tmp_path: Path) -
 def test_broken_records_are_named(tmp_path: Path) -> None:
     path = tmp_path / "rollout.jsonl"
     path.write_text('{"type": "session_meta", "payload": {}}\n\n{"type": oops}\n')
-    with pytest.raises(ImportFormatError, match=r"rollout.jsonl: line 3: not valid JSON"):
+    with pytest.raises(ImportFormatError, match=r"rollout.jsonl: line 3 column \d+: not valid JSON: "):
         load_sessions(path, fmt="codex")
     with pytest.raises(ImportFormatError, match=r"session s2 message row 5: bad JSON"):
         load_sessions(goose_db(tmp_path / "g.db", broken_row=True))

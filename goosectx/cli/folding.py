@@ -20,7 +20,7 @@ from goosectx.cli.sanitize import strip_csi, terminal_safe
 from goosectx.cli.words import plural as plural
 from goosectx.conversation import ToolRequest, ToolResponse
 from goosectx.shown import LINE_MAX_CHARS
-from goosectx.turn import INTERRUPTED_TEXT, UNRECORDED_TEXT
+from goosectx.turn import INTERRUPTED_TEXT, NO_RESULT_TEXT, UNRECORDED_TEXT
 
 FOLD_LINES = 12
 """A tool result longer than this many lines is folded."""
@@ -97,7 +97,8 @@ CANCELLED_LABEL = "cancelled by you"
 INTERRUPTED_LABEL = "interrupted"
 """A call goosectx died during (its answer stored on resume, ``turn.INTERRUPTED_TEXT``)."""
 UNRECORDED_LABEL = "no result in the import"
-"""A call an imported transcript ends with, unanswered (``turn.UNRECORDED_TEXT``)."""
+"""A call an imported transcript ends with, or never answers (``turn.UNRECORDED_TEXT``,
+``turn.NO_RESULT_TEXT``)."""
 
 
 def tool_result_label(response: ToolResponse) -> tuple[str, bool]:
@@ -117,7 +118,7 @@ def tool_result_label(response: ToolResponse) -> tuple[str, bool]:
             return CANCELLED_LABEL, True
         if response.output.startswith(INTERRUPTED_TEXT):
             return INTERRUPTED_LABEL, True
-        if response.output.startswith(UNRECORDED_TEXT):
+        if response.output.startswith((UNRECORDED_TEXT, NO_RESULT_TEXT)):
             return UNRECORDED_LABEL, True
         return "error", True
     return "output", True

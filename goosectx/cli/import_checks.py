@@ -22,6 +22,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from goosectx.config import Settings
 from goosectx.errors import UsageError
 from goosectx.session import Session
 from goosectx.store import SessionStore
@@ -167,4 +168,39 @@ def drop_unfit_state(session: Session) -> list[str]:
                      f"name: resume it by its id, {ID_PLACEHOLDER}, or name it: "
                      f"goosectx sessions rename {ID_PLACEHOLDER} NEW_NAME")
         session.name = None
+    return notes
+
+
+def redact_tool_outputs(sessions: list[Session], settings: Settings) -> list[str]:
+    """Scrub secrets of this environment from imported tool outputs; one note per session.
+
+    Tool output goosectx makes is redacted before the model or the store sees it
+    (``tools.builtin.make_redactor``: the values of secret-looking variables and configured
+    API keys, in every encoding it lists); an imported one (another agent's ``env``) gets the
+    same. A goosectx export's stored-form messages were redacted when they were made: they
+    are left as they are. ``sessions`` are changed in place.
+    """
+    from dataclasses import replace
+
+    from goosectx.conversation import ToolResponse
+    from goosectx.tools.builtin import make_redactor
+
+    redact = make_redactor(settings)
+    notes = []
+    for session in sessions:
+        redacted = 0
+        messages = session.conversation.messages
+        for i, m in enumerate(messages):
+            if not m.tool_responses:
+                continue
+            parts = []
+            for p in m.content:
+                if isinstance(p, ToolResponse) and (clean := redact(p.output)) != p.output:
+                    redacted += 1
+                    p = replace(p, output=clean)
+                parts.append(p)
+            if any(a is not b for a, b in zip(parts, m.content, strict=True)):
+                messages[i] = replace(m, content=tuple(parts))
+        notes.append(f"{redacted} tool output{'' if redacted == 1 else 's'} held a secret of "
+                     "this environment: redacted" if redacted else "")
     return notes

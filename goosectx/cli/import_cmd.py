@@ -99,10 +99,15 @@ def _import_file(
         ID_PLACEHOLDER,
         drop_unfit_state,
         mark_imported,
+        redact_tool_outputs,
         refuse_second_import,
     )
+    from goosectx.importers.builder import IMPORT_NOTES
 
-    dropped = [drop_unfit_state(session) for session in sessions]  # a name --name refuses
+    # what the import mended (printed, not stored), then a name --name refuses
+    secrets = redact_tool_outputs(sessions, settings)
+    dropped = [[*session.metadata.pop(IMPORT_NOTES, ()), *([s] if s else []),
+                *drop_unfit_state(session)] for session, s in zip(sessions, secrets, strict=True)]
 
     import_hash = import_hash_of_file()
     store = open_store(settings)

@@ -37,6 +37,7 @@ from goosectx.conversation import (
     ToolResponse,
 )
 from goosectx.errors import ImportFormatError
+from goosectx.importers.arguments import json_problem, parse_arguments
 from goosectx.session import Session, new_session_id
 from goosectx.usage import UsageLedger
 
@@ -49,6 +50,8 @@ MAX_MESSAGE_CHARS = 1_000_000
 """Longest text kept per part of an imported message; the middle of a longer one is elided."""
 MAX_NESTING = 100
 """Deepest JSON nesting accepted (arrays and objects)."""
+IMPORT_NOTES = "import_notes"
+"""``session.metadata`` key: the notes ``sessions import`` prints (and does not store)."""
 
 
 def format_error(path: Path, where: str, problem: str) -> ImportFormatError:
@@ -156,10 +159,12 @@ def loads(path: Path, where: str, text: str | bytes) -> Any:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        at = where or f"line {exc.lineno} column {exc.colno}"
         ends_early = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated")
+        at = (f"{where} column {exc.colno}" if where.startswith("line ") and not ends_early
+              else where) or f"line {exc.lineno} column {exc.colno}"
         raise format_error(path, at, "the JSON ends before it is complete (is the file cut "
-                           "short?)" if ends_early else f"not valid JSON ({exc.msg})") from None
+                           "short?)" if ends_early else f"not valid JSON: {json_problem(exc)}"
+                           ) from None
     except RecursionError:
         raise too_deep from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
@@ -253,26 +258,6 @@ def parse_time(value: Any) -> datetime | None:
     return None
 
 
-def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None, str | None]:
-    """Tool-call arguments as ``(arguments, parse_error, raw_arguments)``.
-
-    A dict is taken as is; a JSON string is parsed; anything else is a parse error that keeps
-    the raw text.
-    """
-    if isinstance(raw, dict):
-        return raw, None, None
-    if raw is None or raw == "":
-        return {}, None, None
-    text = raw if isinstance(raw, str) else json.dumps(raw)
-    try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, f"arguments are not JSON: {exc.msg}", text
-    if not isinstance(parsed, dict):
-        return None, "arguments are not a JSON object", text
-    return parsed, None, None
-
-
 def as_dict(value: Any) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty dict (for optional nested records)."""
     return value if isinstance(value, dict) else {}
@@ -320,6 +305,8 @@ class TranscriptBuilder:
         self._request_counts: dict[str, int] = {}
         self._unanswered: dict[str, list[str]] = {}
         self._last_time: datetime | None = None
+        self.notes: list[str] = []
+        """What the import changed that the user should hear of (``note:`` lines)."""
 
     def add(
         self,
@@ -338,7 +325,6 @@ class TranscriptBuilder:
         """
         if not parts:
             return None
-        parts = [_capped(part) for part in parts]
         meta = metadata or MessageMetadata()
         extra = dict(meta.extra)
         if source_kind:
@@ -399,16 +385,24 @@ class TranscriptBuilder:
     ) -> Session:
         """The finished session (no name; the caller names it).
 
+        Its parts capped and its tool pairs mended (:func:`goosectx.importers.mend.finish`);
+        :attr:`notes` and the mends' notes in ``metadata[IMPORT_NOTES]``.
+
         Raises:
             ImportFormatError: the source held no message.
         """
+        from goosectx.importers.mend import finish
+
         if not self.messages:
             raise format_error(self.path, "", "no conversation messages found")
-        start = created or self.messages[0].created
-        end = updated or max(start, self.messages[-1].created)
+        messages, mended = finish(self.messages, _capped)
+        if self.notes or mended:
+            self.metadata[IMPORT_NOTES] = [*self.notes, *mended]
+        start = created or messages[0].created
+        end = updated or max(start, messages[-1].created)
         return Session(
             id=new_session_id(start), name=None, working_dir=working_dir, model=None,
-            created=start, updated=end, conversation=Conversation(list(self.messages)),
+            created=start, updated=end, conversation=Conversation(messages),
             ledger=ledger or UsageLedger(), metadata={k: v for k, v in self.metadata.items()
                                                       if v not in (None, "")},
         )

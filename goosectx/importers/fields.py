@@ -48,3 +48,16 @@ def check_tool_call(path: Path, where: str, call: dict[str, Any],
         return
     wanted = "an object or JSON text" if json_text else "an object"
     raise format_error(path, where, f'"{fields[2]}" must be {wanted}, not {json_kind(arguments)}')
+
+
+def reused_id_note(reused: list[tuple[str, str]], field: str) -> str:
+    """The import's note for records that reuse an earlier record's id for another message.
+
+    All are kept; ``reused`` holds (where, where the id was first) of each, ``field`` names
+    the id (``id``, ``uuid``).
+    """
+    (where, first), more = reused[0], len(reused) - 1
+    if not more:
+        return f"{where} reuses the {field} of {first} (another message): both are kept"
+    return (f"{len(reused)} records reuse an earlier record's {field} for another message "
+            f"(first {where}, the {field} of {first}): all are kept")

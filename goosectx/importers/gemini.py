@@ -2,8 +2,9 @@
 
 **Gemini CLI** (``~/.gemini/tmp/<project>/chats/``): a JSON object ``{sessionId, …, messages}``
 or the newer JSONL form — a header line, message records and ``{"$set": …}`` updates. A record
-whose ``id`` was seen before replaces the earlier version (the CLI rewrites a message as its
-tool calls finish). Message ``type``: ``user`` (``content`` text or parts), ``gemini``
+whose ``id`` was seen before replaces the earlier version of the same type (the CLI rewrites a
+message as its tool calls finish); one of another type is another message, kept, and the
+import's notes say so. Message ``type``: ``user`` (``content`` text or parts), ``gemini``
 (``content`` text, ``thoughts[]`` → thinking, ``tokens`` → usage, ``toolCalls[]`` each with
 ``args`` and ``result`` → a tool request, answered in the following user message), and
 ``info`` / ``error`` / ``warning`` → user-only notifications. ``System: Please continue.`` is
@@ -36,7 +37,7 @@ from goosectx.importers.builder import (
     read_json,
     read_jsonl,
 )
-from goosectx.importers.fields import check_tool_call
+from goosectx.importers.fields import check_tool_call, reused_id_note
 from goosectx.importers.figures import optional_tokens
 from goosectx.session import Session
 from goosectx.usage import Usage
@@ -53,6 +54,7 @@ def load_gemini_cli(path: Path, *, working_dir: Path) -> list[Session]:
     builder = TranscriptBuilder("gemini-cli", path)
     records: dict[str, tuple[str, dict[str, Any]]] = {}
     order: list[str] = []
+    reused: list[tuple[str, str]] = []  # (where, where the id was first): another message
     if path.suffix == ".json":
         data = read_json(path)
         if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
@@ -70,9 +72,14 @@ def load_gemini_cli(path: Path, *, working_dir: Path) -> list[Session]:
         if not isinstance(record, dict) or not isinstance(record.get("type"), str):
             raise format_error(path, where, "message without a type")
         key = str(record.get("id") or where)
+        if key in records and records[key][1]["type"] != record["type"]:
+            reused.append((where, records[key][0]))  # another message: kept, under a new key
+            key = f"{key}\0{where}"
         if key not in records:
             order.append(key)
         records[key] = (where, record)
+    if reused:
+        builder.notes.append(reused_id_note(reused, "id"))
     for key in order:
         where, record = records[key]
         _gemini_message(builder, record, where)

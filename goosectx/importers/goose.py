@@ -25,6 +25,7 @@ from goosectx.conversation import (
     ThinkingContent,
 )
 from goosectx.errors import ImportFormatError
+from goosectx.importers.arguments import json_problem
 from goosectx.importers.builder import (
     TranscriptBuilder,
     content_text,
@@ -80,7 +81,7 @@ def load_db(path: Path, *, working_dir: Path, source_session: str | None = None)
                     content = json.loads(msg["content_json"])
                     meta = json.loads(msg["metadata_json"] or "{}")
                 except json.JSONDecodeError as exc:
-                    raise format_error(path, where, f"bad JSON ({exc.msg})") from None
+                    raise format_error(path, where, f"bad JSON: {json_problem(exc)}") from None
                 _add_message(builder, {"role": msg["role"], "content": content,
                                        "created": msg["created_timestamp"], "metadata": meta,
                                        "id": msg["message_id"]}, where)

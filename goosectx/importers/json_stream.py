@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from goosectx.errors import ImportFormatError
 from goosectx.importers import builder
+from goosectx.importers.arguments import json_problem
 from goosectx.importers.builder import format_error
 
 CHUNK_CHARS = 1 << 20
@@ -92,7 +93,8 @@ class _Reader:
                 if not self.eof and (unterminated or exc.pos >= ends - _NEAR_END):
                     self._fill()  # the value goes on past what is buffered
                     continue
-                raise self.error(None if unterminated or exc.pos >= ends else exc.msg) from None
+                raise self.error(None if unterminated or exc.pos >= ends
+                                 else json_problem(exc)) from None
             except RecursionError:
                 raise self.too_deep() from None
             except ValueError as exc:  # an integer with more digits than Python converts
@@ -114,7 +116,7 @@ class _Reader:
         """Not JSON here (``None``: the file ends before the JSON is complete)."""
         return format_error(self.path, self.where, "the JSON ends before it is complete (is the "
                             "file cut short?)" if problem is None
-                            else f"not valid JSON ({problem})")
+                            else f"not valid JSON: {problem}")
 
     def too_deep(self) -> ImportFormatError:
         return format_error(self.path, self.where,
