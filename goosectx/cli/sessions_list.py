@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 
 from goosectx.cli.common import open_store
@@ -132,11 +133,12 @@ def print_session_table(console: Console, rows: Sequence[SessionSummary], *,
 def print_table(console: Console, header: tuple[str, ...], rows: Sequence[tuple[str, ...]],
                 *, right: tuple[str, ...] = (), wrap: tuple[str, ...] = ()) -> None:
     """Rows of safe cells under ``header`` (plain columns when not a terminal)."""
-    if not console.is_terminal:
-        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    if not console.is_terminal:  # padded by display width: a CJK character takes two cells
+        widths = [max(cell_len(row[i]) for row in [header, *rows]) for i in range(len(header))]
         for row in [header, *rows]:
-            console.out("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)
-                                  ).rstrip(), highlight=False)
+            console.out("  ".join(cell + " " * (w - cell_len(cell))
+                                  for cell, w in zip(row, widths, strict=True)).rstrip(),
+                        highlight=False)
         return
     from rich.table import Table
     from rich.text import Text
