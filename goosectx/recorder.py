@@ -5,7 +5,9 @@ Used alike by the REPL, ``run``, ``compact`` and the tests (DESIGN.md §2 "Who w
 ``ToolPairsSummarized`` → one transaction; ``UsageUpdated`` → one ledger row plus the new
 ``current`` figure; ``TurnFinished`` → the session's state when its stated limits changed
 since last written, whatever the turn's outcome (a turn that failed may still have learned
-the window a server stated when it rejected the request). After each but
+the window a server stated when it rejected the request); :meth:`SessionRecorder.save_figure`
+→ the state alone, when the context figure the displays noted (``sessions list`` shows it)
+changed since it was last written. After each but
 ``MessageCompleted`` and ``TurnFinished``, the token counts made since are stored with their
 messages (one transaction). A large batch — an old
 history counted at first need, e.g. the first turn after resuming an imported session — is
@@ -53,9 +55,29 @@ class SessionRecorder(CountSaver):
         super().__init__(store, session)
         self._pending: list[Event] = []
         self._saved_stated = self._stated()  # the stated limits as last written
+        self._saved_figure = self._figure()  # the context figure as last written
 
     def _stated(self) -> dict[str, list[int]]:
         return {model: list(entry) for model, entry in self.session.state.stated_limits.items()}
+
+    def _figure(self) -> list[int] | None:
+        figure = self.session.state.context_figure
+        return None if figure is None else list(figure)
+
+    def save_figure(self) -> None:
+        """Store the context figure noted in the session state since it was last written.
+
+        The state alone, in one small transaction (``updated`` untouched); nothing while
+        events wait to be written (their writes carry the state) or when it has not changed.
+
+        Raises:
+            StoreError: the write failed (nothing else depends on it).
+        """
+        figure = self._figure()
+        if self._pending or figure == self._saved_figure:
+            return
+        self.store.save_state(self.session.id, self.session.state)
+        self._saved_figure = figure
 
     @property
     def unsaved(self) -> int:
@@ -112,7 +134,7 @@ class SessionRecorder(CountSaver):
 
     def _write(self, event: Event) -> None:
         sid = self.session.id
-        stated = self._stated()
+        stated, figure = self._stated(), self._figure()
         if isinstance(event, MessageCompleted):
             self.store.append_message(sid, event.message)
         elif isinstance(event, UsageUpdated):
@@ -139,7 +161,7 @@ class SessionRecorder(CountSaver):
         elif isinstance(event, TurnFinished):  # whatever the outcome: a failed turn, too,
             self.store.update_session(sid, state=self.session.state)  # learns (stated limit)
         if not isinstance(event, MessageCompleted | ToolPairsSummarized):
-            self._saved_stated = stated
+            self._saved_stated, self._saved_figure = stated, figure
 
 
 _WRITTEN = (MessageCompleted, UsageUpdated, HistoryReplaced, CompactionUndone,

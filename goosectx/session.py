@@ -128,6 +128,12 @@ class SessionState:
             default or model info, 1 ``GOOSE_CONTEXT_LIMIT``, 2 the config file; a session
             saved before kinds were kept has 0). Used on resume while the configured limit
             is the same (:mod:`goosectx.compaction.stated_limit`).
+        context_figure: ``[tokens, is_estimate, messages]``: the ``current`` figure the
+            toolbar and ``/context`` last showed (``ContextFigures.note_figure``;
+            ``is_estimate`` 0 or 1) and how many messages the session held then. ``sessions
+            list`` shows it without loading the session, while the stored session still holds
+            that many messages (else it says the figure is unknown); ``None``: not measured
+            since the session was saved by a goosectx that did not keep it.
     """
 
     auto_compaction_paused: bool = False
@@ -138,6 +144,7 @@ class SessionState:
     calibration: dict[str, list[float]] = field(default_factory=dict)
     report_fixed_tokens: int | None = None
     stated_limits: dict[str, list[int]] = field(default_factory=dict)
+    context_figure: list[int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -148,7 +155,9 @@ class SessionState:
                 "compaction_failures": self.compaction_failures,
                 "calibration": {k: list(v) for k, v in self.calibration.items()},
                 "report_fixed_tokens": self.report_fixed_tokens,
-                "stated_limits": {k: list(v) for k, v in self.stated_limits.items()}}
+                "stated_limits": {k: list(v) for k, v in self.stated_limits.items()},
+                "context_figure": (None if self.context_figure is None
+                                   else list(self.context_figure))}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SessionState:
@@ -175,6 +184,10 @@ class SessionState:
                         and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
                                 for n in pair) and pair[0] > 0):
                     stated[model] = [int(n) for n in pair] + [0] * (3 - len(pair))
+        figure = data.get("context_figure")
+        if not (isinstance(figure, list) and len(figure) == 3 and all(
+                isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in figure)):
+            figure = None
         return cls(auto_compaction_paused=bool(data.get("auto_compaction_paused", False)),
                    paused_by_undo=bool(data.get("paused_by_undo", False)),
                    judge_input_tokens=opt_int("judge_input_tokens"),
@@ -182,7 +195,7 @@ class SessionState:
                    compaction_failures=opt_int("compaction_failures") or 0,
                    calibration=calibration,
                    report_fixed_tokens=opt_int("report_fixed_tokens"),
-                   stated_limits=stated)
+                   stated_limits=stated, context_figure=figure)
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,3 +276,9 @@ class Session:
     def display_name(self) -> str:
         """The name, else the id."""
         return self.name or self.id
+
+    def note_context_figure(self, tokens: int, is_estimate: bool) -> None:
+        """Keep ``tokens`` as :attr:`SessionState.context_figure`, for the messages held now."""
+        held = (len(self.stored_messages) if self.stored_messages is not None
+                else len(self.conversation.messages))
+        self.state.context_figure = [max(0, tokens), int(is_estimate), held]

@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from goosectx.cli.collector import cycle_collector_paused, keep_out_of_collections
 from goosectx.cli.sanitize import one_line_safe
@@ -16,6 +17,10 @@ from goosectx.config import ApprovalMode, Settings, parse_mode
 from goosectx.errors import ConfigError, GoosectxError, SessionNotFound, UsageError
 from goosectx.session import Session, name_problem
 from goosectx.store import SessionLock, SessionStore
+
+if TYPE_CHECKING:
+    from goosectx.agent import Agent
+    from goosectx.recorder import SessionRecorder
 
 CWD_GONE = ("the current directory no longer exists", "cd to a directory that exists")
 """The error (message, fix) of a command started in a directory that was deleted since."""
@@ -255,6 +260,20 @@ def load_to_resume(store: SessionStore, session_id: str) -> Session:
         session.conversation.append(answer)
         SessionRecorder(store, session).record(MessageCompleted(answer))
     return session
+
+
+def save_listed_figure(agent: Agent, recorder: SessionRecorder) -> None:
+    """Note the session's context figure (``/context``'s current) and store it, with counts.
+
+    For ``sessions list``, at the end of a ``run`` (a turn that stopped may have added tool
+    results since the last report). A failure is not said: the list then says it is unknown.
+    """
+    try:
+        agent.context.note_figure(agent.request_context)
+        recorder.save_figure()
+        recorder.save_counts()  # those the figure made: the next resume does not count again
+    except GoosectxError:
+        pass
 
 
 def _imported_at(session: Session) -> datetime | None:

@@ -94,6 +94,7 @@ def _import_file(
             # does not tokenise; the counts are made and stored at first need.
             session.ledger.current_tokens = _rough_count(session)
             session.ledger.current_is_estimate = True
+            session.note_context_figure(session.ledger.current_tokens, True)  # listed as ~
     from goosectx.cli.folding import plural
     from goosectx.cli.import_checks import (
         ID_PLACEHOLDER,

@@ -363,6 +363,7 @@ class Repl:
             self.driver.run(start, waiting=waiting)
         finally:
             self._refresh_figure()
+            repl_outcome.save_figure(self)  # what sessions list shows
 
     def _on_event(self, event: Event) -> None:
         """Record the event (the session is saved whatever happens next), then draw it."""
@@ -396,11 +397,11 @@ class Repl:
     def _refresh_figure(self) -> None:
         """Recompute the context figure every display shows (toolbar, ``/usage``).
 
-        The same ``ContextManager.current_tokens`` figure ``/context`` reports.
+        The same ``ContextManager.current_tokens`` figure ``/context`` reports (and lists).
         """
         try:
             manager = self._context_manager()
-            current, is_estimate = manager.current_tokens(self.agent.request_context)
+            current, is_estimate = manager.note_figure(self.agent.request_context)
             self._figure = ContextFigure(current, manager.context_limit().tokens, is_estimate)
         except GoosectxError:
             pass

@@ -60,6 +60,18 @@ def take_back(repl: Repl, message: Message | None) -> None:
         repl.renderer.error(f"could not save to the session: {exc.message}", exc.hint)
 
 
+def save_figure(repl: Repl) -> None:
+    """Store the context figure the toolbar shows, for ``sessions list`` (when it changed).
+
+    A failed write is not said: it is tried again at the next one, and until then the list
+    says the figure is unknown.
+    """
+    try:
+        repl.recorder.save_figure()
+    except GoosectxError:
+        pass
+
+
 def is_kept(repl: Repl) -> bool:
     """False for a new session with no message yet: it is removed when the REPL closes."""
     try:
@@ -77,6 +89,7 @@ def goodbye(repl: Repl) -> bool:
     try:
         repl.recorder.flush()  # the writes a full disk held back: one more try
         repl.recorder.save_counts(wait=True)  # a later resume does not count it again
+        save_figure(repl)
     except GoosectxError as exc:
         if repl.recorder.unsaved:
             unsaved_notice(repl, exc)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from goosectx.cli import repl_outcome
 from goosectx.cli.common import (
     choose_mode,
     lock_and_load,
@@ -35,9 +36,11 @@ if TYPE_CHECKING:
 
 def show_sessions(repl: Repl) -> None:
     """``/sessions``: the newest :data:`NEWEST_IN_REPL` sessions, this one marked ``*``."""
+    repl_outcome.save_figure(repl)  # this session's row shows what the toolbar does
     rows = repl.store.list_sessions()
     repl.renderer.settle()
-    print_session_table(repl.io.console, rows[:NEWEST_IN_REPL], current=repl.session.id)
+    print_session_table(repl.io.console, rows[:NEWEST_IN_REPL], current=repl.session.id,
+                        settings=repl.settings)
     for row in rows[:NEWEST_IN_REPL]:
         if row.damaged:
             repl.renderer.notice(damaged_note(row))
@@ -81,6 +84,7 @@ def resume(repl: Repl, ref: str) -> None:
     if opened is None:
         raise UsageError("this REPL cannot switch sessions", "leave and run goosectx --resume")
     repl.recorder.flush()  # writes a full disk held back; failing, the user stays here
+    repl_outcome.save_figure(repl)
     count = store.message_count(target)
     if count >= BACKGROUND_FROM:  # a long load: say so before the wait
         repl.renderer.notice(f"loading {plural(count, 'message')}…")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from errno import EIO
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -33,6 +33,7 @@ from goosectx.cli.common import (
     missing_working_dir,
     open_session,
     resume_command,
+    save_listed_figure,
     session_ref,
 )
 from goosectx.cli.folding import plural
@@ -61,7 +62,6 @@ from goosectx.events import (
 )
 from goosectx.mentions import mention_cap, read_mentions
 from goosectx.recorder import SessionRecorder
-from goosectx.session import TokenCount
 from goosectx.testhooks import pause_point
 from goosectx.turn import UNRECORDED_TEXT, interrupted_calls
 from goosectx.usage import Usage
@@ -192,8 +192,7 @@ def run_task(
         pause_point("run:before-turn")
         started = True  # from here a cancel is the turn's (the agent closes it out)
         finished = _drive(agent.reply(task, cancel=cancel, attachments=files, sent=sent),
-                          cancel, opened,
-                          output, agent.context.take_fresh_token_counts)
+                          cancel, opened, output, agent)
         status, error = finished.status, finished.error
         output.finish(_summary(opened.session.id, opened.session.name, finished))
         if status == "error":
@@ -339,19 +338,19 @@ class _Finished:
 
 
 def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession,
-           output: TextOutput | StreamJsonOutput | JsonOutput,
-           fresh_token_counts: Callable[[], Mapping[str, TokenCount]] | None = None) -> _Finished:
-    """Record and print every event until the turn ends.
+           output: TextOutput | StreamJsonOutput | JsonOutput, agent: Agent) -> _Finished:
+    """Record and print every event until the turn ends; then store the context figure.
 
     A Ctrl-C that lands here rather than inside the agent sets ``cancel`` and keeps
     iterating, so the agent still closes the turn out (partial text kept, open tool calls
     answered). A Ctrl-C that escapes the agent itself ends the turn as cancelled.
     """
     recorder = SessionRecorder(opened.store, opened.session)
-    recorder.fresh_token_counts = fresh_token_counts
+    recorder.fresh_token_counts = agent.context.take_fresh_token_counts
     try:
         return _drive_events(events, cancel, recorder, output)
     finally:
+        save_listed_figure(agent, recorder)  # what sessions list shows
         recorder.wait_for_counts()  # counts of an old history, stored while the answer printed
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -19,8 +20,9 @@ from rich.console import Console
 from goosectx.cli.common import open_store
 from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
-from goosectx.config import Settings
+from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.errors import StoreError
+from goosectx.providers.base import ContextLimit
 from goosectx.store import SessionStore, SessionSummary
 from goosectx.store.search import SearchHit, match_query
 from goosectx.transcript_search import MessageHit
@@ -74,23 +76,77 @@ def _read(settings: Settings, read: Any) -> Any:
         store.close()
 
 
+@dataclass(frozen=True, slots=True)
+class ListedContext:
+    """A listed session's context: the figure ``/context`` calls current, against its limit.
+
+    Attributes:
+        tokens: The figure the displays last showed, or ``None`` when it is not known without
+            loading and counting the session (never measured, or messages changed since).
+        is_estimate: ``tokens`` is our estimate rather than the provider's report.
+        limit_tokens: The context limit of the session's model (else the configured model's).
+    """
+
+    tokens: int | None
+    is_estimate: bool
+    limit_tokens: int
+
+    def cell(self) -> str:
+        """``58% (115,438/200,000)``, ``~`` before an estimate; ``—`` when unknown."""
+        if self.tokens is None:
+            return "—"
+        percent = round(100 * self.tokens / self.limit_tokens) if self.limit_tokens else 0
+        return (f"{'~' if self.is_estimate else ''}{percent}% "
+                f"({self.tokens:,}/{self.limit_tokens:,})")
+
+
+def listed_context(row: SessionSummary, settings: Settings,
+                   limits: dict[str | None, ContextLimit]) -> ListedContext:
+    """``row``'s context figure and limit, from its stored figures (no message is read).
+
+    ``limits``: the configured limit by model, filled as models are met (one look-up each).
+    """
+    from goosectx.compaction.stated_limit import session_limit
+
+    model = row.model or settings.model
+    if model not in limits:
+        if model is None:
+            limits[model] = ContextLimit(
+                settings.context_limit_tokens or DEFAULT_CONTEXT_LIMIT_TOKENS, "default")
+        else:
+            from goosectx.providers.litellm_provider import listed_context_limit
+
+            limits[model] = listed_context_limit(settings, model)
+    limit = limits[model]
+    if model is not None and row.state is not None:
+        limit = session_limit(row.state, model, limit)  # a window its server stated
+    figure = row.context_figure
+    return ListedContext(figure[0] if figure else None, bool(figure and figure[1]),
+                         limit.tokens)
+
+
 def list_sessions(settings: Settings, *, as_json: bool) -> None:
     """Print every session, most recently changed first (a table, or JSON with ``--json``).
 
-    Each row: id, name, title, source, last change, messages, current context tokens and the
-    working dir (JSON adds model and creation time). A session whose stored times do not
+    Each row: id, name, title, source, last change, messages, the context (the figure
+    ``/context`` calls current, as a share of the model's limit: :func:`listed_context`) and
+    the working dir (JSON adds model and creation time). A session whose stored times do not
     parse is listed with ``?`` (JSON: ``null``) and named on stderr with the fix.
     """
     rows: list[SessionSummary] = _read(settings, SessionStore.list_sessions) or []
     if as_json:
+        limits: dict[str | None, ContextLimit] = {}
+        contexts = [listed_context(r, settings, limits) for r in rows]
         print(json.dumps([
             {"id": r.id, "name": r.name, "title": r.title,
              "source": "goosectx" if r.source is None else "import", "import_format": r.source,
              "working_dir": r.working_dir, "model": r.model,
              "created": None if r.created is None else r.created.isoformat(),
              "updated": None if r.updated is None else r.updated.isoformat(),
-             "message_count": r.message_count, "current_tokens": r.current_tokens}
-            for r in rows
+             "message_count": r.message_count, "current_tokens": c.tokens,
+             "current_is_estimate": None if c.tokens is None else c.is_estimate,
+             "context_limit_tokens": c.limit_tokens}
+            for r, c in zip(rows, contexts, strict=True)
         ], indent=2))
         _warn_damaged(rows)
         return
@@ -98,7 +154,7 @@ def list_sessions(settings: Settings, *, as_json: bool) -> None:
     if not rows:
         console.print("No sessions yet. Start one with: goosectx")
         return
-    print_session_table(console, rows)
+    print_session_table(console, rows, settings=settings)
     _warn_damaged(rows)
 
 
@@ -110,20 +166,22 @@ def _warn_damaged(rows: Sequence[SessionSummary]) -> None:
 
 
 def print_session_table(console: Console, rows: Sequence[SessionSummary], *,
-                        current: str | None = None) -> None:
+                        settings: Settings, current: str | None = None) -> None:
     """The session table (plain columns when ``console`` is not a terminal).
 
     Args:
         console: Where to draw.
         rows: The sessions, in the order to show.
+        settings: For each session's context limit (:func:`listed_context`).
         current: The id of the session the REPL drives (marked ``*``), if any.
     """
     header = ("id", "name", "title", "source", "updated", "messages", "context", "working dir")
+    limits: dict[str | None, ContextLimit] = {}
     table_rows = [
         tuple(one_line_safe(cell) for cell in (
             ("* " if r.id == current else "") + r.id, r.name or "", r.title or "",
-            source_label(r.source), _stamp(r), str(r.message_count), f"{r.current_tokens:,}",
-            r.working_dir))
+            source_label(r.source), _stamp(r), str(r.message_count),
+            listed_context(r, settings, limits).cell(), r.working_dir))
         for r in rows
     ]
     print_table(console, header, table_rows, right=("messages", "context"),

@@ -178,6 +178,15 @@ class ContextFigures:
         raw = self.counter.count_messages(added) + shift
         return max(0, self._reported_tokens + calibration.apply(raw, ratio)), bool(added or shift)
 
+    def note_figure(self, request: RequestContext) -> tuple[int, bool]:
+        """:meth:`current_tokens`, also kept in the session state for ``sessions list``.
+
+        (``SessionState.context_figure``: stored with the state's next write.)
+        """
+        current, estimated = self.current_tokens(request)
+        self.session.note_context_figure(current, estimated)
+        return current, estimated
+
     def fixed_tokens(self, request: RequestContext) -> int:
         """Raw estimate of the request's fixed part, as :meth:`breakdown` counts it.
 
@@ -244,6 +253,7 @@ class ContextFigures:
         tokens = calibration.apply(self.breakdown(request).total, self.estimate_ratio())
         self.session.ledger.current_tokens = tokens
         self.session.ledger.current_is_estimate = True
+        self.session.note_context_figure(tokens, True)
         return tokens
 
 

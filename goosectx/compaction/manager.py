@@ -97,6 +97,7 @@ class ContextManager(ContextFigures):
                 self.session.state.report_fixed_tokens = self.fixed_tokens(request)
                 ledger.current_tokens = self._reported_tokens
                 ledger.current_is_estimate = False
+                self.session.note_context_figure(ledger.current_tokens, False)
             else:
                 self._set_estimate(request)
             key = self.provider.model if self.provider else model

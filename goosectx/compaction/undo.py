@@ -135,6 +135,7 @@ def undo_last(session: Session, *, reestimate: Callable[[], int],
                        context_limit_tokens=context_limit_tokens)
     new.append(Message.notification(text).with_metadata(
         extra={"undid_compaction": compaction_id}))
+    session.note_context_figure(after, True)  # the notice counted (the model never sees it)
     state = session.state
     state.auto_compaction_paused = state.paused_by_undo = True
     state.judge_input_tokens = None

@@ -100,10 +100,12 @@ class LiteLLMProvider:
         self._stated_source = STATED_LIMIT_SOURCE
 
     # -- limits ----------------------------------------------------------------------------
-    def _model_info(self) -> dict[str, Any]:
+    def _model_info(self, *, ask_litellm: bool = True) -> dict[str, Any]:
         bundled = bundled_model_info(self.model)
         if bundled is not None:
             return dict(bundled)
+        if not ask_litellm:
+            return {}
         try:
             info = load_litellm().get_model_info(self.model)
         except Exception:  # noqa: BLE001 - litellm raises various errors for unmapped models
@@ -130,8 +132,12 @@ class LiteLLMProvider:
         if self._stated_limit_tokens is None or tokens < self._stated_limit_tokens:
             self._stated_limit_tokens, self._stated_source = tokens, source
 
-    def configured_context_limit(self) -> ContextLimit:
-        """The limit the configuration gives: :meth:`context_limit` without the server's."""
+    def configured_context_limit(self, *, ask_litellm: bool = True) -> ContextLimit:
+        """The limit the configuration gives: :meth:`context_limit` without the server's.
+
+        ``ask_litellm=False``: a model litellm's bundled map does not know gets the default
+        without importing litellm (seconds) to ask it.
+        """
         s = self.settings
         source = s.source("context_limit_tokens")
         if self.role == "main" and s.context_limit_tokens and source.startswith("env"):
@@ -140,7 +146,7 @@ class LiteLLMProvider:
             return ContextLimit(self.config.context_limit, f'config [models."{self.model}"]')
         if self.role == "main" and s.context_limit_tokens:
             return ContextLimit(s.context_limit_tokens, source)
-        tokens = self._model_info().get("max_input_tokens")
+        tokens = self._model_info(ask_litellm=ask_litellm).get("max_input_tokens")
         if isinstance(tokens, int) and tokens > 0:
             return ContextLimit(tokens, "litellm model info")
         return ContextLimit(DEFAULT_CONTEXT_LIMIT_TOKENS, "default")
@@ -341,3 +347,12 @@ def make_provider(settings: Settings, model: str | None = None, *,
 def resolve_context_limit(settings: Settings, model: str) -> ContextLimit:
     """``model``'s context limit as the main model, with its source (for ``goosectx info``)."""
     return LiteLLMProvider(model, settings).context_limit()
+
+
+def listed_context_limit(settings: Settings, model: str) -> ContextLimit:
+    """``model``'s configured limit as the main model, read without importing litellm.
+
+    For ``sessions list`` (one per model, however many sessions): :func:`resolve_context_limit`
+    but for a model that only litellm's own lookup knows, which gets the default.
+    """
+    return LiteLLMProvider(model, settings).configured_context_limit(ask_litellm=False)

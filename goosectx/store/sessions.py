@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from goosectx.session import (
 from goosectx.store.database import dumps, loads, stored_time, update_session_row
 from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
+from goosectx.store.listing import SessionSummary, list_sessions
 from goosectx.store.locks import SessionLock
 from goosectx.store.message_read import read_messages
 from goosectx.store.messages import MessageStore
@@ -43,32 +43,6 @@ IMPORT_PAGE_CACHE_KIB = 16 * 1024
 message ids takes them in random order: at 100k messages it is ~6 MB, and in 2 MB its pages
 were written to the WAL and read back again and again (100k, rows alone: insert + commit CPU
 ~2.9 -> ~2.3 s). Up to this much more memory during the import, freed after it."""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionSummary:
-    """One row of ``sessions list``.
-
-    ``created`` / ``updated`` are ``None`` when the stored time does not parse (a damaged row:
-    the list still shows the session, see :attr:`damaged`).
-    """
-
-    id: str
-    name: str | None
-    working_dir: str
-    model: str | None
-    created: datetime | None
-    updated: datetime | None
-    message_count: int
-    current_tokens: int
-    title: str | None = None
-    source: str | None = None
-    """``None`` for a session made here, else the format it was imported from."""
-
-    @property
-    def damaged(self) -> bool:
-        """A stored time of this session does not parse (``sessions remove ID`` removes it)."""
-        return self.created is None or self.updated is None
 
 
 def stored_message_row(session_id: str, position: float, message: StoredMessage,
@@ -232,19 +206,9 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         return [(str(row[0]), row[1]) for row in rows]
 
     def list_sessions(self) -> list[SessionSummary]:
-        """Every session, most recently updated first.
-
-        A session whose stored times do not parse is listed with ``None`` for them
-        (:attr:`SessionSummary.damaged`), so one damaged row does not hide the others.
-        """
+        """Every session, most recently updated first (:func:`~.listing.list_sessions`)."""
         with self._guard():
-            rows = self._conn.execute(
-                "SELECT s.id, s.name, s.working_dir, s.model, s.created, s.updated,"
-                " (SELECT count(*) FROM messages m WHERE m.session_id=s.id), s.current_tokens,"
-                " s.title, s.source FROM sessions s ORDER BY s.updated DESC, s.id DESC"
-            ).fetchall()
-        return [SessionSummary(r[0], r[1], r[2], r[3], stored_time(r[4]),
-                               stored_time(r[5]), r[6], r[7], r[8], r[9]) for r in rows]
+            return list_sessions(self._conn)
 
     def load(self, session_id: str, *, lenient_times: bool = False) -> Session:
         """Load a whole session (messages in position order, ledger oldest first).
@@ -357,6 +321,12 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                                current_tokens=current_tokens,
                                current_is_estimate=current_is_estimate, title=title,
                                approval_mode=approval_mode)
+
+    def save_state(self, session_id: str, state: SessionState) -> None:
+        """Store the session's state alone; ``updated`` is left as it is (nothing was said)."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE sessions SET state_json=? WHERE id=?",
+                         (dumps(state.to_dict()), session_id))
 
     # -- locking ----------------------------------------------------------------------------
     def lock(self, session_id: str) -> SessionLock:
