@@ -92,12 +92,14 @@ class ListedContext:
     limit_tokens: int
 
     def cell(self) -> str:
-        """``58% (115,438/200,000)``, ``~`` before an estimate; ``—`` when unknown."""
+        """``58% 115,438`` (share of the limit, tokens), ``~`` before an estimate; else ``—``.
+
+        Short: the table keeps its room for the titles (the limit is in ``--json``).
+        """
         if self.tokens is None:
             return "—"
         percent = round(100 * self.tokens / self.limit_tokens) if self.limit_tokens else 0
-        return (f"{'~' if self.is_estimate else ''}{percent}% "
-                f"({self.tokens:,}/{self.limit_tokens:,})")
+        return f"{'~' if self.is_estimate else ''}{percent}% {self.tokens:,}"
 
 
 def listed_context(row: SessionSummary, settings: Settings,
