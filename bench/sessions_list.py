@@ -1,13 +1,14 @@
 """``sessions list`` on a database of many large sessions: its context column costs no load.
 
 ``python bench/sessions_list.py [--sessions N] [--messages M]`` stores N generated sessions of
-M messages (``figures.make_messages``: ~2 KB of text each, so 40 × 2,500 ≈ 200 MB), each with
-the context figure a REPL or ``run`` keeps in its state (one in four without it, as a session
-last used by an older goosectx: listed ``—``), then times, each the best of 5: the rows
-(``SessionStore.list_sessions``), the rows with every context cell (``listed_context``: the
-limit looked up once per model), and a whole ``goosectx sessions list`` process (best of 3).
-For scale it times what the list no longer needs: loading one session and counting its agent
-view (``TokenCounter.breakdown``), which a per-session figure made at list time would cost N
+M messages (``figures.make_messages``: ~2 KB of text each; 40 × 2,500 is ~340 MB), each with
+the context figure a REPL or ``run`` keeps in its state — but one in four, as a session last
+used by an older goosectx, whose last message is then read to list its report — and times,
+each the best of 5: the rows (``SessionStore.list_sessions``), the rows with every context
+cell (``listed_context``: the limit looked up once per model), the same once those sessions
+have no report either (listed ``—``, no extra read), and a whole ``goosectx sessions list``
+process (best of 3). For scale it times what the list does not do: load one session and count
+its agent view (``TokenCounter.breakdown``), which a figure made at list time would cost N
 times. Data lives in a temporary directory that is removed.
 """
 
@@ -49,8 +50,12 @@ def seed(data: Path, sessions: int, messages: int, work: Path) -> list[str]:
             session = Session(new_session_id(now), f"s{i}", work, "openai/gpt-4o-mini", now,
                               now, title=f"session {i}")
             session.conversation.messages = make_messages(messages, 2_000, seed=i)
+            session.ledger.current_tokens = 40_000 + i  # the last call's report
+            session.ledger.current_is_estimate = False
             if i % 4:  # measured by a REPL or run: the figure it showed, for these messages
                 session.note_context_figure(40_000 + i, False)
+            # else saved by an older goosectx: listed by its report (it ends on an answer),
+            # which costs one more indexed read, of its last message
             ids.append(store.save_new_session(session).id)
     finally:
         store.close()
@@ -89,6 +94,17 @@ def main() -> None:
         cells = with_cells()
         print(f"rows + context cells: {best_s(with_cells) * 1000:.1f} ms "
               f"({sum(c == '—' for c in cells)} of {len(rows)} unknown: '—')")
+        store.close()  # the same with no session of an older goosectx, for comparison
+        writer = SessionStore(data)
+        for session_id in ids[::4]:
+            state = writer.load_header(session_id).state
+            state.context_figure = None
+            writer.update_session(session_id, current_tokens=0)
+            writer.save_state(session_id, state)
+        writer.close()
+        store = SessionStore(data, read_only=True)
+        print(f"  the same, those {len(ids[::4])} without a report (no extra read): "
+              f"{best_s(with_cells) * 1000:.1f} ms")
         env = {**os.environ, "GOOSECTX_HOME": str(data), "NO_COLOR": "1", "TERM": "dumb",
                "GOOSECTX_CONFIG": str(tmp / "none.toml"), "PYTHONPATH": str(ROOT)}
         (tmp / "none.toml").touch()

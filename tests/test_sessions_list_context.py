@@ -22,7 +22,7 @@ from goosectx.config import load_settings
 from goosectx.conversation import Message
 from goosectx.providers.scripted import ScriptedReply
 from goosectx.store import SessionStore
-from goosectx.usage import Usage
+from goosectx.usage import LedgerEntry, Usage
 
 LIMIT = 200_000
 
@@ -104,3 +104,21 @@ def test_repl_sessions_and_list_show_what_context_shows_after_a_bang_command(
         assert shown in capsys.readouterr().out
     finally:
         world.store.close()
+
+
+def test_a_session_saved_before_the_figure_was_kept_lists_its_report_when_it_covers_all(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = SessionStore(load_settings().data_dir)
+    answered = store.create_session(tmp_path, name="answered")
+    stopped = store.create_session(tmp_path, name="stopped")
+    for session in (answered, stopped):
+        store.append_message(session.id, Message.user("hello"))
+        store.append_message(session.id, Message.assistant("hi"))
+        store.add_usage(session.id, LedgerEntry(Usage(5_000, 100), "openai/gpt-4o-mini"),
+                        current_tokens=5_100, is_estimate=False)  # no figure in its state
+    store.append_message(stopped.id, Message.user("x " * 40_000))  # after the report
+    store.close()
+    _, err = cli(capsys, "compact", "answered", "--dry-run", code=1)  # too small to compact
+    assert "would grow the context from 5,100 to" in err  # its figure, as on resume
+    assert listed(capsys, "answered")["current_tokens"] == 5_100
+    assert listed(capsys, "stopped")["current_tokens"] is None  # not the report: "—"
