@@ -97,6 +97,7 @@ def _import_file(
     from goosectx.cli.folding import plural
     from goosectx.cli.import_checks import (
         ID_PLACEHOLDER,
+        already_imported,
         drop_unfit_state,
         mark_imported,
         redact_tool_outputs,
@@ -114,8 +115,14 @@ def _import_file(
     saved: list[str] = []
     notes: list[str] = []
     try:
+        left_out: list[str] = []
         if not force:
             refuse_second_import(store, path, import_hash)
+            kept = list(sessions)
+            left_out = already_imported(store, kept, Path(shown_path or path), fmt)
+            dropped = [d for s, d in zip(sessions, dropped, strict=True)
+                       if any(s is k for k in kept)]
+            sessions = kept
         existing = store.list_sessions()
         taken = {r.name for r in existing if r.name}
         ids = {r.id for r in existing}  # a name may not be another session's id either
@@ -175,6 +182,8 @@ def _import_file(
             + (f" · {note}" if note else "")))
         for line in dropped.pop(0):
             print_note("note: " + line.replace(ID_PLACEHOLDER, session.id))
+    for line in left_out:
+        print_note("note: " + line)
 
 
 def _messages(session: Session) -> Sequence[Message | StoredMessage]:

@@ -231,6 +231,22 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
             ).fetchall()
         return [(str(row[0]), row[1]) for row in rows]
 
+    def find_source_imports(self, sources: tuple[str, ...],
+                            source_session_id: str) -> list[tuple[str, str | None]]:
+        """(id, name) of every session imported from another agent's session, oldest first.
+
+        Its format is one of ``sources`` and its ``metadata.source_session_id`` is
+        ``source_session_id``.
+        """
+        marks = ",".join("?" * len(sources))
+        with self._guard():
+            rows = self._conn.execute(
+                f"SELECT id, name FROM sessions WHERE source IN ({marks}) AND import_hash IS NOT"
+                " NULL AND CAST(json_extract(metadata_json, '$.source_session_id') AS TEXT)=?"
+                " ORDER BY created, id", (*sources, source_session_id),
+            ).fetchall()
+        return [(str(row[0]), row[1]) for row in rows]
+
     def list_sessions(self) -> list[SessionSummary]:
         """Every session, most recently updated first.
 
