@@ -9,6 +9,7 @@ can in their stored form (:mod:`goosectx.stored_message`): the same checks, no o
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
@@ -53,6 +54,7 @@ def load(path: Path, *, stored: bool = False) -> list[Session]:
             _check_unique_ids(messages)
         except (ValueError, KeyError, TypeError) as exc:
             raise _export_error(path, exc) from None
+    _possible_times(session, messages)
     if stored:
         session.stored_messages = messages
     else:
@@ -107,6 +109,50 @@ def _check_unique_ids(messages: Iterable[Message | StoredMessage]) -> None:
         if first != number:
             raise ValueError(f"message #{number}: its id {message.id[:80]!r} is also message "
                              f"#{first}'s (each message needs its own id)")
+
+
+def _possible_times(session: Session, messages: list[Message | StoredMessage]) -> None:
+    """Give each message with an impossible time the one before it, as other formats do.
+
+    (:mod:`goosectx.importers.times`.) A stored-form time is parsed only when its date is
+    not before the import's day nor after 1970: the others are possible as they are written.
+    The session's own times follow, and a note counts the messages (in place).
+    """
+    from dataclasses import replace
+    from datetime import UTC
+
+    from goosectx.importers.builder import IMPORT_NOTES
+    from goosectx.importers.times import impossible_note, possible
+
+    now = datetime.now(UTC)
+    today = now.date().isoformat()
+    last_possible: Message | StoredMessage | None = None
+    impossible: list[datetime] = []
+    for i, m in enumerate(messages):
+        if isinstance(m, StoredMessage) and "1970-01-02" <= m.created[:10] < today:
+            last_possible = m
+            continue
+        when = _time(m)
+        if possible(when, now):
+            last_possible = m
+            continue
+        impossible.append(when)
+        kept = now if last_possible is None else _time(last_possible)
+        messages[i] = (m._replace(created=kept.isoformat()) if isinstance(m, StoredMessage)
+                       else replace(m, created=kept))
+    if not possible(session.created, now):
+        session.created = _time(messages[0]) if messages else now
+    if not possible(session.updated, now):
+        session.updated = max(session.created, _time(messages[-1]) if messages else now)
+    if impossible:
+        session.metadata[IMPORT_NOTES] = [impossible_note(len(impossible), impossible[0])]
+
+
+def _time(message: Message | StoredMessage) -> datetime:
+    """A message's time (a stored-form one parsed)."""
+    if isinstance(message, StoredMessage):
+        return datetime.fromisoformat(message.created)
+    return message.created
 
 
 def _with_id(session: Session) -> Session:
