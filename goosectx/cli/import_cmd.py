@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from goosectx.config import Settings
     from goosectx.conversation import Message
     from goosectx.session import Session
+    from goosectx.store import SessionStore
     from goosectx.stored_message import StoredMessage
 
 
@@ -56,24 +57,37 @@ def import_sessions(
 
     check_new_name(name)  # before anything is read
     current_dir()  # the sessions' working dir (a deleted one: one line, exit 2)
-    with readable_path(path) as readable, cycle_collector_paused():
-        try:
-            _import_file(settings, readable, fmt=fmt, name=name, source_session=source_session,
-                         force=force, use_source_dir=use_source_dir,
-                         shown_path=None if readable == path else str(path))
-        except ImportFormatError as exc:
-            raise shown_as_given(exc, path, readable) from None
+    saved: list[str] = []
+    try:
+        with readable_path(path) as readable, cycle_collector_paused():
+            try:
+                _import_file(settings, readable, fmt=fmt, name=name,
+                             source_session=source_session, force=force,
+                             use_source_dir=use_source_dir, saved=saved,
+                             shown_path=None if readable == path else str(path))
+            except ImportFormatError as exc:
+                raise shown_as_given(exc, path, readable) from None
+    except KeyboardInterrupt:  # (SIGTERM / SIGHUP too: the command runs under as_ctrl_c)
+        from goosectx.cli.exit_signals import exit_status, received_name
+        from goosectx.errors import ImportStopped
+
+        shown = "stdin" if str(path) == "-" else str(path)
+        raise ImportStopped(exit_status(130), received_name(), shown, saved) from None
 
 
 def _import_file(
     settings: Settings, path: Path, *, fmt: str, name: str | None, source_session: str | None,
-    force: bool, use_source_dir: bool, shown_path: str | None,
+    force: bool, use_source_dir: bool, shown_path: str | None, saved: list[str],
 ) -> None:
-    """:func:`import_sessions` of a readable file (``shown_path``: what a pipe was called)."""
+    """:func:`import_sessions` of a readable file (``shown_path``: what a pipe was called).
+
+    ``saved`` gets the ids of the new sessions once every one of them is saved.
+    """
     from goosectx.cli.import_checks import content_hash_started
     from goosectx.errors import SessionNameTaken
     from goosectx.importers import load_sessions
     from goosectx.session import new_session_id, valid_session_id
+    from goosectx.testhooks import pause_point
 
     import_hash_of_file = content_hash_started(path, source_session)  # while it is parsed
     if fmt == "auto" and path.is_file():
@@ -112,7 +126,6 @@ def _import_file(
 
     import_hash = import_hash_of_file()
     store = open_store(settings)
-    saved: list[str] = []
     notes: list[str] = []
     try:
         left_out: list[str] = []
@@ -158,11 +171,11 @@ def _import_file(
         try:
             for session in sessions:
                 store.save_new_session(session)  # draws a new id when this one is taken
-                saved.append(session.id)
-        except BaseException:
-            for session_id in saved:
-                store.remove(session_id)
+                pause_point("import:session-saved")
+        except BaseException:  # a failure, or Ctrl-C: what was saved is taken back
+            _take_back(store, sessions, import_hash, before=ids)
             raise
+        saved.extend(session.id for session in sessions)
     finally:
         store.close()
     for session, note in zip(sessions, notes, strict=True):
@@ -184,6 +197,29 @@ def _import_file(
             print_note("note: " + line.replace(ID_PLACEHOLDER, session.id))
     for line in left_out:
         print_note("note: " + line)
+
+
+def _take_back(store: SessionStore, sessions: list[Session], import_hash: str, *,
+               before: set[str]) -> None:
+    """Remove every session of this import that is saved, so a stopped import leaves none.
+
+    A session counts when its id (drawn as it was saved) was not in the store ``before`` and
+    the store has it with this ``import_hash`` (also one whose commit came just before a
+    Ctrl-C). A second Ctrl-C (or SIGTERM) meanwhile is left for after: the removals finish.
+    """
+    import signal
+    import threading
+
+    ours = {session.id for session in sessions} - before
+    main = threading.current_thread() is threading.main_thread()
+    handler = signal.signal(signal.SIGINT, lambda *_: None) if main else None
+    try:
+        for session_id, _ in store.find_imports(import_hash):
+            if session_id in ours:
+                store.remove(session_id)
+    finally:
+        if main and handler is not None:
+            signal.signal(signal.SIGINT, handler)
 
 
 def _messages(session: Session) -> Sequence[Message | StoredMessage]:

@@ -36,6 +36,7 @@ from goosectx.store.rows import INSERT_MESSAGE, message_row, metadata_json
 from goosectx.store.search import SearchStore
 from goosectx.store.search_index import indexed_later
 from goosectx.stored_message import StoredMessage
+from goosectx.testhooks import pause_point
 from goosectx.usage import UsageLedger
 
 IMPORT_PAGE_CACHE_KIB = 16 * 1024
@@ -170,6 +171,7 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                 )
             for entry in session.ledger.entries:
                 insert_ledger(conn, session.id, entry)
+            pause_point("save_new_session:before_commit")
         return session
 
     def resolve(self, ref: str) -> str:
