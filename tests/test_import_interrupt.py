@@ -61,6 +61,7 @@ def stored_rows(home: Path) -> tuple[int, int]:
         conn.close()
 
 
+@pytest.mark.slow
 def test_ctrl_c_inside_a_large_sessions_transaction_saves_nothing(tmp_path: Path) -> None:
     home = tmp_path / "home"
     source = large_claude_code(tmp_path / "big.jsonl", 6_000)
@@ -78,6 +79,7 @@ def test_ctrl_c_inside_a_large_sessions_transaction_saves_nothing(tmp_path: Path
     assert stored_rows(home) == (1, 6_000)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("signum", "code", "by"), [
     (signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM"),
     (signal.SIGHUP, 129, "SIGHUP")])
