@@ -18,6 +18,7 @@ from goosectx.cli.sessions_cmd import ask_line
 from goosectx.cli.sessions_cmd import note as print_note
 
 if TYPE_CHECKING:
+    from goosectx.cli.import_progress import ImportProgress
     from goosectx.config import Settings
     from goosectx.conversation import Message
     from goosectx.session import Session
@@ -53,17 +54,19 @@ def import_sessions(
     from goosectx.cli.collector import cycle_collector_paused
     from goosectx.cli.common import check_new_name, current_dir
     from goosectx.cli.import_pipe import readable_path, shown_as_given
+    from goosectx.cli.import_progress import ImportProgress
     from goosectx.errors import ImportFormatError
 
     check_new_name(name)  # before anything is read
     current_dir()  # the sessions' working dir (a deleted one: one line, exit 2)
     saved: list[str] = []
     try:
-        with readable_path(path) as readable, cycle_collector_paused():
+        with (readable_path(path) as readable, cycle_collector_paused(),
+              ImportProgress(path.name or str(path), _size(readable)) as progress):
             try:
                 _import_file(settings, readable, fmt=fmt, name=name,
                              source_session=source_session, force=force,
-                             use_source_dir=use_source_dir, saved=saved,
+                             use_source_dir=use_source_dir, saved=saved, progress=progress,
                              shown_path=None if readable == path else str(path))
             except ImportFormatError as exc:
                 raise shown_as_given(exc, path, readable) from None
@@ -78,10 +81,12 @@ def import_sessions(
 def _import_file(
     settings: Settings, path: Path, *, fmt: str, name: str | None, source_session: str | None,
     force: bool, use_source_dir: bool, shown_path: str | None, saved: list[str],
+    progress: ImportProgress,
 ) -> None:
     """:func:`import_sessions` of a readable file (``shown_path``: what a pipe was called).
 
-    ``saved`` gets the ids of the new sessions once every one of them is saved.
+    ``saved`` gets the ids of the new sessions once every one of them is saved; ``progress``
+    is told what is being saved.
     """
     from goosectx.cli.import_checks import content_hash_started
     from goosectx.errors import SessionNameTaken
@@ -165,11 +170,13 @@ def _import_file(
                 # fresh ones (everything else stays as it was).
                 _renew_message_ids(session)
         confirm = use_source_dir or _ask_source_dir
+        progress.hide()  # (the question of _ask_source_dir)
         notes = [mark_imported(session, fmt=fmt, import_hash=import_hash, here=Path.cwd(),
                                use_source_dir=confirm) for session in sessions]
         asked = {id(session): session.id for session in sessions}
         try:
-            for session in sessions:
+            for number, session in enumerate(sessions, start=1):
+                progress.saving(number, len(sessions), len(_messages(session)))
                 store.save_new_session(session)  # draws a new id when this one is taken
                 pause_point("import:session-saved")
         except BaseException:  # a failure, or Ctrl-C: what was saved is taken back
@@ -178,6 +185,7 @@ def _import_file(
         saved.extend(session.id for session in sessions)
     finally:
         store.close()
+    progress.stop()
     for session, note in zip(sessions, notes, strict=True):
         conversation = _messages(session)
         calls = sum(len(m.tool_requests) for m in conversation)
@@ -197,6 +205,14 @@ def _import_file(
             print_note("note: " + line.replace(ID_PLACEHOLDER, session.id))
     for line in left_out:
         print_note("note: " + line)
+
+
+def _size(path: Path) -> int:
+    """``path``'s size in bytes (0 when it cannot be told: the import says why it fails)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _take_back(store: SessionStore, sessions: list[Session], import_hash: str, *,

@@ -38,6 +38,7 @@ from goosectx.conversation import (
 )
 from goosectx.errors import ImportFormatError
 from goosectx.importers.arguments import json_problem, parse_arguments
+from goosectx.importers.progress import reading
 from goosectx.importers.times import impossible_note, possible
 from goosectx.session import Session, new_session_id
 from goosectx.usage import UsageLedger
@@ -92,7 +93,9 @@ def read_text(path: Path) -> str:
         size = path.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
             raise _size_limit_error(path, size, MAX_DOCUMENT_BYTES, "the file")
-        return path.read_text(encoding="utf-8-sig", errors="replace")  # (a leading BOM skipped)
+        text = path.read_text(encoding="utf-8-sig", errors="replace")  # (a leading BOM skipped)
+        reading.done += size
+        return text
     except OSError as exc:
         raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
 
@@ -211,6 +214,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     with fh:
         for number, line in enumerate(iter(lambda: fh.readline(MAX_LINE_BYTES + 1), b""),
                                       start=1):
+            reading.done += len(line)
             if len(line) > MAX_LINE_BYTES:
                 raise line_too_long(path, number)
             if number == 1 and line.startswith(UTF8_BOM):
