@@ -55,6 +55,20 @@ def test_impossible_message_times_keep_the_time_before_and_a_note_counts_them(
     assert [s["id"][:8] for s in listed(capsys)] == ["20260901", "20260805"]
 
 
+def test_messages_at_the_start_with_impossible_times_take_the_first_real_time(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = claude_code(tmp_path / "s.jsonl", "abc", [
+        "3026-01-01T00:00:00Z", -1, "2026-08-05T10:00:00Z", "2026-08-05T10:01:00Z"])
+    code, _, err = run(capsys, "sessions", "import", str(source))
+    assert code == 0, err
+    assert "note: 2 messages had an impossible time (the first: 3026-01-01)" in err, err
+    (session,) = listed(capsys)
+    assert session["created"].startswith("2026-08-05T10:00"), session  # not the import's time
+    code, exported, _ = run(capsys, "sessions", "export", session["id"], "-f", "json")
+    times = [m["created"][:16] for m in json.loads(exported)["messages"]]
+    assert times == ["2026-08-05T10:00"] * 3 + ["2026-08-05T10:01"], times
+
+
 def test_impossible_session_times_of_a_goose_export_are_not_stored(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     export = tmp_path / "goose.json"
@@ -81,7 +95,7 @@ def test_impossible_times_of_a_goosectx_export_are_not_stored(
     code, text, _ = run(capsys, "sessions", "export", "orig", "-f", "json")
     export = json.loads(text)
     export["session"]["updated"] = "3026-01-01T00:00:00+00:00"
-    export["messages"][1]["created"] = "3026-01-01T00:00:00+00:00"
+    export["messages"][0]["created"] = "3026-01-01T00:00:00+00:00"
     export["messages"][2]["created"] = "0001-01-01T00:00:00+00:00"
     (tmp_path / "edited.json").write_text(json.dumps(export))
     assert run(capsys, "sessions", "remove", "orig", "--yes")[0] == 0

@@ -39,7 +39,7 @@ from goosectx.conversation import (
 from goosectx.errors import ImportFormatError
 from goosectx.importers.arguments import json_problem, parse_arguments
 from goosectx.importers.progress import reading
-from goosectx.importers.times import impossible_note, possible
+from goosectx.importers.times import date_leading, impossible_note, possible
 from goosectx.session import Session, new_session_id
 from goosectx.usage import UsageLedger
 
@@ -391,6 +391,7 @@ class TranscriptBuilder:
 
         if not self.messages:
             raise format_error(self.path, "", "no conversation messages found")
+        date_leading(self.messages, self._now)
         messages, mended = finish(self.messages, _capped)
         if self._impossible:
             self.notes.append(impossible_note(len(self._impossible), self._impossible[0]))

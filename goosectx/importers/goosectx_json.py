@@ -114,11 +114,11 @@ def _check_unique_ids(messages: Iterable[Message | StoredMessage]) -> None:
 def _possible_times(session: Session, messages: list[Message | StoredMessage]) -> None:
     """Give each message with an impossible time the one before it, as other formats do.
 
-    (:mod:`goosectx.importers.times`.) A stored-form time is parsed only when its date is
-    not before the import's day nor after 1970: the others are possible as they are written.
-    The session's own times follow, and a note counts the messages (in place).
+    (:mod:`goosectx.importers.times`; the ones at the start take the first possible time
+    after them.) A stored-form time is parsed only when its date is the import's day or later,
+    or before 1970-01-02: the others are possible as they are written. The session's own
+    times follow, and a note counts the messages (in place).
     """
-    from dataclasses import replace
     from datetime import UTC
 
     from goosectx.importers.builder import IMPORT_NOTES
@@ -128,24 +128,38 @@ def _possible_times(session: Session, messages: list[Message | StoredMessage]) -
     today = now.date().isoformat()
     last_possible: Message | StoredMessage | None = None
     impossible: list[datetime] = []
+    leading: list[int] = []  # impossible ones before any possible time: dated by the first
     for i, m in enumerate(messages):
-        if isinstance(m, StoredMessage) and "1970-01-02" <= m.created[:10] < today:
+        fine = isinstance(m, StoredMessage) and "1970-01-02" <= m.created[:10] < today
+        when = None if fine else _time(m)
+        if when is None or possible(when, now):
             last_possible = m
-            continue
-        when = _time(m)
-        if possible(when, now):
-            last_possible = m
+            for j in leading:
+                messages[j] = _dated(messages[j], _time(m))
+            leading.clear()
             continue
         impossible.append(when)
-        kept = now if last_possible is None else _time(last_possible)
-        messages[i] = (m._replace(created=kept.isoformat()) if isinstance(m, StoredMessage)
-                       else replace(m, created=kept))
+        if last_possible is None:
+            leading.append(i)
+        else:
+            messages[i] = _dated(m, _time(last_possible))
+    for j in leading:  # no message had a possible time
+        messages[j] = _dated(messages[j], now)
     if not possible(session.created, now):
         session.created = _time(messages[0]) if messages else now
     if not possible(session.updated, now):
         session.updated = max(session.created, _time(messages[-1]) if messages else now)
     if impossible:
         session.metadata[IMPORT_NOTES] = [impossible_note(len(impossible), impossible[0])]
+
+
+def _dated(message: Message | StoredMessage, when: datetime) -> Message | StoredMessage:
+    """``message`` with the time ``when``."""
+    from dataclasses import replace
+
+    if isinstance(message, StoredMessage):
+        return message._replace(created=when.isoformat())
+    return replace(message, created=when)
 
 
 def _time(message: Message | StoredMessage) -> datetime:

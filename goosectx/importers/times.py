@@ -5,14 +5,18 @@ reads it), a number past what a date holds — and a session or message saved wi
 wrongly for ever after (a session of 3026 stays the newest; ``-c`` picks it). A time is
 *possible* when it is after the Unix epoch and at most a day after the import (clocks
 disagree). :class:`~goosectx.importers.builder.TranscriptBuilder` gives a message with an
-impossible time the time of the message before it (the import time for the first), as one
-with no time, and counts it for a ``note:`` line (:func:`impossible_note`).
+impossible time the time of the message before it, as one with no time (the messages at the
+start: the first time the transcript has, :func:`date_leading`), and counts it for a
+``note:`` line (:func:`impossible_note`).
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from goosectx.conversation import Message
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 """Times up to and including this one are impossible (0 is also what "no time" is written as)."""
@@ -58,4 +62,17 @@ def impossible_note(count: int, first: datetime) -> str:
     shown = "not a time" if first == NO_TIME else first.isoformat()[:10]
     messages = "1 message" if count == 1 else f"{count:,} messages"
     return (f"{messages} had an impossible time (the first: {shown}): kept with the time of the "
-            "message before (the import time for the first message)")
+            "message before (at the start: of the first message with a time)")
+
+
+def date_leading(messages: list[Message], placeholder: datetime) -> None:
+    """Date the messages at the start that have no time of their own by the first one that has.
+
+    They got ``placeholder`` (the import's time); they would come after the whole transcript.
+    """
+    from goosectx.conversation import Message
+
+    lead = next((i for i, m in enumerate(messages) if m.created is not placeholder), 0)
+    first = messages[lead].created
+    messages[:lead] = [Message(m.role, m.content, m.metadata, m.id, first)
+                       for m in messages[:lead]]
