@@ -62,7 +62,8 @@ def import_sessions(
     saved: list[str] = []
     try:
         with (readable_path(path) as readable, cycle_collector_paused(),
-              ImportProgress(path.name or str(path), _size(readable)) as progress):
+              ImportProgress(path.name if readable == path else str(path),
+                             _size(readable)) as progress):
             try:
                 _import_file(settings, readable, fmt=fmt, name=name,
                              source_session=source_session, force=force,
