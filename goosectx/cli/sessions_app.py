@@ -137,7 +137,9 @@ def sessions_import(
     source_session: Annotated[
         str | None, typer.Option("--session", help="Only this session of a goose sessions.db.")
     ] = None,
-    force: Annotated[bool, typer.Option(help="Import a file again although it was.")] = False,
+    force: Annotated[bool, typer.Option(
+        help="Import another copy of what was imported already (the same file, or the same "
+             "session of the source agent from another file).")] = False,
     use_source_dir: Annotated[bool, typer.Option(
         help="Run its tools in the source's working dir (if it exists here).")] = False,
 ) -> None:
