@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import signal
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,4 +90,27 @@ def test_a_signal_between_the_sessions_of_a_goose_db_takes_back_the_ones_saved(
     db = goose_db(tmp_path / "g.db")
     got, out, err = interrupted(home, tmp_path, "import:session-saved", signum, db)
     assert_one_line_error(code, got, err, f"import stopped ({by}): nothing was saved from {db}")
+    assert stored_rows(home) == (0, 0)
+
+
+@pytest.mark.slow
+def test_ctrl_c_typed_in_a_terminal_erases_the_progress_line_and_says_nothing_was_saved(
+        tmp_path: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    home = tmp_path / "home"
+    source = large_claude_code(tmp_path / "big.jsonl", 3_000)
+    marker = tmp_path / "paused"
+    env = clean_env(home, **paused_env(marker, "save_new_session:before_commit"))
+    child = pexpect.spawn(sys.executable, ["-m", "goosectx", "sessions", "import", str(source)],
+                          cwd=str(tmp_path), env=env, dimensions=(24, 100), encoding="utf-8",
+                          timeout=60)
+    try:
+        child.expect(r"importing big\.jsonl \(\d+\.\d MB\): saving 3,000 messages")
+        child.sendcontrol("c")
+        child.expect(r"\r +\r")  # the line erased first
+        child.expect(r"goosectx: error: import stopped \(Ctrl-C\): nothing was saved from ")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 130
     assert stored_rows(home) == (0, 0)
