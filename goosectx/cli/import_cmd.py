@@ -50,6 +50,11 @@ def import_sessions(
         ImportFormatError: unknown or broken file (the line or record is named); a pipe over
             its cap.
         SessionNameTaken: a requested name is taken (nothing is imported).
+        UsageError: the file, or every source session in it, was imported already (without
+            ``force``; :mod:`goosectx.cli.import_checks`).
+        ImportStopped: Ctrl-C (SIGTERM / SIGHUP under ``as_ctrl_c``): nothing of the file is
+            left in the store, unless it came once every session was saved. A terminal's
+            stderr shows a progress line meanwhile (:mod:`goosectx.cli.import_progress`).
     """
     from goosectx.cli.collector import cycle_collector_paused
     from goosectx.cli.common import check_new_name, current_dir
@@ -222,7 +227,7 @@ def _take_back(store: SessionStore, sessions: list[Session], import_hash: str, *
 
     A session counts when its id (drawn as it was saved) was not in the store ``before`` and
     the store has it with this ``import_hash`` (also one whose commit came just before a
-    Ctrl-C). A second Ctrl-C (or SIGTERM) meanwhile is left for after: the removals finish.
+    Ctrl-C). A second Ctrl-C (or SIGTERM) meanwhile is ignored: the removals finish.
     """
     import signal
     import threading
