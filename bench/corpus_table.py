@@ -152,7 +152,8 @@ def _measure(path: Path, max_summary_tokens: int) -> list[dict[str, object]]:
     from goosectx.tokens import TokenCounter
 
     started = time.perf_counter()
-    printed = run_cli("sessions", "import", str(path))
+    # --force: goose's export of a session the sessions.db held is a row of its own
+    printed = run_cli("sessions", "import", str(path), "--force")
     import_s = time.perf_counter() - started
     ids = [line.split()[1].rstrip(":") for line in printed.splitlines()
            if line.startswith("imported ")]

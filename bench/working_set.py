@@ -160,7 +160,8 @@ def corpus_rows() -> tuple[list[Row], str | None]:
                 out = io.StringIO()
                 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
                     try:
-                        cli(["sessions", "import", str(path)])
+                        # --force: every file is a row, goose's exports of db sessions too
+                        cli(["sessions", "import", str(path), "--force"])
                     except SystemExit:
                         pass
                 ids = [line.split()[1].rstrip(":") for line in out.getvalue().splitlines()

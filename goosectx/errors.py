@@ -115,6 +115,26 @@ class CompactionCancelled(GoosectxError):
         self.exit_code = exit_code
 
 
+class ImportStopped(GoosectxError):
+    """Ctrl-C (or SIGTERM / SIGHUP: ``exit_code`` 143 / 129) during ``sessions import``.
+
+    ``saved``: the ids of the sessions it had saved, all of them (an interrupt once the import
+    was complete); an import stopped before that saved nothing.
+    """
+
+    def __init__(self, exit_code: int, by: str | None, source: str,
+                 saved: list[str] | None = None) -> None:
+        if saved:
+            what = ", ".join(saved[:6]) + (f" and {len(saved) - 6} more" if len(saved) > 6
+                                           else "")
+            super().__init__(f"import stopped ({by or 'Ctrl-C'}) after {source} was saved "
+                             f"whole: {what}")
+        else:
+            super().__init__(f"import stopped ({by or 'Ctrl-C'}): nothing was saved from "
+                             f"{source}")
+        self.exit_code = exit_code
+
+
 class CostCapReached(GoosectxError):
     """A model call would pass the session's spending cap (``max_cost_usd``); it was not made."""
 

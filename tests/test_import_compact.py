@@ -84,8 +84,11 @@ def test_sessions_import_names_every_session_of_a_goose_db(capsys: pytest.Captur
     printed = cli(capsys, "sessions", "import", str(path), "--name", "lantern")
     assert [line.split()[2] for line in printed.splitlines()] == [
         "(lantern-1):", "(lantern-2):", "(lantern-3):", "(lantern-4):"]
+    code, _, err = run_cli(capsys, "sessions", "import", str(path), "--session", "20260805_3")
+    assert code == 2 and "goose session 20260805_3, already imported as session" in err, err
+    assert "(lantern-3)" in err and "--force" in err
     one = cli(capsys, "sessions", "import", str(path), "--session", "20260805_3",
-              "--name", "third")
+              "--name", "third", "--force")
     assert one.startswith("imported ") and "(third): 9 messages, 4 tool calls" in one
     listed = json.loads(cli(capsys, "sessions", "list", "--json"))
     assert sorted(r["name"] for r in listed) == ["lantern-1", "lantern-2", "lantern-3",

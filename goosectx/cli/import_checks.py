@@ -97,6 +97,54 @@ def refuse_second_import(store: SessionStore, path: Path, import_hash: str) -> N
 _NAMED = 6
 """How many earlier sessions a refused second import names before "and N more"."""
 
+SOURCE_AGENTS = {"goose-db": "goose", "goose-json": "goose"}
+"""The agent behind a format whose name is not the agent's own: one goose session may come
+from goose's ``sessions.db`` or from its JSON export."""
+
+
+def already_imported(store: SessionStore, sessions: list[Session], path: Path,
+                     fmt: str) -> list[str]:
+    """Leave out of ``sessions`` (in place) each one whose source conversation is in the store.
+
+    The same conversation of the same agent (``metadata.source_session_id``), whatever file
+    it comes in (goose's database, its JSON export, a copy under another name), was imported
+    already when a session of the store records it. A goosectx export is a copy of a session
+    of ours, and is left to :func:`refuse_second_import`.
+
+    Returns:
+        One line per session left out, naming the session it became.
+
+    Raises:
+        UsageError: every session of the file was imported already (nothing is imported).
+    """
+    if fmt == "goosectx":
+        return []
+    agent = SOURCE_AGENTS.get(fmt, fmt)
+    formats = tuple(f for f in (*SOURCE_AGENTS, fmt) if SOURCE_AGENTS.get(f, f) == agent)
+    left_out: list[tuple[str, str, str]] = []  # (the source's id, our id, how to resume it)
+    for session in list(sessions):
+        origin = session.metadata.get("source_session_id")
+        found = store.find_source_imports(formats, str(origin)) if origin else []
+        if found:
+            sid, name = found[-1]  # the newest copy
+            left_out.append((str(origin), f"{sid} ({name})" if name else sid, name or sid))
+            sessions.remove(session)
+    again = "or pass --force to import another copy"
+    if left_out and not sessions:
+        if len(left_out) == 1:
+            origin, became, resume = left_out[0]
+            raise UsageError(f"{path.name} holds {agent} session {origin}, already imported "
+                             f"as session {became}",
+                             f"resume it with: goosectx --resume {resume} — {again}")
+        shown = [resume for _, _, resume in left_out[:_NAMED]]
+        more = f", and {len(left_out) - _NAMED} more" if len(left_out) > _NAMED else ""
+        raise UsageError(f"every session of {path.name} was already imported: "
+                         f"{', '.join(shown)}{more}",
+                         f"resume one with: goosectx --resume {shown[0]} — {again}")
+    return [f"{agent} session {origin} was already imported as session {became}: left out "
+            f"(resume it with: goosectx --resume {resume} — {again})"
+            for origin, became, resume in left_out]
+
 
 def source_working_dir(session: Session, fmt: str) -> str | None:
     """The directory the source agent worked in, as it recorded it, or ``None``.

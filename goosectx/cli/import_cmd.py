@@ -18,9 +18,11 @@ from goosectx.cli.sessions_cmd import ask_line
 from goosectx.cli.sessions_cmd import note as print_note
 
 if TYPE_CHECKING:
+    from goosectx.cli.import_progress import ImportProgress
     from goosectx.config import Settings
     from goosectx.conversation import Message
     from goosectx.session import Session
+    from goosectx.store import SessionStore
     from goosectx.stored_message import StoredMessage
 
 
@@ -48,32 +50,55 @@ def import_sessions(
         ImportFormatError: unknown or broken file (the line or record is named); a pipe over
             its cap.
         SessionNameTaken: a requested name is taken (nothing is imported).
+        UsageError: the file, or every source session in it, was imported already (without
+            ``force``; :mod:`goosectx.cli.import_checks`).
+        ImportStopped: Ctrl-C (SIGTERM / SIGHUP under ``as_ctrl_c``): nothing of the file is
+            left in the store, unless it came once every session was saved. A terminal's
+            stderr shows a progress line meanwhile (:mod:`goosectx.cli.import_progress`).
     """
     from goosectx.cli.collector import cycle_collector_paused
     from goosectx.cli.common import check_new_name, current_dir
     from goosectx.cli.import_pipe import readable_path, shown_as_given
+    from goosectx.cli.import_progress import ImportProgress
     from goosectx.errors import ImportFormatError
 
     check_new_name(name)  # before anything is read
     current_dir()  # the sessions' working dir (a deleted one: one line, exit 2)
-    with readable_path(path) as readable, cycle_collector_paused():
-        try:
-            _import_file(settings, readable, fmt=fmt, name=name, source_session=source_session,
-                         force=force, use_source_dir=use_source_dir,
-                         shown_path=None if readable == path else str(path))
-        except ImportFormatError as exc:
-            raise shown_as_given(exc, path, readable) from None
+    saved: list[str] = []
+    try:
+        with (readable_path(path) as readable, cycle_collector_paused(),
+              ImportProgress(path.name if readable == path else str(path),
+                             _size(readable)) as progress):
+            try:
+                _import_file(settings, readable, fmt=fmt, name=name,
+                             source_session=source_session, force=force,
+                             use_source_dir=use_source_dir, saved=saved, progress=progress,
+                             shown_path=None if readable == path else str(path))
+            except ImportFormatError as exc:
+                raise shown_as_given(exc, path, readable) from None
+    except KeyboardInterrupt:  # (SIGTERM / SIGHUP too: the command runs under as_ctrl_c)
+        from goosectx.cli.exit_signals import exit_status, received_name
+        from goosectx.errors import ImportStopped
+
+        shown = "stdin" if str(path) == "-" else str(path)
+        raise ImportStopped(exit_status(130), received_name(), shown, saved) from None
 
 
 def _import_file(
     settings: Settings, path: Path, *, fmt: str, name: str | None, source_session: str | None,
-    force: bool, use_source_dir: bool, shown_path: str | None,
+    force: bool, use_source_dir: bool, shown_path: str | None, saved: list[str],
+    progress: ImportProgress,
 ) -> None:
-    """:func:`import_sessions` of a readable file (``shown_path``: what a pipe was called)."""
+    """:func:`import_sessions` of a readable file (``shown_path``: what a pipe was called).
+
+    ``saved`` gets the ids of the new sessions once every one of them is saved; ``progress``
+    is told what is being saved.
+    """
     from goosectx.cli.import_checks import content_hash_started
     from goosectx.errors import SessionNameTaken
     from goosectx.importers import load_sessions
     from goosectx.session import new_session_id, valid_session_id
+    from goosectx.testhooks import pause_point
 
     import_hash_of_file = content_hash_started(path, source_session)  # while it is parsed
     if fmt == "auto" and path.is_file():
@@ -98,6 +123,7 @@ def _import_file(
     from goosectx.cli.folding import plural
     from goosectx.cli.import_checks import (
         ID_PLACEHOLDER,
+        already_imported,
         drop_unfit_state,
         mark_imported,
         redact_tool_outputs,
@@ -112,11 +138,16 @@ def _import_file(
 
     import_hash = import_hash_of_file()
     store = open_store(settings)
-    saved: list[str] = []
     notes: list[str] = []
     try:
+        left_out: list[str] = []
         if not force:
             refuse_second_import(store, path, import_hash)
+            kept = list(sessions)
+            left_out = already_imported(store, kept, Path(shown_path or path), fmt)
+            dropped = [d for s, d in zip(sessions, dropped, strict=True)
+                       if any(s is k for k in kept)]
+            sessions = kept
         existing = store.list_sessions()
         taken = {r.name for r in existing if r.name}
         ids = {r.id for r in existing}  # a name may not be another session's id either
@@ -146,19 +177,22 @@ def _import_file(
                 # fresh ones (everything else stays as it was).
                 _renew_message_ids(session)
         confirm = use_source_dir or _ask_source_dir
+        progress.hide()  # (the question of _ask_source_dir)
         notes = [mark_imported(session, fmt=fmt, import_hash=import_hash, here=Path.cwd(),
                                use_source_dir=confirm) for session in sessions]
         asked = {id(session): session.id for session in sessions}
         try:
-            for session in sessions:
+            for number, session in enumerate(sessions, start=1):
+                progress.saving(number, len(sessions), len(_messages(session)))
                 store.save_new_session(session)  # draws a new id when this one is taken
-                saved.append(session.id)
-        except BaseException:
-            for session_id in saved:
-                store.remove(session_id)
+                pause_point("import:session-saved")
+        except BaseException:  # a failure, or Ctrl-C: what was saved is taken back
+            _take_back(store, sessions, import_hash, before=ids)
             raise
+        saved.extend(session.id for session in sessions)
     finally:
         store.close()
+    progress.stop()
     for session, note in zip(sessions, notes, strict=True):
         conversation = _messages(session)
         calls = sum(len(m.tool_requests) for m in conversation)
@@ -176,6 +210,39 @@ def _import_file(
             + (f" · {note}" if note else "")))
         for line in dropped.pop(0):
             print_note("note: " + line.replace(ID_PLACEHOLDER, session.id))
+    for line in left_out:
+        print_note("note: " + line)
+
+
+def _size(path: Path) -> int:
+    """``path``'s size in bytes (0 when it cannot be told: the import says why it fails)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _take_back(store: SessionStore, sessions: list[Session], import_hash: str, *,
+               before: set[str]) -> None:
+    """Remove every session of this import that is saved, so a stopped import leaves none.
+
+    A session counts when its id (drawn as it was saved) was not in the store ``before`` and
+    the store has it with this ``import_hash`` (also one whose commit came just before a
+    Ctrl-C). A second Ctrl-C (or SIGTERM) meanwhile is ignored: the removals finish.
+    """
+    import signal
+    import threading
+
+    ours = {session.id for session in sessions} - before
+    main = threading.current_thread() is threading.main_thread()
+    handler = signal.signal(signal.SIGINT, lambda *_: None) if main else None
+    try:
+        for session_id, _ in store.find_imports(import_hash):
+            if session_id in ours:
+                store.remove(session_id)
+    finally:
+        if main and handler is not None:
+            signal.signal(signal.SIGINT, handler)
 
 
 def _messages(session: Session) -> Sequence[Message | StoredMessage]:

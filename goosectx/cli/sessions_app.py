@@ -137,13 +137,25 @@ def sessions_import(
     source_session: Annotated[
         str | None, typer.Option("--session", help="Only this session of a goose sessions.db.")
     ] = None,
-    force: Annotated[bool, typer.Option(help="Import a file again although it was.")] = False,
+    force: Annotated[bool, typer.Option(
+        help="Import another copy of what was imported already (the same file, or the same "
+             "session of the source agent from another file).")] = False,
     use_source_dir: Annotated[bool, typer.Option(
         help="Run its tools in the source's working dir (if it exists here).")] = False,
 ) -> None:
     """Import another agent's transcript (or a goosectx JSON export)."""
-    from goosectx.cli.import_cmd import import_sessions
+    from goosectx.cli.exit_signals import as_ctrl_c
 
     STATE.exit_at_once = True  # saved and closed before it returns: no teardown of its objects
-    import_sessions(settings(), path, fmt=fmt.value, name=name, source_session=source_session,
-                    force=force, use_source_dir=use_source_dir)
+    with as_ctrl_c():  # SIGTERM / SIGHUP stop it as Ctrl-C does (nothing half saved), 143 / 129
+        try:
+            from goosectx.cli.import_cmd import import_sessions
+        except KeyboardInterrupt:
+            from goosectx.cli.exit_signals import exit_status, received_name
+            from goosectx.errors import ImportStopped
+
+            shown = "stdin" if str(path) == "-" else str(path)
+            raise ImportStopped(exit_status(130), received_name(), shown) from None
+        import_sessions(settings(), path, fmt=fmt.value, name=name,
+                        source_session=source_session, force=force,
+                        use_source_dir=use_source_dir)

@@ -31,7 +31,8 @@ from datetime import datetime
 from pathlib import Path
 
 from goosectx.conversation import Message, MessageMetadata, SystemNotification
-from goosectx.importers.builder import TranscriptBuilder, format_error, parse_time, read_text
+from goosectx.importers.builder import TranscriptBuilder, format_error, read_text
+from goosectx.importers.times import parse_time
 from goosectx.session import Session
 
 _START = re.compile(r"^# aider chat started at (.+?)\s*$")

@@ -38,6 +38,8 @@ from goosectx.conversation import (
 )
 from goosectx.errors import ImportFormatError
 from goosectx.importers.arguments import json_problem, parse_arguments
+from goosectx.importers.progress import reading
+from goosectx.importers.times import date_leading, impossible_note, possible
 from goosectx.session import Session, new_session_id
 from goosectx.usage import UsageLedger
 
@@ -91,7 +93,9 @@ def read_text(path: Path) -> str:
         size = path.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
             raise _size_limit_error(path, size, MAX_DOCUMENT_BYTES, "the file")
-        return path.read_text(encoding="utf-8-sig", errors="replace")  # (a leading BOM skipped)
+        text = path.read_text(encoding="utf-8-sig", errors="replace")  # (a leading BOM skipped)
+        reading.done += size
+        return text
     except OSError as exc:
         raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
 
@@ -210,6 +214,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     with fh:
         for number, line in enumerate(iter(lambda: fh.readline(MAX_LINE_BYTES + 1), b""),
                                       start=1):
+            reading.done += len(line)
             if len(line) > MAX_LINE_BYTES:
                 raise line_too_long(path, number)
             if number == 1 and line.startswith(UTF8_BOM):
@@ -237,25 +242,6 @@ def _capped(part: Part) -> Part:
     if isinstance(part, ToolResponse) and len(part.output) > MAX_MESSAGE_CHARS:
         return replace(part, output=cap_text(part.output))
     return part
-
-
-def parse_time(value: Any) -> datetime | None:
-    """A UTC datetime from ISO 8601 text or epoch seconds / milliseconds; ``None`` if unknown."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int | float):
-        seconds = value / 1000 if value > 10**11 else value
-        try:
-            return datetime.fromtimestamp(seconds, UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-    if isinstance(value, str) and value:
-        try:
-            parsed = datetime.fromisoformat(value.replace("Z", "+00:00").replace(" ", "T", 1))
-        except ValueError:
-            return None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    return None
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -305,6 +291,8 @@ class TranscriptBuilder:
         self._request_counts: dict[str, int] = {}
         self._unanswered: dict[str, list[str]] = {}
         self._last_time: datetime | None = None
+        self._now = datetime.now(UTC)
+        self._impossible: list[datetime] = []
         self.notes: list[str] = []
         """What the import changed that the user should hear of (``note:`` lines)."""
 
@@ -321,10 +309,14 @@ class TranscriptBuilder:
         """Append a message (``None`` and nothing appended when ``parts`` is empty).
 
         ``created`` defaults to the previous message's time (import time for the first), so
-        times never go backwards because a record had none.
+        times never go backwards because a record had none; an impossible one
+        (:mod:`goosectx.importers.times`) is counted and treated as none.
         """
         if not parts:
             return None
+        if created is not None and not possible(created, self._now):
+            self._impossible.append(created)
+            created = None
         meta = metadata or MessageMetadata()
         extra = dict(meta.extra)
         if source_kind:
@@ -335,7 +327,7 @@ class TranscriptBuilder:
             meta = MessageMetadata(
                 meta.user_visible, meta.agent_visible, meta.usage, meta.is_summary,
                 meta.is_continuation, meta.compaction_id, meta.cancelled, extra)
-        when = created or self._last_time or datetime.now(UTC)
+        when = created or self._last_time or self._now
         self._last_time = when
         message = Message(role, tuple(parts), meta, created=when)  # type: ignore[arg-type]
         self.messages.append(message)
@@ -371,6 +363,10 @@ class TranscriptBuilder:
         """True when a request with ``raw_id`` is still waiting for its response."""
         return bool(self._unanswered.get(str(raw_id)))
 
+    def possible_time(self, when: datetime | None) -> datetime | None:
+        """``when`` if a conversation imported now can have it, else ``None``."""
+        return when if when is not None and possible(when, self._now) else None
+
     def text(self, text: str) -> list[Part]:
         """``[TextContent(text)]``, or ``[]`` for blank text."""
         return [TextContent(text)] if text and text.strip() else []
@@ -395,7 +391,11 @@ class TranscriptBuilder:
 
         if not self.messages:
             raise format_error(self.path, "", "no conversation messages found")
+        date_leading(self.messages, self._now)
         messages, mended = finish(self.messages, _capped)
+        if self._impossible:
+            self.notes.append(impossible_note(len(self._impossible), self._impossible[0]))
+        created, updated = self.possible_time(created), self.possible_time(updated)
         if self.notes or mended:
             self.metadata[IMPORT_NOTES] = [*self.notes, *mended]
         start = created or messages[0].created

@@ -29,9 +29,9 @@ from goosectx.importers.builder import (
     as_dict,
     content_text,
     format_error,
-    parse_time,
     read_jsonl,
 )
+from goosectx.importers.times import parse_time
 from goosectx.session import Session
 
 _ASSISTANT_ITEMS = {"reasoning", "function_call", "custom_tool_call", "local_shell_call",

@@ -25,9 +25,9 @@ from goosectx.importers.builder import (
     as_dict,
     content_text,
     format_error,
-    parse_time,
     read_jsonl,
 )
+from goosectx.importers.times import parse_time
 from goosectx.session import Session
 
 

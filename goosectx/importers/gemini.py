@@ -33,12 +33,12 @@ from goosectx.importers.builder import (
     TranscriptBuilder,
     content_text,
     format_error,
-    parse_time,
     read_json,
     read_jsonl,
 )
 from goosectx.importers.fields import check_tool_call, reused_id_note
 from goosectx.importers.figures import optional_tokens
+from goosectx.importers.times import parse_time
 from goosectx.session import Session
 from goosectx.usage import Usage
 

@@ -30,12 +30,12 @@ from goosectx.importers.builder import (
     TranscriptBuilder,
     content_text,
     format_error,
-    parse_time,
     read_json,
     read_jsonl,
 )
 from goosectx.importers.fields import check_tool_call, text_field
 from goosectx.importers.figures import cost_usd, optional_tokens, tokens
+from goosectx.importers.times import parse_time
 from goosectx.session import Session
 from goosectx.usage import CallPurpose, LedgerEntry, Usage, UsageLedger
 
@@ -100,7 +100,8 @@ def load_db(path: Path, *, working_dir: Path, source_session: str | None = None)
                     purpose: CallPurpose = "compaction" if e["is_compaction"] else "reply"
                     ledger.entries.append(LedgerEntry(
                         usage, str(e["model"] or ""), purpose,
-                        parse_time(e["created_timestamp"]) or builder.messages[-1].created))
+                        builder.possible_time(parse_time(e["created_timestamp"]))
+                        or builder.messages[-1].created))
             sessions.append(builder.session(
                 working_dir=working_dir, ledger=ledger, created=parse_time(row["created_at"]),
                 updated=parse_time(row["updated_at"])))

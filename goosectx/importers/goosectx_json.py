@@ -9,6 +9,7 @@ can in their stored form (:mod:`goosectx.stored_message`): the same checks, no o
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
@@ -53,6 +54,7 @@ def load(path: Path, *, stored: bool = False) -> list[Session]:
             _check_unique_ids(messages)
         except (ValueError, KeyError, TypeError) as exc:
             raise _export_error(path, exc) from None
+    _possible_times(session, messages)
     if stored:
         session.stored_messages = messages
     else:
@@ -107,6 +109,64 @@ def _check_unique_ids(messages: Iterable[Message | StoredMessage]) -> None:
         if first != number:
             raise ValueError(f"message #{number}: its id {message.id[:80]!r} is also message "
                              f"#{first}'s (each message needs its own id)")
+
+
+def _possible_times(session: Session, messages: list[Message | StoredMessage]) -> None:
+    """Give each message with an impossible time the one before it, as other formats do.
+
+    (:mod:`goosectx.importers.times`; the ones at the start take the first possible time
+    after them.) A stored-form time is parsed only when its date is the import's day or later,
+    or before 1970-01-02: the others are possible as they are written. The session's own
+    times follow, and a note counts the messages (in place).
+    """
+    from datetime import UTC
+
+    from goosectx.importers.builder import IMPORT_NOTES
+    from goosectx.importers.times import impossible_note, possible
+
+    now = datetime.now(UTC)
+    today = now.date().isoformat()
+    last_possible: Message | StoredMessage | None = None
+    impossible: list[datetime] = []
+    leading: list[int] = []  # impossible ones before any possible time: dated by the first
+    for i, m in enumerate(messages):
+        fine = isinstance(m, StoredMessage) and "1970-01-02" <= m.created[:10] < today
+        when = None if fine else _time(m)
+        if when is None or possible(when, now):
+            last_possible = m
+            for j in leading:
+                messages[j] = _dated(messages[j], _time(m))
+            leading.clear()
+            continue
+        impossible.append(when)
+        if last_possible is None:
+            leading.append(i)
+        else:
+            messages[i] = _dated(m, _time(last_possible))
+    for j in leading:  # no message had a possible time
+        messages[j] = _dated(messages[j], now)
+    if not possible(session.created, now):
+        session.created = _time(messages[0]) if messages else now
+    if not possible(session.updated, now):
+        session.updated = max(session.created, _time(messages[-1]) if messages else now)
+    if impossible:
+        session.metadata[IMPORT_NOTES] = [impossible_note(len(impossible), impossible[0])]
+
+
+def _dated(message: Message | StoredMessage, when: datetime) -> Message | StoredMessage:
+    """``message`` with the time ``when``."""
+    from dataclasses import replace
+
+    if isinstance(message, StoredMessage):
+        return message._replace(created=when.isoformat())
+    return replace(message, created=when)
+
+
+def _time(message: Message | StoredMessage) -> datetime:
+    """A message's time (a stored-form one parsed)."""
+    if isinstance(message, StoredMessage):
+        return datetime.fromisoformat(message.created)
+    return message.created
 
 
 def _with_id(session: Session) -> Session:

@@ -23,6 +23,7 @@ from goosectx.errors import ImportFormatError
 from goosectx.importers import builder
 from goosectx.importers.arguments import json_problem
 from goosectx.importers.builder import format_error
+from goosectx.importers.progress import reading
 
 CHUNK_CHARS = 1 << 20
 """Characters read at a time (more while one value is longer than what is buffered)."""
@@ -56,6 +57,7 @@ class _Reader:
         chunk = self.fh.read(min(max(CHUNK_CHARS, pending), builder.MAX_LINE_BYTES + 1 - pending))
         if not chunk:
             self.eof = True
+        reading.done += len(chunk)
         self.buf = self.buf[self.pos:] + chunk
         self.pos = 0
 

@@ -36,6 +36,7 @@ from goosectx.store.rows import INSERT_MESSAGE, message_row, metadata_json
 from goosectx.store.search import SearchStore
 from goosectx.store.search_index import indexed_later
 from goosectx.stored_message import StoredMessage
+from goosectx.testhooks import pause_point
 from goosectx.usage import UsageLedger
 
 IMPORT_PAGE_CACHE_KIB = 16 * 1024
@@ -144,6 +145,7 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                 )
             for entry in session.ledger.entries:
                 insert_ledger(conn, session.id, entry)
+            pause_point("save_new_session:before_commit")
         return session
 
     def resolve(self, ref: str) -> str:
@@ -202,6 +204,22 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
             rows = self._conn.execute(
                 "SELECT id, name FROM sessions WHERE import_hash=? ORDER BY created, id",
                 (import_hash,),
+            ).fetchall()
+        return [(str(row[0]), row[1]) for row in rows]
+
+    def find_source_imports(self, sources: tuple[str, ...],
+                            source_session_id: str) -> list[tuple[str, str | None]]:
+        """(id, name) of every session imported from another agent's session, oldest first.
+
+        Its format is one of ``sources`` and its ``metadata.source_session_id`` is
+        ``source_session_id``.
+        """
+        marks = ",".join("?" * len(sources))
+        with self._guard():
+            rows = self._conn.execute(
+                f"SELECT id, name FROM sessions WHERE source IN ({marks}) AND import_hash IS NOT"
+                " NULL AND CAST(json_extract(metadata_json, '$.source_session_id') AS TEXT)=?"
+                " ORDER BY created, id", (*sources, source_session_id),
             ).fetchall()
         return [(str(row[0]), row[1]) for row in rows]
 
