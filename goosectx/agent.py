@@ -148,7 +148,7 @@ class Agent:
                 self.reload_instructions()
             self._request = next_request(self.session, self.mode, self.tools, self.offering,
                                          tools_sent=tools_sent,
-                                         project_instructions=self._project_instructions)
+                                         project_instructions=self._project_instructions or "")
         return self._request
 
     def reload_instructions(self) -> None:
