@@ -145,11 +145,17 @@ class Agent:
             self._request = None
         if self._request is None:
             if self._project_instructions is None:
-                self._project_instructions = load_project_instructions(self.session.working_dir)
+                self.reload_instructions()
             self._request = next_request(self.session, self.mode, self.tools, self.offering,
                                          tools_sent=tools_sent,
-                                         project_instructions=self._project_instructions)
+                                         project_instructions=self._project_instructions or "")
         return self._request
+
+    def reload_instructions(self) -> None:
+        """Read the project's instruction files again (each turn: an AGENTS.md /init wrote)."""
+        fresh = load_project_instructions(self.session.working_dir)
+        if fresh != self._project_instructions:  # the request's prefix changes only then
+            self._project_instructions, self._request = fresh, None
 
     def reply(self, user_input: str, *, cancel: threading.Event | None = None,
               attachments: Sequence[Part] = (), sent: Message | None = None) -> Iterator[Event]:
@@ -231,6 +237,7 @@ class Agent:
             yield TurnFinished("error", NO_MODEL_TEXT)
             return
         self.context.start_turn()
+        self.reload_instructions()
         yield from (Notification("inline", n) for n in self.offering.prepare_turn(turn.cancel))
         self.sync_tools()
         asked = sent or Message("user", (TextContent(user_input), *parts))

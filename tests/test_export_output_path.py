@@ -156,3 +156,14 @@ def test_as_root_a_file_of_another_user_stays_theirs(filled, tmp_path):  # noqa:
     st = theirs.stat()
     assert (st.st_uid, st.st_gid, st.st_mode & 0o7777) == (1234, 1234, 0o664)
     assert "please fix the bug" in theirs.read_text()
+
+
+def test_dash_and_dev_stdout_write_to_standard_output(filled, tmp_path,  # noqa: F811
+                                                      monkeypatch):
+    home, _ = filled
+    monkeypatch.chdir(tmp_path)
+    for target in ("-", "/dev/stdout"):  # goosectx() pipes stdout: /dev/stdout is a pipe
+        proc = goosectx(home, "sessions", "export", "bugfix", "--format", "md", "-o", target)
+        assert proc.returncode == 0, proc.stderr
+        assert "please fix the bug" in proc.stdout
+        assert not (tmp_path / "-").exists()

@@ -154,3 +154,33 @@ def test_a_command_with_only_front_matter_sends_nothing(world: World) -> None:
     out = world.run("/empty" + ENTER + CTRL_D)
     assert "has no text to send — nothing sent" in flat(out)
     assert not world.provider.requests
+
+
+def test_dollar_amounts_escapes_and_quoted_arguments(world: World) -> None:
+    (project_dir(world) / "budget.md").write_text(
+        "Keep the bill under $25 a day (\\$1 is a field name). File $1, focus $2, [$10].\n")
+    world.provider.add("ok")
+    world.run("/budget a.py 'security and speed'" + ENTER + CTRL_D)
+    assert sent(world) == ("Keep the bill under $25 a day ($1 is a field name). "
+                           "File a.py, focus security and speed, [$10].")
+
+
+def test_an_empty_file_sends_just_the_arguments(world: World) -> None:
+    (project_dir(world) / "empty.md").write_text("---\ndescription: d\n---\n\n")
+    world.provider.add("ok")
+    world.run("/empty hello there" + ENTER + CTRL_D)
+    assert sent(world) == "hello there"
+
+
+def test_claude_code_folders_carry_over(world: World) -> None:
+    folder = project_dir(world, ".claude")
+    (folder / "Review.md").write_text("Review it.")
+    (folder / "notes.txt").write_text("not a command")
+    (folder / "frontend").mkdir()
+    (folder / "frontend" / "component.md").write_text("Make a component.")
+    world.provider.add("ok")
+    out = world.run("/review" + ENTER + "/frontend:component" + ENTER + CTRL_D)
+    assert sent(world) == "Review it."
+    assert "notes.txt" not in out  # not a command file: not read, not warned about
+    assert "commands in subdirectories (frontend/component.md) are not read" in flat(out)
+    assert len(world.provider.requests) == 1

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from test_repl import CTRL_D, ENTER, World
 
+from goosectx.providers.scripted import ScriptedReply
+
 
 def test_init_asks_the_model_to_write_agents_md_for_this_project(tmp_path: Path) -> None:
     world = World(tmp_path)
@@ -51,4 +53,21 @@ def test_init_in_chat_mode_says_it_needs_tools(tmp_path: Path) -> None:
     out = world.run("/init" + ENTER + CTRL_D)
     assert not world.provider.requests
     assert "/init needs tools" in " ".join(out.split())
+    world.store.close()
+
+
+def test_the_agents_md_init_wrote_is_sent_from_the_next_turn_on(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.mode = "auto"
+    world.provider.add(
+        ScriptedReply(tool_calls=[("text_editor", {
+            "command": "write", "path": "AGENTS.md",
+            "file_text": "# Agents\nAlways run pytest -q.\n"})]),
+        "wrote AGENTS.md", "noted")
+    out = world.run("/init" + ENTER + "hello" + ENTER + "/context" + ENTER + CTRL_D)
+    first, _after_tool, hello = world.provider.requests
+    assert "Always run pytest -q." not in first.system  # there was none yet
+    assert "Always run pytest -q." in hello.system  # this process, the next turn
+    line = next(ln for ln in out.splitlines() if "project instructions" in ln)
+    assert "from AGENTS.md" in line and int(line.split()[2].replace(",", "")) > 0
     world.store.close()

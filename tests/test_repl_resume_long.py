@@ -38,6 +38,10 @@ def test_a_huge_single_line_answer_is_drawn_as_its_end_on_resume(world: World) -
     out = world.run(CTRL_D, session=world.stored(), resumed=True)
     assert "THE END" in out and "one long line" in out
     assert len(out.splitlines()) < 60
+    words = " ".join(out.replace("│", " ").split())
+    assert "characters above · /history user to see all" in words  # no whole line is above
+    assert "line above" not in words and "*" not in words  # plain words, not Markdown
+    assert "…word word" in words  # the end starts at a word, not inside one
 
 
 def test_history_flag_still_draws_the_whole_answer(world: World) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import shlex
 import stat
 import weakref
 from collections.abc import Iterator
@@ -47,7 +48,9 @@ MAX_BYTES = 64 * 1024
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 """A command's name: the file's stem."""
 BUILTIN_ALIASES = frozenset({"?", "undo_compact", "extensions"})
-_PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])")
+_PLACEHOLDER = re.compile(r"\\\$|\$(ARGUMENTS|[1-9](?![0-9]))")
+r"""``$ARGUMENTS``, ``$1`` … ``$9`` (not ``$10``, ``$25``: amounts), and ``\$`` (a literal
+``$``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,15 +113,15 @@ def read_commands(working_dir: Path, config_dir: Path) -> CommandFiles:
             continue  # no such directory (or unreadable): nothing from it
         given = 0
         for entry in entries:
-            if entry.name.startswith(".") or entry.is_dir():
-                continue  # hidden files and subdirectories are not read
+            if entry.name.startswith(".") or entry.is_dir() or not entry.name.endswith(".md"):
+                continue  # hidden files, subdirectories and other files (notes.txt) are not read
             path = Path(entry.path)
             shown = _shown(path, working_dir)
-            stem = entry.name[:-3] if entry.name.endswith(".md") else entry.name
-            if not entry.name.endswith(".md") or NAME.fullmatch(stem) is None:
-                skipped.append((stem.lower(), one_line_safe(
+            stem = entry.name[:-3].lower()  # Review.md is /review, as typed names are
+            if NAME.fullmatch(stem) is None:
+                skipped.append((stem, one_line_safe(
                     f"custom command file {shown} skipped: a command is NAME.md, NAME "
-                    "lower-case letters, digits, - and _ (at most 64), e.g. review.md")))
+                    "letters, digits, - and _ (at most 64), e.g. review.md")))
                 continue
             if stem in builtin:
                 skipped.append((stem, one_line_safe(
@@ -192,24 +195,37 @@ def _one_line(text: str, limit: int = 120) -> str:
 
 
 def expand(command: CustomCommand, arguments: str) -> str:
-    """The text sent for ``/NAME arguments``.
+    r"""The text sent for ``/NAME arguments``.
 
-    ``$ARGUMENTS`` is the arguments as typed, ``$1`` … ``$9`` its whitespace-separated words
-    (``""`` past the last); a file with no placeholder gets the arguments after a blank line.
+    ``$ARGUMENTS`` is the arguments as typed, ``$1`` … ``$9`` its words — split as a shell
+    would, so ``'two words'`` is one (``""`` past the last); ``$`` before two digits (``$10``,
+    ``$25``) is text, and ``\$`` is a literal ``$`` (``\$1`` sends ``$1``). A file with no
+    placeholder gets the arguments after a blank line (just the arguments when it has no text).
     """
     arguments = arguments.strip()
-    words = arguments.split()
+    words = _words(arguments)
 
     def value(match: re.Match[str]) -> str:
         key = match.group(1)
+        if key is None:
+            return "$"  # an escaped dollar
         if key == "ARGUMENTS":
             return arguments
         index = int(key) - 1
         return words[index] if index < len(words) else ""
 
-    if _PLACEHOLDER.search(command.body) is None:
-        return f"{command.body}\n\n{arguments}" if arguments else command.body
+    if not any(m.group(1) for m in _PLACEHOLDER.finditer(command.body)):
+        body = _PLACEHOLDER.sub(value, command.body)
+        return "\n\n".join(part for part in (body, arguments) if part.strip())
     return _PLACEHOLDER.sub(value, command.body)
+
+
+def _words(arguments: str) -> list[str]:
+    """``arguments`` split as a shell would (quotes group words), else at whitespace."""
+    try:
+        return shlex.split(arguments)
+    except ValueError:
+        return arguments.split()
 
 
 # -- the REPL's side -------------------------------------------------------------------------
@@ -258,6 +274,12 @@ def run_custom(repl: Repl, unknown: slash.Invalid) -> bool:
             repl.renderer.notice(f"{line} — /commands lists the custom commands",
                                  style="yellow")
             return True
+    if ":" in name:  # Claude Code's /frontend:component names frontend/component.md
+        repl.renderer.notice(one_line_safe(
+            f"{unknown.message} — commands in subdirectories (frontend/component.md) are not "
+            "read: move the file up into the commands directory and type /component"),
+            style="yellow")
+        return True
     close = difflib.get_close_matches(name, files.commands, n=1, cutoff=0.6)
     if close and not unknown.hint.startswith("did you mean"):
         repl.renderer.notice(one_line_safe(f"{unknown.message} — did you mean /{close[0]}? "

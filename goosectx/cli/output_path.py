@@ -126,15 +126,15 @@ def _not_replaceable(given: Path, parent: Path, exc: OSError) -> Exception:
 def _write(given: Path, pieces: Iterable[str]) -> int:
     if given.is_dir():
         raise UsageError(f"{given} is a directory", "give a file name with -o")
-    path = Path(os.path.realpath(given))
-    try:
-        old: os.stat_result | None = path.stat()
+    try:  # followed as the OS follows it: /dev/stdout → /proc/self/fd/1 → a pipe
+        old: os.stat_result | None = given.stat()
     except FileNotFoundError:
         old = None
     if old is not None and not stat.S_ISREG(old.st_mode):
-        with open(path, "w", encoding="utf-8") as out:
+        with open(given, "w", encoding="utf-8") as out:
             out.writelines(pieces)
         return 0
+    path = Path(os.path.realpath(given))
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise UsageError(f"directory {parent} does not exist", "create it first")

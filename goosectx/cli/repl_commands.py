@@ -312,6 +312,7 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
     """The figures ``/context`` shows, or ``None`` after drawing why they cannot be measured."""
     try:
         manager = repl._context_manager()
+        repl.agent.reload_instructions()  # an AGENTS.md written since the turn: counted
         request = repl.agent.request_context
         breakdown = manager.breakdown(request)
         current, is_estimate = manager.current_tokens(request)

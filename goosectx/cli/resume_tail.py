@@ -124,24 +124,37 @@ def _capped(message: Message, width: int, max_lines: int) -> Message:
 
 
 def _text_end(text: str, width: int, max_lines: int) -> str:
-    """The last ``max_lines`` terminal lines of ``text`` after a "… N lines above" line."""
+    """The last ``max_lines`` terminal lines of ``text`` after a line saying what is above.
+
+    A line too long to fit whole keeps its end, from a word's start where one is near; the
+    line above then says so ("… 2 lines and 85 characters above"). Plain words, no
+    Markdown: plain mode prints the text as it is.
+    """
     lines = text.splitlines()
     kept: list[str] = []
     room = max_lines
+    head = 0  # characters of a cut line left above
     while lines and room > 0:
         line = lines[-1]
         rows = max(1, -(-len(line) // width))
         if rows > room:  # one very long line: keep its end
-            lines[-1] = line[:len(line) - room * width]
-            kept.append("…" + line[len(line) - room * width + 1:])
+            cut = len(line) - room * width + 1
+            space = line.find(" ", cut - 1, cut + 30)
+            cut = space + 1 if space >= 0 else cut
+            kept.append("…" + line[cut:])
+            head = cut
+            lines.pop()
             break
         kept.append(lines.pop())
         room -= rows
-    if not lines or (len(lines) == 1 and not lines[0]):
+    if not head and (not lines or (len(lines) == 1 and not lines[0])):
         return text
     fence = ["```"] if sum(ln.lstrip().startswith("```") for ln in kept) % 2 else []
     end = "\n".join([*fence, *reversed(kept)])  # a cut inside a code block stays one
-    return f"*… {plural(len(lines), 'line')} above · /history user to see all*\n\n{end}"
+    above = [plural(len(lines), "line")] if lines else []
+    if head:
+        above.append(plural(head, "character"))
+    return f"… {' and '.join(above)} above · /history user to see all\n\n{end}"
 
 
 def draw_resumed(renderer: TranscriptRenderer, conversation: Conversation, *, width: int,

@@ -73,7 +73,7 @@ def sessions_export(
     ),
     output: Annotated[
         str | None, typer.Option("--output", "-o", metavar="FILE",
-                                 help="Write to FILE instead of stdout.")
+                                 help="Write to FILE instead of stdout (- is stdout).")
     ] = None,
     skip_damaged: SkipDamagedOpt = False,
 ) -> None:

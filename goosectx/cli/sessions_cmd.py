@@ -226,6 +226,8 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     from goosectx.export_markdown import iter_transcript_markdown
     from goosectx.store.damaged_pairs import LostPairs
 
+    if output is not None and str(output) == "-":
+        output = None  # ``-o -``: standard output, as ``sessions import -`` reads stdin
     if output is not None:
         refuse_own_file(output, settings.data_dir)  # before anything is read or written
     store, session_id = resolve_session(settings, ref, read_only=True)
