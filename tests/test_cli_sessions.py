@@ -431,3 +431,11 @@ def test_show_agent_numbers_outputs_as_the_transcript_does(filled):
     assert "**tool result** #2" in plain, plain
     assert "**tool result** #2" in agent, agent
     assert "#1" not in agent, agent
+
+
+def test_import_of_a_missing_path_or_a_directory_says_which(filled, tmp_path):
+    home, _ = filled
+    missing = goosectx(home, "sessions", "import", str(tmp_path / "nope.jsonl"))
+    assert missing.returncode == 2 and "nope.jsonl does not exist" in missing.stderr
+    folder = goosectx(home, "sessions", "import", str(tmp_path))
+    assert folder.returncode == 2 and "is a directory" in folder.stderr

@@ -66,7 +66,9 @@ def load_sessions(
             deeper than :data:`goosectx.importers.builder.MAX_NESTING`.
     """
     if not path.is_file():
-        raise ImportFormatError(f"{path} is not a file", "give the path of a transcript file")
+        what = ("is a directory" if path.is_dir() else "is not a regular file"
+                if path.exists() else "does not exist")
+        raise ImportFormatError(f"{path} {what}", "give the path of a transcript file")
     from goosectx.importers.detect import detect_format, is_own_export
 
     named = fmt != "auto"
