@@ -71,3 +71,20 @@ def test_the_agents_md_init_wrote_is_sent_from_the_next_turn_on(tmp_path: Path) 
     line = next(ln for ln in out.splitlines() if "project instructions" in ln)
     assert "from AGENTS.md" in line and int(line.split()[2].replace(",", "")) > 0
     world.store.close()
+
+
+def test_init_in_a_subdirectory_builds_on_the_root_agents_md(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    (world.workdir / ".git").mkdir()
+    (world.workdir / "AGENTS.md").write_text("root rules: run make test\n")
+    sub = world.workdir / "sub"
+    sub.mkdir()
+    world.session.working_dir = sub
+    world.provider.add("ok")
+    out = world.run("/init" + ENTER + CTRL_D)
+    sent = world.provider.requests[0].messages[-1].text
+    assert sent.startswith(f"Create {sub / 'AGENTS.md'}:")
+    assert f"already reads here: {world.workdir / 'AGENTS.md'}" in sent
+    assert "do not repeat them" in sent
+    assert "already applies here" in " ".join(out.split())
+    world.store.close()

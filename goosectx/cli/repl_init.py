@@ -9,6 +9,7 @@ command (Codex does the same).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,9 +35,22 @@ INIT_REQUEST = (
 )
 
 
-def init_request(working_dir: Path, focus: str | None) -> str:
-    """The request ``/init`` sends for a project in ``working_dir``."""
-    extra = f"\n\nThe user also asks: {focus}" if focus else ""
+OTHERS_NOTE = (
+    "\n\nInstruction files goosectx already reads here: {paths}. Read them first; write in "
+    "{name} only what applies to {path_dir} and is not in them already (do not repeat them), "
+    "and do not change them."
+)
+
+
+def init_request(working_dir: Path, focus: str | None, others: Sequence[Path] = ()) -> str:
+    """The request ``/init`` sends for a project in ``working_dir``.
+
+    ``others``: instruction files already read for ``working_dir`` (a repository root's
+    AGENTS.md when ``/init`` runs in a subdirectory): the new file adds to them.
+    """
+    extra = OTHERS_NOTE.format(paths=", ".join(map(str, others)), name=INSTRUCTIONS_FILE,
+                               path_dir=working_dir) if others else ""
+    extra += f"\n\nThe user also asks: {focus}" if focus else ""
     return INIT_REQUEST.format(path=working_dir / INSTRUCTIONS_FILE, name=INSTRUCTIONS_FILE,
                                focus=extra)
 
@@ -60,4 +74,12 @@ def init_project(repl: Repl, focus: str | None) -> None:
             f"this session's working dir {working_dir} no longer exists — /init has no "
             "project to look at"), style="yellow")
         return
-    repl.turn(init_request(working_dir, focus))
+    from goosectx.prompts import read_instruction_files
+
+    others = [path for path, _text in read_instruction_files(working_dir)]
+    if others:
+        repl.renderer.notice(one_line_safe(
+            f"{', '.join(map(str, others))} already {'apply' if len(others) > 1 else 'applies'}"
+            f" here: the model is asked to put in {target} only what they do not say"),
+            style="dim")
+    repl.turn(init_request(working_dir, focus, others))
