@@ -91,7 +91,7 @@ def test_search_finds_sessions_by_title_and_by_message_text(
     finally:
         store.close()
     line = next(ln for ln in out.splitlines() if "lexer skipped" in ln)
-    assert "#4 of 4" in line and answer.created.astimezone().strftime("%Y-%m-%d %H:%M") in line
+    assert "message 4 of 4" in line and answer.created.astimezone().strftime("%Y-%m-%d %H:%M") in line
     hits = json.loads(cli(capsys, "sessions", "search", "installation", "--json")[0])
     assert [h["name"] for h in hits] == ["docs"]
     assert hits[0]["in_title"] is True and hits[0]["message_hits"] == 2

@@ -38,7 +38,7 @@ def search_transcript(repl: Repl, text: str) -> None:
     if not found.count:
         repl.renderer.notice(f"No message of this session mentions {quoted}.")
         return
-    rows = [(f"#{h.number:,} of {h.total:,}", local_time(h.created),
+    rows = [(f"{h.number:,} of {h.total:,}", local_time(h.created),
              "you" if h.role == "user" else "goosectx", terminal_safe(h.excerpt))
             for h in found.hits]
     repl.renderer.settle()

@@ -51,8 +51,11 @@ def local_time(moment: datetime | None) -> str:
 
 
 def where_in_session(hit: MessageHit) -> str:
-    """``#N of M, time``: where a matching message is in its session."""
-    return f"#{hit.number:,} of {hit.total:,}, {local_time(hit.created)}"
+    """``message N of M, time``: where a matching message is in its session.
+
+    No ``#``: that numbers tool outputs, for ``/show N``.
+    """
+    return f"message {hit.number:,} of {hit.total:,}, {local_time(hit.created)}"
 
 
 def damaged_note(row: SessionSummary) -> str:
