@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -407,3 +408,13 @@ def test_compact_undo_in_the_cli_says_the_restored_view_is_over_the_context_limi
     out, _ = cli(capsys, "compact", "work", "--undo")
     assert "does not fit the context limit (" in out and "of 2,000 tokens)" in out
     assert "next request will be refused" in out
+
+
+def test_compact_undo_json_names_the_models_configured_limit(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    Path(os.environ["GOOSECTX_CONFIG"]).write_text(
+        'model = "openai/gpt-4o-mini"\n[models."openai/gpt-4o-mini"]\ncontext_limit = 200000\n')
+    saved()
+    cli(capsys, "compact", "work", "--strategy", "extractive")
+    out, _ = cli(capsys, "compact", "work", "--undo", "--json")
+    assert json.loads(out)["context_limit_tokens"] == 200_000  # not the 128,000 default
