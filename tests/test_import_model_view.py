@@ -204,7 +204,7 @@ def test_a_secret_of_this_environment_in_an_imported_tool_output_is_redacted(
          "content": f"HOME=/root\nOPENAI_API_KEY={DUMMY_API_KEY}\nPATH=/bin"},
         {"role": "assistant", "content": "done"}]))
     _out, err = _import(capsys, source)
-    assert "1 tool output held a secret of this environment: redacted" in err
+    assert "a secret of this environment was redacted in 1 tool output" in err
     fake_model.default_reply = {"text": "ok"}
     cli(capsys, "run", "--resume", "imp", "-t", "continue")
     sent = _sent(fake_model)
@@ -230,3 +230,39 @@ def test_a_raw_control_character_in_a_json_string_is_named_with_its_line_and_col
     assert (f"{name}: line 1 column 53: not valid JSON: a raw control character (U+0001) inside "
             "a string (JSON writes it as \\u0001)") in err, err
     assert " at)" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_secret_in_imported_tool_arguments_reasoning_and_text_is_redacted(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import DUMMY_API_KEY
+
+    from goosectx.config import load_settings
+
+    monkeypatch.chdir(tmp_path)
+    curl = f"curl -H 'Authorization: Bearer {DUMMY_API_KEY}' https://api.example.com"
+    lines = [
+        {"type": "user", "uuid": "u1", "sessionId": "s", "message": {
+            "role": "user", "content": "call the API"}},
+        {"type": "assistant", "uuid": "a1", "sessionId": "s", "message": {
+            "role": "assistant", "content": [
+                {"type": "thinking", "thinking": f"the key is {DUMMY_API_KEY}",
+                 "signature": "sig"},
+                {"type": "text", "text": f"Using {DUMMY_API_KEY} now."},
+                {"type": "tool_use", "id": "t1", "name": "Bash",
+                 "input": {"command": curl}}]}},
+        {"type": "user", "uuid": "u2", "sessionId": "s", "message": {
+            "role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "200 OK"}]}},
+        {"type": "assistant", "uuid": "a2", "sessionId": "s", "message": {
+            "role": "assistant", "content": "done"}}]
+    source = tmp_path / "claude.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    _out, err = _import(capsys, source, "--format", "claude-code")
+    assert ("a secret of this environment was redacted in 1 reasoning part, 1 text part, "
+            "1 tool call") in " ".join(err.split())
+    for stored in load_settings().data_dir.glob("sessions.db*"):
+        assert DUMMY_API_KEY.encode() not in stored.read_bytes()
+    fake_model.default_reply = {"text": "ok"}
+    cli(capsys, "run", "--resume", "imp", "-t", "continue")
+    assert DUMMY_API_KEY not in _sent(fake_model)
