@@ -2,10 +2,10 @@
 
 docs/architecture.md §4 (clause "read scoping"). In ``smart_approve`` a ``text_editor view``
 or ``tree`` call runs without asking only when every path it reads lies inside the session's
-working dir (resolved, symlinks followed) and none is sensitive. This module is the ONE
-place that says what "sensitive" means; the approval clauses (read scoping, permission
-rules: "an allow rule never overrides the sensitive-file list unless it names the path")
-import it from here.
+working dir (resolved, symlinks followed; a file with other hard links may be outside) and
+none is sensitive. This module is the ONE place that says what "sensitive" means; the
+approval clauses (read scoping, permission rules: "an allow rule never overrides the
+sensitive-file list unless it names the path") import it from here.
 
 Core module: no printing, no ``cli`` imports.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -110,3 +111,17 @@ def read_paths(tool_name: str, arguments: Mapping[str, Any],
 def outside(path: Path, working_dir: Path) -> bool:
     """True when ``path`` (resolved, symlinks followed) is not inside ``working_dir``."""
     return not _inside(resolve(path), resolve(working_dir))
+
+
+def hard_linked(path: Path) -> bool:
+    """True when ``path`` is a regular file with more than one name (``st_nlink > 1``).
+
+    Its other names may be outside the working dir (``ln ~/secret notes.txt``): no path
+    resolves to them, so such a file counts as possibly outside. Symlinks are followed; a
+    missing or unreadable path is ``False`` (the tool reports it).
+    """
+    try:
+        info = path.stat()
+    except (OSError, RuntimeError):
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_nlink > 1

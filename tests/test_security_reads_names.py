@@ -8,6 +8,7 @@ outside it (only the resolved path was checked, and a hard link resolves to itse
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,28 @@ def test_run_reads_no_sensitive_file_whatever_its_case(
 def test_ordinary_names_near_the_list_still_run(work: Path, name: str) -> None:
     assert view_verdict(name, work) == "run"
 
+
+def test_a_hard_link_to_a_file_outside_asks(
+    fake_model: FakeServer, workdir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    outside = tmp_path / "outside-secret.txt"
+    outside.write_text("OUTSIDE SECRET\n")
+    os.link(outside, workdir / "notes.txt")
+    (workdir / "own.txt").write_text("own text\n")
+    views(fake_model, ["notes.txt", "own.txt"])
+    cli(capsys, "run", "-t", "look around")
+    texts = tool_texts(fake_model)
+    assert texts[0] == NON_INTERACTIVE_DENIED_TEXT and "own text" in texts[1], texts
+    assert "OUTSIDE SECRET" not in str(fake_model.requests[1]["messages"])
+
+
+def test_a_hard_linked_file_asks_unless_always_allowed(work: Path) -> None:
+    (work / "a.txt").write_text("x")
+    os.link(work / "a.txt", work / "b.txt")
+    assert view_verdict("b.txt", work) == "ask"
+    always = decide(ApprovalContext(mode="smart_approve", tool_name="text_editor",
+                                    read_only=True, working_dir=work,
+                                    arguments={"command": "view", "path": "b.txt"},
+                                    always_allowed=frozenset({"text_editor"})))
+    assert always.action == "run"
+    assert view_verdict(".", work) == "run"  # a directory's link count is no hard link
