@@ -108,6 +108,19 @@ def read_paths(tool_name: str, arguments: Mapping[str, Any],
     return [Path(os.path.abspath(working_dir / Path(raw).expanduser()))]
 
 
+def sensitive_below(path: Path, directory: Path) -> bool:
+    """True when the part of ``path`` below ``directory`` names a sensitive file.
+
+    For a file a project ships, whose own name the project chose (a project under
+    ``~/.config/gh`` is not itself a secret): ``proj/.env`` is sensitive below ``proj``. A
+    ``path`` not below ``directory`` is judged whole (:func:`is_sensitive` without a data dir).
+    """
+    try:
+        return _parts_sensitive(path.relative_to(directory).parts)
+    except ValueError:
+        return is_sensitive(path)
+
+
 def outside(path: Path, working_dir: Path) -> bool:
     """True when ``path`` (resolved, symlinks followed) is not inside ``working_dir``."""
     return not _inside(resolve(path), resolve(working_dir))
