@@ -9,7 +9,9 @@ that is the same file as, or repeats, one already read (``CLAUDE.md`` a link to
 
 A file is read only when it is a regular file that resolves inside the repository (outside
 one: the working dir) and not to a sensitive file — a cloned repository's ``CLAUDE.md``
-linked to ``~/.aws/credentials`` would put the keys in the system prompt.
+linked to ``~/.aws/credentials`` would put the keys in the system prompt — and only when it
+and its directory belong to the user or root: like git's ``safe.directory``, a directory
+another user owns (a ``/tmp/.git`` and ``/tmp/AGENTS.md`` they created) is not trusted.
 Each file skipped comes with why, for the front ends to warn (:func:`scan_instructions`).
 """
 
@@ -133,8 +135,45 @@ def instruction_files(working_dir: Path) -> list[Path]:
             if os.path.lexists(d / name)]
 
 
-def _why_not(path: Path, root: Path) -> str:
+def trusted_owners() -> frozenset[int] | None:
+    """The user ids whose files and directories are trusted; ``None`` where there are none.
+
+    The current user and root, as git's ``safe.directory`` check; as root under ``sudo``,
+    also the user who ran ``sudo`` (``SUDO_UID``, as git does).
+    """
+    if not hasattr(os, "geteuid"):
+        return None  # no uids (Windows)
+    owners = {os.geteuid(), 0}
+    sudo_uid = os.environ.get("SUDO_UID", "")
+    if os.geteuid() == 0 and sudo_uid.isdigit():
+        owners.add(int(sudo_uid))
+    return frozenset(owners)
+
+
+def _owner_problem(path: Path, what: str, owners: frozenset[int] | None, *,
+                   link: bool = False) -> str:
+    try:
+        uid = path.lstat().st_uid if link else path.stat().st_uid
+    except OSError:
+        return ""  # the read reports it
+    if owners is None or uid in owners:
+        return ""
+    try:
+        import pwd
+
+        name = f"user {pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except (ImportError, KeyError):
+        name = f"uid {uid}"
+    return (f"{what} belongs to {name}, not to you or root, so it is not trusted (as git's "
+            f"safe.directory); chown it to yourself if you trust it")
+
+
+def _why_not(path: Path, root: Path, owners: frozenset[int] | None) -> str:
     """Why the instruction file ``path`` (in a directory below ``root``) is not read, or ``""``."""
+    for problem in (_owner_problem(path.parent, "its directory", owners),
+                    _owner_problem(path, "it", owners, link=True)):
+        if problem:
+            return problem
     real = resolve(path)
     if real != root and root not in real.parents:
         return (f"it leads outside the {'repository' if (root / '.git').exists() else 'project'}"
@@ -147,7 +186,7 @@ def _why_not(path: Path, root: Path) -> str:
         return f"it cannot be read ({exc.strerror or exc})"
     if not stat.S_ISREG(mode):
         return "it is not a regular file"
-    return ""
+    return _owner_problem(real, "it", owners)
 
 
 def _read_capped(path: Path) -> str:
@@ -178,9 +217,10 @@ def scan_instructions(working_dir: Path) -> InstructionScan:
     """
     scan = InstructionScan()
     root, _directories = _instruction_dirs(working_dir)
+    owners = trusted_owners()
     seen: set[Path] = set()
     for path in instruction_files(working_dir):
-        if why := _why_not(path, root):
+        if why := _why_not(path, root, owners):
             scan.skipped.append((path, why))
             continue
         real = resolve(path)
