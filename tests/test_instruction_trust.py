@@ -17,7 +17,9 @@ import pytest
 from cli_support import cli
 from fakeserver import FakeServer
 from test_repl import CTRL_D, ENTER, World
+from test_repl_sessions import run_with_lock
 
+from goosectx.conversation import Message
 from goosectx.prompts import load_project_instructions
 
 NOBODY = 65534
@@ -95,6 +97,24 @@ def test_the_repl_warns_once_at_start_and_sends_nothing(tmp_path: Path) -> None:
             "warning: project instructions AGENTS.md skipped: it leads outside the project") == 1
         assert all("OUTSIDE SECRET" not in r.system for r in world.provider.requests)
         assert len(world.provider.requests) == 2
+    finally:
+        world.store.close()
+
+
+def test_resume_into_another_directory_warns_there_once(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    try:
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        (tmp_path / "secret.txt").write_text("OUTSIDE SECRET")
+        (elsewhere / "CLAUDE.md").symlink_to(tmp_path / "secret.txt")
+        far = world.store.create_session(elsewhere, name="far")
+        world.store.append_message(far.id, Message.user("work over there"))
+        keys = "/resume far" + ENTER + f"/resume {world.session.id}" + ENTER + "/resume far"
+        out, _repl, opened = run_with_lock(world, keys + ENTER + CTRL_D)
+        opened.lock.release()
+        assert " ".join(out.split()).count(
+            "warning: project instructions CLAUDE.md skipped: it leads outside the project") == 1
     finally:
         world.store.close()
 
