@@ -25,7 +25,7 @@ from typing import Any, Literal, TypeAlias
 from goosectx.config import ApprovalMode
 from goosectx.conversation import ToolRequest
 from goosectx.permissions import RUN_TIME_NAMED, PermissionRules, match_rules, names_path
-from goosectx.sensitive import is_sensitive, outside, read_paths
+from goosectx.sensitive import hard_linked, is_sensitive, outside, read_paths
 
 __all__ = ["PermissionRules"]  # re-exported: the rules live in permissions.py
 
@@ -163,8 +163,13 @@ def _read_scope(ctx: ApprovalContext) -> ApprovalVerdict | None:
     for path in paths:
         if is_sensitive(path, data_dir=ctx.data_dir):
             return ApprovalVerdict("ask", f"smart_approve: {path} is a sensitive file")
-        if outside(path, ctx.working_dir) and ctx.tool_name not in ctx.always_allowed:
+        if ctx.tool_name in ctx.always_allowed:
+            continue
+        if outside(path, ctx.working_dir):
             return ApprovalVerdict("ask", f"smart_approve: {path} is outside the working dir")
+        if hard_linked(path):
+            return ApprovalVerdict("ask", f"smart_approve: {path} has other hard links, which "
+                                          "may be outside the working dir")
     return None
 
 
@@ -249,7 +254,8 @@ CLAUSES: tuple[Clause, ...] = (
     # Read scoping (goosectx/sensitive.py): in smart_approve, a text_editor ``view`` or ``tree``
     # of a sensitive file (.ssh, .aws, .gnupg, .env*, *.pem, id_*, the goosectx data dir, ...)
     # always asks, even after an "always allow" answer; one outside the working dir (resolved,
-    # symlinks followed) asks unless the user answered "always allow" for the tool.
+    # symlinks followed) or a file with other hard links (they may be outside) asks unless the
+    # user answered "always allow" for the tool.
     _read_scope,
     # The user's "always allow" answers for this session.
     _session_always_allowed,

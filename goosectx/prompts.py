@@ -6,17 +6,27 @@ working directory, outermost first, so a subdirectory's file refines the root's;
 directory in that order. Outside a repository only the working directory is read. A file
 that is the same file as, or repeats, one already read (``CLAUDE.md`` a link to
 ``AGENTS.md``) is read once.
+
+A file is read only when it is a regular file that resolves inside the repository (outside
+one: the working dir) and not to a sensitive file — a cloned repository's ``CLAUDE.md``
+linked to ``~/.aws/credentials`` would put the keys in the system prompt — and only when it
+and its directory belong to the user or root: like git's ``safe.directory``, a directory
+another user owns (a ``/tmp/.git`` and ``/tmp/AGENTS.md`` they created) is not trusted.
+Each file skipped comes with why, for the front ends to warn (:func:`scan_instructions`).
 """
 
 from __future__ import annotations
 
+import os
 import platform
+import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 from goosectx.config import ApprovalMode
+from goosectx.sensitive import resolve, sensitive_below
 
 INSTRUCTION_FILES = (".goosehints", "AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTION_FILE_CHARS = 50_000
@@ -89,41 +99,148 @@ def find_repo_root(start: Path) -> Path | None:
     return None
 
 
-def instruction_files(working_dir: Path) -> list[Path]:
-    """The instruction files that apply in ``working_dir``, outermost directory first."""
-    working_dir = working_dir.resolve()
-    root = find_repo_root(working_dir)
-    directories = [working_dir]
-    if root is not None:
-        directories = [d for d in (working_dir, *working_dir.parents)
-                       if d == root or root in d.parents][::-1]
-    return [d / name for d in directories for name in INSTRUCTION_FILES if (d / name).is_file()]
+@dataclass(frozen=True, slots=True)
+class InstructionScan:
+    """The instruction files of one working dir: those read and those skipped.
 
-
-def read_instruction_files(working_dir: Path) -> list[tuple[Path, str]]:
-    """The instruction files read for ``working_dir`` and their texts, in prompt order.
-
-    Unreadable and empty files are skipped, and so is one that is the same file as, or has
-    the same text as, a file already read; each text is cut at
-    :data:`MAX_INSTRUCTION_FILE_CHARS`.
+    Attributes:
+        read: ``(path, text)`` in prompt order.
+        skipped: ``(path, why)`` per file not read for a reason the user should hear
+            (a link out of the repository, another user's file, not a regular file...);
+            ``why`` ends with the fix. Empty and repeated files are left out silently.
     """
-    read: list[tuple[Path, str]] = []
+
+    read: list[tuple[Path, str]] = field(default_factory=list)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def _instruction_dirs(working_dir: Path) -> tuple[Path, list[Path]]:
+    """(the root files must resolve inside, the directories read outermost first)."""
+    working_dir = resolve(working_dir)
+    root = find_repo_root(working_dir)
+    if root is None:
+        return working_dir, [working_dir]
+    return root, [d for d in (working_dir, *working_dir.parents)
+                  if d == root or root in d.parents][::-1]
+
+
+def instruction_files(working_dir: Path) -> list[Path]:
+    """The instruction files present for ``working_dir``, outermost directory first.
+
+    Present: the name exists (a link too, even one that leads nowhere); whether it is read
+    is :func:`scan_instructions`'s call.
+    """
+    _root, directories = _instruction_dirs(working_dir)
+    return [d / name for d in directories for name in INSTRUCTION_FILES
+            if os.path.lexists(d / name)]
+
+
+def trusted_owners() -> frozenset[int] | None:
+    """The user ids whose files and directories are trusted; ``None`` where there are none.
+
+    The current user and root, as git's ``safe.directory`` check; as root under ``sudo``,
+    also the user who ran ``sudo`` (``SUDO_UID``, as git does).
+    """
+    if not hasattr(os, "geteuid"):
+        return None  # no uids (Windows)
+    owners = {os.geteuid(), 0}
+    sudo_uid = os.environ.get("SUDO_UID", "")
+    if os.geteuid() == 0 and sudo_uid.isdigit():
+        owners.add(int(sudo_uid))
+    return frozenset(owners)
+
+
+def _owner_problem(path: Path, what: str, owners: frozenset[int] | None, *,
+                   link: bool = False) -> str:
+    try:
+        uid = path.lstat().st_uid if link else path.stat().st_uid
+    except OSError:
+        return ""  # the read reports it
+    if owners is None or uid in owners:
+        return ""
+    try:
+        import pwd
+
+        name = f"user {pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except (ImportError, KeyError):
+        name = f"uid {uid}"
+    return (f"{what} belongs to {name}, not to you or root, so it is not trusted (as git's "
+            f"safe.directory); chown it to yourself if you trust it")
+
+
+def _why_not(path: Path, root: Path, owners: frozenset[int] | None) -> str:
+    """Why the instruction file ``path`` (in a directory below ``root``) is not read, or ``""``."""
+    for problem in (_owner_problem(path.parent, "its directory", owners),
+                    _owner_problem(path, "it", owners, link=True)):
+        if problem:
+            return problem
+    real = resolve(path)
+    if real != root and root not in real.parents:
+        return (f"it leads outside the {'repository' if (root / '.git').exists() else 'project'}"
+                f" (to {real}); copy the file in if it should be read")
+    if real != path and sensitive_below(real, root):
+        return f"it leads to a sensitive file ({real}); its contents are never sent"
+    try:
+        mode = os.stat(real).st_mode
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or exc})"
+    if not stat.S_ISREG(mode):
+        return "it is not a regular file"
+    return _owner_problem(real, "it", owners)
+
+
+def _read_capped(path: Path) -> str:
+    """The file's text, at most :data:`MAX_INSTRUCTION_FILE_CHARS` and a cut marker.
+
+    Reads no more bytes than that many characters can take (a huge file is not read whole);
+    opened without blocking and checked again to be a regular file.
+
+    Raises:
+        OSError: it cannot be opened or read, or is no longer a regular file.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        data = handle.read(4 * MAX_INSTRUCTION_FILE_CHARS + 4)
+    text = data.decode("utf-8", errors="replace").strip()
+    if len(text) > MAX_INSTRUCTION_FILE_CHARS:
+        text = text[:MAX_INSTRUCTION_FILE_CHARS] + "\n[… file cut here: too long]"
+    return text
+
+
+def scan_instructions(working_dir: Path) -> InstructionScan:
+    """The instruction files for ``working_dir``: those read with their texts, those skipped.
+
+    Empty files are left out, and so is one that is the same file as, or has the same text
+    as, a file already read; each text is cut at :data:`MAX_INSTRUCTION_FILE_CHARS`.
+    """
+    scan = InstructionScan()
+    root, _directories = _instruction_dirs(working_dir)
+    owners = trusted_owners()
     seen: set[Path] = set()
     for path in instruction_files(working_dir):
+        if why := _why_not(path, root, owners):
+            scan.skipped.append((path, why))
+            continue
+        real = resolve(path)
         try:
-            real = path.resolve()
-            text = path.read_text(encoding="utf-8", errors="replace").strip()
-        except (OSError, RuntimeError):
+            text = _read_capped(real)
+        except OSError as exc:
+            scan.skipped.append((path, f"it cannot be read ({exc.strerror or exc})"))
             continue
         if not text or real in seen:
             continue
         seen.add(real)
-        if len(text) > MAX_INSTRUCTION_FILE_CHARS:
-            text = text[:MAX_INSTRUCTION_FILE_CHARS] + "\n[… file cut here: too long]"
-        if any(text == earlier for _p, earlier in read):
+        if any(text == earlier for _p, earlier in scan.read):
             continue
-        read.append((path, text))
-    return read
+        scan.read.append((path, text))
+    return scan
+
+
+def read_instruction_files(working_dir: Path) -> list[tuple[Path, str]]:
+    """The instruction files read for ``working_dir`` and their texts, in prompt order."""
+    return scan_instructions(working_dir).read
 
 
 def load_project_instructions(working_dir: Path) -> str:

@@ -2,10 +2,10 @@
 
 docs/architecture.md §4 (clause "read scoping"). In ``smart_approve`` a ``text_editor view``
 or ``tree`` call runs without asking only when every path it reads lies inside the session's
-working dir (resolved, symlinks followed) and none is sensitive. This module is the ONE
-place that says what "sensitive" means; the approval clauses (read scoping, permission
-rules: "an allow rule never overrides the sensitive-file list unless it names the path")
-import it from here.
+working dir (resolved, symlinks followed; a file with other hard links may be outside) and
+none is sensitive. This module is the ONE place that says what "sensitive" means; the
+approval clauses (read scoping, permission rules: "an allow rule never overrides the
+sensitive-file list unless it names the path") import it from here.
 
 Core module: no printing, no ``cli`` imports.
 """
@@ -14,25 +14,45 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 SENSITIVE_NAMES: tuple[str, ...] = (
     ".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".password-store",
-    ".netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc",
+    ".netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".vault-token", ".s3cfg",
+    ".boto",
 )
 """File or directory names that are sensitive wherever they appear in a path."""
 
 SENSITIVE_GLOBS: tuple[str, ...] = (".env*", "*.pem", "*.key", "*.p12", "*.pfx", "id_*")
-"""Shell patterns matched against each component of a path (case-sensitive, as on Linux)."""
+"""Shell patterns matched against each component of a path."""
+
+SENSITIVE_PAIRS: tuple[tuple[str, str], ...] = (
+    (".git", "config"), (".config", "gh"), (".config", "gcloud"),
+    (".cargo", "credentials"), (".cargo", "credentials.toml"),
+)
+"""A directory and a name in it that are sensitive together, wherever they appear in a path:
+a repository's ``.git/config`` (remote URLs with tokens), the GitHub CLI's and gcloud's
+credential directories, cargo's registry token. ``.git`` or ``.config`` alone is not."""
 
 READ_TOOLS: Mapping[str, str] = {"text_editor": "view", "tree": ""}
 """Tool name → the command that reads (``""``: every call of the tool reads)."""
 
 
 def _component_sensitive(name: str) -> bool:
+    # Lower-cased: on a case-insensitive file system (macOS, Windows) ``.ENV`` and ``ID_RSA``
+    # open ``.env`` and ``id_rsa``, and a key named ``Prod.PEM`` is as secret anywhere.
+    name = name.lower()
     return name in SENSITIVE_NAMES or any(fnmatch.fnmatchcase(name, g) for g in SENSITIVE_GLOBS)
+
+
+def _parts_sensitive(parts: tuple[str, ...]) -> bool:
+    if any(_component_sensitive(part) for part in parts):
+        return True
+    lowered = [part.lower() for part in parts]
+    return any(pair in SENSITIVE_PAIRS for pair in zip(lowered, lowered[1:], strict=False))
 
 
 def _inside(path: Path, directory: Path) -> bool:
@@ -50,8 +70,9 @@ def resolve(path: Path) -> Path:
 def is_sensitive(path: Path, *, data_dir: Path | None = None) -> bool:
     """True when ``path`` names a file on the sensitive list or anything in the data dir.
 
-    Both the path as given (made absolute) and the resolved path are checked, so neither a
-    symlink named ``notes.txt`` pointing into ``~/.ssh`` nor a link named ``.env`` escapes.
+    Names are matched case-insensitively (``.ENV``, ``ID_RSA``, ``server.KEY``). Both the
+    path as given (made absolute) and the resolved path are checked, so neither a symlink
+    named ``notes.txt`` pointing into ``~/.ssh`` nor a link named ``.env`` escapes.
 
     Args:
         path: An absolute path (a relative one is taken relative to the current dir).
@@ -61,7 +82,7 @@ def is_sensitive(path: Path, *, data_dir: Path | None = None) -> bool:
     written = Path(os.path.abspath(path.expanduser()))
     resolved = resolve(path)
     for candidate in (written, resolved):
-        if any(_component_sensitive(part) for part in candidate.parts):
+        if _parts_sensitive(candidate.parts):
             return True
     if data_dir is not None:
         data = resolve(data_dir)
@@ -87,6 +108,33 @@ def read_paths(tool_name: str, arguments: Mapping[str, Any],
     return [Path(os.path.abspath(working_dir / Path(raw).expanduser()))]
 
 
+def sensitive_below(path: Path, directory: Path) -> bool:
+    """True when the part of ``path`` below ``directory`` names a sensitive file.
+
+    For a file a project ships, whose own name the project chose (a project under
+    ``~/.config/gh`` is not itself a secret): ``proj/.env`` is sensitive below ``proj``. A
+    ``path`` not below ``directory`` is judged whole (:func:`is_sensitive` without a data dir).
+    """
+    try:
+        return _parts_sensitive(path.relative_to(directory).parts)
+    except ValueError:
+        return is_sensitive(path)
+
+
 def outside(path: Path, working_dir: Path) -> bool:
     """True when ``path`` (resolved, symlinks followed) is not inside ``working_dir``."""
     return not _inside(resolve(path), resolve(working_dir))
+
+
+def hard_linked(path: Path) -> bool:
+    """True when ``path`` is a regular file with more than one name (``st_nlink > 1``).
+
+    Its other names may be outside the working dir (``ln ~/secret notes.txt``): no path
+    resolves to them, so such a file counts as possibly outside. Symlinks are followed; a
+    missing or unreadable path is ``False`` (the tool reports it).
+    """
+    try:
+        info = path.stat()
+    except (OSError, RuntimeError):
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_nlink > 1

@@ -4,9 +4,11 @@ As Claude Code's ``.claude/commands/NAME.md``, Codex's ``~/.codex/prompts/NAME.m
 gemini-cli's ``.gemini/commands/NAME.toml``. Three directories, first wins for a name: the
 project's ``.goosectx/commands/`` (in the session's working dir), the user's ``commands/``
 next to the config file, the project's ``.claude/commands/``. Built-in commands always win.
-Subdirectories are not read. A front matter block (``---`` lines at the top) is not sent;
-its ``description:`` (and ``argument-hint:``) show in ``/help`` and completion. Nothing is
-run: a ``!`` line is sent as text.
+Subdirectories are not read. A file from a project directory (a cloned repository's) must
+resolve inside the working dir and not to a sensitive file (a ``review.md`` linked to
+``~/.ssh/id_rsa`` would send the key); the user's own may link anywhere. A front matter
+block (``---`` lines at the top) is not sent; its ``description:`` (and ``argument-hint:``)
+show in ``/help`` and completion. Nothing is run: a ``!`` line is sent as text.
 
 The files are read when the REPL starts (one warning line per file skipped), again on each
 use, by ``/help`` and by ``/commands``; completion offers the last list read. Everything
@@ -32,6 +34,7 @@ from prompt_toolkit.document import Document
 from goosectx.cli import slash
 from goosectx.cli.folding import plural
 from goosectx.cli.sanitize import one_line_safe
+from goosectx.sensitive import resolve, sensitive_below
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -128,7 +131,7 @@ def read_commands(working_dir: Path, config_dir: Path) -> CommandFiles:
                     f"custom command file {shown} skipped: the built-in /{stem} always wins "
                     "— rename the file")))
                 continue
-            text, problem = _read(path)
+            text, problem = _read(path, None if source == "user" else working_dir)
             if text is None:
                 skipped.append((stem, one_line_safe(
                     f"custom command file {shown} skipped: {problem}")))
@@ -152,15 +155,40 @@ def _shown(path: Path, working_dir: Path) -> str:
         return str(path)
 
 
-def _read(path: Path) -> tuple[str | None, str]:
-    """The file's text, or ``None`` and why it cannot be used."""
+def _link_problem(path: Path, real: Path, project: Path) -> str:
+    """Why a project's command file that resolves to ``real`` must not be read, or ``""``.
+
+    A project (a cloned repository) is not trusted to point outside itself: its
+    ``review.md`` may be a link to ``~/.ssh/id_rsa``, and ``/review`` would send the key.
+    """
+    root = resolve(project)
+    if real != root and root not in real.parents:
+        return f"it leads outside the project (to {_shown(real, root)})"
+    linked = real.relative_to(root) != path.relative_to(project)
+    if linked and sensitive_below(real, root):
+        return (f"it leads to a sensitive file ({_shown(real, root)}): keys and "
+                "credentials are never sent")
+    return ""
+
+
+def _read(path: Path, project: Path | None) -> tuple[str | None, str]:
+    """The file's text, or ``None`` and why it cannot be used.
+
+    ``project``: the working dir, for a file from a project directory; it must resolve
+    inside it (symlinks followed) and not to a sensitive file. ``None`` for the user's own.
+    """
+    real = resolve(path)
+    if project is not None and (problem := _link_problem(path, real, project)):
+        return None, problem
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
+        if not stat.S_ISREG(real.stat().st_mode):
             return None, "not a regular file"
-        if info.st_size > MAX_BYTES:
-            return None, f"larger than 64 KB ({info.st_size:,} bytes)"
-        with path.open("rb") as handle:
+        with open(real, "rb", opener=_nonblocking) as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return None, "not a regular file"
+            if info.st_size > MAX_BYTES:
+                return None, f"larger than 64 KB ({info.st_size:,} bytes)"
             data = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
@@ -170,6 +198,11 @@ def _read(path: Path) -> tuple[str | None, str]:
         return data.decode("utf-8").removeprefix("\ufeff"), ""
     except UnicodeDecodeError:
         return None, "not UTF-8 text"
+
+
+def _nonblocking(name: str, flags: int) -> int:
+    """Open without waiting: a FIFO named ``x.md`` must not hang the REPL (it is refused)."""
+    return os.open(name, flags | os.O_NONBLOCK)
 
 
 def _command(name: str, text: str, source: str, path: Path) -> CustomCommand:

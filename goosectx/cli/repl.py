@@ -23,7 +23,7 @@ from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalAnswer, ApprovalFn
 from goosectx.cli import exit_signals, repl_approval, repl_extensions, repl_outcome, reports, slash
-from goosectx.cli.common import OpenSession, missing_working_dir
+from goosectx.cli.common import OpenSession
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.prompt import history_problem, make_prompt_session
 from goosectx.cli.prompt_editor import editor_for
@@ -32,6 +32,7 @@ from goosectx.cli.repl_commands import run_command
 from goosectx.cli.resume_load import BackgroundLoad, compose_pre_run
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.shell_escape_cmd import is_escape_line, run_escape
+from goosectx.cli.start_warnings import start_warnings
 from goosectx.cli.startup import AgentLoader, no_model_error
 from goosectx.cli.terminal import ReplIO
 from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
@@ -241,8 +242,8 @@ class Repl:
                 manages_own_context=self.settings.model_config(model_name).manages_own_context,
                 paused=self.session.state.auto_compaction_paused),
             plain=self.io.plain))
-        if self.resumed and (gone := missing_working_dir(self.session)) is not None:
-            self.renderer.notice(f"warning: {gone}", style="yellow")
+        for warning in start_warnings(self.session, resumed=self.resumed):
+            self.renderer.notice(f"warning: {warning}", style="yellow")
         for warning in repl_extensions.rule_warnings(self):
             self.renderer.notice(f"warning: {warning}", style="yellow")
         if self.background is None:

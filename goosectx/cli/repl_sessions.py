@@ -17,7 +17,6 @@ from goosectx.cli import repl_outcome
 from goosectx.cli.common import (
     choose_mode,
     lock_and_load,
-    missing_working_dir,
     ref_of,
     session_is_kept,
 )
@@ -26,6 +25,7 @@ from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.sessions_list import NEWEST_IN_REPL, damaged_note, print_session_table
+from goosectx.cli.start_warnings import start_warnings
 from goosectx.errors import GoosectxError, SessionNotFound, UsageError
 from goosectx.recorder import SessionRecorder
 from goosectx.session import Session
@@ -112,8 +112,8 @@ def resume(repl: Repl, ref: str) -> None:
         + f" · {plural(len(session.conversation), 'message')}"
         + (f" · mode {choice.mode}" + (" (restored from this session)" if choice.restored
                                        else "") if changed else "")))
-    if (gone := missing_working_dir(session)) is not None:
-        repl.renderer.notice(f"warning: {gone}", style="yellow")
+    for warning in start_warnings(session, resumed=True):
+        repl.renderer.notice(f"warning: {warning}", style="yellow")
     if len(session.conversation):
         draw_resumed(repl.renderer, session.conversation, width=repl.io.console.width,
                      full=False)

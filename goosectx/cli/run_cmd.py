@@ -30,7 +30,6 @@ from goosectx.cli.common import (
     check_new_name,
     choose_mode,
     current_dir,
-    missing_working_dir,
     open_session,
     resume_command,
     save_listed_figure,
@@ -46,6 +45,7 @@ from goosectx.cli.run_output import (
     result_fields,
 )
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
+from goosectx.cli.start_warnings import start_warnings
 from goosectx.cli.task_input import read_task
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings, parse_mode
 from goosectx.conversation import Message
@@ -134,8 +134,8 @@ def run_task(
             provider.check_credentials()
         opened = open_session(settings, name=name, resume=resume, continue_=continue_,
                               model=model_name)
-        if opened.resumed and (gone := missing_working_dir(opened.session)) is not None:
-            stderr.write(terminal_safe(f"goosectx: warning: {gone}\n"))
+        for warning in start_warnings(opened.session, resumed=opened.resumed):
+            stderr.write(terminal_safe(f"goosectx: warning: {warning}\n"))
         if opened.resumed and (calls := interrupted_calls(opened.session.conversation)):
             imported = any(r.output == UNRECORDED_TEXT
                            for r in opened.session.conversation.messages[-1].tool_responses)
