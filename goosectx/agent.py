@@ -332,7 +332,7 @@ class Agent:
             mode=self.mode, tool_name=request.name, read_only=read_only,
             working_dir=self.session.working_dir, arguments=arguments or {},
             rules=self.rules, always_allowed=frozenset(self.always_allowed),
-            data_dir=self.settings.data_dir,
+            data_dir=self.settings.data_dir, config_file=self.settings.config_file,
             extension_trusted=getattr(tool, "extension_trusted", None)))
         log.debug("approval of %s: %s (%s)", request.name, verdict.action, verdict.reason)
         return verdict

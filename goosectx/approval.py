@@ -113,6 +113,7 @@ class ApprovalContext:
         rules: The permission rules (user config and command line, never the project dir).
         always_allowed: Tools the user answered "always allow" for in this session.
         data_dir: goosectx's data dir; a read of anything in it counts as sensitive.
+        config_file: goosectx's config file, sensitive too (extension headers hold tokens).
         extension_trusted: For an extension's tool, whether its server is marked
             ``trusted = true``; ``None`` for a built-in tool.
     """
@@ -125,6 +126,7 @@ class ApprovalContext:
     rules: PermissionRules = field(default_factory=PermissionRules)
     always_allowed: frozenset[str] = frozenset()
     data_dir: Path | None = None
+    config_file: Path | None = None
     extension_trusted: bool | None = None
 
 
@@ -161,7 +163,7 @@ def _read_scope(ctx: ApprovalContext) -> ApprovalVerdict | None:
     if not paths:
         return None
     for path in paths:
-        if is_sensitive(path, data_dir=ctx.data_dir):
+        if is_sensitive(path, data_dir=ctx.data_dir, config_file=ctx.config_file):
             return ApprovalVerdict("ask", f"smart_approve: {path} is a sensitive file")
         if ctx.tool_name in ctx.always_allowed:
             continue
@@ -189,7 +191,7 @@ def _touches_sensitive(ctx: ApprovalContext, allow_rules: tuple[str, ...]) -> bo
     raw = ctx.arguments.get("path")
     for path in _named_paths(ctx):
         named = names_path(allow_rules, raw if isinstance(raw, str) else str(path))
-        if is_sensitive(path, data_dir=ctx.data_dir) and not named:
+        if is_sensitive(path, data_dir=ctx.data_dir, config_file=ctx.config_file) and not named:
             return True
     return False
 

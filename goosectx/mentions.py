@@ -137,7 +137,7 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
         if real != top and top not in real.parents:
             out.notices.append(f"@{shown} is outside the working dir ({working_dir}) — "
                                "not attached")
-        elif is_sensitive(path, data_dir=data_dir):
+        elif is_sensitive(path, data_dir=data_dir, config_file=config_path):
             out.notices.append(f"@{shown} is a sensitive file (keys, credentials) — not "
                                "attached; paste what the model needs instead")
         elif real.is_dir():

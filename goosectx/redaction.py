@@ -155,7 +155,7 @@ class Redactor:
         self.secrets = sorted({s for s in secrets if len(s) >= MIN_SECRET_CHARS},
                               key=len, reverse=True)
         forms = sorted({f for s in self.secrets for f in encodings(s)}, key=len, reverse=True)
-        self._forms = forms
+        self._forms = [_WHITESPACE.sub("", f) for f in forms]  # as the quick check sees text
         self._base64 = {f for s in self.secrets for f in _base64_forms(s)}
         secrets_ = set(self.secrets)
         self._pattern = (re.compile("|".join(_spaced(f, f in secrets_) for f in forms))

@@ -22,16 +22,19 @@ from typing import Any
 SENSITIVE_NAMES: tuple[str, ...] = (
     ".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".password-store",
     ".netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".vault-token", ".s3cfg",
-    ".boto",
+    ".boto", ".bash_history", ".zsh_history", ".histfile", ".sh_history", "fish_history",
+    ".psql_history", ".mysql_history", ".python_history", ".node_repl_history",
+    ".terraformrc", "credentials.tfrc.json",
 )
-"""File or directory names that are sensitive wherever they appear in a path."""
+"""File or directory names that are sensitive wherever they appear in a path (shell and REPL
+histories among them: secrets get typed there)."""
 
 SENSITIVE_GLOBS: tuple[str, ...] = (".env*", "*.pem", "*.key", "*.p12", "*.pfx", "id_*")
 """Shell patterns matched against each component of a path."""
 
 SENSITIVE_PAIRS: tuple[tuple[str, str], ...] = (
     (".git", "config"), (".config", "gh"), (".config", "gcloud"),
-    (".cargo", "credentials"), (".cargo", "credentials.toml"),
+    (".cargo", "credentials"), (".cargo", "credentials.toml"), (".config", "hub"),
 )
 """A directory and a name in it that are sensitive together, wherever they appear in a path:
 a repository's ``.git/config`` (remote URLs with tokens), the GitHub CLI's and gcloud's
@@ -67,7 +70,8 @@ def resolve(path: Path) -> Path:
         return Path(os.path.abspath(path.expanduser()))
 
 
-def is_sensitive(path: Path, *, data_dir: Path | None = None) -> bool:
+def is_sensitive(path: Path, *, data_dir: Path | None = None,
+                 config_file: Path | None = None) -> bool:
     """True when ``path`` names a file on the sensitive list or anything in the data dir.
 
     Names are matched case-insensitively (``.ENV``, ``ID_RSA``, ``server.KEY``). Both the
@@ -78,12 +82,15 @@ def is_sensitive(path: Path, *, data_dir: Path | None = None) -> bool:
         path: An absolute path (a relative one is taken relative to the current dir).
         data_dir: goosectx's data dir (sessions, logs, tool output); everything under it
             is sensitive.
+        config_file: goosectx's config file (extension headers and envs hold tokens).
     """
     written = Path(os.path.abspath(path.expanduser()))
     resolved = resolve(path)
     for candidate in (written, resolved):
         if _parts_sensitive(candidate.parts):
             return True
+    if config_file is not None and resolved == resolve(config_file):
+        return True
     if data_dir is not None:
         data = resolve(data_dir)
         if _inside(resolved, data) or _inside(written, Path(os.path.abspath(data_dir))):

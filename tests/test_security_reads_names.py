@@ -22,7 +22,8 @@ UPPER_CASE = [".ENV", ".Env.local", "ID_RSA", "Id_Ed25519", "server.KEY", "Prod.
 CREDENTIAL_STORES = [".git/config", "sub/.GIT/config", ".netrc", ".npmrc", ".pypirc",
                      ".git-credentials", ".aws/credentials", ".kube/config",
                      ".config/gh/hosts.yml", ".config/gcloud/credentials.db",
-                     ".cargo/credentials.toml", ".vault-token", ".s3cfg"]
+                     ".cargo/credentials.toml", ".vault-token", ".s3cfg", ".bash_history",
+                     ".zsh_history", ".python_history", ".terraformrc", ".config/hub"]
 
 
 def view_verdict(path: str, work: Path) -> str:
@@ -88,3 +89,29 @@ def test_a_hard_linked_file_asks_unless_always_allowed(work: Path) -> None:
                                     always_allowed=frozenset({"text_editor"})))
     assert always.action == "run"
     assert view_verdict(".", work) == "run"  # a directory's link count is no hard link
+
+
+TOKEN = "Bearer tok-SECRET-0123456789abcdef"
+
+
+def test_goosectxs_own_config_file_is_sensitive_and_its_extension_secrets_redacted(
+    fake_model: FakeServer, workdir: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    config = workdir / "goose.toml"  # started in the directory holding it (e.g. $HOME)
+    config.write_text('[extensions.docs]\ntype = "streamable_http"\n'
+                      'uri = "https://mcp.example.com/mcp"\nenabled = false\n'
+                      f'headers = {{ Authorization = "{TOKEN}" }}\n')
+    monkeypatch.setenv("GOOSECTX_CONFIG", str(config))
+    assert decide(ApprovalContext(mode="smart_approve", tool_name="text_editor", read_only=True,
+                                  working_dir=workdir, config_file=config,
+                                  arguments={"command": "view", "path": "goose.toml"})
+                  ).action == "ask"
+    views(fake_model, ["goose.toml"])
+    cli(capsys, "run", "-t", "look around")
+    assert "tok-SECRET" not in str(fake_model.requests[1]["messages"])
+    fake_model.add({"tool_calls": [{"name": "shell", "arguments": {"command": "cat goose.toml"}}]},
+                   {"text": "done"})
+    cli(capsys, "run", "--mode", "auto", "-t", "cat it")
+    sent = str(fake_model.requests[-1]["messages"])
+    assert "https://mcp.example.com/mcp" in sent and "tok-SECRET" not in sent

@@ -76,7 +76,23 @@ def make_redactor(settings: Settings, environ: Mapping[str, str] | None = None) 
     env = os.environ if environ is None else environ
     values = secret_values(dict(env))
     values += [env[name] for name in _configured_key_vars(settings) if env.get(name)]
+    values += _extension_secrets(settings)
     return Redactor(values)
+
+
+def _extension_secrets(settings: Settings) -> list[str]:
+    """The config file's extension ``headers`` and ``envs`` values (a bearer token, a key).
+
+    Secrets the config holds, redacted wherever a tool prints them (``cat`` of the config).
+    """
+    found = []
+    for table in settings.extensions.tables.values():
+        for key in ("headers", "envs"):
+            values = table.get(key) if isinstance(table, dict) else None
+            if isinstance(values, dict):
+                for value in (v for v in values.values() if isinstance(v, str)):
+                    found += [value, *(w for w in value.split() if len(w) >= 12)]  # a token alone
+    return found
 
 
 def make_tool_context(
