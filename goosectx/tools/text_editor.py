@@ -30,6 +30,7 @@ from goosectx.tools.files import (
     decode,
     digest,
     listed_name,
+    missing_dirs,
     read_bytes,
     read_lines,
     split_lines,
@@ -97,7 +98,7 @@ def _journal(ctx: ToolContext, path: Path, before: bytes | None,
     text = before.decode("utf-8", "surrogateescape") if small and before is not None else ""
     record, why = ctx.edits.begin(ctx.turn_id, ctx.call_id, path, before, after_sha256,
                                   ABSENT if before is None else digest(before),
-                                  secret=ctx.redact(text) != text)
+                                  secret=ctx.redact(text) != text, made_dirs=missing_dirs(path))
     return record, (f"{_NOT_UNDOABLE}{path}: {why})" if why else "")
 
 
