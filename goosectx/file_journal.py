@@ -111,6 +111,15 @@ def _record(data: Any) -> EditRecord | None:
         return None
 
 
+def too_large_why(size: int) -> str | None:
+    """Why earlier contents of ``size`` bytes are not kept for ``/undo`` (``None``: they are)."""
+    if size <= MAX_KEPT_FILE_BYTES:
+        return None
+    return (f"its earlier {size:,} bytes are over the {MAX_KEPT_FILE_BYTES:,} bytes "
+            f"({MAX_KEPT_FILE_BYTES // 2**20} MB) "
+            "kept for /undo")
+
+
 def write_private(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically, mode 0600 (raises OSError)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -166,9 +175,8 @@ class EditJournal:
         why = None
         if secret:
             why = SECRET_WHY
-        elif size > MAX_KEPT_FILE_BYTES:
-            why = (f"its earlier {size:,} bytes are over the {MAX_KEPT_FILE_BYTES:,} bytes "
-                   "kept for /undo")
+        else:
+            why = too_large_why(size)
         with self._lock:
             try:
                 self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -17,12 +17,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES, EditRecord
+from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES, EditRecord, too_large_why
 from goosectx.parts import json_kind
 from goosectx.sensitive import symlinked_outside
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
 from goosectx.tools.edit_text import newline_of, numbered, snippet, with_newline
-from goosectx.tools.editdiff import edit_diff
+from goosectx.tools.editdiff import NOT_UNDOABLE, edit_diff
 from goosectx.tools.files import (
     MAX_SCAN_BYTES,
     FileError,
@@ -44,7 +44,11 @@ MAX_DIR_ENTRIES = 200
 """Entries shown when ``view`` is given a directory."""
 UNDO_DEPTH = 20
 """Earlier versions kept per file for ``undo_edit``."""
-_NOT_UNDOABLE = "\n(/undo will not be able to restore "
+_NOT_UNDOABLE = "\n" + NOT_UNDOABLE
+_CHANGES = {"write": "file rewritten", "create": "file rewritten",
+            "str_replace": "1 replacement", "insert": "1 insertion",
+            "undo_edit": "last edit undone"}
+"""What each command did, said in a diff too large to show (``edit_diff``'s ``change``)."""
 
 
 class _EditError(FileError):
@@ -204,7 +208,8 @@ class TextEditorTool:
             return ToolResult(f"{command} failed: {exc}", is_error=True)
         except OSError as exc:
             return ToolResult(f"{command} failed: {path}: {exc.strerror or exc}", is_error=True)
-        diff = ctx.redact(edit_diff(before, after, _label(path, ctx))) if edit else ""
+        change = _CHANGES.get(str(command), "") if before is not None else "file created"
+        diff = ctx.redact(edit_diff(before, after, _label(path, ctx), change)) if edit else ""
         if diff and _NOT_UNDOABLE in output:  # the user reads the diff, not the output
             diff += ctx.redact(output[output.index(_NOT_UNDOABLE):])
         return ToolResult(ctx.redact(cap_text(output, ctx.max_output_chars,
@@ -285,9 +290,11 @@ class TextEditorTool:
         (``ctx.capture``, a preview) the text is only recorded there. Returns a note for the
         output when ``/undo`` will not be able to restore the file ("" otherwise).
         """
-        if ctx.capture is not None:
+        if ctx.capture is not None:  # a preview still says what /undo will not restore
             ctx.capture[str(path)] = text
-            return ""
+            size = path.stat().st_size if ctx.edits is not None and path.is_file() else 0
+            why = too_large_why(size)
+            return f"{_NOT_UNDOABLE}{path}: {why})" if why else ""
         before = _previous(path)
         data = _encode(text)
         record, note = _journal(ctx, path, None if before is None else _encode(before),
