@@ -216,8 +216,10 @@ def _remove_empty(made: tuple[str, ...]) -> list[str]:
     """Remove the directories an edit created, deepest first, while they are empty."""
     removed = []
     for directory in made:
+        if os.path.realpath(directory) != directory:
+            break  # a symlink on the way now: that is not the directory the edit made
         try:
-            os.rmdir(directory)  # refuses a non-empty directory, and never follows a symlink
+            os.rmdir(directory)  # refuses a non-empty directory
         except OSError:
             break
         removed.append(directory)
