@@ -25,7 +25,7 @@ from typing import Any, Literal, TypeAlias
 from goosectx.config import ApprovalMode
 from goosectx.conversation import ToolRequest
 from goosectx.permissions import RUN_TIME_NAMED, PermissionRules, match_rules, names_path
-from goosectx.sensitive import hard_linked, is_sensitive, outside, read_paths
+from goosectx.sensitive import hard_linked, hidden_target, is_sensitive, outside, read_paths
 
 __all__ = ["PermissionRules"]  # re-exported: the rules live in permissions.py
 
@@ -209,9 +209,18 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
         return ApprovalVerdict("ask", RUN_TIME_NAMED)
     if found.kind == "ask":
         return ApprovalVerdict("ask", f"a permission rule asks: {named}")
-    if found.kind == "allow" and not _touches_sensitive(ctx, found.rules):
+    if (found.kind == "allow" and not _touches_sensitive(ctx, found.rules)
+            and hidden_target(ctx.tool_name, ctx.arguments, ctx.working_dir) is None):
         return ApprovalVerdict("run", f"allowed by a permission rule: {named}")
     return None
+
+
+def _write_through_symlink(ctx: ApprovalContext) -> ApprovalVerdict | None:
+    target = hidden_target(ctx.tool_name, ctx.arguments, ctx.working_dir)
+    if target is None:
+        return None
+    return ApprovalVerdict("ask", f"{ctx.arguments.get('path')} → {target}, outside the "
+                                  "project: a write through a symlink is always asked about")
 
 
 def _session_always_allowed(ctx: ApprovalContext) -> ApprovalVerdict | None:
@@ -253,6 +262,10 @@ CLAUSES: tuple[Clause, ...] = (
     # answers and the mode. An allow rule never overrides the sensitive-file list unless it
     # names the path.
     _permission_rules,
+    # A text_editor edit whose path leads outside the working dir through a symlink (a repo's
+    # notes.txt linked to ~/.bashrc) asks in every mode but chat, even after "always allow" or
+    # an allow rule (a deny rule still denies): the question names the real target.
+    _write_through_symlink,
     # Read scoping (goosectx/sensitive.py): in smart_approve, a text_editor ``view`` or ``tree``
     # of a sensitive file (.ssh, .aws, .gnupg, .env*, *.pem, id_*, the goosectx data dir, ...)
     # always asks, even after an "always allow" answer; one outside the working dir (resolved,

@@ -58,6 +58,15 @@ class EditRecord:
         undone: ``/undo`` restored it.
         secret: Not kept because the earlier contents hold a secret value (an API key, a
             token): goosectx never stores one.
+        real: The file the edit wrote, every symlink on the way followed (``path`` may be a
+            link to it): edits of one file through different names chain by it, and
+            ``/undo`` refuses a path that no longer leads to it. ``""`` in older records.
+        dir_dev, dir_ino: Device and inode of the directory holding ``real`` once written
+            (``0``: unknown). The file's own inode is not kept: every atomic write, ``/undo``'s
+            too, makes a new one, while the directory stays; a directory swapped or mounted
+            over since is refused.
+        made_dirs: The directories the edit created for the file, deepest first (``/undo``
+            removes them again when they are empty).
     """
 
     number: int
@@ -72,19 +81,43 @@ class EditRecord:
     written: bool = False
     undone: bool = False
     secret: bool = False
+    real: str = ""
+    dir_dev: int = 0
+    dir_ino: int = 0
+    made_dirs: tuple[str, ...] = ()
+
+    @property
+    def file(self) -> str:
+        """The file to check and restore: :attr:`real`, or ``path`` in an older record."""
+        return self.real or self.path
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form stored."""
         return {name: getattr(self, name) for name in self.__slots__}
 
 
+_LATER_FIELDS = {"secret": False, "real": "", "dir_dev": 0, "dir_ino": 0, "made_dirs": ()}
+"""Fields added after the first records were written, with the value an older record has."""
+
+
 def _record(data: Any) -> EditRecord | None:
     """A record read back, or ``None`` for a damaged file (skipped)."""
     try:
-        return EditRecord(**{k: data[k] for k in EditRecord.__slots__ if k != "secret"},
-                          secret=bool(data.get("secret")))
+        fields = {k: data[k] for k in EditRecord.__slots__ if k not in _LATER_FIELDS}
+        later = {k: data.get(k, default) for k, default in _LATER_FIELDS.items()}
+        later["made_dirs"] = tuple(str(d) for d in later["made_dirs"])
+        return EditRecord(**fields, **later)
     except (KeyError, TypeError):
         return None
+
+
+def too_large_why(size: int) -> str | None:
+    """Why earlier contents of ``size`` bytes are not kept for ``/undo`` (``None``: they are)."""
+    if size <= MAX_KEPT_FILE_BYTES:
+        return None
+    return (f"its earlier {size:,} bytes are over the {MAX_KEPT_FILE_BYTES:,} bytes "
+            f"({MAX_KEPT_FILE_BYTES // 2**20} MB) "
+            "kept for /undo")
 
 
 def write_private(path: Path, data: bytes) -> None:
@@ -128,11 +161,12 @@ class EditJournal:
 
     # -- writing (the text editor) ------------------------------------------------------------
     def begin(self, turn_id: str, call_id: str, path: Path, before: bytes | None,
-              after_sha256: str, before_sha256: str, *,
-              secret: bool = False) -> tuple[EditRecord | None, str | None]:
+              after_sha256: str, before_sha256: str, *, secret: bool = False,
+              made_dirs: tuple[str, ...] = ()) -> tuple[EditRecord | None, str | None]:
         """Record an edit about to be made; returns it and why it cannot be undone, if so.
 
         ``secret``: the earlier contents hold a secret value; they are not kept.
+        ``made_dirs``: the directories the write will create for the file, deepest first.
         Raises nothing: a journal that cannot be written names the edit as not undoable.
         """
         size = len(before) if before is not None else 0
@@ -141,9 +175,8 @@ class EditJournal:
         why = None
         if secret:
             why = SECRET_WHY
-        elif size > MAX_KEPT_FILE_BYTES:
-            why = (f"its earlier {size:,} bytes are over the {MAX_KEPT_FILE_BYTES:,} bytes "
-                   "kept for /undo")
+        else:
+            why = too_large_why(size)
         with self._lock:
             try:
                 self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -153,7 +186,8 @@ class EditJournal:
                     self._kept = [r for r in known if r.kept and r.before_sha256 != ABSENT]
                 number = self._last + 1
                 record = EditRecord(number, turn_id, call_id, str(path), before_sha256,
-                                    after_sha256, size, kept=why is None, secret=secret)
+                                    after_sha256, size, kept=why is None, secret=secret,
+                                    real=os.path.realpath(path), made_dirs=made_dirs)
                 if before is not None and why is None:
                     write_private(self._before_path(number), before)
                 self._save(record)
@@ -166,10 +200,15 @@ class EditJournal:
         return record, why
 
     def finish(self, record: EditRecord | None) -> None:
-        """The edit's write finished."""
+        """The edit's write finished: marked written, with its directory's identity."""
         if record is None:
             return
         with self._lock, contextlib.suppress(OSError):
+            try:
+                held = os.stat(Path(record.file).parent)
+                record = replace(record, dir_dev=held.st_dev, dir_ino=held.st_ino)
+            except OSError:
+                pass
             self._save(replace(record, written=True))
 
     # -- reading and marking (/undo) ----------------------------------------------------------

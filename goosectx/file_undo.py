@@ -5,8 +5,12 @@ user's message whose turn made them. ``/undo`` picks the newest user message who
 changed something and was not undone yet, checks that every file it touched still holds what
 the edit wrote (a file changed since — by the user, the shell tool, another program — is not
 overwritten unless forced), then restores each file to its contents before the turn's first
-edit of it (newest edit first; a file the turn created is removed). Edits made through the
-shell tool or an extension are named as not undoable: nothing records what they changed.
+edit of it (newest edit first; a file the turn created is removed, with the directories the
+edit created for it when they are empty). Edits of one file through different names (a
+symlink to it) chain as one file. A path that no longer leads to the file the edit wrote (a
+directory swapped for a symlink since) is never written, not even with ``--force``; the write
+itself does not follow a symlink. Edits made through the shell tool or an extension are named
+as not undoable: nothing records what they changed.
 
 The core part: no terminal. The REPL's command is :mod:`goosectx.cli.file_undo_cmd`; the
 messages it adds are :func:`undo_messages` (a transcript notice, and a note the model reads so
@@ -48,19 +52,26 @@ class FileUndo:
         turn: The user's message whose turn is undone (``None``: nothing left to undo).
         files: Path → (the turn's edits of it, newest first).
         changed: Paths that no longer hold what the turn's last edit wrote.
+        deleted: Those of ``changed`` that were deleted since (``--force`` recreates them).
+        elsewhere: Path → where it leads now, when that is not the file the edit wrote
+            (never written, not even with ``--force``).
         not_kept: Path → why its earlier contents are not kept (too large, dropped).
         untracked: Calls of the turn whose changes cannot be known (``shell: make``).
         restored / removed: What was done (filled by :func:`apply_undo`).
+        removed_dirs: Empty directories removed with a file the turn created.
         failed: Path → why writing it failed.
     """
 
     turn: Message | None
     files: dict[str, list[EditRecord]] = field(default_factory=dict)
     changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    elsewhere: dict[str, str] = field(default_factory=dict)
     not_kept: dict[str, str] = field(default_factory=dict)
     untracked: list[str] = field(default_factory=list)
     restored: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    removed_dirs: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
 
 
@@ -69,6 +80,22 @@ def _current_sha(path: str) -> str:
         return digest(Path(path).read_bytes()) if os.path.lexists(path) else ABSENT
     except OSError:
         return "unreadable"
+
+
+def _leads_elsewhere(record: EditRecord) -> str | None:
+    """Where the edited path leads now, when that is not the file ``record`` wrote."""
+    if not record.real:
+        return None  # an older record: nothing to compare
+    now = os.path.realpath(record.real)
+    if now != record.real:
+        return now
+    try:
+        held = os.stat(Path(record.real).parent)
+    except OSError:
+        return None  # its directory is gone: the file is deleted, and recreated where it was
+    if record.dir_ino and (held.st_dev, held.st_ino) != (record.dir_dev, record.dir_ino):
+        return f"{Path(record.real).parent} (another directory now)"
+    return None
 
 
 def _undone_turns(messages: list[Message]) -> set[str]:
@@ -119,10 +146,17 @@ def plan_undo(messages: list[Message], journal: EditJournal) -> FileUndo:
         if turn.id in undone or not (edits or untracked):
             continue
         plan = FileUndo(turn, untracked=untracked)
+        named: dict[str, str] = {}  # the file written → the name the turn first gave it
+        for record in edits:
+            named.setdefault(record.file, record.path)
         for record in reversed(edits):
-            plan.files.setdefault(record.path, []).append(record)
+            plan.files.setdefault(named[record.file], []).append(record)
         for path, stack in plan.files.items():
             first, last = stack[-1], stack[0]
+            elsewhere = _leads_elsewhere(last)
+            if elsewhere is not None:
+                plan.elsewhere[path] = elsewhere
+                continue
             if first.secret:
                 plan.not_kept[path] = SECRET_WHY
             elif not first.kept:
@@ -131,8 +165,13 @@ def plan_undo(messages: list[Message], journal: EditJournal) -> FileUndo:
                                        f"it was too large to keep ({first.size:,} bytes)")
             expected = {last.after_sha256} if last.written else {last.after_sha256,
                                                                  last.before_sha256}
-            if _current_sha(path) not in expected:
+            if first.before_sha256 == ABSENT:
+                expected.add(ABSENT)  # created, then deleted: already as before the turn
+            now = _current_sha(last.file)
+            if now not in expected:
                 plan.changed.append(path)
+                if now == ABSENT:
+                    plan.deleted.append(path)
         return plan
     return FileUndo(None)
 
@@ -147,17 +186,18 @@ def apply_undo(plan: FileUndo, journal: EditJournal, *, force: bool) -> FileUndo
         return plan
     done: list[EditRecord] = []
     for path, stack in plan.files.items():
-        if path in plan.not_kept:
+        if path in plan.not_kept or path in plan.elsewhere:
             continue
         first = stack[-1]
         try:
             before = journal.before_bytes(first)
             if before is None:
-                if os.path.lexists(path):
-                    os.unlink(path)
+                if os.path.lexists(first.file):
+                    os.unlink(first.file)
                 plan.removed.append(path)
+                plan.removed_dirs += _remove_empty(first.made_dirs)
             else:
-                atomic_write(Path(path), before)
+                atomic_write(Path(first.file), before, follow=False)
                 plan.restored.append(path)
         except FileError as exc:
             plan.failed[path] = str(exc)
@@ -166,9 +206,24 @@ def apply_undo(plan: FileUndo, journal: EditJournal, *, force: bool) -> FileUndo
             plan.failed[path] = exc.strerror or str(exc)
             continue
         done.extend(stack)
-    journal.mark_undone([r for stack in plan.files.values() for r in stack
-                         if r in done or stack[0].path in plan.not_kept])
+    skipped = set(plan.not_kept) | set(plan.elsewhere)
+    journal.mark_undone([r for path, stack in plan.files.items() for r in stack
+                         if r in done or path in skipped])
     return plan
+
+
+def _remove_empty(made: tuple[str, ...]) -> list[str]:
+    """Remove the directories an edit created, deepest first, while they are empty."""
+    removed = []
+    for directory in made:
+        if os.path.realpath(directory) != directory:
+            break  # a symlink on the way now: that is not the directory the edit made
+        try:
+            os.rmdir(directory)  # refuses a non-empty directory
+        except OSError:
+            break
+        removed.append(directory)
+    return removed
 
 
 def model_note(plan: FileUndo, working_dir: Path) -> str:

@@ -145,3 +145,32 @@ def hard_linked(path: Path) -> bool:
     except (OSError, RuntimeError):
         return False
     return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
+
+
+def hidden_target(tool_name: str, arguments: Mapping[str, Any],
+                  working_dir: Path) -> Path | None:
+    """Where a ``text_editor`` edit really writes, when a symlink leads it outside the project.
+
+    ``None`` unless the call changes a file (not ``view``) and its path, followed through
+    every symlink on the way, lands outside ``working_dir`` somewhere else than the path as
+    written names: a ``notes.txt`` a repo ships as a link to ``~/.bashrc``. A path written
+    outside the working dir with no symlink on the way names its file plainly: ``None``.
+    """
+    raw = arguments.get("path")
+    if tool_name != "text_editor" or arguments.get("command") == "view":
+        return None
+    if not isinstance(raw, str) or not raw.strip():
+        return None
+    return symlinked_outside(Path(os.path.abspath(working_dir / Path(raw).expanduser())),
+                             working_dir)
+
+
+def symlinked_outside(path: Path, working_dir: Path) -> Path | None:
+    """The real file behind absolute ``path`` when a symlink on the way leads outside.
+
+    ``None``: no symlink on the way, or the real file is inside ``working_dir`` too.
+    """
+    real = resolve(path)
+    if real == path or not outside(path, working_dir):
+        return None
+    return real

@@ -164,3 +164,37 @@ def test_an_edit_that_would_fail_is_answered_without_asking(world: World) -> Non
     assert out.count("✗ text_editor") == 2, out  # the user sees both failures
     assert (world.workdir / "app.py").read_text() == "def main():\n    return 1\n"
     assert "Both failed." in out
+
+
+def _big_file(world: World) -> Path:
+    """A 5 MB file: over the 1 MB diffed line by line and the 4 MB /undo keeps."""
+    target = world.workdir / "big.txt"
+    target.write_text("MARKER\n" + ("x" * 100 + "\n") * 50_000)
+    world.provider.add(ScriptedReply(tool_calls=[("text_editor", {
+        "command": "str_replace", "path": "big.txt", "old_str": "MARKER",
+        "new_str": "CHANGED"})]), "done")
+    return target
+
+
+def test_an_edit_of_a_file_too_large_to_diff_says_what_changed_not_zero_lines(
+        world: World) -> None:
+    world.mode = "auto"
+    target = _big_file(world)
+    out = " ".join(world.run("edit" + ENTER + CTRL_D).split())
+    assert "+0 −0" not in out
+    header = out.index("✓ text_editor · 1 replacement · diff not shown (file over 1 MB) · "
+                       "/undo cannot restore it · #1")
+    # Why /undo cannot restore it comes with the result line, before what the edit says.
+    warning = out.index("(/undo will not be able to restore")
+    assert header < warning < out.index(f"Edited {target}: replaced 1 match")
+    assert target.read_text().startswith("CHANGED\n")
+
+
+def test_the_approval_of_an_edit_too_large_to_keep_says_undo_cannot_restore_it(
+        world: World) -> None:
+    target = _big_file(world)
+    out = " ".join(world.run("edit" + ENTER + "n" + ENTER + CTRL_D).split())
+    preview = out.index("text_editor wants to change big.txt · 1 replacement · diff not shown "
+                        "(file over 1 MB) · /undo cannot restore it")
+    assert preview < out.index("(/undo will not be able to restore") < out.index("goosectx asks")
+    assert target.read_text().startswith("MARKER\n")

@@ -62,7 +62,7 @@ class ApprovalQuestion:
         return head, len(self.lines) - len(head)
 
 
-def _call_lines(request: ToolRequest) -> list[str]:
+def _call_lines(request: ToolRequest, target: str | None) -> list[str]:
     if request.arguments is None:
         raw = request.raw_arguments or ""
         return [f"({request.parse_error or 'arguments are not valid JSON'})",
@@ -76,22 +76,26 @@ def _call_lines(request: ToolRequest) -> list[str]:
     for key, value in arguments.items():
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         parts = text.split("\n")
+        if key == "path" and target is not None:
+            parts[0] += f" → {target}, outside the project"
         lines.append(f"{key}: {parts[0]}")
         lines += ["  " + part for part in parts[1:]]
     return lines or ["(no arguments)"]
 
 
-def approval_question(request: ToolRequest, width: int, *, in_diff: bool = False
-                      ) -> ApprovalQuestion:
+def approval_question(request: ToolRequest, width: int, *, in_diff: bool = False,
+                      target: str | None = None) -> ApprovalQuestion:
     """The question for ``request`` on a screen ``width`` columns wide.
 
-    Each line of the call is wrapped to the screen (so every screen line carries the marker)
+    ``target``: where an edit really writes when a symlink leads it outside the project
+    (:func:`~goosectx.sensitive.hidden_target`); the ``path`` line names it. Each line of
+    the call is wrapped to the screen (so every screen line carries the marker)
     and counted; more than :data:`LONG_CALL_LINES` makes the call long. ``in_diff``: the
     edit's whole diff was drawn just before (``diffview.diff_shown_whole``).
     """
     usable = max(20, width - 5)
     lines: list[str] = []
-    for line in _call_lines(request):
+    for line in _call_lines(request, target):
         safe = terminal_safe(line)
         lines += [safe[i : i + usable] for i in range(0, len(safe), usable)] or [""]
     return ApprovalQuestion(terminal_safe(request.name), tuple(lines),

@@ -15,7 +15,7 @@ from goosectx.cli.folding import clean_output
 from goosectx.cli.sanitize import strip_csi
 from goosectx.conversation import ToolRequest
 from goosectx.shown import LINE_MAX_CHARS
-from goosectx.tools.editdiff import diff_counts
+from goosectx.tools.editdiff import diff_counts, not_diffed, undo_note
 
 if TYPE_CHECKING:
     from goosectx.cli.surface import Surface
@@ -37,9 +37,15 @@ def _style(line: str) -> str:
 
 
 def diff_summary(diff: str) -> str:
-    """``+3 −1 lines``: what a diff adds and removes."""
+    """``+3 −1 lines``: what a diff adds and removes.
+
+    A file too large to diff gives what the edit did instead (``1 replacement · diff not
+    shown (file over 1 MB)``), never a misleading ``+0 −0``; an edit ``/undo`` cannot restore
+    adds ``· /undo cannot restore it`` (the diff's last line says why).
+    """
     added, removed = diff_counts(diff)
-    return f"+{added} −{removed} lines"
+    summary = not_diffed(diff) or f"+{added} −{removed} lines"
+    return summary + (" · /undo cannot restore it" if undo_note(diff) else "")
 
 
 def diff_lines(diff: str, *, limit: int | None = DIFF_SHOW_LINES) -> tuple[list[str], int]:

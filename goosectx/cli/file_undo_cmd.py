@@ -43,15 +43,26 @@ def report_lines(plan: FileUndo, working_dir: Path, *, force: bool) -> list[str]
         return ["/undo: nothing to undo — no file edits by goosectx in this session are left "
                 "to undo (/undo-compact is the compaction's undo)"]
     head = f'/undo: the file edits made for your message "{_quote(plan)}"'
+    elsewhere = [f"  not undone  {_name(p, working_dir)}: the path now leads elsewhere "
+                 f"({_name(now, working_dir)}); it is left alone, also with --force"
+                 for p, now in plan.elsewhere.items()]
     if plan.changed and not force:
         lines = [head + ":", "  nothing was undone: files changed since goosectx edited them"]
-        lines += [f"  changed  {_name(p, working_dir)}" for p in plan.changed]
-        lines.append("/undo --force restores them anyway (their later changes are lost)")
+        lines += [f"  deleted  {_name(p, working_dir)} (deleted since goosectx edited it)"
+                  if p in plan.deleted else f"  changed  {_name(p, working_dir)}"
+                  for p in plan.changed]
+        lines += elsewhere
+        lines.append("/undo --force restores them anyway (their later changes are lost"
+                     + ("; deleted ones are recreated" if plan.deleted else "")
+                     + ")")
         return lines
     lines = [head + ":"]
     lines += [f"  restored  {_name(p, working_dir)}" for p in plan.restored]
     lines += [f"  removed   {_name(p, working_dir)} (that turn created it)"
               for p in plan.removed]
+    lines += [f"  removed   {_name(d, working_dir)}/ (empty; that turn created it)"
+              for d in plan.removed_dirs]
+    lines += elsewhere
     lines += [f"  not undone  {_name(p, working_dir)}: {one_line_safe(why)}"
               for p, why in plan.failed.items()]
     lines += [f"  not undoable  {_name(p, working_dir)}: {why}"

@@ -25,6 +25,7 @@ from goosectx.config import user_config_path
 from goosectx.conversation import ToolRequest
 from goosectx.errors import GoosectxError
 from goosectx.permissions import suggested_rule
+from goosectx.sensitive import hidden_target
 
 if TYPE_CHECKING:
     from goosectx.cli.repl import Repl
@@ -43,8 +44,10 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
     diff = repl.agent.preview_edit(request)
     if diff:
         repl.renderer.edit_preview(request, diff)
+    target = hidden_target(request.name, request.arguments or {}, repl.session.working_dir)
     question = approval_question(request, repl.io.console.width,
-                                 in_diff=bool(diff) and diff_shown_whole(diff or ""))
+                                 in_diff=bool(diff) and diff_shown_whole(diff or ""),
+                                 target=None if target is None else str(target))
     rule = suggested_rule(request.name, request.arguments or {})
     viewed = False
     repl.renderer.approval(question, whole=False)

@@ -21,6 +21,7 @@ from goosectx.cli.folding import (
 )
 from goosectx.conversation import ToolResponse
 from goosectx.shown import has_long_line
+from goosectx.tools.editdiff import undo_note
 from goosectx.tools.output import CUT_MARKER
 
 if TYPE_CHECKING:
@@ -96,14 +97,22 @@ def draw_edit_result(surface: Surface, response: ToolResponse, name: str, number
     first = clean_output(response.output).split("\n", 1)[0]
     header = f"✓ {name} · {diff_summary(diff)} · #{number}"
     note = f" · /show {number}"
+    warning = undo_note(diff)  # drawn with the result line, not after the diff
+    if warning is not None:
+        diff = diff[:diff.rfind("\n" + warning) + 1]
+        warning = clean_output(warning)
     if surface.plain:
         surface._plain(f"  {header}")
+        if warning is not None:
+            surface._plain(f"  | {warning}")
         surface._plain(f"  | {first}")
         if not again:
             for line in diff_plain(diff, indent="  | ", fold_note=note):
                 surface._plain(line)
         return
     text = Text("  " + header, style="green")
+    if warning is not None:
+        text.append("\n  │ ", style="dim").append(warning, style="yellow")
     text.append("\n  │ ", style="dim").append(first)
     surface.console.print(text)
     if not again:

@@ -168,7 +168,7 @@ def run_task(
     try:
         manager = servers.start(opened, stderr)
         approval_mode = choose_mode(settings, mode, opened.session).mode
-        approver = Approver(stdin, stderr, approval_mode)
+        approver = Approver(stdin, stderr, approval_mode, opened.session.working_dir)
         agent = build_agent(settings, opened.session, approve=approver, mode=approval_mode,
                             model=model_name, interactive=approver.interactive, extensions=manager)
         agent.stopped_by = exit_signals.received_name  # SIGTERM during a tool call: said so

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 from typing import Any, TextIO
 
 from goosectx.approval import ApprovalDecision
@@ -30,6 +31,7 @@ from goosectx.events import (
     ToolPairsSummarized,
     event_to_json,
 )
+from goosectx.sensitive import hidden_target
 
 OUTPUT_MARKER_LINES = frozenset({"[stdout]", "[stderr]"})
 """The shell tool's section headers: they say where a line came from, not what went wrong."""
@@ -65,7 +67,10 @@ class Approver:
     Called only for a call whose verdict (:func:`goosectx.approval.decide`) is ``ask``.
     """
 
-    def __init__(self, stdin: TextIO, stderr: TextIO, mode: str = "smart_approve") -> None:
+    def __init__(self, stdin: TextIO, stderr: TextIO, mode: str = "smart_approve",
+                 working_dir: Path | None = None) -> None:
+        self.working_dir = working_dir
+        """The session's working dir: an edit a symlink leads outside it is named so."""
         self.interactive = stdin.isatty()
         # A byte that is not UTF-8 in an answer is U+FFFD: an answer that means nothing.
         self.stdin = lenient(stdin) if self.interactive else stdin
@@ -75,19 +80,25 @@ class Approver:
 
     def __call__(self, request: ToolRequest) -> ApprovalDecision:
         """Ask about one call (deny without a terminal)."""
+        target = (None if self.working_dir is None else
+                  hidden_target(request.name, request.arguments or {}, self.working_dir))
         if not self.interactive:
-            if request.name not in self.warned:
+            if request.name not in self.warned or target is not None:
                 self.warned.add(request.name)
                 fix = ("a permission rule (or a program named at run time) asks about it: "
                        "answer it in the REPL, or change [permissions] / --allow"
                        if self.mode == "auto" else
                        "use --mode auto to run tools without asking")
+                if target is not None:
+                    fix = (f"its path leads through a symlink to {target}, outside the "
+                           "project, which is always asked about: answer it in the REPL")
                 self.stderr.write(terminal_safe(
                     f"goosectx: warning: {request.name} needs approval and there is no "
                     f"terminal to ask, so it was denied; {fix}\n"))
                 self.stderr.flush()
             return "deny"
-        question = approval_question(request, shutil.get_terminal_size().columns)
+        question = approval_question(request, shutil.get_terminal_size().columns,
+                                     target=None if target is None else str(target))
         self._draw(plain_question(question, whole=False))
         viewed = not question.long
         while True:

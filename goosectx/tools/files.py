@@ -246,8 +246,20 @@ def _os_error(path: Path, exc: OSError) -> FileError:
     return FileError(f"cannot write {path}: {exc.strerror or exc}; the file is unchanged")
 
 
-def atomic_write(path: Path, data: bytes) -> Path:
+def missing_dirs(path: Path) -> tuple[str, ...]:
+    """The directories :func:`atomic_write` would create for ``path``, deepest first."""
+    out: list[str] = []
+    parent = Path(os.path.realpath(path)).parent
+    while not os.path.lexists(parent) and parent != parent.parent:
+        out.append(str(parent))
+        parent = parent.parent
+    return tuple(out)
+
+
+def atomic_write(path: Path, data: bytes, *, follow: bool = True) -> Path:
     """Replace the file at ``path`` (through symlinks, its target) with ``data``, atomically.
+
+    ``follow=False`` writes ``path`` itself: a symlink there is refused, not followed.
 
     Returns:
         The path actually written (the symlink's target, or ``path``).
@@ -257,11 +269,14 @@ def atomic_write(path: Path, data: bytes) -> Path:
             permission); the original file is then byte-identical and no temporary file
             is left behind.
     """
-    target = Path(os.path.realpath(path))
+    target = Path(os.path.realpath(path) if follow else os.path.abspath(path))
     try:
-        old = os.stat(target)
+        old = os.stat(target) if follow else os.lstat(target)
     except FileNotFoundError:
         old = None
+    if old is not None and stat.S_ISLNK(old.st_mode):
+        raise FileError(f"{target} is a symlink now; it was not followed and nothing was "
+                        "written")
     if old is not None and not stat.S_ISREG(old.st_mode):
         _check_regular(target, old.st_mode)
     try:

@@ -12,16 +12,17 @@ byte for byte, and undo refuses when the file changed since the tool wrote it.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES, EditRecord
+from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES, EditRecord, too_large_why
 from goosectx.parts import json_kind
+from goosectx.sensitive import symlinked_outside
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
-from goosectx.tools.editdiff import edit_diff
+from goosectx.tools.edit_text import newline_of, numbered, snippet, with_newline
+from goosectx.tools.editdiff import NOT_UNDOABLE, edit_diff
 from goosectx.tools.files import (
     MAX_SCAN_BYTES,
     FileError,
@@ -29,6 +30,7 @@ from goosectx.tools.files import (
     decode,
     digest,
     listed_name,
+    missing_dirs,
     read_bytes,
     read_lines,
     split_lines,
@@ -42,10 +44,11 @@ MAX_DIR_ENTRIES = 200
 """Entries shown when ``view`` is given a directory."""
 UNDO_DEPTH = 20
 """Earlier versions kept per file for ``undo_edit``."""
-SNIPPET_CONTEXT_LINES = 4
-"""Unchanged lines shown around an edit."""
-_BARE_LF = re.compile(r"(?<!\r)\n")
-_NOT_UNDOABLE = "\n(/undo will not be able to restore "
+_NOT_UNDOABLE = "\n" + NOT_UNDOABLE
+_CHANGES = {"write": "file rewritten", "create": "file rewritten",
+            "str_replace": "1 replacement", "insert": "1 insertion",
+            "undo_edit": "last edit undone"}
+"""What each command did, said in a diff too large to show (``edit_diff``'s ``change``)."""
 
 
 class _EditError(FileError):
@@ -72,11 +75,22 @@ def _after(path: Path, ctx: ToolContext) -> str | None:
 
 
 def _label(path: Path, ctx: ToolContext) -> str:
-    """The path as a diff names it: relative to the working dir when inside it."""
+    """The path as a diff names it: relative to the working dir when inside it.
+
+    A symlink leading outside adds the real file: ``notes.txt → /home/me/.bashrc``.
+    """
     try:
-        return str(path.relative_to(os.path.abspath(ctx.working_dir)))
+        label = str(path.relative_to(os.path.abspath(ctx.working_dir)))
     except ValueError:
-        return str(path)
+        label = str(path)
+    real = symlinked_outside(path, ctx.working_dir)
+    return label if real is None else f"{label} → {real}"
+
+
+def _named(path: Path, ctx: ToolContext) -> str:
+    """The path as a result names it, with the real file when a symlink leads it outside."""
+    real = symlinked_outside(path, ctx.working_dir)
+    return str(path) if real is None else f"{path} → {real} (outside the working dir)"
 
 
 def _journal(ctx: ToolContext, path: Path, before: bytes | None,
@@ -88,7 +102,7 @@ def _journal(ctx: ToolContext, path: Path, before: bytes | None,
     text = before.decode("utf-8", "surrogateescape") if small and before is not None else ""
     record, why = ctx.edits.begin(ctx.turn_id, ctx.call_id, path, before, after_sha256,
                                   ABSENT if before is None else digest(before),
-                                  secret=ctx.redact(text) != text)
+                                  secret=ctx.redact(text) != text, made_dirs=missing_dirs(path))
     return record, (f"{_NOT_UNDOABLE}{path}: {why})" if why else "")
 
 
@@ -100,32 +114,11 @@ def _encode(text: str) -> bytes:
                          "(lone surrogates)") from None
 
 
-def _numbered(lines: list[str], first_line: int) -> str:
-    return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, start=first_line))
-
-
-def _snippet(text: str, first_changed: int, last_changed: int) -> str:
-    """Numbered lines ``first_changed..last_changed`` (1-based) with context around them."""
-    lines = [line.removesuffix("\r") for line in split_lines(text)]
-    start = max(1, first_changed - SNIPPET_CONTEXT_LINES)
-    end = min(len(lines), last_changed + SNIPPET_CONTEXT_LINES)
-    return _numbered(lines[start - 1 : end], start)
-
-
 def _string_arg(arguments: dict[str, Any], name: str, *, default: str | None = None) -> str:
     value = arguments.get(name, default)
     if not isinstance(value, str):
         raise _EditError(f"'{name}' must be a string")
     return value
-
-
-def _newline_of(text: str) -> str:
-    return "\r\n" if "\r\n" in text else "\n"
-
-
-def _with_newline(text: str, newline: str) -> str:
-    """``text`` with its bare LFs written as ``newline`` (a CRLF file stays CRLF)."""
-    return _BARE_LF.sub("\r\n", text) if newline == "\r\n" else text
 
 
 class TextEditorTool:
@@ -215,7 +208,8 @@ class TextEditorTool:
             return ToolResult(f"{command} failed: {exc}", is_error=True)
         except OSError as exc:
             return ToolResult(f"{command} failed: {path}: {exc.strerror or exc}", is_error=True)
-        diff = ctx.redact(edit_diff(before, after, _label(path, ctx))) if edit else ""
+        change = _CHANGES.get(str(command), "") if before is not None else "file created"
+        diff = ctx.redact(edit_diff(before, after, _label(path, ctx), change)) if edit else ""
         if diff and _NOT_UNDOABLE in output:  # the user reads the diff, not the output
             diff += ctx.redact(output[output.index(_NOT_UNDOABLE):])
         return ToolResult(ctx.redact(cap_text(output, ctx.max_output_chars,
@@ -269,7 +263,7 @@ class TextEditorTool:
                              f"(sed -n '{first},{first + 50}p' {path})")
         # Redacted before numbering, so a secret split over lines is still caught (the
         # redactor keeps the line count).
-        text = _numbered(ctx.redact("\n".join(got.lines)).split("\n"), first)
+        text = numbered(ctx.redact("\n".join(got.lines)).split("\n"), first)
         end = first + len(got.lines) - 1
         if got.cut == "keep":
             text += (f"\n[... output stops in line {end} of a {got.size_bytes:,}-byte file; "
@@ -296,9 +290,11 @@ class TextEditorTool:
         (``ctx.capture``, a preview) the text is only recorded there. Returns a note for the
         output when ``/undo`` will not be able to restore the file ("" otherwise).
         """
-        if ctx.capture is not None:
+        if ctx.capture is not None:  # a preview still says what /undo will not restore
             ctx.capture[str(path)] = text
-            return ""
+            size = path.stat().st_size if ctx.edits is not None and path.is_file() else 0
+            why = too_large_why(size)
+            return f"{_NOT_UNDOABLE}{path}: {why})" if why else ""
         before = _previous(path)
         data = _encode(text)
         record, note = _journal(ctx, path, None if before is None else _encode(before),
@@ -317,10 +313,11 @@ class TextEditorTool:
             raise _EditError(f"{path} is a directory")
         existed = path.exists()
         if existed:
-            text = _with_newline(text, _newline_of(_read_text(path)))
+            text = with_newline(text, newline_of(_read_text(path)))
         note = self._save(path, text, ctx)
         verb = "Overwrote" if existed else "Created"
-        return (f"{verb} {path} ({len(split_lines(text))} lines, {len(text):,} characters)"
+        return (f"{verb} {_named(path, ctx)} ({len(split_lines(text))} lines, "
+                f"{len(text):,} characters)"
                 + note)
 
     def _str_replace(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
@@ -346,12 +343,13 @@ class TextEditorTool:
                              f"{', '.join(lines)}); it must match exactly once — include "
                              "more surrounding lines to make it unique")
         at = text.index(old)
-        new = _with_newline(new, _newline_of(text))
+        new = with_newline(new, newline_of(text))
         updated = text[:at] + new + text[at + len(old):]
         note = self._save(path, updated, ctx)
         first = text.count("\n", 0, at) + 1
         last = first + new.count("\n")
-        return f"Edited {path}: replaced 1 match.\n" + _snippet(updated, first, last) + note
+        return (f"Edited {_named(path, ctx)}: replaced 1 match.\n"
+                + snippet(updated, first, last) + note)
 
     def _insert(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         new = arguments.get("new_str", arguments.get("text"))
@@ -367,17 +365,17 @@ class TextEditorTool:
         if not 0 <= line <= len(lines):
             raise _EditError(f"insert_line {line} is outside {path}, which has {len(lines)} "
                              "lines (use 0 to insert at the top)")
-        newline = _newline_of(text)
+        newline = newline_of(text)
         if line > 0 and not lines[line - 1].endswith("\n"):
             lines[line - 1] += newline
         if new and not new.endswith("\n"):
             new += newline
-        new = _with_newline(new, newline)
+        new = with_newline(new, newline)
         updated = "".join(lines[:line]) + new + "".join(lines[line:])
         note = self._save(path, updated, ctx)
         added = len(split_lines(new))
-        return (f"Inserted {added} lines into {path} after line {line}.\n"
-                + _snippet(updated, line + 1, line + added) + note)
+        return (f"Inserted {added} lines into {_named(path, ctx)} after line {line}.\n"
+                + snippet(updated, line + 1, line + added) + note)
 
     def _undo(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         stack = ctx.undo.get(str(path))
