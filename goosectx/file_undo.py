@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from goosectx.approval import (
@@ -60,6 +61,8 @@ class FileUndo:
         restored / removed: What was done (filled by :func:`apply_undo`).
         removed_dirs: Empty directories removed with a file the turn created.
         failed: Path → why writing it failed.
+        imported: With no ``turn``: the turns left were imported (another agent ran their
+            calls; goosectx recorded nothing of them).
     """
 
     turn: Message | None
@@ -73,6 +76,7 @@ class FileUndo:
     removed: list[str] = field(default_factory=list)
     removed_dirs: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    imported: bool = False
 
 
 def _current_sha(path: str) -> str:
@@ -122,15 +126,21 @@ def _untracked_calls(messages: list[Message]) -> list[str]:
                 out.append(f"shell: {command.strip().splitlines()[0] if command.strip() else ''}")
             else:
                 out.append(request.name)
-    return out
+    counts: dict[str, int] = {}
+    for call in out:
+        counts[call] = counts.get(call, 0) + 1
+    return [call if n == 1 else f"{call} (×{n})" for call, n in counts.items()]
 
 
-def plan_undo(messages: list[Message], journal: EditJournal) -> FileUndo:
+def plan_undo(messages: list[Message], journal: EditJournal,
+              imported_at: datetime | None = None) -> FileUndo:
     """What ``/undo`` would do now, checking the files but changing nothing.
 
     Args:
         messages: The session's whole conversation (transcript order).
         journal: The session's edit journal.
+        imported_at: When the session was imported (``None``: it was not): a turn from
+            before has nothing goosectx can undo, and the search stops there.
     """
     records = [r for r in journal.records() if not r.undone]
     by_turn: dict[str, list[EditRecord]] = {}
@@ -141,8 +151,10 @@ def plan_undo(messages: list[Message], journal: EditJournal) -> FileUndo:
     for k in range(len(starts) - 1, -1, -1):
         turn = messages[starts[k]]
         end = starts[k + 1] if k + 1 < len(starts) else len(messages)
-        untracked = _untracked_calls(messages[starts[k]:end])
         edits = by_turn.get(turn.id, [])
+        if imported_at is not None and turn.created < imported_at and not edits:
+            return FileUndo(None, imported=True)  # another agent's turns from here back
+        untracked = _untracked_calls(messages[starts[k]:end])
         if turn.id in undone or not (edits or untracked):
             continue
         plan = FileUndo(turn, untracked=untracked)

@@ -240,3 +240,35 @@ def test_a_file_holding_a_secret_value_is_not_kept(world: World,
     assert out.index("(/undo will not be able to restore") < out.index("❯ /undo")
     assert "not undoable  .env: it holds a secret value" in out
     assert target.read_text().endswith("DEBUG=0\n")
+
+
+def test_an_imported_turn_says_it_was_imported_not_each_call(world: World) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from goosectx.conversation import MessageMetadata, TextContent, ToolRequest, ToolResponse
+
+    earlier = datetime.now(UTC) - timedelta(days=1)
+    calls = tuple(ToolRequest(f"t{i}", "TodoWrite", {"todos": []}) for i in range(5))
+    imported = [Message("user", (TextContent("plan the work"),), MessageMetadata(), "u1", earlier),
+                Message("assistant", (TextContent("planning"), *calls), MessageMetadata(), "a1",
+                        earlier),
+                Message("user", tuple(ToolResponse(c.id, "ok") for c in calls),
+                        MessageMetadata(), "r1", earlier)]
+    for m in imported:
+        world.store.append_message(world.session.id, m)
+    session = world.stored()
+    session.metadata["imported_at"] = datetime.now(UTC).isoformat()
+    out = " ".join(world.run("/undo" + ENTER + CTRL_D, session=session, resumed=True).split())
+    said = out[out.index("/undo:"):]
+    assert said.startswith("/undo: nothing to undo — the turns before are imported from another "
+                           "agent's transcript")
+    assert "TodoWrite" not in said and "not undoable" not in said
+
+
+def test_repeated_calls_are_named_once_with_a_count(world: World) -> None:
+    world.provider.add(ScriptedReply(tool_calls=[
+        ("shell", {"command": "make"}), ("shell", {"command": "make"}),
+        ("text_editor", {"command": "write", "path": "f.txt", "file_text": "x\n"})]), "ok")
+    world.run("build" + ENTER + CTRL_D)
+    out = world.run("/undo" + ENTER + CTRL_D, resumed=True)
+    assert "not undoable  shell: make (×2)" in out and out.count("shell: make") == 1

@@ -9,6 +9,7 @@ no file.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from goosectx.file_undo import FileUndo, apply_undo, plan_undo, undo_messages
 
 if TYPE_CHECKING:
     from goosectx.cli.repl import Repl
+    from goosectx.session import Session
 
 UNTRACKED_WHY = "only the text editor's edits are recorded"
 
@@ -39,6 +41,10 @@ def _quote(plan: FileUndo) -> str:
 
 def report_lines(plan: FileUndo, working_dir: Path, *, force: bool) -> list[str]:
     """What ``/undo`` tells the user about ``plan`` (after :func:`apply_undo`)."""
+    if plan.turn is None and plan.imported:
+        return ["/undo: nothing to undo — the turns before are imported from another agent's "
+                "transcript: goosectx ran none of their tool calls and recorded no file edits "
+                "(check the files yourself, e.g. git status)"]
     if plan.turn is None:
         return ["/undo: nothing to undo — no file edits by goosectx in this session are left "
                 "to undo (/undo-compact is the compaction's undo)"]
@@ -79,7 +85,8 @@ def undo_files(repl: Repl, *, force: bool) -> None:
     """Run ``/undo`` in ``repl``: restore, tell the user, and note it for the model."""
     session = repl.session
     journal = EditJournal(repl.settings.data_dir, session.id)
-    plan = apply_undo(plan_undo(session.conversation.messages, journal), journal, force=force)
+    plan = apply_undo(plan_undo(session.conversation.messages, journal, _imported_at(session)),
+                      journal, force=force)
     lines = report_lines(plan, session.working_dir, force=force)
     style = "yellow" if plan.changed and not force or plan.failed else "dim"
     for line in lines:
@@ -92,3 +99,11 @@ def undo_files(repl: Repl, *, force: bool) -> None:
         session.conversation.append(message)
         repl._record(MessageCompleted(message))
     repl._refresh_figure()
+
+
+def _imported_at(session: Session) -> datetime | None:
+    """When ``session`` was imported (``sessions import``), or ``None``."""
+    try:
+        return datetime.fromisoformat(str(session.metadata["imported_at"]))
+    except (KeyError, ValueError):
+        return None
