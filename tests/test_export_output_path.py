@@ -195,6 +195,12 @@ def test_another_users_symlink_in_a_sticky_shared_dir_is_refused(filled, tmp_pat
     ours = tmp_path / "mine.md"
     ours.symlink_to(link)
     _refused(home, ours)
+    # A planted directory link on the way is refused as the kernel refuses it.
+    planted_dir = link.parent / "exports"
+    planted_dir.symlink_to(tmp_path)
+    os.lchown(planted_dir, 65534, 65534)
+    line = _refused(home, planted_dir / "root-owned.conf")
+    assert f"{planted_dir} is a symbolic link" in line
     assert victim.read_text() == "IMPORTANT\n"
 
 

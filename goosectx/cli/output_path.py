@@ -98,41 +98,61 @@ def _foreign_link(link: Path, parent: Path) -> int | None:
 
 
 def final_target(given: Path) -> Path:
-    """The file ``given`` names once the symlinks of its last component are followed.
+    """The file ``given`` names once every symlink on its way is followed.
 
-    Followed here, in user space, so the kernel's ``fs.protected_symlinks`` does not guard
-    it: its rule is applied instead — a symlink in a sticky world-writable directory that
-    another user owns (not us, not the directory's owner) is refused, so root's export to
-    ``/tmp/x`` cannot be pointed at a file of root's by whoever planted ``/tmp/x``. Our own
-    symlinks are followed as before.
+    Followed here, in user space (as ``os.path.realpath`` does), so the kernel's
+    ``fs.protected_symlinks`` does not guard it: its rule is applied instead — a symlink in a
+    sticky world-writable directory that another user owns (not us, not the directory's
+    owner) is refused, so root's export to ``/tmp/x`` (or ``/tmp/dir/x``) cannot be pointed
+    at a file of root's by whoever planted ``/tmp/x`` (or ``/tmp/dir``). Our own symlinks
+    are followed as before.
 
     Returns:
-        An absolute path whose directory is resolved and whose last component is not a
-        symlink (or does not exist): what the export is renamed over.
+        An absolute path with no symlink in it (its last component may not exist): what
+        the export is renamed over.
 
     Raises:
-        UsageError: such a symlink, or more than 40 in a row.
+        UsageError: such a symlink, or more than 40 on the way (a loop).
     """
-    path = Path(os.path.realpath(given.parent)) / given.name if given.name else given
-    for _ in range(_MAX_LINKS):
-        try:
-            if not stat.S_ISLNK(os.lstat(path).st_mode):
-                return path
-            target = os.readlink(path)
-        except OSError:
-            return path  # missing (a new file) or not ours to look at: the write says why
-        owner = _foreign_link(path, path.parent)
-        if owner is not None:
-            what = "it" if path == Path(os.path.abspath(given)) else str(path)
-            raise UsageError(
-                f"refusing to write {given}: {what} is a symbolic link in the shared "
-                f"directory {path.parent} (sticky, writable by everyone) that another user "
-                f"(uid {owner}) owns, so it may point anywhere",
-                "remove the link or give -o another path")
-        joined = Path(os.path.join(path.parent, target))
-        path = Path(os.path.realpath(joined.parent)) / joined.name if joined.name else joined
-    raise UsageError(f"cannot write {given}: too many levels of symbolic links",
-                     "give -o the file itself")
+    links_left = [_MAX_LINKS]
+
+    def resolve(base: str, rest: str) -> str:
+        current = "/" if rest.startswith("/") else base
+        for part in rest.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                current = os.path.dirname(current)
+                continue
+            candidate = os.path.join(current, part)
+            try:
+                if not stat.S_ISLNK(os.lstat(candidate).st_mode):
+                    current = candidate
+                    continue
+                target = os.readlink(candidate)
+            except OSError:  # missing (a new file) or not ours to look at: the write says why
+                current = candidate
+                continue
+            _refuse_foreign_link(given, Path(candidate), Path(current))
+            links_left[0] -= 1
+            if links_left[0] < 0:
+                raise UsageError(f"cannot write {given}: too many levels of symbolic links",
+                                 "give -o the file itself")
+            current = resolve(current, target)
+        return current
+
+    return Path(resolve(os.getcwd(), str(given)))
+
+
+def _refuse_foreign_link(given: Path, link: Path, parent: Path) -> None:
+    owner = _foreign_link(link, parent)
+    if owner is not None:
+        what = "it" if link == Path(os.path.abspath(given)) else str(link)
+        raise UsageError(
+            f"refusing to write {given}: {what} is a symbolic link in the shared "
+            f"directory {parent} (sticky, writable by everyone) that another user "
+            f"(uid {owner}) owns, so it may point anywhere",
+            "remove the link or give -o another path")
 
 
 def _unwritable(path: Path, exc: OSError) -> Exception:
