@@ -413,7 +413,7 @@ class Agent:
             from goosectx.file_journal import EditJournal
 
             self._tool_context.edits = EditJournal(self.settings.data_dir, self.session.id)
-        self._tool_context.cancel = cancel
-        self._tool_context.progress = self.progress
-        self._tool_context.spinner = self.writing
-        return self._tool_context
+        context = self._tool_context
+        context.session_id, context.cancel = self.session.id, cancel  # overflow names carry the id
+        context.progress, context.spinner = self.progress, self.writing
+        return context

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from goosectx.private_mode import make_private_dirs
 from goosectx.session import valid_session_id
 
 SUBDIR = "file-undo"
@@ -179,7 +180,7 @@ class EditJournal:
             why = too_large_why(size)
         with self._lock:
             try:
-                self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+                make_private_dirs(self.dir, self.dir.parent.parent)  # 0700 whatever the umask
                 if self._last < 0:  # once: a long session's journal is not read per edit
                     known = self.records()
                     self._last = max((r.number for r in known), default=0)

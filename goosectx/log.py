@@ -1,16 +1,47 @@
-"""The ``--debug`` log: a rotated file in the data dir that never holds a secret."""
+"""The ``--debug`` log: a rotated file in the data dir that never holds a secret.
+
+Nor a raw escape sequence: records quote model-controlled text (a tool name, an error body),
+and the log is read with ``cat`` and ``tail -f``, where OSC 52 would write the clipboard. The
+formatter (:class:`_EscapingFormatter`) writes every control character of every record as an
+escape — C0 but newline and tab, DEL, C1, the bidirectional and invisible formatting
+characters — so no call site has to remember.
+"""
 
 from __future__ import annotations
 
 import logging
 import logging.handlers
 import os
+import re
 from pathlib import Path
 
 from goosectx.private_mode import make_private
 from goosectx.redaction import redact_known, redact_urls
 
 LOGGER_NAME = "goosectx"
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e"
+                      "\u2060-\u2064\u2066-\u206f\ufeff\ud800-\udfff]")
+"""A character the log writes as an escape: C0 but newline and tab, DEL, C1, bidi controls,
+zero-width and invisible formatting characters, line separators, lone surrogates."""
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_controls(text: str) -> str:
+    r"""``text`` with each :data:`_CONTROL` character written as ``\x1b`` or ``\u202e``."""
+    return _CONTROL.sub(_escape, text)
+
+
+class _EscapingFormatter(logging.Formatter):
+    """The usual line, every control character in it escaped (message, traceback, names)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return escape_controls(super().format(record))
 
 
 class _RedactingFilter(logging.Filter):
@@ -30,7 +61,8 @@ def setup_debug_log(path: Path) -> Path:
 
     The file is created 0600 (a wider mode left on it, its rotated copies or its directory
     is taken off) and every record passes through a filter that redacts the
-    values of secret-looking environment variables (:mod:`goosectx.redaction`).
+    values of secret-looking environment variables (:mod:`goosectx.redaction`), then a
+    formatter that escapes control characters (:func:`escape_controls`).
     """
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     if not path.exists():
@@ -39,7 +71,7 @@ def setup_debug_log(path: Path) -> Path:
     # rotated ones; the directory 0700.
     make_private(path.parent, path, *(path.with_name(f"{path.name}.{n}") for n in (1, 2, 3)))
     handler = logging.handlers.RotatingFileHandler(path, maxBytes=5_000_000, backupCount=3)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(_EscapingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(_RedactingFilter())
     for name in (LOGGER_NAME, "LiteLLM"):
         logger = logging.getLogger(name)

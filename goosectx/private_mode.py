@@ -29,6 +29,29 @@ def make_private(*paths: Path) -> None:
         _tighten(path, st, uid)
 
 
+def make_private_dirs(directory: Path, base: Path) -> None:
+    """Create ``directory`` and each missing level between it and ``base``, all 0700.
+
+    ``mkdir(parents=True, mode=0o700)`` gives the umask's mode to the levels above the last
+    (0777 under ``umask 000``) and masks the last one; each level made here is chmodded to
+    0700 after its mkdir, whatever the umask. ``base`` (the data dir) is made as the store
+    makes it when missing; a level that exists already is only tightened (:func:`make_private`).
+
+    Raises:
+        OSError: a level cannot be made (a file in its place, a full disk).
+    """
+    base.mkdir(parents=True, exist_ok=True, mode=0o700)
+    levels = [directory, *directory.parents]
+    missing = levels[: levels.index(base)] if base in levels else [directory]
+    for level in reversed(missing):
+        try:
+            level.mkdir(mode=0o700)
+        except FileExistsError:
+            make_private(level)
+        else:
+            os.chmod(level, 0o700)
+
+
 def make_private_dir(directory: Path) -> None:
     """:func:`make_private` of ``directory`` and of the regular files in it (not below).
 

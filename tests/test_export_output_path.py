@@ -167,3 +167,49 @@ def test_dash_and_dev_stdout_write_to_standard_output(filled, tmp_path,  # noqa:
         assert proc.returncode == 0, proc.stderr
         assert "please fix the bug" in proc.stdout
         assert not (tmp_path / "-").exists()
+
+
+def _shared_dir(tmp_path: Path) -> Path:
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    shared.chmod(0o1777)  # like /tmp: sticky, writable by everyone
+    return shared
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's symlink needs root")
+def test_another_users_symlink_in_a_sticky_shared_dir_is_refused(filled, tmp_path):  # noqa: F811
+    # Root exporting to /tmp/export.md, where another user planted a symlink to a file of
+    # root's: the export must not replace that file (the kernel's fs.protected_symlinks
+    # would refuse `echo > /tmp/export.md`; goosectx followed the link itself).
+    home, _ = filled
+    victim = tmp_path / "root-owned.conf"
+    victim.write_text("IMPORTANT\n")
+    link = _shared_dir(tmp_path) / "export.md"
+    link.symlink_to(victim)
+    os.lchown(link, 65534, 65534)  # nobody's
+    line = _refused(home, link)
+    assert f"refusing to write {link}: " in line and "uid 65534" in line, line
+    assert "another path" in line
+    assert victim.read_text() == "IMPORTANT\n" and link.is_symlink()
+    # Reached through a symlink of our own, the planted one is still refused.
+    ours = tmp_path / "mine.md"
+    ours.symlink_to(link)
+    _refused(home, ours)
+    # A planted directory link on the way is refused as the kernel refuses it.
+    planted_dir = link.parent / "exports"
+    planted_dir.symlink_to(tmp_path)
+    os.lchown(planted_dir, 65534, 65534)
+    line = _refused(home, planted_dir / "root-owned.conf")
+    assert f"{planted_dir} is a symbolic link" in line
+    assert victim.read_text() == "IMPORTANT\n"
+
+
+def test_our_own_symlink_in_a_sticky_shared_dir_is_still_followed(filled, tmp_path):  # noqa: F811
+    home, _ = filled
+    target = tmp_path / "notes.md"
+    target.write_text("old\n")
+    link = _shared_dir(tmp_path) / "export.md"
+    link.symlink_to(target)
+    proc = goosectx(home, "sessions", "export", "bugfix", "--format", "md", "-o", str(link))
+    assert proc.returncode == 0, proc.stderr
+    assert "please fix the bug" in target.read_text() and link.is_symlink()

@@ -89,6 +89,29 @@ def test_bidi_and_zero_width_characters_in_a_command_are_visible(world: World) -
     assert f"{APPROVAL_MARKER}   echo safe<U+202E>; rm -rf ~ #<U+200B>" in out
 
 
+BLANKS = "\u3164\u2800\u00a0\u115f\uffa0\u1160\u2000\u200a\u205f\u3000\ufeff\u180e"
+
+
+def test_blank_looking_characters_in_a_tool_call_are_visible(world: World) -> None:
+    # A Hangul filler can name a program (`ls\u3164`) and blank Braille patterns pad a
+    # command with screens of nothing; each is shown in the question and the tool-call line.
+    world.provider.add(ScriptedReply(tool_calls=[
+        ("shell", {"command": f"ls\u3164 -la {BLANKS} # tidy"})]), "done")
+    out = world.run("go" + ENTER + "n" + ENTER + CTRL_D)
+    shown = "".join(f"<U+{ord(c):04X}>" for c in BLANKS)
+    question = "".join(line.removeprefix(f"{APPROVAL_MARKER}   ") for line in out.splitlines()
+                       if line.startswith(f"{APPROVAL_MARKER}   "))  # wrapped to the screen
+    assert question == f"ls<U+3164> -la {shown} # tidy"
+    assert f"▶ shell  command: ls<U+3164> -la {shown} # tidy" in out.replace("\n", "")
+    assert not set(BLANKS) & set(out)
+
+
+def test_prose_keeps_its_ideographic_space(world: World) -> None:
+    world.provider.add(ScriptedReply("你好\u3000世界，a\u00a0b"))
+    out = world.run("go" + ENTER + CTRL_D)
+    assert "你好\u3000世界，a\u00a0b" in out
+
+
 def squeezed(text: str) -> str:
     return "".join(text.replace(APPROVAL_MARKER, "").split())
 

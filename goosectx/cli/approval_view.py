@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from goosectx.cli.safe_console import OWN_STYLE
-from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
+from goosectx.cli.sanitize import APPROVAL_MARKER, code_safe
 from goosectx.conversation import ToolRequest
 
 LONG_CALL_LINES = 12
@@ -96,9 +96,9 @@ def approval_question(request: ToolRequest, width: int, *, in_diff: bool = False
     usable = max(20, width - 5)
     lines: list[str] = []
     for line in _call_lines(request, target):
-        safe = terminal_safe(line)
+        safe = code_safe(line)
         lines += [safe[i : i + usable] for i in range(0, len(safe), usable)] or [""]
-    return ApprovalQuestion(terminal_safe(request.name), tuple(lines),
+    return ApprovalQuestion(code_safe(request.name), tuple(lines),
                             len(lines) > LONG_CALL_LINES, in_diff)
 
 

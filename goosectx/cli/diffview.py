@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from goosectx.cli.folding import clean_output
-from goosectx.cli.sanitize import strip_csi
+from goosectx.cli.sanitize import code_safe, strip_csi
 from goosectx.conversation import ToolRequest
 from goosectx.shown import LINE_MAX_CHARS
 from goosectx.tools.editdiff import diff_counts, not_diffed, undo_note
@@ -104,7 +104,7 @@ def diff_plain(diff: str, *, indent: str = "  ", fold_note: str = "",
 def draw_edit_preview(surface: Surface, request: ToolRequest, diff: str) -> None:
     """Draw the diff an edit would make (just before its approval question)."""
     path = request.arguments.get("path", "") if request.arguments else ""
-    head = (f"{clean_output(request.name)} wants to change {clean_output(str(path))} · "
+    head = (f"{code_safe(request.name)} wants to change {clean_output(str(path))} · "
             f"{diff_summary(diff)}")
     if surface.plain:
         surface._plain(head)

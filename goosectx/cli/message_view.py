@@ -20,7 +20,7 @@ from goosectx import shell_escape as escapes
 from goosectx.cli.folding import argument_lines, tool_result_label
 from goosectx.cli.reasoning import ReasoningStream
 from goosectx.cli.result_view import draw_edit_result, draw_folded_result
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sanitize import code_safe, terminal_safe
 from goosectx.cli.stream import AssistantStream
 from goosectx.cli.surface import Surface, safe_text
 from goosectx.cli.transcript_text import attachment_line
@@ -191,7 +191,7 @@ class MessageView(Surface):
         """A ``!command``: its output folded like a tool result (``✓ ! ls · 3 lines``)."""
         response = ToolResponse(message.id, escapes.escape_output(message),
                                 is_error=escapes.escape_failed(message))
-        draw_folded_result(self, response, "! " + terminal_safe(escapes.escape_command(message)),
+        draw_folded_result(self, response, "! " + code_safe(escapes.escape_command(message)),
                            self._number(escapes.shell_escape_key(message.id)))
 
     def _attachment(self, attachment: Attachment, key: str) -> None:
@@ -227,8 +227,8 @@ class MessageView(Surface):
         self._tool_names[request.id] = request.name
         if not again and self._drawn_before(request):
             return
-        name = terminal_safe(request.name)
-        args = [terminal_safe(line) for line in argument_lines(request)]
+        name = code_safe(request.name)
+        args = [code_safe(line) for line in argument_lines(request)]
         if self.plain:
             self._plain(f"[tool] {name}")
             for line in args:
@@ -249,7 +249,7 @@ class MessageView(Surface):
         """A result; ``key`` ``None``: drawn live, before its message is complete."""
         if not again and self._drawn_before(response):
             return
-        name = terminal_safe(self._tool_names.get(response.id, "tool"))
+        name = code_safe(self._tool_names.get(response.id, "tool"))
         what, ran = tool_result_label(response)
         number = self._number(key)  # every result has one, as /show counts them
         if not ran:  # denied or chat mode: the response text is the model's, not the tool's

@@ -76,6 +76,85 @@ def refuse_own_file(path: Path, data_dir: Path) -> None:
         raise UsageError(f"refusing to write {path}: {why}", "give -o a file outside the data dir")
 
 
+_MAX_LINKS = 40
+"""Symbolic links followed in a row before the path is refused (the kernel's ELOOP limit)."""
+
+
+def _foreign_link(link: Path, parent: Path) -> int | None:
+    """The owner of ``link`` when the kernel's ``fs.protected_symlinks`` would not follow it.
+
+    That is: ``parent`` is sticky and writable by everyone (``/tmp``) and the link is owned
+    neither by us nor by the directory's owner — anyone may have planted it there.
+    """
+    try:
+        link_uid = os.lstat(link).st_uid
+        dir_st = os.stat(parent)
+    except OSError:
+        return None
+    shared = dir_st.st_mode & stat.S_ISVTX and dir_st.st_mode & stat.S_IWOTH
+    if shared and link_uid not in (os.geteuid(), dir_st.st_uid):
+        return link_uid
+    return None
+
+
+def final_target(given: Path) -> Path:
+    """The file ``given`` names once every symlink on its way is followed.
+
+    Followed here, in user space (as ``os.path.realpath`` does), so the kernel's
+    ``fs.protected_symlinks`` does not guard it: its rule is applied instead — a symlink in a
+    sticky world-writable directory that another user owns (not us, not the directory's
+    owner) is refused, so root's export to ``/tmp/x`` (or ``/tmp/dir/x``) cannot be pointed
+    at a file of root's by whoever planted ``/tmp/x`` (or ``/tmp/dir``). Our own symlinks
+    are followed as before.
+
+    Returns:
+        An absolute path with no symlink in it (its last component may not exist): what
+        the export is renamed over.
+
+    Raises:
+        UsageError: such a symlink, or more than 40 on the way (a loop).
+    """
+    links_left = [_MAX_LINKS]
+
+    def resolve(base: str, rest: str) -> str:
+        current = "/" if rest.startswith("/") else base
+        for part in rest.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                current = os.path.dirname(current)
+                continue
+            candidate = os.path.join(current, part)
+            try:
+                if not stat.S_ISLNK(os.lstat(candidate).st_mode):
+                    current = candidate
+                    continue
+                target = os.readlink(candidate)
+            except OSError:  # missing (a new file) or not ours to look at: the write says why
+                current = candidate
+                continue
+            _refuse_foreign_link(given, Path(candidate), Path(current))
+            links_left[0] -= 1
+            if links_left[0] < 0:
+                raise UsageError(f"cannot write {given}: too many levels of symbolic links",
+                                 "give -o the file itself")
+            current = resolve(current, target)
+        return current
+
+    return Path(resolve(os.getcwd(), str(given)))
+
+
+def _refuse_foreign_link(given: Path, link: Path, parent: Path) -> None:
+    owner = _foreign_link(link, parent)
+    if owner is not None:
+        what = "it" if link == Path(os.path.abspath(given)) else str(link)
+        raise UsageError(
+            f"refusing to write {given}: {what} is a symbolic link in the shared "
+            f"directory {parent} (sticky, writable by everyone) that another user "
+            f"(uid {owner}) owns, so it may point anywhere",
+            "remove the link or give -o another path")
+
+
 def _unwritable(path: Path, exc: OSError) -> Exception:
     """A full disk stays itself (one line, exit 1); any other failure is exit 2 with the fix."""
     from goosectx.cli.exit_signals import WRITE_FAILED_ERRNOS
@@ -90,10 +169,11 @@ def write_private_file(path: Path, text: str | Iterable[str], *, data_dir: Path)
     """Write ``text`` (or its pieces, as they come) to ``path`` atomically.
 
     A temp file in the same directory, flushed and synced, is renamed over ``path`` (through a
-    symlink, its target). A new file is mode 0600 (an export holds the conversation); a file
-    that existed keeps its mode (and, best effort, its owner and group). A device or a pipe
-    (``-o /dev/null``, a FIFO) is written to as it is: a rename would put a regular file in its
-    place.
+    symlink, its target — but not through another user's symlink in a sticky shared directory
+    such as /tmp: :func:`final_target`). A new file is mode 0600 (an export holds the
+    conversation); a file that existed keeps its mode (and, best effort, its owner and
+    group). A device or a pipe (``-o /dev/null``, a FIFO) is written to as it is: a rename
+    would put a regular file in its place.
 
     Returns:
         How many other hard links the replaced file had: those names keep the old contents
@@ -101,9 +181,11 @@ def write_private_file(path: Path, text: str | Iterable[str], *, data_dir: Path)
 
     Raises:
         UsageError: ``path`` is goosectx's own file, a directory, in a directory that does not
-            exist, or cannot be written or replaced (nothing is left behind).
+            exist, another user's symlink in a sticky shared directory, or cannot be written
+            or replaced (nothing is left behind).
         OSError: the disk filled up while writing.
     """
+    final_target(path)  # a planted symlink in /tmp: refused before anything is looked at
     refuse_own_file(path, data_dir)
     try:
         return _write(path, [text] if isinstance(text, str) else text)
@@ -134,8 +216,8 @@ def _write(given: Path, pieces: Iterable[str]) -> int:
         with open(given, "w", encoding="utf-8") as out:
             out.writelines(pieces)
         return 0
-    path = Path(os.path.realpath(given))
-    parent = path.parent if str(path.parent) else Path(".")
+    path = final_target(given)  # not realpath(): a link planted since is replaced, not followed
+    parent = path.parent
     if not parent.is_dir():
         raise UsageError(f"directory {parent} does not exist", "create it first")
     try:

@@ -19,7 +19,7 @@ from goosectx.cli.approval_view import ApprovalQuestion, approval_question
 from goosectx.cli.diffview import diff_shown_whole
 from goosectx.cli.exit_signals import received_name
 from goosectx.cli.prompt import APPROVAL_KEYS, ask_approval
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sanitize import code_safe, terminal_safe
 from goosectx.cli.terminal import drop_typeahead
 from goosectx.config import user_config_path
 from goosectx.conversation import ToolRequest
@@ -68,7 +68,7 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
         label = f"always allow {answer.rule} (until you exit)"
     elif answer.reason:
         label = f"deny · reason: {answer.reason}"
-    repl.renderer.notice(terminal_safe(f"{request.name}: {label}"),
+    repl.renderer.notice(code_safe(f"{request.name}: {label}"),
                          style="green" if answer.decision in ("allow_once", "always_allow")
                          else "yellow")
     return answer

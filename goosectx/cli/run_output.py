@@ -15,7 +15,13 @@ from goosectx.approval import ApprovalDecision
 from goosectx.cli.approval_view import VIEW_KEY, approval_question, plain_question
 from goosectx.cli.ascii_output import fit_json
 from goosectx.cli.folding import plural, tool_result_label
-from goosectx.cli.sanitize import APPROVAL_MARKER, SafeStream, json_safe, terminal_safe
+from goosectx.cli.sanitize import (
+    APPROVAL_MARKER,
+    SafeStream,
+    code_safe,
+    json_safe,
+    terminal_safe,
+)
 from goosectx.cli.task_input import lenient
 from goosectx.compaction.tool_errors import exception_line
 from goosectx.conversation import ToolRequest
@@ -149,7 +155,7 @@ class TextOutput:
         """``> NAME ARGUMENTS`` (cut at 200 characters): which call this is."""
         self._unstarted.pop(request.id, None)
         args = request.arguments_json()
-        self._err(f"> {request.name} {args if len(args) <= 200 else args[:199] + '…'}")
+        self._err(code_safe(f"> {request.name} {args if len(args) <= 200 else args[:199] + '…'}"))
 
     def on_event(self, event: Event) -> None:
         """Show one event."""

@@ -30,6 +30,13 @@ that something was there and nothing is executed:
 
 It runs in linear time (one scan, no backtracking) and is idempotent.
 
+:func:`code_safe` is the rule for code-like text — a tool call's name and arguments, a shell
+command (the approval question, the tool-call line, ``!cmd``): :func:`terminal_safe`, and the
+blank-looking characters a command could hide in or pad itself with (:data:`BLANK_LOOKING`:
+U+00A0, U+115F, U+1160, U+2000–U+200A, U+202F, U+205F, U+2800, U+3000, U+3164, U+FFA0 …) as
+``<U+3164>``-style stand-ins too. Prose (an answer, reasoning) keeps them: a full-width space
+U+3000 in Chinese text or a no-break space in French is legitimate there.
+
 The rules for code under ``cli/`` (``tests/test_print_path.py`` checks the first two on
 the source):
 
@@ -51,8 +58,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["APPROVAL_MARKER", "SafeStream", "json_safe", "one_line_safe", "strip_csi",
-           "terminal_safe"]
+__all__ = ["APPROVAL_MARKER", "BLANK_LOOKING", "SafeStream", "code_safe", "json_safe",
+           "one_line_safe", "strip_csi", "terminal_safe"]
 
 APPROVAL_MARKER = "\u2691"
 """``⚑``: starts every line of goosectx's approval question; never shown from outside text."""
@@ -137,6 +144,29 @@ def terminal_safe(text: str) -> str:
     if not _has_unsafe(text):
         return text
     return text.translate(_STAND_INS)
+
+
+BLANK_LOOKING = (0x00A0, 0x034F, 0x115F, 0x1160, 0x1680, 0x17B4, 0x17B5,
+                 *range(0x2000, 0x200B), 0x202F, 0x205F, 0x2800, 0x3000, 0x3164, 0xFFA0)
+"""Characters that draw as blank space (or nothing) but are not a space: a no-break space,
+the Hangul fillers, the blank Braille pattern, the typographic and ideographic spaces, the
+combining grapheme joiner. (U+FEFF and U+180E are :func:`terminal_safe`'s already.)"""
+
+_BLANK_STAND_INS = {code: f"<U+{code:04X}>" for code in BLANK_LOOKING}
+
+
+def code_safe(text: str) -> str:
+    """:func:`terminal_safe` for code-like text: blank-looking characters shown as well.
+
+    For a tool call's name and arguments and a shell command, where a character that looks
+    like a space but is not one can name a program (``ls\u3164``) or pad a command with
+    screens of nothing; each of :data:`BLANK_LOOKING` becomes ``<U+3164>``-style. Not for
+    prose, where they are legitimate. Idempotent; linear in ``len(text)``.
+    """
+    text = terminal_safe(text)
+    if text.isascii():
+        return text
+    return text.translate(_BLANK_STAND_INS)
 
 
 def one_line_safe(text: str) -> str:

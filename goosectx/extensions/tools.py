@@ -21,7 +21,7 @@ from goosectx.tools.output import OutputStream
 def finish(outcome: CallOutcome, ctx: ToolContext, label: str) -> ToolResult:
     """``outcome`` redacted and capped (overflow file as for the shell tool) → result."""
     stream = OutputStream("output", ctx.max_output_chars, ctx.overflow_dir, ctx.redact,
-                          name_prefix=label)
+                          name_prefix=label, session_id=ctx.session_id)
     stream.feed(outcome.text.encode("utf-8", errors="replace"))
     stream.close()
     attachments = tuple(p for p in map(to_attachment, outcome.attachments) if p is not None)

@@ -300,15 +300,18 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
     def remove(self, session_id: str) -> None:
         """Delete a session with its messages and ledger (one transaction).
 
-        Then the file contents its ``/undo`` journal kept (``goosectx.file_journal``).
+        Then the file contents its ``/undo`` journal kept (``goosectx.file_journal``) and
+        its tool-output overflow files (``goosectx.tools.overflow_files``).
         """
         with self._transaction() as conn:
             conn.execute("DELETE FROM messages WHERE session_id=?", (session_id,))
             conn.execute("DELETE FROM usage_ledger WHERE session_id=?", (session_id,))
             conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
         from goosectx.file_journal import remove_journal
+        from goosectx.tools.overflow_files import remove_session_outputs
 
         remove_journal(self.data_dir, session_id)
+        remove_session_outputs(self.data_dir, session_id)
 
     def rename(self, session_id: str, name: str) -> None:
         """Give a session a new name (checked by the caller: ``session.name_problem``).

@@ -69,6 +69,8 @@ class ToolContext:
         capture: A dry run (the diff shown before an approval question): the text editor
             records path → new text (``None``: removed) here and changes nothing.
         edits: The session's journal of edits ``/undo`` restores (``None``: none kept).
+        session_id: Id of the session the calls belong to (set by the agent): overflow file
+            names carry it, so ``sessions remove`` removes them too.
         turn_id: Id of the user's message the running turn answers (set by the agent).
         call_id: Id of the running tool call (set by the agent).
     """
@@ -85,6 +87,7 @@ class ToolContext:
     spinner: Callable[[str], None] | None = None
     capture: dict[str, str | None] | None = None
     edits: EditJournal | None = None
+    session_id: str = ""
     turn_id: str = ""
     call_id: str = ""
 

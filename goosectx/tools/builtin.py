@@ -16,20 +16,24 @@ from goosectx.config import Settings
 from goosectx.private_mode import make_private_dir
 from goosectx.redaction import Redactor, is_secret, secret_values
 from goosectx.tools.base import ToolContext, ToolRegistry
+from goosectx.tools.overflow_files import OVERFLOW_SUBDIR, prune
 from goosectx.tools.shell import ShellTool
 from goosectx.tools.text_editor import TextEditorTool
 from goosectx.tools.tree import TreeTool
 
-OVERFLOW_SUBDIR = "tool-output"
 _PRIVATE_DIRS: set[Path] = set()
 """Overflow directories made private (with their files) by this process: once each."""
 
 
 def _make_private_once(overflow_dir: Path) -> None:
-    """The overflow directory 0700 and its files 0600 again, once a process (README)."""
+    """The overflow directory 0700 and its files 0600 again, once a process (README).
+
+    Its old files are pruned then too (:func:`goosectx.tools.overflow_files.prune`).
+    """
     if overflow_dir not in _PRIVATE_DIRS:
         _PRIVATE_DIRS.add(overflow_dir)
         make_private_dir(overflow_dir)
+        prune(overflow_dir)
 
 
 def default_registry() -> ToolRegistry:
@@ -111,7 +115,8 @@ def make_tool_context(
         :func:`make_redactor`, both taken from ``os.environ`` now.
 
     Side effects:
-        Creates ``<data_dir>/tool-output`` (mode 0700) for overflow files, if it can.
+        Creates ``<data_dir>/tool-output`` (mode 0700) for overflow files, if it can, and
+        prunes the old ones there (once a process).
     """
     overflow_dir = settings.data_dir / OVERFLOW_SUBDIR
     try:

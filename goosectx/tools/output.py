@@ -3,25 +3,25 @@
 A command's output passes through ``bytes → OutputStream.feed → text`` without ever being
 held whole in memory: the stream keeps at most ``max_chars`` characters from the head and
 ``max_chars`` from the tail, and once it grows past ``max_chars`` writes everything to an
-overflow file. Bytes are decoded losslessly (``surrogateescape``), so the overflow file holds
-exactly the bytes the command wrote (binary output too), secrets redacted; only the text the
-model sees has invalid bytes and NULs replaced. ``render_streams`` then picks a head and a
-tail of each stream that fit the cap together and names the file holding the rest.
+overflow file (up to :data:`~goosectx.tools.overflow_files.MAX_FILE_BYTES`, then its tail:
+:mod:`goosectx.tools.overflow_files`). Bytes are decoded losslessly (``surrogateescape``), so
+the overflow file holds exactly the bytes the command wrote (binary output too), secrets
+redacted; only the text the model sees has invalid bytes and NULs replaced.
+``render_streams`` then picks a head and a tail of each stream that fit the cap together and
+names the file holding the rest.
 """
 
 from __future__ import annotations
 
 import codecs
-import os
 import re
-import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 from goosectx.errors import is_disk_full
-from goosectx.private_mode import make_private
+from goosectx.tools import overflow_files
+from goosectx.tools.overflow_files import fit_bytes, open_private, overflow_path
 
 REDACT_HOLDBACK_CHARS = 4096
 """Characters held back before redaction so a secret split across two reads is still
@@ -32,19 +32,6 @@ CUT_MARKER = re.compile(r"\[\.\.\. (?:[\d,]+ characters of \S+ cut; .* \.\.\.|"
                         r"output cut at [\d,]+ of [\d,]+ characters; .*)\]")
 """A whole line that is one of the cut markers below (:meth:`OutputStream.text`,
 :func:`cap_text`): what the drawing of a folded result looks for (``fullmatch``)."""
-
-
-def overflow_path(overflow_dir: Path, label: str) -> Path:
-    """A fresh file ``<YYYYmmdd-HHMMSS>-<random>.<label>.txt`` under ``overflow_dir``."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return overflow_dir / f"{stamp}-{uuid.uuid4().hex[:8]}.{label}.txt"
-
-
-def _open_private(path: Path) -> IO[str]:
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    make_private(path.parent)  # one made before with a wider mode: 0700 again
-    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-    return os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="")
 
 
 _UNSHOWABLE = {i: "\ufffd" for i in (0, *range(0xDC80, 0xDD00))}
@@ -71,7 +58,9 @@ class OutputStream:
     Attributes:
         label: ``stdout`` / ``stderr``; used in the overflow file name and the cut marker.
         total_chars: Characters seen so far (after redaction).
-        path: The overflow file holding the full stream, once one was written.
+        path: The overflow file holding the full stream (its head and tail past
+            ``MAX_FILE_BYTES``), once one was written.
+        dropped_chars: Characters left out of the overflow file at its cap.
         save_error: Why the overflow file could not be written ("disk full"), if it could
             not; the head and tail are still kept and the marker says so.
     """
@@ -83,6 +72,7 @@ class OutputStream:
         overflow_dir: Path,
         redact: Callable[[str], str] = lambda text: text,
         name_prefix: str = "shell",
+        session_id: str = "",
     ) -> None:
         self.label = label
         self.total_chars = 0
@@ -91,6 +81,9 @@ class OutputStream:
         self._max_chars = max(1, max_chars)
         self._overflow_dir = overflow_dir
         self._prefix = name_prefix
+        self._session_id = session_id
+        self.dropped_chars = 0
+        self._file_bytes = 0
         self._redact = redact
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
         self._pending = ""
@@ -117,10 +110,42 @@ class OutputStream:
         if self._file is None:
             return
         try:
+            if self.dropped_chars:
+                self._write_tail()
             self._file.close()
         except OSError as exc:
             self._failed(exc)
         self._file = None
+        if self.path is not None:
+            overflow_files.prune(self._overflow_dir, keep=self.path)
+
+    def _write_tail(self) -> None:
+        """After the cap: the stream's last characters, with a line on what was dropped."""
+        assert self._file is not None
+        tail = self._tail[-self.dropped_chars:]
+        cut = self.dropped_chars - len(tail)
+        if cut:
+            self._file.write(
+                f"\n[... {cut:,} characters of {self.label} dropped here: an overflow file "
+                f"keeps the first {overflow_files.MAX_FILE_BYTES:,} bytes of a stream and its "
+                f"last {len(tail):,} characters, below ...]\n")
+        self._file.write(tail)
+        self.dropped_chars = cut
+
+    def _write(self, text: str) -> None:
+        """``text`` into the overflow file, up to ``MAX_FILE_BYTES``; the rest is counted."""
+        assert self._file is not None
+        room = overflow_files.MAX_FILE_BYTES - self._file_bytes
+        if self.dropped_chars or room <= 0:
+            self.dropped_chars += len(text)
+            return
+        size = len(text.encode("utf-8", "surrogateescape"))
+        if size > room:
+            text, whole = fit_bytes(text, room), text
+            self.dropped_chars += len(whole) - len(text)
+            size = len(text.encode("utf-8", "surrogateescape"))
+        self._file.write(text)
+        self._file_bytes += size
 
     def _failed(self, exc: OSError) -> None:
         """The overflow file cannot be written: drop it, keep head and tail in memory."""
@@ -148,15 +173,15 @@ class OutputStream:
         if self._file is None and self.save_error is None and self.path is None:
             self._tail = self._head[-self._max_chars:]
             try:
-                self.path = overflow_path(self._overflow_dir, f"{self._prefix}.{self.label}")
-                self._file = _open_private(self.path)
-                self._file.write(self._head)
+                self.path = self._new_path()
+                self._file = open_private(self.path)
+                self._write(self._head)
             except OSError as exc:
                 self._failed(exc)
             self._head = self._head[: self._max_chars]
         if self._file is not None:
             try:
-                self._file.write(text)
+                self._write(text)
             except OSError as exc:
                 self._failed(exc)
         self._tail = (self._tail + text)[-self._max_chars:]
@@ -173,12 +198,14 @@ class OutputStream:
         if self.total_chars <= budget_chars:
             return _shown(self._head)
         if self.path is None and self.save_error is None:
-            self.path = overflow_path(self._overflow_dir, f"{self._prefix}.{self.label}")
+            self.path = self._new_path()
             try:
-                with _open_private(self.path) as fh:
+                with open_private(self.path) as fh:
                     fh.write(self._head)
             except OSError as exc:
                 self._failed(exc)
+            else:
+                overflow_files.prune(self._overflow_dir, keep=self.path)
         marker_len = len(self._marker(self.total_chars))
         keep = max(0, budget_chars - marker_len)
         head_chars = keep // 2
@@ -187,11 +214,20 @@ class OutputStream:
         tail = self._tail[len(self._tail) - tail_chars:] if tail_chars else ""
         return _shown(self._head[:head_chars]) + self._marker(cut) + _shown(tail)
 
+    def _new_path(self) -> Path:
+        return overflow_path(self._overflow_dir, f"{self._prefix}.{self.label}",
+                             self._session_id)
+
     def _marker(self, cut_chars: int) -> str:
         if self.path is None:
             return (f"\n[... {cut_chars:,} characters of {self.label} cut; the full "
                     f"{self.label} ({self.total_chars:,} characters) could not be saved: "
                     f"{self.save_error} ...]\n")
+        if self.dropped_chars:
+            return (
+                f"\n[... {cut_chars:,} characters of {self.label} cut; its first "
+                f"{overflow_files.MAX_FILE_BYTES:,} bytes and its end ({self.total_chars:,} "
+                f"characters in all, {self.dropped_chars:,} not kept) in {self.path} ...]\n")
         return (
             f"\n[... {cut_chars:,} characters of {self.label} cut; "
             f"full {self.label} ({self.total_chars:,} characters) in {self.path} ...]\n"

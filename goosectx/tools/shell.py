@@ -213,7 +213,8 @@ class ShellTool:
             return ToolResult(f"could not start bash in {ctx.working_dir}: "
                               f"{exc.strerror or exc}", is_error=True)
         streams = [
-            OutputStream(label, ctx.max_output_chars, ctx.overflow_dir, ctx.redact)
+            OutputStream(label, ctx.max_output_chars, ctx.overflow_dir, ctx.redact,
+                         session_id=ctx.session_id)
             for label in ("stdout", "stderr")
         ]
         try:
