@@ -358,6 +358,9 @@ class Agent:
         A ``deny`` verdict (chat mode) answers any call, even one that could not run; an
         ``ask`` verdict asks only about a call that can run (an edit's dry run must succeed).
         """
+        refusal = self.tools.nul_refusal(request)  # before the verdict resolves a path in it
+        if refusal is not None:
+            return ToolResponse(request.id, refusal, is_error=True)
         verdict = self._verdict(request)
         if verdict.action == "deny":
             return ToolResponse(request.id, verdict.tool_text, is_error=True)
