@@ -357,14 +357,15 @@ class Agent:
             return None
         return denied_text(answer.reason) if self.interactive else NON_INTERACTIVE_DENIED_TEXT
 
-    def _handle_tool_request(
-        self, request: ToolRequest, turn: Turn
-    ) -> Generator[Event, None, ToolResponse]:
+    def _handle_tool_request(self, request: ToolRequest, turn: Turn
+                             ) -> Generator[Event, None, ToolResponse]:
         """Approve and run one call; returns its response (yields ``ToolCallStarted``).
 
         A ``deny`` verdict (chat mode) answers any call, even one that could not run; an
         ``ask`` verdict asks only about a call that can run (an edit's dry run must succeed).
         """
+        if (refusal := self.tools.nul_refusal(request)) is not None:  # before a path resolves
+            return ToolResponse(request.id, refusal, is_error=True)
         verdict = self._verdict(request)
         if verdict.action == "deny":
             return ToolResponse(request.id, verdict.tool_text, is_error=True)

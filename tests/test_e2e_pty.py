@@ -17,6 +17,15 @@ from fakeserver import FakeServer
 pexpect = pytest.importorskip("pexpect")
 
 TIMEOUT_S = 90  # the first turn waits for litellm's import, slow on a busy machine
+READ_S = 1.0
+"""A person reads the approval question before pressing a key: a key sooner after the question
+is drawn, or sooner after another key, is taken as typed ahead and dropped (cli/answer_guard.py)."""
+
+
+def press(child: object, key: str) -> None:
+    """Answer the approval question on screen with one key, as a person does (after reading)."""
+    time.sleep(READ_S)
+    child.send(key)  # type: ignore[attr-defined]
 
 
 def _env(tmp_path: Path, base_url: str) -> dict[str, str]:
@@ -62,7 +71,7 @@ def test_repl_in_a_pty_against_the_fake_server(tmp_path: Path) -> None:
             child.send("please run echo " + "lorem " * 200 + "\r")
             child.expect("I will run")
             child.expect(r"Run shell\?")
-            child.send("y")
+            press(child, "y")
             child.expect("shell: allow once")
             child.expect("e2e-tool-ran")  # the tool's output
             child.expect("All done.")  # the streamed answer

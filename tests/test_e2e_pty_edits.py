@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from fakeserver import FakeServer
-from test_e2e_pty import TIMEOUT_S, _env
+from test_e2e_pty import TIMEOUT_S, _env, press
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -59,7 +59,7 @@ def test_a_completed_mention_and_a_diff_before_the_edit_approval(tmp_path: Path)
             child.expect(r"\+    return 2  # e2e-marker")
             diff_seen = child.before
             child.expect("goosectx asks: run text_editor\\?")  # the question comes after it
-            child.send("y")
+            press(child, "y")
             child.expect("text_editor: allow once")
             child.expect("Changed main to return 2.")
             child.expect("❯")
@@ -70,7 +70,7 @@ def test_a_completed_mention_and_a_diff_before_the_edit_approval(tmp_path: Path)
             assert "PAGED:" not in child.before  # 2 lines: no pager
             child.send("count to 60\r")
             child.expect("goosectx asks: run shell\\?")
-            child.send("y")
+            press(child, "y")
             child.expect(r"shell output · 6\d lines · #3 \(/show 3\)")  # folded
             child.expect("Counted to 60.")
             child.expect("❯")
@@ -80,7 +80,7 @@ def test_a_completed_mention_and_a_diff_before_the_edit_approval(tmp_path: Path)
             child.expect("❯")
             child.send("print a long line\r")
             child.expect("goosectx asks: run shell\\?")
-            child.send("y")
+            press(child, "y")
             child.expect(r"shell output · 2 lines · #4 \(/show 4\)")  # a line cut: numbered
             child.expect("Printed it.")
             child.expect("❯")

@@ -18,6 +18,7 @@ from fakeserver import FakeServer
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
+from test_e2e_pty import press
 
 from goosectx.agent import Agent
 from goosectx.approval import ApprovalFn
@@ -151,7 +152,7 @@ def test_the_key_line_wraps_between_keys_and_every_line_carries_the_marker(
         width: int, rule: str | None) -> None:
     """At 80 columns the line broke inside "[n] deny" with no marker on the rest; a rule
     built from a long command (the model's text) wrapped onto unmarked lines."""
-    from goosectx.cli.prompt import approval_key_line, approval_keys
+    from goosectx.cli.approval_keys import approval_key_line, approval_keys
 
     choices = [("v", "view the whole call")] + [(k, label) for k, _, label in approval_keys(rule)]
     fragments = approval_key_line("shell", choices, width)
@@ -188,14 +189,14 @@ def test_forged_and_long_questions_in_a_pty(tmp_path: Path) -> None:
             child.expect(f"{APPROVAL_MARKER}{ESC} {ESC}goosectx asks: run shell\\?")  # the real one
             child.expect("press v to see the whole call")
             child.expect(r"Run shell\?")
-            child.send("y")
+            press(child, "y")
             child.expect("see the whole call first")
             time.sleep(0.3)
             assert not (work / "ran.txt").exists()
-            child.send("v")
+            press(child, "v")
             child.expect("part0199-")
             child.expect(r"Run shell\?")
-            child.send("y")
+            press(child, "y")
             child.expect("shell: allow once")
             child.expect("finished")
             child.expect("❯")

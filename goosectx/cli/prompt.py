@@ -1,4 +1,4 @@
-"""prompt-toolkit input of the REPL: the prompt session, slash completion and approval keys.
+"""prompt-toolkit input of the REPL: the prompt session and slash completion.
 
 Keys: Enter sends; Esc then Enter (Alt+Enter in most terminals) inserts a new line; pasted
 text keeps its new lines; Ctrl-C clears the line (on an empty line it says how to leave);
@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import Application, get_app, run_in_terminal
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import is_searching
@@ -22,15 +22,10 @@ from prompt_toolkit.formatted_text import AnyFormattedText, FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import Layout, Window
-from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
-from prompt_toolkit.utils import get_cwidth
 
-from goosectx.approval import ApprovalDecision
-from goosectx.cli.approval_view import VIEW_KEY
-from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
+from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.slash import COMMANDS
 from goosectx.cli.toolbar import TOOLBAR_STYLE
 from goosectx.errors import is_disk_full
@@ -47,13 +42,6 @@ PROMPT_STYLE = Style.from_dict({
     "approval.key": "bold #ffffff",
     "approval.text": "#bcbcbc",
 })
-
-APPROVAL_KEYS: tuple[tuple[str, ApprovalDecision, str], ...] = (
-    ("y", "allow_once", "allow once"),
-    ("a", "always_allow", "always allow (this tool, until you exit)"),
-    ("n", "deny", "deny"),
-    ("c", "cancel", "cancel the turn"),
-)
 
 
 class SlashCompleter(Completer):
@@ -247,128 +235,3 @@ def make_prompt_session(
         input=input,
         output=output,
     )
-
-
-def approval_keys(rule: str | None) -> tuple[tuple[str, str, str], ...]:
-    """The keys of one approval question: with a shell rule, ``p`` and ``s`` for it too."""
-    if rule is None:
-        return APPROVAL_KEYS
-    return (APPROVAL_KEYS[0],
-            ("p", "allow_rule", f"always allow {rule} (until you exit)"),
-            ("s", "save_rule", "… and save it to your config"),
-            *APPROVAL_KEYS[1:])
-
-
-def ask_approval(
-    tool_name: str, *, must_view: bool = False, rule: str | None = None,
-    input: Input | None = None, output: Output | None = None,
-) -> str:
-    """Ask with one key press whether a tool call may run (the call is drawn before this).
-
-    Keys: ``y`` allow once, ``a`` always allow, ``n`` deny, ``c`` / Ctrl-C / Esc cancel the
-    turn; Ctrl-D denies. With ``must_view`` (a long call shown folded), ``v`` returns
-    ``"view"`` and ``y`` / ``a`` only remind the user to look at the whole call first. With
-    ``rule`` (a shell call's command prefix) also ``p`` (always allow that rule until exit)
-    and ``s`` (and save it to the config file).
-
-    Returns:
-        The decision, ``allow_rule`` / ``save_rule``, or ``"view"``.
-    """
-    keys = KeyBindings()
-    hint: list[tuple[str, str]] = []
-    for key, decision, _label in approval_keys(rule):
-        allows = decision in ("allow_once", "always_allow", "allow_rule", "save_rule")
-        for variant in {key, key.upper()}:
-            if must_view and allows:
-                keys.add(variant)(lambda event: _remind(event, hint))
-            else:
-                keys.add(variant)(lambda event, d=decision: event.app.exit(result=d))
-    if must_view:
-        for variant in (VIEW_KEY, VIEW_KEY.upper()):
-            keys.add(variant)(lambda event: event.app.exit(result="view"))
-    keys.add("c-c")(lambda event: event.app.exit(result="cancel"))
-    # SIGINT while the question runs (SIGTERM / SIGHUP become one: cli/exit_signals.py) is a
-    # key of its own to the application, not Ctrl-C's c-c.
-    keys.add("<sigint>")(lambda event: event.app.exit(result="cancel"))
-    keys.add("escape", eager=True)(lambda event: event.app.exit(result="cancel"))
-    keys.add("c-d")(lambda event: event.app.exit(result="deny"))
-    choices = [(VIEW_KEY, "view the whole call")] if must_view else []
-    choices += [(key, label) for key, _decision, label in approval_keys(rule)]
-
-    def text() -> FormattedText:
-        width = get_app().output.get_size().columns
-        return FormattedText(approval_key_line(tool_name, choices, width) + hint)
-
-    app: Application[str] = Application(
-        layout=Layout(Window(FormattedTextControl(text), dont_extend_height=True,
-                             wrap_lines=True)),
-        key_bindings=keys,
-        style=PROMPT_STYLE,
-        erase_when_done=True,
-        input=input,
-        output=output,
-    )
-    return app.run()
-
-
-def approval_key_line(tool_name: str, choices: list[tuple[str, str]], width: int
-                      ) -> list[tuple[str, str]]:
-    """``⚑ Run shell? [y] allow once  [a] …`` laid out in lines of at most ``width`` cells.
-
-    Every line starts with the marker (the question's lines are recognisable by it) and a
-    key is never parted from its label; a label too long for a line of its own (a rule built
-    from the model's command) is cut with ``…`` — the call itself is shown whole above.
-    """
-    lead = f"{APPROVAL_MARKER} "
-    out: list[tuple[str, str]] = [("class:approval.marker", lead),
-                                  ("class:approval.question", f"Run {terminal_safe(tool_name)}? ")]
-    used = get_cwidth(lead) + get_cwidth(out[1][1])
-    room = max(8, width - get_cwidth(lead) - 2)  # a continuation line's, after its indent
-    for key, label in choices:
-        item = f"[{key}] {_cut_cells(terminal_safe(label), room - len(key) - 3)}  "
-        if used + get_cwidth(item.rstrip()) > width and used > get_cwidth(lead) + 2:
-            out += [("", "\n"), ("class:approval.marker", lead), ("", "  ")]
-            used = get_cwidth(lead) + 2
-        out += [("class:approval.key", f"[{key}]"),
-                ("class:approval.text", item[len(key) + 2:])]
-        used += get_cwidth(item)
-    return out
-
-
-def _cut_cells(text: str, cells: int) -> str:
-    """``text`` in at most ``cells`` screen cells, ending with ``…`` when it was cut."""
-    if get_cwidth(text) <= cells:
-        return text
-    out, used = [], 0
-    for char in text:
-        width = get_cwidth(char)
-        if used + width > cells - 1:
-            break
-        out.append(char)
-        used += width
-    return "".join(out) + "…"
-
-
-def _remind(event: KeyPressEvent, hint: list[tuple[str, str]]) -> None:
-    """``y`` / ``a`` before a long call was viewed whole: say so, do not approve."""
-    hint[:] = [("class:approval.question",
-                f"\n{APPROVAL_MARKER} press {VIEW_KEY} to see the whole call first")]
-    event.app.invalidate()
-
-
-def parse_approval_answer(answer: str, *, rule: bool = False) -> str | None:
-    """The decision a typed answer names (plain mode), or ``None``.
-
-    Accepted: ``y``/``yes``, ``a``/``always``, ``n``/``no``/``deny``, ``c``/``cancel``; with
-    ``rule`` also ``p`` (``allow_rule``) and ``s`` (``save_rule``).
-    """
-    word = answer.strip().lower()
-    if rule and word in ("p", "s"):
-        return "allow_rule" if word == "p" else "save_rule"
-    table: dict[str, ApprovalDecision] = {
-        "y": "allow_once", "yes": "allow_once", "allow": "allow_once",
-        "a": "always_allow", "always": "always_allow",
-        "n": "deny", "no": "deny", "deny": "deny",
-        "c": "cancel", "cancel": "cancel",
-    }
-    return table.get(word)

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 from prompt_toolkit import PromptSession
 
 from goosectx.approval import ApprovalAnswer, ApprovalDecision
+from goosectx.cli.approval_keys import APPROVAL_KEYS, ask_approval
 from goosectx.cli.approval_view import ApprovalQuestion, approval_question
 from goosectx.cli.diffview import diff_shown_whole
 from goosectx.cli.exit_signals import received_name
-from goosectx.cli.prompt import APPROVAL_KEYS, ask_approval
 from goosectx.cli.sanitize import code_safe, terminal_safe
 from goosectx.cli.terminal import drop_typeahead
 from goosectx.config import user_config_path
@@ -76,11 +76,12 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
 
 def _key(repl: Repl, question: ApprovalQuestion, rule: str | None, *, must_view: bool) -> str:
     if repl._prompt is not None:
-        if repl.io.is_real_terminal:
-            drop_typeahead()
+        real = repl.io.is_real_terminal  # (pipe input in tests: answers typed ahead count)
+        dropped = real and drop_typeahead()
         try:
             return ask_approval(question.tool, must_view=must_view, rule=rule,
-                                input=repl.io.input, output=repl.io.output)
+                                input=repl.io.input, output=repl.io.output,
+                                guard=real, dropped=dropped)
         except (KeyboardInterrupt, EOFError):
             return "cancel"
     repl.driver.asking = True

@@ -17,9 +17,9 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from rich.console import Console
 
+from goosectx.cli.approval_keys import approval_keys, parse_approval_answer
 from goosectx.cli.approval_view import VIEW_KEY
 from goosectx.cli.exit_signals import survive_hangup
-from goosectx.cli.prompt import approval_keys, parse_approval_answer
 from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
 from goosectx.cli.task_input import lenient
@@ -200,16 +200,24 @@ class TerminalEcho:
         self._saved = None
 
 
-def drop_typeahead() -> None:
-    """Discard keys typed on the real terminal while a turn ran.
+def drop_typeahead() -> bool:
+    """Discard keys typed on the real terminal while a turn ran; returns True when any were.
 
     So that they cannot answer an approval question by accident.
     """
     if not sys.stdin.isatty():
-        return
+        return False
     try:
+        import fcntl
+        import struct
         import termios
 
-        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+        fd = sys.stdin.fileno()
+        try:
+            waiting = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0" * 4))[0]
+        except OSError:
+            waiting = 0
+        termios.tcflush(fd, termios.TCIFLUSH)
     except (ImportError, OSError, TermiosError):
-        pass
+        return False
+    return bool(waiting)

@@ -141,6 +141,23 @@ class ToolRegistry:
         why = unavailable() if callable(unavailable) else None
         return why if isinstance(why, str) else None
 
+    def nul_refusal(self, request: ToolRequest) -> str | None:
+        """Why ``request`` cannot run: an argument that must be NUL-free holds one; else ``None``.
+
+        A shell command or a file path cannot hold the NUL character (the system call fails
+        with "embedded null byte"), so such a call is refused before anything looks at it —
+        the approval decision resolves its paths too. A tool names those arguments in an
+        optional ``nul_free`` mapping (argument -> what it is, for the message).
+        """
+        arguments = request.arguments or {}
+        for key, what in getattr(self.get(request.name), "nul_free", {}).items():
+            value = arguments.get(key)
+            if isinstance(value, str) and "\0" in value:
+                return (f"The call to {request.name} was not run: its {key} holds a NUL "
+                        f"character, which {what} cannot contain. Call the tool again "
+                        "without it.")
+        return None
+
     def names(self) -> list[str]:
         """Tool names in registration order."""
         return list(self._tools)

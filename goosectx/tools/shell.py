@@ -147,6 +147,8 @@ class ShellTool:
     """Runs a bash command; see the module docstring for process and output handling."""
 
     name = "shell"
+    nul_free = {"command": "a shell command"}
+    """Arguments that cannot hold a NUL character (``ToolRegistry.nul_refusal``)."""
     description = (
         "Run a bash command in the working directory and return its output and exit code. "
         "Each call starts a fresh shell (cd and variables do not persist) with stdin closed, "

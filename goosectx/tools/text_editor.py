@@ -125,6 +125,8 @@ class TextEditorTool:
     """Views, writes and edits files; an edit made in this process can be undone (``undo_edit``)."""
 
     name = "text_editor"
+    nul_free = {"path": "a file path"}
+    """Arguments that cannot hold a NUL character (``ToolRegistry.nul_refusal``)."""
     description = (
         "View and edit text files. Commands: "
         "`view` shows a file with line numbers (optionally only `view_range`), or lists a "

@@ -112,6 +112,8 @@ class TreeTool:
     """Lists a directory tree, skipping .git and what .gitignore ignores."""
 
     name = "tree"
+    nul_free = {"path": "a file path"}
+    """Arguments that cannot hold a NUL character (``ToolRegistry.nul_refusal``)."""
     description = (
         "List the files and directories under a directory as an indented tree, skipping "
         ".git and everything .gitignore ignores. Directories end with '/'; those deeper than "

@@ -1,0 +1,98 @@
+"""End to end in a pty: keys typed before or at the approval question never answer it by accident.
+
+A key typed before the question was on screen (type-ahead after the message's Enter) is
+dropped, not taken as the answer; a sentence typed at the question is typing, not an answer:
+nothing of it is taken as a key, and nothing of it is sent to the model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from fakeserver import FakeServer
+from test_e2e_pty import READ_S, TIMEOUT_S, press
+
+pexpect = pytest.importorskip("pexpect")
+
+
+def _spawn(tmp_path: Path, base_url: str, work: Path) -> object:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GOOSE_") and not k.endswith(("_API_KEY", "_API_BASE", "_BASE_URL"))}
+    (tmp_path / "c.toml").touch()
+    env.update(GOOSECTX_HOME=str(tmp_path / "home"), GOOSECTX_CONFIG=str(tmp_path / "c.toml"),
+               GOOSE_MODEL="openai/fake-model", OPENAI_API_BASE=base_url,
+               OPENAI_API_KEY="sk-test-dummy", PROMPT_TOOLKIT_NO_CPR="1",
+               TERM="xterm-256color", GOOSE_MODE="approve")
+    env.pop("NO_COLOR", None)
+    return pexpect.spawn("goosectx", ["session"], cwd=str(work), env=env,
+                         dimensions=(40, 110), encoding="utf-8", timeout=TIMEOUT_S)
+
+
+def _user_texts(requests: list[dict[str, object]]) -> list[str]:
+    return [json.dumps(message.get("content")) for request in requests
+            for message in request["messages"]  # type: ignore[attr-defined]
+            if message.get("role") == "user"]
+
+
+def test_a_key_typed_before_the_question_is_shown_does_not_answer_it(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    script = [{"text": "Running it.", "tool_calls": [
+                  {"name": "shell", "arguments": {"command": "touch ran.txt"}}]},
+              {"text": "not run, fine"}]
+    with FakeServer(script) as server:
+        child = _spawn(tmp_path, server.base_url, work)
+        try:
+            child.expect("❯")
+            child.send("go\ryes")  # "yes" typed right behind the message, before any question
+            child.expect(r"Run shell\?")
+            child.expect("keys typed before this question were dropped")
+            assert not (work / "ran.txt").exists()
+            press(child, "n")  # a person reads the question, then presses one key
+            child.expect("reason for the model")
+            child.send("\r")
+            child.expect("shell: deny")
+            child.expect("not run, fine")
+            child.expect("❯")
+            child.send("/exit\r")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+        assert not (work / "ran.txt").exists()
+        assert not any("yes" in text for text in _user_texts(server.requests))
+
+
+def test_a_sentence_typed_at_the_question_is_neither_an_answer_nor_a_message(
+        tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    script = [{"tool_calls": [{"name": "shell", "arguments": {"command": "touch ran.txt"}}]},
+              {"text": "denied, fine"}]
+    with FakeServer(script) as server:
+        child = _spawn(tmp_path, server.base_url, work)
+        try:
+            child.expect("❯")
+            child.send("run a shell\r")
+            child.expect(r"Run shell\?")
+            time.sleep(READ_S)  # a person reads the question (keys sooner count as typed ahead)
+            child.send("all good, use python\r")  # 'a' would be "always allow"
+            child.expect("what you typed is not an answer and was not sent")
+            child.expect("press one key")
+            assert not (work / "ran.txt").exists()
+            press(child, "n")  # then presses one key, alone
+            child.expect("reason for the model")
+            child.send("\r")
+            child.expect("shell: deny")
+            child.expect("denied, fine")
+            child.expect("❯")
+            child.send("/exit\r")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+        assert not (work / "ran.txt").exists()
+        assert len(server.requests) == 2
+        assert not any("good" in text or "python" in text for text in _user_texts(server.requests))
