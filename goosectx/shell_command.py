@@ -149,6 +149,8 @@ def _normalise(words: list[Word], forms: list[str], steps: list[tuple[str, bool,
             continue
         if name == "alias" and any("=" in w.value for w in words[1:]):
             reasons.append("it defines an alias")
+        if any(w.value.startswith("BASH_FUNC_") for w in words):
+            reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         if name in SHELLS or name in ("su", "eval", "trap") or name == "env" and any(
                 w.value == "-S" for w in words):
             inner = _inner_line(name, [w.value for w in words[1:]])

@@ -61,7 +61,8 @@ def test_backslash_newline_is_deleted_before_words_are_split() -> None:
 @pytest.mark.parametrize("command", [
     "{rm,-f,victim1}", "r{m,} -f victim2", "/bin/r[m] -f victim3", "/usr/bin/r? -f victim4",
     "r* -f v", "sudo /bin/r? -f v", "eval {rm,-f,v}", "bash -c '/bin/r[m] v'",
-    "function f { rm -f v; }; f", "alias x=rm", "ls; $X -f v", "`echo rm` -f v"])
+    "function f { rm -f v; }; f", "alias x=rm", "ls; $X -f v", "`echo rm` -f v",
+    "env 'BASH_FUNC_ls%%=() { rm -f v; }' bash -c ls"])
 def test_a_program_the_rules_cannot_read_is_asked_about_under_a_deny_rule(command: str) -> None:
     verdict = decided(DENY_RM, command, "auto")
     assert verdict.action == "ask", command
