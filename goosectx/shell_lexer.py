@@ -103,10 +103,9 @@ class _Lexer:
                 if len(part.words) == 1 and empty:
                     part.unreadable = "it defines a function"
                     i = empty.end()
-                elif part.words:
-                    part.unreadable = "it has a '(' inside a command"
-                    i += 1
-                else:
+                else:  # a subshell; in a command (arr=(…), extglob): unreadable
+                    if part.words:
+                        part.unreadable = "it has a '(' inside a command"
                     depth += 1
                     i += 1
                 part = self.end(part)
