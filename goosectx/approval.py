@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeAlias
 
 from goosectx.config import ApprovalMode
 from goosectx.conversation import ToolRequest
-from goosectx.permissions import RUN_TIME_NAMED, PermissionRules, match_rules, names_path
+from goosectx.permissions import CANNOT_CHECK, PermissionRules, match_rules, names_path
 from goosectx.sensitive import hard_linked, hidden_target, is_sensitive, outside, read_paths
 
 __all__ = ["PermissionRules"]  # re-exported: the rules live in permissions.py
@@ -205,8 +205,8 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
         return ApprovalVerdict("deny", f"denied by a permission rule: {named}",
                                f"This tool call is denied by the user's permission rule "
                                f"({named}). Do not retry it; continue without it.")
-    if found.kind == "ask" and found.run_time_named:
-        return ApprovalVerdict("ask", RUN_TIME_NAMED)
+    if found.kind == "ask" and found.unreadable:
+        return ApprovalVerdict("ask", f"{found.unreadable}, {CANNOT_CHECK}")
     if found.kind == "ask":
         return ApprovalVerdict("ask", f"a permission rule asks: {named}")
     if (found.kind == "allow" and not _touches_sensitive(ctx, found.rules)

@@ -12,7 +12,10 @@ extension). SPEC depends on the tool:
   (``shell_command.command_forms``): deny and ask rules in any form (quotes, ``/bin/`` paths,
   ``VAR=value`` and wrappers such as ``sudo``/``env``/``xargs`` removed, the inside of
   ``sh -c``), allow rules in the unquoted form only. A trailing ``*`` right after a word
-  starts a new word: ``shell(ls*)`` matches ``ls -la``, not ``lsblk``.
+  starts a new word: ``shell(ls*)`` matches ``ls -la``, not ``lsblk``. Words are split as
+  bash splits them (``shell_lexer``); a command the rules cannot read (its program named at
+  run time or by a glob or brace expansion, a function or alias definition) is never allowed
+  by a rule and, under any shell deny/ask rule, is asked about.
 * ``text_editor(view:src/**)`` — ``COMMAND:PATH`` globs (``text_editor(src/**)``: any command),
   the path relative to the working dir.
 * any other tool — a glob on the call's arguments as compact JSON.
@@ -28,7 +31,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -37,7 +39,8 @@ from typing import Any, Literal
 
 from goosectx.config_values import fail
 from goosectx.errors import ConfigError
-from goosectx.shell_command import CommandForms, command_forms, shell_parts
+from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
+from goosectx.shell_lexer import lex
 
 __all__ = ["PermissionRules", "RuleMatch", "match_rules", "parse_permissions",
            "rules_for_no_tool", "shell_parts", "suggested_rule"]
@@ -159,8 +162,8 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     """
     if tool_name == "shell":
         command = arguments.get("command")
-        parts = shell_parts(command) if isinstance(command, str) else []
-        return [command_forms(p) for p in parts]
+        forms = [command_forms(p) for p in lex(command)] if isinstance(command, str) else []
+        return [f for f in forms if f.all or f.unreadable]  # not a lone `fi` or `}`
     if tool_name == "text_editor":
         path = arguments.get("path")
         rel = _relative(path, working_dir) if isinstance(path, str) else ""
@@ -210,46 +213,41 @@ class RuleMatch:
     Attributes:
         kind: ``deny``, ``ask``, ``allow``, or ``None`` when no rule decides.
         rules: The rules that decided (for the reason shown to the user).
+        unreadable: With ``ask`` and no rule: why the rules cannot read the command.
     """
 
     kind: RuleKind | None
     rules: tuple[str, ...] = ()
-    run_time_named: bool = False
+    unreadable: str | None = None
 
 
-RUN_TIME_NAMED = ("its program or arguments are named at run time ($VAR, $'…', $( ), `…`), "
-                  "which the deny and ask rules cannot check")
-"""The reason an ``ask`` with :attr:`RuleMatch.run_time_named` gives."""
+CANNOT_CHECK = "which the deny and ask rules cannot check"
+"""Ends the reason an ``ask`` with :attr:`RuleMatch.unreadable` gives."""
 
 
-def _expands(word: str) -> bool:
-    r"""True when the shell would compute ``word`` at run time (``$X``, ``$'\x72m'``, ``$(…)``)."""
-    return "$" in word or "`" in word
+def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | None:
+    r"""Why a part escapes the shell's deny and ask rules, or ``None``.
 
-
-def _run_time_named(rules: PermissionRules, subjects: list[CommandForms]) -> bool:
-    r"""True when a part escapes the shell's deny and ask rules by computing its text.
-
-    A part whose program is named at run time (``$'\x72m' -rf x``, ``$X``, ``"$(echo rm)"``)
-    could be any program; a part with a computed argument could be what a rule for its own
-    program names (``git $SUB`` against ``shell(git push*)``). Only shell rules count.
+    A part the rules cannot read (its program named at run time — ``$'\x72m' -rf x``,
+    ``$X``, ``"$(echo rm)"`` — or by a glob or brace expansion — ``/bin/r[m]``, ``{rm,x}`` —,
+    a function or alias definition) could run any program; a part with a computed argument
+    could be what a rule for its own program names (``git $SUB`` against
+    ``shell(git push*)``). Only shell rules count.
     """
     specs = [spec for rule in (*rules.deny, *rules.ask)
              for name, spec in [_parsed(rule)] if name is not None and fnmatchcase("shell", name)]
     if not specs:
-        return False
+        return None
     programs = {(spec or "").split(" ", 1)[0].rstrip("*") for spec in specs}
     for subject in subjects:
-        for form in subject.all:
-            words = form.split()
-            if not words:
-                continue
-            if _expands(words[0]):
-                return True
-            if (None in programs or "" in programs or words[0] in programs) and any(
-                    _expands(w) for w in words[1:]):
-                return True
-    return False
+        if subject.unreadable:
+            return subject.unreadable
+        for program, _computed, arguments in subject.steps:
+            if arguments and ({"", program} & programs or any(
+                    fnmatchcase(program, p) for p in programs)):
+                return (f"an argument of {program} is computed at run time or by a glob or "
+                        "brace expansion")
+    return None
 
 
 def _parsed(rule: str) -> tuple[str | None, str | None]:
@@ -264,10 +262,10 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     """The rules' verdict on one call.
 
     Deny when any form of any part matches a deny rule, else ask when any form of any part
-    matches an ask rule, else ask when a shell part computes its program, or an argument of a
-    program a shell deny/ask rule names, at run time (:func:`_run_time_named`), else allow
-    when EVERY part's unquoted form (as the shell reads it,
-    wrappers and assignments kept) matches an allow rule; otherwise no verdict (``None``).
+    matches an ask rule, else ask when a shell part is one the rules cannot read, or computes
+    an argument of a program a shell deny/ask rule names (:func:`_unreadable`), else allow
+    when EVERY part's unquoted form (as the shell reads it, wrappers and assignments kept)
+    matches an allow rule and every part is one the rules can read; otherwise no verdict.
     """
     subjects = call_subjects(tool_name, arguments, working_dir) or [CommandForms(("",), "")]
     for kind in ("deny", "ask"):
@@ -275,11 +273,12 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
                                                              s.all)]
         if hits:
             return RuleMatch(kind, tuple(dict.fromkeys(hits)))
-    if tool_name == "shell" and _run_time_named(rules, subjects):
-        return RuleMatch("ask", run_time_named=True)
+    why = _unreadable(rules, subjects) if tool_name == "shell" else None
+    if why is not None:
+        return RuleMatch("ask", unreadable=why)
     allowed: list[str] = []
     for subject in subjects:
-        if subject.words is None:  # the shell could not parse it: never allowed by a rule
+        if subject.words is None:  # the rules cannot read it: never allowed by a rule
             return RuleMatch(None)
         hits = matching_rules(rules.allow, tool_name, (subject.words,))
         if not hits:
@@ -323,16 +322,15 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     """
     if tool_name != "shell" or not isinstance(arguments.get("command"), str):
         return None
-    parts = shell_parts(arguments["command"])
-    if len(parts) != 1:
+    parts = [p for p in lex(arguments["command"]) if p.words or p.unreadable]
+    if len(parts) != 1 or parts[0].unreadable or any(
+            w.expands or w.pattern for w in parts[0].words[:2]):
         return None
-    try:
-        words = shlex.split(parts[0])
-    except ValueError:
-        return None
+    words = [w.value for w in parts[0].words]
     program = words[0] if words else ""
     name = program.rsplit("/", 1)[-1]
     if (not re.fullmatch(r"[\w./+-]+", program) or "=" in program or name in RUNS_ANYTHING
+            or program in KEYWORDS
             or re.fullmatch(r"(python|pypy|node|perl|ruby|php|lua)[\d.]*[a-z]?", name)
             or name == "find" and any(w.startswith(("-exec", "-ok")) for w in words)
             or name == "git" and len(words) > 1 and words[1].startswith("-")):

@@ -6,8 +6,12 @@ that a rule is matched against: the text as written, and the command after the s
 unquoting (``r''m`` → ``rm``), without leading ``VAR=value`` assignments, with a program given
 by path reduced to its name (``/bin/rm`` → ``rm``) and with well-known wrappers removed
 (``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs`` …); the string of
-``bash -c STRING``, ``eval STRING`` and ``find -exec`` is split and matched as commands of its
-own. This matches what the command text shows; it is not a sandbox.
+``bash -c STRING``, ``eval STRING``, ``trap STRING`` and ``find -exec`` is split and matched
+as commands of its own. Words are bash's (:mod:`goosectx.shell_lexer`): a command whose program
+bash names at run time or by a glob or brace expansion, or that defines a function or an alias,
+is one the rules cannot read (:attr:`CommandForms.unreadable`): never allowed by a rule, and
+asked about under shell deny/ask rules. This matches what the command text shows; it is not a
+sandbox.
 
 Core module: no printing.
 """
@@ -15,96 +19,22 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 
+from goosectx.shell_lexer import Part, Word, lex
+
+
 # -- shell commands split into parts ------------------------------------------------------
-_OPERATORS = ("&&", "||", ";", "|", "&", "\n")
-
-
 def shell_parts(command: str) -> list[str]:
-    """The simple commands of a shell command line, each with its white space normalised.
+    """The simple commands of a shell command line, each as written, words joined by a space.
 
-    Splits on ``;`` ``&&`` ``||`` ``|`` ``&`` and newlines outside quotes; the inside of
-    ``$( )`` and backticks (also inside double quotes) is split as commands of its own; a
-    redirection (``>``, ``>>``, ``<``, ``2>``, ``&>``) and its target become a part
-    ``> TARGET``. Empty parts are dropped.
+    Bash's reading (:func:`goosectx.shell_lexer.lex`): split on ``;`` ``&&`` ``||`` ``|``
+    ``&`` ``(`` ``)`` and newlines outside quotes; the inside of ``$( )``, ``<( )`` and
+    backticks (also inside double quotes) is split as commands of its own; a redirection
+    (``>``, ``>>``, ``<``, ``2>``, ``&>``) and its target become a part ``> TARGET``. Empty
+    parts are dropped.
     """
-    parts: list[str] = []
-    _split(command, parts)
-    return [p for p in (" ".join(x.split()) for x in parts) if p]
-
-
-def _split(text: str, parts: list[str]) -> None:  # noqa: C901 - one small scanner
-    current: list[str] = []
-    i, quote = 0, ""
-    while i < len(text):
-        ch = text[i]
-        if quote == "'":
-            current.append(ch)
-            if ch == "'":
-                quote = ""
-            i += 1
-            continue
-        if ch == "\\" and i + 1 < len(text):
-            current.append(text[i:i + 2])
-            i += 2
-            continue
-        if ch == "$" and text.startswith("$(", i):
-            end = _closing(text, i + 2)
-            _split(text[i + 2:end], parts)
-            current.append("$(…)")
-            i = end + 1
-            continue
-        if ch == "`":
-            end = text.find("`", i + 1)
-            end = len(text) if end < 0 else end
-            _split(text[i + 1:end], parts)
-            current.append("`…`")
-            i = end + 1
-            continue
-        if quote == '"':
-            current.append(ch)
-            if ch == '"':
-                quote = ""
-            i += 1
-            continue
-        if ch in "'\"":
-            quote = ch
-            current.append(ch)
-            i += 1
-            continue
-        op = next((o for o in _OPERATORS if text.startswith(o, i)), None)
-        if op is not None and not (op == "&" and text.startswith("&>", i)):
-            parts.append("".join(current))
-            current = []
-            i += len(op)
-            continue
-        redirect = re.match(r"(\d*|&)(>>|>|<)&?\s*", text[i:])
-        if redirect and (not current or current[-1].isspace() or redirect.group(1) == ""):
-            target = re.match(r"(\"[^\"]*\"|'[^']*'|[^\s;&|]+)", text[i + redirect.end():])
-            tail = target.group(0) if target else ""
-            if not (redirect.group(0).rstrip().endswith("&") and tail.isdigit()):
-                parts.append(f"{redirect.group(2)} {tail}")  # not 2>&1: that writes nothing
-            i += redirect.end() + len(tail)
-            continue
-        current.append(ch)
-        i += 1
-    parts.append("".join(current))
-
-
-def _closing(text: str, start: int) -> int:
-    depth = 1
-    i = start
-    while i < len(text):
-        if text.startswith("$(", i) or text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return len(text)
+    return [p.text for p in lex(command) if p.text]
 
 
 # -- the forms of one simple command -------------------------------------------------------
@@ -121,6 +51,12 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
 }
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _MAX_DEPTH = 8
+_MAX_STEPS = 64
+
+
+KEYWORDS = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done",
+                       "while", "until", "esac", "coproc"})
+"""Reserved words bash reads before a command (``then rm x``): syntax, not a program."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,60 +67,99 @@ class CommandForms:
         all: Every form (as written, unquoted, and each step of normalisation, inner commands
             of ``bash -c`` / ``eval`` / ``find -exec`` included): a deny or ask rule catches the
             command when it matches ANY of them.
-        words: The unquoted form (``None`` when the shell could not parse the text): an allow
-            rule covers the command only when it matches this form.
+        words: The unquoted form, a word that holds a blank, a control character or a quote
+            shown in single quotes (``ls 'my dir'``; ``None`` when the rules cannot read the
+            command): an allow rule covers the command only when it matches this form.
+        steps: For each program the normalisation reached: (its name, whether bash computes
+            the name at run time or by a glob / brace expansion, whether it computes an
+            argument).
+        unreadable: Why the rules cannot read the command (a function definition, a program
+            named by a glob …), or ``None``.
     """
 
     all: tuple[str, ...]
     words: str | None
+    steps: tuple[tuple[str, bool, bool], ...] = ()
+    unreadable: str | None = None
 
 
-def command_forms(part: str) -> CommandForms:
-    """The forms of one simple command (one element of :func:`shell_parts`)."""
-    forms: list[str] = [part]
-    try:
-        words = shlex.split(part)
-    except ValueError:  # unbalanced quote: match a crude unquoting too, never allow
-        forms.append(" ".join(re.sub(r"[\\'\"]", "", part).split()))
-        return CommandForms(tuple(dict.fromkeys(forms)), None)
-    _normalise(words, forms, 0)
-    return CommandForms(tuple(dict.fromkeys(f for f in forms if f)), " ".join(words))
+def _computed(word: Word) -> bool:
+    return word.expands or word.pattern
 
 
-def _add_line(line: str, forms: list[str], depth: int) -> None:
+def _shown(value: str) -> str:
+    """``value`` as one word of the allow form: quoted unless every character is plain."""
+    if value and all(c.isprintable() and not c.isspace() and c not in "'\"\\" for c in value):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def command_forms(part: Part) -> CommandForms:
+    """The forms of one simple command (one element of :func:`goosectx.shell_lexer.lex`)."""
+    words = _after_keywords(part.words)
+    forms: list[str] = [" ".join(w.raw for w in words)]
+    steps: list[tuple[str, bool, bool]] = []
+    reasons = [part.unreadable] if part.unreadable else []
+    _normalise(words, forms, steps, reasons, 0)
+    unreadable = reasons[0] if reasons else None
+    allow = None if unreadable else " ".join(_shown(w.value) for w in words)
+    return CommandForms(tuple(dict.fromkeys(f for f in forms if f)), allow, tuple(steps),
+                        unreadable)
+
+
+def _after_keywords(words: list[Word]) -> list[Word]:
+    while words and words[0].raw in KEYWORDS:
+        words = words[1:]
+    return words
+
+
+def _add_line(line: str, forms: list[str], steps: list[tuple[str, bool, bool]],
+              reasons: list[str], depth: int) -> None:
     """The forms of every part of an inner command line (``bash -c STRING``)."""
     if depth >= _MAX_DEPTH:
+        reasons.append("its commands are nested too deeply to read")
         return
-    for part in shell_parts(line):
-        forms.append(part)
-        try:
-            words = shlex.split(part)
-        except ValueError:
-            forms.append(" ".join(re.sub(r"[\\'\"]", "", part).split()))
-            continue
-        _normalise(words, forms, depth + 1)
+    for part in lex(line):
+        words = _after_keywords(part.words)
+        forms.append(" ".join(w.raw for w in words))
+        if part.unreadable:
+            reasons.append(part.unreadable)
+        _normalise(words, forms, steps, reasons, depth + 1)
 
 
-def _normalise(words: list[str], forms: list[str], depth: int) -> None:  # noqa: C901
-    """Append the forms of ``words`` (already unquoted), one per step of normalisation."""
+def _normalise(words: list[Word], forms: list[str], steps: list[tuple[str, bool, bool]],
+               reasons: list[str], depth: int) -> None:  # noqa: C901
+    """Append the forms of ``words``, one per step of normalisation."""
     words = list(words)
     while words:
-        forms.append(" ".join(words))
-        if _ASSIGNMENT.match(words[0]):
+        if len(steps) >= _MAX_STEPS:
+            reasons.append("it has too many wrappers and commands to read")
+            return
+        forms.append(" ".join(w.value for w in words))
+        program = words[0].value
+        steps.append((program, _computed(words[0]), any(_computed(w) for w in words[1:])))
+        if _computed(words[0]):
+            reasons.append("its program is named at run time or by a glob or brace expansion")
+        if _ASSIGNMENT.match(program):
             words = words[1:]
             continue
-        name = words[0].rsplit("/", 1)[-1] if "/" in words[0] else words[0]
-        if name != words[0] and name:
-            words = [name, *words[1:]]
+        name = program.rsplit("/", 1)[-1] if "/" in program else program
+        if name != program and name:
+            words = [Word(name, name), *words[1:]]
             continue
-        if name in SHELLS or name in ("su", "eval") or name == "env" and "-S" in words:
-            inner = _inner_line(name, words[1:])
+        if name == "alias" and any("=" in w.value for w in words[1:]):
+            reasons.append("it defines an alias")
+        if any(w.value.startswith("BASH_FUNC_") for w in words):
+            reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
+        if name in SHELLS or name in ("su", "eval", "trap") or name == "env" and any(
+                w.value == "-S" for w in words):
+            inner = _inner_line(name, [w.value for w in words[1:]])
             if inner is not None:
-                _add_line(inner, forms, depth)
+                _add_line(inner, forms, steps, reasons, depth)
                 return
         if name == "find":
             for command in _find_exec(words):
-                _normalise(command, forms, depth + 1)
+                _normalise(command, forms, steps, reasons, depth + 1)
             return
         if name not in _WRAPPERS:
             return
@@ -195,6 +170,9 @@ def _inner_line(name: str, args: list[str]) -> str | None:
     """The command string of ``bash -c STRING``, ``su -c STRING``, ``env -S STRING``, ``eval``."""
     if name == "eval":
         return " ".join(args)
+    if name == "trap":
+        commands = [a for a in args if not a.startswith("-")]
+        return commands[0] if len(commands) > 1 else None
     flag = "S" if name == "env" else "c"
     for i, word in enumerate(args):
         if word == "--command" or (word.startswith("-") and not word.startswith("--")
@@ -208,14 +186,14 @@ def _inner_line(name: str, args: list[str]) -> str | None:
     return None
 
 
-def _find_exec(words: list[str]) -> list[list[str]]:
+def _find_exec(words: list[Word]) -> list[list[Word]]:
     """The commands of ``find … -exec CMD … ;`` (also ``-execdir``, ``-ok``, ``-okdir``)."""
-    commands: list[list[str]] = []
+    commands: list[list[Word]] = []
     i = 0
     while i < len(words):
-        if words[i] in ("-exec", "-execdir", "-ok", "-okdir"):
+        if words[i].value in ("-exec", "-execdir", "-ok", "-okdir"):
             j = i + 1
-            while j < len(words) and words[j] not in (";", "+"):
+            while j < len(words) and words[j].value not in (";", "+"):
                 j += 1
             if words[i + 1:j]:
                 commands.append(words[i + 1:j])
@@ -224,9 +202,10 @@ def _find_exec(words: list[str]) -> list[list[str]]:
     return commands
 
 
-def _unwrap(name: str, args: list[str]) -> list[str]:
+def _unwrap(name: str, words: list[Word]) -> list[Word]:
     """The command a wrapper runs: its options, values and leading positionals skipped."""
     with_value, positionals = _WRAPPERS[name]
+    args = [w.value for w in words]
     i = 0
     while i < len(args):
         word = args[i]
@@ -249,4 +228,4 @@ def _unwrap(name: str, args: list[str]) -> list[str]:
             continue
         letter = word[1]
         i += 2 if letter in with_value and len(word) == 2 else 1
-    return args[i + positionals:]
+    return words[i + positionals:]

@@ -91,8 +91,9 @@ class Approver:
         if not self.interactive:
             if request.name not in self.warned or target is not None:
                 self.warned.add(request.name)
-                fix = ("a permission rule (or a program named at run time) asks about it: "
-                       "answer it in the REPL, or change [permissions] / --allow"
+                fix = ("a permission rule asks about it, or the rules cannot read what it "
+                       "runs (a program named at run time or by a glob, a function or alias "
+                       "definition): answer it in the REPL, or change [permissions] / --allow"
                        if self.mode == "auto" else
                        "use --mode auto to run tools without asking")
                 if target is not None:

@@ -1,0 +1,115 @@
+"""Shell permission rules read a command line as bash does, and ask about what they cannot read.
+
+The hostile strings are the security tester's (fresh16b findings 14-17): characters Python
+splits words on but bash does not, backslash-newline, brace expansion, globs and function
+bodies naming the program.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_support import run_cli
+
+from goosectx.approval import ApprovalContext, ApprovalVerdict, decide
+from goosectx.permissions import PermissionRules, shell_parts, suggested_rule
+
+ALLOW_LS = PermissionRules(allow=("shell(ls*)",))
+DENY_RM = PermissionRules(deny=("shell(rm *)",))
+
+
+def decided(rules: PermissionRules, command: str, mode: str = "smart_approve") -> ApprovalVerdict:
+    return decide(ApprovalContext(mode=mode, tool_name="shell", read_only=False,  # type: ignore[arg-type]
+                                  working_dir=Path("/work/proj"),
+                                  arguments={"command": command}, rules=rules))
+
+
+# bash splits words on space and tab only: each of these is ONE word, "ls<c>/x", a path bash
+# runs (./ls<c>/x), which shell(ls*) must not allow
+NOT_BLANK_TO_BASH = ["\r", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u1680", "\u2000", "\u2028",
+                     "\u2029", "\u202f", "\u3000"]
+
+
+@pytest.mark.parametrize("char", NOT_BLANK_TO_BASH, ids=[f"U+{ord(c):04X}" for c in
+                                                         NOT_BLANK_TO_BASH])
+def test_an_allow_rule_does_not_split_words_on_characters_bash_keeps_in_a_word(char: str) -> None:
+    assert decided(ALLOW_LS, f"ls{char}/x").action == "ask"
+    assert decided(ALLOW_LS, f"ls /x{char}y").action == "run"  # an argument: still ls
+    assert suggested_rule("shell", {"command": f"ls{char}/x"}) is None
+
+
+def test_space_tab_and_a_quoted_blank_are_read_as_bash_reads_them() -> None:
+    assert decided(ALLOW_LS, "ls\t-la").action == "run"
+    assert decided(ALLOW_LS, "ls 'my dir'").action == "run"
+    assert decided(ALLOW_LS, "'ls /x'").action == "ask"  # one word: the file "ls /x"
+    assert decided(ALLOW_LS, '"ls" -la').action == "run"
+
+
+def test_backslash_newline_is_deleted_before_words_are_split() -> None:
+    assert decided(ALLOW_LS, "ls\\\n/x").action == "ask"  # bash runs ./ls/x
+    assert decided(ALLOW_LS, "ls \\\n  -la").action == "run"
+    assert decided(ALLOW_LS, "l\\\ns -la").action == "run"
+    assert decided(ALLOW_LS, "ls '\\\n'/x").action == "run"  # kept in single quotes: an argument
+    for command in ("r\\\nm -f victim1", "/bin/r\\\nm -f victim2", "sh -c 'r\\\nm -f victim3'",
+                    "ls; r\\\nm -f victim4", "echo victim5 | x\\\nargs rm -f",
+                    'bash -c "r\\\nm -f v"'):
+        assert decided(DENY_RM, command, "auto").action == "deny", command
+    assert shell_parts("r\\\nm -f v") == ["rm -f v"]
+
+
+@pytest.mark.parametrize("command", [
+    "{rm,-f,victim1}", "r{m,} -f victim2", "/bin/r[m] -f victim3", "/usr/bin/r? -f victim4",
+    "r* -f v", "sudo /bin/r? -f v", "eval {rm,-f,v}", "bash -c '/bin/r[m] v'",
+    "function f { rm -f v; }; f", "alias x=rm", "ls; $X -f v", "`echo rm` -f v",
+    "env 'BASH_FUNC_ls%%=() { rm -f v; }' bash -c ls"])
+def test_a_program_the_rules_cannot_read_is_asked_about_under_a_deny_rule(command: str) -> None:
+    verdict = decided(DENY_RM, command, "auto")
+    assert verdict.action == "ask", command
+    assert "cannot check" in verdict.reason
+    assert decided(PermissionRules(allow=("shell(*)",)), command).action == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "f(){ rm -f victim5; }; f", "(rm -f v)", "{ rm -f v; }", "if true; then rm -f v; fi",
+    "ls # it's\nrm -f v", 'echo $(echo ")"; rm -f v)', "cat <(rm -f v)",
+    "trap 'rm -f v' EXIT", "cat <<'EOF'\nit's\nEOF\nrm -f v", "cat <<EOF\n$(rm -f v)\nEOF",
+    "! rm -f v", "while false; do rm -f v; done"])
+def test_a_deny_rule_sees_commands_in_groups_bodies_and_after_comments(command: str) -> None:
+    assert decided(DENY_RM, command, "auto").action == "deny", command
+
+
+def test_an_argument_made_by_a_glob_or_braces_is_asked_about_for_a_program_a_rule_names() -> None:
+    rules = PermissionRules(ask=("shell(git push*)",))
+    for command in ("git {push,}", "git p?sh origin", "git pus[h]"):
+        assert decided(rules, command, "auto").action == "ask", command
+    assert decided(rules, "ls *.py {a,b}", "auto").action == "run"  # not a program it names
+
+
+def test_plain_commands_are_still_read_and_allowed() -> None:
+    rules = PermissionRules(allow=("shell(ls*)", "shell(echo*)", "shell(cat*)"),
+                            deny=("shell(rm *)",))
+    for command in ("ls -la", "ls && echo ok || echo no", "if ls; then echo y; fi",
+                    "cat <<'EOF'\nit's $(rm x)\nEOF", "echo $((1+2))", "ls 2>&1 | cat",
+                    "{ ls; echo done; }"):
+        assert decided(rules, command).action == "run", command
+    assert decided(DENY_RM, "for f in *.py; do echo $f; done", "auto").action == "run"
+
+
+def test_run_in_auto_mode_runs_none_of_the_hidden_rms(fake_model, workdir: Path,  # type: ignore[no-untyped-def]
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    commands = ["r\\\nm -f v1", "sh -c 'r\\\nm -f v2'", "{rm,-f,v3}", "/bin/r[m] -f v4",
+                "f(){ rm -f v5; }; f"]
+    for i in range(1, 6):
+        (workdir / f"v{i}").write_text("keep")
+    fake_model.add(*({"tool_calls": [{"name": "shell", "arguments": {"command": c}}]}
+                     for c in commands), {"text": "done"})
+    code, _out, err = run_cli(capsys, "run", "-t", "clean", "--mode", "auto",
+                              "--deny", "shell(rm *)")
+    assert code == 0, err
+    assert sorted(p.name for p in workdir.iterdir()) == [f"v{i}" for i in range(1, 6)]
+    answers = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert len(answers) == 5
+    assert all("permission rule" in a or "needs approval" in a for a in answers), answers
+    assert "the rules cannot read" in err and len(
+        [line for line in err.splitlines() if "warning" in line]) == 1
