@@ -38,6 +38,7 @@ from goosectx.cli.common import (
 )
 from goosectx.cli.folding import plural
 from goosectx.cli.run_cancel import cancelled_at_start
+from goosectx.cli.run_early import EarlyTask
 from goosectx.cli.run_output import (
     Approver,
     JsonOutput,
@@ -45,22 +46,21 @@ from goosectx.cli.run_output import (
     TextOutput,
     result_fields,
 )
+from goosectx.cli.run_task_input import task_mentions
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.task_input import read_task
-from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings, parse_mode
+from goosectx.config import Settings, parse_mode
 from goosectx.conversation import Message
 from goosectx.errors import GoosectxError
 from goosectx.events import (
     Event,
     HistoryReplaced,
     MessageCompleted,
-    Notification,
     ToolPairsSummarized,
     TurnFinished,
     UsageUpdated,
     event_to_json,
 )
-from goosectx.mentions import mention_cap, read_mentions
 from goosectx.recorder import SessionRecorder
 from goosectx.testhooks import pause_point
 from goosectx.turn import UNRECORDED_TEXT, interrupted_calls
@@ -68,7 +68,6 @@ from goosectx.usage import Usage
 
 if TYPE_CHECKING:
     from goosectx.agent import Agent
-    from goosectx.attachment import Attachment
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -223,105 +222,6 @@ def run_task(
             agent.close()  # the shell tool's namespace ends with the session
         servers.stop()
         opened.close()
-
-
-def task_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
-                  output: TextOutput | StreamJsonOutput | JsonOutput,
-                  stderr: TextIO) -> list[Attachment]:
-    """The files and extension resources the task's ``@`` words name, read as the REPL reads them.
-
-    One attachment per file (an image for a model that reads images:
-    :func:`goosectx.mentions.read_mentions`), one per ``@NAME:URI`` resource of a configured
-    extension (:func:`goosectx.extensions.mentions.read_resource_mentions`), each capped by
-    ``mention_max_tokens``; each one not attached or cut gets a one-line notice (a
-    ``notification`` event with ``stream-json``, else a ``goosectx: …`` line on stderr).
-    """
-    if "@" not in task:
-        return []
-    try:
-        limit = agent.context.context_limit().tokens
-    except GoosectxError:
-        limit = DEFAULT_CONTEXT_LIMIT_TOKENS
-    names = set(settings.extensions.tables) | set(manager.configs if manager else ())
-    cap = mention_cap(settings.mention_max_tokens, limit)
-    provider, where = agent.provider, settings.config_file
-    model = provider.model if provider else agent.session.model
-    found = read_mentions(task, agent.session.working_dir, cap_tokens=cap, model=model,
-                          extension_names=names, data_dir=settings.data_dir, provider=provider,
-                          config_path=where)
-    if names:
-        from goosectx.extensions.mentions import read_resource_mentions
-
-        more = read_resource_mentions(manager, task, names=names, cap_tokens=cap, model=model)
-        found.attachments += more.attachments
-        found.notices += more.notices
-    for notice in found.notices:
-        if isinstance(output, JsonOutput):
-            stderr.write(terminal_safe(f"goosectx: {notice}") + "\n")
-        else:
-            output.on_event(Notification("inline", notice))
-    stderr.flush()
-    return found.attachments
-
-
-class EarlyTask:
-    """``run --resume`` / ``--continue``: the task is saved while the model client loads.
-
-    The credentials check (litellm's import: seconds) runs on a thread from the start, so a
-    process killed meanwhile still has the task in the session. A failed check removes the
-    task again (one transaction) and releases the session: a missing key changes no data.
-    """
-
-    def __init__(self, provider: Any) -> None:
-        self.message: Message | None = None
-        """The task as saved (``None``: not saved early, e.g. it names ``@`` files)."""
-        self.closed = False
-        """True once :meth:`save` failed and closed the session."""
-        self._error: GoosectxError | None = None
-        self._bug: BaseException | None = None
-        self._thread = threading.Thread(target=self._check, args=(provider,), daemon=True,
-                                        name="goosectx-credentials")
-        self._thread.start()
-
-    def _check(self, provider: Any) -> None:
-        try:
-            provider.check_credentials()
-        except GoosectxError as exc:
-            self._error = exc
-        except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
-            self._bug = exc
-
-    def failure(self) -> GoosectxError | None:
-        """Wait for the credentials check; its error, or ``None`` (a bug is raised)."""
-        self._thread.join()
-        if self._bug is not None:
-            raise self._bug
-        return self._error
-
-    def save(self, opened: OpenSession, task: str) -> None:
-        """Save ``task`` as the user's message (unless it names ``@`` files), then wait.
-
-        Raises:
-            GoosectxError: the check failed (the task is removed again and the session's lock
-                released) or the store did (the lock released).
-        """
-        try:
-            recorder = SessionRecorder(opened.store, opened.session)
-            if "@" not in task:  # reading @ files needs the model's context limit
-                message = Message.user(task)
-                opened.session.conversation.append(message)
-                recorder.record(MessageCompleted(message))
-                self.message = message
-            error = self.failure()
-            if error is not None:
-                if self.message is not None:
-                    opened.session.conversation.messages.remove(self.message)
-                    recorder.retract(self.message)
-                raise error
-        except BaseException:
-            self.closed = True
-            opened.close()
-            raise
 
 
 class _Finished:
