@@ -46,9 +46,9 @@ from goosectx.cli.run_output import (
     TextOutput,
     result_fields,
 )
-from goosectx.cli.run_task_input import task_mentions
+from goosectx.cli.run_task_input import task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
-from goosectx.cli.task_input import read_task
+from goosectx.cli.task_input import is_piped, read_piped, read_task
 from goosectx.config import Settings, parse_mode
 from goosectx.conversation import Message
 from goosectx.errors import GoosectxError
@@ -112,6 +112,9 @@ def run_task(
                                                                stderr or sys.stderr))
     stdout = exit_signals.survive_full_disk(stdout)  # the answer is saved; the error comes after
     task = read_task(text, input_file, stdin)
+    # data piped along with -t / -i FILE is what the task is about: sent after it
+    along = text is not None or input_file not in (None, "-")
+    piped = read_piped(stdin) if along and is_piped(stdin) else None
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
     check_new_name(name)  # so does a bad --name
@@ -144,7 +147,7 @@ def run_task(
                    f"{'was' if len(calls) == 1 else 'were'} interrupted when goosectx last "
                    "exited") + "; the model is told\n"))
         if early is not None:
-            early.save(opened, task)
+            early.save(opened, task, whole=piped is None)
     except GoosectxError as exc:
         if early is not None:
             exc = early.failure() or exc
@@ -187,6 +190,7 @@ def run_task(
                       "working_dir": str(opened.session.working_dir)})
         cancel = threading.Event()
         files = task_mentions(settings, agent, task, manager, output, stderr)
+        task = with_piped(settings, agent, task, piped, output, stderr)
         sent = early.message if early is not None else None
         pause_point("run:before-turn")
         started = True  # from here a cancel is the turn's (the agent closes it out)

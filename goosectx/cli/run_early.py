@@ -46,7 +46,7 @@ class EarlyTask:
             raise self._bug
         return self._error
 
-    def save(self, opened: OpenSession, task: str) -> None:
+    def save(self, opened: OpenSession, task: str, *, whole: bool = True) -> None:
         """Save ``task`` as the user's message (unless it names ``@`` files), then wait.
 
         Raises:
@@ -55,7 +55,8 @@ class EarlyTask:
         """
         try:
             recorder = SessionRecorder(opened.store, opened.session)
-            if "@" not in task:  # reading @ files needs the model's context limit
+            # reading @ files, or capping piped data (not ``whole``), needs the context limit
+            if whole and "@" not in task:
                 message = Message.user(task)
                 opened.session.conversation.append(message)
                 recorder.record(MessageCompleted(message))
