@@ -46,12 +46,12 @@ from goosectx.cli.run_output import (
     TextOutput,
     result_fields,
 )
-from goosectx.cli.run_task_input import task_mentions, with_piped
+from goosectx.cli.run_task_input import slash_task, task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.task_input import is_piped, read_piped, read_task
 from goosectx.config import Settings, parse_mode
 from goosectx.conversation import Message
-from goosectx.errors import GoosectxError
+from goosectx.errors import GoosectxError, UsageError
 from goosectx.events import (
     Event,
     HistoryReplaced,
@@ -120,6 +120,10 @@ def run_task(
     check_new_name(name)  # so does a bad --name
     if not resume:  # so does a deleted current dir (the new session's), before the model's check
         current_dir()
+    # /NAME: a custom command expanded (the session's dir: a resumed one's once it is open),
+    # a REPL command refused
+    commands_dir = settings.config_file.parent
+    task, warnings = slash_task(task, None if resume or continue_ else current_dir(), commands_dir)
     if max_turns is not None:
         settings.max_turns = max_turns
         settings.sources["max_turns"] = "--max-turns"
@@ -146,6 +150,14 @@ def run_task(
                 + ("had no result in the imported transcript" if imported else
                    f"{'was' if len(calls) == 1 else 'were'} interrupted when goosectx last "
                    "exited") + "; the model is told\n"))
+        if resume or continue_:
+            try:
+                task, warnings = slash_task(task, opened.session.working_dir, commands_dir)
+            except UsageError:
+                opened.close()
+                raise
+        for warning in warnings:
+            stderr.write(terminal_safe(f"goosectx: warning: {warning}\n"))
         if early is not None:
             early.save(opened, task, whole=piped is None)
     except GoosectxError as exc:

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from goosectx.cli.custom_commands import BUILTIN_ALIASES, expand, read_commands
 from goosectx.cli.run_output import JsonOutput, StreamJsonOutput, TextOutput
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sanitize import one_line_safe, terminal_safe
+from goosectx.cli.slash import COMMANDS, is_command_line, unescape_prompt
 from goosectx.cli.task_input import Piped
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
-from goosectx.errors import GoosectxError
+from goosectx.errors import GoosectxError, UsageError
 from goosectx.events import Notification
 from goosectx.mentions import cap_piped, mention_cap, read_mentions
 
 PIPED_LABEL = "Standard input (piped to goosectx run):"
 """The line above the fenced block holding the data piped with ``-t``/``-i FILE``."""
 _BACKTICKS = re.compile(r"`{3,}")
+_BUILTIN = frozenset(c.name for c in COMMANDS)
 
 if TYPE_CHECKING:
     from goosectx.agent import Agent
@@ -73,6 +79,49 @@ def with_piped(settings: Settings, agent: Agent, task: str, piped: Piped | None,
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)  # no line of the data can close the block
     return f"{task.rstrip()}\n\n{PIPED_LABEL}\n{fence}\n{text}\n{fence}"
+
+
+def slash_task(task: str, working_dir: Path | None, config_dir: Path) -> tuple[str, list[str]]:
+    """The text ``run`` sends for a task starting with ``/``, and the warnings to show.
+
+    The REPL's rule decides what is a command (:func:`goosectx.cli.slash.is_command_line`):
+    a first word with a second ``/`` (``/etc/hosts is broken``) or a leading ``//`` (undone:
+    ``//compact`` sends ``/compact``) is text, and so is a first word naming a path that
+    exists (``/tmp is full``). A custom command (:mod:`goosectx.cli.custom_commands`, the
+    REPL's directories and precedence, read from ``working_dir``) is expanded, with a warning
+    for its front matter keys not used; ``working_dir`` ``None`` (not known yet) leaves the
+    task as it is unless it is a built-in.
+
+    Raises:
+        UsageError: a built-in REPL command, or a ``/word`` no command file gives.
+    """
+    if not is_command_line(task):
+        return (task if working_dir is None else unescape_prompt(task)), []
+    head, *more = task.strip().split(maxsplit=1)
+    if os.path.lexists(head):
+        return task, []
+    name = head[1:].lower()
+    if f"/{name}" in _BUILTIN or name in BUILTIN_ALIASES:
+        fix = ("use goosectx compact SESSION" if name == "compact" else
+               "run it in the REPL (goosectx --resume SESSION)")
+        raise UsageError(f"/{name} is a REPL command; REPL commands do not run in goosectx run",
+                         f"{fix}, or start the task with // to send a leading /")
+    if working_dir is None:
+        return task, []
+    files = read_commands(working_dir, config_dir)
+    command = files.commands.get(name)
+    if command is None:
+        skipped = next((line for stem, line in files.skipped if stem == name), None)
+        close = difflib.get_close_matches(name, files.commands, n=1, cutoff=0.6)
+        raise UsageError(skipped or f"unknown command /{name}: no custom command file "
+                         f"{name}.md, and REPL commands do not run in goosectx run",
+                         (f"did you mean /{close[0]}? " if close else "")
+                         + "start the task with // to send a leading /")
+    text = expand(command, more[0] if more else "")
+    if not text.strip():
+        raise UsageError(one_line_safe(f"/{name}: {command.path} has no text to send"))
+    warning = command.ignored_warning(working_dir)
+    return text, [warning] if warning else []
 
 
 def _cap(settings: Settings, agent: Agent) -> tuple[int, str | None]:
