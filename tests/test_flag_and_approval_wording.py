@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
-from test_run_cmd import store
+from fakeserver import FakeServer
+from test_run_cmd import Run, shell, store
 
 
 @pytest.mark.parametrize("args", [["--history"], ["session", "--history"],
@@ -24,3 +25,14 @@ def test_history_without_a_session_to_resume_is_refused(capsys: pytest.CaptureFi
         assert with_store.list_sessions() == []
     finally:
         with_store.close()
+
+
+def test_run_s_denial_warning_comes_after_the_call_it_is_about(fake_model: FakeServer,
+                                                               workdir: Path) -> None:
+    fake_model.add(shell("touch y"), {"text": "could not"})
+    run = Run(text="touch y")
+    lines = run.err.splitlines()
+    call = lines.index('> shell {"command":"touch y"}')
+    assert lines[call + 1] == "  denied: no terminal to ask"
+    assert lines[call + 2].startswith("goosectx: warning: shell needs approval and there is no "
+                                      "terminal to ask, so it was denied")

@@ -192,7 +192,7 @@ def run_task(
         elif output_format == "stream-json":
             output = StreamJsonOutput(stdout, reasoning=settings.show_reasoning)
         else:
-            output = TextOutput(stdout, stderr)
+            output = TextOutput(stdout, stderr, after_call=approver.defer())
         note = auto_compaction_off(settings, model_name)
         if note:
             stderr.write(terminal_safe(f"goosectx: note: {note}\n"))
