@@ -3,12 +3,19 @@ warning before the call it is about, and piped input that ends at an approval qu
 
 from __future__ import annotations
 
+import io
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_support import run_cli
 from fakeserver import FakeServer
+from rich.console import Console
+from test_repl import World
 from test_run_cmd import Run, shell, store
+
+from goosectx.cli.repl import Repl, ReplIO
+from goosectx.providers.scripted import ScriptedReply
 
 
 @pytest.mark.parametrize("args", [["--history"], ["session", "--history"],
@@ -36,3 +43,27 @@ def test_run_s_denial_warning_comes_after_the_call_it_is_about(fake_model: FakeS
     assert lines[call + 1] == "  denied: no terminal to ask"
     assert lines[call + 2].startswith("goosectx: warning: shell needs approval and there is no "
                                       "terminal to ask, so it was denied")
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    w = World(tmp_path)
+    yield w
+    w.store.close()
+
+
+def test_piped_input_ending_at_the_question_is_not_called_a_cancel(world: World) -> None:
+    world.provider.add(ScriptedReply("", tool_calls=[("shell", {"command": "touch z"})]))
+    buf = io.StringIO()
+    console = Console(file=buf, width=200, no_color=True, force_terminal=False)
+    repl = Repl(world.settings, world.store, world.session,
+                io=ReplIO(console, plain=True, stdin=io.StringIO("do it\n"), echo=True),
+                agent_factory=world.agent_factory(), background_checks=False)
+    assert repl.run() == 0
+    out = buf.getvalue()
+    assert "shell: input ended at the approval question: the call was not run" in out
+    assert "cancelled by you" not in out
+    response = world.stored().conversation.messages[-1].tool_responses[0]
+    assert response.output == ("Input ended at the approval question, so this tool call was "
+                               "not run. The user did not decide about it.")
+    assert not (world.workdir / "z").exists()
