@@ -120,10 +120,10 @@ def run_task(
     check_new_name(name)  # so does a bad --name
     if not resume:  # so does a deleted current dir (the new session's), before the model's check
         current_dir()
-    # /NAME: a custom command expanded (the session's dir: a resumed one's once it is open),
-    # a REPL command refused
+    # /NAME: a custom command expanded (from the session's dir: a resumed one's once it is
+    # open; a new or --continue session's is this one), a REPL command refused
     commands_dir = settings.config_file.parent
-    task, warnings = slash_task(task, None if resume or continue_ else current_dir(), commands_dir)
+    task, warnings = slash_task(task, None if resume else current_dir(), commands_dir)
     if max_turns is not None:
         settings.max_turns = max_turns
         settings.sources["max_turns"] = "--max-turns"
@@ -150,7 +150,7 @@ def run_task(
                 + ("had no result in the imported transcript" if imported else
                    f"{'was' if len(calls) == 1 else 'were'} interrupted when goosectx last "
                    "exited") + "; the model is told\n"))
-        if resume or continue_:
+        if resume:
             try:
                 task, warnings = slash_task(task, opened.session.working_dir, commands_dir)
             except UsageError:
