@@ -67,3 +67,24 @@ def test_piped_input_ending_at_the_question_is_not_called_a_cancel(world: World)
     assert response.output == ("Input ended at the approval question, so this tool call was "
                                "not run. The user did not decide about it.")
     assert not (world.workdir / "z").exists()
+
+
+def test_input_closed_at_the_terminal_question_is_not_called_a_cancel(world: World) -> None:
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    world.provider.add(ScriptedReply("", tool_calls=[("shell", {"command": "touch z"})]))
+    buf = io.StringIO()
+    with create_pipe_input() as pipe:
+        pipe.send_text("do it\r")
+        pipe.close()  # the input ends while the question waits
+        repl = Repl(world.settings, world.store, world.session,
+                    io=ReplIO(Console(file=buf, width=200), input=pipe, output=DummyOutput(),
+                              history=False),
+                    mode="approve", agent_factory=world.agent_factory(),
+                    background_checks=False)
+        repl.run()
+    out = " ".join(buf.getvalue().split())
+    assert "shell: input ended at the approval question: the call was not run" in out
+    response = world.stored().conversation.messages[-1].tool_responses[0]
+    assert response.output.startswith("Input ended at the approval question")
