@@ -63,6 +63,8 @@ def test_piped_input_ending_at_the_question_is_not_called_a_cancel(world: World)
     out = buf.getvalue()
     assert "shell: input ended at the approval question: the call was not run" in out
     assert "cancelled by you" not in out
+    assert "turn ended: input ended at the approval question — the session is saved" in out
+    assert "turn cancelled" not in out and "type to continue" not in out
     response = world.stored().conversation.messages[-1].tool_responses[0]
     assert response.output == ("Input ended at the approval question, so this tool call was "
                                "not run. The user did not decide about it.")
