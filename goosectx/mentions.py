@@ -257,12 +257,12 @@ def cap_attachment(part: Attachment, cap_tokens: int,
 
 
 def cap_piped(text: str, end: str | None, skipped_bytes: int, cap_tokens: int,
-              model: str | None = None) -> tuple[str, str | None]:
+              model: str | None = None, size_bytes: int = 0) -> tuple[str, str | None]:
     """Piped standard input cut to ``cap_tokens`` the way a mentioned file is, and the notice.
 
     ``end`` is the input's last part when its middle (``skipped_bytes``) was not kept while
-    it was read. Returns ``(text, None)`` when it fits; else its first and last lines around
-    a marker naming what was left out, and the one line saying so.
+    it was read (``size_bytes`` in all). Returns ``(text, None)`` when it fits; else its
+    first and last lines around a marker naming what was left out, and the one line saying so.
     """
     tokens = count_text(text + (end or ""), model)
     if tokens <= cap_tokens and not skipped_bytes:
@@ -270,8 +270,7 @@ def cap_piped(text: str, end: str | None, skipped_bytes: int, cap_tokens: int,
     cut, kept_head, kept_tail, unit = _head_and_tail(text, end, tokens, cap_tokens,
                                                      skipped_bytes, what="standard input",
                                                      how=None)
-    size = (f"{tokens:,} tokens" if not skipped_bytes
-            else f"{len(text) + len(end or '') + skipped_bytes:,}+ bytes")
+    size = f"{tokens:,} tokens" if not skipped_bytes else f"{size_bytes:,} bytes"
     return cut, (f"standard input is {size}, over mention_max_tokens ({cap_tokens:,}): "
                  f"sent {_kept(kept_head, kept_tail, unit)}")
 

@@ -84,3 +84,17 @@ def test_binary_piped_data_is_refused_before_anything_is_saved(fake_model: FakeS
     assert "piped on standard input is not text" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not fake_model.requests
+
+
+def test_piped_data_larger_than_is_kept_sends_both_ends(fake_model: FakeServer,
+                                                        work: Path) -> None:
+    fake_model.add({"text": "ok"})
+    lines = "".join(f"log line {n:07d}\n" for n in range(1, 500_001))  # 8.5 MB
+    done = goosectx("-t", "what failed?", stdin=lines, cwd=work,
+                    env={"GOOSE_CONTEXT_LIMIT": "4000"})
+    assert done.returncode == 0, done.stderr
+    # its size in bytes: it was not read whole
+    assert "goosectx: standard input is 8,500,000 bytes, over mention_max_tokens" in done.stderr
+    task = sent(fake_model)
+    assert "```\nlog line 0000001\n" in task and task.endswith("log line 0500000\n```")
+    assert "bytes in the middle left out by goosectx: the standard input" in task

@@ -71,7 +71,8 @@ def with_piped(settings: Settings, agent: Agent, task: str, piped: Piped | None,
     if piped is None:
         return task
     cap, model = _cap(settings, agent)
-    text, notice = cap_piped(piped.head, piped.tail, piped.skipped_bytes, cap, model)
+    text, notice = cap_piped(piped.head, piped.tail, piped.skipped_bytes, cap, model,
+                             piped.size_bytes)
     if notice is not None:
         _notify(notice, output, stderr)
         stderr.flush()

@@ -23,6 +23,7 @@ import codecs
 import os
 import stat
 import sys
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -92,8 +93,10 @@ def task_text(data: bytes, where: str, file: str = "task.txt") -> str:
                          "convert it first, e.g. iconv -f latin1 -t utf-8") from None
 
 
-PIPED_KEPT_BYTES = 8 * 1024 * 1024
-"""Bytes of piped data kept from each end while it is read (the middle of more is counted)."""
+PIPED_KEPT_BYTES = 2 * 1024 * 1024
+"""Bytes of piped data kept from each end while it is read (the middle of more is counted):
+more than the cap of a 2M-token context's ``mention_max_tokens`` (0.1 × the limit) needs at
+:data:`goosectx.mentions.READ_BYTES_PER_TOKEN`, and little enough to count quickly."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,11 +107,13 @@ class Piped:
         head: The text, or its first part when the middle was not kept.
         tail: Its last part when the middle was not kept, else ``None``.
         skipped_bytes: Bytes of the middle not kept.
+        size_bytes: Bytes piped in all.
     """
 
     head: str
     tail: str | None = None
     skipped_bytes: int = 0
+    size_bytes: int = 0
 
 
 def is_piped(stdin: TextIO | None) -> bool:
@@ -132,23 +137,29 @@ def read_piped(stdin: TextIO) -> Piped | None:
         return Piped(replace_surrogates(text)) if text.strip() else None
     head = buffer.read(2 * PIPED_KEPT_BYTES)
     tail, skipped = b"", 0
-    if len(head) == 2 * PIPED_KEPT_BYTES:  # more may come: keep a rolling last part
-        head, tail = head[:PIPED_KEPT_BYTES], head[PIPED_KEPT_BYTES:]
+    if len(head) == 2 * PIPED_KEPT_BYTES:  # more may come: keep the last part as it passes
+        head, chunks = head[:PIPED_KEPT_BYTES], deque([head[PIPED_KEPT_BYTES:]])
+        kept = PIPED_KEPT_BYTES
         while chunk := buffer.read(1024 * 1024):
-            tail += chunk
-            skipped += max(0, len(tail) - PIPED_KEPT_BYTES)
-            tail = tail[-PIPED_KEPT_BYTES:]
+            chunks.append(chunk)
+            kept += len(chunk)
+            while kept - len(chunks[0]) >= PIPED_KEPT_BYTES:  # the oldest is not needed
+                kept -= len(dropped := chunks.popleft())
+                skipped += len(dropped)
+        tail = b"".join(chunks)
     try:
         if not skipped:
             text = task_text(head + tail, _PIPED)
             return Piped(replace_surrogates(text)) if text.strip() else None
         from goosectx.mentions import whole_characters
 
+        size = len(head) + len(tail) + skipped
         # each end cut at a line boundary (else at a character's), as a mentioned file is
         head = head[: head.rfind(b"\n") + 1] or whole_characters(head)
         tail = tail[tail.find(b"\n") + 1:] if b"\n" in tail else whole_characters(tail,
                                                                                 end=True)
-        return Piped(task_text(head, _PIPED), task_text(tail, _PIPED), skipped)
+        return Piped(task_text(head, _PIPED), task_text(tail, _PIPED),
+                     size - len(head) - len(tail), size)
     except UsageError as exc:  # its hint is about -i and -t
         raise UsageError(exc.message, "pipe UTF-8 text to goosectx run, or nothing "
                          "(< /dev/null)") from None
