@@ -40,7 +40,8 @@ class ApprovalAnswer:
     Attributes:
         decision: The decision.
         reason: With ``deny``: the user's reason, told to the model with the refusal. With
-            ``cancel``: the signal that stopped goosectx (``SIGTERM``), when no one chose it.
+            ``cancel``: the signal that stopped goosectx (``SIGTERM``), or
+            :data:`INPUT_ENDED`, when no one chose it.
         rule: With ``always_allow``: a permission rule (``shell(git status*)``) allowed for the
             rest of the session instead of the whole tool.
     """
@@ -71,8 +72,21 @@ STOPPED_RUNNING = "while this tool call ran"
 """Follows the signal's name in what the model gets for a call stopped while it ran."""
 
 
+INPUT_ENDED = "end of input"
+"""``ApprovalAnswer.reason`` of a ``cancel`` no one chose: input ended at the question."""
+INPUT_ENDED_TEXT = ("Input ended at the approval question, so this tool call was not run. "
+                    "The user did not decide about it.")
+"""What the model gets for a call whose approval question met the end of (piped) input."""
+
+
 def cancelled_text(stopped_by: str | None) -> str:
-    """The answer to a call a cancel left unanswered: the user's, or a signal's (SIGTERM)."""
+    """The answer to a call a cancel left unanswered: the user's, a signal's, the input's.
+
+    ``stopped_by``: ``None`` (the user), a signal's name (``SIGTERM``), or
+    :data:`INPUT_ENDED` (piped input ended at the approval question).
+    """
+    if stopped_by == INPUT_ENDED:
+        return INPUT_ENDED_TEXT
     if stopped_by:
         return (f"{STOPPED_PREFIX} ({stopped_by}) before this tool call could run; it did not "
                 "run. The user did not decide about it.")

@@ -27,6 +27,7 @@ from pathlib import Path
 from goosectx.approval import (
     CHAT_MODE_TEXT,
     DENIED_TEXT,
+    INPUT_ENDED_TEXT,
     NON_INTERACTIVE_DENIED_TEXT,
     STOPPED_PREFIX,
 )
@@ -38,7 +39,8 @@ UNDO_KEY = "file_undo"
 """``metadata.extra`` key of the model's undo note: the id of the user message undone."""
 UNDOABLE_TOOLS = ("text_editor", "tree")
 """Built-in tools whose changes ``/undo`` knows (the editor's) or that change nothing."""
-NOT_RUN_TEXTS = frozenset((DENIED_TEXT, NON_INTERACTIVE_DENIED_TEXT, CHAT_MODE_TEXT))
+NOT_RUN_TEXTS = frozenset((DENIED_TEXT, NON_INTERACTIVE_DENIED_TEXT, CHAT_MODE_TEXT,
+                           INPUT_ENDED_TEXT))
 NOT_RUN_PREFIXES = ("denied by the user: ", "This tool call is denied by the user's permission",
                     "There is no tool named ", "The call to ")
 """How the answers to calls that never ran start (``approval``, ``ToolRegistry.refusal``).

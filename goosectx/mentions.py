@@ -188,8 +188,8 @@ def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None,
         head = head.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 BOM: not text to send
         file_size = len(head) + len(tail or b"") + skipped  # not only the part decoded
         if tail is not None:  # each end cut at a line boundary, else at a character's
-            head = head[: head.rfind(b"\n") + 1] or _whole_characters(head)
-            tail = tail[tail.find(b"\n") + 1:] if b"\n" in tail else _whole_characters(tail,
+            head = head[: head.rfind(b"\n") + 1] or whole_characters(head)
+            tail = tail[tail.find(b"\n") + 1:] if b"\n" in tail else whole_characters(tail,
                                                                                     end=True)
         text = decode(path, head, size_bytes=file_size)
         end = None if tail is None else decode(path, tail, size_bytes=file_size)
@@ -256,13 +256,36 @@ def cap_attachment(part: Attachment, cap_tokens: int,
                  f"({cap_tokens:,}): attached {_kept(kept_head, kept_tail, unit)}")
 
 
+def cap_piped(text: str, end: str | None, skipped_bytes: int, cap_tokens: int,
+              model: str | None = None, size_bytes: int = 0) -> tuple[str, str | None]:
+    """Piped standard input cut to ``cap_tokens`` the way a mentioned file is, and the notice.
+
+    ``end`` is the input's last part when its middle (``skipped_bytes``) was not kept while
+    it was read (``size_bytes`` in all). Returns ``(text, None)`` when it fits; else its
+    first and last lines around a marker naming what was left out, and the one line saying so.
+    """
+    tokens = count_text(text + (end or ""), model)
+    if tokens <= cap_tokens and not skipped_bytes:
+        return text + (end or ""), None
+    cut, kept_head, kept_tail, unit = _head_and_tail(text, end, tokens, cap_tokens,
+                                                     skipped_bytes, what="standard input",
+                                                     how=None)
+    size = f"{tokens:,} tokens" if not skipped_bytes else f"{size_bytes:,} bytes"
+    return cut, (f"standard input is {size}, over mention_max_tokens ({cap_tokens:,}): "
+                 f"sent {_kept(kept_head, kept_tail, unit)}")
+
+
+def _read_with(how: str | None) -> str:
+    return f"; read them with {how}" if how else ""
+
+
 def _kept(head: int, tail: int, unit: str) -> str:
     """``its first 40 and last 20 lines``; ``its first 54,613 characters`` with no tail."""
     return (f"its first {head:,} and last {tail:,} {unit}" if tail
             else f"its first {head:,} {unit}")
 
 
-def _whole_characters(data: bytes, *, end: bool = False) -> bytes:
+def whole_characters(data: bytes, *, end: bool = False) -> bytes:
     """``data`` without the partial UTF-8 character a cut left at its end (or start: ``end``)."""
     if end:
         start = 0
@@ -278,12 +301,13 @@ def _whole_characters(data: bytes, *, end: bool = False) -> bytes:
 
 
 def _head_and_tail(text: str, end: str | None, tokens: int, cap: int, skipped: int, *,
-                   what: str = "file", how: str = "text_editor view and a view_range",
+                   what: str = "file", how: str | None = "text_editor view and a view_range",
                    ) -> tuple[str, int, int, str]:
     """The first and last lines that fit ``cap`` (about 2:1), with a marker between them.
 
     ``end`` is the file's tail when its middle was not read (``skipped`` bytes); the marker
-    says the ``what`` is over the cap and to read the rest with ``how``. When a
+    says the ``what`` is over the cap and to read the rest with ``how`` (``None``: it cannot
+    be read again, so the marker says only what was left out). When a
     line at either end is longer than its share (a minified file, one long line), the
     first and last characters instead.
 
@@ -312,7 +336,7 @@ def _head_and_tail(text: str, end: str | None, tokens: int, cap: int, skipped: i
                            how="cut -c" if what == "file" else how)
     left = _left_out(skipped, len(head) + 1, len(lines) - len(tail), "lines")
     marker = (f"[... {left} left out by goosectx: the {what} is over mention_max_tokens "
-              f"({cap:,} tokens); read them with {how} ...]\n")
+              f"({cap:,} tokens){_read_with(how)} ...]\n")
     body = "".join(head)
     if body and not body.endswith("\n"):
         body += "\n"
@@ -327,7 +351,7 @@ def _left_out(skipped: int, first: int, last: int, unit: str) -> str:
 
 
 def _characters(text: str, end: str | None, budget: int, cap: int, skipped: int, *,
-                what: str = "file", how: str = "cut -c") -> tuple[str, int, int, str]:
+                what: str = "file", how: str | None = "cut -c") -> tuple[str, int, int, str]:
     """:func:`_head_and_tail` by characters: the first and last that fit (about 2:1).
 
     ``budget`` (characters) is taken as 8/9 of itself: ends cut mid-word count more tokens
@@ -339,5 +363,5 @@ def _characters(text: str, end: str | None, budget: int, cap: int, skipped: int,
     tail = rest[len(rest) - min(len(rest), budget - len(head)):]
     left = _left_out(skipped, len(head) + 1, len(text) - len(tail), "characters")
     marker = (f"\n[... {left} left out by goosectx: the {what} is over mention_max_tokens "
-              f"({cap:,} tokens), its lines too long to keep; read them with {how} ...]\n")
+              f"({cap:,} tokens), its lines too long to keep{_read_with(how)} ...]\n")
     return head + marker + tail, len(head), len(tail), "characters"

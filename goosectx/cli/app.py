@@ -147,6 +147,14 @@ def run(
 ) -> None:
     """Run one task non-interactively and save the session.
 
+    The task is -t TEXT, -i FILE (- for stdin), or else the text piped on stdin
+    (echo 'summarise README' | goosectx run). Data piped along with -t or -i FILE is sent
+    after the task in a fenced block, capped as an @FILE is (cat log | goosectx run -t
+    'why did it fail?'). A terminal or /dev/null on stdin is never read.
+
+    -t '/NAME args' runs a custom command (NAME.md) as the REPL does; REPL commands
+    (/compact: use goosectx compact) are refused; // sends a leading /.
+
     Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 3 stopped at --max-turns,
     130 cancelled (143 / 129: by SIGTERM / SIGHUP).
     """

@@ -8,7 +8,10 @@ Subdirectories are not read. A file from a project directory (a cloned repositor
 resolve inside the working dir and not to a sensitive file (a ``review.md`` linked to
 ``~/.ssh/id_rsa`` would send the key); the user's own may link anywhere. A front matter
 block (``---`` lines at the top) is not sent; its ``description:`` (and ``argument-hint:``)
-show in ``/help`` and completion. Nothing is run: a ``!`` line is sent as text.
+show in ``/help`` and completion; other keys (Claude Code's ``model:``, ``allowed-tools:``)
+are named in one warning by ``/commands`` and by ``run``
+(:func:`goosectx.cli.run_task_input.slash_task`, which expands a command there). Nothing is
+run: a ``!`` line is sent as text.
 
 The files are read when the REPL starts (one warning line per file skipped), again on each
 use, by ``/help`` and by ``/commands``; completion offers the last list read. Everything
@@ -56,6 +59,10 @@ r"""``$ARGUMENTS``, ``$1`` … ``$9`` (not ``$10``, ``$25``: amounts), and ``\$`
 ``$``)."""
 
 
+_USED_KEYS = frozenset({"description", "argument-hint"})
+"""The front matter keys goosectx reads; Claude Code's ``model:``, ``allowed-tools:``… not."""
+
+
 @dataclass(frozen=True, slots=True)
 class CustomCommand:
     """One usable command file.
@@ -67,6 +74,8 @@ class CustomCommand:
         argument_hint: ``argument-hint:`` of the front matter (sanitised), or ``""``.
         source: ``project``, ``user`` or ``.claude``.
         path: The file.
+        ignored: Front matter keys goosectx does not use (``model``, ``allowed-tools``…),
+            lower-cased, in file order.
     """
 
     name: str
@@ -75,6 +84,16 @@ class CustomCommand:
     argument_hint: str
     source: str
     path: Path
+    ignored: tuple[str, ...] = ()
+
+    def ignored_warning(self, working_dir: Path) -> str | None:
+        """The one line naming the front matter keys not used, or ``None`` (sanitised)."""
+        if not self.ignored:
+            return None
+        keys = ", ".join(f"{key}:" for key in self.ignored)
+        return one_line_safe(f"/{self.name} ({_shown(self.path, working_dir)}): front matter "
+                             f"{keys} ignored — goosectx uses only description: and "
+                             "argument-hint:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,8 +237,9 @@ def _command(name: str, text: str, source: str, path: Path) -> CustomCommand:
                 if colon:
                     fields[key.strip().lower()] = value.strip().strip("'\"").strip()
             body = "\n".join(lines[end + 1:])
+    ignored = tuple(key for key in fields if key not in _USED_KEYS)
     return CustomCommand(name, body.strip("\n"), _one_line(fields.get("description", "")),
-                         _one_line(fields.get("argument-hint", "")), source, path)
+                         _one_line(fields.get("argument-hint", "")), source, path, ignored)
 
 
 def _one_line(text: str, limit: int = 120) -> str:
@@ -353,9 +373,10 @@ def list_commands(repl: Repl) -> None:
     files = _reread(repl)
     if files.commands:
         repl.renderer.print(_table(files, repl.session.working_dir))
-    for line in (line for _stem, line in files.skipped):
-        repl.renderer.notice(f"warning: {line}", style="yellow")
     here = repl.session.working_dir
+    ignored = (c.ignored_warning(here) for c in files.commands.values())
+    for line in [*(line for _stem, line in files.skipped), *filter(None, ignored)]:
+        repl.renderer.notice(f"warning: {line}", style="yellow")
     found = ", ".join(f"{one_line_safe(_shown(d, here))} ({plural(n, 'command')})"
                       for _s, d, n in files.dirs)
     where = ", ".join(one_line_safe(_shown(d, here)) for _s, d in command_dirs(

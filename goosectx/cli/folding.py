@@ -12,6 +12,7 @@ from goosectx.approval import (
     CANCELLED_TEXT,
     CHAT_MODE_TEXT,
     DENIED_TEXT,
+    INPUT_ENDED_TEXT,
     NON_INTERACTIVE_DENIED_TEXT,
     STOPPED_PREFIX,
     STOPPED_RUNNING,
@@ -91,8 +92,10 @@ _NOT_RUN_LABELS = (
     (NON_INTERACTIVE_DENIED_TEXT.split(",")[0], "denied: no terminal to ask"),
     (CHAT_MODE_TEXT.split(":")[0], "not run: chat mode"),
     (STOPPED_PREFIX, "not run: goosectx was asked to stop"),
+    (INPUT_ENDED_TEXT.split(",")[0], "input ended at the approval question: the call was not run"),
 )
 """First words of the tool response goosectx writes for a call it did not run → its label."""
+INPUT_ENDED_LABEL = _NOT_RUN_LABELS[-1][1]
 CANCELLED_LABEL = "cancelled by you"
 INTERRUPTED_LABEL = "interrupted"
 """A call goosectx died during (its answer stored on resume, ``turn.INTERRUPTED_TEXT``)."""

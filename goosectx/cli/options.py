@@ -99,8 +99,8 @@ ContinueOpt = Annotated[
 ]
 HistoryOpt = Annotated[
     bool,
-    typer.Option("--history", help="On resume, draw the whole transcript (default: the last "
-                 "turns)."),
+    typer.Option("--history", help="With --resume or -c, draw the whole transcript (default: "
+                 "the last turns)."),
 ]
 ModeOpt = Annotated[
     str | None,

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from rich.console import Console
 
 from goosectx import shell_escape as escapes
+from goosectx.approval import INPUT_ENDED_TEXT
 from goosectx.cli.diffview import draw_edit_preview
 from goosectx.cli.folding import plural
 from goosectx.cli.message_view import MessageView
@@ -68,6 +69,8 @@ class TranscriptRenderer(MessageView):
         self._reasoning_drawn = False  # the live reasoning of the reply being streamed
         self._echoed_user: str | None = None
         self._turn_notified = False
+        self._input_ended = False
+        """A call of this turn was not run because input ended at its approval question."""
         self.cost_unknown_said = False
         """Whether "cost unknown" was said (it is said once a session, not on every line)."""
         self.unsaved: Callable[[], int] = lambda: 0
@@ -126,6 +129,7 @@ class TranscriptRenderer(MessageView):
             self.waiting(f"running {event.request.name}…")
         elif isinstance(event, ToolCallFinished):
             self._close_stream()
+            self._input_ended |= event.response.output.startswith(INPUT_ENDED_TEXT)
             self._tool_result(event.response)
             self.waiting()
         elif isinstance(event, Notification):
@@ -200,7 +204,12 @@ class TranscriptRenderer(MessageView):
         self._drawn_once.clear()  # a call not run (denied) was drawn once only
         self._keyed()
         notified, self._turn_notified = self._turn_notified, False
-        if event.status == "cancelled":
+        input_ended, self._input_ended = self._input_ended, False
+        if event.status == "cancelled" and input_ended:  # no one cancelled; nothing to type
+            saved = ("the session is saved" if not self.unsaved() else
+                     "the session is NOT fully saved (see above)")
+            self._notice(f"turn ended: input ended at the approval question — {saved}")
+        elif event.status == "cancelled":
             from goosectx.cli.exit_signals import received_name
 
             by = received_name()  # SIGTERM / SIGHUP: the REPL leaves next, nothing to type

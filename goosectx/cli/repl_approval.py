@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
 
-from goosectx.approval import ApprovalAnswer, ApprovalDecision
+from goosectx.approval import INPUT_ENDED, ApprovalAnswer, ApprovalDecision
 from goosectx.cli.approval_keys import APPROVAL_KEYS, ask_approval
 from goosectx.cli.approval_view import ApprovalQuestion, approval_question
 from goosectx.cli.diffview import diff_shown_whole
 from goosectx.cli.exit_signals import received_name
+from goosectx.cli.folding import INPUT_ENDED_LABEL
 from goosectx.cli.sanitize import code_safe, terminal_safe
-from goosectx.cli.terminal import drop_typeahead
+from goosectx.cli.terminal import INPUT_ENDED_KEY, drop_typeahead
 from goosectx.config import user_config_path
 from goosectx.conversation import ToolRequest
 from goosectx.errors import GoosectxError
@@ -58,11 +59,15 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
         viewed = True
         repl.renderer.approval(question, whole=True)
     stopped_by = received_name() if key == "cancel" else None  # SIGTERM / SIGHUP, not a key
+    if key == INPUT_ENDED_KEY:  # no one cancelled: the turn ends, the model is told why
+        stopped_by, key = INPUT_ENDED, "cancel"
     answer = (ApprovalAnswer("cancel", reason=stopped_by) if key == "cancel"
               else _answer(repl, key, rule))
     labels = {decision: text for _k, decision, text in APPROVAL_KEYS}
     label = labels.get(answer.decision, answer.decision)
-    if stopped_by:
+    if stopped_by == INPUT_ENDED:
+        label = INPUT_ENDED_LABEL
+    elif stopped_by:
         label = f"not run: goosectx was asked to stop ({stopped_by})"
     elif answer.rule:
         label = f"always allow {answer.rule} (until you exit)"
@@ -82,8 +87,10 @@ def _key(repl: Repl, question: ApprovalQuestion, rule: str | None, *, must_view:
             return ask_approval(question.tool, must_view=must_view, rule=rule,
                                 input=repl.io.input, output=repl.io.output,
                                 guard=real, dropped=dropped)
-        except (KeyboardInterrupt, EOFError):
+        except KeyboardInterrupt:
             return "cancel"
+        except EOFError:
+            return INPUT_ENDED_KEY
     repl.driver.asking = True
     try:
         return repl.io.ask_plain_approval(question.tool, must_view=must_view, rule=rule)

@@ -13,6 +13,7 @@ from goosectx.cli.repl import Repl
 from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.terminal import ReplIO
 from goosectx.config import Settings, parse_mode
+from goosectx.errors import UsageError
 
 __all__ = ["start_repl"]
 
@@ -28,9 +29,14 @@ def start_repl(settings: Settings, *, name: str | None, resume: str | None, cont
 
     Raises:
         ConfigError: a bad ``--mode``.
+        UsageError: ``full_history`` without ``resume`` or ``continue_``.
         UsageError, SessionNameTaken, SessionNotFound, SessionAmbiguous, SessionInUse,
         StoreError: from opening the session (printed by ``main`` as one line).
     """
+    if full_history and not (resume or continue_):  # it drew nothing, and said nothing
+        raise UsageError("--history applies only with --resume or --continue (-c): a new "
+                         "session has no history to draw",
+                         "e.g. goosectx --resume SESSION --history")
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
     servers = repl_extensions.Servers(settings, extensions)  # bad flags fail before opening

@@ -37,6 +37,7 @@ from goosectx.cli.common import (
 )
 from goosectx.cli.folding import plural
 from goosectx.cli.run_cancel import cancelled_at_start
+from goosectx.cli.run_early import EarlyTask
 from goosectx.cli.run_output import (
     Approver,
     JsonOutput,
@@ -44,23 +45,22 @@ from goosectx.cli.run_output import (
     TextOutput,
     result_fields,
 )
+from goosectx.cli.run_task_input import slash_task, task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.start_warnings import start_warnings
-from goosectx.cli.task_input import read_task
-from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings, parse_mode
+from goosectx.cli.task_input import is_piped, read_piped, read_task
+from goosectx.config import Settings, parse_mode
 from goosectx.conversation import Message
-from goosectx.errors import GoosectxError
+from goosectx.errors import GoosectxError, UsageError
 from goosectx.events import (
     Event,
     HistoryReplaced,
     MessageCompleted,
-    Notification,
     ToolPairsSummarized,
     TurnFinished,
     UsageUpdated,
     event_to_json,
 )
-from goosectx.mentions import mention_cap, read_mentions
 from goosectx.recorder import SessionRecorder
 from goosectx.testhooks import pause_point
 from goosectx.turn import UNRECORDED_TEXT, interrupted_calls
@@ -68,7 +68,6 @@ from goosectx.usage import Usage
 
 if TYPE_CHECKING:
     from goosectx.agent import Agent
-    from goosectx.attachment import Attachment
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -113,11 +112,18 @@ def run_task(
                                                                stderr or sys.stderr))
     stdout = exit_signals.survive_full_disk(stdout)  # the answer is saved; the error comes after
     task = read_task(text, input_file, stdin)
+    # data piped along with -t / -i FILE is what the task is about: sent after it
+    along = text is not None or input_file not in (None, "-")
+    piped = read_piped(stdin) if along and is_piped(stdin) else None
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
     check_new_name(name)  # so does a bad --name
     if not resume:  # so does a deleted current dir (the new session's), before the model's check
         current_dir()
+    # /NAME: a custom command expanded (from the session's dir: a resumed one's once it is
+    # open; a new or --continue session's is this one), a REPL command refused
+    commands_dir = settings.config_file.parent
+    task, warnings = slash_task(task, None if resume else current_dir(), commands_dir)
     if max_turns is not None:
         settings.max_turns = max_turns
         settings.sources["max_turns"] = "--max-turns"
@@ -144,8 +150,16 @@ def run_task(
                 + ("had no result in the imported transcript" if imported else
                    f"{'was' if len(calls) == 1 else 'were'} interrupted when goosectx last "
                    "exited") + "; the model is told\n"))
+        if resume:
+            try:
+                task, warnings = slash_task(task, opened.session.working_dir, commands_dir)
+            except UsageError:
+                opened.close()
+                raise
+        for warning in warnings:
+            stderr.write(terminal_safe(f"goosectx: warning: {warning}\n"))
         if early is not None:
-            early.save(opened, task)
+            early.save(opened, task, whole=piped is None)
     except GoosectxError as exc:
         if early is not None:
             exc = early.failure() or exc
@@ -178,7 +192,7 @@ def run_task(
         elif output_format == "stream-json":
             output = StreamJsonOutput(stdout, reasoning=settings.show_reasoning)
         else:
-            output = TextOutput(stdout, stderr)
+            output = TextOutput(stdout, stderr, after_call=approver.defer())
         note = auto_compaction_off(settings, model_name)
         if note:
             stderr.write(terminal_safe(f"goosectx: note: {note}\n"))
@@ -188,6 +202,7 @@ def run_task(
                       "working_dir": str(opened.session.working_dir)})
         cancel = threading.Event()
         files = task_mentions(settings, agent, task, manager, output, stderr)
+        task = with_piped(settings, agent, task, piped, output, stderr)
         sent = early.message if early is not None else None
         pause_point("run:before-turn")
         started = True  # from here a cancel is the turn's (the agent closes it out)
@@ -223,105 +238,6 @@ def run_task(
             agent.close()  # the shell tool's namespace ends with the session
         servers.stop()
         opened.close()
-
-
-def task_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
-                  output: TextOutput | StreamJsonOutput | JsonOutput,
-                  stderr: TextIO) -> list[Attachment]:
-    """The files and extension resources the task's ``@`` words name, read as the REPL reads them.
-
-    One attachment per file (an image for a model that reads images:
-    :func:`goosectx.mentions.read_mentions`), one per ``@NAME:URI`` resource of a configured
-    extension (:func:`goosectx.extensions.mentions.read_resource_mentions`), each capped by
-    ``mention_max_tokens``; each one not attached or cut gets a one-line notice (a
-    ``notification`` event with ``stream-json``, else a ``goosectx: …`` line on stderr).
-    """
-    if "@" not in task:
-        return []
-    try:
-        limit = agent.context.context_limit().tokens
-    except GoosectxError:
-        limit = DEFAULT_CONTEXT_LIMIT_TOKENS
-    names = set(settings.extensions.tables) | set(manager.configs if manager else ())
-    cap = mention_cap(settings.mention_max_tokens, limit)
-    provider, where = agent.provider, settings.config_file
-    model = provider.model if provider else agent.session.model
-    found = read_mentions(task, agent.session.working_dir, cap_tokens=cap, model=model,
-                          extension_names=names, data_dir=settings.data_dir, provider=provider,
-                          config_path=where)
-    if names:
-        from goosectx.extensions.mentions import read_resource_mentions
-
-        more = read_resource_mentions(manager, task, names=names, cap_tokens=cap, model=model)
-        found.attachments += more.attachments
-        found.notices += more.notices
-    for notice in found.notices:
-        if isinstance(output, JsonOutput):
-            stderr.write(terminal_safe(f"goosectx: {notice}") + "\n")
-        else:
-            output.on_event(Notification("inline", notice))
-    stderr.flush()
-    return found.attachments
-
-
-class EarlyTask:
-    """``run --resume`` / ``--continue``: the task is saved while the model client loads.
-
-    The credentials check (litellm's import: seconds) runs on a thread from the start, so a
-    process killed meanwhile still has the task in the session. A failed check removes the
-    task again (one transaction) and releases the session: a missing key changes no data.
-    """
-
-    def __init__(self, provider: Any) -> None:
-        self.message: Message | None = None
-        """The task as saved (``None``: not saved early, e.g. it names ``@`` files)."""
-        self.closed = False
-        """True once :meth:`save` failed and closed the session."""
-        self._error: GoosectxError | None = None
-        self._bug: BaseException | None = None
-        self._thread = threading.Thread(target=self._check, args=(provider,), daemon=True,
-                                        name="goosectx-credentials")
-        self._thread.start()
-
-    def _check(self, provider: Any) -> None:
-        try:
-            provider.check_credentials()
-        except GoosectxError as exc:
-            self._error = exc
-        except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
-            self._bug = exc
-
-    def failure(self) -> GoosectxError | None:
-        """Wait for the credentials check; its error, or ``None`` (a bug is raised)."""
-        self._thread.join()
-        if self._bug is not None:
-            raise self._bug
-        return self._error
-
-    def save(self, opened: OpenSession, task: str) -> None:
-        """Save ``task`` as the user's message (unless it names ``@`` files), then wait.
-
-        Raises:
-            GoosectxError: the check failed (the task is removed again and the session's lock
-                released) or the store did (the lock released).
-        """
-        try:
-            recorder = SessionRecorder(opened.store, opened.session)
-            if "@" not in task:  # reading @ files needs the model's context limit
-                message = Message.user(task)
-                opened.session.conversation.append(message)
-                recorder.record(MessageCompleted(message))
-                self.message = message
-            error = self.failure()
-            if error is not None:
-                if self.message is not None:
-                    opened.session.conversation.messages.remove(self.message)
-                    recorder.retract(self.message)
-                raise error
-        except BaseException:
-            self.closed = True
-            opened.close()
-            raise
 
 
 class _Finished:

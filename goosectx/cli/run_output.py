@@ -83,6 +83,17 @@ class Approver:
         self.stderr = stderr
         self.mode = mode
         self.warned: set[str] = set()
+        self.pending: list[str] | None = None
+        """Warnings kept for the output to write after the call's line (:meth:`defer`)."""
+
+    def defer(self) -> list[str]:
+        """Keep the "denied" warnings for the caller to write after the call they are about.
+
+        Text output writes the ``> shell {…}`` line when the call is answered, after the
+        approval was asked: the warning written at once came before the line it refers to.
+        """
+        self.pending = []
+        return self.pending
 
     def __call__(self, request: ToolRequest) -> ApprovalDecision:
         """Ask about one call (deny without a terminal)."""
@@ -99,10 +110,13 @@ class Approver:
                 if target is not None:
                     fix = (f"its path leads through a symlink to {target}, outside the "
                            "project, which is always asked about: answer it in the REPL")
-                self.stderr.write(terminal_safe(
-                    f"goosectx: warning: {request.name} needs approval and there is no "
-                    f"terminal to ask, so it was denied; {fix}\n"))
-                self.stderr.flush()
+                warning = (f"goosectx: warning: {request.name} needs approval and there is "
+                           f"no terminal to ask, so it was denied; {fix}")
+                if self.pending is not None:
+                    self.pending.append(warning)
+                else:
+                    self.stderr.write(terminal_safe(warning) + "\n")
+                    self.stderr.flush()
             return "deny"
         question = approval_question(request, shutil.get_terminal_size().columns,
                                      target=None if target is None else str(target))
@@ -137,8 +151,11 @@ class TextOutput:
     saved with the session, and stream-json carries it as ``reasoning_delta`` events.
     """
 
-    def __init__(self, stdout: TextIO, stderr: TextIO) -> None:
+    def __init__(self, stdout: TextIO, stderr: TextIO, after_call: list[str] | None = None
+                 ) -> None:
         self.stdout, self.stderr = stdout, stderr
+        self.after_call = after_call if after_call is not None else []
+        """Lines to write after the next call's result line (:meth:`Approver.defer`)."""
         self.line_open = False
         self._answer = SafeStream()
         self._unstarted: dict[str, ToolRequest] = {}  # the reply's calls, by id, until started
@@ -183,6 +200,7 @@ class TextOutput:
             first = error_line(event.response.output)
             said = not ran or label.startswith("stopped: ")  # the label already says the cause
             self._err(f"  {label}" if said else f"  {label}: {_clipped(first, 200)}")
+            self._write_after_call()
         elif isinstance(event, Notification) and event.kind == "inline":
             self._err(f"goosectx: {event.text}")
         elif isinstance(event, HistoryReplaced):
@@ -196,11 +214,16 @@ class TextOutput:
         """The run started (``started``: session id, model...)."""
         return
 
+    def _write_after_call(self) -> None:
+        while self.after_call:
+            self._err(self.after_call.pop(0))
+
     def finish(self, summary: dict[str, Any]) -> None:
         """The run ended (``summary``: status, usage, messages...)."""
         if self.line_open:
             self.stdout.write("\n")
             self.stdout.flush()
+        self._write_after_call()  # a call that ended the turn unanswered: still said
 
 
 class StreamJsonOutput:

@@ -32,6 +32,9 @@ except ImportError:  # not a POSIX terminal
 PLAIN_APPROVAL_ATTEMPTS = 3
 """Unrecognised answers to an approval question before it counts as "deny"."""
 
+INPUT_ENDED_KEY = "input_ended"
+"""What an approval question returns when input ended before an answer (not a cancel)."""
+
 
 @dataclass(slots=True)
 class ReplIO:
@@ -121,9 +124,9 @@ class ReplIO:
         prefix) also ``p`` / ``s`` (allow that rule this session / and save it).
 
         Returns:
-            The decision or ``"view"``; ``cancel`` at the end of input (nothing waits on a
-            closed stdin), ``deny`` after :data:`PLAIN_APPROVAL_ATTEMPTS` answers that mean
-            nothing.
+            The decision or ``"view"``; :data:`INPUT_ENDED_KEY` at the end of input
+            (nothing waits on a closed stdin), ``deny`` after
+            :data:`PLAIN_APPROVAL_ATTEMPTS` answers that mean nothing.
         """
         stdin = lenient(self.stdin or sys.stdin)
         choices = terminal_safe(" ".join(f"[{key}] {text}"
@@ -135,7 +138,7 @@ class ReplIO:
             raw = stdin.readline()
             if not raw:
                 self._write("\n")
-                return "cancel"
+                return INPUT_ENDED_KEY
             if self.echo:
                 self._write(raw if raw.endswith("\n") else raw + "\n")
             if must_view and raw.strip().lower() == VIEW_KEY:
