@@ -306,14 +306,32 @@ def _fit_floor(out: Split, sizes: list[int], measure: Measure, room: int) -> Non
 
 
 def _resend(earlier: Sequence[Message], measure: Measure, budget_tokens: int) -> list[Message]:
-    """Earlier user requests to re-send: newest first within the budget, returned oldest first.
+    """Earlier user requests to re-send: the first, then newest first, returned oldest first.
 
-    The newest one that does not fit whole is cut in the middle with a marker (its beginning —
-    usually the task statement — and its end kept); older ones are not re-sent.
+    The first request (the session's task, or the copy of it an earlier compaction re-sent)
+    gets its room first — up to half the budget when others follow, cut in the middle with a
+    marker when longer — so a run of follow-ups never pushes it out (DESIGN §4.5: the task is
+    the user message the model needs most). The rest of the budget takes the newest requests;
+    the newest one that does not fit whole is cut in the middle with a marker (its beginning
+    and its end kept); older ones are not re-sent.
     """
-    out: list[Message] = []
+    first_at = next((i for i, m in enumerate(earlier) if m.is_user_request), None)
+    if first_at is None or budget_tokens <= 0:
+        return []
+    task: list[Message] = []
     left = budget_tokens
-    for m in reversed(earlier):
+    others = any(m.is_user_request for m in earlier[first_at + 1:])
+    share = budget_tokens // 2 if others else budget_tokens
+    copy = stubbed_copy(earlier[first_at])
+    size = measure(copy)
+    if size <= share:
+        task.append(copy)
+        left -= size
+    elif share >= MIN_CUT_USER_TOKENS:
+        task.append(_cut_copy(earlier[first_at], copy, share, size))
+        left -= share
+    out: list[Message] = []
+    for m in reversed(earlier[first_at + 1:]):
         if not m.is_user_request or left <= 0:
             continue
         copy = stubbed_copy(m)
@@ -323,9 +341,14 @@ def _resend(earlier: Sequence[Message], measure: Measure, budget_tokens: int) ->
             left -= size
             continue
         if left >= MIN_CUT_USER_TOKENS:
-            cut = elide_text(copy.text, left, size)  # its beginning (the task) and its end
-            out.append(Message.user(cut, MessageMetadata.agent_only()).with_metadata(
-                extra={"copy_of": m.id}))
+            out.append(_cut_copy(m, copy, left, size))
         break
     out.reverse()
-    return out
+    return task + out
+
+
+def _cut_copy(original: Message, copy: Message, keep_tokens: int, tokens: int) -> Message:
+    """An agent-only copy of ``original`` cut in the middle to about ``keep_tokens``."""
+    cut = elide_text(copy.text, keep_tokens, tokens)  # its beginning (the task) and its end
+    return Message.user(cut, MessageMetadata.agent_only()).with_metadata(
+        extra={"copy_of": original.id})
