@@ -84,8 +84,16 @@ class Split:
 
 
 def is_answered(messages: Sequence[Message]) -> bool:
-    """True when the newest agent-visible message is an assistant answer without a tool call."""
-    return bool(messages) and messages[-1].role == "assistant" and not messages[-1].tool_requests
+    """True when the newest agent-visible message is an assistant answer without a tool call.
+
+    User-role messages after it that are no request — a ``!command``'s record, an undo note,
+    harness text (``metadata.extra["source_kind"]``) — leave it answered.
+    """
+    at = len(messages) - 1
+    while (at >= 0 and messages[at].role == "user" and not messages[at].tool_responses
+           and messages[at].metadata.extra.get("source_kind") in ("command", "harness")):
+        at -= 1
+    return at >= 0 and messages[at].role == "assistant" and not messages[at].tool_requests
 
 
 def pair_boundaries(messages: Sequence[Message],
