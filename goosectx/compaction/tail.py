@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from goosectx.compaction.actions import UNDO_NOTE_START
 from goosectx.compaction.cuts import word_head, word_tail
 from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import (
@@ -58,6 +59,8 @@ class Split:
         answered: The newest request was answered (no pending tool call after the answer).
         facts_tokens: Room reserved beside the summary's ``max_tokens`` for the facts merged
             from the head (calibrated tokens; set by the layout).
+        notes: Agent-only copies of the head's notes the model has not read yet (an undo
+            note after the head's last assistant message), placed after the continuation.
         head_view: ``repair(head, for_sending=False)`` when the layout made it already (not
             compared), so the compaction does not repair a long head twice.
         scan_memo: The facts scan of the whole view the layout made (not compared), for the
@@ -72,6 +75,7 @@ class Split:
     elided_tokens: int = 0
     answered: bool = False
     facts_tokens: int = 0
+    notes: list[Message] = field(default_factory=list)
     head_view: list[Message] | None = field(default=None, repr=False, compare=False)
     scan_memo: ScanMemo | None = field(default=None, repr=False, compare=False)
 
@@ -94,6 +98,25 @@ def is_answered(messages: Sequence[Message]) -> bool:
            and messages[at].metadata.extra.get("source_kind") in ("command", "harness")):
         at -= 1
     return at >= 0 and messages[at].role == "assistant" and not messages[at].tool_requests
+
+
+def unread_notes(head: Sequence[Message]) -> list[Message]:
+    """Agent-only copies of the undo notes at the end of ``head`` the model has not read.
+
+    A ``/undo`` adds a note for the model (:func:`goosectx.file_undo.model_note`); one after
+    the head's last assistant message was never answered — summarised, the model would not
+    learn that the edits are gone — so it is kept, like the next message it goes with.
+    """
+    out: list[Message] = []
+    for m in reversed(head):
+        if m.role == "assistant":
+            break
+        if (m.metadata.extra.get("source_kind") == "command"
+                and m.text.startswith(UNDO_NOTE_START)):
+            out.append(Message(m.role, m.content, MessageMetadata.agent_only()).with_metadata(
+                extra={**m.metadata.extra, "copy_of": m.id}))
+    out.reverse()
+    return out
 
 
 def pair_boundaries(messages: Sequence[Message],
