@@ -240,6 +240,7 @@ def execute(
     state = session.state
     if trigger in ("manual", "reactive"):  # auto does not run while paused; a compaction
         state.auto_compaction_paused = state.paused_by_undo = False  # made lifts the pause
+        state.pause_reason = ""
         # (a reactive one is judged by the next report again, and may pause it again)
     yield HistoryReplaced(Conversation(list(new)), trigger, shown_before, after, cost, strategy,
                           summary.call, state.auto_compaction_paused, summary.rung)
