@@ -31,6 +31,7 @@ from goosectx.approval import (
     NON_INTERACTIVE_DENIED_TEXT,
     STOPPED_PREFIX,
 )
+from goosectx.compaction.actions import UNDO_NOTE_START
 from goosectx.conversation import Message, MessageMetadata
 from goosectx.file_journal import ABSENT, SECRET_WHY, EditJournal, EditRecord
 from goosectx.tools.files import FileError, atomic_write, digest
@@ -251,7 +252,7 @@ def model_note(plan: FileUndo, working_dir: Path) -> str:
     parts = [f"{name(p)} (restored to its contents before that turn)" for p in plan.restored]
     parts += [f"{name(p)} (removed: that turn created it)" for p in plan.removed]
     quoted = plan.turn.text.strip().splitlines()[0][:80] if plan.turn is not None else ""
-    return ("[I used /undo: the file edits you made for my message "
+    return (f"{UNDO_NOTE_START}the file edits you made for my message "
             f"\"{quoted}\" are undone — " + "; ".join(parts) + ". Those edits are gone: read "
             "these files again before relying on or building on them.]")
 

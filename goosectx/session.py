@@ -110,6 +110,9 @@ class SessionState:
             lifted by a manual compaction or ``/clear``.
         paused_by_undo: The pause was set by undoing a compaction (``/undo-compact``), not by
             a report; the displays word the pause after it. Lifted with the pause.
+        pause_reason: Why auto-compaction paused, as its notice said it (the cause clause,
+            e.g. the fixed part alone fills the window); ``""`` when not paused, for a pause
+            by an undo, or a session saved before it was kept. Lifted with the pause.
         judge_input_tokens: The provider-reported input that triggered the last automatic
             compaction, until the next report judges it; ``None`` when nothing is pending.
         growth_base_tokens: ``current`` after the last automatic compaction (then the first
@@ -138,6 +141,7 @@ class SessionState:
 
     auto_compaction_paused: bool = False
     paused_by_undo: bool = False
+    pause_reason: str = ""
     judge_input_tokens: int | None = None
     growth_base_tokens: int | None = None
     compaction_failures: int = 0
@@ -150,6 +154,7 @@ class SessionState:
         """JSON form."""
         return {"auto_compaction_paused": self.auto_compaction_paused,
                 "paused_by_undo": self.paused_by_undo,
+                "pause_reason": self.pause_reason,
                 "judge_input_tokens": self.judge_input_tokens,
                 "growth_base_tokens": self.growth_base_tokens,
                 "compaction_failures": self.compaction_failures,
@@ -190,6 +195,8 @@ class SessionState:
             figure = None
         return cls(auto_compaction_paused=bool(data.get("auto_compaction_paused", False)),
                    paused_by_undo=bool(data.get("paused_by_undo", False)),
+                   pause_reason=(reason if isinstance(reason := data.get("pause_reason"), str)
+                                 else ""),
                    judge_input_tokens=opt_int("judge_input_tokens"),
                    growth_base_tokens=opt_int("growth_base_tokens"),
                    compaction_failures=opt_int("compaction_failures") or 0,

@@ -151,12 +151,15 @@ def test_multi_turn_run_auto_compacts_and_keeps_the_transcript(fake_server: Fake
     sent = contents(answer_call)
     assert [m["role"] for m in answer_call["messages"]] == ["system", "user", "assistant", "user"]
     assert "# Conversation Summary" in sent[1] and "src/p.py" in sent[1]
-    # The newest earlier question is re-sent within keep_user_tokens (500 here: cut in its
-    # middle) after the summary, though the turn in progress fills the tail (DESIGN §4.5).
-    assert questions[1][:30] in sent[1] and "tokens elided" in sent[1]
+    # The first question (the task) and the newest earlier one are re-sent within
+    # keep_user_tokens (500 here: each cut in its middle) after the summary, though the turn
+    # in progress fills the tail (DESIGN §4.5).
+    assert questions[0][:30] in sent[1] and questions[1][:30] in sent[1]
+    assert sent[1].index(questions[0][:30]) < sent[1].index(questions[1][:30])
+    assert sent[1].count("tokens elided") == 2
     assert sent[2] == CONTINUATION_TEXTS["conversation"]
     assert sent[3] == questions[2]
-    for old in (questions[0], answers[0], answers[1]):
+    for old in (answers[0], answers[1]):
         assert not any(old[:30] in text for text in sent)
     # Turn 4 starts from the reported 2,200 + the new question: no second compaction.
     fake_server.add({"text": answers[3], "usage": usage(3300, 300)})

@@ -26,8 +26,8 @@ def _session(home: Path, work: Path) -> None:
 
 
 @pytest.mark.parametrize("config, resent", [
-    ("context_limit = 8000\n", False),  # the request is summarised away: listed whole
-    ("context_limit = 8000\nkeep_user_tokens = 0\n", False),
+    ("context_limit = 8000\n", True),  # the first request (the task) is re-sent whole
+    ("context_limit = 8000\nkeep_user_tokens = 0\n", False),  # summarised away: listed whole
     ("context_limit = 30000\nkeep_user_tokens = 20000\n", True),  # re-sent whole: listed cut
 ], ids=["default", "none-resent", "resent"])
 def test_a_long_constraint_line_is_whole_somewhere_in_what_the_model_gets(

@@ -329,6 +329,7 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
         auto_enabled=repl.settings.auto_compaction_enabled,
         paused=repl.session.state.auto_compaction_paused,
         paused_by_undo=repl.session.state.paused_by_undo,
+        pause_reason=repl.session.state.pause_reason,
         manages_own_context=bool(provider and provider.manages_own_context),
         calibration=calibration.describe(repl.session.state,
                                          provider.model if provider else repl.session.model),

@@ -79,6 +79,8 @@ class ContextFacts:
     manages_own_context: bool
     calibration: str = ""
     paused_by_undo: bool = False
+    pause_reason: str = ""
+    """Why auto-compaction paused, as the pause notice said it (``""``: not kept)."""
     factor: float = 1.0
     """The calibration ratio (provider's count ÷ ours) the estimates are scaled by."""
     instruction_files: tuple[str, ...] = ()
@@ -96,6 +98,8 @@ class ContextFacts:
         if self.paused and self.paused_by_undo:
             return line + (" — paused: a compaction was undone (it would compact the "
                            "same messages again); /compact or /clear resumes it")
+        if self.paused and self.pause_reason:
+            return f"{line} — paused: {self.pause_reason}"
         if self.paused:
             return line + (" — paused: the provider's report showed the last compaction did "
                            "not work; /compact or /clear resumes it")
@@ -261,7 +265,7 @@ def context_table(facts: ContextFacts) -> Group:
     lines = "auto-compaction " + facts.auto_compaction_line()
     if facts.calibration:
         lines += "\n" + facts.calibration
-    return Group(table, Text(lines))
+    return Group(table, safe_text(lines))  # a pause's reason may name an extension
 
 
 def _instructions_note(facts: ContextFacts, share: str) -> Text:

@@ -93,6 +93,11 @@ environment context, Claude Code command echoes and caveats, interruption marker
 CLI nudge, Copilot's autopilot prompt."""
 
 
+UNDO_NOTE_START = "[I used /undo: "
+"""How the model's note of a ``/undo`` begins (:func:`goosectx.file_undo.model_note`): the
+user's command, not a request."""
+
+
 def is_harness_text(text: str) -> bool:
     """True when user-role ``text`` was written by an agent harness, not typed by the user."""
     return text.lstrip().startswith(HARNESS_PREFIXES)

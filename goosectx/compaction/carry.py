@@ -27,23 +27,43 @@ MODEL_PENDING = "\0model:"
 kept by an extractive summary, never merged as a fact (:mod:`.facts`)."""
 NOTE_SEPARATOR = " · "
 """Joins the ``earlier`` notes in an extractive summary's problem-solving note."""
-CONSTRAINT = re.compile(r"\b(must|never|don't|do not|always|only)\b", re.I)
-"""A user constraint: a line of a request with one of these words."""
+CONSTRAINT = re.compile(
+    r"\b(?:must|never|don't|do not|always|only|avoid|stick to|without)\b"
+    r"|\bplease (?:target|use|keep|stay|stick|avoid|prefer|make sure)\b"
+    r"|\btarget(?:ing)? [A-Za-z.+#-]+ ?v?\d"  # "target Python 3.8"
+    r"|\bkeep (?:\w+ ){0,3}(?:at|under|below|within|to|in|as|short|small|simple|stable"
+    r"|unchanged|intact|compatible|backwards?)\b"  # "keep lines at 79", not "keep going"
+    r"|(?:^|[(,;:]|\band|\bor)\s*no (?!one\b|longer\b|problem|idea|need|worries|matter"
+    r"|doubt|way\b|more\b|thanks)[a-z]"
+    r"|請勿|请勿|不要|不許|不许|不准|禁止|避免|必須|必须|務必|务必|只能|只用|永遠不|永远不"
+    r"|しないで|してはいけない|必ず",
+    re.I)
+"""A user constraint: a line of a request that states a requirement — must / never / don't /
+always / only / avoid / stick to / without, "please target|use|keep …", "target Python 3.8",
+"keep lines at 79 columns" (keep … at|under|stable …, not "keep going"), "no walrus" where a
+clause starts with it (not "No, I meant", "there is no file"), and the CJK words of the same
+(不要 don't, 必須 must, 禁止 forbidden, 避免 avoid, 只能 only, …)."""
+_CONSTRAINT_HINTS = ("must", "never", "don't", "do not", "always", "only", "avoid", "stick to",
+                     "without", "please ", "target", "keep ", "no ", "請勿", "请勿", "不要", "不許",
+                     "不许", "不准", "禁止", "避免", "必須", "必须", "務必", "务必", "只能", "只用",
+                     "永遠不", "永远不", "しないで", "してはいけない", "必ず")
+"""Each match of :data:`CONSTRAINT`, lower-cased, holds one of these."""
 
 
 def may_name_constraint(text: str) -> bool:
     """False only when :data:`CONSTRAINT` cannot match ``text`` (a cheap test before it).
 
-    A case-insensitive match is, lower-cased, one of the words: every character that matches
-    one of their letters ignoring case lower-cases to that letter, except the long s (ſ),
-    which is replaced first. Scanning a long history's requests this way costs a quarter of
-    the search.
+    A case-insensitive match is, lower-cased, one of :data:`_CONSTRAINT_HINTS`: every
+    character that matches one of their letters ignoring case lower-cases to that letter,
+    except the long s (ſ) and the dotted capital I (İ), which are replaced first. Scanning a
+    long history's requests this way costs a fraction of the search.
     """
     low = text.lower()
     if "ſ" in low:
         low = low.replace("ſ", "s")
-    return ("must" in low or "never" in low or "don't" in low or "do not" in low  # the words
-            or "always" in low or "only" in low)  # of CONSTRAINT
+    if "\u0307" in low:  # İ lower-cases to i + a combining dot; the search matches it as i
+        low = low.replace("i\u0307", "i")
+    return any(hint in low for hint in _CONSTRAINT_HINTS)
 
 
 NOT_CHANGED = "not changed"

@@ -133,6 +133,15 @@ PAUSE_FIX = ("Compacting by hand (/compact in the REPL, goosectx compact SESSION
 """How the pause ends, worded for both the REPL and ``run`` (whose notices say the same)."""
 
 
+PAUSED = "Auto-compaction is paused for this session: "
+"""Starts every pause notice; what follows is the reason (:func:`pause_reason`)."""
+
+
+def pause_reason(notice: str) -> str:
+    """The reason a pause notice gives (its text after :data:`PAUSED`), kept for ``/context``."""
+    return notice.removeprefix(PAUSED)
+
+
 def pause_notice(trigger_tokens: int, reported_input_tokens: int,
                  context_limit_tokens: int) -> str:
     """The notice shown when the next report paused auto-compaction (no compaction loops)."""
@@ -143,7 +152,7 @@ def pause_notice(trigger_tokens: int, reported_input_tokens: int,
         change = (f"went from {trigger_tokens:,} to only {reported_input_tokens:,} tokens "
                   f"({saved_pct}% less)")
     pct = round(100 * reported_input_tokens / context_limit_tokens) if context_limit_tokens else 0
-    return (f"Auto-compaction is paused for this session: after the last compaction the "
+    return (f"{PAUSED}after the last compaction the "
             f"provider reported the request {change}, {pct}% of the {context_limit_tokens:,}-"
             f"token limit. {PAUSE_FIX}")
 
@@ -153,7 +162,7 @@ def would_grow_notice(current_tokens: int, reported: bool, context_limit_tokens:
     """The notice when auto-compaction pauses because a compaction would not shrink the view."""
     pct = round(100 * current_tokens / context_limit_tokens) if context_limit_tokens else 0
     figure = "the provider reported" if reported else "goosectx estimates"
-    return (f"Auto-compaction is paused for this session: {figure} the request at "
+    return (f"{PAUSED}{figure} the request at "
             f"{current_tokens:,} tokens, {pct}% of the {context_limit_tokens:,}-token limit, "
             f"but {reason}. {PAUSE_FIX}")
 
@@ -189,7 +198,7 @@ def fixed_part_notice(fixed_tokens: int, context_limit_tokens: int,
                       extensions: list[tuple[str, int, int]]) -> str:
     """The notice when auto-compaction pauses because the fixed part alone fills the window."""
     cause, fix = fixed_part_cause(fixed_tokens, context_limit_tokens, extensions)
-    return f"Auto-compaction is paused for this session: {cause}. {fix[0].upper()}{fix[1:]}."
+    return f"{PAUSED}{cause}. {fix[0].upper()}{fix[1:]}."
 
 
 def failures_notice(failures: int) -> str:

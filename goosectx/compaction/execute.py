@@ -122,9 +122,10 @@ def execute(
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))
         return
-    before, context_limit_tokens = measure()
-    if trigger == "reactive":  # the refused request held more than the limit, whatever the
-        before = max(before, context_limit_tokens)  # last report said: the line starts there
+    shown_before, context_limit_tokens = measure()  # the refused request's estimate, shown
+    before = shown_before
+    if trigger == "reactive":  # the refused request held more than the limit in the provider's
+        before = max(before, context_limit_tokens)  # count: the growth checks start there
     if budget is None:
         budget = layout_budget(context_limit_tokens, 0.8)
     working, messages, old_tokens, _ = prepare(conversation, budget, counter,
@@ -232,15 +233,16 @@ def execute(
     cost = summary.call.usage.cost_usd if summary.call is not None else None
     notice_at = next(i for i, m in enumerate(new) if m.metadata.compaction_id == cid)
     new[notice_at] = replace(new[notice_at], content=(SystemNotification(
-        "inline", done_text(trigger, before, after, cost, strategy, fallback,
+        "inline", done_text(trigger, shown_before, after, cost, strategy, fallback,
                            summarised=not alone)),))
     if summary.call is not None:
         session.ledger.entries.append(summary.call)
     state = session.state
     if trigger in ("manual", "reactive"):  # auto does not run while paused; a compaction
         state.auto_compaction_paused = state.paused_by_undo = False  # made lifts the pause
+        state.pause_reason = ""
         # (a reactive one is judged by the next report again, and may pause it again)
-    yield HistoryReplaced(Conversation(list(new)), trigger, before, after, cost, strategy,
+    yield HistoryReplaced(Conversation(list(new)), trigger, shown_before, after, cost, strategy,
                           summary.call, state.auto_compaction_paused, summary.rung)
     elided = elided_notice(new, cid)
     if elided is not None:

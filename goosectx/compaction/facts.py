@@ -3,9 +3,9 @@
 Part of step 3 of the compaction pipeline (docs/architecture.md §5). Whatever the summariser
 wrote, the model keeps: every file written, edited, created or deleted (path and verb), the
 last error of each failing command, the shell commands run (deduplicated, newest 20), the
-user's constraints (lines with must / never / don't / always / only) and the open to-do items.
-Each is added under its own heading marked ``(from the transcript)`` unless the summary already
-names it. An earlier summary in the head carries its facts into the next
+user's constraints (the request lines :data:`~goosectx.compaction.carry.CONSTRAINT` finds) and
+the open to-do items. Each is added under its own heading marked ``(from the transcript)``
+unless the summary already names it. An earlier summary in the head carries its facts into the next
 (:func:`goosectx.compaction.gather.gather_facts` reads them back from its text), so they survive
 any number of compactions, across processes, whatever each summariser writes. Past
 ``summary_facts_tokens`` paths are grouped by directory (``src/api/: 143 files edited``) —

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from goosectx.compaction.actions import (
+    UNDO_NOTE_START,
     WRITE_VERBS,
     FileAction,
     actions_from_text,
@@ -41,6 +42,7 @@ from goosectx.compaction.prompts import CONTINUATION_TEXTS
 from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
 from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
+from goosectx.shell_escape import INTRO as ESCAPE_INTRO
 
 _CONTINUATIONS = frozenset(CONTINUATION_TEXTS.values())
 _READ_ONLY_TOOLS = {"read", "read_file", "view", "open", "cat", "readfile", "read_many_files",
@@ -135,8 +137,11 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 last_calls = (last_calls + requests)[-3:]
             continue
         texts = []  # the text parts that are not all whitespace
+        escape_output = False  # the next text part is a ``!command``'s output
+        escape_parts = 0
         for part in m.content:
             if isinstance(part, ToolResponse):
+                facts.answered = False  # a tool's result: the model works on
                 call = calls.get(part.id)
                 if call is not None:
                     for action in call[1]:
@@ -156,11 +161,17 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                     facts.errors.append(entry)
                     pending_errors.append(entry)
                     _index(by_head, (entry,))
-            elif isinstance(part, TextContent) and part.text and not part.text.isspace():
-                texts.append(part.text)  # (``part.text.strip()``, without the copy)
-        facts.answered = False
+            elif isinstance(part, TextContent):
+                # A ``!command``'s record: its intro part, then its output part, neither a
+                # request (the last request stays answered, or pending, as it was).
+                if escape_output or part.text.startswith(ESCAPE_INTRO):
+                    escape_output = not escape_output
+                    escape_parts += 1
+                elif part.text and not part.text.isspace():
+                    texts.append(part.text)  # (``part.text.strip()``, without the copy)
         kind = meta.extra.get("source_kind")
         if kind == "observation":
+            facts.answered = False
             text = "\n".join(texts)
             open_file = open_file_in(text[-400:]) or open_file
             excerpt = error_excerpt(text)
@@ -172,10 +183,13 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             continue
         for text in texts:
             # A merged message (agent_view joins consecutive user messages) keeps only its
-            # first message's metadata, so each text part is also checked on its own.
-            if is_harness_text(text) or (kind in ("harness", "command") and len(texts) == 1):
+            # first message's metadata, so each text part is also checked on its own. None of
+            # these is a request: the last one stays answered (or pending) as it was.
+            if is_harness_text(text) or text.startswith(UNDO_NOTE_START) or (
+                    kind in ("harness", "command") and len(texts) + escape_parts == 1):
                 continue
             text = text.strip()
+            facts.answered = False
             if in_block:
                 resent_request(text, facts)
                 cut = [r for r in requests_seen if is_shortened(r)]

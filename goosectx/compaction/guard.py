@@ -18,6 +18,7 @@ from goosectx.compaction.decide import (
     failures_notice,
     ineffective,
     pause_notice,
+    pause_reason,
     would_grow_notice,
 )
 from goosectx.errors import CompactionWouldGrow, GoosectxError
@@ -65,8 +66,7 @@ class CompactionGuard:
         self.state.growth_base_tokens = current_tokens
         if (ineffective(judged, usage.input_tokens, context_limit_tokens, threshold_ratio)
                 and not self.state.auto_compaction_paused):
-            self.state.auto_compaction_paused = True
-            self.notices.append(pause_notice(judged, usage.input_tokens, context_limit_tokens))
+            self._pause(pause_notice(judged, usage.input_tokens, context_limit_tokens))
 
     def strategy(self, wanted: CompactionStrategy) -> CompactionStrategy:
         """The strategy of an automatic compaction: extractive after 3 failed attempts."""
@@ -111,18 +111,24 @@ class CompactionGuard:
         if isinstance(exc, CompactionWouldGrow):
             self.compacted_since_call = True
             if not self.state.auto_compaction_paused:
-                self.state.auto_compaction_paused = True
-                self.notices.append(fixed_part() or would_grow_notice(
+                self._pause(fixed_part() or would_grow_notice(
                     current_tokens, reported, context_limit_tokens, exc.message))
             return
         self.on_failed(counts=not exc.message.startswith("nothing to compact"))
         self.notices.append(f"Auto-compaction failed: {exc.one_line()} — the history is "
                             "unchanged.")
 
+    def _pause(self, notice: str) -> None:
+        """Pause auto-compaction, keeping why (``/context`` says it again), and tell the user."""
+        self.state.auto_compaction_paused = True
+        self.state.pause_reason = pause_reason(notice)
+        self.notices.append(notice)
+
     def on_clear(self) -> None:
         """``/clear``: lift the pause and forget the guard figures."""
         self.state.auto_compaction_paused = False
         self.state.paused_by_undo = False
+        self.state.pause_reason = ""
         self.state.judge_input_tokens = None
         self.state.growth_base_tokens = None
         self.compacted_since_call = False

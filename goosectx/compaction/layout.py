@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from goosectx.compaction.facts import merge_facts
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS, ContinuationKind
-from goosectx.compaction.tail import MIN_TURN_PAIRS, Split, split
+from goosectx.compaction.tail import MIN_TURN_PAIRS, Split, split, unread_notes
 from goosectx.config import DEFAULT_THRESHOLD_RATIO, Settings
 from goosectx.conversation import (
     Conversation,
@@ -207,6 +207,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
                     tail_tokens=0 if trigger == "manual" else 1, user_tokens=0, room_tokens=room,
                     ceiling_room_tokens=ceiling_room, sizes=sizes)
     out.facts_tokens = reserve
+    out.notes = unread_notes(out.head)
     out.head_view = head_view
     out.scan_memo = memo
     return out
@@ -356,6 +357,7 @@ def _block(agent: Sequence[Message], summary_text: str | None, working_set: Spli
             Message.assistant(CONTINUATION_TEXTS[kind], agent_only).with_metadata(
                 is_continuation=True, compaction_id=compaction_id),
         ]
+    block += [m.with_metadata(compaction_id=compaction_id) for m in working_set.notes]
     if working_set.request is not None:
         block.append(working_set.request.with_metadata(compaction_id=compaction_id))
     return block

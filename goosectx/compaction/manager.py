@@ -308,9 +308,12 @@ class ContextManager(ContextFigures):
             attempt_failed=lambda: failed.append(True),
         ):
             if isinstance(event, HistoryReplaced):
+                # The refused request held more than the limit in the provider's count: the
+                # next report is judged against that, not against our estimate of it.
+                judged = (max(event.tokens_before, self.context_limit().tokens)
+                          if trigger == "reactive" else event.tokens_before)
                 self.guard.on_compacted(trigger, wanted=strategy, failed=bool(failed),
-                                        tokens_before=event.tokens_before,
-                                        tokens_after=event.tokens_after)
+                                        tokens_before=judged, tokens_after=event.tokens_after)
             yield event
         yield from self._guard_notices()
 

@@ -118,12 +118,19 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
         parsed = parse_summary(text)
         return SummaryResult(render_markdown(parsed) if parsed else text, entry, candidate.rung,
                              parsed is not None)
-    why = (f"{provider.model} rejected {rejected} ever smaller summary requests" if rejected
+    why = (rejected_text(provider.model, rejected) if rejected
            else "even with every tool result removed and long texts elided it is too large")
     raise CompactionFailed(
         f"the summary request does not fit the {limit:,}-token context window of "
         f"{provider.model}: {why}",
         "set compaction_model to a model with a larger context window, or start a new session")
+
+
+def rejected_text(model: str, rejected: int) -> str:
+    """``MODEL rejected the summary request`` (one), or how many, each smaller than the last."""
+    if rejected == 1:
+        return f"{model} rejected the summary request"
+    return f"{model} rejected {rejected} summary requests, each smaller than the last"
 
 
 def _no_text_reply(model: str, reply: Message) -> str:

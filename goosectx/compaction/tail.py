@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from goosectx.compaction.actions import UNDO_NOTE_START
 from goosectx.compaction.cuts import word_head, word_tail
 from goosectx.compaction.memo import ScanMemo
 from goosectx.conversation import (
@@ -58,6 +59,8 @@ class Split:
         answered: The newest request was answered (no pending tool call after the answer).
         facts_tokens: Room reserved beside the summary's ``max_tokens`` for the facts merged
             from the head (calibrated tokens; set by the layout).
+        notes: Agent-only copies of the head's notes the model has not read yet (an undo
+            note after the head's last assistant message), placed after the continuation.
         head_view: ``repair(head, for_sending=False)`` when the layout made it already (not
             compared), so the compaction does not repair a long head twice.
         scan_memo: The facts scan of the whole view the layout made (not compared), for the
@@ -72,6 +75,7 @@ class Split:
     elided_tokens: int = 0
     answered: bool = False
     facts_tokens: int = 0
+    notes: list[Message] = field(default_factory=list)
     head_view: list[Message] | None = field(default=None, repr=False, compare=False)
     scan_memo: ScanMemo | None = field(default=None, repr=False, compare=False)
 
@@ -84,8 +88,35 @@ class Split:
 
 
 def is_answered(messages: Sequence[Message]) -> bool:
-    """True when the newest agent-visible message is an assistant answer without a tool call."""
-    return bool(messages) and messages[-1].role == "assistant" and not messages[-1].tool_requests
+    """True when the newest agent-visible message is an assistant answer without a tool call.
+
+    User-role messages after it that are no request — a ``!command``'s record, an undo note,
+    harness text (``metadata.extra["source_kind"]``) — leave it answered.
+    """
+    at = len(messages) - 1
+    while (at >= 0 and messages[at].role == "user" and not messages[at].tool_responses
+           and messages[at].metadata.extra.get("source_kind") in ("command", "harness")):
+        at -= 1
+    return at >= 0 and messages[at].role == "assistant" and not messages[at].tool_requests
+
+
+def unread_notes(head: Sequence[Message]) -> list[Message]:
+    """Agent-only copies of the undo notes at the end of ``head`` the model has not read.
+
+    A ``/undo`` adds a note for the model (:func:`goosectx.file_undo.model_note`); one after
+    the head's last assistant message was never answered — summarised, the model would not
+    learn that the edits are gone — so it is kept, like the next message it goes with.
+    """
+    out: list[Message] = []
+    for m in reversed(head):
+        if m.role == "assistant":
+            break
+        if (m.metadata.extra.get("source_kind") == "command"
+                and m.text.startswith(UNDO_NOTE_START)):
+            out.append(Message(m.role, m.content, MessageMetadata.agent_only()).with_metadata(
+                extra={**m.metadata.extra, "copy_of": m.id}))
+    out.reverse()
+    return out
 
 
 def pair_boundaries(messages: Sequence[Message],
@@ -306,14 +337,32 @@ def _fit_floor(out: Split, sizes: list[int], measure: Measure, room: int) -> Non
 
 
 def _resend(earlier: Sequence[Message], measure: Measure, budget_tokens: int) -> list[Message]:
-    """Earlier user requests to re-send: newest first within the budget, returned oldest first.
+    """Earlier user requests to re-send: the first, then newest first, returned oldest first.
 
-    The newest one that does not fit whole is cut in the middle with a marker (its beginning —
-    usually the task statement — and its end kept); older ones are not re-sent.
+    The first request (the session's task, or the copy of it an earlier compaction re-sent)
+    gets its room first — up to half the budget when others follow, cut in the middle with a
+    marker when longer — so a run of follow-ups never pushes it out (DESIGN §4.5: the task is
+    the user message the model needs most). The rest of the budget takes the newest requests;
+    the newest one that does not fit whole is cut in the middle with a marker (its beginning
+    and its end kept); older ones are not re-sent.
     """
-    out: list[Message] = []
+    first_at = next((i for i, m in enumerate(earlier) if m.is_user_request), None)
+    if first_at is None or budget_tokens <= 0:
+        return []
+    task: list[Message] = []
     left = budget_tokens
-    for m in reversed(earlier):
+    others = any(m.is_user_request for m in earlier[first_at + 1:])
+    share = budget_tokens // 2 if others else budget_tokens
+    copy = stubbed_copy(earlier[first_at])
+    size = measure(copy)
+    if size <= share:
+        task.append(copy)
+        left -= size
+    elif share >= MIN_CUT_USER_TOKENS:
+        task.append(_cut_copy(earlier[first_at], copy, share, size))
+        left -= share
+    out: list[Message] = []
+    for m in reversed(earlier[first_at + 1:]):
         if not m.is_user_request or left <= 0:
             continue
         copy = stubbed_copy(m)
@@ -323,9 +372,14 @@ def _resend(earlier: Sequence[Message], measure: Measure, budget_tokens: int) ->
             left -= size
             continue
         if left >= MIN_CUT_USER_TOKENS:
-            cut = elide_text(copy.text, left, size)  # its beginning (the task) and its end
-            out.append(Message.user(cut, MessageMetadata.agent_only()).with_metadata(
-                extra={"copy_of": m.id}))
+            out.append(_cut_copy(m, copy, left, size))
         break
     out.reverse()
-    return out
+    return task + out
+
+
+def _cut_copy(original: Message, copy: Message, keep_tokens: int, tokens: int) -> Message:
+    """An agent-only copy of ``original`` cut in the middle to about ``keep_tokens``."""
+    cut = elide_text(copy.text, keep_tokens, tokens)  # its beginning (the task) and its end
+    return Message.user(cut, MessageMetadata.agent_only()).with_metadata(
+        extra={"copy_of": original.id})

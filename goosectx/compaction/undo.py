@@ -138,6 +138,7 @@ def undo_last(session: Session, *, reestimate: Callable[[], int],
     session.note_context_figure(after, True)  # the notice counted (the model never sees it)
     state = session.state
     state.auto_compaction_paused = state.paused_by_undo = True
+    state.pause_reason = ""  # worded after the undo (``paused_by_undo``)
     state.judge_input_tokens = None
     state.growth_base_tokens = None
     yield CompactionUndone(Conversation(list(new)), compaction_id, restored, before, after)

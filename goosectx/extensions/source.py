@@ -160,6 +160,8 @@ class ExtensionToolSource:
         offered = [t for t in tools if t.name in keep]
         live = {t.name for t in self._all_tools(live_only=True)}
         self._deferred = tuple(t.name for t in tools if t.name not in keep and t.name in live)
+        if not self._deferred:  # nothing to find (the built-ins alone are over the budget):
+            return Offer(tuple(offered), (), total)  # no search_tools schema to pay for
         return Offer(tuple(sorted([*offered, self._search], key=lambda t: t.name)),
                      self._deferred, total)
 

@@ -1,0 +1,85 @@
+"""The session's task and the user's stated requirements survive an auto-compaction.
+
+fresh16c #18: the first message "Build the CSV exporter. Please target Python 3.8 (no walrus,
+no match statements) and keep lines at 79 columns." then eight long follow-ups in a 6,000-token
+window. The auto-compaction re-sent the newest follow-ups verbatim (``keep_user_tokens``) but
+not the first message, and the facts' "User constraints" did not know "please target",
+"no …", "keep … at": with a summary that does not restate them, no later request held
+"Python 3.8" or "79 columns".
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from compaction_support import REQUEST, SUMMARY_JSON, chat, collect, make_session, manager, words
+from fakeserver import FakeServer
+from test_compaction_e2e import in_process_run, is_summary_call
+
+from goosectx.conversation import Message
+from goosectx.providers.scripted import ScriptedProvider
+
+TASK = ("Build the CSV exporter for the reports module.\nPlease target Python 3.8 (no walrus, "
+        "no match statements) and keep lines at 79 columns.")
+
+
+def test_the_first_request_reaches_every_request_after_an_auto_compaction(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "6000")
+    answer = {"text": "Answer about the work in progress here. " * 50}
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        return {"text": SUMMARY_JSON} if is_summary_call(body) else answer
+
+    fake_model.add(reply)
+    assert in_process_run(TASK, name="csv", mode="auto")[0] == 0
+    for i in range(8):
+        fake_model.add(reply, reply)
+        code, _, err = in_process_run(f"next part {i}: add feature {i} " + words(150, "blah"),
+                                      resume="csv", mode="auto")
+        assert code == 0, err
+    summary_at = max(i for i, r in enumerate(fake_model.requests) if is_summary_call(r))
+    after = [r for r in fake_model.requests[summary_at + 1:] if not is_summary_call(r)]
+    assert after
+    for request in after:
+        sent = json.dumps(request["messages"])
+        assert "Python 3.8" in sent
+        assert "79 columns" in sent
+        assert json.dumps(TASK)[1:-1] in sent  # the task itself, verbatim (a re-sent user message)
+
+
+def _constraints(*lines: str) -> str:
+    """The "User constraints" facts a compaction merged from a head with ``lines`` as requests
+    (each followed by an answer), with the re-sending of user messages turned off."""
+    session = make_session([*(m for line in lines for m in (Message.user(line),
+                                                            Message.assistant("Done."))),
+                            *chat(6, 400)])
+    summariser = ScriptedProvider([SUMMARY_JSON], context_limit_tokens=8_000)
+    collect(manager(session, summariser, keep_user_tokens=0).compact(REQUEST))
+    summary = next(m.text for m in session.conversation.agent_view() if m.metadata.is_summary)
+    return summary.partition("## User constraints (from the transcript)")[2]
+
+
+@pytest.mark.parametrize("line", [
+    "Please target Python 3.8 (no walrus, no match statements).",
+    "keep lines at 79 columns",
+    "Avoid third-party dependencies.",
+    "Stick to the standard library.",
+    "Write it without touching the public API.",
+    "Please use tabs for indentation.",
+    "Never push to main.",
+    "請不要修改任何代碼",
+])
+def test_a_requirement_stated_as_an_imperative_is_a_user_constraint(line: str) -> None:
+    assert f"- {line}" in _constraints("Build the CSV exporter.", line)
+
+
+def test_ordinary_sentences_are_not_listed_as_constraints() -> None:
+    ordinary = ["No, I meant the other file.", "Keep going.", "What does this function do?",
+                "Please look at the failing test.", "There is no config file yet.",
+                "Thanks, that works now."]
+    assert not any(line in _constraints(*ordinary) for line in ordinary)

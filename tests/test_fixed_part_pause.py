@@ -1,0 +1,57 @@
+"""When the fixed part alone fills the window, ``/context`` gives the pause's own reason, and
+the REPL and ``run`` measure that fixed part alike.
+
+fresh16c #10: in a 1,000-token window the REPL's notice said the system prompt and tool
+definitions alone take about 904 tokens and paused auto-compaction, then ``/context`` said
+"paused: the provider's report showed the last compaction did not work" (no compaction ever
+ran), and ``run`` with the same config said about 814: the REPL offered ``search_tools`` (to
+find deferred extension tools) though no extension tool was deferred — the built-in tools
+alone were over the extension budget.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import DUMMY_API_KEY, FAKE_MODEL
+from fakeserver import FakeServer
+
+
+def _goosectx(server: FakeServer, cwd: Path, *args: str, stdin: str = ""
+              ) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GOOSE_MODEL": FAKE_MODEL, "OPENAI_API_BASE": server.base_url,
+           "OPENAI_API_KEY": DUMMY_API_KEY, "GOOSE_CONTEXT_LIMIT": "1000"}
+    return subprocess.run(["goosectx", *args], env=env, cwd=cwd, input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _fixed(text: str) -> int:
+    found = re.search(r"alone take about ([\d,]+) tokens", text)
+    assert found, text
+    return int(found.group(1).replace(",", ""))
+
+
+@pytest.mark.slow
+def test_context_gives_the_reason_of_the_pause_and_repl_and_run_agree(
+        fake_server: FakeServer, tmp_path: Path) -> None:
+    fake_server.add({"text": "ok"})
+    repl = _goosectx(fake_server, tmp_path, "--name", "t", "--mode", "auto",
+                     stdin="hello\n/context\n/exit\n")
+    assert repl.returncode == 0, repl.stderr
+    out = " ".join(repl.stdout.split())  # a long line may wrap
+    paused = out.split("auto-compaction at 80% of the limit = 800 tokens — paused: ", 1)[1]
+    assert paused.startswith("the system prompt and tool definitions sent with every request "
+                             "alone take about")
+    assert "the last compaction did not work" not in out
+    tools = [t["function"]["name"] for t in fake_server.requests[0]["tools"]]
+    assert "search_tools" not in tools  # no extension tool to search for
+    fake_server.add({"text": "ok"})
+    run = _goosectx(fake_server, tmp_path, "run", "-t", "x")
+    assert _fixed(out) == _fixed(" ".join(run.stderr.split()))
+    assert json.dumps(fake_server.requests[1]["tools"]) == json.dumps(
+        fake_server.requests[0]["tools"])
