@@ -66,7 +66,7 @@ def resolve(path: Path) -> Path:
     """``path`` absolute, ``~`` expanded, ``..`` and symlinks resolved (missing parts kept)."""
     try:
         return path.expanduser().resolve(strict=False)
-    except (OSError, RuntimeError):  # a symlink loop: judge the path as written
+    except (OSError, RuntimeError, ValueError):  # a loop, a lone surrogate: as written
         return Path(os.path.abspath(path.expanduser()))
 
 

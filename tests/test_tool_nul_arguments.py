@@ -61,19 +61,43 @@ def test_run_refuses_a_nul_in_a_command_or_path_without_a_traceback(
     assert said in told and "not run" in told
 
 
-def test_a_tool_that_raises_leaves_its_traceback_in_the_debug_log_only(workdir: Path) -> None:
-    # A path that cannot be encoded (a lone surrogate) still makes the editor raise.
+def test_a_lone_surrogate_in_a_path_is_refused_before_the_approval_decision(
+        fake_server: FakeServer, workdir: Path) -> None:
+    # it crashed the run inside the decision (a symlink check resolving the path), exit 1
     call = {"name": "text_editor", "arguments": {"command": "write", "path": "g\ud800.txt",
                                                  "file_text": "x"}}
-    with FakeServer() as server:  # (its follow-up fails on the surrogate: one server a run)
+    proc = _run(fake_server, workdir, call, "auto")
+    assert "Traceback" not in proc.stderr
+    assert "its path holds a lone surrogate" in proc.stderr
+
+
+RAISING_TREE = """
+from goosectx.tools.tree import TreeTool
+
+def _raise(self, arguments, ctx):
+    raise RuntimeError("tree blew up")
+
+TreeTool.run = _raise
+"""
+
+
+def test_a_tool_that_raises_leaves_its_traceback_in_the_debug_log_only(
+        workdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(RAISING_TREE)  # the installed tree tool raises
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    call = {"name": "tree", "arguments": {"path": "."}}
+    with FakeServer() as server:
         quiet = _run(server, workdir, call, "auto")
-    assert "UnicodeEncodeError" in quiet.stderr  # the tool's error line
-    assert "Traceback" not in quiet.stderr and "tool text_editor raised" not in quiet.stderr
+    assert "tree blew up" in quiet.stderr  # the tool's error line
+    assert "Traceback" not in quiet.stderr and "tool tree raised" not in quiet.stderr
     with FakeServer() as server:
         debug = _run(server, workdir, call, "auto", "--debug")
     assert "Traceback" not in debug.stderr
     log = (Path(os.environ["GOOSECTX_HOME"]) / "goosectx.log").read_text()
-    assert "tool text_editor raised" in log and "Traceback" in log
+    assert "tool tree raised" in log and "Traceback" in log
 
 
 @pytest.mark.slow

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -10,6 +11,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from goosectx.conversation import ToolRequest
 from goosectx.providers.base import ToolSchema
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 if TYPE_CHECKING:
     from goosectx.file_journal import EditJournal
@@ -144,6 +147,9 @@ class ToolRegistry:
     def nul_refusal(self, request: ToolRequest) -> str | None:
         """Why ``request`` cannot run: an argument that must be NUL-free holds one; else ``None``.
 
+        Also a lone surrogate (``\ud800``, from a JSON escape): it cannot be encoded for the
+        system call either.
+
         A shell command or a file path cannot hold the NUL character (the system call fails
         with "embedded null byte"), so such a call is refused before anything looks at it —
         the approval decision resolves its paths too. A tool names those arguments in an
@@ -156,6 +162,10 @@ class ToolRegistry:
                 return (f"The call to {request.name} was not run: its {key} holds a NUL "
                         f"character, which {what} cannot contain. Call the tool again "
                         "without it.")
+            if isinstance(value, str) and _LONE_SURROGATE.search(value):
+                return (f"The call to {request.name} was not run: its {key} holds a lone "
+                        "surrogate (U+D800–U+DFFF), which is no character and cannot be "
+                        "written as UTF-8. Call the tool again without it.")
         return None
 
     def names(self) -> list[str]:
