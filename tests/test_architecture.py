@@ -20,7 +20,7 @@ def core_modules() -> list[Path]:
     """compaction/, the message model (conversation, message, parts), approval* and agent."""
     paths = [*PACKAGE.glob("compaction/**/*.py"), *PACKAGE.glob("conversation*.py"),
              PACKAGE / "message.py", PACKAGE / "parts.py", *PACKAGE.glob("approval*.py"),
-             *PACKAGE.glob("approval/**/*.py"), PACKAGE / "agent.py"]
+             *PACKAGE.glob("approval/**/*.py"), *PACKAGE.glob("agent*.py")]
     return sorted(set(paths))
 
 

@@ -1,0 +1,153 @@
+"""The agent's tool calls: the approval decision, the question, running one call.
+
+Part of :class:`goosectx.agent.Agent` (docs/architecture.md §4, §5), kept apart so the loop
+module stays one concept: :class:`AgentTools` is the mixin the agent inherits. Core module:
+no printing, no adapter imports.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Generator
+
+from goosectx.approval import (
+    NON_INTERACTIVE_DENIED_TEXT,
+    ApprovalAnswer,
+    ApprovalContext,
+    ApprovalFn,
+    ApprovalVerdict,
+    PermissionRules,
+    cancelled_text,
+    decide,
+    denied_text,
+    stopped_running_text,
+)
+from goosectx.config import ApprovalMode, Settings
+from goosectx.conversation import ToolRequest, ToolResponse
+from goosectx.events import Event, ToolCallStarted
+from goosectx.session import Session
+from goosectx.tools.base import ToolContext, ToolRegistry
+from goosectx.tools.offering import ToolOffering
+from goosectx.tools.runner import cap_output, run_tool
+from goosectx.turn import Turn
+
+log = logging.getLogger("goosectx.agent")
+
+
+class CancelTurn(Exception):
+    """The user answered "cancel" to an approval prompt."""
+
+
+class AgentTools:
+    """How :class:`~goosectx.agent.Agent` decides on, asks about and runs one tool call."""
+
+    session: Session
+    settings: Settings
+    tools: ToolRegistry
+    approve: ApprovalFn
+    mode: ApprovalMode
+    interactive: bool
+    always_allowed: set[str]
+    rules: PermissionRules
+    offering: ToolOffering
+    progress: Callable[[str], None] | None
+    writing: Callable[[str], None] | None
+    stopped_by: Callable[[], str | None]
+    _tool_context: ToolContext | None
+    _turn_id: str
+
+    def _verdict(self, request: ToolRequest) -> ApprovalVerdict:
+        """The approval decision for ``request`` (docs/architecture.md §4)."""
+        tool, arguments = self.tools.get(request.name), request.arguments
+        read_only = tool is not None and arguments is not None and tool.is_read_only(arguments)
+        verdict = decide(ApprovalContext(
+            mode=self.mode, tool_name=request.name, read_only=read_only,
+            working_dir=self.session.working_dir, arguments=arguments or {},
+            rules=self.rules, always_allowed=frozenset(self.always_allowed),
+            data_dir=self.settings.data_dir, config_file=self.settings.config_file,
+            extension_trusted=getattr(tool, "extension_trusted", None)))
+        log.debug("approval of %s: %s (%s)", request.name, verdict.action, verdict.reason)
+        return verdict
+
+    def _ask(self, request: ToolRequest) -> str | None:
+        """On an ``ask`` verdict: ``None`` when the user allows the call, else the denial text.
+
+        "Always allow" is remembered for this session (the whole tool, or the answer's
+        permission rule); "cancel" ends the turn; a denial carries the user's reason.
+        """
+        answer = self.approve(request)
+        if isinstance(answer, str):
+            answer = ApprovalAnswer(answer)
+        if answer.decision == "cancel":
+            raise CancelTurn(cancelled_text(answer.reason))
+        if answer.decision == "always_allow":
+            if answer.rule:
+                self.rules = self.rules.plus("allow", answer.rule)
+            else:
+                self.always_allowed.add(request.name)
+        if answer.decision != "deny":
+            return None
+        return denied_text(answer.reason) if self.interactive else NON_INTERACTIVE_DENIED_TEXT
+
+    def _handle_tool_request(self, request: ToolRequest, turn: Turn
+                             ) -> Generator[Event, None, ToolResponse]:
+        """Approve and run one call; returns its response (yields ``ToolCallStarted``).
+
+        A ``deny`` verdict (chat mode) answers any call, even one that could not run; an
+        ``ask`` verdict asks only about a call that can run (an edit's dry run must succeed).
+        """
+        if (refusal := self.tools.nul_refusal(request)) is not None:  # before a path resolves
+            return ToolResponse(request.id, refusal, is_error=True)
+        verdict = self._verdict(request)
+        if verdict.action == "deny":
+            return ToolResponse(request.id, verdict.tool_text, is_error=True)
+        refusal = self.offering.deferred_refusal(request.name) or self.tools.refusal(request)
+        if refusal is not None:
+            return ToolResponse(request.id, refusal, is_error=True)
+        tool = self.tools.get(request.name)
+        assert tool is not None and request.arguments is not None
+        ctx = self._context_for(turn.cancel)
+        ctx.turn_id, ctx.call_id = self._turn_id, request.id
+        if verdict.action == "ask":  # an edit that would fail is answered without asking
+            failed = getattr(tool, "dry_run", lambda _a, _c: None)(request.arguments, ctx)
+            if failed is not None and failed.is_error:
+                output = cap_output(ctx.redact(failed.output), self.settings.tool_output_max_chars)
+                return ToolResponse(request.id, output, is_error=True)
+        denial = self._ask(request) if verdict.action == "ask" else None
+        if denial is not None:
+            return ToolResponse(request.id, denial, is_error=True)
+        yield ToolCallStarted(request)
+        result = run_tool(tool, request.arguments, ctx, turn.cancel)
+        output = cap_output(ctx.redact(result.output), self.settings.tool_output_max_chars)
+        if turn.cancel.is_set():
+            stopped = stopped_running_text(self.stopped_by())
+            output = stopped + (f"\n{output}" if output.strip() else "")
+            return ToolResponse(request.id, output, is_error=True)
+        turn.attachments.extend(result.attachments)
+        return ToolResponse(request.id, output, result.is_error, diff=result.diff)
+
+    def preview_edit(self, request: ToolRequest) -> str | None:
+        """The diff an edit would make, changing nothing (drawn before its approval question)."""
+        preview = getattr(self.tools.get(request.name), "preview", None)
+        if preview is None or request.arguments is None:
+            return None
+        diff: str | None = preview(request.arguments, self._tool_context
+                                   or self._context_for(threading.Event()))
+        return diff
+
+    def _context_for(self, cancel: threading.Event) -> ToolContext:
+        if self._tool_context is None:
+            from goosectx.tools.builtin import make_tool_context
+
+            self._tool_context = make_tool_context(self.settings, self.session.working_dir,
+                                                   cancel)
+        edits = self._tool_context.edits  # the edits /undo restores (goosectx.file_undo)
+        if edits is None or edits.session_id != self.session.id:
+            from goosectx.file_journal import EditJournal
+
+            self._tool_context.edits = EditJournal(self.settings.data_dir, self.session.id)
+        context = self._tool_context
+        context.session_id, context.cancel = self.session.id, cancel  # overflow names carry the id
+        context.progress, context.spinner = self.progress, self.writing
+        return context
