@@ -86,7 +86,8 @@ def _state(field: str, value: Any) -> Any:
                                     "'x'")),
     (_ledger("cache_read_tokens", 2**70), ('"cache_read_tokens"', "whole number")),
     (_ledger("total_tokens", -5), ('"total_tokens"', "not -5")),
-    (_ledger("cost_usd", float("nan")), ('"cost_usd"', "dollars")),
+    (_ledger("cost_usd", float("inf")), ("not usable JSON", "Infinity is not a JSON number")),
+    (_ledger("cost_usd", -1.5), ('"cost_usd"', "dollars")),
     (_ledger("created", 5), ('usage_ledger entry #1: "created"', "ISO 8601")),
     # a junk entry was imported as a 0-token reply call by model ''
     (lambda d: d.update(usage_ledger=[{"bogus": 1}]), ('usage_ledger entry #1: "model" must be',

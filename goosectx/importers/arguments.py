@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from goosectx.parts import finite_float, not_json_number
+
 __all__ = ["json_problem", "parse_arguments"]
 
 _REASONS = {
@@ -47,9 +49,11 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None, str | 
         return {}, None, None
     text = raw if isinstance(raw, str) else json.dumps(raw)
     try:
-        parsed = json.loads(text)
+        parsed = json.loads(text, parse_constant=not_json_number, parse_float=finite_float)
     except json.JSONDecodeError as exc:
         return None, f"arguments are not JSON: {exc.msg}", text
+    except ValueError as exc:  # NaN, Infinity, 1e400: stored, they would break the database
+        return None, f"arguments are not JSON: {exc}", text
     if not isinstance(parsed, dict):
         return None, "arguments are not a JSON object", text
     return parsed, None, None

@@ -23,7 +23,7 @@ from goosectx.conversation import (
     ToolRequest,
     ToolResponse,
 )
-from goosectx.parts import json_kind
+from goosectx.parts import finite_float, json_kind, not_json_number
 from goosectx.providers.base import TextDelta, ThinkingDelta, ToolCallDelta, ToolSchema
 from goosectx.usage import Usage
 
@@ -130,10 +130,12 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     if not raw.strip():
         return {}, None
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, parse_constant=not_json_number, parse_float=finite_float)
     except json.JSONDecodeError as exc:
         where = exc.msg.removesuffix(" at")  # 'Unterminated string starting at' + ' at …'
         return None, f"arguments are not valid JSON ({where} at character {exc.pos})"
+    except ValueError as exc:  # NaN, Infinity, 1e400: stored, they would break the database
+        return None, f"arguments are not valid JSON ({exc})"
     except RecursionError:  # [[[[… thousands deep: not arguments any tool takes
         return None, "arguments are JSON nested too deeply to read"
     if not isinstance(value, dict):
