@@ -96,3 +96,43 @@ def test_a_sentence_typed_at_the_question_is_neither_an_answer_nor_a_message(
         assert not (work / "ran.txt").exists()
         assert len(server.requests) == 2
         assert not any("good" in text or "python" in text for text in _user_texts(server.requests))
+
+
+def _answer_once(tmp_path: Path, keys: str, after: str) -> tuple[bool, list[str]]:
+    """Ask for one shell call, read the question, type ``keys``; whether it ran, what was sent."""
+    work = tmp_path / "work"
+    work.mkdir()
+    script = [{"tool_calls": [{"name": "shell", "arguments": {"command": "touch ran.txt"}}]},
+              {"text": "next step"}]
+    with FakeServer(script) as server:
+        child = _spawn(tmp_path, server.base_url, work)
+        try:
+            child.expect("❯")
+            child.send("run a shell\r")
+            child.expect(r"Run shell\?")
+            time.sleep(READ_S)  # a person reads the question
+            for key in keys:
+                child.send(key)
+                time.sleep(0.15)  # typed at a normal speed
+            child.expect(after)
+            child.expect("next step")
+            child.expect("❯")
+            child.send("later line\r")  # the next message, typed at the prompt
+            child.send("/exit\r")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+        return (work / "ran.txt").exists(), [
+            json.dumps(m) for r in server.requests for m in r["messages"]]  # type: ignore[attr-defined]
+
+
+def test_y_then_enter_answers_at_once(tmp_path: Path) -> None:
+    ran, _texts = _answer_once(tmp_path, "y\r", "shell: allow once")
+    assert ran
+
+
+def test_ctrl_d_denies_without_asking_for_a_reason(tmp_path: Path) -> None:
+    ran, sent = _answer_once(tmp_path, "\x04", "shell: deny")
+    assert not ran
+    tool_texts = [m for m in sent if '"role": "tool"' in m]
+    assert tool_texts and not any("later line" in m for m in tool_texts)  # not the reason

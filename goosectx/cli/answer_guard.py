@@ -7,11 +7,13 @@ On the real terminal a key answers the question only when the user pressed it to
   the first :data:`ANSWER_SETTLE_S` after it is drawn are dropped too (no one reads a
   question that fast: they were typed for something else);
 * an answer key takes effect only when no other key follows it within
-  :data:`ANSWER_SETTLE_S`. A burst of keys ("yes please", "cancel that, use python",
-  "all good" + Enter, a paste) is typing, not answering: all of it is dropped, nothing of it
-  is sent to the model, and a one-line hint says to press one key.
+  :data:`ANSWER_SETTLE_S` — or at once when Enter follows it (``y`` Enter). A burst of keys
+  ("yes please", "cancel that, use python", "all good" + Enter, a paste) is typing, not
+  answering: all of it is dropped, nothing of it is sent to the model, and a one-line hint
+  says to press one key.
 
-Cancelling (Ctrl-C, Esc) and denying (Ctrl-D) stay immediate: they cannot run anything.
+Cancelling (Ctrl-C, Esc) and denying (Ctrl-D, with no reason asked) stay immediate: they
+cannot run anything.
 Claude Code and Codex guard their approval prompts against type-ahead the same way.
 """
 
@@ -55,6 +57,7 @@ class AnswerGuard:
         self._guard_until = math.inf  # until the key line is drawn, no key counts
         self._quiet_until = math.inf
         self._pending: asyncio.TimerHandle | None = None
+        self._pending_act: Callable[[], None] | None = None
 
     def drawn(self, _app: Any = None) -> None:
         """The key line is on screen (``Application(after_render=...)``; the first call counts)."""
@@ -74,21 +77,35 @@ class AnswerGuard:
         if act is not None and not typing:
             self._pending = asyncio.get_running_loop().call_later(
                 self.settle_s, self._settled, app, act)
+            self._pending_act = act
             return
         if self._pending is not None:
             self._pending.cancel()
-            self._pending = None
+            self._pending = self._pending_act = None
         early = now < self._guard_until
         self.hint = (DROPPED_HINT if early else TYPING_HINT).format(keys=self.keys)
         app.invalidate()
+
+    def confirm(self, app: Any) -> None:
+        """Enter: it confirms at once an answer key pressed on its own just before.
+
+        The ``y`` Enter habit; otherwise Enter is one more key of typing.
+        """
+        act = self._pending_act
+        if self._pending is None or act is None:
+            self.press(app, None)
+            return
+        self.cancel()
+        if not app.is_done:
+            act()
 
     def cancel(self) -> None:
         """Forget a pending answer (the question ended another way)."""
         if self._pending is not None:
             self._pending.cancel()
-            self._pending = None
+        self._pending = self._pending_act = None
 
     def _settled(self, app: Any, act: Callable[[], None]) -> None:
-        self._pending = None
+        self._pending = self._pending_act = None
         if not app.is_done:
             act()

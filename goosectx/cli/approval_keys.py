@@ -27,6 +27,9 @@ from goosectx.cli.approval_view import VIEW_KEY
 from goosectx.cli.prompt import PROMPT_STYLE
 from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
 
+DENY_AT_ONCE = "deny_at_once"
+"""What Ctrl-D answers: deny, with no reason asked (a typed line would become the reason)."""
+
 APPROVAL_KEYS: tuple[tuple[str, ApprovalDecision, str], ...] = (
     ("y", "allow_once", "allow once"),
     ("a", "always_allow", "always allow (this tool, until you exit)"),
@@ -53,7 +56,8 @@ def ask_approval(
     """Ask with one key press whether a tool call may run (the call is drawn before this).
 
     Keys: ``y`` allow once, ``a`` always allow, ``n`` deny, ``c`` / Ctrl-C / Esc cancel the
-    turn; Ctrl-D denies. With ``must_view`` (a long call shown folded), ``v`` returns
+    turn; Ctrl-D denies at once (:data:`DENY_AT_ONCE`: no reason asked). With ``must_view``
+    (a long call shown folded), ``v`` returns
     ``"view"`` and ``y`` / ``a`` only remind the user to look at the whole call first. With
     ``rule`` (a shell call's command prefix) also ``p`` (always allow that rule until exit)
     and ``s`` (and save it to the config file).
@@ -95,12 +99,13 @@ def ask_approval(
     if answers is not None:  # any other key: typing, not an answer
         guarded = answers
         keys.add(Keys.Any)(lambda event: guarded.press(event.app, None))
+        keys.add("enter")(lambda event: guarded.confirm(event.app))
     keys.add("c-c")(lambda event: event.app.exit(result="cancel"))
     # SIGINT while the question runs (SIGTERM / SIGHUP become one: cli/exit_signals.py) is a
     # key of its own to the application, not Ctrl-C's c-c.
     keys.add("<sigint>")(lambda event: event.app.exit(result="cancel"))
     keys.add("escape", eager=True)(lambda event: event.app.exit(result="cancel"))
-    keys.add("c-d")(lambda event: event.app.exit(result="deny"))
+    keys.add("c-d")(lambda event: event.app.exit(result=DENY_AT_ONCE))
 
     def text() -> FormattedText:
         width = get_app().output.get_size().columns

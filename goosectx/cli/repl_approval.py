@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from prompt_toolkit import PromptSession
 
 from goosectx.approval import INPUT_ENDED, ApprovalAnswer, ApprovalDecision
-from goosectx.cli.approval_keys import APPROVAL_KEYS, ask_approval
+from goosectx.cli.approval_keys import APPROVAL_KEYS, DENY_AT_ONCE, ask_approval
 from goosectx.cli.approval_view import ApprovalQuestion, approval_question
 from goosectx.cli.diffview import diff_shown_whole
 from goosectx.cli.exit_signals import received_name
@@ -105,8 +105,8 @@ def _answer(repl: Repl, key: str, rule: str | None) -> ApprovalAnswer:
         if key == "save_rule":
             _save(repl, rule)
         return ApprovalAnswer("always_allow", rule=rule)
-    if key == "deny":
-        return ApprovalAnswer("deny", reason=_reason(repl))
+    if key in ("deny", DENY_AT_ONCE):
+        return ApprovalAnswer("deny", reason=_reason(repl) if key == "deny" else None)
     decision: ApprovalDecision = key  # type: ignore[assignment]
     return ApprovalAnswer(decision)
 
