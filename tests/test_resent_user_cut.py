@@ -45,6 +45,8 @@ def test_a_cut_earlier_request_keeps_its_task_statement_and_its_end(
     assert start >= 0, blob[:2000]  # its beginning: the task statement
     end = blob.find("more 499 more 500", start)  # and its end: cut in the middle
     assert end > start and "elided" in blob[start:end] and TWO not in blob
-    # nothing re-sent cut from the front; TASK ONE (older) re-sent whole or not at all
+    # nothing re-sent cut from the front; TASK ONE, the session's first request, gets its
+    # room first (fixf16): whole, or cut in the middle like TASK TWO
     assert "earlier part of this message cut" not in blob
-    assert ONE in blob or "TASK ONE" not in blob
+    one = blob.find("TASK ONE: rename foo to bar in src/x.py. Dump: ctx 1 ctx 2")
+    assert one >= 0 and blob.find("ctx 499 ctx 500", one) > one
