@@ -114,12 +114,15 @@ def _import_file(
         for i, session in enumerate(sessions, start=1):
             session.name = name if len(sessions) == 1 else f"{name}-{i}"
     for session in sessions:
-        if not session.ledger.current_tokens:
-            # No request was made here yet: show a rough estimate of the model's view. Import
-            # does not tokenise; the counts are made and stored at first need.
-            session.ledger.current_tokens = _rough_count(session)
+        rough = _rough_count(session)
+        if (session.ledger.current_tokens or 0) < rough:
+            # No request was made here yet: a rough estimate of the model's view (import does
+            # not tokenise; the counts are made and stored at first need) — also over a figure
+            # the file states that its messages cannot fit in (a hand-edited export's header
+            # would otherwise skip the compaction the first request needs).
+            session.ledger.current_tokens = rough
             session.ledger.current_is_estimate = True
-            session.note_context_figure(session.ledger.current_tokens, True)  # listed as ~
+            session.note_context_figure(rough, True)  # listed as ~
     from goosectx.cli.folding import plural
     from goosectx.cli.import_checks import (
         ID_PLACEHOLDER,
