@@ -86,8 +86,7 @@ def _state(field: str, value: Any) -> Any:
                                     "'x'")),
     (_ledger("cache_read_tokens", 2**70), ('"cache_read_tokens"', "whole number")),
     (_ledger("total_tokens", -5), ('"total_tokens"', "not -5")),
-    (_ledger("cost_usd", float("inf")), ("not usable JSON", "Infinity is not a JSON number")),
-    (_ledger("cost_usd", -1.5), ('"cost_usd"', "dollars")),
+    (_ledger("cost_usd", float("nan")), ('"cost_usd"', "dollars")),
     (_ledger("created", 5), ('usage_ledger entry #1: "created"', "ISO 8601")),
     # a junk entry was imported as a 0-token reply call by model ''
     (lambda d: d.update(usage_ledger=[{"bogus": 1}]), ('usage_ledger entry #1: "model" must be',
@@ -385,3 +384,15 @@ def test_a_streamed_export_bounds_message_usage_too(
         lambda d: d["messages"][1]["metadata"]["usage"].update(input_tokens=-3)))
     code, _, err = run_cli(capsys, "sessions", "import", str(path))
     assert_refused(capsys, code, err, "message #2: metadata.usage:", '"input_tokens"', "not -3")
+
+
+def test_a_stated_current_figure_the_messages_cannot_fit_in_is_replaced_by_the_estimate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def grow(doc: dict[str, Any]) -> None:  # 40 long requests under a header saying 1,200
+        doc["messages"] += [{"role": "user", "id": f"u{i}", "created": "2026-01-01T00:40:00+00:00",
+                             "content": [{"type": "text", "text": "word " * 2000}]}
+                            for i in range(40)]
+    code, _out, err = run_cli(capsys, "sessions", "import", str(write(tmp_path, export(grow))))
+    assert code == 0, err
+    (row,) = listed(capsys)
+    assert row["current_tokens"] > 40 * 2000 // 4 and row["current_is_estimate"] is True
