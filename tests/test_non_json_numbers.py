@@ -33,11 +33,18 @@ def test_a_tool_call_with_a_non_json_number_is_answered_as_a_parse_error(
     assert json.loads(listed)[0]["message_count"] >= 4
 
 
-def test_an_imported_transcript_with_nan_is_one_line(
+def test_imported_tool_arguments_holding_nan_are_kept_as_a_parse_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "nan.json"
-    source.write_text('[{"role": "user", "content": "q"}, {"role": "assistant", '
-                      '"content": "a", "score": NaN}]')
+    source.write_text(
+        '[{"role": "user", "content": "q"},'
+        ' {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "type": "function",'
+        '   "function": {"name": "shell", "arguments": {"command": "x", "timeout_s": NaN}}}]},'
+        ' {"role": "tool", "tool_call_id": "a", "content": "ok"},'
+        ' {"role": "assistant", "content": "done"}]')
     code, _out, err = run_cli(capsys, "sessions", "import", str(source))
-    assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "NaN is not a JSON number" in err
+    assert code == 0, err
+    listed, _ = cli(capsys, "sessions", "list", "--json")
+    assert json.loads(listed)[0]["message_count"] == 4
+    shown, _ = cli(capsys, "sessions", "export", json.loads(listed)[0]["id"], "-f", "json")
+    assert "hold NaN or Infinity" in shown

@@ -7,6 +7,7 @@ error's reason is :func:`json_problem`.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from goosectx.parts import finite_float, not_json_number
@@ -37,6 +38,17 @@ def json_problem(exc: json.JSONDecodeError) -> str:
     return _REASONS.get(reason, reason[:1].lower() + reason[1:])
 
 
+def finite_numbers(value: Any) -> bool:
+    """False when ``value`` (parsed JSON) holds a NaN or an infinite number."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(finite_numbers(v) for v in value.values())
+    if isinstance(value, list):
+        return all(finite_numbers(v) for v in value)
+    return True
+
+
 def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None, str | None]:
     """Tool-call arguments as ``(arguments, parse_error, raw_arguments)``.
 
@@ -44,6 +56,8 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None, str | 
     the raw text.
     """
     if isinstance(raw, dict):
+        if not finite_numbers(raw):  # NaN / Infinity from the file: stored, they break the db
+            return None, "arguments are not JSON: they hold NaN or Infinity", json.dumps(raw)
         return raw, None, None
     if raw is None or raw == "":
         return {}, None, None

@@ -40,7 +40,6 @@ from goosectx.errors import ImportFormatError
 from goosectx.importers.arguments import json_problem, parse_arguments
 from goosectx.importers.progress import reading
 from goosectx.importers.times import date_leading, impossible_note, possible
-from goosectx.parts import finite_float, not_json_number
 from goosectx.session import Session, new_session_id
 from goosectx.usage import UsageLedger
 
@@ -162,7 +161,7 @@ def loads(path: Path, where: str, text: str | bytes) -> Any:
     """
     too_deep = format_error(path, where, f"JSON nested more than {MAX_NESTING} levels deep")
     try:
-        value = json.loads(text, parse_constant=not_json_number, parse_float=finite_float)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         ends_early = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated")
         at = (f"{where} column {exc.colno}" if where.startswith("line ") and not ends_early
