@@ -30,7 +30,7 @@ def test_a_piped_task_without_t_or_i_is_the_task(fake_model: FakeServer, work: P
     done = goosectx(stdin="summarise README\n", cwd=work)
     assert done.returncode == 0, done.stderr
     assert "summarised" in done.stdout
-    assert sent(fake_model) == "summarise README\n"
+    assert sent(fake_model) == "summarise README"  # the closing newline is no text
 
 
 def test_data_piped_with_t_follows_the_task_in_a_fenced_block(fake_model: FakeServer,

@@ -188,11 +188,11 @@ def read_task(text: str | None, input_file: str | None, stdin: TextIO | None = N
         if not task.strip():
             raise UsageError("the task on standard input is empty",
                              "pipe some text in, or give the task with -t or -i")
-        return replace_surrogates(task)
+        return replace_surrogates(task.rstrip())  # the pipe's closing newline is no text
     if input_file is None:
         task = text or ""
     elif input_file == "-":
-        task = read_stdin(stdin)
+        task = read_stdin(stdin).rstrip()
     else:
         try:
             data = Path(input_file).read_bytes()
