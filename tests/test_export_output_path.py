@@ -8,6 +8,7 @@ traceback. Each is now one line, exit 2, and nothing is written.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -213,3 +214,14 @@ def test_our_own_symlink_in_a_sticky_shared_dir_is_still_followed(filled, tmp_pa
     proc = goosectx(home, "sessions", "export", "bugfix", "--format", "md", "-o", str(link))
     assert proc.returncode == 0, proc.stderr
     assert "please fix the bug" in target.read_text() and link.is_symlink()
+
+
+def test_a_json_file_name_gets_json_without_format(filled, tmp_path):  # noqa: F811
+    home, _ = filled
+    out = tmp_path / "x.json"
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["format"] == "goosectx-session"  # importable back
+    md = tmp_path / "x.md"
+    assert goosectx(home, "sessions", "export", "bugfix", "-o", str(md)).returncode == 0
+    assert md.read_text().startswith("#")

@@ -68,9 +68,8 @@ def sessions_show(
 @sessions_app.command("export")
 def sessions_export(
     session_ref: SessionArg,
-    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="md or json.")] = (
-        ExportFormat.md
-    ),
+    fmt: Annotated[ExportFormat | None, typer.Option(
+        "--format", "-f", help="md or json (default: json for -o FILE.json, else md).")] = None,
     output: Annotated[
         str | None, typer.Option("--output", "-o", metavar="FILE",
                                  help="Write to FILE instead of stdout (- is stdout).")
@@ -83,6 +82,9 @@ def sessions_export(
 
     if output == "":  # a Path of '' is '.': "'.' is a directory" named a path not given
         raise UsageError("-o '' is an empty path", "give a file name")
+    if fmt is None:  # -o notes.json means JSON (importable back); otherwise Markdown
+        json_file = output is not None and output.lower().endswith(".json")
+        fmt = ExportFormat.json if json_file else ExportFormat.md
     export_session(settings(), session_ref, fmt=fmt.value,
                    output=None if output is None else Path(output), skip_damaged=skip_damaged)
 
