@@ -59,7 +59,7 @@ def test_run_i_stdin_and_a_non_ascii_task_file_arrive_as_typed(tmp_path: Path,
         env = model_env(home, server.base_url)
         piped = goosectx(env, "run", "-i", "-", cwd=work, stdin=f"{TYPED} piped\n".encode())
         assert piped.returncode == 0, piped.stderr
-        assert sent(server) == f"{TYPED} piped\n"
+        assert sent(server) == f"{TYPED} piped"  # (the closing newline is no text)
         from_file = goosectx(env, "run", "-i", "tâche.txt", cwd=work)
         assert from_file.returncode == 0, from_file.stderr
         assert sent(server) == f"{TYPED} file\n"
