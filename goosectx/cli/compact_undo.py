@@ -15,7 +15,7 @@ from goosectx.cli.compact_cmd import cancellable, found_id, record_saved, reques
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.words import plural
 from goosectx.compaction.manager import ContextManager
-from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
+from goosectx.config import Settings
 from goosectx.errors import GoosectxError, UsageError
 from goosectx.session import Session
 
@@ -83,17 +83,10 @@ def _undo(settings: Settings, store: SessionStore, session_id: str, *, as_json: 
 
 
 def _limit(settings: Settings, session: Session) -> int:
-    """The session's context limit as ``sessions list`` knows it, without importing litellm.
+    """The session's context limit as ``sessions list`` knows it, without importing litellm."""
+    from goosectx.cli.sessions_list import listed_limit
 
-    The model's configured window, or one its server stated (kept with the session).
-    """
-    from goosectx.compaction.stated_limit import session_limit
-    from goosectx.providers.litellm_provider import listed_context_limit
-
-    model = session.model or settings.model
-    if model is None:
-        return settings.context_limit_tokens or DEFAULT_CONTEXT_LIMIT_TOKENS
-    return session_limit(session.state, model, listed_context_limit(settings, model)).tokens
+    return listed_limit(settings, session.model or settings.model, session.state).tokens
 
 
 def _print_undo(session: Session, event: CompactionUndone, as_json: bool,

@@ -23,6 +23,7 @@ from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.errors import StoreError
 from goosectx.providers.base import ContextLimit
+from goosectx.session import SessionState
 from goosectx.store import SessionStore, SessionSummary
 from goosectx.store.search import SearchHit, match_query
 from goosectx.transcript_search import MessageHit
@@ -105,15 +106,16 @@ class ListedContext:
         return f"{'~' if self.is_estimate else ''}{percent}% {self.tokens:,}"
 
 
-def listed_context(row: SessionSummary, settings: Settings,
-                   limits: dict[str | None, ContextLimit]) -> ListedContext:
-    """``row``'s context figure and limit, from its stored figures (no message is read).
+def listed_limit(settings: Settings, model: str | None, state: SessionState | None,
+                 limits: dict[str | None, ContextLimit] | None = None) -> ContextLimit:
+    """A session's context limit as ``sessions list`` shows it, without importing litellm.
 
-    ``limits``: the configured limit by model, filled as models are met (one look-up each).
+    The model's configured window (``limits``: the look-ups made so far, by model, filled as
+    models are met), or one its server stated, kept in the session's ``state``.
     """
     from goosectx.compaction.stated_limit import session_limit
 
-    model = row.model or settings.model
+    limits = {} if limits is None else limits
     if model not in limits:
         if model is None:
             limits[model] = ContextLimit(
@@ -123,8 +125,18 @@ def listed_context(row: SessionSummary, settings: Settings,
 
             limits[model] = listed_context_limit(settings, model)
     limit = limits[model]
-    if model is not None and row.state is not None:
-        limit = session_limit(row.state, model, limit)  # a window its server stated
+    if model is not None and state is not None:
+        limit = session_limit(state, model, limit)  # a window its server stated
+    return limit
+
+
+def listed_context(row: SessionSummary, settings: Settings,
+                   limits: dict[str | None, ContextLimit]) -> ListedContext:
+    """``row``'s context figure and limit, from its stored figures (no message is read).
+
+    ``limits``: the configured limit by model, filled as models are met (one look-up each).
+    """
+    limit = listed_limit(settings, row.model or settings.model, row.state, limits)
     figure = row.context_figure
     return ListedContext(figure[0] if figure else None, bool(figure and figure[1]),
                          limit.tokens)
