@@ -223,7 +223,7 @@ def drop_unfit_state(session: Session) -> list[str]:
     return notes
 
 
-def redact_tool_outputs(sessions: list[Session], settings: Settings) -> list[str]:
+def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
     """Scrub secrets of this environment from every imported field; one note per session.
 
     Tool output goosectx makes is redacted before the model or the store sees it

@@ -129,13 +129,13 @@ def _import_file(
         already_imported,
         drop_unfit_state,
         mark_imported,
-        redact_tool_outputs,
+        redact_secrets,
         refuse_second_import,
     )
     from goosectx.importers.builder import IMPORT_NOTES
 
     # what the import mended (printed, not stored), then a name --name refuses
-    secrets = redact_tool_outputs(sessions, settings)
+    secrets = redact_secrets(sessions, settings)
     dropped = [[*session.metadata.pop(IMPORT_NOTES, ()), *([s] if s else []),
                 *drop_unfit_state(session)] for session, s in zip(sessions, secrets, strict=True)]
 
