@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -125,14 +126,28 @@ def test_a_view_whose_counts_are_stored_gets_the_figures_counted_one_by_one() ->
     assert in_one_pass.take_fresh() == one_by_one.take_fresh()  # what is stored: the same
 
 
-@pytest.mark.parametrize(("cpus", "load", "threads"), [
-    (8, 0.2, 8), (2, 1.0, 2), (2, 2.6, 1), (4, 3.0, 2), (16, 0.0, 8), (2, 9.0, 1)])
+@pytest.mark.parametrize(("cpus", "load", "running", "threads"), [
+    (8, 0.2, None, 8), (2, 1.0, None, 2), (2, 2.6, None, 1), (4, 3.0, None, 2),
+    (16, 0.0, None, 8), (2, 9.0, None, 1),
+    # the load average still up from a command that has ended: idle now, so both CPUs
+    (2, 1.6, 1, 2), (4, 3.0, 2, 3),
+    # busy now and over the last minute: the load average's figure stands
+    (2, 2.6, 3, 1), (4, 1.0, 5, 4)])
 def test_counting_takes_only_the_cpus_other_work_leaves_idle(
-        cpus: int, load: float, threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        cpus: int, load: float, running: int | None, threads: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(token_batch.os, "sched_getaffinity", lambda _pid: set(range(cpus)),
                         raising=False)
     monkeypatch.setattr(token_batch.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(token_batch, "runnable_now", lambda: running)
     assert token_batch.thread_count() == threads
+
+
+def test_the_threads_runnable_now_are_read_from_the_kernel() -> None:
+    if not Path("/proc/loadavg").exists():
+        pytest.skip("no /proc/loadavg on this system")
+    running = token_batch.runnable_now()
+    assert running is not None and running >= 1  # this test's own thread is running as it reads it
 
 
 def test_ctrl_c_during_a_count_on_threads_stops_the_counting(
