@@ -8,7 +8,8 @@ extension). SPEC depends on the tool:
   ``||``, ``|``, ``&``, newlines, ``$( )``, backticks, redirections) is split into its parts:
   an allow rule covers it only when EVERY part matches an allow rule; a deny or ask rule
   catches it when ANY part matches. A redirection (``> out.txt``) is a part of its own, so
-  ``shell(echo *)`` does not allow ``echo x > ~/.bashrc``. Each part is matched in its forms
+  ``shell(echo *)`` does not allow ``echo x > ~/.bashrc`` (one to or from ``/dev/null`` as
+  written names no file and is no part). Each part is matched in its forms
   (``shell_command.command_forms``): deny and ask rules in any form (quotes, ``/bin/`` paths,
   ``VAR=value`` and wrappers such as ``sudo``/``env``/``xargs`` removed, the inside of
   ``sh -c``), allow rules in the unquoted form only. A trailing ``*`` right after a word

@@ -62,6 +62,15 @@ class Part:
         return " ".join(w.raw for w in self.words)
 
 
+def _null_device(target: Word) -> bool:
+    """True for a redirection target that is ``/dev/null`` as written (nothing computed).
+
+    It reads and writes nothing, so ``2>/dev/null`` is not a part a rule must allow: it names
+    no file.
+    """
+    return target.value == "/dev/null" and not (target.expands or target.pattern)
+
+
 class _Lexer:
     def __init__(self, text: str, depth: int = 0) -> None:
         self.s = text
@@ -152,7 +161,8 @@ class _Lexer:
             self.heredocs.append((target.value, quoted, op == "<<-"))
         elif op == "<<<":
             pass  # a here-string: data for the command
-        elif not (op.endswith("&") and re.fullmatch(r"\d+-?|-", target.value)):
+        elif not (op.endswith("&") and re.fullmatch(r"\d+-?|-", target.value)
+                  or _null_device(target)):
             shown = "<" if op in ("<", "<&") else ">>" if op == ">>" else ">"
             self.parts.append(Part([Word(shown, shown), target]))
         return i

@@ -113,3 +113,17 @@ def test_run_in_auto_mode_runs_none_of_the_hidden_rms(fake_model, workdir: Path,
     assert all("permission rule" in a or "needs approval" in a for a in answers), answers
     assert "the rules cannot read" in err and len(
         [line for line in err.splitlines() if "warning" in line]) == 1
+
+
+def test_a_redirection_to_dev_null_needs_no_rule_of_its_own() -> None:
+    """``2>/dev/null`` writes no file: `shell(grep*)` + `shell(tail*)` cover what a model runs."""
+    rules = PermissionRules(allow=("shell(grep*)", "shell(tail*)", "shell(ls*)"))
+    for command in ("grep -rn TODO . 2>/dev/null | tail -5", "ls > /dev/null", "ls &>/dev/null",
+                    "ls >>'/dev/null' 2>&1", "ls < /dev/null"):
+        assert decided(rules, command).action == "run", command
+    # anything else after the > still writes a file (or may): asked, as before
+    for command in ("ls > /dev/nullx", "ls > /dev/null/../../home/u/.bashrc", "ls > $NULL",
+                    "ls > /dev/nul[l]", "ls > out.txt 2>/dev/null"):
+        assert decided(rules, command).action == "ask", command
+    assert decided(DENY_RM, "rm -rf build 2>/dev/null", "auto").action == "deny"
+    assert sorted(shell_parts("grep x f 2>/dev/null > hits.txt")) == ["> hits.txt", "grep x f"]
