@@ -55,3 +55,26 @@ def test_context_gives_the_reason_of_the_pause_and_repl_and_run_agree(
     assert _fixed(out) == _fixed(" ".join(run.stderr.split()))
     assert json.dumps(fake_server.requests[1]["tools"]) == json.dumps(
         fake_server.requests[0]["tools"])
+
+
+@pytest.mark.slow
+def test_a_compact_by_hand_that_cannot_shrink_names_the_fixed_part_not_the_view(
+        fake_server: FakeServer, tmp_path: Path) -> None:
+    """`/compact` and `goosectx compact` in a window the fixed part fills: they said "the
+    model's view is already about as small as a summary of it", hiding the cause and the fix."""
+    for _ in range(3):
+        fake_server.add({"text": "ok " * 30})
+    repl = _goosectx(fake_server, tmp_path, "--name", "t", "--mode", "auto",
+                     stdin="hello\nagain\n/compact\n/exit\n")
+    out = " ".join(repl.stdout.split())
+    assert "error: compaction would grow the context" in out, out
+    hint = out.split("error: compaction would grow the context", 1)[1]
+    assert "hint: the system prompt and tool definitions sent with every request alone take " \
+           "about" in hint
+    assert "use a model with a larger context window" in hint
+    assert "already about as small as a summary" not in hint
+    fake_server.add({"text": "ok " * 30})
+    cli = _goosectx(fake_server, tmp_path, "compact", "t")
+    assert cli.returncode != 0
+    err = " ".join(cli.stderr.split())
+    assert "compaction would grow the context" in err and _fixed(err) == _fixed(out)

@@ -43,6 +43,7 @@ from goosectx.errors import (
     CompactionWouldGrow,
     ContextLengthExceeded,
     ProviderError,
+    SummaryOverBudget,
 )
 from goosectx.providers.base import Provider
 from goosectx.usage import CallPurpose, LedgerEntry, Usage
@@ -242,8 +243,10 @@ class ContextManager(ContextFigures):
 
         Raises:
             CompactionFailed: the model manages its own context, nothing to compact, or the
-                summary request cannot be made to fit. ProviderError: the summary call failed.
-                In both cases the history is untouched.
+                summary request cannot be made to fit; :class:`CompactionWouldGrow` when the
+                view would not shrink (its hint names the fixed part when that alone is over
+                the threshold). ProviderError: the summary call failed. In both cases the
+                history is untouched.
         """
         if strategy not in ("llm", "extractive"):
             raise ValueError(f"unknown compaction strategy {strategy!r}")
@@ -256,9 +259,17 @@ class ContextManager(ContextFigures):
             yield Notification("inline", "No model is configured: using the extractive summary "
                                          "(built from the transcript, no model call).")
             chosen = "extractive"
-        yield from self._compact(request, trigger=trigger, strategy=chosen,
-                                 instructions=instructions, max_summary_tokens=max_summary_tokens,
-                                 cancel=cancel)
+        try:
+            yield from self._compact(request, trigger=trigger, strategy=chosen,
+                                     instructions=instructions,
+                                     max_summary_tokens=max_summary_tokens, cancel=cancel)
+        except CompactionWouldGrow as exc:
+            found = self.fixed_part_cause(request, self.settings.threshold_ratio)
+            if found is not None and not isinstance(exc, SummaryOverBudget):
+                # "already about as small as a summary" hides why: what every request sends
+                cause, fix = fixed_part_cause(*found)
+                exc.hint = f"{cause}; {fix}"
+            raise
 
     def plan(
         self, request: RequestContext, *, instructions: str | None = None,
