@@ -16,7 +16,9 @@ path) on a generated session (``scale_data``), next to a baseline measured in th
   (``scale_raw.py load``: the same CLI start-up, then ``SELECT`` + ``json.loads``); the first
   extractive compaction of an uncounted session vs that load plus one tokenisation of every
   row (``scale_raw.py tokenise``, with an empty cache dir like the compaction's copy, so both
-  load the encoding from tiktoken's file).
+  load the encoding from tiktoken's file). For information, a dry run of the counted copy
+  once the extractive compaction has hidden most of it (a small view over the same rows: a
+  long task as auto-compaction leaves it).
 * ``sessions import`` of a JSON export: vs ``json.load`` of the file (same start-up).
 * ``sessions show`` / ``sessions export --format json`` to a pipe: vs the raw load; their peak
   RSS (``wait4``) vs the raw load's.
@@ -294,12 +296,17 @@ def _at_size(tmp: Path, work: Path, server, count: int, repeat: int,  # noqa: AN
         return copy, _env(copy, server.base_url)
 
     # -- compaction rows (on copies: a compaction changes the session) ---------------------
+    dry_after: list[float] = []  # a dry run of each counted copy once compacted
+
     def compact(counted: bool) -> float:
         copy, cenv = fresh_copy("compact")
         if counted:
             _timed([*GOOSECTX, "compact", SESSION_NAME, "--dry-run"], cenv, work)
         elapsed = _timed([*GOOSECTX, "compact", SESSION_NAME, "--strategy", "extractive"],
                          cenv, work)[0]
+        if counted:  # the session as a long task leaves it: every row stored, a small view
+            dry_after.append(_timed([*GOOSECTX, "compact", SESSION_NAME, "--dry-run"], cenv,
+                                    work)[0])
         shutil.rmtree(copy)
         return elapsed
 
@@ -340,6 +347,11 @@ def _at_size(tmp: Path, work: Path, server, count: int, repeat: int,  # noqa: AN
                            raw_load, "info", None,
                            note="target set at 10k and 100k; here the encoder build dominates"))
     note("compact extractive", counted)
+    after = statistics.median(dry_after)
+    rows.append(Figure(f"compact --dry-run after a compaction @ {n}", after, "s", "raw load",
+                       raw_load, "info", None,
+                       note="the same rows, most hidden by the compaction: a view of ~130 "
+                            "messages, as an auto-compacted long task has"))
     # -- import, show, export --------------------------------------------------------------
     export_file = tmp / f"export-{n}.json"
     subprocess.run([sys.executable, RAW, "export", str(export_file), str(count), str(work)],
