@@ -111,6 +111,7 @@ def test_piped_stdin_gives_plain_output_and_exits_at_end_of_input(tmp_path: Path
     assert "\x1b" not in out and "╭" not in out
     assert out.count("no model configured") == 1 and "GOOSE_MODEL" in out
     assert "> hello" in out and "no model is configured" in out
+    assert "then send it again" in out  # no prompt to fill it back into
     assert "context limit" in out and "total" in out
     # nothing reached the session (no model), so it is removed: no resume hint for it
     assert "nothing to save" in out and "resume with" not in out
