@@ -80,8 +80,8 @@ def not_sent(repl: Repl, typed: str, late: GoosectxError | None) -> None:
         return
     repl.renderer.panel(reports.no_model_text(repl.settings, late),
                         title="the model is not ready", style="yellow")
-    repl.renderer.notice(f"not sent — fix the above and restart goosectx, or switch with "
-                         f"/model NAME; {back}")
+    repl.renderer.notice(f"not sent — switch with /model NAME ({back}), or fix the above "
+                         "and restart goosectx")
 
 
 def unsent(repl: Repl) -> str:
