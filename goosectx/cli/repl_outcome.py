@@ -72,7 +72,7 @@ def not_sent(repl: Repl, typed: str, late: GoosectxError | None) -> None:
     """
     repl.unsent = typed
     back = ("then send it again" if repl.prompt_session is None else
-            "your message then comes back in the prompt (Enter sends it)")
+            "your message then comes back in the prompt, for Enter to send")
     if late is None:
         repl.renderer.error("not sent: no model is configured",
                             f"choose one with /model NAME (e.g. /model openai/gpt-4o-mini); "
