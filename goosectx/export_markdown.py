@@ -7,7 +7,7 @@ store yields the messages (docs/architecture.md §6). The JSON export is :mod:`g
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from goosectx.conversation import (
     Attachment,
@@ -23,6 +23,14 @@ from goosectx.parts import arguments_json
 from goosectx.session import UNKNOWN_TIME, Session
 
 __all__ = ["iter_transcript_markdown", "transcript_markdown"]
+
+CodeText = Callable[[str], str]
+"""How a tool call's name and arguments and a ``!command`` are written (the CLI passes
+``cli.sanitize.code_safe``, which shows blank-looking characters as ``<U+3164>``)."""
+
+
+def _as_stored(text: str) -> str:
+    return text
 
 
 def _ticks(text: str) -> str:
@@ -58,13 +66,16 @@ def transcript_markdown(session: Session) -> str:
 
 def iter_transcript_markdown(session: Session,
                              messages: Iterable[Message | PlainMessage],
-                             numbers: dict[str, int] | None = None) -> Iterator[str]:
+                             numbers: dict[str, int] | None = None, *,
+                             code: CodeText = _as_stored) -> Iterator[str]:
     """:func:`transcript_markdown` in pieces: the header, then one piece per shown message.
 
     ``session`` gives the header (its conversation is not read); ``messages`` are read one at
     a time (a :class:`PlainMessage` gives the same text its :class:`Message` would). Blank
     lines at the very end are dropped, as in the whole text. ``numbers``: the outputs' numbers
     by key (:func:`goosectx.shown.view_numbers`, for the model's view), else counted here.
+    ``code``: applied to each tool call's name and arguments and each ``!command`` (default:
+    written as stored).
     """
     from goosectx.shown import output_keys  # here: an import needs neither
 
@@ -84,7 +95,7 @@ def iter_transcript_markdown(session: Session,
     lines: list[str]
     for m in messages:
         if isinstance(m, PlainMessage):  # no markers: only its own text, if it is shown
-            lines, count = _plain_markdown(m, numbered)
+            lines, count = _plain_markdown(m, numbered, code)
             numbered += count
             if lines:
                 yield blanks.piece(lines)
@@ -101,11 +112,11 @@ def iter_transcript_markdown(session: Session,
                     else m.created.isoformat(timespec="seconds"))
             lines += [f"> ── context compacted ({when}) ──", ""]
         if meta.user_visible and numbers is not None:
-            lines += _message_markdown(m, numbers)
+            lines += _message_markdown(m, numbers, code)
         elif meta.user_visible:
             keys = output_keys(m)
             counted = {k: numbered + n for n, k in enumerate(keys, 1)} if keys else {}
-            lines += _message_markdown(m, counted)
+            lines += _message_markdown(m, counted, code)
             numbered += len(keys)
         if lines:
             yield blanks.piece(lines)
@@ -160,7 +171,8 @@ def _result_lines(is_error: bool, number: int | None, output: str, diff: str | N
     return lines
 
 
-def _plain_markdown(m: PlainMessage, numbered: int) -> tuple[list[str], int]:
+def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText
+                    ) -> tuple[list[str], int]:
     """:func:`_message_markdown` of a plain message, read from its stored parts, in one pass.
 
     Returns its lines (a fence as three: the ticks, the text, the ticks, so the text is not
@@ -193,9 +205,9 @@ def _plain_markdown(m: PlainMessage, numbered: int) -> tuple[list[str], int]:
                 lines += (ticks + "diff", diff.rstrip("\n"), ticks, "")
         else:  # tool_request
             results_only = False
-            name = p["name"]
+            name = code(p["name"])
             extension, sep, _tool = name.partition("__")  # goose: NAME__tool
-            arguments = arguments_json(p.get("arguments"), p.get("raw_arguments"))
+            arguments = code(arguments_json(p.get("arguments"), p.get("raw_arguments")))
             ticks = _ticks(arguments)
             lines += (f"**tool call** `{name}` (extension {extension})" if sep and extension
                       else f"**tool call** `{name}`", ticks, arguments, ticks, "")
@@ -208,7 +220,7 @@ def _plain_markdown(m: PlainMessage, numbered: int) -> tuple[list[str], int]:
     return lines, len(results)
 
 
-def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
+def _message_markdown(m: Message, numbers: dict[str, int], code: CodeText) -> list[str]:
     from goosectx.shell_escape import (
         escape_command,
         escape_output,
@@ -219,7 +231,7 @@ def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
     header = "## User" if m.role == "user" else "## Assistant"
     if is_shell_escape(m):  # a REPL !command: the command, then its output like a result
         number = numbers.get(shell_escape_key(m.id))
-        return [header, "", f"**!command** `{escape_command(m)}`" + (f" #{number}" if number
+        return [header, "", f"**!command** `{code(escape_command(m))}`" + (f" #{number}" if number
                                                                       else ""),
                 _fence(escape_output(m)), ""]
     body: list[str] = []
@@ -235,7 +247,7 @@ def _message_markdown(m: Message, numbers: dict[str, int]) -> list[str]:
                                   p.diff)
         elif isinstance(p, ToolRequest):
             results_only = False
-            body += _call_lines(p.name, p.arguments_json())
+            body += _call_lines(code(p.name), code(p.arguments_json()))
         elif isinstance(p, ThinkingContent):
             results_only = False
             if _has_text(p.text):

@@ -386,6 +386,38 @@ def test_exports_written_to_a_file_or_pipe_hold_no_raw_escape_sequences(tmp_path
     assert json.loads(json_file.read_text())["messages"][0]["content"][0]["text"] == hostile
 
 
+BLANKS = "\u3164\u2800\u00a0\u200b\u3000"
+"""A Hangul filler, a blank Braille pattern, a no-break space, a zero-width space, an
+ideographic space: in a command they can hide a program name or pad it with blank screens."""
+
+
+def test_show_and_markdown_export_make_blank_looking_characters_in_tool_calls_visible(tmp_path):
+    """As the REPL's tool-call line and the approval question do; the JSON stays exact."""
+    home = tmp_path / "home"
+    store = SessionStore(home)
+    s = store.create_session(tmp_path, name="blanks", model="openai/gpt-4o-mini")
+    command = f"ls\u3164 -la {BLANKS}; rm -rf ~"
+    store.append_message(s.id, Message.user("tidy up\u3000please"))  # prose keeps its space
+    store.append_message(s.id, Message("assistant", (
+        ToolRequest("c1", "shell", {"command": command}),)))
+    store.append_message(s.id, Message("user", (ToolResponse("c1", "done"),)))
+    store.close()
+    md_file, json_file = tmp_path / "t.md", tmp_path / "t.json"
+    for args in (("-f", "md", "-o", str(md_file)), ("-f", "json", "-o", str(json_file))):
+        assert goosectx(home, "sessions", "export", "blanks", *args).returncode == 0
+    shown = "".join(f"<U+{ord(c):04X}>" for c in BLANKS)
+    outputs = {"show": goosectx(home, "sessions", "show", "blanks").stdout,
+               "agent": goosectx(home, "sessions", "show", "--agent", "blanks").stdout,
+               "export": goosectx(home, "sessions", "export", "blanks", "-f", "md").stdout,
+               "file": md_file.read_text()}
+    for where, out in outputs.items():
+        assert f"ls<U+3164> -la {shown}; rm -rf ~" in out, where
+        assert "tidy up\u3000please" in out, where
+        assert not set(BLANKS) - {"\u3000"} & set(out), where
+    exported = json.loads(json_file.read_text())["messages"][1]["content"][0]
+    assert exported["arguments"] == {"command": command}
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_a_full_disk_under_stdout_gives_one_line_and_exit_1(filled):
     home, _ = filled

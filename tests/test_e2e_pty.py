@@ -111,6 +111,7 @@ def test_piped_stdin_gives_plain_output_and_exits_at_end_of_input(tmp_path: Path
     assert "\x1b" not in out and "╭" not in out
     assert out.count("no model configured") == 1 and "GOOSE_MODEL" in out
     assert "> hello" in out and "no model is configured" in out
+    assert "then send it again" in out  # no prompt to fill it back into
     assert "context limit" in out and "total" in out
     # nothing reached the session (no model), so it is removed: no resume hint for it
     assert "nothing to save" in out and "resume with" not in out
@@ -178,3 +179,32 @@ def test_ctrl_c_while_an_answer_streams_cancels_the_turn_in_one_piece(tmp_path: 
     partial = [m for m in second if m["role"] == "assistant"]
     assert partial and "word40" in str(partial[0]["content"]) and "word599" not in str(partial)
     assert second[-1]["content"] == "go on" or "go on" in str(second[-1]["content"])
+
+
+@pytest.mark.slow
+def test_a_message_typed_before_any_model_is_offered_again_once_one_is_chosen(
+        tmp_path: Path) -> None:
+    with FakeServer([{"text": "Noted: milk."}]) as server:
+        env = _env(tmp_path, server.base_url)
+        env.pop("GOOSE_MODEL")  # the REPL opens without a model
+        child = pexpect.spawn("goosectx", cwd=str(tmp_path), env=env, dimensions=(40, 110),
+                              encoding="utf-8", timeout=TIMEOUT_S)
+        try:
+            child.expect("❯")
+            child.send("remember the milk\r")
+            child.expect("not sent: no model is configured")
+            child.expect("comes back in the prompt")
+            child.expect("❯")
+            child.send("/model openai/fake-model\r")
+            child.expect("model: openai/fake-model")
+            child.expect("❯")
+            child.send("\r")  # the message is in the prompt again: Enter sends it
+            child.expect("Noted: milk.")
+            child.expect("❯")
+            child.send("/exit\r")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close(force=True)
+        assert child.exitstatus == 0
+        sent = [m for m in server.requests[0]["messages"] if m["role"] == "user"]
+    assert len(server.requests) == 1 and len(sent) == 1 and "remember the milk" in str(sent[0])

@@ -48,6 +48,27 @@ def test_context_names_the_instruction_files_it_found(world: World) -> None:
     assert "AGENTS.md" in line and "CLAUDE.md" in line, line
 
 
+def test_context_at_80_columns_keeps_each_files_name_and_where_it_starts(world: World,
+                                                                        tmp_path: Path) -> None:
+    # Files above the working dir are named by their full path, longer than the note column
+    # of an 80-column /context: each is shortened in the middle, its start and name kept.
+    root = tmp_path / "clients" / "a-rather-long-client-directory-name" / "monorepo"
+    deep = root / "packages" / "billing-service-with-a-long-name" / "src"
+    deep.mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "AGENTS.md").write_text("run the tests " * 20)
+    (root / "packages" / "CLAUDE.md").write_text("never push " * 20)
+    (deep / "AGENTS.md").write_text("billing rules " * 20)
+    world.session.working_dir = deep
+    out = world.run("/context" + ENTER + CTRL_D, width=80)
+    table = out[out.index("project instructions"):out.index("tool schemas")]
+    lines = [ln.strip() for ln in table.splitlines()]
+    start = str(tmp_path)[:12]
+    for tail in ("monorepo/AGENTS.md", "packages/CLAUDE.md"):
+        assert any(ln.startswith(start) and ln.endswith(tail) for ln in lines), (tail, table)
+    assert "AGENTS.md" in lines, table  # the one in the working dir, named as it is
+
+
 def test_context_names_the_files_it_looks_for_when_none(world: World) -> None:
     out = world.run("/context" + ENTER + CTRL_D)
     text = " ".join(out.split())

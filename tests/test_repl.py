@@ -65,9 +65,9 @@ class World:
         return build
 
     def run(self, keys: str, *, provider: Any = "default", session: Session | None = None,
-            resumed: bool = False, status: int = 0, **kwargs: Any) -> str:
+            resumed: bool = False, status: int = 0, width: int = 100, **kwargs: Any) -> str:
         buf = io.StringIO()
-        console = Console(file=buf, width=100)
+        console = Console(file=buf, width=width)
         with create_pipe_input() as pipe:
             pipe.send_text(keys)
             repl = Repl(self.settings, self.store, session or self.session,

@@ -202,3 +202,27 @@ def test_a_message_the_key_check_stopped_is_not_kept(
     out = buf.getvalue()
     assert "not sent" in out and "nothing to save" in out
     assert list(world.stored().conversation) == [] and world.provider.requests == []
+
+
+def test_a_message_the_key_check_stopped_comes_back_once_model_switches(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.errors import AuthFailed
+
+    def failing_check(self: AgentLoader, provider: object) -> None:
+        self.late_error = AuthFailed("the API key was rejected", "set OPENAI_API_KEY")
+
+    monkeypatch.setattr(AgentLoader, "_check", failing_check)
+    world.provider.add("sent at last")
+    buf = io.StringIO()
+    with create_pipe_input() as pipe:  # Enter alone after /model: the prompt holds the line
+        pipe.send_text("first try" + ENTER + "/model scripted/other" + ENTER + ENTER + CTRL_D)
+        repl = Repl(world.settings, world.store, world.session,
+                    io=ReplIO(Console(file=buf, width=100), input=pipe, output=DummyOutput(),
+                              history=False),
+                    mode=world.mode, agent_factory=world.agent_factory(),
+                    provider_factory=lambda name: world.provider)
+        assert repl.run() == 0
+    out = buf.getvalue()
+    assert "not sent — switch with /model NAME (your message then comes back in the prompt" in out
+    assert [m.text for m in world.provider.requests[0].messages] == ["first try"]
+    assert [m.text for m in world.stored().conversation] == ["first try", "sent at last"]

@@ -118,6 +118,8 @@ class Repl:
         self._figure: ContextFigure | None = None
         self._background_checks = background_checks
         self.typed_escape: tuple[str, str, str] | None = None  # shell_escape_cmd: for !!
+        self.typed = ""  # the line being run, as typed
+        self.unsent: str | None = None  # typed without a model; offered again (repl_outcome)
         self.driver = TurnDriver(self.renderer, on_event=self._on_event, ask=self._ask,
                                  on_failure=self._failed, quiet_terminal=io.is_real_terminal,
                                  typed_input=lambda: getattr(self._prompt, "input", None))
@@ -275,7 +277,7 @@ class Repl:
                 except KeyboardInterrupt:
                     self.renderer.notice("not sent: the session is still loading")
                     continue
-            command = slash.parse_slash(line)
+            command, self.typed = slash.parse_slash(line), line
             if isinstance(command, slash.Exit):
                 break
             try:
@@ -298,7 +300,7 @@ class Repl:
             pre_run = repl_extensions.take_pre_run(self)
             if later is not None and later.pending:
                 pre_run = compose_pre_run(later.pre_run, pre_run)
-            line = self._prompt.prompt(pre_run=pre_run)
+            line = self._prompt.prompt(pre_run=pre_run, default=repl_outcome.unsent(self))
             problem = history_problem(self._prompt)
             if problem is not None:
                 self.renderer.notice(problem, style="yellow")
@@ -321,8 +323,9 @@ class Repl:
     def turn(self, text: str, attachments: list[Any] | None = None) -> None:
         """Run one turn for ``text`` and draw it.
 
-        When the background check found the model unusable (e.g. no API key), the
-        configuration panel is shown instead and nothing is sent.
+        Without a usable model (none configured, or the background check found no API key)
+        nothing is sent: :func:`goosectx.cli.repl_outcome.not_sent` says why and keeps the
+        typed line for the prompt once ``/model`` has set one.
         """
         self.renderer.user(text, show=self.io.echo or not self.io.plain)
         sent = self._save_early(text, attachments)
@@ -333,13 +336,9 @@ class Repl:
                 self.renderer.notice("your message is kept in the session (not sent)")
             return
         late = self.loader.take_late_error()
-        if late is not None:
+        if late is not None or self.provider is None:  # a key check failed, or no model
             repl_outcome.take_back(self, sent)
-            self.renderer.panel(reports.no_model_text(self.settings, late),
-                                title="the model is not ready", style="yellow")
-            again = "" if self._prompt is None else "; your prompt is in the history (Up arrow)"
-            self.renderer.notice("not sent — fix the above and restart goosectx, or switch "
-                                 f"with /model NAME{again}")
+            repl_outcome.not_sent(self, self.typed or text, late)
             return
         self._drive(repl_extensions.reply(self, text, attachments, sent))
 

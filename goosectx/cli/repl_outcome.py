@@ -1,14 +1,16 @@
 """What the REPL says when a turn or a save fails, and on leaving (docs/architecture.md §1).
 
 Split from :mod:`goosectx.cli.repl` (the read–run–render loop) to keep it small: a failed
-turn's report (a ``GoosectxError`` as one line, a bug with its traceback), recording an event
-(a failed save said once), and the exit line.
+turn's report (a ``GoosectxError`` as one line, a bug with its traceback), a turn not sent for
+want of a model (its line kept for the prompt), recording an event (a failed save said once),
+and the exit line.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from goosectx.cli import reports
 from goosectx.cli.common import resume_command, session_is_kept, session_ref
 from goosectx.errors import GoosectxError
 from goosectx.events import Event
@@ -58,6 +60,37 @@ def take_back(repl: Repl, message: Message | None) -> None:
         repl.recorder.retract(message)
     except GoosectxError as exc:
         repl.renderer.error(f"could not save to the session: {exc.message}", exc.hint)
+
+
+def not_sent(repl: Repl, typed: str, late: GoosectxError | None) -> None:
+    """No usable model: say so; ``typed`` comes back in the prompt once ``/model`` sets one.
+
+    ``late``: what the background check found (e.g. no API key); ``None``: no model is
+    configured. The line is also in the input history, but ``/model NAME`` comes after it
+    there, so the first prompt after a ``/model`` that worked holds it (:func:`unsent`),
+    for Enter to send. Plain input has no prompt to fill: the user sends it again.
+    """
+    repl.unsent = typed
+    back = ("then send it again" if repl.prompt_session is None else
+            "your message then comes back in the prompt, for Enter to send")
+    if late is None:
+        repl.renderer.error("not sent: no model is configured",
+                            f"choose one with /model NAME (e.g. /model openai/gpt-4o-mini); "
+                            f"{back}")
+        return
+    repl.renderer.panel(reports.no_model_text(repl.settings, late),
+                        title="the model is not ready", style="yellow")
+    repl.renderer.notice(f"not sent — switch with /model NAME ({back}), or fix the above "
+                         "and restart goosectx")
+
+
+def unsent(repl: Repl) -> str:
+    """The next prompt's text: the line :func:`not_sent` kept, once a model is usable; else ''."""
+    loader = repl.loader
+    if repl.unsent is None or loader.setup_error is not None or loader.late_error is not None:
+        return ""
+    text, repl.unsent = repl.unsent, None
+    return text
 
 
 def save_figure(repl: Repl) -> None:

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from goosectx import __version__
+from goosectx.cli.path_fit import PathNote
 from goosectx.cli.prompt import NEWLINE_KEY_HELP
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.slash import COMMANDS, CommandInfo
@@ -268,15 +269,18 @@ def context_table(facts: ContextFacts) -> Group:
     return Group(table, safe_text(lines))  # a pause's reason may name an extension
 
 
-def _instructions_note(facts: ContextFacts, share: str) -> Text:
-    """The project instructions row's note: the files read, or the ones looked for."""
+def _instructions_note(facts: ContextFacts, share: str) -> Text | PathNote:
+    """The project instructions row's note: the files read, or the ones looked for.
+
+    The files' paths are cut in the middle where the cell is narrower (:class:`PathNote`),
+    so each keeps its start and its name on an 80-column terminal.
+    """
     from goosectx.prompts import INSTRUCTION_FILES
 
     if facts.instruction_files:
-        files = "from " + ", ".join(facts.instruction_files)
-    else:
-        files = (f"none found: reads {', '.join(INSTRUCTION_FILES)} from the repository root "
-                 "down to the working dir")
+        return PathNote(f"{share} · from" if share else "from", facts.instruction_files)
+    files = (f"none found: reads {', '.join(INSTRUCTION_FILES)} from the repository root "
+             "down to the working dir")
     return safe_text(f"{share} · {files}" if share else files)
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from goosectx.cli.ascii_output import fit_json
 from goosectx.cli.common import resolve_session
-from goosectx.cli.sanitize import json_safe, one_line_safe, terminal_safe
+from goosectx.cli.sanitize import code_safe, json_safe, one_line_safe, terminal_safe
 from goosectx.errors import GoosectxError, UsageError
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: boo
     line appears at once and memory stays flat with the session's size. ``--agent`` loads the
     whole session (the model's view is computed over all of it). ``skip_damaged``: rows
     that do not parse are left out (named on stderr) instead of stopping the transcript.
+    Tool calls show blank-looking characters as ``<U+3164>``, as the REPL draws them.
     """
     from goosectx.export_markdown import iter_transcript_markdown
     from goosectx.store.damaged_pairs import LostPairs
@@ -89,7 +90,8 @@ def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: boo
             damaged_times=session.damaged_times,
         )
         numbers = view_numbers(seen, session.conversation)
-        _write_markdown(iter_transcript_markdown(view, view.conversation, numbers))
+        _write_markdown(iter_transcript_markdown(view, view.conversation, numbers,
+                                                 code=code_safe))
         _warn_damaged_messages(session.id, damaged)
         _warn_skipped(session.id, unreadable, lost)
         return
@@ -99,7 +101,8 @@ def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: boo
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
         _write_markdown(iter_transcript_markdown(
-            header, store.iter_messages_plain(session_id, damaged, unreadable, lost)))
+            header, store.iter_messages_plain(session_id, damaged, unreadable, lost),
+            code=code_safe))
     finally:
         store.close()
     _warn_damaged_messages(session_id, damaged)
@@ -242,9 +245,10 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
             store.iter_messages_json(session_id, damaged, unreadable, lost) if fmt == "json"
             else store.iter_messages_plain(session_id, damaged, unreadable, lost))
         pieces = (iter_session_json(header, read) if fmt == "json" else
-                  iter_transcript_markdown(header, read))
+                  iter_transcript_markdown(header, read, code=code_safe))
         # Wherever it goes (a later `cat` of the file reaches a terminal): JSON keeps the same
-        # values with unsafe characters escaped; Markdown, made for reading, shows them.
+        # values with unsafe characters escaped; Markdown, made for reading, shows them (and
+        # in tool calls the blank-looking ones too, as <U+3164>, as the REPL draws calls).
         safe = json_safe if fmt == "json" else terminal_safe
         if output is None:
             try:
