@@ -105,6 +105,30 @@ def test_help_shows_each_command_with_its_arguments(tmp_path: Path, plain: bool)
     assert "/show [N]" in out  # the README's folded outputs say "(/show 3)"
 
 
+def test_help_at_80_columns_gives_the_summaries_room(tmp_path: Path) -> None:
+    """/extension's long usage line made the command column 52 wide: every summary was
+    squeezed into 26 columns ("leave (the session is" / "saved)")."""
+    from test_repl import World
+
+    world = World(tmp_path)
+    try:
+        buf = io.StringIO()
+        console = Console(file=buf, width=80, no_color=True, force_terminal=False)
+        repl = Repl(world.settings, world.store, world.session,
+                    io=ReplIO(console, plain=True, stdin=io.StringIO("/help\n")),
+                    agent_factory=world.agent_factory(), background_checks=False)
+        assert repl.run() == 0
+    finally:
+        world.store.close()
+    lines = buf.getvalue().splitlines()
+    assert any(line.split() == ["/exit", "leave", "(the", "session", "is", "saved)"]
+               for line in lines)
+    assert any("/compact [instructions]" in line and "summarise the context now" in line
+               for line in lines)
+    assert any(line.strip().startswith("/extension list|add") for line in lines)
+    assert all(len(line) <= 80 for line in lines)
+
+
 # -- 5. numbers read like money --------------------------------------------------------------
 
 @pytest.mark.parametrize(("cost", "text"), [

@@ -54,7 +54,8 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
 
         run_extension_command(repl, command)
     elif isinstance(command, slash.Help):
-        repl.renderer.print(reports.help_table(plain=repl.io.plain))
+        repl.renderer.print(reports.help_table(plain=repl.io.plain,
+                                               width=repl.renderer.console.width))
         custom_commands.show_help(repl)
     elif isinstance(command, slash.Commands):
         custom_commands.list_commands(repl)

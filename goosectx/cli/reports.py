@@ -153,11 +153,21 @@ def auto_compaction_note(settings: Settings, *, manages_own_context: bool,
     return note + (" (paused: /compact or /clear resumes it)" if paused else "")
 
 
-def help_table(*, plain: bool = False) -> Table:
-    """The ``/help`` table: every command, then the keys (plain mode: how input is read)."""
+HELP_SUMMARY_WIDTH = 48
+"""Columns ``/help`` keeps for what a command does, when the terminal has them."""
+
+
+def help_table(*, plain: bool = False, width: int | None = None) -> Table:
+    """The ``/help`` table: every command, then the keys (plain mode: how input is read).
+
+    ``width``: the terminal's; a usage line longer than what leaves
+    :data:`HELP_SUMMARY_WIDTH` columns for the summaries (/extension's four forms on an
+    80-column terminal) wraps in its column instead of squeezing every summary.
+    """
     table = Table(box=box.SIMPLE, show_header=False, pad_edge=False, title_justify="left",
                   caption=PLAIN_KEYS_HELP if plain else KEYS_HELP, caption_justify="left")
-    table.add_column("command", style="bold cyan", no_wrap=True)
+    widest = None if width is None else max(20, width - HELP_SUMMARY_WIDTH)
+    table.add_column("command", style="bold cyan", no_wrap=widest is None, max_width=widest)
     table.add_column("what it does")
     for info in COMMANDS:  # Text, not str: "[instructions]" is not rich markup
         table.add_row(Text(usage_string(info)), Text(info.summary))
