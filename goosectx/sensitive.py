@@ -174,3 +174,28 @@ def symlinked_outside(path: Path, working_dir: Path) -> Path | None:
     if real == path or not outside(path, working_dir):
         return None
     return real
+
+
+def sensitive_in_command(command: str, working_dir: Path, *, data_dir: Path | None = None,
+                         config_file: Path | None = None) -> str | None:
+    """The first word of a shell command line that names a sensitive file, or ``None``.
+
+    Every word of every part, as bash reads it (:func:`goosectx.shell_lexer.lex`; an
+    option's ``--name=VALUE`` by its value, a path relative to ``working_dir``): ``cat .env``,
+    ``grep x ~/.aws/credentials``, ``< id_rsa``. For a ``!command`` the user runs, whose
+    output would otherwise go to the model as an ``@.env`` mention would not.
+    """
+    from goosectx.shell_lexer import lex  # here: only a ``!command`` needs it
+
+    for part in lex(command):
+        for word in part.words:
+            value = word.value.partition("=")[2] if word.value.startswith("-") else word.value
+            if not value or value.startswith("-") or "\0" in value:
+                continue
+            try:
+                path = Path(os.path.abspath(working_dir / Path(value).expanduser()))
+            except (RuntimeError, ValueError):  # "~nobody", a lone surrogate: as written
+                path = working_dir / value
+            if is_sensitive(path, data_dir=data_dir, config_file=config_file):
+                return word.value
+    return None

@@ -120,6 +120,23 @@ def test_shell_escape_to_model_false_keeps_it_from_the_model(world: World) -> No
     assert stored.metadata.user_visible and not stored.metadata.agent_visible
 
 
+def test_the_output_of_a_command_naming_a_sensitive_file_stays_with_the_user(
+        world: World) -> None:
+    """fresh17a #6: ``@.env`` was refused, but ``!cat .env`` sent the file to the provider."""
+    (world.workdir / ".env").write_text("DB_PASSWORD=hunter2hunter2\n")
+    (world.workdir / "notes.txt").write_text("plain-notes\n")
+    world.provider.add("ok")
+    out = world.run("!cat .env" + ENTER + "!cat notes.txt" + ENTER + "hello" + ENTER + CTRL_D)
+    assert "hunter2hunter2" in out  # the user sees what they ran
+    assert ".env is a sensitive file (keys, credentials), so the model does not see this " \
+           "output" in " ".join(out.split())
+    sent = "\n".join(m.text for m in world.provider.requests[0].messages)
+    assert "hunter2" not in sent and "plain-notes" in sent  # an ordinary file still goes
+    stored = world.stored().conversation.messages
+    assert stored[0].metadata.user_visible and not stored[0].metadata.agent_visible
+    assert stored[1].metadata.agent_visible
+
+
 def test_the_setting_comes_from_config_and_environment(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("shell_escape_to_model = false\n")

@@ -7,13 +7,16 @@ again, and ``!!`` followed by more text appends it (bash's history expansion: ``
 The session stores a command with the secrets in it redacted; ``!!`` runs it as it was typed
 in this process (kept in memory only, ``Repl.typed_escape``), and echoes it as stored.
 The output is drawn folded like a tool result; whether it reaches the model is
-``shell_escape_to_model``.
+``shell_escape_to_model`` — never when a word of the command names a sensitive file
+(``!cat .env``), as an ``@.env`` mention is not attached.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from goosectx.cli.sanitize import terminal_safe
+from goosectx.sensitive import sensitive_in_command
 from goosectx.shell_escape import last_command, run_shell_escape
 
 if TYPE_CHECKING:
@@ -56,6 +59,10 @@ def run_escape(repl: Repl, line: str) -> None:
         command = expand(line, typed[2])[0] or command  # as typed here, not as stored
     repl.renderer.command_echo(PREFIX + echoed)
     to_model = repl.settings.shell_escape_to_model
+    secret = sensitive_in_command(command, repl.session.working_dir,
+                                  data_dir=repl.settings.data_dir,
+                                  config_file=repl.settings.config_file) if to_model else None
+    to_model = to_model and secret is None  # as an @.env mention is not attached
     # No wait for the model client (litellm's import, the key check): the command needs only
     # the agent's shell tool and tool context, built first; on the worker thread, so Ctrl-C
     # works as for any command.
@@ -65,6 +72,11 @@ def run_escape(repl: Repl, line: str) -> None:
     messages = repl.session.conversation.messages
     if len(messages) > count and (ran := last_command(messages[count:])) is not None:
         repl.typed_escape = (repl.session.id, ran, command)  # memory only: never stored
-    if not to_model:
+    if secret is not None:
+        repl.renderer.notice(terminal_safe(
+            f"shown to you only: {secret} is a sensitive file (keys, credentials), so the "
+            "model does not see this output; paste what the model needs instead"),
+            style="yellow")
+    elif not to_model:
         repl.renderer.notice("shown to you only (shell_escape_to_model = false): the model "
                              "does not see it")
