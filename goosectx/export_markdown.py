@@ -90,7 +90,6 @@ def iter_transcript_markdown(session: Session,
     header.append("")
     blanks = _Blanks()
     yield blanks.piece(header)
-    noticed: set[str] = set()  # compactions whose own notice the transcript already shows
     numbered = 0  # outputs numbered so far, as the REPL's /show N counts them
     lines: list[str]
     for m in messages:
@@ -101,13 +100,10 @@ def iter_transcript_markdown(session: Session,
                 yield blanks.piece(lines)
             continue
         meta = m.metadata
-        cid = meta.compaction_id
-        if meta.user_visible and cid and any(
-            isinstance(p, SystemNotification) for p in m.content
-        ):
-            noticed.add(cid)
         lines = []
-        if meta.is_summary and not (cid and cid in noticed):
+        # A compaction of ours (its id) shows its own notice where it happened; a summary
+        # without one (imported from another agent) marks the place.
+        if meta.is_summary and not meta.compaction_id:
             when = ("?" if m.created == UNKNOWN_TIME  # its stored time did not parse
                     else m.created.isoformat(timespec="seconds"))
             lines += [f"> ── context compacted ({when}) ──", ""]

@@ -48,6 +48,9 @@ def filled(tmp_path):
         Message.user("# Conversation Summary\nsecret summary text",
                      MessageMetadata(user_visible=False, is_summary=True, compaction_id="k1")),
         Message.assistant("continuing", MessageMetadata(user_visible=False, is_continuation=True)),
+        # the compaction's own notice, last: where it happened (as layout places it)
+        Message.notification("Context compacted at your request · 900 → 100 tokens")
+        .with_metadata(compaction_id="k1"),
     ])
     store.replace_history(s.id, conv, ledger_entry=LedgerEntry(Usage.of(900, 100, 0.002), "m", "compaction"))
     store.append_message(s.id, Message.user("and now the docs"))
@@ -70,14 +73,14 @@ def test_list_show_and_compaction_marker(filled):
     proc = goosectx(home, "sessions", "list")
     assert proc.returncode == 0 and sid in proc.stdout and "bugfix" in proc.stdout
     listing = json.loads(goosectx(home, "sessions", "list", "--json").stdout)
-    assert listing[0]["message_count"] == 7
+    assert listing[0]["message_count"] == 8
     show = goosectx(home, "sessions", "show", "bugfix")
     assert show.returncode == 0
     out = show.stdout
     for text in ("please fix the bug in io.py", "pytest -q", "1 failed", "Fixed it.", "and now the docs"):
         assert text in out
-    assert "context compacted" in out
-    assert out.index("Fixed it.") < out.index("context compacted") < out.index("and now the docs")
+    assert "Context compacted at your request" in out
+    assert out.index("Fixed it.") < out.index("Context compacted") < out.index("and now the docs")
     assert "secret summary text" not in out
     agent = goosectx(home, "sessions", "show", sid[:12], "--agent").stdout
     assert "secret summary text" in agent and "please fix the bug" not in agent
@@ -114,7 +117,7 @@ def test_export_json_round_trip_and_private_file(filled, tmp_path):
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
     data = json.loads(out.read_text())
     assert data["schema_version"] == 2 and data["session"]["id"] == sid
-    assert len(data["messages"]) == 7
+    assert len(data["messages"]) == 8
     assert [m["metadata"]["agent_visible"] for m in data["messages"]][:4] == [False] * 4
     assert data["usage_ledger"][0]["is_compaction"] is True
     assert data["usage_ledger"][0]["cost_usd"] == 0.002
@@ -135,7 +138,7 @@ def test_export_markdown_to_stdout(filled):
     home, _ = filled
     proc = goosectx(home, "sessions", "export", "bugfix")
     assert proc.returncode == 0
-    assert proc.stdout.startswith("# Session bugfix") and "context compacted" in proc.stdout
+    assert proc.stdout.startswith("# Session bugfix") and "Context compacted" in proc.stdout
 
 
 def test_remove(filled):
@@ -324,7 +327,7 @@ def test_import_reads_an_export_from_a_pipe_with_the_same_checks_as_a_file(fille
     other = tmp_path / "other"
     proc = goosectx(other, "sessions", "import", source, input_text=export)
     assert proc.returncode == 0, proc.stderr
-    assert "imported" in proc.stdout and "7 messages" in proc.stdout, proc.stdout
+    assert "imported" in proc.stdout and "8 messages" in proc.stdout, proc.stdout
     shown = goosectx(other, "sessions", "show", "bugfix")
     assert "please fix the bug in io.py" in shown.stdout
     again = goosectx(other, "sessions", "import", source, input_text=export)

@@ -110,17 +110,16 @@ class MessageView(Surface):
 
         Args:
             messages: The whole conversation in order (agent-only messages are skipped,
-                except that a summary marks where a compaction happened).
+                except that a summary without a compaction of ours, imported, marks where
+                one happened; ours draw their own notice).
         """
-        marked: set[str] = set()
         for m in messages:
             cid = m.metadata.compaction_id
             if m.metadata.user_visible and cid and _only_notifications(m):
-                marked.add(cid)  # the compaction's own notice: drawn as its rule
-                self.rule(" · ".join(p.text for p in m.content
+                self.rule(" · ".join(p.text for p in m.content  # the compaction's own notice
                                      if isinstance(p, SystemNotification)))
                 continue
-            if m.metadata.is_summary and not (cid and cid in marked):
+            if m.metadata.is_summary and not cid:  # imported: no notice of ours marks it
                 when = m.created.astimezone().strftime("%Y-%m-%d %H:%M")
                 self.rule(f"context compacted · {when}")
             if not m.metadata.user_visible:

@@ -231,7 +231,8 @@ def execute(
     conversation.messages = new
     after = reestimate()
     cost = summary.call.usage.cost_usd if summary.call is not None else None
-    notice_at = next(i for i, m in enumerate(new) if m.metadata.compaction_id == cid)
+    notice_at = next(i for i in range(len(new) - 1, -1, -1)  # the layout's last message
+                     if new[i].metadata.compaction_id == cid)
     new[notice_at] = replace(new[notice_at], content=(SystemNotification(
         "inline", done_text(trigger, shown_before, after, cost, strategy, fallback,
                            summarised=not alone)),))

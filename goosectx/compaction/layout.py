@@ -269,15 +269,16 @@ def layout(
         Every old message (the head's and the elided tail originals' hidden from the model
         and marked ``hidden_by=compaction_id``, so :mod:`goosectx.compaction.undo` can show
         them again),
-        with, just before the first kept tail message (else at the end): a user-only notice
-        (text ``notice``), the summary (user, agent-only, ``is_summary``), the re-sent user
-        messages, the continuation (assistant, agent-only, ``is_continuation``) and the
-        request copy if any; no summary, re-sent messages or continuation when
-        ``summary_text`` is None. Elided copies follow their originals. New messages share
-        ``compaction_id``.
+        with, just before the first kept tail message (else at the end): the summary (user,
+        agent-only, ``is_summary``), the re-sent user messages, the continuation (assistant,
+        agent-only, ``is_continuation``) and the request copy if any; no summary, re-sent
+        messages or continuation when ``summary_text`` is None. Elided copies follow their
+        originals. Last, a user-only notice (text ``notice``): the transcript shows the
+        compaction where it happened (after the tool result of a turn it ran in), not where
+        the summary sits in the model's view. New messages share ``compaction_id``.
     """
-    block = _block(conversation.agent_messages(), summary_text, working_set, trigger=trigger,
-                   compaction_id=compaction_id, notice=notice)
+    notice_message, *block = _block(conversation.agent_messages(), summary_text, working_set,
+                                    trigger=trigger, compaction_id=compaction_id, notice=notice)
     head_ids = _hidden_ids(working_set)
     first_tail = working_set.tail[0].id if working_set.tail else None
     out: list[Message] = []
@@ -296,7 +297,8 @@ def layout(
             out.append(copy.with_metadata(compaction_id=compaction_id))
     if not placed:
         out.extend(block)
-    return out
+    out.append(notice_message)  # user-only: where the compaction happened, after the tool
+    return out                  # result it may have followed mid-turn, as drawn live
 
 
 def _hidden(m: Message, compaction_id: str, shared: dict[bool, MessageMetadata]) -> Message:
