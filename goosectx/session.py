@@ -137,6 +137,8 @@ class SessionState:
             list`` shows it without loading the session, while the stored session still holds
             that many messages (else it says the figure is unknown); ``None``: not measured
             since the session was saved by a goosectx that did not keep it.
+        chosen_model: The model last chosen with ``/model`` in this session, resumed on below
+            ``--model`` and ``GOOSE_MODEL`` (``cli/model_choice.py``); ``None``: not chosen.
     """
 
     auto_compaction_paused: bool = False
@@ -149,6 +151,7 @@ class SessionState:
     report_fixed_tokens: int | None = None
     stated_limits: dict[str, list[int]] = field(default_factory=dict)
     context_figure: list[int] | None = None
+    chosen_model: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -162,7 +165,8 @@ class SessionState:
                 "report_fixed_tokens": self.report_fixed_tokens,
                 "stated_limits": {k: list(v) for k, v in self.stated_limits.items()},
                 "context_figure": (None if self.context_figure is None
-                                   else list(self.context_figure))}
+                                   else list(self.context_figure)),
+                **({"chosen_model": self.chosen_model} if self.chosen_model else {})}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SessionState:
@@ -202,7 +206,9 @@ class SessionState:
                    compaction_failures=opt_int("compaction_failures") or 0,
                    calibration=calibration,
                    report_fixed_tokens=opt_int("report_fixed_tokens"),
-                   stated_limits=stated, context_figure=figure)
+                   stated_limits=stated, context_figure=figure,
+                   chosen_model=(chosen if isinstance(chosen := data.get("chosen_model"), str)
+                                 and chosen.strip() else None))
 
 
 @dataclass(frozen=True, slots=True)

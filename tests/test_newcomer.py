@@ -243,6 +243,7 @@ def test_a_restored_mode_is_named_and_yields_to_mode_flag_and_env(
         banner: str) -> None:
     isolated_env["config"].write_text('mode = "auto"\n')  # the config is below the stored mode
     _saved_session("demo", work, approval_mode="chat")
+    monkeypatch.chdir(work)  # resumed where it works (else a line names the tmp dir, "restored")
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     _stdin(monkeypatch, "/exit\n")

@@ -25,6 +25,7 @@ from goosectx.approval import ApprovalAnswer, ApprovalFn
 from goosectx.cli import exit_signals, repl_approval, repl_extensions, repl_outcome, reports, slash
 from goosectx.cli.common import OpenSession
 from goosectx.cli.driver import EventSource, TurnDriver
+from goosectx.cli.model_choice import ModelChoice, retreat_for, show_retreat, switch_provider
 from goosectx.cli.prompt import history_problem, make_prompt_session
 from goosectx.cli.prompt_editor import editor_for
 from goosectx.cli.render import TranscriptRenderer
@@ -77,7 +78,10 @@ class Repl:
         mode_restored: ``mode`` is the one stored in the session (the banner says so).
         mode_flag: The ``--mode`` given at launch (``/resume`` chooses the other session's
             mode as ``goosectx --resume`` with it would: :func:`cli.common.choose_mode`).
-        model: Model override (``--model``).
+        model: The ``--model`` given at launch (``/resume`` chooses the other session's model
+            as ``goosectx --resume`` with it would: ``cli.model_choice.choose_model``).
+        model_choice: The starting model and where it came from (the banner says so);
+            ``None``: ``model``, else the config's.
         agent_factory: Builds the agent (default: ``goosectx.runtime.build_agent``).
         provider_factory: Builds a provider for ``/model`` (default: the litellm adapter).
         background_checks: On opening, import litellm and check the model's credentials in a
@@ -91,6 +95,7 @@ class Repl:
         provider_factory: ProviderFactory | None = None, background_checks: bool = True,
         full_history: bool = False, extensions: Any = None,  # an ExtensionManager
         opened: OpenSession | None = None, mode_flag: str | None = None,
+        model_choice: ModelChoice | None = None,
     ) -> None:
         self.settings = settings
         self.opened = opened
@@ -111,10 +116,13 @@ class Repl:
         self.mode: ApprovalMode = mode or settings.mode
         self.mode_restored = mode_restored
         self.mode_flag = mode_flag
-        self._model_override = model
+        self.model_flag = model
+        self.model_choice = model_choice
+        self._model_override = model_choice.model if model_choice else model
+        self.retreat_lines: list[str] = []  # a restored model that cannot be used (shown once)
         self._agent_factory = agent_factory or self._runtime_agent
         self._agent_factory_given = agent_factory is not None
-        self._provider_factory = provider_factory or self._runtime_provider
+        self._provider_factory = provider_factory or (lambda n: switch_provider(settings, n))
         self._figure: ContextFigure | None = None
         self._background_checks = background_checks
         self.typed_escape: tuple[str, str, str] | None = None  # shell_escape_cmd: for !!
@@ -141,25 +149,13 @@ class Repl:
                              model_name=model or self.settings.model)
         if model is None and self.settings.model is None and self._agent_factory_given is False:
             loader.setup_error = no_model_error(self.settings)
+        loader.retreat = retreat_for(self)  # a restored model's key gone: the configured one
         if not self._background_checks:
             loader.build_now()
         return loader
 
     def _runtime_agent(self, approve: ApprovalFn) -> Agent:
         return repl_extensions.build_agent(self, approve)
-
-    def _runtime_provider(self, name: str) -> Provider:
-        from goosectx import runtime
-
-        build = getattr(runtime, "build_provider", None)
-        if build is not None:
-            provider: Provider = build(self.settings, name)
-            return provider
-        from goosectx.providers.litellm_provider import make_provider
-
-        made = make_provider(self.settings, name, named_by="/model")
-        made.check_credentials()
-        return made
 
     def _build_agent(self) -> Agent:
         from goosectx.cli.exit_signals import received_name
@@ -239,6 +235,7 @@ class Repl:
         self.renderer.print(reports.banner(
             self.session, model=model_name, mode=self.mode, resumed=self.resumed,
             mode_restored=self.mode_restored,
+            model_note=self.model_choice.note("/model") if self.model_choice else "",
             auto_compaction=reports.auto_compaction_note(
                 self.settings,
                 manages_own_context=self.settings.model_config(model_name).manages_own_context,
@@ -335,6 +332,7 @@ class Repl:
             elif sent is not None:  # SIGTERM / SIGHUP: what was typed stays in the session
                 self.renderer.notice("your message is kept in the session (not sent)")
             return
+        show_retreat(self)
         late = self.loader.take_late_error()
         if late is not None or self.provider is None:  # a key check failed, or no model
             repl_outcome.take_back(self, sent)

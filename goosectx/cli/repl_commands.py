@@ -242,7 +242,8 @@ def _model(repl: Repl, name: str | None) -> None:
     repl.agent.set_provider(provider)
     repl.loader.model_changed()
     repl.session.model = provider.model
-    repl.store.update_session(repl.session.id, model=provider.model)
+    repl.session.state.chosen_model = provider.model  # resumed on (cli/model_choice.py)
+    repl.store.update_session(repl.session.id, model=provider.model, state=repl.session.state)
     limit = provider.context_limit()
     repl.renderer.notice(f"model: {provider.model} · context limit {limit.tokens:,} tokens "
                          f"({limit.source}) from the next call")

@@ -45,8 +45,12 @@ def ensure_manager(repl: Repl) -> ExtensionManager:
 def show_notices(repl: Repl) -> None:
     """Draw the notices the servers raised since the last prompt (a failed start, a death).
 
-    In plain mode (no prompt-toolkit prompt) the first call starts the servers.
+    In plain mode (no prompt-toolkit prompt) the first call starts the servers. A restored
+    model found unusable meanwhile is said here too (``cli.model_choice.show_retreat``).
     """
+    from goosectx.cli.model_choice import show_retreat
+
+    show_retreat(repl)
     if repl.extensions is None:
         return
     if repl._prompt is None:

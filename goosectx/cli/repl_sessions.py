@@ -5,8 +5,9 @@ the other session is locked first (one in use elsewhere is refused and nothing c
 the current one's token counts are saved and its lock released (a new session that still holds
 no message is removed, as on leaving), and the REPL draws the other's tail
 (:func:`goosectx.cli.resume_tail.draw_resumed`). The agent is rebuilt around the loaded session
-with the REPL's model and approval mode; running extensions stay. Titles, names and paths are
-outside text (docs/architecture.md §6).
+with the model and approval mode ``goosectx --resume`` would choose for it (this launch's
+``--model`` / ``--mode`` first, then the session's own); running extensions stay. Titles,
+names and paths are outside text (docs/architecture.md §6).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from goosectx.cli.common import (
     session_is_kept,
 )
 from goosectx.cli.folding import plural
+from goosectx.cli.model_choice import choose_model
 from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
@@ -105,13 +107,18 @@ def resume(repl: Repl, ref: str) -> None:
     choice = choose_mode(repl.settings, repl.mode_flag, session)
     changed = choice.mode != repl.mode
     repl.mode, repl.mode_restored = choice.mode, choice.restored
+    model = choose_model(repl.settings, repl.model_flag, session)  # as --resume would
+    model_changed = model.model != repl.loader.model_name
+    repl.model_choice, repl._model_override = model, model.model
     _switch(repl, session)
     repl.renderer.notice(terminal_safe(
         f"{left} · resumed {one_line_safe(session.display_name)}"
         + (f" ({session.title})" if session.title else "")
         + f" · {plural(len(session.conversation), 'message')}"
         + (f" · mode {choice.mode}" + (" (restored from this session)" if choice.restored
-                                       else "") if changed else "")))
+                                       else "") if changed else "")
+        + (f" · model {model.model or 'none'}{model.note('/model')}" if model_changed
+           else "")))
     for warning in start_warnings(session, resumed=True):
         repl.renderer.notice(f"warning: {warning}", style="yellow")
     if len(session.conversation):

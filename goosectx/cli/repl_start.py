@@ -50,6 +50,7 @@ def _run(settings: Settings, servers: repl_extensions.Servers, *, name: str | No
          full_history: bool) -> int:
     """:func:`start_repl` once the flags are checked: open, run, and always close."""
     from goosectx.cli.common import choose_mode, open_session
+    from goosectx.cli.model_choice import choose_model
 
     io = ReplIO.for_terminal()
     later = not io.plain and io.is_real_terminal and not full_history
@@ -61,7 +62,8 @@ def _run(settings: Settings, servers: repl_extensions.Servers, *, name: str | No
         repl = Repl(settings, opened.store, opened.session, io=io,
                     resumed=opened.resumed, mode=choice.mode, model=model,
                     mode_restored=choice.restored, full_history=full_history,
-                    extensions=servers.open(opened), opened=opened, mode_flag=mode)
+                    extensions=servers.open(opened), opened=opened, mode_flag=mode,
+                    model_choice=choose_model(settings, model, opened.session))
         return exit_signals.exit_status(repl.run())
     finally:
         servers.stop(repl)  # every server stops; no child outlives the REPL

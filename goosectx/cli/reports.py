@@ -108,7 +108,8 @@ class ContextFacts:
 
 
 def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
-           auto_compaction: str, plain: bool = False, mode_restored: bool = False) -> Text:
+           auto_compaction: str, plain: bool = False, mode_restored: bool = False,
+           model_note: str = "") -> Text:
     """The lines shown when the REPL opens.
 
     Nothing here may need litellm (it is still loading in the background).
@@ -121,6 +122,8 @@ def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
         auto_compaction: When auto-compaction runs, or why not (:func:`auto_compaction_note`).
         plain: Plain mode (lines read from stdin): its hint replaces the terminal's keys.
         mode_restored: ``mode`` was restored from the session (named when not the default).
+        model_note: Where ``model`` comes from, when the session's ``/model`` choice is in play
+            (``cli.model_choice.ModelChoice.note``).
     """
     text = Text()
     text.append(f"goosectx {__version__}", style="bold")
@@ -130,7 +133,7 @@ def banner(session: Session, *, model: str | None, mode: str, resumed: bool,
         text.append(f" ({session.id})", style="dim")
     restored = (" (restored from this session; /mode changes it)"
                 if mode_restored and mode != Settings().mode else "")
-    text.append(terminal_safe(f"\nmodel {model or 'none'} · mode {mode}{restored} · "
+    text.append(terminal_safe(f"\nmodel {model or 'none'}{model_note} · mode {mode}{restored} · "
                               f"auto-compaction {auto_compaction}"), style="dim")
     if plain:
         text.append("\nPlain mode: one line per message (end a line with \\ to continue it) · "

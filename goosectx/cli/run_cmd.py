@@ -36,6 +36,7 @@ from goosectx.cli.common import (
     session_ref,
 )
 from goosectx.cli.folding import plural
+from goosectx.cli.model_choice import check_for_run, choose_model
 from goosectx.cli.run_cancel import cancelled_at_start
 from goosectx.cli.run_early import EarlyTask
 from goosectx.cli.run_output import (
@@ -47,7 +48,7 @@ from goosectx.cli.run_output import (
 )
 from goosectx.cli.run_task_input import slash_task, task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
-from goosectx.cli.start_warnings import start_warnings
+from goosectx.cli.start_warnings import NEW_IN_RUN, start_warnings
 from goosectx.cli.task_input import is_piped, read_piped, read_task
 from goosectx.config import Settings, parse_mode
 from goosectx.conversation import Message
@@ -140,7 +141,13 @@ def run_task(
             provider.check_credentials()
         opened = open_session(settings, name=name, resume=resume, continue_=continue_,
                               model=model_name)
-        for warning in start_warnings(opened.session, resumed=opened.resumed):
+        if opened.resumed and (chosen := check_for_run(  # the model chosen with /model in it
+                settings, choose_model(settings, model, opened.session), stderr)):
+            model_name = chosen
+            if early is not None:
+                early.checked_elsewhere()
+        for warning in start_warnings(opened.session, resumed=opened.resumed,
+                                      new_here=NEW_IN_RUN):
             stderr.write(terminal_safe(f"goosectx: warning: {warning}\n"))
         if opened.resumed and (calls := interrupted_calls(opened.session.conversation)):
             imported = any(r.output == UNRECORDED_TEXT

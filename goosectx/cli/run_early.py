@@ -46,6 +46,15 @@ class EarlyTask:
             raise self._bug
         return self._error
 
+    def checked_elsewhere(self) -> None:
+        """Another model is used after all: the first one's check no longer matters.
+
+        That is the session's own model (``/model``), its key checked; a bug in the first
+        check is still raised.
+        """
+        self.failure()
+        self._error = None
+
     def save(self, opened: OpenSession, task: str, *, whole: bool = True) -> None:
         """Save ``task`` as the user's message (unless it names ``@`` files), then wait.
 

@@ -1,9 +1,11 @@
 """The warnings a REPL or ``run`` prints as it starts on a session (and ``/resume`` on another).
 
-A resumed session whose working dir is gone; else each project instruction file skipped
-(a link out of the repository, another user's file, ... — :func:`goosectx.prompts.
-scan_instructions`). An instruction file's warning is shown once per process: ``/resume``
-back into the same directory does not repeat it. Every line is sanitised.
+A resumed session whose working dir is gone; else, for a session resumed from another
+directory, a line saying that it still works in its own dir (its tools, ``!`` commands and
+``@`` mentions act there) and how to start a new session here instead; then each project
+instruction file skipped (a link out of the repository, another user's file, ... —
+:func:`goosectx.prompts.scan_instructions`). An instruction file's warning is shown once
+per process: ``/resume`` back into the same directory does not repeat it. Every line is sanitised.
 """
 
 from __future__ import annotations
@@ -18,11 +20,42 @@ _SHOWN: set[tuple[Path, str]] = set()
 """The instruction-file warnings this process has shown."""
 
 
-def start_warnings(session: Session, *, resumed: bool) -> list[str]:
-    """One line per warning, without the ``warning:`` prefix, for ``session``'s start."""
+NEW_IN_REPL = "/exit, then goosectx"
+"""How a REPL user starts a new session in the current dir (:func:`elsewhere_warning`)."""
+NEW_IN_RUN = "goosectx run -t TASK without --resume"
+"""How a ``run`` user does (:func:`elsewhere_warning`)."""
+
+
+def start_warnings(session: Session, *, resumed: bool, new_here: str = NEW_IN_REPL
+                   ) -> list[str]:
+    """One line per warning, without the ``warning:`` prefix, for ``session``'s start.
+
+    ``new_here``: how to start a new session in the current dir instead, for a session
+    resumed from another one (:data:`NEW_IN_REPL`, :data:`NEW_IN_RUN`).
+    """
     if resumed and (gone := missing_working_dir(session)) is not None:
         return [gone]
-    return instruction_warnings(session.working_dir)
+    elsewhere = elsewhere_warning(session, new_here) if resumed else None
+    lines = [elsewhere] if elsewhere is not None else []
+    return lines + instruction_warnings(session.working_dir)
+
+
+def elsewhere_warning(session: Session, new_here: str) -> str | None:
+    """The line for a session resumed from a dir other than its working dir, else ``None``.
+
+    The session keeps its dir (its files, approval answers and transcript's paths are there);
+    the line names both dirs so nobody runs project B's task in project A unawares.
+    """
+    try:
+        here = Path.cwd().resolve()
+        there = session.working_dir.resolve()
+    except OSError:  # a current dir that is gone: nothing to compare with
+        return None
+    if here == there:
+        return None
+    return one_line_safe(
+        f"this session works in {there}, not in the current dir {here}: its tools, "
+        f"! commands and @ mentions act there; to work here, start a new session ({new_here})")
 
 
 def instruction_warnings(working_dir: Path) -> list[str]:

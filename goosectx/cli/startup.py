@@ -48,6 +48,9 @@ class AgentLoader:
         setup_error: Why the agent cannot answer, known when the REPL opens (no model).
         late_error: Why it cannot answer, found by the background check (e.g. a missing
             API key); the REPL shows it before the next turn.
+        retreat: Called on the background thread with the check's error to build an agent
+            on another model instead (a restored model whose key is gone:
+            ``cli/model_choice.retreat_for``); ``None`` or a ``None`` result: the error stands.
     """
 
     def __init__(self, settings: Settings, *, build: Callable[[], Agent],
@@ -58,6 +61,7 @@ class AgentLoader:
         self._model_name = model_name
         self.setup_error: GoosectxError | None = None
         self.late_error: GoosectxError | None = None
+        self.retreat: Callable[[GoosectxError], Agent | None] | None = None
         self._agent: Agent | None = None
         self._built = threading.Event()
         self._bug: BaseException | None = None
@@ -137,6 +141,12 @@ class AgentLoader:
             except Exception:  # noqa: BLE001 - the first count loads it (or falls back)
                 pass
             self._check(self._agent.provider)
+            if self.late_error is not None and (retreat := self.retreat) is not None:
+                self.retreat = None
+                if (other := retreat(self.late_error)) is not None:
+                    self._agent.close()
+                    self._agent, self.late_error = other, None
+                    self._check(other.provider)
             try:
                 on_ready()
             except Exception:  # noqa: BLE001 - only the meter is late
