@@ -83,3 +83,43 @@ def test_ordinary_sentences_are_not_listed_as_constraints() -> None:
                 "Please look at the failing test.", "There is no config file yet.",
                 "Thanks, that works now."]
     assert not any(line in _constraints(*ordinary) for line in ordinary)
+
+
+def test_the_task_survives_the_next_turns_compactions_in_a_small_window(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fresh17b #20: an 8k window, a task whose turn ran shell commands with 3,000-line
+    outputs, then "continue" with more of them: from the first compaction of the second turn
+    no request held the task — the newest output, already cut to its beginning and end, was
+    not cut a little more for it, and a view the tail no longer fitted was summarised whole
+    with no user message re-sent — while thousands of lines of output stayed."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "8000")
+    monkeypatch.setenv("GOOSE_TOOL_PAIR_SUMMARIZATION", "false")
+    task = "Fix the off-by-one in src/calc.py so tests/test_calc.py passes."
+
+    def turn(commands: list[str], answer: str) -> Any:
+        left = list(commands)
+
+        def reply(body: dict[str, Any]) -> dict[str, Any]:
+            if is_summary_call(body):
+                return {"text": SUMMARY_JSON}
+            if left:
+                return {"tool_calls": [{"name": "shell",
+                                        "arguments": {"command": left.pop(0)}}]}
+            return {"text": answer}
+        return reply
+
+    first = turn([f"seq {n}00000 {n}03000" for n in (1, 2, 3)], "Still failing; next: helper.")
+    fake_model.add(*[first] * 20)
+    assert in_process_run(task, name="long", mode="auto")[0] == 0
+    fake_model.script.clear()
+    second = turn([f"seq {n}00000 {n}03000" for n in (5, 6, 7)], "turn 2 done")
+    fake_model.add(*[second] * 20)
+    code, _, err = in_process_run("continue", resume="long", mode="auto")
+    assert code == 0, err
+    at = next(i for i, r in enumerate(fake_model.requests)
+              if "continue" in json.dumps(r["messages"]) and not is_summary_call(r))
+    later = [r for r in fake_model.requests[at:] if not is_summary_call(r)]
+    assert any(is_summary_call(r) for r in fake_model.requests[at:])  # it did compact
+    for request in later:
+        assert task in json.dumps(request["messages"]), "the task left the model's view"

@@ -173,7 +173,9 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     small conversation compacted by hand, or estimates far below the provider's count —
     summarising it would save nothing) goose's layout is used: everything is summarised, no
     user message is re-sent; an automatic compaction still keeps the turn in progress's floor
-    (request + newest 3 pairs).
+    (request + newest 3 pairs) and re-sends the earlier requests within ``keep_user_tokens``
+    (in a small window a long turn's tool output fills the view: without them the task went
+    at the first compaction of the next turn).
     """
     agent = conversation.agent_messages()
     continuation = counter.count_cached_text(CONTINUATION_TEXTS["tool_loop"]) + 8
@@ -204,8 +206,9 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     if not _reaches(view, measure, budget.summary_max_tokens):
         head_view = None
         out = split(agent, measure=measure, trigger=trigger,
-                    tail_tokens=0 if trigger == "manual" else 1, user_tokens=0, room_tokens=room,
-                    ceiling_room_tokens=ceiling_room, sizes=sizes)
+                    tail_tokens=0 if trigger == "manual" else 1,
+                    user_tokens=budget.user_tokens if trigger == "auto" else 0,
+                    room_tokens=room, ceiling_room_tokens=ceiling_room, sizes=sizes)
     out.facts_tokens = reserve
     out.notes = unread_notes(out.head)
     out.head_view = head_view

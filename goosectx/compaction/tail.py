@@ -268,7 +268,11 @@ def split(
         out.resent = resent
         return out
     # The turn in progress does not fit: its request (copied) and its newest pairs stay.
-    resent = _resend(msgs[:newest], measure, min(user_tokens, room_tokens))
+    # When the fixed part, the summary's room and the request alone leave nothing under the
+    # target, only the ceiling applies (§4.5(2)): the earlier requests (the task first) are
+    # chosen within it, not dropped because the target has no room for them.
+    users_space = room_tokens if sizes[newest] <= room_tokens else ceiling_room_tokens
+    resent = _resend(msgs[:newest], measure, min(user_tokens, users_space))
     users = sum(measure(m) for m in resent)
     limit = max(0, limit - users)
     unit_starts = [s for s in starts if s > newest]
@@ -290,11 +294,15 @@ def split(
     floor = [sizes[newest], *sizes[start:]]
     # Under the target when the turn's floor fits it, else only under the ceiling (§4.5);
     # either way the turn's older tool output is cut before a user message is left out.
-    # The request and the newest message are not cut for them: only the older ones.
+    # The request and the newest message are not cut for them, only the older ones — unless
+    # they are cut anyway to fit the space: then a little more of them leaves the earlier
+    # requests (the task first) their room, instead of the task giving way to a few lines of
+    # a tool output already cut to its beginning and end.
     space = room_tokens if sum(floor) <= room_tokens else ceiling_room_tokens
     least = (sum(floor[:1] + floor[1:][-1:])
              + max(0, len(floor) - 2) * (MIN_KEEP_TOKENS + MIN_CUT_USER_TOKENS))
-    _fit_floor(out, floor, measure, min(space, max(space - users, least)))
+    _fit_floor(out, floor, measure,
+               space - users if least > space else min(space, max(space - users, least)))
     left = max(0, space - sum(floor))
     out.resent = (resent if users <= left
                   else _resend(msgs[:newest], measure, min(user_tokens, left)))
