@@ -128,3 +128,4 @@ def test_pytests_summary_line_still_names_the_test() -> None:
         "FAILED test_calc.py::test_key - KeyError: 'x'\n2 failed")
     assert errors_fact(output, "pytest -q") == [
         "- shell `pytest -q`: FAILED test_calc.py::test_total - assert 3 == 6"]
+

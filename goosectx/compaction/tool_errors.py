@@ -24,6 +24,8 @@ than the search (a long session's tool outputs are mostly not errors)."""
 _EXCEPTION_LINE = re.compile(r"^\s*[\w.]*(?:Error|Exception)\b(?: \[\w+\])?:.*$", re.M)
 """``ValueError: bad``, node's ``AssertionError [ERR_ASSERTION]: Expected …``."""
 _TRACEBACK = "Traceback (most recent call last):"
+_ELIDED = re.compile(r"\[… [\d,]+ (?:tokens elided|lines cut)\b.*…\]")
+"""The marker of a text cut in the middle (:func:`goosectx.compaction.tail.elide_text`)."""
 _RAISED_LINE = re.compile(r"[A-Za-z_][\w.]*(?::.*)?")
 """What ends a Python traceback: the exception's (dotted) name, its message after ``: ``
 (``AssertionError`` and ``KeyboardInterrupt`` have none)."""
@@ -98,7 +100,8 @@ def _traceback_end(text: str) -> tuple[int, str] | None:
         end = text.find("\n", pos + 1)
         line = text[pos + 1:end if end != -1 else len(text)]
         stripped = line.strip()
-        if stripped and len(line) - len(line.lstrip()) <= indent:
+        if stripped and len(line) - len(line.lstrip()) <= indent and not _ELIDED.fullmatch(
+                stripped):  # an elided copy keeps the line after its marker (elide_text)
             if not _RAISED_LINE.fullmatch(stripped):
                 return None
             if ":" not in stripped and frame:
@@ -126,14 +129,8 @@ def _with_next_line(text: str, pos: int, line: str) -> str:
     return line
 
 
-def exception_line(text: str) -> str | None:
-    """The line naming the exception an output ended with, if any.
-
-    The later of: the line ending the last Python traceback (``AssertionError`` alone, too),
-    and the last ``SomethingError: message`` line (node's, and any program's); one that ends in
-    ``:`` gets the message line after it (:func:`_with_next_line`).
-    """
-    sample = text if len(text) <= 200_000 else text[:100_000] + "\n" + text[-100_000:]
+def _exception_at(sample: str) -> tuple[int, str] | None:
+    """(position, line) of :func:`exception_line`'s line, the line as it will read."""
     found = [(m.start() + len(m.group()) - len(m.group().lstrip()), m.group())  # ``\s*``
              for m in _EXCEPTION_LINE.finditer(sample)][-1:]  # may start lines before
     end = _traceback_end(sample)
@@ -142,7 +139,35 @@ def exception_line(text: str) -> str | None:
     if not found:
         return None
     pos, line = max(found)
-    return _with_next_line(sample, pos, line.strip())
+    return pos, _with_next_line(sample, pos, line.strip())
+
+
+def exception_line(text: str) -> str | None:
+    """The line naming the exception an output ended with, if any.
+
+    The later of: the line ending the last Python traceback (``AssertionError`` alone, too),
+    and the last ``SomethingError: message`` line (node's, and any program's); one that ends in
+    ``:`` gets the message line after it (:func:`_with_next_line`).
+    """
+    sample = text if len(text) <= 200_000 else text[:100_000] + "\n" + text[-100_000:]
+    found = _exception_at(sample)
+    return found[1] if found is not None else None
+
+
+def telling_line(text: str) -> str | None:
+    """The line of ``text`` (as written) :func:`error_excerpt` reads its excerpt from, if any.
+
+    What an elided copy of a failed result keeps (:func:`goosectx.compaction.tail.elide_text`),
+    so the excerpt of the copy names the same error.
+    """
+    if not any(word in text for word in _ERROR_WORDS):
+        return None
+    sample = text if len(text) <= 200_000 else text[:100_000] + "\n" + text[-100_000:]
+    found = _exception_at(sample) if first_error_match(sample) is not None else None
+    if found is None:
+        return error_excerpt(text)
+    end = sample.find("\n", found[0])
+    return sample[found[0]:end if end != -1 else len(sample)].strip()
 
 
 def error_excerpt(text: str) -> str | None:
