@@ -88,9 +88,11 @@ def test_loaded_tools_stay_within_the_tool_budget_least_recent_dropped(
     words = [p.output for m in agent.session.conversation for p in m.content
              if isinstance(p, ToolResponse)][-1]
     assert words.startswith("Loaded (callable from your next step):\ndemo__op_")
-    assert "32 more match; the tool budget holds these" in words
-    assert ops(provider.requests[-1]) == sorted(
-        line.split(" — ")[0] for line in words.splitlines()[1:-1])
+    loaded = words.splitlines()[1:-1]
+    assert words.splitlines()[-1] == (
+        f"({40 - len(ops(last)) - len(loaded)} more match; the tool budget holds these: use "
+        "more specific words, or an exact tool name, to load another)")
+    assert ops(provider.requests[-1]) == sorted(line.split(" — ")[0] for line in loaded)
 
 
 def test_a_compaction_keeps_loaded_only_the_tools_the_kept_messages_use(
@@ -109,11 +111,28 @@ def test_a_compaction_keeps_loaded_only_the_tools_the_kept_messages_use(
 
 def test_a_tool_called_again_outlasts_ones_loaded_before_it(
         tmp_path: Path, manager: ExtensionManager) -> None:
+    probe = ScriptedProvider(context_limit_tokens=LIMIT_TOKENS)
+    probe.add(*(search(f"demo__op_{n:03d}") for n in range(10)), ScriptedReply("done"))
+    list(agent_for(tmp_path / "probe", manager, probe).reply("load ten"))
+    fit = len(ops(probe.requests[-1]))  # how many op tools the budget holds
+    assert fit >= 2
     provider = ScriptedProvider(context_limit_tokens=LIMIT_TOKENS)
-    provider.add(*(search(f"demo__op_{n:03d}") for n in range(4)),
+    provider.add(*(search(f"demo__op_{n:03d}") for n in range(fit)),
                  ScriptedReply(tool_calls=[("demo__op_000", {"x": "again"})]),
-                 *(search(f"demo__op_{n:03d}") for n in range(4, 7)), ScriptedReply("done"))
+                 search(f"demo__op_{fit:03d}"), ScriptedReply("done"))
     agent = agent_for(tmp_path, manager, provider)
     list(agent.reply("use some operations"))
-    last = provider.requests[-1]
-    assert ops(last) == ["demo__op_000", "demo__op_004", "demo__op_005", "demo__op_006"]
+    before, last = provider.requests[-2:]
+    assert ops(before) == [f"demo__op_{n:03d}" for n in range(fit)]
+    assert "demo__op_000" in ops(last) and f"demo__op_{fit:03d}" in ops(last)
+    assert "demo__op_001" not in ops(last) and len(ops(last)) == fit
+
+
+def test_the_exact_name_of_a_loaded_tool_loads_no_other(
+        tmp_path: Path, manager: ExtensionManager) -> None:
+    provider = ScriptedProvider(context_limit_tokens=LIMIT_TOKENS)
+    provider.add(search("demo__op_003"), search("demo__op_003"), ScriptedReply("done"))
+    agent = agent_for(tmp_path, manager, provider)
+    list(agent.reply("use op 3"))
+    _first, loaded, again = provider.requests
+    assert ops(loaded) == ops(again) == ["demo__op_003"]

@@ -60,7 +60,8 @@ class SearchToolsTool:
     parameters: dict[str, Any] = {
         "type": "object",
         "properties": {"query": {"type": "string",
-                                 "description": "Words describing what the tool should do."}},
+                                 "description": "Words describing what the tool should do, "
+                                                "or a tool's exact name (loads that one)."}},
         "required": ["query"],
     }
 
@@ -218,7 +219,8 @@ class ExtensionToolSource:
     def search(self, query: str, call_id: str = "") -> tuple[list[tuple[str, str]], int]:
         """Deferred tools matching ``query``, loaded by the call ``call_id``, best first.
 
-        A query that is a deferred tool's exact name finds that one tool. Otherwise name and
+        A query that is a tool's exact name finds that one tool (one offered already is then
+        the most recently loaded, not joined by others). Otherwise name and
         description words are scored and up to :data:`SEARCH_RESULTS` of the best are
         loaded, as many as the budget's room holds (at least one). :attr:`loads` is bumped
         when any is found.
@@ -227,9 +229,10 @@ class ExtensionToolSource:
             (name, one-line description) of the tools loaded, and how many more matched.
         """
         deferred = set(self._deferred)
-        live = [t for t in self._all_tools(live_only=True)  # a server that died is left out
-                if t.name in deferred]
-        exact = [t for t in live if t.name.lower() == query.strip().lower()]
+        every = self._all_tools(live_only=True)  # a server that died is left out
+        live = [t for t in every if t.name in deferred]
+        exact: list[Tool] = [t for t in every if t.name.lower() == query.strip().lower()
+                             and isinstance(t, McpTool)]  # an offered one: loaded anew
         if exact:
             matches = exact
         else:
