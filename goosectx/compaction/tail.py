@@ -191,7 +191,7 @@ def elided_copy(message: Message, keep_tokens: int, tokens: int) -> Message:
         elif isinstance(p, ToolResponse):
             size = max(len(p.output) // 4, 1)
             p = replace(p, output=elide_text(p.output, int(size * share), size,
-                                             telling_line(p.output)))
+                                             telling_line(p.output) if p.is_error else None))
         parts.append(p)
     return Message(message.role, tuple(parts), MessageMetadata.agent_only()).with_metadata(
         extra={"elided_from_tokens": tokens, "copy_of": message.id})
