@@ -129,3 +129,8 @@ def test_pytests_summary_line_still_names_the_test() -> None:
     assert errors_fact(output, "pytest -q") == [
         "- shell `pytest -q`: FAILED test_calc.py::test_total - assert 3 == 6"]
 
+
+
+def test_a_line_starting_with_e_is_not_taken_for_pytests() -> None:
+    output = "building\nE 1 unit left in queue\nerror: build failed\n[exit code: 1]"
+    assert errors_fact(output, "make") == ["- shell `make`: error: build failed"]

@@ -29,7 +29,7 @@ _ELIDED = re.compile(r"\[… [\d,]+ (?:tokens elided|lines cut)\b.*…\]")
 _RAISED_LINE = re.compile(r"[A-Za-z_][\w.]*(?::.*)?")
 """What ends a Python traceback: the exception's (dotted) name, its message after ``: ``
 (``AssertionError`` and ``KeyboardInterrupt`` have none)."""
-_PYTEST_E_LINE = re.compile(r"^E {1,12}(\S.*)$", re.M)
+_PYTEST_E_LINE = re.compile(r"^E {3,12}(\S.*)$", re.M)
 """pytest's lines that say why a test failed (``E       assert 3 == 6``)."""
 _MARKER_LINE = re.compile(r"\[stderr\]|\[exit code: -?\d+\]|\(no output\)")
 """A line the shell tool adds around output (:mod:`goosectx.tools.shell`): no message."""
@@ -191,7 +191,7 @@ def error_excerpt(text: str) -> str | None:
     start = sample.rfind("\n", 0, first.start()) + 1
     end = sample.find("\n", first.end())
     line = sample[start:end if end != -1 else len(sample)].strip()
-    if not line.startswith("FAILED ") and "\nE " in sample:
+    if not line.startswith("FAILED ") and "E   " in sample:
         why = _PYTEST_E_LINE.search(sample)
         if why is not None:
             return why.group(1).strip()
