@@ -93,7 +93,7 @@ def token_figures() -> list[Figure]:
         deferred, (agent, request, counter) = _first_request(manager, 0.10, work)
         full, _ = _first_request(manager, 1.0, work)
         tools = sum(len(s.tools) for s in manager.statuses())
-        source = agent.tool_source
+        source = agent.offering.source
         one = next(t for t in source._all_tools() if t.name not in
                    {x["name"] for x in request.tools})
         schema = counter.count_tool_schemas([{"name": one.name, "description": one.description,

@@ -247,6 +247,8 @@ class Agent(AgentTools):
             yield from self.context.before_call(request, cancel=turn.cancel)
             if turn.cancel.is_set():  # cancelled while auto-compaction ran
                 continue
+            if self.sync_tools():  # compacted: loaded tools the summary hid are deferred again
+                request = self.request_context
             try:
                 response = yield from stream_reply(self.provider, request,
                                                     self.session.conversation, turn.streamed,
@@ -290,15 +292,18 @@ class Agent(AgentTools):
             if self.offering.loaded_mid_turn:
                 self.sync_tools()  # search_tools loaded a tool: offered from the next call
 
-    def sync_tools(self) -> None:
-        """Take the offering's new tool list, if any; the system prompt follows.
+    def sync_tools(self) -> bool:
+        """Take the offering's new tool list, if any (True then); the system prompt follows.
 
-        Before every turn; a front end may call it between turns too (the REPL does once
-        the extensions are up, so its context meter counts their tools before a turn).
+        Before every turn and model call; a front end may call it between turns too (the REPL
+        does once the extensions are up, so its context meter counts their tools before a
+        turn).
         """
         if self.offering.sync(lambda: self.context.context_limit().tokens,
-                              self.session.conversation):
+                              self.session.conversation.agent_messages()):
             self.tools, self._request = self.offering.registry, None
+            return True
+        return False
 
     def _close_cancelled(self, turn: Turn, *, finish: bool = True) -> Iterator[Event]:
         """Keep streamed text and reasoning (marked cancelled), answer open requests, end.

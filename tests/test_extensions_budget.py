@@ -1,6 +1,7 @@
 """Tool definitions are budgeted: past ``tool_budget_ratio`` of the context limit, extension
 tools are deferred behind ``search_tools``; a tool it finds is offered from the next call on
-and stays loaded; the request's tool list is sorted and stable otherwise."""
+(test_extensions_loaded_bound.py: for how long); the request's tool list is sorted and stable
+otherwise."""
 
 from __future__ import annotations
 

@@ -7,17 +7,20 @@ the request is stable; ``tools/list_changed`` is applied here, between turns.
 
 Tool definitions are budgeted (the anchor is the tool-search approach Claude Code adopted for
 large MCP setups): when all schemas together exceed ``tool_budget_ratio`` × the context limit,
-the request carries the built-in tools, the resource tools, the extension tools already used
-or loaded in this session and ``search_tools``; the system prompt names the deferred ones
-(those of running servers: a server that failed or exited has none). A tool ``search_tools``
-returns is loaded from the next model call on and stays loaded.
+the request carries the built-in tools, the resource tools, ``search_tools`` and the extension
+tools the messages the model sees used or loaded, the most recent first while they fit the
+budget; the system prompt names the deferred ones (those of running servers: a server that
+failed or exited has none). A tool ``search_tools`` returns is loaded from the next model call
+on; an exact tool name loads that one tool, words load the best matches that fit the budget.
+A tool less recently used or loaded than the ones that fill the budget is deferred again, and
+so is one whose use and load a compaction hid from the model (the model searches again).
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +32,7 @@ from goosectx.tokens import TokenCounter
 from goosectx.tools.base import Tool, ToolContext, ToolResult
 
 SEARCH_RESULTS = 8
+RESOURCE_TOOLS = frozenset({"list_resources", "read_resource"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +60,8 @@ class SearchToolsTool:
     parameters: dict[str, Any] = {
         "type": "object",
         "properties": {"query": {"type": "string",
-                                 "description": "Words describing what the tool should do."}},
+                                 "description": "Words describing what the tool should do, "
+                                                "or a tool's exact name (loads that one)."}},
         "required": ["query"],
     }
 
@@ -68,12 +73,15 @@ class SearchToolsTool:
         return True
 
     def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Up to :data:`SEARCH_RESULTS` matches, best first; each is loaded."""
+        """The matches loaded, best first (:meth:`ExtensionToolSource.search`)."""
         query = str(arguments.get("query", ""))
-        found = self._source.search(query)
+        found, more = self._source.search(query, ctx.call_id)
         if not found:
             return ToolResult(f"No deferred tool matches {query!r}.")
         lines = [f"{name} — {summary}" for name, summary in found]
+        if more:
+            lines.append(f"({more} more match; the tool budget holds these: use more specific "
+                         "words, or an exact tool name, to load another)")
         return finish(CallOutcome("Loaded (callable from your next step):\n" + "\n".join(lines)),
                       ctx, "mcp-search")
 
@@ -97,13 +105,15 @@ class ExtensionToolSource:
         self.manager = manager
         self.budget_ratio = budget_ratio
         self.counter = counter or TokenCounter()
-        self.loaded: set[str] = set()
-        """Extension tools ``search_tools`` loaded in this session."""
         self.loads = 0
         """Bumped whenever ``search_tools`` loads a tool (the agent then refreshes)."""
         self._lock = threading.Lock()
         self._search = SearchToolsTool(self)
         self._deferred: tuple[str, ...] = ()
+        self._loaded_by: dict[str, tuple[str, ...]] = {}
+        """``search_tools`` call id → the tools that call loaded."""
+        self._room_tokens: int | None = None
+        """What the budget leaves the loaded tools at the last :meth:`offer` (None: no deferral)."""
 
     @property
     def generation(self) -> int:
@@ -139,24 +149,35 @@ class ExtensionToolSource:
             tools += [ListResourcesTool(self.manager), ReadResourceTool(self.manager)]
         return sorted(tools, key=lambda t: t.name)
 
+    def _cost(self, tool: Tool) -> int:
+        return self.counter.count_tool_schemas([{"name": tool.name,
+                                                 "description": tool.description,
+                                                 "parameters": tool.parameters}])
+
     def offer(self, builtin: Sequence[ToolSchema], limit_tokens: int,
-              used: set[str]) -> Offer:
+              recent: Sequence[str]) -> Offer:
         """The tools the next request carries besides the built-ins (sorted by name).
 
         Args:
             builtin: The built-in tools' schemas (always sent; they count in the budget).
             limit_tokens: The model's context limit.
-            used: Tool names the session's calls used (a refused call of a deferred tool is
-                no use: :func:`goosectx.tools.offering.used_tools`).
+            recent: Tools the messages the model sees used or ``search_tools`` loaded, least
+                recent first (:func:`goosectx.tools.offering.recent_tools`; a refused call of
+                a deferred tool is no use).
         """
         tools = self._all_tools()
         schemas = [*builtin, *({"name": t.name, "description": t.description,
                                 "parameters": t.parameters} for t in tools)]
         total = self.counter.count_tool_schemas(schemas)
         if self.budget_ratio >= 1 or total <= self.budget_ratio * limit_tokens:
-            self._deferred = ()
+            self._deferred, self._room_tokens = (), None
             return Offer(tuple(tools), (), total)
-        keep = used | self.loaded | {"list_resources", "read_resource"}
+        fixed = [t for t in tools if t.name in RESOURCE_TOOLS]
+        fixed_tokens = self.counter.count_tool_schemas([
+            *builtin, *({"name": t.name, "description": t.description,
+                         "parameters": t.parameters} for t in [*fixed, self._search])])
+        self._room_tokens = int(self.budget_ratio * limit_tokens) - fixed_tokens
+        keep = {t.name for t in fixed} | self._kept(tools, recent, self._room_tokens)
         offered = [t for t in tools if t.name in keep]
         live = {t.name for t in self._all_tools(live_only=True)}
         self._deferred = tuple(t.name for t in tools if t.name not in keep and t.name in live)
@@ -164,6 +185,26 @@ class ExtensionToolSource:
             return Offer(tuple(offered), (), total)  # no search_tools schema to pay for
         return Offer(tuple(sorted([*offered, self._search], key=lambda t: t.name)),
                      self._deferred, total)
+
+    def _kept(self, tools: Iterable[Tool], recent: Sequence[str], room_tokens: int) -> set[str]:
+        """The most recent of ``recent`` that fit ``room_tokens`` (the newest one always)."""
+        by_name = {t.name: t for t in tools}
+        kept: set[str] = set()
+        spent = 0
+        for name in reversed(recent):
+            tool = by_name.get(name)
+            if tool is None or name in kept or name in RESOURCE_TOOLS:
+                continue
+            cost = self._cost(tool)
+            if kept and spent + cost > room_tokens:
+                break
+            kept.add(name)
+            spent += cost
+        return kept
+
+    def loaded_by(self, call_id: str) -> tuple[str, ...]:
+        """The tools the ``search_tools`` call ``call_id`` loaded (none for any other call)."""
+        return self._loaded_by.get(call_id, ())
 
     def refusal(self, name: str) -> str | None:
         """Why ``name``, a tool of a server that failed or stopped, cannot run (else ``None``).
@@ -175,28 +216,47 @@ class ExtensionToolSource:
         unavailable = getattr(tool, "unavailable", None)
         return unavailable() if callable(unavailable) else None
 
-    def search(self, query: str) -> list[tuple[str, str]]:
-        """Deferred tools matching ``query`` (name and description words), best first.
+    def search(self, query: str, call_id: str = "") -> tuple[list[tuple[str, str]], int]:
+        """Deferred tools matching ``query``, loaded by the call ``call_id``, best first.
 
-        The ones returned are loaded; :attr:`loads` is bumped when any is new.
+        A query that is a tool's exact name finds that one tool (one offered already is then
+        the most recently loaded, not joined by others). Otherwise name and
+        description words are scored and up to :data:`SEARCH_RESULTS` of the best are
+        loaded, as many as the budget's room holds (at least one). :attr:`loads` is bumped
+        when any is found.
+
+        Returns:
+            (name, one-line description) of the tools loaded, and how many more matched.
         """
-        words = {w for w in re.findall(r"[a-z0-9]+", query.lower()) if len(w) > 1}
         deferred = set(self._deferred)
-        scored = []
-        for tool in self._all_tools(live_only=True):  # a server that died since is left out
-            if tool.name not in deferred:
-                continue
-            hay = f"{tool.name} {tool.description}".lower()
-            score = sum(3 if w in tool.name.lower() else 1 for w in words if w in hay)
-            if score or not words:
-                scored.append((-score, tool.name, _one_line(tool.description)))
-        found = [(name, desc) for _, name, desc in sorted(scored)[:SEARCH_RESULTS]]
-        with self._lock:
-            new = {name for name, _ in found} - self.loaded
-            if new:
-                self.loaded |= new
+        every = self._all_tools(live_only=True)  # a server that died is left out
+        live = [t for t in every if t.name in deferred]
+        exact: list[Tool] = [t for t in every if t.name.lower() == query.strip().lower()
+                             and isinstance(t, McpTool)]  # an offered one: loaded anew
+        if exact:
+            matches = exact
+        else:
+            words = {w for w in re.findall(r"[a-z0-9]+", query.lower()) if len(w) > 1}
+            scored = []
+            for tool in live:
+                hay = f"{tool.name} {tool.description}".lower()
+                score = sum(3 if w in tool.name.lower() else 1 for w in words if w in hay)
+                if score or not words:
+                    scored.append((-score, tool.name, tool))
+            matches = [tool for _, _, tool in sorted(scored, key=lambda s: s[:2])]
+        found: list[Tool] = []
+        spent = 0
+        for tool in matches[:SEARCH_RESULTS]:
+            cost = self._cost(tool)
+            if found and self._room_tokens is not None and spent + cost > self._room_tokens:
+                break
+            found.append(tool)
+            spent += cost
+        if found:
+            with self._lock:
+                self._loaded_by[call_id] = tuple(t.name for t in found)
                 self.loads += 1
-        return found
+        return [(t.name, _one_line(t.description)) for t in found], len(matches) - len(found)
 
     def instructions(self) -> list[tuple[str, str]]:
         """(extension, instructions) of ready servers that have any, sorted by name."""

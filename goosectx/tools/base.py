@@ -212,8 +212,15 @@ class ToolSource(Protocol):
         ...
 
     def offer(self, builtin: Sequence[ToolSchema], limit_tokens: int,
-              used: set[str]) -> Any:
-        """``.tools`` to offer after ``builtin`` and ``.deferred`` names (tool budget)."""
+              recent: Sequence[str]) -> Any:
+        """``.tools`` to offer after ``builtin`` and ``.deferred`` names (tool budget).
+
+        ``recent``: tools used or loaded, least recent first (the budget keeps the newest).
+        """
+        ...
+
+    def loaded_by(self, call_id: str) -> Sequence[str]:
+        """The tools the source's ``search_tools`` call ``call_id`` loaded (else none)."""
         ...
 
     def instructions(self) -> list[tuple[str, str]]:

@@ -8,7 +8,7 @@ list stays as it was, so the cached prefix of the request stays valid.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from goosectx.conversation import Message
 from goosectx.tools.base import ToolRegistry, ToolSource
@@ -20,24 +20,28 @@ def deferred_text(name: str) -> str:
             "offered from the next call).")
 
 
-def used_tools(history: Iterable[Message]) -> set[str]:
-    """Names of the tools the session's calls used (they stay offered under the budget).
+def recent_tools(history: Iterable[Message],
+                 loaded_by: Callable[[str], Sequence[str]]) -> list[str]:
+    """Tools the calls in ``history`` used or ``search_tools`` loaded, least recent first.
 
-    A call of a deferred tool answered with :func:`deferred_text` was refused, not run: it is
-    no use of that tool (only ``search_tools`` loads a deferred one).
+    A tool counts at its call's response, and a loaded one at the response of the
+    ``search_tools`` call that loaded it (``loaded_by(call id)``). A call of a deferred tool
+    answered with :func:`deferred_text` was refused, not run: it is no use of that tool (only
+    ``search_tools`` loads a deferred one).
     """
     latest: dict[str, str] = {}  # call id → the name of the last request with that id
-    calls: set[tuple[str, str]] = set()
-    refused: set[tuple[str, str]] = set()
+    order: dict[str, None] = {}  # insertion order = recency, least recent first
     for message in history:
         for request in message.tool_requests:
             latest[request.id] = request.name
-            calls.add((request.id, request.name))
         for response in message.tool_responses:
             name = latest.get(response.id, "")
-            if response.is_error and response.output == deferred_text(name):
-                refused.add((response.id, name))
-    return {name for _call_id, name in calls - refused}
+            if not name or (response.is_error and response.output == deferred_text(name)):
+                continue
+            for touched in (name, *loaded_by(response.id)):
+                order.pop(touched, None)
+                order[touched] = None
+    return list(order)
 
 
 class ToolOffering:
@@ -54,7 +58,7 @@ class ToolOffering:
         self.source = source
         self.deferred: tuple[str, ...] = ()
         self._builtin = builtin.tools()
-        self._state: tuple[int, int] | None = None
+        self._state: tuple[int, int, str] | None = None
 
     def instructions(self) -> list[tuple[str, str]]:
         """The source's instructions for the system prompt (sorted by name)."""
@@ -90,19 +94,24 @@ class ToolOffering:
             return self.source.refusal(name) if self.source else None
         return deferred_text(name)
 
-    def sync(self, limit_tokens: Callable[[], int], history: Iterable[Message]) -> bool:
-        """Rebuild :attr:`registry` if the source changed; True when it did.
+    def sync(self, limit_tokens: Callable[[], int], history: Sequence[Message]) -> bool:
+        """Rebuild :attr:`registry` if the source or the history's start changed; True if so.
 
         Args:
             limit_tokens: The model's context limit (the tool budget's base).
-            history: Every message of the session (tools already used stay offered).
+            history: The messages the model sees (``Conversation.agent_messages()``): the tools
+                they use or loaded stay offered while the budget holds them. A compaction (or
+                ``/clear``, an undone compaction) changes their first message: the tools it
+                hid are deferred again.
         """
         source = self.source
-        if source is None or (source.generation, source.loads) == self._state:
+        state = (source.generation, source.loads,
+                 history[0].id if history else "") if source is not None else None
+        if source is None or state == self._state:
             return False
-        self._state = (source.generation, source.loads)
-        used = used_tools(history)
-        offer = source.offer(ToolRegistry(self._builtin).schemas(), limit_tokens(), used)
+        self._state = state
+        recent = recent_tools(history, source.loaded_by)
+        offer = source.offer(ToolRegistry(self._builtin).schemas(), limit_tokens(), recent)
         self.registry = ToolRegistry([*self._builtin, *offer.tools])
         self.deferred = tuple(offer.deferred)
         return True

@@ -12,6 +12,7 @@ holds a variable), hostile (escape sequences), bad_schema.
 ``--shapes`` adds read_text_file, read_media_file and structured_only, which return the result
 shapes of @modelcontextprotocol/server-filesystem (content blocks plus the same data again as
 structuredContent) and of a tool that sends structuredContent alone.
+``--many N`` adds N tools op_000, op_001, … ("Operation number I: …", about 60 tokens each).
 ``--big-resource N`` adds the resource ``file:///big.txt``: N // 58 numbered lines of 58 characters.
 """
 
@@ -36,6 +37,7 @@ parser.add_argument("--name", default="demo")
 parser.add_argument("--stdout-junk", type=int, default=0)
 parser.add_argument("--big-resource", type=int, default=0)
 parser.add_argument("--shapes", action="store_true")
+parser.add_argument("--many", type=int, default=0)
 args = parser.parse_args()
 
 sys.stdout.write("junk \x1b]52;c;aGk=\x07 not json\n" * args.stdout_junk)
@@ -197,6 +199,19 @@ if args.shapes:
         """Data sent only as structuredContent (content empty, or one empty text block)."""
         return CallToolResult(content=[TextContent(type="text", text="")] if empty_text else [],
                               structured_content={"city": "Oslo", "temperature_c": 4})
+
+
+def _operation(number: int) -> None:
+    def operation(x: str = "") -> str:
+        return f"operation {number} got {x}"
+    operation.__name__ = f"op_{number:03d}"
+    operation.__doc__ = (f"Operation number {number}: does thing {number} with a long "
+                         "description " + "lorem ipsum " * 10)
+    mcp.tool()(operation)
+
+
+for _number in range(args.many):
+    _operation(_number)
 
 
 @mcp.prompt()
