@@ -38,7 +38,7 @@ def test_a_model_stuck_on_one_chunk_is_stopped_with_an_error_that_says_so(
     (line,) = [line for line in proc.stderr.splitlines() if "error:" in line]
     assert line == ("goosectx: error: the model sent the same piece of its answer ('0, ') "
                     "1,000 times in a row, so goosectx stopped it (what came is kept) — try "
-                    "again, or another model (--model); if the repetition was meant, raise "
+                    "again, or another model (/model, --model); if the repetition was meant, raise "
                     "REPEATED_STREAMING_CHUNK_LIMIT (now 1,000) in the environment")
     assert proc.stdout.startswith("0, 0, ")
     # the next request tells the model its answer was cut by that error, not by the user

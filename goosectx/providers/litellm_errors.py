@@ -131,7 +131,7 @@ def repeated_chunk_error(exc: BaseException) -> ProviderError | None:
     return ProviderError(
         f"the model sent the same piece of its answer ({shown}) {limit:,} times in a row, so "
         "goosectx stopped it (what came is kept)",
-        "try again, or another model (--model); if the repetition was meant, raise "
+        "try again, or another model (/model, --model); if the repetition was meant, raise "
         f"{REPEATED_CHUNK_ENV} (now {limit:,}) in the environment")
 
 
