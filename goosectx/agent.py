@@ -170,7 +170,7 @@ class Agent(AgentTools):
             yield from self._close_cancelled(turn)
         except GoosectxError as exc:
             log.info("turn ended with an error: %s", exc.one_line())
-            yield from self._close_cancelled(turn, finish=False)
+            yield from self._close_cancelled(turn, finish=False, error=True)
             yield TurnFinished("error", exc.one_line())
 
     def compact(self, instructions: str | None = None, *, strategy: str = "llm",
@@ -305,11 +305,12 @@ class Agent(AgentTools):
             return True
         return False
 
-    def _close_cancelled(self, turn: Turn, *, finish: bool = True) -> Iterator[Event]:
+    def _close_cancelled(self, turn: Turn, *, finish: bool = True, error: bool = False
+                         ) -> Iterator[Event]:
         """Keep streamed text and reasoning (marked cancelled), answer open requests, end.
 
         A cancel that came from a signal (SIGTERM) answers them saying so, not "the user".
         """
         if turn.cancel_text == CANCELLED_TEXT:
             turn.cancel_text = cancelled_text(self.stopped_by())
-        yield from close_cancelled(turn, self._complete, finish=finish)
+        yield from close_cancelled(turn, self._complete, finish=finish, error=error)

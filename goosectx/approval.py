@@ -65,6 +65,8 @@ NON_INTERACTIVE_DENIED_TEXT = (
 CHAT_MODE_TEXT = (
     "Tools are disabled: goosectx is in chat mode, so no tool was run. Answer without tools."
 )
+RULE_DENIED_TEXT = "This tool call is denied by the user's permission rule"
+"""Starts what the model gets for a call a deny rule refused; ``(RULES).`` follows."""
 CANCELLED_TEXT = "The user cancelled this tool call."
 STOPPED_PREFIX = "goosectx was asked to stop"
 """Starts what the model gets for a call not run because goosectx was stopped (SIGTERM)."""
@@ -217,8 +219,8 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
     named = ", ".join(found.rules)
     if found.kind == "deny":
         return ApprovalVerdict("deny", f"denied by a permission rule: {named}",
-                               f"This tool call is denied by the user's permission rule "
-                               f"({named}). Do not retry it; continue without it.")
+                               f"{RULE_DENIED_TEXT} ({named}). Do not retry it; continue "
+                               "without it.")
     if found.kind == "ask" and found.unreadable:
         return ApprovalVerdict("ask", f"{found.unreadable}, {CANNOT_CHECK}")
     if found.kind == "ask":

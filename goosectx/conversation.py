@@ -153,8 +153,8 @@ class Conversation:
         assistant one (``MID_CONVERSATION_TEXT``), so the list starts and ends with a user
         message and an imported transcript that starts with the assistant's reply is sent. An
         answer the user cut off (Ctrl-C mid-stream, ``metadata.cancelled``) ends with
-        :data:`INTERRUPTED_MARK`, so the model knows it was not finished; the stored text stays
-        as streamed.
+        :data:`INTERRUPTED_MARK`, one an error cut off with :data:`STOPPED_BY_ERROR_MARK`, so
+        the model knows it was not finished; the stored text stays as streamed.
 
         Returns:
             New message values, oldest first; merged messages keep the first one's id.
@@ -174,12 +174,15 @@ class Conversation:
 
 INTERRUPTED_MARK = "[interrupted by the user]"
 """Ends an assistant answer cut off by Ctrl-C, in the agent view only."""
+STOPPED_BY_ERROR_MARK = "[cut off: the reply stopped on an error]"
+"""Ends an assistant answer an error cut off (``metadata.stopped_by_error``), likewise."""
 
 
 def _mark_interrupted(message: Message) -> Message:
     if not (message.metadata.cancelled and message.role == "assistant" and message.text):
         return message
-    return replace(message, content=(*message.content, TextContent(INTERRUPTED_MARK)))
+    mark = STOPPED_BY_ERROR_MARK if message.metadata.stopped_by_error else INTERRUPTED_MARK
+    return replace(message, content=(*message.content, TextContent(mark)))
 
 
 def answered_requests(messages: Sequence[Message]) -> list[tuple[int, ToolRequest, int]]:

@@ -268,5 +268,5 @@ def _message_markdown(m: Message, numbers: dict[str, int], code: CodeText) -> li
     if results_only and m.role == "user":
         header = "## Tool results"
     if m.metadata.cancelled:
-        header += " (cancelled)"
+        header += f" ({m.metadata.cut_short})"
     return [header, "", *body]

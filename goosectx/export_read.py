@@ -62,7 +62,8 @@ def check_export_header(data: dict[str, Any]) -> None:
                          f"{SCHEMA_VERSION})")
 
 
-_MESSAGE_FLAGS = ("user_visible", "agent_visible", "is_summary", "is_continuation", "cancelled")
+_MESSAGE_FLAGS = ("user_visible", "agent_visible", "is_summary", "is_continuation", "cancelled",
+                  "stopped_by_error")
 
 
 def check_message_fields(number: int, item: dict[str, Any]) -> None:

@@ -45,6 +45,8 @@ class MessageMetadata:
         extra: Importer-specific facts kept verbatim (e.g. source record ids).
         hidden_by: Id of the compaction that hid this message from the model (its head), so
             an undo can show it again (docs/architecture.md §5, "Undo"); ``None`` otherwise.
+        stopped_by_error: With ``cancelled``: no one cancelled, an error ended the turn while
+            this message was being produced (the stream failed, the model repeated itself).
     """
 
     user_visible: bool = True
@@ -56,6 +58,17 @@ class MessageMetadata:
     cancelled: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     hidden_by: str | None = None
+    stopped_by_error: bool = False
+
+    @property
+    def cut_short(self) -> str:
+        """Why the message stopped short, as labels say it, or ``""`` when it did not.
+
+        ``cancelled`` (the user, a signal) or ``stopped by an error``.
+        """
+        if not self.cancelled:
+            return ""
+        return "stopped by an error" if self.stopped_by_error else "cancelled"
 
     @classmethod
     def both(cls) -> MessageMetadata:
@@ -85,7 +98,7 @@ class MessageMetadata:
         }
         if self.usage is not None:
             data["usage"] = self.usage.to_dict()
-        for name in ("is_summary", "is_continuation", "cancelled"):
+        for name in ("is_summary", "is_continuation", "cancelled", "stopped_by_error"):
             if getattr(self, name):
                 data[name] = True
         if self.compaction_id:
@@ -120,6 +133,7 @@ class MessageMetadata:
             cancelled=bool(data.get("cancelled", False)),
             hidden_by=data.get("hidden_by") or None,
             extra=dict(extra),
+            stopped_by_error=bool(data.get("stopped_by_error", False)),
         )
 
 
@@ -191,7 +205,8 @@ class Message:
             get("usage", meta.usage), get("is_summary", meta.is_summary),
             get("is_continuation", meta.is_continuation),
             get("compaction_id", meta.compaction_id), get("cancelled", meta.cancelled),
-            get("extra", meta.extra), get("hidden_by", meta.hidden_by)), self.id, self.created)
+            get("extra", meta.extra), get("hidden_by", meta.hidden_by),
+            get("stopped_by_error", meta.stopped_by_error)), self.id, self.created)
 
     @property
     def text(self) -> str:

@@ -62,12 +62,13 @@ class Turn:
 
 
 def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], *,
-                finish: bool = True) -> Iterator[Event]:
+                finish: bool = True, error: bool = False) -> Iterator[Event]:
     """Close a cancelled turn validly, so the history stays valid.
 
     Keeps streamed text and reasoning (marked cancelled), answers every open tool request with
     "cancelled", then ends the turn (unless ``finish`` is false). ``complete`` appends a
-    message and yields its events (the agent's).
+    message and yields its events (the agent's). ``error``: an error ended the turn, not a
+    cancel (the kept text is marked ``stopped_by_error`` too).
     """
     if turn.streamed or turn.reasoned:
         parts: list[Part] = [ThinkingContent("".join(turn.reasoned))] if turn.reasoned else []
@@ -75,7 +76,8 @@ def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], 
             parts.append(TextContent("".join(turn.streamed)))
         turn.streamed, turn.reasoned = [], []
         yield from complete(Message("assistant", tuple(parts),
-                                          MessageMetadata(cancelled=True)))
+                                          MessageMetadata(cancelled=True,
+                                                          stopped_by_error=error)))
     if turn.open_requests:
         answered = Counter(r.id for r in turn.responses)  # a reply may repeat an id
         for request in turn.open_requests:

@@ -303,6 +303,26 @@ def test_root_resume_of_unknown_session_is_one_line(tmp_path):
     assert "no session matches 'nope'" in proc.stderr
 
 
+def test_an_ambiguous_prefix_says_how_many_sessions_match_beyond_the_five_named(tmp_path):
+    """Seven sessions under one prefix: the error named five and read as the whole list."""
+    home = tmp_path / "h"
+    store = SessionStore(home)
+    ids = sorted(store.create_session(tmp_path).id for _ in range(7))
+    store.close()
+    prefix = os.path.commonprefix(ids)
+    proc = goosectx(home, "sessions", "show", prefix)
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert f"matches 7 sessions ({', '.join(ids[:5])} and 2 more)" in proc.stderr
+    assert "type more of the id (goosectx sessions list shows every id)" in proc.stderr
+    two_home = tmp_path / "two"
+    store = SessionStore(two_home)
+    two = sorted(store.create_session(tmp_path).id for _ in range(2))
+    store.close()
+    few = goosectx(two_home, "--resume", os.path.commonprefix(two))
+    assert few.returncode == 1
+    assert f"matches 2 sessions ({two[0]}, {two[1]}) — type more of the id" in few.stderr
+
+
 def test_a_new_session_that_cannot_be_locked_leaves_no_row(tmp_path):
     from goosectx.cli.common import open_session
     from goosectx.config import load_settings

@@ -310,7 +310,7 @@ def test_stream_json_starts_with_the_session_id_and_ends_with_one_result(
     assert first["session_id"] and first["resumed"] is False
     assert last == {"type": "result", "session_id": first["session_id"], "status": "done",
                     "exit_code": 0, "error": None, "usage": last["usage"], "cost_usd": None,
-                    "compactions": 0}
+                    "compactions": 0, "denied_calls": []}
     assert last["usage"]["input_tokens"] == 50
     assert [line["type"] for line in lines].count("result") == 1
 

@@ -368,3 +368,16 @@ def test_a_new_session_named_with_a_stored_id_is_refused_even_when_it_came_with_
     with pytest.raises(SessionNameTaken, match="is the id of another session"):
         store.save_new_session(copy)
     assert [s.id for s in store.list_sessions()] == [first.id]
+
+
+def test_an_answer_an_error_cut_off_keeps_that_mark_however_it_is_stored(store):
+    """``stopped_by_error`` (the label "stopped by an error", not "cancelled") survives the
+    store's shortcut for plain rows, also on a message that is not marked cancelled."""
+    s = store.create_session(Path("."))
+    cut = Message.assistant("0, 0, 0", MessageMetadata(cancelled=True, stopped_by_error=True))
+    odd = Message.assistant("imported", MessageMetadata(stopped_by_error=True))
+    for m in (cut, odd):
+        store.append_message(s.id, m)
+    loaded = store.load(s.id).conversation.messages
+    assert [m.metadata.stopped_by_error for m in loaded] == [True, True]
+    assert loaded[0].metadata.cut_short == "stopped by an error"

@@ -148,7 +148,7 @@ class MessageView(Surface):
                     self._thinking(p.text, thinking_key(message.id, i))
             title = label or self.assistant_title
             if message.metadata.cancelled:
-                title += " (cancelled)"
+                title += f" ({message.metadata.cut_short})"
             AssistantStream.print_whole(self.console, message.text, title=title,
                                         plain=self.plain)
             self._parts(message, skip_text=True, skip_thinking=True, again=True)

@@ -174,7 +174,7 @@ class TranscriptRenderer(MessageView):
             self._reasoning = None
 
     def _completed(self, message: Message) -> None:
-        streamed = self._close_stream(cancelled=message.metadata.cancelled)
+        streamed = self._close_stream(end=message.metadata.cut_short)
         reasoned, self._reasoning_drawn = self._reasoning_drawn, False
         if not message.metadata.user_visible:
             return
@@ -196,10 +196,10 @@ class TranscriptRenderer(MessageView):
             return
         self._parts(message, skip_text=streamed, skip_thinking=reasoned)
         if message.metadata.cancelled and not streamed and not message.text:
-            self._notice("(answer cancelled)")
+            self._notice(f"(answer {message.metadata.cut_short})")
 
     def _turn_finished(self, event: TurnFinished) -> None:
-        self._close_stream(cancelled=event.status == "cancelled")
+        self._close_stream(end="cancelled" if event.status == "cancelled" else "")
         self._echoed_user = None
         self._drawn_once.clear()  # a call not run (denied) was drawn once only
         self._keyed()

@@ -90,7 +90,7 @@ def _result(out: TextIO, output_format: str, code: int, opened: OpenSession | No
         "session_name": session.name if session else None, "status": "cancelled",
         "exit_code": code, "error": None, "answer": "",
         "messages": [message.to_dict()] if message is not None else [], "usage": None,
-        "cost_usd": None, "compactions": 0}
+        "cost_usd": None, "compactions": 0, "denied_calls": []}
     with contextlib.suppress(OSError, ValueError):
         if output_format == "json":
             out.write(json.dumps(result) + "\n")

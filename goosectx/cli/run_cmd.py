@@ -38,6 +38,7 @@ from goosectx.cli.common import (
 from goosectx.cli.folding import plural
 from goosectx.cli.model_choice import check_for_run, choose_model
 from goosectx.cli.run_cancel import cancelled_at_start
+from goosectx.cli.run_denials import DeniedCalls
 from goosectx.cli.run_early import EarlyTask
 from goosectx.cli.run_output import (
     Approver,
@@ -171,8 +172,10 @@ def run_task(
         if early is not None:
             exc = early.failure() or exc
         # Scripts reading stdout still get a result in the format they asked for.
-        failed = {"session_id": None, "status": "error", "error": exc.one_line(),
-                  "exit_code": exc.exit_code, "usage": None, "cost_usd": None, "compactions": 0}
+        failed: dict[str, Any] = {
+            "session_id": None, "status": "error", "error": exc.one_line(),
+            "exit_code": exc.exit_code, "usage": None, "cost_usd": None, "compactions": 0,
+            "denied_calls": []}
         if output_format == "json":
             stdout.write(json.dumps(failed) + "\n")
         elif output_format == "stream-json":
@@ -200,6 +203,8 @@ def run_task(
             output = StreamJsonOutput(stdout, reasoning=settings.show_reasoning)
         else:
             output = TextOutput(stdout, stderr, after_call=approver.defer())
+        if not isinstance(output, TextOutput):  # stderr's warnings, in the result too
+            approver.notify = output.notice
         note = auto_compaction_off(settings, model_name)
         if note:
             stderr.write(terminal_safe(f"goosectx: note: {note}\n"))
@@ -258,6 +263,7 @@ class _Finished:
         """Every model call of the run, compaction and tool-pair summary calls included."""
         self.last_usage: UsageUpdated | None = None
         self.compactions = 0
+        self.denied = DeniedCalls()
 
 
 def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession,
@@ -290,6 +296,7 @@ def _drive_events(events: Iterator[Event], cancel: threading.Event, recorder: Se
             return finished
         try:
             recorder.record(event)
+            finished.denied.observe(event)
             if isinstance(event, MessageCompleted):
                 finished.messages.append(event.message)
             elif isinstance(event, UsageUpdated):
@@ -327,6 +334,7 @@ def _summary(session_id: str, name: str | None, finished: _Finished) -> dict[str
         "usage": usage,
         "cost_usd": finished.usage.cost_usd,
         "compactions": finished.compactions,
+        "denied_calls": finished.denied.calls,
     }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -85,6 +86,8 @@ class Approver:
         self.warned: set[str] = set()
         self.pending: list[str] | None = None
         """Warnings kept for the output to write after the call's line (:meth:`defer`)."""
+        self.notify: Callable[[str], None] | None = None
+        """Also given each warning (without ``goosectx: warning:``): json's ``notices``."""
 
     def defer(self) -> list[str]:
         """Keep the "denied" warnings for the caller to write after the call they are about.
@@ -110,8 +113,11 @@ class Approver:
                 if target is not None:
                     fix = (f"its path leads through a symlink to {target}, outside the "
                            "project, which is always asked about: answer it in the REPL")
-                warning = (f"goosectx: warning: {request.name} needs approval and there is "
-                           f"no terminal to ask, so it was denied; {fix}")
+                notice = (f"{request.name} needs approval and there is no terminal to ask, "
+                          f"so it was denied; {fix}")
+                warning = f"goosectx: warning: {notice}"
+                if self.notify is not None:
+                    self.notify(notice)
                 if self.pending is not None:
                     self.pending.append(warning)
                 else:
@@ -247,6 +253,10 @@ class StreamJsonOutput:
         """The run started (``started``: session id, model...)."""
         self._line(started)
 
+    def notice(self, text: str) -> None:
+        """A notice of ``run``'s own (a call denied for want of a terminal), as events have."""
+        self._line(event_to_json(Notification("inline", text)))
+
     def on_event(self, event: Event) -> None:
         """Show one event."""
         if self.reasoning or not isinstance(event, ReasoningDelta):
@@ -268,6 +278,10 @@ class JsonOutput:
         """The run started (``started``: session id, model...)."""
         return
 
+    def notice(self, text: str) -> None:
+        """Keep a notice of ``run``'s own (a call denied for want of a terminal)."""
+        self.notices.append(text)
+
     def on_event(self, event: Event) -> None:
         """Keep the turn's inline notices (an answer cut at the output limit, …)."""
         if isinstance(event, Notification) and event.kind == "inline":
@@ -282,7 +296,7 @@ class JsonOutput:
 
 
 RESULT_FIELDS = ("session_id", "status", "exit_code", "error", "usage", "cost_usd",
-                 "compactions")
+                 "compactions", "denied_calls")
 """The fields of stream-json's last line (``{"type": "result", ...}``); ``json`` has them too."""
 
 
@@ -290,6 +304,7 @@ def result_fields(summary: dict[str, Any]) -> dict[str, Any]:
     """The ``result`` event's fields, taken from the ``json`` summary (docs/architecture.md §3).
 
     ``cost_usd`` is ``null`` when unknown (a model without prices), never 0; ``usage`` counts
-    every model call of the run, compaction calls included; ``compactions`` counts them.
+    every model call of the run, compaction calls included; ``compactions`` counts them;
+    ``denied_calls`` lists the calls refused rather than run (:mod:`goosectx.cli.run_denials`).
     """
     return {key: summary.get(key) for key in RESULT_FIELDS}

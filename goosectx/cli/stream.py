@@ -161,8 +161,12 @@ class AssistantStream:
             self._interval_s = max(REFRESH_INTERVAL_S, 5 * cost_s)
             self._last_draw_s = time.monotonic()
 
-    def close(self, *, cancelled: bool = False) -> None:
-        """Finish the answer: print what is left and the bottom border."""
+    def close(self, *, end: str = "") -> None:
+        """Finish the answer: print what is left and the bottom border.
+
+        ``end``: why the answer stopped short (``cancelled``, ``stopped by an error``), drawn
+        in the bottom border; empty for an answer that ended as the model ended it.
+        """
         held = self._safe.flush()
         if held:
             self._pieces.append(held)
@@ -171,11 +175,11 @@ class AssistantStream:
         if self.plain:
             if self.text and not self.text.endswith("\n"):
                 self.console.file.write("\n")
-            if cancelled:
-                self.console.file.write("-- (cancelled)\n")
+            if end:
+                self.console.file.write(f"-- ({end})\n")
             self.console.file.flush()
             return
-        self._draw(final=True, cancelled=cancelled)
+        self._draw(final=True, end=end)
 
     @classmethod
     def print_whole(cls, console: Console, text: str, *, title: str, plain: bool) -> None:
@@ -242,12 +246,12 @@ class AssistantStream:
         fill = max(0, width - len(head) - 1)
         return [Segment(head + "─" * fill + corner_r, BORDER_STYLE)]
 
-    def _draw(self, *, final: bool, cancelled: bool = False) -> None:
+    def _draw(self, *, final: bool, end: str = "") -> None:
         lines = self._body_lines()
         if final:
             pending = [] if self._top_printed else [self._edge(True, self.title)]
             pending += lines[self._emitted:]
-            pending.append(self._edge(False, "cancelled" if cancelled else ""))
+            pending.append(self._edge(False, end))
             if self._live is not None:
                 self._live.stop()
                 self._live = None

@@ -61,11 +61,11 @@ class Surface:
             self._status.stop()
             self._status = None
 
-    def _close_stream(self, *, cancelled: bool = False) -> bool:
-        """Finish the streamed answer; True when one was open."""
+    def _close_stream(self, *, end: str = "") -> bool:
+        """Finish the streamed answer (``end``: why it stopped short); True when one was open."""
         if self._stream is None:
             return False
-        self._stream.close(cancelled=cancelled)
+        self._stream.close(end=end)
         self._stream = None
         return True
 

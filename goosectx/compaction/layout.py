@@ -315,7 +315,8 @@ def _hidden(m: Message, compaction_id: str, shared: dict[bool, MessageMetadata])
     if (type(meta.user_visible) is bool and meta.usage is None and meta.extra == {}
             and meta.hidden_by is None and meta.compaction_id is None
             and meta.is_summary is False and meta.is_continuation is False
-            and meta.cancelled is False):  # the defaults: the copy is the same value
+            and meta.cancelled is False
+            and meta.stopped_by_error is False):  # the defaults: the copy is the same value
         hidden = shared.get(meta.user_visible)
         if hidden is None:
             hidden = shared[meta.user_visible] = MessageMetadata(

@@ -107,6 +107,34 @@ def _transport_failure(exc: BaseException) -> str | None:
     return None
 
 
+REPEATING = re.compile(r"The model is repeating the same chunk = (.*)\.\s*$", re.DOTALL)
+"""litellm's words when it stops a stream of identical chunks (``raise_on_model_repetition``)."""
+
+
+def repeated_chunk_error(exc: BaseException) -> ProviderError | None:
+    """The error for a stream litellm stopped as a model repeating itself, else ``None``.
+
+    Not a transport or configuration fault: the server answered, the model looped (or was
+    asked for a long run of one value past the limit).
+    """
+    from goosectx.providers.litellm_stream import REPEATED_CHUNK_ENV
+
+    for cause in reversed(_chain(exc)):  # litellm's own, innermost: no wrapper's words after
+        found = REPEATING.search(str(cause).split(" Original exception:")[0])
+        if found:
+            break
+    else:
+        return None
+    chunk = redact_known(found.group(1))
+    shown = repr(chunk[:40]) + ("…" if len(chunk) > 40 else "")
+    limit = int(getattr(load_litellm(), "REPEATED_STREAMING_CHUNK_LIMIT", 0) or 0)
+    return ProviderError(
+        f"the model sent the same piece of its answer ({shown}) {limit:,} times in a row, so "
+        "goosectx stopped it (what came is kept)",
+        "try again, or another model (/model, --model); if the repetition was meant, raise "
+        f"{REPEATED_CHUNK_ENV} (now {limit:,}) in the environment")
+
+
 def translate_error(exc: BaseException, *, model: str, where: str, key_env: str
                     ) -> tuple[ProviderError, int | None]:
     """Map a litellm / transport exception to our error tree.
@@ -136,6 +164,10 @@ def translate_error(exc: BaseException, *, model: str, where: str, key_env: str
     ):
         return AuthFailed(f"{model} rejected the API key: {text}",
                           f"check {key_env} (the key is wrong, expired or lacks access)"), None
+    repeated = repeated_chunk_error(exc)
+    if repeated is not None:
+        log.info("stream stopped: %s", repeated.message)
+        return repeated, None
     failure = None if isinstance(exc, litellm.Timeout) else _transport_failure(exc)
     if failure == "connect":  # the "500" of these two is litellm's, not the server's
         target = f"{model}'s provider" if where == model else where

@@ -24,6 +24,11 @@ the last one (see docs/architecture.md, "Who owns each outside library"):
   5 KB each: 190 MB after 300 KB of tool-call arguments in 8-character chunks, all of it
   walked by the garbage collector again and again) for that rebuild. Once the rebuild is
   skipped, only the newest chunks and the ones carrying usage are kept.
+
+litellm also stops a stream whose chunks (of 3 characters or more) are the same
+``REPEATED_STREAMING_CHUNK_LIMIT`` times in a row, as a model stuck in a loop; its default,
+100, stopped answers a user asked for (400 zeros, ``0, 0, …``). goosectx sets
+:data:`REPEATED_CHUNK_LIMIT` unless that environment variable is set.
 """
 
 from __future__ import annotations
@@ -34,6 +39,12 @@ from typing import Any
 
 from goosectx.tokens import ensure_offline_tiktoken
 
+REPEATED_CHUNK_ENV = "REPEATED_STREAMING_CHUNK_LIMIT"
+"""litellm's environment variable for its limit of identical chunks in a row."""
+REPEATED_CHUNK_LIMIT = 1000
+"""Identical streamed chunks in a row before litellm stops the answer (unless the user set
+:data:`REPEATED_CHUNK_ENV`): a bounded waste (about 1,000 tokens) for a model stuck in a loop,
+while a long run of one value that was asked for gets through."""
 MAX_TOOL_ARGUMENT_CHARS = 4 * 1024 * 1024
 """Streamed tool-call arguments of one model call, characters; past it the call is stopped."""
 
@@ -56,6 +67,8 @@ def load_litellm() -> Any:
     # litellm counts a stream's tokens itself (loading two tiktoken encodings, ~0.3 s of CPU
     # before the first answer) for a usage goosectx never takes as the server's: off.
     litellm.disable_token_counter = True
+    if not os.environ.get(REPEATED_CHUNK_ENV, "").strip():
+        setattr(litellm, "REPEATED_STREAMING_CHUNK_LIMIT", REPEATED_CHUNK_LIMIT)  # noqa: B010
     return litellm
 
 

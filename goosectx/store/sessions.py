@@ -164,17 +164,23 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                 return str(row[0])
             escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             rows = self._conn.execute(
-                "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 6",
+                "SELECT id, COUNT(*) OVER () FROM sessions WHERE id LIKE ? ESCAPE '\\'"
+                " ORDER BY id LIMIT 5",
                 (escaped + "%",),
             ).fetchall()
         if not rows or not ref:
             raise SessionNotFound(
                 f"no session matches {ref!r}", "list them with: goosectx sessions list"
             )
-        if len(rows) > 1:
-            shown = ", ".join(r[0] for r in rows[:5])
+        matching = int(rows[0][1])
+        if matching > 1:
+            shown = ", ".join(r[0] for r in rows)
+            more = matching - len(rows)
+            if more:
+                shown += f" and {more} more"
             raise SessionAmbiguous(
-                f"{ref!r} matches several sessions ({shown})", "type more of the id"
+                f"{ref!r} matches {matching} sessions ({shown})",
+                "type more of the id (goosectx sessions list shows every id)",
             )
         return str(rows[0][0])
 

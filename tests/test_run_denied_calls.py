@@ -1,0 +1,76 @@
+"""``goosectx run`` in a script: a call that was not run is in the JSON, not only on stderr.
+
+A CI script reading ``--output-format json`` got ``status: done``, ``notices: []`` for a run
+whose ``make release`` was denied (no terminal to ask): nothing in the JSON said so.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+from fakeserver import FakeServer
+
+from goosectx.cli.run_cmd import run_task
+from goosectx.config import load_settings
+
+
+def shell(command: str) -> dict:
+    return {"tool_calls": [{"name": "shell", "arguments": {"command": command}}]}
+
+
+def run(output_format: str, mode: str | None = None) -> tuple[int, str, str]:
+    """One in-process ``run -t 'cut the release'`` without a terminal: (exit code, out, err)."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = run_task(load_settings(), text="cut the release", input_file=None, name=None,
+                    resume=None, continue_=False, max_turns=None, output_format=output_format,
+                    mode=mode, model=None, stdin=io.StringIO(""), stdout=stdout, stderr=stderr)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+NO_TERMINAL = ("shell needs approval and there is no terminal to ask, so it was denied; "
+               "use --mode auto to run tools without asking")
+
+
+def test_json_names_a_call_denied_for_want_of_a_terminal(fake_model: FakeServer,
+                                                         workdir: Path) -> None:
+    fake_model.add(shell("make release"), {"text": "Released."})
+    code, out, err = run("json")
+    data = json.loads(out)
+    assert code == 0 and data["status"] == "done" and data["exit_code"] == 0  # README: 0 done
+    assert data["notices"] == [NO_TERMINAL]
+    (call,) = data["denied_calls"]
+    assert call["tool"] == "shell" and call["arguments"] == {"command": "make release"}
+    assert call["reason"] == "needs approval and there is no terminal to ask"
+    assert call["id"] in {m["content"][0].get("id") for m in data["messages"]
+                          if m["role"] == "assistant" and m["content"]}
+    assert f"goosectx: warning: {NO_TERMINAL}" in err  # stderr still says it
+
+
+def test_stream_json_has_the_notice_before_the_call_and_the_count_in_its_result(
+        fake_model: FakeServer, workdir: Path) -> None:
+    fake_model.add(shell("make release"), {"text": "Released."})
+    _code, out, _err = run("stream-json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    kinds = [d["type"] for d in lines]
+    notice = kinds.index("notification")
+    assert lines[notice]["text"] == NO_TERMINAL
+    assert notice < kinds.index("tool_call_finished")
+    (call,) = lines[-1]["denied_calls"]
+    assert lines[-1]["type"] == "result" and call["tool"] == "shell"
+
+
+def test_a_permission_rule_and_chat_mode_denials_are_listed_and_a_clean_run_lists_none(
+        fake_model: FakeServer, workdir: Path) -> None:
+    Path(os.environ["GOOSECTX_CONFIG"]).write_text('[permissions]\ndeny = ["shell(rm *)"]\n')
+    fake_model.add(shell("rm -rf build"), {"text": "Could not."},
+                   shell("ls"), {"text": "Chat only."},
+                   shell("true"), {"text": "Done."})
+    (call,) = json.loads(run("json", mode="auto")[1])["denied_calls"]
+    assert call["reason"] == "denied by a permission rule: shell(rm *)"
+    (call,) = json.loads(run("json", mode="chat")[1])["denied_calls"]
+    assert call["reason"] == "chat mode runs no tool"
+    data = json.loads(run("json", mode="auto")[1])
+    assert data["denied_calls"] == [] and data["notices"] == []
