@@ -405,3 +405,21 @@ def test_a_summary_far_over_its_budget_is_named_as_the_cause_not_a_small_view(
     assert "already about as small" not in err
     out, _ = cli(capsys, "compact", "work")  # the next try shrinks it: the view was not small
     assert out.startswith("Compacted work")
+
+
+def test_run_resume_says_auto_compaction_is_paused_after_compact_undo(
+        priced_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
+    """fresh17b #22: after ``compact --undo`` (which pauses auto-compaction: the restored view
+    is over the threshold by construction) a ``run --resume`` in a script sent the whole view,
+    twice the window, without a word; the REPL's banner says it, ``run`` now too."""
+    saved_session()
+    cli(capsys, "compact", "work", "--strategy", "extractive")
+    cli(capsys, "compact", "work", "--undo")
+    priced_model.add({"text": "done"}, {"text": "done again"})
+    _, err = cli(capsys, "run", "--resume", "work", "-t", "go on")
+    line = " ".join(err.split())
+    assert ("note: auto-compaction is paused for this session (a compaction was undone); "
+            "goosectx compact work compacts it") in line
+    cli(capsys, "compact", "work", "--strategy", "extractive")  # lifts the pause
+    _, err = cli(capsys, "run", "--resume", "work", "-t", "and now")
+    assert "auto-compaction is paused" not in err

@@ -205,7 +205,7 @@ def run_task(
             output = TextOutput(stdout, stderr, after_call=approver.defer())
         if not isinstance(output, TextOutput):  # stderr's warnings, in the result too
             approver.notify = output.notice
-        note = auto_compaction_off(settings, model_name)
+        note = auto_compaction_off(settings, model_name) or paused_note(opened)
         if note:
             stderr.write(terminal_safe(f"goosectx: note: {note}\n"))
         output.start({"type": "session_started", "session_id": opened.session.id,
@@ -336,6 +336,22 @@ def _summary(session_id: str, name: str | None, finished: _Finished) -> dict[str
         "compactions": finished.compactions,
         "denied_calls": finished.denied.calls,
     }
+
+
+def paused_note(opened: OpenSession) -> str | None:
+    """Why a resumed session will not be compacted automatically, and the fix, or ``None``.
+
+    The REPL's banner says it (``/context`` too); a ``run`` in a script said nothing and sent a
+    request twice the window after ``compact --undo``.
+    """
+    state = opened.session.state
+    if not (opened.resumed and state.auto_compaction_paused):
+        return None
+    why = ("a compaction was undone" if state.paused_by_undo
+           else state.pause_reason or "the last compaction did not shrink the context")
+    ref = opened.session.name or opened.session.id
+    return (f"auto-compaction is paused for this session ({why}); goosectx compact {ref} "
+            "compacts it and lifts the pause")
 
 
 def auto_compaction_off(settings: Settings, model: str | None) -> str | None:
