@@ -60,14 +60,22 @@ TITLE_MAX_CHARS = 72
 def title_from_text(text: str) -> str | None:
     """A session title made of ``text``, or ``None`` when it has no words.
 
-    Its first non-blank line, whitespace collapsed, at most :data:`TITLE_MAX_CHARS`
-    characters. No model call.
+    Its first non-blank line that says something, whitespace collapsed, at most
+    :data:`TITLE_MAX_CHARS` characters: a Markdown heading ending with ``:`` labels what
+    follows (Codex's "# Context from my IDE setup:" / "## My request for Codex:") and a
+    "/NAME is running…" line is a command's echo (Claude Code), so the next line is taken,
+    or the first when there is nothing else. No model call.
     """
-    for line in text.splitlines():
-        line = " ".join(line.split())
-        if line:
-            return line if len(line) <= TITLE_MAX_CHARS else line[:TITLE_MAX_CHARS - 1] + "…"
-    return None
+    lines = [flat for line in text.splitlines() if (flat := " ".join(line.split()))]
+    if not lines:
+        return None
+    said = [line for line in lines if not _LABEL_LINE.fullmatch(line)]
+    line = (said or lines)[0]
+    return line if len(line) <= TITLE_MAX_CHARS else line[:TITLE_MAX_CHARS - 1] + "…"
+
+
+_LABEL_LINE = re.compile(r"#{1,6} .*:|/[\w:.-]+ is running…?(\.\.\.)?")
+"""A line :func:`title_from_text` passes over: a heading ending with ``:``, a command's echo."""
 
 
 def request_title(message: Message | StoredMessage) -> str | None:
