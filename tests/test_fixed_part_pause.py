@@ -78,3 +78,30 @@ def test_a_compact_by_hand_that_cannot_shrink_names_the_fixed_part_not_the_view(
     assert cli.returncode != 0
     err = " ".join(cli.stderr.split())
     assert "compaction would grow the context" in err and _fixed(err) == _fixed(out)
+
+
+@pytest.mark.slow
+def test_resumed_in_a_smaller_window_the_fixed_part_pause_is_said(
+        fake_server: FakeServer, tmp_path: Path) -> None:
+    """fresh17b #29: compacted at a 2,000-token window, then resumed at 1,000, where the system
+    prompt and tools alone are over the threshold: the growth guard (no second compaction
+    without growth since the last) kept any compaction from being tried, so the pause notice
+    naming the cause never came, and the request went out over the window without a word."""
+    env = {**os.environ, "GOOSE_MODEL": FAKE_MODEL, "OPENAI_API_BASE": fake_server.base_url,
+           "OPENAI_API_KEY": DUMMY_API_KEY}
+
+    def run(limit: int, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["goosectx", "run", *args],
+                              env={**env, "GOOSE_CONTEXT_LIMIT": str(limit)}, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+
+    fake_server.default_reply = {"text": "ok"}
+    first = run(2000, "--name", "t", "-t", "step one: " + "lorem ipsum dolor " * 400)
+    assert first.returncode == 0, first.stderr
+    second = run(2000, "--resume", "t", "-t", "step two")
+    assert "compacted" in first.stderr + second.stderr  # the last compaction, at 2,000
+    third = run(1000, "--resume", "t", "-t", "step three")
+    assert third.returncode == 0, third.stderr
+    shown = " ".join(third.stderr.split())
+    assert "Auto-compaction is paused for this session: the system prompt and tool " \
+           "definitions sent with every request alone take about" in shown

@@ -118,6 +118,15 @@ class CompactionGuard:
         self.notices.append(f"Auto-compaction failed: {exc.one_line()} — the history is "
                             "unchanged.")
 
+    def pause(self, notice: str) -> None:
+        """Pause auto-compaction with ``notice`` unless it is paused already.
+
+        For the fixed part found filling the window while the growth guard waits (resumed
+        with a smaller window): no compaction is tried, none could help.
+        """
+        if not self.state.auto_compaction_paused:
+            self._pause(notice)
+
     def _pause(self, notice: str) -> None:
         """Pause auto-compaction, keeping why (``/context`` says it again), and tell the user."""
         self.state.auto_compaction_paused = True

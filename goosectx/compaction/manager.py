@@ -143,6 +143,11 @@ class ContextManager(ContextFigures):
                                           context_limit_tokens=self.context_limit().tokens,
                                           fixed_part=lambda: self.fixed_part_notice(request))
             yield from self._guard_notices()
+        elif decision.reason == "no_growth":  # waiting for growth a compaction cannot undo:
+            notice = self.fixed_part_notice(request)  # the fixed part alone fills the window
+            if notice is not None:
+                self.guard.pause(notice)
+                yield from self._guard_notices()
         self._call_estimate = self.breakdown(request).total
 
     def _guard_notices(self) -> Iterator[Event]:
