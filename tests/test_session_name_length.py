@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
+from test_import_corpus import raw_file
 
 from goosectx.store import SessionStore
 
@@ -61,3 +62,12 @@ def test_sessions_list_cuts_a_long_name_made_before_the_limit(
     assert "n" * 63 + "…" in row and "n" * 64 not in row
     code, out, _err = run_cli(capsys, "sessions", "list", "--json")
     assert LONG in [r["name"] for r in json.loads(out)]  # JSON keeps the whole name
+
+
+def test_a_64_character_name_numbered_for_several_imported_sessions_still_fits(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path]) -> None:
+    path = raw_file("goose/lantern-goose-1.45-sessions.db")  # four sessions: NAME-1 .. NAME-4
+    code, _out, err = run_cli(capsys, "sessions", "import", str(path), "--name", "L" * 64)
+    assert code == 0 and "imported without a name" not in err, err
+    code, out, _err = run_cli(capsys, "sessions", "list", "--json")
+    assert sorted(r["name"] for r in json.loads(out)) == [f"{'L' * 62}-{i}" for i in range(1, 5)]
