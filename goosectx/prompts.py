@@ -108,10 +108,13 @@ class InstructionScan:
         skipped: ``(path, why)`` per file not read for a reason the user should hear
             (a link out of the repository, another user's file, not a regular file...);
             ``why`` ends with the fix. Empty and repeated files are left out silently.
+        cut: ``(path, size in bytes)`` per file read but cut at
+            :data:`MAX_INSTRUCTION_FILE_CHARS`, in prompt order.
     """
 
     read: list[tuple[Path, str]] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
+    cut: list[tuple[Path, int]] = field(default_factory=list)
 
 
 def _instruction_dirs(working_dir: Path) -> tuple[Path, list[Path]]:
@@ -189,8 +192,10 @@ def _why_not(path: Path, root: Path, owners: frozenset[int] | None) -> str:
     return _owner_problem(real, "it", owners)
 
 
-def _read_capped(path: Path) -> str:
-    """The file's text, at most :data:`MAX_INSTRUCTION_FILE_CHARS` and a cut marker.
+def _read_capped(path: Path) -> tuple[str, int | None]:
+    """``(text, size)``: the file's text, its size in bytes when it was cut, else ``None``.
+
+    The text is at most :data:`MAX_INSTRUCTION_FILE_CHARS` and a cut marker.
 
     Reads no more bytes than that many characters can take (a huge file is not read whole);
     opened without blocking and checked again to be a regular file.
@@ -203,17 +208,19 @@ def _read_capped(path: Path) -> str:
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             raise OSError(f"{path} is not a regular file")
         data = handle.read(4 * MAX_INSTRUCTION_FILE_CHARS + 4)
+        size = max(os.fstat(handle.fileno()).st_size, len(data))
     text = data.decode("utf-8", errors="replace").strip()
-    if len(text) > MAX_INSTRUCTION_FILE_CHARS:
-        text = text[:MAX_INSTRUCTION_FILE_CHARS] + "\n[… file cut here: too long]"
-    return text
+    if len(text) <= MAX_INSTRUCTION_FILE_CHARS:
+        return text, None
+    return text[:MAX_INSTRUCTION_FILE_CHARS] + "\n[… file cut here: too long]", size
 
 
 def scan_instructions(working_dir: Path) -> InstructionScan:
     """The instruction files for ``working_dir``: those read with their texts, those skipped.
 
     Empty files are left out, and so is one that is the same file as, or has the same text
-    as, a file already read; each text is cut at :data:`MAX_INSTRUCTION_FILE_CHARS`.
+    as, a file already read; each text is cut at :data:`MAX_INSTRUCTION_FILE_CHARS` (and
+    the file listed in ``cut``).
     """
     scan = InstructionScan()
     root, _directories = _instruction_dirs(working_dir)
@@ -225,7 +232,7 @@ def scan_instructions(working_dir: Path) -> InstructionScan:
             continue
         real = resolve(path)
         try:
-            text = _read_capped(real)
+            text, cut_size = _read_capped(real)
         except OSError as exc:
             scan.skipped.append((path, f"it cannot be read ({exc.strerror or exc})"))
             continue
@@ -235,6 +242,8 @@ def scan_instructions(working_dir: Path) -> InstructionScan:
         if any(text == earlier for _p, earlier in scan.read):
             continue
         scan.read.append((path, text))
+        if cut_size is not None:
+            scan.cut.append((path, cut_size))
     return scan
 
 

@@ -24,17 +24,24 @@ def valid_session_id(value: object) -> bool:
     return isinstance(value, str) and SESSION_ID.fullmatch(value) is not None
 
 
+NAME_MAX_CHARS = 64
+"""The longest name a new session takes, characters (as long as an id may be)."""
+
+
 def name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a new session, or ``None`` when it can.
 
     A name is shown on one line (``sessions list``, the resume hint) and typed as an
     argument (``--resume NAME``, ``sessions show NAME``), so it must not be empty or blank,
-    hold a control, format or line-separator character (a newline, a tab, a bidi override;
-    a zero-width joiner in an emoji is fine), start with ``-`` or start or end with a space.
-    Names made before this check still load, list and resume.
+    longer than :data:`NAME_MAX_CHARS`, hold a control, format or line-separator character
+    (a newline, a tab, a bidi override; a zero-width joiner in an emoji is fine), start with
+    ``-`` or start or end with a space. Names made before this check still load, list and
+    resume.
     """
     if not name.strip():
         return "is empty"
+    if len(name) > NAME_MAX_CHARS:
+        return f"is {len(name):,} characters long (at most {NAME_MAX_CHARS})"
     for char in name:
         if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") and char != "\u200d":
             return f"holds a control character ({ascii(char)[1:-1]})"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import FAKE_MODEL
 from fakeserver import FakeServer
-from test_repl import CTRL_D, ENTER, World
+from test_repl import CTRL_D, ENTER, ESC_ENTER, World
 from test_security_secrets import KEY, PROC_PROBE
 from unprivileged_support import as_nobody
 
@@ -293,3 +293,24 @@ def test_bang_bang_reruns_what_was_typed_not_its_redacted_record(
     assert commands == [f"echo {REDACTED} >> got.txt"] * 2 + [
         f"echo {REDACTED} >> got.txt && echo again"]
     assert secret not in str([m.to_dict() for m in world.stored().conversation])
+
+
+@pytest.mark.parametrize("how", ["pasted", "typed with Esc-Enter"])
+def test_a_message_of_several_lines_starting_with_bang_goes_to_the_model_not_to_bash(
+        world: World, how: str) -> None:
+    # a pasted notebook cell ("!pip install …" + a question), a LaTeX log, a Markdown image
+    cell = ["!touch LINE1_RAN.txt", "touch LINE2_RAN.txt", "why does this cell fail?"]
+    keys = ("\x1b[200~" + "\n".join(cell) + "\x1b[201~" if how == "pasted"
+            else ESC_ENTER.join(cell))
+    world.provider.add("The install line needs a kernel restart.")
+    out = world.run(keys + ENTER + CTRL_D)
+    assert not list(world.workdir.glob("*_RAN.txt"))  # nothing ran
+    assert "✓ !" not in out and "The install line needs a kernel restart." in out
+    assert world.provider.requests[0].messages[-1].text == "\n".join(cell)
+    stored = world.stored().conversation.messages
+    assert stored[0].text == "\n".join(cell) and "shell_escape" not in stored[0].metadata.extra
+
+
+def test_a_one_line_bang_command_with_blank_lines_around_it_still_runs(world: World) -> None:
+    world.run("\x1b[200~\n!touch RAN.txt\n\n\x1b[201~" + ENTER + CTRL_D)
+    assert (world.workdir / "RAN.txt").exists() and not world.provider.requests

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +107,45 @@ def test_missing_directory_and_bad_depth_are_errors(tmp_path: Path) -> None:
 
 def test_tree_is_read_only() -> None:
     assert TreeTool().is_read_only({})
+
+
+def test_an_entry_that_cannot_be_read_is_marked_and_the_rest_listed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a root-owned 0700 docker volume, /proc/1/fd/0: tree(1) lists the rest and marks them
+    make(tmp_path, {"a/x.txt": "", "locked/secret.txt": "", "deep/locked2/y.txt": "",
+                    "z.txt": ""})
+    (tmp_path / "fd").symlink_to("x.txt")
+    locked = {str(tmp_path / "locked"), str(tmp_path / "deep" / "locked2"), str(tmp_path / "fd")}
+    scandir, readlink = os.scandir, os.readlink
+
+    def denied(real: Any) -> Any:
+        def call(path: Any, *args: Any) -> Any:
+            if os.fspath(path) in locked:
+                raise PermissionError(13, "Permission denied", os.fspath(path))
+            return real(path, *args)
+        return call
+
+    monkeypatch.setattr(os, "scandir", denied(scandir))
+    monkeypatch.setattr(os, "readlink", denied(readlink))
+    result = TreeTool().run({"depth": 2}, ToolContext(working_dir=tmp_path))
+    assert not result.is_error, result.output
+    assert result.output.splitlines() == [
+        f"{tmp_path}/",
+        "  a/",
+        "    x.txt",
+        "  deep/",
+        "    locked2/ (cannot list: Permission denied)",
+        "  locked/ (cannot list: Permission denied)",
+        "  fd -> ? (cannot read the link: Permission denied)",
+        "  z.txt",
+    ]
+
+
+def test_a_root_that_cannot_be_listed_is_an_error_saying_why(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def denied(path: Any) -> Any:
+        raise PermissionError(13, "Permission denied", os.fspath(path))
+
+    monkeypatch.setattr(os, "scandir", denied)
+    result = TreeTool().run({}, ToolContext(working_dir=tmp_path))
+    assert result.is_error and result.output == f"{tmp_path} cannot be listed: Permission denied"

@@ -15,7 +15,7 @@ from goosectx.cli.collector import cycle_collector_paused, keep_out_of_collectio
 from goosectx.cli.sanitize import one_line_safe
 from goosectx.config import ApprovalMode, Settings, parse_mode
 from goosectx.errors import ConfigError, GoosectxError, SessionNotFound, UsageError
-from goosectx.session import Session, name_problem
+from goosectx.session import NAME_MAX_CHARS, Session, name_problem
 from goosectx.store import SessionLock, SessionStore
 
 if TYPE_CHECKING:
@@ -104,9 +104,17 @@ def check_new_name(name: str | None, option: str = "--name") -> None:
     """
     problem = None if name is None else name_problem(name)
     if problem:
-        raise UsageError(f"the session name {name!r} {problem}",
+        raise UsageError(f"the session name {quoted_name(name or '')} {problem}",
                          f"give {option} a name on one line that starts with a letter or "
-                         f"digit, e.g. {option} fix-login")
+                         f"digit, at most {NAME_MAX_CHARS} characters, e.g. {option} fix-login")
+
+
+def quoted_name(name: str) -> str:
+    """``name`` quoted for a one-line message, cut after 32 characters with ``…``.
+
+    The rest of the line (the problem, the fix) stays on screen for a name too long to take.
+    """
+    return repr(name if len(name) <= 32 else name[:31] + "…")
 
 
 RESTORED_MODE_ORIGIN = "this session"

@@ -211,13 +211,15 @@ def drop_unfit_state(session: Session) -> list[str]:
         One note per thing dropped (what and why, for one line each, :data:`ID_PLACEHOLDER`
         standing for the id the session is saved under). ``session`` is changed in place.
     """
+    from goosectx.cli.common import quoted_name
     from goosectx.session import name_problem
 
     notes = []
     problem = name_problem(session.name) if session.name is not None else None
     if problem:
-        notes.append(f"its name {session.name!r} {problem}, so it was imported without a "
-                     f"name: resume it by its id, {ID_PLACEHOLDER}, or name it: "
+        notes.append(f"its name {quoted_name(session.name or '')} {problem}, so it was "
+                     f"imported without a name: resume it by its id, {ID_PLACEHOLDER}, or "
+                     f"name it: "
                      f"goosectx sessions rename {ID_PLACEHOLDER} NEW_NAME")
         session.name = None
     return notes

@@ -97,7 +97,7 @@ def _import_file(
     from goosectx.cli.import_checks import content_hash_started
     from goosectx.errors import SessionNameTaken
     from goosectx.importers import load_sessions
-    from goosectx.session import new_session_id, valid_session_id
+    from goosectx.session import NAME_MAX_CHARS, new_session_id, valid_session_id
     from goosectx.testhooks import pause_point
 
     import_hash_of_file = content_hash_started(path, source_session)  # while it is parsed
@@ -112,7 +112,8 @@ def _import_file(
             session.metadata["source_path"] = shown_path  # not the temporary copy's path
     if name is not None:
         for i, session in enumerate(sessions, start=1):
-            session.name = name if len(sessions) == 1 else f"{name}-{i}"
+            suffix = "" if len(sessions) == 1 else f"-{i}"  # the name cut to fit it
+            session.name = name[:NAME_MAX_CHARS - len(suffix)] + suffix
     for session in sessions:
         rough = _rough_count(session)
         if (session.ledger.current_tokens or 0) < rough:

@@ -19,6 +19,7 @@ from goosectx.budget import cap_source
 from goosectx.cli import custom_commands, reports, slash
 from goosectx.cli.common import session_ref
 from goosectx.cli.folding import plural
+from goosectx.cli.start_warnings import shown_path
 from goosectx.compaction import calibration
 from goosectx.config import ApprovalMode
 from goosectx.conversation import Message, TextContent
@@ -323,6 +324,7 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
         repl.renderer.error(f"cannot measure the context: {exc.message}", exc.hint)
         return None
     provider = repl.provider
+    read, cut = _instruction_names(repl.session.working_dir)
     return reports.ContextFacts(
         breakdown=breakdown, current_tokens=current, current_is_estimate=is_estimate,
         limit_tokens=limit.tokens, limit_source=limit.source,
@@ -337,7 +339,7 @@ def context_facts(repl: Repl) -> reports.ContextFacts | None:
                                          provider.model if provider else repl.session.model),
         factor=calibration.ratio(repl.session.state,
                                  provider.model if provider else repl.session.model),
-        instruction_files=_instruction_names(repl.session.working_dir),
+        instruction_files=read, instructions_cut=cut,
     )
 
 
@@ -359,15 +361,14 @@ def _in_repl_words(repl: Repl, events: Iterator[Any]) -> Iterator[Any]:
         raise
 
 
-def _instruction_names(working_dir: Path) -> tuple[str, ...]:
-    """The project instruction files read, relative to ``working_dir`` where they are inside."""
-    from goosectx.prompts import read_instruction_files
+def _instruction_names(working_dir: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the project instruction files read, those of them cut at the size cap).
 
-    names = []
-    for path, _text in read_instruction_files(working_dir):
-        try:
-            names.append(str(path.relative_to(working_dir.resolve())))
-        except ValueError:
-            names.append(str(path))
-    return tuple(names)
+    Each relative to ``working_dir`` where it is inside.
+    """
+    from goosectx.prompts import scan_instructions
+
+    scan = scan_instructions(working_dir)
+    return (tuple(shown_path(p, working_dir) for p, _text in scan.read),
+            tuple(shown_path(p, working_dir) for p, _size in scan.cut))
 

@@ -86,6 +86,8 @@ class ContextFacts:
     """The calibration ratio (provider's count ÷ ours) the estimates are scaled by."""
     instruction_files: tuple[str, ...] = ()
     """The project instruction files read (as the user would name them), in prompt order."""
+    instructions_cut: tuple[str, ...] = ()
+    """Those of them cut at the size cap (the model does not see their end)."""
 
     def auto_compaction_line(self) -> str:
         """When auto-compaction runs, or why it does not."""
@@ -282,16 +284,20 @@ def context_table(facts: ContextFacts) -> Group:
     return Group(table, safe_text(lines))  # a pause's reason may name an extension
 
 
-def _instructions_note(facts: ContextFacts, share: str) -> Text | PathNote:
-    """The project instructions row's note: the files read, or the ones looked for.
+def _instructions_note(facts: ContextFacts, share: str) -> Text | PathNote | Group:
+    """The project instructions row's note: the files read (and cut), or the ones looked for.
 
     The files' paths are cut in the middle where the cell is narrower (:class:`PathNote`),
     so each keeps its start and its name on an 80-column terminal.
     """
-    from goosectx.prompts import INSTRUCTION_FILES
+    from goosectx.prompts import INSTRUCTION_FILES, MAX_INSTRUCTION_FILE_CHARS
 
     if facts.instruction_files:
-        return PathNote(f"{share} · from" if share else "from", facts.instruction_files)
+        read = PathNote(f"{share} · from" if share else "from", facts.instruction_files)
+        if not facts.instructions_cut:
+            return read
+        return Group(read, PathNote(f"cut at {MAX_INSTRUCTION_FILE_CHARS:,} characters:",
+                                    facts.instructions_cut))
     files = (f"none found: reads {', '.join(INSTRUCTION_FILES)} from the repository root "
              "down to the working dir")
     return safe_text(f"{share} · {files}" if share else files)

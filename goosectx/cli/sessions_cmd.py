@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from goosectx.cli.ascii_output import fit_json
-from goosectx.cli.common import resolve_session
+from goosectx.cli.common import quoted_name, resolve_session
 from goosectx.cli.sanitize import code_safe, json_safe, one_line_safe, terminal_safe
 from goosectx.errors import GoosectxError, UsageError
 
@@ -320,13 +320,13 @@ def rename_session(settings: Settings, ref: str, new_name: str) -> None:
         UsageError: ``new_name`` is one ``--name`` would refuse.
         SessionNameTaken: another session has it. SessionInUse: the session is driven.
     """
-    from goosectx.session import name_problem
+    from goosectx.session import NAME_MAX_CHARS, name_problem
 
     problem = name_problem(new_name)
     if problem:
-        raise UsageError(f"the session name {new_name!r} {problem}",
+        raise UsageError(f"the session name {quoted_name(new_name)} {problem}",
                          "give a name on one line that starts with a letter or digit, "
-                         "e.g. fix-login")
+                         f"at most {NAME_MAX_CHARS} characters, e.g. fix-login")
     store, session_id = resolve_session(settings, ref)
     try:
         shown = store.load_header(session_id).display_name

@@ -23,7 +23,7 @@ from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.errors import StoreError
 from goosectx.providers.base import ContextLimit
-from goosectx.session import SessionState
+from goosectx.session import NAME_MAX_CHARS, SessionState
 from goosectx.store import SessionStore, SessionSummary
 from goosectx.store.search import SearchHit, match_query
 from goosectx.transcript_search import MessageHit
@@ -196,13 +196,20 @@ def print_session_table(console: Console, rows: Sequence[SessionSummary], *,
     limits: dict[str | None, ContextLimit] = {}
     table_rows = [
         tuple(one_line_safe(cell) for cell in (
-            ("* " if r.id == current else "") + r.id, r.name or "", r.title or "",
+            ("* " if r.id == current else "") + r.id, _listed_name(r.name), r.title or "",
             source_label(r.source), _stamp(r), str(r.message_count),
             listed_context(r, settings, limits).cell(), r.working_dir))
         for r in rows
     ]
     print_table(console, header, table_rows, right=("messages", "context"),
            wrap=("title", "working dir"))
+
+
+def _listed_name(name: str | None) -> str:
+    """``name`` for the name column: a name made before the length limit cut with ``…``."""
+    if name is None or len(name) <= NAME_MAX_CHARS:
+        return name or ""
+    return name[:NAME_MAX_CHARS - 1] + "…"
 
 
 def print_table(console: Console, header: tuple[str, ...], rows: Sequence[tuple[str, ...]],

@@ -1,6 +1,6 @@
 """``!command`` and ``!!`` at the REPL prompt (the core part is :mod:`goosectx.shell_escape`).
 
-A line starting with ``!`` runs the rest as a shell command in the session's working dir,
+A single line starting with ``!`` runs the rest as a shell command in the session's working dir,
 without the model and without an approval question (the user typed it), through the shell
 tool's own spawn path; Ctrl-C stops it. ``!!`` runs the previous ``!command`` of the session
 again, and ``!!`` followed by more text appends it (bash's history expansion: ``!! | head``).
@@ -26,8 +26,14 @@ PREFIX = "!"
 
 
 def is_escape_line(line: str) -> bool:
-    """True when the input line is a ``!command`` (or ``!!``) rather than a prompt."""
-    return line.lstrip().startswith(PREFIX)
+    """True when the input is a ``!command`` (or ``!!``) rather than a prompt.
+
+    Only one line is a command: a message of several lines that starts with ``!`` (a pasted
+    notebook cell ``!pip install x`` + code, a LaTeX log, a Markdown ``![img](a.png)``) is a
+    prompt for the model, never a bash script run without a question.
+    """
+    text = line.strip()
+    return text.startswith(PREFIX) and len(text.splitlines()) == 1
 
 
 def expand(line: str, previous: str | None) -> tuple[str | None, str | None]:

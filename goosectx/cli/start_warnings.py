@@ -5,7 +5,8 @@ directory, a line saying that it still works in its own dir (its tools, ``!`` co
 ``@`` mentions act there) and how to start a new session here instead; then each project
 instruction file skipped (a link out of the repository, another user's file, ... —
 :func:`goosectx.prompts.scan_instructions`). An instruction file's warning is shown once
-per process: ``/resume`` back into the same directory does not repeat it. Every line is sanitised.
+per process: ``/resume`` back into the same directory does not repeat it. A file read but
+cut at the size cap gets its line too. Every line is sanitised.
 """
 
 from __future__ import annotations
@@ -59,20 +60,26 @@ def elsewhere_warning(session: Session, new_here: str) -> str | None:
 
 
 def instruction_warnings(working_dir: Path) -> list[str]:
-    """A line per instruction file skipped for ``working_dir`` and not warned about yet."""
-    from goosectx.prompts import scan_instructions
+    """A line per instruction file skipped or cut for ``working_dir`` not warned about yet."""
+    from goosectx.prompts import MAX_INSTRUCTION_FILE_CHARS, scan_instructions
 
+    scan = scan_instructions(working_dir)
+    found = [(path, f"skipped: {why}") for path, why in scan.skipped]
+    found += [(path, f"cut at {MAX_INSTRUCTION_FILE_CHARS:,} characters (the file has "
+               f"{size:,} bytes): the model never sees the rest; shorten it")
+              for path, size in scan.cut]
     lines = []
-    for path, why in scan_instructions(working_dir).skipped:
-        if (path, why) in _SHOWN:
+    for path, what in found:
+        if (path, what) in _SHOWN:
             continue
-        _SHOWN.add((path, why))
-        lines.append(one_line_safe(f"project instructions {_shown(path, working_dir)} "
-                                   f"skipped: {why}"))
+        _SHOWN.add((path, what))
+        lines.append(one_line_safe(f"project instructions {shown_path(path, working_dir)} "
+                                   f"{what}"))
     return lines
 
 
-def _shown(path: Path, working_dir: Path) -> str:
+def shown_path(path: Path, working_dir: Path) -> str:
+    """``path`` as the user names it: relative to ``working_dir`` inside it, else whole."""
     try:
         return str(path.relative_to(working_dir.resolve()))
     except ValueError:

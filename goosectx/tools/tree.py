@@ -3,7 +3,9 @@
 ``.gitignore`` files are read from the repository root (the nearest ancestor holding
 ``.git``) down to each listed directory and applied as git does: deeper files override
 shallower ones, ``!pattern`` re-includes, and an ignored directory is not entered. ``.git``
-itself is always skipped. Patterns are matched by ``pathspec.GitIgnoreSpec``.
+itself is always skipped. Patterns are matched by ``pathspec.GitIgnoreSpec``. An entry that
+cannot be read (a directory it may not list, ``/proc/1/fd/0``'s link) is marked on its line
+and the rest is listed; only a root that cannot be listed fails the call.
 """
 
 from __future__ import annotations
@@ -68,44 +70,67 @@ class _Entry:
     text: str
 
 
-def _walk(directory: Path, depth: int, max_depth: int, rules: _Rules) -> Iterator[_Entry]:
-    """Entries below ``directory`` depth-first, directories first, names case-insensitive."""
+def _scan(directory: Path) -> list[os.DirEntry[str]] | str:
+    """``directory``'s entries, or why they cannot be listed (``"Permission denied"``)."""
     try:
-        entries = list(os.scandir(directory))
+        with os.scandir(directory) as entries:
+            return list(entries)
     except OSError as exc:
-        yield _Entry(depth, f"[cannot list: {exc.strerror}]")
-        return
+        return exc.strerror or str(exc)
+
+
+def _walk(directory: Path, depth: int, max_depth: int, rules: _Rules,
+          entries: list[os.DirEntry[str]]) -> Iterator[_Entry]:
+    """``entries`` of ``directory`` depth-first, directories first, names case-insensitive.
+
+    An entry that cannot be read (a directory it may not list, a link it may not read) is
+    marked on its own line and the rest listed, as ``tree(1)`` does.
+    """
     visible = []
     for entry in entries:
-        is_dir = entry.is_dir(follow_symlinks=False)
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            is_dir = False  # its line says what is wrong (below)
         if entry.name == ".git" or _ignored(Path(entry.path), is_dir, rules):
             continue
         visible.append((not is_dir, entry.name.lower(), entry, is_dir))
     for _, _, entry, is_dir in sorted(visible, key=lambda v: (v[0], v[1])):
         name = listed_name(entry.name)
-        if entry.is_symlink():
-            yield _Entry(depth, f"{name} -> {listed_name(os.readlink(entry.path))}")
+        try:
+            is_link = entry.is_symlink()
+        except OSError as exc:
+            yield _Entry(depth, f"{name} (cannot read: {exc.strerror or exc})")
+            continue
+        if is_link:
+            try:
+                target = listed_name(os.readlink(entry.path))
+            except OSError as exc:
+                target = f"? (cannot read the link: {exc.strerror or exc})"
+            yield _Entry(depth, f"{name} -> {target}")
         elif not is_dir:
             yield _Entry(depth, name)
+        elif isinstance(children := _scan(Path(entry.path)), str):
+            yield _Entry(depth, f"{name}/ (cannot list: {children})")
         elif depth + 1 >= max_depth:
-            yield _Entry(depth, f"{name}/ ({_count(Path(entry.path), rules)} entries, "
-                                "deeper than depth)")
+            count = _count(Path(entry.path), children, rules)
+            yield _Entry(depth, f"{name}/ ({count} entries, deeper than depth)")
         else:
             child = Path(entry.path)
             yield _Entry(depth, f"{name}/")
-            yield from _walk(child, depth + 1, max_depth, _read_rules(child, rules))
+            yield from _walk(child, depth + 1, max_depth, _read_rules(child, rules), children)
 
 
-def _count(directory: Path, rules: _Rules) -> int:
+def _count(directory: Path, entries: list[os.DirEntry[str]], rules: _Rules) -> int:
     rules = _read_rules(directory, rules)
-    try:
-        return sum(
-            1 for e in os.scandir(directory)
-            if e.name != ".git"
-            and not _ignored(Path(e.path), e.is_dir(follow_symlinks=False), rules)
-        )
-    except OSError:
-        return 0
+    count = 0
+    for e in entries:
+        try:
+            is_dir = e.is_dir(follow_symlinks=False)
+        except OSError:
+            is_dir = False
+        count += e.name != ".git" and not _ignored(Path(e.path), is_dir, rules)
+    return count
 
 
 class TreeTool:
@@ -163,7 +188,10 @@ class TreeTool:
         used_chars = len(lines[0])
         reserve_chars = 120  # room for the "not shown" line
         left_out = 0
-        for entry in _walk(root, 0, depth, _repo_rules(root) or _read_rules(root, ())):
+        entries = _scan(root)
+        if isinstance(entries, str):
+            return ToolResult(f"{root} cannot be listed: {entries}", is_error=True)
+        for entry in _walk(root, 0, depth, _repo_rules(root) or _read_rules(root, ()), entries):
             line = "  " * (entry.depth + 1) + entry.text
             if left_out == 0 and used_chars + len(line) + 1 <= ctx.max_output_chars - reserve_chars:
                 lines.append(line)
