@@ -99,7 +99,7 @@ def check_for_run(settings: Settings, choice: ModelChoice, stderr: IO[str]) -> s
     try:
         make_provider(settings, choice.model, named_by="/model").check_credentials()
     except GoosectxError as exc:
-        stderr.write(f"goosectx: warning: {unusable_line(choice, exc)}\n")
+        stderr.write(terminal_safe(f"goosectx: warning: {unusable_line(choice, exc)}\n"))
         return None
     stderr.write(terminal_safe(f"goosectx: note: model {choice.model}"
                                f"{choice.note('--model')}\n"))

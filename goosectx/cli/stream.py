@@ -176,7 +176,7 @@ class AssistantStream:
             if self.text and not self.text.endswith("\n"):
                 self.console.file.write("\n")
             if end:
-                self.console.file.write(f"-- ({end})\n")
+                self.console.file.write(terminal_safe(f"-- ({end})\n"))
             self.console.file.flush()
             return
         self._draw(final=True, end=end)
