@@ -41,6 +41,7 @@ from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS
 from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
 from goosectx.compaction.tool_errors import error_excerpt
+from goosectx.compaction.undo_note import undone_files
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 from goosectx.shell_escape import INTRO as ESCAPE_INTRO
 
@@ -185,7 +186,11 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             # A merged message (agent_view joins consecutive user messages) keeps only its
             # first message's metadata, so each text part is also checked on its own. None of
             # these is a request: the last one stays answered (or pending) as it was.
-            if is_harness_text(text) or text.startswith(UNDO_NOTE_START) or (
+            if text.startswith(UNDO_NOTE_START):  # the user's /undo: its files say so
+                for path, how in undone_files(text):
+                    _undone(facts, path, how)
+                continue
+            if is_harness_text(text) or (
                     kind in ("harness", "command") and len(texts) + escape_parts == 1):
                 continue
             text = text.strip()
@@ -262,8 +267,19 @@ def _note(facts: Facts, action: FileAction, *, failed: bool = False) -> None:
         record.verbs.setdefault(action.verb, 0)
         return
     record.verbs[action.verb] = record.verbs.get(action.verb, 0) + 1
-    if action.code and action.verb in WRITE_VERBS:
-        record.code = action.code
+    if action.verb in WRITE_VERBS:
+        record.undone = ""  # changed again after a /undo
+        if action.code:
+            record.code = action.code
+
+
+def _undone(facts: Facts, path: str, how: str) -> None:
+    """A ``/undo`` restored or removed ``path``: its record says so; its code is gone."""
+    path = path.replace("\\", "/").removeprefix("./")
+    record = facts.files.get(path) or same_file(facts, path)
+    if record is None:
+        record = facts.files[path] = FileRecord(path)
+    record.undone, record.code = how, ""
 
 
 def _first_sentence(text: str, limit_chars: int = 200) -> str:
