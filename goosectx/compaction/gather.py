@@ -140,9 +140,13 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
         texts = []  # the text parts that are not all whitespace
         escape_output = False  # the next text part is a ``!command``'s output
         escape_parts = 0
+        # An elided copy's results: their errors are read from the whole ones it was cut from
+        # (the cut may have taken the exception line).
+        whole = _whole_results(memo, m) if "elided_from_tokens" in meta.extra else {}
         for part in m.content:
             if isinstance(part, ToolResponse):
                 facts.answered = False  # a tool's result: the model works on
+                part = whole.get(part.id, part)
                 call = calls.get(part.id)
                 if call is not None:
                     for action in call[1]:
@@ -212,6 +216,13 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     memo.keep_prefix_facts(messages, facts)
     return facts
 
+
+
+def _whole_results(memo: ScanMemo, copy: Message) -> dict[str, ToolResponse]:
+    """The results of the message ``copy`` was elided from, by call id (``{}``: not found)."""
+    original = memo.original(copy)
+    return {} if original is None else {
+        p.id: p for p in original.content if isinstance(p, ToolResponse)}
 
 
 def _index(by_head: dict[str, list[list[str]]], entries: Iterable[list[str]]) -> None:
