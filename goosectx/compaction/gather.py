@@ -39,7 +39,7 @@ from goosectx.compaction.carry import (
 from goosectx.compaction.condensed import with_pairs_positioned
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS
-from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
+from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, only_stops, open_todos
 from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.compaction.undo_note import undone_files
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
@@ -130,7 +130,11 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 for pending in pending_errors:
                     pending.append(what)
                 pending_errors = []
-            facts.answered = bool(text) and not requests
+            # A call that stops a background task (``TaskStop``) after the answer, in it or
+            # on its own: still answered.
+            stops = only_stops(requests)
+            if text or not stops:
+                facts.answered = bool(text) and (not requests or stops)
             if text:
                 facts.last_work = text
                 last_calls = requests[-3:]
@@ -145,9 +149,10 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
         whole = _whole_results(memo, m) if "elided_from_tokens" in meta.extra else {}
         for part in m.content:
             if isinstance(part, ToolResponse):
-                facts.answered = False  # a tool's result: the model works on
                 part = whole.get(part.id, part)
                 call = calls.get(part.id)
+                if call is None or not only_stops((call[0],)):
+                    facts.answered = False  # a tool's result: the model works on
                 if call is not None:
                     for action in call[1]:
                         _note(facts, action, failed=part.is_error)
