@@ -4,7 +4,9 @@ fresh17b #20: a long turn in an 8k window. A compaction kept a failing test's re
 tail cut to its first and last lines ("Traceback (most recent call last):", a marker, the end
 of the message); the next compaction read the error from that copy and the facts said
 "shell `python3 t.py`: Traceback (most recent call last):" — not what failed. The original
-result is in the conversation (hidden); the facts now read the error from it.
+result is in the conversation (hidden); the facts now read the error from it. (A copy cut now
+keeps a failed result's telling line after the marker — not one longer than
+``KEEP_LINE_MAX_CHARS``, as here, nor a copy an older goosectx cut.)
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import pytest
 from fakeserver import FakeServer
 from test_compaction_e2e import contents, is_summary_call, shell_call_turn
 
-TEST = ('import sys\n\ndef total(n):\n    return sum(range(1, n))\n\n'
-        'def check():\n    assert total(3) == 6, f"total(3) expected 6 got {total(3)}"\n\n'
+TEST = ('def totals(n):\n    return [sum(range(1, k)) for k in range(n)]\n\n'
+        'def check():\n    want = [sum(range(k + 1)) for k in range(120)]\n'
+        '    assert totals(120) == want, f"totals expected {want} got {totals(120)}"\n\n'
         'check()\n')
 
 
@@ -34,4 +37,4 @@ def test_the_error_fact_of_an_elided_result_is_its_exception_line(
     later = [c for r in main[elided[0]:] for c in contents(r) if "## Errors" in c]
     assert later  # ... and a later compaction summarised it
     fact = later[-1][later[-1].index("## Errors"):].split("\n## ")[0]
-    assert "shell `python3 t.py`: AssertionError: total(3) expected 6 got 3" in fact, fact
+    assert "shell `python3 t.py`: AssertionError: totals expected [0, 1, 3, 6, 10," in fact, fact
