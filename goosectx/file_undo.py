@@ -32,6 +32,7 @@ from goosectx.approval import (
     STOPPED_PREFIX,
 )
 from goosectx.compaction.actions import UNDO_NOTE_START
+from goosectx.compaction.undo_note import FILES_END, FILES_START, REMOVED, RESTORED
 from goosectx.conversation import Message, MessageMetadata
 from goosectx.file_journal import ABSENT, SECRET_WHY, EditJournal, EditRecord
 from goosectx.tools.files import FileError, atomic_write, digest
@@ -249,12 +250,12 @@ def model_note(plan: FileUndo, working_dir: Path) -> str:
         except ValueError:
             return path
 
-    parts = [f"{name(p)} (restored to its contents before that turn)" for p in plan.restored]
-    parts += [f"{name(p)} (removed: that turn created it)" for p in plan.removed]
+    parts = [name(p) + RESTORED for p in plan.restored]
+    parts += [name(p) + REMOVED for p in plan.removed]
     quoted = plan.turn.text.strip().splitlines()[0][:80] if plan.turn is not None else ""
-    return (f"{UNDO_NOTE_START}the file edits you made for my message "
-            f"\"{quoted}\" are undone — " + "; ".join(parts) + ". Those edits are gone: read "
-            "these files again before relying on or building on them.]")
+    return (f"{UNDO_NOTE_START}the file edits you made for my message \"{quoted}\""
+            + FILES_START + "; ".join(parts) + FILES_END
+            + "read these files again before relying on or building on them.]")
 
 
 def undo_messages(plan: FileUndo, working_dir: Path, notice: str) -> list[Message]:

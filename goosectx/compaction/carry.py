@@ -69,6 +69,7 @@ def may_name_constraint(text: str) -> bool:
 NOT_CHANGED = "not changed"
 """What a file line says when every attempt to change the file failed or was rejected."""
 _FAILED_ATTEMPTS = re.compile(r"\b(\d+) attempt\(s\) failed or were rejected")
+_UNDONE = re.compile(r"\bthen (restored|removed) by /undo\b")
 _VERB_WORDS = re.compile(r"\b(created|written|edited|deleted|read)\b(?: \((\d+)×\))?")
 _WORK = "current work: "
 """Starts the ``earlier`` note of a summary's current work: only the newest one is kept."""
@@ -77,12 +78,17 @@ _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
 
 @dataclass(slots=True)
 class FileRecord:
-    """What was done to one file: verbs with their counts, failed attempts, the code written."""
+    """What was done to one file: verbs with their counts, failed attempts, the code written.
+
+    ``undone``: ``restored`` or ``removed`` when a ``/undo`` was the last change to it (a
+    later write clears it).
+    """
 
     path: str
     verbs: dict[str, int] = field(default_factory=dict)
     failed: int = 0
     code: str = ""
+    undone: str = ""
 
     @property
     def changed(self) -> bool:
@@ -96,15 +102,19 @@ class FileRecord:
         A failed or denied attempt keeps its verb with a count of 0 (:func:`carry_forward`
         and the scan record it so), and is listed as ``not changed``.
         """
-        return any(v in WRITE_VERBS for v in self.verbs)
+        return any(v in WRITE_VERBS for v in self.verbs) or bool(self.undone)
 
     def brief(self) -> str:
         """The write verbs without counts (``written, edited``), else :meth:`describe`.
 
         The shortest line a later compaction still reads as what was done.
         """
-        return ", ".join(v for v in _VERB_ORDER if self.verbs.get(v) and v in WRITE_VERBS
-                         ) or self.describe()
+        verbs = ", ".join(v for v in _VERB_ORDER if self.verbs.get(v) and v in WRITE_VERBS)
+        return verbs + self._undo() if verbs else self.describe()
+
+    def _undo(self) -> str:
+        """``, then restored by /undo`` (or ``removed``) when :attr:`undone`, else ``""``."""
+        return f", then {self.undone} by /undo" if self.undone else ""
 
     def describe(self) -> str:
         """The verbs in order, with counts and failed attempts (``edited (2×), read``).
@@ -119,7 +129,7 @@ class FileRecord:
                 parts.append(verb if n == 1 else f"{verb} ({n}×)")
         if self.failed and not parts:
             parts.append(NOT_CHANGED)
-        text = ", ".join(parts)
+        text = (", ".join(parts) + self._undo()).removeprefix(", then ")
         if self.failed:
             text += f"; {self.failed} attempt(s) failed or were rejected"
         return text
@@ -199,7 +209,8 @@ def copy_facts(facts: Facts, message_count: int) -> Facts:
     for path, r in facts.files.items():  # one record may be filed under two names
         copy = records.get(id(r))
         if copy is None:
-            copy = records[id(r)] = FileRecord(r.path, dict(r.verbs), r.failed, r.code)
+            copy = records[id(r)] = FileRecord(r.path, dict(r.verbs), r.failed, r.code,
+                                               r.undone)
         files[path] = copy
     return Facts(list(facts.requests), files, [list(e) for e in facts.errors],
                  dict(facts.pending), facts.answered, facts.last_work, list(facts.last_calls),
@@ -312,12 +323,16 @@ def _carry_file_line(about: str, record: FileRecord) -> None:
     Only the verbs it names count (``edited (2×)``, ``read``; a grouped ``3 files changed``
     as edits): a line naming none — a model's note on a file it only looked at — adds no
     verb, and one of only rejected attempts (``not changed; 1 attempt(s) failed or were
-    rejected``) stays that: its failures, with a write verb counted 0.
+    rejected``) stays that: its failures, with a write verb counted 0. A ``then restored by
+    /undo`` (or ``removed``) is kept as :attr:`FileRecord.undone`.
     """
     grouped = re.match(r"(\d+) files? changed$", about)
     if grouped:
         record.verbs["edited"] = record.verbs.get("edited", 0) + int(grouped.group(1))
         return
+    undone = _UNDONE.search(about)
+    if undone:
+        record.undone, record.code = undone.group(1), ""
     failed = _FAILED_ATTEMPTS.search(about)
     if failed:
         record.failed += int(failed.group(1))

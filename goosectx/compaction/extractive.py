@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from goosectx.compaction.carry import (
     ANSWERED_NEXT_STEP,
@@ -86,7 +86,7 @@ _LEVELS: tuple[_Limits, ...] = (
 
 def extractive_summary(
     messages: Sequence[Message], *, max_tokens: int, counter: TokenCounter,
-    memo: ScanMemo | None = None,
+    memo: ScanMemo | None = None, answered: bool = False,
 ) -> StructuredSummary:
     """Summarise ``messages`` without a model.
 
@@ -98,12 +98,16 @@ def extractive_summary(
             ``counter`` counts them.
         counter: The token counter of the model the summary is for.
         memo: The compaction's scan memo (:mod:`goosectx.compaction.memo`), if any.
+        answered: The view's newest request was answered (``Split.answered``): the next step
+            says so even when ``messages`` (a head) end inside that turn.
 
     Returns:
         The summary. Its rendering fits ``max_tokens`` unless the newest user request (cut to
         50 tokens) and the bare list of changed file paths alone exceed it.
     """
     facts = gather_facts(messages, memo)
+    if answered and not facts.answered:  # a copy: the memo keeps the scan's facts
+        facts = replace(facts, answered=True)
     counts = PieceCounts(counter)  # each piece is tokenised once, whatever the levels tried
     levels = _LEVELS[_first_level(facts, max_tokens):]
     summary = _built(facts, levels[0], counts)

@@ -46,8 +46,18 @@ _SHELL = {"shell", "bash", "exec", "execute_bash", "run_shell_command", "exec_co
           "terminal", "run_command", "command"}
 
 
-def _changed_paths(facts: Facts) -> list[tuple[str, str]]:
-    return [(r.path, r.describe()) for r in facts.files.values() if r.listed]
+def _changed_paths(facts: Facts, kept: str) -> list[tuple[str, str]]:
+    """(path, what was done) of each file changed that ``kept`` does not name.
+
+    A file a ``/undo`` restored is named only by a line that says so: a summary's line on
+    the edit alone would have the model build on edits no longer on disk.
+    """
+    out = []
+    for r in facts.files.values():
+        if r.listed and (r.path not in kept or r.undone and not any(
+                r.path in line and " by /undo" in line for line in kept.splitlines())):
+            out.append((r.path, r.describe()))
+    return out
 
 
 def _last_errors(facts: Facts) -> list[str]:
@@ -165,7 +175,7 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
     memo = ScanMemo() if memo is None else memo
     facts = gather_facts(head, memo)  # once: it parses every tool call of the head
     kept = carried_text(summary_text)  # a fact named elsewhere would not reach the next one
-    paths = [(p, v) for p, v in _changed_paths(facts) if p not in kept]
+    paths = _changed_paths(facts, kept)
     shown = _error_items(summary_text)  # an item may be shortened: it names its error
     errors = [f"- {e}" for e in _last_errors(facts)
               if e not in kept and not any(names_error(s, e) for s in shown)]

@@ -39,8 +39,9 @@ from goosectx.compaction.carry import (
 from goosectx.compaction.condensed import with_pairs_positioned
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS
-from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
+from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, only_stops, open_todos
 from goosectx.compaction.tool_errors import error_excerpt
+from goosectx.compaction.undo_note import undone_files
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 from goosectx.shell_escape import INTRO as ESCAPE_INTRO
 
@@ -129,7 +130,11 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 for pending in pending_errors:
                     pending.append(what)
                 pending_errors = []
-            facts.answered = bool(text) and not requests
+            # A call that stops a background task (``TaskStop``) after the answer, in it or
+            # on its own: still answered.
+            stops = only_stops(requests)
+            if text or not stops:
+                facts.answered = bool(text) and (not requests or stops)
             if text:
                 facts.last_work = text
                 last_calls = requests[-3:]
@@ -139,10 +144,15 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
         texts = []  # the text parts that are not all whitespace
         escape_output = False  # the next text part is a ``!command``'s output
         escape_parts = 0
+        # An elided copy's results: their errors are read from the whole ones it was cut from
+        # (the cut may have taken the exception line).
+        whole = _whole_results(memo, m) if "elided_from_tokens" in meta.extra else {}
         for part in m.content:
             if isinstance(part, ToolResponse):
-                facts.answered = False  # a tool's result: the model works on
+                part = whole.get(part.id, part)
                 call = calls.get(part.id)
+                if call is None or not only_stops((call[0],)):
+                    facts.answered = False  # a tool's result: the model works on
                 if call is not None:
                     for action in call[1]:
                         _note(facts, action, failed=part.is_error)
@@ -185,7 +195,11 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             # A merged message (agent_view joins consecutive user messages) keeps only its
             # first message's metadata, so each text part is also checked on its own. None of
             # these is a request: the last one stays answered (or pending) as it was.
-            if is_harness_text(text) or text.startswith(UNDO_NOTE_START) or (
+            if text.startswith(UNDO_NOTE_START):  # the user's /undo: its files say so
+                for path, how in undone_files(text):
+                    _undone(facts, path, how)
+                continue
+            if is_harness_text(text) or (
                     kind in ("harness", "command") and len(texts) + escape_parts == 1):
                 continue
             text = text.strip()
@@ -207,6 +221,13 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     memo.keep_prefix_facts(messages, facts)
     return facts
 
+
+
+def _whole_results(memo: ScanMemo, copy: Message) -> dict[str, ToolResponse]:
+    """The results of the message ``copy`` was elided from, by call id (``{}``: not found)."""
+    original = memo.original(copy)
+    return {} if original is None else {
+        p.id: p for p in original.content if isinstance(p, ToolResponse)}
 
 
 def _index(by_head: dict[str, list[list[str]]], entries: Iterable[list[str]]) -> None:
@@ -262,8 +283,19 @@ def _note(facts: Facts, action: FileAction, *, failed: bool = False) -> None:
         record.verbs.setdefault(action.verb, 0)
         return
     record.verbs[action.verb] = record.verbs.get(action.verb, 0) + 1
-    if action.code and action.verb in WRITE_VERBS:
-        record.code = action.code
+    if action.verb in WRITE_VERBS:
+        record.undone = ""  # changed again after a /undo
+        if action.code:
+            record.code = action.code
+
+
+def _undone(facts: Facts, path: str, how: str) -> None:
+    """A ``/undo`` restored or removed ``path``: its record says so; its code is gone."""
+    path = path.replace("\\", "/").removeprefix("./")
+    record = facts.files.get(path) or same_file(facts, path)
+    if record is None:
+        record = facts.files[path] = FileRecord(path)
+    record.undone, record.code = how, ""
 
 
 def _first_sentence(text: str, limit_chars: int = 200) -> str:

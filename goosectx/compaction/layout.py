@@ -183,7 +183,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     def measure(m: Message) -> int:
         return budget.scaled(counter.count_message(m))
 
-    memo = ScanMemo()  # the compaction's later scans of the head look the parts up
+    memo = ScanMemo(conversation.messages)  # the later scans of the head look parts up
     repaired, checked = repair_scanned(agent, for_sending=False)
     memo.keep_facts_at = _head_ends(repaired, measure, budget.tail_tokens)
     reserve = facts_reserve_tokens(repaired, budget, counter, memo)

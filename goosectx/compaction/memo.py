@@ -7,7 +7,9 @@ extractive summary, or the facts merged into the model's summary). The passes me
 part objects; :class:`ScanMemo` keeps what a tool call or a tool result yields, so a later pass
 neither parses a call's arguments nor searches a result's output again (the token counts of an
 extractive summary's pieces are kept by :mod:`goosectx.compaction.cuts`). Every value is what
-the memoised function returns: a memo changes no outcome.
+the memoised function returns: a memo changes no outcome. It also knows the whole
+conversation, so a scan reads an elided copy's error from the result it was cut from
+(:meth:`ScanMemo.original`).
 """
 
 from __future__ import annotations
@@ -30,9 +32,15 @@ if TYPE_CHECKING:
 
 
 class ScanMemo:
-    """Per-part results of the facts scan, by part identity (the parts are kept alive)."""
+    """Per-part results of the facts scan, by part identity (the parts are kept alive).
 
-    def __init__(self) -> None:
+    ``conversation``: every message of the session, the hidden ones included (an elided
+    copy's original is hidden); ``()`` when the scan has only the messages it is given.
+    """
+
+    def __init__(self, conversation: Sequence[Message] = ()) -> None:
+        self._conversation = conversation
+        self._hidden: dict[str, Message] | None = None  # by id, made when first asked for
         self._calls: dict[int, tuple[ToolRequest, str | None, list[FileAction]]] = {}
         self._labels: dict[int, tuple[ToolRequest, str]] = {}
         self._commands: dict[int, tuple[ToolRequest, str]] = {}
@@ -64,6 +72,23 @@ class ScanMemo:
         if scanned is not messages and not _starts(scanned, messages):
             return None
         return facts
+
+    def original(self, copy: Message) -> Message | None:
+        """The whole message an elided copy (``elided_from_tokens``) was cut from, else None.
+
+        A compaction that cut a tool result to fit kept the original, hidden from the model
+        (:func:`goosectx.compaction.tail.elided_copy`); a copy of a copy leads back to it.
+        """
+        if self._hidden is None:
+            self._hidden = {m.id: m for m in self._conversation if not m.metadata.agent_visible}
+        found = None
+        extra = copy.metadata.extra
+        while "elided_from_tokens" in extra:
+            source = self._hidden.get(str(extra.get("copy_of")))
+            if source is None or source is found:
+                break
+            found, extra = source, source.metadata.extra
+        return found
 
     def actions(self, req: ToolRequest, open_file: str | None) -> list[FileAction]:
         """The call's file actions, with ``open_file`` open (not to be changed)."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from goosectx.compaction.actions import UNDO_NOTE_START
 from goosectx.compaction.cuts import word_head, word_tail
 from goosectx.compaction.memo import ScanMemo
+from goosectx.compaction.todos import stopped
 from goosectx.compaction.tool_errors import telling_line
 from goosectx.conversation import (
     Message,
@@ -98,6 +99,10 @@ def is_answered(messages: Sequence[Message]) -> bool:
     while (at >= 0 and messages[at].role == "user" and not messages[at].tool_responses
            and messages[at].metadata.extra.get("source_kind") in ("command", "harness")):
         at -= 1
+    if at >= 1 and stopped(messages[at - 1], messages[at]):  # a trailing ``TaskStop``: no work
+        if messages[at - 1].text.strip():
+            return True  # the answer that made it
+        at -= 2  # the answer before it
     return at >= 0 and messages[at].role == "assistant" and not messages[at].tool_requests
 
 

@@ -13,7 +13,30 @@ that is finished — status completed / done / cancelled / skipped …, a true `
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
+
+from goosectx.compaction.actions import normalize_tool_name
+from goosectx.conversation import Message, ToolRequest, ToolResponse
+
+STOP_TOOLS = frozenset({"taskstop", "killshell", "killbash"})
+"""Normalised names of the calls that only stop a background task (Claude Code ``TaskStop``,
+``KillShell``): bookkeeping, no work — an answer that ends with them is still an answer."""
+
+
+def only_stops(requests: Sequence[ToolRequest]) -> bool:
+    """True when ``requests`` are some calls and all of them :data:`STOP_TOOLS`."""
+    return bool(requests) and all(normalize_tool_name(r.name) in STOP_TOOLS for r in requests)
+
+
+def stopped(calls_message: Message, results: Message) -> bool:
+    """True for an assistant message whose only calls stop a task, then ``results``: theirs."""
+    calls = calls_message.tool_requests
+    return (calls_message.role == "assistant" and only_stops(calls)
+            and results.role == "user" and bool(results.content)
+            and all(isinstance(p, ToolResponse) and p.id in {r.id for r in calls}
+                    for p in results.content))
+
 
 TODO_TOOLS = frozenset({"todowrite", "update_plan", "todo_write", "write_todos", "todo"})
 """Normalised names of the tools whose arguments are the agent's todo list."""
