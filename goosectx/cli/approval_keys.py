@@ -3,7 +3,7 @@
 ``⚑ Run shell? [y] allow once  [a] …`` is drawn under the call (``cli/approval_view.py``) and
 answered with one key; on the real terminal only a deliberate key press counts
 (:mod:`goosectx.cli.answer_guard`). Plain mode reads typed words instead
-(:func:`parse_approval_answer`, ``cli/terminal.py``).
+(:mod:`goosectx.cli.plain_answers`, ``cli/terminal.py``).
 """
 
 from __future__ import annotations
@@ -183,21 +183,3 @@ def _remind(event: KeyPressEvent, hint: list[tuple[str, str]]) -> None:
     hint[:] = [("class:approval.question",
                 f"\n{APPROVAL_MARKER} press {VIEW_KEY} to see the whole call first")]
     event.app.invalidate()
-
-
-def parse_approval_answer(answer: str, *, rule: bool = False) -> str | None:
-    """The decision a typed answer names (plain mode), or ``None``.
-
-    Accepted: ``y``/``yes``, ``a``/``always``, ``n``/``no``/``deny``, ``c``/``cancel``; with
-    ``rule`` also ``p`` (``allow_rule``) and ``s`` (``save_rule``).
-    """
-    word = answer.strip().lower()
-    if rule and word in ("p", "s"):
-        return "allow_rule" if word == "p" else "save_rule"
-    table: dict[str, ApprovalDecision] = {
-        "y": "allow_once", "yes": "allow_once", "allow": "allow_once",
-        "a": "always_allow", "always": "always_allow",
-        "n": "deny", "no": "deny", "deny": "deny",
-        "c": "cancel", "cancel": "cancel",
-    }
-    return table.get(word)

@@ -1,8 +1,9 @@
 """``goosectx extensions list [--json]``: start every configured server, report, stop.
 
 For each extension: its status (with the reason and the tail of its stderr when it failed),
-its tools (the name the model sees ← the server's name, with annotations), the tools skipped,
-its resources and prompts, and what its instructions and schemas cost in tokens. Every text
+its tools (the name the model sees ← the server's name, with annotations; a name suffixed
+because another tool holds its plain one says which), the tools skipped, its resources and
+prompts, and what its instructions and schemas cost in tokens. Every text
 a server sent passes the terminal sanitiser; ``--json`` goes through
 :func:`~goosectx.cli.sanitize.json_safe` as ``run``'s JSON does (an escape or a bidi override
 is a JSON escape of the same value). A disabled extension is listed as ``disabled`` (not
@@ -67,6 +68,7 @@ def _annotations(values: dict[str, Any]) -> str:
 
 def _write_text(out: TextIO, item: dict[str, Any]) -> None:
     from goosectx.cli.sanitize import terminal_safe as safe
+    from goosectx.extensions.names import clash_note
 
     head = f"{safe(item['name'])}: {item['status']}"
     if item["server_name"]:
@@ -81,9 +83,12 @@ def _write_text(out: TextIO, item: dict[str, Any]) -> None:
     out.write(f"  instructions: {item['instruction_tokens']:,} tokens · tool schemas: "
               f"{item['schema_tokens']:,} tokens\n")
     out.write(f"  tools ({len(item['tools'])}):\n")
+    holders = {tool["name"]: tool["server_name"] for tool in item["tools"]}
     for tool in item["tools"]:
         renamed = "" if tool["name"].endswith(f"__{tool['server_name']}") else \
             f" ← {safe(tool['server_name'])}"
+        why = clash_note(item["name"], tool["server_name"], tool["name"], holders)
+        renamed += f" ({safe(why)})" if why else ""
         out.write(f"    {safe(tool['name'])}{renamed}{_annotations(tool['annotations'])}\n")
     for skipped in item["skipped_tools"]:
         out.write(f"    skipped: {safe(skipped)}\n")

@@ -97,6 +97,11 @@ _NOT_RUN_LABELS = (
 """First words of the tool response goosectx writes for a call it did not run → its label."""
 INPUT_ENDED_LABEL = _NOT_RUN_LABELS[-1][1]
 CANCELLED_LABEL = "cancelled by you"
+UNRUN_BY_CANCEL = {CANCELLED_LABEL: "cancelled by you",
+                   _NOT_RUN_LABELS[3][1]: "goosectx was asked to stop",
+                   INPUT_ENDED_LABEL: "input ended at the approval question"}
+"""The labels of the answers a cancelled turn gives every call it leaves unrun → the reason
+the one line standing for the rest of them says (``✗ 199 more tool calls not run: …``)."""
 INTERRUPTED_LABEL = "interrupted"
 """A call goosectx died during (its answer stored on resume, ``turn.INTERRUPTED_TEXT``)."""
 UNRECORDED_LABEL = "no result in the import"

@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.console import Console
+from rich.text import Text
 
 from goosectx import shell_escape as escapes
 from goosectx.approval import INPUT_ENDED_TEXT
 from goosectx.cli.diffview import draw_edit_preview
-from goosectx.cli.folding import plural
+from goosectx.cli.folding import UNRUN_BY_CANCEL, plural, tool_result_label
 from goosectx.cli.message_view import MessageView
 from goosectx.cli.reasoning import ReasoningStream
 from goosectx.cli.stream import AssistantStream
@@ -30,6 +31,7 @@ from goosectx.cli.transcript_text import attachment_line, compaction_rule_text
 from goosectx.conversation import (
     Message,
     ToolRequest,
+    ToolResponse,
 )
 from goosectx.events import (
     CompactionUndone,
@@ -71,6 +73,8 @@ class TranscriptRenderer(MessageView):
         self._turn_notified = False
         self._input_ended = False
         """A call of this turn was not run because input ended at its approval question."""
+        self._unrun: tuple[str, int] | None = None
+        """A cancelled turn's answers drawn live: (the first one's label, how many followed)."""
         self.cost_unknown_said = False
         """Whether "cost unknown" was said (it is said once a session, not on every line)."""
         self.unsaved: Callable[[], int] = lambda: 0
@@ -96,10 +100,13 @@ class TranscriptRenderer(MessageView):
     def settle(self) -> None:
         """Stop the spinner, finish streamed reasoning and answer (before a prompt)."""
         self._end_reasoning()
+        self._end_unrun()
         super().settle()
 
     def handle(self, event: Event) -> None:
         """Draw one event of the core (see DESIGN.md §5 for their meaning)."""
+        if not isinstance(event, ToolCallFinished):
+            self._end_unrun()
         if isinstance(event, ReasoningDelta):
             self._reason(event.text)
             return
@@ -130,7 +137,8 @@ class TranscriptRenderer(MessageView):
         elif isinstance(event, ToolCallFinished):
             self._close_stream()
             self._input_ended |= event.response.output.startswith(INPUT_ENDED_TEXT)
-            self._tool_result(event.response)
+            if not self._folded_unrun(event.response):
+                self._tool_result(event.response)
             self.waiting()
         elif isinstance(event, Notification):
             self._close_stream()
@@ -153,6 +161,35 @@ class TranscriptRenderer(MessageView):
                          f"{'it' if one else 'them'} in full")
         elif isinstance(event, TurnFinished):
             self._turn_finished(event)
+
+    def _folded_unrun(self, response: ToolResponse) -> bool:
+        """True for a call a cancel left unrun after another one: counted, not drawn.
+
+        A reply's 200 calls cancelled at the first question would draw 400 lines; the first
+        is drawn as any result, the rest become one line (:meth:`_end_unrun`). The result
+        still takes its number (``/show N``) and is not drawn again with its message.
+        """
+        label = tool_result_label(response)[0]
+        if self._unrun is not None and self._unrun[0] == label:
+            if not self._drawn_before(response):
+                self._number(None)
+                self._unrun = (label, self._unrun[1] + 1)
+            return True
+        self._end_unrun()
+        self._unrun = (label, 0) if label in UNRUN_BY_CANCEL else None
+        return False
+
+    def _end_unrun(self) -> None:
+        """``✗ 199 more tool calls not run: cancelled by you`` for the calls folded."""
+        if self._unrun is None:
+            return
+        (label, more), self._unrun = self._unrun, None
+        if more:
+            line = f"  ✗ {plural(more, 'more tool call')} not run: {UNRUN_BY_CANCEL[label]}"
+            if self.plain:
+                self._plain(line)
+            else:
+                self.console.print(Text(line, style="yellow"))
 
     def _reason(self, text: str) -> None:
         """One chunk of live reasoning: drawn folded, or a spinner when it is hidden."""

@@ -17,9 +17,11 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from rich.console import Console
 
-from goosectx.cli.approval_keys import approval_keys, parse_approval_answer
+from goosectx.cli.answer_guard import keys_help
+from goosectx.cli.approval_keys import approval_keys
 from goosectx.cli.approval_view import VIEW_KEY
 from goosectx.cli.exit_signals import survive_hangup
+from goosectx.cli.plain_answers import NOT_AN_ANSWER, parse_approval_answer
 from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
 from goosectx.cli.task_input import lenient
@@ -28,9 +30,6 @@ try:
     from termios import error as TermiosError
 except ImportError:  # not a POSIX terminal
     TermiosError = OSError  # type: ignore[misc,assignment]  # noqa: N816
-
-PLAIN_APPROVAL_ATTEMPTS = 3
-"""Unrecognised answers to an approval question before it counts as "deny"."""
 
 INPUT_ENDED_KEY = "input_ended"
 """What an approval question returns when input ended before an answer (not a cancel)."""
@@ -121,19 +120,22 @@ class ReplIO:
 
         With ``must_view`` (a long call shown folded) ``v`` returns ``"view"``, and ``y`` /
         ``a`` only say to look at the whole call first. With ``rule`` (a shell call's command
-        prefix) also ``p`` / ``s`` (allow that rule this session / and save it).
+        prefix) also ``p`` / ``s`` (allow that rule this session / and save it). A line that
+        answers nothing (:mod:`~goosectx.cli.plain_answers`) is re-asked under a hint naming
+        the answers, however many come: no guess turns it into a decision.
 
         Returns:
             The decision or ``"view"``; :data:`INPUT_ENDED_KEY` at the end of input
-            (nothing waits on a closed stdin), ``deny`` after
-            :data:`PLAIN_APPROVAL_ATTEMPTS` answers that mean nothing.
+            (nothing waits on a closed stdin).
         """
         stdin = lenient(self.stdin or sys.stdin)
-        choices = terminal_safe(" ".join(f"[{key}] {text}"
-                                         for key, _decision, text in approval_keys(rule)))
+        keys = approval_keys(rule)
+        choices = terminal_safe(" ".join(f"[{key}] {text}" for key, _decision, text in keys))
+        hint = NOT_AN_ANSWER.format(keys=keys_help(
+            [VIEW_KEY] * must_view + [key for key, _decision, _text in keys]))
         if must_view:
             choices = f"[{VIEW_KEY}] view the whole call {choices}"
-        for _attempt in range(PLAIN_APPROVAL_ATTEMPTS):
+        while True:
             self._write_own(f"Run {terminal_safe(tool_name)}? {choices}: ")
             raw = stdin.readline()
             if not raw:
@@ -147,10 +149,10 @@ class ReplIO:
             if must_view and decision in ("allow_once", "always_allow", "allow_rule",
                                           "save_rule"):
                 self._write_own(f"press {VIEW_KEY} to see the whole call first\n")
-                continue
-            if decision is not None:
+            elif decision is not None:
                 return decision
-        return "deny"
+            else:
+                self._write_own(hint + "\n")
 
     def _write_own(self, text: str) -> None:
         """Write a line of goosectx's own approval question: marked, the rest made safe."""

@@ -1,7 +1,7 @@
 """Plain values describing a running extension: tools, resources, prompts, status, outcomes.
 
 No mcp types here. The REPL, ``extensions list`` and the tool adapters read
-these; only ``server.py`` and ``results.py`` turn mcp objects into them.
+these; only ``server.py``, ``offered.py`` and ``results.py`` turn mcp objects into them.
 """
 
 from __future__ import annotations

@@ -4,13 +4,16 @@ Providers accept tool names matching ``^[a-zA-Z0-9_-]{1,64}$``. Other characters
 ``_``; a name that is still too long, or that collides with another after replacement, is
 shortened and ends with ``_`` + 8 hex digits of a SHA-1 of the original ``NAME__tool``, so
 the same server always gets the same names (the prefix of the request stays cacheable).
+A name that needed no rewriting claims its model name first: of ``get.data`` and ``get_data``,
+``get_data`` is ``NAME__get_data`` and ``get.data`` gets the suffix, so a call, a permission
+rule or an "always allow" naming ``NAME__get_data`` reaches the tool the server calls that.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 MAX_TOOL_NAME_CHARS = 64
 TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -43,18 +46,36 @@ def map_tool_names(extension: str, tools: Iterable[str],
 
     Returns:
         A mapping in the order of ``tools``; every value matches :data:`TOOL_NAME_RE` and no
-        two values (nor a value and ``taken``) are equal.
+        two values (nor a value and ``taken``) are equal. The tools whose ``NAME__tool`` is
+        already provider-safe are named before those rewritten, so they keep it.
     """
+    tools = list(tools)
     used = set(taken)
-    mapping: dict[str, str] = {}
-    for tool in tools:
+    named: dict[str, str] = {}
+    as_is = {t for t in tools if model_tool_name(extension, t) == f"{extension}{SEPARATOR}{t}"}
+    for tool in [t for t in tools if t in as_is] + [t for t in tools if t not in as_is]:
+        raw = f"{extension}{SEPARATOR}{tool}"
         name = model_tool_name(extension, tool)
         if name in used:
-            name = _hashed(f"{extension}{SEPARATOR}{tool}", name)
+            name = _hashed(raw, name)
         n = 2
         while name in used:  # a hash collision: practically never
-            name = _hashed(f"{extension}{SEPARATOR}{tool}#{n}", name)
+            name = _hashed(f"{raw}#{n}", name)
             n += 1
         used.add(name)
-        mapping[tool] = name
-    return mapping
+        named[tool] = name
+    return {tool: named[tool] for tool in tools}
+
+
+def clash_note(extension: str, tool: str, model_name: str, holders: Mapping[str, str]) -> str:
+    """Why ``tool`` is not offered as its plain ``NAME__tool``, or ``""`` when it is.
+
+    ``holders`` maps this server's model tool names to its tools' own names:
+    ``"demo__get_data is its tool get_data"``, else ``"demo__get_data is taken"`` (a built-in
+    or another extension holds it).
+    """
+    plain = model_tool_name(extension, tool)
+    if plain == model_name:
+        return ""
+    holder = holders.get(plain)
+    return f"{plain} is its tool {holder}" if holder is not None else f"{plain} is taken"

@@ -36,7 +36,7 @@ from goosectx.extensions.model import (
     Status,
     ToolInfo,
 )
-from goosectx.extensions.names import map_tool_names
+from goosectx.extensions.offered import offer_tools
 from goosectx.extensions.process import (
     NOT_FOUND,
     UNREADABLE_PREFIX,
@@ -56,25 +56,6 @@ Notify = Callable[[str], None]
 Progress = Callable[[str], None]
 _LIST_TIMEOUT_S = 30.0
 _HTTP_GRACE_S = 5.0
-_JSON_TYPES = {"string", "number", "integer", "boolean", "object", "array", "null"}
-
-
-def _schema_problem(schema: object) -> str | None:
-    if not isinstance(schema, dict):
-        return "its input schema is not a JSON object"
-    if schema.get("type", "object") != "object":
-        return f"its input schema has type {schema.get('type')!r}, not 'object'"
-    props = schema.get("properties", {})
-    if not isinstance(props, dict):
-        return "its input schema's 'properties' is not an object"
-    for key, value in props.items():
-        if not isinstance(value, dict | bool):
-            return f"its input schema's property {key!r} is not a schema"
-        kinds = value.get("type") if isinstance(value, dict) else None
-        for kind in kinds if isinstance(kinds, list) else [kinds]:
-            if kind is not None and kind not in _JSON_TYPES:
-                return f"its input schema's property {key!r} has unknown type {kind!r}"
-    return None
 
 
 async def _all_pages(fetch: Callable[..., Any], attr: str) -> list[Any]:
@@ -117,6 +98,7 @@ class ServerConnection:
         self.resources: tuple[ResourceInfo, ...] = ()
         self.prompts: tuple[PromptInfo, ...] = ()
         self.skipped: tuple[str, ...] = ()
+        self._notes: tuple[str, ...] = ()
         self.stderr_tail = ""
         self._working_dir = working_dir
         self._notify = notify
@@ -280,24 +262,12 @@ class ServerConnection:
             resources = (await _all_pages(client.list_resources, "resources")
                          if caps.resources else [])
             prompts = await _all_pages(client.list_prompts, "prompts") if caps.prompts else []
-        valid, skipped = [], []
-        for tool in tools:
-            problem = _schema_problem(tool.input_schema)
-            if problem:
-                skipped.append(f"{tool.name}: {problem}")
-            else:
-                valid.append(tool)
-        mapping = map_tool_names(self.config.name, [t.name for t in valid],
-                                 self._taken_names(self.config.name))
-        self.tools = tuple(ToolInfo(
-            t.name, mapping[t.name], t.description or t.title or "", dict(t.input_schema),
-            bool(t.annotations and t.annotations.read_only_hint),
-            t.annotations.model_dump(exclude_none=True) if t.annotations else {})
-            for t in valid)
-        if skipped and tuple(skipped) != self.skipped:
-            for item in skipped:
-                self._notify(f"extension {self.config.name}: tool {item}; skipped")
-        self.skipped = tuple(skipped)
+        self.tools, skipped, renamed = offer_tools(self.config.name, tools,
+                                                   self._taken_names(self.config.name))
+        notes = tuple(f"tool {item}; skipped" for item in skipped) + renamed
+        for note in notes if notes != self._notes else ():
+            self._notify(f"extension {self.config.name}: {note}")
+        self.skipped, self._notes = skipped, notes
         self.resources = tuple(ResourceInfo(str(r.uri), r.name, r.description or "",
                                             r.mime_type) for r in resources)
         self.prompts = tuple(PromptInfo(p.name, p.description or "", tuple(

@@ -14,6 +14,7 @@ shapes of @modelcontextprotocol/server-filesystem (content blocks plus the same 
 structuredContent) and of a tool that sends structuredContent alone.
 ``--many N`` adds N tools op_000, op_001, … ("Operation number I: …", about 60 tokens each).
 ``--big-resource N`` adds the resource ``file:///big.txt``: N // 58 numbered lines of 58 characters.
+``--clashing`` adds get.data (not a valid model tool name) and get_data, each answering its name.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ parser.add_argument("--stdout-junk", type=int, default=0)
 parser.add_argument("--big-resource", type=int, default=0)
 parser.add_argument("--shapes", action="store_true")
 parser.add_argument("--many", type=int, default=0)
+parser.add_argument("--clashing", action="store_true")
 args = parser.parse_args()
 
 sys.stdout.write("junk \x1b]52;c;aGk=\x07 not json\n" * args.stdout_junk)
@@ -171,6 +173,14 @@ if args.big_resource:
     def big() -> str:
         """Numbered lines of 58 characters, about ``--big-resource`` characters in all."""
         return "".join(f"big line {i:07d} {'x' * 40}\n" for i in range(args.big_resource // 58))
+
+
+if args.clashing:
+    def answering(name: str) -> object:
+        return lambda: f"ran {name}"
+
+    for clashing in ("get.data", "get_data"):
+        mcp.add_tool(answering(clashing), name=clashing, description=f"Tool {clashing}.")
 
 
 if args.shapes:
