@@ -347,6 +347,10 @@ def paused_note(opened: OpenSession) -> str | None:
     state = opened.session.state
     if not (opened.resumed and state.auto_compaction_paused):
         return None
+    from goosectx.compaction.decide import FIXED_PART_CAUSE
+
+    if state.pause_reason.startswith(FIXED_PART_CAUSE):  # what every request sends: no
+        return None  # compaction shrinks it, and its own notice named the fix
     why = ("a compaction was undone" if state.paused_by_undo
            else state.pause_reason or "the last compaction did not shrink the context")
     ref = opened.session.name or opened.session.id

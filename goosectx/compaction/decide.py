@@ -167,6 +167,10 @@ def would_grow_notice(current_tokens: int, reported: bool, context_limit_tokens:
             f"but {reason}. {PAUSE_FIX}")
 
 
+FIXED_PART_CAUSE = "the system prompt and tool definitions sent with every request alone take"
+"""Starts the cause of a pause (or refusal) no compaction can help: what every request sends."""
+
+
 def fixed_part_cause(fixed_tokens: int, context_limit_tokens: int,
                      extensions: list[tuple[str, int, int]]) -> tuple[str, str]:
     """What the fixed part of every request takes and the fix: ``(cause, fix)``, clauses.
@@ -177,9 +181,9 @@ def fixed_part_cause(fixed_tokens: int, context_limit_tokens: int,
     compaction cannot help (the reactive path) say the same thing.
     """
     pct = round(100 * fixed_tokens / context_limit_tokens) if context_limit_tokens else 0
-    cause = (f"the system prompt and tool definitions sent with every request alone take "
-             f"about {fixed_tokens:,} tokens, {pct}% of the {context_limit_tokens:,}-token "
-             "limit, and compaction shortens only the conversation")
+    cause = (f"{FIXED_PART_CAUSE} about {fixed_tokens:,} tokens, {pct}% of the "
+             f"{context_limit_tokens:,}-token limit, and compaction shortens only the "
+             "conversation")
     if not extensions:
         return cause, ("use a model with a larger context window, or send less with every "
                        "request: project instructions, extension instructions (/context shows "
