@@ -43,3 +43,16 @@ def test_a_long_tool_error_wraps_inside_the_gutter() -> None:
     assert rows[0].startswith("  ✗ shell error")
     assert len(rows) > 2 and all(row.startswith("  │ ") for row in rows[1:]), "\n".join(rows)
     assert " ".join(row[4:].strip() for row in rows[1:]) == error
+
+
+def test_long_call_arguments_wrap_inside_their_indent() -> None:
+    """The arguments of a call (the model's text) wrapped to column 0 under ``▶ shell``."""
+    buf = io.StringIO()
+    renderer = TranscriptRenderer(Console(file=buf, width=WIDTH, color_system=None))
+    command = "echo " + "word " * 30
+    req = ToolRequest("call_1", "shell", {"command": command.strip()})
+    renderer.handle(MessageCompleted(Message("assistant", (req,))))
+    rows = buf.getvalue().rstrip("\n").split("\n")
+    assert rows[0] == "▶ shell", "\n".join(rows)
+    assert len(rows) > 2 and all(row.startswith("    ") for row in rows[1:]), "\n".join(rows)
+    assert " ".join(row.strip() for row in rows[1:]) == "command: " + command.strip()

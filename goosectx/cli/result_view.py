@@ -25,6 +25,8 @@ from goosectx.tools.editdiff import undo_note
 from goosectx.tools.output import CUT_MARKER
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from goosectx.cli.surface import Surface
 
 GUTTER = "  │ "
@@ -83,9 +85,15 @@ def _gutter_rows(text: Text, surface: Surface, line: str, style: str = "") -> No
     Printed as one line, a line wider than the terminal wrapped to column 0, where tool text
     reads as goosectx's own.
     """
-    width = max(surface.console.width - len(GUTTER), 8)
-    for row in Text(line, style=style).wrap(surface.console, width, overflow="fold"):
-        text.append("\n" + GUTTER, style="dim").append_text(row)
+    indented_rows(text, surface.console, line, style, indent=Text(GUTTER, style="dim"))
+
+
+def indented_rows(text: Text, console: Console, line: str, style: str = "", *,
+                  indent: Text) -> None:
+    """Append ``line`` to ``text`` wrapped at the console width, every row after ``indent``."""
+    width = max(console.width - indent.cell_len, 8)
+    for row in Text(line, style=style).wrap(console, width, overflow="fold"):
+        text.append("\n").append_text(indent).append_text(row)
 
 
 def _hidden_cut_markers(output: str, hidden: int) -> list[str] | None:
