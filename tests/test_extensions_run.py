@@ -370,7 +370,7 @@ def test_tools_alone_over_the_context_limit_name_the_extension_not_compact(
     shown = err.getvalue()
     assert "/compact in the REPL" not in shown and "goosectx compact" not in shown
     assert "system prompt and tool definitions sent with every request alone" in shown
-    assert "Extension tools in it — demo: 13 tools" in shown and "tool_budget_ratio" in shown
+    assert "Extensions in it — demo: 13 tools" in shown and "tool_budget_ratio" in shown
 
 
 def test_a_server_dying_mid_call_shows_its_stderr_and_every_call_is_named(

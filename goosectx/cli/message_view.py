@@ -19,7 +19,7 @@ from rich.text import Text
 from goosectx import shell_escape as escapes
 from goosectx.cli.folding import argument_lines, tool_result_label
 from goosectx.cli.reasoning import ReasoningStream
-from goosectx.cli.result_view import draw_edit_result, draw_folded_result
+from goosectx.cli.result_view import draw_edit_result, draw_folded_result, indented_rows
 from goosectx.cli.sanitize import code_safe, terminal_safe
 from goosectx.cli.stream import AssistantStream
 from goosectx.cli.surface import Surface, safe_text
@@ -236,11 +236,11 @@ class MessageView(Surface):
         text = Text("▶ ", style="magenta")
         text.append(name, style="bold magenta")
         style = "red" if request.arguments is None else ""
-        if len(args) == 1:
+        if len(args) == 1 and text.cell_len + 2 + Text(args[0]).cell_len <= self.console.width:
             text.append("  " + args[0], style=style)
-        else:
+        else:  # each line under the name, wrapped inside the indent, never at column 0
             for line in args:
-                text.append("\n    " + line, style=style)
+                indented_rows(text, self.console, line, style, indent=Text("    "))
         self.console.print(text)
 
     def _tool_result(self, response: ToolResponse, key: str | None = None, *,

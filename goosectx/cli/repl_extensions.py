@@ -355,13 +355,16 @@ def show_context_lines(repl: Repl) -> None:
     """
     if not repl.extensions or not repl.extensions.configs:
         return
+    from goosectx.extensions.model import instructions_cut
     from goosectx.extensions.source import ExtensionToolSource
 
     deferred = repl.agent.offering.deferred
     for name, instr, schema, resources in ExtensionToolSource(repl.extensions).costs():
-        status = next((s.status for s in repl.extensions.statuses() if s.name == name), "")
-        line = (f"extension {name} ({status}): instructions {instr:,} tokens · "
-                f"tool schemas {schema:,} tokens")
+        status = next((s for s in repl.extensions.statuses() if s.name == name), None)
+        cut = instructions_cut(status.instructions) if status else ""
+        cut = f" (cut from {cut})" if cut else ""
+        line = (f"extension {name} ({status.status if status else ''}): instructions "
+                f"{instr:,} tokens{cut} · tool schemas {schema:,} tokens")
         repl.renderer.notice(terminal_safe(line))
         if resources:
             repl.renderer.notice(terminal_safe(

@@ -25,7 +25,12 @@ from goosectx.tools.editdiff import undo_note
 from goosectx.tools.output import CUT_MARKER
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from goosectx.cli.surface import Surface
+
+GUTTER = "  │ "
+"""What every row of a tool result starts with (``  | `` in plain mode)."""
 
 
 def draw_folded_result(surface: Surface, response: ToolResponse, title: str,
@@ -64,14 +69,31 @@ def draw_folded_result(surface: Surface, response: ToolResponse, title: str,
         return
     text = Text("  " + header, style="red" if response.is_error else "green")
     for line in body:
-        text.append("\n  │ ", style="dim").append(line)
+        _gutter_rows(text, surface, line)
     if fold:
-        text.append("\n  │ ", style="dim").append(fold, style="dim italic")
+        _gutter_rows(text, surface, fold, "dim italic")
     for line in markers or ():
-        text.append("\n  │ ", style="dim").append(line, style="dim italic")
+        _gutter_rows(text, surface, line, "dim italic")
     for line in tail:
-        text.append("\n  │ ", style="dim").append(line)
+        _gutter_rows(text, surface, line)
     surface.console.print(text)
+
+
+def _gutter_rows(text: Text, surface: Surface, line: str, style: str = "") -> None:
+    """Append ``line`` to ``text`` wrapped inside the gutter: every row starts with ``  │ ``.
+
+    Printed as one line, a line wider than the terminal wrapped to column 0, where tool text
+    reads as goosectx's own.
+    """
+    indented_rows(text, surface.console, line, style, indent=Text(GUTTER, style="dim"))
+
+
+def indented_rows(text: Text, console: Console, line: str, style: str = "", *,
+                  indent: Text) -> None:
+    """Append ``line`` to ``text`` wrapped at the console width, every row after ``indent``."""
+    width = max(console.width - indent.cell_len, 8)
+    for row in Text(line, style=style).wrap(console, width, overflow="fold"):
+        text.append("\n").append_text(indent).append_text(row)
 
 
 def _hidden_cut_markers(output: str, hidden: int) -> list[str] | None:
@@ -112,8 +134,8 @@ def draw_edit_result(surface: Surface, response: ToolResponse, name: str, number
         return
     text = Text("  " + header, style="green")
     if warning is not None:
-        text.append("\n  │ ", style="dim").append(warning, style="yellow")
-    text.append("\n  │ ", style="dim").append(first)
+        _gutter_rows(text, surface, warning, "yellow")
+    _gutter_rows(text, surface, first)
     surface.console.print(text)
     if not again:
         surface.console.print(diff_text(diff, indent="  │ ", fold_note=note))

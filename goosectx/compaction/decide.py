@@ -172,13 +172,13 @@ FIXED_PART_CAUSE = "the system prompt and tool definitions sent with every reque
 
 
 def fixed_part_cause(fixed_tokens: int, context_limit_tokens: int,
-                     extensions: list[tuple[str, int, int]]) -> tuple[str, str]:
+                     extensions: list[tuple[str, int, int, int]]) -> tuple[str, str]:
     """What the fixed part of every request takes and the fix: ``(cause, fix)``, clauses.
 
-    ``extensions``: (name, its tools, their schema tokens), largest first — the cause when
-    there are any; compacting (the usual advice) cannot shrink the system prompt or the tools.
-    The pause notice (:func:`fixed_part_notice`) and the error of a refused request that a
-    compaction cannot help (the reactive path) say the same thing.
+    ``extensions``: (name, its tools, their schema tokens, its instructions' tokens), largest
+    first — the cause when there are any; compacting (the usual advice) cannot shrink the
+    system prompt or the tools. The pause notice (:func:`fixed_part_notice`) and the error of a
+    refused request that a compaction cannot help (the reactive path) say the same thing.
     """
     pct = round(100 * fixed_tokens / context_limit_tokens) if context_limit_tokens else 0
     cause = (f"{FIXED_PART_CAUSE} about {fixed_tokens:,} tokens, {pct}% of the "
@@ -188,18 +188,25 @@ def fixed_part_cause(fixed_tokens: int, context_limit_tokens: int,
         return cause, ("use a model with a larger context window, or send less with every "
                        "request: project instructions, extension instructions (/context shows "
                        "the parts)")
-    named = "; ".join(f"{name}: {tools:,} tool{'s' if tools != 1 else ''}, ~{tokens:,} tokens"
-                      for name, tools, tokens in extensions)
-    first = extensions[0][0]
-    return (f"{cause}. Extension tools in it — {named}",
-            f"disable an extension (enabled = false under [extensions.{first}] in the config, "
-            f"or /extension remove {first} in the REPL), let extension tools be deferred behind "
-            "search_tools (a tool_budget_ratio below 1; 0.10 by default), or use a model with "
-            "a larger context window")
+    named = "; ".join(f"{name}: " + ", ".join(
+        ([f"{tools:,} tool{'s' if tools != 1 else ''}, ~{tokens:,} tokens"] if tools else [])
+        + ([f"instructions ~{instr:,} tokens"] if instr else []))
+        for name, tools, tokens, instr in extensions)
+    first, _, schema_tokens, instr_tokens = extensions[0]
+    disable = (f"disable an extension (enabled = false under [extensions.{first}] in the "
+               f"config, or /extension remove {first} in the REPL), ")
+    if instr_tokens > schema_tokens:
+        return (f"{cause}. Extensions in it — {named}",
+                f"{disable}send less of {first}'s instructions (a lower max_instructions_chars "
+                f"under [extensions.{first}]), or use a model with a larger context window")
+    return (f"{cause}. Extensions in it — {named}",
+            f"{disable}let extension tools be deferred behind search_tools (a "
+            "tool_budget_ratio below 1; 0.10 by default), or use a model with a larger "
+            "context window")
 
 
 def fixed_part_notice(fixed_tokens: int, context_limit_tokens: int,
-                      extensions: list[tuple[str, int, int]]) -> str:
+                      extensions: list[tuple[str, int, int, int]]) -> str:
     """The notice when auto-compaction pauses because the fixed part alone fills the window."""
     cause, fix = fixed_part_cause(fixed_tokens, context_limit_tokens, extensions)
     return f"{PAUSED}{cause}. {fix[0].upper()}{fix[1:]}."

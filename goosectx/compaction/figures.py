@@ -39,6 +39,7 @@ class RequestContext:
         project_instructions: The part of ``system_prompt`` that came from ``.goosehints`` /
             ``AGENTS.md`` (for the ``/context`` breakdown).
         tool_schemas: The tools as sent.
+        extension_instructions: (extension, its instructions as sent) in ``system_prompt``.
         tools_settled: False while tools that come and go between turns (extensions) have
             not been offered yet — before a resumed REPL's first turn — so ``tool_schemas``
             may lack tools the next request will carry: ``current`` then keeps the stored
@@ -49,6 +50,7 @@ class RequestContext:
     project_instructions: str = ""
     tool_schemas: list[ToolSchema] = field(default_factory=list)
     tools_settled: bool = True
+    extension_instructions: tuple[tuple[str, str], ...] = ()
 
 
 def sends_tools(session: Session, mode: ApprovalMode) -> bool:
@@ -71,13 +73,15 @@ def next_request(session: Session, mode: ApprovalMode, tools: ToolRegistry,
     """
     from goosectx.prompts import build_system_prompt
 
+    extension_instructions = tuple(offering.instructions())
     prompt = build_system_prompt(
         session.working_dir, tool_names=tools.names(), mode=mode,
         project_instructions=project_instructions,
-        extension_instructions=offering.instructions(), deferred_tools=offering.deferred)
+        extension_instructions=extension_instructions, deferred_tools=offering.deferred)
     return RequestContext(prompt.text, prompt.project_instructions,
                           tools.schemas() if tools_sent else [],
-                          tools_settled=offering.settled)
+                          tools_settled=offering.settled,
+                          extension_instructions=extension_instructions)
 
 
 class ContextFigures:
@@ -206,14 +210,14 @@ class ContextFigures:
     def fixed_part_notice(self, request: RequestContext) -> str | None:
         """Why compaction cannot help when the fixed part alone is over the threshold, or ``None``.
 
-        Names the extensions whose tool schemas (``NAME__tool``) the request carries, largest
-        first, with what they cost (``decide.fixed_part_notice``).
+        Names the extensions whose tool schemas (``NAME__tool``) or instructions the request
+        carries, largest first, with what they cost (``decide.fixed_part_notice``).
         """
         cause = self.fixed_part_cause(request, self.settings.threshold_ratio)
         return None if cause is None else fixed_part_notice(*cause)
 
     def fixed_part_cause(self, request: RequestContext, ratio: float
-                         ) -> tuple[int, int, list[tuple[str, int, int]]] | None:
+                         ) -> tuple[int, int, list[tuple[str, int, int, int]]] | None:
         """What the fixed part takes when it alone is at least ``ratio`` of the limit.
 
         ``(fixed tokens, limit, extensions)``, extensions as ``decide.fixed_part_notice``;
@@ -228,8 +232,13 @@ class ContextFigures:
             extension, sep, _ = str(schema.get("name", "")).partition("__")
             if sep and extension:
                 groups.setdefault(extension, []).append(schema)
-        extensions = sorted(((name, len(tools), self.counter.count_tool_schemas(tools))
-                             for name, tools in groups.items()), key=lambda e: -e[2])
+        instructions = {name: self.counter.count_cached_text(text)
+                        for name, text in request.extension_instructions}
+        extensions = sorted(((name, len(groups.get(name, [])),
+                              self.counter.count_tool_schemas(groups.get(name, [])),
+                              instructions.get(name, 0))
+                             for name in {*groups, *instructions}),
+                            key=lambda e: (-e[2] - e[3], e[0]))
         return fixed, limit, extensions
 
     def breakdown(self, request: RequestContext) -> ContextBreakdown:

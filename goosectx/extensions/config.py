@@ -2,7 +2,8 @@
 
 goose's shape (docs/architecture.md §1, extensions/): ``type = "stdio"`` (``cmd``, ``args``,
 ``envs``, ``env_keys``, ``cwd``) or ``type = "streamable_http"`` (``uri``, ``headers``), plus
-``timeout_s``, ``startup_timeout_s``, ``enabled``, ``trusted`` and ``description``.
+``timeout_s``, ``startup_timeout_s``, ``max_instructions_chars``, ``enabled``, ``trusted``
+and ``description``.
 
 This module never imports mcp. The values of ``envs``, ``env_keys`` and ``headers`` are secrets
 as far as goosectx is concerned: :meth:`ExtensionConfig.public` is the only form that is ever
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from goosectx.config import parse_bool, parse_positive_float
+from goosectx.config import parse_bool, parse_positive_float, parse_positive_int
 from goosectx.errors import ConfigError
 
 ExtensionType = Literal["stdio", "streamable_http"]
@@ -28,13 +29,14 @@ Origin = Literal["config", "flag", "repl"]
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_STARTUP_TIMEOUT_S = 30.0
+DEFAULT_MAX_INSTRUCTIONS_CHARS = 8_000  # a server's instructions go into every system prompt
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 SAFE_ENV_NAMES = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "USER", "LOGNAME",
                   "SHELL", "TMPDIR", "TZ")
 """The minimal environment every stdio server gets besides its ``envs`` and ``env_keys``."""
 
 _KEYS = {"type", "cmd", "args", "envs", "env_keys", "cwd", "uri", "headers", "timeout_s",
-         "startup_timeout_s", "enabled", "trusted", "description"}
+         "startup_timeout_s", "enabled", "trusted", "description", "max_instructions_chars"}
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -54,6 +56,7 @@ class ExtensionConfig:
         headers: HTTP headers sent to it (values are secret).
         timeout_s: Bound on one tool call, seconds.
         startup_timeout_s: Bound on starting and initialising the server, seconds.
+        max_instructions_chars: Its instructions past this are cut (with a marker).
         enabled: False keeps a configured server off.
         trusted: True lets ``smart_approve`` run the tools it annotates read-only.
         description: Shown in ``extensions list``.
@@ -71,6 +74,7 @@ class ExtensionConfig:
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout_s: float = DEFAULT_TIMEOUT_S
     startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S
+    max_instructions_chars: int = DEFAULT_MAX_INSTRUCTIONS_CHARS
     enabled: bool = True
     trusted: bool = False
     description: str = ""
@@ -152,6 +156,9 @@ def parse_table(name: str, table: object, where: str = "") -> ExtensionConfig:
         "startup_timeout_s": parse_positive_float(
             f"{label} startup_timeout_s",
             table.get("startup_timeout_s", DEFAULT_STARTUP_TIMEOUT_S)),
+        "max_instructions_chars": parse_positive_int(
+            f"{label} max_instructions_chars",
+            table.get("max_instructions_chars", DEFAULT_MAX_INSTRUCTIONS_CHARS)),
         "enabled": parse_bool(f"{label} enabled", table.get("enabled", True)),
         "trusted": parse_bool(f"{label} trusted", table.get("trusted", False)),
         "description": str(table.get("description", "")),

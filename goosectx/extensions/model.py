@@ -6,8 +6,12 @@ these; only ``server.py``, ``offered.py`` and ``results.py`` turn mcp objects in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from goosectx.extensions.config import ExtensionConfig
 
 Status = Literal["starting", "ready", "failed", "stopped"]
 
@@ -129,3 +133,29 @@ class ExtensionStatus:
     prompts: tuple[PromptInfo, ...] = ()
     skipped: tuple[str, ...] = ()
     public: dict[str, Any] = field(default_factory=dict)
+
+
+INSTRUCTIONS_CUT = ("\n[… instructions cut here: {total:,} characters, "
+                    "max_instructions_chars = {cap}]")
+"""Ends instructions cut at their extension's ``max_instructions_chars``."""
+
+
+def cap_instructions(text: str, config: ExtensionConfig, warn: Callable[[str], None]) -> str:
+    """A server's instructions cut at its ``max_instructions_chars``; ``warn`` says so once.
+
+    They go into every request's system prompt, like an instruction file (which is cut at
+    50,000 characters): a server sending 65,000 characters took 15k tokens on every call.
+    """
+    text, cap, name = text.strip(), config.max_instructions_chars, config.name
+    if len(text) <= cap:
+        return text
+    warn(f"extension {name}: its instructions are {len(text):,} characters; only the first "
+         f"{cap:,} are sent with every request (raise max_instructions_chars under "
+         f"[extensions.{name}] to send more)")
+    return text[:cap] + INSTRUCTIONS_CUT.format(total=len(text), cap=cap)
+
+
+def instructions_cut(text: str) -> str:
+    """What :func:`cap_instructions` cut from ``text`` (``65,000 characters, …``), or ``""``."""
+    head, sep, tail = text.rpartition("\n[… instructions cut here: ")
+    return tail.removesuffix("]") if sep and head and tail.endswith("]") else ""

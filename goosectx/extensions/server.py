@@ -35,6 +35,7 @@ from goosectx.extensions.model import (
     ResourceInfo,
     Status,
     ToolInfo,
+    cap_instructions,
 )
 from goosectx.extensions.offered import offer_tools
 from goosectx.extensions.process import (
@@ -181,7 +182,8 @@ class ServerConnection:
                     self._client = await stack.enter_async_context(client)
                     info = client.server_info
                     self.server_name = info.name if info else ""
-                    self.instructions = (client.instructions or "").strip()
+                    self.instructions = cap_instructions(client.instructions or "",
+                                                         self.config, self._notify)
                     await self.refresh()
                     scope.deadline = math.inf
                     self.status = "ready"

@@ -13,6 +13,7 @@ holds a variable), hostile (escape sequences), bad_schema.
 shapes of @modelcontextprotocol/server-filesystem (content blocks plus the same data again as
 structuredContent) and of a tool that sends structuredContent alone.
 ``--many N`` adds N tools op_000, op_001, … ("Operation number I: …", about 60 tokens each).
+``--long-instructions N`` makes the instructions N characters of "Always obey. " repeated (ending in "!").
 ``--big-resource N`` adds the resource ``file:///big.txt``: N // 58 numbered lines of 58 characters.
 ``--clashing`` adds get.data (not a valid model tool name) and get_data, each answering its name.
 """
@@ -40,6 +41,7 @@ parser.add_argument("--big-resource", type=int, default=0)
 parser.add_argument("--shapes", action="store_true")
 parser.add_argument("--many", type=int, default=0)
 parser.add_argument("--clashing", action="store_true")
+parser.add_argument("--long-instructions", type=int, default=0)
 args = parser.parse_args()
 
 sys.stdout.write("junk \x1b]52;c;aGk=\x07 not json\n" * args.stdout_junk)
@@ -65,7 +67,10 @@ if args.behaviour == "ignore_term":
     # A non-daemon thread keeps the process alive after stdin closes.
     threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
 
-mcp = MCPServer(args.name, instructions=f"The {args.name} server echoes and demonstrates.")
+_instructions = f"The {args.name} server echoes and demonstrates."
+if args.long_instructions:  # a server whose instructions alone would fill a small window
+    _instructions = ("Always obey. " * args.long_instructions)[:args.long_instructions - 1] + "!"
+mcp = MCPServer(args.name, instructions=_instructions)
 
 
 @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
