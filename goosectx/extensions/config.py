@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from goosectx.config import parse_bool, parse_positive_float, parse_positive_int
 from goosectx.errors import ConfigError
+from goosectx.extensions.naming import ENV_NAME, derive_name
 
 ExtensionType = Literal["stdio", "streamable_http"]
 Origin = Literal["config", "flag", "repl"]
@@ -37,7 +38,6 @@ SAFE_ENV_NAMES = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "USER", 
 
 _KEYS = {"type", "cmd", "args", "envs", "env_keys", "cwd", "uri", "headers", "timeout_s",
          "startup_timeout_s", "enabled", "trusted", "description", "max_instructions_chars"}
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +176,7 @@ def parse_table(name: str, table: object, where: str = "") -> ExtensionConfig:
     envs = _str_table(label, "envs", table.get("envs", {}))
     for field_name, keys in (("env_keys", env_keys), ("envs", tuple(envs))):
         for key in keys:
-            if not _ENV_NAME.match(key):
+            if not ENV_NAME.match(key):
                 raise ConfigError(f"{label} {field_name}: {key!r} is not a variable name",
                                   "use letters, digits and _ (not starting with a digit)")
     for key, value in envs.items():  # no process takes one: the server would not start
@@ -204,73 +204,6 @@ def _check_url(label: str, uri: str) -> str:
     return uri
 
 
-_PREFIXES = ("mcp-server-", "server-", "mcp_server_", "mcp-")
-# Programs that run the server named by an argument (a package or script); any other command
-# is the server itself and names it.
-_LAUNCHER = re.compile(r"(npx|uvx|bunx|pnpx|pipx|uv|npm|pnpm|yarn|bun|deno|node|docker|podman"
-                       r"|python[0-9.]*|pypy[0-9.]*|ruby|perl|php|java|sh|bash|dash|zsh)"
-                       r"(\.exe)?")
-_SUBCOMMANDS = frozenset({"run", "exec", "dlx", "x", "tool"})
-
-
-_GENERIC_STEMS = frozenset({"index", "main", "server", "cli", "__main__"})
-"""Script names that say nothing: the nearest directory not in :data:`_BUILD_DIRS` names it."""
-_BUILD_DIRS = frozenset({"dist", "build", "lib", "src", "bin", "out"})
-_ENV_TAKES_VALUE = frozenset({"-u", "--unset", "-C", "--chdir"})
-
-
-def _after_env(words: list[str]) -> list[str]:
-    """``env [-i] [-u NAME] [NAME=value …] CMD ARGS`` → ``[CMD, ARGS…]`` (``[]``: none)."""
-    i = 1
-    while i < len(words):
-        word = words[i]
-        if word in _ENV_TAKES_VALUE:
-            i += 2
-        elif word.startswith("-") or ("=" in word and _ENV_NAME.match(word.split("=", 1)[0])):
-            i += 1
-        else:
-            return words[i:]
-    return []
-
-
-def derive_name(words: Iterable[str], taken: Iterable[str]) -> str:
-    """A name for a flag-added server, from its package or script.
-
-    ``uvx mcp-server-time`` → ``time``, ``npx -y @modelcontextprotocol/server-everything`` →
-    ``everything``: for a launcher (npx, uvx, python, node, docker …) the first argument that
-    is not an option or ``run``-like subcommand, else the program itself (``/opt/bin/srv arg``
-    → ``srv``); without directories, ``@scope/``, a file suffix, a version, an
-    ``mcp-server-`` prefix and a ``-server`` suffix; ``_2``, ``_3`` … are added when taken.
-    ``env … CMD`` is named as ``CMD`` is; a script named ``index``/``main``/``server``/``cli``
-    after its nearest directory that is not ``dist``/``build``/``lib``/``src``/``bin``/``out``.
-    """
-    words = list(words)
-    program = words[0].rstrip("/").rsplit("/", 1)[-1] if words else ""
-    if program in ("env", "env.exe") and _after_env(words):
-        return derive_name(_after_env(words), taken)
-    candidates = [w for w in words[1:] if w and not w.startswith("-")
-                  and w not in _SUBCOMMANDS] if _LAUNCHER.fullmatch(program) else []
-    candidates = candidates or words[:1]
-    base = candidates[0] if candidates else "ext"
-    parts = [p for p in base.split("/") if p]
-    if len(parts) > 1 and re.sub(r"\.[A-Za-z]+$", "", parts[-1]).lower() in _GENERIC_STEMS:
-        # .../server-filesystem/dist/index.js: named after its package's directory
-        base = next((p for p in reversed(parts[:-1]) if p.lower() not in _BUILD_DIRS), base)
-    base = base.rstrip("/").rsplit("/", 1)[-1].split("@", 1)[0] or base
-    base = re.sub(r"\.(py|js|mjs|ts|sh)$", "", base)
-    for prefix in _PREFIXES:
-        if base.lower().startswith(prefix) and len(base) > len(prefix):
-            base = base[len(prefix):]
-            break
-    base = re.sub(r"[-_](server|mcp)$", "", base) or base
-    base = re.sub(r"[^A-Za-z0-9_-]+", "_", base).strip("_-").replace("__", "_")[:30] or "ext"
-    used = set(taken)
-    name, n = base, 2
-    while name in used:
-        name, n = f"{base}_{n}", n + 1
-    return name
-
-
 def parse_flag_spec(spec: str, taken: Iterable[str] = (), origin: Origin = "flag"
                     ) -> ExtensionConfig:
     """``--with-extension "ENV=v cmd args"`` → a stdio :class:`ExtensionConfig`.
@@ -288,7 +221,7 @@ def parse_flag_spec(spec: str, taken: Iterable[str] = (), origin: Origin = "flag
         raise ConfigError(f"{typed} {spec!r}: {exc}",
                           f'quote it whole: {typed} "ENV=v cmd args"') from None
     envs: dict[str, str] = {}
-    while words and "=" in words[0] and _ENV_NAME.match(words[0].split("=", 1)[0]):
+    while words and "=" in words[0] and ENV_NAME.match(words[0].split("=", 1)[0]):
         key, value = words.pop(0).split("=", 1)
         envs[key] = value
     if not words:
