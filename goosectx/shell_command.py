@@ -107,9 +107,18 @@ def command_forms(part: Part) -> CommandForms:
                         unreadable)
 
 
+_COMPOUND = frozenset({"{", "if", "while", "until", "for", "case", "select", "[[", "!"})
+
+
 def _after_keywords(words: list[Word]) -> list[Word]:
+    """``words`` without the reserved words before the command (``then rm x`` → ``rm x``).
+
+    ``coproc NAME { …; }`` loses its NAME too: a word before a compound command names the
+    coprocess, it is not the program (``coproc ls { rm x; }`` runs ``rm``).
+    """
     while words and words[0].raw in KEYWORDS:
-        words = words[1:]
+        named = words[0].raw == "coproc" and len(words) > 2 and words[2].raw in _COMPOUND
+        words = words[2 if named else 1:]
     return words
 
 
@@ -149,6 +158,11 @@ def _normalise(words: list[Word], forms: list[str], steps: list[tuple[str, bool,
             continue
         if name == "alias" and any("=" in w.value for w in words[1:]):
             reasons.append("it defines an alias")
+        if name in ("hash", "enable") and any(  # hash -p /bin/rm ls; enable -f x.so ls
+                w.value.startswith("-") and ("p" if name == "hash" else "f") in w.value
+                for w in words[1:]):
+            reasons.append(f"it makes a program name run another file ({name} "
+                           f"-{'p' if name == 'hash' else 'f'})")
         if any(w.value.startswith("BASH_FUNC_") for w in words):
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         if name in SHELLS or name in ("su", "eval", "trap") or name == "env" and any(

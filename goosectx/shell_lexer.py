@@ -7,11 +7,15 @@ character of the word, as bash reads it); ``;`` ``&`` ``|`` ``(`` ``)`` ``<`` ``
 newline end a word; a backslash-newline outside single quotes is deleted before anything
 else (``r\\<newline>m`` is ``rm``); ``#`` at the start of a word comments to the end of the
 line; quotes are removed (``'…'``, ``"…"``, ``\\x``). The insides of ``$( )``, backticks and
-``<( )`` are parts of their own; a here-document's body is data, not commands. A word keeps
+``<( )`` (also inside ``${…}``) are parts of their own; a here-document's body is data, not
+commands (an unquoted one's lines joined by backslash-newline before the delimiter test, as
+bash does); ``((…))`` is arithmetic, whose ``<<`` is no here-document, unless its
+parentheses close otherwise (``((ls) )``: subshells, as bash reads it). A word keeps
 what bash would compute at run time (``$X``, ``$'…'``, ``$( )``) and whether it is a pattern
 (an unquoted glob or brace expansion), so a rule can tell a command it reads from one it
 cannot. A part bash reads in a way a rule cannot follow (a function or alias definition, a
-``(`` inside a command, an unclosed quote) carries why in :attr:`Part.unreadable`.
+``(`` inside a command, a quote inside ``${…}`` or ``((…))``, an unclosed quote) carries why
+in :attr:`Part.unreadable`.
 
 Core module: no printing.
 """
@@ -29,6 +33,7 @@ _BRACE = re.compile(r"\{([^{}]*)\}")
 _REDIRECTION = re.compile(r"(\d*|&)(<<<|<<-|<<|>>|<>|>\||<&|>&|<|>)")
 _STARTS_REDIRECTION = re.compile(r"\d+[<>]|&>")
 _EMPTY_PARENS = re.compile(r"[ \t]*\)")
+_RESERVED = frozenset({"!", "{", "if", "then", "else", "elif", "do", "while", "until"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +112,9 @@ class _Lexer:
             elif c in ";&|" and not s.startswith("&>", i):
                 part = self.end(part)
                 i += 1
+            elif s.startswith("((", i) and all(w.raw in _RESERVED for w in part.words) and (
+                    after := self.arithmetic(i)) is not None:
+                i = after  # an arithmetic command: only its substitutions run
             elif c == "(":
                 empty = _EMPTY_PARENS.match(s, i + 1)
                 if len(part.words) == 1 and empty:
@@ -173,16 +181,31 @@ class _Lexer:
         for delimiter, quoted, strip in self.heredocs:
             start = i
             while i < len(s):
-                end = s.find("\n", i)
-                end = len(s) if end < 0 else end
-                line = s[i:end]
-                i = end + 1
+                line, i = self.body_line(i, joined=not quoted)
                 if (line.lstrip("\t") if strip else line) == delimiter:
                     break
             if not quoted:  # $( ) and backticks in the body run
                 self.parts.extend(substitutions(s[start:i], self.depth + 1))
         self.heredocs = []
         return min(i, len(s))
+
+    def body_line(self, i: int, joined: bool) -> tuple[str, int]:
+        r"""The here-document line from ``i`` and where the next starts.
+
+        ``joined`` (an unquoted delimiter): a line ending in an odd number of backslashes goes
+        on with the next, the backslash-newline deleted, as bash reads it before comparing the
+        line with the delimiter (``EO\<newline>F`` ends a body delimited by ``EOF``).
+        """
+        s, line = self.s, ""
+        while True:
+            end = s.find("\n", i)
+            end = len(s) if end < 0 else end
+            piece = s[i:end]
+            i = end + 1
+            trailing = len(piece) - len(piece.rstrip("\\"))
+            if not (joined and trailing % 2 and end < len(s)):
+                return line + piece, i
+            line += piece[:-1]
 
     # -- words ------------------------------------------------------------------------------
     def word(self, i: int) -> tuple[Word, int]:  # noqa: C901 - one scanner
@@ -270,14 +293,9 @@ class _Lexer:
         """``$X``, ``${…}``, ``$( )`` or a backtick at ``i``: (shown text, end, computed)."""
         s = self.s
         if s.startswith("$((", i):  # arithmetic: only its substitutions run
-            depth, end = 0, i + 1
-            while end < len(s):
-                depth += {"(": 1, ")": -1}.get(s[end], 0)
-                end += 1
-                if depth == 0:
-                    break
-            self.parts.extend(substitutions(s[i + 3:end], self.depth + 1))
-            return "$((…))", end, True
+            end = self.arithmetic(i + 1)
+            if end is not None:
+                return "$((…))", end, True
         if s.startswith("$(", i):
             return "$(…)", self.line(i + 2, closing=True), True
         if s[i] == "`":
@@ -292,9 +310,11 @@ class _Lexer:
         if s.startswith("${", i):
             depth, end = 0, i + 1
             while end < len(s):
-                if s.startswith("$(", end):
-                    end = self.line(end + 2, closing=True)
+                if s.startswith(("$(", "`"), end):
+                    _text, end, _computed = self.expansion(end)
                     continue
+                if s[end] in "'\"\\":  # bash's quoting inside ${…} is not followed here
+                    self.parts.append(Part(unreadable="it has a quote inside ${…}"))
                 depth += {"{": 1, "}": -1}.get(s[end], 0)
                 end += 1
                 if depth == 0:
@@ -307,6 +327,35 @@ class _Lexer:
                     end += 1
             return s[i:end], end, True
         return "$", i + 1, False
+
+    def arithmetic(self, i: int) -> int | None:
+        """``((…))`` at ``i`` as bash reads it: the end past its ``))``, or ``None``.
+
+        Bash reads ``((`` as arithmetic when the parenthesis it opens closes with ``))``, as
+        nested subshells otherwise (``((ls) )``, ``$((ls) )``: ``None``, for the caller to read
+        as commands). The substitutions inside become parts; a quote or backslash inside
+        makes the command unreadable (bash matches parentheses around quotes, this scan does
+        not), so ``((x<<2))`` can never be taken for a here-document that hides the next lines.
+        """
+        s, depth, j = self.s, 1, i + 2
+        parts, heredocs = len(self.parts), list(self.heredocs)
+        while j < len(s):
+            if s.startswith(("$(", "`"), j):
+                _text, j, _computed = self.expansion(j)
+                continue
+            c = s[j]
+            if c in "'\"\\":
+                self.parts.append(Part(unreadable="it has a quote inside an arithmetic "
+                                                  "expression"))
+            depth += {"(": 1, ")": -1}.get(c, 0)
+            j += 1
+            if depth == 0 and s.startswith(")", j):
+                return j + 1
+            if depth == 0:
+                break
+        del self.parts[parts:]  # the caller reads it again as commands
+        self.heredocs = heredocs
+        return None
 
     def unclosed(self) -> None:
         self.parts.append(Part(unreadable="a quote or '`' is not closed"))

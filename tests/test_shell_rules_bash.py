@@ -127,3 +127,65 @@ def test_a_redirection_to_dev_null_needs_no_rule_of_its_own() -> None:
         assert decided(rules, command).action == "ask", command
     assert decided(DENY_RM, "rm -rf build 2>/dev/null", "auto").action == "deny"
     assert sorted(shell_parts("grep x f 2>/dev/null > hits.txt")) == ["> hits.txt", "grep x f"]
+
+
+# -- found by differential fuzzing against real bash (tests/shell_fuzz.py) --------------------
+# Each line below is one bash was seen running rm on, minimised, that the rules let through
+# (allowed by shell(ls*), or neither denied nor asked about under shell(rm *)).
+@pytest.mark.parametrize("command", [
+    "((x<<2))\nrm -rf v", "((ls<<F))\nrm -rf v\nF", "ls $((rm -rf v) )", "((rm -rf v) )",
+    "ls $(( $((rm v) ) ))"])
+def test_an_arithmetic_command_is_read_as_bash_reads_it(command: str) -> None:
+    # `((x<<2))` is arithmetic, not a here-document that makes the next lines data; and
+    # `$((cmd) )` is a command substitution of a subshell, not arithmetic
+    assert decided(DENY_RM, command, "auto").action == "deny", command
+    assert decided(ALLOW_LS, command.replace("rm -rf v", "rm").replace("rm v", "rm")
+                   ).action == "ask", command
+
+
+def test_an_arithmetic_command_runs_no_program_of_its_own() -> None:
+    assert decided(ALLOW_LS, "((x<<2)); ls").action == "run"
+    assert decided(ALLOW_LS, "(( i = 1 + 2 )) && ls $((1<<2))").action == "run"
+    assert decided(ALLOW_LS, "(( $(rm v) ))").action == "ask"
+
+
+@pytest.mark.parametrize("command", [
+    "cat <<EOF\nEO\\\nF\nrm -rf v\nEOF", "cat <<-EOF\n\tEO\\\nF\nrm -rf v\nEOF",
+    "ls <<E\nE\\\n\nrm -rf v\nE"])
+def test_a_here_document_line_ending_in_a_backslash_joins_the_next_as_bash_does(
+        command: str) -> None:
+    # in an unquoted here-document bash deletes backslash-newline before it looks for the
+    # delimiter: EO\<newline>F ends the body, and the lines after it are commands
+    assert decided(DENY_RM, command, "auto").action == "deny", command
+    assert decided(ALLOW_LS, command.replace("cat", "ls")).action == "ask", command
+
+
+def test_a_quoted_here_document_keeps_its_backslash_newlines() -> None:
+    allow = PermissionRules(allow=("shell(ls*)", "shell(cat*)"))
+    assert decided(allow, "cat <<'EOF'\nEO\\\nF\nrm -rf v\nEOF").action == "run"  # data
+    assert decided(allow, "cat <<EOF\nEO\\\\\nF\nrm -rf v\nEOF").action == "run"  # \\ + newline
+
+
+@pytest.mark.parametrize("command", [
+    "ls ${X-`rm -rf v`}", "ls ${X-'}'$(rm -rf v)'{'}", "ls \"${X:-'}'$(rm -rf v)'{'}\"",
+    "ls ${X:-\"}\"`rm -rf v`\"{\"}"])
+def test_a_substitution_inside_a_parameter_expansion_is_seen(command: str) -> None:
+    assert decided(DENY_RM, command, "auto").action in ("deny", "ask"), command
+    assert decided(ALLOW_LS, command).action == "ask", command
+
+
+@pytest.mark.parametrize("command", ["coproc ls { rm -rf v; }", "coproc ls if rm -rf v; then ls; fi",
+                                     "coproc NAME { rm -rf v; }"])
+def test_a_coprocess_name_is_not_its_program(command: str) -> None:
+    assert decided(DENY_RM, command, "auto").action == "deny", command
+    assert decided(ALLOW_LS, command).action == "ask", command
+    assert decided(ALLOW_LS, "coproc ls -la").action == "run"  # no name: the command itself
+
+
+def test_hash_p_that_binds_a_program_name_to_a_file_is_asked_about() -> None:
+    # `hash -p /bin/rm ls` makes every later `ls` run /bin/rm: the rules cannot follow it
+    for command in ("hash -p /bin/rm ls; ls -rf v", "hash -p/bin/rm ls\nls -rf v",
+                    "builtin hash -p /bin/rm ls; ls -rf v", "enable -f ./rm.so ls; ls -rf v"):
+        verdict = decided(DENY_RM, command, "auto")
+        assert verdict.action == "ask" and "cannot check" in verdict.reason, command
+    assert decided(DENY_RM, "hash -r; hash ls", "auto").action == "run"
