@@ -1,0 +1,51 @@
+"""Differential fuzzing of the shell permission rules against real bash (tests/shell_fuzz.py).
+
+A fixed-seed run of 250 generated command lines is always on: on none of them may
+the rules allow what bash runs beyond ``shell(ls*)`` / ``shell(git status*)``, or let through
+(neither deny nor ask) a line on which bash runs ``rm`` under ``shell(rm *)``. The long run
+(thousands of lines, a new seed each time unless ``GOOSECTX_FUZZ_SEED`` is set) runs only with
+``GOOSECTX_FUZZ_BASH=1``; otherwise it is reported as skipped, saying so.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+
+import pytest
+import shell_fuzz
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+
+@pytest.fixture(scope="module")
+def bash():  # type: ignore[no-untyped-def]
+    oracle = shell_fuzz.Bash()
+    yield oracle
+    oracle.close()
+
+
+def test_the_oracle_reports_what_bash_runs(bash: shell_fuzz.Bash) -> None:
+    assert bash.run("l\\s -la").argvs == (("ls", "-la"),) * 2
+    assert bash.run("{rm,x} y").argvs[0] == ("rm", "x", "y")
+    assert bash.run("ls$'\\r'/x").argvs[0] == ("ls\r/x",)  # a path: refused by `set -r`
+    assert bash.run("ls && rm v || x").argvs == (("ls",), ("rm", "v"), ("ls",), ("x",))
+    assert bash.run("echo > out; /bin/rm -rf v").blind  # nothing written, nothing removed
+    assert not os.listdir(bash.dir)
+
+
+def test_the_rules_agree_with_bash_on_a_fixed_set_of_generated_lines(
+        bash: shell_fuzz.Bash) -> None:
+    found, stats = shell_fuzz.fuzz(250, seed=17, bash=bash)
+    assert stats["allowed"] >= 30 and stats["bash_ran_something"] >= 100, stats
+    assert found == [], [(d.kind, d.line) for d in found]
+
+
+@pytest.mark.skipif(os.environ.get("GOOSECTX_FUZZ_BASH") != "1",
+                    reason="the long bash fuzz runs with GOOSECTX_FUZZ_BASH=1")
+def test_the_rules_agree_with_bash_on_many_generated_lines(bash: shell_fuzz.Bash) -> None:
+    seed = int(os.environ.get("GOOSECTX_FUZZ_SEED") or random.randrange(1 << 30))
+    cases = int(os.environ.get("GOOSECTX_FUZZ_CASES") or 5000)
+    found, _stats = shell_fuzz.fuzz(cases, seed=seed, bash=bash)
+    assert found == [], (seed, [(d.kind, d.line) for d in found])
