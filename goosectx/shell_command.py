@@ -5,8 +5,9 @@ command line into simple commands; :func:`command_forms` gives the forms of one 
 that a rule is matched against: the text as written, and the command after the shell's own
 unquoting (``r''m`` → ``rm``), without leading ``VAR=value`` assignments, with a program given
 by path reduced to its name (``/bin/rm`` → ``rm``) and with well-known wrappers removed
-(``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs`` …); the string of
-``bash -c STRING``, ``eval STRING``, ``trap STRING`` and ``find -exec`` is split and matched
+(``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs`` …; a ``--long`` option
+read both as a flag and as taking the next word); the string of ``bash -c STRING``,
+``env -S STRING``, ``eval STRING``, ``trap STRING`` and ``find -exec`` is split and matched
 as commands of its own. Words are bash's (:mod:`goosectx.shell_lexer`): a command whose program
 bash names at run time or by a glob or brace expansion, or that defines a function or an alias,
 is one the rules cannot read (:attr:`CommandForms.unreadable`): never allowed by a rule, and
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from goosectx.shell_lexer import Part, Word, lex
+from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
 
 
 # -- shell commands split into parts ------------------------------------------------------
@@ -49,13 +50,12 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
     "xargs": ("adEILnPs", 0), "watch": ("nd", 0), "chronic": ("", 0), "setsid": ("", 0),
     "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("w", 1),
 }
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # A=x, A+=x
 _MAX_DEPTH = 8
 _MAX_STEPS = 64
 
 
-KEYWORDS = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done",
-                       "while", "until", "esac", "coproc"})
+KEYWORDS = RESERVED_WORDS
 """Reserved words bash reads before a command (``then rm x``): syntax, not a program."""
 
 
@@ -166,7 +166,7 @@ def _normalise(words: list[Word], forms: list[str], steps: list[tuple[str, bool,
         if any(w.value.startswith("BASH_FUNC_") for w in words):
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         if name in SHELLS or name in ("su", "eval", "trap") or name == "env" and any(
-                w.value == "-S" for w in words):
+                _splits_string(w.value) for w in words):
             inner = _inner_line(name, [w.value for w in words[1:]])
             if inner is not None:
                 _add_line(inner, forms, steps, reasons, depth)
@@ -177,7 +177,11 @@ def _normalise(words: list[Word], forms: list[str], steps: list[tuple[str, bool,
             return
         if name not in _WRAPPERS:
             return
-        words = _unwrap(name, words[1:])
+        if sum(w.value.startswith("--") and "=" not in w.value for w in words) > 8:
+            reasons.append(f"it gives {name} more long options than the rules read")
+        words, *others = _unwrap(name, words[1:])
+        for other in others:  # a long option that may take the next word as its value
+            _normalise(other, forms, steps, reasons, depth + 1)
 
 
 def _inner_line(name: str, args: list[str]) -> str | None:
@@ -189,6 +193,9 @@ def _inner_line(name: str, args: list[str]) -> str | None:
         return commands[0] if len(commands) > 1 else None
     flag = "S" if name == "env" else "c"
     for i, word in enumerate(args):
+        if name == "env" and word.startswith("--split-string"):
+            value = word.partition("=")[2] if "=" in word else " ".join(args[i + 1:i + 2])
+            return value or None
         if word == "--command" or (word.startswith("-") and not word.startswith("--")
                                    and flag in word[1:]):
             rest = word.split(flag, 1)[1] if name == "env" else ""
@@ -216,18 +223,33 @@ def _find_exec(words: list[Word]) -> list[list[Word]]:
     return commands
 
 
-def _unwrap(name: str, words: list[Word]) -> list[Word]:
-    """The command a wrapper runs: its options, values and leading positionals skipped."""
+def _splits_string(value: str) -> bool:
+    """True for env's ``-S STRING`` in any spelling (``-S'rm x'``, ``-iS``, ``--split-string``)."""
+    return value.startswith("--split-string") or (
+        value.startswith("-") and not value.startswith("--") and "S" in value[1:])
+
+
+def _unwrap(name: str, words: list[Word], start: int = 0,
+            budget: list[int] | None = None) -> list[list[Word]]:
+    """The command a wrapper runs: its options, values and leading positionals skipped.
+
+    The first reading takes a ``--long`` option without ``=`` as a flag; one more reading
+    for each such option takes the next word as its value (``timeout --signal KILL 5 rm``),
+    since which long options take one is not known here (deny and ask rules match them all);
+    at most 8 readings.
+    """
+    budget = [8] if budget is None else budget
     with_value, positionals = _WRAPPERS[name]
     args = [w.value for w in words]
-    i = 0
+    i = start
+    others: list[list[Word]] = []
     while i < len(args):
         word = args[i]
         if word == "--":
             i += 1
             break
-        if name == "env" and _ASSIGNMENT.match(word):
-            i += 1
+        if name == "env" and "=" in word and not word.startswith("-"):
+            i += 1  # env NAME=VALUE: any name, a-b=1 too
             continue
         if not word.startswith("-") or word == "-":
             if name == "env" and word == "-":
@@ -235,11 +257,14 @@ def _unwrap(name: str, words: list[Word]) -> list[Word]:
                 continue
             break
         if word.startswith("--"):
-            i += 1  # --long=value, or a flag; --long value is rare for these wrappers
+            if "=" not in word and i + 1 < len(args) and budget[0] > 0:
+                budget[0] -= 1
+                others += _unwrap(name, words, i + 2, budget)
+            i += 1  # --long=value, or a flag
             continue
         if name == "nice" and word[1:].isdigit():
             i += 1  # nice -10 CMD
             continue
         letter = word[1]
         i += 2 if letter in with_value and len(word) == 2 else 1
-    return words[i + positionals:]
+    return [words[i + positionals:], *others]

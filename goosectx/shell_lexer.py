@@ -34,6 +34,9 @@ _REDIRECTION = re.compile(r"(\d*|&)(<<<|<<-|<<|>>|<>|>\||<&|>&|<|>)")
 _STARTS_REDIRECTION = re.compile(r"\d+[<>]|&>")
 _EMPTY_PARENS = re.compile(r"[ \t]*\)")
 _RESERVED = frozenset({"!", "{", "if", "then", "else", "elif", "do", "while", "until"})
+RESERVED_WORDS = _RESERVED | {"}", "fi", "done", "esac", "coproc"}
+"""Reserved words bash reads before a command (``then rm x``): syntax, not a program — but
+only where a command starts (after ``</dev/null`` a ``then`` is a program's name)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +63,7 @@ class Part:
 
     words: list[Word] = field(default_factory=list)
     unreadable: str | None = None
+    redirected: bool = False  # a redirection came before its first word
 
     @property
     def text(self) -> str:
@@ -138,6 +142,8 @@ class _Lexer:
                 word, i = self.word(i)
                 if word.raw == "function" and not part.words:
                     part.unreadable = "it defines a function"
+                if part.redirected and not part.words and word.raw in RESERVED_WORDS:
+                    part.unreadable = f"bash runs {word.raw!r} after a redirection as a program"
                 part.words.append(word)
         if closing:
             part.unreadable = part.unreadable or "a '$(' or '<(' is not closed"
@@ -155,6 +161,7 @@ class _Lexer:
         assert match is not None
         op = match.group(2)
         i = match.end()
+        part.redirected = part.redirected or not part.words
         if op in "<>" and s.startswith("(", i):  # process substitution <( ) >( )
             i = self.line(i + 1, closing=True)
             part.words.append(Word(f"{op}(…)", f"{op}(…)", expands=True))
@@ -261,6 +268,8 @@ class _Lexer:
                 value.append(c)
                 plain.append(c)
                 i += 1
+        if raw[:1] == ["~"] and "/" not in "".join(value):
+            expands = True  # ~ ~+ ~- ~user: $HOME, $PWD, $OLDPWD, a home directory
         unquoted = "".join(plain)
         bracket = unquoted.find("[")
         pattern = (pattern or bracket >= 0 and "]" in unquoted[bracket:]

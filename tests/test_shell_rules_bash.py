@@ -189,3 +189,38 @@ def test_hash_p_that_binds_a_program_name_to_a_file_is_asked_about() -> None:
         verdict = decided(DENY_RM, command, "auto")
         assert verdict.action == "ask" and "cannot check" in verdict.reason, command
     assert decided(DENY_RM, "hash -r; hash ls", "auto").action == "run"
+
+
+@pytest.mark.parametrize("command", [
+    "A+=x rm -rf v", "env 'a-b=1' rm -rf v", "env -S'rm -rf v'", "env -iS'rm -rf v'",
+    "env --split-string='rm -rf v'", "env --split-string 'rm -rf v'",
+    "echo v | xargs --max-args 1 rm", "timeout --signal KILL 5 rm -rf v",
+    "sudo --user root rm -rf v", "timeout --preserve-status --signal KILL 5 rm v"])
+def test_a_deny_rule_sees_through_append_assignments_and_long_wrapper_options(
+        command: str) -> None:
+    # bash runs rm in each (GNU env's -S splits its string; --signal KILL takes a value)
+    assert decided(DENY_RM, command, "auto").action == "deny", command
+
+
+def test_a_program_named_by_a_tilde_is_computed() -> None:
+    # ~- is $OLDPWD, ~+ $PWD, ~ $HOME: `OLDPWD=/bin/rm; ~- -rf v` runs rm
+    for command in ("OLDPWD=/bin/rm; ~- -rf v", "~+ -rf v", "~ x", "~root"):
+        verdict = decided(DENY_RM, command, "auto")
+        assert verdict.action == "ask" and "cannot check" in verdict.reason, command
+    assert decided(DENY_RM, "~/bin/rm -rf v", "auto").action == "deny"
+    assert decided(ALLOW_LS, "ls ~ ~/x").action == "run"
+
+
+@pytest.mark.parametrize("command", ["</dev/null then ls", "<<<x ! ls", "<<<x do ls -la",
+                                     "2>/dev/null { ls; }"])
+def test_a_reserved_word_after_a_redirection_is_a_program_to_bash(command: str) -> None:
+    # bash reads `then` as a keyword only where a command starts: after `</dev/null` it is a
+    # program named `then`, which shell(ls*) does not cover
+    assert decided(ALLOW_LS, command).action == "ask", command
+    assert decided(ALLOW_LS, "ls </dev/null; ! ls 2>/dev/null").action == "run"
+
+
+def test_many_long_wrapper_options_are_read_in_bounded_time() -> None:
+    command = "timeout " + "--x " * 60 + "--signal KILL --kill-after 3 5 rm v"
+    assert decided(DENY_RM, "timeout --signal KILL --kill-after 3 5 rm v", "auto").action == "deny"
+    assert decided(DENY_RM, command, "auto").action in ("deny", "ask")
