@@ -173,6 +173,8 @@ class _Lexer:
         target, i = self.word(i)
         if op in ("<<", "<<-"):
             quoted = any(q in target.raw for q in "'\"\\")
+            if "$'" in target.raw:  # bash decodes it: where the body ends is not read here
+                self.parts.append(Part(unreadable="its here-document delimiter has $'…'"))
             self.heredocs.append((target.value, quoted, op == "<<-"))
         elif op == "<<<":
             pass  # a here-string: data for the command

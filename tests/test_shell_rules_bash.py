@@ -224,3 +224,11 @@ def test_many_long_wrapper_options_are_read_in_bounded_time() -> None:
     command = "timeout " + "--x " * 60 + "--signal KILL --kill-after 3 5 rm v"
     assert decided(DENY_RM, "timeout --signal KILL --kill-after 3 5 rm v", "auto").action == "deny"
     assert decided(DENY_RM, command, "auto").action in ("deny", "ask")
+
+
+def test_a_here_document_delimiter_written_with_ansi_c_quotes_is_asked_about() -> None:
+    # bash ends `<<$'EOF'` at a line EOF: the lines after it run, though they look like body
+    for command in ("cat <<$'EOF'\nEOF\nrm -rf v\n$'EOF'", "cat <<E$'O'F\nEOF\nrm -rf v\nx"):
+        verdict = decided(DENY_RM, command, "auto")
+        assert verdict.action == "ask" and "cannot check" in verdict.reason, command
+    assert decided(DENY_RM, "cat <<'EOF'\nrm -rf v\nEOF", "auto").action == "run"  # data
