@@ -18,9 +18,13 @@ HOME=/nonexistent bash --norc --noprofile`` in an empty temporary directory, std
 anything; then ``set -r`` (restricted: no output redirection to a file, no ``cd``, no program
 named with a ``/``: bash says ``NAME: restricted: cannot specify '/'`` instead, which is read
 from stderr as "bash would run NAME"). The line is evaluated twice, with every program
-succeeding and then failing, so both sides of ``&&`` / ``||`` are seen.
+succeeding and then failing, so both sides of ``&&`` / ``||`` are seen. What an external
+wrapper bash runs (``env -S``, ``timeout``, ``xargs``, ``find -exec`` …) would exec is learnt by
+running the real wrapper with an ``LD_PRELOAD`` shim (compiled here when a C compiler exists)
+that reports each exec and exits instead (:class:`Wrappers`); ``bash -c`` / ``eval`` strings go
+back to bash.
 
-Run it: ``python tests/shell_fuzz.py --cases 20000 --seed 1`` (prints the divergences,
+Run it: ``.venv/bin/python tests/shell_fuzz.py --cases 20000 --seed 1`` (prints the divergences,
 minimised); ``tests/test_shell_fuzz.py`` runs a fixed-seed few hundred on every test run and,
 with ``GOOSECTX_FUZZ_BASH=1``, a long run.
 """
@@ -90,10 +94,13 @@ class Bash:
 
     def __init__(self) -> None:
         self.script = _PRELUDE.replace("{disable}", " ".join(_builtins()))
-        self.dir = tempfile.mkdtemp(prefix="goosectx-fuzz-")
+        self.root = tempfile.mkdtemp(prefix="goosectx-fuzz-")
+        self.dir = os.path.join(self.root, "empty")  # the commands' working dir
+        os.mkdir(self.dir)
+        self.wrappers = Wrappers(self.root, self.dir)
 
     def close(self) -> None:
-        shutil.rmtree(self.dir, ignore_errors=True)
+        shutil.rmtree(self.root, ignore_errors=True)
 
     def run(self, line: str) -> Ran:
         """The programs bash runs for ``line`` (``line`` holds no NUL)."""
@@ -116,6 +123,111 @@ class Bash:
         return Ran(tuple(argvs), timed_out, "restricted: cannot redirect output" in text)
 
 
+# -- what an external wrapper (env, timeout, xargs, find -exec …) would run -----------------
+_SHIM_C = r"""/* Reports each exec a program attempts on stderr and exits instead of running it. */
+#define _GNU_SOURCE
+#include <spawn.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+static void report(const char *file, char *const argv[]) {
+    static char buf[1 << 16];
+    size_t n = 0;
+    const char *head = "\035EXEC";
+    memcpy(buf, head, 5); n = 5;
+    for (int i = -1; i < 0 || argv[i]; i++) {
+        const char *s = i < 0 ? file : argv[i];
+        if (i == 0) continue;
+        size_t len = strlen(s);
+        if (n + len + 2 >= sizeof buf) break;
+        memcpy(buf + n, s, len); n += len;
+        buf[n++] = '\037';
+    }
+    buf[n++] = '\036';
+    (void)!write(2, buf, n);
+}
+
+__attribute__((constructor)) static void loaded(void) { (void)!write(2, "\035SHIM\036", 6); }
+
+int execve(const char *f, char *const a[], char *const e[]) { (void)e; report(f, a); _exit(127); }
+int execv(const char *f, char *const a[]) { report(f, a); _exit(127); }
+int execvp(const char *f, char *const a[]) { report(f, a); _exit(127); }
+int execvpe(const char *f, char *const a[], char *const e[]) { (void)e; report(f, a); _exit(127); }
+int fexecve(int fd, char *const a[], char *const e[]) { (void)fd; (void)e; report("<fd>", a); _exit(127); }
+#define VARARGS(name) \
+int name(const char *f, const char *arg, ...) { \
+    char *a[256]; int i = 0; va_list ap; va_start(ap, arg); a[i++] = (char *)arg; \
+    while (a[i - 1] && i < 255) a[i++] = va_arg(ap, char *); a[i] = 0; va_end(ap); \
+    report(f, a); _exit(127); }
+VARARGS(execl)
+VARARGS(execlp)
+VARARGS(execle)
+int posix_spawn(pid_t *p, const char *f, const posix_spawn_file_actions_t *fa,
+                const posix_spawnattr_t *at, char *const a[], char *const e[]) {
+    (void)p; (void)fa; (void)at; (void)e; report(f, a); _exit(127); }
+int posix_spawnp(pid_t *p, const char *f, const posix_spawn_file_actions_t *fa,
+                 const posix_spawnattr_t *at, char *const a[], char *const e[]) {
+    (void)p; (void)fa; (void)at; (void)e; report(f, a); _exit(127); }
+"""
+REAL_WRAPPERS = ("env", "timeout", "nice", "nohup", "stdbuf", "setsid", "xargs", "find")
+"""Wrappers run for real (with the shim) to learn what they exec: none of them writes a file
+but nohup (nohup.out in the empty temp dir); find runs only without its writing actions."""
+_FIND_WRITES = ("-delete", "-fprint", "-fprint0", "-fprintf", "-fls")
+
+
+class Wrappers:
+    """Runs a real wrapper program with an LD_PRELOAD shim that reports each exec it attempts
+    (execvp, execve, posix_spawn …) on stderr and exits instead: what it would run, exactly.
+
+    Needs a C compiler; each wrapper is used only once a probe showed the shim intercepts its
+    exec (otherwise :meth:`run` answers ``None`` and the caller's rough model is used).
+    """
+
+    def __init__(self, root: str, workdir: str) -> None:
+        self.dir = workdir
+        self.shim = os.path.join(root, "shim.so")
+        self.ready: dict[str, str] = {}
+        compiler = shutil.which("cc") or shutil.which("gcc")
+        if compiler is None:
+            return
+        source = self.shim[:-3] + ".c"
+        Path(source).write_text(_SHIM_C, encoding="utf-8")
+        if subprocess.run([compiler, "-shared", "-fPIC", "-o", self.shim, source],
+                          capture_output=True).returncode != 0:
+            return
+        probes = {"find": [".", "-maxdepth", "0", "-exec", "/nonexistent/probe", ";"],
+                  "timeout": ["5", "/nonexistent/probe"], "stdbuf": ["-o0", "/nonexistent/probe"]}
+        for name in REAL_WRAPPERS:
+            path = shutil.which(name)
+            if path is None:
+                continue
+            seen = self._exec([path, *probes.get(name, ["/nonexistent/probe"])])
+            if seen is not None and ("/nonexistent/probe",) in seen:
+                self.ready[name] = path
+
+    def _exec(self, argv: list[str]) -> list[tuple[str, ...]] | None:
+        env = {**_ENV, "LD_PRELOAD": self.shim}
+        try:
+            done = subprocess.run(argv, cwd=self.dir, env=env, stdin=subprocess.DEVNULL,
+                                  capture_output=True, timeout=2)
+        except subprocess.TimeoutExpired:
+            return None
+        err = done.stderr
+        if not err.startswith(b"\35SHIM\36"):
+            return None  # the shim was not loaded: nothing learnt (and nothing was run by path)
+        return [tuple(f.decode("utf-8", "surrogateescape") for f in rec.split(b"\37")[:-1])
+                for rec in re.findall(rb"\x1dEXEC([^\x1e]*)\x1e", err)]
+
+    def run(self, argv: tuple[str, ...]) -> list[tuple[str, ...]] | None:
+        """What the wrapper ``argv`` would exec (program as given, then its arguments)."""
+        name = argv[0].rsplit("/", 1)[-1]
+        if name not in self.ready or name == "find" and any(
+                a.startswith(_FIND_WRITES) for a in argv) or any("\0" in a for a in argv):
+            return None
+        return self._exec([self.ready[name], *argv[1:]])
+
+
 # -- the grammar ------------------------------------------------------------------------------
 BLANKISH = ["\r", "\x0b", "\x0c", "\xa0", "\u2028", "\u3000", "\x1b", "\x7f", "\x85", "\t",
             "\u200b", "\x01"]
@@ -126,7 +238,10 @@ ARGS = ["-la", "-rf", "status", "/x", "y", "a b", "*", "?", "~", "~/z", "{a,b}",
 PROGRAMS = ["ls", "ls", "ls", "ls", "git status", "git", "rm", "rm", "curl", "x"]
 WRAPPERS = ["env", "env -i", "sudo", "sudo -u x", "command", "exec", "xargs", "nohup",
             "timeout 5", "nice", "nice -n 5", "bash -c", "sh -c", "eval", "builtin", "time",
-            "coproc", "!", "find . -exec", "trap", "source", ".", "then", "do", "{"]
+            "coproc", "!", "find . -exec", "trap", "source", ".", "then", "do", "{", "env -S",
+            "env -iS", "env --split-string", "timeout --signal KILL 5", "xargs --max-args 1",
+            "env a-b=1", "timeout -k 1 5", "find . -execdir", "nice --adjustment 3",
+            "stdbuf -o0", "setsid", "xargs -I{}", "env -u X", "exec -a x", "command -p"]
 ASSIGN_VALUES = ["b", "", "'x y'", "(x y)", "$(x)", "rm", "/x", "/bin/rm"]
 
 
@@ -224,8 +339,11 @@ class Grammar:
 
     def simple(self) -> str:
         words: list[str] = []
+        if self.chance(0.05):
+            words.append(self.redirection())  # before the command: a keyword is a program
         if self.chance(0.1 * (1 - self.benign)):
-            words.append(f"{self.pick(['A', 'PATH', 'B', 'OLDPWD'])}={self.pick(ASSIGN_VALUES)}")
+            words.append(f"{self.pick(['A', 'PATH', 'B', 'OLDPWD'])}{self.pick(['=', '+='])}"
+                         f"{self.pick(ASSIGN_VALUES)}")
         if self.chance(0.15 * (1 - self.benign)):
             words.append(self.pick(WRAPPERS))
         words.append(self.program())
@@ -234,7 +352,8 @@ class Grammar:
         if self.chance(0.15):
             words.append(self.redirection())
         if self.chance(0.07):
-            delim = self.pick(["EOF", "E", "'EOF'", '"EOF"', "E\\OF", "EO\\\nF"])
+            delim = self.pick(["EOF", "E", "'EOF'", '"EOF"', "E\\OF", "EO\\\nF", "$'EOF'",
+                               "E''OF", '$"EOF"', "${X}", "EOF;"])
             strip = self.chance(0.3)
             words.append(("<<-" if strip else "<<") + self.pick(["", " "]) + delim)
             self.heredocs.append((delim, "\t" if strip else ""))
@@ -250,7 +369,7 @@ class Grammar:
             plain = re.sub(r"[\\'\"]|\n", "", delim)
             lines = [self.pick(["$(" + self.simple() + ")", self.simple(), "x", "`rm y`",
                                 "EO\\", "EOF ", plain + "\\"]) for _ in range(2)]
-            end = self.pick([plain, plain, tab + plain, "EO\\\nF", plain + " "])
+            end = self.pick([plain, plain, tab + plain, "EO\\\nF", plain + " ", "EOF"])
             out.append("\n".join([*lines, end]))
         self.heredocs = []
         return "\n".join(out)
@@ -379,8 +498,12 @@ def runs_rm(argvs: Iterable[tuple[str, ...]], bash: Bash, depth: int = 0) -> boo
         name = argv[0].rsplit("/", 1)[-1] if argv else ""
         if name == "rm":
             return True
-        if name in _WRAPPER_PROGRAMS:
-            todo.append(_wrapped(name, argv[1:]))
+        if name in _WRAPPER_PROGRAMS and depth < 4:
+            real = bash.wrappers.run(argv)
+            if real is None:
+                todo.append(_wrapped(name, argv[1:]))
+            elif runs_rm(real, bash, depth + 1):
+                return True
         elif name in ("eval", "trap") and depth < 2:
             todo.extend(bash.run(" ".join(argv[1:2] if name == "trap" else argv[1:])).argvs)
         elif name in SHELLS and depth < 2 and "-c" in argv[1:]:

@@ -35,6 +35,16 @@ def test_the_oracle_reports_what_bash_runs(bash: shell_fuzz.Bash) -> None:
     assert not os.listdir(bash.dir)
 
 
+def test_the_oracle_runs_real_wrappers_without_running_what_they_exec(
+        bash: shell_fuzz.Bash) -> None:
+    if "env" not in bash.wrappers.ready:
+        pytest.skip("no C compiler for the exec-reporting shim: wrappers are judged by a model")
+    assert bash.wrappers.run(("env", "-iS", "/bin/rm -rf v")) == [("/bin/rm", "-rf", "v")]
+    assert bash.wrappers.run(("timeout", "--signal", "KILL", "5", "rm", "v")) == [("rm", "v")]
+    assert shell_fuzz.runs_rm([("xargs", "--max-args", "1", "rm")], bash)
+    assert not shell_fuzz.runs_rm([("env", "ls", "rm")], bash)
+
+
 def test_the_rules_agree_with_bash_on_a_fixed_set_of_generated_lines(
         bash: shell_fuzz.Bash) -> None:
     found, stats = shell_fuzz.fuzz(250, seed=17, bash=bash)
