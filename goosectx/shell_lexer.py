@@ -156,15 +156,22 @@ class _Lexer:
         return Part()
 
     def redirection(self, i: int, part: Part) -> int:
-        s = self.s
+        s, start = self.s, i
         match = _REDIRECTION.match(s, i)
         assert match is not None
         op = match.group(2)
         i = match.end()
         part.redirected = part.redirected or not part.words
         if op in "<>" and s.startswith("(", i):  # process substitution <( ) >( )
+            glued = bool(match.group(1)) or start > 0 and s[start - 1] not in _ENDS_WORD
             i = self.line(i + 1, closing=True)
-            part.words.append(Word(f"{op}(…)", f"{op}(…)", expands=True))
+            word = Word(f"{op}(…)", f"{op}(…)", expands=True)
+            if i < len(s) and s[i] not in _ENDS_WORD:  # <(ls)#x: one word, no comment
+                rest, i = self.word(i)
+                word, glued = Word(word.raw + rest.raw, word.value + rest.value, True), True
+            if glued:  # bash runs ls<(ls) as the file ls/dev/fd/63
+                part.unreadable = "a process substitution is joined to a word"
+            part.words.append(word)
             return i
         while i < len(s) and (s[i] in _BLANKS or s.startswith("\\\n", i)):
             i += 2 if s[i] == "\\" else 1

@@ -232,3 +232,13 @@ def test_a_here_document_delimiter_written_with_ansi_c_quotes_is_asked_about() -
         verdict = decided(DENY_RM, command, "auto")
         assert verdict.action == "ask" and "cannot check" in verdict.reason, command
     assert decided(DENY_RM, "cat <<'EOF'\nrm -rf v\nEOF", "auto").action == "run"  # data
+
+
+def test_a_process_substitution_joined_to_a_word_is_one_word_as_bash_reads_it() -> None:
+    # `ls<(ls)` runs the file ls/dev/fd/63; in `ls <(ls)#x; rm -rf v` the # is inside a word,
+    # not a comment, so rm runs
+    assert decided(ALLOW_LS, "ls<(ls)").action == "ask"
+    assert decided(ALLOW_LS, "ls <(ls)#x; ls").action == "ask"
+    assert decided(DENY_RM, "ls <(ls)#x; rm -rf v", "auto").action == "deny"
+    assert decided(DENY_RM, "ls 2<(ls) x; rm -rf v", "auto").action == "deny"
+    assert decided(ALLOW_LS, "ls <(ls) <(ls -a) #x; rm").action == "run"  # a real comment
