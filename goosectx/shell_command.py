@@ -20,6 +20,7 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
@@ -39,8 +40,10 @@ def shell_parts(command: str) -> list[str]:
 
 
 # -- the forms of one simple command -------------------------------------------------------
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "ash", "busybox"})
-"""Shells whose ``-c STRING`` is a command line of its own."""
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "ash"})
+"""Shells whose ``-c STRING`` is a command line of its own (``busybox`` is a wrapper: its first
+word is the program, ``busybox sh -c …`` a shell)."""
+_SHELL_VALUED = ("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
 
 # wrapper → (options that take a value, positional words before the command)
 _WRAPPERS: dict[str, tuple[str, int]] = {
@@ -49,6 +52,7 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
     "time": ("fo", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
     "xargs": ("adEILnPs", 0), "watch": ("nd", 0), "chronic": ("", 0), "setsid": ("", 0),
     "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("w", 1),
+    "busybox": ("", 0),
 }
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # A=x, A+=x
 _MAX_DEPTH = 8
@@ -171,6 +175,8 @@ def _normalise(words: list[Word], forms: list[str], steps: list[tuple[str, bool,
             if inner is not None:
                 _add_line(inner, forms, steps, reasons, depth)
                 return
+            if name in SHELLS and _script(w.value for w in words[1:]) is None:
+                reasons.append(f"{name} runs the commands it reads from its standard input")
         if name == "find":
             for command in _find_exec(words):
                 _normalise(command, forms, steps, reasons, depth + 1)
@@ -192,7 +198,14 @@ def _inner_line(name: str, args: list[str]) -> str | None:
         commands = [a for a in args if not a.startswith("-")]
         return commands[0] if len(commands) > 1 else None
     flag = "S" if name == "env" else "c"
+    skip = False
     for i, word in enumerate(args):
+        if skip:  # the value of bash's -o / -O / --rcfile
+            skip = False
+            continue
+        if name in SHELLS and (word in _SHELL_VALUED or re.fullmatch(r"[-+][a-zA-Z]*[oO]", word)):
+            skip = True
+            continue
         if name == "env" and word.startswith("--split-string"):
             value = word.partition("=")[2] if "=" in word else " ".join(args[i + 1:i + 2])
             return value or None
@@ -202,8 +215,30 @@ def _inner_line(name: str, args: list[str]) -> str | None:
             if rest:
                 return rest
             return args[i + 1] if i + 1 < len(args) else None
-        if not word.startswith("-") and name != "su" and name != "env":
+        if not word.startswith(("-", "+")) and name != "su" and name != "env":
             return None  # `bash script.sh`: a script, not a command line
+    return None
+
+
+def _script(args: Iterable[str]) -> str | None:
+    """The script a shell started without ``-c`` runs, or ``None``.
+
+    ``None``: it reads its commands from standard input (no script operand, ``-s``, ``-i``).
+    """
+    words = list(args)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            return words[i + 1] if i + 1 < len(words) else None
+        if not word.startswith(("-", "+")) or word in ("-", "+"):
+            return word
+        if word.startswith("--") or not re.search(r"[sioO]", word):
+            i += 1 + (word in _SHELL_VALUED)
+            continue
+        if "s" in word[1:] or "i" in word[1:]:
+            return None  # -s: commands from stdin; -i: interactive
+        i += 2  # -o VALUE, -O VALUE
     return None
 
 

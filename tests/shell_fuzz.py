@@ -439,7 +439,32 @@ class Grammar:
         text = self.list_()
         if self.heredocs:
             text += "\n" + self.body()
+        if self.chance(0.3):
+            text = self.mutated(self.pick([text, *SEEDS]))
         return text.replace("\0", "")
+
+
+    def mutated(self, text: str) -> str:
+        """``text`` with a few pieces of bash syntax put in, or characters cut out, anywhere."""
+        for _ in range(self.rng.randint(1, 4)):
+            at = self.rng.randrange(len(text) + 1)
+            if self.chance(0.25) and text:
+                text = text[:at] + text[at + self.rng.randint(1, 3):]
+            else:
+                text = text[:at] + self.pick(PIECES) + text[at:]
+        return text
+
+
+SEEDS = ["ls -la", "git status", "ls; rm -rf v", "((x<<2))\nrm v", "cat <<EOF\nrm v\nEOF\nls",
+         "ls $(ls) `ls` <(ls)", "ls ${X:-a} \"$(ls)\"", "coproc ls { ls; }", "f() { rm v; }",
+         "ls <<<x && git status || ls", "case x in x) ls;; esac", "for v in a; do ls; done",
+         "ls # rm v", "ls 'a b' \"c d\" $'e' $\"f\"", "A=b ls", "env -S'ls x'", "ls\\\nx"]
+PIECES = ["\n", ";", "&", "|", "|&", "&&", "||", "(", ")", "{ ", " }", "'", '"', "`", "$(", "$((",
+          "))", "${", "}", "<<", "<<-", "<<<", "<(", ">(", "#", "\\", "\\\n", " ", "\t", "\r",
+          "EOF", "rm", "ls", " rm v", "x", "!", "then", "do", "case", "in", "esac", ";;", "=", "+=",
+          "~", "*", "?", "[", "]", ",", "{a,b}", "$'", '$"', "$X", "2>", ">/dev/null", "coproc ",
+          "time ", "\xa0", "\u2028", "\x0b", "=(", "function ", "() ", "${X:-", "'}'", "$[",
+          "\\'", "\\\"", "\\$", "[[ ", " ]]", "let ", "(( ", "declare -a A=(", "hash -p "]
 
 
 # -- the comparison ---------------------------------------------------------------------------

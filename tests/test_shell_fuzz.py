@@ -48,7 +48,7 @@ def test_the_oracle_runs_real_wrappers_without_running_what_they_exec(
 def test_the_rules_agree_with_bash_on_a_fixed_set_of_generated_lines(
         bash: shell_fuzz.Bash) -> None:
     found, stats = shell_fuzz.fuzz(250, seed=17, bash=bash)
-    assert stats["allowed"] >= 30 and stats["bash_ran_something"] >= 100, stats
+    assert stats["allowed"] >= 20 and stats["bash_ran_something"] >= 100, stats
     assert found == [], [(d.kind, d.line) for d in found]
 
 

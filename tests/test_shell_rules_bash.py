@@ -242,3 +242,22 @@ def test_a_process_substitution_joined_to_a_word_is_one_word_as_bash_reads_it() 
     assert decided(DENY_RM, "ls <(ls)#x; rm -rf v", "auto").action == "deny"
     assert decided(DENY_RM, "ls 2<(ls) x; rm -rf v", "auto").action == "deny"
     assert decided(ALLOW_LS, "ls <(ls) <(ls -a) #x; rm").action == "run"  # a real comment
+
+
+@pytest.mark.parametrize("command", [
+    "bash -o pipefail -c 'rm -rf v'", "bash +x -c 'rm -rf v'", "sh -eo pipefail -c 'rm -rf v'",
+    "bash --rcfile /dev/null -c 'rm -rf v'", "bash -O extglob -c 'rm -rf v'",
+    "busybox rm -rf v", "busybox sh -c 'rm -rf v'"])
+def test_a_deny_rule_sees_the_command_string_after_a_shells_options(command: str) -> None:
+    # an option's value (`-o pipefail`) or a `+x` was taken for a script name, so the string
+    # after -c was never read; busybox runs its first word as the program
+    assert decided(DENY_RM, command, "auto").action == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "echo 'rm -rf v' | bash", "bash <<< 'rm -rf v'", "sh <<EOF\nrm -rf v\nEOF",
+    "sh -s < cmds.txt", "bash -x -o pipefail"])
+def test_a_shell_reading_its_commands_from_standard_input_is_asked_about(command: str) -> None:
+    verdict = decided(DENY_RM, command, "auto")
+    assert verdict.action == "ask" and "cannot check" in verdict.reason, command
+    assert decided(DENY_RM, "bash -e ./build.sh x", "auto").action == "run"  # a script
