@@ -9,20 +9,21 @@ what it decides; a line the rules ALLOW on which bash runs anything the allow ru
 cover, or a line on which bash runs ``rm`` that a ``shell(rm *)`` deny rule neither denies nor
 asks about, is a bypass.
 
-How bash is asked, safely (the tests run as root): ``env -i PATH=/nonexistent
-HOME=/nonexistent bash --norc --noprofile`` in an empty temporary directory, stdin
-``/dev/null``, under ``timeout 2``. Before the line is evaluated every builtin is disabled
-(``enable -n``) but the few the harness and bash's own control flow need (``builtin``,
-``printf``, ``return``, ``eval``, ``command``, ``break``), so a program name always reaches
-``command_not_found_handle``, which writes its argv to fd 3 (a pipe) instead of running
-anything; then ``set -r`` (restricted: no output redirection to a file, no ``cd``, no program
-named with a ``/``: bash says ``NAME: restricted: cannot specify '/'`` instead, which is read
-from stderr as "bash would run NAME"). The line is evaluated twice, with every program
-succeeding and then failing, so both sides of ``&&`` / ``||`` are seen. What an external
-wrapper bash runs (``env -S``, ``timeout``, ``xargs``, ``find -exec`` …) would exec is learnt by
-running the real wrapper with an ``LD_PRELOAD`` shim (compiled here when a C compiler exists)
-that reports each exec and exits instead (:class:`Wrappers`); ``bash -c`` / ``eval`` strings go
-back to bash.
+How bash is asked, safely (the tests run as root): ``bash --norc --noprofile`` with only
+``PATH=/nonexistent HOME=/nonexistent`` in its environment (``env -i``), in an empty temporary
+directory, stdin ``/dev/null``, killed after 2 s (``timeout 2``). Before the line is evaluated
+every builtin is disabled (``enable -n``) but the few the harness and bash's own control flow
+need (``builtin``, ``printf``, ``return``, ``eval``, ``command``, ``break``), so a program name
+always reaches ``command_not_found_handle``, which writes its argv to fd 3 (a pipe) instead of
+running anything. A program named by path would still run, so either (with a C compiler, as
+root) bash runs as ``nobody`` with an ``LD_PRELOAD`` shim whose ``execve`` & co. report the
+program and argv on fd 3 and exit instead of running it (checked on a probe before each line
+is evaluated), or ``set -r`` (restricted: no output redirection to a file, no program named
+with a ``/`` — bash's refusal, read from stderr, names it; a line with ``> /dev/null`` is then
+"blind"). The line is evaluated twice, with every program succeeding and then failing, so
+both sides of ``&&`` / ``||`` are seen. What an external wrapper bash runs (``env -S``,
+``timeout``, ``xargs``, ``find -exec`` …) would exec is learnt by running the real wrapper under
+the same shim (:class:`Wrappers`); ``bash -c`` / ``eval`` strings go back to bash.
 
 Run it: ``.venv/bin/python tests/shell_fuzz.py --cases 20000 --seed 1`` (prints the divergences,
 minimised); ``tests/test_shell_fuzz.py`` runs a fixed-seed few hundred on every test run and,
@@ -43,6 +44,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from goosectx.permissions import PermissionRules, match_rules, matching_rules
 from goosectx.shell_command import SHELLS
@@ -51,17 +53,20 @@ BASH = shutil.which("bash") or "/bin/bash"
 _KEEP = {"builtin", "printf", "return", "eval", "command", "break", "set", "enable"}
 _PRELUDE = r"""
 exec 3>&1 >/dev/null
+{probe}
 FUNCNEST=8
 command_not_found_handle() {
   builtin printf -v __fz_argv '%s\37' "$@"; builtin printf '%s\36' "$__fz_argv" >&3
   return $__fz
 }
 enable -n {disable}
-set -r
+{restrict}
 enable -n set enable
 __fz=0; ( eval "$1" ); __fz=1; ( eval "$1" )
 """
 _ENV = {"PATH": "/nonexistent", "HOME": "/nonexistent"}
+_NOBODY: dict[str, Any] = (
+    {"user": 65534, "group": 65534, "extra_groups": []} if os.geteuid() == 0 else {})
 _RESTRICTED = re.compile(r"line \d+: (.*?): restricted: cannot specify `/' in command names$",
                          re.M)
 
@@ -92,12 +97,22 @@ class Ran:
 class Bash:
     """Asks real bash which programs a command line runs (see the module docstring)."""
 
-    def __init__(self) -> None:
-        self.script = _PRELUDE.replace("{disable}", " ".join(_builtins()))
+    def __init__(self, restricted: bool | None = None) -> None:
         self.root = tempfile.mkdtemp(prefix="goosectx-fuzz-")
         self.dir = os.path.join(self.root, "empty")  # the commands' working dir
         os.mkdir(self.dir)
+        os.chmod(self.root, 0o755)
+        os.chmod(self.dir, 0o777)  # nobody's, for the output redirections bash makes
         self.wrappers = Wrappers(self.root, self.dir)
+        # with the shim, as nobody: every exec is reported (a program named by path too) and
+        # nothing runs, so bash need not be restricted and output redirections are seen
+        self.restricted = (not self.wrappers.ready or os.geteuid() != 0 if restricted is None
+                           else restricted)
+        probe = ('/nonexistent/goosectx-probe; if (( $? != 85 )); then '
+                 "builtin printf 'NO SHIM' >&3; exit 1; fi")
+        self.script = (_PRELUDE.replace("{disable}", " ".join(_builtins()))
+                       .replace("{restrict}", "set -r" if self.restricted else "")
+                       .replace("{probe}", "" if self.restricted else probe))
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -107,15 +122,26 @@ class Bash:
         argv = [BASH, "--norc", "--noprofile", "-c", self.script, "fuzz", line]
         timed_out = False
         # env -i PATH=/nonexistent HOME=/nonexistent, and timeout 2, without two more processes
-        with subprocess.Popen(argv, cwd=self.dir, env=_ENV, stdin=subprocess.DEVNULL,
+        env, user = _ENV, {}
+        if not self.restricted:
+            env = {**_ENV, "LD_PRELOAD": self.wrappers.shim, "GOOSECTX_SHIM_FD": "3"}
+            user = _NOBODY
+        with subprocess.Popen(argv, cwd=self.dir, env=env, stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              start_new_session=True) as proc:
+                              start_new_session=True, **user) as proc:  # type: ignore[call-overload]
             try:
                 out, err = proc.communicate(timeout=2)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, 9)
                 out, err = proc.communicate()
                 timed_out = True
+        if not self.restricted:
+            if not out.startswith(b"\35EXEC/nonexistent/goosectx-probe\37\36"):
+                raise RuntimeError(f"the exec-reporting shim is not active: {out[:80]!r}")
+            out = out.split(b"\36", 1)[1].replace(b"\35SHIM\36", b"").replace(b"\35EXEC", b"")
+            for name in os.listdir(self.dir):  # what a redirection wrote: the next line's glob
+                path = os.path.join(self.dir, name)
+                shutil.rmtree(path) if os.path.isdir(path) else os.unlink(path)
         argvs = [tuple(f.decode("utf-8", "surrogateescape") for f in record.split(b"\37")[:-1])
                  for record in out.split(b"\36")[:-1]]  # one write per program: never torn
         text = err.decode("utf-8", "surrogateescape")
@@ -128,8 +154,11 @@ _SHIM_C = r"""/* Reports each exec a program attempts on stderr and exits instea
 #define _GNU_SOURCE
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static int out = 2;  /* GOOSECTX_SHIM_FD, read when loaded */
 
 static void report(const char *file, char *const argv[]) {
     static char buf[1 << 16];
@@ -145,30 +174,34 @@ static void report(const char *file, char *const argv[]) {
         buf[n++] = '\037';
     }
     buf[n++] = '\036';
-    (void)!write(2, buf, n);
+    (void)!write(out, buf, n);
 }
 
-__attribute__((constructor)) static void loaded(void) { (void)!write(2, "\035SHIM\036", 6); }
+__attribute__((constructor)) static void loaded(void) {
+    const char *fd = getenv("GOOSECTX_SHIM_FD");
+    if (fd) out = atoi(fd);
+    (void)!write(out, "\035SHIM\036", 6);
+}
 
-int execve(const char *f, char *const a[], char *const e[]) { (void)e; report(f, a); _exit(127); }
-int execv(const char *f, char *const a[]) { report(f, a); _exit(127); }
-int execvp(const char *f, char *const a[]) { report(f, a); _exit(127); }
-int execvpe(const char *f, char *const a[], char *const e[]) { (void)e; report(f, a); _exit(127); }
-int fexecve(int fd, char *const a[], char *const e[]) { (void)fd; (void)e; report("<fd>", a); _exit(127); }
+int execve(const char *f, char *const a[], char *const e[]) { (void)e; report(f, a); _exit(85); }
+int execv(const char *f, char *const a[]) { report(f, a); _exit(85); }
+int execvp(const char *f, char *const a[]) { report(f, a); _exit(85); }
+int execvpe(const char *f, char *const a[], char *const e[]) { (void)e; report(f, a); _exit(85); }
+int fexecve(int fd, char *const a[], char *const e[]) { (void)fd; (void)e; report("<fd>", a); _exit(85); }
 #define VARARGS(name) \
 int name(const char *f, const char *arg, ...) { \
     char *a[256]; int i = 0; va_list ap; va_start(ap, arg); a[i++] = (char *)arg; \
     while (a[i - 1] && i < 255) a[i++] = va_arg(ap, char *); a[i] = 0; va_end(ap); \
-    report(f, a); _exit(127); }
+    report(f, a); _exit(85); }
 VARARGS(execl)
 VARARGS(execlp)
 VARARGS(execle)
 int posix_spawn(pid_t *p, const char *f, const posix_spawn_file_actions_t *fa,
                 const posix_spawnattr_t *at, char *const a[], char *const e[]) {
-    (void)p; (void)fa; (void)at; (void)e; report(f, a); _exit(127); }
+    (void)p; (void)fa; (void)at; (void)e; report(f, a); _exit(85); }
 int posix_spawnp(pid_t *p, const char *f, const posix_spawn_file_actions_t *fa,
                  const posix_spawnattr_t *at, char *const a[], char *const e[]) {
-    (void)p; (void)fa; (void)at; (void)e; report(f, a); _exit(127); }
+    (void)p; (void)fa; (void)at; (void)e; report(f, a); _exit(85); }
 """
 REAL_WRAPPERS = ("env", "timeout", "nice", "nohup", "stdbuf", "setsid", "xargs", "find")
 """Wrappers run for real (with the shim) to learn what they exec: none of them writes a file
@@ -210,7 +243,7 @@ class Wrappers:
         env = {**_ENV, "LD_PRELOAD": self.shim}
         try:
             done = subprocess.run(argv, cwd=self.dir, env=env, stdin=subprocess.DEVNULL,
-                                  capture_output=True, timeout=2)
+                                  capture_output=True, timeout=2, **_NOBODY)
         except subprocess.TimeoutExpired:
             return None
         err = done.stderr

@@ -1,6 +1,6 @@
 """Differential fuzzing of the shell permission rules against real bash (tests/shell_fuzz.py).
 
-A fixed-seed run of 250 generated command lines is always on: on none of them may
+A fixed-seed run of 150 generated command lines is always on: on none of them may
 the rules allow what bash runs beyond ``shell(ls*)`` / ``shell(git status*)``, or let through
 (neither deny nor ask) a line on which bash runs ``rm`` under ``shell(rm *)``. The long run
 (thousands of lines, a new seed each time unless ``GOOSECTX_FUZZ_SEED`` is set) runs only with
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+from pathlib import Path
 
 import pytest
 import shell_fuzz
@@ -31,7 +32,14 @@ def test_the_oracle_reports_what_bash_runs(bash: shell_fuzz.Bash) -> None:
     assert bash.run("{rm,x} y").argvs[0] == ("rm", "x", "y")
     assert bash.run("ls$'\\r'/x").argvs[0] == ("ls\r/x",)  # a path: refused by `set -r`
     assert bash.run("ls && rm v || x").argvs == (("ls",), ("rm", "v"), ("ls",), ("x",))
-    assert bash.run("echo > out; /bin/rm -rf v").blind  # nothing written, nothing removed
+    assert bash.run("ls >/dev/null && x 2>/dev/null").argvs[:2] == (("ls",), ("x",))
+
+
+def test_the_oracle_runs_no_program_it_reports(bash: shell_fuzz.Bash, tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    ran = bash.run(f"/bin/rm -f {victim}; command -p rm -f {victim}; echo x > {victim}")
+    assert ran.argvs[0][0] == "/bin/rm" and victim.read_text() == "keep"
     assert not os.listdir(bash.dir)
 
 
@@ -47,8 +55,8 @@ def test_the_oracle_runs_real_wrappers_without_running_what_they_exec(
 
 def test_the_rules_agree_with_bash_on_a_fixed_set_of_generated_lines(
         bash: shell_fuzz.Bash) -> None:
-    found, stats = shell_fuzz.fuzz(250, seed=17, bash=bash)
-    assert stats["allowed"] >= 20 and stats["bash_ran_something"] >= 100, stats
+    found, stats = shell_fuzz.fuzz(150, seed=17, bash=bash)
+    assert stats["allowed"] >= 15 and stats["bash_ran_something"] >= 60, stats
     assert found == [], [(d.kind, d.line) for d in found]
 
 
