@@ -357,22 +357,25 @@ class _Lexer:
         """
         s, depth, j = self.s, 1, i + 2
         parts, heredocs = len(self.parts), list(self.heredocs)
+        quoted = Part(unreadable="it has a quote inside an arithmetic expression")
         while j < len(s):
             if s.startswith(("$(", "`"), j):
                 _text, j, _computed = self.expansion(j)
                 continue
             c = s[j]
-            if c in "'\"\\":
-                self.parts.append(Part(unreadable="it has a quote inside an arithmetic "
-                                                  "expression"))
+            if c in "'\"\\" and quoted not in self.parts:
+                self.parts.append(quoted)
             depth += {"(": 1, ")": -1}.get(c, 0)
             j += 1
             if depth == 0 and s.startswith(")", j):
                 return j + 1
             if depth == 0:
                 break
+        seen = quoted in self.parts
         del self.parts[parts:]  # the caller reads it again as commands
         self.heredocs = heredocs
+        if seen:  # whichever way bash reads it, this scan may not: `(( x<<2 + ')' ))`
+            self.parts.append(quoted)
         return None
 
     def unclosed(self) -> None:

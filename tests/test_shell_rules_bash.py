@@ -261,3 +261,11 @@ def test_a_shell_reading_its_commands_from_standard_input_is_asked_about(command
     verdict = decided(DENY_RM, command, "auto")
     assert verdict.action == "ask" and "cannot check" in verdict.reason, command
     assert decided(DENY_RM, "bash -e ./build.sh x", "auto").action == "run"  # a script
+
+
+def test_a_quote_inside_arithmetic_is_asked_about_whatever_its_parentheses_say() -> None:
+    # bash skips the quoted ')' and reads arithmetic, whose << hides nothing; a scan that
+    # counted the ')' fell back to subshells and took <<2 for a here-document hiding rm
+    for command in ("(( x<<2 + ')' ))\nrm -rf v", "ls $(( x<<2 + ')' ))\nrm -rf v"):
+        verdict = decided(DENY_RM, command, "auto")
+        assert verdict.action == "ask" and "cannot check" in verdict.reason, command
