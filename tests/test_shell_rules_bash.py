@@ -269,3 +269,14 @@ def test_a_quote_inside_arithmetic_is_asked_about_whatever_its_parentheses_say()
     for command in ("(( x<<2 + ')' ))\nrm -rf v", "ls $(( x<<2 + ')' ))\nrm -rf v"):
         verdict = decided(DENY_RM, command, "auto")
         assert verdict.action == "ask" and "cannot check" in verdict.reason, command
+
+
+@pytest.mark.parametrize("command", [
+    "ls $[1<<2]\nrm -rf v", "a[1<<2]=x\nrm -rf v", "a[1<<2]=x ls\nrm -rf v",
+    "a[ #]=x; rm -rf v"])
+def test_old_arithmetic_and_array_subscripts_hide_no_here_document_or_comment(
+        command: str) -> None:
+    # `$[1<<2]` is arithmetic, and bash reads an assignment's subscript a[…] as one piece: no
+    # here-document starts at their <<, no comment at their #, and rm runs
+    assert decided(DENY_RM, command, "auto").action in ("deny", "ask"), command
+    assert decided(ALLOW_LS, command.replace("rm -rf v", "x")).action == "ask", command
