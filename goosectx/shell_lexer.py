@@ -31,8 +31,9 @@ __all__ = ["RESERVED_WORDS", "Part", "Word", "lex", "substitutions"]
 
 _BLANKS = " \t"
 _MAX_DEPTH = 40
-_REDIRECTION = re.compile(r"(\d*|&)(<<<|<<-|<<|>>|<>|>\||<&|>&|<|>)")
-_STARTS_REDIRECTION = re.compile(r"\d+[<>]|&>")
+_FD = r"\d*|&|\{[A-Za-z_][A-Za-z0-9_]*\}"  # 2>, &>, {fd}> (a new fd put in $fd)
+_REDIRECTION = re.compile(rf"({_FD})(<<<|<<-|<<|>>|<>|>\||<&|>&|<|>)")
+_STARTS_REDIRECTION = re.compile(r"\d+[<>]|&>|\{[A-Za-z_][A-Za-z0-9_]*\}[<>]")
 _EMPTY_PARENS = re.compile(r"[ \t]*\)")
 _RESERVED = frozenset({"!", "{", "if", "then", "else", "elif", "do", "while", "until"})
 RESERVED_WORDS = _RESERVED | {"}", "fi", "done", "esac", "coproc"}

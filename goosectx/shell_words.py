@@ -210,9 +210,11 @@ class WordScanner:
 
         Bash reads ``((`` as arithmetic when the parenthesis it opens closes with ``))``, as
         nested subshells otherwise (``((ls) )``, ``$((ls) )``: ``None``, for the caller to read
-        as commands). The substitutions inside become parts; a quote or backslash inside
-        makes the command unreadable (bash matches parentheses around quotes, this scan does
-        not), so ``((x<<2))`` can never be taken for a here-document that hides the next lines.
+        as commands, and the command is unreadable: bash may still reject or read them
+        otherwise, ``$((())(ls<<F))``). The substitutions inside become parts; a quote or
+        backslash inside makes the command unreadable (bash matches parentheses around
+        quotes, this scan does not), so ``((x<<2))`` can never be taken for a here-document
+        that hides the next lines.
         """
         s, depth, j = self.s, 1, i + 2
         parts, heredocs = len(self.parts), list(self.heredocs)
@@ -230,11 +232,10 @@ class WordScanner:
                 return j + 1
             if depth == 0:
                 break
-        seen = quoted in self.parts
         del self.parts[parts:]  # the caller reads it again as commands
         self.heredocs = heredocs
-        if seen:  # whichever way bash reads it, this scan may not: `(( x<<2 + ')' ))`
-            self.parts.append(quoted)
+        # whichever way bash reads it, this scan may not (`(( x<<2 + ')' ))`, `$((())(…))`)
+        self.parts.append(Part(unreadable="bash may read its (( as nested subshells"))
         return None
 
     def bracketed(self, i: int, line_only: bool = False) -> int | None:

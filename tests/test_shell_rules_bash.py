@@ -280,3 +280,18 @@ def test_old_arithmetic_and_array_subscripts_hide_no_here_document_or_comment(
     # here-document starts at their <<, no comment at their #, and rm runs
     assert decided(DENY_RM, command, "auto").action in ("deny", "ask"), command
     assert decided(ALLOW_LS, command.replace("rm -rf v", "x")).action == "ask", command
+
+
+def test_a_named_file_descriptor_redirection_is_not_the_program() -> None:
+    # `{d}>/dev/null rm -rf v` runs rm (bash opens a new fd into $d): found by the fuzzer
+    for command in ("{d}>/dev/null rm -rf v", "{d}>/dev/nul[l]\trm", "{fd}<&0 rm -rf v"):
+        assert decided(DENY_RM, command, "auto").action in ("deny", "ask"), command
+    assert decided(ALLOW_LS, "{d}>/dev/null x").action == "ask"
+    assert decided(ALLOW_LS, "ls {d}>/dev/null").action == "run"
+
+
+def test_parentheses_bash_does_not_read_as_arithmetic_are_asked_about() -> None:
+    # `$((())(ls<<F))`: bash reads no here-document there, the next lines run (fuzzer-found)
+    assert decided(ALLOW_LS, "ls $((())(ls<<F))\nrm -rf v\nF").action == "ask"
+    assert decided(DENY_RM, "ls $((())(ls<<F))\nrm -rf v\nF", "auto").action == "ask"
+    assert decided(DENY_RM, "((rm -rf v) )", "auto").action == "deny"  # still seen
