@@ -193,7 +193,7 @@ def _normalise(words: list[Word], forms: list[str], steps: list[tuple[str, bool,
 def _inner_line(name: str, args: list[str]) -> str | None:
     """The command string of ``bash -c STRING``, ``su -c STRING``, ``env -S STRING``, ``eval``."""
     if name == "eval":
-        return " ".join(args)
+        return " ".join(args[1:] if args[:1] == ["--"] else args)  # eval -- CMD
     if name == "trap":
         commands = [a for a in args if not a.startswith("-")]
         return commands[0] if len(commands) > 1 else None

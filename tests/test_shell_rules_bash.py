@@ -295,3 +295,9 @@ def test_parentheses_bash_does_not_read_as_arithmetic_are_asked_about() -> None:
     assert decided(ALLOW_LS, "ls $((())(ls<<F))\nrm -rf v\nF").action == "ask"
     assert decided(DENY_RM, "ls $((())(ls<<F))\nrm -rf v\nF", "auto").action == "ask"
     assert decided(DENY_RM, "((rm -rf v) )", "auto").action == "deny"  # still seen
+
+
+def test_eval_double_dash_is_its_end_of_options() -> None:
+    # bash's eval takes `--` as the end of its options and runs the rest
+    for command in ("eval -- 'rm -rf v'", "eval -- rm -rf v", "builtin eval -- rm -rf v"):
+        assert decided(DENY_RM, command, "auto").action == "deny", command
