@@ -118,11 +118,22 @@ def _after_keywords(words: list[Word]) -> list[Word]:
     """``words`` without the reserved words before the command (``then rm x`` → ``rm x``).
 
     ``coproc NAME { …; }`` loses its NAME too: a word before a compound command names the
-    coprocess, it is not the program (``coproc ls { rm x; }`` runs ``rm``).
+    coprocess, it is not the program (``coproc ls { rm x; }`` runs ``rm``); and ``time [-p]``
+    before a reserved word is bash's keyword (``time { rm x; }`` runs ``rm``).
     """
-    while words and words[0].raw in KEYWORDS:
-        named = words[0].raw == "coproc" and len(words) > 2 and words[2].raw in _COMPOUND
-        words = words[2 if named else 1:]
+    while words:
+        if words[0].raw == "time":  # bash's keyword: time [-p] [--] { …; } runs the group
+            k = 1
+            while k < len(words) and words[k].raw in ("-p", "--"):
+                k += 1
+            if k == len(words) or words[k].raw not in KEYWORDS | _COMPOUND:
+                return words  # time CMD: the wrapper, read as one
+            words = words[k:]
+        elif words[0].raw in KEYWORDS:
+            named = words[0].raw == "coproc" and len(words) > 2 and words[2].raw in _COMPOUND
+            words = words[2 if named else 1:]
+        else:
+            return words
     return words
 
 

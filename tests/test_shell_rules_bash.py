@@ -301,3 +301,11 @@ def test_eval_double_dash_is_its_end_of_options() -> None:
     # bash's eval takes `--` as the end of its options and runs the rest
     for command in ("eval -- 'rm -rf v'", "eval -- rm -rf v", "builtin eval -- rm -rf v"):
         assert decided(DENY_RM, command, "auto").action == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "time { rm -rf v; }", "time if rm -rf v; then :; fi", "time ! rm -rf v",
+    "time -p { rm -rf v; }", "time while rm -rf v; do break; done", "! time { rm -rf v; }"])
+def test_bash_time_keyword_before_a_compound_command_is_seen_through(command: str) -> None:
+    # `time` is a bash keyword: `time { rm -rf v; }` runs rm, not a program named `{`
+    assert decided(DENY_RM, command, "auto").action == "deny", command
