@@ -220,8 +220,10 @@ def _inner_line(name: str, args: list[str]) -> str | None:
         if name == "env" and word.startswith("--split-string"):
             value = word.partition("=")[2] if "=" in word else " ".join(args[i + 1:i + 2])
             return value or None
-        if word == "--command" or (word.startswith("-") and not word.startswith("--")
-                                   and flag in word[1:]):
+        if name == "su" and word.startswith(("--command=", "--session-command=")):
+            return word.partition("=")[2]
+        if word in ("--command", "--session-command") or (
+                word.startswith("-") and not word.startswith("--") and flag in word[1:]):
             rest = word.split(flag, 1)[1] if name == "env" else ""
             if rest:
                 return rest

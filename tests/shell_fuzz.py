@@ -448,7 +448,7 @@ class Grammar:
             if kind == 11:
                 return "A=(" + self.word() + " " + self.word() + ") " + self.simple()
             if kind == 12:
-                return "time " + self.simple()
+                return "time " + self.pick([self.simple(), "{ " + lst() + "; }", "-p ! " + lst()])
             if kind == 13:
                 return "select v in a; do " + lst() + "; break; done"
             return self.simple()

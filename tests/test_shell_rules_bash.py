@@ -309,3 +309,9 @@ def test_eval_double_dash_is_its_end_of_options() -> None:
 def test_bash_time_keyword_before_a_compound_command_is_seen_through(command: str) -> None:
     # `time` is a bash keyword: `time { rm -rf v; }` runs rm, not a program named `{`
     assert decided(DENY_RM, command, "auto").action == "deny", command
+
+
+def test_su_command_given_with_an_equals_sign_is_read() -> None:
+    for command in ("su --command='rm -rf v' root", "su --session-command='rm -rf v'",
+                    "su --session-command 'rm -rf v'", "su - root -c 'rm -rf v'"):
+        assert decided(DENY_RM, command, "auto").action == "deny", command
