@@ -564,8 +564,11 @@ def runs_rm(argvs: Iterable[tuple[str, ...]], bash: Bash, depth: int = 0) -> boo
                 todo.append(_wrapped(name, argv[1:]))
             elif runs_rm(real, bash, depth + 1):
                 return True
-        elif name in ("eval", "trap") and depth < 2:
-            todo.extend(bash.run(" ".join(argv[1:2] if name == "trap" else argv[1:])).argvs)
+        elif name == "eval" and depth < 2:
+            todo.extend(bash.run(" ".join(argv[1:])).argvs)
+        elif name == "trap" and depth < 2:  # trap ACTION SIGNAL…: one word alone is a signal
+            action = [a for a in argv[1:] if a != "--"]
+            todo.extend(bash.run(action[0]).argvs if len(action) > 1 else ())
         elif name in SHELLS and depth < 2 and "-c" in argv[1:]:
             inner = argv[argv.index("-c") + 1:argv.index("-c") + 2]
             if inner and runs_rm(bash.run(inner[0]).argvs, bash, depth + 1):
