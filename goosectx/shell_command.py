@@ -100,7 +100,7 @@ def _shown(value: str) -> str:
 
 def command_forms(part: Part) -> CommandForms:
     """The forms of one simple command (one element of :func:`goosectx.shell_lexer.lex`)."""
-    words = _after_keywords(part.words)
+    words = _after_keywords(part.words, part.piped)
     forms: list[str] = [" ".join(w.raw for w in words)]
     steps: list[tuple[str, bool, bool]] = []
     reasons = [part.unreadable] if part.unreadable else []
@@ -114,15 +114,16 @@ def command_forms(part: Part) -> CommandForms:
 _COMPOUND = frozenset({"{", "if", "while", "until", "for", "case", "select", "[[", "!"})
 
 
-def _after_keywords(words: list[Word]) -> list[Word]:
+def _after_keywords(words: list[Word], piped: bool = False) -> list[Word]:
     """``words`` without the reserved words before the command (``then rm x`` → ``rm x``).
 
     ``coproc NAME { …; }`` loses its NAME too: a word before a compound command names the
     coprocess, it is not the program (``coproc ls { rm x; }`` runs ``rm``); and ``time [-p]``
-    before a reserved word is bash's keyword (``time { rm x; }`` runs ``rm``).
+    before a reserved word is bash's keyword (``time { rm x; }`` runs ``rm``) where a pipeline
+    starts (``piped``: after ``|`` it is the program ``time``).
     """
     while words:
-        if words[0].raw == "time":  # bash's keyword: time [-p] [--] { …; } runs the group
+        if words[0].raw == "time" and not piped:  # the keyword: time [-p] { …; } runs it
             k = 1
             while k < len(words) and words[k].raw in ("-p", "--"):
                 k += 1
@@ -144,7 +145,7 @@ def _add_line(line: str, forms: list[str], steps: list[tuple[str, bool, bool]],
         reasons.append("its commands are nested too deeply to read")
         return
     for part in lex(line):
-        words = _after_keywords(part.words)
+        words = _after_keywords(part.words, part.piped)
         forms.append(" ".join(w.raw for w in words))
         if part.unreadable:
             reasons.append(part.unreadable)

@@ -39,6 +39,7 @@ _RESERVED = frozenset({"!", "{", "if", "then", "else", "elif", "do", "while", "u
 RESERVED_WORDS = _RESERVED | {"}", "fi", "done", "esac", "coproc"}
 """Reserved words bash reads before a command (``then rm x``): syntax, not a program — but
 only where a command starts (after ``</dev/null`` a ``then`` is a program's name)."""
+_LEADING = RESERVED_WORDS | {"time", "-p", "--"}  # what may come before one of them
 
 
 def _null_device(target: Word) -> bool:
@@ -85,7 +86,11 @@ class _Lexer(WordScanner):
                 i = self.here_documents(i + 1)
             elif c in ";&|" and not s.startswith("&>", i):
                 part = self.end(part)
-                i += 1
+                if c == "|" and not s.startswith("||", i) and s[i - 1:i] != "|":
+                    part.piped = True  # `|` or `|&`: bash's `time` is no keyword here
+                    i += 1 + s.startswith("|&", i)
+                else:
+                    i += 1
             elif s.startswith("((", i) and all(w.raw in _RESERVED for w in part.words) and (
                     after := self.arithmetic(i)) is not None:
                 i = after  # an arithmetic command: only its substitutions run
@@ -112,7 +117,8 @@ class _Lexer(WordScanner):
                 word, i = self.word(i)
                 if word.raw == "function" and not part.words:
                     part.unreadable = "it defines a function"
-                if part.redirected and not part.words and word.raw in RESERVED_WORDS:
+                if part.redirected and word.raw in RESERVED_WORDS and all(
+                        w.raw in _LEADING for w in part.words):  # `coproc<<s {`: `{` runs
                     part.unreadable = f"bash runs {word.raw!r} after a redirection as a program"
                 part.words.append(word)
         if closing:
@@ -126,7 +132,8 @@ class _Lexer(WordScanner):
     def end(self, part: Part) -> Part:
         if part.words or part.unreadable:
             self.parts.append(part)
-        return Part()
+            return Part()
+        return Part(piped=part.piped)  # `ls |<newline> time x`: still after the pipe
 
     def redirection(self, i: int, part: Part) -> int:
         s, start = self.s, i
@@ -134,7 +141,7 @@ class _Lexer(WordScanner):
         assert match is not None
         op = match.group(2)
         i = match.end()
-        part.redirected = part.redirected or not part.words
+        part.redirected = True
         if op in "<>" and s.startswith("(", i):  # process substitution <( ) >( )
             glued = bool(match.group(1)) or start > 0 and s[start - 1] not in ENDS_WORD
             i = self.line(i + 1, closing=True)

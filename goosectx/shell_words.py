@@ -48,7 +48,8 @@ class Part:
 
     words: list[Word] = field(default_factory=list)
     unreadable: str | None = None
-    redirected: bool = False  # a redirection came before its first word
+    redirected: bool = False  # a redirection came before its latest word
+    piped: bool = False  # it follows a `|` or `|&` (not the start of a pipeline)
 
     @property
     def text(self) -> str:

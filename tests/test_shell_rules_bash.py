@@ -315,3 +315,13 @@ def test_su_command_given_with_an_equals_sign_is_read() -> None:
     for command in ("su --command='rm -rf v' root", "su --session-command='rm -rf v'",
                     "su --session-command 'rm -rf v'", "su - root -c 'rm -rf v'"):
         assert decided(DENY_RM, command, "auto").action == "deny", command
+
+
+def test_time_after_a_pipe_and_keywords_after_any_leading_redirection_are_programs() -> None:
+    # fuzzer-found: bash reads `time` as its keyword only where a pipeline starts (after `|`
+    # it runs the program time), and a reserved word after a redirection as a program
+    for command in ("ls|time !", "ls |& time ! ls", "ls |\n time ! ls", "coproc<<s { ls",
+                    "time -p >/dev/null ! ls", "time >/dev/null { ls; }"):
+        assert decided(ALLOW_LS, command).action == "ask", command
+    for command in ("ls && time { ls; }", "ls || time ! ls", "time -p ! ls"):
+        assert decided(ALLOW_LS, command).action == "run", command
