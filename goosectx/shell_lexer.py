@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from goosectx.shell_words import ENDS_WORD, Part, Word, WordScanner
+from goosectx.shell_words import ASSIGNMENT_WORD, ENDS_WORD, Part, Word, WordScanner
 
 __all__ = ["RESERVED_WORDS", "Part", "Word", "lex", "substitutions"]
 
@@ -114,7 +114,8 @@ class _Lexer(WordScanner):
             elif c in "<>" or _STARTS_REDIRECTION.match(s, i):
                 i = self.redirection(i, part)
             else:
-                word, i = self.word(i)
+                word, i = self.word(i, assignment=all(
+                    w.raw in RESERVED_WORDS or ASSIGNMENT_WORD.match(w.raw) for w in part.words))
                 if word.raw == "function" and not part.words:
                     part.unreadable = "it defines a function"
                 if part.redirected and word.raw in RESERVED_WORDS and all(

@@ -22,6 +22,8 @@ ENDS_WORD = " \t\n;&|()<>"
 _SPECIAL_PARAMETER = re.compile(r"[A-Za-z_0-9@*#?$!{-]")
 _BRACE = re.compile(r"\{([^{}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\n]*\])?\+?=")
+"""An assignment word as written (``A=1``, ``a[i]+=x``): more may follow it before the program."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +76,12 @@ class WordScanner:
         """The parts of ``text``, one level deeper (the lexer's: a backtick's inside)."""
         raise NotImplementedError
 
-    def word(self, i: int) -> tuple[Word, int]:  # noqa: C901 - one scanner
-        """The word from ``i`` and where it ends (at a blank or a metacharacter)."""
+    def word(self, i: int, assignment: bool = False) -> tuple[Word, int]:  # noqa: C901
+        """The word from ``i`` and where it ends (at a blank or a metacharacter).
+
+        ``assignment``: it stands where bash reads assignments (before a command's program),
+        so a name's ``[…]=`` is read whole.
+        """
         s = self.s
         raw: list[str] = []
         value: list[str] = []
@@ -122,7 +128,7 @@ class WordScanner:
                 value.append(text)
                 expands = expands or computed
                 plain.append(text if not computed else "_")
-            elif c == "[" and _NAME.fullmatch("".join(raw)) and (
+            elif c == "[" and assignment and _NAME.fullmatch("".join(raw)) and (
                     closed := self.subscript(i)) is not None:
                 raw.append(s[i:closed])  # an assignment's a[…]=: bash reads the subscript whole
                 value.append(s[i:closed])

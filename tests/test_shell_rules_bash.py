@@ -325,3 +325,11 @@ def test_time_after_a_pipe_and_keywords_after_any_leading_redirection_are_progra
         assert decided(ALLOW_LS, command).action == "ask", command
     for command in ("ls && time { ls; }", "ls || time ! ls", "time -p ! ls"):
         assert decided(ALLOW_LS, command).action == "run", command
+
+
+def test_a_subscript_is_read_whole_only_where_bash_reads_an_assignment() -> None:
+    # fuzzer-found: in `ls a[&]=` the word is an argument, so bash splits it at `&` and runs
+    # a program named `]=`; only a command's leading assignments have their a[…] read whole
+    assert decided(ALLOW_LS, "ls a[&]=").action == "ask"
+    assert decided(ALLOW_LS, "a[1&2]=x ls").action == "ask"  # an assignment: not ls alone
+    assert decided(DENY_RM, "A=1 a[ #]=x; rm -rf v", "auto").action == "deny"
