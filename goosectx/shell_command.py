@@ -218,6 +218,12 @@ def _inner_line(name: str, args: list[str]) -> str | None:
         if name in SHELLS and (word in _SHELL_VALUED or re.fullmatch(r"[-+][a-zA-Z]*[oO]", word)):
             skip = True
             continue
+        cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word) if name == "env" else None
+        if word in ("--unset", "--chdir", "--argv0") or cluster and cluster[2] != "S":
+            skip = not (cluster and cluster[3])  # -u NAME, -C DIR (or -uNAME)
+            continue
+        if name == "env" and not word.startswith("-") and "=" not in word:
+            return None  # env's command: a -S after it is the command's
         if name == "env" and word.startswith("--split-string"):
             value = word.partition("=")[2] if "=" in word else " ".join(args[i + 1:i + 2])
             return value or None

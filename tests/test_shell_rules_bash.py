@@ -333,3 +333,16 @@ def test_a_subscript_is_read_whole_only_where_bash_reads_an_assignment() -> None
     assert decided(ALLOW_LS, "ls a[&]=").action == "ask"
     assert decided(ALLOW_LS, "a[1&2]=x ls").action == "ask"  # an assignment: not ls alone
     assert decided(DENY_RM, "A=1 a[ #]=x; rm -rf v", "auto").action == "deny"
+
+
+@pytest.mark.parametrize("command", [
+    "env rm -S'x' v", "env -u X -S'rm -rf v'", "env -iu X -S 'rm -rf v'", "env A=1 rm -Sv"])
+def test_env_split_string_is_only_an_option_before_envs_command(command: str) -> None:
+    # fuzzer-found: in `env rm -S'x'` the -S belongs to rm, which env runs
+    assert decided(DENY_RM, command, "auto").action == "deny", command
+
+
+def test_env_options_taking_a_value_are_read_in_order() -> None:
+    assert decided(DENY_RM, "env -Sa 'rm -rf v'", "auto").action == "run"  # runs `a`
+    assert decided(DENY_RM, "env -Srm v", "auto").action == "deny"
+    assert decided(DENY_RM, "env -uX -S'rm -rf v'", "auto").action == "deny"
