@@ -5,8 +5,9 @@ command line into simple commands; :func:`command_forms` gives the forms of one 
 that a rule is matched against: the text as written, and the command after the shell's own
 unquoting (``r''m`` → ``rm``), without leading ``VAR=value`` assignments, with a program given
 by path reduced to its name (``/bin/rm`` → ``rm``) and with well-known wrappers removed
-(``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs`` …); the string of
-``bash -c STRING``, ``eval STRING``, ``trap STRING`` and ``find -exec`` is split and matched
+(``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs`` …; a ``--long`` option
+read both as a flag and as taking the next word); the string of ``bash -c STRING``,
+``env -S STRING``, ``eval STRING``, ``trap STRING`` and ``find -exec`` is split and matched
 as commands of its own. Words are bash's (:mod:`goosectx.shell_lexer`): a command whose program
 bash names at run time or by a glob or brace expansion, or that defines a function or an alias,
 is one the rules cannot read (:attr:`CommandForms.unreadable`): never allowed by a rule, and
@@ -19,9 +20,10 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from goosectx.shell_lexer import Part, Word, lex
+from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
 
 
 # -- shell commands split into parts ------------------------------------------------------
@@ -38,8 +40,10 @@ def shell_parts(command: str) -> list[str]:
 
 
 # -- the forms of one simple command -------------------------------------------------------
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "ash", "busybox"})
-"""Shells whose ``-c STRING`` is a command line of its own."""
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "ash"})
+"""Shells whose ``-c STRING`` is a command line of its own (``busybox`` is a wrapper: its first
+word is the program, ``busybox sh -c …`` a shell)."""
+_SHELL_VALUED = ("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
 
 # wrapper → (options that take a value, positional words before the command)
 _WRAPPERS: dict[str, tuple[str, int]] = {
@@ -48,14 +52,14 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
     "time": ("fo", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
     "xargs": ("adEILnPs", 0), "watch": ("nd", 0), "chronic": ("", 0), "setsid": ("", 0),
     "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("w", 1),
+    "busybox": ("", 0),
 }
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # A=x, A+=x
 _MAX_DEPTH = 8
 _MAX_STEPS = 64
 
 
-KEYWORDS = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done",
-                       "while", "until", "esac", "coproc"})
+KEYWORDS = RESERVED_WORDS
 """Reserved words bash reads before a command (``then rm x``): syntax, not a program."""
 
 
@@ -96,7 +100,7 @@ def _shown(value: str) -> str:
 
 def command_forms(part: Part) -> CommandForms:
     """The forms of one simple command (one element of :func:`goosectx.shell_lexer.lex`)."""
-    words = _after_keywords(part.words)
+    words = _after_keywords(part.words, part.piped)
     forms: list[str] = [" ".join(w.raw for w in words)]
     steps: list[tuple[str, bool, bool]] = []
     reasons = [part.unreadable] if part.unreadable else []
@@ -107,9 +111,30 @@ def command_forms(part: Part) -> CommandForms:
                         unreadable)
 
 
-def _after_keywords(words: list[Word]) -> list[Word]:
-    while words and words[0].raw in KEYWORDS:
-        words = words[1:]
+_COMPOUND = frozenset({"{", "if", "while", "until", "for", "case", "select", "[[", "!"})
+
+
+def _after_keywords(words: list[Word], piped: bool = False) -> list[Word]:
+    """``words`` without the reserved words before the command (``then rm x`` → ``rm x``).
+
+    ``coproc NAME { …; }`` loses its NAME too: a word before a compound command names the
+    coprocess, it is not the program (``coproc ls { rm x; }`` runs ``rm``); and ``time [-p]``
+    before a reserved word is bash's keyword (``time { rm x; }`` runs ``rm``) where a pipeline
+    starts (``piped``: after ``|`` it is the program ``time``).
+    """
+    while words:
+        if words[0].raw == "time" and not piped:  # the keyword: time [-p] { …; } runs it
+            k = 1
+            while k < len(words) and words[k].raw in ("-p", "--"):
+                k += 1
+            if k == len(words) or words[k].raw not in KEYWORDS | _COMPOUND:
+                return words  # time CMD: the wrapper, read as one
+            words = words[k:]
+        elif words[0].raw in KEYWORDS:
+            named = words[0].raw == "coproc" and len(words) > 2 and words[2].raw in _COMPOUND
+            words = words[2 if named else 1:]
+        else:
+            return words
     return words
 
 
@@ -120,7 +145,7 @@ def _add_line(line: str, forms: list[str], steps: list[tuple[str, bool, bool]],
         reasons.append("its commands are nested too deeply to read")
         return
     for part in lex(line):
-        words = _after_keywords(part.words)
+        words = _after_keywords(part.words, part.piped)
         forms.append(" ".join(w.raw for w in words))
         if part.unreadable:
             reasons.append(part.unreadable)
@@ -149,40 +174,91 @@ def _normalise(words: list[Word], forms: list[str], steps: list[tuple[str, bool,
             continue
         if name == "alias" and any("=" in w.value for w in words[1:]):
             reasons.append("it defines an alias")
+        if name in ("hash", "enable") and any(  # hash -p /bin/rm ls; enable -f x.so ls
+                w.value.startswith("-") and ("p" if name == "hash" else "f") in w.value
+                for w in words[1:]):
+            reasons.append(f"it makes a program name run another file ({name} "
+                           f"-{'p' if name == 'hash' else 'f'})")
         if any(w.value.startswith("BASH_FUNC_") for w in words):
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         if name in SHELLS or name in ("su", "eval", "trap") or name == "env" and any(
-                w.value == "-S" for w in words):
+                _splits_string(w.value) for w in words):
             inner = _inner_line(name, [w.value for w in words[1:]])
             if inner is not None:
                 _add_line(inner, forms, steps, reasons, depth)
                 return
+            if name in SHELLS and _script(w.value for w in words[1:]) is None:
+                reasons.append(f"{name} runs the commands it reads from its standard input")
         if name == "find":
             for command in _find_exec(words):
                 _normalise(command, forms, steps, reasons, depth + 1)
             return
         if name not in _WRAPPERS:
             return
-        words = _unwrap(name, words[1:])
+        if sum(w.value.startswith("--") and "=" not in w.value for w in words) > 8:
+            reasons.append(f"it gives {name} more long options than the rules read")
+        words, *others = _unwrap(name, words[1:])
+        for other in others:  # a long option that may take the next word as its value
+            _normalise(other, forms, steps, reasons, depth + 1)
 
 
 def _inner_line(name: str, args: list[str]) -> str | None:
     """The command string of ``bash -c STRING``, ``su -c STRING``, ``env -S STRING``, ``eval``."""
     if name == "eval":
-        return " ".join(args)
+        return " ".join(args[1:] if args[:1] == ["--"] else args)  # eval -- CMD
     if name == "trap":
         commands = [a for a in args if not a.startswith("-")]
         return commands[0] if len(commands) > 1 else None
     flag = "S" if name == "env" else "c"
+    skip = False
     for i, word in enumerate(args):
-        if word == "--command" or (word.startswith("-") and not word.startswith("--")
-                                   and flag in word[1:]):
+        if skip:  # the value of bash's -o / -O / --rcfile
+            skip = False
+            continue
+        if name in SHELLS and (word in _SHELL_VALUED or re.fullmatch(r"[-+][a-zA-Z]*[oO]", word)):
+            skip = True
+            continue
+        cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word) if name == "env" else None
+        if word in ("--unset", "--chdir", "--argv0") or cluster and cluster[2] != "S":
+            skip = not (cluster and cluster[3])  # -u NAME, -C DIR (or -uNAME)
+            continue
+        if name == "env" and not word.startswith("-") and "=" not in word:
+            return None  # env's command: a -S after it is the command's
+        if name == "env" and word.startswith("--split-string"):
+            value = word.partition("=")[2] if "=" in word else " ".join(args[i + 1:i + 2])
+            return value or None
+        if name == "su" and word.startswith(("--command=", "--session-command=")):
+            return word.partition("=")[2]
+        if word in ("--command", "--session-command") or (
+                word.startswith("-") and not word.startswith("--") and flag in word[1:]):
             rest = word.split(flag, 1)[1] if name == "env" else ""
             if rest:
                 return rest
             return args[i + 1] if i + 1 < len(args) else None
-        if not word.startswith("-") and name != "su" and name != "env":
+        if not word.startswith(("-", "+")) and name != "su" and name != "env":
             return None  # `bash script.sh`: a script, not a command line
+    return None
+
+
+def _script(args: Iterable[str]) -> str | None:
+    """The script a shell started without ``-c`` runs, or ``None``.
+
+    ``None``: it reads its commands from standard input (no script operand, ``-s``, ``-i``).
+    """
+    words = list(args)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            return words[i + 1] if i + 1 < len(words) else None
+        if not word.startswith(("-", "+")) or word in ("-", "+"):
+            return word
+        if word.startswith("--") or not re.search(r"[sioO]", word):
+            i += 1 + (word in _SHELL_VALUED)
+            continue
+        if "s" in word[1:] or "i" in word[1:]:
+            return None  # -s: commands from stdin; -i: interactive
+        i += 2  # -o VALUE, -O VALUE
     return None
 
 
@@ -202,18 +278,33 @@ def _find_exec(words: list[Word]) -> list[list[Word]]:
     return commands
 
 
-def _unwrap(name: str, words: list[Word]) -> list[Word]:
-    """The command a wrapper runs: its options, values and leading positionals skipped."""
+def _splits_string(value: str) -> bool:
+    """True for env's ``-S STRING`` in any spelling (``-S'rm x'``, ``-iS``, ``--split-string``)."""
+    return value.startswith("--split-string") or (
+        value.startswith("-") and not value.startswith("--") and "S" in value[1:])
+
+
+def _unwrap(name: str, words: list[Word], start: int = 0,
+            budget: list[int] | None = None) -> list[list[Word]]:
+    """The command a wrapper runs: its options, values and leading positionals skipped.
+
+    The first reading takes a ``--long`` option without ``=`` as a flag; one more reading
+    for each such option takes the next word as its value (``timeout --signal KILL 5 rm``),
+    since which long options take one is not known here (deny and ask rules match them all);
+    at most 8 readings.
+    """
+    budget = [8] if budget is None else budget
     with_value, positionals = _WRAPPERS[name]
     args = [w.value for w in words]
-    i = 0
+    i = start
+    others: list[list[Word]] = []
     while i < len(args):
         word = args[i]
         if word == "--":
             i += 1
             break
-        if name == "env" and _ASSIGNMENT.match(word):
-            i += 1
+        if name == "env" and "=" in word and not word.startswith("-"):
+            i += 1  # env NAME=VALUE: any name, a-b=1 too
             continue
         if not word.startswith("-") or word == "-":
             if name == "env" and word == "-":
@@ -221,11 +312,14 @@ def _unwrap(name: str, words: list[Word]) -> list[Word]:
                 continue
             break
         if word.startswith("--"):
-            i += 1  # --long=value, or a flag; --long value is rare for these wrappers
+            if "=" not in word and i + 1 < len(args) and budget[0] > 0:
+                budget[0] -= 1
+                others += _unwrap(name, words, i + 2, budget)
+            i += 1  # --long=value, or a flag
             continue
         if name == "nice" and word[1:].isdigit():
             i += 1  # nice -10 CMD
             continue
         letter = word[1]
         i += 2 if letter in with_value and len(word) == 2 else 1
-    return words[i + positionals:]
+    return [words[i + positionals:], *others]

@@ -1,0 +1,282 @@
+r"""The words of a bash command line, and the expansions inside them, for permission rules.
+
+docs/architecture.md §4, clause 2. :class:`Word` and :class:`Part` are what
+:mod:`goosectx.shell_lexer` cuts a command line into; :class:`WordScanner` (mixed into its
+lexer) reads one word as bash does: quotes removed (``'…'``, ``"…"``, ``\\x``, ``$"…"``),
+what bash computes at run time kept as written and marked (``$X``, ``${…}``, ``$'…'``,
+``$( )``, backticks, ``$((…))``, ``$[…]``, a tilde prefix, an assignment's ``a[…]``), and
+whether it is a pattern (an unquoted glob or brace expansion). The commands inside ``$( )``
+and backticks (also inside ``${…}``, ``$((…))``, ``$[…]``) become parts of their own; where
+bash's reading is not followed here (a quote inside ``${…}`` or arithmetic) a part says so.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+ENDS_WORD = " \t\n;&|()<>"
+"""Characters that end an unquoted word (bash's metacharacters and newline)."""
+_SPECIAL_PARAMETER = re.compile(r"[A-Za-z_0-9@*#?$!{-]")
+_BRACE = re.compile(r"\{([^{}]*)\}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\n]*\])?\+?=")
+"""An assignment word as written (``A=1``, ``a[i]+=x``): more may follow it before the program."""
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One word of a simple command.
+
+    Attributes:
+        raw: As written (backslash-newlines deleted, substitutions shown as ``$(…)``).
+        value: After quote removal; what bash computes at run time is kept as written.
+        expands: Bash computes part of it at run time (``$X``, ``$'…'``, ``$( )``, backticks).
+        pattern: An unquoted glob (``*`` ``?`` ``[``) or brace expansion (``{a,b}``): bash
+            may make it into other words.
+    """
+
+    raw: str
+    value: str
+    expands: bool = False
+    pattern: bool = False
+
+
+@dataclass(slots=True)
+class Part:
+    """One simple command (or one redirection, ``> TARGET``) of a command line."""
+
+    words: list[Word] = field(default_factory=list)
+    unreadable: str | None = None
+    redirected: bool = False  # a redirection came before its latest word
+    piped: bool = False  # it follows a `|` or `|&` (not the start of a pipeline)
+
+    @property
+    def text(self) -> str:
+        """The part as written, words joined by one space."""
+        return " ".join(w.raw for w in self.words)
+
+
+
+class WordScanner:
+    """Reads words and their expansions; mixed into the lexer, which provides these."""
+
+    s: str
+    depth: int
+    parts: list[Part]
+    heredocs: list[tuple[str, bool, bool]]  # (delimiter, quoted, strip tabs)
+
+    def line(self, i: int, closing: bool) -> int:
+        """Scan commands from ``i`` (the lexer's)."""
+        raise NotImplementedError
+
+    def nested(self, text: str) -> list[Part]:
+        """The parts of ``text``, one level deeper (the lexer's: a backtick's inside)."""
+        raise NotImplementedError
+
+    def word(self, i: int, assignment: bool = False) -> tuple[Word, int]:  # noqa: C901
+        """The word from ``i`` and where it ends (at a blank or a metacharacter).
+
+        ``assignment``: it stands where bash reads assignments (before a command's program),
+        so a name's ``[…]=`` is read whole.
+        """
+        s = self.s
+        raw: list[str] = []
+        value: list[str] = []
+        expands = pattern = False
+        plain: list[str] = []  # the unquoted characters, for brace expansion
+        while i < len(s) and s[i] not in ENDS_WORD:
+            c = s[i]
+            if s.startswith("\\\n", i):
+                i += 2
+            elif c == "\\":
+                raw.append(s[i:i + 2])
+                value.append(s[i + 1:i + 2] or "\\")
+                plain.append("_")
+                i += 2
+            elif c == "'":
+                end = s.find("'", i + 1)
+                end = len(s) if end < 0 else end
+                if end == len(s):
+                    self.unclosed()
+                raw.append(s[i:end + 1])
+                value.append(s[i + 1:end])
+                plain.append("_")
+                i = end + 1
+            elif c == '"' or s.startswith('$"', i):
+                start = i + 1 if c == '"' else i + 2
+                inner, i = self.double_quoted(start, until='"')
+                raw.append(s[start - (1 if c == '"' else 2):i])
+                value.append(inner.value)
+                expands = expands or inner.expands or c == "$"
+                plain.append("_")
+            elif s.startswith("$'", i):
+                end = i + 2
+                while end < len(s) and s[end] != "'":
+                    end += 2 if s[end] == "\\" else 1
+                if end >= len(s):
+                    self.unclosed()
+                raw.append(s[i:end + 1])
+                value.append(s[i:end + 1])
+                expands, i = True, end + 1
+                plain.append("_")
+            elif c in "$`":
+                text, i, computed = self.expansion(i)
+                raw.append(text)
+                value.append(text)
+                expands = expands or computed
+                plain.append(text if not computed else "_")
+            elif c == "[" and assignment and _NAME.fullmatch("".join(raw)) and (
+                    closed := self.subscript(i)) is not None:
+                raw.append(s[i:closed])  # an assignment's a[…]=: bash reads the subscript whole
+                value.append(s[i:closed])
+                plain.append("_")
+                expands, i = True, closed
+            else:
+                pattern = pattern or c in "*?"
+                raw.append(c)
+                value.append(c)
+                plain.append(c)
+                i += 1
+        if raw[:1] == ["~"] and "/" not in "".join(value):
+            expands = True  # ~ ~+ ~- ~user: $HOME, $PWD, $OLDPWD, a home directory
+        unquoted = "".join(plain)
+        bracket = unquoted.find("[")
+        pattern = (pattern or bracket >= 0 and "]" in unquoted[bracket:]
+                   or any("," in b or ".." in b for b in _BRACE.findall(unquoted)))
+        return Word("".join(raw), "".join(value), expands, pattern), i
+
+    def double_quoted(self, i: int, until: str) -> tuple[Word, int]:
+        """The inside of ``"…"`` from ``i`` (or a here-document body: ``until`` empty)."""
+        s = self.s
+        value: list[str] = []
+        expands = False
+        while i < len(s) and (not until or s[i] != until):
+            if s.startswith("\\\n", i):
+                i += 2
+            elif s[i] == "\\" and i + 1 < len(s) and s[i + 1] in '$`"\\':
+                value.append(s[i + 1])
+                i += 2
+            elif s[i] in "$`":
+                text, i, computed = self.expansion(i)
+                value.append(text)
+                expands = expands or computed
+            else:
+                value.append(s[i])
+                i += 1
+        if until and i >= len(s):
+            self.unclosed()
+        return Word("".join(value), "".join(value), expands), i + (1 if until else 0)
+
+    def expansion(self, i: int) -> tuple[str, int, bool]:
+        """``$X``, ``${…}``, ``$( )`` or a backtick at ``i``: (shown text, end, computed)."""
+        s = self.s
+        if s.startswith("$((", i):  # arithmetic: only its substitutions run
+            end = self.arithmetic(i + 1)
+            if end is not None:
+                return "$((…))", end, True
+        if s.startswith("$(", i):
+            return "$(…)", self.line(i + 2, closing=True), True
+        if s[i] == "`":
+            end = i + 1
+            while end < len(s) and s[end] != "`":
+                end += 2 if s[end] == "\\" else 1
+            if end >= len(s):
+                self.unclosed()
+            inner = re.sub(r"\\([\\`$])", r"\1", s[i + 1:end])
+            self.parts.extend(self.nested(inner))
+            return "`…`", end + 1, True
+        if s.startswith("$[", i):  # old arithmetic, $[1<<2]: only its substitutions run
+            end = self.bracketed(i + 1)
+            return "$[…]", len(s) if end is None else end, True
+        if s.startswith("${", i):
+            depth, end = 0, i + 1
+            while end < len(s):
+                if s.startswith(("$(", "`"), end):
+                    _text, end, _computed = self.expansion(end)
+                    continue
+                if s[end] in "'\"\\":  # bash's quoting inside ${…} is not followed here
+                    self.parts.append(Part(unreadable="it has a quote inside ${…}"))
+                depth += {"{": 1, "}": -1}.get(s[end], 0)
+                end += 1
+                if depth == 0:
+                    break
+            return s[i:end], end, True
+        if _SPECIAL_PARAMETER.match(s, i + 1):
+            end = i + 2
+            if s[i + 1].isalpha() or s[i + 1] == "_":
+                while end < len(s) and (s[end].isalnum() or s[end] == "_"):
+                    end += 1
+            return s[i:end], end, True
+        return "$", i + 1, False
+
+    def arithmetic(self, i: int) -> int | None:
+        """``((…))`` at ``i`` as bash reads it: the end past its ``))``, or ``None``.
+
+        Bash reads ``((`` as arithmetic when the parenthesis it opens closes with ``))``, as
+        nested subshells otherwise (``((ls) )``, ``$((ls) )``: ``None``, for the caller to read
+        as commands, and the command is unreadable: bash may still reject or read them
+        otherwise, ``$((())(ls<<F))``). The substitutions inside become parts; a quote or
+        backslash inside makes the command unreadable (bash matches parentheses around
+        quotes, this scan does not), so ``((x<<2))`` can never be taken for a here-document
+        that hides the next lines.
+        """
+        s, depth, j = self.s, 1, i + 2
+        parts, heredocs = len(self.parts), list(self.heredocs)
+        quoted = Part(unreadable="it has a quote inside an arithmetic expression")
+        while j < len(s):
+            if s.startswith(("$(", "`"), j):
+                _text, j, _computed = self.expansion(j)
+                continue
+            c = s[j]
+            if c in "'\"\\" and quoted not in self.parts:
+                self.parts.append(quoted)
+            depth += {"(": 1, ")": -1}.get(c, 0)
+            j += 1
+            if depth == 0 and s.startswith(")", j):
+                return j + 1
+            if depth == 0:
+                break
+        del self.parts[parts:]  # the caller reads it again as commands
+        self.heredocs = heredocs
+        # whichever way bash reads it, this scan may not (`(( x<<2 + ')' ))`, `$((())(…))`)
+        self.parts.append(Part(unreadable="bash may read its (( as nested subshells"))
+        return None
+
+    def bracketed(self, i: int, line_only: bool = False) -> int | None:
+        """The end past the ``]`` that closes the ``[`` at ``i`` (``None``: not closed).
+
+        Its ``$( )`` and backticks become parts; a quote inside makes the command unreadable.
+        ``line_only``: a newline before the ``]`` leaves it unclosed.
+        """
+        s, depth, j = self.s, 0, i
+        while j < len(s):
+            if s.startswith(("$(", "`"), j):
+                _text, j, _computed = self.expansion(j)
+                continue
+            c = s[j]
+            if c == "\n" and line_only:
+                return None
+            if c in "'\"\\":
+                self.parts.append(Part(unreadable="it has a quote inside brackets"))
+            depth += {"[": 1, "]": -1}.get(c, 0)
+            j += 1
+            if depth == 0:
+                return j
+        return None
+
+    def subscript(self, i: int) -> int | None:
+        """After a name, the end of its ``[…]`` when ``=`` or ``+=`` follows on the line."""
+        parts, heredocs = len(self.parts), list(self.heredocs)
+        end = self.bracketed(i, line_only=True)
+        if end is not None and self.s.startswith(("=", "+="), end):
+            return end
+        del self.parts[parts:]  # not an assignment: the caller reads it as it is
+        self.heredocs = heredocs
+        return None
+
+    def unclosed(self) -> None:
+        """Note a quote or backtick the text never closes: the command is unreadable."""
+        self.parts.append(Part(unreadable="a quote or '`' is not closed"))
