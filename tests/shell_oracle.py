@@ -101,8 +101,10 @@ class Bash:
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def run(self, line: str) -> Ran:
-        """The programs bash runs for ``line`` (``line`` holds no NUL)."""
+    def run(self, line: str, timeout_s: float = 2.0) -> Ran:
+        """The programs bash runs for ``line`` (``line`` holds no NUL), killed after
+        ``timeout_s`` (a generated line may loop; a hand-written check passes more, as a
+        loaded machine can take seconds to start bash)."""
         argv = [BASH, "--norc", "--noprofile", "-c", self.script, "fuzz", line]
         timed_out = False
         # env -i PATH=/nonexistent HOME=/nonexistent, and timeout 2, without two more processes
@@ -114,7 +116,7 @@ class Bash:
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               start_new_session=True, **user) as proc:  # type: ignore[call-overload]
             try:
-                out, err = proc.communicate(timeout=2)
+                out, err = proc.communicate(timeout=timeout_s)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, 9)
                 out, err = proc.communicate()
@@ -227,7 +229,7 @@ class Wrappers:
         env = {**_ENV, "LD_PRELOAD": self.shim}
         try:
             done = subprocess.run(argv, cwd=self.dir, env=env, stdin=subprocess.DEVNULL,
-                                  capture_output=True, timeout=2, **_NOBODY)
+                                  capture_output=True, timeout=10, **_NOBODY)  # (a loaded CI)
         except subprocess.TimeoutExpired:
             return None
         err = done.stderr

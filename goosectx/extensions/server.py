@@ -226,9 +226,9 @@ class ServerConnection:
 
     def _fail(self, reason: str) -> None:
         self.status, self.error = "failed", reason
-        self.ready.set()
         self.stderr_tail = self._stderr.tail() if self._stderr else ""
         self._notify(f"extension {self.config.name} {reason}{self._stderr_end()}")
+        self.ready.set()  # after the notice: whoever waited for it finds the notice queued
 
     def _stderr_end(self) -> str:
         """`` — stderr: `` and its last 3 lines (redacted, as a notice is), or ``""``."""
