@@ -37,7 +37,11 @@ def test_the_oracle_reports_what_bash_runs(bash: shell_oracle.Bash) -> None:
     assert ran("{rm,x} y")[0] == ("rm", "x", "y")
     assert ran("ls$'\\r'/x")[0] == ("ls\r/x",)  # a path: refused by `set -r`
     assert ran("ls && rm v || x") == (("ls",), ("rm", "v"), ("ls",), ("x",))
-    assert ran("ls >/dev/null && x 2>/dev/null")[:2] == (("ls",), ("x",))
+    both = bash.run("ls >/dev/null && x 2>/dev/null", timeout_s=30)
+    if bash.restricted:  # no exec-reporting shim: `set -r` refuses output redirections
+        assert both.blind
+    else:
+        assert both.argvs[:2] == (("ls",), ("x",))
 
 
 def test_the_oracle_runs_no_program_it_reports(bash: shell_oracle.Bash, tmp_path: Path) -> None:
