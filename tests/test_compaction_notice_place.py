@@ -8,21 +8,17 @@ notice sat with the summary, before the kept tail, instead of after what it foll
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import DUMMY_API_KEY, FAKE_MODEL
 from fakeserver import FakeServer
+from test_fixed_part_pause import _goosectx as goosectx_in_window
 
 
 def _goosectx(server: FakeServer, cwd: Path, *args: str, stdin: str = ""
               ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "GOOSE_MODEL": FAKE_MODEL, "OPENAI_API_BASE": server.base_url,
-           "OPENAI_API_KEY": DUMMY_API_KEY, "GOOSE_CONTEXT_LIMIT": "4000"}
-    return subprocess.run(["goosectx", *args], env=env, cwd=cwd, input=stdin,
-                          capture_output=True, text=True, timeout=120)
+    return goosectx_in_window(server, cwd, *args, stdin=stdin, limit=4000)
 
 
 def _shell(command: str) -> dict[str, object]:

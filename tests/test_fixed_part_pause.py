@@ -22,10 +22,11 @@ from conftest import DUMMY_API_KEY, FAKE_MODEL
 from fakeserver import FakeServer
 
 
-def _goosectx(server: FakeServer, cwd: Path, *args: str, stdin: str = ""
+def _goosectx(server: FakeServer, cwd: Path, *args: str, stdin: str = "", limit: int = 1000
               ) -> subprocess.CompletedProcess[str]:
+    """``goosectx ARGS`` against ``server`` in a ``limit``-token context window."""
     env = {**os.environ, "GOOSE_MODEL": FAKE_MODEL, "OPENAI_API_BASE": server.base_url,
-           "OPENAI_API_KEY": DUMMY_API_KEY, "GOOSE_CONTEXT_LIMIT": "1000"}
+           "OPENAI_API_KEY": DUMMY_API_KEY, "GOOSE_CONTEXT_LIMIT": str(limit)}
     return subprocess.run(["goosectx", *args], env=env, cwd=cwd, input=stdin,
                           capture_output=True, text=True, timeout=120)
 
@@ -87,13 +88,8 @@ def test_resumed_in_a_smaller_window_the_fixed_part_pause_is_said(
     prompt and tools alone are over the threshold: the growth guard (no second compaction
     without growth since the last) kept any compaction from being tried, so the pause notice
     naming the cause never came, and the request went out over the window without a word."""
-    env = {**os.environ, "GOOSE_MODEL": FAKE_MODEL, "OPENAI_API_BASE": fake_server.base_url,
-           "OPENAI_API_KEY": DUMMY_API_KEY}
-
     def run(limit: int, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["goosectx", "run", *args],
-                              env={**env, "GOOSE_CONTEXT_LIMIT": str(limit)}, cwd=tmp_path,
-                              capture_output=True, text=True, timeout=120)
+        return _goosectx(fake_server, tmp_path, "run", *args, limit=limit)
 
     fake_server.default_reply = {"text": "ok"}
     first = run(2000, "--name", "t", "-t", "step one: " + "lorem ipsum dolor " * 400)
