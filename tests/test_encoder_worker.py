@@ -10,14 +10,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from worker_support import gone, run_alone, skip_unless_alone
 
 from goosectx import encoder_worker
 from goosectx.compaction.extractive import extractive_summary
@@ -37,34 +35,15 @@ TEXTS = [
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the worker needs os.fork")
 
-ALONE = "GOOSECTX_WORKER_TESTS_ALONE"
-"""Set in the process :func:`test_the_worker_tests_pass_in_a_process_of_their_own` starts."""
-
 
 @pytest.fixture(autouse=True)
 def _single_threaded(request: pytest.FixtureRequest) -> None:
-    """The worker starts only in a process with no other thread (a fork copies no thread).
-
-    Earlier tests of a whole-suite run leave threads behind (servers, pools), so there these
-    tests are skipped and run again, all of them, in a fresh interpreter by the test below.
-    """
-    if request.node.name == "test_the_worker_tests_pass_in_a_process_of_their_own":
-        return
-    if threading.active_count() > 1 and os.environ.get(ALONE) != "1":
-        pytest.skip("other threads run in this process: run by "
-                    "test_the_worker_tests_pass_in_a_process_of_their_own")
+    """Run in a process with no other thread, or by the test below (worker_support)."""
+    skip_unless_alone(request)
 
 
 def test_the_worker_tests_pass_in_a_process_of_their_own() -> None:
-    if os.environ.get(ALONE) == "1" or threading.active_count() == 1:
-        pytest.skip("this process has no other thread: the tests below run here")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
-        env={**os.environ, ALONE: "1"}, capture_output=True, text=True, timeout=600,
-        check=False)
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    assert " passed" in proc.stdout and " skipped" not in proc.stdout.replace(
-        "1 skipped", ""), proc.stdout[-2000:]
+    run_alone(__file__)
 
 
 @pytest.fixture
@@ -78,22 +57,6 @@ def worker() -> Iterator[int]:
     yield pid
     encoder_worker.stop()
     assert encoder_worker.encoder_for(TokenCounter(MODEL).encoding) is None
-
-
-def _gone(pid: int) -> bool:
-    """True when ``pid`` is neither running nor a zombie of ours."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return not Path(f"/proc/{pid}").exists() or _state(pid) != "Z"
-    return False
-
-
-def _state(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return ""
 
 
 def _figures(counter: TokenCounter) -> tuple[object, ...]:
@@ -116,7 +79,7 @@ def test_the_worker_counts_what_this_process_counts(worker: int) -> None:
     got = _figures(counter)
     encoder_worker.stop()
     assert got == _expected()
-    assert _gone(worker)
+    assert gone(worker)
 
 
 def test_a_worker_killed_mid_run_changes_no_count_and_is_reaped(worker: int) -> None:
@@ -125,7 +88,7 @@ def test_a_worker_killed_mid_run_changes_no_count_and_is_reaped(worker: int) -> 
     os.kill(worker, signal.SIGKILL)
     got = _figures(counter)  # counted in this process from here on
     assert not counter.batches or encoder_worker.encoder_for(counter.encoding) is None
-    assert _gone(worker)
+    assert gone(worker)
     assert (first, got) == (_expected()[0][2], _expected())  # type: ignore[index]
 
 
@@ -138,7 +101,7 @@ def test_a_worker_that_stops_answering_is_given_up_without_a_hang(
     started = time.monotonic()
     got = _figures(counter), counter.count_texts(["a long text, more than a pipe holds " * 9000])
     assert time.monotonic() - started < 20
-    assert _gone(worker)
+    assert gone(worker)
     assert got == (_expected(), TokenCounter(MODEL).count_texts(
         ["a long text, more than a pipe holds " * 9000]))
 
@@ -151,7 +114,7 @@ def test_a_worker_stopped_before_a_long_request_is_given_up_without_a_hang(
     os.kill(worker, signal.SIGSTOP)
     text = "a long text, more than a pipe holds " * 9000  # the request fills the pipe
     got = counter.count_texts([text])
-    assert _gone(worker)
+    assert gone(worker)
     encoder_worker.stop()
     assert got == TokenCounter(MODEL).count_texts([text])
 
@@ -209,7 +172,7 @@ def test_a_count_after_the_worker_is_released_is_made_here(worker: int) -> None:
     encoder_worker.release()  # killed, not waited for: the compaction's write comes next
     got = _figures(counter)
     encoder_worker.stop()
-    assert _gone(worker)
+    assert gone(worker)
     assert got == _expected()
 
 
@@ -251,7 +214,7 @@ def test_compact_extractive_says_and_stores_the_same_with_and_without_the_worker
 
     monkeypatch.setattr(encoder_worker, "start", start)
     with_worker, _ = cli(capsys, "compact", "with", "--strategy", "extractive", "--json")
-    assert started and started[0] and _gone(started[0])
+    assert started and started[0] and gone(started[0])
     assert encoder_worker.encoder_for(TokenCounter(MODEL).encoding) is None
     monkeypatch.setattr(encoder_worker, "start", lambda model: None)
     without, _ = cli(capsys, "compact", "without", "--strategy", "extractive", "--json")
