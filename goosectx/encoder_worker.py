@@ -5,15 +5,20 @@ tiktoken's encoder holds the GIL for ~0.15–0.35 s, so a thread cannot overlap 
 session's load; a process forked before the store is opened can, on another core. A command
 that will certainly count (a real extractive compaction) calls :func:`start` first thing; the
 worker builds the encoder (:func:`goosectx.encoding.get_encoder`, the same call as in this
-process), then answers count requests over a pipe — a batch of texts per round trip — with the
-same functions the in-process count uses (:mod:`goosectx.token_pieces`,
-:mod:`goosectx.token_batch`), so the figures are the same.
+process), then answers count requests over a pipe — a whole text, or a batch of texts per round
+trip — with the functions the in-process count uses (:mod:`goosectx.token_pieces`), so the
+figures are the same. A long batch is counted on both processes at once: part of it goes to the
+worker, this process counts the rest meanwhile (with its own encoder, loaded while the worker
+counts a first batch whole) and then reads the reply; the part each gets follows how fast each
+counted the batch before, so both finish together. Neither uses counting threads then (two
+processes already use the two cores: threads would only take turns with them).
 
 The worker never touches the database (it closes every inherited descriptor but its pipes),
 never prints (its standard streams are ``/dev/null``), ignores SIGINT and exits when its pipe
 closes (this process ended, or :func:`stop`). On any failure — no ``os.fork``, the worker died,
 a bad reply, no reply within :data:`REPLY_TIMEOUT_S` — this process kills and reaps it and
-counts in-process as it does without a worker.
+counts in-process as it does without a worker. An interrupt (Ctrl-C) while a request is out
+kills it too: its reply, still to come, must not be read as the answer to a later request.
 """
 
 from __future__ import annotations
@@ -24,15 +29,27 @@ import select
 import signal
 import struct
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from goosectx import token_batch
 from goosectx.encoding import Encoder, encoding_name, get_encoder
+from goosectx.token_pieces import token_len, token_len_whole
 
 REPLY_TIMEOUT_S = 30.0
 """Longest wait for one reply (the first includes loading the encoding); then: in-process."""
 TRIP_CHARS = 1 << 23
 """About how many characters of text one round trip carries (bounds the memory a batch takes)."""
+SPLIT_CHARS = 1 << 16
+"""Characters of a batch from which this process counts part of it while the worker counts the
+rest (below, one round trip costs more than the half it saves)."""
+MAX_SHARE = 0.9
+"""The most of a shared batch either side gets (so each side's pace is measured again)."""
+LOAD_HERE_CHARS = 1 << 20
+"""Characters of a batch from which this process loads its own encoder, as the worker counts that
+batch whole, to share the batches after it (a counted session's compaction, which counts only
+its summary's pieces, never pays for the load)."""
 _HEADER = struct.Struct("<Q")
 _WHOLE, _MANY = 0, 1
 
@@ -100,6 +117,8 @@ class RemoteEncoder:
         self._name: str | None = None
         self._local: Encoder | None = None
         self._lock = threading.Lock()
+        self._share = 0.5
+        """The part of a shared batch's characters the worker gets (its pace ÷ both paces)."""
 
     @property
     def name(self) -> str:
@@ -121,31 +140,80 @@ class RemoteEncoder:
         if (isinstance(answer, tuple) and len(answer) == 2 and type(answer[0]) is int
                 and type(answer[1]) is bool):
             return answer[0], answer[1]
-        from goosectx.token_pieces import token_len_whole
-
+        self.close()  # failed, or a reply that is not one: from here on, in-process
         return token_len_whole(self._in_process(), text, limit)
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        """The token count of each text, in order: a round trip per :data:`TRIP_CHARS`."""
+        """The token count of each text, in order: a round trip per :data:`TRIP_CHARS`.
+
+        A trip of :data:`SPLIT_CHARS` or more is shared with this process once it has its own
+        encoder (:meth:`_count_shared`); the first of :data:`LOAD_HERE_CHARS` or more goes to
+        the worker whole while this process loads it. Only while another CPU is idle
+        (:func:`goosectx.token_batch.thread_count`, asked at each trip, when the worker is
+        idle): on a busy machine the worker counts each trip whole, as this process waits.
+        """
         counts: list[int] = []
         start = size = 0
         for end, text in enumerate(texts, 1):
             size += len(text)
             if size >= TRIP_CHARS or end == len(texts):
-                counts += self._count_trip(texts[start:end])
+                counts += self._count_trip(texts[start:end], size)
                 start, size = end, 0
         return counts
 
-    def _count_trip(self, texts: Sequence[str]) -> list[int]:
-        answer = self._ask(_MANY, list(texts), None)
-        if (isinstance(answer, list) and len(answer) == len(texts)
-                and all(type(n) is int for n in answer)):
-            return answer
-        from goosectx.token_batch import count_each
-        from goosectx.token_pieces import token_len
+    def _count_trip(self, texts: Sequence[str], size: int) -> list[int]:
+        if self._pid is None:  # closed (or failed): no round trip, no split
+            return self._count_here(texts)
+        shared = size >= SPLIT_CHARS and (self._local is not None or size >= LOAD_HERE_CHARS)
+        if shared and token_batch.thread_count() < 2:  # no idle CPU: this process would not
+            shared = False  # count beside the worker, only take turns with it (and others)
+        if shared and self._local is not None:
+            return self._count_shared(texts, size)
+        load = self._in_process if shared else None
+        answer = _counts(self._ask(_MANY, list(texts), None, meanwhile=load), len(texts))
+        if answer is None:  # failed, or a reply that is not one: from here on, in-process
+            self.close()
+            return self._count_here(texts)
+        return answer[0]
 
+    def _count_shared(self, texts: Sequence[str], size: int) -> list[int]:
+        """Counts of ``texts``: the worker counts the first ones while this process counts the rest.
+
+        The worker gets its :attr:`_share` of the characters; how fast each side counted its
+        part sets the share of the next trip. What the worker fails to count is counted here.
+        """
         local = self._in_process()
-        return count_each(lambda text: token_len(local, text), texts)
+        cut = theirs_chars = 0
+        while cut < len(texts) and theirs_chars < size * self._share:
+            theirs_chars += len(texts[cut])
+            cut += 1
+        theirs, rest = list(texts[:cut]), texts[cut:]
+        self.name  # noqa: B018 - the first reply says the encoder is ready
+        with self._lock:
+            started = time.perf_counter()
+            sent = bool(theirs) and self._send(_MANY, theirs, None)
+            try:
+                mine = [token_len(local, text) for text in rest]
+                mine_s = time.perf_counter() - started
+                answer = _counts(self._reply_locked(), len(theirs)) if sent else None
+            except BaseException:  # Ctrl-C: the reply still to come must never be read
+                if sent:
+                    self.close()
+                raise
+            if answer is None:  # failed, or a reply that is not one: from here on, in-process
+                self.close()
+                return self._count_here(theirs) + mine
+            counts, theirs_s = answer
+            if rest and theirs_s > 0 and mine_s > 0:
+                theirs_pace, mine_pace = theirs_chars / theirs_s, (size - theirs_chars) / mine_s
+                goal = theirs_pace / (theirs_pace + mine_pace)
+                self._share = min(MAX_SHARE, max(1 - MAX_SHARE, (self._share + goal) / 2))
+        return counts + mine
+
+    def _count_here(self, texts: Sequence[str]) -> list[int]:
+        """Counts of ``texts`` in this process, as without a worker (on threads when long)."""
+        local = self._in_process()
+        return token_batch.count_each(lambda text: token_len(local, text), texts)
 
     def close(self, *, wait: bool = True) -> None:
         """Close the pipes and kill the worker (it holds nothing to save); reap it if ``wait``."""
@@ -171,18 +239,37 @@ class RemoteEncoder:
             _worker = None
 
     # -- here -----------------------------------------------------------------------------------
-    def _ask(self, op: int, payload: str | list[str], limit: int | None) -> object:
-        """The worker's answer to one request, or ``None`` (it failed: counting goes in-process)."""
+    def _ask(self, op: int, payload: str | list[str], limit: int | None,
+             meanwhile: Callable[[], object] | None = None) -> object:
+        """The worker's answer to one request, or ``None`` (it failed: counting goes in-process).
+
+        ``meanwhile`` is called once the request is out, before the reply is read.
+        """
         self.name  # noqa: B018 - the first reply says the encoder is ready
         with self._lock:
-            if self._pid is None:
+            if not self._send(op, payload, limit):
                 return None
             try:
-                _write(self._request_fd, marshal.dumps((op, payload, limit)), REPLY_TIMEOUT_S)
-            except (OSError, ValueError):
+                if meanwhile is not None:
+                    meanwhile()
+                return self._reply_locked()
+            except BaseException:  # Ctrl-C: the reply still to come must never be read
                 self.close()
-                return None
-            return self._reply_locked()
+                raise
+
+    def _send(self, op: int, payload: str | list[str], limit: int | None) -> bool:
+        """Write one request (the lock held); False when the worker is closed or fails here."""
+        if self._pid is None:
+            return False
+        try:
+            _write(self._request_fd, marshal.dumps((op, payload, limit)), REPLY_TIMEOUT_S)
+        except (OSError, ValueError):
+            self.close()
+            return False
+        except BaseException:  # Ctrl-C mid-write: the request is cut, the pipe unusable
+            self.close()
+            raise
+        return True
 
     def _reply(self) -> object:
         if self._pid is None:
@@ -195,6 +282,9 @@ class RemoteEncoder:
         except (OSError, EOFError, ValueError, TypeError, TimeoutError):
             self.close()
             return None
+        except BaseException:  # Ctrl-C mid-reply: the rest of it must never be read
+            self.close()
+            raise
 
     def _fallback_name(self) -> str:
         return str(getattr(self._in_process(), "name", "chars/4"))
@@ -203,6 +293,15 @@ class RemoteEncoder:
         if self._local is None:
             self._local = get_encoder(self.model)
         return self._local
+
+
+def _counts(answer: object, texts: int) -> tuple[list[int], float] | None:
+    """A batch's reply, (a count per text, the worker's seconds on it), when it is one."""
+    if (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], list)
+            and len(answer[0]) == texts and all(type(n) is int for n in answer[0])
+            and type(answer[1]) is float):
+        return answer[0], answer[1]
+    return None
 
 
 def _write(fd: int, data: bytes, timeout: float | None = None) -> None:
@@ -254,20 +353,22 @@ def _serve(model: str | None, request_fd: int, reply_fd: int) -> None:
         os.closerange(3, keep[0])
         os.closerange(keep[0] + 1, keep[1])
         os.closerange(keep[1] + 1, max(keep[1] + 1, os.sysconf("SC_OPEN_MAX")))
-        from goosectx.token_batch import count_each
-        from goosectx.token_pieces import token_len, token_len_whole
-
         encoder = get_encoder(model)
         _write(reply_fd, marshal.dumps(str(getattr(encoder, "name", "chars/4"))))
         while True:
             try:
-                op, payload, limit = marshal.loads(_read(request_fd, None))
+                header = _read_exactly(request_fd, _HEADER.size, None)
             except EOFError:
                 break
+            started = time.perf_counter()
+            op, payload, limit = marshal.loads(
+                _read_exactly(request_fd, _HEADER.unpack(header)[0], None))
             if op == _WHOLE:
-                answer: tuple[int, bool] | list[int] = token_len_whole(encoder, payload, limit)
-            else:
-                answer = count_each(lambda text: token_len(encoder, text), payload)
+                answer: tuple[int, bool] | tuple[list[int], float] = token_len_whole(
+                    encoder, payload, limit)
+            else:  # one text after the other: this process counts the rest of the batch
+                answer = ([token_len(encoder, text) for text in payload],
+                          time.perf_counter() - started)
             _write(reply_fd, marshal.dumps(answer))
     except BaseException:  # noqa: BLE001 - the parent sees the pipe close and counts itself
         code = 1
