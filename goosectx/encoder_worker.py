@@ -164,12 +164,12 @@ class RemoteEncoder:
     def _count_trip(self, texts: Sequence[str], size: int) -> list[int]:
         if self._pid is None:  # closed (or failed): no round trip, no split
             return self._count_here(texts)
-        shared = size >= SPLIT_CHARS and (self._local is not None or size >= LOAD_HERE_CHARS)
-        if shared and token_batch.thread_count() < 2:  # no idle CPU: this process would not
-            shared = False  # count beside the worker, only take turns with it (and others)
-        if shared and self._local is not None:
-            return self._count_shared(texts, size)
-        load = self._in_process if shared else None
+        share = (size >= SPLIT_CHARS and (self._local is not None or size >= LOAD_HERE_CHARS)
+                 and token_batch.thread_count() >= 2)  # else the two would only take turns
+        if share and self._local is not None:
+            if getattr(self._local, "name", "chars/4") == self.name:  # it loaded here too
+                return self._count_shared(texts, size)
+        load = self._in_process if share and self._local is None else None
         answer = _counts(self._ask(_MANY, list(texts), None, meanwhile=load), len(texts))
         if answer is None:  # failed, or a reply that is not one: from here on, in-process
             self.close()

@@ -22,6 +22,7 @@ from worker_support import gone, run_alone, skip_unless_alone
 
 from goosectx import encoder_worker, token_batch
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
+from goosectx.encoding import _CharEstimate
 from goosectx.tokens import TokenCounter
 
 MODEL = "openai/gpt-4o-mini"
@@ -117,6 +118,22 @@ def test_on_a_busy_machine_the_worker_counts_each_batch_whole(
     worker = _start()
     got = TokenCounter(MODEL).count_texts(TEXTS)
     assert _pids(encoded_by) == {worker}  # this process waited: no turns taken with it
+    assert got == _in_process(TEXTS)
+
+
+def test_a_batch_is_not_shared_when_this_process_could_not_load_the_encoding(
+        encoded_by: Hook, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = encoder_worker.get_encoder
+
+    def get_encoder(model: str | None = None) -> Any:
+        if os.getpid() == encoded_by["parent"]:  # here: no tiktoken, the chars ÷ 4 estimate
+            return _CharEstimate()
+        return real(model)
+
+    monkeypatch.setattr(encoder_worker, "get_encoder", get_encoder)
+    worker = _start()
+    got = TokenCounter(MODEL).count_texts(TEXTS)
+    assert _pids(encoded_by) == {worker}
     assert got == _in_process(TEXTS)
 
 
