@@ -7,18 +7,20 @@ that will certainly count (a real extractive compaction) calls :func:`start` fir
 worker builds the encoder (:func:`goosectx.encoding.get_encoder`, the same call as in this
 process), then answers count requests over a pipe — a whole text, or a batch of texts per round
 trip — with the functions the in-process count uses (:mod:`goosectx.token_pieces`), so the
-figures are the same. A long batch is counted on both processes at once: part of it goes to the
-worker, this process counts the rest meanwhile (with its own encoder, loaded while the worker
-counts a first batch whole) and then reads the reply; the part each gets follows how fast each
-counted the batch before, so both finish together. Neither uses counting threads then (two
-processes already use the two cores: threads would only take turns with them).
+figures are the same. A long batch is counted on both processes at once while another CPU is
+idle (:func:`goosectx.token_batch.thread_count`): part of it goes to the worker, this process
+counts the rest meanwhile (with its own encoder, loaded while the worker counts a first batch
+whole) and then reads the reply; the part each gets follows how fast each counted the batch
+before, so both finish together. Neither uses counting threads (two processes already use the
+two cores: threads would only take turns with them); on a busy machine the worker counts each
+batch whole while this process waits, as it did before batches were shared.
 
 The worker never touches the database (it closes every inherited descriptor but its pipes),
 never prints (its standard streams are ``/dev/null``), ignores SIGINT and exits when its pipe
 closes (this process ended, or :func:`stop`). On any failure — no ``os.fork``, the worker died,
-a bad reply, no reply within :data:`REPLY_TIMEOUT_S` — this process kills and reaps it and
-counts in-process as it does without a worker. An interrupt (Ctrl-C) while a request is out
-kills it too: its reply, still to come, must not be read as the answer to a later request.
+a reply that is not one, no reply within :data:`REPLY_TIMEOUT_S` — this process kills and
+reaps it and counts in-process as it does without a worker. An interrupt (Ctrl-C) while a
+request is out kills it too: its reply, still to come, must not be read as a later request's.
 """
 
 from __future__ import annotations
