@@ -9,11 +9,12 @@ process), then answers count requests over a pipe — a whole text, or a batch o
 trip — with the functions the in-process count uses (:mod:`goosectx.token_pieces`), so the
 figures are the same. A long batch is counted on both processes at once while another CPU is
 idle (:func:`goosectx.token_batch.thread_count`): part of it goes to the worker, this process
-counts the rest meanwhile (with its own encoder, loaded while the worker counts a first batch
-whole) and then reads the reply; the part each gets follows how fast each counted the batch
-before, so both finish together. Neither uses counting threads (two processes already use the
-two cores: threads would only take turns with them); on a busy machine the worker counts each
-batch whole while this process waits, as it did before batches were shared.
+counts the rest meanwhile (with its own encoder, loaded while the worker counts a batch whole
+once enough is still to count to pay for the load) and then reads the reply; the part each
+gets follows how fast each counted the batch before, so both finish together. Neither uses
+counting threads (two processes already use the two cores: threads would only take turns with
+them); on a busy machine the worker counts each batch whole while this process waits, as it
+did before batches were shared.
 
 The worker never touches the database (it closes every inherited descriptor but its pipes),
 never prints (its standard streams are ``/dev/null``), ignores SIGINT and exits when its pipe
@@ -48,10 +49,11 @@ SPLIT_CHARS = 1 << 16
 rest (below, one round trip costs more than the half it saves)."""
 MAX_SHARE = 0.9
 """The most of a shared batch either side gets (so each side's pace is measured again)."""
-LOAD_HERE_CHARS = 1 << 20
-"""Characters of a batch from which this process loads its own encoder, as the worker counts that
-batch whole, to share the batches after it (a counted session's compaction, which counts only
-its summary's pieces, never pays for the load)."""
+LOAD_HERE_CHARS = 1 << 23
+"""Characters still to count (a batch and those announced after it) from which this process
+loads its own encoder, as the worker counts that batch whole, to share the batches after it:
+~0.4 s of counting, half of which pays for the ~0.2 s load (a 1k-message history, or a counted
+session's compaction, which counts only its summary's pieces, never pays for it)."""
 _HEADER = struct.Struct("<Q")
 _WHOLE, _MANY = 0, 1
 
@@ -145,28 +147,30 @@ class RemoteEncoder:
         self.close()  # failed, or a reply that is not one: from here on, in-process
         return token_len_whole(self._in_process(), text, limit)
 
-    def count_many(self, texts: Sequence[str]) -> list[int]:
+    def count_many(self, texts: Sequence[str], then_chars: int = 0) -> list[int]:
         """The token count of each text, in order: a round trip per :data:`TRIP_CHARS`.
 
         A trip of :data:`SPLIT_CHARS` or more is shared with this process once it has its own
-        encoder (:meth:`_count_shared`); the first of :data:`LOAD_HERE_CHARS` or more goes to
-        the worker whole while this process loads it. Only while another CPU is idle
+        encoder (:meth:`_count_shared`); it loads it as the worker counts a trip whole, when
+        that trip, the ones after it and ``then_chars`` (characters the caller will ask for
+        next) come to :data:`LOAD_HERE_CHARS`. Only while another CPU is idle
         (:func:`goosectx.token_batch.thread_count`, asked at each trip, when the worker is
         idle): on a busy machine the worker counts each trip whole, as this process waits.
         """
         counts: list[int] = []
+        left = sum(map(len, texts)) + then_chars
         start = size = 0
         for end, text in enumerate(texts, 1):
             size += len(text)
             if size >= TRIP_CHARS or end == len(texts):
-                counts += self._count_trip(texts[start:end], size)
-                start, size = end, 0
+                counts += self._count_trip(texts[start:end], size, left)
+                start, left, size = end, left - size, 0
         return counts
 
-    def _count_trip(self, texts: Sequence[str], size: int) -> list[int]:
+    def _count_trip(self, texts: Sequence[str], size: int, left: int) -> list[int]:
         if self._pid is None:  # closed (or failed): no round trip, no split
             return self._count_here(texts)
-        share = (size >= SPLIT_CHARS and (self._local is not None or size >= LOAD_HERE_CHARS)
+        share = (size >= SPLIT_CHARS and (self._local is not None or left >= LOAD_HERE_CHARS)
                  and token_batch.thread_count() >= 2)  # else the two would only take turns
         if share and self._local is not None:
             if getattr(self._local, "name", "chars/4") == self.name:  # it loaded here too

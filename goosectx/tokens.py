@@ -117,10 +117,15 @@ class TokenCounter:
         """True when :meth:`count_texts` counts in one round trip (:mod:`.encoder_worker`)."""
         return hasattr(self._loaded or encoder_for(self.encoding), "count_many")
 
-    def count_texts(self, texts: Sequence[str]) -> list[int]:
-        """:meth:`count_text` of each of ``texts``, together (on threads when long)."""
+    def count_texts(self, texts: Sequence[str], then_chars: int = 0) -> list[int]:
+        """:meth:`count_text` of each of ``texts``, together (on threads when long).
+
+        ``then_chars``: characters the caller will ask to count next (a worker process may
+        prepare to share them, :mod:`goosectx.encoder_worker`).
+        """
         many = getattr(self._encoder, "count_many", None)
-        return many(texts) if many is not None else count_each(self.count_text, texts)
+        return (many(texts, then_chars) if many is not None
+                else count_each(self.count_text, texts))
 
     def count_text_within(self, text: str, limit_tokens: int) -> int:
         """Tokens in ``text`` when at most ``limit_tokens``; past it, some figure above it.
@@ -272,9 +277,12 @@ class TokenCounter:
         if self.encoding != encoding:  # another encoding than named: counted one by one
             return
         items = list(todo.items())
+        left = sum(len(text) for _, (_, text) in items)
         for start in range(0, len(items), COUNT_SLICE_TEXTS):
             part = items[start:start + COUNT_SLICE_TEXTS]
-            counts = self.count_texts([text for _, (_, text) in part])
+            texts = [text for _, (_, text) in part]
+            left -= sum(map(len, texts))
+            counts = self.count_texts(texts, then_chars=left)
             for (key, (content, _)), raw in zip(part, counts, strict=True):
                 same[key] = (content, raw)
             for key, _ in part:  # each message's count, ready to store (take_fresh)

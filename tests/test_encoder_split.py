@@ -23,6 +23,7 @@ from worker_support import gone, run_alone, skip_unless_alone
 from goosectx import encoder_worker, token_batch
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 from goosectx.encoding import _CharEstimate
+from goosectx.message_text import message_text_for_count
 from goosectx.tokens import TokenCounter
 
 MODEL = "openai/gpt-4o-mini"
@@ -119,6 +120,28 @@ def test_on_a_busy_machine_the_worker_counts_each_batch_whole(
     got = TokenCounter(MODEL).count_texts(TEXTS)
     assert _pids(encoded_by) == {worker}  # this process waited: no turns taken with it
     assert got == _in_process(TEXTS)
+
+
+@pytest.mark.parametrize("history_chars", ["under", "over"])
+def test_this_process_loads_an_encoder_only_for_a_history_long_enough_to_pay_for_it(
+        encoded_by: Hook, monkeypatch: pytest.MonkeyPatch, history_chars: str) -> None:
+    from goosectx import tokens
+
+    history = _history()
+    chars = sum(len(message_text_for_count(m)) for m in history)
+    monkeypatch.setattr(tokens, "COUNT_SLICE_TEXTS", 20)  # each slice alone is under the mark
+    monkeypatch.setattr(encoder_worker, "LOAD_HERE_CHARS",
+                        chars + 1 if history_chars == "under" else chars - 1)
+    worker = _start()
+    counter = TokenCounter(MODEL)
+    counter.count_uncounted(history)
+    fresh = counter.take_fresh()
+    # over: both counted (the slices after the first, announced with it, were shared)
+    assert _pids(encoded_by) == ({worker} if history_chars == "under" else {worker, os.getpid()})
+    encoder_worker.stop()
+    here = TokenCounter(MODEL)
+    here.count_uncounted(history)
+    assert fresh == here.take_fresh()
 
 
 def test_a_batch_is_not_shared_when_this_process_could_not_load_the_encoding(
