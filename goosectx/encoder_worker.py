@@ -147,7 +147,8 @@ class RemoteEncoder:
         self.close()  # failed, or a reply that is not one: from here on, in-process
         return token_len_whole(self._in_process(), text, limit)
 
-    def count_many(self, texts: Sequence[str], then_chars: int = 0) -> list[int]:
+    def count_many(self, texts: Sequence[str], then_chars: int = 0,
+                   meanwhile: Callable[[], object] | None = None) -> list[int]:
         """The token count of each text, in order: a round trip per :data:`TRIP_CHARS`.
 
         A trip of :data:`SPLIT_CHARS` or more is shared with this process once it has its own
@@ -156,37 +157,51 @@ class RemoteEncoder:
         next) come to :data:`LOAD_HERE_CHARS`. Only while another CPU is idle
         (:func:`goosectx.token_batch.thread_count`, asked at each trip, when the worker is
         idle): on a busy machine the worker counts each trip whole, as this process waits.
+        ``meanwhile`` (the caller's work) is called once, while the worker counts the first
+        trip (or first, when it does not).
         """
+        once = _Once(meanwhile)
         counts: list[int] = []
         left = sum(map(len, texts)) + then_chars
         start = size = 0
         for end, text in enumerate(texts, 1):
             size += len(text)
             if size >= TRIP_CHARS or end == len(texts):
-                counts += self._count_trip(texts[start:end], size, left)
+                counts += self._count_trip(texts[start:end], size, left, once)
                 start, left, size = end, left - size, 0
+        once()
         return counts
 
-    def _count_trip(self, texts: Sequence[str], size: int, left: int) -> list[int]:
+    def _count_trip(self, texts: Sequence[str], size: int, left: int,
+                    meanwhile: Callable[[], object]) -> list[int]:
         if self._pid is None:  # closed (or failed): no round trip, no split
+            meanwhile()
             return self._count_here(texts)
         share = (size >= SPLIT_CHARS and (self._local is not None or left >= LOAD_HERE_CHARS)
                  and token_batch.thread_count() >= 2)  # else the two would only take turns
         if share and self._local is not None:
             if getattr(self._local, "name", "chars/4") == self.name:  # it loaded here too
-                return self._count_shared(texts, size)
-        load = self._in_process if share and self._local is None else None
-        answer = _counts(self._ask(_MANY, list(texts), None, meanwhile=load), len(texts))
+                return self._count_shared(texts, size, meanwhile)
+
+        def both() -> None:
+            meanwhile()
+            if share and self._local is None:
+                self._in_process()  # loads it
+
+        answer = _counts(self._ask(_MANY, list(texts), None, meanwhile=both), len(texts))
         if answer is None:  # failed, or a reply that is not one: from here on, in-process
             self.close()
+            meanwhile()
             return self._count_here(texts)
         return answer[0]
 
-    def _count_shared(self, texts: Sequence[str], size: int) -> list[int]:
+    def _count_shared(self, texts: Sequence[str], size: int,
+                      meanwhile: Callable[[], object]) -> list[int]:
         """Counts of ``texts``: the worker counts the first ones while this process counts the rest.
 
         The worker gets its :attr:`_share` of the characters; how fast each side counted its
-        part sets the share of the next trip. What the worker fails to count is counted here.
+        part (this side's ``meanwhile`` included) sets the share of the next trip. What the
+        worker fails to count is counted here.
         """
         local = self._in_process()
         cut = theirs_chars = 0
@@ -199,6 +214,7 @@ class RemoteEncoder:
             started = time.perf_counter()
             sent = bool(theirs) and self._send(_MANY, theirs, None)
             try:
+                meanwhile()
                 mine = [token_len(local, text) for text in rest]
                 mine_s = time.perf_counter() - started
                 answer = _counts(self._reply_locked(), len(theirs)) if sent else None
@@ -299,6 +315,18 @@ class RemoteEncoder:
         if self._local is None:
             self._local = get_encoder(self.model)
         return self._local
+
+
+class _Once:
+    """A callable that calls ``call`` (if any) the first time only."""
+
+    def __init__(self, call: Callable[[], object] | None) -> None:
+        self._call = call
+
+    def __call__(self) -> None:
+        call, self._call = self._call, None
+        if call is not None:
+            call()
 
 
 def _counts(answer: object, texts: int) -> tuple[list[int], float] | None:

@@ -9,7 +9,8 @@ preferred wherever it exists (DESIGN.md §3). Which encoding, and loading it off
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from goosectx import context_breakdown, text_counts
@@ -117,15 +118,21 @@ class TokenCounter:
         """True when :meth:`count_texts` counts in one round trip (:mod:`.encoder_worker`)."""
         return hasattr(self._loaded or encoder_for(self.encoding), "count_many")
 
-    def count_texts(self, texts: Sequence[str], then_chars: int = 0) -> list[int]:
+    def count_texts(self, texts: Sequence[str], then_chars: int = 0,
+                    meanwhile: Callable[[], object] | None = None) -> list[int]:
         """:meth:`count_text` of each of ``texts``, together (on threads when long).
 
         ``then_chars``: characters the caller will ask to count next (a worker process may
-        prepare to share them, :mod:`goosectx.encoder_worker`).
+        prepare to share them, :mod:`goosectx.encoder_worker`). ``meanwhile``: the caller's
+        work, called once before the counts are returned (first, in-process; while the worker
+        counts, with one).
         """
         many = getattr(self._encoder, "count_many", None)
-        return (many(texts, then_chars) if many is not None
-                else count_each(self.count_text, texts))
+        if many is not None:
+            return many(texts, then_chars, meanwhile)  # type: ignore[no-any-return]
+        if meanwhile is not None:
+            meanwhile()
+        return count_each(self.count_text, texts)
 
     def count_text_within(self, text: str, limit_tokens: int) -> int:
         """Tokens in ``text`` when at most ``limit_tokens``; past it, some figure above it.
@@ -278,17 +285,24 @@ class TokenCounter:
             return
         items = list(todo.items())
         left = sum(len(text) for _, (_, text) in items)
+        settle: Callable[[], None] | None = None
         for start in range(0, len(items), COUNT_SLICE_TEXTS):
             part = items[start:start + COUNT_SLICE_TEXTS]
             texts = [text for _, (_, text) in part]
             left -= sum(map(len, texts))
-            counts = self.count_texts(texts, then_chars=left)
+            # the slice before is settled as this one is counted (by a worker, meanwhile)
+            counts = self.count_texts(texts, then_chars=left, meanwhile=settle)
             for (key, (content, _)), raw in zip(part, counts, strict=True):
                 same[key] = (content, raw)
-            for key, _ in part:  # each message's count, ready to store (take_fresh)
-                for m in owners[key]:
-                    self.count_message(m)
-            pause_point("count-slice")
+            settle = partial(self._settle, [m for key, _ in part for m in owners[key]])
+        if settle is not None:
+            settle()
+
+    def _settle(self, messages: list[Message]) -> None:
+        """Each message's count, from the slice just counted: ready to store (take_fresh)."""
+        for m in messages:
+            self.count_message(m)
+        pause_point("count-slice")
 
     def message_counts(self, messages: Sequence[Message]) -> list[int]:
         """:meth:`count_message` of each of ``messages``, in their order.

@@ -231,6 +231,38 @@ def test_ctrl_c_mid_batch_then_another_count_gets_right_figures(encoded_by: Hook
         _in_process(again), _in_process(TEXTS[3:4])[0])
 
 
+def test_ctrl_c_as_a_slice_is_settled_while_the_next_is_counted_then_right_figures(
+        encoded_by: Hook, monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx import tokens
+
+    monkeypatch.setattr(tokens, "COUNT_SLICE_TEXTS", 20)
+    settled: list[str] = []
+
+    def interrupt_the_first(where: str) -> None:  # the end of settling the first slice
+        settled.append(where)
+        if len(settled) == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(tokens, "pause_point", interrupt_the_first)
+    worker = _start()
+    counter = TokenCounter(MODEL)
+    history = _history()
+    with pytest.raises(KeyboardInterrupt):
+        counter.count_uncounted(history)
+    assert _pids(encoded_by) == {worker, os.getpid()}  # the second slice was out, shared
+    assert gone(worker)  # its reply, still to come, can never be read as another's
+    made = counter.take_fresh()
+    assert made and len(made) < len(history)
+    again = list(reversed(TEXTS))
+    got = counter.count_texts(again)
+    counter.count_uncounted(history)  # the rest, in-process now
+    made.update(counter.take_fresh())
+    here = TokenCounter(MODEL)
+    here._loaded = encoder_worker.get_encoder(MODEL)
+    here.count_uncounted(history)
+    assert got == _in_process(again) and made == here.take_fresh()
+
+
 def test_ctrl_c_while_a_reply_is_awaited_then_another_count_gets_right_figures() -> None:
     worker = _start()
     counter = TokenCounter(MODEL)
