@@ -19,11 +19,16 @@ that something was there and nothing is executed:
 * C1 controls (U+0080–U+009F, among them the 8-bit CSI U+009B, OSC U+009D, DCS U+0090,
   ST U+009C) become ``<U+009B>``.
 * Bidirectional overrides, embeddings, isolates and marks (U+202A–U+202E, U+2066–U+2069,
-  U+200E, U+200F, U+061C), invisible characters (U+200B–U+200D, U+2060–U+2064, U+FEFF,
-  U+180E, U+206A–U+206F, U+FFF9–U+FFFB, the soft hyphen U+00AD, the tag characters
-  U+E0000–U+E007F) and the line and paragraph separators (U+2028, U+2029: a line break to
-  some terminals, nothing to others, so a line could read differently from what it holds)
-  become ``<U+202E>``-style stand-ins.
+  U+200E, U+200F, U+061C), invisible characters (U+200B, U+2060–U+2064, U+FEFF, U+180E,
+  U+206A–U+206F, U+FFF9–U+FFFB, the soft hyphen U+00AD, the tag characters U+E0000–U+E007F),
+  the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0: blank, and drawn one or two cells wide
+  where rich counts none, so they would push a panel's border out) and the line and
+  paragraph separators (U+2028, U+2029: a line break to some terminals, nothing to others, so
+  a line could read differently from what it holds) become ``<U+202E>``-style stand-ins.
+* The zero-width joiner and non-joiner (U+200D, U+200C) are kept between two visible
+  non-ASCII characters — where emoji sequences (👨‍💻) and Persian, Arabic and Indic words
+  need them — and shown as stand-ins anywhere else (inside or beside ASCII, at a word's
+  edge, next to another invisible character).
 * Lone surrogates (which no terminal encoding can write) become U+FFFD.
 * :data:`APPROVAL_MARKER` (``⚑``, U+2691) becomes ``<U+2691>``: only goosectx's own approval
   question shows it (``cli/approval_view.py``), so outside text cannot imitate that question.
@@ -64,13 +69,20 @@ __all__ = ["APPROVAL_MARKER", "BLANK_LOOKING", "SafeStream", "code_safe", "json_
 APPROVAL_MARKER = "\u2691"
 """``⚑``: starts every line of goosectx's approval question; never shown from outside text."""
 
+_JOINERS = "\u200c\u200d"
+"""The zero-width non-joiner and joiner: kept between visible non-ASCII characters only."""
 _INVISIBLE = (
-    "\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f"
-    "\ufeff\ufff9-\ufffb"
+    "\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb"
     "\U000e0000-\U000e007f"
 )
 _UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff{APPROVAL_MARKER}]")
-"""One character that must not reach a terminal as it is (newline and tab may)."""
+"""One character that must not reach a terminal as it is (newline and tab may; a joiner may
+where :data:`_KEPT_JOINER` keeps it)."""
+_JOINER_NEIGHBOUR = (f"[^\x00-\x7f\x80-\x9f\\s{_INVISIBLE}\ud800-\udfff"
+                     f"{APPROVAL_MARKER}]")
+"""A visible non-ASCII character (what a kept joiner stands between)."""
+_KEPT_JOINER = re.compile(f"(?<={_JOINER_NEIGHBOUR})[{_JOINERS}](?={_JOINER_NEIGHBOUR})")
 _CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 """A complete 7-bit CSI sequence (colours, cursor moves): tool output may have it removed.
 The 8-bit form (U+009B) is no program's normal output, so it stays visible."""
@@ -110,7 +122,8 @@ def _stand_in(code: int) -> str:
 
 def _unsafe_codes() -> list[int]:
     ranges = [(0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0x00AD, 0x00AD), (0x061C, 0x061C),
-              (0x180E, 0x180E), (0x200B, 0x200F), (0x2028, 0x2029), (0x202A, 0x202E),
+              (0x115F, 0x1160), (0x180E, 0x180E), (0x200B, 0x200F), (0x3164, 0x3164),
+              (0xFFA0, 0xFFA0), (0x2028, 0x2029), (0x202A, 0x202E),
               (0x2060, 0x2064), (0x2066, 0x206F),
               (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0xE0000, 0xE007F), (0xD800, 0xDFFF),
               (ord(APPROVAL_MARKER), ord(APPROVAL_MARKER))]
@@ -143,7 +156,21 @@ def terminal_safe(text: str) -> str:
         text = text.replace("\r\n", "\n")
     if not _has_unsafe(text):
         return text
+    if "\u200d" in text or "\u200c" in text:
+        return _with_kept_joiners(text)
     return text.translate(_STAND_INS)
+
+
+def _with_kept_joiners(text: str) -> str:
+    """:func:`terminal_safe`'s stand-ins, the joiners :data:`_KEPT_JOINER` finds kept."""
+    out: list[str] = []
+    start = 0
+    for match in _KEPT_JOINER.finditer(text):
+        out.append(text[start:match.start()].translate(_STAND_INS))
+        out.append(match.group())
+        start = match.end()
+    out.append(text[start:].translate(_STAND_INS))
+    return "".join(out)
 
 
 BLANK_LOOKING = (0x00A0, 0x034F, 0x115F, 0x1160, 0x1680, 0x17B4, 0x17B5,
@@ -152,7 +179,8 @@ BLANK_LOOKING = (0x00A0, 0x034F, 0x115F, 0x1160, 0x1680, 0x17B4, 0x17B5,
 the Hangul fillers, the blank Braille pattern, the typographic and ideographic spaces, the
 combining grapheme joiner. (U+FEFF and U+180E are :func:`terminal_safe`'s already.)"""
 
-_BLANK_STAND_INS = {code: f"<U+{code:04X}>" for code in BLANK_LOOKING}
+_BLANK_STAND_INS = {code: f"<U+{code:04X}>" for code in (*BLANK_LOOKING, *map(ord, _JOINERS))}
+""":func:`code_safe`'s table: the blank-looking characters, and the joiners prose keeps."""
 
 
 def code_safe(text: str) -> str:
@@ -160,8 +188,9 @@ def code_safe(text: str) -> str:
 
     For a tool call's name and arguments and a shell command, where a character that looks
     like a space but is not one can name a program (``ls\u3164``) or pad a command with
-    screens of nothing; each of :data:`BLANK_LOOKING` becomes ``<U+3164>``-style. Not for
-    prose, where they are legitimate. Idempotent; linear in ``len(text)``.
+    screens of nothing; each of :data:`BLANK_LOOKING`, and every zero-width joiner and
+    non-joiner, becomes ``<U+3164>``-style. Not for prose, where they are legitimate.
+    Idempotent; linear in ``len(text)``.
     """
     text = terminal_safe(text)
     if text.isascii():
@@ -213,25 +242,34 @@ class SafeStream:
     """:func:`terminal_safe` for text that arrives in pieces (a streamed answer).
 
     A CR at the end of one piece is held back until the next shows whether it starts a
-    CR LF, so a line ending split across two pieces is not drawn as ``␍``.
+    CR LF, so a line ending split across two pieces is not drawn as ``␍``; so is a joiner at
+    the end of a piece, until the next shows what it joins (a joiner that starts a piece is
+    judged with the last character of the piece before).
     """
 
     def __init__(self) -> None:
-        self._held_cr = False
+        self._held = ""
+        self._last = ""
 
     def feed(self, chunk: str) -> str:
         """The safe form of ``chunk``, given everything fed before."""
-        if self._held_cr:
-            chunk = "\r" + chunk
-            self._held_cr = False
-        if chunk.endswith("\r"):
-            chunk = chunk[:-1]
-            self._held_cr = True
-        return terminal_safe(chunk)
+        text = self._held + chunk
+        end = len(text)
+        while end and text[end - 1] in _HELD_AT_END:
+            end -= 1
+        text, self._held = text[:end], text[end:]
+        if not text:
+            return ""
+        last, self._last = self._last, text[-1]
+        if last and text[0] in _JOINERS:
+            return terminal_safe(last + text)[len(terminal_safe(last)):]
+        return terminal_safe(text)
 
     def flush(self) -> str:
-        """What is still held back (a final lone CR, shown as ``␍``)."""
-        if not self._held_cr:
-            return ""
-        self._held_cr = False
-        return terminal_safe("\r")
+        """What is still held back (a final lone CR as ``␍``, a final joiner's stand-in)."""
+        held, self._held = self._held, ""
+        return terminal_safe(held) if held else ""
+
+
+_HELD_AT_END = "\r" + _JOINERS
+"""What :class:`SafeStream` holds back at the end of a piece."""
