@@ -23,13 +23,14 @@ from goosectx.approval import (
     denied_text,
     stopped_running_text,
 )
+from goosectx.compaction.manager import ContextManager
 from goosectx.config import ApprovalMode, Settings
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.events import Event, ToolCallStarted
 from goosectx.session import Session
 from goosectx.tools.base import ToolContext, ToolRegistry
 from goosectx.tools.offering import ToolOffering
-from goosectx.tools.runner import cap_output, run_tool
+from goosectx.tools.runner import cap_output, output_cap_chars, run_tool
 from goosectx.turn import Turn
 
 log = logging.getLogger("goosectx.agent")
@@ -51,6 +52,7 @@ class AgentTools:
     always_allowed: set[str]
     rules: PermissionRules
     offering: ToolOffering
+    context: ContextManager
     progress: Callable[[str], None] | None
     writing: Callable[[str], None] | None
     stopped_by: Callable[[], str | None]
@@ -115,14 +117,14 @@ class AgentTools:
         if verdict.action == "ask":  # an edit that would fail is answered without asking
             failed = getattr(tool, "dry_run", lambda _a, _c: None)(request.arguments, ctx)
             if failed is not None and failed.is_error:
-                output = cap_output(ctx.redact(failed.output), self.settings.tool_output_max_chars)
+                output = cap_output(ctx.redact(failed.output), ctx.max_output_chars)
                 return ToolResponse(request.id, output, is_error=True)
         denial = self._ask(request) if verdict.action == "ask" else None
         if denial is not None:
             return ToolResponse(request.id, denial, is_error=True)
         yield ToolCallStarted(request)
         result = run_tool(tool, request.arguments, ctx, turn.cancel)
-        output = cap_output(ctx.redact(result.output), self.settings.tool_output_max_chars)
+        output = cap_output(ctx.redact(result.output), ctx.max_output_chars)
         if turn.cancel.is_set():
             stopped = stopped_running_text(self.stopped_by())
             output = stopped + (f"\n{output}" if output.strip() else "")
@@ -155,5 +157,7 @@ class AgentTools:
             self._tool_context.edits = EditJournal(self.settings.data_dir, self.session.id)
         context = self._tool_context
         context.session_id, context.cancel = self.session.id, cancel  # overflow names carry the id
+        context.max_output_chars = output_cap_chars(self.settings.tool_output_max_chars,
+                                                    self.context.context_limit().tokens)
         context.progress, context.spinner = self.progress, self.writing
         return context
