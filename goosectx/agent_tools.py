@@ -23,13 +23,14 @@ from goosectx.approval import (
     denied_text,
     stopped_running_text,
 )
+from goosectx.compaction.manager import ContextManager
 from goosectx.config import ApprovalMode, Settings
-from goosectx.conversation import ToolRequest, ToolResponse
+from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.events import Event, ToolCallStarted
 from goosectx.session import Session
 from goosectx.tools.base import ToolContext, ToolRegistry
 from goosectx.tools.offering import ToolOffering
-from goosectx.tools.runner import cap_output, run_tool
+from goosectx.tools.runner import cap_output, output_cap_chars, run_tool
 from goosectx.turn import Turn
 
 log = logging.getLogger("goosectx.agent")
@@ -51,15 +52,16 @@ class AgentTools:
     always_allowed: set[str]
     rules: PermissionRules
     offering: ToolOffering
+    context: ContextManager
     progress: Callable[[str], None] | None
     writing: Callable[[str], None] | None
     stopped_by: Callable[[], str | None]
     _tool_context: ToolContext | None
     _turn_id: str
 
-    def _verdict(self, request: ToolRequest) -> ApprovalVerdict:
-        """The approval decision for ``request`` (docs/architecture.md §4)."""
-        tool, arguments = self.tools.get(request.name), request.arguments
+    def _verdict(self, request: ToolRequest, tools: ToolRegistry) -> ApprovalVerdict:
+        """The approval decision for ``request`` to one of ``tools`` (docs/architecture.md §4)."""
+        tool, arguments = tools.get(request.name), request.arguments
         read_only = tool is not None and arguments is not None and tool.is_read_only(arguments)
         verdict = decide(ApprovalContext(
             mode=self.mode, tool_name=request.name, read_only=read_only,
@@ -96,36 +98,42 @@ class AgentTools:
 
         A ``deny`` verdict (chat mode) answers any call, even one that could not run; an
         ``ask`` verdict asks only about a call that can run (an edit's dry run must succeed).
+        A deferred extension tool called by its exact name runs too (``ToolOffering.served``).
         """
-        if (refusal := self.tools.nul_refusal(request)) is not None:  # before a path resolves
+        served = self.offering.served(request.name)
+        tools = self.tools if served is None else ToolRegistry([*self.tools.tools(), served])
+        if (refusal := tools.nul_refusal(request)) is not None:  # before a path resolves
             return ToolResponse(request.id, refusal, is_error=True)
-        verdict = self._verdict(request)
+        verdict = self._verdict(request, tools)
         if verdict.action == "deny":
             return ToolResponse(request.id, verdict.tool_text, is_error=True)
-        refusal = self.offering.deferred_refusal(request.name) or self.tools.refusal(request)
+        refusal = self.offering.refusal(request.name) or tools.refusal(request)
         if refusal is not None:
             return ToolResponse(request.id, refusal, is_error=True)
-        tool = self.tools.get(request.name)
+        tool = tools.get(request.name)
         assert tool is not None and request.arguments is not None
         ctx = self._context_for(turn.cancel)
         ctx.turn_id, ctx.call_id = self._turn_id, request.id
         if verdict.action == "ask":  # an edit that would fail is answered without asking
             failed = getattr(tool, "dry_run", lambda _a, _c: None)(request.arguments, ctx)
             if failed is not None and failed.is_error:
-                output = cap_output(ctx.redact(failed.output), self.settings.tool_output_max_chars)
+                output = cap_output(ctx.redact(failed.output), ctx.max_output_chars)
                 return ToolResponse(request.id, output, is_error=True)
         denial = self._ask(request) if verdict.action == "ask" else None
         if denial is not None:
             return ToolResponse(request.id, denial, is_error=True)
         yield ToolCallStarted(request)
         result = run_tool(tool, request.arguments, ctx, turn.cancel)
-        output = cap_output(ctx.redact(result.output), self.settings.tool_output_max_chars)
+        output = cap_output(ctx.redact(result.output), ctx.max_output_chars)
         if turn.cancel.is_set():
             stopped = stopped_running_text(self.stopped_by())
             output = stopped + (f"\n{output}" if output.strip() else "")
             return ToolResponse(request.id, output, is_error=True)
         turn.attachments.extend(result.attachments)
-        return ToolResponse(request.id, output, result.is_error, diff=result.diff)
+        response = ToolResponse(request.id, output, result.is_error, diff=result.diff)
+        return self.offering.noting_unloads(response, lambda: [
+            *self.session.conversation.agent_messages(),
+            Message("user", (*turn.responses, response))])
 
     def preview_edit(self, request: ToolRequest) -> str | None:
         """The diff an edit would make, changing nothing (drawn before its approval question)."""
@@ -149,5 +157,7 @@ class AgentTools:
             self._tool_context.edits = EditJournal(self.settings.data_dir, self.session.id)
         context = self._tool_context
         context.session_id, context.cancel = self.session.id, cancel  # overflow names carry the id
+        context.max_output_chars = output_cap_chars(self.settings.tool_output_max_chars,
+                                                    self.context.context_limit().tokens)
         context.progress, context.spinner = self.progress, self.writing
         return context

@@ -124,7 +124,9 @@ class Settings:
         data_dir: Where sessions, logs and tool-output overflow files live.
         allow_secret_env: Secret-looking variable names the shell tool may still see.
         shell_timeout_s: Default timeout of one shell command, seconds.
-        tool_output_max_chars: Cap on the tool output kept and sent to the model, characters.
+        tool_output_max_chars: Cap on the tool output kept and sent to the model, characters;
+            ``None`` = 0.1 × the context limit at 4 characters a token, at most 40,000
+            (``tools.runner.output_cap_chars``).
         request_deadline_s: Overall deadline of one model call (connect to last chunk),
             seconds; past it the call ends with an error.
         keep_recent_ratio: Share of the context limit a compaction keeps verbatim as the tail
@@ -160,7 +162,7 @@ class Settings:
     data_dir: Path = field(default_factory=lambda: default_data_dir())
     allow_secret_env: tuple[str, ...] = ()
     shell_timeout_s: float = 120.0
-    tool_output_max_chars: int = 40_000
+    tool_output_max_chars: int | None = None
     request_deadline_s: float = 600.0
     keep_recent_ratio: float = 0.2
     keep_user_tokens: int | None = None

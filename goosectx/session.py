@@ -99,12 +99,27 @@ def request_title(message: Message | StoredMessage) -> str | None:
 
 
 def first_request_title(messages: Iterable[Message | StoredMessage]) -> str | None:
-    """The title of the first message that is a user request (:func:`request_title`)."""
+    """The title of the first message that is a user request (:func:`request_title`).
+
+    A request that is only label lines (a Claude Code console copy's first prompt is often
+    the echo "/hi is running…" alone) is passed over for the next one; it titles the session
+    only when no later request says anything.
+    """
+    echo: str | None = None
     for message in messages:
         title = request_title(message)
-        if title is not None:
+        if title is None:
+            continue
+        if not _only_labels(message.text):
             return title
-    return None
+        echo = echo or title
+    return echo
+
+
+def _only_labels(text: str) -> bool:
+    """Every non-blank line of ``text`` is one :func:`title_from_text` passes over."""
+    return all(_LABEL_LINE.fullmatch(flat) for line in text.splitlines()
+               if (flat := " ".join(line.split())))
 
 
 CALIBRATION_BOUNDS = (0.25, 8.0)

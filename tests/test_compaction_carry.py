@@ -48,7 +48,10 @@ def scripted(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_second_compaction_across_resumes_keeps_files_constraints_and_commands(
-        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        isolated_env: dict[str, Path]) -> None:
+    isolated_env["config"].write_text("tool_output_max_chars = 40000\n")  # results larger than
+    # the window's default share, as before the cap followed the window
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "8000")
     monkeypatch.setenv("GOOSE_AUTO_COMPACT_THRESHOLD", "0.5")

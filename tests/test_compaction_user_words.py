@@ -44,7 +44,10 @@ def _sent(request: dict[str, Any]) -> str:
 
 
 def test_earlier_user_messages_survive_an_auto_compaction_of_a_big_turn(
-        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        isolated_env: dict[str, Path]) -> None:
+    isolated_env["config"].write_text("tool_output_max_chars = 40000\n")  # results larger than
+    # the window's default share, as before the cap followed the window
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "14000")
     monkeypatch.setenv("GOOSE_TOOL_PAIR_SUMMARIZATION", "false")

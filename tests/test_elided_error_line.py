@@ -19,7 +19,10 @@ FAILED = "AssertionError: total(3) expected 6 got 3"
 
 
 def test_an_elided_failed_run_keeps_its_exception_line(
-        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        isolated_env: dict[str, Path]) -> None:
+    isolated_env["config"].write_text("tool_output_max_chars = 40000\n")  # results larger than
+    # the 8k window, as before the cap followed the window: their elision is under test
     (tmp_path / "t.py").write_text(
         "def total(n):\n    return sum(range(1, n))\n\n\n"
         'assert total(3) == 6, f"total(3) expected 6 got {total(3)}"\n')

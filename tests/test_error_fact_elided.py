@@ -24,7 +24,10 @@ TEST = ('def totals(n):\n    return [sum(range(1, k)) for k in range(n)]\n\n'
 
 
 def test_the_error_fact_of_an_elided_result_is_its_exception_line(
-        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        isolated_env: dict[str, Path]) -> None:
+    isolated_env["config"].write_text("tool_output_max_chars = 40000\n")  # results larger than
+    # the 8k window, as before the cap followed the window: their elision is under test
     (tmp_path / "t.py").write_text(TEST)
     commands = ["python3 t.py", *(f"seq {k}00000 {k}03000" for k in range(1, 8))]
     err = shell_call_turn(fake_model, tmp_path, monkeypatch, commands, limit=8000,

@@ -88,11 +88,15 @@ def test_loaded_tools_stay_within_the_tool_budget_least_recent_dropped(
     words = [p.output for m in agent.session.conversation for p in m.content
              if isinstance(p, ToolResponse)][-1]
     assert words.startswith("Loaded (callable from your next step):\ndemo__op_")
-    loaded = words.splitlines()[1:-1]
-    assert words.splitlines()[-1] == (
+    loaded = words.splitlines()[1:-2]
+    assert words.splitlines()[-2] == (
         f"({40 - len(ops(last)) - len(loaded)} more match; the tool budget holds these: use "
         "more specific words, or an exact tool name, to load another)")
     assert ops(provider.requests[-1]) == sorted(line.split(" — ")[0] for line in loaded)
+    unloaded = sorted(set(ops(last)) - set(ops(provider.requests[-1])))
+    assert unloaded and words.splitlines()[-1] == (  # the search says what it unloaded
+        f"Unloaded to stay within the tool budget: {', '.join(unloaded)} (each still callable "
+        "by its exact name).")
 
 
 def test_a_compaction_keeps_loaded_only_the_tools_the_kept_messages_use(

@@ -66,6 +66,8 @@ def test_info_shows_the_defaults_and_the_environment_as_sources(
     assert row(out, "show reasoning").endswith("off  [env GOOSECTX_SHOW_REASONING]")
     assert "min(8,000, 0.1 × context limit)  [default]" in row(out, "keep user tokens")
     assert "0.1 × context limit  [default]" in row(out, "mention max tokens")
+    assert row(out, "tool output max chars").endswith(
+        "0.1 × context limit × 4 (at most 40,000)  [default]")
     assert row(out, "deny rules").endswith("(none)  [default]")
     assert row(out, "allow secret env").endswith("(none)  [default]")
     assert row(out, "tool call cutoff").endswith("by formula  [default]")

@@ -72,7 +72,8 @@ def test_scripted_session_keeps_paths_request_and_in_flight_result(tmp_path: Pat
            if not k.startswith("GOOSE_") and not k.endswith(("_API_KEY", "_API_BASE"))}
     with FakeServer() as server:
         server.default_reply = script()  # type: ignore[assignment]
-        (tmp_path / "no.toml").touch()
+        (tmp_path / "no.toml").write_text("tool_output_max_chars = 40000\n")  # the files
+        # whole in flight (8,000 characters), over the 16k window's default share (6,400)
         env.update(GOOSECTX_HOME=str(tmp_path / "home"), GOOSECTX_CONFIG=str(tmp_path / "no.toml"),
                    GOOSE_MODEL="openai/fake-model", OPENAI_API_BASE=server.base_url,
                    OPENAI_API_KEY="sk-test-dummy", GOOSE_CONTEXT_LIMIT=str(LIMIT),

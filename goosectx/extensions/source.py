@@ -12,8 +12,10 @@ tools the messages the model sees used or loaded, the most recent first while th
 budget; the system prompt names the deferred ones (those of running servers: a server that
 failed or exited has none). A tool ``search_tools`` returns is loaded from the next model call
 on; an exact tool name loads that one tool, words load the best matches that fit the budget.
-A tool less recently used or loaded than the ones that fill the budget is deferred again, and
-so is one whose use and load a compaction hid from the model (the model searches again).
+A tool less recently used or loaded than the ones that fill the budget is deferred again (the
+search result that unloads it says so), and so is one whose use and load a compaction hid from
+the model. A deferred tool the model calls by its exact name still runs (approval as usual):
+a task that needs more tools than the budget holds gets them all.
 """
 
 from __future__ import annotations
@@ -201,6 +203,29 @@ class ExtensionToolSource:
             kept.add(name)
             spent += cost
         return kept
+
+    def unloaded(self, offered: Iterable[str], recent: Sequence[str]) -> list[str]:
+        """Of the extension tools ``offered`` now, those the budget defers once ``recent`` is.
+
+        ``recent`` as for :meth:`offer` (it ends with what a search just loaded); the room is
+        the last :meth:`offer`'s. Names in ``offered``'s order; none when nothing is deferred.
+        """
+        if self._room_tokens is None:
+            return []
+        tools = self._all_tools()
+        keep = self._kept(tools, recent, self._room_tokens)
+        budgeted = {t.name for t in tools if t.name not in RESOURCE_TOOLS}
+        return [name for name in offered if name in budgeted and name not in keep]
+
+    def deferred_tool(self, name: str) -> Tool | None:
+        """The deferred tool ``name`` of a running server (the model called it by name), else None.
+
+        It runs as any call (approval as usual) without joining the list: the request's tools
+        stay as they were until the next load, when the call counts as a use.
+        """
+        if name not in self._deferred:
+            return None
+        return next((t for t in self._all_tools(live_only=True) if t.name == name), None)
 
     def loaded_by(self, call_id: str) -> tuple[str, ...]:
         """The tools the ``search_tools`` call ``call_id`` loaded (none for any other call)."""

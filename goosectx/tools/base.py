@@ -223,6 +223,14 @@ class ToolSource(Protocol):
         """The tools the source's ``search_tools`` call ``call_id`` loaded (else none)."""
         ...
 
+    def unloaded(self, offered: Iterable[str], recent: Sequence[str]) -> list[str]:
+        """Of the source's tools ``offered`` now, those the budget defers once ``recent`` is."""
+        ...
+
+    def deferred_tool(self, name: str) -> Tool | None:
+        """The deferred tool ``name``, run when the model calls it by name (else ``None``)."""
+        ...
+
     def instructions(self) -> list[tuple[str, str]]:
         """(source name, instructions) for the system prompt, sorted by name."""
         ...

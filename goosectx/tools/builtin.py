@@ -17,6 +17,7 @@ from goosectx.private_mode import make_private_dir
 from goosectx.redaction import Redactor, is_secret, secret_values
 from goosectx.tools.base import ToolContext, ToolRegistry
 from goosectx.tools.overflow_files import OVERFLOW_SUBDIR, prune
+from goosectx.tools.runner import DEFAULT_OUTPUT_MAX_CHARS
 from goosectx.tools.shell import ShellTool
 from goosectx.tools.text_editor import TextEditorTool
 from goosectx.tools.tree import TreeTool
@@ -105,7 +106,8 @@ def make_tool_context(
     """The :class:`ToolContext` of one session.
 
     Args:
-        settings: ``shell_timeout_s`` (seconds), ``tool_output_max_chars`` (characters),
+        settings: ``shell_timeout_s`` (seconds), ``tool_output_max_chars`` (characters; unset:
+            40,000 until the agent sets the cap its context limit gives before each call),
             ``data_dir``, ``allow_secret_env`` and ``models`` are used.
         working_dir: The session's working directory; relative tool paths resolve here.
         cancel: The turn's cancel event; a new one when ``None``.
@@ -128,7 +130,7 @@ def make_tool_context(
         working_dir=working_dir,
         cancel=cancel if cancel is not None else threading.Event(),
         timeout_s=settings.shell_timeout_s,
-        max_output_chars=settings.tool_output_max_chars,
+        max_output_chars=settings.tool_output_max_chars or DEFAULT_OUTPUT_MAX_CHARS,
         overflow_dir=overflow_dir,
         env=tool_env(settings),
         redact=make_redactor(settings),

@@ -2,20 +2,25 @@
 
 docs/architecture.md §1. The agent asks :meth:`ToolOffering.sync` at the start of every turn
 and after ``search_tools`` loaded a tool (the one deliberate mid-turn change); otherwise the
-list stays as it was, so the cached prefix of the request stays valid.
+list stays as it was, so the cached prefix of the request stays valid. A deferred tool the model
+calls by its exact name still runs (:meth:`ToolOffering.served`), without changing the list.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
-from goosectx.conversation import Message
-from goosectx.tools.base import ToolRegistry, ToolSource
+from goosectx.conversation import Message, ToolResponse
+from goosectx.tools.base import Tool, ToolRegistry, ToolSource
 
 
 def deferred_text(name: str) -> str:
-    """What the model reads when it calls the deferred tool ``name``: how to load it."""
+    """What a call of the deferred tool ``name`` was answered before such calls ran.
+
+    Kept to read stored sessions: such a call was refused, not run (:func:`recent_tools`).
+    """
     return (f"{name} is deferred to save context: call search_tools to load it (it is "
             "offered from the next call).")
 
@@ -25,9 +30,9 @@ def recent_tools(history: Iterable[Message],
     """Tools the calls in ``history`` used or ``search_tools`` loaded, least recent first.
 
     A tool counts at its call's response, and a loaded one at the response of the
-    ``search_tools`` call that loaded it (``loaded_by(call id)``). A call of a deferred tool
-    answered with :func:`deferred_text` was refused, not run: it is no use of that tool (only
-    ``search_tools`` loads a deferred one).
+    ``search_tools`` call that loaded it (``loaded_by(call id)``); a deferred one the model
+    called by name counts at that call's response. A call answered with :func:`deferred_text`
+    (an older session's) was refused, not run: it is no use of that tool.
     """
     latest: dict[str, str] = {}  # call id → the name of the last request with that id
     order: dict[str, None] = {}  # insertion order = recency, least recent first
@@ -79,20 +84,50 @@ class ToolOffering:
         return (self.source is not None and self._state is not None
                 and self.source.loads != self._state[1])
 
-    def deferred_refusal(self, name: str) -> str | None:
-        """For the model, when it calls a tool the request did not carry: what to do.
+    def refusal(self, name: str) -> str | None:
+        """For the model, when it calls a tool of a server that died: why it cannot run.
 
-        A deferred tool: how to load it; a tool of a server that died: why it cannot run
-        (the source's :meth:`~goosectx.tools.base.ToolSource.refusal`); else ``None``.
-
-        The tool is not loaded on the spot: the list stays stable within a call, and
-        ``search_tools`` is the one way in (docs/architecture.md §1).
+        The source's :meth:`~goosectx.tools.base.ToolSource.refusal`; ``None`` for a tool
+        the request carries, a deferred one (:meth:`served`) or one nobody has.
         """
-        if self.registry.get(name) is not None:
+        if self.registry.get(name) is not None or name in self.deferred:
             return None
-        if name not in self.deferred:  # a tool of a server that died, else none
-            return self.source.refusal(name) if self.source else None
-        return deferred_text(name)
+        return self.source.refusal(name) if self.source else None
+
+    def served(self, name: str) -> Tool | None:
+        """The deferred tool ``name`` the model called by its exact name, else ``None``.
+
+        It runs like any call, approval included, but does not join the list: the list stays
+        stable within a call; the call is a use, so the next load keeps the tool if the
+        budget holds it. A model that needs more tools than the budget holds gets them all.
+        """
+        if self.source is None or name not in self.deferred or self.registry.get(name):
+            return None
+        return self.source.deferred_tool(name)
+
+    def noting_unloads(self, response: ToolResponse,
+                       view: Callable[[], Sequence[Message]]) -> ToolResponse:
+        """``response`` of a ``search_tools`` call that loaded tools, naming what they unload.
+
+        Args:
+            response: Any tool call's response; only a loading search's is changed.
+            view: The messages the model sees, this step's responses up to ``response``
+                included: the tools they used or loaded decide, as at the next :meth:`sync`,
+                which of the tools offered now the budget defers from the next call.
+
+        Returns:
+            ``response``, with a line naming those tools when there are any.
+        """
+        source = self.source
+        if source is None or not source.loaded_by(response.id):
+            return response
+        gone = source.unloaded(self.registry.names(), recent_tools(view(), source.loaded_by))
+        if not gone:
+            return response
+        each = "each " if len(gone) > 1 else ""
+        return replace(response, output=f"{response.output}\nUnloaded to stay within the tool "
+                                        f"budget: {', '.join(gone)} ({each}still callable by "
+                                        "its exact name).")
 
     def sync(self, limit_tokens: Callable[[], int], history: Sequence[Message]) -> bool:
         """Rebuild :attr:`registry` if the source or the history's start changed; True if so.

@@ -59,6 +59,27 @@ def run_tool(tool: Tool, arguments: dict[str, Any], ctx: ToolContext,
     return box.get("result") or ToolResult(f"{tool.name} returned nothing", is_error=True)
 
 
+DEFAULT_OUTPUT_MAX_CHARS = 40_000
+"""The most a tool's output may keep when ``tool_output_max_chars`` is not set, characters."""
+OUTPUT_LIMIT_RATIO = 0.1
+"""Share of the context limit one tool output may take when it is not set (``@path``'s too)."""
+CHARS_PER_TOKEN = 4
+"""Characters per token the default cap assumes (English prose; code and logs take fewer)."""
+
+
+def output_cap_chars(max_chars: int | None, limit_tokens: int) -> int:
+    """The cap on one tool output, characters: ``tool_output_max_chars`` when it is set.
+
+    Otherwise 0.1 × the context limit at 4 characters a token, at most 40,000 (≈ 10k tokens,
+    reached from a 100,000-token window up): in an 8k window a result is cut to 3,200
+    characters instead of one larger than the whole window, compacted away at every step.
+    """
+    if max_chars:
+        return max_chars
+    scaled = int(limit_tokens * OUTPUT_LIMIT_RATIO * CHARS_PER_TOKEN)
+    return max(1, min(DEFAULT_OUTPUT_MAX_CHARS, scaled))
+
+
 OUTPUT_SLACK_CHARS = 2_000
 """Room over ``tool_output_max_chars`` for a tool's own notes before the loop cuts output."""
 
