@@ -196,7 +196,8 @@ def execute(
         summary = replace(summary, text=merge_facts(summary.text, messages, counter=counter,
                                                     max_tokens=budget.facts_tokens,
                                                     memo=working.scan_memo,
-                                                    resent=working.whole_copies()))
+                                                    resent=working.whole_copies(),
+                                                    tail=working.tail))
 
     cid = new_compaction_id()
     new = layout(conversation, None if alone else summary.text, working, trigger=trigger,

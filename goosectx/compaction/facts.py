@@ -33,8 +33,10 @@ from goosectx.compaction.carry import (
 )
 from goosectx.compaction.condensed import with_condensed_pairs
 from goosectx.compaction.cuts import word_head
+from goosectx.compaction.fixed_errors import fixed_in
 from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo
+from goosectx.compaction.todos import newest_todos
 from goosectx.conversation import Message, TextContent, ToolResponse
 from goosectx.tokens import TokenCounter
 
@@ -157,7 +159,7 @@ def _grouped(paths: list[tuple[str, str]]) -> list[str]:
 
 def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
                 counter: TokenCounter, memo: ScanMemo | None = None,
-                resent: Collection[str] = ()) -> str:
+                resent: Collection[str] = (), tail: Sequence[Message] = ()) -> str:
     """``summary_text`` with the facts of ``head`` it lacks appended under their headings.
 
     Returns:
@@ -170,19 +172,23 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
         (:mod:`goosectx.compaction.memo`), shared with its other scans of the same messages.
         ``resent``: ids of the head messages the model gets whole copies of
         (:meth:`~goosectx.compaction.tail.Split.whole_copies`): only their long constraint
-        lines are listed cut.
+        lines are listed cut. ``tail``: the messages the model keeps verbatim after the
+        summary: an error a call there fixed is not listed, the open to-do items are the
+        newest list's (a finished item is never listed as pending).
     """
     memo = ScanMemo() if memo is None else memo
     facts = gather_facts(head, memo)  # once: it parses every tool call of the head
     kept = carried_text(summary_text)  # a fact named elsewhere would not reach the next one
     paths = _changed_paths(facts, kept)
     shown = _error_items(summary_text)  # an item may be shortened: it names its error
+    tail = with_condensed_pairs(tail)
+    fixed = fixed_in(tail, facts.errors, memo.label, memo.error) if tail else set()
     errors = [f"- {e}" for e in _last_errors(facts)
-              if e not in kept and not any(names_error(s, e) for s in shown)]
+              if e not in kept and e not in fixed and not any(names_error(s, e) for s in shown)]
     commands = [f"- {c}" for c in _commands(head, memo, facts.commands) if c not in kept]
     constraints = [f"- {c}" for c in _constraints(head, memo, facts.constraints, resent)
                    if c not in kept]
-    todos = [f"- {t}" for k, t in facts.pending.items()
+    todos = [f"- {t}" for k, t in newest_todos(tail, facts.pending).items()
              if not k.startswith(MODEL_PENDING) and _todo_text(t) not in kept]
     path_lines = [f"- `{p}`: {v}" for p, v in paths]
     text = _render(_titled(path_lines, errors, commands, constraints, todos))

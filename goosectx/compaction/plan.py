@@ -230,7 +230,7 @@ def _extractive_growth(conversation: Conversation, messages: list[Message], work
     text = merge_facts(standalone_extractive_text(messages, working, budget, counter,
                                                   max_summary_tokens, head_tokens),
                        messages, counter=counter, max_tokens=budget.facts_tokens,
-                       memo=working.scan_memo, resent=working.whole_copies())
+                       memo=working.scan_memo, resent=working.whole_copies(), tail=working.tail)
     return growth_refusal(before, old_tokens, laid_out_tokens(
         conversation, text, working, trigger="manual", counter=counter), budget)
 

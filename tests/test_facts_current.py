@@ -1,0 +1,120 @@
+"""The facts merged into a summary describe the task as it stands now (fresh-eyes 18).
+
+With a summariser that writes a vague summary, the facts ``(from the transcript)`` are the
+model's only memory of the task. They must not present a fixed failure as live, a lifted rule
+as standing, quoted code or error output as the user's rules, a finished to-do item (finished
+in the verbatim tail) as open; they list the extension calls made (state changes, like shell
+commands) and the next step the assistant itself stated. Each holds through a later
+compaction, which reads the earlier summary's facts back.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from compaction_support import REQUEST, collect, make_session, manager, tool_pair, words
+
+from goosectx.conversation import Message, ToolRequest, ToolResponse
+from goosectx.providers.scripted import ScriptedProvider
+from goosectx.session import Session
+
+VAGUE = json.dumps({"user_intent": "working on the user's task", "current_work": "continuing",
+                    "next_step": "carry on"})
+HEAD_ONLY: dict[str, Any] = {"keep_recent_ratio": 0, "keep_user_tokens": 0}
+
+
+def compact(session: Session, **settings: Any) -> str:
+    """Compacts ``session`` with the vague summariser; the summary the model now sees."""
+    collect(manager(session, None, summarizer=ScriptedProvider([VAGUE]),
+                    **{**HEAD_ONLY, **settings}).compact(REQUEST))
+    return session.conversation.agent_messages()[0].text
+
+
+def section(summary: str, title: str) -> str:
+    """The lines of one facts section (``""`` when the summary has none)."""
+    head = f"## {title} (from the transcript)\n\n"
+    if head not in summary:
+        return ""
+    return summary.split(head, 1)[1].split("\n\n## ", 1)[0].strip()
+
+
+def pytest_run(command: str, output: str, *, failed: bool = False) -> list[Message]:
+    return tool_pair(output + ("\n[exit code: 1]" if failed else ""), name="shell",
+                     args={"command": command}, is_error=failed)
+
+
+FAILED_ADD = "FAILED test_calc.py::test_add - assert -1 == 5\n1 failed in 0.02s"
+FIX = tool_pair("edited", name="text_editor", args={
+    "command": "str_replace", "path": "calc.py", "old_str": "a - b", "new_str": "a + b"})
+
+
+def test_a_failure_a_later_whole_suite_run_passed_is_not_listed_as_an_error() -> None:
+    session = make_session([
+        Message.user("fix calc.py"),
+        *pytest_run("python -m pytest -q test_calc.py 2>&1 | tail -3", FAILED_ADD),
+        *FIX, *pytest_run("python -m pytest -q 2>&1 | tail -3", "1 passed in 0.01s"),
+        Message.assistant("All green now. " + words(300)), Message.user("thanks")])
+    summary = compact(session)
+    assert "test_add" not in section(summary, "Errors")
+    assert "- shell `python -m pytest -q 2>&1 | tail -3`" in summary  # the run is still listed
+
+
+def test_a_passing_run_of_other_tests_leaves_the_failure_listed() -> None:
+    session = make_session([
+        Message.user("fix calc.py"),
+        *pytest_run("python -m pytest -q test_calc.py", FAILED_ADD),
+        *pytest_run("python -m pytest -q tests/test_other.py", "4 passed in 0.01s"),
+        *pytest_run("python -m pytest -q -k test_sub", "1 passed, 1 deselected in 0.01s"),
+        Message.assistant("calc still fails. " + words(300)), Message.user("go on")])
+    assert "FAILED test_calc.py::test_add" in section(compact(session), "Errors")
+
+
+def test_a_failure_an_earlier_summary_listed_is_dropped_once_the_suite_passes() -> None:
+    session = make_session([
+        Message.user("fix calc.py"),
+        *pytest_run("python -m pytest -q test_calc.py", FAILED_ADD, failed=True),
+        Message.assistant("add is wrong. " + words(400)), Message.user("fix it")])
+    assert "FAILED test_calc.py::test_add" in section(compact(session), "Errors")
+    for m in [*FIX, *pytest_run("pytest -v", "test_calc.py::test_add PASSED  [100%]\n"
+                                "1 passed in 0.01s"),
+              Message.assistant("Fixed. " + words(400)), Message.user("next")]:
+        session.conversation.append(m)
+    summary = compact(session)
+    assert "test_add" not in section(summary, "Errors")
+    assert "`calc.py`: edited" in summary
+
+
+def test_a_failure_fixed_in_the_verbatim_tail_is_not_listed_beside_it() -> None:
+    session = make_session([
+        Message.user("fix calc.py " + words(600)),
+        *pytest_run("python -m pytest -q test_calc.py", FAILED_ADD, failed=True),
+        Message.assistant("add is wrong. " + words(2500)), Message.user("fix it"),
+        *FIX, *pytest_run("python -m pytest -q test_calc.py", "1 passed in 0.01s"),
+        Message.assistant("Fixed.")])
+    summary = compact(session, context_limit_tokens=16_000, keep_recent_ratio=0.2)
+    view = "\n".join(m.text + "".join(p.output for p in m.tool_responses)
+                     for m in session.conversation.agent_messages())
+    assert "1 passed in 0.01s" in view  # the passing run is in the tail, verbatim
+    assert "add is wrong" not in view  # the failure was summarised
+    assert "test_add" not in section(summary, "Errors")
+
+
+def todo_write(status: str) -> list[Message]:
+    call = ToolRequest(f"todo_{status}", "TodoWrite", {"todos": [
+        {"content": "write the report", "status": status, "activeForm": "writing"}]})
+    return [Message("assistant", (call,)),
+            Message("user", (ToolResponse(call.id, "Todos have been modified"),))]
+
+
+def test_a_todo_item_finished_in_the_verbatim_tail_is_not_listed_as_open() -> None:
+    session = make_session([
+        Message.user("write the report " + words(600)), *todo_write("in_progress"),
+        *pytest_run("python -m pytest -q test_calc.py", FAILED_ADD, failed=True),
+        Message.assistant("drafting " + words(2500)), Message.user("save it"),
+        *todo_write("completed"), Message.assistant("Saved.")])
+    summary = compact(session, context_limit_tokens=16_000, keep_recent_ratio=0.2)
+    view = json.dumps([[r.arguments for r in m.tool_requests]
+                       for m in session.conversation.agent_messages()])
+    assert '"status": "completed"' in view and '"status": "in_progress"' not in view
+    assert "write the report" not in section(summary, "Open to-do items")
