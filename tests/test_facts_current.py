@@ -100,6 +100,48 @@ def test_a_failure_fixed_in_the_verbatim_tail_is_not_listed_beside_it() -> None:
     assert "test_add" not in section(summary, "Errors")
 
 
+def test_a_rule_a_later_line_lifts_or_changes_is_marked_superseded_and_stays_so() -> None:
+    session = make_session([
+        Message.user("Task: fix calc.py. New constraint: keep lines at 79 characters max."),
+        Message.assistant("ok " + words(300)), Message.user("never touch tests/"),
+        Message.assistant("ok " + words(300)),
+        Message.user("Change of plan: forget the 79 character limit, keep lines at 100 "
+                     "characters max from now on."),
+        Message.assistant("ok " + words(300)), Message.user("you may now edit tests/"),
+        Message.assistant("ok " + words(300)), Message.user("next")])
+    expected = ["- Task: fix calc.py. New constraint: keep lines at 79 characters max. "
+                "(superseded by a later line)",
+                "- never touch tests/ (superseded by a later line)",
+                "- Change of plan: forget the 79 character limit, keep lines at 100 characters "
+                "max from now on.",
+                "- you may now edit tests/"]
+    assert section(compact(session), "User constraints").splitlines() == expected
+    session.conversation.append(Message.assistant("more " + words(600)))
+    session.conversation.append(Message.user("and more " + words(600)))
+    assert section(compact(session), "User constraints").splitlines() == expected
+
+
+def test_a_change_line_that_names_no_rule_is_not_listed() -> None:
+    session = make_session([Message.user("never touch setup.py"), Message.assistant("ok"),
+                            Message.user("you may now take a break " + words(300)),
+                            Message.assistant("ok " + words(300)), Message.user("next")])
+    assert section(compact(session), "User constraints").splitlines() == [
+        "- never touch setup.py"]
+
+
+def test_quoted_code_and_error_output_are_not_the_users_constraints() -> None:
+    request = ("autowrap fails when array arguments do not appear in the expression.\n"
+               "```python\nf = autowrap(expr, args=(x,), backend='cython')\n"
+               "f(np.array([[1.0, 2.0]]))\n# returns 1.0 as expected, without failure\n```\n"
+               "This should fail with:\n\nTypeError: only size-1 arrays can be converted to "
+               "Python scalars\n\nYou must not modify the tests.")
+    session = make_session([Message.user(request), Message.assistant("ok " + words(400)),
+                            Message.user("go on")])
+    lines = section(compact(session), "User constraints").splitlines()
+    assert lines == ["- autowrap fails when array arguments do not appear in the expression.",
+                     "- You must not modify the tests."]
+
+
 def todo_write(status: str) -> list[Message]:
     call = ToolRequest(f"todo_{status}", "TodoWrite", {"todos": [
         {"content": "write the report", "status": status, "activeForm": "writing"}]})

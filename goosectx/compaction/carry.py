@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from goosectx.compaction.actions import WRITE_VERBS
+from goosectx.compaction.constraint_change import request_lines
 from goosectx.compaction.cuts import word_head
 
 ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
@@ -175,11 +176,10 @@ def resent_request(text: str, facts: Facts) -> None:
             facts.requests.append(text)
         elif is_shortened(facts.requests[at]):
             facts.requests[at] = text
-    for line in text.splitlines():
-        line = line.strip()
+    for line in request_lines(text, CONSTRAINT.search):  # prose only, a rule's change too
         if len(line) > 300:
             line = word_head(line, 299) + "…"
-        if line and CONSTRAINT.search(line) and line not in facts.constraints:
+        if line not in facts.constraints:
             facts.constraints.append(line)
 
 

@@ -32,6 +32,7 @@ from goosectx.compaction.carry import (
     shows_text,
 )
 from goosectx.compaction.condensed import with_condensed_pairs
+from goosectx.compaction.constraint_change import may_change, request_lines, settled
 from goosectx.compaction.cuts import word_head
 from goosectx.compaction.fixed_errors import fixed_in
 from goosectx.compaction.gather import gather_facts
@@ -116,8 +117,14 @@ def _constraints(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[
                 out.append(line)
                 seen.add(line)
     # A shortened item (an earlier summary's user message) beside the whole one: said once.
-    return [c for c in out if not (("[…]" in c or c.endswith("…"))
-                                   and any(o != c and shows_text(c, o) for o in out))]
+    out = [c for c in out if not (("[…]" in c or c.endswith("…"))
+                                  and any(o != c and shows_text(c, o) for o in out))]
+    return settled(out, _is_constraint)  # a rule a later line changed is marked superseded
+
+
+def _is_constraint(line: str) -> bool:
+    """True for a line that states a requirement (:data:`CONSTRAINT`)."""
+    return may_name_constraint(line) and CONSTRAINT.search(line) is not None
 
 
 def constraint_lines(m: Message) -> tuple[str, ...]:
@@ -126,10 +133,10 @@ def constraint_lines(m: Message) -> tuple[str, ...]:
     Every such line, repeats included (:func:`_constraints` drops what it has seen).
     """
     text = m.text
-    if not may_name_constraint(text) or not (m.is_user_request or _request_after_results(m)):
+    if not (may_name_constraint(text) or may_change(text)) or not (
+            m.is_user_request or _request_after_results(m)):
         return ()  # a line of it can match only where the whole text may
-    return tuple(line for line in (raw.strip() for raw in text.splitlines())
-                 if line and may_name_constraint(line) and CONSTRAINT.search(line))
+    return request_lines(text, _is_constraint)  # prose lines, a rule's change too
 
 
 def _request_after_results(m: Message) -> bool:
