@@ -160,3 +160,22 @@ def test_a_todo_item_finished_in_the_verbatim_tail_is_not_listed_as_open() -> No
                        for m in session.conversation.agent_messages()])
     assert '"status": "completed"' in view and '"status": "in_progress"' not in view
     assert "write the report" not in section(summary, "Open to-do items")
+
+
+def test_extension_calls_are_listed_like_shell_commands_and_carried() -> None:
+    session = make_session([
+        Message.user("save the two notes"),
+        *tool_pair("saved note #1", name="notes__add_note",
+                   args={"text": "NOTE-ALPHA deploy at 5pm"}),
+        *tool_pair("saved note #2", name="notes__add_note", args={"text": "NOTE-BETA rollback"}),
+        *tool_pair("ok", name="developer__text_editor",
+                   args={"command": "write", "path": "notes.md", "file_text": "x\n"}),
+        Message.assistant("Saved 2 notes. " + words(400)), Message.user("report")])
+    expected = ['- notes__add_note `{"text": "NOTE-ALPHA deploy at 5pm"}`',
+                '- notes__add_note `{"text": "NOTE-BETA rollback"}`']
+    assert section(compact(session), "Commands run").splitlines() == expected
+    session.conversation.append(Message.assistant("report " + words(600)))
+    session.conversation.append(Message.user("again " + words(600)))
+    summary = compact(session)
+    assert section(summary, "Commands run").splitlines() == expected
+    assert "`notes.md`: written" in summary  # the editor's call is a file, not a command

@@ -14,11 +14,12 @@ never dropped silently.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from collections.abc import Collection, Sequence
 
-from goosectx.compaction.actions import normalize_tool_name
+from goosectx.compaction.actions import actions_from_tool_call, inline_code, normalize_tool_name
 from goosectx.compaction.carry import (
     CONSTRAINT,
     FACTS_MARK,
@@ -37,8 +38,8 @@ from goosectx.compaction.cuts import word_head
 from goosectx.compaction.fixed_errors import fixed_in
 from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo
-from goosectx.compaction.todos import newest_todos
-from goosectx.conversation import Message, TextContent, ToolResponse
+from goosectx.compaction.todos import TODO_TOOLS, newest_todos
+from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 from goosectx.tokens import TokenCounter
 
 MAX_COMMANDS = 20
@@ -88,8 +89,10 @@ def _commands(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str
         for r in reversed(m.tool_requests):
             if normalize_tool_name(r.name) in _SHELL:
                 newest_first.setdefault(memo.command(r), None)
-                if len(newest_first) == MAX_COMMANDS:
-                    return list(reversed(newest_first))
+            elif "__" in r.name and _extension_call(r):  # a state change like a command's
+                newest_first.setdefault(extension_label(r), None)
+            if len(newest_first) == MAX_COMMANDS:
+                return list(reversed(newest_first))
     for command in reversed(carried):
         newest_first.setdefault(command, None)
         if len(newest_first) == MAX_COMMANDS:
@@ -125,6 +128,25 @@ def _constraints(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[
 def _is_constraint(line: str) -> bool:
     """True for a line that states a requirement (:data:`CONSTRAINT`)."""
     return may_name_constraint(line) and CONSTRAINT.search(line) is not None
+
+
+def _extension_call(r: ToolRequest) -> bool:
+    """True for an extension's call (``server__tool``) the other facts do not cover.
+
+    Its file work is in the files changed, a todo call's items in the open to-do items.
+    """
+    return (normalize_tool_name(r.name) not in TODO_TOOLS
+            and not actions_from_tool_call(r.name, r.arguments))
+
+
+def extension_label(r: ToolRequest, limit_chars: int = 160) -> str:
+    """An extension call as the facts list it: its name and its arguments as compact JSON."""
+    if not r.arguments:
+        return r.name
+    args = " ".join(json.dumps(r.arguments, ensure_ascii=False).split())
+    if len(args) > limit_chars:
+        args = args[:limit_chars - 1] + "…"
+    return f"{r.name} {inline_code(args)}"
 
 
 def constraint_lines(m: Message) -> tuple[str, ...]:
