@@ -179,3 +179,86 @@ def test_extension_calls_are_listed_like_shell_commands_and_carried() -> None:
     summary = compact(session)
     assert section(summary, "Commands run").splitlines() == expected
     assert "`notes.md`: written" in summary  # the editor's call is a file, not a command
+
+
+def test_the_next_step_the_assistant_stated_is_kept_until_a_newer_one() -> None:
+    session = make_session([
+        Message.user("show big.log"), Message.assistant(
+            "Shown. NEXT STEP: rename add to plus everywhere (MY-PLAN-17)."),
+        Message.user("show it again " + words(300)), Message.assistant("Shown. " + words(300)),
+        Message.user("next")])
+    step = "- rename add to plus everywhere (MY-PLAN-17)."
+    assert section(compact(session), "Next step the assistant stated") == step
+    session.conversation.append(Message.assistant("more " + words(600)))
+    session.conversation.append(Message.user("and more " + words(600)))
+    assert section(compact(session), "Next step the assistant stated") == step
+    session.conversation.append(Message.assistant(
+        "Renamed.\n\nNext steps:\n1. run the tests\n2. update the docs\n\n" + words(600)))
+    session.conversation.append(Message.user("ok " + words(600)))
+    assert section(compact(session), "Next step the assistant stated") == (
+        "- run the tests; update the docs")
+
+
+FAKE_PYTEST = """#!/bin/sh
+if grep -q "a - b" calc.py; then
+  echo "FAILED test_calc.py::test_add - assert -1 == 5"; echo "1 failed in 0.02s"; exit 1
+fi
+echo "1 passed in 0.01s"
+"""
+TURNS: dict[str, list[dict[str, Any]]] = {
+    "Task: fix calc.py": [{"tool_calls": [{"name": "shell", "arguments": {
+        "command": "./pytest -q test_calc.py"}}]}, {"text": "add is wrong."}],
+    "fix it": [{"tool_calls": [{"name": "text_editor", "arguments": {
+        "command": "str_replace", "path": "calc.py", "old_str": "a - b", "new_str": "a + b"}}]},
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "./pytest -q"}}]},
+        {"text": "1 passed. All green now."}],
+    "Change of plan": [{"text": "OK, 100 from now on."}],
+    "show part 1": [{"tool_calls": [{"name": "shell", "arguments": {"command": "seq 1 1500"}}]},
+                    {"text": "Shown. NEXT STEP: rename add to plus everywhere (MY-PLAN-17)."}],
+    "show part 2": [{"tool_calls": [{"name": "shell", "arguments": {"command": "seq 2 1500"}}]},
+                    {"text": "Shown."}],
+    "show part 3": [{"tool_calls": [{"name": "shell", "arguments": {"command": "seq 3 1500"}}]},
+                    {"text": "Shown."}],
+}
+
+
+def test_after_auto_compactions_the_model_gets_the_task_as_it_stands(
+        fake_model: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    # fresh-eyes 18, finding 02, through `goosectx run` and the requests the server received.
+    from test_compaction_e2e import in_process_run, is_summary_call
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "8000")
+    monkeypatch.setenv("GOOSE_AUTO_COMPACT_THRESHOLD", "0.5")
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (tmp_path / "pytest").write_text(FAKE_PYTEST)
+    (tmp_path / "pytest").chmod(0o755)
+    left = {k: list(v) for k, v in TURNS.items()}
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        if is_summary_call(body):
+            return {"text": VAGUE}
+        asked = next(str(m["content"]) for m in reversed(body["messages"])
+                     if m["role"] == "user" and any(k in str(m["content"]) for k in left))
+        return left[next(k for k in left if k in asked)].pop(0)
+
+    fake_model.default_reply = reply
+    turns = ["Task: fix calc.py. New constraint: keep lines at 79 characters max.", "fix it",
+             "Change of plan: forget the 79 character limit, keep lines at 100 characters max "
+             "from now on.", "show part 1", "show part 2", "show part 3"]
+    for n, text in enumerate(turns):
+        code, _, err = in_process_run(text, mode="auto", **(
+            {"name": "fresh02"} if n == 0 else {"resume": "fresh02"}))
+        assert code == 0, err
+    calls = fake_model.requests
+    last = max(i for i, r in enumerate(calls) if is_summary_call(r))
+    summary = next(r for r in calls[last + 1:] if not is_summary_call(r))["messages"][1]["content"]
+    assert summary.startswith("# Conversation Summary")
+    assert "./pytest -q test_calc.py" in summary  # the failing run was summarised
+    assert "test_add" not in section(summary, "Errors")
+    assert section(summary, "User constraints").splitlines()[:2] == [
+        "- Task: fix calc.py. New constraint: keep lines at 79 characters max. "
+        "(superseded by a later line)",
+        "- Change of plan: forget the 79 character limit, keep lines at 100 characters max "
+        "from now on."]
+    assert "MY-PLAN-17" in section(summary, "Next step the assistant stated")

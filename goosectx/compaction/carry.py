@@ -160,6 +160,8 @@ class Facts:
     """The earlier summary's ``Next step`` while no user request came after it, else ``""``."""
     carried_errors: int = 0
     """How many of ``errors`` an earlier summary listed (the first ones)."""
+    stated_step: str = ""
+    """The newest next step the assistant stated (:mod:`.stated_step`), else ``""``."""
 
 
 def resent_request(text: str, facts: Facts) -> None:
@@ -215,7 +217,8 @@ def copy_facts(facts: Facts, message_count: int) -> Facts:
     return Facts(list(facts.requests), files, [list(e) for e in facts.errors],
                  dict(facts.pending), facts.answered, facts.last_work, list(facts.last_calls),
                  list(facts.earlier), facts.tool_calls, message_count, list(facts.commands),
-                 list(facts.constraints), facts.intent, facts.next_step, facts.carried_errors)
+                 list(facts.constraints), facts.intent, facts.next_step, facts.carried_errors,
+                 facts.stated_step)
 
 
 LATER_PASSED = " (later passed)"

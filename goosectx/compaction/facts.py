@@ -2,9 +2,12 @@
 
 Part of step 3 of the compaction pipeline (docs/architecture.md §5). Whatever the summariser
 wrote, the model keeps: every file written, edited, created or deleted (path and verb), the
-last error of each failing command, the shell commands run (deduplicated, newest 20), the
-user's constraints (the request lines :data:`~goosectx.compaction.carry.CONSTRAINT` finds) and
-the open to-do items. Each is added under its own heading marked ``(from the transcript)``
+last error of each command still failing (:mod:`.fixed_errors`: nor one the verbatim tail
+fixed), the shell commands and extension calls run (deduplicated, newest 20), the user's
+constraints (the prose request lines :data:`~goosectx.compaction.carry.CONSTRAINT` finds, a
+rule a later line changed marked so: :mod:`.constraint_change`), the open to-do items (the
+tail's newest list wins) and the next step the assistant stated (:mod:`.stated_step`). Each is
+added under its own heading marked ``(from the transcript)``
 unless the summary already names it. An earlier summary in the head carries its facts into the next
 (:func:`goosectx.compaction.gather.gather_facts` reads them back from its text), so they survive
 any number of compactions, across processes, whatever each summariser writes. Past
@@ -38,6 +41,7 @@ from goosectx.compaction.cuts import word_head
 from goosectx.compaction.fixed_errors import fixed_in
 from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo
+from goosectx.compaction.stated_step import STEP_TITLE
 from goosectx.compaction.todos import TODO_TOOLS, newest_todos
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 from goosectx.tokens import TokenCounter
@@ -219,6 +223,10 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
                    if c not in kept]
     todos = [f"- {t}" for k, t in newest_todos(tail, facts.pending).items()
              if not k.startswith(MODEL_PENDING) and _todo_text(t) not in kept]
+    step = facts.stated_step  # kept whole, its room taken first
+    step_text = _render([(STEP_TITLE, [f"- {step}"])]) if step and step not in kept else ""
+    if step_text:
+        max_tokens = max(0, max_tokens - counter.count_kept_text(step_text + "\n\n"))
     path_lines = [f"- `{p}`: {v}" for p, v in paths]
     text = _render(_titled(path_lines, errors, commands, constraints, todos))
     if text and counter.count_kept_text(text, max_tokens) > max_tokens:
@@ -233,6 +241,7 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
                                           max_tokens, counter)
             text = _render(_titled(path_lines, errors[rounds:], commands[rounds:],
                                    constraints[rounds:], todos[rounds:]))
+    text = "\n\n".join(t for t in (text, step_text) if t)
     return f"{summary_text.rstrip()}\n\n{text}\n" if text else summary_text
 
 

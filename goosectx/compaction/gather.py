@@ -40,6 +40,7 @@ from goosectx.compaction.condensed import with_pairs_positioned
 from goosectx.compaction.fixed_errors import FailingTests
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS
+from goosectx.compaction.stated_step import carried_step, stated_step
 from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, only_stops, open_todos
 from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.compaction.undo_note import undone_files
@@ -84,6 +85,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
             carried = len(facts.errors)
             carry_forward(texts[0] if texts else "", facts)
+            facts.stated_step = (carried_step(texts[0]) if texts else "") or facts.stated_step
             _index(by_head, facts.errors[carried:])
             tests.add(facts.errors[carried:])
             for text in texts[1:]:  # user messages re-sent after it, merged by the agent view
@@ -117,6 +119,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 checklist = checklist_todos(text)
                 if checklist is not None:  # the newest plan the assistant wrote is the list
                     facts.pending = checklist
+                facts.stated_step = stated_step(text) or facts.stated_step
             for req in requests:
                 facts.tool_calls += 1
                 calls[req.id] = (req, actions_of(req, open_file))
