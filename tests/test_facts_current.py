@@ -162,6 +162,22 @@ def test_a_todo_item_finished_in_the_verbatim_tail_is_not_listed_as_open() -> No
     assert "write the report" not in section(summary, "Open to-do items")
 
 
+def test_an_extractive_summary_takes_the_tails_todo_list_and_fixes_too() -> None:
+    session = make_session([
+        Message.user("write the report " + words(600)), *todo_write("in_progress"),
+        *pytest_run("python -m pytest -q test_calc.py", FAILED_ADD, failed=True),
+        Message.assistant("drafting " + words(2500)), Message.user("save it"),
+        *todo_write("completed"), *FIX,
+        *pytest_run("python -m pytest -q test_calc.py", "1 passed in 0.01s"),
+        Message.assistant("Saved.")])
+    collect(manager(session, None, context_limit_tokens=16_000, keep_recent_ratio=0.2,
+                    keep_user_tokens=0).compact(REQUEST, strategy="extractive"))
+    summary = session.conversation.agent_messages()[0].text
+    assert "(no model)" in summary and "## Pending tasks" not in summary
+    assert "test_add - assert -1 == 5 (later passed)" in summary  # in its errors and fixes
+    assert "test_add" not in section(summary, "Errors")
+
+
 def test_extension_calls_are_listed_like_shell_commands_and_carried() -> None:
     session = make_session([
         Message.user("save the two notes"),

@@ -186,7 +186,8 @@ def execute(
                 - counter.count_text(summary.text))
         extractive = render_markdown(extractive_summary(
             messages, max_tokens=max(MIN_BENEATH_TOKENS, min(extractive_tokens, room)),
-            counter=counter, memo=working.scan_memo, answered=working.answered))
+            counter=counter, memo=working.scan_memo, answered=working.answered,
+            tail=working.tail))
         summary = replace(summary, text=f"{summary.text}\n\n{extractive}")
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))
