@@ -201,9 +201,10 @@ def test_the_next_step_the_assistant_stated_is_kept_until_a_newer_one() -> None:
     session = make_session([
         Message.user("show big.log"), Message.assistant(
             "Shown. NEXT STEP: rename add to plus everywhere (MY-PLAN-17)."),
-        Message.user("show it again " + words(300)), Message.assistant("Shown. " + words(300)),
+        Message.user("show it again " + words(300)),
+        Message.assistant("Shown. The diff:\n       20 +  ## NEXT: QUOTED-DIFF-LINE\n" + words(300)),
         Message.user("next")])
-    step = "- rename add to plus everywhere (MY-PLAN-17)."
+    step = "- rename add to plus everywhere (MY-PLAN-17)."  # not a line the answer quotes
     assert section(compact(session), "Next step the assistant stated") == step
     session.conversation.append(Message.assistant("more " + words(600)))
     session.conversation.append(Message.user("and more " + words(600)))

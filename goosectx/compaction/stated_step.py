@@ -4,9 +4,9 @@ Part of step 3 of the compaction pipeline (docs/architecture.md §5). A model su
 what the assistant itself said it would do next ("NEXT STEP: rename add to plus"), and a vague
 one leaves the facts as the model's only memory. The newest such statement in the assistant's
 answers (:func:`stated_step`: a ``Next step:`` / ``Next steps:`` / ``Next:`` line, or a
-``Next, I'll …`` sentence, outside fenced code) is merged into the summary under
-:data:`STEP_TITLE` and read back from an earlier summary (:func:`carried_step`) until a newer
-one is stated.
+``Next, I'll …`` sentence, at a line's start or after a sentence, outside fenced code) is
+merged into the summary under :data:`STEP_TITLE` and read back from an earlier summary
+(:func:`carried_step`) until a newer one is stated.
 """
 
 from __future__ import annotations
@@ -21,9 +21,12 @@ STEP_TITLE = "Next step the assistant stated"
 MAX_STEP_CHARS = 240
 """Longest stated step kept (a longer one is cut between words)."""
 _STEP = re.compile(
-    r"\bnext(?: steps?| up)?\s*[:：][ \t]*(?P<rest>.*)"
-    r"|(?:^|(?<=[.!?] ))(?P<sentence>next,? I(?:'ll| will| am going to| plan to) .*)",
+    r"(?:^[ \t>#*-]*|(?<=[.!?] ))(?:\*\*)?next(?: steps?| up)?(?: (?:is|are|would be|will be))?"
+    r"(?:\*\*)?[ \t]*[:：](?:\*\*)?[ \t]*(?P<rest>.*)"
+    r"|(?:^[ \t>*-]*|(?<=[.!?] ))(?P<sentence>next,? I(?:'ll| will| am going to| plan to) .*)",
     re.I | re.M)
+"""A marker at a line's start or after a sentence (not inside quoted text: a diff's
+``+ ## NEXT: …`` line is no statement of the assistant's)."""
 _FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1[ \t]*$", re.M | re.S)
 _ENUMERATED = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
