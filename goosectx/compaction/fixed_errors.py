@@ -19,6 +19,7 @@ import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 
@@ -58,16 +59,21 @@ class TestRun:
     narrowed: bool
 
 
+@lru_cache(maxsize=1024)
 def test_run(command: str) -> TestRun | None:
     """The test run ``command`` makes (its first test runner), or ``None`` when it runs none.
 
-    ``command`` as a label shows it (a cut one ends with ``…``).
+    ``command`` as a label shows it (a cut one ends with ``…``). Cached: a session runs the
+    same few test commands again and again.
     """
     cut = command.endswith("…")
     for segment in re.split(r"\|\|?|&&|;", command.removesuffix("…")):
-        try:
-            words = shlex.split(segment)
-        except ValueError:
+        if "'" in segment or '"' in segment or "\\" in segment:
+            try:
+                words = shlex.split(segment)
+            except ValueError:
+                words = segment.split()
+        else:  # no quoting: the same words, without the lexer's cost
             words = segment.split()
         for at, word in enumerate(words):
             name = word.rsplit("/", 1)[-1]
