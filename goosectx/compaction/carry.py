@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from goosectx.compaction.actions import WRITE_VERBS
+from goosectx.compaction.constraint_change import request_lines
 from goosectx.compaction.cuts import word_head
 
 ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
@@ -159,6 +160,8 @@ class Facts:
     """The earlier summary's ``Next step`` while no user request came after it, else ``""``."""
     carried_errors: int = 0
     """How many of ``errors`` an earlier summary listed (the first ones)."""
+    stated_step: str = ""
+    """The newest next step the assistant stated (:mod:`.stated_step`), else ``""``."""
 
 
 def resent_request(text: str, facts: Facts) -> None:
@@ -175,11 +178,10 @@ def resent_request(text: str, facts: Facts) -> None:
             facts.requests.append(text)
         elif is_shortened(facts.requests[at]):
             facts.requests[at] = text
-    for line in text.splitlines():
-        line = line.strip()
+    for line in request_lines(text, CONSTRAINT.search):  # prose only, a rule's change too
         if len(line) > 300:
             line = word_head(line, 299) + "…"
-        if line and CONSTRAINT.search(line) and line not in facts.constraints:
+        if line not in facts.constraints:
             facts.constraints.append(line)
 
 
@@ -215,7 +217,8 @@ def copy_facts(facts: Facts, message_count: int) -> Facts:
     return Facts(list(facts.requests), files, [list(e) for e in facts.errors],
                  dict(facts.pending), facts.answered, facts.last_work, list(facts.last_calls),
                  list(facts.earlier), facts.tool_calls, message_count, list(facts.commands),
-                 list(facts.constraints), facts.intent, facts.next_step, facts.carried_errors)
+                 list(facts.constraints), facts.intent, facts.next_step, facts.carried_errors,
+                 facts.stated_step)
 
 
 LATER_PASSED = " (later passed)"

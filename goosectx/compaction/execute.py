@@ -186,7 +186,8 @@ def execute(
                 - counter.count_text(summary.text))
         extractive = render_markdown(extractive_summary(
             messages, max_tokens=max(MIN_BENEATH_TOKENS, min(extractive_tokens, room)),
-            counter=counter, memo=working.scan_memo, answered=working.answered))
+            counter=counter, memo=working.scan_memo, answered=working.answered,
+            tail=working.tail))
         summary = replace(summary, text=f"{summary.text}\n\n{extractive}")
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))
@@ -196,7 +197,8 @@ def execute(
         summary = replace(summary, text=merge_facts(summary.text, messages, counter=counter,
                                                     max_tokens=budget.facts_tokens,
                                                     memo=working.scan_memo,
-                                                    resent=working.whole_copies()))
+                                                    resent=working.whole_copies(),
+                                                    tail=working.tail))
 
     cid = new_compaction_id()
     new = layout(conversation, None if alone else summary.text, working, trigger=trigger,

@@ -37,15 +37,19 @@ from dataclasses import dataclass, replace
 from goosectx.compaction.carry import (
     ANSWERED_NEXT_STEP,
     EXTRACTIVE_MARK,
+    LATER_PASSED,
     NOTE_SEPARATOR,
     THEN,
     Facts,
 )
+from goosectx.compaction.condensed import with_condensed_pairs
 from goosectx.compaction.cuts import PieceCounts
 from goosectx.compaction.cuts import shorten as _shorten
+from goosectx.compaction.fixed_errors import fixed_in
 from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
+from goosectx.compaction.todos import newest_todos
 from goosectx.conversation import Message
 from goosectx.tokens import TokenCounter
 
@@ -86,7 +90,7 @@ _LEVELS: tuple[_Limits, ...] = (
 
 def extractive_summary(
     messages: Sequence[Message], *, max_tokens: int, counter: TokenCounter,
-    memo: ScanMemo | None = None, answered: bool = False,
+    memo: ScanMemo | None = None, answered: bool = False, tail: Sequence[Message] = (),
 ) -> StructuredSummary:
     """Summarise ``messages`` without a model.
 
@@ -100,6 +104,9 @@ def extractive_summary(
         memo: The compaction's scan memo (:mod:`goosectx.compaction.memo`), if any.
         answered: The view's newest request was answered (``Split.answered``): the next step
             says so even when ``messages`` (a head) end inside that turn.
+        tail: The messages the model keeps verbatim after the summary (``Split.tail``): the
+            pending tasks are the newest to-do list's, theirs included, and an error a call
+            there fixed reads ``(later passed)``.
 
     Returns:
         The summary. Its rendering fits ``max_tokens`` unless the newest user request (cut to
@@ -108,6 +115,8 @@ def extractive_summary(
     facts = gather_facts(messages, memo)
     if answered and not facts.answered:  # a copy: the memo keeps the scan's facts
         facts = replace(facts, answered=True)
+    if tail:
+        facts = _after_tail(facts, tail, ScanMemo() if memo is None else memo)
     counts = PieceCounts(counter)  # each piece is tokenised once, whatever the levels tried
     levels = _LEVELS[_first_level(facts, max_tokens):]
     summary = _built(facts, levels[0], counts)
@@ -116,6 +125,18 @@ def extractive_summary(
             return summary
         summary = _built(facts, limits, counts)
     return summary
+
+
+def _after_tail(facts: Facts, tail: Sequence[Message], memo: ScanMemo) -> Facts:
+    """``facts`` (not changed: the memo keeps them) as the verbatim ``tail`` leaves them."""
+    tail = with_condensed_pairs(tail)
+    pending = newest_todos(tail, facts.pending)
+    fixed = fixed_in(tail, facts.errors, memo.label, memo.error)
+    if pending is facts.pending and not fixed:
+        return facts
+    errors = [[e[0] + LATER_PASSED, *e[1:]] if " ".join(e[0].split()) in fixed
+              and not e[0].endswith(LATER_PASSED) else e for e in facts.errors]
+    return replace(facts, pending=pending, errors=errors)
 
 
 def _first_level(facts: Facts, max_tokens: int) -> int:

@@ -2,9 +2,12 @@
 
 Part of step 3 of the compaction pipeline (docs/architecture.md §5). Whatever the summariser
 wrote, the model keeps: every file written, edited, created or deleted (path and verb), the
-last error of each failing command, the shell commands run (deduplicated, newest 20), the
-user's constraints (the request lines :data:`~goosectx.compaction.carry.CONSTRAINT` finds) and
-the open to-do items. Each is added under its own heading marked ``(from the transcript)``
+last error of each command still failing (:mod:`.fixed_errors`: nor one the verbatim tail
+fixed), the shell commands and extension calls run (deduplicated, newest 20), the user's
+constraints (the prose request lines :data:`~goosectx.compaction.carry.CONSTRAINT` finds, a
+rule a later line changed marked so: :mod:`.constraint_change`), the open to-do items (the
+tail's newest list wins) and the next step the assistant stated (:mod:`.stated_step`). Each is
+added under its own heading marked ``(from the transcript)``
 unless the summary already names it. An earlier summary in the head carries its facts into the next
 (:func:`goosectx.compaction.gather.gather_facts` reads them back from its text), so they survive
 any number of compactions, across processes, whatever each summariser writes. Past
@@ -14,11 +17,12 @@ never dropped silently.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from collections.abc import Collection, Sequence
 
-from goosectx.compaction.actions import normalize_tool_name
+from goosectx.compaction.actions import actions_from_tool_call, inline_code, normalize_tool_name
 from goosectx.compaction.carry import (
     CONSTRAINT,
     FACTS_MARK,
@@ -32,10 +36,14 @@ from goosectx.compaction.carry import (
     shows_text,
 )
 from goosectx.compaction.condensed import with_condensed_pairs
+from goosectx.compaction.constraint_change import may_change, request_lines, settled
 from goosectx.compaction.cuts import word_head
+from goosectx.compaction.fixed_errors import fixed_in
 from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo
-from goosectx.conversation import Message, TextContent, ToolResponse
+from goosectx.compaction.stated_step import STEP_TITLE
+from goosectx.compaction.todos import TODO_TOOLS, newest_todos
+from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 from goosectx.tokens import TokenCounter
 
 MAX_COMMANDS = 20
@@ -85,8 +93,10 @@ def _commands(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str
         for r in reversed(m.tool_requests):
             if normalize_tool_name(r.name) in _SHELL:
                 newest_first.setdefault(memo.command(r), None)
-                if len(newest_first) == MAX_COMMANDS:
-                    return list(reversed(newest_first))
+            elif "__" in r.name and _extension_call(r):  # a state change like a command's
+                newest_first.setdefault(extension_label(r), None)
+            if len(newest_first) == MAX_COMMANDS:
+                return list(reversed(newest_first))
     for command in reversed(carried):
         newest_first.setdefault(command, None)
         if len(newest_first) == MAX_COMMANDS:
@@ -114,8 +124,33 @@ def _constraints(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[
                 out.append(line)
                 seen.add(line)
     # A shortened item (an earlier summary's user message) beside the whole one: said once.
-    return [c for c in out if not (("[…]" in c or c.endswith("…"))
-                                   and any(o != c and shows_text(c, o) for o in out))]
+    out = [c for c in out if not (("[…]" in c or c.endswith("…"))
+                                  and any(o != c and shows_text(c, o) for o in out))]
+    return settled(out, _is_constraint)  # a rule a later line changed is marked superseded
+
+
+def _is_constraint(line: str) -> bool:
+    """True for a line that states a requirement (:data:`CONSTRAINT`)."""
+    return may_name_constraint(line) and CONSTRAINT.search(line) is not None
+
+
+def _extension_call(r: ToolRequest) -> bool:
+    """True for an extension's call (``server__tool``) the other facts do not cover.
+
+    Its file work is in the files changed, a todo call's items in the open to-do items.
+    """
+    return (normalize_tool_name(r.name) not in TODO_TOOLS
+            and not actions_from_tool_call(r.name, r.arguments))
+
+
+def extension_label(r: ToolRequest, limit_chars: int = 160) -> str:
+    """An extension call as the facts list it: its name and its arguments as compact JSON."""
+    if not r.arguments:
+        return r.name
+    args = " ".join(json.dumps(r.arguments, ensure_ascii=False).split())
+    if len(args) > limit_chars:
+        args = args[:limit_chars - 1] + "…"
+    return f"{r.name} {inline_code(args)}"
 
 
 def constraint_lines(m: Message) -> tuple[str, ...]:
@@ -124,10 +159,10 @@ def constraint_lines(m: Message) -> tuple[str, ...]:
     Every such line, repeats included (:func:`_constraints` drops what it has seen).
     """
     text = m.text
-    if not may_name_constraint(text) or not (m.is_user_request or _request_after_results(m)):
+    if not (may_name_constraint(text) or may_change(text)) or not (
+            m.is_user_request or _request_after_results(m)):
         return ()  # a line of it can match only where the whole text may
-    return tuple(line for line in (raw.strip() for raw in text.splitlines())
-                 if line and may_name_constraint(line) and CONSTRAINT.search(line))
+    return request_lines(text, _is_constraint)  # prose lines, a rule's change too
 
 
 def _request_after_results(m: Message) -> bool:
@@ -157,7 +192,7 @@ def _grouped(paths: list[tuple[str, str]]) -> list[str]:
 
 def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
                 counter: TokenCounter, memo: ScanMemo | None = None,
-                resent: Collection[str] = ()) -> str:
+                resent: Collection[str] = (), tail: Sequence[Message] = ()) -> str:
     """``summary_text`` with the facts of ``head`` it lacks appended under their headings.
 
     Returns:
@@ -170,20 +205,28 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
         (:mod:`goosectx.compaction.memo`), shared with its other scans of the same messages.
         ``resent``: ids of the head messages the model gets whole copies of
         (:meth:`~goosectx.compaction.tail.Split.whole_copies`): only their long constraint
-        lines are listed cut.
+        lines are listed cut. ``tail``: the messages the model keeps verbatim after the
+        summary: an error a call there fixed is not listed, the open to-do items are the
+        newest list's (a finished item is never listed as pending).
     """
     memo = ScanMemo() if memo is None else memo
     facts = gather_facts(head, memo)  # once: it parses every tool call of the head
     kept = carried_text(summary_text)  # a fact named elsewhere would not reach the next one
     paths = _changed_paths(facts, kept)
     shown = _error_items(summary_text)  # an item may be shortened: it names its error
+    tail = with_condensed_pairs(tail)
+    fixed = fixed_in(tail, facts.errors, memo.label, memo.error) if tail else set()
     errors = [f"- {e}" for e in _last_errors(facts)
-              if e not in kept and not any(names_error(s, e) for s in shown)]
+              if e not in kept and e not in fixed and not any(names_error(s, e) for s in shown)]
     commands = [f"- {c}" for c in _commands(head, memo, facts.commands) if c not in kept]
     constraints = [f"- {c}" for c in _constraints(head, memo, facts.constraints, resent)
                    if c not in kept]
-    todos = [f"- {t}" for k, t in facts.pending.items()
+    todos = [f"- {t}" for k, t in newest_todos(tail, facts.pending).items()
              if not k.startswith(MODEL_PENDING) and _todo_text(t) not in kept]
+    step = facts.stated_step  # kept whole, its room taken first
+    step_text = _render([(STEP_TITLE, [f"- {step}"])]) if step and step not in kept else ""
+    if step_text:
+        max_tokens = max(0, max_tokens - counter.count_kept_text(step_text + "\n\n"))
     path_lines = [f"- `{p}`: {v}" for p, v in paths]
     text = _render(_titled(path_lines, errors, commands, constraints, todos))
     if text and counter.count_kept_text(text, max_tokens) > max_tokens:
@@ -198,6 +241,7 @@ def merge_facts(summary_text: str, head: Sequence[Message], *, max_tokens: int,
                                           max_tokens, counter)
             text = _render(_titled(path_lines, errors[rounds:], commands[rounds:],
                                    constraints[rounds:], todos[rounds:]))
+    text = "\n\n".join(t for t in (text, step_text) if t)
     return f"{summary_text.rstrip()}\n\n{text}\n" if text else summary_text
 
 

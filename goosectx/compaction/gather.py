@@ -37,8 +37,10 @@ from goosectx.compaction.carry import (
     same_file,
 )
 from goosectx.compaction.condensed import with_pairs_positioned
+from goosectx.compaction.fixed_errors import FailingTests
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS
+from goosectx.compaction.stated_step import carried_step, stated_step
 from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, only_stops, open_todos
 from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.compaction.undo_note import undone_files
@@ -67,6 +69,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     open_file: str | None = None
     pending_errors: list[list[str]] = []
     by_head: dict[str, list[list[str]]] = {}  # facts.errors by each LABEL of a "LABEL: " start
+    tests = FailingTests()  # the test runs' errors, fixed by a later run that covers them
     last_calls: list[ToolRequest] = []  # ``facts.last_calls``, labelled when they are read
     keep_at = memo.keep_facts_at
     actions_of, opened, error_of, label_of = memo.actions, memo.opened, memo.error, memo.label
@@ -82,7 +85,9 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
             carried = len(facts.errors)
             carry_forward(texts[0] if texts else "", facts)
+            facts.stated_step = (carried_step(texts[0]) if texts else "") or facts.stated_step
             _index(by_head, facts.errors[carried:])
+            tests.add(facts.errors[carried:])
             for text in texts[1:]:  # user messages re-sent after it, merged by the agent view
                 resent_request(text.strip(), facts)
             cut = [r for r in requests_seen if is_shortened(r)]
@@ -114,6 +119,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 checklist = checklist_todos(text)
                 if checklist is not None:  # the newest plan the assistant wrote is the list
                     facts.pending = checklist
+                facts.stated_step = stated_step(text) or facts.stated_step
             for req in requests:
                 facts.tool_calls += 1
                 calls[req.id] = (req, actions_of(req, open_file))
@@ -164,6 +170,8 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                     else error_of(part))
                 if err is None and call is not None and by_head:
                     _passed(by_head.pop(label_of(call[0]), ()))
+                if err is None and call is not None and tests:
+                    _passed(tests.passed(label_of(call[0]), part.output))
                 if err is not None:
                     excerpt = error_of(part) if err is part.output else error_excerpt(err)
                     label = "tool" if call is None else label_of(call[0])
@@ -171,6 +179,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                     facts.errors.append(entry)
                     pending_errors.append(entry)
                     _index(by_head, (entry,))
+                    tests.add((entry,))
             elif isinstance(part, TextContent):
                 # A ``!command``'s record: its intro part, then its output part, neither a
                 # request (the last request stays answered, or pending, as it was).

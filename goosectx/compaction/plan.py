@@ -200,7 +200,7 @@ def standalone_extractive_text(messages: list[Message], working: Split, budget: 
     tokens = standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
     return render_markdown(extractive_summary(
         messages, max_tokens=max(MIN_BENEATH_TOKENS, tokens - _facts_raw_tokens(working, budget)),
-        counter=counter, memo=working.scan_memo, answered=working.answered))
+        counter=counter, memo=working.scan_memo, answered=working.answered, tail=working.tail))
 
 
 def _facts_raw_tokens(working: Split, budget: Budget) -> int:
@@ -230,7 +230,7 @@ def _extractive_growth(conversation: Conversation, messages: list[Message], work
     text = merge_facts(standalone_extractive_text(messages, working, budget, counter,
                                                   max_summary_tokens, head_tokens),
                        messages, counter=counter, max_tokens=budget.facts_tokens,
-                       memo=working.scan_memo, resent=working.whole_copies())
+                       memo=working.scan_memo, resent=working.whole_copies(), tail=working.tail)
     return growth_refusal(before, old_tokens, laid_out_tokens(
         conversation, text, working, trigger="manual", counter=counter), budget)
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from goosectx.compaction.actions import normalize_tool_name
-from goosectx.conversation import Message, ToolRequest, ToolResponse
+from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 
 STOP_TOOLS = frozenset({"taskstop", "killshell", "killbash"})
 """Normalised names of the calls that only stop a background task (Claude Code ``TaskStop``,
@@ -133,4 +133,24 @@ def open_todos(args: dict[str, Any], previous: dict[str, str] | None = None) -> 
             out.pop(key, None)
         else:
             out[key] = label
+    return out
+
+
+def newest_todos(messages: Sequence[Message], pending: dict[str, str]) -> dict[str, str]:
+    """The open items after ``pending`` and the todo lists and checklists of ``messages``.
+
+    ``messages``: those after the ones ``pending`` was read from (a compaction's verbatim
+    tail): the newest list wins, as in the scan (a todo call, the assistant's or the user's
+    checklist). ``pending`` itself (not copied) when they hold none.
+    """
+    out = pending
+    for m in messages:
+        if m.role == "assistant" or m.is_user_request:
+            text = "\n".join(p.text for p in m.content if isinstance(p, TextContent))
+            checklist = checklist_todos(text) if text else None
+            if checklist is not None:
+                out = checklist
+        for r in m.tool_requests if m.role == "assistant" else ():
+            if r.arguments and normalize_tool_name(r.name) in TODO_TOOLS:
+                out = open_todos(r.arguments, out)
     return out

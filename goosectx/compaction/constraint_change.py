@@ -1,0 +1,141 @@
+"""The user's constraints as they stand: prose lines only, a changed rule marked superseded.
+
+Part of step 3 of the compaction pipeline (docs/architecture.md §5). The facts list the lines
+of the user's requests that state a requirement (:data:`~goosectx.compaction.carry.CONSTRAINT`).
+Two things make that list wrong without this module:
+
+* quoted code and error output say "only" and "without" too: a line inside fenced code
+  (```` ``` ```` or ``~~~``) or one that reads as an error or a traceback (``TypeError: …``,
+  ``File "x.py", line 3``, pytest's ``E   …``, a ``>>>`` prompt) is no constraint
+  (:func:`request_lines`);
+* a rule changes: "forget the 79 character limit, keep lines at 100" or "you may now edit
+  tests/" — a line that lifts or changes an earlier rule (:data:`CHANGE`) is listed after it,
+  even when it states no requirement itself, and the earlier line it names (a number, a path,
+  a quoted word, or two words of it) is marked :data:`SUPERSEDED` (:func:`settled`); a change
+  line that names no listed rule is not listed (unless it states one).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+SUPERSEDED = " (superseded by a later line)"
+"""Ends a constraint a later line of the user's lifted or changed."""
+CHANGE = re.compile(
+    r"\b(?:forget|disregard|ignore|drop|lift|remove|relax|scrap) (?:about )?(?:the|my|that|this"
+    r"|those|these|any|our|your) (?:[\w-]+ ){0,4}(?:limit|rule|constraint|restriction"
+    r"|requirement|instruction)s?\b"
+    r"|\b(?:forget|disregard|ignore) (?:what I said|my earlier|the earlier|my previous"
+    r"|the previous|the above|that)\b"
+    r"|\bno longer\b|\bany ?more\b|\bscratch that\b|\bnever ?mind\b|\bchange of plans?\b"
+    r"|\bfrom now on\b|\binstead of\b|\bfeel free to\b"
+    r"|\b(?:you|we) (?:may|can|are allowed to|are free to) now\b"
+    r"|\bis (?:now )?(?:lifted|allowed|fine|ok|okay)\b",
+    re.I)
+"""A line of a request that lifts or changes an earlier rule ("forget the 79 character limit",
+"you may now edit tests/", "X is no longer needed", "change of plan", "from now on")."""
+_CHANGE_HINTS = ("forget", "disregard", "ignore", "drop", "lift", "remove", "relax", "scrap",
+                 "no longer", "any", "scratch", "mind", "change of plan", "from now on",
+                 "instead of", "feel free", "now", "allowed", "fine", "ok")
+"""Each match of :data:`CHANGE`, lower-cased, holds one of these."""
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_NOT_PROSE = re.compile(
+    r"^\s*(?:(?:[\w.]*(?:Error|Exception)|[\w.]+Warning)\b(?: \[\w+\])?:"
+    r"|Traceback \(most recent call|File \"[^\"]+\", line \d|E {3}|>>> |\.\.\. |\$ "
+    r"|at [\w.$<>]+ \()")
+"""A line of error output, a traceback or a console session, not the user's prose."""
+_STRONG = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^']+'|\b\d{2,}\b|[\w.-]*[/\\][\w./\\-]*"
+                     r"|\b\w+\.[A-Za-z]\w*\b|\b\w+_\w+\b")
+"""What names a rule's subject by itself: a quoted word, a number of two digits or more, a path,
+a file or dotted name, a snake_case name."""
+_WORD = re.compile(r"[A-Za-z]{4,}")
+_STOP = frozenset({
+    "keep", "keeps", "from", "that", "this", "these", "those", "with", "without", "only", "must",
+    "never", "always", "please", "avoid", "should", "would", "could", "will", "then", "than",
+    "there", "here", "what", "when", "where", "which", "your", "their", "them", "they", "have",
+    "make", "sure", "also", "just", "more", "most", "some", "like", "about", "into", "over",
+    "forget", "ignore", "disregard", "longer", "instead", "change", "plan", "plans", "allowed",
+    "free", "feel", "okay", "fine", "lift", "drop", "remove", "relax", "scrap", "rule", "rules",
+    "limit", "limits", "constraint", "constraints", "restriction", "requirement", "earlier",
+    "previous", "before", "above", "anymore", "needed", "need", "mind", "scratch", "task",
+    "now", "again", "stick", "target", "want", "wants", "using", "used", "use", "don't",
+})
+
+
+def may_change(text: str) -> bool:
+    """False only when :data:`CHANGE` cannot match ``text`` (a cheap test before it)."""
+    low = text.lower()
+    return any(hint in low for hint in _CHANGE_HINTS)
+
+
+def request_lines(text: str, is_constraint: Callable[[str], object]) -> tuple[str, ...]:
+    """The stripped prose lines of a request that ``is_constraint`` or that change a rule.
+
+    In order, repeats included; lines inside fenced code and lines of error output are
+    skipped.
+    """
+    fenced = "```" in text or "~~~" in text
+    fence = ""  # the open fence's characters, "" outside fenced code
+    out = []
+    for raw in text.splitlines():
+        if fenced:
+            marker = _FENCE.match(raw)
+            if marker is not None:
+                run = marker.group(1)
+                if not fence:
+                    fence = run
+                elif run[0] == fence[0] and len(run) >= len(fence) and not raw.strip(
+                        run[0] + " \t"):
+                    fence = ""
+                continue
+            if fence:
+                continue
+        line = raw.strip()
+        if line and (is_constraint(line) or may_change(line) and CHANGE.search(line)) and (
+                not _NOT_PROSE.match(line)):
+            out.append(line)
+    return tuple(out)
+
+
+def _subject(line: str) -> tuple[set[str], set[str]]:
+    """(strong tokens, content words) of a line, lower-cased, for :func:`_names`."""
+    low = line.lower()
+    strong = {t.strip("`\"'/\\.") for t in _STRONG.findall(low)} - {""}
+    words = {w for w in _WORD.findall(low) if w not in _STOP}
+    return strong, words
+
+
+def _names(change: tuple[set[str], set[str]], rule: tuple[set[str], set[str]]) -> bool:
+    """True when a change line's subject is the rule's: a strong token, or two words, shared."""
+    return bool(change[0] & rule[0]) or len(change[1] & rule[1]) >= 2
+
+
+def settled(constraints: Sequence[str], is_constraint: Callable[[str], object]) -> list[str]:
+    """``constraints`` (oldest first) as they stand now.
+
+    Each line once (a mark an earlier summary added is not part of it); a line that a later
+    :data:`CHANGE` line names ends with :data:`SUPERSEDED`; a change line that names no
+    earlier line and is no constraint (``is_constraint``) itself is left out.
+    """
+    lines: list[str] = []
+    seen: set[str] = set()
+    for c in constraints:
+        base = c.removesuffix(SUPERSEDED)
+        if base not in seen:
+            seen.add(base)
+            lines.append(base)
+    changes = [at for at, line in enumerate(lines) if may_change(line) and CHANGE.search(line)]
+    if not changes:
+        return lines
+    subjects = [_subject(line) for line in lines]
+    gone: set[int] = set()
+    keep_change: set[int] = set()
+    for at in changes:
+        named = [j for j in range(at) if _names(subjects[at], subjects[j])]
+        gone.update(named)
+        if named:
+            keep_change.add(at)
+    change_set = set(changes)
+    return [line + (SUPERSEDED if at in gone else "") for at, line in enumerate(lines)
+            if at not in change_set or at in keep_change or is_constraint(line)]

@@ -1,0 +1,71 @@
+"""The next step the assistant said it would take: a fact the summariser may leave out.
+
+Part of step 3 of the compaction pipeline (docs/architecture.md §5). A model summary may drop
+what the assistant itself said it would do next ("NEXT STEP: rename add to plus"), and a vague
+one leaves the facts as the model's only memory. The newest such statement in the assistant's
+answers (:func:`stated_step`: a ``Next step:`` / ``Next steps:`` / ``Next:`` line, or a
+``Next, I'll …`` sentence, at a line's start or after a sentence, outside fenced code) is
+merged into the summary under :data:`STEP_TITLE` and read back from an earlier summary
+(:func:`carried_step`) until a newer one is stated.
+"""
+
+from __future__ import annotations
+
+import re
+
+from goosectx.compaction.carry import carried_lines
+from goosectx.compaction.cuts import word_head
+
+STEP_TITLE = "Next step the assistant stated"
+"""The facts heading of the stated next step (marked ``(from the transcript)``)."""
+MAX_STEP_CHARS = 240
+"""Longest stated step kept (a longer one is cut between words)."""
+_STEP = re.compile(
+    r"(?:^[ \t>#*-]*|(?<=[.!?] ))(?:\*\*)?next(?: steps?| up)?(?: (?:is|are|would be|will be))?"
+    r"(?:\*\*)?[ \t]*[:：](?:\*\*)?[ \t]*(?P<rest>.*)"
+    r"|(?:^[ \t>*-]*|(?<=[.!?] ))(?P<sentence>next,? I(?:'ll| will| am going to| plan to) .*)",
+    re.I | re.M)
+"""A marker at a line's start or after a sentence (not inside quoted text: a diff's
+``+ ## NEXT: …`` line is no statement of the assistant's)."""
+_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1[ \t]*$", re.M | re.S)
+_ENUMERATED = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
+
+def stated_step(text: str) -> str | None:
+    """The last next step ``text`` (an assistant's answer) states, on one line, else ``None``.
+
+    A marker with nothing after it on its line takes the lines under it (a list: its items
+    joined with ``; ``) up to a blank line. Cut to :data:`MAX_STEP_CHARS`.
+    """
+    if "ext" not in text and "EXT" not in text:
+        return None  # no marker can match: most answers stop here
+    if "```" in text or "~~~" in text:
+        text = _FENCED.sub("", text)
+    found = None
+    for match in _STEP.finditer(text):
+        found = match
+    if found is None:
+        return None
+    step = (found.group("rest") if found.group("sentence") is None
+            else found.group("sentence")).strip()
+    if not step:
+        under: list[str] = []
+        for line in text[found.end():].splitlines()[1:]:
+            if not line.strip():
+                if under:
+                    break
+                continue
+            under.append(_ENUMERATED.sub("", line).strip())
+        step = "; ".join(under)
+    step = " ".join(step.split())
+    if len(step) > MAX_STEP_CHARS:
+        step = word_head(step, MAX_STEP_CHARS - 1) + "…"
+    return step or None
+
+
+def carried_step(summary_text: str) -> str:
+    """The stated step an earlier summary's facts carry, else ``""``."""
+    for line in carried_lines(summary_text, (STEP_TITLE.lower(),)):
+        if line.startswith("- "):
+            return line[2:].strip()
+    return ""
