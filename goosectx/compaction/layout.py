@@ -286,13 +286,20 @@ def layout(
     first_tail = working_set.tail[0].id if working_set.tail else None
     out: list[Message] = []
     placed = False
-    shared: dict[bool, MessageMetadata] = {}
+    flags: dict[bool, MessageMetadata] = {}
+    shared: dict[int, tuple[MessageMetadata, MessageMetadata | None]] = {}
     for m in conversation.messages:
         if not placed and m.id == first_tail:
             out.extend(block)
             placed = True
-        if m.id in head_ids and m.metadata.agent_visible:
-            out.append(_hidden(m, compaction_id, shared))
+        meta = m.metadata
+        if meta.agent_visible and m.id in head_ids:  # its copy's metadata: once per value
+            hidden = shared.get(id(meta))
+            if hidden is None or hidden[0] is not meta:
+                hidden = shared[id(meta)] = (meta, _hidden_metadata(meta, compaction_id, flags))
+            out.append(m.with_metadata(agent_visible=False, hidden_by=compaction_id)
+                       if hidden[1] is None else
+                       build_message(m.role, m.content, hidden[1], m.id, m.created))
         else:
             out.append(m)
         copy = working_set.replaced.get(m.id)
@@ -304,25 +311,23 @@ def layout(
     return out                  # result it may have followed mid-turn, as drawn live
 
 
-def _hidden(m: Message, compaction_id: str, shared: dict[bool, MessageMetadata]) -> Message:
-    """``m.with_metadata(agent_visible=False, hidden_by=compaction_id)``, made cheaply.
+def _hidden_metadata(meta: MessageMetadata, compaction_id: str,
+                     flags: dict[bool, MessageMetadata]) -> MessageMetadata | None:
+    """``meta`` with ``agent_visible=False, hidden_by=compaction_id`` if it holds only the flags.
 
-    Most of a long head has plain metadata (the two flags, nothing else): those copies share
-    one metadata value per ``user_visible`` (``shared``; the metadata is immutable), instead
-    of one built per message.
+    Most of a long head has plain metadata (the two flags, nothing else): their copies share one
+    value per ``user_visible`` (``flags``; immutable). None: ``with_metadata`` copies the rest.
     """
-    meta = m.metadata
     if (type(meta.user_visible) is bool and meta.usage is None and meta.extra == {}
             and meta.hidden_by is None and meta.compaction_id is None
             and meta.is_summary is False and meta.is_continuation is False
-            and meta.cancelled is False
-            and meta.stopped_by_error is False):  # the defaults: the copy is the same value
-        hidden = shared.get(meta.user_visible)
+            and meta.cancelled is False and meta.stopped_by_error is False):  # the defaults
+        hidden = flags.get(meta.user_visible)
         if hidden is None:
-            hidden = shared[meta.user_visible] = MessageMetadata(
+            hidden = flags[meta.user_visible] = MessageMetadata(
                 meta.user_visible, False, hidden_by=compaction_id)
-        return build_message(m.role, m.content, hidden, m.id, m.created)
-    return m.with_metadata(agent_visible=False, hidden_by=compaction_id)
+        return hidden
+    return None
 
 
 def laid_out_tokens(conversation: Conversation, summary_text: str, working_set: Split, *,
