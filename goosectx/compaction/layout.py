@@ -185,6 +185,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
 
     memo = ScanMemo(conversation.messages)  # the later scans of the head look parts up
     repaired, checked = repair_scanned(agent, for_sending=False)
+    paired = checked == len(agent)  # the view needs no repair: every tool call is answered
     memo.keep_facts_at = _head_ends(repaired, measure, budget.tail_tokens)
     reserve = facts_reserve_tokens(repaired, budget, counter, memo)
     fixed = (budget.prefix_tokens + budget.summary_max_tokens + reserve
@@ -196,19 +197,18 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     sizes = raw if budget.ratio == 1.0 else [budget.scaled(tokens) for tokens in raw]
     out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
                 user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room,
-                sizes=sizes)
+                sizes=sizes, paired=paired)
     # A head of the whole view (a finished turn too big for the tail) was repaired just above;
     # a shorter one (a prefix of it) without a second pass over what that repair found clean.
     view = (repaired if len(out.head) == len(agent)
-            else repair_prefix(agent, len(out.head), clean=checked == len(agent),
-                               anchor=checked))
+            else repair_prefix(agent, len(out.head), clean=paired, anchor=checked))
     head_view: list[Message] | None = view  # the compaction's head, repaired once
     if not _reaches(view, measure, budget.summary_max_tokens):
         head_view = None
         out = split(agent, measure=measure, trigger=trigger,
                     tail_tokens=0 if trigger == "manual" else 1,
                     user_tokens=budget.user_tokens if trigger == "auto" else 0,
-                    room_tokens=room, ceiling_room_tokens=ceiling_room, sizes=sizes)
+                    room_tokens=room, ceiling_room_tokens=ceiling_room, sizes=sizes, paired=paired)
     out.facts_tokens = reserve
     out.notes = unread_notes(out.head)
     out.head_view = head_view
@@ -315,8 +315,7 @@ def _hidden_metadata(meta: MessageMetadata, compaction_id: str,
                      flags: dict[bool, MessageMetadata]) -> MessageMetadata | None:
     """``meta`` with ``agent_visible=False, hidden_by=compaction_id`` if it holds only the flags.
 
-    Most of a long head has plain metadata (the two flags, nothing else): their copies share one
-    value per ``user_visible`` (``flags``; immutable). None: ``with_metadata`` copies the rest.
+    Such copies (most of a long head) share one value per ``user_visible`` (``flags``), else None.
     """
     if (type(meta.user_visible) is bool and meta.usage is None and meta.extra == {}
             and meta.hidden_by is None and meta.compaction_id is None
