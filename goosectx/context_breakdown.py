@@ -60,6 +60,11 @@ def breakdown(counter: TokenCounter, counts: Sequence[int], *, system_prompt: st
         content = m.content
         if len(content) == 1 and type(content[0]) is TextContent:  # most messages
             continue
+        for p in content:  # an attachment among its parts? (the rest have none)
+            if isinstance(p, Attachment):
+                break
+        else:
+            continue
         typed = not any(isinstance(p, ToolResponse) for p in content)  # not a tool's result
         for p in content:
             if isinstance(p, Attachment):

@@ -132,6 +132,9 @@ class Conversation:
         for m in messages:
             if not m.metadata.agent_visible:
                 continue
+            if len(m.content) == 1 and type(m.content[0]) not in _NOT_SENT_KINDS:  # most
+                out.append(m)  # messages: one part, kept as it is (the test below, directly)
+                continue
             kinds = tuple(map(type, m.content))  # 2× faster than any(isinstance)
             if SystemNotification in kinds or ThinkingContent in kinds:
                 parts = tuple(p for p in m.content if not isinstance(p, SystemNotification)
@@ -172,6 +175,8 @@ class Conversation:
         return cls([Message.from_dict(d) for d in items])
 
 
+_NOT_SENT_KINDS = frozenset({SystemNotification, ThinkingContent})
+"""Part types :meth:`Conversation.agent_messages` looks at (dropped, or kept when signed)."""
 INTERRUPTED_MARK = "[interrupted by the user]"
 """Ends an assistant answer cut off by Ctrl-C, in the agent view only."""
 STOPPED_BY_ERROR_MARK = "[cut off: the reply stopped on an error]"

@@ -134,11 +134,23 @@ def _clean_prefix(messages: list[Message], for_sending: bool, start: int = 0) ->
         if m.role == previous_role or not m.content:
             return anchor
         previous_role = m.role
-        if len(m.content) == 1 and type(m.content[0]) is TextContent:  # most messages
+        content = m.content
+        if len(content) == 1 and type(content[0]) is TextContent:  # most messages
             if asked:  # a user message owed tool results (before an assistant one, none are)
                 return anchor
             if m.role == "user":
                 anchor = at
+            continue
+        # The checks below, made directly for the commonest tool messages: a text and one
+        # call; the one result owed.
+        if (len(content) == 2 and m.role == "assistant" and type(content[0]) is TextContent
+                and type(content[1]) is ToolRequest):
+            asked = {content[1].id}
+            continue
+        if len(content) == 1 and type(content[0]) is ToolResponse and m.role == "user":
+            if len(asked) != 1 or content[0].id not in asked:
+                return anchor
+            asked = set()
             continue
         requested: list[str] = []
         answered: list[str] = []

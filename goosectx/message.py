@@ -242,16 +242,18 @@ class Message:
         Excludes summaries and text an imported transcript marks as tool output, harness text
         or a local command (``metadata.extra["source_kind"]``).
         """
-        return (
-            self.role == "user"
-            and bool(self.content)
-            and isinstance(self.content[0], TextContent)  # tool results stop here, cheaply
-            and all(isinstance(p, (TextContent, Attachment)) for p in self.content)
-            and any(p.text and not p.text.isspace() for p in self.content
-                    if isinstance(p, TextContent))
-            and not self.metadata.is_summary
-            and self.metadata.extra.get("source_kind") is None
-        )
+        content = self.content
+        if self.role != "user" or not content or not isinstance(content[0], TextContent):
+            return False  # tool results stop here, cheaply
+        if len(content) == 1:  # most requests: one text, checked without the generators
+            text = content[0].text
+            if not text or text.isspace():
+                return False
+        elif not (all(isinstance(p, (TextContent, Attachment)) for p in content)
+                  and any(p.text and not p.text.isspace() for p in content
+                          if isinstance(p, TextContent))):
+            return False
+        return not self.metadata.is_summary and self.metadata.extra.get("source_kind") is None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form: id, role, created (ISO 8601), content, metadata."""

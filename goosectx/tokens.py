@@ -18,6 +18,7 @@ from goosectx.context_breakdown import ContextBreakdown as ContextBreakdown
 from goosectx.conversation import (
     Attachment,
     Message,
+    TextContent,
 )
 from goosectx.encoder_worker import encoder_for
 from goosectx.encoding import DEFAULT_ENCODING as DEFAULT_ENCODING
@@ -318,26 +319,29 @@ class TokenCounter:
                                         self.encoding)
         counts: list[int] = []
         missed: list[int] = []
+        append = counts.append
         for m in messages:
-            content = m.content
-            hit = seen.get(m.id)
+            content, mid = m.content, m.id
+            hit = seen.get(mid)
             if hit is not None and hit[0] is content:
-                counts.append(hit[1])
+                append(hit[1])
                 continue
-            known = stored.get(m.id)  # count_message's stored path (_stored_raw), inline
+            known = stored.get(mid)  # count_message's stored path (_stored_raw), inline
             if (known is None or known.encoding != encoding
-                    or known.parts not in (None, len(content))):
+                    or (known.parts is not None and known.parts != len(content))):
                 missed.append(len(counts))
-                counts.append(0)
+                append(0)
                 continue
-            same[id(content)] = (content, known.count)
-            tokens = known.count + MESSAGE_OVERHEAD_TOKENS
-            for p in content:  # bytes_estimate_tokens(m), looked for without a call
-                if isinstance(p, Attachment):
-                    tokens += bytes_estimate_tokens(m)
-                    break
-            seen[m.id] = (content, tokens)
-            counts.append(tokens)
+            raw = known.count
+            same[id(content)] = (content, raw)
+            tokens = raw + MESSAGE_OVERHEAD_TOKENS
+            if len(content) != 1 or type(content[0]) is not TextContent:  # most are one text
+                for p in content:  # bytes_estimate_tokens(m), looked for without a call
+                    if isinstance(p, Attachment):
+                        tokens += bytes_estimate_tokens(m)
+                        break
+            seen[mid] = (content, tokens)
+            append(tokens)
         if missed:
             todo = [messages[i] for i in missed]
             self.count_uncounted(todo)

@@ -49,6 +49,7 @@ _CONSTRAINT_HINTS = ("must", "never", "don't", "do not", "always", "only", "avoi
                      "不许", "不准", "禁止", "避免", "必須", "必须", "務必", "务必", "只能", "只用",
                      "永遠不", "永远不", "しないで", "してはいけない", "必ず")
 """Each match of :data:`CONSTRAINT`, lower-cased, holds one of these."""
+_ASCII_HINTS = tuple(hint for hint in _CONSTRAINT_HINTS if hint.isascii())  # what ASCII holds
 
 
 def may_name_constraint(text: str) -> bool:
@@ -60,11 +61,13 @@ def may_name_constraint(text: str) -> bool:
     long history's requests this way costs a fraction of the search.
     """
     low = text.lower()
-    if "ſ" in low:
-        low = low.replace("ſ", "s")
-    if "\u0307" in low:  # İ lower-cases to i + a combining dot; the search matches it as i
-        low = low.replace("i\u0307", "i")
-    return any(hint in low for hint in _CONSTRAINT_HINTS)
+    hints = _ASCII_HINTS  # an ASCII text holds no CJK hint, nor ſ or a combining dot
+    if not low.isascii():  # İ lower-cases to i + a combining dot; the search matches it as i
+        low, hints = low.replace("ſ", "s").replace("i\u0307", "i"), _CONSTRAINT_HINTS
+    for hint in hints:  # a loop, not ``any`` over a generator: called for every line
+        if hint in low:
+            return True
+    return False
 
 
 NOT_CHANGED = "not changed"

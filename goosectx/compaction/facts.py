@@ -158,7 +158,8 @@ def constraint_lines(m: Message) -> tuple[str, ...]:
 
     Every such line, repeats included (:func:`_constraints` drops what it has seen).
     """
-    text = m.text
+    content = m.content  # ``m.text``, without the join of a one-part request
+    text = content[0].text if len(content) == 1 and type(content[0]) is TextContent else m.text
     if not (may_name_constraint(text) or may_change(text)) or not (
             m.is_user_request or _request_after_results(m)):
         return ()  # a line of it can match only where the whole text may

@@ -22,7 +22,6 @@ from goosectx.compaction.actions import (
     FileAction,
     actions_from_text,
     is_harness_text,
-    normalize_tool_name,
     open_file_in,
 )
 from goosectx.compaction.carry import (
@@ -38,10 +37,10 @@ from goosectx.compaction.carry import (
 )
 from goosectx.compaction.condensed import with_pairs_positioned
 from goosectx.compaction.fixed_errors import FailingTests
-from goosectx.compaction.memo import ScanMemo
+from goosectx.compaction.memo import CallFacts, ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS
 from goosectx.compaction.stated_step import carried_step, stated_step
-from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, only_stops, open_todos
+from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
 from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.compaction.undo_note import undone_files
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
@@ -65,14 +64,14 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     if known is not None:  # a head whose facts the scan of the whole view kept on its way
         return known
     facts = Facts(message_count=len(messages))
-    calls: dict[str, tuple[ToolRequest, list[FileAction]]] = {}
+    calls: dict[str, CallFacts] = {}  # (request, file open, actions, tool, stops) by call id
     open_file: str | None = None
     pending_errors: list[list[str]] = []
     by_head: dict[str, list[list[str]]] = {}  # facts.errors by each LABEL of a "LABEL: " start
     tests = FailingTests()  # the test runs' errors, fixed by a later run that covers them
     last_calls: list[ToolRequest] = []  # ``facts.last_calls``, labelled when they are read
     keep_at = memo.keep_facts_at
-    actions_of, opened, error_of, label_of = memo.actions, memo.opened, memo.error, memo.label
+    call_of, opened, error_of, label_of = memo.call, memo.opened, memo.error, memo.label
     requests_seen = facts.requests
     cut: list[str] = []  # the shortened ones among them (an earlier summary's cuts)
     in_block = False
@@ -120,12 +119,14 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 if checklist is not None:  # the newest plan the assistant wrote is the list
                     facts.pending = checklist
                 facts.stated_step = stated_step(text) or facts.stated_step
+            stops = bool(requests)  # ``only_stops(requests)``, from each call's facts
             for req in requests:
                 facts.tool_calls += 1
-                calls[req.id] = (req, actions_of(req, open_file))
+                made = calls[req.id] = call_of(req, open_file)
+                stops = stops and made[4]
                 args = req.arguments
                 if args:
-                    tool = normalize_tool_name(req.name)
+                    tool = made[3]
                     if tool in ("open", "create"):
                         open_file = str(args.get("path") or args.get("filename") or open_file)
                     if tool in TODO_TOOLS:
@@ -138,7 +139,6 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 pending_errors = []
             # A call that stops a background task (``TaskStop``) after the answer, in it or
             # on its own: still answered.
-            stops = only_stops(requests)
             if text or not stops:
                 facts.answered = bool(text) and (not requests or stops)
             if text:
@@ -155,18 +155,19 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
         whole = _whole_results(memo, m) if "elided_from_tokens" in meta.extra else {}
         for part in m.content:
             if isinstance(part, ToolResponse):
-                part = whole.get(part.id, part)
+                if whole:
+                    part = whole.get(part.id, part)
                 call = calls.get(part.id)
-                if call is None or not only_stops((call[0],)):
+                if call is None or not call[4]:
                     facts.answered = False  # a tool's result: the model works on
                 if call is not None:
-                    for action in call[1]:
+                    for action in call[2]:
                         _note(facts, action, failed=part.is_error)
                 tail = part.output[-400:]  # ``opened`` finds a file only after one of these
                 if "(Open file: " in tail or "[File: " in tail:
                     open_file = opened(part) or open_file
                 err = part.output if part.is_error else (
-                    None if call is not None and _only_reads(call[0].name, call[0].arguments)
+                    None if call is not None and _only_reads(call[3], call[0].arguments)
                     else error_of(part))
                 if err is None and call is not None and by_head:
                     _passed(by_head.pop(label_of(call[0]), ()))
@@ -265,9 +266,11 @@ def _passed(entries: Iterable[list[str]]) -> None:
             entry[0] += LATER_PASSED
 
 
-def _only_reads(name: str, args: dict[str, Any] | None) -> bool:
-    """True for a call that only shows files (its output may quote errors without failing)."""
-    tool = normalize_tool_name(name)
+def _only_reads(tool: str, args: dict[str, Any] | None) -> bool:
+    """True for a call that only shows files (its output may quote errors without failing).
+
+    ``tool``: the call's normalised name (:func:`~.actions.normalize_tool_name`).
+    """
     if tool in _READ_ONLY_TOOLS:
         return True
     command = (args or {}).get("command")

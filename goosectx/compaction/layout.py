@@ -185,6 +185,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
 
     memo = ScanMemo(conversation.messages)  # the later scans of the head look parts up
     repaired, checked = repair_scanned(agent, for_sending=False)
+    paired = checked == len(agent)  # the view needs no repair: every tool call is answered
     memo.keep_facts_at = _head_ends(repaired, measure, budget.tail_tokens)
     reserve = facts_reserve_tokens(repaired, budget, counter, memo)
     fixed = (budget.prefix_tokens + budget.summary_max_tokens + reserve
@@ -196,19 +197,18 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     sizes = raw if budget.ratio == 1.0 else [budget.scaled(tokens) for tokens in raw]
     out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
                 user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room,
-                sizes=sizes)
+                sizes=sizes, paired=paired)
     # A head of the whole view (a finished turn too big for the tail) was repaired just above;
     # a shorter one (a prefix of it) without a second pass over what that repair found clean.
     view = (repaired if len(out.head) == len(agent)
-            else repair_prefix(agent, len(out.head), clean=checked == len(agent),
-                               anchor=checked))
+            else repair_prefix(agent, len(out.head), clean=paired, anchor=checked))
     head_view: list[Message] | None = view  # the compaction's head, repaired once
     if not _reaches(view, measure, budget.summary_max_tokens):
         head_view = None
         out = split(agent, measure=measure, trigger=trigger,
                     tail_tokens=0 if trigger == "manual" else 1,
                     user_tokens=budget.user_tokens if trigger == "auto" else 0,
-                    room_tokens=room, ceiling_room_tokens=ceiling_room, sizes=sizes)
+                    room_tokens=room, ceiling_room_tokens=ceiling_room, sizes=sizes, paired=paired)
     out.facts_tokens = reserve
     out.notes = unread_notes(out.head)
     out.head_view = head_view
@@ -286,13 +286,20 @@ def layout(
     first_tail = working_set.tail[0].id if working_set.tail else None
     out: list[Message] = []
     placed = False
-    shared: dict[bool, MessageMetadata] = {}
+    flags: dict[bool, MessageMetadata] = {}
+    shared: dict[int, tuple[MessageMetadata, MessageMetadata | None]] = {}
     for m in conversation.messages:
         if not placed and m.id == first_tail:
             out.extend(block)
             placed = True
-        if m.id in head_ids and m.metadata.agent_visible:
-            out.append(_hidden(m, compaction_id, shared))
+        meta = m.metadata
+        if meta.agent_visible and m.id in head_ids:  # its copy's metadata: once per value
+            hidden = shared.get(id(meta))
+            if hidden is None or hidden[0] is not meta:
+                hidden = shared[id(meta)] = (meta, _hidden_metadata(meta, compaction_id, flags))
+            out.append(m.with_metadata(agent_visible=False, hidden_by=compaction_id)
+                       if hidden[1] is None else
+                       build_message(m.role, m.content, hidden[1], m.id, m.created))
         else:
             out.append(m)
         copy = working_set.replaced.get(m.id)
@@ -304,25 +311,22 @@ def layout(
     return out                  # result it may have followed mid-turn, as drawn live
 
 
-def _hidden(m: Message, compaction_id: str, shared: dict[bool, MessageMetadata]) -> Message:
-    """``m.with_metadata(agent_visible=False, hidden_by=compaction_id)``, made cheaply.
+def _hidden_metadata(meta: MessageMetadata, compaction_id: str,
+                     flags: dict[bool, MessageMetadata]) -> MessageMetadata | None:
+    """``meta`` with ``agent_visible=False, hidden_by=compaction_id`` if it holds only the flags.
 
-    Most of a long head has plain metadata (the two flags, nothing else): those copies share
-    one metadata value per ``user_visible`` (``shared``; the metadata is immutable), instead
-    of one built per message.
+    Such copies (most of a long head) share one value per ``user_visible`` (``flags``), else None.
     """
-    meta = m.metadata
     if (type(meta.user_visible) is bool and meta.usage is None and meta.extra == {}
             and meta.hidden_by is None and meta.compaction_id is None
             and meta.is_summary is False and meta.is_continuation is False
-            and meta.cancelled is False
-            and meta.stopped_by_error is False):  # the defaults: the copy is the same value
-        hidden = shared.get(meta.user_visible)
+            and meta.cancelled is False and meta.stopped_by_error is False):  # the defaults
+        hidden = flags.get(meta.user_visible)
         if hidden is None:
-            hidden = shared[meta.user_visible] = MessageMetadata(
+            hidden = flags[meta.user_visible] = MessageMetadata(
                 meta.user_visible, False, hidden_by=compaction_id)
-        return build_message(m.role, m.content, hidden, m.id, m.created)
-    return m.with_metadata(agent_visible=False, hidden_by=compaction_id)
+        return hidden
+    return None
 
 
 def laid_out_tokens(conversation: Conversation, summary_text: str, working_set: Split, *,

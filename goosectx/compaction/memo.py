@@ -22,13 +22,19 @@ from goosectx.compaction.actions import (
     FileAction,
     actions_from_tool_call,
     describe_call,
+    normalize_tool_name,
     open_file_in,
 )
+from goosectx.compaction.todos import STOP_TOOLS
 from goosectx.compaction.tool_errors import error_excerpt
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 
 if TYPE_CHECKING:
     from goosectx.compaction.carry import Facts
+
+CallFacts = tuple[ToolRequest, str | None, list[FileAction], str, bool]
+"""A call as :meth:`ScanMemo.call` reads it: the call, the file open, its file actions, its
+normalised tool name, whether it only stops a background task."""
 
 
 class ScanMemo:
@@ -41,7 +47,7 @@ class ScanMemo:
     def __init__(self, conversation: Sequence[Message] = ()) -> None:
         self._conversation = conversation
         self._hidden: dict[str, Message] | None = None  # by id, made when first asked for
-        self._calls: dict[int, tuple[ToolRequest, str | None, list[FileAction]]] = {}
+        self._calls: dict[int, CallFacts] = {}
         self._labels: dict[int, tuple[ToolRequest, str]] = {}
         self._commands: dict[int, tuple[ToolRequest, str]] = {}
         self._opened: dict[int, tuple[ToolResponse, str | None]] = {}
@@ -90,14 +96,22 @@ class ScanMemo:
             found, extra = source, source.metadata.extra
         return found
 
-    def actions(self, req: ToolRequest, open_file: str | None) -> list[FileAction]:
-        """The call's file actions, with ``open_file`` open (not to be changed)."""
+    def call(self, req: ToolRequest, open_file: str | None) -> CallFacts:
+        """What a scan reads of the call, with ``open_file`` open (not to be changed).
+
+        ``(req, open_file, actions, tool, stops)``: its file actions
+        (:func:`~goosectx.compaction.actions.actions_from_tool_call`), its normalised tool name
+        and whether it only stops a background task (:data:`~goosectx.compaction.todos.STOP_TOOLS`)
+        — each worked out once, not again for its result.
+        """
         hit = self._calls.get(id(req))  # the scans meet a call with the same file open
         if hit is None or hit[0] is not req or hit[1] != open_file:
+            tool = normalize_tool_name(req.name)
             hit = self._calls[id(req)] = (
                 req, open_file, actions_from_tool_call(req.name, req.arguments,
-                                                       open_file=open_file))
-        return hit[2]
+                                                       open_file=open_file),
+                tool, tool in STOP_TOOLS)
+        return hit
 
     def label(self, req: ToolRequest) -> str:
         """The call's label (``describe_call``), made when first asked for.

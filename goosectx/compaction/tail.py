@@ -125,20 +125,20 @@ def unread_notes(head: Sequence[Message]) -> list[Message]:
     return out
 
 
-def pair_boundaries(messages: Sequence[Message],
-                    requests: Sequence[bool] | None = None) -> list[int]:
+def pair_boundaries(messages: Sequence[Message], requests: Sequence[bool] | None = None,
+                    paired: bool = False) -> list[int]:
     """Indices where a tail may start, ascending.
 
     A user request, or an assistant message with no tool call before it still unanswered
     (between complete tool pairs). ``requests``: each message's ``is_user_request``, when the
-    caller has them.
+    caller has them. ``paired``: every tool call is answered (``repair`` changes nothing).
     """
     if requests is None:
         requests = [m.is_user_request for m in messages]
     out: list[int] = []
     open_calls: set[str] = set()
-    answered = {p.id for m in messages for p in m.content  # orphans never close
-                if isinstance(p, ToolResponse)}
+    answered = None if paired else {p.id for m in messages for p in m.content  # orphans
+                                    if isinstance(p, ToolResponse)}  # never close
     for i, m in enumerate(messages):
         if not open_calls and (requests[i] or m.role == "assistant"):
             out.append(i)
@@ -146,7 +146,7 @@ def pair_boundaries(messages: Sequence[Message],
         if len(content) == 1 and type(content[0]) is TextContent:  # most messages: no tool part
             continue
         for p in content:  # a message's calls open before its responses close
-            if isinstance(p, ToolRequest) and p.id in answered:
+            if isinstance(p, ToolRequest) and (answered is None or p.id in answered):
                 open_calls.add(p.id)
         for p in content:
             if isinstance(p, ToolResponse):
@@ -221,7 +221,7 @@ def stubbed_copy(message: Message) -> Message:
 def split(
     messages: Sequence[Message], *, measure: Measure, trigger: CompactionTrigger,
     tail_tokens: int, user_tokens: int, room_tokens: int, ceiling_room_tokens: int,
-    sizes: Sequence[int] | None = None,
+    sizes: Sequence[int] | None = None, paired: bool = False,
 ) -> Split:
     """Cut the agent view (``Conversation.agent_messages()``) into head and working set.
 
@@ -237,6 +237,7 @@ def split(
         ceiling_room_tokens: The same under the hard ceiling; the turn's floor (its request
             and newest ≥ 3 pairs) is elided to fit this.
         sizes: ``measure`` of each of ``messages``, in order, when the caller has them.
+        paired: Every tool call in ``messages`` is answered (``repair`` changes nothing).
 
     Returns:
         The :class:`Split`; head ∪ tail (∪ the request's original) = ``messages``.
@@ -257,7 +258,7 @@ def split(
         out.resent = _resend(msgs[:newest], measure, min(user_tokens, room_tokens))
         return out
     limit = min(tail_tokens, room_tokens)
-    starts = pair_boundaries(msgs, requests)
+    starts = pair_boundaries(msgs, requests, paired)
     if sum(sizes[newest:]) <= limit:
         earlier_users = sum(sizes[i] for i in range(newest) if requests[i])
         extend_to = max(sum(sizes[newest:]), limit - min(user_tokens, earlier_users))

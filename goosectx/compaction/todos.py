@@ -78,6 +78,9 @@ def _item(item: Any) -> tuple[str, str, bool] | None:
 
 
 _CHECKLIST_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s*\[[ xX✓✔~-]\]\s*\S", re.M)
+_BOX = re.compile(r"\[[ xX]\]")
+"""A ``[ ]``, ``[x]`` or ``[X]`` box: one search (``"[ ]" in text`` and the others, three
+slow scans of a text full of brackets, found the same)."""
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -91,7 +94,7 @@ def checklist_todos(text: str) -> dict[str, str] | None:
     replaces the earlier list): text → text of each unticked item, in order. A text with no
     ``[ ]`` / ``[x]`` box is not scanned further.
     """
-    if "]" not in text or not ("[ ]" in text or "[x]" in text or "[X]" in text) or (
+    if "]" not in text or not _BOX.search(text) or (
             not _CHECKLIST_LINE.search(text)):  # a "]" first: one fast pass (memchr)
         return None
     out: dict[str, str] = {}

@@ -20,6 +20,7 @@ import json
 import math
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from goosectx.conversation import Conversation, Message, PlainMessage
@@ -305,15 +306,11 @@ class MessageStore(StoreDatabase):
         entry, the new ``current`` figure and the session state in the same transaction.
         """
         with self._transaction() as conn:
-            stored: dict[str, tuple[str, float, str, int]] = {  # (id, position, metadata,
-                # rowid): the row itself by its id
-                r[0]: r
-                for r in conn.execute(
-                    f"SELECT m.id, m.position, {METADATA_JSON}, m.rowid"
-                    f" FROM {MESSAGES_WITH_STATE} WHERE m.session_id=?",
-                    (session_id,),
-                )
-            }
+            rows: list[tuple[str, float, str, int]] = conn.execute(  # (id, position, metadata,
+                f"SELECT m.id, m.position, {METADATA_JSON}, m.rowid"  # rowid) of every row
+                f" FROM {MESSAGES_WITH_STATE} WHERE m.session_id=?", (session_id,)).fetchall()
+            # Each row by its id, the dict built in C (a comprehension is a Python loop).
+            stored = dict(zip(map(itemgetter(0), rows), rows, strict=True))
             positions = plan_positions(conversation.messages, stored)
             if positions is None:
                 positions = [float(i + 1) for i in range(len(conversation.messages))]

@@ -1,0 +1,39 @@
+"""The cheap test before the constraint search never hides a constraint line.
+
+The facts' constraint scan (:func:`goosectx.compaction.facts.constraint_lines`) runs the
+``CONSTRAINT`` search only on texts and lines :func:`may_name_constraint` lets through; the
+test is written for speed (an ASCII text is tested against the ASCII hints only), so a user
+constraint written with any letters — CJK words, a long s, a dotted capital I, a Kelvin sign
+that lower-cases to ``k`` — must still reach the search.
+"""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from goosectx.compaction.carry import CONSTRAINT, may_name_constraint
+from goosectx.compaction.facts import constraint_lines
+from goosectx.conversation import Message
+
+_PIECES = ["must", "MUST", "never", "don't", "do not", "always", "only", "avoid", "stick to",
+           "without", "please use", "target Python 3.8", "keep lines at 79", "; no walrus",
+           "不要", "必須", "禁止", "しないで", "必ず", "ſtick to", "ONLİ", "\u212aeep it short",
+           "keep going", "no one", "ok", " ", "\n", "x", "é", "İ", "ſ"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=6), max_size=8).map("".join))
+@example("\u212aEEP lines at 79")  # the Kelvin sign lower-cases to an ASCII k
+@example("MUſT be fast")
+@example("禁止 using eval")
+def test_every_text_the_search_matches_passes_the_cheap_test(text: str) -> None:
+    if CONSTRAINT.search(text):
+        assert may_name_constraint(text)
+
+
+def test_a_constraint_in_cjk_or_with_a_kelvin_sign_is_listed() -> None:
+    """What the user sees: the constraint lines the facts list for such requests."""
+    assert constraint_lines(Message.user("请勿修改 vendor/ 目录\n谢谢")) == ("请勿修改 vendor/ 目录",)
+    assert constraint_lines(Message.user("\u212aEEP lines at 79 columns")) == (
+        "\u212aEEP lines at 79 columns",)
