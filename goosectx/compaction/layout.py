@@ -196,7 +196,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     sizes = raw if budget.ratio == 1.0 else [budget.scaled(tokens) for tokens in raw]
     out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
                 user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room,
-                sizes=sizes)
+                sizes=sizes, head_min_tokens=budget.summary_max_tokens)
     # A head of the whole view (a finished turn too big for the tail) was repaired just above;
     # a shorter one (a prefix of it) without a second pass over what that repair found clean.
     view = (repaired if len(out.head) == len(agent)
