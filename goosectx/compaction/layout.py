@@ -357,8 +357,8 @@ def _block(agent: Sequence[Message], summary_text: str | None, working_set: Spli
     block = [Message.notification(notice).with_metadata(compaction_id=compaction_id)]
     if summary_text is not None:
         block += [
-            Message.user(summary_text, agent_only).with_metadata(
-                is_summary=True, compaction_id=compaction_id),
+            Message.user(summary_text, agent_only).with_metadata(  # its trigger: plan.prepare
+                is_summary=True, compaction_id=compaction_id, extra={"trigger": trigger}),
             *(m.with_metadata(compaction_id=compaction_id) for m in working_set.resent),
             Message.assistant(CONTINUATION_TEXTS[kind], agent_only).with_metadata(
                 is_continuation=True, compaction_id=compaction_id),
