@@ -128,8 +128,8 @@ def execute(
         before = max(before, context_limit_tokens)  # count: the growth checks start there
     if budget is None:
         budget = layout_budget(context_limit_tokens, 0.8)
-    working, messages, old_tokens, _ = prepare(conversation, budget, counter,
-                                                trigger=trigger, before=before)
+    working, messages, old_tokens, _ = prepare(conversation, budget, counter, trigger=trigger,
+                                                before=before, instructions=instructions)
     head_tokens = counter.count_messages(messages)
     extractive_tokens = extractive_budget(max_summary_tokens, context_limit_tokens, head_tokens)
     if _only_the_request(working):  # no history before the message it keeps: no model call

@@ -197,7 +197,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     sizes = raw if budget.ratio == 1.0 else [budget.scaled(tokens) for tokens in raw]
     out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
                 user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room,
-                sizes=sizes, paired=paired)
+                sizes=sizes, paired=paired, head_min_tokens=budget.summary_max_tokens)
     # A head of the whole view (a finished turn too big for the tail) was repaired just above;
     # a shorter one (a prefix of it) without a second pass over what that repair found clean.
     view = (repaired if len(out.head) == len(agent)
@@ -361,8 +361,8 @@ def _block(agent: Sequence[Message], summary_text: str | None, working_set: Spli
     block = [Message.notification(notice).with_metadata(compaction_id=compaction_id)]
     if summary_text is not None:
         block += [
-            Message.user(summary_text, agent_only).with_metadata(
-                is_summary=True, compaction_id=compaction_id),
+            Message.user(summary_text, agent_only).with_metadata(  # its trigger: plan.prepare
+                is_summary=True, compaction_id=compaction_id, extra={"trigger": trigger}),
             *(m.with_metadata(compaction_id=compaction_id) for m in working_set.resent),
             Message.assistant(CONTINUATION_TEXTS[kind], agent_only).with_metadata(
                 is_continuation=True, compaction_id=compaction_id),

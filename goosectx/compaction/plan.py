@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from goosectx.compaction.layout import Budget, laid_out_tokens, plan_split
@@ -91,7 +91,8 @@ def plan(
             the view).
     """
     working, messages, old_tokens, empty_tokens = prepare(
-        conversation, budget, counter, trigger="manual", before=tokens_before)
+        conversation, budget, counter, trigger="manual", before=tokens_before,
+        instructions=instructions)
     view_count = len(conversation.agent_messages())
     replaced_count = len(working.head) + len(working.replaced)
     if strategy != "llm" or not summarisers:
@@ -128,16 +129,28 @@ def plan(
 
 
 def prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *,
-             trigger: CompactionTrigger, before: int
+             trigger: CompactionTrigger, before: int, instructions: str | None = None
              ) -> tuple[Split, list[Message], int, int]:
     """Head, working set, head messages, old view's raw tokens, new view's with no summary.
 
     Raises the refusals that come before any summary call (shared by :func:`execute` and
-    :func:`plan`, so a dry run refuses exactly where a real run would).
+    :func:`plan`, so a dry run refuses exactly where a real run would). A manual compaction
+    with nothing new since the last one, itself manual, is refused (a repeat by accident costs
+    no call) unless it has ``instructions``: then it summarises the messages that one kept
+    verbatim too (goose's layout), as asked.
     """
     agent = conversation.agent_messages()  # once: the split does not change the conversation
     if not agent:
         raise CompactionFailed("nothing to compact: the model sees no messages")
+    kept = _kept_since_last_compaction(conversation, agent) if trigger == "manual" else None
+    if kept and not (instructions or "").strip():
+        raise CompactionFailed(
+            f"nothing to compact: nothing is new since the last compaction (the model sees "
+            f"its summary and the {kept} newest message{'' if kept == 1 else 's'} it kept "
+            "verbatim)", hint="to summarise those too, say what to keep: /compact TEXT, or "
+                              "goosectx compact SESSION --instructions TEXT")
+    if kept:
+        budget = replace(budget, tail_tokens=0, user_tokens=0)
     working = plan_split(conversation, budget, counter, trigger=trigger)
     messages = (working.head_view if working.head_view is not None
                 else repair(working.head, for_sending=False))
@@ -158,6 +171,33 @@ def prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *
     if growth is not None:  # even an empty summary would not help: no call is made
         raise growth
     return working, messages, old_tokens, empty_tokens
+
+
+def _kept_since_last_compaction(conversation: Conversation,
+                                agent: Sequence[Message]) -> int | None:
+    """How many messages the last manual compaction kept verbatim, if nothing came after it.
+
+    The compaction is the newest whose summary the model still sees; what it kept verbatim
+    follows its summary, and "after it" is after its notice (the last of its messages).
+    ``None`` when there is no such compaction, it was automatic (a ``/compact`` after it is
+    no repeat: after an extractive one, say, it asks for the model's summary), or the model
+    sees a message before its summary or after its notice.
+    """
+    summaries = [m for m in agent if m.metadata.is_summary and m.metadata.compaction_id]
+    if not summaries:
+        return None
+    summary = max(summaries, key=lambda m: m.created)
+    newest = summary.metadata.compaction_id
+    if agent[0] is not summary or summary.metadata.extra.get("trigger", "manual") != "manual":
+        return None
+    messages = conversation.messages
+    last = next(i for i in range(len(messages) - 1, -1, -1)
+                if messages[i].metadata.compaction_id == newest)
+    seen = {m.id for m in agent}
+    if any(m.id in seen for m in messages[last + 1:]):
+        return None
+    return sum(m.metadata.compaction_id != newest or "elided_from_tokens" in m.metadata.extra
+               for m in agent)
 
 
 def _only_a_summary(head: Sequence[Message]) -> bool:

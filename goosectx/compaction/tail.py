@@ -221,7 +221,7 @@ def stubbed_copy(message: Message) -> Message:
 def split(
     messages: Sequence[Message], *, measure: Measure, trigger: CompactionTrigger,
     tail_tokens: int, user_tokens: int, room_tokens: int, ceiling_room_tokens: int,
-    sizes: Sequence[int] | None = None, paired: bool = False,
+    sizes: Sequence[int] | None = None, paired: bool = False, head_min_tokens: int = 0,
 ) -> Split:
     """Cut the agent view (``Conversation.agent_messages()``) into head and working set.
 
@@ -238,6 +238,8 @@ def split(
             and newest ≥ 3 pairs) is elided to fit this.
         sizes: ``measure`` of each of ``messages``, in order, when the caller has them.
         paired: Every tool call in ``messages`` is answered (``repair`` changes nothing).
+        head_min_tokens: The tail grows into earlier turns only while the head keeps this
+            much (the summary's budget; a smaller head is summarised whole, by ``plan_split``).
 
     Returns:
         The :class:`Split`; head ∪ tail (∪ the request's original) = ``messages``.
@@ -262,11 +264,15 @@ def split(
     if sum(sizes[newest:]) <= limit:
         earlier_users = sum(sizes[i] for i in range(newest) if requests[i])
         extend_to = max(sum(sizes[newest:]), limit - min(user_tokens, earlier_users))
-        start = newest
-        for i in reversed([s for s in starts if s < newest and requests[s]]):
-            if sum(sizes[i:]) > extend_to:
+        # Earlier turns while they fit, then the newest units (answer, pairs) of the one that
+        # does not; its request is re-sent with the others (§4.5(1)).
+        total = sum(sizes)
+        start, kept = newest, sum(sizes[newest:])
+        for s in reversed([s for s in starts if s < newest]):
+            kept += sum(sizes[s:start])
+            if kept > extend_to or total - kept < head_min_tokens:
                 break
-            start = i
+            start = s
         out = Split(msgs[:start], msgs[start:], answered=answered)
         users_room = min(user_tokens, max(0, room_tokens - sum(sizes[start:])))
         out.resent = _resend(msgs[:start], measure, users_room)
