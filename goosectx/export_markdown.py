@@ -8,7 +8,6 @@ store yields the messages (docs/architecture.md §6). The JSON export is :mod:`g
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable, Iterable, Iterator
 
 from goosectx.conversation import (
