@@ -7,6 +7,7 @@ store yields the messages (docs/architecture.md §6). The JSON export is :mod:`g
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 
 from goosectx.conversation import (
@@ -149,7 +150,51 @@ def _has_text(text: str) -> bool:
 
 
 def _text_lines(text: str) -> list[str]:
-    return [text, ""] if _has_text(text) else []
+    return [_nested(text), ""] if _has_text(text) else []
+
+
+_STRUCTURE_LIKE = re.compile(r"^ {0,3}(?:#|=|-+[ \t]*$|<[hH][1-6]|`{3}|~{3})", re.MULTILINE)
+"""A line that may be (or open) a heading or a fence: message text that has none is as is."""
+_ATX = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
+_UNDERLINE = re.compile(r"^( {0,3})(=+|-+)[ \t]*$")
+_HTML_HEADING = re.compile(r"^( {0,3})(<[hH][1-6])")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def _nested(text: str) -> str:
+    """Message text made to sit under the export's own ``##`` headings, never beside them.
+
+    Outside its code blocks, a heading of the text goes two levels down (``## User`` in an
+    answer becomes ``#### User``: it cannot pass for a turn of the export), a setext underline
+    (``===``, ``---`` under a line of text) and an HTML heading tag are escaped, and a code
+    block the text leaves open is closed (it would swallow the rest of the export).
+    """
+    if _STRUCTURE_LIKE.search(text) is None:
+        return text
+    out: list[str] = []
+    fence = ""  # the open code block's fence, if any
+    previous_blank = True
+    for line in text.split("\n"):
+        opened = _FENCE.match(line)
+        if fence:
+            if (opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence)
+                    and not line.strip().strip(fence[0])):
+                fence = ""
+        elif opened and not (opened.group(1)[0] == "`" and "`" in line.strip()[
+                len(opened.group(1)):]):
+            fence = opened.group(1)
+        elif (heading := _ATX.match(line)) is not None:
+            level = min(6, len(heading.group(2)) + 2)
+            line = heading.group(1) + "#" * level + line[heading.end():]
+        elif not previous_blank and (underline := _UNDERLINE.match(line)) is not None:
+            line = underline.group(1) + "\\" + line[len(underline.group(1)):]
+        elif (tag := _HTML_HEADING.match(line)) is not None:
+            line = tag.group(1) + "\\" + line[len(tag.group(1)):]
+        out.append(line)
+        previous_blank = not line.strip()
+    if fence:
+        out.append(fence)
+    return "\n".join(out)
 
 
 def _call_lines(name: str, arguments: str) -> list[str]:
@@ -187,7 +232,7 @@ def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText
             results_only = False
             text = p["text"]
             if _has_text(text):
-                lines += (text, "")
+                lines += (_nested(text), "")
         elif kind == "tool_response":
             results.append(p["id"])
             number = numbered + len(results)
@@ -250,7 +295,7 @@ def _message_markdown(m: Message, numbers: dict[str, int], code: CodeText) -> li
                 from goosectx.shown import thinking_key
 
                 number = numbers.get(thinking_key(m.id, i))
-                body += [f"<details><summary>thinking #{number}</summary>", "", p.text, "",
+                body += [f"<details><summary>thinking #{number}</summary>", "", _nested(p.text), "",
                          "</details>", ""]
         elif isinstance(p, SystemNotification):
             results_only = False

@@ -136,6 +136,23 @@ def test_str_replace_keeps_crlf_line_endings(ctx: ToolContext, tmp_path: Path) -
     assert (tmp_path / "w.txt").read_bytes() == b"A\r\nB\r\nc\r\n"
 
 
+def test_edits_follow_the_line_ending_most_lines_use(ctx: ToolContext, tmp_path: Path) -> None:
+    lines = [f"line {i}\n".encode() for i in range(20)]
+    lines[10] = b"line 10 windows\r\n"  # one stray CRLF line in an LF file
+    (tmp_path / "lf.txt").write_bytes(b"".join(lines))
+    assert not edit(ctx, "str_replace", "lf.txt", old_str="line 3\n",
+                    new_str="line three\nand more\n").is_error
+    assert not edit(ctx, "insert", "lf.txt", insert_line=1, new_str="inserted").is_error
+    data = (tmp_path / "lf.txt").read_bytes()
+    assert b"line three\nand more\n" in data and b"inserted\n" in data
+    assert data.count(b"\r\n") == 1  # only the stray line's own
+    crlf = [f"row {i}\r\n".encode() for i in range(20)]
+    crlf[5] = b"row 5 unix\n"  # and the other way round
+    (tmp_path / "crlf.txt").write_bytes(b"".join(crlf))
+    assert not edit(ctx, "str_replace", "crlf.txt", old_str="row 2", new_str="row 2\nnew").is_error
+    assert b"row 2\r\nnew\r\n" in (tmp_path / "crlf.txt").read_bytes()
+
+
 def test_str_replace_then_undo(ctx: ToolContext, tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text("alpha\nbeta\n")
     edit(ctx, "str_replace", "m.txt", old_str="beta", new_str="gamma")

@@ -28,8 +28,13 @@ def snippet(text: str, first_changed: int, last_changed: int) -> str:
 
 
 def newline_of(text: str) -> str:
-    """The line ending ``text`` uses: CRLF when it holds one, else LF."""
-    return "\r\n" if "\r\n" in text else "\n"
+    """The line ending most of ``text``'s lines use: CRLF when more end so than with a bare LF.
+
+    A file of LF lines with one stray CRLF line (a Windows contributor's) stays LF where it is
+    edited; a CRLF file with one stray LF stays CRLF.
+    """
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and crlf > text.count("\n") - crlf else "\n"
 
 
 def with_newline(text: str, newline: str) -> str:

@@ -4,9 +4,10 @@ Commands follow the text-editor tool that Anthropic and goose offer models (``vi
 ``write``/``create``, ``str_replace`` with a unique match, ``insert``, ``undo_edit``).
 Files are read and written as bytes through :mod:`goosectx.tools.files`: ``view`` reads only
 regular files and only as far as the asked range; every write is atomic and keeps the
-file's mode, owner and line endings (CRLF stays CRLF). Text is UTF-8; earlier contents kept
-for undo are decoded with ``surrogateescape`` so an overwritten non-text file is restored
-byte for byte, and undo refuses when the file changed since the tool wrote it.
+file's mode, owner and line endings (those most of its lines use: CRLF stays CRLF, and one
+stray CRLF line keeps an LF file LF). Text is UTF-8; earlier contents kept for undo are
+decoded with ``surrogateescape`` so an overwritten non-text file is restored byte for byte,
+and undo refuses when the file changed since the tool wrote it.
 """
 
 from __future__ import annotations
