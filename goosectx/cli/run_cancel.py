@@ -90,9 +90,11 @@ def _result(out: TextIO, output_format: str, code: int, opened: OpenSession | No
         "exit_code": code, "error": None, "answer": "",
         "messages": [message.to_dict()] if message is not None else [], "usage": None,
         "cost_usd": None, "compactions": 0, "denied_calls": []}
-    with contextlib.suppress(OSError, ValueError):
-        from goosectx.cli.ascii_output import json_text
+    from goosectx.cli.ascii_output import json_text
+    from goosectx.cli.run_failed import result_written
 
+    result_written()
+    with contextlib.suppress(OSError, ValueError):
         if output_format == "json":
             out.write(json_text(result, out) + "\n")
         else:

@@ -17,7 +17,6 @@ Exit codes: 0 done, 1 error, 3 stopped at ``--max-turns`` / ``GOOSE_MAX_TURNS``,
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 import threading
@@ -41,12 +40,12 @@ from goosectx.cli.model_choice import check_for_run, choose_model
 from goosectx.cli.run_cancel import cancelled_at_start
 from goosectx.cli.run_denials import DeniedCalls
 from goosectx.cli.run_early import EarlyTask
+from goosectx.cli.run_failed import write_failed
 from goosectx.cli.run_output import (
     Approver,
     JsonOutput,
     StreamJsonOutput,
     TextOutput,
-    result_fields,
 )
 from goosectx.cli.run_task_input import slash_task, task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
@@ -62,7 +61,6 @@ from goosectx.events import (
     ToolPairsSummarized,
     TurnFinished,
     UsageUpdated,
-    event_to_json,
 )
 from goosectx.recorder import SessionRecorder
 from goosectx.testhooks import pause_point
@@ -175,16 +173,7 @@ def run_task(
         if early is not None:
             exc = early.failure() or exc
         # Scripts reading stdout still get a result in the format they asked for.
-        failed: dict[str, Any] = {
-            "session_id": None, "status": "error", "error": exc.one_line(),
-            "exit_code": exc.exit_code, "usage": None, "cost_usd": None, "compactions": 0,
-            "denied_calls": []}
-        if output_format == "json":
-            stdout.write(json.dumps(failed) + "\n")
-        elif output_format == "stream-json":
-            stdout.write(json.dumps(event_to_json(TurnFinished("error", exc.one_line()))) + "\n")
-            stdout.write(json.dumps({"type": "result", **result_fields(failed)}) + "\n")
-        stdout.flush()
+        write_failed(output_format, stdout, exc.one_line(), exc.exit_code)
         raise exc from None
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP while starting: said, task kept
         return cancelled_at_start(output_format, stdout=stdout, stderr=stderr, opened=opened,

@@ -15,6 +15,7 @@ from goosectx.approval import ApprovalDecision
 from goosectx.cli.approval_view import VIEW_KEY, approval_question, plain_question
 from goosectx.cli.ascii_output import json_text
 from goosectx.cli.folding import plural, tool_result_label
+from goosectx.cli.run_failed import result_written
 from goosectx.cli.sanitize import (
     APPROVAL_MARKER,
     SafeStream,
@@ -262,6 +263,7 @@ class StreamJsonOutput:
     def finish(self, summary: dict[str, Any]) -> None:
         """The run ended (``summary``: status, usage, messages...)."""
         self._line({"type": "result", **result_fields(summary)})
+        result_written()
 
 
 class JsonOutput:
@@ -289,6 +291,7 @@ class JsonOutput:
         summary = {**summary, "notices": self.notices}
         self.stdout.write(json_text(summary, self.stdout, indent=2) + "\n")
         self.stdout.flush()
+        result_written()
 
 
 RESULT_FIELDS = ("session_id", "status", "exit_code", "error", "usage", "cost_usd",
