@@ -105,7 +105,8 @@ def test_every_listed_character_is_replaced_in_any_text(around: str) -> None:
             assert chr(code) not in terminal_safe(text), hex(code)
             escaped = json_safe(json.dumps(text, ensure_ascii=False))
             assert chr(code) not in escaped, hex(code)
-            assert json.loads(escaped) == text
+            lone = 0xD800 <= code <= 0xDFFF  # strict JSON (jq) has no lone surrogate: U+FFFD
+            assert json.loads(escaped) == (text.replace(chr(code), "\ufffd") if lone else text)
     kept = "".join(chr(c) for c in (0xA0, 0xC2, 0xDF, 0x600, 0x180F, 0x2010, 0x2690, 0xFEFE,
                                     0xFFFD, 0xE0080, 0x1F642))
     assert terminal_safe(kept) == kept  # neighbours of listed characters stay

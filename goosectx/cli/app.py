@@ -324,10 +324,16 @@ def _dispatch(argv: list[str] | None) -> int:
 
         args = typed_text(args, app)  # UTF-8 typed under an ASCII locale: the text typed
         utf8_stdin()
+    args = root_flags_first(args, app)
+    if "run" in args:  # in-process (tests): a run before may have written its result
+        from goosectx.cli.run_failed import result_written
+
+        result_written(False)
     try:
-        code = app(args=root_flags_first(args, app), standalone_mode=False, prog_name="goosectx")
+        code = app(args=args, standalone_mode=False, prog_name="goosectx")
         sys.stdout.flush()  # a full disk under stdout fails here, not in the teardown
     except GoosectxError as exc:
+        _run_result(args, exc.one_line(), exc.exit_code)
         print_error(exc.one_line())
         return exc.exit_code
     except KeyboardInterrupt:
@@ -356,13 +362,26 @@ def _dispatch(argv: list[str] | None) -> int:
         if isinstance(exc, usage_errors):
             from goosectx.cli.argv import positional_task
 
-            if (line := positional_task(exc, args)) is not None:
+            line = positional_task(exc, args)
+            _run_result(args, line or exc.format_message(),  # type: ignore[attr-defined]
+                        int(getattr(exc, "exit_code", 2)))
+            if line is not None:
                 print_error(line)
             else:
                 exc.show()  # type: ignore[attr-defined]
             return int(getattr(exc, "exit_code", 2))
         raise
     return code if isinstance(code, int) else 0
+
+
+def _run_result(args: list[str], error: str, exit_code: int) -> None:
+    """``run --output-format json|stream-json`` still ends with its result object on error."""
+    if "run" not in args:
+        return
+    from goosectx.cli.argv import options_taking_values
+    from goosectx.cli.run_failed import after_error
+
+    after_error(args, options_taking_values(app), sys.stdout, error, exit_code)
 
 
 def _interrupted() -> int:

@@ -27,7 +27,7 @@ def root_flags_first(args: list[str], app: typer.Typer) -> list[str]:
     """
     if not any(flag in args for flag in ROOT_FLAGS_ANYWHERE):
         return args
-    valued = _options_taking_values(app)
+    valued = options_taking_values(app)
     moved: list[str] = []
     rest: list[str] = []
     for i, arg in enumerate(args):
@@ -66,7 +66,7 @@ def typed_text(args: list[str], app: typer.Typer) -> list[str]:
     """
     if all(arg.isascii() for arg in args):
         return args
-    valued = _options_taking_values(app)
+    valued = options_taking_values(app)
     out: list[str] = []
     words: list[str] = []  # the positionals so far: the command's names, then its arguments
     raw_next = text_next = after_dashes = False
@@ -94,7 +94,7 @@ def typed_text(args: list[str], app: typer.Typer) -> list[str]:
     return out
 
 
-def _options_taking_values(app: typer.Typer) -> set[str]:
+def options_taking_values(app: typer.Typer) -> set[str]:
     """Every option name (of any command) that takes a value, e.g. ``-t``, ``--name``."""
     names: set[str] = set()
 

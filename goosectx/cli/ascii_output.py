@@ -24,7 +24,11 @@ A stream that encodes them (UTF-8: nearly always) is left alone.
 from __future__ import annotations
 
 import codecs
+import json
 import sys
+from typing import Any
+
+from goosectx.cli.sanitize import json_safe
 
 ERRORS = "goosectx-ascii"
 """The name the error handler is registered under."""
@@ -81,6 +85,16 @@ def fit_json(text: str, stream: object) -> str:
     encoding = str(getattr(stream, "encoding", "ascii"))
     codecs.register_error(JSON_ERRORS, _json_handler)
     return text.encode(encoding, JSON_ERRORS).decode(encoding)
+
+
+def json_text(data: Any, stream: object, *, indent: int | None = None) -> str:
+    """``data`` as the strict JSON text ``stream`` carries unchanged (no final newline).
+
+    The one way ``run`` writes JSON (its ``json`` object, ``stream-json`` lines, the result
+    of a failed or cancelled start): :func:`~goosectx.cli.sanitize.json_safe` (no byte that
+    drives a terminal; surrogates made whole, so jq reads it), then :func:`fit_json`.
+    """
+    return fit_json(json_safe(json.dumps(data, ensure_ascii=False, indent=indent)), stream)
 
 
 def fit_output() -> None:

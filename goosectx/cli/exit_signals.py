@@ -132,15 +132,21 @@ WRITE_FAILED_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.
 """An output that could not be written for want of room (or a device error)."""
 
 
-def survive_full_disk(stream: TextIO) -> TextIO:
-    """``stream`` through a :class:`GoneTerminalFile` that takes only a full disk's errors.
+CLOSED_PIPE_ERRNOS = frozenset({errno.EPIPE})
+"""An output pipe whose reader left (``| head -c 20``, a pager quitting)."""
 
-    ``run`` then finishes its turn and saves the answer it paid for; it reports the failed
-    output after (its ``error``). A closed pipe still raises (141).
+
+def survive_lost_output(stream: TextIO, *, full_disk: bool = True) -> TextIO:
+    """``stream`` through a :class:`GoneTerminalFile` that takes a closed pipe's errors.
+
+    With ``full_disk`` (stdout) a full disk's too. ``run`` then finishes its turn and saves the
+    answer it paid for; it reports the lost output after (the wrapper's ``error``). Any other
+    write error is raised.
     """
     if isinstance(stream, GoneTerminalFile):
         return stream
-    return cast("TextIO", GoneTerminalFile(stream, WRITE_FAILED_ERRNOS))
+    taken = CLOSED_PIPE_ERRNOS | (WRITE_FAILED_ERRNOS if full_disk else frozenset())
+    return cast("TextIO", GoneTerminalFile(stream, taken))
 
 
 def survive_hangup(stream: TextIO) -> TextIO:

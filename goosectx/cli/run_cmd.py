@@ -17,7 +17,7 @@ Exit codes: 0 done, 1 error, 3 stopped at ``--max-turns`` / ``GOOSE_MAX_TURNS``,
 
 from __future__ import annotations
 
-import json
+import shlex
 import sys
 import threading
 from collections.abc import Iterator
@@ -40,12 +40,12 @@ from goosectx.cli.model_choice import check_for_run, choose_model
 from goosectx.cli.run_cancel import cancelled_at_start
 from goosectx.cli.run_denials import DeniedCalls
 from goosectx.cli.run_early import EarlyTask
+from goosectx.cli.run_failed import write_failed
 from goosectx.cli.run_output import (
     Approver,
     JsonOutput,
     StreamJsonOutput,
     TextOutput,
-    result_fields,
 )
 from goosectx.cli.run_task_input import slash_task, task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
@@ -61,7 +61,6 @@ from goosectx.events import (
     ToolPairsSummarized,
     TurnFinished,
     UsageUpdated,
-    event_to_json,
 )
 from goosectx.recorder import SessionRecorder
 from goosectx.testhooks import pause_point
@@ -112,7 +111,9 @@ def run_task(
     stdin = stdin or sys.stdin  # a closed terminal window must not stop the close-out:
     stdout, stderr = (exit_signals.survive_hangup(s) for s in (stdout or sys.stdout,
                                                                stderr or sys.stderr))
-    stdout = exit_signals.survive_full_disk(stdout)  # the answer is saved; the error comes after
+    # a full disk or a closed pipe (| head): the answer is still saved; the error comes after
+    stdout = exit_signals.survive_lost_output(stdout)
+    stderr = exit_signals.survive_lost_output(stderr, full_disk=False)
     task = read_task(text, input_file, stdin)
     # data piped along with -t / -i FILE is what the task is about: sent after it
     along = text is not None or input_file not in (None, "-")
@@ -172,16 +173,7 @@ def run_task(
         if early is not None:
             exc = early.failure() or exc
         # Scripts reading stdout still get a result in the format they asked for.
-        failed: dict[str, Any] = {
-            "session_id": None, "status": "error", "error": exc.one_line(),
-            "exit_code": exc.exit_code, "usage": None, "cost_usd": None, "compactions": 0,
-            "denied_calls": []}
-        if output_format == "json":
-            stdout.write(json.dumps(failed) + "\n")
-        elif output_format == "stream-json":
-            stdout.write(json.dumps(event_to_json(TurnFinished("error", exc.one_line()))) + "\n")
-            stdout.write(json.dumps({"type": "result", **result_fields(failed)}) + "\n")
-        stdout.flush()
+        write_failed(output_format, stdout, exc.one_line(), exc.exit_code)
         raise exc from None
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP while starting: said, task kept
         return cancelled_at_start(output_format, stdout=stdout, stderr=stderr, opened=opened,
@@ -239,6 +231,11 @@ def run_task(
         unwritten: OSError | None = getattr(stdout, "error", None)
         if unwritten is not None and unwritten.errno in exit_signals.WRITE_FAILED_ERRNOS - {EIO}:
             raise unwritten  # one line: "cannot write the output …" (exit 1)
+        closed = [s for s in (stdout, stderr)
+                  if getattr(getattr(s, "error", None), "errno", None)
+                  in exit_signals.CLOSED_PIPE_ERRNOS]
+        if closed:
+            return closed_output_pipe(opened, stderr, closed)
         return exit_signals.exit_status(_EXIT_CODES[status])
     except KeyboardInterrupt:
         if started:
@@ -250,6 +247,21 @@ def run_task(
             agent.close()  # the shell tool's namespace ends with the session
         servers.stop()
         opened.close()
+
+
+def closed_output_pipe(opened: OpenSession, stderr: TextIO, closed: list[TextIO]) -> int:
+    """Exit 141 after one line (when stderr is open) saying the output pipe closed early.
+
+    ``| head -c 20`` or a pager quitting: the turn went on to its end and the session holds
+    the whole answer; the line says where to read it.
+    """
+    if stderr not in closed:
+        stderr.write(terminal_safe(
+            "goosectx: error: the output pipe was closed before the answer was written in full "
+            "(its reader quit); the answer is saved — read it with: goosectx sessions show "
+            f"{shlex.quote(session_ref(opened.session))}\n"))
+        stderr.flush()
+    return exit_signals.closed_pipe()
 
 
 class _Finished:

@@ -6,7 +6,6 @@ event object per line; ``json`` one object at the end (docs/architecture.md §6)
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -14,13 +13,13 @@ from typing import Any, TextIO
 
 from goosectx.approval import ApprovalDecision
 from goosectx.cli.approval_view import VIEW_KEY, approval_question, plain_question
-from goosectx.cli.ascii_output import fit_json
+from goosectx.cli.ascii_output import json_text
 from goosectx.cli.folding import plural, tool_result_label
+from goosectx.cli.run_failed import result_written
 from goosectx.cli.sanitize import (
     APPROVAL_MARKER,
     SafeStream,
     code_safe,
-    json_safe,
     terminal_safe,
 )
 from goosectx.cli.task_input import lenient
@@ -245,8 +244,7 @@ class StreamJsonOutput:
         self.reasoning = reasoning
 
     def _line(self, data: dict[str, Any]) -> None:
-        self.stdout.write(fit_json(json_safe(json.dumps(data, ensure_ascii=False)), self.stdout)
-                          + "\n")
+        self.stdout.write(json_text(data, self.stdout) + "\n")
         self.stdout.flush()
 
     def start(self, started: dict[str, Any]) -> None:
@@ -265,6 +263,7 @@ class StreamJsonOutput:
     def finish(self, summary: dict[str, Any]) -> None:
         """The run ended (``summary``: status, usage, messages...)."""
         self._line({"type": "result", **result_fields(summary)})
+        result_written()
 
 
 class JsonOutput:
@@ -290,9 +289,9 @@ class JsonOutput:
     def finish(self, summary: dict[str, Any]) -> None:
         """The run ended (``summary``: status, usage, messages...), with ``notices``."""
         summary = {**summary, "notices": self.notices}
-        text = json_safe(json.dumps(summary, ensure_ascii=False, indent=2))
-        self.stdout.write(fit_json(text, self.stdout) + "\n")
+        self.stdout.write(json_text(summary, self.stdout, indent=2) + "\n")
         self.stdout.flush()
+        result_written()
 
 
 RESULT_FIELDS = ("session_id", "status", "exit_code", "error", "usage", "cost_usd",

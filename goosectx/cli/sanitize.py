@@ -227,14 +227,20 @@ def _json_escape(match: re.Match[str]) -> str:
 
 
 def json_safe(json_text: str) -> str:
-    """JSON text (from ``json.dumps``) with every unsafe character written as an escape.
+    r"""JSON text (from ``json.dumps``) with every unsafe character written as an escape.
 
     ``json.dumps`` escapes C0 controls but, with ``ensure_ascii=False``, writes C1 controls,
     bidirectional overrides and invisible characters raw. Escaping them too keeps every
-    value identical for a JSON reader while no such byte reaches a terminal.
+    value identical for a JSON reader while no such byte reaches a terminal. Surrogates are
+    made whole first (a pair's two halves joined into their character, a lone one U+FFFD),
+    so the text is strict JSON: jq rejects a lone ``\ud800`` escape.
     """
     if not _has_unsafe(json_text):
         return json_text
+    try:
+        json_text.encode("utf-8")
+    except UnicodeEncodeError:  # surrogates: a pair joined, a lone one as U+FFFD
+        json_text = json_text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     return _UNSAFE.sub(_json_escape, json_text)
 
 

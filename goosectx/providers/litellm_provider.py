@@ -276,6 +276,7 @@ class LiteLLMProvider:
                     break
         finally:
             stop.set()
+        yield from assembler.end()  # half an emoji the stream never completed: U+FFFD
         message = assembler.message(include_tool_calls=finished)
         usage = assembler.usage_figures() if usage_reported else None
         if usage is not None:

@@ -3,7 +3,9 @@
 Outgoing: :func:`to_openai_messages` turns an agent view into ``messages=[...]``. Incoming:
 :class:`StreamAssembler` folds streamed chunk deltas (objects or dicts) into text, thinking
 and tool-call parts; tool-call arguments that are not a JSON object become a
-``ToolRequest`` with ``parse_error`` set, never an exception.
+``ToolRequest`` with ``parse_error`` set, never an exception. Streamed text and reasoning come
+out valid Unicode (:class:`SurrogateJoiner`): an emoji's surrogate pair split over two chunks
+is joined, a lone surrogate becomes U+FFFD, so what is printed, stored and written as JSON agree.
 """
 
 from __future__ import annotations
@@ -143,6 +145,46 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     return value, None
 
 
+def whole_text(text: str) -> str:
+    r"""``text`` with each surrogate pair joined into its character and lone surrogates U+FFFD.
+
+    A provider escaping non-ASCII (``\ud83d\ude00``) gives a ``str`` holding surrogates no
+    UTF-8 writer, store or strict JSON reader (jq) accepts. Text without any is returned as is.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+@dataclass(slots=True)
+class SurrogateJoiner:
+    """Streamed text pieces made whole: a high surrogate ending a piece waits for the next.
+
+    Feed each piece to :meth:`feed`; at the stream's end :meth:`end` gives what is still held
+    (U+FFFD for a half that never got its other half, else ``""``). Constant work per piece
+    beyond :func:`whole_text`'s one pass over it.
+    """
+
+    held: str = ""
+
+    def feed(self, piece: str) -> str:
+        """``piece`` (after what was held) as whole text, less a trailing high surrogate."""
+        if self.held:
+            piece, self.held = self.held + piece, ""
+        if piece and "\ud800" <= piece[-1] <= "\udbff":
+            piece, self.held = piece[:-1], piece[-1]
+        return whole_text(piece)
+
+    def end(self) -> str:
+        """What is held as text: U+FFFD for a lone high surrogate, else ``""``."""
+        held, self.held = self.held, ""
+        return whole_text(held)
+
+
 @dataclass(slots=True)
 class _PendingCall:
     id: str | None = None
@@ -169,6 +211,8 @@ class StreamAssembler:
     finish_reason: str | None = None
     model: str | None = None
     argument_chars: int = 0
+    _text_joiner: SurrogateJoiner = field(default_factory=SurrogateJoiner)
+    _thinking_joiner: SurrogateJoiner = field(default_factory=SurrogateJoiner)
 
     def add(self, chunk: Any) -> Iterator[TextDelta | ThinkingDelta | ToolCallDelta]:
         """Fold one chunk in; yield its visible deltas and tool-call progress.
@@ -186,20 +230,29 @@ class StreamAssembler:
             if delta is None:
                 continue
             reasoning = _get(delta, "reasoning_content")
-            if reasoning:
+            if reasoning and (reasoning := self._thinking_joiner.feed(reasoning)):
                 self.thinking.append(reasoning)
                 yield ThinkingDelta(reasoning)
             for block in _get(delta, "thinking_blocks") or ():
                 if _get(block, "signature"):
                     self.signature = _get(block, "signature")
             content = _get(delta, "content")
-            if content:
+            if content and (content := self._text_joiner.feed(content)):
                 self.text.append(content)
                 yield TextDelta(content)
             for i, call in enumerate(_get(delta, "tool_calls") or ()):
                 pending = self._add_call(i, call)
                 if pending is not None:
                     yield ToolCallDelta(pending.name, pending.chars)
+
+    def end(self) -> Iterator[TextDelta | ThinkingDelta]:
+        """The stream ended: yield (and keep) what the joiners still held, as U+FFFD."""
+        if reasoning := self._thinking_joiner.end():
+            self.thinking.append(reasoning)
+            yield ThinkingDelta(reasoning)
+        if content := self._text_joiner.end():
+            self.text.append(content)
+            yield TextDelta(content)
 
     def _add_call(self, position: int, call: Any) -> _PendingCall | None:
         """Fold one tool-call delta in; the call when arguments arrived, else ``None``."""

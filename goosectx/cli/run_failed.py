@@ -1,0 +1,103 @@
+"""``run``'s result object when it ends with an error before its turn, for a script to read.
+
+``--output-format json`` writes one object and ``stream-json`` ends with exactly one
+``result`` line (README, docs/architecture.md §3), errors included: ``{"status": "error",
+"exit_code": 2, "error": "…"}``. An error ``run`` meets once started (the session is in use,
+the name taken, the key refused) is written by :mod:`goosectx.cli.run_cmd`; one met before
+(a task on stdin that is not UTF-8 or empty, a bad option value such as ``--max-turns 0``,
+a bad ``GOOSE_CONTEXT_LIMIT``) by ``cli.app``'s error handling through :func:`after_error`,
+which reads the format from the command line: a bad option stops the command before its
+body runs. Kept apart (and light) so the error path imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Collection, Sequence
+from typing import Any, TextIO
+
+RESULT_FORMATS = ("json", "stream-json")
+"""The output formats whose stdout ends with a result object."""
+
+
+class _Written:
+    """Whether this command wrote its result object already (:func:`result_written`)."""
+
+    done = False
+
+
+def result_written(done: bool = True) -> None:
+    """Note that the result object was written (``done``), or not yet (a command starts).
+
+    ``run``'s outputs call it as they write their result, so an error after that (a store
+    that fails to close) does not add a second one.
+    """
+    _Written.done = done
+
+
+def write_failed(output_format: str, out: TextIO, error: str, exit_code: int) -> None:
+    """Write the result of a run that failed before its turn (nothing for ``text``).
+
+    ``json``: one object (``session_id`` null, ``status`` ``error``, ``error``,
+    ``exit_code``, …); ``stream-json``: a ``turn_finished`` line, then the ``result`` line.
+    A stdout that cannot be written is left as it is (the error line on stderr still comes).
+    """
+    if output_format not in RESULT_FORMATS:
+        return
+    from goosectx.cli.ascii_output import json_text
+    from goosectx.cli.run_output import result_fields
+    from goosectx.events import TurnFinished, event_to_json
+
+    failed: dict[str, Any] = {
+        "session_id": None, "status": "error", "error": error, "exit_code": exit_code,
+        "usage": None, "cost_usd": None, "compactions": 0, "denied_calls": []}
+    _Written.done = True
+    with contextlib.suppress(OSError, ValueError):
+        if output_format == "json":
+            out.write(json_text(failed, out) + "\n")
+        else:
+            out.write(json_text(event_to_json(TurnFinished("error", error)), out) + "\n")
+            out.write(json_text({"type": "result", **result_fields(failed)}, out) + "\n")
+        out.flush()
+
+
+def requested_format(args: Sequence[str], valued: Collection[str]) -> str | None:
+    """``json`` / ``stream-json`` when ``args`` are the ``run`` command asking for it.
+
+    The command is the first argument that is not an option or an option's value (``valued``:
+    the options that take one); then ``--output-format FORMAT`` or ``--output-format=FORMAT``
+    before any ``--``.
+    """
+    command: int | None = None
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return None
+        if not arg.startswith("-") and not (i and args[i - 1] in valued):
+            command = i
+            break
+    if command is None or args[command] != "run":
+        return None
+    found: str | None = None
+    rest = args[command + 1:]
+    for i, arg in enumerate(rest):
+        if arg == "--":
+            break
+        if arg == "--output-format" and i + 1 < len(rest):
+            found = rest[i + 1]
+        elif arg.startswith("--output-format="):
+            found = arg.partition("=")[2]
+    return found if found in RESULT_FORMATS else None
+
+
+def after_error(args: Sequence[str], valued: Collection[str], out: TextIO, error: str,
+                exit_code: int) -> None:
+    """The result of a ``run`` in a JSON format that ended with ``error``, unless written.
+
+    Called by ``cli.app`` for every error it reports, before its one line on stderr;
+    ``valued``: as :func:`requested_format` takes it.
+    """
+    written, _Written.done = _Written.done, False
+    output_format = requested_format(args, valued)
+    if output_format is not None and not written:
+        write_failed(output_format, out, error, exit_code)
+        _Written.done = False
