@@ -25,7 +25,7 @@ from goosectx.conversation import (
     plain_parts,
 )
 from goosectx.errors import StoreCorrupt
-from goosectx.parts import slot_setters
+from goosectx.parts import slot_twin
 from goosectx.session import UNKNOWN_TIME, TokenCount
 from goosectx.store.database import loads
 from goosectx.store.rows import FLAGS_ONLY_JSON, MESSAGES_WITH_STATE, METADATA_JSON, TOKEN_COUNT
@@ -60,16 +60,16 @@ def read_messages(
                                     metadata_json, damaged)
         messages.append(message)
         if type(count) is int and type(encoding) is str:  # else not counted: count again
-            known = _new(TokenCount)  # TokenCount(count, encoding, parts), by its slots
-            _SET_COUNT(known, count)
-            _SET_ENCODING(known, encoding)
-            _SET_PARTS(known, len(message.content))
+            known: Any = _CountFields()  # TokenCount(count, encoding, parts), by its slots
+            known.count = count
+            known.encoding = encoding
+            known.parts = len(message.content)
+            known.__class__ = TokenCount
             counts[mid] = known
     return messages, counts
 
 
-_new = object.__new__
-_SET_COUNT, _SET_ENCODING, _SET_PARTS = slot_setters(TokenCount)
+_CountFields = slot_twin(TokenCount, "count", "encoding", "parts")
 
 
 def parse_message(session_id: str, path: Path, mid: str, role: str, created: str,
@@ -164,7 +164,7 @@ def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return build_message(role, tuple(parts), metadata, mid, when)
+    return build_message(role, parts, metadata, mid, when)
 
 
 def plain_row(mid: Any, role: Any, created: Any, content_json: Any,
