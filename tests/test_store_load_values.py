@@ -183,3 +183,19 @@ def test_a_damaged_part_is_refused_as_before(tmp_path: Path, content: Any) -> No
         assert str(direct.value) in str(loaded.value)
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("role", ["system", "0", "1", "User"])
+def test_a_stored_role_other_than_user_or_assistant_is_refused_as_before(
+        tmp_path: Path, role: str) -> None:
+    from goosectx.errors import StoreCorrupt
+
+    store, sid, items = _stored(tmp_path, [*ROWS[:2], (role, *ROWS[2][1:])])
+    try:
+        with pytest.raises(ValueError) as direct:
+            Message.from_dict(items[2])
+        with pytest.raises(StoreCorrupt, match="msg_002") as loaded:
+            store.load(sid)
+        assert str(direct.value) in str(loaded.value)
+    finally:
+        store.close()
