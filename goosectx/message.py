@@ -23,7 +23,7 @@ from goosectx.parts import (
     json_kind,
     part_from_dict,
     part_to_dict,
-    slot_setters,
+    slot_twin,
 )
 from goosectx.usage import Usage
 
@@ -297,23 +297,24 @@ class Message:
 
 
 
-_new = object.__new__
-_SET_ROLE, _SET_CONTENT, _SET_METADATA, _SET_ID, _SET_CREATED = slot_setters(Message)
+_MessageFields = slot_twin(Message, "role", "content", "metadata", "id", "created")
 
 
 def build_message(role: Role, content: tuple[Part, ...], metadata: MessageMetadata,
                   msg_id: str, created: datetime) -> Message:
-    """``Message(role, content, metadata, msg_id, created)``, built by its slots.
+    """``Message(role, content, metadata, msg_id, created)``, built through its slots.
 
-    The same value in a third of the time (:func:`~goosectx.parts.slot_setters`): for the
+    The same value for a third of the work (:func:`~goosectx.parts.slot_twin`): for the
     loader and the compaction, which build one for every message of a long history.
     """
-    message = _new(Message)
-    _SET_ROLE(message, role)
-    _SET_CONTENT(message, content)
-    _SET_METADATA(message, metadata)
-    _SET_ID(message, msg_id)
-    _SET_CREATED(message, created)
+    built: Any = _MessageFields()
+    built.role = role
+    built.content = content
+    built.metadata = metadata
+    built.id = msg_id
+    built.created = created
+    built.__class__ = Message
+    message: Message = built
     return message
 
 

@@ -25,7 +25,7 @@ from goosectx.conversation import (
     plain_parts,
 )
 from goosectx.errors import StoreCorrupt
-from goosectx.parts import slot_setters
+from goosectx.parts import slot_twin
 from goosectx.session import UNKNOWN_TIME, TokenCount
 from goosectx.store.database import loads
 from goosectx.store.rows import FLAGS_ONLY_JSON, MESSAGES_WITH_STATE, METADATA_JSON, TOKEN_COUNT
@@ -47,29 +47,39 @@ def read_messages(
         StoreCorrupt: a stored message does not parse.
     """
     rows = conn.execute(
-        f"SELECT m.id, m.role, m.created, m.content_json, {METADATA_JSON}, {TOKEN_COUNT}"
+        f"SELECT m.id, {_ROLE_CODE}, m.created, m.content_json, {METADATA_JSON}, {TOKEN_COUNT}"
         f" FROM {MESSAGES_WITH_STATE} WHERE m.session_id=? ORDER BY m.position",
         (session_id,),
     )
     messages: list[Message] = []
     counts: dict[str, TokenCount] = {}
+    last_encoding = None
     for mid, role, created, content_json, metadata_json, count, encoding in rows:
+        role = _ROLES.get(role, role)
         message = _plain_message_row(mid, role, created, content_json, metadata_json)
         if message is None:  # what parse_message does first, done here without its call
             message = parse_message(session_id, path, mid, role, created, content_json,
                                     metadata_json, damaged)
         messages.append(message)
         if type(count) is int and type(encoding) is str:  # else not counted: count again
-            known = _new(TokenCount)  # TokenCount(count, encoding, parts), by its slots
-            _SET_COUNT(known, count)
-            _SET_ENCODING(known, encoding)
-            _SET_PARTS(known, len(message.content))
+            known: Any = _CountFields()  # TokenCount(count, encoding, parts), by its slots
+            known.count = count
+            if encoding == last_encoding:  # the same text kept once, not once a row
+                encoding = last_encoding
+            known.encoding = last_encoding = encoding
+            known.parts = len(message.content)
+            known.__class__ = TokenCount
             counts[mid] = known
     return messages, counts
 
 
-_new = object.__new__
-_SET_COUNT, _SET_ENCODING, _SET_PARTS = slot_setters(TokenCount)
+_CountFields = slot_twin(TokenCount, "count", "encoding", "parts")
+_ROLE_CODE = "CASE m.role WHEN 'user' THEN 0 WHEN 'assistant' THEN 1 ELSE m.role END"
+"""The role column as read at load: a number for the two roles, any other stored value as it
+is (the column's TEXT affinity stores a number as text, so a number read is one of these).
+SQLite made a new text for every row, and each message kept its own (100k messages: 6 MB)."""
+_ROLES = {0: "user", 1: "assistant"}
+"""The role of each :data:`_ROLE_CODE` number: one text shared by every message."""
 
 
 def parse_message(session_id: str, path: Path, mid: str, role: str, created: str,
@@ -164,7 +174,7 @@ def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return build_message(role, tuple(parts), metadata, mid, when)
+    return build_message(role, parts, metadata, mid, when)
 
 
 def plain_row(mid: Any, role: Any, created: Any, content_json: Any,
