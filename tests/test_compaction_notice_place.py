@@ -27,7 +27,10 @@ def _shell(command: str) -> dict[str, object]:
 
 @pytest.mark.slow
 def test_a_mid_turn_compaction_is_shown_after_the_tool_result_it_followed(
-        fake_server: FakeServer, tmp_path: Path) -> None:
+        fake_server: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.toml"  # results larger than the window's own cap (1,600 chars)
+    config.write_text("tool_output_max_chars = 40000\n")
+    monkeypatch.setenv("GOOSECTX_CONFIG", str(config))
     fake_server.add(_shell("seq 1 300 | sed s/$/_lorem_ipsum_dolor/"), {"text": "one-done"},
                     _shell("seq 1 350 | sed s/$/_lorem_ipsum_dolor/"), {"text": "two-done"})
     fake_server.default_reply = {"text": "summary"}
