@@ -46,7 +46,7 @@ def test_a_word_longer_than_the_cut_is_cut_not_dropped() -> None:
     """A pasted blob after a label (one word far longer than the cut): the head keeps its
     share of the blob, not the label alone (it was cut back to ``data:``)."""
     from goosectx.compaction.cuts import word_head, word_tail
-    from goosectx.compaction.tail import elide_text
+    from goosectx.compaction.elision import elide_text
 
     blob = "data: " + "Qm9" * 20_000 + " end"
     head, tail = elide_text(blob, 2_000, 20_000).split("\n[…")

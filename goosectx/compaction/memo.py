@@ -83,7 +83,7 @@ class ScanMemo:
         """The whole message an elided copy (``elided_from_tokens``) was cut from, else None.
 
         A compaction that cut a tool result to fit kept the original, hidden from the model
-        (:func:`goosectx.compaction.tail.elided_copy`); a copy of a copy leads back to it.
+        (:func:`goosectx.compaction.elision.elided_copy`); a copy of a copy leads back to it.
         """
         if self._hidden is None:
             self._hidden = {m.id: m for m in self._conversation if not m.metadata.agent_visible}

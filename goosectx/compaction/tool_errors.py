@@ -25,7 +25,7 @@ _EXCEPTION_LINE = re.compile(r"^\s*[\w.]*(?:Error|Exception)\b(?: \[\w+\])?:.*$"
 """``ValueError: bad``, node's ``AssertionError [ERR_ASSERTION]: Expected …``."""
 _TRACEBACK = "Traceback (most recent call last):"
 _ELIDED = re.compile(r"\[… [\d,]+ (?:tokens elided|lines cut)\b.*…\]")
-"""The marker of a text cut in the middle (:func:`goosectx.compaction.tail.elide_text`)."""
+"""The marker of a text cut in the middle (:func:`goosectx.compaction.elision.elide_text`)."""
 _RAISED_LINE = re.compile(r"[A-Za-z_][\w.]*(?::.*)?")
 """What ends a Python traceback: the exception's (dotted) name, its message after ``: ``
 (``AssertionError`` and ``KeyboardInterrupt`` have none)."""
@@ -157,7 +157,7 @@ def exception_line(text: str) -> str | None:
 def telling_line(text: str) -> str | None:
     """The line of ``text`` (as written) :func:`error_excerpt` reads its excerpt from, if any.
 
-    What an elided copy of a failed result keeps (:func:`goosectx.compaction.tail.elide_text`),
+    What an elided copy of a failed result keeps (:func:`goosectx.compaction.elision.elide_text`),
     so the excerpt of the copy names the same error.
     """
     if not any(word in text for word in _ERROR_WORDS):
