@@ -289,14 +289,14 @@ def _fit_floor(out: Split, sizes: list[int], measure: Measure, room: int) -> Non
 
     The oldest are cut first: the tail's messages before its newest, oldest first — each only
     as far as needed, first not below :data:`OLDER_KEEP_TOKENS`, then not below
-    :data:`MIN_KEEP_TOKENS` — and only then the request copy and the newest message (the tool
-    result the model is working on). A cut is remade from the original, never a cut of a cut.
+    :data:`MIN_KEEP_TOKENS` — then the newest message (the result the model works on), and
+    last the request (the user's task), only if still over. A cut is remade, never recut.
     """
     kept: list[Message] = ([out.request] if out.request is not None else []) + out.tail
     full = list(sizes)
     first = 1 if out.request is not None else 0
     older = list(range(first, len(kept) - 1))
-    last = [0, len(kept) - 1] if first else [len(kept) - 1]
+    last = [len(kept) - 1, 0] if first else [len(kept) - 1]  # the user's request last
     steps = [(i, OLDER_KEEP_TOKENS) for i in older] + [(i, MIN_KEEP_TOKENS) for i in older]
     steps += [(i, MIN_KEEP_TOKENS) for i in dict.fromkeys(last)]
     for _ in range(3):  # again when a cut's estimate came out above what it was cut to
