@@ -22,11 +22,17 @@ LINES = [f"Step {i}: check that module part_{i} reads its settings from the envi
          f"keeps the old default for key_{i} and logs one line when it falls back to it."
          for i in range(20)]
 TASK = "Audit the configuration loading of the project.\n" + "\n".join(LINES)
+DENSE = "seq 1000 1300 | sed 's/.*/& & & & & & &/'"  # numbers: about 2 characters a token
 
 
+# The second result is dense at its beginning and end (numbers) and sparse in the middle, as
+# django-15127's listing of paths: its cut, sized at 4 characters a token, came out far over
+# its room (and the request, cut next, paid for it while the view stayed over the room).
 @pytest.mark.parametrize(("command", "first", "last"), [
     ("seq 100000 107000 | sed 's/$/ configuration line checked/'",
-     "100000 configuration line checked", "107000 configuration line checked")])
+     "100000 configuration line checked", "107000 configuration line checked"),
+    (f"{DENSE}; seq 1 4000 | sed 's/$/ configuration line checked/'; {DENSE}",
+     "1000 1000 1000", "1300 1300 1300")])
 def test_the_request_reaches_the_model_whole_after_its_results_are_cut(
         fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         isolated_env: dict[str, Path], command: str, first: str, last: str) -> None:

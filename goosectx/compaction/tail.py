@@ -289,34 +289,39 @@ def _fit_floor(out: Split, sizes: list[int], measure: Measure, room: int) -> Non
 
     The oldest are cut first: the tail's messages before its newest, oldest first — each only
     as far as needed, first not below :data:`OLDER_KEEP_TOKENS`, then not below
-    :data:`MIN_KEEP_TOKENS` — then the newest message (the result the model works on), and
-    last the request (the user's task), only if still over. A cut is remade, never recut.
+    :data:`MIN_KEEP_TOKENS` — then the newest message (the tool result the model is working
+    on), and the request copy (the user's task, DESIGN §4.5.1) only when it alone is over what
+    the others cut to their floor leave. A cut is remade from the original, never a cut of a
+    cut; one whose estimate comes out over its room is remade shorter in proportion.
     """
     kept: list[Message] = ([out.request] if out.request is not None else []) + out.tail
     full = list(sizes)
     first = 1 if out.request is not None else 0
     older = list(range(first, len(kept) - 1))
-    last = [len(kept) - 1, 0] if first else [len(kept) - 1]  # the user's request last
     steps = [(i, OLDER_KEEP_TOKENS) for i in older] + [(i, MIN_KEEP_TOKENS) for i in older]
-    steps += [(i, MIN_KEEP_TOKENS) for i in dict.fromkeys(last)]
-    for _ in range(3):  # again when a cut's estimate came out above what it was cut to
-        for i, floor in steps:
-            total = sum(sizes)
-            if total <= room:
-                return
-            allow = max(floor, room - (total - sizes[i]))
-            if allow >= sizes[i]:
-                continue
-            original = kept[i]
-            copy = elided_copy(original, allow, full[i])
-            out.elided_tokens = max(out.elided_tokens, full[i])
-            if out.request is not None and i == 0:
-                out.request = copy.with_metadata(extra={**copy.metadata.extra,
-                                                        "copy_of": original.metadata.extra.get(
-                                                            "copy_of", original.id)})
-            else:
-                out.replaced[original.id] = copy
-            sizes[i] = measure(copy)
+    steps += [(len(kept) - 1, MIN_KEEP_TOKENS)] if len(kept) > first else []
+    for group in (steps, [(0, MIN_KEEP_TOKENS)] if first else []):  # the request last
+        for _ in range(3):  # again when a cut's estimate came out above what it was cut to
+            for i, floor in group:
+                total = sum(sizes)
+                if total <= room:
+                    return
+                allow = max(floor, room - (total - sizes[i]))
+                if allow >= sizes[i]:
+                    continue
+                original = kept[i]
+                copy = elided_copy(original, allow, full[i])
+                if (size := measure(copy)) > allow > floor:  # over: remade shorter, in proportion
+                    copy = elided_copy(original, max(floor, allow * allow // size), full[i])
+                    size = measure(copy)
+                out.elided_tokens = max(out.elided_tokens, full[i])
+                if out.request is not None and i == 0:
+                    out.request = copy.with_metadata(extra={
+                        **copy.metadata.extra,
+                        "copy_of": original.metadata.extra.get("copy_of", original.id)})
+                else:
+                    out.replaced[original.id] = copy
+                sizes[i] = size
 
 
 def _resend(earlier: Sequence[Message], measure: Measure, budget_tokens: int) -> list[Message]:
