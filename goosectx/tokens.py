@@ -1,16 +1,17 @@
 """Token counting with tiktoken, offline, cached per message.
 
 Counts are estimates of what a provider will bill; the provider's reported usage is
-preferred wherever it exists (DESIGN.md §3). Which encoding, and loading it offline:
-:mod:`goosectx.encoding` (its names are re-exported here); counting a long text in pieces:
-:mod:`goosectx.token_pieces`; many texts at once, on threads: :mod:`goosectx.token_batch`.
+preferred wherever it exists (docs/architecture.md §5). Which encoding, and loading it
+offline: :mod:`goosectx.encoding` (its names are re-exported here); counting a long text in
+pieces: :mod:`goosectx.token_pieces`; many texts at once, on threads:
+:mod:`goosectx.token_batch`; a history's uncounted messages together:
+:mod:`goosectx.token_first_need`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
 from typing import Any
 
 from goosectx import context_breakdown, text_counts
@@ -31,8 +32,9 @@ from goosectx.message_text import bytes_estimate_tokens as bytes_estimate_tokens
 from goosectx.message_text import message_text_for_count as message_text_for_count
 from goosectx.message_text import rough_count_messages as rough_count_messages
 from goosectx.session import TokenCount
-from goosectx.testhooks import pause_point
 from goosectx.token_batch import count_each
+from goosectx.token_first_need import count_key as _count_key
+from goosectx.token_first_need import count_uncounted as _count_uncounted
 from goosectx.token_pieces import token_len, token_len_whole
 
 BATCH_MIN_MESSAGES = 16
@@ -50,14 +52,6 @@ def count_text(text: str, model: str | None = None) -> int:
     if not text:
         return 0
     return token_len(get_encoder(model), text)
-
-
-def _count_key(message: Message) -> tuple[str, int, int]:
-    """The key a message's count is cached under: its id, part count and part types.
-
-    A copy that repair merged or split under the same id is counted again.
-    """
-    return (message.id, len(message.content), hash(tuple(p.type for p in message.content)))
 
 
 class TokenCounter:
@@ -257,53 +251,11 @@ class TokenCounter:
         """Count at once the messages :meth:`count_message` would count afresh one by one.
 
         For a history counted at first need (an imported or old session): with at least
-        :data:`BATCH_MIN_MESSAGES` of them, their texts are counted together
-        (:func:`~goosectx.token_batch.count_each`, on threads when long) and kept where
-        :meth:`_raw_count` finds them, so the counts, and what is stored, are those of the
-        serial count. Messages with a stored or cached count are left alone.
+        :data:`BATCH_MIN_MESSAGES` of them, their texts are counted together, a slice of
+        :data:`COUNT_SLICE_TEXTS` at a time (:mod:`goosectx.token_first_need`).
         """
-        seen, cached, stored, same = self._by_identity, self._cache, self.stored, self._by_content
-        todo: dict[int, tuple[tuple[object, ...], str]] = {}  # by content identity: once each
-        owners: dict[int, list[Message]] = {}
-        for m in messages:
-            hit, known = seen.get(m.id), stored.get(m.id)
-            if hit is None or hit[0] is not m.content:
-                hit = same.get(id(m.content))
-            if ((hit is not None and hit[0] is m.content)
-                    or (known is not None and known.encoding == self.encoding)
-                    or _count_key(m) in cached):
-                continue
-            if id(m.content) in todo:
-                owners[id(m.content)].append(m)
-                continue
-            todo[id(m.content)] = (m.content, message_text_for_count(m))
-            owners[id(m.content)] = [m]
-        if len(todo) < BATCH_MIN_MESSAGES or not any(text for _, text in todo.values()):
-            return
-        encoding = self.encoding
-        self.preload()  # here, not on the threads: the first count loads the encoding
-        if self.encoding != encoding:  # another encoding than named: counted one by one
-            return
-        items = list(todo.items())
-        left = sum(len(text) for _, (_, text) in items)
-        settle: Callable[[], None] | None = None
-        for start in range(0, len(items), COUNT_SLICE_TEXTS):
-            part = items[start:start + COUNT_SLICE_TEXTS]
-            texts = [text for _, (_, text) in part]
-            left -= sum(map(len, texts))
-            # the slice before is settled as this one is counted (by a worker, meanwhile)
-            counts = self.count_texts(texts, then_chars=left, meanwhile=settle)
-            for (key, (content, _)), raw in zip(part, counts, strict=True):
-                same[key] = (content, raw)
-            settle = partial(self._settle, [m for key, _ in part for m in owners[key]])
-        if settle is not None:
-            settle()
-
-    def _settle(self, messages: list[Message]) -> None:
-        """Each message's count, from the slice just counted: ready to store (take_fresh)."""
-        for m in messages:
-            self.count_message(m)
-        pause_point("count-slice")
+        _count_uncounted(self, messages, min_messages=BATCH_MIN_MESSAGES,
+                         slice_texts=COUNT_SLICE_TEXTS)
 
     def message_counts(self, messages: Sequence[Message]) -> list[int]:
         """:meth:`count_message` of each of ``messages``, in their order.

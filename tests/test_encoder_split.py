@@ -233,7 +233,7 @@ def test_ctrl_c_mid_batch_then_another_count_gets_right_figures(encoded_by: Hook
 
 def test_ctrl_c_as_a_slice_is_settled_while_the_next_is_counted_then_right_figures(
         encoded_by: Hook, monkeypatch: pytest.MonkeyPatch) -> None:
-    from goosectx import tokens
+    from goosectx import token_first_need, tokens
 
     monkeypatch.setattr(tokens, "COUNT_SLICE_TEXTS", 20)
     settled: list[str] = []
@@ -243,7 +243,7 @@ def test_ctrl_c_as_a_slice_is_settled_while_the_next_is_counted_then_right_figur
         if len(settled) == 1:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(tokens, "pause_point", interrupt_the_first)
+    monkeypatch.setattr(token_first_need, "pause_point", interrupt_the_first)
     worker = _start()
     counter = TokenCounter(MODEL)
     history = _history()
