@@ -129,12 +129,23 @@ class AgentTools:
 
     def preview_edit(self, request: ToolRequest) -> str | None:
         """The diff an edit would make, changing nothing (drawn before its approval question)."""
-        preview = getattr(self.tools.get(request.name), "preview", None)
-        if preview is None or request.arguments is None:
+        return self._edit_query(request, "preview")
+
+    def edit_state(self, request: ToolRequest) -> str | None:
+        """The file an edit changes, as it is now (a SHA-256); ``None`` for a call not an edit.
+
+        Taken with the preview and again at the answer: a difference means the file changed
+        while the question waited, and the diff shown is not what the edit would do.
+        """
+        return self._edit_query(request, "target_state")
+
+    def _edit_query(self, request: ToolRequest, method: str) -> str | None:
+        query = getattr(self.tools.get(request.name), method, None)
+        if query is None or request.arguments is None:
             return None
-        diff: str | None = preview(request.arguments, self._tool_context
-                                   or self._context_for(threading.Event()))
-        return diff
+        found: str | None = query(request.arguments, self._tool_context
+                                  or self._context_for(threading.Event()))
+        return found
 
     def _context_for(self, cancel: threading.Event) -> ToolContext:
         if self._tool_context is None:
