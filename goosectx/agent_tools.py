@@ -49,6 +49,7 @@ class AgentTools:
     mode: ApprovalMode
     interactive: bool
     always_allowed: set[str]
+    reads_allowed: set[str]
     rules: PermissionRules
     offering: ToolOffering
     progress: Callable[[str], None] | None
@@ -60,21 +61,27 @@ class AgentTools:
     def _verdict(self, request: ToolRequest) -> ApprovalVerdict:
         """The approval decision for ``request`` (docs/architecture.md §4)."""
         tool, arguments = self.tools.get(request.name), request.arguments
-        read_only = tool is not None and arguments is not None and tool.is_read_only(arguments)
         verdict = decide(ApprovalContext(
-            mode=self.mode, tool_name=request.name, read_only=read_only,
+            mode=self.mode, tool_name=request.name, read_only=self.is_read_only(request),
             working_dir=self.session.working_dir, arguments=arguments or {},
             rules=self.rules, always_allowed=frozenset(self.always_allowed),
+            reads_allowed=frozenset(self.reads_allowed),
             data_dir=self.settings.data_dir, config_file=self.settings.config_file,
             extension_trusted=getattr(tool, "extension_trusted", None)))
         log.debug("approval of %s: %s (%s)", request.name, verdict.action, verdict.reason)
         return verdict
 
+    def is_read_only(self, request: ToolRequest) -> bool:
+        """The tool's claim that this call changes nothing (False: unknown tool, bad JSON)."""
+        tool, arguments = self.tools.get(request.name), request.arguments
+        return tool is not None and arguments is not None and tool.is_read_only(arguments)
+
     def _ask(self, request: ToolRequest) -> str | None:
         """On an ``ask`` verdict: ``None`` when the user allows the call, else the denial text.
 
-        "Always allow" is remembered for this session (the whole tool, or the answer's
-        permission rule); "cancel" ends the turn; a denial carries the user's reason.
+        "Always allow" is remembered for this session (the answer's permission rule; for a
+        read-only call the tool's read-only calls; else the whole tool); "cancel" ends the
+        turn; a denial carries the user's reason.
         """
         answer = self.approve(request)
         if isinstance(answer, str):
@@ -84,6 +91,8 @@ class AgentTools:
         if answer.decision == "always_allow":
             if answer.rule:
                 self.rules = self.rules.plus("allow", answer.rule)
+            elif self.is_read_only(request):
+                self.reads_allowed.add(request.name)
             else:
                 self.always_allowed.add(request.name)
         if answer.decision != "deny":

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from prompt_toolkit import PromptSession
 
 from goosectx.approval import INPUT_ENDED, ApprovalAnswer, ApprovalDecision
-from goosectx.cli.approval_keys import APPROVAL_KEYS, DENY_AT_ONCE, ask_approval
+from goosectx.cli.approval_keys import DENY_AT_ONCE, approval_keys, ask_approval
 from goosectx.cli.approval_view import ApprovalQuestion, approval_question
 from goosectx.cli.diffview import diff_shown_whole
 from goosectx.cli.exit_signals import received_name
@@ -61,7 +61,8 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
         stopped_by, key = INPUT_ENDED, "cancel"
     answer = (ApprovalAnswer("cancel", reason=stopped_by) if key == "cancel"
               else _answer(repl, key, rule))
-    labels = {decision: text for _k, decision, text in APPROVAL_KEYS}
+    read_only = repl.agent.is_read_only(request)
+    labels = {decision: text for _k, decision, text in approval_keys(None, read_only=read_only)}
     label = labels.get(answer.decision, answer.decision)
     if stopped_by == INPUT_ENDED:
         label = INPUT_ENDED_LABEL
@@ -89,19 +90,22 @@ def _question(repl: Repl, request: ToolRequest, rule: str | None) -> str:
     viewed = False
     repl.renderer.approval(question, whole=False)
     while True:
-        key = _key(repl, question, rule, must_view=question.must_view and not viewed)
+        key = _key(repl, question, rule, must_view=question.must_view and not viewed,
+                   read_only=repl.agent.is_read_only(request))
         if key != "view":
             return key
         viewed = True
         repl.renderer.approval(question, whole=True)
 
 
-def _key(repl: Repl, question: ApprovalQuestion, rule: str | None, *, must_view: bool) -> str:
+def _key(repl: Repl, question: ApprovalQuestion, rule: str | None, *, must_view: bool,
+         read_only: bool) -> str:
     if repl._prompt is not None:
         real = repl.io.is_real_terminal  # (pipe input in tests: answers typed ahead count)
         dropped = real and drop_typeahead()
         try:
             return ask_approval(question.tool, must_view=must_view, rule=rule,
+                                read_only=read_only,
                                 input=repl.io.input, output=repl.io.output,
                                 guard=real, dropped=dropped)
         except KeyboardInterrupt:
@@ -110,7 +114,8 @@ def _key(repl: Repl, question: ApprovalQuestion, rule: str | None, *, must_view:
             return INPUT_ENDED_KEY
     repl.driver.asking = True
     try:
-        return repl.io.ask_plain_approval(question.tool, must_view=must_view, rule=rule)
+        return repl.io.ask_plain_approval(question.tool, must_view=must_view, rule=rule,
+                                          read_only=read_only)
     except KeyboardInterrupt:
         return "cancel"
     finally:
