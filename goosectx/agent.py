@@ -103,6 +103,8 @@ class Agent(AgentTools):
         self.interactive = interactive
         self.always_allowed: set[str] = set()
         """Tools the user answered "always allow" for, until the process exits (not stored)."""
+        self.reads_allowed: set[str] = set()
+        """Tools whose read-only calls the user always allowed (answered at a read-only call)."""
         self.rules: PermissionRules = settings.permissions
         """Permission rules for :func:`~goosectx.approval.decide` (config, ``--allow``/
         ``--deny``, and the rules the user allowed in this session)."""
@@ -197,8 +199,10 @@ class Agent(AgentTools):
         Returns:
             The names of the tools whose "always allow" was forgotten, sorted.
         """
-        forgotten = sorted(self.always_allowed)
+        forgotten = sorted([*self.always_allowed,
+                            *(f"{name} (read-only calls)" for name in self.reads_allowed)])
         self.always_allowed.clear()
+        self.reads_allowed.clear()
         self.mode = mode
         self._request = None
         return forgotten

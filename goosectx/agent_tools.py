@@ -50,6 +50,7 @@ class AgentTools:
     mode: ApprovalMode
     interactive: bool
     always_allowed: set[str]
+    reads_allowed: set[str]
     rules: PermissionRules
     offering: ToolOffering
     context: ContextManager
@@ -62,21 +63,32 @@ class AgentTools:
     def _verdict(self, request: ToolRequest, tools: ToolRegistry) -> ApprovalVerdict:
         """The approval decision for ``request`` to one of ``tools`` (docs/architecture.md §4)."""
         tool, arguments = tools.get(request.name), request.arguments
-        read_only = tool is not None and arguments is not None and tool.is_read_only(arguments)
         verdict = decide(ApprovalContext(
-            mode=self.mode, tool_name=request.name, read_only=read_only,
+            mode=self.mode, tool_name=request.name, read_only=self.is_read_only(request, tools),
             working_dir=self.session.working_dir, arguments=arguments or {},
             rules=self.rules, always_allowed=frozenset(self.always_allowed),
+            reads_allowed=frozenset(self.reads_allowed),
             data_dir=self.settings.data_dir, config_file=self.settings.config_file,
             extension_trusted=getattr(tool, "extension_trusted", None)))
         log.debug("approval of %s: %s (%s)", request.name, verdict.action, verdict.reason)
         return verdict
 
+    def is_read_only(self, request: ToolRequest, tools: ToolRegistry | None = None) -> bool:
+        """The tool's claim that this call changes nothing (False: unknown tool, bad JSON).
+
+        ``tools``: where the tool is looked up (the offered ones and a deferred one called by
+        name); the session's registry by default.
+        """
+        tool = (self.tools if tools is None else tools).get(request.name)
+        arguments = request.arguments
+        return tool is not None and arguments is not None and tool.is_read_only(arguments)
+
     def _ask(self, request: ToolRequest) -> str | None:
         """On an ``ask`` verdict: ``None`` when the user allows the call, else the denial text.
 
-        "Always allow" is remembered for this session (the whole tool, or the answer's
-        permission rule); "cancel" ends the turn; a denial carries the user's reason.
+        "Always allow" is remembered for this session (the answer's permission rule; for a
+        read-only call the tool's read-only calls; else the whole tool); "cancel" ends the
+        turn; a denial carries the user's reason.
         """
         answer = self.approve(request)
         if isinstance(answer, str):
@@ -86,6 +98,8 @@ class AgentTools:
         if answer.decision == "always_allow":
             if answer.rule:
                 self.rules = self.rules.plus("allow", answer.rule)
+            elif self.is_read_only(request):
+                self.reads_allowed.add(request.name)
             else:
                 self.always_allowed.add(request.name)
         if answer.decision != "deny":
@@ -137,12 +151,23 @@ class AgentTools:
 
     def preview_edit(self, request: ToolRequest) -> str | None:
         """The diff an edit would make, changing nothing (drawn before its approval question)."""
-        preview = getattr(self.tools.get(request.name), "preview", None)
-        if preview is None or request.arguments is None:
+        return self._edit_query(request, "preview")
+
+    def edit_state(self, request: ToolRequest) -> str | None:
+        """The file an edit changes, as it is now (a SHA-256); ``None`` for a call not an edit.
+
+        Taken with the preview and again at the answer: a difference means the file changed
+        while the question waited, and the diff shown is not what the edit would do.
+        """
+        return self._edit_query(request, "target_state")
+
+    def _edit_query(self, request: ToolRequest, method: str) -> str | None:
+        query = getattr(self.tools.get(request.name), method, None)
+        if query is None or request.arguments is None:
             return None
-        diff: str | None = preview(request.arguments, self._tool_context
-                                   or self._context_for(threading.Event()))
-        return diff
+        found: str | None = query(request.arguments, self._tool_context
+                                  or self._context_for(threading.Event()))
+        return found
 
     def _context_for(self, cancel: threading.Event) -> ToolContext:
         if self._tool_context is None:

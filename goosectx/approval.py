@@ -127,7 +127,10 @@ class ApprovalContext:
         working_dir: The session's working dir (read scoping will resolve paths against it).
         arguments: The call's parsed arguments (empty when they could not be parsed).
         rules: The permission rules (user config and command line, never the project dir).
-        always_allowed: Tools the user answered "always allow" for in this session.
+        always_allowed: Tools the user answered "always allow" for in this session (an
+            answer given to a call that could change something: all the tool's calls run).
+        reads_allowed: Tools whose read-only calls the user always allowed (the answer was
+            given to a read-only call, a ``text_editor view``): their edits still ask.
         data_dir: goosectx's data dir; a read of anything in it counts as sensitive.
         config_file: goosectx's config file, sensitive too (extension headers hold tokens).
         extension_trusted: For an extension's tool, whether its server is marked
@@ -141,6 +144,7 @@ class ApprovalContext:
     arguments: Mapping[str, Any] = field(default_factory=dict)
     rules: PermissionRules = field(default_factory=PermissionRules)
     always_allowed: frozenset[str] = frozenset()
+    reads_allowed: frozenset[str] = frozenset()
     data_dir: Path | None = None
     config_file: Path | None = None
     extension_trusted: bool | None = None
@@ -181,7 +185,7 @@ def _read_scope(ctx: ApprovalContext) -> ApprovalVerdict | None:
     for path in paths:
         if is_sensitive(path, data_dir=ctx.data_dir, config_file=ctx.config_file):
             return ApprovalVerdict("ask", f"smart_approve: {path} is a sensitive file")
-        if ctx.tool_name in ctx.always_allowed:
+        if ctx.tool_name in ctx.always_allowed | ctx.reads_allowed:
             continue
         if outside(path, ctx.working_dir):
             return ApprovalVerdict("ask", f"smart_approve: {path} is outside the working dir")
@@ -242,6 +246,9 @@ def _write_through_symlink(ctx: ApprovalContext) -> ApprovalVerdict | None:
 def _session_always_allowed(ctx: ApprovalContext) -> ApprovalVerdict | None:
     if ctx.tool_name in ctx.always_allowed:
         return ApprovalVerdict("run", f"always allowed this session ({ctx.tool_name})")
+    if ctx.read_only and ctx.tool_name in ctx.reads_allowed:
+        return ApprovalVerdict("run", f"read-only calls always allowed this session "
+                                      f"({ctx.tool_name})")
     return None
 
 
@@ -288,7 +295,9 @@ CLAUSES: tuple[Clause, ...] = (
     # symlinks followed) or a file with other hard links (they may be outside) asks unless the
     # user answered "always allow" for the tool.
     _read_scope,
-    # The user's "always allow" answers for this session.
+    # The user's "always allow" answers for this session: one given to a read-only call (a
+    # text_editor view) covers the tool's read-only calls only, its edits still ask (Claude
+    # Code and Codex keep read and edit grants apart); one given to any other call, the tool.
     _session_always_allowed,
     # The plain modes.
     _auto_mode,

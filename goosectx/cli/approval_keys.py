@@ -38,19 +38,29 @@ APPROVAL_KEYS: tuple[tuple[str, ApprovalDecision, str], ...] = (
 )
 
 
-def approval_keys(rule: str | None) -> tuple[tuple[str, str, str], ...]:
-    """The keys of one approval question: with a shell rule, ``p`` and ``s`` for it too."""
+READ_ONLY_ALWAYS = "always allow (this tool's read-only calls, until you exit)"
+"""``a``'s label at a read-only call (a ``text_editor view``): the tool's edits still ask."""
+
+
+def approval_keys(rule: str | None, *, read_only: bool = False
+                  ) -> tuple[tuple[str, str, str], ...]:
+    """The keys of one approval question: with a shell rule, ``p`` and ``s`` for it too.
+
+    ``read_only``: the call changes nothing, so ``a`` allows the tool's read-only calls only.
+    """
+    keys = tuple((key, decision, READ_ONLY_ALWAYS if read_only and key == "a" else label)
+                 for key, decision, label in APPROVAL_KEYS)
     if rule is None:
-        return APPROVAL_KEYS
-    return (APPROVAL_KEYS[0],
+        return keys
+    return (keys[0],
             ("p", "allow_rule", f"always allow {rule} (until you exit)"),
             ("s", "save_rule", "… and save it to your config"),
-            *APPROVAL_KEYS[1:])
+            *keys[1:])
 
 
 def ask_approval(
     tool_name: str, *, must_view: bool = False, rule: str | None = None,
-    input: Input | None = None, output: Output | None = None,
+    read_only: bool = False, input: Input | None = None, output: Output | None = None,
     guard: bool = False, dropped: bool = False,
 ) -> str:
     """Ask with one key press whether a tool call may run (the call is drawn before this).
@@ -60,7 +70,8 @@ def ask_approval(
     (a long call shown folded), ``v`` returns
     ``"view"`` and ``y`` / ``a`` only remind the user to look at the whole call first. With
     ``rule`` (a shell call's command prefix) also ``p`` (always allow that rule until exit)
-    and ``s`` (and save it to the config file).
+    and ``s`` (and save it to the config file). ``read_only``: ``a`` says it allows the
+    tool's read-only calls only (:func:`approval_keys`).
 
     With ``guard`` (the real terminal) only a deliberate key answers
     (:mod:`goosectx.cli.answer_guard`): prompt-toolkit's type-ahead is dropped first, keys
@@ -74,7 +85,8 @@ def ask_approval(
     keys = KeyBindings()
     hint: list[tuple[str, str]] = []
     choices = [(VIEW_KEY, "view the whole call")] if must_view else []
-    choices += [(key, label) for key, _decision, label in approval_keys(rule)]
+    choices += [(key, label) for key, _decision, label in approval_keys(rule,
+                                                                       read_only=read_only)]
     answers = AnswerGuard(keys_help([key for key, _label in choices]),
                           dropped=dropped) if guard else None
 

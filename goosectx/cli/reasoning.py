@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from goosectx.cli.folding import plural
+from goosectx.cli.result_view import indented_rows
 from goosectx.cli.sanitize import SafeStream
 
 HEAD_ROWS = 4
@@ -118,9 +119,11 @@ class ReasoningStream:
         if self.plain:
             self._print(f"  | {text}")
             return
-        row = Text("  │ ", style="dim")
-        row.append(text, style="dim" if fold else STYLE)
-        self.console.print(row, overflow="fold")
+        # wrapped inside the gutter: a row at column 0 would read as goosectx's own text
+        rows = Text()
+        indented_rows(rows, self.console, text, "dim" if fold else STYLE,
+                      indent=Text("  │ ", style="dim"))
+        self.console.print(rows[1:])  # (the first row's leading newline dropped)
 
     def _print(self, line: str) -> None:
         self.console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from prompt_toolkit import PromptSession
 
 from goosectx.approval import INPUT_ENDED, ApprovalAnswer, ApprovalDecision
-from goosectx.cli.approval_keys import APPROVAL_KEYS, DENY_AT_ONCE, ask_approval
+from goosectx.cli.approval_keys import DENY_AT_ONCE, approval_keys, ask_approval
 from goosectx.cli.approval_view import ApprovalQuestion, approval_question
 from goosectx.cli.diffview import diff_shown_whole
 from goosectx.cli.exit_signals import received_name
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 
 REASON_PROMPT = "reason for the model (Enter to skip): "
+ALLOWING = ("allow_once", "always_allow", "allow_rule", "save_rule")
+"""The keys that let the call run (the edit's file is checked again before they count)."""
 
 
 def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
@@ -40,30 +42,27 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
 
     The model's text is finished first; an edit's diff is drawn before the question (so the
     user approves what they saw); the call is drawn whole (folded when long, until ``v``) as
-    goosectx's own marked question (``cli/approval_view.py``).
+    goosectx's own marked question (``cli/approval_view.py``). An edit whose file changed
+    while the question waited is not approved by a key pressed on the old diff: the change is
+    said, the diff on the file as it is now drawn, and the question asked again.
     """
-    diff = repl.agent.preview_edit(request)
-    if diff:
-        repl.renderer.edit_preview(request, diff)
-    target = hidden_target(request.name, request.arguments or {}, repl.session.working_dir)
-    question = approval_question(request, repl.io.console.width,
-                                 in_diff=bool(diff) and diff_shown_whole(diff or ""),
-                                 target=None if target is None else str(target))
     rule = suggested_rule(request.name, request.arguments or {})
-    viewed = False
-    repl.renderer.approval(question, whole=False)
     while True:
-        key = _key(repl, question, rule, must_view=question.must_view and not viewed)
-        if key != "view":
+        state = repl.agent.edit_state(request)
+        key = _question(repl, request, rule)
+        if key not in ALLOWING or repl.agent.edit_state(request) == state:
             break
-        viewed = True
-        repl.renderer.approval(question, whole=True)
+        path = (request.arguments or {}).get("path")
+        repl.renderer.notice(terminal_safe(f"{path} changed while this question waited: the "
+                                           "edit is shown again on what the file holds now"),
+                             style="yellow")
     stopped_by = received_name() if key == "cancel" else None  # SIGTERM / SIGHUP, not a key
     if key == INPUT_ENDED_KEY:  # no one cancelled: the turn ends, the model is told why
         stopped_by, key = INPUT_ENDED, "cancel"
     answer = (ApprovalAnswer("cancel", reason=stopped_by) if key == "cancel"
               else _answer(repl, key, rule))
-    labels = {decision: text for _k, decision, text in APPROVAL_KEYS}
+    read_only = repl.agent.is_read_only(request)
+    labels = {decision: text for _k, decision, text in approval_keys(None, read_only=read_only)}
     label = labels.get(answer.decision, answer.decision)
     if stopped_by == INPUT_ENDED:
         label = INPUT_ENDED_LABEL
@@ -79,12 +78,34 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
     return answer
 
 
-def _key(repl: Repl, question: ApprovalQuestion, rule: str | None, *, must_view: bool) -> str:
+def _question(repl: Repl, request: ToolRequest, rule: str | None) -> str:
+    """Draw the edit's diff (if any) and the question; returns the key that answered it."""
+    diff = repl.agent.preview_edit(request)
+    if diff:
+        repl.renderer.edit_preview(request, diff)
+    target = hidden_target(request.name, request.arguments or {}, repl.session.working_dir)
+    question = approval_question(request, repl.io.console.width,
+                                 in_diff=bool(diff) and diff_shown_whole(diff or ""),
+                                 target=None if target is None else str(target))
+    viewed = False
+    repl.renderer.approval(question, whole=False)
+    while True:
+        key = _key(repl, question, rule, must_view=question.must_view and not viewed,
+                   read_only=repl.agent.is_read_only(request))
+        if key != "view":
+            return key
+        viewed = True
+        repl.renderer.approval(question, whole=True)
+
+
+def _key(repl: Repl, question: ApprovalQuestion, rule: str | None, *, must_view: bool,
+         read_only: bool) -> str:
     if repl._prompt is not None:
         real = repl.io.is_real_terminal  # (pipe input in tests: answers typed ahead count)
         dropped = real and drop_typeahead()
         try:
             return ask_approval(question.tool, must_view=must_view, rule=rule,
+                                read_only=read_only,
                                 input=repl.io.input, output=repl.io.output,
                                 guard=real, dropped=dropped)
         except KeyboardInterrupt:
@@ -93,7 +114,8 @@ def _key(repl: Repl, question: ApprovalQuestion, rule: str | None, *, must_view:
             return INPUT_ENDED_KEY
     repl.driver.asking = True
     try:
-        return repl.io.ask_plain_approval(question.tool, must_view=must_view, rule=rule)
+        return repl.io.ask_plain_approval(question.tool, must_view=must_view, rule=rule,
+                                          read_only=read_only)
     except KeyboardInterrupt:
         return "cancel"
     finally:

@@ -87,6 +87,9 @@ class Approver:
         """Warnings kept for the output to write after the call's line (:meth:`defer`)."""
         self.notify: Callable[[str], None] | None = None
         """Also given each warning (without ``goosectx: warning:``): json's ``notices``."""
+        self.read_only: Callable[[ToolRequest], bool] = lambda _request: False
+        """The tool's claim that a call changes nothing (``Agent.is_read_only``): then ``a``
+        allows the tool's read-only calls only, and says so."""
 
     def defer(self) -> list[str]:
         """Keep the "denied" warnings for the caller to write after the call they are about.
@@ -128,7 +131,8 @@ class Approver:
         self._draw(plain_question(question, whole=False))
         viewed = not question.long
         while True:
-            keys = "[y] once  [a] always (this tool)  [n] deny  [c] cancel the task"
+            always = "this tool's read-only calls" if self.read_only(request) else "this tool"
+            keys = f"[y] once  [a] always ({always})  [n] deny  [c] cancel the task"
             if not viewed:
                 keys = f"[{VIEW_KEY}] view the whole call  {keys}"
             self._draw([f"{APPROVAL_MARKER} {keys}: "], end="")

@@ -115,12 +115,13 @@ class ReplIO:
         return raw.strip()
 
     def ask_plain_approval(self, tool_name: str, *, must_view: bool = False,
-                           rule: str | None = None) -> str:
+                           rule: str | None = None, read_only: bool = False) -> str:
         """Ask on plain stdin whether a tool call may run (the call is drawn before this).
 
         With ``must_view`` (a long call shown folded) ``v`` returns ``"view"``, and ``y`` /
         ``a`` only say to look at the whole call first. With ``rule`` (a shell call's command
-        prefix) also ``p`` / ``s`` (allow that rule this session / and save it). A line that
+        prefix) also ``p`` / ``s`` (allow that rule this session / and save it); with
+        ``read_only`` ``a`` names the tool's read-only calls. A line that
         answers nothing (:mod:`~goosectx.cli.plain_answers`) is re-asked under a hint naming
         the answers, however many come: no guess turns it into a decision.
 
@@ -129,7 +130,7 @@ class ReplIO:
             (nothing waits on a closed stdin).
         """
         stdin = lenient(self.stdin or sys.stdin)
-        keys = approval_keys(rule)
+        keys = approval_keys(rule, read_only=read_only)
         choices = terminal_safe(" ".join(f"[{key}] {text}" for key, _decision, text in keys))
         hint = NOT_AN_ANSWER.format(keys=keys_help(
             [VIEW_KEY] * must_view + [key for key, _decision, _text in keys]))

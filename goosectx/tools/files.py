@@ -222,6 +222,17 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def file_state(path: Path) -> str:
+    """What ``path`` holds now, to notice a change: its bytes' SHA-256, or why it is unread.
+
+    Equal results mean an edit computed on the first would give the same on the second.
+    """
+    try:
+        return digest(read_bytes(path))
+    except (FileError, OSError) as exc:  # missing, a directory, too large: said the same
+        return f"not read: {exc}"
+
+
 def _umask() -> int:
     try:
         with open("/proc/self/status", encoding="ascii") as fh:

@@ -30,6 +30,7 @@ from goosectx.tools.files import (
     atomic_write,
     decode,
     digest,
+    file_state,
     listed_name,
     missing_dirs,
     read_bytes,
@@ -238,6 +239,13 @@ class TextEditorTool:
         """
         result = self.dry_run(arguments, ctx)
         return None if result is None or result.is_error else result.diff
+
+    def target_state(self, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+        """The file an edit changes, as it is now (``files.file_state``); ``None``: no edit."""
+        raw = arguments.get("path")
+        if arguments.get("command") not in EDIT_COMMANDS or not isinstance(raw, str):
+            return None
+        return file_state(Path(os.path.abspath(ctx.working_dir / Path(raw).expanduser())))
 
     def _view(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         if path.is_dir():
