@@ -147,7 +147,8 @@ def fill(home: Path, workdir: Path, *, name: str = "work", pairs: int = 40,
 
 
 def history_state(home: Path, ref: str, original_ids: Sequence[str]) -> str:
-    """``"old"`` (as before a compaction) or ``"new"`` (fully compacted); fails on a mix."""
+    """``"old"`` (as before a compaction) or ``"new"`` (compacted: the head hidden, a summary
+    added, the newest originals left visible as the verbatim tail); fails on a mix."""
     session = load(home, ref)
     by_id = {m.id: m for m in session.conversation}
     assert all(i in by_id for i in original_ids), "a stored message was lost"
@@ -156,7 +157,10 @@ def history_state(home: Path, ref: str, original_ids: Sequence[str]) -> str:
     if flags == {True} and not added:
         return "old"
     summaries = [m for m in added if m.metadata.is_summary]
-    if flags == {False} and len(summaries) == 1 and session.ledger.current_is_estimate:
+    visible = [by_id[i].metadata.agent_visible for i in original_ids]
+    kept = visible[visible.index(True):] if True in visible else []  # the verbatim tail
+    if (False in flags and all(kept) and len(summaries) == 1
+            and session.ledger.current_is_estimate):
         assert all(by_id[i].metadata.user_visible for i in original_ids)
         assert_sendable(session.conversation)
         return "new"
