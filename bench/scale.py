@@ -305,8 +305,9 @@ def _at_size(tmp: Path, work: Path, server, count: int, repeat: int,  # noqa: AN
         elapsed = _timed([*GOOSECTX, "compact", SESSION_NAME, "--strategy", "extractive"],
                          cenv, work)[0]
         if counted:  # the session as a long task leaves it: every row stored, a small view
-            dry_after.append(_timed([*GOOSECTX, "compact", SESSION_NAME, "--dry-run"], cenv,
-                                    work)[0])
+            # (with instructions: a repeat with nothing new is refused without them)
+            dry_after.append(_timed([*GOOSECTX, "compact", SESSION_NAME, "--dry-run",
+                                     "--instructions", "keep the plan"], cenv, work)[0])
         shutil.rmtree(copy)
         return elapsed
 
