@@ -235,23 +235,18 @@ def _head_ends(view: Sequence[Message], measure: Callable[[Message], int],
                tail_tokens: int) -> frozenset[int]:
     """Where :func:`~goosectx.compaction.tail.split` may end the head of ``view``, about.
 
-    A user request within ``tail_tokens`` of the end, any message after the newest request
-    within it, and the last few messages (a turn too big for the tail keeps its newest
-    pairs): the whole scan keeps the facts before each (:class:`ScanMemo`), so the head's
-    scan is a look-up. A head ending elsewhere is simply scanned again.
+    Any message within ``tail_tokens`` of the end (the kept part may start at a request or
+    between tool pairs), and the last few messages (a turn too big for the tail keeps its
+    newest pairs): the whole scan keeps the facts before each (:class:`ScanMemo`), so the
+    head's scan is a look-up. A head ending elsewhere is simply scanned again.
     """
     ends: list[int] = []
     suffix = 0
-    seen_request = False
     for at in range(len(view) - 1, 0, -1):
         suffix += measure(view[at])
-        near_end = at >= len(view) - 2 * MIN_TURN_PAIRS - 2
-        if suffix > tail_tokens and not near_end:
+        if suffix > tail_tokens and at < len(view) - 2 * MIN_TURN_PAIRS - 2:
             break
-        request = view[at].is_user_request
-        if near_end or request or not seen_request:
-            ends.append(at)
-        seen_request = seen_request or request
+        ends.append(at)
         if len(ends) == MAX_KEPT_HEAD_FACTS:
             break
     return frozenset(ends)
