@@ -76,6 +76,7 @@ def request_lines(text: str, is_constraint: Callable[[str], object]) -> tuple[st
     skipped.
     """
     fenced = "```" in text or "~~~" in text
+    changes = CHANGE.search(text) is not None  # no line can match when the whole text does not
     fence = ""  # the open fence's characters, "" outside fenced code
     out = []
     for raw in text.splitlines():
@@ -92,7 +93,7 @@ def request_lines(text: str, is_constraint: Callable[[str], object]) -> tuple[st
             if fence:
                 continue
         line = raw.strip()
-        if line and (is_constraint(line) or may_change(line) and CHANGE.search(line)) and (
+        if line and (is_constraint(line) or changes and CHANGE.search(line)) and (
                 not _NOT_PROSE.match(line)):
             out.append(line)
     return tuple(out)
