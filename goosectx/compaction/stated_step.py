@@ -39,6 +39,8 @@ def stated_step(text: str) -> str | None:
     """
     if "next" not in text and "Next" not in text and "NEXT" not in text:
         return None  # no marker can match: most answers stop here (three fast searches)
+    if not _may_state(text):
+        return None  # every "next" is inside a sentence: the regex would find nothing
     if "```" in text or "~~~" in text:
         text = _FENCED.sub("", text)
     found = None
@@ -61,6 +63,27 @@ def stated_step(text: str) -> str | None:
     if len(step) > MAX_STEP_CHARS:
         step = word_head(step, MAX_STEP_CHARS - 1) + "…"
     return step or None
+
+
+_NEXT = re.compile("next", re.I)
+
+
+def _may_state(text: str) -> bool:
+    """False when no "next" of ``text`` starts a line or follows a sentence.
+
+    :data:`_STEP`'s places: a cheap test before it (it tries its look-behind everywhere).
+    """
+    for found in _NEXT.finditer(text):
+        at = found.start()
+        if text.startswith("**", at - 2):
+            at -= 2
+        if at >= 2 and text[at - 1] == " " and text[at - 2] in ".!?":
+            return True
+        while at > 0 and text[at - 1] in " \t>#*-":
+            at -= 1
+        if at == 0 or text[at - 1] == "\n":
+            return True
+    return False
 
 
 def carried_step(summary_text: str) -> str:
