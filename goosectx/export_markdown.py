@@ -155,6 +155,10 @@ def _text_lines(text: str) -> list[str]:
 
 _STRUCTURE_LIKE = re.compile(r"^ {0,3}(?:#|=|-+[ \t]*$|<[hH][1-6]|`{3}|~{3})", re.MULTILINE)
 """A line that may be (or open) a heading or a fence: message text that has none is as is."""
+_STRUCTURE_STARTS = "#=-<`~"
+_LATER_LINE = re.compile(r"\n {0,3}[#=<`~-]")
+"""A line after the first that starts like one :data:`_STRUCTURE_LIKE` looks at (its literal
+newline lets the search skip ahead; the multi-line pattern tries every position)."""
 _ATX = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
 _UNDERLINE = re.compile(r"^( {0,3})(=+|-+)[ \t]*$")
 _HTML_HEADING = re.compile(r"^( {0,3})(<[hH][1-6])")
@@ -169,6 +173,8 @@ def _nested(text: str) -> str:
     (``===``, ``---`` under a line of text) and an HTML heading tag are escaped, and a code
     block the text leaves open is closed (it would swallow the rest of the export).
     """
+    if text[:4].lstrip(" ")[:1] not in _STRUCTURE_STARTS and _LATER_LINE.search(text) is None:
+        return text  # no line starts with what a heading or a fence starts with (a C search)
     if _STRUCTURE_LIKE.search(text) is None:
         return text
     out: list[str] = []
