@@ -90,17 +90,6 @@ def _result(out: TextIO, output_format: str, code: int, opened: OpenSession | No
         "exit_code": code, "error": None, "answer": "",
         "messages": [message.to_dict()] if message is not None else [], "usage": None,
         "cost_usd": None, "compactions": 0, "denied_calls": []}
-    from goosectx.cli.ascii_output import json_text
-    from goosectx.cli.run_failed import result_written
+    from goosectx.cli.run_failed import write_start_result
 
-    result_written()
-    with contextlib.suppress(OSError, ValueError):
-        if output_format == "json":
-            out.write(json_text(result, out) + "\n")
-        else:
-            from goosectx.cli.run_output import result_fields
-            from goosectx.events import TurnFinished, event_to_json
-
-            out.write(json_text(event_to_json(TurnFinished("cancelled")), out) + "\n")
-            out.write(json_text({"type": "result", **result_fields(result)}, out) + "\n")
-        out.flush()
+    write_start_result(output_format, out, result)
