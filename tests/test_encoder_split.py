@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import tiktoken
-from worker_support import gone, run_alone, skip_unless_alone
+from worker_support import gone, run_alone, skip_unless_alone, store_sessions
 
 from goosectx import encoder_worker, token_batch
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
@@ -305,22 +305,11 @@ def test_compact_stores_the_counts_of_an_in_process_count_when_batches_are_share
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
         encoded_by: Hook) -> None:
     from cli_support import cli
-    from conftest import DUMMY_API_KEY
 
     from goosectx.config import load_settings
     from goosectx.store import SessionStore
 
-    monkeypatch.setenv("GOOSE_MODEL", MODEL)
-    monkeypatch.setenv("OPENAI_API_BASE", "http://127.0.0.1:9/v1")  # no call is made
-    monkeypatch.setenv("OPENAI_API_KEY", DUMMY_API_KEY)
-    store = SessionStore(load_settings().data_dir)
-    try:
-        for name in ("shared", "here"):
-            session = store.create_session(Path.cwd(), name=name)
-            for m in _history():
-                store.append_message(session.id, m)
-    finally:
-        store.close()
+    store_sessions(monkeypatch, ("shared", "here"), _history, MODEL)
     pids: list[int] = []
     real_start = encoder_worker.start
 

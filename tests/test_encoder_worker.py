@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from worker_support import gone, run_alone, skip_unless_alone
+from worker_support import gone, run_alone, skip_unless_alone, store_sessions
 
 from goosectx import encoder_worker
 from goosectx.compaction.extractive import extractive_summary
@@ -188,22 +188,11 @@ def test_a_batch_larger_than_one_round_trip_keeps_its_order(
 def test_compact_extractive_says_and_stores_the_same_with_and_without_the_worker(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from cli_support import cli
-    from conftest import DUMMY_API_KEY
 
     from goosectx.config import load_settings
     from goosectx.store import SessionStore
 
-    monkeypatch.setenv("GOOSE_MODEL", MODEL)
-    monkeypatch.setenv("OPENAI_API_BASE", "http://127.0.0.1:9/v1")  # no call is made
-    monkeypatch.setenv("OPENAI_API_KEY", DUMMY_API_KEY)
-    store = SessionStore(load_settings().data_dir)
-    try:
-        for name in ("with", "without"):
-            session = store.create_session(Path.cwd(), name=name)
-            for m in _history():
-                store.append_message(session.id, m)
-    finally:
-        store.close()
+    store_sessions(monkeypatch, ("with", "without"), _history, MODEL)
     started: list[int] = []
     real_start = encoder_worker.start
 

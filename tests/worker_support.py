@@ -11,9 +11,14 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from goosectx.conversation import Message
 
 ALONE = "GOOSECTX_WORKER_TESTS_ALONE"
 """Set in the process :func:`run_alone` starts."""
@@ -56,3 +61,27 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return ""
+
+
+def store_sessions(monkeypatch: pytest.MonkeyPatch, names: Sequence[str],
+                   history: Callable[[], Sequence[Message]], model: str) -> None:
+    """Sessions ``names``, each holding ``history()``, and ``model`` configured with no server.
+
+    For ``compact --strategy extractive`` through the CLI: no model call is made.
+    """
+    from conftest import DUMMY_API_KEY
+
+    from goosectx.config import load_settings
+    from goosectx.store import SessionStore
+
+    monkeypatch.setenv("GOOSE_MODEL", model)
+    monkeypatch.setenv("OPENAI_API_BASE", "http://127.0.0.1:9/v1")  # no call is made
+    monkeypatch.setenv("OPENAI_API_KEY", DUMMY_API_KEY)
+    store = SessionStore(load_settings().data_dir)
+    try:
+        for name in names:
+            session = store.create_session(Path.cwd(), name=name)
+            for m in history():
+                store.append_message(session.id, m)
+    finally:
+        store.close()
