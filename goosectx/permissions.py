@@ -42,6 +42,7 @@ from goosectx.config_values import fail
 from goosectx.errors import ConfigError
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
+from goosectx.shell_runners import CONTAINER_RUN, RUNNERS, code_names
 
 __all__ = ["PermissionRules", "RuleMatch", "match_rules", "parse_permissions",
            "rules_for_no_tool", "shell_parts", "suggested_rule"]
@@ -233,7 +234,9 @@ def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | N
     ``$X``, ``"$(echo rm)"`` — or by a glob or brace expansion — ``/bin/r[m]``, ``{rm,x}`` —,
     a function or alias definition) could run any program; a part with a computed argument
     could be what a rule for its own program names (``git $SUB`` against
-    ``shell(git push*)``). Only shell rules count.
+    ``shell(git push*)``); an interpreter's inline code that names a program a rule names
+    (``python3 -c "os.system('rm x')"`` against ``shell(rm *)``) could run it. Only shell
+    rules count.
     """
     specs = [spec for rule in (*rules.deny, *rules.ask)
              for name, spec in [_parsed(rule)] if name is not None and fnmatchcase("shell", name)]
@@ -243,6 +246,10 @@ def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | N
     for subject in subjects:
         if subject.unreadable:
             return subject.unreadable
+        for interpreter, code in subject.code:
+            named = code_names(code, programs)
+            if named is not None:
+                return f"its inline {interpreter} code names {named}"
         for program, _computed, arguments in subject.steps:
             if arguments and ({"", program} & programs or any(
                     fnmatchcase(program, p) for p in programs)):
@@ -308,7 +315,8 @@ RUNS_ANYTHING = frozenset({
     "perl", "ruby", "php", "lua", "tclsh", "pwsh", "osascript", "sudo", "su", "doas", "env",
     "xargs", "eval", "exec", "command", "builtin", "nohup", "nice", "ionice", "time", "timeout",
     "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "nix-shell", "npx", "bunx",
-    "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script", "parallel"})
+    "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script", "parallel",
+}) | (RUNNERS - CONTAINER_RUN.keys())
 """Programs that run whatever their arguments say: no command-prefix rule is offered for them."""
 
 
@@ -334,6 +342,7 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
             or program in KEYWORDS
             or re.fullmatch(r"(python|pypy|node|perl|ruby|php|lua)[\d.]*[a-z]?", name)
             or name == "find" and any(w.startswith(("-exec", "-ok")) for w in words)
+            or name in CONTAINER_RUN and any(w in CONTAINER_RUN[name] for w in words[1:3])
             or name == "git" and len(words) > 1 and words[1].startswith("-")):
         return None
     keep = [program]
