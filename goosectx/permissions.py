@@ -42,7 +42,7 @@ from goosectx.config_values import fail
 from goosectx.errors import ConfigError
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
-from goosectx.shell_runners import CONTAINER_RUN, RUNNERS, code_names
+from goosectx.shell_runners import CONTAINERS, RUNNERS, SUBCOMMAND_RUNNERS, code_names
 
 __all__ = ["PermissionRules", "RuleMatch", "match_rules", "parse_permissions",
            "rules_for_no_tool", "shell_parts", "suggested_rule"]
@@ -316,7 +316,7 @@ RUNS_ANYTHING = frozenset({
     "xargs", "eval", "exec", "command", "builtin", "nohup", "nice", "ionice", "time", "timeout",
     "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "nix-shell", "npx", "bunx",
     "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script", "parallel",
-}) | (RUNNERS - CONTAINER_RUN.keys())
+}) | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
 """Programs that run whatever their arguments say: no command-prefix rule is offered for them."""
 
 
@@ -342,13 +342,18 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
             or program in KEYWORDS
             or re.fullmatch(r"(python|pypy|node|perl|ruby|php|lua)[\d.]*[a-z]?", name)
             or name == "find" and any(w.startswith(("-exec", "-ok")) for w in words)
-            or name in CONTAINER_RUN and any(w in CONTAINER_RUN[name] for w in words[1:3])
             or name == "git" and len(words) > 1 and words[1].startswith("-")):
         return None
     keep = [program]
-    if (len(words) > 1 and name in SUBCOMMAND_TOOLS
+    if (len(words) > 1 and name in SUBCOMMAND_TOOLS | SUBCOMMAND_RUNNERS.keys()
             and re.fullmatch(r"[a-z][a-z0-9_-]*", words[1])):
         keep.append(words[1])  # a subcommand: git status, npm test, cargo build
+    verbs = SUBCOMMAND_RUNNERS.get(name, ())
+    if any(w in verbs for w in words[1:]):  # uv run CMD: a rule for CMD after it, or none
+        if name in CONTAINERS or keep[-1] not in verbs or len(words) < 3:
+            return None  # docker exec …, uv --quiet run …: a rule would allow anything
+        inner = suggested_rule(tool_name, {"command": arguments["command"].split(None, 2)[2]})
+        return None if inner is None else f"shell({' '.join(keep)} {inner[len('shell('):]}"
     return f"shell({' '.join(keep)}*)"
 
 

@@ -19,15 +19,23 @@ from __future__ import annotations
 
 import re
 
+CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
+"""Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""
+SUBCOMMAND_RUNNERS = {
+    "docker": ("exec", "run"), "podman": ("exec", "run"), "nerdctl": ("exec", "run"),
+    "kubectl": ("exec", "run", "debug"), "uv": ("run",), "poetry": ("run",), "pipenv": ("run",),
+    "pdm": ("run",), "hatch": ("run",), "rye": ("run",), "conda": ("run",), "mamba": ("run",),
+    "micromamba": ("run",), "bundle": ("exec",), "direnv": ("exec",), "toolbox": ("run",),
+    "distrobox": ("enter",)}
+"""Tools whose subcommand runs a command: only after it (``docker rm box`` runs no ``rm``,
+``uv run rm x`` does)."""
 RUNNERS = frozenset({
     "fakeroot", "fakechroot", "chroot", "unshare", "nsenter", "setpriv", "runuser", "taskset",
     "chrt", "prlimit", "faketime", "strace", "ltrace", "valgrind", "systemd-run", "firejail",
     "bwrap", "proot", "schroot", "catchsegv", "numactl", "cgexec", "sshpass", "sg", "script",
-    "docker", "podman", "nerdctl", "kubectl", "ssh"})
+    "pkexec", "gosu", "su-exec", "setuidgid", "chpst", "tini", "dumb-init", "xvfb-run",
+    "dbus-run-session", "caffeinate", "entr", "watchexec", "ssh", *SUBCOMMAND_RUNNERS})
 """Programs that run another program given in their arguments."""
-CONTAINER_RUN = {"docker": ("exec", "run"), "podman": ("exec", "run"),
-                  "nerdctl": ("exec", "run"), "kubectl": ("exec", "run", "debug")}
-"""Container tools: only these subcommands run a command (``docker rm box`` runs no ``rm``)."""
 SU_LIKE = ("su", "runuser", "sg", "script")
 """Programs whose ``-c STRING`` / ``--command=STRING`` is a command line of its own; their
 other words (a user, a group, a log file) are not the command."""
@@ -55,7 +63,7 @@ def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int]
     after ``--`` too. A container tool's command follows its ``exec`` / ``run`` subcommand.
     """
     start = 0
-    verbs = CONTAINER_RUN.get(name)
+    verbs = SUBCOMMAND_RUNNERS.get(name)
     if verbs is not None:
         at = next((i for i, a in enumerate(args) if a in verbs), None)
         if at is None:

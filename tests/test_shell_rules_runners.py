@@ -101,3 +101,17 @@ def test_run_in_auto_mode_runs_no_rm_hidden_behind_a_runner(  # type: ignore[no-
                               "--deny", "shell(rm *)")
     assert code == 0, err
     assert sorted(p.name for p in workdir.iterdir()) == [f"v{i}" for i in range(1, 6)]
+
+
+def test_a_tools_running_subcommand_is_read_and_its_rule_names_the_command() -> None:
+    for command in ("uv run rm x", "poetry run rm x", "bundle exec rm x", "direnv exec . rm x",
+                    "conda run -n env rm x", "pkexec rm x", "gosu app rm x", "tini -- rm x"):
+        assert verdict(DENY_RM, command) == "deny", command
+    assert verdict(DENY_RM, "uv run python -c \"import os; os.system('rm x')\"") == "ask"
+    assert verdict(DENY_RM, "uv pip install rm") == "run"  # no running subcommand
+    assert suggested_rule("shell", {"command": "uv run pytest -q"}) == "shell(uv run pytest*)"
+    assert suggested_rule("shell", {"command": "poetry run git status"}) == (
+        "shell(poetry run git status*)")
+    for command in ("uv run bash -c ls", "uv --quiet run pytest", "uv run", "poetry run sudo ls"):
+        assert suggested_rule("shell", {"command": command}) is None, command
+    assert suggested_rule("shell", {"command": "uv sync"}) == "shell(uv sync*)"
