@@ -42,6 +42,7 @@ from goosectx.config_values import fail
 from goosectx.errors import ConfigError
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
+from goosectx.shell_runners import CONTAINERS, RUNNERS, SUBCOMMAND_RUNNERS, code_names
 
 __all__ = ["PermissionRules", "RuleMatch", "match_rules", "parse_permissions",
            "rules_for_no_tool", "shell_parts", "suggested_rule"]
@@ -233,7 +234,9 @@ def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | N
     ``$X``, ``"$(echo rm)"`` — or by a glob or brace expansion — ``/bin/r[m]``, ``{rm,x}`` —,
     a function or alias definition) could run any program; a part with a computed argument
     could be what a rule for its own program names (``git $SUB`` against
-    ``shell(git push*)``). Only shell rules count.
+    ``shell(git push*)``); an interpreter's inline code that names a program a rule names
+    (``python3 -c "os.system('rm x')"`` against ``shell(rm *)``) could run it. Only shell
+    rules count.
     """
     specs = [spec for rule in (*rules.deny, *rules.ask)
              for name, spec in [_parsed(rule)] if name is not None and fnmatchcase("shell", name)]
@@ -243,6 +246,10 @@ def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | N
     for subject in subjects:
         if subject.unreadable:
             return subject.unreadable
+        for interpreter, code in subject.code:
+            named = code_names(code, programs)
+            if named is not None:
+                return f"its inline {interpreter} code names {named}"
         for program, _computed, arguments in subject.steps:
             if arguments and ({"", program} & programs or any(
                     fnmatchcase(program, p) for p in programs)):
@@ -308,7 +315,8 @@ RUNS_ANYTHING = frozenset({
     "perl", "ruby", "php", "lua", "tclsh", "pwsh", "osascript", "sudo", "su", "doas", "env",
     "xargs", "eval", "exec", "command", "builtin", "nohup", "nice", "ionice", "time", "timeout",
     "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "nix-shell", "npx", "bunx",
-    "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script", "parallel"})
+    "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script", "parallel",
+}) | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
 """Programs that run whatever their arguments say: no command-prefix rule is offered for them."""
 
 
@@ -337,9 +345,15 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
             or name == "git" and len(words) > 1 and words[1].startswith("-")):
         return None
     keep = [program]
-    if (len(words) > 1 and name in SUBCOMMAND_TOOLS
+    if (len(words) > 1 and name in SUBCOMMAND_TOOLS | SUBCOMMAND_RUNNERS.keys()
             and re.fullmatch(r"[a-z][a-z0-9_-]*", words[1])):
         keep.append(words[1])  # a subcommand: git status, npm test, cargo build
+    verbs = SUBCOMMAND_RUNNERS.get(name, ())
+    if any(w in verbs for w in words[1:]):  # uv run CMD: a rule for CMD after it, or none
+        if name in CONTAINERS or keep[-1] not in verbs or len(words) < 3:
+            return None  # docker exec …, uv --quiet run …: a rule would allow anything
+        inner = suggested_rule(tool_name, {"command": arguments["command"].split(None, 2)[2]})
+        return None if inner is None else f"shell({' '.join(keep)} {inner[len('shell('):]}"
     return f"shell({' '.join(keep)}*)"
 
 

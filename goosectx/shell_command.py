@@ -8,7 +8,9 @@ by path reduced to its name (``/bin/rm`` → ``rm``) and with well-known wrapper
 (``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs`` …; a ``--long`` option
 read both as a flag and as taking the next word); the string of ``bash -c STRING``,
 ``env -S STRING``, ``eval STRING``, ``trap STRING`` and ``find -exec`` is split and matched
-as commands of its own. Words are bash's (:mod:`goosectx.shell_lexer`): a command whose program
+as commands of its own; a runner's command (``fakeroot``, ``chroot``, ``strace``, ``ssh``,
+``docker exec`` …) and an interpreter's inline code are read by :mod:`goosectx.shell_runners`.
+Words are bash's (:mod:`goosectx.shell_lexer`): a command whose program
 bash names at run time or by a glob or brace expansion, or that defines a function or an alias,
 is one the rules cannot read (:attr:`CommandForms.unreadable`): never allowed by a rule, and
 asked about under shell deny/ask rules. This matches what the command text shows; it is not a
@@ -21,9 +23,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
+from goosectx.shell_runners import (
+    RUNNERS,
+    SU_LIKE,
+    inline_code,
+    remote_line,
+    runner_starts,
+)
 
 
 # -- shell commands split into parts ------------------------------------------------------
@@ -79,12 +88,25 @@ class CommandForms:
             argument).
         unreadable: Why the rules cannot read the command (a function definition, a program
             named by a glob …), or ``None``.
+        code: The inline code of each interpreter the command starts, as ``(interpreter,
+            code)`` (``python3 -c CODE``: :func:`goosectx.shell_runners.inline_code`).
     """
 
     all: tuple[str, ...]
     words: str | None
     steps: tuple[tuple[str, bool, bool], ...] = ()
     unreadable: str | None = None
+    code: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(slots=True)
+class _Reading:
+    """What the reading of one simple command collects: the fields of :class:`CommandForms`."""
+
+    forms: list[str]
+    steps: list[tuple[str, bool, bool]] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    code: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _computed(word: Word) -> bool:
@@ -101,14 +123,14 @@ def _shown(value: str) -> str:
 def command_forms(part: Part) -> CommandForms:
     """The forms of one simple command (one element of :func:`goosectx.shell_lexer.lex`)."""
     words = _after_keywords(part.words, part.piped)
-    forms: list[str] = [" ".join(w.raw for w in words)]
-    steps: list[tuple[str, bool, bool]] = []
-    reasons = [part.unreadable] if part.unreadable else []
-    _normalise(words, forms, steps, reasons, 0)
-    unreadable = reasons[0] if reasons else None
+    r = _Reading([" ".join(w.raw for w in words)])
+    if part.unreadable:
+        r.reasons.append(part.unreadable)
+    _normalise(words, r, 0)
+    unreadable = r.reasons[0] if r.reasons else None
     allow = None if unreadable else " ".join(_shown(w.value) for w in words)
-    return CommandForms(tuple(dict.fromkeys(f for f in forms if f)), allow, tuple(steps),
-                        unreadable)
+    return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),
+                        unreadable, tuple(r.code))
 
 
 _COMPOUND = frozenset({"{", "if", "while", "until", "for", "case", "select", "[[", "!"})
@@ -138,31 +160,30 @@ def _after_keywords(words: list[Word], piped: bool = False) -> list[Word]:
     return words
 
 
-def _add_line(line: str, forms: list[str], steps: list[tuple[str, bool, bool]],
-              reasons: list[str], depth: int) -> None:
+def _add_line(line: str, r: _Reading, depth: int) -> None:
     """The forms of every part of an inner command line (``bash -c STRING``)."""
     if depth >= _MAX_DEPTH:
-        reasons.append("its commands are nested too deeply to read")
+        r.reasons.append("its commands are nested too deeply to read")
         return
     for part in lex(line):
         words = _after_keywords(part.words, part.piped)
-        forms.append(" ".join(w.raw for w in words))
+        r.forms.append(" ".join(w.raw for w in words))
         if part.unreadable:
-            reasons.append(part.unreadable)
-        _normalise(words, forms, steps, reasons, depth + 1)
+            r.reasons.append(part.unreadable)
+        _normalise(words, r, depth + 1)
 
 
-def _normalise(words: list[Word], forms: list[str], steps: list[tuple[str, bool, bool]],
-               reasons: list[str], depth: int) -> None:  # noqa: C901
+def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C901, PLR0912
     """Append the forms of ``words``, one per step of normalisation."""
     words = list(words)
+    reasons = r.reasons
     while words:
-        if len(steps) >= _MAX_STEPS:
+        if len(r.steps) >= _MAX_STEPS:
             reasons.append("it has too many wrappers and commands to read")
             return
-        forms.append(" ".join(w.value for w in words))
+        r.forms.append(" ".join(w.value for w in words))
         program = words[0].value
-        steps.append((program, _computed(words[0]), any(_computed(w) for w in words[1:])))
+        r.steps.append((program, _computed(words[0]), any(_computed(w) for w in words[1:])))
         if _computed(words[0]):
             reasons.append("its program is named at run time or by a glob or brace expansion")
         if _ASSIGNMENT.match(program):
@@ -181,17 +202,24 @@ def _normalise(words: list[Word], forms: list[str], steps: list[tuple[str, bool,
                            f"-{'p' if name == 'hash' else 'f'})")
         if any(w.value.startswith("BASH_FUNC_") for w in words):
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
-        if name in SHELLS or name in ("su", "eval", "trap") or name == "env" and any(
-                _splits_string(w.value) for w in words):
-            inner = _inner_line(name, [w.value for w in words[1:]])
+        args = [w.value for w in words[1:]]
+        if name in SHELLS or name in SU_LIKE or name in ("eval", "trap") or name == "env" and any(
+                _splits_string(a) for a in args):
+            inner = _inner_line(name, args)
             if inner is not None:
-                _add_line(inner, forms, steps, reasons, depth)
+                _add_line(inner, r, depth)
                 return
-            if name in SHELLS and _script(w.value for w in words[1:]) is None:
+            if name in SHELLS and _script(args) is None:
                 reasons.append(f"{name} runs the commands it reads from its standard input")
+        code = inline_code(name, args)
+        if code is not None:
+            r.code.append((name, code))
         if name == "find":
             for command in _find_exec(words):
-                _normalise(command, forms, steps, reasons, depth + 1)
+                _normalise(command, r, depth + 1)
+            return
+        if name in RUNNERS:
+            _run_by(name, words[1:], r, depth)
             return
         if name not in _WRAPPERS:
             return
@@ -199,7 +227,23 @@ def _normalise(words: list[Word], forms: list[str], steps: list[tuple[str, bool,
             reasons.append(f"it gives {name} more long options than the rules read")
         words, *others = _unwrap(name, words[1:])
         for other in others:  # a long option that may take the next word as its value
-            _normalise(other, forms, steps, reasons, depth + 1)
+            _normalise(other, r, depth + 1)
+
+
+def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
+    """The forms of the command a runner starts, read from each word where it may start."""
+    args = [w.value for w in words]
+    if name == "ssh":
+        line = remote_line(args)
+        if line is not None:
+            _add_line(line, r, depth)
+        return
+    starts = runner_starts(name, args, [_computed(w) for w in words])
+    if starts is None:
+        r.reasons.append(f"it gives {name} more words than the rules read")
+        return
+    for start in starts:
+        _normalise(words[start:], r, depth + 1)
 
 
 def _inner_line(name: str, args: list[str]) -> str | None:
@@ -227,7 +271,7 @@ def _inner_line(name: str, args: list[str]) -> str | None:
         if name == "env" and word.startswith("--split-string"):
             value = word.partition("=")[2] if "=" in word else " ".join(args[i + 1:i + 2])
             return value or None
-        if name == "su" and word.startswith(("--command=", "--session-command=")):
+        if name in SU_LIKE and word.startswith(("--command=", "--session-command=")):
             return word.partition("=")[2]
         if word in ("--command", "--session-command") or (
                 word.startswith("-") and not word.startswith("--") and flag in word[1:]):
@@ -235,7 +279,7 @@ def _inner_line(name: str, args: list[str]) -> str | None:
             if rest:
                 return rest
             return args[i + 1] if i + 1 < len(args) else None
-        if not word.startswith(("-", "+")) and name != "su" and name != "env":
+        if not word.startswith(("-", "+")) and name not in SU_LIKE and name != "env":
             return None  # `bash script.sh`: a script, not a command line
     return None
 

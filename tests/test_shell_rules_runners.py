@@ -1,0 +1,117 @@
+"""Shell deny and ask rules see the command a runner starts, and inline code that names it.
+
+A runner is a program that runs another one given in its arguments (``fakeroot rm x``,
+``chroot / rm x``, ``ssh host rm x``, ``docker exec box rm x``); an interpreter's inline code
+(``python3 -c "os.system('rm x')"``) runs what its text names. Before, a deny rule for ``rm``
+let all of them through.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_support import run_cli
+
+from goosectx.approval import ApprovalContext, decide
+from goosectx.permissions import PermissionRules, suggested_rule
+
+DENY_RM = PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",))
+
+
+def verdict(rules: PermissionRules, command: str) -> str:
+    found = decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
+                                   working_dir=Path("/work/proj"),
+                                   arguments={"command": command}, rules=rules))
+    return found.action
+
+
+RUNNERS = [
+    "fakeroot rm x", "fakeroot -u -- rm x", "chroot / rm x", "chroot --userspec=1:1 / rm x",
+    "unshare -r rm x", "unshare --mount --pid --fork rm x", "nsenter -t 1 -m rm x",
+    "setpriv --reuid=1 rm x", "runuser -u bob -- rm x", "runuser bob -c 'rm x'",
+    "taskset -c 0 rm x", "chrt -f 10 rm x", "prlimit --nofile=10 rm x", "faketime -f +1d rm x",
+    "strace -f -o log rm x", "ltrace -S rm x", "valgrind --tool=memcheck rm x",
+    "systemd-run --user --wait -p Nice=5 rm x", "firejail --noprofile rm x",
+    "bwrap --bind / / --dev /dev rm x", "ssh host rm x", "ssh -p 2222 -i key host rm -rf x",
+    "ssh host 'cd /tmp && rm x'", "docker exec -it box rm x", "docker run --rm img rm x",
+    "kubectl exec pod -- rm x", "podman exec box sh -c 'rm x'", "sudo fakeroot chroot / rm x",
+]
+
+
+@pytest.mark.parametrize("command", RUNNERS)
+def test_a_deny_rule_sees_the_command_a_runner_starts(command: str) -> None:
+    assert verdict(DENY_RM, command) == "deny"
+
+
+INLINE = [
+    "python3 -c \"import os; os.system('rm -rf x')\"",
+    "python -c 'import subprocess; subprocess.run([\"rm\", \"x\"])'",
+    "perl -e 'system(\"rm x\")'", "perl -we 'unlink; `rm x`'",
+    "node -e \"require('child_process').execSync('rm x')\"", "ruby -e '`rm x`'",
+    "awk 'BEGIN { system(\"rm x\") }'", "php -r 'shell_exec(\"rm x\");'",
+]
+
+
+@pytest.mark.parametrize("command", INLINE)
+def test_inline_code_naming_a_denied_program_is_asked_about(command: str) -> None:
+    found = decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
+                                   working_dir=Path("/work/proj"),
+                                   arguments={"command": command}, rules=DENY_RM))
+    assert found.action == "ask", command
+    assert "rm" in found.reason and "cannot check" in found.reason
+
+
+def test_runners_and_inline_code_that_name_no_rule_still_run() -> None:
+    for command in ("docker ps -a", "ssh host ls", "python3 -c 'print(1)'",
+                    "perl -e 'print 42'", "awk '{print $1}' f", "strace -f ls",
+                    "python3 -c 'import shutil; print(shutil.which(\"git\"))'", "git rm -n x",
+                    "kubectl get pods", "chroot / ls"):
+        assert verdict(DENY_RM, command) == "run", command
+    # without shell deny or ask rules, inline code is never looked into
+    only_allow = PermissionRules(allow=("shell(*)",))
+    assert verdict(only_allow, "python3 -c \"import os; os.system('rm x')\"") == "run"
+    # an allow rule for a runner's own command keeps covering it
+    docker = PermissionRules(allow=("shell(docker ps*)",), deny=("shell(rm *)",))
+    assert verdict(docker, "docker ps --all") == "run"
+
+
+def test_a_runner_given_too_many_words_to_read_is_asked_about() -> None:
+    command = "bwrap " + "--ro-bind a a " * 40 + "rm x"
+    assert verdict(DENY_RM, command) in ("ask", "deny")
+
+
+def test_no_rule_is_offered_for_a_runner() -> None:
+    for command in ("fakeroot make", "chroot / ls", "unshare -r id", "strace ls",
+                    "docker exec box ls", "kubectl exec pod -- ls", "runuser -u bob ls"):
+        assert suggested_rule("shell", {"command": command}) is None, command
+    assert suggested_rule("shell", {"command": "docker ps -a"}) == "shell(docker ps*)"
+
+
+def test_run_in_auto_mode_runs_no_rm_hidden_behind_a_runner(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    commands = ["fakeroot rm v1", f"chroot / rm {workdir}/v2", "taskset -c 0 rm v3",
+                "setpriv --reuid=0 rm v4",
+                "python3 -c \"import os; os.system('rm v5')\""]
+    for i in range(1, 6):
+        (workdir / f"v{i}").write_text("keep")
+    fake_model.add(*({"tool_calls": [{"name": "shell", "arguments": {"command": c}}]}
+                     for c in commands), {"text": "done"})
+    code, _out, err = run_cli(capsys, "run", "-t", "clean", "--mode", "auto",
+                              "--deny", "shell(rm *)")
+    assert code == 0, err
+    assert sorted(p.name for p in workdir.iterdir()) == [f"v{i}" for i in range(1, 6)]
+
+
+def test_a_tools_running_subcommand_is_read_and_its_rule_names_the_command() -> None:
+    for command in ("uv run rm x", "poetry run rm x", "bundle exec rm x", "direnv exec . rm x",
+                    "conda run -n env rm x", "pkexec rm x", "gosu app rm x", "tini -- rm x"):
+        assert verdict(DENY_RM, command) == "deny", command
+    assert verdict(DENY_RM, "uv run python -c \"import os; os.system('rm x')\"") == "ask"
+    assert verdict(DENY_RM, "uv pip install rm") == "run"  # no running subcommand
+    assert suggested_rule("shell", {"command": "uv run pytest -q"}) == "shell(uv run pytest*)"
+    assert suggested_rule("shell", {"command": "poetry run git status"}) == (
+        "shell(poetry run git status*)")
+    for command in ("uv run bash -c ls", "uv --quiet run pytest", "uv run", "poetry run sudo ls"):
+        assert suggested_rule("shell", {"command": command}) is None, command
+    assert suggested_rule("shell", {"command": "uv sync"}) == "shell(uv sync*)"
