@@ -231,3 +231,15 @@ def test_forged_and_long_questions_in_a_pty(tmp_path: Path) -> None:
         finally:
             child.close(force=True)
     assert (work / "ran.txt").exists()
+
+
+@pytest.mark.parametrize("width", [12, 30])
+def test_a_rule_of_wide_characters_wraps_whole_in_a_tiny_terminal(width: int) -> None:
+    from prompt_toolkit.utils import get_cwidth
+
+    choices, lines = _key_lines(width, "shell(全部-日本語のコマンド*)")
+    assert all(line.startswith(f"{APPROVAL_MARKER} ") and line.strip() for line in lines)
+    assert all(get_cwidth(line.rstrip()) <= width for line in lines)  # cells, not characters
+    squashed = "".join("".join(line[2:] for line in lines).split())
+    for key, label in choices:
+        assert f"[{key}]" + "".join(label.split()) in squashed

@@ -208,7 +208,7 @@ def _wrap_cells(text: str, first_cells: int, cells: int) -> list[str]:
                 break
             fit += 1
         fit = max(1, fit)
-        space = fit if rest[fit] == " " else rest.rfind(" ", 0, fit)
+        space = fit if fit < len(rest) and rest[fit] == " " else rest.rfind(" ", 0, fit)
         if space > 0:
             lines.append(rest[:space].rstrip(" "))
             rest = rest[space:].lstrip(" ")
@@ -218,7 +218,7 @@ def _wrap_cells(text: str, first_cells: int, cells: int) -> list[str]:
             lines.append(rest[:at])
             rest = rest[at:]
         limit = max(1, cells)
-    return [*lines, rest]
+    return [*lines, rest] if rest or not lines else lines
 
 
 def _exit_with(result: str) -> Callable[[KeyPressEvent], None]:
