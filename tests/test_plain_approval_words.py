@@ -8,6 +8,8 @@ reason it was not asked for.
 from __future__ import annotations
 
 import io
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import pytest
 from rich.console import Console
 from test_repl import World
 
+from goosectx.approval import CANCELLED_TEXT
 from goosectx.cli.repl import Repl, ReplIO
 from goosectx.cli.sanitize import APPROVAL_MARKER
 from goosectx.providers.scripted import ScriptedReply
@@ -74,3 +77,36 @@ def test_the_line_after_non_answers_is_not_taken_as_a_deny_reason(world: World) 
     assert "Also, please add tests" not in response.output
     assert "Input ended at the approval question" in response.output
     assert not (world.workdir / "made.txt").exists()
+
+
+class _CtrlCAtTheReason(io.StringIO):
+    """Plain stdin on which the user presses Ctrl-C (a SIGINT) at the reason prompt, then
+    goes on typing: the line read there would be their half-typed reason."""
+
+    def readline(self, size: int | None = -1) -> str:
+        line = super().readline()
+        if line == "^C\n":
+            os.kill(os.getpid(), signal.SIGINT)
+            return "half typed reason\n"
+        return line
+
+
+def test_ctrl_c_at_the_reason_prompt_cancels_the_turn(world: World) -> None:
+    world.provider.add(ScriptedReply("", tool_calls=[
+        ("text_editor", {"command": "create", "path": "a1.txt", "file_text": "1\n"}),
+        ("text_editor", {"command": "create", "path": "a2.txt", "file_text": "2\n"})]), "done")
+    buf = io.StringIO()
+    console = Console(file=buf, width=200, no_color=True, force_terminal=False)
+    stdin = _CtrlCAtTheReason("make the files\nn\n^C\n")
+    repl = Repl(world.settings, world.store, world.session,
+                io=ReplIO(console, plain=True, stdin=stdin, echo=True), mode="approve",
+                agent_factory=world.agent_factory(), background_checks=False)
+    assert repl.run() == 0
+    out = buf.getvalue()
+    assert "(Enter to skip): \n-- text_editor: cancel the turn" in out
+    assert "text_editor: deny" not in out
+    assert out.count("Run text_editor?") == 1  # the second call is not asked about
+    assert not (world.workdir / "a1.txt").exists() and not (world.workdir / "a2.txt").exists()
+    answers = [r.output for m in world.stored().conversation for r in m.tool_responses]
+    assert len(answers) == 2 and all(a.startswith(CANCELLED_TEXT) for a in answers), answers
+    assert len(world.provider.requests) == 1  # the half-typed reason was sent nowhere

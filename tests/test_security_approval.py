@@ -148,25 +148,48 @@ ESC = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
 """Style escape codes rich may put between the marker and the text."""
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("width", [40, 80, 160])
-@pytest.mark.parametrize("rule", [None, "git log", "x" * 120 + "*"])
-def test_the_key_line_wraps_between_keys_and_every_line_carries_the_marker(
-        width: int, rule: str | None) -> None:
-    """At 80 columns the line broke inside "[n] deny" with no marker on the rest; a rule
-    built from a long command (the model's text) wrapped onto unmarked lines."""
+def _key_lines(width: int, rule: str | None) -> tuple[list[tuple[str, str]], list[str]]:
     from goosectx.cli.approval_keys import approval_key_line, approval_keys
 
     choices = [("v", "view the whole call")] + [(k, label) for k, _, label in approval_keys(rule)]
     fragments = approval_key_line("shell", choices, width)
-    lines = "".join(text for _, text in fragments).split("\n")
+    return choices, "".join(text for _, text in fragments).split("\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [20, 40, 80, 160, 200])
+@pytest.mark.parametrize("rule", [None, "git log", "docker-compose-very-long-tool-name*",
+                                  "x" * 120 + "*"])
+def test_the_key_line_wraps_between_keys_and_every_line_carries_the_marker(
+        width: int, rule: str | None) -> None:
+    """At 80 columns the line broke inside "[n] deny" with no marker on the rest; a rule
+    built from a long command (the model's text) wrapped onto unmarked lines; at 40 columns
+    the rule p / s add was cut with "…" and could not be read."""
+    choices, lines = _key_lines(width, rule)
     assert all(line.startswith(f"{APPROVAL_MARKER} ") for line in lines)
     assert all(len(line.rstrip()) <= width for line in lines)  # the terminal wraps none
-    joined = " ".join(lines)
-    for key, label in choices:  # never parted; cut with "…" only when a line cannot hold it
-        shown = label if f"[{key}] {label}" in joined else label[:10]
-        assert f"[{key}] {shown}" in joined
-    assert len(lines) > 1 if width < 160 or rule else len(lines) == 1
+    squashed = "".join("".join(line[2:] for line in lines).split())
+    for key, label in choices:  # each label whole, in order, its key beside it
+        assert f"[{key}]" + "".join(label.split()) in squashed
+    one_line = "⚑ Run shell? " + "  ".join(f"[{key}] {label}" for key, label in choices)
+    assert (len(lines) == 1) == (len(one_line) <= width)
+
+
+def test_a_long_rule_wraps_at_40_columns_where_a_word_ends() -> None:
+    """The tester's case: ``[p] always allow shell(docker-compo…`` at 40 columns."""
+    _choices, lines = _key_lines(40, "shell(docker-compose-very-long-tool-name*)")
+    assert "…" not in "".join(line for line in lines if "[s]" not in line)
+    assert lines == [
+        f"{APPROVAL_MARKER} Run shell? [v] view the whole call",
+        f"{APPROVAL_MARKER}   [y] allow once",
+        f"{APPROVAL_MARKER}   [p] always allow",
+        f"{APPROVAL_MARKER}       shell(docker-compose-very-long-",
+        f"{APPROVAL_MARKER}       tool-name*) (until you exit)",
+        f"{APPROVAL_MARKER}   [s] … and save it to your config",
+        f"{APPROVAL_MARKER}   [a] always allow (this tool, until",
+        f"{APPROVAL_MARKER}       you exit)",
+        f"{APPROVAL_MARKER}   [n] deny  [c] cancel the turn",
+    ]
 
 
 def test_forged_and_long_questions_in_a_pty(tmp_path: Path) -> None:
@@ -208,3 +231,15 @@ def test_forged_and_long_questions_in_a_pty(tmp_path: Path) -> None:
         finally:
             child.close(force=True)
     assert (work / "ran.txt").exists()
+
+
+@pytest.mark.parametrize("width", [12, 30])
+def test_a_rule_of_wide_characters_wraps_whole_in_a_tiny_terminal(width: int) -> None:
+    from prompt_toolkit.utils import get_cwidth
+
+    choices, lines = _key_lines(width, "shell(全部-日本語のコマンド*)")
+    assert all(line.startswith(f"{APPROVAL_MARKER} ") and line.strip() for line in lines)
+    assert all(get_cwidth(line.rstrip()) <= width for line in lines)  # cells, not characters
+    squashed = "".join("".join(line[2:] for line in lines).split())
+    for key, label in choices:
+        assert f"[{key}]" + "".join(label.split()) in squashed

@@ -152,37 +152,73 @@ def approval_key_line(tool_name: str, choices: list[tuple[str, str]], width: int
     """``⚑ Run shell? [y] allow once  [a] …`` laid out in lines of at most ``width`` cells.
 
     Every line starts with the marker (the question's lines are recognisable by it) and a
-    key is never parted from its label; a label too long for a line of its own (a rule built
-    from the model's command) is cut with ``…`` — the call itself is shown whole above.
+    key is never parted from its label. A label too long for a line of its own (a rule
+    built from the model's command: what ``p`` / ``s`` will allow) is wrapped, never cut: its
+    further lines hang under its first word (:func:`_wrap_cells`), and the next key starts a
+    line of its own.
     """
     lead = f"{APPROVAL_MARKER} "
+    indent = "  "
     out: list[tuple[str, str]] = [("class:approval.marker", lead),
                                   ("class:approval.question", f"Run {terminal_safe(tool_name)}? ")]
+    line_start = get_cwidth(lead) + len(indent)  # where a continuation line's text starts
     used = get_cwidth(lead) + get_cwidth(out[1][1])
-    room = max(8, width - get_cwidth(lead) - 2)  # a continuation line's, after its indent
+    room = max(8, width - line_start)  # a continuation line's
+    sep = ""
+
+    def new_line(hang: str = "") -> None:
+        out.extend([("", "\n"), ("class:approval.marker", lead), ("", indent + hang)])
+
     for key, label in choices:
-        item = f"[{key}] {_cut_cells(terminal_safe(label), room - len(key) - 3)}  "
-        if used + get_cwidth(item.rstrip()) > width and used > get_cwidth(lead) + 2:
-            out += [("", "\n"), ("class:approval.marker", lead), ("", "  ")]
-            used = get_cwidth(lead) + 2
-        out += [("class:approval.key", f"[{key}]"),
-                ("class:approval.text", item[len(key) + 2:])]
-        used += get_cwidth(item)
+        head, text = f"[{key}] ", terminal_safe(label)
+        item_cells = get_cwidth(head) + get_cwidth(text)
+        if used + len(sep) + item_cells > width and used > line_start:
+            new_line()
+            used, sep = line_start, ""
+        out += [("class:approval.key", f"{sep}[{key}]")]
+        used += len(sep)
+        if used + item_cells <= width:
+            out.append(("class:approval.text", f" {text}"))
+            used, sep = used + item_cells, "  "
+            continue
+        hang = " " * get_cwidth(head)
+        parts = _wrap_cells(text, width - used - len(hang), room - len(hang))
+        out.append(("class:approval.text", f" {parts[0]}"))
+        for part in parts[1:]:
+            new_line(hang)
+            out.append(("class:approval.text", part))
+        used, sep = width + 1, ""  # the next key starts a line of its own
     return out
 
 
-def _cut_cells(text: str, cells: int) -> str:
-    """``text`` in at most ``cells`` screen cells, ending with ``…`` when it was cut."""
-    if get_cwidth(text) <= cells:
-        return text
-    out, used = [], 0
-    for char in text:
-        width = get_cwidth(char)
-        if used + width > cells - 1:
-            break
-        out.append(char)
-        used += width
-    return "".join(out) + "…"
+def _wrap_cells(text: str, first_cells: int, cells: int) -> list[str]:
+    """``text`` as lines of at most ``first_cells`` (the first) and ``cells`` screen cells.
+
+    Broken where a word ends; a word longer than a line after its last ``-`` or ``/`` that
+    fits (``docker-compose-`` / ``up``), else where the line is full. Nothing is dropped
+    but the spaces at a break.
+    """
+    lines: list[str] = []
+    rest, limit = text, max(1, first_cells)
+    while get_cwidth(rest) > limit:
+        fit, used = 0, 0
+        for char in rest:
+            used += get_cwidth(char)
+            if used > limit:
+                break
+            fit += 1
+        fit = max(1, fit)
+        space = fit if fit < len(rest) and rest[fit] == " " else rest.rfind(" ", 0, fit)
+        if space > 0:
+            lines.append(rest[:space].rstrip(" "))
+            rest = rest[space:].lstrip(" ")
+        else:
+            joint = max(rest.rfind("-", 0, fit), rest.rfind("/", 0, fit))
+            at = joint + 1 if joint > 0 else fit
+            lines.append(rest[:at])
+            rest = rest[at:]
+        limit = max(1, cells)
+    return [*lines, rest] if rest or not lines else lines
 
 
 def _exit_with(result: str) -> Callable[[KeyPressEvent], None]:

@@ -75,6 +75,10 @@ class TranscriptRenderer(MessageView):
         """A call of this turn was not run because input ended at its approval question."""
         self._unrun: tuple[str, int] | None = None
         """A cancelled turn's answers drawn live: (the first one's label, how many followed)."""
+        self._reply_drawn = False
+        """The reply being streamed had its answer panel drawn and closed before it completed
+        (a tool call's progress on the spinner, reasoning or a notice came after its text):
+        its ``MessageCompleted`` must not draw that text a second time."""
         self.cost_unknown_said = False
         """Whether "cost unknown" was said (it is said once a session, not on every line)."""
         self.unsaved: Callable[[], int] = lambda: 0
@@ -210,8 +214,14 @@ class TranscriptRenderer(MessageView):
             self._reasoning.close()
             self._reasoning = None
 
+    def _close_stream(self, *, end: str = "") -> bool:
+        closed = super()._close_stream(end=end)
+        self._reply_drawn |= closed
+        return closed
+
     def _completed(self, message: Message) -> None:
-        streamed = self._close_stream(end=message.metadata.cut_short)
+        self._close_stream(end=message.metadata.cut_short)
+        streamed, self._reply_drawn = self._reply_drawn, False
         reasoned, self._reasoning_drawn = self._reasoning_drawn, False
         if not message.metadata.user_visible:
             return
@@ -237,6 +247,7 @@ class TranscriptRenderer(MessageView):
 
     def _turn_finished(self, event: TurnFinished) -> None:
         self._close_stream(end="cancelled" if event.status == "cancelled" else "")
+        self._reply_drawn = False  # a reply that failed mid-stream completes nothing
         self._echoed_user = None
         self._drawn_once.clear()  # a call not run (denied) was drawn once only
         self._keyed()

@@ -56,11 +56,17 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
         repl.renderer.notice(terminal_safe(f"{path} changed while this question waited: the "
                                            "edit is shown again on what the file holds now"),
                              style="yellow")
+    answer: ApprovalAnswer | None = None
+    if key not in ("cancel", INPUT_ENDED_KEY):
+        try:
+            answer = _answer(repl, key, rule)
+        except KeyboardInterrupt:  # Ctrl-C at the reason prompt cancels, as at the question
+            key = "cancel"
     stopped_by = received_name() if key == "cancel" else None  # SIGTERM / SIGHUP, not a key
     if key == INPUT_ENDED_KEY:  # no one cancelled: the turn ends, the model is told why
         stopped_by, key = INPUT_ENDED, "cancel"
-    answer = (ApprovalAnswer("cancel", reason=stopped_by) if key == "cancel"
-              else _answer(repl, key, rule))
+    if answer is None:  # cancelled at the question or at the reason prompt
+        answer = ApprovalAnswer("cancel", reason=stopped_by)
     read_only = repl.agent.is_read_only(request)
     labels = {decision: text for _k, decision, text in approval_keys(None, read_only=read_only)}
     label = labels.get(answer.decision, answer.decision)
@@ -147,14 +153,24 @@ def _save(repl: Repl, rule: str) -> None:
 
 
 def _reason(repl: Repl) -> str | None:
-    """The user's optional reason for a denial (empty, Ctrl-D or Ctrl-C: none)."""
+    """The user's optional reason for a denial (empty or Ctrl-D: none).
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C there (a key to the prompt, a SIGINT to plain stdin, or
+            SIGTERM / SIGHUP as one): the caller cancels the turn, as Ctrl-C does at the
+            question; the half-typed reason is no answer.
+    """
     try:
         if repl._prompt is not None:
             session: PromptSession[str] = PromptSession(input=repl.io.input,
                                                         output=repl.io.output)
             text = session.prompt(REASON_PROMPT)
         else:
-            text = repl.io.read_reason(REASON_PROMPT)
-    except (KeyboardInterrupt, EOFError):
+            repl.driver.asking = True  # the driver's SIGINT handler raises here, as at _key
+            try:
+                text = repl.io.read_reason(REASON_PROMPT)
+            finally:
+                repl.driver.asking = False
+    except EOFError:
         return None
     return " ".join(text.split()) or None

@@ -107,9 +107,13 @@ class ReplIO:
         return "\n".join(lines)
 
     def read_reason(self, question: str) -> str:
-        """Read one optional line (a denial's reason) from plain stdin; ``""`` at the end."""
+        """Read one optional line (a denial's reason) from plain stdin; ``""`` at the end.
+
+        A ``KeyboardInterrupt`` (Ctrl-C, raised by the turn's SIGINT handler) passes through,
+        the question's line ended first so that what follows starts a line of its own.
+        """
         self._write_own(question)
-        raw = lenient(self.stdin or sys.stdin).readline()
+        raw = self._readline(lenient(self.stdin or sys.stdin))
         if self.echo or not raw:
             self._write(raw if raw.endswith("\n") else raw + "\n")
         return raw.strip()
@@ -138,7 +142,7 @@ class ReplIO:
             choices = f"[{VIEW_KEY}] view the whole call {choices}"
         while True:
             self._write_own(f"Run {terminal_safe(tool_name)}? {choices}: ")
-            raw = stdin.readline()
+            raw = self._readline(stdin)
             if not raw:
                 self._write("\n")
                 return INPUT_ENDED_KEY
@@ -154,6 +158,14 @@ class ReplIO:
                 return decision
             else:
                 self._write_own(hint + "\n")
+
+    def _readline(self, stdin: TextIO) -> str:
+        """One line of an answer; Ctrl-C there ends the question's line, then passes on."""
+        try:
+            return stdin.readline()
+        except KeyboardInterrupt:
+            self._write("\n")
+            raise
 
     def _write_own(self, text: str) -> None:
         """Write a line of goosectx's own approval question: marked, the rest made safe."""
