@@ -27,7 +27,6 @@ from goosectx.compaction.actions import (
 from goosectx.compaction.carry import (
     LATER_PASSED,
     Facts,
-    FileRecord,
     carry_forward,
     copy_facts,
     drop_shortened,
@@ -36,6 +35,7 @@ from goosectx.compaction.carry import (
     same_file,
 )
 from goosectx.compaction.condensed import with_pairs_positioned
+from goosectx.compaction.file_record import FileRecord
 from goosectx.compaction.fixed_errors import FailingTests
 from goosectx.compaction.memo import CallFacts, ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS
