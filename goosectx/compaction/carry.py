@@ -150,7 +150,7 @@ def copy_facts(facts: Facts, message_count: int) -> Facts:
         copy = records.get(id(r))
         if copy is None:
             copy = records[id(r)] = FileRecord(r.path, dict(r.verbs), r.failed, r.code,
-                                               r.undone)
+                                               r.undone, dict(r.failed_runs))
         files[path] = copy
     return Facts(list(facts.requests), files, [list(e) for e in facts.errors],
                  dict(facts.pending), facts.answered, facts.last_work, list(facts.last_calls),

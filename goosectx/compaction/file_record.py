@@ -19,6 +19,9 @@ _FAILED_ATTEMPTS = re.compile(r"\b(\d+) attempt\(s\) failed or were rejected")
 _UNDONE = re.compile(r"\bthen (restored|removed) by /undo\b")
 _VERB_WORDS = re.compile(r"\b(created|written|edited|deleted|read)\b(?: \((\d+)×\))?")
 _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
+_FAILED_RUNS = re.compile(
+    r"\b(created|written|edited|deleted) by (?:a command|(\d+) commands) that then failed")
+"""How :meth:`FileRecord.describe` says a command that then failed made the change."""
 
 
 @dataclass(slots=True)
@@ -26,7 +29,9 @@ class FileRecord:
     """What was done to one file: verbs with their counts, failed attempts, the code written.
 
     ``undone``: ``restored`` or ``removed`` when a ``/undo`` was the last change to it (a
-    later write clears it).
+    later write clears it). ``failed_runs``: by write verb, the commands that ran and then
+    failed (a non-zero exit, a timeout): ``echo x > f; exit 1`` wrote ``f`` all the same, so
+    such a write is neither done nor a failed attempt.
     """
 
     path: str
@@ -34,6 +39,7 @@ class FileRecord:
     failed: int = 0
     code: str = ""
     undone: str = ""
+    failed_runs: dict[str, int] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -65,13 +71,19 @@ class FileRecord:
         """The verbs in order, with counts and failed attempts (``edited (2×), read``).
 
         A file whose every attempt failed or was rejected reads ``not changed; 1 attempt(s)
-        failed or were rejected``, never a bare ``; …`` a later compaction cannot read.
+        failed or were rejected``, never a bare ``; …`` a later compaction cannot read; one a
+        command wrote before it failed, ``written by a command that then failed``.
         """
         parts = []
         for verb in _VERB_ORDER:
             n = self.verbs.get(verb, 0)
             if n:
                 parts.append(verb if n == 1 else f"{verb} ({n}×)")
+        for verb in _VERB_ORDER if self.failed_runs else ():
+            n = self.failed_runs.get(verb, 0)
+            if n:
+                parts.append(f"{verb} by " + ("a command that" if n == 1 else f"{n} commands that")
+                             + " then failed")
         if self.failed and not parts:
             parts.append(NOT_CHANGED)
         text = (", ".join(parts) + self._undo()).removeprefix(", then ")
@@ -86,8 +98,9 @@ def carry_file_line(about: str, record: FileRecord) -> None:
     Only the verbs it names count (``edited (2×)``, ``read``; a grouped ``3 files changed``
     as edits): a line naming none — a model's note on a file it only looked at — adds no
     verb, and one of only rejected attempts (``not changed; 1 attempt(s) failed or were
-    rejected``) stays that: its failures, with a write verb counted 0. A ``then restored by
-    /undo`` (or ``removed``) is kept as :attr:`FileRecord.undone`.
+    rejected``) stays that: its failures, with a write verb counted 0; so does a write by a
+    command that then failed (:attr:`FileRecord.failed_runs`). A ``then restored by /undo`` (or
+    ``removed``) is kept as :attr:`FileRecord.undone`.
     """
     grouped = re.match(r"(\d+) files? changed$", about)
     if grouped:
@@ -96,6 +109,11 @@ def carry_file_line(about: str, record: FileRecord) -> None:
     undone = _UNDONE.search(about)
     if undone:
         record.undone, record.code = undone.group(1), ""
+    if " then failed" in about:
+        for verb, n in _FAILED_RUNS.findall(about):
+            record.failed_runs[verb] = record.failed_runs.get(verb, 0) + (int(n) if n else 1)
+            record.verbs.setdefault(verb, 0)
+        about = _FAILED_RUNS.sub("", about)
     failed = _FAILED_ATTEMPTS.search(about)
     if failed:
         record.failed += int(failed.group(1))
