@@ -267,7 +267,8 @@ class Agent(AgentTools):
                 yield from self._close_cancelled(turn)
                 return
             turn.streamed, turn.reasoned = [], []
-            message = response.message.with_metadata(usage=response.usage)
+            message = response.message.with_metadata(
+                usage=response.usage, cut_at_output_limit=response.finish_reason == "length")
             if message.content:
                 yield from self._complete(message)
             if (empty := empty_reply_notice(message)) is not None:

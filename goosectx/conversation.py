@@ -50,6 +50,7 @@ from goosectx.parts import (
 __all__ = [
     "CONDENSED_PAIRS",
     "INTERRUPTED_MARK",
+    "OUTPUT_LIMIT_MARK",
     "SCHEMA_VERSION",
     "Attachment",
     "Conversation",
@@ -156,8 +157,9 @@ class Conversation:
         assistant one (``MID_CONVERSATION_TEXT``), so the list starts and ends with a user
         message and an imported transcript that starts with the assistant's reply is sent. An
         answer the user cut off (Ctrl-C mid-stream, ``metadata.cancelled``) ends with
-        :data:`INTERRUPTED_MARK`, one an error cut off with :data:`STOPPED_BY_ERROR_MARK`, so
-        the model knows it was not finished; the stored text stays as streamed.
+        :data:`INTERRUPTED_MARK`, one an error cut off with :data:`STOPPED_BY_ERROR_MARK`, one
+        the provider stopped at its output limit with :data:`OUTPUT_LIMIT_MARK`, so the model
+        knows it was not finished; the stored text stays as streamed.
 
         Returns:
             New message values, oldest first; merged messages keep the first one's id.
@@ -181,12 +183,20 @@ INTERRUPTED_MARK = "[interrupted by the user]"
 """Ends an assistant answer cut off by Ctrl-C, in the agent view only."""
 STOPPED_BY_ERROR_MARK = "[cut off: the reply stopped on an error]"
 """Ends an assistant answer an error cut off (``metadata.stopped_by_error``), likewise."""
+OUTPUT_LIMIT_MARK = "[cut off: the reply reached the output limit]"
+"""Ends an assistant answer the provider stopped at its output limit
+(``metadata.cut_at_output_limit``), likewise."""
 
 
 def _mark_interrupted(message: Message) -> Message:
-    if not (message.metadata.cancelled and message.role == "assistant" and message.text):
+    meta = message.metadata
+    if not ((meta.cancelled or meta.cut_at_output_limit) and message.role == "assistant"
+            and message.text):
         return message
-    mark = STOPPED_BY_ERROR_MARK if message.metadata.stopped_by_error else INTERRUPTED_MARK
+    if not meta.cancelled:
+        mark = OUTPUT_LIMIT_MARK
+    else:
+        mark = STOPPED_BY_ERROR_MARK if meta.stopped_by_error else INTERRUPTED_MARK
     return replace(message, content=(*message.content, TextContent(mark)))
 
 

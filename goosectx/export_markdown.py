@@ -318,6 +318,6 @@ def _message_markdown(m: Message, numbers: dict[str, int], code: CodeText) -> li
         return []
     if results_only and m.role == "user":
         header = "## Tool results"
-    if m.metadata.cancelled:
+    if m.metadata.cut_short:
         header += f" ({m.metadata.cut_short})"
     return [header, "", *body]

@@ -381,3 +381,13 @@ def test_an_answer_an_error_cut_off_keeps_that_mark_however_it_is_stored(store):
     loaded = store.load(s.id).conversation.messages
     assert [m.metadata.stopped_by_error for m in loaded] == [True, True]
     assert loaded[0].metadata.cut_short == "stopped by an error"
+
+
+def test_an_answer_cut_at_the_output_limit_keeps_that_mark_however_it_is_stored(store):
+    """``cut_at_output_limit`` survives the store's shortcut for plain rows (no usage)."""
+    s = store.create_session(Path("."))
+    store.append_message(s.id, Message.assistant("1. rename 2. upd",
+                                                 MessageMetadata(cut_at_output_limit=True)))
+    (loaded,) = store.load(s.id).conversation.messages
+    assert loaded.metadata.cut_short == "cut off at the output limit"
+    assert loaded.metadata.cut_at_output_limit and not loaded.metadata.cancelled

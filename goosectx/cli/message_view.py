@@ -147,7 +147,7 @@ class MessageView(Surface):
                 if isinstance(p, ThinkingContent):
                     self._thinking(p.text, thinking_key(message.id, i))
             title = label or self.assistant_title
-            if message.metadata.cancelled:
+            if message.metadata.cut_short:
                 title += f" ({message.metadata.cut_short})"
             AssistantStream.print_whole(self.console, message.text, title=title,
                                         plain=self.plain)

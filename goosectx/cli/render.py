@@ -220,7 +220,8 @@ class TranscriptRenderer(MessageView):
         return closed
 
     def _completed(self, message: Message) -> None:
-        self._close_stream(end=message.metadata.cut_short)
+        meta = message.metadata  # an answer cut at the output limit: the notice after it says so
+        self._close_stream(end=meta.cut_short if meta.cancelled else "")
         streamed, self._reply_drawn = self._reply_drawn, False
         reasoned, self._reasoning_drawn = self._reasoning_drawn, False
         if not message.metadata.user_visible:

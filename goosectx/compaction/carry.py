@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from goosectx.compaction.actions import WRITE_VERBS
 from goosectx.compaction.constraint_change import request_lines
 from goosectx.compaction.cuts import word_head
+from goosectx.compaction.file_record import FileRecord, carry_file_line
 
 ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
 """``next_step`` when the summarised part ends with an answer (no pending tool call)."""
@@ -70,73 +70,8 @@ def may_name_constraint(text: str) -> bool:
     return False
 
 
-NOT_CHANGED = "not changed"
-"""What a file line says when every attempt to change the file failed or was rejected."""
-_FAILED_ATTEMPTS = re.compile(r"\b(\d+) attempt\(s\) failed or were rejected")
-_UNDONE = re.compile(r"\bthen (restored|removed) by /undo\b")
-_VERB_WORDS = re.compile(r"\b(created|written|edited|deleted|read)\b(?: \((\d+)×\))?")
 _WORK = "current work: "
 """Starts the ``earlier`` note of a summary's current work: only the newest one is kept."""
-_VERB_ORDER = ("created", "written", "edited", "deleted", "read")
-
-
-@dataclass(slots=True)
-class FileRecord:
-    """What was done to one file: verbs with their counts, failed attempts, the code written.
-
-    ``undone``: ``restored`` or ``removed`` when a ``/undo`` was the last change to it (a
-    later write clears it).
-    """
-
-    path: str
-    verbs: dict[str, int] = field(default_factory=dict)
-    failed: int = 0
-    code: str = ""
-    undone: str = ""
-
-    @property
-    def changed(self) -> bool:
-        """True when the file was created, written, edited or deleted (not only attempted)."""
-        return any(n for v, n in self.verbs.items() if v in WRITE_VERBS)
-
-    @property
-    def listed(self) -> bool:
-        """True when a change was made or attempted: a file the facts list.
-
-        A failed or denied attempt keeps its verb with a count of 0 (:func:`carry_forward`
-        and the scan record it so), and is listed as ``not changed``.
-        """
-        return any(v in WRITE_VERBS for v in self.verbs) or bool(self.undone)
-
-    def brief(self) -> str:
-        """The write verbs without counts (``written, edited``), else :meth:`describe`.
-
-        The shortest line a later compaction still reads as what was done.
-        """
-        verbs = ", ".join(v for v in _VERB_ORDER if self.verbs.get(v) and v in WRITE_VERBS)
-        return verbs + self._undo() if verbs else self.describe()
-
-    def _undo(self) -> str:
-        """``, then restored by /undo`` (or ``removed``) when :attr:`undone`, else ``""``."""
-        return f", then {self.undone} by /undo" if self.undone else ""
-
-    def describe(self) -> str:
-        """The verbs in order, with counts and failed attempts (``edited (2×), read``).
-
-        A file whose every attempt failed or was rejected reads ``not changed; 1 attempt(s)
-        failed or were rejected``, never a bare ``; …`` a later compaction cannot read.
-        """
-        parts = []
-        for verb in _VERB_ORDER:
-            n = self.verbs.get(verb, 0)
-            if n:
-                parts.append(verb if n == 1 else f"{verb} ({n}×)")
-        if self.failed and not parts:
-            parts.append(NOT_CHANGED)
-        text = (", ".join(parts) + self._undo()).removeprefix(", then ")
-        if self.failed:
-            text += f"; {self.failed} attempt(s) failed or were rejected"
-        return text
 
 
 @dataclass(slots=True)
@@ -215,7 +150,7 @@ def copy_facts(facts: Facts, message_count: int) -> Facts:
         copy = records.get(id(r))
         if copy is None:
             copy = records[id(r)] = FileRecord(r.path, dict(r.verbs), r.failed, r.code,
-                                               r.undone)
+                                               r.undone, dict(r.failed_runs))
         files[path] = copy
     return Facts(list(facts.requests), files, [list(e) for e in facts.errors],
                  dict(facts.pending), facts.answered, facts.last_work, list(facts.last_calls),
@@ -323,33 +258,6 @@ def carried_text(summary_text: str) -> str:
     return "\n".join(line for name in names for line in sections.get(name, []))
 
 
-def _carry_file_line(about: str, record: FileRecord) -> None:
-    """What a summary's line about one file says was done to it, added to ``record``.
-
-    Only the verbs it names count (``edited (2×)``, ``read``; a grouped ``3 files changed``
-    as edits): a line naming none — a model's note on a file it only looked at — adds no
-    verb, and one of only rejected attempts (``not changed; 1 attempt(s) failed or were
-    rejected``) stays that: its failures, with a write verb counted 0. A ``then restored by
-    /undo`` (or ``removed``) is kept as :attr:`FileRecord.undone`.
-    """
-    grouped = re.match(r"(\d+) files? changed$", about)
-    if grouped:
-        record.verbs["edited"] = record.verbs.get("edited", 0) + int(grouped.group(1))
-        return
-    undone = _UNDONE.search(about)
-    if undone:
-        record.undone, record.code = undone.group(1), ""
-    failed = _FAILED_ATTEMPTS.search(about)
-    if failed:
-        record.failed += int(failed.group(1))
-        about = about[:failed.start()]
-    if NOT_CHANGED not in about:
-        for verb, n in _VERB_WORDS.findall(about):
-            record.verbs[verb] = record.verbs.get(verb, 0) + (int(n) if n else 1)
-    if failed and not record.verbs:
-        record.verbs["edited"] = 0  # an attempt to change it: listed, as not changed
-
-
 def carry_forward(text: str, facts: Facts) -> None:
     """Keep what an earlier summary (our Markdown rendering, facts included) recorded.
 
@@ -371,7 +279,7 @@ def carry_forward(text: str, facts: Facts) -> None:
             record = facts.files.get(fm.group(1)) or same_file(facts, fm.group(1))
             if record is None:
                 record = facts.files[fm.group(1)] = FileRecord(fm.group(1))
-            _carry_file_line(fm.group(2) or "", record)
+            carry_file_line(fm.group(2) or "", record)
     for line in sections.get("user messages", []):
         if line.startswith("- ") and not _OMITTED.match(line[2:]):
             facts.requests.append(line[2:])

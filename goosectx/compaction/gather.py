@@ -27,7 +27,6 @@ from goosectx.compaction.actions import (
 from goosectx.compaction.carry import (
     LATER_PASSED,
     Facts,
-    FileRecord,
     carry_forward,
     copy_facts,
     drop_shortened,
@@ -36,6 +35,7 @@ from goosectx.compaction.carry import (
     same_file,
 )
 from goosectx.compaction.condensed import with_pairs_positioned
+from goosectx.compaction.file_record import FileRecord
 from goosectx.compaction.fixed_errors import FailingTests
 from goosectx.compaction.memo import CallFacts, ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS
@@ -160,9 +160,11 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 call = calls.get(part.id)
                 if call is None or not call[4]:
                     facts.answered = False  # a tool's result: the model works on
-                if call is not None:
+                if call is not None and not part.is_error:
                     for action in call[2]:
-                        _note(facts, action, failed=part.is_error)
+                        _note(facts, action)
+                elif call is not None and call[2]:
+                    _note_failed(facts, call[2], ran=_ran(part.output))
                 tail = part.output[-400:]  # ``opened`` finds a file only after one of these
                 if "(Open file: " in tail or "[File: " in tail:
                     open_file = opened(part) or open_file
@@ -283,17 +285,11 @@ def _only_reads(tool: str, args: dict[str, Any] | None) -> bool:
                                               or "|" in command)
 
 
-def _note(facts: Facts, action: FileAction, *, failed: bool = False) -> None:
-    path = action.path.strip().strip("`'\"").replace("\\", "/").removeprefix("./")
+def _note(facts: Facts, action: FileAction) -> None:
+    path = _clean_path(action.path)
     if not path:
         return
-    record = facts.files.get(path) or same_file(facts, path)
-    if record is None:
-        record = facts.files[path] = FileRecord(path)
-    if failed:
-        record.failed += 1
-        record.verbs.setdefault(action.verb, 0)
-        return
+    record = _record(facts, path)
     record.verbs[action.verb] = record.verbs.get(action.verb, 0) + 1
     if action.verb in WRITE_VERBS:
         record.undone = ""  # changed again after a /undo
@@ -301,12 +297,54 @@ def _note(facts: Facts, action: FileAction, *, failed: bool = False) -> None:
             record.code = action.code
 
 
-def _undone(facts: Facts, path: str, how: str) -> None:
-    """A ``/undo`` restored or removed ``path``: its record says so; its code is gone."""
-    path = path.replace("\\", "/").removeprefix("./")
+def _note_failed(facts: Facts, actions: Iterable[FileAction], *, ran: bool) -> None:
+    """The files of a call that failed, each once (one call is one attempt at a file).
+
+    ``ran``: the command ran before it failed (:func:`_ran`), so what it wrote before failing
+    (``echo x > f; exit 1``) is a change it made: :attr:`FileRecord.failed_runs`. Otherwise —
+    a call denied, not run, or a tool that refused — an attempt that changed nothing. A file
+    the call acts on twice counts as its last action left it (``> f; >> f``: written).
+    """
+    last = {_clean_path(a.path): a.verb for a in actions}
+    for path, verb in last.items():
+        if not path:
+            continue
+        record = _record(facts, path)
+        record.verbs.setdefault(verb, 0)
+        if ran and verb in WRITE_VERBS:
+            record.failed_runs[verb] = record.failed_runs.get(verb, 0) + 1
+            record.undone = ""  # changed again after a /undo
+        else:
+            record.failed += 1
+
+
+_RAN = re.compile(r"\[(?:exit code: -?\d+|killed by signal \d+|timed out after [^\]\n]*"
+                  r"|cancelled; the command and its child processes were killed)\]\s*$")
+"""The status line the shell tool ends a result with once its command ran (``[exit code: 1]``,
+a timeout or cancel that killed it): the command's redirections were made."""
+
+
+def _ran(output: str) -> bool:
+    """True when a failed result shows that its command ran (:data:`_RAN`)."""
+    return _RAN.search(output[-200:]) is not None
+
+
+def _clean_path(path: str) -> str:
+    """``path`` as the facts key it: unquoted, forward slashes, no leading ``./``."""
+    return path.strip().strip("`'\"").replace("\\", "/").removeprefix("./")
+
+
+def _record(facts: Facts, path: str) -> FileRecord:
+    """The record of ``path`` (named so, or :func:`~.carry.same_file`), made when it has none."""
     record = facts.files.get(path) or same_file(facts, path)
     if record is None:
         record = facts.files[path] = FileRecord(path)
+    return record
+
+
+def _undone(facts: Facts, path: str, how: str) -> None:
+    """A ``/undo`` restored or removed ``path``: its record says so; its code is gone."""
+    record = _record(facts, path.replace("\\", "/").removeprefix("./"))
     record.undone, record.code = how, ""
 
 

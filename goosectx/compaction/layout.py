@@ -315,7 +315,8 @@ def _hidden_metadata(meta: MessageMetadata, compaction_id: str,
     if (type(meta.user_visible) is bool and meta.usage is None and meta.extra == {}
             and meta.hidden_by is None and meta.compaction_id is None
             and meta.is_summary is False and meta.is_continuation is False
-            and meta.cancelled is False and meta.stopped_by_error is False):  # the defaults
+            and meta.cancelled is False and meta.stopped_by_error is False
+            and meta.cut_at_output_limit is False):  # the defaults
         hidden = flags.get(meta.user_visible)
         if hidden is None:
             hidden = flags[meta.user_visible] = MessageMetadata(
