@@ -156,8 +156,10 @@ _SHELL_BITS = st.sampled_from([
     "rm", "touch", "tee", "sed", "-i", "x", "a.txt", "/bin/", "perm", "guarantee", "formed",
     " ", "  ", ";", "&&", "|", "||", ">", ">>", "<", "2>", "'", '"', "\\", "#", "(", ")", "=",
     "FOO=1 ", "sudo ", "-", "_", "$", "`", "\t", "'rm'", '"tee"', "r''m", "s/a/b/", "--in-place",
+    "mv", "cp", "ln", "install", "unlink", "git ", "scp", "-t", "lib/", "'m'v", "c\\p",
 ])
-_LOOSE_RULE = re.compile(r">|(?:rm|touch|tee|sed)(?![\w-])")  # the rule before this one
+_LOOSE_RULE = re.compile(r">|(?:rm|touch|tee|sed|mv|cp|install|ln|unlink)(?![\w-])")
+"""The rule before the one in use: every line holding one of the words is tokenised."""
 
 
 @settings(max_examples=400, deadline=None)

@@ -9,7 +9,8 @@ in many shapes; this module knows them (what a failed result looks like is
   ``Edit`` / ``Write`` / ``MultiEdit``, gemini-cli ``write_file`` / ``replace``, SWE-agent
   ``create`` / ``edit`` / ``insert`` (the last two act on the open file), ``apply_patch`` and any
   argument holding ``*** Update File:`` patch headers, shell commands (``rm``, ``sed -i``,
-  ``touch``, ``tee``, ``> file`` redirection: read by :mod:`goosectx.compaction.shell_files`);
+  ``touch``, ``tee``, ``> file``, ``mv``, ``cp``, ``ln``, ``git mv``/``git rm``…: read by
+  :mod:`goosectx.compaction.shell_files`);
 * text actions: SWE-agent XML ``<function=…><parameter=…>`` and plain fenced commands, aider
   edit blocks (a path line followed by a fence), ``*** Update File:`` headers, and the console
   markers of Claude Code (``⏺ Update(path)``) and Gemini CLI (``✔  Edit path``).
