@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from goosectx.compaction import actions
+from goosectx.compaction import actions, shell_files
 from goosectx.compaction.extractive import extractive_summary
 from goosectx.compaction.facts import merge_facts
 from goosectx.compaction.gather import gather_facts
@@ -156,8 +156,10 @@ _SHELL_BITS = st.sampled_from([
     "rm", "touch", "tee", "sed", "-i", "x", "a.txt", "/bin/", "perm", "guarantee", "formed",
     " ", "  ", ";", "&&", "|", "||", ">", ">>", "<", "2>", "'", '"', "\\", "#", "(", ")", "=",
     "FOO=1 ", "sudo ", "-", "_", "$", "`", "\t", "'rm'", '"tee"', "r''m", "s/a/b/", "--in-place",
+    "mv", "cp", "ln", "install", "unlink", "git ", "scp", "-t", "lib/", "'m'v", "c\\p",
 ])
-_LOOSE_RULE = re.compile(r">|(?:rm|touch|tee|sed)(?![\w-])")  # the rule before this one
+_LOOSE_RULE = re.compile(r">|(?:rm|touch|tee|sed|mv|cp|install|ln|unlink)(?![\w-])")
+"""The rule before the one in use: every line holding one of the words is tokenised."""
 
 
 @settings(max_examples=400, deadline=None)
@@ -167,9 +169,9 @@ def test_the_shell_words_rule_tokenises_every_line_that_holds_a_file_change(
         bits: list[str]) -> None:
     line = "".join(bits)
     found = actions.shell_actions(line)
-    original = actions._MAY_CHANGE
+    original = shell_files._MAY_CHANGE
     try:
-        actions._MAY_CHANGE = _LOOSE_RULE  # tokenise every line holding one of the words
+        shell_files._MAY_CHANGE = _LOOSE_RULE  # tokenise every line holding one of the words
         assert actions.shell_actions(line) == found
     finally:
-        actions._MAY_CHANGE = original
+        shell_files._MAY_CHANGE = original

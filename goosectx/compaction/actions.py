@@ -9,7 +9,8 @@ in many shapes; this module knows them (what a failed result looks like is
   ``Edit`` / ``Write`` / ``MultiEdit``, gemini-cli ``write_file`` / ``replace``, SWE-agent
   ``create`` / ``edit`` / ``insert`` (the last two act on the open file), ``apply_patch`` and any
   argument holding ``*** Update File:`` patch headers, shell commands (``rm``, ``sed -i``,
-  ``touch``, ``tee``, ``> file`` redirection);
+  ``touch``, ``tee``, ``> file``, ``mv``, ``cp``, ``ln``, ``git mv``/``git rm``…: read by
+  :mod:`goosectx.compaction.shell_files`);
 * text actions: SWE-agent XML ``<function=…><parameter=…>`` and plain fenced commands, aider
   edit blocks (a path line followed by a fence), ``*** Update File:`` headers, and the console
   markers of Claude Code (``⏺ Update(path)``) and Gemini CLI (``✔  Edit path``).
@@ -25,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from goosectx.compaction.shell_files import shell_file_changes
 
 WRITE_VERBS = frozenset({"created", "written", "edited", "deleted"})
 """Verbs that change a file (the summary must keep every path that has one)."""
@@ -160,103 +163,13 @@ def _command_text(args: Mapping[str, Any]) -> str:
     return command if isinstance(command, str) else ""
 
 
-_HEREDOC = re.compile(r"<<-?\s*['\"]?([\w.-]+)['\"]?")
-"""A here-document's start; group 1 is its terminator."""
-
-
-def _without_heredocs(script: str) -> list[str]:
-    """The lines of a shell script with here-document bodies removed."""
-    lines: list[str] = []
-    terminator: str | None = None
-    for line in script.splitlines():
-        if terminator is not None:
-            if line.strip() == terminator:
-                terminator = None
-            continue
-        lines.append(line)
-        m = _HEREDOC.search(line) if "<<" in line else None
-        if m:
-            terminator = m.group(1)
-    return lines
-
-
-_NO_QUOTES = str.maketrans("", "", "'\"\\")
-"""Quotes and backslashes, which tokenising removes (``r''m`` is ``rm``)."""
-_MAY_CHANGE = re.compile(r""">|(?:^|(?<=[\s/'"\\;&|<]))(?:rm|touch|tee|sed)(?![\w-])""")
-"""A line where :func:`_simple_command_actions` can find something (a redirection or one of
-the programs :func:`_command_actions` knows); other lines are not tokenised. A program's
-name ends a word or a path (``rm``, ``/bin/rm``, ``'rm'``, ``\\rm``): what comes before it
-in the line is where a word starts (the line's start, a space, one of ``;&|<``), a slash, or
-a quote or backslash that tokenising removes (``grep -rn perm`` and ``guarantee`` are not
-tokenised)."""
-
-
 def shell_actions(script: str) -> list[FileAction]:
-    """Files a shell command changes: ``rm``, ``sed -i``, ``touch``, ``tee``, ``>``/``>>``.
+    """Files a shell command changes (:mod:`goosectx.compaction.shell_files` reads them).
 
-    Also any patch headers inside (``applypatch <<'PATCH' …``).
+    Also any patch headers inside (``applypatch <<'PATCH' …``), first.
     """
     out = patch_actions(script) if "*** " in script else []
-    if not (">" in script or "rm" in script or "touch" in script or "tee" in script
-            or "sed" in script):
-        return out  # no line can hold one: most commands of a long session stop here
-    for line in _without_heredocs(script):
-        if not (">" in line or "rm" in line or "touch" in line or "tee" in line
-                or "sed" in line) or not (_MAY_CHANGE.search(line) or _MAY_CHANGE.search(
-                    line.translate(_NO_QUOTES))):  # its words, then the rule (r''m is rm)
-            continue  # nothing to find, and tokenising every line of a long session is slow
-        try:
-            lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
-            lexer.whitespace_split = True
-            tokens = list(lexer)
-        except ValueError:
-            continue
-        out += _simple_command_actions(tokens)
-    return out
-
-
-def _simple_command_actions(tokens: list[str]) -> list[FileAction]:
-    out: list[FileAction] = []
-    command: list[str] = []
-    i = 0
-    while i <= len(tokens):
-        tok = tokens[i] if i < len(tokens) else ";"
-        if tok in (">", ">>", ">|") and i + 1 < len(tokens):
-            target = tokens[i + 1]
-            if not target.startswith(("/dev/", "&")) and not (command and command[-1].isdigit()
-                                                              and command[-1] != "1"):
-                out.append(FileAction(target, "written"))
-            if command and command[-1].isdigit():
-                command.pop()
-            i += 2
-            continue
-        if tok and set(tok) <= set(";&|<>"):
-            out += _command_actions(command)
-            command = []
-        else:
-            command.append(tok)
-        i += 1
-    return out
-
-
-def _command_actions(argv: list[str]) -> list[FileAction]:
-    while argv and ("=" in argv[0] and not argv[0].startswith("-") or argv[0] in ("sudo",)):
-        argv = argv[1:]
-    if not argv:
-        return []
-    prog, args = argv[0].rsplit("/", 1)[-1], argv[1:]
-    operands = [a for a in args if not a.startswith("-")]
-    if prog == "rm":
-        return [FileAction(a, "deleted") for a in operands]
-    if prog == "touch":
-        return [FileAction(a, "created") for a in operands]
-    if prog == "tee":
-        return [FileAction(a, "written") for a in operands]
-    if prog == "sed" and any(a.startswith("-i") or a == "--in-place" for a in args):
-        has_script_flag = any(a in ("-e", "--expression") for a in args)
-        files = operands if has_script_flag else operands[1:]
-        return [FileAction(a, "edited") for a in files]
-    return []
+    return out + [FileAction(path, verb) for path, verb in shell_file_changes(script)]
 
 
 def actions_from_tool_call(

@@ -1,0 +1,95 @@
+"""Files a shell command renames, copies, links or removes are in a compaction's file facts.
+
+Round 19, finding 06: after ``git mv b.py c.py``, ``git rm -q d.py``, ``mv f.py g.py`` and
+``cp h.py i.py`` the "Files" facts of a compaction listed only what ``sed -i``, ``rm``, ``tee``
+and ``>`` changed: the model, reading that list as complete, was not told b, d and f are gone
+nor that c, g and i exist. A rename is listed as the old path deleted and the new one created.
+"""
+
+from __future__ import annotations
+
+import pytest
+from cli_support import cli
+from compaction_support import REQUEST, collect, make_session, manager, tool_pair, words
+from test_compact_cmd import saved_session
+
+from goosectx.conversation import Message
+from goosectx.providers.scripted import ScriptedProvider
+
+NAMES_NOTHING = '{"user_intent": "tidy the files", "next_step": "continue"}'
+
+
+def _shell(command: str) -> list[Message]:
+    return tool_pair("(no output)\n[exit code: 0]", args={"command": command})
+
+
+def test_the_findings_commands_are_listed_by_an_extractive_compact(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    commands = ["sed -i s/old_helper/new_helper/g a.py", "git mv b.py c.py", "git rm -q d.py",
+                "rm e.py", "mv f.py g.py", "cp h.py i.py", "echo hi | tee j.py",
+                "echo hi > k.py"]
+    saved_session(messages=[Message.user("Refactor old_helper to new_helper"),
+                            *(m for c in commands for m in _shell(c)),
+                            *tool_pair(words(3000), args={"command": "cat big.txt"}),
+                            Message.assistant("Refactor done.")])
+    cli(capsys, "compact", "work", "--strategy", "extractive")
+    shown, _ = cli(capsys, "sessions", "show", "work", "--agent")
+    for line in ("`a.py`: edited", "`b.py`: deleted", "`c.py`: created", "`d.py`: deleted",
+                 "`e.py`: deleted", "`f.py`: deleted", "`g.py`: created", "`i.py`: written",
+                 "`j.py`: written", "`k.py`: written"):
+        assert line in shown, line
+    assert "`h.py`" not in shown.split("Commands run")[0]  # a copy's source is not changed
+
+
+def _sent_after_compacting(*commands: str) -> str:
+    """What the model is sent after a compaction of a session that ran ``commands``."""
+    session = make_session([Message.user("tidy the files"),
+                            *(m for c in commands for m in _shell(c)),
+                            *tool_pair(words(400), args={"command": "seq 1 1500"}),
+                            Message.assistant("next"), Message.user("carry on")])
+    collect(manager(session, ScriptedProvider([NAMES_NOTHING]), keep_recent_ratio=0,
+                    keep_user_tokens=0).compact(REQUEST))
+    sent = "\n".join(m.text for m in session.conversation.agent_messages())
+    return sent.split("Commands run")[0]  # the file lines (the commands are listed after)
+
+
+@pytest.mark.parametrize(("command", "listed", "unlisted"), [
+    # quoting, `--`, and an option taking a value in its own word or glued to its letter
+    ("mv -- '-old name.py' 'new name.py'", ["`-old name.py`: deleted",
+                                            "`new name.py`: created"], []),
+    ("mv -S .bak -f a.py b.py", ["`a.py`: deleted", "`b.py`: created"], [".bak"]),
+    ("cp --suffix=.orig --backup=numbered a.py b.py", ["`b.py`: written"], ["`a.py`"]),
+    ("cp -S .orig -b a.py b.py", ["`b.py`: written"], ["`a.py`", ".orig"]),
+    # a target directory: named by -t (alone, glued, long), by a trailing slash, by `.`, or
+    # by being the last of several operands
+    ("mv -t lib a.py src/b.py", ["`a.py`: deleted", "`src/b.py`: deleted", "`lib/a.py`: created",
+                                 "`lib/b.py`: created"], ["`lib`:"]),
+    ("cp -vtlib a.py", ["`lib/a.py`: written"], ["`a.py`", "`lib`:"]),
+    ("mv --target-directory lib a.py", ["`lib/a.py`: created"], ["`lib`:"]),
+    ("mv a.py b.py pkg", ["`pkg/a.py`: created", "`pkg/b.py`: created"], ["`pkg`:"]),
+    ("git mv src/a.py lib/", ["`src/a.py`: deleted", "`lib/a.py`: created"], ["`lib/`"]),
+    ("cp ../x/a.py .", ["`a.py`: written"], ["`.`:"]),
+    ("cp -r --parents src/a.py out/", ["`out/src/a.py`: written"], []),
+    ("mv -T olddir newdir", ["`olddir`: deleted", "`newdir`: created"], []),
+    # git: -C runs it elsewhere; a dry run and an untracking (--cached) change no file
+    ("git -C sub -c core.quotepath=off mv a.py b.py", ["`sub/a.py`: deleted",
+                                                        "`sub/b.py`: created"], []),
+    ("git rm -r --cached build && git rm -n x.py && git mv --dry-run y.py z.py && git rm w.py",
+     ["`w.py`: deleted"], ["`build`", "`x.py`", "`y.py`", "`z.py`"]),
+    ("git rm --pathspec-from-file list.txt -- -x.py", ["`-x.py`: deleted"], ["`list.txt`"]),
+    # links, install, unlink
+    ("ln -sf ../shared/conf.py conf.py && ln -s /opt/tool/bin/run",
+     ["`conf.py`: created", "`run`: created"], ["`../shared/conf.py`", "`/opt/tool/bin/run`"]),
+    ("install -m 0755 -D build/tool bin/tool && install -d logs", ["`bin/tool`: written"],
+     ["`build/tool`", "0755", "`logs`"]),
+    ("unlink stale.lock", ["`stale.lock`: deleted"], []),
+    ("sudo mv /etc/a.conf /etc/b.conf", ["`/etc/a.conf`: deleted", "`/etc/b.conf`: created"],
+     []),
+])
+def test_a_shell_command_that_moves_copies_links_or_removes_files_lists_them(
+        command: str, listed: list[str], unlisted: list[str]) -> None:
+    files = _sent_after_compacting(command)
+    for line in listed:
+        assert line in files, (line, files)
+    for text in unlisted:
+        assert text not in files, (text, files)
