@@ -37,3 +37,28 @@ def test_a_constraint_in_cjk_or_with_a_kelvin_sign_is_listed() -> None:
     assert constraint_lines(Message.user("请勿修改 vendor/ 目录\n谢谢")) == ("请勿修改 vendor/ 目录",)
     assert constraint_lines(Message.user("\u212aEEP lines at 79 columns")) == (
         "\u212aEEP lines at 79 columns",)
+
+
+_CHANGE_PIECES = ["Forget what I said", "FORGET THE 79 character LIMIT", "Never Mind", "no longer",
+                  "ANY MORE", "From Now On", "instead of", "you MAY now", "is LIFTED", "keep it",
+                  "must", "ſcratch that", "İgnore that", "\u212aeep", " ", "x", "\n", "\r", "\r\n",
+                  "\x0c", "\u2028", "é", "TypeError: ", "```\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_CHANGE_PIECES) | st.text(max_size=6), max_size=10).map("".join))
+@example("Forget what I said about tabs")  # the pattern's own capital I
+@example("keep lines at 79\nFORGET THE 79 CHARACTER LIMIT")
+def test_a_rule_change_is_found_in_any_letter_case(text: str) -> None:
+    """What the facts list: each prose line that states a rule or (in a text that changes one)
+    changes one, whatever its letter case — an ASCII text is searched lower-cased."""
+    from goosectx.compaction.constraint_change import _NOT_PROSE, CHANGE, request_lines
+    from goosectx.compaction.facts import _is_constraint
+
+    if "```" in text or "~~~" in text:  # fenced code: its lines are left out (tested elsewhere)
+        return
+    changes = CHANGE.search(text) is not None
+    expected = tuple(line.strip() for line in text.splitlines() if line.strip() and (
+        _is_constraint(line.strip()) or changes and CHANGE.search(line.strip()))
+        and not _NOT_PROSE.match(line.strip()))
+    assert request_lines(text, _is_constraint) == expected

@@ -39,6 +39,11 @@ _CHANGE_HINTS = ("forget", "disregard", "ignore", "drop", "lift", "remove", "rel
                  "no longer", "any", "scratch", "mind", "change of plan", "from now on",
                  "instead of", "feel free", "now", "allowed", "fine", "ok")
 """Each match of :data:`CHANGE`, lower-cased, holds one of these."""
+_CHANGE_LOWER = re.compile(CHANGE.pattern.lower())
+""":data:`CHANGE` for lower-cased ASCII text: it matches where :data:`CHANGE` matches the text
+before lower-casing (its pattern holds no escape a lower-casing changes, and ignoring case
+matches an ASCII letter as its lower case), in under half the time (a case-insensitive search
+folds every character it tries)."""
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _NOT_PROSE = re.compile(
     r"^\s*(?:(?:[\w.]*(?:Error|Exception)|[\w.]+Warning)\b(?: \[\w+\])?:"
@@ -66,7 +71,10 @@ _STOP = frozenset({
 def may_change(text: str) -> bool:
     """False only when :data:`CHANGE` cannot match ``text`` (a cheap test before it)."""
     low = text.lower()
-    return any(hint in low for hint in _CHANGE_HINTS)
+    for hint in _CHANGE_HINTS:  # a loop, not ``any`` over a generator: called for every request
+        if hint in low:
+            return True
+    return False
 
 
 def request_lines(text: str, is_constraint: Callable[[str], object]) -> tuple[str, ...]:
@@ -76,10 +84,14 @@ def request_lines(text: str, is_constraint: Callable[[str], object]) -> tuple[st
     skipped.
     """
     fenced = "```" in text or "~~~" in text
-    changes = CHANGE.search(text) is not None  # no line can match when the whole text does not
+    # An ASCII text is searched lower-cased (the same lines as it is: lower-casing changes no
+    # ASCII line break); no line can match when the whole text does not.
+    low = text.lower() if text.isascii() else None
+    changes = (CHANGE.search(text) if low is None else _CHANGE_LOWER.search(low)) is not None
+    lowered = low.splitlines() if changes and low is not None else None
     fence = ""  # the open fence's characters, "" outside fenced code
     out = []
-    for raw in text.splitlines():
+    for at, raw in enumerate(text.splitlines()):
         if fenced:
             marker = _FENCE.match(raw)
             if marker is not None:
@@ -93,8 +105,9 @@ def request_lines(text: str, is_constraint: Callable[[str], object]) -> tuple[st
             if fence:
                 continue
         line = raw.strip()
-        if line and (is_constraint(line) or changes and CHANGE.search(line)) and (
-                not _NOT_PROSE.match(line)):
+        if line and (is_constraint(line) or changes and (
+                CHANGE.search(line) if lowered is None else _CHANGE_LOWER.search(lowered[at]))
+                ) and not _NOT_PROSE.match(line):
             out.append(line)
     return tuple(out)
 

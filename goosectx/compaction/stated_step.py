@@ -69,11 +69,16 @@ _NEXT = re.compile("next", re.I)
 
 
 def _may_state(text: str) -> bool:
-    """False when no "next" of ``text`` starts a line or follows a sentence.
+    """False when no "next" of ``text`` could start a stated step.
 
-    :data:`_STEP`'s places: a cheap test before it (it tries its look-behind everywhere).
+    Such a "next" starts a line or follows a sentence, and is followed on its line by a colon
+    or "I'll" (or "I will", "I am going to", "I plan to"): :data:`_STEP`'s places, a cheap
+    test before it (it tries its look-behind everywhere).
     """
     for found in _NEXT.finditer(text):
+        end = found.end()
+        if not _may_follow(text, end):
+            continue
         at = found.start()
         if text.startswith("**", at - 2):
             at -= 2
@@ -82,6 +87,30 @@ def _may_state(text: str) -> bool:
         while at > 0 and text[at - 1] in " \t>#*-":
             at -= 1
         if at == 0 or text[at - 1] == "\n":
+            return True
+    return False
+
+
+_SAYS = ("i'll", "i will", "i am going to", "i plan to")
+"""What :data:`_STEP`'s sentence form says after "next", lower-cased."""
+
+
+def _may_follow(text: str, end: int) -> bool:
+    """False when the rest of the line after a "next" ending at ``end`` cannot complete it.
+
+    :data:`_STEP` needs a colon there, or one of :data:`_SAYS` (neither form crosses a line).
+    Text that is not ASCII is let through (a case-insensitive ``I`` matches more than
+    lower-casing finds).
+    """
+    stop = text.find("\n", end)
+    rest = text[end:] if stop == -1 else text[end:stop]
+    if ":" in rest or "：" in rest:
+        return True
+    if not rest.isascii():
+        return True
+    low = rest.lower()
+    for says in _SAYS:
+        if says in low:
             return True
     return False
 
