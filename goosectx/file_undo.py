@@ -36,13 +36,14 @@ from goosectx.compaction.undo_note import FILES_END, FILES_START, REMOVED, RESTO
 from goosectx.conversation import Message, MessageMetadata
 from goosectx.file_journal import ABSENT, SECRET_WHY, EditJournal, EditRecord
 from goosectx.tools.files import FileError, atomic_write, digest
+from goosectx.turn import NOT_STARTED_TEXT
 
 UNDO_KEY = "file_undo"
 """``metadata.extra`` key of the model's undo note: the id of the user message undone."""
 UNDOABLE_TOOLS = ("text_editor", "tree")
 """Built-in tools whose changes ``/undo`` knows (the editor's) or that change nothing."""
 NOT_RUN_TEXTS = frozenset((DENIED_TEXT, NON_INTERACTIVE_DENIED_TEXT, CHAT_MODE_TEXT,
-                           INPUT_ENDED_TEXT))
+                           INPUT_ENDED_TEXT, NOT_STARTED_TEXT))
 NOT_RUN_PREFIXES = ("denied by the user: ", "This tool call is denied by the user's permission",
                     "There is no tool named ", "The call to ")
 """How the answers to calls that never ran start (``approval``, ``ToolRegistry.refusal``).

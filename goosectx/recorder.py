@@ -5,7 +5,10 @@ Used alike by the REPL, ``run``, ``compact`` and the tests (DESIGN.md §2 "Who w
 ``ToolPairsSummarized`` → one transaction; ``UsageUpdated`` → one ledger row plus the new
 ``current`` figure; ``TurnFinished`` → the session's state when its stated limits changed
 since last written, whatever the turn's outcome (a turn that failed may still have learned
-the window a server stated when it rejected the request); :meth:`SessionRecorder.save_figure`
+the window a server stated when it rejected the request); ``ToolCallFinished`` after a reply
+with tool calls → its result kept as one row of its own until the message answering the reply
+replaces those rows (one transaction), so a process killed between two calls of a reply leaves
+the results it had (:func:`goosectx.turn.answer_interrupted`); :meth:`SessionRecorder.save_figure`
 → the state alone, when the context figure the displays noted (``sessions list`` shows it)
 changed since it was last written. After each but
 ``MessageCompleted`` and ``TurnFinished``, the token counts made since are stored with their
@@ -32,6 +35,7 @@ from goosectx.events import (
     Event,
     HistoryReplaced,
     MessageCompleted,
+    ToolCallFinished,
     ToolPairsSummarized,
     TurnFinished,
     UsageUpdated,
@@ -56,6 +60,9 @@ class SessionRecorder(CountSaver):
         self._pending: list[Event] = []
         self._saved_stated = self._stated()  # the stated limits as last written
         self._saved_figure = self._figure()  # the context figure as last written
+        self._results: list[str] | None = None
+        """Ids of the rows holding the results of the stored reply's calls so far, one each;
+        ``None`` when the last stored message is no reply with tool calls."""
 
     def _stated(self) -> dict[str, list[int]]:
         return {model: list(entry) for model, entry in self.session.state.stated_limits.items()}
@@ -128,7 +135,7 @@ class SessionRecorder(CountSaver):
             event = self._pending[0]
             self._write(event)
             del self._pending[0]
-            counted = counted or not isinstance(event, MessageCompleted | TurnFinished)
+            counted = counted or not isinstance(event, _UNCOUNTED)
         if counted:
             self.save_counts()
 
@@ -136,7 +143,18 @@ class SessionRecorder(CountSaver):
         sid = self.session.id
         stated, figure = self._stated(), self._figure()
         if isinstance(event, MessageCompleted):
-            self.store.append_message(sid, event.message)
+            message = event.message
+            answers = message.role == "user" and bool(message.tool_responses)
+            self.store.append_message(sid, message,
+                                      replacing=self._results or () if answers else ())
+            self._results = [] if message.tool_requests else None
+        elif isinstance(event, ToolCallFinished):
+            if self._results is None:
+                return
+            result = Message("user", (event.response,))
+            self.store.append_message(sid, result)
+            self._results.append(result.id)
+            return
         elif isinstance(event, UsageUpdated):
             self.store.add_usage(
                 sid, event.call, current_tokens=event.current_tokens, is_estimate=event.is_estimate,
@@ -164,6 +182,8 @@ class SessionRecorder(CountSaver):
             self._saved_stated, self._saved_figure = stated, figure
 
 
-_WRITTEN = (MessageCompleted, UsageUpdated, HistoryReplaced, CompactionUndone,
+_WRITTEN = (MessageCompleted, ToolCallFinished, UsageUpdated, HistoryReplaced, CompactionUndone,
             ToolPairsSummarized, TurnFinished)
 """The events that change the stored session."""
+_UNCOUNTED = (MessageCompleted, ToolCallFinished, TurnFinished)
+"""The events after which the token counts made are not stored (one row each: kept small)."""

@@ -43,8 +43,14 @@ NO_RESULT_TEXT = (
 )
 """The answer an import gives to a call the transcript never answers, before its last message
 (:mod:`goosectx.importers.mend`)."""
+NOT_STARTED_TEXT = (
+    "[not run: goosectx exited before this call started; nothing was done — run it again if "
+    "it is still needed]"
+)
+"""The stored answer to a tool call of a reply goosectx died before reaching: the calls of a
+reply run in order, so those after the one it died during never started."""
 INTERRUPTED_TEXTS = (INTERRUPTED_TEXT, UNRECORDED_TEXT)
-"""Every answer :func:`answer_interrupted` stores."""
+"""The answers :func:`answer_interrupted` stores for a call that may have run."""
 
 
 @dataclass(slots=True)
@@ -98,29 +104,55 @@ def answer_interrupted(conversation: Conversation,
                        imported_at: datetime | None = None) -> Message | None:
     """The answer to the tool calls a crash left unanswered at the end of the history.
 
-    goosectx stores a reply's tool calls before it runs them and their results after, so a
-    process that dies in between (kill -9 while a command runs or while the approval question
-    waits) leaves the history ending with an assistant message whose calls nobody answered.
-    The agent view would drop them, and the model would never learn a command was started.
+    goosectx stores a reply's tool calls before it runs them, and each result as it finishes
+    (one row each, replaced by the message answering them all at the end: the recorder), so
+    a process that dies in between (kill -9 while a command runs or while the approval
+    question waits) leaves the history ending with the reply and the results it had. The
+    agent view would drop the calls left unanswered, and the model would never learn a
+    command was started.
 
     Returns:
-        A user message answering each of the last message's tool requests with
-        :data:`INTERRUPTED_TEXT` (``is_error``), for the caller to append and save; ``None``
-        when the history does not end with unanswered tool requests (so a second resume adds
-        nothing). :data:`UNRECORDED_TEXT` instead when the session was imported at
-        ``imported_at`` and the calls are from before it: goosectx never ran them. Pure:
-        ``conversation`` is not changed.
+        A user message answering each call of the last reply that has no stored result, in
+        order: the first (the one running, or waiting for approval) with
+        :data:`INTERRUPTED_TEXT`, the later ones (never started: calls run one at a time)
+        with :data:`NOT_STARTED_TEXT`, both ``is_error``; the caller appends and saves it.
+        ``None`` when the history does not end with unanswered tool requests (so a second
+        resume adds nothing). :data:`UNRECORDED_TEXT` for each instead when the session was
+        imported at ``imported_at`` and the calls are from before it: goosectx never ran
+        them. Pure: ``conversation`` is not changed.
     """
-    if not conversation.messages:
+    found = _last_reply(conversation.messages)
+    if found is None:
         return None
-    last = conversation.messages[-1]
-    requests = last.tool_requests if last.role == "assistant" else []
-    if not requests:
-        return None
-    text = (UNRECORDED_TEXT if imported_at is not None and last.created <= imported_at
+    reply, answered = found
+    text = (UNRECORDED_TEXT if imported_at is not None and reply.created <= imported_at
             else INTERRUPTED_TEXT)
-    return Message("user", tuple(ToolResponse(request.id, text, is_error=True)
-                                 for request in requests))
+    responses: list[ToolResponse] = []
+    for request in reply.tool_requests:
+        if answered[request.id]:
+            answered[request.id] -= 1
+            continue
+        responses.append(ToolResponse(request.id, text, is_error=True))
+        if text == INTERRUPTED_TEXT:
+            text = NOT_STARTED_TEXT
+    return Message("user", tuple(responses)) if responses else None
+
+
+def _last_reply(messages: list[Message]) -> tuple[Message, Counter[str]] | None:
+    """The reply with tool calls that ``messages`` end with, after its results so far.
+
+    Returns:
+        (the reply, how many results each of its call ids has); ``None`` when ``messages`` end
+        with anything else.
+    """
+    answered: Counter[str] = Counter()
+    at = len(messages) - 1
+    while at >= 0 and messages[at].role == "user" and messages[at].tool_responses:
+        answered.update(r.id for r in messages[at].tool_responses)
+        at -= 1
+    if at < 0 or not messages[at].tool_requests:
+        return None
+    return messages[at], answered
 
 
 def interrupted_calls(conversation: Conversation) -> list[str]:
@@ -134,6 +166,19 @@ def interrupted_calls(conversation: Conversation) -> list[str]:
         return []
     last = conversation.messages[-1]
     answered = {r.id for r in last.tool_responses if r.output in INTERRUPTED_TEXTS}
-    if not answered or len(conversation.messages) < 2:
+    found = _last_reply(conversation.messages[:-1]) if answered else None
+    if found is None:
         return []
-    return [r.name for r in conversation.messages[-2].tool_requests if r.id in answered]
+    return [r.name for r in found[0].tool_requests if r.id in answered]
+
+
+def not_started_calls(conversation: Conversation) -> list[str]:
+    """The names of the calls the history's last message answers :data:`NOT_STARTED_TEXT`."""
+    if not conversation.messages:
+        return []
+    not_run = {r.id for r in conversation.messages[-1].tool_responses
+               if r.output == NOT_STARTED_TEXT}
+    found = _last_reply(conversation.messages[:-1]) if not_run else None
+    if found is None:
+        return []
+    return [r.name for r in found[0].tool_requests if r.id in not_run]

@@ -13,6 +13,7 @@ import pytest
 from compaction_support import REQUEST, collect, make_session, manager, tool_pair
 
 from goosectx.compaction.carry import ANSWERED_NEXT_STEP
+from goosectx.compaction.extractive import FOLLOWS
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 
 
@@ -51,4 +52,5 @@ def test_a_trailing_task_stop_leaves_the_last_request_answered(apart: bool) -> N
 
 def test_a_trailing_work_call_still_means_work_goes_on() -> None:
     step, _ = _next_step("Bash")
-    assert "Continue with the newest user request" in step
+    # The request is kept after the summary: the step refers to it (fresh19b #07).
+    assert f"Continue with {FOLLOWS}." in step and ANSWERED_NEXT_STEP not in step

@@ -21,7 +21,7 @@ from goosectx.cli.sanitize import strip_csi, terminal_safe
 from goosectx.cli.words import plural as plural
 from goosectx.conversation import ToolRequest, ToolResponse
 from goosectx.shown import LINE_MAX_CHARS
-from goosectx.turn import INTERRUPTED_TEXT, NO_RESULT_TEXT, UNRECORDED_TEXT
+from goosectx.turn import INTERRUPTED_TEXT, NO_RESULT_TEXT, NOT_STARTED_TEXT, UNRECORDED_TEXT
 
 FOLD_LINES = 12
 """A tool result longer than this many lines is folded."""
@@ -92,6 +92,7 @@ _NOT_RUN_LABELS = (
     (NON_INTERACTIVE_DENIED_TEXT.split(",")[0], "denied: no terminal to ask"),
     (CHAT_MODE_TEXT.split(":")[0], "not run: chat mode"),
     (STOPPED_PREFIX, "not run: goosectx was asked to stop"),
+    (NOT_STARTED_TEXT.split(";")[0], "not run: goosectx exited before it started"),
     (INPUT_ENDED_TEXT.split(",")[0], "input ended at the approval question: the call was not run"),
 )
 """First words of the tool response goosectx writes for a call it did not run → its label."""

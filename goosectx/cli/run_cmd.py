@@ -52,7 +52,7 @@ from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.start_warnings import NEW_IN_RUN, start_warnings
 from goosectx.cli.task_input import is_piped, read_piped, read_task
 from goosectx.config import Settings, parse_mode
-from goosectx.conversation import Message
+from goosectx.conversation import Conversation, Message
 from goosectx.errors import GoosectxError, UsageError
 from goosectx.events import (
     Event,
@@ -64,7 +64,7 @@ from goosectx.events import (
 )
 from goosectx.recorder import SessionRecorder
 from goosectx.testhooks import pause_point
-from goosectx.turn import UNRECORDED_TEXT, interrupted_calls
+from goosectx.turn import UNRECORDED_TEXT, interrupted_calls, not_started_calls
 from goosectx.usage import Usage
 
 if TYPE_CHECKING:
@@ -158,7 +158,8 @@ def run_task(
                 f"goosectx: note: {plural(len(calls), 'tool call')} ({', '.join(calls)}) "
                 + ("had no result in the imported transcript" if imported else
                    f"{'was' if len(calls) == 1 else 'were'} interrupted when goosectx last "
-                   "exited") + "; the model is told\n"))
+                   "exited" + _not_started(opened.session.conversation))
+                + "; the model is told\n"))
         if resume:
             try:
                 task, warnings = slash_task(task, opened.session.working_dir, commands_dir)
@@ -380,3 +381,9 @@ def auto_compaction_off(settings: Settings, model: str | None) -> str | None:
                 f"{settings.source('threshold_ratio')} is outside (0, 1)); a long task may "
                 "overflow the context window")
     return None
+
+
+def _not_started(conversation: Conversation) -> str:
+    """``, 1 (text_editor) not started`` for the calls after the interrupted one, else ``""``."""
+    calls = not_started_calls(conversation)
+    return f", {len(calls)} ({', '.join(calls)}) not started" if calls else ""

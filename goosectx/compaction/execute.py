@@ -187,7 +187,7 @@ def execute(
         extractive = render_markdown(extractive_summary(
             messages, max_tokens=max(MIN_BENEATH_TOKENS, min(extractive_tokens, room)),
             counter=counter, memo=working.scan_memo, answered=working.answered,
-            tail=working.tail))
+            tail=working.tail, copied=working.copied()))
         summary = replace(summary, text=f"{summary.text}\n\n{extractive}")
     if _is_set(cancel):
         yield Notification("inline", cancelled_text(trigger))

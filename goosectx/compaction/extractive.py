@@ -50,7 +50,7 @@ from goosectx.compaction.gather import gather_facts
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.summary import FileNote, StructuredSummary, render_markdown
 from goosectx.compaction.todos import newest_todos
-from goosectx.conversation import Message
+from goosectx.conversation import Message, TextContent
 from goosectx.tokens import TokenCounter
 
 __all__ = ["ANSWERED_NEXT_STEP", "extractive_summary"]
@@ -91,6 +91,7 @@ _LEVELS: tuple[_Limits, ...] = (
 def extractive_summary(
     messages: Sequence[Message], *, max_tokens: int, counter: TokenCounter,
     memo: ScanMemo | None = None, answered: bool = False, tail: Sequence[Message] = (),
+    copied: frozenset[str] = frozenset(),
 ) -> StructuredSummary:
     """Summarise ``messages`` without a model.
 
@@ -107,6 +108,9 @@ def extractive_summary(
         tail: The messages the model keeps verbatim after the summary (``Split.tail``): the
             pending tasks are the newest to-do list's, theirs included, and an error a call
             there fixed reads ``(later passed)``.
+        copied: Ids of the messages of ``messages`` the model keeps a copy of after the
+            summary (``Split.copied``): a newest request among them is referred to by the
+            next step (:data:`FOLLOWS`), not quoted again (fresh19b #07).
 
     Returns:
         The summary. Its rendering fits ``max_tokens`` unless the newest user request (cut to
@@ -118,13 +122,30 @@ def extractive_summary(
     if tail:
         facts = _after_tail(facts, tail, ScanMemo() if memo is None else memo)
     counts = PieceCounts(counter)  # each piece is tokenised once, whatever the levels tried
+    kept = _kept_texts(messages, copied) if copied else frozenset()
     levels = _LEVELS[_first_level(facts, max_tokens):]
-    summary = _built(facts, levels[0], counts)
+    summary = _built(facts, levels[0], counts, kept)
     for limits in levels[1:]:
         if counter.count_text_within(render_markdown(summary), max_tokens) <= max_tokens:
             return summary
-        summary = _built(facts, limits, counts)
+        summary = _built(facts, limits, counts, kept)
     return summary
+
+
+def _kept_texts(messages: Sequence[Message], copied: frozenset[str]) -> frozenset[str]:
+    """The request texts (as the scan records them) of the ``copied`` ones of ``messages``.
+
+    Looked for from the newest back: the copies are of the newest requests.
+    """
+    texts: list[str] = []
+    left = set(copied)
+    for m in reversed(messages):
+        if m.id in left:
+            left.discard(m.id)
+            texts += [p.text.strip() for p in m.content if isinstance(p, TextContent)]
+            if not left:
+                break
+    return frozenset(texts)
 
 
 def _after_tail(facts: Facts, tail: Sequence[Message], memo: ScanMemo) -> Facts:
@@ -155,29 +176,33 @@ def _first_level(facts: Facts, max_tokens: int) -> int:
 
 
 # -- building ------------------------------------------------------------------------------------
-def _built(facts: Facts, limits: _Limits, counts: PieceCounts) -> StructuredSummary:
+def _built(facts: Facts, limits: _Limits, counts: PieceCounts,
+           kept: frozenset[str]) -> StructuredSummary:
     """:func:`_build`; with a counter that batches, its cuts are made first, together."""
     if counts.batches:
         counts.collecting = []
-        _build(facts, limits, counts)  # records the pieces to cut
+        _build(facts, limits, counts, kept)  # records the pieces to cut
         counts.resolve()
-    return _build(facts, limits, counts)
+    return _build(facts, limits, counts, kept)
 
 
-def _build(facts: Facts, limits: _Limits, counter: PieceCounts) -> StructuredSummary:
+def _build(facts: Facts, limits: _Limits, counter: PieceCounts,
+           kept: frozenset[str]) -> StructuredSummary:
     summary = StructuredSummary()
     if facts.intent or facts.requests:  # an earlier summary's intent is the task's
         summary.user_intent = _shorten(facts.intent or facts.requests[0], limits.intent_tokens,
                                        counter, oneline=False)
     if facts.next_step or facts.requests:
-        summary.next_step = _next_step(facts, limits, counter)
+        summary.next_step = _next_step(facts, limits, counter, kept)
     requests = facts.requests
     if (len(requests) == 1 and not facts.intent and not facts.next_step
             and summary.user_intent != requests[0]):
         requests = []  # a long only request: the intent (shortened) and next step say it
     if requests:
+        newest = len(requests) - 1 if requests[-1] in kept else None  # the model reads it
         summary.user_messages = [  # only the picked ones are shortened (and counted)
-            r if i is None else _shorten(r, limits.item_tokens, counter)
+            r if i is None else _shorten(r, _item_tokens(limits.item_tokens, i == newest),
+                                         counter)
             for i, r in _pick(requests, limits.max_user_messages, "user messages")]
     elif facts.earlier and not summary.user_intent:
         summary.user_intent = _shorten(facts.earlier[0], limits.intent_tokens, counter)
@@ -220,6 +245,18 @@ def _build(facts: Facts, limits: _Limits, counter: PieceCounts) -> StructuredSum
     return summary
 
 
+KEPT_ITEM_TOKENS = 30
+"""The most a user message listed keeps when it is the request the model reads after the
+summary (the next step refers to it: its whole text follows)."""
+
+
+def _item_tokens(item_tokens: int | None, kept: bool) -> int | None:
+    """A listed user message's cap: :data:`KEPT_ITEM_TOKENS` at most for the kept request."""
+    if not kept:
+        return item_tokens
+    return KEPT_ITEM_TOKENS if item_tokens is None else min(item_tokens, KEPT_ITEM_TOKENS)
+
+
 def _count(n: int, noun: str) -> str:
     """``1 tool call``, ``2 tool calls``."""
     return f"{n} {noun}" + ("" if n == 1 else "s")
@@ -228,13 +265,18 @@ def _count(n: int, noun: str) -> str:
 _NEWEST = "Continue with the newest user request:"
 _ANSWERED = ANSWERED_NEXT_STEP + " It was:"
 _EARLIER = ANSWERED_NEXT_STEP + " The earlier summary's next step was:"
+FOLLOWS = "the user's request that follows this summary"
+"""What the next step calls the newest request when the model keeps a copy of it after the
+summary (verbatim or elided): quoting it too would send it twice."""
 
 
-def _next_step(facts: Facts, limits: _Limits, counter: PieceCounts) -> str:
+def _next_step(facts: Facts, limits: _Limits, counter: PieceCounts,
+               kept: frozenset[str]) -> str:
     """The newest request, or the earlier summary's next step when no request came after it.
 
     Its request (an extractive summary's next step) is said again as answered or not, as the
-    messages after it left it; a model's next step is kept as it wrote it.
+    messages after it left it; a model's next step is kept as it wrote it. A request in
+    ``kept`` (the texts the model keeps a copy of after the summary) is referred to, not quoted.
     """
     carried = facts.next_step
     newest = facts.requests[-1] if facts.requests else ""
@@ -247,6 +289,9 @@ def _next_step(facts: Facts, limits: _Limits, counter: PieceCounts) -> str:
     if carried:
         return ((_EARLIER + "\n\n" if facts.answered else "")
                 + _shorten(carried, limits.next_tokens, counter, oneline=False))
+    if newest in kept:
+        return (f"{ANSWERED_NEXT_STEP} It was {FOLLOWS}." if facts.answered
+                else f"Continue with {FOLLOWS}.")
     return ((_ANSWERED if facts.answered else _NEWEST) + "\n\n"
             + _shorten(newest, limits.next_tokens, counter, oneline=False))
 

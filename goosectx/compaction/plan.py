@@ -240,7 +240,8 @@ def standalone_extractive_text(messages: list[Message], working: Split, budget: 
     tokens = standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)
     return render_markdown(extractive_summary(
         messages, max_tokens=max(MIN_BENEATH_TOKENS, tokens - _facts_raw_tokens(working, budget)),
-        counter=counter, memo=working.scan_memo, answered=working.answered, tail=working.tail))
+        counter=counter, memo=working.scan_memo, answered=working.answered, tail=working.tail,
+        copied=working.copied()))
 
 
 def _facts_raw_tokens(working: Split, budget: Budget) -> int:

@@ -80,10 +80,21 @@ class Split:
     head_view: list[Message] | None = field(default=None, repr=False, compare=False)
     scan_memo: ScanMemo | None = field(default=None, repr=False, compare=False)
 
+    def copied(self) -> frozenset[str]:
+        """Ids of the head messages the model keeps a copy of after the summary, whole or cut.
+
+        The re-sent user messages and the request's copy (verbatim or elided): what the summary
+        need not quote again (:func:`~goosectx.compaction.extractive.extractive_summary`).
+        """
+        return frozenset(str(m.metadata.extra["copy_of"]) for m in self._copies()
+                         if "copy_of" in m.metadata.extra)
+
+    def _copies(self) -> list[Message]:
+        return [*self.resent, *([self.request] if self.request is not None else [])]
+
     def whole_copies(self) -> frozenset[str]:
         """Ids of the head messages the model gets whole copies of (re-sent, not elided)."""
-        copies = [*self.resent, *([self.request] if self.request is not None else [])]
-        return frozenset(str(m.metadata.extra["copy_of"]) for m in copies
+        return frozenset(str(m.metadata.extra["copy_of"]) for m in self._copies()
                          if "copy_of" in m.metadata.extra
                          and "elided_from_tokens" not in m.metadata.extra)
 

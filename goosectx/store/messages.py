@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
@@ -240,15 +240,21 @@ class MessageStore(StoreDatabase):
             yield from rows
 
     def append_message(
-        self, session_id: str, message: Message, *, token_count: TokenCount | None = None
+        self, session_id: str, message: Message, *, token_count: TokenCount | None = None,
+        replacing: Sequence[str] = (),
     ) -> None:
         """Append one message: one row (and the session's ``updated`` stamp).
 
         ``token_count``, when given, is stored with it (see :meth:`save_token_counts`). The
         session's first user request gives it its title (:func:`~goosectx.session.request_title`).
+        ``replacing``: ids of the rows the message takes the place of, deleted in the same
+        transaction (the results of a reply's calls, each stored as it came: the recorder).
         """
         title = request_title(message)
         with self._transaction() as conn:
+            if replacing:
+                conn.executemany("DELETE FROM messages WHERE id=? AND session_id=?",
+                                 [(mid, session_id) for mid in replacing])
             row = conn.execute(
                 "SELECT max(position) FROM messages WHERE session_id=?", (session_id,)
             ).fetchone()
@@ -260,7 +266,7 @@ class MessageStore(StoreDatabase):
                              (title, session_id))
 
     def retract_message(self, session_id: str, message_id: str) -> None:
-        """Delete one message, in one transaction (nothing else ever deletes one).
+        """Delete one message, in one transaction (else only ``append_message(replacing=)``).
 
         Only for the message just appended: ``run --resume`` saves its task before the
         model's key is checked, and a failed check changes no data.
