@@ -98,7 +98,7 @@ def iter_transcript_markdown(session: Session,
             lines, count = _plain_markdown(m, numbered, code)
             numbered += count
             if lines:
-                yield blanks.piece(lines)
+                yield blanks.ended(lines)
             continue
         meta = m.metadata
         lines = []
@@ -142,6 +142,16 @@ class _Blanks:
             out = self.pending + out
         self.pending = lines[last:]
         return "\n".join(out) if end > last else "\n".join(out) + "\n"
+
+    def ended(self, lines: list[str]) -> str:
+        """:meth:`piece` of lines whose last is empty and the one before it has text.
+
+        (A plain message's: :func:`_plain_markdown`.) Nothing to look for: they all follow
+        those held back, and the empty line is held.
+        """
+        out = self.pending + lines if self.pending else lines
+        self.pending = [""]
+        return "\n".join(out)
 
 
 def _has_text(text: str) -> bool:
@@ -253,7 +263,8 @@ def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText
     Returns its lines (a fence as three: the ticks, the text, the ticks, so the text is not
     copied into a fence string first) and how many outputs it numbers: its tool responses,
     from ``numbered + 1`` in order (as :func:`goosectx.shown.output_keys` counts them, also
-    when two responses share a tool-call id).
+    when two responses share a tool-call id). Lines there are end with an empty one after one
+    with text (as :meth:`_Blanks.ended` takes them).
     """
     if not m.user_visible:
         return [], 0
@@ -265,13 +276,13 @@ def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText
         if kind == "text":
             results_only = False
             text = p["text"]
-            if _has_text(text):
+            if text and not text.isspace():  # _has_text
                 lines += (_nested(text), "")
         elif kind == "tool_response":
             results.append(p["id"])
             number = numbered + len(results)
             output = p["output"]
-            ticks = _ticks(output)
+            ticks = "```" if "`" not in output else _ticks(output)  # most output: no call
             lines += (f"**tool error** #{number}" if p.get("is_error", False)
                       else f"**tool result** #{number}", ticks, output, ticks, "")
             diff = p.get("diff")
