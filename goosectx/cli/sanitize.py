@@ -152,10 +152,12 @@ def terminal_safe(text: str) -> str:
         replaced by visible stand-ins; newline and tab kept. Linear in ``len(text)``;
         ``terminal_safe(terminal_safe(t)) == terminal_safe(t)``.
     """
+    if not _has_unsafe(text):  # a CR is unsafe: most text is as it is after this one scan
+        return text
     if "\r" in text:  # one character's search (memchr) is several times a two-character one
         text = text.replace("\r\n", "\n")
-    if not _has_unsafe(text):
-        return text
+        if not _has_unsafe(text):
+            return text
     if "\u200d" in text or "\u200c" in text:
         return _with_kept_joiners(text)
     return text.translate(_STAND_INS)
