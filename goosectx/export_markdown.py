@@ -76,7 +76,7 @@ def iter_transcript_markdown(session: Session,
     lines at the very end are dropped, as in the whole text. ``numbers``: the outputs' numbers
     by key (:func:`goosectx.shown.view_numbers`, for the model's view), else counted here.
     ``code``: applied to each tool call's name and arguments and each ``!command`` (default:
-    written as stored).
+    written as stored); a function of its text alone (a tool name's is kept and used again).
     """
     from goosectx.shown import output_keys  # here: an import needs neither
 
@@ -92,10 +92,11 @@ def iter_transcript_markdown(session: Session,
     blanks = _Blanks()
     yield blanks.piece(header)
     numbered = 0  # outputs numbered so far, as the REPL's /show N counts them
+    names: dict[str, str] = {}  # code(name) by tool name: a session calls a few tools often
     lines: list[str]
     for m in messages:
         if isinstance(m, PlainMessage):  # no markers: only its own text, if it is shown
-            lines, count = _plain_markdown(m, numbered, code)
+            lines, count = _plain_markdown(m, numbered, code, names)
             numbered += count
             if lines:
                 yield blanks.ended(lines)
@@ -256,7 +257,12 @@ def _result_lines(is_error: bool, number: int | None, output: str, diff: str | N
     return lines
 
 
-def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText
+_NAMES_KEPT = 256
+"""Tool names whose :data:`CodeText` an export keeps (a session has a few; any more are
+made again each time)."""
+
+
+def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText, names: dict[str, str]
                     ) -> tuple[list[str], int]:
     """:func:`_message_markdown` of a plain message, read from its stored parts, in one pass.
 
@@ -264,7 +270,8 @@ def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText
     copied into a fence string first) and how many outputs it numbers: its tool responses,
     from ``numbered + 1`` in order (as :func:`goosectx.shown.output_keys` counts them, also
     when two responses share a tool-call id). Lines there are end with an empty one after one
-    with text (as :meth:`_Blanks.ended` takes them).
+    with text (as :meth:`_Blanks.ended` takes them). ``names``: ``code`` of the tool names
+    seen so far, filled here (at most :data:`_NAMES_KEPT`).
     """
     if not m.user_visible:
         return [], 0
@@ -291,7 +298,11 @@ def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText
                 lines += (ticks + "diff", diff.rstrip("\n"), ticks, "")
         else:  # tool_request
             results_only = False
-            name = code(p["name"])
+            name = names.get(p["name"])
+            if name is None:
+                name = code(p["name"])
+                if len(names) < _NAMES_KEPT:
+                    names[p["name"]] = name
             extension, sep, _tool = name.partition("__")  # goose: NAME__tool
             arguments = code(arguments_json(p.get("arguments"), p.get("raw_arguments")))
             ticks = _ticks(arguments)
