@@ -76,7 +76,7 @@ def iter_transcript_markdown(session: Session,
     lines at the very end are dropped, as in the whole text. ``numbers``: the outputs' numbers
     by key (:func:`goosectx.shown.view_numbers`, for the model's view), else counted here.
     ``code``: applied to each tool call's name and arguments and each ``!command`` (default:
-    written as stored).
+    written as stored); a function of its text alone (a tool name's is kept and used again).
     """
     from goosectx.shown import output_keys  # here: an import needs neither
 
@@ -92,13 +92,14 @@ def iter_transcript_markdown(session: Session,
     blanks = _Blanks()
     yield blanks.piece(header)
     numbered = 0  # outputs numbered so far, as the REPL's /show N counts them
+    names: dict[str, str] = {}  # code(name) by tool name: a session calls a few tools often
     lines: list[str]
     for m in messages:
         if isinstance(m, PlainMessage):  # no markers: only its own text, if it is shown
-            lines, count = _plain_markdown(m, numbered, code)
+            lines, count = _plain_markdown(m, numbered, code, names)
             numbered += count
             if lines:
-                yield blanks.piece(lines)
+                yield blanks.ended(lines)
             continue
         meta = m.metadata
         lines = []
@@ -143,6 +144,16 @@ class _Blanks:
         self.pending = lines[last:]
         return "\n".join(out) if end > last else "\n".join(out) + "\n"
 
+    def ended(self, lines: list[str]) -> str:
+        """:meth:`piece` of lines whose last is empty and the one before it has text.
+
+        (A plain message's: :func:`_plain_markdown`.) Nothing to look for: they all follow
+        those held back, and the empty line is held.
+        """
+        out = self.pending + lines if self.pending else lines
+        self.pending = [""]
+        return "\n".join(out)
+
 
 def _has_text(text: str) -> bool:
     """``bool(text.strip())`` without copying ``text``."""
@@ -153,12 +164,12 @@ def _text_lines(text: str) -> list[str]:
     return [_nested(text), ""] if _has_text(text) else []
 
 
-_STRUCTURE_LIKE = re.compile(r"^ {0,3}(?:#|=|-+[ \t]*$|<[hH][1-6]|`{3}|~{3})", re.MULTILINE)
-"""A line that may be (or open) a heading or a fence: message text that has none is as is."""
-_STRUCTURE_STARTS = "#=-<`~"
+_STRUCTURE_STARTS = frozenset("#=-<`~")
+"""What a line that may be a heading, an underline or a fence starts with (after 0–3 spaces;
+a set: the first character of a text of spaces alone, ``""``, is not in it)."""
 _LATER_LINE = re.compile(r"\n {0,3}[#=<`~-]")
-"""A line after the first that starts like one :data:`_STRUCTURE_LIKE` looks at (its literal
-newline lets the search skip ahead; the multi-line pattern tries every position)."""
+"""A line after the first that starts like a heading, an underline or a fence may (its literal
+newline lets the search skip from line to line in C)."""
 _ATX = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
 _UNDERLINE = re.compile(r"^( {0,3})(=+|-+)[ \t]*$")
 _HTML_HEADING = re.compile(r"^( {0,3})(<[hH][1-6])")
@@ -172,35 +183,63 @@ def _nested(text: str) -> str:
     answer becomes ``#### User``: it cannot pass for a turn of the export), a setext underline
     (``===``, ``---`` under a line of text) and an HTML heading tag are escaped, and a code
     block the text leaves open is closed (it would swallow the rest of the export).
+
+    Only the lines that start like one of those (:data:`_LATER_LINE`, and the first) are looked
+    at, one by one; the text between them is copied as it is (a changed line stays a line with
+    text, so the blank line an underline needs above it is read from the text as stored).
     """
-    if text[:4].lstrip(" ")[:1] not in _STRUCTURE_STARTS and _LATER_LINE.search(text) is None:
-        return text  # no line starts with what a heading or a fence starts with (a C search)
-    if _STRUCTURE_LIKE.search(text) is None:
-        return text
+    first = text[:4].lstrip(" ")[:1] in _STRUCTURE_STARTS
+    if first:
+        later = 0  # the later lines are searched from the start
+    elif (match := _LATER_LINE.search(text)) is not None:
+        later = match.start()  # the search goes on from the line it found
+    else:
+        return text  # no line starts like a heading or a fence (one search, in C)
     out: list[str] = []
+    done = 0  # text[:done] is in ``out``
     fence = ""  # the open code block's fence, if any
-    previous_blank = True
-    for line in text.split("\n"):
+    for at in _line_starts(text, first, later):
+        end = text.find("\n", at)
+        line = text[at:] if end < 0 else text[at:end]
         opened = _FENCE.match(line)
         if fence:
             if (opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence)
                     and not line.strip().strip(fence[0])):
                 fence = ""
-        elif opened and not (opened.group(1)[0] == "`" and "`" in line.strip()[
+            continue
+        if opened and not (opened.group(1)[0] == "`" and "`" in line.strip()[
                 len(opened.group(1)):]):
             fence = opened.group(1)
-        elif (heading := _ATX.match(line)) is not None:
+            continue
+        if (heading := _ATX.match(line)) is not None:
             level = min(6, len(heading.group(2)) + 2)
             line = heading.group(1) + "#" * level + line[heading.end():]
-        elif not previous_blank and (underline := _UNDERLINE.match(line)) is not None:
+        elif (underline := _UNDERLINE.match(line)) is not None and at and text[
+                text.rfind("\n", 0, at - 1) + 1:at - 1].strip():  # the line above has text
             line = underline.group(1) + "\\" + line[len(underline.group(1)):]
         elif (tag := _HTML_HEADING.match(line)) is not None:
             line = tag.group(1) + "\\" + line[len(tag.group(1)):]
-        out.append(line)
-        previous_blank = not line.strip()
+        else:
+            continue
+        out += (text[done:at], line)
+        done = len(text) if end < 0 else end
+    if not out and not fence:
+        return text
+    out.append(text[done:])
     if fence:
-        out.append(fence)
-    return "\n".join(out)
+        out.append("\n" + fence)
+    return "".join(out)
+
+
+def _line_starts(text: str, first: bool, later: int) -> Iterator[int]:
+    """Where each line :func:`_nested` looks at starts, in order.
+
+    The first line's if ``first``, then each one :data:`_LATER_LINE` finds from ``later`` on.
+    """
+    if first:
+        yield 0
+    for match in _LATER_LINE.finditer(text, later):
+        yield match.start() + 1
 
 
 def _call_lines(name: str, arguments: str) -> list[str]:
@@ -218,14 +257,21 @@ def _result_lines(is_error: bool, number: int | None, output: str, diff: str | N
     return lines
 
 
-def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText
+_NAMES_KEPT = 256
+"""Tool names whose :data:`CodeText` an export keeps (a session has a few; any more are
+made again each time)."""
+
+
+def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText, names: dict[str, str]
                     ) -> tuple[list[str], int]:
     """:func:`_message_markdown` of a plain message, read from its stored parts, in one pass.
 
     Returns its lines (a fence as three: the ticks, the text, the ticks, so the text is not
     copied into a fence string first) and how many outputs it numbers: its tool responses,
     from ``numbered + 1`` in order (as :func:`goosectx.shown.output_keys` counts them, also
-    when two responses share a tool-call id).
+    when two responses share a tool-call id). Lines there are end with an empty one after one
+    with text (as :meth:`_Blanks.ended` takes them). ``names``: ``code`` of the tool names
+    seen so far, filled here (at most :data:`_NAMES_KEPT`).
     """
     if not m.user_visible:
         return [], 0
@@ -237,13 +283,13 @@ def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText
         if kind == "text":
             results_only = False
             text = p["text"]
-            if _has_text(text):
+            if text and not text.isspace():  # _has_text
                 lines += (_nested(text), "")
         elif kind == "tool_response":
             results.append(p["id"])
             number = numbered + len(results)
             output = p["output"]
-            ticks = _ticks(output)
+            ticks = "```" if "`" not in output else _ticks(output)  # most output: no call
             lines += (f"**tool error** #{number}" if p.get("is_error", False)
                       else f"**tool result** #{number}", ticks, output, ticks, "")
             diff = p.get("diff")
@@ -252,7 +298,11 @@ def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText
                 lines += (ticks + "diff", diff.rstrip("\n"), ticks, "")
         else:  # tool_request
             results_only = False
-            name = code(p["name"])
+            name = names.get(p["name"])
+            if name is None:
+                name = code(p["name"])
+                if len(names) < _NAMES_KEPT:
+                    names[p["name"]] = name
             extension, sep, _tool = name.partition("__")  # goose: NAME__tool
             arguments = code(arguments_json(p.get("arguments"), p.get("raw_arguments")))
             ticks = _ticks(arguments)

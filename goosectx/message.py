@@ -363,4 +363,10 @@ def plain_message(msg_id: Any, role: Any, created: Any, content: Any,
     for part in content:
         if not is_plain_part(part):
             return None
-    return PlainMessage(msg_id, role, content, bool(metadata["user_visible"]))
+    # The tuple made directly: a NamedTuple's __new__ is a Python function, a call a row.
+    plain: PlainMessage = _new_tuple(PlainMessage, (msg_id, role, content,
+                                                    bool(metadata["user_visible"])))
+    return plain
+
+
+_new_tuple: Any = tuple.__new__

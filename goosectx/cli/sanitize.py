@@ -64,7 +64,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["APPROVAL_MARKER", "BLANK_LOOKING", "SafeStream", "code_safe", "json_safe",
-           "one_line_safe", "strip_csi", "terminal_safe"]
+           "one_line_safe", "strip_csi", "terminal_safe", "terminal_safe_utf8"]
 
 APPROVAL_MARKER = "\u2691"
 """``⚑``: starts every line of goosectx's approval question; never shown from outside text."""
@@ -152,13 +152,37 @@ def terminal_safe(text: str) -> str:
         replaced by visible stand-ins; newline and tab kept. Linear in ``len(text)``;
         ``terminal_safe(terminal_safe(t)) == terminal_safe(t)``.
     """
+    if not _has_unsafe(text):  # a CR is unsafe: most text is as it is after this one scan
+        return text
     if "\r" in text:  # one character's search (memchr) is several times a two-character one
         text = text.replace("\r\n", "\n")
-    if not _has_unsafe(text):
-        return text
+        if not _has_unsafe(text):
+            return text
     if "\u200d" in text or "\u200c" in text:
         return _with_kept_joiners(text)
     return text.translate(_STAND_INS)
+
+
+def terminal_safe_utf8(text: str) -> bytes:
+    """``terminal_safe(text).encode("utf-8")``, text that is safe as it is encoded only once.
+
+    For a long transcript written to a UTF-8 stream's bytes (``sessions show``): the scan of
+    :func:`_has_unsafe` reads the UTF-8 bytes it makes, and those bytes are what is written
+    (the stream's encoder would make them again). Any other text goes through
+    :func:`terminal_safe`.
+    """
+    if text.isascii():  # as _has_unsafe decides, keeping the bytes
+        data = text.encode("ascii")
+        if not data.translate(None, _SAFE_ASCII):
+            return data
+    else:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: unsafe
+            return terminal_safe(text).encode("utf-8")
+        if not data.translate(None, _SAFE_UTF8) or _UNSAFE.search(text) is None:
+            return data
+    return terminal_safe(text).encode("utf-8")
 
 
 def _with_kept_joiners(text: str) -> str:

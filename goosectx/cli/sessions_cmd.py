@@ -10,11 +10,17 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Generic, TypeVar
 
 from goosectx.cli.ascii_output import fit_json
 from goosectx.cli.common import quoted_name, resolve_session
-from goosectx.cli.sanitize import code_safe, json_safe, one_line_safe, terminal_safe
+from goosectx.cli.sanitize import (
+    code_safe,
+    json_safe,
+    one_line_safe,
+    terminal_safe,
+    terminal_safe_utf8,
+)
 from goosectx.errors import GoosectxError, UsageError
 
 if TYPE_CHECKING:
@@ -163,8 +169,42 @@ def _write_markdown(pieces: Iterable[str]) -> None:
             for piece in pieces:
                 console.print(markdown(terminal_safe(piece), hyperlinks=False))
             return
+    _write_safe(pieces)
+
+
+def _write_safe(pieces: Iterable[str]) -> None:
+    """Text pieces to stdout, made terminal-safe (Markdown written as it is, not rendered).
+
+    A UTF-8 stdout gets each piece's bytes from :func:`terminal_safe_utf8` on its byte stream
+    (after what its text layer holds): the bytes the safety scan made are the ones written,
+    where the text layer would encode the piece again (183 MB at 100k messages).
+    """
+    out = _utf8_bytes(sys.stdout)
+    if out is None:
+        for piece in pieces:
+            sys.stdout.write(terminal_safe(piece))
+        return
+    sys.stdout.flush()  # what was written as text comes first
     for piece in pieces:
-        sys.stdout.write(terminal_safe(piece))
+        out.write(terminal_safe_utf8(piece))
+
+
+def _utf8_bytes(stream: object) -> BinaryIO | None:
+    """The byte stream under ``stream`` when it writes text as UTF-8 as it is, else ``None``.
+
+    Not for a stream another encoding (ASCII, Latin-1: fitted by ``cli/ascii_output``) or
+    newline translation writes differently, nor for one without a ``buffer`` (a test's).
+    """
+    buffer = getattr(stream, "buffer", None)
+    encoding = getattr(stream, "encoding", None)
+    if buffer is None or not isinstance(encoding, str) or os.linesep != "\n":
+        return None
+    import codecs
+
+    try:
+        return buffer if codecs.lookup(encoding).name == "utf-8" else None
+    except LookupError:
+        return None
 
 
 def _may_be_terminal() -> bool:
@@ -252,9 +292,11 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
         safe = json_safe if fmt == "json" else terminal_safe
         if output is None:
             try:
-                for piece in pieces:  # JSON is data: escapes where the terminal lacks a char
-                    text = safe(piece)
-                    sys.stdout.write(fit_json(text, sys.stdout) if fmt == "json" else text)
+                if fmt == "json":
+                    for piece in pieces:  # JSON is data: escapes where the terminal lacks a char
+                        sys.stdout.write(fit_json(json_safe(piece), sys.stdout))
+                else:
+                    _write_safe(pieces)
             except StoreCorrupt as exc:  # the rows before it are out: say they are not all
                 raise _cut_short(exc, fmt, read.count + 1,
                                  store.message_count(session_id)) from None
