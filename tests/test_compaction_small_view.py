@@ -7,6 +7,8 @@ than the summary's budget was summarised whole with no user message re-sent (goo
 DESIGN §4.5(1): the earlier user messages are re-sent verbatim within ``keep_user_tokens``
 (the newest, answered, is summarised, as an automatic compaction's fallback does); a compaction
 that then saves nothing is refused as "would grow", nothing changed.
+fresh17b #25: the spinner's "Summarising N messages…" counted the repaired view sent to the
+summariser, the undo ("the model sees the M messages it had replaced again") the stored ones.
 """
 
 from __future__ import annotations
@@ -17,9 +19,23 @@ from typing import Any
 
 import pytest
 from cli_support import run_cli
-from compaction_support import words
+from compaction_support import (
+    REQUEST,
+    SUMMARY_JSON,
+    chat,
+    collect,
+    make_session,
+    manager,
+    notices,
+    tool_pair,
+    words,
+)
 from fakeserver import FakeServer
 from test_compaction_e2e import in_process_run, is_summary_call
+
+from goosectx.conversation import Message
+from goosectx.events import CompactionUndone
+from goosectx.providers.scripted import ScriptedProvider
 
 TASK = "TASK-ALPHA: make the parser accept trailing commas in src/parse.py."
 FOLLOW_UPS = ["second message: also look at the lexer", "third message: any progress?"]
@@ -92,3 +108,17 @@ def test_a_small_view_compacted_by_hand_re_sends_the_users_messages(
     for text in (TASK, FOLLOW_UPS[0]):
         assert text in sent
 
+
+def test_the_summarising_count_is_the_count_an_undo_gives_back() -> None:
+    # Two user messages in a row and a call whose answer was lost: the summary request is
+    # made from the repaired view (merged, the orphan dropped), the undo counts stored ones.
+    pending = tool_pair("never answered")[0]
+    session = make_session([Message.user("first part of the task"),
+                            Message.user("second part of the task"), *chat(6, 300),
+                            pending, *chat(4, 300)])
+    provider = ScriptedProvider([SUMMARY_JSON])
+    events = collect(manager(session, provider).compact(REQUEST))
+    undone = next(e for e in collect(manager(session, provider).undo_compaction(REQUEST))
+                  if isinstance(e, CompactionUndone))
+    n = undone.restored_count
+    assert notices(events, "thinking") == [f"Summarising {n:,} message{'s' * (n != 1)}…"]
