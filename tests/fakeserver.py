@@ -93,7 +93,8 @@ class FakeServer:
     Args:
         script: Replies, played in order.
         default_reply: Played when the script is exhausted instead of a 400.
-        record_path: Append every request body to this file as one JSON line.
+        record_path: Append every request body to this file as one JSON line (a lone
+            surrogate the request escaped is written as the same escape).
 
     Attributes:
         requests: Every request body received, in order (parsed JSON).
@@ -163,7 +164,11 @@ class FakeServer:
             self.headers.append(headers)
             number = len(self.requests)
             if self.record_path is not None:
-                with self.record_path.open("a", encoding="utf-8") as fh:
+                # A lone surrogate (``"\\ud800"`` is valid JSON, as a real server takes it)
+                # can only stand inside a string: written back as its escape, the line is
+                # JSON again. Raw, UTF-8 refused it and the request got no answer.
+                with self.record_path.open("a", encoding="utf-8",
+                                           errors="backslashreplace") as fh:
                     fh.write(json.dumps(body, ensure_ascii=False) + "\n")
             if self.script:
                 item = self.script.pop(0)

@@ -84,3 +84,12 @@ def modules_over_limit() -> set[str]:
 
 def test_no_module_exceeds_the_limit() -> None:
     assert modules_over_limit() == set()
+
+
+def test_the_print_path_imports_no_provider_module() -> None:
+    """``cli/sanitize.py`` shares its surrogate repair with the provider's stream through the
+    neutral ``surrogates.py``, never by importing a provider module."""
+    path = PACKAGE / "cli" / "sanitize.py"
+    names = [name for _, name in imported_names(path.read_text(encoding="utf-8"), "goosectx.cli")]
+    assert "goosectx.surrogates" in names
+    assert [n for n in names if n.startswith("goosectx.providers")] == []

@@ -287,7 +287,8 @@ def test_extractive_dry_run_shows_the_budget_the_real_run_uses(
     cli(capsys, "compact", "a")
     cli(capsys, "compact", "b", "--max-summary-tokens", str(budget))
     summaries = [re.sub(r"call_t\d+", "call", next(  # the sessions differ only in call ids
-        m for m in load(sid).conversation.agent_view() if m.metadata.is_summary).text)
+        m for m in load(sid).conversation.messages  # stored: the view merges the re-sent
+        if m.metadata.is_summary and m.metadata.agent_visible).text)  # requests into it
         for sid in (default, named)]
     assert summaries[0] == summaries[1]  # the default run used exactly the budget shown
     assert TokenCounter(None).count_text(summaries[0]) <= budget

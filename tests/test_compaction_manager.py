@@ -236,8 +236,11 @@ def test_mid_tool_loop_keeps_the_turn_in_progress_verbatim_after_the_continuatio
 
 def test_manual_compaction_uses_instructions_and_says_the_last_request_was_answered() -> None:
     # Rule changed on purpose (issue 12): as the last request was answered, the continuation
-    # says so. A conversation this small fits the tail whole, so goose's layout is used.
+    # says so. A conversation this small fits the tail whole, so everything is summarised and
+    # no tail kept — but the earlier requests are re-sent (fresh17b #24: they all went); the
+    # newest, answered, is in the summary.
     session = make_session(chat(3))
+    questions = [m.text for m in session.conversation.messages if m.role == "user"][:-1]
     last_answer = session.conversation.messages[-1]
     provider = ScriptedProvider([SUMMARY_JSON])
     events = collect(manager(session, provider).compact(REQUEST, instructions="focus on the DB"))
@@ -246,9 +249,10 @@ def test_manual_compaction_uses_instructions_and_says_the_last_request_was_answe
         "Notification", "Notification", "HistoryReplaced"]
     assert events[0].kind == "inline" and events[1].kind == "thinking"  # type: ignore[union-attr]
     raw = session.conversation.agent_messages()
-    assert [m.metadata.is_summary for m in raw] == [True, False]
-    assert raw[1].text == CONTINUATION_TEXTS["answered"]
-    assert "answered; wait for the user's next message" in raw[1].text
+    assert [m.metadata.is_summary for m in raw] == [True, False, False, False]
+    assert [m.text for m in raw[1:3]] == questions
+    assert raw[3].text == CONTINUATION_TEXTS["answered"]
+    assert "answered; wait for the user's next message" in raw[3].text
     assert last_answer.id not in {m.id for m in raw}
 
 

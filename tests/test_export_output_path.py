@@ -132,6 +132,41 @@ def test_an_empty_path_asks_for_a_file_name(filled, tmp_path):  # noqa: F811
     assert proc.stdout == ""
 
 
+@pytest.mark.parametrize("blank", [" ", "  ", "\t"])
+def test_a_blank_path_asks_for_a_file_name(filled, tmp_path, monkeypatch, blank):  # noqa: F811
+    """``-o ' '`` wrote the export to a file named by a space in the current directory."""
+    home, _ = filled
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", blank)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (f"goosectx: error: -o {blank!r} is a blank path (only spaces) — "
+                           "give a file name\n")
+    assert proc.stdout == "" and list(work.iterdir()) == []
+
+
+def test_a_read_only_file_is_refused_and_left_as_it_was(filled, tmp_path):  # noqa: F811
+    """An export over a 0444 file replaced it (the rename needs only the directory) and left
+    the export read-only; the file's owner had marked it so. Refused, as root too."""
+    home, _ = filled
+    kept = tmp_path / "work" / "keep.md"
+    kept.parent.mkdir()
+    kept.write_text("old\n")
+    os.chmod(kept, 0o444)
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", str(kept))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (f"goosectx: error: cannot write {kept}: it is read-only (mode 0444) "
+                           "— make it writable first (chmod u+w), or write the export "
+                           "somewhere else\n")
+    assert kept.read_text() == "old\n" and kept.stat().st_mode & 0o777 == 0o444
+    assert sorted(p.name for p in kept.parent.iterdir()) == ["keep.md"]  # no temp file left
+    os.chmod(kept, 0o644)
+    proc = goosectx(home, "sessions", "export", "bugfix", "-o", str(kept))
+    assert proc.returncode == 0, proc.stderr
+    assert "please fix the bug" in kept.read_text()
+
+
 @pytest.mark.skipif(not Path("/proc/version").is_file(), reason="no /proc")
 def test_a_file_that_cannot_be_replaced_says_why(filled, tmp_path):  # noqa: F811
     home, _ = filled

@@ -172,17 +172,19 @@ def write_private_file(path: Path, text: str | Iterable[str], *, data_dir: Path)
     symlink, its target — but not through another user's symlink in a sticky shared directory
     such as /tmp: :func:`final_target`). A new file is mode 0600 (an export holds the
     conversation); a file that existed keeps its mode (and, best effort, its owner and
-    group). A device or a pipe (``-o /dev/null``, a FIFO) is written to as it is: a rename
-    would put a regular file in its place.
+    group), and one with no write permission at all (0444) is refused, even for root: the
+    rename would replace a file its owner marked read-only. A device or a pipe
+    (``-o /dev/null``, a FIFO) is written to as it is: a rename would put a regular file in
+    its place.
 
     Returns:
         How many other hard links the replaced file had: those names keep the old contents
         (the caller says so).
 
     Raises:
-        UsageError: ``path`` is goosectx's own file, a directory, in a directory that does not
-            exist, another user's symlink in a sticky shared directory, or cannot be written
-            or replaced (nothing is left behind).
+        UsageError: ``path`` is goosectx's own file, a directory, read-only, in a directory
+            that does not exist, another user's symlink in a sticky shared directory, or
+            cannot be written or replaced (nothing is left behind).
         OSError: the disk filled up while writing.
     """
     final_target(path)  # a planted symlink in /tmp: refused before anything is looked at
@@ -228,6 +230,7 @@ def _write(given: Path, pieces: Iterable[str]) -> int:
         raise _not_replaceable(given, parent, exc) from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            _refuse_read_only(given, old)  # here: where no new file goes, that is the reason
             fh.writelines(pieces)
             fh.flush()
             _keep_mode(fh.fileno(), old)
@@ -242,6 +245,14 @@ def _write(given: Path, pieces: Iterable[str]) -> int:
         Path(tmp).unlink(missing_ok=True)
         raise
     return 0 if old is None else old.st_nlink - 1
+
+
+def _refuse_read_only(given: Path, old: os.stat_result | None) -> None:
+    """Refuse a file with no write permission at all (0444), even for root, who could."""
+    if old is not None and not old.st_mode & 0o222:
+        raise UsageError(
+            f"cannot write {given}: it is read-only (mode {stat.S_IMODE(old.st_mode):04o})",
+            "make it writable first (chmod u+w), or write the export somewhere else")
 
 
 def _keep_mode(fd: int, old: os.stat_result | None) -> None:

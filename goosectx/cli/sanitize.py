@@ -63,6 +63,8 @@ from __future__ import annotations
 
 import re
 
+from goosectx.surrogates import whole_text
+
 __all__ = ["APPROVAL_MARKER", "BLANK_LOOKING", "SafeStream", "code_safe", "json_safe",
            "one_line_safe", "strip_csi", "terminal_safe", "terminal_safe_utf8"]
 
@@ -261,11 +263,7 @@ def json_safe(json_text: str) -> str:
     """
     if not _has_unsafe(json_text):
         return json_text
-    try:
-        json_text.encode("utf-8")
-    except UnicodeEncodeError:  # surrogates: a pair joined, a lone one as U+FFFD
-        json_text = json_text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return _UNSAFE.sub(_json_escape, json_text)
+    return _UNSAFE.sub(_json_escape, whole_text(json_text))
 
 
 class SafeStream:

@@ -82,6 +82,8 @@ def sessions_export(
 
     if output == "":  # a Path of '' is '.': "'.' is a directory" named a path not given
         raise UsageError("-o '' is an empty path", "give a file name")
+    if output is not None and output.isspace():  # an unset "$OUT" inside quotes, a typo
+        raise UsageError(f"-o {output!r} is a blank path (only spaces)", "give a file name")
     if fmt is None:  # -o notes.json means JSON (importable back); otherwise Markdown
         json_file = output is not None and output.lower().endswith(".json")
         fmt = ExportFormat.json if json_file else ExportFormat.md

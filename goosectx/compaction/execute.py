@@ -141,10 +141,11 @@ def execute(
     billed: list[LedgerEntry] = []
     fallback: str | None = None
     if strategy == "llm":
-        yield Notification("thinking", summarising_text(len(messages), "message"))
+        replaced = working.hidden_count()  # stored messages, as an undo counts them
+        yield Notification("thinking", summarising_text(replaced, "message"))
         try:
             summary = yield from model_summary(
-                summarisers, messages, instructions, counter_for, cancel=cancel,
+                summarisers, messages, instructions, counter_for, replaced=replaced, cancel=cancel,
                 max_output_tokens=budget.summary_max_tokens, result_chars=budget.result_chars,
                 billed=billed)
         except SummaryCancelled:

@@ -171,11 +171,14 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     pass; recorded in ``Split.facts_tokens``), so a summary with its facts cannot push the
     request past the target. When the head would be smaller than the summary's budget (a
     small conversation compacted by hand, or estimates far below the provider's count —
-    summarising it would save nothing) goose's layout is used: everything is summarised, no
-    user message is re-sent; an automatic compaction still keeps the turn in progress's floor
-    (request + newest 3 pairs) and re-sends the earlier requests within ``keep_user_tokens``
-    (in a small window a long turn's tool output fills the view: without them the task went
-    at the first compaction of the next turn).
+    summarising it would save nothing) no tail is kept: everything is summarised, but the
+    requests before the newest are still re-sent within ``keep_user_tokens`` (DESIGN
+    §4.5(1)): by hand the newest is summarised with the rest (a summary of three
+    short turns that hid every user message, the task too, saved 2 %; such a view is now
+    refused as would grow); an automatic compaction also keeps the turn in progress's floor
+    (request + newest 3 pairs; in a small window a long turn's tool output fills the view:
+    without the re-sent requests the task went at the first compaction of the next turn). A
+    reactive one re-sends none (goose's layout: the provider refused more than the window).
     """
     agent = conversation.agent_messages()
     continuation = counter.count_cached_text(CONTINUATION_TEXTS["tool_loop"]) + 8
@@ -207,7 +210,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
         head_view = None
         out = split(agent, measure=measure, trigger=trigger,
                     tail_tokens=0 if trigger == "manual" else 1,
-                    user_tokens=budget.user_tokens if trigger == "auto" else 0,
+                    user_tokens=0 if trigger == "reactive" else budget.user_tokens,
                     room_tokens=room, ceiling_room_tokens=ceiling_room, sizes=sizes, paired=paired)
     out.facts_tokens = reserve
     out.notes = unread_notes(out.head)

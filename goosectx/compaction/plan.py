@@ -94,7 +94,7 @@ def plan(
         conversation, budget, counter, trigger="manual", before=tokens_before,
         instructions=instructions)
     view_count = len(conversation.agent_messages())
-    replaced_count = len(working.head) + len(working.replaced)
+    replaced_count = working.hidden_count()
     if strategy != "llm" or not summarisers:
         head_tokens = counter.count_messages(messages)
         tokens = standalone_extractive_tokens(max_summary_tokens, budget, working, head_tokens)

@@ -144,15 +144,16 @@ def _no_text_reply(model: str, reply: Message) -> str:
 
 
 def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
-                  instructions: str | None, counter_for: CounterFor, *,
+                  instructions: str | None, counter_for: CounterFor, *, replaced: int,
                   cancel: threading.Event | None = None, max_output_tokens: int | None = None,
                   result_chars: int | None = 2_000, billed: list[LedgerEntry] | None = None,
                   ) -> Generator[Event, None, SummaryResult]:
     """Write the summary with the first summariser that succeeds.
 
-    Yields an inline notice (and a new thinking notice) each time it falls back to the next
-    summariser; returns the :class:`SummaryResult`. A failed call that reported usage (an
-    empty reply) has its ledger entry appended to ``billed``.
+    Yields an inline notice (and a new thinking notice, "Summarising ``replaced``
+    messages…": the stored messages the compaction hides, as its undo counts them) each time
+    it falls back to the next summariser; returns the :class:`SummaryResult`. A failed call
+    that reported usage (an empty reply) has its ledger entry appended to ``billed``.
 
     Raises:
         SummaryCancelled: ``cancel`` was set (no further summariser is tried).
@@ -173,7 +174,7 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
             nxt = summarisers[i + 1].model
             yield Notification("inline", f"The compaction model {provider.model} failed "
                                          f"({exc.one_line()}); using {nxt} instead.")
-            yield Notification("thinking", summarising_text(len(messages), "message"))
+            yield Notification("thinking", summarising_text(replaced, "message"))
     raise AssertionError("unreachable")
 
 

@@ -92,6 +92,15 @@ class Split:
     def _copies(self) -> list[Message]:
         return [*self.resent, *([self.request] if self.request is not None else [])]
 
+    def hidden_count(self) -> int:
+        """Messages the compaction hides: the head and the tail originals given as elided copies.
+
+        The one count its spinner ("Summarising N messages…"), the dry run ("the summary would
+        replace N") and an undo of it ("the model sees the N messages it had replaced again")
+        give: stored messages, not the repaired view the summary request is made from.
+        """
+        return len(self.head) + len(self.replaced)
+
     def whole_copies(self) -> frozenset[str]:
         """Ids of the head messages the model gets whole copies of (re-sent, not elided)."""
         return frozenset(str(m.metadata.extra["copy_of"]) for m in self._copies()

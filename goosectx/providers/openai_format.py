@@ -27,6 +27,7 @@ from goosectx.conversation import (
 )
 from goosectx.parts import finite_float, json_kind, not_json_number
 from goosectx.providers.base import TextDelta, ThinkingDelta, ToolCallDelta, ToolSchema
+from goosectx.surrogates import whole_text
 from goosectx.usage import Usage
 
 
@@ -143,21 +144,6 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, not {json_kind(value)}"
     return value, None
-
-
-def whole_text(text: str) -> str:
-    r"""``text`` with each surrogate pair joined into its character and lone surrogates U+FFFD.
-
-    A provider escaping non-ASCII (``\ud83d\ude00``) gives a ``str`` holding surrogates no
-    UTF-8 writer, store or strict JSON reader (jq) accepts. Text without any is returned as is.
-    """
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return text
 
 
 @dataclass(slots=True)
