@@ -156,8 +156,9 @@ class Conversation:
         assistant one (``MID_CONVERSATION_TEXT``), so the list starts and ends with a user
         message and an imported transcript that starts with the assistant's reply is sent. An
         answer the user cut off (Ctrl-C mid-stream, ``metadata.cancelled``) ends with
-        :data:`INTERRUPTED_MARK`, one an error cut off with :data:`STOPPED_BY_ERROR_MARK`, so
-        the model knows it was not finished; the stored text stays as streamed.
+        :data:`INTERRUPTED_MARK`, one an error cut off with :data:`STOPPED_BY_ERROR_MARK`, one
+        goosectx exited during with :data:`EXITED_MARK`, so the model knows it was not
+        finished; the stored text stays as streamed.
 
         Returns:
             New message values, oldest first; merged messages keep the first one's id.
@@ -181,12 +182,17 @@ INTERRUPTED_MARK = "[interrupted by the user]"
 """Ends an assistant answer cut off by Ctrl-C, in the agent view only."""
 STOPPED_BY_ERROR_MARK = "[cut off: the reply stopped on an error]"
 """Ends an assistant answer an error cut off (``metadata.stopped_by_error``), likewise."""
+EXITED_MARK = "[cut off: goosectx exited while this answer was being written]"
+"""Ends an assistant answer goosectx exited during (``metadata.exited``: kill -9, a crash),
+likewise: the text is what was saved as it streamed."""
 
 
 def _mark_interrupted(message: Message) -> Message:
     if not (message.metadata.cancelled and message.role == "assistant" and message.text):
         return message
-    mark = STOPPED_BY_ERROR_MARK if message.metadata.stopped_by_error else INTERRUPTED_MARK
+    meta = message.metadata
+    mark = (EXITED_MARK if meta.exited else STOPPED_BY_ERROR_MARK if meta.stopped_by_error
+            else INTERRUPTED_MARK)
     return replace(message, content=(*message.content, TextContent(mark)))
 
 

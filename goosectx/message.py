@@ -47,6 +47,9 @@ class MessageMetadata:
             an undo can show it again (docs/architecture.md §5, "Undo"); ``None`` otherwise.
         stopped_by_error: With ``cancelled``: no one cancelled, an error ended the turn while
             this message was being produced (the stream failed, the model repeated itself).
+        exited: With ``cancelled``: goosectx exited (kill -9, a crash, a power cut) while this
+            answer streamed; it holds what was saved as it streamed
+            (:class:`~goosectx.answer_draft.AnswerDraft`).
     """
 
     user_visible: bool = True
@@ -59,15 +62,19 @@ class MessageMetadata:
     extra: dict[str, Any] = field(default_factory=dict)
     hidden_by: str | None = None
     stopped_by_error: bool = False
+    exited: bool = False
 
     @property
     def cut_short(self) -> str:
         """Why the message stopped short, as labels say it, or ``""`` when it did not.
 
-        ``cancelled`` (the user, a signal) or ``stopped by an error``.
+        ``cancelled`` (the user, a signal), ``stopped by an error`` or ``cut off: goosectx
+        exited``.
         """
         if not self.cancelled:
             return ""
+        if self.exited:
+            return "cut off: goosectx exited"
         return "stopped by an error" if self.stopped_by_error else "cancelled"
 
     @classmethod
@@ -98,7 +105,7 @@ class MessageMetadata:
         }
         if self.usage is not None:
             data["usage"] = self.usage.to_dict()
-        for name in ("is_summary", "is_continuation", "cancelled", "stopped_by_error"):
+        for name in ("is_summary", "is_continuation", "cancelled", "stopped_by_error", "exited"):
             if getattr(self, name):
                 data[name] = True
         if self.compaction_id:
@@ -134,6 +141,7 @@ class MessageMetadata:
             hidden_by=data.get("hidden_by") or None,
             extra=dict(extra),
             stopped_by_error=bool(data.get("stopped_by_error", False)),
+            exited=bool(data.get("exited", False)),
         )
 
 
@@ -206,7 +214,8 @@ class Message:
             get("is_continuation", meta.is_continuation),
             get("compaction_id", meta.compaction_id), get("cancelled", meta.cancelled),
             get("extra", meta.extra), get("hidden_by", meta.hidden_by),
-            get("stopped_by_error", meta.stopped_by_error)), self.id, self.created)
+            get("stopped_by_error", meta.stopped_by_error), get("exited", meta.exited)),
+            self.id, self.created)
 
     @property
     def text(self) -> str:

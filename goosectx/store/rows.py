@@ -44,7 +44,8 @@ def metadata_json(metadata: MessageMetadata) -> str:
     user, agent = metadata.user_visible, metadata.agent_visible
     if (type(user) is bool and type(agent) is bool and metadata.usage is None
             and not (metadata.is_summary or metadata.is_continuation or metadata.cancelled
-                     or metadata.stopped_by_error or metadata.compaction_id or metadata.extra)):
+                     or metadata.stopped_by_error or metadata.exited or metadata.compaction_id
+                     or metadata.extra)):
         hidden = metadata.hidden_by  # what to_dict gives without these fields:
         if not hidden:
             return FLAGS_ONLY_JSON[user, agent]
