@@ -137,3 +137,12 @@ def interrupted_calls(conversation: Conversation) -> list[str]:
     if not answered or len(conversation.messages) < 2:
         return []
     return [r.name for r in conversation.messages[-2].tool_requests if r.id in answered]
+
+
+def cut_by_exit(conversation: Conversation) -> bool:
+    """True when the history ends with an answer goosectx exited during as it streamed.
+
+    (Its draft, saved as it streamed: ``metadata.exited``, :mod:`goosectx.answer_draft`.)
+    """
+    last = conversation.messages[-1] if conversation.messages else None
+    return last is not None and last.role == "assistant" and last.metadata.exited

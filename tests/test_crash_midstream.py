@@ -50,6 +50,7 @@ def test_kill_9_while_the_answer_streams_keeps_what_was_saved_and_tells_the_mode
         assert "goosectx exited" in shown.stdout  # the answer is labelled as cut off
         again = cli(env, "run", "--resume", "k", "-t", "go on", cwd=work)
         assert again.returncode == 0, again.stderr
+        assert "the last answer was cut off when goosectx last exited" in again.stderr
         sent = server.requests[-1]["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
     assert sent[1]["content"] == "Task A: explain the build."
