@@ -158,8 +158,9 @@ class Conversation:
         message and an imported transcript that starts with the assistant's reply is sent. An
         answer the user cut off (Ctrl-C mid-stream, ``metadata.cancelled``) ends with
         :data:`INTERRUPTED_MARK`, one an error cut off with :data:`STOPPED_BY_ERROR_MARK`, one
-        the provider stopped at its output limit with :data:`OUTPUT_LIMIT_MARK`, so the model
-        knows it was not finished; the stored text stays as streamed.
+        the provider stopped at its output limit with :data:`OUTPUT_LIMIT_MARK`, one goosectx
+        exited during with :data:`EXITED_MARK`, so the model knows it was not finished; the
+        stored text stays as streamed.
 
         Returns:
             New message values, oldest first; merged messages keep the first one's id.
@@ -186,6 +187,9 @@ STOPPED_BY_ERROR_MARK = "[cut off: the reply stopped on an error]"
 OUTPUT_LIMIT_MARK = "[cut off: the reply reached the output limit]"
 """Ends an assistant answer the provider stopped at its output limit
 (``metadata.cut_at_output_limit``), likewise."""
+EXITED_MARK = "[cut off: goosectx exited while this answer was being written]"
+"""Ends an assistant answer goosectx exited during (``metadata.exited``: kill -9, a crash),
+likewise: the text is what was saved as it streamed."""
 
 
 def _mark_interrupted(message: Message) -> Message:
@@ -196,7 +200,8 @@ def _mark_interrupted(message: Message) -> Message:
     if not meta.cancelled:
         mark = OUTPUT_LIMIT_MARK
     else:
-        mark = STOPPED_BY_ERROR_MARK if meta.stopped_by_error else INTERRUPTED_MARK
+        mark = (EXITED_MARK if meta.exited else STOPPED_BY_ERROR_MARK if meta.stopped_by_error
+                else INTERRUPTED_MARK)
     return replace(message, content=(*message.content, TextContent(mark)))
 
 

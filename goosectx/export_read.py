@@ -63,7 +63,7 @@ def check_export_header(data: dict[str, Any]) -> None:
 
 
 _MESSAGE_FLAGS = ("user_visible", "agent_visible", "is_summary", "is_continuation", "cancelled",
-                  "stopped_by_error", "cut_at_output_limit")
+                  "stopped_by_error", "cut_at_output_limit", "exited")
 
 
 def check_message_fields(number: int, item: dict[str, Any]) -> None:

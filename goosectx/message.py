@@ -49,6 +49,9 @@ class MessageMetadata:
             this message was being produced (the stream failed, the model repeated itself).
         cut_at_output_limit: The provider ended this answer at its output limit
             (``finish_reason`` ``length``): complete as stored, unfinished as written.
+        exited: With ``cancelled``: goosectx exited (kill -9, a crash, a power cut) while this
+            answer streamed; it holds what was saved as it streamed
+            (:class:`~goosectx.answer_draft.AnswerDraft`).
     """
 
     user_visible: bool = True
@@ -62,16 +65,19 @@ class MessageMetadata:
     hidden_by: str | None = None
     stopped_by_error: bool = False
     cut_at_output_limit: bool = False
+    exited: bool = False
 
     @property
     def cut_short(self) -> str:
         """Why the message stopped short, as labels say it, or ``""`` when it did not.
 
-        ``cancelled`` (the user, a signal), ``stopped by an error`` or ``cut off at the
-        output limit``.
+        ``cancelled`` (the user, a signal), ``stopped by an error``, ``cut off: goosectx
+        exited`` or ``cut off at the output limit``.
         """
         if not self.cancelled:
             return "cut off at the output limit" if self.cut_at_output_limit else ""
+        if self.exited:
+            return "cut off: goosectx exited"
         return "stopped by an error" if self.stopped_by_error else "cancelled"
 
     @classmethod
@@ -103,7 +109,7 @@ class MessageMetadata:
         if self.usage is not None:
             data["usage"] = self.usage.to_dict()
         for name in ("is_summary", "is_continuation", "cancelled", "stopped_by_error",
-                     "cut_at_output_limit"):
+                     "cut_at_output_limit", "exited"):
             if getattr(self, name):
                 data[name] = True
         if self.compaction_id:
@@ -140,6 +146,7 @@ class MessageMetadata:
             extra=dict(extra),
             stopped_by_error=bool(data.get("stopped_by_error", False)),
             cut_at_output_limit=bool(data.get("cut_at_output_limit", False)),
+            exited=bool(data.get("exited", False)),
         )
 
 
@@ -213,7 +220,8 @@ class Message:
             get("compaction_id", meta.compaction_id), get("cancelled", meta.cancelled),
             get("extra", meta.extra), get("hidden_by", meta.hidden_by),
             get("stopped_by_error", meta.stopped_by_error),
-            get("cut_at_output_limit", meta.cut_at_output_limit)), self.id, self.created)
+            get("cut_at_output_limit", meta.cut_at_output_limit), get("exited", meta.exited)),
+            self.id, self.created)
 
     @property
     def text(self) -> str:

@@ -1,16 +1,20 @@
 """The session recorder: the one writer that turns core events into store writes.
 
 Used alike by the REPL, ``run``, ``compact`` and the tests (DESIGN.md §2 "Who writes").
-``MessageCompleted`` → one appended row; ``HistoryReplaced`` / ``CompactionUndone`` /
-``ToolPairsSummarized`` → one transaction; ``UsageUpdated`` → one ledger row plus the new
-``current`` figure; ``TurnFinished`` → the session's state when its stated limits changed
-since last written, whatever the turn's outcome (a turn that failed may still have learned
-the window a server stated when it rejected the request); ``ToolCallFinished`` after a reply
-with tool calls → its result kept as one row of its own until the message answering the reply
-replaces those rows (one transaction), so a process killed between two calls of a reply leaves
-the results it had (:func:`goosectx.turn.answer_interrupted`); :meth:`SessionRecorder.save_figure`
-→ the state alone, when the context figure the displays noted (``sessions list`` shows it)
-changed since it was last written. After each but
+``MessageDelta`` / ``ReasoningDelta`` → the answer so far as a draft row, at the first and
+then at most once a second (:mod:`goosectx.answer_draft`), which the answer's
+``MessageCompleted`` replaces (any other event but a notification drops it: the loop kept
+nothing of that stream); ``MessageCompleted`` → one appended row; ``HistoryReplaced`` /
+``CompactionUndone`` / ``ToolPairsSummarized`` → one transaction; ``UsageUpdated`` → one
+ledger row plus the new ``current`` figure; ``TurnFinished`` → the session's state when its
+stated limits changed since last written, whatever the turn's outcome (a turn that failed may
+still have learned the window a server stated when it rejected the request);
+``ToolCallFinished`` after a reply with tool calls → its result kept as one row of its own
+until the message answering the reply replaces those rows (one transaction), so a process
+killed between two calls of a reply leaves the results it had
+(:func:`goosectx.turn.answer_interrupted`); :meth:`SessionRecorder.save_figure` → the state
+alone, when the context figure the displays noted (``sessions list`` shows it) changed since
+it was last written. After each but
 ``MessageCompleted`` and ``TurnFinished``, the token counts made since are stored with their
 messages (one transaction). A large batch — an old
 history counted at first need, e.g. the first turn after resuming an imported session — is
@@ -26,15 +30,21 @@ request before it. :attr:`SessionRecorder.unsaved` says what never reached the s
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 
+from goosectx.answer_draft import AnswerDraft
 from goosectx.count_saver import BULK_COUNTS as BULK_COUNTS
 from goosectx.count_saver import CountSaver
+from goosectx.errors import StoreError
 from goosectx.events import (
     CompactionUndone,
     Event,
     HistoryReplaced,
     MessageCompleted,
+    MessageDelta,
+    Notification,
+    ReasoningDelta,
     ToolCallFinished,
     ToolPairsSummarized,
     TurnFinished,
@@ -43,6 +53,8 @@ from goosectx.events import (
 from goosectx.message import Message
 from goosectx.session import Session
 from goosectx.store import SessionStore
+
+log = logging.getLogger(__name__)
 
 
 class SessionRecorder(CountSaver):
@@ -63,6 +75,8 @@ class SessionRecorder(CountSaver):
         self._results: list[str] | None = None
         """Ids of the rows holding the results of the stored reply's calls so far, one each;
         ``None`` when the last stored message is no reply with tool calls."""
+        self._draft = AnswerDraft()  # the answer streaming now, saved as it streams
+        self._replacing: dict[str, str] = {}  # answer id → the draft row it replaces
 
     def _stated(self) -> dict[str, list[int]]:
         return {model: list(entry) for model, entry in self.session.state.stated_limits.items()}
@@ -106,11 +120,45 @@ class SessionRecorder(CountSaver):
             StoreError: a write failed (nothing half-written: each write is a transaction);
                 the event it was for, and every one after it, stay pending.
         """
+        if isinstance(event, MessageDelta | ReasoningDelta):
+            if self._draft.add(event.text, reasoning=isinstance(event, ReasoningDelta)):
+                self._save_draft()
+            return
+        if not isinstance(event, Notification):  # an answer's stream ends at any other event
+            draft_id = self._draft.finish()
+            if draft_id is None:
+                pass
+            elif isinstance(event, MessageCompleted) and event.message.role == "assistant":
+                self._replacing[event.message.id] = draft_id  # whole, or as a cancel kept it
+            else:  # the loop kept nothing of it (a refused call is sent again): nor does the
+                self._drop_draft(draft_id)  # store
         if isinstance(event, TurnFinished) and self._stated() == self._saved_stated:
             return  # the state is written with the turn's usage rows; a failed turn's, here
         if isinstance(event, _WRITTEN):
             self._pending.append(event)
             self.flush()
+
+    def _save_draft(self) -> None:
+        """Store the answer streamed so far (:mod:`goosectx.answer_draft`) over its last save.
+
+        Not while earlier events wait (it would come before them); a failure is only logged:
+        the whole answer is stored when it ends.
+        """
+        if self._pending:
+            return
+        message = self._draft.message()
+        try:
+            self.store.save_draft(self.session.id, message, replacing=self._draft.saved_id)
+        except StoreError as exc:
+            log.info("could not save the answer as it streams: %s", exc.one_line())
+            return
+        self._draft.saved_id = message.id
+
+    def _drop_draft(self, draft_id: str) -> None:
+        try:
+            self.store.retract_message(self.session.id, draft_id)
+        except StoreError as exc:
+            log.info("could not remove the streamed answer's draft: %s", exc.one_line())
 
     def retract(self, message: Message) -> None:
         """Take back ``message``, just recorded, whose turn was never sent to the model.
@@ -145,8 +193,10 @@ class SessionRecorder(CountSaver):
         if isinstance(event, MessageCompleted):
             message = event.message
             answers = message.role == "user" and bool(message.tool_responses)
-            self.store.append_message(sid, message,
-                                      replacing=self._results or () if answers else ())
+            draft_id = self._replacing.pop(message.id, None)
+            replacing = [*(self._results or () if answers else ()),
+                         *(() if draft_id is None else (draft_id,))]
+            self.store.append_message(sid, message, replacing=replacing)
             self._results = [] if message.tool_requests else None
         elif isinstance(event, ToolCallFinished):
             if self._results is None:

@@ -182,3 +182,12 @@ def not_started_calls(conversation: Conversation) -> list[str]:
     if found is None:
         return []
     return [r.name for r in found[0].tool_requests if r.id in not_run]
+
+
+def cut_by_exit(conversation: Conversation) -> bool:
+    """True when the history ends with an answer goosectx exited during as it streamed.
+
+    (Its draft, saved as it streamed: ``metadata.exited``, :mod:`goosectx.answer_draft`.)
+    """
+    last = conversation.messages[-1] if conversation.messages else None
+    return last is not None and last.role == "assistant" and last.metadata.exited

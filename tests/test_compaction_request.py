@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from compaction_support import (
     REQUEST,
     SUMMARY_JSON,
@@ -20,7 +21,7 @@ from goosectx.compaction.request import (
     reserved_output_tokens,
 )
 from goosectx.conversation import Message, ThinkingContent, ToolRequest, ToolResponse
-from goosectx.errors import ContextLengthExceeded
+from goosectx.errors import CompactionFailed, ContextLengthExceeded
 from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
 from goosectx.tokens import TokenCounter
 
@@ -139,21 +140,38 @@ def test_max_tokens_is_clamped_to_output_limit_8000_and_the_window() -> None:
     assert capped is not None and capped.max_tokens == 1600  # the layout budget's cap
 
 
-def test_provider_context_error_steps_down_to_the_next_rung() -> None:
+def ten_logs() -> list[Message]:
     messages = [Message.user("fix the build")]
     for i in range(10):
         messages += tool_pair(f"log {i} " + words(200))
     messages.append(Message.assistant("still failing"))
-    provider = ScriptedProvider([ContextLengthExceeded("too long"),
-                                 ScriptedReply(error=ContextLengthExceeded("still too long")),
-                                 SUMMARY_JSON])
-    session = make_session(messages)  # goose's layout: the whole history is the head
+    return messages
+
+
+def test_provider_context_error_steps_down_to_the_next_rung() -> None:
+    provider = ScriptedProvider([ContextLengthExceeded("too long"), SUMMARY_JSON])
+    session = make_session(ten_logs())  # goose's layout: the whole history is the head
     events = collect(manager(session, provider, keep_recent_ratio=0, keep_user_tokens=0)
                      .compact(REQUEST))
     sizes = [len(r.messages[0].text) for r in provider.requests]
-    assert len(sizes) == 3 and sizes[0] > sizes[1] > sizes[2]
+    assert len(sizes) == 2 and sizes[0] > sizes[1]
     assert "log 4" not in provider.requests[1].messages[0].text  # the centre went first
-    assert replaced(events)[0].rung == "80%"
+    assert replaced(events)[0].rung == "90%"
+
+
+def test_a_summary_request_refused_twice_is_not_sent_a_third_time() -> None:
+    # README: a summary call is sent once per attempt, once more (smaller) after a "too long"
+    # refusal — not a rung at a time down the whole ladder.
+    provider = ScriptedProvider([ContextLengthExceeded("too long"),
+                                 ScriptedReply(error=ContextLengthExceeded("still too long")),
+                                 SUMMARY_JSON])
+    session = make_session(ten_logs())
+    before = list(session.conversation)
+    with pytest.raises(CompactionFailed, match="rejected 2 summary requests"):
+        collect(manager(session, provider, keep_recent_ratio=0, keep_user_tokens=0)
+                .compact(REQUEST))
+    assert len(provider.requests) == 2
+    assert list(session.conversation) == before  # nothing changed
 
 
 def test_ladder_for_compaction_uses_the_summarisers_own_limit() -> None:

@@ -64,7 +64,7 @@ from goosectx.events import (
 )
 from goosectx.recorder import SessionRecorder
 from goosectx.testhooks import pause_point
-from goosectx.turn import UNRECORDED_TEXT, interrupted_calls, not_started_calls
+from goosectx.turn import UNRECORDED_TEXT, cut_by_exit, interrupted_calls, not_started_calls
 from goosectx.usage import Usage
 
 if TYPE_CHECKING:
@@ -160,6 +160,9 @@ def run_task(
                    f"{'was' if len(calls) == 1 else 'were'} interrupted when goosectx last "
                    "exited" + _not_started(opened.session.conversation))
                 + "; the model is told\n"))
+        elif opened.resumed and cut_by_exit(opened.session.conversation):
+            stderr.write("goosectx: note: the last answer was cut off when goosectx last "
+                         "exited (what was saved of it is kept); the model is told\n")
         if resume:
             try:
                 task, warnings = slash_task(task, opened.session.working_dir, commands_dir)

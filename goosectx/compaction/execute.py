@@ -45,6 +45,7 @@ from goosectx.compaction.plan import (
 from goosectx.compaction.summarize import (
     SummaryCancelled,
     SummaryResult,
+    WindowShrank,
     cancelled_text,
     done_text,
     intro_text,
@@ -87,6 +88,7 @@ def execute(
     fallback_extractive: bool = False, cancel: threading.Event | None = None,
     budget: Budget | None = None,
     attempt_failed: Callable[[], None] | None = None,
+    budget_for: Callable[[], Budget] | None = None,
 ) -> Iterator[Event]:
     """Summarise and rewrite the history; on a cancel, a notice and no change at all.
 
@@ -111,6 +113,9 @@ def execute(
             threshold 0.8 with no prefix.
         attempt_failed: Called when the model's summary failed or was unusable and the
             extractive summary stands in (the failure breaker counts it).
+        budget_for: Returns the layout budget for the main model's limit as it is now: after
+            a summariser's server refused the summary request and stated a smaller window,
+            the compaction is planned again with it (``None``: the plan stays).
 
     Raises:
         CompactionFailed: nothing to compact, or the summary request cannot be made to fit.
@@ -128,10 +133,17 @@ def execute(
         before = max(before, context_limit_tokens)  # count: the growth checks start there
     if budget is None:
         budget = layout_budget(context_limit_tokens, 0.8)
-    working, messages, old_tokens, _ = prepare(conversation, budget, counter, trigger=trigger,
-                                                before=before, instructions=instructions)
-    head_tokens = counter.count_messages(messages)
-    extractive_tokens = extractive_budget(max_summary_tokens, context_limit_tokens, head_tokens)
+    def planned(budget: Budget, limit_tokens: int) -> tuple[Split, list[Message], int, int, int]:
+        """(split, head messages, old view's raw tokens, head's, extractive budget)."""
+        working, messages, old_tokens, _ = prepare(conversation, budget, counter,
+                                                    trigger=trigger, before=before,
+                                                    instructions=instructions)
+        head_tokens = counter.count_messages(messages)
+        return (working, messages, old_tokens, head_tokens,
+                extractive_budget(max_summary_tokens, limit_tokens, head_tokens))
+
+    working, messages, old_tokens, head_tokens, extractive_tokens = planned(
+        budget, context_limit_tokens)
     if _only_the_request(working):  # no history before the message it keeps: no model call
         strategy = "extractive"
     alone = _elided_alone(working)  # nor a summary: the message, elided, is all there is
@@ -140,17 +152,30 @@ def execute(
     summary: SummaryResult | None = None
     billed: list[LedgerEntry] = []
     fallback: str | None = None
-    if strategy == "llm":
+    first, resized = 0, False  # the summariser to ask; refused, stating a smaller window
+    while strategy == "llm" and summary is None:
         replaced = working.hidden_count()  # stored messages, as an undo counts them
         yield Notification("thinking", summarising_text(replaced, "message"))
         try:
             summary = yield from model_summary(
-                summarisers, messages, instructions, counter_for, replaced=replaced, cancel=cancel,
+                summarisers[first:], messages, instructions, counter_for, replaced=replaced,
+                cancel=cancel,
                 max_output_tokens=budget.summary_max_tokens, result_chars=budget.result_chars,
-                billed=billed)
+                billed=billed, resized=resized)
         except SummaryCancelled:
             yield Notification("inline", cancelled_text(trigger))
             return
+        except WindowShrank as shrank:  # planned again for the window the server stated:
+            first, resized = first + shrank.index, True  # the main model's view too
+            yield Notification("inline", shrank.notice())
+            if budget_for is not None:
+                budget = budget_for()
+                context_limit_tokens = budget.context_limit_tokens
+                working, messages, old_tokens, head_tokens, extractive_tokens = planned(
+                    budget, context_limit_tokens)
+                alone = _elided_alone(working)
+                if _only_the_request(working):
+                    strategy = "extractive"
         except (ProviderError, CompactionFailed) as exc:
             if not fallback_extractive:
                 raise
@@ -162,6 +187,7 @@ def execute(
             unusable = isinstance(exc, CompactionFailed | MalformedModelReply)
             fallback = ("the model's reply was unusable" if unusable
                         else "the summary call failed")
+            break
     model_text = summary.text if summary is not None else ""  # counted if a refusal needs it
     if alone:  # the layout adds no summary (and no continuation): only the elided copy
         summary = SummaryResult("", None, None)

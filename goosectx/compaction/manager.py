@@ -322,6 +322,7 @@ class ContextManager(ContextFigures):
             fallback_extractive=fallback_extractive, cancel=cancel,
             budget=self.layout_budget(request, b),
             attempt_failed=lambda: failed.append(True),
+            budget_for=lambda: self.layout_budget(request, b),  # a limit the server stated
         ):
             if isinstance(event, HistoryReplaced):
                 # The refused request held more than the limit in the provider's count: the

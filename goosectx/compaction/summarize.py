@@ -1,11 +1,13 @@
 """The summariser calls: the compaction summary and the tool-pair notes.
 
 Each call goes to the ``compaction_model`` first and falls back to the main model on any
-provider error (DESIGN.md §4.2(2)). The summary walks the request ladder of
-:mod:`goosectx.compaction.request`, stepping down a rung whenever the provider says the
-request did not fit; the reply is parsed leniently and rendered to Markdown, or kept raw.
-The provider does not retry a summariser call (:data:`SUMMARY_RETRIES`): one request per rung
-and model reaches the server.
+provider error (DESIGN.md §4.2(2)). The summary sends the first rung of the request ladder of
+:mod:`goosectx.compaction.request` that fits; when the provider says it did not fit, one
+smaller request follows — planned for the window the server stated when that is smaller than
+the one the request was sized for (:class:`WindowShrank`: the caller plans the compaction
+again), else the next rung down — and no more: at most :data:`SUMMARY_REQUESTS` per summariser
+and attempt. The reply is parsed leniently and rendered to Markdown, or kept raw. The provider
+does not retry a summariser call (:data:`SUMMARY_RETRIES`).
 
 Every call honours the caller's ``cancel`` event (Ctrl-C in the REPL, the turn's cancel
 event): the provider stops streaming at once and :class:`SummaryCancelled` is raised, so the
@@ -43,6 +45,11 @@ SUMMARY_RETRIES = 0
 request per rung and model; a failure falls back (extractive summary, extractive notes) and
 counts towards the 3-failure breaker instead of hammering a failing server."""
 
+SUMMARY_REQUESTS = 2
+"""Summary requests one summariser gets in one compaction attempt: the first, and one smaller
+after a "too long" refusal (README: a summary call is sent once per attempt, once more
+re-sized)."""
+
 CounterFor = Callable[[str | None], TokenCounter]
 """Returns the (cached) token counter of a model."""
 
@@ -53,6 +60,33 @@ class SummaryCancelled(Exception):
     Not a :class:`~goosectx.errors.GoosectxError`: nothing failed and there is nothing to fix;
     the context manager catches it, leaves the history untouched and says so.
     """
+
+
+class WindowShrank(Exception):
+    """The server refused a summary request as too long and stated a smaller window.
+
+    Smaller than the window the request was sized for: the caller plans the compaction for it
+    (the main model's view too, when the summariser is the main model) and calls the
+    summariser once more, ``resized``. Not a :class:`~goosectx.errors.GoosectxError`: nothing
+    has failed yet.
+
+    Attributes:
+        model: The summariser's model.
+        stated_tokens: The window the server stated.
+        sized_tokens: The window the refused request was sized for.
+        index: The summariser's place in the list :func:`model_summary` was given.
+    """
+
+    def __init__(self, model: str, stated_tokens: int, sized_tokens: int) -> None:
+        super().__init__(model, stated_tokens, sized_tokens)
+        self.model, self.stated_tokens, self.sized_tokens = model, stated_tokens, sized_tokens
+        self.index = 0
+
+    def notice(self) -> str:
+        """The inline notice: the window stated, and that the compaction is sized for it."""
+        return (f"{self.model}'s server refused the summary request and stated a "
+                f"{self.stated_tokens:,}-token context window (not {self.sized_tokens:,}): "
+                "compacting for that window.")
 
 
 def _stop_if_cancelled(cancel: threading.Event | None) -> None:
@@ -82,12 +116,20 @@ class SummaryResult:
 def summary_from(provider: Provider, messages: Sequence[Message], instructions: str | None,
                  counter: TokenCounter, *, cancel: threading.Event | None = None,
                  max_output_tokens: int | None = None, result_chars: int | None = 2_000,
-                 billed: list[LedgerEntry] | None = None) -> SummaryResult:
-    """Write the summary with one model, stepping down the ladder on a context error.
+                 billed: list[LedgerEntry] | None = None, resized: bool = False,
+                 ) -> SummaryResult:
+    """Write the summary with one model: at most :data:`SUMMARY_REQUESTS` requests.
+
+    The first rung that fits is sent; after a "too long" refusal, the next rung down (one
+    request more), unless the server stated a window smaller than the one the request was
+    sized for: then :class:`WindowShrank` is raised for the caller to plan for it and call
+    again with ``resized`` (one request, no further step).
 
     Raises:
+        WindowShrank: the first request was refused, stating a smaller window (not ``resized``).
         SummaryCancelled: ``cancel`` was set before or during a call (the reply is dropped).
-        CompactionFailed: no rung fits (by estimate or by the provider's word).
+        CompactionFailed: no rung fits (by estimate), or the provider refused every request
+            sent.
         MalformedModelReply: the model returned no text (nothing, or a tool call).
         ProviderError: any other provider failure.
     """
@@ -98,6 +140,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
                            result_chars=result_chars)
     rejected = 0
     for candidate in ladder:
+        if rejected == (1 if resized else SUMMARY_REQUESTS):
+            break
         _stop_if_cancelled(cancel)
         try:
             response = complete(provider, candidate.system, candidate.messages(),
@@ -106,6 +150,9 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
         except ContextLengthExceeded:
             rejected += 1
             log.info("summary request at rung %s rejected as too long", candidate.rung)
+            stated = provider.context_limit().tokens
+            if rejected == 1 and not resized and stated < limit:
+                raise WindowShrank(provider.model, stated, limit) from None
             continue
         _stop_if_cancelled(cancel)
         text = response.message.text.strip()
@@ -120,6 +167,7 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
                              parsed is not None)
     why = (rejected_text(provider.model, rejected) if rejected
            else "even with every tool result removed and long texts elided it is too large")
+    limit = provider.context_limit().tokens  # a window the server stated, if it did
     raise CompactionFailed(
         f"the summary request does not fit the {limit:,}-token context window of "
         f"{provider.model}: {why}",
@@ -147,15 +195,18 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
                   instructions: str | None, counter_for: CounterFor, *, replaced: int,
                   cancel: threading.Event | None = None, max_output_tokens: int | None = None,
                   result_chars: int | None = 2_000, billed: list[LedgerEntry] | None = None,
-                  ) -> Generator[Event, None, SummaryResult]:
+                  resized: bool = False) -> Generator[Event, None, SummaryResult]:
     """Write the summary with the first summariser that succeeds.
 
     Yields an inline notice (and a new thinking notice, "Summarising ``replaced``
     messages…": the stored messages the compaction hides, as its undo counts them) each time
     it falls back to the next summariser; returns the :class:`SummaryResult`. A failed call
     that reported usage (an empty reply) has its ledger entry appended to ``billed``.
+    ``resized``: the first summariser was refused in this attempt and the request is planned
+    for the window its server stated (it gets one request).
 
     Raises:
+        WindowShrank: a summariser's server stated a smaller window (``index`` says which).
         SummaryCancelled: ``cancel`` was set (no further summariser is tried).
         ModelNotConfigured: ``summarisers`` is empty.
         ProviderError, CompactionFailed: the last summariser failed too.
@@ -167,7 +218,11 @@ def model_summary(summarisers: Sequence[Provider], messages: Sequence[Message],
         try:
             return summary_from(provider, messages, instructions, counter_for(provider.model),
                                 cancel=cancel, max_output_tokens=max_output_tokens,
-                                result_chars=result_chars, billed=billed)
+                                result_chars=result_chars, billed=billed,
+                                resized=resized and i == 0)
+        except WindowShrank as shrank:
+            shrank.index = i
+            raise
         except (ProviderError, CompactionFailed) as exc:
             if i + 1 == len(summarisers):
                 raise

@@ -248,7 +248,8 @@ class MessageStore(StoreDatabase):
         ``token_count``, when given, is stored with it (see :meth:`save_token_counts`). The
         session's first user request gives it its title (:func:`~goosectx.session.request_title`).
         ``replacing``: ids of the rows the message takes the place of, deleted in the same
-        transaction (the results of a reply's calls, each stored as it came: the recorder).
+        transaction (the results of a reply's calls, each stored as it came, and the draft row
+        of an answer saved as it streamed, :meth:`save_draft`: the recorder).
         """
         title = request_title(message)
         with self._transaction() as conn:
@@ -265,11 +266,28 @@ class MessageStore(StoreDatabase):
                 conn.execute("UPDATE sessions SET title=? WHERE id=? AND title IS NULL",
                              (title, session_id))
 
+    def save_draft(self, session_id: str, message: Message, *, replacing: str | None) -> None:
+        """Store the answer streamed so far as the last row, in one transaction.
+
+        ``replacing``: the id of its previous save, deleted first (``None`` at the first save).
+        The finished answer replaces it (``append_message(replacing=)``); a process that dies
+        before leaves it, marked as cut off (:mod:`goosectx.answer_draft`).
+        """
+        with self._transaction() as conn:
+            if replacing is not None:
+                conn.execute("DELETE FROM messages WHERE id=? AND session_id=?",
+                             (replacing, session_id))
+            row = conn.execute(
+                "SELECT max(position) FROM messages WHERE session_id=?", (session_id,)
+            ).fetchone()
+            conn.execute(INSERT_MESSAGE, message_row(session_id, (row[0] or 0.0) + 1.0, message))
+
     def retract_message(self, session_id: str, message_id: str) -> None:
         """Delete one message, in one transaction (else only ``append_message(replacing=)``).
 
         Only for the message just appended: ``run --resume`` saves its task before the
-        model's key is checked, and a failed check changes no data.
+        model's key is checked, and a failed check changes no data; and a streamed answer's
+        draft row (:meth:`save_draft`) whose turn kept nothing of it.
         """
         with self._transaction() as conn:
             conn.execute("DELETE FROM messages WHERE id=? AND session_id=?",

@@ -45,7 +45,7 @@ def metadata_json(metadata: MessageMetadata) -> str:
     if (type(user) is bool and type(agent) is bool and metadata.usage is None
             and not (metadata.is_summary or metadata.is_continuation or metadata.cancelled
                      or metadata.stopped_by_error or metadata.cut_at_output_limit
-                     or metadata.compaction_id or metadata.extra)):
+                     or metadata.exited or metadata.compaction_id or metadata.extra)):
         hidden = metadata.hidden_by  # what to_dict gives without these fields:
         if not hidden:
             return FLAGS_ONLY_JSON[user, agent]

@@ -1,0 +1,77 @@
+"""goosectx killed while an answer streams, through the real CLI.
+
+fresh19b #03: kill -9 during a streamed answer left only the request in the session: the
+text the user had read was gone from ``sessions show``, and after a resume the model got the
+old and the new request merged into one user message, never learning it had started to
+answer. The answer is now saved as it streams (the first text at once, then at most once a
+second), so what was saved is kept, shown as cut off, and sent to the model marked as cut off.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+from fakeserver import FakeServer
+from reliability_support import assert_sendable, cli, load, model_env, start, wait_for
+
+from goosectx.answer_draft import AnswerDraft
+from goosectx.conversation import EXITED_MARK
+
+ANSWER = "STREAMED-PART " + "alpha beta gamma " * 400
+
+
+def _saved_answer(home: Path, ref: str) -> str:
+    """The text of the stored assistant message, as another process reads it ("" if none)."""
+    try:
+        session = load(home, ref)
+    except Exception:  # not created yet
+        return ""
+    return "".join(m.text for m in session.conversation if m.role == "assistant")
+
+
+def test_kill_9_while_the_answer_streams_keeps_what_was_saved_and_tells_the_model(
+        tmp_path: Path, work: Path) -> None:
+    home = tmp_path / "home"
+    script = [{"text": ANSWER, "chunk_delay_s": 0.02}, {"text": "second"}]
+    with FakeServer(script) as server:
+        env = model_env(home, server.base_url)
+        proc = start(env, "run", "--mode", "auto", "--name", "k", "-t",
+                     "Task A: explain the build.", cwd=work)
+        wait_for("the answer saved as it streams",
+                 lambda: "alpha beta gamma alpha" in _saved_answer(home, "k"), proc, timeout_s=30)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+        saved = _saved_answer(home, "k")
+        assert saved.startswith("STREAMED-PART alpha") and len(saved) < len(ANSWER)
+        shown = cli(env, "sessions", "show", "k", cwd=work)
+        assert shown.returncode == 0, shown.stderr
+        assert "STREAMED-PART alpha" in shown.stdout
+        assert "goosectx exited" in shown.stdout  # the answer is labelled as cut off
+        again = cli(env, "run", "--resume", "k", "-t", "go on", cwd=work)
+        assert again.returncode == 0, again.stderr
+        assert "the last answer was cut off when goosectx last exited" in again.stderr
+        sent = server.requests[-1]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
+    assert sent[1]["content"] == "Task A: explain the build."
+    assert sent[2]["content"].startswith(saved) and sent[2]["content"].endswith(EXITED_MARK)
+    assert sent[3]["content"] == "go on"
+    assert_sendable(load(home, "k").conversation)
+
+
+def test_a_long_stream_is_saved_once_a_second_not_once_a_chunk() -> None:
+    # issue #14: no per-chunk work that grows. 3,000 chunks 125 ms apart (375 seconds) are
+    # saved 375 times — the first chunk, then once a second — and each save holds everything
+    # received up to it.
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 0.125
+        return now[0]
+
+    draft = AnswerDraft(clock)
+    saves = [draft.message().text for i in range(3000) if draft.add(f"w{i:04d} ")]
+    assert len(saves) == 375
+    assert saves[0] == "w0000 " and saves[-1].startswith("w0000 w0001 ")
+    assert draft.message().text == "".join(f"w{i:04d} " for i in range(3000))
+    assert draft.message().metadata.cut_short == "cut off: goosectx exited"
