@@ -42,7 +42,14 @@ from goosectx.config_values import fail
 from goosectx.errors import ConfigError
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
-from goosectx.shell_runners import CONTAINERS, RUNNERS, SUBCOMMAND_RUNNERS, code_names
+from goosectx.shell_runners import (
+    CONTAINERS,
+    INTERPRETER,
+    RUNNERS,
+    STDIN,
+    SUBCOMMAND_RUNNERS,
+    code_runs,
+)
 
 __all__ = ["PermissionRules", "RuleMatch", "match_rules", "parse_permissions",
            "rules_for_no_tool", "shell_parts", "suggested_rule"]
@@ -234,9 +241,9 @@ def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | N
     ``$X``, ``"$(echo rm)"`` — or by a glob or brace expansion — ``/bin/r[m]``, ``{rm,x}`` —,
     a function or alias definition) could run any program; a part with a computed argument
     could be what a rule for its own program names (``git $SUB`` against
-    ``shell(git push*)``); an interpreter's inline code that names a program a rule names
-    (``python3 -c "os.system('rm x')"`` against ``shell(rm *)``) could run it. Only shell
-    rules count.
+    ``shell(git push*)``); an interpreter's inline code that runs commands (``python3 -c
+    "os.system('rm x')"``, ``awk '{system($0)}'``, ``sed 's/x/rm y/e'``) or a program it reads
+    from standard input (``python3 - <<EOF``) could run anything. Only shell rules count.
     """
     specs = [spec for rule in (*rules.deny, *rules.ask)
              for name, spec in [_parsed(rule)] if name is not None and fnmatchcase("shell", name)]
@@ -247,9 +254,10 @@ def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | N
         if subject.unreadable:
             return subject.unreadable
         for interpreter, code in subject.code:
-            named = code_names(code, programs)
-            if named is not None:
-                return f"its inline {interpreter} code names {named}"
+            if code == STDIN:
+                return f"{interpreter} runs the program it reads from its standard input"
+            if code_runs(interpreter, code):
+                return f"its inline {interpreter} code runs commands"
         for program, _computed, arguments in subject.steps:
             if arguments and ({"", program} & programs or any(
                     fnmatchcase(program, p) for p in programs)):
@@ -281,6 +289,11 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
                                                              s.all)]
         if hits:
             return RuleMatch(kind, tuple(dict.fromkeys(hits)))
+    maybe = [r for s in subjects if s.maybe
+             for r in matching_rules((*rules.deny, *rules.ask), tool_name, s.maybe)]
+    if maybe:  # chroot / rm x: a runner may start what the rule names
+        return RuleMatch("ask", unreadable=f"a program it runs may start a command that "
+                                           f"{maybe[0]} names")
     why = _unreadable(rules, subjects) if tool_name == "shell" else None
     if why is not None:
         return RuleMatch("ask", unreadable=why)
@@ -340,7 +353,7 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     name = program.rsplit("/", 1)[-1]
     if (not re.fullmatch(r"[\w./+-]+", program) or "=" in program or name in RUNS_ANYTHING
             or program in KEYWORDS
-            or re.fullmatch(r"(python|pypy|node|perl|ruby|php|lua)[\d.]*[a-z]?", name)
+            or INTERPRETER.fullmatch(name) or program.startswith("-")
             or name == "find" and any(w.startswith(("-exec", "-ok")) for w in words)
             or name == "git" and len(words) > 1 and words[1].startswith("-")):
         return None
@@ -350,7 +363,8 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
         keep.append(words[1])  # a subcommand: git status, npm test, cargo build
     verbs = SUBCOMMAND_RUNNERS.get(name, ())
     if any(w in verbs for w in words[1:]):  # uv run CMD: a rule for CMD after it, or none
-        if name in CONTAINERS or keep[-1] not in verbs or len(words) < 3:
+        if name in CONTAINERS | {"direnv", "distrobox", "nix"} or keep[-1] not in verbs or len(
+                words) < 3:
             return None  # docker exec …, uv --quiet run …: a rule would allow anything
         inner = suggested_rule(tool_name, {"command": arguments["command"].split(None, 2)[2]})
         return None if inner is None else f"shell({' '.join(keep)} {inner[len('shell('):]}"

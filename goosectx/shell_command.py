@@ -30,8 +30,9 @@ from goosectx.shell_runners import (
     RUNNERS,
     SU_LIKE,
     inline_code,
-    remote_line,
+    option_lines,
     runner_starts,
+    ssh_lines,
 )
 
 
@@ -64,6 +65,7 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
     "busybox": ("", 0),
 }
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # A=x, A+=x
+_SUBSCRIPT_RUNS = re.compile(r"\[[^\]]*(?:\$\(|`)")  # 'a[$(rm x)]': run by [[ -eq ]], $((x))
 _MAX_DEPTH = 8
 _MAX_STEPS = 64
 
@@ -90,6 +92,8 @@ class CommandForms:
             named by a glob …), or ``None``.
         code: The inline code of each interpreter the command starts, as ``(interpreter,
             code)`` (``python3 -c CODE``: :func:`goosectx.shell_runners.inline_code`).
+        maybe: Forms of what a runner may start (``chroot / rm x`` → ``rm x``): read from every
+            word where its command may start, so a deny rule matching one asks, not denies.
     """
 
     all: tuple[str, ...]
@@ -97,6 +101,7 @@ class CommandForms:
     steps: tuple[tuple[str, bool, bool], ...] = ()
     unreadable: str | None = None
     code: tuple[tuple[str, str], ...] = ()
+    maybe: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -107,6 +112,7 @@ class _Reading:
     steps: list[tuple[str, bool, bool]] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     code: list[tuple[str, str]] = field(default_factory=list)
+    maybe: list[str] = field(default_factory=list)
 
 
 def _computed(word: Word) -> bool:
@@ -130,7 +136,7 @@ def command_forms(part: Part) -> CommandForms:
     unreadable = r.reasons[0] if r.reasons else None
     allow = None if unreadable else " ".join(_shown(w.value) for w in words)
     return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),
-                        unreadable, tuple(r.code))
+                        unreadable, tuple(r.code), tuple(dict.fromkeys(f for f in r.maybe if f)))
 
 
 _COMPOUND = frozenset({"{", "if", "while", "until", "for", "case", "select", "[[", "!"})
@@ -177,6 +183,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
     """Append the forms of ``words``, one per step of normalisation."""
     words = list(words)
     reasons = r.reasons
+    if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
+        reasons.append("a quoted array subscript holds a command substitution, which bash "
+                       "runs when the text is read as a number")
     while words:
         if len(r.steps) >= _MAX_STEPS:
             reasons.append("it has too many wrappers and commands to read")
@@ -214,6 +223,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
         code = inline_code(name, args)
         if code is not None:
             r.code.append((name, code))
+        for line in option_lines(name, args):
+            _add_line(line, r, depth)
         if name == "find":
             for command in _find_exec(words):
                 _normalise(command, r, depth + 1)
@@ -231,19 +242,29 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
 
 
 def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
-    """The forms of the command a runner starts, read from each word where it may start."""
+    """The forms of the command a runner starts, read from each word where it may start.
+
+    ssh's command lines are read as they are; the other runners' candidates go to
+    :attr:`_Reading.maybe` (a deny rule matching them asks).
+    """
     args = [w.value for w in words]
     if name == "ssh":
-        line = remote_line(args)
-        if line is not None:
+        for line in ssh_lines(args):
             _add_line(line, r, depth)
         return
     starts = runner_starts(name, args, [_computed(w) for w in words])
     if starts is None:
         r.reasons.append(f"it gives {name} more words than the rules read")
         return
+    before = len(r.forms)
     for start in starts:
         _normalise(words[start:], r, depth + 1)
+    if name == "parallel":  # parallel 'rm {}' ::: x: a command line of its own
+        for value in args:
+            if any(c.isspace() for c in value):
+                _add_line(value, r, depth)
+    r.maybe += r.forms[before:]
+    del r.forms[before:]
 
 
 def _inner_line(name: str, args: list[str]) -> str | None:
@@ -273,7 +294,7 @@ def _inner_line(name: str, args: list[str]) -> str | None:
             return value or None
         if name in SU_LIKE and word.startswith(("--command=", "--session-command=")):
             return word.partition("=")[2]
-        if word in ("--command", "--session-command") or (
+        if word in ("--command", "--session-command") or (name, word) == ("nix-shell", "--run") or (
                 word.startswith("-") and not word.startswith("--") and flag in word[1:]):
             rest = word.split(flag, 1)[1] if name == "env" else ""
             if rest:

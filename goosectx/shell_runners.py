@@ -7,7 +7,7 @@ starts another program named somewhere in its arguments (``fakeroot rm x``, ``ch
 model, so every word that could start the command is tried (:func:`runner_starts`): a deny or
 ask rule catches the command wherever it starts, an allow rule still reads the command as
 written. ``ssh HOST CMD…`` runs ``CMD…`` as a command line of the remote shell
-(:func:`remote_line`). An interpreter's inline code (``python3 -c CODE``, ``perl -e CODE``,
+(:func:`ssh_lines`). An interpreter's inline code (``python3 -c CODE``, ``perl -e CODE``,
 ``awk 'PROGRAM'``) runs whatever its text says: :func:`inline_code` gives the text, so the
 rules can ask about code that names a program they deny or ask about. What the command text
 shows, not a sandbox.
@@ -26,7 +26,7 @@ SUBCOMMAND_RUNNERS = {
     "kubectl": ("exec", "run", "debug"), "uv": ("run",), "poetry": ("run",), "pipenv": ("run",),
     "pdm": ("run",), "hatch": ("run",), "rye": ("run",), "conda": ("run",), "mamba": ("run",),
     "micromamba": ("run",), "bundle": ("exec",), "direnv": ("exec",), "toolbox": ("run",),
-    "distrobox": ("enter",)}
+    "distrobox": ("enter",), "nix": ("develop", "shell")}
 """Tools whose subcommand runs a command: only after it (``docker rm box`` runs no ``rm``,
 ``uv run rm x`` does)."""
 RUNNERS = frozenset({
@@ -34,9 +34,10 @@ RUNNERS = frozenset({
     "chrt", "prlimit", "faketime", "strace", "ltrace", "valgrind", "systemd-run", "firejail",
     "bwrap", "proot", "schroot", "catchsegv", "numactl", "cgexec", "sshpass", "sg", "script",
     "pkexec", "gosu", "su-exec", "setuidgid", "chpst", "tini", "dumb-init", "xvfb-run",
-    "dbus-run-session", "caffeinate", "entr", "watchexec", "ssh", *SUBCOMMAND_RUNNERS})
+    "dbus-run-session", "caffeinate", "entr", "watchexec", "setarch", "linux32", "linux64",
+    "i386", "x86_64", "gdb", "parallel", "ssh", *SUBCOMMAND_RUNNERS})
 """Programs that run another program given in their arguments."""
-SU_LIKE = ("su", "runuser", "sg", "script")
+SU_LIKE = ("su", "runuser", "sg", "script", "nix-shell", "npx")
 """Programs whose ``-c STRING`` / ``--command=STRING`` is a command line of its own; their
 other words (a user, a group, a log file) are not the command."""
 MAX_STARTS = 32
@@ -45,7 +46,7 @@ the rules cannot read."""
 _SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw"
 """ssh's options that take a value (``-p 22``, ``-i key``)."""
 
-_INTERPRETER = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit|Rscript"
+INTERPRETER = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit|Rscript"
                           r"|osascript|pwsh|powershell)[\d.]*[a-z]?")
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _CODE_FLAGS = {"python": "c", "pypy": "c", "node": "ep", "nodejs": "ep", "bun": "e",
@@ -58,9 +59,12 @@ def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int]
     """Where in ``args`` (a runner's arguments) its command may start, or ``None``.
 
     ``None``: more candidates than :data:`MAX_STARTS`. Each word that is no option (``-x``)
-    is a candidate, the first one always, a later one only when bash does not compute it (an
-    option's value like ``-v $PWD:/w`` is not read as a program named at run time); a word
-    after ``--`` too. A container tool's command follows its ``exec`` / ``run`` subcommand.
+    is a candidate, up to the third in a row (an option's value and a positional or two come
+    before the command; a command's own arguments after it are not read as commands), a word
+    after ``--`` too. A word holding a blank is not (bash runs it as one file name: no rule's
+    program). A tool's command follows its running subcommand (:data:`SUBCOMMAND_RUNNERS`);
+    there a word bash computes right after an option (``-v $PWD:/w``) or first (the
+    container, ``docker exec "$CID"``) is not read as a program named at run time.
     """
     start = 0
     verbs = SUBCOMMAND_RUNNERS.get(name)
@@ -70,11 +74,19 @@ def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int]
             return []
         start = at + 1
     starts: list[int] = []
+    run = 0  # non-option words in a row
     for i in range(start, len(args)):
         word = args[i]
         if word == "--" or (word.startswith("-") and word != "-"):
+            run = 0
             continue
-        if starts and computed[i]:
+        run += 1
+        if run > 3:
+            break
+        after_option = i > start and args[i - 1].startswith("-") and args[i - 1] != "--"
+        if computed[i] and verbs is not None and (after_option or not starts):
+            continue
+        if any(c.isspace() for c in word):
             continue
         starts.append(i)
         if len(starts) > MAX_STARTS:
@@ -82,54 +94,146 @@ def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int]
     return starts
 
 
-def remote_line(args: list[str]) -> str | None:
-    """The command line ``ssh [OPTIONS] HOST CMD…`` runs on the remote host, or ``None``."""
-    i = 0
+def ssh_lines(args: list[str]) -> list[str]:
+    """The command lines ``ssh [OPTIONS] HOST [OPTIONS] CMD…`` runs.
+
+    The remote one, and the local ones its options name (``-o ProxyCommand=…``,
+    ``LocalCommand``, ``KnownHostsCommand``).
+    """
+    lines: list[str] = []
+    i = _ssh_options(args, 0, lines)
+    rest = args[i + 1:]  # after the host: OpenSSH reads options there too
+    rest = rest[_ssh_options(rest, 0, lines):]
+    return [*lines, " ".join(rest)] if rest else lines
+
+
+def _ssh_options(args: list[str], i: int, lines: list[str]) -> int:
+    """Where ssh's options starting at ``i`` end (``-vp 22``: the value after a cluster).
+
+    The commands of ``-o`` values go to ``lines``.
+    """
     while i < len(args):
         word = args[i]
         if word == "--":
-            i += 1
-            break
+            return i + 1
         if not word.startswith("-") or word == "-":
-            break
-        i += 2 if word[-1] in _SSH_VALUED and len(word) == 2 else 1
-    rest = args[i + 1:]  # after the host
-    return " ".join(rest) if rest else None
+            return i
+        cut = next((k for k, c in enumerate(word[1:], 1) if c in _SSH_VALUED), None)
+        value = word[cut + 1:] if cut is not None and cut < len(word) - 1 else _at(args, i + 1)
+        if cut is not None and word[cut] == "o" and value is not None:
+            key, _, command = value.replace("=", " ", 1).partition(" ")
+            if key.lower() in ("proxycommand", "localcommand", "knownhostscommand"):
+                lines.append(command.strip())
+        i += 2 if cut == len(word) - 1 else 1
+    return i
+
+
+_LINE_OPTIONS = {
+    "tar": ("--to-command", "--checkpoint-action=exec", "--use-compress-program", "-I",
+            "--info-script", "--new-volume-script", "-F"),
+    "rsync": ("-e", "--rsh", "--rsync-path"), "zip": ("-TT", "--unzip-command"),
+}
+"""Options whose value is a command line the program runs (``tar --to-command='…'``)."""
+_VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim"})
+
+
+def option_lines(name: str, args: list[str]) -> list[str]:
+    """Command lines a program runs from its options' values.
+
+    :data:`_LINE_OPTIONS`, and an editor's ``-c '!cmd'`` / ``+'!cmd'`` (vim runs the shell
+    command).
+    """
+    lines: list[str] = []
+    if name in _VIM:
+        for i, word in enumerate(args):
+            value = (word[1:] if word.startswith("+") else
+                     _at(args, i + 1) if word in ("-c", "--cmd") else None)
+            if value is not None:
+                command = value.lstrip(": ")
+                if command.startswith("!") or command.startswith(("r !", "r!", "w !", "w!")):
+                    lines.append(command.split("!", 1)[1])
+        return lines
+    for i, word in enumerate(args):
+        for option in _LINE_OPTIONS.get(name, ()):
+            if word == option:
+                value = _at(args, i + 1)
+            elif word.startswith(option + "=") or (option.startswith("-") and len(option) == 2
+                                                   and word.startswith(option) and word != option):
+                value = word[len(option):].removeprefix("=")
+            else:
+                continue
+            if value:
+                lines.append(value)
+    return lines
+
+
+STDIN = "\0stdin"
+""":func:`inline_code` of an interpreter that reads its program from standard input
+(``python3 - <<EOF``, ``echo … | perl``): the rules cannot see it."""
+_VALUED = {"python": "WXQ", "pypy": "WXQ", "perl": "IiMmCdDFlx", "ruby": "IrCEFKTUWx",
+           "node": "r", "nodejs": "r", "bun": "r", "php": "cdzt", "lua": "l", "luajit": "lj"}
+"""Interpreters' options that take the next word as their value (``python3 -W ignore``)."""
 
 
 def inline_code(name: str, args: list[str]) -> str | None:
     """The inline code an interpreter runs (``python3 -c CODE``, ``awk 'PROG' f``), or ``None``.
 
     Every ``-c`` / ``-e`` … value of an interpreter (``perl -lne CODE``: a cluster ending in
-    the letter), joined; an awk program is its first word that is no option, unless ``-f``
-    names a file.
+    the letter), joined; :data:`STDIN` when it reads its program from standard input (no
+    script, or ``-``); an awk program is its first word that is no option, unless ``-f`` names
+    a file; a sed script (:func:`_sed_script`) when it runs commands (the ``e`` command or
+    flag).
     """
     if name in _AWK:
         return _awk_program(args)
-    found = _INTERPRETER.fullmatch(name)
+    if name in ("sed", "gsed"):
+        return _sed_script(args)
+    found = INTERPRETER.fullmatch(name)
     if found is None:
         return None
-    letters = _CODE_FLAGS[found[1]]
+    if any(a in ("--version", "-V", "--help", "-h", "-v") for a in args[:1]):
+        return None  # python3 --version
+    letters, valued = _CODE_FLAGS[found[1]], _VALUED.get(found[1], "")
     codes: list[str] = []
     i = 0
     while i < len(args):
         word = args[i]
-        if not word.startswith("-") or word in ("-", "-m"):
-            break  # the script (or module) and its arguments
+        if word == "-":
+            return "\n".join(codes) or STDIN
+        if not word.startswith("-") or word == "-m" or word == "--":
+            if word == "--" and not codes:
+                return STDIN if i + 1 >= len(args) else None
+            return "\n".join(codes) or None  # the script (or module) and its arguments
         value: str | None = None
         separate = False  # the value is the next word
         if word.startswith(_LONG_CODE):
             value, separate = (word.partition("=")[2], False) if "=" in word else (
                 _at(args, i + 1), True)
         elif not word.startswith("--"):
-            cut = next((k for k, c in enumerate(word[1:], 1) if c in letters), None)
+            cut = next((k for k, c in enumerate(word[1:], 1) if c in letters + valued), None)
             if cut is not None:
-                value, separate = word[cut + 1:], not word[cut + 1:]
-                value = _at(args, i + 1) if separate else value
+                separate = cut == len(word) - 1
+                if word[cut] in letters:
+                    value = _at(args, i + 1) if separate else word[cut + 1:]
         if value is not None:
             codes.append(value)
         i += 2 if separate else 1
-    return "\n".join(codes) or None
+    return "\n".join(codes) or STDIN
+
+
+_SED_RUNS = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?\s*,?\s*"
+                       r"(?:\d+|\$|/[^/\n]*/)?\s*e(?:\s|$|;)"
+                       r"|s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpIiMm0-9w]*e")
+"""A sed script that runs a command: the ``e`` command, or ``s///e``."""
+
+
+def _sed_script(args: list[str]) -> str | None:
+    scripts = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
+    scripts += [a.split("=", 1)[1] for a in args if a.startswith("--expression=")]
+    if not scripts:
+        scripts = [next((a for a in args if not a.startswith("-")), "")]
+    script = "\n".join(scripts)
+    return script if _SED_RUNS.search(script) else None
 
 
 def _awk_program(args: list[str]) -> str | None:
@@ -150,12 +254,17 @@ def _at(args: list[str], i: int) -> str | None:
     return args[i] if i < len(args) else None
 
 
-def code_names(code: str, programs: set[str]) -> str | None:
-    """The first of ``programs`` (rules' program names, globs allowed) ``code`` names as a word."""
-    from fnmatch import fnmatchcase  # noqa: PLC0415 - only when there is code to read
+_RUNS_COMMANDS = re.compile(
+    r"\b(?:system|exec\w*|popen\w*|spawn\w*|subprocess|shell_exec|passthru|proc_open|"
+    r"child_process|execSync|execFile|getline|Runtime|Open3|pty|os\.(?:exec|spawn|popen|system)"
+    r"|commands|qx)\b|`|\|\s*[\"']|%x")
+"""Code that runs a command (``os.system``, ``subprocess``, backticks, awk's ``| getline`` …)."""
 
-    for token in re.findall(r"[\w.+-]+", code):
-        for program in programs:
-            if program and (token == program or fnmatchcase(token, program)):
-                return program
-    return None
+
+def code_runs(name: str, code: str) -> bool:
+    """True when ``name``'s inline ``code`` may run a command, or is unseen.
+
+    A sed script :func:`inline_code` gives runs one; other code when it holds
+    :data:`_RUNS_COMMANDS`.
+    """
+    return code == STDIN or name in ("sed", "gsed") or _RUNS_COMMANDS.search(code) is not None

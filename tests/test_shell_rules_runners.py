@@ -41,7 +41,10 @@ RUNNERS = [
 
 @pytest.mark.parametrize("command", RUNNERS)
 def test_a_deny_rule_sees_the_command_a_runner_starts(command: str) -> None:
-    assert verdict(DENY_RM, command) == "deny"
+    # ssh's command line is read as it is (denied); another runner's command is read from
+    # every word where it may start, so a deny rule matching one of them asks
+    expected = "deny" if command.startswith(("ssh", "runuser bob -c")) else "ask"
+    assert verdict(DENY_RM, command) == expected, command
 
 
 INLINE = [
@@ -59,7 +62,7 @@ def test_inline_code_naming_a_denied_program_is_asked_about(command: str) -> Non
                                    working_dir=Path("/work/proj"),
                                    arguments={"command": command}, rules=DENY_RM))
     assert found.action == "ask", command
-    assert "rm" in found.reason and "cannot check" in found.reason
+    assert "code runs commands" in found.reason and "cannot check" in found.reason
 
 
 def test_runners_and_inline_code_that_name_no_rule_still_run() -> None:
@@ -106,7 +109,7 @@ def test_run_in_auto_mode_runs_no_rm_hidden_behind_a_runner(  # type: ignore[no-
 def test_a_tools_running_subcommand_is_read_and_its_rule_names_the_command() -> None:
     for command in ("uv run rm x", "poetry run rm x", "bundle exec rm x", "direnv exec . rm x",
                     "conda run -n env rm x", "pkexec rm x", "gosu app rm x", "tini -- rm x"):
-        assert verdict(DENY_RM, command) == "deny", command
+        assert verdict(DENY_RM, command) == "ask", command
     assert verdict(DENY_RM, "uv run python -c \"import os; os.system('rm x')\"") == "ask"
     assert verdict(DENY_RM, "uv pip install rm") == "run"  # no running subcommand
     assert suggested_rule("shell", {"command": "uv run pytest -q"}) == "shell(uv run pytest*)"
@@ -115,3 +118,55 @@ def test_a_tools_running_subcommand_is_read_and_its_rule_names_the_command() -> 
     for command in ("uv run bash -c ls", "uv --quiet run pytest", "uv run", "poetry run sudo ls"):
         assert suggested_rule("shell", {"command": command}) is None, command
     assert suggested_rule("shell", {"command": "uv sync"}) == "shell(uv sync*)"
+
+
+# -- what a review and a tester found in the first version ---------------------------------
+@pytest.mark.parametrize("command", [
+    "ssh -o ProxyCommand='rm x' nohost true", "ssh -oProxyCommand='rm x' h true",
+    "ssh -o 'LocalCommand rm x' h", "ssh host -- rm x", "ssh host -p 22 rm x",
+    "ssh -vp 22 host rm x", "ssh -4l user host rm x"])
+def test_ssh_options_anywhere_and_local_commands_are_read(command: str) -> None:
+    assert verdict(DENY_RM, command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "taskset 1 \"$(printf rm)\" x", "strace -o log $P x", "python3 -W ignore -c "
+    "\"import os; os.system('rm x')\"", "perl -I lib -e 'system(\"rm x\")'",
+    "node -r fs -e \"require('child_process').execSync('rm x')\"",
+    "python3 - <<'EOF'\nimport os; os.system('rm x')\nEOF", "echo 'rm x' | python3",
+    "perl <<'X'\nsystem('rm x')\nX", "echo rm x | awk '{system($0)}'",
+    "echo x | sed 's/.*/rm x/e'", "sed -e '1e rm x' f", "[[ 'a[$(rm x)]' -eq 0 ]]",
+    "x='a[$(rm x)]'; echo $((x))", "setarch x86_64 rm x", "linux64 rm x",
+    "gdb -batch -ex run --args rm x", "tar xf a.tar --to-command='rm x'",
+    "tar cf a.tar --checkpoint-action=exec='rm x' .", "rsync -e 'rm x' a b:c",
+    "vim -es -c '!rm x' -c 'q!'", "nix-shell -p hello --run 'rm x'", "npx -c 'rm x'",
+    "parallel rm ::: x", "parallel -j2 'rm {}' ::: x", "os=1 python3 -c \"import os as o; "
+    "o.system('r'+'m x')\""])
+def test_commands_that_hid_an_rm_are_asked_about_or_denied(command: str) -> None:
+    assert verdict(DENY_RM, command) in ("ask", "deny"), command
+
+
+def test_everyday_commands_are_not_flagged() -> None:
+    for command in ("docker run -v $PWD:/w img make", "kubectl exec $POD -- ls",
+                    "uv run git commit -m 'rm dead code'", "pytest -k 'rm or unlink'",
+                    "uv run pytest " + " ".join(f"t{i}.py" for i in range(40)),
+                    "perl -ne 'print if /rm -f/' log", "awk '$1 == \"rm\" {print $2}' f",
+                    "python3 -c \"print('do not rm it')\"", "python3 --version",
+                    "sed -e 's/rm/del/g' f", "sed -n '/rm /p' f", "python3 script.py rm",
+                    "tar xf a.tar", "ssh host ls", "grep -r 'rm -rf' ."):
+        assert verdict(DENY_RM, command) == "run", command
+
+
+def test_a_word_read_only_because_a_command_may_start_there_asks_not_denies() -> None:
+    found = decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
+                                   working_dir=Path("/work/proj"),
+                                   arguments={"command": "uv run pytest -k rm"}, rules=DENY_RM))
+    assert found.action == "ask" and "shell(rm *)" in found.reason
+
+
+def test_no_rule_names_an_option_or_a_directory_after_a_running_subcommand() -> None:
+    for command in ("uv run -q pytest", "uv run -- pytest", "conda run -n x pytest",
+                    "direnv exec ./proj pytest", "distrobox enter dev -- make",
+                    "uv run --with rich python app.py", "Rscript -e 1", "luajit -e 1",
+                    "powershell -c 1"):
+        assert suggested_rule("shell", {"command": command}) is None, command
