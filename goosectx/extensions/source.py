@@ -232,14 +232,18 @@ class ExtensionToolSource:
         return self._loaded_by.get(call_id, ())
 
     def refusal(self, name: str) -> str | None:
-        """Why ``name``, a tool of a server that failed or stopped, cannot run (else ``None``).
+        """Why ``name``, a tool of an extension that is not running, cannot run (else ``None``).
 
-        Its server left the deferred list when it died: without this the call would get "no
-        tool named …" with a list of the tools offered.
+        A server that died left the deferred list; one that could not start, is still starting
+        or was not given again on resume (:attr:`ExtensionManager.absent`) never listed its
+        tools: a call of any ``NAME__…`` of it is answered with the reason, naming it
+        (:meth:`ExtensionManager.down_reason`), not "no tool named …".
         """
         tool = next((t for t in self._all_tools() if t.name == name), None)
-        unavailable = getattr(tool, "unavailable", None)
-        return unavailable() if callable(unavailable) else None
+        if isinstance(tool, McpTool):
+            return tool.unavailable()
+        owner = self.manager.owner(name)
+        return self.manager.down_reason(owner) if owner is not None else None
 
     def search(self, query: str, call_id: str = "") -> tuple[list[tuple[str, str]], int]:
         """Deferred tools matching ``query``, loaded by the call ``call_id``, best first.
