@@ -191,9 +191,9 @@ def run_task(
         approver.read_only = agent.is_read_only  # `a` at a view allows views only
         output: TextOutput | StreamJsonOutput | JsonOutput
         if output_format == "json":
-            output = JsonOutput(stdout)
+            output = JsonOutput(stdout, stderr)
         elif output_format == "stream-json":
-            output = StreamJsonOutput(stdout, reasoning=settings.show_reasoning)
+            output = StreamJsonOutput(stdout, stderr, reasoning=settings.show_reasoning)
         else:
             output = TextOutput(stdout, stderr, after_call=approver.defer())
         if not isinstance(output, TextOutput):  # stderr's warnings, in the result too
