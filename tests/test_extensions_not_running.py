@@ -79,24 +79,20 @@ def test_a_flag_extension_not_given_again_on_resume_names_the_flag(
     assert "value-123456" not in response.output
 
 
-@pytest.mark.parametrize("output_format", ["json", "stream-json"])
-def test_a_server_that_could_not_start_is_said_on_stderr_in_the_json_formats(
+def test_a_server_that_could_not_start_is_said_on_stderr_with_json_output(
         fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
-        isolated_env: dict[str, Path], output_format: str) -> None:
-    """Text mode said it on stderr; json kept it only in its final "notices" (a CI log showed
-    nothing about the dead server), stream-json only in a stdout event line."""
+        isolated_env: dict[str, Path]) -> None:
+    """Text mode said it on stderr; json kept it only in its final "notices": a CI log showed
+    nothing about the dead server."""
     monkeypatch.chdir(work)
     isolated_env["config"].write_text('[extensions.bad]\ncmd = "/nonexistent/bin/x"\n')
     fake_model.add({"text": "done"})
     out, err = io.StringIO(), io.StringIO()
     code = run_task(load_settings(), text="go", input_file=None, name=None, resume=None,
-                    continue_=False, max_turns=None, output_format=output_format,
+                    continue_=False, max_turns=None, output_format="json",
                     mode="auto", model=None, stdin=io.StringIO(""), stdout=out, stderr=err)
     assert code == 0, err.getvalue()
     said = "extension bad could not start: /nonexistent/bin/x not found"
     assert f"goosectx: {said}\n" in err.getvalue()
     assert err.getvalue().count(said) == 1
-    if output_format == "json":
-        assert json.loads(out.getvalue())["notices"] == [said]
-    else:
-        assert said in out.getvalue()
+    assert json.loads(out.getvalue())["notices"] == [said]

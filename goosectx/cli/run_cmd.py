@@ -193,7 +193,7 @@ def run_task(
         if output_format == "json":
             output = JsonOutput(stdout, stderr)
         elif output_format == "stream-json":
-            output = StreamJsonOutput(stdout, stderr, reasoning=settings.show_reasoning)
+            output = StreamJsonOutput(stdout, reasoning=settings.show_reasoning)
         else:
             output = TextOutput(stdout, stderr, after_call=approver.defer())
         if not isinstance(output, TextOutput):  # stderr's warnings, in the result too

@@ -235,28 +235,16 @@ class TextOutput:
         self._write_after_call()  # a call that ended the turn unanswered: still said
 
 
-def warn_inline(stderr: TextIO | None, event: Event) -> None:
-    """An inline notice (a server that could not start, …) as a ``goosectx:`` line on stderr.
-
-    The JSON formats carry it too; stderr has it in every format (a CI log shows it).
-    """
-    if stderr is not None and isinstance(event, Notification) and event.kind == "inline":
-        stderr.write(terminal_safe(f"goosectx: {event.text}") + "\n")
-        stderr.flush()
-
-
 class StreamJsonOutput:
     """``--output-format stream-json``: one JSON object per line.
 
     First ``session_started`` (the session id), then one line per event, last one ``result``
     line (:func:`result_fields`). The model's reasoning streams as ``reasoning_delta`` lines
-    unless ``reasoning`` is False (``show_reasoning = false``). Inline notices are also
-    written to ``stderr`` (:func:`warn_inline`).
+    unless ``reasoning`` is False (``show_reasoning = false``).
     """
 
-    def __init__(self, stdout: TextIO, stderr: TextIO | None = None, *,
-                 reasoning: bool = True) -> None:
-        self.stdout, self.stderr = stdout, stderr
+    def __init__(self, stdout: TextIO, *, reasoning: bool = True) -> None:
+        self.stdout = stdout
         self.reasoning = reasoning
 
     def _line(self, data: dict[str, Any]) -> None:
@@ -275,7 +263,6 @@ class StreamJsonOutput:
         """Show one event."""
         if self.reasoning or not isinstance(event, ReasoningDelta):
             self._line(event_to_json(event))
-        warn_inline(self.stderr, event)
 
     def finish(self, summary: dict[str, Any]) -> None:
         """The run ended (``summary``: status, usage, messages...)."""
@@ -299,10 +286,15 @@ class JsonOutput:
         self.notices.append(text)
 
     def on_event(self, event: Event) -> None:
-        """Keep the turn's inline notices (an answer cut at the output limit, …); say them."""
+        """Keep the turn's inline notices and write each on stderr now, as text output does.
+
+        An answer cut at the output limit, a server that could not start, …
+        """
         if isinstance(event, Notification) and event.kind == "inline":
             self.notices.append(event.text)
-        warn_inline(self.stderr, event)
+            if self.stderr is not None:
+                self.stderr.write(terminal_safe(f"goosectx: {event.text}") + "\n")
+                self.stderr.flush()
 
     def finish(self, summary: dict[str, Any]) -> None:
         """The run ended (``summary``: status, usage, messages...), with ``notices``."""
