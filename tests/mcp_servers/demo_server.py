@@ -119,9 +119,12 @@ async def hang(seconds: float = 3600) -> str:
 
 
 @mcp.tool()
-def crash(by_signal: str = "") -> str:
-    """Die in the middle of the call (exit code 7, or killed by the signal named, e.g. SIGTERM)."""
-    print("demo server: crashing on purpose", file=sys.stderr, flush=True)
+def crash(by_signal: str = "", log: str = "") -> str:
+    """Die in the middle of the call (exit code 7, or killed by the signal named, e.g. SIGTERM).
+
+    ``log`` is written to stderr first.
+    """
+    print(log + "demo server: crashing on purpose", file=sys.stderr, flush=True)
     if by_signal:
         os.kill(os.getpid(), getattr(signal, by_signal))
         time.sleep(10)
