@@ -88,8 +88,8 @@ class Approver:
         self.notify: Callable[[str], None] | None = None
         """Also given each warning (without ``goosectx: warning:``): json's ``notices``."""
         self.read_only: Callable[[ToolRequest], bool] = lambda _request: False
-        """The tool's claim that a call changes nothing (``Agent.is_read_only``): then ``a``
-        allows the tool's read-only calls only, and says so."""
+        """``a`` at this call allows only the tool's read-only calls, and says so
+        (``Agent.always_reads_only``: a ``text_editor view``)."""
 
     def defer(self) -> list[str]:
         """Keep the "denied" warnings for the caller to write after the call they are about.
