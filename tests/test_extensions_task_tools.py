@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from extension_support import demo_spec
 from fakeserver import FakeServer
-from test_extensions_run import run
+from test_extensions_run import call, run, stored_pairs
 
 
 def test_a_task_only_tool_is_skipped_with_the_reason(
@@ -30,9 +30,15 @@ def test_a_task_only_tool_is_skipped_with_the_reason(
 def test_a_task_only_tool_is_not_sent_to_the_model(
         fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(work)
-    fake_model.add({"text": "done"})
+    fake_model.add(call("demo__research", {"topic": "x"}, "c1"), {"text": "done"})
     code, _out, err = run(demo_spec("--task-required"))
     assert code == 0, err
     tools = [t["function"]["name"] for t in fake_model.requests[0]["tools"]]
     assert "demo__echo" in tools and "demo__research" not in tools
     assert "tool research: it runs only as a task" in err
+    # Called all the same (a name from an older session): why, not "no tool named".
+    [(_request, response)] = stored_pairs()
+    assert response.output == (
+        'extension demo does not offer its tool research: it runs only as a task '
+        '(execution.taskSupport "required"), which goosectx does not call; this call was not '
+        'run.')
