@@ -83,6 +83,17 @@ class AgentTools:
         arguments = request.arguments
         return tool is not None and arguments is not None and tool.is_read_only(arguments)
 
+    def always_reads_only(self, request: ToolRequest) -> bool:
+        """``a`` (always allow) at ``request`` allows only the tool's read-only calls.
+
+        True for a read-only call of a tool whose calls differ (``text_editor view``: its edits
+        still ask). An extension tool's read-only annotation is the whole tool's, so ``a``
+        there allows the tool (README: Extensions > Approval).
+        """
+        tool = self.tools.get(request.name)
+        return (self.is_read_only(request)
+                and getattr(tool, "extension_trusted", None) is None)
+
     def _ask(self, request: ToolRequest) -> str | None:
         """On an ``ask`` verdict: ``None`` when the user allows the call, else the denial text.
 
@@ -98,7 +109,7 @@ class AgentTools:
         if answer.decision == "always_allow":
             if answer.rule:
                 self.rules = self.rules.plus("allow", answer.rule)
-            elif self.is_read_only(request):
+            elif self.always_reads_only(request):
                 self.reads_allowed.add(request.name)
             else:
                 self.always_allowed.add(request.name)

@@ -359,8 +359,14 @@ def _message_markdown(m: Message, numbers: dict[str, int], code: CodeText) -> li
         elif isinstance(p, Attachment):
             from goosectx.shown import attachment_key
 
-            results_only = False
             number = numbers.get(attachment_key(m.id, i))
+            # One a tool call returned (an extension's image) comes after the results and
+            # is named by its stub in the result's own text: no line of its own.
+            if any(isinstance(q, ToolResponse) for q in m.content):
+                if number:
+                    body += [f"`{p.stub()}` #{number}", ""]
+                continue
+            results_only = False
             body += [f"`{p.stub()}`" + (f" #{number}" if number else ""), ""]
         else:
             results_only = False

@@ -180,12 +180,13 @@ def test_resume_brings_back_flag_extensions_without_secrets() -> None:
     configured = parse_table("git", {"cmd": "uvx", "args": ["mcp-server-git"]})
     gone = parse_table("old", {"cmd": "x"})
     stored = [c.public() for c in (plain, secret, configured, gone)]
-    added, notices = resume_configs(stored, [configured])
+    added, notices, absent = resume_configs(stored, [configured])
     assert [(c.name, c.cmd, c.args) for c in added] == [("time", "uvx", ("mcp-server-time",))]
     text = "\n".join(notices)
     assert "extension github was added with a flag" in text and "--with-extension" in text
     assert "abcdefghijk" not in text
     assert "extension old was in this session's config but is no longer configured" in text
+    assert sorted(absent) == ["github", "old"]
 
 
 def test_migration_5_stores_a_sessions_extensions(tmp_path) -> None:

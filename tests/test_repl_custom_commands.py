@@ -90,6 +90,14 @@ def test_a_builtin_name_and_a_bad_file_name_are_skipped_with_a_warning(world: Wo
                    for r in world.provider.requests for m in r.messages)
 
 
+def test_a_name_with_letters_beyond_ascii_is_skipped_saying_ascii(world: World) -> None:
+    """é is a letter: "NAME letters, digits, - and _" contradicted skipping révision.md."""
+    (project_dir(world) / "révision.md").write_text("Relis $1")
+    text = flat(world.run(CTRL_D))
+    assert ("custom command file .goosectx/commands/révision.md skipped: a command is NAME.md, "
+            "NAME ASCII letters a-z, digits, - and _ (at most 64), e.g. review.md") in text
+
+
 def test_front_matter_describes_the_command_in_help_and_is_not_sent(world: World) -> None:
     (project_dir(world) / "fix-issue.md").write_text(
         "---\ndescription: Fix a GitHub issue by number\nargument-hint: NUMBER\n---\n"

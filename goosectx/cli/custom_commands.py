@@ -143,7 +143,7 @@ def read_commands(working_dir: Path, config_dir: Path) -> CommandFiles:
             if NAME.fullmatch(stem) is None:
                 skipped.append((stem, one_line_safe(
                     f"custom command file {shown} skipped: a command is NAME.md, NAME "
-                    "letters, digits, - and _ (at most 64), e.g. review.md")))
+                    "ASCII letters a-z, digits, - and _ (at most 64), e.g. review.md")))
                 continue
             if stem in builtin:
                 skipped.append((stem, one_line_safe(

@@ -183,43 +183,47 @@ def enabled_names(configs: Any) -> list[str]:
 
 
 def start_extensions(configs: list[Any], session: Any, *, start: bool = True,
-                     empty: bool = False) -> Any:
+                     empty: bool = False, absent: dict[str, str] | None = None) -> Any:
     """The session's extension manager, or ``None`` when no extension is enabled.
 
     Started in the background unless ``start`` is False; ``empty`` makes one even with no
-    extension (``/extension add`` adds to it). The exit guard makes sure no server process
-    outlives goosectx.
+    extension (``/extension add`` adds to it), and so do ``absent`` ones (a resumed session's
+    extensions not back, name → why: a call of their tools gets the reason). The exit guard
+    makes sure no server process outlives goosectx.
     """
-    if not empty and not any(c.enabled for c in configs):
+    if not empty and not absent and not any(c.enabled for c in configs):
         return None
     from goosectx.extensions.lifecycle import install_exit_guard
     from goosectx.extensions.manager import ExtensionManager
 
     install_exit_guard()
     manager = ExtensionManager(configs, session.working_dir, ["shell", "text_editor", "tree"])
+    manager.absent = dict(absent or {})
     if start:
         manager.start()
     return manager
 
 
-def session_extensions(opened: Any, configs: list[Any]) -> tuple[list[Any], list[str]]:
+def session_extensions(opened: Any, configs: list[Any]
+                       ) -> tuple[list[Any], list[str], dict[str, str]]:
     """The extensions of an opened session, recorded in its store (no secret values).
 
     A resumed session gets back what it had (see
     :func:`goosectx.extensions.config.resume_configs`); the list is then saved.
 
     Returns:
-        (the extensions to run, one-line notices for the user).
+        (the extensions to run, one-line notices for the user, the ones not back: name → why).
     """
     from goosectx.extensions.config import resume_configs
 
     notices: list[str] = []
+    absent: dict[str, str] = {}
     if opened.resumed:
-        added, notices = resume_configs(opened.store.load_extensions(opened.session.id),
-                                        configs)
+        added, notices, absent = resume_configs(
+            opened.store.load_extensions(opened.session.id), configs)
         configs = sorted([*configs, *added], key=lambda c: c.name)
     record_extensions(opened.store, opened.session.id, configs)
-    return configs, notices
+    return configs, notices, absent
 
 
 def record_extensions(store: Any, session_id: str, configs: Any) -> None:
@@ -233,8 +237,8 @@ def open_extensions(opened: Any, configs: list[Any]) -> Any:
     Records the session's extensions (a resumed one gets back what it had); the notices about
     that are queued for the first prompt.
     """
-    configs, notices = session_extensions(opened, configs)
-    manager = start_extensions(configs, opened.session, start=False)
+    configs, notices, absent = session_extensions(opened, configs)
+    manager = start_extensions(configs, opened.session, start=False, absent=absent)
     if manager is not None:
         manager.notices_at_start(notices)
     return manager
@@ -263,12 +267,12 @@ class RunServers:
         from goosectx.cli.sanitize import terminal_safe
         from goosectx.permissions import rules_for_no_tool
 
-        configs, notices = session_extensions(opened, self.configs)
+        configs, notices, absent = session_extensions(opened, self.configs)
         for notice in notices:
             stderr.write(f"goosectx: {terminal_safe(notice)}\n")
         for warning in rules_for_no_tool(self.permissions, enabled_names(configs)):
             stderr.write(f"goosectx: warning: {terminal_safe(warning)}\n")
-        self.manager = start_extensions(configs, opened.session)
+        self.manager = start_extensions(configs, opened.session, absent=absent)
         return self.manager
 
     def stop(self) -> None:

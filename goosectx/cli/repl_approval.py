@@ -67,7 +67,7 @@ def ask(repl: Repl, request: ToolRequest) -> ApprovalAnswer:
         stopped_by, key = INPUT_ENDED, "cancel"
     if answer is None:  # cancelled at the question or at the reason prompt
         answer = ApprovalAnswer("cancel", reason=stopped_by)
-    read_only = repl.agent.is_read_only(request)
+    read_only = repl.agent.always_reads_only(request)
     labels = {decision: text for _k, decision, text in approval_keys(None, read_only=read_only)}
     label = labels.get(answer.decision, answer.decision)
     if stopped_by == INPUT_ENDED:
@@ -97,7 +97,7 @@ def _question(repl: Repl, request: ToolRequest, rule: str | None) -> str:
     repl.renderer.approval(question, whole=False)
     while True:
         key = _key(repl, question, rule, must_view=question.must_view and not viewed,
-                   read_only=repl.agent.is_read_only(request))
+                   read_only=repl.agent.always_reads_only(request))
         if key != "view":
             return key
         viewed = True

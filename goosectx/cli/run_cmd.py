@@ -192,10 +192,10 @@ def run_task(
         agent = build_agent(settings, opened.session, approve=approver, mode=approval_mode,
                             model=model_name, interactive=approver.interactive, extensions=manager)
         agent.stopped_by = exit_signals.received_name  # SIGTERM during a tool call: said so
-        approver.read_only = agent.is_read_only  # `a` at a view allows views only
+        approver.read_only = agent.always_reads_only  # `a` at a view allows views only
         output: TextOutput | StreamJsonOutput | JsonOutput
         if output_format == "json":
-            output = JsonOutput(stdout)
+            output = JsonOutput(stdout, stderr)
         elif output_format == "stream-json":
             output = StreamJsonOutput(stdout, reasoning=settings.show_reasoning)
         else:

@@ -88,8 +88,8 @@ class Approver:
         self.notify: Callable[[str], None] | None = None
         """Also given each warning (without ``goosectx: warning:``): json's ``notices``."""
         self.read_only: Callable[[ToolRequest], bool] = lambda _request: False
-        """The tool's claim that a call changes nothing (``Agent.is_read_only``): then ``a``
-        allows the tool's read-only calls only, and says so."""
+        """``a`` at this call allows only the tool's read-only calls, and says so
+        (``Agent.always_reads_only``: a ``text_editor view``)."""
 
     def defer(self) -> list[str]:
         """Keep the "denied" warnings for the caller to write after the call they are about.
@@ -271,10 +271,10 @@ class StreamJsonOutput:
 
 
 class JsonOutput:
-    """``--output-format json``: one object when the turn ends."""
+    """``--output-format json``: one object when the turn ends (inline notices on stderr too)."""
 
-    def __init__(self, stdout: TextIO) -> None:
-        self.stdout = stdout
+    def __init__(self, stdout: TextIO, stderr: TextIO | None = None) -> None:
+        self.stdout, self.stderr = stdout, stderr
         self.notices: list[str] = []
 
     def start(self, started: dict[str, Any]) -> None:
@@ -286,9 +286,15 @@ class JsonOutput:
         self.notices.append(text)
 
     def on_event(self, event: Event) -> None:
-        """Keep the turn's inline notices (an answer cut at the output limit, …)."""
+        """Keep the turn's inline notices and write each on stderr now, as text output does.
+
+        An answer cut at the output limit, a server that could not start, …
+        """
         if isinstance(event, Notification) and event.kind == "inline":
             self.notices.append(event.text)
+            if self.stderr is not None:
+                self.stderr.write(terminal_safe(f"goosectx: {event.text}") + "\n")
+                self.stderr.flush()
 
     def finish(self, summary: dict[str, Any]) -> None:
         """The run ended (``summary``: status, usage, messages...), with ``notices``."""

@@ -304,7 +304,7 @@ def resolve_configs(tables: Mapping[str, object], where: str = "",
 
 
 def resume_configs(stored: Iterable[Mapping[str, Any]], current: Iterable[ExtensionConfig]
-                   ) -> tuple[list[ExtensionConfig], list[str]]:
+                   ) -> tuple[list[ExtensionConfig], list[str], dict[str, str]]:
     """What a resumed session gets back of the extensions it had (``public()`` records).
 
     Configured extensions come back from the config file as it is now. One added with a flag
@@ -313,27 +313,31 @@ def resume_configs(stored: Iterable[Mapping[str, Any]], current: Iterable[Extens
     says which.
 
     Returns:
-        (the extensions to add to ``current``, one-line notices).
+        (the extensions to add to ``current``, one-line notices, and the extensions that do
+        not come back: name → the notice saying why, which a call of their tools then gets).
     """
     have = {c.name for c in current}
     added: list[ExtensionConfig] = []
     notices: list[str] = []
+    absent: dict[str, str] = {}
     for record in stored:
         name = str(record.get("name", ""))
         if not name or name in have:
             continue
         origin = record.get("origin")
         if origin == "config":
-            notices.append(f"extension {name} was in this session's config but is no longer "
-                           "configured (put its table back in the config file to use it)")
+            absent[name] = (f"extension {name} was in this session's config but is no longer "
+                            "configured (put its table back in the config file to use it)")
+            notices.append(absent[name])
             continue
         flag = ("--with-remote-extension " + str(record.get("uri", ""))
                 if record.get("type") == "streamable_http"
                 else "--with-extension " + shlex.quote(shlex.join(
                     [str(record.get("cmd", "")), *map(str, record.get("args", []))])))
         if record.get("env_names") or record.get("env_keys") or record.get("header_names"):
-            notices.append(f"extension {name} was added with a flag and needs its settings "
-                           f"again: resume with {flag} (with its environment values)")
+            absent[name] = (f"extension {name} was added with a flag and needs its settings "
+                            f"again: resume with {flag} (with its environment values)")
+            notices.append(absent[name])
             continue
         try:
             cfg = (parse_remote_spec(str(record.get("uri", "")), have)
@@ -342,7 +346,8 @@ def resume_configs(stored: Iterable[Mapping[str, Any]], current: Iterable[Extens
                                    args=tuple(map(str, record.get("args", []))),
                                    cwd=record.get("cwd") or None, origin="flag"))
         except ConfigError:
-            notices.append(f"extension {name} could not be restarted; add it with {flag}")
+            absent[name] = f"extension {name} could not be restarted; add it with {flag}"
+            notices.append(absent[name])
             continue
         if not cfg.cmd and cfg.type == "stdio":
             continue
@@ -350,4 +355,4 @@ def resume_configs(stored: Iterable[Mapping[str, Any]], current: Iterable[Extens
         added.append(cfg)
         have.add(name)
         notices.append(f"extension {name} (added with a flag last time) started again")
-    return added, notices
+    return added, notices, absent

@@ -61,6 +61,9 @@ class ExtensionManager:
         self._thread: threading.Thread | None = None
         self._loop_ready = threading.Event()
         self._started = False
+        self.absent: dict[str, str] = {}
+        """Extensions the session had that do not run now (a resumed session's flag-added one
+        not given again): name → the notice that said why (``extension NAME …``)."""
         self.on_change: Callable[[], None] | None = None
         """Called from the servers' thread when a notice is queued or a server became ready,
         so a front end waiting for input can show it now (set by the REPL)."""
@@ -307,6 +310,34 @@ class ExtensionManager:
         lifecycle.kill_survivors()
 
     # -- calls ----------------------------------------------------------------------------
+    def down_reason(self, extension: str) -> str | None:
+        """Why no tool of ``extension`` can run now, for the model; ``None`` when it is ready.
+
+        ``extension bad could not start: /bin/x not found; this call was not run.`` — the
+        answer to any call of its tools while it failed, is starting or stopped, or is one of
+        :attr:`absent`. ``None`` too for a name the session has no extension by.
+        """
+        if extension in self.absent:
+            return f"{self.absent[extension]}; this call was not run."
+        status = next((s for s in self.statuses() if s.name == extension), None)
+        if status is None or status.status == "ready":
+            return None
+        if status.status == "failed":
+            # A server that never came up says so as its start notice did ("could not start:
+            # …", "did not start within 3 s …"); one that died says it failed and why.
+            why = (status.error if status.error.startswith(("could not start", "did not start"))
+                   else f"failed: {status.error}")
+        elif status.status == "starting":
+            why = "is still starting"
+        else:
+            why = "is disabled (enabled = false)" if status.error == "disabled" else "is stopped"
+        return f"extension {extension} {why}; this call was not run."
+
+    def owner(self, model_name: str) -> str | None:
+        """The extension whose ``NAME__`` prefix ``model_name`` carries (the longest), else None."""
+        names = [n for n in (*self.configs, *self.absent) if model_name.startswith(f"{n}__")]
+        return max(names, key=len) if names else None
+
     def find_tool(self, model_name: str) -> tuple[str, ToolInfo] | None:
         """(extension, tool) offered to the model as ``model_name``."""
         for status in self.statuses():

@@ -118,7 +118,7 @@ class ExtensionStatus:
         tools: Its tools in the server's order.
         resources: Its resources.
         prompts: Its prompts.
-        skipped: Tools not offered (invalid schema), with the reason.
+        skipped: Tools not offered (invalid schema, task-only), ``"NAME: why"``.
         public: The settings without secrets (``ExtensionConfig.public``).
     """
 

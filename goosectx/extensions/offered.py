@@ -1,6 +1,7 @@
 """Which of a server's listed tools are offered to the model, and under which names.
 
-A tool whose input schema is not a usable JSON object schema is skipped; the others get their
+A tool whose input schema is not a usable JSON object schema, or that runs only as an MCP task,
+is skipped; the others get their
 model names from :func:`~goosectx.extensions.names.map_tool_names`. Each skip, and each tool
 not offered as its plain ``NAME__tool`` because another holds that name, is a note for the
 user (the server's own names are in it: the front end sanitises notices).
@@ -35,6 +36,20 @@ def schema_problem(schema: object) -> str | None:
     return None
 
 
+def task_problem(tool: Any) -> str | None:
+    """Why ``tool`` cannot be called as a plain tool call: it runs only as a task, or ``None``.
+
+    A tool declaring ``execution.taskSupport`` ``"required"`` (server-everything's
+    simulate-research-query) refuses every call not augmented as an MCP task, which goosectx
+    does not make: offered, each of its calls failed.
+    """
+    execution = getattr(tool, "execution", None)
+    if getattr(execution, "task_support", None) != "required":
+        return None
+    return ('it runs only as a task (execution.taskSupport "required"), which goosectx does '
+            "not call")
+
+
 def offer_tools(extension: str, tools: list[Any], taken: set[str]
                 ) -> tuple[tuple[ToolInfo, ...], tuple[str, ...], tuple[str, ...]]:
     """The tools offered, the skipped ones (``"NAME: why"``) and the renamed ones' notes.
@@ -46,7 +61,7 @@ def offer_tools(extension: str, tools: list[Any], taken: set[str]
     """
     valid, skipped = [], []
     for tool in tools:
-        problem = schema_problem(tool.input_schema)
+        problem = task_problem(tool) or schema_problem(tool.input_schema)
         if problem:
             skipped.append(f"{tool.name}: {problem}")
         else:

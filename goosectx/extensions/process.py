@@ -95,7 +95,11 @@ class StderrTail:
         self.file: IO[bytes] = tempfile.TemporaryFile(prefix="goosectx-ext-")  # noqa: SIM115
 
     def tail(self, max_chars: int = STDERR_TAIL_CHARS) -> str:
-        """The last ``max_chars`` characters written (decoded, invalid bytes replaced)."""
+        """The last ``max_chars`` characters written (decoded, invalid bytes replaced).
+
+        Cut at a line start when more was written; a last line longer than ``max_chars``
+        keeps its end, after "…".
+        """
         if self.file.closed:
             return ""
         try:
@@ -105,7 +109,12 @@ class StderrTail:
             data = os.pread(fd, size - start, start)
         except OSError:
             return ""
-        return data.decode("utf-8", errors="replace")[-max_chars:].strip()
+        text = data.decode("utf-8", errors="replace")
+        if len(text) > max_chars or start > 0:
+            text = text[-max_chars:]
+            _cut, newline, rest = text.partition("\n")
+            text = rest if newline and rest.strip() else "…" + text[1:]
+        return text.strip()
 
     def close(self) -> None:
         """Remove the file."""

@@ -57,6 +57,8 @@ Notify = Callable[[str], None]
 Progress = Callable[[str], None]
 _LIST_TIMEOUT_S = 30.0
 _HTTP_GRACE_S = 5.0
+STDERR_END_CHARS = 300
+"""Most characters of a server's stderr end quoted in a notice or a call's error."""
 
 
 async def _all_pages(fetch: Callable[..., Any], attr: str) -> list[Any]:
@@ -231,9 +233,22 @@ class ServerConnection:
         self.ready.set()  # after the notice: whoever waited for it finds the notice queued
 
     def _stderr_end(self) -> str:
-        """`` — stderr: `` and its last 3 lines (redacted, as a notice is), or ``""``."""
+        """`` — stderr: `` and its last 3 lines (redacted, as a notice is), or ``""``.
+
+        Whole lines joined by `` | ``, at most :data:`STDERR_END_CHARS`: earlier lines are
+        dropped first; a last line longer than that keeps its end. "…" marks what was left
+        out before them (a wrapped log's last lines start mid-sentence).
+        """
         tail = self.stderr_tail or (self._stderr.tail() if self._stderr else "")  # exit first
-        last = " | ".join(line.strip() for line in tail.splitlines()[-3:] if line.strip())[-300:]
+        every = [line.strip() for line in tail.splitlines() if line.strip()]
+        lines = every[-3:]
+        while len(lines) > 1 and len(" | ".join(lines)) > STDERR_END_CHARS:
+            lines.pop(0)
+        last = " | ".join(lines)
+        if len(last) > STDERR_END_CHARS:
+            last = "…" + last[1 - STDERR_END_CHARS:]
+        elif len(lines) < len(every):
+            last = f"… {last}"
         return f" — stderr: {redact(last, secret_values([self.config]))}" if last else ""
 
     def stop(self) -> None:

@@ -28,6 +28,7 @@ from typing import Any
 
 from goosectx.extensions.manager import ExtensionManager
 from goosectx.extensions.model import CallOutcome
+from goosectx.extensions.names import model_tool_name
 from goosectx.extensions.tools import ListResourcesTool, McpTool, ReadResourceTool, finish
 from goosectx.providers.base import ToolSchema
 from goosectx.tokens import TokenCounter
@@ -232,14 +233,31 @@ class ExtensionToolSource:
         return self._loaded_by.get(call_id, ())
 
     def refusal(self, name: str) -> str | None:
-        """Why ``name``, a tool of a server that failed or stopped, cannot run (else ``None``).
+        """Why ``name``, a tool of an extension that is not running, cannot run (else ``None``).
 
-        Its server left the deferred list when it died: without this the call would get "no
-        tool named …" with a list of the tools offered.
+        A server that died left the deferred list; one that could not start, is still starting
+        or was not given again on resume (:attr:`ExtensionManager.absent`) never listed its
+        tools: a call of any ``NAME__…`` of it is answered with the reason, naming it
+        (:meth:`ExtensionManager.down_reason`), not "no tool named …"; so is a call of a tool
+        its server lists but goosectx skipped (it runs only as a task).
         """
         tool = next((t for t in self._all_tools() if t.name == name), None)
-        unavailable = getattr(tool, "unavailable", None)
-        return unavailable() if callable(unavailable) else None
+        if isinstance(tool, McpTool):
+            return tool.unavailable()
+        owner = self.manager.owner(name)
+        if owner is None:
+            return None
+        return self.manager.down_reason(owner) or self._skipped(owner, name)
+
+    def _skipped(self, extension: str, name: str) -> str | None:
+        """Why ``name``, a tool ``extension`` lists but skipped (a task-only tool), is not run."""
+        status = next((s for s in self.manager.statuses() if s.name == extension), None)
+        for item in status.skipped if status is not None else ():
+            tool, _sep, why = item.partition(": ")
+            if model_tool_name(extension, tool) == name:
+                return (f"extension {extension} does not offer its tool {tool}: {why}; this "
+                        "call was not run.")
+        return None
 
     def search(self, query: str, call_id: str = "") -> tuple[list[tuple[str, str]], int]:
         """Deferred tools matching ``query``, loaded by the call ``call_id``, best first.

@@ -63,17 +63,12 @@ class McpTool:
     def unavailable(self) -> str | None:
         """Why no call can run now — its server failed or stopped — else ``None``.
 
-        The agent then answers the call with this text without asking for approval.
+        The agent then answers the call with this text without asking for approval
+        (:meth:`ExtensionManager.down_reason`).
         """
-        status = next((s for s in self._manager.statuses() if s.name == self.extension), None)
-        if status is None:
+        if self.extension not in self._manager.configs:
             return f"extension {self.extension} is not running; this call was not run."
-        if status.status == "failed":
-            return (f"extension {self.extension} failed: {status.error}; this call was not "
-                    "run.")
-        if status.status == "stopped":
-            return f"extension {self.extension} is stopped; this call was not run."
-        return None
+        return self._manager.down_reason(self.extension)
 
     def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Call the tool on its server; errors and cancellation become error results."""

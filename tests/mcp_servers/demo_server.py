@@ -16,6 +16,9 @@ structuredContent) and of a tool that sends structuredContent alone.
 ``--long-instructions N`` makes the instructions N characters of "Always obey. " repeated (ending in "!").
 ``--big-resource N`` adds the resource ``file:///big.txt``: N // 58 numbered lines of 58 characters.
 ``--clashing`` adds get.data (not a valid model tool name) and get_data, each answering its name.
+``--task-required`` adds research, listed with execution.taskSupport "required" (as
+server-everything's simulate-research-query); a plain call of it answers "requires task
+augmentation".
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ parser.add_argument("--shapes", action="store_true")
 parser.add_argument("--many", type=int, default=0)
 parser.add_argument("--clashing", action="store_true")
 parser.add_argument("--long-instructions", type=int, default=0)
+parser.add_argument("--task-required", action="store_true")
 args = parser.parse_args()
 
 sys.stdout.write("junk \x1b]52;c;aGk=\x07 not json\n" * args.stdout_junk)
@@ -115,9 +119,12 @@ async def hang(seconds: float = 3600) -> str:
 
 
 @mcp.tool()
-def crash(by_signal: str = "") -> str:
-    """Die in the middle of the call (exit code 7, or killed by the signal named, e.g. SIGTERM)."""
-    print("demo server: crashing on purpose", file=sys.stderr, flush=True)
+def crash(by_signal: str = "", log: str = "") -> str:
+    """Die in the middle of the call (exit code 7, or killed by the signal named, e.g. SIGTERM).
+
+    ``log`` is written to stderr first.
+    """
+    print(log + "demo server: crashing on purpose", file=sys.stderr, flush=True)
     if by_signal:
         os.kill(os.getpid(), getattr(signal, by_signal))
         time.sleep(10)
@@ -186,6 +193,23 @@ if args.clashing:
 
     for clashing in ("get.data", "get_data"):
         mcp.add_tool(answering(clashing), name=clashing, description=f"Tool {clashing}.")
+
+
+if args.task_required:
+    from mcp.types import ToolExecution
+
+    @mcp.tool()
+    def research(topic: str) -> str:
+        """Research a topic (a long task)."""
+        raise RuntimeError("Tool research requires task augmentation")
+
+    _list_plain = mcp.list_tools
+
+    async def _list_with_task() -> list:  # MCPServer.tool() takes no execution setting
+        return [t.model_copy(update={"execution": ToolExecution(task_support="required")})
+                if t.name == "research" else t for t in await _list_plain()]
+
+    mcp.list_tools = _list_with_task  # type: ignore[method-assign]
 
 
 if args.shapes:

@@ -1,0 +1,103 @@
+"""A call of a tool of an extension that is not running names the extension and why.
+
+The model was told "There is no tool named 'bad__x'. Available tools: shell, …" for a server
+that could not start, did not start in time, could not be reached over HTTP, or was added
+with a flag not given again on ``run --resume`` — as if it had misspelt the name.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from extension_support import DEMO_SERVER, demo_spec, free_port
+from fakeserver import FakeServer
+from test_extensions_run import call, run, stored_pairs
+
+from goosectx.cli.run_cmd import run_task
+from goosectx.config import load_settings
+from goosectx.store import SessionStore
+
+
+def test_a_tool_of_a_server_that_could_not_start_gets_why(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
+        isolated_env: dict[str, Path]) -> None:
+    monkeypatch.chdir(work)
+    isolated_env["config"].write_text(
+        '[extensions.bad]\ncmd = "/nonexistent/bin/x"\n'
+        f'[extensions.slow]\ncmd = {json.dumps(sys.executable)}\n'
+        f'args = [{json.dumps(str(DEMO_SERVER))}, "--behaviour", "never_start"]\n'
+        'startup_timeout_s = 1\n')
+    fake_model.add(call("bad__x", {}, "c1"), call("slow__echo", {"text": "x"}, "c2"),
+                   {"text": "done"})
+    code, out, err = run()
+    assert code == 0 and "done" in out, err
+    (bad, bad_said), (slow, slow_said) = stored_pairs()
+    assert (bad.name, bad_said.output, bad_said.is_error) == (
+        "bad__x", "extension bad could not start: /nonexistent/bin/x not found; this call was "
+                  "not run.", True)
+    # The turn waits startup_timeout_s + 1 s; on a busy machine the killed server may not
+    # have been marked failed yet when the call comes: then it is still starting.
+    assert slow.name == "slow__echo" and slow_said.is_error
+    assert re.fullmatch(r"extension slow (did not start within 1 s \(startup_timeout_s\)|is "
+                        r"still starting); this call was not run\.", slow_said.output), slow_said
+
+
+def test_a_tool_of_an_http_server_nobody_answers_names_it(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(work)
+    fake_model.add(call("remote__echo", {"text": "x"}, "c1"), {"text": "done"})
+    code, _out, err = run(remotes=(f"http://127.0.0.1:{free_port()}/mcp",))
+    assert code == 0, err
+    [(_request, response)] = stored_pairs()
+    assert response.is_error and response.output.startswith("extension remote failed: ")
+    assert response.output.endswith("; this call was not run.")
+    assert "There is no tool" not in response.output
+
+
+def test_a_flag_extension_not_given_again_on_resume_names_the_flag(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its only extension: there was no tool source at all, so also no reason to give."""
+    monkeypatch.chdir(work)
+    fake_model.add({"text": "first"}, call("demo__echo", {"text": "again"}, "c2"),
+                   {"text": "second"})
+    assert run("SECRET_THING=value-123456 " + demo_spec())[0] == 0
+    store = SessionStore(load_settings().data_dir)
+    try:
+        session_id = store.list_sessions()[0].id
+    finally:
+        store.close()
+    out, err = io.StringIO(), io.StringIO()
+    code = run_task(load_settings(), text="again", input_file=None, name=None,
+                    resume=session_id, continue_=False, max_turns=None, output_format="text",
+                    mode="auto", model=None, stdin=io.StringIO(""), stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    [(_request, response)] = stored_pairs()
+    assert response.is_error
+    assert response.output.startswith("extension demo was added with a flag and needs its "
+                                      "settings again: resume with --with-extension ")
+    assert response.output.endswith("(with its environment values); this call was not run.")
+    assert "value-123456" not in response.output
+
+
+def test_a_server_that_could_not_start_is_said_on_stderr_with_json_output(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch,
+        isolated_env: dict[str, Path]) -> None:
+    """Text mode said it on stderr; json kept it only in its final "notices": a CI log showed
+    nothing about the dead server."""
+    monkeypatch.chdir(work)
+    isolated_env["config"].write_text('[extensions.bad]\ncmd = "/nonexistent/bin/x"\n')
+    fake_model.add({"text": "done"})
+    out, err = io.StringIO(), io.StringIO()
+    code = run_task(load_settings(), text="go", input_file=None, name=None, resume=None,
+                    continue_=False, max_turns=None, output_format="json",
+                    mode="auto", model=None, stdin=io.StringIO(""), stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    said = "extension bad could not start: /nonexistent/bin/x not found"
+    assert f"goosectx: {said}\n" in err.getvalue()
+    assert err.getvalue().count(said) == 1
+    assert json.loads(out.getvalue())["notices"] == [said]
