@@ -143,6 +143,22 @@ def test_plain_question_lines_all_carry_the_marker() -> None:
                      f"{APPROVAL_MARKER}   pwd", f"{APPROVAL_MARKER}   timeout_s: 5"]
 
 
+
+@pytest.mark.parametrize("width", [30, 40, 80])
+def test_a_call_of_wide_characters_is_wrapped_by_screen_cells(width: int) -> None:
+    """A command of CJK text (two cells a character) drew lines wider than the screen: the
+    terminal wrapped them itself and their continuations had no marker (fresh19c #10)."""
+    from rich.cells import cell_len  # noqa: PLC0415
+
+    command = "echo " + "这是一个很长的中文参数用于测试折行" * 4 + " --some-long-option-name-here"
+    lines = plain_question(approval_question(ToolRequest("c1", "shell", {"command": command}),
+                                             width), whole=True)
+    assert all(line.startswith(APPROVAL_MARKER) and cell_len(line) <= width for line in lines[1:]
+               ), [(cell_len(line), line) for line in lines]
+    body = "".join(line.removeprefix(f"{APPROVAL_MARKER}   ") for line in lines[1:])
+    assert body == command  # nothing lost at the cuts
+
+
 pexpect = pytest.importorskip("pexpect")
 ESC = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
 """Style escape codes rich may put between the marker and the text."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from rich.cells import get_character_cell_size
 from rich.text import Text
 
 from goosectx.cli.safe_console import OWN_STYLE
@@ -89,15 +90,15 @@ def approval_question(request: ToolRequest, width: int, *, in_diff: bool = False
 
     ``target``: where an edit really writes when a symlink leads it outside the project
     (:func:`~goosectx.sensitive.hidden_target`); the ``path`` line names it. Each line of
-    the call is wrapped to the screen (so every screen line carries the marker)
+    the call is wrapped to the screen by screen cells (a wide CJK character takes two: so every
+    screen line carries the marker)
     and counted; more than :data:`LONG_CALL_LINES` makes the call long. ``in_diff``: the
     edit's whole diff was drawn just before (``diffview.diff_shown_whole``).
     """
     usable = max(20, width - 5)
     lines: list[str] = []
     for line in _call_lines(request, target):
-        safe = code_safe(line)
-        lines += [safe[i : i + usable] for i in range(0, len(safe), usable)] or [""]
+        lines += _cut_to_cells(code_safe(line), usable)
     return ApprovalQuestion(code_safe(request.name), tuple(lines),
                             len(lines) > LONG_CALL_LINES, in_diff)
 
@@ -132,3 +133,19 @@ def rich_question(question: ApprovalQuestion, *, whole: bool) -> Text:
         text.append(f"\n{APPROVAL_MARKER} ", style=OWN_STYLE)
         text.append(f"  {_held_back(question, hidden)}", style="bold yellow")
     return text
+
+
+def _cut_to_cells(text: str, cells: int) -> list[str]:
+    """``text`` as pieces of at most ``cells`` screen cells each (``[""]`` for no text)."""
+    if text.isascii():  # one cell a character (code_safe leaves no control character)
+        return [text[i : i + cells] for i in range(0, len(text), cells)] or [""]
+    pieces: list[str] = []
+    start, used = 0, 0
+    for at, char in enumerate(text):
+        width = get_character_cell_size(char)
+        if used + width > cells and at > start:
+            pieces.append(text[start:at])
+            start, used = at, 0
+        used += width
+    pieces.append(text[start:])
+    return pieces

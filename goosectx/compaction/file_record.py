@@ -19,9 +19,10 @@ _FAILED_ATTEMPTS = re.compile(r"\b(\d+) attempt\(s\) failed or were rejected")
 _UNDONE = re.compile(r"\bthen (restored|removed) by /undo\b")
 _VERB_WORDS = re.compile(r"\b(created|written|edited|deleted|read)\b(?: \((\d+)×\))?")
 _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
-_FAILED_RUNS = re.compile(
-    r"\b(created|written|edited|deleted) by (?:a command|(\d+) commands) that then failed")
-"""How :meth:`FileRecord.describe` says a command that then failed made the change."""
+_FAILED_RUNS = re.compile(r"\b(?:maybe )?(created|written|edited|deleted) by "
+                          r"(?:a command|(\d+) commands) that (?:then )?failed")
+"""How :meth:`FileRecord.describe` says a command that failed may have made the change (the
+command ran, but it may have failed before or at the write: ``false && echo x > f``)."""
 
 
 @dataclass(slots=True)
@@ -72,7 +73,7 @@ class FileRecord:
 
         A file whose every attempt failed or was rejected reads ``not changed; 1 attempt(s)
         failed or were rejected``, never a bare ``; …`` a later compaction cannot read; one a
-        command wrote before it failed, ``written by a command that then failed``.
+        command that failed may have written, ``maybe written by a command that failed``.
         """
         parts = []
         for verb in _VERB_ORDER:
@@ -82,8 +83,8 @@ class FileRecord:
         for verb in _VERB_ORDER if self.failed_runs else ():
             n = self.failed_runs.get(verb, 0)
             if n:
-                parts.append(f"{verb} by " + ("a command that" if n == 1 else f"{n} commands that")
-                             + " then failed")
+                parts.append(f"maybe {verb} by "
+                             + ("a command that" if n == 1 else f"{n} commands that") + " failed")
         if self.failed and not parts:
             parts.append(NOT_CHANGED)
         text = (", ".join(parts) + self._undo()).removeprefix(", then ")
@@ -99,7 +100,7 @@ def carry_file_line(about: str, record: FileRecord) -> None:
     as edits): a line naming none — a model's note on a file it only looked at — adds no
     verb, and one of only rejected attempts (``not changed; 1 attempt(s) failed or were
     rejected``) stays that: its failures, with a write verb counted 0; so does a write by a
-    command that then failed (:attr:`FileRecord.failed_runs`). A ``then restored by /undo`` (or
+    command that failed (:attr:`FileRecord.failed_runs`). A ``then restored by /undo`` (or
     ``removed``) is kept as :attr:`FileRecord.undone`.
     """
     grouped = re.match(r"(\d+) files? changed$", about)
@@ -109,7 +110,7 @@ def carry_file_line(about: str, record: FileRecord) -> None:
     undone = _UNDONE.search(about)
     if undone:
         record.undone, record.code = undone.group(1), ""
-    if " then failed" in about:
+    if " failed" in about:
         for verb, n in _FAILED_RUNS.findall(about):
             record.failed_runs[verb] = record.failed_runs.get(verb, 0) + (int(n) if n else 1)
             record.verbs.setdefault(verb, 0)

@@ -1,6 +1,7 @@
 """Which files a shell command changes, read from its words (nothing is run).
 
-Used by :func:`goosectx.compaction.actions.shell_actions`, which turns each ``(path, verb)``
+Part of the compaction's facts scan (docs/architecture.md §5). Used by
+:func:`goosectx.compaction.actions.shell_actions`, which turns each ``(path, verb)``
 into a file action. Known: ``>``/``>>``/``>|`` redirection (``written``), ``rm``, ``unlink``
 and ``git rm`` (``deleted``), ``touch`` (``created``), ``tee`` (``written``), ``sed -i``
 (``edited``); a rename by ``mv`` or ``git mv`` as the old path ``deleted`` and the new one
