@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from goosectx.cli.app import main
@@ -20,3 +23,22 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str, code: int = 0) -> tuple[
     got, out, err = run_cli(capsys, *args)
     assert got == code, err
     return out, err
+
+
+def run_auto_denying_rm(fake_model: Any, workdir: Path, capsys: pytest.CaptureFixture[str],
+                        commands: list[str]) -> str:
+    """``run --mode auto --deny 'shell(rm *)'`` with the model calling each of ``commands``.
+
+    Each is meant to delete ``v1`` … ``vN`` (one each, made here): asserts the run ends well
+    and every file is still there; returns the run's stderr.
+    """
+    names = [f"v{i}" for i in range(1, len(commands) + 1)]
+    for name in names:
+        (workdir / name).write_text("keep")
+    fake_model.add(*({"tool_calls": [{"name": "shell", "arguments": {"command": c}}]}
+                     for c in commands), {"text": "done"})
+    code, _out, err = run_cli(capsys, "run", "-t", "clean", "--mode", "auto",
+                              "--deny", "shell(rm *)")
+    assert code == 0, err
+    assert sorted(p.name for p in workdir.iterdir()) == sorted(names)
+    return err

@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from cli_support import run_cli
+from cli_support import run_auto_denying_rm, run_cli
 from test_repl import CTRL_D, ENTER, World
 
 from goosectx.approval import ApprovalContext, decide
@@ -215,16 +215,9 @@ def test_a_deny_rule_sees_through_quoting_paths_assignments_and_wrappers() -> No
 
 def test_run_denies_every_disguised_rm(fake_model, workdir: Path,  # type: ignore[no-untyped-def]
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    commands = ["/bin/rm v1", "\\rm v2", "command rm v3", "r''m v4", "echo v5 | xargs rm",
-                "FOO=1 rm v6", "env -i A=1 /bin/rm v7", "sh -c 'rm v8'", "eval rm v9"]
-    for i in range(1, 10):
-        (workdir / f"v{i}").write_text("keep")
-    fake_model.add(*({"tool_calls": [{"name": "shell", "arguments": {"command": c}}]}
-                     for c in commands), {"text": "done"})
-    code, _out, err = run_cli(capsys, "run", "-t", "clean", "--mode", "auto",
-                              "--deny", "shell(rm *)")
-    assert code == 0, err
-    assert sorted(p.name for p in workdir.iterdir()) == [f"v{i}" for i in range(1, 10)]
+    run_auto_denying_rm(fake_model, workdir, capsys, [
+        "/bin/rm v1", "\\rm v2", "command rm v3", "r''m v4", "echo v5 | xargs rm", "FOO=1 rm v6",
+        "env -i A=1 /bin/rm v7", "sh -c 'rm v8'", "eval rm v9"])
 
 
 def test_run_in_auto_mode_denies_a_run_time_named_program_and_says_which_rule_asks(  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_support import run_cli
+from cli_support import run_auto_denying_rm
 
 from goosectx.approval import ApprovalContext, ApprovalVerdict, decide
 from goosectx.permissions import PermissionRules, shell_parts, suggested_rule
@@ -98,16 +98,9 @@ def test_plain_commands_are_still_read_and_allowed() -> None:
 
 def test_run_in_auto_mode_runs_none_of_the_hidden_rms(fake_model, workdir: Path,  # type: ignore[no-untyped-def]
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    commands = ["r\\\nm -f v1", "sh -c 'r\\\nm -f v2'", "{rm,-f,v3}", "/bin/r[m] -f v4",
-                "f(){ rm -f v5; }; f"]
-    for i in range(1, 6):
-        (workdir / f"v{i}").write_text("keep")
-    fake_model.add(*({"tool_calls": [{"name": "shell", "arguments": {"command": c}}]}
-                     for c in commands), {"text": "done"})
-    code, _out, err = run_cli(capsys, "run", "-t", "clean", "--mode", "auto",
-                              "--deny", "shell(rm *)")
-    assert code == 0, err
-    assert sorted(p.name for p in workdir.iterdir()) == [f"v{i}" for i in range(1, 6)]
+    err = run_auto_denying_rm(fake_model, workdir, capsys, [
+        "r\\\nm -f v1", "sh -c 'r\\\nm -f v2'", "{rm,-f,v3}", "/bin/r[m] -f v4",
+        "f(){ rm -f v5; }; f"])
     answers = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
     assert len(answers) == 5
     assert all("permission rule" in a or "needs approval" in a for a in answers), answers

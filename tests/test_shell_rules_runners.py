@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_support import run_cli
+from cli_support import run_auto_denying_rm
 
 from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules, suggested_rule
@@ -93,17 +93,9 @@ def test_no_rule_is_offered_for_a_runner() -> None:
 
 def test_run_in_auto_mode_runs_no_rm_hidden_behind_a_runner(  # type: ignore[no-untyped-def]
         fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    commands = ["fakeroot rm v1", f"chroot / rm {workdir}/v2", "taskset -c 0 rm v3",
-                "setpriv --reuid=0 rm v4",
-                "python3 -c \"import os; os.system('rm v5')\""]
-    for i in range(1, 6):
-        (workdir / f"v{i}").write_text("keep")
-    fake_model.add(*({"tool_calls": [{"name": "shell", "arguments": {"command": c}}]}
-                     for c in commands), {"text": "done"})
-    code, _out, err = run_cli(capsys, "run", "-t", "clean", "--mode", "auto",
-                              "--deny", "shell(rm *)")
-    assert code == 0, err
-    assert sorted(p.name for p in workdir.iterdir()) == [f"v{i}" for i in range(1, 6)]
+    run_auto_denying_rm(fake_model, workdir, capsys, [
+        "fakeroot rm v1", f"chroot / rm {workdir}/v2", "taskset -c 0 rm v3",
+        "setpriv --reuid=0 rm v4", "python3 -c \"import os; os.system('rm v5')\""])
 
 
 def test_a_tools_running_subcommand_is_read_and_its_rule_names_the_command() -> None:
