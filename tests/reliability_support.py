@@ -9,6 +9,7 @@ the fake server, bytes on stdout), with a deadline — never a sleep standing in
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -56,6 +57,21 @@ def start(env: dict[str, str], *args: str, cwd: Path | None = None) -> subproces
     """Start ``goosectx ARGS`` (stdin closed, stdout/stderr piped, bytes)."""
     return subprocess.Popen([*GOOSECTX, *args], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def kill_while(job: list[str], env: dict[str, str], *args: str, cwd: Path | None = None) -> None:
+    """Start ``goosectx ARGS``, kill -9 it once ``job`` (a command it runs) is running, then
+    kill the job too (without a PID namespace a command outlives goosectx)."""
+    from agent_harness import host_pid  # noqa: PLC0415 - the harness's process lookup
+
+    proc = start(env, *args, cwd=cwd)
+    pid = host_pid(job, timeout_s=60)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def wait_for(what: str, ready: Callable[[], bool], proc: subprocess.Popen[bytes] | None = None,

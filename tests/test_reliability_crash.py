@@ -18,9 +18,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from agent_harness import host_pid
 from fakeserver import FakeServer
-from reliability_support import assert_sendable, cli, load, model_env, start
+from reliability_support import assert_sendable, cli, kill_while, load, model_env, start
 
 from goosectx.approval import CANCELLED_TEXT, cancelled_text, stopped_running_text
 from goosectx.conversation import Message, ToolRequest, ToolResponse
@@ -54,15 +53,8 @@ def test_kill_9_while_a_tool_runs_then_run_resume_tells_the_model(tmp_path, work
               {"text": "I will check slept.txt first"}, {"text": "still fine"}]
     with FakeServer(script) as server:
         env = model_env(home, server.base_url)
-        proc = start(env, "run", "--mode", "auto", "--name", "k", "-t", "make slept.txt",
-                     cwd=work)
-        pid = host_pid(job, timeout_s=60)
-        proc.send_signal(signal.SIGKILL)
-        proc.communicate(timeout=60)
-        try:
-            os.kill(pid, signal.SIGKILL)  # without a PID namespace the command outlives it
-        except ProcessLookupError:
-            pass
+        kill_while(job, env, "run", "--mode", "auto", "--name", "k", "-t", "make slept.txt",
+                   cwd=work)
         again = cli(env, "run", "--resume", "k", "-t", "carry on", cwd=work)
         assert again.returncode == 0, again.stderr
         assert "note: 1 tool call (shell) was interrupted when goosectx last exited" in \

@@ -10,14 +10,11 @@ call as interrupted and the later one as not started.
 
 from __future__ import annotations
 
-import os
 import random
-import signal
 from pathlib import Path
 
-from agent_harness import host_pid
 from fakeserver import FakeServer
-from reliability_support import assert_sendable, cli, load, model_env, start
+from reliability_support import assert_sendable, cli, kill_while, load, model_env
 
 from goosectx.turn import INTERRUPTED_TEXT, NOT_STARTED_TEXT
 
@@ -38,15 +35,8 @@ def test_kill_9_between_a_replys_calls_keeps_the_finished_result(tmp_path: Path,
     script = [{"text": "Parallel.", "tool_calls": calls}, {"text": "after resume"}]
     with FakeServer(script) as server:
         env = model_env(home, server.base_url)
-        proc = start(env, "run", "--mode", "auto", "--name", "k", "-t", "do three things",
-                     cwd=work)
-        pid = host_pid(job, timeout_s=60)
-        proc.send_signal(signal.SIGKILL)
-        proc.communicate(timeout=60)
-        try:
-            os.kill(pid, signal.SIGKILL)  # without a PID namespace the command outlives it
-        except ProcessLookupError:
-            pass
+        kill_while(job, env, "run", "--mode", "auto", "--name", "k", "-t", "do three things",
+                   cwd=work)
         assert (work / "a.txt").read_text() == "CHANGED\n"
         assert not (work / "c.txt").exists()
         again = cli(env, "run", "--resume", "k", "-t", "what happened?", cwd=work)
