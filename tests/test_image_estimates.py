@@ -33,9 +33,13 @@ class _Server:
 
     def __init__(self, image: bytes) -> None:
         self.image = image
+        self.configs = {"pics": None}  # the one extension the session has
 
     def statuses(self) -> list[Any]:
-        return [SimpleNamespace(name="pics", status="running")]
+        return [SimpleNamespace(name="pics", status="ready", error="")]
+
+    def down_reason(self, _extension: str) -> str | None:
+        return None  # ready
 
     def call_tool(self, *_args: Any) -> CallOutcome:
         return CallOutcome("a screenshot", attachments=(

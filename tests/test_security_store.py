@@ -71,7 +71,7 @@ def test_a_stored_bad_id_is_refused_before_it_becomes_a_lock_path(tmp_path: Path
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    with small_tmpfs(tmp_path, "256k", "cannot mount a tmpfs here") as mount:
+    with small_tmpfs(tmp_path, "512k", "cannot mount a tmpfs here") as mount:
         yield mount
 
 
