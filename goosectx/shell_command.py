@@ -132,6 +132,7 @@ def command_forms(part: Part) -> CommandForms:
     r = _Reading([" ".join(w.raw for w in words)])
     if part.unreadable:
         r.reasons.append(part.unreadable)
+    _check_subscripts(words, r)
     _normalise(words, r, 0)
     unreadable = r.reasons[0] if r.reasons else None
     allow = None if unreadable else " ".join(_shown(w.value) for w in words)
@@ -176,16 +177,21 @@ def _add_line(line: str, r: _Reading, depth: int) -> None:
         r.forms.append(" ".join(w.raw for w in words))
         if part.unreadable:
             r.reasons.append(part.unreadable)
+        _check_subscripts(words, r)
         _normalise(words, r, depth + 1)
+
+
+def _check_subscripts(words: list[Word], r: _Reading) -> None:
+    """Once per simple command (its wrappers' and runners' suffixes hold no other words)."""
+    if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
+        r.reasons.append("a quoted array subscript holds a command substitution, which bash "
+                         "runs when the text is read as a number")
 
 
 def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C901, PLR0912
     """Append the forms of ``words``, one per step of normalisation."""
     words = list(words)
     reasons = r.reasons
-    if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
-        reasons.append("a quoted array subscript holds a command substitution, which bash "
-                       "runs when the text is read as a number")
     while words:
         if len(r.steps) >= _MAX_STEPS:
             reasons.append("it has too many wrappers and commands to read")
