@@ -75,3 +75,31 @@ def test_a_long_stream_is_saved_once_a_second_not_once_a_chunk() -> None:
     assert saves[0] == "w0000 " and saves[-1].startswith("w0000 w0001 ")
     assert draft.message().text == "".join(f"w{i:04d} " for i in range(3000))
     assert draft.message().metadata.cut_short == "cut off: goosectx exited"
+
+
+def test_sessions_show_while_the_answer_streams_says_it_is_being_written(
+        tmp_path: Path, work: Path) -> None:
+    """``sessions show`` in another terminal labelled the live draft "cut off: goosectx exited
+    while this answer was being written" though goosectx was still writing it."""
+    home = tmp_path / "home"
+    script = [{"text": ANSWER, "chunk_delay_s": 0.02}]
+    with FakeServer(script) as server:
+        env = model_env(home, server.base_url)
+        proc = start(env, "run", "--mode", "auto", "--name", "k", "-t",
+                     "Task A: explain the build.", cwd=work)
+        try:
+            wait_for("the answer saved as it streams",
+                     lambda: "alpha beta gamma alpha" in _saved_answer(home, "k"), proc,
+                     timeout_s=30)
+            shown = cli(env, "sessions", "show", "k", cwd=work)
+            agent = cli(env, "sessions", "show", "k", "--agent", cwd=work)
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.communicate(timeout=60)
+        after = cli(env, "sessions", "show", "k", cwd=work)
+    assert shown.returncode == 0 and agent.returncode == 0, (shown.stderr, agent.stderr)
+    for out in (shown.stdout, agent.stdout):
+        assert "STREAMED-PART alpha" in out
+        assert "goosectx exited" not in out, out[-600:]
+        assert f"being written by goosectx (PID {proc.pid})" in out, out[-600:]
+    assert "cut off: goosectx exited" in after.stdout  # killed: now it was cut off

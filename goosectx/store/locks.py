@@ -64,6 +64,32 @@ class SessionLock:
             )
         return cls(path, session_id)
 
+    @staticmethod
+    def holder(locks_dir: Path, session_id: str) -> str | None:
+        """The PID of the live process holding the lock of ``session_id``, else ``None``.
+
+        The PID as the holder wrote it (``"unknown"`` when it wrote none). Takes no lock it
+        keeps and creates nothing; a lock file that cannot be read counts as not held.
+        """
+        path = locks_dir / f"{session_id}.lock"
+        if not valid_session_id(session_id) or path.parent != locks_dir:
+            return None
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return None  # never locked (or unreadable): no live driver to name
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
     def release(self) -> None:
         """Release the lock (idempotent)."""
         if self._fd is not None:

@@ -366,6 +366,13 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         """
         return SessionLock.for_session(self.data_dir / "locks", session_id)
 
+    def lock_holder(self, session_id: str) -> str | None:
+        """The PID of the live process driving ``session_id``, else ``None``.
+
+        :meth:`SessionLock.holder`: read-only, it takes and creates nothing.
+        """
+        return SessionLock.holder(self.data_dir / "locks", session_id)
+
 
 def _refuse_an_id(conn: sqlite3.Connection, name: str, session_id: str | None) -> None:
     """Refuse ``name`` for ``session_id`` when it is another session's id.
