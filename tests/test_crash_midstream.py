@@ -103,3 +103,31 @@ def test_sessions_show_while_the_answer_streams_says_it_is_being_written(
         assert "goosectx exited" not in out, out[-600:]
         assert f"being written by goosectx (PID {proc.pid})" in out, out[-600:]
     assert "cut off: goosectx exited" in after.stdout  # killed: now it was cut off
+
+
+def test_a_draft_an_earlier_process_left_stays_cut_off_while_another_holds_the_session(
+        tmp_path: Path, work: Path) -> None:
+    """A session resumed after a kill -9 (its REPL waiting at the prompt) holds the lock while
+    its last message is still the dead process's draft: that one was cut off, not being
+    written."""
+    from goosectx.store import SessionStore
+
+    home = tmp_path / "home"
+    with FakeServer([{"text": ANSWER, "chunk_delay_s": 0.02}]) as server:
+        env = model_env(home, server.base_url)
+        proc = start(env, "run", "--mode", "auto", "--name", "k", "-t", "explain", cwd=work)
+        wait_for("the answer saved as it streams",
+                 lambda: "alpha beta gamma alpha" in _saved_answer(home, "k"), proc,
+                 timeout_s=30)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+    store = SessionStore(home)
+    try:
+        with store.lock(load(home, "k").id):  # as a resumed REPL at its prompt holds it
+            shown = cli(env, "sessions", "show", "k", cwd=work)
+            agent = cli(env, "sessions", "show", "k", "--agent", cwd=work)
+    finally:
+        store.close()
+    assert "(cut off: goosectx exited)" in shown.stdout
+    assert EXITED_MARK in agent.stdout
+    assert "being written by goosectx" not in shown.stdout + agent.stdout

@@ -14,20 +14,23 @@ from dataclasses import replace
 from typing import TypeVar
 
 from goosectx.conversation import EXITED_MARK, Message, TextContent
+from goosectx.store.locks import LockHolder
 
 M = TypeVar("M")
 
 
-def live_draft(messages: Iterable[M], holder: str, writing: dict[str, str]) -> Iterator[M]:
-    """``messages``, the last one labelled as being written when it is a draft.
+def live_draft(messages: Iterable[M], holder: LockHolder, writing: dict[str, str]
+               ) -> Iterator[M]:
+    """``messages``, the last one labelled as being written when it is a live draft.
 
-    A draft: an assistant message with ``metadata.exited``, while ``holder`` (the PID of the
-    process holding the session's lock) drives the session. Its label (``being written by
-    goosectx (PID N)``) goes into ``writing`` (message id → label) before it is yielded, and in
-    the model's view its ``[cut off: goosectx exited …]`` mark is replaced by the label. Reads
-    one message ahead; the others pass unchanged.
+    A live draft: an assistant message with ``metadata.exited`` made since ``holder``, the
+    process holding the session's lock, took it (one made before is an earlier process's,
+    cut off when it died: a resumed session before its next message). Its label (``being
+    written by goosectx (PID N)``) goes into ``writing`` (message id → label) before it is
+    yielded, and in the model's view its ``[cut off: goosectx exited …]`` mark is replaced by
+    the label. Reads one message ahead; the others pass unchanged.
     """
-    label = f"being written by goosectx (PID {holder})"
+    label = f"being written by goosectx (PID {holder.pid})"
     last: M | None = None
     for m in messages:
         if last is not None:
@@ -35,7 +38,8 @@ def live_draft(messages: Iterable[M], holder: str, writing: dict[str, str]) -> I
         last = m
     if last is None:
         return
-    if isinstance(last, Message) and last.role == "assistant" and last.metadata.exited:
+    if (isinstance(last, Message) and last.role == "assistant" and last.metadata.exited
+            and last.created.timestamp() >= holder.since_s):
         writing[last.id] = label
         content = last.content
         if content and isinstance(content[-1], TextContent) and content[-1].text == EXITED_MARK:

@@ -5,10 +5,23 @@ from __future__ import annotations
 import fcntl
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from goosectx.errors import SessionInUse, StoreError
 from goosectx.private_mode import make_private
 from goosectx.session import valid_session_id
+
+
+class LockHolder(NamedTuple):
+    """The live process holding a session's lock (:meth:`SessionLock.holder`).
+
+    Attributes:
+        pid: Its PID as it wrote it in the lock file (``"unknown"`` when it wrote none).
+        since_s: When it took the lock, seconds since the epoch (the lock file's mtime).
+    """
+
+    pid: str
+    since_s: float
 
 
 class SessionLock:
@@ -65,11 +78,12 @@ class SessionLock:
         return cls(path, session_id)
 
     @staticmethod
-    def holder(locks_dir: Path, session_id: str) -> str | None:
-        """The PID of the live process holding the lock of ``session_id``, else ``None``.
+    def holder(locks_dir: Path, session_id: str) -> LockHolder | None:
+        """The live process holding the lock of ``session_id``, else ``None``.
 
-        The PID as the holder wrote it (``"unknown"`` when it wrote none). Takes no lock it
-        keeps and creates nothing; a lock file that cannot be read counts as not held.
+        Its PID as it wrote it (``"unknown"`` when it wrote none) and when it took the lock
+        (the file's mtime: taking it writes the PID). Takes no lock it keeps and creates
+        nothing; a lock file that cannot be read counts as not held.
         """
         path = locks_dir / f"{session_id}.lock"
         if not valid_session_id(session_id) or path.parent != locks_dir:
@@ -82,7 +96,8 @@ class SessionLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except BlockingIOError:
-                return os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+                pid = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+                return LockHolder(pid, os.fstat(fd).st_mtime)
             fcntl.flock(fd, fcntl.LOCK_UN)
             return None
         except OSError:

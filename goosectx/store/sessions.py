@@ -29,7 +29,7 @@ from goosectx.store.database import dumps, loads, stored_time, update_session_ro
 from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
 from goosectx.store.listing import SessionSummary, list_sessions
-from goosectx.store.locks import SessionLock
+from goosectx.store.locks import LockHolder, SessionLock
 from goosectx.store.message_read import read_messages
 from goosectx.store.messages import MessageStore
 from goosectx.store.rows import INSERT_MESSAGE, message_row, metadata_json
@@ -366,8 +366,8 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
         """
         return SessionLock.for_session(self.data_dir / "locks", session_id)
 
-    def lock_holder(self, session_id: str) -> str | None:
-        """The PID of the live process driving ``session_id``, else ``None``.
+    def lock_holder(self, session_id: str) -> LockHolder | None:
+        """The live process driving ``session_id`` (its PID, since when), else ``None``.
 
         :meth:`SessionLock.holder`: read-only, it takes and creates nothing.
         """
