@@ -8,7 +8,7 @@ store yields the messages (docs/architecture.md §6). The JSON export is :mod:`g
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from goosectx.conversation import (
     Attachment,
@@ -68,7 +68,8 @@ def transcript_markdown(session: Session) -> str:
 def iter_transcript_markdown(session: Session,
                              messages: Iterable[Message | PlainMessage],
                              numbers: dict[str, int] | None = None, *,
-                             code: CodeText = _as_stored) -> Iterator[str]:
+                             code: CodeText = _as_stored,
+                             writing: Mapping[str, str] | None = None) -> Iterator[str]:
     """:func:`transcript_markdown` in pieces: the header, then one piece per shown message.
 
     ``session`` gives the header (its conversation is not read); ``messages`` are read one at
@@ -77,6 +78,8 @@ def iter_transcript_markdown(session: Session,
     by key (:func:`goosectx.shown.view_numbers`, for the model's view), else counted here.
     ``code``: applied to each tool call's name and arguments and each ``!command`` (default:
     written as stored); a function of its text alone (a tool name's is kept and used again).
+    ``writing``: message id → the label of an answer a live process is still writing, shown
+    instead of its "cut off" label (read when the message comes: it may be filled meanwhile).
     """
     from goosectx.shown import output_keys  # here: an import needs neither
 
@@ -109,12 +112,13 @@ def iter_transcript_markdown(session: Session,
             when = ("?" if m.created == UNKNOWN_TIME  # its stored time did not parse
                     else m.created.isoformat(timespec="seconds"))
             lines += [f"> ── context compacted ({when}) ──", ""]
+        cut = (writing or {}).get(m.id, meta.cut_short)
         if meta.user_visible and numbers is not None:
-            lines += _message_markdown(m, numbers, code)
+            lines += _message_markdown(m, numbers, code, cut)
         elif meta.user_visible:
             keys = output_keys(m)
             counted = {k: numbered + n for n, k in enumerate(keys, 1)} if keys else {}
-            lines += _message_markdown(m, counted, code)
+            lines += _message_markdown(m, counted, code, cut)
             numbered += len(keys)
         if lines:
             yield blanks.piece(lines)
@@ -317,7 +321,8 @@ def _plain_markdown(m: PlainMessage, numbered: int, code: CodeText, names: dict[
     return lines, len(results)
 
 
-def _message_markdown(m: Message, numbers: dict[str, int], code: CodeText) -> list[str]:
+def _message_markdown(m: Message, numbers: dict[str, int], code: CodeText,
+                      cut: str = "") -> list[str]:
     from goosectx.shell_escape import (
         escape_command,
         escape_output,
@@ -374,6 +379,6 @@ def _message_markdown(m: Message, numbers: dict[str, int], code: CodeText) -> li
         return []
     if results_only and m.role == "user":
         header = "## Tool results"
-    if m.metadata.cut_short:
-        header += f" ({m.metadata.cut_short})"
+    if cut:
+        header += f" ({cut})"
     return [header, "", *body]

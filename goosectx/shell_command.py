@@ -167,6 +167,27 @@ def _after_keywords(words: list[Word], piped: bool = False) -> list[Word]:
     return words
 
 
+def program_argv(argv: list[str]) -> list[str]:
+    """One simple command's words from the program its wrappers run on, as the rules read it.
+
+    Without the reserved words before it (``do``), ``NAME=value`` assignments and the wrappers
+    with their options (``env -u H X=1``, ``time``, ``xargs -n 1``, ``timeout 10`` …; a
+    ``--long`` option read as a flag). ``[]`` when nothing is left.
+    """
+    first = argv[0] if argv else ""
+    if first not in KEYWORDS and first.rsplit("/", 1)[-1] not in _WRAPPERS and "=" not in first:
+        return argv  # the program itself (most commands)
+    words = _after_keywords([Word(a, a) for a in argv])
+    for _ in range(_MAX_STEPS):
+        if words and _ASSIGNMENT.match(words[0].value):
+            words = words[1:]
+        elif words and (name := words[0].value.rsplit("/", 1)[-1]) in _WRAPPERS:
+            words = _unwrap(name, words[1:])[0]
+        else:
+            break
+    return [w.value for w in words]
+
+
 def _add_line(line: str, r: _Reading, depth: int) -> None:
     """The forms of every part of an inner command line (``bash -c STRING``)."""
     if depth >= _MAX_DEPTH:

@@ -124,6 +124,9 @@ def cut_off_notice(response: ProviderResponse, provider: Provider,
 
     A reply with ``finish_reason`` ``length`` is kept as it arrived; the notice says it was
     cut and names ``max_output_tokens`` (config ``[models."MODEL"]``), the one setting of it.
+    It names a figure only when one was sent (``max_output_tokens``, sent as ``max_tokens``);
+    otherwise the provider applied a limit of its own, which goosectx does not know (litellm's
+    figure or goosectx's 4,096 fallback would be a guess), so none is named.
     """
     if response.finish_reason != "length":
         return None
@@ -133,9 +136,8 @@ def cut_off_notice(response: ProviderResponse, provider: Provider,
     if configured:
         return (f"the answer was cut off at the output limit (max_output_tokens = "
                 f"{configured:,}); raise max_output_tokens under {where}")
-    return (f"the answer was cut off at the model's output limit "
-            f"({provider.output_limit_tokens():,} tokens); to raise it, set "
-            f"max_output_tokens under {where}")
+    return ("the answer was cut off at the provider's output limit (no max_output_tokens was "
+            f"sent); to raise it, set max_output_tokens under {where}")
 
 
 def empty_reply_notice(message: Message) -> str | None:

@@ -75,3 +75,24 @@ def test_a_write_a_failing_command_may_never_have_reached_is_not_said_written() 
     sent = _compact(session)
     assert "`f10.txt`: maybe written by a command that failed" in sent, sent
     assert "`f10.txt`: written" not in sent
+
+
+def test_a_failing_command_condensed_into_a_note_still_maybe_wrote_its_file() -> None:
+    """The tool-pair note kept only the error line of the result, not ``[exit code: 1]``: the
+    next compaction read the condensed call as never run and said ``marker.txt`` was "not
+    changed; 1 attempt(s) failed or were rejected"."""
+    from test_compaction_toolpairs import NOTES, loop
+
+    from goosectx.events import ToolPairsSummarized
+
+    ran = tool_pair("cat: missing.txt: No such file or directory\n[exit code: 1]",
+                    args={"command": "echo partial > marker.txt; cat missing.txt"},
+                    is_error=True)
+    session = make_session([Message.user("write marker.txt"), *ran, *loop(16)[1:]])
+    events = collect(manager(session, ScriptedProvider([NOTES]), tool_call_cutoff=4)
+                     .after_call(REQUEST))
+    assert isinstance(events[-1], ToolPairsSummarized)
+    assert "[exit code: 1]" not in _sent(session)  # condensed: the note stands for it
+    sent = _compact(session, Message.assistant("done"), Message.user("and now?"))
+    assert "`marker.txt`: maybe written by a command that failed" in sent, sent
+    assert "not changed" not in sent and "attempt(s)" not in sent

@@ -93,3 +93,32 @@ def test_a_shell_command_that_moves_copies_links_or_removes_files_lists_them(
         assert line in files, (line, files)
     for text in unlisted:
         assert text not in files, (text, files)
+
+
+@pytest.mark.parametrize(("command", "listed", "unlisted"), [
+    # after the reserved words of a compound command (do, then, else, {, !)
+    ("for f in a.py b.py; do rm $f; done", ["`a.py`: deleted", "`b.py`: deleted"], ["`$f`"]),
+    ('for f in n.py o.py\ndo\n  rm "${f}"\ndone', ["`n.py`: deleted", "`o.py`: deleted"],
+     ["`${f}`"]),
+    ("if true; then mv c.py d.py; else touch z.py; fi",
+     ["`c.py`: deleted", "`d.py`: created", "`z.py`: created"], []),
+    ("{ rm i.py; } && ! cp j.py k.py", ["`i.py`: deleted", "`k.py`: written"], ["`j.py`"]),
+    ("while read x; do touch w.py; done < list.txt", ["`w.py`: created"], ["`list.txt`"]),
+    # behind the wrappers the shell rules read (time, env, xargs, nice, timeout, sudo -u)
+    ("time cp e.py f.py", ["`f.py`: written"], ["`e.py`"]),
+    ("env X=1 mv g.py h.py", ["`g.py`: deleted", "`h.py`: created"], []),
+    ("env -u HOME LANG=C rm m.py", ["`m.py`: deleted"], ["`HOME`", "`LANG=C`"]),
+    ("ls | xargs -n 1 rm p.py", ["`p.py`: deleted"], ["`1`"]),
+    ("nice -n 5 timeout 10 rm q.py && sudo -u bob rm r.py",
+     ["`q.py`: deleted", "`r.py`: deleted"], ["`5`", "`10`", "`bob`"]),
+])
+def test_commands_in_compound_commands_and_behind_wrappers_are_read(
+        command: str, listed: list[str], unlisted: list[str]) -> None:
+    """``for f in a b; do rm $f; done``, ``if …; then mv a b; fi``, ``time cp a b`` and
+    ``env X=1 mv a b`` changed files the facts never listed: ``do``, ``then``, ``time`` and
+    ``env`` were read as the program."""
+    files = _sent_after_compacting(command)
+    for line in listed:
+        assert line in files, (line, files)
+    for text in unlisted:
+        assert text not in files, (text, files)

@@ -75,3 +75,59 @@ def test_a_long_stream_is_saved_once_a_second_not_once_a_chunk() -> None:
     assert saves[0] == "w0000 " and saves[-1].startswith("w0000 w0001 ")
     assert draft.message().text == "".join(f"w{i:04d} " for i in range(3000))
     assert draft.message().metadata.cut_short == "cut off: goosectx exited"
+
+
+def test_sessions_show_while_the_answer_streams_says_it_is_being_written(
+        tmp_path: Path, work: Path) -> None:
+    """``sessions show`` in another terminal labelled the live draft "cut off: goosectx exited
+    while this answer was being written" though goosectx was still writing it."""
+    home = tmp_path / "home"
+    script = [{"text": ANSWER, "chunk_delay_s": 0.02}]
+    with FakeServer(script) as server:
+        env = model_env(home, server.base_url)
+        proc = start(env, "run", "--mode", "auto", "--name", "k", "-t",
+                     "Task A: explain the build.", cwd=work)
+        try:
+            wait_for("the answer saved as it streams",
+                     lambda: "alpha beta gamma alpha" in _saved_answer(home, "k"), proc,
+                     timeout_s=30)
+            shown = cli(env, "sessions", "show", "k", cwd=work)
+            agent = cli(env, "sessions", "show", "k", "--agent", cwd=work)
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.communicate(timeout=60)
+        after = cli(env, "sessions", "show", "k", cwd=work)
+    assert shown.returncode == 0 and agent.returncode == 0, (shown.stderr, agent.stderr)
+    for out in (shown.stdout, agent.stdout):
+        assert "STREAMED-PART alpha" in out
+        assert "goosectx exited" not in out, out[-600:]
+        assert f"being written by goosectx (PID {proc.pid})" in out, out[-600:]
+    assert "cut off: goosectx exited" in after.stdout  # killed: now it was cut off
+
+
+def test_a_draft_an_earlier_process_left_stays_cut_off_while_another_holds_the_session(
+        tmp_path: Path, work: Path) -> None:
+    """A session resumed after a kill -9 (its REPL waiting at the prompt) holds the lock while
+    its last message is still the dead process's draft: that one was cut off, not being
+    written."""
+    from goosectx.store import SessionStore
+
+    home = tmp_path / "home"
+    with FakeServer([{"text": ANSWER, "chunk_delay_s": 0.02}]) as server:
+        env = model_env(home, server.base_url)
+        proc = start(env, "run", "--mode", "auto", "--name", "k", "-t", "explain", cwd=work)
+        wait_for("the answer saved as it streams",
+                 lambda: "alpha beta gamma alpha" in _saved_answer(home, "k"), proc,
+                 timeout_s=30)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+    store = SessionStore(home)
+    try:
+        with store.lock(load(home, "k").id):  # as a resumed REPL at its prompt holds it
+            shown = cli(env, "sessions", "show", "k", cwd=work)
+            agent = cli(env, "sessions", "show", "k", "--agent", cwd=work)
+    finally:
+        store.close()
+    assert "(cut off: goosectx exited)" in shown.stdout
+    assert EXITED_MARK in agent.stdout
+    assert "being written by goosectx" not in shown.stdout + agent.stdout

@@ -101,3 +101,36 @@ def test_a_server_that_could_not_start_is_said_on_stderr_with_json_output(
     assert f"goosectx: {said}\n" in err.getvalue()
     assert err.getvalue().count(said) == 1
     assert json.loads(out.getvalue())["notices"] == [said]
+
+
+def _resume(session_id: str) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run_task(load_settings(), text="again", input_file=None, name=None,
+                    resume=session_id, continue_=False, max_turns=None, output_format="text",
+                    mode="auto", model=None, stdin=io.StringIO(""), stdout=out, stderr=err)
+    return code, err.getvalue()
+
+
+def test_a_flag_extension_is_still_named_on_every_later_resume_without_the_flag(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second resume without the flag dropped the session's record of it: its call got
+    "There is no tool named 'demo__echo'" and no notice said the extension was not loaded."""
+    monkeypatch.chdir(work)
+    fake_model.add(call("demo__echo", {"text": "one"}, "c1"), {"text": "first"},
+                   {"text": "second"}, call("demo__echo", {"text": "three"}, "c3"),
+                   {"text": "third"})
+    assert run("SECRET_THING=value-123456 " + demo_spec())[0] == 0
+    store = SessionStore(load_settings().data_dir)
+    try:
+        session_id = store.list_sessions()[0].id
+    finally:
+        store.close()
+    for _ in range(2):
+        code, err = _resume(session_id)
+        assert code == 0, err
+        assert "extension demo was added with a flag and needs its settings again" in err
+    (_r1, first), (third_call, third) = stored_pairs()
+    assert first.output == "one" and third_call.name == "demo__echo"
+    assert third.is_error and "There is no tool" not in third.output
+    assert third.output.startswith("extension demo was added with a flag and needs its "
+                                   "settings again: resume with --with-extension ")

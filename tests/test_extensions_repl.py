@@ -166,3 +166,24 @@ def test_a_large_resource_is_cut_to_mention_max_tokens_with_a_notice(tmp_path: P
     assert len(world.provider.requests) == 1
     assert "@demo:file:///big.txt is " in out and "over mention_max_tokens (2,000): attached " \
         "its first" in out
+
+
+def test_an_extension_added_again_in_the_repl_runs_though_resume_said_it_needs_its_flag(
+        tmp_path: Path) -> None:
+    """A resumed session's flag-added extension was not back (it needs its settings again);
+    ``/extension add`` gave it back under the same name, yet every call of its tools still
+    got "needs its settings again; this call was not run." and the record kept it absent."""
+    manager = ExtensionManager([], tmp_path)
+    manager.absent = {"demo": "extension demo was added with a flag and needs its settings "
+                              "again: resume with --with-extension '…'"}
+    try:
+        world = World(tmp_path, manager)
+        world.provider.add(ScriptedReply(tool_calls=[("demo__echo", {"text": "back"})]),
+                           ScriptedReply("echoed"))
+        world.run(f'/extension add "{demo_spec()}"', "say it")
+        stored = world.store.load(world.session.id)
+        outputs = [p.output for m in stored.conversation for p in m.content
+                   if isinstance(p, ToolResponse)]
+        assert outputs == ["back"]
+    finally:
+        manager.stop_all()

@@ -40,7 +40,7 @@ def test_run_sends_a_cut_answer_back_marked_and_a_resume_keeps_the_mark(
     first = goosectx("run", "--name", "plan", "-t", "Plan the refactor")
     assert first.returncode == 0, first.stderr
     assert first.stdout == CUT + "\n"  # the user sees it as it came, and is told on stderr
-    assert "cut off at the model's output limit" in first.stderr
+    assert "cut off at the provider's output limit" in first.stderr
     assert goosectx("run", "--resume", "plan", "-t", "go on").returncode == 0
     assert OUTPUT_LIMIT_MARK == "[cut off: the reply reached the output limit]"
     (sent,) = _answers_sent(fake_model)
@@ -53,7 +53,7 @@ def test_run_sends_a_cut_answer_back_marked_and_a_resume_keeps_the_mark(
 def test_the_repl_sends_a_cut_answer_back_marked(fake_model: FakeServer, workdir: Path) -> None:
     fake_model.add({"text": CUT, "finish_reason": "length"}, {"text": "ok"})
     proc = goosectx(stdin="Plan the refactor\ngo on\n/exit\n")
-    assert "answer was cut off at the model's output limit" in " ".join(proc.stdout.split())
+    assert "answer was cut off at the provider's output limit" in " ".join(proc.stdout.split())
     (sent,) = _answers_sent(fake_model)
     assert sent.endswith(OUTPUT_LIMIT_MARK), sent
 
@@ -76,3 +76,17 @@ def test_a_cut_answer_a_compaction_hid_keeps_its_mark_for_an_undo() -> None:
     (hidden,) = [m for m in session.conversation.messages if m.id == cut.id]
     assert not hidden.metadata.agent_visible and hidden.metadata.hidden_by
     assert hidden.metadata.cut_short == "cut off at the output limit"
+
+
+def test_with_no_max_tokens_sent_the_notice_names_no_figure(
+        fake_model: FakeServer, workdir: Path) -> None:
+    """The fake model is unknown to litellm and nothing set max_output_tokens: the request
+    carried no max_tokens, yet the notice said "the model's output limit (4,096 tokens)" —
+    goosectx's own fallback, a figure nobody sent or stated."""
+    fake_model.add({"text": CUT, "finish_reason": "length"})
+    run = goosectx("run", "-t", "Plan the refactor")
+    assert run.returncode == 0, run.stderr
+    assert "max_tokens" not in fake_model.requests[-1]
+    notice = " ".join(run.stderr.split())
+    assert "cut off at the provider's output limit (no max_output_tokens was sent)" in notice
+    assert "4,096" not in notice and "set max_output_tokens under" in notice

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 from goosectx.config import Settings
@@ -222,13 +223,24 @@ def session_extensions(opened: Any, configs: list[Any]
         added, notices, absent = resume_configs(
             opened.store.load_extensions(opened.session.id), configs)
         configs = sorted([*configs, *added], key=lambda c: c.name)
-    record_extensions(opened.store, opened.session.id, configs)
+    record_extensions(opened.store, opened.session.id, configs, keep=absent)
     return configs, notices, absent
 
 
-def record_extensions(store: Any, session_id: str, configs: Any) -> None:
-    """Save which extensions the session runs (their public settings, enabled ones only)."""
-    store.save_extensions(session_id, [c.public() for c in configs if c.enabled])
+def record_extensions(store: Any, session_id: str, configs: Any,
+                      keep: Iterable[str] = ()) -> None:
+    """Save which extensions the session runs (their public settings, enabled ones only).
+
+    The stored records of the extensions named in ``keep`` (those not back on this resume)
+    stay, so every later resume still names them and the flag they need, and a call of
+    their tools is told why it did not run — never "no tool named".
+    """
+    records = [c.public() for c in configs if c.enabled]
+    running = {r["name"] for r in records}
+    kept = set(keep) - running
+    if kept:
+        records += [r for r in store.load_extensions(session_id) if r.get("name") in kept]
+    store.save_extensions(session_id, records)
 
 
 def open_extensions(opened: Any, configs: list[Any]) -> Any:

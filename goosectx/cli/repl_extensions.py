@@ -401,4 +401,5 @@ def _record(repl: Repl) -> None:
     from goosectx.cli.extensions_cmd import record_extensions
 
     if repl.extensions is not None:
-        record_extensions(repl.store, repl.session.id, repl.extensions.configs.values())
+        record_extensions(repl.store, repl.session.id, repl.extensions.configs.values(),
+                          keep=repl.extensions.absent)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Generic, TypeVar
 
 from goosectx.cli.ascii_output import fit_json
 from goosectx.cli.common import quoted_name, resolve_session
+from goosectx.cli.live_draft import live_draft
 from goosectx.cli.sanitize import (
     code_safe,
     json_safe,
@@ -75,6 +76,7 @@ def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: boo
 
         store, session_id = resolve_session(settings, ref, read_only=True)
         try:
+            holder = store.lock_holder(session_id)
             if unreadable is None:
                 session = store.load(session_id, lenient_times=True)
             else:  # the rows that read, the pairs a left-out row broke marked (as below)
@@ -89,6 +91,9 @@ def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: boo
 
         damaged = [m.id for m in session.conversation if m.created == UNKNOWN_TIME]
         seen = session.conversation.agent_view(for_sending=False)
+        writing: dict[str, str] = {}
+        if holder is not None and seen:
+            seen[-1:] = list(live_draft(seen[-1:], holder, writing))
         view = Session(
             session.id, session.name, session.working_dir, session.model, session.created,
             session.updated,
@@ -97,18 +102,21 @@ def show_session(settings: Settings, ref: str, *, agent: bool, skip_damaged: boo
         )
         numbers = view_numbers(seen, session.conversation)
         _write_markdown(iter_transcript_markdown(view, view.conversation, numbers,
-                                                 code=code_safe))
+                                                 code=code_safe, writing=writing))
         _warn_damaged_messages(session.id, damaged)
         _warn_skipped(session.id, unreadable, lost)
         return
     store, session_id = resolve_session(settings, ref, read_only=True)
     damaged = []
     try:
+        holder = store.lock_holder(session_id)
         header = store.load_header(session_id, lenient_times=True)
         _warn_damaged_times(header)
+        messages = store.iter_messages_plain(session_id, damaged, unreadable, lost)
+        writing = {}
         _write_markdown(iter_transcript_markdown(
-            header, store.iter_messages_plain(session_id, damaged, unreadable, lost),
-            code=code_safe))
+            header, messages if holder is None else live_draft(messages, holder, writing),
+            code=code_safe, writing=writing))
     finally:
         store.close()
     _warn_damaged_messages(session_id, damaged)

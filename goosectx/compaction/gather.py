@@ -41,7 +41,7 @@ from goosectx.compaction.memo import CallFacts, ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS
 from goosectx.compaction.stated_step import carried_step, stated_step
 from goosectx.compaction.todos import TODO_TOOLS, checklist_todos, open_todos
-from goosectx.compaction.tool_errors import error_excerpt
+from goosectx.compaction.tool_errors import error_excerpt, ran_status
 from goosectx.compaction.undo_note import undone_files
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 from goosectx.shell_escape import INTRO as ESCAPE_INTRO
@@ -318,15 +318,9 @@ def _note_failed(facts: Facts, actions: Iterable[FileAction], *, ran: bool) -> N
             record.failed += 1
 
 
-_RAN = re.compile(r"\[(?:exit code: -?\d+|killed by signal \d+|timed out after [^\]\n]*"
-                  r"|cancelled; the command and its child processes were killed)\]\s*$")
-"""The status line the shell tool ends a result with once its command ran (``[exit code: 1]``,
-a timeout or cancel that killed it): the command's redirections were made."""
-
-
 def _ran(output: str) -> bool:
-    """True when a failed result shows that its command ran (:data:`_RAN`)."""
-    return _RAN.search(output[-200:]) is not None
+    """True when a failed result shows that its command ran (:func:`.tool_errors.ran_status`)."""
+    return ran_status(output) is not None
 
 
 def _clean_path(path: str) -> str:

@@ -17,7 +17,9 @@ the new path is the directory joined with the source's last component (``mv a/x.
 makes ``lib/x.py``). A single destination that names an existing directory without a
 trailing slash (``mv x.py lib``) cannot be told from a new file's name: it is read as one.
 ``git -C DIR`` puts ``DIR/`` before the paths; ``git rm --cached`` (the file stays) and a
-dry run (``-n``) change no file.
+dry run (``-n``) change no file. A command is found as the shell rules find it
+(:func:`goosectx.shell_command.program_argv`: after ``do``/``then``/``{``, behind ``env``,
+``time``, ``xargs``, ``sudo`` …), and a ``for`` loop's ``$NAME`` is read as each of its words.
 
 All functions are pure.
 """
@@ -26,6 +28,8 @@ from __future__ import annotations
 
 import re
 import shlex
+
+from goosectx.shell_command import KEYWORDS, program_argv
 
 Change = tuple[str, str]
 """A file a command changes and how: ``(path, verb)``, the verb as in
@@ -63,34 +67,50 @@ the programs :func:`_command_changes` knows; ``git rm`` and ``git mv`` hold ``rm
 tokenising removes (``grep -rn perm``, ``guarantee`` and ``scp`` are not tokenised)."""
 
 
+_LOOP_LINE = re.compile(r"(?:^|[\s;&|])(?:(?:for|select)\s+[A-Za-z_]\w*\s+in|done)(?![\w-])")
+"""A line that starts a ``for NAME in WORDS`` loop or ends one: tokenised for the loop's
+variable even when it changes nothing itself (its body may be on the next lines)."""
+
+Loops = list[tuple[str, list[str]]]
+"""The loops a line is in, outermost first: each ``for`` loop's variable and its words
+(``("", [])`` for a ``while``/``until`` loop or a ``for`` without ``in``)."""
+
+
 def shell_file_changes(script: str) -> list[Change]:
     """Files the commands of ``script`` change, in the order they are named.
 
-    Here-document bodies are skipped; a line that does not tokenise is skipped.
+    Here-document bodies are skipped; a line that does not tokenise is skipped. A command
+    after the reserved words of a compound command (``do``, ``then``, ``{`` …) or behind a
+    wrapper (``env X=1``, ``time``, ``xargs``, ``sudo`` …) is read as the shell rules read it
+    (:func:`goosectx.shell_command.program_argv`); in the body of ``for f in a b`` a ``$f``
+    (or ``${f}``) is read as each of its words.
     """
     if not (">" in script or "rm" in script or "touch" in script or "tee" in script
             or "sed" in script or "mv" in script or "cp" in script or "ln" in script
             or "install" in script or "unlink" in script):
         return []  # no line can hold one: most commands of a long session stop here
     out: list[Change] = []
+    loops: Loops = []
     for line in _without_heredocs(script):
         if not (">" in line or "rm" in line or "touch" in line or "tee" in line
                 or "sed" in line or "mv" in line or "cp" in line or "ln" in line
                 or "install" in line or "unlink" in line) or not (
                     _MAY_CHANGE.search(line) or _MAY_CHANGE.search(
                         line.translate(_NO_QUOTES))):  # its words, then the rule (r''m is rm)
-            continue  # nothing to find, and tokenising every line of a long session is slow
+            if not (("for" in line or "select" in line or "done" in line and loops)
+                    and _LOOP_LINE.search(line)):
+                continue  # nothing to find, and tokenising every line of a long session is slow
         try:
             lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
             lexer.whitespace_split = True
             tokens = list(lexer)
         except ValueError:
             continue
-        out += _simple_command_changes(tokens)
+        out += _simple_command_changes(tokens, loops)
     return out
 
 
-def _simple_command_changes(tokens: list[str]) -> list[Change]:
+def _simple_command_changes(tokens: list[str], loops: Loops) -> list[Change]:
     out: list[Change] = []
     command: list[str] = []
     i = 0
@@ -100,13 +120,15 @@ def _simple_command_changes(tokens: list[str]) -> list[Change]:
             target = tokens[i + 1]
             if not target.startswith(("/dev/", "&")) and not (command and command[-1].isdigit()
                                                               and command[-1] != "1"):
-                out.append((target, "written"))
+                out += [(t, "written") for [t] in _expanded([target], loops)]
             if command and command[-1].isdigit():
                 command.pop()
             i += 2
             continue
         if tok and set(tok) <= set(";&|<>"):
-            out += _command_changes(command)
+            if not _loop_words(command, loops):
+                for argv in _expanded(program_argv(command), loops):
+                    out += _command_changes(argv)
             command = []
         else:
             command.append(tok)
@@ -114,9 +136,39 @@ def _simple_command_changes(tokens: list[str]) -> list[Change]:
     return out
 
 
+def _loop_words(command: list[str], loops: Loops) -> bool:
+    """Follow the loops ``command`` starts or ends (its leading reserved words) in ``loops``.
+
+    True when it is a ``for``/``select`` header (``for f in a b``: no program to read).
+    """
+    for k, word in enumerate(command):
+        if word == "done" and loops:
+            loops.pop()
+        elif word in ("while", "until"):
+            loops.append(("", []))
+        elif word in ("for", "select"):
+            named = command[k + 2:k + 3] == ["in"]
+            loops.append((command[k + 1] if named else "", command[k + 3:] if named else []))
+            return True
+        elif word not in KEYWORDS:
+            break
+    return False
+
+
+def _expanded(argv: list[str], loops: Loops) -> list[list[str]]:
+    """``argv`` once per word of each enclosing loop whose ``$NAME`` it holds (at most 64)."""
+    variants = [argv]
+    for name, values in loops:
+        if not name or not values or not any("$" in a for a in argv):
+            continue
+        used = re.compile(r"\$(?:" + re.escape(name) + r"(?!\w)|\{" + re.escape(name) + r"\})")
+        if any(used.search(a) for a in argv):
+            variants = [[used.sub(v.replace("\\", "\\\\"), a) for a in variant]
+                        for variant in variants for v in values][:64]
+    return variants
+
+
 def _command_changes(argv: list[str]) -> list[Change]:
-    while argv and ("=" in argv[0] and not argv[0].startswith("-") or argv[0] in ("sudo",)):
-        argv = argv[1:]
     if not argv:
         return []
     prog, args = argv[0].rsplit("/", 1)[-1], argv[1:]

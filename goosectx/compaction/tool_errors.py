@@ -200,3 +200,19 @@ def error_excerpt(text: str) -> str | None:
         return next((b.strip() for b in reversed(before)
                      if b.strip() and not _MARKER_LINE.fullmatch(b.strip())), line)
     return line
+
+
+_RAN_STATUS = re.compile(r"\[(?:exit code: -?\d+|killed by signal \d+|timed out after [^\]\n]*"
+                         r"|cancelled; the command and its child processes were killed)\]\s*$")
+"""The status line the shell tool ends a result with once its command ran (``[exit code: 1]``,
+a timeout or cancel that killed it): the command's redirections were made."""
+
+
+def ran_status(output: str) -> str | None:
+    """The status line :data:`_RAN_STATUS` ending ``output`` (stripped), else ``None``.
+
+    A failed result with one shows that its command ran, so what it wrote before failing was
+    written (the Files facts: "maybe written by a command that failed").
+    """
+    found = _RAN_STATUS.search(output[-200:])
+    return None if found is None else found.group(0).strip()

@@ -21,7 +21,7 @@ from goosectx.compaction.prompts import (
     TOOL_PAIRS_INSTRUCTIONS,
 )
 from goosectx.compaction.request import elide_middle
-from goosectx.compaction.tool_errors import error_excerpt
+from goosectx.compaction.tool_errors import error_excerpt, ran_status
 from goosectx.conversation import (
     CONDENSED_PAIRS,
     Message,
@@ -150,7 +150,10 @@ def condensed_pair(pair: ToolPair) -> dict[str, Any]:
     """What a later compaction's facts need of ``pair`` (its note's ``CONDENSED_PAIRS`` item).
 
     The call (long string arguments cut to :data:`CONDENSED_ARGUMENT_CHARS`) and, of the
-    result, only its error line (or, for a failed call without one, its start).
+    result, only its error line (or, for a failed call without one, its start), followed by
+    the shell tool's status line when the result ends with one (``[exit code: 1]``: the
+    command ran, so a file it wrote is "maybe written by a command that failed", not
+    "not changed").
     """
     req, resp = pair.request, pair.response
     arguments = None if req.arguments is None else {
@@ -158,6 +161,9 @@ def condensed_pair(pair: ToolPair) -> dict[str, Any]:
         for k, v in req.arguments.items()}
     excerpt = error_excerpt(resp.output)
     output = excerpt or (resp.output[:CONDENSED_ARGUMENT_CHARS] if resp.is_error else "")
+    status = ran_status(resp.output) if resp.is_error else None
+    if status is not None and ran_status(output) is None:
+        output = f"{output}\n{status}" if output else status
     return {"id": req.id, "name": req.name, "arguments": arguments, "output": output,
             "is_error": resp.is_error}
 

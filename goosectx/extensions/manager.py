@@ -250,8 +250,9 @@ class ExtensionManager:
         return changed
 
     def add(self, config: ExtensionConfig) -> None:
-        """Add and start one extension (``/extension add``)."""
+        """Add and start one extension (``/extension add``); one of :attr:`absent` is back."""
         self.configs[config.name] = config
+        self.absent.pop(config.name, None)
         self._started = True
         self._start_one(config)
         self.generation += 1

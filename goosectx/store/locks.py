@@ -5,10 +5,23 @@ from __future__ import annotations
 import fcntl
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from goosectx.errors import SessionInUse, StoreError
 from goosectx.private_mode import make_private
 from goosectx.session import valid_session_id
+
+
+class LockHolder(NamedTuple):
+    """The live process holding a session's lock (:meth:`SessionLock.holder`).
+
+    Attributes:
+        pid: Its PID as it wrote it in the lock file (``"unknown"`` when it wrote none).
+        since_s: When it took the lock, seconds since the epoch (the lock file's mtime).
+    """
+
+    pid: str
+    since_s: float
 
 
 class SessionLock:
@@ -63,6 +76,34 @@ class SessionLock:
                 "export the session and import it again: the import gives it a valid id",
             )
         return cls(path, session_id)
+
+    @staticmethod
+    def holder(locks_dir: Path, session_id: str) -> LockHolder | None:
+        """The live process holding the lock of ``session_id``, else ``None``.
+
+        Its PID as it wrote it (``"unknown"`` when it wrote none) and when it took the lock
+        (the file's mtime: taking it writes the PID). Takes no lock it keeps and creates
+        nothing; a lock file that cannot be read counts as not held.
+        """
+        path = locks_dir / f"{session_id}.lock"
+        if not valid_session_id(session_id) or path.parent != locks_dir:
+            return None
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return None  # never locked (or unreadable): no live driver to name
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                pid = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+                return LockHolder(pid, os.fstat(fd).st_mtime)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
 
     def release(self) -> None:
         """Release the lock (idempotent)."""

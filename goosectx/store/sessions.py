@@ -29,7 +29,7 @@ from goosectx.store.database import dumps, loads, stored_time, update_session_ro
 from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
 from goosectx.store.listing import SessionSummary, list_sessions
-from goosectx.store.locks import SessionLock
+from goosectx.store.locks import LockHolder, SessionLock
 from goosectx.store.message_read import read_messages
 from goosectx.store.messages import MessageStore
 from goosectx.store.rows import INSERT_MESSAGE, message_row, metadata_json
@@ -365,6 +365,13 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore)
                 id is not a valid id (it would not stay inside ``locks``).
         """
         return SessionLock.for_session(self.data_dir / "locks", session_id)
+
+    def lock_holder(self, session_id: str) -> LockHolder | None:
+        """The live process driving ``session_id`` (its PID, since when), else ``None``.
+
+        :meth:`SessionLock.holder`: read-only, it takes and creates nothing.
+        """
+        return SessionLock.holder(self.data_dir / "locks", session_id)
 
 
 def _refuse_an_id(conn: sqlite3.Connection, name: str, session_id: str | None) -> None:
