@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from goosectx.shell_builtins import reads_stdin
+
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 """Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""
 SUBCOMMAND_RUNNERS = {
@@ -169,7 +171,8 @@ def option_lines(name: str, args: list[str]) -> list[str]:
 
 STDIN = "\0stdin"
 """:func:`inline_code` of an interpreter that reads its program from standard input
-(``python3 - <<EOF``, ``echo … | perl``): the rules cannot see it."""
+(``python3 - <<EOF``, ``echo … | perl``, ``python3 /dev/stdin``, ``perl <(…)``): the rules
+cannot see it."""
 _VALUED = {"python": "WXQ", "pypy": "WXQ", "perl": "IiMmCdDFlx", "ruby": "IrCEFKTUWx",
            "node": "r", "nodejs": "r", "bun": "r", "php": "cdzt", "lua": "l", "luajit": "lj"}
 """Interpreters' options that take the next word as their value (``python3 -W ignore``)."""
@@ -202,7 +205,10 @@ def inline_code(name: str, args: list[str]) -> str | None:
             return "\n".join(codes) or STDIN
         if not word.startswith("-") or word == "-m" or word == "--":
             if word == "--" and not codes:
-                return STDIN if i + 1 >= len(args) else None
+                script = _at(args, i + 1)
+                return STDIN if script is None or reads_stdin(script) else None
+            if not codes and reads_stdin(word):  # python3 /dev/stdin, perl <(…)
+                return STDIN
             return "\n".join(codes) or None  # the script (or module) and its arguments
         value: str | None = None
         separate = False  # the value is the next word
