@@ -18,6 +18,7 @@ Core module: no printing.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable
 
@@ -27,7 +28,7 @@ _OPTION_VALUED = {"compgen": "oAGWFCXPSV", "complete": "oAGWFCXPS", "mapfile": "
 value (``compgen -W WORDS``, ``mapfile -n COUNT``)."""
 _SHELL_VALUED = ("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
 """A shell's options that take the next word as their value."""
-_STDIN_PATH = re.compile(r"/dev/stdin|/dev/fd/\d+|/proc/(?:self|thread-self|\d+)/fd/\d+|[<>]\(…\)")
+_STDIN_PATH = re.compile(r"/dev/(?:stdin|fd/.+)|/proc/[^/]+/(?:task/[^/]+/)?fd/.+|[<>]\(…\)")
 _PROMPT = re.compile(r"(?:-[A-Za-z]*v)?(?:[A-Za-z_]\w*=)?(PS[0124]|PROMPT_COMMAND|BASH_ENV)"
                      r"(?:\[[^\]]*\])?(?:\+?=|$)")
 """A word that sets (or names, for ``read``/``printf -v``/``declare -n``) a variable whose value
@@ -38,8 +39,11 @@ bash expands, running its ``$( )``, as a prompt (``PS4`` under ``set -x``) or a 
 def reads_stdin(path: str) -> bool:
     """True when ``path`` (a script's word after quote removal) is standard input or a pipe.
 
-    ``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N``, a process substitution ``<(…)``.
+    ``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N`` (``/dev//./stdin`` and ``/proc/$$/fd/0``
+    too), a process substitution ``<(…)``.
     """
+    if path.startswith("/"):
+        path = "/" + posixpath.normpath(path).lstrip("/")  # //dev/./stdin
     return _STDIN_PATH.fullmatch(path) is not None
 
 
