@@ -44,6 +44,7 @@ from goosectx.shell_builtins import builtin_lines
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
 from goosectx.shell_runners import (
+    COMPUTED,
     CONTAINERS,
     INTERPRETER,
     RUNNERS,
@@ -255,8 +256,9 @@ def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | N
         if subject.unreadable:
             return subject.unreadable
         for interpreter, code in subject.code:
-            if code == STDIN:
-                return f"{interpreter} runs the program it reads from its standard input"
+            if code in (STDIN, COMPUTED):
+                return f"{interpreter} runs a program " + (
+                    "it reads from its standard input" if code == STDIN else "made at run time")
             if code_runs(interpreter, code):
                 return f"its inline {interpreter} code runs commands"
         for program, _computed, arguments in subject.steps:

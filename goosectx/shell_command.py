@@ -36,6 +36,7 @@ from goosectx.shell_builtins import (
 )
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
 from goosectx.shell_runners import (
+    COMPUTED,
     RUNNERS,
     SU_LIKE,
     inline_code,
@@ -244,6 +245,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
         if hidden:
             reasons.append(hidden)
         code = inline_code(name, args)
+        if code is not None and any(w.expands and w.value in code for w in words[1:]):
+            code = COMPUTED  # python3 -c "$(cat x)": bash makes the code at run time
         if code is not None:
             r.code.append((name, code))
         for line in [*option_lines(name, args), *builtin_lines(name, args)]:

@@ -88,9 +88,18 @@ def test_text_bash_runs_that_the_line_does_not_show_is_asked_about(command: str)
     assert verdict(PermissionRules(allow=("shell(*)",)), command, "approve") == "ask", command
 
 
-@pytest.mark.parametrize("command", ["perl -- /dev/fd/0", "python3 <(ls)", "node /dev/stdin"])
-def test_an_interpreter_reading_its_program_from_a_pipe_is_asked_about(command: str) -> None:
+@pytest.mark.parametrize("command", [
+    "perl -- /dev/fd/0", "python3 <(ls)", "node /dev/stdin", "awk -f /dev/stdin f",
+    "gawk --file /dev/fd/3 f", "sed -f /dev/stdin f", "python3 -c \"$(cat x)\"", "perl -e \"$CODE\""])
+def test_an_interpreter_reading_its_program_from_a_pipe_or_made_at_run_time_is_asked_about(
+        command: str) -> None:
     assert verdict(DENY_RM, command) == "ask", command
+
+
+def test_interpreters_whose_program_is_read_still_run_under_a_deny_rule() -> None:
+    for command in ("awk -f prog.awk f", "sed -f script.sed f", "python3 -c 'print(1)' \"$X\"",
+                    "perl -e 'print 1'"):
+        assert verdict(DENY_RM, command) == "run", command
 
 
 def test_plain_look_alikes_are_still_read_and_allowed() -> None:
