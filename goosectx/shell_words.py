@@ -22,9 +22,6 @@ ENDS_WORD = " \t\n;&|()<>"
 _SPECIAL_PARAMETER = re.compile(r"[A-Za-z_0-9@*#?$!{-]")
 _BRACE = re.compile(r"\{([^{}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_RUNS_VALUE = re.compile(r"@P\}|^\$\{!(?![A-Za-z_]\w*(?:\[[@*]\]|[*@])\})")
-"""``${x@P}`` (prompt expansion runs a value's ``$( )``) or ``${!x}`` (indirection reads a value
-as a name, ``a[$(rm y)]``, evaluating its subscript); not ``${!a[@]}`` or ``${!prefix*}``."""
 ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\n]*\])?\+?=")
 """An assignment word as written (``A=1``, ``a[i]+=x``): more may follow it before the program."""
 
@@ -206,12 +203,7 @@ class WordScanner:
                 end += 1
                 if depth == 0:
                     break
-            text = s[i:end]
-            if _RUNS_VALUE.search(text):  # x='$(rm y)'; echo ${x@P} / ${!x}: x='a[$(rm y)]'
-                self.parts.append(Part(unreadable="it expands a variable's value as a prompt "
-                                       "(${x@P}) or as a name (${!x}), which runs the commands "
-                                       "that value holds"))
-            return text, end, True
+            return s[i:end], end, True
         if _SPECIAL_PARAMETER.match(s, i + 1):
             end = i + 2
             if s[i + 1].isalpha() or s[i + 1] == "_":

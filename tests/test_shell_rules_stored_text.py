@@ -32,6 +32,7 @@ def verdict(rules: PermissionRules, command: str, mode: str = "auto") -> str:
 HIDDEN_RMS = [  # {n}: the file each one deletes when bash runs it
     "bash -c -- 'rm -f v{n}'", "bash -c -x 'rm -f v{n}'", "sh -c - 'rm -f v{n}'",
     "x='$(rm -f v{n})'; echo ${x@P}", "x='$(rm -f v{n})'; cat <<EOF\n${x@P}\nEOF",
+    "x='$(rm -f v{n})'; : $(( ${x@P} + 0 ))",
     "printf -v x '%s%s' 'a[' '$(rm -f v{n})]'; echo ${!x}",
     "compgen -C 'rm -f v{n}' x", "compgen -W a -C'rm -f v{n}' x",
     "mapfile -tC 'rm -f v{n};:' -c 1 <<< x", "PS4='$(rm -f v{n})'; set -x; :",
@@ -79,7 +80,8 @@ def test_a_command_string_given_to_bash_or_a_builtin_is_matched_as_commands(comm
 
 
 @pytest.mark.parametrize("command", [
-    "echo ${x@P}", 'echo "${x@P}"', "echo ${!x}", "echo ${!x@P}", "PS4=x bash -xc ls",
+    "echo ${x@P}", 'echo "${x@P}"', "echo ${!x}", "echo ${!x@P}", "echo ${a[${!x}]}",
+    "echo $(( ${x@P} ))", "echo ${x@\\\nP}", "PS4=x bash -xc ls",
     "env 'PS4=$(x)' bash -xc ls", "printf -v PS4 x", "read PROMPT_COMMAND", "declare -n r=PS4",
     "source /dev/stdin", ". <(ls)", "source //dev/./stdin", ". /proc/$$/fd/0", "bash /dev/stdin", "bash - <<< ls", "fc -s", "fc -e vi 3",
     "bind -x '\"\\C-x\": ls'"])
