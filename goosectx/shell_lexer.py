@@ -15,8 +15,8 @@ parentheses close otherwise (``((ls) )``: subshells, as bash reads it). One word
 A word keeps what bash would compute at run time (``$X``, ``$'…'``, ``$( )``) and whether it
 is a pattern (an unquoted glob or brace expansion), so a rule can tell a command it reads
 from one it cannot. A part bash reads in a way a rule cannot follow (a function or alias
-definition, a ``(`` inside a command, a quote inside ``${…}`` or ``((…))``, an unclosed
-quote) carries why in :attr:`Part.unreadable`.
+definition, a ``(`` inside a command, a quote inside ``${…}`` or ``((…))``, ``${x@P}`` or
+``${!x}`` anywhere in the text, an unclosed quote) carries why in :attr:`Part.unreadable`.
 
 Core module: no printing.
 """
