@@ -40,9 +40,11 @@ from typing import Any, Literal
 
 from goosectx.config_values import fail
 from goosectx.errors import ConfigError
+from goosectx.shell_builtins import builtin_lines
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
 from goosectx.shell_runners import (
+    COMPUTED,
     CONTAINERS,
     INTERPRETER,
     RUNNERS,
@@ -254,8 +256,9 @@ def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | N
         if subject.unreadable:
             return subject.unreadable
         for interpreter, code in subject.code:
-            if code == STDIN:
-                return f"{interpreter} runs the program it reads from its standard input"
+            if code in (STDIN, COMPUTED):
+                return f"{interpreter} runs a program " + (
+                    "it reads from its standard input" if code == STDIN else "made at run time")
             if code_runs(interpreter, code):
                 return f"its inline {interpreter} code runs commands"
         for program, _computed, arguments in subject.steps:
@@ -329,7 +332,7 @@ RUNS_ANYTHING = frozenset({
     "xargs", "eval", "exec", "command", "builtin", "nohup", "nice", "ionice", "time", "timeout",
     "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "nix-shell", "npx", "bunx",
     "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script", "parallel",
-}) | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
+    "trap", "fc", "bind"}) | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
 """Programs that run whatever their arguments say: no command-prefix rule is offered for them."""
 
 
@@ -339,8 +342,8 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     ``git status --short`` → ``shell(git status*)``; ``pytest -q`` → ``shell(pytest*)``.
     ``None`` for a compound command, another tool, text the shell cannot parse, a command with
     leading ``VAR=value`` assignments, and a program that runs whatever its arguments say
-    (``bash -c``, ``python3 -c``, ``sudo``, ``env``, ``xargs``, ``find -exec`` …): a rule for it
-    would allow almost anything.
+    (``bash -c``, ``python3 -c``, ``sudo``, ``env``, ``xargs``, ``find -exec``, ``compgen -C`` …):
+    a rule for it would allow almost anything.
     """
     if tool_name != "shell" or not isinstance(arguments.get("command"), str):
         return None
@@ -355,6 +358,7 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
             or program in KEYWORDS
             or INTERPRETER.fullmatch(name) or program.startswith("-")
             or name == "find" and any(w.startswith(("-exec", "-ok")) for w in words)
+            or builtin_lines(name, words[1:])  # compgen -C CMD, mapfile -C CMD
             or name == "git" and len(words) > 1 and words[1].startswith("-")):
         return None
     keep = [program]

@@ -7,9 +7,11 @@ unquoting (``r''m`` → ``rm``), without leading ``VAR=value`` assignments, with
 by path reduced to its name (``/bin/rm`` → ``rm``) and with well-known wrappers removed
 (``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs`` …; a ``--long`` option
 read both as a flag and as taking the next word); the string of ``bash -c STRING``,
-``env -S STRING``, ``eval STRING``, ``trap STRING`` and ``find -exec`` is split and matched
-as commands of its own; a runner's command (``fakeroot``, ``chroot``, ``strace``, ``ssh``,
-``docker exec`` …) and an interpreter's inline code are read by :mod:`goosectx.shell_runners`.
+``env -S STRING``, ``eval STRING``, ``trap STRING``, ``compgen -C STRING`` and ``find -exec``
+is split and matched as commands of its own; a runner's command (``fakeroot``, ``chroot``,
+``strace``, ``ssh``, ``docker exec`` …) and an interpreter's inline code are read by
+:mod:`goosectx.shell_runners`, a shell's ``-c`` string and what builtins and prompt variables
+run from stored text (``${x@P}`` is the lexer's) by :mod:`goosectx.shell_builtins`.
 Words are bash's (:mod:`goosectx.shell_lexer`): a command whose program
 bash names at run time or by a glob or brace expansion, or that defines a function or an alias,
 is one the rules cannot read (:attr:`CommandForms.unreadable`): never allowed by a rule, and
@@ -22,11 +24,19 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from goosectx.shell_builtins import (
+    builtin_lines,
+    hidden_commands,
+    reads_stdin,
+    sets_prompt,
+    shell_line,
+    shell_script,
+)
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
 from goosectx.shell_runners import (
+    COMPUTED,
     RUNNERS,
     SU_LIKE,
     inline_code,
@@ -53,7 +63,6 @@ def shell_parts(command: str) -> list[str]:
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "ash"})
 """Shells whose ``-c STRING`` is a command line of its own (``busybox`` is a wrapper: its first
 word is the program, ``busybox sh -c …`` a shell)."""
-_SHELL_VALUED = ("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
 
 # wrapper → (options that take a value, positional words before the command)
 _WRAPPERS: dict[str, tuple[str, int]] = {
@@ -207,6 +216,9 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
         r.reasons.append("a quoted array subscript holds a command substitution, which bash "
                          "runs when the text is read as a number")
+    prompt = next((v for w in words if (v := sets_prompt(w.value))), None)
+    if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
+        r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
 
 
 def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C901, PLR0912
@@ -245,12 +257,20 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
             if inner is not None:
                 _add_line(inner, r, depth)
                 return
-            if name in SHELLS and _script(args) is None:
+            script = shell_script(args) if name in SHELLS else ""
+            if script is None:
                 reasons.append(f"{name} runs the commands it reads from its standard input")
+            elif reads_stdin(script):  # bash <(…), bash /dev/fd/3
+                reasons.append(f"{name} runs the commands it reads from a pipe")
+        hidden = hidden_commands(name, args)
+        if hidden:
+            reasons.append(hidden)
         code = inline_code(name, args)
+        if code is not None and any(w.expands and w.value in code for w in words[1:]):
+            code = COMPUTED  # python3 -c "$(cat x)": bash makes the code at run time
         if code is not None:
             r.code.append((name, code))
-        for line in option_lines(name, args):
+        for line in [*option_lines(name, args), *builtin_lines(name, args)]:
             _add_line(line, r, depth)
         if name == "find":
             for command in _find_exec(words):
@@ -301,14 +321,13 @@ def _inner_line(name: str, args: list[str]) -> str | None:
     if name == "trap":
         commands = [a for a in args if not a.startswith("-")]
         return commands[0] if len(commands) > 1 else None
+    if name in SHELLS:
+        return shell_line(args)
     flag = "S" if name == "env" else "c"
     skip = False
     for i, word in enumerate(args):
-        if skip:  # the value of bash's -o / -O / --rcfile
+        if skip:  # the value of env's -u / -C
             skip = False
-            continue
-        if name in SHELLS and (word in _SHELL_VALUED or re.fullmatch(r"[-+][a-zA-Z]*[oO]", word)):
-            skip = True
             continue
         cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word) if name == "env" else None
         if word in ("--unset", "--chdir", "--argv0") or cluster and cluster[2] != "S":
@@ -329,28 +348,6 @@ def _inner_line(name: str, args: list[str]) -> str | None:
             return args[i + 1] if i + 1 < len(args) else None
         if not word.startswith(("-", "+")) and name not in SU_LIKE and name != "env":
             return None  # `bash script.sh`: a script, not a command line
-    return None
-
-
-def _script(args: Iterable[str]) -> str | None:
-    """The script a shell started without ``-c`` runs, or ``None``.
-
-    ``None``: it reads its commands from standard input (no script operand, ``-s``, ``-i``).
-    """
-    words = list(args)
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word == "--":
-            return words[i + 1] if i + 1 < len(words) else None
-        if not word.startswith(("-", "+")) or word in ("-", "+"):
-            return word
-        if word.startswith("--") or not re.search(r"[sioO]", word):
-            i += 1 + (word in _SHELL_VALUED)
-            continue
-        if "s" in word[1:] or "i" in word[1:]:
-            return None  # -s: commands from stdin; -i: interactive
-        i += 2  # -o VALUE, -O VALUE
     return None
 
 

@@ -15,8 +15,8 @@ parentheses close otherwise (``((ls) )``: subshells, as bash reads it). One word
 A word keeps what bash would compute at run time (``$X``, ``$'…'``, ``$( )``) and whether it
 is a pattern (an unquoted glob or brace expansion), so a rule can tell a command it reads
 from one it cannot. A part bash reads in a way a rule cannot follow (a function or alias
-definition, a ``(`` inside a command, a quote inside ``${…}`` or ``((…))``, an unclosed
-quote) carries why in :attr:`Part.unreadable`.
+definition, a ``(`` inside a command, a quote inside ``${…}`` or ``((…))``, ``${x@P}`` or
+``${!x}`` anywhere in the text, an unclosed quote) carries why in :attr:`Part.unreadable`.
 
 Core module: no printing.
 """
@@ -39,6 +39,10 @@ _RESERVED = frozenset({"!", "{", "if", "then", "else", "elif", "do", "while", "u
 RESERVED_WORDS = _RESERVED | {"}", "fi", "done", "esac", "coproc"}
 """Reserved words bash reads before a command (``then rm x``): syntax, not a program — but
 only where a command starts (after ``</dev/null`` a ``then`` is a program's name)."""
+_RUNS_VALUE = re.compile(r"@P\}|\$\{!(?![A-Za-z_]\w*(?:\[[@*]\]|[*@])\})")
+"""``${x@P}`` (prompt expansion runs a value's ``$( )``) or ``${!x}`` (indirection reads a value
+as a name, ``a[$(rm y)]``, evaluating its subscript); not ``${!a[@]}`` or ``${!prefix*}``.
+Searched in the whole text (a quoted one too), so no reading of bash's can miss it."""
 _LEADING = RESERVED_WORDS | {"time", "-p", "--"}  # what may come before one of them
 
 
@@ -212,6 +216,9 @@ def lex(command: str, depth: int = 0) -> list[Part]:
     """
     lexer = _Lexer(command, depth)
     lexer.line(0, closing=False)
+    if _RUNS_VALUE.search(command.replace("\\\n", "")):  # anywhere: words, ((…)), bodies
+        lexer.parts.append(Part(unreadable="it expands a variable's value as a prompt (${x@P}) "
+                                "or as a name (${!x}), which runs the commands that value holds"))
     return lexer.parts
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from goosectx.shell_builtins import reads_stdin
+
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 """Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""
 SUBCOMMAND_RUNNERS = {
@@ -169,7 +171,11 @@ def option_lines(name: str, args: list[str]) -> list[str]:
 
 STDIN = "\0stdin"
 """:func:`inline_code` of an interpreter that reads its program from standard input
-(``python3 - <<EOF``, ``echo … | perl``): the rules cannot see it."""
+(``python3 - <<EOF``, ``echo … | perl``, ``python3 /dev/stdin``, ``perl <(…)``): the rules
+cannot see it."""
+COMPUTED = "\0computed"
+""":func:`inline_code` that bash computes at run time (``python3 -c "$(cat x)"``, ``perl -e
+"$CODE"``): the rules cannot see it."""
 _VALUED = {"python": "WXQ", "pypy": "WXQ", "perl": "IiMmCdDFlx", "ruby": "IrCEFKTUWx",
            "node": "r", "nodejs": "r", "bun": "r", "php": "cdzt", "lua": "l", "luajit": "lj"}
 """Interpreters' options that take the next word as their value (``python3 -W ignore``)."""
@@ -202,7 +208,10 @@ def inline_code(name: str, args: list[str]) -> str | None:
             return "\n".join(codes) or STDIN
         if not word.startswith("-") or word == "-m" or word == "--":
             if word == "--" and not codes:
-                return STDIN if i + 1 >= len(args) else None
+                script = _at(args, i + 1)
+                return STDIN if script is None or reads_stdin(script) else None
+            if not codes and reads_stdin(word):  # python3 /dev/stdin, perl <(…)
+                return STDIN
             return "\n".join(codes) or None  # the script (or module) and its arguments
         value: str | None = None
         separate = False  # the value is the next word
@@ -227,7 +236,19 @@ _SED_RUNS = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?\s*,?\s*"
 """A sed script that runs a command: the ``e`` command, or ``s///e``."""
 
 
+def _program_file(args: list[str], short: str, long: str) -> str | None:
+    """The value of the first ``-f FILE`` / ``--file=FILE`` in ``args``, or ``None``."""
+    for i, word in enumerate(args):
+        if word in (short, long):
+            return _at(args, i + 1)
+        if word.startswith((long + "=", short)) and word not in (short, long):
+            return word.partition("=")[2] if word.startswith(long) else word[len(short):]
+    return None
+
+
 def _sed_script(args: list[str]) -> str | None:
+    if reads_stdin(_program_file(args, "-f", "--file") or ""):
+        return STDIN  # sed -f /dev/stdin: its script (an `e` command too) comes from a pipe
     scripts = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
     scripts += [a.split("=", 1)[1] for a in args if a.startswith("--expression=")]
     if not scripts:
@@ -241,7 +262,7 @@ def _awk_program(args: list[str]) -> str | None:
     while i < len(args):
         word = args[i]
         if word in ("-f", "--file") or word.startswith("--file="):
-            return None
+            return STDIN if reads_stdin(_program_file(args[i:], "-f", "--file") or "") else None
         if word == "--":
             return _at(args, i + 1)
         if not word.startswith("-") or word == "-":
@@ -267,4 +288,5 @@ def code_runs(name: str, code: str) -> bool:
     A sed script :func:`inline_code` gives runs one; other code when it holds
     :data:`_RUNS_COMMANDS`.
     """
-    return code == STDIN or name in ("sed", "gsed") or _RUNS_COMMANDS.search(code) is not None
+    return code in (STDIN, COMPUTED) or name in ("sed", "gsed") or _RUNS_COMMANDS.search(
+        code) is not None

@@ -45,7 +45,8 @@ WRAPPERS = ["env", "env -i", "sudo", "sudo -u x", "command", "exec", "xargs", "n
             "env -iS", "env --split-string", "timeout --signal KILL 5", "xargs --max-args 1",
             "env a-b=1", "timeout -k 1 5", "find . -execdir", "nice --adjustment 3",
             "stdbuf -o0", "setsid", "xargs -I{}", "env -u X", "exec -a x", "command -p",
-            "eval --", "bash -o pipefail -c", "busybox"]
+            "eval --", "bash -o pipefail -c", "busybox", "bash -c --", "sh -c -x", "bash -xc",
+            "sh -c -"]
 ASSIGN_VALUES = ["b", "", "'x y'", "(x y)", "$(x)", "rm", "/x", "/bin/rm"]
 
 

@@ -16,7 +16,8 @@ with a ``/`` — bash's refusal, read from stderr, names it; a line with ``> /de
 "blind"). The line is evaluated twice, with every program succeeding and then failing, so
 both sides of ``&&`` / ``||`` are seen. What an external wrapper bash runs (``env -S``,
 ``timeout``, ``xargs``, ``find -exec`` …) would exec is learnt by running the real wrapper under
-the same shim (:class:`Wrappers`); ``bash -c`` / ``eval`` strings go back to bash.
+the same shim (:class:`Wrappers`); ``bash -c`` / ``eval`` strings go back to bash (where a
+shell's ``-c`` string starts is asked of real bash: :meth:`Bash.command_string`).
 """
 
 from __future__ import annotations
@@ -100,6 +101,28 @@ class Bash:
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+
+    def command_string(self, args: tuple[str, ...]) -> str | None:
+        """The ``-c`` string real bash reads from ``args`` (``-c -- STRING``, ``-xc``, ``-o x``).
+
+        Bash parses its options, then sources ``BASH_ENV`` before it runs the string: that file
+        reports ``$BASH_EXECUTION_STRING`` and exits, so nothing else runs (and, should bash not
+        read it, ``-r`` with ``PATH=/nonexistent`` lets it run no program; as root, as ``nobody``).
+        ``None``: no ``-c``.
+        """
+        report = os.path.join(self.root, "report-string.sh")
+        if not os.path.exists(report):  # between \35 and \36 on stderr (-x traces go there too)
+            Path(report).write_text('builtin printf "\\35%s\\36" "${BASH_EXECUTION_STRING-}" '
+                                    ">&2\nbuiltin exit 0\n", encoding="utf-8")
+        try:
+            done = subprocess.run([BASH, "--norc", "--noprofile", "-r", *args], cwd=self.dir,
+                                  env={**_ENV, "BASH_ENV": report}, stdin=subprocess.DEVNULL,
+                                  capture_output=True, timeout=5, check=False,
+                                  **_NOBODY)  # type: ignore[call-overload]
+        except subprocess.TimeoutExpired:
+            return None
+        found = re.search(rb"\x1d(.*?)\x1e", done.stderr, re.S)
+        return found[1].decode("utf-8", "surrogateescape") or None if found else None
 
     def run(self, line: str, timeout_s: float = 2.0) -> Ran:
         """The programs bash runs for ``line`` (``line`` holds no NUL), killed after
@@ -279,7 +302,10 @@ _WRAPPER_PROGRAMS = {"env", "sudo", "command", "exec", "xargs", "nohup", "timeou
 
 
 def runs_rm(argvs: Iterable[tuple[str, ...]], bash: Bash, depth: int = 0) -> bool:
-    """True when bash runs ``rm``, directly or (roughly) through a wrapper or ``sh -c``."""
+    """True when bash runs ``rm``, directly or (roughly) through a wrapper or ``sh -c``.
+
+    A shell's ``-c`` string is the one real bash reads (:meth:`Bash.command_string`).
+    """
     todo = list(argvs)
     while todo:
         argv = todo.pop()
@@ -297,8 +323,8 @@ def runs_rm(argvs: Iterable[tuple[str, ...]], bash: Bash, depth: int = 0) -> boo
         elif name == "trap" and depth < 2:  # trap ACTION SIGNAL…: one word alone is a signal
             action = [a for a in argv[1:] if a != "--"]
             todo.extend(bash.run(action[0]).argvs if len(action) > 1 else ())
-        elif name in SHELLS and depth < 2 and "-c" in argv[1:]:
-            inner = argv[argv.index("-c") + 1:argv.index("-c") + 2]
-            if inner and runs_rm(bash.run(inner[0]).argvs, bash, depth + 1):
+        elif name in SHELLS and depth < 2:
+            inner = bash.command_string(argv[1:])
+            if inner and runs_rm(bash.run(inner).argvs, bash, depth + 1):
                 return True
     return False

@@ -64,9 +64,20 @@ def test_the_oracle_runs_real_wrappers_without_running_what_they_exec(
     assert not shell_oracle.runs_rm([("env", "ls", "rm")], bash)
 
 
+def test_the_rules_agree_with_bash_on_where_a_shells_command_string_starts(
+        bash: shell_oracle.Bash) -> None:
+    """Bash's options may follow -c, and `--` or `-` ends them (fresh20b finding 2)."""
+    assert bash.command_string(("-c", "--", "rm x")) == "rm x"
+    assert bash.command_string(("-o", "pipefail", "-xc", "rm x")) == "rm x"
+    assert bash.command_string(("script.sh",)) is None
+    for line in ("bash -c -- rm x", "sh -c -x 'rm x'", "sh -c - rm",
+                 "bash -o pipefail -c -- 'rm x'", "env bash -c -- rm"):
+        assert shell_fuzz.check(line, bash, bash.run(line, timeout_s=30)) == [], line
+
+
 def test_the_rules_agree_with_bash_on_a_fixed_set_of_generated_lines(
         bash: shell_oracle.Bash) -> None:
-    found, stats = shell_fuzz.fuzz(150, seed=17, bash=bash)
+    found, stats = shell_fuzz.fuzz(150, seed=21, bash=bash)
     assert stats["allowed"] >= 15 and stats["bash_ran_something"] >= 60, stats
     assert found == [], [(d.kind, d.line) for d in found]
 

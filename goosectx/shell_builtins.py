@@ -1,0 +1,134 @@
+"""Bash's builtins and variables that run text stored elsewhere, for permission rules.
+
+docs/architecture.md §4, clause 2 of the one approval decision: part of how
+:mod:`goosectx.shell_command` reads a command for the shell's permission rules. Some builtins
+take a command line in an option (``compgen -C 'rm x' w``, ``complete -C``, ``mapfile -C``):
+:func:`builtin_lines` gives it, to be read like ``bash -c``'s. Others run text the command line
+does not show, so the rules cannot read what runs (:func:`hidden_commands`): a key bound to a
+command (``bind -x``), a command from the shell's history (``fc``), a program read from
+standard input, a pipe or a process substitution (``source /dev/stdin``, ``. <(…)``,
+``bash /dev/fd/3``: :func:`reads_stdin`), and a variable whose value bash expands as a prompt
+or startup file when it runs commands (``PS4`` under ``set -x``, ``PROMPT_COMMAND``,
+``BASH_ENV``: :func:`sets_prompt`). How a shell started with options reads its commands:
+:func:`shell_line` (``bash -x -c -- STRING``) and :func:`shell_script` (a script, or standard
+input). What the command text shows, not a sandbox.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+
+_OPTION_VALUED = {"compgen": "oAGWFCXPSV", "complete": "oAGWFCXPS", "mapfile": "dnOsuCc",
+                  "readarray": "dnOsuCc"}
+"""Builtins whose ``-C`` value is a command line they run, and their options that take a
+value (``compgen -W WORDS``, ``mapfile -n COUNT``)."""
+_SHELL_VALUED = ("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
+"""A shell's options that take the next word as their value."""
+_STDIN_PATH = re.compile(r"/dev/(?:stdin|fd/.+)|/proc/[^/]+/(?:task/[^/]+/)?fd/.+|[<>]\(…\)")
+_PROMPT = re.compile(r"(?:-[A-Za-z]*v)?(?:[A-Za-z_]\w*=)?(PS[0124]|PROMPT_COMMAND|BASH_ENV)"
+                     r"(?:\[[^\]]*\])?(?:\+?=|$)")
+"""A word that sets (or names, for ``read``/``printf -v``/``declare -n``) a variable whose value
+bash expands, running its ``$( )``, as a prompt (``PS4`` under ``set -x``) or a startup file
+(``BASH_ENV`` of the bash it starts)."""
+
+
+def reads_stdin(path: str) -> bool:
+    """True when ``path`` (a script's word after quote removal) is standard input or a pipe.
+
+    ``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N`` (``/dev//./stdin`` and ``/proc/$$/fd/0``
+    too), a process substitution ``<(…)``.
+    """
+    if path.startswith("/"):
+        path = "/" + posixpath.normpath(path).lstrip("/")  # //dev/./stdin
+    return _STDIN_PATH.fullmatch(path) is not None
+
+
+def sets_prompt(value: str) -> str | None:
+    """The prompt or startup variable ``value`` (one word) sets or names, or ``None``."""
+    found = _PROMPT.match(value)
+    return None if found is None else found[1]
+
+
+def builtin_lines(name: str, args: list[str]) -> list[str]:
+    """The command lines builtin ``name`` runs from its options (``compgen -C 'rm x' w``)."""
+    valued = _OPTION_VALUED.get(name)
+    if valued is None:
+        return []
+    lines: list[str] = []
+    i = 0
+    while i < len(args):  # bash reads options up to the first word that is none
+        word = args[i]
+        if word == "--" or len(word) < 2 or word[0] not in "-+":
+            break
+        for k in range(1, len(word)):
+            if word[k] in valued:  # -W WORDS, -AcommandC: the rest of the cluster is the value
+                value = word[k + 1:] or (args[i + 1] if i + 1 < len(args) else "")
+                i += not word[k + 1:]
+                if word[k] == "C" and value:
+                    lines.append(value)
+                break
+        i += 1
+    return lines
+
+
+def hidden_commands(name: str, args: list[str]) -> str | None:
+    """Why builtin ``name`` runs commands its arguments do not show, or ``None``."""
+    if name == "bind" and any(a.startswith("-") and "x" in a[1:] for a in args):
+        return "it binds a key to a command (bind -x)"
+    if name == "fc" and not any(a.startswith("-") and "l" in a[1:] for a in args):
+        return "it runs commands from the shell's history (fc)"
+    if name in ("source", "."):
+        script = args[1] if args[:1] == ["--"] else args[0] if args else ""
+        if reads_stdin(script):
+            return f"{name} runs the commands it reads from standard input or a pipe"
+    return None
+
+
+def shell_line(args: list[str]) -> str | None:
+    """The command string of ``bash [OPTIONS] -c [OPTIONS] [--] STRING``, or ``None`` (no -c).
+
+    As bash reads it: options (``-x``, ``-o pipefail``, ``--norc``) may come before and after
+    ``-c``, ``--`` or ``-`` ends them, and the first word after them is the string
+    (``bash -c -- 'rm x'``); fish's ``--command[=STRING]`` too.
+    """
+    i, command = 0, False
+    while i < len(args):
+        word = args[i]
+        if word in ("--", "-"):
+            i += 1
+            break
+        if word.startswith("--command="):
+            return word.partition("=")[2]
+        if not word.startswith(("-", "+")) or word == "+":
+            break
+        command = command or word == "--command" or word[0] == "-" and "c" in word[1:] and (
+            not word.startswith("--"))
+        valued = word in _SHELL_VALUED or re.fullmatch(r"[-+][a-zA-Z]*[oO]", word)
+        i += 2 if valued else 1  # -o VALUE, -O VALUE, --rcfile FILE
+    return args[i] if command and i < len(args) else None
+
+
+def shell_script(args: Iterable[str]) -> str | None:
+    """The script a shell started without ``-c`` runs, or ``None``.
+
+    ``None``: it reads its commands from standard input (no script operand, ``-s``, ``-i``).
+    """
+    words = list(args)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in ("--", "-"):  # bash's `-` ends its options as `--` does
+            return words[i + 1] if i + 1 < len(words) else None
+        if not word.startswith(("-", "+")) or word == "+":
+            return word
+        if word.startswith("--") or not re.search(r"[sioO]", word):
+            i += 1 + (word in _SHELL_VALUED)
+            continue
+        if "s" in word[1:] or "i" in word[1:]:
+            return None  # -s: commands from stdin; -i: interactive
+        i += 2  # -o VALUE, -O VALUE
+    return None
