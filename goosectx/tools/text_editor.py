@@ -21,6 +21,7 @@ from typing import Any
 from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES, EditRecord, too_large_why
 from goosectx.parts import json_kind
 from goosectx.sensitive import resolve
+from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
 from goosectx.tools.edit_target import checked_target, label, named
 from goosectx.tools.edit_text import newline_of, numbered, snippet, with_newline
@@ -298,7 +299,8 @@ class TextEditorTool:
         data = _encode(text)
         record, note = _journal(ctx, path, None if before is None else _encode(before),
                                 digest(data))
-        atomic_write(target, data, follow=False)
+        pause_point("edit:resolved")  # tests swap a directory on the way here
+        atomic_write(target, data, follow=False, resolved=True)
         if ctx.edits is not None:
             ctx.edits.finish(record)
         stack = ctx.undo.setdefault(str(path), [])
@@ -398,7 +400,7 @@ class TextEditorTool:
         if data is None:
             target.unlink()
         else:
-            atomic_write(target, data, follow=False)
+            atomic_write(target, data, follow=False, resolved=True)
         if ctx.edits is not None:
             ctx.edits.finish(record)
         if data is None:
