@@ -66,3 +66,29 @@ def test_a_secret_in_an_imported_transcripts_ids_names_and_metadata_is_never_kep
     answers = [m["tool_call_id"] for m in sent if m["role"] == "tool"]
     assert len(calls) == 1 and answers == [calls[0]["id"]]  # still a pair
     assert calls[0]["function"]["name"].replace("_", "").replace("-", "").isalnum()
+
+
+def test_a_secret_in_a_goosectx_exports_session_id_and_name_is_never_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import DUMMY_API_KEY
+
+    from goosectx.config import load_settings
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", DUMMY_API_KEY)
+    source = tmp_path / "claude.jsonl"
+    source.write_text(_claude_transcript("plain-value"))
+    cli(capsys, "sessions", "import", str(source), "--name", "first")
+    exported, _ = cli(capsys, "sessions", "export", "first", "-f", "json")
+    data = json.loads(exported)
+    data["session"]["id"] = f"id-{DUMMY_API_KEY}"
+    data["session"]["name"] = f"name-{DUMMY_API_KEY}"
+    copy = tmp_path / "export.json"
+    copy.write_text(json.dumps(data))
+    out, err = cli(capsys, "sessions", "import", str(copy), "--force")
+    assert DUMMY_API_KEY not in out + err
+    for stored in load_settings().data_dir.glob("sessions.db*"):
+        assert DUMMY_API_KEY.encode() not in stored.read_bytes(), stored.name
+    listed, _ = cli(capsys, "sessions", "list")
+    assert DUMMY_API_KEY not in listed

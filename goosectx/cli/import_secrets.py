@@ -26,7 +26,7 @@ from goosectx.config import Settings
 from goosectx.importers.builder import IMPORT_NOTES
 from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest, ToolResponse
 from goosectx.redaction import REDACTED
-from goosectx.session import Session
+from goosectx.session import Session, new_session_id
 
 Redact = Callable[[str], str]
 
@@ -67,8 +67,14 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
 
 
 def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int]) -> None:
-    """Scrub the session's name, title, model, metadata and ledger's model names in place."""
+    """Scrub the session's id, name, title, model, metadata and ledger's models in place.
+
+    An id holding a secret (a goosectx export's own) is replaced by a new one.
+    """
     changed = 0
+    if redact(session.id) != session.id:
+        session.id = new_session_id(session.created)
+        changed += 1
     for attr in ("name", "title", "model"):
         value = getattr(session, attr)
         if isinstance(value, str) and redact(value) != value:
