@@ -28,6 +28,7 @@ from goosectx.config import ApprovalMode, Settings
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 from goosectx.events import Event, ToolCallStarted
 from goosectx.session import Session
+from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolRegistry
 from goosectx.tools.offering import ToolOffering
 from goosectx.tools.runner import cap_output, output_cap_chars, run_tool
@@ -139,6 +140,7 @@ class AgentTools:
         assert tool is not None and request.arguments is not None
         ctx = self._context_for(turn.cancel)
         ctx.turn_id, ctx.call_id = self._turn_id, request.id
+        ctx.write_target = verdict.write_target  # what the decision (and a question) saw
         if verdict.action == "ask":  # an edit that would fail is answered without asking
             failed = getattr(tool, "dry_run", lambda _a, _c: None)(request.arguments, ctx)
             if failed is not None and failed.is_error:
@@ -147,6 +149,7 @@ class AgentTools:
         denial = self._ask(request) if verdict.action == "ask" else None
         if denial is not None:
             return ToolResponse(request.id, denial, is_error=True)
+        pause_point("tool:approved")  # tests race the call's file here
         yield ToolCallStarted(request)
         result = run_tool(tool, request.arguments, ctx, turn.cancel)
         output = cap_output(ctx.redact(result.output), ctx.max_output_chars)

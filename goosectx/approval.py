@@ -18,7 +18,7 @@ Core module: no printing, no ``cli`` / ``rich`` imports.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
@@ -135,6 +135,9 @@ class ApprovalContext:
         config_file: goosectx's config file, sensitive too (extension headers hold tokens).
         extension_trusted: For an extension's tool, whether its server is marked
             ``trusted = true``; ``None`` for a built-in tool.
+        write_target: Set by :func:`decide` (whatever was given): where a ``text_editor``
+            edit really writes when a symlink leads it outside the project
+            (:func:`~goosectx.sensitive.hidden_target`), looked up once per decision.
     """
 
     mode: ApprovalMode
@@ -148,6 +151,7 @@ class ApprovalContext:
     data_dir: Path | None = None
     config_file: Path | None = None
     extension_trusted: bool | None = None
+    write_target: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,11 +163,17 @@ class ApprovalVerdict:
             ``deny`` (do not run).
         reason: A short human-readable reason ("smart_approve: read-only call").
         tool_text: For ``deny``: the tool response the model gets.
+        write_target: The file outside the project a ``text_editor`` edit writes through a
+            symlink, as the decision saw it (a ``run`` verdict never has one; an ``ask``
+            names it); ``None``: the path led nowhere outside. The editor writes through a
+            symlink outside only to this file (``ToolContext.write_target``), so a path
+            swapped for a link after the decision is refused, not written through.
     """
 
     action: ApprovalAction
     reason: str
     tool_text: str = DENIED_TEXT
+    write_target: Path | None = None
 
 
 Clause: TypeAlias = Callable[[ApprovalContext], "ApprovalVerdict | None"]
@@ -230,13 +240,13 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
     if found.kind == "ask":
         return ApprovalVerdict("ask", f"a permission rule asks: {named}")
     if (found.kind == "allow" and not _touches_sensitive(ctx, found.rules)
-            and hidden_target(ctx.tool_name, ctx.arguments, ctx.working_dir) is None):
+            and ctx.write_target is None):
         return ApprovalVerdict("run", f"allowed by a permission rule: {named}")
     return None
 
 
 def _write_through_symlink(ctx: ApprovalContext) -> ApprovalVerdict | None:
-    target = hidden_target(ctx.tool_name, ctx.arguments, ctx.working_dir)
+    target = ctx.write_target
     if target is None:
         return None
     return ApprovalVerdict("ask", f"{ctx.arguments.get('path')} → {target}, outside the "
@@ -316,13 +326,16 @@ _OTHERWISE = ApprovalVerdict("ask", "the call may change something: approval nee
 def decide(ctx: ApprovalContext) -> ApprovalVerdict:
     """Decide whether one tool call runs, is asked about, or is denied.
 
-    The first clause of :data:`CLAUSES` that has an opinion decides; otherwise ``ask``.
+    The first clause of :data:`CLAUSES` that has an opinion decides; otherwise ``ask``. The
+    verdict carries the ``write_target`` it was decided on.
     """
+    ctx = replace(ctx, write_target=hidden_target(ctx.tool_name, ctx.arguments,
+                                                  ctx.working_dir))
     for clause in CLAUSES:
         verdict = clause(ctx)
         if verdict is not None:
-            return verdict
-    return _OTHERWISE
+            return replace(verdict, write_target=ctx.write_target)
+    return replace(_OTHERWISE, write_target=ctx.write_target)
 
 
 def deny_all(_request: ToolRequest) -> ApprovalDecision:

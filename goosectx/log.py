@@ -63,10 +63,20 @@ def setup_debug_log(path: Path) -> Path:
     is taken off) and every record passes through a filter that redacts the
     values of secret-looking environment variables (:mod:`goosectx.redaction`), then a
     formatter that escapes control characters (:func:`escape_controls`).
+
+    Raises:
+        DataDirUnusable: ``path`` is a symbolic link: the log is never appended to, nor its
+            mode changed on, a file that is not goosectx's own (nothing is written).
     """
+    from goosectx.errors import DataDirUnusable
+
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if path.is_symlink():
+        raise DataDirUnusable(f"debug log {path} is a symbolic link (to {os.readlink(path)}): "
+                              "goosectx writes its log only to a file of its own",
+                              "move it aside, or run without --debug")
     if not path.exists():
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
     # One made before (an older version, a umask of 022) or copied in: 0600 again, with the
     # rotated ones; the directory 0700.
     make_private(path.parent, path, *(path.with_name(f"{path.name}.{n}") for n in (1, 2, 3)))

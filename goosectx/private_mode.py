@@ -18,12 +18,16 @@ def make_private(*paths: Path) -> None:
     """Take group and other access off each of ``paths`` that exists.
 
     Only what this user owns, never a shared (sticky) directory such as /tmp; a path that
-    cannot be changed (read-only media) is left as it is.
+    cannot be changed (read-only media) is left as it is. A symbolic link to a file is left
+    alone too: its target is not goosectx's to change (a ``sessions.db`` linked to
+    ``/etc/passwd``); one to a directory (a data dir the user keeps elsewhere) is followed.
     """
     uid = os.geteuid()
     for path in paths:
         try:
             st = os.stat(path)
+            if not stat.S_ISDIR(st.st_mode) and stat.S_ISLNK(os.lstat(path).st_mode):
+                continue
         except OSError:
             continue
         _tighten(path, st, uid)

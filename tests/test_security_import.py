@@ -290,6 +290,33 @@ def test_a_pipe_over_its_cap_is_refused_in_one_line_saving_nothing_and_leaving_n
     assert list(spool.iterdir()) == []
 
 
+def test_the_copy_of_a_pipe_left_by_a_killed_import_is_removed_by_the_next_import(
+    capsys: pytest.CaptureFixture[str], spool: Path
+) -> None:
+    import signal
+    import time
+
+    env = {**os.environ, "TMPDIR": str(spool)}
+    killed = subprocess.Popen(["goosectx", "sessions", "import", "-"], env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    assert killed.stdin is not None
+    message = json.dumps({"role": "user", "content": "my secret-ish text " * 100})
+    killed.stdin.write(("[" + ",".join([message] * 1000)).encode())  # 1.9 MB: a chunk copied
+    killed.stdin.flush()  # the pipe stays open: the import waits, its copy half made
+    deadline = time.monotonic() + 60
+    while not [p for p in spool.glob("goosectx-import-*/stdin") if p.stat().st_size]:
+        assert time.monotonic() < deadline and killed.poll() is None
+        time.sleep(0.02)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait()
+    killed.stdin.close()
+    assert list(spool.glob("goosectx-import-*/stdin"))  # what kill -9 leaves behind
+    code, _out, err = run_cli(capsys, "sessions", "import", "-")
+    assert code == 0, err
+    assert list(spool.iterdir()) == []
+
+
 def test_a_pipe_copy_that_hits_a_full_disk_is_one_line_saving_nothing(
     capsys: pytest.CaptureFixture[str], spool: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

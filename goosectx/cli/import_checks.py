@@ -19,15 +19,10 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from goosectx.cli.words import plural
-from goosectx.config import Settings
 from goosectx.errors import UsageError
-from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest, ToolResponse
 from goosectx.session import Session
 from goosectx.store import SessionStore
 
@@ -223,66 +218,3 @@ def drop_unfit_state(session: Session) -> list[str]:
                      f"goosectx sessions rename {ID_PLACEHOLDER} NEW_NAME")
         session.name = None
     return notes
-
-
-def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
-    """Scrub secrets of this environment from every imported field; one note per session.
-
-    Tool output goosectx makes is redacted before the model or the store sees it
-    (``tools.builtin.make_redactor``: the values of secret-looking variables and configured
-    API keys, in every encoding it lists); an imported transcript gets the same, in all it
-    holds: tool outputs (another agent's ``env``), tool calls' arguments (a ``curl -H
-    "Authorization: Bearer …"`` written out), text and reasoning (reasoning whose text changes
-    loses its signature: a provider would refuse the pair). A goosectx export's stored-form
-    messages are left as they are. ``sessions`` are changed in place.
-    """
-    from goosectx.tools.builtin import make_redactor
-
-    redact = make_redactor(settings)
-    notes = []
-    for session in sessions:
-        found: dict[str, int] = {}
-        messages = session.conversation.messages
-        for i, m in enumerate(messages):
-            parts = [_redacted(p, redact, found) for p in m.content]
-            if any(a is not b for a, b in zip(parts, m.content, strict=True)):
-                messages[i] = replace(m, content=tuple(parts))
-        what = ", ".join(plural(n, kind) for kind, n in found.items())
-        notes.append(f"a secret of this environment was redacted in {what}" if found else "")
-    return notes
-
-
-def _redacted(part: Part, redact: Callable[[str], str], found: dict[str, int]) -> Part:
-    """``part`` with secrets redacted (itself when it holds none); ``found`` counts by kind."""
-    if isinstance(part, ToolResponse):
-        clean: Part = replace(part, output=redact(part.output),
-                              diff=redact(part.diff) if part.diff is not None else None)
-        kind = "tool output"
-    elif isinstance(part, ToolRequest):
-        clean = replace(part, arguments=_scrub(part.arguments, redact),
-                        raw_arguments=(redact(part.raw_arguments)
-                                       if part.raw_arguments is not None else None))
-        kind = "tool call"
-    elif isinstance(part, ThinkingContent):
-        text = redact(part.text)
-        clean = part if text == part.text else replace(part, text=text, signature=None)
-        kind = "reasoning part"
-    elif isinstance(part, TextContent):
-        clean, kind = replace(part, text=redact(part.text)), "text part"
-    else:
-        return part
-    if clean == part:
-        return part
-    found[kind] = found.get(kind, 0) + 1
-    return clean
-
-
-def _scrub(value: Any, redact: Callable[[str], str]) -> Any:
-    """A tool call's JSON arguments with every string (keys too) redacted."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {redact(k): _scrub(v, redact) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub(v, redact) for v in value]
-    return value

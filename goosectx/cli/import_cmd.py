@@ -130,9 +130,9 @@ def _import_file(
         already_imported,
         drop_unfit_state,
         mark_imported,
-        redact_secrets,
         refuse_second_import,
     )
+    from goosectx.cli.import_secrets import redact_secrets
     from goosectx.importers.builder import IMPORT_NOTES
 
     # what the import mended (printed, not stored), then a name --name refuses

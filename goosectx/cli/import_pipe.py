@@ -7,12 +7,20 @@ file goes through the same checks and size caps as any other (docs/architecture.
 stops at :data:`MAX_PIPE_BYTES`: past it, a one-line error says to save the input to a file. An
 empty pipe is said to be empty. Error lines name the pipe as the user gave it (``stdin``,
 ``/dev/fd/63``), not by the copy's name: :func:`shown_as_given`.
+
+The copy holds the transcript unredacted. An import killed before it could remove it (kill -9,
+the OOM killer) would leave it in the temporary directory for good, so the directory is locked
+(``flock``) while its copy is in use, and every import first removes each
+``goosectx-import-*`` directory of this user that no process holds locked any more
+(:func:`sweep_stale_copies`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -27,6 +35,7 @@ MAX_PIPE_BYTES = 1024 * 1024 * 1024
 
 CHUNK_BYTES = 1024 * 1024
 STDIN = "-"
+_DIR_PREFIX = "goosectx-import-"
 _COPY_NAME = "goosectx-pipe-copy"
 """The copy of a named pipe: a name no error text has otherwise, replaced by the pipe's."""
 
@@ -53,11 +62,12 @@ def readable_path(path: Path) -> Iterator[Path]:
         ImportFormatError: ``-`` while stdin is a terminal; a pipe that is empty, carries more
             than :data:`MAX_PIPE_BYTES`, or cannot be read (nothing is imported either way).
     """
+    sweep_stale_copies()
     if not _is_pipe(path):
         yield path
         return
-    with tempfile.TemporaryDirectory(prefix="goosectx-import-") as directory:
-        copy = Path(directory) / ("stdin" if str(path) == STDIN else _COPY_NAME)
+    with _locked_directory() as directory:
+        copy = directory / ("stdin" if str(path) == STDIN else _COPY_NAME)
         if str(path) == STDIN:
             if sys.stdin is None or sys.stdin.isatty():
                 raise ImportFormatError("'-' reads the transcript from stdin, which is a "
@@ -71,6 +81,54 @@ def readable_path(path: Path) -> Iterator[Path]:
                 raise ImportFormatError(f"cannot read {path}: {exc.strerror}",
                                         "check the path") from None
         yield copy
+
+
+@contextlib.contextmanager
+def _locked_directory() -> Iterator[Path]:
+    """A new private (0700) temporary directory, locked until it is removed on exit."""
+    directory = Path(tempfile.mkdtemp(prefix=_DIR_PREFIX))
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            # Taken before the copy is made in it: a sweep skips an empty directory.
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield directory
+        finally:
+            os.close(fd)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def sweep_stale_copies() -> None:
+    """Remove the pipe copies imports killed before their end left in the temporary dir.
+
+    A ``goosectx-import-*`` directory this user owns (not a symlink), not empty, whose lock
+    (:func:`_locked_directory`) no running import holds. Best effort: what cannot be read or
+    removed is left as it is.
+    """
+    base = tempfile.gettempdir()
+    uid = os.geteuid()
+    try:
+        with os.scandir(base) as scan:
+            found = [e.path for e in scan if e.name.startswith(_DIR_PREFIX)]
+    except OSError:
+        return
+    for directory in found:
+        try:
+            st = os.lstat(directory)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid:
+                continue
+            fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held: an import is using it
+            if os.listdir(fd):
+                shutil.rmtree(directory, ignore_errors=True)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def shown_as_given(exc: ImportFormatError, path: Path, copy: Path) -> ImportFormatError:

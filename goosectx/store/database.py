@@ -139,7 +139,7 @@ class StoreDatabase:
             )
         if not self.path.exists():
             try:
-                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_NOFOLLOW, 0o600))
             except OSError as exc:
                 raise StoreError(
                     f"cannot create session database {self.path}: {exc.strerror}",

@@ -76,6 +76,10 @@ class ToolContext:
             names carry it, so ``sessions remove`` removes them too.
         turn_id: Id of the user's message the running turn answers (set by the agent).
         call_id: Id of the running tool call (set by the agent).
+        write_target: The file outside the working dir the running call's approval saw its
+            edit reach through a symlink (set by the agent from the verdict; ``None``: the
+            path led nowhere outside). The text editor writes through a symlink outside only
+            to this file: a path swapped for such a link after the decision is refused.
     """
 
     working_dir: Path
@@ -93,6 +97,7 @@ class ToolContext:
     session_id: str = ""
     turn_id: str = ""
     call_id: str = ""
+    write_target: Path | None = None
 
 
 class Tool(Protocol):

@@ -20,8 +20,10 @@ from typing import Any
 
 from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES, EditRecord, too_large_why
 from goosectx.parts import json_kind
-from goosectx.sensitive import symlinked_outside
+from goosectx.sensitive import resolve
+from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
+from goosectx.tools.edit_target import checked_target, label, named
 from goosectx.tools.edit_text import newline_of, numbered, snippet, with_newline
 from goosectx.tools.editdiff import NOT_UNDOABLE, edit_diff
 from goosectx.tools.files import (
@@ -74,25 +76,6 @@ def _after(path: Path, ctx: ToolContext) -> str | None:
     if ctx.capture is not None:
         return ctx.capture.get(str(path))
     return _previous(path) if path.is_file() else None
-
-
-def _label(path: Path, ctx: ToolContext) -> str:
-    """The path as a diff names it: relative to the working dir when inside it.
-
-    A symlink leading outside adds the real file: ``notes.txt → /home/me/.bashrc``.
-    """
-    try:
-        label = str(path.relative_to(os.path.abspath(ctx.working_dir)))
-    except ValueError:
-        label = str(path)
-    real = symlinked_outside(path, ctx.working_dir)
-    return label if real is None else f"{label} → {real}"
-
-
-def _named(path: Path, ctx: ToolContext) -> str:
-    """The path as a result names it, with the real file when a symlink leads it outside."""
-    real = symlinked_outside(path, ctx.working_dir)
-    return str(path) if real is None else f"{path} → {real} (outside the working dir)"
 
 
 def _journal(ctx: ToolContext, path: Path, before: bytes | None,
@@ -213,7 +196,7 @@ class TextEditorTool:
         except OSError as exc:
             return ToolResult(f"{command} failed: {path}: {exc.strerror or exc}", is_error=True)
         change = _CHANGES.get(str(command), "") if before is not None else "file created"
-        diff = ctx.redact(edit_diff(before, after, _label(path, ctx), change)) if edit else ""
+        diff = ctx.redact(edit_diff(before, after, label(path, ctx), change)) if edit else ""
         if diff and _NOT_UNDOABLE in output:  # the user reads the diff, not the output
             diff += ctx.redact(output[output.index(_NOT_UNDOABLE):])
         return ToolResult(ctx.redact(cap_text(output, ctx.max_output_chars,
@@ -294,29 +277,36 @@ class TextEditorTool:
                      "use the tree or shell tool]")
         return text
 
-    def _save(self, path: Path, text: str, ctx: ToolContext) -> str:
+    def _save(self, path: Path, text: str, ctx: ToolContext) -> tuple[str, str]:
         """Write ``text`` to ``path`` atomically, then push the undo entry for this edit.
 
         The edit is journalled for ``/undo`` first (``ctx.edits``). In a dry run
-        (``ctx.capture``, a preview) the text is only recorded there. Returns a note for the
-        output when ``/undo`` will not be able to restore the file ("" otherwise).
+        (``ctx.capture``, a preview) the text is only recorded there.
+
+        Returns:
+            The path as the result names it (:func:`~goosectx.tools.edit_target.named`, by
+            the file written), and a note for the output when ``/undo`` will not be able to
+            restore the file ("" otherwise).
         """
         if ctx.capture is not None:  # a preview still says what /undo will not restore
             ctx.capture[str(path)] = text
             size = path.stat().st_size if ctx.edits is not None and path.is_file() else 0
             why = too_large_why(size)
-            return f"{_NOT_UNDOABLE}{path}: {why})" if why else ""
-        before = _previous(path)
+            return (named(path, resolve(path), ctx),
+                    f"{_NOT_UNDOABLE}{path}: {why})" if why else "")
+        target = checked_target(path, ctx)  # resolved once: the file checked is the one written
+        before = _previous(target)
         data = _encode(text)
         record, note = _journal(ctx, path, None if before is None else _encode(before),
                                 digest(data))
-        atomic_write(path, data)
+        pause_point("edit:resolved")  # tests swap a directory on the way here
+        atomic_write(target, data, follow=False, resolved=True)
         if ctx.edits is not None:
             ctx.edits.finish(record)
         stack = ctx.undo.setdefault(str(path), [])
         stack.append(UndoEntry(before, digest(data)))
         del stack[:-UNDO_DEPTH]
-        return note
+        return named(path, target, ctx), note
 
     def _write(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         text = _string_arg(arguments, "file_text")
@@ -325,9 +315,9 @@ class TextEditorTool:
         existed = path.exists()
         if existed:
             text = with_newline(text, newline_of(_read_text(path)))
-        note = self._save(path, text, ctx)
+        shown, note = self._save(path, text, ctx)
         verb = "Overwrote" if existed else "Created"
-        return (f"{verb} {_named(path, ctx)} ({len(split_lines(text))} lines, "
+        return (f"{verb} {shown} ({len(split_lines(text))} lines, "
                 f"{len(text):,} characters)"
                 + note)
 
@@ -356,10 +346,10 @@ class TextEditorTool:
         at = text.index(old)
         new = with_newline(new, newline_of(text))
         updated = text[:at] + new + text[at + len(old):]
-        note = self._save(path, updated, ctx)
+        shown, note = self._save(path, updated, ctx)
         first = text.count("\n", 0, at) + 1
         last = first + new.count("\n")
-        return (f"Edited {_named(path, ctx)}: replaced 1 match.\n"
+        return (f"Edited {shown}: replaced 1 match.\n"
                 + snippet(updated, first, last) + note)
 
     def _insert(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
@@ -383,9 +373,9 @@ class TextEditorTool:
             new += newline
         new = with_newline(new, newline)
         updated = "".join(lines[:line]) + new + "".join(lines[line:])
-        note = self._save(path, updated, ctx)
+        shown, note = self._save(path, updated, ctx)
         added = len(split_lines(new))
-        return (f"Inserted {added} lines into {_named(path, ctx)} after line {line}.\n"
+        return (f"Inserted {added} lines into {shown} after line {line}.\n"
                 + snippet(updated, line + 1, line + added) + note)
 
     def _undo(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
@@ -394,7 +384,8 @@ class TextEditorTool:
             raise _EditError(f"no edit of {path} to undo (undo_edit reverts only the edits "
                              "made since goosectx started) — view the file and edit it instead")
         entry = stack[-1]
-        now = read_bytes(path) if path.exists() else None
+        target = checked_target(path, ctx)
+        now = read_bytes(target) if target.exists() else None
         if now is None or digest(now) != entry.after_sha256:
             what = "was deleted" if now is None else "no longer holds what text_editor wrote"
             raise _EditError(f"{path} changed since text_editor's last edit (it {what}); "
@@ -407,9 +398,9 @@ class TextEditorTool:
         data = None if entry.before is None else _encode(entry.before)
         record, note = _journal(ctx, path, now, ABSENT if data is None else digest(data))
         if data is None:
-            Path(os.path.realpath(path)).unlink()
+            target.unlink()
         else:
-            atomic_write(path, data)
+            atomic_write(target, data, follow=False, resolved=True)
         if ctx.edits is not None:
             ctx.edits.finish(record)
         if data is None:

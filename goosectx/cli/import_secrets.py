@@ -1,0 +1,165 @@
+"""Secrets of this environment scrubbed from everything an imported transcript holds.
+
+Tool output goosectx makes is redacted before the model or the store sees it
+(``tools.builtin.make_redactor``: the values of secret-looking variables and configured API
+keys, in every encoding it lists); an imported transcript gets the same, in every string it
+brings: tool outputs (another agent's ``env``), tool calls' arguments (a ``curl -H
+"Authorization: Bearer …"`` written out), text and reasoning (reasoning whose text or
+signature changes loses its signature: a provider would refuse the pair), and the strings
+that are not conversation — the source's session id, working dir, model and title, record
+ids, tool-call ids and tool names. Those are printed at import, shown, exported, stored, and
+(ids, names) sent to the provider on resume.
+
+A tool-call id or tool name that held a secret is written ``…REDACTED…`` (no brackets: a
+provider takes ids and names of letters, digits, ``_`` and ``-``); a request and its
+response keep the same id, and an id never becomes one the session already uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from goosectx.cli.words import plural
+from goosectx.config import Settings
+from goosectx.importers.builder import IMPORT_NOTES
+from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest, ToolResponse
+from goosectx.redaction import REDACTED
+from goosectx.session import Session, new_session_id
+
+Redact = Callable[[str], str]
+
+
+def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
+    """Scrub secrets of this environment from every imported string; one note per session.
+
+    A goosectx export's stored-form messages are left as they are (goosectx redacted them
+    when it made them); its session fields are scrubbed like any other. ``sessions`` are
+    changed in place.
+
+    Returns:
+        Per session, ``a secret of this environment was redacted in 1 tool call, …`` or ``""``
+        when it held none.
+    """
+    from goosectx.tools.builtin import make_redactor
+
+    redact = make_redactor(settings)
+    notes = []
+    for session in sessions:
+        found: dict[str, int] = {}
+        _scrub_session_fields(session, redact, found)
+        messages = session.conversation.messages
+        ids = _Ids(redact, {p.id for m in messages for p in m.content
+                            if isinstance(p, ToolRequest | ToolResponse)})
+        for i, m in enumerate(messages):
+            parts = [_redacted(p, redact, ids, found) for p in m.content]
+            extra = _scrub(m.metadata.extra, redact)
+            if extra != m.metadata.extra:
+                found["record id"] = found.get("record id", 0) + 1
+            if extra != m.metadata.extra or any(
+                    a is not b for a, b in zip(parts, m.content, strict=True)):
+                messages[i] = replace(m, content=tuple(parts),
+                                      metadata=replace(m.metadata, extra=extra))
+        what = ", ".join(plural(n, kind) for kind, n in found.items())
+        notes.append(f"a secret of this environment was redacted in {what}" if found else "")
+    return notes
+
+
+def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int]) -> None:
+    """Scrub the session's id, name, title, model, metadata and ledger's models in place.
+
+    An id holding a secret (a goosectx export's own) is replaced by a new one.
+    """
+    changed = 0
+    if redact(session.id) != session.id:
+        session.id = new_session_id(session.created)
+        changed += 1
+    for attr in ("name", "title", "model"):
+        value = getattr(session, attr)
+        if isinstance(value, str) and redact(value) != value:
+            setattr(session, attr, redact(value))
+            changed += 1
+    for key, value in list(session.metadata.items()):
+        clean = _scrub(value, redact)
+        if clean != value:
+            session.metadata[key] = clean
+            changed += key != IMPORT_NOTES  # the import's own notes: scrubbed, not counted
+    entries = session.ledger.entries
+    for i, entry in enumerate(entries):
+        if redact(entry.model) != entry.model:
+            entries[i] = replace(entry, model=redact(entry.model))
+            changed += 1
+    if changed:
+        found["source field"] = changed  # its id, working dir, model, title…
+
+
+class _Ids:
+    """Scrubbed tool-call ids: the same id always maps to the same one, never to one taken."""
+
+    def __init__(self, redact: Redact, taken: set[str]) -> None:
+        self._redact = redact
+        self._taken = set(taken)
+        self._given: dict[str, str] = {}
+
+    def __call__(self, raw: str) -> str:
+        if raw in self._given:
+            return self._given[raw]
+        clean = _plain(self._redact(raw))
+        if clean == raw:
+            return raw
+        unique, n = clean, 1
+        while unique in self._taken:
+            n += 1
+            unique = f"{clean}_{n}"
+        self._taken.add(unique)
+        self._given[raw] = unique
+        return unique
+
+
+def _plain(text: str) -> str:
+    """``text`` with each ``[REDACTED]`` written ``REDACTED`` (fit for an id or a tool name)."""
+    return text.replace(REDACTED, REDACTED.strip("[]"))
+
+
+def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> Part:
+    """``part`` with secrets redacted (itself when it holds none); ``found`` counts by kind."""
+    if isinstance(part, ToolResponse):
+        clean: Part = replace(part, output=redact(part.output),
+                              diff=redact(part.diff) if part.diff is not None else None)
+        kind = "tool output"
+    elif isinstance(part, ToolRequest):
+        clean = replace(part, arguments=_scrub(part.arguments, redact),
+                        raw_arguments=(redact(part.raw_arguments)
+                                       if part.raw_arguments is not None else None),
+                        name=_plain(redact(part.name)))
+        kind = "tool call"
+    elif isinstance(part, ThinkingContent):
+        text = redact(part.text)
+        signature = redact(part.signature) if part.signature is not None else None
+        clean = (part if (text, signature) == (part.text, part.signature)
+                 else replace(part, text=text, signature=None))
+        kind = "reasoning part"
+    elif isinstance(part, TextContent):
+        clean, kind = replace(part, text=redact(part.text)), "text part"
+    else:
+        return part
+    if isinstance(clean, ToolRequest | ToolResponse) and ids(clean.id) != clean.id:
+        clean = replace(clean, id=ids(clean.id))
+    if clean == part:
+        return part
+    found[kind] = found.get(kind, 0) + 1
+    return clean
+
+
+def _scrub(value: Any, redact: Redact) -> Any:
+    """A JSON value with every string (keys too) redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(k): _scrub(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v, redact) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_scrub(v, redact) for v in value)
+    return value
