@@ -141,6 +141,7 @@ class AgentTools:
         ctx = self._context_for(turn.cancel)
         ctx.turn_id, ctx.call_id = self._turn_id, request.id
         ctx.write_target = verdict.write_target  # what the decision (and a question) saw
+        ctx.read_target = verdict.read_target  # the file a view was judged on
         if verdict.action == "ask":  # an edit that would fail is answered without asking
             failed = getattr(tool, "dry_run", lambda _a, _c: None)(request.arguments, ctx)
             if failed is not None and failed.is_error:

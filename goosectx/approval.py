@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeAlias
 from goosectx.config import ApprovalMode
 from goosectx.conversation import ToolRequest
 from goosectx.permissions import CANNOT_CHECK, PermissionRules, match_rules, names_path
+from goosectx.read_target import JudgedFile, judge
 from goosectx.sensitive import hard_linked, hidden_target, is_sensitive, outside, read_paths
 
 __all__ = ["PermissionRules"]  # re-exported: the rules live in permissions.py
@@ -138,6 +139,8 @@ class ApprovalContext:
         write_target: Set by :func:`decide` (whatever was given): where a ``text_editor``
             edit really writes when a symlink leads it outside the project
             (:func:`~goosectx.sensitive.hidden_target`), looked up once per decision.
+        read_target: Set by :func:`decide` (whatever was given): the file a ``text_editor
+            view`` reads, its path resolved once; read scoping judges that file.
     """
 
     mode: ApprovalMode
@@ -152,6 +155,7 @@ class ApprovalContext:
     config_file: Path | None = None
     extension_trusted: bool | None = None
     write_target: Path | None = None
+    read_target: JudgedFile | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,12 +172,16 @@ class ApprovalVerdict:
             names it); ``None``: the path led nowhere outside. The editor writes through a
             symlink outside only to this file (``ToolContext.write_target``), so a path
             swapped for a link after the decision is refused, not written through.
+        read_target: The file a ``text_editor view`` was judged on (``None``: no such call);
+            the editor reads only that file (``ToolContext.read_target``), so a path swapped
+            for a link to elsewhere after the decision is refused, not read.
     """
 
     action: ApprovalAction
     reason: str
     tool_text: str = DENIED_TEXT
     write_target: Path | None = None
+    read_target: JudgedFile | None = None
 
 
 Clause: TypeAlias = Callable[[ApprovalContext], "ApprovalVerdict | None"]
@@ -193,16 +201,24 @@ def _read_scope(ctx: ApprovalContext) -> ApprovalVerdict | None:
     if not paths:
         return None
     for path in paths:
-        if is_sensitive(path, data_dir=ctx.data_dir, config_file=ctx.config_file):
+        judged = ctx.read_target if ctx.read_target and ctx.read_target.path == path else None
+        if _sensitive_read(ctx, path):
             return ApprovalVerdict("ask", f"smart_approve: {path} is a sensitive file")
         if ctx.tool_name in ctx.always_allowed | ctx.reads_allowed:
             continue
-        if outside(path, ctx.working_dir):
+        if outside(path if judged is None else judged.real, ctx.working_dir):
             return ApprovalVerdict("ask", f"smart_approve: {path} is outside the working dir")
-        if hard_linked(path):
+        if hard_linked(path) if judged is None else judged.links > 1:
             return ApprovalVerdict("ask", f"smart_approve: {path} has other hard links, which "
                                           "may be outside the working dir")
     return None
+
+
+def _sensitive_read(ctx: ApprovalContext, path: Path) -> bool:
+    """True when ``path``, or the file the decision judged it leads to, is sensitive."""
+    judged = ctx.read_target
+    return any(is_sensitive(p, data_dir=ctx.data_dir, config_file=ctx.config_file)
+               for p in (path, *([judged.real] if judged and judged.path == path else [])))
 
 
 def _named_paths(ctx: ApprovalContext) -> list[Path]:
@@ -221,7 +237,7 @@ def _touches_sensitive(ctx: ApprovalContext, allow_rules: tuple[str, ...]) -> bo
     raw = ctx.arguments.get("path")
     for path in _named_paths(ctx):
         named = names_path(allow_rules, raw if isinstance(raw, str) else str(path))
-        if is_sensitive(path, data_dir=ctx.data_dir, config_file=ctx.config_file) and not named:
+        if _sensitive_read(ctx, path) and not named:
             return True
     return False
 
@@ -327,15 +343,17 @@ def decide(ctx: ApprovalContext) -> ApprovalVerdict:
     """Decide whether one tool call runs, is asked about, or is denied.
 
     The first clause of :data:`CLAUSES` that has an opinion decides; otherwise ``ask``. The
-    verdict carries the ``write_target`` it was decided on.
+    verdict carries the ``write_target`` and ``read_target`` it was decided on.
     """
+    paths = read_paths(ctx.tool_name, ctx.arguments, ctx.working_dir)
+    judged = judge(paths[0]) if ctx.tool_name == "text_editor" and paths else None
     ctx = replace(ctx, write_target=hidden_target(ctx.tool_name, ctx.arguments,
-                                                  ctx.working_dir))
+                                                  ctx.working_dir), read_target=judged)
     for clause in CLAUSES:
         verdict = clause(ctx)
         if verdict is not None:
-            return replace(verdict, write_target=ctx.write_target)
-    return replace(_OTHERWISE, write_target=ctx.write_target)
+            return replace(verdict, write_target=ctx.write_target, read_target=judged)
+    return replace(_OTHERWISE, write_target=ctx.write_target, read_target=judged)
 
 
 def deny_all(_request: ToolRequest) -> ApprovalDecision:

@@ -9,7 +9,8 @@ that is the same file as, or repeats, one already read (``CLAUDE.md`` a link to
 
 A file is read only when it is a regular file that resolves inside the repository (outside
 one: the working dir) and not to a sensitive file — a cloned repository's ``CLAUDE.md``
-linked to ``~/.aws/credentials`` would put the keys in the system prompt — and only when it
+linked to ``~/.aws/credentials`` would put the keys in the system prompt; nor one with hard
+links other than the instruction files found (``ln ~/.ssh/id_rsa AGENTS.md``) — and only when it
 and its directory belong to the user or root: like git's ``safe.directory``, a directory
 another user owns (a ``/tmp/.git`` and ``/tmp/AGENTS.md`` they created) is not trusted.
 Each file skipped comes with why, for the front ends to warn (:func:`scan_instructions`).
@@ -20,6 +21,7 @@ from __future__ import annotations
 import os
 import platform
 import stat
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -192,27 +194,54 @@ def _why_not(path: Path, root: Path, owners: frozenset[int] | None) -> str:
     return _owner_problem(real, "it", owners)
 
 
-def _read_capped(path: Path) -> tuple[str, int | None]:
+LINKED_WHY = ("it has other hard links, which may be outside the project (as `ln ~/.ssh/id_rsa "
+              "AGENTS.md` makes); copy the file in if it should be read")
+"""Why an instruction file with hard links other than the instruction files found is skipped."""
+
+
+class _HardLinked(OSError):
+    """The file opened has names other than the instruction files found (:data:`LINKED_WHY`)."""
+
+
+def _read_capped(path: Path, names_here: Counter[tuple[int, int]]) -> tuple[str, int | None]:
     """``(text, size)``: the file's text, its size in bytes when it was cut, else ``None``.
 
     The text is at most :data:`MAX_INSTRUCTION_FILE_CHARS` and a cut marker.
 
     Reads no more bytes than that many characters can take (a huge file is not read whole);
-    opened without blocking and checked again to be a regular file.
+    opened without blocking and checked again to be a regular file, with one name or no more
+    than ``names_here`` counts for it (the instruction files found that are this file).
 
     Raises:
+        _HardLinked: it has other names, which may be outside the project.
         OSError: it cannot be opened or read, or is no longer a regular file.
     """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{path} is not a regular file")
+        if info.st_nlink > max(1, names_here[(info.st_dev, info.st_ino)]):
+            raise _HardLinked(LINKED_WHY)
         data = handle.read(4 * MAX_INSTRUCTION_FILE_CHARS + 4)
         size = max(os.fstat(handle.fileno()).st_size, len(data))
     text = data.decode("utf-8", errors="replace").strip()
     if len(text) <= MAX_INSTRUCTION_FILE_CHARS:
         return text, None
     return text[:MAX_INSTRUCTION_FILE_CHARS] + "\n[… file cut here: too long]", size
+
+
+def _names(paths: list[Path]) -> Counter[tuple[int, int]]:
+    """How many of ``paths`` are each regular file by their own name (not through a link)."""
+    found: Counter[tuple[int, int]] = Counter()
+    for path in paths:
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            found[(info.st_dev, info.st_ino)] += 1
+    return found
 
 
 def scan_instructions(working_dir: Path) -> InstructionScan:
@@ -226,13 +255,18 @@ def scan_instructions(working_dir: Path) -> InstructionScan:
     root, _directories = _instruction_dirs(working_dir)
     owners = trusted_owners()
     seen: set[Path] = set()
-    for path in instruction_files(working_dir):
+    files = instruction_files(working_dir)
+    names_here = _names(files)  # CLAUDE.md a hard link to AGENTS.md: both names are here
+    for path in files:
         if why := _why_not(path, root, owners):
             scan.skipped.append((path, why))
             continue
         real = resolve(path)
         try:
-            text, cut_size = _read_capped(real)
+            text, cut_size = _read_capped(real, names_here)
+        except _HardLinked:
+            scan.skipped.append((path, LINKED_WHY))
+            continue
         except OSError as exc:
             scan.skipped.append((path, f"it cannot be read ({exc.strerror or exc})"))
             continue

@@ -182,10 +182,13 @@ def sensitive_in_command(command: str, working_dir: Path, *, data_dir: Path | No
 
     Every word of every part, as bash reads it (:func:`goosectx.shell_lexer.lex`; an
     option's ``--name=VALUE`` by its value, a path relative to ``working_dir``): ``cat .env``,
-    ``grep x ~/.aws/credentials``, ``< id_rsa``. For a ``!command`` the user runs, whose
-    output would otherwise go to the model as an ``@.env`` mention would not.
+    ``grep x ~/.aws/credentials``, ``< id_rsa``. A glob or brace word counts by every name it
+    can expand to (:func:`goosectx.glob_words.pattern_paths`): ``cat .en?`` names ``.env``, and
+    is returned as ``.en? (matching .env)``. For a ``!command`` the user runs, whose output
+    would otherwise go to the model as an ``@.env`` mention would not.
     """
-    from goosectx.shell_lexer import lex  # here: only a ``!command`` needs it
+    from goosectx.glob_words import MAX_NAMES, pattern_paths  # here: only a !command needs it
+    from goosectx.shell_lexer import lex
 
     for part in lex(command):
         for word in part.words:
@@ -198,4 +201,20 @@ def sensitive_in_command(command: str, working_dir: Path, *, data_dir: Path | No
                 path = working_dir / value
             if is_sensitive(path, data_dir=data_dir, config_file=config_file):
                 return word.value
+            if not word.pattern:
+                continue
+            named = pattern_paths(value, working_dir)
+            if named is None:
+                return f"{word.value} (over {MAX_NAMES:,} matches, too many to check: any may be)"
+            for one in named:
+                if is_sensitive(one, data_dir=data_dir, config_file=config_file):
+                    return f"{word.value} (matching {_shown(one, working_dir)})"
     return None
+
+
+def _shown(path: Path, working_dir: Path) -> str:
+    """``path`` relative to ``working_dir`` when inside it, else as it is."""
+    try:
+        return str(path.relative_to(os.path.abspath(working_dir)))
+    except ValueError:
+        return str(path)

@@ -194,7 +194,8 @@ def _read(path: Path, project: Path | None) -> tuple[str | None, str]:
     """The file's text, or ``None`` and why it cannot be used.
 
     ``project``: the working dir, for a file from a project directory; it must resolve
-    inside it (symlinks followed) and not to a sensitive file. ``None`` for the user's own.
+    inside it (symlinks followed) and not to a sensitive file, and have no other hard link
+    (another name may be outside). ``None`` for the user's own.
     """
     real = resolve(path)
     if project is not None and (problem := _link_problem(path, real, project)):
@@ -206,6 +207,8 @@ def _read(path: Path, project: Path | None) -> tuple[str | None, str]:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
                 return None, "not a regular file"
+            if project is not None and info.st_nlink > 1:  # `ln ~/.ssh/id_rsa leak.md`
+                return None, "it has other hard links, which may be outside the project"
             if info.st_size > MAX_BYTES:
                 return None, f"larger than 64 KB ({info.st_size:,} bytes)"
             data = handle.read(MAX_BYTES + 1)

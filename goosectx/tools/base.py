@@ -16,6 +16,7 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 if TYPE_CHECKING:
     from goosectx.file_journal import EditJournal
+    from goosectx.read_target import JudgedFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,9 @@ class ToolContext:
             edit reach through a symlink (set by the agent from the verdict; ``None``: the
             path led nowhere outside). The text editor writes through a symlink outside only
             to this file: a path swapped for such a link after the decision is refused.
+        read_target: The file the running call's approval judged a ``text_editor view`` to
+            read (set by the agent from the verdict; ``None``: not judged). The view reads
+            only that file: a path swapped for a link elsewhere after the decision is refused.
     """
 
     working_dir: Path
@@ -98,6 +102,7 @@ class ToolContext:
     turn_id: str = ""
     call_id: str = ""
     write_target: Path | None = None
+    read_target: JudgedFile | None = None
 
 
 class Tool(Protocol):

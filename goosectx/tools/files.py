@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from goosectx.errors import is_disk_full
+from goosectx.read_target import JudgedFile, opened_elsewhere
 
 MAX_SCAN_BYTES = 64 * 1024 * 1024
 """Bytes ``view`` reads at most to reach the asked lines (past it: use the shell tool)."""
@@ -54,11 +55,13 @@ def _check_regular(path: Path, mode: int) -> None:
                         "reads and edits regular files")
 
 
-def open_regular(path: Path) -> tuple[int, os.stat_result]:
+def open_regular(path: Path, judged: JudgedFile | None = None) -> tuple[int, os.stat_result]:
     """An fd open for reading on the regular file ``path``, and its stat.
 
+    ``judged``: the file an approval judged ``path`` to be; the fd must be that file.
+
     Raises:
-        FileError: missing, a directory, or a device / FIFO / socket.
+        FileError: missing, a directory, or a device / FIFO / socket; not the file judged.
     """
     try:
         before = os.stat(path)
@@ -69,6 +72,8 @@ def open_regular(path: Path) -> tuple[int, os.stat_result]:
     after = os.fstat(fd)
     try:
         _check_regular(path, after.st_mode)  # replaced between stat and open
+        if judged is not None and (why := opened_elsewhere(fd, judged)) is not None:
+            raise FileError(why)
     except FileError:
         os.close(fd)
         raise
@@ -151,14 +156,16 @@ class LineRange:
 
 
 def read_lines(path: Path, first: int, last: int | None, *, keep_bytes: int,
-               scan_bytes: int = MAX_SCAN_BYTES) -> LineRange:
+               scan_bytes: int = MAX_SCAN_BYTES, judged: JudgedFile | None = None
+               ) -> LineRange:
     """Lines ``first``..``last`` (1-based, inclusive; ``last=None``: to the end) of ``path``.
 
     Reads chunk by chunk and stops after line ``last``, after ``keep_bytes`` bytes of wanted
     lines, or after ``scan_bytes`` bytes in all — never the whole of a large file for two
-    lines. Raises FileError for special, binary or non-UTF-8 files.
+    lines. Raises FileError for special, binary or non-UTF-8 files, and for one that is not
+    the file ``judged`` (:func:`open_regular`).
     """
-    fd, st = open_regular(path)
+    fd, st = open_regular(path, judged)
     kept: list[bytes] = []
     kept_bytes = 0
     line_no = 1

@@ -24,28 +24,24 @@ from goosectx.sensitive import resolve
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
 from goosectx.tools.edit_target import checked_target, label, named
-from goosectx.tools.edit_text import newline_of, numbered, snippet, with_newline
+from goosectx.tools.edit_text import newline_of, snippet, with_newline
 from goosectx.tools.editdiff import NOT_UNDOABLE, edit_diff
 from goosectx.tools.files import (
-    MAX_SCAN_BYTES,
     FileError,
     atomic_write,
     decode,
     digest,
     file_state,
-    listed_name,
     missing_dirs,
     read_bytes,
-    read_lines,
     split_lines,
 )
 from goosectx.tools.output import cap_text
+from goosectx.tools.view import view
 
 COMMANDS = ("view", "write", "str_replace", "insert", "undo_edit")
 EDIT_COMMANDS = ("write", "create", "str_replace", "insert", "undo_edit")
 """Commands that change a file: their result carries a diff for the transcript."""
-MAX_DIR_ENTRIES = 200
-"""Entries shown when ``view`` is given a directory."""
 UNDO_DEPTH = 20
 """Earlier versions kept per file for ``undo_edit``."""
 _NOT_UNDOABLE = "\n" + NOT_UNDOABLE
@@ -168,7 +164,7 @@ class TextEditorTool:
         """
         command = arguments.get("command")
         handlers: dict[str, Callable[[Path, dict[str, Any], ToolContext], str]] = {
-            "view": self._view,
+            "view": view,
             "write": self._write,
             "create": self._write,
             "str_replace": self._str_replace,
@@ -229,53 +225,6 @@ class TextEditorTool:
         if arguments.get("command") not in EDIT_COMMANDS or not isinstance(raw, str):
             return None
         return file_state(Path(os.path.abspath(ctx.working_dir / Path(raw).expanduser())))
-
-    def _view(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
-        if path.is_dir():
-            return self._list_dir(path)
-        view_range = arguments.get("view_range")
-        first, last = 1, -1
-        if view_range is not None:
-            if (not isinstance(view_range, list) or len(view_range) != 2
-                    or not all(isinstance(n, int) and not isinstance(n, bool)
-                               for n in view_range)):
-                raise _EditError("view_range must be two integers [first, last]")
-            first, last = view_range
-            if first < 1 or (last != -1 and last < first):
-                raise _EditError(f"view_range {view_range} is not a range of lines: first "
-                                 "must be 1 or more and last -1 or at least first")
-        got = read_lines(path, first, None if last == -1 else last,
-                         keep_bytes=4 * ctx.max_output_chars)
-        if not got.lines:
-            if got.total_lines == 0:
-                return f"{path} is empty"
-            if got.total_lines is not None:
-                raise _EditError(f"view_range {view_range} is outside {path}, which has "
-                                 f"{got.total_lines} lines")
-            raise _EditError(f"line {first} of {path} is beyond the first "
-                             f"{MAX_SCAN_BYTES:,} bytes view reads; use the shell tool "
-                             f"(sed -n '{first},{first + 50}p' {path})")
-        # Redacted before numbering, so a secret split over lines is still caught (the
-        # redactor keeps the line count).
-        text = numbered(ctx.redact("\n".join(got.lines)).split("\n"), first)
-        end = first + len(got.lines) - 1
-        if got.cut == "keep":
-            text += (f"\n[... output stops in line {end} of a {got.size_bytes:,}-byte file; "
-                     "view a later view_range to see more]")
-        elif got.cut == "scan":
-            text += (f"\n[... view stopped reading after {MAX_SCAN_BYTES:,} bytes at line "
-                     f"{end}; use the shell tool (sed -n) for later lines]")
-        return text
-
-    def _list_dir(self, path: Path) -> str:
-        entries = sorted(os.scandir(path), key=lambda e: (not e.is_dir(), e.name))
-        shown = [listed_name(e.name) + ("/" if e.is_dir() else "")
-                 for e in entries[:MAX_DIR_ENTRIES]]
-        text = f"{path}/ ({len(entries)} entries)\n" + "\n".join(shown)
-        if len(entries) > MAX_DIR_ENTRIES:
-            text += (f"\n[... {len(entries) - MAX_DIR_ENTRIES} more entries not shown; "
-                     "use the tree or shell tool]")
-        return text
 
     def _save(self, path: Path, text: str, ctx: ToolContext) -> tuple[str, str]:
         """Write ``text`` to ``path`` atomically, then push the undo entry for this edit.
