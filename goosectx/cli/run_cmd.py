@@ -37,7 +37,7 @@ from goosectx.cli.common import (
 )
 from goosectx.cli.folding import plural
 from goosectx.cli.model_choice import check_for_run, choose_model
-from goosectx.cli.run_cancel import cancelled_at_start
+from goosectx.cli.run_cancel import cancelled_after_turn, cancelled_at_start
 from goosectx.cli.run_denials import DeniedCalls
 from goosectx.cli.run_early import EarlyTask
 from goosectx.cli.run_failed import write_failed
@@ -243,8 +243,8 @@ def run_task(
             return closed_output_pipe(opened, stderr, closed)
         return exit_signals.exit_status(_EXIT_CODES[status])
     except KeyboardInterrupt:
-        if started:
-            raise
+        if started:  # after the turn, as it was reported: the turn is saved
+            return cancelled_after_turn(stderr, opened)
         return cancelled_at_start(output_format, stdout=stdout, stderr=stderr, opened=opened,
                                   task=task, saved=early.message if early else None)
     finally:
