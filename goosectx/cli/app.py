@@ -165,6 +165,10 @@ def run(
     with as_ctrl_c():  # SIGTERM / SIGHUP cancel the run as Ctrl-C does, then exit 143 / 129
         try:
             (loaded := settings()).extensions.flags = flags(with_extension, with_remote_extension)
+            if resume:  # a typo is refused at once, not after the model client loaded
+                from goosectx.cli.common import resolve_session
+
+                resolve_session(loaded, resume, read_only=True)[0].close()
             from goosectx.cli.run_cmd import run_task
             from goosectx.permissions import parse_permissions
 

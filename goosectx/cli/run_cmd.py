@@ -173,9 +173,7 @@ def run_task(
             stderr.write(terminal_safe(f"goosectx: warning: {warning}\n"))
         if early is not None:
             early.save(opened, task, whole=piped is None)
-    except GoosectxError as exc:
-        if early is not None:
-            exc = early.failure() or exc
+    except GoosectxError as exc:  # the first error found (the key check is not waited for)
         # Scripts reading stdout still get a result in the format they asked for.
         write_failed(output_format, stdout, exc.one_line(), exc.exit_code)
         raise exc from None
