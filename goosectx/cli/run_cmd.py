@@ -49,7 +49,7 @@ from goosectx.cli.run_output import (
 )
 from goosectx.cli.run_task_input import slash_task, task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
-from goosectx.cli.start_warnings import NEW_IN_RUN, start_warnings
+from goosectx.cli.start_warnings import NEW_IN_RUN, nothing_to_continue, start_warnings
 from goosectx.cli.task_input import is_piped, read_piped, read_task
 from goosectx.config import Settings, parse_mode
 from goosectx.conversation import Conversation, Message
@@ -148,6 +148,8 @@ def run_task(
             model_name = chosen
             if early is not None:
                 early.checked_elsewhere()
+        if (note := nothing_to_continue(opened)) is not None:
+            stderr.write(terminal_safe(f"goosectx: note: {note}\n"))
         for warning in start_warnings(opened.session, resumed=opened.resumed,
                                       new_here=NEW_IN_RUN):
             stderr.write(terminal_safe(f"goosectx: warning: {warning}\n"))
