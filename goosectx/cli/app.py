@@ -260,11 +260,12 @@ def info(
     session_ref: Annotated[str | None, typer.Option(
         "--session", metavar="SESSION",
         help="Whose calibration to show (default: the session last used here).")] = None,
+    model: ModelOpt = None, mode: ModeOpt = None,
 ) -> None:
     """Show version, paths, model, context limit, threshold and calibration, with sources."""
     from goosectx.cli.info_cmd import show_info
 
-    show_info(settings(), session_ref)
+    show_info(settings(), session_ref, model=model or STATE.model, mode=mode or STATE.mode)
 
 
 def _cli_exception_types() -> tuple[tuple[type[BaseException], ...], ...]:
