@@ -278,9 +278,15 @@ class _Finished:
         self.messages: list[Message] = []
         self.usage = Usage()
         """Every model call of the run, compaction and tool-pair summary calls included."""
+        self.calls = self.unreported = 0  # model calls; those whose provider reported no usage
         self.last_usage: UsageUpdated | None = None
         self.compactions = 0
         self.denied = DeniedCalls()
+
+    def add(self, usage: Usage) -> None:
+        """Count one model call's usage (a call with no report counts as zero tokens)."""
+        self.usage, self.calls = self.usage + usage, self.calls + 1
+        self.unreported += not (usage.total_tokens or usage.input_tokens or usage.output_tokens)
 
 
 def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession,
@@ -317,11 +323,11 @@ def _drive_events(events: Iterator[Event], cancel: threading.Event, recorder: Se
             if isinstance(event, MessageCompleted):
                 finished.messages.append(event.message)
             elif isinstance(event, UsageUpdated):
-                finished.usage = finished.usage + event.call.usage
+                finished.add(event.call.usage)
                 finished.last_usage = event
             elif isinstance(event, HistoryReplaced | ToolPairsSummarized):
                 if event.call is not None:
-                    finished.usage = finished.usage + event.call.usage
+                    finished.add(event.call.usage)
                 if isinstance(event, HistoryReplaced) and event.trigger != "clear":
                     finished.compactions += 1
             elif isinstance(event, TurnFinished):
@@ -337,7 +343,10 @@ def _summary(session_id: str, name: str | None, finished: _Finished) -> dict[str
         **finished.usage.to_dict(),
         "current_tokens": last.current_tokens if last else None,
         "context_limit_tokens": last.context_limit_tokens if last else None,
+        "unreported_calls": finished.unreported,
     }
+    if finished.calls and finished.unreported == finished.calls:  # unknown, not 0
+        usage.update(input_tokens=None, output_tokens=None, total_tokens=None)
     answer = next((m.text for m in reversed(finished.messages)
                    if m.role == "assistant" and m.text), "")
     return {
