@@ -235,10 +235,15 @@ def _parse_models(path: Path, raw: object) -> dict[str, ModelConfig]:
         where = f'[models."{name}"]'
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: {where} must be a table")
-        unknown = set(table) - _MODEL_KEYS
+        unknown = sorted(set(table) - _MODEL_KEYS)
+        if unknown and unknown[0] in _TOP_KEYS:  # typed below the table: TOML put it inside
+            raise ConfigError(
+                f"{path}: {unknown[0]!r} is not a key of {where}: it is a top-level key, and a "
+                f"key below a [table] header belongs to that table",
+                f"move {unknown[0]} = … above the first [table] of the file")
         if unknown:
             raise ConfigError(
-                f"{path}: unknown key {sorted(unknown)[0]!r} in {where}",
+                f"{path}: unknown key {unknown[0]!r} in {where}",
                 "valid keys: " + ", ".join(sorted(_MODEL_KEYS)),
             )
         models[name] = _model_config(table, where, path)

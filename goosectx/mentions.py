@@ -135,8 +135,7 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
         seen.add(path)
         real = resolve(path)
         if real != top and top not in real.parents:
-            out.notices.append(f"@{shown} is outside the working dir ({working_dir}) — "
-                               "not attached")
+            out.notices.append(_outside(shown, path, real, top, working_dir))
         elif is_sensitive(path, data_dir=data_dir, config_file=config_path):
             out.notices.append(f"@{shown} is a sensitive file (keys, credentials) — not "
                                "attached; paste what the model needs instead")
@@ -146,6 +145,19 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
         else:
             _attach(out, path, shown.rstrip("/"), cap_tokens, model, provider, config_path)
     return out
+
+
+def _outside(shown: str, path: Path, real: Path, top: Path, working_dir: Path) -> str:
+    """The notice for ``@shown`` whose file ``real`` is outside ``working_dir`` (resolved: top).
+
+    A symlink inside the project that leads out says so and where it leads ("outside" alone
+    read as wrong: the link is visibly in the working dir).
+    """
+    lexical = Path(os.path.abspath(path))
+    if lexical == top or top in lexical.parents or working_dir in lexical.parents:
+        return (f"@{shown} is a symlink to {real}, outside the working dir ({working_dir}) — "
+                "not attached")
+    return f"@{shown} is outside the working dir ({working_dir}) — not attached"
 
 
 def _no_extension(shown: str, name: str, extension_names: Collection[str]) -> str:

@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_cli
 
 from goosectx.config import load_settings
 from goosectx.errors import ConfigError
@@ -196,3 +197,17 @@ def test_a_bad_count_that_may_be_zero_says_zero_is_allowed(tmp_path, value):
     assert line.startswith("keep_user_tokens in ") and "must be a whole number of at least 0" in line
     cfg.write_text("keep_user_tokens = 0\n")
     assert load_settings(cfg, environ={}).keep_user_tokens == 0
+
+
+def test_a_top_level_key_typed_below_a_model_table_says_where_it_goes(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``mode = "auto"`` appended below the README's ``[models."…"]`` table: TOML puts it in
+    that table; the error listed the table's keys, read as "mode is not a valid key"."""
+    config = tmp_path / "ci.toml"
+    config.write_text('model = "openai/fake"\n[models."openai/fake"]\n'
+                      'api_base = "http://127.0.0.1:9/v1"\nmode = "auto"\n')
+    code, out, err = run_cli(capsys, "--config", str(config), "info")
+    assert (code, out) == (2, "")
+    assert err == (f"goosectx: error: {config}: 'mode' is not a key of [models.\"openai/fake\"]: "
+                   "it is a top-level key, and a key below a [table] header belongs to that "
+                   "table — move mode = … above the first [table] of the file\n")

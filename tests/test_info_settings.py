@@ -116,3 +116,26 @@ def test_info_says_when_the_model_has_no_table(
     assert code == 0, err
     assert row(out, "model settings").endswith(
         '(none: no [models."openai/local"] table)  [config ' + str(isolated_env["config"]) + "]")
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_info_shows_the_model_and_mode_given_as_flags(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path], where: str) -> None:
+    """``goosectx --model M --mode auto info`` showed the config's model, its limit and the
+    default mode as if the flags were not there (``--max-cost`` was shown); ``info --model``
+    was "No such option"."""
+    isolated_env["config"].write_text(
+        'model = "openai/big"\n[models."openai/big"]\ncontext_limit = 50000\n'
+        '[models."openai/small"]\ncontext_limit = 9000\n')
+    flags = ["--model", "openai/small", "--mode", "auto"]
+    code, out, err = run_cli(capsys, *(flags + ["info"] if where == "before" else
+                                       ["info", *flags]))
+    assert code == 0, err
+    assert row(out, "model").endswith("  openai/small  [--model]")
+    assert re.search(r"\s9,000 tokens\s", row(out, "context limit")), out
+    assert row(out, "approval mode").endswith("  auto  [--mode]")
+
+
+def test_info_refuses_a_bad_mode_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _out, err = run_cli(capsys, "info", "--mode", "yolo")
+    assert code == 2 and err.startswith("goosectx: error: --mode") and "auto" in err, err

@@ -15,7 +15,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from test_repl import CTRL_D, ENTER, World
 
-from goosectx.config import Settings
+from goosectx.config import Settings, load_settings
 
 
 @pytest.fixture
@@ -155,6 +155,9 @@ def test_info_names_the_command_dirs_found(capsys: pytest.CaptureFixture[str], w
     assert code == 0, err
     line = next(x for x in out.splitlines() if x.startswith("custom commands"))
     assert str(workdir / ".goosectx" / "commands") in line and "1 command" in line
+    # the user's dir is next to the config file (GOOSECTX_CONFIG here): named when absent
+    user = load_settings().config_file.parent / "commands"
+    assert f"; user dir {user}: absent  [project > user > .claude]" in line
 
 
 def test_a_command_with_only_front_matter_sends_nothing(world: World) -> None:

@@ -15,6 +15,8 @@ from fakeserver import FakeServer
 from test_repl import CTRL_D, ENTER, World
 from test_run_cmd import Run, only_session, store
 
+from goosectx.config import load_settings
+
 REVIEW = ("---\ndescription: review\nmodel: openai/other\nallowed-tools: Bash(git status)\n"
           "---\nReview $ARGUMENTS carefully.\n")
 
@@ -62,9 +64,9 @@ def test_a_resumed_run_reads_the_commands_of_the_session_s_dir(
     ("/undo --force", "/undo is a REPL command; REPL commands do not run in goosectx run — "
                       "run it in the REPL (goosectx --resume SESSION), or start the task "
                       "with // to send a leading /"),
-    ("/revew a.py", "unknown command /revew: no custom command file revew.md, and REPL "
-                    "commands do not run in goosectx run — did you mean /review? start the "
-                    "task with // to send a leading /"),
+    ("/revew a.py", "unknown command /revew: no custom command file revew.md (looked in "
+                    "{dirs}), and REPL commands do not run in goosectx run — did you mean "
+                    "/review? start the task with // to send a leading /"),
 ])
 def test_a_repl_command_or_unknown_word_is_refused_in_one_line(
         capsys: pytest.CaptureFixture[str], fake_model: FakeServer, workdir: Path,
@@ -72,7 +74,11 @@ def test_a_repl_command_or_unknown_word_is_refused_in_one_line(
     review_command(workdir)
     code, out, err = run_cli(capsys, "run", "-t", task)
     assert code == 2
-    assert err == f"goosectx: error: {says}\n"
+    # the dirs looked in: the user's moves with the config file (--config, GOOSECTX_CONFIG)
+    dirs = ", ".join(map(str, (workdir / ".goosectx" / "commands",
+                               load_settings().config_file.parent / "commands",
+                               workdir / ".claude" / "commands")))
+    assert err == f"goosectx: error: {says.format(dirs=dirs)}\n"
     assert not fake_model.requests
     with_store = store()
     try:

@@ -71,3 +71,36 @@ def test_a_signal_once_the_session_is_open_saves_the_task(
     assert (result["status"], result["exit_code"], result["session_name"]) == (
         "cancelled", code, "early")
     assert fake_model.requests == []  # the model was never called
+
+
+def reading_stdin(pid: int) -> bool:
+    """True while the process's main thread waits in read(2) on its standard input."""
+    try:
+        return Path(f"/proc/{pid}/syscall").read_text().startswith("0 0x0 ")
+    except OSError:
+        return False
+
+
+def test_sigterm_while_piped_data_is_read_ends_with_the_result_and_the_line(
+        fake_model: FakeServer, workdir: Path) -> None:
+    # A CI step `producer | goosectx run -t ...` killed by its timeout while the producer still
+    # writes: typer turned the interrupt into a silent exit 130 (no result, no line).
+    env = {**os.environ, "GOOSE_MODEL": FAKE_MODEL, "OPENAI_API_BASE": fake_model.base_url,
+           "OPENAI_API_KEY": "sk-test-start-cancel-0123"}
+    proc = subprocess.Popen(["goosectx", "run", "-t", "why?", "--output-format", "json"],
+                            env=env, cwd=workdir, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None
+    proc.stdin.write("log line\n")
+    proc.stdin.flush()
+    deadline = time.monotonic() + 60
+    while not reading_stdin(proc.pid):
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, (out, err)
+    assert err.startswith("goosectx: cancelled (SIGTERM)\n") and "not saved" in err
+    result = json.loads(out)
+    assert (result["status"], result["exit_code"]) == ("cancelled", 143)
+    assert stored_texts() == [] and fake_model.requests == []

@@ -1,9 +1,13 @@
-"""``goosectx run`` given its task as an argument, as other agents take it."""
+"""``goosectx run`` given its task as an argument, as other agents take it; the usage it reports."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from cli_support import cli
+from fakeserver import FakeServer
 
 
 def test_a_task_typed_as_an_argument_gets_one_line_pointing_at_t(
@@ -43,3 +47,18 @@ def test_a_task_split_into_thousands_of_words_gets_its_line_at_once(
     assert err.strip().splitlines() == [
         "goosectx: error: goosectx run takes the task as an option, not as "
         f"'{('word ' * 8)[:39]}…' — goosectx run -t 'TEXT' (or -i FILE, -i - for stdin)"]
+
+
+def test_usage_a_provider_did_not_report_is_null_in_the_json_not_zero(
+        fake_model: FakeServer, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Many local servers report no usage when streaming: the JSON said input/output/total 0,
+    # an exact figure a CI summing tokens per job recorded (cache_* were already null).
+    fake_model.add({"text": "no usage here", "usage": None})
+    out, _err = cli(capsys, "run", "-t", "hi", "--output-format", "json")
+    usage = json.loads(out)["usage"]
+    assert (usage["input_tokens"], usage["output_tokens"], usage["total_tokens"],
+            usage["unreported_calls"]) == (None, None, None, 1)
+    fake_model.add({"text": "counted"})  # a reported call: its figures, and no unreported one
+    out, _err = cli(capsys, "run", "-t", "again", "--output-format", "json")
+    usage = json.loads(out)["usage"]
+    assert usage["input_tokens"] > 0 and usage["unreported_calls"] == 0

@@ -295,3 +295,23 @@ def test_without_fts5_only_search_fails_with_one_line(
     store = SessionStore(home)  # appending still works without the index
     store.append_message(listed[0]["id"], Message.user("more"))
     store.close()
+
+
+def test_search_finds_a_session_by_the_name_it_was_given(
+        work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`sessions search payments` said "No session mentions" for the session named
+    payments-refactor: only titles and message text were searched."""
+    store = SessionStore(_home())
+    try:
+        named = _session(store, work, "payments-refactor", Message.user("hello there"),
+                         Message.assistant("ok"))
+        _session(store, work, "other", Message.user("unrelated"), Message.assistant("ok"))
+    finally:
+        store.close()
+    out, _ = cli(capsys, "sessions", "search", "payments")
+    (line,) = [ln for ln in out.splitlines() if named in ln]
+    assert "(payments-refactor)" in line and " name " in line
+    hits = json.loads(cli(capsys, "sessions", "search", "Refactor", "PAY", "--json")[0])
+    assert [(h["id"], h["in_name"], h["in_title"]) for h in hits] == [(named, True, False)]
+    out, _ = cli(capsys, "sessions", "search", "payments", "unrelated")  # every word, one place
+    assert "No session mentions" in out

@@ -164,21 +164,27 @@ def run(
     STATE.max_cost = max_cost if max_cost is not None else STATE.max_cost
     with as_ctrl_c():  # SIGTERM / SIGHUP cancel the run as Ctrl-C does, then exit 143 / 129
         try:
+            (loaded := settings()).extensions.flags = flags(with_extension, with_remote_extension)
+            if resume:  # a typo is refused at once, not after the model client loaded
+                from goosectx.cli.common import resolve_session
+
+                resolve_session(loaded, resume, read_only=True)[0].close()
             from goosectx.cli.run_cmd import run_task
             from goosectx.permissions import parse_permissions
-        except KeyboardInterrupt:  # from the start: one line, "not saved", the exit code
-            from goosectx.cli.run_cancel import cancelled_at_start
+
+            if allow or deny:
+                extra = parse_permissions("--allow/--deny",
+                                          {"allow": allow or [], "deny": deny or []})
+                loaded.permissions = loaded.permissions.merged(extra)
+            code = run_task(
+                loaded, text=text, input_file=input_file, name=name, resume=resume,
+                continue_=continue_, max_turns=max_turns, output_format=output_format.value,
+                mode=mode or STATE.mode, model=model or STATE.model,
+            )
+        except KeyboardInterrupt:  # before its session was open (run_task handles it after):
+            from goosectx.cli.run_cancel import cancelled_at_start  # one line, "not saved"
 
             raise typer.Exit(cancelled_at_start(output_format.value)) from None
-        (loaded := settings()).extensions.flags = flags(with_extension, with_remote_extension)
-        if allow or deny:
-            extra = parse_permissions("--allow/--deny", {"allow": allow or [], "deny": deny or []})
-            loaded.permissions = loaded.permissions.merged(extra)
-        code = run_task(
-            loaded, text=text, input_file=input_file, name=name, resume=resume,
-            continue_=continue_, max_turns=max_turns, output_format=output_format.value,
-            mode=mode or STATE.mode, model=model or STATE.model,
-        )
     raise typer.Exit(code)
 
 
@@ -254,11 +260,12 @@ def info(
     session_ref: Annotated[str | None, typer.Option(
         "--session", metavar="SESSION",
         help="Whose calibration to show (default: the session last used here).")] = None,
+    model: ModelOpt = None, mode: ModeOpt = None,
 ) -> None:
     """Show version, paths, model, context limit, threshold and calibration, with sources."""
     from goosectx.cli.info_cmd import show_info
 
-    show_info(settings(), session_ref)
+    show_info(settings(), session_ref, model=model or STATE.model, mode=mode or STATE.mode)
 
 
 def _cli_exception_types() -> tuple[tuple[type[BaseException], ...], ...]:

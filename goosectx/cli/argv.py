@@ -1,7 +1,8 @@
 """Root flags typed after a command: ``goosectx run --debug …`` means ``goosectx --debug run …``.
 
-click reads a group's options only before the command name; people type ``--debug`` wherever
-they think of it, so :func:`root_flags_first` moves it to the front before click parses.
+click reads a group's options only before the command name; people type ``--debug`` and
+``--config FILE`` wherever they think of it, so :func:`root_flags_first` moves them to the
+front before click parses.
 A task typed without ``-t`` (``goosectx run "fix it"``) gets one line saying where it goes
 (:func:`positional_task`).
 Under a locale that is not UTF-8 (``LC_ALL=C``, Python's UTF-8 mode off) Python decodes argv
@@ -18,27 +19,45 @@ import typer
 ROOT_FLAGS_ANYWHERE = ("--debug",)
 """Root flags also accepted after a command (``goosectx run --debug …``)."""
 
+ROOT_OPTIONS_ANYWHERE = ("--config",)
+"""Root options with a value also accepted after a command (``goosectx run --config FILE …``,
+``--config=FILE``): no command has an option of that name."""
+
 
 def root_flags_first(args: list[str], app: typer.Typer) -> list[str]:
-    """``args`` with every :data:`ROOT_FLAGS_ANYWHERE` flag moved before the command.
+    """``args`` with every root flag or option typed after the command moved before it.
 
-    A flag that is the value of the option before it (``-t --debug``) or follows ``--``
-    stays where it is.
+    :data:`ROOT_FLAGS_ANYWHERE` flags, and :data:`ROOT_OPTIONS_ANYWHERE` options with their
+    value. One that is the value of the option before it (``-t --debug``), follows ``--``,
+    or lacks its value (the last word) stays where it is.
     """
-    if not any(flag in args for flag in ROOT_FLAGS_ANYWHERE):
+    named = (*ROOT_FLAGS_ANYWHERE, *ROOT_OPTIONS_ANYWHERE)
+    if not any(arg.partition("=")[0] in named for arg in args):
         return args
     valued = options_taking_values(app)
+    flags: list[str] = []
     moved: list[str] = []
     rest: list[str] = []
+    skip = False
     for i, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
         if arg == "--":
             rest.extend(args[i:])
             break
-        if arg in ROOT_FLAGS_ANYWHERE and not (i and args[i - 1] in valued):
+        if i and args[i - 1] in valued and args[i - 1] not in ROOT_OPTIONS_ANYWHERE:
+            rest.append(arg)  # the value of the option before it
+        elif arg in ROOT_FLAGS_ANYWHERE:
+            flags.append(arg)
+        elif arg in ROOT_OPTIONS_ANYWHERE and i + 1 < len(args):
+            moved.extend(args[i:i + 2])
+            skip = True
+        elif arg.partition("=")[0] in ROOT_OPTIONS_ANYWHERE:
             moved.append(arg)
         else:
             rest.append(arg)
-    return [*dict.fromkeys(moved), *rest]
+    return [*dict.fromkeys(flags), *moved, *rest]
 
 
 PATH_OPTIONS = frozenset({"--config", "-i", "--input", "-o", "--output", "--with-extension",

@@ -189,6 +189,8 @@ class OpenSession:
     resumed: bool
     deferred: int = 0
     """Messages not loaded yet: ``session`` is the header only (``open_session(defer_from=)``)."""
+    nothing_to_continue: bool = False
+    """``--continue`` found no session of this directory: ``session`` is a new one."""
 
     def close(self) -> bool:
         """Release the lock and close the store.
@@ -341,7 +343,7 @@ def open_session(
         except BaseException:
             store.remove(session.id)  # no empty session row left behind
             raise
-        return OpenSession(store, session, lock, resumed=False)
+        return OpenSession(store, session, lock, resumed=False, nothing_to_continue=continue_)
     except BaseException:
         store.close()
         raise

@@ -392,7 +392,9 @@ def info_row(settings: Settings, working_dir: Path) -> tuple[str, str, str]:
     """``goosectx info``'s row: the command directories found and what each gives."""
     files = read_commands(working_dir, _config_dir(settings))
     found = ", ".join(f"{d} ({plural(n, 'command')})" for _s, d, n in files.dirs)
-    return ("custom commands", found or "(none)", "project > user > .claude")
+    user = command_dirs(working_dir, _config_dir(settings))[1][1]  # moves with --config
+    absent = "" if any(d == user for _s, d, _n in files.dirs) else f"; user dir {user}: absent"
+    return ("custom commands", (found or "(none)") + absent, "project > user > .claude")
 
 
 class CustomCompleter(Completer):

@@ -18,16 +18,25 @@ if TYPE_CHECKING:
     from goosectx.session import Session
 
 
-def show_info(settings: Settings, session_ref: str | None = None) -> None:
+def show_info(settings: Settings, session_ref: str | None = None, *, model: str | None = None,
+              mode: str | None = None) -> None:
     """Print one line per fact: ``name  value  (source)``.
 
     The context limit needs the provider adapter (it imports litellm) only when a model is
     configured and no override is set. ``session_ref``: the session whose calibration is shown.
+    ``model`` / ``mode``: ``--model`` / ``--mode`` (shown as a ``run`` with them would use them:
+    that model's limit and settings).
 
     Raises:
         SessionNotFound, SessionAmbiguous: ``session_ref`` names no single session.
+        ConfigError: a bad ``mode``.
     """
-    from goosectx.config import default_config_path
+    from goosectx.config import default_config_path, parse_mode
+
+    if mode:
+        settings.mode, settings.sources["mode"] = parse_mode("--mode", mode), "--mode"
+    if model:
+        settings.model, settings.sources["model"] = model, "--model"
 
     rows: list[tuple[str, str, str]] = [("version", __version__, "")]
     config_path = settings.config_path

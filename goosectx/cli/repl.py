@@ -30,10 +30,10 @@ from goosectx.cli.prompt import history_problem, make_prompt_session
 from goosectx.cli.prompt_editor import editor_for
 from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.repl_commands import run_command
+from goosectx.cli.repl_opening import draw_opening
 from goosectx.cli.resume_load import BackgroundLoad, compose_pre_run
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.shell_escape_cmd import is_escape_line, run_escape
-from goosectx.cli.start_warnings import start_warnings
 from goosectx.cli.startup import AgentLoader, no_model_error
 from goosectx.cli.terminal import ReplIO
 from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
@@ -231,20 +231,7 @@ class Repl:
         A SIGTERM / SIGHUP during a turn cancels it like Ctrl-C; once the turn is closed out
         (and saved) the REPL leaves as on ``/exit``.
         """
-        model_name = self.loader.model_name
-        self.renderer.print(reports.banner(
-            self.session, model=model_name, mode=self.mode, resumed=self.resumed,
-            mode_restored=self.mode_restored,
-            model_note=self.model_choice.note("/model") if self.model_choice else "",
-            auto_compaction=reports.auto_compaction_note(
-                self.settings,
-                manages_own_context=self.settings.model_config(model_name).manages_own_context,
-                paused=self.session.state.auto_compaction_paused),
-            plain=self.io.plain))
-        for warning in start_warnings(self.session, resumed=self.resumed):
-            self.renderer.notice(f"warning: {warning}", style="yellow")
-        for warning in repl_extensions.rule_warnings(self):
-            self.renderer.notice(f"warning: {warning}", style="yellow")
+        draw_opening(self)  # the banner, then its notes and warnings
         if self.background is None:
             self.show_loaded()
         if self.loader.setup_error is not None:

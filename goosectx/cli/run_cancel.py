@@ -46,23 +46,38 @@ def cancelled_at_start(output_format: str, *, stdout: TextIO | None = None,
             with contextlib.suppress(Exception):
                 opened.close()
     code = exit_status(130)
+    saved_in = opened if message is not None else None
+    if output_format in ("json", "stream-json"):
+        _result(out, output_format, code, saved_in, message)
+    _say(err, saved_in)
+    return code
+
+
+def cancelled_after_turn(stderr: TextIO, opened: OpenSession) -> int:
+    """A cancel that landed once the turn had ended, as it was reported: the lines, the code.
+
+    The turn is recorded by then; its result may be written already, so none is added.
+    """
+    _say(stderr, opened)
+    return exit_status(130)
+
+
+def _say(err: TextIO, saved_in: OpenSession | None) -> None:
+    """``goosectx: cancelled (SIGTERM)``, then the resume line (or that nothing was saved)."""
     by = received_name()
     lines = f"goosectx: cancelled{f' ({by})' if by else ''}\n"
-    if opened is not None and message is not None:
+    if saved_in is not None:
         from goosectx.cli.common import resume_command, session_ref
         from goosectx.cli.sanitize import one_line_safe, terminal_safe
 
         lines += terminal_safe(
-            f"goosectx: session {one_line_safe(opened.session.display_name)} saved · resume "
-            f"with: {resume_command(session_ref(opened.session), command='run')}\n")
+            f"goosectx: session {one_line_safe(saved_in.session.display_name)} saved · resume "
+            f"with: {resume_command(session_ref(saved_in.session), command='run')}\n")
     else:
         lines += NOT_SAVED
-    if output_format in ("json", "stream-json"):
-        _result(out, output_format, code, opened if message is not None else None, message)
     with contextlib.suppress(OSError, ValueError):
         err.write(lines)
         err.flush()
-    return code
 
 
 def _save(opened: OpenSession, task: str) -> Message | None:

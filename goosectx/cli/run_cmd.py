@@ -37,7 +37,7 @@ from goosectx.cli.common import (
 )
 from goosectx.cli.folding import plural
 from goosectx.cli.model_choice import check_for_run, choose_model
-from goosectx.cli.run_cancel import cancelled_at_start
+from goosectx.cli.run_cancel import cancelled_after_turn, cancelled_at_start
 from goosectx.cli.run_denials import DeniedCalls
 from goosectx.cli.run_early import EarlyTask
 from goosectx.cli.run_failed import write_failed
@@ -49,7 +49,7 @@ from goosectx.cli.run_output import (
 )
 from goosectx.cli.run_task_input import slash_task, task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
-from goosectx.cli.start_warnings import NEW_IN_RUN, start_warnings
+from goosectx.cli.start_warnings import NEW_IN_RUN, nothing_to_continue, start_warnings
 from goosectx.cli.task_input import is_piped, read_piped, read_task
 from goosectx.config import Settings, parse_mode
 from goosectx.conversation import Conversation, Message
@@ -148,6 +148,8 @@ def run_task(
             model_name = chosen
             if early is not None:
                 early.checked_elsewhere()
+        if (note := nothing_to_continue(opened)) is not None:
+            stderr.write(terminal_safe(f"goosectx: note: {note}\n"))
         for warning in start_warnings(opened.session, resumed=opened.resumed,
                                       new_here=NEW_IN_RUN):
             stderr.write(terminal_safe(f"goosectx: warning: {warning}\n"))
@@ -173,9 +175,7 @@ def run_task(
             stderr.write(terminal_safe(f"goosectx: warning: {warning}\n"))
         if early is not None:
             early.save(opened, task, whole=piped is None)
-    except GoosectxError as exc:
-        if early is not None:
-            exc = early.failure() or exc
+    except GoosectxError as exc:  # the first error found (the key check is not waited for)
         # Scripts reading stdout still get a result in the format they asked for.
         write_failed(output_format, stdout, exc.one_line(), exc.exit_code)
         raise exc from None
@@ -243,8 +243,8 @@ def run_task(
             return closed_output_pipe(opened, stderr, closed)
         return exit_signals.exit_status(_EXIT_CODES[status])
     except KeyboardInterrupt:
-        if started:
-            raise
+        if started:  # after the turn, as it was reported: the turn is saved
+            return cancelled_after_turn(stderr, opened)
         return cancelled_at_start(output_format, stdout=stdout, stderr=stderr, opened=opened,
                                   task=task, saved=early.message if early else None)
     finally:
@@ -278,9 +278,15 @@ class _Finished:
         self.messages: list[Message] = []
         self.usage = Usage()
         """Every model call of the run, compaction and tool-pair summary calls included."""
+        self.calls = self.unreported = 0  # model calls; those whose provider reported no usage
         self.last_usage: UsageUpdated | None = None
         self.compactions = 0
         self.denied = DeniedCalls()
+
+    def add(self, usage: Usage) -> None:
+        """Count one model call's usage (a call with no report counts as zero tokens)."""
+        self.usage, self.calls = self.usage + usage, self.calls + 1
+        self.unreported += not (usage.total_tokens or usage.input_tokens or usage.output_tokens)
 
 
 def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession,
@@ -317,11 +323,11 @@ def _drive_events(events: Iterator[Event], cancel: threading.Event, recorder: Se
             if isinstance(event, MessageCompleted):
                 finished.messages.append(event.message)
             elif isinstance(event, UsageUpdated):
-                finished.usage = finished.usage + event.call.usage
+                finished.add(event.call.usage)
                 finished.last_usage = event
             elif isinstance(event, HistoryReplaced | ToolPairsSummarized):
                 if event.call is not None:
-                    finished.usage = finished.usage + event.call.usage
+                    finished.add(event.call.usage)
                 if isinstance(event, HistoryReplaced) and event.trigger != "clear":
                     finished.compactions += 1
             elif isinstance(event, TurnFinished):
@@ -337,7 +343,10 @@ def _summary(session_id: str, name: str | None, finished: _Finished) -> dict[str
         **finished.usage.to_dict(),
         "current_tokens": last.current_tokens if last else None,
         "context_limit_tokens": last.context_limit_tokens if last else None,
+        "unreported_calls": finished.unreported,
     }
+    if finished.calls and finished.unreported == finished.calls:  # unknown, not 0
+        usage.update(input_tokens=None, output_tokens=None, total_tokens=None)
     answer = next((m.text for m in reversed(finished.messages)
                    if m.role == "assistant" and m.text), "")
     return {

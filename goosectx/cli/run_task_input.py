@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from goosectx.cli.custom_commands import BUILTIN_ALIASES, expand, read_commands
+from goosectx.cli.custom_commands import BUILTIN_ALIASES, command_dirs, expand, read_commands
 from goosectx.cli.run_output import JsonOutput, StreamJsonOutput, TextOutput
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.slash import COMMANDS, is_command_line, unescape_prompt
@@ -114,8 +114,10 @@ def slash_task(task: str, working_dir: Path | None, config_dir: Path) -> tuple[s
     if command is None:
         skipped = next((line for stem, line in files.skipped if stem == name), None)
         close = difflib.get_close_matches(name, files.commands, n=1, cutoff=0.6)
+        searched = ", ".join(str(d) for _s, d in command_dirs(working_dir, config_dir))
         raise UsageError(skipped or f"unknown command /{name}: no custom command file "
-                         f"{name}.md, and REPL commands do not run in goosectx run",
+                         f"{name}.md (looked in {searched}), and REPL commands do not run in "
+                         "goosectx run",
                          (f"did you mean /{close[0]}? " if close else "")
                          + "start the task with // to send a leading /")
     text = expand(command, more[0] if more else "")

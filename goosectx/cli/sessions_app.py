@@ -40,7 +40,7 @@ def sessions_search(
     limit: Annotated[int, typer.Option(
         min=1, max=1_000_000, help="Show at most this many sessions.")] = 20,
 ) -> None:
-    """Find sessions by title and message text (SQLite full-text search)."""
+    """Find sessions by name, title and message text (SQLite full-text search)."""
     from goosectx.cli.sessions_list import search_sessions
 
     search_sessions(settings(), " ".join(words), as_json=as_json, limit=limit)

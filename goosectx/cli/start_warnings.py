@@ -6,14 +6,15 @@ directory, a line saying that it still works in its own dir (its tools, ``!`` co
 instruction file skipped (a link out of the repository, another user's file, ... —
 :func:`goosectx.prompts.scan_instructions`). An instruction file's warning is shown once
 per process: ``/resume`` back into the same directory does not repeat it. A file read but
-cut at the size cap gets its line too. Every line is sanitised.
+cut at the size cap gets its line too. Every line is sanitised. :func:`nothing_to_continue`
+is the note for ``--continue`` where this directory has no session to continue.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from goosectx.cli.common import missing_working_dir
+from goosectx.cli.common import OpenSession, missing_working_dir
 from goosectx.cli.sanitize import one_line_safe
 from goosectx.session import Session
 
@@ -39,6 +40,20 @@ def start_warnings(session: Session, *, resumed: bool, new_here: str = NEW_IN_RE
     elsewhere = elsewhere_warning(session, new_here) if resumed else None
     lines = [elsewhere] if elsewhere is not None else []
     return lines + instruction_warnings(session.working_dir)
+
+
+def nothing_to_continue(opened: OpenSession) -> str | None:
+    """The note for ``--continue`` in a directory with no session to continue, else ``None``.
+
+    A new session starts there (a CI step "continue the task" from a fresh checkout path
+    would otherwise lose its context unnoticed).
+    """
+    if not opened.nothing_to_continue:
+        return None
+    return one_line_safe(
+        f"no session to continue in {opened.session.working_dir} (none was worked in here): "
+        "this is a new one; to go on with another, goosectx sessions list, then --resume "
+        "SESSION")
 
 
 def elsewhere_warning(session: Session, new_here: str) -> str | None:

@@ -73,6 +73,7 @@ class SearchHit:
         title: Its title, or ``None``.
         updated: Its last change (``None`` when the stored time does not parse).
         in_title: The words are in the title.
+        in_name: The words are in the name the user gave it (each word a part of it, any case).
         message_hits: How many of its messages hold every word.
         snippet: A few words around the best match, on one line (outside text: sanitise it).
         match: Where that best match is in the session (``None``: only the title matched).
@@ -86,6 +87,7 @@ class SearchHit:
     message_hits: int
     snippet: str
     match: MessageHit | None = None
+    in_name: bool = False
 
 
 class SearchStore(StoreDatabase):
@@ -119,14 +121,14 @@ class SearchStore(StoreDatabase):
 
     def search(self, text: str, *, limit: int = 20, index_first: bool = True
                ) -> list[SearchHit]:
-        """Sessions whose title or message text holds every word of ``text``.
+        """Sessions whose name, title or message text holds every word of ``text``.
 
         ``index_first``: index the imported messages still waiting first
         (:meth:`index_pending`; the caller did, or says why it could not).
 
         Returns:
-            At most ``limit`` hits: title matches first, then by the best message match
-            (FTS5's bm25 rank).
+            At most ``limit`` hits: name matches first (most recently updated first), then
+            title matches, then by the best message match (FTS5's bm25 rank).
 
         Raises:
             UsageError: ``text`` has no word.
@@ -160,6 +162,8 @@ class SearchStore(StoreDatabase):
                     (s for s in found if s not in titles), key=lambda s: found[s][1])
                 best = {sid: (int(found[sid][0]), *self._best_match(sid, query))
                         for sid in order[:limit] if sid in found}
+            names = self._named(text, limit)
+            order = [*names, *(s for s in order if s not in names)]
             hits = []
             for session_id in order[:limit]:
                 row = self._conn.execute("SELECT name, title, updated FROM sessions WHERE id=?",
@@ -169,8 +173,18 @@ class SearchStore(StoreDatabase):
                 count, rowid, snippet = best.get(session_id, (0, None, ""))
                 match = None if rowid is None else self._message_hit(session_id, rowid, snippet)
                 hits.append(SearchHit(session_id, row[0], row[1], stored_time(row[2]),
-                                      session_id in titles, count, snippet, match))
+                                      session_id in titles, count, snippet, match,
+                                      in_name=session_id in names))
         return hits
+
+    def _named(self, text: str, limit: int) -> list[str]:
+        """Ids of the sessions whose name holds every word of ``text`` (inside ``_guard``)."""
+        words = [w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                 for w in search_words(text)]
+        where = " AND ".join(["name LIKE ? ESCAPE '\\'"] * len(words))
+        return [r[0] for r in self._conn.execute(
+            f"SELECT id FROM sessions WHERE name IS NOT NULL AND {where}"
+            " ORDER BY updated DESC, id DESC LIMIT ?", (*(f"%{w}%" for w in words), limit))]
 
     def _best_match(self, session_id: str, query: str) -> tuple[int | None, str]:
         """The rowid and snippet of the session's best ``MATCH`` (inside ``_guard``)."""
