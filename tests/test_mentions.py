@@ -170,7 +170,9 @@ def test_files_that_cannot_be_attached_get_a_one_line_notice(world: World,
     assert "@.env is a sensitive file (keys, credentials) — not attached" in out
     assert "@src/ is a directory — not attached" in out
     assert "@../outside.txt is outside the working dir" in out
-    assert "@link.txt is outside the working dir" in out  # the symlink is followed
+    # The symlink is followed, and the notice says so: link.txt is visibly in the working dir.
+    assert (f"@link.txt is a symlink to {tmp_path / 'outside.txt'}, outside the working dir"
+            in " ".join(out.split()))
     assert "@missing.py: no such file in the working dir — not attached" in out
     if os.geteuid() != 0:  # root reads any file
         assert "@locked.txt: Permission denied — not attached" in out
