@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,6 +18,29 @@ APPROVAL_MODES: tuple[ApprovalMode, ...] = ("auto", "approve", "smart_approve", 
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
+
+
+TOP_LEVEL_KEYS = frozenset((
+    "model", "compaction_model", "mode", "auto_compact_threshold", "context_limit", "max_turns",
+    "tool_pair_summarization", "tool_call_cutoff", "data_dir", "allow_secret_env",
+    "shell_timeout_s", "tool_output_max_chars", "models", "request_deadline_s",
+    "keep_recent_ratio", "keep_user_tokens", "summary_result_chars", "summary_facts_tokens",
+    "extensions", "tool_budget_ratio", "show_reasoning", "mention_max_tokens", "max_cost_usd",
+    "shell_escape_to_model", "permissions"))
+"""The keys of the config file's top level (above its first ``[table]`` line)."""
+
+
+def unknown_key_hint(key: str, valid: Iterable[str]) -> str:
+    """The fix for an unknown ``key`` in a ``[table]`` whose keys are ``valid``.
+
+    A top-level key there was most likely appended at the end of the file, below a table
+    (TOML puts every key under a ``[table]`` line into that table): the hint says to move it
+    up. Any other key gets the table's valid keys.
+    """
+    if key in TOP_LEVEL_KEYS:
+        return (f"{key} is a top-level key: move it above the first [table] line (a key "
+                "below a [table] line belongs to that table)")
+    return "valid keys: " + ", ".join(sorted(valid))
 
 
 def fail(key: str, value: object, expected: str) -> ConfigError:

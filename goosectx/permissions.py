@@ -38,7 +38,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Literal
 
-from goosectx.config_values import fail
+from goosectx.config_values import fail, unknown_key_hint
 from goosectx.errors import ConfigError
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
@@ -382,7 +382,7 @@ def parse_permissions(where: str, raw: object) -> PermissionRules:
     unknown = set(raw) - {"allow", "ask", "deny"}
     if unknown:
         raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}",
-                          "valid keys: allow, ask, deny")
+                          unknown_key_hint(sorted(unknown)[0], ("allow", "ask", "deny")))
     lists: dict[str, tuple[str, ...]] = {}
     for kind in ("allow", "ask", "deny"):
         value = raw.get(kind, [])
