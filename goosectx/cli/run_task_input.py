@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from goosectx.cli.custom_commands import BUILTIN_ALIASES, expand, read_commands
+from goosectx.cli.command_files import BUILTIN_ALIASES, expand, read_commands
 from goosectx.cli.run_output import JsonOutput, StreamJsonOutput, TextOutput
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.slash import COMMANDS, is_command_line, unescape_prompt
