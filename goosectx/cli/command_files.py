@@ -4,6 +4,8 @@ As Claude Code's ``.claude/commands/NAME.md``, Codex's ``~/.codex/prompts/NAME.m
 gemini-cli's ``.gemini/commands/NAME.toml``. Three directories, first wins for a name: the
 project's ``.goosectx/commands/`` (in the session's working dir), the user's ``commands/``
 next to the config file, the project's ``.claude/commands/``. Built-in commands always win.
+With the config file elsewhere (``--config``, ``GOOSECTX_CONFIG``) the default location's
+``commands/`` is not read, and ``info``, ``/commands`` and an unknown ``/NAME`` it holds say so.
 Subdirectories are not read. A file from a project directory (a cloned repository's) must
 resolve inside the working dir and not to a sensitive file (a ``review.md`` linked to
 ``~/.ssh/id_rsa`` would send the key); the user's own may link anywhere. A front matter
@@ -32,7 +34,7 @@ from goosectx.cli.sanitize import one_line_safe
 from goosectx.sensitive import resolve, sensitive_below
 
 __all__ = ["BUILTIN_ALIASES", "CommandFiles", "CustomCommand", "command_dirs", "expand",
-           "read_commands", "shown_path"]
+           "read_commands", "shown_path", "unread_command", "unread_user_dir", "user_dir_notes"]
 
 MAX_BYTES = 64 * 1024
 """A command file larger than this is skipped."""
@@ -101,6 +103,55 @@ def command_dirs(working_dir: Path, config_dir: Path) -> tuple[tuple[str, Path],
     return (("project", working_dir / ".goosectx" / "commands"),
             ("user", config_dir / "commands"),
             (".claude", working_dir / ".claude" / "commands"))
+
+
+def unread_user_dir(config_dir: Path) -> Path | None:
+    """``~/.config/goosectx/commands`` when it exists but is not read, else ``None``.
+
+    The user's commands are read next to the config file: with ``--config`` or
+    ``GOOSECTX_CONFIG`` naming a file elsewhere, the default location's are not.
+    """
+    from goosectx.config import user_config_path
+
+    default = user_config_path().parent / "commands"
+    if not default.is_dir() or resolve(default) == resolve(config_dir / "commands"):
+        return None
+    return default
+
+
+def unread_command(name: str, config_dir: Path) -> str | None:
+    """Why ``/name`` is unknown when its file is in the user dir not read, else ``None``.
+
+    ``… /mine.md is not read: your commands are read from DIR, next to the config file``
+    (sanitised); the caller adds the fix: move or link it there.
+    """
+    unread = unread_user_dir(config_dir)
+    if unread is None:
+        return None
+    try:
+        with os.scandir(unread) as entries:
+            found = next((Path(e.path) for e in entries if e.name.lower() == f"{name}.md"),
+                         None)
+    except OSError:
+        return None
+    if found is None:
+        return None
+    return one_line_safe(f"{found} is not read: your commands are read from "
+                         f"{config_dir / 'commands'}, next to the config file")
+
+
+def user_dir_notes(config_dir: Path) -> tuple[str | None, str | None]:
+    """What to say of the user's command dirs: the one read when absent, the one not read.
+
+    ``("user dir DIR: no such directory" or None, "DEFAULT not read: …" or None)``, sanitised.
+    """
+    searched = config_dir / "commands"
+    absent = None if searched.is_dir() else f"user dir {searched}: no such directory"
+    unread = unread_user_dir(config_dir)
+    other = (None if unread is None else
+             f"{unread} not read: the config file is elsewhere, {searched} is read instead")
+    return (None if absent is None else one_line_safe(absent),
+            None if other is None else one_line_safe(other))
 
 
 def _builtin_names() -> frozenset[str]:

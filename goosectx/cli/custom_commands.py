@@ -25,6 +25,8 @@ from goosectx.cli.command_files import (
     expand,
     read_commands,
     shown_path,
+    unread_command,
+    user_dir_notes,
 )
 from goosectx.cli.folding import plural
 from goosectx.cli.sanitize import one_line_safe
@@ -89,6 +91,11 @@ def run_custom(repl: Repl, unknown: slash.Invalid) -> bool:
             "read: move the file up into the commands directory and type /component"),
             style="yellow")
         return True
+    unread = unread_command(name, _config_dir(repl.settings))
+    if unread is not None:  # ~/.config/goosectx/commands/NAME.md, config file elsewhere
+        repl.renderer.notice(f"{unknown.message}: {unread} — move or link it there",
+                             style="yellow")
+        return True
     close = difflib.get_close_matches(name, files.commands, n=1, cutoff=0.6)
     if close and not unknown.hint.startswith("did you mean"):
         repl.renderer.notice(one_line_safe(f"{unknown.message} — did you mean /{close[0]}? "
@@ -137,15 +144,21 @@ def list_commands(repl: Repl) -> None:
                       for _s, d, n in files.dirs)
     where = ", ".join(one_line_safe(shown_path(d, here)) for _s, d in command_dirs(
         here, _config_dir(repl.settings)))
-    repl.renderer.notice(f"read from {found}" if found else
-                         f"no custom commands — put NAME.md files in {where}", style="dim")
+    absent, unread = user_dir_notes(_config_dir(repl.settings))
+    line = (" · ".join(filter(None, (f"read from {found}", absent))) if found else
+            f"no custom commands — put NAME.md files in {where}")
+    repl.renderer.notice(line, style="dim")
+    if unread is not None:
+        repl.renderer.notice(unread, style="yellow")
 
 
 def info_row(settings: Settings, working_dir: Path) -> tuple[str, str, str]:
     """``goosectx info``'s row: the command directories found and what each gives."""
     files = read_commands(working_dir, _config_dir(settings))
     found = ", ".join(f"{d} ({plural(n, 'command')})" for _s, d, n in files.dirs)
-    return ("custom commands", found or "(none)", "project > user > .claude")
+    notes = user_dir_notes(_config_dir(settings))  # the user dir read, absent; one not read
+    return ("custom commands", " · ".join(filter(None, (found or "(none)", *notes))),
+            "project > user > .claude")
 
 
 class CustomCompleter(Completer):
