@@ -30,7 +30,7 @@ from goosectx.config_values import (
     parse_share,
     parse_str,
     read_toml,
-    unknown_key_hint,
+    top_level_key_error,
 )
 from goosectx.errors import ConfigError
 from goosectx.extension_settings import ExtensionSettings, apply_extension_settings
@@ -230,11 +230,11 @@ def _parse_models(path: Path, raw: object) -> dict[str, ModelConfig]:
         where = f'[models."{name}"]'
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: {where} must be a table")
-        unknown = set(table) - _MODEL_KEYS
+        unknown = sorted(set(table) - _MODEL_KEYS)
         if unknown:
-            raise ConfigError(
-                f"{path}: unknown key {sorted(unknown)[0]!r} in {where}",
-                unknown_key_hint(sorted(unknown)[0], _MODEL_KEYS),
+            raise top_level_key_error(f"{path}: ", where, unknown[0]) or ConfigError(
+                f"{path}: unknown key {unknown[0]!r} in {where}",
+                "valid keys: " + ", ".join(sorted(_MODEL_KEYS)),
             )
         models[name] = _model_config(table, where, path)
     return models

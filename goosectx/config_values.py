@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,17 +29,18 @@ TOP_LEVEL_KEYS = frozenset((
 """The keys of the config file's top level (above its first ``[table]`` line)."""
 
 
-def unknown_key_hint(key: str, valid: Iterable[str]) -> str:
-    """The fix for an unknown ``key`` in a ``[table]`` whose keys are ``valid``.
+def top_level_key_error(prefix: str, table: str, key: str) -> ConfigError | None:
+    """The error for ``key`` found in ``table`` when it is a top-level key, else ``None``.
 
-    A top-level key there was most likely appended at the end of the file, below a table
-    (TOML puts every key under a ``[table]`` line into that table): the hint says to move it
-    up. Any other key gets the table's valid keys.
+    Such a key was most likely appended at the end of the file, below a table: TOML puts
+    every key under a ``[table]`` header into that table. The error says so and to move the
+    key up. ``prefix``: what the message starts with (``"FILE: "``, or ``""``).
     """
-    if key in TOP_LEVEL_KEYS:
-        return (f"{key} is a top-level key: move it above the first [table] line (a key "
-                "below a [table] line belongs to that table)")
-    return "valid keys: " + ", ".join(sorted(valid))
+    if key not in TOP_LEVEL_KEYS:
+        return None
+    return ConfigError(f"{prefix}{key!r} is not a key of {table}: it is a top-level key, and "
+                       "a key below a [table] header belongs to that table",
+                       f"move {key} = … above the first [table] of the file")
 
 
 def fail(key: str, value: object, expected: str) -> ConfigError:
