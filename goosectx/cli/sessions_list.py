@@ -235,7 +235,7 @@ def print_table(console: Console, header: tuple[str, ...], rows: Sequence[tuple[
 
 
 def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int = 20) -> None:
-    """Print the sessions whose name, title or message text holds every word of ``text``.
+    """Print the sessions whose title or message text holds every word of ``text``.
 
     One line per session: id (and name), title, where it matched and a short snippet.
 
@@ -248,7 +248,7 @@ def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int 
     if as_json:
         print(json.dumps([
             {"id": h.session_id, "name": h.name, "title": h.title, "in_title": h.in_title,
-             "in_name": h.in_name, "message_hits": h.message_hits, "snippet": h.snippet,
+             "message_hits": h.message_hits, "snippet": h.snippet,
              "match": None if h.match is None else {
                  "message": h.match.number, "of": h.match.total,
                  "created": None if h.match.created is None else h.match.created.isoformat()},
@@ -290,7 +290,7 @@ def print_hits(console: Console, hits: Sequence[SearchHit], text: str) -> None:
     rows = []
     for h in hits:
         where = ", ".join(w for w in (
-            "name" if h.in_name else "", "title" if h.in_title else "",
+            "title" if h.in_title else "",
             f"{h.message_hits} message{'s' if h.message_hits != 1 else ''}"
             if h.message_hits else "") if w)
         rows.append((*(one_line_safe(c) for c in (

@@ -26,8 +26,6 @@ MIGRATION_PLAN (numbers reserved; use only yours, keep this list and docs/archit
     10 (reserved, unused) file edits the user can undo (``/undo``): files under the data dir
        instead (``goosectx/file_journal.py``); number left free
     11 (reserved) the compaction's scan state kept between processes
-
-    12 session names in the title index (``title_index`` made again with a ``name`` column)
 """
 
 from __future__ import annotations
@@ -41,7 +39,6 @@ from pathlib import Path
 
 from goosectx.errors import StoreCorrupt, StoreError, StoreTooNew
 from goosectx.store.search_index import PENDING_SCHEMA, migrate_titles_and_index
-from goosectx.store.search_names import migrate_names
 from goosectx.store.waiting import BUSY_TIMEOUT_MS, WaitNotice, begin_immediate
 
 
@@ -158,9 +155,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     # 10: (reserved) file edits the user can undo
 
     # 11: (reserved) the compaction's scan state kept between processes
-
-    Migration(12, "session names in the title index", "",
-              run=lambda conn: migrate_names(conn)),
 )
 
 BOOKKEEPING = "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, applied TEXT NOT NULL)"

@@ -8,8 +8,7 @@ transaction:
   the model's answers; tool output, summaries and other agent-only text are not indexed). Its
   rowid is the message row's rowid: inserting a message adds its row, deleting one removes it
   (goosectx never runs ``VACUUM``, which could renumber them). Compaction deletes nothing.
-* ``title_index`` — the session titles and names (one row per titled or named session;
-  the name since migration 12, :mod:`goosectx.store.search_names`).
+* ``title_index`` — the session titles (one row per titled session).
 
 An import is the exception: its rows wait, named in its session's row (migration 9), and the first
 search indexes them, with the trigger's own SQL (issue 14: import parses and inserts).
@@ -77,8 +76,6 @@ class SearchHit:
         message_hits: How many of its messages hold every word.
         snippet: A few words around the best match, on one line (outside text: sanitise it).
         match: Where that best match is in the session (``None``: only the title matched).
-        in_name: The words are in the name, or some in the name and the rest in the title
-            (not all in the title alone: that is ``in_title``).
     """
 
     session_id: str
@@ -89,7 +86,6 @@ class SearchHit:
     message_hits: int
     snippet: str
     match: MessageHit | None = None
-    in_name: bool = False
 
 
 class SearchStore(StoreDatabase):
@@ -123,14 +119,14 @@ class SearchStore(StoreDatabase):
 
     def search(self, text: str, *, limit: int = 20, index_first: bool = True
                ) -> list[SearchHit]:
-        """Sessions whose name, title or message text holds every word of ``text``.
+        """Sessions whose title or message text holds every word of ``text``.
 
         ``index_first``: index the imported messages still waiting first
         (:meth:`index_pending`; the caller did, or says why it could not).
 
         Returns:
-            At most ``limit`` hits: name and title matches first (a word may be in either),
-            then by the best message match (FTS5's bm25 rank).
+            At most ``limit`` hits: title matches first, then by the best message match
+            (FTS5's bm25 rank).
 
         Raises:
             UsageError: ``text`` has no word.
@@ -149,17 +145,13 @@ class SearchStore(StoreDatabase):
         with self._guard():
             if has_unspaced(text):  # CJK words: not tokens of the index
                 titles = dict.fromkeys(title_sessions(self._conn, text, query), 0.0)
-                in_title = set(title_sessions(self._conn, text, query, title_only=True))
                 best = {sid: (count, rowid, shown) for sid, count, rowid, shown
                         in message_sessions(self._conn, text, query)}
                 order = [*titles, *(s for s in best if s not in titles)]
-            else:  # name and title: the words in either column, or some in each
+            else:
                 titles = {r[0]: r[1] for r in self._conn.execute(
                     "SELECT session_id, rank FROM title_index WHERE title_index MATCH ?"
                     " ORDER BY rank LIMIT ?", (query, limit))}
-                in_title = {r[0] for r in self._conn.execute(
-                    "SELECT session_id FROM title_index WHERE title_index MATCH ?",
-                    (f"title : ({query})",))} if titles else set()
                 found = {r[0]: (r[1], r[2]) for r in self._conn.execute(
                     "SELECT session_id, count(*), min(rank) FROM message_index"
                     " WHERE message_index MATCH ? GROUP BY session_id ORDER BY min(rank)"
@@ -177,9 +169,7 @@ class SearchStore(StoreDatabase):
                 count, rowid, snippet = best.get(session_id, (0, None, ""))
                 match = None if rowid is None else self._message_hit(session_id, rowid, snippet)
                 hits.append(SearchHit(session_id, row[0], row[1], stored_time(row[2]),
-                                      session_id in in_title, count, snippet, match,
-                                      in_name=session_id in titles
-                                      and session_id not in in_title))
+                                      session_id in titles, count, snippet, match))
         return hits
 
     def _best_match(self, session_id: str, query: str) -> tuple[int | None, str]:

@@ -57,19 +57,11 @@ def session_rows(conn: sqlite3.Connection, session_id: str, text: str, query: st
             if (at := _first_match(body, patterns)) is not None]
 
 
-def title_sessions(conn: sqlite3.Connection, text: str, query: str, *,
-                   title_only: bool = False) -> list[str]:
-    """The sessions whose name and title together (or title alone) hold every word of ``text``.
-
-    ``query``: the ``MATCH`` query of the latin words ('' for none), for both columns.
-    """
-    column = "title" if title_only else "coalesce(name, '') || char(10) || coalesce(title, '')"
-    if query and title_only:
-        query = f"title : ({query})"
-    sql, values, patterns = _checks(text, query, column, "title_index")
-    rows = conn.execute(f"SELECT session_id, {column} FROM title_index WHERE 1{sql}", values)
-    return [sid for sid, found in rows
-            if found is not None and _first_match(found, patterns) is not None]
+def title_sessions(conn: sqlite3.Connection, text: str, query: str) -> list[str]:
+    """The sessions whose title holds every word of ``text``."""
+    sql, values, patterns = _checks(text, query, "title", "title_index")
+    rows = conn.execute(f"SELECT session_id, title FROM title_index WHERE 1{sql}", values)
+    return [sid for sid, title in rows if _first_match(title, patterns) is not None]
 
 
 def message_sessions(conn: sqlite3.Connection, text: str, query: str
