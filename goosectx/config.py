@@ -15,6 +15,7 @@ from typing import Any
 from goosectx.config_values import (
     APPROVAL_MODES,
     COST_USD_EXPECTED,
+    TOP_LEVEL_KEYS,
     ApprovalMode,
     fail,
     parse_bool,
@@ -29,6 +30,7 @@ from goosectx.config_values import (
     parse_share,
     parse_str,
     read_toml,
+    top_level_key_error,
 )
 from goosectx.errors import ConfigError
 from goosectx.extension_settings import ExtensionSettings, apply_extension_settings
@@ -69,13 +71,6 @@ DEFAULT_MAX_TURNS = 1000
 
 _MODEL_KEYS = {"context_limit", "manages_own_context", "api_base", "api_key_env",
                "max_output_tokens", "tool_choice", "supports_vision"}
-_TOP_KEYS = {"model", "compaction_model", "mode", "auto_compact_threshold", "context_limit",
-             "max_turns", "tool_pair_summarization", "tool_call_cutoff", "data_dir",
-             "allow_secret_env", "shell_timeout_s", "tool_output_max_chars", "models",
-             "request_deadline_s", "keep_recent_ratio", "keep_user_tokens",
-             "summary_result_chars", "summary_facts_tokens", "extensions", "tool_budget_ratio",
-             "show_reasoning", "mention_max_tokens", "max_cost_usd", "shell_escape_to_model",
-             "permissions"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,13 +231,8 @@ def _parse_models(path: Path, raw: object) -> dict[str, ModelConfig]:
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: {where} must be a table")
         unknown = sorted(set(table) - _MODEL_KEYS)
-        if unknown and unknown[0] in _TOP_KEYS:  # typed below the table: TOML put it inside
-            raise ConfigError(
-                f"{path}: {unknown[0]!r} is not a key of {where}: it is a top-level key, and a "
-                f"key below a [table] header belongs to that table",
-                f"move {unknown[0]} = … above the first [table] of the file")
         if unknown:
-            raise ConfigError(
+            raise top_level_key_error(f"{path}: ", where, unknown[0]) or ConfigError(
                 f"{path}: unknown key {unknown[0]!r} in {where}",
                 "valid keys: " + ", ".join(sorted(_MODEL_KEYS)),
             )
@@ -347,7 +337,7 @@ def load_settings(
     raw: dict[str, Any] = read_toml(path) if path is not None else {}
     settings.config_path = path
     if raw:
-        unknown = set(raw) - _TOP_KEYS
+        unknown = set(raw) - TOP_LEVEL_KEYS
         if unknown:
             raise ConfigError(
                 f"{path}: unknown key {sorted(unknown)[0]!r}",

@@ -19,6 +19,30 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
 
+TOP_LEVEL_KEYS = frozenset((
+    "model", "compaction_model", "mode", "auto_compact_threshold", "context_limit", "max_turns",
+    "tool_pair_summarization", "tool_call_cutoff", "data_dir", "allow_secret_env",
+    "shell_timeout_s", "tool_output_max_chars", "models", "request_deadline_s",
+    "keep_recent_ratio", "keep_user_tokens", "summary_result_chars", "summary_facts_tokens",
+    "extensions", "tool_budget_ratio", "show_reasoning", "mention_max_tokens", "max_cost_usd",
+    "shell_escape_to_model", "permissions"))
+"""The keys of the config file's top level (above its first ``[table]`` line)."""
+
+
+def top_level_key_error(prefix: str, table: str, key: str) -> ConfigError | None:
+    """The error for ``key`` found in ``table`` when it is a top-level key, else ``None``.
+
+    Such a key was most likely appended at the end of the file, below a table: TOML puts
+    every key under a ``[table]`` header into that table. The error says so and to move the
+    key up. ``prefix``: what the message starts with (``"FILE: "``, or ``""``).
+    """
+    if key not in TOP_LEVEL_KEYS:
+        return None
+    return ConfigError(f"{prefix}{key!r} is not a key of {table}: it is a top-level key, and "
+                       "a key below a [table] header belongs to that table",
+                       f"move {key} = … above the first [table] of the file")
+
+
 def fail(key: str, value: object, expected: str) -> ConfigError:
     """The one-line error for a bad value: the key, what it expects, what it got."""
     return ConfigError(f"{key} must be {expected}; got {value!r}")

@@ -10,12 +10,12 @@ an extension resource (``@NAME:URI``, read by ``extensions/mentions.py``) gets t
 through :func:`cap_attachment`.
 
 Nothing is attached — and a one-line notice says why — for a file outside the working dir
-(symlinks resolved), a sensitive file (:mod:`goosectx.sensitive`, the approval module's
-list), a binary, unreadable or special file, or a directory. An image file (PNG, JPEG, GIF,
-WebP by its bytes) is attached as an image for a model that reads images, else a notice says
-why (:mod:`goosectx.mention_images`); a text file is text whatever its name. A word whose
-``NAME:`` prefix is a configured extension is an extension resource (``@NAME:URI``), never a
-path; a word
+(symlinks resolved; the notice names where a symlink leads), a sensitive file
+(:mod:`goosectx.sensitive`, the approval module's list), a binary, unreadable or special
+file, or a directory. An image file (PNG, JPEG, GIF, WebP by its bytes) is attached as an
+image for a model that reads images, else a notice says why (:mod:`goosectx.mention_images`);
+a text file is text whatever its name. A word whose ``NAME:`` prefix is a configured
+extension is an extension resource (``@NAME:URI``), never a path; a word
 ``@NAME:SCHEME://…`` naming neither a file nor an extension says there is no such extension.
 Pure: no printing; the caller draws the notices.
 """
@@ -33,7 +33,7 @@ from typing import Any
 from goosectx.attachment import Attachment
 from goosectx.extensions.config import NAME_RE as EXTENSION_NAME
 from goosectx.mention_images import image_mention
-from goosectx.sensitive import is_sensitive, resolve
+from goosectx.sensitive import is_sensitive, resolve, symlinked_outside
 from goosectx.tokens import count_text
 from goosectx.tools.files import UTF16_BOMS, FileError, decode, open_regular, utf16_fix
 
@@ -135,7 +135,7 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
         seen.add(path)
         real = resolve(path)
         if real != top and top not in real.parents:
-            out.notices.append(_outside(shown, path, real, top, working_dir))
+            out.notices.append(_outside(path, shown, working_dir))
         elif is_sensitive(path, data_dir=data_dir, config_file=config_path):
             out.notices.append(f"@{shown} is a sensitive file (keys, credentials) — not "
                                "attached; paste what the model needs instead")
@@ -147,17 +147,17 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
     return out
 
 
-def _outside(shown: str, path: Path, real: Path, top: Path, working_dir: Path) -> str:
-    """The notice for ``@shown`` whose file ``real`` is outside ``working_dir`` (resolved: top).
+def _outside(path: Path, shown: str, working_dir: Path) -> str:
+    """The notice for a file outside the working dir, naming where a symlink leads.
 
-    A symlink inside the project that leads out says so and where it leads ("outside" alone
-    read as wrong: the link is visibly in the working dir).
+    ``@pw`` is visibly in the working dir when it is a link to ``/etc/hostname``: the notice
+    names the real file, as the edit approval question does.
     """
-    lexical = Path(os.path.abspath(path))
-    if lexical == top or top in lexical.parents or working_dir in lexical.parents:
-        return (f"@{shown} is a symlink to {real}, outside the working dir ({working_dir}) — "
-                "not attached")
-    return f"@{shown} is outside the working dir ({working_dir}) — not attached"
+    real = symlinked_outside(path, working_dir)
+    if real is None:
+        return f"@{shown} is outside the working dir ({working_dir}) — not attached"
+    how = "is a symlink to" if path.is_symlink() else "leads through a symlink to"
+    return f"@{shown} {how} {real}, outside the working dir ({working_dir}) — not attached"
 
 
 def _no_extension(shown: str, name: str, extension_names: Collection[str]) -> str:

@@ -38,7 +38,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Literal
 
-from goosectx.config_values import fail
+from goosectx.config_values import fail, top_level_key_error
 from goosectx.errors import ConfigError
 from goosectx.shell_builtins import builtin_lines
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
@@ -385,8 +385,9 @@ def parse_permissions(where: str, raw: object) -> PermissionRules:
         raise ConfigError(f"{where} must be a table with allow / ask / deny lists")
     unknown = set(raw) - {"allow", "ask", "deny"}
     if unknown:
-        raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}",
-                          "valid keys: allow, ask, deny")
+        key = sorted(unknown)[0]
+        raise top_level_key_error(f"{where}: ", "[permissions]", key) or ConfigError(
+            f"{where}: unknown key {key!r}", "valid keys: allow, ask, deny")
     lists: dict[str, tuple[str, ...]] = {}
     for kind in ("allow", "ask", "deny"):
         value = raw.get(kind, [])

@@ -211,3 +211,40 @@ def test_a_top_level_key_typed_below_a_model_table_says_where_it_goes(
     assert err == (f"goosectx: error: {config}: 'mode' is not a key of [models.\"openai/fake\"]: "
                    "it is a top-level key, and a key below a [table] header belongs to that "
                    "table — move mode = … above the first [table] of the file\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "table"),
+    [
+        ('model = "openai/a"\n[models."openai/a"]\napi_base = "http://x/v1"\nmode = "auto"\n',
+         '[models."openai/a"]'),
+        ('[permissions]\nallow = ["shell(ls*)"]\nmax_turns = 5\n', "[permissions]"),
+        ('[extensions.git]\ncmd = "git-mcp"\nshell_timeout_s = 9\n', "[extensions.git]"),
+    ],
+)
+def test_a_top_level_key_below_a_table_says_to_move_it_up(tmp_path, text, table):
+    """A key appended at the end of the file lands in the last table (fresh20a finding 11)."""
+    import os
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(text)
+    key = text.strip().splitlines()[-1].split(" =")[0]
+    proc = subprocess.run([sys.executable, "-m", "goosectx", "--config", str(cfg), "info"],
+                          env={**os.environ, "GOOSECTX_HOME": str(tmp_path / "h")},
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith(f"goosectx: error: {cfg}: ") or line.startswith(
+        f"goosectx: error: {table} in {cfg}: ")
+    assert line.endswith(f"{key!r} is not a key of {table}: it is a top-level key, and a key "
+                         "below a [table] header belongs to that table — move "
+                         f"{key} = … above the first [table] of the file"), line
+
+
+def test_a_key_no_table_knows_still_lists_the_tables_valid_keys(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[models."a"]\ncontext = 5\n')
+    with pytest.raises(ConfigError) as exc:
+        load_settings(cfg, environ={})
+    assert "valid keys: api_base" in exc.value.one_line()
+    assert "top-level" not in exc.value.one_line()

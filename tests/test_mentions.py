@@ -159,20 +159,23 @@ def test_files_that_cannot_be_attached_get_a_one_line_notice(world: World,
     (work / "src").mkdir()
     (tmp_path / "outside.txt").write_text("not yours\n")
     (work / "link.txt").symlink_to(tmp_path / "outside.txt")
+    (work / "vendor").symlink_to(tmp_path)  # a linked directory: the link is on the way
     (work / "locked.txt").write_text("x\n")
     os.chmod(work / "locked.txt", 0)
     world.provider.add("ok")
-    out = world.run("look at @logo.png @blob.bin @.env @src/ @../outside.txt @link.txt @missing.py "
-                    "@locked.txt and ping @bob" + ENTER + CTRL_D)
+    out = world.run("look at @logo.png @blob.bin @.env @src/ @../outside.txt @link.txt "
+                    "@vendor/outside.txt @missing.py @locked.txt and ping @bob" + ENTER + CTRL_D)
     assert ("@logo.png is a PNG image (17 bytes) and whether scripted/test-model reads images "
             "is unknown (litellm does not list it) — not attached") in " ".join(out.split())
     assert "@blob.bin: it is a binary file (10 bytes) — not attached" in out
     assert "@.env is a sensitive file (keys, credentials) — not attached" in out
     assert "@src/ is a directory — not attached" in out
     assert "@../outside.txt is outside the working dir" in out
-    # the symlink is followed, and the notice says why a file in the working dir is "outside"
-    assert (f"@link.txt is a symlink to {(tmp_path / 'outside.txt').resolve()}, outside the "
-            "working dir") in " ".join(out.split())
+    # The symlink is followed, and the notice says so: link.txt is visibly in the working dir.
+    assert (f"@link.txt is a symlink to {tmp_path / 'outside.txt'}, outside the working dir"
+            in " ".join(out.split()))
+    assert (f"@vendor/outside.txt leads through a symlink to {tmp_path / 'outside.txt'}, "
+            "outside the working dir") in " ".join(out.split())
     assert "@missing.py: no such file in the working dir — not attached" in out
     if os.geteuid() != 0:  # root reads any file
         assert "@locked.txt: Permission denied — not attached" in out

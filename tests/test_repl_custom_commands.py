@@ -6,6 +6,7 @@ the project's ``.claude/commands/``; built-in commands always win.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -157,7 +158,7 @@ def test_info_names_the_command_dirs_found(capsys: pytest.CaptureFixture[str], w
     assert str(workdir / ".goosectx" / "commands") in line and "1 command" in line
     # the user's dir is next to the config file (GOOSECTX_CONFIG here): named when absent
     user = load_settings().config_file.parent / "commands"
-    assert f"; user dir {user}: absent  [project > user > .claude]" in line
+    assert f" · user dir {user}: no such directory  [project > user > .claude]" in line
 
 
 def test_a_command_with_only_front_matter_sends_nothing(world: World) -> None:
@@ -195,3 +196,35 @@ def test_claude_code_folders_carry_over(world: World) -> None:
     assert "notes.txt" not in out  # not a command file: not read, not warned about
     assert "commands in subdirectories (frontend/component.md) are not read" in flat(out)
     assert len(world.provider.requests) == 1
+
+
+def default_user_dir() -> Path:
+    """``~/.config/goosectx/commands``: not read while $GOOSECTX_CONFIG is elsewhere (conftest)."""
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "goosectx" / "commands"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def test_info_names_the_user_dir_searched_and_one_left_unread(
+        capsys: pytest.CaptureFixture[str], workdir: Path) -> None:
+    """fresh20a finding 10: with GOOSECTX_CONFIG elsewhere, ~/.config's commands vanished."""
+    (default_user_dir() / "mine.md").write_text("my personal prompt $ARGUMENTS")
+    searched = Settings().config_file.parent / "commands"
+    code, out, err = run_cli(capsys, "info")
+    assert code == 0, err
+    row = flat(out[out.index("custom commands"):])
+    assert f"(none) · user dir {searched}: no such directory" in row
+    assert (f"{default_user_dir()} not read: the config file is elsewhere, "
+            f"{searched} is read instead") in row
+
+
+def test_a_command_in_the_unread_user_dir_says_where_commands_are_read(world: World) -> None:
+    (default_user_dir() / "mine.md").write_text("my personal prompt $ARGUMENTS")
+    searched = Settings().config_file.parent / "commands"
+    out = flat(world.run("/mine x" + ENTER + "/commands" + ENTER + CTRL_D))
+    assert (f"unknown command /mine: {default_user_dir() / 'mine.md'} is not read: your "
+            f"commands are read from {searched}, next to the config file — move or link it "
+            "there") in out
+    assert f"put NAME.md files in .goosectx/commands, {searched}, .claude/commands" in out
+    assert f"{default_user_dir()} not read: the config file is elsewhere" in out
+    assert not world.provider.requests  # nothing sent

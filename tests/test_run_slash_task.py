@@ -6,6 +6,7 @@ The rule for what is a command is the REPL's: a first word with a second ``/`` o
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -85,6 +86,20 @@ def test_a_repl_command_or_unknown_word_is_refused_in_one_line(
         assert with_store.list_sessions() == []  # nothing created
     finally:
         with_store.close()
+
+
+def test_a_command_in_the_user_dir_not_read_says_where_commands_are_read(
+        capsys: pytest.CaptureFixture[str], fake_model: FakeServer, workdir: Path) -> None:
+    """fresh20a finding 10: GOOSECTX_CONFIG elsewhere, ~/.config/goosectx/commands unread."""
+    mine = Path(os.environ["XDG_CONFIG_HOME"]) / "goosectx" / "commands" / "mine.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("my personal prompt $ARGUMENTS")
+    searched = Path(os.environ["GOOSECTX_CONFIG"]).parent / "commands"
+    code, out, err = run_cli(capsys, "run", "-t", "/mine x")
+    assert code == 2 and not fake_model.requests
+    assert err == (f"goosectx: error: unknown command /mine: {mine} is not read: your commands "
+                   f"are read from {searched}, next to the config file — move or link it "
+                   "there, or start the task with // to send a leading /\n")
 
 
 @pytest.mark.parametrize(("task", "model_gets"), [

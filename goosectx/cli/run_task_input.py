@@ -8,7 +8,13 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from goosectx.cli.custom_commands import BUILTIN_ALIASES, command_dirs, expand, read_commands
+from goosectx.cli.command_files import (
+    BUILTIN_ALIASES,
+    command_dirs,
+    expand,
+    read_commands,
+    unread_command,
+)
 from goosectx.cli.run_output import JsonOutput, StreamJsonOutput, TextOutput
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.slash import COMMANDS, is_command_line, unescape_prompt
@@ -113,6 +119,11 @@ def slash_task(task: str, working_dir: Path | None, config_dir: Path) -> tuple[s
     command = files.commands.get(name)
     if command is None:
         skipped = next((line for stem, line in files.skipped if stem == name), None)
+        unread = unread_command(name, config_dir)  # ~/.config/…/NAME.md, config elsewhere
+        if skipped is None and unread is not None:
+            raise UsageError(f"unknown command /{name}: {unread}",
+                             "move or link it there, or start the task with // to send a "
+                             "leading /")
         close = difflib.get_close_matches(name, files.commands, n=1, cutoff=0.6)
         searched = ", ".join(str(d) for _s, d in command_dirs(working_dir, config_dir))
         raise UsageError(skipped or f"unknown command /{name}: no custom command file "

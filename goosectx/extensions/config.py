@@ -22,6 +22,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from goosectx.config import parse_bool, parse_positive_float, parse_positive_int
+from goosectx.config_values import top_level_key_error
 from goosectx.errors import ConfigError
 from goosectx.extensions.naming import ENV_NAME, derive_name
 
@@ -145,8 +146,10 @@ def parse_table(name: str, table: object, where: str = "") -> ExtensionConfig:
         raise ConfigError(f"{label} must be a table")
     unknown = set(table) - _KEYS
     if unknown:
-        raise ConfigError(f"{label}: unknown key {sorted(unknown)[0]!r}",
-                          "valid keys: " + ", ".join(sorted(_KEYS)))
+        key = sorted(unknown)[0]
+        raise top_level_key_error(f"{where}: " if where else "", f"[extensions.{name}]",
+                                  key) or ConfigError(f"{label}: unknown key {key!r}",
+                                                      "valid keys: " + ", ".join(sorted(_KEYS)))
     kind = table.get("type", "stdio")
     if kind not in ("stdio", "streamable_http"):
         raise ConfigError(f"{label} type must be \"stdio\" or \"streamable_http\"; got {kind!r}")
