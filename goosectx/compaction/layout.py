@@ -22,6 +22,7 @@ import math
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from goosectx.compaction.facts import merge_facts
@@ -198,9 +199,10 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
 
     raw = counter.message_counts(agent)  # measure(m) of each, in one pass
     sizes = raw if budget.ratio == 1.0 else [budget.scaled(tokens) for tokens in raw]
-    out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
-                user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room,
-                sizes=sizes, paired=paired, head_min_tokens=budget.summary_max_tokens)
+    cut = partial(split, agent, measure=measure, trigger=trigger, room_tokens=room,
+                  ceiling_room_tokens=ceiling_room, sizes=sizes, paired=paired, clean=checked)
+    out = cut(tail_tokens=budget.tail_tokens, user_tokens=budget.user_tokens,
+              head_min_tokens=budget.summary_max_tokens)
     # A head of the whole view (a finished turn too big for the tail) was repaired just above;
     # a shorter one (a prefix of it) without a second pass over what that repair found clean.
     view = (repaired if len(out.head) == len(agent)
@@ -208,10 +210,8 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     head_view: list[Message] | None = view  # the compaction's head, repaired once
     if not _reaches(view, measure, budget.summary_max_tokens):
         head_view = None
-        out = split(agent, measure=measure, trigger=trigger,
-                    tail_tokens=0 if trigger == "manual" else 1,
-                    user_tokens=0 if trigger == "reactive" else budget.user_tokens,
-                    room_tokens=room, ceiling_room_tokens=ceiling_room, sizes=sizes, paired=paired)
+        out = cut(tail_tokens=0 if trigger == "manual" else 1,
+                  user_tokens=0 if trigger == "reactive" else budget.user_tokens)
     out.facts_tokens = reserve
     out.notes = unread_notes(out.head)
     out.head_view = head_view
