@@ -54,7 +54,6 @@ def read_messages(
     messages: list[Message] = []
     counts: dict[str, TokenCount] = {}
     last_encoding = None
-    shared: dict[tuple[int, int], TokenCount] = {}  # the counts made with last_encoding
     for mid, role, created, content_json, metadata_json, count, encoding in rows:
         role = _ROLES.get(role, role)
         message = _plain_message_row(mid, role, created, content_json, metadata_json)
@@ -63,29 +62,15 @@ def read_messages(
                                     metadata_json, damaged)
         messages.append(message)
         if type(count) is int and type(encoding) is str:  # else not counted: count again
-            if encoding != last_encoding:  # the same text kept once, not once a row
-                last_encoding, shared = encoding, {}
-            key = (count, len(message.content))
-            known = shared.get(key)
-            if known is None:
-                known = shared[key] = _token_count(count, last_encoding, key[1])
+            known: Any = _CountFields()  # TokenCount(count, encoding, parts), by its slots
+            known.count = count
+            if encoding == last_encoding:  # the same text kept once, not once a row
+                encoding = last_encoding
+            known.encoding = last_encoding = encoding
+            known.parts = len(message.content)
+            known.__class__ = TokenCount
             counts[mid] = known
     return messages, counts
-
-
-def _token_count(count: int, encoding: str, parts: int) -> TokenCount:
-    """``TokenCount(count, encoding, parts)``, built by its slots (:func:`slot_twin`).
-
-    A value is shared by every row of the load with the same three fields (it is frozen and
-    compared by value): 100k stored counts hold ~5,000 different ones.
-    """
-    known: Any = _CountFields()
-    known.count = count
-    known.encoding = encoding
-    known.parts = parts
-    known.__class__ = TokenCount
-    built: TokenCount = known
-    return built
 
 
 _CountFields = slot_twin(TokenCount, "count", "encoding", "parts")
