@@ -335,11 +335,12 @@ def laid_out_tokens(conversation: Conversation, summary_text: str, working_set: 
     The same figure as counting ``Conversation(layout(...)).agent_messages()``: the agent
     view's messages :func:`layout` leaves visible, plus the agent-visible messages it adds.
     """
-    agent = conversation.agent_messages()
-    hidden = _hidden_ids(working_set)
+    agent, head = conversation.agent_messages(), working_set.head
+    rest = agent[len(head):] if agent[:len(head)] == head else agent  # skip a head that leads
+    hidden = {m.id for m in rest}.intersection(m.id for m in head) | set(working_set.replaced)
     added = [*_block(agent, summary_text, working_set, trigger=trigger, compaction_id=""),
              *working_set.replaced.values()]
-    return (counter.count_messages(m for m in agent if m.id not in hidden)
+    return (counter.count_messages(m for m in rest if m.id not in hidden)
             + counter.count_messages(Conversation(added).agent_messages(), kept=True))
 
 
