@@ -22,6 +22,7 @@ import math
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from goosectx.compaction.facts import merge_facts
@@ -198,9 +199,10 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
 
     raw = counter.message_counts(agent)  # measure(m) of each, in one pass
     sizes = raw if budget.ratio == 1.0 else [budget.scaled(tokens) for tokens in raw]
-    out = split(agent, measure=measure, trigger=trigger, tail_tokens=budget.tail_tokens,
-                user_tokens=budget.user_tokens, room_tokens=room, ceiling_room_tokens=ceiling_room,
-                sizes=sizes, paired=paired, head_min_tokens=budget.summary_max_tokens)
+    cut = partial(split, agent, measure=measure, trigger=trigger, room_tokens=room,
+                  ceiling_room_tokens=ceiling_room, sizes=sizes, paired=paired, clean=checked)
+    out = cut(tail_tokens=budget.tail_tokens, user_tokens=budget.user_tokens,
+              head_min_tokens=budget.summary_max_tokens)
     # A head of the whole view (a finished turn too big for the tail) was repaired just above;
     # a shorter one (a prefix of it) without a second pass over what that repair found clean.
     view = (repaired if len(out.head) == len(agent)
@@ -208,10 +210,8 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     head_view: list[Message] | None = view  # the compaction's head, repaired once
     if not _reaches(view, measure, budget.summary_max_tokens):
         head_view = None
-        out = split(agent, measure=measure, trigger=trigger,
-                    tail_tokens=0 if trigger == "manual" else 1,
-                    user_tokens=0 if trigger == "reactive" else budget.user_tokens,
-                    room_tokens=room, ceiling_room_tokens=ceiling_room, sizes=sizes, paired=paired)
+        out = cut(tail_tokens=0 if trigger == "manual" else 1,
+                  user_tokens=0 if trigger == "reactive" else budget.user_tokens)
     out.facts_tokens = reserve
     out.notes = unread_notes(out.head)
     out.head_view = head_view
@@ -335,11 +335,12 @@ def laid_out_tokens(conversation: Conversation, summary_text: str, working_set: 
     The same figure as counting ``Conversation(layout(...)).agent_messages()``: the agent
     view's messages :func:`layout` leaves visible, plus the agent-visible messages it adds.
     """
-    agent = conversation.agent_messages()
-    hidden = _hidden_ids(working_set)
+    agent, head = conversation.agent_messages(), working_set.head
+    rest = agent[len(head):] if agent[:len(head)] == head else agent  # skip a head that leads
+    hidden = {m.id for m in rest}.intersection(m.id for m in head) | set(working_set.replaced)
     added = [*_block(agent, summary_text, working_set, trigger=trigger, compaction_id=""),
              *working_set.replaced.values()]
-    return (counter.count_messages(m for m in agent if m.id not in hidden)
+    return (counter.count_messages(m for m in rest if m.id not in hidden)
             + counter.count_messages(Conversation(added).agent_messages(), kept=True))
 
 

@@ -183,9 +183,10 @@ def _kept_since_last_compaction(conversation: Conversation,
     no repeat: after an extractive one, say, it asks for the model's summary), or the model
     sees a message before its summary or after its notice.
     """
-    summaries = [m for m in agent if m.metadata.is_summary and m.metadata.compaction_id]
-    if not summaries:
+    first = agent[0].metadata  # the summary must be the first: else no pass over the view
+    if not (first.is_summary and first.compaction_id):
         return None
+    summaries = [m for m in agent if m.metadata.is_summary and m.metadata.compaction_id]
     summary = max(summaries, key=lambda m: m.created)
     newest = summary.metadata.compaction_id
     if agent[0] is not summary or summary.metadata.extra.get("trigger", "manual") != "manual":
@@ -206,11 +207,11 @@ def _only_a_summary(head: Sequence[Message]) -> bool:
     The copies are of the user messages it re-sent; an elided copy of a long message (its
     middle cut to fit) is content a summary may still shrink.
     """
-    return any(m.metadata.is_summary for m in head) and all(
+    return all(  # first: it stops at the first message no compaction made (any() cannot)
         m.metadata.compaction_id is not None
         and (m.metadata.is_summary or m.metadata.is_continuation
              or ("copy_of" in m.metadata.extra and "elided_from_tokens" not in m.metadata.extra))
-        for m in head)
+        for m in head) and any(m.metadata.is_summary for m in head)
 
 
 def standalone_extractive_tokens(max_summary_tokens: int | None, budget: Budget,

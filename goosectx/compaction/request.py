@@ -35,7 +35,7 @@ from goosectx.compaction.prompts import (
     SUMMARY_SYSTEM_PROMPT,
     SUMMARY_USER_INSTRUCTIONS,
 )
-from goosectx.conversation import Message
+from goosectx.conversation import Message, ToolResponse
 from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 __all__ = [  # cut_lines, flatten and Line are read from here too
@@ -223,8 +223,8 @@ class SummaryLadder:
         """Tool results in the input (each is a line of its own)."""
         if self._lines is not None:
             return sum(line.is_result for line in self._lines)
-        return sum(len(m.tool_responses) for m in self._messages
-                   if not m.metadata.is_continuation)
+        return sum(isinstance(p, ToolResponse) for m in self._messages  # no list a message
+                   if not m.metadata.is_continuation for p in m.content)
 
     def _cannot_fit(self) -> bool:
         """True when even the smallest candidate request is certainly over the input budget.

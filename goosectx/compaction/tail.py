@@ -145,20 +145,25 @@ def unread_notes(head: Sequence[Message]) -> list[Message]:
 
 
 def pair_boundaries(messages: Sequence[Message], requests: Sequence[bool] | None = None,
-                    paired: bool = False) -> list[int]:
+                    paired: bool = False, clean: int = 0) -> list[int]:
     """Indices where a tail may start, ascending.
 
     A user request, or an assistant message with no tool call before it still unanswered
     (between complete tool pairs). ``requests``: each message's ``is_user_request``, when the
     caller has them. ``paired``: every tool call is answered (``repair`` changes nothing).
+    ``clean``: leading messages that pass the repair's checks (``repair_scanned``): each call
+    answered by the next message, every request or assistant message there is a start.
     """
     if requests is None:
         requests = [m.is_user_request for m in messages]
-    out: list[int] = []
+    out = [i for i in range(clean) if requests[i] or messages[i].role == "assistant"]
     open_calls: set[str] = set()
-    answered = None if paired else {p.id for m in messages for p in m.content  # orphans
-                                    if isinstance(p, ToolResponse)}  # never close
-    for i, m in enumerate(messages):
+    rest = messages[clean:-1]  # the last message's calls close no later start
+    answered = None if paired or not any(  # orphans never close
+        isinstance(p, ToolRequest) for m in rest for p in m.content) else {
+        p.id for m in messages for p in m.content if isinstance(p, ToolResponse)}
+    for i in range(clean, len(messages)):
+        m = messages[i]
         if not open_calls and (requests[i] or m.role == "assistant"):
             out.append(i)
         content = m.content
@@ -193,6 +198,7 @@ def split(
     messages: Sequence[Message], *, measure: Measure, trigger: CompactionTrigger,
     tail_tokens: int, user_tokens: int, room_tokens: int, ceiling_room_tokens: int,
     sizes: Sequence[int] | None = None, paired: bool = False, head_min_tokens: int = 0,
+    clean: int = 0,
 ) -> Split:
     """Cut the agent view (``Conversation.agent_messages()``) into head and working set.
 
@@ -209,6 +215,7 @@ def split(
             and newest ≥ 3 pairs) is elided to fit this.
         sizes: ``measure`` of each of ``messages``, in order, when the caller has them.
         paired: Every tool call in ``messages`` is answered (``repair`` changes nothing).
+        clean: Leading messages that pass the repair's checks (:func:`pair_boundaries`).
         head_min_tokens: The tail grows into earlier turns only while the head keeps this
             much (the summary's budget; a smaller head is summarised whole, by ``plan_split``).
 
@@ -231,7 +238,7 @@ def split(
         out.resent = _resend(msgs[:newest], measure, min(user_tokens, room_tokens))
         return out
     limit = min(tail_tokens, room_tokens)
-    starts = pair_boundaries(msgs, requests, paired)
+    starts = pair_boundaries(msgs, requests, paired, clean)
     if sum(sizes[newest:]) <= limit:
         earlier_users = sum(sizes[i] for i in range(newest) if requests[i])
         extend_to = max(sum(sizes[newest:]), limit - min(user_tokens, earlier_users))

@@ -40,23 +40,12 @@ from goosectx.providers.base import (
     TokenPrices,
     ToolSchema,
 )
-from goosectx.providers.litellm_call import pump
 from goosectx.providers.litellm_credentials import (
     env_api_base,
     resolve_credentials,
 )
-from goosectx.providers.litellm_errors import (
-    overrun_error,
-    translate_error,
-)
 from goosectx.providers.litellm_stream import MAX_TOOL_ARGUMENT_CHARS, load_litellm
 from goosectx.providers.model_map import bundled_model_info
-from goosectx.providers.openai_format import (
-    StreamAssembler,
-    to_openai_messages,
-    to_openai_tools,
-    tool_choice_param,
-)
 from goosectx.usage import Usage
 
 log = logging.getLogger("goosectx.provider")
@@ -219,6 +208,17 @@ class LiteLLMProvider:
         Raises:
             ContextLengthExceeded, RateLimited, AuthFailed, ProviderUnavailable, ProviderError.
         """
+        # Imported at the first call: a process that makes none (``compact --dry-run``, an
+        # extractive compaction) was paying ~3.5 ms of start-up for them.
+        from goosectx.providers.litellm_call import pump
+        from goosectx.providers.litellm_errors import overrun_error
+        from goosectx.providers.openai_format import (
+            StreamAssembler,
+            to_openai_messages,
+            to_openai_tools,
+            tool_choice_param,
+        )
+
         cancel = cancel or threading.Event()
         kwargs: dict[str, Any] = {
             "model": self.model,
@@ -315,6 +315,8 @@ class LiteLLMProvider:
 
     def _translate(self, exc: BaseException) -> ProviderError:
         """Map a litellm / transport exception to our error tree (remembering a stated window)."""
+        from goosectx.providers.litellm_errors import translate_error
+
         error, stated = translate_error(
             exc, model=self.model, where=self._where(),
             key_env=self.config.api_key_env
