@@ -41,6 +41,11 @@ SENSITIVE_PAIRS: tuple[tuple[str, str], ...] = (
 a repository's ``.git/config`` (remote URLs with tokens), the GitHub CLI's and gcloud's
 credential directories, cargo's registry token. ``.git`` or ``.config`` alone is not."""
 
+GIT_CONFIG_NAMES: tuple[str, ...] = ("config", "config.worktree")
+"""Git config files: sensitive as the last name of a path anywhere below a ``.git``
+directory — a submodule's ``.git/modules/NAME/config``, a worktree's
+``.git/worktrees/NAME/config.worktree`` — as ``.git/config`` is (remote URLs with tokens)."""
+
 READ_TOOLS: Mapping[str, str] = {"text_editor": "view", "tree": ""}
 """Tool name → the command that reads (``""``: every call of the tool reads)."""
 
@@ -56,6 +61,8 @@ def _parts_sensitive(parts: tuple[str, ...]) -> bool:
     if any(_component_sensitive(part) for part in parts):
         return True
     lowered = [part.lower() for part in parts]
+    if lowered and lowered[-1] in GIT_CONFIG_NAMES and ".git" in lowered[:-1]:
+        return True
     return any(pair in SENSITIVE_PAIRS for pair in zip(lowered, lowered[1:], strict=False))
 
 
