@@ -13,12 +13,14 @@ code (:func:`goosectx.cli.endings.cannot_write`).
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from goosectx.errors import UsageError
+from goosectx.testhooks import pause_point
 
 _DB_NAME = "sessions.db"
 
@@ -273,8 +275,10 @@ def _write(given: Path, pieces: Iterable[str]) -> int:
     parent = path.parent
     if not parent.is_dir():
         raise UsageError(f"directory {parent} does not exist", "create it first")
+    _sweep_stale(parent, path.name)
     try:
-        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.{_TEMP_TAG}{os.getpid()}.",
+                                   suffix=".tmp")
     except OSError as exc:
         if old is None:
             raise
@@ -282,6 +286,7 @@ def _write(given: Path, pieces: Iterable[str]) -> int:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             _refuse_read_only(given, old)  # here: where no new file goes, that is the reason
+            pause_point("export:writing")
             fh.writelines(pieces)
             fh.flush()
             _keep_mode(fh.fileno(), old)
@@ -296,6 +301,40 @@ def _write(given: Path, pieces: Iterable[str]) -> int:
         Path(tmp).unlink(missing_ok=True)
         raise
     return 0 if old is None else old.st_nlink - 1
+
+
+_TEMP_TAG = "goosectx-"
+"""Marks the temp file an export writes: ``.FILE.goosectx-PID.XXXX.tmp``."""
+
+
+def _sweep_stale(parent: Path, name: str) -> None:
+    """Remove the temp files an export to ``name`` left when it was killed (``kill -9``).
+
+    Only ours (named with :data:`_TEMP_TAG`, owned by us) whose process is gone: a live
+    export's temp file, or another program's, is left alone.
+    """
+    stale = re.compile(re.escape(f".{name}.{_TEMP_TAG}") + r"(\d+)\.[^/]*\.tmp")
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return
+    for entry in entries:
+        match = stale.fullmatch(entry.name)
+        if match is None or int(match.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(match.group(1)), 0)
+            continue  # alive (or another user's): its export may still be writing
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OverflowError):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False) and entry.stat(
+                    follow_symlinks=False).st_uid == os.geteuid():
+                os.unlink(entry.path)
+        except OSError:
+            continue
 
 
 def _refuse_read_only(given: Path, old: os.stat_result | None) -> None:
