@@ -135,6 +135,16 @@ class ImportStopped(GoosectxError):
         self.exit_code = exit_code
 
 
+class ExportStopped(GoosectxError):
+    """Ctrl-C (or SIGTERM / SIGHUP: ``exit_code`` 143 / 129) during ``sessions export``."""
+
+    def __init__(self, exit_code: int, by: str | None, output: str | None) -> None:
+        by = by or "Ctrl-C"
+        super().__init__(f"export stopped ({by}): {output} was left as it was" if output else
+                         f"export stopped ({by}): what standard output got is incomplete")
+        self.exit_code = exit_code
+
+
 class CostCapReached(GoosectxError):
     """A model call would pass the session's spending cap (``max_cost_usd``); it was not made."""
 

@@ -30,7 +30,6 @@ Core module: no printing.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from typing import Any, Literal
 
 from goosectx.config_values import fail, top_level_key_error
 from goosectx.errors import ConfigError
+from goosectx.sensitive import rule_paths
 from goosectx.shell_builtins import builtin_lines
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
@@ -156,20 +156,14 @@ def _names_a_tool(glob: str, prefixes: list[str], *, fold: bool = False) -> bool
 
 
 # -- matching --------------------------------------------------------------------------------
-def _relative(path: str, working_dir: Path) -> str:
-    full = Path(os.path.abspath(working_dir / Path(path).expanduser()))
-    try:
-        return full.relative_to(os.path.abspath(working_dir)).as_posix()
-    except ValueError:
-        return full.as_posix()
-
-
 def call_subjects(tool_name: str, arguments: Mapping[str, Any],
                   working_dir: Path) -> list[CommandForms]:
     """What a rule's SPEC is matched against, one entry per part of the call.
 
     The forms of each shell part (:func:`~goosectx.shell_command.command_forms`),
-    ``COMMAND:PATH`` for ``text_editor``, or the arguments' JSON.
+    ``COMMAND:PATH`` for ``text_editor`` (the path as written and, when a symlink leads
+    elsewhere, the file it reaches: a deny or ask rule matching either decides, an allow rule
+    must match both), or the arguments' JSON.
     """
     if tool_name == "shell":
         command = arguments.get("command")
@@ -177,11 +171,11 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
         return [f for f in forms if f.all or f.unreadable]  # not a lone `fi` or `}`
     if tool_name == "text_editor":
         path = arguments.get("path")
-        rel = _relative(path, working_dir) if isinstance(path, str) else ""
-        subject = f"{arguments.get('command', '')}:{rel}"
-    else:
-        subject = json.dumps(dict(arguments), ensure_ascii=False, separators=(",", ":"),
-                             sort_keys=True)
+        command = arguments.get("command", "")
+        rels = rule_paths(path, working_dir) if isinstance(path, str) else [""]
+        return [CommandForms((f"{command}:{rel}",), f"{command}:{rel}") for rel in rels]
+    subject = json.dumps(dict(arguments), ensure_ascii=False, separators=(",", ":"),
+                         sort_keys=True)
     return [CommandForms((subject,), subject)]
 
 

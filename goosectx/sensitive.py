@@ -1,6 +1,7 @@
-"""Sensitive files and the paths a read-only tool call reads (read scoping).
+"""Sensitive files, the paths a read-only tool call reads, the paths a rule matches.
 
-docs/architecture.md §4 (clause "read scoping"). In ``smart_approve`` a ``text_editor view``
+docs/architecture.md §4 (clause "read scoping"). :func:`rule_paths` gives the paths a
+``text_editor`` permission rule is matched against. In ``smart_approve`` a ``text_editor view``
 or ``tree`` call runs without asking only when every path it reads lies inside the session's
 working dir (resolved, symlinks followed; a file with other hard links may be outside) and
 none is sensitive. This module is the ONE place that says what "sensitive" means; the
@@ -40,6 +41,11 @@ SENSITIVE_PAIRS: tuple[tuple[str, str], ...] = (
 a repository's ``.git/config`` (remote URLs with tokens), the GitHub CLI's and gcloud's
 credential directories, cargo's registry token. ``.git`` or ``.config`` alone is not."""
 
+GIT_CONFIG_NAMES: tuple[str, ...] = ("config", "config.worktree")
+"""Git config files: sensitive as the last name of a path anywhere below a ``.git``
+directory — a submodule's ``.git/modules/NAME/config``, a worktree's
+``.git/worktrees/NAME/config.worktree`` — as ``.git/config`` is (remote URLs with tokens)."""
+
 READ_TOOLS: Mapping[str, str] = {"text_editor": "view", "tree": ""}
 """Tool name → the command that reads (``""``: every call of the tool reads)."""
 
@@ -55,6 +61,8 @@ def _parts_sensitive(parts: tuple[str, ...]) -> bool:
     if any(_component_sensitive(part) for part in parts):
         return True
     lowered = [part.lower() for part in parts]
+    if lowered and lowered[-1] in GIT_CONFIG_NAMES and ".git" in lowered[:-1]:
+        return True
     return any(pair in SENSITIVE_PAIRS for pair in zip(lowered, lowered[1:], strict=False))
 
 
@@ -113,6 +121,26 @@ def read_paths(tool_name: str, arguments: Mapping[str, Any],
     if not isinstance(raw, str) or not raw.strip():
         raw = "."
     return [Path(os.path.abspath(working_dir / Path(raw).expanduser()))]
+
+
+def rule_paths(path: str, working_dir: Path) -> list[str]:
+    """What a ``text_editor`` permission rule's PATH is matched against, for ``path``.
+
+    The path as written (``..`` folded) and, when it differs, the file it reaches, symlinks
+    followed (``p2/a.txt`` with ``p2 -> protected``, ``/proc/self/cwd/…``): a deny rule naming
+    the file holds whatever the way to it. Each is relative to the working dir when inside it
+    (the resolved one to the resolved working dir), else absolute, in POSIX form.
+    """
+    written = Path(os.path.abspath(working_dir / Path(path).expanduser()))
+    real_dir = resolve(working_dir)
+    forms = []
+    for full, directory in ((written, Path(os.path.abspath(working_dir))),
+                            (resolve(real_dir / Path(path).expanduser()), real_dir)):
+        try:
+            forms.append(full.relative_to(directory).as_posix())
+        except ValueError:
+            forms.append(full.as_posix())
+    return list(dict.fromkeys(forms))
 
 
 def sensitive_below(path: Path, directory: Path) -> bool:

@@ -6,12 +6,15 @@ an editor that fails, or none at all, leaves the prompt as it was with one line 
 
 from __future__ import annotations
 
+import os
 import shutil
 import stat
 from pathlib import Path
 
 import pytest
 from test_e2e_pty import TIMEOUT_S, _env
+
+from goosectx.isolation import namespaces_available
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -92,3 +95,21 @@ def test_no_editor_says_how_to_set_one(tmp_path: Path) -> None:
         _leave(child)
     finally:
         child.close(force=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not namespaces_available(),
+                    reason="as root, the PID namespace is what hides goosectx's /proc")
+def test_as_root_the_editor_cannot_read_the_key_from_goosectx_proc(tmp_path: Path) -> None:
+    # fresh20b #15: the editor's own environment was clean, but as root it (or a plugin, a
+    # :!command in it) read OPENAI_API_KEY from /proc/$PPID/environ, where the shell tool and
+    # a !command run in a PID namespace that shows no goosectx.
+    probe = (f"n=0; for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f 2>/dev/null"
+             f" | grep -q '^OPENAI_API_KEY=' && n=$((n+1)); done; echo \"$n\" > "
+             f"{tmp_path / 'editor-proc.txt'}; printf '/usage\\n' > \"$1\"")
+    child = _spawn(tmp_path, EDITOR=str(_editor(tmp_path, probe)))
+    try:
+        _edit(child, "/usa", then="/usage")
+        _send_usage(child)
+    finally:
+        child.close(force=True)
+    assert (tmp_path / "editor-proc.txt").read_text() == "0\n"

@@ -10,11 +10,13 @@ from __future__ import annotations
 import errno
 import json
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
-from test_cli_sessions import filled, goosectx  # noqa: F401  (the fixture)
+from test_cli_sessions import config_file, filled, goosectx  # noqa: F401  (the fixture)
 
 
 def _refused(home: Path, target: Path) -> str:
@@ -260,3 +262,53 @@ def test_a_json_file_name_gets_json_without_format(filled, tmp_path):  # noqa: F
     md = tmp_path / "x.md"
     assert goosectx(home, "sessions", "export", "bugfix", "-o", str(md)).returncode == 0
     assert md.read_text().startswith("#")
+
+
+def _unshare_prefix() -> list[str] | None:
+    """``unshare`` for a private mount namespace (a user namespace too when not root)."""
+    prefix = ["unshare", "-m"] if os.geteuid() == 0 else ["unshare", "-rm"]
+    try:
+        probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return prefix if probe.returncode == 0 else None
+
+
+def _export_through_bind_mount(home: Path, source: Path, mount: Path, target: Path,
+                               prefix: list[str]) -> subprocess.CompletedProcess[str]:
+    """``sessions export -o target`` with ``source`` bind-mounted on ``mount`` (for it only)."""
+    env = {**os.environ, "GOOSECTX_HOME": str(home), "GOOSECTX_CONFIG": config_file(home),
+           "NO_COLOR": "1", "TERM": "dumb"}
+    env.pop("GOOSE_MODEL", None)
+    script = 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
+    return subprocess.run(
+        [*prefix, "sh", "-c", script, "sh", str(source), str(mount), sys.executable, "-m",
+         "goosectx", "sessions", "export", "bugfix", "-o", str(target)],
+        env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_the_data_dir_reached_through_a_bind_mount_is_refused(filled, tmp_path):  # noqa: F811
+    # The data dir mounted a second time (a container volume, another mount point): its
+    # sessions.db there is the live database under another path, not a symlink, one hard link.
+    # The export was renamed over it and every session was lost.
+    prefix = _unshare_prefix()
+    if prefix is None:
+        pytest.skip("no private mount namespace here (unshare -m)")
+    home, _ = filled
+    (home / "locks").mkdir(exist_ok=True)
+    db = home / "sessions.db"
+    before = db.read_bytes()
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    loose = tmp_path / "bound.md"
+    loose.touch()
+    for source, mount, target in ((home, mnt, mnt / "sessions.db"),
+                                  (home, mnt, mnt / "new.md"),  # a new file in the data dir
+                                  (home / "locks", mnt, mnt / "x.lock"),
+                                  (db, loose, loose)):  # the database file itself bound
+        proc = _export_through_bind_mount(home, source, mount, target, prefix)
+        assert proc.returncode == 2, (target, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and "goosectx's own" in proc.stderr, proc.stderr
+        assert db.read_bytes() == before
+        assert sorted(p.name for p in home.iterdir() if p.name.endswith(".md")) == []
+    assert "bugfix" in goosectx(home, "sessions", "list").stdout

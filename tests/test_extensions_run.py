@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FAKE_MODEL
-from extension_support import DEMO_SERVER, HttpDemo, demo_spec
+from conftest import DUMMY_API_KEY, FAKE_MODEL
+from extension_support import DEMO_SERVER, HttpDemo, demo_spec, free_port
 from fakeserver import FakeServer
 
 from goosectx.cli.run_cmd import run_task
@@ -413,3 +413,33 @@ def test_a_refused_request_whose_tools_alone_fill_the_window_names_the_extension
     assert "system prompt and tool definitions" in errors[0]
     assert "demo: 13 tools" in errors[0] and "tool_budget_ratio" in errors[0]
     assert "[extensions.demo]" in errors[0] and "compacted" not in err.getvalue()
+
+
+def test_a_key_written_in_a_flag_is_never_stored_nor_printed(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The provider's key typed into --with-extension's arguments or a remote URL's query was
+    # stored verbatim in the session's extension records and printed again at resume.
+    monkeypatch.chdir(work)
+    dead_url = f"http://127.0.0.1:{free_port()}/mcp?x={DUMMY_API_KEY}"
+    fake_model.add({"text": "first"}, {"text": "second"})
+    code, out, err = run(demo_spec(f"--behaviour={DUMMY_API_KEY}"), remotes=(dead_url,))
+    assert code == 0, err
+    store = SessionStore(load_settings().data_dir)
+    try:
+        session_id = store.list_sessions()[0].id
+        records = json.dumps(store.load_extensions(session_id))
+    finally:
+        store.close()
+    assert DUMMY_API_KEY not in records and "--behaviour=[REDACTED]" in records
+    assert "?x=[REDACTED]" in records
+    assert DUMMY_API_KEY not in out + err
+    out_2, err_2 = io.StringIO(), io.StringIO()
+    code = run_task(load_settings(), text="again", input_file=None, name=None,
+                    resume=session_id, continue_=False, max_turns=None, output_format="text",
+                    mode="auto", model=None, stdin=io.StringIO(""), stdout=out_2, stderr=err_2)
+    assert code == 0, err_2.getvalue()
+    resumed = err_2.getvalue()
+    assert DUMMY_API_KEY not in resumed + out_2.getvalue()
+    # Not started again with "[REDACTED]" for an argument: the flag is asked for again.
+    assert ("extension demo was added with a flag and needs its settings again: resume with "
+            "--with-extension") in resumed and "--behaviour=[REDACTED]" in resumed

@@ -74,3 +74,46 @@ def test_a_permission_rule_and_chat_mode_denials_are_listed_and_a_clean_run_list
     assert call["reason"] == "chat mode runs no tool"
     data = json.loads(run("json", mode="auto")[1])
     assert data["denied_calls"] == [] and data["notices"] == []
+
+
+def _edit(call_id: str, path: str, command: str = "write") -> dict:
+    arguments = {"command": command, "path": path, "file_text": f"changed via {path}\n"}
+    if command == "str_replace":
+        arguments = {"command": command, "path": path, "old_str": "orig", "new_str": "changed"}
+    return {"name": "text_editor", "arguments": arguments, "id": call_id}
+
+
+def test_a_text_editor_rule_holds_for_the_file_reached_through_a_symlink(
+        fake_model: FakeServer, workdir: Path) -> None:
+    # deny text_editor(write:protected/**) was matched on the path as written: the same
+    # file through an in-project symlink, or /proc/self/cwd/..., was edited in auto mode.
+    Path(os.environ["GOOSECTX_CONFIG"]).write_text(
+        '[permissions]\ndeny = ["text_editor(write:protected/**)",'
+        ' "text_editor(str_replace:protected/**)"]\nallow = ["text_editor(write:p2/**)"]\n')
+    (workdir / "protected").mkdir()
+    protected = workdir / "protected" / "a.txt"
+    protected.write_text("orig\n")
+    (workdir / "p2").symlink_to("protected")
+    (workdir / "sub").mkdir()
+    (workdir / "sub" / "alink").symlink_to("../protected/a.txt")
+    paths = ["p2/a.txt", "sub/alink", "sub/../p2/a.txt", str(workdir / "p2" / "a.txt")]
+    if Path("/proc/self/cwd").is_symlink():
+        paths.append("/proc/self/cwd/protected/a.txt")
+    calls = [_edit(f"w{i}", p) for i, p in enumerate(paths)] + [_edit("sr", "p2/a.txt",
+                                                                       "str_replace")]
+    fake_model.add({"tool_calls": calls}, {"text": "Done."})
+    data = json.loads(run("json", mode="auto")[1])
+    reasons = {c["id"]: c["reason"] for c in data["denied_calls"]}
+    assert reasons == {
+        **{f"w{i}": "denied by a permission rule: text_editor(write:protected/**)"
+           for i in range(len(paths))},
+        "sr": "denied by a permission rule: text_editor(str_replace:protected/**)"}
+    assert protected.read_text() == "orig\n"
+    # An allow rule naming the link covers the edit only when the file it reaches is covered
+    # too: p2/** alone leaves the protected file to the question (none here: denied).
+    Path(os.environ["GOOSECTX_CONFIG"]).write_text(
+        '[permissions]\nallow = ["text_editor(write:p2/**)"]\n')
+    fake_model.add({"tool_calls": [_edit("a", "p2/a.txt")]}, {"text": "Done."})
+    (call,) = json.loads(run("json", mode="approve")[1])["denied_calls"]
+    assert call["reason"] == "needs approval and there is no terminal to ask"
+    assert protected.read_text() == "orig\n"

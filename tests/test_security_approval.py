@@ -110,6 +110,28 @@ def test_blank_looking_characters_in_a_tool_call_are_visible(world: World) -> No
     assert not set(BLANKS) & set(out)
 
 
+SELECTORS = "\ufe0f\ufe00\U000e0100\U000e0101\U000e01ef"
+
+
+def test_variation_selectors_in_a_tool_call_are_visible(world: World) -> None:
+    # fresh20b #14: `ls<U+FE0F>` looks like ls but is another program, and the 256 selectors
+    # can carry a hidden payload; they reached the question and the tool-call line raw.
+    world.provider.add(ScriptedReply(tool_calls=[
+        ("shell", {"command": f"ls\ufe0f -la {SELECTORS}"})]), "done")
+    out = world.run("go" + ENTER + "n" + ENTER + CTRL_D)
+    shown = "".join(f"<U+{ord(c):04X}>" for c in SELECTORS)
+    question = "".join(line.removeprefix(f"{APPROVAL_MARKER}   ") for line in out.splitlines()
+                       if line.startswith(f"{APPROVAL_MARKER}   "))
+    assert question == f"ls<U+FE0F> -la {shown}"
+    assert not set(SELECTORS) & set(out)
+
+
+def test_prose_keeps_its_emoji_presentation_selector(world: World) -> None:
+    world.provider.add(ScriptedReply("I \u2764\ufe0f it"))
+    out = world.run("go" + ENTER + CTRL_D)
+    assert "I \u2764\ufe0f it" in out
+
+
 def test_prose_keeps_its_ideographic_space(world: World) -> None:
     world.provider.add(ScriptedReply("你好\u3000世界，a\u00a0b"))
     out = world.run("go" + ENTER + CTRL_D)

@@ -23,7 +23,10 @@ CREDENTIAL_STORES = [".git/config", "sub/.GIT/config", ".netrc", ".npmrc", ".pyp
                      ".git-credentials", ".aws/credentials", ".kube/config",
                      ".config/gh/hosts.yml", ".config/gcloud/credentials.db",
                      ".cargo/credentials.toml", ".vault-token", ".s3cfg", ".bash_history",
-                     ".zsh_history", ".python_history", ".terraformrc", ".config/hub"]
+                     ".zsh_history", ".python_history", ".terraformrc", ".config/hub",
+                     # a submodule's or a worktree's git config holds remote URLs too
+                     ".git/modules/sub/config", ".git/modules/a/modules/b/config",
+                     ".git/worktrees/wt/config.worktree", ".git/config.worktree"]
 
 
 def view_verdict(path: str, work: Path) -> str:
@@ -59,6 +62,7 @@ def test_run_reads_no_sensitive_file_whatever_its_case(
 
 
 @pytest.mark.parametrize("name", ["src/.git/hooks/pre-commit.sample", ".config/goosectx.toml",
+                                  ".git/modules/sub/HEAD", "config/.git",
                                   "git/config", "config", "docs/Environment.md",
                                   "keys.md", "identity.py"])
 def test_ordinary_names_near_the_list_still_run(work: Path, name: str) -> None:

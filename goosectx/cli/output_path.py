@@ -3,21 +3,24 @@
 Every command that writes a path given on its command line goes through
 :func:`write_private_file`, which first refuses goosectx's own files
 (:func:`refuse_own_file`): the session database, its WAL / SHM / journal, lock files, the
-log, tool-output files — anything in the data dir, reached directly, through a symlink or as
-a hard link. A path that cannot be written (read-only file system, no permission, a name too
-long) is one line, exit 2, with nothing left behind; a full disk keeps its own line and exit
+log, tool-output files — anything in the data dir, reached directly, through a symlink, as
+a hard link or through a bind mount (compared by device and inode). A path that cannot be
+written (read-only file system, no permission, a name too long) is one line, exit 2, with
+nothing left behind; a full disk keeps its own line and exit
 code (:func:`goosectx.cli.endings.cannot_write`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from goosectx.errors import UsageError
+from goosectx.testhooks import pause_point
 
 _DB_NAME = "sessions.db"
 
@@ -44,36 +47,86 @@ def _files_of(directory: str) -> Iterator[os.DirEntry[str]]:
             continue
 
 
+def _dirs_of(home: str) -> dict[tuple[int, int], str]:
+    """The data dir and its subdirectories (locks, tool output), by device and inode."""
+    found: dict[tuple[int, int], str] = {}
+    paths = [home]
+    try:
+        with os.scandir(home) as top:
+            paths += [e.path for e in top if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return found
+    for directory in paths:
+        try:
+            st = os.stat(directory)
+        except OSError:
+            continue
+        found[(st.st_dev, st.st_ino)] = directory
+    return found
+
+
+def _reached_through(real: str, home: str) -> str | None:
+    """``real`` as a path in the data dir when one of its directories is a data dir one.
+
+    Compared by device and inode, so a second way to the same directory — a bind mount, a
+    container volume, another spelling on a case-insensitive disk — is seen for what it is.
+    """
+    own_dirs = _dirs_of(home)
+    directory, below = real, []
+    while own_dirs:
+        parent, name = os.path.split(directory)
+        if parent == directory:
+            return None
+        directory = parent
+        below.append(name)
+        try:
+            st = os.stat(directory)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) in own_dirs:
+            return os.path.join(own_dirs[(st.st_dev, st.st_ino)], *reversed(below))
+    return None
+
+
+def _same_file_in(real: str, home: str) -> str | None:
+    """The data dir's file that ``real`` is (a hard link, or a bind mount of the file)."""
+    try:
+        st = os.stat(real)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    key = (st.st_dev, st.st_ino)
+    for entry in _files_of(home):
+        try:
+            other = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if (other.st_dev, other.st_ino) == key:
+            return entry.path
+    return None
+
+
 def refuse_own_file(path: Path, data_dir: Path) -> None:
     """Raise :class:`UsageError` when ``path`` is (or would be) a file of goosectx's data dir.
 
-    Symlinks are resolved; an existing file with other hard links is compared by device and
-    inode with the data dir's files, so a second name for ``sessions.db`` is refused too.
+    Symlinks are resolved; then the path's directories are compared by device and inode with
+    the data dir (a bind mount of it is the data dir), and an existing file with the data
+    dir's files (a hard link to ``sessions.db``, or a bind mount of it, is the database).
     """
     home = os.path.realpath(data_dir)
     real = os.path.realpath(path)
-    own = _inside(real, home)
-    if not own:
-        try:
-            st = os.stat(real)
-        except OSError:
-            return
-        if st.st_nlink > 1 and stat.S_ISREG(st.st_mode):
-            key = (st.st_dev, st.st_ino)
-            for entry in _files_of(home):
-                try:
-                    other = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if (other.st_dev, other.st_ino) == key:
-                    own, real = True, entry.path
-                    break
-    if own:
-        if os.path.basename(real).startswith(_DB_NAME):
-            why = f"it is goosectx's own session database ({real}); every session would be lost"
-        else:
-            why = f"it is in goosectx's own data dir ({home}): its sessions, locks and logs"
-        raise UsageError(f"refusing to write {path}: {why}", "give -o a file outside the data dir")
+    if _inside(real, home):
+        own: str | None = real
+    else:
+        own = _reached_through(real, home) or _same_file_in(real, home)
+    if own is None:
+        return
+    if os.path.basename(own).startswith(_DB_NAME):
+        why = f"it is goosectx's own session database ({own}); every session would be lost"
+    else:
+        why = f"it is in goosectx's own data dir ({home}): its sessions, locks and logs"
+    raise UsageError(f"refusing to write {path}: {why}", "give -o a file outside the data dir")
 
 
 _MAX_LINKS = 40
@@ -222,8 +275,10 @@ def _write(given: Path, pieces: Iterable[str]) -> int:
     parent = path.parent
     if not parent.is_dir():
         raise UsageError(f"directory {parent} does not exist", "create it first")
+    _sweep_stale(parent, path.name)
     try:
-        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.{_TEMP_TAG}{os.getpid()}.",
+                                   suffix=".tmp")
     except OSError as exc:
         if old is None:
             raise
@@ -231,6 +286,7 @@ def _write(given: Path, pieces: Iterable[str]) -> int:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             _refuse_read_only(given, old)  # here: where no new file goes, that is the reason
+            pause_point("export:writing")
             fh.writelines(pieces)
             fh.flush()
             _keep_mode(fh.fileno(), old)
@@ -245,6 +301,40 @@ def _write(given: Path, pieces: Iterable[str]) -> int:
         Path(tmp).unlink(missing_ok=True)
         raise
     return 0 if old is None else old.st_nlink - 1
+
+
+_TEMP_TAG = "goosectx-"
+"""Marks the temp file an export writes: ``.FILE.goosectx-PID.XXXX.tmp``."""
+
+
+def _sweep_stale(parent: Path, name: str) -> None:
+    """Remove the temp files an export to ``name`` left when it was killed (``kill -9``).
+
+    Only ours (named with :data:`_TEMP_TAG`, owned by us) whose process is gone: a live
+    export's temp file, or another program's, is left alone.
+    """
+    stale = re.compile(re.escape(f".{name}.{_TEMP_TAG}") + r"(\d+)\.[^/]*\.tmp")
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return
+    for entry in entries:
+        match = stale.fullmatch(entry.name)
+        if match is None or int(match.group(1)) == os.getpid():
+            continue
+        try:
+            os.kill(int(match.group(1)), 0)
+            continue  # alive (or another user's): its export may still be writing
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OverflowError):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False) and entry.stat(
+                    follow_symlinks=False).st_uid == os.geteuid():
+                os.unlink(entry.path)
+        except OSError:
+            continue
 
 
 def _refuse_read_only(given: Path, old: os.stat_result | None) -> None:

@@ -4,7 +4,9 @@ The prompt's text goes to a private temporary file, the editor (``$VISUAL``, els
 ``$EDITOR``, else the first of ``editor``, ``nano``, ``vi`` on the ``PATH``) opens it in the
 terminal, and what it saved comes back into the prompt — not sent: Enter sends it, as for
 anything typed (bash's Ctrl-X Ctrl-E runs the line at once; Claude Code's Ctrl-G, like this,
-puts it back). The editor gets the environment a shell tool call gets (no API keys). An editor
+puts it back). The editor gets the environment a shell tool call gets (no API keys) and, as
+root, runs in a PID namespace of its own as a shell call does (``goosectx.isolation``), so
+neither it nor a command started in it reads goosectx's ``/proc/PID/environ``. An editor
 that cannot start, or exits with an error, leaves the prompt as it was and says so in one line.
 """
 
@@ -17,6 +19,8 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
+
+from goosectx.isolation import PidNamespace, isolated_argv
 
 if TYPE_CHECKING:
     from goosectx.config import Settings
@@ -49,10 +53,11 @@ def editor_command(environ: Mapping[str, str]) -> list[str] | str:
 
 
 def edit_text(text: str, environ: Mapping[str, str], env: dict[str, str],
-              notice: Notice) -> str | None:
+              notice: Notice, namespace: PidNamespace | None = None) -> str | None:
     """``text`` as the user saved it in their editor, or ``None`` (a line says why).
 
-    ``environ``: where the editor is looked up; ``env``: the editor process's environment.
+    ``environ``: where the editor is looked up; ``env``: the editor process's environment;
+    ``namespace``: where it runs as root (:func:`goosectx.isolation.isolated_argv`).
     Runs in the terminal (the prompt is hidden meanwhile); the temporary file is the user's
     alone (0600) and removed afterwards.
     """
@@ -67,7 +72,12 @@ def edit_text(text: str, environ: Mapping[str, str], env: dict[str, str],
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         try:
-            code = subprocess.call([*command, path], env=env)
+            try:
+                here = os.getcwd()  # the editor starts where goosectx runs, as before
+            except OSError:
+                here = os.path.dirname(path)
+            argv = isolated_argv([*command, path], here, namespace)
+            code = subprocess.call(argv, env=env)
         except OSError as exc:
             notice(one_line_safe(f"the editor {shlex.join(command)} did not start: "
                                  f"{exc.strerror or exc}; {EDITOR_HINT}"))
@@ -88,6 +98,10 @@ def editor_for(settings: Settings, notice: Notice) -> Callable[[str], str | None
     def edit(text: str) -> str | None:
         from goosectx.tools.builtin import tool_env
 
-        return edit_text(text, os.environ, tool_env(settings), notice)
+        namespace = PidNamespace()  # started only as root where the kernel allows it
+        try:
+            return edit_text(text, os.environ, tool_env(settings), notice, namespace)
+        finally:
+            namespace.close()
 
     return edit

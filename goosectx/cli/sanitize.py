@@ -38,9 +38,10 @@ It runs in linear time (one scan, no backtracking) and is idempotent.
 :func:`code_safe` is the rule for code-like text — a tool call's name and arguments, a shell
 command (the approval question, the tool-call line, ``!cmd``): :func:`terminal_safe`, and the
 blank-looking characters a command could hide in or pad itself with (:data:`BLANK_LOOKING`:
-U+00A0, U+115F, U+1160, U+2000–U+200A, U+202F, U+205F, U+2800, U+3000, U+3164, U+FFA0 …) as
-``<U+3164>``-style stand-ins too. Prose (an answer, reasoning) keeps them: a full-width space
-U+3000 in Chinese text or a no-break space in French is legitimate there.
+U+00A0, U+115F, U+1160, U+2000–U+200A, U+202F, U+205F, U+2800, U+3000, U+3164, U+FFA0 …) and
+the variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF) as ``<U+3164>``-style stand-ins
+too. Prose (an answer, reasoning) keeps them: a full-width space U+3000 in Chinese text, a
+no-break space in French or an emoji's U+FE0F is legitimate there.
 
 The rules for code under ``cli/`` (``tests/test_print_path.py`` checks the first two on
 the source):
@@ -205,8 +206,15 @@ BLANK_LOOKING = (0x00A0, 0x034F, 0x115F, 0x1160, 0x1680, 0x17B4, 0x17B5,
 the Hangul fillers, the blank Braille pattern, the typographic and ideographic spaces, the
 combining grapheme joiner. (U+FEFF and U+180E are :func:`terminal_safe`'s already.)"""
 
-_BLANK_STAND_INS = {code: f"<U+{code:04X}>" for code in (*BLANK_LOOKING, *map(ord, _JOINERS))}
-""":func:`code_safe`'s table: the blank-looking characters, and the joiners prose keeps."""
+VARIATION_SELECTORS = (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))
+"""U+FE00–U+FE0F and U+E0100–U+E01EF: invisible, they change how the character before them
+is drawn (an emoji's ❤️) — in a command, ``ls<U+FE0F>`` looks like ``ls`` but is another
+program, and 256 of them can carry a hidden payload."""
+
+_BLANK_STAND_INS = {code: f"<U+{code:04X}>" for code in (*BLANK_LOOKING, *map(ord, _JOINERS),
+                                                         *VARIATION_SELECTORS)}
+""":func:`code_safe`'s table: the blank-looking characters, the joiners and the variation
+selectors prose keeps."""
 
 
 def code_safe(text: str) -> str:
@@ -214,8 +222,9 @@ def code_safe(text: str) -> str:
 
     For a tool call's name and arguments and a shell command, where a character that looks
     like a space but is not one can name a program (``ls\u3164``) or pad a command with
-    screens of nothing; each of :data:`BLANK_LOOKING`, and every zero-width joiner and
-    non-joiner, becomes ``<U+3164>``-style. Not for prose, where they are legitimate.
+    screens of nothing; each of :data:`BLANK_LOOKING`, every zero-width joiner and
+    non-joiner, and every variation selector (:data:`VARIATION_SELECTORS`) becomes
+    ``<U+3164>``-style. Not for prose, where they are legitimate.
     Idempotent; linear in ``len(text)``.
     """
     text = terminal_safe(text)

@@ -87,8 +87,17 @@ def sessions_export(
     if fmt is None:  # -o notes.json means JSON (importable back); otherwise Markdown
         json_file = output is not None and output.lower().endswith(".json")
         fmt = ExportFormat.json if json_file else ExportFormat.md
-    export_session(settings(), session_ref, fmt=fmt.value,
-                   output=None if output is None else Path(output), skip_damaged=skip_damaged)
+    from goosectx.cli.exit_signals import as_ctrl_c, exit_status, received_name
+    from goosectx.errors import ExportStopped
+
+    with as_ctrl_c():  # SIGTERM / SIGHUP stop it as Ctrl-C does: its temp file removed
+        try:
+            export_session(settings(), session_ref, fmt=fmt.value,
+                           output=None if output is None else Path(output),
+                           skip_damaged=skip_damaged)
+        except KeyboardInterrupt:
+            shown = None if output in (None, "-") else output
+            raise ExportStopped(exit_status(130), received_name(), shown) from None
 
 
 @sessions_app.command("remove")

@@ -10,6 +10,9 @@ while it is read, the cap applied once the context limit is known).
 A task file (or stdin) that starts with a UTF-16 byte order mark, as Windows editors save
 "Unicode" text, is read as UTF-16; a UTF-8 BOM is dropped (it reached the model as U+FEFF).
 
+A task read with ``-i`` or from stdin holds at most :data:`MAX_TASK_BYTES` (16 MB): more is
+refused in one line after reading that much, not read whole (``-i /dev/zero``).
+
 A task read with ``-i`` (a file, or stdin read as bytes) must be UTF-8 text without NUL bytes,
 as an ``@FILE`` must: a binary or a file in another encoding is refused in one line (it was
 sent, NULs and U+FFFD included, and stored). ``-t`` (which Python decodes with
@@ -25,8 +28,7 @@ import stat
 import sys
 from collections import deque
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from goosectx.errors import UsageError
 from goosectx.store.replacing import replace_surrogates
@@ -61,12 +63,33 @@ def lenient(stdin: TextIO) -> TextIO:
     return stdin
 
 
+MAX_TASK_BYTES = 16 * 2**20
+"""The most a task read with ``-i`` or from stdin may hold: over any model's context (2M
+tokens are some 8 MB of text). Read no further, so ``-i /dev/zero`` or ``yes | goosectx
+run`` is one line instead of a process filling the machine's memory."""
+
+
+def _read_capped(source: BinaryIO, where: str, fix: str) -> bytes:
+    """At most :data:`MAX_TASK_BYTES` of ``source``; UsageError when it holds more."""
+    data = source.read(MAX_TASK_BYTES + 1)
+    if len(data) > MAX_TASK_BYTES:
+        raise UsageError(f"{where} holds more than {MAX_TASK_BYTES // 2**20} MB, more than "
+                         "any model's context", fix)
+    return data
+
+
 def read_stdin(stdin: TextIO) -> str:
-    """All of ``stdin``, read as bytes when it has them (:func:`task_text`)."""
+    """``stdin``, read as bytes when it has them (:func:`task_text`), up to 16 MB.
+
+    Raises:
+        UsageError: more than :data:`MAX_TASK_BYTES`, or not UTF-8 text.
+    """
     buffer = getattr(stdin, "buffer", None)
     if buffer is None:  # a text stream (tests)
         return stdin.read()
-    data: bytes = buffer.read()
+    data = _read_capped(buffer, "the task on standard input",
+                        "pipe a shorter task, or save the data to a file and give it with "
+                        "-t 'TASK @FILE' (a mentioned file is cut to fit)")
     return task_text(data, "the task on stdin")
 
 
@@ -195,7 +218,11 @@ def read_task(text: str | None, input_file: str | None, stdin: TextIO | None = N
         task = read_stdin(stdin).rstrip()
     else:
         try:
-            data = Path(input_file).read_bytes()
+            with open(input_file, "rb") as source:
+                data = _read_capped(source, f"task file {input_file}",
+                                    "give a shorter task file, or mention the file in a "
+                                    "short task: -t 'TASK @FILE' (a mentioned file is cut "
+                                    "to fit)")
         except OSError as exc:
             raise UsageError(f"cannot read task file {input_file}: {exc.strerror}") from None
         task = task_text(data, f"task file {input_file}", input_file)

@@ -84,24 +84,39 @@ class ExtensionConfig:
     def public(self) -> dict[str, Any]:
         """The settings with no secret value: safe for the store, an export and the log.
 
-        ``envs`` and ``headers`` keep their names only; ``env_keys`` are names already.
+        ``envs`` and ``headers`` keep their names only; ``env_keys`` are names already. A
+        secret the process knows (the provider's API key, a secret-looking variable's value)
+        written in ``cmd``, ``args``, ``cwd`` or the URL is ``[REDACTED]``, as are a URL's
+        password and key-like query values; ``redacted`` then says the record is not the
+        command line itself (a resume asks for the flag again).
         """
+        from goosectx.redaction import redact_known
+
         data: dict[str, Any] = {"name": self.name, "type": self.type, "origin": self.origin,
                                 "timeout_s": self.timeout_s,
                                 "startup_timeout_s": self.startup_timeout_s,
                                 "trusted": self.trusted}
         if self.type == "stdio":
-            data.update(cmd=self.cmd, args=list(self.args), env_names=sorted(self.envs),
-                        env_keys=list(self.env_keys), cwd=self.cwd)
+            cmd, args = redact_known(self.cmd), [redact_known(a) for a in self.args]
+            cwd = redact_known(self.cwd) if self.cwd else self.cwd
+            data.update(cmd=cmd, args=args, env_names=sorted(self.envs),
+                        env_keys=list(self.env_keys), cwd=cwd)
+            redacted = (cmd, args, cwd) != (self.cmd, list(self.args), self.cwd)
         else:
-            data.update(uri=_strip_userinfo(self.uri), header_names=sorted(self.headers))
+            uri = redact_known(_strip_userinfo(self.uri))
+            data.update(uri=uri, header_names=sorted(self.headers))
+            redacted = uri != self.uri
+        if redacted:
+            data["redacted"] = True
         return data
 
     def command_line(self) -> str:
-        """``cmd args`` (stdio) or the URL without credentials, for one-line messages."""
+        """``cmd args`` (stdio) or the URL, no known secret nor credential, for messages."""
+        from goosectx.redaction import redact_known
+
         if self.type == "stdio":
-            return shlex.join([self.cmd, *self.args])
-        return _strip_userinfo(self.uri)
+            return redact_known(shlex.join([self.cmd, *self.args]))
+        return redact_known(_strip_userinfo(self.uri))
 
 
 def _strip_userinfo(uri: str) -> str:
@@ -312,8 +327,8 @@ def resume_configs(stored: Iterable[Mapping[str, Any]], current: Iterable[Extens
 
     Configured extensions come back from the config file as it is now. One added with a flag
     or ``/extension add`` comes back from its record when it had no secret values (no
-    ``envs``, ``env_keys`` or ``headers``); otherwise it needs the flag again, and a notice
-    says which.
+    ``envs``, ``env_keys`` or ``headers``, nothing ``redacted``); otherwise it needs the flag
+    again, and a notice says which.
 
     Returns:
         (the extensions to add to ``current``, one-line notices, and the extensions that do
@@ -337,9 +352,13 @@ def resume_configs(stored: Iterable[Mapping[str, Any]], current: Iterable[Extens
                 if record.get("type") == "streamable_http"
                 else "--with-extension " + shlex.quote(shlex.join(
                     [str(record.get("cmd", "")), *map(str, record.get("args", []))])))
-        if record.get("env_names") or record.get("env_keys") or record.get("header_names"):
+        secret = record.get("env_names") or record.get("env_keys") or record.get("header_names")
+        if secret or record.get("redacted"):
+            values = " and ".join(what for what, needed in (
+                ("its environment values", secret),
+                ("what [REDACTED] stands for", record.get("redacted"))) if needed)
             absent[name] = (f"extension {name} was added with a flag and needs its settings "
-                            f"again: resume with {flag} (with its environment values)")
+                            f"again: resume with {flag} (with {values})")
             notices.append(absent[name])
             continue
         try:
