@@ -133,6 +133,7 @@ def test_commands_in_compound_commands_and_behind_wrappers_are_read(
     ("cd $DIR && rm c.py; rm /tmp/d.py", ["`/tmp/d.py`: deleted"], ["`c.py`"]),
     ("cd src; rm e.py", [], ["`e.py`", "`src/e.py`"]),
     ("cd src\nrm f.py", [], ["`f.py`", "`src/f.py`"]),
+    ("pushd src && rm h.py; popd", [], ["`h.py`"]),
     ("for f in $(ls *.tmp); do rm $f; done", [], ["`$(ls`", "`*.tmp)`"]),
     ('while read f; do rm "$f"; done < list', [], ["`$f`"]),
     ("rm `cat list` g.py", ["`g.py`: deleted"], ["`cat", "list`"]),

@@ -71,8 +71,8 @@ _LOOP_LINE = re.compile(r"(?:^|[\s;&|])(?:(?:for|select)\s+[A-Za-z_]\w*\s+in|don
 """A line that starts a ``for NAME in WORDS`` loop or ends one: tokenised for the loop's
 variable even when it changes nothing itself (its body may be on the next lines)."""
 
-_CD_LINE = re.compile(r"(?:^|[\s;&|(])cd(?![\w-])")
-"""A line that changes directory: tokenised for it even when it changes nothing itself."""
+_CD_LINE = re.compile(r"(?:^|[\s;&|(])(?:cd|pushd|popd)(?![\w-])")
+"""A line that changes directory (``cd``, ``pushd``, ``popd``): tokenised for it."""
 _PLAIN_DIR = re.compile(r"[\w.+@%,/-]+")
 """A ``cd`` operand that names one directory as written (no expansion, no glob, no ``~``)."""
 _NOT_A_PATH = re.compile(r"[$`]")
@@ -110,8 +110,9 @@ def shell_file_changes(script: str) -> list[Change]:
                     _MAY_CHANGE.search(line) or _MAY_CHANGE.search(
                         line.translate(_NO_QUOTES))):  # its words, then the rule (r''m is rm)
             if not (("for" in line or "select" in line or "done" in line and loops)
-                    and _LOOP_LINE.search(line)) and not ("cd" in line
-                                                          and _CD_LINE.search(line)):
+                    and _LOOP_LINE.search(line)) and not (
+                        ("cd" in line or "pushd" in line or "popd" in line)
+                        and _CD_LINE.search(line)):
                 continue  # nothing to find, and tokenising every line of a long session is slow
         try:
             lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
@@ -143,8 +144,8 @@ def _simple_command_changes(tokens: list[str], loops: Loops, places: Places) -> 
             closed = _subshells(command, places)
             if not _loop_words(command, loops):
                 argv = program_argv(command)
-                if argv[:1] == ["cd"]:
-                    places[-1] = _cd(places[-1], argv[1:], tok)
+                if argv[:1] in (["cd"], ["pushd"], ["popd"]):  # only cd DIR && is followed
+                    places[-1] = _cd(places[-1], argv[1:], tok) if argv[0] == "cd" else None
                 for expanded in _expanded(argv, loops):
                     out += _placed(_command_changes(expanded), places[-1])
             del places[max(1, len(places) - closed):]
