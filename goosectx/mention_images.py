@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from goosectx.attachment import Attachment, image_type_name, sniff_image
+from goosectx.read_target import JudgedFile
 from goosectx.tools.files import open_regular
 
 IMAGE_MAX_BYTES = 5 * 1024 * 1024
@@ -48,10 +49,13 @@ def model_reads_images(provider: Any, model: str | None) -> bool | None:
     return info.get("supports_vision") is True if info else None
 
 
-def image_mention(path: Path, shown: str, *, provider: Any, model: str | None,
+def image_mention(judged: JudgedFile, shown: str, *, provider: Any, model: str | None,
                   config_path: Path | None = None
                   ) -> tuple[Attachment | None, str | None] | None:
-    """``path`` as an image attachment, or why it is not attached; ``None``: not an image.
+    """The file ``judged`` as an image attachment, or why not; ``None``: not an image.
+
+    The file read is the one judged (:func:`goosectx.read_target.judge`), not what its path
+    leads to by now: a path swapped for a link elsewhere since is refused (``FileError``).
 
     ``provider`` says whether the model reads images (:func:`model_reads_images`, where the
     config's ``supports_vision`` overrides litellm), asked only for an image. When that is
@@ -64,7 +68,7 @@ def image_mention(path: Path, shown: str, *, provider: Any, model: str | None,
     Raises:
         FileError, OSError: the file cannot be opened or read (as a text mention's).
     """
-    fd, st = open_regular(path)
+    fd, st = open_regular(judged.path, judged)
     with os.fdopen(fd, "rb") as fh:
         head = fh.read(SNIFF_BYTES)
         media_type = sniff_image(head)

@@ -33,9 +33,11 @@ from typing import Any
 from goosectx.attachment import Attachment
 from goosectx.extensions.config import NAME_RE as EXTENSION_NAME
 from goosectx.mention_images import image_mention
+from goosectx.read_target import JudgedFile, judge
 from goosectx.sensitive import is_sensitive, resolve, symlinked_outside
+from goosectx.testhooks import pause_point
 from goosectx.tokens import count_text
-from goosectx.tools.files import UTF16_BOMS, FileError, decode, open_regular, utf16_fix
+from goosectx.tools.files import UTF16_BOMS, FileChanged, FileError, decode, open_regular, utf16_fix
 
 MENTION_RATIO = 0.1
 """Default cap of one mentioned file: this share of the context limit (tokens)."""
@@ -133,17 +135,20 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
         if path in seen:
             continue
         seen.add(path)
-        real = resolve(path)
+        judged = judge(path)  # resolved once: the file checked is the file read
+        real = judged.real
         if real != top and top not in real.parents:
             out.notices.append(_outside(path, shown, working_dir))
-        elif is_sensitive(path, data_dir=data_dir, config_file=config_path):
+        elif any(is_sensitive(p, data_dir=data_dir, config_file=config_path)
+                 for p in (path, real)):
             out.notices.append(f"@{shown} is a sensitive file (keys, credentials) — not "
                                "attached; paste what the model needs instead")
         elif real.is_dir():
             out.notices.append(f"@{shown} is a directory — not attached; mention the files "
                                "in it (Tab completes)")
         else:
-            _attach(out, path, shown.rstrip("/"), cap_tokens, model, provider, config_path)
+            pause_point("mention:checked")
+            _attach(out, judged, shown.rstrip("/"), cap_tokens, model, provider, config_path)
     return out
 
 
@@ -182,17 +187,19 @@ def _existing(working_dir: Path, word: str) -> tuple[Path | None, str]:
     return None, word.rstrip(_TRAILING)
 
 
-def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None,
+def _attach(out: Mentions, judged: JudgedFile, shown: str, cap: int, model: str | None,
             provider: Any, config_path: Path | None) -> None:
+    """Attach the file ``judged`` (refused with a notice when its path leads elsewhere now)."""
+    path = judged.path
     budget = max(64 * 1024, cap * READ_BYTES_PER_TOKEN)
     try:
-        image = image_mention(path, shown, provider=provider, model=model,
+        image = image_mention(judged, shown, provider=provider, model=model,
                               config_path=config_path)
         if image is not None:
             out.attachments += [image[0]] if image[0] is not None else []
             out.notices += [image[1]] if image[1] is not None else []
             return
-        head, tail, skipped = _read(path, budget)
+        head, tail, skipped = _read(judged, budget)
         if head.startswith(UTF16_BOMS):
             out.notices.append(f"@{shown}: it is UTF-16 text, not UTF-8 — not attached; "
                                f"convert it: {utf16_fix(shown)}")
@@ -205,6 +212,10 @@ def _attach(out: Mentions, path: Path, shown: str, cap: int, model: str | None,
                                                                                     end=True)
         text = decode(path, head, size_bytes=file_size)
         end = None if tail is None else decode(path, tail, size_bytes=file_size)
+    except FileChanged as exc:
+        out.notices.append(f"@{shown} changed after it was checked ({exc.where}) — not "
+                           "attached")
+        return
     except FileError as exc:
         reason = str(exc).replace(str(path), "it").split(";")[0]
         out.notices.append(f"@{shown}: {reason} — not attached")
@@ -235,9 +246,9 @@ def _text_type(path: Path) -> str:
     return guess if textual else "text/plain"
 
 
-def _read(path: Path, budget: int) -> tuple[bytes, bytes | None, int]:
+def _read(judged: JudgedFile, budget: int) -> tuple[bytes, bytes | None, int]:
     """``(whole, None, 0)``, or ``(head, tail, bytes skipped)`` for a file over 2 × budget."""
-    fd, st = open_regular(path)
+    fd, st = open_regular(judged.path, judged)
     with os.fdopen(fd, "rb") as fh:
         if st.st_size <= 2 * budget:
             return fh.read(2 * budget), None, 0

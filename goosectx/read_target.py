@@ -68,13 +68,25 @@ def opened_elsewhere(fd: int, judged: JudgedFile) -> str | None:
     Returns:
         A sentence for the model naming where the path led instead, or ``None``.
     """
+    where = led_elsewhere(fd, judged)
+    if where is None:
+        return None
+    return (f"{judged.path} changed after this call was checked ({where}, not the file "
+            "checked), so nothing was read — call again to have it checked anew")
+
+
+def led_elsewhere(fd: int, judged: JudgedFile) -> str | None:
+    """Where the path led instead when ``fd`` is not the file ``judged`` (``None``: it is).
+
+    Returns:
+        ``"it now leads to /real/path"`` or ``"it is now another file, with other hard
+        links"`` (see :func:`opened_elsewhere` for which file is the one judged).
+    """
     info = os.fstat(fd)
     if judged.identity == (info.st_dev, info.st_ino):
         return None
     now = _fd_path(fd)
     if now == judged.real and (info.st_nlink == 1 or not stat.S_ISREG(info.st_mode)):
         return None
-    where = (f"it now leads to {now}" if now is not None and now != judged.real
-             else "it is now another file, with other hard links")
-    return (f"{judged.path} changed after this call was checked ({where}, not the file "
-            "checked), so nothing was read — call again to have it checked anew")
+    return (f"it now leads to {now}" if now is not None and now != judged.real
+            else "it is now another file, with other hard links")

@@ -122,3 +122,31 @@ def test_commands_in_compound_commands_and_behind_wrappers_are_read(
         assert line in files, (line, files)
     for text in unlisted:
         assert text not in files, (text, files)
+
+
+@pytest.mark.parametrize(("command", "listed", "unlisted"), [
+    # rev20 F7: a subshell's paren, an expansion or an unknown directory named junk or wrong files
+    ("(cd build && rm -f out.o)", ["`build/out.o`: deleted"], ["`out.o)`", "`out.o`"]),
+    ("cd src && rm x.py", ["`src/x.py`: deleted"], ["`x.py`"]),
+    ("cd src && cd lib && echo hi > y.py", ["`src/lib/y.py`: written"], ["`y.py`"]),
+    ("(cd build && rm a.o); rm b.o", ["`build/a.o`: deleted", "`b.o`: deleted"], []),
+    ("cd $DIR && rm c.py; rm /tmp/d.py", ["`/tmp/d.py`: deleted"], ["`c.py`"]),
+    ("cd src; rm e.py", [], ["`e.py`", "`src/e.py`"]),
+    ("cd src\nrm f.py", [], ["`f.py`", "`src/f.py`"]),
+    ("pushd src && rm h.py; popd", [], ["`h.py`"]),
+    ("for f in $(ls *.tmp); do rm $f; done", [], ["`$(ls`", "`*.tmp)`"]),
+    ('while read f; do rm "$f"; done < list', [], ["`$f`"]),
+    ("rm `cat list` g.py", ["`g.py`: deleted"], ["`cat", "list`"]),
+    ("for f in a; do for f in b; do rm $f; done; rm $f; done",
+     ["`a`: deleted", "`b`: deleted"], []),
+])
+def test_no_junk_or_wrong_paths_from_subshells_cd_and_expansions(
+        command: str, listed: list[str], unlisted: list[str]) -> None:
+    """A word with an unbalanced paren or an expansion is not a path; ``cd DIR &&`` with a
+    plain DIR puts DIR before the paths after it; a file in a directory not known is left
+    out rather than named wrongly."""
+    files = _sent_after_compacting(command)
+    for line in listed:
+        assert line in files, (line, files)
+    for text in unlisted:
+        assert text not in files, (text, files)

@@ -134,3 +134,26 @@ def test_a_flag_extension_is_still_named_on_every_later_resume_without_the_flag(
     assert third.is_error and "There is no tool" not in third.output
     assert third.output.startswith("extension demo was added with a flag and needs its "
                                    "settings again: resume with --with-extension ")
+
+
+def test_a_configured_extension_removed_from_the_config_is_named_once_then_forgotten(
+        fake_model: FakeServer, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """rev20 F5: an extension the user deleted from the config was named on every resume,
+    forever (its record was kept like a flag-added one's)."""
+    monkeypatch.chdir(work)
+    config = Path(load_settings().config_path or "")
+    config.write_text(f'[extensions.demo]\ncmd = {json.dumps(sys.executable)}\n'
+                      f'args = [{json.dumps(str(DEMO_SERVER))}]\n')
+    fake_model.add({"text": "first"}, {"text": "second"}, {"text": "third"})
+    assert run()[0] == 0
+    store = SessionStore(load_settings().data_dir)
+    try:
+        session_id = store.list_sessions()[0].id
+    finally:
+        store.close()
+    config.write_text("")
+    said = "extension demo was in this session's config but is no longer configured"
+    code, first = _resume(session_id)
+    assert code == 0 and said in first, first
+    code, second = _resume(session_id)
+    assert code == 0 and "extension demo" not in second, second

@@ -187,3 +187,20 @@ def test_an_extension_added_again_in_the_repl_runs_though_resume_said_it_needs_i
         assert outputs == ["back"]
     finally:
         manager.stop_all()
+
+
+def test_extension_remove_forgets_one_kept_but_not_back(tmp_path: Path) -> None:
+    """rev20 F5: a flag-added extension not back on resume was kept in the session's records
+    and named on every resume, and ``/extension remove demo`` answered "no extension named"."""
+    manager = ExtensionManager([], tmp_path)
+    manager.absent = {"demo": "extension demo was added with a flag and needs its settings "
+                              "again: resume with --with-extension '…'"}
+    try:
+        world = World(tmp_path, manager)
+        world.store.save_extensions(world.session.id,
+                                    [demo_config(envs={"K": "v"}).public()])
+        out = world.run("/extension remove demo")
+        assert "extension demo removed" in out and "no extension named" not in out
+        assert world.store.load_extensions(world.session.id) == []
+    finally:
+        manager.stop_all()

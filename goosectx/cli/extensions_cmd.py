@@ -219,11 +219,14 @@ def session_extensions(opened: Any, configs: list[Any]
 
     notices: list[str] = []
     absent: dict[str, str] = {}
+    kept: set[str] = set()
     if opened.resumed:
-        added, notices, absent = resume_configs(
-            opened.store.load_extensions(opened.session.id), configs)
+        stored = opened.store.load_extensions(opened.session.id)
+        added, notices, absent = resume_configs(stored, configs)
         configs = sorted([*configs, *added], key=lambda c: c.name)
-    record_extensions(opened.store, opened.session.id, configs, keep=absent)
+        kept = {str(r.get("name")) for r in stored if r.get("origin") != "config"}
+    # a configured one no longer in the config is said once, then forgotten
+    record_extensions(opened.store, opened.session.id, configs, keep=set(absent) & kept)
     return configs, notices, absent
 
 
@@ -231,9 +234,11 @@ def record_extensions(store: Any, session_id: str, configs: Any,
                       keep: Iterable[str] = ()) -> None:
     """Save which extensions the session runs (their public settings, enabled ones only).
 
-    The stored records of the extensions named in ``keep`` (those not back on this resume)
-    stay, so every later resume still names them and the flag they need, and a call of
-    their tools is told why it did not run — never "no tool named".
+    The stored records of the extensions named in ``keep`` (flag-added ones not back on
+    this resume) stay, so every later resume still names them and the flag they need, and a
+    call of their tools is told why it did not run — never "no tool named". A configured one
+    no longer in the config is not kept (the user deleted it), nor one ``/extension remove``
+    forgot.
     """
     records = [c.public() for c in configs if c.enabled]
     running = {r["name"] for r in records}

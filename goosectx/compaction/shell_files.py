@@ -71,6 +71,17 @@ _LOOP_LINE = re.compile(r"(?:^|[\s;&|])(?:(?:for|select)\s+[A-Za-z_]\w*\s+in|don
 """A line that starts a ``for NAME in WORDS`` loop or ends one: tokenised for the loop's
 variable even when it changes nothing itself (its body may be on the next lines)."""
 
+_CD_LINE = re.compile(r"(?:^|[\s;&|(])(?:cd|pushd|popd)(?![\w-])")
+"""A line that changes directory (``cd``, ``pushd``, ``popd``): tokenised for it."""
+_PLAIN_DIR = re.compile(r"[\w.+@%,/-]+")
+"""A ``cd`` operand that names one directory as written (no expansion, no glob, no ``~``)."""
+_NOT_A_PATH = re.compile(r"[$`]")
+"""A word holding an expansion (``$f``, ``$(ls``, a backquote): not a path as written."""
+
+Places = list["str | None"]
+"""The directory the commands run in, relative to the first (``""``: there; ``None``: not
+known, after a ``cd`` not followed); one entry per ``( … )`` subshell open, innermost last."""
+
 Loops = list[tuple[str, list[str]]]
 """The loops a line is in, outermost first: each ``for`` loop's variable and its words
 (``("", [])`` for a ``while``/``until`` loop or a ``for`` without ``in``)."""
@@ -91,6 +102,7 @@ def shell_file_changes(script: str) -> list[Change]:
         return []  # no line can hold one: most commands of a long session stop here
     out: list[Change] = []
     loops: Loops = []
+    places: Places = [""]
     for line in _without_heredocs(script):
         if not (">" in line or "rm" in line or "touch" in line or "tee" in line
                 or "sed" in line or "mv" in line or "cp" in line or "ln" in line
@@ -98,7 +110,9 @@ def shell_file_changes(script: str) -> list[Change]:
                     _MAY_CHANGE.search(line) or _MAY_CHANGE.search(
                         line.translate(_NO_QUOTES))):  # its words, then the rule (r''m is rm)
             if not (("for" in line or "select" in line or "done" in line and loops)
-                    and _LOOP_LINE.search(line)):
+                    and _LOOP_LINE.search(line)) and not (
+                        ("cd" in line or "pushd" in line or "popd" in line)
+                        and _CD_LINE.search(line)):
                 continue  # nothing to find, and tokenising every line of a long session is slow
         try:
             lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
@@ -106,11 +120,11 @@ def shell_file_changes(script: str) -> list[Change]:
             tokens = list(lexer)
         except ValueError:
             continue
-        out += _simple_command_changes(tokens, loops)
+        out += _simple_command_changes(tokens, loops, places)
     return out
 
 
-def _simple_command_changes(tokens: list[str], loops: Loops) -> list[Change]:
+def _simple_command_changes(tokens: list[str], loops: Loops, places: Places) -> list[Change]:
     out: list[Change] = []
     command: list[str] = []
     i = 0
@@ -120,20 +134,68 @@ def _simple_command_changes(tokens: list[str], loops: Loops) -> list[Change]:
             target = tokens[i + 1]
             if not target.startswith(("/dev/", "&")) and not (command and command[-1].isdigit()
                                                               and command[-1] != "1"):
-                out += [(t, "written") for [t] in _expanded([target], loops)]
+                out += _placed([(t, "written") for [t] in _expanded([target], loops)],
+                               places[-1])
             if command and command[-1].isdigit():
                 command.pop()
             i += 2
             continue
         if tok and set(tok) <= set(";&|<>"):
+            closed = _subshells(command, places)
             if not _loop_words(command, loops):
-                for argv in _expanded(program_argv(command), loops):
-                    out += _command_changes(argv)
+                argv = program_argv(command)
+                if argv[:1] in (["cd"], ["pushd"], ["popd"]):  # only cd DIR && is followed
+                    places[-1] = _cd(places[-1], argv[1:], tok) if argv[0] == "cd" else None
+                for expanded in _expanded(argv, loops):
+                    out += _placed(_command_changes(expanded), places[-1])
+            del places[max(1, len(places) - closed):]
             command = []
         else:
             command.append(tok)
         i += 1
     return out
+
+
+def _subshells(command: list[str], places: Places) -> int:
+    """Open the ``( … )`` subshells ``command`` starts (in ``places``), strip its parens.
+
+    Returns how many it closes (its last word's trailing ``)``s, when the word holds no
+    ``(``): the caller drops them once the command is read.
+    """
+    if command and command[0].startswith("("):
+        word = command[0].lstrip("(")
+        places += [places[-1]] * (len(command[0]) - len(word))
+        command[0:1] = [word] if word else []
+    if not command or "(" in command[-1] or not command[-1].endswith(")") or len(places) < 2:
+        return 0
+    word = command[-1].rstrip(")")
+    closed = min(len(command[-1]) - len(word), len(places) - 1)
+    command[-1:] = [word] if word else []
+    return closed
+
+
+def _cd(place: str | None, args: list[str], then: str) -> str | None:
+    """Where the commands after ``cd ARGS`` followed by ``then`` run (``None``: not known).
+
+    Followed only for ``cd DIR &&`` with a plain ``DIR``: after ``;`` or ``||`` the next
+    command may run where it was (the ``cd`` failed), and ``$D``, ``~``, ``-`` are not read.
+    """
+    if place is None or then != "&&" or len(args) != 1 or not _PLAIN_DIR.fullmatch(args[0]) \
+            or args[0].startswith("-"):
+        return None
+    return args[0] if args[0].startswith("/") or not place else _joined(place, args[0])
+
+
+def _placed(changes: list[Change], place: str | None) -> list[Change]:
+    """``changes`` with their paths put in ``place``; a word that is not a path left out.
+
+    A word holding an expansion or an unbalanced paren is not a path; a relative path where
+    the directory is not known (``None``) is left out rather than named wrongly.
+    """
+    return [(_joined(place, path) if place and not path.startswith("/") else path, verb)
+            for path, verb in changes
+            if not _NOT_A_PATH.search(path) and path.count("(") == path.count(")")
+            and (place is not None or path.startswith("/"))]
 
 
 def _loop_words(command: list[str], loops: Loops) -> bool:
@@ -158,7 +220,7 @@ def _loop_words(command: list[str], loops: Loops) -> bool:
 def _expanded(argv: list[str], loops: Loops) -> list[list[str]]:
     """``argv`` once per word of each enclosing loop whose ``$NAME`` it holds (at most 64)."""
     variants = [argv]
-    for name, values in loops:
+    for name, values in reversed(loops):  # the innermost loop of a reused name sets it
         if not name or not values or not any("$" in a for a in argv):
             continue
         used = re.compile(r"\$(?:" + re.escape(name) + r"(?!\w)|\{" + re.escape(name) + r"\})")

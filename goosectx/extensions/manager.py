@@ -258,9 +258,12 @@ class ExtensionManager:
         self.generation += 1
 
     def remove(self, name: str) -> bool:
-        """Stop and forget ``name``; False if there is no such extension."""
+        """Stop and forget ``name``; False if there is no such extension.
+
+        One of :attr:`absent` (not back on resume) is forgotten: its record is no longer kept.
+        """
         if name not in self.configs:
-            return False
+            return self.absent.pop(name, None) is not None
         self._stop_one(name)
         del self.configs[name]
         self.generation += 1

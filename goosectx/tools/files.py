@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from goosectx.errors import is_disk_full
-from goosectx.read_target import JudgedFile, opened_elsewhere
+from goosectx.read_target import JudgedFile, led_elsewhere, opened_elsewhere
 
 MAX_SCAN_BYTES = 64 * 1024 * 1024
 """Bytes ``view`` reads at most to reach the asked lines (past it: use the shell tool)."""
@@ -37,6 +37,14 @@ _CHUNK_BYTES = 1024 * 1024
 
 class FileError(Exception):
     """A user-facing failure naming the file; the tool turns it into an error result."""
+
+
+class FileChanged(FileError):
+    """The file opened is not the one judged: its path leads elsewhere since (``where``)."""
+
+    def __init__(self, message: str, where: str) -> None:
+        super().__init__(message)
+        self.where = where
 
 
 def _kind(mode: int) -> str:
@@ -61,7 +69,8 @@ def open_regular(path: Path, judged: JudgedFile | None = None) -> tuple[int, os.
     ``judged``: the file an approval judged ``path`` to be; the fd must be that file.
 
     Raises:
-        FileError: missing, a directory, or a device / FIFO / socket; not the file judged.
+        FileError: missing, a directory, or a device / FIFO / socket;
+            :class:`FileChanged`: not the file judged.
     """
     try:
         before = os.stat(path)
@@ -73,7 +82,7 @@ def open_regular(path: Path, judged: JudgedFile | None = None) -> tuple[int, os.
     try:
         _check_regular(path, after.st_mode)  # replaced between stat and open
         if judged is not None and (why := opened_elsewhere(fd, judged)) is not None:
-            raise FileError(why)
+            raise FileChanged(why, led_elsewhere(fd, judged) or "")
     except FileError:
         os.close(fd)
         raise
