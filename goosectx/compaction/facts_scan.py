@@ -67,13 +67,14 @@ def resume_scan(memo: ScanMemo, view: Sequence[Message], cache: ScanCache) -> No
             or view_digest(view, kept.at + 1) != kept.digest):
         return
     memo.checkpoint = kept
+    if kept.at == memo.checkpoint_at:  # the state to keep is the one kept: none is made
+        memo.checkpoint_at = -1
 
 
 def keep_scan(memo: ScanMemo, view: Sequence[Message], cache: ScanCache) -> None:
     """After the scan of ``view``: keep its state (unless it is the one it resumed)."""
     at = memo.checkpoint_at
-    kept = memo.checkpoint
-    if memo.gathered is None or not 0 < at < len(view) or (kept is not None and kept.at == at):
+    if memo.gathered is None or not 0 < at < len(view):
         return
     found = memo.constraint_scan(view, constraint_lines)  # made by the scan: looked up
     data = encode(Checkpoint(at, view_digest(view, at + 1), memo.gathered,

@@ -24,7 +24,7 @@ from goosectx.compaction.condensed import with_pairs_positioned
 from goosectx.compaction.file_record import FileRecord
 from goosectx.compaction.fixed_errors import FailingTests
 from goosectx.compaction.memo import CallFacts, ScanMemo
-from goosectx.conversation import Message, ToolRequest
+from goosectx.conversation import Message, TextContent, ToolRequest
 
 KEPT_CALLS = 16
 """The newest calls named by their place in the view (older ones are searched for)."""
@@ -84,7 +84,7 @@ def capture(view: Sequence[Message], at: int, facts: Facts, calls: dict[str, Cal
                                     dict(r.failed_runs)])
             files.append([path, n])
         return {  # copies: the scan goes on changing its own
-            "facts": [list(facts.requests), record_list, files,
+            "facts": [_request_places(view, at, facts.requests), record_list, files,
                       [list(e) for e in facts.errors], dict(facts.pending), facts.answered,
                       facts.last_work, list(facts.earlier), facts.tool_calls,
                       list(facts.commands), list(facts.constraints), facts.intent,
@@ -100,6 +100,39 @@ def capture(view: Sequence[Message], at: int, facts: Facts, calls: dict[str, Cal
         }
     except CannotResume:
         return None
+
+
+def _request_places(view: Sequence[Message], at: int, requests: list[str]) -> list[Any]:
+    """``requests`` as kept: each a user message's part before ``at`` as ``[position, part]``.
+
+    So the state is not a copy of the user's words; a request read from a summary's text (or
+    found nowhere) is kept as it is.
+    """
+    places: dict[str, list[int]] = {}
+    wanted = set(requests)
+    for n in range(at):
+        m = view[n]
+        if m.role == "user":
+            for k, part in enumerate(m.content):
+                if type(part) is TextContent:
+                    text = part.text.strip()
+                    if text in wanted and text not in places:
+                        places[text] = [n, k]
+    return [places.get(r, r) for r in requests]
+
+
+def _requests(view: Sequence[Message], stored: list[Any]) -> list[str]:
+    """The requests :func:`_request_places` recorded (the view's messages are the same)."""
+    out = []
+    for r in stored:
+        if isinstance(r, str):
+            out.append(r)
+        else:
+            part = view[r[0]].content[r[1]]
+            if type(part) is not TextContent:
+                raise CannotResume
+            out.append(part.text.strip())
+    return out
 
 
 def _kept_calls(view: Sequence[Message], at: int,
@@ -132,7 +165,8 @@ def restore(state: dict[str, Any], view: Sequence[Message], at: int,
         records = [FileRecord(str(p), dict(v), int(f), str(c), str(u), dict(r))
                    for p, v, f, c, u, r in record_list]
         entries = [[str(part) for part in e] for e in errors]
-        facts = Facts(list(requests), {str(p): records[n] for p, n in files}, entries,
+        facts = Facts(_requests(view, requests), {str(p): records[n] for p, n in files},
+                      entries,
                       dict(pending), bool(answered), str(last_work), [], list(earlier),
                       int(tool_calls), len(view), list(commands), list(constraints),
                       str(intent), str(next_step), int(carried_errors), str(stated_step))
