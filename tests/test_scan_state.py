@@ -145,12 +145,25 @@ def _hide(home: Path, sid: str, at: int) -> None:
     store.close()
 
 
+def _insert(home: Path, sid: str, at: int, *, hidden: bool) -> None:
+    store = SessionStore(home)
+    session = store.load(sid)
+    note = Message.user("step 2b: never commit generated files.")
+    if hidden:
+        note = note.with_metadata(agent_visible=False)
+    session.conversation.messages.insert(at, note)
+    store.replace_history(sid, session.conversation)  # stored between its neighbours
+    store.close()
+
+
 def _change(home: Path, how: str) -> None:
     sid, first_id = _rows(home, "SELECT session_id, id FROM messages ORDER BY position"
                                 " LIMIT 1 OFFSET 8")[0]
     if how == "edit":  # its content replaced in place
         content = json.dumps([{"type": "text", "text": "step 2: write it in tabs only."}])
         _write(home, "UPDATE messages SET content_json=? WHERE id=?", (content, first_id))
+    elif how.startswith("insert"):
+        _insert(home, str(sid), 8, hidden=how == "insert hidden")
     elif how == "delete":
         store = SessionStore(home)
         store.retract_message(str(sid), str(first_id))
@@ -159,13 +172,14 @@ def _change(home: Path, how: str) -> None:
         _hide(home, str(sid), 8)
 
 
-@pytest.mark.parametrize("how", ["edit", "hide", "delete"])
+@pytest.mark.parametrize("how", ["edit", "hide", "delete", "insert", "insert hidden"])
 def test_a_changed_earlier_message_makes_it_scan_again(
         how: str, long_session: Path, scanned: list[int], capsys: pytest.CaptureFixture[str],
         tmp_path: Path) -> None:
     _dry_run(capsys)
     _change(long_session, how)
-    assert _rows(long_session, "SELECT count(*) FROM scan_state") == [(0,)]  # dropped
+    if not how.startswith("insert"):  # an insert (as an append) leaves it: its digest differs
+        assert _rows(long_session, "SELECT count(*) FROM scan_state") == [(0,)]  # dropped
     fresh = tmp_path / "fresh"
     shutil.copytree(long_session, fresh)
     scanned.clear()

@@ -64,7 +64,7 @@ def resume_scan(memo: ScanMemo, view: Sequence[Message], cache: ScanCache) -> No
         _decoded[:] = [(data, decode(data))]
     kept = _decoded[0][1]
     if (kept is None or not 0 < kept.at < len(view) or kept.at > memo.checkpoint_at
-            or view_digest(view, kept.at + 1) != kept.digest):
+            or view_digest(view, kept.at + 1, memo.conversation) != kept.digest):
         return
     memo.checkpoint = kept
     if kept.at == memo.checkpoint_at:  # the state to keep is the one kept: none is made
@@ -77,7 +77,7 @@ def keep_scan(memo: ScanMemo, view: Sequence[Message], cache: ScanCache) -> None
     if memo.gathered is None or not 0 < at < len(view):
         return
     found = memo.constraint_scan(view, constraint_lines)  # made by the scan: looked up
-    data = encode(Checkpoint(at, view_digest(view, at + 1), memo.gathered,
+    data = encode(Checkpoint(at, view_digest(view, at + 1, memo.conversation), memo.gathered,
                              kept_constraint_entries(found, at),
                              list(newest_commands(view[:at], memo))))
     if data is not None:

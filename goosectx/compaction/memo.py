@@ -69,6 +69,11 @@ class ScanMemo:
         self.gathered: dict[str, Any] | None = None
         """The facts scan's state before ``checkpoint_view[checkpoint_at]`` (gather_state)."""
 
+    @property
+    def conversation(self) -> Sequence[Message]:
+        """Every message of the session, the hidden ones included (as given)."""
+        return self._conversation
+
     def resume_start(self, messages: Sequence[Message]) -> int:
         """Where a scan of ``messages`` starts: after the :attr:`checkpoint`'s messages, else 0.
 

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from goosectx.conversation import Message
 
-SCAN_STATE_VERSION = 1
+SCAN_STATE_VERSION = 2
 """The meaning of a kept state. BUMP IT whenever the scan's code changes what it records or
 how (gather.py, gather_state.py, the constraint scan in memo.py and facts.py, the commands
 list, the encoding here): a state of another version is ignored and rewritten. The state
@@ -66,12 +66,22 @@ class Checkpoint:
     commands: list[str]
 
 
-def view_digest(view: Sequence[Message], end: int) -> str:
-    """A digest of ``view[:end]``: each message's id and number of parts, in order."""
+def view_digest(view: Sequence[Message], end: int, conversation: Sequence[Message]) -> str:
+    """A digest of ``view[:end]`` and of the stored messages up to ``view[end - 1]``'s.
+
+    Each view message's id and number of parts, in order; the ids of ``conversation`` (every
+    message, hidden ones too) up to the one with ``view[end - 1]``'s id: a message inserted
+    before it, shown or hidden, changes the digest (the store's triggers see the other
+    changes, not an insert, which every append is).
+    """
     head = view[:end]
     digest = hashlib.sha256("\n".join(map(attrgetter("id"), head)).encode("utf-8",
                                                                            "surrogatepass"))
     digest.update(array("q", map(len, map(attrgetter("content"), head))).tobytes())
+    ids = list(map(attrgetter("id"), conversation))
+    last = head[-1].id if head else None
+    rows = ids[:ids.index(last) + 1] if last in ids else ids
+    digest.update("\0".join(rows).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 

@@ -78,12 +78,6 @@ CREATE TABLE scan_state (
     boundary_position REAL NOT NULL,
     state BLOB NOT NULL
 );
-CREATE TRIGGER scan_state_insert AFTER INSERT ON messages
-WHEN {_HAS_STATE.format("new.session_id")}
-BEGIN
-    DELETE FROM scan_state WHERE session_id = new.session_id
-        AND boundary_position >= new.position;
-END;
 CREATE TRIGGER scan_state_delete AFTER DELETE ON messages
 WHEN {_HAS_STATE.format("old.session_id")}
 BEGIN
