@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from goosectx.compaction.carry import Facts
 from goosectx.compaction.condensed import with_pairs_positioned
@@ -28,6 +28,7 @@ from goosectx.conversation import Message, TextContent, ToolRequest
 
 KEPT_CALLS = 16
 """The newest calls named by their place in the view (older ones are searched for)."""
+_T = TypeVar("_T")
 _SEARCH_BACK = 4_096
 """How far back from ``at`` a kept call's message is looked for when capturing."""
 
@@ -121,14 +122,17 @@ def _request_places(view: Sequence[Message], at: int, requests: list[str]) -> li
     return [places.get(r, r) for r in requests]
 
 
-def _requests(view: Sequence[Message], stored: list[Any]) -> list[str]:
+def _requests(view: Sequence[Message], at: int, stored: list[Any]) -> list[str]:
     """The requests :func:`_request_places` recorded (the view's messages are the same)."""
     out = []
     for r in stored:
         if isinstance(r, str):
             out.append(r)
         else:
-            part = view[r[0]].content[r[1]]
+            n, k = _typed(r, list)
+            if _int(n) >= at:
+                raise CannotResume
+            part = view[n].content[_int(k)]
             if type(part) is not TextContent:
                 raise CannotResume
             out.append(part.text.strip())
@@ -162,32 +166,42 @@ def restore(state: dict[str, Any], view: Sequence[Message], at: int,
         (requests, record_list, files, errors, pending, answered, last_work, earlier,
          tool_calls, commands, constraints, intent, next_step, carried_errors,
          stated_step) = state["facts"]
-        records = [FileRecord(str(p), dict(v), int(f), str(c), str(u), dict(r))
+        records = [FileRecord(_str(p), _counts(v), _int(f), _str(c), _str(u), _counts(r))
                    for p, v, f, c, u, r in record_list]
-        entries = [[str(part) for part in e] for e in errors]
-        facts = Facts(_requests(view, requests), {str(p): records[n] for p, n in files},
-                      entries,
-                      dict(pending), bool(answered), str(last_work), [], list(earlier),
-                      int(tool_calls), len(view), list(commands), list(constraints),
-                      str(intent), str(next_step), int(carried_errors), str(stated_step))
+        entries = [_strs(e) for e in errors]
+        pending = _typed(pending, dict)
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in pending.items()):
+            raise CannotResume
+        facts = Facts(_requests(view, at, _typed(requests, list)),
+                      {_str(p): records[_int(n)] for p, n in files}, entries,
+                      pending, _typed(answered, bool), _str(last_work), [], _strs(earlier),
+                      _int(tool_calls), len(view), _strs(commands), _strs(constraints),
+                      _str(intent), _str(next_step), _int(carried_errors), _str(stated_step))
         by_head = {}
         for head, places in state["by_head"]:
-            label = head if isinstance(head, str) else entries[head[0]][0][:head[1]]
-            by_head[label] = [entries[n] for n in places]
+            label = (_str(head) if isinstance(head, str)
+                     else entries[_int(head[0])][0][:_int(head[1])])
+            by_head[label] = [entries[_int(n)] for n in places]
         tests = FailingTests()
-        tests.add([entries[n] for n in state["tests"]])
+        tests.add([entries[_int(n)] for n in state["tests"]])
         open_file = state["open_file"]
+        if open_file is not None:
+            open_file = _str(open_file)
         calls: dict[str, CallFacts] = {}
         for call_id, call_open, n in state["calls"]:
-            req = _request(view[n:n + 1], call_id)
-            if req is None:
+            if _int(n) >= at:
+                raise CannotResume
+            req = _request(view[n:n + 1], _str(call_id))
+            if req is None or (call_open is not None and not isinstance(call_open, str)):
                 raise CannotResume
             calls[call_id] = memo.call(req, call_open)
-        pending_errors = [entries[n] for n in state["pending"]]
-        last_calls: list[ToolRequest | str] = [str(label) for label in state["last_calls"]]
-        cut = [str(r) for r in state["cut"]]
-        in_block = bool(state["in_block"])
-    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        pending_errors = [entries[_int(n)] for n in state["pending"]]
+        last_calls: list[ToolRequest | str] = list(_strs(state["last_calls"]))
+        cut = _strs(state["cut"])
+        in_block = _typed(state["in_block"], bool)
+    except CannotResume:
+        raise
+    except Exception as exc:  # any other error: a record of another shape
         raise CannotResume from exc
 
     recovered: dict[str, CallFacts | None] = {}
@@ -200,8 +214,38 @@ def restore(state: dict[str, Any], view: Sequence[Message], at: int,
             recovered[call_id] = None if req is None else memo.call(req, None)
         return recovered[call_id]
 
-    return Resumed(facts, calls, open_file if open_file is None else str(open_file),
+    return Resumed(facts, calls, open_file,
                    pending_errors, by_head, tests, last_calls, cut, in_block, recover)
+
+
+def _typed(value: Any, kind: type[_T]) -> _T:
+    """``value`` when it is a ``kind`` (exactly, for ``bool`` and ``int``), else CannotResume."""
+    if type(value) is not kind and (kind in (bool, int) or not isinstance(value, kind)):
+        raise CannotResume
+    kept: _T = value
+    return kept
+
+
+def _int(value: Any) -> int:
+    """A count or a place: an int not below 0 (else CannotResume)."""
+    if _typed(value, int) < 0:
+        raise CannotResume
+    return cast(int, value)
+
+
+def _str(value: Any) -> str:
+    """A string (else CannotResume)."""
+    return _typed(value, str)
+
+
+def _strs(value: Any) -> list[str]:
+    """A list of strings, copied (else CannotResume)."""
+    return [_str(v) for v in _typed(value, list)]
+
+
+def _counts(value: Any) -> dict[str, int]:
+    """A dict of counts by name, copied (else CannotResume)."""
+    return {_str(k): _int(v) for k, v in _typed(value, dict).items()}
 
 
 def _request(messages: Sequence[Message], call_id: str) -> ToolRequest | None:

@@ -9,8 +9,9 @@ run — with the message it stops before and a digest of the messages up to it. 
 whose view starts with the very same messages (a dry run then the real run, a session that grew)
 takes the state and scans only what follows. The store keeps one per session (migration 11) and
 drops it as soon as a message before its boundary changes (:mod:`goosectx.store.scan_state`); the
-digest and :data:`SCAN_STATE_VERSION` guard the rest. An unreadable, corrupt or other-version
-state reads as none: the view is scanned whole and a new one is kept.
+digest, :data:`SCAN_STATE_VERSION` and the build's digest (:mod:`.scan_build`: the source of
+every module the scan runs) guard the rest. An unreadable, corrupt, other-version or
+other-build state reads as none: the view is scanned whole and a new one is kept.
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Protocol
 
+from goosectx.compaction.scan_build import build_digest
 from goosectx.conversation import Message
 
-SCAN_STATE_VERSION = 2
-"""The meaning of a kept state. BUMP IT whenever the scan's code changes what it records or
-how (gather.py, gather_state.py, the constraint scan in memo.py and facts.py, the commands
-list, the encoding here): a state of another version is ignored and rewritten. The state
-depends on no setting nor token encoding (the facts are rendered and counted after it)."""
+SCAN_STATE_VERSION = 3
+"""The kept state's format, combined with :func:`~.scan_build.build_digest` (which changes
+with the source of any module the scan runs): a state of another version or build is ignored
+and rewritten. The state depends on no setting nor token encoding (the facts are rendered and
+counted after it)."""
 MAX_STATE_BYTES = 8 << 20
 """Largest state kept (compressed): a view whose facts take more is scanned whole each time."""
 
@@ -85,9 +87,18 @@ def view_digest(view: Sequence[Message], end: int, conversation: Sequence[Messag
     return digest.hexdigest()
 
 
+def _version() -> str:
+    """What a state of this build and format is marked with (``""``: none is kept)."""
+    build = build_digest()
+    return f"{SCAN_STATE_VERSION}-{build}" if build else ""
+
+
 def encode(checkpoint: Checkpoint) -> bytes | None:
-    """The bytes the store keeps (``None`` past :data:`MAX_STATE_BYTES`)."""
-    text = json.dumps([SCAN_STATE_VERSION, checkpoint.at, checkpoint.digest, checkpoint.gather,
+    """The bytes the store keeps (``None`` past :data:`MAX_STATE_BYTES` or with no build)."""
+    version = _version()
+    if not version:
+        return None
+    text = json.dumps([version, checkpoint.at, checkpoint.digest, checkpoint.gather,
                        checkpoint.constraints, checkpoint.commands],
                       ensure_ascii=False, separators=(",", ":"))
     data = zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
@@ -95,16 +106,30 @@ def encode(checkpoint: Checkpoint) -> bytes | None:
 
 
 def decode(data: bytes | None) -> Checkpoint | None:
-    """The checkpoint ``data`` holds; ``None`` for none, a corrupt one or another version."""
+    """The checkpoint ``data`` holds; ``None`` for none, a corrupt one, another version or build.
+
+    Every value is checked for the type :func:`encode` wrote (the scan's own record is
+    checked when it is restored, :func:`~.gather_state.restore`).
+    """
     if not data:
         return None
     try:
         version, at, digest, gather, constraints, commands = json.loads(
             zlib.decompress(data).decode("utf-8", "surrogatepass"))
-        if version != SCAN_STATE_VERSION or not isinstance(gather, dict):
+        if (not version or version != _version() or type(at) is not int
+                or not isinstance(digest, str) or not isinstance(gather, dict)
+                or not _strings(commands)):
             return None
-        return Checkpoint(int(at), str(digest), gather,
-                          [(int(p), tuple(map(str, lines))) for p, lines in constraints],
-                          [str(c) for c in commands])
+        kept = []
+        for p, lines in constraints:
+            if type(p) is not int or not _strings(lines):
+                return None
+            kept.append((p, tuple(lines)))
+        return Checkpoint(at, digest, gather, kept, commands)
     except (ValueError, TypeError, zlib.error, RecursionError):
         return None
+
+
+def _strings(value: object) -> bool:
+    """Whether ``value`` is a list of strings."""
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
