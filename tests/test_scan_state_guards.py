@@ -181,3 +181,28 @@ def test_a_state_of_another_shape_reads_as_none(
     _dry_run(capsys)
     _rewrite(home, change)
     _same_as_without_state(home, tmp_path, capsys)  # no traceback, the same outcome
+
+
+def test_no_state_is_kept_past_what_the_repair_left_unchanged(
+        isolated_env: dict[str, Path], work: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "4000")
+    home = isolated_env["home"]
+    store = SessionStore(home)
+    sid = store.create_session(work, name="long").id
+    store.append_message(sid, Message.user("task: make gen.py"))
+    store.append_message(sid, Message("assistant", (TextContent("Generating."), ToolRequest(
+        "x", "shell", {"command": "echo 1 > gen.py && python gen.py"}))))
+    store.append_message(sid, Message.user("by the way, keep it short"))
+    store.append_message(sid, Message("assistant", (TextContent("Noted."),)))
+    _turns(store, sid, 60)
+    late = Message("user", (ToolResponse(
+        "x", "Traceback (most recent call last):\nValueError: gen broke\n[exit code: 1]",
+        is_error=True),))
+    store.append_message(sid, late)
+    store.append_message(sid, Message("user", (ToolResponse("x", "[exit code: 0]"),)))
+    store.append_message(sid, Message("assistant", (TextContent("All done."),)))
+    _dry_run(capsys)
+    store.retract_message(sid, late.id)  # the repair took this result into the prefix
+    store.close()
+    _same_as_without_state(home, tmp_path, capsys)

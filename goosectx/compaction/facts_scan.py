@@ -47,23 +47,28 @@ def facts_reserve_tokens(messages: Sequence[Message], budget: Budget,
     return budget.scaled(counter.count_kept_text(text)) if text else 0
 
 
-def resume_scan(memo: ScanMemo, view: Sequence[Message], cache: ScanCache) -> None:
+def resume_scan(memo: ScanMemo, view: Sequence[Message], cache: ScanCache,
+                unchanged: int) -> None:
     """Before the scan of ``view``: the kept state it resumes, and where it keeps its own.
 
     The state applies when it stops before a message of ``view`` no later than the first
     place a head may end (``memo.keep_facts_at``, set before) and ``view`` up to that
-    message has the digest it was kept with.
+    message has the digest it was kept with. ``unchanged``: how many of ``view``'s first
+    messages are the stored ones as they are (the repair of the view changed none of them);
+    a state is only resumed or kept within them, where the store's triggers see every change
+    (the repair may move a tool result stored after the boundary before it).
     """
     ends = memo.keep_facts_at
+    first = min(ends) if ends else -1
     memo.checkpoint_view = view
-    memo.checkpoint_at = min(ends) if ends else -1
+    memo.checkpoint_at = first if first <= unchanged else -1
     data = cache.load()
     if not data:
         return
     if not _decoded or _decoded[0][0] is not data:
         _decoded[:] = [(data, decode(data))]
     kept = _decoded[0][1]
-    if (kept is None or not 0 < kept.at < len(view) or kept.at > memo.checkpoint_at
+    if (kept is None or not 0 < kept.at < len(view) or kept.at > min(first, unchanged)
             or view_digest(view, kept.at + 1, memo.conversation) != kept.digest):
         return
     memo.checkpoint = kept

@@ -182,7 +182,7 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     paired = checked == len(agent)  # the view needs no repair: every tool call is answered
     memo.keep_facts_at = _head_ends(repaired, measure, budget.tail_tokens)
     if scan_cache is not None:  # a scan state kept by an earlier process (``scan_cache``)
-        resume_scan(memo, repaired, scan_cache)
+        resume_scan(memo, repaired, scan_cache, checked)
     reserve = facts_reserve_tokens(repaired, budget, counter, memo)
     if scan_cache is not None:
         keep_scan(memo, repaired, scan_cache)
