@@ -206,3 +206,15 @@ def test_no_state_is_kept_past_what_the_repair_left_unchanged(
     store.retract_message(sid, late.id)  # the repair took this result into the prefix
     store.close()
     _same_as_without_state(home, tmp_path, capsys)
+
+
+def test_a_metadata_row_deleted_before_the_boundary_drops_the_state(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ((rowid, metadata),) = _rows(home, "SELECT rowid, metadata_json FROM messages"
+                                 " ORDER BY position LIMIT 1")
+    _rows(home, "INSERT OR REPLACE INTO message_state (message_rowid, metadata_json)"
+          " VALUES (?, ?)", (rowid, metadata or "{}"))
+    _dry_run(capsys)
+    assert _rows(home, "SELECT count(*) FROM scan_state") == [(1,)]
+    _rows(home, "DELETE FROM message_state WHERE message_rowid=?", (rowid,))
+    assert _rows(home, "SELECT count(*) FROM scan_state") == [(0,)]

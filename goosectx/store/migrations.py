@@ -70,6 +70,8 @@ class Migration:
 _HAS_STATE = "EXISTS (SELECT 1 FROM scan_state WHERE session_id = {})"
 _ROW_SESSION = "(SELECT session_id FROM messages WHERE rowid = new.message_rowid)"
 _ROW_POSITION = "(SELECT position FROM messages WHERE rowid = new.message_rowid)"
+_OLD_SESSION = _ROW_SESSION.replace("new.", "old.")
+_OLD_POSITION = _ROW_POSITION.replace("new.", "old.")
 
 SCAN_STATE_SCHEMA = f"""
 CREATE TABLE scan_state (
@@ -102,6 +104,12 @@ WHEN new.metadata_json IS NOT old.metadata_json AND {_HAS_STATE.format(_ROW_SESS
 BEGIN
     DELETE FROM scan_state WHERE session_id = {_ROW_SESSION}
         AND boundary_position >= {_ROW_POSITION};
+END;
+CREATE TRIGGER scan_state_metadata_delete AFTER DELETE ON message_state
+WHEN old.metadata_json IS NOT NULL AND {_HAS_STATE.format(_OLD_SESSION)}
+BEGIN
+    DELETE FROM scan_state WHERE session_id = {_OLD_SESSION}
+        AND boundary_position >= {_OLD_POSITION};
 END;
 """
 """Migration 11 (:mod:`goosectx.store.scan_state`): the table, and the triggers that drop a

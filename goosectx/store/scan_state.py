@@ -5,8 +5,8 @@ A compaction's facts scan keeps the state it reached before one message of the a
 per session, with the id and ``position`` of that message, the boundary. The state holds
 what the messages before the boundary say, so triggers (migration 11) delete the row as soon
 as a row at or before the boundary is deleted or changed (content, role, position, or its
-metadata — a compaction hiding it, an undo showing it again — in ``messages`` or
-``message_state``); a new token count changes nothing. An insert has no trigger (each append
+metadata — a compaction hiding it, an undo showing it again, its ``message_state`` row
+deleted — in ``messages`` or ``message_state``); a new token count changes nothing. An insert has no trigger (each append
 would pay for it): a row inserted before the boundary changes the state's digest, which covers
 the stored messages' ids up to it (:func:`goosectx.compaction.scan_state.view_digest`).
 
