@@ -6,9 +6,10 @@ per session, with the id and ``position`` of that message, the boundary. The sta
 what the messages before the boundary say, so triggers (migration 11) delete the row as soon
 as a row at or before the boundary is deleted or changed (content, role, position, or its
 metadata — a compaction hiding it, an undo showing it again, its ``message_state`` row
-deleted — in ``messages`` or ``message_state``); a new token count changes nothing. An insert has no trigger (each append
-would pay for it): a row inserted before the boundary changes the state's digest, which covers
-the stored messages' ids up to it (:func:`goosectx.compaction.scan_state.view_digest`).
+deleted — in ``messages`` or ``message_state``); a new token count changes nothing. An insert
+has no trigger (each append would pay for it): a row inserted before the boundary changes the
+state's digest, which covers the stored messages' ids up to it
+(:func:`goosectx.compaction.scan_state.view_digest`).
 
 A state is only written when no other connection committed since the session was read
 (``PRAGMA data_version`` read before the load, compared in the write's transaction): a change
