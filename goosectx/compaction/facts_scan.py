@@ -14,6 +14,8 @@ kept on the way too.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -48,42 +50,62 @@ def facts_reserve_tokens(messages: Sequence[Message], budget: Budget,
 
 
 def resume_scan(memo: ScanMemo, view: Sequence[Message], cache: ScanCache,
-                unchanged: int) -> None:
+                stored: Sequence[Message], checked: int) -> None:
     """Before the scan of ``view``: the kept state it resumes, and where it keeps its own.
 
     The state applies when it stops before a message of ``view`` no later than the first
     place a head may end (``memo.keep_facts_at``, set before) and ``view`` up to that
-    message has the digest it was kept with. ``unchanged``: how many of ``view``'s first
-    messages are the stored ones as they are (the repair of the view changed none of them);
-    a state is only resumed or kept within them, where the store's triggers see every change
-    (the repair may move a tool result stored after the boundary before it).
+    message has the digest it was kept with (:func:`_digest`). ``view`` is ``stored`` (the
+    agent view) repaired, ``checked`` what
+    :func:`~goosectx.conversation_repair.repair_scanned` returned with it.
     """
     ends = memo.keep_facts_at
-    first = min(ends) if ends else -1
     memo.checkpoint_view = view
-    memo.checkpoint_at = first if first <= unchanged else -1
+    memo.checkpoint_at = min(ends) if ends else -1
     data = cache.load()
     if not data:
         return
     if not _decoded or _decoded[0][0] is not data:
         _decoded[:] = [(data, decode(data))]
     kept = _decoded[0][1]
-    if (kept is None or not 0 < kept.at < len(view) or kept.at > min(first, unchanged)
-            or view_digest(view, kept.at + 1, memo.conversation) != kept.digest):
+    if (kept is None or not 0 < kept.at < len(view) or kept.at > memo.checkpoint_at
+            or _digest(memo, view, kept.at + 1, stored, checked) != kept.digest):
         return
     memo.checkpoint = kept
     if kept.at == memo.checkpoint_at:  # the state to keep is the one kept: none is made
         memo.checkpoint_at = -1
 
 
-def keep_scan(memo: ScanMemo, view: Sequence[Message], cache: ScanCache) -> None:
+def keep_scan(memo: ScanMemo, view: Sequence[Message], cache: ScanCache,
+              stored: Sequence[Message], checked: int) -> None:
     """After the scan of ``view``: keep its state (unless it is the one it resumed)."""
     at = memo.checkpoint_at
     if memo.gathered is None or not 0 < at < len(view):
         return
     found = memo.constraint_scan(view, constraint_lines)  # made by the scan: looked up
-    data = encode(Checkpoint(at, view_digest(view, at + 1, memo.conversation), memo.gathered,
+    data = encode(Checkpoint(at, _digest(memo, view, at + 1, stored, checked), memo.gathered,
                              kept_constraint_entries(found, at),
                              list(newest_commands(view[:at], memo))))
     if data is not None:
         cache.save(view[at].id, data)
+
+
+def _digest(memo: ScanMemo, view: Sequence[Message], end: int, stored: Sequence[Message],
+            checked: int) -> str:
+    """:func:`~.scan_state.view_digest` of ``view[:end]``, and the content the repair made.
+
+    The store's triggers watch the rows up to the boundary, and the digest their ids; but a
+    message of ``view[:end]`` the repair made (not one of ``stored``: the passes keep every
+    message they leave as it is) may hold parts of a row stored after the boundary — a tool
+    result moved up to its call — so such messages' roles and parts are digested whole
+    (none when the view needed no repair: ``checked`` is all of it).
+    """
+    digest = view_digest(view, end, memo.conversation)
+    if checked >= len(stored):
+        return digest
+    own = set(map(id, stored))
+    made = [[m.role, m.to_dict()["content"]] for m in view[:end] if id(m) not in own]
+    if not made:
+        return digest
+    text = json.dumps(made, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return f"{digest}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()}"

@@ -182,10 +182,10 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     paired = checked == len(agent)  # the view needs no repair: every tool call is answered
     memo.keep_facts_at = _head_ends(repaired, measure, budget.tail_tokens)
     if scan_cache is not None:  # a scan state kept by an earlier process (``scan_cache``)
-        resume_scan(memo, repaired, scan_cache, checked)
+        resume_scan(memo, repaired, scan_cache, agent, checked)
     reserve = facts_reserve_tokens(repaired, budget, counter, memo)
     if scan_cache is not None:
-        keep_scan(memo, repaired, scan_cache)
+        keep_scan(memo, repaired, scan_cache, agent, checked)
     fixed = (budget.prefix_tokens + budget.summary_max_tokens + reserve
              + budget.scaled(continuation))
     room = max(0, budget.target_tokens - fixed)

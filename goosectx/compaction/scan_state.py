@@ -53,7 +53,8 @@ class Checkpoint:
 
     Attributes:
         at: The view position the state stops before (``view[at]`` is the first not scanned).
-        digest: :func:`view_digest` of ``view[:at + 1]``.
+        digest: :func:`view_digest` of ``view[:at + 1]`` (with the content of any message
+            there the repair made: :mod:`.facts_scan`).
         gather: :mod:`.gather_state`'s record of the facts scan's state.
         constraints: The constraint scan's entries before ``at``: ``[position, [lines]]``, a
             line left out where an earlier entry had it and it cannot come out otherwise.
