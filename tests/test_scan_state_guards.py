@@ -183,7 +183,7 @@ def test_a_state_of_another_shape_reads_as_none(
     _same_as_without_state(home, tmp_path, capsys)  # no traceback, the same outcome
 
 
-def test_no_state_is_kept_past_what_the_repair_left_unchanged(
+def test_a_result_the_repair_moved_before_the_boundary_is_watched(
         isolated_env: dict[str, Path], work: Path, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "4000")
