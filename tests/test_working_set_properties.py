@@ -28,8 +28,8 @@ from compaction_support import collect, make_session, manager, orphans, replaced
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from goosectx.compaction.facts_scan import facts_reserve_tokens
 from goosectx.compaction.figures import RequestContext
-from goosectx.compaction.layout import facts_reserve_tokens
 from goosectx.conversation import Message, MessageMetadata, ToolRequest, ToolResponse
 from goosectx.errors import CompactionWouldGrow, ContextLengthExceeded
 from goosectx.providers.scripted import RecordedRequest, ScriptedProvider

@@ -198,10 +198,14 @@ def _compact(settings: Settings, store: SessionStore, session_id: str, *,
         try:
             # Once; under the lock unless a dry run. A real run first answers the tool calls
             # a crash left open (as a resume does), so the summary tells the model about them.
+            from goosectx.scan_cache import StoreScanCache
+
+            scan = StoreScanCache.read(store, session_id, keep=dry_run)  # before the load
             session = store.load(session_id) if dry_run else load_to_resume(store, session_id)
             provider, summarizer = _providers(settings, model_name) if model_name else (None,
                                                                                         None)
             manager = ContextManager(session, settings, provider, summarizer=summarizer)
+            manager.scan_cache = scan  # the facts scan resumes a kept state (scan_state)
             request = request_context(settings, session)
             if dry_run:  # counts only: a dry run makes no event (nor imports them)
                 from goosectx.count_saver import CountSaver

@@ -26,16 +26,19 @@ def with_condensed_pairs(messages: Sequence[Message]) -> Sequence[Message]:
     return [m for _, m in with_pairs_positioned(messages)]
 
 
-def with_pairs_positioned(messages: Sequence[Message]) -> Iterable[tuple[int, Message]]:
+def with_pairs_positioned(messages: Sequence[Message],
+                          start: int = 0) -> Iterable[tuple[int, Message]]:
     """(position in ``messages``, message) with the pairs of notes put back (see above).
 
     A note's first restored message takes the note's position, the rest of its pairs and the
     note itself -1: the facts before a position are those of ``messages[:position]``.
+    ``start``: from ``messages[start]`` on (what the whole list gives from that position).
     """
-    if not any(CONDENSED_PAIRS in m.metadata.extra for m in messages):
-        return enumerate(messages)
+    rest = messages[start:] if start else messages
+    if not any(CONDENSED_PAIRS in m.metadata.extra for m in rest):
+        return enumerate(rest, start)
     out: list[tuple[int, Message]] = []
-    for at, m in enumerate(messages):
+    for at, m in enumerate(rest, start):
         pairs = m.metadata.extra.get(CONDENSED_PAIRS) if m.role == "assistant" else None
         for pair in pairs if isinstance(pairs, list) else ():
             if not isinstance(pair, dict):

@@ -42,6 +42,7 @@ from goosectx.compaction.plan import (
     prepare,
     standalone_extractive_text,
 )
+from goosectx.compaction.scan_state import ScanCache
 from goosectx.compaction.summarize import (
     SummaryCancelled,
     SummaryResult,
@@ -89,6 +90,7 @@ def execute(
     budget: Budget | None = None,
     attempt_failed: Callable[[], None] | None = None,
     budget_for: Callable[[], Budget] | None = None,
+    scan_cache: ScanCache | None = None,
 ) -> Iterator[Event]:
     """Summarise and rewrite the history; on a cancel, a notice and no change at all.
 
@@ -116,6 +118,7 @@ def execute(
         budget_for: Returns the layout budget for the main model's limit as it is now: after
             a summariser's server refused the summary request and stated a smaller window,
             the compaction is planned again with it (``None``: the plan stays).
+        scan_cache: Where the facts scan of the view resumes its state (:mod:`.facts_scan`).
 
     Raises:
         CompactionFailed: nothing to compact, or the summary request cannot be made to fit.
@@ -137,7 +140,8 @@ def execute(
         """(split, head messages, old view's raw tokens, head's, extractive budget)."""
         working, messages, old_tokens, _ = prepare(conversation, budget, counter,
                                                     trigger=trigger, before=before,
-                                                    instructions=instructions)
+                                                    instructions=instructions,
+                                                    scan_cache=scan_cache)
         head_tokens = counter.count_messages(messages)
         return (working, messages, old_tokens, head_tokens,
                 extractive_budget(max_summary_tokens, limit_tokens, head_tokens))

@@ -88,20 +88,36 @@ def _commands(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str
 
     ``carried``: the commands earlier summaries listed, older than any in ``messages``.
     """
+    newest_first = newest_commands(messages, memo)
+    if len(newest_first) < MAX_COMMANDS:
+        for command in reversed(carried):
+            newest_first.setdefault(command, None)
+            if len(newest_first) == MAX_COMMANDS:
+                break
+    return list(reversed(newest_first))
+
+
+def newest_commands(messages: Sequence[Message], memo: ScanMemo) -> dict[str, None]:
+    """The newest :data:`MAX_COMMANDS` distinct commands of ``messages``, newest first.
+
+    A kept scan state of their first messages (:meth:`ScanMemo.commands_before`) lists those
+    messages' newest: enough, as at most that many are looked at past the rest.
+    """
+    start, before = memo.commands_before(messages)
     newest_first: dict[str, None] = {}  # read from the end: the first sight is the last run
-    for m in reversed(with_condensed_pairs(messages)):
+    for m in reversed(with_condensed_pairs(messages[start:] if start else messages)):
         for r in reversed(m.tool_requests):
             if normalize_tool_name(r.name) in _SHELL:
                 newest_first.setdefault(memo.command(r), None)
             elif "__" in r.name and _extension_call(r):  # a state change like a command's
                 newest_first.setdefault(extension_label(r), None)
             if len(newest_first) == MAX_COMMANDS:
-                return list(reversed(newest_first))
-    for command in reversed(carried):
+                return newest_first
+    for command in before:
         newest_first.setdefault(command, None)
         if len(newest_first) == MAX_COMMANDS:
             break
-    return list(reversed(newest_first))
+    return newest_first
 
 
 def _constraints(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[str],
@@ -127,6 +143,27 @@ def _constraints(messages: Sequence[Message], memo: ScanMemo, carried: Sequence[
     out = [c for c in out if not (("[…]" in c or c.endswith("…"))
                                   and any(o != c and shows_text(c, o) for o in out))]
     return settled(out, _is_constraint)  # a rule a later line changed is marked superseded
+
+
+def kept_constraint_entries(found: Sequence[tuple[int, tuple[str, ...]]], end: int
+                            ) -> list[tuple[int, tuple[str, ...]]]:
+    """The entries of a constraint scan before ``end`` that :func:`_constraints` may list.
+
+    A line an earlier entry holds is left out when it is listed the same wherever it is (at
+    most :data:`MAX_CONSTRAINT_CHARS`, or over :data:`MAX_WHOLE_CONSTRAINT_CHARS`: always
+    cut): it is listed once, at its first place. An entry left with no line goes.
+    """
+    seen: set[str] = set()
+    out = []
+    for at, lines in found:
+        if at >= end:
+            break
+        kept = tuple(line for line in lines if line not in seen or MAX_CONSTRAINT_CHARS
+                     < len(line) <= MAX_WHOLE_CONSTRAINT_CHARS)
+        seen.update(lines)
+        if kept:
+            out.append((at, kept))
+    return out
 
 
 def _is_constraint(line: str) -> bool:

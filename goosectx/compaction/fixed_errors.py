@@ -145,6 +145,10 @@ class FailingTests:
             if run is not None or ids:
                 self._failures.append(_Failure(entry, run, ids))
 
+    def entries(self) -> list[list[str]]:
+        """The entries kept, in the order given (:meth:`add` of them makes the same state)."""
+        return [f.entry for f in self._failures]
+
     def passed(self, label: str, output: str) -> list[list[str]]:
         """The entries a passing call labelled ``label`` with ``output`` fixed.
 

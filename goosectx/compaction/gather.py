@@ -13,7 +13,7 @@ tool-pair note stands for are put back by :mod:`goosectx.compaction.condensed`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from goosectx.compaction.actions import (
@@ -37,6 +37,7 @@ from goosectx.compaction.carry import (
 from goosectx.compaction.condensed import with_pairs_positioned
 from goosectx.compaction.file_record import FileRecord
 from goosectx.compaction.fixed_errors import FailingTests
+from goosectx.compaction.gather_state import CannotResume, capture, restore
 from goosectx.compaction.memo import CallFacts, ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS
 from goosectx.compaction.stated_step import carried_step, stated_step
@@ -63,22 +64,48 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
     known = memo.prefix_facts(messages)
     if known is not None:  # a head whose facts the scan of the whole view kept on its way
         return known
-    facts = Facts(message_count=len(messages))
-    calls: dict[str, CallFacts] = {}  # (request, file open, actions, tool, stops) by call id
-    open_file: str | None = None
-    pending_errors: list[list[str]] = []
-    by_head: dict[str, list[list[str]]] = {}  # facts.errors by each LABEL of a "LABEL: " start
-    tests = FailingTests()  # the test runs' errors, fixed by a later run that covers them
-    last_calls: list[ToolRequest] = []  # ``facts.last_calls``, labelled when they are read
+    start = memo.resume_start(messages)  # a kept state of its first messages (scan_state)
+    if start:
+        try:
+            return _gather(messages, memo, start)
+        except CannotResume:  # scanned from the first message instead
+            pass
+    return _gather(messages, memo, 0)
+
+
+def _gather(messages: Sequence[Message], memo: ScanMemo, start: int) -> Facts:
+    """:func:`gather_facts` from ``messages[start]`` on, the state before it restored."""
+    recover: Callable[[str], CallFacts | None] | None = None
+    last_calls: Sequence[ToolRequest | str]  # ``facts.last_calls``, labelled when read
+    if start:  # the state the memo's checkpoint kept (gather_state)
+        resumed = restore(memo.resume_gather(), messages, start, memo)
+        facts, calls, open_file = resumed.facts, resumed.calls, resumed.open_file
+        pending_errors, by_head, tests = resumed.pending_errors, resumed.by_head, resumed.tests
+        last_calls, cut, in_block = resumed.last_calls, resumed.cut, resumed.in_block
+        recover = resumed.recover
+    else:
+        facts = Facts(message_count=len(messages))
+        calls = {}  # (request, file open, actions, tool, stops) by call id
+        open_file = None
+        pending_errors = []
+        by_head = {}  # facts.errors by each LABEL of a "LABEL: " start
+        tests = FailingTests()  # the test runs' errors, fixed by a later run that covers them
+        last_calls = []
+        cut = []  # the shortened requests (an earlier summary's cuts)
+        in_block = False
     keep_at = memo.keep_facts_at
+    capture_at = memo.checkpoint_at if memo.checkpoint_view is messages else -1
+    marks = keep_at if capture_at < start else keep_at | {capture_at}
     call_of, opened, error_of, label_of = memo.call, memo.opened, memo.error, memo.label
     requests_seen = facts.requests
-    cut: list[str] = []  # the shortened ones among them (an earlier summary's cuts)
-    in_block = False
-    for at, m in with_pairs_positioned(messages):  # a tool-pair note's pairs come back before it
-        if at in keep_at:  # the facts of messages[:at], as a scan of just those would end
-            facts.last_calls = [label_of(r) for r in last_calls]
-            memo.keep_prefix_facts(messages, copy_facts(facts, at))
+    for at, m in with_pairs_positioned(messages, start):  # a note's pairs come back before it
+        if at in marks:
+            if at in keep_at:  # the facts of messages[:at], as a scan of just those would end
+                facts.last_calls = _labels(last_calls, label_of)
+                memo.keep_prefix_facts(messages, copy_facts(facts, at))
+            if at == capture_at:  # kept for the next process (scan_state)
+                memo.gathered = capture(messages, at, facts, calls, open_file, pending_errors,
+                                        by_head, tests, last_calls, cut, in_block, label_of)
         meta = m.metadata
         if meta.is_summary:
             texts = [p.text for p in m.content if isinstance(p, TextContent) and p.text.strip()]
@@ -145,7 +172,7 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 facts.last_work = text
                 last_calls = requests[-3:]
             elif requests:
-                last_calls = (last_calls + requests)[-3:]
+                last_calls = [*last_calls, *requests][-3:]
             continue
         texts = []  # the text parts that are not all whitespace
         escape_output = False  # the next text part is a ``!command``'s output
@@ -158,6 +185,8 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
                 if whole:
                     part = whole.get(part.id, part)
                 call = calls.get(part.id)
+                if call is None and recover is not None:  # a call before the resumed state
+                    call = recover(part.id)
                 if call is None or not call[4]:
                     facts.answered = False  # a tool's result: the model works on
                 if call is not None and not part.is_error:
@@ -229,9 +258,15 @@ def gather_facts(messages: Sequence[Message], memo: ScanMemo | None = None) -> F
             checklist = checklist_todos(text)
             if checklist is not None:  # the user's own list of what is to be done
                 facts.pending = checklist
-    facts.last_calls = [memo.label(r) for r in last_calls]
+    facts.last_calls = _labels(last_calls, label_of)
     memo.keep_prefix_facts(messages, facts)
     return facts
+
+
+def _labels(calls: Sequence[ToolRequest | str], label: Callable[[ToolRequest], str]
+            ) -> list[str]:
+    """The labels of ``calls`` (a resumed state names its calls by their labels)."""
+    return [r if isinstance(r, str) else label(r) for r in calls]
 
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from goosectx.compaction.facts import merge_facts
+from goosectx.compaction.facts_scan import facts_reserve_tokens, keep_scan, resume_scan
 from goosectx.compaction.memo import ScanMemo
 from goosectx.compaction.prompts import CONTINUATION_TEXTS, ContinuationKind
 from goosectx.compaction.tail import MIN_TURN_PAIRS, Split, split, unread_notes
@@ -41,6 +41,7 @@ from goosectx.conversation import (
 from goosectx.tokens import TokenCounter
 
 if TYPE_CHECKING:  # types only: a dry run never imports the events
+    from goosectx.compaction.scan_state import ScanCache
     from goosectx.events import CompactionTrigger
 
 MARGIN_RATIO = 0.05
@@ -151,20 +152,8 @@ def hide_from_agent(messages: Sequence[Message]) -> list[Message]:
             for m in messages]
 
 
-def facts_reserve_tokens(messages: Sequence[Message], budget: Budget,
-                         counter: TokenCounter, memo: ScanMemo | None = None) -> int:
-    """Calibrated tokens the facts of ``messages`` take when merged into an empty summary.
-
-    At most ``facts_tokens``, except grouped paths, which are never dropped. Taken over the
-    whole agent view it bounds what any head's facts can add to a summary.
-    """
-    text = merge_facts("", messages, max_tokens=budget.facts_tokens, counter=counter,
-                       memo=memo)
-    return budget.scaled(counter.count_kept_text(text)) if text else 0
-
-
 def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter, *,
-               trigger: CompactionTrigger) -> Split:
+               trigger: CompactionTrigger, scan_cache: ScanCache | None = None) -> Split:
     """Choose head and working set for ``conversation`` under ``budget``.
 
     The summary's room is its ``max_tokens`` plus what the facts merged into it can take
@@ -180,6 +169,8 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     (request + newest 3 pairs; in a small window a long turn's tool output fills the view:
     without the re-sent requests the task went at the first compaction of the next turn). A
     reactive one re-sends none (goose's layout: the provider refused more than the window).
+    ``scan_cache``: where the facts scan of the view resumes and keeps its state
+    (:mod:`~goosectx.compaction.facts_scan`).
     """
     agent = conversation.agent_messages()
     continuation = counter.count_cached_text(CONTINUATION_TEXTS["tool_loop"]) + 8
@@ -191,7 +182,11 @@ def plan_split(conversation: Conversation, budget: Budget, counter: TokenCounter
     repaired, checked = repair_scanned(agent, for_sending=False)
     paired = checked == len(agent)  # the view needs no repair: every tool call is answered
     memo.keep_facts_at = _head_ends(repaired, measure, budget.tail_tokens)
+    if scan_cache is not None:  # a scan state kept by an earlier process (``scan_cache``)
+        resume_scan(memo, repaired, scan_cache, agent, checked)
     reserve = facts_reserve_tokens(repaired, budget, counter, memo)
+    if scan_cache is not None:
+        keep_scan(memo, repaired, scan_cache, agent, checked)
     fixed = (budget.prefix_tokens + budget.summary_max_tokens + reserve
              + budget.scaled(continuation))
     room = max(0, budget.target_tokens - fixed)

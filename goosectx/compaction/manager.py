@@ -37,6 +37,7 @@ from goosectx.compaction.decide import (
 from goosectx.compaction.figures import ContextFigures, RequestContext
 from goosectx.compaction.layout import cleared_messages
 from goosectx.compaction.plan import CompactionPlan, plan
+from goosectx.compaction.scan_state import ScanCache
 from goosectx.conversation import Conversation
 from goosectx.errors import (
     CompactionFailed,
@@ -69,6 +70,10 @@ class ContextManager(ContextFigures):
         summarizer: The ``compaction_model`` provider, or ``None`` to use ``provider``; on any
             provider error the main model is tried instead.
     """
+
+    scan_cache: ScanCache | None = None
+    """Where the facts scan of a compaction resumes (and a dry run keeps) its state: the
+    session's store (:mod:`~goosectx.compaction.facts_scan`); ``None``: scanned whole."""
 
     def start_turn(self) -> None:
         """Reset per-turn counters (reactive compactions this turn)."""
@@ -291,7 +296,8 @@ class ContextManager(ContextFigures):
         return plan(self.session.conversation, self._summarisers(), self.counter,
                     self.layout_budget(request, b), tokens_before=before,
                     counter_for=self._counter_for, instructions=instructions,
-                    strategy=strategy, max_summary_tokens=max_summary_tokens)
+                    strategy=strategy, max_summary_tokens=max_summary_tokens,
+                    scan_cache=self.scan_cache)
 
     def _summarisers(self) -> list[Provider]:
         out = [p for p in (self.summarizer, self.provider) if p is not None]
@@ -323,6 +329,7 @@ class ContextManager(ContextFigures):
             budget=self.layout_budget(request, b),
             attempt_failed=lambda: failed.append(True),
             budget_for=lambda: self.layout_budget(request, b),  # a limit the server stated
+            scan_cache=self.scan_cache,
         ):
             if isinstance(event, HistoryReplaced):
                 # The refused request held more than the limit in the provider's count: the

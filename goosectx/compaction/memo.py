@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from goosectx.compaction.actions import (
     FileAction,
@@ -31,6 +31,7 @@ from goosectx.conversation import Message, TextContent, ToolRequest, ToolRespons
 
 if TYPE_CHECKING:
     from goosectx.compaction.carry import Facts
+    from goosectx.compaction.scan_state import Checkpoint
 
 CallFacts = tuple[ToolRequest, str | None, list[FileAction], str, bool]
 """A call as :meth:`ScanMemo.call` reads it: the call, the file open, its file actions, its
@@ -59,6 +60,42 @@ class ScanMemo:
         """Where a head may end in the next whole-view scan: the facts of the messages before
         each of these positions are kept for :meth:`prefix_facts` (set by the layout)."""
         self._prefix_facts: dict[int, tuple[Sequence[Message], Facts]] = {}
+        self.checkpoint: Checkpoint | None = None
+        """A kept state of the first messages of :attr:`checkpoint_view` (:mod:`.scan_state`),
+        which the scans of a list that starts with them resume (set by :mod:`.facts_scan`)."""
+        self.checkpoint_view: Sequence[Message] = ()
+        """The whole view: the one list whose scan keeps its state at :attr:`checkpoint_at`."""
+        self.checkpoint_at = -1
+        self.gathered: dict[str, Any] | None = None
+        """The facts scan's state before ``checkpoint_view[checkpoint_at]`` (gather_state)."""
+
+    @property
+    def conversation(self) -> Sequence[Message]:
+        """Every message of the session, the hidden ones included (as given)."""
+        return self._conversation
+
+    def resume_start(self, messages: Sequence[Message]) -> int:
+        """Where a scan of ``messages`` starts: after the :attr:`checkpoint`'s messages, else 0.
+
+        Only when ``messages`` starts with those very messages (checked by identity).
+        """
+        kept = self.checkpoint
+        if kept is None or len(messages) < kept.at:
+            return 0
+        view = self.checkpoint_view
+        if messages is not view and not _starts(messages, view[:kept.at]):
+            return 0
+        return kept.at
+
+    def resume_gather(self) -> dict[str, Any]:
+        """The facts scan's kept state (:func:`resume_start` said it applies)."""
+        assert self.checkpoint is not None
+        return self.checkpoint.gather
+
+    def commands_before(self, messages: Sequence[Message]) -> tuple[int, list[str]]:
+        """(:meth:`resume_start`, the newest commands run before it, newest first)."""
+        start = self.resume_start(messages)
+        return (start, self.checkpoint.commands) if start and self.checkpoint else (0, [])
 
     def keep_prefix_facts(self, scanned: Sequence[Message], facts: Facts) -> None:
         """Keep ``facts``, those of ``scanned[:facts.message_count]`` (not to be changed)."""
@@ -168,8 +205,9 @@ class ScanMemo:
         scanned, found = self._constraint_scan
         if len(messages) <= len(scanned) and _starts(scanned, messages):
             return [entry for entry in found if entry[0] < len(messages)]
-        found = []
-        for at, m in enumerate(messages):
+        start = self.resume_start(messages)  # the entries before it were kept (scan_state)
+        found = list(self.checkpoint.constraints) if start and self.checkpoint else []
+        for at, m in enumerate(messages[start:] if start else messages, start):
             if m.role != "user" or not m.content or not (isinstance(m.content[0], TextContent)
                                                          or isinstance(m.content[-1], TextContent)):
                 continue  # no user text: no constraint line (nor a memo entry) to look up

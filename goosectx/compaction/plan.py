@@ -21,6 +21,7 @@ from goosectx.providers.base import Provider
 from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 if TYPE_CHECKING:  # types only: a dry run never imports the events
+    from goosectx.compaction.scan_state import ScanCache
     from goosectx.events import CompactionStrategy, CompactionTrigger
 
 DEFAULT_EXTRACTIVE_SUMMARY_TOKENS = 4_000
@@ -82,8 +83,11 @@ def plan(
     conversation: Conversation, summarisers: Sequence[Provider], counter: TokenCounter,
     budget: Budget, *, tokens_before: int, counter_for: Callable[[str | None], TokenCounter],
     instructions: str | None, strategy: str, max_summary_tokens: int | None,
+    scan_cache: ScanCache | None = None,
 ) -> CompactionPlan:
     """What a manual :func:`execute` would do with ``conversation``, calling no model.
+
+    ``scan_cache``: where the facts scan resumes and keeps its state (:mod:`.facts_scan`).
 
     Raises:
         CompactionFailed: the refusal :func:`execute` would raise before any call (nothing to
@@ -92,7 +96,7 @@ def plan(
     """
     working, messages, old_tokens, empty_tokens = prepare(
         conversation, budget, counter, trigger="manual", before=tokens_before,
-        instructions=instructions)
+        instructions=instructions, scan_cache=scan_cache)
     view_count = len(conversation.agent_messages())
     replaced_count = working.hidden_count()
     if strategy != "llm" or not summarisers:
@@ -129,8 +133,8 @@ def plan(
 
 
 def prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *,
-             trigger: CompactionTrigger, before: int, instructions: str | None = None
-             ) -> tuple[Split, list[Message], int, int]:
+             trigger: CompactionTrigger, before: int, instructions: str | None = None,
+             scan_cache: ScanCache | None = None) -> tuple[Split, list[Message], int, int]:
     """Head, working set, head messages, old view's raw tokens, new view's with no summary.
 
     Raises the refusals that come before any summary call (shared by :func:`execute` and
@@ -151,7 +155,7 @@ def prepare(conversation: Conversation, budget: Budget, counter: TokenCounter, *
                               "goosectx compact SESSION --instructions TEXT")
     if kept:
         budget = replace(budget, tail_tokens=0, user_tokens=0)
-    working = plan_split(conversation, budget, counter, trigger=trigger)
+    working = plan_split(conversation, budget, counter, trigger=trigger, scan_cache=scan_cache)
     messages = (working.head_view if working.head_view is not None
                 else repair(working.head, for_sending=False))
     if not messages:

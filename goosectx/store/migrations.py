@@ -25,7 +25,7 @@ MIGRATION_PLAN (numbers reserved; use only yours, keep this list and docs/archit
     9  imported messages waiting for the full-text index (``sessions.unindexed_from/_to``)
     10 (reserved, unused) file edits the user can undo (``/undo``): files under the data dir
        instead (``goosectx/file_journal.py``); number left free
-    11 (reserved) the compaction's scan state kept between processes
+    11 the compaction's scan state kept between processes (``scan_state``, its triggers)
 """
 
 from __future__ import annotations
@@ -65,6 +65,55 @@ class Migration:
         if buffer.strip(" \t\r\n;"):
             raise ValueError(f"migration {self.number}: incomplete SQL statement {buffer!r}")
         return out
+
+
+_HAS_STATE = "EXISTS (SELECT 1 FROM scan_state WHERE session_id = {})"
+_ROW_SESSION = "(SELECT session_id FROM messages WHERE rowid = new.message_rowid)"
+_ROW_POSITION = "(SELECT position FROM messages WHERE rowid = new.message_rowid)"
+_OLD_SESSION = _ROW_SESSION.replace("new.", "old.")
+_OLD_POSITION = _ROW_POSITION.replace("new.", "old.")
+
+SCAN_STATE_SCHEMA = f"""
+CREATE TABLE scan_state (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    boundary_id TEXT NOT NULL,
+    boundary_position REAL NOT NULL,
+    state BLOB NOT NULL
+);
+CREATE TRIGGER scan_state_delete AFTER DELETE ON messages
+WHEN {_HAS_STATE.format("old.session_id")}
+BEGIN
+    DELETE FROM scan_state WHERE session_id = old.session_id
+        AND boundary_position >= old.position;
+END;
+CREATE TRIGGER scan_state_update
+AFTER UPDATE OF id, session_id, position, role, content_json, metadata_json ON messages
+WHEN {_HAS_STATE.format("old.session_id")} OR {_HAS_STATE.format("new.session_id")}
+BEGIN
+    DELETE FROM scan_state WHERE session_id IN (old.session_id, new.session_id)
+        AND boundary_position >= min(old.position, new.position);
+END;
+CREATE TRIGGER scan_state_metadata_insert AFTER INSERT ON message_state
+WHEN new.metadata_json IS NOT NULL AND {_HAS_STATE.format(_ROW_SESSION)}
+BEGIN
+    DELETE FROM scan_state WHERE session_id = {_ROW_SESSION}
+        AND boundary_position >= {_ROW_POSITION};
+END;
+CREATE TRIGGER scan_state_metadata_update AFTER UPDATE OF metadata_json ON message_state
+WHEN new.metadata_json IS NOT old.metadata_json AND {_HAS_STATE.format(_ROW_SESSION)}
+BEGIN
+    DELETE FROM scan_state WHERE session_id = {_ROW_SESSION}
+        AND boundary_position >= {_ROW_POSITION};
+END;
+CREATE TRIGGER scan_state_metadata_delete AFTER DELETE ON message_state
+WHEN old.metadata_json IS NOT NULL AND {_HAS_STATE.format(_OLD_SESSION)}
+BEGIN
+    DELETE FROM scan_state WHERE session_id = {_OLD_SESSION}
+        AND boundary_position >= {_OLD_POSITION};
+END;
+"""
+"""Migration 11 (:mod:`goosectx.store.scan_state`): the table, and the triggers that drop a
+session's state once a message at or before its boundary changes."""
 
 
 # Each branch replaces only its own reserved line below (the blank lines keep merges clean).
@@ -154,7 +203,7 @@ MIGRATIONS: tuple[Migration, ...] = (
 
     # 10: (reserved) file edits the user can undo
 
-    # 11: (reserved) the compaction's scan state kept between processes
+    Migration(11, "the compaction's scan state kept between processes", SCAN_STATE_SCHEMA),
 )
 
 BOOKKEEPING = "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, applied TEXT NOT NULL)"

@@ -33,6 +33,7 @@ from goosectx.store.locks import LockHolder, SessionLock
 from goosectx.store.message_read import read_messages
 from goosectx.store.messages import MessageStore
 from goosectx.store.rows import INSERT_MESSAGE, message_row, metadata_json
+from goosectx.store.scan_state import ScanStateStore
 from goosectx.store.search import SearchStore
 from goosectx.store.search_index import indexed_later
 from goosectx.stored_message import StoredMessage
@@ -58,7 +59,8 @@ def stored_message_row(session_id: str, position: float, message: StoredMessage,
             count.count if count else None, count.encoding if count else None)
 
 
-class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore):
+class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
+                   ScanStateStore):
     """The SQLite session database in ``data_dir`` (sessions; messages and usage inherited).
 
     Raises (from any method):

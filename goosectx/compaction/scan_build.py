@@ -1,0 +1,83 @@
+"""Which build made a kept scan state: a digest of the source of every module the scan runs.
+
+Part of the compaction pipeline (docs/architecture.md §5). A state kept by the facts scan
+(:mod:`.scan_state`) means what the scan's code made of the messages before its boundary;
+another build's scan may record other facts, or the same ones another way, and a state it
+resumed would silently lose or change facts. :data:`SCAN_MODULES` lists every goosectx module
+the scan imports (tests/test_scan_state_guards.py imports the scan in a fresh interpreter,
+runs it, and checks the list is exactly what it loaded); :func:`build_digest` hashes their
+files, once per process, and a state is only resumed by a build with the same digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from functools import cache
+
+SCAN_MODULES = (
+    "goosectx",
+    "goosectx.attachment",
+    "goosectx.compaction",
+    "goosectx.compaction.actions",
+    "goosectx.compaction.carry",
+    "goosectx.compaction.condensed",
+    "goosectx.compaction.constraint_change",
+    "goosectx.compaction.cuts",
+    "goosectx.compaction.facts",
+    "goosectx.compaction.facts_scan",
+    "goosectx.compaction.file_record",
+    "goosectx.compaction.fixed_errors",
+    "goosectx.compaction.gather",
+    "goosectx.compaction.gather_state",
+    "goosectx.compaction.memo",
+    "goosectx.compaction.prompts",
+    "goosectx.compaction.scan_build",
+    "goosectx.compaction.scan_state",
+    "goosectx.compaction.shell_files",
+    "goosectx.compaction.stated_step",
+    "goosectx.compaction.todos",
+    "goosectx.compaction.tool_errors",
+    "goosectx.compaction.undo_note",
+    "goosectx.context_breakdown",
+    "goosectx.conversation",
+    "goosectx.conversation_repair",
+    "goosectx.encoder_worker",
+    "goosectx.encoding",
+    "goosectx.message",
+    "goosectx.message_text",
+    "goosectx.parts",
+    "goosectx.private_mode",
+    "goosectx.session",
+    "goosectx.shell_escape",
+    "goosectx.stored_message",
+    "goosectx.testhooks",
+    "goosectx.text_counts",
+    "goosectx.token_batch",
+    "goosectx.token_first_need",
+    "goosectx.token_pieces",
+    "goosectx.tokens",
+    "goosectx.usage",
+)
+"""Every goosectx module the facts scan imports, the scan's own included (sorted)."""
+
+
+@cache
+def build_digest() -> str:
+    """A digest of the files of :data:`SCAN_MODULES` as this process loaded them.
+
+    ``""`` when one cannot be read: a state is then neither kept nor resumed.
+    """
+    digest = hashlib.sha256()
+    try:
+        for name in SCAN_MODULES:
+            path = getattr(importlib.import_module(name), "__file__", None)
+            if not path:
+                return ""
+            with open(path, "rb") as f:
+                data = f.read()
+            digest.update(f"{name}\0{len(data)}\0".encode())
+            digest.update(data)
+    except (OSError, ImportError):
+        return ""
+    return digest.hexdigest()[:32]
