@@ -5,18 +5,18 @@ command line into simple commands; :func:`command_forms` gives the forms of one 
 that a rule is matched against: the text as written, and the command after the shell's own
 unquoting (``r''m`` → ``rm``), without leading ``VAR=value`` assignments, with a program given
 by path reduced to its name (``/bin/rm`` → ``rm``) and with well-known wrappers removed
-(``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs`` …; a ``--long`` option
-read both as a flag and as taking the next word); the string of ``bash -c STRING``,
-``env -S STRING``, ``eval STRING``, ``trap STRING``, ``compgen -C STRING`` and ``find -exec``
-is split and matched as commands of its own; a runner's command (``fakeroot``, ``chroot``,
-``strace``, ``ssh``, ``docker exec`` …) and an interpreter's inline code are read by
-:mod:`goosectx.shell_runners`, a shell's ``-c`` string and what builtins and prompt variables
-run from stored text (``${x@P}`` is the lexer's) by :mod:`goosectx.shell_builtins`.
-Words are bash's (:mod:`goosectx.shell_lexer`): a command whose program
-bash names at run time or by a glob or brace expansion, or that defines a function or an alias,
-is one the rules cannot read (:attr:`CommandForms.unreadable`): never allowed by a rule, and
-asked about under shell deny/ask rules. This matches what the command text shows; it is not a
-sandbox.
+(``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs``, ``jobs -x`` …;
+a ``--long`` option read both as a flag and as taking the next word); the string of
+``bash -c STRING``, ``env -S STRING``, ``eval``, ``trap``, ``compgen -C``, ``flock -c``,
+``sg GROUP STRING`` and ``find -exec`` is split and matched as commands of its own; a
+runner's command (``fakeroot``, ``chroot``, ``strace``, ``ssh``, ``docker exec`` …) and an
+interpreter's inline code are read by :mod:`goosectx.shell_runners`, a shell's ``-c``
+string and what builtins and prompt variables run from stored text (``${x@P}`` is the
+lexer's) by :mod:`goosectx.shell_builtins`. Words are bash's (:mod:`goosectx.shell_lexer`):
+a command whose program bash names at run time or by a glob or brace expansion, or that
+defines a function or an alias, is one the rules cannot read
+(:attr:`CommandForms.unreadable`): never allowed by a rule, and asked about under shell
+deny/ask rules. This matches what the command text shows; it is not a sandbox.
 
 Core module: no printing.
 """
@@ -70,8 +70,8 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
     "env": ("uCS", 0), "sudo": ("ugpChDrtUTR", 0), "doas": ("uC", 0), "nice": ("n", 0),
     "time": ("fo", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
     "xargs": ("adEILnPs", 0), "watch": ("nd", 0), "chronic": ("", 0), "setsid": ("", 0),
-    "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("w", 1),
-    "busybox": ("", 0),
+    "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("wE", 1),
+    "busybox": ("", 0), "jobs": ("", 0),
 }
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # A=x, A+=x
 _SUBSCRIPT_RUNS = re.compile(r"\[[^\]]*(?:\$\(|`)")  # 'a[$(rm x)]': run by [[ -eq ]], $((x))

@@ -134,6 +134,7 @@ _LINE_OPTIONS = {
     "tar": ("--to-command", "--checkpoint-action=exec", "--use-compress-program", "-I",
             "--info-script", "--new-volume-script", "-F"),
     "rsync": ("-e", "--rsh", "--rsync-path"), "zip": ("-TT", "--unzip-command"),
+    "flock": ("-c", "--command"),
 }
 """Options whose value is a command line the program runs (``tar --to-command='…'``)."""
 _VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim"})
@@ -142,10 +143,13 @@ _VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim"})
 def option_lines(name: str, args: list[str]) -> list[str]:
     """Command lines a program runs from its options' values.
 
-    :data:`_LINE_OPTIONS`, and an editor's ``-c '!cmd'`` / ``+'!cmd'`` (vim runs the shell
-    command).
+    :data:`_LINE_OPTIONS`, an editor's ``-c '!cmd'`` / ``+'!cmd'`` (vim runs the shell
+    command), and ``sg GROUP 'CMD'`` (sg runs its second operand with ``sh -c``).
     """
     lines: list[str] = []
+    if name == "sg":
+        operands = [a for a in args if a not in ("-", "-c")]
+        return operands[1:2]
     if name in _VIM:
         for i, word in enumerate(args):
             value = (word[1:] if word.startswith("+") else

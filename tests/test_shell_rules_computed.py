@@ -1,0 +1,59 @@
+"""Shell rules see commands run through names and paths bash computes, or ask about them.
+
+rev20 findings F2, F3, F4, F10, F11: a deny rule for ``rm`` let through ``jobs -x rm x``, a
+script read from standard input under a path the rules did not recognise (``~/../dev/stdin``,
+``$f``, ``./stdin`` after ``cd /dev``), a prompt variable set under a computed name
+(``printf -v "PS$((2+2))"``, ``: ${PS4:=$x}``), ``ENV``, ``flock LOCK -c 'CMD'``,
+``sg GROUP 'CMD'``, ``make -f /dev/stdin`` and ``env -S 'rm\\_x'``. Each really deletes its
+file in bash when let through.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_support import run_auto_denying_rm
+
+from goosectx.approval import ApprovalContext, decide
+from goosectx.permissions import PermissionRules, suggested_rule
+
+DENY_RM = PermissionRules(deny=("shell(rm *)",))
+ALLOW_PLAIN = PermissionRules(allow=tuple(f"shell({p})" for p in (
+    "printf *", "set *", "true*", "read *", "export *", "unset *", ":*", "echo *", "declare *",
+    "awk *", "sed *", "make *", "jobs *", "cd *", "bash *", ". *", "flock *", "sg *")))
+
+
+def verdict(rules: PermissionRules, command: str, mode: str = "auto") -> str:
+    return decide(ApprovalContext(mode=mode, tool_name="shell", read_only=False,  # type: ignore[arg-type]
+                                  working_dir=Path("/work/proj"),
+                                  arguments={"command": command}, rules=rules)).action
+
+
+@pytest.mark.parametrize("command", [
+    "jobs -x rm -f v", "jobs -x bash -c 'rm -f v'", "flock lk -c 'rm -f v'",
+    "flock -c 'rm -f v' lk", "flock --command='rm -f v' lk", "sg root 'rm -f v'"])
+def test_a_command_run_by_jobs_x_flock_c_or_sg_is_matched(command: str) -> None:
+    assert verdict(DENY_RM, command) == "deny", command
+
+
+def test_no_command_prefix_rule_is_offered_for_jobs_x() -> None:
+    assert suggested_rule("shell", {"command": "jobs -x rm -f v"}) is None
+
+
+def test_plain_names_and_paths_are_still_read() -> None:
+    for command in ("read line", "read -r -p \"Name $u: \" name", "printf -v out '%s' \"$x\"",
+                    "printf -v out '%s\\n' \"$x\"", "declare x=$y", "export PATH=$PATH:/x",
+                    "local n=\"$1\"", "ENV=prod ls", "bash ./run.sh", ". venv/bin/activate",
+                    "awk -f prog.awk f", "make -f Makefile.ci", "flock lk ls", "jobs -l",
+                    "env -S 'ls -l'"):
+        assert verdict(ALLOW_PLAIN.merged(PermissionRules(allow=(
+            "shell(ls*)", "shell(local *)", "shell(ENV=prod ls)", "shell(env *)"))),
+            command, "approve") == "run", command
+        assert verdict(DENY_RM, command) == "run", command
+
+
+def test_run_in_auto_mode_runs_none_of_the_rms_behind_computed_names(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_auto_denying_rm(fake_model, workdir, capsys, [
+        "jobs -x rm -f v1", "flock lk -c 'rm -f v2'"])
