@@ -28,7 +28,12 @@ _OPTION_VALUED = {"compgen": "oAGWFCXPSV", "complete": "oAGWFCXPS", "mapfile": "
 value (``compgen -W WORDS``, ``mapfile -n COUNT``)."""
 _SHELL_VALUED = ("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
 """A shell's options that take the next word as their value."""
-_STDIN_PATH = re.compile(r"/dev/(?:stdin|fd/.+)|/proc/[^/]+/(?:task/[^/]+/)?fd/.+|[<>]\(…\)")
+_PIPE_NAME = re.compile(r"(?:^|/)(?:stdin|stdout|stderr|fd/.+|\d+)$")
+"""The end of a path that names a file descriptor (``/dev/stdin``, ``/proc/self/fd/0``,
+``./stdin`` after ``cd /dev``, ``0`` after ``cd /proc/self/fd``)."""
+_UNSEEN = re.compile(r"^~|[$`*?\[{(]|(?:^|/)\.\.(?:/|$)")
+"""A path the rules cannot see the file of: bash computes it (``$f``, ``$(…)``, ``~/``, a
+glob, ``<(…)``), or a ``..`` segment that a symbolic link may take elsewhere."""
 _PROMPT = re.compile(r"(?:-[A-Za-z]*v)?(?:[A-Za-z_]\w*=)?(PS[0124]|PROMPT_COMMAND|BASH_ENV)"
                      r"(?:\[[^\]]*\])?(?:\+?=|$)")
 """A word that sets (or names, for ``read``/``printf -v``/``declare -n``) a variable whose value
@@ -37,14 +42,17 @@ bash expands, running its ``$( )``, as a prompt (``PS4`` under ``set -x``) or a 
 
 
 def reads_stdin(path: str) -> bool:
-    """True when ``path`` (a script's word after quote removal) is standard input or a pipe.
+    """True when ``path`` (a script's word after quote removal) may be standard input or a pipe.
 
-    ``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N`` (``/dev//./stdin`` and ``/proc/$$/fd/0``
-    too), a process substitution ``<(…)``.
+    ``-``, a path ending in ``stdin``, ``stdout``, ``stderr``, ``fd/N`` or a number
+    (``/dev/stdin``, ``/dev//./fd/3``, ``/proc/self/root/dev/stdin``, ``./stdin`` after ``cd
+    /dev``), and any path bash computes (``$f``, ``"$(…)"``, ``~/…``, ``<(…)``, a glob) or that
+    holds a ``..`` segment: the rules cannot see it names a regular file.
     """
-    if path.startswith("/"):
-        path = "/" + posixpath.normpath(path).lstrip("/")  # //dev/./stdin
-    return _STDIN_PATH.fullmatch(path) is not None
+    if not path:
+        return False
+    return path == "-" or _UNSEEN.search(path) is not None or _PIPE_NAME.search(
+        posixpath.normpath(path)) is not None
 
 
 def sets_prompt(value: str) -> str | None:
@@ -84,7 +92,8 @@ def hidden_commands(name: str, args: list[str]) -> str | None:
     if name in ("source", "."):
         script = args[1] if args[:1] == ["--"] else args[0] if args else ""
         if reads_stdin(script):
-            return f"{name} runs the commands it reads from standard input or a pipe"
+            return (f"{name} runs the commands it reads from standard input, a pipe or a path "
+                    "the rules cannot see is a file")
     return None
 
 

@@ -39,6 +39,7 @@ from goosectx.shell_runners import (
     COMPUTED,
     RUNNERS,
     SU_LIKE,
+    hidden_program,
     inline_code,
     option_lines,
     runner_starts,
@@ -261,8 +262,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
             if script is None:
                 reasons.append(f"{name} runs the commands it reads from its standard input")
             elif reads_stdin(script):  # bash <(…), bash /dev/fd/3
-                reasons.append(f"{name} runs the commands it reads from a pipe")
-        hidden = hidden_commands(name, args)
+                reasons.append(f"{name} runs the commands it reads from a pipe or a path the "
+                               "rules cannot see is a file")
+        hidden = hidden_commands(name, args) or hidden_program(name, args)
         if hidden:
             reasons.append(hidden)
         code = inline_code(name, args)

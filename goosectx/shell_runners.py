@@ -240,13 +240,40 @@ _SED_RUNS = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?\s*,?\s*"
 """A sed script that runs a command: the ``e`` command, or ``s///e``."""
 
 
+def _program_files(args: list[str], short: str, *longs: str) -> list[str]:
+    """The values of every ``-f FILE`` / ``-nf FILE`` / ``--file=FILE`` in ``args``."""
+    files: list[str] = []
+    for i, word in enumerate(args):
+        if word in (short, *longs):
+            files.append(_at(args, i + 1) or "")
+        elif word.startswith(tuple(f"{long}=" for long in longs)):
+            files.append(word.partition("=")[2])
+        elif (flags := re.fullmatch(r"-([a-zA-Z]*?)" + short[1] + "(.*)", word)) and not any(
+                c in "eFvlWiCIo" for c in flags[1]):  # -nf FILE, -fFILE; not -vf=1
+            files.append(flags[2] or _at(args, i + 1) or "")
+    return files
+
+
 def _program_file(args: list[str], short: str, long: str) -> str | None:
     """The value of the first ``-f FILE`` / ``--file=FILE`` in ``args``, or ``None``."""
-    for i, word in enumerate(args):
-        if word in (short, long):
-            return _at(args, i + 1)
-        if word.startswith((long + "=", short)) and word not in (short, long):
-            return word.partition("=")[2] if word.startswith(long) else word[len(short):]
+    return next(iter(_program_files(args, short, long)), None)
+
+
+_FILE_PROGRAMS = {"make": ("--file", "--makefile"), "gmake": ("--file", "--makefile"),
+                  "sed": ("--file",), "gsed": ("--file",), **dict.fromkeys(_AWK, ("--file",))}
+"""Programs whose ``-f FILE`` is the program they run (``awk -f prog.awk``, a makefile)."""
+
+
+def hidden_program(name: str, args: list[str]) -> str | None:
+    """Why ``name`` runs a program from a file the rules cannot see, or ``None``.
+
+    ``awk -f /dev/stdin``, ``sed -f $f``, ``make -f -``: a ``-f`` file that
+    :func:`goosectx.shell_builtins.reads_stdin` may be standard input, a pipe or computed.
+    """
+    longs = _FILE_PROGRAMS.get(name)
+    if longs and any(reads_stdin(path) for path in _program_files(args, "-f", *longs)):
+        return (f"{name} runs a program file that may be standard input, a pipe or a path the "
+                "rules cannot see")
     return None
 
 

@@ -41,6 +41,29 @@ def test_no_command_prefix_rule_is_offered_for_jobs_x() -> None:
     assert suggested_rule("shell", {"command": "jobs -x rm -f v"}) is None
 
 
+UNSEEN_SCRIPTS = [
+    ". ~/../../../../dev/stdin <<< 'rm -f v'", "bash ~/../../../../dev/stdin <<< 'rm -f v'",
+    ". $HOME/../../../../dev/stdin <<< 'rm -f v'", "f=/dev/stdin; . $f <<< 'rm -f v'",
+    "f=/dev/stdin; bash $f <<< 'rm -f v'", ". \"$(echo /dev/stdin)\" <<< 'rm -f v'",
+    "cd /dev && . ./stdin <<< 'rm -f $OLDPWD/v'", "cd /proc/self/fd && bash 0 <<< 'rm -f v'",
+    ". /proc/self/root/dev/stdin <<< 'rm -f v'", "bash /dev/stderr 2<<< 'rm -f v'",
+    "python3 ~/../../../../dev/stdin <<< 'import os; os.remove(\"v\")'",
+    "awk -f ~/../../../../dev/stdin <<< 'BEGIN{system(\"rm -f v\")}'",
+    "f=/dev/stdin; sed -f $f x <<< '1e rm -f v'", "awk -f - x <<< 'BEGIN{system(\"rm -f v\")}'",
+    "make -f /dev/stdin <<< $'all:\\n\\trm -f v'", "make --file=- <<< $'all:\\n\\trm -f v'"]
+
+
+@pytest.mark.parametrize("command", UNSEEN_SCRIPTS)
+def test_a_script_path_the_rules_cannot_see_is_a_file_is_asked_about(command: str) -> None:
+    assert verdict(DENY_RM, command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [c for c in UNSEEN_SCRIPTS if c.startswith(
+    ("awk", "make", ". ~", "bash ~", "cd"))])
+def test_an_allow_rule_does_not_cover_a_script_read_from_an_unseen_path(command: str) -> None:
+    assert verdict(ALLOW_PLAIN, command, "approve") == "ask", command
+
+
 def test_plain_names_and_paths_are_still_read() -> None:
     for command in ("read line", "read -r -p \"Name $u: \" name", "printf -v out '%s' \"$x\"",
                     "printf -v out '%s\\n' \"$x\"", "declare x=$y", "export PATH=$PATH:/x",
@@ -56,4 +79,5 @@ def test_plain_names_and_paths_are_still_read() -> None:
 def test_run_in_auto_mode_runs_none_of_the_rms_behind_computed_names(  # type: ignore[no-untyped-def]
         fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_auto_denying_rm(fake_model, workdir, capsys, [
-        "jobs -x rm -f v1", "flock lk -c 'rm -f v2'"])
+        "jobs -x rm -f v1", "flock lk -c 'rm -f v2'",
+        ". ~/../../../../../../../../dev/stdin <<< 'rm -f v3'", "f=/dev/stdin; . $f <<< 'rm -f v4'"])
