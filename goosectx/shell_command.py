@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from goosectx.shell_builtins import (
     builtin_lines,
+    computed_name,
     hidden_commands,
     reads_stdin,
     sets_prompt,
@@ -220,6 +221,7 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     prompt = next((v for w in words if (v := sets_prompt(w.value))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
+    r.reasons += filter(None, [computed_name([(w.raw, w.value, _computed(w)) for w in words])])
 
 
 def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C901, PLR0912
@@ -252,6 +254,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
         if any(w.value.startswith("BASH_FUNC_") for w in words):
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         args = [w.value for w in words[1:]]
+        hidden = hidden_commands(name, args) or hidden_program(name, args)
+        if hidden:
+            reasons.append(hidden)
         if name in SHELLS or name in SU_LIKE or name in ("eval", "trap") or name == "env" and any(
                 _splits_string(a) for a in args):
             inner = _inner_line(name, args)
@@ -264,9 +269,6 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
             elif reads_stdin(script):  # bash <(…), bash /dev/fd/3
                 reasons.append(f"{name} runs the commands it reads from a pipe or a path the "
                                "rules cannot see is a file")
-        hidden = hidden_commands(name, args) or hidden_program(name, args)
-        if hidden:
-            reasons.append(hidden)
         code = inline_code(name, args)
         if code is not None and any(w.expands and w.value in code for w in words[1:]):
             code = COMPUTED  # python3 -c "$(cat x)": bash makes the code at run time

@@ -265,16 +265,41 @@ _FILE_PROGRAMS = {"make": ("--file", "--makefile"), "gmake": ("--file", "--makef
 
 
 def hidden_program(name: str, args: list[str]) -> str | None:
-    """Why ``name`` runs a program from a file the rules cannot see, or ``None``.
+    r"""Why ``name`` runs a program the rules cannot see, or ``None``.
 
     ``awk -f /dev/stdin``, ``sed -f $f``, ``make -f -``: a ``-f`` file that
-    :func:`goosectx.shell_builtins.reads_stdin` may be standard input, a pipe or computed.
+    :func:`goosectx.shell_builtins.reads_stdin` may be standard input, a pipe or computed;
+    ``env -S 'rm\_x'``: a string env splits with its own escapes (``\_`` is a space) or
+    variables (``${X}``), not as the rules read it.
     """
+    if name == "env" and any(re.search(r"[\\$]", s) for s in _split_strings(args)):
+        return "env -S splits a string with escapes or variables the rules do not read"
     longs = _FILE_PROGRAMS.get(name)
     if longs and any(reads_stdin(path) for path in _program_files(args, "-f", *longs)):
         return (f"{name} runs a program file that may be standard input, a pipe or a path the "
                 "rules cannot see")
     return None
+
+
+def _split_strings(args: list[str]) -> list[str]:
+    """The strings of env's ``-S STRING`` / ``-iS'…'`` / ``--split-string=STRING``."""
+    strings: list[str] = []
+    i = 0
+    while i < len(args):
+        word, after = args[i], _at(args, i + 1) or ""
+        cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word)
+        if word.startswith("--split-string"):
+            strings.append(word.partition("=")[2] if "=" in word else after)
+        elif cluster and not word.startswith("--"):
+            if cluster[2] == "S":
+                strings.append(cluster[3] or after)
+            i += not cluster[3]  # -u NAME, -S STRING: the next word is the value
+        elif word in ("--unset", "--chdir", "--argv0"):
+            i += 1
+        elif not word.startswith("-") and "=" not in word:
+            break  # the command: its own -S is not env's
+        i += 1
+    return strings
 
 
 def _sed_script(args: list[str]) -> str | None:

@@ -64,6 +64,30 @@ def test_an_allow_rule_does_not_cover_a_script_read_from_an_unseen_path(command:
     assert verdict(ALLOW_PLAIN, command, "approve") == "ask", command
 
 
+COMPUTED_NAMES = [
+    "printf -v \"PS$((2+2))\" '%s' '$(rm -f v)'; set -x; true",
+    "n=4; x='$(rm -f v)'; printf -v PS$n %s \"$x\"; set -x; true",
+    "x='$(rm -f v)'; IFS= read -r PS${n:-4} <<< \"$x\"; set -x; true",
+    "x='$(rm -f v)'; read -r ${n:-PS4} <<< \"$x\"; set -x; true",
+    "x='$(rm -f v)'; export \"PS${n:-4}=$x\"; set -x; true",
+    "x='$(rm -f v)'; declare PS${n:-4}=$x; set -x; true",
+    "x=PS; declare -n r=${x}4; r='$(rm -f v)'; set -x; true",
+    "unset PS${n:-4}; x='$(rm -f v)'; : ${PS4:=$x}; set -x; true",
+    "x='$(rm -f v)'; : ${PS4:=$x}; set -x; true", "cat <<EOF\n${PROMPT_COMMAND=$x}\nEOF",
+    "x='$(rm -f v)'; unset PS4; echo \"${PS4=$x}\" >/dev/null; set -x; true",
+    "printf -v x 'a[%s(rm -f v)]' '$'; printf -v \"$x\" 1",
+    "printf -v x 'a[%srm -f v%s]' '`' '`'; [[ x -eq 0 ]]",
+    "x='$(rm -f v)'; export ENV=$x; bash --posix -i -c true",
+    "ENV='$(rm -f v)' bash --posix -i -c true", "env -S 'rm\\_-f\\_v'",
+    "X=rm env -S '${X} -f v'"]
+
+
+@pytest.mark.parametrize("command", COMPUTED_NAMES)
+def test_a_prompt_variable_set_under_a_computed_name_is_asked_about(command: str) -> None:
+    assert verdict(DENY_RM, command) == "ask", command
+    assert verdict(ALLOW_PLAIN, command, "approve") == "ask", command
+
+
 def test_plain_names_and_paths_are_still_read() -> None:
     for command in ("read line", "read -r -p \"Name $u: \" name", "printf -v out '%s' \"$x\"",
                     "printf -v out '%s\\n' \"$x\"", "declare x=$y", "export PATH=$PATH:/x",
@@ -79,5 +103,7 @@ def test_plain_names_and_paths_are_still_read() -> None:
 def test_run_in_auto_mode_runs_none_of_the_rms_behind_computed_names(  # type: ignore[no-untyped-def]
         fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_auto_denying_rm(fake_model, workdir, capsys, [
-        "jobs -x rm -f v1", "flock lk -c 'rm -f v2'",
-        ". ~/../../../../../../../../dev/stdin <<< 'rm -f v3'", "f=/dev/stdin; . $f <<< 'rm -f v4'"])
+        "jobs -x rm -f v1", ". ~/../../../../../../../../dev/stdin <<< 'rm -f v2'",
+        "printf -v \"PS$((2+2))\" '%s' '$(rm -f v3)'; set -x; true",
+        "flock lk -c 'rm -f v4'", "x='$(rm -f v5)'; : ${PS4:=$x}; set -x; true",
+        "env -S 'rm\\_-f\\_v6'", "f=/dev/stdin; . $f <<< 'rm -f v7'"])
