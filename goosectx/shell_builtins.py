@@ -32,9 +32,10 @@ _SHELL_VALUED = ("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
 _PIPE_NAME = re.compile(r"(?:^|/)(?:stdin|stdout|stderr|fd/.+|\d+)$")
 """The end of a path that names a file descriptor (``/dev/stdin``, ``/proc/self/fd/0``,
 ``./stdin`` after ``cd /dev``, ``0`` after ``cd /proc/self/fd``)."""
-_UNSEEN = re.compile(r"^~|[$`*?\[{(]|(?:^|/)\.\.(?:/|$)")
+_UNSEEN = re.compile(r"^~|[$`*?\[{(]|(?:^|/)(?!\.\.?/)[^/]+/\.\.(?:/|$)")
 """A path the rules cannot see the file of: bash computes it (``$f``, ``$(…)``, ``~/``, a
-glob, ``<(…)``), or a ``..`` segment that a symbolic link may take elsewhere."""
+glob, ``<(…)``), or a ``..`` after a name, which a symbolic link may take elsewhere
+(``/tmp/link/../stdin``; a leading ``../x`` climbs from the working dir as written)."""
 _PROMPT = re.compile(r"(?:-[A-Za-z]*v)?(?:[A-Za-z_]\w*=)?(PS[0124]|PROMPT_COMMAND|BASH_ENV|ENV)"
                      r"(?:\[[^\]]*\])?(?:\+?=|$)")
 """A word that sets (or names, for ``read``/``printf -v``/``declare -n``) a variable whose value
@@ -54,7 +55,7 @@ def reads_stdin(path: str) -> bool:
     ``-``, a path ending in ``stdin``, ``stdout``, ``stderr``, ``fd/N`` or a number
     (``/dev/stdin``, ``/dev//./fd/3``, ``/proc/self/root/dev/stdin``, ``./stdin`` after ``cd
     /dev``), and any path bash computes (``$f``, ``"$(…)"``, ``~/…``, ``<(…)``, a glob) or that
-    holds a ``..`` segment: the rules cannot see it names a regular file.
+    holds a ``..`` after a name (``/x/../y``): the rules cannot see it names a regular file.
     """
     if not path:
         return False

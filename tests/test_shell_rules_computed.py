@@ -93,7 +93,8 @@ def test_plain_names_and_paths_are_still_read() -> None:
                     "printf -v out '%s\\n' \"$x\"", "declare x=$y", "export PATH=$PATH:/x",
                     "local n=\"$1\"", "ENV=prod ls", "bash ./run.sh", ". venv/bin/activate",
                     "awk -f prog.awk f", "make -f Makefile.ci", "flock lk ls", "jobs -l",
-                    "env -S 'ls -l'"):
+                    "env -S 'ls -l'", ". ../env.sh", "bash ../run.sh", "read -a words",
+                    "printf -v line '[%s] %s' \"$lvl\" \"$msg\"", "unset x y"):
         assert verdict(ALLOW_PLAIN.merged(PermissionRules(allow=(
             "shell(ls*)", "shell(local *)", "shell(ENV=prod ls)", "shell(env *)"))),
             command, "approve") == "run", command
