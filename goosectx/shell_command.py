@@ -44,6 +44,7 @@ from goosectx.shell_runners import (
     inline_code,
     option_lines,
     runner_starts,
+    splits_string,
     ssh_lines,
 )
 
@@ -258,7 +259,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
         if hidden:
             reasons.append(hidden)
         if name in SHELLS or name in SU_LIKE or name in ("eval", "trap") or name == "env" and any(
-                _splits_string(a) for a in args):
+                splits_string(a) for a in args):
             inner = _inner_line(name, args)
             if inner is not None:
                 _add_line(inner, r, depth)
@@ -369,12 +370,6 @@ def _find_exec(words: list[Word]) -> list[list[Word]]:
             i = j
         i += 1
     return commands
-
-
-def _splits_string(value: str) -> bool:
-    """True for env's ``-S STRING`` in any spelling (``-S'rm x'``, ``-iS``, ``--split-string``)."""
-    return value.startswith("--split-string") or (
-        value.startswith("-") and not value.startswith("--") and "S" in value[1:])
 
 
 def _unwrap(name: str, words: list[Word], start: int = 0,

@@ -281,6 +281,12 @@ def hidden_program(name: str, args: list[str]) -> str | None:
     return None
 
 
+def splits_string(value: str) -> bool:
+    """True for env's ``-S STRING`` in any spelling (``-S'rm x'``, ``-iS``, ``--split-string``)."""
+    return value.startswith("--split-string") or (
+        value.startswith("-") and not value.startswith("--") and "S" in value[1:])
+
+
 def _split_strings(args: list[str]) -> list[str]:
     """The strings of env's ``-S STRING`` / ``-iS'…'`` / ``--split-string=STRING``."""
     strings: list[str] = []
