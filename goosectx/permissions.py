@@ -326,7 +326,7 @@ RUNS_ANYTHING = frozenset({
     "xargs", "eval", "exec", "command", "builtin", "nohup", "nice", "ionice", "time", "timeout",
     "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "nix-shell", "npx", "bunx",
     "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script", "parallel",
-    "trap", "fc", "bind"}) | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
+    "trap", "fc", "bind", "jobs"}) | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
 """Programs that run whatever their arguments say: no command-prefix rule is offered for them."""
 
 

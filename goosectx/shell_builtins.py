@@ -6,12 +6,13 @@ take a command line in an option (``compgen -C 'rm x' w``, ``complete -C``, ``ma
 :func:`builtin_lines` gives it, to be read like ``bash -c``'s. Others run text the command line
 does not show, so the rules cannot read what runs (:func:`hidden_commands`): a key bound to a
 command (``bind -x``), a command from the shell's history (``fc``), a program read from
-standard input, a pipe or a process substitution (``source /dev/stdin``, ``. <(…)``,
-``bash /dev/fd/3``: :func:`reads_stdin`), and a variable whose value bash expands as a prompt
-or startup file when it runs commands (``PS4`` under ``set -x``, ``PROMPT_COMMAND``,
-``BASH_ENV``: :func:`sets_prompt`). How a shell started with options reads its commands:
-:func:`shell_line` (``bash -x -c -- STRING``) and :func:`shell_script` (a script, or standard
-input). What the command text shows, not a sandbox.
+standard input, a pipe, a process substitution or a path the rules cannot see is a file
+(``source /dev/stdin``, ``. <(…)``, ``bash /dev/fd/3``, ``. $f``: :func:`reads_stdin`), a
+variable whose value bash expands as a prompt or startup file when it runs commands (``PS4``
+under ``set -x``, ``PROMPT_COMMAND``, ``BASH_ENV``, ``ENV``: :func:`sets_prompt`), and a
+variable whose name bash computes, which may be one of those (:func:`computed_name`). How a
+shell started with options reads its commands: :func:`shell_line` (``bash -x -c -- STRING``)
+and :func:`shell_script` (a script, or standard input). What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -28,29 +29,99 @@ _OPTION_VALUED = {"compgen": "oAGWFCXPSV", "complete": "oAGWFCXPS", "mapfile": "
 value (``compgen -W WORDS``, ``mapfile -n COUNT``)."""
 _SHELL_VALUED = ("-o", "+o", "-O", "+O", "--rcfile", "--init-file")
 """A shell's options that take the next word as their value."""
-_STDIN_PATH = re.compile(r"/dev/(?:stdin|fd/.+)|/proc/[^/]+/(?:task/[^/]+/)?fd/.+|[<>]\(…\)")
-_PROMPT = re.compile(r"(?:-[A-Za-z]*v)?(?:[A-Za-z_]\w*=)?(PS[0124]|PROMPT_COMMAND|BASH_ENV)"
+_PIPE_NAME = re.compile(r"(?:^|/)(?:stdin|stdout|stderr|fd/.+|\d+)$")
+"""The end of a path that names a file descriptor (``/dev/stdin``, ``/proc/self/fd/0``,
+``./stdin`` after ``cd /dev``, ``0`` after ``cd /proc/self/fd``)."""
+_UNSEEN = re.compile(r"^~|[$`*?\[{(]|(?:^|/)(?!\.\.?/)[^/]+/\.\.(?:/|$)")
+"""A path the rules cannot see the file of: bash computes it (``$f``, ``$(…)``, ``~/``, a
+glob, ``<(…)``), or a ``..`` after a name, which a symbolic link may take elsewhere
+(``/tmp/link/../stdin``; a leading ``../x`` climbs from the working dir as written)."""
+_PROMPT = re.compile(r"(?:-[A-Za-z]*v)?(?:[A-Za-z_]\w*=)?(PS[0124]|PROMPT_COMMAND|BASH_ENV|ENV)"
                      r"(?:\[[^\]]*\])?(?:\+?=|$)")
 """A word that sets (or names, for ``read``/``printf -v``/``declare -n``) a variable whose value
 bash expands, running its ``$( )``, as a prompt (``PS4`` under ``set -x``) or a startup file
-(``BASH_ENV`` of the bash it starts)."""
+(``BASH_ENV`` of the bash it starts, ``ENV`` of an interactive one in POSIX mode)."""
+_NAMES_VALUED = {"read": "adinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}
+"""Builtins whose operands are variable names, and their options that take a value."""
+_DECLARES = frozenset({"declare", "typeset", "local", "readonly", "export", "unset"})
+"""Builtins whose operands are ``NAME`` or ``NAME=VALUE`` (``declare -n r=NAME``: a name)."""
+_FORMS_SUBSTITUTION = re.compile(r"[$`]|\\(?:[0-7]|x|u|U)")
+"""Text that can make ``$(`` or a backquote once printf writes it (``\\044`` is ``$``)."""
 
 
 def reads_stdin(path: str) -> bool:
-    """True when ``path`` (a script's word after quote removal) is standard input or a pipe.
+    """True when ``path`` (a script's word after quote removal) may be standard input or a pipe.
 
-    ``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N`` (``/dev//./stdin`` and ``/proc/$$/fd/0``
-    too), a process substitution ``<(…)``.
+    ``-``, a path ending in ``stdin``, ``stdout``, ``stderr``, ``fd/N`` or a number
+    (``/dev/stdin``, ``/dev//./fd/3``, ``/proc/self/root/dev/stdin``, ``./stdin`` after ``cd
+    /dev``), and any path bash computes (``$f``, ``"$(…)"``, ``~/…``, ``<(…)``, a glob) or that
+    holds a ``..`` after a name (``/x/../y``): the rules cannot see it names a regular file.
     """
-    if path.startswith("/"):
-        path = "/" + posixpath.normpath(path).lstrip("/")  # //dev/./stdin
-    return _STDIN_PATH.fullmatch(path) is not None
+    if not path:
+        return False
+    return path == "-" or _UNSEEN.search(path) is not None or _PIPE_NAME.search(
+        posixpath.normpath(path)) is not None
 
 
 def sets_prompt(value: str) -> str | None:
-    """The prompt or startup variable ``value`` (one word) sets or names, or ``None``."""
+    """The prompt or startup variable ``value`` (one word) sets or names, or ``None``.
+
+    Not ``ENV=prod``: bash expands an ``ENV`` value only for what ``$``, a backquote or a
+    backslash makes of it.
+    """
     found = _PROMPT.match(value)
-    return None if found is None else found[1]
+    if found is None or found[1] == "ENV" and value[found.end() - 1:found.end()] == "=" and (
+            not re.search(r"[$`\\]", value[found.end():])):
+        return None
+    return found[1]
+
+
+def computed_name(words: list[tuple[str, str, bool]]) -> str | None:
+    """Why a builtin sets a variable the rules cannot name, or ``None``.
+
+    ``words``: one simple command's words as ``(raw, value, computed)``. A variable name
+    operand of ``printf -v``, ``read``, ``mapfile``, ``declare``/``typeset``/``local``/
+    ``readonly``/``export``/``unset`` (a ``declare -n`` target too) that bash computes
+    (``printf -v "PS$n"``, ``read ${n:-PS4}``, ``export "PS${n}=$x"``) may be a prompt
+    variable, or a subscript that runs a ``$( )``; so may a ``printf -v`` whose literal format
+    and arguments can form ``[`` and ``$(`` (``printf -v x 'a[%s(rm x)]' '$'``).
+    """
+    while words and (_is_assignment(words[0][1]) or words[0][1] in ("builtin", "command")):
+        words = words[1:]
+    if not words:
+        return None
+    name, args = words[0][1], words[1:]
+    names: list[tuple[str, str, bool]] = []  # (raw, value, computed) of each name operand
+    i = 0
+    while i < len(args) and args[i][1] != "--" and args[i][1][:1] in "-+" and len(args[i][1]) > 1:
+        option = args[i][1]
+        valued = "v" if name == "printf" else _NAMES_VALUED.get(name, "")
+        cut = next((k for k, c in enumerate(option[1:], 1) if c in valued), None)
+        if cut is not None and option[0] == "-":
+            value = args[i] if cut < len(option) - 1 else args[i + 1] if i + 1 < len(args) else None
+            if value is not None and option[cut] in "va":  # printf -v NAME, read -a NAME
+                names.append(value)
+            i += 1 if cut < len(option) - 1 else 2
+            continue
+        i += 1
+    operands = args[i + (i < len(args) and args[i][1] == "--"):]
+    if name in _NAMES_VALUED or name in _DECLARES:
+        names += operands
+    nameref = name in _DECLARES - {"export", "unset"} and any(
+        a[1][:1] == "-" and "n" in a[1] for a in args[:i])
+    for raw, _value, computed in names:
+        text = raw.replace('"', "").replace("'", "")
+        head, _, tail = text.partition("=")
+        if computed and ("$" in head or "`" in head or nameref and re.search(r"[$`]", tail)):
+            return f"{name} sets a variable whose name bash computes (it may be a prompt variable)"
+    literal = "".join(a[1] for a in operands if not a[2]) if name == "printf" and names else ""
+    if re.search(r"\[|\\(?:[0-7]|x|u)", literal) and _FORMS_SUBSTITUTION.search(literal):
+        return "printf -v may write an array subscript holding a command substitution"
+    return None
+
+
+def _is_assignment(value: str) -> bool:
+    return re.match(r"[A-Za-z_]\w*(?:\[[^\]]*\])?\+?=", value) is not None
 
 
 def builtin_lines(name: str, args: list[str]) -> list[str]:
@@ -84,7 +155,8 @@ def hidden_commands(name: str, args: list[str]) -> str | None:
     if name in ("source", "."):
         script = args[1] if args[:1] == ["--"] else args[0] if args else ""
         if reads_stdin(script):
-            return f"{name} runs the commands it reads from standard input or a pipe"
+            return (f"{name} runs the commands it reads from standard input, a pipe or a path "
+                    "the rules cannot see is a file")
     return None
 
 

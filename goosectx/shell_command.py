@@ -5,18 +5,18 @@ command line into simple commands; :func:`command_forms` gives the forms of one 
 that a rule is matched against: the text as written, and the command after the shell's own
 unquoting (``r''m`` → ``rm``), without leading ``VAR=value`` assignments, with a program given
 by path reduced to its name (``/bin/rm`` → ``rm``) and with well-known wrappers removed
-(``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs`` …; a ``--long`` option
-read both as a flag and as taking the next word); the string of ``bash -c STRING``,
-``env -S STRING``, ``eval STRING``, ``trap STRING``, ``compgen -C STRING`` and ``find -exec``
-is split and matched as commands of its own; a runner's command (``fakeroot``, ``chroot``,
-``strace``, ``ssh``, ``docker exec`` …) and an interpreter's inline code are read by
-:mod:`goosectx.shell_runners`, a shell's ``-c`` string and what builtins and prompt variables
-run from stored text (``${x@P}`` is the lexer's) by :mod:`goosectx.shell_builtins`.
-Words are bash's (:mod:`goosectx.shell_lexer`): a command whose program
-bash names at run time or by a glob or brace expansion, or that defines a function or an alias,
-is one the rules cannot read (:attr:`CommandForms.unreadable`): never allowed by a rule, and
-asked about under shell deny/ask rules. This matches what the command text shows; it is not a
-sandbox.
+(``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs``, ``jobs -x`` …;
+a ``--long`` option read both as a flag and as taking the next word); the string of
+``bash -c STRING``, ``env -S STRING``, ``eval``, ``trap``, ``compgen -C``, ``flock -c``,
+``sg GROUP STRING`` and ``find -exec`` is split and matched as commands of its own; a
+runner's command (``fakeroot``, ``chroot``, ``strace``, ``ssh``, ``docker exec`` …) and an
+interpreter's inline code are read by :mod:`goosectx.shell_runners`, a shell's ``-c``
+string and what builtins and prompt variables run from stored text (``${x@P}`` is the
+lexer's) by :mod:`goosectx.shell_builtins`. Words are bash's (:mod:`goosectx.shell_lexer`):
+a command whose program bash names at run time or by a glob or brace expansion, or that
+defines a function or an alias, is one the rules cannot read
+(:attr:`CommandForms.unreadable`): never allowed by a rule, and asked about under shell
+deny/ask rules. This matches what the command text shows; it is not a sandbox.
 
 Core module: no printing.
 """
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from goosectx.shell_builtins import (
     builtin_lines,
+    computed_name,
     hidden_commands,
     reads_stdin,
     sets_prompt,
@@ -39,9 +40,11 @@ from goosectx.shell_runners import (
     COMPUTED,
     RUNNERS,
     SU_LIKE,
+    hidden_program,
     inline_code,
     option_lines,
     runner_starts,
+    splits_string,
     ssh_lines,
 )
 
@@ -70,8 +73,8 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
     "env": ("uCS", 0), "sudo": ("ugpChDrtUTR", 0), "doas": ("uC", 0), "nice": ("n", 0),
     "time": ("fo", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
     "xargs": ("adEILnPs", 0), "watch": ("nd", 0), "chronic": ("", 0), "setsid": ("", 0),
-    "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("w", 1),
-    "busybox": ("", 0),
+    "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("wE", 1),
+    "busybox": ("", 0), "jobs": ("", 0),
 }
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # A=x, A+=x
 _SUBSCRIPT_RUNS = re.compile(r"\[[^\]]*(?:\$\(|`)")  # 'a[$(rm x)]': run by [[ -eq ]], $((x))
@@ -219,6 +222,7 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     prompt = next((v for w in words if (v := sets_prompt(w.value))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
+    r.reasons += filter(None, [computed_name([(w.raw, w.value, _computed(w)) for w in words])])
 
 
 def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C901, PLR0912
@@ -251,8 +255,11 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
         if any(w.value.startswith("BASH_FUNC_") for w in words):
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         args = [w.value for w in words[1:]]
+        hidden = hidden_commands(name, args) or hidden_program(name, args)
+        if hidden:
+            reasons.append(hidden)
         if name in SHELLS or name in SU_LIKE or name in ("eval", "trap") or name == "env" and any(
-                _splits_string(a) for a in args):
+                splits_string(a) for a in args):
             inner = _inner_line(name, args)
             if inner is not None:
                 _add_line(inner, r, depth)
@@ -261,10 +268,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
             if script is None:
                 reasons.append(f"{name} runs the commands it reads from its standard input")
             elif reads_stdin(script):  # bash <(…), bash /dev/fd/3
-                reasons.append(f"{name} runs the commands it reads from a pipe")
-        hidden = hidden_commands(name, args)
-        if hidden:
-            reasons.append(hidden)
+                reasons.append(f"{name} runs the commands it reads from a pipe or a path the "
+                               "rules cannot see is a file")
         code = inline_code(name, args)
         if code is not None and any(w.expands and w.value in code for w in words[1:]):
             code = COMPUTED  # python3 -c "$(cat x)": bash makes the code at run time
@@ -365,12 +370,6 @@ def _find_exec(words: list[Word]) -> list[list[Word]]:
             i = j
         i += 1
     return commands
-
-
-def _splits_string(value: str) -> bool:
-    """True for env's ``-S STRING`` in any spelling (``-S'rm x'``, ``-iS``, ``--split-string``)."""
-    return value.startswith("--split-string") or (
-        value.startswith("-") and not value.startswith("--") and "S" in value[1:])
 
 
 def _unwrap(name: str, words: list[Word], start: int = 0,

@@ -43,6 +43,10 @@ _RUNS_VALUE = re.compile(r"@P\}|\$\{!(?![A-Za-z_]\w*(?:\[[@*]\]|[*@])\})")
 """``${x@P}`` (prompt expansion runs a value's ``$( )``) or ``${!x}`` (indirection reads a value
 as a name, ``a[$(rm y)]``, evaluating its subscript); not ``${!a[@]}`` or ``${!prefix*}``.
 Searched in the whole text (a quoted one too), so no reading of bash's can miss it."""
+_ASSIGNS_PROMPT = re.compile(r"\$\{(?:!\w+|PS[0124]|PROMPT_COMMAND|BASH_ENV|ENV)"
+                             r"(?:\[[^\]]*\])?:?=")
+"""``${PS4:=$x}`` / ``${ENV=…}`` (or an indirect ``${!x=…}``): an expansion that sets a prompt or
+startup variable, whose ``$( )`` bash runs when it expands it (:mod:`goosectx.shell_builtins`)."""
 _LEADING = RESERVED_WORDS | {"time", "-p", "--"}  # what may come before one of them
 
 
@@ -219,6 +223,9 @@ def lex(command: str, depth: int = 0) -> list[Part]:
     if _RUNS_VALUE.search(command.replace("\\\n", "")):  # anywhere: words, ((…)), bodies
         lexer.parts.append(Part(unreadable="it expands a variable's value as a prompt (${x@P}) "
                                 "or as a name (${!x}), which runs the commands that value holds"))
+    if _ASSIGNS_PROMPT.search(command.replace("\\\n", "")):
+        lexer.parts.append(Part(unreadable="it sets a prompt or startup variable in an expansion "
+                                "(${PS4:=…}), whose commands bash runs when it expands it"))
     return lexer.parts
 
 

@@ -134,6 +134,7 @@ _LINE_OPTIONS = {
     "tar": ("--to-command", "--checkpoint-action=exec", "--use-compress-program", "-I",
             "--info-script", "--new-volume-script", "-F"),
     "rsync": ("-e", "--rsh", "--rsync-path"), "zip": ("-TT", "--unzip-command"),
+    "flock": ("-c", "--command"),
 }
 """Options whose value is a command line the program runs (``tar --to-command='…'``)."""
 _VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim"})
@@ -142,10 +143,13 @@ _VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim"})
 def option_lines(name: str, args: list[str]) -> list[str]:
     """Command lines a program runs from its options' values.
 
-    :data:`_LINE_OPTIONS`, and an editor's ``-c '!cmd'`` / ``+'!cmd'`` (vim runs the shell
-    command).
+    :data:`_LINE_OPTIONS`, an editor's ``-c '!cmd'`` / ``+'!cmd'`` (vim runs the shell
+    command), and ``sg GROUP 'CMD'`` (sg runs its second operand with ``sh -c``).
     """
     lines: list[str] = []
+    if name == "sg":
+        operands = [a for a in args if a not in ("-", "-c")]
+        return operands[1:2]
     if name in _VIM:
         for i, word in enumerate(args):
             value = (word[1:] if word.startswith("+") else
@@ -236,14 +240,72 @@ _SED_RUNS = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?\s*,?\s*"
 """A sed script that runs a command: the ``e`` command, or ``s///e``."""
 
 
+def _program_files(args: list[str], short: str, *longs: str) -> list[str]:
+    """The values of every ``-f FILE`` / ``-nf FILE`` / ``--file=FILE`` in ``args``."""
+    files: list[str] = []
+    for i, word in enumerate(args):
+        if word in (short, *longs):
+            files.append(_at(args, i + 1) or "")
+        elif word.startswith(tuple(f"{long}=" for long in longs)):
+            files.append(word.partition("=")[2])
+        elif (flags := re.fullmatch(r"-([a-zA-Z]*?)" + short[1] + "(.*)", word)) and not any(
+                c in "eFvlWiCIo" for c in flags[1]):  # -nf FILE, -fFILE; not -vf=1
+            files.append(flags[2] or _at(args, i + 1) or "")
+    return files
+
+
 def _program_file(args: list[str], short: str, long: str) -> str | None:
     """The value of the first ``-f FILE`` / ``--file=FILE`` in ``args``, or ``None``."""
-    for i, word in enumerate(args):
-        if word in (short, long):
-            return _at(args, i + 1)
-        if word.startswith((long + "=", short)) and word not in (short, long):
-            return word.partition("=")[2] if word.startswith(long) else word[len(short):]
+    return next(iter(_program_files(args, short, long)), None)
+
+
+_FILE_PROGRAMS = {"make": ("--file", "--makefile"), "gmake": ("--file", "--makefile"),
+                  "sed": ("--file",), "gsed": ("--file",), **dict.fromkeys(_AWK, ("--file",))}
+"""Programs whose ``-f FILE`` is the program they run (``awk -f prog.awk``, a makefile)."""
+
+
+def hidden_program(name: str, args: list[str]) -> str | None:
+    r"""Why ``name`` runs a program the rules cannot see, or ``None``.
+
+    ``awk -f /dev/stdin``, ``sed -f $f``, ``make -f -``: a ``-f`` file that
+    :func:`goosectx.shell_builtins.reads_stdin` may be standard input, a pipe or computed;
+    ``env -S 'rm\_x'``: a string env splits with its own escapes (``\_`` is a space) or
+    variables (``${X}``), not as the rules read it.
+    """
+    if name == "env" and any(re.search(r"[\\$]", s) for s in _split_strings(args)):
+        return "env -S splits a string with escapes or variables the rules do not read"
+    longs = _FILE_PROGRAMS.get(name)
+    if longs and any(reads_stdin(path) for path in _program_files(args, "-f", *longs)):
+        return (f"{name} runs a program file that may be standard input, a pipe or a path the "
+                "rules cannot see")
     return None
+
+
+def splits_string(value: str) -> bool:
+    """True for env's ``-S STRING`` in any spelling (``-S'rm x'``, ``-iS``, ``--split-string``)."""
+    return value.startswith("--split-string") or (
+        value.startswith("-") and not value.startswith("--") and "S" in value[1:])
+
+
+def _split_strings(args: list[str]) -> list[str]:
+    """The strings of env's ``-S STRING`` / ``-iS'…'`` / ``--split-string=STRING``."""
+    strings: list[str] = []
+    i = 0
+    while i < len(args):
+        word, after = args[i], _at(args, i + 1) or ""
+        cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word)
+        if word.startswith("--split-string"):
+            strings.append(word.partition("=")[2] if "=" in word else after)
+        elif cluster and not word.startswith("--"):
+            if cluster[2] == "S":
+                strings.append(cluster[3] or after)
+            i += not cluster[3]  # -u NAME, -S STRING: the next word is the value
+        elif word in ("--unset", "--chdir", "--argv0"):
+            i += 1
+        elif not word.startswith("-") and "=" not in word:
+            break  # the command: its own -S is not env's
+        i += 1
+    return strings
 
 
 def _sed_script(args: list[str]) -> str | None:

@@ -46,7 +46,7 @@ WRAPPERS = ["env", "env -i", "sudo", "sudo -u x", "command", "exec", "xargs", "n
             "env a-b=1", "timeout -k 1 5", "find . -execdir", "nice --adjustment 3",
             "stdbuf -o0", "setsid", "xargs -I{}", "env -u X", "exec -a x", "command -p",
             "eval --", "bash -o pipefail -c", "busybox", "bash -c --", "sh -c -x", "bash -xc",
-            "sh -c -"]
+            "sh -c -", "jobs -x"]
 ASSIGN_VALUES = ["b", "", "'x y'", "(x y)", "$(x)", "rm", "/x", "/bin/rm"]
 
 

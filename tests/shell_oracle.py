@@ -298,7 +298,8 @@ def _wrapped(name: str, args: tuple[str, ...]) -> tuple[str, ...]:
 
 
 _WRAPPER_PROGRAMS = {"env", "sudo", "command", "exec", "xargs", "nohup", "timeout", "nice",
-                     "time", "find", "doas", "stdbuf", "setsid", "flock", "watch", "builtin"}
+                     "time", "find", "doas", "stdbuf", "setsid", "flock", "watch", "builtin",
+                     "jobs"}  # jobs -x CMD: bash runs CMD
 
 
 def runs_rm(argvs: Iterable[tuple[str, ...]], bash: Bash, depth: int = 0) -> bool:

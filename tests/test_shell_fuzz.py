@@ -61,6 +61,7 @@ def test_the_oracle_runs_real_wrappers_without_running_what_they_exec(
     assert bash.wrappers.run(("env", "-iS", "/bin/rm -rf v")) == [("/bin/rm", "-rf", "v")]
     assert bash.wrappers.run(("timeout", "--signal", "KILL", "5", "rm", "v")) == [("rm", "v")]
     assert shell_oracle.runs_rm([("xargs", "--max-args", "1", "rm")], bash)
+    assert shell_oracle.runs_rm([("jobs", "-x", "rm", "v")], bash)  # rev20 F2
     assert not shell_oracle.runs_rm([("env", "ls", "rm")], bash)
 
 

@@ -1,0 +1,110 @@
+"""Shell rules see commands run through names and paths bash computes, or ask about them.
+
+rev20 findings F2, F3, F4, F10, F11: a deny rule for ``rm`` let through ``jobs -x rm x``, a
+script read from standard input under a path the rules did not recognise (``~/../dev/stdin``,
+``$f``, ``./stdin`` after ``cd /dev``), a prompt variable set under a computed name
+(``printf -v "PS$((2+2))"``, ``: ${PS4:=$x}``), ``ENV``, ``flock LOCK -c 'CMD'``,
+``sg GROUP 'CMD'``, ``make -f /dev/stdin`` and ``env -S 'rm\\_x'``. Each really deletes its
+file in bash when let through.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_support import run_auto_denying_rm
+
+from goosectx.approval import ApprovalContext, decide
+from goosectx.permissions import PermissionRules, suggested_rule
+
+DENY_RM = PermissionRules(deny=("shell(rm *)",))
+ALLOW_PLAIN = PermissionRules(allow=tuple(f"shell({p})" for p in (
+    "printf *", "set *", "true*", "read *", "export *", "unset *", ":*", "echo *", "declare *",
+    "awk *", "sed *", "make *", "jobs *", "cd *", "bash *", ". *", "flock *", "sg *")))
+
+
+def verdict(rules: PermissionRules, command: str, mode: str = "auto") -> str:
+    return decide(ApprovalContext(mode=mode, tool_name="shell", read_only=False,  # type: ignore[arg-type]
+                                  working_dir=Path("/work/proj"),
+                                  arguments={"command": command}, rules=rules)).action
+
+
+@pytest.mark.parametrize("command", [
+    "jobs -x rm -f v", "jobs -x bash -c 'rm -f v'", "flock lk -c 'rm -f v'",
+    "flock -c 'rm -f v' lk", "flock --command='rm -f v' lk", "sg root 'rm -f v'"])
+def test_a_command_run_by_jobs_x_flock_c_or_sg_is_matched(command: str) -> None:
+    assert verdict(DENY_RM, command) == "deny", command
+
+
+def test_no_command_prefix_rule_is_offered_for_jobs_x() -> None:
+    assert suggested_rule("shell", {"command": "jobs -x rm -f v"}) is None
+
+
+UNSEEN_SCRIPTS = [
+    ". ~/../../../../dev/stdin <<< 'rm -f v'", "bash ~/../../../../dev/stdin <<< 'rm -f v'",
+    ". $HOME/../../../../dev/stdin <<< 'rm -f v'", "f=/dev/stdin; . $f <<< 'rm -f v'",
+    "f=/dev/stdin; bash $f <<< 'rm -f v'", ". \"$(echo /dev/stdin)\" <<< 'rm -f v'",
+    "cd /dev && . ./stdin <<< 'rm -f $OLDPWD/v'", "cd /proc/self/fd && bash 0 <<< 'rm -f v'",
+    ". /proc/self/root/dev/stdin <<< 'rm -f v'", "bash /dev/stderr 2<<< 'rm -f v'",
+    "python3 ~/../../../../dev/stdin <<< 'import os; os.remove(\"v\")'",
+    "awk -f ~/../../../../dev/stdin <<< 'BEGIN{system(\"rm -f v\")}'",
+    "f=/dev/stdin; sed -f $f x <<< '1e rm -f v'", "awk -f - x <<< 'BEGIN{system(\"rm -f v\")}'",
+    "make -f /dev/stdin <<< $'all:\\n\\trm -f v'", "make --file=- <<< $'all:\\n\\trm -f v'"]
+
+
+@pytest.mark.parametrize("command", UNSEEN_SCRIPTS)
+def test_a_script_path_the_rules_cannot_see_is_a_file_is_asked_about(command: str) -> None:
+    assert verdict(DENY_RM, command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [c for c in UNSEEN_SCRIPTS if c.startswith(
+    ("awk", "make", ". ~", "bash ~", "cd"))])
+def test_an_allow_rule_does_not_cover_a_script_read_from_an_unseen_path(command: str) -> None:
+    assert verdict(ALLOW_PLAIN, command, "approve") == "ask", command
+
+
+COMPUTED_NAMES = [
+    "printf -v \"PS$((2+2))\" '%s' '$(rm -f v)'; set -x; true",
+    "n=4; x='$(rm -f v)'; printf -v PS$n %s \"$x\"; set -x; true",
+    "x='$(rm -f v)'; IFS= read -r PS${n:-4} <<< \"$x\"; set -x; true",
+    "x='$(rm -f v)'; read -r ${n:-PS4} <<< \"$x\"; set -x; true",
+    "x='$(rm -f v)'; export \"PS${n:-4}=$x\"; set -x; true",
+    "x='$(rm -f v)'; declare PS${n:-4}=$x; set -x; true",
+    "x=PS; declare -n r=${x}4; r='$(rm -f v)'; set -x; true",
+    "unset PS${n:-4}; x='$(rm -f v)'; : ${PS4:=$x}; set -x; true",
+    "x='$(rm -f v)'; : ${PS4:=$x}; set -x; true", "cat <<EOF\n${PROMPT_COMMAND=$x}\nEOF",
+    "x='$(rm -f v)'; unset PS4; echo \"${PS4=$x}\" >/dev/null; set -x; true",
+    "printf -v x 'a[%s(rm -f v)]' '$'; printf -v \"$x\" 1",
+    "printf -v x 'a[%srm -f v%s]' '`' '`'; [[ x -eq 0 ]]",
+    "x='$(rm -f v)'; export ENV=$x; bash --posix -i -c true",
+    "ENV='$(rm -f v)' bash --posix -i -c true", "env -S 'rm\\_-f\\_v'",
+    "X=rm env -S '${X} -f v'"]
+
+
+@pytest.mark.parametrize("command", COMPUTED_NAMES)
+def test_a_prompt_variable_set_under_a_computed_name_is_asked_about(command: str) -> None:
+    assert verdict(DENY_RM, command) == "ask", command
+    assert verdict(ALLOW_PLAIN, command, "approve") == "ask", command
+
+
+def test_plain_names_and_paths_are_still_read() -> None:
+    for command in ("read line", "read -r -p \"Name $u: \" name", "printf -v out '%s' \"$x\"",
+                    "printf -v out '%s\\n' \"$x\"", "declare x=$y", "export PATH=$PATH:/x",
+                    "local n=\"$1\"", "ENV=prod ls", "bash ./run.sh", ". venv/bin/activate",
+                    "awk -f prog.awk f", "make -f Makefile.ci", "flock lk ls", "jobs -l",
+                    "env -S 'ls -l'", ". ../env.sh", "bash ../run.sh", "read -a words",
+                    "printf -v line '[%s] %s' \"$lvl\" \"$msg\"", "unset x y"):
+        assert verdict(ALLOW_PLAIN.merged(PermissionRules(allow=(
+            "shell(ls*)", "shell(local *)", "shell(ENV=prod ls)", "shell(env *)"))),
+            command, "approve") == "run", command
+        assert verdict(DENY_RM, command) == "run", command
+
+
+def test_run_in_auto_mode_runs_none_of_the_rms_behind_computed_names(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_auto_denying_rm(fake_model, workdir, capsys, [
+        "jobs -x rm -f v1", ". ~/../../../../../../../../dev/stdin <<< 'rm -f v2'",
+        "printf -v \"PS$((2+2))\" '%s' '$(rm -f v3)'; set -x; true",
+        "flock lk -c 'rm -f v4'", "x='$(rm -f v5)'; : ${PS4:=$x}; set -x; true",
+        "env -S 'rm\\_-f\\_v6'", "f=/dev/stdin; . $f <<< 'rm -f v7'"])
