@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from cli_support import run_cli
+from pause_support import run_paused_at
 from test_repl import CTRL_D, ENTER, World
 
 from goosectx.providers.scripted import ScriptedReply
@@ -110,20 +109,9 @@ def test_run_in_auto_mode_with_an_allow_rule_denies_it_and_names_the_target(  # 
 def _run_swapped_at(point: str, swap: Callable[[], None], workdir: Path,
                     tmp_path: Path) -> tuple[int, str, str]:
     """``run --mode auto`` paused at the test point ``point``, where ``swap`` runs."""
-    marker = tmp_path / "paused"
-    env = {**os.environ, "GOOSECTX_TEST_PAUSE_AT": point,
-           "GOOSECTX_TEST_PAUSE_FILE": str(marker)}
-    proc = subprocess.Popen(["goosectx", "run", "-t", "tidy", "--mode", "auto",
-                             "--output-format", "json"], env=env, cwd=workdir,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not (marker.exists() and marker.read_text()):
-        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
-        time.sleep(0.02)
-    swap()
-    marker.unlink()
-    out, err = proc.communicate(timeout=60)
-    return proc.returncode, out, err
+    return run_paused_at(point, ["goosectx", "run", "-t", "tidy", "--mode", "auto",
+                                 "--output-format", "json"], swap, cwd=workdir,
+                         tmp_path=tmp_path)
 
 
 def _results(out: str) -> str:

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from fakeserver import FakeServer
+from pause_support import replace_with, run_paused_at
 
 from goosectx.config import load_settings
 from goosectx.store import SessionStore
@@ -34,20 +33,10 @@ def _view_with_swap(server: FakeServer, work: Path, tmp_path: Path, path: str,
     """
     server.add({"tool_calls": [{"name": "text_editor",
                                 "arguments": {"command": "view", "path": path}}]}, {"text": "done"})
-    marker = tmp_path / "paused"
-    env = {**os.environ, "GOOSECTX_TEST_PAUSE_AT": "tool:approved",
-           "GOOSECTX_TEST_PAUSE_FILE": str(marker), "HOME": str(tmp_path / "home")}
-    proc = subprocess.Popen([sys.executable, "-m", "goosectx", "run", "-t", "read my notes"],
-                            env=env, cwd=work, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not (marker.exists() and marker.read_text()):
-        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
-        time.sleep(0.02)
-    swap()
-    marker.unlink()
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
+    code, out, err = run_paused_at(
+        "tool:approved", [sys.executable, "-m", "goosectx", "run", "-t", "read my notes"],
+        swap, cwd=work, tmp_path=tmp_path, env={"HOME": str(tmp_path / "home")})
+    assert code == 0, err
     tool_messages = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
     return str(tool_messages[0]["content"])
 
@@ -70,20 +59,13 @@ def _secret(tmp_path: Path) -> Path:
     return key
 
 
-def _replace(path: Path, make: Any) -> None:
-    """Put what ``make(tmp)`` creates at ``path`` with one rename, as the flipping job did."""
-    tmp = path.with_name("n.tmp")
-    make(tmp)
-    os.replace(tmp, path)
-
-
 def test_a_file_swapped_for_a_symlink_to_a_key_after_approval_is_not_read(
         fake_model: FakeServer, workdir: Path, tmp_path: Path) -> None:
     key = _secret(tmp_path)
     notes = workdir / "notes.txt"
     notes.write_text("harmless\n")
     sent = _view_with_swap(fake_model, workdir, tmp_path, "notes.txt",
-                           lambda: _replace(notes, lambda t: os.symlink(key, t)))
+                           lambda: replace_with(notes, lambda t: os.symlink(key, t)))
     assert "TOPSECRET" not in sent
     assert REFUSED in sent and f"it now leads to {key}" in sent
     assert "TOPSECRET" not in _stored()
@@ -95,7 +77,7 @@ def test_a_file_swapped_for_a_hard_link_to_a_key_after_approval_is_not_read(
     notes = workdir / "notes.txt"
     notes.write_text("harmless\n")
     sent = _view_with_swap(fake_model, workdir, tmp_path, "notes.txt",
-                           lambda: _replace(notes, lambda t: os.link(key, t)))
+                           lambda: replace_with(notes, lambda t: os.link(key, t)))
     assert "TOPSECRET" not in sent
     assert REFUSED in sent and "other hard links" in sent
     assert "TOPSECRET" not in _stored()
@@ -121,5 +103,5 @@ def test_a_file_saved_anew_in_place_after_approval_is_still_read(
     notes = workdir / "notes.txt"
     notes.write_text("first draft\n")
     sent = _view_with_swap(fake_model, workdir, tmp_path, "notes.txt",
-                           lambda: _replace(notes, lambda t: t.write_text("saved again\n")))
+                           lambda: replace_with(notes, lambda t: t.write_text("saved again\n")))
     assert "saved again" in sent and REFUSED not in sent
