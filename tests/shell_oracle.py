@@ -114,6 +114,7 @@ class Bash:
         if not os.path.exists(report):  # between \35 and \36 on stderr (-x traces go there too)
             Path(report).write_text('builtin printf "\\35%s\\36" "${BASH_EXECUTION_STRING-}" '
                                     ">&2\nbuiltin exit 0\n", encoding="utf-8")
+            os.chmod(report, 0o644)  # nobody reads it, whatever umask a test left behind
         try:
             done = subprocess.run([BASH, "--norc", "--noprofile", "-r", *args], cwd=self.dir,
                                   env={**_ENV, "BASH_ENV": report}, stdin=subprocess.DEVNULL,
