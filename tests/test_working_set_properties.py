@@ -109,7 +109,9 @@ def turn_in_progress(agent: list[Message]) -> list[Message]:
     return agent[newest:]
 
 
-@settings(max_examples=40, deadline=None,
+# derandomize: CI runs the same examples every time (no failure by a random seed's luck); the
+# examples a random seed found are added as @example below.
+@settings(max_examples=40, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(session_last=sessions(), trigger=st.sampled_from(["auto", "reactive", "manual"]),
        strategy=st.sampled_from(["llm", "llm", "extractive"]),
