@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 from compaction_support import collect, make_session, manager, orphans, replaced, words
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from goosectx.compaction.facts_scan import facts_reserve_tokens
@@ -109,12 +109,21 @@ def turn_in_progress(agent: list[Message]) -> list[Message]:
     return agent[newest:]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.data_too_large])
+# derandomize: CI runs the same examples every time (no failure by a random seed's luck); the
+# examples a random seed found are added as @example below.
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(session_last=sessions(), trigger=st.sampled_from(["auto", "reactive", "manual"]),
        strategy=st.sampled_from(["llm", "llm", "extractive"]),
        reply=st.sampled_from(sorted(REPLIES)), ratio=st.sampled_from([1.0, 1.0, 1.7]),
        facts_tokens=st.sampled_from([1_500, 1_500, 40]))
+@example(  # seed 333613142692657071252372543174511958487: the turn's request (2,564 tokens)
+    # was cut to leave the re-sent requests room, though with its 3 small pairs it fitted the
+    # target uncut — tail.split took each older message's floor as a cut's, above their size.
+    session_last=([(5, False, ["src/api"] * 13, 5), (5, True, ["src/api"] * 13, 5),
+                   (100, False, ["src/api"] * 12, 5), (1500, False, ["src/api"] * 6, 0)],
+                  "in progress"),
+    trigger="auto", strategy="llm", reply="as long as allowed", ratio=1.7, facts_tokens=1_500)
 def test_compaction_keeps_the_working_set_within_the_budget(
         session_last: tuple[list[Any], str], trigger: str, strategy: str, reply: str,
         ratio: float, facts_tokens: int) -> None:

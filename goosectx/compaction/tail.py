@@ -301,8 +301,12 @@ def split(
     # requests (the task first) their room, instead of the task giving way to a few lines of
     # a tool output already cut to its beginning and end.
     space = room_tokens if sum(floor) <= room_tokens else ceiling_room_tokens
+    # What the floor comes to with every older message cut as far as it goes: one already
+    # smaller than a cut's floor stays whole (counting the cut's floor for it said the request
+    # had to be cut when the floor fitted the target uncut, and cut the request for the
+    # re-sent ones, though §4.5(1) keeps it).
     least = (sum(floor[:1] + floor[1:][-1:])
-             + max(0, len(floor) - 2) * (MIN_KEEP_TOKENS + MIN_CUT_USER_TOKENS))
+             + sum(min(size, MIN_KEEP_TOKENS + MIN_CUT_USER_TOKENS) for size in floor[1:-1]))
     _fit_floor(out, floor, measure,
                space - users if least > space else min(space, max(space - users, least)))
     left = max(0, space - sum(floor))
