@@ -53,6 +53,16 @@ def _sent_after_compacting(*commands: str) -> str:
     return sent.split("Commands run")[0]  # the file lines (the commands are listed after)
 
 
+def _assert_files_facts(command: str, listed: list[str], unlisted: list[str]) -> None:
+    """The Files facts sent after compacting a session that ran ``command`` hold each line of
+    ``listed`` and none of the texts in ``unlisted``."""
+    files = _sent_after_compacting(command)
+    for line in listed:
+        assert line in files, (line, files)
+    for text in unlisted:
+        assert text not in files, (text, files)
+
+
 @pytest.mark.parametrize(("command", "listed", "unlisted"), [
     # quoting, `--`, and an option taking a value in its own word or glued to its letter
     ("mv -- '-old name.py' 'new name.py'", ["`-old name.py`: deleted",
@@ -88,11 +98,7 @@ def _sent_after_compacting(*commands: str) -> str:
 ])
 def test_a_shell_command_that_moves_copies_links_or_removes_files_lists_them(
         command: str, listed: list[str], unlisted: list[str]) -> None:
-    files = _sent_after_compacting(command)
-    for line in listed:
-        assert line in files, (line, files)
-    for text in unlisted:
-        assert text not in files, (text, files)
+    _assert_files_facts(command, listed, unlisted)
 
 
 @pytest.mark.parametrize(("command", "listed", "unlisted"), [
@@ -117,11 +123,7 @@ def test_commands_in_compound_commands_and_behind_wrappers_are_read(
     """``for f in a b; do rm $f; done``, ``if …; then mv a b; fi``, ``time cp a b`` and
     ``env X=1 mv a b`` changed files the facts never listed: ``do``, ``then``, ``time`` and
     ``env`` were read as the program."""
-    files = _sent_after_compacting(command)
-    for line in listed:
-        assert line in files, (line, files)
-    for text in unlisted:
-        assert text not in files, (text, files)
+    _assert_files_facts(command, listed, unlisted)
 
 
 @pytest.mark.parametrize(("command", "listed", "unlisted"), [
@@ -145,8 +147,4 @@ def test_no_junk_or_wrong_paths_from_subshells_cd_and_expansions(
     """A word with an unbalanced paren or an expansion is not a path; ``cd DIR &&`` with a
     plain DIR puts DIR before the paths after it; a file in a directory not known is left
     out rather than named wrongly."""
-    files = _sent_after_compacting(command)
-    for line in listed:
-        assert line in files, (line, files)
-    for text in unlisted:
-        assert text not in files, (text, files)
+    _assert_files_facts(command, listed, unlisted)
