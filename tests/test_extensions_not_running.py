@@ -66,16 +66,9 @@ def test_a_flag_extension_not_given_again_on_resume_names_the_flag(
     fake_model.add({"text": "first"}, call("demo__echo", {"text": "again"}, "c2"),
                    {"text": "second"})
     assert run("SECRET_THING=value-123456 " + demo_spec())[0] == 0
-    store = SessionStore(load_settings().data_dir)
-    try:
-        session_id = store.list_sessions()[0].id
-    finally:
-        store.close()
-    out, err = io.StringIO(), io.StringIO()
-    code = run_task(load_settings(), text="again", input_file=None, name=None,
-                    resume=session_id, continue_=False, max_turns=None, output_format="text",
-                    mode="auto", model=None, stdin=io.StringIO(""), stdout=out, stderr=err)
-    assert code == 0, err.getvalue()
+    session_id = _only_session_id()
+    code, err = _resume(session_id)
+    assert code == 0, err
     [(_request, response)] = stored_pairs()
     assert response.is_error
     assert response.output.startswith("extension demo was added with a flag and needs its "
@@ -103,7 +96,17 @@ def test_a_server_that_could_not_start_is_said_on_stderr_with_json_output(
     assert json.loads(out.getvalue())["notices"] == [said]
 
 
+def _only_session_id() -> str:
+    """The id of the one session the test's run made."""
+    store = SessionStore(load_settings().data_dir)
+    try:
+        return store.list_sessions()[0].id
+    finally:
+        store.close()
+
+
 def _resume(session_id: str) -> tuple[int, str]:
+    """``run --resume SESSION -t again`` in auto mode: its exit code and stderr."""
     out, err = io.StringIO(), io.StringIO()
     code = run_task(load_settings(), text="again", input_file=None, name=None,
                     resume=session_id, continue_=False, max_turns=None, output_format="text",
@@ -120,11 +123,7 @@ def test_a_flag_extension_is_still_named_on_every_later_resume_without_the_flag(
                    {"text": "second"}, call("demo__echo", {"text": "three"}, "c3"),
                    {"text": "third"})
     assert run("SECRET_THING=value-123456 " + demo_spec())[0] == 0
-    store = SessionStore(load_settings().data_dir)
-    try:
-        session_id = store.list_sessions()[0].id
-    finally:
-        store.close()
+    session_id = _only_session_id()
     for _ in range(2):
         code, err = _resume(session_id)
         assert code == 0, err
@@ -146,11 +145,7 @@ def test_a_configured_extension_removed_from_the_config_is_named_once_then_forgo
                       f'args = [{json.dumps(str(DEMO_SERVER))}]\n')
     fake_model.add({"text": "first"}, {"text": "second"}, {"text": "third"})
     assert run()[0] == 0
-    store = SessionStore(load_settings().data_dir)
-    try:
-        session_id = store.list_sessions()[0].id
-    finally:
-        store.close()
+    session_id = _only_session_id()
     config.write_text("")
     said = "extension demo was in this session's config but is no longer configured"
     code, first = _resume(session_id)
