@@ -93,8 +93,8 @@ def run_custom(repl: Repl, unknown: slash.Invalid) -> bool:
         return True
     unread = unread_command(name, _config_dir(repl.settings))
     if unread is not None:  # ~/.config/goosectx/commands/NAME.md, config file elsewhere
-        repl.renderer.notice(f"{unknown.message}: {unread} — move or link it there",
-                             style="yellow")
+        repl.renderer.notice(one_line_safe(f"{unknown.message}: {unread} — move or link it "
+                                           "there"), style="yellow")
         return True
     close = difflib.get_close_matches(name, files.commands, n=1, cutoff=0.6)
     if close and not unknown.hint.startswith("did you mean"):
