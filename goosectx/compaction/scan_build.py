@@ -55,6 +55,7 @@ SCAN_MODULES = (
     "goosectx.shell_lexer",
     "goosectx.shell_runners",
     "goosectx.shell_words",
+    "goosectx.shell_wrappers",
     "goosectx.stored_message",
     "goosectx.testhooks",
     "goosectx.text_counts",
