@@ -222,7 +222,7 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
         r.reasons.append("a quoted array subscript holds a command substitution, which bash "
                          "runs when the text is read as a number")
-    prompt = next((v for w in words if (v := sets_prompt(w.value))), None)
+    prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w)))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
     r.reasons += filter(None, [computed_name([(w.raw, w.value, _computed(w)) for w in words])])

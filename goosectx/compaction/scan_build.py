@@ -49,6 +49,7 @@ SCAN_MODULES = (
     "goosectx.parts",
     "goosectx.private_mode",
     "goosectx.session",
+    "goosectx.shell_assign",
     "goosectx.shell_builtins",
     "goosectx.shell_command",
     "goosectx.shell_escape",
