@@ -39,8 +39,8 @@ def read_array(scanner: WordScanner, i: int, part: Part, reserved: frozenset[str
     ``None`` (nothing read, for the caller to read the ``(`` as before): the ``(`` does not
     follow ``NAME=`` / ``NAME+=`` where bash reads an assignment (before the program, or as an
     operand of :data:`DECLARATIONS`), or the list holds what a literal cannot (``;``, a ``(``,
-    a redirection, a here-document's line, no ``)``). ``reserved``: the words bash reads
-    before a command (``then a=(1)``).
+    a redirection, a here-document's line, no ``)``, text joined after it). ``reserved``: the
+    words bash reads before a command (``then a=(1)``).
     """
     s = scanner.s
     found = _ARRAY.fullmatch(part.words[-1].raw) if part.words and s[i - 1:i] == "=" else None
@@ -65,8 +65,8 @@ def read_array(scanner: WordScanner, i: int, part: Part, reserved: frozenset[str
         else:
             word, j = scanner.word(j)
             elements.append(word)
-    if j >= len(s) or s[j] != ")":
-        del scanner.parts[parts:]  # not a literal: the caller reads the `(` as it did
+    if j >= len(s) or s[j] != ")" or s[j + 1:j + 2] not in ("", *ENDS_WORD):
+        del scanner.parts[parts:]  # not a literal (`a=(x)ls rm` runs rm): read as before
         scanner.heredocs = heredocs
         return None
     name = found[1]
