@@ -124,9 +124,12 @@ that take a value."""
 _TMUX_HIDES = ("send-keys", "send", "send-prefix", "source-file", "source", "bind-key", "bind",
                "set-hook", "command-prompt", "confirm-before", "confirm", "display-menu",
                "menu", "set-option", "set", "set-window-option", "setw", "paste-buffer",
-               "pasteb", "load-buffer", "loadb")
+               "pasteb", "load-buffer", "loadb", "choose-tree", "choose-client", "choose-buffer",
+               "choose-window", "choose-session", "display-panes", "displayp",
+               "set-environment", "setenv")
 """tmux commands that run text the rules cannot read: keys typed into a shell, tmux commands
-(a file, a binding, a hook, a menu or prompt's), or an option whose format may run ``#(…)``."""
+(a file, a binding, a hook, a menu, prompt or chooser's template), an option whose format may
+run ``#(…)``, or the environment of the shells it starts."""
 
 
 def _tmux(args: list[str]) -> Started:
@@ -237,6 +240,8 @@ def _expect(args: list[str]) -> Started:
         if word == "--" or not word.startswith("-") or word in ("-f", "-b"):
             script = _at(args, i + 1) if word.startswith("-") else word
             return stdin if script is None or reads_stdin(script) else Started()
+        if word == "-v":
+            return Started()  # its version
         if "c" in word[1:] or "i" in word[1:] or word == "-":
             return Started(unreadable="expect runs a script the rules do not read (-c, -i)")
         i += 2 if word == "-D" else 1

@@ -48,7 +48,8 @@ DENIED = [  # read like sh -c: the rm is seen, and denied
     "tmux -c 'rm x'", "byobu new-session -d 'rm x'", "screen -dm sh -c 'rm x'",
     "screen -dmS build rm x", "screen -d -m -S build -- rm x", "fd x -x rm", "fd -e py -X rm",
     "fd --exec rm {}", "fd --exec-batch rm", "fd -Hx rm {}", "fd -xrm", "fdfind x -x rm",
-    "find . -exec rm {} +", "env -S 'rm -f' x", "env -S '#comment' rm x",
+    "find . -exec rm {} +", "sudo tmux new -d 'rm x'", "ssh host tmux new -d \"'rm x'\"",
+    "nohup screen -dm rm x", "env -S 'rm -f' x", "env -S '#comment' rm x",
 ]
 ASKED = [  # what they would run cannot be read
     "make --eval='t: ; rm x' t", "make -E 't: ; rm x' t", "make --ev=x t", "make -sE x t",
@@ -56,13 +57,15 @@ ASKED = [  # what they would run cannot be read
     "tmux new -d \\; source x.conf", "tmux run-shell -C 'kill-server'",
     "tmux if-shell true 'new-window ls'", "tmux new-s 'rm x'", "tmux -f evil.conf new -d",
     "tmux -C", "tmux display-message -p '#(rm x)'", "tmux set -g status-right '#(rm x)'",
-    "tmux bind-key r run-shell 'rm x'", "screen -S s -X stuff 'rm x\\n'", "screen -c x.rc",
+    "tmux bind-key r run-shell 'rm x'", "tmux choose-tree 'run-shell \"rm x\"'",
+    "tmux new -d -e 'PROMPT_COMMAND=rm x' bash", "tmux setenv -g BASH_ENV /tmp/x.sh", "screen -S s -X stuff 'rm x\\n'", "screen -c x.rc",
     "expect -c 'spawn rm x'", "expect", "expect -", "expect -f /dev/stdin", "expect -i",
 ]
 STILL_RUN = [
     "tmux ls", "tmux attach -t build", "tmux kill-session -t build", "tmux has-session -t x",
     "tmux new-session -d -s build 'make -j4'", "tmux capture-pane -p -t build",
-    "screen -ls", "screen -dmS build make", "expect deploy.exp", "fd -e py x",
+    "screen -ls", "screen -dmS build make", "expect deploy.exp", "expect -v",
+    "sudo tmux new -d 'make'", "tmux new -d -e PS1='> '", "fd -e py x",
     "fd x -x echo {} ';' -e rm", "make -j4 test", "make -f Makefile all",
     "env -S 'python3 -u' x.py", "env -S 'make -j2'", "env python3 -u x.py",
     "env --split-string='python3 -u' x.py", "env -iS 'python3 -u' x.py",
