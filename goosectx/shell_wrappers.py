@@ -149,8 +149,8 @@ def _tmux(args: list[str]) -> Started:
     i += i < len(args) and args[i] == "--"
     command: list[str] = []
     for word in [*args[i:], ";"]:
-        if word != ";" and not word.endswith(";"):
-            command.append(word)
+        if not word.endswith(";") or word.endswith("\\;"):
+            command.append(word[:-2] + ";" if word.endswith("\\;") else word)  # x\; is x;
             continue
         if word != ";":
             command.append(word[:-1])  # `new-window x;` ends a tmux command too

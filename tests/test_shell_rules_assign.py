@@ -67,6 +67,7 @@ def test_the_commands_inside_or_after_it_are_still_denied(command: str) -> None:
     "PS4=($(ls))", "PS4=(x)", "PROMPT_COMMAND=(ls)", "declare -a PS1=(x)", "BASH_ENV=(x)",
     "BASH_CMDS=([ls]=/bin/rm)", "BASH_ALIASES=([ls]='rm -f')", "a=([$(ls)]=1)",
     "a=('a[$(rm x)]')", "a=(x", "a=(x)ls rm y", "PS1='\\u@\\h> '", "PS4=$X bash -x b",
-    "PS4='`ls`' bash -x b", "PS1=~ bash -i", "PROMPT_COMMAND='ls'", "BASH_ENV=./x bash -c ls", "export PS1=$'\\t'"])
+    "PS4='`ls`' bash -x b", "PS1=~ bash -i", "PROMPT_COMMAND='ls'", "BASH_ENV=./x bash -c ls",
+    "export PS1=$'\\t'"])
 def test_what_bash_may_run_from_it_is_still_asked_about(command: str) -> None:
     assert verdict(command) == "ask", command
