@@ -52,6 +52,7 @@ from goosectx.shell_runners import (
     SUBCOMMAND_RUNNERS,
     code_runs,
 )
+from goosectx.shell_wrappers import runs_given_command
 
 __all__ = ["PermissionRules", "RuleMatch", "match_rules", "parse_permissions",
            "rules_for_no_tool", "shell_parts", "suggested_rule"]
@@ -336,7 +337,8 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     ``git status --short`` → ``shell(git status*)``; ``pytest -q`` → ``shell(pytest*)``.
     ``None`` for a compound command, another tool, text the shell cannot parse, a command with
     leading ``VAR=value`` assignments, and a program that runs whatever its arguments say
-    (``bash -c``, ``python3 -c``, ``sudo``, ``env``, ``xargs``, ``find -exec``, ``compgen -C`` …):
+    (``bash -c``, ``python3 -c``, ``sudo``, ``env``, ``xargs``, ``find -exec``, ``compgen -C``,
+    ``tmux``, ``fd -x`` …):
     a rule for it would allow almost anything.
     """
     if tool_name != "shell" or not isinstance(arguments.get("command"), str):
@@ -353,6 +355,7 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
             or INTERPRETER.fullmatch(name) or program.startswith("-")
             or name == "find" and any(w.startswith(("-exec", "-ok")) for w in words)
             or builtin_lines(name, words[1:])  # compgen -C CMD, mapfile -C CMD
+            or runs_given_command(name, words[1:])  # tmux new 'CMD', fd -x CMD, make --eval
             or name == "git" and len(words) > 1 and words[1].startswith("-")):
         return None
     keep = [program]

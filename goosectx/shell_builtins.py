@@ -23,6 +23,8 @@ import posixpath
 import re
 from collections.abc import Iterable
 
+from goosectx.shell_assign import plain_value
+
 _OPTION_VALUED = {"compgen": "oAGWFCXPSV", "complete": "oAGWFCXPS", "mapfile": "dnOsuCc",
                   "readarray": "dnOsuCc"}
 """Builtins whose ``-C`` value is a command line they run, and their options that take a
@@ -63,15 +65,15 @@ def reads_stdin(path: str) -> bool:
         posixpath.normpath(path)) is not None
 
 
-def sets_prompt(value: str) -> str | None:
+def sets_prompt(value: str, computed: bool = False) -> str | None:
     """The prompt or startup variable ``value`` (one word) sets or names, or ``None``.
 
-    Not ``ENV=prod``: bash expands an ``ENV`` value only for what ``$``, a backquote or a
-    backslash makes of it.
+    Not ``ENV=prod`` or ``PS4='+ '``: a plain value (:func:`goosectx.shell_assign.plain_value`)
+    runs nothing when bash expands it, unless bash computes the word (``computed``).
     """
     found = _PROMPT.match(value)
-    if found is None or found[1] == "ENV" and value[found.end() - 1:found.end()] == "=" and (
-            not re.search(r"[$`\\]", value[found.end():])):
+    if found is None or not computed and value[found.end() - 1:found.end()] == "=" and (
+            plain_value(found[1], value[found.end():])):
         return None
     return found[1]
 

@@ -8,12 +8,14 @@ by path reduced to its name (``/bin/rm`` → ``rm``) and with well-known wrapper
 (``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs``, ``jobs -x`` …;
 a ``--long`` option read both as a flag and as taking the next word); the string of
 ``bash -c STRING``, ``env -S STRING``, ``eval``, ``trap``, ``compgen -C``, ``flock -c``,
-``sg GROUP STRING`` and ``find -exec`` is split and matched as commands of its own; a
-runner's command (``fakeroot``, ``chroot``, ``strace``, ``ssh``, ``docker exec`` …) and an
-interpreter's inline code are read by :mod:`goosectx.shell_runners`, a shell's ``-c``
-string and what builtins and prompt variables run from stored text (``${x@P}`` is the
-lexer's) by :mod:`goosectx.shell_builtins`. Words are bash's (:mod:`goosectx.shell_lexer`):
-a command whose program bash names at run time or by a glob or brace expansion, or that
+``sg GROUP STRING`` is split and matched as commands of its own (``find -exec``, ``fd -x``,
+tmux's and screen's commands and ``env -S STRING ARGS`` are read by
+:mod:`goosectx.shell_wrappers`); a runner's command (``fakeroot``, ``chroot``,
+``strace``, ``ssh``, ``docker exec`` …) and an interpreter's inline code are read by
+:mod:`goosectx.shell_runners`, a shell's ``-c`` string and what builtins and prompt
+variables run from stored text (``${x@P}`` is the lexer's) by
+:mod:`goosectx.shell_builtins`. Words are bash's (:mod:`goosectx.shell_lexer`): a command
+whose program bash names at run time or by a glob or brace expansion, or that
 defines a function or an alias, is one the rules cannot read
 (:attr:`CommandForms.unreadable`): never allowed by a rule, and asked about under shell
 deny/ask rules. This matches what the command text shows; it is not a sandbox.
@@ -47,6 +49,7 @@ from goosectx.shell_runners import (
     splits_string,
     ssh_lines,
 )
+from goosectx.shell_wrappers import env_split_line, started_commands
 
 
 # -- shell commands split into parts ------------------------------------------------------
@@ -219,7 +222,7 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
         r.reasons.append("a quoted array subscript holds a command substitution, which bash "
                          "runs when the text is read as a number")
-    prompt = next((v for w in words if (v := sets_prompt(w.value))), None)
+    prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w)))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
     r.reasons += filter(None, [computed_name([(w.raw, w.value, _computed(w)) for w in words])])
@@ -275,11 +278,13 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
             code = COMPUTED  # python3 -c "$(cat x)": bash makes the code at run time
         if code is not None:
             r.code.append((name, code))
-        for line in [*option_lines(name, args), *builtin_lines(name, args)]:
+        started = started_commands(name, args)  # find -exec, fd -x, tmux new 'CMD', screen
+        reasons += filter(None, [started.unreadable])
+        for line in [*option_lines(name, args), *builtin_lines(name, args), *started.lines]:
             _add_line(line, r, depth)
-        if name == "find":
-            for command in _find_exec(words):
-                _normalise(command, r, depth + 1)
+        for begin, end in started.slices:
+            _normalise(words[1 + begin:1 + end], r, depth + 1)
+        if started.slices or started.lines:
             return
         if name in RUNNERS:
             _run_by(name, words[1:], r, depth)
@@ -328,48 +333,17 @@ def _inner_line(name: str, args: list[str]) -> str | None:
         return commands[0] if len(commands) > 1 else None
     if name in SHELLS:
         return shell_line(args)
-    flag = "S" if name == "env" else "c"
-    skip = False
+    if name == "env":
+        return env_split_line(args)
     for i, word in enumerate(args):
-        if skip:  # the value of env's -u / -C
-            skip = False
-            continue
-        cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word) if name == "env" else None
-        if word in ("--unset", "--chdir", "--argv0") or cluster and cluster[2] != "S":
-            skip = not (cluster and cluster[3])  # -u NAME, -C DIR (or -uNAME)
-            continue
-        if name == "env" and not word.startswith("-") and "=" not in word:
-            return None  # env's command: a -S after it is the command's
-        if name == "env" and word.startswith("--split-string"):
-            value = word.partition("=")[2] if "=" in word else " ".join(args[i + 1:i + 2])
-            return value or None
         if name in SU_LIKE and word.startswith(("--command=", "--session-command=")):
             return word.partition("=")[2]
         if word in ("--command", "--session-command") or (name, word) == ("nix-shell", "--run") or (
-                word.startswith("-") and not word.startswith("--") and flag in word[1:]):
-            rest = word.split(flag, 1)[1] if name == "env" else ""
-            if rest:
-                return rest
+                word.startswith("-") and not word.startswith("--") and "c" in word[1:]):
             return args[i + 1] if i + 1 < len(args) else None
-        if not word.startswith(("-", "+")) and name not in SU_LIKE and name != "env":
+        if not word.startswith(("-", "+")) and name not in SU_LIKE:
             return None  # `bash script.sh`: a script, not a command line
     return None
-
-
-def _find_exec(words: list[Word]) -> list[list[Word]]:
-    """The commands of ``find … -exec CMD … ;`` (also ``-execdir``, ``-ok``, ``-okdir``)."""
-    commands: list[list[Word]] = []
-    i = 0
-    while i < len(words):
-        if words[i].value in ("-exec", "-execdir", "-ok", "-okdir"):
-            j = i + 1
-            while j < len(words) and words[j].value not in (";", "+"):
-                j += 1
-            if words[i + 1:j]:
-                commands.append(words[i + 1:j])
-            i = j
-        i += 1
-    return commands
 
 
 def _unwrap(name: str, words: list[Word], start: int = 0,

@@ -15,7 +15,8 @@ parentheses close otherwise (``((ls) )``: subshells, as bash reads it). One word
 A word keeps what bash would compute at run time (``$X``, ``$'…'``, ``$( )``) and whether it
 is a pattern (an unquoted glob or brace expansion), so a rule can tell a command it reads
 from one it cannot. A part bash reads in a way a rule cannot follow (a function or alias
-definition, a ``(`` inside a command, a quote inside ``${…}`` or ``((…))``, ``${x@P}`` or
+definition, a ``(`` inside a command — an array literal, ``a=(1 2)``, is one assignment
+word: :mod:`goosectx.shell_assign` —, a quote inside ``${…}`` or ``((…))``, ``${x@P}`` or
 ``${!x}`` anywhere in the text, an unclosed quote) carries why in :attr:`Part.unreadable`.
 
 Core module: no printing.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from goosectx.shell_assign import read_array
 from goosectx.shell_words import ASSIGNMENT_WORD, ENDS_WORD, Part, Word, WordScanner
 
 __all__ = ["RESERVED_WORDS", "Part", "Word", "lex", "substitutions"]
@@ -102,6 +104,8 @@ class _Lexer(WordScanner):
             elif s.startswith("((", i) and all(w.raw in _RESERVED for w in part.words) and (
                     after := self.arithmetic(i)) is not None:
                 i = after  # an arithmetic command: only its substitutions run
+            elif c == "(" and (array := read_array(self, i, part, RESERVED_WORDS)) is not None:
+                i = array  # arr=(1 2 3), declare -a a=(x y): an assignment, read whole
             elif c == "(":
                 empty = _EMPTY_PARENS.match(s, i + 1)
                 if len(part.words) == 1 and empty:

@@ -81,7 +81,7 @@ def test_a_command_string_given_to_bash_or_a_builtin_is_matched_as_commands(comm
 
 @pytest.mark.parametrize("command", [
     "echo ${x@P}", 'echo "${x@P}"', "echo ${!x}", "echo ${!x@P}", "echo ${a[${!x}]}",
-    "echo $(( ${x@P} ))", "echo ${x@\\\nP}", "PS4=x bash -xc ls",
+    "echo $(( ${x@P} ))", "echo ${x@\\\nP}", "PS4='\\w ' bash -xc ls", "PS4=~ bash -xc ls",
     "env 'PS4=$(x)' bash -xc ls", "printf -v PS4 x", "read PROMPT_COMMAND", "declare -n r=PS4",
     "source /dev/stdin", ". <(ls)", "source //dev/./stdin", ". /proc/$$/fd/0", "bash /dev/stdin", "bash - <<< ls", "fc -s", "fc -e vi 3",
     "bind -x '\"\\C-x\": ls'"])

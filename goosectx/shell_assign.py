@@ -1,0 +1,95 @@
+"""Assignments bash runs nothing for, read as such by permission rules.
+
+docs/architecture.md §4, clause 2 of the one approval decision: part of how
+:mod:`goosectx.shell_lexer` and :mod:`goosectx.shell_builtins` read a command for the shell's
+permission rules. :func:`read_array` reads a compound array assignment (``arr=(1 2 3)``,
+``files=(*.py)``, ``declare -a a=(x y)``) as one assignment word, the way bash's parser does,
+instead of a ``(`` inside a command (unreadable): its elements are data, and the commands of
+a ``$( )``, backtick or ``<( )`` in them are parts of their own, as anywhere else. An array
+assigned to a prompt or startup variable (``PS4=(…)``, ``PROMPT_COMMAND=(…)``: bash runs what
+they hold) or to ``BASH_ALIASES`` / ``BASH_CMDS`` (an alias, a program bound to another
+file) stays unreadable. :func:`plain_value` tells a prompt variable's value that runs
+nothing when bash expands it (``PS4='+ '``, ``PS1='> '``) from one that may.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from goosectx.shell_words import ASSIGNMENT_WORD, ENDS_WORD, Part, Word, WordScanner
+
+DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})
+"""Builtins whose ``NAME=(…)`` operands bash's parser reads as array assignments (only when
+the command's first word is one of them: not after ``builtin`` or ``command``)."""
+_ARRAY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=")
+"""An assignment word right before its ``(``: ``a=``, ``a+=`` (``a[0]=(…)`` is refused by bash)."""
+STRICT_ARRAYS = frozenset({"PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND", "BASH_ENV",
+                           "ENV", "BASH_ALIASES", "BASH_CMDS"})
+"""Arrays whose elements bash runs, or that define an alias or a program's file."""
+_PROMPTS = frozenset({"PS0", "PS1", "PS2", "PS4"})
+"""Prompt variables whose value bash only expands (``PROMPT_COMMAND`` is a command line,
+``BASH_ENV`` a file it sources)."""
+
+
+def read_array(scanner: WordScanner, i: int, part: Part, reserved: frozenset[str]) -> int | None:
+    """Read the array literal whose ``(`` is at ``i`` into ``part``'s last word; where it ends.
+
+    ``None`` (nothing read, for the caller to read the ``(`` as before): the ``(`` does not
+    follow ``NAME=`` / ``NAME+=`` where bash reads an assignment (before the program, or as an
+    operand of :data:`DECLARATIONS`), or the list holds what a literal cannot (``;``, a ``(``,
+    a redirection, a here-document's line, no ``)``, text joined after it). ``reserved``: the
+    words bash reads before a command (``then a=(1)``).
+    """
+    s = scanner.s
+    found = _ARRAY.fullmatch(part.words[-1].raw) if part.words and s[i - 1:i] == "=" else None
+    program = next((w.raw for w in part.words[:-1]
+                    if w.raw not in reserved and not ASSIGNMENT_WORD.match(w.raw)), None)
+    if found is None or program is not None and program not in DECLARATIONS:
+        return None
+    parts, heredocs = len(scanner.parts), list(scanner.heredocs)
+    elements: list[Word] = []
+    j = i + 1
+    while j < len(s) and s[j] != ")":
+        if s.startswith("\\\n", j) or s[j] in " \t" or s[j] == "\n" and not scanner.heredocs:
+            j += 2 if s[j] == "\\" else 1
+        elif s[j] == "#":  # a comment, to the end of the line
+            j = s.find("\n", j) if "\n" in s[j:] else len(s)
+        elif s.startswith(("<(", ">("), j):  # its commands are parts of their own
+            shown = f"{s[j]}(…)"
+            j = scanner.line(j + 2, closing=True)
+            elements.append(Word(shown, shown, expands=True))
+        elif s[j] in ENDS_WORD:
+            break
+        else:
+            word, j = scanner.word(j)
+            elements.append(word)
+    if j >= len(s) or s[j] != ")" or s[j + 1:j + 2] not in ("", *ENDS_WORD):
+        del scanner.parts[parts:]  # not a literal (`a=(x)ls rm` runs rm): read as before
+        scanner.heredocs = heredocs
+        return None
+    name = found[1]
+    if name in STRICT_ARRAYS:
+        part.unreadable = (f"it assigns the array {name}, whose elements bash runs or reads "
+                           "as commands")
+    last = part.words[-1]
+    part.words[-1] = Word(f"{last.raw}({' '.join(w.raw for w in elements)})",
+                          f"{last.value}({' '.join(w.value for w in elements)})",
+                          expands=any(w.expands for w in elements))
+    return j + 1
+
+
+def plain_value(name: str, value: str) -> bool:
+    """True when setting ``name`` (a prompt or startup variable) to ``value`` runs nothing.
+
+    ``ENV``: no ``$``, backquote or backslash (bash expands its value for a file name).
+    ``PS0``/``PS1``/``PS2``/``PS4``: printable text without ``$``, a backquote or a backslash
+    (bash's PROMPTING: backslash escapes are decoded, then the value is expanded, running its
+    ``$( )``) and no tilde bash expands in an assignment. ``PROMPT_COMMAND`` and ``BASH_ENV``
+    never: one is a command line, the other a file bash sources.
+    """
+    if name == "ENV":
+        return re.search(r"[$`\\]", value) is None
+    return name in _PROMPTS and all(c.isprintable() and c not in "$`\\" for c in value) and (
+        re.match(r"~|.*:~", value) is None)  # PS4=~: bash puts $HOME there, then expands it

@@ -1,0 +1,73 @@
+"""Array literals and plain prompt values run under a deny rule; what they could run does not.
+
+fresh20c finding 1: with ``--mode auto --deny 'shell(rm *)'``, ``arr=(1 2 3)``, ``declare -a
+a=(x y)``, ``local -a x=(a b)`` and ``files=(*.py)`` were denied in ``run`` (the list was read
+as a subshell inside a command), while ``FOO=bar`` ran. Finding 6: ``PS4='+ ' bash -x
+./build.sh`` and ``export PS1='> '`` were asked about although a plain-text prompt runs
+nothing when bash expands it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_support import run_cli
+
+from goosectx.approval import ApprovalContext, decide
+from goosectx.permissions import PermissionRules
+
+DENY_RM = PermissionRules(deny=("shell(rm *)",))
+
+
+def verdict(command: str) -> str:
+    return decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
+                                  working_dir=Path("/work/proj"),
+                                  arguments={"command": command}, rules=DENY_RM)).action
+
+
+def test_run_under_a_deny_rule_runs_array_assignments_and_plain_prompts(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (workdir / "a.txt").write_text("x")
+    (workdir / "b.txt").write_text("x")
+    commands = {'arr=(1 2 3); echo "sum $((arr[0] + arr[1] + arr[2]))"': "sum 6",
+                'declare -a a=(x "y z"); echo "second ${a[1]}"': "second y z",
+                'files=(*.txt); echo "found ${#files[@]}"': "found 2",
+                "PS4='+ ' bash -xc 'echo traced'": "+ echo traced",
+                "export PS1='> '; echo prompt set": "prompt set"}
+    fake_model.add(*({"tool_calls": [{"name": "shell", "arguments": {"command": c}}]}
+                     for c in commands), {"text": "done"})
+    code, _out, err = run_cli(capsys, "run", "-t", "go", "--mode", "auto",
+                              "--deny", "shell(rm *)")
+    assert code == 0, err
+    answers = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert len(answers) == len(commands)
+    for answer, expected in zip(answers, commands.values(), strict=True):
+        assert expected in answer, answers
+
+
+@pytest.mark.parametrize("command", [
+    "arr=(1 2 3)", "declare -a arr=(1 2 3)", "local -a x=(a b)", "files=(*.py)", "a+=(x)",
+    "typeset -a t=(1)", "export a=(1 2)", "readonly r=(1)", "declare -A m=([k]=v [j]='a b')",
+    "a=(1 2) b=3 ls", "a=(\n  one # a comment\n  two\n)", "if true; then a=(x); fi",
+    "declare -a a=($(ls))", "PS4='+ ' bash -x ./build.sh", "export PS1='> '",
+    "PS1='(venv) > '", "declare -x PS0='' PS2='... '", "ENV=prod ls"])
+def test_it_runs_like_foo_equals_bar(command: str) -> None:
+    assert verdict(command) == "run", command
+
+
+@pytest.mark.parametrize("command", [
+    "a=($(rm x))", "a=(`rm x`)", "a=(<(rm x))", "a=(x) rm y", "a=(1 2) && rm x",
+    "a=(x;rm y)", "a[0]=(rm x)", "echo a=(rm x)", "builtin declare a=(rm x)"])
+def test_the_commands_inside_or_after_it_are_still_denied(command: str) -> None:
+    assert verdict(command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "PS4=($(ls))", "PS4=(x)", "PROMPT_COMMAND=(ls)", "declare -a PS1=(x)", "BASH_ENV=(x)",
+    "BASH_CMDS=([ls]=/bin/rm)", "BASH_ALIASES=([ls]='rm -f')", "a=([$(ls)]=1)",
+    "a=('a[$(rm x)]')", "a=(x", "a=(x)ls rm y", "PS1='\\u@\\h> '", "PS4=$X bash -x b",
+    "PS4='`ls`' bash -x b", "PS1=~ bash -i", "PROMPT_COMMAND='ls'", "BASH_ENV=./x bash -c ls",
+    "export PS1=$'\\t'"])
+def test_what_bash_may_run_from_it_is_still_asked_about(command: str) -> None:
+    assert verdict(command) == "ask", command

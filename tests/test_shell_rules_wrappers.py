@@ -1,0 +1,100 @@
+"""Shell rules read the commands tmux, screen, expect, fd -x and make --eval are given.
+
+fresh20c findings 16 and 17: with ``--mode auto --deny 'shell(touch *)'`` the command
+``tmux new-session -d 'touch PWN'`` ran and made its file (so did ``tmux new-window``,
+``screen -dm sh -c …``, ``expect -c 'spawn …'``), and under ``--deny 'shell(rm *)'``
+``fd x -x rm`` and ``make --eval='t: ; rm x' t`` ran. Finding 5: ``env -S 'python3 -u' x.py``
+was asked about (read as ``python3 -u`` reading standard input) while ``env python3 -u
+x.py`` ran.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_support import run_auto_denying_rm
+
+from goosectx.approval import ApprovalContext, decide
+from goosectx.permissions import PermissionRules, suggested_rule
+
+DENY_RM = PermissionRules(deny=("shell(rm *)",))
+
+
+def verdict(rules: PermissionRules, command: str) -> str:
+    return decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
+                                  working_dir=Path("/work/proj"),
+                                  arguments={"command": command}, rules=rules)).action
+
+
+def test_run_denies_the_rm_that_make_eval_and_tmux_would_run(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    commands = ["make --eval='t: ; rm -f v1' t", "make -E 't: ; rm -f v2' t",
+                "tmux -L goosectx-test-v3 new-session -d 'rm -f v3'",
+                "fd v4 -x rm -f", "fd -X rm -f"]
+    run_auto_denying_rm(fake_model, workdir, capsys, commands)
+    answers = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert len(answers) == len(commands)
+    assert ["needs approval" in a for a in answers[:2]] == [True, True], answers
+    assert all("permission rule" in a for a in answers[2:]), answers
+
+
+DENIED = [  # read like sh -c: the rm is seen, and denied
+    "tmux new-session -d 'rm x'", "tmux new -d rm x", "tmux new-window 'rm x'",
+    "tmux neww -t s:1 -n w 'rm x'", "tmux split-window -h -l 20 'cd /tmp && rm x'",
+    "tmux respawn-pane -k 'rm x'", "tmux run-shell -b 'rm x'", "tmux pipe-pane -o 'rm x'",
+    "tmux display-popup -E 'rm x'", "tmux if-shell 'rm x'", "tmux -L sock new -d 'rm x'",
+    "tmux new -d -s a ls \\; new-window 'rm x'", "tmux new -d 'ls;' neww 'rm x'",
+    "tmux new -d ls; tmux new-window 'rm x'",
+    "tmux -c 'rm x'", "byobu new-session -d 'rm x'", "screen -dm sh -c 'rm x'",
+    "screen -dmS build rm x", "screen -d -m -S build -- rm x", "fd x -x rm", "fd -e py -X rm",
+    "fd --exec rm {}", "fd --exec-batch rm", "fd -Hx rm {}", "fd -xrm", "fdfind x -x rm",
+    "find . -exec rm {} +", "sudo tmux new -d 'rm x'", "ssh host tmux new -d \"'rm x'\"",
+    "nohup screen -dm rm x", "env -S 'rm -f' x", "env -S '#comment' rm x",
+]
+ASKED = [  # what they would run cannot be read
+    "make --eval='t: ; rm x' t", "make -E 't: ; rm x' t", "make --ev=x t", "make -sE x t",
+    "tmux send-keys -t s 'rm x' Enter", "tmux send 'rm x' Enter", "tmux source-file x.conf",
+    "tmux new -d \\; source x.conf", "tmux run-shell -C 'kill-server'",
+    "tmux if-shell true 'new-window ls'", "tmux new-s 'rm x'", "tmux -f evil.conf new -d",
+    "tmux -C", "tmux display-message -p '#(rm x)'", "tmux set -g status-right '#(rm x)'",
+    "tmux bind-key r run-shell 'rm x'", "tmux choose-tree 'run-shell \"rm x\"'",
+    "tmux new -d -e 'PROMPT_COMMAND=rm x' bash", "tmux setenv -g BASH_ENV /tmp/x.sh",
+    "screen -S s -X stuff 'rm x\\n'", "screen -c x.rc",
+    "expect -c 'spawn rm x'", "expect", "expect -", "expect -f /dev/stdin", "expect -i",
+]
+STILL_RUN = [
+    "tmux ls", "tmux attach -t build", "tmux kill-session -t build", "tmux has-session -t x",
+    "tmux new-session -d -s build 'make -j4'", "tmux capture-pane -p -t build",
+    "screen -ls", "screen -dmS build make", "expect deploy.exp", "expect -v",
+    "sudo tmux new -d 'make'", "tmux new -d 'echo\\;' 'rm x'", "tmux new -d -e PS1='> '",
+    "fd -e py x",
+    "fd x -x echo {} ';' -e rm", "make -j4 test", "make -f Makefile all",
+    "env -S 'python3 -u' x.py", "env -S 'make -j2'", "env python3 -u x.py",
+    "env --split-string='python3 -u' x.py", "env -iS 'python3 -u' x.py",
+]
+
+
+@pytest.mark.parametrize("command", DENIED)
+def test_a_deny_rule_sees_the_command_they_start(command: str) -> None:
+    assert verdict(DENY_RM, command) == "deny", command
+
+
+@pytest.mark.parametrize("command", ASKED)
+def test_what_the_rules_cannot_read_is_asked_about(command: str) -> None:
+    assert verdict(DENY_RM, command) == "ask", command
+    assert verdict(PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",)),
+                   command) == "ask", command
+
+
+@pytest.mark.parametrize("command", STILL_RUN)
+def test_their_everyday_commands_still_run_under_a_deny_rule(command: str) -> None:
+    assert verdict(DENY_RM, command) == "run", command
+
+
+def test_no_command_prefix_rule_is_offered_for_them() -> None:
+    for command in ("tmux new -d 'make'", "tmux ls", "screen -dmS b make", "expect x.exp",
+                    "fd -x wc -l", "make --eval='x: ; ls' x"):
+        assert suggested_rule("shell", {"command": command}) is None, command
+    assert suggested_rule("shell", {"command": "fd -e py x"}) == "shell(fd*)"
+    assert suggested_rule("shell", {"command": "make -j4 test"}) == "shell(make*)"
