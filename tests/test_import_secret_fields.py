@@ -109,7 +109,11 @@ def test_a_secret_in_a_goosectx_exports_working_dir_metadata_and_ids_is_never_ke
     data = json.loads(cli(capsys, "sessions", "export", "first", "-f", "json")[0])
     data["session"].update(id="20250101_000000_abcd", name="second",
                            working_dir=f"/tmp/{DUMMY_API_KEY}",
-                           metadata={"note": DUMMY_API_KEY, DUMMY_API_KEY: "k"})
+                           metadata={"note": DUMMY_API_KEY, DUMMY_API_KEY: "k",
+                                     "[REDACTED]": "other"})
+    data["session"]["state"].update(auto_compaction_paused=True,
+                                    pause_reason=f"reason {DUMMY_API_KEY}",
+                                    chosen_model=f"openai/{DUMMY_API_KEY}")
     messages = data["messages"]
     for m in messages:
         for part in m["content"]:
@@ -125,7 +129,9 @@ def test_a_secret_in_a_goosectx_exports_working_dir_metadata_and_ids_is_never_ke
     for stored in load_settings().data_dir.glob("sessions.db*"):
         assert DUMMY_API_KEY.encode() not in stored.read_bytes(), stored.name
     again = json.loads(cli(capsys, "sessions", "export", "second", "-f", "json")[0])
-    assert again["session"]["metadata"]["[REDACTED]"] == "k"
+    metadata = again["session"]["metadata"]
+    assert sorted(v for k, v in metadata.items() if "REDACTED" in k) == ["k", "other"]
+    assert again["session"]["state"]["pause_reason"] == "reason [REDACTED]"
     ids = [m["id"] for m in again["messages"]]
     assert len(set(ids)) == len(ids) == len(messages)  # two different ids stay different
     assert "REDACTED" in ids[0] and "[" not in ids[0]

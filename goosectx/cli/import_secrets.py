@@ -27,7 +27,7 @@ from goosectx.config import Settings
 from goosectx.importers.builder import IMPORT_NOTES
 from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest, ToolResponse
 from goosectx.redaction import REDACTED
-from goosectx.session import Session, new_session_id
+from goosectx.session import Session, SessionState, new_session_id
 from goosectx.stored_message import StoredMessage
 
 if TYPE_CHECKING:
@@ -80,9 +80,10 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
 
 
 def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int]) -> None:
-    """Scrub the session's id, name, title, model, metadata and ledger's models in place.
+    """Scrub every field of the session but its messages, in place.
 
-    An id holding a secret (a goosectx export's own) is replaced by a new one.
+    Its id, name, title, model, working dir, metadata (keys too: two stay two), state and
+    ledger's models. An id holding a secret (a goosectx export's own) is replaced by a new one.
     """
     changed = 0
     if redact(session.id) != session.id:
@@ -101,8 +102,14 @@ def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int
     session.metadata.clear()
     for key, value in items:  # (a goosectx export's keys are the source's too)
         clean_key, clean = redact(key), _scrub(value, redact)
+        while clean_key != key and clean_key in dict(items) | session.metadata:
+            clean_key += "_"  # two keys stay two
         session.metadata[clean_key] = clean
         changed += (clean_key, clean) != (key, value) and key != IMPORT_NOTES  # ours: not counted
+    state = session.state.to_dict()  # a goosectx export's: its pause reason, model names
+    if _scrub(state, redact) != state:
+        session.state = SessionState.from_dict(_scrub(state, redact))
+        changed += 1
     entries = session.ledger.entries
     for i, entry in enumerate(entries):
         if redact(entry.model) != entry.model:
