@@ -121,6 +121,10 @@ def test_a_secret_in_a_goosectx_exports_working_dir_metadata_and_ids_is_never_ke
                 part["id"] = f"call_{DUMMY_API_KEY}"
         m["id"] = f"{m['id']}_{DUMMY_API_KEY}"
     messages[-1]["content"][0]["text"] = f"done {DUMMY_API_KEY}"
+    messages.append({"id": "msg_copy", "role": "user", "created": messages[0]["created"],
+                     "content": [{"type": "text", "text": "list the files"}],
+                     "metadata": {"user_visible": False, "agent_visible": False,
+                                  "extra": {"copy_of": messages[0]["id"]}}})  # a tail's copy
     copy = tmp_path / "export.json"
     copy.write_text(json.dumps(data))
     out, err = cli(capsys, "sessions", "import", str(copy), "--force")
@@ -135,6 +139,7 @@ def test_a_secret_in_a_goosectx_exports_working_dir_metadata_and_ids_is_never_ke
     ids = [m["id"] for m in again["messages"]]
     assert len(set(ids)) == len(ids) == len(messages)  # two different ids stay different
     assert "REDACTED" in ids[0] and "[" not in ids[0]
+    assert again["messages"][-1]["metadata"]["extra"]["copy_of"] == ids[0]  # still names it
     fake_model.default_reply = {"text": "ok"}
     cli(capsys, "run", "--resume", "second", "-t", "continue")
     sent = fake_model.requests[-1]["messages"]

@@ -99,10 +99,11 @@ def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int
             setattr(session, attr, redact(value))
             changed += 1
     items = list(session.metadata.items())
+    keys = {key for key, _ in items}
     session.metadata.clear()
     for key, value in items:  # (a goosectx export's keys are the source's too)
         clean_key, clean = redact(key), _scrub(value, redact)
-        while clean_key != key and clean_key in dict(items) | session.metadata:
+        while clean_key != key and (clean_key in keys or clean_key in session.metadata):
             clean_key += "_"  # two keys stay two
         session.metadata[clean_key] = clean
         changed += (clean_key, clean) != (key, value) and key != IMPORT_NOTES  # ours: not counted
