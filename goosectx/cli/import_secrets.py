@@ -51,6 +51,8 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
     from goosectx.tools.builtin import make_redactor
 
     redact = make_redactor(settings)
+    if not redact.secrets:  # nothing to look for: a long import pays nothing for it
+        return ["" for _ in sessions]
     notes = []
     for session in sessions:
         found: dict[str, int] = {}
@@ -162,7 +164,10 @@ def _plain(text: str) -> str:
 def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> Part:
     """``part`` with secrets redacted (itself when it holds none); ``found`` counts by kind."""
     if isinstance(part, ToolResponse):
-        clean: Part = replace(part, output=redact(part.output),
+        output = redact(part.output)  # (the text itself when it holds none: the common case)
+        if output is part.output and part.diff is None and ids(part.id) == part.id:
+            return part
+        clean: Part = replace(part, output=output,
                               diff=redact(part.diff) if part.diff is not None else None)
         kind = "tool output"
     elif isinstance(part, ToolRequest):
@@ -178,7 +183,10 @@ def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> P
                  else replace(part, text=text, signature=None))
         kind = "reasoning part"
     elif isinstance(part, TextContent):
-        clean, kind = replace(part, text=redact(part.text)), "text part"
+        text = redact(part.text)
+        if text is part.text:
+            return part
+        clean, kind = replace(part, text=text), "text part"
     else:
         return part
     if isinstance(clean, ToolRequest | ToolResponse) and ids(clean.id) != clean.id:
