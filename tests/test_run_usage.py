@@ -71,7 +71,11 @@ def test_a_call_with_no_usage_is_exported_as_not_reported_not_zero(
     fake_model.add({"text": "no usage here", "usage": None}, {"text": "counted"})
     cli(capsys, "run", "-t", "hi", "--name", "u")
     cli(capsys, "run", "--resume", "u", "-t", "again")
-    ledger = json.loads(cli(capsys, "sessions", "export", "u", "-f", "json")[0])["usage_ledger"]
+    exported = json.loads(cli(capsys, "sessions", "export", "u", "-f", "json")[0])
+    ledger = exported["usage_ledger"]
+    replies = [m["metadata"].get("usage") for m in exported["messages"]
+               if m["role"] == "assistant"]
+    assert replies[0] is None and replies[1]["input_tokens"] > 0  # the reply's own: unknown
     figures = [(e["input_tokens"], e["output_tokens"], e["total_tokens"]) for e in ledger]
     assert figures[0] == (None, None, None) and figures[1][0] > 0
     copy = workdir / "u.json"
