@@ -20,6 +20,9 @@ CallPurpose = Literal["reply", "compaction", "tool_pairs"]
 
 COST_UNKNOWN = "cost unknown"
 """What every surface says for a cost of ``None`` (a model without prices), once a session."""
+NOT_REPORTED = "not reported"
+"""What ``/usage`` says for the tokens of calls whose provider reported none
+(:attr:`Usage.reported`), never 0."""
 
 
 MAX_TOKENS = 10**12
@@ -135,6 +138,15 @@ class Usage:
     cache_write_tokens: int | None = None
     cost_usd: float | None = None
 
+    @property
+    def reported(self) -> bool:
+        """False for a call whose provider reported no usage (many local servers streaming).
+
+        Such a call is kept as zeros (the ledger's columns hold numbers); a call that was
+        reported always has input tokens, so zeros say "not reported", never "0 tokens".
+        """
+        return bool(self.input_tokens or self.output_tokens or self.total_tokens)
+
     @classmethod
     def of(cls, input_tokens: int, output_tokens: int, cost_usd: float | None = None) -> Usage:
         """Build a usage with ``total_tokens`` = input + output."""
@@ -234,13 +246,16 @@ class LedgerEntry:
         return self.purpose == "compaction"
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form used by exports."""
+        """Return the JSON form used by exports (a call not reported: its tokens ``null``)."""
+        figures = self.usage.to_dict()
+        if not self.usage.reported:  # unknown, not 0 (read back as not reported)
+            figures.update(input_tokens=None, output_tokens=None, total_tokens=None)
         return {
             "model": self.model,
             "purpose": self.purpose,
             "is_compaction": self.is_compaction,
             "created": self.created.isoformat(),
-            **self.usage.to_dict(),
+            **figures,
         }
 
     @classmethod
@@ -280,6 +295,11 @@ class UsageLedger:
     entries: list[LedgerEntry] = field(default_factory=list)
     current_tokens: int = 0
     current_is_estimate: bool = True
+
+    def unreported(self, purpose: CallPurpose | None = None) -> int:
+        """How many calls (of one purpose) reported no usage (:attr:`Usage.reported`)."""
+        return sum(1 for e in self.entries
+                   if (purpose is None or e.purpose == purpose) and not e.usage.reported)
 
     def accumulated(self, purpose: CallPurpose | None = None) -> Usage:
         """Sum of the ledger, optionally only the calls of one purpose."""

@@ -80,7 +80,8 @@ def test_a_long_stream_is_saved_once_a_second_not_once_a_chunk() -> None:
 def test_sessions_show_while_the_answer_streams_says_it_is_being_written(
         tmp_path: Path, work: Path) -> None:
     """``sessions show`` in another terminal labelled the live draft "cut off: goosectx exited
-    while this answer was being written" though goosectx was still writing it."""
+    while this answer was being written" though goosectx was still writing it; so did
+    ``sessions export`` (Markdown, to stdout or a file) until fresh20c #3."""
     home = tmp_path / "home"
     script = [{"text": ANSWER, "chunk_delay_s": 0.02}]
     with FakeServer(script) as server:
@@ -93,16 +94,21 @@ def test_sessions_show_while_the_answer_streams_says_it_is_being_written(
                      timeout_s=30)
             shown = cli(env, "sessions", "show", "k", cwd=work)
             agent = cli(env, "sessions", "show", "k", "--agent", cwd=work)
+            exported = cli(env, "sessions", "export", "k", cwd=work)  # fresh20c #3: "exited"
+            to_file = cli(env, "sessions", "export", "k", "-o", "k.md", cwd=work)
         finally:
             proc.send_signal(signal.SIGKILL)
             proc.communicate(timeout=60)
         after = cli(env, "sessions", "show", "k", cwd=work)
+        exported_after = cli(env, "sessions", "export", "k", cwd=work)
     assert shown.returncode == 0 and agent.returncode == 0, (shown.stderr, agent.stderr)
-    for out in (shown.stdout, agent.stdout):
+    assert exported.returncode == 0 and to_file.returncode == 0, exported.stderr
+    for out in (shown.stdout, agent.stdout, exported.stdout, (work / "k.md").read_text()):
         assert "STREAMED-PART alpha" in out
         assert "goosectx exited" not in out, out[-600:]
         assert f"being written by goosectx (PID {proc.pid})" in out, out[-600:]
-    assert "cut off: goosectx exited" in after.stdout  # killed: now it was cut off
+    for out in (after.stdout, exported_after.stdout):
+        assert "cut off: goosectx exited" in out  # killed: now it was cut off
 
 
 def test_a_draft_an_earlier_process_left_stays_cut_off_while_another_holds_the_session(

@@ -63,6 +63,25 @@ def test_a_damaged_row_to_stdout_says_the_output_is_incomplete(
         assert out.rstrip().splitlines()[-1].startswith("[export incomplete")
 
 
+def test_a_damaged_row_of_a_session_another_process_holds_keeps_the_message_before_it(
+        work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A held session's transcript is read one message ahead (is the newest one a live
+    draft?): the message before a damaged row was lost with it, under a line saying the
+    export stops at the damaged one."""
+    _hurt(work)
+    store = SessionStore(load_settings(None).data_dir)
+    try:
+        with store.lock(store.resolve("hurt")):  # as a REPL at its prompt holds it
+            code, out, err = run_cli(capsys, "sessions", "export", "hurt")
+            shown_code, shown, _ = run_cli(capsys, "sessions", "show", "hurt")
+    finally:
+        store.close()
+    assert code == 1 and shown_code == 1
+    _says_incomplete(err)
+    for text in (out, shown):
+        assert "answer 1" in text and "question 2" not in text
+
+
 def test_to_a_file_nothing_is_written_and_skip_damaged_saves_the_rest(
         work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _hurt(work)

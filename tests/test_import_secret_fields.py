@@ -92,3 +92,58 @@ def test_a_secret_in_a_goosectx_exports_session_id_and_name_is_never_kept(
         assert DUMMY_API_KEY.encode() not in stored.read_bytes(), stored.name
     listed, _ = cli(capsys, "sessions", "list")
     assert DUMMY_API_KEY not in listed
+
+
+def test_a_secret_in_a_goosectx_exports_working_dir_metadata_and_ids_is_never_kept(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The export's messages are scrubbed too: it may come from elsewhere, or by hand."""
+    from conftest import DUMMY_API_KEY
+
+    from goosectx.config import load_settings
+
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "claude.jsonl"
+    source.write_text(_claude_transcript("plain-value"))
+    cli(capsys, "sessions", "import", str(source), "--name", "first")
+    data = json.loads(cli(capsys, "sessions", "export", "first", "-f", "json")[0])
+    data["session"].update(id="20250101_000000_abcd", name="second",
+                           working_dir=f"/tmp/{DUMMY_API_KEY}",
+                           metadata={"note": DUMMY_API_KEY, DUMMY_API_KEY: "k",
+                                     "[REDACTED]": "other"})
+    data["session"]["state"].update(auto_compaction_paused=True,
+                                    pause_reason=f"reason {DUMMY_API_KEY}",
+                                    chosen_model=f"openai/{DUMMY_API_KEY}")
+    messages = data["messages"]
+    for m in messages:
+        for part in m["content"]:
+            if part["type"] in ("tool_request", "tool_response"):
+                part["id"] = f"call_{DUMMY_API_KEY}"
+        m["id"] = f"{m['id']}_{DUMMY_API_KEY}"
+    messages[-1]["content"][0]["text"] = f"done {DUMMY_API_KEY}"
+    messages.append({"id": "msg_copy", "role": "user", "created": messages[0]["created"],
+                     "content": [{"type": "text", "text": "list the files"}],
+                     "metadata": {"user_visible": False, "agent_visible": False,
+                                  "extra": {"copy_of": messages[0]["id"]}}})  # a tail's copy
+    copy = tmp_path / "export.json"
+    copy.write_text(json.dumps(data))
+    out, err = cli(capsys, "sessions", "import", str(copy), "--force")
+    assert DUMMY_API_KEY not in out + err
+    assert "source working dir /tmp/[REDACTED]" in out
+    for stored in load_settings().data_dir.glob("sessions.db*"):
+        assert DUMMY_API_KEY.encode() not in stored.read_bytes(), stored.name
+    again = json.loads(cli(capsys, "sessions", "export", "second", "-f", "json")[0])
+    metadata = again["session"]["metadata"]
+    assert sorted(v for k, v in metadata.items() if "REDACTED" in k) == ["k", "other"]
+    assert again["session"]["state"]["pause_reason"] == "reason [REDACTED]"
+    ids = [m["id"] for m in again["messages"]]
+    assert len(set(ids)) == len(ids) == len(messages)  # two different ids stay different
+    assert "REDACTED" in ids[0] and "[" not in ids[0]
+    assert again["messages"][-1]["metadata"]["extra"]["copy_of"] == ids[0]  # still names it
+    fake_model.default_reply = {"text": "ok"}
+    cli(capsys, "run", "--resume", "second", "-t", "continue")
+    sent = fake_model.requests[-1]["messages"]
+    assert DUMMY_API_KEY not in json.dumps(sent)
+    calls = [c for m in sent for c in m.get("tool_calls") or ()]
+    answers = [m["tool_call_id"] for m in sent if m["role"] == "tool"]
+    assert len(calls) == 1 and answers == [calls[0]["id"]] == ["call_REDACTED"]  # still a pair

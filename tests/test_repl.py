@@ -240,6 +240,21 @@ def test_usage_lists_compaction_separately(world: World) -> None:
     assert total.split()[1] == "3" and "$0.0060" in total
 
 
+def test_usage_says_not_reported_for_calls_whose_provider_reported_none(world: World) -> None:
+    # A local server streaming without usage: /usage showed its calls as 0 tokens, exact.
+    world.provider.add(ScriptedReply("first", usage=None))
+    out = world.run("hello" + ENTER + "/usage" + ENTER + CTRL_D)
+    total = next(line for line in out[out.index("usage (tokens)"):].splitlines()
+                 if line.strip().startswith("total"))
+    assert total.split()[1] == "1" and total.count("not reported") == 4, total
+    world.provider.add(ScriptedReply("second", usage=Usage.of(500, 20)))
+    out = world.run("again" + ENTER + "/usage" + ENTER + CTRL_D, resumed=True)
+    lines = out[out.index("usage (tokens)"):].splitlines()
+    total = next(line for line in lines if line.strip().startswith("total"))
+    assert total.split()[1:5] == ["2", "500", "20", "520"]
+    assert any("1 call reported no usage" in line and "not counted" in line for line in lines)
+
+
 def test_compact_of_a_session_too_small_to_shrink_says_nothing_changed(world: World) -> None:
     world.provider.add("first answer", "second answer")
     out = world.run("hello" + ENTER + "/compact" + ENTER + "again" + ENTER + CTRL_D)

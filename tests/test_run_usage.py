@@ -62,3 +62,25 @@ def test_usage_a_provider_did_not_report_is_null_in_the_json_not_zero(
     out, _err = cli(capsys, "run", "-t", "again", "--output-format", "json")
     usage = json.loads(out)["usage"]
     assert usage["input_tokens"] > 0 and usage["unreported_calls"] == 0
+
+
+def test_a_call_with_no_usage_is_exported_as_not_reported_not_zero(
+        fake_model: FakeServer, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The session's ledger kept the call as 0 tokens: the JSON export said input 0, output 0,
+    # as exact as a reported figure, and an import of it kept them as 0 again.
+    fake_model.add({"text": "no usage here", "usage": None}, {"text": "counted"})
+    cli(capsys, "run", "-t", "hi", "--name", "u")
+    cli(capsys, "run", "--resume", "u", "-t", "again")
+    exported = json.loads(cli(capsys, "sessions", "export", "u", "-f", "json")[0])
+    ledger = exported["usage_ledger"]
+    replies = [m["metadata"].get("usage") for m in exported["messages"]
+               if m["role"] == "assistant"]
+    assert replies[0] is None and replies[1]["input_tokens"] > 0  # the reply's own: unknown
+    figures = [(e["input_tokens"], e["output_tokens"], e["total_tokens"]) for e in ledger]
+    assert figures[0] == (None, None, None) and figures[1][0] > 0
+    copy = workdir / "u.json"
+    cli(capsys, "sessions", "export", "u", "-o", str(copy))
+    cli(capsys, "sessions", "import", str(copy), "--name", "back", "--force")
+    again = json.loads(cli(capsys, "sessions", "export", "back", "-f", "json")[0])
+    assert [(e["input_tokens"], e["total_tokens"]) for e in again["usage_ledger"]] == [
+        (None, None), figures[1][::2]]

@@ -19,14 +19,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from goosectx.cli.words import plural
 from goosectx.config import Settings
 from goosectx.importers.builder import IMPORT_NOTES
 from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest, ToolResponse
 from goosectx.redaction import REDACTED
-from goosectx.session import Session, new_session_id
+from goosectx.session import Session, SessionState, new_session_id
+from goosectx.stored_message import StoredMessage
+
+if TYPE_CHECKING:
+    from goosectx.conversation import Message
 
 Redact = Callable[[str], str]
 
@@ -34,9 +39,10 @@ Redact = Callable[[str], str]
 def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
     """Scrub secrets of this environment from every imported string; one note per session.
 
-    A goosectx export's stored-form messages are left as they are (goosectx redacted them
-    when it made them); its session fields are scrubbed like any other. ``sessions`` are
-    changed in place.
+    A goosectx export's messages (its stored-form ones too) are scrubbed like any other
+    format's: the export may come from another machine, or be written by hand. A message id
+    that held a secret is written ``…REDACTED…`` like a tool-call id (unique; a ``copy_of``
+    naming it follows). ``sessions`` are changed in place.
 
     Returns:
         Per session, ``a secret of this environment was redacted in 1 tool call, …`` or ``""``
@@ -45,46 +51,68 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
     from goosectx.tools.builtin import make_redactor
 
     redact = make_redactor(settings)
+    if not redact.secrets:  # nothing to look for: a long import pays nothing for it
+        return ["" for _ in sessions]
     notes = []
     for session in sessions:
         found: dict[str, int] = {}
         _scrub_session_fields(session, redact, found)
-        messages = session.conversation.messages
+        messages: list[Message | StoredMessage] = (
+            session.stored_messages if session.stored_messages is not None
+            else session.conversation.messages)  # type: ignore[assignment]  # (Messages only)
         ids = _Ids(redact, {p.id for m in messages for p in m.content
                             if isinstance(p, ToolRequest | ToolResponse)})
+        message_ids = _Ids(redact, {m.id for m in messages})
         for i, m in enumerate(messages):
             parts = [_redacted(p, redact, ids, found) for p in m.content]
-            extra = _scrub(m.metadata.extra, redact)
-            if extra != m.metadata.extra:
+            new_id = message_ids(m.id)
+            extra = _scrub(_copy_of_renamed(m.metadata.extra, message_ids), redact)
+            if extra != m.metadata.extra or new_id != m.id:
                 found["record id"] = found.get("record id", 0) + 1
-            if extra != m.metadata.extra or any(
+            if extra != m.metadata.extra or new_id != m.id or any(
                     a is not b for a, b in zip(parts, m.content, strict=True)):
-                messages[i] = replace(m, content=tuple(parts),
-                                      metadata=replace(m.metadata, extra=extra))
+                metadata = replace(m.metadata, extra=extra)
+                messages[i] = (m._replace(id=new_id, content=tuple(parts), metadata=metadata)
+                               if isinstance(m, StoredMessage)
+                               else replace(m, id=new_id, content=tuple(parts),
+                                            metadata=metadata))
         what = ", ".join(plural(n, kind) for kind, n in found.items())
         notes.append(f"a secret of this environment was redacted in {what}" if found else "")
     return notes
 
 
 def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int]) -> None:
-    """Scrub the session's id, name, title, model, metadata and ledger's models in place.
+    """Scrub every field of the session but its messages, in place.
 
-    An id holding a secret (a goosectx export's own) is replaced by a new one.
+    Its id, name, title, model, working dir, metadata (keys too: two stay two), state and
+    ledger's models. An id holding a secret (a goosectx export's own) is replaced by a new one.
     """
     changed = 0
     if redact(session.id) != session.id:
         session.id = new_session_id(session.created)
+        changed += 1
+    working_dir = str(session.working_dir)  # a goosectx export's: the source's
+    if redact(working_dir) != working_dir:
+        session.working_dir = Path(redact(working_dir))
         changed += 1
     for attr in ("name", "title", "model"):
         value = getattr(session, attr)
         if isinstance(value, str) and redact(value) != value:
             setattr(session, attr, redact(value))
             changed += 1
-    for key, value in list(session.metadata.items()):
-        clean = _scrub(value, redact)
-        if clean != value:
-            session.metadata[key] = clean
-            changed += key != IMPORT_NOTES  # the import's own notes: scrubbed, not counted
+    items = list(session.metadata.items())
+    keys = {key for key, _ in items}
+    session.metadata.clear()
+    for key, value in items:  # (a goosectx export's keys are the source's too)
+        clean_key, clean = redact(key), _scrub(value, redact)
+        while clean_key != key and (clean_key in keys or clean_key in session.metadata):
+            clean_key += "_"  # two keys stay two
+        session.metadata[clean_key] = clean
+        changed += (clean_key, clean) != (key, value) and key != IMPORT_NOTES  # ours: not counted
+    state = session.state.to_dict()  # a goosectx export's: its pause reason, model names
+    if _scrub(state, redact) != state:
+        session.state = SessionState.from_dict(_scrub(state, redact))
+        changed += 1
     entries = session.ledger.entries
     for i, entry in enumerate(entries):
         if redact(entry.model) != entry.model:
@@ -117,6 +145,17 @@ class _Ids:
         return unique
 
 
+def _copy_of_renamed(extra: dict[str, Any], message_ids: _Ids) -> dict[str, Any]:
+    """``extra`` with its ``copy_of`` (a message id) renamed as that message is.
+
+    (:mod:`goosectx.compaction.tail`: the copy still names the message it copies.)
+    """
+    copy_of = extra.get("copy_of")
+    if not isinstance(copy_of, str) or message_ids(copy_of) == copy_of:
+        return extra
+    return {**extra, "copy_of": message_ids(copy_of)}
+
+
 def _plain(text: str) -> str:
     """``text`` with each ``[REDACTED]`` written ``REDACTED`` (fit for an id or a tool name)."""
     return text.replace(REDACTED, REDACTED.strip("[]"))
@@ -125,7 +164,10 @@ def _plain(text: str) -> str:
 def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> Part:
     """``part`` with secrets redacted (itself when it holds none); ``found`` counts by kind."""
     if isinstance(part, ToolResponse):
-        clean: Part = replace(part, output=redact(part.output),
+        output = redact(part.output)  # (the text itself when it holds none: the common case)
+        if output is part.output and part.diff is None and ids(part.id) == part.id:
+            return part
+        clean: Part = replace(part, output=output,
                               diff=redact(part.diff) if part.diff is not None else None)
         kind = "tool output"
     elif isinstance(part, ToolRequest):
@@ -141,7 +183,10 @@ def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> P
                  else replace(part, text=text, signature=None))
         kind = "reasoning part"
     elif isinstance(part, TextContent):
-        clean, kind = replace(part, text=redact(part.text)), "text part"
+        text = redact(part.text)
+        if text is part.text:
+            return part
+        clean, kind = replace(part, text=text), "text part"
     else:
         return part
     if isinstance(clean, ToolRequest | ToolResponse) and ids(clean.id) != clean.id:

@@ -28,14 +28,20 @@ def live_draft(messages: Iterable[M], holder: LockHolder, writing: dict[str, str
     cut off when it died: a resumed session before its next message). Its label (``being
     written by goosectx (PID N)``) goes into ``writing`` (message id → label) before it is
     yielded, and in the model's view its ``[cut off: goosectx exited …]`` mark is replaced by
-    the label. Reads one message ahead; the others pass unchanged.
+    the label. Reads one message ahead; the others pass unchanged (when reading the next one
+    fails, the one read before it comes first, then the error).
     """
     label = f"being written by goosectx (PID {holder.pid})"
     last: M | None = None
-    for m in messages:
+    try:
+        for m in messages:
+            if last is not None:
+                yield last
+            last = m
+    except Exception:  # a row that does not parse: the one read before it is still shown
         if last is not None:
             yield last
-        last = m
+        raise
     if last is None:
         return
     if (isinstance(last, Message) and last.role == "assistant" and last.metadata.exited

@@ -20,6 +20,7 @@ from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.slash import COMMANDS, CommandInfo
 from goosectx.cli.surface import safe_text
 from goosectx.cli.toolbar import ContextFigure
+from goosectx.cli.words import plural
 from goosectx.compaction.calibration import apply
 from goosectx.config import Settings
 from goosectx.errors import GoosectxError, ModelNotConfigured
@@ -27,8 +28,8 @@ from goosectx.session import Session
 from goosectx.tokens import ContextBreakdown
 from goosectx.usage import (
     COST_UNKNOWN,
+    NOT_REPORTED,
     CallPurpose,
-    Usage,
     UsageLedger,
     format_cap_usd,
     format_cost_usd,
@@ -215,8 +216,13 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
 
     unknown = False
 
-    def row(label: str, calls: int, usage: Usage, style: str = "") -> None:
+    def row(label: str, purpose: CallPurpose | None, style: str = "") -> None:
         nonlocal unknown
+        calls = len(ledger.entries) if purpose is None else _calls(ledger, purpose)
+        usage = ledger.accumulated(purpose)
+        if calls and ledger.unreported(purpose) == calls:  # unknown, not 0
+            table.add_row(label, f"{calls:,}", *[NOT_REPORTED] * 4, style=style)
+            return
         cost = "-"
         if calls and usage.cost_usd is None:
             cost, unknown = "?", True  # said once, in the caption
@@ -226,10 +232,14 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
                       f"{usage.total_tokens:,}", cost, style=style)
 
     for label, purpose in rows:
-        row(label, _calls(ledger, purpose), ledger.accumulated(purpose))
-    row("total", len(ledger.entries), ledger.accumulated(), style="bold")
+        row(label, purpose)
+    row("total", None, style="bold")
     cached = ledger.accumulated().cache_read_tokens
     caption = []
+    unreported = ledger.unreported()
+    if unreported and unreported < len(ledger.entries):
+        caption.append(f"{plural(unreported, 'call')} reported no usage (many local servers "
+                       "when streaming): not counted in these figures")
     if unknown:
         caption.append(f"? = {COST_UNKNOWN} (no prices for this model)")
     if cached:
@@ -241,7 +251,9 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
     if cap_usd is not None:
         spent = sum(e.usage.cost_usd or 0.0 for e in ledger.entries)
         caption.append(f"spent {format_cost_usd(spent)} of the {format_cap_usd(cap_usd)} cap "
-                       f"(set by {cap_source}){'; ? calls not counted' if unknown else ''}")
+                       f"(set by {cap_source})"
+                       + ("; ? calls not counted" if unknown else
+                          "; calls that reported no usage not counted" if unreported else ""))
     # Lines below the table, not its caption: rich wraps a caption to the table's width,
     # mid-phrase ("… · current" / "context: …") even on a wide terminal.
     return Group(table, *(Text(line, style="table.caption") for line in caption))

@@ -286,7 +286,7 @@ class _Finished:
     def add(self, usage: Usage) -> None:
         """Count one model call's usage (a call with no report counts as zero tokens)."""
         self.usage, self.calls = self.usage + usage, self.calls + 1
-        self.unreported += not (usage.total_tokens or usage.input_tokens or usage.output_tokens)
+        self.unreported += not usage.reported
 
 
 def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession,

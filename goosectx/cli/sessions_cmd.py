@@ -268,6 +268,8 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
     """Write the session as Markdown or JSON to ``output`` (atomically) or stdout.
 
     Written message by message as the store yields them: memory stays flat with size.
+    Markdown labels an answer a live process is still writing as ``sessions show`` does
+    (:mod:`goosectx.cli.live_draft`).
     ``skip_damaged``: rows that do not parse are left out (named on stderr), so what still
     reads can be saved (and imported again).
     """
@@ -292,8 +294,14 @@ def export_session(settings: Settings, ref: str, *, fmt: str, output: Path | Non
         read: _Counted[Any] = _Counted(
             store.iter_messages_json(session_id, damaged, unreadable, lost) if fmt == "json"
             else store.iter_messages_plain(session_id, damaged, unreadable, lost))
+        # An answer a live process still streams is labelled as `sessions show` labels it;
+        # JSON keeps it as stored (an import of this copy holds an answer cut off).
+        holder = None if fmt == "json" else store.lock_holder(session_id)
+        writing: dict[str, str] = {}
         pieces = (iter_session_json(header, read) if fmt == "json" else
-                  iter_transcript_markdown(header, read, code=code_safe))
+                  iter_transcript_markdown(
+                      header, read if holder is None else live_draft(read, holder, writing),
+                      code=code_safe, writing=writing))
         # Wherever it goes (a later `cat` of the file reaches a terminal): JSON keeps the same
         # values with unsafe characters escaped; Markdown, made for reading, shows them (and
         # in tool calls the blank-looking ones too, as <U+3164>, as the REPL draws calls).
