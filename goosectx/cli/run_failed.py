@@ -39,36 +39,32 @@ def write_failed(output_format: str, out: TextIO, error: str, exit_code: int) ->
     """Write the result of a run that failed before its turn (nothing for ``text``).
 
     ``json``: one object (``session_id`` null, ``status`` ``error``, ``error``,
-    ``exit_code``, …); ``stream-json``: a ``turn_finished`` line, then the ``result`` line.
+    ``exit_code``, …); ``stream-json``: the ``result`` line alone (no turn started).
     A stdout that cannot be written is left as it is (the error line on stderr still comes).
     """
     failed: dict[str, Any] = {
         "session_id": None, "status": "error", "error": error, "exit_code": exit_code,
         "usage": None, "cost_usd": None, "compactions": 0, "denied_calls": []}
-    write_start_result(output_format, out, failed, error)
+    write_start_result(output_format, out, failed)
 
 
-def write_start_result(output_format: str, out: TextIO, result: dict[str, Any],
-                       error: str | None = None) -> None:
+def write_start_result(output_format: str, out: TextIO, result: dict[str, Any]) -> None:
     """Write ``result``, the outcome of a run that ended before its turn (failed or cancelled).
 
-    ``json``: the object; ``stream-json``: a ``turn_finished`` line (``result["status"]``,
-    ``error``), then the ``result`` line; ``text``: nothing. Marks the result written; a
-    stdout that cannot be written is left as it is.
+    ``json``: the object; ``stream-json``: the ``result`` line alone — no turn started, so
+    no ``turn_finished`` (nor ``session_started``) precedes it; ``text``: nothing. Marks the
+    result written; a stdout that cannot be written is left as it is.
     """
     if output_format not in RESULT_FORMATS:
         return
     from goosectx.cli.ascii_output import json_text
     from goosectx.cli.run_output import result_fields
-    from goosectx.events import TurnFinished, event_to_json
 
     _Written.done = True
     with contextlib.suppress(OSError, ValueError):
         if output_format == "json":
             out.write(json_text(result, out) + "\n")
         else:
-            finished = TurnFinished(result["status"], error)
-            out.write(json_text(event_to_json(finished), out) + "\n")
             out.write(json_text({"type": "result", **result_fields(result)}, out) + "\n")
         out.flush()
 
