@@ -16,8 +16,11 @@ import contextlib
 from collections.abc import Collection, Sequence
 from typing import Any, TextIO
 
-RESULT_FORMATS = ("json", "stream-json")
-"""The output formats whose stdout ends with a result object."""
+from goosectx.cli import early_cancel
+from goosectx.cli.early_cancel import RESULT_FORMATS
+
+__all__ = ["RESULT_FORMATS", "after_error", "requested_format", "result_written",
+           "write_failed", "write_start_result"]
 
 
 class _Written:
@@ -72,28 +75,10 @@ def write_start_result(output_format: str, out: TextIO, result: dict[str, Any]) 
 def requested_format(args: Sequence[str], valued: Collection[str]) -> str | None:
     """``json`` / ``stream-json`` when ``args`` are the ``run`` command asking for it.
 
-    The command is the first argument that is not an option or an option's value (``valued``:
-    the options that take one); then ``--output-format FORMAT`` or ``--output-format=FORMAT``
-    before any ``--``.
+    Read as :func:`goosectx.cli.early_cancel.requested_format` reads it (``valued``: the
+    options that take a value).
     """
-    command: int | None = None
-    for i, arg in enumerate(args):
-        if arg == "--":
-            return None
-        if not arg.startswith("-") and not (i and args[i - 1] in valued):
-            command = i
-            break
-    if command is None or args[command] != "run":
-        return None
-    found: str | None = None
-    rest = args[command + 1:]
-    for i, arg in enumerate(rest):
-        if arg == "--":
-            break
-        if arg == "--output-format" and i + 1 < len(rest):
-            found = rest[i + 1]
-        elif arg.startswith("--output-format="):
-            found = arg.partition("=")[2]
+    found = early_cancel.requested_format(list(args), set(valued))
     return found if found in RESULT_FORMATS else None
 
 
