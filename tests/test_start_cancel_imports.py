@@ -30,6 +30,19 @@ class _SignalAtImport:
         return None
 
 sys.meta_path.insert(0, _SignalAtImport())
+
+_install = signal.signal
+
+
+def _signal_once_installed(signum, handler):  # the signal right after its handler changes
+    old = _install(signum, handler)
+    if os.environ["GOOSECTX_TEST_SIGNAL_AT"] == "handler " + getattr(handler, "__name__", ""):
+        signal.signal = _install
+        os.kill(os.getpid(), signum)
+    return old
+
+
+signal.signal = _signal_once_installed
 '''
 
 CODES = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
@@ -37,7 +50,10 @@ CODES = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
 
 def signalled_at(module: str, name: str, tmp_path: Path, *args: str,
                  entry: tuple[str, ...] = ("goosectx",)) -> subprocess.CompletedProcess[str]:
-    """``goosectx ARGS``, sent signal ``name`` as it starts importing ``module``."""
+    """``goosectx ARGS``, sent signal ``name`` as it starts importing ``module``.
+
+    ``module`` ``handler NAME``: as soon as the handler of that name is installed for it.
+    """
     hook = tmp_path / "hook"
     hook.mkdir(exist_ok=True)
     (hook / "sitecustomize.py").write_text(HOOK)
@@ -99,3 +115,14 @@ def test_the_early_list_of_options_taking_a_value_is_typers() -> None:
     from goosectx.cli.early_cancel import VALUED_OPTIONS
 
     assert options_taking_values(app) == VALUED_OPTIONS
+
+
+def test_sigterm_as_run_takes_the_signals_over_is_still_sigterm(tmp_path: Path) -> None:
+    """At the instant ``as_ctrl_c`` has SIGTERM and the start-up guard still has Ctrl-C."""
+    proc = signalled_at("handler _as_ctrl_c", "SIGTERM", tmp_path, "run", "-t", "hi",
+                        "--output-format", "stream-json")
+    assert (proc.returncode, proc.stderr) == (143, (
+        "goosectx: cancelled (SIGTERM)\n"
+        "goosectx: the task was not saved (cancelled before its session was open)\n"))
+    assert [json.loads(line) for line in proc.stdout.splitlines()] == [
+        {**CANCELLED, "exit_code": 143}]

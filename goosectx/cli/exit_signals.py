@@ -57,6 +57,9 @@ def _as_ctrl_c(signum: int, _frame: Any) -> None:
     """Remember the signal, then press Ctrl-C: the current SIGINT handler takes it from here."""
     if not _received:
         _received.append(signum)
+    pressed = signal.getsignal(signal.SIGINT)
+    if early_cancel.is_guard(pressed) and callable(pressed):  # still starting: it ends the
+        pressed(signum, _frame)  # process, naming this signal (143 / 129, not Ctrl-C's 130)
     if callable(signal.getsignal(signal.SIGINT)):
         signal.raise_signal(signal.SIGINT)  # the driver's, the prompt's or Python's default
     else:  # SIGINT ignored (a background job): still leave the way Ctrl-C would
