@@ -79,3 +79,27 @@ def test_stream_json_says_still_over_the_threshold_first(
     assert text.startswith("Auto-compaction is paused for this session: the request is still "
                            "85% of the 2,000-token limit after the last compaction"), text
     assert "Over the whole window" not in text  # 85 %: under the window, over the threshold
+
+
+def test_the_repl_shows_the_same_reason_first(tmp_path: Path) -> None:
+    from compaction_support import SUMMARY_JSON
+    from test_repl import CTRL_D, ENTER, World
+
+    from goosectx.providers.scripted import ScriptedReply
+    from goosectx.usage import Usage
+
+    world = World(tmp_path)
+    try:
+        world.provider.context_limit_tokens = 2000
+        world.provider.add(ScriptedReply("first", usage=Usage.of(1900, 10)),
+                           ScriptedReply(SUMMARY_JSON, usage=Usage.of(400, 60)),
+                           ScriptedReply("done", usage=Usage.of(2100, 10)))
+        out = world.run("first " + "word " * 300 + ENTER + "more " + "word " * 300 + ENTER
+                        + CTRL_D, width=400)
+    finally:
+        world.store.close()
+    flat = " ".join(out.split())
+    notice = flat[flat.index("Auto-compaction is paused"):]
+    assert re.match(r"Auto-compaction is paused for this session: the request is still 105% of "
+                    r"the 2,000-token limit after the last compaction \(the provider reported "
+                    r"[\d,]+ → 2,100 tokens\)\. Over the whole window", notice), notice
