@@ -101,6 +101,12 @@ def test_python_dash_m_is_guarded_too(tmp_path: Path) -> None:
     assert proc.stderr.startswith("goosectx: cancelled (SIGTERM)\n")
 
 
+def test_a_root_option_valued_run_is_not_the_run_command(tmp_path: Path) -> None:
+    """``goosectx --name run``: the REPL on a session named run, ended quietly."""
+    proc = signalled_at("typer", "SIGTERM", tmp_path, "--name", "run")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (143, "", "")
+
+
 def test_another_command_cancelled_while_importing_ends_quietly(tmp_path: Path) -> None:
     """As its Ctrl-C later does: the exit status, no traceback, no run's lines."""
     for name in ("SIGINT", "SIGTERM"):
@@ -108,21 +114,15 @@ def test_another_command_cancelled_while_importing_ends_quietly(tmp_path: Path) 
         assert (proc.returncode, proc.stdout, proc.stderr) == (CODES[name], "", ""), name
 
 
-def test_the_early_list_of_options_taking_a_value_is_typers() -> None:
-    """It finds ``run`` and its format before typer loads; a new option must join it."""
+def test_the_early_list_of_root_options_taking_a_value_is_typers() -> None:
+    """It finds ``run`` and its format before typer loads; a new root option must join it."""
+    import typer
+
     from goosectx.cli.app import app
-    from goosectx.cli.argv import options_taking_values
-    from goosectx.cli.early_cancel import VALUED_OPTIONS
+    from goosectx.cli.early_cancel import ROOT_VALUED_OPTIONS
 
-    assert options_taking_values(app) == VALUED_OPTIONS
-
-
-def test_sigterm_as_run_takes_the_signals_over_is_still_sigterm(tmp_path: Path) -> None:
-    """At the instant ``as_ctrl_c`` has SIGTERM and the start-up guard still has Ctrl-C."""
-    proc = signalled_at("handler _as_ctrl_c", "SIGTERM", tmp_path, "run", "-t", "hi",
-                        "--output-format", "stream-json")
-    assert (proc.returncode, proc.stderr) == (143, (
-        "goosectx: cancelled (SIGTERM)\n"
-        "goosectx: the task was not saved (cancelled before its session was open)\n"))
-    assert [json.loads(line) for line in proc.stdout.splitlines()] == [
-        {**CANCELLED, "exit_code": 143}]
+    root = typer.main.get_command(app)
+    assert {name for param in root.params
+            if param.param_type_name == "option" and not getattr(param, "is_flag", False)
+            and not getattr(param, "count", False)
+            for name in (*param.opts, *param.secondary_opts)} == ROOT_VALUED_OPTIONS

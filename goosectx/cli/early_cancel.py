@@ -25,7 +25,7 @@ import os
 import signal
 import sys
 
-__all__ = ["NOT_SAVED", "RESULT_FORMATS", "VALUED_OPTIONS", "before_command", "hand_over",
+__all__ = ["NOT_SAVED", "RESULT_FORMATS", "ROOT_VALUED_OPTIONS", "before_command", "hand_over",
            "install", "is_guard", "requested_format"]
 
 NOT_SAVED = "goosectx: the task was not saved (cancelled before its session was open)\n"
@@ -34,14 +34,11 @@ NOT_SAVED = "goosectx: the task was not saved (cancelled before its session was 
 RESULT_FORMATS = ("json", "stream-json")
 """The output formats whose stdout ends with a result object."""
 
-VALUED_OPTIONS = frozenset({
-    "--allow", "--config", "--deny", "--format", "--input", "--instructions", "--limit",
-    "--max-cost", "--max-summary-tokens", "--max-turns", "--mode", "--model", "--name",
-    "--output", "--output-format", "--resume", "--session", "--strategy", "--text",
-    "--with-extension", "--with-remote-extension", "-f", "-i", "-m", "-n", "-o", "-r", "-t"})
-"""Every option of any command that takes a value (``cli.argv.options_taking_values``, which
-reads typer's app; a test keeps the two the same), for reading the command line before typer
-is imported."""
+ROOT_VALUED_OPTIONS = frozenset({
+    "--config", "--max-cost", "--mode", "--model", "--name", "--resume", "--with-extension",
+    "--with-remote-extension", "-m", "-n", "-r"})
+"""The options given before a command that take a value (``goosectx --model M run …``), for
+finding the command before typer is imported; a test keeps them the same as typer's."""
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -54,8 +51,8 @@ class _Guard:
     """``text``, ``json`` or ``stream-json`` when the command is ``run``, else ``None``."""
 
 
-def requested_format(args: list[str], valued: frozenset[str] | set[str] = VALUED_OPTIONS,
-                     ) -> str | None:
+def requested_format(args: list[str],
+                     valued: frozenset[str] | set[str] = ROOT_VALUED_OPTIONS) -> str | None:
     """``run``'s ``--output-format`` when ``args`` are the ``run`` command, else ``None``.
 
     The command is the first argument that is not an option or an option's value (``valued``:
