@@ -80,11 +80,25 @@ class StoreCorrupt(StoreError):
 
 
 class SessionNotFound(StoreError):
-    """No session matches the given name, id or id prefix."""
+    """No session matches the given name, id or id prefix: a bad SESSION argument (exit 2).
+
+    Attributes:
+        suggestion: The one session name or id close to what was typed (``did you mean``),
+            or ``None``; a front end that words its own hint (the REPL's ``/resume``) uses it.
+    """
+
+    exit_code = 2
+
+    def __init__(self, message: str, hint: str | None = None,
+                 suggestion: str | None = None) -> None:
+        super().__init__(message, hint)
+        self.suggestion = suggestion
 
 
 class SessionAmbiguous(StoreError):
-    """An id prefix matches more than one session."""
+    """An id prefix matches more than one session: a bad SESSION argument (exit 2)."""
+
+    exit_code = 2
 
 
 class SessionNameTaken(StoreError):

@@ -75,7 +75,7 @@ def test_calibration_survives_a_resume_per_model_and_is_shown_by_info(
 
 def test_info_without_a_session_says_uncalibrated(capsys: pytest.CaptureFixture[str]) -> None:
     assert "uncalibrated" in calibration_row(capsys)
-    _, err = cli(capsys, "info", "--session", "nope", code=1)
+    _, err = cli(capsys, "info", "--session", "nope", code=2)
     assert "no session matches" in err
 
 

@@ -64,7 +64,7 @@ def test_empty_store(tmp_path):
     proc = goosectx(tmp_path / "h", "sessions", "list", "--json")
     assert json.loads(proc.stdout) == []
     proc = goosectx(tmp_path / "h", "sessions", "show", "x")
-    assert proc.returncode == 1 and "no session matches 'x'" in proc.stderr
+    assert proc.returncode == 2 and "no session matches 'x'" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
@@ -298,7 +298,7 @@ def test_bad_arguments_exit_2_without_traceback(tmp_path, args):
 
 def test_root_resume_of_unknown_session_is_one_line(tmp_path):
     proc = goosectx(tmp_path / "h", "--resume", "nope")
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "no session matches 'nope'" in proc.stderr
 
@@ -311,7 +311,7 @@ def test_an_ambiguous_prefix_says_how_many_sessions_match_beyond_the_five_named(
     store.close()
     prefix = os.path.commonprefix(ids)
     proc = goosectx(home, "sessions", "show", prefix)
-    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert f"matches 7 sessions ({', '.join(ids[:5])} and 2 more)" in proc.stderr
     assert "type more of the id (goosectx sessions list shows every id)" in proc.stderr
     two_home = tmp_path / "two"
@@ -319,7 +319,7 @@ def test_an_ambiguous_prefix_says_how_many_sessions_match_beyond_the_five_named(
     two = sorted(store.create_session(tmp_path).id for _ in range(2))
     store.close()
     few = goosectx(two_home, "--resume", os.path.commonprefix(two))
-    assert few.returncode == 1
+    assert few.returncode == 2
     assert f"matches 2 sessions ({two[0]}, {two[1]}) — type more of the id" in few.stderr
 
 

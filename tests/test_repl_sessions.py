@@ -226,3 +226,12 @@ def test_an_empty_quoted_session_name_is_refused_in_one_line(world: World, typed
     assert "no session matches" not in out and "one session name or id" not in out
     assert repl.session.id == world.session.id and opened.session.id == world.session.id
     assert world.store.message_count(world.session.id) == before
+
+
+def test_resume_of_a_typo_names_the_close_session_in_the_repls_words(world: World) -> None:
+    out, repl, opened = run_with_lock(world, "/resume dosc" + ENTER + CTRL_D)
+    opened.lock.release()
+    said = out[out.index("no session matches 'dosc'"):].splitlines()[:2]
+    assert "did you mean 'docs'? /sessions lists them" in said[1], out
+    assert "goosectx sessions list" not in out  # the shell's way, not the REPL's
+    assert repl.session.id == world.session.id

@@ -158,12 +158,14 @@ def run(
     Exit codes: 0 done, 1 error, 2 bad configuration or arguments, 3 stopped at --max-turns,
     130 cancelled (143 / 129: by SIGTERM / SIGHUP).
     """
+    from goosectx.cli import early_cancel
     from goosectx.cli.exit_signals import as_ctrl_c
 
     STATE.exit_at_once = True
     STATE.max_cost = max_cost if max_cost is not None else STATE.max_cost
     with as_ctrl_c():  # SIGTERM / SIGHUP cancel the run as Ctrl-C does, then exit 143 / 129
         try:
+            early_cancel.hand_over()  # a cancel from here is the except's below, or run_task's
             (loaded := settings()).extensions.flags = flags(with_extension, with_remote_extension)
             if resume:  # a typo is refused at once, not after the model client loaded
                 from goosectx.cli.common import resolve_session
@@ -339,6 +341,9 @@ def _dispatch(argv: list[str] | None) -> int:
         from goosectx.cli.run_failed import result_written
 
         result_written(False)
+    from goosectx.cli import early_cancel
+
+    early_cancel.before_command()  # the signals are the command's from here (run: its body's)
     try:
         code = app(args=args, standalone_mode=False, prog_name="goosectx")
         sys.stdout.flush()  # a full disk under stdout fails here, not in the teardown

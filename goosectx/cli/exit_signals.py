@@ -25,6 +25,8 @@ import threading
 from collections.abc import Iterator
 from typing import IO, Any, TextIO, cast
 
+from goosectx.cli import early_cancel
+
 __all__ = ["GoneTerminalFile", "as_ctrl_c", "exit_status", "received", "received_name",
            "survive_hangup"]
 
@@ -55,6 +57,9 @@ def _as_ctrl_c(signum: int, _frame: Any) -> None:
     """Remember the signal, then press Ctrl-C: the current SIGINT handler takes it from here."""
     if not _received:
         _received.append(signum)
+    pressed = signal.getsignal(signal.SIGINT)
+    if early_cancel.is_guard(pressed) and callable(pressed):  # still starting: it ends the
+        pressed(signum, _frame)  # process, naming this signal (143 / 129, not Ctrl-C's 130)
     if callable(signal.getsignal(signal.SIGINT)):
         signal.raise_signal(signal.SIGINT)  # the driver's, the prompt's or Python's default
     else:  # SIGINT ignored (a background job): still leave the way Ctrl-C would
@@ -66,14 +71,16 @@ def as_ctrl_c() -> Iterator[None]:
     """While inside, SIGTERM and SIGHUP act as Ctrl-C (main thread only; else nothing changes).
 
     A signal whose handling someone changed from the default (e.g. ignored with ``nohup``) is
-    left alone; the defaults are back on leaving. :func:`received` starts empty and keeps its
+    left alone, except the start-up guard's (:mod:`goosectx.cli.early_cancel`), which this
+    takes over; the defaults are back on leaving. :func:`received` starts empty and keeps its
     answer after leaving (for the exit status).
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     _received.clear()
-    taken = [s for s in SIGNALS if signal.getsignal(s) == signal.SIG_DFL]
+    taken = [s for s in SIGNALS if signal.getsignal(s) == signal.SIG_DFL
+             or early_cancel.is_guard(signal.getsignal(s))]
     for signum in taken:
         signal.signal(signum, _as_ctrl_c)
     try:

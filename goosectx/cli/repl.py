@@ -162,14 +162,22 @@ class Repl:
 
         agent = self._agent_factory(self.driver.approve)
         agent.stopped_by = received_name  # SIGTERM while a tool runs: the model is told so
-        return agent
+        return self._scans_kept(agent)
 
     def _bare_agent(self) -> Agent:
         from goosectx.agent import Agent
         from goosectx.tools.builtin import default_registry
 
-        return Agent(self.session, self.settings, provider=None, tools=default_registry(),
-                     approve=self.driver.approve, mode=self.mode)
+        return self._scans_kept(Agent(self.session, self.settings, provider=None,
+                                      tools=default_registry(), approve=self.driver.approve,
+                                      mode=self.mode))
+
+    def _scans_kept(self, agent: Agent) -> Agent:
+        """``agent``, its compactions resuming the facts scan's kept state (as ``compact``'s)."""
+        from goosectx.scan_cache import LockedScanCache
+
+        agent.context.scan_cache = LockedScanCache(self.store.data_dir, self.session.id)
+        return agent
 
     @property
     def agent(self) -> Agent:

@@ -78,7 +78,9 @@ def resume(repl: Repl, ref: str) -> None:
     try:
         target = store.resolve(ref)
     except SessionNotFound as exc:  # in the REPL, /sessions lists them
-        raise SessionNotFound(exc.message, "/sessions lists them; e.g. /resume bugfix") from None
+        hint = (f"did you mean {exc.suggestion!r}? /sessions lists them" if exc.suggestion
+                else "/sessions lists them; e.g. /resume bugfix")
+        raise SessionNotFound(exc.message, hint, exc.suggestion) from None
     if target == repl.session.id:
         repl.renderer.notice(f"already in session {one_line_safe(repl.session.display_name)}")
         return

@@ -13,13 +13,12 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from goosectx.cli.early_cancel import NOT_SAVED
 from goosectx.cli.exit_signals import exit_status, received_name
 
 if TYPE_CHECKING:
     from goosectx.cli.common import OpenSession
     from goosectx.conversation import Message
-
-NOT_SAVED = "goosectx: the task was not saved (cancelled before its session was open)\n"
 
 
 def cancelled_at_start(output_format: str, *, stdout: TextIO | None = None,

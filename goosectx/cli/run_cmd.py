@@ -107,6 +107,7 @@ def run_task(
     from goosectx.cli.extensions_cmd import RunServers
     from goosectx.providers.litellm_provider import make_provider
     from goosectx.runtime import build_agent
+    from goosectx.scan_cache import LockedScanCache
 
     stdin = stdin or sys.stdin  # a closed terminal window must not stop the close-out:
     stdout, stderr = (exit_signals.survive_hangup(s) for s in (stdout or sys.stdout,
@@ -192,6 +193,7 @@ def run_task(
         agent = build_agent(settings, opened.session, approve=approver, mode=approval_mode,
                             model=model_name, interactive=approver.interactive, extensions=manager)
         agent.stopped_by = exit_signals.received_name  # SIGTERM during a tool call: said so
+        agent.context.scan_cache = LockedScanCache(opened.store.data_dir, opened.session.id)
         approver.read_only = agent.always_reads_only  # `a` at a view allows views only
         output: TextOutput | StreamJsonOutput | JsonOutput
         if output_format == "json":

@@ -16,8 +16,11 @@ import contextlib
 from collections.abc import Collection, Sequence
 from typing import Any, TextIO
 
-RESULT_FORMATS = ("json", "stream-json")
-"""The output formats whose stdout ends with a result object."""
+from goosectx.cli import early_cancel
+from goosectx.cli.early_cancel import RESULT_FORMATS
+
+__all__ = ["RESULT_FORMATS", "after_error", "requested_format", "result_written",
+           "write_failed", "write_start_result"]
 
 
 class _Written:
@@ -39,36 +42,32 @@ def write_failed(output_format: str, out: TextIO, error: str, exit_code: int) ->
     """Write the result of a run that failed before its turn (nothing for ``text``).
 
     ``json``: one object (``session_id`` null, ``status`` ``error``, ``error``,
-    ``exit_code``, …); ``stream-json``: a ``turn_finished`` line, then the ``result`` line.
+    ``exit_code``, …); ``stream-json``: the ``result`` line alone (no turn started).
     A stdout that cannot be written is left as it is (the error line on stderr still comes).
     """
     failed: dict[str, Any] = {
         "session_id": None, "status": "error", "error": error, "exit_code": exit_code,
         "usage": None, "cost_usd": None, "compactions": 0, "denied_calls": []}
-    write_start_result(output_format, out, failed, error)
+    write_start_result(output_format, out, failed)
 
 
-def write_start_result(output_format: str, out: TextIO, result: dict[str, Any],
-                       error: str | None = None) -> None:
+def write_start_result(output_format: str, out: TextIO, result: dict[str, Any]) -> None:
     """Write ``result``, the outcome of a run that ended before its turn (failed or cancelled).
 
-    ``json``: the object; ``stream-json``: a ``turn_finished`` line (``result["status"]``,
-    ``error``), then the ``result`` line; ``text``: nothing. Marks the result written; a
-    stdout that cannot be written is left as it is.
+    ``json``: the object; ``stream-json``: the ``result`` line alone — no turn started, so
+    no ``turn_finished`` (nor ``session_started``) precedes it; ``text``: nothing. Marks the
+    result written; a stdout that cannot be written is left as it is.
     """
     if output_format not in RESULT_FORMATS:
         return
     from goosectx.cli.ascii_output import json_text
     from goosectx.cli.run_output import result_fields
-    from goosectx.events import TurnFinished, event_to_json
 
     _Written.done = True
     with contextlib.suppress(OSError, ValueError):
         if output_format == "json":
             out.write(json_text(result, out) + "\n")
         else:
-            finished = TurnFinished(result["status"], error)
-            out.write(json_text(event_to_json(finished), out) + "\n")
             out.write(json_text({"type": "result", **result_fields(result)}, out) + "\n")
         out.flush()
 
@@ -76,28 +75,10 @@ def write_start_result(output_format: str, out: TextIO, result: dict[str, Any],
 def requested_format(args: Sequence[str], valued: Collection[str]) -> str | None:
     """``json`` / ``stream-json`` when ``args`` are the ``run`` command asking for it.
 
-    The command is the first argument that is not an option or an option's value (``valued``:
-    the options that take one); then ``--output-format FORMAT`` or ``--output-format=FORMAT``
-    before any ``--``.
+    Read as :func:`goosectx.cli.early_cancel.requested_format` reads it (``valued``: the
+    options that take a value).
     """
-    command: int | None = None
-    for i, arg in enumerate(args):
-        if arg == "--":
-            return None
-        if not arg.startswith("-") and not (i and args[i - 1] in valued):
-            command = i
-            break
-    if command is None or args[command] != "run":
-        return None
-    found: str | None = None
-    rest = args[command + 1:]
-    for i, arg in enumerate(rest):
-        if arg == "--":
-            break
-        if arg == "--output-format" and i + 1 < len(rest):
-            found = rest[i + 1]
-        elif arg.startswith("--output-format="):
-            found = arg.partition("=")[2]
+    found = early_cancel.requested_format(list(args), set(valued))
     return found if found in RESULT_FORMATS else None
 
 

@@ -142,19 +142,31 @@ def pause_reason(notice: str) -> str:
     return notice.removeprefix(PAUSED)
 
 
-def pause_notice(trigger_tokens: int, reported_input_tokens: int,
-                 context_limit_tokens: int) -> str:
-    """The notice shown when the next report paused auto-compaction (no compaction loops)."""
+def pause_notice(trigger_tokens: int, reported_input_tokens: int, context_limit_tokens: int,
+                 threshold_ratio: float) -> str:
+    """The notice shown when the next report paused auto-compaction (no compaction loops).
+
+    It leads with why (:func:`ineffective`): the request grew, is still over the threshold
+    (``still 129% of the 128,000-token limit after the last compaction``), or shrank by less
+    than :data:`MIN_SAVING_RATIO`; then the provider's two figures; then what to do — over the
+    limit itself, also that the next request may be refused and how to send less.
+    """
+    pct = round(100 * reported_input_tokens / context_limit_tokens) if context_limit_tokens else 0
+    limit = f"{pct}% of the {context_limit_tokens:,}-token limit"
+    figures = f"the provider reported {trigger_tokens:,} → {reported_input_tokens:,} tokens"
     if reported_input_tokens >= trigger_tokens:
-        change = f"grew from {trigger_tokens:,} to {reported_input_tokens:,} tokens"
+        reason = f"the request grew after the last compaction, to {limit} ({figures})"
+    elif auto_compaction_due(reported_input_tokens, context_limit_tokens, threshold_ratio):
+        reason = f"the request is still {limit} after the last compaction ({figures})"
     else:
         saved_pct = round(100 * (trigger_tokens - reported_input_tokens) / trigger_tokens)
-        change = (f"went from {trigger_tokens:,} to only {reported_input_tokens:,} tokens "
-                  f"({saved_pct}% less)")
-    pct = round(100 * reported_input_tokens / context_limit_tokens) if context_limit_tokens else 0
-    return (f"{PAUSED}after the last compaction the "
-            f"provider reported the request {change}, {pct}% of the {context_limit_tokens:,}-"
-            f"token limit. {PAUSE_FIX}")
+        reason = (f"the last compaction made the request only {saved_pct}% smaller, to {limit} "
+                  f"({figures})")
+    over = (" Over the whole window, the next request may be refused: "
+            "send less at once (a shorter message or file), or "
+            f"{LARGER_MODEL_HINT.removesuffix(', or start a new session')}."
+            if pct >= 100 else "")
+    return f"{PAUSED}{reason}.{over} {PAUSE_FIX}"
 
 
 def would_grow_notice(current_tokens: int, reported: bool, context_limit_tokens: int,

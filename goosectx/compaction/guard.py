@@ -66,7 +66,8 @@ class CompactionGuard:
         self.state.growth_base_tokens = current_tokens
         if (ineffective(judged, usage.input_tokens, context_limit_tokens, threshold_ratio)
                 and not self.state.auto_compaction_paused):
-            self._pause(pause_notice(judged, usage.input_tokens, context_limit_tokens))
+            self._pause(pause_notice(judged, usage.input_tokens, context_limit_tokens,
+                                     threshold_ratio))
 
     def strategy(self, wanted: CompactionStrategy) -> CompactionStrategy:
         """The strategy of an automatic compaction: extractive after 3 failed attempts."""

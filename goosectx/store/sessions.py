@@ -8,6 +8,7 @@ See docs/architecture.md §8.
 
 from __future__ import annotations
 
+import difflib
 import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -154,7 +155,8 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
         """Resolve SESSION: an exact id, else an exact name, else a unique id prefix.
 
         Raises:
-            SessionNotFound: nothing matches.
+            SessionNotFound: nothing matches; its ``suggestion`` is the one name or id close
+                to ``ref`` (a typo: ``lonsg`` for ``longs``), named in its hint.
             SessionAmbiguous: the prefix matches several ids.
         """
         with self._guard():
@@ -171,9 +173,11 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
                 (escaped + "%",),
             ).fetchall()
         if not rows or not ref:
+            close = self._close_to(ref)
             raise SessionNotFound(
-                f"no session matches {ref!r}", "list them with: goosectx sessions list"
-            )
+                f"no session matches {ref!r}",
+                (f"did you mean {close!r}? " if close else "")
+                + "list them with: goosectx sessions list", suggestion=close)
         matching = int(rows[0][1])
         if matching > 1:
             shown = ", ".join(r[0] for r in rows)
@@ -185,6 +189,20 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
                 "type more of the id (goosectx sessions list shows every id)",
             )
         return str(rows[0][0])
+
+    def _close_to(self, ref: str) -> str | None:
+        """The session name (else id) nearest ``ref`` when it is close (difflib), else ``None``.
+
+        Read only when a lookup failed: one pass over the names and ids.
+        """
+        if not ref:
+            return None
+        with self._guard():
+            rows = self._conn.execute("SELECT name, id FROM sessions").fetchall()
+        for candidates in ([str(r[0]) for r in rows if r[0]], [str(r[1]) for r in rows]):
+            if close := difflib.get_close_matches(ref, candidates, n=1, cutoff=0.75):
+                return close[0]
+        return None
 
     def most_recent(self, working_dir: Path) -> str | None:
         """Id of the session last worked in in ``working_dir`` (``--continue``), or ``None``.
