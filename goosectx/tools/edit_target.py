@@ -11,11 +11,15 @@ The edit writes the file its path resolved to once, when it was checked here
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from goosectx.sensitive import outside, resolve, symlinked_outside
 from goosectx.tools.base import ToolContext
 from goosectx.tools.files import FileError
+
+SPLIT_LINKS = "(hard links: "
+"""Starts the note an edit's result and diff carry when the file it replaces has other names."""
 
 
 def label(path: Path, ctx: ToolContext) -> str:
@@ -58,3 +62,22 @@ def checked_target(path: Path, ctx: ToolContext) -> Path:
                         "dir, which is not what was checked before this call (it changed "
                         "since); nothing was written — call again to be asked about it")
     return real
+
+
+def split_links_note(path: Path, real: Path) -> str:
+    """The note for an edit of ``path`` (writing ``real``) when that file has other hard links.
+
+    Every edit writes a new file and renames it over the old one (atomically): the other
+    names keep the old text, and the link is broken. ``""`` when ``real`` is not a regular
+    file with other names (or cannot be looked at).
+    """
+    try:
+        info = os.stat(real, follow_symlinks=False)
+    except (OSError, ValueError):
+        return ""
+    others = info.st_nlink - 1 if stat.S_ISREG(info.st_mode) else 0
+    if others < 1:
+        return ""
+    links, names = ("hard link", "name keeps") if others == 1 else ("hard links", "names keep")
+    return (f"{SPLIT_LINKS}{path} has {others} other {links}; the edit writes a new file, so "
+            f"the other {names} the old text)")

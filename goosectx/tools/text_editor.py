@@ -23,7 +23,7 @@ from goosectx.parts import json_kind
 from goosectx.sensitive import resolve
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
-from goosectx.tools.edit_target import checked_target, label, named
+from goosectx.tools.edit_target import SPLIT_LINKS, checked_target, label, named, split_links_note
 from goosectx.tools.edit_text import newline_of, snippet, with_newline
 from goosectx.tools.editdiff import NOT_UNDOABLE, edit_diff
 from goosectx.tools.files import (
@@ -85,6 +85,12 @@ def _journal(ctx: ToolContext, path: Path, before: bytes | None,
                                   ABSENT if before is None else digest(before),
                                   secret=ctx.redact(text) != text, made_dirs=missing_dirs(path))
     return record, (f"{_NOT_UNDOABLE}{path}: {why})" if why else "")
+
+
+def _links_note(path: Path, real: Path) -> str:
+    """The result's line saying the edit splits a file with other hard links ("": none)."""
+    note = split_links_note(path, real)
+    return "\n" + note if note else ""
 
 
 def _encode(text: str) -> bytes:
@@ -195,6 +201,9 @@ class TextEditorTool:
         diff = ctx.redact(edit_diff(before, after, label(path, ctx), change)) if edit else ""
         if diff and _NOT_UNDOABLE in output:  # the user reads the diff, not the output
             diff += ctx.redact(output[output.index(_NOT_UNDOABLE):])
+        if diff and "\n" + SPLIT_LINKS in output:  # said above the diff's headers
+            note = output[output.index("\n" + SPLIT_LINKS) + 1:].split("\n", 1)[0]
+            diff = ctx.redact(note) + "\n" + diff
         return ToolResult(ctx.redact(cap_text(output, ctx.max_output_chars,
                                               "view a smaller view_range")), diff=diff or None)
 
@@ -242,12 +251,14 @@ class TextEditorTool:
             size = path.stat().st_size if ctx.edits is not None and path.is_file() else 0
             why = too_large_why(size)
             return (named(path, resolve(path), ctx),
-                    f"{_NOT_UNDOABLE}{path}: {why})" if why else "")
+                    _links_note(path, resolve(path))
+                    + (f"{_NOT_UNDOABLE}{path}: {why})" if why else ""))
         target = checked_target(path, ctx)  # resolved once: the file checked is the one written
         before = _previous(target)
         data = _encode(text)
         record, note = _journal(ctx, path, None if before is None else _encode(before),
                                 digest(data))
+        links = _links_note(path, target)  # before the write: it breaks the link
         pause_point("edit:resolved")  # tests swap a directory on the way here
         atomic_write(target, data, follow=False, resolved=True)
         if ctx.edits is not None:
@@ -255,7 +266,7 @@ class TextEditorTool:
         stack = ctx.undo.setdefault(str(path), [])
         stack.append(UndoEntry(before, digest(data)))
         del stack[:-UNDO_DEPTH]
-        return named(path, target, ctx), note
+        return named(path, target, ctx), links + note
 
     def _write(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
         text = _string_arg(arguments, "file_text")
