@@ -175,6 +175,25 @@ def hard_linked(path: Path) -> bool:
     return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
 
 
+def read_asked_why(tool_name: str, arguments: Mapping[str, Any],
+                   working_dir: Path) -> str | None:
+    """Why read scoping asks about a ``view`` or ``tree`` call in ``smart_approve``, if it does.
+
+    ``"PATH is outside the project"``, ``"PATH has other hard links, which may be outside
+    the project"`` or ``"PATH is a sensitive file"`` (by name; the data dir is not looked at);
+    ``None`` for a call that is not such a read, or a read of a plain project file.
+    """
+    for path in read_paths(tool_name, arguments, working_dir) or []:
+        if is_sensitive(path):
+            return f"{path} is a sensitive file"
+        if outside(path, working_dir):
+            return f"{path} is outside the project"
+        if hard_linked(path):
+            return (f"{path} has other hard links, which may be outside the project (`ln "
+                    "~/secret notes.txt`)")
+    return None
+
+
 def hidden_target(tool_name: str, arguments: Mapping[str, Any],
                   working_dir: Path) -> Path | None:
     """Where a ``text_editor`` edit really writes, when a symlink leads it outside the project.
