@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from goosectx.sensitive import outside, resolve, symlinked_outside
+from goosectx.sensitive import outside, relative_name, resolve, symlinked_outside
 from goosectx.tools.base import ToolContext
 from goosectx.tools.files import FileError
 
@@ -25,12 +25,12 @@ SPLIT_LINKS = "(hard links: "
 def label(path: Path, ctx: ToolContext) -> str:
     """The path as a diff names it: relative to the working dir when inside it.
 
+    Inside it through the logical current dir too (``$PWD``, a symlinked path to it:
+    :func:`~goosectx.sensitive.relative_name`).
+
     A symlink leading outside adds the real file: ``notes.txt → /home/me/.bashrc``.
     """
-    try:
-        shown = str(path.relative_to(os.path.abspath(ctx.working_dir)))
-    except ValueError:
-        shown = str(path)
+    shown = str(relative_name(path, ctx.working_dir))
     real = symlinked_outside(path, ctx.working_dir)
     return shown if real is None else f"{shown} → {real}"
 
