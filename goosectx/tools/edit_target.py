@@ -5,18 +5,24 @@ A path can lead outside the working dir through a symlink (a repo's ``notes.txt`
 (``approval._write_through_symlink``), and the names below add it to the diff and the result.
 The edit writes the file its path resolved to once, when it was checked here
 (:func:`checked_target`): a path swapped for a link to outside after the approval decided
-(a background job flipping it) is refused, not written through.
+(a background job flipping it) is refused, not written through. It reads the old text from
+that same file (:func:`open_target`: the descriptor opened is checked to be the file found
+there), and writes only while that file is still the one read (:meth:`EditTarget.unchanged`):
+a path swapped between the check, the read and the write shows and edits no other file.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
+from goosectx.read_target import JudgedFile
 from goosectx.sensitive import outside, relative_name, resolve, symlinked_outside
+from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext
-from goosectx.tools.files import FileError
+from goosectx.tools.files import FileError, decode, read_bytes
 
 SPLIT_LINKS = "(hard links: "
 """Starts the note an edit's result and diff carry when the file it replaces has other names."""
@@ -81,3 +87,77 @@ def split_links_note(path: Path, real: Path) -> str:
     links, names = ("hard link", "name keeps") if others == 1 else ("hard links", "names keep")
     return (f"{SPLIT_LINKS}{path} has {others} other {links}; the edit writes a new file, so "
             f"the other {names} the old text)")
+
+
+@dataclass(slots=True)
+class EditTarget:
+    """The file one edit reads and writes, found once.
+
+    Attributes:
+        path: The path as the call named it, absolute.
+        real: The file written: ``path`` resolved once (:func:`checked_target`).
+        identity: What was at ``real`` (not followed): device, inode, file type and change
+            time (an inode freed and reused at once is another file); ``None``: nothing.
+        data: The regular file's bytes, read through the descriptor checked to be that file;
+            ``None`` when there was no file (or a directory: ``is_dir``).
+        is_dir: A directory was at ``real``.
+        after: The text the edit leaves (set by the editor; ``None``: no file).
+    """
+
+    path: Path
+    real: Path
+    identity: tuple[int, ...] | None
+    data: bytes | None
+    is_dir: bool = False
+    after: str | None = None
+
+    def text(self) -> str:
+        """The file's text. Raises FileError when missing, a directory, binary or not UTF-8."""
+        if self.is_dir:
+            raise FileError(f"{self.path} is a directory")
+        if self.data is None:
+            raise FileError(f"{self.path} does not exist")
+        return decode(self.path, self.data)
+
+    def before(self) -> str | None:
+        """Contents to restore on undo (``surrogateescape``); ``None``: no file was there."""
+        return None if self.data is None else self.data.decode("utf-8", "surrogateescape")
+
+    def unchanged(self) -> None:
+        """Raise FileError when ``real`` no longer holds the file read (nothing is written)."""
+        if _identity(self.real) != self.identity:
+            raise FileError(f"{self.path} changed after text_editor read it (another file "
+                            "or link is there now); nothing was written — view it and edit "
+                            "again")
+
+
+def _identity(real: Path) -> tuple[int, ...] | None:
+    try:
+        return _identity_of(os.stat(real, follow_symlinks=False))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _identity_of(info: os.stat_result) -> tuple[int, ...]:
+    return info.st_dev, info.st_ino, stat.S_IFMT(info.st_mode), info.st_ctime_ns
+
+
+def open_target(path: Path, ctx: ToolContext) -> EditTarget:
+    """The file an edit of absolute ``path`` changes, resolved once and read through one fd.
+
+    Raises:
+        FileError: as :func:`checked_target`; a file that is special, too large to edit, or
+            (:class:`~goosectx.tools.files.FileChanged`) swapped for a link or another file
+            between the check and the read.
+    """
+    real = checked_target(path, ctx)
+    pause_point("edit:checked")  # tests swap the file on the way here
+    try:
+        info = os.stat(real, follow_symlinks=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return EditTarget(path, real, None, None)
+    identity = _identity_of(info)
+    if stat.S_ISDIR(info.st_mode):
+        return EditTarget(path, real, identity, None, is_dir=True)
+    judged = JudgedFile(path, real, (info.st_dev, info.st_ino), info.st_nlink)
+    return EditTarget(path, real, identity, read_bytes(real, judged=judged))
