@@ -15,6 +15,10 @@ from pathlib import Path
 import pytest
 from cli_support import cli
 from fakeserver import FakeServer
+from test_repl import CTRL_D, ENTER, World
+
+from goosectx.attachment import Attachment
+from goosectx.permissions import PermissionRules
 
 
 def test_a_hard_link_and_a_denied_file_are_not_sent(
@@ -48,3 +52,24 @@ def test_a_rule_for_edits_only_does_not_stop_a_mention(
                     "--deny", "text_editor(write:protected/**)")
     assert "guarded words" in json.dumps(fake_model.requests[0]["messages"])
     assert "not attached" not in err
+
+
+def test_the_repl_honours_the_deny_rules_too(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    try:
+        world.settings.permissions = PermissionRules(deny=("text_editor(protected/**)",))
+        (world.workdir / "protected").mkdir()
+        (world.workdir / "protected" / "a.txt").write_text("guarded words\n")
+        (world.workdir / "p2").symlink_to("protected")
+        (world.workdir / "real.txt").write_text("linked words\n")
+        os.link(world.workdir / "real.txt", world.workdir / "hard.txt")
+        world.provider.add("ok")
+        out = world.run("see @p2/a.txt @hard.txt" + ENTER + CTRL_D)
+        flat = " ".join(out.split())
+        assert ("@p2/a.txt is denied to text_editor by a permission rule "
+                "(text_editor(protected/**)) — not attached") in flat
+        assert "@hard.txt has other hard links" in flat
+        sent = world.provider.requests[0].messages[-1]
+        assert not [p for p in sent.content if isinstance(p, Attachment)]
+    finally:
+        world.store.close()
