@@ -140,7 +140,8 @@ class ApprovalContext:
             edit really writes when a symlink leads it outside the project
             (:func:`~goosectx.sensitive.hidden_target`), looked up once per decision.
         read_target: Set by :func:`decide` (whatever was given): the file a ``text_editor
-            view`` reads, its path resolved once; read scoping judges that file.
+            view`` reads (the directory a ``tree`` lists), its path resolved once; read
+            scoping judges that file.
     """
 
     mode: ApprovalMode
@@ -346,7 +347,7 @@ def decide(ctx: ApprovalContext) -> ApprovalVerdict:
     verdict carries the ``write_target`` and ``read_target`` it was decided on.
     """
     paths = read_paths(ctx.tool_name, ctx.arguments, ctx.working_dir)
-    judged = judge(paths[0]) if ctx.tool_name == "text_editor" and paths else None
+    judged = judge(paths[0]) if ctx.tool_name in ("text_editor", "tree") and paths else None
     ctx = replace(ctx, write_target=hidden_target(ctx.tool_name, ctx.arguments,
                                                   ctx.working_dir), read_target=judged)
     for clause in CLAUSES:

@@ -11,9 +11,11 @@ through :func:`cap_attachment`.
 
 Nothing is attached — and a one-line notice says why — for a file outside the working dir
 (symlinks resolved; the notice names where a symlink leads), a sensitive file
-(:mod:`goosectx.sensitive`, the approval module's list), a binary, unreadable or special
-file, or a directory. An image file (PNG, JPEG, GIF, WebP by its bytes) is attached as an
-image for a model that reads images, else a notice says why (:mod:`goosectx.mention_images`);
+(:mod:`goosectx.sensitive`, the approval module's list), one a ``text_editor`` deny rule
+refuses to view, one with other hard links (:mod:`goosectx.mention_checks`), a binary,
+unreadable or special file, or a directory. An image file (PNG, JPEG, GIF, WebP by its
+bytes) is attached as an image for a model that reads images, else a notice says why
+(:mod:`goosectx.mention_images`);
 a text file is text whatever its name. A word whose ``NAME:`` prefix is a configured
 extension is an extension resource (``@NAME:URI``), never a path; a word
 ``@NAME:SCHEME://…`` naming neither a file nor an extension says there is no such extension.
@@ -32,9 +34,10 @@ from typing import Any
 
 from goosectx.attachment import Attachment
 from goosectx.extensions.config import NAME_RE as EXTENSION_NAME
+from goosectx.mention_checks import refusal
 from goosectx.mention_images import image_mention
+from goosectx.permissions import PermissionRules
 from goosectx.read_target import JudgedFile, judge
-from goosectx.sensitive import is_sensitive, resolve, symlinked_outside
 from goosectx.testhooks import pause_point
 from goosectx.tokens import count_text
 from goosectx.tools.files import UTF16_BOMS, FileChanged, FileError, decode, open_regular, utf16_fix
@@ -108,18 +111,20 @@ def mention_text(path: str) -> str:
 def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
                   extension_names: Collection[str] = (), data_dir: Path | None = None,
                   model: str | None = None, provider: Any = None,
-                  config_path: Path | None = None) -> Mentions:
+                  config_path: Path | None = None,
+                  rules: PermissionRules | None = None) -> Mentions:
     """Read every ``@path`` of ``text`` under ``working_dir`` (see the module docstring).
 
     An image file is attached as an image only when ``provider`` (or, without one,
     litellm's map for ``model``) says the model reads images (:mod:`goosectx.mention_images`);
     ``config_path``: the config file a notice names for the ``supports_vision`` setting.
+    ``rules``: the permission rules; what ``text_editor`` may not view is not attached
+    (:func:`goosectx.mention_checks.refusal` says which files are refused).
 
     A word that names nothing and does not look like a path (no ``/`` or ``.``: ``@bob``)
     is left alone silently.
     """
     out = Mentions()
-    top = resolve(working_dir)
     seen: set[Path] = set()
     for word, quoted in mentioned_words(text):
         name, colon, _rest = word.partition(":")
@@ -136,33 +141,14 @@ def read_mentions(text: str, working_dir: Path, *, cap_tokens: int,
             continue
         seen.add(path)
         judged = judge(path)  # resolved once: the file checked is the file read
-        real = judged.real
-        if real != top and top not in real.parents:
-            out.notices.append(_outside(path, shown, working_dir))
-        elif any(is_sensitive(p, data_dir=data_dir, config_file=config_path)
-                 for p in (path, real)):
-            out.notices.append(f"@{shown} is a sensitive file (keys, credentials) — not "
-                               "attached; paste what the model needs instead")
-        elif real.is_dir():
-            out.notices.append(f"@{shown} is a directory — not attached; mention the files "
-                               "in it (Tab completes)")
+        why = refusal(judged, shown, working_dir, data_dir=data_dir, config_path=config_path,
+                      rules=rules)
+        if why is not None:
+            out.notices.append(why)
         else:
             pause_point("mention:checked")
             _attach(out, judged, shown.rstrip("/"), cap_tokens, model, provider, config_path)
     return out
-
-
-def _outside(path: Path, shown: str, working_dir: Path) -> str:
-    """The notice for a file outside the working dir, naming where a symlink leads.
-
-    ``@pw`` is visibly in the working dir when it is a link to ``/etc/hostname``: the notice
-    names the real file, as the edit approval question does.
-    """
-    real = symlinked_outside(path, working_dir)
-    if real is None:
-        return f"@{shown} is outside the working dir ({working_dir}) — not attached"
-    how = "is a symlink to" if path.is_symlink() else "leads through a symlink to"
-    return f"@{shown} {how} {real}, outside the working dir ({working_dir}) — not attached"
 
 
 def _no_extension(shown: str, name: str, extension_names: Collection[str]) -> str:

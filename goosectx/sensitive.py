@@ -133,14 +133,45 @@ def rule_paths(path: str, working_dir: Path) -> list[str]:
     """
     written = Path(os.path.abspath(working_dir / Path(path).expanduser()))
     real_dir = resolve(working_dir)
-    forms = []
-    for full, directory in ((written, Path(os.path.abspath(working_dir))),
-                            (resolve(real_dir / Path(path).expanduser()), real_dir)):
-        try:
-            forms.append(full.relative_to(directory).as_posix())
-        except ValueError:
-            forms.append(full.as_posix())
+    forms = [relative_name(written, working_dir).as_posix()]
+    real = resolve(real_dir / Path(path).expanduser())
+    try:
+        forms.append(real.relative_to(real_dir).as_posix())
+    except ValueError:
+        forms.append(real.as_posix())
     return list(dict.fromkeys(forms))
+
+
+def logical_dir(working_dir: Path) -> Path | None:
+    """The shell's logical current dir (``$PWD``) when it is another path to ``working_dir``.
+
+    A project opened through a symlinked path (``cd ~/work`` with ``~/work -> /data/work``):
+    the session's working dir is the physical ``/data/work``, while ``pwd`` in the shell tool
+    (and so the model) says ``~/work``. ``None`` when ``$PWD`` is unset, relative, the same
+    path, or another directory.
+    """
+    pwd = os.environ.get("PWD", "")
+    if not pwd.startswith("/"):
+        return None
+    logical = Path(os.path.abspath(pwd))
+    if logical == Path(os.path.abspath(working_dir)):
+        return None
+    try:
+        return logical if os.path.samefile(logical, working_dir) else None
+    except (OSError, ValueError):
+        return None
+
+
+def relative_name(path: Path, working_dir: Path) -> Path:
+    """Absolute ``path`` relative to the working dir when inside it, else as given.
+
+    Inside means below ``working_dir`` as written, or below the logical current dir that is
+    another path to it (:func:`logical_dir`): ``$PWD/pkgs/a.py`` is ``pkgs/a.py``.
+    """
+    for base in (Path(os.path.abspath(working_dir)), logical_dir(working_dir)):
+        if base is not None and (path == base or base in path.parents):
+            return path.relative_to(base)
+    return path
 
 
 def sensitive_below(path: Path, directory: Path) -> bool:
@@ -173,6 +204,25 @@ def hard_linked(path: Path) -> bool:
     except (OSError, RuntimeError):
         return False
     return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
+
+
+def read_asked_why(tool_name: str, arguments: Mapping[str, Any],
+                   working_dir: Path) -> str | None:
+    """Why read scoping asks about a ``view`` or ``tree`` call in ``smart_approve``, if it does.
+
+    ``"PATH is outside the project"``, ``"PATH has other hard links, which may be outside
+    the project"`` or ``"PATH is a sensitive file"`` (by name; the data dir is not looked at);
+    ``None`` for a call that is not such a read, or a read of a plain project file.
+    """
+    for path in read_paths(tool_name, arguments, working_dir) or []:
+        if is_sensitive(path):
+            return f"{path} is a sensitive file"
+        if outside(path, working_dir):
+            return f"{path} is outside the project"
+        if hard_linked(path):
+            return (f"{path} has other hard links, which may be outside the project (`ln "
+                    "~/secret notes.txt`)")
+    return None
 
 
 def hidden_target(tool_name: str, arguments: Mapping[str, Any],

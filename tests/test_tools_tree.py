@@ -118,11 +118,19 @@ def test_an_entry_that_cannot_be_read_is_marked_and_the_rest_listed(
     locked = {str(tmp_path / "locked"), str(tmp_path / "deep" / "locked2"), str(tmp_path / "fd")}
     scandir, readlink = os.scandir, os.readlink
 
+    def named(path: Any, dir_fd: int | None) -> str:
+        """The path a call names (tree opens directories and lists them by descriptor)."""
+        if isinstance(path, int):
+            return readlink(f"/proc/self/fd/{path}")
+        if dir_fd is not None:
+            return os.path.join(readlink(f"/proc/self/fd/{dir_fd}"), path)
+        return os.fspath(path)
+
     def denied(real: Any) -> Any:
-        def call(path: Any, *args: Any) -> Any:
-            if os.fspath(path) in locked:
-                raise PermissionError(13, "Permission denied", os.fspath(path))
-            return real(path, *args)
+        def call(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if named(path, kwargs.get("dir_fd")) in locked:
+                raise PermissionError(13, "Permission denied", named(path, kwargs.get("dir_fd")))
+            return real(path, *args, **kwargs)
         return call
 
     monkeypatch.setattr(os, "scandir", denied(scandir))
@@ -144,7 +152,7 @@ def test_an_entry_that_cannot_be_read_is_marked_and_the_rest_listed(
 def test_a_root_that_cannot_be_listed_is_an_error_saying_why(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def denied(path: Any) -> Any:
-        raise PermissionError(13, "Permission denied", os.fspath(path))
+        raise PermissionError(13, "Permission denied", str(path))
 
     monkeypatch.setattr(os, "scandir", denied)
     result = TreeTool().run({}, ToolContext(working_dir=tmp_path))

@@ -61,7 +61,8 @@ def file_mentions(repl: Repl, text: str) -> list[Attachment]:
                           data_dir=repl.settings.data_dir,
                           model=provider.model if provider else repl.session.model,
                           provider=provider,
-                          config_path=repl.settings.config_file)
+                          config_path=repl.settings.config_file,
+                          rules=repl.settings.permissions)
     for notice in found.notices:
         repl.renderer.notice(terminal_safe(notice), style="yellow")
     return found.attachments

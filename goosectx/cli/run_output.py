@@ -37,7 +37,7 @@ from goosectx.events import (
     ToolPairsSummarized,
     event_to_json,
 )
-from goosectx.sensitive import hidden_target
+from goosectx.sensitive import hidden_target, read_asked_why
 
 OUTPUT_MARKER_LINES = frozenset({"[stdout]", "[stderr]"})
 """The shell tool's section headers: they say where a line came from, not what went wrong."""
@@ -105,13 +105,18 @@ class Approver:
         target = (None if self.working_dir is None else
                   hidden_target(request.name, request.arguments or {}, self.working_dir))
         if not self.interactive:
-            if request.name not in self.warned or target is not None:
+            read_why = (None if self.working_dir is None or self.mode != "smart_approve" else
+                        read_asked_why(request.name, request.arguments or {}, self.working_dir))
+            if request.name not in self.warned or target is not None or read_why is not None:
                 self.warned.add(request.name)
                 fix = ("a permission rule asks about it, or the rules cannot read what it "
                        "runs (a program named at run time or by a glob, a function or alias "
                        "definition): answer it in the REPL, or change [permissions] / --allow"
                        if self.mode == "auto" else
                        "use --mode auto to run tools without asking")
+                if read_why is not None:
+                    fix = (f"{read_why}, so reading it is asked about: answer it in the "
+                           "REPL, or use --mode auto")
                 if target is not None:
                     fix = (f"its path leads through a symlink to {target}, outside the "
                            "project, which is always asked about: answer it in the REPL")

@@ -52,7 +52,7 @@ def task_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
     provider, where = agent.provider, settings.config_file
     found = read_mentions(task, agent.session.working_dir, cap_tokens=cap, model=model,
                           extension_names=names, data_dir=settings.data_dir, provider=provider,
-                          config_path=where)
+                          config_path=where, rules=settings.permissions)
     if names:
         from goosectx.extensions.mentions import read_resource_mentions
 

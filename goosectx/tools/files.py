@@ -94,9 +94,10 @@ def _binary_error(path: Path, size_bytes: int) -> FileError:
                      "handles text files")
 
 
-def read_bytes(path: Path, max_bytes: int = MAX_EDIT_BYTES) -> bytes:
-    """The whole regular file ``path`` (for an edit); refuses files over ``max_bytes``."""
-    fd, st = open_regular(path)
+def read_bytes(path: Path, max_bytes: int = MAX_EDIT_BYTES,
+               judged: JudgedFile | None = None) -> bytes:
+    """The whole regular file ``path`` (for an edit; ``judged``: :func:`open_regular`'s)."""
+    fd, st = open_regular(path, judged)
     with os.fdopen(fd, "rb") as fh:
         if st.st_size > max_bytes:
             raise FileError(f"{path} is {st.st_size:,} bytes; text_editor edits files up to "

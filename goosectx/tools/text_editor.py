@@ -20,20 +20,24 @@ from typing import Any
 
 from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES, EditRecord, too_large_why
 from goosectx.parts import json_kind
-from goosectx.sensitive import resolve
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
-from goosectx.tools.edit_target import checked_target, label, named
+from goosectx.tools.edit_target import (
+    SPLIT_LINKS,
+    EditTarget,
+    label,
+    named,
+    open_target,
+    split_links_note,
+)
 from goosectx.tools.edit_text import newline_of, snippet, with_newline
 from goosectx.tools.editdiff import NOT_UNDOABLE, edit_diff
 from goosectx.tools.files import (
     FileError,
     atomic_write,
-    decode,
     digest,
     file_state,
     missing_dirs,
-    read_bytes,
     split_lines,
 )
 from goosectx.tools.output import cap_text
@@ -55,25 +59,6 @@ class _EditError(FileError):
     """A user-facing failure; becomes ``ToolResult(is_error=True)``."""
 
 
-def _read_text(path: Path) -> str:
-    """The file's text. Raises FileError when missing, special, binary or not UTF-8."""
-    return decode(path, read_bytes(path))
-
-
-def _previous(path: Path) -> str | None:
-    """Contents to restore on undo: ``None`` when the file does not exist."""
-    if not path.exists():
-        return None
-    return read_bytes(path).decode("utf-8", "surrogateescape")
-
-
-def _after(path: Path, ctx: ToolContext) -> str | None:
-    """The file's text after an edit (a dry run's captured text; ``None``: no file)."""
-    if ctx.capture is not None:
-        return ctx.capture.get(str(path))
-    return _previous(path) if path.is_file() else None
-
-
 def _journal(ctx: ToolContext, path: Path, before: bytes | None,
              after_sha256: str) -> tuple[EditRecord | None, str]:
     """Record an edit for ``/undo`` before it is made; the note when it cannot be undone."""
@@ -85,6 +70,12 @@ def _journal(ctx: ToolContext, path: Path, before: bytes | None,
                                   ABSENT if before is None else digest(before),
                                   secret=ctx.redact(text) != text, made_dirs=missing_dirs(path))
     return record, (f"{_NOT_UNDOABLE}{path}: {why})" if why else "")
+
+
+def _links_note(path: Path, real: Path) -> str:
+    """The result's line saying the edit splits a file with other hard links ("": none)."""
+    note = split_links_note(path, real)
+    return "\n" + note if note else ""
 
 
 def _encode(text: str) -> bytes:
@@ -163,8 +154,7 @@ class TextEditorTool:
         earlier contents onto ``ctx.undo[<absolute path>]``; ``undo_edit`` pops it.
         """
         command = arguments.get("command")
-        handlers: dict[str, Callable[[Path, dict[str, Any], ToolContext], str]] = {
-            "view": view,
+        handlers: dict[str, Callable[[EditTarget, dict[str, Any], ToolContext], str]] = {
             "write": self._write,
             "create": self._write,
             "str_replace": self._str_replace,
@@ -172,7 +162,7 @@ class TextEditorTool:
             "undo_edit": self._undo,
         }
         handler = handlers.get(command) if isinstance(command, str) else None
-        if handler is None:
+        if handler is None and command != "view":
             return ToolResult(f"unknown command {command!r}; use one of: " + ", ".join(COMMANDS),
                               is_error=True)
         raw_path = arguments.get("path")
@@ -182,19 +172,26 @@ class TextEditorTool:
         if not isinstance(raw_path, str) or not raw_path.strip():
             return ToolResult(f"{command} needs a 'path'", is_error=True)
         path = Path(os.path.abspath(ctx.working_dir / Path(raw_path).expanduser()))
-        edit = command in EDIT_COMMANDS
         try:
-            before = _previous(path) if edit and path.is_file() else None
-            output = handler(path, arguments, ctx)
-            after = _after(path, ctx) if edit else None
+            if handler is None:
+                return ToolResult(ctx.redact(cap_text(view(path, arguments, ctx),
+                                                      ctx.max_output_chars,
+                                                      "view a smaller view_range")))
+            target = open_target(path, ctx)  # the one file read, shown and written
+            before = target.before()
+            output = handler(target, arguments, ctx)
+            after = target.after
         except FileError as exc:
             return ToolResult(f"{command} failed: {exc}", is_error=True)
         except OSError as exc:
             return ToolResult(f"{command} failed: {path}: {exc.strerror or exc}", is_error=True)
         change = _CHANGES.get(str(command), "") if before is not None else "file created"
-        diff = ctx.redact(edit_diff(before, after, label(path, ctx), change)) if edit else ""
+        diff = ctx.redact(edit_diff(before, after, label(path, ctx), change))
         if diff and _NOT_UNDOABLE in output:  # the user reads the diff, not the output
             diff += ctx.redact(output[output.index(_NOT_UNDOABLE):])
+        if diff and "\n" + SPLIT_LINKS in output:  # said above the diff's headers
+            note = output[output.index("\n" + SPLIT_LINKS) + 1:].split("\n", 1)[0]
+            diff = ctx.redact(note) + "\n" + diff
         return ToolResult(ctx.redact(cap_text(output, ctx.max_output_chars,
                                               "view a smaller view_range")), diff=diff or None)
 
@@ -226,8 +223,8 @@ class TextEditorTool:
             return None
         return file_state(Path(os.path.abspath(ctx.working_dir / Path(raw).expanduser())))
 
-    def _save(self, path: Path, text: str, ctx: ToolContext) -> tuple[str, str]:
-        """Write ``text`` to ``path`` atomically, then push the undo entry for this edit.
+    def _save(self, target: EditTarget, text: str, ctx: ToolContext) -> tuple[str, str]:
+        """Write ``text`` to the target's file atomically, then push the undo entry for this edit.
 
         The edit is journalled for ``/undo`` first (``ctx.edits``). In a dry run
         (``ctx.capture``, a preview) the text is only recorded there.
@@ -237,45 +234,49 @@ class TextEditorTool:
             the file written), and a note for the output when ``/undo`` will not be able to
             restore the file ("" otherwise).
         """
+        path, real = target.path, target.real
+        target.after = text
         if ctx.capture is not None:  # a preview still says what /undo will not restore
             ctx.capture[str(path)] = text
-            size = path.stat().st_size if ctx.edits is not None and path.is_file() else 0
+            size = len(target.data or b"") if ctx.edits is not None else 0
             why = too_large_why(size)
-            return (named(path, resolve(path), ctx),
-                    f"{_NOT_UNDOABLE}{path}: {why})" if why else "")
-        target = checked_target(path, ctx)  # resolved once: the file checked is the one written
-        before = _previous(target)
+            return (named(path, real, ctx), _links_note(path, real)
+                    + (f"{_NOT_UNDOABLE}{path}: {why})" if why else ""))
+        pause_point("edit:read")  # tests swap the file on the way here
+        target.unchanged()  # the file read is still the one at the path written
+        before = target.before()
         data = _encode(text)
-        record, note = _journal(ctx, path, None if before is None else _encode(before),
-                                digest(data))
+        record, note = _journal(ctx, path, target.data, digest(data))
+        links = _links_note(path, real)  # before the write: it breaks the link
         pause_point("edit:resolved")  # tests swap a directory on the way here
-        atomic_write(target, data, follow=False, resolved=True)
+        atomic_write(real, data, follow=False, resolved=True)
         if ctx.edits is not None:
             ctx.edits.finish(record)
         stack = ctx.undo.setdefault(str(path), [])
         stack.append(UndoEntry(before, digest(data)))
         del stack[:-UNDO_DEPTH]
-        return named(path, target, ctx), note
+        return named(path, real, ctx), links + note
 
-    def _write(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
+    def _write(self, target: EditTarget, arguments: dict[str, Any], ctx: ToolContext) -> str:
         text = _string_arg(arguments, "file_text")
-        if path.is_dir():
-            raise _EditError(f"{path} is a directory")
-        existed = path.exists()
+        if target.is_dir:
+            raise _EditError(f"{target.path} is a directory")
+        existed = target.data is not None
         if existed:
-            text = with_newline(text, newline_of(_read_text(path)))
-        shown, note = self._save(path, text, ctx)
+            text = with_newline(text, newline_of(target.text()))
+        shown, note = self._save(target, text, ctx)
         verb = "Overwrote" if existed else "Created"
         return (f"{verb} {shown} ({len(split_lines(text))} lines, "
                 f"{len(text):,} characters)"
                 + note)
 
-    def _str_replace(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
+    def _str_replace(self, target: EditTarget, arguments: dict[str, Any],
+                     ctx: ToolContext) -> str:
         old = _string_arg(arguments, "old_str")
         new = _string_arg(arguments, "new_str", default="")
         if not old:
             raise _EditError("old_str must not be empty")
-        text = _read_text(path)
+        path, text = target.path, target.text()
         if old not in text and "\r\n" in text and "\r\n" not in old:
             old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         count = text.count(old)
@@ -295,20 +296,20 @@ class TextEditorTool:
         at = text.index(old)
         new = with_newline(new, newline_of(text))
         updated = text[:at] + new + text[at + len(old):]
-        shown, note = self._save(path, updated, ctx)
+        shown, note = self._save(target, updated, ctx)
         first = text.count("\n", 0, at) + 1
         last = first + new.count("\n")
         return (f"Edited {shown}: replaced 1 match.\n"
                 + snippet(updated, first, last) + note)
 
-    def _insert(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
+    def _insert(self, target: EditTarget, arguments: dict[str, Any], ctx: ToolContext) -> str:
         new = arguments.get("new_str", arguments.get("text"))
         if not isinstance(new, str):
             raise _EditError("insert needs 'new_str', the text to insert")
         line = arguments.get("insert_line")
         if not isinstance(line, int) or isinstance(line, bool):
             raise _EditError("insert needs 'insert_line', an integer (0 = at the top)")
-        text = _read_text(path)
+        path, text = target.path, target.text()
         lines = [f"{piece}\n" for piece in split_lines(text)]
         if lines and not text.endswith("\n"):
             lines[-1] = lines[-1][:-1]
@@ -322,34 +323,36 @@ class TextEditorTool:
             new += newline
         new = with_newline(new, newline)
         updated = "".join(lines[:line]) + new + "".join(lines[line:])
-        shown, note = self._save(path, updated, ctx)
+        shown, note = self._save(target, updated, ctx)
         added = len(split_lines(new))
         return (f"Inserted {added} lines into {shown} after line {line}.\n"
                 + snippet(updated, line + 1, line + added) + note)
 
-    def _undo(self, path: Path, arguments: dict[str, Any], ctx: ToolContext) -> str:
+    def _undo(self, target: EditTarget, arguments: dict[str, Any], ctx: ToolContext) -> str:
+        path = target.path
         stack = ctx.undo.get(str(path))
         if not stack:
             raise _EditError(f"no edit of {path} to undo (undo_edit reverts only the edits "
                              "made since goosectx started) — view the file and edit it instead")
         entry = stack[-1]
-        target = checked_target(path, ctx)
-        now = read_bytes(target) if target.exists() else None
+        now = target.data
         if now is None or digest(now) != entry.after_sha256:
             what = "was deleted" if now is None else "no longer holds what text_editor wrote"
             raise _EditError(f"{path} changed since text_editor's last edit (it {what}); "
                              "undo_edit would overwrite that change, so nothing was restored "
                              "— view the file and edit it instead")
+        target.after = entry.before
         if ctx.capture is not None:  # a preview: what undo would leave, nothing changed
             ctx.capture[str(path)] = entry.before
             return "(preview)"
+        target.unchanged()
         stack.pop()
         data = None if entry.before is None else _encode(entry.before)
         record, note = _journal(ctx, path, now, ABSENT if data is None else digest(data))
         if data is None:
-            target.unlink()
+            target.real.unlink()
         else:
-            atomic_write(target, data, follow=False, resolved=True)
+            atomic_write(target.real, data, follow=False, resolved=True)
         if ctx.edits is not None:
             ctx.edits.finish(record)
         if data is None:

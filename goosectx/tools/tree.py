@@ -6,6 +6,12 @@ shallower ones, ``!pattern`` re-includes, and an ignored directory is not entere
 itself is always skipped. Patterns are matched by ``pathspec.GitIgnoreSpec``. An entry that
 cannot be read (a directory it may not list, ``/proc/1/fd/0``'s link) is marked on its line
 and the rest is listed; only a root that cannot be listed fails the call.
+
+What is listed is what was judged: the root is opened once and, when the call's approval
+judged it (``ToolContext.read_target``), checked to be that directory
+(:func:`goosectx.read_target.opened_elsewhere`), as ``view`` checks its file; each directory
+below is opened from its parent's descriptor without following a symlink. A directory
+swapped for a link to ``~/.ssh`` after the check is not listed.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from goosectx.read_target import opened_elsewhere
+from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult
 from goosectx.tools.files import listed_name
 
@@ -70,16 +78,27 @@ class _Entry:
     text: str
 
 
-def _scan(directory: Path) -> list[os.DirEntry[str]] | str:
-    """``directory``'s entries, or why they cannot be listed (``"Permission denied"``)."""
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def _scan(fd: int) -> list[os.DirEntry[str]] | str:
+    """The entries of the directory open on ``fd``, or why they cannot be listed."""
     try:
-        with os.scandir(directory) as entries:
+        with os.scandir(fd) as entries:
             return list(entries)
     except OSError as exc:
         return exc.strerror or str(exc)
 
 
-def _walk(directory: Path, depth: int, max_depth: int, rules: _Rules,
+def _open_below(name: str, dir_fd: int) -> int | str:
+    """``name`` in the directory ``dir_fd`` opened as a directory, not following a symlink."""
+    try:
+        return os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+def _walk(directory: Path, fd: int, depth: int, max_depth: int, rules: _Rules,
           entries: list[os.DirEntry[str]]) -> Iterator[_Entry]:
     """``entries`` of ``directory`` depth-first, directories first, names case-insensitive.
 
@@ -92,7 +111,7 @@ def _walk(directory: Path, depth: int, max_depth: int, rules: _Rules,
             is_dir = entry.is_dir(follow_symlinks=False)
         except OSError:
             is_dir = False  # its line says what is wrong (below)
-        if entry.name == ".git" or _ignored(Path(entry.path), is_dir, rules):
+        if entry.name == ".git" or _ignored(directory / entry.name, is_dir, rules):
             continue
         visible.append((not is_dir, entry.name.lower(), entry, is_dir))
     for _, _, entry, is_dir in sorted(visible, key=lambda v: (v[0], v[1])):
@@ -104,21 +123,37 @@ def _walk(directory: Path, depth: int, max_depth: int, rules: _Rules,
             continue
         if is_link:
             try:
-                target = listed_name(os.readlink(entry.path))
+                target = listed_name(os.readlink(entry.name, dir_fd=fd))
             except OSError as exc:
                 target = f"? (cannot read the link: {exc.strerror or exc})"
             yield _Entry(depth, f"{name} -> {target}")
         elif not is_dir:
             yield _Entry(depth, name)
-        elif isinstance(children := _scan(Path(entry.path)), str):
+        else:
+            yield from _walk_below(directory / entry.name, fd, depth, max_depth, rules)
+
+
+def _walk_below(child: Path, parent_fd: int, depth: int, max_depth: int,
+                rules: _Rules) -> Iterator[_Entry]:
+    """The line of the directory ``child`` (in ``parent_fd``) and, within depth, its tree."""
+    name = listed_name(child.name)
+    pause_point("tree:descending")  # tests swap the directory for a link here
+    fd = _open_below(child.name, parent_fd)
+    if isinstance(fd, str):
+        yield _Entry(depth, f"{name}/ (cannot list: {fd})")
+        return
+    try:
+        if isinstance(children := _scan(fd), str):
             yield _Entry(depth, f"{name}/ (cannot list: {children})")
         elif depth + 1 >= max_depth:
-            count = _count(Path(entry.path), children, rules)
+            count = _count(child, children, rules)
             yield _Entry(depth, f"{name}/ ({count} entries, deeper than depth)")
         else:
-            child = Path(entry.path)
             yield _Entry(depth, f"{name}/")
-            yield from _walk(child, depth + 1, max_depth, _read_rules(child, rules), children)
+            yield from _walk(child, fd, depth + 1, max_depth, _read_rules(child, rules),
+                             children)
+    finally:
+        os.close(fd)
 
 
 def _count(directory: Path, entries: list[os.DirEntry[str]], rules: _Rules) -> int:
@@ -129,7 +164,7 @@ def _count(directory: Path, entries: list[os.DirEntry[str]], rules: _Rules) -> i
             is_dir = e.is_dir(follow_symlinks=False)
         except OSError:
             is_dir = False
-        count += e.name != ".git" and not _ignored(Path(e.path), is_dir, rules)
+        count += e.name != ".git" and not _ignored(directory / e.name, is_dir, rules)
     return count
 
 
@@ -181,17 +216,34 @@ class TreeTool:
             return ToolResult(f"'depth' must be a whole number of at least 1; got {depth!r}",
                               is_error=True)
         root = Path(os.path.abspath(ctx.working_dir / Path(raw_path).expanduser()))
-        if not root.is_dir():
-            what = "does not exist" if not root.exists() else "is not a directory"
+        try:
+            fd = os.open(root, _DIR_FLAGS)
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            what = ("is not a directory" if isinstance(exc, NotADirectoryError)
+                    and root.exists() else "does not exist")
             return ToolResult(f"{root} {what}", is_error=True)
+        except OSError as exc:
+            return ToolResult(f"{root} cannot be listed: {exc.strerror or exc}", is_error=True)
+        try:
+            judged = ctx.read_target
+            if judged is not None and judged.path == root:
+                if (why := opened_elsewhere(fd, judged)) is not None:
+                    return ToolResult(why, is_error=True)
+            return self._list(root, fd, depth, ctx)
+        finally:
+            os.close(fd)
+
+    def _list(self, root: Path, fd: int, depth: int, ctx: ToolContext) -> ToolResult:
+        """The tree of the directory ``root``, open on ``fd`` (see :meth:`run`)."""
         lines = [f"{root}/"]
         used_chars = len(lines[0])
         reserve_chars = 120  # room for the "not shown" line
         left_out = 0
-        entries = _scan(root)
+        entries = _scan(fd)
         if isinstance(entries, str):
             return ToolResult(f"{root} cannot be listed: {entries}", is_error=True)
-        for entry in _walk(root, 0, depth, _repo_rules(root) or _read_rules(root, ()), entries):
+        rules = _repo_rules(root) or _read_rules(root, ())
+        for entry in _walk(root, fd, 0, depth, rules, entries):
             line = "  " * (entry.depth + 1) + entry.text
             if left_out == 0 and used_chars + len(line) + 1 <= ctx.max_output_chars - reserve_chars:
                 lines.append(line)
