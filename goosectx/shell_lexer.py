@@ -51,8 +51,9 @@ _ASSIGNS_PROMPT = re.compile(r"\$\{(?:!\w+|PS[0124]|PROMPT_COMMAND|BASH_ENV|ENV)
 """``${PS4:=$x}`` / ``${ENV=…}`` (or an indirect ``${!x=…}``): an expansion that sets a prompt or
 startup variable, whose ``$( )`` bash runs when it expands it (:mod:`goosectx.shell_builtins`)."""
 _LEADING = RESERVED_WORDS | {"time", "-p", "--"}  # what may come before one of them
-_NAMES_STREAM = re.compile(r"/dev/(?!null\b)|/proc/|std(?:in|out|err)\b|fd/")
-"""Text that names a stream (``f=/dev/stdout``): a path bash computes may be it."""
+_NAMES_STREAM = re.compile(r"/dev\b(?!/null\b)|/proc\b|(?<![\w-])std(?:in|out|err)\b|fd/")
+"""Text that names a stream or its directory (``f=/dev/stdout``, ``cd /dev``; not
+``2>/dev/null`` or ``--stdin``): a path bash computes may be it."""
 
 
 def _null_device(target: Word) -> bool:

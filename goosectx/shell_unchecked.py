@@ -43,7 +43,8 @@ def _unchecked(subject: CommandForms, programs: set[str]) -> str | None:
     for interpreter, code in subject.code:
         if code in (STDIN, COMPUTED):
             return f"{interpreter} runs a program " + (
-                "it reads from its standard input" if code == STDIN else "made at run time")
+                "it reads from its standard input or a stream" if code == STDIN else
+                "made at run time")
         if code_runs(interpreter, code):
             return f"its inline {interpreter} code runs commands"
     for program, _computed, arguments in subject.steps:
