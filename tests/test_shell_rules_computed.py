@@ -121,7 +121,7 @@ SCRIPTS_AT_COMPUTED_PATHS = [  # fresh20c #12 and #4: each ran before a91a829, a
     'python3 "$PWD/tools/x.py" | tee log', 'python3 "$PWD/tools/x.py" < input.txt',
     "cat > x.py <<'EOF'\nprint(1)\nEOF\npython3 \"$PWD/x.py\"",
     'while read -r f; do python3 "$f"; done < list.txt', 'awk -f "$PWD/x.awk" data',
-    'python3 "$PWD/x.py" --stdin 2>/dev/null']
+    'python3 "$PWD/x.py" --stdin 2>/dev/null', 'expect "$PWD/login.exp"']
 
 
 @pytest.mark.parametrize("command", SCRIPTS_AT_COMPUTED_PATHS)
@@ -137,7 +137,7 @@ FED_SCRIPTS = [  # a computed path the command line may send its program to on a
     "bash -c '. $F' <<< 'rm -f v'", "eval '. $F' <<< 'rm -f v'", "f=/dev/stdout; . $f",
     "echo 'import os' | python3 \"$PWD/x.py\"", ". $F <<EOF\nrm -f v\nEOF",
     "cat <<EOF\n$(. $F)\nEOF", "awk -f \"$PWD/x.awk\" <<< 'BEGIN{system(\"rm -f v\")}'",
-    "cd /dev && f=std''out && echo 'rm -f v' && . ./$f"]  # /dev/stdout: the output pipe
+    "cd /dev && f=std''out && echo 'rm -f v' && . ./$f", "expect $F <<< 'spawn rm -f v'"]  # /dev/stdout: the output pipe
 
 
 @pytest.mark.parametrize("command", FED_SCRIPTS)
