@@ -12,7 +12,6 @@ import threading
 from collections.abc import Callable, Generator
 
 from goosectx.approval import (
-    NON_INTERACTIVE_DENIED_TEXT,
     ApprovalAnswer,
     ApprovalContext,
     ApprovalFn,
@@ -21,6 +20,7 @@ from goosectx.approval import (
     cancelled_text,
     decide,
     denied_text,
+    non_interactive_denied_text,
     stopped_running_text,
 )
 from goosectx.compaction.manager import ContextManager
@@ -74,6 +74,10 @@ class AgentTools:
         log.debug("approval of %s: %s (%s)", request.name, verdict.action, verdict.reason)
         return verdict
 
+    def verdict_of(self, request: ToolRequest) -> ApprovalVerdict:
+        """The approval decision on ``request`` (``run``'s notice says why it asks)."""
+        return self._verdict(request, self.tools)
+
     def is_read_only(self, request: ToolRequest, tools: ToolRegistry | None = None) -> bool:
         """The tool's claim that this call changes nothing (False: unknown tool, bad JSON).
 
@@ -95,7 +99,7 @@ class AgentTools:
         return (self.is_read_only(request)
                 and getattr(tool, "extension_trusted", None) is None)
 
-    def _ask(self, request: ToolRequest) -> str | None:
+    def _ask(self, request: ToolRequest, verdict: ApprovalVerdict) -> str | None:
         """On an ``ask`` verdict: ``None`` when the user allows the call, else the denial text.
 
         "Always allow" is remembered for this session (the answer's permission rule; for a
@@ -116,7 +120,8 @@ class AgentTools:
                 self.always_allowed.add(request.name)
         if answer.decision != "deny":
             return None
-        return denied_text(answer.reason) if self.interactive else NON_INTERACTIVE_DENIED_TEXT
+        return denied_text(answer.reason) if self.interactive else non_interactive_denied_text(
+            verdict)
 
     def _handle_tool_request(self, request: ToolRequest, turn: Turn
                              ) -> Generator[Event, None, ToolResponse]:
@@ -147,9 +152,9 @@ class AgentTools:
             if failed is not None and failed.is_error:
                 output = cap_output(ctx.redact(failed.output), ctx.max_output_chars)
                 return ToolResponse(request.id, output, is_error=True)
-        denial = self._ask(request) if verdict.action == "ask" else None
-        if denial is not None:
-            return ToolResponse(request.id, denial, is_error=True)
+        denial = self._ask(request, verdict) if verdict.action == "ask" else None
+        if denial is not None:  # it may quote the command: redacted as its output would be
+            return ToolResponse(request.id, ctx.redact(denial), is_error=True)
         pause_point("tool:approved")  # tests race the call's file here
         yield ToolCallStarted(request)
         result = run_tool(tool, request.arguments, ctx, turn.cancel)

@@ -63,6 +63,18 @@ NON_INTERACTIVE_DENIED_TEXT = (
     "This tool call needs approval, and goosectx is running without a terminal to ask the "
     "user, so it was not run. Do not retry it; finish without it or explain what you need."
 )
+RULE_BOUND_WAY_OUT = ("no --allow rule or mode can run it: answer it in the REPL, or drop or "
+                      "narrow the deny or ask rule behind it")
+"""What a user can do about an ``ask`` a rule makes (:attr:`ApprovalVerdict.rule_bound`)."""
+
+
+def non_interactive_denied_text(verdict: ApprovalVerdict | None) -> str:
+    """What the model gets for a call ``run`` denied without a terminal: why, for a rule's ask."""
+    if verdict is None or not verdict.rule_bound:
+        return NON_INTERACTIVE_DENIED_TEXT
+    return f"{NON_INTERACTIVE_DENIED_TEXT} It needs approval because {verdict.reason}."
+
+
 CHAT_MODE_TEXT = (
     "Tools are disabled: goosectx is in chat mode, so no tool was run. Answer without tools."
 )
@@ -176,6 +188,9 @@ class ApprovalVerdict:
         read_target: The file a ``text_editor view`` was judged on (``None``: no such call);
             the editor reads only that file (``ToolContext.read_target``), so a path swapped
             for a link to elsewhere after the decision is refused, not read.
+        rule_bound: An ``ask`` a permission rule makes (an ask rule, or a shell command the
+            deny and ask rules cannot check): no allow rule or mode runs it, only a person's
+            answer or a narrower rule (the reason says why, naming the part).
     """
 
     action: ApprovalAction
@@ -183,6 +198,7 @@ class ApprovalVerdict:
     tool_text: str = DENIED_TEXT
     write_target: Path | None = None
     read_target: JudgedFile | None = None
+    rule_bound: bool = False
 
 
 Clause: TypeAlias = Callable[[ApprovalContext], "ApprovalVerdict | None"]
@@ -253,9 +269,9 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
                                f"{RULE_DENIED_TEXT} ({named}). Do not retry it; continue "
                                "without it.")
     if found.kind == "ask" and found.unreadable:
-        return ApprovalVerdict("ask", f"{found.unreadable}, {CANNOT_CHECK}")
+        return ApprovalVerdict("ask", f"{found.unreadable}, {CANNOT_CHECK}", rule_bound=True)
     if found.kind == "ask":
-        return ApprovalVerdict("ask", f"a permission rule asks: {named}")
+        return ApprovalVerdict("ask", f"a permission rule asks: {named}", rule_bound=True)
     if (found.kind == "allow" and not _touches_sensitive(ctx, found.rules)
             and ctx.write_target is None):
         return ApprovalVerdict("run", f"allowed by a permission rule: {named}")

@@ -45,6 +45,7 @@ UNDOABLE_TOOLS = ("text_editor", "tree")
 NOT_RUN_TEXTS = frozenset((DENIED_TEXT, NON_INTERACTIVE_DENIED_TEXT, CHAT_MODE_TEXT,
                            INPUT_ENDED_TEXT, NOT_STARTED_TEXT))
 NOT_RUN_PREFIXES = ("denied by the user: ", "This tool call is denied by the user's permission",
+                    NON_INTERACTIVE_DENIED_TEXT,  # + why a rule asks
                     "There is no tool named ", "The call to ")
 """How the answers to calls that never ran start (``approval``, ``ToolRegistry.refusal``).
 A Ctrl-C answer is not among them: a call stopped while it ran gets the same text."""

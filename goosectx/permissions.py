@@ -44,14 +44,12 @@ from goosectx.shell_builtins import builtin_lines
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
 from goosectx.shell_runners import (
-    COMPUTED,
     CONTAINERS,
     INTERPRETER,
     RUNNERS,
-    STDIN,
     SUBCOMMAND_RUNNERS,
-    code_runs,
 )
+from goosectx.shell_unchecked import unchecked
 from goosectx.shell_wrappers import runs_given_command
 
 __all__ = ["PermissionRules", "RuleMatch", "match_rules", "parse_permissions",
@@ -232,36 +230,15 @@ CANNOT_CHECK = "which the deny and ask rules cannot check"
 
 
 def _unreadable(rules: PermissionRules, subjects: list[CommandForms]) -> str | None:
-    r"""Why a part escapes the shell's deny and ask rules, or ``None``.
+    """Why a part escapes the shell's deny and ask rules, or ``None`` (only shell rules count).
 
-    A part the rules cannot read (its program named at run time — ``$'\x72m' -rf x``,
-    ``$X``, ``"$(echo rm)"`` — or by a glob or brace expansion — ``/bin/r[m]``, ``{rm,x}`` —,
-    a function or alias definition) could run any program; a part with a computed argument
-    could be what a rule for its own program names (``git $SUB`` against
-    ``shell(git push*)``); an interpreter's inline code that runs commands (``python3 -c
-    "os.system('rm x')"``, ``awk '{system($0)}'``, ``sed 's/x/rm y/e'``) or a program it reads
-    from standard input (``python3 - <<EOF``) could run anything. Only shell rules count.
+    :func:`goosectx.shell_unchecked.unchecked`, given the programs those rules name.
     """
     specs = [spec for rule in (*rules.deny, *rules.ask)
              for name, spec in [_parsed(rule)] if name is not None and fnmatchcase("shell", name)]
     if not specs:
         return None
-    programs = {(spec or "").split(" ", 1)[0].rstrip("*") for spec in specs}
-    for subject in subjects:
-        if subject.unreadable:
-            return subject.unreadable
-        for interpreter, code in subject.code:
-            if code in (STDIN, COMPUTED):
-                return f"{interpreter} runs a program " + (
-                    "it reads from its standard input" if code == STDIN else "made at run time")
-            if code_runs(interpreter, code):
-                return f"its inline {interpreter} code runs commands"
-        for program, _computed, arguments in subject.steps:
-            if arguments and ({"", program} & programs or any(
-                    fnmatchcase(program, p) for p in programs)):
-                return (f"an argument of {program} is computed at run time or by a glob or "
-                        "brace expansion")
-    return None
+    return unchecked(subjects, {(spec or "").split(" ", 1)[0].rstrip("*") for spec in specs})
 
 
 def _parsed(rule: str) -> tuple[str | None, str | None]:

@@ -6,8 +6,9 @@ take a command line in an option (``compgen -C 'rm x' w``, ``complete -C``, ``ma
 :func:`builtin_lines` gives it, to be read like ``bash -c``'s. Others run text the command line
 does not show, so the rules cannot read what runs (:func:`hidden_commands`): a key bound to a
 command (``bind -x``), a command from the shell's history (``fc``), a program read from
-standard input, a pipe, a process substitution or a path the rules cannot see is a file
-(``source /dev/stdin``, ``. <(…)``, ``bash /dev/fd/3``, ``. $f``: :func:`reads_stdin`), a
+standard input, a pipe or a process substitution, named as such or by a computed path the
+command line sends a stream to (``source /dev/stdin``, ``. <(…)``, ``bash /dev/fd/3``,
+``f=/dev/stdin; . $f <<<…``: :func:`script_stream`; ``. "$PWD/x.sh"`` is a file), a
 variable whose value bash expands as a prompt or startup file when it runs commands (``PS4``
 under ``set -x``, ``PROMPT_COMMAND``, ``BASH_ENV``, ``ENV``: :func:`sets_prompt`), and a
 variable whose name bash computes, which may be one of those (:func:`computed_name`). How a
@@ -51,18 +52,47 @@ _FORMS_SUBSTITUTION = re.compile(r"[$`]|\\(?:[0-7]|x|u|U)")
 """Text that can make ``$(`` or a backquote once printf writes it (``\\044`` is ``$``)."""
 
 
-def reads_stdin(path: str) -> bool:
-    """True when ``path`` (a script's word after quote removal) may be standard input or a pipe.
+def stream_path(path: str) -> bool:
+    """True when ``path`` (a word after quote removal) names standard input or a pipe as written.
 
-    ``-``, a path ending in ``stdin``, ``stdout``, ``stderr``, ``fd/N`` or a number
-    (``/dev/stdin``, ``/dev//./fd/3``, ``/proc/self/root/dev/stdin``, ``./stdin`` after ``cd
-    /dev``), and any path bash computes (``$f``, ``"$(…)"``, ``~/…``, ``<(…)``, a glob) or that
-    holds a ``..`` after a name (``/x/../y``): the rules cannot see it names a regular file.
+    ``-``, a process substitution ``<(…)``, a path ending in ``stdin``, ``stdout``, ``stderr``,
+    ``fd/N`` or a number (``/dev/stdin``, ``/dev//./fd/3``, ``/proc/self/root/dev/stdin``,
+    ``./stdin`` after ``cd /dev``, ``~/../../dev/stdin``).
     """
-    if not path:
-        return False
-    return path == "-" or _UNSEEN.search(path) is not None or _PIPE_NAME.search(
-        posixpath.normpath(path)) is not None
+    return bool(path) and (path == "-" or path.startswith(("<(", ">(")) or _PIPE_NAME.search(
+        posixpath.normpath(path)) is not None)
+
+
+def unseen_path(path: str) -> bool:
+    """True when the rules cannot see which file ``path`` names.
+
+    Bash computes it (``$f``, ``"$(…)"``, ``~/…``, a glob) or a ``..`` after a name may take it
+    elsewhere (``/x/../y``).
+    """
+    return _UNSEEN.search(path) is not None
+
+
+def script_stream(path: str, fed: bool = True) -> str | None:
+    """How a script or program file ``path`` may be a stream the command line gives, or ``None``.
+
+    A path that names one as written (:func:`stream_path`) always; a path the rules cannot see
+    (:func:`unseen_path`) only when the command is ``fed`` (:attr:`Part.fed`: a here-string,
+    a pipe into it …): otherwise it is a file on disk like ``bash script.sh``, whose stdin
+    (closed for the tools) carries nothing. The clause names the reason.
+    """
+    if stream_path(path):
+        return "standard input or a pipe"
+    if fed and path and unseen_path(path):
+        return "a computed, ~ or .. path that may be a stream the command line opens or names"
+    return None
+
+
+def reads_stdin(path: str, fed: bool = True) -> bool:
+    """True when ``path`` (a script's word after quote removal) may be a stream the line gives.
+
+    :func:`script_stream` as a yes or no.
+    """
+    return script_stream(path, fed) is not None
 
 
 def sets_prompt(value: str, computed: bool = False) -> str | None:
@@ -148,17 +178,20 @@ def builtin_lines(name: str, args: list[str]) -> list[str]:
     return lines
 
 
-def hidden_commands(name: str, args: list[str]) -> str | None:
-    """Why builtin ``name`` runs commands its arguments do not show, or ``None``."""
+def hidden_commands(name: str, args: list[str], fed: bool = True) -> str | None:
+    """Why builtin ``name`` runs commands its arguments do not show, or ``None``.
+
+    ``fed``: the command is :attr:`Part.fed` (a computed ``source`` path may be its stream).
+    """
     if name == "bind" and any(a.startswith("-") and "x" in a[1:] for a in args):
         return "it binds a key to a command (bind -x)"
     if name == "fc" and not any(a.startswith("-") and "l" in a[1:] for a in args):
         return "it runs commands from the shell's history (fc)"
     if name in ("source", "."):
         script = args[1] if args[:1] == ["--"] else args[0] if args else ""
-        if reads_stdin(script):
-            return (f"{name} runs the commands it reads from standard input, a pipe or a path "
-                    "the rules cannot see is a file")
+        stream = script_stream(script, fed)
+        if stream:
+            return f"{name} runs the commands it reads from {stream}"
     return None
 
 

@@ -32,7 +32,7 @@ from goosectx.shell_builtins import (
     builtin_lines,
     computed_name,
     hidden_commands,
-    reads_stdin,
+    script_stream,
     sets_prompt,
     shell_line,
     shell_script,
@@ -128,6 +128,7 @@ class _Reading:
     reasons: list[str] = field(default_factory=list)
     code: list[tuple[str, str]] = field(default_factory=list)
     maybe: list[str] = field(default_factory=list)
+    fed: bool = False  # Part.fed of the command read now (or of the one whose string it is)
 
 
 def _computed(word: Word) -> bool:
@@ -144,7 +145,7 @@ def _shown(value: str) -> str:
 def command_forms(part: Part) -> CommandForms:
     """The forms of one simple command (one element of :func:`goosectx.shell_lexer.lex`)."""
     words = _after_keywords(part.words, part.piped)
-    r = _Reading([" ".join(w.raw for w in words)])
+    r = _Reading([" ".join(w.raw for w in words)], fed=part.fed)
     if part.unreadable:
         r.reasons.append(part.unreadable)
     _check_subscripts(words, r)
@@ -214,6 +215,7 @@ def _add_line(line: str, r: _Reading, depth: int) -> None:
         if part.unreadable:
             r.reasons.append(part.unreadable)
         _check_subscripts(words, r)
+        r.fed = r.fed or part.fed  # bash -c '. $f' <<<…: the string reads the same stream
         _normalise(words, r, depth + 1)
 
 
@@ -258,7 +260,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
         if any(w.value.startswith("BASH_FUNC_") for w in words):
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         args = [w.value for w in words[1:]]
-        hidden = hidden_commands(name, args) or hidden_program(name, args)
+        hidden = hidden_commands(name, args, r.fed) or hidden_program(name, args, r.fed)
         if hidden:
             reasons.append(hidden)
         if name in SHELLS or name in SU_LIKE or name in ("eval", "trap") or name == "env" and any(
@@ -270,15 +272,14 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
             script = shell_script(args) if name in SHELLS else ""
             if script is None:
                 reasons.append(f"{name} runs the commands it reads from its standard input")
-            elif reads_stdin(script):  # bash <(…), bash /dev/fd/3
-                reasons.append(f"{name} runs the commands it reads from a pipe or a path the "
-                               "rules cannot see is a file")
-        code = inline_code(name, args)
+            elif stream := script_stream(script, r.fed):  # bash <(…), bash /dev/fd/3
+                reasons.append(f"{name} runs the commands it reads from {stream}")
+        code = inline_code(name, args, r.fed)
         if code is not None and any(w.expands and w.value in code for w in words[1:]):
             code = COMPUTED  # python3 -c "$(cat x)": bash makes the code at run time
         if code is not None:
             r.code.append((name, code))
-        started = started_commands(name, args)  # find -exec, fd -x, tmux new 'CMD', screen
+        started = started_commands(name, args, r.fed)  # find -exec, fd -x, tmux new 'CMD', screen
         reasons += filter(None, [started.unreadable])
         for line in [*option_lines(name, args), *builtin_lines(name, args), *started.lines]:
             _add_line(line, r, depth)

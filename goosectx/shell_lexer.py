@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from goosectx.shell_assign import read_array
+from goosectx.shell_builtins import stream_path, unseen_path
 from goosectx.shell_words import ASSIGNMENT_WORD, ENDS_WORD, Part, Word, WordScanner
 
 __all__ = ["RESERVED_WORDS", "Part", "Word", "lex", "substitutions"]
@@ -50,6 +51,9 @@ _ASSIGNS_PROMPT = re.compile(r"\$\{(?:!\w+|PS[0124]|PROMPT_COMMAND|BASH_ENV|ENV)
 """``${PS4:=$x}`` / ``${ENV=…}`` (or an indirect ``${!x=…}``): an expansion that sets a prompt or
 startup variable, whose ``$( )`` bash runs when it expands it (:mod:`goosectx.shell_builtins`)."""
 _LEADING = RESERVED_WORDS | {"time", "-p", "--"}  # what may come before one of them
+_NAMES_STREAM = re.compile(r"/dev\b(?!/null\b)|/proc\b|(?<![\w-])std(?:in|out|err)\b|fd/")
+"""Text that names a stream or its directory (``f=/dev/stdout``, ``cd /dev``; not
+``2>/dev/null`` or ``--stdin``): a path bash computes may be it."""
 
 
 def _null_device(target: Word) -> bool:
@@ -67,6 +71,8 @@ class _Lexer(WordScanner):
         self.depth = depth
         self.parts: list[Part] = []
         self.heredocs: list[tuple[str, bool, bool]] = []  # (delimiter, quoted, strip tabs)
+        self.streams = False  # a stream every part may read (Part.fed): see lex()
+        self.mark = 0  # where the parts of the current part's substitutions start
 
     # -- commands -------------------------------------------------------------------------
     def line(self, i: int, closing: bool) -> int:
@@ -75,10 +81,12 @@ class _Lexer(WordScanner):
             self.parts.append(Part(unreadable="it nests substitutions too deeply to read"))
             return len(self.s)
         self.depth += 1
+        mark, self.mark = self.mark, len(self.parts)
         try:
             return self._line(i, closing)
         finally:
             self.depth -= 1
+            self.mark = mark
 
     def _line(self, i: int, closing: bool) -> int:  # noqa: C901 - one scanner
         s, part, depth = self.s, Part(), 0
@@ -112,6 +120,7 @@ class _Lexer(WordScanner):
                     part.unreadable = "it defines a function"
                     i = empty.end()
                 else:  # a subshell; in a command (arr=(…), extglob): unreadable
+                    self.streams = self.streams or part.piped and not part.words  # | ( … )
                     if part.words:
                         part.unreadable = "it has a '(' inside a command"
                     depth += 1
@@ -130,6 +139,9 @@ class _Lexer(WordScanner):
                     w.raw in RESERVED_WORDS or ASSIGNMENT_WORD.match(w.raw) for w in part.words))
                 if word.raw == "function" and not part.words:
                     part.unreadable = "it defines a function"
+                if not part.words and (word.raw == "coproc" or part.piped and word.raw in
+                                       RESERVED_WORDS):  # | while …: its commands read the pipe
+                    self.streams = True
                 if part.redirected and word.raw in RESERVED_WORDS and all(
                         w.raw in _LEADING for w in part.words):  # `coproc<<s {`: `{` runs
                     part.unreadable = f"bash runs {word.raw!r} after a redirection as a program"
@@ -145,6 +157,10 @@ class _Lexer(WordScanner):
     def end(self, part: Part) -> Part:
         if part.words or part.unreadable:
             self.parts.append(part)
+            if part.piped or part.fed:  # and the commands of its substitutions
+                for inner in self.parts[self.mark:]:
+                    inner.fed = True
+            self.mark = len(self.parts)
             return Part()
         return Part(piped=part.piped)  # `ls |<newline> time x`: still after the pipe
 
@@ -156,6 +172,7 @@ class _Lexer(WordScanner):
         i = match.end()
         part.redirected = True
         if op in "<>" and s.startswith("(", i):  # process substitution <( ) >( )
+            self.streams = True  # any command of the line may read its /dev/fd/N
             glued = bool(match.group(1)) or start > 0 and s[start - 1] not in ENDS_WORD
             i = self.line(i + 1, closing=True)
             word = Word(f"{op}(…)", f"{op}(…)", expands=True)
@@ -171,6 +188,9 @@ class _Lexer(WordScanner):
         if i >= len(s) or s[i] in ENDS_WORD:
             return i
         target, i = self.word(i)
+        if op in ("<<", "<<-", "<<<", "<>") or op == "<&" and target.value != "-" or op == "<" and (
+                stream_path(target.value) or unseen_path(target.value) or target.expands):
+            self.feed(part)
         if op in ("<<", "<<-"):
             quoted = any(q in target.raw for q in "'\"\\")
             if "$'" in target.raw:  # bash decodes it: where the body ends is not read here
@@ -184,6 +204,18 @@ class _Lexer(WordScanner):
             self.parts.append(Part([Word(shown, shown), target]))
         return i
 
+    def feed(self, part: Part) -> None:
+        """An input redirection may carry a program to ``part``.
+
+        On ``exec`` or a compound command (``} <<<…``, ``done <…``, or before the words:
+        ``<<<x . $f``): to every command of the line.
+        """
+        if part.words and part.words[0].raw != "exec" and part.words[-1].raw not in (
+                "}", "done", "fi", "esac"):
+            part.fed = True
+        else:
+            self.streams = True
+
     def here_documents(self, i: int) -> int:
         """Skip the bodies of the here-documents started on the line that just ended."""
         s = self.s
@@ -194,7 +226,9 @@ class _Lexer(WordScanner):
                 if (line.lstrip("\t") if strip else line) == delimiter:
                     break
             if not quoted:  # $( ) and backticks in the body run
-                self.parts.extend(substitutions(s[start:i], self.depth + 1))
+                for inner in substitutions(s[start:i], self.depth + 1):
+                    inner.fed = True
+                    self.parts.append(inner)
         self.heredocs = []
         return min(i, len(s))
 
@@ -224,6 +258,9 @@ def lex(command: str, depth: int = 0) -> list[Part]:
     """
     lexer = _Lexer(command, depth)
     lexer.line(0, closing=False)
+    if lexer.streams or _NAMES_STREAM.search(command):
+        for part in lexer.parts:
+            part.fed = True
     if _RUNS_VALUE.search(command.replace("\\\n", "")):  # anywhere: words, ((…)), bodies
         lexer.parts.append(Part(unreadable="it expands a variable's value as a prompt (${x@P}) "
                                 "or as a name (${!x}), which runs the commands that value holds"))

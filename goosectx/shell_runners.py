@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from goosectx.shell_builtins import reads_stdin
+from goosectx.shell_builtins import reads_stdin, script_stream
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 """Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""
@@ -185,19 +185,20 @@ _VALUED = {"python": "WXQ", "pypy": "WXQ", "perl": "IiMmCdDFlx", "ruby": "IrCEFK
 """Interpreters' options that take the next word as their value (``python3 -W ignore``)."""
 
 
-def inline_code(name: str, args: list[str]) -> str | None:
+def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
     """The inline code an interpreter runs (``python3 -c CODE``, ``awk 'PROG' f``), or ``None``.
 
     Every ``-c`` / ``-e`` … value of an interpreter (``perl -lne CODE``: a cluster ending in
     the letter), joined; :data:`STDIN` when it reads its program from standard input (no
-    script, or ``-``); an awk program is its first word that is no option, unless ``-f`` names
-    a file; a sed script (:func:`_sed_script`) when it runs commands (the ``e`` command or
-    flag).
+    script, or ``-``, or a script path that may be a stream: ``fed`` is :attr:`Part.fed`,
+    :func:`goosectx.shell_builtins.reads_stdin`); an awk program is its first word that is no
+    option, unless ``-f`` names a file; a sed script (:func:`_sed_script`) when it runs
+    commands (the ``e`` command or flag).
     """
     if name in _AWK:
-        return _awk_program(args)
+        return _awk_program(args, fed)
     if name in ("sed", "gsed"):
-        return _sed_script(args)
+        return _sed_script(args, fed)
     found = INTERPRETER.fullmatch(name)
     if found is None:
         return None
@@ -213,8 +214,8 @@ def inline_code(name: str, args: list[str]) -> str | None:
         if not word.startswith("-") or word == "-m" or word == "--":
             if word == "--" and not codes:
                 script = _at(args, i + 1)
-                return STDIN if script is None or reads_stdin(script) else None
-            if not codes and reads_stdin(word):  # python3 /dev/stdin, perl <(…)
+                return STDIN if script is None or reads_stdin(script, fed) else None
+            if not codes and reads_stdin(word, fed):  # python3 /dev/stdin, perl <(…)
                 return STDIN
             return "\n".join(codes) or None  # the script (or module) and its arguments
         value: str | None = None
@@ -264,7 +265,7 @@ _FILE_PROGRAMS = {"make": ("--file", "--makefile"), "gmake": ("--file", "--makef
 """Programs whose ``-f FILE`` is the program they run (``awk -f prog.awk``, a makefile)."""
 
 
-def hidden_program(name: str, args: list[str]) -> str | None:
+def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     r"""Why ``name`` runs a program the rules cannot see, or ``None``.
 
     ``awk -f /dev/stdin``, ``sed -f $f``, ``make -f -``: a ``-f`` file that
@@ -275,9 +276,9 @@ def hidden_program(name: str, args: list[str]) -> str | None:
     if name == "env" and any(re.search(r"[\\$]", s) for s in _split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"
     longs = _FILE_PROGRAMS.get(name)
-    if longs and any(reads_stdin(path) for path in _program_files(args, "-f", *longs)):
-        return (f"{name} runs a program file that may be standard input, a pipe or a path the "
-                "rules cannot see")
+    streams = [script_stream(path, fed) for path in _program_files(args, "-f", *longs or ())]
+    if longs and (stream := next(filter(None, streams), None)):
+        return f"{name} runs a program file that may be {stream}"
     return None
 
 
@@ -308,8 +309,8 @@ def _split_strings(args: list[str]) -> list[str]:
     return strings
 
 
-def _sed_script(args: list[str]) -> str | None:
-    if reads_stdin(_program_file(args, "-f", "--file") or ""):
+def _sed_script(args: list[str], fed: bool) -> str | None:
+    if reads_stdin(_program_file(args, "-f", "--file") or "", fed):
         return STDIN  # sed -f /dev/stdin: its script (an `e` command too) comes from a pipe
     scripts = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
     scripts += [a.split("=", 1)[1] for a in args if a.startswith("--expression=")]
@@ -319,12 +320,13 @@ def _sed_script(args: list[str]) -> str | None:
     return script if _SED_RUNS.search(script) else None
 
 
-def _awk_program(args: list[str]) -> str | None:
+def _awk_program(args: list[str], fed: bool) -> str | None:
     i = 0
     while i < len(args):
         word = args[i]
         if word in ("-f", "--file") or word.startswith("--file="):
-            return STDIN if reads_stdin(_program_file(args[i:], "-f", "--file") or "") else None
+            program = _program_file(args[i:], "-f", "--file") or ""
+            return STDIN if reads_stdin(program, fed) else None
         if word == "--":
             return _at(args, i + 1)
         if not word.startswith("-") or word == "-":

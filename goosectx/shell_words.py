@@ -52,6 +52,11 @@ class Part:
     unreadable: str | None = None
     redirected: bool = False  # a redirection came before its latest word
     piped: bool = False  # it follows a `|` or `|&` (not the start of a pipeline)
+    fed: bool = False
+    """A program may reach it on a stream the command line opens: a pipe into it, a
+    here-document or here-string, an input redirection from a path the rules cannot see or
+    a duplicated descriptor, a process substitution or coprocess anywhere in the line
+    (:func:`goosectx.shell_lexer.lex`)."""
 
     @property
     def text(self) -> str:

@@ -48,8 +48,12 @@ class Started:
     unreadable: str | None = None
 
 
-def started_commands(name: str, args: list[str]) -> Started:
-    """The commands ``name`` starts from ``args`` (its words after the program)."""
+def started_commands(name: str, args: list[str], fed: bool = True) -> Started:
+    """The commands ``name`` starts from ``args`` (its words after the program).
+
+    ``fed``: the command is :attr:`goosectx.shell_words.Part.fed` (an expect script at a
+    computed path may be its stream; :func:`goosectx.shell_builtins.reads_stdin`).
+    """
     if name == "find":
         options = ("-exec", "-execdir", "-ok", "-okdir")
         return Started(slices=_exec_slices(args, options, (";", "+")))
@@ -63,7 +67,7 @@ def started_commands(name: str, args: list[str]) -> Started:
     if name == "screen":
         return _screen(args)
     if name == "expect":
-        return _expect(args)
+        return _expect(args, fed)
     return Started()
 
 
@@ -225,7 +229,7 @@ def _screen(args: list[str]) -> Started:
     return Started(lines, slices=[(i, len(args))] if i < len(args) else [])
 
 
-def _expect(args: list[str]) -> Started:
+def _expect(args: list[str], fed: bool) -> Started:
     """An expect script runs any command (``spawn``, ``exec``): asked about, except a file's.
 
     A script file is not read either way (as ``bash script.sh``); inline ``-c`` commands, an
@@ -239,7 +243,7 @@ def _expect(args: list[str]) -> Started:
         word = args[i]
         if word == "--" or not word.startswith("-") or word in ("-f", "-b"):
             script = _at(args, i + 1) if word.startswith("-") else word
-            return stdin if script is None or reads_stdin(script) else Started()
+            return stdin if script is None or reads_stdin(script, fed) else Started()
         if word == "-v":
             return Started()  # its version
         if "c" in word[1:] or "i" in word[1:] or word == "-":

@@ -229,8 +229,10 @@ def test_run_in_auto_mode_denies_a_run_time_named_program_and_says_which_rule_as
                               "--deny", "shell(rm *)")
     assert code == 0, err
     assert (workdir / "x").read_text() == "keep"
-    assert "a permission rule asks about it, or the rules cannot read what it runs" in err
-    assert "use --mode auto" not in err  # it was given: that fix would be false
+    # fresh20c #7: the notice names the part and why, and no --allow (which cannot help)
+    assert "its program is named at run time or by a glob or brace expansion, in `$'\\x72m' x`" in err
+    assert "answer it in the REPL, or drop or narrow the deny or ask rule behind it" in err
+    assert "use --mode auto" not in err and "/ --allow" not in err  # fixes that would be false
 
 
 def test_an_allow_rule_covers_only_what_the_shell_reads_as_that_command() -> None:

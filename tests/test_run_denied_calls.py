@@ -117,3 +117,45 @@ def test_a_text_editor_rule_holds_for_the_file_reached_through_a_symlink(
     (call,) = json.loads(run("json", mode="approve")[1])["denied_calls"]
     assert call["reason"] == "needs approval and there is no terminal to ask"
     assert protected.read_text() == "orig\n"
+
+
+def test_a_command_the_rules_cannot_check_is_named_with_why_and_a_way_out_that_works(
+        fake_model: FakeServer, workdir: Path) -> None:
+    # fresh20c #7: the notice said only "a program named at run time or by a glob, a function
+    # or alias definition" and advised --allow, which cannot allow it (not even shell(*));
+    # the model got only "needs approval".
+    Path(os.environ["GOOSECTX_CONFIG"]).write_text(
+        '[permissions]\ndeny = ["shell(rm *)"]\nallow = ["shell(*)"]\n')
+    (workdir / "v").write_text("keep")
+    fake_model.add(shell("f=/dev/stdin; . $f <<< 'rm -f v'"), {"text": "Could not."})
+    _code, out, err = run("json", mode="auto")
+    assert (workdir / "v").read_text() == "keep"
+    why = ("needs approval and there is no terminal to ask, so it was denied; . runs the "
+           "commands it reads from a computed, ~ or .. path that may be a stream the command "
+           "line opens or names, in `. $f`, which the deny and ask rules cannot check; no "
+           "--allow rule or mode can run it: answer it in the REPL, or drop or narrow the "
+           "deny or ask rule behind it")
+    assert f"goosectx: warning: shell {why}" in err
+    assert "change [permissions]" not in err
+    (call,) = json.loads(out)["denied_calls"]
+    assert call["reason"].startswith("needs approval and there is no terminal to ask: . runs ")
+    tool = [m for m in fake_model.requests[1]["messages"] if m["role"] == "tool"][0]
+    assert tool["content"].endswith(" It needs approval because . runs the commands it reads "
+                                    "from a computed, ~ or .. path that may be a stream the "
+                                    "command line opens or names, in `. $f`, which the deny "
+                                    "and ask rules cannot check."), tool["content"]
+
+
+def test_an_ask_rule_notice_says_which_rule_and_quotes_a_part_only_terminal_safe(
+        fake_model: FakeServer, workdir: Path) -> None:
+    Path(os.environ["GOOSECTX_CONFIG"]).write_text(
+        '[permissions]\nask = ["shell(git push*)"]\ndeny = ["shell(rm *)"]\n'
+        'allow = ["shell(*)"]\n')
+    fake_model.add(shell("git push origin main"), shell("$X '\x1b]0;owned\x07'"),
+                   {"text": "Could not."})
+    _code, _out, err = run("text", mode="auto")
+    assert ("shell needs approval and there is no terminal to ask, so it was denied; a "
+            "permission rule asks: shell(git push*); no --allow rule or mode can run it: "
+            "answer it in the REPL, or drop or narrow the deny or ask rule behind it") in err
+    assert "its program is named at run time or by a glob or brace expansion, in `$X '" in err
+    assert "\x1b" not in err and "\x07" not in err  # the model's text, made terminal-safe

@@ -104,8 +104,9 @@ def test_run_in_auto_mode_runs_none_of_the_hidden_rms(fake_model, workdir: Path,
     answers = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
     assert len(answers) == 5
     assert all("permission rule" in a or "needs approval" in a for a in answers), answers
-    assert "the rules cannot read" in err and len(
-        [line for line in err.splitlines() if "warning" in line]) == 1
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert len(warnings) == 2 and all("rule behind it" in w for w in warnings), err  # fresh20c #7
+    assert "in `{rm,-f,v3}`" in warnings[0] and "in `/bin/r[m] -f v4`" in warnings[1]
 
 
 def test_a_redirection_to_dev_null_needs_no_rule_of_its_own() -> None:

@@ -10,10 +10,11 @@ file in bash when let through.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from cli_support import run_auto_denying_rm
+from cli_support import run_auto_denying_rm, run_cli
 
 from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules, suggested_rule
@@ -108,3 +109,67 @@ def test_run_in_auto_mode_runs_none_of_the_rms_behind_computed_names(  # type: i
         "printf -v \"PS$((2+2))\" '%s' '$(rm -f v3)'; set -x; true",
         "flock lk -c 'rm -f v4'", "x='$(rm -f v5)'; : ${PS4:=$x}; set -x; true",
         "env -S 'rm\\_-f\\_v6'", "f=/dev/stdin; . $f <<< 'rm -f v7'"])
+
+
+SCRIPTS_AT_COMPUTED_PATHS = [  # fresh20c #12 and #4: each ran before a91a829, asked after
+    'python3 "$PWD/tools/x.py"', 'for f in tests/*.py; do python3 "$f"; done',
+    'node "$PWD/x.js"', 'ruby "$PWD/x.rb"', 'perl "$PWD/x.pl"', "python3 $SCRIPT",
+    'bash "$PWD/scripts/test.sh"', 'source "$PWD/.venv/bin/activate"',
+    'source "$(poetry env info --path)/bin/activate"', 'make -f "$PWD/Makefile"',
+    "sh ./scripts/../configure", 'source "$HOME/.cargo/env" && cargo build',
+    '. "$NVM_DIR/nvm.sh" && nvm use', "source ~/.bashrc",
+    'python3 "$PWD/tools/x.py" | tee log', 'python3 "$PWD/tools/x.py" < input.txt',
+    "cat > x.py <<'EOF'\nprint(1)\nEOF\npython3 \"$PWD/x.py\"",
+    'while read -r f; do python3 "$f"; done < list.txt', 'awk -f "$PWD/x.awk" data',
+    'python3 "$PWD/x.py" --stdin 2>/dev/null', 'expect "$PWD/login.exp"']
+
+
+@pytest.mark.parametrize("command", SCRIPTS_AT_COMPUTED_PATHS)
+def test_a_script_at_a_computed_path_that_gets_no_stream_is_a_file(command: str) -> None:
+    assert verdict(DENY_RM, command) == "run", command
+
+
+FED_SCRIPTS = [  # a computed path the command line may send its program to on a stream
+    "echo 'rm -f v' | { true; . $F; }", "echo 'rm -f v' | ( true; . $F )",
+    "{ . $F; } <<< 'rm -f v'", "for i in 1; do . $F; done <<< 'rm -f v'",
+    "exec 3<<<'rm -f v'; . $F", "<<<'rm -f v' . $F", ". $F < \"$G\"", ". $F 0<&3",
+    "coproc echo 'rm -f v'; . $F", "cat <(echo x); . $F", "echo 'rm -f v' | cat \"$(. $F)\"",
+    "bash -c '. $F' <<< 'rm -f v'", "eval '. $F' <<< 'rm -f v'", "f=/dev/stdout; . $f",
+    "echo 'import os' | python3 \"$PWD/x.py\"", ". $F <<EOF\nrm -f v\nEOF",
+    "cat <<EOF\n$(. $F)\nEOF", "awk -f \"$PWD/x.awk\" <<< 'BEGIN{system(\"rm -f v\")}'",
+    "cd /dev && f=std''out && echo 'rm -f v' && . ./$f", "expect $F <<< 'spawn rm -f v'"]  # /dev/stdout: the output pipe
+
+
+@pytest.mark.parametrize("command", FED_SCRIPTS)
+def test_a_computed_script_path_the_line_may_feed_is_still_asked_about(command: str) -> None:
+    assert verdict(DENY_RM, command) == "ask", command
+
+
+def test_run_in_auto_mode_runs_scripts_at_computed_paths(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """fresh20c #12, #4: under a mere rm deny rule these ran, were denied, and run again."""
+    home = workdir / "home"
+    for path in ("tools/x.py", "tests/t.py", "scripts/test.sh", ".venv/bin/activate",
+                 "home/.cargo/env", "home/.nvm/nvm.sh", "home/.bashrc", "configure"):
+        name = "ran_" + path.replace("/", "_").replace(".", "_")
+        (workdir / path).parent.mkdir(parents=True, exist_ok=True)
+        (workdir / path).write_text(f"open('{name}', 'w')\n" if path.endswith(".py") else
+                                    f"touch {workdir / name}\n")
+    (workdir / "Makefile").write_text(f"all:\n\ttouch {workdir}/ran_Makefile\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("NVM_DIR", str(home / ".nvm"))
+    commands = [c for c in SCRIPTS_AT_COMPUTED_PATHS if "<<" not in c and "|" not in c
+                and c.split()[0] in ("python3", "for", "bash", "source", ".", "make", "sh")
+                and "poetry" not in c and "$SCRIPT" not in c]
+    fake_model.add(*({"tool_calls": [{"name": "shell", "arguments": {"command": c}}]}
+                     for c in commands), {"text": "done"})
+    code, out, err = run_cli(capsys, "run", "-t", "set up", "--mode", "auto", "--deny",
+                             "shell(rm *)", "--output-format", "json")
+    assert code == 0, err
+    assert json.loads(out)["denied_calls"] == []
+    ran = sorted(p.name for p in workdir.iterdir() if p.name.startswith("ran_"))
+    assert ran == sorted([
+        "ran__venv_bin_activate", "ran_Makefile", "ran_configure", "ran_home__bashrc",
+        "ran_home__cargo_env", "ran_home__nvm_nvm_sh", "ran_scripts_test_sh", "ran_tests_t_py",
+        "ran_tools_x_py"]), err

@@ -195,6 +195,7 @@ def run_task(
         agent.stopped_by = exit_signals.received_name  # SIGTERM during a tool call: said so
         agent.context.scan_cache = LockedScanCache(opened.store.data_dir, opened.session.id)
         approver.read_only = agent.always_reads_only  # `a` at a view allows views only
+        approver.verdict_of = agent.verdict_of  # a rule's ask is warned with why
         output: TextOutput | StreamJsonOutput | JsonOutput
         if output_format == "json":
             output = JsonOutput(stdout, stderr)

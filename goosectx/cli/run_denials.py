@@ -28,8 +28,10 @@ def denial_reason(output: str) -> str | None:
 
     ``output`` is the tool response goosectx wrote for the model in its place.
     """
-    if output.startswith(NON_INTERACTIVE_DENIED_TEXT):
-        return NO_TERMINAL_REASON
+    if output.startswith(NON_INTERACTIVE_DENIED_TEXT):  # + why a rule asks, if one does
+        why = output[len(NON_INTERACTIVE_DENIED_TEXT):].strip().removeprefix(
+            "It needs approval because ").removesuffix(".")
+        return f"{NO_TERMINAL_REASON}: {why}" if why else NO_TERMINAL_REASON
     if output.startswith(DENIED_TEXT):
         return "denied by the user"
     if output.startswith(USER_DENIED):

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from goosectx.approval import ApprovalDecision
+from goosectx.approval import RULE_BOUND_WAY_OUT, ApprovalDecision, ApprovalVerdict
 from goosectx.cli.approval_view import VIEW_KEY, approval_question, plain_question
 from goosectx.cli.ascii_output import json_text
 from goosectx.cli.folding import plural, tool_result_label
@@ -87,6 +87,8 @@ class Approver:
         """Warnings kept for the output to write after the call's line (:meth:`defer`)."""
         self.notify: Callable[[str], None] | None = None
         """Also given each warning (without ``goosectx: warning:``): json's ``notices``."""
+        self.verdict_of: Callable[[ToolRequest], ApprovalVerdict] | None = None
+        """The decision on a call (``Agent.verdict_of``): a rule's ask is warned with why."""
         self.read_only: Callable[[ToolRequest], bool] = lambda _request: False
         """``a`` at this call allows only the tool's read-only calls, and says so
         (``Agent.always_reads_only``: a ``text_editor view``)."""
@@ -107,13 +109,16 @@ class Approver:
         if not self.interactive:
             read_why = (None if self.working_dir is None or self.mode != "smart_approve" else
                         read_asked_why(request.name, request.arguments or {}, self.working_dir))
-            if request.name not in self.warned or target is not None or read_why is not None:
-                self.warned.add(request.name)
-                fix = ("a permission rule asks about it, or the rules cannot read what it "
-                       "runs (a program named at run time or by a glob, a function or alias "
-                       "definition): answer it in the REPL, or change [permissions] / --allow"
-                       if self.mode == "auto" else
+            verdict = self.verdict_of(request) if self.verdict_of is not None else None
+            bound = verdict is not None and verdict.rule_bound  # each reason said once
+            key = verdict.reason if verdict is not None and bound else request.name
+            if key not in self.warned or target is not None or read_why is not None:
+                self.warned.add(key)
+                fix = ("a permission rule asks about it: answer it in the REPL, or change "
+                       "[permissions]" if self.mode == "auto" else
                        "use --mode auto to run tools without asking")
+                if verdict is not None and bound:  # no --allow or mode can run it
+                    fix = f"{verdict.reason}; {RULE_BOUND_WAY_OUT}"
                 if read_why is not None:
                     fix = (f"{read_why}, so reading it is asked about: answer it in the "
                            "REPL, or use --mode auto")
