@@ -49,6 +49,7 @@ from goosectx.shell_runners import (
     splits_string,
     ssh_lines,
 )
+from goosectx.shell_words import ASSIGNMENT_WORD
 from goosectx.shell_wrappers import env_split_line, started_commands
 
 
@@ -81,6 +82,7 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
 }
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # A=x, A+=x
 _SUBSCRIPT_RUNS = re.compile(r"\[[^\]]*(?:\$\(|`)")  # 'a[$(rm x)]': run by [[ -eq ]], $((x))
+_BINDS = re.compile(r"(BASH_ALIASES|BASH_CMDS)(?:\[[^\]]*\])?\+?=")
 _MAX_DEPTH = 8
 _MAX_STEPS = 64
 
@@ -149,7 +151,7 @@ def command_forms(part: Part) -> CommandForms:
     if part.unreadable:
         r.reasons.append(part.unreadable)
     _check_subscripts(words, r)
-    _normalise(words, r, 0)
+    _normalise(words, r, 0, leading=True)
     unreadable = r.reasons[0] if r.reasons else None
     allow = None if unreadable else " ".join(_shown(w.value) for w in words)
     return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),
@@ -216,7 +218,7 @@ def _add_line(line: str, r: _Reading, depth: int) -> None:
             r.reasons.append(part.unreadable)
         _check_subscripts(words, r)
         r.fed = r.fed or part.fed  # bash -c '. $f' <<<…: the string reads the same stream
-        _normalise(words, r, depth + 1)
+        _normalise(words, r, depth + 1, leading=True)
 
 
 def _check_subscripts(words: list[Word], r: _Reading) -> None:
@@ -224,14 +226,25 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
         r.reasons.append("a quoted array subscript holds a command substitution, which bash "
                          "runs when the text is read as a number")
+    bound = next((m[1] for w in words if (m := _BINDS.match(w.value))), None)
+    if bound:  # BASH_CMDS[ls]=/bin/rm, declare BASH_ALIASES[ls]=rm
+        r.reasons.append(f"it assigns {bound}, which defines an alias or binds a program name "
+                         "to another file")
     prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w)))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
     r.reasons += filter(None, [computed_name([(w.raw, w.value, _computed(w)) for w in words])])
 
 
-def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C901, PLR0912
-    """Append the forms of ``words``, one per step of normalisation."""
+def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR0912
+               leading: bool = False) -> None:
+    """Append the forms of ``words``, one per step of normalisation.
+
+    ``leading``: ``words`` start a simple command, where bash reads ``NAME=value`` words as
+    assignments (``X=$(date) ls``); they run no program, so a value bash computes (or a ``*``,
+    which bash does not expand there) is no program named at run time. After a wrapper or
+    ``-exec`` such a word is the program (``command X=$Y`` runs a file named by ``$Y``).
+    """
     words = list(words)
     reasons = r.reasons
     while words:
@@ -241,6 +254,13 @@ def _normalise(words: list[Word], r: _Reading, depth: int) -> None:  # noqa: C90
         r.forms.append(" ".join(w.value for w in words))
         program = words[0].value
         r.steps.append((program, _computed(words[0]), any(_computed(w) for w in words[1:])))
+        if leading and (found := ASSIGNMENT_WORD.match(words[0].raw)):
+            r.steps[-1] = (program, False, r.steps[-1][2])  # not a program: bash sets it
+            if re.search(r"[$`]", found[0]):  # a[$x]=1: its subscript is read as a number
+                reasons.append("it assigns an array element whose subscript bash computes")
+            words = words[1:]
+            continue
+        leading = False  # bash reads assignments only before the program
         if _computed(words[0]):
             reasons.append("its program is named at run time or by a glob or brace expansion")
         if _ASSIGNMENT.match(program):

@@ -71,3 +71,46 @@ def test_the_commands_inside_or_after_it_are_still_denied(command: str) -> None:
     "export PS1=$'\\t'"])
 def test_what_bash_may_run_from_it_is_still_asked_about(command: str) -> None:
     assert verdict(command) == "ask", command
+
+
+# corpus21: an assignment with no command word was asked about as "its program is named at
+# run time" (LATEST=$(curl … | jq …), PATH="$HOME/.local/bin:$PATH" && uv sync), while
+# `export FOO=$(ls)` and `declare -a a=($(ls))` ran. It runs no program but the commands of
+# its substitutions, which are matched as parts of their own.
+def test_run_under_a_deny_rule_runs_a_bare_assignment_of_a_computed_value(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    commands = {'LATEST=$(echo v1.2 | tr -d v); echo "latest $LATEST"': "latest 1.2",
+                'PATH="$HOME/bin:$PATH" && echo path set': "path set",
+                'a=($(echo x y)); echo "count ${#a[@]}"': "count 2"}
+    fake_model.add(*({"tool_calls": [{"name": "shell", "arguments": {"command": c}}]}
+                     for c in commands), {"text": "done"})
+    code, _out, err = run_cli(capsys, "run", "-t", "go", "--mode", "auto",
+                              "--deny", "shell(rm *)")
+    assert code == 0, err
+    answers = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert len(answers) == len(commands)
+    for answer, expected in zip(answers, commands.values(), strict=True):
+        assert expected in answer, answers
+
+
+@pytest.mark.parametrize("command", [
+    "FOO=$X", "X=${Y:-z}", "LATEST=$(curl -s https://x/y | jq -r .tag)", "a=($(ls))",
+    'PATH="$HOME/.local/bin:$PATH" && uv sync', "X=`date` Y=$(pwd)", "X=*", "X={a,b}",
+    "a[0]=$x", "PYTHONPATH=$PWD python -m pytest", "CC=$(which gcc) make -j4",
+    "then X=$Y; fi", "bash -c 'X=$Y'"])
+def test_an_assignment_of_a_computed_value_runs_like_export(command: str) -> None:
+    assert verdict(command) == "run", command
+
+
+@pytest.mark.parametrize("command", ["X=$(rm -rf y)", "X=`rm y`", "X=$Y rm z", "a=($(rm x))"])
+def test_the_commands_it_computes_or_runs_are_still_denied(command: str) -> None:
+    assert verdict(command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "X=$Y $Z", "X=$(ls) $Z x", "PS1=$X", "PS4=$X bash -x b", "PROMPT_COMMAND=$X",
+    "BASH_ENV=$X bash -c ls", "ENV=$X", "BASH_ALIASES[ls]=rm", "BASH_CMDS[ls]=$X",
+    "BASH_ALIASES=$X", "declare BASH_CMDS[ls]=/bin/true", "a[$x]=1", "a[`ls`]=1", "command X=$Y ls", "exec X=$Y",
+    "find . -exec X=$Y {} ;"])
+def test_what_it_may_run_is_still_asked_about(command: str) -> None:
+    assert verdict(command) == "ask", command
