@@ -8,7 +8,8 @@ instead of a ``(`` inside a command (unreadable): its elements are data, and the
 a ``$( )``, backtick or ``<( )`` in them are parts of their own, as anywhere else. An array
 assigned to a prompt or startup variable (``PS4=(…)``, ``PROMPT_COMMAND=(…)``: bash runs what
 they hold) or to ``BASH_ALIASES`` / ``BASH_CMDS`` (an alias, a program bound to another
-file) stays unreadable. :func:`plain_value` tells a prompt variable's value that runs
+file) stays unreadable, as does any assignment to those two (:func:`binds_name`).
+:func:`plain_value` tells a prompt variable's value that runs
 nothing when bash expands it (``PS4='+ '``, ``PS1='> '``) from one that may.
 
 Core module: no printing.
@@ -78,6 +79,20 @@ def read_array(scanner: WordScanner, i: int, part: Part, reserved: frozenset[str
                           f"{last.value}({' '.join(w.value for w in elements)})",
                           expands=any(w.expands for w in elements))
     return j + 1
+
+
+_BINDS = re.compile(r"(BASH_ALIASES|BASH_CMDS)(?:\[[^\]]*\])?\+?=")
+
+
+def binds_name(word: str) -> str | None:
+    """Why ``word`` (one word, quotes removed) makes a name run other text, or ``None``.
+
+    An assignment to ``BASH_ALIASES`` or ``BASH_CMDS`` (``BASH_CMDS[ls]=/bin/rm``, also as an
+    operand of ``declare`` or ``export``) defines an alias or binds a program name to a file.
+    """
+    found = _BINDS.match(word)
+    return None if found is None else (
+        f"it assigns {found[1]}, which defines an alias or binds a program name to another file")
 
 
 def plain_value(name: str, value: str) -> bool:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from goosectx.shell_assign import binds_name
 from goosectx.shell_builtins import (
     builtin_lines,
     computed_name,
@@ -50,7 +51,7 @@ from goosectx.shell_runners import (
     ssh_lines,
 )
 from goosectx.shell_words import ASSIGNMENT_WORD
-from goosectx.shell_wrappers import env_split_line, started_commands
+from goosectx.shell_wrappers import env_split_line, makeflags_eval, started_commands
 
 
 # -- shell commands split into parts ------------------------------------------------------
@@ -82,7 +83,6 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
 }
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # A=x, A+=x
 _SUBSCRIPT_RUNS = re.compile(r"\[[^\]]*(?:\$\(|`)")  # 'a[$(rm x)]': run by [[ -eq ]], $((x))
-_BINDS = re.compile(r"(BASH_ALIASES|BASH_CMDS)(?:\[[^\]]*\])?\+?=")
 _MAX_DEPTH = 8
 _MAX_STEPS = 64
 
@@ -226,10 +226,10 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
         r.reasons.append("a quoted array subscript holds a command substitution, which bash "
                          "runs when the text is read as a number")
-    bound = next((m[1] for w in words if (m := _BINDS.match(w.value))), None)
-    if bound:  # BASH_CMDS[ls]=/bin/rm, declare BASH_ALIASES[ls]=rm
-        r.reasons.append(f"it assigns {bound}, which defines an alias or binds a program name "
-                         "to another file")
+    if any(makeflags_eval(w.value) for w in words):  # MAKEFLAGS=--eval=… make, make MAKEFLAGS=
+        r.reasons.append("it sets MAKEFLAGS to make --eval recipe text")
+    bound = next(filter(None, (binds_name(w.value) for w in words)), None)  # BASH_CMDS[ls]=
+    r.reasons += [bound] if bound else []
     prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w)))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")

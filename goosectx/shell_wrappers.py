@@ -12,7 +12,8 @@ cannot read makes the command unreadable (asked about under shell deny/ask rules
 into a pane (``tmux send-keys``), tmux commands (``source-file``, ``if-shell``'s, a key
 binding, a hook, a ``#(…)`` format), screen's ``-X`` commands and ``-c`` file, an expect script
 (``expect -c 'spawn …'``, or one read from standard input), and ``make --eval`` / ``-E`` recipe
-text. What the command text shows, not a sandbox.
+text, also given in ``MAKEFLAGS`` (:func:`makeflags_eval`). ``rg --pre CMD`` runs the program
+CMD on each file it searches. What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -59,9 +60,10 @@ def started_commands(name: str, args: list[str], fed: bool = True) -> Started:
         return Started(slices=_exec_slices(args, options, (";", "+")))
     if name in _FD:
         return _fd(args)
-    if name in ("make", "gmake") and any(  # --eval / --ev (an unambiguous prefix), -sE TEXT
-            a.startswith("--ev") or re.fullmatch(r"-[bBdeikLnpqrRsStvw]*E.*", a) for a in args):
+    if name in ("make", "gmake") and any(_make_eval(a) for a in args):
         return Started(unreadable=f"{name} --eval runs recipe text the rules do not read")
+    if name == "rg":
+        return _rg(args)
     if name in ("tmux", "byobu"):
         return _tmux(args)
     if name == "screen":
@@ -69,6 +71,51 @@ def started_commands(name: str, args: list[str], fed: bool = True) -> Started:
     if name == "expect":
         return _expect(args, fed)
     return Started()
+
+
+def _make_eval(flag: str) -> bool:
+    """True when ``flag`` is make's ``--eval`` (``--ev``: an unambiguous prefix) or ``-sE TEXT``."""
+    return flag.startswith("--ev") or re.fullmatch(r"-[bBdeikLnpqrRsStvw]*E.*", flag) is not None
+
+
+_MAKEFLAGS = re.compile(r"(?:GNU)?MAKEFLAGS(?:\+|\?|:{1,3})?=(.*)", re.DOTALL)
+
+
+def makeflags_eval(word: str) -> bool:
+    """True when ``word`` sets ``MAKEFLAGS`` / ``GNUMAKEFLAGS`` to flags holding make's eval.
+
+    Make reads those variables (from its environment, and a ``make MAKEFLAGS=…`` operand) as
+    its own options: ``MAKEFLAGS='--eval=t: ; rm x' make t``. The first word of the value may
+    be single letters without a ``-`` (``Et:…`` is ``-Et:…``); words after ``--`` are variables.
+    """
+    found = _MAKEFLAGS.match(word)
+    for k, flag in enumerate(found[1].split() if found else []):
+        if flag == "--":
+            return False
+        if _make_eval(flag if k or flag.startswith("-") or "=" in flag else "-" + flag):
+            return True
+    return False
+
+
+def _rg(args: list[str]) -> Started:
+    """``rg --pre CMD``: ripgrep runs the program CMD (no shell) on every file it searches.
+
+    ``--pre CMD`` is read like ``find -exec``'s program; ``--pre=CMD`` too, unless bash
+    computes or globs the word (``--pre=$X``: unreadable).
+    """
+    started = Started()
+    for i, word in enumerate(args):
+        if word == "--":
+            break
+        if word == "--pre" and i + 1 < len(args):
+            started.slices.append((i + 1, i + 2))
+        elif word.startswith("--pre="):
+            program = word.partition("=")[2]
+            if re.search(r"[$`*?\[{]", program):
+                started.unreadable = "rg --pre's program is named at run time or by a glob"
+            elif program:
+                started.lines.append(shlex.quote(program))
+    return started
 
 
 def runs_given_command(name: str, args: list[str]) -> bool:

@@ -39,6 +39,15 @@ def test_run_denies_the_rm_that_make_eval_and_tmux_would_run(  # type: ignore[no
     assert all("permission rule" in a for a in answers[2:]), answers
 
 
+def test_run_asks_about_the_eval_makeflags_gives_make(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    commands = ["MAKEFLAGS='--eval=t:\\ ;\\ rm\\ -f\\ v1' make t",
+                "export GNUMAKEFLAGS='Et:\\ ;\\ rm\\ -f\\ v2'; make t"]
+    run_auto_denying_rm(fake_model, workdir, capsys, commands)
+    answers = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert ["needs approval" in a for a in answers] == [True, True], answers
+
+
 DENIED = [  # read like sh -c: the rm is seen, and denied
     "tmux new-session -d 'rm x'", "tmux new -d rm x", "tmux new-window 'rm x'",
     "tmux neww -t s:1 -n w 'rm x'", "tmux split-window -h -l 20 'cd /tmp && rm x'",
@@ -51,6 +60,8 @@ DENIED = [  # read like sh -c: the rm is seen, and denied
     "fd --exec rm {}", "fd --exec-batch rm", "fd -Hx rm {}", "fd -xrm", "fdfind x -x rm",
     "find . -exec rm {} +", "sudo tmux new -d 'rm x'", "ssh host tmux new -d \"'rm x'\"",
     "nohup screen -dm rm x", "env -S 'rm -f' x", "env -S '#comment' rm x",
+    "rg --pre rm x", "rg --pre=rm x", "rg -i x --pre /bin/rm", "rg --pre=/bin/rm x",
+    "sudo rg --pre rm x",
 ]
 ASKED = [  # what they would run cannot be read
     "make --eval='t: ; rm x' t", "make -E 't: ; rm x' t", "make --ev=x t", "make -sE x t",
@@ -62,6 +73,10 @@ ASKED = [  # what they would run cannot be read
     "tmux new -d -e 'PROMPT_COMMAND=rm x' bash", "tmux setenv -g BASH_ENV /tmp/x.sh",
     "screen -S s -X stuff 'rm x\\n'", "screen -c x.rc",
     "expect -c 'spawn rm x'", "expect", "expect -", "expect -f /dev/stdin", "expect -i",
+    "MAKEFLAGS=--eval=x make", "MAKEFLAGS='--eval=t: ; rm x' make t", "make MAKEFLAGS=--eval=x",
+    "make 'MAKEFLAGS+=-E x' t", "MAKEFLAGS='Et:\\ ;\\ rm\\ x' make t", "GNUMAKEFLAGS='-sE x' make",
+    "export MAKEFLAGS=--ev=x; make", "env MAKEFLAGS=--eval=x make", "MAKEFLAGS='-s --eval x' make",
+    "rg --pre $X x", "rg --pre=$X x", "rg '--pre=$(echo rm)' x", "rg --pre='r*' x",
 ]
 STILL_RUN = [
     "tmux ls", "tmux attach -t build", "tmux kill-session -t build", "tmux has-session -t x",
@@ -72,6 +87,9 @@ STILL_RUN = [
     "fd x -x echo {} ';' -e rm", "make -j4 test", "make -f Makefile all",
     "env -S 'python3 -u' x.py", "env -S 'make -j2'", "env python3 -u x.py",
     "env --split-string='python3 -u' x.py", "env -iS 'python3 -u' x.py",
+    "MAKEFLAGS=-j4 make", "make MAKEFLAGS=-s", "MAKEFLAGS='-j4 --no-print-directory' make",
+    "MAKEFLAGS='s -- EXTRA=-E' make", "rg --pre pdftotext x", "rg --pre=./pre.sh x",
+    "rg --pre-glob '*.pdf' x", "rg -e rm x",
 ]
 
 
@@ -94,7 +112,7 @@ def test_their_everyday_commands_still_run_under_a_deny_rule(command: str) -> No
 
 def test_no_command_prefix_rule_is_offered_for_them() -> None:
     for command in ("tmux new -d 'make'", "tmux ls", "screen -dmS b make", "expect x.exp",
-                    "fd -x wc -l", "make --eval='x: ; ls' x"):
+                    "fd -x wc -l", "make --eval='x: ; ls' x", "rg --pre pdftotext x"):
         assert suggested_rule("shell", {"command": command}) is None, command
     assert suggested_rule("shell", {"command": "fd -e py x"}) == "shell(fd*)"
     assert suggested_rule("shell", {"command": "make -j4 test"}) == "shell(make*)"
