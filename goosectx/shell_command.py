@@ -50,7 +50,7 @@ from goosectx.shell_runners import (
     splits_string,
     ssh_lines,
 )
-from goosectx.shell_words import ASSIGNMENT_WORD
+from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
 from goosectx.shell_wrappers import env_split_line, makeflags_eval, started_commands
 
 
@@ -253,7 +253,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             return
         r.forms.append(" ".join(w.value for w in words))
         program = words[0].value
-        r.steps.append((program, _computed(words[0]), any(_computed(w) for w in words[1:])))
+        named = literal_name(words[0]) if _computed(words[0]) else None  # "$HOME/bin/uv"
+        computed = _computed(words[0]) and named is None
+        r.steps.append((program, computed, any(_computed(w) for w in words[1:])))
         if leading and (found := ASSIGNMENT_WORD.match(words[0].raw)):
             r.steps[-1] = (program, False, r.steps[-1][2])  # not a program: bash sets it
             if re.search(r"[$`]", found[0]):  # a[$x]=1: its subscript is read as a number
@@ -261,12 +263,12 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             words = words[1:]
             continue
         leading = False  # bash reads assignments only before the program
-        if _computed(words[0]):
+        if computed:
             reasons.append("its program is named at run time or by a glob or brace expansion")
         if _ASSIGNMENT.match(program):
             words = words[1:]
             continue
-        name = program.rsplit("/", 1)[-1] if "/" in program else program
+        name = named or (program.rsplit("/", 1)[-1] if "/" in program else program)
         if name != program and name:
             words = [Word(name, name), *words[1:]]
             continue

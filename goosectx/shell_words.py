@@ -44,6 +44,27 @@ class Word:
     pattern: bool = False
 
 
+_IN_QUOTES = r'(?:[^"\\$`]|\\.|\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\}))'
+"""Inside ``"…"``: text and ``$NAME`` / ``${NAME}`` (no ``$( )``, no ``${X%…}``)."""
+_QUOTED_DIR = re.compile(rf"""(?:'[^']*'|\\.|"{_IN_QUOTES}*"|[^"'\\$`])*"""
+                         rf"""(?:/([\w.+-]+)|"{_IN_QUOTES}*/([\w.+-]+)")""")
+"""A path whose expansions are all quoted, ending in a literal name after a ``/``."""
+
+
+def literal_name(word: Word) -> str | None:
+    """The program name a path ends in when bash computes only its directory, or ``None``.
+
+    ``"$HOME/.local/bin/uv"``, ``"${PWD}"/bin/x``, ``~/"$V"/black``: each expansion is a
+    variable inside double quotes (or a tilde prefix), so bash neither splits nor globs it,
+    and the last component, written after a ``/``, names the program as a literal path
+    does. Not ``$HOME/bin/uv``: bash splits an unquoted expansion into words
+    (``HOME='rm -rf x '`` makes it run ``rm``).
+    """
+    found = None if word.pattern else _QUOTED_DIR.fullmatch(word.raw)
+    name = found and (found[1] or found[2])
+    return name if name and name.strip(".") else None
+
+
 @dataclass(slots=True)
 class Part:
     """One simple command (or one redirection, ``> TARGET``) of a command line."""

@@ -173,3 +173,39 @@ def test_run_in_auto_mode_runs_scripts_at_computed_paths(  # type: ignore[no-unt
         "ran__venv_bin_activate", "ran_Makefile", "ran_configure", "ran_home__bashrc",
         "ran_home__cargo_env", "ran_home__nvm_nvm_sh", "ran_scripts_test_sh", "ran_tests_t_py",
         "ran_tools_x_py"]), err
+
+
+# corpus21: `$HOME/.local/bin/uv --version` was asked about as "program named at run time".
+# A program whose directory bash computes inside quotes ("$HOME/.local/bin/uv", or a tilde
+# prefix) is named by its literal last component, like a literal path; unquoted, bash splits
+# the expansion into words, so the name is not that (HOME='rm -f v1 '; $HOME/x runs rm).
+@pytest.mark.parametrize("command", [
+    '"$HOME/.local/bin/uv" --version', '"$HOME"/.local/bin/uv --version',
+    '~/.local/bin/uv --version', '/opt/bin/uv --version', 'uv --version',
+    '"${PWD}/bin/uv" sync', 'sudo "$HOME/bin/uv" x', 'find . -exec "$D/uv" {} ;'])
+def test_a_rule_names_a_program_whose_quoted_directory_bash_computes(command: str) -> None:
+    rules = PermissionRules(deny=("shell(uv *)",))
+    assert verdict(rules, command) == "deny", command
+    assert verdict(DENY_RM, command.replace("uv", "rm")) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    '"$HOME/.local/bin/uv" --version', '"${PWD}"/run.sh', '~/"$V"/bin/black .',
+    "'$x'/bin/tool"])
+def test_it_runs_under_a_deny_rule_for_another_program(command: str) -> None:
+    assert verdict(DENY_RM, command) == "run", command
+
+
+@pytest.mark.parametrize("command", [
+    "$HOME/.local/bin/uv --version", "$PWD/bin/uv", '"$X"uv', '"${X%/uv}"', '"$D/$T"',
+    '"$D"/r?', '"$D/."', "${D}/uv", "`pwd`/uv", '"$D"/"$T"', '"$(echo ")")"$X/uv',
+    '"${D:-x}/uv"', '"$D"\\/uv', '$\'\\x2f\'uv'])
+def test_an_unquoted_or_computed_name_is_still_asked_about(command: str) -> None:
+    assert verdict(DENY_RM, command) == "ask", command
+
+
+def test_run_does_not_read_an_unquoted_home_dir_as_the_program(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_auto_denying_rm(fake_model, workdir, capsys, [
+        "HOME='rm -f v1 '; $HOME/.local/bin/uv --version",
+        "X='rm -f v2 '; find . -maxdepth 0 -exec $X/uv {} ';'"])
