@@ -131,6 +131,7 @@ class _Reading:
     code: list[tuple[str, str]] = field(default_factory=list)
     maybe: list[str] = field(default_factory=list)
     fed: bool = False  # Part.fed of the command read now (or of the one whose string it is)
+    reparsed: bool = False  # an inner line holds text bash computed (eval "$X")
 
 
 def _computed(word: Word) -> bool:
@@ -206,8 +207,13 @@ def program_argv(argv: list[str]) -> list[str]:
     return [w.value for w in words]
 
 
-def _add_line(line: str, r: _Reading, depth: int) -> None:
-    """The forms of every part of an inner command line (``bash -c STRING``)."""
+def _add_line(line: str, r: _Reading, depth: int, written: bool = True) -> None:
+    """The forms of every part of an inner command line (``bash -c STRING``).
+
+    ``written``: false when bash computes part of the line before it is parsed (``bash -c
+    "X=$Y"``: ``$Y``'s value is code, so its assignments and ``"$D/x"`` are not read as such).
+    """
+    r.reparsed = r.reparsed or not written
     if depth >= _MAX_DEPTH:
         r.reasons.append("its commands are nested too deeply to read")
         return
@@ -226,10 +232,9 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
         r.reasons.append("a quoted array subscript holds a command substitution, which bash "
                          "runs when the text is read as a number")
-    if any(makeflags_eval(w.value) for w in words):  # MAKEFLAGS=--eval=… make, make MAKEFLAGS=
-        r.reasons.append("it sets MAKEFLAGS to make --eval recipe text")
-    bound = next(filter(None, (binds_name(w.value) for w in words)), None)  # BASH_CMDS[ls]=
-    r.reasons += [bound] if bound else []
+    stored = next(filter(None, (binds_name(w.value) or makeflags_eval(w.value) for w in words)),
+                  None)  # BASH_CMDS[ls]=/bin/rm; MAKEFLAGS=--eval=… make, make MAKEFLAGS=…
+    r.reasons += [stored] if stored else []
     prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w)))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
@@ -240,10 +245,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
                leading: bool = False) -> None:
     """Append the forms of ``words``, one per step of normalisation.
 
-    ``leading``: ``words`` start a simple command, where bash reads ``NAME=value`` words as
-    assignments (``X=$(date) ls``); they run no program, so a value bash computes (or a ``*``,
-    which bash does not expand there) is no program named at run time. After a wrapper or
-    ``-exec`` such a word is the program (``command X=$Y`` runs a file named by ``$Y``).
+    ``leading``: ``words`` start a simple command, where a ``NAME=value`` word is an assignment
+    (``X=$(date) ls``): no program, whatever its value. After a wrapper or ``-exec`` such a
+    word is the program (``command X=$Y`` runs a file named by ``$Y``).
     """
     words = list(words)
     reasons = r.reasons
@@ -253,12 +257,12 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             return
         r.forms.append(" ".join(w.value for w in words))
         program = words[0].value
-        named = literal_name(words[0]) if _computed(words[0]) else None  # "$HOME/bin/uv"
-        computed = _computed(words[0]) and named is None
+        assigns = ASSIGNMENT_WORD.match(words[0].raw) if leading and not r.reparsed else None
+        named = literal_name(words[0]) if _computed(words[0]) and not r.reparsed else None
+        computed = _computed(words[0]) and named is None and assigns is None
         r.steps.append((program, computed, any(_computed(w) for w in words[1:])))
-        if leading and (found := ASSIGNMENT_WORD.match(words[0].raw)):
-            r.steps[-1] = (program, False, r.steps[-1][2])  # not a program: bash sets it
-            if re.search(r"[$`]", found[0]):  # a[$x]=1: its subscript is read as a number
+        if assigns:  # not a program: bash sets a variable
+            if re.search(r"[$`]", assigns[0]):  # a[$x]=1: its subscript is read as a number
                 reasons.append("it assigns an array element whose subscript bash computes")
             words = words[1:]
             continue
@@ -282,6 +286,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if any(w.value.startswith("BASH_FUNC_") for w in words):
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         args = [w.value for w in words[1:]]
+        fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
         hidden = hidden_commands(name, args, r.fed) or hidden_program(name, args, r.fed)
         if hidden:
             reasons.append(hidden)
@@ -289,7 +294,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
                 splits_string(a) for a in args):
             inner = _inner_line(name, args)
             if inner is not None:
-                _add_line(inner, r, depth)
+                _add_line(inner, r, depth, fixed)
                 return
             script = shell_script(args) if name in SHELLS else ""
             if script is None:
@@ -304,7 +309,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         started = started_commands(name, args, r.fed)  # find -exec, fd -x, tmux new 'CMD', screen
         reasons += filter(None, [started.unreadable])
         for line in [*option_lines(name, args), *builtin_lines(name, args), *started.lines]:
-            _add_line(line, r, depth)
+            _add_line(line, r, depth, fixed)
         for begin, end in started.slices:
             _normalise(words[1 + begin:1 + end], r, depth + 1)
         if started.slices or started.lines:
@@ -327,10 +332,10 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
     ssh's command lines are read as they are; the other runners' candidates go to
     :attr:`_Reading.maybe` (a deny rule matching them asks).
     """
-    args = [w.value for w in words]
+    args, written = [w.value for w in words], not any(_computed(w) for w in words)
     if name == "ssh":
         for line in ssh_lines(args):
-            _add_line(line, r, depth)
+            _add_line(line, r, depth, written)
         return
     starts = runner_starts(name, args, [_computed(w) for w in words])
     if starts is None:
@@ -342,7 +347,7 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
     if name == "parallel":  # parallel 'rm {}' ::: x: a command line of its own
         for value in args:
             if any(c.isspace() for c in value):
-                _add_line(value, r, depth)
+                _add_line(value, r, depth, written)
     r.maybe += r.forms[before:]
     del r.forms[before:]
 

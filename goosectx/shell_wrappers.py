@@ -81,8 +81,8 @@ def _make_eval(flag: str) -> bool:
 _MAKEFLAGS = re.compile(r"(?:GNU)?MAKEFLAGS(?:\+|\?|:{1,3})?=(.*)", re.DOTALL)
 
 
-def makeflags_eval(word: str) -> bool:
-    """True when ``word`` sets ``MAKEFLAGS`` / ``GNUMAKEFLAGS`` to flags holding make's eval.
+def makeflags_eval(word: str) -> str | None:
+    """Why ``word`` sets ``MAKEFLAGS`` / ``GNUMAKEFLAGS`` to flags holding make's eval, or ``None``.
 
     Make reads those variables (from its environment, and a ``make MAKEFLAGS=…`` operand) as
     its own options: ``MAKEFLAGS='--eval=t: ; rm x' make t``. The first word of the value may
@@ -91,10 +91,10 @@ def makeflags_eval(word: str) -> bool:
     found = _MAKEFLAGS.match(word)
     for k, flag in enumerate(found[1].split() if found else []):
         if flag == "--":
-            return False
+            return None
         if _make_eval(flag if k or flag.startswith("-") or "=" in flag else "-" + flag):
-            return True
-    return False
+            return "it sets MAKEFLAGS to make --eval recipe text"
+    return None
 
 
 def _rg(args: list[str]) -> Started:

@@ -110,7 +110,8 @@ def test_the_commands_it_computes_or_runs_are_still_denied(command: str) -> None
 @pytest.mark.parametrize("command", [
     "X=$Y $Z", "X=$(ls) $Z x", "PS1=$X", "PS4=$X bash -x b", "PROMPT_COMMAND=$X",
     "BASH_ENV=$X bash -c ls", "ENV=$X", "BASH_ALIASES[ls]=rm", "BASH_CMDS[ls]=$X",
-    "BASH_ALIASES=$X", "declare BASH_CMDS[ls]=/bin/true", "a[$x]=1", "a[`ls`]=1", "command X=$Y ls", "exec X=$Y",
+    "BASH_ALIASES=$X", "declare BASH_CMDS[ls]=/bin/true", 'eval "X=$Y"', 'bash -c "X=$Y"',
+    'ssh host "X=$Y"', "a[$x]=1", "a[`ls`]=1", "command X=$Y ls", "exec X=$Y",
     "find . -exec X=$Y {} ;"])
 def test_what_it_may_run_is_still_asked_about(command: str) -> None:
     assert verdict(command) == "ask", command

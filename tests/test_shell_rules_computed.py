@@ -199,7 +199,7 @@ def test_it_runs_under_a_deny_rule_for_another_program(command: str) -> None:
 @pytest.mark.parametrize("command", [
     "$HOME/.local/bin/uv --version", "$PWD/bin/uv", '"$X"uv', '"${X%/uv}"', '"$D/$T"',
     '"$D"/r?', '"$D/."', "${D}/uv", "`pwd`/uv", '"$D"/"$T"', '"$(echo ")")"$X/uv',
-    '"${D:-x}/uv"', '"$D"\\/uv', '$\'\\x2f\'uv'])
+    '"${D:-x}/uv"', 'eval "\\"$D/uv\\""', 'bash -c "\\"$D/uv\\" x"', '"$D"\\/uv', '$\'\\x2f\'uv'])
 def test_an_unquoted_or_computed_name_is_still_asked_about(command: str) -> None:
     assert verdict(DENY_RM, command) == "ask", command
 
