@@ -232,9 +232,8 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
         r.reasons.append("a quoted array subscript holds a command substitution, which bash "
                          "runs when the text is read as a number")
-    stored = next(filter(None, (binds_name(w.value) or makeflags_eval(w.value) for w in words)),
-                  None)  # BASH_CMDS[ls]=/bin/rm; MAKEFLAGS=--eval=… make, make MAKEFLAGS=…
-    r.reasons += [stored] if stored else []
+    stored = [x for w in words if (x := binds_name(w.value) or makeflags_eval(w.value))]
+    r.reasons += stored[:1]  # BASH_CMDS[ls]=/bin/rm; MAKEFLAGS=--eval=… make, make MAKEFLAGS=…
     prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w)))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
