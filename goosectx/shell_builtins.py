@@ -39,6 +39,8 @@ _UNSEEN = re.compile(r"^~|[$`*?\[{(]|(?:^|/)(?!\.\.?/)[^/]+/\.\.(?:/|$)")
 """A path the rules cannot see the file of: bash computes it (``$f``, ``$(…)``, ``~/``, a
 glob, ``<(…)``), or a ``..`` after a name, which a symbolic link may take elsewhere
 (``/tmp/link/../stdin``; a leading ``../x`` climbs from the working dir as written)."""
+_COMPUTED = re.compile(r"[$`*?\[{(~\\]")
+"""Characters that make bash compute a word (or its file name) from what is not written."""
 _PROMPT = re.compile(r"(?:-[A-Za-z]*v)?(?:[A-Za-z_]\w*=)?(PS[0124]|PROMPT_COMMAND|BASH_ENV|ENV)"
                      r"(?:\[[^\]]*\])?(?:\+?=|$)")
 """A word that sets (or names, for ``read``/``printf -v``/``declare -n``) a variable whose value
@@ -82,9 +84,22 @@ def script_stream(path: str, fed: bool = True) -> str | None:
     """
     if stream_path(path):
         return "standard input or a pipe"
-    if fed and path and unseen_path(path):
+    if fed and path and unseen_path(path) and not named_file(path):
         return "a computed, ~ or .. path that may be a stream the command line opens or names"
     return None
+
+
+def named_file(path: str) -> bool:
+    """True when ``path`` ends in a name as written, with no ``..`` on the way to it.
+
+    ``~/.claude/hook.py``, ``"$PWD/tools/x.py"``: whatever directory bash computes, the file
+    is the one of that name in it — a stream only if that file already is one (a link to
+    ``/dev/stdin`` made earlier), as for a literal ``x.py``. The names of streams
+    (``stdin``, ``fd/0``, ``0``) are :func:`stream_path`'s.
+    """
+    head, _, name = path.rpartition("/")
+    return bool(head) and bool(name) and _COMPUTED.search(name) is None and ".." not in (
+        head.split("/"))
 
 
 def reads_stdin(path: str, fed: bool = True) -> bool:

@@ -121,7 +121,11 @@ SCRIPTS_AT_COMPUTED_PATHS = [  # fresh20c #12 and #4: each ran before a91a829, a
     'python3 "$PWD/tools/x.py" | tee log', 'python3 "$PWD/tools/x.py" < input.txt',
     "cat > x.py <<'EOF'\nprint(1)\nEOF\npython3 \"$PWD/x.py\"",
     'while read -r f; do python3 "$f"; done < list.txt', 'awk -f "$PWD/x.awk" data',
-    'python3 "$PWD/x.py" --stdin 2>/dev/null', 'expect "$PWD/login.exp"']
+    'python3 "$PWD/x.py" --stdin 2>/dev/null', 'expect "$PWD/login.exp"',
+    # fed, but the file is named as written in a computed directory: a stream only if that
+    # file already is one, as for a literal `python3 x.py` (real agents' hooks: corpus21)
+    "echo '{\"tool_input\": {}}' | python3 ~/.claude/hook.py", 'git diff | python3 "$PWD/x.py"',
+    "awk -f \"$PWD/x.awk\" <<< 'a b'", 'cat list | bash "$HOME/bin/each.sh"']
 
 
 @pytest.mark.parametrize("command", SCRIPTS_AT_COMPUTED_PATHS)
@@ -135,8 +139,9 @@ FED_SCRIPTS = [  # a computed path the command line may send its program to on a
     "exec 3<<<'rm -f v'; . $F", "<<<'rm -f v' . $F", ". $F < \"$G\"", ". $F 0<&3",
     "coproc echo 'rm -f v'; . $F", "cat <(echo x); . $F", "echo 'rm -f v' | cat \"$(. $F)\"",
     "bash -c '. $F' <<< 'rm -f v'", "eval '. $F' <<< 'rm -f v'", "f=/dev/stdout; . $f",
-    "echo 'import os' | python3 \"$PWD/x.py\"", ". $F <<EOF\nrm -f v\nEOF",
-    "cat <<EOF\n$(. $F)\nEOF", "awk -f \"$PWD/x.awk\" <<< 'BEGIN{system(\"rm -f v\")}'",
+    ". $F <<EOF\nrm -f v\nEOF", "echo 'rm -f v' | bash \"$D/$f\"",
+    "echo 'import os' | python3 \"$PWD/../x.py\"", "echo 'rm -f v' | bash ~/x/../stdin",
+    "cat <<EOF\n$(. $F)\nEOF", "awk -f ~/x/* <<< 'BEGIN{system(\"rm -f v\")}'",
     "cd /dev && f=std''out && echo 'rm -f v' && . ./$f", "expect $F <<< 'spawn rm -f v'"]  # /dev/stdout: the output pipe
 
 
