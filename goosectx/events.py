@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal, TypeAlias
 
 from goosectx.conversation import Conversation, Message, ToolRequest, ToolResponse, part_to_dict
-from goosectx.usage import LedgerEntry, Usage
+from goosectx.usage import LedgerEntry, Usage, summed_to_dict
 
 CompactionTrigger = Literal["auto", "reactive", "manual", "clear"]
 CompactionStrategy = Literal["llm", "extractive", "none"]
@@ -76,6 +76,9 @@ class UsageUpdated:
         accumulated: Sum of every billed call of the session, this one included.
         context_limit_tokens: The context limit the trigger compares against.
         is_estimate: True when ``current_tokens`` is our estimate, not a provider report.
+        unreported_calls: How many calls of the session (this one included) reported no
+            usage: stream-json counts them in ``accumulated``
+            (:func:`~goosectx.usage.summed_to_dict`).
     """
 
     call: LedgerEntry
@@ -83,6 +86,7 @@ class UsageUpdated:
     accumulated: Usage
     context_limit_tokens: int
     is_estimate: bool
+    unreported_calls: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,4 +206,7 @@ def event_to_json(event: Event) -> dict[str, Any]:
     data: dict[str, Any] = {"type": event_type_name(event)}
     for f in fields(event):
         data[f.name] = _jsonable(getattr(event, f.name))
+    if isinstance(event, UsageUpdated):  # as run's result counts its usage
+        del data["unreported_calls"]
+        data["accumulated"] = summed_to_dict(event.accumulated, event.unreported_calls)
     return data

@@ -188,6 +188,20 @@ class Redactor:
         return "".join(pieces) + text[pos:]
 
 
+def redact_cut_secrets(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each start of a secret (its first 8+ characters) replaced by ``[REDACTED]``.
+
+    For a line that quotes a value cut short (an import error shows a token count's first 20
+    characters): a whole secret is redacted by :class:`Redactor`, but the piece a cut leaves of
+    one is not. The longest start of each secret found goes first.
+    """
+    for secret in secrets:
+        for end in range(len(secret), MIN_SECRET_CHARS - 1, -1):
+            if secret[:end] in text:
+                text = text.replace(secret[:end], REDACTED)
+    return text
+
+
 def redact(text: str, secrets: list[str]) -> str:
     """``text`` with each value of ``secrets`` (in every listed encoding) redacted."""
     return Redactor(secrets)(text)

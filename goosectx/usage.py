@@ -281,6 +281,19 @@ class LedgerEntry:
                    when)
 
 
+def summed_to_dict(usage: Usage, unreported_calls: int) -> dict[str, Any]:
+    """The JSON form of a sum of calls, ``unreported_calls`` of which reported no usage.
+
+    ``run``'s ``result`` usage and a ``usage_updated`` event's ``accumulated``: the calls
+    that reported none are counted in ``unreported_calls``; when no call was reported, the
+    token figures are ``null`` (unknown), not 0.
+    """
+    data = {**usage.to_dict(), "unreported_calls": unreported_calls}
+    if unreported_calls and not usage.reported:
+        data.update(input_tokens=None, output_tokens=None, total_tokens=None)
+    return data
+
+
 @dataclass(slots=True)
 class UsageLedger:
     """All billed calls of a session plus its ``current`` context figure.

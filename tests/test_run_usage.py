@@ -84,3 +84,32 @@ def test_a_call_with_no_usage_is_exported_as_not_reported_not_zero(
     again = json.loads(cli(capsys, "sessions", "export", "back", "-f", "json")[0])
     assert [(e["input_tokens"], e["total_tokens"]) for e in again["usage_ledger"]] == [
         (None, None), figures[1][::2]]
+
+
+def _usage_lines(out: str) -> tuple[list[dict[str, object]], dict[str, object]]:
+    """stream-json's ``usage_updated`` events' ``accumulated``, and the result's ``usage``."""
+    lines = [json.loads(line) for line in out.splitlines()]
+    updates = [line["accumulated"] for line in lines if line["type"] == "usage_updated"]
+    result = next(line["usage"] for line in lines if line["type"] == "result")
+    return updates, result
+
+
+def test_stream_json_usage_updated_says_not_reported_as_the_result_line_does(
+        fake_model: FakeServer, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # fresh21 #11: after a call whose provider reported no usage, usage_updated said the
+    # session had used 0 input, 0 output, 0 total tokens — exact figures — while the result
+    # line said null with unreported_calls 1.
+    fake_model.add({"text": "no usage here", "usage": None})
+    out, _err = cli(capsys, "run", "-t", "hi", "--name", "u", "--output-format", "stream-json")
+    (update,), result = _usage_lines(out)
+    figures = ("input_tokens", "output_tokens", "total_tokens", "unreported_calls")
+    assert [update[k] for k in figures] == [None, None, None, 1]
+    assert [result[k] for k in figures] == [None, None, None, 1]
+    # resumed, a reported call: the session's sum has figures and still counts the first call
+    fake_model.add({"text": "counted"})
+    out, _err = cli(capsys, "run", "--resume", "u", "-t", "again",
+                    "--output-format", "stream-json")
+    (update,), result = _usage_lines(out)
+    assert isinstance(update["input_tokens"], int) and update["input_tokens"] > 0
+    assert update["unreported_calls"] == 1  # the session's (accumulated)
+    assert result["input_tokens"] == update["input_tokens"] and result["unreported_calls"] == 0

@@ -44,7 +44,9 @@ def import_sessions(
     (:mod:`goosectx.cli.import_pipe`), then imported like a file.
 
     Python's cycle collector is paused meanwhile
-    (:func:`~goosectx.cli.collector.cycle_collector_paused`).
+    (:func:`~goosectx.cli.collector.cycle_collector_paused`). An error's line shows a secret of
+    this environment it quotes from the file as ``[REDACTED]``
+    (:func:`~goosectx.cli.import_secrets.error_without_secrets`).
 
     Raises:
         ImportFormatError: unknown or broken file (the line or record is named); a pipe over
@@ -56,6 +58,21 @@ def import_sessions(
             left in the store, unless it came once every session was saved. A terminal's
             stderr shows a progress line meanwhile (:mod:`goosectx.cli.import_progress`).
     """
+    from goosectx.cli.import_secrets import error_without_secrets
+    from goosectx.errors import GoosectxError
+
+    try:
+        _import_path(settings, path, fmt=fmt, name=name, source_session=source_session,
+                     force=force, use_source_dir=use_source_dir)
+    except GoosectxError as exc:  # it may quote the file: a secret there reads [REDACTED]
+        raise error_without_secrets(exc, settings) from None
+
+
+def _import_path(
+    settings: Settings, path: Path, *, fmt: str, name: str | None, source_session: str | None,
+    force: bool, use_source_dir: bool,
+) -> None:
+    """:func:`import_sessions`, its errors as raised (a secret of the file unredacted)."""
     from goosectx.cli.collector import cycle_collector_paused
     from goosectx.cli.common import check_new_name, current_dir
     from goosectx.cli.import_pipe import readable_path, shown_as_given

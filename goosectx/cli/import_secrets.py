@@ -32,6 +32,7 @@ from goosectx.stored_message import StoredMessage
 
 if TYPE_CHECKING:
     from goosectx.conversation import Message
+    from goosectx.errors import GoosectxError
 
 Redact = Callable[[str], str]
 
@@ -79,6 +80,30 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
         what = ", ".join(plural(n, kind) for kind, n in found.items())
         notes.append(f"a secret of this environment was redacted in {what}" if found else "")
     return notes
+
+
+def error_without_secrets(error: GoosectxError, settings: Settings) -> GoosectxError:
+    """``error`` (a refused import) with this environment's secrets redacted from its line.
+
+    A file's value quoted by a refusal (a message's role, a time, a token count's first 20
+    characters) may be a secret of this environment: the line reads ``[REDACTED]`` there, as
+    the lines of an import that succeeds do (:func:`redact_secrets`'s redactor; a secret's start
+    left by a cut too). ``error`` is changed in place.
+    """
+    from goosectx.redaction import redact_cut_secrets
+    from goosectx.tools.builtin import make_redactor
+
+    redact = make_redactor(settings)
+    if not redact.secrets:
+        return error
+
+    def clean(text: str) -> str:
+        return redact_cut_secrets(redact(text), redact.secrets)
+
+    error.message = clean(error.message)
+    error.hint = clean(error.hint) if error.hint is not None else None
+    error.args = (error.message,)
+    return error
 
 
 def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int]) -> None:

@@ -65,7 +65,7 @@ from goosectx.events import (
 from goosectx.recorder import SessionRecorder
 from goosectx.testhooks import pause_point
 from goosectx.turn import UNRECORDED_TEXT, cut_by_exit, interrupted_calls, not_started_calls
-from goosectx.usage import Usage
+from goosectx.usage import Usage, summed_to_dict
 
 if TYPE_CHECKING:
     from goosectx.agent import Agent
@@ -343,13 +343,10 @@ def _drive_events(events: Iterator[Event], cancel: threading.Event, recorder: Se
 def _summary(session_id: str, name: str | None, finished: _Finished) -> dict[str, Any]:
     last = finished.last_usage
     usage = {
-        **finished.usage.to_dict(),
+        **summed_to_dict(finished.usage, finished.unreported),  # none reported: null, not 0
         "current_tokens": last.current_tokens if last else None,
         "context_limit_tokens": last.context_limit_tokens if last else None,
-        "unreported_calls": finished.unreported,
     }
-    if finished.calls and finished.unreported == finished.calls:  # unknown, not 0
-        usage.update(input_tokens=None, output_tokens=None, total_tokens=None)
     answer = next((m.text for m in reversed(finished.messages)
                    if m.role == "assistant" and m.text), "")
     return {

@@ -259,7 +259,7 @@ def execute(
             session.ledger.entries.append(summary.call)
             yield UsageUpdated(summary.call, session.ledger.current_tokens,
                                session.ledger.accumulated(), context_limit_tokens,
-                               session.ledger.current_is_estimate)
+                               session.ledger.current_is_estimate, session.ledger.unreported())
         raise growth
     conversation.messages = new
     after = reestimate()

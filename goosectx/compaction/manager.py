@@ -113,7 +113,7 @@ class ContextManager(ContextFigures):
                                 threshold_ratio=self.settings.threshold_ratio)
         return UsageUpdated(
             entry, ledger.current_tokens, ledger.accumulated(),
-            self.context_limit().tokens, ledger.current_is_estimate,
+            self.context_limit().tokens, ledger.current_is_estimate, ledger.unreported(),
         )
 
     def before_call(self, request: RequestContext, *,
