@@ -389,7 +389,7 @@ def test_next_report_not_lower_pauses_auto_compaction_until_manual_compaction() 
     cm.record_call(Usage.of(first.tokens_before + 40, 5), REQUEST, model="m")
     assert session.state.auto_compaction_paused
     events = collect(cm.after_call(REQUEST))
-    assert any("paused" in t and "grew from" in t for t in notices(events))
+    assert any("paused" in t and "grew after the last compaction" in t for t in notices(events))
     cm.session.conversation.append(Message.user("b"))
     assert collect(cm.before_call(REQUEST)) == []  # paused: no loop
     provider.add(SUMMARY_JSON)
