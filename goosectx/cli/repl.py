@@ -22,14 +22,13 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalAnswer, ApprovalFn
-from goosectx.cli import exit_signals, repl_approval, repl_extensions, repl_outcome, reports, slash
+from goosectx.cli import exit_signals, repl_approval, repl_extensions, repl_outcome, reports
 from goosectx.cli.common import OpenSession
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.model_choice import ModelChoice, retreat_for, show_retreat, switch_provider
 from goosectx.cli.prompt import history_problem, make_prompt_session
 from goosectx.cli.prompt_editor import editor_for
 from goosectx.cli.render import TranscriptRenderer
-from goosectx.cli.repl_commands import run_command
 from goosectx.cli.repl_opening import draw_opening
 from goosectx.cli.resume_load import BackgroundLoad, compose_pre_run
 from goosectx.cli.resume_tail import draw_resumed
@@ -49,6 +48,7 @@ from goosectx.store.replacing import replace_surrogates
 
 if TYPE_CHECKING:
     from goosectx.agent import Agent
+    from goosectx.cli import slash
     from goosectx.compaction.manager import ContextManager
 
 __all__ = ["Repl", "ReplIO"]
@@ -261,6 +261,7 @@ class Repl:
                 except KeyboardInterrupt:
                     self.renderer.notice("not sent: the session is still loading")
                     continue
+            from goosectx.cli import slash  # its 22 dataclasses: at the first line, not launch
             command, self.typed = slash.parse_slash(line), line
             if isinstance(command, slash.Exit):
                 break
@@ -376,6 +377,7 @@ class Repl:
 
         See :func:`goosectx.cli.repl_commands.run_command`.
         """
+        from goosectx.cli.repl_commands import run_command  # (it imports slash: not at launch)
         run_command(self, command)
 
     # -- context figures -----------------------------------------------------------------

@@ -7,6 +7,7 @@ each function returns text or a rich renderable.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Group
@@ -17,14 +18,12 @@ from goosectx import __version__
 from goosectx.cli.path_fit import PathNote
 from goosectx.cli.prompt import NEWLINE_KEY_HELP
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
-from goosectx.cli.slash import COMMANDS, CommandInfo
 from goosectx.cli.surface import safe_text
 from goosectx.cli.toolbar import ContextFigure
 from goosectx.compaction.calibration import apply
 from goosectx.config import Settings
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.session import Session
-from goosectx.tokens import ContextBreakdown
 from goosectx.usage import (
     COST_UNKNOWN,
     CallPurpose,
@@ -33,6 +32,10 @@ from goosectx.usage import (
     format_cap_usd,
     format_cost_usd,
 )
+
+if TYPE_CHECKING:
+    from goosectx.cli.slash import CommandInfo
+    from goosectx.tokens import ContextBreakdown
 
 KEYS_HELP = (
     f"Enter sends · {NEWLINE_KEY_HELP} inserts a new line · Ctrl-C cancels a running turn "
@@ -169,6 +172,8 @@ def help_table(*, plain: bool = False, width: int | None = None) -> Table:
     :data:`HELP_SUMMARY_WIDTH` columns for the summaries (/extension's four forms on an
     80-column terminal) wraps in its column instead of squeezing every summary.
     """
+    from goosectx.cli.slash import COMMANDS  # its command values: at the first /help
+
     table = Table(box=box.SIMPLE, show_header=False, pad_edge=False, title_justify="left",
                   caption=PLAIN_KEYS_HELP if plain else KEYS_HELP, caption_justify="left")
     widest = None if width is None else max(20, width - HELP_SUMMARY_WIDTH)
