@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 
 from goosectx import __version__
@@ -34,6 +33,8 @@ from goosectx.usage import (
 )
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from goosectx.cli.slash import CommandInfo
     from goosectx.tokens import ContextBreakdown
 
@@ -172,6 +173,8 @@ def help_table(*, plain: bool = False, width: int | None = None) -> Table:
     :data:`HELP_SUMMARY_WIDTH` columns for the summaries (/extension's four forms on an
     80-column terminal) wraps in its column instead of squeezing every summary.
     """
+    from rich.table import Table  # (with fractions: at the first table, not the banner)
+
     from goosectx.cli.slash import COMMANDS  # its command values: at the first /help
 
     table = Table(box=box.SIMPLE, show_header=False, pad_edge=False, title_justify="left",
@@ -212,6 +215,8 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
         cap_usd: The spending cap (``max_cost_usd``): a line ``spent $x of the $y cap``.
         cap_source: Where the cap came from (``budget.cap_source``), named in that line.
     """
+    from rich.table import Table
+
     table = Table(box=box.SIMPLE, title="usage (tokens)", title_justify="left")
     for name in ("", "calls", "input", "output", "total", "cost"):
         table.add_column(name, justify="left" if not name else "right")
@@ -254,6 +259,8 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
 
 def context_table(facts: ContextFacts) -> Group:
     """The ``/context`` table: the breakdown, the limit, the threshold and the distance."""
+    from rich.table import Table
+
     b = facts.breakdown
     table = Table(box=box.SIMPLE, title="context window", title_justify="left",
                   show_header=False)
