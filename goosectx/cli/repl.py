@@ -40,7 +40,6 @@ from goosectx.config import ApprovalMode, Settings
 from goosectx.conversation import Message, ToolRequest
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.events import Event, HistoryReplaced, MessageCompleted, UsageUpdated
-from goosectx.providers.base import Provider
 from goosectx.recorder import SessionRecorder
 from goosectx.session import Session, TokenCount
 from goosectx.store import SessionStore
@@ -50,13 +49,14 @@ if TYPE_CHECKING:
     from goosectx.agent import Agent
     from goosectx.cli import slash
     from goosectx.compaction.manager import ContextManager
+    from goosectx.providers.base import Provider
 
 __all__ = ["Repl", "ReplIO"]
 
 AgentFactory = Callable[[ApprovalFn], "Agent"]
 """Builds the session's agent around the REPL's approval callable (may raise
 ``ModelNotConfigured`` / ``AuthFailed``; the REPL then opens without a model)."""
-ProviderFactory = Callable[[str], Provider]
+ProviderFactory = Callable[[str], "Provider"]
 """Builds the provider for ``/model NAME``."""
 
 HISTORY_FILE = "repl_history"
