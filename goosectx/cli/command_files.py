@@ -27,9 +27,9 @@ import re
 import shlex
 import stat
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
-from goosectx.cli import slash
 from goosectx.cli.sanitize import one_line_safe
 from goosectx.sensitive import resolve, sensitive_below
 
@@ -154,7 +154,10 @@ def user_dir_notes(config_dir: Path) -> tuple[str | None, str | None]:
             None if other is None else one_line_safe(other))
 
 
+@cache
 def _builtin_names() -> frozenset[str]:
+    from goosectx.cli import slash  # its command values: at the first command file, not launch
+
     return frozenset(c.name[1:] for c in slash.COMMANDS) | BUILTIN_ALIASES
 
 
@@ -163,7 +166,6 @@ def read_commands(working_dir: Path, config_dir: Path) -> CommandFiles:
     commands: dict[str, CustomCommand] = {}
     skipped: list[tuple[str, str]] = []
     dirs: list[tuple[str, Path, int]] = []
-    builtin = _builtin_names()
     for source, directory in command_dirs(working_dir, config_dir):
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
@@ -181,7 +183,7 @@ def read_commands(working_dir: Path, config_dir: Path) -> CommandFiles:
                     f"custom command file {shown} skipped: a command is NAME.md, NAME "
                     "ASCII letters a-z, digits, - and _ (at most 64), e.g. review.md")))
                 continue
-            if stem in builtin:
+            if stem in _builtin_names():
                 skipped.append((stem, one_line_safe(
                     f"custom command file {shown} skipped: the built-in /{stem} always wins "
                     "— rename the file")))

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from goosectx.cli import slash
 from goosectx.cli.command_files import (
     CommandFiles,
     command_dirs,
@@ -34,6 +33,7 @@ from goosectx.cli.sanitize import one_line_safe
 if TYPE_CHECKING:
     from rich.table import Table
 
+    from goosectx.cli import slash
     from goosectx.cli.repl import Repl
     from goosectx.config import Settings
 

@@ -26,7 +26,6 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
 from goosectx.cli.sanitize import terminal_safe
-from goosectx.cli.slash import COMMANDS
 from goosectx.cli.toolbar import TOOLBAR_STYLE
 from goosectx.errors import is_disk_full
 
@@ -67,6 +66,8 @@ class SlashCompleter(Completer):
         text = document.text_before_cursor
         if not text.startswith("/") or "\n" in text:
             return
+        from goosectx.cli.slash import COMMANDS  # imported at the first "/", not at launch
+
         if " " not in text:
             for info in COMMANDS:
                 if info.name.startswith(text.lower()):

@@ -22,14 +22,13 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalAnswer, ApprovalFn
-from goosectx.cli import exit_signals, repl_approval, repl_extensions, repl_outcome, reports, slash
+from goosectx.cli import exit_signals, repl_approval, repl_extensions, repl_outcome, reports
 from goosectx.cli.common import OpenSession
 from goosectx.cli.driver import EventSource, TurnDriver
 from goosectx.cli.model_choice import ModelChoice, retreat_for, show_retreat, switch_provider
 from goosectx.cli.prompt import history_problem, make_prompt_session
 from goosectx.cli.prompt_editor import editor_for
 from goosectx.cli.render import TranscriptRenderer
-from goosectx.cli.repl_commands import run_command
 from goosectx.cli.repl_opening import draw_opening
 from goosectx.cli.resume_load import BackgroundLoad, compose_pre_run
 from goosectx.cli.resume_tail import draw_resumed
@@ -41,7 +40,6 @@ from goosectx.config import ApprovalMode, Settings
 from goosectx.conversation import Message, ToolRequest
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.events import Event, HistoryReplaced, MessageCompleted, UsageUpdated
-from goosectx.providers.base import Provider
 from goosectx.recorder import SessionRecorder
 from goosectx.session import Session, TokenCount
 from goosectx.store import SessionStore
@@ -49,14 +47,16 @@ from goosectx.store.replacing import replace_surrogates
 
 if TYPE_CHECKING:
     from goosectx.agent import Agent
+    from goosectx.cli import slash
     from goosectx.compaction.manager import ContextManager
+    from goosectx.providers.base import Provider
 
 __all__ = ["Repl", "ReplIO"]
 
 AgentFactory = Callable[[ApprovalFn], "Agent"]
 """Builds the session's agent around the REPL's approval callable (may raise
 ``ModelNotConfigured`` / ``AuthFailed``; the REPL then opens without a model)."""
-ProviderFactory = Callable[[str], Provider]
+ProviderFactory = Callable[[str], "Provider"]
 """Builds the provider for ``/model NAME``."""
 
 HISTORY_FILE = "repl_history"
@@ -269,6 +269,7 @@ class Repl:
                 except KeyboardInterrupt:
                     self.renderer.notice("not sent: the session is still loading")
                     continue
+            from goosectx.cli import slash  # its 22 dataclasses: at the first line, not launch
             command, self.typed = slash.parse_slash(line), line
             if isinstance(command, slash.Exit):
                 break
@@ -384,6 +385,7 @@ class Repl:
 
         See :func:`goosectx.cli.repl_commands.run_command`.
         """
+        from goosectx.cli.repl_commands import run_command  # (it imports slash: not at launch)
         run_command(self, command)
 
     # -- context figures -----------------------------------------------------------------

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, merge_completers
 from prompt_toolkit.document import Document
 
-from goosectx.cli import slash
 from goosectx.cli.sanitize import terminal_safe
 
 Flags = tuple[tuple[str, ...], tuple[str, ...]]
@@ -25,6 +24,7 @@ Flags = tuple[tuple[str, ...], tuple[str, ...]]
 if TYPE_CHECKING:
     from goosectx.agent import Agent
     from goosectx.approval import ApprovalFn
+    from goosectx.cli import slash
     from goosectx.cli.repl import Repl
     from goosectx.extensions.manager import ExtensionManager
 
@@ -245,6 +245,7 @@ NO_EXTENSIONS = ('no extensions in this session — configure [extensions.NAME] 
 
 def run_extension_command(repl: Repl, command: slash.SlashCommand) -> None:
     """``/extension …``, ``/prompts`` and ``/prompt``."""
+    from goosectx.cli import slash  # (imported at the first line typed: repl.run)
     manager = repl.extensions
     if manager is None and not (isinstance(command, slash.Extension) and
                                 command.action == "add"):

@@ -19,14 +19,12 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from goosectx.attachment import Attachment
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS
 from goosectx.errors import GoosectxError
-from goosectx.mentions import mention_cap, mention_text, read_mentions
-from goosectx.tools.tree import gitignore_rules, is_ignored
 
 if TYPE_CHECKING:
+    from goosectx.attachment import Attachment
     from goosectx.cli.repl import Repl
 
 MAX_COMPLETIONS = 200
@@ -44,6 +42,8 @@ def extension_names(repl: Repl) -> set[str]:
 
 def mention_cap_tokens(repl: Repl) -> int:
     """Tokens one mention (a file, a resource) may take in this REPL's session."""
+    from goosectx.mentions import mention_cap  # (mentions, tokens: at the first @, not launch)
+
     try:
         limit = repl._context_manager().context_limit().tokens
     except GoosectxError:
@@ -55,6 +55,8 @@ def file_mentions(repl: Repl, text: str) -> list[Attachment]:
     """The files ``text`` mentions, read as attachment parts; notices drawn for the rest."""
     if "@" not in text:
         return []
+    from goosectx.mentions import read_mentions
+
     provider = repl.provider
     found = read_mentions(text, repl.session.working_dir, cap_tokens=mention_cap_tokens(repl),
                           extension_names=extension_names(repl),
@@ -103,6 +105,9 @@ class MentionCompleter(Completer):
             entries = sorted(os.scandir(base), key=lambda e: (not e.is_dir(), e.name))
         except OSError:
             return
+        from goosectx.mentions import mention_text  # imported at the first @ completion
+        from goosectx.tools.tree import gitignore_rules, is_ignored
+
         rules = gitignore_rules(base, self.working_dir)
         shown = 0
         for entry in entries:

@@ -7,17 +7,16 @@ each function returns text or a rich renderable.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 
 from goosectx import __version__
 from goosectx.cli.path_fit import PathNote
 from goosectx.cli.prompt import NEWLINE_KEY_HELP
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
-from goosectx.cli.slash import COMMANDS, CommandInfo
 from goosectx.cli.surface import safe_text
 from goosectx.cli.toolbar import ContextFigure
 from goosectx.cli.words import plural
@@ -25,7 +24,6 @@ from goosectx.compaction.calibration import apply
 from goosectx.config import Settings
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.session import Session
-from goosectx.tokens import ContextBreakdown
 from goosectx.usage import (
     COST_UNKNOWN,
     NOT_REPORTED,
@@ -34,6 +32,12 @@ from goosectx.usage import (
     format_cap_usd,
     format_cost_usd,
 )
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from goosectx.cli.slash import CommandInfo
+    from goosectx.tokens import ContextBreakdown
 
 KEYS_HELP = (
     f"Enter sends · {NEWLINE_KEY_HELP} inserts a new line · Ctrl-C cancels a running turn "
@@ -170,6 +174,10 @@ def help_table(*, plain: bool = False, width: int | None = None) -> Table:
     :data:`HELP_SUMMARY_WIDTH` columns for the summaries (/extension's four forms on an
     80-column terminal) wraps in its column instead of squeezing every summary.
     """
+    from rich.table import Table  # (with fractions: at the first table, not the banner)
+
+    from goosectx.cli.slash import COMMANDS  # its command values: at the first /help
+
     table = Table(box=box.SIMPLE, show_header=False, pad_edge=False, title_justify="left",
                   caption=PLAIN_KEYS_HELP if plain else KEYS_HELP, caption_justify="left")
     widest = None if width is None else max(20, width - HELP_SUMMARY_WIDTH)
@@ -208,6 +216,8 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
         cap_usd: The spending cap (``max_cost_usd``): a line ``spent $x of the $y cap``.
         cap_source: Where the cap came from (``budget.cap_source``), named in that line.
     """
+    from rich.table import Table
+
     table = Table(box=box.SIMPLE, title="usage (tokens)", title_justify="left")
     for name in ("", "calls", "input", "output", "total", "cost"):
         table.add_column(name, justify="left" if not name else "right")
@@ -261,6 +271,8 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
 
 def context_table(facts: ContextFacts) -> Group:
     """The ``/context`` table: the breakdown, the limit, the threshold and the distance."""
+    from rich.table import Table
+
     b = facts.breakdown
     table = Table(box=box.SIMPLE, title="context window", title_justify="left",
                   show_header=False)

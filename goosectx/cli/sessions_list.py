@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -22,11 +22,13 @@ from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.errors import StoreError
-from goosectx.providers.base import ContextLimit
 from goosectx.session import NAME_MAX_CHARS, SessionState
 from goosectx.store import SessionStore, SessionSummary
 from goosectx.store.search import SearchHit, match_query
 from goosectx.transcript_search import MessageHit
+
+if TYPE_CHECKING:
+    from goosectx.providers.base import ContextLimit
 
 NEWEST_IN_REPL = 20
 """``/sessions`` shows the most recently changed sessions only."""
@@ -114,6 +116,7 @@ def listed_limit(settings: Settings, model: str | None, state: SessionState | No
     models are met), or one its server stated, kept in the session's ``state``.
     """
     from goosectx.compaction.stated_limit import session_limit
+    from goosectx.providers.base import ContextLimit  # not at the REPL's launch
 
     limits = {} if limits is None else limits
     if model not in limits:

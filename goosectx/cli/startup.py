@@ -18,10 +18,10 @@ from goosectx.cli.render import TranscriptRenderer
 from goosectx.cli.terminal import TerminalEcho
 from goosectx.config import Settings
 from goosectx.errors import GoosectxError, ModelNotConfigured
-from goosectx.providers.base import Provider
 
 if TYPE_CHECKING:
     from goosectx.agent import Agent
+    from goosectx.providers.base import Provider
 
 POLL_S = 0.1
 

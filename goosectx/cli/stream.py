@@ -15,14 +15,16 @@ import re
 import time
 from collections.abc import Iterable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.live import Live
 from rich.segment import Segment
 from rich.style import Style
 
 from goosectx.cli.sanitize import SafeStream, terminal_safe
+
+if TYPE_CHECKING:
+    from rich.live import Live
 
 LIVE_LINES = 8
 """Lines at the end of a streamed answer that are still redrawn."""
@@ -261,6 +263,8 @@ class AssistantStream:
         if self._live is None:
             self.console.print(_Lines([self._edge(True, self.title)]))
             self._top_printed = True
+            from rich.live import Live  # at the first streamed answer, not at launch
+
             self._live = Live(console=self.console, auto_refresh=False, transient=True,
                               redirect_stdout=False, redirect_stderr=False)
             self._live.start()

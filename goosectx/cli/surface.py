@@ -12,16 +12,18 @@ the core's events and stored messages (docs/architecture.md, "The print path").
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, RenderableType
 from rich.panel import Panel
-from rich.status import Status
 from rich.text import Text
 
 from goosectx.cli.approval_view import ApprovalQuestion, rich_question
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.stream import AssistantStream
+
+if TYPE_CHECKING:
+    from rich.status import Status  # console.status imports it: at the first spinner
 
 
 class Surface:

@@ -32,7 +32,6 @@ from typing import BinaryIO, TextIO
 
 from goosectx.errors import UsageError
 from goosectx.store.replacing import replace_surrogates
-from goosectx.tools.files import UTF16_BOMS, utf16_fix
 
 
 def utf8_stdin() -> None:
@@ -98,6 +97,8 @@ def task_text(data: bytes, where: str, file: str = "task.txt") -> str:
 
     Raises UsageError for NUL bytes or bytes that are not UTF-8 (UTF-16).
     """
+    from goosectx.tools.files import UTF16_BOMS, utf16_fix  # not imported by every command
+
     if data.startswith(UTF16_BOMS):  # a Windows editor's "Unicode": the BOM says which
         try:
             data = data.decode("utf-16").encode("utf-8")
