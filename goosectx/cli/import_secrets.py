@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from goosectx.attachment import Attachment
 from goosectx.cli.words import plural
 from goosectx.config import Settings
 from goosectx.importers.builder import IMPORT_NOTES
@@ -198,6 +199,8 @@ def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> P
         clean, kind = replace(part, text=text), "text part"
     else:  # an attachment, a notice, any other part type
         clean = _every_string_redacted(part, redact)
+        if isinstance(clean, Attachment) and clean.data is not None:
+            clean = _bytes_redacted(clean, redact)
         kind = _KINDS.get(part.type, "other part")
     if isinstance(clean, ToolRequest | ToolResponse) and ids(clean.id) != clean.id:
         clean = replace(clean, id=ids(clean.id))
@@ -212,11 +215,7 @@ _KINDS = {"attachment": "attachment", "system_notification": "notice"}
 
 
 def _every_string_redacted(part: Part, redact: Redact) -> Part:
-    """``part`` with every string field (in lists and objects too) redacted; itself if none.
-
-    Bytes (an image's, a binary resource's) are left as they are: they are stored and exported
-    in base64, shown and sent to a model as a one-line stub or as the image itself.
-    """
+    """``part`` with every string field (in lists and objects too) redacted; itself if none."""
     changed = {}
     for name in part.__dataclass_fields__:
         value = getattr(part, name)
@@ -237,3 +236,21 @@ def _scrub(value: Any, redact: Redact) -> Any:
     if isinstance(value, tuple):
         return tuple(_scrub(v, redact) for v in value)
     return value
+
+
+def _bytes_redacted(part: Attachment, redact: Redact) -> Part:
+    """An attachment whose bytes hold a secret (stored and exported in base64): scrubbed.
+
+    The bytes are read as Latin-1 (one character a byte) and each secret written
+    ``[REDACTED]``. An image is not edited so — its bytes would no longer be the image, and a
+    provider refuses a broken image on every later request of the session — it becomes a text
+    part saying it was removed. ``part`` itself when its bytes hold no secret.
+    """
+    raw = (part.data or b"").decode("latin-1")
+    clean = redact(raw)
+    if clean == raw:
+        return part
+    if part.kind == "image":
+        return TextContent(f"[image {part.media_type} removed at import: "
+                           "it held a secret of this environment]")
+    return replace(part, data=clean.encode("latin-1", errors="replace"))
