@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -176,19 +177,54 @@ def _gemini_cli(tmp: Path, k: str) -> Path:
     return path
 
 
+def _qwen_code(tmp: Path, k: str) -> Path:
+    return _jsonl(tmp / "chat.jsonl", [
+        {"uuid": "q1", "sessionId": "s1", "cwd": str(tmp), "type": "user",
+         "message": {"role": "user", "parts": [{"text": "hi"}]}},
+        {"uuid": "q2", "type": "assistant", "message": {"role": "model", "parts": [
+            {"text": f"hm {k}", "thought": True}, {"text": "ok"}]}}])
+
+
+def _goose_blocks(k: str) -> list[tuple[str, list[dict[str, object]]]]:
+    return [("user", [{"type": "text", "text": "hi"}]),
+            ("assistant", [{"type": "thinking", "thinking": f"hm {k}", "signature": "s"},
+                           {"type": "text", "text": "ok"},
+                           {"type": "systemNotification", "msg": f"notice {k}"},
+                           {"type": "contextLengthExceeded", "msg": f"over {k}"}])]
+
+
 def _goose_json(tmp: Path, k: str) -> Path:
-    blocks = [("user", [{"type": "text", "text": "hi"}]),
-              ("assistant", [{"type": "thinking", "thinking": f"hm {k}", "signature": "s"},
-                             {"type": "text", "text": "ok"},
-                             {"type": "systemNotification", "msg": f"notice {k}"},
-                             {"type": "contextLengthExceeded", "msg": f"over {k}"}])]
     path = tmp / "goose.json"
     path.write_text(json.dumps({
         "id": "s1", "working_dir": str(tmp), "description": "task",
         "conversation": [{"id": f"m{i}", "role": role, "created": 1717000000 + i,
                           "content": content, "metadata": {"userVisible": True,
                                                            "agentVisible": True}}
-                         for i, (role, content) in enumerate(blocks)]}))
+                         for i, (role, content) in enumerate(_goose_blocks(k))]}))
+    return path
+
+
+def _goose_db(tmp: Path, k: str) -> Path:
+    path = tmp / "sessions.db"
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT, description TEXT,
+            working_dir TEXT, created_at TIMESTAMP, updated_at TIMESTAMP,
+            provider_name TEXT, model_config_json TEXT);
+        CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT,
+            session_id TEXT, role TEXT, content_json TEXT, created_timestamp INTEGER,
+            metadata_json TEXT);
+    """)
+    conn.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?)",
+                 ("s1", "task", "", str(tmp), "2026-08-05 21:00:00", "2026-08-05 21:00:30",
+                  "ollama", '{"model_name": "qwen3"}'))
+    for i, (role, content) in enumerate(_goose_blocks(k)):
+        conn.execute("INSERT INTO messages (message_id, session_id, role, content_json,"
+                     " created_timestamp, metadata_json) VALUES (?,?,?,?,?,?)",
+                     (f"m{i}", "s1", role, json.dumps(content), 1785964761 + i,
+                      json.dumps({"userVisible": True, "agentVisible": True})))
+    conn.commit()
+    conn.close()
     return path
 
 
@@ -216,11 +252,28 @@ def _openai(tmp: Path, k: str) -> Path:
     return path
 
 
+def _swe_agent(tmp: Path, k: str) -> Path:
+    path = tmp / "run.traj"
+    path.write_text(json.dumps({"history": [
+        {"role": "user", "content": "fix it"},
+        {"role": "assistant", "content": "done", "reasoning_content": f"hm {k}"}],
+        "info": {"exit_status": "submitted"}}))
+    return path
+
+
 READERS: dict[str, Callable[[Path, str], Path]] = {
     "aider": _aider, "claude-code": _claude_code, "copilot": _copilot,
-    "gemini-cli": _gemini_cli, "goose-json": _goose_json, "codex": _codex, "openai": _openai,
+    "gemini-cli": _gemini_cli, "qwen-code": _qwen_code, "goose-json": _goose_json,
+    "goose-db": _goose_db, "codex": _codex, "openai": _openai, "swe-agent": _swe_agent,
 }
-"""The formats whose readers make notices or reasoning parts (the others: text and tools)."""
+"""The formats whose readers make notices or reasoning parts, each given both it makes."""
+
+
+def test_every_format_making_other_parts_than_text_and_tools_is_here() -> None:
+    from goosectx.importers import FORMATS
+
+    # goosectx: every part type, above; console: text only (test_import_secret_formats)
+    assert set(FORMATS) - set(READERS) == {"goosectx", "console"}
 
 
 @pytest.mark.parametrize("fmt", sorted(READERS))
