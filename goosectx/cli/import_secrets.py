@@ -5,7 +5,9 @@ Tool output goosectx makes is redacted before the model or the store sees it
 keys, in every encoding it lists); an imported transcript gets the same, in every string it
 brings: tool outputs (another agent's ``env``), tool calls' arguments (a ``curl -H
 "Authorization: Bearer …"`` written out), text and reasoning (reasoning whose text or
-signature changes loses its signature: a provider would refuse the pair), and the strings
+signature changes loses its signature: a provider would refuse the pair), attachments and
+notices (every string field of every part type: the model reads an ``@``-file's text on
+resume; ``sessions show`` prints a notice), and the strings
 that are not conversation — the source's session id, working dir, model and title, record
 ids, tool-call ids and tool names. Those are printed at import, shown, exported, stored, and
 (ids, names) sent to the provider on resume.
@@ -22,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from goosectx.attachment import Attachment
 from goosectx.cli.words import plural
 from goosectx.config import Settings
 from goosectx.importers.builder import IMPORT_NOTES
@@ -187,7 +190,12 @@ def _plain(text: str) -> str:
 
 
 def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> Part:
-    """``part`` with secrets redacted (itself when it holds none); ``found`` counts by kind."""
+    """``part`` with secrets redacted (itself when it holds none); ``found`` counts by kind.
+
+    Every string field of every part type is scrubbed (an attachment's text, source and media
+    type, a notice, a tool call's parse error too), and so is a part type added later
+    (:func:`_every_string_redacted`): none is passed through unread.
+    """
     if isinstance(part, ToolResponse):
         output = redact(part.output)  # (the text itself when it holds none: the common case)
         if output is part.output and part.diff is None and ids(part.id) == part.id:
@@ -199,6 +207,8 @@ def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> P
         clean = replace(part, arguments=_scrub(part.arguments, redact),
                         raw_arguments=(redact(part.raw_arguments)
                                        if part.raw_arguments is not None else None),
+                        parse_error=(redact(part.parse_error)
+                                     if part.parse_error is not None else None),
                         name=_plain(redact(part.name)))
         kind = "tool call"
     elif isinstance(part, ThinkingContent):
@@ -212,14 +222,32 @@ def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> P
         if text is part.text:
             return part
         clean, kind = replace(part, text=text), "text part"
-    else:
-        return part
+    else:  # an attachment, a notice, any other part type
+        clean = _every_string_redacted(part, redact)
+        if isinstance(clean, Attachment) and clean.data is not None:
+            clean = _bytes_redacted(clean, redact)
+        kind = _KINDS.get(part.type, "other part")
     if isinstance(clean, ToolRequest | ToolResponse) and ids(clean.id) != clean.id:
         clean = replace(clean, id=ids(clean.id))
     if clean == part:
         return part
     found[kind] = found.get(kind, 0) + 1
     return clean
+
+
+_KINDS = {"attachment": "attachment", "system_notification": "notice"}
+"""How the import's note names a part of these types (``redacted in 1 attachment``)."""
+
+
+def _every_string_redacted(part: Part, redact: Redact) -> Part:
+    """``part`` with every string field (in lists and objects too) redacted; itself if none."""
+    changed = {}
+    for name in part.__dataclass_fields__:
+        value = getattr(part, name)
+        clean = _scrub(value, redact)
+        if name != "type" and clean != value:
+            changed[name] = clean
+    return replace(part, **changed) if changed else part
 
 
 def _scrub(value: Any, redact: Redact) -> Any:
@@ -233,3 +261,21 @@ def _scrub(value: Any, redact: Redact) -> Any:
     if isinstance(value, tuple):
         return tuple(_scrub(v, redact) for v in value)
     return value
+
+
+def _bytes_redacted(part: Attachment, redact: Redact) -> Part:
+    """An attachment whose bytes hold a secret (stored and exported in base64): scrubbed.
+
+    The bytes are read as Latin-1 (one character a byte) and each secret written
+    ``[REDACTED]``. An image is not edited so — its bytes would no longer be the image, and a
+    provider refuses a broken image on every later request of the session — it becomes a text
+    part saying it was removed. ``part`` itself when its bytes hold no secret.
+    """
+    raw = (part.data or b"").decode("latin-1")
+    clean = redact(raw)
+    if clean == raw:
+        return part
+    if part.kind == "image":
+        return TextContent(f"[image {part.media_type} removed at import: "
+                           "it held a secret of this environment]")
+    return replace(part, data=clean.encode("latin-1", errors="replace"))
