@@ -59,6 +59,15 @@ def test_a_typo_is_named_even_when_the_model_key_is_missing(
                               "'work'? list them with: goosectx sessions list\n")
 
 
+def test_a_name_typed_in_another_case_is_named_as_the_close_one(
+        fake_model: FakeServer, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fake_model.add({"text": "first answer"})
+    cli(capsys, "run", "-t", "first", "--name", "s1")
+    code, _out, err = run_cli(capsys, "run", "--resume", "S1", "-t", "more")
+    assert (code, err) == (2, "goosectx: error: no session matches 'S1' — did you mean "
+                              "'s1'? list them with: goosectx sessions list\n")
+
+
 def test_stream_json_of_a_typo_is_the_result_line_alone(
         fake_model: FakeServer, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fake_model.add({"text": "first answer"})

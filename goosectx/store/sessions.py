@@ -200,8 +200,9 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
         with self._guard():
             rows = self._conn.execute("SELECT name, id FROM sessions").fetchall()
         for candidates in ([str(r[0]) for r in rows if r[0]], [str(r[1]) for r in rows]):
-            if close := difflib.get_close_matches(ref, candidates, n=1, cutoff=0.75):
-                return close[0]
+            folded = {c.casefold(): c for c in candidates}  # `S1` is close to `s1`
+            if close := difflib.get_close_matches(ref.casefold(), folded, n=1, cutoff=0.75):
+                return folded[close[0]]
         return None
 
     def most_recent(self, working_dir: Path) -> str | None:
