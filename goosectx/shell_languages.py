@@ -46,10 +46,11 @@ _GDB_SET_SAFE = frozenset({
     "non-stop", "scheduler-locking", "debuginfod", "style", "verbose", "complaints", "language",
     "charset", "environment", "env", "args", "backtrace", "filename-display"})
 """``set`` settings that name no program gdb runs (not ``exec-wrapper``, ``shell`` …)."""
-_GDB_COMMANDS = ("-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--iex",
-                 "-init-eval-command", "--init-eval-command")
-_GDB_FILES = ("-x", "--x", "-command", "--command", "-ix", "--ix", "-init-command",
-              "--init-command")
+_GDB_COMMANDS = ("ex", "iex", "eiex", "eval-command", "init-eval-command",
+                 "early-init-eval-command")
+_GDB_FILES = ("x", "ix", "eix", "command", "init-command", "early-init-command")
+"""gdb's options whose value is a command, or a file of commands; gdb takes any unambiguous
+prefix of a long one (``-eval``), so a prefix of one of these is read as it."""
 _GDB_VALUED = frozenset({"-p", "--pid", "-pid", "-c", "--core", "-core", "-cd", "--cd", "-d",
                          "--directory", "-directory", "-s", "--symbols", "-symbols", "-e",
                          "--exec", "-exec", "-se", "--se", "-b", "-l", "-tty", "--tty", "-D",
@@ -81,6 +82,13 @@ def _gdb_command(command: str) -> bool:
     return not (runs and _RUN_SHELL.search(command))
 
 
+def _gdb_option(option: str, names: tuple[str, ...]) -> bool:
+    """True when ``option`` (``-ex``, ``--eval``) is one of ``names`` or a prefix of a long one."""
+    bare = option.lstrip("-")
+    return option.startswith("-") and bool(bare) and any(
+        bare == name or len(bare) > 2 and name.startswith(bare) for name in names)
+
+
 def _gdb(args: list[str]) -> str | None:
     batch = any(a.lstrip("-") in ("batch", "batch-silent") for a in args)
     i = 0
@@ -91,14 +99,16 @@ def _gdb(args: list[str]) -> str | None:
         step = 1 if eq else 2
         if word in ("--args", "-args"):
             break  # the program and its arguments
-        if option in _GDB_COMMANDS:
+        if option in _GDB_VALUED:
+            i += step
+        elif _gdb_option(option, _GDB_COMMANDS):
             if not _gdb_command(value):
                 return "gdb runs a command of its own language the rules do not read"
             i += step
-        elif option in _GDB_FILES:
+        elif _gdb_option(option, _GDB_FILES):
             return "gdb runs the commands of a file the rules do not read"
         else:
-            i += step if option in _GDB_VALUED else 1
+            i += 1
     if not batch:
         return "gdb without -batch runs the commands it reads from its standard input"
     return None
@@ -177,26 +187,48 @@ _SET_SAFE = frozenset({
 _RANGE = re.compile(r"\s*(?:[%.$]|\d+|'[a-z<>]|[+-]\d*|,|;|\s)*")
 
 
-def _ex_command(text: str) -> bool:
-    """True when an ex command line (``-c`` / ``+`` value) runs nothing the rules cannot see."""
+_FORCED = frozenset({"w", "write", "wq", "x", "xit", "exit", "q", "quit", "qa", "qall",
+                     "quitall", "wa", "wall", "wqa", "wqall", "xa", "xall", "up", "update", "e",
+                     "edit", "sort", "sor"})
+"""Ex commands whose ``!`` right after the name forces them (``q!``); after ``r`` it runs a
+shell command (``r!ls``)."""
+_QUITS = _FORCED - {"w", "write", "wa", "wall", "up", "update", "e", "edit", "sort", "sor"}
+
+
+def _ex_commands(text: str) -> list[str] | None:
+    r"""The names of the ex commands of a line (``-c`` / ``+`` value), or ``None``.
+
+    ``None``: one of them may run a shell command or a script (not on the short list, a ``!``
+    or a backquote, an expression ``\=``, ``+cmd`` for a file, ``set`` of another option).
+    """
     if "`" in text or "\\=" in text:
-        return False  # `…` in a file name runs a shell; \= an expression
+        return None  # `…` in a file name runs a shell; \= an expression
+    names: list[str] = []
     for piece in text.split("|"):
         piece = _RANGE.sub("", piece.lstrip(": \t"), count=1)
-        name = re.match(r"[A-Za-z]*", piece)
-        assert name is not None
-        rest = piece[name.end():].removeprefix("!")
-        if name[0] not in _EX_SAFE or "!" in rest or name[0] == "" and rest.strip():
-            return False
-        if name[0] in ("set", "se", "setlocal", "setl") and not all(
+        found = re.match(r"[A-Za-z]*", piece)
+        assert found is not None
+        name, rest = found[0], piece[found.end():]
+        rest = rest.removeprefix("!") if name in _FORCED else rest
+        if name not in _EX_SAFE or "!" in rest or name == "" and rest.strip() or re.search(
+                r"(?:^|\s)\+(?!\+)", rest):  # e +cmd f: runs cmd
+            return None
+        if name in ("set", "se", "setlocal", "setl") and not all(
                 re.sub(r"^(?:no|inv)|[=:+^!&?-].*$", "", option) in _SET_SAFE
                 for option in rest.split()):
-            return False
-    return True
+            return None
+        names.append(name)
+    return names
 
 
 def _vim(name: str, args: list[str], fed: bool) -> str | None:
+    """vim, vi, ex: ``-c`` / ``--cmd`` / ``+`` commands, script files, standard input.
+
+    Without a command that quits, it goes on with commands (ex mode) or keys read from
+    standard input, unless ``-`` makes that the text to edit.
+    """
     ex_mode = name.startswith("ex") or any(re.fullmatch(r"-[eE]s?", a) for a in args)
+    quits = False
     for i, word in enumerate(args):
         value = None
         if word.startswith("+") and not re.fullmatch(r"\+\d*|\+/.*", word):
@@ -211,16 +243,19 @@ def _vim(name: str, args: list[str], fed: bool) -> str | None:
         elif name == "nvim" and word == "-l" and reads_stdin(args[i + 1:i + 2][0] if i + 1 < len(
                 args) else "-", fed):
             return "nvim -l runs a Lua script from its standard input"
-        if value is not None and not _ex_command(value):
+        names = _ex_commands(value) if value is not None else []
+        if names is None:
             return f"{name} runs an ex command the rules do not read (!, system(), call …)"
-    if fed and "-" not in args:
+        quits = quits or bool(_QUITS.intersection(names))
+    if "-" not in args and (fed or not quits):
         return f"{name} runs the commands or keys it reads from its standard input"
     return None
 
 
 # -- the rest ------------------------------------------------------------------------------
 _LESS_ENV = re.compile(r"(?:LESSOPEN|LESSCLOSE|LESSKEYIN|LESSKEY|LESSKEY_CONTENT|LESSKEY_SRC"
-                       r"|LESSKEYIN_SYSTEM|LESSKEY_SYSTEM)(?:\[[^\]]*\])?\+?=")
+                       r"|LESSKEYIN_SYSTEM|LESSKEY_SYSTEM)(?:\[[^\]]*\])?\+?="
+                       r"|LESS\+?=(?=.*(?:^|\s|=)(?:-[^-\s]*k|--lesskey))")
 """A word that sets a variable ``less`` reads a command (``LESSOPEN='|cmd %s'``) or a lesskey
 file (which may set ``LESSOPEN``) from."""
 
@@ -257,6 +292,6 @@ def language_commands(name: str, args: list[str], fed: bool = True) -> str | Non
         return None
     if _VIM.fullmatch(name):
         return _vim(name, args, fed)
-    if name == "less" and any(re.match(r"-k|--lesskey", a) for a in args):
+    if name == "less" and any(re.match(r"-[^-]*k|--lesskey", a) for a in args):
         return "less reads a lesskey file, which may set a command it runs (LESSOPEN)"
     return None

@@ -35,7 +35,9 @@ def verdict(command: str, rules: PermissionRules = DENY_RM) -> tuple[str, str]:
     "gdb -batch -ex 'p $_shell(\"rm x\")'", "gdb -batch -ex 'p unlink(\"x\")' ./prog",
     "gdb -batch -ex 'run $(rm x)' ./prog", "gdb -batch -ex 'set exec-wrapper rm x' -ex run ./p",
     "gdb -batch -ex 'thread apply all shell rm x' -p 1", "gdb -batch -ex 'source x.gdb'",
-    "gdb -batch -ex 'define f'", "echo 'shell rm x' | gdb -q", "gdb -q ./prog <<< 'shell rm x'",
+    "gdb -batch -ex 'define f'", "gdb -batch -eval 'shell rm x'", "gdb -batch -x=c.gdb",
+    "gdb -batch -early-init-eval-command 'shell rm x'", "gdb -batch --init-eval-command='!rm x'",
+    "echo 'shell rm x' | gdb -q", "gdb -q ./prog <<< 'shell rm x'",
     # sqlite3: dot-commands that run programs, SQL that does, -cmd, -init, standard input
     "sqlite3 :memory: '.shell rm x'", "sqlite3 db '.system rm x'", "echo '.system rm x' | sqlite3",
     "sqlite3 -cmd '.shell rm x' :memory: .quit", "sqlite3 -init x.sql :memory: .quit",
@@ -53,10 +55,12 @@ def verdict(command: str, rules: PermissionRules = DENY_RM) -> tuple[str, str]:
     "vim -es -c 'r !rm x' f", "vim -es -c 'e `rm x`'", "vim -es -c 'exe \"!rm x\"' -c q",
     "vim -es -c '%s/a/\\=system(\"rm x\")/' -c wq f", "vim +'!rm x' f", "vim -S s.vim f",
     "vim -es -c 'set shell=/tmp/x' -c sh", "vim -es -c 'so x.vim'", "vim -es -c 'py3 1' f",
-    "echo ':!rm x' | vim f", "ex f <<< '!rm x'", "vim -es f < cmds.ex <<< '!rm x'",
+    "echo ':!rm x' | vim f", "vim -es -c 'r!rm x' -c wq f", "vim -es f < cmds.ex", "vi f",
+    "vim -es -c 'e +call\\ system(\"rm\\ x\") f' -c wq", "ex f <<< '!rm x'", "vim -es f < cmds.ex <<< '!rm x'",
     # less: LESSOPEN / LESSCLOSE (and lesskey files that may set them) are commands it runs
     "LESSOPEN='|rm x %s' less f", "env LESSOPEN='|rm x %s' less f", "LESSCLOSE='rm x' less f",
-    "export LESSOPEN='|rm x %s'; less f", "LESSKEYIN=keys less f", "less --lesskey-src=k f",
+    "export LESSOPEN='|rm x %s'; less f", "LESSKEYIN=keys less f", "LESS='-R --lesskey-src=k' less f",
+    "less --lesskey-src=k f",
 ])
 def test_a_command_run_by_a_programs_own_language_is_asked_about(command: str) -> None:
     action, reason = verdict(command)
@@ -74,7 +78,8 @@ def test_a_command_run_by_a_programs_own_language_is_asked_about(command: str) -
     "gdb -batch -ex 'set pagination off' -ex 'info registers' ./p core",
     "less f", "less -R +G f", "echo x | less", "git log | less -R",
     "vim -es -c 'wq' f", "vim -es -c '%s/foo/bar/g' -c 'wq' f", "vim -es +'set ff=unix' +wq f",
-    "vim --version", "vi f", "vim -u NONE -es -c 'q!' f", "cat f | vim -", "ed --version",
+    "vim --version", "vim -es +wq f", "LESS=-FRX less f", "vim -es -c 'e ++ff=unix f' -c wq",
+    "vim -u NONE -es -c 'q!' f", "cat f | vim -", "ed --version",
     "tclsh build.tcl", "wish app.tcl -- a b",
 ])
 def test_their_everyday_forms_still_run(command: str) -> None:
