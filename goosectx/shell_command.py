@@ -38,7 +38,7 @@ from goosectx.shell_builtins import (
     shell_line,
     shell_script,
 )
-from goosectx.shell_languages import language_commands, sets_less_filter
+from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
 from goosectx.shell_runners import (
     COMPUTED,
@@ -234,7 +234,7 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
         r.reasons.append("a quoted array subscript holds a command substitution, which bash "
                          "runs when the text is read as a number")
     stored = [x for w in words if (x := binds_name(w.value) or makeflags_eval(w.value)
-                                   or sets_less_filter(w.value))]  # LESSOPEN='|rm x %s' less
+                                   or sets_startup_command(w.value))]  # LESSOPEN=…, VIMINIT=…
     r.reasons += stored[:1]  # BASH_CMDS[ls]=/bin/rm; MAKEFLAGS=--eval=… make, make MAKEFLAGS=…
     prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w)))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value

@@ -69,7 +69,9 @@ def _gdb_command(command: str) -> bool:
     words = command.split()
     if not words:
         return True
-    name = words[0]
+    if "\n" in command or "\r" in command:
+        return False  # one -ex value is one command line
+    name = words[0].split("/", 1)[0]  # p/x var, x/4i $pc
     if name not in _GDB_SAFE or _CALLS.search(command) or "$_shell" in command:
         return False
     if name == "thread" and words[1:2] == ["apply"]:
@@ -253,20 +255,23 @@ def _vim(name: str, args: list[str], fed: bool) -> str | None:
 
 
 # -- the rest ------------------------------------------------------------------------------
-_LESS_ENV = re.compile(r"(?:LESSOPEN|LESSCLOSE|LESSKEYIN|LESSKEY|LESSKEY_CONTENT|LESSKEY_SRC"
-                       r"|LESSKEYIN_SYSTEM|LESSKEY_SYSTEM)(?:\[[^\]]*\])?\+?="
-                       r"|LESS\+?=(?=.*(?:^|\s|=)(?:-[^-\s]*k|--lesskey))")
-"""A word that sets a variable ``less`` reads a command (``LESSOPEN='|cmd %s'``) or a lesskey
-file (which may set ``LESSOPEN``) from."""
+_STARTUP = re.compile(r"(?:LESSOPEN|LESSCLOSE|LESSKEYIN|LESSKEY|LESSKEY_CONTENT|LESSKEY_SRC"
+                      r"|LESSKEYIN_SYSTEM|LESSKEY_SYSTEM|VIMINIT|EXINIT)(?:\[[^\]]*\])?\+?="
+                      r"|LESS\+?=(?=.*(?:\s|=)(?:-[^-\s]*k|--lesskey))")
+"""A word that sets a variable holding a command ``less`` runs (``LESSOPEN='|cmd %s'``), a
+lesskey file (which may set ``LESSOPEN``), or ex commands vim runs at startup (``VIMINIT``)."""
 
 
-def sets_less_filter(value: str) -> str | None:
-    """Why a word sets a command ``less`` runs, or ``None``.
+def sets_startup_command(value: str) -> str | None:
+    """Why a word sets a command ``less`` or vim runs, or ``None``.
 
-    ``LESSOPEN='|rm x %s' less f``, ``env LESSCLOSE=… less``, ``export LESSOPEN=…``.
+    ``LESSOPEN='|rm x %s' less f``, ``env LESSCLOSE=… less``, ``export LESSOPEN=…``,
+    ``VIMINIT='call system(…)' vim``.
     """
-    found = _LESS_ENV.match(value)
-    return f"it sets {found[0].rstrip('+=')}, a command or key file less runs" if found else None
+    found = _STARTUP.match(value)
+    if found is None:
+        return None
+    return f"it sets {found[0].rstrip('+=')}, which holds a command less or vim runs"
 
 
 def language_commands(name: str, args: list[str], fed: bool = True) -> str | None:

@@ -60,7 +60,8 @@ def verdict(command: str, rules: PermissionRules = DENY_RM) -> tuple[str, str]:
     # less: LESSOPEN / LESSCLOSE (and lesskey files that may set them) are commands it runs
     "LESSOPEN='|rm x %s' less f", "env LESSOPEN='|rm x %s' less f", "LESSCLOSE='rm x' less f",
     "export LESSOPEN='|rm x %s'; less f", "LESSKEYIN=keys less f", "LESS='-R --lesskey-src=k' less f",
-    "less --lesskey-src=k f",
+    "less --lesskey-src=k f", "VIMINIT='call system(\"rm x\")' vim -c wq f",
+    "export EXINIT='!rm x'", "gdb -batch -ex $'bt\\nshell rm x'",
 ])
 def test_a_command_run_by_a_programs_own_language_is_asked_about(command: str) -> None:
     action, reason = verdict(command)
@@ -76,6 +77,7 @@ def test_a_command_run_by_a_programs_own_language_is_asked_about(command: str) -
     "gdb --version", "gdb -batch -ex bt ./prog core", "gdb -batch -ex run -ex 'bt full' --args ./p a",
     "gdb -q -batch -ex 'thread apply all bt' -p 123", "gdb -batch -ex 'p sizeof(int)' -ex 'p x->y' p",
     "gdb -batch -ex 'set pagination off' -ex 'info registers' ./p core",
+    "gdb -batch -ex 'x/4i $pc' -ex 'p/x $sp' ./p core",
     "less f", "less -R +G f", "echo x | less", "git log | less -R",
     "vim -es -c 'wq' f", "vim -es -c '%s/foo/bar/g' -c 'wq' f", "vim -es +'set ff=unix' +wq f",
     "vim --version", "vim -es +wq f", "LESS=-FRX less f", "vim -es -c 'e ++ff=unix f' -c wq",
@@ -101,4 +103,4 @@ def test_run_in_auto_mode_runs_no_rm_given_to_a_programs_language(  # type: igno
         "echo 'exec rm v5' | tclsh", "vi -es -c 'call system(\"rm v6\")' -c q",
         "LESSOPEN='|rm v7 %s' less v1 </dev/null >/dev/null", "ed -s v1 <<< '!rm v8'"])
     assert "gdb runs a command of its own language the rules do not read" in err
-    assert "it sets LESSOPEN" in err
+    assert "it sets LESSOPEN, which holds a command less or vim runs" in err
