@@ -289,7 +289,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         args = [w.value for w in words[1:]]
         fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
         hidden = hidden_commands(name, args, r.fed) or hidden_program(name, args, r.fed) or (
-            language_commands(name, args, r.fed))  # gdb -ex 'shell …', sqlite3 '.shell …'
+            language_commands(name, words[1:], r.fed))  # gdb -ex 'shell …', sqlite3 '.shell …'
         if hidden:
             reasons.append(hidden)
         if name in SHELLS or name in SU_LIKE or name in ("eval", "trap") or name == "env" and any(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from goosectx.shell_builtins import reads_stdin
+from goosectx.shell_words import Word
 
 _GDB = re.compile(r"(?:cuda-)?gdb(?:-multiarch)?")
 _SQLITE = re.compile(r"sqlite3?")
@@ -69,8 +70,8 @@ def _gdb_command(command: str) -> bool:
     words = command.split()
     if not words:
         return True
-    if "\n" in command or "\r" in command:
-        return False  # one -ex value is one command line
+    if any(c in command for c in "\n\r" + COMPUTED):
+        return False  # one -ex value is one command line; bash makes a computed one
     name = words[0].split("/", 1)[0]  # p/x var, x/4i $pc
     if name not in _GDB_SAFE or _CALLS.search(command) or "$_shell" in command:
         return False
@@ -92,7 +93,8 @@ def _gdb_option(option: str, names: tuple[str, ...]) -> bool:
 
 
 def _gdb(args: list[str]) -> str | None:
-    batch = any(a.lstrip("-") in ("batch", "batch-silent") for a in args)
+    own = args[:args.index("--args")] if "--args" in args else args  # not the program's
+    batch = any(a.lstrip("-") in ("batch", "batch-silent") for a in own)
     i = 0
     while i < len(args):
         word = args[i]
@@ -101,6 +103,8 @@ def _gdb(args: list[str]) -> str | None:
         step = 1 if eq else 2
         if word in ("--args", "-args"):
             break  # the program and its arguments
+        if word.startswith("-") and word.endswith(COMPUTED):
+            return "gdb is given an option bash computes, which may be a command of its own"
         if option in _GDB_VALUED:
             i += step
         elif _gdb_option(option, _GDB_COMMANDS):
@@ -133,6 +137,8 @@ _SQLITE_PAIRS = frozenset({"heap", "lookaside", "pagecache"})
 
 def _sqlite_command(text: str) -> bool:
     """True when a command argument of sqlite3 (SQL, or dot-commands) runs nothing."""
+    if COMPUTED in text:
+        return False  # sqlite3 db "$SQL"
     for line in text.split("\n"):
         line = line.strip()
         if line.startswith("."):
@@ -274,11 +280,17 @@ def sets_startup_command(value: str) -> str | None:
     return f"it sets {found[0].rstrip('+=')}, which holds a command less or vim runs"
 
 
-def language_commands(name: str, args: list[str], fed: bool = True) -> str | None:
+COMPUTED = "\0"
+"""Ends the value of a word bash computes (``-ex "$CMD"``, ``sqlite3 db "$SQL"``): a command
+holding it is never one the short lists name."""
+
+
+def language_commands(name: str, words: list[Word], fed: bool = True) -> str | None:
     """Why ``name`` runs commands of its own language that the rules cannot read, or ``None``.
 
-    ``args``: its words after the program; ``fed``: :attr:`goosectx.shell_words.Part.fed`.
+    ``words``: its words after the program; ``fed``: :attr:`goosectx.shell_words.Part.fed`.
     """
+    args = [w.value + COMPUTED if w.expands or w.pattern else w.value for w in words]
     if args[:1] and (args[0] in _VERSION or name in ("ed", "red") and args[0] == "-V"):
         return None  # gdb --version, sqlite3 -version, ed --help
     if _GDB.fullmatch(name):

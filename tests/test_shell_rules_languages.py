@@ -61,7 +61,9 @@ def verdict(command: str, rules: PermissionRules = DENY_RM) -> tuple[str, str]:
     "LESSOPEN='|rm x %s' less f", "env LESSOPEN='|rm x %s' less f", "LESSCLOSE='rm x' less f",
     "export LESSOPEN='|rm x %s'; less f", "LESSKEYIN=keys less f", "LESS='-R --lesskey-src=k' less f",
     "less --lesskey-src=k f", "VIMINIT='call system(\"rm x\")' vim -c wq f",
-    "export EXINIT='!rm x'", "gdb -batch -ex $'bt\\nshell rm x'",
+    "export EXINIT='!rm x'", "sqlite3 db \"$SQL\"", "sqlite3 -cmd \"$C\" db .tables",
+    "gdb -batch -ex \"$CMD\" ./p", "gdb -batch -ex \"p $pc\" ./p", "vim -es -c \"$X\" -c wq f",
+    "vim -es \"+$X\" +wq f", "echo 'shell rm x' | gdb -q --args ./p -batch", "gdb -batch -ex $'bt\\nshell rm x'",
 ])
 def test_a_command_run_by_a_programs_own_language_is_asked_about(command: str) -> None:
     action, reason = verdict(command)
@@ -78,6 +80,7 @@ def test_a_command_run_by_a_programs_own_language_is_asked_about(command: str) -
     "gdb -q -batch -ex 'thread apply all bt' -p 123", "gdb -batch -ex 'p sizeof(int)' -ex 'p x->y' p",
     "gdb -batch -ex 'set pagination off' -ex 'info registers' ./p core",
     "gdb -batch -ex 'x/4i $pc' -ex 'p/x $sp' ./p core",
+    "sqlite3 \"$DB\" 'select 1'", "sqlite3 ~/dbs/*.sqlite '.tables'", "vim -es -c wq \"$F\"",
     "less f", "less -R +G f", "echo x | less", "git log | less -R",
     "vim -es -c 'wq' f", "vim -es -c '%s/foo/bar/g' -c 'wq' f", "vim -es +'set ff=unix' +wq f",
     "vim --version", "vim -es +wq f", "LESS=-FRX less f", "vim -es -c 'e ++ff=unix f' -c wq",
