@@ -51,7 +51,7 @@ _GDB_COMMANDS = ("ex", "iex", "eiex", "eval-command", "init-eval-command",
                  "early-init-eval-command")
 _GDB_FILES = ("x", "ix", "eix", "command", "init-command", "early-init-command")
 """gdb's options whose value is a command, or a file of commands; gdb takes any unambiguous
-prefix of a long one (``-eval``), so a prefix of one of these is read as it."""
+prefix of a long one (``-ev``, ``-eval``), so a prefix of one of these is read as it."""
 _GDB_VALUED = frozenset({"-p", "--pid", "-pid", "-c", "--core", "-core", "-cd", "--cd", "-d",
                          "--directory", "-directory", "-s", "--symbols", "-symbols", "-e",
                          "--exec", "-exec", "-se", "--se", "-b", "-l", "-tty", "--tty", "-D",
@@ -89,11 +89,12 @@ def _gdb_option(option: str, names: tuple[str, ...]) -> bool:
     """True when ``option`` (``-ex``, ``--eval``) is one of ``names`` or a prefix of a long one."""
     bare = option.lstrip("-")
     return option.startswith("-") and bool(bare) and any(
-        bare == name or len(bare) > 2 and name.startswith(bare) for name in names)
+        bare == name or len(bare) > 1 and name.startswith(bare) for name in names)
 
 
 def _gdb(args: list[str]) -> str | None:
-    own = args[:args.index("--args")] if "--args" in args else args  # not the program's
+    end = next((k for k, a in enumerate(args) if a in ("--args", "-args")), len(args))
+    own = args[:end]  # after --args: the program's own words
     batch = any(a.lstrip("-") in ("batch", "batch-silent") for a in own)
     i = 0
     while i < len(args):

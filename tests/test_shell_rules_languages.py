@@ -35,7 +35,7 @@ def verdict(command: str, rules: PermissionRules = DENY_RM) -> tuple[str, str]:
     "gdb -batch -ex 'p $_shell(\"rm x\")'", "gdb -batch -ex 'p unlink(\"x\")' ./prog",
     "gdb -batch -ex 'run $(rm x)' ./prog", "gdb -batch -ex 'set exec-wrapper rm x' -ex run ./p",
     "gdb -batch -ex 'thread apply all shell rm x' -p 1", "gdb -batch -ex 'source x.gdb'",
-    "gdb -batch -ex 'define f'", "gdb -batch -eval 'shell rm x'", "gdb -batch -x=c.gdb",
+    "gdb -batch -ex 'define f'", "gdb -batch -eval 'shell rm x'", "gdb -batch -ev 'shell rm x'", "gdb -batch -x=c.gdb",
     "gdb -batch -early-init-eval-command 'shell rm x'", "gdb -batch --init-eval-command='!rm x'",
     "echo 'shell rm x' | gdb -q", "gdb -q ./prog <<< 'shell rm x'",
     # sqlite3: dot-commands that run programs, SQL that does, -cmd, -init, standard input
@@ -63,7 +63,8 @@ def verdict(command: str, rules: PermissionRules = DENY_RM) -> tuple[str, str]:
     "less --lesskey-src=k f", "VIMINIT='call system(\"rm x\")' vim -c wq f",
     "export EXINIT='!rm x'", "sqlite3 db \"$SQL\"", "sqlite3 -cmd \"$C\" db .tables",
     "gdb -batch -ex \"$CMD\" ./p", "gdb -batch -ex \"p $pc\" ./p", "vim -es -c \"$X\" -c wq f",
-    "vim -es \"+$X\" +wq f", "echo 'shell rm x' | gdb -q --args ./p -batch", "gdb -batch -ex $'bt\\nshell rm x'",
+    "vim -es \"+$X\" +wq f", "echo 'shell rm x' | gdb -q --args ./p -batch",
+    "echo 'shell rm x' | gdb -q -args ./p -batch", "gdb -batch -ex $'bt\\nshell rm x'",
 ])
 def test_a_command_run_by_a_programs_own_language_is_asked_about(command: str) -> None:
     action, reason = verdict(command)
