@@ -38,6 +38,7 @@ from goosectx.shell_builtins import (
     shell_line,
     shell_script,
 )
+from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
 from goosectx.shell_runners import (
     COMPUTED,
@@ -232,7 +233,8 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
         r.reasons.append("a quoted array subscript holds a command substitution, which bash "
                          "runs when the text is read as a number")
-    stored = [x for w in words if (x := binds_name(w.value) or makeflags_eval(w.value))]
+    stored = [x for w in words if (x := binds_name(w.value) or makeflags_eval(w.value)
+                                   or sets_startup_command(w.value))]  # LESSOPEN=…, VIMINIT=…
     r.reasons += stored[:1]  # BASH_CMDS[ls]=/bin/rm; MAKEFLAGS=--eval=… make, make MAKEFLAGS=…
     prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w)))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
@@ -286,7 +288,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             reasons.append("it defines a function for the bash it starts")  # env BASH_FUNC_x%%
         args = [w.value for w in words[1:]]
         fixed = not any(_computed(w) for w in words[1:])  # its inner lines are as written
-        hidden = hidden_commands(name, args, r.fed) or hidden_program(name, args, r.fed)
+        hidden = hidden_commands(name, args, r.fed) or hidden_program(name, args, r.fed) or (
+            language_commands(name, words[1:], r.fed))  # gdb -ex 'shell …', sqlite3 '.shell …'
         if hidden:
             reasons.append(hidden)
         if name in SHELLS or name in SU_LIKE or name in ("eval", "trap") or name == "env" and any(

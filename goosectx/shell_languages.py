@@ -1,0 +1,315 @@
+"""Programs with a command language of their own that can run a shell command, for permission rules.
+
+docs/architecture.md §4, clause 2 of the one approval decision: part of how
+:mod:`goosectx.shell_command` reads a command for the shell's permission rules. A debugger, a
+database shell, an editor, a Tcl shell or a pager runs a shell command from its own language:
+``gdb -ex 'shell rm x'``, ``sqlite3 db '.shell rm x'``, ``printf '!rm x' | ed -s``, ``echo 'exec
+rm x' | tclsh``, ``vi -es -c 'call system("rm x")'``, ``LESSOPEN='|rm x %s' less f``. The rules
+do not read those languages, so :func:`language_commands` makes such a command unreadable
+(asked about under shell deny/ask rules) unless everything it is given is on a short list of
+forms that run nothing: ``sqlite3 db 'select 1'``, ``sqlite3 db .tables``, ``gdb -batch -ex bt
+./prog core``, ``vim -es -c 'wq' f``, ``less f``. Commands it reads from standard input or from
+a command file (``gdb -x FILE``, ``sqlite3 -init FILE``, ``vim -S FILE``) are not read: asked
+about. What the command text shows, not a sandbox.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from goosectx.shell_builtins import reads_stdin
+from goosectx.shell_words import Word
+
+_GDB = re.compile(r"(?:cuda-)?gdb(?:-multiarch)?")
+_SQLITE = re.compile(r"sqlite3?")
+_TCL = re.compile(r"(?:tclsh|wish|jimsh)[\d.]*")
+_VIM = re.compile(r"(?:[gr]?(?:vim|view)|vi|ex|nvim|vimdiff)(?:\.(?:tiny|basic|nox|gtk3?))?")
+_VERSION = frozenset({"--version", "-version", "--help", "-help", "-h"})
+
+# -- gdb ----------------------------------------------------------------------------------
+_GDB_SAFE = frozenset({
+    "bt", "backtrace", "where", "info", "i", "show", "run", "r", "start", "starti", "continue",
+    "c", "cont", "next", "n", "step", "s", "stepi", "si", "nexti", "ni", "finish", "fin", "frame",
+    "f", "up", "down", "print", "p", "inspect", "output", "x", "list", "l", "break", "b", "br",
+    "tbreak", "delete", "d", "clear", "disable", "enable", "condition", "ignore", "watch",
+    "rwatch", "awatch", "catch", "display", "undisplay", "ptype", "whatis", "detach", "kill",
+    "k", "quit", "q", "thread", "echo", "printf", "until", "advance", "core-file", "core",
+    "file", "symbol-file", "exec-file", "directory", "dir", "attach", "disassemble", "handle",
+    "inferior", "sharedlibrary", "set"})
+"""gdb commands that run no shell command, no script and no code of an extension language
+(not ``shell``/``!``/``pipe``/``|``/``python``/``guile``/``source``/``define``/``alias``/
+``make``/``compile``); an abbreviation not listed here is not read."""
+_GDB_SET_SAFE = frozenset({
+    "pagination", "confirm", "print", "p", "width", "height", "var", "variable", "listsize",
+    "logging", "disassembly-flavor", "breakpoint", "follow-fork-mode", "detach-on-fork",
+    "non-stop", "scheduler-locking", "debuginfod", "style", "verbose", "complaints", "language",
+    "charset", "environment", "env", "args", "backtrace", "filename-display"})
+"""``set`` settings that name no program gdb runs (not ``exec-wrapper``, ``shell`` …)."""
+_GDB_COMMANDS = ("ex", "iex", "eiex", "eval-command", "init-eval-command",
+                 "early-init-eval-command")
+_GDB_FILES = ("x", "ix", "eix", "command", "init-command", "early-init-command")
+"""gdb's options whose value is a command, or a file of commands; gdb takes any unambiguous
+prefix of a long one (``-ev``, ``-eval``), so a prefix of one of these is read as it."""
+_GDB_VALUED = frozenset({"-p", "--pid", "-pid", "-c", "--core", "-core", "-cd", "--cd", "-d",
+                         "--directory", "-directory", "-s", "--symbols", "-symbols", "-e",
+                         "--exec", "-exec", "-se", "--se", "-b", "-l", "-tty", "--tty", "-D",
+                         "--data-directory", "-data-directory", "-i", "--interpreter",
+                         "-interpreter"})
+_CALLS = re.compile(r"(?<![\w$])(?!(?:sizeof|alignof|_Alignof|decltype)\b)\$?[A-Za-z_][\w:.>-]*"
+                    r"\s*\(")
+"""A function call in an expression (``p unlink("x")``, ``$_shell("rm x")``): it may run
+anything in the program or in gdb."""
+_RUN_SHELL = re.compile(r"[$`;|&()\n]")
+"""Text gdb's shell would run in ``run ARGS`` / ``set args``."""
+
+
+def _gdb_command(command: str) -> bool:
+    """True when one gdb command runs nothing the rules cannot see."""
+    words = command.split()
+    if not words:
+        return True
+    if any(c in command for c in "\n\r" + COMPUTED):
+        return False  # one -ex value is one command line; bash makes a computed one
+    name = words[0].split("/", 1)[0]  # p/x var, x/4i $pc
+    if name not in _GDB_SAFE or _CALLS.search(command) or "$_shell" in command:
+        return False
+    if name == "thread" and words[1:2] == ["apply"]:
+        rest = [w for w in words[2:] if not re.fullmatch(r"all|-\w+|[\d.*-]+", w)]
+        return _gdb_command(" ".join(rest))
+    if name == "set" and len(words) > 1 and not words[1].startswith("$") and (
+            words[1].split("=")[0] not in _GDB_SET_SAFE):
+        return False
+    runs = name in ("run", "r", "start", "starti") or words[:2] == ["set", "args"]
+    return not (runs and _RUN_SHELL.search(command))
+
+
+def _gdb_option(option: str, names: tuple[str, ...]) -> bool:
+    """True when ``option`` (``-ex``, ``--eval``) is one of ``names`` or a prefix of a long one."""
+    bare = option.lstrip("-")
+    return option.startswith("-") and bool(bare) and any(
+        bare == name or len(bare) > 1 and name.startswith(bare) for name in names)
+
+
+def _gdb(args: list[str]) -> str | None:
+    end = next((k for k, a in enumerate(args) if a in ("--args", "-args")), len(args))
+    own = args[:end]  # after --args: the program's own words
+    batch = any(a.lstrip("-") in ("batch", "batch-silent") for a in own)
+    i = 0
+    while i < len(args):
+        word = args[i]
+        option, eq, attached = word.partition("=")
+        value = attached if eq else (args[i + 1] if i + 1 < len(args) else "")
+        step = 1 if eq else 2
+        if word in ("--args", "-args"):
+            break  # the program and its arguments
+        if word.startswith("-") and word.endswith(COMPUTED):
+            return "gdb is given an option bash computes, which may be a command of its own"
+        if option in _GDB_VALUED:
+            i += step
+        elif _gdb_option(option, _GDB_COMMANDS):
+            if not _gdb_command(value):
+                return "gdb runs a command of its own language the rules do not read"
+            i += step
+        elif _gdb_option(option, _GDB_FILES):
+            return "gdb runs the commands of a file the rules do not read"
+        else:
+            i += 1
+    if not batch:
+        return "gdb without -batch runs the commands it reads from its standard input"
+    return None
+
+
+# -- sqlite3 --------------------------------------------------------------------------------
+_DOT_SAFE = frozenset({
+    "tables", "schema", "fullschema", "indexes", "indices", "databases", "dump", "mode",
+    "headers", "header", "nullvalue", "separator", "width", "timer", "changes", "echo", "bail",
+    "eqp", "explain", "help", "quit", "exit", "show", "stats", "dbinfo", "print", "prompt",
+    "version", "timeout", "lint", "limit", "sha3sum"})
+"""sqlite3's dot-commands that run no program and read or write no other file (not
+``.shell``/``.system``/``.output``/``.once``/``.import``/``.load``/``.read``/``.open`` …)."""
+_SQL_RUNS = re.compile(r"\b(?:edit|load_extension)\s*\(", re.IGNORECASE)
+"""SQL functions of the sqlite3 shell that start a program or load code."""
+_SQLITE_VALUED = frozenset({"cmd", "init", "separator", "newline", "nullvalue", "vfs", "mmap",
+                            "maxsize", "escape"})
+_SQLITE_PAIRS = frozenset({"heap", "lookaside", "pagecache"})
+
+
+def _sqlite_command(text: str) -> bool:
+    """True when a command argument of sqlite3 (SQL, or dot-commands) runs nothing."""
+    if COMPUTED in text:
+        return False  # sqlite3 db "$SQL"
+    for line in text.split("\n"):
+        line = line.strip()
+        if line.startswith("."):
+            name = line[1:].split(None, 1)[0] if line[1:].strip() else ""
+            if name not in _DOT_SAFE:
+                return False
+    return _SQL_RUNS.search(text) is None
+
+
+def _sqlite(args: list[str]) -> str | None:
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        option = word.lstrip("-")
+        if word.startswith("-") and len(word) > 1:
+            if option == "safe":
+                return None  # safe mode: no .shell, .system, .load, edit() …
+            if option in ("version", "help"):
+                return None
+            if option == "init":
+                return "sqlite3 -init runs the commands of a file the rules do not read"
+            if option == "cmd" and not _sqlite_command(args[i + 1] if i + 1 < len(args) else ""):
+                return "sqlite3 -cmd runs a command the rules do not read (.shell, .system …)"
+            i += 3 if option in _SQLITE_PAIRS else 2 if option in _SQLITE_VALUED else 1
+            continue
+        operands.append(word)
+        i += 1
+    commands = operands[1:]  # after the database
+    if not commands:
+        return "sqlite3 runs the commands it reads from its standard input"
+    if not all(_sqlite_command(c) for c in commands):
+        return "sqlite3 runs a dot-command or function that may run a program (.shell, .system …)"
+    return None
+
+
+# -- vim, vi, ex ----------------------------------------------------------------------------
+_EX_SAFE = frozenset({
+    "w", "write", "wq", "x", "xit", "exit", "q", "quit", "qa", "qall", "quitall", "wa", "wall",
+    "wqa", "wqall", "xa", "xall", "up", "update", "s", "substitute", "d", "delete", "m", "move",
+    "t", "co", "copy", "j", "join", "y", "yank", "pu", "put", "retab", "ret", "sort", "sor",
+    "noh", "nohlsearch", "u", "undo", "red", "redo", "le", "left", "ri", "right", "ce", "center",
+    "e", "edit", "r", "read", "set", "se", "setlocal", "setl", ""})
+"""Ex commands that run no shell command and no script (not ``!``, ``call``, ``system()``,
+``exe``, ``py*``, ``lua``, ``perl``, ``ruby``, ``tcl``, ``source``, ``normal``, ``g`` …)."""
+_SET_SAFE = frozenset({
+    "ff", "fileformat", "fenc", "fileencoding", "et", "expandtab", "ts", "tabstop", "sw",
+    "shiftwidth", "sts", "softtabstop", "tw", "textwidth", "ic", "ignorecase", "scs",
+    "smartcase", "ws", "wrapscan", "bomb", "eol", "fixeol", "fixendofline", "bin", "binary",
+    "ai", "autoindent", "list", "nu", "number", "more", "magic", "hls", "hlsearch", "ul",
+    "undolevels", "report", "nocp", "cp", "compatible"})
+"""Options ``set`` may change in a command the rules read (not ``shell``, ``makeprg``, an
+``*expr`` …)."""
+_RANGE = re.compile(r"\s*(?:[%.$]|\d+|'[a-z<>]|[+-]\d*|,|;|\s)*")
+
+
+_FORCED = frozenset({"w", "write", "wq", "x", "xit", "exit", "q", "quit", "qa", "qall",
+                     "quitall", "wa", "wall", "wqa", "wqall", "xa", "xall", "up", "update", "e",
+                     "edit", "sort", "sor"})
+"""Ex commands whose ``!`` right after the name forces them (``q!``); after ``r`` it runs a
+shell command (``r!ls``)."""
+_QUITS = _FORCED - {"w", "write", "wa", "wall", "up", "update", "e", "edit", "sort", "sor"}
+
+
+def _ex_commands(text: str) -> list[str] | None:
+    r"""The names of the ex commands of a line (``-c`` / ``+`` value), or ``None``.
+
+    ``None``: one of them may run a shell command or a script (not on the short list, a ``!``
+    or a backquote, an expression ``\=``, ``+cmd`` for a file, ``set`` of another option).
+    """
+    if "`" in text or "\\=" in text:
+        return None  # `…` in a file name runs a shell; \= an expression
+    names: list[str] = []
+    for piece in text.split("|"):
+        piece = _RANGE.sub("", piece.lstrip(": \t"), count=1)
+        found = re.match(r"[A-Za-z]*", piece)
+        assert found is not None
+        name, rest = found[0], piece[found.end():]
+        rest = rest.removeprefix("!") if name in _FORCED else rest
+        if name not in _EX_SAFE or "!" in rest or name == "" and rest.strip() or re.search(
+                r"(?:^|\s)\+(?!\+)", rest):  # e +cmd f: runs cmd
+            return None
+        if name in ("set", "se", "setlocal", "setl") and not all(
+                re.sub(r"^(?:no|inv)|[=:+^!&?-].*$", "", option) in _SET_SAFE
+                for option in rest.split()):
+            return None
+        names.append(name)
+    return names
+
+
+def _vim(name: str, args: list[str], fed: bool) -> str | None:
+    """vim, vi, ex: ``-c`` / ``--cmd`` / ``+`` commands, script files, standard input.
+
+    Without a command that quits, it goes on with commands (ex mode) or keys read from
+    standard input, unless ``-`` makes that the text to edit.
+    """
+    ex_mode = name.startswith("ex") or any(re.fullmatch(r"-[eE]s?", a) for a in args)
+    quits = False
+    for i, word in enumerate(args):
+        value = None
+        if word.startswith("+") and not re.fullmatch(r"\+\d*|\+/.*", word):
+            value = word[1:]
+        elif word in ("-c", "--cmd"):
+            value = args[i + 1] if i + 1 < len(args) else ""
+        elif word in ("-S", "-u", "-U") and (args[i + 1:i + 2] not in (["NONE"], ["NORC"],
+                                                                      ["DEFAULTS"])):
+            return f"{name} {word} runs the commands of a file the rules do not read"
+        elif word == "-s" and not ex_mode:
+            return f"{name} -s types the keys of a file the rules do not read"
+        elif name == "nvim" and word == "-l" and reads_stdin(args[i + 1:i + 2][0] if i + 1 < len(
+                args) else "-", fed):
+            return "nvim -l runs a Lua script from its standard input"
+        names = _ex_commands(value) if value is not None else []
+        if names is None:
+            return f"{name} runs an ex command the rules do not read (!, system(), call …)"
+        quits = quits or bool(_QUITS.intersection(names))
+    if "-" not in args and (fed or not quits):
+        return f"{name} runs the commands or keys it reads from its standard input"
+    return None
+
+
+# -- the rest ------------------------------------------------------------------------------
+_STARTUP = re.compile(r"(?:LESSOPEN|LESSCLOSE|LESSKEYIN|LESSKEY|LESSKEY_CONTENT|LESSKEY_SRC"
+                      r"|LESSKEYIN_SYSTEM|LESSKEY_SYSTEM|VIMINIT|EXINIT)(?:\[[^\]]*\])?\+?="
+                      r"|LESS\+?=(?=.*(?:\s|=)(?:-[^-\s]*k|--lesskey))")
+"""A word that sets a variable holding a command ``less`` runs (``LESSOPEN='|cmd %s'``), a
+lesskey file (which may set ``LESSOPEN``), or ex commands vim runs at startup (``VIMINIT``)."""
+
+
+def sets_startup_command(value: str) -> str | None:
+    """Why a word sets a command ``less`` or vim runs, or ``None``.
+
+    ``LESSOPEN='|rm x %s' less f``, ``env LESSCLOSE=… less``, ``export LESSOPEN=…``,
+    ``VIMINIT='call system(…)' vim``.
+    """
+    found = _STARTUP.match(value)
+    if found is None:
+        return None
+    return f"it sets {found[0].rstrip('+=')}, which holds a command less or vim runs"
+
+
+COMPUTED = "\0"
+"""Ends the value of a word bash computes (``-ex "$CMD"``, ``sqlite3 db "$SQL"``): a command
+holding it is never one the short lists name."""
+
+
+def language_commands(name: str, words: list[Word], fed: bool = True) -> str | None:
+    """Why ``name`` runs commands of its own language that the rules cannot read, or ``None``.
+
+    ``words``: its words after the program; ``fed``: :attr:`goosectx.shell_words.Part.fed`.
+    """
+    args = [w.value + COMPUTED if w.expands or w.pattern else w.value for w in words]
+    if args[:1] and (args[0] in _VERSION or name in ("ed", "red") and args[0] == "-V"):
+        return None  # gdb --version, sqlite3 -version, ed --help
+    if _GDB.fullmatch(name):
+        return _gdb(args)
+    if _SQLITE.fullmatch(name):
+        return _sqlite(args)
+    if name in ("ed", "red"):
+        if any(a.startswith("!") for a in args):
+            return f"{name} reads its buffer from a shell command (!…)"
+        return f"{name} runs the commands it reads from its standard input (one may be !…)"
+    if _TCL.fullmatch(name):
+        script = next((a for k, a in enumerate(args) if not a.startswith("-") and (
+            k == 0 or args[k - 1] != "-encoding")), None)
+        if script is None or reads_stdin(script, fed):
+            return f"{name} runs a script it reads from its standard input"
+        return None
+    if _VIM.fullmatch(name):
+        return _vim(name, args, fed)
+    if name == "less" and any(re.match(r"-[^-]*k|--lesskey", a) for a in args):
+        return "less reads a lesskey file, which may set a command it runs (LESSOPEN)"
+    return None
