@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Literal
@@ -49,6 +49,7 @@ from goosectx.shell_runners import (
     RUNNERS,
     SUBCOMMAND_RUNNERS,
 )
+from goosectx.shell_subcommands import subcommand_forms
 from goosectx.shell_unchecked import unchecked
 from goosectx.shell_wrappers import runs_given_command
 
@@ -167,7 +168,7 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     if tool_name == "shell":
         command = arguments.get("command")
         forms = [command_forms(p) for p in lex(command)] if isinstance(command, str) else []
-        return [f for f in forms if f.all or f.unreadable]  # not a lone `fi` or `}`
+        return [_with_subcommands(f) for f in forms if f.all or f.unreadable]  # not a lone `fi`
     if tool_name == "text_editor":
         path = arguments.get("path")
         command = arguments.get("command", "")
@@ -176,6 +177,16 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     subject = json.dumps(dict(arguments), ensure_ascii=False, separators=(",", ":"),
                          sort_keys=True)
     return [CommandForms((subject,), subject)]
+
+
+def _with_subcommands(forms: CommandForms) -> CommandForms:
+    """``forms`` with its subcommand forms added for deny and ask rules (``git -C . push``).
+
+    :func:`goosectx.shell_subcommands.subcommand_forms`; an allow rule still matches
+    :attr:`CommandForms.words` only.
+    """
+    extra = [x for form in forms.all for x in subcommand_forms(form)]
+    return replace(forms, all=(*forms.all, *extra)) if extra else forms
 
 
 _TRAILING_STAR = re.compile(r"\w *\*$")
