@@ -76,7 +76,7 @@ word is the program, ``busybox sh -c …`` a shell)."""
 # wrapper → (options that take a value, positional words before the command)
 _WRAPPERS: dict[str, tuple[str, int]] = {
     "command": ("", 0), "builtin": ("", 0), "exec": ("a", 0), "nohup": ("", 0),
-    "env": ("uCS", 0), "sudo": ("ugpChDrtUTR", 0), "doas": ("uC", 0), "nice": ("n", 0),
+    "env": ("uCSa", 0), "sudo": ("ugpChDrtUTR", 0), "doas": ("uC", 0), "nice": ("n", 0),
     "time": ("fo", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
     "xargs": ("adEILnPs", 0), "watch": ("nd", 0), "chronic": ("", 0), "setsid": ("", 0),
     "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("wE", 1),
@@ -409,6 +409,8 @@ def _unwrap(name: str, words: list[Word], start: int = 0,
                 others += _unwrap(name, words, i + 2, budget)
             i += 1  # --long=value, or a flag
             continue
+        if name == "command" and ("v" in word or "V" in word):
+            return [[]]  # command -v NAME: prints how NAME would run, runs nothing
         if name == "nice" and word[1:].isdigit():
             i += 1  # nice -10 CMD
             continue

@@ -116,3 +116,15 @@ def test_no_command_prefix_rule_is_offered_for_them() -> None:
         assert suggested_rule("shell", {"command": command}) is None, command
     assert suggested_rule("shell", {"command": "fd -e py x"}) == "shell(fd*)"
     assert suggested_rule("shell", {"command": "make -j4 test"}) == "shell(make*)"
+
+
+@pytest.mark.parametrize("command", [  # fresh21 #28: they print how a name runs, run nothing
+    "command -v python3 >/dev/null && echo y", "command -V python3", "command -pv rm"])
+def test_command_v_runs_nothing(command: str) -> None:
+    assert verdict(DENY_RM, command) == "run", command
+
+
+@pytest.mark.parametrize("command", [  # fresh21 #31: env -a ARG0 (coreutils 9.5's --argv0)
+    "env -a foo rm -f v", "env -afoo rm -f v", "command -v ls; rm -f v", "command -p rm -f v"])
+def test_a_command_behind_env_a_or_command_p_is_read(command: str) -> None:
+    assert verdict(DENY_RM, command) == "deny", command
