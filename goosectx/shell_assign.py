@@ -11,6 +11,9 @@ they hold) or to ``BASH_ALIASES`` / ``BASH_CMDS`` (an alias, a program bound to 
 file) stays unreadable, as does any assignment to those two (:func:`binds_name`).
 :func:`plain_value` tells a prompt variable's value that runs
 nothing when bash expands it (``PS4='+ '``, ``PS1='> '``) from one that may.
+:func:`evaluated_operand`: a declaration builtin evaluates a quoted ``(…)`` value as an array
+assignment (``declare -a a='($(rm x))'`` runs ``rm``), which is unreadable when it can run a
+command.
 
 Core module: no printing.
 """
@@ -108,3 +111,45 @@ def plain_value(name: str, value: str) -> bool:
         return re.search(r"[$`\\]", value) is None
     return name in _PROMPTS and all(c.isprintable() and c not in "$`\\" for c in value) and (
         re.match(r"~|.*:~", value) is None)  # PS4=~: bash puts $HOME there, then expands it
+
+
+_OPERAND = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=(.*)", re.DOTALL)
+_LITERAL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=\(")
+"""An array literal bash's parser read (:func:`read_array`): its commands are parts already."""
+
+
+def evaluated_operand(words: list[Word]) -> str | None:
+    r"""Why a declaration builtin evaluates text of ``words`` (one simple command) as code.
+
+    Bash's ``declare``, ``typeset``, ``local``, ``export`` and ``readonly`` (also after
+    ``command`` or ``builtin``) read an operand ``NAME=VALUE`` whose value, quotes removed,
+    starts with ``(`` and ends with ``)`` as the array assignment ``NAME=(…)`` when NAME is an
+    array: ``declare -a a='($(rm x))'``, ``declare -A m='([k]=$(rm x))'``, ``typeset -ia
+    "n=(1+\$(rm x))"``, ``declare -ga`` and ``a=(); declare a='(…)'`` run ``rm``.
+    Unreadable: such a value holding ``$``, a backquote, ``<(`` or ``>(``; and, with ``-a`` /
+    ``-A``, a value bash computes (``declare -a a=$x``). ``None`` for anything else
+    (``declare -a a=(x $(ls))``: the literal is read as parts; ``local x=$1``: no array).
+    """
+    i = 0
+    while i < len(words) and (ASSIGNMENT_WORD.match(words[i].raw) or words[i].value in (
+            "command", "builtin")):
+        i += 1
+    name = words[i].value if i < len(words) else ""
+    if name not in DECLARATIONS:
+        return None
+    arrays, options = False, True
+    for word in words[i + 1:]:
+        if options and word.value.startswith(("-", "+")) and word.value != "--":
+            arrays = arrays or bool(re.search("[aA]", word.value))
+            continue
+        options = False
+        found = _OPERAND.fullmatch(word.value)
+        if found is None or _LITERAL.match(word.raw):
+            continue
+        value = found[1]
+        if value.startswith("(") and value.endswith(")") and re.search(r"[$`]|[<>]\(", value):
+            return (f"{name} evaluates the quoted (…) value it is given as an array assignment, "
+                    "running its commands")
+        if arrays and word.expands:
+            return f"{name} -a evaluates a value bash computes as an array assignment"
+    return None

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from goosectx.shell_assign import binds_name
+from goosectx.shell_assign import binds_name, evaluated_operand
 from goosectx.shell_builtins import (
     builtin_lines,
     computed_name,
@@ -239,7 +239,8 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w)))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
-    r.reasons += filter(None, [computed_name([(w.raw, w.value, _computed(w)) for w in words])])
+    r.reasons += filter(None, [computed_name([(w.raw, w.value, _computed(w)) for w in words]),
+                               evaluated_operand(words)])  # declare -a a='($(rm x))'
 
 
 def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR0912

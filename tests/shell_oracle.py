@@ -301,6 +301,9 @@ def _wrapped(name: str, args: tuple[str, ...]) -> tuple[str, ...]:
 _WRAPPER_PROGRAMS = {"env", "sudo", "command", "exec", "xargs", "nohup", "timeout", "nice",
                      "time", "find", "doas", "stdbuf", "setsid", "flock", "watch", "builtin",
                      "jobs"}  # jobs -x CMD: bash runs CMD
+_DECLARATIONS = {"declare", "typeset", "local", "readonly", "export"}
+"""Builtins that evaluate a ``NAME=(…)`` operand as an array assignment when NAME is an array
+(modelled as if it always were)."""
 
 
 def runs_rm(argvs: Iterable[tuple[str, ...]], bash: Bash, depth: int = 0) -> bool:
@@ -325,6 +328,9 @@ def runs_rm(argvs: Iterable[tuple[str, ...]], bash: Bash, depth: int = 0) -> boo
         elif name == "trap" and depth < 2:  # trap ACTION SIGNAL…: one word alone is a signal
             action = [a for a in argv[1:] if a != "--"]
             todo.extend(bash.run(action[0]).argvs if len(action) > 1 else ())
+        elif name in _DECLARATIONS and depth < 2:  # declare -a a='($(rm v))': bash evaluates it
+            values = [a.partition("=")[2] for a in argv[1:] if re.match(r"\w+\+?=\(.*\)$", a, re.S)]
+            todo.extend(x for v in values for x in bash.run(f"__fz_a={v}").argvs)
         elif name in SHELLS and depth < 2:
             inner = bash.command_string(argv[1:])
             if inner and runs_rm(bash.run(inner).argvs, bash, depth + 1):

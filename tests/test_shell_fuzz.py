@@ -76,6 +76,19 @@ def test_the_rules_agree_with_bash_on_where_a_shells_command_string_starts(
         assert shell_fuzz.check(line, bash, bash.run(line, timeout_s=30)) == [], line
 
 
+def test_the_rules_agree_with_bash_on_quoted_array_values_of_declare(
+        bash: shell_oracle.Bash) -> None:
+    """Bash evaluates ``declare -a a='($(rm v))'`` as ``a=($(rm v))`` (fresh21 finding 5)."""
+    for line in ("declare -a A='($(rm v))'", 'declare -a "A=(\\$(rm v))"',
+                 "declare -a A=\\(\\$\\(rm\\ v\\)\\)", "typeset -A A='([k]=`rm v`)'",
+                 "declare -ia A='(1+$(rm v))'", "declare -g -a A='($(rm v))'",
+                 "readonly -a A='( $(rm v) )'", "export -a 'A=(<(rm v))'",
+                 "x='($(rm v))'; declare -a A=\"$x\""):
+        ran = bash.run(line, timeout_s=30)
+        assert shell_oracle.runs_rm(ran.argvs, bash), (line, ran.argvs)
+        assert shell_fuzz.check(line, bash, ran) == [], line
+
+
 def test_the_rules_agree_with_bash_on_a_fixed_set_of_generated_lines(
         bash: shell_oracle.Bash) -> None:
     found, stats = shell_fuzz.fuzz(150, seed=21, bash=bash)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_support import run_cli
+from cli_support import run_auto_denying_rm, run_cli
 
 from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules
@@ -115,3 +115,34 @@ def test_the_commands_it_computes_or_runs_are_still_denied(command: str) -> None
     "find . -exec X=$Y {} ;"])
 def test_what_it_may_run_is_still_asked_about(command: str) -> None:
     assert verdict(command) == "ask", command
+
+
+# fresh21 finding 5: bash evaluates a declaration builtin's QUOTED `(…)` value as an array
+# assignment (declare -a a='($(rm f))' runs rm: checked with real bash 5.2), and the rules let
+# it through under --mode auto --deny 'shell(rm *)'.
+def test_run_keeps_the_files_a_quoted_array_value_of_declare_would_remove(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    commands = ["declare -a a='($(rm -f v1))'", 'declare -a "a=(\\$(rm -f v2))"',
+                'typeset -a a="(\\`rm -f v3\\`)"', "readonly -a r='($(rm -f v4))'",
+                "declare -ia n='(1+$(rm -f v5))'", "declare -A m='([k]=$(rm -f v6))'",
+                "a=(); declare a='($(rm -f v7))'", "x='($(rm -f v8))'; declare -ga a=$x"]
+    err = run_auto_denying_rm(fake_model, workdir, capsys, commands)
+    assert err.count("evaluates") >= len(commands) - 1, err
+
+
+@pytest.mark.parametrize("command", [
+    "declare -a a='($(rm x))'", "declare -a a=\\(\\$\\(rm\\ x\\)\\)", "declare -g -a a='(`rm x`)'",
+    "export -a a='($(rm x))'", "declare -x -a a='(<(rm x))'", "declare -a a+='($(rm x))'",
+    "declare -a 'a=($(rm x))'", "declare -a -- a='($(rm x))'", "command declare -a a='($(rm x))'",
+    "builtin typeset -a a='($(rm x))'", "local a='( $(rm x) )'", "declare -a a=$'(\\x24(rm x))'",
+    "declare -a a=\"$x\""])
+def test_a_quoted_array_value_that_can_run_a_command_is_asked_about(command: str) -> None:
+    assert verdict(command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "declare -a a='(x y)'", "declare -A m='([k]=v)'", "local x=$1", "local dir=\"$(pwd)\"",
+    "declare -x FOO=$BAR", "local -a arr=(\"$@\")", "declare -a a=()", "declare a=' ($x)'",
+    "export PATH=\"$HOME/bin:$PATH\""])
+def test_other_declarations_still_run(command: str) -> None:
+    assert verdict(command) == "run", command
