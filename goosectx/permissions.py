@@ -40,10 +40,11 @@ from typing import Any, Literal
 from goosectx.config_values import fail, top_level_key_error
 from goosectx.errors import ConfigError
 from goosectx.sensitive import rule_paths
-from goosectx.shell_builtins import builtin_lines
+from goosectx.shell_builtins import SHELLS, builtin_lines
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
 from goosectx.shell_runners import (
+    COMMAND_LANGUAGES,
     CONTAINERS,
     INTERPRETER,
     RUNNERS,
@@ -315,7 +316,8 @@ RUNS_ANYTHING = frozenset({
     "xargs", "eval", "exec", "command", "builtin", "nohup", "nice", "ionice", "time", "timeout",
     "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "nix-shell", "npx", "bunx",
     "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script", "parallel",
-    "trap", "fc", "bind", "jobs"}) | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
+    "trap", "fc", "bind", "jobs", "toybox"}) | SHELLS | COMMAND_LANGUAGES | (
+    RUNNERS - SUBCOMMAND_RUNNERS.keys())
 """Programs that run whatever their arguments say: no command-prefix rule is offered for them."""
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from goosectx.shell_assign import binds_name, evaluated_operand
 from goosectx.shell_builtins import (
+    SHELLS,
     builtin_lines,
     computed_name,
     hidden_commands,
@@ -69,10 +70,6 @@ def shell_parts(command: str) -> list[str]:
 
 
 # -- the forms of one simple command -------------------------------------------------------
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "ash"})
-"""Shells whose ``-c STRING`` is a command line of its own (``busybox`` is a wrapper: its first
-word is the program, ``busybox sh -c …`` a shell)."""
-
 # wrapper → (options that take a value, positional words before the command)
 _WRAPPERS: dict[str, tuple[str, int]] = {
     "command": ("", 0), "builtin": ("", 0), "exec": ("a", 0), "nohup": ("", 0),
@@ -80,7 +77,7 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
     "time": ("fo", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
     "xargs": ("adEILnPs", 0), "watch": ("nd", 0), "chronic": ("", 0), "setsid": ("", 0),
     "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("wE", 1),
-    "busybox": ("", 0), "jobs": ("", 0),
+    "busybox": ("", 0), "toybox": ("", 0), "jobs": ("", 0),
 }
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # A=x, A+=x
 _SUBSCRIPT_RUNS = re.compile(r"\[[^\]]*(?:\$\(|`)")  # 'a[$(rm x)]': run by [[ -eq ]], $((x))

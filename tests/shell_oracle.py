@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from goosectx.shell_command import SHELLS
+from goosectx.shell_builtins import SHELLS
 
 BASH = shutil.which("bash") or "/bin/bash"
 _KEEP = {"builtin", "printf", "return", "eval", "command", "break", "set", "enable"}

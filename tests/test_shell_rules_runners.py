@@ -162,3 +162,39 @@ def test_no_rule_names_an_option_or_a_directory_after_a_running_subcommand() -> 
                     "uv run --with rich python app.py", "Rscript -e 1", "luajit -e 1",
                     "powershell -c 1"):
         assert suggested_rule("shell", {"command": command}) is None, command
+
+
+# fresh21 finding 9: rbash (shipped with bash) and other POSIX shells were not read as shells:
+# `rbash -c 'rm f'`, `echo 'rm f' | rbash` and `rbash <<< 'rm f'` deleted f under
+# --mode auto --deny 'shell(rm *)'; csh/tcsh, pwsh, xonsh, nu, elvish -c ran unread too.
+def test_run_keeps_the_files_rbash_would_remove(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = run_auto_denying_rm(fake_model, workdir, capsys, [
+        "rbash -c 'rm -f v1'", "echo 'rm -f v2' | rbash", "rbash <<< 'rm -f v3'"])
+    assert "rbash runs the commands it reads from its standard input" in err, err
+
+
+@pytest.mark.parametrize("command", [
+    "rbash -c 'rm x'", "mksh -c 'rm x'", "yash -c 'rm x'", "posh -c 'rm x'", "ksh93 -c 'rm x'",
+    "osh -c 'rm x'", "toybox sh -c 'rm x'", "busybox sh -c 'rm x'", "lksh -c 'rm x'"])
+def test_a_posix_shells_command_string_is_read_like_bash_c(command: str) -> None:
+    assert verdict(DENY_RM, command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "echo 'rm x' | mksh", "yash <<< 'rm x'", "tcsh -c 'rm x'", "csh -fc 'rm x'",
+    "echo 'rm x' | tcsh", "pwsh -c 'Remove-Item x'", "pwsh -NoProfile -Command 'rm x'",
+    "pwsh -EncodedCommand cgBtACAAeAA=", "echo 'rm x' | pwsh", "xonsh -c 'rm x'",
+    "nu -c 'rm x'", "nu --commands 'rm x'", "nu -e 'rm x'", "elvish -c 'rm x'",
+    "echo 'rm x' | elvish", "ysh -c 'rm x'", "pwsh -ExecutionPolicy Bypass"])
+def test_another_command_languages_code_is_asked_about(command: str) -> None:
+    assert verdict(DENY_RM, command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "tcsh script.csh", "pwsh -NoProfile -File ./build.ps1", "pwsh -ep Bypass -File x.ps1",
+    "pwsh ./x.ps1", "nu script.nu", "xonsh x.xsh", "elvish x.elv", "rbash x.sh",
+    "mksh ./configure", "toybox ls", "pwsh --version", "rbash -c 'ls'"])
+def test_their_script_files_still_run(command: str) -> None:
+    assert verdict(DENY_RM, command) == "run", command
+    assert suggested_rule("shell", {"command": command}) is None, command
