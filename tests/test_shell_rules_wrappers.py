@@ -48,6 +48,23 @@ def test_run_asks_about_the_eval_makeflags_gives_make(  # type: ignore[no-untype
     assert ["needs approval" in a for a in answers] == [True, True], answers
 
 
+# fresh21 findings 7 and 8, review21 finding 1: fd's second -x/-X command, tmux's default
+# aliases (splitp, split-pane) and detach-client -E, byobu-tmux, dtach, abduco and zellij run
+# ran a denied rm unread (real tmux 3.3a removes the file through splitp).
+def test_run_denies_the_rm_of_a_second_fd_exec_and_other_terminals(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    commands = ["fd . -x echo {} \\; -x rm -f v1", "fd . --exec echo ';' --exec-batch rm -f v2",
+                "tmux -L goosectx-test-v3 -f /dev/null new -d \\; splitp 'rm -f v3'",
+                "tmux -L goosectx-test-v4 split-pane 'rm -f v4'",
+                "tmux -L goosectx-test-v5 detach-client -E 'rm -f v5'",
+                "byobu-tmux new-session -d 'rm -f v6'", "dtach -n /tmp/gx-v7 rm -f v7",
+                "abduco -n gx-v8 rm -f v8", "zellij run -- rm -f v9"]
+    run_auto_denying_rm(fake_model, workdir, capsys, commands)
+    answers = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert len(answers) == len(commands)
+    assert all("permission rule" in a for a in answers), answers
+
+
 DENIED = [  # read like sh -c: the rm is seen, and denied
     "tmux new-session -d 'rm x'", "tmux new -d rm x", "tmux new-window 'rm x'",
     "tmux neww -t s:1 -n w 'rm x'", "tmux split-window -h -l 20 'cd /tmp && rm x'",
@@ -61,7 +78,14 @@ DENIED = [  # read like sh -c: the rm is seen, and denied
     "find . -exec rm {} +", "sudo tmux new -d 'rm x'", "ssh host tmux new -d \"'rm x'\"",
     "nohup screen -dm rm x", "env -S 'rm -f' x", "env -S '#comment' rm x",
     "rg --pre rm x", "rg --pre=rm x", "rg -i x --pre /bin/rm", "rg --pre=/bin/rm x",
-    "sudo rg --pre rm x",
+    "sudo rg --pre rm x", "fd . -x echo {} \\; -x rm {}", "fd -e tmp -x echo \\; --exec rm -f",
+    "fdfind -x echo {} ';' -X rm -rf", "fd -xecho {} ';' -Xrm", "fd -X echo ';' --exec=rm",
+    "tmux new -d -s s \\; splitp 'rm x'", "tmux split-pane -t s 'rm x'", "tmux splitp rm x",
+    "tmux detach-client -E 'rm x'", "tmux detach -E'rm x'", "byobu-tmux new-session -d 'rm x'",
+    "byobu-screen rm x", "dtach -n /tmp/s rm x", "dtach -A /tmp/s -z -e ^q rm x",
+    "dtach -c s -r winch rm x", "abduco -n s rm x", "abduco -e ^q -c s rm x",
+    "abduco -fA s rm x", "zellij run -- rm x", "zellij run -c rm x", "zellij -s x r -f rm x",
+    "zellij r --cwd /tmp -- rm x", "zellij action new-pane -- rm x",
 ]
 ASKED = [  # what they would run cannot be read
     "make --eval='t: ; rm x' t", "make -E 't: ; rm x' t", "make --ev=x t", "make -sE x t",
@@ -77,6 +101,8 @@ ASKED = [  # what they would run cannot be read
     "make 'MAKEFLAGS+=-E x' t", "MAKEFLAGS='Et:\\ ;\\ rm\\ x' make t", "GNUMAKEFLAGS='-sE x' make",
     "export MAKEFLAGS=--ev=x; make", "env MAKEFLAGS=--eval=x make", "MAKEFLAGS='-s --eval x' make",
     "rg --pre $X x", "rg --pre=$X x", "rg '--pre=$(echo rm)' x", "rg --pre='r*' x",
+    "tmux kill-ses -t x", "tmux newsession x", "tmux splitp -t s \\; neww-x", "dtach -p /tmp/s",
+    "abduco -p s", "zellij action write-chars 'rm x'", "zellij ac write 114 109",
 ]
 STILL_RUN = [
     "tmux ls", "tmux attach -t build", "tmux kill-session -t build", "tmux has-session -t x",
@@ -89,7 +115,10 @@ STILL_RUN = [
     "env --split-string='python3 -u' x.py", "env -iS 'python3 -u' x.py",
     "MAKEFLAGS=-j4 make", "make MAKEFLAGS=-s", "MAKEFLAGS='-j4 --no-print-directory' make",
     "MAKEFLAGS='s -- EXTRA=-E' make", "rg --pre pdftotext x", "rg --pre=./pre.sh x",
-    "rg --pre-glob '*.pdf' x", "rg -e rm x",
+    "rg --pre-glob '*.pdf' x", "rg -e rm x", "fd -x echo {} ';' -x wc -l", "tmux detach",
+    "tmux splitp 'make'", "tmux list-sessions", "tmux info", "tmux show-messages",
+    "dtach -a /tmp/s", "dtach -n /tmp/s make", "abduco", "abduco -a s", "zellij",
+    "zellij attach x", "zellij run -n build -- make", "byobu-tmux ls",
 ]
 
 
