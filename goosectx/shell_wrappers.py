@@ -9,8 +9,9 @@ the string of ``env -S STRING ARGS…`` (:func:`env_split_line`). What such a pr
 from text the rules cannot read makes the command unreadable (asked about under shell deny/ask
 rules): keys typed into a session, tmux or screen commands, an expect script
 (``expect -c 'spawn …'``, or one read from standard input), and ``make --eval`` / ``-E`` recipe
-text, also given in ``MAKEFLAGS`` (:func:`makeflags_eval`). ``rg --pre CMD`` runs the program
-CMD on each file it searches. What the command text shows, not a sandbox.
+text, also given in ``MAKEFLAGS`` (:func:`makeflags_eval`), and a make variable set on its
+command line with text make runs (``make 'x:=$(shell rm f)'``). ``rg --pre CMD`` runs the
+program CMD on each file it searches. What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -44,6 +45,9 @@ def started_commands(name: str, args: list[str], fed: bool = True) -> Started:
         return _fd(args)
     if name in ("make", "gmake") and any(_make_eval(a) for a in args):
         return Started(unreadable=f"{name} --eval runs recipe text the rules do not read")
+    if name in ("make", "gmake") and any(_make_code(a) for a in args if not a.startswith("-")):
+        return Started(unreadable=f"{name} runs the make code of a variable set on its command "
+                                  "line ('x:=$(shell …)', 'x!=…')")
     if name == "rg":
         return _rg(args)
     if name in TERMINALS:
@@ -58,6 +62,18 @@ def _make_eval(flag: str) -> bool:
     return flag.startswith("--ev") or re.fullmatch(r"-[bBdeikLnpqrRsStvw]*E.*", flag) is not None
 
 
+def _make_code(word: str) -> bool:
+    """True when ``word`` defines a make variable with text make may run (``x:=$(shell rm f)``).
+
+    make expands a ``:=`` value, a ``!=`` one is a shell command, and any other value a
+    makefile may expand: every ``$`` but a plain ``$NAME`` / ``${NAME}`` (bash's, or a
+    variable's name) counts, in the name too (``x$(shell …)=1``).
+    """
+    name, equals, _value = word.partition("=")
+    return bool(equals) and (name.endswith("!") or "$" in re.sub(
+        r"\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\})", "", word))
+
+
 _MAKEFLAGS = re.compile(r"(?:GNU)?MAKEFLAGS(?:\+|\?|:{1,3})?=(.*)", re.DOTALL)
 
 
@@ -66,13 +82,17 @@ def makeflags_eval(word: str) -> str | None:
 
     Make reads those variables (from its environment, and a ``make MAKEFLAGS=…`` operand) as
     its own options: ``MAKEFLAGS='--eval=t: ; rm x' make t``. The first word of the value may
-    be single letters without a ``-`` (``Et:…`` is ``-Et:…``); words after ``--`` are variables.
+    be single letters without a ``-`` (``Et:…`` is ``-Et:…``); a word with ``=`` (also after
+    ``--``) defines a variable, whose text may run (:func:`_make_code`).
     """
     found = _MAKEFLAGS.match(word)
+    variables = False
     for k, flag in enumerate(found[1].split() if found else []):
-        if flag == "--":
-            return None
-        if _make_eval(flag if k or flag.startswith("-") or "=" in flag else "-" + flag):
+        variables = variables or flag == "--"
+        if (variables or not flag.startswith("-")) and _make_code(flag):
+            return "it sets MAKEFLAGS to a make variable whose text runs commands"
+        if not variables and _make_eval(
+                flag if k or flag.startswith("-") or "=" in flag else "-" + flag):
             return "it sets MAKEFLAGS to make --eval recipe text"
     return None
 

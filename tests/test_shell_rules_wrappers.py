@@ -65,6 +65,18 @@ def test_run_denies_the_rm_of_a_second_fd_exec_and_other_terminals(  # type: ign
     assert all("permission rule" in a for a in answers), answers
 
 
+# fresh21 finding 1, review21 finding 3: a make variable set on the command line or in
+# MAKEFLAGS/GNUMAKEFLAGS holds make code make runs at once (x:=$(shell …), x!=…; real make
+# 4.3 removes the file with no makefile at all) and ran under --deny 'shell(rm *)'.
+def test_run_asks_about_make_variables_whose_text_runs_commands(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    commands = ["make 'x:=$(shell rm -f v1)'", "make 'x!=rm -f v2'", "make -- 'x::=$(shell rm -f v3)'",
+                "GNUMAKEFLAGS='x:=$(shell rm -f v4)' make", "make MAKEFLAGS='x:=$(shell rm -f v5)'"]
+    run_auto_denying_rm(fake_model, workdir, capsys, commands)
+    answers = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert ["needs approval" in a for a in answers] == [True] * len(commands), answers
+
+
 DENIED = [  # read like sh -c: the rm is seen, and denied
     "tmux new-session -d 'rm x'", "tmux new -d rm x", "tmux new-window 'rm x'",
     "tmux neww -t s:1 -n w 'rm x'", "tmux split-window -h -l 20 'cd /tmp && rm x'",
@@ -103,6 +115,9 @@ ASKED = [  # what they would run cannot be read
     "rg --pre $X x", "rg --pre=$X x", "rg '--pre=$(echo rm)' x", "rg --pre='r*' x",
     "tmux kill-ses -t x", "tmux newsession x", "tmux splitp -t s \\; neww-x", "dtach -p /tmp/s",
     "abduco -p s", "zellij action write-chars 'rm x'", "zellij ac write 114 109",
+    "make 'x:=$(shell rm x)'", "make X='$(shell rm x)' t", "make 'x!=rm x'", "make 'x=${shell rm x}'",
+    "make 'x$(shell rm y)=1'", "gmake -- 'x::=$(shell rm x)'", "MAKEFLAGS='x:=$(shell rm y)' make",
+    "MAKEFLAGS='-- x:=$(shell rm y)' make", "make MAKEFLAGS='-s x:=$(shell rm y)'",
 ]
 STILL_RUN = [
     "tmux ls", "tmux attach -t build", "tmux kill-session -t build", "tmux has-session -t x",
@@ -118,7 +133,9 @@ STILL_RUN = [
     "rg --pre-glob '*.pdf' x", "rg -e rm x", "fd -x echo {} ';' -x wc -l", "tmux detach",
     "tmux splitp 'make'", "tmux list-sessions", "tmux info", "tmux show-messages",
     "dtach -a /tmp/s", "dtach -n /tmp/s make", "abduco", "abduco -a s", "zellij",
-    "zellij attach x", "zellij run -n build -- make", "byobu-tmux ls",
+    "zellij attach x", "zellij run -n build -- make", "byobu-tmux ls", "make CC=clang",
+    "make -j4 PREFIX=$HOME/.local install", "make V=1 test", "make CFLAGS='-O2 -g'",
+    "make DESTDIR=\"$PWD/out\" install", "make PREFIX=${HOME}/x",
 ]
 
 
