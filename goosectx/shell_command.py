@@ -53,7 +53,7 @@ from goosectx.shell_runners import (
     ssh_lines,
 )
 from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
-from goosectx.shell_wrappers import env_split_line, makeflags_eval, started_commands
+from goosectx.shell_wrappers import env_split_line, make_text, started_commands
 
 
 # -- shell commands split into parts ------------------------------------------------------
@@ -230,14 +230,13 @@ def _check_subscripts(words: list[Word], r: _Reading) -> None:
     if any(_SUBSCRIPT_RUNS.search(w.value) for w in words):  # x='a[$(rm y)]'; $((x))
         r.reasons.append("a quoted array subscript holds a command substitution, which bash "
                          "runs when the text is read as a number")
-    stored = [x for w in words if (x := binds_name(w.value) or makeflags_eval(w.value)
-                                   or sets_startup_command(w.value))]  # LESSOPEN=…, VIMINIT=…
-    r.reasons += stored[:1]  # BASH_CMDS[ls]=/bin/rm; MAKEFLAGS=--eval=… make, make MAKEFLAGS=…
+    stored = [x for w in words if (x := binds_name(w.value) or sets_startup_command(w.value))]
+    r.reasons += stored[:1]  # BASH_CMDS[ls]=/bin/rm; LESSOPEN=…, VIMINIT=…
     prompt = next((v for w in words if (v := sets_prompt(w.value, _computed(w)))), None)
     if prompt:  # PS4='$(rm x)'; set -x / BASH_ENV='$(rm x)' bash -c …: bash expands its value
         r.reasons.append(f"it sets {prompt}, whose commands bash runs when it expands it")
     r.reasons += filter(None, [computed_name([(w.raw, w.value, _computed(w)) for w in words]),
-                               evaluated_operand(words)])  # declare -a a='($(rm x))'
+                               evaluated_operand(words), make_text(words)])  # MAKEFLAGS=--eval=…
 
 
 def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR0912

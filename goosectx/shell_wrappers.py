@@ -23,6 +23,7 @@ import shlex
 
 from goosectx.shell_builtins import reads_stdin
 from goosectx.shell_terminals import TERMINALS, Started, terminal_commands
+from goosectx.shell_words import ASSIGNMENT_WORD, Word
 
 STARTERS = TERMINALS | {"expect"}
 """Programs that run a command, or commands, they are given (no command-prefix rule is
@@ -72,6 +73,32 @@ def _make_code(word: str) -> bool:
     name, equals, _value = word.partition("=")
     return bool(equals) and (name.endswith("!") or "$" in re.sub(
         r"\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\})", "", word))
+
+
+def make_text(words: list[Word]) -> str | None:
+    """Why ``words`` (one simple command) give make code the rules cannot read, or ``None``.
+
+    ``MAKEFLAGS`` / ``GNUMAKEFLAGS`` set anywhere in it (:func:`makeflags_eval`); a variable
+    make reads from its environment, which a makefile may expand (``CC='$(shell rm f)' make``
+    runs ``rm`` where a rule uses ``$(CC)``): a leading assignment, or one of ``env``'s, whose
+    literal text :func:`_make_code` (``CC=$(which gcc) make``: bash computes it, runs).
+    """
+    flags = next(filter(None, (makeflags_eval(w.value) for w in words)), None)
+    if flags:
+        return flags
+    i, env = 0, False
+    while i < len(words):
+        value = words[i].value
+        env = env or value == "env"  # env [-i] NAME=VALUE … make
+        if value != "env" and not ASSIGNMENT_WORD.match(words[i].raw) and not (
+                env and ("=" in value or value in ("-i", "-"))):
+            break
+        i += 1
+    program = words[i].value.rsplit("/", 1)[-1] if i < len(words) else ""
+    if program in ("make", "gmake") and any(
+            not w.expands and _make_code(w.value) for w in words[:i]):
+        return "it gives make a variable whose text runs commands in its environment"
+    return None
 
 
 _MAKEFLAGS = re.compile(r"(?:GNU)?MAKEFLAGS(?:\+|\?|:{1,3})?=(.*)", re.DOTALL)

@@ -118,6 +118,7 @@ ASKED = [  # what they would run cannot be read
     "make 'x:=$(shell rm x)'", "make X='$(shell rm x)' t", "make 'x!=rm x'", "make 'x=${shell rm x}'",
     "make 'x$(shell rm y)=1'", "gmake -- 'x::=$(shell rm x)'", "MAKEFLAGS='x:=$(shell rm y)' make",
     "MAKEFLAGS='-- x:=$(shell rm y)' make", "make MAKEFLAGS='-s x:=$(shell rm y)'",
+    "CC='$(shell rm x)' make", "env CC='$(shell rm x)' make all", "env -i X='$(shell rm x)' gmake",
 ]
 STILL_RUN = [
     "tmux ls", "tmux attach -t build", "tmux kill-session -t build", "tmux has-session -t x",
@@ -135,7 +136,8 @@ STILL_RUN = [
     "dtach -a /tmp/s", "dtach -n /tmp/s make", "abduco", "abduco -a s", "zellij",
     "zellij attach x", "zellij run -n build -- make", "byobu-tmux ls", "make CC=clang",
     "make -j4 PREFIX=$HOME/.local install", "make V=1 test", "make CFLAGS='-O2 -g'",
-    "make DESTDIR=\"$PWD/out\" install", "make PREFIX=${HOME}/x",
+    "make DESTDIR=\"$PWD/out\" install", "make PREFIX=${HOME}/x", "CC=clang make",
+    "PREFIX=$HOME make install", "X='$(shell rm f)' ls", "X='x!=rm f' make",
 ]
 
 
