@@ -122,17 +122,18 @@ def evaluated_operand(words: list[Word]) -> str | None:
     r"""Why a declaration builtin evaluates text of ``words`` (one simple command) as code.
 
     Bash's ``declare``, ``typeset``, ``local``, ``export`` and ``readonly`` (also after
-    ``command`` or ``builtin``) read an operand ``NAME=VALUE`` whose value, quotes removed,
-    starts with ``(`` and ends with ``)`` as the array assignment ``NAME=(…)`` when NAME is an
-    array: ``declare -a a='($(rm x))'``, ``declare -A m='([k]=$(rm x))'``, ``typeset -ia
-    "n=(1+\$(rm x))"``, ``declare -ga`` and ``a=(); declare a='(…)'`` run ``rm``.
+    ``command [-p] [--]`` or ``builtin [--]``) read an operand ``NAME=VALUE`` whose value,
+    quotes removed, starts with ``(`` and ends with ``)`` as the array assignment ``NAME=(…)``
+    when NAME is an array: ``declare -a a='($(rm x))'``, ``declare -A m='([k]=$(rm x))'``,
+    ``typeset -ia "n=(1+\$(rm x))"``, ``declare -ga`` and ``a=(); declare a='(…)'`` run ``rm``.
     Unreadable: such a value holding ``$``, a backquote, ``<(`` or ``>(``; and, with ``-a`` /
     ``-A``, a value bash computes (``declare -a a=$x``). ``None`` for anything else
     (``declare -a a=(x $(ls))``: the literal is read as parts; ``local x=$1``: no array).
     """
     i = 0
     while i < len(words) and (ASSIGNMENT_WORD.match(words[i].raw) or words[i].value in (
-            "command", "builtin")):
+            "command", "builtin") or i and words[i - 1].value in ("command", "builtin", "-p") and (
+            words[i].value in ("-p", "--"))):  # command -p -- declare
         i += 1
     name = words[i].value if i < len(words) else ""
     if name not in DECLARATIONS:

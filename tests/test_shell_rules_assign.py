@@ -134,7 +134,8 @@ def test_run_keeps_the_files_a_quoted_array_value_of_declare_would_remove(  # ty
     "declare -a a='($(rm x))'", "declare -a a=\\(\\$\\(rm\\ x\\)\\)", "declare -g -a a='(`rm x`)'",
     "export -a a='($(rm x))'", "declare -x -a a='(<(rm x))'", "declare -a a+='($(rm x))'",
     "declare -a 'a=($(rm x))'", "declare -a -- a='($(rm x))'", "command declare -a a='($(rm x))'",
-    "builtin typeset -a a='($(rm x))'", "local a='( $(rm x) )'", "declare -a a=$'(\\x24(rm x))'",
+    "builtin typeset -a a='($(rm x))'", "command -p declare -a a='($(rm x))'",
+    "builtin -- declare -a a='($(rm x))'", "local a='( $(rm x) )'", "declare -a a=$'(\\x24(rm x))'",
     "declare -a a=\"$x\""])
 def test_a_quoted_array_value_that_can_run_a_command_is_asked_about(command: str) -> None:
     assert verdict(command) == "ask", command
