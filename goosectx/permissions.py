@@ -42,9 +42,9 @@ from goosectx.errors import ConfigError
 from goosectx.sensitive import rule_paths
 from goosectx.shell_builtins import SHELLS, builtin_lines
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
+from goosectx.shell_languages import COMMAND_LANGUAGES
 from goosectx.shell_lexer import lex
 from goosectx.shell_runners import (
-    COMMAND_LANGUAGES,
     CONTAINERS,
     INTERPRETER,
     RUNNERS,

@@ -30,7 +30,7 @@ SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "ash", "rbash", 
                     "oksh", "pdksh", "ksh93", "yash", "posh", "osh", "bosh", "hush"})
 """Shells whose ``-c STRING`` is a command line of its own (``busybox`` and ``toybox`` are
 wrappers: their first word is the program, ``busybox sh -c …`` a shell); csh, pwsh, nu … are
-:data:`goosectx.shell_runners.COMMAND_LANGUAGES`."""
+:data:`goosectx.shell_languages.COMMAND_LANGUAGES`."""
 _OPTION_VALUED = {"compgen": "oAGWFCXPSV", "complete": "oAGWFCXPS", "mapfile": "dnOsuCc",
                   "readarray": "dnOsuCc"}
 """Builtins whose ``-C`` value is a command line they run, and their options that take a

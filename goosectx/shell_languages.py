@@ -4,7 +4,8 @@ docs/architecture.md §4, clause 2 of the one approval decision: part of how
 :mod:`goosectx.shell_command` reads a command for the shell's permission rules. A debugger, a
 database shell, an editor, a Tcl shell or a pager runs a shell command from its own language:
 ``gdb -ex 'shell rm x'``, ``sqlite3 db '.shell rm x'``, ``printf '!rm x' | ed -s``, ``echo 'exec
-rm x' | tclsh``, ``vi -es -c 'call system("rm x")'``, ``LESSOPEN='|rm x %s' less f``. The rules
+rm x' | tclsh``, ``vi -es -c 'call system("rm x")'``, ``LESSOPEN='|rm x %s' less f``; a shell
+whose language is not bash's runs any (``tcsh -c``, ``pwsh -Command``, ``nu -c``). The rules
 do not read those languages, so :func:`language_commands` makes such a command unreadable
 (asked about under shell deny/ask rules) unless everything it is given is on a short list of
 forms that run nothing: ``sqlite3 db 'select 1'``, ``sqlite3 db .tables``, ``gdb -batch -ex bt
@@ -286,6 +287,50 @@ COMPUTED = "\0"
 holding it is never one the short lists name."""
 
 
+# -- shells whose language is not bash's -------------------------------------------------
+COMMAND_LANGUAGES = frozenset({"csh", "tcsh", "xonsh", "nu", "elvish", "ysh", "pwsh",
+                               "powershell"})
+"""Shells whose command language is not bash's: their ``-c`` code, or code from standard
+input, is run unread (:func:`_other_shell`)."""
+_PWSH_VALUED = re.compile(r"ex|ep|executionpolicy|wd|wo|workingdirectory|o|of|outputformat|if"
+                          r"|inp|inputformat|w|windowstyle|config.*|settings.*|custompipename")
+
+
+def _other_shell(name: str, args: list[str], fed: bool) -> str | None:
+    """Why a shell of :data:`COMMAND_LANGUAGES` runs commands unread, or ``None`` (a script).
+
+    Its code option anywhere (``tcsh -fc CODE``, ``nu --commands CODE``, ``nu -e CODE``,
+    ``elvish -c CODE``, ``pwsh -Command|-c|-EncodedCommand|-ec CODE``) gives code; no script
+    operand, ``-`` or a script that may be a stream (:func:`reads_stdin`): standard input.
+    """
+    first = args[0].lower() if args else ""
+    if first in ("--version", "--help") or name in ("pwsh", "powershell") and first in (
+            "-v", "-version", "-h", "-help", "-?"):
+        return None
+    script: str | None = None
+    skip = False
+    for word in args:
+        short = word[1:] if word.startswith("-") and not word.startswith("--") else ""
+        if name in ("pwsh", "powershell"):
+            option = word.lstrip("-").lower() if word.startswith("-") else ""
+            code = option in ("c", "e", "ec", "cwa") or option.startswith(("com", "enc"))
+            valued = _PWSH_VALUED.fullmatch(option) is not None
+        else:
+            code = re.fullmatch(r"--?c(?:=.*)?", word) is not None if name == "elvish" else (
+                "c" in short or name == "nu" and (
+                    "e" in short or word.startswith(("--commands", "--execute"))))
+            valued = name == "nu" and word in ("--config", "--env-config", "-I") or (
+                name == "xonsh" and word in ("--rc", "-D", "--shell-type", "-st"))
+        if code:
+            return f"{name} runs code ({word}) in a language the rules do not read"
+        if script is None and not skip and (word == "-" or not word.startswith("-")):
+            script = word
+        skip = valued and not skip
+    if script is None or script == "-" or reads_stdin(script, fed):
+        return f"{name} runs the commands it reads from its standard input"
+    return None
+
+
 def language_commands(name: str, words: list[Word], fed: bool = True) -> str | None:
     """Why ``name`` runs commands of its own language that the rules cannot read, or ``None``.
 
@@ -310,6 +355,8 @@ def language_commands(name: str, words: list[Word], fed: bool = True) -> str | N
         return None
     if _VIM.fullmatch(name):
         return _vim(name, args, fed)
+    if name in COMMAND_LANGUAGES:  # tcsh -c CODE, pwsh -Command CODE, echo … | nu
+        return _other_shell(name, [w.value for w in words], fed)
     if name == "less" and any(re.match(r"-[^-]*k|--lesskey", a) for a in args):
         return "less reads a lesskey file, which may set a command it runs (LESSOPEN)"
     return None

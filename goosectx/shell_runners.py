@@ -55,12 +55,6 @@ _CODE_FLAGS = {"python": "c", "pypy": "c", "node": "ep", "nodejs": "ep", "bun": 
                "perl": "eE", "ruby": "e", "php": "rBRE", "lua": "e", "luajit": "e",
                "Rscript": "e", "osascript": "e", "pwsh": "c", "powershell": "c"}
 _LONG_CODE = ("--eval", "--print", "--command", "-Command", "--expression")
-COMMAND_LANGUAGES = frozenset({"csh", "tcsh", "xonsh", "nu", "elvish", "ysh", "pwsh",
-                               "powershell"})
-"""Shells whose command language is not bash's: their ``-c`` code, or code from standard
-input, is run unread (:func:`_language_code`)."""
-_PWSH_VALUED = re.compile(r"ex|ep|executionpolicy|wd|wo|workingdirectory|o|of|outputformat|if"
-                          r"|inp|inputformat|w|windowstyle|config.*|settings.*|custompipename")
 
 
 def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int] | None:
@@ -205,8 +199,6 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
         return _awk_program(args, fed)
     if name in ("sed", "gsed"):
         return _sed_script(args, fed)
-    if name in COMMAND_LANGUAGES:
-        return _language_code(name, args, fed)
     found = INTERPRETER.fullmatch(name)
     if found is None:
         return None
@@ -241,39 +233,6 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             codes.append(value)
         i += 2 if separate else 1
     return "\n".join(codes) or STDIN
-
-
-def _language_code(name: str, args: list[str], fed: bool) -> str | None:
-    """What a shell of :data:`COMMAND_LANGUAGES` runs: code, :data:`STDIN`, or ``None`` (a file).
-
-    Its code option anywhere (``tcsh -fc CODE``, ``nu --commands CODE``, ``nu -e CODE``,
-    ``elvish -c CODE``, ``pwsh -Command|-c|-EncodedCommand|-ec CODE``) gives code; no script
-    operand, ``-`` or a script that may be a stream (:func:`reads_stdin`) standard input.
-    """
-    first = args[0].lower() if args else ""
-    if first in ("--version", "--help") or name in ("pwsh", "powershell") and first in (
-            "-v", "-version", "-h", "-help", "-?"):
-        return None
-    script: str | None = None
-    skip = False
-    for i, word in enumerate(args):
-        short = word[1:] if word.startswith("-") and not word.startswith("--") else ""
-        if name in ("pwsh", "powershell"):
-            option = word.lstrip("-").lower() if word.startswith("-") else ""
-            code = option in ("c", "e", "ec", "cwa") or option.startswith(("com", "enc"))
-            valued = _PWSH_VALUED.fullmatch(option) is not None
-        else:
-            code = re.fullmatch(r"--?c(?:=.*)?", word) is not None if name == "elvish" else (
-                "c" in short or name == "nu" and (
-                    "e" in short or word.startswith(("--commands", "--execute"))))
-            valued = name == "nu" and word in ("--config", "--env-config", "-I") or (
-                name == "xonsh" and word in ("--rc", "-D", "--shell-type", "-st"))
-        if code:
-            return _at(args, i + 1) or word  # run unread: code_runs
-        if script is None and not skip and (word == "-" or not word.startswith("-")):
-            script = word
-        skip = valued and not skip
-    return STDIN if script is None or script == "-" or reads_stdin(script, fed) else None
 
 
 _SED_RUNS = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?\s*,?\s*"
@@ -390,9 +349,8 @@ _RUNS_COMMANDS = re.compile(
 def code_runs(name: str, code: str) -> bool:
     """True when ``name``'s inline ``code`` may run a command, or is unseen.
 
-    A sed script :func:`inline_code` gives runs one, as does the code of a
-    :data:`COMMAND_LANGUAGES` shell (``tcsh -c CODE``); other code when it holds
+    A sed script :func:`inline_code` gives runs one; other code when it holds
     :data:`_RUNS_COMMANDS`.
     """
-    return code in (STDIN, COMPUTED) or name in ("sed", "gsed", *COMMAND_LANGUAGES) or (
-        _RUNS_COMMANDS.search(code) is not None)
+    return code in (STDIN, COMPUTED) or name in ("sed", "gsed") or _RUNS_COMMANDS.search(
+        code) is not None
