@@ -40,8 +40,7 @@ def started_commands(name: str, args: list[str], fed: bool = True) -> Started:
     computed path may be its stream; :func:`goosectx.shell_builtins.reads_stdin`).
     """
     if name == "find":
-        options = ("-exec", "-execdir", "-ok", "-okdir")
-        return Started(slices=_exec_slices(args, options, (";", "+")))
+        return Started(slices=_exec_slices(args))
     if name in _FD:
         return _fd(args)
     if name in ("make", "gmake") and any(_make_eval(a) for a in args):
@@ -151,15 +150,21 @@ def runs_given_command(name: str, args: list[str]) -> bool:
     return name in STARTERS or bool(found.lines or found.slices or found.unreadable)
 
 
-def _exec_slices(args: list[str], options: tuple[str, ...],
-                 ends: tuple[str, ...]) -> list[tuple[int, int]]:
-    """Where each ``OPTION CMD … END`` command of ``args`` is (``find -exec rm {} ;``)."""
+def _exec_slices(args: list[str]) -> list[tuple[int, int]]:
+    """Where each ``-exec CMD … ;`` command of find's ``args`` is (``find -exec rm {} ;``).
+
+    As GNU find ends them (findutils' insert_exec_ok): at ``;``, or at ``+`` right after a word
+    holding ``{}`` for ``-exec`` / ``-execdir`` (``-exec env -u + rm {} ;`` runs env, and env
+    rm; ``-ok echo {} + ;`` runs ``echo {} +``).
+    """
     slices: list[tuple[int, int]] = []
     i = 0
     while i < len(args):
-        if args[i] in options:
+        if args[i] in ("-exec", "-execdir", "-ok", "-okdir"):
+            plus = args[i] in ("-exec", "-execdir")
             j = i + 1
-            while j < len(args) and args[j] not in ends:
+            while j < len(args) and args[j] != ";" and not (
+                    plus and args[j] == "+" and j > i + 1 and "{}" in args[j - 1]):
                 j += 1
             if j > i + 1:
                 slices.append((i + 1, j))

@@ -1,0 +1,55 @@
+"""Shell rules read the command a program is given as the program reads it.
+
+review21 finding 15: under ``--mode auto --deny 'shell(rm *)'``, ``find . -exec env -u + rm
+-rf {} \\;`` ran: the reader ended ``-exec`` at any ``+``, GNU find only at a ``+`` right after
+``{}``, so env's rm was never read (real find removes the file).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_support import run_auto_denying_rm
+
+from goosectx.approval import ApprovalContext, decide
+from goosectx.permissions import PermissionRules
+
+DENY_RM = PermissionRules(deny=("shell(rm *)",))
+
+
+def verdict(rules: PermissionRules, command: str) -> str:
+    return decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
+                                  working_dir=Path("/work/proj"),
+                                  arguments={"command": command}, rules=rules)).action
+
+
+def test_run_denies_the_rm_find_runs_after_a_plus_argument(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    commands = ["find . -name v1 -exec env -u + rm -f {} \\;",
+                "find . -name v2 -execdir env -u + rm -f {} +"]
+    run_auto_denying_rm(fake_model, workdir, capsys, commands)
+    answers = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert len(answers) == len(commands)
+    assert all("permission rule" in a for a in answers), answers
+
+
+DENIED = [  # the rm is read, and denied
+    "find . -name victim -exec env -u + rm -rf {} \\;", "find . -execdir env -u + rm -rf {} +",
+    "find . -exec rm {} +", "find . -exec rm -f {} \\;", "find . -ok echo + \\; -exec rm {} +",
+    "find . -exec rm {}x + \\;",
+]
+STILL_RUN = [
+    "find . -name '*.pyc' -exec echo + {} \\;", "find . -ok echo {} + \\;",
+    "find . -exec echo {} + -print",
+]
+
+
+@pytest.mark.parametrize("command", DENIED)
+def test_a_deny_rule_sees_the_command_they_are_given(command: str) -> None:
+    assert verdict(DENY_RM, command) == "deny", command
+
+
+@pytest.mark.parametrize("command", STILL_RUN)
+def test_their_everyday_commands_still_run_under_a_deny_rule(command: str) -> None:
+    assert verdict(DENY_RM, command) == "run", command
