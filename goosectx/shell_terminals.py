@@ -11,7 +11,7 @@ CMD …``, ``abduco -n|-c|-A NAME CMD …`` and ``zellij run [--] CMD …`` (``z
 new-pane``). Unreadable: keys or text typed into a session (``tmux send-keys``, ``zellij action
 write-chars``, ``dtach -p``, ``abduco -p``), tmux commands (``source-file``, ``if-shell``'s, a
 key binding, a hook, a ``#(…)`` format), a tmux command name it does not know (``new-s``: an
-abbreviation), screen's ``-X`` commands and ``-c`` file. What the command text shows, not a
+abbreviation), screen's ``-X``/``-Q`` commands and ``-c`` file. What the command text shows, not a
 sandbox.
 
 Core module: no printing.
@@ -163,34 +163,42 @@ def _tmux_command(words: list[str], started: Started) -> str | None:
 
 
 # -- screen, dtach, abduco, zellij -------------------------------------------------------
-_SCREEN_VALUED = "ehpsStT"
-"""screen's options that take a value (``-S NAME``, ``-t TITLE``, ``-s SHELL``)."""
-
-
 def _screen(args: list[str]) -> Started:
-    """``screen [OPTIONS] CMD ARGS…``: CMD's words; ``-X`` commands and a ``-c`` file hide it."""
+    """``screen [OPTIONS] CMD ARGS…``: CMD's words; ``-X``/``-Q`` commands, a ``-c`` file hide it.
+
+    Options are read as screen.c's main() reads them: ``-r``/``-R``/``-x`` take the next word
+    as the session's name unless it starts with ``-`` (``screen -x sess -X stuff …``), ``-S``
+    takes one only when none was given yet, and the options go on after them. A ``-X`` or
+    ``-Q`` word anywhere is unreadable.
+    """
+    if "-X" in args or "-Q" in args:
+        return Started(unreadable="screen -X/-Q runs screen commands the rules cannot read")
     lines: list[str] = []
+    named = False  # a session name was given: a later -S takes no word
     i = 0
     while i < len(args) and args[i].startswith("-"):
-        word = args[i]
+        word, i = args[i], i + 1
         if word == "--":
-            i += 1
             break
         if word in ("-Logfile", "-logfile"):
-            i += 2
+            i += 1
             continue
         if word in ("-ls", "-list", "-wipe", "-v", "-version"):
             return Started()
-        cut = next((k for k, c in enumerate(word[1:], 1) if c in _SCREEN_VALUED + "cX"), None)
-        if cut is not None and word[cut] == "X":
-            return Started(unreadable="screen -X runs screen commands the rules cannot read")
-        if cut is not None and word[cut] == "c" and (word[cut + 1:] or _at(args, i + 1)) != (
-                "/dev/null"):
-            return Started(unreadable="screen runs the screen commands of a file (-c)")
-        if cut is not None and word[cut] == "s":  # -s SHELL: run when no command is given
-            shell = word[cut + 1:] or _at(args, i + 1)
-            lines += [shlex.quote(shell)] if shell else []
-        i += 2 if cut == len(word) - 1 else 1
+        for k, c in enumerate(word[1:], 1):
+            after = _at(args, i)
+            if c in "XQ":
+                return Started(unreadable=f"screen -{c} runs screen commands the rules cannot read")
+            if c in "cep":  # its value: the rest of the word, or the next one
+                value, i = (word[k + 1:], i) if word[k + 1:] else (after, i + 1)
+                if c == "c" and value != "/dev/null":
+                    return Started(unreadable="screen runs the screen commands of a file (-c)")
+                break
+            if c in "sStTh" and not (c == "S" and named):  # the next word: -s SHELL, -S NAME
+                lines += [shlex.quote(after)] if c == "s" and after else []
+                named, i = named or c == "S", i + 1
+            elif c in "rRx" and not named and after is not None and not after.startswith("-"):
+                named, i = True, i + 1  # -r NAME: its session, then more options
     return Started(lines, slices=[(i, len(args))] if i < len(args) else [])
 
 

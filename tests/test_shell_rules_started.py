@@ -1,8 +1,10 @@
 """Shell rules read the command a program is given as the program reads it.
 
-review21 finding 15: under ``--mode auto --deny 'shell(rm *)'``, ``find . -exec env -u + rm
--rf {} \\;`` ran: the reader ended ``-exec`` at any ``+``, GNU find only at a ``+`` right after
-``{}``, so env's rm was never read (real find removes the file).
+review21 findings 14 and 15: under ``--mode auto --deny 'shell(rm *)'``, ``find . -exec env
+-u + rm -rf {} \\;`` ran: the reader ended ``-exec`` at any ``+``, GNU find only at a ``+`` right
+after ``{}``, so env's rm was never read (real find removes the file); ``screen -x sess -X
+stuff 'rm -rf y^M'`` ran: the session name ``-r``/``-R``/``-x`` take was read as the program,
+and the ``-X`` after it never seen (``-Q`` was not flagged at all).
 """
 
 from __future__ import annotations
@@ -37,17 +39,33 @@ def test_run_denies_the_rm_find_runs_after_a_plus_argument(  # type: ignore[no-u
 DENIED = [  # the rm is read, and denied
     "find . -name victim -exec env -u + rm -rf {} \\;", "find . -execdir env -u + rm -rf {} +",
     "find . -exec rm {} +", "find . -exec rm -f {} \\;", "find . -ok echo + \\; -exec rm {} +",
-    "find . -exec rm {}x + \\;",
+    "find . -exec rm {}x + \\;", "screen -R sess rm -rf y", "screen -d -R sess rm x",
+    "screen -R s -S rm -rf y", "screen -x s -- rm x", "screen -dmS build rm x",
+]
+ASKED = [  # what they would run cannot be read
+    "screen -x sess -X stuff 'rm -rf y^M'", "screen -r sess -X exec rm -rf y",
+    "screen -R sess -X screen rm -rf y", "screen -S s -Q stuff 'rm x'", "screen -Q windows",
+    "screen -dr sess -X quit", "screen -d -r sess -Q select 1", "screen -rX stuff x",
+    "screen -t title -X stuff x", "screen -tX title stuff x", "screen -r s -S t -X stuff x",
+    "screen -x s -c x.rc",
 ]
 STILL_RUN = [
     "find . -name '*.pyc' -exec echo + {} \\;", "find . -ok echo {} + \\;",
-    "find . -exec echo {} + -print",
+    "find . -exec echo {} + -print", "screen -r build", "screen -x build", "screen -R build",
+    "screen -dr build", "screen -S build -dm make", "screen -ls", "screen -c /dev/null -dm make",
 ]
 
 
 @pytest.mark.parametrize("command", DENIED)
 def test_a_deny_rule_sees_the_command_they_are_given(command: str) -> None:
     assert verdict(DENY_RM, command) == "deny", command
+
+
+@pytest.mark.parametrize("command", ASKED)
+def test_a_command_the_rules_cannot_read_is_asked_about(command: str) -> None:
+    assert verdict(DENY_RM, command) == "ask", command
+    assert verdict(PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",)),
+                   command) == "ask", command
 
 
 @pytest.mark.parametrize("command", STILL_RUN)
