@@ -305,7 +305,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             code = COMPUTED  # python3 -c "$(cat x)": bash makes the code at run time
         if code is not None:
             r.code.append((name, code))
-        started = started_commands(name, args, r.fed)  # find -exec, fd -x, tmux new 'CMD', screen
+        started = started_commands(name, args, r.fed, [_computed(w) for w in words[1:]])
         reasons += filter(None, [started.unreadable])
         for line in [*option_lines(name, args), *builtin_lines(name, args), *started.lines]:
             _add_line(line, r, depth, fixed)

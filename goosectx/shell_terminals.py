@@ -95,7 +95,7 @@ _TMUX_HIDES = ("send-keys", "send-prefix", "source-file", "bind-key", "set-hook"
 run ``#(…)``, or the environment of the shells it starts."""
 
 
-def _tmux(args: list[str]) -> Started:
+def _tmux(args: list[str], computed: list[bool]) -> Started:
     """The shell commands a ``tmux`` command line starts (``;`` separates tmux commands)."""
     started = Started()
     i = 0
@@ -111,21 +111,30 @@ def _tmux(args: list[str]) -> Started:
         i += 2 if cut == len(args[i]) - 1 else 1
     i += i < len(args) and args[i] == "--"
     command: list[str] = []
-    for word in [*args[i:], ";"]:
+    start, exact = i, True  # where its words begin in args; each as bash gives it
+    for k, word in enumerate([*args[i:], ";"], i):
         if not word.endswith(";") or word.endswith("\\;"):
             command.append(word[:-2] + ";" if word.endswith("\\;") else word)  # x\; is x;
+            exact = exact and not word.endswith("\\;")
             continue
         if word != ";":
             command.append(word[:-1])  # `new-window x;` ends a tmux command too
-        started.unreadable = started.unreadable or _tmux_command(command, started)
-        command = []
+            exact = False
+        started.unreadable = started.unreadable or _tmux_command(
+            command, started, start if exact else None, any(computed[start:k + 1]))
+        command, start, exact = [], k + 1, True
     if started.unreadable is None and any("#(" in a for a in args):
         started.unreadable = "a tmux format runs the shell command of its #(…)"
     return started
 
 
-def _tmux_command(words: list[str], started: Started) -> str | None:
-    """Read one tmux command into ``started``; why it cannot be read, or ``None``."""
+def _tmux_command(words: list[str], started: Started, at: int | None,
+                  computed: bool) -> str | None:
+    r"""Read one tmux command into ``started``; why it cannot be read, or ``None``.
+
+    ``at``: where ``words`` begin in tmux's arguments when each is the word bash gives (not
+    ``x\;``, ``x;``); ``computed``: bash computes one of them (``$X``, a glob or brace).
+    """
     if not words:
         return None
     written, args = words[0], words[1:]
@@ -157,6 +166,10 @@ def _tmux_command(words: list[str], started: Started) -> str | None:
         operands = operands[:1]
     if len(operands) == 1:
         started.lines.append(operands[0])  # one word: run by the shell, as sh -c runs it
+    elif operands and at is not None:  # several: the program's words, $X still computed
+        started.slices.append((at + len(words) - len(operands), at + len(words)))
+    elif operands and computed:  # a line of their values would quote $X into a literal word
+        return f"tmux {written} runs words bash computes, which the rules cannot read here"
     elif operands:
         started.lines.append(shlex.join(operands))  # several: run as the program's words
     return None
@@ -255,10 +268,13 @@ def _zellij(args: list[str]) -> Started:
     return Started(slices=[(i, len(args))] if i < len(args) else [])
 
 
-def terminal_commands(name: str, args: list[str]) -> Started:
-    """The commands terminal program ``name`` (one of :data:`TERMINALS`) starts from ``args``."""
+def terminal_commands(name: str, args: list[str], computed: list[bool]) -> Started:
+    """The commands terminal program ``name`` (one of :data:`TERMINALS`) starts from ``args``.
+
+    ``computed``: for each of ``args``, whether bash computes it (``$X``, a glob or brace).
+    """
     if name in ("tmux", "byobu", "byobu-tmux"):
-        return _tmux(args)
+        return _tmux(args, computed)
     if name in ("screen", "byobu-screen"):
         return _screen(args)
     if name == "dtach":

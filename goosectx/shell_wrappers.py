@@ -33,16 +33,20 @@ _FD_FLAGS = "HIuisgFalLp01q"
 """fd's short options that take no value: ``-Hx CMD`` is ``-H -x CMD``."""
 
 
-def started_commands(name: str, args: list[str], fed: bool = True) -> Started:
+def started_commands(name: str, args: list[str], fed: bool = True,
+                     computed: list[bool] | None = None) -> Started:
     """The commands ``name`` starts from ``args`` (its words after the program).
 
     ``fed``: the command is :attr:`goosectx.shell_words.Part.fed` (an expect script at a
     computed path may be its stream; :func:`goosectx.shell_builtins.reads_stdin`).
+    ``computed``: for each of ``args``, whether bash computes it (``$X``, a glob or brace): a
+    command given as several words, one of them computed, is unreadable where it would be
+    read from a line of their values (``fd -x$X -rf``, which would quote ``$X`` as a word).
     """
     if name == "find":
         return Started(slices=_exec_slices(args))
     if name in _FD:
-        return _fd(args)
+        return _fd(args, computed or [])
     if name in ("make", "gmake") and any(_make_eval(a) for a in args):
         return Started(unreadable=f"{name} --eval runs recipe text the rules do not read")
     if name in ("make", "gmake") and any(_make_code(a) for a in args if not a.startswith("-")):
@@ -51,7 +55,7 @@ def started_commands(name: str, args: list[str], fed: bool = True) -> Started:
     if name == "rg":
         return _rg(args)
     if name in TERMINALS:
-        return terminal_commands(name, args)
+        return terminal_commands(name, args, computed or [])
     if name == "expect":
         return _expect(args, fed)
     return Started()
@@ -173,12 +177,12 @@ def _exec_slices(args: list[str]) -> list[tuple[int, int]]:
     return slices
 
 
-def _fd(args: list[str]) -> Started:
+def _fd(args: list[str], computed: list[bool]) -> Started:
     """``fd PATTERN -x CMD … [; -X CMD …]``: every word after each such option (up to ``;``).
 
     fd 8.4+ takes several ``-x`` / ``-X`` (``--exec``, ``--exec-batch``) commands, each ended by
     ``;``. ``-xCMD`` / ``--exec=CMD`` give its program in the same word: the command is read
-    from a line of that word and the words after it.
+    from a line of that word and the words after it (unreadable when bash computes one).
     """
     started = Started()
     i = 0
@@ -189,6 +193,8 @@ def _fd(args: list[str]) -> Started:
             "--exec(?:-batch)?=(.+)", word)
         if word in ("--exec", "--exec-batch") or re.fullmatch(f"-[{_FD_FLAGS}]*[xX]", word):
             started.slices += [(i + 1, i + 1 + end)] if end else []
+        elif attached and any(computed[i:i + 1 + end]):  # -x$X: a line would quote $X
+            started.unreadable = "fd's command is named at run time or by a glob or brace"
         elif attached:
             started.lines.append(shlex.join([attached[1], *rest[:end]]))
         else:
