@@ -136,7 +136,10 @@ def computed_name(words: list[tuple[str, str, bool]]) -> str | None:
     ``readonly``/``export``/``unset`` (a ``declare -n`` target too) that bash computes
     (``printf -v "PS$n"``, ``read ${n:-PS4}``, ``export "PS${n}=$x"``) may be a prompt
     variable, or a subscript that runs a ``$( )``; so may a ``printf -v`` whose literal format
-    and arguments can form ``[`` and ``$(`` (``printf -v x 'a[%s(rm x)]' '$'``).
+    and arguments can form ``[`` and ``$(`` (``printf -v x 'a[%s(rm x)]' '$'``). With ``-n``, an
+    operand naming a prompt or startup variable is unreadable whatever its value (``declare
+    -n PS4=R``: bash expands R's value as the prompt; ``BASH_CMDS`` / ``BASH_ALIASES`` are
+    :func:`goosectx.shell_assign.binds_name`'s, ``PS3`` is printed unexpanded).
     """
     while words and (_is_assignment(words[0][1]) or words[0][1] in ("builtin", "command")):
         words = words[1:]
@@ -161,6 +164,11 @@ def computed_name(words: list[tuple[str, str, bool]]) -> str | None:
         names += operands
     nameref = name in _DECLARES - {"export", "unset"} and any(
         a[1][:1] == "-" and "n" in a[1] for a in args[:i])
+    for _raw, operand, _computed in names if nameref else []:
+        target = re.sub(r"[=+\[].*", "", operand, flags=re.DOTALL)
+        if _PROMPT.fullmatch(target):  # declare -n PS4=R: bash expands R's value as the prompt
+            return (f"{name} -n makes {target} a reference: bash expands or runs the value of "
+                    "the variable it names")
     for raw, _value, computed in names:
         text = raw.replace('"', "").replace("'", "")
         head, _, tail = text.partition("=")

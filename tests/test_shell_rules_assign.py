@@ -147,3 +147,31 @@ def test_a_quoted_array_value_that_can_run_a_command_is_asked_about(command: str
     "export PATH=\"$HOME/bin:$PATH\""])
 def test_other_declarations_still_run(command: str) -> None:
     assert verdict(command) == "run", command
+
+
+# review21 finding 7: `declare -n PS4=R` makes PS4 a nameref, so bash expands R's value as the
+# prompt: `declare -n PS4=R; R='$(rm -rf y)'; set -x; :` ran under --deny 'shell(rm *)' (its
+# word PS4=R looks plain), and real bash runs the rm.
+def test_run_asks_about_a_prompt_variable_made_a_nameref(  # type: ignore[no-untyped-def]
+        fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    commands = ["declare -n PS4=R; R='$(rm -f v1)'; set -x; :",
+                "R='$(rm -f v2)'; typeset -gn PS4=R; set -x; :"]
+    run_auto_denying_rm(fake_model, workdir, capsys, commands)
+    answers = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert ["needs approval" in a for a in answers] == [True, True], answers
+
+
+@pytest.mark.parametrize("command", [
+    "declare -n PS4=R", "typeset -n PS1=x", "local -n PROMPT_COMMAND=c", "declare -gn PS0=p",
+    "declare -rn BASH_ENV=b", "declare -n ENV=e", "declare -n -- PS2=p",
+    "declare -n PS4", "command declare -n PS4=R", "declare -n BASH_CMDS=c",
+    "declare -i -n BASH_ALIASES=a", "declare -n r=x PS4='+ '"])
+def test_a_prompt_or_startup_variable_made_a_nameref_is_asked_about(command: str) -> None:
+    assert verdict(command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "declare -n ref=arr", "local -n out=result", "declare PS4='+ '", "typeset -r PS1='> '",
+    "declare +n PS1='> '", "declare -n PS3=p"])
+def test_other_namerefs_and_plain_prompts_still_run(command: str) -> None:
+    assert verdict(command) == "run", command
