@@ -70,12 +70,25 @@ def _inside(path: Path, directory: Path) -> bool:
     return path == directory or directory in path.parents
 
 
+def expand_user(path: Path | str) -> Path:
+    """``path`` with a leading ``~`` or ``~name`` expanded, as bash does.
+
+    ``~name`` for a user that does not exist stays as written (bash leaves it so), a
+    relative path: :meth:`Path.expanduser` raises ``RuntimeError`` there instead.
+    """
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:  # ~nosuchuser
+        return Path(path)
+
+
 def resolve(path: Path) -> Path:
     """``path`` absolute, ``~`` expanded, ``..`` and symlinks resolved (missing parts kept)."""
+    expanded = expand_user(path)
     try:
-        return path.expanduser().resolve(strict=False)
+        return expanded.resolve(strict=False)
     except (OSError, RuntimeError, ValueError):  # a loop, a lone surrogate: as written
-        return Path(os.path.abspath(path.expanduser()))
+        return Path(os.path.abspath(expanded))
 
 
 def is_sensitive(path: Path, *, data_dir: Path | None = None,
@@ -92,7 +105,7 @@ def is_sensitive(path: Path, *, data_dir: Path | None = None,
             is sensitive.
         config_file: goosectx's config file (extension headers and envs hold tokens).
     """
-    written = Path(os.path.abspath(path.expanduser()))
+    written = Path(os.path.abspath(expand_user(path)))
     resolved = resolve(path)
     for candidate in (written, resolved):
         if _parts_sensitive(candidate.parts):
@@ -120,7 +133,7 @@ def read_paths(tool_name: str, arguments: Mapping[str, Any],
     raw = arguments.get("path")
     if not isinstance(raw, str) or not raw.strip():
         raw = "."
-    return [Path(os.path.abspath(working_dir / Path(raw).expanduser()))]
+    return [Path(os.path.abspath(working_dir / expand_user(raw)))]
 
 
 def rule_paths(path: str, working_dir: Path) -> list[str]:
@@ -131,10 +144,10 @@ def rule_paths(path: str, working_dir: Path) -> list[str]:
     the file holds whatever the way to it. Each is relative to the working dir when inside it
     (the resolved one to the resolved working dir), else absolute, in POSIX form.
     """
-    written = Path(os.path.abspath(working_dir / Path(path).expanduser()))
+    written = Path(os.path.abspath(working_dir / expand_user(path)))
     real_dir = resolve(working_dir)
     forms = [relative_name(written, working_dir).as_posix()]
-    real = resolve(real_dir / Path(path).expanduser())
+    real = resolve(real_dir / expand_user(path))
     try:
         forms.append(real.relative_to(real_dir).as_posix())
     except ValueError:
@@ -239,7 +252,7 @@ def hidden_target(tool_name: str, arguments: Mapping[str, Any],
         return None
     if not isinstance(raw, str) or not raw.strip():
         return None
-    return symlinked_outside(Path(os.path.abspath(working_dir / Path(raw).expanduser())),
+    return symlinked_outside(Path(os.path.abspath(working_dir / expand_user(raw))),
                              working_dir)
 
 
