@@ -164,7 +164,8 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     The forms of each shell part (:func:`~goosectx.shell_command.command_forms`),
     ``COMMAND:PATH`` for ``text_editor`` (the path as written and, when a symlink leads
     elsewhere, the file it reaches: a deny or ask rule matching either decides, an allow rule
-    must match both), or the arguments' JSON.
+    must match both; each by its names, :func:`~goosectx.sensitive.rule_paths`), or the
+    arguments' JSON.
     """
     if tool_name == "shell":
         command = arguments.get("command")
@@ -173,8 +174,9 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     if tool_name == "text_editor":
         path = arguments.get("path")
         command = arguments.get("command", "")
-        rels = rule_paths(path, working_dir) if isinstance(path, str) else [""]
-        return [CommandForms((f"{command}:{rel}",), f"{command}:{rel}") for rel in rels]
+        files = rule_paths(path, working_dir) if isinstance(path, str) else [("",)]
+        return [CommandForms(tuple(f"{command}:{name}" for name in names), f"{command}:{names[0]}")
+                for names in files]
     subject = json.dumps(dict(arguments), ensure_ascii=False, separators=(",", ":"),
                          sort_keys=True)
     return [CommandForms((subject,), subject)]

@@ -136,23 +136,27 @@ def read_paths(tool_name: str, arguments: Mapping[str, Any],
     return [Path(os.path.abspath(working_dir / expand_user(raw)))]
 
 
-def rule_paths(path: str, working_dir: Path) -> list[str]:
+def rule_paths(path: str, working_dir: Path) -> list[tuple[str, ...]]:
     """What a ``text_editor`` permission rule's PATH is matched against, for ``path``.
 
-    The path as written (``..`` folded) and, when it differs, the file it reaches, symlinks
-    followed (``p2/a.txt`` with ``p2 -> protected``, ``/proc/self/cwd/…``): a deny rule naming
-    the file holds whatever the way to it. Each is relative to the working dir when inside it
-    (the resolved one to the resolved working dir), else absolute, in POSIX form.
+    One entry per file: the path as written (``..`` folded) and, when it differs, the file it
+    reaches, symlinks followed (``p2/a.txt`` with ``p2 -> protected``, ``/proc/self/cwd/…``): a
+    deny rule naming the file holds whatever the way to it. Each entry holds the names of its
+    file, in POSIX form: first relative to the working dir when inside it (the resolved one to
+    the resolved working dir; or to the logical dir, :func:`relative_name`), else absolute;
+    then the absolute path, when that differs. A deny or ask rule matching any name holds (one
+    written with the path ``pwd`` shows, ``/…/link/secrets/*``); an allow rule reads the first.
     """
     written = Path(os.path.abspath(working_dir / expand_user(path)))
     real_dir = resolve(working_dir)
-    forms = [relative_name(written, working_dir).as_posix()]
     real = resolve(real_dir / expand_user(path))
     try:
-        forms.append(real.relative_to(real_dir).as_posix())
+        real_name = real.relative_to(real_dir)
     except ValueError:
-        forms.append(real.as_posix())
-    return list(dict.fromkeys(forms))
+        real_name = real
+    entries = [(relative_name(written, working_dir), written), (real_name, real)]
+    return list(dict.fromkeys(tuple(dict.fromkeys((name.as_posix(), full.as_posix())))
+                              for name, full in entries))
 
 
 def logical_dir(working_dir: Path) -> Path | None:
