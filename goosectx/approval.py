@@ -26,7 +26,14 @@ from goosectx.config import ApprovalMode
 from goosectx.conversation import ToolRequest
 from goosectx.permissions import CANNOT_CHECK, PermissionRules, match_rules, names_path
 from goosectx.read_target import JudgedFile, judge
-from goosectx.sensitive import hard_linked, hidden_target, is_sensitive, outside, read_paths
+from goosectx.sensitive import (
+    expand_user,
+    hard_linked,
+    hidden_target,
+    is_sensitive,
+    outside,
+    read_paths,
+)
 
 __all__ = ["PermissionRules"]  # re-exported: the rules live in permissions.py
 
@@ -245,7 +252,7 @@ def _named_paths(ctx: ApprovalContext) -> list[Path]:
         return paths
     raw = ctx.arguments.get("path")
     if ctx.tool_name == "text_editor" and isinstance(raw, str) and raw.strip():
-        return [ctx.working_dir / Path(raw).expanduser()]
+        return [ctx.working_dir / expand_user(raw)]
     return []
 
 

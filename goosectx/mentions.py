@@ -38,6 +38,7 @@ from goosectx.mention_checks import refusal
 from goosectx.mention_images import image_mention
 from goosectx.permissions import PermissionRules
 from goosectx.read_target import JudgedFile, judge
+from goosectx.sensitive import expand_user
 from goosectx.testhooks import pause_point
 from goosectx.tokens import count_text
 from goosectx.tools.files import UTF16_BOMS, FileChanged, FileError, decode, open_regular, utf16_fix
@@ -167,7 +168,7 @@ def _existing(working_dir: Path, word: str) -> tuple[Path | None, str]:
     for candidate in dict.fromkeys((word, word.rstrip(_TRAILING))):
         if not candidate:
             continue
-        path = Path(os.path.abspath(working_dir / Path(candidate).expanduser()))
+        path = Path(os.path.abspath(working_dir / expand_user(candidate)))
         if os.path.lexists(path):
             return path, candidate
     return None, word.rstrip(_TRAILING)

@@ -164,7 +164,8 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     The forms of each shell part (:func:`~goosectx.shell_command.command_forms`),
     ``COMMAND:PATH`` for ``text_editor`` (the path as written and, when a symlink leads
     elsewhere, the file it reaches: a deny or ask rule matching either decides, an allow rule
-    must match both), or the arguments' JSON.
+    must match both; each by its names, :func:`~goosectx.sensitive.rule_paths`), or the
+    arguments' JSON.
     """
     if tool_name == "shell":
         command = arguments.get("command")
@@ -173,8 +174,9 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     if tool_name == "text_editor":
         path = arguments.get("path")
         command = arguments.get("command", "")
-        rels = rule_paths(path, working_dir) if isinstance(path, str) else [""]
-        return [CommandForms((f"{command}:{rel}",), f"{command}:{rel}") for rel in rels]
+        files = rule_paths(path, working_dir) if isinstance(path, str) else [("",)]
+        return [CommandForms(tuple(f"{command}:{name}" for name in names), f"{command}:{names[0]}")
+                for names in files]
     subject = json.dumps(dict(arguments), ensure_ascii=False, separators=(",", ":"),
                          sort_keys=True)
     return [CommandForms((subject,), subject)]
@@ -316,9 +318,12 @@ RUNS_ANYTHING = frozenset({
     "xargs", "eval", "exec", "command", "builtin", "nohup", "nice", "ionice", "time", "timeout",
     "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "nix-shell", "npx", "bunx",
     "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script", "parallel",
-    "trap", "fc", "bind", "jobs", "toybox"}) | SHELLS | COMMAND_LANGUAGES | (
-    RUNNERS - SUBCOMMAND_RUNNERS.keys())
-"""Programs that run whatever their arguments say: no command-prefix rule is offered for them."""
+    "trap", "fc", "bind", "jobs", "toybox", "find", "fd", "fdfind", "rg",
+}) | SHELLS | COMMAND_LANGUAGES | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
+"""Programs that run whatever their arguments say: no command-prefix rule is offered for them.
+
+``find``, ``fd`` and ``rg`` too: ``shell(fd*)``, offered for a plain ``fd -e py``, would allow
+``fd -e py -x rm -rf {}`` (``find -exec``, ``rg --pre``) unasked."""
 
 
 def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
@@ -327,8 +332,8 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     ``git status --short`` → ``shell(git status*)``; ``pytest -q`` → ``shell(pytest*)``.
     ``None`` for a compound command, another tool, text the shell cannot parse, a command with
     leading ``VAR=value`` assignments, and a program that runs whatever its arguments say
-    (``bash -c``, ``python3 -c``, ``sudo``, ``env``, ``xargs``, ``find -exec``, ``compgen -C``,
-    ``tmux``, ``fd -x`` …):
+    (``bash -c``, ``python3 -c``, ``sudo``, ``env``, ``xargs``, ``find``, ``fd``, ``rg``,
+    ``compgen -C``, ``tmux`` …):
     a rule for it would allow almost anything.
     """
     if tool_name != "shell" or not isinstance(arguments.get("command"), str):
@@ -343,7 +348,6 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     if (not re.fullmatch(r"[\w./+-]+", program) or "=" in program or name in RUNS_ANYTHING
             or program in KEYWORDS
             or INTERPRETER.fullmatch(name) or program.startswith("-")
-            or name == "find" and any(w.startswith(("-exec", "-ok")) for w in words)
             or builtin_lines(name, words[1:])  # compgen -C CMD, mapfile -C CMD
             or runs_given_command(name, words[1:])  # tmux new 'CMD', fd -x CMD, make --eval
             or name == "git" and len(words) > 1 and words[1].startswith("-")):

@@ -70,12 +70,25 @@ def _inside(path: Path, directory: Path) -> bool:
     return path == directory or directory in path.parents
 
 
+def expand_user(path: Path | str) -> Path:
+    """``path`` with a leading ``~`` or ``~name`` expanded, as bash does.
+
+    ``~name`` for a user that does not exist stays as written (bash leaves it so), a
+    relative path: :meth:`Path.expanduser` raises ``RuntimeError`` there instead.
+    """
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:  # ~nosuchuser
+        return Path(path)
+
+
 def resolve(path: Path) -> Path:
     """``path`` absolute, ``~`` expanded, ``..`` and symlinks resolved (missing parts kept)."""
+    expanded = expand_user(path)
     try:
-        return path.expanduser().resolve(strict=False)
+        return expanded.resolve(strict=False)
     except (OSError, RuntimeError, ValueError):  # a loop, a lone surrogate: as written
-        return Path(os.path.abspath(path.expanduser()))
+        return Path(os.path.abspath(expanded))
 
 
 def is_sensitive(path: Path, *, data_dir: Path | None = None,
@@ -92,7 +105,7 @@ def is_sensitive(path: Path, *, data_dir: Path | None = None,
             is sensitive.
         config_file: goosectx's config file (extension headers and envs hold tokens).
     """
-    written = Path(os.path.abspath(path.expanduser()))
+    written = Path(os.path.abspath(expand_user(path)))
     resolved = resolve(path)
     for candidate in (written, resolved):
         if _parts_sensitive(candidate.parts):
@@ -120,26 +133,30 @@ def read_paths(tool_name: str, arguments: Mapping[str, Any],
     raw = arguments.get("path")
     if not isinstance(raw, str) or not raw.strip():
         raw = "."
-    return [Path(os.path.abspath(working_dir / Path(raw).expanduser()))]
+    return [Path(os.path.abspath(working_dir / expand_user(raw)))]
 
 
-def rule_paths(path: str, working_dir: Path) -> list[str]:
+def rule_paths(path: str, working_dir: Path) -> list[tuple[str, ...]]:
     """What a ``text_editor`` permission rule's PATH is matched against, for ``path``.
 
-    The path as written (``..`` folded) and, when it differs, the file it reaches, symlinks
-    followed (``p2/a.txt`` with ``p2 -> protected``, ``/proc/self/cwd/…``): a deny rule naming
-    the file holds whatever the way to it. Each is relative to the working dir when inside it
-    (the resolved one to the resolved working dir), else absolute, in POSIX form.
+    One entry per file: the path as written (``..`` folded) and, when it differs, the file it
+    reaches, symlinks followed (``p2/a.txt`` with ``p2 -> protected``, ``/proc/self/cwd/…``): a
+    deny rule naming the file holds whatever the way to it. Each entry holds the names of its
+    file, in POSIX form: first relative to the working dir when inside it (the resolved one to
+    the resolved working dir; or to the logical dir, :func:`relative_name`), else absolute;
+    then the absolute path, when that differs. A deny or ask rule matching any name holds (one
+    written with the path ``pwd`` shows, ``/…/link/secrets/*``); an allow rule reads the first.
     """
-    written = Path(os.path.abspath(working_dir / Path(path).expanduser()))
+    written = Path(os.path.abspath(working_dir / expand_user(path)))
     real_dir = resolve(working_dir)
-    forms = [relative_name(written, working_dir).as_posix()]
-    real = resolve(real_dir / Path(path).expanduser())
+    real = resolve(real_dir / expand_user(path))
     try:
-        forms.append(real.relative_to(real_dir).as_posix())
+        real_name = real.relative_to(real_dir)
     except ValueError:
-        forms.append(real.as_posix())
-    return list(dict.fromkeys(forms))
+        real_name = real
+    entries = [(relative_name(written, working_dir), written), (real_name, real)]
+    return list(dict.fromkeys(tuple(dict.fromkeys((name.as_posix(), full.as_posix())))
+                              for name, full in entries))
 
 
 def logical_dir(working_dir: Path) -> Path | None:
@@ -239,7 +256,7 @@ def hidden_target(tool_name: str, arguments: Mapping[str, Any],
         return None
     if not isinstance(raw, str) or not raw.strip():
         return None
-    return symlinked_outside(Path(os.path.abspath(working_dir / Path(raw).expanduser())),
+    return symlinked_outside(Path(os.path.abspath(working_dir / expand_user(raw))),
                              working_dir)
 
 

@@ -28,7 +28,14 @@ import re
 
 from goosectx.shell_assign import read_array
 from goosectx.shell_builtins import stream_path, unseen_path
-from goosectx.shell_words import ASSIGNMENT_WORD, ENDS_WORD, Part, Word, WordScanner
+from goosectx.shell_words import (
+    ASSIGNMENT_WORD,
+    ENDS_WORD,
+    OPENS_ARITHMETIC,
+    Part,
+    Word,
+    WordScanner,
+)
 
 __all__ = ["RESERVED_WORDS", "Part", "Word", "lex", "substitutions"]
 
@@ -109,7 +116,7 @@ class _Lexer(WordScanner):
                     i += 1 + s.startswith("|&", i)
                 else:
                     i += 1
-            elif s.startswith("((", i) and all(w.raw in _RESERVED for w in part.words) and (
+            elif OPENS_ARITHMETIC.match(s, i) and all(w.raw in _RESERVED for w in part.words) and (
                     after := self.arithmetic(i)) is not None:
                 i = after  # an arithmetic command: only its substitutions run
             elif c == "(" and (array := read_array(self, i, part, RESERVED_WORDS)) is not None:

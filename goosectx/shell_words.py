@@ -22,6 +22,9 @@ ENDS_WORD = " \t\n;&|()<>"
 _SPECIAL_PARAMETER = re.compile(r"[A-Za-z_0-9@*#?$!{-]")
 _BRACE = re.compile(r"\{([^{}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+OPENS_ARITHMETIC = re.compile(r"\((?:\\\n)*\(")
+"""``((`` as bash's tokenizer sees it: a backslash-newline between the two is deleted first
+(``(\\<newline>(1<<2))`` is the arithmetic command ``((1<<2))``)."""
 ASSIGNMENT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\n]*\])?\+?=")
 """An assignment word as written (``A=1``, ``a[i]+=x``): more may follow it before the program."""
 
@@ -199,7 +202,7 @@ class WordScanner:
     def expansion(self, i: int) -> tuple[str, int, bool]:
         """``$X``, ``${…}``, ``$( )`` or a backtick at ``i``: (shown text, end, computed)."""
         s = self.s
-        if s.startswith("$((", i):  # arithmetic: only its substitutions run
+        if s.startswith("$", i) and OPENS_ARITHMETIC.match(s, i + 1):  # only its $( ) run
             end = self.arithmetic(i + 1)
             if end is not None:
                 return "$((…))", end, True
@@ -249,7 +252,9 @@ class WordScanner:
         quotes, this scan does not), so ``((x<<2))`` can never be taken for a here-document
         that hides the next lines.
         """
-        s, depth, j = self.s, 1, i + 2
+        opens = OPENS_ARITHMETIC.match(self.s, i)
+        assert opens is not None
+        s, depth, j = self.s, 1, opens.end()
         parts, heredocs = len(self.parts), list(self.heredocs)
         quoted = Part(unreadable="it has a quote inside an arithmetic expression")
         while j < len(s):

@@ -105,8 +105,9 @@ class Grammar:
             if kind == 1:
                 return "`" + self.list_().replace("`", "\\`") + "`"
             if kind == 2:
-                return "$((" + self.pick(["1+2", "x<<2", "$(" + self.simple() + ")", "a[1]",
-                                          self.simple() + ") ", "'1'", "(1)+(2)"]) + "))"
+                opener = self.pick(["$((", "$(\\\n("])  # bash deletes the \\<newline> first
+                return opener + self.pick(["1+2", "x<<2", "$(" + self.simple() + ")", "a[1]",
+                                           self.simple() + ") ", "'1'", "(1)+(2)"]) + "))"
             if kind == 3:
                 return self.pick(["<(", ">("]) + self.list_() + ")"
             if kind == 4:
@@ -207,9 +208,10 @@ class Grammar:
                 return "[[ " + self.pick([self.word(), "-n " + self.word(), "x < y",
                                           "x =~ (a|b)", "$(" + self.simple() + ")"]) + " ]]"
             if kind == 8:
-                return "((" + self.pick(["x<<2", "x = $(" + self.simple() + ")", "1",
-                                         "ls<<EOF", "a[$(" + self.simple() + ")]",
-                                         self.simple() + ") ", "x<<2 + ')' ", "x"]) + "))"
+                opener = self.pick(["((", "(\\\n("])  # bash deletes the \\<newline> first
+                return opener + self.pick(["x<<2", "x = $(" + self.simple() + ")", "1",
+                                           "ls<<EOF", "a[$(" + self.simple() + ")]",
+                                           self.simple() + ") ", "x<<2 + ')' ", "x"]) + "))"
             if kind == 9:
                 return self.pick(["alias ls=rm", "alias x='rm -f'", "unalias ls",
                                   "shopt -s expand_aliases", "hash -p /bin/rm ls",
@@ -263,7 +265,8 @@ class Grammar:
 SEEDS = ["ls -la", "git status", "ls; rm -rf v", "((x<<2))\nrm v", "cat <<EOF\nrm v\nEOF\nls",
          "ls $(ls) `ls` <(ls)", "ls ${X:-a} \"$(ls)\"", "coproc ls { ls; }", "f() { rm v; }",
          "ls <<<x && git status || ls", "case x in x) ls;; esac", "for v in a; do ls; done",
-         "ls # rm v", "ls 'a b' \"c d\" $'e' $\"f\"", "A=b ls", "env -S'ls x'", "ls\\\nx"]
+         "ls # rm v", "ls 'a b' \"c d\" $'e' $\"f\"", "A=b ls", "env -S'ls x'", "ls\\\nx",
+         "(\\\n(1<<2))\nrm v", "echo $(\\\n(1<<2))\nrm v"]
 PIECES = ["\n", ";", "&", "|", "|&", "&&", "||", "(", ")", "{ ", " }", "'", '"', "`", "$(", "$((",
           "))", "${", "}", "<<", "<<-", "<<<", "<(", ">(", "#", "\\", "\\\n", " ", "\t", "\r",
           "EOF", "rm", "ls", " rm v", "x", "!", "then", "do", "case", "in", "esac", ";;", "=", "+=",

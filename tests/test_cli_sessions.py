@@ -303,6 +303,14 @@ def test_root_resume_of_unknown_session_is_one_line(tmp_path):
     assert "no session matches 'nope'" in proc.stderr
 
 
+def test_a_mis_pasted_huge_session_ref_matches_nothing_in_one_short_line(filled):
+    """review21 #9: 60k characters made sqlite's LIKE fail, read as a damaged database."""
+    home, _sid = filled
+    proc = goosectx(home, "sessions", "show", "x" * 60_000)
+    assert proc.returncode == 2 and "no session matches 'xxxx" in proc.stderr
+    assert "move it aside" not in proc.stderr and len(proc.stderr) < 400
+
+
 def test_an_ambiguous_prefix_says_how_many_sessions_match_beyond_the_five_named(tmp_path):
     """Seven sessions under one prefix: the error named five and read as the whole list."""
     home = tmp_path / "h"

@@ -55,3 +55,20 @@ def test_a_deny_rule_holds_under_the_logical_dir(
     (call,) = json.loads(out)["denied_calls"]
     assert call["reason"] == "denied by a permission rule: text_editor(pkgs/**)"
     assert not (linked / "pkgs" / "a" / "z.py").exists()
+
+
+@pytest.mark.parametrize("command", ["view", "write"])
+def test_a_deny_rule_written_with_the_logical_absolute_path_still_holds(
+        fake_model: FakeServer, linked: Path, capsys: pytest.CaptureFixture[str],
+        command: str) -> None:
+    # review21 #12: the path `pwd` shows names the file too; reading it as pkgs/a/k only
+    # made text_editor(/…/monolink/pkgs/*) silently stop matching
+    (linked / "pkgs" / "a" / "k").write_text("secret\n")
+    call = {"name": "text_editor", "id": "c",
+            "arguments": {"command": command, "path": f"{linked}/pkgs/a/k", "file_text": "x\n"}}
+    fake_model.add({"tool_calls": [call]}, {"text": "ok"})
+    out, _err = cli(capsys, "run", "-t", "go", "--output-format", "json", "--mode", "auto",
+                    "--deny", f"text_editor({linked}/pkgs/*)")
+    (denied,) = json.loads(out)["denied_calls"]
+    assert denied["reason"] == f"denied by a permission rule: text_editor({linked}/pkgs/*)"
+    assert (linked / "pkgs" / "a" / "k").read_text() == "secret\n"

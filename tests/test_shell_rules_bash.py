@@ -137,6 +137,15 @@ def test_an_arithmetic_command_is_read_as_bash_reads_it(command: str) -> None:
                    ).action == "ask", command
 
 
+@pytest.mark.parametrize("command", [
+    "(\\\n(1<<2))\nrm -rf v", "(\\\n\\\n(x<<2))\nrm -rf v", "echo $(\\\n(1<<2))\nrm -rf v",
+    "$(\\\n(1<<2))\nrm -rf v"])
+def test_a_backslash_newline_between_the_parentheses_still_makes_arithmetic(command: str) -> None:
+    # review21 #13: bash deletes the backslash-newline first and reads ((1<<2)), then runs rm;
+    # read as a subshell, <<2 was a here-document swallowing the next line
+    assert decided(DENY_RM, command, "auto").action == "deny", command
+
+
 def test_an_arithmetic_command_runs_no_program_of_its_own() -> None:
     assert decided(ALLOW_LS, "((x<<2)); ls").action == "run"
     assert decided(ALLOW_LS, "(( i = 1 + 2 )) && ls $((1<<2))").action == "run"

@@ -162,7 +162,6 @@ def test_no_command_prefix_rule_is_offered_for_them() -> None:
     for command in ("tmux new -d 'make'", "tmux ls", "screen -dmS b make", "expect x.exp",
                     "fd -x wc -l", "make --eval='x: ; ls' x", "rg --pre pdftotext x"):
         assert suggested_rule("shell", {"command": command}) is None, command
-    assert suggested_rule("shell", {"command": "fd -e py x"}) == "shell(fd*)"
     assert suggested_rule("shell", {"command": "make -j4 test"}) == "shell(make*)"
 
 
@@ -176,3 +175,15 @@ def test_command_v_runs_nothing(command: str) -> None:
     "env -a foo rm -f v", "env -afoo rm -f v", "command -v ls; rm -f v", "command -p rm -f v"])
 def test_a_command_behind_env_a_or_command_p_is_read(command: str) -> None:
     assert verdict(DENY_RM, command) == "deny", command
+
+
+@pytest.mark.parametrize(("plain", "starts"), [
+    ("fd -e py", "fd -e py -x rm -rf {}"), ("fdfind -e py", "fdfind -e py -X rm -rf"),
+    ("find . -name x", "find . -name x -exec rm -rf {} +"), ("rg foo", "rg --pre rm foo")])
+def test_a_plain_search_gets_no_prefix_rule_that_would_allow_what_it_can_start(
+        plain: str, starts: str) -> None:
+    # review21 #11: "always allow" on a plain `fd -e py` saved shell(fd*), which then ran
+    # `fd -e py -x rm -rf {}` unasked in approve mode
+    # (a prefix rule allows every command it starts: `starts`)
+    assert suggested_rule("shell", {"command": plain}) is None
+    assert suggested_rule("shell", {"command": starts}) is None

@@ -166,8 +166,11 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
             row = self._conn.execute("SELECT id FROM sessions WHERE name=?", (ref,)).fetchone()
             if row:
                 return str(row[0])
+            # a ref longer than every id (a mis-paste) is no prefix of one: not looked up, as
+            # sqlite refuses a LIKE pattern of 50,000 bytes ("pattern too complex")
+            longest = self._conn.execute("SELECT MAX(LENGTH(id)) FROM sessions").fetchone()[0]
             escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            rows = self._conn.execute(
+            rows = [] if len(ref) > (longest or 0) else self._conn.execute(
                 "SELECT id, COUNT(*) OVER () FROM sessions WHERE id LIKE ? ESCAPE '\\'"
                 " ORDER BY id LIMIT 5",
                 (escaped + "%",),
@@ -175,7 +178,7 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
         if not rows or not ref:
             close = self._close_to(ref)
             raise SessionNotFound(
-                f"no session matches {ref!r}",
+                f"no session matches {ref[:60]!r}" + ("…" if len(ref) > 60 else ""),
                 (f"did you mean {close!r}? " if close else "")
                 + "list them with: goosectx sessions list", suggestion=close)
         matching = int(rows[0][1])

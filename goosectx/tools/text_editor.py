@@ -20,6 +20,7 @@ from typing import Any
 
 from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES, EditRecord, too_large_why
 from goosectx.parts import json_kind
+from goosectx.sensitive import expand_user
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
 from goosectx.tools.edit_target import (
@@ -171,7 +172,7 @@ class TextEditorTool:
                               f"{json_kind(raw_path)}", is_error=True)
         if not isinstance(raw_path, str) or not raw_path.strip():
             return ToolResult(f"{command} needs a 'path'", is_error=True)
-        path = Path(os.path.abspath(ctx.working_dir / Path(raw_path).expanduser()))
+        path = Path(os.path.abspath(ctx.working_dir / expand_user(raw_path)))
         try:
             if handler is None:
                 return ToolResult(ctx.redact(cap_text(view(path, arguments, ctx),
@@ -221,7 +222,7 @@ class TextEditorTool:
         raw = arguments.get("path")
         if arguments.get("command") not in EDIT_COMMANDS or not isinstance(raw, str):
             return None
-        return file_state(Path(os.path.abspath(ctx.working_dir / Path(raw).expanduser())))
+        return file_state(Path(os.path.abspath(ctx.working_dir / expand_user(raw))))
 
     def _save(self, target: EditTarget, text: str, ctx: ToolContext) -> tuple[str, str]:
         """Write ``text`` to the target's file atomically, then push the undo entry for this edit.

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goosectx.read_target import opened_elsewhere
+from goosectx.sensitive import expand_user
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult
 from goosectx.tools.files import listed_name
@@ -215,7 +216,7 @@ class TreeTool:
         if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
             return ToolResult(f"'depth' must be a whole number of at least 1; got {depth!r}",
                               is_error=True)
-        root = Path(os.path.abspath(ctx.working_dir / Path(raw_path).expanduser()))
+        root = Path(os.path.abspath(ctx.working_dir / expand_user(raw_path)))
         try:
             fd = os.open(root, _DIR_FLAGS)
         except (FileNotFoundError, NotADirectoryError) as exc:
