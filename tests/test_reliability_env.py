@@ -80,8 +80,9 @@ def test_goosectx_home_below_a_file_is_a_clear_store_error(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     proc = cli(clean_env(blocker / "sub"), "sessions", "export", "x")
-    # Nothing saved there yet: a read command says so instead of failing on the path.
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    # Nothing saved there yet: a read command says so (a bad argument: exit 2) instead of
+    # failing on the path.
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert blocker.read_text() == "x"
 
@@ -139,7 +140,7 @@ def test_data_dir_database_exports_and_debug_log_are_private(saved, tmp_path):
         [sys.executable, "-c", "import os, sys; os.umask(0); from goosectx.cli.app import main;"
          " sys.argv[0] = 'goosectx'; main(['--debug', 'sessions', 'export', 'x'])"],
         env=env, capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 2, proc.stderr  # no session 'x': a bad argument
     assert mode(fresh) == 0o700
     assert mode(fresh / "goosectx.log") == 0o600
 
