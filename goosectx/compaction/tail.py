@@ -5,7 +5,7 @@ agent view into a HEAD (summarised, then hidden from the model) and what the mod
 verbatim TAIL of the newest messages (cut only before a user request or between complete tool
 pairs), the turn in progress (whole when it fits, else its request and its newest ≥ 3 tool
 pairs), and earlier user messages re-sent verbatim. Budgets come from
-:class:`goosectx.compaction.layout.Budget`; every size is a calibrated estimate (``measure``).
+:class:`goosectx.compaction.budget.Budget`; every size is a calibrated estimate (``measure``).
 Pure functions: nothing here changes a session.
 """
 
