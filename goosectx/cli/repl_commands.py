@@ -51,7 +51,7 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
                                             quiet_terminal=repl.io.is_real_terminal):
         return
     if isinstance(command, slash.Extension | slash.Prompts | slash.Prompt):
-        from goosectx.cli.repl_extensions import run_extension_command
+        from goosectx.cli.repl_extension_commands import run_extension_command
 
         run_extension_command(repl, command)
     elif isinstance(command, slash.Help):
