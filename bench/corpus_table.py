@@ -123,7 +123,7 @@ def main() -> int:
 def _settings_line(max_summary_tokens: int, keep_recent_ratio: float | None,
                    keep_user_tokens: int | None) -> str:
     """The settings every row ran with, and the commands that reproduce one row."""
-    from goosectx.compaction.layout import layout_budget
+    from goosectx.compaction.budget import layout_budget
     from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, load_settings
 
     settings = load_settings(None)

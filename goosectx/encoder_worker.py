@@ -28,15 +28,14 @@ from __future__ import annotations
 
 import marshal
 import os
-import select
 import signal
-import struct
 import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from goosectx import token_batch
+from goosectx.encoder_pipe import MANY, WHOLE, read_frame, serve, write_frame
 from goosectx.encoding import Encoder, encoding_name, get_encoder
 from goosectx.token_pieces import token_len, token_len_whole
 
@@ -54,8 +53,6 @@ LOAD_HERE_CHARS = 1 << 23
 loads its own encoder, as the worker counts that batch whole, to share the batches after it:
 ~0.4 s of counting, half of which pays for the ~0.2 s load (a 1k-message history, or a counted
 session's compaction, which counts only its summary's pieces, never pays for it)."""
-_HEADER = struct.Struct("<Q")
-_WHOLE, _MANY = 0, 1
 
 _worker: RemoteEncoder | None = None
 
@@ -81,7 +78,7 @@ def start(model: str | None) -> None:
             os.close(fd)
         return
     if pid == 0:  # the worker: never returns
-        _serve(model, request_r, reply_w)
+        serve(model, request_r, reply_w)
     os.close(request_r)
     os.close(reply_w)
     os.set_blocking(request_w, False)  # a request to a stopped worker times out
@@ -140,7 +137,7 @@ class RemoteEncoder:
 
     def count_whole(self, text: str, limit: int | None) -> tuple[int, bool]:
         """:func:`goosectx.token_pieces.token_len_whole` of ``text``, counted by the worker."""
-        answer = self._ask(_WHOLE, text, limit)
+        answer = self._ask(WHOLE, text, limit)
         if (isinstance(answer, tuple) and len(answer) == 2 and type(answer[0]) is int
                 and type(answer[1]) is bool):
             return answer[0], answer[1]
@@ -188,7 +185,7 @@ class RemoteEncoder:
             if share and self._local is None:
                 self._in_process()  # loads it
 
-        answer = _counts(self._ask(_MANY, list(texts), None, meanwhile=both), len(texts))
+        answer = _counts(self._ask(MANY, list(texts), None, meanwhile=both), len(texts))
         if answer is None:  # failed, or a reply that is not one: from here on, in-process
             self.close()
             meanwhile()
@@ -212,7 +209,7 @@ class RemoteEncoder:
         self.name  # noqa: B018 - the first reply says the encoder is ready
         with self._lock:
             started = time.perf_counter()
-            sent = bool(theirs) and self._send(_MANY, theirs, None)
+            sent = bool(theirs) and self._send(MANY, theirs, None)
             try:
                 meanwhile()
                 mine = [token_len(local, text) for text in rest]
@@ -284,7 +281,7 @@ class RemoteEncoder:
         if self._pid is None:
             return False
         try:
-            _write(self._request_fd, marshal.dumps((op, payload, limit)), REPLY_TIMEOUT_S)
+            write_frame(self._request_fd, marshal.dumps((op, payload, limit)), REPLY_TIMEOUT_S)
         except (OSError, ValueError):
             self.close()
             return False
@@ -300,7 +297,7 @@ class RemoteEncoder:
 
     def _reply_locked(self) -> object:
         try:
-            return marshal.loads(_read(self._reply_fd, REPLY_TIMEOUT_S))
+            return marshal.loads(read_frame(self._reply_fd, REPLY_TIMEOUT_S))
         except (OSError, EOFError, ValueError, TypeError, TimeoutError):
             self.close()
             return None
@@ -336,75 +333,3 @@ def _counts(answer: object, texts: int) -> tuple[list[int], float] | None:
             and type(answer[1]) is float):
         return answer[0], answer[1]
     return None
-
-
-def _write(fd: int, data: bytes, timeout: float | None = None) -> None:
-    """``data``, framed, on ``fd``.
-
-    With ``timeout`` (``fd`` non-blocking): TimeoutError once the reader took nothing that long.
-    """
-    view = memoryview(_HEADER.pack(len(data)) + data)
-    while view:
-        if timeout is not None and not select.select([], [fd], [], timeout)[1]:
-            raise TimeoutError
-        try:
-            view = view[os.write(fd, view):]
-        except BlockingIOError:
-            continue
-
-
-def _read(fd: int, timeout: float | None) -> bytes:
-    """One framed message from ``fd``; EOFError when it closes, TimeoutError past ``timeout``."""
-    header = _read_exactly(fd, _HEADER.size, timeout)
-    return _read_exactly(fd, _HEADER.unpack(header)[0], timeout)
-
-
-def _read_exactly(fd: int, size: int, timeout: float | None) -> bytes:
-    chunks: list[bytes] = []
-    while size:
-        if timeout is not None and not select.select([fd], [], [], timeout)[0]:
-            raise TimeoutError
-        chunk = os.read(fd, min(size, 1 << 20))
-        if not chunk:
-            raise EOFError
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
-
-
-# -- the worker ---------------------------------------------------------------------------------
-def _serve(model: str | None, request_fd: int, reply_fd: int) -> None:
-    """The forked worker's whole life: load, answer until the pipe closes, ``os._exit``."""
-    code = 0
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        for other in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(other, signal.SIG_DFL)
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-        keep = sorted({request_fd, reply_fd})  # nothing else inherited stays open (the store)
-        os.closerange(3, keep[0])
-        os.closerange(keep[0] + 1, keep[1])
-        os.closerange(keep[1] + 1, max(keep[1] + 1, os.sysconf("SC_OPEN_MAX")))
-        encoder = get_encoder(model)
-        _write(reply_fd, marshal.dumps(str(getattr(encoder, "name", "chars/4"))))
-        while True:
-            try:
-                header = _read_exactly(request_fd, _HEADER.size, None)
-            except EOFError:
-                break
-            started = time.perf_counter()
-            op, payload, limit = marshal.loads(
-                _read_exactly(request_fd, _HEADER.unpack(header)[0], None))
-            if op == _WHOLE:
-                answer: tuple[int, bool] | tuple[list[int], float] = token_len_whole(
-                    encoder, payload, limit)
-            else:  # one text after the other: this process counts the rest of the batch
-                answer = ([token_len(encoder, text) for text in payload],
-                          time.perf_counter() - started)
-            _write(reply_fd, marshal.dumps(answer))
-    except BaseException:  # noqa: BLE001 - the parent sees the pipe close and counts itself
-        code = 1
-    finally:
-        os._exit(code)

@@ -5,7 +5,8 @@ agent-only *preserved copy* as the last message; now the request is kept where i
 or copied after the continuation when its turn is too big for the tail.
 """
 
-from goosectx.compaction.layout import layout, layout_budget, plan_split
+from goosectx.compaction.budget import layout_budget
+from goosectx.compaction.layout import layout, plan_split
 from goosectx.conversation import Conversation, Message, MessageMetadata
 from goosectx.tokens import TokenCounter
 

@@ -20,7 +20,7 @@ import pytest
 import tiktoken
 from worker_support import gone, run_alone, skip_unless_alone, store_sessions
 
-from goosectx import encoder_worker, token_batch
+from goosectx import encoder_pipe, encoder_worker, token_batch
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 from goosectx.encoding import _CharEstimate
 from goosectx.message_text import message_text_for_count
@@ -197,7 +197,7 @@ def test_a_worker_that_dies_mid_batch_changes_no_count(encoded_by: Hook, how: st
 ], ids=["strings", "another length", "no seconds", "not marshal"])
 def test_a_worker_that_replies_garbage_changes_no_count(
         encoded_by: Hook, monkeypatch: pytest.MonkeyPatch, reply: bytes) -> None:
-    real_write = encoder_worker._write
+    real_write = encoder_pipe.write_frame
     written: list[bytes] = []
 
     def write(fd: int, data: bytes, timeout: float | None = None) -> None:
@@ -206,7 +206,7 @@ def test_a_worker_that_replies_garbage_changes_no_count(
             data = data if len(written) == 1 else reply
         real_write(fd, data, timeout)
 
-    monkeypatch.setattr(encoder_worker, "_write", write)
+    monkeypatch.setattr(encoder_pipe, "write_frame", write)
     worker = _start()
     got = TokenCounter(MODEL).count_texts(TEXTS)
     assert gone(worker)

@@ -18,6 +18,7 @@ from cli_support import cli
 from fakeserver import FakeServer
 from test_repl import CTRL_D, ENTER, World
 
+from goosectx.cli import repl_agent
 from goosectx.config import load_settings
 from goosectx.conversation import Message
 from goosectx.providers.scripted import ScriptedReply
@@ -93,7 +94,7 @@ def test_repl_sessions_and_list_show_what_context_shows_after_a_bang_command(
         assert current, out
         tokens = int(current.group(1).replace(",", ""))
         assert tokens > 20_000  # the !command's output joined the view without a call
-        limit = world.repl._context_manager().context_limit().tokens
+        limit = repl_agent.context_manager(world.repl).context_limit().tokens
         shown = f"~{round(100 * tokens / limit)}% {tokens:,}"
         sessions_row = next(line for line in out.splitlines() if world.session.id in line
                             and line.lstrip().startswith("*"))

@@ -1,8 +1,9 @@
 """How a goosectx command ends: the one-line error, and exits that say what went wrong.
 
-Used by :mod:`goosectx.cli.app`'s ``main``: a closed stdout or stderr (``>&-``), an output
-that could not be written (a full disk), a current directory deleted under the command, and
-the exit without interpreter teardown of the commands that save and close before they return.
+Used by :mod:`goosectx.cli.app`'s ``main`` and :mod:`goosectx.cli.dispatch`: a closed stdout
+or stderr (``>&-``), an output that could not be written (a full disk), a current directory
+deleted under the command, and the exit without interpreter teardown of the commands that save
+and close before they return.
 """
 
 from __future__ import annotations

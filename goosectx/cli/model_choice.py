@@ -124,8 +124,10 @@ def retreat_for(repl: Repl) -> Callable[[GoosectxError], Agent | None] | None:
                                         None, choice.configured)
         if choice.configured is None:
             return None  # no model: the loader keeps the error, the REPL says how to set one
+        from goosectx.cli import repl_agent  # (it imports this module)
+
         try:
-            return repl._build_agent()
+            return repl_agent.build_agent(repl)
         except GoosectxError:
             return None  # the first error stands
 

@@ -22,10 +22,17 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.formatted_text import FormattedText
 
 from goosectx.approval import ApprovalAnswer, ApprovalFn
-from goosectx.cli import exit_signals, repl_approval, repl_extensions, repl_outcome, reports
+from goosectx.cli import (
+    exit_signals,
+    repl_agent,
+    repl_approval,
+    repl_extensions,
+    repl_outcome,
+    reports,
+)
 from goosectx.cli.common import OpenSession
 from goosectx.cli.driver import EventSource, TurnDriver
-from goosectx.cli.model_choice import ModelChoice, retreat_for, show_retreat, switch_provider
+from goosectx.cli.model_choice import ModelChoice, show_retreat, switch_provider
 from goosectx.cli.prompt import history_problem, make_prompt_session
 from goosectx.cli.prompt_editor import editor_for
 from goosectx.cli.render import TranscriptRenderer
@@ -33,7 +40,6 @@ from goosectx.cli.repl_opening import draw_opening
 from goosectx.cli.resume_load import BackgroundLoad, compose_pre_run
 from goosectx.cli.resume_tail import draw_resumed
 from goosectx.cli.shell_escape_cmd import is_escape_line, run_escape
-from goosectx.cli.startup import AgentLoader, no_model_error
 from goosectx.cli.terminal import ReplIO
 from goosectx.cli.toolbar import ContextFigure, toolbar_fragments
 from goosectx.config import ApprovalMode, Settings
@@ -48,7 +54,6 @@ from goosectx.store.replacing import replace_surrogates
 if TYPE_CHECKING:
     from goosectx.agent import Agent
     from goosectx.cli import slash
-    from goosectx.compaction.manager import ContextManager
     from goosectx.providers.base import Provider
 
 __all__ = ["Repl", "ReplIO"]
@@ -131,7 +136,7 @@ class Repl:
         self.driver = TurnDriver(self.renderer, on_event=self._on_event, ask=self._ask,
                                  on_failure=self._failed, quiet_terminal=io.is_real_terminal,
                                  typed_input=lambda: getattr(self._prompt, "input", None))
-        self.loader = self._new_loader()
+        self.loader = repl_agent.new_loader(self)
         self.background = (BackgroundLoad(self, opened.deferred)
                            if opened is not None and opened.deferred else None)
         """Loads a long resumed session's messages after the prompt is up (``resume_load``)."""
@@ -142,42 +147,8 @@ class Repl:
             editor=editor_for(settings, lambda line: self.renderer.notice(line, style="yellow")))
 
     # -- building the agent --------------------------------------------------------------
-    def _new_loader(self) -> AgentLoader:
-        """The agent loader for :attr:`session` (built now without background checks)."""
-        model = self._model_override
-        loader = AgentLoader(self.settings, build=self._build_agent, fallback=self._bare_agent,
-                             model_name=model or self.settings.model)
-        if model is None and self.settings.model is None and self._agent_factory_given is False:
-            loader.setup_error = no_model_error(self.settings)
-        loader.retreat = retreat_for(self)  # a restored model's key gone: the configured one
-        if not self._background_checks:
-            loader.build_now()
-        return loader
-
     def _runtime_agent(self, approve: ApprovalFn) -> Agent:
         return repl_extensions.build_agent(self, approve)
-
-    def _build_agent(self) -> Agent:
-        from goosectx.cli.exit_signals import received_name
-
-        agent = self._agent_factory(self.driver.approve)
-        agent.stopped_by = received_name  # SIGTERM while a tool runs: the model is told so
-        return self._scans_kept(agent)
-
-    def _bare_agent(self) -> Agent:
-        from goosectx.agent import Agent
-        from goosectx.tools.builtin import default_registry
-
-        return self._scans_kept(Agent(self.session, self.settings, provider=None,
-                                      tools=default_registry(), approve=self.driver.approve,
-                                      mode=self.mode))
-
-    def _scans_kept(self, agent: Agent) -> Agent:
-        """``agent``, its compactions resuming the facts scan's kept state (as ``compact``'s)."""
-        from goosectx.scan_cache import LockedScanCache
-
-        agent.context.scan_cache = LockedScanCache(self.store.data_dir, self.session.id)
-        return agent
 
     @property
     def agent(self) -> Agent:
@@ -216,14 +187,6 @@ class Repl:
         app = self._prompt.app if self._prompt is not None else None
         if app is not None and app.is_running:
             app.invalidate()
-
-    def _context_manager(self) -> ContextManager:
-        from goosectx.compaction.manager import ContextManager
-
-        manager = getattr(self.agent, "context", None)
-        if isinstance(manager, ContextManager):
-            return manager
-        return ContextManager(self.session, self.settings, self.provider)
 
     def _model_names(self) -> list[str]:
         names = [*self.settings.models]
@@ -395,7 +358,7 @@ class Repl:
         The same ``ContextManager.current_tokens`` figure ``/context`` reports (and lists).
         """
         try:
-            manager = self._context_manager()
+            manager = repl_agent.context_manager(self)
             current, is_estimate = manager.note_figure(self.agent.request_context)
             self._figure = ContextFigure(current, manager.context_limit().tokens, is_estimate)
         except GoosectxError:

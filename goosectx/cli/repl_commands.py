@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from goosectx.budget import cap_source
-from goosectx.cli import custom_commands, reports, slash
+from goosectx.cli import custom_commands, repl_agent, reports, slash
 from goosectx.cli.common import session_ref
 from goosectx.cli.folding import plural
 from goosectx.cli.start_warnings import shown_path
@@ -51,7 +51,7 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
                                             quiet_terminal=repl.io.is_real_terminal):
         return
     if isinstance(command, slash.Extension | slash.Prompts | slash.Prompt):
-        from goosectx.cli.repl_extensions import run_extension_command
+        from goosectx.cli.repl_extension_commands import run_extension_command
 
         run_extension_command(repl, command)
     elif isinstance(command, slash.Help):
@@ -72,7 +72,7 @@ def run_command(repl: Repl, command: slash.SlashCommand) -> None:
         repl._drive(lambda cancel: _in_repl_words(repl, repl.agent.compact(
             command.instructions, strategy=strategy, cancel=cancel)))
     elif isinstance(command, slash.UndoCompact):
-        repl._drive(lambda _cancel: repl._context_manager().undo_compaction(
+        repl._drive(lambda _cancel: repl_agent.context_manager(repl).undo_compaction(
             repl.agent.request_context))
     elif isinstance(command, slash.Undo):
         from goosectx.cli.file_undo_cmd import undo_files
@@ -129,7 +129,7 @@ def _max_cost(repl: Repl, command: slash.MaxCost) -> None:
 
     from goosectx.usage import format_cap_usd, format_cost_usd
 
-    budget = repl._context_manager().budget
+    budget = repl_agent.context_manager(repl).budget
     spent_usd = budget.spent_usd()
     spent = format_cost_usd(spent_usd)
     if command.usd is None and not command.off:
@@ -314,7 +314,7 @@ def _escapes_apart(view: Sequence[Message], stored: Sequence[Message]) -> Iterat
 def context_facts(repl: Repl) -> reports.ContextFacts | None:
     """The figures ``/context`` shows, or ``None`` after drawing why they cannot be measured."""
     try:
-        manager = repl._context_manager()
+        manager = repl_agent.context_manager(repl)
         repl.agent.reload_instructions()  # an AGENTS.md written since the turn: counted
         request = repl.agent.request_context
         breakdown = manager.breakdown(request)

@@ -1,7 +1,8 @@
 """The REPL's side of extensions.
 
 Starting them after the prompt is drawn, their notices, the toolbar's ``extensions 2/3``,
-``/extension``, ``/prompts``, ``/prompt``, ``/context`` lines and ``@NAME:URI`` attachments.
+``/context`` lines and ``@NAME:URI`` attachments (``/extension``, ``/prompts`` and ``/prompt``
+are :mod:`goosectx.cli.repl_extension_commands`).
 
 Every text a server sent (names, errors, stderr, prompt descriptions) passes the terminal
 sanitiser before it reaches the console.
@@ -24,12 +25,11 @@ Flags = tuple[tuple[str, ...], tuple[str, ...]]
 if TYPE_CHECKING:
     from goosectx.agent import Agent
     from goosectx.approval import ApprovalFn
-    from goosectx.cli import slash
     from goosectx.cli.repl import Repl
     from goosectx.extensions.manager import ExtensionManager
 
-__all__ = ["ResourceCompleter", "ensure_manager", "resource_mentions", "run_extension_command",
-           "redraw", "show_context_lines", "show_notices", "toolbar_note", "watch"]
+__all__ = ["ResourceCompleter", "ensure_manager", "redraw", "resource_mentions",
+           "show_context_lines", "show_notices", "toolbar_note", "watch"]
 
 def ensure_manager(repl: Repl) -> ExtensionManager:
     """The session's extension manager (an empty one first, for ``/extension add``)."""
@@ -239,115 +239,6 @@ def resource_mentions(repl: Repl, text: str) -> list[Any]:
     return list(found.attachments)
 
 
-NO_EXTENSIONS = ('no extensions in this session — configure [extensions.NAME] or use '
-                 '/extension add "cmd args"')
-
-
-def run_extension_command(repl: Repl, command: slash.SlashCommand) -> None:
-    """``/extension …``, ``/prompts`` and ``/prompt``."""
-    from goosectx.cli import slash  # (imported at the first line typed: repl.run)
-    manager = repl.extensions
-    if manager is None and not (isinstance(command, slash.Extension) and
-                                command.action == "add"):
-        repl.renderer.notice(NO_EXTENSIONS, style="yellow")
-        return
-    if isinstance(command, slash.Extension):
-        _extension(repl, command)
-    elif isinstance(command, slash.Prompts):
-        _prompts(repl)
-    elif isinstance(command, slash.Prompt):
-        _prompt(repl, command)
-
-
-def _extension(repl: Repl, command: slash.Extension) -> None:
-    from goosectx.errors import ConfigError
-    from goosectx.extensions.config import parse_flag_spec
-
-    if command.action == "add":
-        try:
-            adding = ensure_manager(repl)
-            config = parse_flag_spec(command.arg, adding.configs, origin="repl")
-        except ConfigError as exc:
-            repl.renderer.error(exc.message, exc.hint)
-            return
-        adding.add(config)
-        _record(repl)
-        repl.renderer.notice(terminal_safe(f"extension {config.name}: starting "
-                                           f"{config.command_line()} (tools as "
-                                           f"{config.name}__TOOL from the next turn)"))
-        return
-    manager = repl.extensions
-    assert manager is not None
-    if command.action == "list":
-        if not manager.statuses():
-            repl.renderer.notice(NO_EXTENSIONS, style="yellow")
-        for status in manager.statuses():
-            tools = f"{len(status.tools)} tools" if status.status == "ready" else ""
-            extra = f" · {status.error}" if status.error else ""
-            repl.renderer.notice(terminal_safe(
-                f"{status.name}: {status.status}{extra}" + (f" · {tools}" if tools else "")
-                + (f" · {len(status.resources)} resources" if status.resources else "")
-                + (f" · {len(status.prompts)} prompts" if status.prompts else "")))
-        return
-    done = manager.remove(command.arg) if command.action == "remove" else \
-        manager.restart(command.arg)
-    if not done:
-        names = ", ".join(manager.configs) or "none"
-        repl.renderer.notice(terminal_safe(f"no extension named {command.arg!r} (have: "
-                                           f"{names})"), style="yellow")
-        return
-    _record(repl)
-    verb = "removed" if command.action == "remove" else "restarting"
-    repl.renderer.notice(terminal_safe(f"extension {command.arg} {verb}; the tool list "
-                                       "changes from the next turn"))
-
-
-def _prompts(repl: Repl) -> None:
-    manager = repl.extensions
-    assert manager is not None
-    manager.wait_ready()
-    rows = 0
-    for status in manager.statuses():
-        for prompt in status.prompts:
-            args = " ".join(f"{a.name}=…" + ("" if a.required else "?")
-                            for a in prompt.arguments)
-            about = f" — {prompt.description}" if prompt.description else ""
-            repl.renderer.notice(terminal_safe(f"{status.name}:{prompt.name} {args}{about}"))
-            rows += 1
-    if not rows:
-        repl.renderer.notice("no extension offers prompts")
-
-
-def _prompt(repl: Repl, command: slash.Prompt) -> None:
-    manager = repl.extensions
-    assert manager is not None
-    manager.wait_ready()
-    ext, _, name = command.name.rpartition(":")
-    matches = [(s.name, p) for s in manager.statuses() for p in s.prompts
-               if p.name == name and (not ext or s.name == ext)]
-    if len(matches) != 1:
-        why = "no prompt" if not matches else "more than one prompt"
-        repl.renderer.notice(terminal_safe(f"{why} named {command.name!r} — /prompts lists "
-                                           "them (use EXTENSION:PROMPT)"), style="yellow")
-        return
-    extension, prompt = matches[0]
-    given = dict(command.arguments)
-    missing = [a.name for a in prompt.arguments if a.required and a.name not in given]
-    if missing:
-        repl.renderer.notice(terminal_safe(f"/prompt {prompt.name} needs "
-                                           + " ".join(f"{m}=…" for m in missing)),
-                             style="yellow")
-        return
-    outcome = manager.get_prompt(extension, prompt.name, given)
-    if outcome.is_error:
-        repl.renderer.error(terminal_safe(outcome.text), "check the arguments with /prompts")
-        return
-    from goosectx.extensions.tools import to_attachment
-
-    repl.turn(outcome.text, attachments=[p for p in map(to_attachment, outcome.attachments)
-                                         if p is not None])
-
-
 def show_context_lines(repl: Repl) -> None:
     """``/context``, per extension: instruction tokens, schema tokens, and a resources line.
 
@@ -396,11 +287,3 @@ class ResourceCompleter(Completer):
                 if candidate.startswith(word) and candidate != word:
                     yield Completion(candidate, start_position=-len(word),
                                      display_meta=terminal_safe(res.name))
-
-
-def _record(repl: Repl) -> None:
-    from goosectx.cli.extensions_cmd import record_extensions
-
-    if repl.extensions is not None:
-        record_extensions(repl.store, repl.session.id, repl.extensions.configs.values(),
-                          keep=repl.extensions.absent)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from goosectx.cli import repl_agent
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS
 from goosectx.errors import GoosectxError
@@ -45,7 +46,7 @@ def mention_cap_tokens(repl: Repl) -> int:
     from goosectx.mentions import mention_cap  # (mentions, tokens: at the first @, not launch)
 
     try:
-        limit = repl._context_manager().context_limit().tokens
+        limit = repl_agent.context_manager(repl).context_limit().tokens
     except GoosectxError:
         limit = DEFAULT_CONTEXT_LIMIT_TOKENS
     return mention_cap(repl.settings.mention_max_tokens, limit)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from goosectx.cli import repl_outcome
+from goosectx.cli import repl_agent, repl_outcome
 from goosectx.cli.common import (
     choose_mode,
     lock_and_load,
@@ -135,7 +135,7 @@ def _switch(repl: Repl, session: Session) -> None:
     repl.recorder = SessionRecorder(repl.store, session)
     repl.recorder.fresh_token_counts = repl._fresh_token_counts
     repl.loader.close()  # the old session's tools end with it (the shell tool's namespace)
-    repl.loader = repl._new_loader()
+    repl.loader = repl_agent.new_loader(repl)
     repl.renderer.seed_numbers(session.conversation, fresh=True)
     if repl._prompt is not None:  # @path completes in the new session's working dir
         from goosectx.cli.repl_extensions import completer

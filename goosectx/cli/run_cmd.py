@@ -20,7 +20,6 @@ from __future__ import annotations
 import shlex
 import sys
 import threading
-from collections.abc import Iterator
 from errno import EIO
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -32,14 +31,13 @@ from goosectx.cli.common import (
     current_dir,
     open_session,
     resume_command,
-    save_listed_figure,
     session_ref,
 )
 from goosectx.cli.folding import plural
 from goosectx.cli.model_choice import check_for_run, choose_model
 from goosectx.cli.run_cancel import cancelled_after_turn, cancelled_at_start
-from goosectx.cli.run_denials import DeniedCalls
 from goosectx.cli.run_early import EarlyTask
+from goosectx.cli.run_events import Finished, drive
 from goosectx.cli.run_failed import write_failed
 from goosectx.cli.run_output import (
     Approver,
@@ -52,20 +50,11 @@ from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.start_warnings import NEW_IN_RUN, nothing_to_continue, start_warnings
 from goosectx.cli.task_input import is_piped, read_piped, read_task
 from goosectx.config import Settings, parse_mode
-from goosectx.conversation import Conversation, Message
+from goosectx.conversation import Conversation
 from goosectx.errors import GoosectxError, UsageError
-from goosectx.events import (
-    Event,
-    HistoryReplaced,
-    MessageCompleted,
-    ToolPairsSummarized,
-    TurnFinished,
-    UsageUpdated,
-)
-from goosectx.recorder import SessionRecorder
 from goosectx.testhooks import pause_point
 from goosectx.turn import UNRECORDED_TEXT, cut_by_exit, interrupted_calls, not_started_calls
-from goosectx.usage import Usage, summed_to_dict
+from goosectx.usage import summed_to_dict
 
 if TYPE_CHECKING:
     from goosectx.agent import Agent
@@ -218,7 +207,7 @@ def run_task(
         sent = early.message if early is not None else None
         pause_point("run:before-turn")
         started = True  # from here a cancel is the turn's (the agent closes it out)
-        finished = _drive(agent.reply(task, cancel=cancel, attachments=files, sent=sent),
+        finished = drive(agent.reply(task, cancel=cancel, attachments=files, sent=sent),
                           cancel, opened, output, agent)
         status, error = finished.status, finished.error
         output.finish(_summary(opened.session.id, opened.session.name, finished))
@@ -272,75 +261,7 @@ def closed_output_pipe(opened: OpenSession, stderr: TextIO, closed: list[TextIO]
     return exit_signals.closed_pipe()
 
 
-class _Finished:
-    """What the turn produced, gathered from its events."""
-
-    def __init__(self) -> None:
-        self.status: str = "cancelled"
-        self.error: str | None = None
-        self.messages: list[Message] = []
-        self.usage = Usage()
-        """Every model call of the run, compaction and tool-pair summary calls included."""
-        self.calls = self.unreported = 0  # model calls; those whose provider reported no usage
-        self.last_usage: UsageUpdated | None = None
-        self.compactions = 0
-        self.denied = DeniedCalls()
-
-    def add(self, usage: Usage) -> None:
-        """Count one model call's usage (a call with no report counts as zero tokens)."""
-        self.usage, self.calls = self.usage + usage, self.calls + 1
-        self.unreported += not usage.reported
-
-
-def _drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession,
-           output: TextOutput | StreamJsonOutput | JsonOutput, agent: Agent) -> _Finished:
-    """Record and print every event until the turn ends; then store the context figure.
-
-    A Ctrl-C that lands here rather than inside the agent sets ``cancel`` and keeps
-    iterating, so the agent still closes the turn out (partial text kept, open tool calls
-    answered). A Ctrl-C that escapes the agent itself ends the turn as cancelled.
-    """
-    recorder = SessionRecorder(opened.store, opened.session)
-    recorder.fresh_token_counts = agent.context.take_fresh_token_counts
-    try:
-        return _drive_events(events, cancel, recorder, output)
-    finally:
-        save_listed_figure(agent, recorder)  # what sessions list shows
-        recorder.wait_for_counts()  # counts of an old history, stored while the answer printed
-
-
-def _drive_events(events: Iterator[Event], cancel: threading.Event, recorder: SessionRecorder,
-                  output: TextOutput | StreamJsonOutput | JsonOutput) -> _Finished:
-    finished = _Finished()
-    while True:
-        try:
-            event = next(events)
-        except StopIteration:
-            return finished
-        except KeyboardInterrupt:
-            finished.status = "cancelled"
-            return finished
-        try:
-            recorder.record(event)
-            finished.denied.observe(event)
-            if isinstance(event, MessageCompleted):
-                finished.messages.append(event.message)
-            elif isinstance(event, UsageUpdated):
-                finished.add(event.call.usage)
-                finished.last_usage = event
-            elif isinstance(event, HistoryReplaced | ToolPairsSummarized):
-                if event.call is not None:
-                    finished.add(event.call.usage)
-                if isinstance(event, HistoryReplaced) and event.trigger != "clear":
-                    finished.compactions += 1
-            elif isinstance(event, TurnFinished):
-                finished.status, finished.error = event.status, event.error
-            output.on_event(event)
-        except KeyboardInterrupt:
-            cancel.set()
-
-
-def _summary(session_id: str, name: str | None, finished: _Finished) -> dict[str, Any]:
+def _summary(session_id: str, name: str | None, finished: Finished) -> dict[str, Any]:
     last = finished.last_usage
     usage = {
         **summed_to_dict(finished.usage, finished.unreported),  # none reported: null, not 0

@@ -5,7 +5,7 @@
 "exit_code": 2, "error": "…"}``. An error ``run`` meets once started (the session is in use,
 the name taken, the key refused) is written by :mod:`goosectx.cli.run_cmd`; one met before
 (a task on stdin that is not UTF-8 or empty, a bad option value such as ``--max-turns 0``,
-a bad ``GOOSE_CONTEXT_LIMIT``) by ``cli.app``'s error handling through :func:`after_error`,
+a bad ``GOOSE_CONTEXT_LIMIT``) by ``cli.dispatch``'s error handling through :func:`after_error`,
 which reads the format from the command line: a bad option stops the command before its
 body runs. Kept apart (and light) so the error path imports nothing heavy.
 """
@@ -86,7 +86,7 @@ def after_error(args: Sequence[str], valued: Collection[str], out: TextIO, error
                 exit_code: int) -> None:
     """The result of a ``run`` in a JSON format that ended with ``error``, unless written.
 
-    Called by ``cli.app`` for every error it reports, before its one line on stderr;
+    Called by ``cli.dispatch`` for every error it reports, before its one line on stderr;
     ``valued``: as :func:`requested_format` takes it.
     """
     written, _Written.done = _Written.done, False

@@ -26,14 +26,9 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
+from goosectx.compaction.budget import Budget, layout_budget
 from goosectx.compaction.facts import merge_facts
-from goosectx.compaction.layout import (
-    Budget,
-    elided_notice,
-    layout,
-    layout_budget,
-    new_compaction_id,
-)
+from goosectx.compaction.layout import elided_notice, layout, new_compaction_id
 from goosectx.compaction.parse import extract_json
 from goosectx.compaction.plan import (
     MIN_BENEATH_TOKENS,

@@ -31,7 +31,7 @@ from goosectx.conversation import Message
 from goosectx.tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from goosectx.compaction.layout import Budget
+    from goosectx.compaction.budget import Budget
 
 _decoded: list[tuple[bytes, Checkpoint | None]] = []
 """The last state decoded, by its bytes (a compaction may plan more than once)."""

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from goosectx.budget import SpendingCap
 from goosectx.compaction import calibration
+from goosectx.compaction.budget import Budget, settings_budget
 from goosectx.compaction.decide import fixed_part_notice
 from goosectx.compaction.guard import CompactionGuard
-from goosectx.compaction.layout import Budget, settings_budget
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.providers.base import ContextLimit, Provider, ToolSchema
 from goosectx.session import Session, TokenCount

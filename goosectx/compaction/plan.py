@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from goosectx.compaction.layout import Budget, laid_out_tokens, plan_split
+from goosectx.compaction.budget import Budget
+from goosectx.compaction.layout import laid_out_tokens, plan_split
 from goosectx.compaction.request import SummaryLadder, reserved_output_tokens
 from goosectx.compaction.tail import Split
 from goosectx.conversation import Conversation, Message, repair

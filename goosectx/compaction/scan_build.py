@@ -42,6 +42,7 @@ SCAN_MODULES = (
     "goosectx.context_breakdown",
     "goosectx.conversation",
     "goosectx.conversation_repair",
+    "goosectx.encoder_pipe",
     "goosectx.encoder_worker",
     "goosectx.encoding",
     "goosectx.message",

@@ -4,8 +4,8 @@ Part of step 4 of the compaction pipeline (docs/architecture.md §5). :func:`spl
 agent view into a HEAD (summarised, then hidden from the model) and what the model keeps: a
 verbatim TAIL of the newest messages (cut only before a user request or between complete tool
 pairs), the turn in progress (whole when it fits, else its request and its newest ≥ 3 tool
-pairs), and earlier user messages re-sent verbatim. Budgets come from
-:class:`goosectx.compaction.layout.Budget`; every size is a calibrated estimate (``measure``).
+pairs), and earlier user messages re-sent verbatim (chosen by :mod:`.resend`). Budgets come from
+:class:`goosectx.compaction.budget.Budget`; every size is a calibrated estimate (``measure``).
 Pure functions: nothing here changes a session.
 """
 
@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from goosectx.compaction.actions import UNDO_NOTE_START
-from goosectx.compaction.elision import elide_text, elided_copy
+from goosectx.compaction.elision import elided_copy
 from goosectx.compaction.memo import ScanMemo
+from goosectx.compaction.resend import MIN_CUT_USER_TOKENS, resend, stubbed_copy
 from goosectx.compaction.todos import stopped
 from goosectx.conversation import (
     Message,
@@ -32,8 +33,6 @@ if TYPE_CHECKING:  # types only: a dry run never imports the events
 
 MIN_TURN_PAIRS = 3
 """A turn too big for the tail still keeps at least this many of its newest tool pairs."""
-MIN_CUT_USER_TOKENS = 32
-"""A re-sent user message is cut (with a marker) only when this much room is left for it."""
 
 OLDER_KEEP_TOKENS = 500
 """An older kept message cut to make room keeps about this much while that is enough (about the
@@ -178,22 +177,6 @@ def pair_boundaries(messages: Sequence[Message], requests: Sequence[bool] | None
     return out
 
 
-def stubbed_copy(message: Message) -> Message:
-    """An agent-only copy of a user message; an attachment becomes its one-line stub.
-
-    Without an attachment the copy shares the original's content tuple (so its token count
-    is the original's, not counted again).
-    """
-    parts = []
-    for p in message.content:
-        stub = getattr(p, "stub", None)
-        parts.append(TextContent(stub()) if callable(stub) else p)
-    same = all(p is q for p, q in zip(parts, message.content, strict=True))
-    content = message.content if same else tuple(parts)
-    return Message(message.role, content, MessageMetadata.agent_only()).with_metadata(
-        extra={"copy_of": message.id})
-
-
 def split(
     messages: Sequence[Message], *, measure: Measure, trigger: CompactionTrigger,
     tail_tokens: int, user_tokens: int, room_tokens: int, ceiling_room_tokens: int,
@@ -235,7 +218,7 @@ def split(
         if trigger != "manual":
             out.request = stubbed_copy(msgs[newest])
             _fit_floor(out, [sizes[newest]], measure, ceiling_room_tokens)
-        out.resent = _resend(msgs[:newest], measure, min(user_tokens, room_tokens))
+        out.resent = resend(msgs[:newest], measure, min(user_tokens, room_tokens))
         return out
     limit = min(tail_tokens, room_tokens)
     starts = pair_boundaries(msgs, requests, paired, clean)
@@ -253,13 +236,13 @@ def split(
             start = s
         out = Split(msgs[:start], msgs[start:], answered=answered)
         users_room = min(user_tokens, max(0, room_tokens - sum(sizes[start:])))
-        out.resent = _resend(msgs[:start], measure, users_room)
+        out.resent = resend(msgs[:start], measure, users_room)
         return out
     # A turn too big for the tail: the earlier user messages get their room first and the
     # turn's older tool output gives way (DESIGN §4.5: the user's requests are kept, the tail
     # shrinks first), never the other way round.
     if answered and trigger == "manual":  # a finished turn too big for the tail: its newest
-        resent = _resend(msgs[:newest + 1], measure, min(user_tokens, room_tokens))
+        resent = resend(msgs[:newest + 1], measure, min(user_tokens, room_tokens))
         left = max(0, limit - sum(measure(m) for m in resent))
         start, kept = len(msgs), 0  # units that fit stay (no floor; the request is re-sent)
         for s in reversed([s for s in starts if s > newest]):
@@ -274,7 +257,7 @@ def split(
     # target, only the ceiling applies (§4.5(2)): the earlier requests (the task first) are
     # chosen within it, not dropped because the target has no room for them.
     users_space = room_tokens if sizes[newest] <= room_tokens else ceiling_room_tokens
-    resent = _resend(msgs[:newest], measure, min(user_tokens, users_space))
+    resent = resend(msgs[:newest], measure, min(user_tokens, users_space))
     users = sum(measure(m) for m in resent)
     limit = max(0, limit - users)
     unit_starts = [s for s in starts if s > newest]
@@ -311,7 +294,7 @@ def split(
                space - users if least > space else min(space, max(space - users, least)))
     left = max(0, space - sum(floor))
     out.resent = (resent if users <= left
-                  else _resend(msgs[:newest], measure, min(user_tokens, left)))
+                  else resend(msgs[:newest], measure, min(user_tokens, left)))
     return out
 
 
@@ -353,52 +336,3 @@ def _fit_floor(out: Split, sizes: list[int], measure: Measure, room: int) -> Non
                 else:
                     out.replaced[original.id] = copy
                 sizes[i] = size
-
-
-def _resend(earlier: Sequence[Message], measure: Measure, budget_tokens: int) -> list[Message]:
-    """Earlier user requests to re-send: the first, then newest first, returned oldest first.
-
-    The first request (the session's task, or the copy of it an earlier compaction re-sent)
-    gets its room first — up to half the budget when others follow, cut in the middle with a
-    marker when longer — so a run of follow-ups never pushes it out (DESIGN §4.5: the task is
-    the user message the model needs most). The rest of the budget takes the newest requests;
-    the newest one that does not fit whole is cut in the middle with a marker (its beginning
-    and its end kept); older ones are not re-sent.
-    """
-    first_at = next((i for i, m in enumerate(earlier) if m.is_user_request), None)
-    if first_at is None or budget_tokens <= 0:
-        return []
-    task: list[Message] = []
-    left = budget_tokens
-    others = any(m.is_user_request for m in earlier[first_at + 1:])
-    share = budget_tokens // 2 if others else budget_tokens
-    copy = stubbed_copy(earlier[first_at])
-    size = measure(copy)
-    if size <= share:
-        task.append(copy)
-        left -= size
-    elif share >= MIN_CUT_USER_TOKENS:
-        task.append(_cut_copy(earlier[first_at], copy, share, size))
-        left -= share
-    out: list[Message] = []
-    for m in reversed(earlier[first_at + 1:]):
-        if not m.is_user_request or left <= 0:
-            continue
-        copy = stubbed_copy(m)
-        size = measure(copy)
-        if size <= left:
-            out.append(copy)
-            left -= size
-            continue
-        if left >= MIN_CUT_USER_TOKENS:
-            out.append(_cut_copy(m, copy, left, size))
-        break
-    out.reverse()
-    return task + out
-
-
-def _cut_copy(original: Message, copy: Message, keep_tokens: int, tokens: int) -> Message:
-    """An agent-only copy of ``original`` cut in the middle to about ``keep_tokens``."""
-    cut = elide_text(copy.text, keep_tokens, tokens)  # its beginning (the task) and its end
-    return Message.user(cut, MessageMetadata.agent_only()).with_metadata(
-        extra={"copy_of": original.id})

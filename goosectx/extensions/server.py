@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -27,6 +26,7 @@ from mcp_types import Implementation
 
 from goosectx import __version__
 from goosectx.extensions.config import ExtensionConfig, child_env, secret_values
+from goosectx.extensions.failure import exit_reason, failure_reason
 from goosectx.extensions.model import (
     CallOutcome,
     ExtensionStatus,
@@ -39,7 +39,6 @@ from goosectx.extensions.model import (
 )
 from goosectx.extensions.offered import offer_tools
 from goosectx.extensions.process import (
-    NOT_FOUND,
     UNREADABLE_PREFIX,
     UNREADABLE_REPLY,
     StderrTail,
@@ -204,7 +203,7 @@ class ServerConnection:
             elif self.status != "failed":
                 gone = self._gone.is_set()
                 self._fail(f"{exit_reason(self._exit_code)} while starting" if gone
-                           else _reason(exc))
+                           else failure_reason(exc))
         finally:
             watchdog.cancel()
             self._client = None
@@ -343,7 +342,7 @@ class ServerConnection:
             return CallOutcome(f"{what} failed: extension {self.config.name} sent a reply that "
                                f"could not be read ({exc.message[len(UNREADABLE_PREFIX):]})",
                                True)
-        return CallOutcome(f"{what} failed: {_reason(exc)}", True)
+        return CallOutcome(f"{what} failed: {failure_reason(exc)}", True)
 
     async def _request(self, what: str, send: Callable[[Client], Awaitable[T]]
                        ) -> T | CallOutcome:
@@ -374,32 +373,3 @@ class ServerConnection:
             return result
         text, attachments = convert_prompt(result)
         return CallOutcome(text, False, tuple(attachments))
-
-
-def exit_reason(code: int | None) -> str:
-    """How a server process ended: ``exited with code 3``, ``killed by SIGTERM``, ``exited``.
-
-    ``code`` is the process's return code (negative: the signal that ended it).
-    """
-    if code is None:
-        return "exited"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exited with code {code}"
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        return _reason(exc.exceptions[0])
-    if isinstance(exc, FileNotFoundError):
-        said = exc.strerror if (exc.strerror or "").startswith(NOT_FOUND) else NOT_FOUND
-        return f"could not start: {exc.filename or 'the command'} {said}"
-    if isinstance(exc, PermissionError):
-        return f"could not start: permission denied ({exc.filename or ''})"
-    if isinstance(exc, MCPError):
-        return f"error {exc.code}: {exc.message}"
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -63,7 +63,7 @@ def load_sessions(
     Raises:
         ImportFormatError: unknown format, undetectable file, a broken line/record (named),
             a field of the wrong type, a file or line over its size limit, or JSON nested
-            deeper than :data:`goosectx.importers.builder.MAX_NESTING`.
+            deeper than :data:`goosectx.importers.json_depth.MAX_NESTING`.
     """
     if not path.is_file():
         what = ("is a directory" if path.is_dir() else "is not a regular file"

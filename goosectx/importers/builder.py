@@ -38,6 +38,7 @@ from goosectx.conversation import (
 )
 from goosectx.errors import ImportFormatError
 from goosectx.importers.arguments import json_problem, parse_arguments
+from goosectx.importers.json_depth import MAX_NESTING, counted_brackets, nesting
 from goosectx.importers.progress import reading
 from goosectx.importers.times import date_leading, impossible_note, possible
 from goosectx.session import Session, new_session_id
@@ -50,8 +51,6 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest line of a JSON-lines file."""
 MAX_MESSAGE_CHARS = 1_000_000
 """Longest text kept per part of an imported message; the middle of a longer one is elided."""
-MAX_NESTING = 100
-"""Deepest JSON nesting accepted (arrays and objects)."""
 IMPORT_NOTES = "import_notes"
 """``session.metadata`` key: the notes ``sessions import`` prints (and does not store)."""
 
@@ -100,44 +99,6 @@ def read_text(path: Path) -> str:
         raise ImportFormatError(f"cannot read {path}: {exc.strerror}", "check the path") from None
 
 
-def _nesting(value: Any) -> int:
-    """How deep ``value`` nests lists and dicts (level by level: no recursion limit).
-
-    Stops counting past :data:`MAX_NESTING`. Values are what ``json.loads`` makes (plain
-    dicts and lists).
-    """
-    level = [value] if type(value) is dict or type(value) is list else []
-    depth = 0
-    while level and depth <= MAX_NESTING:
-        depth += 1
-        deeper: list[Any] = []
-        for item in level:
-            children = item.values() if type(item) is dict else item
-            deeper += [c for c in children if type(c) is dict or type(c) is list]
-        level = deeper
-    return depth
-
-
-COUNT_BRACKETS_CHARS = 4096
-"""Longest JSON text whose brackets :func:`counted_brackets` counts."""
-
-
-def counted_brackets(text: str | bytes, start: int = 0, end: int | None = None) -> int:
-    """The opening brackets of a short ``text[start:end]``; more than :data:`MAX_NESTING` if long.
-
-    A value nests no deeper than it has opening brackets: most JSON lines have a few, and
-    counting them (in C) spares them the nesting walk. A long text is walked without counting:
-    the walk's cost grows with the lists and objects, the count's with the characters (on a
-    10k-message export, counting cost two thirds of the walk it could not spare).
-    """
-    end = len(text) if end is None else end
-    if end - start > COUNT_BRACKETS_CHARS:
-        return MAX_NESTING + 1
-    if isinstance(text, bytes):
-        return text.count(b"[", start, end) + text.count(b"{", start, end)
-    return text.count("[", start, end) + text.count("{", start, end)
-
-
 _parsed: tuple[Path, tuple[int, int], Any] | None = None
 """The document :func:`remember_parsed` kept for the next :func:`read_json` of that file."""
 
@@ -175,7 +136,7 @@ def loads(path: Path, where: str, text: str | bytes) -> Any:
         problem = (f"a number has more than {sys.get_int_max_str_digits():,} digits"
                    if "digits" in str(exc) else f"not usable JSON ({str(exc)[:120]})")
         raise format_error(path, where, problem) from None
-    if counted_brackets(text) > MAX_NESTING and _nesting(value) > MAX_NESTING:
+    if counted_brackets(text) > MAX_NESTING and nesting(value) > MAX_NESTING:
         raise too_deep
     return value
 

@@ -5,7 +5,7 @@ A goosectx export of a long session is larger than
 top-level object with :meth:`json.JSONDecoder.raw_decode` over a buffer filled as needed, so
 memory holds one value (at most :data:`~goosectx.importers.builder.MAX_LINE_BYTES`) of the file
 at a time. The checks are those of a document read whole: JSON nested at most
-:data:`~goosectx.importers.builder.MAX_NESTING` deep (counted from the document's top), no
+:data:`~goosectx.importers.MAX_NESTING` deep (counted from the document's top), no
 number too large to convert, nothing after the object. See docs/architecture.md §8
 (storage: how an import reads and saves a long session).
 """
@@ -23,6 +23,7 @@ from goosectx.errors import ImportFormatError
 from goosectx.importers import builder
 from goosectx.importers.arguments import json_problem
 from goosectx.importers.builder import format_error
+from goosectx.importers.json_depth import MAX_NESTING, counted_brackets, nesting
 from goosectx.importers.progress import reading
 
 CHUNK_CHARS = 1 << 20
@@ -108,9 +109,9 @@ class _Reader:
                 self._fill()  # a number ("1" of "1.5e3") may go on in the next chunk
                 continue
             self.pos = end
-            brackets = builder.counted_brackets(self.buf, start, end)
-            if brackets + depth > builder.MAX_NESTING and (
-                    builder._nesting(value) + depth > builder.MAX_NESTING):  # noqa: SLF001
+            brackets = counted_brackets(self.buf, start, end)
+            if brackets + depth > MAX_NESTING and (
+                    nesting(value) + depth > MAX_NESTING):
                 raise self.too_deep()
             return value
 
@@ -122,7 +123,7 @@ class _Reader:
 
     def too_deep(self) -> ImportFormatError:
         return format_error(self.path, self.where,
-                            f"JSON nested more than {builder.MAX_NESTING} levels deep")
+                            f"JSON nested more than {MAX_NESTING} levels deep")
 
 
 def iter_members(path: Path, array_key: str) -> Iterator[tuple[str, int | None, Any]]:
