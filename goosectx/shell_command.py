@@ -41,6 +41,7 @@ from goosectx.shell_builtins import (
 )
 from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
+from goosectx.shell_options import su_line
 from goosectx.shell_runners import (
     COMPUTED,
     RUNNERS,
@@ -362,15 +363,7 @@ def _inner_line(name: str, args: list[str]) -> str | None:
         return shell_line(args)
     if name == "env":
         return env_split_line(args)
-    for i, word in enumerate(args):
-        if name in SU_LIKE and word.startswith(("--command=", "--session-command=")):
-            return word.partition("=")[2]
-        if word in ("--command", "--session-command") or (name, word) == ("nix-shell", "--run") or (
-                word.startswith("-") and not word.startswith("--") and "c" in word[1:]):
-            return args[i + 1] if i + 1 < len(args) else None
-        if not word.startswith(("-", "+")) and name not in SU_LIKE:
-            return None  # `bash script.sh`: a script, not a command line
-    return None
+    return su_line(name, args)  # su -c, su --comm='…' (any prefix getopt takes)
 
 
 def _unwrap(name: str, words: list[Word], start: int = 0,

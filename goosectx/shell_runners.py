@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from goosectx.shell_builtins import reads_stdin, script_stream
+from goosectx.shell_options import ENV_VALUED, long_option, option_commands
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 """Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""
@@ -131,19 +132,19 @@ def _ssh_options(args: list[str], i: int, lines: list[str]) -> int:
 
 
 _LINE_OPTIONS = {
-    "tar": ("--to-command", "--checkpoint-action=exec", "--use-compress-program", "-I",
-            "--info-script", "--new-volume-script", "-F"),
-    "rsync": ("-e", "--rsh", "--rsync-path"), "zip": ("-TT", "--unzip-command"),
-    "flock": ("-c", "--command"),
+    "tar": ("--checkpoint-action=exec", "-I", "-F"), "rsync": ("-e",), "zip": ("-TT",),
+    "flock": ("-c",),
 }
-"""Options whose value is a command line the program runs (``tar --to-command='…'``)."""
+"""Options whose value is a command line the program runs (``tar -I 'zstd -19'``; long ones:
+:data:`goosectx.shell_options.COMMAND_OPTIONS`)."""
 _VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim"})
 
 
 def option_lines(name: str, args: list[str]) -> list[str]:
     """Command lines a program runs from its options' values.
 
-    :data:`_LINE_OPTIONS`, an editor's ``-c '!cmd'`` / ``+'!cmd'`` (vim runs the shell
+    :data:`_LINE_OPTIONS` and :func:`goosectx.shell_options.option_commands` (``--to-comm=…``:
+    any prefix getopt takes), an editor's ``-c '!cmd'`` / ``+'!cmd'`` (vim runs the shell
     command), and ``sg GROUP 'CMD'`` (sg runs its second operand with ``sh -c``).
     """
     lines: list[str] = []
@@ -170,7 +171,7 @@ def option_lines(name: str, args: list[str]) -> list[str]:
                 continue
             if value:
                 lines.append(value)
-    return lines
+    return [*lines, *option_commands(name, args)]
 
 
 STDIN = "\0stdin"
@@ -284,7 +285,7 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
 
 def splits_string(value: str) -> bool:
     """True for env's ``-S STRING`` in any spelling (``-S'rm x'``, ``-iS``, ``--split-string``)."""
-    return value.startswith("--split-string") or (
+    return long_option(value, "--split-string") or (
         value.startswith("-") and not value.startswith("--") and "S" in value[1:])
 
 
@@ -295,13 +296,13 @@ def _split_strings(args: list[str]) -> list[str]:
     while i < len(args):
         word, after = args[i], _at(args, i + 1) or ""
         cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word)
-        if word.startswith("--split-string"):
+        if long_option(word, "--split-string"):
             strings.append(word.partition("=")[2] if "=" in word else after)
         elif cluster and not word.startswith("--"):
             if cluster[2] == "S":
                 strings.append(cluster[3] or after)
             i += not cluster[3]  # -u NAME, -S STRING: the next word is the value
-        elif word in ("--unset", "--chdir", "--argv0"):
+        elif "=" not in word and any(long_option(word, o) for o in ENV_VALUED):
             i += 1
         elif not word.startswith("-") and "=" not in word:
             break  # the command: its own -S is not env's

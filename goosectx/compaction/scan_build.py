@@ -56,6 +56,7 @@ SCAN_MODULES = (
     "goosectx.shell_languages",
     "goosectx.shell_lexer",
     "goosectx.shell_names",
+    "goosectx.shell_options",
     "goosectx.shell_runners",
     "goosectx.shell_terminals",
     "goosectx.shell_words",
