@@ -29,7 +29,12 @@ SUBCOMMAND_RUNNERS = {
     "kubectl": ("exec", "run", "debug"), "uv": ("run",), "poetry": ("run",), "pipenv": ("run",),
     "pdm": ("run",), "hatch": ("run",), "rye": ("run",), "conda": ("run",), "mamba": ("run",),
     "micromamba": ("run",), "bundle": ("exec",), "direnv": ("exec",), "toolbox": ("run",),
-    "distrobox": ("enter",), "nix": ("develop", "shell")}
+    "distrobox": ("enter",), "nix": ("develop", "shell", "run"),
+    # package managers and environment tools (``npm exec -- rm x``, ``aws-vault exec p -- rm x``)
+    "npm": ("exec", "x"), "pnpm": ("exec", "dlx"), "yarn": ("exec", "dlx"), "bun": ("x",),
+    "pipx": ("run",), "mise": ("exec", "x"), "asdf": ("exec",), "pixi": ("run", "exec"),
+    "tox": ("exec",), "devbox": ("run",), "docker-compose": ("exec", "run"),
+    "podman-compose": ("exec", "run"), "op": ("run",), "aws-vault": ("exec",)}
 """Tools whose subcommand runs a command: only after it (``docker rm box`` runs no ``rm``,
 ``uv run rm x`` does)."""
 RUNNERS = frozenset({
@@ -38,7 +43,8 @@ RUNNERS = frozenset({
     "bwrap", "proot", "schroot", "catchsegv", "numactl", "cgexec", "sshpass", "sg", "script",
     "pkexec", "gosu", "su-exec", "setuidgid", "chpst", "tini", "dumb-init", "xvfb-run",
     "dbus-run-session", "caffeinate", "entr", "watchexec", "setarch", "linux32", "linux64",
-    "i386", "x86_64", "gdb", "parallel", "ssh", *SUBCOMMAND_RUNNERS})
+    "i386", "x86_64", "gdb", "parallel", "ssh", "npx", "pnpx", "bunx", "uvx", "dotenv",
+    *SUBCOMMAND_RUNNERS})
 """Programs that run another program given in their arguments."""
 SU_LIKE = ("su", "runuser", "sg", "script", "nix-shell", "npx")
 """Programs whose ``-c STRING`` / ``--command=STRING`` is a command line of its own; their
