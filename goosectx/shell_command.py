@@ -39,6 +39,7 @@ from goosectx.shell_builtins import (
     shell_line,
     shell_script,
 )
+from goosectx.shell_git import variable_lines
 from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
 from goosectx.shell_options import su_line
@@ -263,6 +264,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if assigns:  # not a program: bash sets a variable
             if re.search(r"[$`]", assigns[0]):  # a[$x]=1: its subscript is read as a number
                 reasons.append("it assigns an array element whose subscript bash computes")
+            for line in variable_lines([words[0].value]):  # GIT_SSH_COMMAND='…' git fetch
+                _add_line(line, r, depth)
             words = words[1:]
             continue
         leading = False  # bash reads assignments only before the program

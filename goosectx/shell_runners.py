@@ -18,8 +18,10 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 
 from goosectx.shell_builtins import reads_stdin, script_stream
+from goosectx.shell_git import git_hidden, git_lines, variable_lines
 from goosectx.shell_options import ENV_VALUED, long_option, option_commands
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
@@ -143,6 +145,7 @@ _LINE_OPTIONS = {
 }
 """Options whose value is a command line the program runs (``tar -I 'zstd -19'``; long ones:
 :data:`goosectx.shell_options.COMMAND_OPTIONS`)."""
+_SETS_VARIABLES = frozenset({"env", "export", "declare", "typeset", "local", "readonly"})
 _VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim"})
 
 
@@ -150,10 +153,17 @@ def option_lines(name: str, args: list[str]) -> list[str]:
     """Command lines a program runs from its options' values.
 
     :data:`_LINE_OPTIONS` and :func:`goosectx.shell_options.option_commands` (``--to-comm=…``:
-    any prefix getopt takes), an editor's ``-c '!cmd'`` / ``+'!cmd'`` (vim runs the shell
-    command), and ``sg GROUP 'CMD'`` (sg runs its second operand with ``sh -c``).
+    any prefix getopt takes), git's (:func:`goosectx.shell_git.git_lines`), a command variable
+    ``env`` or ``export`` sets (:func:`goosectx.shell_git.variable_lines`), an editor's ``-c
+    '!cmd'`` / ``+'!cmd'`` (vim runs the shell command), and ``sg GROUP 'CMD'`` (sg runs its
+    second operand with ``sh -c``).
     """
     lines: list[str] = []
+    if name == "git":
+        return git_lines(args)
+    if name in _SETS_VARIABLES:  # env GIT_SSH_COMMAND='…' git, export EDITOR=…
+        return variable_lines(list(takewhile(lambda a: a.startswith("-") or "=" in a, args))
+                              if name == "env" else args)
     if name == "sg":
         operands = [a for a in args if a not in ("-", "-c")]
         return operands[1:2]
@@ -280,6 +290,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     ``env -S 'rm\_x'``: a string env splits with its own escapes (``\_`` is a space) or
     variables (``${X}``), not as the rules read it.
     """
+    if name == "git" and (why := git_hidden(args)):
+        return why
     if name == "env" and any(re.search(r"[\\$]", s) for s in _split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"
     longs = _FILE_PROGRAMS.get(name)

@@ -53,6 +53,7 @@ SCAN_MODULES = (
     "goosectx.shell_builtins",
     "goosectx.shell_command",
     "goosectx.shell_escape",
+    "goosectx.shell_git",
     "goosectx.shell_languages",
     "goosectx.shell_lexer",
     "goosectx.shell_names",
