@@ -60,3 +60,10 @@ def test_run_keeps_the_file_bash_cmds_set_by_read_or_printf_would_remove(  # typ
                 "printf -v 'BASH_CMDS[ls]' /bin/rm; ls v2",
                 "typeset -n r=BASH_CMDS; r=([ls]=/bin/rm); ls v3"]
     run_auto_denying_rm(fake_model, workdir, capsys, commands)
+
+
+@pytest.mark.parametrize("command", [": ${BASH_CMDS[ls]:=/bin/rm}; ls f",
+                                     ": ${BASH_CMDS[ls]=/bin/rm}; ls f",
+                                     "echo \"${BASH_ALIASES[ls]:=rm f}\""])
+def test_bash_cmds_set_in_an_expansion_is_asked(command: str) -> None:
+    assert verdict(command) == "ask", command
