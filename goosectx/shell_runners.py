@@ -259,12 +259,13 @@ _SED_RUNS = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?\s*,?\s*"
 
 
 def _program_files(args: list[str], short: str, *longs: str) -> list[str]:
-    """The values of every ``-f FILE`` / ``-nf FILE`` / ``--file=FILE`` in ``args``."""
+    """The values of every ``-f FILE`` / ``-nf FILE`` / ``--file=FILE`` (``--fil=``) in ``args``."""
     files: list[str] = []
     for i, word in enumerate(args):
-        if word in (short, *longs):
+        long = any(long_option(word, option) for option in longs)  # --fil=-: a prefix too
+        if word == short or long and "=" not in word:
             files.append(_at(args, i + 1) or "")
-        elif word.startswith(tuple(f"{long}=" for long in longs)):
+        elif long:
             files.append(word.partition("=")[2])
         elif (flags := re.fullmatch(r"-([a-zA-Z]*?)" + short[1] + "(.*)", word)) and not any(
                 c in "eFvlWiCIo" for c in flags[1]):  # -nf FILE, -fFILE; not -vf=1
@@ -343,7 +344,7 @@ def _awk_program(args: list[str], fed: bool) -> str | None:
     i = 0
     while i < len(args):
         word = args[i]
-        if word in ("-f", "--file") or word.startswith("--file="):
+        if word == "-f" or long_option(word, "--file"):
             program = _program_file(args[i:], "-f", "--file") or ""
             return STDIN if reads_stdin(program, fed) else None
         if word == "--":

@@ -60,3 +60,10 @@ def test_run_keeps_the_file_a_prefixed_option_would_remove(  # type: ignore[no-u
     commands = ["env --s='rm -f v1'", "split --filter='rm -f v2' ../in.txt",
                 "sort --compress-prog=rm -S 1 ../in.txt v3"]
     run_auto_denying_rm(fake_model, workdir, capsys, commands)
+
+
+@pytest.mark.parametrize("command", ["make --fil=- <<< 'x:=$(shell rm -rf y)'",
+                                     "make --fil - <<< x", "make --makef=/dev/stdin <<< x",
+                                     "gawk --fi /dev/stdin <<< x"])
+def test_a_program_file_from_stdin_under_a_long_option_prefix_is_asked(command: str) -> None:
+    assert verdict(command) == "ask", command
