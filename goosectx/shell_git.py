@@ -123,15 +123,22 @@ def variable_lines(words: list[str]) -> list[str]:
     """The command lines of ``NAME=VALUE`` words that set a variable git runs as a command.
 
     ``GIT_SSH_COMMAND='ssh -i key'`` gives ``ssh -i key``; ``GIT_SSH=/usr/bin/rm`` the
-    program, quoted.
+    program, quoted; ``GIT_CONFIG_PARAMETERS`` (``git -c``'s settings) its command settings;
+    a ``GIT_CONFIG_VALUE_n`` its value.
     """
     lines: list[str] = []
     for word in words:
         found = re.match(r"([A-Za-z_]\w*)\+?=(.*)", word, re.DOTALL)
         if found is None or not found[2]:
             continue
-        if found[1] in _SHELL_VARIABLES:
-            lines.append(found[2])
+        if found[1] in _SHELL_VARIABLES or re.fullmatch(r"GIT_CONFIG_VALUE_\d+", found[1]):
+            lines.append(found[2])  # a GIT_CONFIG_VALUE_n may be any key's: read as a command
+        elif found[1] == "GIT_CONFIG_PARAMETERS":  # 'core.pager'='…' 'user.name'='x'
+            try:
+                settings = shlex.split(found[2])
+            except ValueError:
+                settings = [found[2]]
+            lines += filter(None, map(_config_line, settings))
         elif found[1] in _PROGRAM_VARIABLES:
             lines.append(shlex.quote(found[2]))
     return lines

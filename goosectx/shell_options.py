@@ -64,6 +64,8 @@ def option_commands(name: str, args: list[str]) -> list[str]:
             lines.append(line)
         elif (program := option_value(args, i, PROGRAM_OPTIONS.get(name, ()))) is not None:
             lines.append(shlex.quote(program))
+        elif name == "tar" and (action := option_value(args, i, ("--checkpoint-action",))):
+            lines += [action.partition("=")[2]] if action.startswith("exec=") else []
     return [line for line in lines if line]
 
 

@@ -140,7 +140,7 @@ def _ssh_options(args: list[str], i: int, lines: list[str]) -> int:
 
 
 _LINE_OPTIONS = {
-    "tar": ("--checkpoint-action=exec", "-I", "-F"), "rsync": ("-e",), "zip": ("-TT",),
+    "tar": ("-I", "-F"), "rsync": ("-e",), "zip": ("-TT",),
     "flock": ("-c",),
 }
 """Options whose value is a command line the program runs (``tar -I 'zstd -19'``; long ones:

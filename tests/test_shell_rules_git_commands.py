@@ -40,6 +40,8 @@ DENIED = [
     "GIT_EXTERNAL_DIFF='rm f' git diff", "GIT_PAGER='rm f' git log", "PAGER='rm f' git log",
     "GIT_EDITOR='rm f' git commit", "EDITOR='rm f' git commit", "VISUAL='rm f' git commit",
     "env GIT_SSH_COMMAND='rm f' git fetch", "export GIT_PAGER='rm f'; git log",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm f' git log",
+    "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm f'\" git log",
 ]
 ASKED = ["git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% f'",
          "git ls-remote 'ext::sh -c rm% f'", "git -c core.hooksPath=hooks commit -m x",

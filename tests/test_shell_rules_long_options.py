@@ -32,7 +32,7 @@ DENIED = [
     "flock --comm='rm y' /tmp/l", "flock /tmp/l --comm 'rm y'", "su --comm='rm y'",
     "su bob --command 'rm y'", "runuser -u b --comm 'rm y'", "script -q --comm 'rm y' log",
     "npx --call='rm y'", "tar --to-comm='rm y' -xf a.tar", "rsync --rsync-p='rm y' a b:",
-    "zip --unzip-c='rm y' -T a.zip x",
+    "zip --unzip-c='rm y' -T a.zip x", "tar --checkpoint-act=exec='rm y' -cf a .",
     "split --filter='rm f' in", "split --filt='rm f' in", "split -l 1 --filter 'rm $FILE' in",
     "sort --compress-program=rm in", "sort --compress-prog=rm in", "sort --compress-pro rm in",
 ]
