@@ -83,3 +83,24 @@ def su_line(name: str, args: list[str]) -> str | None:
                 word.startswith("-") and not word.startswith("--") and "c" in word[1:]):
             return args[i + 1] if i + 1 < len(args) else None
     return None
+
+
+def package_lines(name: str, args: list[str]) -> list[str]:
+    """The shell command lines a package manager's ``exec`` runs (``npm exec -c 'CMD'``).
+
+    ``npm exec|x -c CMD`` / ``--call=CMD``; ``pnpm exec|dlx -c`` / ``--shell-mode`` (its words
+    joined); ``yarn exec`` with a word holding a blank (its words joined, run by a shell).
+    """
+    verbs = {"npm": ("exec", "x"), "pnpm": ("exec", "dlx"), "yarn": ("exec",)}.get(name, ())
+    at = next((i for i, a in enumerate(args) if a in verbs), None)
+    if at is None:
+        return []
+    rest = args[at + 1:]
+    if name == "npm":
+        calls = [args[i + 1] if a == "-c" and i + 1 < len(args) else option_value(
+            args, i, ("--call",)) for i, a in enumerate(args)]
+        return [line for line in calls if line]
+    shell = [a for a in args if a == "-c" or long_option(a, "--shell-mode")]
+    if name == "pnpm" and shell or name == "yarn" and any(" " in a or "\t" in a for a in rest):
+        return [" ".join(a for a in rest if a not in shell and a != "--")]
+    return []

@@ -22,7 +22,7 @@ from itertools import takewhile
 
 from goosectx.shell_builtins import reads_stdin, script_stream
 from goosectx.shell_git import git_hidden, git_lines, variable_lines
-from goosectx.shell_options import ENV_VALUED, long_option, option_commands
+from goosectx.shell_options import ENV_VALUED, long_option, option_commands, package_lines
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 """Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""
@@ -187,7 +187,7 @@ def option_lines(name: str, args: list[str]) -> list[str]:
                 continue
             if value:
                 lines.append(value)
-    return [*lines, *option_commands(name, args)]
+    return [*lines, *option_commands(name, args), *package_lines(name, args)]
 
 
 STDIN = "\0stdin"

@@ -36,6 +36,16 @@ RUNNERS = [
 ]
 
 
+SHELL_STRINGS = ["npm exec -c 'rm f'", "npm exec --call='rm f'", "npm x -c 'rm f'",
+                 "pnpm exec -c 'rm f'", "pnpm -c exec 'rm f'", "pnpm exec --shell-mode 'rm f'",
+                 "pnpm dlx -c 'rm f'", "yarn exec 'rm f'"]
+
+
+@pytest.mark.parametrize("command", SHELL_STRINGS)
+def test_a_shell_string_a_package_manager_runs_is_read_like_sh_c(command: str) -> None:
+    assert verdict(command) == "deny", command
+
+
 @pytest.mark.parametrize("command", RUNNERS)
 def test_a_package_runners_command_is_asked_about_under_a_deny_rule(command: str) -> None:
     assert verdict(command) == "ask", command
@@ -44,7 +54,8 @@ def test_a_package_runners_command_is_asked_about_under_a_deny_rule(command: str
 EVERYDAY = ["npx prettier --check .", "npx jest", "npx tsc --noEmit", "uvx ruff check .",
             "pnpm exec vitest run", "yarn exec eslint src", "bunx tsc", "pipx run black .",
             "npm install", "npm run build", "npm test", "docker-compose up -d",
-            "docker compose logs web", "mise install", "nix build", "op read op://x/y"]
+            "docker compose logs web", "mise install", "nix build", "op read op://x/y",
+            "npm exec -c 'eslint .'", "yarn exec jest", "npm run build"]
 
 
 @pytest.mark.parametrize("command", EVERYDAY)
