@@ -34,10 +34,9 @@ _COMMAND_KEYS = re.compile(
     r"|sendemail\.(?:.*\.)?(?:tocmd|cccmd|smtpserver|sendmailcmd)")
 """Config keys (lower case) whose value may be a command git runs (``pager.log``,
 ``filter.x.smudge``, ``remote.origin.uploadpack``)."""
-_HIDDEN_KEYS = re.compile(r"core\.hookspath|include\.path|includeif\..*|protocol\..*allow"
-                          r"|url\..*\.insteadof|url\..*\.pushinsteadof")
+_HIDDEN_KEYS = re.compile(r"core\.hookspath|include\.path|includeif\..*|protocol\.(?:ext\.)?allow")
 """Config keys that make git run text the rules cannot read: a hooks directory, another
-config file, ``ext::`` remotes allowed, a URL rewritten to one."""
+config file, ``ext::`` remotes allowed (a URL rewritten to one holds ``ext::``)."""
 _SETTINGS = frozenset({"true", "false", "yes", "no", "on", "off", "0", "1", "", "never",
                        "always", "auto"})
 """Values that are settings, not commands (``core.fsmonitor=false``, ``color.pager=no``)."""
@@ -75,7 +74,8 @@ def git_lines(args: list[str]) -> list[str]:
 
     ``-c KEY=VALUE`` of :data:`_COMMAND_KEYS`, ``--upload-pack`` / ``--receive-pack`` /
     ``--exec`` (any prefix git takes), ``rebase|difftool -x CMD``, ``filter-branch
-    --*-filter CMD``, ``submodule foreach CMD`` and ``bisect run CMD…``.
+    --*-filter CMD``, ``submodule foreach CMD``, ``bisect run CMD…`` and ``git config KEY
+    VALUE`` of such a key (a later git command on the line may run it).
     """
     lines: list[str] = []
     at = _subcommand(args)
@@ -94,6 +94,11 @@ def git_lines(args: list[str]) -> list[str]:
             lines.append(word.partition("x")[2] or value if word[1] != "-" else (
                 word.partition("=")[2] if "=" in word else value))
     rest = [a for a in args[at + 2:] if not a.startswith("-")]
+    operands = [a for a in args[at + 1:] if not a.startswith("-")]
+    if sub == "config" and operands[:1] in (["set"], ["add"]):
+        operands = operands[1:]  # git config set KEY VALUE (git 2.46)
+    if sub == "config" and len(operands) > 1 and (line := _config_line("=".join(operands[:2]))):
+        lines.append(line)  # git config alias.x '!rm y': what a later git runs
     if sub == "bisect" and args[at + 1:at + 2] == ["run"]:
         lines.append(shlex.join(args[at + 2:]))
     elif sub == "submodule" and "foreach" in args[at + 1:at + 2] and rest:

@@ -42,6 +42,7 @@ DENIED = [
     "env GIT_SSH_COMMAND='rm f' git fetch", "export GIT_PAGER='rm f'; git log",
     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm f' git log",
     "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm f'\" git log",
+    "git config alias.x '!rm f' && git x", "git config --local core.pager 'rm f'; git log",
 ]
 ASKED = ["git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% f'",
          "git ls-remote 'ext::sh -c rm% f'", "git -c core.hooksPath=hooks commit -m x",
@@ -66,7 +67,10 @@ EVERYDAY = ["git -c user.name=x -c user.email=x@y commit -m 'rm dead code'",
             "GIT_PAGER=cat git log", "GIT_EDITOR=true git rebase --continue",
             "GIT_SEQUENCE_EDITOR=\"sed -i 's/pick/squash/'\" git rebase -i HEAD~3",
             "EDITOR=vim git commit", "GIT_SSH_COMMAND='ssh -i ~/.ssh/k' git fetch",
-            "git log --exec-path", "git -c alias.st=status st", "git rebase -i HEAD~2"]
+            "git log --exec-path", "git -c alias.st=status st", "git rebase -i HEAD~2",
+            "git -c protocol.file.allow=always submodule update --init",
+            "git -c url.https://github.com/.insteadOf=git@github.com: clone x",
+            "git config --global core.editor vim", "git config user.name 'A B'"]
 
 
 @pytest.mark.parametrize("command", EVERYDAY)
