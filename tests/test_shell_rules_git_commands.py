@@ -66,11 +66,11 @@ EVERYDAY = ["git -c user.name=x -c user.email=x@y commit -m 'rm dead code'",
             "git -c credential.helper= fetch", "git -c credential.helper=store push",
             "GIT_PAGER=cat git log", "GIT_EDITOR=true git rebase --continue",
             "GIT_SEQUENCE_EDITOR=\"sed -i 's/pick/squash/'\" git rebase -i HEAD~3",
-            "EDITOR=vim git commit", "GIT_SSH_COMMAND='ssh -i ~/.ssh/k' git fetch",
+            "EDITOR=nano git commit", "GIT_SSH_COMMAND='ssh -i ~/.ssh/k' git fetch",
             "git log --exec-path", "git -c alias.st=status st", "git rebase -i HEAD~2",
             "git -c protocol.file.allow=always submodule update --init",
             "git -c url.https://github.com/.insteadOf=git@github.com: clone x",
-            "git config --global core.editor vim", "git config user.name 'A B'"]
+            "git config --global core.editor 'code --wait'", "git config user.name 'A B'"]
 
 
 @pytest.mark.parametrize("command", EVERYDAY)
@@ -87,3 +87,10 @@ def test_run_keeps_the_files_git_command_strings_would_remove(  # type: ignore[n
                 f"git ls-remote --upload-pack='rm -f {workdir}/v2;' {repo}",
                 f"GIT_SSH_COMMAND='rm -f {workdir}/v3' git ls-remote ssh://h/x"]
     run_auto_denying_rm(fake_model, workdir, capsys, commands)
+
+
+def test_an_editor_variable_is_read_as_the_editor_itself() -> None:
+    # git runs the editor as a command line: vim, which may run keys it reads, is asked about
+    # whether it is named directly or as git's editor
+    assert verdict("EDITOR=vim git commit") == verdict("vim x.txt")
+    assert verdict("git -c core.editor=nano commit") == verdict("nano x.txt") == "run"
