@@ -44,7 +44,7 @@ _GIT_VALUED = ("-c", "-C")
 _PACK_OPTIONS = ("--upload-pack", "--receive-pack", "--exec")
 _SHELL_VARIABLES = frozenset({"GIT_SSH_COMMAND", "GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR",
                               "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF",
-                              "GIT_PROXY_COMMAND", "MANPAGER"})
+                              "GIT_PROXY_COMMAND", "MANPAGER", "SYSTEMD_PAGER"})
 """Variables whose value git (or another program) runs as a shell command line."""
 _PROGRAM_VARIABLES = frozenset({"GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS"})
 """Variables whose value is a program git runs (no shell)."""

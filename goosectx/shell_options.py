@@ -21,13 +21,17 @@ import shlex
 COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
     "su": ("--command", "--session-command"), "runuser": ("--command", "--session-command"),
     "script": ("--command",), "npx": ("--call",), "flock": ("--command",),
-    "tar": ("--to-command", "--use-compress-program", "--info-script", "--new-volume-script"),
+    "tar": ("--to-command", "--use-compress-program", "--info-script", "--new-volume-script",
+            "--rsh-command", "--rmt-command"),
     "rsync": ("--rsh", "--rsync-path"), "zip": ("--unzip-command",), "split": ("--filter",),
+    "man": ("--pager",), "wget": ("--use-askpass",),
 }
 """Programs' long options whose value is a command line they run (``sh -c`` reads it)."""
 ENV_VALUED = ("--unset", "--chdir", "--argv0")
 """env's long options that take the next word as their value."""
-PROGRAM_OPTIONS: dict[str, tuple[str, ...]] = {"sort": ("--compress-program",)}
+PROGRAM_OPTIONS: dict[str, tuple[str, ...]] = {
+    "sort": ("--compress-program",), "install": ("--strip-program",),
+    "sdiff": ("--diff-program",), "diff3": ("--diff-program",)}
 """Programs' long options whose value is the name of a program they run (no shell)."""
 
 

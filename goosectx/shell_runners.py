@@ -141,7 +141,7 @@ def _ssh_options(args: list[str], i: int, lines: list[str]) -> int:
 
 _LINE_OPTIONS = {
     "tar": ("-I", "-F"), "rsync": ("-e",), "zip": ("-TT",),
-    "flock": ("-c",),
+    "flock": ("-c",), "man": ("-P",),
 }
 """Options whose value is a command line the program runs (``tar -I 'zstd -19'``; long ones:
 :data:`goosectx.shell_options.COMMAND_OPTIONS`)."""

@@ -42,7 +42,7 @@ DENIED = [
     "env GIT_SSH_COMMAND='rm f' git fetch", "export GIT_PAGER='rm f'; git log",
     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm f' git log",
     "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm f'\" git log",
-    "git config alias.x '!rm f' && git x", "git config --local core.pager 'rm f'; git log",
+    "git config alias.x '!rm f' && git x", "SYSTEMD_PAGER='rm f' journalctl -u x", "git config --local core.pager 'rm f'; git log",
 ]
 ASKED = ["git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% f'",
          "git ls-remote 'ext::sh -c rm% f'", "git -c core.hooksPath=hooks commit -m x",

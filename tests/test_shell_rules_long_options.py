@@ -35,6 +35,9 @@ DENIED = [
     "zip --unzip-c='rm y' -T a.zip x", "tar --checkpoint-act=exec='rm y' -cf a .",
     "split --filter='rm f' in", "split --filt='rm f' in", "split -l 1 --filter 'rm $FILE' in",
     "sort --compress-program=rm in", "sort --compress-prog=rm in", "sort --compress-pro rm in",
+    "install -s --strip-program=rm a b", "man -P 'rm f' ls", "man --pager='rm f' ls",
+    "sdiff --diff-program=rm a b", "diff3 --diff-prog=rm a b c", "tar --rsh-command=rm -cf h:a .",
+    "wget --use-askpass='rm f' http://x",
 ]
 
 
@@ -46,7 +49,7 @@ def test_a_command_given_to_a_long_option_prefix_is_denied(command: str) -> None
 EVERYDAY = ["env --unset HOME ls", "env --chdir /tmp ls", "split -l 100 big.txt part_",
             "sort --compress-program=gzip -S 1M big.txt", "sort -u --stable f",
             "split --filter='gzip > $FILE.gz' in", "flock /tmp/l --command 'make'",
-            "tar --to-command='cat' -xf a.tar"]
+            "tar --to-command='cat' -xf a.tar", "man -P cat ls", "install -m 644 a b"]
 
 
 @pytest.mark.parametrize("command", EVERYDAY)
