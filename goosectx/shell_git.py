@@ -42,6 +42,12 @@ _SETTINGS = frozenset({"true", "false", "yes", "no", "on", "off", "0", "1", "", 
 """Values that are settings, not commands (``core.fsmonitor=false``, ``color.pager=no``)."""
 _GIT_VALUED = ("-c", "-C")
 _PACK_OPTIONS = ("--upload-pack", "--receive-pack", "--exec")
+_SUB_LONGS = {"difftool": ("--extcmd",), "grep": ("--open-files-in-pager",),
+              "send-email": ("--to-cmd", "--cc-cmd", "--sendmail-cmd", "--header-cmd",
+                             "--smtp-server")}
+"""Subcommands' long options whose value is a command line (``git grep --open-files-in-pager``)."""
+_SUB_SHORTS = {"rebase": "x", "difftool": "x", "clone": "u", "grep": "O"}
+"""Subcommands' short options whose value is one (``git clone -u 'CMD' URL``; ``grep -OCMD``)."""
 _SHELL_VARIABLES = frozenset({"GIT_SSH_COMMAND", "GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR",
                               "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF",
                               "GIT_PROXY_COMMAND", "MANPAGER", "SYSTEMD_PAGER"})
@@ -73,7 +79,8 @@ def git_lines(args: list[str]) -> list[str]:
     """The command lines ``git ARGS`` runs from its options and operands.
 
     ``-c KEY=VALUE`` of :data:`_COMMAND_KEYS`, ``--upload-pack`` / ``--receive-pack`` /
-    ``--exec`` (any prefix git takes), ``rebase|difftool -x CMD``, ``filter-branch
+    ``--exec`` (any prefix git takes), ``rebase|difftool -x CMD``, ``clone -u CMD``, ``grep
+    -OCMD``, ``send-email --to-cmd=CMD`` …, ``filter-branch
     --*-filter CMD``, ``submodule foreach CMD``, ``bisect run CMD…`` and ``git config KEY
     VALUE`` of such a key (a later git command on the line may run it).
     """
@@ -86,13 +93,12 @@ def git_lines(args: list[str]) -> list[str]:
         value = args[i + 1] if i + 1 < len(args) else ""
         if word == "-c" and (line := _config_line(value)):
             lines.append(line)
-        elif any(long_option(word, o) for o in _PACK_OPTIONS) or (
+        elif any(long_option(word, o) for o in (*_PACK_OPTIONS, *_SUB_LONGS.get(sub, ()))) or (
                 sub == "filter-branch" and re.fullmatch(r"--[a-z-]*(?:filter|setup)(=.*)?", word)):
             lines.append(word.partition("=")[2] if "=" in word else value)
-        elif sub in ("rebase", "difftool") and (
-                re.fullmatch(r"-[a-zA-Z]*x.*", word) or long_option(word, "--extcmd")):
-            lines.append(word.partition("x")[2] or value if word[1] != "-" else (
-                word.partition("=")[2] if "=" in word else value))
+        elif (short := _SUB_SHORTS.get(sub)) and re.fullmatch(f"-[a-zA-Z]*{short}.*", word):
+            attached = word.partition(short)[2]
+            lines.append(attached or ("" if short == "O" else value))
     rest = [a for a in args[at + 2:] if not a.startswith("-")]
     operands = [a for a in args[at + 1:] if not a.startswith("-")]
     if sub == "config" and operands[:1] in (["set"], ["add"]):

@@ -42,7 +42,9 @@ DENIED = [
     "env GIT_SSH_COMMAND='rm f' git fetch", "export GIT_PAGER='rm f'; git log",
     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm f' git log",
     "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm f'\" git log",
-    "git config alias.x '!rm f' && git x", "SYSTEMD_PAGER='rm f' journalctl -u x", "git config --local core.pager 'rm f'; git log",
+    "git config alias.x '!rm f' && git x", "git clone -u 'rm f;' ./a b",
+    "git grep -O'rm f' x", "git grep --open-files-in-pager='rm f' x",
+    "git send-email --to-cmd='rm f' p.patch", "git difftool --extcmd 'rm f'", "SYSTEMD_PAGER='rm f' journalctl -u x", "git config --local core.pager 'rm f'; git log",
 ]
 ASKED = ["git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% f'",
          "git ls-remote 'ext::sh -c rm% f'", "git -c core.hooksPath=hooks commit -m x",
@@ -70,7 +72,8 @@ EVERYDAY = ["git -c user.name=x -c user.email=x@y commit -m 'rm dead code'",
             "git log --exec-path", "git -c alias.st=status st", "git rebase -i HEAD~2",
             "git -c protocol.file.allow=always submodule update --init",
             "git -c url.https://github.com/.insteadOf=git@github.com: clone x",
-            "git config --global core.editor 'code --wait'", "git config user.name 'A B'"]
+            "git config --global core.editor 'code --wait'", "git config user.name 'A B'",
+            "git grep -O x", "git clone --depth 1 https://x/y.git", "git rebase --exec 'make test' main"]
 
 
 @pytest.mark.parametrize("command", EVERYDAY)
