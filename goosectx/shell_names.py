@@ -5,10 +5,10 @@ docs/architecture.md §4, clause 2 of the one approval decision: part of how
 ``BASH_CMDS`` binds a program name to another file and ``BASH_ALIASES`` defines an alias, set
 by any builtin that takes a variable name (``read 'BASH_CMDS[ls]' <<< /bin/rm``, ``printf -v``,
 ``mapfile``, ``declare``). A nameref (``declare``/``typeset``/``local -n``) to one of them or to
-a prompt or startup variable (:data:`goosectx.shell_assign.STRICT_ARRAYS`), a nameref named
-like one (``declare -n PS4=R``: ``PS4`` then expands ``R``), and one whose target a later
-assignment sets (``declare -n r; r=BASH_CMDS``) make what the line assigns through it
-something the rules cannot read. What the command text shows, not a sandbox.
+a prompt or startup variable (:data:`goosectx.shell_assign.STRICT_ARRAYS` but ``PS3``), a
+nameref named like one (``declare -n PS4=R``: ``PS4`` then expands ``R``), and one whose
+target a later assignment sets (``declare -n r; r=BASH_CMDS``) make what the line assigns
+through it something the rules cannot read. What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -19,6 +19,8 @@ from goosectx.shell_assign import STRICT_ARRAYS
 
 BOUND = frozenset({"BASH_CMDS", "BASH_ALIASES"})
 """Arrays whose elements bind a program name to a file or define an alias."""
+_REFERRED = STRICT_ARRAYS - {"PS3"}
+"""Names a nameref may not have or point to: ``PS3`` (``select``'s prompt) is printed as it is."""
 
 
 def _base(name: str) -> str:
@@ -45,7 +47,7 @@ def bound_name(builtin: str, names: list[str], nameref: bool) -> str | None:
             continue
         if not equals:
             return f"{builtin} -n {name}: bash takes its target from a later assignment"
-        if name in STRICT_ARRAYS or _base(target) in STRICT_ARRAYS:
+        if name in _REFERRED or _base(target) in _REFERRED:
             return (f"{builtin} -n makes {name} a reference to {target}: an alias, a program's "
                     "file or a variable whose value bash runs")
     return None

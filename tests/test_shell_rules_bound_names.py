@@ -46,7 +46,7 @@ def test_setting_bash_cmds_any_way_or_a_nameref_to_it_is_asked(command: str) -> 
 
 EVERYDAY = ["read -r line < f", "printf -v out '%s' x", "mapfile -t lines < f",
             "declare -n ref=config", "local -n arr=items", "declare -A BASH_CMDS_SEEN=()",
-            "unset BASH_CMDS", "read -r a b <<< 'x y'"]
+            "unset BASH_CMDS", "read -r a b <<< 'x y'", "declare -n PS3=p", "declare -n r=PS3"]
 
 
 @pytest.mark.parametrize("command", EVERYDAY)
