@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable
 
 from goosectx.shell_assign import plain_value
+from goosectx.shell_names import bound_name
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "ash", "rbash", "mksh", "lksh",
                     "oksh", "pdksh", "ksh93", "yash", "posh", "osh", "bosh", "hush"})
@@ -153,7 +154,8 @@ def computed_name(words: list[tuple[str, str, bool]]) -> str | None:
         valued = "v" if name == "printf" else _NAMES_VALUED.get(name, "")
         cut = next((k for k, c in enumerate(option[1:], 1) if c in valued), None)
         if cut is not None and option[0] == "-":
-            value = args[i] if cut < len(option) - 1 else args[i + 1] if i + 1 < len(args) else None
+            value = ((args[i][0], option[cut + 1:], args[i][2]) if cut < len(option) - 1 else
+                     args[i + 1] if i + 1 < len(args) else None)  # -vNAME: the name after v
             if value is not None and option[cut] in "va":  # printf -v NAME, read -a NAME
                 names.append(value)
             i += 1 if cut < len(option) - 1 else 2
@@ -177,7 +179,7 @@ def computed_name(words: list[tuple[str, str, bool]]) -> str | None:
     literal = "".join(a[1] for a in operands if not a[2]) if name == "printf" and names else ""
     if re.search(r"\[|\\(?:[0-7]|x|u)", literal) and _FORMS_SUBSTITUTION.search(literal):
         return "printf -v may write an array subscript holding a command substitution"
-    return None
+    return bound_name(name, [value for _raw, value, _c in names], nameref)
 
 
 def _is_assignment(value: str) -> bool:

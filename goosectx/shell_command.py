@@ -39,8 +39,10 @@ from goosectx.shell_builtins import (
     shell_line,
     shell_script,
 )
+from goosectx.shell_git import variable_lines
 from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
+from goosectx.shell_options import su_line
 from goosectx.shell_runners import (
     COMPUTED,
     RUNNERS,
@@ -262,6 +264,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if assigns:  # not a program: bash sets a variable
             if re.search(r"[$`]", assigns[0]):  # a[$x]=1: its subscript is read as a number
                 reasons.append("it assigns an array element whose subscript bash computes")
+            for line in variable_lines([words[0].value]):  # GIT_SSH_COMMAND='…' git fetch
+                _add_line(line, r, depth)
             words = words[1:]
             continue
         leading = False  # bash reads assignments only before the program
@@ -362,15 +366,7 @@ def _inner_line(name: str, args: list[str]) -> str | None:
         return shell_line(args)
     if name == "env":
         return env_split_line(args)
-    for i, word in enumerate(args):
-        if name in SU_LIKE and word.startswith(("--command=", "--session-command=")):
-            return word.partition("=")[2]
-        if word in ("--command", "--session-command") or (name, word) == ("nix-shell", "--run") or (
-                word.startswith("-") and not word.startswith("--") and "c" in word[1:]):
-            return args[i + 1] if i + 1 < len(args) else None
-        if not word.startswith(("-", "+")) and name not in SU_LIKE:
-            return None  # `bash script.sh`: a script, not a command line
-    return None
+    return su_line(name, args)  # su -c, su --comm='…' (any prefix getopt takes)
 
 
 def _unwrap(name: str, words: list[Word], start: int = 0,

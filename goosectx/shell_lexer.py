@@ -53,10 +53,11 @@ _RUNS_VALUE = re.compile(r"@P\}|\$\{!(?![A-Za-z_]\w*(?:\[[@*]\]|[*@])\})")
 """``${x@P}`` (prompt expansion runs a value's ``$( )``) or ``${!x}`` (indirection reads a value
 as a name, ``a[$(rm y)]``, evaluating its subscript); not ``${!a[@]}`` or ``${!prefix*}``.
 Searched in the whole text (a quoted one too), so no reading of bash's can miss it."""
-_ASSIGNS_PROMPT = re.compile(r"\$\{(?:!\w+|PS[0124]|PROMPT_COMMAND|BASH_ENV|ENV)"
-                             r"(?:\[[^\]]*\])?:?=")
+_ASSIGNS_PROMPT = re.compile(r"\$\{(?:!\w+|PS[0124]|PROMPT_COMMAND|BASH_ENV|ENV|BASH_CMDS"
+                             r"|BASH_ALIASES)(?:\[[^\]]*\])?:?=")
 """``${PS4:=$x}`` / ``${ENV=…}`` (or an indirect ``${!x=…}``): an expansion that sets a prompt or
-startup variable, whose ``$( )`` bash runs when it expands it (:mod:`goosectx.shell_builtins`)."""
+startup variable, whose ``$( )`` bash runs when it expands it (:mod:`goosectx.shell_builtins`),
+or ``BASH_CMDS`` / ``BASH_ALIASES`` (``${BASH_CMDS[ls]:=/bin/rm}`` binds ``ls`` to ``rm``)."""
 _LEADING = RESERVED_WORDS | {"time", "-p", "--"}  # what may come before one of them
 _NAMES_STREAM = re.compile(r"/dev\b(?!/null\b)|/proc\b|(?<![\w-])std(?:in|out|err)\b|fd/")
 """Text that names a stream or its directory (``f=/dev/stdout``, ``cd /dev``; not
@@ -272,8 +273,9 @@ def lex(command: str, depth: int = 0) -> list[Part]:
         lexer.parts.append(Part(unreadable="it expands a variable's value as a prompt (${x@P}) "
                                 "or as a name (${!x}), which runs the commands that value holds"))
     if _ASSIGNS_PROMPT.search(command.replace("\\\n", "")):
-        lexer.parts.append(Part(unreadable="it sets a prompt or startup variable in an expansion "
-                                "(${PS4:=…}), whose commands bash runs when it expands it"))
+        lexer.parts.append(Part(unreadable="it sets a prompt or startup variable (${PS4:=…}) or "
+                                "BASH_CMDS/BASH_ALIASES in an expansion: bash runs what it "
+                                "holds"))
     return lexer.parts
 
 

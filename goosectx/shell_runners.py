@@ -18,8 +18,11 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 
 from goosectx.shell_builtins import reads_stdin, script_stream
+from goosectx.shell_git import git_hidden, git_lines, variable_lines
+from goosectx.shell_options import ENV_VALUED, long_option, option_commands, package_lines
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 """Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""
@@ -28,7 +31,12 @@ SUBCOMMAND_RUNNERS = {
     "kubectl": ("exec", "run", "debug"), "uv": ("run",), "poetry": ("run",), "pipenv": ("run",),
     "pdm": ("run",), "hatch": ("run",), "rye": ("run",), "conda": ("run",), "mamba": ("run",),
     "micromamba": ("run",), "bundle": ("exec",), "direnv": ("exec",), "toolbox": ("run",),
-    "distrobox": ("enter",), "nix": ("develop", "shell")}
+    "distrobox": ("enter",), "nix": ("develop", "shell", "run"),
+    # package managers and environment tools (``npm exec -- rm x``, ``aws-vault exec p -- rm x``)
+    "npm": ("exec", "x"), "pnpm": ("exec", "dlx"), "yarn": ("exec", "dlx"), "bun": ("x",),
+    "pipx": ("run",), "mise": ("exec", "x"), "asdf": ("exec",), "pixi": ("run", "exec"),
+    "tox": ("exec",), "devbox": ("run",), "docker-compose": ("exec", "run"),
+    "podman-compose": ("exec", "run"), "op": ("run",), "aws-vault": ("exec",)}
 """Tools whose subcommand runs a command: only after it (``docker rm box`` runs no ``rm``,
 ``uv run rm x`` does)."""
 RUNNERS = frozenset({
@@ -37,7 +45,8 @@ RUNNERS = frozenset({
     "bwrap", "proot", "schroot", "catchsegv", "numactl", "cgexec", "sshpass", "sg", "script",
     "pkexec", "gosu", "su-exec", "setuidgid", "chpst", "tini", "dumb-init", "xvfb-run",
     "dbus-run-session", "caffeinate", "entr", "watchexec", "setarch", "linux32", "linux64",
-    "i386", "x86_64", "gdb", "parallel", "ssh", *SUBCOMMAND_RUNNERS})
+    "i386", "x86_64", "gdb", "parallel", "ssh", "npx", "pnpx", "bunx", "uvx", "dotenv",
+    *SUBCOMMAND_RUNNERS})
 """Programs that run another program given in their arguments."""
 SU_LIKE = ("su", "runuser", "sg", "script", "nix-shell", "npx")
 """Programs whose ``-c STRING`` / ``--command=STRING`` is a command line of its own; their
@@ -131,22 +140,30 @@ def _ssh_options(args: list[str], i: int, lines: list[str]) -> int:
 
 
 _LINE_OPTIONS = {
-    "tar": ("--to-command", "--checkpoint-action=exec", "--use-compress-program", "-I",
-            "--info-script", "--new-volume-script", "-F"),
-    "rsync": ("-e", "--rsh", "--rsync-path"), "zip": ("-TT", "--unzip-command"),
-    "flock": ("-c", "--command"),
+    "tar": ("-I", "-F"), "rsync": ("-e",), "zip": ("-TT",),
+    "flock": ("-c",), "man": ("-P",),
 }
-"""Options whose value is a command line the program runs (``tar --to-command='…'``)."""
+"""Options whose value is a command line the program runs (``tar -I 'zstd -19'``; long ones:
+:data:`goosectx.shell_options.COMMAND_OPTIONS`)."""
+_SETS_VARIABLES = frozenset({"env", "export", "declare", "typeset", "local", "readonly"})
 _VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim"})
 
 
 def option_lines(name: str, args: list[str]) -> list[str]:
     """Command lines a program runs from its options' values.
 
-    :data:`_LINE_OPTIONS`, an editor's ``-c '!cmd'`` / ``+'!cmd'`` (vim runs the shell
-    command), and ``sg GROUP 'CMD'`` (sg runs its second operand with ``sh -c``).
+    :data:`_LINE_OPTIONS` and :func:`goosectx.shell_options.option_commands` (``--to-comm=…``:
+    any prefix getopt takes), git's (:func:`goosectx.shell_git.git_lines`), a command variable
+    ``env`` or ``export`` sets (:func:`goosectx.shell_git.variable_lines`), an editor's ``-c
+    '!cmd'`` / ``+'!cmd'`` (vim runs the shell command), and ``sg GROUP 'CMD'`` (sg runs its
+    second operand with ``sh -c``).
     """
     lines: list[str] = []
+    if name == "git":
+        return git_lines(args)
+    if name in _SETS_VARIABLES:  # env GIT_SSH_COMMAND='…' git, export EDITOR=…
+        return variable_lines(list(takewhile(lambda a: a.startswith("-") or "=" in a, args))
+                              if name == "env" else args)
     if name == "sg":
         operands = [a for a in args if a not in ("-", "-c")]
         return operands[1:2]
@@ -170,7 +187,7 @@ def option_lines(name: str, args: list[str]) -> list[str]:
                 continue
             if value:
                 lines.append(value)
-    return lines
+    return [*lines, *option_commands(name, args), *package_lines(name, args)]
 
 
 STDIN = "\0stdin"
@@ -242,12 +259,13 @@ _SED_RUNS = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?\s*,?\s*"
 
 
 def _program_files(args: list[str], short: str, *longs: str) -> list[str]:
-    """The values of every ``-f FILE`` / ``-nf FILE`` / ``--file=FILE`` in ``args``."""
+    """The values of every ``-f FILE`` / ``-nf FILE`` / ``--file=FILE`` (``--fil=``) in ``args``."""
     files: list[str] = []
     for i, word in enumerate(args):
-        if word in (short, *longs):
+        long = any(long_option(word, option) for option in longs)  # --fil=-: a prefix too
+        if word == short or long and "=" not in word:
             files.append(_at(args, i + 1) or "")
-        elif word.startswith(tuple(f"{long}=" for long in longs)):
+        elif long:
             files.append(word.partition("=")[2])
         elif (flags := re.fullmatch(r"-([a-zA-Z]*?)" + short[1] + "(.*)", word)) and not any(
                 c in "eFvlWiCIo" for c in flags[1]):  # -nf FILE, -fFILE; not -vf=1
@@ -273,6 +291,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     ``env -S 'rm\_x'``: a string env splits with its own escapes (``\_`` is a space) or
     variables (``${X}``), not as the rules read it.
     """
+    if name == "git" and (why := git_hidden(args)):
+        return why
     if name == "env" and any(re.search(r"[\\$]", s) for s in _split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"
     longs = _FILE_PROGRAMS.get(name)
@@ -284,7 +304,7 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
 
 def splits_string(value: str) -> bool:
     """True for env's ``-S STRING`` in any spelling (``-S'rm x'``, ``-iS``, ``--split-string``)."""
-    return value.startswith("--split-string") or (
+    return long_option(value, "--split-string") or (
         value.startswith("-") and not value.startswith("--") and "S" in value[1:])
 
 
@@ -295,13 +315,13 @@ def _split_strings(args: list[str]) -> list[str]:
     while i < len(args):
         word, after = args[i], _at(args, i + 1) or ""
         cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word)
-        if word.startswith("--split-string"):
+        if long_option(word, "--split-string"):
             strings.append(word.partition("=")[2] if "=" in word else after)
         elif cluster and not word.startswith("--"):
             if cluster[2] == "S":
                 strings.append(cluster[3] or after)
             i += not cluster[3]  # -u NAME, -S STRING: the next word is the value
-        elif word in ("--unset", "--chdir", "--argv0"):
+        elif "=" not in word and any(long_option(word, o) for o in ENV_VALUED):
             i += 1
         elif not word.startswith("-") and "=" not in word:
             break  # the command: its own -S is not env's
@@ -324,7 +344,7 @@ def _awk_program(args: list[str], fed: bool) -> str | None:
     i = 0
     while i < len(args):
         word = args[i]
-        if word in ("-f", "--file") or word.startswith("--file="):
+        if word == "-f" or long_option(word, "--file"):
             program = _program_file(args[i:], "-f", "--file") or ""
             return STDIN if reads_stdin(program, fed) else None
         if word == "--":

@@ -22,6 +22,7 @@ import re
 import shlex
 
 from goosectx.shell_builtins import reads_stdin
+from goosectx.shell_options import ENV_VALUED, long_option
 from goosectx.shell_terminals import TERMINALS, Started, terminal_commands
 from goosectx.shell_words import ASSIGNMENT_WORD, Word
 
@@ -243,14 +244,14 @@ def env_split_line(args: list[str]) -> str | None:
             skip = False
             continue
         cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word)
-        if word in ("--unset", "--chdir", "--argv0") or cluster and cluster[2] != "S" and (
-                not word.startswith("--")):
+        if "=" not in word and any(long_option(word, o) for o in ENV_VALUED) or (
+                cluster and cluster[2] != "S" and not word.startswith("--")):
             skip = not (cluster and cluster[3])  # -u NAME, -C DIR (or -uNAME)
             continue
         if not word.startswith("-") and "=" not in word:
             return None  # env's command: a -S after it is the command's
         string, after = None, i + 1
-        if word.startswith("--split-string"):
+        if long_option(word, "--split-string"):  # --s=…: getopt takes a prefix
             string = word.partition("=")[2] if "=" in word else _at(args, i + 1)
             after += "=" not in word
         elif cluster and not word.startswith("--"):

@@ -1,0 +1,155 @@
+"""Command lines git runs from its own command line and environment, for permission rules.
+
+docs/architecture.md §4, clause 2 of the one approval decision: part of how
+:mod:`goosectx.shell_command` reads a command for the shell's permission rules. git runs
+shell command text given as configuration (``git -c core.sshCommand='…' fetch``,
+``core.pager``, ``core.editor``, ``core.fsmonitor``, ``diff.external``, a ``textconv`` or
+``filter`` driver, a ``!`` alias or credential helper …), as an option (``git ls-remote
+--upload-pack='…'``, ``--receive-pack``, ``git archive --exec``) or from its environment
+(``GIT_SSH_COMMAND``, ``GIT_PAGER``/``PAGER``, ``GIT_EDITOR``/``EDITOR``/``VISUAL``,
+``GIT_EXTERNAL_DIFF`` …; ``GIT_SSH`` and the askpass programs are a program's name):
+:func:`git_lines` and :func:`variable_lines` give those lines, read like ``sh -c``'s.
+:func:`git_hidden` tells what git would run from text the rules cannot read: a hooks
+directory, an included config file, a value taken from the environment (``--config-env``),
+an ``ext::`` remote (its command has escapes of its own) or the protocol setting that allows
+one. What the command text shows, not a sandbox.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from goosectx.shell_options import long_option
+
+_COMMAND_KEYS = re.compile(
+    r"core\.(?:sshcommand|pager|editor|askpass|gitproxy|fsmonitor|alternaterefscommand)"
+    r"|sequence\.editor|diff\.external|diff\..*\.(?:command|textconv)|merge\..*\.driver"
+    r"|filter\..*\.(?:clean|smudge|process)|pager\..*|(?:mergetool|difftool|man|browser)\..*\.cmd"
+    r"|trailer\..*\.(?:command|cmd)|gpg\.(?:.*\.)?program|credential\.(?:.*\.)?helper"
+    r"|remote\..*\.(?:uploadpack|receivepack|vcs)|submodule\..*\.update|web\.browser"
+    r"|interactive\.difffilter|uploadpack\.packobjectshook|alias\..*"
+    r"|sendemail\.(?:.*\.)?(?:tocmd|cccmd|smtpserver|sendmailcmd)")
+"""Config keys (lower case) whose value may be a command git runs (``pager.log``,
+``filter.x.smudge``, ``remote.origin.uploadpack``)."""
+_HIDDEN_KEYS = re.compile(r"core\.hookspath|include\.path|includeif\..*|protocol\.(?:ext\.)?allow")
+"""Config keys that make git run text the rules cannot read: a hooks directory, another
+config file, ``ext::`` remotes allowed (a URL rewritten to one holds ``ext::``)."""
+_SETTINGS = frozenset({"true", "false", "yes", "no", "on", "off", "0", "1", "", "never",
+                       "always", "auto"})
+"""Values that are settings, not commands (``core.fsmonitor=false``, ``color.pager=no``)."""
+_GIT_VALUED = ("-c", "-C")
+_PACK_OPTIONS = ("--upload-pack", "--receive-pack", "--exec")
+_SUB_LONGS = {"difftool": ("--extcmd",), "grep": ("--open-files-in-pager",),
+              "send-email": ("--to-cmd", "--cc-cmd", "--sendmail-cmd", "--header-cmd",
+                             "--smtp-server")}
+"""Subcommands' long options whose value is a command line (``git grep --open-files-in-pager``)."""
+_SUB_SHORTS = {"rebase": "x", "difftool": "x", "clone": "u", "grep": "O"}
+"""Subcommands' short options whose value is one (``git clone -u 'CMD' URL``; ``grep -OCMD``)."""
+_SHELL_VARIABLES = frozenset({"GIT_SSH_COMMAND", "GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR",
+                              "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF",
+                              "GIT_PROXY_COMMAND", "MANPAGER", "SYSTEMD_PAGER"})
+"""Variables whose value git (or another program) runs as a shell command line."""
+_PROGRAM_VARIABLES = frozenset({"GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS"})
+"""Variables whose value is a program git runs (no shell)."""
+
+
+def _config_line(setting: str) -> str | None:
+    """The command line of one ``KEY=VALUE`` git setting, or ``None`` (no command)."""
+    key, _, value = setting.partition("=")
+    key = key.lower()
+    if not _COMMAND_KEYS.fullmatch(key) or value.lower() in _SETTINGS:
+        return None
+    if key.startswith(("alias.", "credential.", "submodule.")):
+        return value[1:] if value.startswith("!") else None  # a git command / helper's name
+    return value.removeprefix("!")
+
+
+def _subcommand(args: list[str]) -> int:
+    """Where git's subcommand is in ``args`` (``len(args)`` when there is none)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in _GIT_VALUED else 1
+    return i
+
+
+def git_lines(args: list[str]) -> list[str]:
+    """The command lines ``git ARGS`` runs from its options and operands.
+
+    ``-c KEY=VALUE`` of :data:`_COMMAND_KEYS`, ``--upload-pack`` / ``--receive-pack`` /
+    ``--exec`` (any prefix git takes), ``rebase|difftool -x CMD``, ``clone -u CMD``, ``grep
+    -OCMD``, ``send-email --to-cmd=CMD`` …, ``filter-branch
+    --*-filter CMD``, ``submodule foreach CMD``, ``bisect run CMD…`` and ``git config KEY
+    VALUE`` of such a key (a later git command on the line may run it).
+    """
+    lines: list[str] = []
+    at = _subcommand(args)
+    sub = args[at] if at < len(args) else ""
+    for i, word in enumerate(args):
+        if word == "--":
+            break
+        value = args[i + 1] if i + 1 < len(args) else ""
+        if word == "-c" and (line := _config_line(value)):
+            lines.append(line)
+        elif any(long_option(word, o) for o in (*_PACK_OPTIONS, *_SUB_LONGS.get(sub, ()))) or (
+                sub == "filter-branch" and re.fullmatch(r"--[a-z-]*(?:filter|setup)(=.*)?", word)):
+            lines.append(word.partition("=")[2] if "=" in word else value)
+        elif (short := _SUB_SHORTS.get(sub)) and re.fullmatch(f"-[a-zA-Z]*{short}.*", word):
+            attached = word.partition(short)[2]
+            lines.append(attached or ("" if short == "O" else value))
+    rest = [a for a in args[at + 2:] if not a.startswith("-")]
+    operands = [a for a in args[at + 1:] if not a.startswith("-")]
+    if sub == "config" and operands[:1] in (["set"], ["add"]):
+        operands = operands[1:]  # git config set KEY VALUE (git 2.46)
+    if sub == "config" and len(operands) > 1 and (line := _config_line("=".join(operands[:2]))):
+        lines.append(line)  # git config alias.x '!rm y': what a later git runs
+    if sub == "bisect" and args[at + 1:at + 2] == ["run"]:
+        lines.append(shlex.join(args[at + 2:]))
+    elif sub == "submodule" and "foreach" in args[at + 1:at + 2] and rest:
+        lines.append(" ".join(rest))
+    return [line for line in lines if line]
+
+
+def git_hidden(args: list[str]) -> str | None:
+    """Why ``git ARGS`` runs text the rules cannot read, or ``None``."""
+    for i, word in enumerate(args):
+        setting = args[i + 1] if word == "-c" and i + 1 < len(args) else ""
+        key, _, value = setting.partition("=")
+        if _HIDDEN_KEYS.fullmatch(key.lower()) and value not in ("", "/dev/null", "never"):
+            return f"git -c {key} makes git run commands the rules cannot read"
+        if word.startswith("--config-env") and _COMMAND_KEYS.fullmatch(
+                (word.partition("=")[2] or (args[i + 1] if i + 1 < len(args) else ""))
+                .rpartition("=")[0].lower()):
+            return "git --config-env takes a command from a variable the rules cannot read"
+        if word.startswith("--exec-path="):
+            return "git --exec-path runs its commands from a directory the rules cannot read"
+        if "ext::" in word:
+            return "git runs the command of an ext:: remote, which the rules do not read"
+    return None
+
+
+def variable_lines(words: list[str]) -> list[str]:
+    """The command lines of ``NAME=VALUE`` words that set a variable git runs as a command.
+
+    ``GIT_SSH_COMMAND='ssh -i key'`` gives ``ssh -i key``; ``GIT_SSH=/usr/bin/rm`` the
+    program, quoted; ``GIT_CONFIG_PARAMETERS`` (``git -c``'s settings) its command settings;
+    a ``GIT_CONFIG_VALUE_n`` its value.
+    """
+    lines: list[str] = []
+    for word in words:
+        found = re.match(r"([A-Za-z_]\w*)\+?=(.*)", word, re.DOTALL)
+        if found is None or not found[2]:
+            continue
+        if found[1] in _SHELL_VARIABLES or re.fullmatch(r"GIT_CONFIG_VALUE_\d+", found[1]):
+            lines.append(found[2])  # a GIT_CONFIG_VALUE_n may be any key's: read as a command
+        elif found[1] == "GIT_CONFIG_PARAMETERS":  # 'core.pager'='…' 'user.name'='x'
+            try:
+                settings = shlex.split(found[2])
+            except ValueError:
+                settings = [found[2]]
+            lines += filter(None, map(_config_line, settings))
+        elif found[1] in _PROGRAM_VARIABLES:
+            lines.append(shlex.quote(found[2]))
+    return lines
