@@ -109,6 +109,19 @@ def error_without_secrets(error: GoosectxError, settings: Settings) -> GoosectxE
     return error
 
 
+def redact_parts(parts: list[Part], redact: Redact, *, removed: str = "at import"
+                 ) -> tuple[list[Part], dict[str, int]]:
+    """``parts`` with secrets redacted as an import's are, and how many of each kind changed.
+
+    For the parts a user sends (``@`` files, extension resources): the same scrubbing, every
+    string field and an attachment's bytes. An image whose bytes held a secret becomes a text
+    part saying it was removed (``removed``: when, ``at import`` or ``before sending``).
+    """
+    found: dict[str, int] = {}
+    ids = _Ids(redact, {p.id for p in parts if isinstance(p, ToolRequest | ToolResponse)})
+    return [_redacted(p, redact, ids, found, removed) for p in parts], found
+
+
 def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int]) -> None:
     """Scrub every field of the session but its messages, in place.
 
@@ -189,7 +202,8 @@ def _plain(text: str) -> str:
     return text.replace(REDACTED, REDACTED.strip("[]"))
 
 
-def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> Part:
+def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int],
+              removed: str = "at import") -> Part:
     """``part`` with secrets redacted (itself when it holds none); ``found`` counts by kind.
 
     Every string field of every part type is scrubbed (an attachment's text, source and media
@@ -225,7 +239,7 @@ def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> P
     else:  # an attachment, a notice, any other part type
         clean = _every_string_redacted(part, redact)
         if isinstance(clean, Attachment) and clean.data is not None:
-            clean = _bytes_redacted(clean, redact)
+            clean = _bytes_redacted(clean, redact, removed)
         kind = _KINDS.get(part.type, "other part")
     if isinstance(clean, ToolRequest | ToolResponse) and ids(clean.id) != clean.id:
         clean = replace(clean, id=ids(clean.id))
@@ -263,7 +277,7 @@ def _scrub(value: Any, redact: Redact) -> Any:
     return value
 
 
-def _bytes_redacted(part: Attachment, redact: Redact) -> Part:
+def _bytes_redacted(part: Attachment, redact: Redact, removed: str = "at import") -> Part:
     """An attachment whose bytes hold a secret (stored and exported in base64): scrubbed.
 
     The bytes are read as Latin-1 (one character a byte) and each secret written
@@ -276,6 +290,6 @@ def _bytes_redacted(part: Attachment, redact: Redact) -> Part:
     if clean == raw:
         return part
     if part.kind == "image":
-        return TextContent(f"[image {part.media_type} removed at import: "
+        return TextContent(f"[image {part.media_type} removed {removed}: "
                            "it held a secret of this environment]")
     return replace(part, data=clean.encode("latin-1", errors="replace"))
