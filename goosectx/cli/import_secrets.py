@@ -139,7 +139,8 @@ def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int
     for attr in ("name", "title", "model"):
         value = getattr(session, attr)
         if isinstance(value, str) and redact(value) != value:
-            setattr(session, attr, redact(value))
+            setattr(session, attr, redact(value) if attr != "name" else secret_free_name(
+                redact(value)))
             changed += 1
     items = list(session.metadata.items())
     keys = {key for key, _ in items}
@@ -161,6 +162,23 @@ def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int
             changed += 1
     if changed:
         found["source field"] = changed  # its id, working dir, model, title…
+
+
+def secret_free_name(redacted: str) -> str:
+    """A session name that held a secret, made a valid name: ``redacted`` for ``[REDACTED]``.
+
+    The brackets would break the name rule (it starts with a letter or digit); the import
+    then numbers it (``redacted-1``, :func:`numbered_name`).
+    """
+    return redacted.replace(REDACTED, "redacted")
+
+
+def numbered_name(name: str, taken: set[str]) -> str:
+    """``name-1``, ``name-2``, …: the first not in ``taken`` (a name that held a secret)."""
+    n = 1
+    while f"{name}-{n}" in taken:
+        n += 1
+    return f"{name}-{n}"
 
 
 class _Ids:
