@@ -106,3 +106,11 @@ def test_repl_a_mentioned_file_is_sent_and_stored_redacted(
     assert attached == ["OPENAI=[REDACTED]\n"]
     assert KEY.encode() not in stored_bytes(world.settings.data_dir)
     assert f"{NOTICE} @conf.txt" in out
+
+
+def test_repl_search_for_a_key_does_not_echo_it_back(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    out = world.run(f"/search {KEY}" + ENTER + CTRL_D)
+    assert "No message of this session mentions '[REDACTED]'." in out
+    assert f"mentions '{KEY}'" not in out
