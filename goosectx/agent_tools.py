@@ -189,6 +189,17 @@ class AgentTools:
                                   or self._context_for(threading.Event()))
         return found
 
+    def redact(self, text: str) -> str:
+        """``text`` redacted as tool output is (the tools' redactor: this environment's secrets).
+
+        For what the user sends (README, "Security": an API key never reaches a session).
+        """
+        if self._tool_context is None:
+            from goosectx.tools.builtin import make_tool_context
+
+            self._tool_context = make_tool_context(self.settings, self.session.working_dir)
+        return self._tool_context.redact(text)
+
     def _context_for(self, cancel: threading.Event) -> ToolContext:
         if self._tool_context is None:
             from goosectx.tools.builtin import make_tool_context

@@ -35,8 +35,8 @@ def name_problem(name: str) -> str | None:
     argument (``--resume NAME``, ``sessions show NAME``), so it must not be empty or blank,
     longer than :data:`NAME_MAX_CHARS`, hold a control, format or line-separator character
     (a newline, a tab, a bidi override; a zero-width joiner in an emoji is fine), start with
-    ``-`` or start or end with a space. Names made before this check still load, list and
-    resume.
+    ``-``, start or end with a space, or start with anything but a letter or digit (README:
+    ``[bad]name`` is refused). Names made before this check still load, list and resume.
     """
     if not name.strip():
         return "is empty"
@@ -49,6 +49,8 @@ def name_problem(name: str) -> str | None:
         return "starts with '-' (it would read as an option)"
     if name != name.strip():
         return "starts or ends with a space (invisible in the list, easy to mistype)"
+    if not name[0].isalnum():
+        return f"starts with {name[0]!r}, not a letter or digit"
     return None
 
 

@@ -68,3 +68,45 @@ def test_the_resume_hint_of_a_session_with_a_bad_name_names_its_id(tmp_path: Pat
         assert hint.endswith(f"goosectx --resume {world.session.id}")
     finally:
         world.store.close()
+
+
+def test_rename_to_a_name_not_starting_with_a_letter_or_digit_is_refused(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    store = SessionStore(load_settings().data_dir)
+    store.create_session(tmp_path, name="base", model="m")
+    store.close()
+    code, _out, err = run_cli(capsys, "sessions", "rename", "base", "[bad]name")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "starts with '['" in err and "starts with a letter or digit" in err
+    _code, out, _err = run_cli(capsys, "sessions", "list")
+    assert "base" in out and "[bad]name" not in out
+
+
+KEY = "sk-proj-Zq8xW3vB7nT2mK9pL4sR6yH1aa"
+
+
+def test_an_imported_name_that_was_a_key_gets_a_valid_distinct_placeholder(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "chat.json"
+    source.write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    for _ in range(2):
+        code, out, err = run_cli(capsys, "sessions", "import", str(source), "--force",
+                                 "--name", KEY)
+        assert code == 0, err
+        assert KEY not in out + err
+    _code, out, _err = run_cli(capsys, "sessions", "list")
+    assert "redacted-1" in out and "redacted-2" in out and "[REDACTED]" not in out
+    code, _out, err = run_cli(capsys, "sessions", "show", "redacted-2")
+    assert code == 0, err
+
+
+def test_search_for_a_key_does_not_echo_it(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    SessionStore(load_settings().data_dir).close()
+    code, out, err = run_cli(capsys, "sessions", "search", KEY)
+    assert code == 0 and KEY not in out + err
+    assert "No session mentions '[REDACTED]'." in out

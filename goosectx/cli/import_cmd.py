@@ -149,11 +149,13 @@ def _import_file(
         mark_imported,
         refuse_second_import,
     )
-    from goosectx.cli.import_secrets import redact_secrets
+    from goosectx.cli.import_secrets import numbered_name, redact_secrets
     from goosectx.importers.builder import IMPORT_NOTES
 
     # what the import mended (printed, not stored), then a name --name refuses
+    names = [session.name for session in sessions]
     secrets = redact_secrets(sessions, settings)
+    secret_names = {id(s) for s, n in zip(sessions, names, strict=True) if s.name != n}
     dropped = [[*session.metadata.pop(IMPORT_NOTES, ()), *([s] if s else []),
                 *drop_unfit_state(session)] for session, s in zip(sessions, secrets, strict=True)]
 
@@ -174,6 +176,8 @@ def _import_file(
         ids = {r.id for r in existing}  # a name may not be another session's id either
         renamed: dict[int, str] = {}
         for session, notes_of in zip(sessions, dropped, strict=True):
+            if session.name and id(session) in secret_names:  # redacted-1, redacted-2, …
+                session.name = numbered_name(session.name, taken | ids)
             if session.name in taken and name is not None:  # the user chose it: say so
                 raise SessionNameTaken(f"a session named {session.name!r} already exists",
                                        "pick another --name")

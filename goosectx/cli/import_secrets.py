@@ -109,6 +109,19 @@ def error_without_secrets(error: GoosectxError, settings: Settings) -> GoosectxE
     return error
 
 
+def redact_parts(parts: list[Part], redact: Redact, *, removed: str = "at import"
+                 ) -> tuple[list[Part], dict[str, int]]:
+    """``parts`` with secrets redacted as an import's are, and how many of each kind changed.
+
+    For the parts a user sends (``@`` files, extension resources): the same scrubbing, every
+    string field and an attachment's bytes. An image whose bytes held a secret becomes a text
+    part saying it was removed (``removed``: when, ``at import`` or ``before sending``).
+    """
+    found: dict[str, int] = {}
+    ids = _Ids(redact, {p.id for p in parts if isinstance(p, ToolRequest | ToolResponse)})
+    return [_redacted(p, redact, ids, found, removed) for p in parts], found
+
+
 def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int]) -> None:
     """Scrub every field of the session but its messages, in place.
 
@@ -126,7 +139,8 @@ def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int
     for attr in ("name", "title", "model"):
         value = getattr(session, attr)
         if isinstance(value, str) and redact(value) != value:
-            setattr(session, attr, redact(value))
+            setattr(session, attr, redact(value) if attr != "name" else secret_free_name(
+                redact(value)))
             changed += 1
     items = list(session.metadata.items())
     keys = {key for key, _ in items}
@@ -148,6 +162,23 @@ def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int
             changed += 1
     if changed:
         found["source field"] = changed  # its id, working dir, model, title…
+
+
+def secret_free_name(redacted: str) -> str:
+    """A session name that held a secret, made a valid name: ``redacted`` for ``[REDACTED]``.
+
+    The brackets would break the name rule (it starts with a letter or digit); the import
+    then numbers it (``redacted-1``, :func:`numbered_name`).
+    """
+    return redacted.replace(REDACTED, "redacted")
+
+
+def numbered_name(name: str, taken: set[str]) -> str:
+    """``name-1``, ``name-2``, …: the first not in ``taken`` (a name that held a secret)."""
+    n = 1
+    while f"{name}-{n}" in taken:
+        n += 1
+    return f"{name}-{n}"
 
 
 class _Ids:
@@ -189,7 +220,8 @@ def _plain(text: str) -> str:
     return text.replace(REDACTED, REDACTED.strip("[]"))
 
 
-def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> Part:
+def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int],
+              removed: str = "at import") -> Part:
     """``part`` with secrets redacted (itself when it holds none); ``found`` counts by kind.
 
     Every string field of every part type is scrubbed (an attachment's text, source and media
@@ -225,7 +257,7 @@ def _redacted(part: Part, redact: Redact, ids: _Ids, found: dict[str, int]) -> P
     else:  # an attachment, a notice, any other part type
         clean = _every_string_redacted(part, redact)
         if isinstance(clean, Attachment) and clean.data is not None:
-            clean = _bytes_redacted(clean, redact)
+            clean = _bytes_redacted(clean, redact, removed)
         kind = _KINDS.get(part.type, "other part")
     if isinstance(clean, ToolRequest | ToolResponse) and ids(clean.id) != clean.id:
         clean = replace(clean, id=ids(clean.id))
@@ -263,7 +295,7 @@ def _scrub(value: Any, redact: Redact) -> Any:
     return value
 
 
-def _bytes_redacted(part: Attachment, redact: Redact) -> Part:
+def _bytes_redacted(part: Attachment, redact: Redact, removed: str = "at import") -> Part:
     """An attachment whose bytes hold a secret (stored and exported in base64): scrubbed.
 
     The bytes are read as Latin-1 (one character a byte) and each secret written
@@ -276,6 +308,6 @@ def _bytes_redacted(part: Attachment, redact: Redact) -> Part:
     if clean == raw:
         return part
     if part.kind == "image":
-        return TextContent(f"[image {part.media_type} removed at import: "
+        return TextContent(f"[image {part.media_type} removed {removed}: "
                            "it held a secret of this environment]")
     return replace(part, data=clean.encode("latin-1", errors="replace"))

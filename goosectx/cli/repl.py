@@ -36,6 +36,7 @@ from goosectx.cli.model_choice import ModelChoice, show_retreat, switch_provider
 from goosectx.cli.prompt import history_problem, make_prompt_session
 from goosectx.cli.prompt_editor import editor_for
 from goosectx.cli.render import TranscriptRenderer
+from goosectx.cli.repl_mentions import redacted_message
 from goosectx.cli.repl_opening import draw_opening
 from goosectx.cli.resume_load import BackgroundLoad, compose_pre_run
 from goosectx.cli.resume_tail import draw_resumed
@@ -283,6 +284,7 @@ class Repl:
         nothing is sent: :func:`goosectx.cli.repl_outcome.not_sent` says why and keeps the
         typed line for the prompt once ``/model`` has set one.
         """
+        text = redacted_message(self, text)  # a key typed is neither saved nor sent
         self.renderer.user(text, show=self.io.echo or not self.io.plain)
         sent = self._save_early(text, attachments)
         if not self.loader.wait(self.renderer, quiet_terminal=self.io.is_real_terminal):

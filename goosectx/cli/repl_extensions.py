@@ -178,11 +178,12 @@ def reply(repl: Repl, text: str, attachments: list[Any] | None, sent: Any = None
 
     ``sent``: the user's message when it was already saved (then it has no attachments).
     """
-    from goosectx.cli.repl_mentions import file_mentions
+    from goosectx.cli.repl_mentions import file_mentions, redacted_parts
 
     if sent is not None:
         return lambda cancel: repl.agent.reply(text, cancel=cancel, sent=sent)
-    parts = [*(attachments or ()), *file_mentions(repl, text), *resource_mentions(repl, text)]
+    parts = redacted_parts(repl, [*(attachments or ()), *file_mentions(repl, text),
+                                  *resource_mentions(repl, text)])
     return lambda cancel: repl.agent.reply(text, cancel=cancel, attachments=parts)
 
 

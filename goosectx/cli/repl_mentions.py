@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -69,6 +69,32 @@ def file_mentions(repl: Repl, text: str) -> list[Attachment]:
     for notice in found.notices:
         repl.renderer.notice(terminal_safe(notice), style="yellow")
     return found.attachments
+
+
+def redacted_message(repl: Repl, text: str) -> str:
+    """``text`` with this environment's secrets redacted, and a notice when it held one.
+
+    Before the message is drawn, saved or sent (README, "Security"); the agent may not be
+    built yet, so the redactor is made from the settings as the tools' is.
+    """
+    from goosectx.cli.input_secrets import InputSecrets
+
+    secrets = InputSecrets(settings=repl.settings)
+    text = secrets.text(text, "your message")
+    if (notice := secrets.notice()) is not None:
+        repl.renderer.notice(notice, style="yellow")
+    return text
+
+
+def redacted_parts(repl: Repl, parts: list[Any]) -> list[Any]:
+    """``parts`` (``@`` files, resources) redacted as tool output is; a notice if one held one."""
+    from goosectx.cli.input_secrets import InputSecrets
+
+    secrets = InputSecrets(repl.agent.redact)
+    parts = secrets.parts(parts)
+    if (notice := secrets.notice()) is not None:
+        repl.renderer.notice(terminal_safe(notice), style="yellow")
+    return parts
 
 
 class MentionCompleter(Completer):

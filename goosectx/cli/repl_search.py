@@ -34,7 +34,9 @@ def search_transcript(repl: Repl, text: str) -> None:
         found: SessionMatches = repl.store.search_session(session.id, text, limit=SHOWN)
     else:
         found = scan_messages(session.conversation.messages, text, limit=SHOWN)
-    quoted = one_line_safe(repr(text))
+    from goosectx.tools.builtin import make_redactor
+
+    quoted = one_line_safe(repr(make_redactor(repl.settings)(text)))  # a key reads [REDACTED]
     if not found.count:
         repl.renderer.notice(f"No message of this session mentions {quoted}.")
         return

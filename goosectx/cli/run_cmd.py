@@ -34,6 +34,7 @@ from goosectx.cli.common import (
     session_ref,
 )
 from goosectx.cli.folding import plural
+from goosectx.cli.input_secrets import InputSecrets
 from goosectx.cli.model_choice import check_for_run, choose_model
 from goosectx.cli.run_cancel import cancelled_after_turn, cancelled_at_start
 from goosectx.cli.run_early import EarlyTask
@@ -45,7 +46,7 @@ from goosectx.cli.run_output import (
     StreamJsonOutput,
     TextOutput,
 )
-from goosectx.cli.run_task_input import slash_task, task_mentions, with_piped
+from goosectx.cli.run_task_input import scrub_piped, slash_task, task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.start_warnings import NEW_IN_RUN, nothing_to_continue, start_warnings
 from goosectx.cli.task_input import is_piped, read_piped, read_task
@@ -117,6 +118,8 @@ def run_task(
     # open; a new or --continue session's is this one), a REPL command refused
     commands_dir = settings.config_file.parent
     task, warnings = slash_task(task, None if resume else current_dir(), commands_dir)
+    secrets = InputSecrets(settings=settings)  # a key in the task is neither saved nor sent
+    task, piped = secrets.text(task, "the task"), scrub_piped(secrets, piped)
     if max_turns is not None:
         settings.max_turns = max_turns
         settings.sources["max_turns"] = "--max-turns"
@@ -158,6 +161,7 @@ def run_task(
         if resume:
             try:
                 task, warnings = slash_task(task, opened.session.working_dir, commands_dir)
+                task = secrets.text(task, "the task")
             except UsageError:
                 opened.close()
                 raise
@@ -202,7 +206,7 @@ def run_task(
                       "model": model_name, "approval_mode": approval_mode,
                       "working_dir": str(opened.session.working_dir)})
         cancel = threading.Event()
-        files = task_mentions(settings, agent, task, manager, output, stderr)
+        files = task_mentions(settings, agent, task, manager, output, stderr, secrets)
         task = with_piped(settings, agent, task, piped, output, stderr)
         sent = early.message if early is not None else None
         pause_point("run:before-turn")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -15,6 +16,7 @@ from goosectx.cli.command_files import (
     read_commands,
     unread_command,
 )
+from goosectx.cli.input_secrets import InputSecrets
 from goosectx.cli.run_output import JsonOutput, StreamJsonOutput, TextOutput
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.slash import COMMANDS, is_command_line, unescape_prompt
@@ -34,9 +36,17 @@ if TYPE_CHECKING:
     from goosectx.attachment import Attachment
 
 
+def scrub_piped(secrets: InputSecrets, piped: Piped | None) -> Piped | None:
+    """``piped`` with this environment's secrets redacted (``cat conf.txt | goosectx run``)."""
+    if piped is None:
+        return None
+    tail = secrets.text(piped.tail, "the piped input") if piped.tail is not None else None
+    return replace(piped, head=secrets.text(piped.head, "the piped input"), tail=tail)
+
+
 def task_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
                   output: TextOutput | StreamJsonOutput | JsonOutput,
-                  stderr: TextIO) -> list[Attachment]:
+                  stderr: TextIO, secrets: InputSecrets | None = None) -> list[Attachment]:
     """The files and extension resources the task's ``@`` words name, read as the REPL reads them.
 
     One attachment per file (an image for a model that reads images:
@@ -44,7 +54,22 @@ def task_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
     extension (:func:`goosectx.extensions.mentions.read_resource_mentions`), each capped by
     ``mention_max_tokens``; each one not attached or cut gets a one-line notice (a
     ``notification`` event with ``stream-json``, else a ``goosectx: …`` line on stderr).
+    ``secrets``: what the task and piped input held already noted; the attachments are
+    redacted with the tool outputs' redactor and one notice says what held a secret.
     """
+    secrets = secrets or InputSecrets(agent.redact)
+    secrets.redact = agent.redact
+    attachments = _read_mentions(settings, agent, task, manager, output, stderr)
+    attachments = secrets.parts(attachments)
+    if (notice := secrets.notice()) is not None:
+        _notify(notice, output, stderr)
+        stderr.flush()
+    return attachments
+
+
+def _read_mentions(settings: Settings, agent: Agent, task: str, manager: Any,
+                   output: TextOutput | StreamJsonOutput | JsonOutput,
+                   stderr: TextIO) -> list[Attachment]:
     if "@" not in task:
         return []
     names = set(settings.extensions.tables) | set(manager.configs if manager else ())

@@ -259,7 +259,9 @@ def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int 
              "updated": None if h.updated is None else h.updated.isoformat()}
             for h in hits], indent=2))
         return
-    print_hits(_console(), hits, text)
+    from goosectx.tools.builtin import make_redactor
+
+    print_hits(_console(), hits, make_redactor(settings)(text))  # "No session mentions [REDACTED]"
 
 
 def _search(store: SessionStore, text: str, limit: int) -> list[SearchHit]:

@@ -1,0 +1,78 @@
+"""Secrets of this environment redacted from what the user sends: typed text, piped data, files.
+
+README, "Security": an API key never reaches a session. Tool output is redacted before the
+model or the store sees it (``tools.builtin.make_redactor``: the values of secret-looking
+variables and configured API keys, in every encoding it lists); what the user sends gets the
+same redactor before it is saved or sent — the REPL's typed message and ``run``'s task
+(``-t``, ``-i``), the data piped to ``run``, and the ``@`` files and extension resources
+attached (scrubbed as an import's parts are: :func:`goosectx.cli.import_secrets.redact_parts`).
+The session's title, made of the first message, follows. The user is told in one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from goosectx.cli.import_secrets import redact_parts
+from goosectx.config import Settings
+from goosectx.parts import Part
+
+Redact = Callable[[str], str]
+P = TypeVar("P", bound=Part)
+
+
+class InputSecrets:
+    """Redacts what the user sends, remembering what held a secret for the one-line notice.
+
+    Args:
+        redact: The tool outputs' redactor (``agent.redact``), or ``None`` for
+            :func:`goosectx.tools.builtin.make_redactor` of ``settings`` (before the agent is
+            built: a message saved while the model client loads).
+        settings: Used when ``redact`` is ``None``.
+    """
+
+    def __init__(self, redact: Redact | None = None, settings: Settings | None = None) -> None:
+        if redact is None:
+            from goosectx.tools.builtin import make_redactor
+
+            if settings is None:
+                raise ValueError("InputSecrets needs a redactor or the settings")
+            redact = make_redactor(settings)
+        self.redact = redact
+        """The redactor used (the agent's, once it is built)."""
+        self.found: list[str] = []
+        """What held a secret (``your message``, ``@conf.txt``), in the order found."""
+
+    def text(self, text: str, what: str) -> str:
+        """``text`` with secrets redacted; ``what`` (``the task``) is noted when it held one."""
+        clean = self.redact(text)
+        if clean != text:
+            self._note(what)
+        return clean
+
+    def parts(self, parts: Sequence[P]) -> list[P]:
+        """``parts`` with secrets redacted; each attachment that held one is noted by source."""
+        clean, _found = redact_parts(list(parts), self.redact, removed="before sending")
+        for before, after in zip(parts, clean, strict=True):
+            if after is not before:
+                source = getattr(before, "source", None)
+                self._note(f"@{source}" if isinstance(source, str) else "an attachment")
+        return clean  # type: ignore[return-value]  # (an image may become a text part)
+
+    def notice(self) -> str | None:
+        """The one-line notice for everything noted so far, then forgets it; ``None``: none.
+
+        ``a secret of this environment (an API key's value) was redacted from your message and
+        @conf.txt: it is neither saved nor sent``.
+        """
+        if not self.found:
+            return None
+        found, self.found = self.found, []
+        names = found[0] if len(found) == 1 else f"{', '.join(found[:-1])} and {found[-1]}"
+        return (f"a secret of this environment (an API key's value) was redacted from {names}"
+                ": it is neither saved nor sent")
+
+    def _note(self, what: str) -> None:
+        if what not in self.found:
+            self.found.append(what)
