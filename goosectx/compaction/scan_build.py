@@ -55,6 +55,7 @@ SCAN_MODULES = (
     "goosectx.shell_escape",
     "goosectx.shell_languages",
     "goosectx.shell_lexer",
+    "goosectx.shell_reparse",
     "goosectx.shell_runners",
     "goosectx.shell_words",
     "goosectx.shell_wrappers",

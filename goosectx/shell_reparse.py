@@ -1,0 +1,63 @@
+"""A value the command line sets, expanded into a string bash parses again: code unread.
+
+docs/architecture.md §4, clause 2. ``Y='x; rm f'; eval "echo $Y"`` and ``D='. && rm f';
+bash -c "cd $D && make"``: the outer bash expands ``$Y`` into the text ``eval`` (``sh -c``,
+``su -c``, ``ssh``'s remote command, ``tmux``'s, ``xargs sh -c``, ``parallel`` …) parses, so
+the value is code. The rules read the command text only: a variable the line does not set
+(``bash -c "cd $HOME && make"``) is the user's environment, not the model's, and is read as
+before; a single-quoted string (``bash -c 'echo $Y'``) reaches the inner shell as written,
+which expands ``$Y`` as a value. But a variable this line sets (``NAME=``, ``read``, ``for``,
+``printf -v``, ``declare``/``export``/``local``, ``mapfile``, ``getopts``, ``set --``, a
+``declare -n`` nameref …) and expands inside such a string hides the model's code: asked.
+
+Read from the text, not the words: a name set anywhere in the line, a string of ``bash -c
+'…'`` included, counts (over-reading only asks). The strings are the inner lines
+:mod:`goosectx.shell_command` read from words bash computes (``_Reading.reparsed``).
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["assigned_names", "hidden_code"]
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_ASSIGNS = re.compile(rf"(?<![\w$%:-])({_NAME})(?:\[[^\]\n]*\])?\+?=|\$\{{({_NAME}):?=")
+"""``NAME=``, ``a[i]+=``, ``${NAME:=…}`` (not ``--opt=``, ``${x%=}``)."""
+_SETS = re.compile(r"(?<![\w.-])(read|mapfile|readarray|declare|typeset|local|export|readonly|"
+                   r"printf|getopts|for|select)\s+([^;&|()\n]*)")
+"""A builtin or loop that sets the names among its words (``read -r a b``, ``for f in``)."""
+_IMPLIED = {"read": ("REPLY",), "mapfile": ("MAPFILE",), "readarray": ("MAPFILE",),
+            "getopts": ("OPTARG",)}
+_POSITIONAL = re.compile(r"(?<![\w.-])set\s+(?:[-+][A-Za-z]+\s+|[-+]o\s+\w+\s+)*(?:--\s*)?"
+                         r"[^-+\s;&|)]|(?<![\w.-])set\s+--\s")
+"""``set -- a b`` / ``set a b``: it sets ``$1`` …, not ``set -e``."""
+_WORD_NAME = re.compile(rf"(?<![-\w$%])({_NAME})")
+_EXPANDS = re.compile(rf"\$(?:\{{[#]?)?({_NAME}|[0-9@*])")
+
+
+def assigned_names(command: str) -> frozenset[str]:
+    """The names ``command`` may set (more than it does: a name read in excess only asks)."""
+    names = {a or b for a, b in _ASSIGNS.findall(command)}
+    for builtin, rest in _SETS.findall(command):
+        words = rest.split(" in ", 1)[0] if builtin in ("for", "select") else rest
+        names.update(_WORD_NAME.findall(words), _IMPLIED.get(builtin, ()))
+    if _POSITIONAL.search(command):
+        names.update("123456789@*")
+    return frozenset(names)
+
+
+def hidden_code(reparsed: list[str], names: frozenset[str]) -> list[str]:
+    """Why a line bash computed part of expands a variable ``names`` holds, or nothing.
+
+    ``reparsed``: the inner lines read from words bash computes (``eval "echo $Y"`` →
+    ``echo $Y``); ``names``: what the command line sets (:func:`assigned_names`).
+    """
+    for line in reparsed:
+        found = next((n for n in _EXPANDS.findall(line) if n in names), None)
+        if found:
+            return [f"it expands ${found}, which the line sets, in a string bash reads as "
+                    "commands: the value is code the rules cannot read"]
+    return []
