@@ -8,7 +8,8 @@ the value is code. The rules read the command text only: a variable the line doe
 before; a single-quoted string (``bash -c 'echo $Y'``) reaches the inner shell as written,
 which expands ``$Y`` as a value. But a variable this line sets (``NAME=``, ``read``, ``for``,
 ``printf -v``, ``declare``/``export``/``local``, ``mapfile``, ``getopts``, ``set --``, a
-``declare -n`` nameref …) and expands inside such a string hides the model's code: asked.
+``declare -n`` nameref …) and expands inside such a string hides the model's code: asked; so
+does a default value holding command syntax (``eval "echo ${Y:-x; rm f}"``).
 
 Read from the text, not the words: a name set anywhere in the line, a string of ``bash -c
 '…'`` included, counts (over-reading only asks). The strings are the inner lines
@@ -36,6 +37,8 @@ _POSITIONAL = re.compile(r"(?<![\w.-])set\s+(?:[-+][A-Za-z]+\s+|[-+]o\s+\w+\s+)*
 """``set -- a b`` / ``set a b``: it sets ``$1`` …, not ``set -e``."""
 _WORD_NAME = re.compile(rf"(?<![-\w$%])({_NAME})")
 _EXPANDS = re.compile(rf"\$(?:\{{[#]?)?({_NAME}|[0-9@*])")
+_DEFAULT_CODE = re.compile(rf"\$\{{(?:{_NAME}|[0-9@*]):?[-+=?][^}}]*[;&|<>()\n`]")
+"""``${Y:-x; rm f}``: a default (or alternate) value written in the line that holds code."""
 
 
 def assigned_names(command: str) -> frozenset[str]:
@@ -56,6 +59,9 @@ def hidden_code(reparsed: list[str], names: frozenset[str]) -> list[str]:
     ``echo $Y``); ``names``: what the command line sets (:func:`assigned_names`).
     """
     for line in reparsed:
+        if _DEFAULT_CODE.search(line):
+            return ["it puts a default value holding command syntax (${Y:-x; rm f}) in a string "
+                    "bash reads as commands: the value is code the rules cannot read"]
         found = next((n for n in _EXPANDS.findall(line) if n in names), None)
         if found:
             return [f"it expands ${found}, which the line sets, in a string bash reads as "

@@ -38,7 +38,10 @@ HIDDEN = [
     "bash -c 'Y=\"x; rm f\"; eval \"echo $Y\"'", "getopts a: o -a 'x; rm f'; eval \"echo $OPTARG\"",
     "declare -n R=Y; Y='x; rm f'; eval \"echo $R\"", "export Y='x; rm f'; ssh h \"echo $Y\"",
     "local Y='x; rm f'; su -c \"echo $Y\"", "Y='x; rm f'; tmux new \"echo $Y\"",
-    "Y='x; rm f'; timeout 5 sudo bash -c \"echo ${Y}\""]
+    "Y='x; rm f'; timeout 5 sudo bash -c \"echo ${Y}\"",
+    # a default value written in the line is put into the text the same way
+    "eval \"echo ${Y:-x; rm f}\"", "bash -c \"echo ${Y-x && rm f}\"",
+    "bash -c \"echo ${Y:+x; rm f}\""]
 
 
 @pytest.mark.parametrize("command", HIDDEN)
@@ -51,7 +54,8 @@ KEPT = [  # a value from the environment, or one the inner shell expands as a va
     "bash -c \"cd $HOME && make\"", "Y='x; rm f'; bash -c 'echo $Y'",
     "Y='x; rm f'; export Y; bash -c 'echo $Y'", "ssh h \"ls $REMOTE_DIR\"",
     "for f in *.c; do echo \"$f\"; done", "Y=1; eval \"echo \\$Y\"",
-    "read -r Y; echo \"$Y\"", "D=build; cd \"$D\" && make"]
+    "read -r Y; echo \"$Y\"", "D=build; cd \"$D\" && make",
+    "bash -c \"cd ${DIR:-.} && make\"", "ssh h \"ls ${REMOTE_DIR:-/srv}\""]
 
 
 @pytest.mark.parametrize("command", KEPT)
