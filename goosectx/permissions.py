@@ -43,7 +43,6 @@ from goosectx.sensitive import rule_paths
 from goosectx.shell_builtins import builtin_lines
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
-from goosectx.shell_reparse import assigned_names
 from goosectx.shell_runners import (
     CONTAINERS,
     INTERPRETER,
@@ -169,8 +168,7 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
         command = arguments.get("command")
         if not isinstance(command, str):
             return []
-        names = assigned_names(command)  # Y='x; rm f'; eval "echo $Y": shell_reparse
-        forms = [command_forms(p, names) for p in lex(command)]
+        forms = [command_forms(p, command) for p in lex(command)]
         return [f for f in forms if f.all or f.unreadable]  # not a lone `fi` or `}`
     if tool_name == "text_editor":
         path = arguments.get("path")

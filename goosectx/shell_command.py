@@ -147,14 +147,14 @@ def _shown(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
-def command_forms(part: Part, assigned: frozenset[str] = frozenset()) -> CommandForms:
-    """One simple command's forms; ``assigned``: :func:`.shell_reparse.assigned_names`."""
+def command_forms(part: Part, line: str = "") -> CommandForms:
+    """The forms of one simple command (an element of ``lex(line)``, ``line`` the whole)."""
     words = _after_keywords(part.words, part.piped)
     r = _Reading([" ".join(w.raw for w in words)], fed=part.fed)
     r.reasons += [part.unreadable] if part.unreadable else []
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
-    r.reasons += hidden_code(r.reparsed, assigned)  # Y='x; rm f'; eval "echo $Y"
+    r.reasons += hidden_code(r.reparsed, line)  # Y='x; rm f'; eval "echo $Y"
     unreadable = r.reasons[0] if r.reasons else None
     allow = None if unreadable else " ".join(_shown(w.value) for w in words)
     return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),

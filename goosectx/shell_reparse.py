@@ -12,8 +12,9 @@ which expands ``$Y`` as a value. But a variable this line sets (``NAME=``, ``rea
 does a default value holding command syntax (``eval "echo ${Y:-x; rm f}"``).
 
 Read from the text, not the words: a name set anywhere in the line, a string of ``bash -c
-'…'`` included, counts (over-reading only asks). The strings are the inner lines
-:mod:`goosectx.shell_command` read from words bash computes (``_Reading.reparsed``).
+'…'`` included, counts (over-reading only asks), but for one the string alone sets outside a
+loop. The strings are the inner lines :mod:`goosectx.shell_command` read from words bash
+computes (``_Reading.reparsed``); ``permissions.call_subjects`` gives it the whole line.
 
 Core module: no printing.
 """
@@ -52,16 +53,32 @@ def assigned_names(command: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def hidden_code(reparsed: list[str], names: frozenset[str]) -> list[str]:
-    """Why a line bash computed part of expands a variable ``names`` holds, or nothing.
+_LOOP = re.compile(r"(?<![\w.-])(?:for|while|until|select)(?![\w.-])")
+
+
+def _set_outside(line: str, command: str) -> frozenset[str]:
+    r"""The names ``command`` sets outside ``line``, a string of it (as written, less ``\``).
+
+    A name the string alone sets (``bash -c "for f in $D/*; do echo \$f; done"``) has no
+    value of the line's when bash puts the string together, unless a loop repeats it
+    (``for i in 1 2; do eval "Y=…; echo $Y"; done``); a string not found keeps every name.
+    """
+    plain = command.replace("\\", "")
+    outside = plain.replace(line, " ", 1) if line and line in plain else command
+    return assigned_names(command if _LOOP.search(outside) else outside)
+
+
+def hidden_code(reparsed: list[str], command: str) -> list[str]:
+    """Why a line bash computed part of expands a variable ``command`` sets, or nothing.
 
     ``reparsed``: the inner lines read from words bash computes (``eval "echo $Y"`` →
-    ``echo $Y``); ``names``: what the command line sets (:func:`assigned_names`).
+    ``echo $Y``); ``command``: the whole command line.
     """
     for line in reparsed:
         if _DEFAULT_CODE.search(line):
             return ["it puts a default value holding command syntax (${Y:-x; rm f}) in a string "
                     "bash reads as commands: the value is code the rules cannot read"]
+        names = _set_outside(line, command)
         found = next((n for n in _EXPANDS.findall(line) if n in names), None)
         if found:
             return [f"it expands ${found}, which the line sets, in a string bash reads as "

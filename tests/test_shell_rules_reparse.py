@@ -41,7 +41,10 @@ HIDDEN = [
     "Y='x; rm f'; timeout 5 sudo bash -c \"echo ${Y}\"",
     # a default value written in the line is put into the text the same way
     "eval \"echo ${Y:-x; rm f}\"", "bash -c \"echo ${Y-x && rm f}\"",
-    "bash -c \"echo ${Y:+x; rm f}\""]
+    "bash -c \"echo ${Y:+x; rm f}\"",
+    # set in the string itself, but before it is put together again (a loop) or outside too
+    "for i in 1 2; do eval \"Y='x; rm f'; echo $Y\"; done", "Y='x; rm f'; bash -c \"Y=1; echo $Y\"",
+    "eval \"Y='x; rm f'; echo $Y\"; eval \"Y='x; rm f'; echo $Y\""]
 
 
 @pytest.mark.parametrize("command", HIDDEN)
@@ -55,7 +58,8 @@ KEPT = [  # a value from the environment, or one the inner shell expands as a va
     "Y='x; rm f'; export Y; bash -c 'echo $Y'", "ssh h \"ls $REMOTE_DIR\"",
     "for f in *.c; do echo \"$f\"; done", "Y=1; eval \"echo \\$Y\"",
     "read -r Y; echo \"$Y\"", "D=build; cd \"$D\" && make",
-    "bash -c \"cd ${DIR:-.} && make\"", "ssh h \"ls ${REMOTE_DIR:-/srv}\""]
+    "bash -c \"cd ${DIR:-.} && make\"", "bash -c \"for f in $DIR/*; do echo \\$f; done\"",
+    "ssh h \"ls ${REMOTE_DIR:-/srv}\""]
 
 
 @pytest.mark.parametrize("command", KEPT)
