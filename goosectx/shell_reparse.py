@@ -8,8 +8,9 @@ the value is code. The rules read the command text only: a variable the line doe
 before; a single-quoted string (``bash -c 'echo $Y'``) reaches the inner shell as written,
 which expands ``$Y`` as a value. But a variable this line sets (``NAME=``, ``read``, ``for``,
 ``printf -v``, ``declare``/``export``/``local``, ``mapfile``, ``getopts``, ``set --``, a
-``declare -n`` nameref …) and expands inside such a string hides the model's code: asked; so
-does a default value holding command syntax (``eval "echo ${Y:-x; rm f}"``).
+``declare -n`` nameref, ``$_``, ``BASH_REMATCH``, ``PWD`` after ``cd`` …) and expands inside
+such a string hides the model's code: asked; so does a default value holding command syntax
+(``eval "echo ${Y:-x; rm f}"``).
 
 Read from the text, not the words: a name set anywhere in the line, a string of ``bash -c
 '…'`` included, counts (over-reading only asks), but for one the string alone sets outside a
@@ -36,6 +37,10 @@ _IMPLIED = {"read": ("REPLY",), "mapfile": ("MAPFILE",), "readarray": ("MAPFILE"
 _POSITIONAL = re.compile(r"(?<![\w.-])set\s+(?:[-+][A-Za-z]+\s+|[-+]o\s+\w+\s+)*(?:--\s*)?"
                          r"[^-+\s;&|)]|(?<![\w.-])set\s+--\s")
 """``set -- a b`` / ``set a b``: it sets ``$1`` …, not ``set -e``."""
+_BASH_SETS = ((re.compile(r"=~"), ("BASH_REMATCH",)),
+              (re.compile(r"(?<![\w.-])(?:cd|pushd|popd)(?![\w.-])"),
+               ("PWD", "OLDPWD", "DIRSTACK")))
+"""Variables bash sets from the line's text: ``[[ s =~ re ]]``, ``cd 'a; rm f'``."""
 _WORD_NAME = re.compile(rf"(?<![-\w$%])({_NAME})")
 _EXPANDS = re.compile(rf"\$(?:\{{[#]?)?({_NAME}|[0-9@*])")
 _DEFAULT_CODE = re.compile(rf"\$\{{(?:{_NAME}|[0-9@*]):?[-+=?][^}}]*[;&|<>()\n`]")
@@ -44,7 +49,9 @@ _DEFAULT_CODE = re.compile(rf"\$\{{(?:{_NAME}|[0-9@*]):?[-+=?][^}}]*[;&|<>()\n`]
 
 def assigned_names(command: str) -> frozenset[str]:
     """The names ``command`` may set (more than it does: a name read in excess only asks)."""
-    names = {a or b for a, b in _ASSIGNS.findall(command)}
+    names = {a or b for a, b in _ASSIGNS.findall(command)} | {"_"}  # $_: the last argument
+    for found, set_by_bash in _BASH_SETS:
+        names.update(set_by_bash if found.search(command) else ())
     for builtin, rest in _SETS.findall(command):
         words = rest.split(" in ", 1)[0] if builtin in ("for", "select") else rest
         names.update(_WORD_NAME.findall(words), _IMPLIED.get(builtin, ()))

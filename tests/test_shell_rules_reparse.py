@@ -44,7 +44,10 @@ HIDDEN = [
     "bash -c \"echo ${Y:+x; rm f}\"",
     # set in the string itself, but before it is put together again (a loop) or outside too
     "for i in 1 2; do eval \"Y='x; rm f'; echo $Y\"; done", "Y='x; rm f'; bash -c \"Y=1; echo $Y\"",
-    "eval \"Y='x; rm f'; echo $Y\"; eval \"Y='x; rm f'; echo $Y\""]
+    "eval \"Y='x; rm f'; echo $Y\"; eval \"Y='x; rm f'; echo $Y\"",
+    # values bash itself sets from the line's text
+    "[[ 'x; rm f' =~ (.*) ]]; eval \"echo ${BASH_REMATCH[1]}\"", "echo 'x; rm f'; eval \"echo $_\"",
+    "cd 'a; rm f'; eval \"cd ..; echo $PWD\"", "pushd 'a; rm f'; eval \"echo ${DIRSTACK[0]}\""]
 
 
 @pytest.mark.parametrize("command", HIDDEN)
