@@ -43,8 +43,9 @@ _BASH_SETS = ((re.compile(r"=~"), ("BASH_REMATCH",)),
 """Variables bash sets from the line's text: ``[[ s =~ re ]]``, ``cd 'a; rm f'``."""
 _WORD_NAME = re.compile(rf"(?<![-\w$%])({_NAME})")
 _EXPANDS = re.compile(rf"\$(?:\{{[#]?)?({_NAME}|[0-9@*])")
-_DEFAULT_CODE = re.compile(rf"\$\{{(?:{_NAME}|[0-9@*]):?[-+=?][^}}]*[;&|<>()\n`]")
-"""``${Y:-x; rm f}``: a default (or alternate) value written in the line that holds code."""
+_DEFAULT_CODE = re.compile(rf"\$\{{[#!]?(?:{_NAME}|[0-9@*])[^}}]*[;&|<>\n]")
+"""``${Y:-x; rm f}``, ``${HOME/#/x; rm f; }``: text written in the line, put into the value of an
+expansion, that holds command syntax (not a ``$( )``, a part of its own)."""
 
 
 def assigned_names(command: str) -> frozenset[str]:
@@ -83,8 +84,8 @@ def hidden_code(reparsed: list[str], command: str) -> list[str]:
     """
     for line in reparsed:
         if _DEFAULT_CODE.search(line):
-            return ["it puts a default value holding command syntax (${Y:-x; rm f}) in a string "
-                    "bash reads as commands: the value is code the rules cannot read"]
+            return ["it puts text holding command syntax into an expansion (${Y:-x; rm f}) in "
+                    "a string bash reads as commands: the value is code the rules cannot read"]
         names = _set_outside(line, command)
         found = next((n for n in _EXPANDS.findall(line) if n in names), None)
         if found:

@@ -41,7 +41,7 @@ HIDDEN = [
     "Y='x; rm f'; timeout 5 sudo bash -c \"echo ${Y}\"",
     # a default value written in the line is put into the text the same way
     "eval \"echo ${Y:-x; rm f}\"", "bash -c \"echo ${Y-x && rm f}\"",
-    "bash -c \"echo ${Y:+x; rm f}\"",
+    "bash -c \"echo ${Y:+x; rm f}\"", "eval \"echo ${HOME/#/x; rm f; }\"",
     # set in the string itself, but before it is put together again (a loop) or outside too
     "for i in 1 2; do eval \"Y='x; rm f'; echo $Y\"; done", "Y='x; rm f'; bash -c \"Y=1; echo $Y\"",
     "eval \"Y='x; rm f'; echo $Y\"; eval \"Y='x; rm f'; echo $Y\"",
@@ -62,7 +62,8 @@ KEPT = [  # a value from the environment, or one the inner shell expands as a va
     "for f in *.c; do echo \"$f\"; done", "Y=1; eval \"echo \\$Y\"",
     "read -r Y; echo \"$Y\"", "D=build; cd \"$D\" && make",
     "bash -c \"cd ${DIR:-.} && make\"", "bash -c \"for f in $DIR/*; do echo \\$f; done\"",
-    "ssh h \"ls ${REMOTE_DIR:-/srv}\""]
+    "ssh h \"ls ${REMOTE_DIR:-/srv}\"",
+    "eval \"echo ${Y:-$(date)}\"", "bash -c \"cd ${HOME%/} && make\""]
 
 
 @pytest.mark.parametrize("command", KEPT)
