@@ -41,7 +41,7 @@ _BASH_SETS = ((re.compile(r"=~"), ("BASH_REMATCH",)),
               (re.compile(r"(?<![\w.-])(?:cd|pushd|popd)(?![\w.-])"),
                ("PWD", "OLDPWD", "DIRSTACK")))
 """Variables bash sets from the line's text: ``[[ s =~ re ]]``, ``cd 'a; rm f'``."""
-_WORD_NAME = re.compile(rf"(?<![-\w$%])({_NAME})")
+_WORD_NAME = re.compile(rf"(?<![\w$%])(-?{_NAME})")
 _EXPANDS = re.compile(rf"\$(?:\{{[#]?)?({_NAME}|[0-9@*])")
 _DEFAULT_CODE = re.compile(rf"\$\{{[#!]?(?:{_NAME}|[0-9@*])[^}}]*[;&|<>\n]")
 """``${Y:-x; rm f}``, ``${HOME/#/x; rm f; }``: text written in the line, put into the value of an
@@ -50,12 +50,16 @@ expansion, that holds command syntax (not a ``$( )``, a part of its own)."""
 
 def assigned_names(command: str) -> frozenset[str]:
     """The names ``command`` may set (more than it does: a name read in excess only asks)."""
-    names = {a or b for a, b in _ASSIGNS.findall(command)} | {"_"}  # $_: the last argument
+    unquoted = re.sub(r"[\\'\"]", "", command)  # eval 'Y'=1 sets Y
+    names = {a or b for a, b in _ASSIGNS.findall(command + "\n" + unquoted)} | {"_"}  # $_
     for found, set_by_bash in _BASH_SETS:
         names.update(set_by_bash if found.search(command) else ())
     for builtin, rest in _SETS.findall(command):
         words = rest.split(" in ", 1)[0] if builtin in ("for", "select") else rest
-        names.update(_WORD_NAME.findall(words), _IMPLIED.get(builtin, ()))
+        for word in _WORD_NAME.findall(words):  # printf -vY, read -raA: a tail may be one
+            tails = range(1, len(word)) if word.startswith("-") else [0]
+            names.update(word[k:] for k in tails if not word[k].isdigit())
+        names.update(_IMPLIED.get(builtin, ()))
     if _POSITIONAL.search(command):
         names.update("123456789@*")
     return frozenset(names)

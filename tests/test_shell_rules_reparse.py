@@ -45,6 +45,9 @@ HIDDEN = [
     # set in the string itself, but before it is put together again (a loop) or outside too
     "for i in 1 2; do eval \"Y='x; rm f'; echo $Y\"; done", "Y='x; rm f'; bash -c \"Y=1; echo $Y\"",
     "eval \"Y='x; rm f'; echo $Y\"; eval \"Y='x; rm f'; echo $Y\"",
+    # a name joined to its option, or quoted before its `=`
+    "printf -vY %s 'x; rm f'; eval \"echo $Y\"", "read -raA <<< 'x; rm f'; eval \"echo ${A[*]}\"",
+    "eval 'Y'=\\\"'x; rm f'\\\"; eval \"echo $Y\"",
     # values bash itself sets from the line's text
     "[[ 'x; rm f' =~ (.*) ]]; eval \"echo ${BASH_REMATCH[1]}\"", "echo 'x; rm f'; eval \"echo $_\"",
     "cd 'a; rm f'; eval \"cd ..; echo $PWD\"", "pushd 'a; rm f'; eval \"echo ${DIRSTACK[0]}\""]
