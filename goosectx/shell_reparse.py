@@ -43,9 +43,25 @@ _BASH_SETS = ((re.compile(r"=~"), ("BASH_REMATCH",)),
 """Variables bash sets from the line's text: ``[[ s =~ re ]]``, ``cd 'a; rm f'``."""
 _WORD_NAME = re.compile(rf"(?<![\w$%])(-?{_NAME})")
 _EXPANDS = re.compile(rf"\$(?:\{{[#]?)?({_NAME}|[0-9@*])")
-_DEFAULT_CODE = re.compile(rf"\$\{{[#!]?(?:{_NAME}|[0-9@*])[^}}]*[;&|<>\n]")
-"""``${Y:-x; rm f}``, ``${HOME/#/x; rm f; }``: text written in the line, put into the value of an
-expansion, that holds command syntax (not a ``$( )``, a part of its own)."""
+_BRACED = re.compile(rf"\$\{{[#!]?(?:{_NAME}|[0-9@*])")
+_TAILS = 64  # an option word longer than this may hold any name (read -rrrr…A)
+
+
+def _expansion_code(line: str) -> bool:
+    """True when a ``${NAME…}`` holds command syntax before its ``}``: ``${Y:-x; rm f}``.
+
+    Text written in the line, put into the value of an expansion (a default, a replacement);
+    not a ``$( )``, a part of its own. One pass from the end (no regex backtracking).
+    """
+    close = meta = len(line)
+    for i in range(len(line) - 1, -1, -1):
+        if line[i] == "}":
+            close = i
+        elif line[i] in ";&|<>\n":
+            meta = i
+        elif line[i] == "$" and meta < close and _BRACED.match(line, i):
+            return True
+    return False
 
 
 def assigned_names(command: str) -> frozenset[str]:
@@ -58,7 +74,8 @@ def assigned_names(command: str) -> frozenset[str]:
         words = rest.split(" in ", 1)[0] if builtin in ("for", "select") else rest
         for word in _WORD_NAME.findall(words):  # printf -vY, read -raA: a tail may be one
             tails = range(1, len(word)) if word.startswith("-") else [0]
-            names.update(word[k:] for k in tails if not word[k].isdigit())
+            names.update(["*"] if len(word) > _TAILS else
+                         (word[k:] for k in tails if not word[k].isdigit()))
         names.update(_IMPLIED.get(builtin, ()))
     if _POSITIONAL.search(command):
         names.update("123456789@*")
@@ -87,11 +104,11 @@ def hidden_code(reparsed: list[str], command: str) -> list[str]:
     ``echo $Y``); ``command``: the whole command line.
     """
     for line in reparsed:
-        if _DEFAULT_CODE.search(line):
+        if _expansion_code(line):
             return ["it puts text holding command syntax into an expansion (${Y:-x; rm f}) in "
                     "a string bash reads as commands: the value is code the rules cannot read"]
         names = _set_outside(line, command)
-        found = next((n for n in _EXPANDS.findall(line) if n in names), None)
+        found = next((n for n in _EXPANDS.findall(line) if n in names or "*" in names), None)
         if found:
             return [f"it expands ${found}, which the line sets, in a string bash reads as "
                     "commands: the value is code the rules cannot read"]

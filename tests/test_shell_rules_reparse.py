@@ -9,6 +9,7 @@ rules did not read. Each asked case really deletes its file in bash; each kept c
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,12 @@ def test_run_in_auto_mode_runs_no_rm_hidden_in_a_variable(  # type: ignore[no-un
         "Y='x; rm -f v1'; eval \"echo $Y\"", "D='. && rm -f v2'; bash -c \"cd $D && true\"",
         "read -r Y <<< 'x; rm -f v3'; eval \"echo $Y\"",
         "for Y in 'x; rm -f v4'; do sh -c \"echo $Y\"; done"])
+
+
+def test_long_strings_are_read_in_one_pass() -> None:
+    """A ``${`` never closed, repeated, took seconds (a regex backtracking); a long option
+    cluster before the name (``read -rrr…A``) still sets a name."""
+    started = time.monotonic()
+    assert verdict(DENY_RM, 'eval "echo ' + "${a" * 20000 + '"') == "ask"
+    assert verdict(DENY_RM, "read -" + "r" * 100 + "A <<< 'x; rm f'; eval \"echo $A\"") == "ask"
+    assert time.monotonic() - started < 2
