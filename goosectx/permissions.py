@@ -169,7 +169,9 @@ def call_subjects(tool_name: str, arguments: Mapping[str, Any],
     """
     if tool_name == "shell":
         command = arguments.get("command")
-        forms = [command_forms(p) for p in lex(command)] if isinstance(command, str) else []
+        if not isinstance(command, str):
+            return []
+        forms = [command_forms(p, command) for p in lex(command)]
         return [_with_subcommands(f) for f in forms if f.all or f.unreadable]  # not a lone `fi`
     if tool_name == "text_editor":
         path = arguments.get("path")

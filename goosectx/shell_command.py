@@ -43,6 +43,7 @@ from goosectx.shell_git import variable_lines
 from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
 from goosectx.shell_options import su_line
+from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
     COMPUTED,
     RUNNERS,
@@ -131,7 +132,7 @@ class _Reading:
     code: list[tuple[str, str]] = field(default_factory=list)
     maybe: list[str] = field(default_factory=list)
     fed: bool = False  # Part.fed of the command read now (or of the one whose string it is)
-    reparsed: bool = False  # an inner line holds text bash computed (eval "$X")
+    reparsed: list[str] = field(default_factory=list)  # eval "X=$Y": no exemption in them
 
 
 def _computed(word: Word) -> bool:
@@ -145,14 +146,14 @@ def _shown(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
-def command_forms(part: Part) -> CommandForms:
-    """The forms of one simple command (one element of :func:`goosectx.shell_lexer.lex`)."""
+def command_forms(part: Part, line: str = "") -> CommandForms:
+    """The forms of one simple command (an element of ``lex(line)``, ``line`` the whole)."""
     words = _after_keywords(part.words, part.piped)
     r = _Reading([" ".join(w.raw for w in words)], fed=part.fed)
-    if part.unreadable:
-        r.reasons.append(part.unreadable)
+    r.reasons += [part.unreadable] if part.unreadable else []
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
+    r.reasons += hidden_code(r.reparsed, line)  # Y='x; rm f'; eval "echo $Y"
     unreadable = r.reasons[0] if r.reasons else None
     allow = None if unreadable else " ".join(_shown(w.value) for w in words)
     return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),
@@ -210,10 +211,9 @@ def program_argv(argv: list[str]) -> list[str]:
 def _add_line(line: str, r: _Reading, depth: int, written: bool = True) -> None:
     """The forms of every part of an inner command line (``bash -c STRING``).
 
-    ``written``: false when bash computes part of the line before it is parsed (``bash -c
-    "X=$Y"``: ``$Y``'s value is code, so its assignments and ``"$D/x"`` are not read as such).
+    ``written``: false when bash computed part of it (``bash -c "X=$Y"``: ``$Y``'s value is code).
     """
-    r.reparsed = r.reparsed or not written
+    r.reparsed += [] if written else [line]  # eval "$X": shell_reparse.hidden_code
     if depth >= _MAX_DEPTH:
         r.reasons.append("its commands are nested too deeply to read")
         return

@@ -59,6 +59,7 @@ SCAN_MODULES = (
     "goosectx.shell_lexer",
     "goosectx.shell_names",
     "goosectx.shell_options",
+    "goosectx.shell_reparse",
     "goosectx.shell_runners",
     "goosectx.shell_terminals",
     "goosectx.shell_words",
