@@ -50,6 +50,7 @@ SCAN_MODULES = (
     "goosectx.parts",
     "goosectx.private_mode",
     "goosectx.session",
+    "goosectx.shell_ansi",
     "goosectx.shell_assign",
     "goosectx.shell_builtins",
     "goosectx.shell_command",
