@@ -39,6 +39,7 @@ from goosectx.shell_builtins import (
     shell_line,
     shell_script,
 )
+from goosectx.shell_deferred import run_time_words
 from goosectx.shell_git import variable_lines
 from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
@@ -86,7 +87,6 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # A=x, A+=x
 _SUBSCRIPT_RUNS = re.compile(r"\[[^\]]*(?:\$\(|`)")  # 'a[$(rm x)]': run by [[ -eq ]], $((x))
 _MAX_DEPTH = 8
 _MAX_STEPS = 64
-
 
 KEYWORDS = RESERVED_WORDS
 """Reserved words bash reads before a command (``then rm x``): syntax, not a program."""
@@ -310,7 +310,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if code is not None:
             r.code.append((name, code))
         started = started_commands(name, args, r.fed, [_computed(w) for w in words[1:]])
-        reasons += filter(None, [started.unreadable])
+        reasons += filter(None, [started.unreadable, run_time_words(  # find {-exec,}; xargs env
+            name, words[1:], program_argv, _unwrap if name in _WRAPPERS else None)])
         for line in [*option_lines(name, args), *builtin_lines(name, args), *started.lines]:
             _add_line(line, r, depth, fixed)
         for begin, end in started.slices:
@@ -373,10 +374,9 @@ def _unwrap(name: str, words: list[Word], start: int = 0,
             budget: list[int] | None = None) -> list[list[Word]]:
     """The command a wrapper runs: its options, values and leading positionals skipped.
 
-    The first reading takes a ``--long`` option without ``=`` as a flag; one more reading
+    The first reading takes a ``--long`` option without ``=`` as a flag; one more (at most 8)
     for each such option takes the next word as its value (``timeout --signal KILL 5 rm``),
-    since which long options take one is not known here (deny and ask rules match them all);
-    at most 8 readings.
+    since which long options take one is not known here (deny and ask rules match them all).
     """
     budget = [8] if budget is None else budget
     with_value, positionals = _WRAPPERS[name]

@@ -17,10 +17,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from goosectx.shell_ansi import ansi_c_value, braces
+
 ENDS_WORD = " \t\n;&|()<>"
 """Characters that end an unquoted word (bash's metacharacters and newline)."""
 _SPECIAL_PARAMETER = re.compile(r"[A-Za-z_0-9@*#?$!{-]")
-_BRACE = re.compile(r"\{([^{}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 OPENS_ARITHMETIC = re.compile(r"\((?:\\\n)*\(")
 """``((`` as bash's tokenizer sees it: a backslash-newline between the two is deleted first
@@ -148,7 +149,11 @@ class WordScanner:
                 if end >= len(s):
                     self.unclosed()
                 raw.append(s[i:end + 1])
-                value.append(s[i:end + 1])
+                decoded = ansi_c_value(s[i + 2:end])  # $'-exec' is -exec, $'\x3b' is ;
+                if decoded is None:
+                    self.parts.append(Part(unreadable="a $'…' word holds an escape whose value "
+                                                      "the rules do not decode"))
+                value.append(s[i:end + 1] if decoded is None else decoded)
                 expands, i = True, end + 1
                 plain.append("_")
             elif c in "$`":
@@ -174,7 +179,7 @@ class WordScanner:
         unquoted = "".join(plain)
         bracket = unquoted.find("[")
         pattern = (pattern or bracket >= 0 and "]" in unquoted[bracket:]
-                   or any("," in b or ".." in b for b in _BRACE.findall(unquoted)))
+                   or braces(unquoted))
         return Word("".join(raw), "".join(value), expands, pattern), i
 
     def double_quoted(self, i: int, until: str) -> tuple[Word, int]:

@@ -1,0 +1,131 @@
+"""Words a wrapper reads as options or commands that are only known at run time.
+
+docs/architecture.md §4, clause 2: part of how :mod:`goosectx.shell_command` reads a command
+for the shell's permission rules. Two ways the rules cannot know what such a program runs:
+
+* bash makes the word: a glob or brace expansion where find, fd, a terminal multiplexer, a
+  shell or a wrapper reads an option, a separator or a command (``find . {-exec,} rm {} +``,
+  ``find … -exe[c] rm {} +`` with a file so named, ``bash -? 'rm f'``, ``tmux ne[w] …``);
+* the program makes it: ``xargs``, ``find -exec`` and ``fd -x`` fill in a program or a
+  shell's command string from their input or the files found (``echo rm f | xargs env``,
+  ``xargs -I{} sh -c {}``, ``find /usr/bin -name rm -exec {} f ;``).
+
+Either makes the command unreadable (asked under shell deny/ask rules). Core module: no
+printing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+
+from goosectx.shell_ansi import braces
+from goosectx.shell_builtins import SHELLS, shell_line
+from goosectx.shell_runners import RUNNERS, SUBCOMMAND_RUNNERS
+from goosectx.shell_terminals import TERMINALS
+from goosectx.shell_words import Word
+from goosectx.shell_wrappers import STARTERS, started_commands
+
+_FIND_WORDS = ("-exec", "-execdir", "-ok", "-okdir", ";", "+", "{}")
+_FD = ("fd", "fdfind")
+_FD_WORDS = ("-x", "-X", "--exec", "--exec-batch", ";", "{}")
+_XARGS_VALUED = "adEILnPs"
+
+
+def _option_like(word: Word) -> bool:
+    """A pattern word that may expand to an option (``-?``, ``*``, ``[-]x``) or is braced."""
+    return braces(word.raw) or word.value[:1] in "-+*?["
+
+
+def _matches(word: Word, specials: tuple[str, ...]) -> bool:
+    return braces(word.raw) or any(fnmatch.fnmatchcase(s, word.value) for s in specials)
+
+
+def _expanded_own_word(name: str, own: list[Word], wrapper: bool = False) -> str | None:
+    """Why a glob or brace word among ``own`` (the words ``name`` reads itself) is unreadable.
+
+    ``own``: a wrapper's options and values before its program, or every argument of find,
+    fd, a multiplexer or a shell (of a shell: its options and first operand); ``wrapper``:
+    ``name`` is a wrapper and ``own`` its words before the program.
+    """
+    if not wrapper and name not in SHELLS | STARTERS | TERMINALS | {"find", *_FD}:
+        return None
+    if name in SHELLS:
+        operand = next((i for i, w in enumerate(own) if not w.value.startswith(("-", "+"))),
+                       len(own))
+        own = own[:operand + 1]
+    if name == "find":
+        bad = any(w.pattern and _matches(w, _FIND_WORDS) for w in own)
+    elif name in _FD:
+        bad = any(w.pattern and _matches(w, _FD_WORDS) for w in own)
+    elif name in STARTERS or name in TERMINALS:
+        bad = any(w.pattern for w in own)
+    else:
+        bad = any(w.pattern and _option_like(w) for w in own)
+    return (f"bash expands a glob or brace word where {name} reads an option or a command"
+            if bad else None)
+
+
+def _xargs(args: list[str]) -> tuple[list[str], str | None]:
+    """Xargs' command words and its replace string (``-I R``, ``-i``, ``--replace``)."""
+    i, replace = 0, None
+    while i < len(args) and args[i].startswith("-") and args[i] != "-":
+        word = args[i]
+        if word == "--":
+            return args[i + 1:], replace
+        if word.startswith("--"):
+            replace = (word.partition("=")[2] or "{}") if word.startswith("--replace") else replace
+            i += 1
+            continue
+        for k, letter in enumerate(word[1:], 1):
+            if letter == "i":
+                replace = word[k + 1:] or "{}"
+                break
+            if letter in _XARGS_VALUED:
+                value = word[k + 1:] or (args[i + 1] if i + 1 < len(args) else "")
+                replace = value if letter == "I" else replace
+                i += 0 if word[k + 1:] else 1
+                break
+        i += 1
+    return args[i:], replace
+
+
+def _run_time_program(name: str, args: list[str],
+                     program_argv: Callable[[list[str]], list[str]]) -> str | None:
+    """Why xargs / find -exec / fd -x runs a program or command string named at run time.
+
+    ``program_argv``: :func:`goosectx.shell_command.program_argv` (the program after the
+    wrappers). Under xargs without a replace string the input is appended: a wrapper, a
+    shell without ``-c`` text or a runner at the end names its program from the input.
+    """
+    if name == "xargs":
+        command, replace = _xargs(args)
+        commands = [(command or ["echo"], replace, replace is None)]
+    elif name == "find" or name in _FD:
+        started = started_commands(name, args)
+        commands = [(args[b:e], "{}", False) for b, e in started.slices]
+    else:
+        return None
+    for words, replace, appended in commands:
+        final = program_argv(words)
+        program = final[0].rsplit("/", 1)[-1] if final else ""
+        line = shell_line(final[1:]) if program in SHELLS else None
+        if not final or (replace and replace in final[0]) or (line and replace and replace in line):
+            return f"{name} runs a program or command string named by its input or the files found"
+        bare = line is None and all(a.startswith(("-", "+")) for a in final[1:])  # xargs sh -c
+        if appended and (program in SHELLS and bare or program in STARTERS or program in (
+                RUNNERS - set(SUBCOMMAND_RUNNERS))):
+            return f"{name} appends its input to {program}, which runs it as a command"
+    return None
+
+
+def run_time_words(name: str, words: list[Word], program_argv: Callable[[list[str]], list[str]],
+                   unwrap: Callable[[str, list[Word]], list[list[Word]]] | None) -> str | None:
+    """Why ``name`` with ``words`` (its words after the program) runs what only run time names.
+
+    ``unwrap``: for a wrapper, :func:`goosectx.shell_command._unwrap` (its first list: the
+    words from its program on); ``program_argv``: :func:`goosectx.shell_command.program_argv`.
+    """
+    own = words[:len(words) - len(unwrap(name, words)[0])] if unwrap else words
+    return _expanded_own_word(name, own, unwrap is not None) or _run_time_program(
+        name, [w.value for w in words], program_argv)
