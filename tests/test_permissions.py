@@ -223,14 +223,14 @@ def test_run_denies_every_disguised_rm(fake_model, workdir: Path,  # type: ignor
 def test_run_in_auto_mode_denies_a_run_time_named_program_and_says_which_rule_asks(  # type: ignore[no-untyped-def]
         fake_model, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (workdir / "x").write_text("keep")
-    fake_model.add({"tool_calls": [{"name": "shell", "arguments": {"command": "$'\\x72m' x"}}]},
+    fake_model.add({"tool_calls": [{"name": "shell", "arguments": {"command": "$CMD x"}}]},
                    {"text": "done"})
     code, _out, err = run_cli(capsys, "run", "-t", "clean", "--mode", "auto",
                               "--deny", "shell(rm *)")
     assert code == 0, err
     assert (workdir / "x").read_text() == "keep"
     # fresh20c #7: the notice names the part and why, and no --allow (which cannot help)
-    assert "its program is named at run time or by a glob or brace expansion, in `$'\\x72m' x`" in err
+    assert "its program is named at run time or by a glob or brace expansion, in `$CMD x`" in err
     assert "answer it in the REPL, or drop or narrow the deny or ask rule behind it" in err
     assert "use --mode auto" not in err and "/ --allow" not in err  # fixes that would be false
 
@@ -266,7 +266,7 @@ def test_p_is_not_offered_for_a_wrapper(world: World) -> None:
 
 def test_a_program_named_at_run_time_is_asked_about_when_shell_deny_or_ask_rules_exist() -> None:
     rules = PermissionRules(deny=("shell(rm *)",), ask=("shell(git push*)",))
-    for command in ("$'\\x72m' -rf build", "$X -rf build", "\"$(echo rm)\" -rf build",
+    for command in ("$X -rf build", "\"$(echo rm)\" -rf build",
                     "`echo rm` -rf build", "sudo $CMD x", "eval \"$X\"", "ls; ${RM} x"):
         assert verdict(rules, "shell", {"command": command}, mode="auto") == "ask", command
     # an argument computed at run time, for a program a rule names
@@ -275,19 +275,21 @@ def test_a_program_named_at_run_time_is_asked_about_when_shell_deny_or_ask_rules
     assert verdict(rules, "shell", {"command": "echo $HOME"}, mode="auto") == "run"
     assert verdict(rules, "shell", {"command": "ls $(pwd)"}, mode="auto") == "run"
     assert verdict(rules, "shell", {"command": "rm $X"}, mode="auto") == "deny"
+    # $'…' is decoded as bash does it (fix21j): the program is rm as written
+    assert verdict(rules, "shell", {"command": "$'\\x72m' -rf build"}, mode="auto") == "deny"
     # without shell deny/ask rules nothing changes
     only_allow = PermissionRules(allow=("shell(ls*)",), deny=("text_editor(*.env)",))
     assert verdict(only_allow, "shell", {"command": "$X -rf build"}, mode="auto") == "run"
     # and an allow rule never covers it
     assert verdict(PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",)), "shell",
-                   {"command": "$'\\x72m' x"}, mode="auto") == "ask"
+                   {"command": "$CMD x"}, mode="auto") == "ask"
 
 
 def test_the_reason_says_why_a_run_time_named_command_is_asked_about() -> None:
     rules = PermissionRules(deny=("shell(rm *)",))
     found = decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
                                    working_dir=Path("/work/proj"),
-                                   arguments={"command": "$'\\x72m' -rf /"}, rules=rules))
+                                   arguments={"command": "\"$(echo rm)\" -rf /"}, rules=rules))
     assert found.action == "ask"
     assert "named at run time" in found.reason and "cannot check" in found.reason
 
