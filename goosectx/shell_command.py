@@ -6,7 +6,8 @@ that a rule is matched against: the text as written, and the command after the s
 unquoting (``r''m`` → ``rm``), without leading ``VAR=value`` assignments, with a program given
 by path reduced to its name (``/bin/rm`` → ``rm``) and with well-known wrappers removed
 (``command``, ``env``, ``sudo``, ``nice``, ``timeout 5``, ``xargs``, ``jobs -x`` …;
-a ``--long`` option read both as a flag and as taking the next word); the string of
+a ``--long`` option read both as a flag and as taking the next word:
+:mod:`goosectx.shell_unwrap`); the string of
 ``bash -c STRING``, ``env -S STRING``, ``eval``, ``trap``, ``compgen -C``, ``flock -c``,
 ``sg GROUP STRING`` is split and matched as commands of its own (``find -exec``, ``fd -x``,
 tmux's and screen's commands and ``env -S STRING ARGS`` are read by
@@ -36,14 +37,12 @@ from goosectx.shell_builtins import (
     hidden_commands,
     script_stream,
     sets_prompt,
-    shell_line,
     shell_script,
 )
 from goosectx.shell_deferred import run_time_words
 from goosectx.shell_git import variable_lines
 from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
-from goosectx.shell_options import su_line
 from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
     COMPUTED,
@@ -56,8 +55,9 @@ from goosectx.shell_runners import (
     splits_string,
     ssh_lines,
 )
+from goosectx.shell_unwrap import WRAPPERS, inner_line, unwrap
 from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
-from goosectx.shell_wrappers import env_split_line, make_text, started_commands
+from goosectx.shell_wrappers import make_text, started_commands
 
 
 # -- shell commands split into parts ------------------------------------------------------
@@ -74,15 +74,6 @@ def shell_parts(command: str) -> list[str]:
 
 
 # -- the forms of one simple command -------------------------------------------------------
-# wrapper → (options that take a value, positional words before the command)
-_WRAPPERS: dict[str, tuple[str, int]] = {
-    "command": ("", 0), "builtin": ("", 0), "exec": ("a", 0), "nohup": ("", 0),
-    "env": ("uCSa", 0), "sudo": ("ugpChDrtUTR", 0), "doas": ("uC", 0), "nice": ("n", 0),
-    "time": ("fo", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
-    "xargs": ("adEILnPs", 0), "watch": ("nd", 0), "chronic": ("", 0), "setsid": ("", 0),
-    "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("wE", 1),
-    "busybox": ("", 0), "toybox": ("", 0), "jobs": ("", 0),
-}
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # A=x, A+=x
 _SUBSCRIPT_RUNS = re.compile(r"\[[^\]]*(?:\$\(|`)")  # 'a[$(rm x)]': run by [[ -eq ]], $((x))
 _MAX_DEPTH = 8
@@ -195,14 +186,14 @@ def program_argv(argv: list[str]) -> list[str]:
     ``--long`` option read as a flag). ``[]`` when nothing is left.
     """
     first = argv[0] if argv else ""
-    if first not in KEYWORDS and first.rsplit("/", 1)[-1] not in _WRAPPERS and "=" not in first:
+    if first not in KEYWORDS and first.rsplit("/", 1)[-1] not in WRAPPERS and "=" not in first:
         return argv  # the program itself (most commands)
     words = _after_keywords([Word(a, a) for a in argv])
     for _ in range(_MAX_STEPS):
         if words and _ASSIGNMENT.match(words[0].value):
             words = words[1:]
-        elif words and (name := words[0].value.rsplit("/", 1)[-1]) in _WRAPPERS:
-            words = _unwrap(name, words[1:])[0]
+        elif words and (name := words[0].value.rsplit("/", 1)[-1]) in WRAPPERS:
+            words = unwrap(name, words[1:])[0]
         else:
             break
     return [w.value for w in words]
@@ -295,7 +286,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             reasons.append(hidden)
         if name in SHELLS or name in SU_LIKE or name in ("eval", "trap") or name == "env" and any(
                 splits_string(a) for a in args):
-            inner = _inner_line(name, args)
+            inner = inner_line(name, args)
             if inner is not None:
                 _add_line(inner, r, depth, fixed)
                 return
@@ -311,7 +302,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             r.code.append((name, code))
         started = started_commands(name, args, r.fed, [_computed(w) for w in words[1:]])
         reasons += filter(None, [started.unreadable, run_time_words(  # find {-exec,}; xargs env
-            name, words[1:], program_argv, _unwrap if name in _WRAPPERS else None)])
+            name, words[1:], program_argv, unwrap if name in WRAPPERS else None)])
         for line in [*option_lines(name, args), *builtin_lines(name, args), *started.lines]:
             _add_line(line, r, depth, fixed)
         for begin, end in started.slices:
@@ -321,11 +312,11 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if name in RUNNERS:
             _run_by(name, words[1:], r, depth)
             return
-        if name not in _WRAPPERS:
+        if name not in WRAPPERS:
             return
         if sum(w.value.startswith("--") and "=" not in w.value for w in words) > 8:
             reasons.append(f"it gives {name} more long options than the rules read")
-        words, *others = _unwrap(name, words[1:])
+        words, *others = unwrap(name, words[1:])
         for other in others:  # a long option that may take the next word as its value
             _normalise(other, r, depth + 1)
 
@@ -354,59 +345,3 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
                 _add_line(value, r, depth, written)
     r.maybe += r.forms[before:]
     del r.forms[before:]
-
-
-def _inner_line(name: str, args: list[str]) -> str | None:
-    """The command string of ``bash -c STRING``, ``su -c STRING``, ``env -S STRING``, ``eval``."""
-    if name == "eval":
-        return " ".join(args[1:] if args[:1] == ["--"] else args)  # eval -- CMD
-    if name == "trap":
-        commands = [a for a in args if not a.startswith("-")]
-        return commands[0] if len(commands) > 1 else None
-    if name in SHELLS:
-        return shell_line(args)
-    if name == "env":
-        return env_split_line(args)
-    return su_line(name, args)  # su -c, su --comm='…' (any prefix getopt takes)
-
-
-def _unwrap(name: str, words: list[Word], start: int = 0,
-            budget: list[int] | None = None) -> list[list[Word]]:
-    """The command a wrapper runs: its options, values and leading positionals skipped.
-
-    The first reading takes a ``--long`` option without ``=`` as a flag; one more (at most 8)
-    for each such option takes the next word as its value (``timeout --signal KILL 5 rm``),
-    since which long options take one is not known here (deny and ask rules match them all).
-    """
-    budget = [8] if budget is None else budget
-    with_value, positionals = _WRAPPERS[name]
-    args = [w.value for w in words]
-    i = start
-    others: list[list[Word]] = []
-    while i < len(args):
-        word = args[i]
-        if word == "--":
-            i += 1
-            break
-        if name == "env" and "=" in word and not word.startswith("-"):
-            i += 1  # env NAME=VALUE: any name, a-b=1 too
-            continue
-        if not word.startswith("-") or word == "-":
-            if name == "env" and word == "-":
-                i += 1
-                continue
-            break
-        if word.startswith("--"):
-            if "=" not in word and i + 1 < len(args) and budget[0] > 0:
-                budget[0] -= 1
-                others += _unwrap(name, words, i + 2, budget)
-            i += 1  # --long=value, or a flag
-            continue
-        if name == "command" and ("v" in word or "V" in word):
-            return [[]]  # command -v NAME: prints how NAME would run, runs nothing
-        if name == "nice" and word[1:].isdigit():
-            i += 1  # nice -10 CMD
-            continue
-        letter = word[1]
-        i += 2 if letter in with_value and len(word) == 2 else 1
-    return [words[i + positionals:], *others]

@@ -123,7 +123,7 @@ def run_time_words(name: str, words: list[Word], program_argv: Callable[[list[st
                    unwrap: Callable[[str, list[Word]], list[list[Word]]] | None) -> str | None:
     """Why ``name`` with ``words`` (its words after the program) runs what only run time names.
 
-    ``unwrap``: for a wrapper, :func:`goosectx.shell_command._unwrap` (its first list: the
+    ``unwrap``: for a wrapper, :func:`goosectx.shell_unwrap.unwrap` (its first list: the
     words from its program on); ``program_argv``: :func:`goosectx.shell_command.program_argv`.
     """
     own = words[:len(words) - len(unwrap(name, words)[0])] if unwrap else words

@@ -64,6 +64,7 @@ SCAN_MODULES = (
     "goosectx.shell_reparse",
     "goosectx.shell_runners",
     "goosectx.shell_terminals",
+    "goosectx.shell_unwrap",
     "goosectx.shell_words",
     "goosectx.shell_wrappers",
     "goosectx.stored_message",
