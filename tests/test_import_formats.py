@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli as run
+from import_support import GOOSE_DB_TABLES
 
 from goosectx.config import load_settings
 from goosectx.conversation import (
@@ -279,13 +280,7 @@ def test_early_codex_rollouts_and_legacy_goose_jsonl(tmp_path: Path) -> None:
 
 def goose_db(path: Path, *, broken_row: bool = False) -> Path:
     conn = sqlite3.connect(path)
-    conn.executescript("""
-        CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT, description TEXT,
-            working_dir TEXT, created_at TIMESTAMP, updated_at TIMESTAMP,
-            provider_name TEXT, model_config_json TEXT);
-        CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT,
-            session_id TEXT, role TEXT, content_json TEXT, created_timestamp INTEGER,
-            metadata_json TEXT);
+    conn.executescript(GOOSE_DB_TABLES + """
         CREATE TABLE usage_ledger (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT,
             created_timestamp INTEGER, model TEXT, input_tokens INTEGER, output_tokens INTEGER,
             total_tokens INTEGER, cache_read_tokens INTEGER, cache_write_tokens INTEGER,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import cli
+from import_support import GOOSE_DB_TABLES
 
 Write = Callable[[Path, str], Path]
 
@@ -134,14 +135,7 @@ def _goose_json(tmp: Path, k: str) -> Path:
 def _goose_db(tmp: Path, k: str) -> Path:
     path = tmp / "sessions.db"
     conn = sqlite3.connect(path)
-    conn.executescript("""
-        CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT, description TEXT,
-            working_dir TEXT, created_at TIMESTAMP, updated_at TIMESTAMP,
-            provider_name TEXT, model_config_json TEXT);
-        CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT,
-            session_id TEXT, role TEXT, content_json TEXT, created_timestamp INTEGER,
-            metadata_json TEXT);
-    """)
+    conn.executescript(GOOSE_DB_TABLES)
     conn.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?)",
                  (f"s-{k}", "task", "", f"/tmp/{k}", "2026-08-05 21:00:00",
                   "2026-08-05 21:00:30", "ollama", '{"model_name": "qwen3"}'))
