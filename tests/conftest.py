@@ -116,6 +116,19 @@ def _collector_as_found() -> Iterator[None]:
         gc.set_threshold(*thresholds)
 
 
+@pytest.fixture(autouse=True)
+def _signal_handlers_as_found() -> Iterator[None]:
+    """An in-process ``run`` with extensions sets SIGTERM/SIGHUP to leave through SystemExit
+    (extensions/lifecycle.py) for the rest of the process: each test gets them back as found,
+    so a later test's own handlers are the ones a signal reaches."""
+    names = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    found = {n: signal.getsignal(n) for n in names}
+    yield
+    for n, handler in found.items():
+        if signal.getsignal(n) is not handler and handler is not None:
+            signal.signal(n, handler)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _close_litellm_clients() -> Iterator[None]:
     """Close the HTTP clients litellm caches, so the run ends without unclosed-socket noise."""
