@@ -247,6 +247,8 @@ def test_usage_says_not_reported_for_calls_whose_provider_reported_none(world: W
     total = next(line for line in out[out.index("usage (tokens)"):].splitlines()
                  if line.strip().startswith("total"))
     assert total.split()[1] == "1" and total.count("not reported") == 4, total
+    # fresh21b #04: the line under the table says so when every call is unreported too
+    assert "1 call reported no usage" in out[out.index("usage (tokens)"):]
     world.provider.add(ScriptedReply("second", usage=Usage.of(500, 20)))
     out = world.run("again" + ENTER + "/usage" + ENTER + CTRL_D, resumed=True)
     lines = out[out.index("usage (tokens)"):].splitlines()

@@ -13,7 +13,7 @@ from test_repl import CTRL_D, ENTER, World
 from goosectx.cli.common import open_session
 from goosectx.cli.run_cmd import run_task
 from goosectx.config import load_settings
-from goosectx.errors import UsageError
+from goosectx.errors import SessionNameTaken, UsageError
 from goosectx.store import SessionStore
 
 BAD_NAMES = ["", "   ", "two\nlines", "tab\there", "-dash", "--", "evil\u202eexe.txt"]
@@ -110,3 +110,13 @@ def test_search_for_a_key_does_not_echo_it(capsys: pytest.CaptureFixture[str], t
     code, out, err = run_cli(capsys, "sessions", "search", KEY)
     assert code == 0 and KEY not in out + err
     assert "No session mentions '[REDACTED]'." in out
+
+
+def test_a_taken_name_with_a_space_is_quoted_in_the_resume_hint(tmp_path: Path) -> None:
+    # fresh21b #02: "continue it with --resume my task" broke when pasted
+    store = SessionStore(tmp_path / "home")
+    store.create_session(tmp_path, name="my task")
+    with pytest.raises(SessionNameTaken) as info:
+        store.create_session(tmp_path, name="my task")
+    assert "continue it with --resume 'my task'," in info.value.one_line()
+    store.close()

@@ -247,7 +247,7 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
     cached = ledger.accumulated().cache_read_tokens
     caption = []
     unreported = ledger.unreported()
-    if unreported and unreported < len(ledger.entries):
+    if unreported:  # README: under the table, how many calls it could not count
         caption.append(f"{plural(unreported, 'call')} reported no usage (many local servers "
                        "when streaming): not counted in these figures")
     if unknown:

@@ -9,6 +9,7 @@ See docs/architecture.md §8.
 
 from __future__ import annotations
 
+import shlex
 import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -99,7 +100,8 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
             if row:
                 raise SessionNameTaken(
                     f"a session named {session.name!r} already exists ({row[0]})",
-                    f"continue it with --resume {session.name}, or pick another --name",
+                    f"continue it with --resume {shlex.quote(session.name)}, "
+                    "or pick another --name",
                 )
             _refuse_an_id(conn, session.name, None)  # not yet stored: every id is another's
         if not valid_session_id(session.id):
