@@ -27,6 +27,10 @@ from goosectx.cli import slash
         ("/sessions", slash.Sessions()),
         ("/resume", slash.Sessions()),
         ("/resume bugfix", slash.Resume("bugfix")),
+        ("/resume 'my task'", slash.Resume("my task")),  # fresh21b #01: names with a blank
+        ('/resume "my task"', slash.Resume("my task")),
+        ("/resume my\\ task", slash.Resume("my task")),
+        ("/resume my task", slash.Resume("my task")),
         ("/history", slash.History("user")),
         ("/history agent", slash.History("agent")),
         ("/history USER", slash.History("user")),
@@ -75,7 +79,7 @@ def test_unknown_command_without_a_close_match_still_points_at_help() -> None:
         ("/history everything", "/history agent"),
         ("/clear now", "/clear alone"),
         ("/model a b", "one model name"),
-        ("/resume a b", "one session name or id"),
+        ("/resume 'a b", "a quote is not closed"),
     ],
 )
 def test_bad_arguments_are_invalid_with_a_hint(line: str, fragment: str) -> None:

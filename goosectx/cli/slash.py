@@ -209,10 +209,13 @@ def parse_slash(line: str) -> SlashCommand | None:
         if not arg.strip("'\" \t"):  # '' or "  " (an unset $SID pasted): as --resume ''
             return Invalid(f"/resume {arg} names no session (an empty name)",
                            "give a session name or id; /sessions lists them")
-        if len(arg.split()) > 1:
-            return Invalid(f"/resume takes one session name or id; got {arg!r}",
-                           "/sessions lists them; e.g. /resume bugfix")
-        return Resume(arg)
+        try:
+            words = shlex.split(arg)
+        except ValueError:
+            return Invalid(f"/resume {arg}: a quote is not closed",
+                           "e.g. /resume 'my task', or /resume my task")
+        # a name with a blank, quoted or typed as it is (/resume my task), as --name allows
+        return Resume(words[0] if len(words) == 1 else " ".join(arg.split()))
     if name in ("/extension", "/extensions"):
         return _parse_extension(arg)
     if name == "/prompts":
