@@ -29,7 +29,8 @@ def subcommand_forms(form: str) -> list[str]:
     run of options is tried: ``git -C . push origin`` gives ``git . push origin`` and ``git
     push origin``. A word that is neither an option nor right after one ends the run (``git log
     --grep push`` gives nothing), as does ``--``. A git alias set on the command line (``git -c
-    alias.p=push p``) reads as what it stands for (``git push``; ``!rm f`` as ``rm f``).
+    alias.p=push p``) reads as what it stands for (``git push``; a ``!rm f`` alias is a command
+    line :mod:`goosectx.shell_git` reads).
     Empty when nothing could be left out.
     """
     words = form.split(" ")
@@ -57,7 +58,6 @@ def subcommand_forms(form: str) -> list[str]:
         if i < len(words) and not _is_option(words[i]) and words[i] != "--":
             out.append(" ".join([words[0], *words[i:]]))
             alias = aliases.get(words[i].lower())
-            if alias is not None and program == "git":
-                shell = alias.startswith("!")
-                out.append(" ".join([alias[1:] if shell else f"git {alias}", *words[i + 1:]]))
+            if alias is not None and program == "git" and not alias.startswith("!"):
+                out.append(" ".join([f"git {alias}", *words[i + 1:]]))  # `!…`: shell_git's
     return list(dict.fromkeys(f for f in out if f != form))
