@@ -23,13 +23,12 @@ from goosectx.shell_ansi import braces
 from goosectx.shell_builtins import SHELLS, shell_line
 from goosectx.shell_runners import RUNNERS, SUBCOMMAND_RUNNERS
 from goosectx.shell_terminals import TERMINALS
+from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_words import Word
-from goosectx.shell_wrappers import STARTERS, started_commands
+from goosectx.shell_wrappers import FD, STARTERS, started_commands
 
 _FIND_WORDS = ("-exec", "-execdir", "-ok", "-okdir", ";", "+", "{}")
-_FD = ("fd", "fdfind")
 _FD_WORDS = ("-x", "-X", "--exec", "--exec-batch", ";", "{}")
-_XARGS_VALUED = "adEILnPs"
 
 
 def _option_like(word: Word) -> bool:
@@ -48,7 +47,7 @@ def _expanded_own_word(name: str, own: list[Word], wrapper: bool = False) -> str
     fd, a multiplexer or a shell (of a shell: its options and first operand); ``wrapper``:
     ``name`` is a wrapper and ``own`` its words before the program.
     """
-    if not wrapper and name not in SHELLS | STARTERS | TERMINALS | {"find", *_FD}:
+    if not wrapper and name not in SHELLS | STARTERS | TERMINALS | {"find", *FD}:
         return None
     if name in SHELLS:
         operand = next((i for i, w in enumerate(own) if not w.value.startswith(("-", "+"))),
@@ -56,7 +55,7 @@ def _expanded_own_word(name: str, own: list[Word], wrapper: bool = False) -> str
         own = own[:operand + 1]
     if name == "find":
         bad = any(w.pattern and _matches(w, _FIND_WORDS) for w in own)
-    elif name in _FD:
+    elif name in FD:
         bad = any(w.pattern and _matches(w, _FD_WORDS) for w in own)
     elif name in STARTERS or name in TERMINALS:
         bad = any(w.pattern for w in own)
@@ -81,7 +80,7 @@ def _xargs(args: list[str]) -> tuple[list[str], str | None]:
             if letter == "i":
                 replace = word[k + 1:] or "{}"
                 break
-            if letter in _XARGS_VALUED:
+            if letter in WRAPPERS["xargs"][0]:
                 value = word[k + 1:] or (args[i + 1] if i + 1 < len(args) else "")
                 replace = value if letter == "I" else replace
                 i += 0 if word[k + 1:] else 1
@@ -101,7 +100,7 @@ def _run_time_program(name: str, args: list[str],
     if name == "xargs":
         command, replace = _xargs(args)
         commands = [(command or ["echo"], replace, replace is None)]
-    elif name == "find" or name in _FD:
+    elif name == "find" or name in FD:
         started = started_commands(name, args)
         commands = [(args[b:e], "{}", False) for b, e in started.slices]
     else:

@@ -15,7 +15,7 @@ Core module: no printing.
 
 from __future__ import annotations
 
-from goosectx.shell_assign import STRICT_ARRAYS
+from goosectx.shell_assign import DECLARATIONS, STRICT_ARRAYS
 
 BOUND = frozenset({"BASH_CMDS", "BASH_ALIASES"})
 """Arrays whose elements bind a program name to a file or define an alias."""
@@ -40,7 +40,7 @@ def bound_name(builtin: str, names: list[str], nameref: bool) -> str | None:
     for text in names:
         head, equals, target = text.partition("=")
         name = _base(head)
-        if name in BOUND and (equals or builtin not in _DECLARES):
+        if name in BOUND and (equals or builtin not in DECLARATIONS):
             return (f"{builtin} sets {name}, which defines an alias or binds a program name to "
                     "another file")
         if not nameref:
@@ -53,5 +53,4 @@ def bound_name(builtin: str, names: list[str], nameref: bool) -> str | None:
     return None
 
 
-_DECLARES = frozenset({"declare", "typeset", "local", "readonly", "export"})
 """Builtins whose ``NAME`` operand alone sets no value."""

@@ -108,3 +108,8 @@ def package_lines(name: str, args: list[str]) -> list[str]:
     if name == "pnpm" and shell or name == "yarn" and any(" " in a or "\t" in a for a in rest):
         return [" ".join(a for a in rest if a not in shell and a != "--")]
     return []
+
+
+def value_at(args: list[str], i: int) -> str | None:
+    """``args[i]``, or ``None`` past the end (an option's value that is not there)."""
+    return args[i] if i < len(args) else None

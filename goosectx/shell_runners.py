@@ -20,9 +20,10 @@ from __future__ import annotations
 import re
 from itertools import takewhile
 
+from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import reads_stdin, script_stream
 from goosectx.shell_git import git_hidden, git_lines, variable_lines
-from goosectx.shell_options import ENV_VALUED, long_option, option_commands, package_lines
+from goosectx.shell_options import ENV_VALUED, long_option, option_commands, package_lines, value_at
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 """Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""
@@ -130,7 +131,7 @@ def _ssh_options(args: list[str], i: int, lines: list[str]) -> int:
         if not word.startswith("-") or word == "-":
             return i
         cut = next((k for k, c in enumerate(word[1:], 1) if c in _SSH_VALUED), None)
-        value = word[cut + 1:] if cut is not None and cut < len(word) - 1 else _at(args, i + 1)
+        value = word[cut + 1:] if cut is not None and cut < len(word) - 1 else value_at(args, i + 1)
         if cut is not None and word[cut] == "o" and value is not None:
             key, _, command = value.replace("=", " ", 1).partition(" ")
             if key.lower() in ("proxycommand", "localcommand", "knownhostscommand"):
@@ -145,7 +146,7 @@ _LINE_OPTIONS = {
 }
 """Options whose value is a command line the program runs (``tar -I 'zstd -19'``; long ones:
 :data:`goosectx.shell_options.COMMAND_OPTIONS`)."""
-_SETS_VARIABLES = frozenset({"env", "export", "declare", "typeset", "local", "readonly"})
+_SETS_VARIABLES = DECLARATIONS | {"env"}
 _VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim"})
 
 
@@ -170,7 +171,7 @@ def option_lines(name: str, args: list[str]) -> list[str]:
     if name in _VIM:
         for i, word in enumerate(args):
             value = (word[1:] if word.startswith("+") else
-                     _at(args, i + 1) if word in ("-c", "--cmd") else None)
+                     value_at(args, i + 1) if word in ("-c", "--cmd") else None)
             if value is not None:
                 command = value.lstrip(": ")
                 if command.startswith("!") or command.startswith(("r !", "r!", "w !", "w!")):
@@ -179,7 +180,7 @@ def option_lines(name: str, args: list[str]) -> list[str]:
     for i, word in enumerate(args):
         for option in _LINE_OPTIONS.get(name, ()):
             if word == option:
-                value = _at(args, i + 1)
+                value = value_at(args, i + 1)
             elif word.startswith(option + "=") or (option.startswith("-") and len(option) == 2
                                                    and word.startswith(option) and word != option):
                 value = word[len(option):].removeprefix("=")
@@ -230,7 +231,7 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
             return "\n".join(codes) or STDIN
         if not word.startswith("-") or word == "-m" or word == "--":
             if word == "--" and not codes:
-                script = _at(args, i + 1)
+                script = value_at(args, i + 1)
                 return STDIN if script is None or reads_stdin(script, fed) else None
             if not codes and reads_stdin(word, fed):  # python3 /dev/stdin, perl <(…)
                 return STDIN
@@ -239,13 +240,13 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
         separate = False  # the value is the next word
         if word.startswith(_LONG_CODE):
             value, separate = (word.partition("=")[2], False) if "=" in word else (
-                _at(args, i + 1), True)
+                value_at(args, i + 1), True)
         elif not word.startswith("--"):
             cut = next((k for k, c in enumerate(word[1:], 1) if c in letters + valued), None)
             if cut is not None:
                 separate = cut == len(word) - 1
                 if word[cut] in letters:
-                    value = _at(args, i + 1) if separate else word[cut + 1:]
+                    value = value_at(args, i + 1) if separate else word[cut + 1:]
         if value is not None:
             codes.append(value)
         i += 2 if separate else 1
@@ -264,12 +265,12 @@ def _program_files(args: list[str], short: str, *longs: str) -> list[str]:
     for i, word in enumerate(args):
         long = any(long_option(word, option) for option in longs)  # --fil=-: a prefix too
         if word == short or long and "=" not in word:
-            files.append(_at(args, i + 1) or "")
+            files.append(value_at(args, i + 1) or "")
         elif long:
             files.append(word.partition("=")[2])
         elif (flags := re.fullmatch(r"-([a-zA-Z]*?)" + short[1] + "(.*)", word)) and not any(
                 c in "eFvlWiCIo" for c in flags[1]):  # -nf FILE, -fFILE; not -vf=1
-            files.append(flags[2] or _at(args, i + 1) or "")
+            files.append(flags[2] or value_at(args, i + 1) or "")
     return files
 
 
@@ -313,7 +314,7 @@ def _split_strings(args: list[str]) -> list[str]:
     strings: list[str] = []
     i = 0
     while i < len(args):
-        word, after = args[i], _at(args, i + 1) or ""
+        word, after = args[i], value_at(args, i + 1) or ""
         cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word)
         if long_option(word, "--split-string"):
             strings.append(word.partition("=")[2] if "=" in word else after)
@@ -348,15 +349,12 @@ def _awk_program(args: list[str], fed: bool) -> str | None:
             program = _program_file(args[i:], "-f", "--file") or ""
             return STDIN if reads_stdin(program, fed) else None
         if word == "--":
-            return _at(args, i + 1)
+            return value_at(args, i + 1)
         if not word.startswith("-") or word == "-":
             return word
         i += 2 if word in ("-F", "-v") else 1
     return None
 
-
-def _at(args: list[str], i: int) -> str | None:
-    return args[i] if i < len(args) else None
 
 
 _RUNS_COMMANDS = re.compile(

@@ -22,6 +22,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
+from goosectx.shell_options import value_at
+
 TERMINALS = frozenset({"tmux", "byobu", "byobu-tmux", "screen", "byobu-screen", "dtach",
                        "abduco", "zellij"})
 """Programs that run a command, or commands, they are given in a session of their own."""
@@ -103,7 +105,7 @@ def _tmux(args: list[str], computed: list[bool]) -> Started:
         cut = next((k for k, c in enumerate(args[i][1:], 1) if c in _TMUX_GLOBAL_VALUED), None)
         if "C" in args[i][1:cut]:
             started.unreadable = "tmux -C reads tmux commands from its standard input"
-        value = None if cut is None else args[i][cut + 1:] or _at(args, i + 1)
+        value = None if cut is None else args[i][cut + 1:] or value_at(args, i + 1)
         if cut is not None and args[i][cut] == "c" and value is not None:
             started.lines.append(value)  # tmux -c 'CMD': run by the default shell
         elif cut is not None and args[i][cut] == "f" and value != "/dev/null":
@@ -155,7 +157,7 @@ def _tmux_command(words: list[str], started: Started, at: int | None,
         if "C" in args[i][1:cut]:  # run-shell -C: a tmux command
             return f"tmux {name} -C runs a tmux command the rules cannot read"
         if name == "detach-client" and cut is not None and args[i][cut] == "E":
-            started.lines += filter(None, [args[i][cut + 1:] or _at(args, i + 1)])
+            started.lines += filter(None, [args[i][cut + 1:] or value_at(args, i + 1)])
         i += 2 if cut == len(args[i]) - 1 else 1
     if name == "detach-client":
         return None  # its operands are no command
@@ -199,7 +201,7 @@ def _screen(args: list[str]) -> Started:
         if word in ("-ls", "-list", "-wipe", "-v", "-version"):
             return Started()
         for k, c in enumerate(word[1:], 1):
-            after = _at(args, i)
+            after = value_at(args, i)
             if c in "XQ":
                 return Started(unreadable=f"screen -{c} runs screen commands the rules cannot read")
             if c in "cep":  # its value: the rest of the word, or the next one
@@ -253,7 +255,7 @@ def _zellij(args: list[str]) -> Started:
     i = 0
     while i < len(args) and args[i].startswith("-"):
         i += 2 if args[i] in _ZELLIJ_VALUED else 1
-    verb, action = _at(args, i), _at(args, i + 1)
+    verb, action = value_at(args, i), value_at(args, i + 1)
     if verb in ("action", "ac") and action in ("write-chars", "write"):
         return Started(unreadable="zellij action types text into a pane")
     if verb in ("action", "ac") and action in ("new-pane", "run"):
@@ -283,6 +285,3 @@ def terminal_commands(name: str, args: list[str], computed: list[bool]) -> Start
         return _abduco(args)
     return _zellij(args) if name == "zellij" else Started()
 
-
-def _at(args: list[str], i: int) -> str | None:
-    return args[i] if i < len(args) else None

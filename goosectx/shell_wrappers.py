@@ -22,14 +22,14 @@ import re
 import shlex
 
 from goosectx.shell_builtins import reads_stdin
-from goosectx.shell_options import ENV_VALUED, long_option
+from goosectx.shell_options import ENV_VALUED, long_option, value_at
 from goosectx.shell_terminals import TERMINALS, Started, terminal_commands
 from goosectx.shell_words import ASSIGNMENT_WORD, Word
 
 STARTERS = TERMINALS | {"expect"}
 """Programs that run a command, or commands, they are given (no command-prefix rule is
 offered for them: ``shell(tmux*)`` would allow anything)."""
-_FD = frozenset({"fd", "fdfind"})
+FD = frozenset({"fd", "fdfind"})
 _FD_FLAGS = "HIuisgFalLp01q"
 """fd's short options that take no value: ``-Hx CMD`` is ``-H -x CMD``."""
 
@@ -46,7 +46,7 @@ def started_commands(name: str, args: list[str], fed: bool = True,
     """
     if name == "find":
         return Started(slices=_exec_slices(args))
-    if name in _FD:
+    if name in FD:
         return _fd(args, computed or [])
     if name in ("make", "gmake") and any(_make_eval(a) for a in args):
         return Started(unreadable=f"{name} --eval runs recipe text the rules do not read")
@@ -219,7 +219,7 @@ def _expect(args: list[str], fed: bool) -> Started:
     while i < len(args):
         word = args[i]
         if word == "--" or not word.startswith("-") or word in ("-f", "-b"):
-            script = _at(args, i + 1) if word.startswith("-") else word
+            script = value_at(args, i + 1) if word.startswith("-") else word
             return stdin if script is None or reads_stdin(script, fed) else Started()
         if word == "-v":
             return Started()  # its version
@@ -252,10 +252,10 @@ def env_split_line(args: list[str]) -> str | None:
             return None  # env's command: a -S after it is the command's
         string, after = None, i + 1
         if long_option(word, "--split-string"):  # --s=…: getopt takes a prefix
-            string = word.partition("=")[2] if "=" in word else _at(args, i + 1)
+            string = word.partition("=")[2] if "=" in word else value_at(args, i + 1)
             after += "=" not in word
         elif cluster and not word.startswith("--"):
-            string = cluster[3] or _at(args, i + 1)
+            string = cluster[3] or value_at(args, i + 1)
             after += not cluster[3]
         if string is not None:
             comment = re.search(r"(?:^|[ \t])#", string)  # env's comment: ARGS still follow
@@ -263,6 +263,3 @@ def env_split_line(args: list[str]) -> str | None:
             return " ".join(["env", string, *(shlex.quote(a) for a in args[after:])])
     return None
 
-
-def _at(args: list[str], i: int) -> str | None:
-    return args[i] if i < len(args) else None
