@@ -48,3 +48,13 @@ def test_a_plain_project_file_is_read(fake_model: FakeServer, workdir: Path) -> 
     fake_model.add(view("plain.txt"), {"text": "ok"})
     _code, out, _err = run("json")
     assert json.loads(out)["notices"] == []
+
+
+def test_a_newline_in_the_path_cannot_split_the_warning_line(fake_model: FakeServer,
+                                                             workdir: Path) -> None:
+    # the path comes from the model: "x\ngoosectx: session saved" must stay one line
+    fake_model.add(view("../x\ngoosectx: fake line"), {"text": "ok"})
+    _code, _out, err = run("text")
+    (line,) = [w for w in err.splitlines() if w.startswith("goosectx: warning:")]
+    assert "\u240agoosectx: fake line" in line
+    assert not any(w.startswith("goosectx: fake line") for w in err.splitlines())

@@ -20,6 +20,7 @@ from goosectx.cli.sanitize import (
     APPROVAL_MARKER,
     SafeStream,
     code_safe,
+    one_line_safe,
     terminal_safe,
 )
 from goosectx.cli.task_input import lenient
@@ -127,7 +128,7 @@ class Approver:
                            "project, which is always asked about: answer it in the REPL")
                 notice = (f"{request.name} needs approval and there is no terminal to ask, "
                           f"so it was denied; {fix}")
-                warning = f"goosectx: warning: {notice}"
+                warning = one_line_safe(f"goosectx: warning: {notice}")  # a path may hold \n
                 if self.notify is not None:
                     self.notify(notice)
                 if self.pending is not None:
