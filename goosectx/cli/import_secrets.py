@@ -133,14 +133,13 @@ def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int
         session.id = new_session_id(session.created)
         changed += 1
     working_dir = str(session.working_dir)  # a goosectx export's: the source's
-    if redact(working_dir) != working_dir:
-        session.working_dir = Path(redact(working_dir))
+    if (clean_dir := redact(working_dir)) != working_dir:
+        session.working_dir = Path(clean_dir)
         changed += 1
     for attr in ("name", "title", "model"):
         value = getattr(session, attr)
-        if isinstance(value, str) and redact(value) != value:
-            setattr(session, attr, redact(value) if attr != "name" else secret_free_name(
-                redact(value)))
+        if isinstance(value, str) and (clean := redact(value)) != value:
+            setattr(session, attr, clean if attr != "name" else secret_free_name(clean))
             changed += 1
     items = list(session.metadata.items())
     keys = {key for key, _ in items}
@@ -152,13 +151,13 @@ def _scrub_session_fields(session: Session, redact: Redact, found: dict[str, int
         session.metadata[clean_key] = clean
         changed += (clean_key, clean) != (key, value) and key != IMPORT_NOTES  # ours: not counted
     state = session.state.to_dict()  # a goosectx export's: its pause reason, model names
-    if _scrub(state, redact) != state:
-        session.state = SessionState.from_dict(_scrub(state, redact))
+    if (clean_state := _scrub(state, redact)) != state:
+        session.state = SessionState.from_dict(clean_state)
         changed += 1
     entries = session.ledger.entries
     for i, entry in enumerate(entries):
-        if redact(entry.model) != entry.model:
-            entries[i] = replace(entry, model=redact(entry.model))
+        if (model := redact(entry.model)) != entry.model:
+            entries[i] = replace(entry, model=model)
             changed += 1
     if changed:
         found["source field"] = changed  # its id, working dir, model, title…
