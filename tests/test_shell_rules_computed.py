@@ -15,20 +15,14 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_auto_denying_rm, run_cli
+from rules_support import DENY_RM
+from rules_support import action as verdict
 
-from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules, suggested_rule
 
-DENY_RM = PermissionRules(deny=("shell(rm *)",))
 ALLOW_PLAIN = PermissionRules(allow=tuple(f"shell({p})" for p in (
     "printf *", "set *", "true*", "read *", "export *", "unset *", ":*", "echo *", "declare *",
     "awk *", "sed *", "make *", "jobs *", "cd *", "bash *", ". *", "flock *", "sg *")))
-
-
-def verdict(rules: PermissionRules, command: str, mode: str = "auto") -> str:
-    return decide(ApprovalContext(mode=mode, tool_name="shell", read_only=False,  # type: ignore[arg-type]
-                                  working_dir=Path("/work/proj"),
-                                  arguments={"command": command}, rules=rules)).action
 
 
 @pytest.mark.parametrize("command", [

@@ -13,18 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_auto_denying_rm
-
-from goosectx.approval import ApprovalContext, decide
-from goosectx.permissions import PermissionRules
-
-DENY_RM = PermissionRules(deny=("shell(rm *)",))
-
-
-def verdict(command: str) -> str:
-    return decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
-                                  working_dir=Path("/work/proj"),
-                                  arguments={"command": command}, rules=DENY_RM)).action
-
+from rules_support import action_under_deny_rm as verdict
 
 DENIED = [
     "env --split='rm -rf y'", "env --s='rm -rf y'", "env --spl='rm y' x", "env --split-s 'rm y'",

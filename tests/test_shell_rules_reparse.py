@@ -14,20 +14,14 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_auto_denying_rm
+from rules_support import DENY_RM
+from rules_support import action as verdict
 
-from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules
 
-DENY_RM = PermissionRules(deny=("shell(rm *)",))
 ALLOW_EVERYDAY = PermissionRules(allow=tuple(f"shell({p})" for p in (
     "cd *", "make*", "eval *", "bash *", "sh *", "echo *", "ssh *", "xargs *", "for *", "do *",
     "done", "read *", "ssh-agent *", "printf *", "Y=*", "D=*", "export *", "ls*")))
-
-
-def verdict(rules: PermissionRules, command: str, mode: str = "auto") -> str:
-    return decide(ApprovalContext(mode=mode, tool_name="shell", read_only=False,  # type: ignore[arg-type]
-                                  working_dir=Path("/work/proj"),
-                                  arguments={"command": command}, rules=rules)).action
 
 
 HIDDEN = [

@@ -12,18 +12,12 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_auto_denying_rm
+from rules_support import action as verdict
 
 from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules, suggested_rule
 
 DENY_RM = PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",))
-
-
-def verdict(rules: PermissionRules, command: str) -> str:
-    found = decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
-                                   working_dir=Path("/work/proj"),
-                                   arguments={"command": command}, rules=rules))
-    return found.action
 
 
 RUNNERS = [

@@ -16,17 +16,10 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_auto_denying_rm
+from rules_support import DENY_RM
+from rules_support import action as verdict
 
-from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules
-
-DENY_RM = PermissionRules(deny=("shell(rm *)",))
-
-
-def verdict(rules: PermissionRules, command: str) -> str:
-    return decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
-                                  working_dir=Path("/work/proj"),
-                                  arguments={"command": command}, rules=rules)).action
 
 
 def test_run_denies_the_rm_find_runs_after_a_plus_argument(  # type: ignore[no-untyped-def]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
+from rules_support import action as verdict
 
 from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules
@@ -19,12 +20,6 @@ DENY_PUSH = PermissionRules(deny=("shell(git push*)", "shell(kubectl delete*)",
                                   "shell(cargo publish*)", "shell(terraform destroy*)",
                                   "shell(gh pr merge*)", "shell(rm *)"))
 ALLOW_STATUS = PermissionRules(allow=("shell(git status*)",))
-
-
-def verdict(rules: PermissionRules, command: str) -> str:
-    return decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,  # type: ignore[arg-type]
-                                  working_dir=Path("/work/proj"),
-                                  arguments={"command": command}, rules=rules)).action
 
 
 @pytest.mark.parametrize("command", [

@@ -14,17 +14,10 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_auto_denying_rm
+from rules_support import DENY_RM
+from rules_support import action as verdict
 
-from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules, suggested_rule
-
-DENY_RM = PermissionRules(deny=("shell(rm *)",))
-
-
-def verdict(rules: PermissionRules, command: str) -> str:
-    return decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
-                                  working_dir=Path("/work/proj"),
-                                  arguments={"command": command}, rules=rules)).action
 
 
 def test_run_denies_the_rm_that_make_eval_and_tmux_would_run(  # type: ignore[no-untyped-def]

@@ -1,0 +1,30 @@
+"""What the shell-rule tests share: the verdict of the one approval decision on a command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from goosectx.approval import ApprovalContext, ApprovalVerdict, decide
+from goosectx.config_values import ApprovalMode
+from goosectx.permissions import PermissionRules
+
+DENY_RM = PermissionRules(deny=("shell(rm *)",))
+"""The rules of ``goosectx run --mode auto --deny 'shell(rm *)'``."""
+
+
+def shell_verdict(rules: PermissionRules, command: str,
+                  mode: ApprovalMode = "auto") -> ApprovalVerdict:
+    """The approval decision on a ``shell`` call of ``command`` in a project at /work/proj."""
+    return decide(ApprovalContext(mode=mode, tool_name="shell", read_only=False,
+                                  working_dir=Path("/work/proj"),
+                                  arguments={"command": command}, rules=rules))
+
+
+def action(rules: PermissionRules, command: str, mode: ApprovalMode = "auto") -> str:
+    """``run``, ``ask`` or ``deny``: :func:`shell_verdict`'s action."""
+    return shell_verdict(rules, command, mode).action
+
+
+def action_under_deny_rm(command: str) -> str:
+    """:func:`action` under :data:`DENY_RM` in auto mode."""
+    return action(DENY_RM, command)
