@@ -247,9 +247,7 @@ class LedgerEntry:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form used by exports (a call not reported: its tokens ``null``)."""
-        figures = self.usage.to_dict()
-        if not self.usage.reported:  # unknown, not 0 (read back as not reported)
-            figures.update(input_tokens=None, output_tokens=None, total_tokens=None)
+        figures = _reported_figures(self.usage)  # read back as not reported
         return {
             "model": self.model,
             "purpose": self.purpose,
@@ -288,10 +286,16 @@ def summed_to_dict(usage: Usage, unreported_calls: int) -> dict[str, Any]:
     that reported none are counted in ``unreported_calls``; when no call was reported, the
     token figures are ``null`` (unknown), not 0.
     """
-    data = {**usage.to_dict(), "unreported_calls": unreported_calls}
-    if unreported_calls and not usage.reported:
-        data.update(input_tokens=None, output_tokens=None, total_tokens=None)
-    return data
+    figures = _reported_figures(usage) if unreported_calls else usage.to_dict()
+    return {**figures, "unreported_calls": unreported_calls}
+
+
+def _reported_figures(usage: Usage) -> dict[str, Any]:
+    """``usage.to_dict()``, its token figures ``null`` (unknown, not 0) when none was reported."""
+    figures = usage.to_dict()
+    if not usage.reported:
+        figures.update(input_tokens=None, output_tokens=None, total_tokens=None)
+    return figures
 
 
 @dataclass(slots=True)
