@@ -24,6 +24,7 @@ from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import reads_stdin, script_stream
 from goosectx.shell_git import git_hidden, git_lines, variable_lines
 from goosectx.shell_options import ENV_VALUED, long_option, option_commands, package_lines, value_at
+from goosectx.shell_sed import sed_runs, sed_script
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 """Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""
@@ -253,12 +254,6 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
     return "\n".join(codes) or STDIN
 
 
-_SED_RUNS = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?\s*,?\s*"
-                       r"(?:\d+|\$|/[^/\n]*/)?\s*e(?:\s|$|;)"
-                       r"|s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpIiMm0-9w]*e")
-"""A sed script that runs a command: the ``e`` command, or ``s///e``."""
-
-
 def _program_files(args: list[str], short: str, *longs: str) -> list[str]:
     """The values of every ``-f FILE`` / ``-nf FILE`` / ``--file=FILE`` (``--fil=``) in ``args``."""
     files: list[str] = []
@@ -333,12 +328,8 @@ def _split_strings(args: list[str]) -> list[str]:
 def _sed_script(args: list[str], fed: bool) -> str | None:
     if reads_stdin(_program_file(args, "-f", "--file") or "", fed):
         return STDIN  # sed -f /dev/stdin: its script (an `e` command too) comes from a pipe
-    scripts = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
-    scripts += [a.split("=", 1)[1] for a in args if a.startswith("--expression=")]
-    if not scripts:
-        scripts = [next((a for a in args if not a.startswith("-")), "")]
-    script = "\n".join(scripts)
-    return script if _SED_RUNS.search(script) else None
+    script = sed_script(args)  # e, s///e after any address: shell_sed
+    return script if script is not None and sed_runs(script) else None
 
 
 def _awk_program(args: list[str], fed: bool) -> str | None:
