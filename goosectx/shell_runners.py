@@ -24,6 +24,7 @@ from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import reads_stdin, script_stream
 from goosectx.shell_git import git_hidden, git_lines, variable_lines
 from goosectx.shell_options import ENV_VALUED, long_option, option_commands, package_lines, value_at
+from goosectx.shell_scripts import runs_in_language
 from goosectx.shell_sed import sed_runs, sed_script
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
@@ -359,7 +360,7 @@ def code_runs(name: str, code: str) -> bool:
     """True when ``name``'s inline ``code`` may run a command, or is unseen.
 
     A sed script :func:`inline_code` gives runs one; other code when it holds
-    :data:`_RUNS_COMMANDS`.
+    :data:`_RUNS_COMMANDS` or its language's own (:mod:`goosectx.shell_scripts`).
     """
     return code in (STDIN, COMPUTED) or name in ("sed", "gsed") or _RUNS_COMMANDS.search(
-        code) is not None
+        code) is not None or runs_in_language(name, code)  # open(F, "|…"), eval: shell_scripts

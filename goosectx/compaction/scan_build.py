@@ -63,6 +63,7 @@ SCAN_MODULES = (
     "goosectx.shell_options",
     "goosectx.shell_reparse",
     "goosectx.shell_runners",
+    "goosectx.shell_scripts",
     "goosectx.shell_sed",
     "goosectx.shell_terminals",
     "goosectx.shell_unwrap",
