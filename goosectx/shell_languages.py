@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 
 from goosectx.shell_builtins import reads_stdin
+from goosectx.shell_databases import COMPUTED, DATABASES, database_commands
 from goosectx.shell_words import Word
 
 _GDB = re.compile(r"(?:cuda-)?gdb(?:-multiarch)?")
-_SQLITE = re.compile(r"sqlite3?")
 _TCL = re.compile(r"(?:tclsh|wish|jimsh)[\d.]*")
 _VIM = re.compile(r"(?:[gr]?(?:vim|view)|vi|ex|nvim|vimdiff)(?:\.(?:tiny|basic|nox|gtk3?))?")
 _VERSION = frozenset({"--version", "-version", "--help", "-help", "-h"})
@@ -119,61 +119,6 @@ def _gdb(args: list[str]) -> str | None:
             i += 1
     if not batch:
         return "gdb without -batch runs the commands it reads from its standard input"
-    return None
-
-
-# -- sqlite3 --------------------------------------------------------------------------------
-_DOT_SAFE = frozenset({
-    "tables", "schema", "fullschema", "indexes", "indices", "databases", "dump", "mode",
-    "headers", "header", "nullvalue", "separator", "width", "timer", "changes", "echo", "bail",
-    "eqp", "explain", "help", "quit", "exit", "show", "stats", "dbinfo", "print", "prompt",
-    "version", "timeout", "lint", "limit", "sha3sum"})
-"""sqlite3's dot-commands that run no program and read or write no other file (not
-``.shell``/``.system``/``.output``/``.once``/``.import``/``.load``/``.read``/``.open`` …)."""
-_SQL_RUNS = re.compile(r"\b(?:edit|load_extension)\s*\(", re.IGNORECASE)
-"""SQL functions of the sqlite3 shell that start a program or load code."""
-_SQLITE_VALUED = frozenset({"cmd", "init", "separator", "newline", "nullvalue", "vfs", "mmap",
-                            "maxsize", "escape"})
-_SQLITE_PAIRS = frozenset({"heap", "lookaside", "pagecache"})
-
-
-def _sqlite_command(text: str) -> bool:
-    """True when a command argument of sqlite3 (SQL, or dot-commands) runs nothing."""
-    if COMPUTED in text:
-        return False  # sqlite3 db "$SQL"
-    for line in text.split("\n"):
-        line = line.strip()
-        if line.startswith("."):
-            name = line[1:].split(None, 1)[0] if line[1:].strip() else ""
-            if name not in _DOT_SAFE:
-                return False
-    return _SQL_RUNS.search(text) is None
-
-
-def _sqlite(args: list[str]) -> str | None:
-    operands: list[str] = []
-    i = 0
-    while i < len(args):
-        word = args[i]
-        option = word.lstrip("-")
-        if word.startswith("-") and len(word) > 1:
-            if option == "safe":
-                return None  # safe mode: no .shell, .system, .load, edit() …
-            if option in ("version", "help"):
-                return None
-            if option == "init":
-                return "sqlite3 -init runs the commands of a file the rules do not read"
-            if option == "cmd" and not _sqlite_command(args[i + 1] if i + 1 < len(args) else ""):
-                return "sqlite3 -cmd runs a command the rules do not read (.shell, .system …)"
-            i += 3 if option in _SQLITE_PAIRS else 2 if option in _SQLITE_VALUED else 1
-            continue
-        operands.append(word)
-        i += 1
-    commands = operands[1:]  # after the database
-    if not commands:
-        return "sqlite3 runs the commands it reads from its standard input"
-    if not all(_sqlite_command(c) for c in commands):
-        return "sqlite3 runs a dot-command or function that may run a program (.shell, .system …)"
     return None
 
 
@@ -282,10 +227,6 @@ def sets_startup_command(value: str) -> str | None:
     return f"it sets {found[0].rstrip('+=')}, which holds a command less or vim runs"
 
 
-COMPUTED = "\0"
-"""Ends the value of a word bash computes (``-ex "$CMD"``, ``sqlite3 db "$SQL"``): a command
-holding it is never one the short lists name."""
-
 
 # -- shells whose language is not bash's -------------------------------------------------
 COMMAND_LANGUAGES = frozenset({"csh", "tcsh", "xonsh", "nu", "elvish", "ysh", "pwsh",
@@ -341,8 +282,8 @@ def language_commands(name: str, words: list[Word], fed: bool = True) -> str | N
         return None  # gdb --version, sqlite3 -version, ed --help
     if _GDB.fullmatch(name):
         return _gdb(args)
-    if _SQLITE.fullmatch(name):
-        return _sqlite(args)
+    if name in DATABASES:  # sqlite3 db '.shell …', psql -c '\! …', mysql -e 'system …'
+        return database_commands(name, args)
     if name in ("ed", "red"):
         if any(a.startswith("!") for a in args):
             return f"{name} reads its buffer from a shell command (!…)"

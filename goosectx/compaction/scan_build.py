@@ -54,6 +54,7 @@ SCAN_MODULES = (
     "goosectx.shell_assign",
     "goosectx.shell_builtins",
     "goosectx.shell_command",
+    "goosectx.shell_databases",
     "goosectx.shell_deferred",
     "goosectx.shell_escape",
     "goosectx.shell_git",
