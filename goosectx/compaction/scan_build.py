@@ -60,6 +60,7 @@ SCAN_MODULES = (
     "goosectx.shell_git",
     "goosectx.shell_languages",
     "goosectx.shell_lexer",
+    "goosectx.shell_multicall",
     "goosectx.shell_names",
     "goosectx.shell_options",
     "goosectx.shell_reparse",
