@@ -210,22 +210,26 @@ def _vim(name: str, args: list[str], fed: bool) -> str | None:
 # -- the rest ------------------------------------------------------------------------------
 _STARTUP = re.compile(r"(?:LESSOPEN|LESSCLOSE|LESSKEYIN|LESSKEY|LESSKEY_CONTENT|LESSKEY_SRC"
                       r"|LESSKEYIN_SYSTEM|LESSKEY_SYSTEM|VIMINIT|EXINIT)(?:\[[^\]]*\])?\+?="
-                      r"|LESS\+?=(?=.*(?:\s|=)(?:-[^-\s]*k|--lesskey))")
+                      r"|LESS\+?=(?=.*(?:\s|=)(?:-[^-\s]*k|--lesskey))"
+                      r"|NODE_OPTIONS\+?=(?=.*data:)|PERL5OPT\+?=(?=.*-[mM]\S*[^\w:=,.\s-])")
 """A word that sets a variable holding a command ``less`` runs (``LESSOPEN='|cmd %s'``), a
-lesskey file (which may set ``LESSOPEN``), or ex commands vim runs at startup (``VIMINIT``)."""
+lesskey file (which may set ``LESSOPEN``), ex commands vim runs at startup (``VIMINIT``), or
+code every node or perl runs (``NODE_OPTIONS='--import=data:…'``, ``PERL5OPT='-Mx;system…'``)."""
 
 
 def sets_startup_command(value: str) -> str | None:
-    """Why a word sets a command ``less`` or vim runs, or ``None``.
+    """Why a word sets a command ``less`` or vim runs, or code node or perl runs, or ``None``.
 
     ``LESSOPEN='|rm x %s' less f``, ``env LESSCLOSE=… less``, ``export LESSOPEN=…``,
-    ``VIMINIT='call system(…)' vim``.
+    ``VIMINIT='call system(…)' vim``, ``NODE_OPTIONS='--import=data:…'``.
     """
     found = _STARTUP.match(value)
     if found is None:
         return None
+    name = found[0].partition("=")[0].rstrip("+")
+    if name in ("NODE_OPTIONS", "PERL5OPT"):
+        return f"it sets {name}, which holds code every node or perl it starts runs"
     return f"it sets {found[0].rstrip('+=')}, which holds a command less or vim runs"
-
 
 
 # -- shells whose language is not bash's -------------------------------------------------

@@ -69,6 +69,7 @@ SCAN_MODULES = (
     "goosectx.shell_sed",
     "goosectx.shell_terminals",
     "goosectx.shell_unwrap",
+    "goosectx.shell_variables",
     "goosectx.shell_words",
     "goosectx.shell_wrappers",
     "goosectx.stored_message",
