@@ -23,7 +23,12 @@ import re
 import shlex
 
 from goosectx.shell_options import long_option
-from goosectx.shell_variables import PROGRAM_COMMANDS, PROGRAM_FILES, login_shell
+from goosectx.shell_variables import (
+    OPTION_VARIABLES,
+    PROGRAM_COMMANDS,
+    PROGRAM_FILES,
+    login_shell,
+)
 
 _COMMAND_KEYS = re.compile(
     r"core\.(?:sshcommand|pager|editor|askpass|gitproxy|fsmonitor|alternaterefscommand)"
@@ -153,6 +158,8 @@ def variable_lines(words: list[str]) -> list[str]:
             except ValueError:
                 settings = [found[2]]
             lines += filter(None, map(_config_line, settings))
+        elif found[1] in OPTION_VARIABLES:  # TAR_OPTIONS='--to-command=…': tar's own line
+            lines.append(f"{OPTION_VARIABLES[found[1]]} {found[2]}")
         elif found[1] in _PROGRAM_VARIABLES and not login_shell(found[1], found[2]):
             lines.append(shlex.quote(found[2]))  # SHELL=/bin/rm gdb: shell_variables
     return lines

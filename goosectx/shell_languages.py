@@ -22,6 +22,7 @@ import re
 
 from goosectx.shell_builtins import reads_stdin
 from goosectx.shell_databases import COMPUTED, DATABASES, database_commands
+from goosectx.shell_runners import code_runs
 from goosectx.shell_words import Word
 
 _GDB = re.compile(r"(?:cuda-)?gdb(?:-multiarch)?")
@@ -276,6 +277,18 @@ def _other_shell(name: str, args: list[str], fed: bool) -> str | None:
     return None
 
 
+def _mongosh(name: str, args: list[str], fed: bool) -> str | None:
+    """Read mongosh (and mongo): its ``--eval`` code is node's; fed, it runs what it reads."""
+    codes = [v for k, a in enumerate(args) for v in (
+        [a.partition("=")[2]] if a.startswith("--eval=") else
+        [args[k + 1] if k + 1 < len(args) else ""] if a == "--eval" else [])]
+    if any(COMPUTED in code or code_runs("node", code) for code in codes):
+        return f"{name} --eval runs code that may start a program (child_process, eval …)"
+    if not codes and fed and not any(a.endswith(".js") for a in args):
+        return f"{name} runs the code it reads from its standard input"
+    return None
+
+
 def language_commands(name: str, words: list[Word], fed: bool = True) -> str | None:
     """Why ``name`` runs commands of its own language that the rules cannot read, or ``None``.
 
@@ -300,6 +313,8 @@ def language_commands(name: str, words: list[Word], fed: bool = True) -> str | N
         return None
     if _VIM.fullmatch(name):
         return _vim(name, args, fed)
+    if name in ("mongosh", "mongo"):  # a node shell: mongosh --eval 'require("child_process")…'
+        return _mongosh(name, args, fed)
     if name in COMMAND_LANGUAGES:  # tcsh -c CODE, pwsh -Command CODE, echo … | nu
         return _other_shell(name, [w.value for w in words], fed)
     if name == "less" and any(re.match(r"-[^-]*k|--lesskey", a) for a in args):

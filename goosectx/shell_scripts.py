@@ -5,11 +5,12 @@ docs/architecture.md §4, clause 2 of the one approval decision: part of how
 every language shares (``system``, ``exec``, backticks …), each language has its own ways
 to start a program or to run code it builds at run time, which the rules cannot read: perl's
 piped ``open`` (``open(F, "|rm x")``, ``open my $f, "-|", "rm", "x"``), ``readpipe``, a
-string ``eval`` and ``s///ee``; node's ``eval``, ``new Function``, the ``vm`` module and a
-``require``/``import()`` of a name it computes; python's ``eval``, ``compile`` and an
-``__import__`` of a computed name; ruby's, php's and lua's ``eval``/``load``.
-:func:`runs_in_language` finds them, so a shell deny or ask rule asks about the command.
-What the command text shows, not a sandbox.
+string ``eval`` and ``s///ee``; node's ``eval``, ``new Function``, the ``vm`` module, a
+``require``/``import()`` of a name it computes and a call of a member it names by a computed
+key (``globalThis["ev" + "al"](…)``); python's ``eval``, ``compile``, an ``__import__`` of a
+computed name, ``builtins`` and a ``getattr`` of a computed name; ruby's, php's and lua's
+``eval``/``load``. :func:`runs_in_language` finds them, so a shell deny or ask rule asks
+about the command. What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -28,9 +29,10 @@ _RUNS = {
     "node": re.compile(
         r"\beval\s*\(|\bFunction\s*\(|\bWorker\b|process\.(?:binding|dlopen)"
         r"|[\"'`](?:node:)?(?:vm|worker_threads|cluster)[\"'`]"
-        rf"|\b(?:require|import)\s*\((?!{_LITERAL})"),
+        rf"|\b(?:require|import)\s*\((?!{_LITERAL})|\[[^\]]*[+`$][^\]]*\]\s*\("),
     "python": re.compile(
-        r"(?<![\w.])(?:eval|compile)\s*\(|__import__\s*\((?!\s*[\"']\w+[\"']\s*\))"),
+        r"(?<![\w.])(?:eval|compile)\s*\(|__import__\s*\((?!\s*[\"']\w+[\"']\s*\))"
+        r"|__builtins__|\bbuiltins\b|\bgetattr\s*\([^)]*[+%]|\bglobals\s*\(\s*\)\s*\["),
     "ruby": re.compile(r"\b(?:instance_|class_|module_)?eval\b|\b(?:public_)?send\s*\("),
     "php": re.compile(r"\beval\s*\(|\bassert\s*\(|create_function|pcntl_exec|\$\w+\s*\("),
     "lua": re.compile(r"\bload(?:string|file)?\s*\(|\bdofile\b"),

@@ -4,10 +4,11 @@ docs/architecture.md §4, clause 2 of the one approval decision: the lists
 :func:`goosectx.shell_git.variable_lines` reads besides git's own. A pager, an editor, a
 browser or a remote shell named by a variable is run by the program the line starts
 (``PAGER='rm x' man ls``, ``GH_PAGER=…``, ``RSYNC_RSH='rm x' rsync …``,
-``FZF_DEFAULT_COMMAND=…``), and ``SHELL`` names the shell gdb (``shell``, ``run``), vim
-(``:!``), ``script``, ``flock -c``, ``parallel``, tmux and screen start; a ``SHELL`` that is a
-shell (``SHELL=/bin/zsh``) runs what the rules already read. What the command text shows,
-not a sandbox.
+``FZF_DEFAULT_COMMAND=…``), options a program reads from a variable may name one
+(``TAR_OPTIONS='--to-command=…'``, ``MANOPT='-P …'``), and ``SHELL`` names the shell gdb
+(``shell``, ``run``), vim (``:!``), ``script``, ``flock -c``, ``parallel``, tmux and screen
+start; a ``SHELL`` that is a shell (``SHELL=/bin/zsh``) runs what the rules already read.
+What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -24,6 +25,9 @@ PROGRAM_COMMANDS = frozenset({
 """Variables whose value a program other than git runs as a command line."""
 PROGRAM_FILES = frozenset({"SHELL", "SUDO_ASKPASS", "CVS_RSH"})
 """Variables whose value is a program another program runs (no shell)."""
+OPTION_VARIABLES = {"TAR_OPTIONS": "tar", "MANOPT": "man"}
+"""Variables holding options a program reads as if given first on its command line
+(``TAR_OPTIONS='--to-command=…'``, ``MANOPT='-P …'``): read as that program's line."""
 _SHELL_NAME = re.compile(r"(?:[bdkz]?a?sh|r?bash|mksh|lksh|yash|posh|osh|t?csh|fish|nu|pwsh"
                          r"|xonsh|elvish|ysh|busybox)[\d.]*")
 

@@ -32,7 +32,12 @@ from rules_support import action_under_deny_rm
     "python3 -c 'eval(bytes.fromhex(\"00\").decode())'", "python3 -c '__import__(\"o\" + \"s\")'",
     "python3 -c 'exec(compile(s, \"x\", \"exec\"))'",
     "ruby -e 'eval(x)'", "php -r 'eval($x);'", "php -r '$f = \"system\"; $f(\"rm f\");'",
-    "lua -e 'load(s)()'",
+    "lua -e 'load(s)()'", "node -e 'globalThis[\"ev\" + \"al\"](s)'",
+    "python3 -c 'import os; getattr(os, \"sys\" + \"tem\")(\"rm f\")'",
+    "python3 -c 'getattr(__builtins__, \"ev\" + \"al\")(s)'",
+    # mongosh: its --eval code is node's
+    "mongosh --eval 'require(\"child_process\").execSync(\"rm f\")'",
+    "mongosh --eval=\"$CODE\"", "echo 'db.x.find()' | mongosh",
 ])
 def test_code_that_starts_a_program_or_builds_code_is_asked(command: str) -> None:
     assert action_under_deny_rm(command) in ("ask", "deny")
@@ -50,6 +55,9 @@ def test_code_that_starts_a_program_or_builds_code_is_asked(command: str) -> Non
     "python3 -c 'import re; print(re.compile(\"x\"))'",
     "python3 -c 'import importlib.metadata as m; print(m.version(\"x\"))'",
     "python3 -c '__import__(\"json\").dumps(1)'", "ruby -e 'puts 1'", "php -r 'echo 1;'",
+    "node -e 'console.log(process.argv[2])' x", "python3 -c 'print(getattr(x, \"y\", 1))'",
+    "mongosh --quiet --eval 'db.users.find().limit(3)' mongodb://localhost/app",
+    "mongosh mongodb://localhost/app seed.js",
 ])
 def test_everyday_one_liners_still_run(command: str) -> None:
     assert action_under_deny_rm(command) == "run"

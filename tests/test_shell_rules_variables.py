@@ -19,6 +19,7 @@ from rules_support import action_under_deny_rm
     "RSYNC_RSH='rm f' rsync a host:b", "FZF_DEFAULT_COMMAND='rm f' fzf", "AWS_PAGER='rm f' aws s3 ls",
     "SUDO_EDITOR='rm f' sudoedit x", "KUBE_EDITOR='rm f' kubectl edit pod x",
     "PSQL_PAGER='rm f' psql -c 'select 1'", "SUDO_ASKPASS=/bin/rm sudo -A ls",
+    "TAR_OPTIONS='--to-command=rm\\ f' tar xf a.tar", "MANOPT='-P rm' man ls",
     # what was read before still is
     "PAGER='rm f' git log", "GIT_PAGER='rm f' git log", "MANPAGER='rm f' man ls",
     "PAGER='rm f' man ls", "EDITOR='rm f' git commit", "VISUAL='rm f' git commit",
@@ -39,7 +40,7 @@ def test_code_every_node_or_perl_runs_is_asked(command: str) -> None:
     "SHELL=/bin/bash tmux", "SHELL=/usr/bin/zsh script -qc ls", "SHELL=$(which bash) tmux",
     "GH_PAGER=cat gh pr list", "AWS_PAGER='' aws s3 ls", "PAGER=cat git log",
     "BROWSER=firefox python3 -m webbrowser x", "NODE_OPTIONS=--max-old-space-size=4096 npm run build",
-    "PERL5OPT=-MDevel::Cover prove -l", "GIT_EDITOR=true git commit", "FZF_DEFAULT_COMMAND='fd -t f' fzf",
+    "PERL5OPT=-MDevel::Cover prove -l", "TAR_OPTIONS=-v tar xf a.tar", "MANOPT=-a man ls", "GIT_EDITOR=true git commit", "FZF_DEFAULT_COMMAND='fd -t f' fzf",
 ])
 def test_a_plain_setting_still_runs(command: str) -> None:
     assert action_under_deny_rm(command) == "run"
