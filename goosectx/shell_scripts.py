@@ -8,7 +8,8 @@ piped ``open`` (``open(F, "|rm x")``, ``open my $f, "-|", "rm", "x"``), ``readpi
 string ``eval`` and ``s///ee``; node's ``eval``, ``new Function``, the ``vm`` module, a
 ``require``/``import()`` of a name it computes and a call of a member it names by a computed
 key (``globalThis["ev" + "al"](…)``); python's ``eval``, ``compile``, an ``__import__`` of a
-computed name, ``builtins`` and a ``getattr`` of a computed name; ruby's, php's and lua's
+computed name, ``builtins``, a ``getattr`` of a computed name, ``os.posix_spawn`` and
+asyncio's ``create_subprocess_*``; ruby's ``open("|cmd")``; ruby's, php's and lua's
 ``eval``/``load``. :func:`runs_in_language` finds them, so a shell deny or ask rule asks
 about the command. What the command text shows, not a sandbox.
 
@@ -32,8 +33,10 @@ _RUNS = {
         rf"|\b(?:require|import)\s*\((?!{_LITERAL})|\[[^\]]*[+`$][^\]]*\]\s*\("),
     "python": re.compile(
         r"(?<![\w.])(?:eval|compile)\s*\(|__import__\s*\((?!\s*[\"']\w+[\"']\s*\))"
-        r"|__builtins__|\bbuiltins\b|\bgetattr\s*\([^)]*[+%]|\bglobals\s*\(\s*\)\s*\["),
-    "ruby": re.compile(r"\b(?:instance_|class_|module_)?eval\b|\b(?:public_)?send\s*\("),
+        r"|__builtins__|\bbuiltins\b|\bgetattr\s*\([^)]*[+%]|\bglobals\s*\(\s*\)\s*\["
+        r"|posix_spawn|create_subprocess_|\bimport_module\s*\((?!\s*[\"'][\w.]+[\"']\s*\))"),
+    "ruby": re.compile(r"\b(?:instance_|class_|module_)?eval\b|\b(?:public_)?send\s*\("
+                       r"|[\"']\s*\|"),  # open("|cmd"), IO.read("|cmd")
     "php": re.compile(r"\beval\s*\(|\bassert\s*\(|create_function|pcntl_exec|\$\w+\s*\("),
     "lua": re.compile(r"\bload(?:string|file)?\s*\(|\bdofile\b"),
 }

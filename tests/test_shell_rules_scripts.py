@@ -35,6 +35,10 @@ from rules_support import action_under_deny_rm
     "lua -e 'load(s)()'", "node -e 'globalThis[\"ev\" + \"al\"](s)'",
     "python3 -c 'import os; getattr(os, \"sys\" + \"tem\")(\"rm f\")'",
     "python3 -c 'getattr(__builtins__, \"ev\" + \"al\")(s)'",
+    "python3 -c 'import os; os.posix_spawn(\"/bin/rm\", [\"rm\", \"f\"], {})'",
+    "python3 -c 'import asyncio as a; a.run(a.create_subprocess_shell(\"rm f\"))'",
+    "python3 -c 'import importlib; importlib.import_module(\"o\" + \"s\")'",
+    "ruby -e 'open(\"|rm f\")'", "ruby -e 'IO.read(\"| rm f\")'",
     # mongosh: its --eval code is node's
     "mongosh --eval 'require(\"child_process\").execSync(\"rm f\")'",
     "mongosh --eval=\"$CODE\"", "echo 'db.x.find()' | mongosh",
@@ -57,7 +61,8 @@ def test_code_that_starts_a_program_or_builds_code_is_asked(command: str) -> Non
     "python3 -c '__import__(\"json\").dumps(1)'", "ruby -e 'puts 1'", "php -r 'echo 1;'",
     "node -e 'console.log(process.argv[2])' x", "python3 -c 'print(getattr(x, \"y\", 1))'",
     "mongosh --quiet --eval 'db.users.find().limit(3)' mongodb://localhost/app",
-    "mongosh mongodb://localhost/app seed.js",
+    "mongosh mongodb://localhost/app seed.js", "ruby -e 'puts File.read(\"x\")'",
+    "python3 -c 'import importlib; print(importlib.import_module(\"json\"))'",
 ])
 def test_everyday_one_liners_still_run(command: str) -> None:
     assert action_under_deny_rm(command) == "run"
