@@ -21,9 +21,10 @@ from collections.abc import Callable
 
 from goosectx.shell_ansi import braces
 from goosectx.shell_builtins import SHELLS, shell_line
+from goosectx.shell_options import long_option, short_value
 from goosectx.shell_runners import RUNNERS, SUBCOMMAND_RUNNERS
 from goosectx.shell_terminals import TERMINALS
-from goosectx.shell_unwrap import WRAPPERS
+from goosectx.shell_unwrap import OPTIONAL_VALUES, WRAPPERS
 from goosectx.shell_words import Word
 from goosectx.shell_wrappers import FD, STARTERS, started_commands
 
@@ -66,26 +67,23 @@ def _expanded_own_word(name: str, own: list[Word], wrapper: bool = False) -> str
 
 
 def _xargs(args: list[str]) -> tuple[list[str], str | None]:
-    """Xargs' command words and its replace string (``-I R``, ``-i``, ``--replace``)."""
+    """Xargs' command words and its replace string (``-I R``, ``-rIR``, ``-i``, ``--rep=R``)."""
     i, replace = 0, None
     while i < len(args) and args[i].startswith("-") and args[i] != "-":
         word = args[i]
         if word == "--":
             return args[i + 1:], replace
-        if word.startswith("--"):
-            replace = (word.partition("=")[2] or "{}") if word.startswith("--replace") else replace
+        if word.startswith("--"):  # --replace[=R] under any prefix getopt takes (--rep=R)
+            replace = (word.partition("=")[2] or "{}") if long_option(word, "--replace") else (
+                replace)
             i += 1
             continue
-        for k, letter in enumerate(word[1:], 1):
-            if letter == "i":
-                replace = word[k + 1:] or "{}"
-                break
-            if letter in WRAPPERS["xargs"][0]:
-                value = word[k + 1:] or (args[i + 1] if i + 1 < len(args) else "")
-                replace = value if letter == "I" else replace
-                i += 0 if word[k + 1:] else 1
-                break
-        i += 1
+        short = short_value(args, i, WRAPPERS["xargs"][0], OPTIONAL_VALUES["xargs"])
+        if short.letter == "i":  # -i[R]: the rest of its word, or {}
+            replace = short.value or "{}"
+        elif short.letter == "I":
+            replace = short.value or ""
+        i = short.next
     return args[i:], replace
 
 

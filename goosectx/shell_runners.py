@@ -23,7 +23,14 @@ from itertools import takewhile
 from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import reads_stdin, script_stream
 from goosectx.shell_git import git_hidden, git_lines, variable_lines
-from goosectx.shell_options import ENV_VALUED, long_option, option_commands, package_lines, value_at
+from goosectx.shell_options import (
+    ENV_VALUED,
+    long_option,
+    option_commands,
+    package_lines,
+    short_value,
+    value_at,
+)
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 """Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""
@@ -130,13 +137,12 @@ def _ssh_options(args: list[str], i: int, lines: list[str]) -> int:
             return i + 1
         if not word.startswith("-") or word == "-":
             return i
-        cut = next((k for k, c in enumerate(word[1:], 1) if c in _SSH_VALUED), None)
-        value = word[cut + 1:] if cut is not None and cut < len(word) - 1 else value_at(args, i + 1)
-        if cut is not None and word[cut] == "o" and value is not None:
-            key, _, command = value.replace("=", " ", 1).partition(" ")
+        short = short_value(args, i, _SSH_VALUED)
+        if short.letter == "o" and short.value is not None:
+            key, _, command = short.value.replace("=", " ", 1).partition(" ")
             if key.lower() in ("proxycommand", "localcommand", "knownhostscommand"):
                 lines.append(command.strip())
-        i += 2 if cut == len(word) - 1 else 1
+        i = short.next
     return i
 
 
