@@ -153,7 +153,9 @@ _LINE_OPTIONS = {
 """Options whose value is a command line the program runs (``tar -I 'zstd -19'``; long ones:
 :data:`goosectx.shell_options.COMMAND_OPTIONS`)."""
 _SETS_VARIABLES = DECLARATIONS | {"env"}
-_VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim"})
+VIM = re.compile(r"(?:[gr]?(?:vim|view)|vi|ex|nvim|vimdiff)(?:\.(?:tiny|basic|nox|gtk3?))?")
+"""Every name vim answers to (``vim.tiny``, ``rview``, ``nvim``): its ``-c '!CMD'`` runs CMD
+(:func:`option_lines`) and its own commands are read by :mod:`goosectx.shell_languages`."""
 
 
 def option_lines(name: str, args: list[str]) -> list[str]:
@@ -174,7 +176,7 @@ def option_lines(name: str, args: list[str]) -> list[str]:
     if name == "sg":
         operands = [a for a in args if a not in ("-", "-c")]
         return operands[1:2]
-    if name in _VIM:
+    if VIM.fullmatch(name):
         for i, word in enumerate(args):
             value = (word[1:] if word.startswith("+") else
                      value_at(args, i + 1) if word in ("-c", "--cmd") else None)

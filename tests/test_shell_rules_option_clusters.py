@@ -4,7 +4,8 @@ shell22 findings: under ``--mode auto --deny 'shell(rm *)'`` ``sudo -Eu root rm 
 ``env -iu HOME rm x`` and ``timeout -vs KILL 5 rm x`` ran (only the cluster's first letter
 was read, so ``root``, ``HOME``, ``KILL`` were taken for the program); ``xargs --rep=X sh -c X``
 (a prefix of ``--replace``) ran the ``sh -c`` string its input names; ``git --git-dir .git
-rebase -x 'rm x'`` read ``.git`` as git's subcommand and ran the ``rm``.
+rebase -x 'rm x'`` read ``.git`` as git's subcommand and ran the ``rm``; ``vim.tiny -c '!rm
+f'`` was asked about where ``vim -c '!rm f'`` was denied.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ DENIED = [
     "git --namespace n difftool -x 'rm x'", "git --super-prefix p/ clone -u 'rm x' u",
     "git --git-dir .git config alias.x '!rm y'", "git --config-env a=B grep -O'rm x' y",
     "git --git-dir .git grep --open-files-in-pager='rm x' y",
+    # every name vim answers to runs -c '!CMD' as a shell command
+    "vim.tiny -c '!rm f' -c q", "rview -c '!rm f' -c q", "nvim.gtk3 -c '!rm f' -c q",
+    "rvim -c '!rm f' -c q", "vim -c '!rm f' -c q", "gvim -c '!rm f' -c q",
 ]
 ASKED = [
     "echo 'rm f' | xargs --rep=X sh -c X", "echo 'rm f' | xargs --r=X sh -c X",
@@ -36,7 +40,7 @@ ASKED = [
 STILL_RUN = [
     "sudo -Eu root ls", "sudo -h", "sudo -u root -E make install", "env -iu HOME ls",
     "timeout -vs KILL 5 make", "xargs -rn 1 echo", "xargs -0rI X cp X /tmp",
-    "git --git-dir .git status", "git --work-tree . log",
+    "git --git-dir .git status", "git --work-tree . log", "vim.tiny -c 'wq' f",
     "ssh -vp 22 host ls", "tmux -Lx new-session -d 'make'",
 ]
 
