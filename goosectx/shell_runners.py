@@ -24,13 +24,13 @@ from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import reads_stdin, script_stream
 from goosectx.shell_git import git_hidden, git_lines, variable_lines
 from goosectx.shell_options import (
-    ENV_VALUED,
     long_option,
     option_commands,
     package_lines,
     short_value,
     value_at,
 )
+from goosectx.shell_wrappers import env_split_strings
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 """Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""
@@ -302,40 +302,13 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     """
     if name == "git" and (why := git_hidden(args)):
         return why
-    if name == "env" and any(re.search(r"[\\$]", s) for s in _split_strings(args)):
+    if name == "env" and any(re.search(r"[\\$]", s) for s, _after in env_split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"
     longs = _FILE_PROGRAMS.get(name)
     streams = [script_stream(path, fed) for path in _program_files(args, "-f", *longs or ())]
     if longs and (stream := next(filter(None, streams), None)):
         return f"{name} runs a program file that may be {stream}"
     return None
-
-
-def splits_string(value: str) -> bool:
-    """True for env's ``-S STRING`` in any spelling (``-S'rm x'``, ``-iS``, ``--split-string``)."""
-    return long_option(value, "--split-string") or (
-        value.startswith("-") and not value.startswith("--") and "S" in value[1:])
-
-
-def _split_strings(args: list[str]) -> list[str]:
-    """The strings of env's ``-S STRING`` / ``-iS'…'`` / ``--split-string=STRING``."""
-    strings: list[str] = []
-    i = 0
-    while i < len(args):
-        word, after = args[i], value_at(args, i + 1) or ""
-        cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word)
-        if long_option(word, "--split-string"):
-            strings.append(word.partition("=")[2] if "=" in word else after)
-        elif cluster and not word.startswith("--"):
-            if cluster[2] == "S":
-                strings.append(cluster[3] or after)
-            i += not cluster[3]  # -u NAME, -S STRING: the next word is the value
-        elif "=" not in word and any(long_option(word, o) for o in ENV_VALUED):
-            i += 1
-        elif not word.startswith("-") and "=" not in word:
-            break  # the command: its own -S is not env's
-        i += 1
-    return strings
 
 
 def _sed_script(args: list[str], fed: bool) -> str | None:
