@@ -46,6 +46,7 @@ from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
 from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
     COMPUTED,
+    LINE_RUNNERS,
     RUNNERS,
     SU_LIKE,
     hidden_program,
@@ -54,7 +55,7 @@ from goosectx.shell_runners import (
     runner_starts,
     ssh_lines,
 )
-from goosectx.shell_unwrap import WRAPPERS, inner_line, unwrap
+from goosectx.shell_unwrap import WRAPPERS, inner_line, unwrap, watch_joins
 from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
 from goosectx.shell_wrappers import make_text, started_commands
 
@@ -315,6 +316,10 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             return
         if sum(w.value.startswith("--") and "=" not in w.value for w in words) > 8:
             reasons.append(f"it gives {name} more long options than the rules read")
+        if name == "watch" and watch_joins(args[:len(args) - len(unwrapped[0])]):
+            for reading in unwrapped:  # watch -n1 'ls; rm x': one line, run by sh -c
+                _add_line(" ".join(w.value for w in reading), r, depth, fixed)
+            return
         words, *others = unwrapped
         for other in others:  # a long option that may take the next word as its value
             _normalise(other, r, depth + 1)
@@ -338,7 +343,7 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
     before = len(r.forms)
     for start in starts:
         _normalise(words[start:], r, depth + 1)
-    if name == "parallel":  # parallel 'rm {}' ::: x: a command line of its own
+    if name in LINE_RUNNERS:  # parallel 'rm {}' ::: x, entr -s 'ls; rm x': a line of its own
         for value in args:
             if any(c.isspace() for c in value):
                 _add_line(value, r, depth, written)

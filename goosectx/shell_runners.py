@@ -56,6 +56,10 @@ RUNNERS = frozenset({
     "i386", "x86_64", "gdb", "parallel", "ssh", "npx", "pnpx", "bunx", "uvx", "dotenv",
     *SUBCOMMAND_RUNNERS})
 """Programs that run another program given in their arguments."""
+LINE_RUNNERS = frozenset({"parallel", "entr", "watchexec", "pixi", "hatch", "devbox"})
+"""Runners that may run a word holding a blank as a shell command line: ``parallel 'rm {}'
+::: x``, ``entr -s``, ``watchexec`` (a shell by default), ``pixi run`` (its task shell),
+``hatch run``, ``devbox run``."""
 SU_LIKE = ("su", "runuser", "sg", "script", "nix-shell", "npx")
 """Programs whose ``-c STRING`` / ``--command=STRING`` is a command line of its own; their
 other words (a user, a group, a log file) are not the command."""

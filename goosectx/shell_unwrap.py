@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from goosectx.shell_builtins import SHELLS, shell_line
 from goosectx.shell_lexer import Word
-from goosectx.shell_options import short_value, su_line
+from goosectx.shell_options import long_option, short_value, su_line
 from goosectx.shell_wrappers import env_split_line
 
 # wrapper → (options that take a value, positional words before the command)
@@ -22,11 +22,11 @@ WRAPPERS: dict[str, tuple[str, int]] = {
     "command": ("", 0), "builtin": ("", 0), "exec": ("a", 0), "nohup": ("", 0),
     "env": ("uCSa", 0), "sudo": ("acugpCDrtUTR", 0), "doas": ("auC", 0), "nice": ("n", 0),
     "time": ("fo", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
-    "xargs": ("adEILnPs", 0), "watch": ("nd", 0), "chronic": ("", 0), "setsid": ("", 0),
+    "xargs": ("adEILnPs", 0), "watch": ("nq", 0), "chronic": ("", 0), "setsid": ("", 0),
     "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("wE", 1),
     "busybox": ("", 0), "toybox": ("", 0), "jobs": ("", 0),
 }
-OPTIONAL_VALUES = {"sudo": "h", "xargs": "eil"}
+OPTIONAL_VALUES = {"sudo": "h", "xargs": "eil", "watch": "d"}
 """Wrappers' options whose value is optional: the rest of their word only (``xargs -iX``,
 ``-i``: no value; :func:`goosectx.shell_options.short_value`)."""
 _TWO_READINGS = {"sudo": "h"}
@@ -97,3 +97,24 @@ def unwrap(name: str, words: list[Word], start: int = 0,
                 name, [*words[:i], Word(flags, flags), *words[i + 1:]], i, budget))
         i = short.next
     return [words[i + positionals:], *others]
+
+
+def watch_joins(own: list[str]) -> bool:
+    """True when ``watch`` with options ``own`` runs its command's words as one shell line.
+
+    watch joins them with blanks and runs the line with ``sh -c`` (``watch -n1 'ls; rm x'``
+    runs ``rm``), unless ``-x`` / ``--exec`` makes it run them as a program.
+    """
+    i = 0
+    while i < len(own):
+        word = own[i]
+        if word.startswith("--"):
+            if long_option(word, "--exec"):
+                return False
+            i += 1
+            continue
+        short = short_value(own, i, WRAPPERS["watch"][0], OPTIONAL_VALUES["watch"])
+        if "x" in short.flags:
+            return False
+        i = short.next
+    return True
