@@ -41,7 +41,7 @@ _SETTINGS = frozenset({"true", "false", "yes", "no", "on", "off", "0", "1", "", 
                        "always", "auto"})
 """Values that are settings, not commands (``core.fsmonitor=false``, ``color.pager=no``)."""
 _GIT_VALUED = ("-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env",
-               "--super-prefix")
+               "--super-prefix", "--attr-source")
 """git's own options that take the next word as their value (``git --git-dir .git push``: the
 subcommand is ``push``); git matches them whole, no prefix."""
 _PACK_OPTIONS = ("--upload-pack", "--receive-pack", "--exec")

@@ -28,6 +28,7 @@ DENIED = [
     "git --namespace n difftool -x 'rm x'", "git --super-prefix p/ clone -u 'rm x' u",
     "git --git-dir .git config alias.x '!rm y'", "git --config-env a=B grep -O'rm x' y",
     "git --git-dir .git grep --open-files-in-pager='rm x' y",
+    "git --attr-source HEAD rebase -x 'rm x' main",
     # every name vim answers to runs -c '!CMD' as a shell command
     "vim.tiny -c '!rm f' -c q", "rview -c '!rm f' -c q", "nvim.gtk3 -c '!rm f' -c q",
     "rvim -c '!rm f' -c q", "vim -c '!rm f' -c q", "gvim -c '!rm f' -c q",
