@@ -21,12 +21,12 @@ from __future__ import annotations
 import re
 
 from goosectx.shell_builtins import reads_stdin
+from goosectx.shell_runners import VIM as _VIM
 from goosectx.shell_words import Word
 
 _GDB = re.compile(r"(?:cuda-)?gdb(?:-multiarch)?")
 _SQLITE = re.compile(r"sqlite3?")
 _TCL = re.compile(r"(?:tclsh|wish|jimsh)[\d.]*")
-_VIM = re.compile(r"(?:[gr]?(?:vim|view)|vi|ex|nvim|vimdiff)(?:\.(?:tiny|basic|nox|gtk3?))?")
 _VERSION = frozenset({"--version", "-version", "--help", "-help", "-h"})
 
 # -- gdb ----------------------------------------------------------------------------------
