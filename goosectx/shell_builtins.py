@@ -26,6 +26,7 @@ from collections.abc import Iterable
 
 from goosectx.shell_assign import plain_value
 from goosectx.shell_names import bound_name
+from goosectx.shell_options import short_value
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "ash", "rbash", "mksh", "lksh",
                     "oksh", "pdksh", "ksh93", "yash", "posh", "osh", "bosh", "hush"})
@@ -197,14 +198,10 @@ def builtin_lines(name: str, args: list[str]) -> list[str]:
         word = args[i]
         if word == "--" or len(word) < 2 or word[0] not in "-+":
             break
-        for k in range(1, len(word)):
-            if word[k] in valued:  # -W WORDS, -AcommandC: the rest of the cluster is the value
-                value = word[k + 1:] or (args[i + 1] if i + 1 < len(args) else "")
-                i += not word[k + 1:]
-                if word[k] == "C" and value:
-                    lines.append(value)
-                break
-        i += 1
+        short = short_value(args, i, valued)  # -W WORDS, -AcommandC: the rest is the value
+        if short.letter == "C" and short.value:
+            lines.append(short.value)
+        i = short.next
     return lines
 
 

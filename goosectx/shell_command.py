@@ -47,16 +47,16 @@ from goosectx.shell_multicall import applet_words
 from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
     COMPUTED,
+    LINE_RUNNERS,
     RUNNERS,
     SU_LIKE,
     hidden_program,
     inline_code,
     option_lines,
     runner_starts,
-    splits_string,
     ssh_lines,
 )
-from goosectx.shell_unwrap import WRAPPERS, inner_line, unwrap
+from goosectx.shell_unwrap import WRAPPERS, inner_line, unwrap, watch_joins
 from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
 from goosectx.shell_wrappers import make_text, started_commands
 
@@ -288,9 +288,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             language_commands(name, words[1:], r.fed))  # gdb -ex 'shell …', sqlite3 '.shell …'
         if hidden:
             reasons.append(hidden)
-        if name in SHELLS or name in SU_LIKE or name in ("eval", "trap") or name == "env" and any(
-                splits_string(a) for a in args):
-            inner = inner_line(name, args)
+        if name in SHELLS or name in SU_LIKE or name in ("eval", "trap", "env"):
+            inner = inner_line(name, args)  # env: its -S STRING (shell_wrappers.env_split_line)
             if inner is not None:
                 _add_line(inner, r, depth, fixed)
                 return
@@ -305,8 +304,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if code is not None:
             r.code.append((name, code))
         started = started_commands(name, args, r.fed, [_computed(w) for w in words[1:]])
+        unwrapped = unwrap(name, words[1:]) if name in WRAPPERS else None
         reasons += filter(None, [started.unreadable, run_time_words(  # find {-exec,}; xargs env
-            name, words[1:], program_argv, unwrap if name in WRAPPERS else None)])
+            name, words[1:], program_argv, started, unwrapped[0] if unwrapped else None)])
         for line in [*option_lines(name, args), *builtin_lines(name, args), *started.lines]:
             _add_line(line, r, depth, fixed)
         for begin, end in started.slices:
@@ -316,11 +316,15 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if name in RUNNERS:
             _run_by(name, words[1:], r, depth)
             return
-        if name not in WRAPPERS:
+        if unwrapped is None:
             return
         if sum(w.value.startswith("--") and "=" not in w.value for w in words) > 8:
             reasons.append(f"it gives {name} more long options than the rules read")
-        words, *others = unwrap(name, words[1:])
+        if name == "watch" and watch_joins(args[:len(args) - len(unwrapped[0])]):
+            for reading in unwrapped:  # watch -n1 'ls; rm x': one line, run by sh -c
+                _add_line(" ".join(w.value for w in reading), r, depth, fixed)
+            return
+        words, *others = unwrapped
         for other in others:  # a long option that may take the next word as its value
             _normalise(other, r, depth + 1)
 
@@ -343,7 +347,7 @@ def _run_by(name: str, words: list[Word], r: _Reading, depth: int) -> None:
     before = len(r.forms)
     for start in starts:
         _normalise(words[start:], r, depth + 1)
-    if name == "parallel":  # parallel 'rm {}' ::: x: a command line of its own
+    if name in LINE_RUNNERS:  # parallel 'rm {}' ::: x, entr -s 'ls; rm x': a line of its own
         for value in args:
             if any(c.isspace() for c in value):
                 _add_line(value, r, depth, written)

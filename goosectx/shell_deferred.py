@@ -21,11 +21,12 @@ from collections.abc import Callable
 
 from goosectx.shell_ansi import braces
 from goosectx.shell_builtins import SHELLS, shell_line
+from goosectx.shell_options import long_option, short_value
 from goosectx.shell_runners import RUNNERS, SUBCOMMAND_RUNNERS
-from goosectx.shell_terminals import TERMINALS
-from goosectx.shell_unwrap import WRAPPERS
+from goosectx.shell_terminals import TERMINALS, Started
+from goosectx.shell_unwrap import OPTIONAL_VALUES, WRAPPERS
 from goosectx.shell_words import Word
-from goosectx.shell_wrappers import FD, STARTERS, started_commands
+from goosectx.shell_wrappers import FD, STARTERS
 
 _FIND_WORDS = ("-exec", "-execdir", "-ok", "-okdir", ";", "+", "{}")
 _FD_WORDS = ("-x", "-X", "--exec", "--exec-batch", ";", "{}")
@@ -65,43 +66,42 @@ def _expanded_own_word(name: str, own: list[Word], wrapper: bool = False) -> str
             if bad else None)
 
 
-def _xargs(args: list[str]) -> tuple[list[str], str | None]:
-    """Xargs' command words and its replace string (``-I R``, ``-i``, ``--replace``)."""
+def _replace(own: list[str]) -> str | None:
+    """Xargs' replace string (``-I R``, ``-rIR``, ``-i``, ``--rep=R``) among its ``own`` words.
+
+    ``own``: its options and their values, before its command.
+    """
     i, replace = 0, None
-    while i < len(args) and args[i].startswith("-") and args[i] != "-":
-        word = args[i]
-        if word == "--":
-            return args[i + 1:], replace
-        if word.startswith("--"):
-            replace = (word.partition("=")[2] or "{}") if word.startswith("--replace") else replace
+    while i < len(own):
+        word = own[i]
+        if word.startswith("--"):  # --replace[=R] under any prefix getopt takes (--rep=R)
+            replace = (word.partition("=")[2] or "{}") if long_option(word, "--replace") else (
+                replace)
             i += 1
             continue
-        for k, letter in enumerate(word[1:], 1):
-            if letter == "i":
-                replace = word[k + 1:] or "{}"
-                break
-            if letter in WRAPPERS["xargs"][0]:
-                value = word[k + 1:] or (args[i + 1] if i + 1 < len(args) else "")
-                replace = value if letter == "I" else replace
-                i += 0 if word[k + 1:] else 1
-                break
-        i += 1
-    return args[i:], replace
+        short = short_value(own, i, WRAPPERS["xargs"][0], OPTIONAL_VALUES["xargs"])
+        if short.letter == "i":  # -i[R]: the rest of its word, or {}
+            replace = short.value or "{}"
+        elif short.letter == "I":
+            replace = short.value or ""
+        i = short.next
+    return replace
 
 
-def _run_time_program(name: str, args: list[str],
-                     program_argv: Callable[[list[str]], list[str]]) -> str | None:
+def _run_time_program(name: str, args: list[str], own: int, started: Started,
+                      program_argv: Callable[[list[str]], list[str]]) -> str | None:
     """Why xargs / find -exec / fd -x runs a program or command string named at run time.
 
-    ``program_argv``: :func:`goosectx.shell_command.program_argv` (the program after the
-    wrappers). Under xargs without a replace string the input is appended: a wrapper, a
-    shell without ``-c`` text or a runner at the end names its program from the input.
+    ``own``: how many of ``args`` are xargs' own words (before its command); ``started``:
+    :func:`goosectx.shell_wrappers.started_commands` of find / fd; ``program_argv``:
+    :func:`goosectx.shell_command.program_argv` (the program after the wrappers). Under xargs
+    without a replace string the input is appended: a wrapper, a shell without ``-c`` text or
+    a runner at the end names its program from the input.
     """
     if name == "xargs":
-        command, replace = _xargs(args)
-        commands = [(command or ["echo"], replace, replace is None)]
+        replace = _replace(args[:own])
+        commands = [(args[own:] or ["echo"], replace, replace is None)]
     elif name == "find" or name in FD:
-        started = started_commands(name, args)
         commands = [(args[b:e], "{}", False) for b, e in started.slices]
     else:
         return None
@@ -119,12 +119,14 @@ def _run_time_program(name: str, args: list[str],
 
 
 def run_time_words(name: str, words: list[Word], program_argv: Callable[[list[str]], list[str]],
-                   unwrap: Callable[[str, list[Word]], list[list[Word]]] | None) -> str | None:
+                   started: Started, command: list[Word] | None) -> str | None:
     """Why ``name`` with ``words`` (its words after the program) runs what only run time names.
 
-    ``unwrap``: for a wrapper, :func:`goosectx.shell_unwrap.unwrap` (its first list: the
-    words from its program on); ``program_argv``: :func:`goosectx.shell_command.program_argv`.
+    What the reading of the command already made is passed on: ``started``, the
+    :func:`goosectx.shell_wrappers.started_commands` of ``name``; ``command``, for a wrapper,
+    the words from its program on (the first reading of :func:`goosectx.shell_unwrap.unwrap`);
+    ``program_argv``: :func:`goosectx.shell_command.program_argv`.
     """
-    own = words[:len(words) - len(unwrap(name, words)[0])] if unwrap else words
-    return _expanded_own_word(name, own, unwrap is not None) or _run_time_program(
-        name, [w.value for w in words], program_argv)
+    own = words[:len(words) - len(command)] if command is not None else words
+    return _expanded_own_word(name, own, command is not None) or _run_time_program(
+        name, [w.value for w in words], len(own), started, program_argv)

@@ -46,7 +46,10 @@ config file, ``ext::`` remotes allowed (a URL rewritten to one holds ``ext::``).
 _SETTINGS = frozenset({"true", "false", "yes", "no", "on", "off", "0", "1", "", "never",
                        "always", "auto"})
 """Values that are settings, not commands (``core.fsmonitor=false``, ``color.pager=no``)."""
-_GIT_VALUED = ("-c", "-C")
+_GIT_VALUED = ("-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env",
+               "--super-prefix", "--attr-source")
+"""git's own options that take the next word as their value (``git --git-dir .git push``: the
+subcommand is ``push``); git matches them whole, no prefix."""
 _PACK_OPTIONS = ("--upload-pack", "--receive-pack", "--exec")
 _SUB_LONGS = {"difftool": ("--extcmd",), "grep": ("--open-files-in-pager",),
               "send-email": ("--to-cmd", "--cc-cmd", "--sendmail-cmd", "--header-cmd",

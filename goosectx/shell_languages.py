@@ -22,12 +22,12 @@ import re
 
 from goosectx.shell_builtins import reads_stdin
 from goosectx.shell_databases import COMPUTED, DATABASES, database_commands
+from goosectx.shell_runners import VIM as _VIM
 from goosectx.shell_runners import code_runs
 from goosectx.shell_words import Word
 
 _GDB = re.compile(r"(?:cuda-)?gdb(?:-multiarch)?")
 _TCL = re.compile(r"(?:tclsh|wish|jimsh)[\d.]*")
-_VIM = re.compile(r"(?:[gr]?(?:vim|view)|vi|ex|nvim|vimdiff)(?:\.(?:tiny|basic|nox|gtk3?))?")
 _VERSION = frozenset({"--version", "-version", "--help", "-help", "-h"})
 
 # -- gdb ----------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ Core module: no printing.
 from __future__ import annotations
 
 import shlex
+from typing import NamedTuple
 
 COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
     "su": ("--command", "--session-command"), "runuser": ("--command", "--session-command"),
@@ -113,3 +114,37 @@ def package_lines(name: str, args: list[str]) -> list[str]:
 def value_at(args: list[str], i: int) -> str | None:
     """``args[i]``, or ``None`` past the end (an option's value that is not there)."""
     return args[i] if i < len(args) else None
+
+
+class Short(NamedTuple):
+    """One cluster of short options as getopt reads it (:func:`short_value`)."""
+
+    flags: str
+    """The letters read as flags before the one that takes a value (all, when none does)."""
+    letter: str
+    """The first letter that takes a value, or ``""``."""
+    value: str | None
+    """Its value: the rest of the word, else the next word (``None`` past the end or for an
+    optional value not attached)."""
+    next: int
+    """Where the next option is: after the cluster, and after its value when that is the next
+    word."""
+
+
+def short_value(args: list[str], i: int, valued: str, optional: str = "") -> Short:
+    """Read the cluster of short options ``args[i]`` (``-Eu root``, ``-vp22``, ``+o x``).
+
+    Its letters are flags up to the first of ``valued`` (options that take a value), which takes
+    the rest of the word or, when nothing follows it, the next word: ``sudo -Eu root`` is
+    ``-E -u root``. A letter of ``optional`` takes only the rest of the word (``xargs -iX``,
+    ``-i``: no value).
+    """
+    word = args[i]
+    for k in range(1, len(word)):
+        letter, rest = word[k], word[k + 1:]
+        if letter in optional:
+            return Short(word[1:k], letter, rest or None, i + 1)
+        if letter in valued:
+            return (Short(word[1:k], letter, rest, i + 1) if rest else
+                    Short(word[1:k], letter, value_at(args, i + 1), i + 2))
+    return Short(word[1:], "", None, i + 1)

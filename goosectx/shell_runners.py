@@ -23,9 +23,16 @@ from itertools import takewhile
 from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import reads_stdin, script_stream
 from goosectx.shell_git import git_hidden, git_lines, variable_lines
-from goosectx.shell_options import ENV_VALUED, long_option, option_commands, package_lines, value_at
+from goosectx.shell_options import (
+    long_option,
+    option_commands,
+    package_lines,
+    short_value,
+    value_at,
+)
 from goosectx.shell_scripts import runs_in_language
 from goosectx.shell_sed import sed_runs, sed_script
+from goosectx.shell_wrappers import env_split_strings
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
 """Container tools: what their ``exec`` / ``run`` runs may be anything in the container."""
@@ -51,6 +58,10 @@ RUNNERS = frozenset({
     "i386", "x86_64", "gdb", "parallel", "ssh", "npx", "pnpx", "bunx", "uvx", "dotenv",
     *SUBCOMMAND_RUNNERS})
 """Programs that run another program given in their arguments."""
+LINE_RUNNERS = frozenset({"parallel", "entr", "watchexec", "pixi", "hatch", "devbox"})
+"""Runners that may run a word holding a blank as a shell command line: ``parallel 'rm {}'
+::: x``, ``entr -s``, ``watchexec`` (a shell by default), ``pixi run`` (its task shell),
+``hatch run``, ``devbox run``."""
 SU_LIKE = ("su", "runuser", "sg", "script", "nix-shell", "npx")
 """Programs whose ``-c STRING`` / ``--command=STRING`` is a command line of its own; their
 other words (a user, a group, a log file) are not the command."""
@@ -132,13 +143,12 @@ def _ssh_options(args: list[str], i: int, lines: list[str]) -> int:
             return i + 1
         if not word.startswith("-") or word == "-":
             return i
-        cut = next((k for k, c in enumerate(word[1:], 1) if c in _SSH_VALUED), None)
-        value = word[cut + 1:] if cut is not None and cut < len(word) - 1 else value_at(args, i + 1)
-        if cut is not None and word[cut] == "o" and value is not None:
-            key, _, command = value.replace("=", " ", 1).partition(" ")
+        short = short_value(args, i, _SSH_VALUED)
+        if short.letter == "o" and short.value is not None:
+            key, _, command = short.value.replace("=", " ", 1).partition(" ")
             if key.lower() in ("proxycommand", "localcommand", "knownhostscommand"):
                 lines.append(command.strip())
-        i += 2 if cut == len(word) - 1 else 1
+        i = short.next
     return i
 
 
@@ -149,7 +159,9 @@ _LINE_OPTIONS = {
 """Options whose value is a command line the program runs (``tar -I 'zstd -19'``; long ones:
 :data:`goosectx.shell_options.COMMAND_OPTIONS`)."""
 _SETS_VARIABLES = DECLARATIONS | {"env"}
-_VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim"})
+VIM = re.compile(r"(?:[gr]?(?:vim|view)|vi|ex|nvim|vimdiff)(?:\.(?:tiny|basic|nox|gtk3?))?")
+"""Every name vim answers to (``vim.tiny``, ``rview``, ``nvim``): its ``-c '!CMD'`` runs CMD
+(:func:`option_lines`) and its own commands are read by :mod:`goosectx.shell_languages`."""
 
 
 def option_lines(name: str, args: list[str]) -> list[str]:
@@ -170,7 +182,7 @@ def option_lines(name: str, args: list[str]) -> list[str]:
     if name == "sg":
         operands = [a for a in args if a not in ("-", "-c")]
         return operands[1:2]
-    if name in _VIM:
+    if VIM.fullmatch(name):
         for i, word in enumerate(args):
             value = (word[1:] if word.startswith("+") else
                      value_at(args, i + 1) if word in ("-c", "--cmd") else None)
@@ -290,40 +302,13 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     """
     if name == "git" and (why := git_hidden(args)):
         return why
-    if name == "env" and any(re.search(r"[\\$]", s) for s in _split_strings(args)):
+    if name == "env" and any(re.search(r"[\\$]", s) for s, _after in env_split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"
     longs = _FILE_PROGRAMS.get(name)
     streams = [script_stream(path, fed) for path in _program_files(args, "-f", *longs or ())]
     if longs and (stream := next(filter(None, streams), None)):
         return f"{name} runs a program file that may be {stream}"
     return None
-
-
-def splits_string(value: str) -> bool:
-    """True for env's ``-S STRING`` in any spelling (``-S'rm x'``, ``-iS``, ``--split-string``)."""
-    return long_option(value, "--split-string") or (
-        value.startswith("-") and not value.startswith("--") and "S" in value[1:])
-
-
-def _split_strings(args: list[str]) -> list[str]:
-    """The strings of env's ``-S STRING`` / ``-iS'…'`` / ``--split-string=STRING``."""
-    strings: list[str] = []
-    i = 0
-    while i < len(args):
-        word, after = args[i], value_at(args, i + 1) or ""
-        cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word)
-        if long_option(word, "--split-string"):
-            strings.append(word.partition("=")[2] if "=" in word else after)
-        elif cluster and not word.startswith("--"):
-            if cluster[2] == "S":
-                strings.append(cluster[3] or after)
-            i += not cluster[3]  # -u NAME, -S STRING: the next word is the value
-        elif "=" not in word and any(long_option(word, o) for o in ENV_VALUED):
-            i += 1
-        elif not word.startswith("-") and "=" not in word:
-            break  # the command: its own -S is not env's
-        i += 1
-    return strings
 
 
 def _sed_script(args: list[str], fed: bool) -> str | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-from goosectx.shell_options import value_at
+from goosectx.shell_options import short_value, value_at
 
 TERMINALS = frozenset({"tmux", "byobu", "byobu-tmux", "screen", "byobu-screen", "dtach",
                        "abduco", "zellij"})
@@ -102,15 +102,14 @@ def _tmux(args: list[str], computed: list[bool]) -> Started:
     started = Started()
     i = 0
     while i < len(args) and args[i].startswith("-") and args[i] != "--":
-        cut = next((k for k, c in enumerate(args[i][1:], 1) if c in _TMUX_GLOBAL_VALUED), None)
-        if "C" in args[i][1:cut]:
+        short = short_value(args, i, _TMUX_GLOBAL_VALUED)
+        if "C" in short.flags:
             started.unreadable = "tmux -C reads tmux commands from its standard input"
-        value = None if cut is None else args[i][cut + 1:] or value_at(args, i + 1)
-        if cut is not None and args[i][cut] == "c" and value is not None:
-            started.lines.append(value)  # tmux -c 'CMD': run by the default shell
-        elif cut is not None and args[i][cut] == "f" and value != "/dev/null":
+        if short.letter == "c" and short.value is not None:
+            started.lines.append(short.value)  # tmux -c 'CMD': run by the default shell
+        elif short.letter == "f" and short.value != "/dev/null":
             started.unreadable = "tmux runs the tmux commands of a file (-f)"
-        i += 2 if cut == len(args[i]) - 1 else 1
+        i = short.next
     i += i < len(args) and args[i] == "--"
     command: list[str] = []
     start, exact = i, True  # where its words begin in args; each as bash gives it
@@ -153,12 +152,12 @@ def _tmux_command(words: list[str], started: Started, at: int | None,
         if args[i] == "--":
             i += 1
             break
-        cut = next((k for k, c in enumerate(args[i][1:], 1) if c in valued), None)
-        if "C" in args[i][1:cut]:  # run-shell -C: a tmux command
+        short = short_value(args, i, valued)
+        if "C" in short.flags:  # run-shell -C: a tmux command
             return f"tmux {name} -C runs a tmux command the rules cannot read"
-        if name == "detach-client" and cut is not None and args[i][cut] == "E":
-            started.lines += filter(None, [args[i][cut + 1:] or value_at(args, i + 1)])
-        i += 2 if cut == len(args[i]) - 1 else 1
+        if name == "detach-client" and short.letter == "E":
+            started.lines += filter(None, [short.value])
+        i = short.next
     if name == "detach-client":
         return None  # its operands are no command
     operands = args[i:]

@@ -14,18 +14,26 @@ from __future__ import annotations
 
 from goosectx.shell_builtins import SHELLS, shell_line
 from goosectx.shell_lexer import Word
-from goosectx.shell_options import su_line
+from goosectx.shell_options import long_option, short_value, su_line
 from goosectx.shell_wrappers import env_split_line
 
 # wrapper → (options that take a value, positional words before the command)
 WRAPPERS: dict[str, tuple[str, int]] = {
     "command": ("", 0), "builtin": ("", 0), "exec": ("a", 0), "nohup": ("", 0),
-    "env": ("uCSa", 0), "sudo": ("ugpChDrtUTR", 0), "doas": ("uC", 0), "nice": ("n", 0),
+    "env": ("uCSa", 0), "sudo": ("acugpCDrtUTR", 0), "doas": ("auC", 0), "nice": ("n", 0),
     "time": ("fo", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
-    "xargs": ("adEILnPs", 0), "watch": ("nd", 0), "chronic": ("", 0), "setsid": ("", 0),
+    "xargs": ("adEILnPs", 0), "watch": ("nq", 0), "chronic": ("", 0), "setsid": ("", 0),
     "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("wE", 1),
     "busybox": ("", 0), "toybox": ("", 0), "jobs": ("", 0),
 }
+OPTIONAL_VALUES = {"sudo": "h", "xargs": "eil", "watch": "d"}
+"""Wrappers' options whose value is optional: the rest of their word only (``xargs -iX``,
+``-i``: no value; :func:`goosectx.shell_options.short_value`)."""
+_TWO_READINGS = {"sudo": "h"}
+"""Options read both ways: sudo takes a word that is no option after a bare ``-h`` for its host
+(its own parser, not getopt's), and ``-hu root`` is host ``u`` to getopt; each is also read as
+the flag ``-h`` (``-h -u root``), so the rules see the program of either reading."""
+
 
 def inner_line(name: str, args: list[str]) -> str | None:
     """The command string of ``bash -c STRING``, ``su -c STRING``, ``env -S STRING``, ``eval``."""
@@ -45,9 +53,12 @@ def unwrap(name: str, words: list[Word], start: int = 0,
             budget: list[int] | None = None) -> list[list[Word]]:
     """The command a wrapper runs: its options, values and leading positionals skipped.
 
-    The first reading takes a ``--long`` option without ``=`` as a flag; one more (at most 8)
-    for each such option takes the next word as its value (``timeout --signal KILL 5 rm``),
-    since which long options take one is not known here (deny and ask rules match them all).
+    A cluster of short options is read as getopt reads it (``sudo -Eu root rm``: ``-u``
+    takes ``root``; :func:`goosectx.shell_options.short_value`). The first reading takes a
+    ``--long`` option without ``=`` as a flag; one more (at most 8) for each such option takes
+    the next word as its value (``timeout --signal KILL 5 rm``), since which long options take
+    one is not known here, and for each option of :data:`_TWO_READINGS` (deny and ask rules
+    match them all).
     """
     budget = [8] if budget is None else budget
     with_value, positionals = WRAPPERS[name]
@@ -78,6 +89,32 @@ def unwrap(name: str, words: list[Word], start: int = 0,
         if name == "nice" and word[1:].isdigit():
             i += 1  # nice -10 CMD
             continue
-        letter = word[1]
-        i += 2 if letter in with_value and len(word) == 2 else 1
+        short = short_value(args, i, with_value, OPTIONAL_VALUES.get(name, ""))
+        if short.letter and short.letter in _TWO_READINGS.get(name, "") and budget[0] > 0:
+            budget[0] -= 1
+            flags = "-" + word[len(short.flags) + 2:]  # -hu root: also -h -u root
+            others += (unwrap(name, words, i + 2, budget) if short.value is None else unwrap(
+                name, [*words[:i], Word(flags, flags), *words[i + 1:]], i, budget))
+        i = short.next
     return [words[i + positionals:], *others]
+
+
+def watch_joins(own: list[str]) -> bool:
+    """True when ``watch`` with options ``own`` runs its command's words as one shell line.
+
+    watch joins them with blanks and runs the line with ``sh -c`` (``watch -n1 'ls; rm x'``
+    runs ``rm``), unless ``-x`` / ``--exec`` makes it run them as a program.
+    """
+    i = 0
+    while i < len(own):
+        word = own[i]
+        if word.startswith("--"):
+            if long_option(word, "--exec"):
+                return False
+            i += 1
+            continue
+        short = short_value(own, i, WRAPPERS["watch"][0], OPTIONAL_VALUES["watch"])
+        if "x" in short.flags:
+            return False
+        i = short.next
+    return True

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterator
 
 from goosectx.shell_builtins import reads_stdin
 from goosectx.shell_options import ENV_VALUED, long_option, value_at
@@ -230,6 +231,36 @@ def _expect(args: list[str], fed: bool) -> Started:
 
 
 # -- env -S --------------------------------------------------------------------------------
+def env_split_strings(args: list[str]) -> Iterator[tuple[str, int]]:
+    """Each ``STRING`` of env's ``-S STRING`` in ``args``, with where the words after it start.
+
+    The one walk of env's options: ``-S'rm x'``, ``-iS 'rm x'``, ``--split-string=…`` (any
+    prefix getopt takes: ``--s=…``); ``-u NAME``, ``-C DIR``, ``-a ARG0`` (clustered too:
+    ``-iuNAME``) and ``--unset`` / ``--chdir`` / ``--argv0`` skip their value; a word that is
+    no option and no ``NAME=VALUE`` is the command, whose own ``-S`` is not env's. It goes on
+    after a ``-S`` (the words of its string come first, so a later ``-S`` may be the command's:
+    reading it too only asks more).
+    """
+    i = 0
+    while i < len(args):
+        word, string, separate = args[i], None, False
+        cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word)
+        if long_option(word, "--split-string"):  # --s=…: getopt takes a prefix
+            separate = "=" not in word
+            string = value_at(args, i + 1) if separate else word.partition("=")[2]
+        elif cluster and not word.startswith("--"):
+            separate = not cluster[3]  # -u NAME, -S STRING: the next word is the value
+            string = (cluster[3] or value_at(args, i + 1)) if cluster[2] == "S" else None
+        elif "=" not in word and any(long_option(word, o) for o in ENV_VALUED):
+            separate = True
+        elif not word.startswith("-") and "=" not in word:
+            return  # env's command: a -S after it is the command's
+        i += separate
+        if string is not None:
+            yield string, i + 1
+        i += 1
+
+
 def env_split_line(args: list[str]) -> str | None:
     r"""The command line ``env … -S STRING ARGS…`` runs, or ``None`` (no ``-S``).
 
@@ -238,28 +269,10 @@ def env_split_line(args: list[str]) -> str | None:
     makes the rest of STRING a comment (ARGS still follow it); a string with ``\`` or ``$``
     is unreadable (:func:`goosectx.shell_runners.hidden_program`).
     """
-    skip = False
-    for i, word in enumerate(args):
-        if skip:  # the value of env's -u / -C
-            skip = False
-            continue
-        cluster = re.match(r"-([a-zA-Z]*?)([uCaS])(.*)", word)
-        if "=" not in word and any(long_option(word, o) for o in ENV_VALUED) or (
-                cluster and cluster[2] != "S" and not word.startswith("--")):
-            skip = not (cluster and cluster[3])  # -u NAME, -C DIR (or -uNAME)
-            continue
-        if not word.startswith("-") and "=" not in word:
-            return None  # env's command: a -S after it is the command's
-        string, after = None, i + 1
-        if long_option(word, "--split-string"):  # --s=…: getopt takes a prefix
-            string = word.partition("=")[2] if "=" in word else value_at(args, i + 1)
-            after += "=" not in word
-        elif cluster and not word.startswith("--"):
-            string = cluster[3] or value_at(args, i + 1)
-            after += not cluster[3]
-        if string is not None:
-            comment = re.search(r"(?:^|[ \t])#", string)  # env's comment: ARGS still follow
-            string = string[:comment.start()] if comment else string
-            return " ".join(["env", string, *(shlex.quote(a) for a in args[after:])])
-    return None
-
+    found = next(env_split_strings(args), None)
+    if found is None:
+        return None
+    string, after = found
+    comment = re.search(r"(?:^|[ \t])#", string)  # env's comment: ARGS still follow
+    string = string[:comment.start()] if comment else string
+    return " ".join(["env", string, *(shlex.quote(a) for a in args[after:])])

@@ -2,17 +2,26 @@
 
 The races of "check one file, read or write another" are made exact with the pause points of
 :mod:`goosectx.testhooks`: the process stops at ``point``, the test calls ``swap()``, and the
-process goes on.
+process goes on. :func:`tool_result_after_swap` runs one tool call that way and returns what
+the model was sent; :func:`ssh_key` puts a key outside the project for a swap to lead to.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from fakeserver import FakeServer
+
+SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- TOPSECRET-KEYDATA"
+"""The text of the key :func:`ssh_key` writes."""
+REFUSED = "changed after this call was checked"
+"""In a tool result refused because its path was swapped after the check."""
 
 
 def run_paused_at(point: str, argv: Sequence[str], swap: Callable[[], None], *, cwd: Path,
@@ -38,3 +47,27 @@ def replace_with(path: Path, make: Any) -> None:
     tmp = path.with_name("n.tmp")
     make(tmp)
     os.replace(tmp, path)
+
+
+def tool_result_after_swap(server: FakeServer, call: dict[str, Any], point: str,
+                           swap: Callable[[], None], *, work: Path, tmp_path: Path, task: str,
+                           options: Sequence[str] = (), env: dict[str, str] | None = None) -> Any:
+    """``goosectx run -t TASK OPTIONS`` making the one tool ``call``, ``swap()`` run at ``point``.
+
+    Returns the call's result as the model was sent it (the second request's tool message).
+    """
+    server.add({"tool_calls": [call]}, {"text": "done"})
+    code, _out, err = run_paused_at(
+        point, [sys.executable, "-m", "goosectx", "run", "-t", task, *options], swap,
+        cwd=work, tmp_path=tmp_path, env=env)
+    assert code == 0, err
+    tool_messages = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
+    return tool_messages[0]["content"]
+
+
+def ssh_key(tmp_path: Path) -> Path:
+    """``~/.ssh/id_rsa`` holding :data:`SECRET`, ``~`` being ``tmp_path / "home"``."""
+    key = tmp_path / "home" / ".ssh" / "id_rsa"
+    key.parent.mkdir(parents=True)
+    key.write_text(SECRET + "\n")
+    return key

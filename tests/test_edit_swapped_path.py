@@ -12,12 +12,11 @@ the result the model reads.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from fakeserver import FakeServer
-from pause_support import run_paused_at
+from pause_support import tool_result_after_swap
 
 CALLS = [
     {"command": "str_replace", "path": "notes.txt", "old_str": "hello", "new_str": "hey"},
@@ -35,14 +34,11 @@ def _edit_swapped_at(point: str, server: FakeServer, work: Path, tmp_path: Path,
         notes.unlink()
         notes.symlink_to("other.txt")
 
-    server.add({"tool_calls": [{"name": "text_editor", "arguments": call}]}, {"text": "done"})
-    code, _out, err = run_paused_at(
-        point, [sys.executable, "-m", "goosectx", "run", "-t", "edit", "--mode", "auto"],
-        swap, cwd=work, tmp_path=tmp_path)
-    assert code == 0, err
+    result = tool_result_after_swap(
+        server, {"name": "text_editor", "arguments": call}, point, swap, work=work,
+        tmp_path=tmp_path, task="edit", options=("--mode", "auto"))
     assert other.read_text() == "other words\n"  # never written
-    tool = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
-    return json.dumps(tool[0]["content"])
+    return json.dumps(result)
 
 
 @pytest.fixture

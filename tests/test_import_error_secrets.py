@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from cli_support import run_cli
 from conftest import DUMMY_API_KEY as K
+from import_support import assert_not_in_sessions_db
 from test_import_bounds import listed
 from test_import_secret_formats import FORMATS
 
@@ -141,16 +142,13 @@ def _assert_refused_without_key(capsys: pytest.CaptureFixture[str], code: int, o
 def test_a_refused_import_shows_a_secret_it_quotes_redacted_and_stores_nothing(
         case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from goosectx.config import load_settings
-
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", K)
     fmt, poison, quoted = CASES[case]
     path, extra = poison(tmp_path)
     code, out, err = run_cli(capsys, "sessions", "import", str(path), "--format", fmt, *extra)
     _assert_refused_without_key(capsys, code, out, err, quoted)
-    for stored in load_settings().data_dir.glob("sessions.db*"):
-        assert K.encode() not in stored.read_bytes(), stored.name
+    assert_not_in_sessions_db(K)
 
 
 def test_a_refused_import_from_stdin_shows_the_secret_redacted(

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from cli_support import cli
 from fakeserver import FakeServer
+from import_support import assert_not_in_sessions_db
 
 
 def _claude_transcript(key: str) -> str:
@@ -42,16 +43,13 @@ def test_a_secret_in_an_imported_transcripts_ids_names_and_metadata_is_never_kep
         capsys: pytest.CaptureFixture[str]) -> None:
     from conftest import DUMMY_API_KEY
 
-    from goosectx.config import load_settings
-
     monkeypatch.chdir(tmp_path)
     source = tmp_path / "claude.jsonl"
     source.write_text(_claude_transcript(DUMMY_API_KEY))
     out, err = cli(capsys, "sessions", "import", str(source), "--name", "imp")
     assert DUMMY_API_KEY not in out + err
     assert "imported" in out + err  # what the import says still names the source, scrubbed
-    for stored in load_settings().data_dir.glob("sessions.db*"):
-        assert DUMMY_API_KEY.encode() not in stored.read_bytes(), stored.name
+    assert_not_in_sessions_db(DUMMY_API_KEY)
     shown, _ = cli(capsys, "sessions", "show", "imp")
     exported_json, _ = cli(capsys, "sessions", "export", "imp", "-f", "json")
     exported_md, _ = cli(capsys, "sessions", "export", "imp")
@@ -73,8 +71,6 @@ def test_a_secret_in_a_goosectx_exports_session_id_and_name_is_never_kept(
         capsys: pytest.CaptureFixture[str]) -> None:
     from conftest import DUMMY_API_KEY
 
-    from goosectx.config import load_settings
-
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", DUMMY_API_KEY)
     source = tmp_path / "claude.jsonl"
@@ -88,8 +84,7 @@ def test_a_secret_in_a_goosectx_exports_session_id_and_name_is_never_kept(
     copy.write_text(json.dumps(data))
     out, err = cli(capsys, "sessions", "import", str(copy), "--force")
     assert DUMMY_API_KEY not in out + err
-    for stored in load_settings().data_dir.glob("sessions.db*"):
-        assert DUMMY_API_KEY.encode() not in stored.read_bytes(), stored.name
+    assert_not_in_sessions_db(DUMMY_API_KEY)
     listed, _ = cli(capsys, "sessions", "list")
     assert DUMMY_API_KEY not in listed
 
@@ -99,8 +94,6 @@ def test_a_secret_in_a_goosectx_exports_working_dir_metadata_and_ids_is_never_ke
         capsys: pytest.CaptureFixture[str]) -> None:
     """The export's messages are scrubbed too: it may come from elsewhere, or by hand."""
     from conftest import DUMMY_API_KEY
-
-    from goosectx.config import load_settings
 
     monkeypatch.chdir(tmp_path)
     source = tmp_path / "claude.jsonl"
@@ -130,8 +123,7 @@ def test_a_secret_in_a_goosectx_exports_working_dir_metadata_and_ids_is_never_ke
     out, err = cli(capsys, "sessions", "import", str(copy), "--force")
     assert DUMMY_API_KEY not in out + err
     assert "source working dir /tmp/[REDACTED]" in out
-    for stored in load_settings().data_dir.glob("sessions.db*"):
-        assert DUMMY_API_KEY.encode() not in stored.read_bytes(), stored.name
+    assert_not_in_sessions_db(DUMMY_API_KEY)
     again = json.loads(cli(capsys, "sessions", "export", "second", "-f", "json")[0])
     metadata = again["session"]["metadata"]
     assert sorted(v for k, v in metadata.items() if "REDACTED" in k) == ["k", "other"]

@@ -11,20 +11,19 @@ store none of it, and each call must still pair with its result.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from cli_support import cli
-from import_support import GOOSE_DB_TABLES
+from import_support import (
+    assert_not_in_sessions_db,
+    write_goose_db,
+    write_goose_json,
+    write_jsonl,
+)
 
 Write = Callable[[Path, str], Path]
-
-
-def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
 
 
 def _openai(tmp: Path, k: str) -> Path:
@@ -52,7 +51,7 @@ def _swe_agent(tmp: Path, k: str) -> Path:
 
 def _claude_code(tmp: Path, k: str) -> Path:
     base = {"sessionId": f"s-{k}", "cwd": f"/tmp/{k}", "isSidechain": False}
-    return _jsonl(tmp / "session.jsonl", [
+    return write_jsonl(tmp / "session.jsonl", [
         {**base, "type": "user", "uuid": f"u1-{k}", "message": {"role": "user", "content": "ls"}},
         {**base, "type": "assistant", "uuid": f"a1-{k}", "message": {
             "id": f"m-{k}", "role": "assistant", "content": [
@@ -66,7 +65,7 @@ def _codex(tmp: Path, k: str) -> Path:
         return {"timestamp": "2025-09-19T09:02:12.000Z", "type": "response_item",
                 "payload": payload}
 
-    return _jsonl(tmp / "rollout.jsonl", [
+    return write_jsonl(tmp / "rollout.jsonl", [
         {"timestamp": "2025-09-19T09:02:12.000Z", "type": "session_meta",
          "payload": {"id": f"r-{k}", "cwd": f"/tmp/{k}"}},
         item({"type": "message", "role": "user", "content": [
@@ -88,7 +87,7 @@ def _gemini_cli(tmp: Path, k: str) -> Path:
 
 
 def _qwen_code(tmp: Path, k: str) -> Path:
-    return _jsonl(tmp / "chat.jsonl", [
+    return write_jsonl(tmp / "chat.jsonl", [
         {"uuid": f"q1-{k}", "sessionId": f"s-{k}", "cwd": f"/tmp/{k}", "type": "user",
          "message": {"role": "user", "parts": [{"text": "hi"}]}},
         {"uuid": f"q2-{k}", "type": "assistant", "message": {"role": "model", "parts": [
@@ -102,7 +101,7 @@ def _copilot(tmp: Path, k: str) -> Path:
     def ev(kind: str, **data: object) -> dict[str, object]:
         return {"type": kind, "data": data, "timestamp": "2026-04-23T17:11:16.000Z"}
 
-    return _jsonl(tmp / "events.jsonl", [
+    return write_jsonl(tmp / "events.jsonl", [
         ev("session.start", sessionId=f"cp-{k}", context={"cwd": f"/tmp/{k}"}),
         ev("user.message", content="look"),
         ev("assistant.message", content="", toolRequests=[
@@ -122,31 +121,13 @@ def _goose_blocks(k: str) -> list[tuple[str, list[dict[str, object]]]]:
 
 
 def _goose_json(tmp: Path, k: str) -> Path:
-    path = tmp / "goose.json"
-    path.write_text(json.dumps({
-        "id": f"s-{k}", "working_dir": f"/tmp/{k}", "description": "task",
-        "conversation": [{"id": f"m{i}-{k}", "role": role, "created": 1717000000 + i,
-                          "content": content, "metadata": {"userVisible": True,
-                                                           "agentVisible": True}}
-                         for i, (role, content) in enumerate(_goose_blocks(k))]}))
-    return path
+    return write_goose_json(tmp / "goose.json", _goose_blocks(k), session_id=f"s-{k}",
+                            working_dir=f"/tmp/{k}", id_suffix=f"-{k}")
 
 
 def _goose_db(tmp: Path, k: str) -> Path:
-    path = tmp / "sessions.db"
-    conn = sqlite3.connect(path)
-    conn.executescript(GOOSE_DB_TABLES)
-    conn.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?)",
-                 (f"s-{k}", "task", "", f"/tmp/{k}", "2026-08-05 21:00:00",
-                  "2026-08-05 21:00:30", "ollama", '{"model_name": "qwen3"}'))
-    for i, (role, content) in enumerate(_goose_blocks(k)):
-        conn.execute("INSERT INTO messages (message_id, session_id, role, content_json,"
-                     " created_timestamp, metadata_json) VALUES (?,?,?,?,?,?)",
-                     (f"m{i}-{k}", f"s-{k}", role, json.dumps(content), 1785964761 + i,
-                      json.dumps({"userVisible": True, "agentVisible": True})))
-    conn.commit()
-    conn.close()
-    return path
+    return write_goose_db(tmp / "sessions.db", _goose_blocks(k), session_id=f"s-{k}",
+                          working_dir=f"/tmp/{k}", id_suffix=f"-{k}")
 
 
 def _aider(tmp: Path, k: str) -> Path:  # text only: no ids, no working dir
@@ -204,16 +185,13 @@ def test_a_secret_anywhere_in_an_import_is_never_printed_or_stored(
         capsys: pytest.CaptureFixture[str]) -> None:
     from conftest import DUMMY_API_KEY
 
-    from goosectx.config import load_settings
-
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", DUMMY_API_KEY)
     source = FORMATS[fmt](tmp_path, DUMMY_API_KEY)
     out, err = cli(capsys, "sessions", "import", str(source), "--format", fmt, "--name", "imp")
     assert DUMMY_API_KEY not in out + err
     assert "a secret of this environment was redacted" in out + err
-    for stored in load_settings().data_dir.glob("sessions.db*"):
-        assert DUMMY_API_KEY.encode() not in stored.read_bytes(), stored.name
+    assert_not_in_sessions_db(DUMMY_API_KEY)
     exported = cli(capsys, "sessions", "export", "imp", "-f", "json")[0]
     assert DUMMY_API_KEY not in exported
     parts = [p for m in json.loads(exported)["messages"] for p in m["content"]]

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import base64
 import json
-import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from cli_support import cli
-from import_support import GOOSE_DB_TABLES
+from import_support import (
+    assert_not_in_sessions_db,
+    write_goose_db,
+    write_goose_json,
+    write_jsonl,
+)
 
 from goosectx.attachment import Attachment
 from goosectx.parts import (
@@ -91,13 +95,10 @@ def _assert_never_kept(capsys: pytest.CaptureFixture[str], source: Path, fmt: st
 
     Returns what the import printed.
     """
-    from goosectx.config import load_settings
-
     out, err = cli(capsys, "sessions", "import", str(source), "--format", fmt, "--name", "imp")
     assert k not in out + err
     assert "a secret of this environment was redacted" in out + err
-    for stored in load_settings().data_dir.glob("sessions.db*"):
-        assert k.encode() not in stored.read_bytes(), stored.name
+    assert_not_in_sessions_db(k)
     for args in (("show", "imp"), ("export", "imp", "-f", "json"), ("export", "imp")):
         shown = cli(capsys, "sessions", *args)[0]
         assert k not in shown, args
@@ -134,11 +135,6 @@ def test_a_secret_in_any_part_of_a_goosectx_export_is_never_kept(
         assert case.split()[0] in kept  # the part is still there, scrubbed
 
 
-def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
-
-
 def _aider(tmp: Path, k: str) -> Path:
     path = tmp / ".aider.chat.history.md"
     path.write_text("\n# aider chat started at 2025-08-06 12:06:30\n\n#### run it  \n\n"
@@ -148,7 +144,7 @@ def _aider(tmp: Path, k: str) -> Path:
 
 def _claude_code(tmp: Path, k: str) -> Path:
     base = {"sessionId": "s1", "cwd": str(tmp), "isSidechain": False}
-    return _jsonl(tmp / "session.jsonl", [
+    return write_jsonl(tmp / "session.jsonl", [
         {**base, "type": "user", "uuid": "u1", "message": {"role": "user", "content": "ls"}},
         {**base, "type": "system", "uuid": "s1", "content": f"hook said {k}"},
         {**base, "type": "assistant", "uuid": "a1", "message": {
@@ -161,7 +157,7 @@ def _copilot(tmp: Path, k: str) -> Path:
     def ev(kind: str, **data: object) -> dict[str, object]:
         return {"type": kind, "data": data, "timestamp": "2026-04-23T17:11:16.000Z"}
 
-    return _jsonl(tmp / "events.jsonl", [
+    return write_jsonl(tmp / "events.jsonl", [
         ev("session.start", sessionId="cp1", context={"cwd": str(tmp)}),
         ev("user.message", content="look"),
         ev("assistant.message", content="ok", reasoningText=f"hm {k}"),
@@ -179,7 +175,7 @@ def _gemini_cli(tmp: Path, k: str) -> Path:
 
 
 def _qwen_code(tmp: Path, k: str) -> Path:
-    return _jsonl(tmp / "chat.jsonl", [
+    return write_jsonl(tmp / "chat.jsonl", [
         {"uuid": "q1", "sessionId": "s1", "cwd": str(tmp), "type": "user",
          "message": {"role": "user", "parts": [{"text": "hi"}]}},
         {"uuid": "q2", "type": "assistant", "message": {"role": "model", "parts": [
@@ -195,31 +191,13 @@ def _goose_blocks(k: str) -> list[tuple[str, list[dict[str, object]]]]:
 
 
 def _goose_json(tmp: Path, k: str) -> Path:
-    path = tmp / "goose.json"
-    path.write_text(json.dumps({
-        "id": "s1", "working_dir": str(tmp), "description": "task",
-        "conversation": [{"id": f"m{i}", "role": role, "created": 1717000000 + i,
-                          "content": content, "metadata": {"userVisible": True,
-                                                           "agentVisible": True}}
-                         for i, (role, content) in enumerate(_goose_blocks(k))]}))
-    return path
+    return write_goose_json(tmp / "goose.json", _goose_blocks(k), session_id="s1",
+                            working_dir=str(tmp))
 
 
 def _goose_db(tmp: Path, k: str) -> Path:
-    path = tmp / "sessions.db"
-    conn = sqlite3.connect(path)
-    conn.executescript(GOOSE_DB_TABLES)
-    conn.execute("INSERT INTO sessions VALUES (?,?,?,?,?,?,?,?)",
-                 ("s1", "task", "", str(tmp), "2026-08-05 21:00:00", "2026-08-05 21:00:30",
-                  "ollama", '{"model_name": "qwen3"}'))
-    for i, (role, content) in enumerate(_goose_blocks(k)):
-        conn.execute("INSERT INTO messages (message_id, session_id, role, content_json,"
-                     " created_timestamp, metadata_json) VALUES (?,?,?,?,?,?)",
-                     (f"m{i}", "s1", role, json.dumps(content), 1785964761 + i,
-                      json.dumps({"userVisible": True, "agentVisible": True})))
-    conn.commit()
-    conn.close()
-    return path
+    return write_goose_db(tmp / "sessions.db", _goose_blocks(k), session_id="s1",
+                          working_dir=str(tmp))
 
 
 def _codex(tmp: Path, k: str) -> Path:
@@ -227,7 +205,7 @@ def _codex(tmp: Path, k: str) -> Path:
         return {"timestamp": "2025-09-19T09:02:12.000Z", "type": "response_item",
                 "payload": payload}
 
-    return _jsonl(tmp / "rollout.jsonl", [
+    return write_jsonl(tmp / "rollout.jsonl", [
         {"timestamp": "2025-09-19T09:02:12.000Z", "type": "session_meta",
          "payload": {"id": "r1", "cwd": str(tmp)}},
         item({"type": "message", "role": "user", "content": [

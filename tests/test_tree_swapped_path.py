@@ -11,30 +11,24 @@ server received.
 from __future__ import annotations
 
 import os
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from fakeserver import FakeServer
-from pause_support import run_paused_at
-from test_view_swapped_path import REFUSED, _secret
+from pause_support import REFUSED, ssh_key, tool_result_after_swap
 
 
 def _tree_with_swap(server: FakeServer, work: Path, tmp_path: Path, point: str,
-                    swap: object) -> str:
+                    swap: Callable[[], None]) -> str:
     """One unasked ``tree`` of ``docs``, ``swap()`` run at ``point``; the result sent."""
-    server.add({"tool_calls": [{"name": "tree", "arguments": {"path": "docs"}}]},
-               {"text": "done"})
-    code, _out, err = run_paused_at(
-        point, [sys.executable, "-m", "goosectx", "run", "-t", "look around"], swap,  # type: ignore[arg-type]
-        cwd=work, tmp_path=tmp_path, env={"HOME": str(tmp_path / "home")})
-    assert code == 0, err
-    tool_messages = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
-    return str(tool_messages[0]["content"])
+    return str(tool_result_after_swap(
+        server, {"name": "tree", "arguments": {"path": "docs"}}, point, swap, work=work,
+        tmp_path=tmp_path, task="look around", env={"HOME": str(tmp_path / "home")}))
 
 
 def test_a_root_swapped_for_a_symlink_after_approval_is_not_listed(
         fake_model: FakeServer, workdir: Path, tmp_path: Path) -> None:
-    key = _secret(tmp_path)
+    key = ssh_key(tmp_path)
     (workdir / "docs").mkdir()
     (workdir / "docs" / "readme.txt").write_text("hi\n")
 
@@ -48,7 +42,7 @@ def test_a_root_swapped_for_a_symlink_after_approval_is_not_listed(
 
 def test_a_directory_below_swapped_for_a_symlink_is_not_entered(
         fake_model: FakeServer, workdir: Path, tmp_path: Path) -> None:
-    key = _secret(tmp_path)
+    key = ssh_key(tmp_path)
     (workdir / "docs" / "sub").mkdir(parents=True)
     (workdir / "docs" / "sub" / "page.txt").write_text("hi\n")
 

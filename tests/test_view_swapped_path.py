@@ -11,18 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 from fakeserver import FakeServer
-from pause_support import replace_with, run_paused_at
+from pause_support import REFUSED, replace_with, ssh_key, tool_result_after_swap
 
 from goosectx.config import load_settings
 from goosectx.store import SessionStore
-
-SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- TOPSECRET-KEYDATA"
-REFUSED = "changed after this call was checked"
 
 
 def _view_with_swap(server: FakeServer, work: Path, tmp_path: Path, path: str,
@@ -31,14 +27,10 @@ def _view_with_swap(server: FakeServer, work: Path, tmp_path: Path, path: str,
 
     Returns what the model was sent as the view's result (the second request's tool message).
     """
-    server.add({"tool_calls": [{"name": "text_editor",
-                                "arguments": {"command": "view", "path": path}}]}, {"text": "done"})
-    code, out, err = run_paused_at(
-        "tool:approved", [sys.executable, "-m", "goosectx", "run", "-t", "read my notes"],
-        swap, cwd=work, tmp_path=tmp_path, env={"HOME": str(tmp_path / "home")})
-    assert code == 0, err
-    tool_messages = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
-    return str(tool_messages[0]["content"])
+    return str(tool_result_after_swap(
+        server, {"name": "text_editor", "arguments": {"command": "view", "path": path}},
+        "tool:approved", swap, work=work, tmp_path=tmp_path, task="read my notes",
+        env={"HOME": str(tmp_path / "home")}))
 
 
 def _stored() -> str:
@@ -52,16 +44,9 @@ def _stored() -> str:
         store.close()
 
 
-def _secret(tmp_path: Path) -> Path:
-    key = tmp_path / "home" / ".ssh" / "id_rsa"
-    key.parent.mkdir(parents=True)
-    key.write_text(SECRET + "\n")
-    return key
-
-
 def test_a_file_swapped_for_a_symlink_to_a_key_after_approval_is_not_read(
         fake_model: FakeServer, workdir: Path, tmp_path: Path) -> None:
-    key = _secret(tmp_path)
+    key = ssh_key(tmp_path)
     notes = workdir / "notes.txt"
     notes.write_text("harmless\n")
     sent = _view_with_swap(fake_model, workdir, tmp_path, "notes.txt",
@@ -73,7 +58,7 @@ def test_a_file_swapped_for_a_symlink_to_a_key_after_approval_is_not_read(
 
 def test_a_file_swapped_for_a_hard_link_to_a_key_after_approval_is_not_read(
         fake_model: FakeServer, workdir: Path, tmp_path: Path) -> None:
-    key = _secret(tmp_path)
+    key = ssh_key(tmp_path)
     notes = workdir / "notes.txt"
     notes.write_text("harmless\n")
     sent = _view_with_swap(fake_model, workdir, tmp_path, "notes.txt",
@@ -85,7 +70,7 @@ def test_a_file_swapped_for_a_hard_link_to_a_key_after_approval_is_not_read(
 
 def test_a_directory_swapped_for_a_symlink_to_ssh_after_approval_is_not_listed(
         fake_model: FakeServer, workdir: Path, tmp_path: Path) -> None:
-    key = _secret(tmp_path)
+    key = ssh_key(tmp_path)
     (workdir / "docs").mkdir()
     (workdir / "docs" / "readme.txt").write_text("hi\n")
 

@@ -1,0 +1,41 @@
+"""A wrapper or runner that joins its words into a shell command line is read like ``sh -c``.
+
+shell22 findings: under ``--mode auto --deny 'shell(rm *)'`` ``watch -n1 'ls; rm x'`` ran
+(watch joins its words with blanks and runs them with ``sh -c``; only ``-x`` runs them as a
+program), ``watch -d rm x`` too (``-d`` takes a value only in its own word, so ``rm`` is the
+program); ``ls | entr -s 'ls; rm x'``, ``watchexec 'ls; rm x'`` and ``pixi run 'ls; rm x'``
+(each runs such a word with a shell) ran where a runner's other commands are asked about.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rules_support import DENY_RM, action
+from rules_support import action_under_deny_rm as verdict
+
+from goosectx.permissions import PermissionRules
+
+DENIED = ["watch -n1 'ls; rm x'", "watch 'ls && rm -rf x'", "watch ls\\; rm x", "watch -d rm x",
+          "watch -n 2 -- 'ls; rm x'", "watch -dn1 'ls; rm x'", "watch -t 'echo $(rm x)'"]
+ASKED = ["ls | entr -s 'ls; rm x'", "watchexec 'ls; rm x'", "watchexec -e py 'ls; rm x'",
+         "pixi run 'ls; rm x'", "hatch run 'ls; rm x'", "devbox run 'ls; rm x'"]
+STILL_RUN = ["watch -n1 ls", "watch -n 5 'git status; ls -l'", "watch 'ls | wc -l'",
+             "watch -x ls 'a; rm x'", "watchexec -e py 'pytest -x'", "pixi run 'pytest -q'",
+             "ls | entr -s 'make test'", "parallel 'gzip {}' ::: a b"]
+
+
+@pytest.mark.parametrize("command", DENIED)
+def test_the_line_watch_runs_is_read_like_sh_c(command: str) -> None:
+    assert verdict(command) == "deny", command
+
+
+@pytest.mark.parametrize("command", ASKED)
+def test_a_runners_shell_line_is_asked_about(command: str) -> None:
+    assert verdict(command) == "ask", command
+    assert action(PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",)),
+                  command) == "ask", command
+
+
+@pytest.mark.parametrize("command", STILL_RUN)
+def test_their_everyday_commands_still_run(command: str) -> None:
+    assert action(DENY_RM, command) == "run", command
