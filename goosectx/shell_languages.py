@@ -212,10 +212,12 @@ def _vim(name: str, args: list[str], fed: bool) -> str | None:
 _STARTUP = re.compile(r"(?:LESSOPEN|LESSCLOSE|LESSKEYIN|LESSKEY|LESSKEY_CONTENT|LESSKEY_SRC"
                       r"|LESSKEYIN_SYSTEM|LESSKEY_SYSTEM|VIMINIT|EXINIT)(?:\[[^\]]*\])?\+?="
                       r"|LESS\+?=(?=.*(?:\s|=)(?:-[^-\s]*k|--lesskey))"
-                      r"|NODE_OPTIONS\+?=(?=.*data:)|PERL5OPT\+?=(?=.*-[mM]\S*[^\w:=,.\s-])")
+                      r"|NODE_OPTIONS\+?=(?=.*data:)|PERL5OPT\+?=(?=.*-[mM]\S*[^\w:=,.\s-])"
+                      r"|PSQLRC\+?=")
 """A word that sets a variable holding a command ``less`` runs (``LESSOPEN='|cmd %s'``), a
 lesskey file (which may set ``LESSOPEN``), ex commands vim runs at startup (``VIMINIT``), or
-code every node or perl runs (``NODE_OPTIONS='--import=data:…'``, ``PERL5OPT='-Mx;system…'``)."""
+code every node or perl runs (``NODE_OPTIONS='--import=data:…'``, ``PERL5OPT='-Mx;system…'``),
+or a file of commands psql runs (``PSQLRC``)."""
 
 
 def sets_startup_command(value: str) -> str | None:
@@ -228,6 +230,8 @@ def sets_startup_command(value: str) -> str | None:
     if found is None:
         return None
     name = found[0].partition("=")[0].rstrip("+")
+    if name == "PSQLRC":
+        return "it sets PSQLRC, which names a file of commands psql runs (one may be \\!)"
     if name in ("NODE_OPTIONS", "PERL5OPT"):
         return f"it sets {name}, which holds code every node or perl it starts runs"
     return f"it sets {found[0].rstrip('+=')}, which holds a command less or vim runs"

@@ -31,6 +31,7 @@ def test_a_variable_holding_rm_is_denied(command: str) -> None:
 @pytest.mark.parametrize("command", [
     "NODE_OPTIONS='--import=data:text/javascript,require(\"child_process\").execSync(\"rm f\")' npm test",
     "PERL5OPT='-Mstrict;system(\"rm f\")' perl x.pl", "export NODE_OPTIONS='--import=data:,x'",
+    "PSQLRC=/tmp/x psql -c 'select 1'",
 ])
 def test_code_every_node_or_perl_runs_is_asked(command: str) -> None:
     assert action_under_deny_rm(command) == "ask"
