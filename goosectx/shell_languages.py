@@ -281,6 +281,27 @@ def _other_shell(name: str, args: list[str], fed: bool) -> str | None:
     return None
 
 
+_PERL_RUNNERS = re.compile(r"(?:IPC|Capture|System|Proc|Sys|Command|Expect|Net::OpenSSH)\b"
+                           r"|Shell\b|Env::Sanctify|Devel::|PerlIO::via")
+"""Modules whose functions start programs or run code (``-MIPC::Cmd=run``, ``-MCapture::Tiny``)."""
+
+
+def _perl(args: list[str]) -> str | None:
+    """Read perl's ``-M``/``-m`` modules: one that runs programs, or code written in one."""
+    code = any(re.fullmatch(r"-[^-]*[eE].*", a) for a in args)
+    k = 0
+    while k < len(args):
+        word = args[k]
+        if word == "--" or not word.startswith("-"):
+            break  # the script and its arguments
+        found = re.fullmatch(r"-[^-MmeE]*[Mm](-?)(.*)", word, re.DOTALL)
+        module = found[2] or (args[k + 1] if k + 1 < len(args) else "") if found else ""
+        if re.search(r"[^\w:=,.\s-]", module) or code and _PERL_RUNNERS.match(module):
+            return "perl loads a module that may run a program or code (-M) the rules do not read"
+        k += 2 if re.fullmatch(r"-[^-MmI]*[eE]|-I|-[^-]*[Mm]-?", word) else 1  # -e CODE, -I DIR
+    return None
+
+
 def _mongosh(name: str, args: list[str], fed: bool) -> str | None:
     """Read mongosh (and mongo): its ``--eval`` code is node's; fed, it runs what it reads."""
     codes = [v for k, a in enumerate(args) for v in (
@@ -317,6 +338,8 @@ def language_commands(name: str, words: list[Word], fed: bool = True) -> str | N
         return None
     if _VIM.fullmatch(name):
         return _vim(name, args, fed)
+    if re.fullmatch(r"perl[\d.]*", name):  # perl -MIPC::Cmd=run -e 'run(…)'
+        return _perl(args)
     if name in ("mongosh", "mongo"):  # a node shell: mongosh --eval 'require("child_process")…'
         return _mongosh(name, args, fed)
     if name in COMMAND_LANGUAGES:  # tcsh -c CODE, pwsh -Command CODE, echo … | nu

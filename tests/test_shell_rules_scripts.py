@@ -19,6 +19,8 @@ from rules_support import action_under_deny_rm
     "perl -e 'open F, q{| rm f}'", "perl -e 'print readpipe(\"rm f\")'", "perl -e 'eval $x'",
     "perl -e 'eval \"sys\".\"tem q(rm f)\"'", "perl -pe 's/(.*)/$1/ee' f",
     "perl -MIPC::Cmd=run -e 'IPC::Cmd::run(command => [qw(rm f)])'",
+    "perl -MIPC::Cmd=run -e 'run(command => q(rm f))'", "perl -e 'run(q(rm f))' -MIPC::Cmd=run",
+    "perl -M IPC::Open3 -e 'open3(@a)'", "perl -M'strict;system(\"rm f\")' -e 1",
     # what was read before still is
     "perl -e 'print `rm f`'", "perl -e 'qx(rm f)'", "perl -e 'system(\"rm f\")'",
     "perl -e 'exec \"rm\", \"f\"'",
@@ -51,6 +53,7 @@ def test_code_that_starts_a_program_or_builds_code_is_asked(command: str) -> Non
     "perl -pi -e 's/foo/bar/g' f", "perl -ne 'print if /a|b/' f", "perl -lane 'print $F[1]' f",
     "perl -e 'print join(\",\", @ARGV)' a b", "perl -0777 -pe 's/\\n+/\\n/g' f",
     "perl -e 'eval { die 1 }; print $@'", "perl -MJSON::PP -e 'print encode_json([1])'",
+    "perl -w -MData::Dumper -le 'print Dumper(1)'", "perl -MIPC::Run script.pl",
     "perl -e 'open(my $fh, \"<\", \"f\") or die; print <$fh>'", "perl -pe 's/(\\d+)/$1*2/e' f",
     "node -e 'console.log(require(\"./package.json\").version)'", "node -p 'process.versions'",
     "node -e 'const fs = require(\"fs\"); fs.writeFileSync(\"x\", \"y\")'",
