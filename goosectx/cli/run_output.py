@@ -38,7 +38,7 @@ from goosectx.events import (
     ToolPairsSummarized,
     event_to_json,
 )
-from goosectx.sensitive import hidden_target, read_asked_why
+from goosectx.sensitive import hidden_target
 
 OUTPUT_MARKER_LINES = frozenset({"[stdout]", "[stderr]"})
 """The shell tool's section headers: they say where a line came from, not what went wrong."""
@@ -107,10 +107,9 @@ class Approver:
         """Ask about one call (deny without a terminal)."""
         target = (None if self.working_dir is None else
                   hidden_target(request.name, request.arguments or {}, self.working_dir))
+        verdict = self.verdict_of(request) if self.verdict_of is not None else None
+        read_why = None if verdict is None else verdict.read_why  # why read scoping asks
         if not self.interactive:
-            read_why = (None if self.working_dir is None or self.mode != "smart_approve" else
-                        read_asked_why(request.name, request.arguments or {}, self.working_dir))
-            verdict = self.verdict_of(request) if self.verdict_of is not None else None
             bound = verdict is not None and verdict.rule_bound  # each reason said once
             key = verdict.reason if verdict is not None and bound else request.name
             if key not in self.warned or target is not None or read_why is not None:
@@ -138,7 +137,8 @@ class Approver:
                     self.stderr.flush()
             return "deny"
         question = approval_question(request, shutil.get_terminal_size().columns,
-                                     target=None if target is None else str(target))
+                                     target=None if target is None else str(target),
+                                     why=read_why)
         self._draw(plain_question(question, whole=False))
         viewed = not question.long
         while True:
