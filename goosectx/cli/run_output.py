@@ -39,6 +39,7 @@ from goosectx.events import (
     event_to_json,
 )
 from goosectx.sensitive import hidden_target
+from goosectx.tools.editdiff import links_note
 
 OUTPUT_MARKER_LINES = frozenset({"[stdout]", "[stderr]"})
 """The shell tool's section headers: they say where a line came from, not what went wrong."""
@@ -221,6 +222,9 @@ class TextOutput:
             said = not ran or label.startswith("stopped: ")  # the label already says the cause
             self._err(f"  {label}" if said else f"  {label}: {_clipped(first, 200)}")
             self._write_after_call()
+        elif isinstance(event, ToolCallFinished) and (note := links_note(event.response.diff
+                                                                         or "")) is not None:
+            self._err(f"  {one_line_safe(note)}")  # the other names keep the old text
         elif isinstance(event, Notification) and event.kind == "inline":
             self._err(f"goosectx: {event.text}")
         elif isinstance(event, HistoryReplaced):

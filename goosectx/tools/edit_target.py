@@ -22,10 +22,8 @@ from goosectx.read_target import JudgedFile
 from goosectx.sensitive import outside, relative_name, resolve, symlinked_outside
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext
+from goosectx.tools.editdiff import SPLIT_LINKS, SPLIT_LINKS_END
 from goosectx.tools.files import FileError, decode, read_bytes
-
-SPLIT_LINKS = "(hard links: "
-"""Starts the note an edit's result and diff carry when the file it replaces has other names."""
 
 
 def label(path: Path, ctx: ToolContext) -> str:
@@ -81,7 +79,7 @@ def split_links_note(path: Path, links: int) -> str:
         return ""
     what, names = ("hard link", "name keeps") if others == 1 else ("hard links", "names keep")
     return (f"{SPLIT_LINKS}{path} has {others} other {what}; the edit writes a new file, so "
-            f"the other {names} the old text)")
+            f"the other {names}{SPLIT_LINKS_END}")
 
 
 @dataclass(slots=True)
