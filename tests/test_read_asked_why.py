@@ -9,6 +9,7 @@ reason at all. Both now say the reason the approval decided on.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
@@ -18,6 +19,8 @@ from cli_support import run_cli
 from fakeserver import FakeServer
 from test_repl import CTRL_D, ENTER, World
 
+from goosectx.cli.run_cmd import run_task
+from goosectx.config import load_settings
 from goosectx.permissions import parse_permissions
 from goosectx.providers.scripted import ScriptedReply
 
@@ -109,3 +112,25 @@ def test_the_repl_question_names_the_data_dir_after_an_allow_rule(world: World) 
     shown = question(world, kept)
     assert f"{kept} is in goosectx's data dir" in shown
     assert "outside the project" not in shown
+
+
+class Tty(io.StringIO):
+    """Answers typed on a terminal (``run`` asks only when stdin is one)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_runs_question_on_a_terminal_names_the_hard_link(
+        fake_model: FakeServer, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "300")  # the question's lines uncut
+    (workdir / "real.txt").write_text("x\n")
+    os.link(workdir / "real.txt", workdir / "hard.txt")
+    fake_model.add(view("hard.txt"), {"text": "ok"})
+    stderr = io.StringIO()
+    code = run_task(load_settings(), text="look", input_file=None, name=None, resume=None,
+                    continue_=False, max_turns=None, output_format="text", mode=None,
+                    model=None, stdin=Tty("n\n"), stdout=io.StringIO(), stderr=stderr)
+    assert code == 0
+    shown = " ".join(stderr.getvalue().replace("\u2691", "").split())
+    assert f"goosectx asks: run text_editor? asked because {workdir / 'hard.txt'} {HARD}" in shown
