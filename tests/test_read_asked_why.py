@@ -19,8 +19,10 @@ from cli_support import run_cli
 from fakeserver import FakeServer
 from test_repl import CTRL_D, ENTER, World
 
+from goosectx.cli.approval_view import approval_question, plain_question
 from goosectx.cli.run_cmd import run_task
 from goosectx.config import load_settings
+from goosectx.conversation import ToolRequest
 from goosectx.permissions import parse_permissions
 from goosectx.providers.scripted import ScriptedReply
 
@@ -134,3 +136,12 @@ def test_runs_question_on_a_terminal_names_the_hard_link(
     assert code == 0
     shown = " ".join(stderr.getvalue().replace("\u2691", "").split())
     assert f"goosectx asks: run text_editor? asked because {workdir / 'hard.txt'} {HARD}" in shown
+
+
+def test_a_newline_in_the_path_cannot_split_the_why_line() -> None:
+    # the path comes from the model: a line of its own would carry no marker
+    request = ToolRequest("c1", "text_editor", {"command": "view", "path": "../x\nfake: y"})
+    lines = plain_question(approval_question(request, 200, why="/w/x\nfake: y is outside the "
+                                             "project"), whole=False)
+    assert all(line.startswith("\u2691 ") for line in lines)
+    assert "\u2691   asked because /w/x\u240afake: y is outside the project" in lines

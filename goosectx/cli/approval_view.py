@@ -22,7 +22,7 @@ from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
 
 from goosectx.cli.safe_console import OWN_STYLE
-from goosectx.cli.sanitize import APPROVAL_MARKER, code_safe
+from goosectx.cli.sanitize import APPROVAL_MARKER, code_safe, one_line_safe
 from goosectx.conversation import ToolRequest
 
 LONG_CALL_LINES = 12
@@ -103,7 +103,8 @@ def approval_question(request: ToolRequest, width: int, *, in_diff: bool = False
     lines: list[str] = []
     for line in _call_lines(request, target):
         lines += _cut_to_cells(code_safe(line), usable)
-    said = [] if why is None else _wrap_words(code_safe(f"asked because {why}"), usable)
+    said = ([] if why is None else  # a path in it may hold a newline: shown as ␊
+            _wrap_words(code_safe(one_line_safe(f"asked because {why}")), usable))
     return ApprovalQuestion(code_safe(request.name), tuple(lines),
                             len(lines) > LONG_CALL_LINES, in_diff, tuple(said))
 
