@@ -2,7 +2,8 @@
 
 Keys: Enter sends; Esc then Enter (Alt+Enter in most terminals) inserts a new line; pasted
 text keeps its new lines; Ctrl-C clears the line (on an empty line it says how to leave);
-Ctrl-D on an empty line leaves; Ctrl-R searches the input history (Enter takes the entry,
+Ctrl-D on an empty line leaves; Tab inserts a unique completion (else the common start, else
+opens the menu; :func:`complete_now`); Ctrl-R searches the input history (Enter takes the entry,
 Ctrl-C / Ctrl-G end the search); Ctrl-X Ctrl-E edits the message in the user's editor
 (:mod:`goosectx.cli.prompt_editor`). The session's input and output are parameters so tests
 drive it with ``prompt_toolkit.input.create_pipe_input()`` (STYLE.md example 9).
@@ -15,7 +16,13 @@ from pathlib import Path
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.buffer import Buffer, CompletionState
+from prompt_toolkit.completion import (
+    CompleteEvent,
+    Completer,
+    Completion,
+    get_common_complete_suffix,
+)
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import is_searching
 from prompt_toolkit.formatted_text import AnyFormattedText, FormattedText
@@ -117,6 +124,10 @@ def _key_bindings(editor: Callable[[str], str | None] | None = None) -> KeyBindi
 
             event.app.create_background_task(edit())
 
+    @kb.add("tab", filter=~is_searching)
+    def _complete(event: KeyPressEvent) -> None:
+        complete_now(event.current_buffer)
+
     @kb.add("escape", "enter", filter=~is_searching)
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
@@ -139,6 +150,35 @@ def _key_bindings(editor: Callable[[str], str | None] | None = None) -> KeyBindi
         buffer.validate_and_handle()
 
     return kb
+
+
+def complete_now(buffer: Buffer) -> None:
+    """Tab: a unique completion is inserted (as a shell does), else the menu opens or moves on.
+
+    The completions are made here, not by prompt_toolkit's background task: a Tab read in
+    the same batch as the last key typed (fast typing, a paste, a busy machine) found the
+    typing's own completion not yet run, asked for another, which saw that one's menu and gave
+    up — the menu opened and nothing was inserted. With the menu open on several entries (one
+    chosen or not), Tab moves to the next; with a common start, it inserts that.
+    """
+    state = buffer.complete_state
+    if state is not None and (state.complete_index is not None or len(state.completions) > 1):
+        buffer.complete_next()
+        return
+    if buffer.completer is None:
+        return
+    document = buffer.document
+    completions = list(buffer.completer.get_completions(
+        document, CompleteEvent(completion_requested=True)))
+    if len(completions) == 1:
+        buffer.apply_completion(completions[0])
+        return
+    common = get_common_complete_suffix(document, completions)
+    if common:
+        buffer.insert_text(common)  # (the menu of what is left opens as for typing)
+    elif completions:
+        buffer.complete_state = CompletionState(document, completions)
+        buffer.on_completions_changed.fire()
 
 
 class InputHistory(FileHistory):
