@@ -11,6 +11,7 @@ drive it with ``prompt_toolkit.input.create_pipe_input()`` (STYLE.md example 9).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -187,25 +188,37 @@ class InputHistory(FileHistory):
     prompt-toolkit writes the history from inside its Enter key handler, where an exception
     becomes a traceback and a "Press ENTER to continue..." pause; a full disk must only cost
     the history entry (the message itself still goes through).
+
+    Args:
+        path: The file (the data dir's ``repl_history``, made private: 0600).
+        redact: Redacts this environment's secrets from an entry (the REPL's
+            :class:`~goosectx.cli.input_secrets.EnvironmentRedactor`, which redacted the
+            message sent too); ``None``: :func:`goosectx.redaction.redact_known`.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, redact: Callable[[str], str] | None = None) -> None:
         super().__init__(str(path))
         self.path = path
+        from goosectx.redaction import redact_known
+
+        self.redact = redact or redact_known
         self.failure: OSError | None = None
         """The last write's error, until :meth:`take_problem` reports it."""
         self._reported = False
 
-    def store_string(self, string: str) -> None:
-        """Append ``string`` to the file; an ``OSError`` is kept in :attr:`failure`.
+    def append_string(self, string: str) -> None:
+        """Add ``string``, a secret of the environment in it redacted, to the file and the up arrow.
 
-        A secret of the environment in it (a key typed in a ``!command``) is written redacted,
-        as the session stores it; this process's own history (the up arrow) keeps it as typed.
+        The file, this process's up arrow and Ctrl-R all hold what the session stores (a key
+        typed in a message, a ``!command`` or ``/search`` reads ``[REDACTED]``); ``!!`` still
+        runs a ``!command`` as it was typed (:mod:`goosectx.cli.shell_escape_cmd`).
         """
-        from goosectx.redaction import redact, secret_values
+        super().append_string(self.redact(string))
 
+    def store_string(self, string: str) -> None:
+        """Append ``string`` to the file; an ``OSError`` is kept in :attr:`failure`."""
         try:
-            super().store_string(redact(string, secret_values()))
+            super().store_string(string)
         except OSError as exc:
             self.failure = exc
         else:
@@ -236,6 +249,7 @@ def make_prompt_session(
     input: Input | None = None,
     output: Output | None = None,
     editor: Callable[[str], str | None] | None = None,
+    redact: Callable[[str], str] | None = None,
 ) -> PromptSession[str]:
     """The REPL's prompt session.
 
@@ -247,6 +261,7 @@ def make_prompt_session(
         input: prompt-toolkit input (``None``: the terminal).
         output: prompt-toolkit output (``None``: the terminal).
         editor: Ctrl-X Ctrl-E's editing (``None``: the key does nothing).
+        redact: Redacts the environment's secrets from a history entry (:class:`InputHistory`).
 
     Returns:
         A multi-line session where Enter submits and Esc+Enter inserts a new line; the prompt
@@ -257,7 +272,10 @@ def make_prompt_session(
         history_path.parent.mkdir(parents=True, exist_ok=True)
         if not history_path.exists():  # prompts may hold secrets: private, like the store
             history_path.touch(mode=0o600)
-        history = InputHistory(history_path)
+        elif history_path.stat().st_mode & 0o077:  # readable by others (made by hand?)
+            with contextlib.suppress(OSError):
+                history_path.chmod(0o600)
+        history = InputHistory(history_path, redact)
     else:
         history = InMemoryHistory()
     return PromptSession(
