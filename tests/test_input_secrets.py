@@ -157,3 +157,17 @@ def test_the_repl_makes_its_redactor_once_for_its_messages_and_searches(
                     + f"/search {KEY}" + ENTER + CTRL_D)
     assert out.count(NOTICE) == 1 and "mentions '[REDACTED]'" in out
     assert len(made) == 2  # the REPL's, and the tools' (the agent's tool context)
+
+
+def test_repl_the_value_an_extension_s_env_keys_hands_a_server_is_redacted(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``env_keys = ["MY_SERVICE_AUTH"]``: a name that does not look secret, a key all the same
+    (the agent's redactor had it for tool output; the message's did not)."""
+    value = "svc-auth-Zq8xW3vB7nT2mK9pL4"
+    monkeypatch.setenv("MY_SERVICE_AUTH", value)
+    world.settings.extensions.tables["svc"] = {"type": "stdio", "cmd": "svc-server",
+                                               "env_keys": ["MY_SERVICE_AUTH"]}
+    world.provider.add("ok")
+    out = world.run(f"my token {value} fails" + ENTER + CTRL_D)
+    assert NOTICE in out and value not in out
+    assert world.stored().conversation.messages[0].text == "my token [REDACTED] fails"
