@@ -15,7 +15,6 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from goosectx.cli.import_secrets import redact_parts
 from goosectx.config import Settings
 from goosectx.parts import Part
 
@@ -79,6 +78,8 @@ class InputSecrets:
 
     def parts(self, parts: Sequence[P]) -> list[P]:
         """``parts`` with secrets redacted; each attachment that held one is noted by source."""
+        from goosectx.cli.import_secrets import redact_parts  # (at the first attachment)
+
         clean, _found = redact_parts(list(parts), self.redact, removed="before sending")
         for before, after in zip(parts, clean, strict=True):
             if after is not before:
