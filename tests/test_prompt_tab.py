@@ -7,6 +7,8 @@ Tab asked for gave up on seeing its menu.
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -55,3 +57,25 @@ def test_tab_on_a_unique_command_inserts_it(tree: Path) -> None:
 def test_tab_with_no_common_start_opens_the_menu_and_a_second_tab_takes_the_first(
         tree: Path) -> None:
     assert _typed("see @src/\t\t\r\r", MentionCompleter(tree)) == "see @src/app.py"
+
+
+def test_tab_with_the_menu_typing_opened_inserts_the_common_start(tree: Path) -> None:
+    """Typed slowly, the menu is open before Tab; Tab still writes what all entries share."""
+    with create_pipe_input() as pipe:
+        session = make_prompt_session(history_path=None, toolbar=lambda: "",
+                                      completer=MentionCompleter(tree),
+                                      input=pipe, output=DummyOutput())
+        buffer = session.default_buffer
+
+        def typist() -> None:
+            pipe.send_text("see @src/ma")
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not (
+                    buffer.complete_state and buffer.complete_state.completions):
+                time.sleep(0.02)
+            pipe.send_text("\t\r\r")  # (a menu entry chosen: the first Enter takes it)
+
+        thread = threading.Thread(target=typist, daemon=True)
+        thread.start()
+        assert session.prompt() == "see @src/main"
+        thread.join()

@@ -154,17 +154,17 @@ def _key_bindings(editor: Callable[[str], str | None] | None = None) -> KeyBindi
 
 
 def complete_now(buffer: Buffer) -> None:
-    """Tab: a unique completion is inserted (as a shell does), else the menu opens or moves on.
+    """Tab: a unique completion inserted (as in a shell), else the common start, else the menu.
 
+    With the menu open, Tab goes to its next entry.
     The completions are made here, not by prompt_toolkit's background task: a Tab read in
     the same batch as the last key typed (fast typing, a paste, a busy machine) found the
     typing's own completion not yet run, asked for another, which saw that one's menu and gave
-    up — the menu opened and nothing was inserted. With the menu open on several entries (one
-    chosen or not), Tab moves to the next; with a common start, it inserts that.
+    up — the menu opened and nothing was inserted.
     """
     state = buffer.complete_state
-    if state is not None and (state.complete_index is not None or len(state.completions) > 1):
-        buffer.complete_next()
+    if state is not None and state.complete_index is not None:
+        buffer.complete_next()  # walking the menu
         return
     if buffer.completer is None:
         return
@@ -177,6 +177,8 @@ def complete_now(buffer: Buffer) -> None:
     common = get_common_complete_suffix(document, completions)
     if common:
         buffer.insert_text(common)  # (the menu of what is left opens as for typing)
+    elif state is not None and state.completions:
+        buffer.complete_next()  # the menu typing opened: into it
     elif completions:
         buffer.complete_state = CompletionState(document, completions)
         buffer.on_completions_changed.fire()
