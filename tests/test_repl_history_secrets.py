@@ -119,4 +119,12 @@ def test_a_history_file_readable_by_others_is_made_private(world: World) -> None
     history_file(world).chmod(0o644)
     repl, _out = run_with_history(world, CTRL_D)
     assert stat.S_IMODE(history_file(world).stat().st_mode) == 0o600
-    assert repl.prompt_session.history.get_strings() == ["hello"]
+    assert list(repl.prompt_session.history.load_history_strings()) == ["hello"]
+
+
+def test_a_key_an_older_version_wrote_to_the_history_is_recalled_redacted(world: World) -> None:
+    world.settings.data_dir.mkdir(parents=True, exist_ok=True)
+    history_file(world).write_text(f"\n# old\n+!curl -H 'auth: {KEY}' localhost\n")
+    repl, _out = run_with_history(world, CTRL_D)
+    assert list(repl.prompt_session.history.load_history_strings()) == [  # what Up loads
+        "!curl -H 'auth: [REDACTED]' localhost"]
