@@ -1,7 +1,7 @@
 """Secrets of this environment scrubbed from everything an imported transcript holds.
 
 Tool output goosectx makes is redacted before the model or the store sees it
-(``tools.builtin.make_redactor``: the values of secret-looking variables and configured API
+(``env_secrets.make_redactor``: the values of secret-looking variables and configured API
 keys, in every encoding it lists); an imported transcript gets the same, in every string it
 brings: tool outputs (another agent's ``env``), tool calls' arguments (a ``curl -H
 "Authorization: Bearer …"`` written out), text and reasoning (reasoning whose text or
@@ -52,7 +52,7 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
         Per session, ``a secret of this environment was redacted in 1 tool call, …`` or ``""``
         when it held none.
     """
-    from goosectx.tools.builtin import make_redactor
+    from goosectx.env_secrets import make_redactor
 
     redact = make_redactor(settings)
     if not redact.secrets:  # nothing to look for: a long import pays nothing for it
@@ -93,8 +93,8 @@ def error_without_secrets(error: GoosectxError, settings: Settings) -> GoosectxE
     the lines of an import that succeeds do (:func:`redact_secrets`'s redactor; a secret's start
     left by a cut too). ``error`` is changed in place.
     """
+    from goosectx.env_secrets import make_redactor
     from goosectx.redaction import redact_cut_secrets
-    from goosectx.tools.builtin import make_redactor
 
     redact = make_redactor(settings)
     if not redact.secrets:
