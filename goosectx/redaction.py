@@ -148,9 +148,21 @@ def _decoded(squeezed: str) -> str:
     """
     if "%" not in squeezed:
         return squeezed
-    quoted = squeezed.replace("=", "=3D").replace("%", "=")
-    data = binascii.a2b_qp(quoted.encode("utf-8", "surrogatepass"))
-    return data.decode("utf-8", "surrogateescape")
+    return _unquoted(squeezed.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogateescape")
+
+
+def _unquoted(squeezed: bytes) -> bytes:
+    """:func:`_decoded` in bytes: each ``%XX`` decoded, any other ``%`` written ``=``.
+
+    A ``%`` followed by another ``%`` (or an ``=``) starts no escape: it is written ``=3D``,
+    as ``a2b_qp`` would read the pair ``==`` as one ``=`` and so skip an escape after it
+    (``100%%41…`` kept the secret ``A…``). At most two passes: the first leaves single ``==``
+    pairs between its ``=3D=`` pieces.
+    """
+    quoted = squeezed.replace(b"=", b"=3D").replace(b"%", b"=")
+    while b"==" in quoted:
+        quoted = quoted.replace(b"==", b"=3D=")
+    return binascii.a2b_qp(quoted)
 
 
 class Redactor:
@@ -234,7 +246,7 @@ class Redactor:
             return False
         if b"%" not in squeezed:
             return True
-        decoded = binascii.a2b_qp(squeezed.replace(b"=", b"=3D").replace(b"%", b"="))
+        decoded = _unquoted(squeezed)
         return not any(form in decoded for form in self._decoded_bytes)
 
 

@@ -227,3 +227,15 @@ def test_an_id_holding_a_redaction_mark_is_renamed_as_before(
     checked = _imported(lambda: _session(where, value, tmp_path), True, monkeypatch)
     assert checked == _imported(lambda: _session(where, value, tmp_path), False, monkeypatch)
     assert value not in repr(checked[1])
+
+
+# -- the redactor's quick check itself ----------------------------------------------------
+
+@pytest.mark.parametrize("before", ["100%", "100%%", "a%=", "%", "%%%"])
+def test_a_secret_percent_encoded_after_a_percent_sign_is_redacted(before: str) -> None:
+    # "%%41…" is a literal % and then the escape of "A": the quick check decoded "%%" as one
+    # character and skipped the escape, so the secret was kept
+    secret = "Abcdefgh-key"
+    text = f"{before}%41bcdefgh-key and"
+    assert Redactor([secret])(text) == f"{before}{REDACTED} and"
+    assert not Redactor([secret]).changes_none(["x", text])
