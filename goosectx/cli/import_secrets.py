@@ -106,6 +106,13 @@ def _holds_none(session: Session, messages: list[Message | StoredMessage],
         if isinstance(copy_of := m.metadata.extra.get("copy_of"), str):  # a message id
             names.append(copy_of)
         for part in m.content:
+            if type(part) is TextContent:  # (most parts: their one string, without the walk)
+                texts.append(part.text)
+                continue
+            if type(part) is ToolResponse and part.diff is None:
+                texts.append(part.output)
+                names.append(part.id)
+                continue
             for field in part.__dataclass_fields__:
                 _strings(getattr(part, field), texts)
             if isinstance(part, ToolRequest):
