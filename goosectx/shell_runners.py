@@ -49,7 +49,7 @@ SUBCOMMAND_RUNNERS = {
 ``uv run rm x`` does)."""
 RUNNERS = frozenset({
     "fakeroot", "fakechroot", "chroot", "unshare", "nsenter", "setpriv", "runuser", "taskset",
-    "chrt", "prlimit", "faketime", "strace", "ltrace", "valgrind", "systemd-run", "firejail",
+    "chrt", "prlimit", "faketime", "strace", "ltrace", "valgrind", "firejail",
     "bwrap", "proot", "schroot", "catchsegv", "numactl", "cgexec", "sshpass", "sg", "script",
     "pkexec", "gosu", "su-exec", "setuidgid", "chpst", "tini", "dumb-init", "xvfb-run",
     "dbus-run-session", "caffeinate", "entr", "watchexec", "setarch", "linux32", "linux64",

@@ -1,0 +1,46 @@
+"""Shell rules ask about jobs handed to a scheduler, and read systemd-run's command.
+
+shell22c findings: under ``--mode auto --deny 'shell(rm *)'`` ``echo 'rm f' | at now``, ``at
+-f job.sh now``, ``batch`` and ``echo '* * * * * rm f' | crontab -`` ran (at and cron run the
+job's commands later, read from standard input or a file the rules do not see), and
+``systemd-run rm f`` was only asked about.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rules_support import action_under_deny_rm as verdict
+
+from goosectx.permissions import suggested_rule
+
+
+@pytest.mark.parametrize("command", [
+    "echo 'rm f' | at now", "at now < job.sh", "at -f job.sh now", "at -fjob.sh now",
+    "at -m -q b now + 1 minute <<<'rm f'", "echo 'rm f' | batch", "batch -f job.sh",
+    "echo '* * * * * rm f' | crontab -", "crontab file", "crontab -u me jobs.txt",
+    "crontab -- jobs.txt", "at now",
+])
+def test_a_job_handed_to_at_or_cron_is_asked_about(command: str) -> None:
+    assert verdict(command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "at -l", "atq", "atrm 3", "at -c 3", "at -r 3", "crontab -l", "crontab -u me -l",
+    "crontab -r", "at -V",
+])
+def test_listing_or_removing_jobs_still_runs(command: str) -> None:
+    assert verdict(command) == "run", command
+
+
+@pytest.mark.parametrize("command", [
+    "systemd-run rm f", "systemd-run --user rm f", "systemd-run --user -t rm f",
+    "systemd-run -u job -p CPUQuota=10% rm f", "systemd-run --unit job --wait rm f",
+    "systemd-run -tu job -- rm f", "sudo systemd-run --scope rm f",
+])
+def test_systemd_run_is_read_as_a_wrapper(command: str) -> None:
+    assert verdict(command) == "deny", command
+
+
+def test_systemd_run_of_another_program_runs_and_offers_no_prefix_rule() -> None:
+    assert verdict("systemd-run --user --scope make build") == "run"
+    assert suggested_rule("shell", {"command": "systemd-run --user ls"}) is None
