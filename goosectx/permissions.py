@@ -44,6 +44,7 @@ from goosectx.shell_builtins import SHELLS, builtin_lines
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
 from goosectx.shell_languages import COMMAND_LANGUAGES
 from goosectx.shell_lexer import lex
+from goosectx.shell_multicall import MULTICALL
 from goosectx.shell_runners import (
     CONTAINERS,
     INTERPRETER,
@@ -321,7 +322,7 @@ RUNS_ANYTHING = frozenset({
     "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "systemd-run", "nix-shell",
     "npx", "bunx", "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script",
     "parallel", "trap", "fc", "bind", "jobs", "toybox", "find", "fd", "fdfind", "rg",
-}) | SHELLS | COMMAND_LANGUAGES | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
+}) | SHELLS | COMMAND_LANGUAGES | MULTICALL | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
 """Programs that run whatever their arguments say: no command-prefix rule is offered for them.
 
 ``find``, ``fd`` and ``rg`` too: ``shell(fd*)``, offered for a plain ``fd -e py``, would allow

@@ -43,6 +43,7 @@ from goosectx.shell_deferred import run_time_words
 from goosectx.shell_git import variable_lines
 from goosectx.shell_languages import language_commands, sets_startup_command
 from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
+from goosectx.shell_multicall import applet_words
 from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
     COMPUTED,
@@ -268,6 +269,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         name = named or (program.rsplit("/", 1)[-1] if "/" in program else program)
         if name != program and name:
             words = [Word(name, name), *words[1:]]
+            continue
+        if (applet := applet_words(name, words[1:])) is not None:
+            words = applet  # coreutils rm x, uu-rm x, grm x: shell_multicall
             continue
         if name == "alias" and any("=" in w.value for w in words[1:]):
             reasons.append("it defines an alias")

@@ -23,6 +23,12 @@ import re
 import shlex
 
 from goosectx.shell_options import long_option
+from goosectx.shell_variables import (
+    OPTION_VARIABLES,
+    PROGRAM_COMMANDS,
+    PROGRAM_FILES,
+    login_shell,
+)
 
 _COMMAND_KEYS = re.compile(
     r"core\.(?:sshcommand|pager|editor|askpass|gitproxy|fsmonitor|alternaterefscommand)"
@@ -53,10 +59,12 @@ _SUB_SHORTS = {"rebase": "x", "difftool": "x", "clone": "u", "grep": "O"}
 """Subcommands' short options whose value is one (``git clone -u 'CMD' URL``; ``grep -OCMD``)."""
 _SHELL_VARIABLES = frozenset({"GIT_SSH_COMMAND", "GIT_PAGER", "PAGER", "GIT_EDITOR", "EDITOR",
                               "VISUAL", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF",
-                              "GIT_PROXY_COMMAND", "MANPAGER", "SYSTEMD_PAGER"})
-"""Variables whose value git (or another program) runs as a shell command line."""
-_PROGRAM_VARIABLES = frozenset({"GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS"})
-"""Variables whose value is a program git runs (no shell)."""
+                              "GIT_PROXY_COMMAND", "MANPAGER", "SYSTEMD_PAGER",
+                              *PROGRAM_COMMANDS})
+"""Variables whose value git (or another program) runs as a shell command line (the other
+programs': :data:`goosectx.shell_variables.PROGRAM_COMMANDS`)."""
+_PROGRAM_VARIABLES = frozenset({"GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", *PROGRAM_FILES})
+"""Variables whose value is a program git (or another program) runs (no shell)."""
 
 
 def _config_line(setting: str) -> str | None:
@@ -153,6 +161,8 @@ def variable_lines(words: list[str]) -> list[str]:
             except ValueError:
                 settings = [found[2]]
             lines += filter(None, map(_config_line, settings))
-        elif found[1] in _PROGRAM_VARIABLES:
-            lines.append(shlex.quote(found[2]))
+        elif found[1] in OPTION_VARIABLES:  # TAR_OPTIONS='--to-command=…': tar's own line
+            lines.append(f"{OPTION_VARIABLES[found[1]]} {found[2]}")
+        elif found[1] in _PROGRAM_VARIABLES and not login_shell(found[1], found[2]):
+            lines.append(shlex.quote(found[2]))  # SHELL=/bin/rm gdb: shell_variables
     return lines

@@ -21,11 +21,12 @@ from __future__ import annotations
 import re
 
 from goosectx.shell_builtins import reads_stdin
+from goosectx.shell_databases import COMPUTED, DATABASES, database_commands
 from goosectx.shell_runners import VIM as _VIM
+from goosectx.shell_runners import code_runs
 from goosectx.shell_words import Word
 
 _GDB = re.compile(r"(?:cuda-)?gdb(?:-multiarch)?")
-_SQLITE = re.compile(r"sqlite3?")
 _TCL = re.compile(r"(?:tclsh|wish|jimsh)[\d.]*")
 _VERSION = frozenset({"--version", "-version", "--help", "-help", "-h"})
 
@@ -122,61 +123,6 @@ def _gdb(args: list[str]) -> str | None:
     return None
 
 
-# -- sqlite3 --------------------------------------------------------------------------------
-_DOT_SAFE = frozenset({
-    "tables", "schema", "fullschema", "indexes", "indices", "databases", "dump", "mode",
-    "headers", "header", "nullvalue", "separator", "width", "timer", "changes", "echo", "bail",
-    "eqp", "explain", "help", "quit", "exit", "show", "stats", "dbinfo", "print", "prompt",
-    "version", "timeout", "lint", "limit", "sha3sum"})
-"""sqlite3's dot-commands that run no program and read or write no other file (not
-``.shell``/``.system``/``.output``/``.once``/``.import``/``.load``/``.read``/``.open`` …)."""
-_SQL_RUNS = re.compile(r"\b(?:edit|load_extension)\s*\(", re.IGNORECASE)
-"""SQL functions of the sqlite3 shell that start a program or load code."""
-_SQLITE_VALUED = frozenset({"cmd", "init", "separator", "newline", "nullvalue", "vfs", "mmap",
-                            "maxsize", "escape"})
-_SQLITE_PAIRS = frozenset({"heap", "lookaside", "pagecache"})
-
-
-def _sqlite_command(text: str) -> bool:
-    """True when a command argument of sqlite3 (SQL, or dot-commands) runs nothing."""
-    if COMPUTED in text:
-        return False  # sqlite3 db "$SQL"
-    for line in text.split("\n"):
-        line = line.strip()
-        if line.startswith("."):
-            name = line[1:].split(None, 1)[0] if line[1:].strip() else ""
-            if name not in _DOT_SAFE:
-                return False
-    return _SQL_RUNS.search(text) is None
-
-
-def _sqlite(args: list[str]) -> str | None:
-    operands: list[str] = []
-    i = 0
-    while i < len(args):
-        word = args[i]
-        option = word.lstrip("-")
-        if word.startswith("-") and len(word) > 1:
-            if option == "safe":
-                return None  # safe mode: no .shell, .system, .load, edit() …
-            if option in ("version", "help"):
-                return None
-            if option == "init":
-                return "sqlite3 -init runs the commands of a file the rules do not read"
-            if option == "cmd" and not _sqlite_command(args[i + 1] if i + 1 < len(args) else ""):
-                return "sqlite3 -cmd runs a command the rules do not read (.shell, .system …)"
-            i += 3 if option in _SQLITE_PAIRS else 2 if option in _SQLITE_VALUED else 1
-            continue
-        operands.append(word)
-        i += 1
-    commands = operands[1:]  # after the database
-    if not commands:
-        return "sqlite3 runs the commands it reads from its standard input"
-    if not all(_sqlite_command(c) for c in commands):
-        return "sqlite3 runs a dot-command or function that may run a program (.shell, .system …)"
-    return None
-
-
 # -- vim, vi, ex ----------------------------------------------------------------------------
 _EX_SAFE = frozenset({
     "w", "write", "wq", "x", "xit", "exit", "q", "quit", "qa", "qall", "quitall", "wa", "wall",
@@ -265,26 +211,30 @@ def _vim(name: str, args: list[str], fed: bool) -> str | None:
 # -- the rest ------------------------------------------------------------------------------
 _STARTUP = re.compile(r"(?:LESSOPEN|LESSCLOSE|LESSKEYIN|LESSKEY|LESSKEY_CONTENT|LESSKEY_SRC"
                       r"|LESSKEYIN_SYSTEM|LESSKEY_SYSTEM|VIMINIT|EXINIT)(?:\[[^\]]*\])?\+?="
-                      r"|LESS\+?=(?=.*(?:\s|=)(?:-[^-\s]*k|--lesskey))")
+                      r"|LESS\+?=(?=.*(?:\s|=)(?:-[^-\s]*k|--lesskey))"
+                      r"|NODE_OPTIONS\+?=(?=.*data:)|PERL5OPT\+?=(?=.*-[mM]\S*[^\w:=,.\s-])"
+                      r"|PSQLRC\+?=")
 """A word that sets a variable holding a command ``less`` runs (``LESSOPEN='|cmd %s'``), a
-lesskey file (which may set ``LESSOPEN``), or ex commands vim runs at startup (``VIMINIT``)."""
+lesskey file (which may set ``LESSOPEN``), ex commands vim runs at startup (``VIMINIT``), or
+code every node or perl runs (``NODE_OPTIONS='--import=data:…'``, ``PERL5OPT='-Mx;system…'``),
+or a file of commands psql runs (``PSQLRC``)."""
 
 
 def sets_startup_command(value: str) -> str | None:
-    """Why a word sets a command ``less`` or vim runs, or ``None``.
+    """Why a word sets a command ``less`` or vim runs, or code node or perl runs, or ``None``.
 
     ``LESSOPEN='|rm x %s' less f``, ``env LESSCLOSE=… less``, ``export LESSOPEN=…``,
-    ``VIMINIT='call system(…)' vim``.
+    ``VIMINIT='call system(…)' vim``, ``NODE_OPTIONS='--import=data:…'``.
     """
     found = _STARTUP.match(value)
     if found is None:
         return None
+    name = found[0].partition("=")[0].rstrip("+")
+    if name == "PSQLRC":
+        return "it sets PSQLRC, which names a file of commands psql runs (one may be \\!)"
+    if name in ("NODE_OPTIONS", "PERL5OPT"):
+        return f"it sets {name}, which holds code every node or perl it starts runs"
     return f"it sets {found[0].rstrip('+=')}, which holds a command less or vim runs"
-
-
-COMPUTED = "\0"
-"""Ends the value of a word bash computes (``-ex "$CMD"``, ``sqlite3 db "$SQL"``): a command
-holding it is never one the short lists name."""
 
 
 # -- shells whose language is not bash's -------------------------------------------------
@@ -331,6 +281,39 @@ def _other_shell(name: str, args: list[str], fed: bool) -> str | None:
     return None
 
 
+_PERL_RUNNERS = re.compile(r"(?:IPC|Capture|System|Proc|Sys|Command|Expect|Net::OpenSSH)\b"
+                           r"|Shell\b|Env::Sanctify|Devel::|PerlIO::via")
+"""Modules whose functions start programs or run code (``-MIPC::Cmd=run``, ``-MCapture::Tiny``)."""
+
+
+def _perl(args: list[str]) -> str | None:
+    """Read perl's ``-M``/``-m`` modules: one that runs programs, or code written in one."""
+    code = any(re.fullmatch(r"-[^-]*[eE].*", a) for a in args)
+    k = 0
+    while k < len(args):
+        word = args[k]
+        if word == "--" or not word.startswith("-"):
+            break  # the script and its arguments
+        found = re.fullmatch(r"-[^-MmeE]*[Mm](-?)(.*)", word, re.DOTALL)
+        module = found[2] or (args[k + 1] if k + 1 < len(args) else "") if found else ""
+        if re.search(r"[^\w:=,.\s-]", module) or code and _PERL_RUNNERS.match(module):
+            return "perl loads a module that may run a program or code (-M) the rules do not read"
+        k += 2 if re.fullmatch(r"-[^-MmI]*[eE]|-I|-[^-]*[Mm]-?", word) else 1  # -e CODE, -I DIR
+    return None
+
+
+def _mongosh(name: str, args: list[str], fed: bool) -> str | None:
+    """Read mongosh (and mongo): its ``--eval`` code is node's; fed, it runs what it reads."""
+    codes = [v for k, a in enumerate(args) for v in (
+        [a.partition("=")[2]] if a.startswith("--eval=") else
+        [args[k + 1] if k + 1 < len(args) else ""] if a == "--eval" else [])]
+    if any(COMPUTED in code or code_runs("node", code) for code in codes):
+        return f"{name} --eval runs code that may start a program (child_process, eval …)"
+    if not codes and fed and not any(a.endswith(".js") for a in args):
+        return f"{name} runs the code it reads from its standard input"
+    return None
+
+
 def language_commands(name: str, words: list[Word], fed: bool = True) -> str | None:
     """Why ``name`` runs commands of its own language that the rules cannot read, or ``None``.
 
@@ -341,8 +324,8 @@ def language_commands(name: str, words: list[Word], fed: bool = True) -> str | N
         return None  # gdb --version, sqlite3 -version, ed --help
     if _GDB.fullmatch(name):
         return _gdb(args)
-    if _SQLITE.fullmatch(name):
-        return _sqlite(args)
+    if name in DATABASES:  # sqlite3 db '.shell …', psql -c '\! …', mysql -e 'system …'
+        return database_commands(name, args)
     if name in ("ed", "red"):
         if any(a.startswith("!") for a in args):
             return f"{name} reads its buffer from a shell command (!…)"
@@ -355,6 +338,10 @@ def language_commands(name: str, words: list[Word], fed: bool = True) -> str | N
         return None
     if _VIM.fullmatch(name):
         return _vim(name, args, fed)
+    if re.fullmatch(r"perl[\d.]*", name):  # perl -MIPC::Cmd=run -e 'run(…)'
+        return _perl(args)
+    if name in ("mongosh", "mongo"):  # a node shell: mongosh --eval 'require("child_process")…'
+        return _mongosh(name, args, fed)
     if name in COMMAND_LANGUAGES:  # tcsh -c CODE, pwsh -Command CODE, echo … | nu
         return _other_shell(name, [w.value for w in words], fed)
     if name == "less" and any(re.match(r"-[^-]*k|--lesskey", a) for a in args):

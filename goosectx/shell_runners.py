@@ -30,6 +30,8 @@ from goosectx.shell_options import (
     short_value,
     value_at,
 )
+from goosectx.shell_scripts import runs_in_language
+from goosectx.shell_sed import sed_runs, sed_script
 from goosectx.shell_wrappers import env_split_strings
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
@@ -265,12 +267,6 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
     return "\n".join(codes) or STDIN
 
 
-_SED_RUNS = re.compile(r"(?:^|[;\n{}])\s*(?:\d+|\$|/[^/\n]*/)?\s*,?\s*"
-                       r"(?:\d+|\$|/[^/\n]*/)?\s*e(?:\s|$|;)"
-                       r"|s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpIiMm0-9w]*e")
-"""A sed script that runs a command: the ``e`` command, or ``s///e``."""
-
-
 def _program_files(args: list[str], short: str, *longs: str) -> list[str]:
     """The values of every ``-f FILE`` / ``-nf FILE`` / ``--file=FILE`` (``--fil=``) in ``args``."""
     files: list[str] = []
@@ -318,12 +314,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
 def _sed_script(args: list[str], fed: bool) -> str | None:
     if reads_stdin(_program_file(args, "-f", "--file") or "", fed):
         return STDIN  # sed -f /dev/stdin: its script (an `e` command too) comes from a pipe
-    scripts = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
-    scripts += [a.split("=", 1)[1] for a in args if a.startswith("--expression=")]
-    if not scripts:
-        scripts = [next((a for a in args if not a.startswith("-")), "")]
-    script = "\n".join(scripts)
-    return script if _SED_RUNS.search(script) else None
+    script = sed_script(args)  # e, s///e after any address: shell_sed
+    return script if script is not None and sed_runs(script) else None
 
 
 def _awk_program(args: list[str], fed: bool) -> str | None:
@@ -353,7 +345,7 @@ def code_runs(name: str, code: str) -> bool:
     """True when ``name``'s inline ``code`` may run a command, or is unseen.
 
     A sed script :func:`inline_code` gives runs one; other code when it holds
-    :data:`_RUNS_COMMANDS`.
+    :data:`_RUNS_COMMANDS` or its language's own (:mod:`goosectx.shell_scripts`).
     """
     return code in (STDIN, COMPUTED) or name in ("sed", "gsed") or _RUNS_COMMANDS.search(
-        code) is not None
+        code) is not None or runs_in_language(name, code)  # open(F, "|…"), eval: shell_scripts

@@ -1,0 +1,243 @@
+r"""Database shells whose own commands can run a program, for permission rules.
+
+docs/architecture.md §4, clause 2 of the one approval decision: part of how
+:func:`goosectx.shell_languages.language_commands` reads a command for the shell's permission
+rules. A database shell runs a shell command from its own commands: the sqlite3 and duckdb
+shells' ``.shell``/``.system`` (``sqlite3 db '.shell rm x'``, ``duckdb -c '.sh rm x'``), psql's
+``\!``, ``\o |cmd``, a backquote in a meta-command and ``COPY … PROGRAM`` (``psql -c '\! rm
+x'``), the mysql and mariadb clients' ``system``/``\!``, ``pager`` and ``edit`` (``mysql -e
+'system rm x'``). :func:`database_commands` makes such a command unreadable (asked about under
+shell deny/ask rules) unless every command it is given is on a short list of forms that run
+nothing: ``sqlite3 db 'select 1'``, ``duckdb -c .tables``, ``psql -c 'select 1'``, ``psql -c
+'\dt'``, ``mysql -e 'select 1'``. Commands read from a file (``psql -f x.sql``, ``sqlite3
+-init x``) or from standard input (``mysql db < dump.sql``) are not read: asked about. What
+the command text shows, not a sandbox.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from goosectx.shell_options import long_option
+
+COMPUTED = "\0"
+"""Ends the value of a word bash computes (``-ex "$CMD"``, ``sqlite3 db "$SQL"``): a command
+holding it is never one the short lists name."""
+DATABASES = frozenset({"sqlite", "sqlite3", "duckdb", "psql", "usql", "mysql", "mariadb"})
+"""The database shells :func:`database_commands` reads."""
+
+
+# -- sqlite3 --------------------------------------------------------------------------------
+_DOT_SAFE = frozenset({
+    "tables", "schema", "fullschema", "indexes", "indices", "databases", "dump", "mode",
+    "headers", "header", "nullvalue", "separator", "width", "timer", "changes", "echo", "bail",
+    "eqp", "explain", "help", "quit", "exit", "show", "stats", "dbinfo", "print", "prompt",
+    "version", "timeout", "lint", "limit", "sha3sum"})
+"""sqlite3's dot-commands that run no program and read or write no other file (not
+``.shell``/``.system``/``.output``/``.once``/``.import``/``.load``/``.read``/``.open`` …)."""
+_SQL_RUNS = re.compile(r"\b(?:edit|load_extension)\s*\(", re.IGNORECASE)
+"""SQL functions of the sqlite3 shell that start a program or load code."""
+_SQLITE_VALUED = frozenset({"cmd", "init", "separator", "newline", "nullvalue", "vfs", "mmap",
+                            "maxsize", "escape"})
+_SQLITE_PAIRS = frozenset({"heap", "lookaside", "pagecache"})
+
+
+def _sqlite_command(text: str, safe: frozenset[str] = _DOT_SAFE) -> bool:
+    """True when a command argument of sqlite3 (SQL, or dot-commands) runs nothing.
+
+    ``safe``: the dot-commands that run nothing (duckdb's list for duckdb).
+    """
+    if COMPUTED in text:
+        return False  # sqlite3 db "$SQL"
+    for line in text.split("\n"):
+        line = line.strip()
+        if line.startswith("."):
+            name = line[1:].split(None, 1)[0] if line[1:].strip() else ""
+            if name not in safe:
+                return False
+    return _SQL_RUNS.search(text) is None
+
+
+def _sqlite(args: list[str]) -> str | None:
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        option = word.lstrip("-")
+        if word.startswith("-") and len(word) > 1:
+            if option == "safe":
+                return None  # safe mode: no .shell, .system, .load, edit() …
+            if option in ("version", "help"):
+                return None
+            if option == "init":
+                return "sqlite3 -init runs the commands of a file the rules do not read"
+            if option == "cmd" and not _sqlite_command(args[i + 1] if i + 1 < len(args) else ""):
+                return "sqlite3 -cmd runs a command the rules do not read (.shell, .system …)"
+            i += 3 if option in _SQLITE_PAIRS else 2 if option in _SQLITE_VALUED else 1
+            continue
+        operands.append(word)
+        i += 1
+    commands = operands[1:]  # after the database
+    if not commands:
+        return "sqlite3 runs the commands it reads from its standard input"
+    if not all(_sqlite_command(c) for c in commands):
+        return "sqlite3 runs a dot-command or function that may run a program (.shell, .system …)"
+    return None
+
+
+# -- duckdb -------------------------------------------------------------------------------
+_DUCK_SAFE = _DOT_SAFE - {"dbinfo", "lint", "sha3sum", "stats"} | {
+    "maxrows", "maxwidth", "columns", "rows", "highlight"}
+"""duckdb's dot-commands that run nothing (not ``.shell``/``.sh``/``.system``/``.read`` …)."""
+_DUCK_COMMANDS = frozenset({"c", "s", "cmd"})
+_DUCK_VALUED = frozenset({"newline", "nullvalue", "separator", "storage-version"})
+
+
+def _duckdb(args: list[str]) -> str | None:
+    """Read duckdb: ``-c``/``-s``/``-cmd`` commands and the operands after the database."""
+    operands: list[str] = []
+    given = False  # -c / -s: it runs them and ends, reading no standard input
+    i = 0
+    while i < len(args):
+        word, option = args[i], args[i].lstrip("-")
+        value = args[i + 1] if i + 1 < len(args) else ""
+        if word.startswith("-") and len(word) > 1:
+            if option in ("version", "help"):
+                return None
+            if option in ("f", "init"):
+                return f"duckdb -{option} runs the commands of a file the rules do not read"
+            if option in _DUCK_COMMANDS:
+                if not _sqlite_command(value, _DUCK_SAFE):
+                    return "duckdb runs a dot-command that may run a program (.shell, .sh …)"
+                given = given or option != "cmd"
+            i += 2 if option in _DUCK_COMMANDS | _DUCK_VALUED else 1
+            continue
+        operands.append(word)
+        i += 1
+    commands = operands[1:]
+    if not commands and not given:
+        return "duckdb runs the commands it reads from its standard input"
+    if not all(_sqlite_command(c, _DUCK_SAFE) for c in commands):
+        return "duckdb runs a dot-command that may run a program (.shell, .sh …)"
+    return None
+
+
+# -- psql ----------------------------------------------------------------------------------
+_PSQL_SAFE = re.compile(r"d[a-zA-Z]*[+S]*|l\+?|list\+?|conninfo|x|timing|q|quit|echo|pset"
+                        r"|[atH?]|encoding|c|connect|s[fv]\+?|z|errverbose|copyright|set|unset")
+r"""psql meta-commands that run no program and read or write no file (not ``\!``, ``\o``,
+``\g``, ``\w``, ``\copy``, ``\i``, ``\e``, ``\setenv`` …)."""
+_PSQL_VALUED = "cdfhpUvLoPFRT"
+_PSQL_LONG = ("--command", "--dbname", "--file", "--host", "--port", "--username", "--set",
+              "--variable", "--log-file", "--output", "--pset", "--field-separator",
+              "--record-separator", "--table-attr")
+_META_IN_SQL = re.compile(r"\\(?:!|[ogw]\s*\||copy\b)")
+
+
+def _psql_command(text: str) -> bool:
+    r"""True when psql's ``-c`` text runs nothing: SQL without ``PROGRAM``, or safe meta-commands.
+
+    A text starting with ``\`` is a line of meta-commands (each ``\name``; a backquote in
+    one runs a shell command); other text goes to the server, where ``COPY … PROGRAM`` runs one.
+    """
+    line = text.strip()
+    if COMPUTED in text:
+        return False
+    if line.startswith("\\"):
+        return "`" not in line and all(_PSQL_SAFE.fullmatch(name) for name in re.findall(
+            r"\\([^\s\\]*)", line) if name)
+    return re.search(r"\bprogram\b", line, re.IGNORECASE) is None and not _META_IN_SQL.search(
+        line)
+
+
+def _psql(name: str, args: list[str]) -> str | None:
+    """Read psql (and usql): ``-c`` commands, ``-f`` files, ``-o |cmd``, standard input."""
+    given = False
+    i = 0
+    while i < len(args):
+        word, after = args[i], args[i + 1] if i + 1 < len(args) else ""
+        i += 1
+        if word in ("--version", "-V", "--help", "-?", "--list", "-l"):
+            return None
+        option, value = "", ""
+        if word.startswith("--"):
+            option = next((o for o in _PSQL_LONG if long_option(word, o)), "")
+            value = word.partition("=")[2] if "=" in word else after
+            i += bool(option) and "=" not in word
+            option = {"--command": "c", "--file": "f", "--output": "o"}.get(option, "")
+        elif word.startswith("-") and len(word) > 1:
+            cut = next((k for k, c in enumerate(word[1:], 1) if c in _PSQL_VALUED), None)
+            if cut is not None:
+                option, value = word[cut], word[cut + 1:] or after
+                i += not word[cut + 1:]
+        if option == "c":
+            if not _psql_command(value):
+                return f"{name} runs a meta-command or SQL that may run a program (\\!, PROGRAM …)"
+            given = True
+        elif option == "f":
+            return f"{name} -f runs the commands of a file the rules do not read"
+        elif option == "o" and value.lstrip().startswith("|"):
+            return f"{name} -o pipes its output to a command the rules do not read"
+    if not given:
+        return f"{name} runs the commands it reads from its standard input (one may be \\!)"
+    return None
+
+
+# -- mysql, mariadb ------------------------------------------------------------------------
+_QUOTED = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`[^`]*`", re.DOTALL)
+_MYSQL_RUNS = re.compile(r"\\[!.PTe]|(?:^|[;\n])\s*(?:system|source|pager|tee|edit)\b",
+                         re.IGNORECASE)
+r"""The mysql client's commands that run a program or read or write a file (``system``/``\!``,
+``source``/``\.``, ``pager``/``\P``, ``tee``/``\T``, ``edit``/``\e``)."""
+_MYSQL_VALUED = "eDhPSu"
+
+
+def _mysql(name: str, args: list[str]) -> str | None:
+    """Read mysql, mariadb: ``-e`` statements, ``--pager``, standard input."""
+    given = False
+    i = 0
+    while i < len(args):
+        word, after = args[i], args[i + 1] if i + 1 < len(args) else ""
+        i += 1
+        if word in ("--version", "-V", "--help", "-?"):
+            return None
+        value: str | None = None
+        if long_option(word, "--execute"):
+            value = word.partition("=")[2] if "=" in word else after
+            i += "=" not in word
+        elif long_option(word, "--pager") and "=" in word:
+            return f"{name} --pager runs a command the rules do not read"
+        elif word.startswith("-") and not word.startswith("--") and len(word) > 1:
+            for k, letter in enumerate(word[1:], 1):
+                if letter == "p":
+                    break  # -pPASSWORD: the rest is the password
+                if letter in _MYSQL_VALUED:
+                    rest = word[k + 1:]
+                    i += not rest
+                    value = (rest or after) if letter == "e" else None
+                    break
+        if value is not None:
+            if COMPUTED in value or _MYSQL_RUNS.search(_QUOTED.sub("''", value)):
+                return f"{name} runs a client command that may run a program (system, \\! …)"
+            given = True
+    if not given:
+        return f"{name} runs the commands it reads from its standard input (one may be \\!)"
+    return None
+
+
+def database_commands(name: str, args: list[str]) -> str | None:
+    """Why the database shell ``name`` runs commands the rules cannot read, or ``None``.
+
+    ``args``: its words after the program, a computed one ending in :data:`COMPUTED`. Given
+    no command (``psql``, ``mysql db < dump.sql``) it reads them from standard input, as
+    sqlite3 does: asked about.
+    """
+    if name in ("sqlite", "sqlite3"):
+        return _sqlite(args)
+    if name == "duckdb":
+        return _duckdb(args)
+    if name in ("psql", "usql"):
+        return _psql(name, args)
+    return _mysql(name, args)

@@ -1,0 +1,58 @@
+"""Inline code that runs a command or code it computes, by interpreter, for permission rules.
+
+docs/architecture.md §4, clause 2 of the one approval decision: part of how
+:func:`goosectx.shell_runners.code_runs` reads an interpreter's inline code. Beyond the calls
+every language shares (``system``, ``exec``, backticks …), each language has its own ways
+to start a program or to run code it builds at run time, which the rules cannot read: perl's
+piped ``open`` (``open(F, "|rm x")``, ``open my $f, "-|", "rm", "x"``), ``readpipe``, a
+string ``eval`` and ``s///ee``; node's ``eval``, ``new Function``, the ``vm`` module, a
+``require``/``import()`` of a name it computes and a call of a member it names by a computed
+key (``globalThis["ev" + "al"](…)``); python's ``eval``, ``compile``, an ``__import__`` of a
+computed name, ``builtins``, a ``getattr`` of a computed name, ``os.posix_spawn`` and
+asyncio's ``create_subprocess_*``; ruby's ``open("|cmd")``; ruby's, php's and lua's
+``eval``/``load``. :func:`runs_in_language` finds them, so a shell deny or ask rule asks
+about the command. What the command text shows, not a sandbox.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LITERAL = r"""\s*(?:"[\w@./:-]+"|'[\w@./:-]+'|`[\w@./:-]+`)\s*\)"""
+"""A module name written out (``require("fs")``): a call of it loads what it names."""
+_FAMILY = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit)[\d.]*[a-z]?")
+_RUNS = {
+    "perl": re.compile(
+        r"\beval\b(?!\s*\{)|\breadpipe\b|\bIPC::|\bopen\w*\b[^;]*(?<!\|)\|(?!\|)"
+        r"|[/|#!}]\s*[msixpodualngcr]*e[msixpodualngcr]*e\b"),
+    "node": re.compile(
+        r"\beval\s*\(|\bFunction\s*\(|\bWorker\b|process\.(?:binding|dlopen)"
+        r"|[\"'`](?:node:)?(?:vm|worker_threads|cluster)[\"'`]"
+        rf"|\b(?:require|import)\s*\((?!{_LITERAL})|\[[^\]]*[+`$][^\]]*\]\s*\("),
+    "python": re.compile(
+        r"(?<![\w.])(?:eval|compile)\s*\(|__import__\s*\((?!\s*[\"']\w+[\"']\s*\))"
+        r"|__builtins__|\bbuiltins\b|\bgetattr\s*\([^)]*[+%]|\bglobals\s*\(\s*\)\s*\["
+        r"|posix_spawn|create_subprocess_|\bimport_module\s*\((?!\s*[\"'][\w.]+[\"']\s*\))"),
+    "ruby": re.compile(r"\b(?:instance_|class_|module_)?eval\b|\b(?:public_)?send\s*\("
+                       r"|[\"']\s*\|"),  # open("|cmd"), IO.read("|cmd")
+    "php": re.compile(r"\beval\s*\(|\bassert\s*\(|create_function|pcntl_exec|\$\w+\s*\("),
+    "lua": re.compile(r"\bload(?:string|file)?\s*\(|\bdofile\b"),
+}
+"""Per language: code that starts a program, or runs code it computes, in ways beyond the
+calls :data:`goosectx.shell_runners._RUNS_COMMANDS` names."""
+_SAME = {"nodejs": "node", "bun": "node", "pypy": "python", "luajit": "lua"}
+
+
+def runs_in_language(name: str, code: str) -> bool:
+    """True when ``code``, inline code of the interpreter ``name``, may run unread code.
+
+    ``perl -e 'open(F, "|rm x")'``, ``node -e 'eval(Buffer.from(…).toString())'``,
+    ``python3 -c 'eval(bytes.fromhex(…))'``: a program started or code computed at run time.
+    """
+    found = _FAMILY.fullmatch(name)
+    if found is None:
+        return False
+    pattern = _RUNS.get(_SAME.get(found[1], found[1]))
+    return pattern is not None and pattern.search(code) is not None
