@@ -30,6 +30,7 @@ from goosectx.shell_options import (
     short_value,
     value_at,
 )
+from goosectx.shell_pagers import man_lines, pager_keys
 from goosectx.shell_scripts import runs_in_language
 from goosectx.shell_sed import sed_runs, sed_script
 from goosectx.shell_wrappers import env_split_strings
@@ -154,7 +155,7 @@ def _ssh_options(args: list[str], i: int, lines: list[str]) -> int:
 
 _LINE_OPTIONS = {
     "tar": ("-I", "-F"), "rsync": ("-e",), "zip": ("-TT",),
-    "flock": ("-c",), "man": ("-P",),
+    "flock": ("-c",),
 }
 """Options whose value is a command line the program runs (``tar -I 'zstd -19'``; long ones:
 :data:`goosectx.shell_options.COMMAND_OPTIONS`)."""
@@ -179,6 +180,8 @@ def option_lines(name: str, args: list[str]) -> list[str]:
     if name in _SETS_VARIABLES:  # env GIT_SSH_COMMAND='…' git, export EDITOR=…
         return variable_lines(list(takewhile(lambda a: a.startswith("-") or "=" in a, args))
                               if name == "env" else args)
+    if name == "man":  # man -aP 'cmd' ls: shell_pagers
+        return [*man_lines(args), *option_commands(name, args)]
     if name == "sg":
         operands = [a for a in args if a not in ("-", "-c")]
         return operands[1:2]
@@ -301,6 +304,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     variables (``${X}``), not as the rules read it.
     """
     if name == "git" and (why := git_hidden(args)):
+        return why
+    if why := pager_keys(name, args):  # less '+!cmd' f
         return why
     if name == "env" and any(re.search(r"[\\$]", s) for s, _after in env_split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"

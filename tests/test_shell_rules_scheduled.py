@@ -44,3 +44,29 @@ def test_systemd_run_is_read_as_a_wrapper(command: str) -> None:
 def test_systemd_run_of_another_program_runs_and_offers_no_prefix_rule() -> None:
     assert verdict("systemd-run --user --scope make build") == "run"
     assert suggested_rule("shell", {"command": "systemd-run --user ls"}) is None
+
+
+@pytest.mark.parametrize("command", [
+    "less $'+!rm f\\n' x", "less '+!rm f' x", "less -R '++!rm f' x", "more '+!rm f' x",
+    "less '+|rm f' x", "less $'+/x\\n!rm f\\n' x", "less +v x",
+])
+def test_less_keys_that_may_run_a_shell_command_are_asked_about(command: str) -> None:
+    # less 590 ran `less $'+!touch p\n' f` (and `++…`) under a terminal
+    assert verdict(command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "less +G x", "less +F log.txt", "less -R +42 x", "less '+/def main' x.py", "more +10 x",
+    "less ++G a b", "less -- '+!x' f", "less -N x",
+])
+def test_less_moving_or_searching_at_start_still_runs(command: str) -> None:
+    assert verdict(command) == "run", command
+
+
+@pytest.mark.parametrize("command", [
+    "man -aP 'rm f' ls", "man -P'rm f' ls", "man -Hrm ls", "man --html=rm ls",
+    "man -M /x -P 'rm f' ls",
+])
+def test_mans_pager_and_browser_are_read_in_clusters(command: str) -> None:
+    assert verdict(command) == "deny", command
+    assert verdict(command.replace("rm", "cat")) == "run"
