@@ -215,9 +215,29 @@ cannot see it."""
 COMPUTED = "\0computed"
 """:func:`inline_code` that bash computes at run time (``python3 -c "$(cat x)"``, ``perl -e
 "$CODE"``): the rules cannot see it."""
-_VALUED = {"python": "WXQ", "pypy": "WXQ", "perl": "IiMmCdDFlx", "ruby": "IrCEFKTUWx",
+_VALUED = {"python": "WXQ", "pypy": "WXQ", "perl": "I", "ruby": "IrCEFKTUWx",
            "node": "r", "nodejs": "r", "bun": "r", "php": "cdzt", "lua": "l", "luajit": "lj"}
 """Interpreters' options that take the next word as their value (``python3 -W ignore``)."""
+_ATTACHED = {"perl": "iMmCdDFx"}
+"""Options whose value, if any, is the rest of their word only (``perl -i.bak``, ``-MPOSIX``)."""
+_PERL_DIGITS = re.compile(r"l[0-7]*|0(?:[xX][0-9a-fA-F]*|[0-7]*)")
+"""perl's ``-l[OCTAL]`` and ``-0[DIGITS]`` take only digits: ``-lne CODE`` is ``-l -n -e``."""
+
+
+def _without_digit_options(word: str) -> str:
+    """``word`` (a perl cluster) without its ``-l`` / ``-0`` and their digits (``-l0ne`` → ``-ne``).
+
+    Up to a letter that takes the rest of the word (``-i``, ``-e`` …).
+    """
+    k = 1
+    kept = "-"
+    while k < len(word) and word[k] not in "eEI" + _ATTACHED["perl"]:
+        found = _PERL_DIGITS.match(word, k)
+        if found:
+            k = found.end()
+        else:
+            kept, k = kept + word[k], k + 1
+    return kept + word[k:]
 
 
 def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
@@ -254,19 +274,20 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
                 return STDIN
             return "\n".join(codes) or None  # the script (or module) and its arguments
         value: str | None = None
-        separate = False  # the value is the next word
         if word.startswith(_LONG_CODE):
-            value, separate = (word.partition("=")[2], False) if "=" in word else (
-                value_at(args, i + 1), True)
-        elif not word.startswith("--"):
-            cut = next((k for k, c in enumerate(word[1:], 1) if c in letters + valued), None)
-            if cut is not None:
-                separate = cut == len(word) - 1
-                if word[cut] in letters:
-                    value = value_at(args, i + 1) if separate else word[cut + 1:]
+            separate = "=" not in word  # --eval CODE, --eval=CODE
+            value = value_at(args, i + 1) if separate else word.partition("=")[2]
+            i += 2 if separate else 1
+        elif word.startswith("--"):
+            i += 1
+        else:  # -lne CODE: the letters before a valued one are flags
+            cluster = [*args[:i], _without_digit_options(word), *args[i + 1:]] if (
+                found[1] == "perl") else args
+            short = short_value(cluster, i, letters + valued, _ATTACHED.get(found[1], ""))
+            value = short.value if short.letter and short.letter in letters else None
+            i = short.next
         if value is not None:
             codes.append(value)
-        i += 2 if separate else 1
     return "\n".join(codes) or STDIN
 
 
