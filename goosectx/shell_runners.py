@@ -47,7 +47,8 @@ SUBCOMMAND_RUNNERS = {
     "npm": ("exec", "x"), "pnpm": ("exec", "dlx"), "yarn": ("exec", "dlx"), "bun": ("x",),
     "pipx": ("run",), "mise": ("exec", "x"), "asdf": ("exec",), "pixi": ("run", "exec"),
     "tox": ("exec",), "devbox": ("run",), "docker-compose": ("exec", "run"),
-    "podman-compose": ("exec", "run"), "op": ("run",), "aws-vault": ("exec",)}
+    "podman-compose": ("exec", "run"), "op": ("run",), "aws-vault": ("exec",),
+    "dotenvx": ("run",), "perf": ("stat", "record", "trace"), "rr": ("record",), "ip": ("exec",)}
 """Tools whose subcommand runs a command: only after it (``docker rm box`` runs no ``rm``,
 ``uv run rm x`` does)."""
 RUNNERS = frozenset({
@@ -57,12 +58,16 @@ RUNNERS = frozenset({
     "pkexec", "gosu", "su-exec", "setuidgid", "chpst", "tini", "dumb-init", "xvfb-run",
     "dbus-run-session", "caffeinate", "entr", "watchexec", "setarch", "linux32", "linux64",
     "i386", "x86_64", "gdb", "parallel", "ssh", "npx", "pnpx", "bunx", "uvx", "dotenv",
-    *SUBCOMMAND_RUNNERS})
+    "cpulimit", "trickle", "ccache", "distcc", "hyperfine", "arch", "scl", "cross-env",
+    "env-cmd", "concurrently", "nodemon", "runcon", "sandbox-exec", "lldb", "sem", "lckdo",
+    "daemonize", "start-stop-daemon", "capsh", "tsp", *SUBCOMMAND_RUNNERS})
 """Programs that run another program given in their arguments."""
-LINE_RUNNERS = frozenset({"parallel", "entr", "watchexec", "pixi", "hatch", "devbox"})
+LINE_RUNNERS = frozenset({"parallel", "entr", "watchexec", "pixi", "hatch", "devbox", "sem",
+                          "hyperfine", "scl", "concurrently", "nodemon", "capsh"})
 """Runners that may run a word holding a blank as a shell command line: ``parallel 'rm {}'
 ::: x``, ``entr -s``, ``watchexec`` (a shell by default), ``pixi run`` (its task shell),
-``hatch run``, ``devbox run``."""
+``hatch run``, ``devbox run``, ``hyperfine 'CMD'``, ``concurrently 'CMD' …``, ``nodemon --exec
+'CMD'``, ``scl enable X 'CMD'``, ``capsh -- -c 'CMD'`` (bash)."""
 SU_LIKE = ("su", "runuser", "sg", "script", "nix-shell", "npx")
 """Programs whose ``-c STRING`` / ``--command=STRING`` is a command line of its own; their
 other words (a user, a group, a log file) are not the command."""

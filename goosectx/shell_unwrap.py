@@ -25,6 +25,8 @@ WRAPPERS: dict[str, tuple[str, int]] = {
     "xargs": ("adEILnPs", 0), "watch": ("nq", 0), "chronic": ("", 0), "setsid": ("", 0),
     "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("wE", 1),
     "busybox": ("", 0), "toybox": ("", 0), "jobs": ("", 0), "systemd-run": ("upEHMC", 0),
+    "proxychains4": ("f", 0), "tsocks": ("", 0), "nocache": ("", 0), "eatmydata": ("", 0),
+    "ifne": ("", 0),
 }
 OPTIONAL_VALUES = {"sudo": "h", "xargs": "eil", "watch": "d"}
 """Wrappers' options whose value is optional: the rest of their word only (``xargs -iX``,

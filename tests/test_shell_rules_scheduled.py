@@ -70,3 +70,34 @@ def test_less_moving_or_searching_at_start_still_runs(command: str) -> None:
 def test_mans_pager_and_browser_are_read_in_clusters(command: str) -> None:
     assert verdict(command) == "deny", command
     assert verdict(command.replace("rm", "cat")) == "run"
+
+
+@pytest.mark.parametrize("command", [
+    "proxychains4 rm f", "proxychains4 -q -f p.conf rm f", "tsocks rm f", "nocache rm f",
+    "eatmydata rm f", "pv f | ifne rm f", "ifne -n rm f",
+])
+def test_more_wrappers_are_read(command: str) -> None:
+    # shell22c: each of these ran `rm f` under --deny 'shell(rm *)'
+    assert verdict(command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "cpulimit -l 50 rm f", "trickle -d 100 rm f", "ccache rm f", "rr record rm f",
+    "perf stat rm f", "perf record -g rm f", "hyperfine 'rm f'", "hyperfine -N rm",
+    "arch -x86_64 rm f", "ip netns exec ns rm f", "scl enable devtoolset-9 'rm f'",
+    "cross-env X=1 rm f", "concurrently 'ls' 'rm f'", "nodemon --exec 'rm f'",
+    "runcon -t x rm f", "sandbox-exec -f p rm f", "lldb -- rm f", "dotenvx run -- rm f",
+    "env-cmd rm f", "sem 'rm f'", "lckdo /tmp/l rm f", "daemonize /bin/rm f",
+    "start-stop-daemon --start --exec /bin/rm -- f", "capsh -- -c 'rm f'", "tsp rm f",
+])
+def test_more_runners_ask_when_they_may_start_a_denied_command(command: str) -> None:
+    # shell22c: each of these ran `rm f` under --deny 'shell(rm *)'
+    assert verdict(command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "perf stat make", "ccache gcc -c x.c", "hyperfine 'make build'", "ip addr",
+    "perf report", "concurrently 'npm run a' 'npm run b'",
+])
+def test_those_runners_run_other_commands(command: str) -> None:
+    assert verdict(command) == "run", command
