@@ -30,9 +30,9 @@ from goosectx.sensitive import (
     expand_user,
     hard_linked,
     hidden_target,
-    is_sensitive,
     outside,
     read_paths,
+    sensitive_why,
 )
 
 __all__ = ["PermissionRules"]  # re-exported: the rules live in permissions.py
@@ -198,6 +198,9 @@ class ApprovalVerdict:
         rule_bound: An ``ask`` a permission rule makes (an ask rule, or a shell command the
             deny and ask rules cannot check): no allow rule or mode runs it, only a person's
             answer or a narrower rule (the reason says why, naming the part).
+        read_why: For an ``ask`` read scoping makes: why, after the path (``/x/notes.txt is
+            outside the project``); the question and ``run``'s warning say it. ``None``
+            otherwise.
     """
 
     action: ApprovalAction
@@ -206,6 +209,7 @@ class ApprovalVerdict:
     write_target: Path | None = None
     read_target: JudgedFile | None = None
     rule_bound: bool = False
+    read_why: str | None = None
 
 
 Clause: TypeAlias = Callable[[ApprovalContext], "ApprovalVerdict | None"]
@@ -221,28 +225,37 @@ def _chat_mode(ctx: ApprovalContext) -> ApprovalVerdict | None:
 def _read_scope(ctx: ApprovalContext) -> ApprovalVerdict | None:
     if ctx.mode != "smart_approve":
         return None
-    paths = read_paths(ctx.tool_name, ctx.arguments, ctx.working_dir)
-    if not paths:
-        return None
-    for path in paths:
-        judged = ctx.read_target if ctx.read_target and ctx.read_target.path == path else None
-        if _sensitive_read(ctx, path):
-            return ApprovalVerdict("ask", f"smart_approve: {path} is a sensitive file")
-        if ctx.tool_name in ctx.always_allowed | ctx.reads_allowed:
-            continue
-        if outside(path if judged is None else judged.real, ctx.working_dir):
-            return ApprovalVerdict("ask", f"smart_approve: {path} is outside the working dir")
-        if hard_linked(path) if judged is None else judged.links > 1:
-            return ApprovalVerdict("ask", f"smart_approve: {path} has other hard links, which "
-                                          "may be outside the working dir")
+    for path in read_paths(ctx.tool_name, ctx.arguments, ctx.working_dir) or []:
+        why = _read_why(ctx, path)
+        if why is not None:
+            return ApprovalVerdict("ask", f"smart_approve: {why}", read_why=why)
     return None
 
 
-def _sensitive_read(ctx: ApprovalContext, path: Path) -> bool:
-    """True when ``path``, or the file the decision judged it leads to, is sensitive."""
+def _read_why(ctx: ApprovalContext, path: Path) -> str | None:
+    """Why read scoping asks about reading ``path`` (``"PATH is …"``); ``None``: it does not."""
+    judged = ctx.read_target if ctx.read_target and ctx.read_target.path == path else None
+    kind = _sensitive_read(ctx, path)
+    if kind is not None:  # asked even after "always allow"
+        return f"{path} {kind}"
+    if ctx.tool_name in ctx.always_allowed | ctx.reads_allowed:
+        return None
+    if outside(path if judged is None else judged.real, ctx.working_dir):
+        return f"{path} is outside the project"
+    if hard_linked(path) if judged is None else judged.links > 1:
+        return (f"{path} has other hard links, which may be outside the project (`ln "
+                "~/secret notes.txt`)")
+    return None
+
+
+def _sensitive_read(ctx: ApprovalContext, path: Path) -> str | None:
+    """Why ``path``, or the file the decision judged it leads to, is sensitive (``None``: not)."""
     judged = ctx.read_target
-    return any(is_sensitive(p, data_dir=ctx.data_dir, config_file=ctx.config_file)
-               for p in (path, *([judged.real] if judged and judged.path == path else [])))
+    for one in (path, *([judged.real] if judged and judged.path == path else [])):
+        kind = sensitive_why(one, data_dir=ctx.data_dir, config_file=ctx.config_file)
+        if kind is not None:
+            return kind
+    return None
 
 
 def _named_paths(ctx: ApprovalContext) -> list[Path]:
@@ -261,7 +274,7 @@ def _touches_sensitive(ctx: ApprovalContext, allow_rules: tuple[str, ...]) -> bo
     raw = ctx.arguments.get("path")
     for path in _named_paths(ctx):
         named = names_path(allow_rules, raw if isinstance(raw, str) else str(path))
-        if _sensitive_read(ctx, path) and not named:
+        if _sensitive_read(ctx, path) is not None and not named:
             return True
     return False
 

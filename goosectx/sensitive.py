@@ -95,9 +95,20 @@ def is_sensitive(path: Path, *, data_dir: Path | None = None,
                  config_file: Path | None = None) -> bool:
     """True when ``path`` names a file on the sensitive list or anything in the data dir.
 
-    Names are matched case-insensitively (``.ENV``, ``ID_RSA``, ``server.KEY``). Both the
-    path as given (made absolute) and the resolved path are checked, so neither a symlink
-    named ``notes.txt`` pointing into ``~/.ssh`` nor a link named ``.env`` escapes.
+    :func:`sensitive_why` without the why.
+    """
+    return sensitive_why(path, data_dir=data_dir, config_file=config_file) is not None
+
+
+def sensitive_why(path: Path, *, data_dir: Path | None = None,
+                  config_file: Path | None = None) -> str | None:
+    """Why ``path`` is sensitive, or ``None`` when it is not.
+
+    ``"is a sensitive file"`` (a name on the list), ``"is goosectx's config file"`` or ``"is in
+    goosectx's data dir"``: said after the path. Names are matched case-insensitively
+    (``.ENV``, ``ID_RSA``, ``server.KEY``). Both the path as given (made absolute) and the
+    resolved path are checked, so neither a symlink named ``notes.txt`` pointing into
+    ``~/.ssh`` nor a link named ``.env`` escapes.
 
     Args:
         path: An absolute path (a relative one is taken relative to the current dir).
@@ -109,14 +120,14 @@ def is_sensitive(path: Path, *, data_dir: Path | None = None,
     resolved = resolve(path)
     for candidate in (written, resolved):
         if _parts_sensitive(candidate.parts):
-            return True
+            return "is a sensitive file"
     if config_file is not None and resolved == resolve(config_file):
-        return True
+        return "is goosectx's config file"
     if data_dir is not None:
         data = resolve(data_dir)
         if _inside(resolved, data) or _inside(written, Path(os.path.abspath(data_dir))):
-            return True
-    return False
+            return "is in goosectx's data dir"
+    return None
 
 
 def read_paths(tool_name: str, arguments: Mapping[str, Any],
@@ -221,25 +232,6 @@ def hard_linked(path: Path) -> bool:
     except (OSError, RuntimeError):
         return False
     return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
-
-
-def read_asked_why(tool_name: str, arguments: Mapping[str, Any],
-                   working_dir: Path) -> str | None:
-    """Why read scoping asks about a ``view`` or ``tree`` call in ``smart_approve``, if it does.
-
-    ``"PATH is outside the project"``, ``"PATH has other hard links, which may be outside
-    the project"`` or ``"PATH is a sensitive file"`` (by name; the data dir is not looked at);
-    ``None`` for a call that is not such a read, or a read of a plain project file.
-    """
-    for path in read_paths(tool_name, arguments, working_dir) or []:
-        if is_sensitive(path):
-            return f"{path} is a sensitive file"
-        if outside(path, working_dir):
-            return f"{path} is outside the project"
-        if hard_linked(path):
-            return (f"{path} has other hard links, which may be outside the project (`ln "
-                    "~/secret notes.txt`)")
-    return None
 
 
 def hidden_target(tool_name: str, arguments: Mapping[str, Any],

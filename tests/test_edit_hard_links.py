@@ -73,3 +73,17 @@ def test_a_file_with_one_name_has_no_note(world: World) -> None:
     world.run("edit it" + ENTER + CTRL_D)
     result = [r for m in world.stored().conversation for r in m.tool_responses][-1]
     assert "hard link" not in result.output and "hard link" not in (result.diff or "")
+
+
+def test_the_note_heads_the_diff_and_ends_the_result_once(world: World) -> None:
+    # pins what the editor says when the count it carries from the read is 2 (fix22a #2)
+    hard = _linked(world).with_name("hard.txt")
+    world.mode = "auto"
+    world.provider.add(ScriptedReply(tool_calls=[("text_editor", {
+        "command": "str_replace", "path": "hard.txt", "old_str": "hello", "new_str": "hey"})]),
+        "done")
+    world.run("edit it" + ENTER + CTRL_D)
+    result = [r for m in world.stored().conversation for r in m.tool_responses][-1]
+    note = f"(hard links: {hard} {NOTE})"
+    assert result.output.count("(hard links: ") == 1 and result.output.endswith("\n" + note)
+    assert result.diff is not None and result.diff.startswith(note + "\n--- a/hard.txt\n")

@@ -114,3 +114,60 @@ def test_repl_search_for_a_key_does_not_echo_it_back(
     out = world.run(f"/search {KEY}" + ENTER + CTRL_D)
     assert "No message of this session mentions '[REDACTED]'." in out
     assert f"mentions '{KEY}'" not in out
+
+
+def test_the_repl_redactor_is_made_once_and_again_when_the_environment_changes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.cli.input_secrets import EnvironmentRedactor
+    from goosectx.config import Settings
+    from goosectx.tools import builtin
+
+    made: list[int] = []
+    real = builtin.make_redactor
+
+    def counted(*args: object, **kwargs: object) -> object:
+        made.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtin, "make_redactor", counted)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    redact = EnvironmentRedactor(Settings())
+    assert [redact(f"{KEY} {n}") for n in range(3)] == [f"[REDACTED] {n}" for n in range(3)]
+    assert len(made) == 1
+    monkeypatch.setenv("LATER_TOKEN", "tok-later-1234567890")  # a key set since
+    assert redact(f"{KEY} tok-later-1234567890") == "[REDACTED] [REDACTED]"
+    assert len(made) == 2
+
+
+def test_the_repl_makes_its_redactor_once_for_its_messages_and_searches(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.tools import builtin
+
+    made: list[int] = []
+    real = builtin.make_redactor
+
+    def counted(*args: object, **kwargs: object) -> object:
+        made.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtin, "make_redactor", counted)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    world.provider.add("one", "two", "three")
+    out = world.run(f"first {KEY}" + ENTER + "second" + ENTER + "third" + ENTER
+                    + f"/search {KEY}" + ENTER + CTRL_D)
+    assert out.count(NOTICE) == 1 and "mentions '[REDACTED]'" in out
+    assert len(made) == 2  # the REPL's, and the tools' (the agent's tool context)
+
+
+def test_repl_the_value_an_extension_s_env_keys_hands_a_server_is_redacted(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``env_keys = ["MY_SERVICE_AUTH"]``: a name that does not look secret, a key all the same
+    (the agent's redactor had it for tool output; the message's did not)."""
+    value = "svc-auth-Zq8xW3vB7nT2mK9pL4"
+    monkeypatch.setenv("MY_SERVICE_AUTH", value)
+    world.settings.extensions.tables["svc"] = {"type": "stdio", "cmd": "svc-server",
+                                               "env_keys": ["MY_SERVICE_AUTH"]}
+    world.provider.add("ok")
+    out = world.run(f"my token {value} fails" + ENTER + CTRL_D)
+    assert NOTICE in out and value not in out
+    assert world.stored().conversation.messages[0].text == "my token [REDACTED] fails"

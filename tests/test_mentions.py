@@ -118,7 +118,7 @@ def test_tab_completes_a_mention_and_the_file_goes_with_the_message(world: World
     (world.workdir / "notes.md").write_text("the notes: ship on friday\n")
     world.provider.add("seen")
     out = run_staged(world, [("summarise @no", ""), (TAB, "summarise @no"),
-                             (ENTER, "@notes.md"), (" now" + ENTER, "@notes.md"),
+                             (" now" + ENTER, "@notes.md"),  # a unique match: inserted
                              (CTRL_D, "")])
     first = world.stored().conversation.messages[0]
     assert first.text.startswith("summarise @notes.md now")

@@ -126,3 +126,18 @@ def test_the_early_list_of_root_options_taking_a_value_is_typers() -> None:
             if param.param_type_name == "option" and not getattr(param, "is_flag", False)
             and not getattr(param, "count", False)
             for name in (*param.opts, *param.secondary_opts)} == ROOT_VALUED_OPTIONS
+
+
+@pytest.mark.parametrize("output_format", ["json", "stream-json"])
+def test_the_guard_writes_the_result_line_a_later_cancel_writes(output_format: str) -> None:
+    """One object (``early_cancel.cancelled_result``), the same bytes from either path."""
+    import io
+
+    from goosectx.cli import early_cancel, run_cancel
+    from goosectx.cli.run_output import RESULT_FIELDS
+
+    assert early_cancel.STREAM_RESULT_FIELDS == RESULT_FIELDS
+    later = io.StringIO()
+    code = run_cancel.cancelled_at_start(output_format, stdout=later, stderr=io.StringIO())
+    early = early_cancel._result_line(output_format, early_cancel.cancelled_result(code))
+    assert early == later.getvalue()

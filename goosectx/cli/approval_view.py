@@ -18,11 +18,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from rich.cells import get_character_cell_size
+from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
 
 from goosectx.cli.safe_console import OWN_STYLE
-from goosectx.cli.sanitize import APPROVAL_MARKER, code_safe
+from goosectx.cli.sanitize import APPROVAL_MARKER, code_safe, one_line_safe
 from goosectx.conversation import ToolRequest
 
 LONG_CALL_LINES = 12
@@ -43,12 +43,15 @@ class ApprovalQuestion:
         long: True when the call is folded until ``v``.
         in_diff: True when the diff drawn above it showed the whole change (every line,
             none cut): then ``y``/``a`` count without ``v``.
+        why: Why goosectx asks, as screen lines (``asked because /x/notes.txt is outside the
+            project``), drawn under the title and never folded; ``()``: the mode asks.
     """
 
     tool: str
     lines: tuple[str, ...]
     long: bool
     in_diff: bool = False
+    why: tuple[str, ...] = ()
 
     @property
     def must_view(self) -> bool:
@@ -85,7 +88,7 @@ def _call_lines(request: ToolRequest, target: str | None) -> list[str]:
 
 
 def approval_question(request: ToolRequest, width: int, *, in_diff: bool = False,
-                      target: str | None = None) -> ApprovalQuestion:
+                      target: str | None = None, why: str | None = None) -> ApprovalQuestion:
     """The question for ``request`` on a screen ``width`` columns wide.
 
     ``target``: where an edit really writes when a symlink leads it outside the project
@@ -93,14 +96,17 @@ def approval_question(request: ToolRequest, width: int, *, in_diff: bool = False
     the call is wrapped to the screen by screen cells (a wide CJK character takes two: so every
     screen line carries the marker)
     and counted; more than :data:`LONG_CALL_LINES` makes the call long. ``in_diff``: the
-    edit's whole diff was drawn just before (``diffview.diff_shown_whole``).
+    edit's whole diff was drawn just before (``diffview.diff_shown_whole``). ``why``: the
+    reason the decision asks, when it is the call's own (``ApprovalVerdict.read_why``).
     """
     usable = max(20, width - 5)
     lines: list[str] = []
     for line in _call_lines(request, target):
         lines += _cut_to_cells(code_safe(line), usable)
+    said = ([] if why is None else  # a path in it may hold a newline: shown as ␊
+            _wrap_words(code_safe(one_line_safe(f"asked because {why}")), usable))
     return ApprovalQuestion(code_safe(request.name), tuple(lines),
-                            len(lines) > LONG_CALL_LINES, in_diff)
+                            len(lines) > LONG_CALL_LINES, in_diff, tuple(said))
 
 
 def _held_back(question: ApprovalQuestion, hidden: int) -> str:
@@ -114,7 +120,7 @@ def plain_question(question: ApprovalQuestion, *, whole: bool) -> list[str]:
     """The question as plain lines, each starting with the marker (no keys line)."""
     shown, hidden = question.shown(whole=whole)
     out = [f"{APPROVAL_MARKER} goosectx asks: run {question.tool}?"]
-    out += [f"{APPROVAL_MARKER}   {line}" for line in shown]
+    out += [f"{APPROVAL_MARKER}   {line}" for line in (*question.why, *shown)]
     if hidden:
         out.append(f"{APPROVAL_MARKER}   {_held_back(question, hidden)}")
     return out
@@ -126,6 +132,9 @@ def rich_question(question: ApprovalQuestion, *, whole: bool) -> Text:
     text = Text()
     text.append(f"{APPROVAL_MARKER} ", style=OWN_STYLE)
     text.append(f"goosectx asks: run {question.tool}?", style="bold yellow")
+    for line in question.why:
+        text.append(f"\n{APPROVAL_MARKER} ", style=OWN_STYLE)
+        text.append(f"  {line}", style="yellow")
     for line in shown:
         text.append(f"\n{APPROVAL_MARKER} ", style=OWN_STYLE)
         text.append(f"  {line}")
@@ -133,6 +142,17 @@ def rich_question(question: ApprovalQuestion, *, whole: bool) -> Text:
         text.append(f"\n{APPROVAL_MARKER} ", style=OWN_STYLE)
         text.append(f"  {_held_back(question, hidden)}", style="bold yellow")
     return text
+
+
+def _wrap_words(text: str, cells: int) -> list[str]:
+    """``text`` wrapped at spaces to ``cells`` screen cells a line (a longer word is cut)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and cell_len(lines[-1]) + 1 + cell_len(word) <= cells:
+            lines[-1] += " " + word
+        else:
+            lines += _cut_to_cells(word, cells)
+    return lines
 
 
 def _cut_to_cells(text: str, cells: int) -> list[str]:

@@ -16,7 +16,9 @@ command nothing (as its Ctrl-C). Exit 130 / 143 / 129.
 its own handling (:func:`goosectx.cli.exit_signals.as_ctrl_c`) is in place.
 
 Standard library only, and light (os, signal, sys): it runs before the imports it guards, and
-its handler imports nothing (an import it interrupted may be half done).
+its handler imports nothing (an import it interrupted may be half done): ``run``'s result line
+is made when the guard is installed (``json`` imported then, for the two JSON formats only:
+about 1 ms), from :func:`cancelled_result`, the object a later cancel writes too.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from typing import Any
 
-__all__ = ["NOT_SAVED", "RESULT_FORMATS", "ROOT_VALUED_OPTIONS", "before_command", "hand_over",
-           "install", "is_guard", "requested_format"]
+__all__ = ["NOT_SAVED", "RESULT_FORMATS", "ROOT_VALUED_OPTIONS", "STREAM_RESULT_FIELDS",
+           "before_command", "cancelled_result", "hand_over", "install", "is_guard",
+           "requested_format"]
 
 NOT_SAVED = "goosectx: the task was not saved (cancelled before its session was open)\n"
 """What a ``run`` cancelled before its session was open says after ``goosectx: cancelled``."""
@@ -40,6 +44,10 @@ ROOT_VALUED_OPTIONS = frozenset({
 """The options given before a command that take a value (``goosectx --model M run …``), for
 finding the command before typer is imported; a test keeps them the same as typer's."""
 
+STREAM_RESULT_FIELDS = ("session_id", "status", "exit_code", "error", "usage", "cost_usd",
+                        "compactions", "denied_calls")
+"""The fields of stream-json's ``result`` line; a test keeps them ``run_output.RESULT_FIELDS``."""
+
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -49,6 +57,30 @@ class _Guard:
     taken: tuple[int, ...] = ()
     run_format: str | None = None
     """``text``, ``json`` or ``stream-json`` when the command is ``run``, else ``None``."""
+    result_lines: dict[int, str] = {}
+    """For a JSON ``run_format``: each guarded signal's result line (its exit code in it)."""
+
+
+def cancelled_result(exit_code: int, *, session_id: str | None = None,
+                     session_name: str | None = None,
+                     messages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """``run``'s result object when a cancel ended it before its turn began; ``json`` writes it.
+
+    No answer, usage or cost; ``messages``: the task's message when it was saved
+    (:mod:`goosectx.cli.run_cancel`, which writes it as this guard does).
+    """
+    return {"session_id": session_id, "session_name": session_name, "status": "cancelled",
+            "exit_code": exit_code, "error": None, "answer": "", "messages": messages or [],
+            "usage": None, "cost_usd": None, "compactions": 0, "denied_calls": []}
+
+
+def _result_line(output_format: str, result: dict[str, Any]) -> str:
+    """``result`` as ``output_format`` ends with it: the ``json`` object, stream-json's line."""
+    import json
+
+    if output_format == "stream-json":
+        result = {"type": "result", **{key: result[key] for key in STREAM_RESULT_FIELDS}}
+    return json.dumps(result, ensure_ascii=False) + "\n"
 
 
 def requested_format(args: list[str],
@@ -93,6 +125,10 @@ def install() -> None:
     _Guard.taken = tuple(s for s in _SIGNALS if signal.getsignal(s) == _default(s))
     for signum in _Guard.taken:
         signal.signal(signum, _cancel_now)
+    if _Guard.run_format in RESULT_FORMATS:  # (a cancel within json's import: no result line)
+        _Guard.result_lines = {signum: _result_line(_Guard.run_format,
+                                                    cancelled_result(128 + signum))
+                               for signum in _Guard.taken}
 
 
 def before_command() -> None:
@@ -136,15 +172,7 @@ def _cancel_now(signum: int, _frame: object) -> None:
     code = 128 + signum
     fmt = _Guard.run_format
     if fmt is not None:
-        if fmt == "json":
-            _write(1, '{"session_id": null, "session_name": null, "status": "cancelled", '
-                      f'"exit_code": {code}, "error": null, "answer": "", "messages": [], '
-                      '"usage": null, "cost_usd": null, "compactions": 0, '
-                      '"denied_calls": []}\n')
-        elif fmt == "stream-json":
-            _write(1, '{"type": "result", "session_id": null, "status": "cancelled", '
-                      f'"exit_code": {code}, "error": null, "usage": null, "cost_usd": null, '
-                      '"compactions": 0, "denied_calls": []}\n')
+        _write(1, _Guard.result_lines.get(signum, ""))
         by = "" if signum == signal.SIGINT else f" ({signal.Signals(signum).name})"
         _write(2, f"goosectx: cancelled{by}\n{NOT_SAVED}")
     os._exit(code)

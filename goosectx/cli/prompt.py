@@ -2,7 +2,8 @@
 
 Keys: Enter sends; Esc then Enter (Alt+Enter in most terminals) inserts a new line; pasted
 text keeps its new lines; Ctrl-C clears the line (on an empty line it says how to leave);
-Ctrl-D on an empty line leaves; Ctrl-R searches the input history (Enter takes the entry,
+Ctrl-D on an empty line leaves; Tab inserts a unique completion (else the common start, else
+opens the menu; :func:`complete_now`); Ctrl-R searches the input history (Enter takes the entry,
 Ctrl-C / Ctrl-G end the search); Ctrl-X Ctrl-E edits the message in the user's editor
 (:mod:`goosectx.cli.prompt_editor`). The session's input and output are parameters so tests
 drive it with ``prompt_toolkit.input.create_pipe_input()`` (STYLE.md example 9).
@@ -10,12 +11,19 @@ drive it with ``prompt_toolkit.input.create_pipe_input()`` (STYLE.md example 9).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.buffer import Buffer, CompletionState
+from prompt_toolkit.completion import (
+    CompleteEvent,
+    Completer,
+    Completion,
+    get_common_complete_suffix,
+)
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import is_searching
 from prompt_toolkit.formatted_text import AnyFormattedText, FormattedText
@@ -117,6 +125,10 @@ def _key_bindings(editor: Callable[[str], str | None] | None = None) -> KeyBindi
 
             event.app.create_background_task(edit())
 
+    @kb.add("tab", filter=~is_searching)
+    def _complete(event: KeyPressEvent) -> None:
+        complete_now(event.current_buffer)
+
     @kb.add("escape", "enter", filter=~is_searching)
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
@@ -141,31 +153,86 @@ def _key_bindings(editor: Callable[[str], str | None] | None = None) -> KeyBindi
     return kb
 
 
+def complete_now(buffer: Buffer) -> None:
+    """Tab: a unique completion inserted (as in a shell), else the common start, else the menu.
+
+    With the menu open, Tab goes to its next entry.
+    The completions are made here, not by prompt_toolkit's background task: a Tab read in
+    the same batch as the last key typed (fast typing, a paste, a busy machine) found the
+    typing's own completion not yet run, asked for another, which saw that one's menu and gave
+    up — the menu opened and nothing was inserted.
+    """
+    state = buffer.complete_state
+    if state is not None and state.complete_index is not None:
+        buffer.complete_next()  # walking the menu
+        return
+    if buffer.completer is None:
+        return
+    document = buffer.document
+    completions = list(buffer.completer.get_completions(
+        document, CompleteEvent(completion_requested=True)))
+    if len(completions) == 1:
+        buffer.apply_completion(completions[0])
+        return
+    common = get_common_complete_suffix(document, completions)
+    if common:
+        buffer.insert_text(common)  # (the menu of what is left opens as for typing)
+    elif state is not None and state.completions:
+        buffer.complete_next()  # the menu typing opened: into it
+    elif completions:
+        buffer.complete_state = CompletionState(document, completions)
+        buffer.on_completions_changed.fire()
+
+
 class InputHistory(FileHistory):
     """The input history file; a failed write is remembered, never raised.
 
     prompt-toolkit writes the history from inside its Enter key handler, where an exception
     becomes a traceback and a "Press ENTER to continue..." pause; a full disk must only cost
     the history entry (the message itself still goes through).
+
+    Args:
+        path: The file (the data dir's ``repl_history``, made private: 0600).
+        redact: Redacts this environment's secrets from an entry (the REPL's
+            :class:`~goosectx.cli.input_secrets.EnvironmentRedactor`, which redacted the
+            message sent too); ``None``: :func:`goosectx.redaction.redact_known`.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, redact: Callable[[str], str] | None = None) -> None:
         super().__init__(str(path))
         self.path = path
+        from goosectx.redaction import redact_known
+
+        self.redact = redact or redact_known
         self.failure: OSError | None = None
         """The last write's error, until :meth:`take_problem` reports it."""
         self._reported = False
 
-    def store_string(self, string: str) -> None:
-        """Append ``string`` to the file; an ``OSError`` is kept in :attr:`failure`.
+    def append_string(self, string: str) -> None:
+        """Add ``string``, a secret of the environment in it redacted, to the file and the up arrow.
 
-        A secret of the environment in it (a key typed in a ``!command``) is written redacted,
-        as the session stores it; this process's own history (the up arrow) keeps it as typed.
+        The file, this process's up arrow and Ctrl-R all hold what the session stores (a key
+        typed in a message, a ``!command`` or ``/search`` reads ``[REDACTED]``); ``!!`` still
+        runs a ``!command`` as it was typed (:mod:`goosectx.cli.shell_escape_cmd`).
         """
-        from goosectx.redaction import redact, secret_values
+        super().append_string(self.redact(string))
 
+    def load_history_strings(self) -> Iterable[str]:
+        """The file's entries, newest first, redacted (an older goosectx wrote some as typed).
+
+        Checked as one text first (2 ms for 10,000 entries, where one by one takes 0.5 s on the
+        prompt's first draw); entry by entry only when it holds a secret.
+        """
+        strings = list(super().load_history_strings())
+        whole = "\n".join(strings)
+        if self.redact(whole) == whole:
+            return strings
+        return [self.redact(string) for string in strings]
+
+    def store_string(self, string: str) -> None:
+        """Append ``string`` to the file; an ``OSError`` is kept in :attr:`failure`."""
         try:
-            super().store_string(redact(string, secret_values()))
+            super().store_string(string)
         except OSError as exc:
             self.failure = exc
         else:
@@ -196,6 +263,7 @@ def make_prompt_session(
     input: Input | None = None,
     output: Output | None = None,
     editor: Callable[[str], str | None] | None = None,
+    redact: Callable[[str], str] | None = None,
 ) -> PromptSession[str]:
     """The REPL's prompt session.
 
@@ -207,6 +275,7 @@ def make_prompt_session(
         input: prompt-toolkit input (``None``: the terminal).
         output: prompt-toolkit output (``None``: the terminal).
         editor: Ctrl-X Ctrl-E's editing (``None``: the key does nothing).
+        redact: Redacts the environment's secrets from a history entry (:class:`InputHistory`).
 
     Returns:
         A multi-line session where Enter submits and Esc+Enter inserts a new line; the prompt
@@ -217,7 +286,10 @@ def make_prompt_session(
         history_path.parent.mkdir(parents=True, exist_ok=True)
         if not history_path.exists():  # prompts may hold secrets: private, like the store
             history_path.touch(mode=0o600)
-        history = InputHistory(history_path)
+        elif history_path.stat().st_mode & 0o077:  # readable by others (made by hand?)
+            with contextlib.suppress(OSError):
+                history_path.chmod(0o600)
+        history = InputHistory(history_path, redact)
     else:
         history = InMemoryHistory()
     return PromptSession(

@@ -32,6 +32,7 @@ from goosectx.cli import (
 )
 from goosectx.cli.common import OpenSession
 from goosectx.cli.driver import EventSource, TurnDriver
+from goosectx.cli.input_secrets import EnvironmentRedactor
 from goosectx.cli.model_choice import ModelChoice, show_retreat, switch_provider
 from goosectx.cli.prompt import history_problem, make_prompt_session
 from goosectx.cli.prompt_editor import editor_for
@@ -141,11 +142,14 @@ class Repl:
         self.background = (BackgroundLoad(self, opened.deferred)
                            if opened is not None and opened.deferred else None)
         """Loads a long resumed session's messages after the prompt is up (``resume_load``)."""
+        self.redact_input = EnvironmentRedactor(settings)
+        """This environment's secrets out of what the user types (messages, history)."""
         self._prompt = None if io.plain else make_prompt_session(
             history_path=settings.data_dir / HISTORY_FILE if io.history else None,
             toolbar=self._toolbar, completer=repl_extensions.completer(self),
             input=io.input, output=io.output,
-            editor=editor_for(settings, lambda line: self.renderer.notice(line, style="yellow")))
+            editor=editor_for(settings, lambda line: self.renderer.notice(line, style="yellow")),
+            redact=self.redact_input)
 
     # -- building the agent --------------------------------------------------------------
     def _runtime_agent(self, approve: ApprovalFn) -> Agent:

@@ -75,11 +75,11 @@ def redacted_message(repl: Repl, text: str) -> str:
     """``text`` with this environment's secrets redacted, and a notice when it held one.
 
     Before the message is drawn, saved or sent (README, "Security"); the agent may not be
-    built yet, so the redactor is made from the settings as the tools' is.
+    built yet, so the REPL's redactor is made from the settings as the tools' is.
     """
     from goosectx.cli.input_secrets import InputSecrets
 
-    secrets = InputSecrets(settings=repl.settings)
+    secrets = InputSecrets(repl.redact_input)
     text = secrets.text(text, "your message")
     if (notice := secrets.notice()) is not None:
         repl.renderer.notice(notice, style="yellow")

@@ -34,9 +34,7 @@ def search_transcript(repl: Repl, text: str) -> None:
         found: SessionMatches = repl.store.search_session(session.id, text, limit=SHOWN)
     else:
         found = scan_messages(session.conversation.messages, text, limit=SHOWN)
-    from goosectx.tools.builtin import make_redactor
-
-    quoted = one_line_safe(repr(make_redactor(repl.settings)(text)))  # a key reads [REDACTED]
+    quoted = one_line_safe(repr(repl.redact_input(text)))  # a key reads [REDACTED]
     if not found.count:
         repl.renderer.notice(f"No message of this session mentions {quoted}.")
         return

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from goosectx.cli.early_cancel import NOT_SAVED
+from goosectx.cli.early_cancel import NOT_SAVED, cancelled_result
 from goosectx.cli.exit_signals import exit_status, received_name
 
 if TYPE_CHECKING:
@@ -97,13 +97,10 @@ def _save(opened: OpenSession, task: str) -> Message | None:
 def _result(out: TextIO, output_format: str, code: int, opened: OpenSession | None,
             message: Message | None) -> None:
     """The ``json`` object / ``stream-json`` last lines of a run cancelled at start-up."""
-    session = opened.session if opened is not None else None
-    result: dict[str, Any] = {
-        "session_id": session.id if session else None,
-        "session_name": session.name if session else None, "status": "cancelled",
-        "exit_code": code, "error": None, "answer": "",
-        "messages": [message.to_dict()] if message is not None else [], "usage": None,
-        "cost_usd": None, "compactions": 0, "denied_calls": []}
     from goosectx.cli.run_failed import write_start_result
 
-    write_start_result(output_format, out, result)
+    session = opened.session if opened is not None else None
+    write_start_result(output_format, out, cancelled_result(
+        code, session_id=session.id if session else None,
+        session_name=session.name if session else None,
+        messages=[message.to_dict()] if message is not None else None))

@@ -38,7 +38,8 @@ from goosectx.events import (
     ToolPairsSummarized,
     event_to_json,
 )
-from goosectx.sensitive import hidden_target, read_asked_why
+from goosectx.sensitive import hidden_target
+from goosectx.tools.editdiff import links_note
 
 OUTPUT_MARKER_LINES = frozenset({"[stdout]", "[stderr]"})
 """The shell tool's section headers: they say where a line came from, not what went wrong."""
@@ -107,10 +108,9 @@ class Approver:
         """Ask about one call (deny without a terminal)."""
         target = (None if self.working_dir is None else
                   hidden_target(request.name, request.arguments or {}, self.working_dir))
+        verdict = self.verdict_of(request) if self.verdict_of is not None else None
+        read_why = None if verdict is None else verdict.read_why  # why read scoping asks
         if not self.interactive:
-            read_why = (None if self.working_dir is None or self.mode != "smart_approve" else
-                        read_asked_why(request.name, request.arguments or {}, self.working_dir))
-            verdict = self.verdict_of(request) if self.verdict_of is not None else None
             bound = verdict is not None and verdict.rule_bound  # each reason said once
             key = verdict.reason if verdict is not None and bound else request.name
             if key not in self.warned or target is not None or read_why is not None:
@@ -138,7 +138,8 @@ class Approver:
                     self.stderr.flush()
             return "deny"
         question = approval_question(request, shutil.get_terminal_size().columns,
-                                     target=None if target is None else str(target))
+                                     target=None if target is None else str(target),
+                                     why=read_why)
         self._draw(plain_question(question, whole=False))
         viewed = not question.long
         while True:
@@ -221,6 +222,9 @@ class TextOutput:
             said = not ran or label.startswith("stopped: ")  # the label already says the cause
             self._err(f"  {label}" if said else f"  {label}: {_clipped(first, 200)}")
             self._write_after_call()
+        elif isinstance(event, ToolCallFinished) and (note := links_note(event.response.diff
+                                                                         or "")) is not None:
+            self._err(f"  {one_line_safe(note)}")  # the other names keep the old text
         elif isinstance(event, Notification) and event.kind == "inline":
             self._err(f"goosectx: {event.text}")
         elif isinstance(event, HistoryReplaced):

@@ -81,17 +81,22 @@ def make_redactor(settings: Settings, environ: Mapping[str, str] | None = None) 
     env = os.environ if environ is None else environ
     values = secret_values(dict(env))
     values += [env[name] for name in _configured_key_vars(settings) if env.get(name)]
-    values += _extension_secrets(settings)
+    values += _extension_secrets(settings, env)
     return Redactor(values)
 
 
-def _extension_secrets(settings: Settings) -> list[str]:
+def _extension_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
     """The config file's extension ``headers`` and ``envs`` values (a bearer token, a key).
 
-    Secrets the config holds, redacted wherever a tool prints them (``cat`` of the config).
+    Secrets the config holds, redacted wherever a tool prints them (``cat`` of the config);
+    and the values of the variables an ``env_keys`` hands a server (a name that does not
+    look secret: ``MY_SERVICE_AUTH``), as the agent's redactor has them.
     """
     found = []
     for table in settings.extensions.tables.values():
+        names = table.get("env_keys") if isinstance(table, dict) else None
+        if isinstance(names, list):
+            found += [env[n] for n in names if isinstance(n, str) and env.get(n)]
         for key in ("headers", "envs"):
             values = table.get(key) if isinstance(table, dict) else None
             if isinstance(values, dict):

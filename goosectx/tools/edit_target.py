@@ -22,10 +22,8 @@ from goosectx.read_target import JudgedFile
 from goosectx.sensitive import outside, relative_name, resolve, symlinked_outside
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext
+from goosectx.tools.editdiff import SPLIT_LINKS, SPLIT_LINKS_END
 from goosectx.tools.files import FileError, decode, read_bytes
-
-SPLIT_LINKS = "(hard links: "
-"""Starts the note an edit's result and diff carry when the file it replaces has other names."""
 
 
 def label(path: Path, ctx: ToolContext) -> str:
@@ -70,23 +68,18 @@ def checked_target(path: Path, ctx: ToolContext) -> Path:
     return real
 
 
-def split_links_note(path: Path, real: Path) -> str:
-    """The note for an edit of ``path`` (writing ``real``) when that file has other hard links.
+def split_links_note(path: Path, links: int) -> str:
+    """The note for an edit of ``path`` when its file has ``links`` names (``st_nlink``).
 
     Every edit writes a new file and renames it over the old one (atomically): the other
-    names keep the old text, and the link is broken. ``""`` when ``real`` is not a regular
-    file with other names (or cannot be looked at).
+    names keep the old text, and the link is broken. ``""`` when the file has no other name.
     """
-    try:
-        info = os.stat(real, follow_symlinks=False)
-    except (OSError, ValueError):
-        return ""
-    others = info.st_nlink - 1 if stat.S_ISREG(info.st_mode) else 0
+    others = links - 1
     if others < 1:
         return ""
-    links, names = ("hard link", "name keeps") if others == 1 else ("hard links", "names keep")
-    return (f"{SPLIT_LINKS}{path} has {others} other {links}; the edit writes a new file, so "
-            f"the other {names} the old text)")
+    what, names = ("hard link", "name keeps") if others == 1 else ("hard links", "names keep")
+    return (f"{SPLIT_LINKS}{path} has {others} other {what}; the edit writes a new file, so "
+            f"the other {names}{SPLIT_LINKS_END}")
 
 
 @dataclass(slots=True)
@@ -101,7 +94,10 @@ class EditTarget:
         data: The regular file's bytes, read through the descriptor checked to be that file;
             ``None`` when there was no file (or a directory: ``is_dir``).
         is_dir: A directory was at ``real``.
+        links: The regular file's names (``st_nlink`` when it was read; 0: no such file):
+            the write splits them (:func:`split_links_note`).
         after: The text the edit leaves (set by the editor; ``None``: no file).
+        split_note: The note an edit that wrote says about the names it split ("": none).
     """
 
     path: Path
@@ -109,7 +105,9 @@ class EditTarget:
     identity: tuple[int, ...] | None
     data: bytes | None
     is_dir: bool = False
+    links: int = 0
     after: str | None = None
+    split_note: str = ""
 
     def text(self) -> str:
         """The file's text. Raises FileError when missing, a directory, binary or not UTF-8."""
@@ -159,5 +157,6 @@ def open_target(path: Path, ctx: ToolContext) -> EditTarget:
     identity = _identity_of(info)
     if stat.S_ISDIR(info.st_mode):
         return EditTarget(path, real, identity, None, is_dir=True)
+    links = info.st_nlink if stat.S_ISREG(info.st_mode) else 0
     judged = JudgedFile(path, real, (info.st_dev, info.st_ino), info.st_nlink)
-    return EditTarget(path, real, identity, read_bytes(real, judged=judged))
+    return EditTarget(path, real, identity, read_bytes(real, judged=judged), links=links)

@@ -19,6 +19,11 @@ DIFF_MAX_FILE_MB = 1
 by line: the diff says what changed (``1 replacement``) and the sizes instead."""
 NOT_UNDOABLE = "(/undo will not be able to restore "
 """Starts the note an edit's diff ends with when ``/undo`` cannot restore the file."""
+SPLIT_LINKS = "(hard links: "
+"""Starts the note an edit's result ends with, and its diff starts with, when the file it
+replaces has other names (``edit_target.split_links_note``)."""
+SPLIT_LINKS_END = " the old text)"
+"""Ends that note (the path in it may hold a newline: the note is not one line)."""
 _NOT_DIFFED = re.compile(r"^\[(.*diff not shown \(file over \d+ MB\))", re.MULTILINE)
 _OLD_NOT_DIFFED = re.compile(r"^\[too large to diff: ", re.MULTILINE)
 
@@ -72,6 +77,12 @@ def undo_note(diff: str) -> str | None:
     """The note ending an edit's diff when ``/undo`` cannot restore the file, if any."""
     at = diff.rfind("\n" + NOT_UNDOABLE)
     return diff[at + 1:].strip() if at >= 0 else None
+
+
+def links_note(diff: str) -> str | None:
+    """The note starting an edit's diff when the edit split the file's hard links, if any."""
+    end = diff.find(SPLIT_LINKS_END + "\n") if diff.startswith(SPLIT_LINKS) else -1
+    return diff[:end + len(SPLIT_LINKS_END)] if end >= 0 else None
 
 
 def diff_counts(diff: str) -> tuple[int, int]:

@@ -24,7 +24,6 @@ from goosectx.sensitive import expand_user
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
 from goosectx.tools.edit_target import (
-    SPLIT_LINKS,
     EditTarget,
     label,
     named,
@@ -71,12 +70,6 @@ def _journal(ctx: ToolContext, path: Path, before: bytes | None,
                                   ABSENT if before is None else digest(before),
                                   secret=ctx.redact(text) != text, made_dirs=missing_dirs(path))
     return record, (f"{_NOT_UNDOABLE}{path}: {why})" if why else "")
-
-
-def _links_note(path: Path, real: Path) -> str:
-    """The result's line saying the edit splits a file with other hard links ("": none)."""
-    note = split_links_note(path, real)
-    return "\n" + note if note else ""
 
 
 def _encode(text: str) -> bytes:
@@ -190,9 +183,8 @@ class TextEditorTool:
         diff = ctx.redact(edit_diff(before, after, label(path, ctx), change))
         if diff and _NOT_UNDOABLE in output:  # the user reads the diff, not the output
             diff += ctx.redact(output[output.index(_NOT_UNDOABLE):])
-        if diff and "\n" + SPLIT_LINKS in output:  # said above the diff's headers
-            note = output[output.index("\n" + SPLIT_LINKS) + 1:].split("\n", 1)[0]
-            diff = ctx.redact(note) + "\n" + diff
+        if diff and target.split_note:  # said above the diff's headers
+            diff = ctx.redact(target.split_note) + "\n" + diff
         return ToolResult(ctx.redact(cap_text(output, ctx.max_output_chars,
                                               "view a smaller view_range")), diff=diff or None)
 
@@ -237,18 +229,19 @@ class TextEditorTool:
         """
         path, real = target.path, target.real
         target.after = text
+        target.split_note = split_links_note(path, target.links)  # counted when it was read
+        links = "\n" + target.split_note if target.split_note else ""
         if ctx.capture is not None:  # a preview still says what /undo will not restore
             ctx.capture[str(path)] = text
             size = len(target.data or b"") if ctx.edits is not None else 0
             why = too_large_why(size)
-            return (named(path, real, ctx), _links_note(path, real)
+            return (named(path, real, ctx), links
                     + (f"{_NOT_UNDOABLE}{path}: {why})" if why else ""))
         pause_point("edit:read")  # tests swap the file on the way here
         target.unchanged()  # the file read is still the one at the path written
         before = target.before()
         data = _encode(text)
         record, note = _journal(ctx, path, target.data, digest(data))
-        links = _links_note(path, real)  # before the write: it breaks the link
         pause_point("edit:resolved")  # tests swap a directory on the way here
         atomic_write(real, data, follow=False, resolved=True)
         if ctx.edits is not None:

@@ -1,0 +1,81 @@
+"""Tab at the REPL prompt inserts a unique completion, as a shell does (cli/prompt.complete_now).
+
+A Tab read in the same batch as the last key typed (fast typing, a paste, a busy machine) used
+to open the menu and insert nothing: the typing's own completion had not run yet, and the one
+Tab asked for gave up on seeing its menu.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from goosectx.cli.prompt import SlashCompleter, make_prompt_session
+from goosectx.cli.repl_mentions import MentionCompleter
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("x = 1\n")
+    (tmp_path / "src" / "main.py").write_text("y = 2\n")
+    (tmp_path / "src" / "main_test.py").write_text("z = 3\n")
+    return tmp_path
+
+
+def _typed(keys: str, completer: object) -> str:
+    """What the prompt sends after ``keys`` arrive in one read (Enter ends them)."""
+    with create_pipe_input() as pipe:
+        session = make_prompt_session(history_path=None, toolbar=lambda: "",
+                                      completer=completer,  # type: ignore[arg-type]
+                                      input=pipe, output=DummyOutput())
+        pipe.send_text(keys)
+        return session.prompt()
+
+
+def test_tab_on_a_unique_mention_inserts_it_and_enter_then_sends(tree: Path) -> None:
+    assert _typed("see @src/ap\t\r", MentionCompleter(tree)) == "see @src/app.py"
+
+
+def test_tab_inserts_the_common_start_of_several_mentions(tree: Path) -> None:
+    assert _typed("see @src/ma\t\r", MentionCompleter(tree)) == "see @src/main"
+
+
+def test_tab_on_a_unique_directory_inserts_it_to_complete_further(tree: Path) -> None:
+    assert _typed("see @sr\tap\t\r", MentionCompleter(tree)) == "see @src/app.py"
+
+
+def test_tab_on_a_unique_command_inserts_it(tree: Path) -> None:
+    assert _typed("/usa\t\r", SlashCompleter()) == "/usage"
+
+
+def test_tab_with_no_common_start_opens_the_menu_and_a_second_tab_takes_the_first(
+        tree: Path) -> None:
+    assert _typed("see @src/\t\t\r\r", MentionCompleter(tree)) == "see @src/app.py"
+
+
+def test_tab_with_the_menu_typing_opened_inserts_the_common_start(tree: Path) -> None:
+    """Typed slowly, the menu is open before Tab; Tab still writes what all entries share."""
+    with create_pipe_input() as pipe:
+        session = make_prompt_session(history_path=None, toolbar=lambda: "",
+                                      completer=MentionCompleter(tree),
+                                      input=pipe, output=DummyOutput())
+        buffer = session.default_buffer
+
+        def typist() -> None:
+            pipe.send_text("see @src/ma")
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not (
+                    buffer.complete_state and buffer.complete_state.completions):
+                time.sleep(0.02)
+            pipe.send_text("\t\r\r")  # (a menu entry chosen: the first Enter takes it)
+
+        thread = threading.Thread(target=typist, daemon=True)
+        thread.start()
+        assert session.prompt() == "see @src/main"
+        thread.join()
