@@ -33,6 +33,7 @@ from goosectx.shell_options import (
 from goosectx.shell_pagers import man_lines, pager_keys
 from goosectx.shell_scripts import runs_in_language
 from goosectx.shell_sed import sed_runs, sed_script
+from goosectx.shell_transfers import ssh_option_command, transfer_commands, transfer_lines
 from goosectx.shell_wrappers import env_split_strings
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
@@ -150,10 +151,9 @@ def _ssh_options(args: list[str], i: int, lines: list[str]) -> int:
         if not word.startswith("-") or word == "-":
             return i
         short = short_value(args, i, _SSH_VALUED)
-        if short.letter == "o" and short.value is not None:
-            key, _, command = short.value.replace("=", " ", 1).partition(" ")
-            if key.lower() in ("proxycommand", "localcommand", "knownhostscommand"):
-                lines.append(command.strip())
+        if short.letter == "o" and short.value is not None and (
+                command := ssh_option_command(short.value)) is not None:
+            lines.append(command)
         i = short.next
     return i
 
@@ -210,7 +210,8 @@ def option_lines(name: str, args: list[str]) -> list[str]:
                 continue
             if value:
                 lines.append(value)
-    return [*lines, *option_commands(name, args), *package_lines(name, args)]
+    return [*lines, *option_commands(name, args), *package_lines(name, args),
+            *transfer_lines(name, args)]  # scp -o ProxyCommand=…, -S PROG
 
 
 STDIN = "\0stdin"
@@ -331,7 +332,7 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     """
     if name == "git" and (why := git_hidden(args)):
         return why
-    if why := pager_keys(name, args):  # less '+!cmd' f
+    if why := pager_keys(name, args) or transfer_commands(name, args, fed):  # less '+!cmd' f
         return why
     if name == "env" and any(re.search(r"[\\$]", s) for s, _after in env_split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"

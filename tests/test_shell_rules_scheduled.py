@@ -101,3 +101,16 @@ def test_more_runners_ask_when_they_may_start_a_denied_command(command: str) -> 
 ])
 def test_those_runners_run_other_commands(command: str) -> None:
     assert verdict(command) == "run", command
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("scp -o ProxyCommand='rm f' a b:", "deny"), ("scp -qo 'ProxyCommand rm f' a b:", "deny"),
+    ("sftp -o ProxyCommand='rm f' h", "deny"), ("scp -S rm a b:", "deny"),
+    ("echo '!rm f' | sftp -b - h", "ask"), ("sftp -b job.txt h", "ask"),
+    ("sftp h <<< '!rm f'", "ask"), ("ftp h < cmds", "ask"), ("lftp -c '!rm f'", "ask"),
+    ("scp -P 2222 -o ProxyCommand='ssh -W %h:%p bastion' a b:", "run"), ("scp -r d h:/x", "run"),
+    ("sftp -P 22 h", "ask"), ("sftp -P 22 h:f.txt .", "run"), ("sftp h:f.txt", "run"),
+])
+def test_file_transfer_clients_commands_are_read(command: str, expected: str) -> None:
+    # shell22c: each of the denied or asked ones ran `rm f` under --deny 'shell(rm *)'
+    assert verdict(command) == expected, command
