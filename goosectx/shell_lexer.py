@@ -92,6 +92,12 @@ def _simple_coprocess(words: list[Word]) -> bool:
     return False
 
 
+def _coprocess_word(words: list[Word]) -> bool:
+    """True for ``coproc WORD`` (after reserved words): a NAME if a compound command follows."""
+    return len(words) >= 2 and words[-2].raw == "coproc" and all(
+        w.raw in RESERVED_WORDS for w in words[:-1])
+
+
 class _Lexer(WordScanner):
     def __init__(self, text: str, depth: int = 0, reprinted: bool = False) -> None:
         self.s = text
@@ -167,8 +173,8 @@ class _Lexer(WordScanner):
             else:
                 word, i = self.word(i, assignment=all(
                     w.raw in RESERVED_WORDS or ASSIGNMENT_WORD.match(w.raw) for w in part.words))
-                if word.raw == "function" and not part.words:
-                    part.unreadable = "it defines a function"
+                if word.raw == "function" and all(w.raw in _LEADING for w in part.words):
+                    part.unreadable = "it defines a function"  # also `then { function f {`
                 if not part.words and (word.raw == "coproc" or part.piped and word.raw in
                                        RESERVED_WORDS):  # | while …: its commands read the pipe
                     self.streams = True
@@ -205,6 +211,9 @@ class _Lexer(WordScanner):
         op = match.group(2)
         i = match.end()
         part.redirected = True
+        if _coprocess_word(part.words):  # coproc l<<E { ls: bash runs the program l
+            part.unreadable = part.unreadable or (
+                "a redirection follows coproc's first word, so bash runs that word as a program")
         if op in "<>" and s.startswith("(", i):  # process substitution <( ) >( )
             self.streams = True  # any command of the line may read its /dev/fd/N
             glued = bool(match.group(1)) or start > 0 and s[start - 1] not in ENDS_WORD

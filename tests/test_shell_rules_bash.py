@@ -360,3 +360,17 @@ def test_env_options_taking_a_value_are_read_in_order() -> None:
     assert decided(DENY_RM, "env -Sa 'rm -rf v'", "auto").action == "run"  # runs `a`
     assert decided(DENY_RM, "env -Srm v", "auto").action == "deny"
     assert decided(DENY_RM, "env -uX -S'rm -rf v'", "auto").action == "deny"
+
+
+@pytest.mark.parametrize("command", ["if true; then { function f { rm -rf v; }; f; }; fi",
+                                     "{ function f { rm -rf v; }; f; }",
+                                     "while true; do function f { rm -rf v; }; f; done"])
+def test_a_function_defined_after_reserved_words_is_unreadable(command: str) -> None:
+    # bash fuzz seed 12298279: `then { function f { rm …; }; f` ran under shell(rm *)
+    assert decided(DENY_RM, command, "auto").action == "ask", command
+
+
+def test_a_coprocess_word_followed_by_a_redirection_is_no_name() -> None:
+    # bash fuzz seed 12298279: bash runs `coproc l<<E { ls` as the program l, not `{ ls; }`
+    assert decided(ALLOW_LS, "coproc l<<Es { ls; \n}").action == "ask"
+    assert decided(ALLOW_LS, "coproc l { ls; }").action == "run"
