@@ -79,12 +79,19 @@ _SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw"
 """ssh's options that take a value (``-p 22``, ``-i key``)."""
 
 INTERPRETER = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit|Rscript"
-                          r"|osascript|pwsh|powershell)[\d.]*[a-z]?")
+                          r"|osascript|pwsh|powershell|julia|elixir|erl|guile|racket|sbcl|clisp"
+                          r"|groovy|emacs)[\d.]*[a-z]?")
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _CODE_FLAGS = {"python": "c", "pypy": "c", "node": "ep", "nodejs": "ep", "bun": "e",
                "perl": "eE", "ruby": "e", "php": "rBRE", "lua": "e", "luajit": "e",
-               "Rscript": "e", "osascript": "e", "pwsh": "c", "powershell": "c"}
+               "Rscript": "e", "osascript": "e", "pwsh": "c", "powershell": "c", "julia": "eE",
+               "elixir": "e", "erl": "", "guile": "c", "racket": "e", "sbcl": "", "clisp": "x",
+               "groovy": "e", "emacs": ""}
 _LONG_CODE = ("--eval", "--print", "--command", "-Command", "--expression")
+_OPAQUE = frozenset({"julia", "elixir", "erl", "guile", "racket", "sbcl", "clisp", "groovy",
+                     "emacs"})
+"""Languages whose ways to run a program the rules do not model (``run(`rm f`)``,
+``System.cmd``, ``os:cmd``, ``(shell-command …)``): any inline code of theirs may run one."""
 
 
 def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int] | None:
@@ -280,7 +287,7 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
                 return STDIN
             return "\n".join(codes) or None  # the script (or module) and its arguments
         value: str | None = None
-        if word.startswith(_LONG_CODE):
+        if word.startswith(_LONG_CODE) or word == "-eval" and found[1] in ("erl", "emacs"):
             separate = "=" not in word  # --eval CODE, --eval=CODE
             value = value_at(args, i + 1) if separate else word.partition("=")[2]
             i += 2 if separate else 1
@@ -379,5 +386,8 @@ def code_runs(name: str, code: str) -> bool:
     A sed script :func:`inline_code` gives runs one; other code when it holds
     :data:`_RUNS_COMMANDS` or its language's own (:mod:`goosectx.shell_scripts`).
     """
+    found = INTERPRETER.fullmatch(name)
+    if code and found and found[1] in _OPAQUE:
+        return True  # julia -e 'run(`rm f`)': their libraries are not read
     return code in (STDIN, COMPUTED) or name in ("sed", "gsed") or _RUNS_COMMANDS.search(
         code) is not None or runs_in_language(name, code)  # open(F, "|…"), eval: shell_scripts
