@@ -61,7 +61,7 @@ RUNNERS = frozenset({
     "i386", "x86_64", "gdb", "parallel", "ssh", "npx", "pnpx", "bunx", "uvx", "dotenv",
     "cpulimit", "trickle", "ccache", "distcc", "hyperfine", "arch", "scl", "cross-env",
     "env-cmd", "concurrently", "nodemon", "runcon", "sandbox-exec", "lldb", "sem", "lckdo",
-    "daemonize", "start-stop-daemon", "capsh", "tsp", *SUBCOMMAND_RUNNERS})
+    "daemonize", "start-stop-daemon", "capsh", "tsp", "rlwrap", *SUBCOMMAND_RUNNERS})
 """Programs that run another program given in their arguments."""
 LINE_RUNNERS = frozenset({"parallel", "entr", "watchexec", "pixi", "hatch", "devbox", "sem",
                           "hyperfine", "scl", "concurrently", "nodemon", "capsh"})
