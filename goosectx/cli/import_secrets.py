@@ -1,7 +1,7 @@
 """Secrets of this environment scrubbed from everything an imported transcript holds.
 
 Tool output goosectx makes is redacted before the model or the store sees it
-(``tools.builtin.make_redactor``: the values of secret-looking variables and configured API
+(``env_secrets.make_redactor``: the values of secret-looking variables and configured API
 keys, in every encoding it lists); an imported transcript gets the same, in every string it
 brings: tool outputs (another agent's ``env``), tool calls' arguments (a ``curl -H
 "Authorization: Bearer …"`` written out), text and reasoning (reasoning whose text or
@@ -29,7 +29,7 @@ from goosectx.cli.words import plural
 from goosectx.config import Settings
 from goosectx.importers.builder import IMPORT_NOTES
 from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest, ToolResponse
-from goosectx.redaction import REDACTED
+from goosectx.redaction import REDACTED, Redactor
 from goosectx.session import Session, SessionState, new_session_id
 from goosectx.stored_message import StoredMessage
 
@@ -52,18 +52,21 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
         Per session, ``a secret of this environment was redacted in 1 tool call, …`` or ``""``
         when it held none.
     """
-    from goosectx.tools.builtin import make_redactor
+    from goosectx.env_secrets import make_redactor
 
     redact = make_redactor(settings)
     if not redact.secrets:  # nothing to look for: a long import pays nothing for it
         return ["" for _ in sessions]
     notes = []
     for session in sessions:
-        found: dict[str, int] = {}
-        _scrub_session_fields(session, redact, found)
         messages: list[Message | StoredMessage] = (
             session.stored_messages if session.stored_messages is not None
             else session.conversation.messages)  # type: ignore[assignment]  # (Messages only)
+        if _holds_none(session, messages, redact):  # the common case: one check, not one a string
+            notes.append("")
+            continue
+        found: dict[str, int] = {}
+        _scrub_session_fields(session, redact, found)
         ids = _Ids(redact, {p.id for m in messages for p in m.content
                             if isinstance(p, ToolRequest | ToolResponse)})
         message_ids = _Ids(redact, {m.id for m in messages})
@@ -85,6 +88,56 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
     return notes
 
 
+def _holds_none(session: Session, messages: list[Message | StoredMessage],
+                redact: Redactor) -> bool:
+    """True when scrubbing ``session`` would change nothing: proved by one check of it all.
+
+    Every string the scrub reads (:func:`_strings`: more is harmless) goes to one
+    :meth:`~goosectx.redaction.Redactor.changes_none`; and no id or tool name holds a
+    ``[REDACTED]`` of its own, which the scrub writes ``REDACTED`` (:func:`_plain`).
+    """
+    texts: list[str] = [session.id, str(session.working_dir)]
+    _strings([session.name, session.title, session.model, session.metadata,
+              session.state.to_dict(), [e.model for e in session.ledger.entries]], texts)
+    names: list[str] = []
+    for m in messages:
+        names.append(m.id)
+        _strings(m.metadata.extra, texts)
+        if isinstance(copy_of := m.metadata.extra.get("copy_of"), str):  # a message id
+            names.append(copy_of)
+        for part in m.content:
+            if type(part) is TextContent:  # (most parts: their one string, without the walk)
+                texts.append(part.text)
+                continue
+            if type(part) is ToolResponse and part.diff is None:
+                texts.append(part.output)
+                names.append(part.id)
+                continue
+            for field in part.__dataclass_fields__:
+                _strings(getattr(part, field), texts)
+            if isinstance(part, ToolRequest):
+                names += (part.id, part.name)
+            elif isinstance(part, ToolResponse):
+                names.append(part.id)
+    texts += names
+    return REDACTED not in "\0".join(names) and redact.changes_none(texts)
+
+
+def _strings(value: Any, out: list[str]) -> None:
+    """Append to ``out`` every string in ``value`` (keys too; bytes read as Latin-1)."""
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _strings(key, out)
+            _strings(item, out)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _strings(item, out)
+    elif isinstance(value, bytes):  # an attachment's data (:func:`_bytes_redacted`)
+        out.append(value.decode("latin-1"))
+
+
 def error_without_secrets(error: GoosectxError, settings: Settings) -> GoosectxError:
     """``error`` (a refused import) with this environment's secrets redacted from its line.
 
@@ -93,8 +146,8 @@ def error_without_secrets(error: GoosectxError, settings: Settings) -> GoosectxE
     the lines of an import that succeeds do (:func:`redact_secrets`'s redactor; a secret's start
     left by a cut too). ``error`` is changed in place.
     """
+    from goosectx.env_secrets import make_redactor
     from goosectx.redaction import redact_cut_secrets
-    from goosectx.tools.builtin import make_redactor
 
     redact = make_redactor(settings)
     if not redact.secrets:

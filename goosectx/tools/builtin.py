@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from goosectx.config import Settings
+from goosectx.env_secrets import configured_key_vars
+from goosectx.env_secrets import make_redactor as make_redactor  # (its home before env_secrets)
 from goosectx.private_mode import make_private_dir
-from goosectx.redaction import Redactor, is_secret, secret_values
+from goosectx.redaction import is_secret
 from goosectx.tools.base import ToolContext, ToolRegistry
 from goosectx.tools.overflow_files import OVERFLOW_SUBDIR, prune
 from goosectx.tools.runner import DEFAULT_OUTPUT_MAX_CHARS
@@ -42,10 +44,6 @@ def default_registry() -> ToolRegistry:
     return ToolRegistry([ShellTool(), TextEditorTool(), TreeTool()])
 
 
-def _configured_key_vars(settings: Settings) -> set[str]:
-    return {m.api_key_env for m in settings.models.values() if m.api_key_env}
-
-
 def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment a shell call gets: ``environ`` minus anything that looks secret.
 
@@ -63,46 +61,12 @@ def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> di
     """
     env = os.environ if environ is None else environ
     allowed = set(settings.allow_secret_env)
-    key_vars = _configured_key_vars(settings)
+    key_vars = configured_key_vars(settings)
     return {
         name: value
         for name, value in env.items()
         if name in allowed or not (is_secret(name, value) or name in key_vars)
     }
-
-
-def make_redactor(settings: Settings, environ: Mapping[str, str] | None = None) -> Redactor:
-    """A redactor for the values of secret variables and configured API keys.
-
-    It matches each value in the encodings :func:`goosectx.redaction.encodings` lists.
-    Allowed variables (``allow_secret_env``) are still redacted: letting the shell use a
-    token does not mean storing it.
-    """
-    env = os.environ if environ is None else environ
-    values = secret_values(dict(env))
-    values += [env[name] for name in _configured_key_vars(settings) if env.get(name)]
-    values += _extension_secrets(settings, env)
-    return Redactor(values)
-
-
-def _extension_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
-    """The config file's extension ``headers`` and ``envs`` values (a bearer token, a key).
-
-    Secrets the config holds, redacted wherever a tool prints them (``cat`` of the config);
-    and the values of the variables an ``env_keys`` hands a server (a name that does not
-    look secret: ``MY_SERVICE_AUTH``), as the agent's redactor has them.
-    """
-    found = []
-    for table in settings.extensions.tables.values():
-        names = table.get("env_keys") if isinstance(table, dict) else None
-        if isinstance(names, list):
-            found += [env[n] for n in names if isinstance(n, str) and env.get(n)]
-        for key in ("headers", "envs"):
-            values = table.get(key) if isinstance(table, dict) else None
-            if isinstance(values, dict):
-                for value in (v for v in values.values() if isinstance(v, str)):
-                    found += [value, *(w for w in value.split() if len(w) >= 12)]  # a token alone
-    return found
 
 
 def make_tool_context(

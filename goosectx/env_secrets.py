@@ -1,0 +1,55 @@
+"""The secrets of this environment and config: what a redactor looks for.
+
+The values of secret-looking variables, configured API keys and extension headers, redacted
+from tool output, an import, a pasted line (:class:`~goosectx.redaction.Redactor`).
+
+Apart from the tools (``tools/builtin.py`` takes them from here) so that a command which only
+redacts — ``sessions import`` — does not load the tool set to learn them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from goosectx.config import Settings
+from goosectx.redaction import Redactor, secret_values
+
+
+def configured_key_vars(settings: Settings) -> set[str]:
+    """The variables the configured models read their API keys from (``api_key_env``)."""
+    return {m.api_key_env for m in settings.models.values() if m.api_key_env}
+
+
+def make_redactor(settings: Settings, environ: Mapping[str, str] | None = None) -> Redactor:
+    """A redactor for the values of secret variables and configured API keys.
+
+    It matches each value in the encodings :func:`goosectx.redaction.encodings` lists.
+    Allowed variables (``allow_secret_env``) are still redacted: letting the shell use a
+    token does not mean storing it.
+    """
+    env = os.environ if environ is None else environ
+    values = secret_values(dict(env))
+    values += [env[name] for name in configured_key_vars(settings) if env.get(name)]
+    values += _extension_secrets(settings, env)
+    return Redactor(values)
+
+
+def _extension_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
+    """The config file's extension ``headers`` and ``envs`` values (a bearer token, a key).
+
+    Secrets the config holds, redacted wherever a tool prints them (``cat`` of the config);
+    and the values of the variables an ``env_keys`` hands a server (a name that does not
+    look secret: ``MY_SERVICE_AUTH``), as the agent's redactor has them.
+    """
+    found = []
+    for table in settings.extensions.tables.values():
+        names = table.get("env_keys") if isinstance(table, dict) else None
+        if isinstance(names, list):
+            found += [env[n] for n in names if isinstance(n, str) and env.get(n)]
+        for key in ("headers", "envs"):
+            values = table.get(key) if isinstance(table, dict) else None
+            if isinstance(values, dict):
+                for value in (v for v in values.values() if isinstance(v, str)):
+                    found += [value, *(w for w in value.split() if len(w) >= 12)]  # a token alone
+    return found
