@@ -319,9 +319,9 @@ RUNS_ANYTHING = frozenset({
     "bash", "sh", "zsh", "dash", "ksh", "fish", "ash", "busybox", "node", "nodejs", "deno", "bun",
     "perl", "ruby", "php", "lua", "tclsh", "pwsh", "osascript", "sudo", "su", "doas", "env",
     "xargs", "eval", "exec", "command", "builtin", "nohup", "nice", "ionice", "time", "timeout",
-    "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "nix-shell", "npx", "bunx",
-    "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script", "parallel",
-    "trap", "fc", "bind", "jobs", "toybox", "find", "fd", "fdfind", "rg",
+    "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "systemd-run", "nix-shell",
+    "npx", "bunx", "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script",
+    "parallel", "trap", "fc", "bind", "jobs", "toybox", "find", "fd", "fdfind", "rg",
 }) | SHELLS | COMMAND_LANGUAGES | MULTICALL | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
 """Programs that run whatever their arguments say: no command-prefix rule is offered for them.
 

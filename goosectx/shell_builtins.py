@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable
 
 from goosectx.shell_assign import plain_value
+from goosectx.shell_jobs import scheduled_job
 from goosectx.shell_names import bound_name
 from goosectx.shell_options import short_value
 
@@ -209,7 +210,10 @@ def hidden_commands(name: str, args: list[str], fed: bool = True) -> str | None:
     """Why builtin ``name`` runs commands its arguments do not show, or ``None``.
 
     ``fed``: the command is :attr:`Part.fed` (a computed ``source`` path may be its stream).
+    A job scheduler too (``at``, ``crontab``: :func:`goosectx.shell_jobs.scheduled_job`).
     """
+    if job := scheduled_job(name, args):
+        return job
     if name == "bind" and any(a.startswith("-") and "x" in a[1:] for a in args):
         return "it binds a key to a command (bind -x)"
     if name == "fc" and not any(a.startswith("-") and "l" in a[1:] for a in args):

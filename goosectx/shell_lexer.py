@@ -73,10 +73,36 @@ def _null_device(target: Word) -> bool:
     return target.value == "/dev/null" and not (target.expands or target.pattern)
 
 
+_COMPOUND_STARTS = frozenset({"{", "(", "((", "[[", "if", "while", "until", "for", "case",
+                              "select"})
+
+
+def _simple_coprocess(words: list[Word]) -> bool:
+    """True for ``coproc CMD …`` (after reserved words) whose command is no compound one.
+
+    Not ``coproc { …; }`` or ``coproc NAME while …``: a named or compound coprocess.
+    """
+    for k, word in enumerate(words):
+        if word.raw == "coproc":
+            after = [w.raw for w in words[k + 1:k + 3]]
+            return not (after[:1] and after[0] in _COMPOUND_STARTS
+                        or after[1:] and after[1] in _COMPOUND_STARTS)
+        if word.raw not in RESERVED_WORDS:
+            return False
+    return False
+
+
+def _coprocess_word(words: list[Word]) -> bool:
+    """True for ``coproc WORD`` (after reserved words): a NAME if a compound command follows."""
+    return len(words) >= 2 and words[-2].raw == "coproc" and all(
+        w.raw in RESERVED_WORDS for w in words[:-1])
+
+
 class _Lexer(WordScanner):
-    def __init__(self, text: str, depth: int = 0) -> None:
+    def __init__(self, text: str, depth: int = 0, reprinted: bool = False) -> None:
         self.s = text
         self.depth = depth
+        self.reprinted = reprinted  # inside a $( ) or <( ): bash 5.2 prints it back as text
         self.parts: list[Part] = []
         self.heredocs: list[tuple[str, bool, bool]] = []  # (delimiter, quoted, strip tabs)
         self.streams = False  # a stream every part may read (Part.fed): see lex()
@@ -90,11 +116,13 @@ class _Lexer(WordScanner):
             return len(self.s)
         self.depth += 1
         mark, self.mark = self.mark, len(self.parts)
+        reprinted, self.reprinted = self.reprinted, self.reprinted or closing
         try:
             return self._line(i, closing)
         finally:
             self.depth -= 1
             self.mark = mark
+            self.reprinted = reprinted
 
     def _line(self, i: int, closing: bool) -> int:  # noqa: C901 - one scanner
         s, part, depth = self.s, Part(), 0
@@ -145,8 +173,8 @@ class _Lexer(WordScanner):
             else:
                 word, i = self.word(i, assignment=all(
                     w.raw in RESERVED_WORDS or ASSIGNMENT_WORD.match(w.raw) for w in part.words))
-                if word.raw == "function" and not part.words:
-                    part.unreadable = "it defines a function"
+                if word.raw == "function" and all(w.raw in _LEADING for w in part.words):
+                    part.unreadable = "it defines a function"  # also `then { function f {`
                 if not part.words and (word.raw == "coproc" or part.piped and word.raw in
                                        RESERVED_WORDS):  # | while …: its commands read the pipe
                     self.streams = True
@@ -160,9 +188,13 @@ class _Lexer(WordScanner):
         return i
 
     def nested(self, text: str) -> list[Part]:
-        return lex(text, self.depth + 1)
+        return lex(text, self.depth + 1, self.reprinted)
 
     def end(self, part: Part) -> Part:
+        if self.reprinted and _simple_coprocess(part.words):
+            part.unreadable = part.unreadable or (
+                "bash 5.2 runs a coproc command inside $( ) or <( ) as the program COPROC "
+                "(`coproc ls` there runs `COPROC ls`), older bash as the command")
         if part.words or part.unreadable:
             self.parts.append(part)
             if part.piped or part.fed:  # and the commands of its substitutions
@@ -179,6 +211,9 @@ class _Lexer(WordScanner):
         op = match.group(2)
         i = match.end()
         part.redirected = True
+        if _coprocess_word(part.words):  # coproc l<<E { ls: bash runs the program l
+            part.unreadable = part.unreadable or (
+                "a redirection follows coproc's first word, so bash runs that word as a program")
         if op in "<>" and s.startswith("(", i):  # process substitution <( ) >( )
             self.streams = True  # any command of the line may read its /dev/fd/N
             glued = bool(match.group(1)) or start > 0 and s[start - 1] not in ENDS_WORD
@@ -258,13 +293,15 @@ class _Lexer(WordScanner):
                 return line + piece, i
             line += piece[:-1]
 
-def lex(command: str, depth: int = 0) -> list[Part]:
+def lex(command: str, depth: int = 0, reprinted: bool = False) -> list[Part]:
     """The simple commands of ``command`` as bash reads them (inner ones first).
 
     ``depth``: how deep in substitutions ``command`` is (past :data:`_MAX_DEPTH` it is not
-    read, and a part says so).
+    read, and a part says so). ``reprinted``: ``command`` is inside a ``$( )`` or ``<( )``,
+    which bash 5.2 prints back as text and parses again (a simple ``coproc ls`` there comes
+    back as ``coproc COPROC ls``: unreadable).
     """
-    lexer = _Lexer(command, depth)
+    lexer = _Lexer(command, depth, reprinted)
     lexer.line(0, closing=False)
     if lexer.streams or _NAMES_STREAM.search(command):
         for part in lexer.parts:

@@ -25,7 +25,7 @@ COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
     "tar": ("--to-command", "--use-compress-program", "--info-script", "--new-volume-script",
             "--rsh-command", "--rmt-command"),
     "rsync": ("--rsh", "--rsync-path"), "zip": ("--unzip-command",), "split": ("--filter",),
-    "man": ("--pager",), "wget": ("--use-askpass",),
+    "man": ("--pager", "--html"), "wget": ("--use-askpass",),
 }
 """Programs' long options whose value is a command line they run (``sh -c`` reads it)."""
 ENV_VALUED = ("--unset", "--chdir", "--argv0")

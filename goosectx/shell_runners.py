@@ -30,8 +30,10 @@ from goosectx.shell_options import (
     short_value,
     value_at,
 )
+from goosectx.shell_pagers import man_lines, pager_keys
 from goosectx.shell_scripts import runs_in_language
 from goosectx.shell_sed import sed_runs, sed_script
+from goosectx.shell_transfers import ssh_option_command, transfer_commands, transfer_lines
 from goosectx.shell_wrappers import env_split_strings
 
 CONTAINERS = frozenset({"docker", "podman", "nerdctl", "kubectl"})
@@ -46,22 +48,27 @@ SUBCOMMAND_RUNNERS = {
     "npm": ("exec", "x"), "pnpm": ("exec", "dlx"), "yarn": ("exec", "dlx"), "bun": ("x",),
     "pipx": ("run",), "mise": ("exec", "x"), "asdf": ("exec",), "pixi": ("run", "exec"),
     "tox": ("exec",), "devbox": ("run",), "docker-compose": ("exec", "run"),
-    "podman-compose": ("exec", "run"), "op": ("run",), "aws-vault": ("exec",)}
+    "podman-compose": ("exec", "run"), "op": ("run",), "aws-vault": ("exec",),
+    "dotenvx": ("run",), "perf": ("stat", "record", "trace"), "rr": ("record",), "ip": ("exec",)}
 """Tools whose subcommand runs a command: only after it (``docker rm box`` runs no ``rm``,
 ``uv run rm x`` does)."""
 RUNNERS = frozenset({
     "fakeroot", "fakechroot", "chroot", "unshare", "nsenter", "setpriv", "runuser", "taskset",
-    "chrt", "prlimit", "faketime", "strace", "ltrace", "valgrind", "systemd-run", "firejail",
+    "chrt", "prlimit", "faketime", "strace", "ltrace", "valgrind", "firejail",
     "bwrap", "proot", "schroot", "catchsegv", "numactl", "cgexec", "sshpass", "sg", "script",
     "pkexec", "gosu", "su-exec", "setuidgid", "chpst", "tini", "dumb-init", "xvfb-run",
     "dbus-run-session", "caffeinate", "entr", "watchexec", "setarch", "linux32", "linux64",
     "i386", "x86_64", "gdb", "parallel", "ssh", "npx", "pnpx", "bunx", "uvx", "dotenv",
-    *SUBCOMMAND_RUNNERS})
+    "cpulimit", "trickle", "ccache", "distcc", "hyperfine", "arch", "scl", "cross-env",
+    "env-cmd", "concurrently", "nodemon", "runcon", "sandbox-exec", "lldb", "sem", "lckdo",
+    "daemonize", "start-stop-daemon", "capsh", "tsp", "rlwrap", *SUBCOMMAND_RUNNERS})
 """Programs that run another program given in their arguments."""
-LINE_RUNNERS = frozenset({"parallel", "entr", "watchexec", "pixi", "hatch", "devbox"})
+LINE_RUNNERS = frozenset({"parallel", "entr", "watchexec", "pixi", "hatch", "devbox", "sem",
+                          "hyperfine", "scl", "concurrently", "nodemon", "capsh"})
 """Runners that may run a word holding a blank as a shell command line: ``parallel 'rm {}'
 ::: x``, ``entr -s``, ``watchexec`` (a shell by default), ``pixi run`` (its task shell),
-``hatch run``, ``devbox run``."""
+``hatch run``, ``devbox run``, ``hyperfine 'CMD'``, ``concurrently 'CMD' …``, ``nodemon --exec
+'CMD'``, ``scl enable X 'CMD'``, ``capsh -- -c 'CMD'`` (bash)."""
 SU_LIKE = ("su", "runuser", "sg", "script", "nix-shell", "npx")
 """Programs whose ``-c STRING`` / ``--command=STRING`` is a command line of its own; their
 other words (a user, a group, a log file) are not the command."""
@@ -72,12 +79,19 @@ _SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw"
 """ssh's options that take a value (``-p 22``, ``-i key``)."""
 
 INTERPRETER = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit|Rscript"
-                          r"|osascript|pwsh|powershell)[\d.]*[a-z]?")
+                          r"|osascript|pwsh|powershell|julia|elixir|erl|guile|racket|sbcl|clisp"
+                          r"|groovy|emacs)[\d.]*[a-z]?")
 _AWK = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _CODE_FLAGS = {"python": "c", "pypy": "c", "node": "ep", "nodejs": "ep", "bun": "e",
                "perl": "eE", "ruby": "e", "php": "rBRE", "lua": "e", "luajit": "e",
-               "Rscript": "e", "osascript": "e", "pwsh": "c", "powershell": "c"}
+               "Rscript": "e", "osascript": "e", "pwsh": "c", "powershell": "c", "julia": "eE",
+               "elixir": "e", "erl": "", "guile": "c", "racket": "e", "sbcl": "", "clisp": "x",
+               "groovy": "e", "emacs": ""}
 _LONG_CODE = ("--eval", "--print", "--command", "-Command", "--expression")
+_OPAQUE = frozenset({"julia", "elixir", "erl", "guile", "racket", "sbcl", "clisp", "groovy",
+                     "emacs"})
+"""Languages whose ways to run a program the rules do not model (``run(`rm f`)``,
+``System.cmd``, ``os:cmd``, ``(shell-command …)``): any inline code of theirs may run one."""
 
 
 def runner_starts(name: str, args: list[str], computed: list[bool]) -> list[int] | None:
@@ -144,17 +158,16 @@ def _ssh_options(args: list[str], i: int, lines: list[str]) -> int:
         if not word.startswith("-") or word == "-":
             return i
         short = short_value(args, i, _SSH_VALUED)
-        if short.letter == "o" and short.value is not None:
-            key, _, command = short.value.replace("=", " ", 1).partition(" ")
-            if key.lower() in ("proxycommand", "localcommand", "knownhostscommand"):
-                lines.append(command.strip())
+        if short.letter == "o" and short.value is not None and (
+                command := ssh_option_command(short.value)) is not None:
+            lines.append(command)
         i = short.next
     return i
 
 
 _LINE_OPTIONS = {
     "tar": ("-I", "-F"), "rsync": ("-e",), "zip": ("-TT",),
-    "flock": ("-c",), "man": ("-P",),
+    "flock": ("-c",),
 }
 """Options whose value is a command line the program runs (``tar -I 'zstd -19'``; long ones:
 :data:`goosectx.shell_options.COMMAND_OPTIONS`)."""
@@ -179,6 +192,8 @@ def option_lines(name: str, args: list[str]) -> list[str]:
     if name in _SETS_VARIABLES:  # env GIT_SSH_COMMAND='…' git, export EDITOR=…
         return variable_lines(list(takewhile(lambda a: a.startswith("-") or "=" in a, args))
                               if name == "env" else args)
+    if name == "man":  # man -aP 'cmd' ls: shell_pagers
+        return [*man_lines(args), *option_commands(name, args)]
     if name == "sg":
         operands = [a for a in args if a not in ("-", "-c")]
         return operands[1:2]
@@ -202,7 +217,8 @@ def option_lines(name: str, args: list[str]) -> list[str]:
                 continue
             if value:
                 lines.append(value)
-    return [*lines, *option_commands(name, args), *package_lines(name, args)]
+    return [*lines, *option_commands(name, args), *package_lines(name, args),
+            *transfer_lines(name, args)]  # scp -o ProxyCommand=…, -S PROG
 
 
 STDIN = "\0stdin"
@@ -212,9 +228,29 @@ cannot see it."""
 COMPUTED = "\0computed"
 """:func:`inline_code` that bash computes at run time (``python3 -c "$(cat x)"``, ``perl -e
 "$CODE"``): the rules cannot see it."""
-_VALUED = {"python": "WXQ", "pypy": "WXQ", "perl": "IiMmCdDFlx", "ruby": "IrCEFKTUWx",
+_VALUED = {"python": "WXQ", "pypy": "WXQ", "perl": "I", "ruby": "IrCEFKTUWx",
            "node": "r", "nodejs": "r", "bun": "r", "php": "cdzt", "lua": "l", "luajit": "lj"}
 """Interpreters' options that take the next word as their value (``python3 -W ignore``)."""
+_ATTACHED = {"perl": "iMmCdDFx"}
+"""Options whose value, if any, is the rest of their word only (``perl -i.bak``, ``-MPOSIX``)."""
+_PERL_DIGITS = re.compile(r"l[0-7]*|0(?:[xX][0-9a-fA-F]*|[0-7]*)")
+"""perl's ``-l[OCTAL]`` and ``-0[DIGITS]`` take only digits: ``-lne CODE`` is ``-l -n -e``."""
+
+
+def _without_digit_options(word: str) -> str:
+    """``word`` (a perl cluster) without its ``-l`` / ``-0`` and their digits (``-l0ne`` → ``-ne``).
+
+    Up to a letter that takes the rest of the word (``-i``, ``-e`` …).
+    """
+    k = 1
+    kept = "-"
+    while k < len(word) and word[k] not in "eEI" + _ATTACHED["perl"]:
+        found = _PERL_DIGITS.match(word, k)
+        if found:
+            k = found.end()
+        else:
+            kept, k = kept + word[k], k + 1
+    return kept + word[k:]
 
 
 def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
@@ -251,19 +287,20 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
                 return STDIN
             return "\n".join(codes) or None  # the script (or module) and its arguments
         value: str | None = None
-        separate = False  # the value is the next word
-        if word.startswith(_LONG_CODE):
-            value, separate = (word.partition("=")[2], False) if "=" in word else (
-                value_at(args, i + 1), True)
-        elif not word.startswith("--"):
-            cut = next((k for k, c in enumerate(word[1:], 1) if c in letters + valued), None)
-            if cut is not None:
-                separate = cut == len(word) - 1
-                if word[cut] in letters:
-                    value = value_at(args, i + 1) if separate else word[cut + 1:]
+        if word.startswith(_LONG_CODE) or word == "-eval" and found[1] in ("erl", "emacs"):
+            separate = "=" not in word  # --eval CODE, --eval=CODE
+            value = value_at(args, i + 1) if separate else word.partition("=")[2]
+            i += 2 if separate else 1
+        elif word.startswith("--"):
+            i += 1
+        else:  # -lne CODE: the letters before a valued one are flags
+            cluster = [*args[:i], _without_digit_options(word), *args[i + 1:]] if (
+                found[1] == "perl") else args
+            short = short_value(cluster, i, letters + valued, _ATTACHED.get(found[1], ""))
+            value = short.value if short.letter and short.letter in letters else None
+            i = short.next
         if value is not None:
             codes.append(value)
-        i += 2 if separate else 1
     return "\n".join(codes) or STDIN
 
 
@@ -301,6 +338,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     variables (``${X}``), not as the rules read it.
     """
     if name == "git" and (why := git_hidden(args)):
+        return why
+    if why := pager_keys(name, args) or transfer_commands(name, args, fed):  # less '+!cmd' f
         return why
     if name == "env" and any(re.search(r"[\\$]", s) for s, _after in env_split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"
@@ -347,5 +386,8 @@ def code_runs(name: str, code: str) -> bool:
     A sed script :func:`inline_code` gives runs one; other code when it holds
     :data:`_RUNS_COMMANDS` or its language's own (:mod:`goosectx.shell_scripts`).
     """
+    found = INTERPRETER.fullmatch(name)
+    if code and found and found[1] in _OPAQUE:
+        return True  # julia -e 'run(`rm f`)': their libraries are not read
     return code in (STDIN, COMPUTED) or name in ("sed", "gsed") or _RUNS_COMMANDS.search(
         code) is not None or runs_in_language(name, code)  # open(F, "|…"), eval: shell_scripts

@@ -24,7 +24,9 @@ WRAPPERS: dict[str, tuple[str, int]] = {
     "time": ("fo", 0), "timeout": ("sk", 1), "stdbuf": ("ioe", 0), "ionice": ("cnp", 0),
     "xargs": ("adEILnPs", 0), "watch": ("nq", 0), "chronic": ("", 0), "setsid": ("", 0),
     "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("wE", 1),
-    "busybox": ("", 0), "toybox": ("", 0), "jobs": ("", 0),
+    "busybox": ("", 0), "toybox": ("", 0), "jobs": ("", 0), "systemd-run": ("upEHMC", 0),
+    "proxychains4": ("f", 0), "tsocks": ("", 0), "nocache": ("", 0), "eatmydata": ("", 0),
+    "ifne": ("", 0),
 }
 OPTIONAL_VALUES = {"sudo": "h", "xargs": "eil", "watch": "d"}
 """Wrappers' options whose value is optional: the rest of their word only (``xargs -iX``,

@@ -185,6 +185,17 @@ def test_a_coprocess_name_is_not_its_program(command: str) -> None:
     assert decided(ALLOW_LS, "coproc ls -la").action == "run"  # no name: the command itself
 
 
+@pytest.mark.parametrize("command", ["ls $(coproc ls) `ls` <(ls)", "ls $(coproc ls)",
+                                     "ls <(coproc ls)", 'ls "$(ls; coproc ls -la)"',
+                                     "ls ${X:-$(coproc ls)}", "ls $( (coproc ls) )"])
+def test_a_simple_coprocess_inside_a_command_substitution_is_never_allowed(command: str) -> None:
+    # bash 5.2 prints a $( ) back as text and parses it again: `coproc ls` comes back as
+    # `coproc COPROC ls`, which runs the program COPROC (the bash fuzz, seed 2222)
+    assert decided(ALLOW_LS, command).action == "ask", command
+    assert decided(DENY_RM, command.replace("coproc ls", "coproc rm -rf"), "auto").action == "deny"
+    assert decided(ALLOW_LS, "ls $(coproc X { ls; }) `coproc ls`").action == "run"
+
+
 def test_hash_p_that_binds_a_program_name_to_a_file_is_asked_about() -> None:
     # `hash -p /bin/rm ls` makes every later `ls` run /bin/rm: the rules cannot follow it
     for command in ("hash -p /bin/rm ls; ls -rf v", "hash -p/bin/rm ls\nls -rf v",
@@ -349,3 +360,17 @@ def test_env_options_taking_a_value_are_read_in_order() -> None:
     assert decided(DENY_RM, "env -Sa 'rm -rf v'", "auto").action == "run"  # runs `a`
     assert decided(DENY_RM, "env -Srm v", "auto").action == "deny"
     assert decided(DENY_RM, "env -uX -S'rm -rf v'", "auto").action == "deny"
+
+
+@pytest.mark.parametrize("command", ["if true; then { function f { rm -rf v; }; f; }; fi",
+                                     "{ function f { rm -rf v; }; f; }",
+                                     "while true; do function f { rm -rf v; }; f; done"])
+def test_a_function_defined_after_reserved_words_is_unreadable(command: str) -> None:
+    # bash fuzz seed 12298279: `then { function f { rm …; }; f` ran under shell(rm *)
+    assert decided(DENY_RM, command, "auto").action == "ask", command
+
+
+def test_a_coprocess_word_followed_by_a_redirection_is_no_name() -> None:
+    # bash fuzz seed 12298279: bash runs `coproc l<<E { ls` as the program l, not `{ ls; }`
+    assert decided(ALLOW_LS, "coproc l<<Es { ls; \n}").action == "ask"
+    assert decided(ALLOW_LS, "coproc l { ls; }").action == "run"

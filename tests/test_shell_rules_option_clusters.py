@@ -69,3 +69,22 @@ def test_their_everyday_commands_still_run(command: str) -> None:
 def test_the_readme_git_push_rule_holds_behind_valued_global_options(command: str) -> None:
     rules = PermissionRules(allow=("shell(git *)",), ask=("shell(git push*)",))
     assert action(rules, command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "perl -lne 'system(\"rm x\")' f", "perl -i -pe 'system(\"rm x\")' f",
+    "perl -l -e 'system(\"rm x\")'", "perl -l0ne 'system(\"rm x\")' f",
+    "perl -0777 -ne 'system(\"rm x\")' f", "perl -I lib -e 'system(\"rm x\")'",
+])
+def test_perls_code_is_found_behind_its_flags_and_optional_values(command: str) -> None:
+    # shell22c: `perl -lne CODE` ran: -l takes only octal digits and -i only the rest of its
+    # word, but both were read as taking the next word (the code) as their value
+    assert verdict(command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "perl -lne 'print $1 if /(x)/' f", "perl -pi -e 's/a/b/' f", "perl -i.bak -pe 's/a/b/' f",
+    "perl -ine 'system(1)'",  # -i takes "ne" as its backup suffix: the word is a script file
+])
+def test_perl_with_plain_code_still_runs(command: str) -> None:
+    assert verdict(command) == "run", command

@@ -37,7 +37,8 @@ RUNNERS = [
 def test_a_deny_rule_sees_the_command_a_runner_starts(command: str) -> None:
     # ssh's command line is read as it is (denied); another runner's command is read from
     # every word where it may start, so a deny rule matching one of them asks
-    expected = "deny" if command.startswith(("ssh", "runuser bob -c")) else "ask"
+    # (systemd-run is a wrapper now: its command read exactly, shell22c)
+    expected = "deny" if command.startswith(("ssh", "runuser bob -c", "systemd-run")) else "ask"
     assert verdict(DENY_RM, command) == expected, command
 
 
@@ -47,6 +48,11 @@ INLINE = [
     "perl -e 'system(\"rm x\")'", "perl -we 'unlink; `rm x`'",
     "node -e \"require('child_process').execSync('rm x')\"", "ruby -e '`rm x`'",
     "awk 'BEGIN { system(\"rm x\") }'", "php -r 'shell_exec(\"rm x\");'",
+    # shell22c: languages whose libraries are not read: any inline code asks
+    "julia -e 'run(`rm x`)'", "elixir -e 'System.cmd(\"rm\", [\"x\"])'",
+    "erl -noshell -eval 'os:cmd(\"rm x\")'", "guile -c '(system \"rm x\")'",
+    "racket -e '(system \"rm x\")'", "sbcl --eval '(run-program \"rm\")'",
+    "groovy -e '\"rm x\".execute()'", "emacs --batch --eval '(shell-command \"rm x\")'",
 ]
 
 
