@@ -14,6 +14,7 @@ import random
 import sys
 import urllib.parse
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -155,9 +156,11 @@ def _session(where: str, value: str, tmp: Path) -> Session:
                           at("diff", "") or None)]
     extra: dict[str, Any] = {at("record key", "source_uuid"): at("record value"),
                              "copy_of": at("copy_of", "m1")}
-    messages = [Message("assistant", tuple(parts), MessageMetadata(extra=extra),
+    messages = [Message("assistant", tuple(parts),
+                        MessageMetadata(extra=extra, compaction_id=at("compaction id", "c1")),
                         id=at("message id", "m1"), created=When),
-                Message("user", tuple(reply), id="m2", created=When)]
+                Message("user", tuple(reply), MessageMetadata(hidden_by=at("hidden by", "c1")),
+                        id="m2", created=When)]
     session = Session(at("session id", "20250828_125708_aaaa"), at("name", "src"),
                       tmp / at("working dir", "w"), at("model", "openai/gpt-4o"), When, When,
                       conversation=Conversation(messages), title=at("title", "t"))
@@ -177,8 +180,8 @@ def _snapshot(session: Session) -> Any:
 PLACES = ["text", "tool id", "tool name", "argument key", "argument value", "parse error",
           "raw arguments", "reasoning", "signature", "notice", "attachment source",
           "media type", "attachment text", "attachment bytes", "tool output", "diff",
-          "record key", "record value", "copy_of", "message id", "session id", "name",
-          "working dir", "model", "title", "metadata key", "metadata value", "pause reason",
+          "record key", "record value", "copy_of", "message id", "compaction id", "hidden by",
+          "session id", "name", "working dir", "model", "title", "metadata key", "metadata value", "pause reason",
           "ledger model"]
 
 
@@ -217,7 +220,8 @@ def test_a_clean_import_is_left_as_it_was(tmp_path: Path,
     assert checked[0] == [""]
 
 
-@pytest.mark.parametrize("where", ["tool id", "tool name", "message id", "copy_of"])
+@pytest.mark.parametrize("where", ["tool id", "tool name", "message id", "copy_of",
+                                   "compaction id", "hidden by"])
 def test_an_id_holding_a_redaction_mark_is_renamed_as_before(
         where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # no secret in it: the scrub still writes an id's [REDACTED] as REDACTED (a provider
@@ -227,6 +231,21 @@ def test_an_id_holding_a_redaction_mark_is_renamed_as_before(
     checked = _imported(lambda: _session(where, value, tmp_path), True, monkeypatch)
     assert checked == _imported(lambda: _session(where, value, tmp_path), False, monkeypatch)
     assert value not in repr(checked[1])
+
+
+def test_a_compaction_id_holding_a_secret_still_names_the_messages_it_hid(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # an undo finds the messages a compaction hid by its id: both are renamed alike
+    monkeypatch.setenv("DEPLOY_TOKEN", K)
+    session = _session("", "", tmp_path)
+    messages = session.conversation.messages
+    for i, m in enumerate(messages):
+        messages[i] = replace(m, metadata=replace(m.metadata, compaction_id=f"c_{K}",
+                                                  hidden_by=f"c_{K}" if i else None))
+    notes = import_secrets.redact_secrets([session], Settings())
+    assert notes != [""] and K not in repr(_snapshot(session))
+    first, second = (m.metadata for m in session.conversation.messages)
+    assert first.compaction_id == second.compaction_id == second.hidden_by == "c_REDACTED"
 
 
 # -- the redactor's quick check itself ----------------------------------------------------

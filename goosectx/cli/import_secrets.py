@@ -9,7 +9,8 @@ signature changes loses its signature: a provider would refuse the pair), attach
 notices (every string field of every part type: the model reads an ``@``-file's text on
 resume; ``sessions show`` prints a notice), and the strings
 that are not conversation — the source's session id, working dir, model and title, record
-ids, tool-call ids and tool names. Those are printed at import, shown, exported, stored, and
+ids, every text field of a message's metadata (``compaction_id``, ``hidden_by``), tool-call
+ids and tool names. Those are printed at import, shown, exported, stored, and
 (ids, names) sent to the provider on resume.
 
 A tool-call id or tool name that held a secret is written ``…REDACTED…`` (no brackets: a
@@ -20,7 +21,7 @@ response keep the same id, and an id never becomes one the session already uses.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,7 @@ from goosectx.stored_message import StoredMessage
 if TYPE_CHECKING:
     from goosectx.conversation import Message
     from goosectx.errors import GoosectxError
+    from goosectx.message import MessageMetadata
 
 Redact = Callable[[str], str]
 
@@ -70,15 +72,18 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
         ids = _Ids(redact, {p.id for m in messages for p in m.content
                             if isinstance(p, ToolRequest | ToolResponse)})
         message_ids = _Ids(redact, {m.id for m in messages})
+        marks = _Ids(redact, {v for m in messages for v in metadata_ids(m.metadata).values()})
         for i, m in enumerate(messages):
             parts = [_redacted(p, redact, ids, found) for p in m.content]
             new_id = message_ids(m.id)
             extra = _scrub(_copy_of_renamed(m.metadata.extra, message_ids), redact)
-            if extra != m.metadata.extra or new_id != m.id:
+            renamed = {name: new for name, value in metadata_ids(m.metadata).items()
+                       if (new := marks(value)) != value}
+            if extra != m.metadata.extra or new_id != m.id or renamed:
                 found["record id"] = found.get("record id", 0) + 1
-            if extra != m.metadata.extra or new_id != m.id or any(
+            if extra != m.metadata.extra or new_id != m.id or renamed or any(
                     a is not b for a, b in zip(parts, m.content, strict=True)):
-                metadata = replace(m.metadata, extra=extra)
+                metadata = replace(m.metadata, extra=extra, **renamed)
                 messages[i] = (m._replace(id=new_id, content=tuple(parts), metadata=metadata)
                                if isinstance(m, StoredMessage)
                                else replace(m, id=new_id, content=tuple(parts),
@@ -102,6 +107,7 @@ def _holds_none(session: Session, messages: list[Message | StoredMessage],
     names: list[str] = []
     for m in messages:
         names.append(m.id)
+        names += metadata_ids(m.metadata).values()
         _strings(m.metadata.extra, texts)
         if isinstance(copy_of := m.metadata.extra.get("copy_of"), str):  # a message id
             names.append(copy_of)
@@ -121,6 +127,18 @@ def _holds_none(session: Session, messages: list[Message | StoredMessage],
                 names.append(part.id)
     texts += names
     return REDACTED not in "\0".join(names) and redact.changes_none(texts)
+
+
+def metadata_ids(metadata: MessageMetadata) -> dict[str, str]:
+    """The text fields of ``metadata`` but ``extra``, by name (its ids, any field added later).
+
+    ``compaction_id`` and ``hidden_by`` today. What both the check (:func:`_holds_none`) and
+    the scrub read of a message's metadata beside its ``extra``. Each is an id that others
+    name (``hidden_by`` names a ``compaction_id``): one that held a secret is renamed, the
+    same wherever it stands.
+    """
+    return {f.name: value for f in fields(metadata)
+            if isinstance(value := getattr(metadata, f.name), str)}
 
 
 def _strings(value: Any, out: list[str]) -> None:
