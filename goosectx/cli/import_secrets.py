@@ -77,7 +77,7 @@ def redact_secrets(sessions: list[Session], settings: Settings) -> list[str]:
             parts = [_redacted(p, redact, ids, found) for p in m.content]
             new_id = message_ids(m.id)
             extra = _scrub(_copy_of_renamed(m.metadata.extra, message_ids), redact)
-            renamed = {name: new for name, value in metadata_ids(m.metadata).items()
+            renamed: dict[str, Any] = {name: new for name, value in metadata_ids(m.metadata).items()
                        if (new := marks(value)) != value}
             if extra != m.metadata.extra or new_id != m.id or renamed:
                 found["record id"] = found.get("record id", 0) + 1
