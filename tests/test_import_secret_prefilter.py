@@ -258,3 +258,23 @@ def test_a_secret_percent_encoded_after_a_percent_sign_is_redacted(before: str) 
     text = f"{before}%41bcdefgh-key and"
     assert Redactor([secret])(text) == f"{before}{REDACTED} and"
     assert not Redactor([secret]).changes_none(["x", text])
+
+
+@pytest.mark.parametrize("before", ["upload 100% ", "upload 100%\n", "100%\t", "a % "])
+@pytest.mark.parametrize("escaped", ["ab%2fcdEFGHijklMNOP%2bqrs", "ab/cdEFGHijklMNOP%2Bqrs"])
+def test_a_percent_sign_and_whitespace_before_an_encoded_secret_hide_nothing(
+        before: str, escaped: str) -> None:
+    # the quick check squeezed "% ab" into the escape "%ab" and so missed the secret after it
+    secret = "ab/cdEFGHijklMNOP+qrs"
+    text = before + escaped
+    assert Redactor([secret])(text) == before + REDACTED
+    assert not Redactor([secret]).changes_none(["x", text, "y"])
+
+
+def test_a_secret_not_valid_utf8_is_redacted_without_a_crash() -> None:
+    # a variable's invalid byte reaches Python as a lone surrogate (surrogateescape)
+    secret = "ghp_\udce9abcdefgh"
+    redact = Redactor([secret])
+    assert redact(f"token {secret} end") == f"token {REDACTED} end"
+    assert redact("ghp_%E9abcdefgh") == REDACTED
+    assert not redact.changes_none(["x", f"token {secret}"])
