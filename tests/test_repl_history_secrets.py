@@ -128,3 +128,17 @@ def test_a_key_an_older_version_wrote_to_the_history_is_recalled_redacted(world:
     repl, _out = run_with_history(world, CTRL_D)
     assert list(repl.prompt_session.history.load_history_strings()) == [  # what Up loads
         "!curl -H 'auth: [REDACTED]' localhost"]
+
+
+def test_an_older_entry_ending_in_a_percent_sign_does_not_hide_the_next_ones_key(
+        world: World) -> None:
+    # "echo 100%" then "3a%58…": checked as one text joined by a newline, the "%" ate the
+    # next entry's "3a" as an escape and the key (its X percent-encoded) was recalled as typed
+    key = "3aXYZsecretvalue99"
+    world.settings.data_dir.mkdir(parents=True, exist_ok=True)
+    history_file(world).write_text("\n# t\n+3a%58YZsecretvalue99\n\n# t\n+echo 100%\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LLM_AUTH", key)
+        repl, _out = run_with_history(world, CTRL_D)
+        assert list(repl.prompt_session.history.load_history_strings()) == [
+            "echo 100%", "[REDACTED]"]

@@ -12,11 +12,14 @@ The session's title, made of the first message, follows. The user is told in one
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from goosectx.config import Settings
 from goosectx.parts import Part
+
+if TYPE_CHECKING:
+    from goosectx.redaction import Redactor
 
 Redact = Callable[[str], str]
 P = TypeVar("P", bound=Part)
@@ -35,16 +38,26 @@ class EnvironmentRedactor:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._environ: dict[str, str] | None = None
-        self._redact: Redact = str
+        self._made: Redactor | None = None
 
     def __call__(self, text: str) -> str:
         """``text`` with this environment's secrets redacted (every listed encoding)."""
+        return self._redactor()(text)
+
+    def changes_none(self, texts: Iterable[str]) -> bool:
+        """True when redacting each of ``texts`` gives it back as it is (one quick check).
+
+        :meth:`goosectx.redaction.Redactor.changes_none`: the input history's entries at load.
+        """
+        return self._redactor().changes_none(texts)
+
+    def _redactor(self) -> Redactor:
         environ = dict(os.environ)
-        if environ != self._environ:
+        if self._made is None or environ != self._environ:
             from goosectx.tools.builtin import make_redactor
 
-            self._redact, self._environ = make_redactor(self.settings, environ), environ
-        return self._redact(text)
+            self._made, self._environ = make_redactor(self.settings, environ), environ
+        return self._made
 
 
 class InputSecrets:
