@@ -79,3 +79,15 @@ def test_tab_with_the_menu_typing_opened_inserts_the_common_start(tree: Path) ->
         thread.start()
         assert session.prompt() == "see @src/main"
         thread.join()
+
+
+def test_tab_inserts_no_common_start_when_the_completions_were_cut(tmp_path: Path) -> None:
+    # 200 t_a… files are listed, t_b.py is not (the list stops at MAX_COMPLETIONS): the common
+    # start of what was listed, "a", would rule out a file that exists
+    from goosectx.cli.repl_mentions import MAX_COMPLETIONS
+
+    (tmp_path / "d").mkdir()
+    for i in range(MAX_COMPLETIONS):
+        (tmp_path / "d" / f"t_a{i:03}.py").write_text("")
+    (tmp_path / "d" / "t_b.py").write_text("")
+    assert _typed("@d/t_\t\r", MentionCompleter(tmp_path)) == "@d/t_"

@@ -156,6 +156,9 @@ def _key_bindings(editor: Callable[[str], str | None] | None = None) -> KeyBindi
 def complete_now(buffer: Buffer) -> None:
     """Tab: a unique completion inserted (as in a shell), else the common start, else the menu.
 
+    No common start when the completer's list was cut (at ``MAX_COMPLETIONS``): that of the
+    entries listed could rule out one left off.
+
     With the menu open, Tab goes to its next entry.
     The completions are made here, not by prompt_toolkit's background task: a Tab read in
     the same batch as the last key typed (fast typing, a paste, a busy machine) found the
@@ -174,7 +177,10 @@ def complete_now(buffer: Buffer) -> None:
     if len(completions) == 1:
         buffer.apply_completion(completions[0])
         return
-    common = get_common_complete_suffix(document, completions)
+    from goosectx.cli.repl_mentions import MAX_COMPLETIONS  # (the REPL has it loaded)
+
+    cut = len(completions) >= MAX_COMPLETIONS  # the start of what was listed rules out the rest
+    common = "" if cut else get_common_complete_suffix(document, completions)
     if common:
         buffer.insert_text(common)  # (the menu of what is left opens as for typing)
     elif state is not None and state.completions:
