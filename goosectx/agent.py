@@ -44,7 +44,12 @@ from goosectx.events import (
 from goosectx.prompts import load_project_instructions
 from goosectx.providers.base import Provider
 from goosectx.session import Session
-from goosectx.stream_reply import cut_off_notice, empty_reply_notice, stream_reply
+from goosectx.stream_reply import (
+    cut_off_notice,
+    empty_reply_notice,
+    redacted_reply,
+    stream_reply,
+)
 from goosectx.tools.base import ToolContext, ToolRegistry, ToolSource
 from goosectx.tools.offering import ToolOffering
 from goosectx.turn import Turn, close_cancelled
@@ -218,6 +223,8 @@ class Agent(AgentTools):
 
     # -- the loop --------------------------------------------------------------------------
     def _complete(self, message: Message) -> Iterator[Event]:
+        if message.role == "assistant":  # (a cancel keeps the streamed text: redacted too)
+            message = redacted_reply(message, self.redact)
         self.session.conversation.append(message)
         yield MessageCompleted(message)
 
@@ -267,8 +274,9 @@ class Agent(AgentTools):
                 yield from self._close_cancelled(turn)
                 return
             turn.streamed, turn.reasoned = [], []
-            message = response.message.with_metadata(
-                usage=response.usage, cut_at_output_limit=response.finish_reason == "length")
+            message = redacted_reply(response.message.with_metadata(  # before a call runs
+                usage=response.usage, cut_at_output_limit=response.finish_reason == "length"),
+                self.redact)
             if message.content:
                 yield from self._complete(message)
             if (empty := empty_reply_notice(message)) is not None:

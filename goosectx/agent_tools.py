@@ -134,13 +134,13 @@ class AgentTools:
         served = self.offering.served(request.name)
         tools = self.tools if served is None else ToolRegistry([*self.tools.tools(), served])
         if (refusal := tools.nul_refusal(request)) is not None:  # before a path resolves
-            return ToolResponse(request.id, refusal, is_error=True)
+            return ToolResponse(request.id, self.redact(refusal), is_error=True)
         verdict = self._verdict(request, tools)
-        if verdict.action == "deny":
-            return ToolResponse(request.id, verdict.tool_text, is_error=True)
+        if verdict.action == "deny":  # (our answers quote the call: redacted as output is)
+            return ToolResponse(request.id, self.redact(verdict.tool_text), is_error=True)
         refusal = self.offering.refusal(request.name) or tools.refusal(request)
-        if refusal is not None:
-            return ToolResponse(request.id, refusal, is_error=True)
+        if refusal is not None:  # "There is no tool named '…'"
+            return ToolResponse(request.id, self.redact(refusal), is_error=True)
         tool = tools.get(request.name)
         assert tool is not None and request.arguments is not None
         ctx = self._context_for(turn.cancel)

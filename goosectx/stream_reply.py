@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Generator
 from dataclasses import replace
+from typing import Any
 
 from goosectx.compaction.figures import RequestContext
 from goosectx.config import Settings
@@ -16,7 +17,7 @@ from goosectx.conversation import Conversation
 from goosectx.errors import MalformedModelReply
 from goosectx.events import Event, MessageDelta, Notification, ReasoningDelta
 from goosectx.message import Message
-from goosectx.parts import TextContent, ThinkingContent, ToolRequest
+from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest
 from goosectx.providers.base import (
     Provider,
     ProviderResponse,
@@ -154,3 +155,47 @@ def empty_reply_notice(message: Message) -> str | None:
             and not any(isinstance(p, TextContent) and p.text.strip() for p in content)):
         return "the model replied with reasoning only, no answer"
     return None
+
+
+def redacted_reply(message: Message, redact: Callable[[str], str]) -> Message:
+    """``message`` (the model's) with ``redact`` (this environment's secrets) applied to it.
+
+    Its text, reasoning, and tool calls' arguments, names and ids: a key the model was given
+    and writes back is neither stored, exported, shown whole, run nor sent back (README,
+    "Security"). Reasoning that changes loses its signature (a provider refuses the pair);
+    an id or a name reads ``REDACTED`` (no brackets: a provider takes letters, digits, ``_``
+    and ``-``). ``message`` itself when it held no secret (the common case).
+    """
+    parts = [_redacted_part(p, redact) for p in message.content]
+    if all(a is b for a, b in zip(parts, message.content, strict=True)):
+        return message
+    return replace(message, content=tuple(parts))
+
+
+def _redacted_part(part: Part, redact: Callable[[str], str]) -> Part:
+    if isinstance(part, TextContent):
+        text = redact(part.text)
+        return part if text == part.text else replace(part, text=text)
+    if isinstance(part, ThinkingContent):
+        text = redact(part.text)
+        return part if text == part.text else replace(part, text=text, signature=None)
+    if isinstance(part, ToolRequest):
+        def plain(value: str) -> str:
+            return redact(value).replace("[REDACTED]", "REDACTED")
+
+        def scrub(value: Any) -> Any:
+            if isinstance(value, str):
+                return redact(value)
+            if isinstance(value, dict):
+                return {redact(k): scrub(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [scrub(v) for v in value]
+            return value
+
+        clean = replace(part, id=plain(part.id), name=plain(part.name),
+                        arguments=scrub(part.arguments),
+                        parse_error=None if part.parse_error is None else redact(part.parse_error),
+                        raw_arguments=(None if part.raw_arguments is None
+                                       else redact(part.raw_arguments)))
+        return part if clean == part else clean
+    return part
