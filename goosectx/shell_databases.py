@@ -37,10 +37,11 @@ _DOT_SAFE = frozenset({
     "version", "timeout", "lint", "limit", "sha3sum"})
 """sqlite3's dot-commands that run no program and read or write no other file (not
 ``.shell``/``.system``/``.output``/``.once``/``.import``/``.load``/``.read``/``.open`` …)."""
-_SQL_RUNS = re.compile(r"\b(?:edit|load_extension)\s*\(", re.IGNORECASE)
-"""SQL functions of the sqlite3 shell that start a program or load code."""
+_SQL_RUNS = re.compile(r"(?<![^\W_])(?:edit|load_extension)(?![^\W_])", re.IGNORECASE)
+"""SQL functions of the sqlite3 shell that start a program or load code: the name anywhere,
+as SQL can call it past a comment or quoted (``edit/**/(…)``, ``"edit"(…)``, ``[edit](…)``)."""
 _SQLITE_VALUED = frozenset({"cmd", "init", "separator", "newline", "nullvalue", "vfs", "mmap",
-                            "maxsize", "escape"})
+                            "maxsize", "escape", "nonce", "threadsafe"})
 _SQLITE_PAIRS = frozenset({"heap", "lookaside", "pagecache"})
 
 
@@ -62,13 +63,13 @@ def _sqlite_command(text: str, safe: frozenset[str] = _DOT_SAFE) -> bool:
 
 def _sqlite(args: list[str]) -> str | None:
     operands: list[str] = []
+    options: set[str] = set()
     i = 0
     while i < len(args):
         word = args[i]
         option = word.lstrip("-")
         if word.startswith("-") and len(word) > 1:
-            if option == "safe":
-                return None  # safe mode: no .shell, .system, .load, edit() …
+            options.add(option)
             if option in ("version", "help"):
                 return None
             if option == "init":
@@ -79,6 +80,8 @@ def _sqlite(args: list[str]) -> str | None:
             continue
         operands.append(word)
         i += 1
+    if "safe" in options and "nonce" not in options:
+        return None  # safe mode: no .shell, .system, .load, edit() … (.nonce X lifts it)
     commands = operands[1:]  # after the database
     if not commands:
         return "sqlite3 runs the commands it reads from its standard input"
@@ -159,8 +162,11 @@ def _psql(name: str, args: list[str]) -> str | None:
     while i < len(args):
         word, after = args[i], args[i + 1] if i + 1 < len(args) else ""
         i += 1
-        if word in ("--version", "-V", "--help", "-?", "--list", "-l"):
+        if word in ("--version", "-V", "--help", "-?"):
             return None
+        if word in ("--list", "-l"):  # lists and ends, but opens -o '|cmd' first: read on
+            given = True
+            continue
         option, value = "", ""
         if word.startswith("--"):
             option = next((o for o in _PSQL_LONG if long_option(word, o)), "")
@@ -186,12 +192,57 @@ def _psql(name: str, args: list[str]) -> str | None:
 
 
 # -- mysql, mariadb ------------------------------------------------------------------------
-_QUOTED = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`[^`]*`", re.DOTALL)
 _MYSQL_RUNS = re.compile(r"\\[!.PTe]|(?:^|[;\n])\s*(?:system|source|pager|tee|edit)\b",
                          re.IGNORECASE)
 r"""The mysql client's commands that run a program or read or write a file (``system``/``\!``,
 ``source``/``\.``, ``pager``/``\P``, ``tee``/``\T``, ``edit``/``\e``)."""
 _MYSQL_VALUED = "eDhPSu"
+
+
+def _mysql_bare(text: str) -> str | None:
+    """``text`` with each quoted string made ``''`` and each comment a newline, or ``None``.
+
+    mysql's comments: ``#`` and ``-- `` (a blank after) to the end of the line, ``/* … */``.
+    ``None``: a quote or comment not closed. One pass, so a quote in a comment (``# '``) opens
+    nothing and a ``#`` in a quote ends nothing.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char in "'\"`":
+            i += 1
+            while i < len(text) and text[i] != char:
+                i += 2 if text[i] == "\\" and char != "`" else 1
+            if i >= len(text):
+                return None
+            out.append("''")
+        elif char == "#" or text.startswith(("-- ", "--\t", "--\n"), i) or text[i:] == "--":
+            i = text.find("\n", i)
+            i = len(text) if i < 0 else i
+            out.append("\n")
+            continue
+        elif text.startswith("/*", i):
+            i = text.find("*/", i + 2)
+            if i < 0:
+                return None
+            out.append("\n")
+            i += 1
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def _mysql_runs(text: str) -> bool:
+    r"""True when mysql's ``-e`` text may run a client command (``system``, ``\!`` …).
+
+    A backslash command counts anywhere, even quoted; a named one at a line's or statement's
+    start once quotes and comments are taken out.
+    """
+    bare = _mysql_bare(text)
+    return COMPUTED in text or bare is None or _MYSQL_RUNS.search(bare) is not None or re.search(
+        r"\\[!.PTe]", text) is not None
 
 
 def _mysql(name: str, args: list[str]) -> str | None:
@@ -219,7 +270,7 @@ def _mysql(name: str, args: list[str]) -> str | None:
                     value = (rest or after) if letter == "e" else None
                     break
         if value is not None:
-            if COMPUTED in value or _MYSQL_RUNS.search(_QUOTED.sub("''", value)):
+            if _mysql_runs(value):
                 return f"{name} runs a client command that may run a program (system, \\! …)"
             given = True
     if not given:

@@ -23,17 +23,23 @@ import re
 _LITERAL = r"""\s*(?:"[\w@./:-]+"|'[\w@./:-]+'|`[\w@./:-]+`)\s*\)"""
 """A module name written out (``require("fs")``): a call of it loads what it names."""
 _FAMILY = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit)[\d.]*[a-z]?")
+_MODULE = r"(?!(?:q[qwx]?|qr|m|s|tr|y)\b)[A-Za-z_][\w:]*|v?[\d._]+"
+"""What perl's ``require`` loads by name (``require JSON``, ``require 5.010``): no file."""
 _RUNS = {
     "perl": re.compile(
-        r"\beval\b(?!\s*\{)|\breadpipe\b|\bIPC::|\bopen\w*\b[^;]*(?<!\|)\|(?!\|)"
-        r"|[/|#!}]\s*[msixpodualngcr]*e[msixpodualngcr]*e\b"),
+        r"\beval\b(?!\s*\{)|\breadpipe\b|\bIPC::|\bopen\w*\b(?:(?!open)[^;|])*\|(?!\|)"
+        r"|[/|#!}]\s*[msixpodualngcr]*e[msixpodualngcr]*e(?![\w/|#!}])"
+        rf"|\bdo\b(?!\s*\{{)|\brequire\b(?!\s*(?:{_MODULE})\s*(?:[;)}}]|$))"),
     "node": re.compile(
-        r"\beval\s*\(|\bFunction\s*\(|\bWorker\b|process\.(?:binding|dlopen)"
+        r"\beval\b|\bFunction\b|constructor|\\u|\bReflect\b|\bglobal(?:This)?\b"
+        r"|\bWorker\b|process\.(?:binding|dlopen)"
         r"|[\"'`](?:node:)?(?:vm|worker_threads|cluster)[\"'`]"
-        rf"|\b(?:require|import)\s*\((?!{_LITERAL})|\[[^\]]*[+`$][^\]]*\]\s*\("),
+        rf"|\b(?:require|import)\s*\((?!{_LITERAL})"
+        r"|\[(?!\s*(?:\d+|\"[\w.-]*\"|'[\w.-]*')\s*\])[^\][]*\]\s*\("),
     "python": re.compile(
         r"(?<![\w.])(?:eval|compile)\s*\(|__import__\s*\((?!\s*[\"']\w+[\"']\s*\))"
-        r"|__builtins__|\bbuiltins\b|\bgetattr\s*\([^)]*[+%]|\bglobals\s*\(\s*\)\s*\["
+        r"|__builtins__|\bbuiltins\b|\bglobals\s*\(\s*\)\s*\["
+        r"|\bgetattr\s*\((?!\s*[\w.]+\s*,\s*(?:\"\w*\"|'\w*')\s*[,)])"
         r"|posix_spawn|create_subprocess_|\bimport_module\s*\((?!\s*[\"'][\w.]+[\"']\s*\))"),
     "ruby": re.compile(r"\b(?:instance_|class_|module_)?eval\b|\b(?:public_)?send\s*\("
                        r"|[\"']\s*\|"),  # open("|cmd"), IO.read("|cmd")
