@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from goosectx.shell_options import long_option
+from goosectx.shell_options import long_option, short_value, value_at
 
 COMPUTED = "\0"
 """Ends the value of a word bash computes (``-ex "$CMD"``, ``sqlite3 db "$SQL"``): a command
@@ -133,9 +133,10 @@ _PSQL_SAFE = re.compile(r"d[a-zA-Z]*[+S]*|l\+?|list\+?|conninfo|x|timing|q|quit|
 r"""psql meta-commands that run no program and read or write no file (not ``\!``, ``\o``,
 ``\g``, ``\w``, ``\copy``, ``\i``, ``\e``, ``\setenv`` …)."""
 _PSQL_VALUED = "cdfhpUvLoPFRT"
-_PSQL_LONG = ("--command", "--dbname", "--file", "--host", "--port", "--username", "--set",
-              "--variable", "--log-file", "--output", "--pset", "--field-separator",
-              "--record-separator", "--table-attr")
+_PSQL_LONG = {"--command": "c", "--dbname": "d", "--file": "f", "--host": "h", "--port": "p",
+              "--username": "U", "--set": "v", "--variable": "v", "--log-file": "L",
+              "--output": "o", "--pset": "P", "--field-separator": "F",
+              "--record-separator": "R", "--table-attr": "T", "--list": "l"}
 _META_IN_SQL = re.compile(r"\\(?:!|[ogw]\s*\||copy\b)")
 
 
@@ -155,37 +156,56 @@ def _psql_command(text: str) -> bool:
         line)
 
 
-def _psql(name: str, args: list[str]) -> str | None:
-    """Read psql (and usql): ``-c`` commands, ``-f`` files, ``-o |cmd``, standard input."""
-    given = False
+def _client_options(args: list[str], long_names: dict[str, str], valued: str,
+                    optional: str = "") -> list[tuple[str, str | None]] | None:
+    """Each option of a psql or mysql command line as ``(letter, value)``, in order.
+
+    ``None`` for ``--version``/``--help`` (it runs nothing). ``long_names``: a long option (any
+    prefix getopt takes) and the letter it stands for, which takes a value after ``=`` or, when
+    in ``valued``, the next word. A cluster of short options is read by :func:`short_value`
+    (``-Atc CMD``, ``-pSECRET`` for an ``optional`` letter): its flags come with ``None``.
+    """
+    options: list[tuple[str, str | None]] = []
     i = 0
     while i < len(args):
-        word, after = args[i], args[i + 1] if i + 1 < len(args) else ""
-        i += 1
+        word = args[i]
         if word in ("--version", "-V", "--help", "-?"):
             return None
-        if word in ("--list", "-l"):  # lists and ends, but opens -o '|cmd' first: read on
-            given = True
-            continue
-        option, value = "", ""
         if word.startswith("--"):
-            option = next((o for o in _PSQL_LONG if long_option(word, o)), "")
-            value = word.partition("=")[2] if "=" in word else after
-            i += bool(option) and "=" not in word
-            option = {"--command": "c", "--file": "f", "--output": "o"}.get(option, "")
+            letter = next((v for o, v in long_names.items() if long_option(word, o)), "")
+            takes_next = "=" not in word and bool(letter) and letter in valued
+            value = word.partition("=")[2] if "=" in word else (
+                value_at(args, i + 1) if takes_next else None)
+            options.append((letter, value))
+            i += 1 + takes_next
         elif word.startswith("-") and len(word) > 1:
-            cut = next((k for k, c in enumerate(word[1:], 1) if c in _PSQL_VALUED), None)
-            if cut is not None:
-                option, value = word[cut], word[cut + 1:] or after
-                i += not word[cut + 1:]
+            short = short_value(args, i, valued, optional)
+            options += [(flag, None) for flag in short.flags] + [(short.letter, short.value)]
+            i = short.next
+        else:
+            i += 1
+    return options
+
+
+def _psql(name: str, args: list[str]) -> str | None:
+    """Read psql (and usql): ``-c`` commands, ``-f`` files, ``-o |cmd``, standard input.
+
+    ``-l`` lists the databases and ends, but opens ``-o '|cmd'`` first: every option is read.
+    """
+    options = _client_options(args, _PSQL_LONG, _PSQL_VALUED)
+    if options is None:
+        return None
+    given = False
+    for option, value in options:
         if option == "c":
-            if not _psql_command(value):
+            if not _psql_command(value or ""):
                 return f"{name} runs a meta-command or SQL that may run a program (\\!, PROGRAM …)"
             given = True
         elif option == "f":
             return f"{name} -f runs the commands of a file the rules do not read"
-        elif option == "o" and value.lstrip().startswith("|"):
+        elif option == "o" and (value or "").lstrip().startswith("|"):
             return f"{name} -o pipes its output to a command the rules do not read"
+        given = given or option == "l"
     if not given:
         return f"{name} runs the commands it reads from its standard input (one may be \\!)"
     return None
@@ -247,30 +267,15 @@ def _mysql_runs(text: str) -> bool:
 
 def _mysql(name: str, args: list[str]) -> str | None:
     """Read mysql, mariadb: ``-e`` statements, ``--pager``, standard input."""
+    options = _client_options(args, {"--execute": "e", "--pager": "pager"}, _MYSQL_VALUED, "p")
+    if options is None:
+        return None
     given = False
-    i = 0
-    while i < len(args):
-        word, after = args[i], args[i + 1] if i + 1 < len(args) else ""
-        i += 1
-        if word in ("--version", "-V", "--help", "-?"):
-            return None
-        value: str | None = None
-        if long_option(word, "--execute"):
-            value = word.partition("=")[2] if "=" in word else after
-            i += "=" not in word
-        elif long_option(word, "--pager") and "=" in word:
+    for option, value in options:
+        if option == "pager" and value is not None:
             return f"{name} --pager runs a command the rules do not read"
-        elif word.startswith("-") and not word.startswith("--") and len(word) > 1:
-            for k, letter in enumerate(word[1:], 1):
-                if letter == "p":
-                    break  # -pPASSWORD: the rest is the password
-                if letter in _MYSQL_VALUED:
-                    rest = word[k + 1:]
-                    i += not rest
-                    value = (rest or after) if letter == "e" else None
-                    break
-        if value is not None:
-            if _mysql_runs(value):
+        if option == "e":
+            if _mysql_runs(value or ""):
                 return f"{name} runs a client command that may run a program (system, \\! …)"
             given = True
     if not given:

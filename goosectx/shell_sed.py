@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from goosectx.shell_options import long_option
+from goosectx.shell_options import long_option, short_value
 
 _BARE = frozenset("=dDgGhHnNpPxzF")
 """Commands without an argument."""
@@ -225,11 +225,11 @@ def sed_script(args: list[str]) -> str | None:
     i = 0
     while i < len(args):
         word, after = args[i], args[i + 1] if i + 1 < len(args) else ""
-        i += 1
         if word == "--":
-            operands += args[i:]
+            operands += args[i + 1:]
             break
         if word.startswith("--"):
+            i += 1
             if long_option(word, "--sandbox"):
                 return None
             valued = next((o for o in _LONG_VALUED if long_option(word, o)), None)
@@ -241,16 +241,12 @@ def sed_script(args: list[str]) -> str | None:
             continue
         if not word.startswith("-") or word == "-":
             operands.append(word)
+            i += 1
             continue
-        for k, letter in enumerate(word[1:], 1):
-            if letter == "i":
-                break  # -i[SUFFIX]: the rest of the word is the suffix
-            if letter in "efl":
-                value = word[k + 1:] or after
-                i += not word[k + 1:]
-                scripts += [value] if letter == "e" else []
-                files = files or letter == "f"
-                break
+        short = short_value(args, i, "efl", "i")  # -i[SUFFIX]: the rest of the word is the suffix
+        i = short.next
+        scripts += [short.value or ""] if short.letter == "e" else []
+        files = files or short.letter == "f"
     if not scripts and not files and operands:
         scripts = operands[:1]
     return "\n".join(scripts) if scripts else None
