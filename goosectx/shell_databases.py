@@ -19,6 +19,7 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from goosectx.shell_options import long_option, short_value, value_at
 
@@ -61,69 +62,72 @@ def _sqlite_command(text: str, safe: frozenset[str] = _DOT_SAFE) -> bool:
     return _SQL_RUNS.search(text) is None
 
 
-def _sqlite(args: list[str]) -> str | None:
+# -- duckdb -------------------------------------------------------------------------------
+_DUCK_SAFE = _DOT_SAFE - {"dbinfo", "lint", "sha3sum", "stats"} | {
+    "maxrows", "maxwidth", "columns", "rows", "highlight"}
+"""duckdb's dot-commands that run nothing (not ``.shell``/``.sh``/``.system``/``.read`` …)."""
+
+
+# -- sqlite3 and duckdb: one walk ---------------------------------------------------------
+class _DotShell(NamedTuple):
+    """How a shell of the sqlite3 kind (sqlite3, duckdb) takes its options."""
+
+    name: str
+    safe: frozenset[str]
+    """Its dot-commands that run nothing."""
+    examples: str
+    """The dot-commands that run a program, for the reason (``.shell, .system``)."""
+    commands: frozenset[str]
+    """Options whose value is a command (``-cmd``, duckdb's ``-c``)."""
+    ending: frozenset[str]
+    """Of those, the ones after which it reads no standard input (duckdb's ``-c``/``-s``)."""
+    files: frozenset[str]
+    """Options that run the commands of a file (``-init``)."""
+    valued: frozenset[str]
+    pairs: frozenset[str] = frozenset()
+    """Options that take two values (sqlite3's ``-heap SIZE N``)."""
+    safe_mode: bool = False
+    """``-safe`` turns off every command that runs a program, unless ``-nonce`` is given."""
+
+
+_SQLITE = _DotShell("sqlite3", _DOT_SAFE, ".shell, .system", frozenset({"cmd"}), frozenset(),
+                    frozenset({"init"}), _SQLITE_VALUED, _SQLITE_PAIRS, safe_mode=True)
+_DUCKDB = _DotShell("duckdb", _DUCK_SAFE, ".shell, .sh", frozenset({"c", "s", "cmd"}),
+                    frozenset({"c", "s"}), frozenset({"f", "init"}),
+                    frozenset({"newline", "nullvalue", "separator", "storage-version"}))
+
+
+def _dot_shell(shell: _DotShell, args: list[str]) -> str | None:
+    """Read sqlite3 or duckdb: command options, the operands after the database, stdin."""
     operands: list[str] = []
     options: set[str] = set()
     i = 0
     while i < len(args):
         word = args[i]
         option = word.lstrip("-")
-        if word.startswith("-") and len(word) > 1:
-            options.add(option)
-            if option in ("version", "help"):
-                return None
-            if option == "init":
-                return "sqlite3 -init runs the commands of a file the rules do not read"
-            if option == "cmd" and not _sqlite_command(args[i + 1] if i + 1 < len(args) else ""):
-                return "sqlite3 -cmd runs a command the rules do not read (.shell, .system …)"
-            i += 3 if option in _SQLITE_PAIRS else 2 if option in _SQLITE_VALUED else 1
+        if not word.startswith("-") or len(word) == 1:
+            operands.append(word)
+            i += 1
             continue
-        operands.append(word)
-        i += 1
-    if "safe" in options and "nonce" not in options:
+        options.add(option)
+        if option in ("version", "help"):
+            return None
+        if option in shell.files:
+            return f"{shell.name} -{option} runs the commands of a file the rules do not read"
+        if option in shell.commands and not _sqlite_command(value_at(args, i + 1) or "",
+                                                             shell.safe):
+            return (f"{shell.name} -{option} runs a command the rules do not read "
+                    f"({shell.examples} …)")
+        i += (3 if option in shell.pairs else
+              2 if option in shell.valued | shell.commands else 1)
+    if shell.safe_mode and "safe" in options and "nonce" not in options:
         return None  # safe mode: no .shell, .system, .load, edit() … (.nonce X lifts it)
     commands = operands[1:]  # after the database
-    if not commands:
-        return "sqlite3 runs the commands it reads from its standard input"
-    if not all(_sqlite_command(c) for c in commands):
-        return "sqlite3 runs a dot-command or function that may run a program (.shell, .system …)"
-    return None
-
-
-# -- duckdb -------------------------------------------------------------------------------
-_DUCK_SAFE = _DOT_SAFE - {"dbinfo", "lint", "sha3sum", "stats"} | {
-    "maxrows", "maxwidth", "columns", "rows", "highlight"}
-"""duckdb's dot-commands that run nothing (not ``.shell``/``.sh``/``.system``/``.read`` …)."""
-_DUCK_COMMANDS = frozenset({"c", "s", "cmd"})
-_DUCK_VALUED = frozenset({"newline", "nullvalue", "separator", "storage-version"})
-
-
-def _duckdb(args: list[str]) -> str | None:
-    """Read duckdb: ``-c``/``-s``/``-cmd`` commands and the operands after the database."""
-    operands: list[str] = []
-    given = False  # -c / -s: it runs them and ends, reading no standard input
-    i = 0
-    while i < len(args):
-        word, option = args[i], args[i].lstrip("-")
-        value = args[i + 1] if i + 1 < len(args) else ""
-        if word.startswith("-") and len(word) > 1:
-            if option in ("version", "help"):
-                return None
-            if option in ("f", "init"):
-                return f"duckdb -{option} runs the commands of a file the rules do not read"
-            if option in _DUCK_COMMANDS:
-                if not _sqlite_command(value, _DUCK_SAFE):
-                    return "duckdb runs a dot-command that may run a program (.shell, .sh …)"
-                given = given or option != "cmd"
-            i += 2 if option in _DUCK_COMMANDS | _DUCK_VALUED else 1
-            continue
-        operands.append(word)
-        i += 1
-    commands = operands[1:]
-    if not commands and not given:
-        return "duckdb runs the commands it reads from its standard input"
-    if not all(_sqlite_command(c, _DUCK_SAFE) for c in commands):
-        return "duckdb runs a dot-command that may run a program (.shell, .sh …)"
+    if not commands and not options & shell.ending:
+        return f"{shell.name} runs the commands it reads from its standard input"
+    if not all(_sqlite_command(c, shell.safe) for c in commands):
+        return (f"{shell.name} runs a dot-command or function that may run a program "
+                f"({shell.examples} …)")
     return None
 
 
@@ -291,9 +295,9 @@ def database_commands(name: str, args: list[str]) -> str | None:
     sqlite3 does: asked about.
     """
     if name in ("sqlite", "sqlite3"):
-        return _sqlite(args)
+        return _dot_shell(_SQLITE, args)
     if name == "duckdb":
-        return _duckdb(args)
+        return _dot_shell(_DUCKDB, args)
     if name in ("psql", "usql"):
         return _psql(name, args)
     return _mysql(name, args)
