@@ -1,18 +1,21 @@
-"""Inline code that runs a command or code it computes, by interpreter, for permission rules.
+r"""Inline code that runs a command or code it computes, by interpreter, for permission rules.
 
 docs/architecture.md §4, clause 2 of the one approval decision: part of how
 :func:`goosectx.shell_runners.code_runs` reads an interpreter's inline code. Beyond the calls
 every language shares (``system``, ``exec``, backticks …), each language has its own ways
 to start a program or to run code it builds at run time, which the rules cannot read: perl's
 piped ``open`` (``open(F, "|rm x")``, ``open my $f, "-|", "rm", "x"``, ``IO::File``),
-``IO::Pipe``, ``readpipe``, a string ``eval`` and ``s///ee``; node's ``eval``, ``new
-Function``, the ``vm`` module, a ``require``/``import()`` of a name it computes and a call of
-a member it names by a computed key (``globalThis["ev" + "al"](…)``); python's ``eval``,
-``compile``, an ``__import__`` of a computed name, ``builtins``, a ``getattr`` of a computed
-name, ``os.posix_spawn`` and asyncio's ``create_subprocess_*``; ruby's ``open("|cmd")``;
-ruby's, php's and lua's ``eval``/``load``; in any code but perl's (awk's too) a pipe to a
-string (``print | "sort"``). :func:`runs_in_language` finds them, so a shell deny or ask rule
-asks about the command. What the command text shows, not a sandbox.
+``IO::Pipe``, ``readpipe``, a string ``eval``, ``s///ee``, ``do FILE`` and a ``require`` of
+a file; node's ``eval`` or ``Function`` in any spelling JavaScript allows (so any mention of
+them, of ``constructor``, ``Reflect`` or ``globalThis``, any ``\u`` escape), the ``vm``
+module, a ``require``/``import()`` of a name it computes and a call of a member it names by a
+computed key (``f[k](…)``); python's ``eval``, ``compile``, an ``__import__`` of a computed
+name, ``builtins``, a ``getattr`` of a name not written out, ``os.posix_spawn`` and
+asyncio's ``create_subprocess_*``; ruby's ``open("|cmd")``; ruby's, php's and lua's
+``eval``/``load``; in any code but perl's (awk's too) a pipe to a string (``print |
+"sort"``). :func:`runs_in_language` finds them, so a shell deny or ask rule asks about the
+command. Every pattern is linear in the code's length (no backtracking over nested repeats).
+What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
