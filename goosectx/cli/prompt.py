@@ -239,13 +239,15 @@ class InputHistory(FileHistory):
         """Replace the file, atomically and private (0600), with its secrets redacted.
 
         Only the entries holding one change; every other byte (timestamps, entries that are
-        not UTF-8) is kept as it was. Silent: the file now holds what the up arrow already
-        showed (raises OSError).
+        not UTF-8) is kept as it was; a file that grew meanwhile (another REPL appended) is left
+        for the next start. Silent: the file now holds what the up arrow already showed
+        (raises OSError).
         """
         from goosectx.file_journal import write_private
 
         path = Path(os.path.realpath(self.path))  # a symlinked history: its target
-        lines = list(io.BytesIO(path.read_bytes()))  # split on b"\n" alone, as FileHistory does
+        data = path.read_bytes()
+        lines = list(io.BytesIO(data))  # split on b"\n" alone, as FileHistory does
         out: list[bytes] = []
         entry: list[bytes] = []
         changed = False
@@ -264,7 +266,7 @@ class InputHistory(FileHistory):
                 out += entry
                 entry = []
             out.append(line)
-        if changed:
+        if changed and path.stat().st_size == len(data):  # else another REPL appended: later
             write_private(path, b"".join(out))
 
     def store_string(self, string: str) -> None:
