@@ -223,10 +223,14 @@ class Agent(AgentTools):
 
     # -- the loop --------------------------------------------------------------------------
     def _complete(self, message: Message) -> Iterator[Event]:
-        if message.role == "assistant":  # (a cancel keeps the streamed text: redacted too)
-            message = redacted_reply(message, self.redact)
         self.session.conversation.append(message)
         yield MessageCompleted(message)
+
+    def _complete_redacted(self, message: Message) -> Iterator[Event]:
+        """:meth:`_complete` of what a cancel keeps of the streamed answer, redacted."""
+        if message.role == "assistant":
+            message = redacted_reply(message, self.redact)
+        yield from self._complete(message)
 
     def _run_turn(self, user_input: str, turn: Turn, parts: tuple[Part, ...],
                   sent: Message | None) -> Iterator[Event]:
@@ -326,4 +330,4 @@ class Agent(AgentTools):
         """
         if turn.cancel_text == CANCELLED_TEXT:
             turn.cancel_text = cancelled_text(self.stopped_by())
-        yield from close_cancelled(turn, self._complete, finish=finish, error=error)
+        yield from close_cancelled(turn, self._complete_redacted, finish=finish, error=error)

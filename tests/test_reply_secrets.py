@@ -9,6 +9,7 @@ stored, exported or sent back.
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,32 @@ def test_a_key_in_the_models_reply_is_stored_exported_and_sent_back_redacted(
     answers = [p for m in messages for p in m["content"] if p["type"] == "tool_response"]
     assert [c["id"] for c in calls] == [a["id"] for a in answers]  # still pairs
     assert calls[0]["name"] == "nosuch_REDACTED"  # a name a provider takes
+
+
+def test_a_key_in_an_answer_a_cancel_cut_short_is_kept_redacted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_harness import make_harness
+
+    from goosectx.config import Settings
+    from goosectx.events import Event, MessageDelta
+    from goosectx.providers.scripted import ScriptedProvider, ScriptedReply
+
+    key = "deploy-Q7vX2mK9pL4sR6yH1zz"
+    monkeypatch.setenv("DEPLOY_TOKEN", key)
+    provider = ScriptedProvider([ScriptedReply(text=f"the key is {key} " + "word " * 200,
+                                               chunk_chars=10), "ok"])
+    h = make_harness(tmp_path, Settings(data_dir=tmp_path / "data"), provider=provider)
+    cancel = threading.Event()
+    seen: list[str] = []
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, MessageDelta):
+            seen.append(event.text)
+            if len("".join(seen)) > 60:
+                cancel.set()
+
+    h.turn("hi", on_event=on_event, cancel=cancel)
+    h.turn("go on")
+    kept = h.stored()[1]
+    assert kept.metadata.cancelled and kept.text.startswith("the key is [REDACTED] word")
+    assert key not in json.dumps([m.text for m in provider.requests[-1].messages])
