@@ -49,7 +49,8 @@ SUBCOMMAND_RUNNERS = {
     "pipx": ("run",), "mise": ("exec", "x"), "asdf": ("exec",), "pixi": ("run", "exec"),
     "tox": ("exec",), "devbox": ("run",), "docker-compose": ("exec", "run"),
     "podman-compose": ("exec", "run"), "op": ("run",), "aws-vault": ("exec",),
-    "dotenvx": ("run",), "perf": ("stat", "record", "trace"), "rr": ("record",), "ip": ("exec",)}
+    "dotenvx": ("run",), "perf": ("stat", "record", "trace", "ftrace", "iostat"),
+    "rr": ("record",), "ip": ("exec",)}
 """Tools whose subcommand runs a command: only after it (``docker rm box`` runs no ``rm``,
 ``uv run rm x`` does)."""
 RUNNERS = frozenset({

@@ -26,7 +26,7 @@ WRAPPERS: dict[str, tuple[str, int]] = {
     "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("wE", 1),
     "busybox": ("", 0), "toybox": ("", 0), "jobs": ("", 0), "systemd-run": ("upEHMC", 0),
     "proxychains4": ("f", 0), "tsocks": ("", 0), "nocache": ("", 0), "eatmydata": ("", 0),
-    "ifne": ("", 0),
+    "ifne": ("", 0), "ssh-agent": ("aEOPt", 0), "logsave": ("", 1),
 }
 OPTIONAL_VALUES = {"sudo": "h", "xargs": "eil", "watch": "d"}
 """Wrappers' options whose value is optional: the rest of their word only (``xargs -iX``,
