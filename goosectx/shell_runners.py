@@ -30,6 +30,7 @@ from goosectx.shell_options import (
     short_value,
     value_at,
 )
+from goosectx.shell_packages import apt_options
 from goosectx.shell_pagers import man_lines, pager_keys
 from goosectx.shell_scripts import runs_in_language
 from goosectx.shell_sed import sed_runs, sed_script
@@ -340,7 +341,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     """
     if name == "git" and (why := git_hidden(args)):
         return why
-    if why := pager_keys(name, args) or transfer_commands(name, args, fed):  # less '+!cmd' f
+    if why := pager_keys(name, args) or transfer_commands(name, args, fed) or apt_options(
+            name, args):  # less '+!cmd' f; apt-get -o APT::Update::Pre-Invoke::=…
         return why
     if name == "env" and any(re.search(r"[\\$]", s) for s, _after in env_split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"
