@@ -5,7 +5,8 @@ docs/architecture.md §4, clause 2 of the one approval decision: part of how
 is clear the command is read like ``sh -c``'s (:func:`started_commands`): ``find … -exec CMD
 ;``, every ``fd … -x CMD`` / ``-X CMD`` (``--exec``, ``--exec-batch``), what a terminal
 multiplexer starts (tmux, screen, dtach, abduco, zellij: :mod:`goosectx.shell_terminals`), and
-the string of ``env -S STRING ARGS…`` (:func:`env_split_line`). What such a program would run
+the string of ``env -S STRING ARGS…`` (:func:`env_split_line`), and the command of ``cmake -E
+env|time|chdir``. What such a program would run
 from text the rules cannot read makes the command unreadable (asked about under shell deny/ask
 rules): keys typed into a session, tmux or screen commands, an expect script
 (``expect -c 'spawn …'``, or one read from standard input), and ``make --eval`` / ``-E`` recipe
@@ -60,6 +61,28 @@ def started_commands(name: str, args: list[str], fed: bool = True,
         return terminal_commands(name, args, computed or [])
     if name == "expect":
         return _expect(args, fed)
+    if name == "cmake":
+        return _cmake(args, fed)
+    return Started()
+
+
+_CMAKE_RUNS = {"env": 1, "time": 2, "chdir": 3}
+"""``cmake -E`` commands that run a command: where it starts (``env`` is read as env)."""
+
+
+def _cmake(args: list[str], fed: bool) -> Started:
+    """``cmake -E env|time|chdir DIR CMD…`` runs CMD; ``cmake -P FILE`` runs a script file.
+
+    ``env [--unset=NAME] [NAME=VALUE] [--] CMD`` is read like env's; a script file is not read
+    either way (as ``bash script.sh``), unless it may be standard input or a pipe.
+    """
+    at = args.index("-E") + 1 if "-E" in args else len(args)
+    if at < len(args) and args[at] in _CMAKE_RUNS:
+        return Started(slices=[(at + _CMAKE_RUNS[args[at]] - 1, len(args))])
+    for i, word in enumerate(args):
+        if word.startswith("-P") and reads_stdin(word[2:] or value_at(args, i + 1) or "", fed):
+            return Started(unreadable="cmake -P runs a script it reads from its standard input "
+                                      "or a path the rules cannot see is a file")
     return Started()
 
 
