@@ -53,6 +53,7 @@ from goosectx.shell_runners import (
 )
 from goosectx.shell_subcommands import subcommand_forms
 from goosectx.shell_unchecked import unchecked
+from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_wrappers import runs_given_command
 
 __all__ = ["PermissionRules", "RuleMatch", "match_rules", "parse_permissions",
@@ -321,7 +322,7 @@ RUNS_ANYTHING = frozenset({
     "xargs", "eval", "exec", "command", "builtin", "nohup", "nice", "ionice", "time", "timeout",
     "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "systemd-run", "nix-shell",
     "npx", "bunx", "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script",
-    "parallel", "trap", "fc", "bind", "jobs", "toybox", "find", "fd", "fdfind", "rg",
+    "parallel", "trap", "fc", "bind", "jobs", "toybox", "find", "fd", "fdfind", "rg", *WRAPPERS,
 }) | SHELLS | COMMAND_LANGUAGES | MULTICALL | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
 """Programs that run whatever their arguments say: no command-prefix rule is offered for them.
 

@@ -20,7 +20,7 @@ from goosectx.shell_options import short_value
 
 _VALUED = {"scp": "cDFiJloPSX", "sftp": "BbcDFiJloPRSs"}
 """scp's and sftp's short options that take a value (``-P 22``, ``-S PROG``, ``-b FILE``)."""
-_SSH_COMMANDS = ("proxycommand", "localcommand", "knownhostscommand")
+_SSH_COMMANDS = ("proxycommand", "localcommand", "knownhostscommand", "remotecommand")
 
 
 def ssh_option_command(value: str) -> str | None:

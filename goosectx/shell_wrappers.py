@@ -24,6 +24,7 @@ import shlex
 from collections.abc import Iterator
 
 from goosectx.shell_builtins import reads_stdin
+from goosectx.shell_multicall import LOADER
 from goosectx.shell_options import ENV_VALUED, long_option, value_at
 from goosectx.shell_terminals import TERMINALS, Started, terminal_commands
 from goosectx.shell_words import ASSIGNMENT_WORD, Word
@@ -174,9 +175,10 @@ def _rg(args: list[str]) -> Started:
 
 
 def runs_given_command(name: str, args: list[str]) -> bool:
-    """True when ``name`` runs a command given in ``args`` (:func:`started_commands`)."""
+    """True when ``name`` runs a command given in ``args`` (:func:`started_commands`, ld.so)."""
     found = started_commands(name, args)
-    return name in STARTERS or bool(found.lines or found.slices or found.unreadable)
+    return name in STARTERS or LOADER.fullmatch(name) is not None or bool(
+        found.lines or found.slices or found.unreadable)
 
 
 def _exec_slices(args: list[str]) -> list[tuple[int, int]]:
