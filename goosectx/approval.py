@@ -29,6 +29,7 @@ from goosectx.read_target import JudgedFile, judge
 from goosectx.sensitive import (
     expand_user,
     hard_linked,
+    hard_links_why,
     hidden_target,
     outside,
     read_paths,
@@ -243,8 +244,7 @@ def _read_why(ctx: ApprovalContext, path: Path) -> str | None:
     if outside(path if judged is None else judged.real, ctx.working_dir):
         return f"{path} is outside the project"
     if hard_linked(path) if judged is None else judged.links > 1:
-        return (f"{path} has other hard links, which may be outside the project (`ln "
-                "~/secret notes.txt`)")
+        return hard_links_why(str(path))
     return None
 
 

@@ -34,7 +34,7 @@ from goosectx.config_values import (
 )
 from goosectx.errors import ConfigError
 from goosectx.extension_settings import ExtensionSettings, apply_extension_settings
-from goosectx.permissions import PermissionRules, parse_permissions
+from goosectx.permission_rules import PermissionRules, parse_permissions
 
 # The value parsers live in goosectx/config_values.py; callers import them from here too.
 __all__ = [

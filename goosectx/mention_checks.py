@@ -18,7 +18,7 @@ from pathlib import Path
 
 from goosectx.permissions import PermissionRules, match_rules
 from goosectx.read_target import JudgedFile
-from goosectx.sensitive import is_sensitive, resolve, symlinked_outside
+from goosectx.sensitive import hard_links_why, is_sensitive, resolve, symlinked_outside
 
 
 def refusal(judged: JudgedFile, shown: str, working_dir: Path, *,
@@ -51,8 +51,8 @@ def refusal(judged: JudgedFile, shown: str, working_dir: Path, *,
         return (f"@{shown} is a directory — not attached; mention the files in it (Tab "
                 "completes)")
     if judged.links > 1:
-        return (f"@{shown} has other hard links, which may be outside the project (`ln "
-                "~/secret notes.txt`) — not attached; paste what the model needs instead")
+        return (f"{hard_links_why('@' + shown)} — not attached; paste what the model needs "
+                "instead")
     return None
 
 

@@ -35,10 +35,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from goosectx.config_values import fail, top_level_key_error
-from goosectx.errors import ConfigError
+from goosectx.permission_rules import (
+    BUILTIN_TOOLS,
+    PermissionRules,
+    RuleKind,
+    parse_permissions,
+    parse_rule,
+)
 from goosectx.sensitive import rule_paths
 from goosectx.shell_builtins import SHELLS, builtin_lines
 from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
@@ -56,71 +61,9 @@ from goosectx.shell_unchecked import unchecked
 from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_wrappers import runs_given_command
 
-__all__ = ["PermissionRules", "RuleMatch", "match_rules", "parse_permissions",
-           "rules_for_no_tool", "shell_parts", "suggested_rule"]
-
-RuleKind = Literal["allow", "ask", "deny"]
-
-_RULE = re.compile(r"^\s*([^()\s]+)\s*(?:\((.*)\))?\s*$", re.S)
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionRules:
-    """Permission rules: patterns such as ``shell(git status*)``.
-
-    Deny wins over ask over allow, and all win over the approval mode.
-    """
-
-    allow: tuple[str, ...] = ()
-    ask: tuple[str, ...] = ()
-    deny: tuple[str, ...] = ()
-
-    def plus(self, kind: RuleKind, rule: str) -> PermissionRules:
-        """These rules with ``rule`` added to ``kind`` (no duplicate)."""
-        current = getattr(self, kind)
-        if rule in current:
-            return self
-        values = {"allow": self.allow, "ask": self.ask, "deny": self.deny}
-        values[kind] = (*current, rule)
-        return PermissionRules(**values)
-
-    def merged(self, other: PermissionRules) -> PermissionRules:
-        """These rules and ``other``'s together."""
-        return PermissionRules(_union(self.allow, other.allow), _union(self.ask, other.ask),
-                               _union(self.deny, other.deny))
-
-    def __bool__(self) -> bool:
-        return bool(self.allow or self.ask or self.deny)
-
-
-def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
-    return a + tuple(x for x in b if x not in a)
-
-
-def parse_rule(rule: str) -> tuple[str, str | None]:
-    """``(tool glob, spec or None)`` of a rule.
-
-    Raises:
-        ValueError: not ``TOOL`` or ``TOOL(SPEC)``.
-    """
-    match = _RULE.match(rule)
-    if match is None or not rule.strip():
-        raise ValueError(f"permission rule {rule!r} is not TOOL or TOOL(PATTERN), "
-                         "e.g. shell(git status*)")
-    name, spec = match.group(1), match.group(2)
-    if not any(c in name for c in "*?[") and "__" not in name and name not in BUILTIN_TOOLS:
-        raise ValueError(f"permission rule {rule!r} names no tool: the built-in tools are "
-                         f"{', '.join(BUILTIN_TOOLS)} (an extension's are NAME__TOOL)")
-    if spec is not None and not spec.strip():
-        raise ValueError(f"permission rule {rule!r} has an empty pattern, which matches "
-                         f"nothing: write {name} for every call, or {name}(PATTERN)")
-    return name, spec
-
-
-BUILTIN_TOOLS = ("shell", "text_editor", "tree")
-"""The built-in tools' names (``tools/builtin.py``): a rule naming another tool without a
-wildcard or an extension's ``NAME__`` would never match anything (a typo such as ``Shell``)."""
-
+__all__ = ["BUILTIN_TOOLS", "PermissionRules", "RuleKind", "RuleMatch", "match_rules",
+           "parse_permissions", "parse_rule", "rules_for_no_tool", "shell_parts",
+           "suggested_rule"]
 
 def rules_for_no_tool(rules: PermissionRules, extensions: Iterable[str]) -> list[str]:
     """A one-line warning for each rule whose TOOL part matches no known tool.
@@ -368,30 +311,3 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
         inner = suggested_rule(tool_name, {"command": arguments["command"].split(None, 2)[2]})
         return None if inner is None else f"shell({' '.join(keep)} {inner[len('shell('):]}"
     return f"shell({' '.join(keep)}*)"
-
-
-def parse_permissions(where: str, raw: object) -> PermissionRules:
-    """``{"allow": [...], "ask": [...], "deny": [...]}`` → :class:`PermissionRules`.
-
-    Raises:
-        ConfigError: not a table, an unknown key, not a list of strings, or a malformed rule.
-    """
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where} must be a table with allow / ask / deny lists")
-    unknown = set(raw) - {"allow", "ask", "deny"}
-    if unknown:
-        key = sorted(unknown)[0]
-        raise top_level_key_error(f"{where}: ", "[permissions]", key) or ConfigError(
-            f"{where}: unknown key {key!r}", "valid keys: allow, ask, deny")
-    lists: dict[str, tuple[str, ...]] = {}
-    for kind in ("allow", "ask", "deny"):
-        value = raw.get(kind, [])
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise fail(f"{kind} in {where}", value, "a list of rules like 'shell(git status*)'")
-        for rule in value:
-            try:
-                parse_rule(rule)
-            except ValueError as exc:
-                raise ConfigError(f"{where}: {exc}") from None
-        lists[kind] = tuple(value)
-    return PermissionRules(**lists)

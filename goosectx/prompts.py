@@ -28,7 +28,7 @@ from datetime import date
 from pathlib import Path
 
 from goosectx.config import ApprovalMode
-from goosectx.sensitive import resolve, sensitive_below
+from goosectx.sensitive import hard_links_why, resolve, sensitive_below
 
 INSTRUCTION_FILES = (".goosehints", "AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTION_FILE_CHARS = 50_000
@@ -194,8 +194,9 @@ def _why_not(path: Path, root: Path, owners: frozenset[int] | None) -> str:
     return _owner_problem(real, "it", owners)
 
 
-LINKED_WHY = ("it has other hard links, which may be outside the project (as `ln ~/.ssh/id_rsa "
-              "AGENTS.md` makes); copy the file in if it should be read")
+COPY_IT_IN = "copy the file in if it should be read"
+"""The fix a project file skipped for its other hard links names (command files too)."""
+LINKED_WHY = f"{hard_links_why('it', '~/.ssh/id_rsa AGENTS.md')}; {COPY_IT_IN}"
 """Why an instruction file with hard links other than the instruction files found is skipped."""
 
 

@@ -6,6 +6,7 @@ a scripted provider.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from goosectx.agent import Agent
@@ -57,21 +58,40 @@ def build_agent(
     source = None
     tool_context = make_tool_context(settings, session.working_dir)
     if extensions is not None:
-        from goosectx.extensions.config import secret_values
         from goosectx.extensions.source import ExtensionToolSource
-        from goosectx.redaction import redact
 
         source = ExtensionToolSource(extensions, settings.extensions.tool_budget_ratio)
-        # Values given to servers (envs, env_keys, headers) are secrets: never stored. Read
-        # at every call, so an extension added later (/extension add) is covered too.
-        base = tool_context.redact
-        tool_context.redact = lambda text: redact(
-            base(text), secret_values(extensions.configs.values()))
+        tool_context.redact = _with_extension_secrets(tool_context.redact, extensions)
     return Agent(
         session, settings, provider=provider, tools=default_registry(), approve=approve,
         mode=mode, context=context, tool_context=tool_context, interactive=interactive,
         tool_source=source,
     )
+
+
+def _with_extension_secrets(base: Callable[[str], str], extensions: ExtensionManager
+                            ) -> Callable[[str], str]:
+    """``base`` followed by the redaction of the values given to the servers.
+
+    Those values (``envs``, ``headers``, ``env_keys``' variables now) are secrets: never stored.
+    They are read at every call, so an extension added later (``/extension add``) or a
+    variable set again is covered too; the :class:`~goosectx.redaction.Redactor` (a regex of
+    every encoding of every value) is made again only when they changed, not per output.
+    """
+    from goosectx import redaction
+    from goosectx.extensions.config import secret_values
+
+    made: list[tuple[tuple[str, ...], redaction.Redactor]] = []  # the last one made
+
+    def redact(text: str) -> str:
+        values = tuple(secret_values(extensions.configs.values()))
+        last = made[-1] if made else None
+        if last is None or last[0] != values:
+            last = (values, redaction.Redactor(values))
+            made[:] = [last]
+        return last[1](base(text))
+
+    return redact
 
 
 def build_provider(settings: Settings, model: str) -> Provider:

@@ -234,6 +234,16 @@ def hard_linked(path: Path) -> bool:
     return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
 
 
+def hard_links_why(name: str, example: str = "~/secret notes.txt") -> str:
+    """Why a file with other names (:func:`hard_linked`) is not read as in the project.
+
+    ``NAME has other hard links, which may be outside the project (`ln EXAMPLE`)``: the one
+    wording of the approval question, an ``@`` mention's notice and a skipped project file's
+    warning (``example``: how such a link is made, ``ln ~/.ssh/id_rsa AGENTS.md``).
+    """
+    return f"{name} has other hard links, which may be outside the project (`ln {example}`)"
+
+
 def hidden_target(tool_name: str, arguments: Mapping[str, Any],
                   working_dir: Path) -> Path | None:
     """Where a ``text_editor`` edit really writes, when a symlink leads it outside the project.

@@ -19,8 +19,9 @@ Core module: no printing.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-from goosectx.shell_options import long_option
+from goosectx.shell_options import long_option, short_value, value_at
 
 COMPUTED = "\0"
 """Ends the value of a word bash computes (``-ex "$CMD"``, ``sqlite3 db "$SQL"``): a command
@@ -37,10 +38,11 @@ _DOT_SAFE = frozenset({
     "version", "timeout", "lint", "limit", "sha3sum"})
 """sqlite3's dot-commands that run no program and read or write no other file (not
 ``.shell``/``.system``/``.output``/``.once``/``.import``/``.load``/``.read``/``.open`` …)."""
-_SQL_RUNS = re.compile(r"\b(?:edit|load_extension)\s*\(", re.IGNORECASE)
-"""SQL functions of the sqlite3 shell that start a program or load code."""
+_SQL_RUNS = re.compile(r"(?<![^\W_])(?:edit|load_extension)(?![^\W_])", re.IGNORECASE)
+"""SQL functions of the sqlite3 shell that start a program or load code: the name anywhere,
+as SQL can call it past a comment or quoted (``edit/**/(…)``, ``"edit"(…)``, ``[edit](…)``)."""
 _SQLITE_VALUED = frozenset({"cmd", "init", "separator", "newline", "nullvalue", "vfs", "mmap",
-                            "maxsize", "escape"})
+                            "maxsize", "escape", "nonce", "threadsafe"})
 _SQLITE_PAIRS = frozenset({"heap", "lookaside", "pagecache"})
 
 
@@ -60,67 +62,72 @@ def _sqlite_command(text: str, safe: frozenset[str] = _DOT_SAFE) -> bool:
     return _SQL_RUNS.search(text) is None
 
 
-def _sqlite(args: list[str]) -> str | None:
-    operands: list[str] = []
-    i = 0
-    while i < len(args):
-        word = args[i]
-        option = word.lstrip("-")
-        if word.startswith("-") and len(word) > 1:
-            if option == "safe":
-                return None  # safe mode: no .shell, .system, .load, edit() …
-            if option in ("version", "help"):
-                return None
-            if option == "init":
-                return "sqlite3 -init runs the commands of a file the rules do not read"
-            if option == "cmd" and not _sqlite_command(args[i + 1] if i + 1 < len(args) else ""):
-                return "sqlite3 -cmd runs a command the rules do not read (.shell, .system …)"
-            i += 3 if option in _SQLITE_PAIRS else 2 if option in _SQLITE_VALUED else 1
-            continue
-        operands.append(word)
-        i += 1
-    commands = operands[1:]  # after the database
-    if not commands:
-        return "sqlite3 runs the commands it reads from its standard input"
-    if not all(_sqlite_command(c) for c in commands):
-        return "sqlite3 runs a dot-command or function that may run a program (.shell, .system …)"
-    return None
-
-
 # -- duckdb -------------------------------------------------------------------------------
 _DUCK_SAFE = _DOT_SAFE - {"dbinfo", "lint", "sha3sum", "stats"} | {
     "maxrows", "maxwidth", "columns", "rows", "highlight"}
 """duckdb's dot-commands that run nothing (not ``.shell``/``.sh``/``.system``/``.read`` …)."""
-_DUCK_COMMANDS = frozenset({"c", "s", "cmd"})
-_DUCK_VALUED = frozenset({"newline", "nullvalue", "separator", "storage-version"})
 
 
-def _duckdb(args: list[str]) -> str | None:
-    """Read duckdb: ``-c``/``-s``/``-cmd`` commands and the operands after the database."""
+# -- sqlite3 and duckdb: one walk ---------------------------------------------------------
+class _DotShell(NamedTuple):
+    """How a shell of the sqlite3 kind (sqlite3, duckdb) takes its options."""
+
+    name: str
+    safe: frozenset[str]
+    """Its dot-commands that run nothing."""
+    examples: str
+    """The dot-commands that run a program, for the reason (``.shell, .system``)."""
+    commands: frozenset[str]
+    """Options whose value is a command (``-cmd``, duckdb's ``-c``)."""
+    ending: frozenset[str]
+    """Of those, the ones after which it reads no standard input (duckdb's ``-c``/``-s``)."""
+    files: frozenset[str]
+    """Options that run the commands of a file (``-init``)."""
+    valued: frozenset[str]
+    pairs: frozenset[str] = frozenset()
+    """Options that take two values (sqlite3's ``-heap SIZE N``)."""
+    safe_mode: bool = False
+    """``-safe`` turns off every command that runs a program, unless ``-nonce`` is given."""
+
+
+_SQLITE = _DotShell("sqlite3", _DOT_SAFE, ".shell, .system", frozenset({"cmd"}), frozenset(),
+                    frozenset({"init"}), _SQLITE_VALUED, _SQLITE_PAIRS, safe_mode=True)
+_DUCKDB = _DotShell("duckdb", _DUCK_SAFE, ".shell, .sh", frozenset({"c", "s", "cmd"}),
+                    frozenset({"c", "s"}), frozenset({"f", "init"}),
+                    frozenset({"newline", "nullvalue", "separator", "storage-version"}))
+
+
+def _dot_shell(shell: _DotShell, args: list[str]) -> str | None:
+    """Read sqlite3 or duckdb: command options, the operands after the database, stdin."""
     operands: list[str] = []
-    given = False  # -c / -s: it runs them and ends, reading no standard input
+    options: set[str] = set()
     i = 0
     while i < len(args):
-        word, option = args[i], args[i].lstrip("-")
-        value = args[i + 1] if i + 1 < len(args) else ""
-        if word.startswith("-") and len(word) > 1:
-            if option in ("version", "help"):
-                return None
-            if option in ("f", "init"):
-                return f"duckdb -{option} runs the commands of a file the rules do not read"
-            if option in _DUCK_COMMANDS:
-                if not _sqlite_command(value, _DUCK_SAFE):
-                    return "duckdb runs a dot-command that may run a program (.shell, .sh …)"
-                given = given or option != "cmd"
-            i += 2 if option in _DUCK_COMMANDS | _DUCK_VALUED else 1
+        word = args[i]
+        option = word.lstrip("-")
+        if not word.startswith("-") or len(word) == 1:
+            operands.append(word)
+            i += 1
             continue
-        operands.append(word)
-        i += 1
-    commands = operands[1:]
-    if not commands and not given:
-        return "duckdb runs the commands it reads from its standard input"
-    if not all(_sqlite_command(c, _DUCK_SAFE) for c in commands):
-        return "duckdb runs a dot-command that may run a program (.shell, .sh …)"
+        options.add(option)
+        if option in ("version", "help"):
+            return None
+        if option in shell.files:
+            return f"{shell.name} -{option} runs the commands of a file the rules do not read"
+        if option in shell.commands and not _sqlite_command(value_at(args, i + 1) or "",
+                                                             shell.safe):
+            return (f"{shell.name} -{option} runs a command the rules do not read "
+                    f"({shell.examples} …)")
+        i += (3 if option in shell.pairs else
+              2 if option in shell.valued | shell.commands else 1)
+    if shell.safe_mode and "safe" in options and "nonce" not in options:
+        return None  # safe mode: no .shell, .system, .load, edit() … (.nonce X lifts it)
+    commands = operands[1:]  # after the database
+    if not commands and not options & shell.ending:
+        return f"{shell.name} runs the commands it reads from its standard input"
+    if not all(_sqlite_command(c, shell.safe) for c in commands):
+        return (f"{shell.name} runs a dot-command or function that may run a program "
+                f"({shell.examples} …)")
     return None
 
 
@@ -130,9 +137,10 @@ _PSQL_SAFE = re.compile(r"d[a-zA-Z]*[+S]*|l\+?|list\+?|conninfo|x|timing|q|quit|
 r"""psql meta-commands that run no program and read or write no file (not ``\!``, ``\o``,
 ``\g``, ``\w``, ``\copy``, ``\i``, ``\e``, ``\setenv`` …)."""
 _PSQL_VALUED = "cdfhpUvLoPFRT"
-_PSQL_LONG = ("--command", "--dbname", "--file", "--host", "--port", "--username", "--set",
-              "--variable", "--log-file", "--output", "--pset", "--field-separator",
-              "--record-separator", "--table-attr")
+_PSQL_LONG = {"--command": "c", "--dbname": "d", "--file": "f", "--host": "h", "--port": "p",
+              "--username": "U", "--set": "v", "--variable": "v", "--log-file": "L",
+              "--output": "o", "--pset": "P", "--field-separator": "F",
+              "--record-separator": "R", "--table-attr": "T", "--list": "l"}
 _META_IN_SQL = re.compile(r"\\(?:!|[ogw]\s*\||copy\b)")
 
 
@@ -152,41 +160,62 @@ def _psql_command(text: str) -> bool:
         line)
 
 
-def _psql(name: str, args: list[str]) -> str | None:
-    """Read psql (and usql): ``-c`` commands, ``-f`` files, ``-o |cmd``, standard input."""
-    given = False
+def _client_options(args: list[str], long_names: dict[str, str], valued: str,
+                    optional: str = "") -> list[tuple[str, str | None]] | None:
+    """Each option of a psql or mysql command line as ``(letter, value)``, in order.
+
+    ``None`` for ``--version``/``--help`` (it runs nothing). ``long_names``: a long option (any
+    prefix getopt takes) and the letter it stands for, which takes a value after ``=`` or, when
+    in ``valued``, the next word. A cluster of short options is read by :func:`short_value`
+    (``-Atc CMD``, ``-pSECRET`` for an ``optional`` letter): its flags come with ``None``.
+    """
+    options: list[tuple[str, str | None]] = []
     i = 0
     while i < len(args):
-        word, after = args[i], args[i + 1] if i + 1 < len(args) else ""
-        i += 1
-        if word in ("--version", "-V", "--help", "-?", "--list", "-l"):
+        word = args[i]
+        if word in ("--version", "-V", "--help", "-?"):
             return None
-        option, value = "", ""
         if word.startswith("--"):
-            option = next((o for o in _PSQL_LONG if long_option(word, o)), "")
-            value = word.partition("=")[2] if "=" in word else after
-            i += bool(option) and "=" not in word
-            option = {"--command": "c", "--file": "f", "--output": "o"}.get(option, "")
+            letter = next((v for o, v in long_names.items() if long_option(word, o)), "")
+            takes_next = "=" not in word and bool(letter) and letter in valued
+            value = word.partition("=")[2] if "=" in word else (
+                value_at(args, i + 1) if takes_next else None)
+            options.append((letter, value))
+            i += 1 + takes_next
         elif word.startswith("-") and len(word) > 1:
-            cut = next((k for k, c in enumerate(word[1:], 1) if c in _PSQL_VALUED), None)
-            if cut is not None:
-                option, value = word[cut], word[cut + 1:] or after
-                i += not word[cut + 1:]
+            short = short_value(args, i, valued, optional)
+            options += [(flag, None) for flag in short.flags] + [(short.letter, short.value)]
+            i = short.next
+        else:
+            i += 1
+    return options
+
+
+def _psql(name: str, args: list[str]) -> str | None:
+    """Read psql (and usql): ``-c`` commands, ``-f`` files, ``-o |cmd``, standard input.
+
+    ``-l`` lists the databases and ends, but opens ``-o '|cmd'`` first: every option is read.
+    """
+    options = _client_options(args, _PSQL_LONG, _PSQL_VALUED)
+    if options is None:
+        return None
+    given = False
+    for option, value in options:
         if option == "c":
-            if not _psql_command(value):
+            if not _psql_command(value or ""):
                 return f"{name} runs a meta-command or SQL that may run a program (\\!, PROGRAM …)"
             given = True
         elif option == "f":
             return f"{name} -f runs the commands of a file the rules do not read"
-        elif option == "o" and value.lstrip().startswith("|"):
+        elif option == "o" and (value or "").lstrip().startswith("|"):
             return f"{name} -o pipes its output to a command the rules do not read"
+        given = given or option == "l"
     if not given:
         return f"{name} runs the commands it reads from its standard input (one may be \\!)"
     return None
 
 
 # -- mysql, mariadb ------------------------------------------------------------------------
-_QUOTED = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`[^`]*`", re.DOTALL)
 _MYSQL_RUNS = re.compile(r"\\[!.PTe]|(?:^|[;\n])\s*(?:system|source|pager|tee|edit)\b",
                          re.IGNORECASE)
 r"""The mysql client's commands that run a program or read or write a file (``system``/``\!``,
@@ -194,32 +223,63 @@ r"""The mysql client's commands that run a program or read or write a file (``sy
 _MYSQL_VALUED = "eDhPSu"
 
 
+def _mysql_bare(text: str) -> str | None:
+    """``text`` with each quoted string made ``''`` and each comment a newline, or ``None``.
+
+    mysql's comments: ``#`` and ``-- `` (a blank after) to the end of the line, ``/* … */``.
+    ``None``: a quote or comment not closed. One pass, so a quote in a comment (``# '``) opens
+    nothing and a ``#`` in a quote ends nothing.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char in "'\"`":
+            i += 1
+            while i < len(text) and text[i] != char:
+                i += 2 if text[i] == "\\" and char != "`" else 1
+            if i >= len(text):
+                return None
+            out.append("''")
+        elif char == "#" or text.startswith(("-- ", "--\t", "--\n"), i) or text[i:] == "--":
+            i = text.find("\n", i)
+            i = len(text) if i < 0 else i
+            out.append("\n")
+            continue
+        elif text.startswith("/*", i):
+            i = text.find("*/", i + 2)
+            if i < 0:
+                return None
+            out.append("\n")
+            i += 1
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def _mysql_runs(text: str) -> bool:
+    r"""True when mysql's ``-e`` text may run a client command (``system``, ``\!`` …).
+
+    A backslash command counts anywhere, even quoted; a named one at a line's or statement's
+    start once quotes and comments are taken out.
+    """
+    bare = _mysql_bare(text)
+    return COMPUTED in text or bare is None or _MYSQL_RUNS.search(bare) is not None or re.search(
+        r"\\[!.PTe]", text) is not None
+
+
 def _mysql(name: str, args: list[str]) -> str | None:
     """Read mysql, mariadb: ``-e`` statements, ``--pager``, standard input."""
+    options = _client_options(args, {"--execute": "e", "--pager": "pager"}, _MYSQL_VALUED, "p")
+    if options is None:
+        return None
     given = False
-    i = 0
-    while i < len(args):
-        word, after = args[i], args[i + 1] if i + 1 < len(args) else ""
-        i += 1
-        if word in ("--version", "-V", "--help", "-?"):
-            return None
-        value: str | None = None
-        if long_option(word, "--execute"):
-            value = word.partition("=")[2] if "=" in word else after
-            i += "=" not in word
-        elif long_option(word, "--pager") and "=" in word:
+    for option, value in options:
+        if option == "pager" and value is not None:
             return f"{name} --pager runs a command the rules do not read"
-        elif word.startswith("-") and not word.startswith("--") and len(word) > 1:
-            for k, letter in enumerate(word[1:], 1):
-                if letter == "p":
-                    break  # -pPASSWORD: the rest is the password
-                if letter in _MYSQL_VALUED:
-                    rest = word[k + 1:]
-                    i += not rest
-                    value = (rest or after) if letter == "e" else None
-                    break
-        if value is not None:
-            if COMPUTED in value or _MYSQL_RUNS.search(_QUOTED.sub("''", value)):
+        if option == "e":
+            if _mysql_runs(value or ""):
                 return f"{name} runs a client command that may run a program (system, \\! …)"
             given = True
     if not given:
@@ -235,9 +295,9 @@ def database_commands(name: str, args: list[str]) -> str | None:
     sqlite3 does: asked about.
     """
     if name in ("sqlite", "sqlite3"):
-        return _sqlite(args)
+        return _dot_shell(_SQLITE, args)
     if name == "duckdb":
-        return _duckdb(args)
+        return _dot_shell(_DUCKDB, args)
     if name in ("psql", "usql"):
         return _psql(name, args)
     return _mysql(name, args)

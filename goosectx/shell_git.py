@@ -12,7 +12,9 @@ shell command text given as configuration (``git -c core.sshCommand='…' fetch`
 :func:`git_hidden` tells what git would run from text the rules cannot read: a hooks
 directory, an included config file, a value taken from the environment (``--config-env``),
 an ``ext::`` remote (its command has escapes of its own) or the protocol setting that allows
-one. What the command text shows, not a sandbox.
+one, another repository's config (``--git-dir``); :func:`config_variable` the same given in
+the environment (``GIT_CONFIG_KEY_0=include.path``, ``GIT_CONFIG_GLOBAL=/tmp/c``,
+``GIT_DIR=…``). What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -43,6 +45,12 @@ _COMMAND_KEYS = re.compile(
 _HIDDEN_KEYS = re.compile(r"core\.hookspath|include\.path|includeif\..*|protocol\.(?:ext\.)?allow")
 """Config keys that make git run text the rules cannot read: a hooks directory, another
 config file, ``ext::`` remotes allowed (a URL rewritten to one holds ``ext::``)."""
+_CONFIG_FILE_VARIABLES = frozenset({"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"})
+"""Variables naming a config file git reads instead of the user's or the system's."""
+_NO_FILE = frozenset({"", "/dev/null"})
+_OWN_GIT_DIR = frozenset({".git", "./.git"})
+"""``GIT_DIR`` / ``--git-dir`` values that name the repository git finds anyway."""
+_CONFIG_RUNS = "it may set a command git runs (core.pager, a ! alias) the rules cannot read"
 _SETTINGS = frozenset({"true", "false", "yes", "no", "on", "off", "0", "1", "", "never",
                        "always", "auto"})
 """Values that are settings, not commands (``core.fsmonitor=false``, ``color.pager=no``)."""
@@ -124,20 +132,57 @@ def git_lines(args: list[str]) -> list[str]:
 
 
 def git_hidden(args: list[str]) -> str | None:
-    """Why ``git ARGS`` runs text the rules cannot read, or ``None``."""
+    """Why ``git ARGS`` runs text the rules cannot read, or ``None``.
+
+    Besides the settings and options below, ``--git-dir`` naming another repository than the
+    one found here: git reads that repository's config (``core.pager``, a ``!`` alias …).
+    """
+    for i, word in enumerate(args[:_subcommand(args)]):
+        git_dir = (word.partition("=")[2] if word.startswith("--git-dir=") else
+                   args[i + 1] if word == "--git-dir" and i + 1 < len(args) else None)
+        if git_dir is not None and git_dir not in _OWN_GIT_DIR:
+            return f"git --git-dir names a repository whose config git reads: {_CONFIG_RUNS}"
     for i, word in enumerate(args):
         setting = args[i + 1] if word == "-c" and i + 1 < len(args) else ""
         key, _, value = setting.partition("=")
         if _HIDDEN_KEYS.fullmatch(key.lower()) and value not in ("", "/dev/null", "never"):
             return f"git -c {key} makes git run commands the rules cannot read"
-        if word.startswith("--config-env") and _COMMAND_KEYS.fullmatch(
-                (word.partition("=")[2] or (args[i + 1] if i + 1 < len(args) else ""))
-                .rpartition("=")[0].lower()):
+        env_key = (word.partition("=")[2] or (args[i + 1] if i + 1 < len(args) else "")
+                   ).rpartition("=")[0].lower() if word.startswith("--config-env") else ""
+        if _COMMAND_KEYS.fullmatch(env_key) or _HIDDEN_KEYS.fullmatch(env_key):
             return "git --config-env takes a command from a variable the rules cannot read"
         if word.startswith("--exec-path="):
             return "git --exec-path runs its commands from a directory the rules cannot read"
         if "ext::" in word:
             return "git runs the command of an ext:: remote, which the rules do not read"
+    return None
+
+
+def config_variable(word: str) -> str | None:
+    """Why a ``NAME=VALUE`` word points git at config the rules cannot read, or ``None``.
+
+    ``GIT_CONFIG_GLOBAL=/tmp/c`` (``GIT_CONFIG_SYSTEM``, ``GIT_CONFIG``: a config file, not
+    ``/dev/null``), ``GIT_DIR=../x/.git`` (another repository's config), and the settings
+    ``git -c`` would ask about given in the environment: ``GIT_CONFIG_KEY_0=include.path``,
+    ``GIT_CONFIG_PARAMETERS="'core.hooksPath'='h'"`` (their commands: :func:`variable_lines`).
+    """
+    found = re.match(r"([A-Za-z_]\w*)\+?=(.*)", word, re.DOTALL)
+    if found is None:
+        return None
+    name, value = found[1], found[2]
+    if name in _CONFIG_FILE_VARIABLES and value not in _NO_FILE:
+        return f"it sets {name}, which names a config file git reads: {_CONFIG_RUNS}"
+    if name == "GIT_DIR" and value not in _OWN_GIT_DIR:
+        return f"it sets GIT_DIR, which names a repository whose config git reads: {_CONFIG_RUNS}"
+    keys = [value] if re.fullmatch(r"GIT_CONFIG_KEY_\d+", name) else []
+    if name == "GIT_CONFIG_PARAMETERS":
+        try:
+            keys = [s.partition("=")[0] for s in shlex.split(value)]
+        except ValueError:
+            return "it sets GIT_CONFIG_PARAMETERS, which the rules cannot read"
+    hidden = next((k for k in keys if _HIDDEN_KEYS.fullmatch(k.lower())), None)
+    if hidden is not None:
+        return f"it sets {name} to {hidden}, which makes git run commands the rules cannot read"
     return None
 
 

@@ -382,7 +382,7 @@ def _awk_program(args: list[str], fed: bool) -> str | None:
 _RUNS_COMMANDS = re.compile(
     r"\b(?:system|exec\w*|popen\w*|spawn\w*|subprocess|shell_exec|passthru|proc_open|"
     r"child_process|execSync|execFile|getline|Runtime|Open3|pty|os\.(?:exec|spawn|popen|system)"
-    r"|commands|qx)\b|`|\|\s*[\"']|%x")
+    r"|commands|qx)\b|`|%x")
 """Code that runs a command (``os.system``, ``subprocess``, backticks, awk's ``| getline`` …)."""
 
 

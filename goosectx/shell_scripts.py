@@ -1,17 +1,21 @@
-"""Inline code that runs a command or code it computes, by interpreter, for permission rules.
+r"""Inline code that runs a command or code it computes, by interpreter, for permission rules.
 
 docs/architecture.md §4, clause 2 of the one approval decision: part of how
 :func:`goosectx.shell_runners.code_runs` reads an interpreter's inline code. Beyond the calls
 every language shares (``system``, ``exec``, backticks …), each language has its own ways
 to start a program or to run code it builds at run time, which the rules cannot read: perl's
-piped ``open`` (``open(F, "|rm x")``, ``open my $f, "-|", "rm", "x"``), ``readpipe``, a
-string ``eval`` and ``s///ee``; node's ``eval``, ``new Function``, the ``vm`` module, a
-``require``/``import()`` of a name it computes and a call of a member it names by a computed
-key (``globalThis["ev" + "al"](…)``); python's ``eval``, ``compile``, an ``__import__`` of a
-computed name, ``builtins``, a ``getattr`` of a computed name, ``os.posix_spawn`` and
+piped ``open`` (``open(F, "|rm x")``, ``open my $f, "-|", "rm", "x"``, ``IO::File``),
+``IO::Pipe``, ``readpipe``, a string ``eval``, ``s///ee``, ``do FILE`` and a ``require`` of
+a file; node's ``eval`` or ``Function`` in any spelling JavaScript allows (so any mention of
+them, of ``constructor``, ``Reflect`` or ``globalThis``, any ``\u`` escape), the ``vm``
+module, a ``require``/``import()`` of a name it computes and a call of a member it names by a
+computed key (``f[k](…)``); python's ``eval``, ``compile``, an ``__import__`` of a computed
+name, ``builtins``, a ``getattr`` of a name not written out, ``os.posix_spawn`` and
 asyncio's ``create_subprocess_*``; ruby's ``open("|cmd")``; ruby's, php's and lua's
-``eval``/``load``. :func:`runs_in_language` finds them, so a shell deny or ask rule asks
-about the command. What the command text shows, not a sandbox.
+``eval``/``load``; in any code but perl's (awk's too) a pipe to a string (``print |
+"sort"``). :func:`runs_in_language` finds them, so a shell deny or ask rule asks about the
+command. Every pattern is linear in the code's length (no backtracking over nested repeats).
+What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -23,17 +27,23 @@ import re
 _LITERAL = r"""\s*(?:"[\w@./:-]+"|'[\w@./:-]+'|`[\w@./:-]+`)\s*\)"""
 """A module name written out (``require("fs")``): a call of it loads what it names."""
 _FAMILY = re.compile(r"(python|pypy|node|nodejs|bun|perl|ruby|php|lua|luajit)[\d.]*[a-z]?")
+_MODULE = r"(?!(?:q[qwx]?|qr|m|s|tr|y)\b)[A-Za-z_][\w:]*|v?[\d._]+"
+"""What perl's ``require`` loads by name (``require JSON``, ``require 5.010``): no file."""
 _RUNS = {
     "perl": re.compile(
-        r"\beval\b(?!\s*\{)|\breadpipe\b|\bIPC::|\bopen\w*\b[^;]*(?<!\|)\|(?!\|)"
-        r"|[/|#!}]\s*[msixpodualngcr]*e[msixpodualngcr]*e\b"),
+        r"\beval\b(?!\s*\{)|\breadpipe\b|\bIPC::|\bIO::Pipe\b"
+        r"|[/|#!}]\s*[msixpodualngcr]*e[msixpodualngcr]*e(?![\w/|#!}])"
+        rf"|\bdo\b(?!\s*\{{)|\brequire\b(?!\s*(?:{_MODULE})\s*(?:[;)}}]|$))"),
     "node": re.compile(
-        r"\beval\s*\(|\bFunction\s*\(|\bWorker\b|process\.(?:binding|dlopen)"
+        r"\beval\b|\bFunction\b|constructor|\\u|\bReflect\b|\bglobal(?:This)?\b"
+        r"|\bWorker\b|process\.(?:binding|dlopen)"
         r"|[\"'`](?:node:)?(?:vm|worker_threads|cluster)[\"'`]"
-        rf"|\b(?:require|import)\s*\((?!{_LITERAL})|\[[^\]]*[+`$][^\]]*\]\s*\("),
+        rf"|\b(?:require|import)\s*\((?!{_LITERAL})"
+        r"|\[(?!\s*(?:\d+|\"[\w.-]*\"|'[\w.-]*')\s*\])[^\][]*\]\s*\("),
     "python": re.compile(
         r"(?<![\w.])(?:eval|compile)\s*\(|__import__\s*\((?!\s*[\"']\w+[\"']\s*\))"
-        r"|__builtins__|\bbuiltins\b|\bgetattr\s*\([^)]*[+%]|\bglobals\s*\(\s*\)\s*\["
+        r"|__builtins__|\bbuiltins\b|\bglobals\s*\(\s*\)\s*\["
+        r"|\bgetattr\s*\((?!\s*[\w.]+\s*,\s*(?:\"\w*\"|'\w*')\s*[,)])"
         r"|posix_spawn|create_subprocess_|\bimport_module\s*\((?!\s*[\"'][\w.]+[\"']\s*\))"),
     "ruby": re.compile(r"\b(?:instance_|class_|module_)?eval\b|\b(?:public_)?send\s*\("
                        r"|[\"']\s*\|"),  # open("|cmd"), IO.read("|cmd")
@@ -43,6 +53,15 @@ _RUNS = {
 """Per language: code that starts a program, or runs code it computes, in ways beyond the
 calls :data:`goosectx.shell_runners._RUNS_COMMANDS` names."""
 _SAME = {"nodejs": "node", "bun": "node", "pypy": "python", "luajit": "lua"}
+_PERL_OPEN = re.compile(r"\bopen\w*\b|\bIO::File\b")
+"""A perl call that opens a pipe when its mode holds ``|`` (``open(F, "|rm x")``, ``open my
+$f, "-|", …``, ``IO::File->new("rm x|")``): with a ``|`` anywhere in the code (the mode may be
+in a variable set before or after) the code may run a program."""
+_LONE_PIPE = re.compile(r"(?<!\|)\|(?!\|)")
+_PIPE_TO = re.compile(r"\|\s*[\"']")
+"""A pipe to a command written in a string (awk's ``print | "sort"``): read in every
+language's code but perl's, whose ``|`` runs a program only in an open (:data:`_PERL_OPEN`):
+``print join("|", @ARGV)`` runs nothing."""
 
 
 def runs_in_language(name: str, code: str) -> bool:
@@ -52,7 +71,10 @@ def runs_in_language(name: str, code: str) -> bool:
     ``python3 -c 'eval(bytes.fromhex(…))'``: a program started or code computed at run time.
     """
     found = _FAMILY.fullmatch(name)
-    if found is None:
-        return False
-    pattern = _RUNS.get(_SAME.get(found[1], found[1]))
+    language = _SAME.get(found[1], found[1]) if found is not None else name
+    if language == "perl" and _PERL_OPEN.search(code) and _LONE_PIPE.search(code):
+        return True  # a piped open
+    if language != "perl" and _PIPE_TO.search(code):
+        return True
+    pattern = _RUNS.get(language) if found is not None else None
     return pattern is not None and pattern.search(code) is not None

@@ -6,10 +6,10 @@ rules. GNU sed runs a shell command with its ``e`` command (``e rm x``; a bare `
 pattern space) and the ``e`` flag of ``s`` (``s/x/rm y/e``), after any address it takes:
 ``0~1``, ``2!``, ``/x/I``, ``$``, ``1,+2``, ``1,~4``, ``\%x%M``, blanks between the address,
 ``!`` and the command. :func:`sed_runs` walks the script as sed does (a ``s``/``y`` command's
-delimited parts, the text of ``a``/``i``/``c``, the file name of ``r``/``w``, a label), so an
-``e`` in a file name or in the text sed prints is not read as the command; a script it cannot
-walk (a syntax it does not know) is taken to run one. What the command text shows, not a
-sandbox.
+delimited parts, the text of ``a``/``i``/``c``, the file name of ``r``/``w``, a label up to a
+blank), so an ``e`` in a file name or in the text sed prints is not read as the command; a
+script it cannot walk (a syntax it does not know) is taken to run one. What the command text
+shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import re
 
-from goosectx.shell_options import long_option
+from goosectx.shell_options import long_option, short_value
 
 _BARE = frozenset("=dDgGhHnNpPxzF")
 """Commands without an argument."""
 _TO_LINE_END = frozenset("aicrRwW")
 """Commands whose argument (text, a file name, a label) runs to the end of the line."""
 _LABELLED = frozenset("btTv:")
-"""Commands whose optional argument runs to ``;`` or the end of the line."""
+"""Commands whose optional argument (a label, a version) ends at a blank, ``;`` or a newline."""
 _NUMBERED = frozenset("qQlL")
 """Commands with an optional number."""
 _ADDRESS = re.compile(r"\d+(?:~\d+)?|\$")
@@ -180,9 +180,11 @@ def _runs(script: str) -> bool:
             i = _delimited(script, _delimited(script, i + 1, delimiter, False), delimiter, False)
         elif command in _TO_LINE_END:
             i = _line_end(script, i)
-        elif command in _LABELLED:
-            while i < len(script) and script[i] not in ";\n":
+        elif command in _LABELLED:  # GNU sed 4.9: the label ends at a blank, ';' or newline
+            i = _blanks(script, i)
+            while i < len(script) and script[i] not in " \t;\n":
                 i += 1
+            continue  # the next command may follow the blank without ';' (':a e rm x')
         elif command in _NUMBERED:
             i = _blanks(script, i)
             while i < len(script) and script[i].isdigit():
@@ -223,11 +225,11 @@ def sed_script(args: list[str]) -> str | None:
     i = 0
     while i < len(args):
         word, after = args[i], args[i + 1] if i + 1 < len(args) else ""
-        i += 1
         if word == "--":
-            operands += args[i:]
+            operands += args[i + 1:]
             break
         if word.startswith("--"):
+            i += 1
             if long_option(word, "--sandbox"):
                 return None
             valued = next((o for o in _LONG_VALUED if long_option(word, o)), None)
@@ -239,16 +241,12 @@ def sed_script(args: list[str]) -> str | None:
             continue
         if not word.startswith("-") or word == "-":
             operands.append(word)
+            i += 1
             continue
-        for k, letter in enumerate(word[1:], 1):
-            if letter == "i":
-                break  # -i[SUFFIX]: the rest of the word is the suffix
-            if letter in "efl":
-                value = word[k + 1:] or after
-                i += not word[k + 1:]
-                scripts += [value] if letter == "e" else []
-                files = files or letter == "f"
-                break
+        short = short_value(args, i, "efl", "i")  # -i[SUFFIX]: the rest of the word is the suffix
+        i = short.next
+        scripts += [short.value or ""] if short.letter == "e" else []
+        files = files or short.letter == "f"
     if not scripts and not files and operands:
         scripts = operands[:1]
     return "\n".join(scripts) if scripts else None

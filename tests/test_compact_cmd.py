@@ -105,6 +105,26 @@ def test_dry_run_imports_neither_litellm_nor_the_agent_loop(tmp_path: Path) -> N
     assert "Rung: 100%" in proc.stdout
 
 
+def test_dry_run_reads_no_shell_command_it_does_not_need(tmp_path: Path) -> None:
+    """The shell rules' reader (``shell_command`` and the modules it imports) is loaded for a
+    command that may change a file (the facts scan reads it), not for the settings' rules or
+    the scan's build digest: a session of ``cat``/``ls`` commands runs without it."""
+    code = ("import sys\nfrom goosectx.cli.app import main\n"
+            "try:\n    main(['compact', 'work', '--dry-run', '--strategy', 'extractive'])\n"
+            "except SystemExit as e:\n    assert e.code == 0, e.code\n"
+            "shell = [m for m in sys.modules if m.startswith(('goosectx.shell_command', "
+            "'goosectx.shell_lexer', 'goosectx.permissions'))]\n"
+            "assert not shell, shell\n")
+    saved_session(messages=[Message.user("look around"),
+                            *tool_pair(words(400), args={"command": "cat README.md"}),
+                            *tool_pair(words(400), args={"command": "ls -la src"}),
+                            Message.user("now write the docs")])
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "Dry run: no model was called" in proc.stdout
+
+
 def test_llm_compaction_prints_before_after_and_cost(priced_model: FakeServer,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     priced_model.add({"text": SUMMARY_JSON,

@@ -41,8 +41,8 @@ def test_an_instruction_file_hard_linked_to_a_key_is_skipped_with_a_warning(
     assert "use pytest -q" in system_prompt(fake_model)
     assert warnings(err) == [
         "goosectx: warning: project instructions AGENTS.md skipped: it has other hard links, "
-        "which may be outside the project (as `ln ~/.ssh/id_rsa AGENTS.md` makes); copy the "
-        "file in if it should be read"]
+        "which may be outside the project (`ln ~/.ssh/id_rsa AGENTS.md`); copy the file in if "
+        "it should be read"]
 
 
 def test_instruction_files_hard_linked_to_each_other_are_read_once(
@@ -69,6 +69,7 @@ def test_a_custom_command_hard_linked_to_a_key_is_not_sent(tmp_path: Path, key: 
         assert "HARDLINKEDKEYMATERIAL" not in sent and "HARDLINKEDKEYMATERIAL" not in out
         assert "OKCOMMANDTEXT" in sent
         assert (".goosectx/commands/leak.md skipped: it has other hard links, which may be "
-                "outside the project") in out
+                "outside the project (`ln ~/.ssh/id_rsa leak.md`); copy the file in if it "
+                "should be read") in out  # the same words, and the fix, as an AGENTS.md's
     finally:
         world.store.close()

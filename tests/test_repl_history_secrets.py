@@ -128,3 +128,64 @@ def test_a_key_an_older_version_wrote_to_the_history_is_recalled_redacted(world:
     repl, _out = run_with_history(world, CTRL_D)
     assert list(repl.prompt_session.history.load_history_strings()) == [  # what Up loads
         "!curl -H 'auth: [REDACTED]' localhost"]
+
+
+def test_a_key_an_older_version_wrote_to_the_history_file_is_removed_from_it(
+        world: World) -> None:
+    world.settings.data_dir.mkdir(parents=True, exist_ok=True)
+    before = ("\n# 2026-01-02 10:00:00.1\n+ls -la\n"
+              f"\n# 2026-01-02 10:01:00.2\n+!curl -H 'auth: {KEY}' \\\n+  localhost\n"
+              "\n# 2026-01-02 10:02:00.3\n+caf\xe9 \u2713\n")
+    history_file(world).write_bytes(before.encode() + b"\n# odd\n+\xff raw\n")
+    history_file(world).chmod(0o600)
+    repl, _out = run_with_history(world, CTRL_D)
+    after = history_file(world).read_bytes()
+    assert KEY.encode() not in after
+    assert after == before.replace(KEY, "[REDACTED]").encode() + b"\n# odd\n+\xff raw\n"
+    assert stat.S_IMODE(history_file(world).stat().st_mode) == 0o600
+    assert list(repl.prompt_session.history.load_history_strings())[2] == (
+        "!curl -H 'auth: [REDACTED]' \\\n  localhost")
+
+
+def test_a_history_file_without_a_key_is_not_written(world: World) -> None:
+    world.settings.data_dir.mkdir(parents=True, exist_ok=True)
+    history_file(world).write_text("\n# old\n+hello\n")
+    history_file(world).chmod(0o600)
+    inode = history_file(world).stat().st_ino
+    run_with_history(world, CTRL_D)
+    assert history_file(world).stat().st_ino == inode
+    assert history_file(world).read_text() == "\n# old\n+hello\n"
+
+
+def test_a_symlinked_history_file_keeps_its_link_and_its_target_is_redacted(
+        world: World, tmp_path: Path) -> None:
+    target = tmp_path / "dotfiles" / "goosectx_history"
+    target.parent.mkdir()
+    target.write_text(f"\n# old\n+export LLM_AUTH={KEY}\n")
+    target.chmod(0o600)
+    world.settings.data_dir.mkdir(parents=True, exist_ok=True)
+    history_file(world).symlink_to(target)
+    run_with_history(world, CTRL_D)
+    assert history_file(world).is_symlink()
+    assert target.read_text() == "\n# old\n+export LLM_AUTH=[REDACTED]\n"
+
+
+def test_an_entry_another_repl_appends_meanwhile_is_not_lost(tmp_path: Path) -> None:
+    from goosectx.cli.prompt import InputHistory
+    from goosectx.redaction import Redactor
+
+    path = tmp_path / "repl_history"
+    path.write_text(f"\n# old\n+{KEY}\n")
+    redactor = Redactor([KEY])
+    calls: list[str] = []
+
+    def redact_while_another_repl_appends(text: str) -> str:
+        calls.append(text)
+        if len(calls) == 2:  # the file's scrub has read it: another REPL appends now
+            with open(path, "a") as f:
+                f.write("\n# other\n+from the other REPL\n")
+        return redactor(text)
+
+    history = InputHistory(path, redact_while_another_repl_appends)
+    assert list(history.load_history_strings()) == ["[REDACTED]"]
+    assert path.read_text().endswith("+from the other REPL\n")

@@ -7,6 +7,7 @@ the file's other name kept the old text.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -52,3 +53,41 @@ def test_a_file_with_one_name_has_no_note(fake_model: FakeServer, workdir: Path,
     fake_model.add(edit("plain.txt"), {"text": "done"})
     _code, _out, err = run_cli(capsys, "run", "--mode", "auto", "-t", "edit it")
     assert "hard link" not in err and (workdir / "plain.txt").read_text() == "hey\n"
+
+
+def test_json_output_carries_the_note_in_notices(fake_model: FakeServer, workdir: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    (workdir / "real.txt").write_text("hello\n")
+    os.link(workdir / "real.txt", workdir / "hard.txt")
+    fake_model.add(edit("hard.txt"), {"text": "done"})
+    code, out, err = run_cli(capsys, "run", "--mode", "auto", "--output-format", "json",
+                             "-t", "edit it")
+    assert code == 0, err
+    note = f"(hard links: {workdir / 'hard.txt'} {NOTE})"
+    assert json.loads(out)["notices"] == [note]
+    assert f"goosectx: {note}" in err.splitlines()  # on stderr as it comes, as notices are
+
+
+def test_stream_json_carries_the_note_as_a_notification_after_the_call(
+        fake_model: FakeServer, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (workdir / "real.txt").write_text("hello\n")
+    os.link(workdir / "real.txt", workdir / "x\ngoosectx: fake line")
+    fake_model.add(edit("x\ngoosectx: fake line"), {"text": "done"})
+    code, out, err = run_cli(capsys, "run", "--mode", "auto", "--output-format", "stream-json",
+                             "-t", "edit it")
+    assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    types = [e["type"] for e in events]
+    notes = [e for e in events if e["type"] == "notification"]
+    note = f"(hard links: {workdir / 'x'}\ngoosectx: fake line {NOTE})"
+    assert [e["text"] for e in notes] == [note]  # the name exact: JSON escapes its newline
+    assert types[types.index("tool_call_finished") + 1] == "notification"
+
+
+def test_json_has_no_note_for_a_file_with_one_name(fake_model: FakeServer, workdir: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    (workdir / "plain.txt").write_text("hello\n")
+    fake_model.add(edit("plain.txt"), {"text": "done"})
+    _code, out, _err = run_cli(capsys, "run", "--mode", "auto", "--output-format", "json",
+                               "-t", "edit it")
+    assert json.loads(out)["notices"] == [] and (workdir / "plain.txt").read_text() == "hey\n"

@@ -38,7 +38,16 @@ DENIED = [
 ASKED = ["git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% f'",
          "git ls-remote 'ext::sh -c rm% f'", "git -c core.hooksPath=hooks commit -m x",
          "git -c include.path=x.cfg status", "git --config-env=core.pager=P log",
-         "git --exec-path=/tmp/x status"]
+         "git --exec-path=/tmp/x status",
+         # a config file the line points git to, which may set core.pager, a ! alias …
+         "GIT_CONFIG_GLOBAL=/tmp/c git log", "GIT_CONFIG_SYSTEM=/tmp/c git log",
+         "env GIT_CONFIG_GLOBAL=/tmp/c git log", "export GIT_CONFIG_GLOBAL=/tmp/c; git log",
+         "GIT_CONFIG=/tmp/c git config --get x", "GIT_DIR=/tmp/x/.git git log",
+         "git --git-dir=/tmp/x/.git log", "git --git-dir /tmp/x/.git log",
+         # env-given keys read like -c's
+         "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=include.path GIT_CONFIG_VALUE_0=/tmp/c git log",
+         "GIT_CONFIG_PARAMETERS=\"'include.path'='/tmp/c'\" git log",
+         "git --config-env=include.path=P log", "git --config-env core.hooksPath=P commit"]
 
 
 @pytest.mark.parametrize("command", DENIED)
@@ -62,7 +71,11 @@ EVERYDAY = ["git -c user.name=x -c user.email=x@y commit -m 'rm dead code'",
             "git -c protocol.file.allow=always submodule update --init",
             "git -c url.https://github.com/.insteadOf=git@github.com: clone x",
             "git config --global core.editor 'code --wait'", "git config user.name 'A B'",
-            "git grep -O x", "git clone --depth 1 https://x/y.git", "git rebase --exec 'make test' main"]
+            "git grep -O x", "git clone --depth 1 https://x/y.git", "git rebase --exec 'make test' main",
+            "git log", "GIT_CONFIG_GLOBAL=/dev/null git log", "GIT_CONFIG_NOSYSTEM=1 git log",
+            "GIT_DIR=.git git log", "git --git-dir=.git log", "git -c user.name=x commit -m y",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=x git commit -m y",
+            "git --config-env=user.name=NAME commit -m y"]
 
 
 @pytest.mark.parametrize("command", EVERYDAY)

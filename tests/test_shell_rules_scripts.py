@@ -41,6 +41,12 @@ from rules_support import action_under_deny_rm
     "python3 -c 'import asyncio as a; a.run(a.create_subprocess_shell(\"rm f\"))'",
     "python3 -c 'import importlib; importlib.import_module(\"o\" + \"s\")'",
     "ruby -e 'open(\"|rm f\")'", "ruby -e 'IO.read(\"| rm f\")'",
+    # perl: the open's mode in a string of its own, before it or after; IO::File, IO::Pipe
+    "perl -e '$m = \"|rm f\"; open(F, $m)'", "perl -e 'open(F, $m); $m = \"rm f|\"'",
+    "perl -MIO::File -e 'IO::File->new(\"rm f|\")'",
+    "perl -MIO::Pipe -e 'IO::Pipe->new->reader(qw(rm f))'",
+    # awk: print to a pipe (read by every language but perl, whose pipes need an open)
+    "awk 'BEGIN { print \"x\" | \"rm f\" }'",
     # mongosh: its --eval code is node's
     "mongosh --eval 'require(\"child_process\").execSync(\"rm f\")'",
     "mongosh --eval=\"$CODE\"", "echo 'db.x.find()' | mongosh",
@@ -51,7 +57,10 @@ def test_code_that_starts_a_program_or_builds_code_is_asked(command: str) -> Non
 
 @pytest.mark.parametrize("command", [
     "perl -pi -e 's/foo/bar/g' f", "perl -ne 'print if /a|b/' f", "perl -lane 'print $F[1]' f",
-    "perl -e 'print join(\",\", @ARGV)' a b", "perl -0777 -pe 's/\\n+/\\n/g' f",
+    "perl -e 'print join(\",\", @ARGV)' a b", "perl -e 'print join(\"|\", @ARGV)' a b",
+    "perl -le 'print for split /\\|/, \"a|b\"'", "perl -ne 'print join(q{|}, split)' f",
+    "awk '$1 == \"a\" || $2 == \"b\"' f",
+    "perl -0777 -pe 's/\\n+/\\n/g' f",
     "perl -e 'eval { die 1 }; print $@'", "perl -MJSON::PP -e 'print encode_json([1])'",
     "perl -w -MData::Dumper -le 'print Dumper(1)'", "perl -MIPC::Run script.pl",
     "perl -e 'open(my $fh, \"<\", \"f\") or die; print <$fh>'", "perl -pe 's/(\\d+)/$1*2/e' f",

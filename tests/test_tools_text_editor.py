@@ -226,3 +226,12 @@ def test_undo_with_no_edit_in_this_process_says_undo_does_not_outlive_it(tmp_pat
                                   ToolContext(working_dir=tmp_path))  # e.g. after a resume
     assert result.is_error and "since goosectx started" in result.output
     assert "since goosectx started" in TextEditorTool.description  # the model is told first
+
+
+def test_a_path_that_reads_like_the_undo_note_adds_no_note_to_the_diff(
+        ctx: ToolContext, tmp_path: Path) -> None:
+    # the note comes from the edit's journal answer, not from finding its words in the output
+    name = "notes\n(/undo will not be able to restore it).txt"
+    result = edit(ctx, "write", name, file_text="hi\n")
+    assert (tmp_path / name).read_text() == "hi\n"
+    assert result.diff == f"--- /dev/null\n+++ b/{name}\n@@ -0,0 +1 @@\n+hi\n"

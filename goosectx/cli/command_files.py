@@ -31,7 +31,8 @@ from functools import cache
 from pathlib import Path
 
 from goosectx.cli.sanitize import one_line_safe
-from goosectx.sensitive import resolve, sensitive_below
+from goosectx.prompts import COPY_IT_IN
+from goosectx.sensitive import hard_links_why, resolve, sensitive_below
 
 __all__ = ["BUILTIN_ALIASES", "CommandFiles", "CustomCommand", "command_dirs", "expand",
            "read_commands", "shown_path", "unread_command", "unread_user_dir", "user_dir_notes"]
@@ -246,7 +247,8 @@ def _read(path: Path, project: Path | None) -> tuple[str | None, str]:
             if not stat.S_ISREG(info.st_mode):
                 return None, "not a regular file"
             if project is not None and info.st_nlink > 1:  # `ln ~/.ssh/id_rsa leak.md`
-                return None, "it has other hard links, which may be outside the project"
+                return None, (f"{hard_links_why('it', f'~/.ssh/id_rsa {path.name}')}; "
+                              f"{COPY_IT_IN}")
             if info.st_size > MAX_BYTES:
                 return None, f"larger than 64 KB ({info.st_size:,} bytes)"
             data = handle.read(MAX_BYTES + 1)

@@ -12,6 +12,8 @@ drive it with ``prompt_toolkit.input.create_pipe_input()`` (STYLE.md example 9).
 from __future__ import annotations
 
 import contextlib
+import io
+import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -221,13 +223,51 @@ class InputHistory(FileHistory):
         """The file's entries, newest first, redacted (an older goosectx wrote some as typed).
 
         Checked as one text first (2 ms for 10,000 entries, where one by one takes 0.5 s on the
-        prompt's first draw); entry by entry only when it holds a secret.
+        prompt's first draw); entry by entry only when it holds a secret, and then the file is
+        rewritten with those entries redacted (:meth:`_scrub_file`), so the next start finds
+        none.
         """
         strings = list(super().load_history_strings())
         whole = "\n".join(strings)
         if self.redact(whole) == whole:
             return strings
+        with contextlib.suppress(OSError):  # the recall below is redacted all the same
+            self._scrub_file()
         return [self.redact(string) for string in strings]
+
+    def _scrub_file(self) -> None:
+        """Replace the file, atomically and private (0600), with its secrets redacted.
+
+        Only the entries holding one change; every other byte (timestamps, entries that are
+        not UTF-8) is kept as it was; a file that grew meanwhile (another REPL appended) is left
+        for the next start. Silent: the file now holds what the up arrow already showed
+        (raises OSError).
+        """
+        from goosectx.file_journal import write_private
+
+        path = Path(os.path.realpath(self.path))  # a symlinked history: its target
+        data = path.read_bytes()
+        lines = list(io.BytesIO(data))  # split on b"\n" alone, as FileHistory does
+        out: list[bytes] = []
+        entry: list[bytes] = []
+        changed = False
+        for line in [*lines, b""]:  # b"": ends the last entry
+            if line.startswith(b"+"):
+                entry.append(line)
+                continue
+            if entry:
+                body = b"".join(part[1:] for part in entry).decode("utf-8", "surrogateescape")
+                redacted = self.redact(body)
+                if redacted != body:
+                    changed = True
+                    end = "\n" if redacted.endswith("\n") else ""
+                    text = "+" + redacted.removesuffix("\n").replace("\n", "\n+") + end
+                    entry = [text.encode("utf-8", "surrogateescape")]
+                out += entry
+                entry = []
+            out.append(line)
+        if changed and path.stat().st_size == len(data):  # else another REPL appended: later
+            write_private(path, b"".join(out))
 
     def store_string(self, string: str) -> None:
         """Append ``string`` to the file; an ``OSError`` is kept in :attr:`failure`."""

@@ -69,6 +69,17 @@ def _clipped(text: str, width: int) -> str:
     return (cut[:at] if at > width // 2 else cut).rstrip() + " …"
 
 
+def split_links(event: Event) -> str | None:
+    """The note of a finished edit that split its file's hard links (``None``: no such note).
+
+    The other names keep the old text: text output writes it under the call's line, json and
+    stream-json as a notice.
+    """
+    if not isinstance(event, ToolCallFinished) or event.response.is_error:
+        return None
+    return links_note(event.response.diff or "")
+
+
 class Approver:
     """``run``'s approval callable: ask on a terminal, else deny and warn once per tool.
 
@@ -222,8 +233,7 @@ class TextOutput:
             said = not ran or label.startswith("stopped: ")  # the label already says the cause
             self._err(f"  {label}" if said else f"  {label}: {_clipped(first, 200)}")
             self._write_after_call()
-        elif isinstance(event, ToolCallFinished) and (note := links_note(event.response.diff
-                                                                         or "")) is not None:
+        elif (note := split_links(event)) is not None:
             self._err(f"  {one_line_safe(note)}")  # the other names keep the old text
         elif isinstance(event, Notification) and event.kind == "inline":
             self._err(f"goosectx: {event.text}")
@@ -278,6 +288,8 @@ class StreamJsonOutput:
         """Show one event."""
         if self.reasoning or not isinstance(event, ReasoningDelta):
             self._line(event_to_json(event))
+        if (note := split_links(event)) is not None:
+            self.notice(note)
 
     def finish(self, summary: dict[str, Any]) -> None:
         """The run ended (``summary``: status, usage, messages...)."""
@@ -303,13 +315,19 @@ class JsonOutput:
     def on_event(self, event: Event) -> None:
         """Keep the turn's inline notices and write each on stderr now, as text output does.
 
-        An answer cut at the output limit, a server that could not start, …
+        An answer cut at the output limit, a server that could not start, an edit that split
+        its file's hard links, …
         """
         if isinstance(event, Notification) and event.kind == "inline":
-            self.notices.append(event.text)
-            if self.stderr is not None:
-                self.stderr.write(terminal_safe(f"goosectx: {event.text}") + "\n")
-                self.stderr.flush()
+            self._keep(event.text, f"goosectx: {event.text}")
+        elif (note := split_links(event)) is not None:  # a path in it may hold a newline
+            self._keep(note, one_line_safe(f"goosectx: {note}"))
+
+    def _keep(self, notice: str, line: str) -> None:
+        self.notices.append(notice)
+        if self.stderr is not None:
+            self.stderr.write(terminal_safe(line) + "\n")
+            self.stderr.flush()
 
     def finish(self, summary: dict[str, Any]) -> None:
         """The run ended (``summary``: status, usage, messages...), with ``notices``."""

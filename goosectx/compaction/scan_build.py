@@ -12,7 +12,7 @@ files, once per process, and a state is only resumed by a build with the same di
 from __future__ import annotations
 
 import hashlib
-import importlib
+import importlib.util
 from functools import cache
 
 SCAN_MODULES = (
@@ -58,16 +58,19 @@ SCAN_MODULES = (
     "goosectx.shell_deferred",
     "goosectx.shell_escape",
     "goosectx.shell_git",
+    "goosectx.shell_jobs",
     "goosectx.shell_languages",
     "goosectx.shell_lexer",
     "goosectx.shell_multicall",
     "goosectx.shell_names",
     "goosectx.shell_options",
+    "goosectx.shell_pagers",
     "goosectx.shell_reparse",
     "goosectx.shell_runners",
     "goosectx.shell_scripts",
     "goosectx.shell_sed",
     "goosectx.shell_terminals",
+    "goosectx.shell_transfers",
     "goosectx.shell_unwrap",
     "goosectx.shell_variables",
     "goosectx.shell_words",
@@ -86,14 +89,18 @@ SCAN_MODULES = (
 
 @cache
 def build_digest() -> str:
-    """A digest of the files of :data:`SCAN_MODULES` as this process loaded them.
+    """A digest of the files of :data:`SCAN_MODULES` as this process loads them.
 
-    ``""`` when one cannot be read: a state is then neither kept nor resumed.
+    Each file is found without importing its module (a loaded one's is the file it was
+    loaded from): the shell modules are imported only when a command needs reading
+    (:mod:`.shell_files`). ``""`` when one cannot be found or read: a state is then neither
+    kept nor resumed.
     """
     digest = hashlib.sha256()
     try:
         for name in SCAN_MODULES:
-            path = getattr(importlib.import_module(name), "__file__", None)
+            spec = importlib.util.find_spec(name)
+            path = spec.origin if spec is not None and spec.has_location else None
             if not path:
                 return ""
             with open(path, "rb") as f:

@@ -21,15 +21,15 @@ dry run (``-n``) change no file. A command is found as the shell rules find it
 (:func:`goosectx.shell_command.program_argv`: after ``do``/``then``/``{``, behind ``env``,
 ``time``, ``xargs``, ``sudo`` …), and a ``for`` loop's ``$NAME`` is read as each of its words.
 
-All functions are pure.
+All functions are pure. The shell rules' reader (:mod:`goosectx.shell_command`, which
+imports the other shell modules) is imported at the first line that may change a file: a
+``compact --dry-run`` whose new messages hold no such command never loads it.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-
-from goosectx.shell_command import KEYWORDS, program_argv
 
 Change = tuple[str, str]
 """A file a command changes and how: ``(path, verb)``, the verb as in
@@ -141,6 +141,8 @@ def _simple_command_changes(tokens: list[str], loops: Loops, places: Places) -> 
             i += 2
             continue
         if tok and set(tok) <= set(";&|<>"):
+            from goosectx.shell_command import program_argv  # at need (module docstring)
+
             closed = _subshells(command, places)
             if not _loop_words(command, loops):
                 argv = program_argv(command)
@@ -203,6 +205,8 @@ def _loop_words(command: list[str], loops: Loops) -> bool:
 
     True when it is a ``for``/``select`` header (``for f in a b``: no program to read).
     """
+    from goosectx.shell_command import KEYWORDS
+
     for k, word in enumerate(command):
         if word == "done" and loops:
             loops.pop()

@@ -98,6 +98,8 @@ class EditTarget:
             the write splits them (:func:`split_links_note`).
         after: The text the edit leaves (set by the editor; ``None``: no file).
         split_note: The note an edit that wrote says about the names it split ("": none).
+        undo_note: The note an edit says when ``/undo`` will not be able to restore the file
+            (the journal's answer; "": it can).
     """
 
     path: Path
@@ -108,6 +110,7 @@ class EditTarget:
     links: int = 0
     after: str | None = None
     split_note: str = ""
+    undo_note: str = ""
 
     def text(self) -> str:
         """The file's text. Raises FileError when missing, a directory, binary or not UTF-8."""

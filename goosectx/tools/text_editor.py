@@ -48,7 +48,6 @@ EDIT_COMMANDS = ("write", "create", "str_replace", "insert", "undo_edit")
 """Commands that change a file: their result carries a diff for the transcript."""
 UNDO_DEPTH = 20
 """Earlier versions kept per file for ``undo_edit``."""
-_NOT_UNDOABLE = "\n" + NOT_UNDOABLE
 _CHANGES = {"write": "file rewritten", "create": "file rewritten",
             "str_replace": "1 replacement", "insert": "1 insertion",
             "undo_edit": "last edit undone"}
@@ -59,17 +58,29 @@ class _EditError(FileError):
     """A user-facing failure; becomes ``ToolResult(is_error=True)``."""
 
 
-def _journal(ctx: ToolContext, path: Path, before: bytes | None,
-             after_sha256: str) -> tuple[EditRecord | None, str]:
-    """Record an edit for ``/undo`` before it is made; the note when it cannot be undone."""
+def _journal(ctx: ToolContext, target: EditTarget, before: bytes | None,
+             after_sha256: str) -> EditRecord | None:
+    """Record an edit for ``/undo`` before it is made (``target.undo_note``: it cannot be)."""
+    path = target.path
     if ctx.edits is None:
-        return None, ""
+        return None
     small = before is not None and len(before) <= MAX_KEPT_FILE_BYTES  # else not kept anyway
     text = before.decode("utf-8", "surrogateescape") if small and before is not None else ""
     record, why = ctx.edits.begin(ctx.turn_id, ctx.call_id, path, before, after_sha256,
                                   ABSENT if before is None else digest(before),
                                   secret=ctx.redact(text) != text, made_dirs=missing_dirs(path))
-    return record, (f"{_NOT_UNDOABLE}{path}: {why})" if why else "")
+    target.undo_note = _undo_note(path, why)
+    return record
+
+
+def _undo_note(path: Path, why: str | None) -> str:
+    """The note saying ``/undo`` will not be able to restore ``path`` (``why``: none, it will)."""
+    return f"{NOT_UNDOABLE}{path}: {why})" if why else ""
+
+
+def _said(note: str) -> str:
+    """``note`` as the result's last line ("" when there is none)."""
+    return "\n" + note if note else ""
 
 
 def _encode(text: str) -> bytes:
@@ -181,8 +192,8 @@ class TextEditorTool:
             return ToolResult(f"{command} failed: {path}: {exc.strerror or exc}", is_error=True)
         change = _CHANGES.get(str(command), "") if before is not None else "file created"
         diff = ctx.redact(edit_diff(before, after, label(path, ctx), change))
-        if diff and _NOT_UNDOABLE in output:  # the user reads the diff, not the output
-            diff += ctx.redact(output[output.index(_NOT_UNDOABLE):])
+        if diff and target.undo_note:  # the user reads the diff, not the output
+            diff += ctx.redact("\n" + target.undo_note)
         if diff and target.split_note:  # said above the diff's headers
             diff = ctx.redact(target.split_note) + "\n" + diff
         return ToolResult(ctx.redact(cap_text(output, ctx.max_output_chars,
@@ -224,24 +235,24 @@ class TextEditorTool:
 
         Returns:
             The path as the result names it (:func:`~goosectx.tools.edit_target.named`, by
-            the file written), and a note for the output when ``/undo`` will not be able to
-            restore the file ("" otherwise).
+            the file written), and the notes the output ends with: the hard links the write
+            splits, ``/undo`` not able to restore the file (``target.split_note`` /
+            ``target.undo_note``; "" when neither).
         """
         path, real = target.path, target.real
         target.after = text
         target.split_note = split_links_note(path, target.links)  # counted when it was read
-        links = "\n" + target.split_note if target.split_note else ""
+        links = _said(target.split_note)
         if ctx.capture is not None:  # a preview still says what /undo will not restore
             ctx.capture[str(path)] = text
             size = len(target.data or b"") if ctx.edits is not None else 0
-            why = too_large_why(size)
-            return (named(path, real, ctx), links
-                    + (f"{_NOT_UNDOABLE}{path}: {why})" if why else ""))
+            target.undo_note = _undo_note(path, too_large_why(size))
+            return named(path, real, ctx), links + _said(target.undo_note)
         pause_point("edit:read")  # tests swap the file on the way here
         target.unchanged()  # the file read is still the one at the path written
         before = target.before()
         data = _encode(text)
-        record, note = _journal(ctx, path, target.data, digest(data))
+        record = _journal(ctx, target, target.data, digest(data))
         pause_point("edit:resolved")  # tests swap a directory on the way here
         atomic_write(real, data, follow=False, resolved=True)
         if ctx.edits is not None:
@@ -249,7 +260,7 @@ class TextEditorTool:
         stack = ctx.undo.setdefault(str(path), [])
         stack.append(UndoEntry(before, digest(data)))
         del stack[:-UNDO_DEPTH]
-        return named(path, real, ctx), links + note
+        return named(path, real, ctx), links + _said(target.undo_note)
 
     def _write(self, target: EditTarget, arguments: dict[str, Any], ctx: ToolContext) -> str:
         text = _string_arg(arguments, "file_text")
@@ -342,7 +353,8 @@ class TextEditorTool:
         target.unchanged()
         stack.pop()
         data = None if entry.before is None else _encode(entry.before)
-        record, note = _journal(ctx, path, now, ABSENT if data is None else digest(data))
+        record = _journal(ctx, target, now, ABSENT if data is None else digest(data))
+        note = _said(target.undo_note)
         if data is None:
             target.real.unlink()
         else:
