@@ -5,8 +5,8 @@ docs/architecture.md §4, clause 2 of the one approval decision: part of how
 is clear the command is read like ``sh -c``'s (:func:`started_commands`): ``find … -exec CMD
 ;``, every ``fd … -x CMD`` / ``-X CMD`` (``--exec``, ``--exec-batch``), what a terminal
 multiplexer starts (tmux, screen, dtach, abduco, zellij: :mod:`goosectx.shell_terminals`), and
-the string of ``env -S STRING ARGS…`` (:func:`env_split_line`), and the command of ``cmake -E
-env|time|chdir``. What such a program would run
+the string of ``env -S STRING ARGS…`` (:func:`env_split_line`), the command of ``cmake -E
+env|time|chdir`` and the shell ``capsh -- ARGS`` starts. What such a program would run
 from text the rules cannot read makes the command unreadable (asked about under shell deny/ask
 rules): keys typed into a session, tmux or screen commands, an expect script
 (``expect -c 'spawn …'``, or one read from standard input), and ``make --eval`` / ``-E`` recipe
@@ -64,6 +64,29 @@ def started_commands(name: str, args: list[str], fed: bool = True,
         return _expect(args, fed)
     if name == "cmake":
         return _cmake(args, fed)
+    if name == "capsh":
+        return _capsh(args, computed or [])
+    return Started()
+
+
+def _capsh(args: list[str], computed: list[bool]) -> Started:
+    """``capsh [--opt=…] -- ARGS``: capsh runs its shell (``--shell=PATH``, else bash) with ARGS.
+
+    ``-+`` does it in a child; ``==`` / ``=+`` start capsh again on the words after it (its
+    ``--shell`` back to bash). Every other option is one word. The shell's line is read like
+    ``bash -c``'s (unreadable when bash computes one of its words).
+    """
+    shell, at = "/bin/bash", -1
+    for i, word in enumerate(args):
+        if word in ("==", "=+"):
+            shell = "/bin/bash"
+        elif word.startswith("--shell="):
+            shell, at = word.partition("=")[2], i
+        elif word in ("--", "-+"):
+            shown = [*range(i + 1, len(args)), *([at] if shell != "/bin/bash" else [])]
+            if any(computed[k] for k in shown if 0 <= k < len(computed)):
+                return Started(unreadable="capsh's command is named at run time or by a glob")
+            return Started(lines=[shlex.join([shell, *args[i + 1:]])])
     return Started()
 
 

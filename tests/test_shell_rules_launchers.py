@@ -55,3 +55,14 @@ def test_their_everyday_commands_run(command: str) -> None:
 ])
 def test_no_prefix_rule_that_would_allow_any_command_is_offered(command: str) -> None:
     assert suggested_rule("shell", {"command": command}) is None, command
+
+
+@pytest.mark.parametrize(("command", "expected"), [  # fresh22 #03: capsh -- runs its shell
+    ("capsh -- -c 'rm -f v'", "deny"), ("capsh --caps='cap_x+eip' --user=me -- -c 'rm -f v'", "deny"),
+    ("capsh --shell=/bin/rm -- -f v", "deny"), ("capsh == -- -c 'rm -f v'", "deny"),
+    ("capsh -+ -c 'ls; rm -f v'", "deny"), ("capsh -- -c \"$CMD\"", "ask"),
+    ("capsh --shell=$S -- -f v", "ask"), ("capsh --print", "run"), ("capsh -- -c 'make'", "run"),
+    ("capsh --drop=cap_net_raw -- -c 'ls rm'", "run"),
+])
+def test_the_shell_capsh_starts_is_read(command: str, expected: str) -> None:
+    assert action_under_deny_rm(command) == expected, command
