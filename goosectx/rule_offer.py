@@ -53,7 +53,7 @@ SUBCOMMAND_TOOLS = frozenset({
 _UNLISTED = frozenset({
     "node", "nodejs", "deno", "bun", "perl", "ruby", "php", "lua", "tclsh", "osascript",
     "su", "eval", "awk", "gawk", "mawk", "nawk", "busybox-awk", "source", ".", "trap", "fc",
-    "bind", "rg",
+    "bind", "rg", "find", "pipx",
     # a command, a program or code given in an option or a variable on the command line
     "make", "gmake", "sed", "gsed", "ed", "red", "scp", "sftp", "at", "batch", "crontab",
     "man", "cc", "c++", "gcc", "g++", "clang", "clang++", "gfortran", "tcc", "ld", "ld.gold",
