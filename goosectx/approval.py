@@ -34,6 +34,7 @@ from goosectx.sensitive import (
     outside,
     read_paths,
     sensitive_why,
+    sensitive_words,
 )
 
 __all__ = ["PermissionRules"]  # re-exported: the rules live in permissions.py
@@ -270,7 +271,15 @@ def _named_paths(ctx: ApprovalContext) -> list[Path]:
 
 
 def _touches_sensitive(ctx: ApprovalContext, allow_rules: tuple[str, ...]) -> bool:
-    """True when the call reads or writes a sensitive file that no allow rule names."""
+    """True when the call reads or writes a sensitive file that no allow rule names.
+
+    A shell command's every word that names one (:func:`~goosectx.sensitive.sensitive_words`:
+    ``cat ~/.ssh/id_rsa .env`` under ``shell(cat*)``), a built-in call's path.
+    """
+    command = ctx.arguments.get("command")
+    if ctx.tool_name == "shell" and isinstance(command, str):
+        return any(not names_path(allow_rules, word) for word, _shown in sensitive_words(
+            command, ctx.working_dir, data_dir=ctx.data_dir, config_file=ctx.config_file))
     raw = ctx.arguments.get("path")
     for path in _named_paths(ctx):
         named = names_path(allow_rules, raw if isinstance(raw, str) else str(path))

@@ -44,25 +44,17 @@ from goosectx.permission_rules import (
     parse_permissions,
     parse_rule,
 )
+from goosectx.rule_offer import suggested_rule
 from goosectx.sensitive import rule_paths
-from goosectx.shell_builtins import SHELLS, builtin_lines
-from goosectx.shell_command import KEYWORDS, CommandForms, command_forms, shell_parts
-from goosectx.shell_languages import COMMAND_LANGUAGES
+from goosectx.shell_command import CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
-from goosectx.shell_multicall import MULTICALL
-from goosectx.shell_runners import (
-    CONTAINERS,
-    INTERPRETER,
-    RUNNERS,
-    SUBCOMMAND_RUNNERS,
-)
 from goosectx.shell_subcommands import subcommand_forms
 from goosectx.shell_unchecked import unchecked
-from goosectx.shell_wrappers import runs_given_command
 
 __all__ = ["BUILTIN_TOOLS", "PermissionRules", "RuleKind", "RuleMatch", "match_rules",
            "parse_permissions", "parse_rule", "rules_for_no_tool", "shell_parts",
            "suggested_rule"]
+
 
 def rules_for_no_tool(rules: PermissionRules, extensions: Iterable[str]) -> list[str]:
     """A one-line warning for each rule whose TOOL part matches no known tool.
@@ -252,61 +244,3 @@ def names_path(rules: tuple[str, ...], path: str) -> bool:
     return False
 
 
-SUBCOMMAND_TOOLS = frozenset({
-    "git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "uv", "pip", "poetry",
-    "gh", "terraform", "dotnet", "bundle", "rails", "mix", "nix", "brew", "apt", "helm"})
-"""Commands whose second word is a subcommand (``git status``), kept in a suggested rule."""
-
-
-RUNS_ANYTHING = frozenset({
-    "bash", "sh", "zsh", "dash", "ksh", "fish", "ash", "busybox", "node", "nodejs", "deno", "bun",
-    "perl", "ruby", "php", "lua", "tclsh", "pwsh", "osascript", "sudo", "su", "doas", "env",
-    "xargs", "eval", "exec", "command", "builtin", "nohup", "nice", "ionice", "time", "timeout",
-    "watch", "stdbuf", "setsid", "flock", "chronic", "unbuffer", "systemd-run", "nix-shell",
-    "npx", "bunx", "uvx", "pipx", "ssh", "awk", "gawk", "mawk", "nawk", "source", ".", "script",
-    "parallel", "trap", "fc", "bind", "jobs", "toybox", "find", "fd", "fdfind", "rg",
-}) | SHELLS | COMMAND_LANGUAGES | MULTICALL | (RUNNERS - SUBCOMMAND_RUNNERS.keys())
-"""Programs that run whatever their arguments say: no command-prefix rule is offered for them.
-
-``find``, ``fd`` and ``rg`` too: ``shell(fd*)``, offered for a plain ``fd -e py``, would allow
-``fd -e py -x rm -rf {}`` (``find -exec``, ``rg --pre``) unasked."""
-
-
-def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
-    """The rule ``p`` / ``s`` offers for a shell call: its first words and ``*``.
-
-    ``git status --short`` → ``shell(git status*)``; ``pytest -q`` → ``shell(pytest*)``.
-    ``None`` for a compound command, another tool, text the shell cannot parse, a command with
-    leading ``VAR=value`` assignments, and a program that runs whatever its arguments say
-    (``bash -c``, ``python3 -c``, ``sudo``, ``env``, ``xargs``, ``find``, ``fd``, ``rg``,
-    ``compgen -C``, ``tmux`` …):
-    a rule for it would allow almost anything.
-    """
-    if tool_name != "shell" or not isinstance(arguments.get("command"), str):
-        return None
-    parts = [p for p in lex(arguments["command"]) if p.words or p.unreadable]
-    if len(parts) != 1 or parts[0].unreadable or any(
-            w.expands or w.pattern for w in parts[0].words[:2]):
-        return None
-    words = [w.value for w in parts[0].words]
-    program = words[0] if words else ""
-    name = program.rsplit("/", 1)[-1]
-    if (not re.fullmatch(r"[\w./+-]+", program) or "=" in program or name in RUNS_ANYTHING
-            or program in KEYWORDS
-            or INTERPRETER.fullmatch(name) or program.startswith("-")
-            or builtin_lines(name, words[1:])  # compgen -C CMD, mapfile -C CMD
-            or runs_given_command(name, words[1:])  # tmux new 'CMD', fd -x CMD, make --eval
-            or name == "git" and len(words) > 1 and words[1].startswith("-")):
-        return None
-    keep = [program]
-    if (len(words) > 1 and name in SUBCOMMAND_TOOLS | SUBCOMMAND_RUNNERS.keys()
-            and re.fullmatch(r"[a-z][a-z0-9_-]*", words[1])):
-        keep.append(words[1])  # a subcommand: git status, npm test, cargo build
-    verbs = SUBCOMMAND_RUNNERS.get(name, ())
-    if any(w in verbs for w in words[1:]):  # uv run CMD: a rule for CMD after it, or none
-        if name in CONTAINERS | {"direnv", "distrobox", "nix"} or keep[-1] not in verbs or len(
-                words) < 3:
-            return None  # docker exec …, uv --quiet run …: a rule would allow anything
-        inner = suggested_rule(tool_name, {"command": arguments["command"].split(None, 2)[2]})
-        return None if inner is None else f"shell({' '.join(keep)} {inner[len('shell('):]}"
-    return f"shell({' '.join(keep)}*)"

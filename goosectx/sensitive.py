@@ -16,7 +16,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -284,6 +284,19 @@ def sensitive_in_command(command: str, working_dir: Path, *, data_dir: Path | No
     is returned as ``.en? (matching .env)``. For a ``!command`` the user runs, whose output
     would otherwise go to the model as an ``@.env`` mention would not.
     """
+    found = next(sensitive_words(command, working_dir, data_dir=data_dir,
+                                 config_file=config_file), None)
+    return None if found is None else found[1]
+
+
+def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = None,
+                    config_file: Path | None = None) -> Iterator[tuple[str, str]]:
+    """Each word of ``command`` that names a sensitive file: ``(word, how it is shown)``.
+
+    :func:`sensitive_in_command`'s reading, every such word: the approval of a shell call an
+    allow rule covers asks unless a rule names each (README: "an allow rule never overrides
+    the sensitive-file list unless it names the path").
+    """
     from goosectx.glob_words import MAX_NAMES, pattern_paths  # here: only a !command needs it
     from goosectx.shell_lexer import lex
 
@@ -297,16 +310,19 @@ def sensitive_in_command(command: str, working_dir: Path, *, data_dir: Path | No
             except (RuntimeError, ValueError):  # "~nobody", a lone surrogate: as written
                 path = working_dir / value
             if is_sensitive(path, data_dir=data_dir, config_file=config_file):
-                return word.value
+                yield word.value, word.value
+                continue
             if not word.pattern:
                 continue
             named = pattern_paths(value, working_dir)
             if named is None:
-                return f"{word.value} (over {MAX_NAMES:,} matches, too many to check: any may be)"
+                yield word.value, (f"{word.value} (over {MAX_NAMES:,} matches, too many to "
+                                   "check: any may be)")
+                continue
             for one in named:
                 if is_sensitive(one, data_dir=data_dir, config_file=config_file):
-                    return f"{word.value} (matching {_shown(one, working_dir)})"
-    return None
+                    yield word.value, f"{word.value} (matching {_shown(one, working_dir)})"
+                    break
 
 
 def _shown(path: Path, working_dir: Path) -> str:

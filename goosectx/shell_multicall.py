@@ -15,6 +15,8 @@ Core module: no printing.
 
 from __future__ import annotations
 
+import re
+
 from goosectx.shell_lexer import Word
 
 MULTICALL = frozenset({"coreutils", "uu-coreutils", "rust-coreutils"})
@@ -28,6 +30,33 @@ _GNU_PREFIXED = frozenset({
 """Coreutils and findutils programs Homebrew installs with a ``g`` (``grm``, ``gxargs``)."""
 
 
+LOADER = re.compile(r"ld(?:64|-[\w.-]+)?\.so(?:\.[\d.]+)?")
+"""Names of the dynamic loader: ``ld.so``, ``ld-linux-x86-64.so.2``, ``ld-linux-aarch64.so.1``,
+``ld64.so.2``, ``ld-2.31.so``, ``ld-musl-x86_64.so.1``."""
+_LOADER_VALUED = frozenset({
+    "--library-path", "--preload", "--audit", "--argv0", "--inhibit-rpath",
+    "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask"})
+"""The loader's options that take the next word (glibc's; musl's take ``=VALUE`` too)."""
+
+
+def loader_words(words: list[Word]) -> list[Word]:
+    """The command the dynamic loader runs: its words from the first that is no option.
+
+    glibc's ld.so reads ``--library-path DIR``, ``--preload LIBS``, ``--audit``, ``--argv0``,
+    ``--inhibit-rpath``, ``--glibc-hwcaps-prepend`` / ``-mask`` with the next word, and its
+    other options (``--list``, ``--verify``, ``--inhibit-cache``) alone; musl's ends its
+    options at ``--``. ``--list`` and ``--verify`` only load the program: reading it anyway
+    only asks more.
+    """
+    i = 0
+    while i < len(words) and words[i].value.startswith("-"):
+        word = words[i].value
+        if word == "--":
+            return words[i + 1:]
+        i += 2 if word in _LOADER_VALUED else 1
+    return words[i:]
+
+
 def _multicall(name: str) -> bool:
     return name in MULTICALL or name.endswith("coreutils") and name[:-9] in ("", "g", "uu-")
 
@@ -37,8 +66,11 @@ def applet_words(name: str, words: list[Word]) -> list[Word] | None:
 
     ``words``: its words after the program. ``coreutils rm x`` / ``coreutils
     --coreutils-prog=rm x`` → ``rm x``; ``uu-rm x`` / ``grm x`` → ``rm x``; a multi-call
-    binary given no program (``coreutils --help``) runs none: ``[]``.
+    binary given no program (``coreutils --help``) runs none: ``[]``; ``ld.so [OPTIONS] PROG
+    ARGS`` → ``PROG ARGS`` (:func:`loader_words`).
     """
+    if LOADER.fullmatch(name):
+        return loader_words(words)
     if _multicall(name):
         if not words:
             return []

@@ -26,6 +26,7 @@ COMMAND_OPTIONS: dict[str, tuple[str, ...]] = {
             "--rsh-command", "--rmt-command"),
     "rsync": ("--rsh", "--rsync-path"), "zip": ("--unzip-command",), "split": ("--filter",),
     "man": ("--pager", "--html"), "wget": ("--use-askpass",),
+    "dpkg": ("--pre-invoke", "--post-invoke", "--status-logger"),
 }
 """Programs' long options whose value is a command line they run (``sh -c`` reads it)."""
 ENV_VALUED = ("--unset", "--chdir", "--argv0")

@@ -23,6 +23,7 @@ from itertools import takewhile
 from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import reads_stdin, script_stream
 from goosectx.shell_git import git_hidden, git_lines, variable_lines
+from goosectx.shell_launchers import LAUNCHERS, TERMINAL_EMULATORS
 from goosectx.shell_options import (
     long_option,
     option_commands,
@@ -30,6 +31,7 @@ from goosectx.shell_options import (
     short_value,
     value_at,
 )
+from goosectx.shell_packages import apt_options
 from goosectx.shell_pagers import man_lines, pager_keys
 from goosectx.shell_scripts import runs_in_language
 from goosectx.shell_sed import sed_runs, sed_script
@@ -49,7 +51,8 @@ SUBCOMMAND_RUNNERS = {
     "pipx": ("run",), "mise": ("exec", "x"), "asdf": ("exec",), "pixi": ("run", "exec"),
     "tox": ("exec",), "devbox": ("run",), "docker-compose": ("exec", "run"),
     "podman-compose": ("exec", "run"), "op": ("run",), "aws-vault": ("exec",),
-    "dotenvx": ("run",), "perf": ("stat", "record", "trace"), "rr": ("record",), "ip": ("exec",)}
+    "dotenvx": ("run",), "perf": ("stat", "record", "trace", "ftrace", "iostat"),
+    "rr": ("record",), "ip": ("exec",), "machinectl": ("shell",)}
 """Tools whose subcommand runs a command: only after it (``docker rm box`` runs no ``rm``,
 ``uv run rm x`` does)."""
 RUNNERS = frozenset({
@@ -61,15 +64,17 @@ RUNNERS = frozenset({
     "i386", "x86_64", "gdb", "parallel", "ssh", "npx", "pnpx", "bunx", "uvx", "dotenv",
     "cpulimit", "trickle", "ccache", "distcc", "hyperfine", "arch", "scl", "cross-env",
     "env-cmd", "concurrently", "nodemon", "runcon", "sandbox-exec", "lldb", "sem", "lckdo",
-    "daemonize", "start-stop-daemon", "capsh", "tsp", "rlwrap", *SUBCOMMAND_RUNNERS})
+    "daemonize", "start-stop-daemon", "capsh", "tsp", "rlwrap", *SUBCOMMAND_RUNNERS,
+    *LAUNCHERS})
 """Programs that run another program given in their arguments."""
 LINE_RUNNERS = frozenset({"parallel", "entr", "watchexec", "pixi", "hatch", "devbox", "sem",
-                          "hyperfine", "scl", "concurrently", "nodemon", "capsh"})
+                          "hyperfine", "scl", "concurrently", "nodemon", "capsh",
+                          *TERMINAL_EMULATORS})
 """Runners that may run a word holding a blank as a shell command line: ``parallel 'rm {}'
 ::: x``, ``entr -s``, ``watchexec`` (a shell by default), ``pixi run`` (its task shell),
 ``hatch run``, ``devbox run``, ``hyperfine 'CMD'``, ``concurrently 'CMD' …``, ``nodemon --exec
 'CMD'``, ``scl enable X 'CMD'``, ``capsh -- -c 'CMD'`` (bash)."""
-SU_LIKE = ("su", "runuser", "sg", "script", "nix-shell", "npx")
+SU_LIKE = ("su", "runuser", "sg", "script", "nix-shell", "npx", "vagrant")
 """Programs whose ``-c STRING`` / ``--command=STRING`` is a command line of its own; their
 other words (a user, a group, a log file) are not the command."""
 MAX_STARTS = 32
@@ -339,7 +344,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     """
     if name == "git" and (why := git_hidden(args)):
         return why
-    if why := pager_keys(name, args) or transfer_commands(name, args, fed):  # less '+!cmd' f
+    if why := pager_keys(name, args) or transfer_commands(name, args, fed) or apt_options(
+            name, args):  # less '+!cmd' f; apt-get -o APT::Update::Pre-Invoke::=…
         return why
     if name == "env" and any(re.search(r"[\\$]", s) for s, _after in env_split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"

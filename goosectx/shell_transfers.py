@@ -7,7 +7,8 @@ runs it through a shell (:func:`ssh_option_command`), and run the program ``-S P
 for the connection (:func:`transfer_lines`). Their command languages run local shell
 commands (``!cmd``): an sftp batch file (``-b``), ``lftp -c|-e|-f``, and any of them fed
 commands on standard input (``echo '!rm f' | sftp -b - host``, ``ftp host <<<…``) make the
-command unreadable (:func:`transfer_commands`). What the command text shows, not a sandbox.
+command unreadable (:func:`transfer_commands`), as does a configuration file ssh, scp or sftp
+is given (``-F FILE``: :func:`config_file`). What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -20,7 +21,7 @@ from goosectx.shell_options import short_value
 
 _VALUED = {"scp": "cDFiJloPSX", "sftp": "BbcDFiJloPRSs"}
 """scp's and sftp's short options that take a value (``-P 22``, ``-S PROG``, ``-b FILE``)."""
-_SSH_COMMANDS = ("proxycommand", "localcommand", "knownhostscommand")
+_SSH_COMMANDS = ("proxycommand", "localcommand", "knownhostscommand", "remotecommand")
 
 
 def ssh_option_command(value: str) -> str | None:
@@ -57,13 +58,56 @@ def transfer_lines(name: str, args: list[str]) -> list[str]:
     return lines
 
 
+_SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw"
+"""ssh's short options that take a value (as :mod:`goosectx.shell_runners` reads them)."""
+
+
+def _ssh_config_files(args: list[str]) -> list[str | None]:
+    """The values of ssh's ``-F FILE`` options, not in the remote command.
+
+    Before the host and after it: OpenSSH reads options there too.
+    """
+    files: list[str | None] = []
+    i = 0
+    for _ in range(2):
+        while i < len(args) and args[i].startswith("-") and args[i] != "-":
+            if args[i] == "--":
+                return files
+            short = short_value(args, i, _SSH_VALUED)
+            files += [short.value] if short.letter == "F" else []
+            i = short.next
+        i += 1  # the host
+    return files
+
+
+def config_file(name: str, args: list[str]) -> str | None:
+    """Why ssh, scp or sftp reads a configuration file named on the line, or ``None``.
+
+    ``-F FILE`` may set ``ProxyCommand``, ``LocalCommand`` … (``-F none`` and ``-F /dev/null``
+    read none).
+    """
+    if name == "ssh":
+        files = _ssh_config_files(args)
+    elif name in _VALUED:
+        files = [value for letter, value in _options(name, args) if letter == "F"]
+    else:
+        return None
+    if any(path not in ("none", "/dev/null") for path in files):
+        return (f"{name} -F reads a configuration file, which may set a command it runs "
+                "(ProxyCommand, LocalCommand …)")
+    return None
+
+
 def transfer_commands(name: str, args: list[str], fed: bool) -> str | None:
     """Why ``name`` runs client commands the rules cannot read (one may be ``!cmd``), or ``None``.
 
     ftp and lftp (from standard input, or ``lftp -c|-e|-f``); sftp with ``-b FILE``, fed on
     standard input, or given no ``HOST:PATH`` to fetch (it then reads commands from standard
-    input, which a redirection may give: ``sftp host < cmds``).
+    input, which a redirection may give: ``sftp host < cmds``); ssh, scp and sftp reading a
+    configuration file named on the line (:func:`config_file`).
     """
+    if why := config_file(name, args):
+        return why
     if name in ("ftp", "lftp"):
         return None if any(a in ("-v", "--version", "-h", "--help") for a in args[:1]) else (
             f"{name} runs client commands from an option or its standard input, and one may "

@@ -26,7 +26,12 @@ WRAPPERS: dict[str, tuple[str, int]] = {
     "unbuffer": ("", 0), "torsocks": ("", 0), "proxychains": ("f", 0), "flock": ("wE", 1),
     "busybox": ("", 0), "toybox": ("", 0), "jobs": ("", 0), "systemd-run": ("upEHMC", 0),
     "proxychains4": ("f", 0), "tsocks": ("", 0), "nocache": ("", 0), "eatmydata": ("", 0),
-    "ifne": ("", 0),
+    "ifne": ("", 0), "ssh-agent": ("aEOPt", 0), "logsave": ("", 1), "systemd-inhibit": ("", 0),
+    "dbus-launch": ("", 0), "run-one": ("", 0), "run-this-one": ("", 0),
+    "keep-one-running": ("", 0), "run-one-constantly": ("", 0), "run-one-until-success": ("", 0),
+    "run-one-until-failure": ("", 0), "timelimit": ("sSTt", 0), "envdir": ("", 1),
+    "softlimit": ("mdslaopfcrt", 0), "setlock": ("", 1), "envuidgid": ("", 1),
+    "with-lock-ex": ("", 1), "aa-exec": ("pn", 0), "run0": ("ugD", 0), "flatpak-spawn": ("", 0),
 }
 OPTIONAL_VALUES = {"sudo": "h", "xargs": "eil", "watch": "d"}
 """Wrappers' options whose value is optional: the rest of their word only (``xargs -iX``,

@@ -5,7 +5,8 @@ docs/architecture.md §4, clause 2 of the one approval decision: part of how
 is clear the command is read like ``sh -c``'s (:func:`started_commands`): ``find … -exec CMD
 ;``, every ``fd … -x CMD`` / ``-X CMD`` (``--exec``, ``--exec-batch``), what a terminal
 multiplexer starts (tmux, screen, dtach, abduco, zellij: :mod:`goosectx.shell_terminals`), and
-the string of ``env -S STRING ARGS…`` (:func:`env_split_line`). What such a program would run
+the string of ``env -S STRING ARGS…`` (:func:`env_split_line`), the command of ``cmake -E
+env|time|chdir`` and the shell ``capsh -- ARGS`` starts. What such a program would run
 from text the rules cannot read makes the command unreadable (asked about under shell deny/ask
 rules): keys typed into a session, tmux or screen commands, an expect script
 (``expect -c 'spawn …'``, or one read from standard input), and ``make --eval`` / ``-E`` recipe
@@ -23,6 +24,7 @@ import shlex
 from collections.abc import Iterator
 
 from goosectx.shell_builtins import reads_stdin
+from goosectx.shell_multicall import LOADER
 from goosectx.shell_options import ENV_VALUED, long_option, value_at
 from goosectx.shell_terminals import TERMINALS, Started, terminal_commands
 from goosectx.shell_words import ASSIGNMENT_WORD, Word
@@ -60,6 +62,51 @@ def started_commands(name: str, args: list[str], fed: bool = True,
         return terminal_commands(name, args, computed or [])
     if name == "expect":
         return _expect(args, fed)
+    if name == "cmake":
+        return _cmake(args, fed)
+    if name == "capsh":
+        return _capsh(args, computed or [])
+    return Started()
+
+
+def _capsh(args: list[str], computed: list[bool]) -> Started:
+    """``capsh [--opt=…] -- ARGS``: capsh runs its shell (``--shell=PATH``, else bash) with ARGS.
+
+    ``-+`` does it in a child; ``==`` / ``=+`` start capsh again on the words after it (its
+    ``--shell`` back to bash). Every other option is one word. The shell's line is read like
+    ``bash -c``'s (unreadable when bash computes one of its words).
+    """
+    shell, at = "/bin/bash", -1
+    for i, word in enumerate(args):
+        if word in ("==", "=+"):
+            shell = "/bin/bash"
+        elif word.startswith("--shell="):
+            shell, at = word.partition("=")[2], i
+        elif word in ("--", "-+"):
+            shown = [*range(i + 1, len(args)), *([at] if shell != "/bin/bash" else [])]
+            if any(computed[k] for k in shown if 0 <= k < len(computed)):
+                return Started(unreadable="capsh's command is named at run time or by a glob")
+            return Started(lines=[shlex.join([shell, *args[i + 1:]])])
+    return Started()
+
+
+_CMAKE_RUNS = {"env": 1, "time": 2, "chdir": 3}
+"""``cmake -E`` commands that run a command: where it starts (``env`` is read as env)."""
+
+
+def _cmake(args: list[str], fed: bool) -> Started:
+    """``cmake -E env|time|chdir DIR CMD…`` runs CMD; ``cmake -P FILE`` runs a script file.
+
+    ``env [--unset=NAME] [NAME=VALUE] [--] CMD`` is read like env's; a script file is not read
+    either way (as ``bash script.sh``), unless it may be standard input or a pipe.
+    """
+    at = args.index("-E") + 1 if "-E" in args else len(args)
+    if at < len(args) and args[at] in _CMAKE_RUNS:
+        return Started(slices=[(at + _CMAKE_RUNS[args[at]] - 1, len(args))])
+    for i, word in enumerate(args):
+        if word.startswith("-P") and reads_stdin(word[2:] or value_at(args, i + 1) or "", fed):
+            return Started(unreadable="cmake -P runs a script it reads from its standard input "
+                                      "or a path the rules cannot see is a file")
     return Started()
 
 
@@ -151,9 +198,10 @@ def _rg(args: list[str]) -> Started:
 
 
 def runs_given_command(name: str, args: list[str]) -> bool:
-    """True when ``name`` runs a command given in ``args`` (:func:`started_commands`)."""
+    """True when ``name`` runs a command given in ``args`` (:func:`started_commands`, ld.so)."""
     found = started_commands(name, args)
-    return name in STARTERS or bool(found.lines or found.slices or found.unreadable)
+    return name in STARTERS or LOADER.fullmatch(name) is not None or bool(
+        found.lines or found.slices or found.unreadable)
 
 
 def _exec_slices(args: list[str]) -> list[tuple[int, int]]:

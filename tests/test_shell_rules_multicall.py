@@ -37,3 +37,22 @@ def test_a_rule_allowing_coreutils_is_never_suggested() -> None:
     assert suggested_rule("shell", {"command": "coreutils ls"}) is None
     assert action(PermissionRules(allow=("shell(coreutils ls*)",), deny=DENY_RM.deny),
                   "coreutils ls -la", mode="default") == "run"
+
+
+@pytest.mark.parametrize("command", [  # fresh22 #02: the dynamic loader runs the program it is given
+    "/lib64/ld-linux-x86-64.so.2 /bin/rm f", "/lib/ld-linux-aarch64.so.1 rm f", "ld.so rm f",
+    "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 --library-path /x --preload y.so rm f",
+    "/lib64/ld-linux-x86-64.so.2 --argv0 ls --inhibit-cache /bin/rm -f f", "ld64.so.2 rm f",
+    "/lib/ld-musl-x86_64.so.1 --library-path=/x -- rm f", "/lib/ld-2.31.so --audit a.so rm f",
+    "sudo /lib64/ld-linux-x86-64.so.2 /usr/bin/rm f",
+])
+def test_the_dynamic_loader_running_rm_is_denied(command: str) -> None:
+    assert action_under_deny_rm(command) == "deny"
+
+
+@pytest.mark.parametrize("command", [
+    "/lib64/ld-linux-x86-64.so.2 --list /bin/ls", "ld.so --help", "ld.so --version",
+    "/lib64/ld-linux-x86-64.so.2 --library-path /x ./a.out rm",
+])
+def test_the_dynamic_loader_running_another_program_runs(command: str) -> None:
+    assert action_under_deny_rm(command) == "run"

@@ -198,3 +198,15 @@ def test_another_command_languages_code_is_asked_about(command: str) -> None:
 def test_their_script_files_still_run(command: str) -> None:
     assert verdict(DENY_RM, command) == "run", command
     assert suggested_rule("shell", {"command": command}) is None, command
+
+
+@pytest.mark.parametrize(("command", "expected"), [  # a config file may set ProxyCommand
+    ("ssh -F ./cfg host", "ask"), ("ssh host -F ./cfg", "ask"), ("ssh -vF cfg host", "ask"),
+    ("scp -F ./cfg a b:", "ask"), ("sftp -F cfg host:f", "ask"),
+    ("ssh -F none host", "run"), ("ssh -F /dev/null -o BatchMode=yes host true", "run"),
+    ("ssh host ls -F /tmp", "run"), ("ssh -p 22 host -- ls -F x", "run"),
+    ("scp -P 22 a b:", "run"),
+])
+def test_an_ssh_config_file_named_on_the_line_is_asked_about(command: str,
+                                                             expected: str) -> None:
+    assert verdict(PermissionRules(deny=("shell(rm *)",)), command) == expected, command

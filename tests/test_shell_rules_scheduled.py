@@ -88,7 +88,7 @@ def test_more_wrappers_are_read(command: str) -> None:
     "cross-env X=1 rm f", "concurrently 'ls' 'rm f'", "nodemon --exec 'rm f'",
     "runcon -t x rm f", "sandbox-exec -f p rm f", "lldb -- rm f", "dotenvx run -- rm f",
     "env-cmd rm f", "sem 'rm f'", "lckdo /tmp/l rm f", "daemonize /bin/rm f",
-    "start-stop-daemon --start --exec /bin/rm -- f", "capsh -- -c 'rm f'", "tsp rm f",
+    "start-stop-daemon --start --exec /bin/rm -- f", "tsp rm f",
     "rlwrap rm f", "rlwrap -z rm cat",
 ])
 def test_more_runners_ask_when_they_may_start_a_denied_command(command: str) -> None:

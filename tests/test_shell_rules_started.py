@@ -85,3 +85,15 @@ def test_a_command_the_rules_cannot_read_is_asked_about(command: str) -> None:
 @pytest.mark.parametrize("command", STILL_RUN)
 def test_their_everyday_commands_still_run_under_a_deny_rule(command: str) -> None:
     assert verdict(DENY_RM, command) == "run", command
+
+
+@pytest.mark.parametrize(("command", "expected"), [  # fresh22 #24: cmake -E runs a command
+    ("cmake -E env rm -f v", "deny"), ("cmake -E env --unset=X CC=gcc -- rm -f v", "deny"),
+    ("cmake -E time sudo rm -f v", "deny"), ("cmake -E chdir /tmp rm -f v", "deny"),
+    ("cmake -E env X=1 $CMD v", "ask"), ("cmake -P /dev/stdin <<<'file(REMOVE v)'", "ask"),
+    ("cmake -E env CC=gcc make", "run"), ("cmake -E chdir rm ls", "run"),
+    ("cmake -DX=1 -P build.cmake", "run"), ("cmake -E echo rm", "run"),
+    ("cmake --build build -j4", "run"), ("cmake -S . -B build", "run"),
+])
+def test_cmake_e_commands_that_run_a_command_are_read(command: str, expected: str) -> None:
+    assert verdict(DENY_RM, command) == expected, command

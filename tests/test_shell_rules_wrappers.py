@@ -155,7 +155,7 @@ def test_no_command_prefix_rule_is_offered_for_them() -> None:
     for command in ("tmux new -d 'make'", "tmux ls", "screen -dmS b make", "expect x.exp",
                     "fd -x wc -l", "make --eval='x: ; ls' x", "rg --pre pdftotext x"):
         assert suggested_rule("shell", {"command": command}) is None, command
-    assert suggested_rule("shell", {"command": "make -j4 test"}) == "shell(make*)"
+    assert suggested_rule("shell", {"command": "make -j4 test"}) is None  # make CC='rm f'
 
 
 @pytest.mark.parametrize("command", [  # fresh21 #28: they print how a name runs, run nothing
@@ -180,3 +180,23 @@ def test_a_plain_search_gets_no_prefix_rule_that_would_allow_what_it_can_start(
     # (a prefix rule allows every command it starts: `starts`)
     assert suggested_rule("shell", {"command": plain}) is None
     assert suggested_rule("shell", {"command": starts}) is None
+
+
+@pytest.mark.parametrize("command", [  # fresh22 #04, #05: they run the command after their options
+    "ssh-agent rm -f v", "ssh-agent -a /tmp/s -t 60 rm -f v", "ssh-agent -c -- rm -f v",
+    "logsave -a log rm -f v", "logsave /dev/null rm -f v", "logsave -asv log sudo rm -f v",
+])
+def test_ssh_agent_and_logsave_commands_are_read(command: str) -> None:
+    assert verdict(DENY_RM, command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "ssh-agent -s", "ssh-agent -k", "ssh-agent make", "logsave log make", "logsave rm ls"])
+def test_ssh_agent_and_logsave_otherwise_run(command: str) -> None:
+    assert verdict(DENY_RM, command) == "run", command
+
+
+@pytest.mark.parametrize("command", ["perf ftrace rm -f v", "perf iostat -- rm -f v",
+                                     "perf mem record rm -f v", "perf sched record -- rm -f v"])
+def test_more_perf_subcommands_that_run_a_command_ask(command: str) -> None:
+    assert verdict(DENY_RM, command) == "ask", command

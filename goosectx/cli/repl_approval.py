@@ -25,7 +25,7 @@ from goosectx.cli.terminal import INPUT_ENDED_KEY, drop_typeahead
 from goosectx.config import user_config_path
 from goosectx.conversation import ToolRequest
 from goosectx.errors import GoosectxError
-from goosectx.permissions import suggested_rule
+from goosectx.rule_offer import suggested_rule
 from goosectx.sensitive import hidden_target
 
 if TYPE_CHECKING:
