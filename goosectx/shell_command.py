@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from goosectx.shell_arith import arithmetic_reason
 from goosectx.shell_assign import binds_name, evaluated_operand
 from goosectx.shell_builtins import (
     SHELLS,
@@ -146,6 +147,7 @@ def command_forms(part: Part, line: str = "") -> CommandForms:
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
     r.reasons += hidden_code(r.reparsed, line)  # Y='x; rm f'; eval "echo $Y"
+    r.reasons += filter(None, [arithmetic_reason(line)])  # read x <f; (( x )): x='a[$(rm y)]'
     unreadable = r.reasons[0] if r.reasons else None
     allow = None if unreadable else " ".join(_shown(w.value) for w in words)
     return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),

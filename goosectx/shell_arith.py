@@ -1,0 +1,198 @@
+"""Variables bash reads as numbers whose value the command line reads at run time.
+
+docs/architecture.md §4, clause 2 of the one approval decision. Bash evaluates a variable's
+value as an arithmetic expression, again and again, wherever a name stands in arithmetic
+context, and an expression may hold an array subscript whose ``$( )`` bash runs:
+``read x < list; (( x ))`` runs ``rm`` when ``list`` holds ``a[$(rm f)]``. The contexts:
+``((…))`` (``for ((…))`` too), ``$((…))``, ``$[…]``, ``let``, the operands of ``[[ … -eq …]]``
+(and ``-ne -lt -le -gt -ge``; not ``[``/``test``, whose operands must be integers), the name of
+``[[ -v ]]``/``test -v``/``[ -v ]``, an indexed array's subscript (``${a[x]}``, ``a[x]=``,
+``printf -v 'a[x]'``; not an array ``declare -A`` makes associative), a substring offset
+(``${s:x:n}``) and an assignment to a ``declare -i`` variable. :func:`arithmetic_reason` asks
+when one names, directly or through values the line assigns (``y=$x``, ``y=x``), a variable
+whose value the line does not write: set by ``read``, ``mapfile``, ``getopts``, ``select``,
+``printf -v``, a ``for`` over computed words, ``[[ =~ ]]`` (``BASH_REMATCH``), a ``$( )`` whose
+output may be text, or a positional parameter or ``$_``; or a ``$( )`` inside it. A ``$( )``
+whose output is a number (``wc -l < f``, ``grep -c x f``, ``seq 5``, ``date +%s``, ``nproc``,
+``id -u``, ``stat -c %s f``) is a number. A variable the line does not set at all comes from
+goosectx's scrubbed environment: each call is a fresh ``bash -c``, so no earlier call sets
+it, and it is not read. Read from the text, quotes included (over-reading only asks), like
+:mod:`goosectx.shell_reparse`.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["arithmetic_reason"]
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_END = ";&|\n)"
+_AFTER = r"(?<![\w$%:/.@-])"
+_ASSIGN = re.compile(rf"{_AFTER}({_NAME})(?:\[[^\]\n]*\])?\+?=(?!=)|\$\{{({_NAME}):?=")
+_READS = re.compile(r"(?<![\w.-])(read|mapfile|readarray|getopts|select)\s+([^;&|<>()\n]*)")
+_IMPLIED = {"read": "REPLY", "mapfile": "MAPFILE", "readarray": "MAPFILE",
+            "getopts": "OPTARG", "select": ""}
+_PRINTF_V = re.compile(r"(?<![\w.-])printf\s+(?:--\s+)?-v\s*['\"]?(" + _NAME + ")")
+_FOR = re.compile(rf"(?<![\w.-])for\s+({_NAME})(\s+in\s+([^;\n]*)|\s*(?:;|\n|do\b))")
+_INTEGER = re.compile(r"(?<![\w.-])(?:declare|typeset|local)\s+((?:[-+]\w+\s+)*)([^;&|\n)]*)")
+_ASSOCIATIVE = re.compile(r"(?<![\w.-])(?:declare|typeset|local)\s+(?:-\w*A\w*\s+)+(" + _NAME
+                          + ")")
+_LET = re.compile(r"(?<![\w.-])let\s+([^;&|\n)]*)")
+_DOUBLE = re.compile(r"\[\[(.*?)\]\]", re.DOTALL)
+_COMPARED = re.compile(r"(\S+)\s+-(?:eq|ne|lt|le|gt|ge)\s+(\S+)|-v\s+(\S+)")
+_TEST_V = re.compile(r"(?:(?<![\w.-])test|(?<![\w\[])\[)\s+(?:!\s+)?-v\s+(\S+)")
+_SUBSCRIPT = re.compile(rf"({_NAME})\[")
+_OFFSET = re.compile(rf"\$\{{(?:{_NAME}|[0-9@*])(?:\[[^\]]*\])?:(?![-=?+])([^}}]*)\}}")
+_REFERENCE = re.compile(rf"\$\{{#[^}}]*\}}|\$\{{?({_NAME}|[0-9@*])|(?<![\w#$.])({_NAME})")
+_NUMBERS = re.compile(
+    r"\s*(?:.*\|\s*)?(?:wc(?:\s+-[clmwL]+)+(?:\s*<\s*\S+)?"
+    r"|grep(?:\s+-[a-zA-Z]+|\s+--[\w-]+)*\s+-[a-zA-Z]*c[a-zA-Z]*(?:\s+-[a-zA-Z]+|\s+--[\w-]+)*"
+    r"\s+[^\s$`*?\[-]\S*(?:\s+[^\s$`*?\[-][^\s$`*?\[]*)?|seq(?:\s+-?[\d.]+)+|date\s+\+%[sN]|nproc|id\s+-[ug]"
+    r"|stat\s+-c\s*%[sYXZW]\s+[^\s$`*?\[]+)\s*")
+"""A ``$( )`` whose output is a number (or nothing): the last command of its pipeline."""
+_UNKNOWN = frozenset("123456789@*_")
+
+
+def _closing(text: str, i: int, opener: str, closer: str, depth: int = 1) -> int:
+    """The index past the ``closer`` that brings ``depth`` to 0 from ``i`` (or the end)."""
+    while i < len(text) and depth:
+        depth += (text[i] == opener) - (text[i] == closer)
+        i += 1
+    return i
+
+
+def _substitutions(text: str) -> list[tuple[int, int, str]]:
+    """Each ``$(…)`` (not ``$((``) and backtick of ``text``: (start, end, inner text)."""
+    found, i = [], 0
+    while (i := min((k for k in (text.find("$(", i), text.find("`", i)) if k >= 0),
+                    default=-1)) >= 0:
+        if text.startswith("$((", i):
+            i += 3
+            continue
+        end = (_closing(text, i + 2, "(", ")") if text[i] == "$"
+               else (text.find("`", i + 1) + 1 or len(text)))
+        found.append((i, end, text[i + (2 if text[i] == "$" else 1):end - 1]))
+        i = end
+    return found
+
+
+def _number(inner: str) -> bool:
+    """True when the ``$( )`` of ``inner`` outputs a number (:data:`_NUMBERS`)."""
+    last = inner.rsplit("|", 1)[-1]
+    if re.search(r"(?<![\w-])grep\b", last) and re.search(r"\s-\w*[rRHdD]|--[rdw]", last):
+        return False  # grep -rc, -H: a file name before each count
+    return not re.search(r"[;&\n]|\|\|", inner) and _NUMBERS.fullmatch(inner) is not None
+
+
+def _references(text: str) -> tuple[set[str], bool]:
+    """The names ``text`` (arithmetic or a value) refers to; True if a ``$( )`` puts text.
+
+    A lone ``_`` counts as ``$_`` only (``rg 'x[^_]'`` is a pattern, not a subscript).
+    """
+    computed = any(not _number(inner) for _s, _e, inner in _substitutions(text))
+    plain = re.sub(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`", " ", text)
+    names = {a or b for a, b in _REFERENCE.findall(plain) if a or b != "_"} - {""}
+    return names, computed
+
+
+def _word(text: str, i: int) -> str:
+    """The shell word of ``text`` from ``i``: quotes and ``$(…)``/``${…}`` read whole."""
+    j = i
+    while j < len(text) and not text[j].isspace() and text[j] not in ";&|<>)":
+        c = text[j]
+        if c in "'\"":
+            j = text.find(c, j + 1) + 1 or len(text)
+        elif text.startswith(("$(", "${"), j):
+            j = _closing(text, j + 2, text[j + 1], ")" if text[j + 1] == "(" else "}")
+        elif c == "`":
+            j = text.find("`", j + 1) + 1 or len(text)
+        else:
+            j += 1
+    return text[i:j]
+
+
+def _contexts(text: str) -> list[str]:
+    """The texts ``text`` evaluates as arithmetic (names whose value bash evaluates)."""
+    found: list[str] = []
+    i = 0
+    while (i := text.find("((", i)) >= 0:
+        end = _closing(text, i + 2, "(", ")", 2)
+        found.append(text[i + 2:end])
+        i += 2
+    i = 0
+    while (i := text.find("$[", i)) >= 0:
+        found.append(text[i + 2:_closing(text, i + 2, "[", "]")])
+        i += 2
+    found += _LET.findall(text)
+    for inside in _DOUBLE.findall(text):
+        found += [x for groups in _COMPARED.findall(inside) for x in groups if x]
+    found += _TEST_V.findall(text)
+    associative = set(_ASSOCIATIVE.findall(text))
+    for m in _SUBSCRIPT.finditer(text):
+        if m[1] not in associative:
+            found.append(text[m.end():_closing(text, m.end(), "[", "]")])
+    found += _OFFSET.findall(text)
+    for options, names in _INTEGER.findall(text):
+        if any(o.startswith("-") and "i" in o for o in options.split()):
+            found += re.findall(rf"(?<![\w$])({_NAME})", names)  # declare -i n: its values too
+    return found
+
+
+def _values(text: str) -> tuple[dict[str, set[str]], set[str]]:
+    """What the line assigns: each name's referenced names, and the names it reads."""
+    refers: dict[str, set[str]] = {}
+    read: set[str] = set(_UNKNOWN)
+    for m in _ASSIGN.finditer(text):
+        name = m[1] or m[2]
+        value = text[m.end():_closing(text, m.end(), "{", "}")] if m[2] else _word(text, m.end())
+        names, computed = _references(re.sub(r"\$\(\(.*?\)\)|\$\[.*?\]", "0", value))
+        refers.setdefault(name, set()).update(names)
+        if computed:
+            read.add(name)
+    for builtin, rest in _READS.findall(text):
+        words = rest.split(" in ", 1)[0] if builtin == "select" else rest
+        read.update(w.strip("'\"") for w in words.split() if re.fullmatch(_NAME, w.strip("'\"")))
+        read.add(_IMPLIED[builtin])
+    read.update(_PRINTF_V.findall(text))
+    for name, _in, words in _FOR.findall(text):
+        if not _in or re.search(r"[*?\[]", re.sub(r"\$\((?:[^()]|\([^()]*\))*\)|\$\{[^}]*\}",
+                                                   "", words)):
+            read.add(name)  # for f; for f in *: the parameters, file names
+        names, computed = _references(words)
+        refers.setdefault(name, set()).update(names - {name})
+        if computed:
+            read.add(name)
+    if "=~" in text:
+        read.add("BASH_REMATCH")
+    return refers, read - {""}
+
+
+@lru_cache(maxsize=256)
+def arithmetic_reason(command: str) -> str | None:
+    """Why ``command`` evaluates as a number a value it reads at run time, or ``None``."""
+    if not re.search(r"\(\(|\$\[|\blet\b|\[\[|-v\b|\[|\$\{[\w@*]+:|declare|typeset|local", command):
+        return None
+    refers, read = _values(command)
+    seen: set[str] = set()
+    todo: list[str] = []
+    for context in _contexts(command):
+        names, computed = _references(context)
+        if computed:
+            return ("it evaluates the output of a $( ) as a number: bash runs a $( ) in an array "
+                    "subscript of that text ('a[$(rm f)]')")
+        todo += names
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in read:
+            shown = f"${name}" if name in _UNKNOWN else name
+            return (f"it evaluates {shown} as a number, whose value the line reads at run time: "
+                    f"bash runs a $( ) in an array subscript of that value ('a[$(rm f)]')")
+        todo += refers.get(name, ())
+    return None
