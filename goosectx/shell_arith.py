@@ -1,4 +1,4 @@
-"""Variables bash reads as numbers whose value the command line reads at run time.
+r"""Variables bash reads as numbers whose value the command line reads at run time.
 
 docs/architecture.md §4, clause 2 of the one approval decision. Bash evaluates a variable's
 value as an arithmetic expression, again and again, wherever a name stands in arithmetic
@@ -12,12 +12,14 @@ context, and an expression may hold an array subscript whose ``$( )`` bash runs:
 when one names, directly or through values the line assigns (``y=$x``, ``y=x``), a variable
 whose value the line does not write: set by ``read``, ``mapfile``, ``getopts``, ``select``,
 ``printf -v``, a ``for`` over computed words, ``[[ =~ ]]`` (``BASH_REMATCH``), a ``$( )`` whose
-output may be text, or a positional parameter or ``$_``; or a ``$( )`` inside it. A ``$( )``
-whose output is a number (``wc -l < f``, ``grep -c x f``, ``seq 5``, ``date +%s``, ``nproc``,
-``id -u``, ``stat -c %s f``) is a number. A variable the line does not set at all comes from
-goosectx's scrubbed environment: each call is a fresh ``bash -c``, so no earlier call sets
-it, and it is not read. Read from the text, quotes included (over-reading only asks), like
-:mod:`goosectx.shell_reparse`.
+output may be text, ``$_``, or ``$1`` … when the line sets them (``set --``, a ``-c``
+string's arguments: awk's ``c[$1]`` is no parameter of a plain line); or a ``$( )`` inside
+it. A ``$( )`` whose output is a number (``wc -l < f``, ``grep -c x f``, ``seq 5``,
+``date +%s``, ``nproc``, ``id -u``, ``stat -c %s f``) is a number. A variable the line does
+not set at all comes from goosectx's scrubbed environment: each call is a fresh ``bash -c``,
+so no earlier call sets it, and it is not read. Read from the text, quotes included
+(over-reading only asks), like :mod:`goosectx.shell_reparse`, with every inner line
+(``bash -c $'(( \x78 ))'`` decoded).
 
 Core module: no printing.
 """
@@ -43,7 +45,8 @@ _ASSOCIATIVE = re.compile(r"(?<![\w.-])(?:declare|typeset|local)\s+(?:-\w*A\w*\s
                           + ")")
 _LET = re.compile(r"(?<![\w.-])let\s+([^;&|\n)]*)")
 _DOUBLE = re.compile(r"\[\[(.*?)\]\]", re.DOTALL)
-_COMPARED = re.compile(r"(\S+)\s+-(?:eq|ne|lt|le|gt|ge)\s+(\S+)|-v\s+(\S+)")
+_COMPARED = re.compile(r"\s-(?:eq|ne|lt|le|gt|ge|v)\s")
+"""In ``[[ … ]]``: all of it is read (an operand may hold blanks, ``$(cat f)``)."""
 _TEST_V = re.compile(r"(?:(?<![\w.-])test|(?<![\w\[])\[)\s+(?:!\s+)?-v\s+(\S+)")
 _SUBSCRIPT = re.compile(rf"({_NAME})\[")
 _OFFSET = re.compile(rf"\$\{{(?:{_NAME}|[0-9@*])(?:\[[^\]]*\])?:(?![-=?+])([^}}]*)\}}")
@@ -54,7 +57,10 @@ _NUMBERS = re.compile(
     r"\s+[^\s$`*?\[-]\S*(?:\s+[^\s$`*?\[-][^\s$`*?\[]*)?|seq(?:\s+-?[\d.]+)+|date\s+\+%[sN]|nproc|id\s+-[ug]"
     r"|stat\s+-c\s*%[sYXZW]\s+[^\s$`*?\[]+)\s*")
 """A ``$( )`` whose output is a number (or nothing): the last command of its pipeline."""
-_UNKNOWN = frozenset("123456789@*_")
+_POSITIONAL = frozenset("123456789@*")
+_SETS_POSITIONAL = re.compile(r"(?<![\w.-])(?:set|shift)(?![\w.-])|(?<![\w.])-\w*c\s|\(\s*\)")
+"""``set --``, a ``-c`` string given arguments, a function: ``$1`` … hold values (not in a
+plain ``bash -c`` line, where awk's ``c[$1]`` is no shell parameter)."""
 
 
 def _closing(text: str, i: int, opener: str, closer: str, depth: int = 1) -> int:
@@ -128,8 +134,7 @@ def _contexts(text: str) -> list[str]:
         found.append(text[i + 2:_closing(text, i + 2, "[", "]")])
         i += 2
     found += _LET.findall(text)
-    for inside in _DOUBLE.findall(text):
-        found += [x for groups in _COMPARED.findall(inside) for x in groups if x]
+    found += [inside for inside in _DOUBLE.findall(text) if _COMPARED.search(inside)]
     found += _TEST_V.findall(text)
     associative = set(_ASSOCIATIVE.findall(text))
     for m in _SUBSCRIPT.finditer(text):
@@ -145,7 +150,7 @@ def _contexts(text: str) -> list[str]:
 def _values(text: str) -> tuple[dict[str, set[str]], set[str]]:
     """What the line assigns: each name's referenced names, and the names it reads."""
     refers: dict[str, set[str]] = {}
-    read: set[str] = set(_UNKNOWN)
+    read: set[str] = {"_"} | (_POSITIONAL if _SETS_POSITIONAL.search(text) else set())
     for m in _ASSIGN.finditer(text):
         name = m[1] or m[2]
         value = text[m.end():_closing(text, m.end(), "{", "}")] if m[2] else _word(text, m.end())
@@ -191,7 +196,7 @@ def arithmetic_reason(command: str) -> str | None:
             continue
         seen.add(name)
         if name in read:
-            shown = f"${name}" if name in _UNKNOWN else name
+            shown = f"${name}" if name in _POSITIONAL or name == "_" else name
             return (f"it evaluates {shown} as a number, whose value the line reads at run time: "
                     f"bash runs a $( ) in an array subscript of that value ('a[$(rm f)]')")
         todo += refers.get(name, ())

@@ -41,7 +41,10 @@ ASKED = [
     "for f in \"$(cat list)\"; do echo $((f)); done", "for f in *; do (( f )); done",
     "read x < list; printf -v y %s \"$x\"; (( y ))", "read < list; (( REPLY ))",
     "[[ $(cat list) =~ (.*) ]]; (( BASH_REMATCH[1] ))",
-    "bash -c 'read x < list; (( x ))'"]
+    "bash -c 'read x < list; (( x ))'", "[[ $(cat list) -eq 1 ]]",
+    "read x < list; export x; bash -c $'(( \\x78 ))'", "bash -c $'read x < list; (( \\x78 ))'",
+    # parameters a line sets: set --, a -c string's arguments
+    "set -- \"$(cat list)\"; (( $1 ))", "bash -c 'echo $(( $1 ))' _ \"$(cat list)\""]
 
 
 @pytest.mark.parametrize("command", ASKED)
@@ -70,7 +73,8 @@ KEPT = [
     "while read -r line; do [[ ${#line} -gt 80 ]] && echo long; done < f",
     "echo $(( RANDOM % 10 ))", "x=$(cat list); [[ $x == 1 ]]",
     "total=0; for f in *.txt; do n=$(wc -l < \"$f\"); total=$((total + n)); done",
-    "rg 'list_books[^_]' src/", "grep -v \"$(cat list)\" f"]
+    "rg 'list_books[^_]' src/", "grep -v \"$(cat list)\" f",
+    "awk '{c[$1]++} END {for (k in c) print k, c[k]}' f"]
 
 
 @pytest.mark.parametrize("command", KEPT)
