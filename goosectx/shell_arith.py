@@ -34,38 +34,48 @@ __all__ = ["arithmetic_reason"]
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _END = ";&|\n)"
 _AFTER = r"(?<![\w$%:/.@-])"
-_ASSIGN = re.compile(rf"{_AFTER}({_NAME})(?:\[[^\]\n]*\])?\+?=(?!=)|\$\{{({_NAME}):?=")
+_ASSIGN = re.compile(rf"{_AFTER}({_NAME})(\[|\+?=(?!=))|\$\{{({_NAME}):?=")
+"""``NAME=``, ``a[i]+=`` (the ``[``: its ``]`` is found apart), ``${NAME:=…}``."""
 _READS = re.compile(r"(?<![\w.-])(read|mapfile|readarray|getopts|select)\s+([^;&|<>()\n]*)")
 _IMPLIED = {"read": "REPLY", "mapfile": "MAPFILE", "readarray": "MAPFILE",
             "getopts": "OPTARG", "select": ""}
 _PRINTF_V = re.compile(r"(?<![\w.-])printf\s+(?:--\s+)?-v\s*['\"]?(" + _NAME + ")")
 _FOR = re.compile(rf"(?<![\w.-])for\s+({_NAME})(\s+in\s+([^;\n]*)|\s*(?:;|\n|do\b))")
 _INTEGER = re.compile(r"(?<![\w.-])(?:declare|typeset|local)\s+((?:[-+]\w+\s+)*)([^;&|\n)]*)")
-_ASSOCIATIVE = re.compile(r"(?<![\w.-])(?:declare|typeset|local)\s+(?:-\w*A\w*\s+)+(" + _NAME
-                          + ")")
 _LET = re.compile(r"(?<![\w.-])let\s+([^;&|\n)]*)")
-_DOUBLE = re.compile(r"\[\[(.*?)\]\]", re.DOTALL)
 _COMPARED = re.compile(r"\s-(?:eq|ne|lt|le|gt|ge|v)\s")
 """In ``[[ … ]]``: all of it is read (an operand may hold blanks, ``$(cat f)``)."""
-_TEST_V = re.compile(r"(?:(?<![\w.-])test|(?<![\w\[])\[)\s+(?:!\s+)?-v\s+(\S+)")
-_SUBSCRIPT = re.compile(rf"({_NAME})\[")
-_OFFSET = re.compile(rf"\$\{{(?:{_NAME}|[0-9@*])(?:\[[^\]]*\])?:(?![-=?+])([^}}]*)\}}")
-_REFERENCE = re.compile(rf"\$\{{#[^}}]*\}}|\$\{{?({_NAME}|[0-9@*])|(?<![\w#$.])({_NAME})")
+_TEST_V = re.compile(r"(?<![\w-])-v\s+(\S+)")
+_TESTS = re.compile(r"(?<![\w.-])test(?![\w.-])|(?<![\w\[])\[\s")
+"""``test`` or ``[``: any ``-v NAME`` of the line is read (``[ -n 1 -a -v "$x" ]``)."""
+_SUBSCRIPT = re.compile(rf"{_NAME}\[|\(\[|\s\[(?=[^\]\n]{{0,1024}}\]\+?=)")
+"""A name's subscript (``a[x]``, ``${a[x]}``; an associative array's key is read too: a
+``declare -A`` may stand elsewhere), or an array literal's (``a=([x]=1)``)."""
+_EXPANSION = re.compile(rf"\$\{{(?:{_NAME}|[0-9@*])")
+_REFERENCE = re.compile(rf"\$\{{#[^}}]{{0,256}}\}}|\$\{{?({_NAME}|[0-9@*])|(?<![\w#$.])({_NAME})")
 _NUMBERS = re.compile(
-    r"\s*(?:.*\|\s*)?(?:wc(?:\s+-[clmwL]+)+(?:\s*<\s*\S+)?"
+    r"\s*(?:wc(?:\s+-[clmwL]+)+(?:\s*<\s*\S+)?"
     r"|grep(?:\s+-[a-zA-Z]+|\s+--[\w-]+)*\s+-[a-zA-Z]*c[a-zA-Z]*(?:\s+-[a-zA-Z]+|\s+--[\w-]+)*"
     r"\s+[^\s$`*?\[-]\S*(?:\s+[^\s$`*?\[-][^\s$`*?\[]*)?|seq(?:\s+-?[\d.]+)+|date\s+\+%[sN]|nproc|id\s+-[ug]"
     r"|stat\s+-c\s*%[sYXZW]\s+[^\s$`*?\[]+)\s*")
 """A ``$( )`` whose output is a number (or nothing): the last command of its pipeline."""
+_MOST = 1000
+"""More assignments than this in a line: any name counts as read at run time (asks)."""
+_ANY = "\0"
+"""In the names read: every name."""
+_LONGEST = 4096
+"""A value longer than this is not read to its end: it counts as read at run time."""
 _POSITIONAL = frozenset("123456789@*")
 _SETS_POSITIONAL = re.compile(r"(?<![\w.-])(?:set|shift)(?![\w.-])|(?<![\w.])-\w*c\s|\(\s*\)")
 """``set --``, a ``-c`` string given arguments, a function: ``$1`` … hold values (not in a
 plain ``bash -c`` line, where awk's ``c[$1]`` is no shell parameter)."""
 
 
-def _closing(text: str, i: int, opener: str, closer: str, depth: int = 1) -> int:
-    """The index past the ``closer`` that brings ``depth`` to 0 from ``i`` (or the end)."""
-    while i < len(text) and depth:
+def _closing(text: str, i: int, opener: str, closer: str, depth: int = 1,
+             longest: int | None = None) -> int:
+    """Past the ``closer`` bringing ``depth`` to 0 from ``i`` (or the end, or ``longest`` on)."""
+    stop = len(text) if longest is None else min(len(text), i + longest)
+    while i < stop and depth:
         depth += (text[i] == opener) - (text[i] == closer)
         i += 1
     return i
@@ -91,33 +101,34 @@ def _number(inner: str) -> bool:
     last = inner.rsplit("|", 1)[-1]
     if re.search(r"(?<![\w-])grep\b", last) and re.search(r"\s-\w*[rRHdD]|--[rdw]", last):
         return False  # grep -rc, -H: a file name before each count
-    return not re.search(r"[;&\n]|\|\|", inner) and _NUMBERS.fullmatch(inner) is not None
+    return not re.search(r"[;&\n]|\|\|", inner) and _NUMBERS.fullmatch(last) is not None
 
 
 def _references(text: str) -> tuple[set[str], bool]:
-    """The names ``text`` (arithmetic or a value) refers to; True if a ``$( )`` puts text.
-
-    A lone ``_`` counts as ``$_`` only (``rg 'x[^_]'`` is a pattern, not a subscript).
-    """
+    """The names ``text`` (arithmetic or a value) refers to; True if a ``$( )`` puts text."""
     computed = any(not _number(inner) for _s, _e, inner in _substitutions(text))
     plain = re.sub(r"\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`", " ", text)
-    names = {a or b for a, b in _REFERENCE.findall(plain) if a or b != "_"} - {""}
+    names = {a or b for a, b in _REFERENCE.findall(plain)} - {""}
     return names, computed
+
+
+_PLAIN = re.compile(r"[^\s;&|<>)'\"$`]*")
 
 
 def _word(text: str, i: int) -> str:
     """The shell word of ``text`` from ``i``: quotes and ``$(…)``/``${…}`` read whole."""
     j = i
-    while j < len(text) and not text[j].isspace() and text[j] not in ";&|<>)":
+    while j < min(len(text), i + _LONGEST) and not text[j].isspace() and text[j] not in ";&|<>)":
         c = text[j]
         if c in "'\"":
             j = text.find(c, j + 1) + 1 or len(text)
         elif text.startswith(("$(", "${"), j):
-            j = _closing(text, j + 2, text[j + 1], ")" if text[j + 1] == "(" else "}")
+            j = _closing(text, j + 2, text[j + 1], ")" if text[j + 1] == "(" else "}", 1,
+                         _LONGEST)
         elif c == "`":
             j = text.find("`", j + 1) + 1 or len(text)
         else:
-            j += 1
+            j = _PLAIN.match(text, j + 1, i + _LONGEST).end()  # type: ignore[union-attr]
     return text[i:j]
 
 
@@ -127,20 +138,30 @@ def _contexts(text: str) -> list[str]:
     i = 0
     while (i := text.find("((", i)) >= 0:
         end = _closing(text, i + 2, "(", ")", 2)
-        found.append(text[i + 2:end])
-        i += 2
+        found.append(text[i + 2:end])  # (( a[(( x ))] )): the inner one is in it
+        i = max(end, i + 2)
     i = 0
     while (i := text.find("$[", i)) >= 0:
-        found.append(text[i + 2:_closing(text, i + 2, "[", "]")])
-        i += 2
+        end = _closing(text, i + 2, "[", "]")
+        found.append(text[i + 2:end])
+        i = end
     found += _LET.findall(text)
-    found += [inside for inside in _DOUBLE.findall(text) if _COMPARED.search(inside)]
-    found += _TEST_V.findall(text)
-    associative = set(_ASSOCIATIVE.findall(text))
-    for m in _SUBSCRIPT.finditer(text):
-        if m[1] not in associative:
-            found.append(text[m.end():_closing(text, m.end(), "[", "]")])
-    found += _OFFSET.findall(text)
+    i = 0
+    while (i := text.find("[[", i)) >= 0:  # one pass: a [[ never closed reads to the end
+        end = text.find("]]", i + 2) % (len(text) + 1)
+        found += [text[i + 2:end]] if _COMPARED.search(text, i + 2, end) else []
+        i = end + 2
+    found += _TEST_V.findall(text) if _TESTS.search(text) else []
+    i = 0
+    while m := _SUBSCRIPT.search(text, i):  # a lone _ there is a pattern's ([^_]), not $_
+        i = _closing(text, m.end(), "[", "]")
+        found.append(re.sub(r"(?<![\w$])_(?!\w)", " ", text[m.end():i]))
+    i = 0
+    while m := _EXPANSION.search(text, i):  # ${s:x:n}, ${a[@]:x}: not ${s:-x}
+        i = _closing(text, m.end() + 1, "[", "]") if text.startswith("[", m.end()) else m.end()
+        if text.startswith(":", i) and not text.startswith((":-", ":=", ":?", ":+"), i):
+            i = text.find("}", i) % (len(text) + 1)
+            found.append(text[m.end():i])
     for options, names in _INTEGER.findall(text):
         if any(o.startswith("-") and "i" in o for o in options.split()):
             found += re.findall(rf"(?<![\w$])({_NAME})", names)  # declare -i n: its values too
@@ -151,13 +172,26 @@ def _values(text: str) -> tuple[dict[str, set[str]], set[str]]:
     """What the line assigns: each name's referenced names, and the names it reads."""
     refers: dict[str, set[str]] = {}
     read: set[str] = {"_"} | (_POSITIONAL if _SETS_POSITIONAL.search(text) else set())
-    for m in _ASSIGN.finditer(text):
-        name = m[1] or m[2]
-        value = text[m.end():_closing(text, m.end(), "{", "}")] if m[2] else _word(text, m.end())
+    at = 0
+    for _count in range(_MOST):
+        if not (m := _ASSIGN.search(text, at)):
+            break
+        name, start = m[1] or m[3], m.end()
+        at = start
+        if m[2] == "[":  # a[i]=: the subscript is read as a context, the value here
+            at = start = _closing(text, start, "[", "]")
+            equals = re.compile(r"\+?=(?!=)").match(text, start)
+            if equals is None:
+                continue
+            start = equals.end()
+        value = (text[start:_closing(text, start, "{", "}", 1, _LONGEST)] if m[3]
+                 else _word(text, start))
         names, computed = _references(re.sub(r"\$\(\(.*?\)\)|\$\[.*?\]", "0", value))
         refers.setdefault(name, set()).update(names)
-        if computed:
+        if computed or len(value) >= _LONGEST:
             read.add(name)
+    else:
+        read.add(_ANY)  # more assignments than read here: any name may hold text
     for builtin, rest in _READS.findall(text):
         words = rest.split(" in ", 1)[0] if builtin == "select" else rest
         read.update(w.strip("'\"") for w in words.split() if re.fullmatch(_NAME, w.strip("'\"")))
@@ -179,7 +213,8 @@ def _values(text: str) -> tuple[dict[str, set[str]], set[str]]:
 @lru_cache(maxsize=256)
 def arithmetic_reason(command: str) -> str | None:
     """Why ``command`` evaluates as a number a value it reads at run time, or ``None``."""
-    if not re.search(r"\(\(|\$\[|\blet\b|\[\[|-v\b|\[|\$\{[\w@*]+:|declare|typeset|local", command):
+    command += "\n" + re.sub(r"[\\'\"]", "", command)  # 'read' x, l\et x
+    if not re.search(r"\(\(|\$\[|let|-v\b|\[|\$\{[\w@*]+:|declare|typeset|local", command):
         return None
     refers, read = _values(command)
     seen: set[str] = set()
@@ -195,7 +230,7 @@ def arithmetic_reason(command: str) -> str | None:
         if name in seen:
             continue
         seen.add(name)
-        if name in read:
+        if name in read or _ANY in read:
             shown = f"${name}" if name in _POSITIONAL or name == "_" else name
             return (f"it evaluates {shown} as a number, whose value the line reads at run time: "
                     f"bash runs a $( ) in an array subscript of that value ('a[$(rm f)]')")

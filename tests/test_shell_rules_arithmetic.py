@@ -44,7 +44,11 @@ ASKED = [
     "bash -c 'read x < list; (( x ))'", "[[ $(cat list) -eq 1 ]]",
     "read x < list; export x; bash -c $'(( \\x78 ))'", "bash -c $'read x < list; (( \\x78 ))'",
     # parameters a line sets: set --, a -c string's arguments
-    "set -- \"$(cat list)\"; (( $1 ))", "bash -c 'echo $(( $1 ))' _ \"$(cat list)\""]
+    "set -- \"$(cat list)\"; (( $1 ))", "bash -c 'echo $(( $1 ))' _ \"$(cat list)\"",
+    # quoted builtins, array literals, an associative array declared elsewhere, test's -a
+    "'read' x < list; (( x ))", "read x < list; l\\et x", "read x < list; a=([x]=1)",
+    "read x < list; declare -a a=([0]=1 [x]=2)", "read x < list; (declare -A m); echo ${m[x]}",
+    "read x < list; [ -n 1 -a -v \"$x\" ]", "echo \"$(cat list)\"; (( _ ))"]
 
 
 @pytest.mark.parametrize("command", ASKED)
@@ -74,7 +78,8 @@ KEPT = [
     "echo $(( RANDOM % 10 ))", "x=$(cat list); [[ $x == 1 ]]",
     "total=0; for f in *.txt; do n=$(wc -l < \"$f\"); total=$((total + n)); done",
     "rg 'list_books[^_]' src/", "grep -v \"$(cat list)\" f",
-    "awk '{c[$1]++} END {for (k in c) print k, c[k]}' f"]
+    "awk '{c[$1]++} END {for (k in c) print k, c[k]}' f", "n=$(ls | wc -l); (( n ))",
+    "while read p; do grep -v \"$p\" f; done < pats"]
 
 
 @pytest.mark.parametrize("command", KEPT)
