@@ -6,13 +6,14 @@ context, and an expression may hold an array subscript whose ``$( )`` bash runs:
 ``read x < list; (( x ))`` runs ``rm`` when ``list`` holds ``a[$(rm f)]``. The contexts:
 ``((…))`` (``for ((…))`` too), ``$((…))``, ``$[…]``, ``let``, the operands of ``[[ … -eq …]]``
 (and ``-ne -lt -le -gt -ge``; not ``[``/``test``, whose operands must be integers), the name of
-``[[ -v ]]``/``test -v``/``[ -v ]``, an indexed array's subscript (``${a[x]}``, ``a[x]=``,
-``printf -v 'a[x]'``; not an array ``declare -A`` makes associative), a substring offset
+``[[ -v ]]``/``test -v``/``[ -v ]``, an array's subscript (``${a[x]}``, ``a[x]=``, ``a=([x]=1)``,
+``printf -v 'a[x]'``; an associative array's key too: its ``declare -A`` may stand in a
+subshell, where the array outside is indexed), a substring offset
 (``${s:x:n}``) and an assignment to a ``declare -i`` variable. :func:`arithmetic_reason` asks
 when one names, directly or through values the line assigns (``y=$x``, ``y=x``), a variable
 whose value the line does not write: set by ``read``, ``mapfile``, ``getopts``, ``select``,
 ``printf -v``, a ``for`` over computed words, ``[[ =~ ]]`` (``BASH_REMATCH``), a ``$( )`` whose
-output may be text, ``$_``, or ``$1`` … when the line sets them (``set --``, a ``-c``
+output may be text, ``$_``, or ``$0``, ``$1`` … when the line sets them (``set --``, a ``-c``
 string's arguments: awk's ``c[$1]`` is no parameter of a plain line); or a ``$( )`` inside
 it. A ``$( )`` whose output is a number (``wc -l < f``, ``grep -c x f``, ``seq 5``,
 ``date +%s``, ``nproc``, ``id -u``, ``stat -c %s f``) is a number. A variable the line does
@@ -38,7 +39,7 @@ _ASSIGN = re.compile(rf"{_AFTER}({_NAME})(\[|\+?=(?!=))|\$\{{({_NAME}):?=")
 """``NAME=``, ``a[i]+=`` (the ``[``: its ``]`` is found apart), ``${NAME:=…}``."""
 _READS = re.compile(r"(?<![\w.-])(read|mapfile|readarray|getopts|select)\s+([^;&|<>()\n]*)")
 _IMPLIED = {"read": "REPLY", "mapfile": "MAPFILE", "readarray": "MAPFILE",
-            "getopts": "OPTARG", "select": ""}
+            "getopts": "OPTARG", "select": "REPLY"}
 _PRINTF_V = re.compile(r"(?<![\w.-])printf\s+(?:--\s+)?-v\s*['\"]?(" + _NAME + ")")
 _FOR = re.compile(rf"(?<![\w.-])for\s+({_NAME})(\s+in\s+([^;\n]*)|\s*(?:;|\n|do\b))")
 _INTEGER = re.compile(r"(?<![\w.-])(?:declare|typeset|local)\s+((?:[-+]\w+\s+)*)([^;&|\n)]*)")
@@ -65,7 +66,7 @@ _ANY = "\0"
 """In the names read: every name."""
 _LONGEST = 4096
 """A value longer than this is not read to its end: it counts as read at run time."""
-_POSITIONAL = frozenset("123456789@*")
+_POSITIONAL = frozenset("0123456789@*")
 _SETS_POSITIONAL = re.compile(r"(?<![\w.-])(?:set|shift)(?![\w.-])|(?<![\w.])-\w*c\s|\(\s*\)")
 """``set --``, a ``-c`` string given arguments, a function: ``$1`` … hold values (not in a
 plain ``bash -c`` line, where awk's ``c[$1]`` is no shell parameter)."""

@@ -45,6 +45,7 @@ ASKED = [
     "read x < list; export x; bash -c $'(( \\x78 ))'", "bash -c $'read x < list; (( \\x78 ))'",
     # parameters a line sets: set --, a -c string's arguments
     "set -- \"$(cat list)\"; (( $1 ))", "bash -c 'echo $(( $1 ))' _ \"$(cat list)\"",
+    "bash -c '(( $0 ))' \"$(cat list)\"",
     # quoted builtins, array literals, an associative array declared elsewhere, test's -a
     "'read' x < list; (( x ))", "read x < list; l\\et x", "read x < list; a=([x]=1)",
     "read x < list; declare -a a=([0]=1 [x]=2)", "read x < list; (declare -A m); echo ${m[x]}",
