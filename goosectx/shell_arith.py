@@ -49,9 +49,10 @@ _COMPARED = re.compile(r"\s-(?:eq|ne|lt|le|gt|ge|v)\s")
 _TEST_V = re.compile(r"(?<![\w-])-v\s+(\S+)")
 _TESTS = re.compile(r"(?<![\w.-])test(?![\w.-])|(?<![\w\[])\[\s")
 """``test`` or ``[``: any ``-v NAME`` of the line is read (``[ -n 1 -a -v "$x" ]``)."""
-_SUBSCRIPT = re.compile(rf"{_NAME}\[|\(\[|\s\[(?=[^\]\n]{{0,1024}}\]\+?=)")
+_SUBSCRIPT = re.compile(rf"{_NAME}\[|\(\[|(\s)\[")
 """A name's subscript (``a[x]``, ``${a[x]}``; an associative array's key is read too: a
-``declare -A`` may stand elsewhere), or an array literal's (``a=([x]=1)``)."""
+``declare -A`` may stand elsewhere), or an array literal's (``a=([x]=1 [y]=2)``: after a
+blank, only a ``[…]`` followed by ``=`` or ``+=``; ``[ "$n" -gt 0 ]`` is no subscript)."""
 _EXPANSION = re.compile(rf"\$\{{(?:{_NAME}|[0-9@*])")
 _REFERENCE = re.compile(rf"\$\{{#[^}}]{{0,256}}\}}|\$\{{?({_NAME}|[0-9@*])|(?<![\w#$.])({_NAME})")
 _NUMBERS = re.compile(
@@ -80,6 +81,19 @@ def _closing(text: str, i: int, opener: str, closer: str, depth: int = 1,
         depth += (text[i] == opener) - (text[i] == closer)
         i += 1
     return i
+
+
+def _brackets(text: str) -> dict[int, int]:
+    """Each ``[`` of ``text``: the index past its ``]`` (or the end), in one pass."""
+    closes: dict[int, int] = {}
+    opened: list[int] = []
+    for k, c in enumerate(text):
+        if c == "[":
+            opened.append(k)
+        elif c == "]" and opened:
+            closes[opened.pop()] = k + 1
+    closes.update(dict.fromkeys(opened, len(text)))
+    return closes
 
 
 def _substitutions(text: str) -> list[tuple[int, int, str]]:
@@ -154,9 +168,14 @@ def _contexts(text: str) -> list[str]:
         i = end + 2
     found += _TEST_V.findall(text) if _TESTS.search(text) else []
     i = 0
+    closes = _brackets(text)
     while m := _SUBSCRIPT.search(text, i):  # a lone _ there is a pattern's ([^_]), not $_
-        i = _closing(text, m.end(), "[", "]")
-        found.append(re.sub(r"(?<![\w$])_(?!\w)", " ", text[m.end():i]))
+        end = closes[m.end() - 1]
+        if m[1] and not re.compile(r"\+?=").match(text, end):
+            i = m.end()  # [ "$n" -gt 0 ]: read on inside it
+            continue
+        found.append(re.sub(r"(?<![\w$])_(?!\w)", " ", text[m.end():end]))
+        i = end
     i = 0
     while m := _EXPANSION.search(text, i):  # ${s:x:n}, ${a[@]:x}: not ${s:-x}
         i = _closing(text, m.end() + 1, "[", "]") if text.startswith("[", m.end()) else m.end()

@@ -49,7 +49,8 @@ ASKED = [
     # quoted builtins, array literals, an associative array declared elsewhere, test's -a
     "'read' x < list; (( x ))", "read x < list; l\\et x", "read x < list; a=([x]=1)",
     "read x < list; declare -a a=([0]=1 [x]=2)", "read x < list; (declare -A m); echo ${m[x]}",
-    "read x < list; [ -n 1 -a -v \"$x\" ]", "echo \"$(cat list)\"; (( _ ))"]
+    "read x < list; [ -n 1 -a -v \"$x\" ]", "echo \"$(cat list)\"; (( _ ))",
+    "read x < list; a=([0]=1 [" + "0+" * 600 + "x]=2)"]
 
 
 @pytest.mark.parametrize("command", ASKED)
