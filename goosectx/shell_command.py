@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from goosectx.shell_arith import arithmetic_reason
 from goosectx.shell_assign import binds_name, evaluated_operand
 from goosectx.shell_builtins import (
     SHELLS,
@@ -125,6 +126,7 @@ class _Reading:
     maybe: list[str] = field(default_factory=list)
     fed: bool = False  # Part.fed of the command read now (or of the one whose string it is)
     reparsed: list[str] = field(default_factory=list)  # eval "X=$Y": no exemption in them
+    inner: list[str] = field(default_factory=list)  # every inner line (bash -c $'…' decoded)
 
 
 def _computed(word: Word) -> bool:
@@ -146,6 +148,8 @@ def command_forms(part: Part, line: str = "") -> CommandForms:
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
     r.reasons += hidden_code(r.reparsed, line)  # Y='x; rm f'; eval "echo $Y"
+    text = "\n".join([line or part.text, *r.inner])  # read x <f; (( x )): x='a[$(rm y)]'
+    r.reasons += filter(None, [arithmetic_reason(text)])
     unreadable = r.reasons[0] if r.reasons else None
     allow = None if unreadable else " ".join(_shown(w.value) for w in words)
     return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),
@@ -206,6 +210,7 @@ def _add_line(line: str, r: _Reading, depth: int, written: bool = True) -> None:
     ``written``: false when bash computed part of it (``bash -c "X=$Y"``: ``$Y``'s value is code).
     """
     r.reparsed += [] if written else [line]  # eval "$X": shell_reparse.hidden_code
+    r.inner.append(line)
     if depth >= _MAX_DEPTH:
         r.reasons.append("its commands are nested too deeply to read")
         return
