@@ -51,6 +51,7 @@ SCAN_MODULES = (
     "goosectx.private_mode",
     "goosectx.session",
     "goosectx.shell_ansi",
+    "goosectx.shell_arith",
     "goosectx.shell_assign",
     "goosectx.shell_builtins",
     "goosectx.shell_command",
