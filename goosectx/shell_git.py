@@ -86,12 +86,48 @@ def _config_line(setting: str) -> str | None:
     return value.removeprefix("!")
 
 
-def _subcommand(args: list[str]) -> int:
+def _setting_lines(setting: str) -> list[str]:
+    """The command lines one ``KEY=VALUE`` setting may make a later git run.
+
+    :func:`_config_line`'s, and for an alias of a git command the git command line it stands
+    for (``alias.p=push`` gives ``git push``): said where the alias is used or not, for a
+    setting written to a config file or given in the environment.
+    """
+    key, _, value = setting.partition("=")
+    if key.lower().startswith("alias.") and value and not value.startswith("!"):
+        return [f"git {value}"]
+    line = _config_line(setting)
+    return [line] if line else []
+
+
+def git_subcommand(args: list[str]) -> int:
     """Where git's subcommand is in ``args`` (``len(args)`` when there is none)."""
     i = 0
     while i < len(args) and args[i].startswith("-"):
         i += 2 if args[i] in _GIT_VALUED else 1
     return i
+
+
+
+def alias_expansion(args: list[str]) -> list[str] | None:
+    """``git ARGS`` with the subcommand's alias (``-c alias.p=push p``) expanded, or ``None``.
+
+    As git does: an alias standing for another alias is expanded again (``-c alias.a=push -c
+    alias.b=a b`` gives ``push``); a loop (git refuses it) or a ``!`` alias (a command line,
+    :func:`git_lines`'s) gives ``None``.
+    """
+    aliases: dict[str, str] = {}
+    for i, word in enumerate(args[:git_subcommand(args)]):
+        name, eq, value = (args[i + 1] if word == "-c" and i + 1 < len(args) else "").partition("=")
+        if eq and name.lower().startswith("alias."):
+            aliases[name[6:].lower()] = value
+    words, seen = args[git_subcommand(args):], set()
+    while words and (name := words[0].lower()) in aliases and name not in seen:
+        seen.add(name)
+        if aliases[name].startswith("!"):
+            return None
+        words = [*aliases[name].split(), *words[1:]]
+    return words if seen and words and words[0].lower() not in seen else None
 
 
 def git_lines(args: list[str]) -> list[str]:
@@ -104,7 +140,7 @@ def git_lines(args: list[str]) -> list[str]:
     VALUE`` of such a key (a later git command on the line may run it).
     """
     lines: list[str] = []
-    at = _subcommand(args)
+    at = git_subcommand(args)
     sub = args[at] if at < len(args) else ""
     for i, word in enumerate(args):
         if word == "--":
@@ -122,8 +158,8 @@ def git_lines(args: list[str]) -> list[str]:
     operands = [a for a in args[at + 1:] if not a.startswith("-")]
     if sub == "config" and operands[:1] in (["set"], ["add"]):
         operands = operands[1:]  # git config set KEY VALUE (git 2.46)
-    if sub == "config" and len(operands) > 1 and (line := _config_line("=".join(operands[:2]))):
-        lines.append(line)  # git config alias.x '!rm y': what a later git runs
+    if sub == "config" and len(operands) > 1:  # git config alias.x '!rm y': a later git runs it
+        lines += _setting_lines("=".join(operands[:2]))  # alias.p push: a later `git p` pushes
     if sub == "bisect" and args[at + 1:at + 2] == ["run"]:
         lines.append(shlex.join(args[at + 2:]))
     elif sub == "submodule" and "foreach" in args[at + 1:at + 2] and rest:
@@ -137,7 +173,7 @@ def git_hidden(args: list[str]) -> str | None:
     Besides the settings and options below, ``--git-dir`` naming another repository than the
     one found here: git reads that repository's config (``core.pager``, a ``!`` alias …).
     """
-    for i, word in enumerate(args[:_subcommand(args)]):
+    for i, word in enumerate(args[:git_subcommand(args)]):
         git_dir = (word.partition("=")[2] if word.startswith("--git-dir=") else
                    args[i + 1] if word == "--git-dir" and i + 1 < len(args) else None)
         if git_dir is not None and git_dir not in _OWN_GIT_DIR:
@@ -186,26 +222,39 @@ def config_variable(word: str) -> str | None:
     return None
 
 
-def variable_lines(words: list[str]) -> list[str]:
+def _config_keys(words: list[str]) -> dict[str, str]:
+    """``GIT_CONFIG_KEY_n`` → its key, of the ``NAME=VALUE`` words (the last one of a name)."""
+    return {found[1]: found[2] for w in words
+            if (found := re.fullmatch(r"GIT_CONFIG_KEY_(\d+)=(.*)", w, re.DOTALL))}
+
+
+def variable_lines(words: list[str], assigned: list[str] | None = None) -> list[str]:
     """The command lines of ``NAME=VALUE`` words that set a variable git runs as a command.
 
     ``GIT_SSH_COMMAND='ssh -i key'`` gives ``ssh -i key``; ``GIT_SSH=/usr/bin/rm`` the
-    program, quoted; ``GIT_CONFIG_PARAMETERS`` (``git -c``'s settings) its command settings;
-    a ``GIT_CONFIG_VALUE_n`` its value.
+    program, quoted; ``GIT_CONFIG_PARAMETERS`` (``git -c``'s settings) and a
+    ``GIT_CONFIG_VALUE_n`` with its ``GIT_CONFIG_KEY_n`` (among ``words`` and ``assigned``, the
+    other assignments of the same command) the lines of those settings (:func:`_setting_lines`:
+    an alias's git command too, used or not); a ``GIT_CONFIG_VALUE_n`` whose key is not
+    shown, its value.
     """
     lines: list[str] = []
+    keys = _config_keys([*(assigned or []), *words])
     for word in words:
         found = re.match(r"([A-Za-z_]\w*)\+?=(.*)", word, re.DOTALL)
         if found is None or not found[2]:
             continue
-        if found[1] in _SHELL_VARIABLES or re.fullmatch(r"GIT_CONFIG_VALUE_\d+", found[1]):
-            lines.append(found[2])  # a GIT_CONFIG_VALUE_n may be any key's: read as a command
+        value = re.fullmatch(r"GIT_CONFIG_VALUE_(\d+)", found[1])
+        if found[1] in _SHELL_VARIABLES or (value and value[1] not in keys):
+            lines.append(found[2])  # a GIT_CONFIG_VALUE_n of an unknown key: read as a command
+        elif value:
+            lines += _setting_lines(f"{keys[value[1]]}={found[2]}")
         elif found[1] == "GIT_CONFIG_PARAMETERS":  # 'core.pager'='…' 'user.name'='x'
             try:
                 settings = shlex.split(found[2])
             except ValueError:
                 settings = [found[2]]
-            lines += filter(None, map(_config_line, settings))
+            lines += [line for s in settings for line in _setting_lines(s)]
         elif found[1] in OPTION_VARIABLES:  # TAR_OPTIONS='--to-command=…': tar's own line
             lines.append(f"{OPTION_VARIABLES[found[1]]} {found[2]}")
         elif found[1] in _PROGRAM_VARIABLES and not login_shell(found[1], found[2]):

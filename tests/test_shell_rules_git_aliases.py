@@ -1,0 +1,72 @@
+"""A git alias given any way git reads one is read as what it stands for (fresh22 git holes).
+
+Under ``--mode auto --deny 'shell(git push*)'`` (README's example) each of these pushed: an
+alias set in the environment (``GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p``,
+``GIT_CONFIG_PARAMETERS``), an alias of an alias (``git -c alias.a=push -c alias.b=a b``), an
+alias a ``git config`` earlier on the line writes (``git config alias.p push && git p``), and
+``git push`` behind more than eight option words.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rules_support import action
+
+from goosectx.permissions import PermissionRules
+
+DENY_PUSH = PermissionRules(deny=("shell(git push*)",))
+DENY_RM = PermissionRules(deny=("shell(rm *)",))
+
+PUSHES = [
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_VALUE_0=push GIT_CONFIG_KEY_0=alias.p git p",
+    "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p",
+    "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push; git p",
+    "GIT_CONFIG_PARAMETERS=\"'alias.p'='push'\" git p",
+    "GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=alias.a GIT_CONFIG_VALUE_0=push "
+    "GIT_CONFIG_KEY_1=alias.b GIT_CONFIG_VALUE_1=a git b",
+    "git -c alias.a=push -c alias.b=a b", "git -c alias.a=push -c alias.b=a -c alias.c=b c",
+    "git -c alias.a='push --force' -c alias.b=a b origin",
+    "git -c alias.a=push -c alias.b=a -c alias.c=b -c alias.d=c -c alias.e=d e",
+    "git -c a=1 -c b=2 -c c=3 -c d=4 -c e=5 push",
+    "git config alias.p push && git p", "git config --global alias.p push; git p",
+    "git config set alias.p push; git p", "git config alias.p 'push -f'",
+]
+
+
+@pytest.mark.parametrize("command", PUSHES)
+def test_an_alias_for_push_is_denied(command: str) -> None:
+    assert action(DENY_PUSH, command) == "deny", command
+
+
+def test_an_alias_taken_from_a_variable_is_asked() -> None:
+    assert action(DENY_PUSH, "V=push git --config-env=alias.p=V p") == "ask"
+
+
+@pytest.mark.parametrize("command", [
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!rm f' git x",
+    "git -c 'alias.a=!rm f' -c alias.b=a b",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_VALUE_0='rm f' git commit -m y",  # whose key is not shown
+])
+def test_an_alias_for_a_command_line_is_read(command: str) -> None:
+    assert action(DENY_RM, command) == "deny", command
+
+
+@pytest.mark.parametrize("command", [
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0='rm f' git commit -m y",
+    "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0='rm f' git commit",
+    "GIT_CONFIG_PARAMETERS=\"'user.name'='rm f'\" git commit -m y",
+])
+def test_a_value_of_a_key_that_runs_nothing_is_not_a_command(command: str) -> None:
+    assert action(DENY_RM, command) == "run", command
+
+
+@pytest.mark.parametrize("command", [
+    "git -C sub status", "git log --oneline", "git -c user.name=x commit -m y",
+    "git config user.email x", "git -c alias.a=status -c alias.b=a b",
+    "git -c alias.a=b -c alias.b=a a", "git config alias.st status && git st",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.st GIT_CONFIG_VALUE_0=status git st",
+    "git stash push -m x", "git -c alias.p=push status",
+])
+def test_ordinary_git_still_runs(command: str) -> None:
+    assert action(DENY_PUSH, command) == "run", command
