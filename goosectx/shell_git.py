@@ -58,6 +58,10 @@ _GIT_VALUED = ("-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-
                "--super-prefix", "--attr-source")
 """git's own options that take the next word as their value (``git --git-dir .git push``: the
 subcommand is ``push``); git matches them whole, no prefix."""
+_CONFIG_VALUED = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment",
+                            "--value", "--url"})
+"""``git config`` options that take the next word as their value (``git config -f .git/config
+alias.p push``: the key is ``alias.p``)."""
 _PACK_OPTIONS = ("--upload-pack", "--receive-pack", "--exec")
 _SUB_LONGS = {"difftool": ("--extcmd",), "grep": ("--open-files-in-pager",),
               "send-email": ("--to-cmd", "--cc-cmd", "--sendmail-cmd", "--header-cmd",
@@ -155,7 +159,9 @@ def git_lines(args: list[str]) -> list[str]:
             attached = word.partition(short)[2]
             lines.append(attached or ("" if short == "O" else value))
     rest = [a for a in args[at + 2:] if not a.startswith("-")]
-    operands = [a for a in args[at + 1:] if not a.startswith("-")]
+    valued = _CONFIG_VALUED if sub == "config" else frozenset()
+    operands = [a for i, a in enumerate(args[at + 1:], at + 1)
+                if not a.startswith("-") and args[i - 1] not in valued]
     if sub == "config" and operands[:1] in (["set"], ["add"]):
         operands = operands[1:]  # git config set KEY VALUE (git 2.46)
     if sub == "config" and len(operands) > 1:  # git config alias.x '!rm y': a later git runs it

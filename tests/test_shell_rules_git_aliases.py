@@ -31,6 +31,8 @@ PUSHES = [
     "git -c a=1 -c b=2 -c c=3 -c d=4 -c e=5 push",
     "git config alias.p push && git p", "git config --global alias.p push; git p",
     "git config set alias.p push; git p", "git config alias.p 'push -f'",
+    "git config -f .git/config alias.p push; git p", "git config --file ~/.gitconfig alias.p push",
+    "git config --type string alias.p push", "git config set --comment c alias.p push",
 ]
 
 
