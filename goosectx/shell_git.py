@@ -113,25 +113,31 @@ def git_subcommand(args: list[str]) -> int:
 
 
 
-def alias_expansion(args: list[str]) -> list[str] | None:
-    """``git ARGS`` with the subcommand's alias (``-c alias.p=push p``) expanded, or ``None``.
+def alias_expansions(args: list[str]) -> list[list[str]]:
+    """The git commands ``git ARGS`` may run through the aliases its ``-c`` options set.
 
-    As git does: an alias standing for another alias is expanded again (``-c alias.a=push -c
-    alias.b=a b`` gives ``push``); a loop (git refuses it) or a ``!`` alias (a command line,
-    :func:`git_lines`'s) gives ``None``.
+    The subcommand's alias expanded as git does (``-c alias.p=push p origin`` gives ``push
+    origin``; an alias standing for another alias is expanded again, ``-c alias.a=push -c
+    alias.b=a b`` gives ``push``; git's own options in an alias are left out; a loop, which git
+    refuses, gives nothing), and every alias's git command alone, used or not: an alias set
+    elsewhere (the environment, a config file) may stand for it (``GIT_CONFIG_KEY_0=alias.b
+    GIT_CONFIG_VALUE_0=a git -c alias.a=push b``). A ``!`` alias is a command line,
+    :func:`git_lines`'s.
     """
-    aliases: dict[str, str] = {}
+    aliases: dict[str, list[str]] = {}
     for i, word in enumerate(args[:git_subcommand(args)]):
         name, eq, value = (args[i + 1] if word == "-c" and i + 1 < len(args) else "").partition("=")
-        if eq and name.lower().startswith("alias."):
-            aliases[name[6:].lower()] = value
+        if eq and name.lower().startswith("alias.") and not value.startswith("!"):
+            aliases[name[6:].lower()] = value.split()
+    out = [words[git_subcommand(words):] for words in aliases.values()]
     words, seen = args[git_subcommand(args):], set()
     while words and (name := words[0].lower()) in aliases and name not in seen:
         seen.add(name)
-        if aliases[name].startswith("!"):
-            return None
-        words = [*aliases[name].split(), *words[1:]]
-    return words if seen and words and words[0].lower() not in seen else None
+        words = [*aliases[name], *words[1:]]
+        words = words[git_subcommand(words):]
+    if seen and words and words[0].lower() not in seen:
+        out.insert(0, words)
+    return [words for words in out if words]
 
 
 def git_lines(args: list[str]) -> list[str]:
@@ -170,6 +176,7 @@ def git_lines(args: list[str]) -> list[str]:
         lines.append(shlex.join(args[at + 2:]))
     elif sub == "submodule" and "foreach" in args[at + 1:at + 2] and rest:
         lines.append(" ".join(rest))
+    lines += [shlex.join(["git", *words]) for words in alias_expansions(args)]
     return [line for line in lines if line]
 
 

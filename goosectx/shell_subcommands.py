@@ -14,7 +14,7 @@ Core module: no printing.
 
 from __future__ import annotations
 
-from goosectx.shell_git import alias_expansion, git_subcommand
+from goosectx.shell_git import git_subcommand
 
 MAX_SKIPPED = 8
 """At most this many leading words are tried as options (and their values)."""
@@ -31,10 +31,8 @@ def subcommand_forms(form: str) -> list[str]:
     run of options is tried: ``git -C . push origin`` gives ``git . push origin`` and ``git
     push origin``. A word that is neither an option nor right after one ends the run (``git log
     --grep push`` gives nothing), as does ``--``. git's own options are read as git reads them,
-    however many (``git -c a=1 … -c e=5 push``), and a git alias set on the command line (``git
-    -c alias.p=push p``, an alias of an alias too) reads as what it stands for (``git push``; a
-    ``!rm f`` alias is a command line :mod:`goosectx.shell_git` reads, as is an alias set in the
-    environment or by ``git config``).
+    however many (``git -c a=1 … -c e=5 push``). (A git alias, ``git -c alias.p=push p``, is
+    read by :func:`goosectx.shell_git.git_lines` as the git command line it stands for.)
     Empty when nothing could be left out.
     """
     words = form.split(" ")
@@ -57,7 +55,7 @@ def subcommand_forms(form: str) -> list[str]:
         i += 1
         if i < len(words) and not _is_option(words[i]) and words[i] != "--":
             out.append(" ".join([words[0], *words[i:]]))
-    if program == "git":  # git's own options however many, its aliases (`!…`: shell_git's)
+    if program == "git":  # git's own options however many (its aliases: shell_git's lines)
         at = 1 + git_subcommand(words[1:])
-        out += [" ".join(["git", *w]) for w in (words[at:], alias_expansion(words[1:])) if w]
+        out += [" ".join(["git", *words[at:]])] if at < len(words) else []
     return list(dict.fromkeys(f for f in out if f != form))

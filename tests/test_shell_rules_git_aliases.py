@@ -31,6 +31,10 @@ PUSHES = [
     "git -c a=1 -c b=2 -c c=3 -c d=4 -c e=5 push",
     "git config alias.p push && git p", "git config --global alias.p push; git p",
     "git config set alias.p push; git p", "git config alias.p 'push -f'",
+    # an alias of an alias set elsewhere (the environment, a config file): every -c alias counts
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.b GIT_CONFIG_VALUE_0=a git -c alias.a=push b",
+    "git config alias.b a; git -c alias.a=push b", "git -c alias.a=push b",
+    "git -c 'alias.p=-p push' p", "git -c 'alias.a=--no-pager b' -c alias.b=push a",
     "git config -f .git/config alias.p push; git p", "git config --file ~/.gitconfig alias.p push",
     "git config --type string alias.p push", "git config set --comment c alias.p push",
 ]
@@ -68,7 +72,7 @@ def test_a_value_of_a_key_that_runs_nothing_is_not_a_command(command: str) -> No
     "git config user.email x", "git -c alias.a=status -c alias.b=a b",
     "git -c alias.a=b -c alias.b=a a", "git config alias.st status && git st",
     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.st GIT_CONFIG_VALUE_0=status git st",
-    "git stash push -m x", "git -c alias.p=push status",
+    "git stash push -m x", "git -c alias.p=push -c alias.p=status p",
 ])
 def test_ordinary_git_still_runs(command: str) -> None:
     assert action(DENY_PUSH, command) == "run", command
