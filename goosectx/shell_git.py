@@ -62,6 +62,9 @@ _CONFIG_VALUED = frozenset({"-f", "--file", "--blob", "--type", "--default", "--
                             "--value", "--url"})
 """``git config`` options that take the next word as their value (``git config -f .git/config
 alias.p push``: the key is ``alias.p``)."""
+_CONFIG_READS = ("--get", "--unset", "--list", "--rename-section", "--remove-section",
+                 "--edit")
+"""``git config`` options under which its operands are no ``KEY VALUE`` written."""
 _PACK_OPTIONS = ("--upload-pack", "--receive-pack", "--exec")
 _SUB_LONGS = {"difftool": ("--extcmd",), "grep": ("--open-files-in-pager",),
               "send-email": ("--to-cmd", "--cc-cmd", "--sendmail-cmd", "--header-cmd",
@@ -140,6 +143,19 @@ def alias_expansions(args: list[str]) -> list[list[str]]:
     return [words for words in out if words]
 
 
+def _config_write(args: list[str]) -> tuple[str, str] | None:
+    """The ``KEY``, ``VALUE`` that ``git ARGS`` writes if it is ``git config [set] KEY VALUE``."""
+    at = git_subcommand(args)
+    if args[at:at + 1] != ["config"] or any(
+            a.startswith(_CONFIG_READS) or a in ("-l", "-e") for a in args[at + 1:]):
+        return None
+    operands = [a for i, a in enumerate(args[at + 1:], at + 1)
+                if not a.startswith("-") and args[i - 1] not in _CONFIG_VALUED]
+    if operands[:1] in (["set"], ["add"]):
+        operands = operands[1:]  # git config set KEY VALUE (git 2.46)
+    return (operands[0], operands[1]) if len(operands) > 1 and "." in operands[0] else None
+
+
 def git_lines(args: list[str]) -> list[str]:
     """The command lines ``git ARGS`` runs from its options and operands.
 
@@ -165,13 +181,8 @@ def git_lines(args: list[str]) -> list[str]:
             attached = word.partition(short)[2]
             lines.append(attached or ("" if short == "O" else value))
     rest = [a for a in args[at + 2:] if not a.startswith("-")]
-    valued = _CONFIG_VALUED if sub == "config" else frozenset()
-    operands = [a for i, a in enumerate(args[at + 1:], at + 1)
-                if not a.startswith("-") and args[i - 1] not in valued]
-    if sub == "config" and operands[:1] in (["set"], ["add"]):
-        operands = operands[1:]  # git config set KEY VALUE (git 2.46)
-    if sub == "config" and len(operands) > 1:  # git config alias.x '!rm y': a later git runs it
-        lines += _setting_lines("=".join(operands[:2]))  # alias.p push: a later `git p` pushes
+    if (written := _config_write(args)) is not None:  # git config alias.x '!rm y': a later git
+        lines += _setting_lines("=".join(written))  # runs it; alias.p push: a later `git p` pushes
     if sub == "bisect" and args[at + 1:at + 2] == ["run"]:
         lines.append(shlex.join(args[at + 2:]))
     elif sub == "submodule" and "foreach" in args[at + 1:at + 2] and rest:
@@ -191,6 +202,9 @@ def git_hidden(args: list[str]) -> str | None:
                    args[i + 1] if word == "--git-dir" and i + 1 < len(args) else None)
         if git_dir is not None and git_dir not in _OWN_GIT_DIR:
             return f"git --git-dir names a repository whose config git reads: {_CONFIG_RUNS}"
+    key, value = _config_write(args) or ("", "")
+    if _HIDDEN_KEYS.fullmatch(key.lower()) and value not in ("", "/dev/null", "never"):
+        return f"git config {key} makes later git commands run commands the rules cannot read"
     for i, word in enumerate(args):
         setting = args[i + 1] if word == "-c" and i + 1 < len(args) else ""
         key, _, value = setting.partition("=")

@@ -76,3 +76,21 @@ def test_a_value_of_a_key_that_runs_nothing_is_not_a_command(command: str) -> No
 ])
 def test_ordinary_git_still_runs(command: str) -> None:
     assert action(DENY_PUSH, command) == "run", command
+
+
+@pytest.mark.parametrize("command", [
+    "git config include.path /tmp/c; git log", "git config core.hooksPath h; git commit -m x",
+    "git config --global protocol.ext.allow always", "git config set --local core.hooksPath h",
+    "git config -f .git/config includeIf.onbranch:main.path /tmp/c",
+])
+def test_a_config_write_that_hides_what_git_runs_is_asked(command: str) -> None:
+    # as git -c core.hooksPath=h commit is: a later git runs what the rules cannot read
+    assert action(DENY_RM, command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "git config core.hooksPath /dev/null", "git config --get include.path",
+    "git config --unset core.hooksPath",
+])
+def test_reading_or_clearing_such_a_key_runs(command: str) -> None:
+    assert action(DENY_RM, command) == "run", command
