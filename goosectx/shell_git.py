@@ -249,10 +249,17 @@ def config_variable(word: str) -> str | None:
     return None
 
 
-def _config_keys(words: list[str]) -> dict[str, str]:
-    """``GIT_CONFIG_KEY_n`` → its key, of the ``NAME=VALUE`` words (the last one of a name)."""
-    return {found[1]: found[2] for w in words
-            if (found := re.fullmatch(r"GIT_CONFIG_KEY_(\d+)=(.*)", w, re.DOTALL))}
+def _assigned_values(words: list[str]) -> dict[str, str]:
+    """The value each name has after the ``NAME=VALUE`` / ``NAME+=VALUE`` words, in order.
+
+    bash's ``NAME+=VALUE`` appends to the value before it (``GIT_SSH_COMMAND=r
+    GIT_SSH_COMMAND+='m f'`` is ``rm f``); one without a value before it here is read alone.
+    """
+    values: dict[str, str] = {}
+    for word in words:
+        if found := re.match(r"([A-Za-z_]\w*)(\+?)=(.*)", word, re.DOTALL):
+            values[found[1]] = (values.get(found[1], "") if found[2] else "") + found[3]
+    return values
 
 
 def variable_lines(words: list[str], assigned: list[str] | None = None) -> list[str]:
@@ -263,27 +270,31 @@ def variable_lines(words: list[str], assigned: list[str] | None = None) -> list[
     ``GIT_CONFIG_VALUE_n`` with its ``GIT_CONFIG_KEY_n`` (among ``words`` and ``assigned``, the
     other assignments of the same command) the lines of those settings (:func:`_setting_lines`:
     an alias's git command too, used or not); a ``GIT_CONFIG_VALUE_n`` whose key is not
-    shown, its value.
+    shown, its value. Each name's value is the one it has after them all
+    (:func:`_assigned_values`: ``NAME+=…`` appends).
     """
     lines: list[str] = []
-    keys = _config_keys([*(assigned or []), *words])
+    values = _assigned_values(assigned or words)  # GIT_PAGER=r GIT_PAGER+='m f': `rm f`
+    keys = {name[15:]: v for name, v in values.items() if name.startswith("GIT_CONFIG_KEY_")}
     for word in words:
-        found = re.match(r"([A-Za-z_]\w*)\+?=(.*)", word, re.DOTALL)
-        if found is None or not found[2]:
+        found = re.match(r"([A-Za-z_]\w*)\+?=", word)
+        name = found[1] if found else ""
+        whole = values.get(name, "")
+        value = re.fullmatch(r"GIT_CONFIG_VALUE_(\d+)", name)
+        if not whole:
             continue
-        value = re.fullmatch(r"GIT_CONFIG_VALUE_(\d+)", found[1])
-        if found[1] in _SHELL_VARIABLES or (value and value[1] not in keys):
-            lines.append(found[2])  # a GIT_CONFIG_VALUE_n of an unknown key: read as a command
+        if name in _SHELL_VARIABLES or (value and value[1] not in keys):
+            lines.append(whole)  # a GIT_CONFIG_VALUE_n of an unknown key: read as a command
         elif value:
-            lines += _setting_lines(f"{keys[value[1]]}={found[2]}")
-        elif found[1] == "GIT_CONFIG_PARAMETERS":  # 'core.pager'='…' 'user.name'='x'
+            lines += _setting_lines(f"{keys[value[1]]}={whole}")
+        elif name == "GIT_CONFIG_PARAMETERS":  # 'core.pager'='…' 'user.name'='x'
             try:
-                settings = shlex.split(found[2])
+                settings = shlex.split(whole)
             except ValueError:
-                settings = [found[2]]
+                settings = [whole]
             lines += [line for s in settings for line in _setting_lines(s)]
-        elif found[1] in OPTION_VARIABLES:  # TAR_OPTIONS='--to-command=…': tar's own line
-            lines.append(f"{OPTION_VARIABLES[found[1]]} {found[2]}")
-        elif found[1] in _PROGRAM_VARIABLES and not login_shell(found[1], found[2]):
-            lines.append(shlex.quote(found[2]))  # SHELL=/bin/rm gdb: shell_variables
+        elif name in OPTION_VARIABLES:  # TAR_OPTIONS='--to-command=…': tar's own line
+            lines.append(f"{OPTION_VARIABLES[name]} {whole}")
+        elif name in _PROGRAM_VARIABLES and not login_shell(name, whole):
+            lines.append(shlex.quote(whole))  # SHELL=/bin/rm gdb: shell_variables
     return lines

@@ -94,3 +94,16 @@ def test_a_config_write_that_hides_what_git_runs_is_asked(command: str) -> None:
 ])
 def test_reading_or_clearing_such_a_key_runs(command: str) -> None:
     assert action(DENY_RM, command) == "run", command
+
+
+@pytest.mark.parametrize(("rules", "command"), [
+    (DENY_RM, "GIT_SSH_COMMAND=r GIT_SSH_COMMAND+='m f' git fetch"),
+    (DENY_RM, "export GIT_PAGER=r GIT_PAGER+='m f'; git log"),
+    (DENY_PUSH, "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias GIT_CONFIG_KEY_0+=.p "
+                "GIT_CONFIG_VALUE_0=push git p"),
+    (DENY_PUSH, "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=pu "
+                "GIT_CONFIG_VALUE_0+=sh git p"),
+])
+def test_a_value_appended_to_is_read_whole(rules: PermissionRules, command: str) -> None:
+    # bash's NAME+=VALUE appends: git gets `rm f`, `alias.p`, `push`
+    assert action(rules, command) == "deny", command
