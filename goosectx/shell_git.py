@@ -253,12 +253,14 @@ def _assigned_values(words: list[str]) -> dict[str, str]:
     """The value each name has after the ``NAME=VALUE`` / ``NAME+=VALUE`` words, in order.
 
     bash's ``NAME+=VALUE`` appends to the value before it (``GIT_SSH_COMMAND=r
-    GIT_SSH_COMMAND+='m f'`` is ``rm f``); one without a value before it here is read alone.
+    GIT_SSH_COMMAND+='m f'`` is ``rm f``); one without a value before it here starts with
+    ``"$NAME"``, a value the rules cannot read (``GIT_PAGER=r; GIT_PAGER+='m f' git log``).
     """
     values: dict[str, str] = {}
     for word in words:
         if found := re.match(r"([A-Za-z_]\w*)(\+?)=(.*)", word, re.DOTALL):
-            values[found[1]] = (values.get(found[1], "") if found[2] else "") + found[3]
+            before = values.get(found[1], f'"${found[1]}"') if found[2] else ""
+            values[found[1]] = before + found[3]
     return values
 
 
@@ -270,12 +272,13 @@ def variable_lines(words: list[str], assigned: list[str] | None = None) -> list[
     ``GIT_CONFIG_VALUE_n`` with its ``GIT_CONFIG_KEY_n`` (among ``words`` and ``assigned``, the
     other assignments of the same command) the lines of those settings (:func:`_setting_lines`:
     an alias's git command too, used or not); a ``GIT_CONFIG_VALUE_n`` whose key is not
-    shown, its value. Each name's value is the one it has after them all
-    (:func:`_assigned_values`: ``NAME+=…`` appends).
+    shown, its value read as a command and as an alias's. Each name's value is the one it has
+    after them all (:func:`_assigned_values`: ``NAME+=…`` appends).
     """
     lines: list[str] = []
     values = _assigned_values(assigned or words)  # GIT_PAGER=r GIT_PAGER+='m f': `rm f`
-    keys = {name[15:]: v for name, v in values.items() if name.startswith("GIT_CONFIG_KEY_")}
+    keys = {name[15:]: v for name, v in values.items()
+            if name.startswith("GIT_CONFIG_KEY_") and '"$' not in v}  # KEY_0+=.p: not known
     for word in words:
         found = re.match(r"([A-Za-z_]\w*)\+?=", word)
         name = found[1] if found else ""
@@ -283,8 +286,10 @@ def variable_lines(words: list[str], assigned: list[str] | None = None) -> list[
         value = re.fullmatch(r"GIT_CONFIG_VALUE_(\d+)", name)
         if not whole:
             continue
-        if name in _SHELL_VARIABLES or (value and value[1] not in keys):
-            lines.append(whole)  # a GIT_CONFIG_VALUE_n of an unknown key: read as a command
+        if name in _SHELL_VARIABLES:
+            lines.append(whole)
+        elif value and value[1] not in keys:  # a value of a key not shown: a command, an alias
+            lines += [whole, *_setting_lines(f"alias.x={whole}")]
         elif value:
             lines += _setting_lines(f"{keys[value[1]]}={whole}")
         elif name == "GIT_CONFIG_PARAMETERS":  # 'core.pager'='…' 'user.name'='x'

@@ -107,3 +107,14 @@ def test_reading_or_clearing_such_a_key_runs(command: str) -> None:
 def test_a_value_appended_to_is_read_whole(rules: PermissionRules, command: str) -> None:
     # bash's NAME+=VALUE appends: git gets `rm f`, `alias.p`, `push`
     assert action(rules, command) == "deny", command
+
+
+@pytest.mark.parametrize(("rules", "command", "verdict"), [
+    (DENY_RM, "GIT_PAGER=r; GIT_PAGER+='m f' git log", "ask"),  # the value before: not read
+    (DENY_PUSH, "GIT_CONFIG_KEY_0=alias; GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0+=.p "
+                "GIT_CONFIG_VALUE_0=push git p", "deny"),  # a key not shown: any alias's
+    (DENY_PUSH, "GIT_CONFIG_COUNT=1 GIT_CONFIG_VALUE_0=push git p", "deny"),
+])
+def test_a_value_appended_to_a_value_set_before_is_not_read_as_known(
+        rules: PermissionRules, command: str, verdict: str) -> None:
+    assert action(rules, command) == verdict, command
