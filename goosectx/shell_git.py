@@ -115,7 +115,6 @@ def git_subcommand(args: list[str]) -> int:
     return i
 
 
-
 def alias_expansions(args: list[str]) -> list[list[str]]:
     """The git commands ``git ARGS`` may run through the aliases its ``-c`` options set.
 
