@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import takewhile
 
 from goosectx.shell_arith import arithmetic_reason
 from goosectx.shell_assign import binds_name, evaluated_operand
@@ -248,6 +249,8 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
     """
     words = list(words)
     reasons = r.reasons
+    assigned = [w.value for w in takewhile(lambda w: ASSIGNMENT_WORD.match(w.raw), words)
+                ] if leading else []  # GIT_CONFIG_KEY_0=… GIT_CONFIG_VALUE_0=… git
     while words:
         if len(r.steps) >= _MAX_STEPS:
             reasons.append("it has too many wrappers and commands to read")
@@ -261,7 +264,7 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
         if assigns:  # not a program: bash sets a variable
             if re.search(r"[$`]", assigns[0]):  # a[$x]=1: its subscript is read as a number
                 reasons.append("it assigns an array element whose subscript bash computes")
-            for line in variable_lines([words[0].value]):  # GIT_SSH_COMMAND='…' git fetch
+            for line in variable_lines([words[0].value], assigned):  # GIT_SSH_COMMAND='…' git
                 _add_line(line, r, depth)
             words = words[1:]
             continue

@@ -58,6 +58,13 @@ _GIT_VALUED = ("-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-
                "--super-prefix", "--attr-source")
 """git's own options that take the next word as their value (``git --git-dir .git push``: the
 subcommand is ``push``); git matches them whole, no prefix."""
+_CONFIG_VALUED = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment",
+                            "--value", "--url"})
+"""``git config`` options that take the next word as their value (``git config -f .git/config
+alias.p push``: the key is ``alias.p``)."""
+_CONFIG_READS = ("--get", "--unset", "--list", "--rename-section", "--remove-section",
+                 "--edit")
+"""``git config`` options under which its operands are no ``KEY VALUE`` written."""
 _PACK_OPTIONS = ("--upload-pack", "--receive-pack", "--exec")
 _SUB_LONGS = {"difftool": ("--extcmd",), "grep": ("--open-files-in-pager",),
               "send-email": ("--to-cmd", "--cc-cmd", "--sendmail-cmd", "--header-cmd",
@@ -86,12 +93,66 @@ def _config_line(setting: str) -> str | None:
     return value.removeprefix("!")
 
 
-def _subcommand(args: list[str]) -> int:
+def _setting_lines(setting: str) -> list[str]:
+    """The command lines one ``KEY=VALUE`` setting may make a later git run.
+
+    :func:`_config_line`'s, and for an alias of a git command the git command line it stands
+    for (``alias.p=push`` gives ``git push``): said where the alias is used or not, for a
+    setting written to a config file or given in the environment.
+    """
+    key, _, value = setting.partition("=")
+    if key.lower().startswith("alias.") and value and not value.startswith("!"):
+        return [f"git {value}"]
+    line = _config_line(setting)
+    return [line] if line else []
+
+
+def git_subcommand(args: list[str]) -> int:
     """Where git's subcommand is in ``args`` (``len(args)`` when there is none)."""
     i = 0
     while i < len(args) and args[i].startswith("-"):
         i += 2 if args[i] in _GIT_VALUED else 1
     return i
+
+
+def alias_expansions(args: list[str]) -> list[list[str]]:
+    """The git commands ``git ARGS`` may run through the aliases its ``-c`` options set.
+
+    The subcommand's alias expanded as git does (``-c alias.p=push p origin`` gives ``push
+    origin``; an alias standing for another alias is expanded again, ``-c alias.a=push -c
+    alias.b=a b`` gives ``push``; git's own options in an alias are left out; a loop, which git
+    refuses, gives nothing), and every alias's git command alone, used or not: an alias set
+    elsewhere (the environment, a config file) may stand for it (``GIT_CONFIG_KEY_0=alias.b
+    GIT_CONFIG_VALUE_0=a git -c alias.a=push b``). A ``!`` alias is a command line,
+    :func:`git_lines`'s.
+    """
+    aliases: dict[str, list[str]] = {}
+    for i, word in enumerate(args[:git_subcommand(args)]):
+        name, eq, value = (args[i + 1] if word == "-c" and i + 1 < len(args) else "").partition("=")
+        if eq and name.lower().startswith("alias.") and not value.startswith("!"):
+            aliases[name[6:].lower()] = value.split()
+    out = [words[git_subcommand(words):] for words in aliases.values()]
+    words, seen = args[git_subcommand(args):], set()
+    while words and (name := words[0].lower()) in aliases and name not in seen:
+        seen.add(name)
+        words = [*aliases[name], *words[1:]]
+        words = words[git_subcommand(words):]
+    if seen and words and words[0].lower() not in seen:
+        out.insert(0, words)
+    return [words for words in out if words]
+
+
+def _config_write(args: list[str]) -> tuple[str, str] | None:
+    """The ``KEY``, ``VALUE`` that ``git ARGS`` writes if it is ``git config [set] KEY VALUE``."""
+    at = git_subcommand(args)
+    if args[at:at + 1] != ["config"] or any(
+            a.startswith(_CONFIG_READS) or a in ("-l", "-e") for a in args[at + 1:]):
+        return None
+    operands = [a for i, a in enumerate(args[at + 1:], at + 1)
+                if not a.startswith("-") and args[i - 1] not in _CONFIG_VALUED]
+    if operands[:1] in (["set"], ["add"]):
+        operands = operands[1:]  # git config set KEY VALUE (git 2.46)
+    return (operands[0], operands[1]) if len(operands) > 1 and "." in operands[0] else None
 
 
 def git_lines(args: list[str]) -> list[str]:
@@ -104,7 +165,7 @@ def git_lines(args: list[str]) -> list[str]:
     VALUE`` of such a key (a later git command on the line may run it).
     """
     lines: list[str] = []
-    at = _subcommand(args)
+    at = git_subcommand(args)
     sub = args[at] if at < len(args) else ""
     for i, word in enumerate(args):
         if word == "--":
@@ -119,15 +180,13 @@ def git_lines(args: list[str]) -> list[str]:
             attached = word.partition(short)[2]
             lines.append(attached or ("" if short == "O" else value))
     rest = [a for a in args[at + 2:] if not a.startswith("-")]
-    operands = [a for a in args[at + 1:] if not a.startswith("-")]
-    if sub == "config" and operands[:1] in (["set"], ["add"]):
-        operands = operands[1:]  # git config set KEY VALUE (git 2.46)
-    if sub == "config" and len(operands) > 1 and (line := _config_line("=".join(operands[:2]))):
-        lines.append(line)  # git config alias.x '!rm y': what a later git runs
+    if (written := _config_write(args)) is not None:  # git config alias.x '!rm y': a later git
+        lines += _setting_lines("=".join(written))  # runs it; alias.p push: a later `git p` pushes
     if sub == "bisect" and args[at + 1:at + 2] == ["run"]:
         lines.append(shlex.join(args[at + 2:]))
     elif sub == "submodule" and "foreach" in args[at + 1:at + 2] and rest:
         lines.append(" ".join(rest))
+    lines += [shlex.join(["git", *words]) for words in alias_expansions(args)]
     return [line for line in lines if line]
 
 
@@ -137,11 +196,14 @@ def git_hidden(args: list[str]) -> str | None:
     Besides the settings and options below, ``--git-dir`` naming another repository than the
     one found here: git reads that repository's config (``core.pager``, a ``!`` alias …).
     """
-    for i, word in enumerate(args[:_subcommand(args)]):
+    for i, word in enumerate(args[:git_subcommand(args)]):
         git_dir = (word.partition("=")[2] if word.startswith("--git-dir=") else
                    args[i + 1] if word == "--git-dir" and i + 1 < len(args) else None)
         if git_dir is not None and git_dir not in _OWN_GIT_DIR:
             return f"git --git-dir names a repository whose config git reads: {_CONFIG_RUNS}"
+    key, value = _config_write(args) or ("", "")
+    if _HIDDEN_KEYS.fullmatch(key.lower()) and value not in ("", "/dev/null", "never"):
+        return f"git config {key} makes later git commands run commands the rules cannot read"
     for i, word in enumerate(args):
         setting = args[i + 1] if word == "-c" and i + 1 < len(args) else ""
         key, _, value = setting.partition("=")
@@ -186,28 +248,57 @@ def config_variable(word: str) -> str | None:
     return None
 
 
-def variable_lines(words: list[str]) -> list[str]:
+def _assigned_values(words: list[str]) -> dict[str, str]:
+    """The value each name has after the ``NAME=VALUE`` / ``NAME+=VALUE`` words, in order.
+
+    bash's ``NAME+=VALUE`` appends to the value before it (``GIT_SSH_COMMAND=r
+    GIT_SSH_COMMAND+='m f'`` is ``rm f``); one without a value before it here starts with
+    ``"$NAME"``, a value the rules cannot read (``GIT_PAGER=r; GIT_PAGER+='m f' git log``).
+    """
+    values: dict[str, str] = {}
+    for word in words:
+        if found := re.match(r"([A-Za-z_]\w*)(\+?)=(.*)", word, re.DOTALL):
+            before = values.get(found[1], f'"${found[1]}"') if found[2] else ""
+            values[found[1]] = before + found[3]
+    return values
+
+
+def variable_lines(words: list[str], assigned: list[str] | None = None) -> list[str]:
     """The command lines of ``NAME=VALUE`` words that set a variable git runs as a command.
 
     ``GIT_SSH_COMMAND='ssh -i key'`` gives ``ssh -i key``; ``GIT_SSH=/usr/bin/rm`` the
-    program, quoted; ``GIT_CONFIG_PARAMETERS`` (``git -c``'s settings) its command settings;
-    a ``GIT_CONFIG_VALUE_n`` its value.
+    program, quoted; ``GIT_CONFIG_PARAMETERS`` (``git -c``'s settings) and a
+    ``GIT_CONFIG_VALUE_n`` with its ``GIT_CONFIG_KEY_n`` (among ``words`` and ``assigned``, the
+    other assignments of the same command) the lines of those settings (:func:`_setting_lines`:
+    an alias's git command too, used or not); a ``GIT_CONFIG_VALUE_n`` whose key is not
+    shown, its value read as a command and as an alias's. Each name's value is the one it has
+    after them all (:func:`_assigned_values`: ``NAME+=…`` appends).
     """
     lines: list[str] = []
+    values = _assigned_values(assigned or words)  # GIT_PAGER=r GIT_PAGER+='m f': `rm f`
+    keys = {name[15:]: v for name, v in values.items()
+            if name.startswith("GIT_CONFIG_KEY_") and '"$' not in v}  # KEY_0+=.p: not known
     for word in words:
-        found = re.match(r"([A-Za-z_]\w*)\+?=(.*)", word, re.DOTALL)
-        if found is None or not found[2]:
+        found = re.match(r"([A-Za-z_]\w*)\+?=", word)
+        name = found[1] if found else ""
+        whole = values.get(name, "")
+        value = re.fullmatch(r"GIT_CONFIG_VALUE_(\d+)", name)
+        if not whole:
             continue
-        if found[1] in _SHELL_VARIABLES or re.fullmatch(r"GIT_CONFIG_VALUE_\d+", found[1]):
-            lines.append(found[2])  # a GIT_CONFIG_VALUE_n may be any key's: read as a command
-        elif found[1] == "GIT_CONFIG_PARAMETERS":  # 'core.pager'='…' 'user.name'='x'
+        if name in _SHELL_VARIABLES:
+            lines.append(whole)
+        elif value and value[1] not in keys:  # a value of a key not shown: a command, an alias
+            lines += [whole, *_setting_lines(f"alias.x={whole}")]
+        elif value:
+            lines += _setting_lines(f"{keys[value[1]]}={whole}")
+        elif name == "GIT_CONFIG_PARAMETERS":  # 'core.pager'='…' 'user.name'='x'
             try:
-                settings = shlex.split(found[2])
+                settings = shlex.split(whole)
             except ValueError:
-                settings = [found[2]]
-            lines += filter(None, map(_config_line, settings))
-        elif found[1] in OPTION_VARIABLES:  # TAR_OPTIONS='--to-command=…': tar's own line
-            lines.append(f"{OPTION_VARIABLES[found[1]]} {found[2]}")
-        elif found[1] in _PROGRAM_VARIABLES and not login_shell(found[1], found[2]):
-            lines.append(shlex.quote(found[2]))  # SHELL=/bin/rm gdb: shell_variables
+                settings = [whole]
+            lines += [line for s in settings for line in _setting_lines(s)]
+        elif name in OPTION_VARIABLES:  # TAR_OPTIONS='--to-command=…': tar's own line
+            lines.append(f"{OPTION_VARIABLES[name]} {whole}")
+        elif name in _PROGRAM_VARIABLES and not login_shell(name, whole):
+            lines.append(shlex.quote(whole))  # SHELL=/bin/rm gdb: shell_variables
     return lines

@@ -14,6 +14,8 @@ Core module: no printing.
 
 from __future__ import annotations
 
+from goosectx.shell_git import git_subcommand
+
 MAX_SKIPPED = 8
 """At most this many leading words are tried as options (and their values)."""
 
@@ -28,9 +30,9 @@ def subcommand_forms(form: str) -> list[str]:
     A word after an option may be that option's value or the subcommand, so every stop in the
     run of options is tried: ``git -C . push origin`` gives ``git . push origin`` and ``git
     push origin``. A word that is neither an option nor right after one ends the run (``git log
-    --grep push`` gives nothing), as does ``--``. A git alias set on the command line (``git -c
-    alias.p=push p``) reads as what it stands for (``git push``; a ``!rm f`` alias is a command
-    line :mod:`goosectx.shell_git` reads).
+    --grep push`` gives nothing), as does ``--``. git's own options are read as git reads them,
+    however many (``git -c a=1 … -c e=5 push``). (A git alias, ``git -c alias.p=push p``, is
+    read by :func:`goosectx.shell_git.git_lines` as the git command line it stands for.)
     Empty when nothing could be left out.
     """
     words = form.split(" ")
@@ -41,7 +43,6 @@ def subcommand_forms(form: str) -> list[str]:
     if program.startswith("git-") and len(program) > 4:  # /usr/lib/git-core/git-push
         words = ["git", program[4:], *words[1:]]
         out.append(" ".join(words))
-    aliases: dict[str, str] = {}
     i, after_option = 1, False
     while i < len(words) and i <= MAX_SKIPPED:
         word = words[i]
@@ -49,15 +50,12 @@ def subcommand_forms(form: str) -> list[str]:
             after_option = "=" not in word
         elif after_option:
             after_option = False
-            name, eq, value = word.partition("=")
-            if eq and name.lower().startswith("alias.") and words[i - 1] == "-c":
-                aliases[name[6:].lower()] = value
         else:
             break
         i += 1
         if i < len(words) and not _is_option(words[i]) and words[i] != "--":
             out.append(" ".join([words[0], *words[i:]]))
-            alias = aliases.get(words[i].lower())
-            if alias is not None and program == "git" and not alias.startswith("!"):
-                out.append(" ".join([f"git {alias}", *words[i + 1:]]))  # `!…`: shell_git's
+    if program == "git":  # git's own options however many (its aliases: shell_git's lines)
+        at = 1 + git_subcommand(words[1:])
+        out += [" ".join(["git", *words[at:]])] if at < len(words) else []
     return list(dict.fromkeys(f for f in out if f != form))
