@@ -11,6 +11,9 @@ from goosectx.permissions import PermissionRules
 DENY_RM = PermissionRules(deny=("shell(rm *)",))
 """The rules of ``goosectx run --mode auto --deny 'shell(rm *)'``."""
 
+ALLOW_ALL_DENY_RM = PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",))
+"""A hand-made ``shell(*)`` allow rule beside ``--deny 'shell(rm *)'``: what only asks or denies."""
+
 
 def shell_verdict(rules: PermissionRules, command: str,
                   mode: ApprovalMode = "auto") -> ApprovalVerdict:

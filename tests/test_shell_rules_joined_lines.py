@@ -10,10 +10,8 @@ program); ``ls | entr -s 'ls; rm x'``, ``watchexec 'ls; rm x'`` and ``pixi run '
 from __future__ import annotations
 
 import pytest
-from rules_support import DENY_RM, action
+from rules_support import ALLOW_ALL_DENY_RM, DENY_RM, action
 from rules_support import action_under_deny_rm as verdict
-
-from goosectx.permissions import PermissionRules
 
 DENIED = ["watch -n1 'ls; rm x'", "watch 'ls && rm -rf x'", "watch ls\\; rm x", "watch -d rm x",
           "watch -n 2 -- 'ls; rm x'", "watch -dn1 'ls; rm x'", "watch -t 'echo $(rm x)'"]
@@ -32,7 +30,7 @@ def test_the_line_watch_runs_is_read_like_sh_c(command: str) -> None:
 @pytest.mark.parametrize("command", ASKED)
 def test_a_runners_shell_line_is_asked_about(command: str) -> None:
     assert verdict(command) == "ask", command
-    assert action(PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",)),
+    assert action(ALLOW_ALL_DENY_RM,
                   command) == "ask", command
 
 

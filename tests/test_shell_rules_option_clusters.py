@@ -11,7 +11,7 @@ f'`` was asked about where ``vim -c '!rm f'`` was denied.
 from __future__ import annotations
 
 import pytest
-from rules_support import DENY_RM, action
+from rules_support import ALLOW_ALL_DENY_RM, DENY_RM, action
 from rules_support import action_under_deny_rm as verdict
 
 from goosectx.permissions import PermissionRules
@@ -54,7 +54,7 @@ def test_a_deny_rule_sees_the_program_behind_a_cluster_of_options(command: str) 
 @pytest.mark.parametrize("command", ASKED)
 def test_a_replace_string_in_a_cluster_or_a_long_prefix_is_seen(command: str) -> None:
     assert verdict(command) == "ask", command
-    assert action(PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",)),
+    assert action(ALLOW_ALL_DENY_RM,
                   command) == "ask", command
 
 

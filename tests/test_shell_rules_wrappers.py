@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_auto_denying_rm
-from rules_support import DENY_RM
+from rules_support import ALLOW_ALL_DENY_RM, DENY_RM
 from rules_support import action as verdict
 
-from goosectx.permissions import PermissionRules, suggested_rule
+from goosectx.permissions import suggested_rule
 
 
 def test_run_denies_the_rm_that_make_eval_and_tmux_would_run(  # type: ignore[no-untyped-def]
@@ -142,7 +142,7 @@ def test_a_deny_rule_sees_the_command_they_start(command: str) -> None:
 @pytest.mark.parametrize("command", ASKED)
 def test_what_the_rules_cannot_read_is_asked_about(command: str) -> None:
     assert verdict(DENY_RM, command) == "ask", command
-    assert verdict(PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",)),
+    assert verdict(ALLOW_ALL_DENY_RM,
                    command) == "ask", command
 
 
