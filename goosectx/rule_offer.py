@@ -10,9 +10,9 @@ for such programs (shells, interpreters, wrappers, runners, ``tar --to-command``
 list (make's ``CC=…``, compilers' ``-wrapper``, ``cargo --config``, ``npm --script-shell``,
 ``apt-get -o …::Pre-Invoke``); :data:`GIT_RUNS` the git subcommands that do (``git grep -O``,
 ``git fetch --upload-pack``, ``git config core.pager``). The git subcommands that write any
-file an option names (:data:`GIT_WRITES`: ``git log --output=F``) and ``uv`` are offered the
-command as it is, a rule that cannot grow. tests/test_rule_offer.py walks the shell tables, so
-a program added there is never offered a rule.
+file an option names (:data:`GIT_WRITES`: ``git log --output=F``), ``uv``, ``poetry`` and
+``pipenv`` are offered the command as it is, a rule that cannot grow. tests/test_rule_offer.py
+walks the shell tables, so a program added there is never offered a rule.
 
 Core module: no printing.
 """
@@ -99,10 +99,12 @@ GIT_WRITES = frozenset({
 ``fast-export --export-marks=FILE``, ``bundle create FILE``. They are offered the command as it
 is (``shell(git log --oneline)``), a rule that cannot grow, never ``shell(git log*)``."""
 
-EXACT_ONLY = frozenset({"uv"})
-"""Programs offered the command as it is, no ``*``: every ``uv`` command takes ``--python
-PATH`` (a program uv runs), ``shell(uv pip*)`` would allow ``uv pip install URL`` (its build
-code) and ``shell(uv tool*)`` ``uv tool run CMD``. ``uv run CMD`` keeps its rule for CMD."""
+EXACT_ONLY = frozenset({"uv", "poetry", "pipenv"})
+"""Programs offered the command as it is, no ``*``: every ``uv`` and ``pipenv`` command takes
+``--python PATH`` (a program they run), ``shell(uv pip*)`` would allow ``uv pip install URL``
+(its build code), ``shell(uv tool*)`` ``uv tool run CMD``, ``shell(poetry self*)`` ``poetry
+self add URL`` (a plugin, run in every poetry command), ``shell(poetry env*)`` ``poetry env use
+PATH``. ``uv run CMD`` / ``poetry run CMD`` keep their rule for CMD."""
 
 _PLAIN_WORD = re.compile(r"[\w./:,=@%+^~-]+")
 """A word an exact rule spells as the command does: no blank, quote or glob character."""
@@ -125,8 +127,9 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
 
     ``git status --short`` → ``shell(git status*)``; ``pytest -q`` → ``shell(pytest*)``;
     the command as it is, no ``*``, for a git subcommand that writes a file an option names
-    (:data:`GIT_WRITES`: ``git log --oneline`` → ``shell(git log --oneline)``) and for ``uv``
-    (:data:`EXACT_ONLY`), or ``None`` when a word has a blank, quote or glob character.
+    (:data:`GIT_WRITES`: ``git log --oneline`` → ``shell(git log --oneline)``) and for ``uv``,
+    ``poetry``, ``pipenv`` (:data:`EXACT_ONLY`), or ``None`` when a word has a blank, quote or
+    glob character.
     ``None`` for a compound command, another tool, text the shell cannot parse, a command with
     leading ``VAR=value`` assignments, and a program that runs whatever its arguments say
     (:data:`RUNS_ANYTHING`: ``bash -c``, ``python3 -c``, ``sudo``, ``env``, ``xargs``,

@@ -155,3 +155,14 @@ def test_uv_is_offered_only_the_command(command: str, exact: str) -> None:
 def test_harmless_git_subcommands_keep_their_prefix_rule() -> None:
     assert _offered("git status --short") == "shell(git status*)"
     assert _offered("git branch -a") == "shell(git branch*)"
+
+
+@pytest.mark.parametrize(("command", "exact"), [
+    ("poetry self show", "shell(poetry self show)"), ("poetry env info", "shell(poetry env info)"),
+    ("poetry add requests", "shell(poetry add requests)"), ("pipenv graph", "shell(pipenv graph)")])
+def test_poetry_and_pipenv_are_offered_only_the_command(command: str, exact: str) -> None:
+    # shell(poetry self*) allowed `poetry self add URL` (a plugin's code, in every poetry
+    # command), shell(poetry env*) `poetry env use PATH` (a program poetry runs), shell(poetry
+    # add*) `poetry add URL` (its build code), pipenv any command `--python PATH`.
+    assert _offered(command) == exact
+    assert _offered("poetry run pytest -q") == "shell(poetry run pytest*)"
