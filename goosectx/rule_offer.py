@@ -9,8 +9,10 @@ for such programs (shells, interpreters, wrappers, runners, ``tar --to-command``
 --compress-program``, pagers, databases, terminals …) and the programs those tables do not
 list (make's ``CC=…``, compilers' ``-wrapper``, ``cargo --config``, ``npm --script-shell``,
 ``apt-get -o …::Pre-Invoke``); :data:`GIT_RUNS` the git subcommands that do (``git grep -O``,
-``git fetch --upload-pack``, ``git config core.pager``). tests/test_rule_offer.py walks the
-shell tables, so a program added there is never offered a rule.
+``git fetch --upload-pack``, ``git config core.pager``). The git subcommands that write any
+file an option names (:data:`GIT_WRITES`: ``git log --output=F``), ``uv``, ``poetry`` and
+``pipenv`` are offered the command as it is, a rule that cannot grow. tests/test_rule_offer.py
+walks the shell tables, so a program added there is never offered a rule.
 
 Core module: no printing.
 """
@@ -43,7 +45,8 @@ from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_variables import OPTION_VARIABLES
 from goosectx.shell_wrappers import FD, STARTERS, runs_given_command
 
-__all__ = ["GIT_RUNS", "RUNS_ANYTHING", "SUBCOMMAND_TOOLS", "suggested_rule"]
+__all__ = ["EXACT_ONLY", "GIT_RUNS", "GIT_WRITES", "RUNS_ANYTHING", "SUBCOMMAND_TOOLS",
+           "suggested_rule"]
 
 SUBCOMMAND_TOOLS = frozenset({
     "git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "uv", "pip", "poetry",
@@ -87,6 +90,25 @@ GIT_RUNS = frozenset({
 --exec``, ``submodule foreach``, ``bisect run``, ``filter-branch --tree-filter``) or store
 one that later git commands run (``config core.pager``, ``remote add x ext::…``)."""
 
+GIT_WRITES = frozenset({
+    "log", "show", "diff", "diff-files", "diff-index", "diff-tree", "whatchanged", "shortlog",
+    "format-patch", "range-diff", "rev-list", "cherry", "reflog", "stash", "blame", "annotate",
+    "fast-export", "bundle"})
+"""git subcommands that write any file an option names: the diff and log options'
+``--output=FILE`` (``git log -1 --output=$HOME/.bashrc``), ``format-patch -o DIR``,
+``fast-export --export-marks=FILE``, ``bundle create FILE``. They are offered the command as it
+is (``shell(git log --oneline)``), a rule that cannot grow, never ``shell(git log*)``."""
+
+EXACT_ONLY = frozenset({"uv", "poetry", "pipenv"})
+"""Programs offered the command as it is, no ``*``: every ``uv`` and ``pipenv`` command takes
+``--python PATH`` (a program they run), ``shell(uv pip*)`` would allow ``uv pip install URL``
+(its build code), ``shell(uv tool*)`` ``uv tool run CMD``, ``shell(poetry self*)`` ``poetry
+self add URL`` (a plugin, run in every poetry command), ``shell(poetry env*)`` ``poetry env use
+PATH``. ``uv run CMD`` / ``poetry run CMD`` keep their rule for CMD."""
+
+_PLAIN_WORD = re.compile(r"[\w./:,=@%+^~-]+")
+"""A word an exact rule spells as the command does: no blank, quote or glob character."""
+
 _PROGRAM_PATTERNS = (INTERPRETER, VIM, re.compile(r"(?:cuda-)?gdb(?:-multiarch)?"),
                      re.compile(r"(?:tclsh|wish|jimsh)[\d.]*"),
                      re.compile(r"(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|gfortran)"
@@ -103,7 +125,11 @@ def _runs_anything(name: str) -> bool:
 def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     """The rule ``p`` / ``s`` offers for a shell call: its first words and ``*``.
 
-    ``git status --short`` → ``shell(git status*)``; ``pytest -q`` → ``shell(pytest*)``.
+    ``git status --short`` → ``shell(git status*)``; ``pytest -q`` → ``shell(pytest*)``;
+    the command as it is, no ``*``, for a git subcommand that writes a file an option names
+    (:data:`GIT_WRITES`: ``git log --oneline`` → ``shell(git log --oneline)``) and for ``uv``,
+    ``poetry``, ``pipenv`` (:data:`EXACT_ONLY`), or ``None`` when a word has a blank, quote or
+    glob character.
     ``None`` for a compound command, another tool, text the shell cannot parse, a command with
     leading ``VAR=value`` assignments, and a program that runs whatever its arguments say
     (:data:`RUNS_ANYTHING`: ``bash -c``, ``python3 -c``, ``sudo``, ``env``, ``xargs``,
@@ -138,4 +164,8 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
             return None  # docker exec …, uv --quiet run …: a rule would allow anything
         inner = suggested_rule(tool_name, {"command": arguments["command"].split(None, 2)[2]})
         return None if inner is None else f"shell({' '.join(keep)} {inner[len('shell('):]}"
+    if name in EXACT_ONLY or name == "git" and keep[-1] in GIT_WRITES:
+        if not all(_PLAIN_WORD.fullmatch(w) for w in words):
+            return None  # git log --format='%h %s': no exact rule spells it
+        return f"shell({' '.join(words)})"  # no `*`: git log --output=F is asked about
     return f"shell({' '.join(keep)}*)"

@@ -81,7 +81,7 @@ def test_git_subcommands_that_run_a_command_get_no_rule() -> None:
                 "ls-remote", "archive", "config", "submodule", "bisect", "filter-branch"}:
         assert _offered(f"git {sub} x") is None, sub
     assert _offered("git status --short") == "shell(git status*)"
-    assert _offered("git log --oneline") == "shell(git log*)"
+    assert _offered("git log --oneline") == "shell(git log --oneline)"
 
 
 def test_a_harmless_program_is_still_offered_its_rule() -> None:
@@ -112,3 +112,57 @@ def test_the_question_after_tar_offers_no_p_and_after_ls_it_does(world: World) -
     assert "always allow shell(tar" not in out
     assert out.count("shell: always allow shell(ls*) (until you exit)") == 1
     assert world.repl.agent.rules.allow == ("shell(ls*)",)
+
+
+@pytest.mark.parametrize(("command", "exact"), [
+    ("git log --oneline -5", "shell(git log --oneline -5)"),
+    ("git diff", "shell(git diff)"), ("git show HEAD", "shell(git show HEAD)"),
+    ("git format-patch -1", "shell(git format-patch -1)"),
+    ("git shortlog -sn", "shell(git shortlog -sn)"), ("git stash list", "shell(git stash list)"),
+    ("git blame x.py", "shell(git blame x.py)"), ("git rev-list HEAD", "shell(git rev-list HEAD)")])
+def test_git_that_writes_a_file_through_its_options_is_offered_only_the_command(
+        command: str, exact: str) -> None:
+    # shell(git log*) allowed `git log -1 --output=$HOME/.bashrc`: the rule cannot grow now.
+    assert _offered(command) == exact
+    rules = PermissionRules(allow=(exact,))
+    assert action(rules, command, "approve") == "run"
+    assert action(rules, f"{command} --output=/home/u/.bashrc", "approve") == "ask"
+
+
+def test_no_exact_rule_for_words_a_rule_cannot_spell() -> None:
+    assert _offered("git log --format='%h %s'") is None  # a blank inside a word
+    assert _offered("git diff 'src/*.py'") is None  # a glob character would match more
+
+
+def test_a_saved_git_log_rule_is_still_honoured_as_written() -> None:
+    rules = PermissionRules(allow=("shell(git log*)",))
+    assert action(rules, "git log -1 --output=out.txt", "approve") == "run"
+
+
+@pytest.mark.parametrize(("command", "exact"), [
+    ("uv pip list", "shell(uv pip list)"), ("uv tool list", "shell(uv tool list)"),
+    ("uv sync --frozen", "shell(uv sync --frozen)"), ("uv tree", "shell(uv tree)")])
+def test_uv_is_offered_only_the_command(command: str, exact: str) -> None:
+    # shell(uv pip*) allowed `uv pip install URL` (its build code), shell(uv tool*) `uv tool
+    # run CMD`, and every uv command takes `--python PATH`, a program uv runs.
+    assert _offered(command) == exact
+    rules = PermissionRules(allow=(exact,))
+    assert action(rules, command, "approve") == "run"
+    assert action(rules, f"{command} --python /tmp/evil", "approve") == "ask"
+    assert _offered("uv run pytest -q") == "shell(uv run pytest*)"
+
+
+def test_harmless_git_subcommands_keep_their_prefix_rule() -> None:
+    assert _offered("git status --short") == "shell(git status*)"
+    assert _offered("git branch -a") == "shell(git branch*)"
+
+
+@pytest.mark.parametrize(("command", "exact"), [
+    ("poetry self show", "shell(poetry self show)"), ("poetry env info", "shell(poetry env info)"),
+    ("poetry add requests", "shell(poetry add requests)"), ("pipenv graph", "shell(pipenv graph)")])
+def test_poetry_and_pipenv_are_offered_only_the_command(command: str, exact: str) -> None:
+    # shell(poetry self*) allowed `poetry self add URL` (a plugin's code, in every poetry
+    # command), shell(poetry env*) `poetry env use PATH` (a program poetry runs), shell(poetry
+    # add*) `poetry add URL` (its build code), pipenv any command `--python PATH`.
+    assert _offered(command) == exact
+    assert _offered("poetry run pytest -q") == "shell(poetry run pytest*)"

@@ -109,7 +109,7 @@ def test_a_tools_running_subcommand_is_read_and_its_rule_names_the_command() -> 
         "shell(poetry run git status*)")
     for command in ("uv run bash -c ls", "uv --quiet run pytest", "uv run", "poetry run sudo ls"):
         assert suggested_rule("shell", {"command": command}) is None, command
-    assert suggested_rule("shell", {"command": "uv sync"}) == "shell(uv sync*)"
+    assert suggested_rule("shell", {"command": "uv sync"}) == "shell(uv sync)"
 
 
 # -- what a review and a tester found in the first version ---------------------------------
