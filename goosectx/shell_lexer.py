@@ -28,13 +28,13 @@ import re
 
 from goosectx.shell_assign import read_array
 from goosectx.shell_builtins import stream_path, unseen_path
+from goosectx.shell_cond import CondScanner, open_parens
 from goosectx.shell_words import (
     ASSIGNMENT_WORD,
     ENDS_WORD,
     OPENS_ARITHMETIC,
     Part,
     Word,
-    WordScanner,
 )
 
 __all__ = ["RESERVED_WORDS", "Part", "Word", "lex", "substitutions"]
@@ -98,7 +98,15 @@ def _coprocess_word(words: list[Word]) -> bool:
         w.raw in RESERVED_WORDS for w in words[:-1])
 
 
-class _Lexer(WordScanner):
+def _arithmetic_for(words: list[Word]) -> bool:
+    """True for ``for`` (after reserved words): a ``((`` next is an arithmetic ``for`` loop.
+
+    Elsewhere bash reads no ``((`` after a word (a syntax error), so nothing runs either way.
+    """
+    return bool(words) and words[-1].raw == "for" and all(w.raw in _LEADING for w in words[:-1])
+
+
+class _Lexer(CondScanner):
     def __init__(self, text: str, depth: int = 0, reprinted: bool = False) -> None:
         self.s = text
         self.depth = depth
@@ -126,8 +134,10 @@ class _Lexer(WordScanner):
 
     def _line(self, i: int, closing: bool) -> int:  # noqa: C901 - one scanner
         s, part, depth = self.s, Part(), 0
+        testing = False  # inside [[ … ]]
         while i < len(s):
             c = s[i]
+            testing = testing and bool(part.words)
             if s.startswith("\\\n", i):
                 i += 2
             elif c in _BLANKS:
@@ -135,6 +145,12 @@ class _Lexer(WordScanner):
             elif c == "#":
                 end = s.find("\n", i)
                 i = len(s) if end < 0 else end
+            elif testing and (after := self.test_operator(i, part)) is not None:
+                i = after  # inside [[ … ]]: && || ( ) < > ! are the test's, a newline may go
+            elif testing and c in ";&|\n)":  # not bash's [[ … ]]: read on as outside it
+                part.unreadable = part.unreadable or "its [[ … ]] is not read here as bash reads it"
+                depth += open_parens(part.words)  # `(` there would have opened a subshell
+                testing = False
             elif c == "\n":
                 part = self.end(part)
                 i = self.here_documents(i + 1)
@@ -145,9 +161,14 @@ class _Lexer(WordScanner):
                     i += 1 + s.startswith("|&", i)
                 else:
                     i += 1
-            elif OPENS_ARITHMETIC.match(s, i) and all(w.raw in _RESERVED for w in part.words) and (
+            elif OPENS_ARITHMETIC.match(s, i) and (looping := _arithmetic_for(part.words)
+                                                   or all(w.raw in _RESERVED
+                                                          for w in part.words)) and (
                     after := self.arithmetic(i)) is not None:
                 i = after  # an arithmetic command: only its substitutions run
+                if looping:  # for ((…)): a loop whose body follows (`do …` or `{ …; }`)
+                    self.streams = self.streams or part.piped  # | for ((…)) do read x
+                    part = self.end(Part(piped=part.piped))
             elif c == "(" and (array := read_array(self, i, part, RESERVED_WORDS)) is not None:
                 i = array  # arr=(1 2 3), declare -a a=(x y): an assignment, read whole
             elif c == "(":
@@ -168,7 +189,7 @@ class _Lexer(WordScanner):
                 if depth == 0 and closing:
                     return i
                 depth = max(0, depth - 1)
-            elif c in "<>" or _STARTS_REDIRECTION.match(s, i):
+            elif c in "<>" or _STARTS_REDIRECTION.match(s, i) and not (testing and c.isdigit()):
                 i = self.redirection(i, part)
             else:
                 word, i = self.word(i, assignment=all(
@@ -181,6 +202,8 @@ class _Lexer(WordScanner):
                 if part.redirected and word.raw in RESERVED_WORDS and all(
                         w.raw in _LEADING for w in part.words):  # `coproc<<s {`: `{` runs
                     part.unreadable = f"bash runs {word.raw!r} after a redirection as a program"
+                testing = (word.raw == "[[" and all(w.raw in _LEADING for w in part.words)
+                           or testing and word.raw != "]]")
                 part.words.append(word)
         if closing:
             part.unreadable = part.unreadable or "a '$(' or '<(' is not closed"
