@@ -98,12 +98,15 @@ def _coprocess_word(words: list[Word]) -> bool:
         w.raw in RESERVED_WORDS for w in words[:-1])
 
 
-def _arithmetic_for(words: list[Word]) -> bool:
+def _arithmetic_for(part: Part) -> bool:
     """True for ``for`` (after reserved words): a ``((`` next is an arithmetic ``for`` loop.
 
-    Elsewhere bash reads no ``((`` after a word (a syntax error), so nothing runs either way.
+    Elsewhere bash reads no ``((`` after a word (a syntax error), so nothing runs either way;
+    after a redirection ``for`` is a program (the ``(`` is then asked about).
     """
-    return bool(words) and words[-1].raw == "for" and all(w.raw in _LEADING for w in words[:-1])
+    words = part.words
+    return bool(words) and words[-1].raw == "for" and not part.redirected and all(
+        w.raw in _LEADING for w in words[:-1])
 
 
 class _Lexer(CondScanner):
@@ -161,7 +164,7 @@ class _Lexer(CondScanner):
                     i += 1 + s.startswith("|&", i)
                 else:
                     i += 1
-            elif OPENS_ARITHMETIC.match(s, i) and (looping := _arithmetic_for(part.words)
+            elif OPENS_ARITHMETIC.match(s, i) and (looping := _arithmetic_for(part)
                                                    or all(w.raw in _RESERVED
                                                           for w in part.words)) and (
                     after := self.arithmetic(i)) is not None:
@@ -202,8 +205,8 @@ class _Lexer(CondScanner):
                 if part.redirected and word.raw in RESERVED_WORDS and all(
                         w.raw in _LEADING for w in part.words):  # `coproc<<s {`: `{` runs
                     part.unreadable = f"bash runs {word.raw!r} after a redirection as a program"
-                testing = (word.raw == "[[" and all(w.raw in _LEADING for w in part.words)
-                           or testing and word.raw != "]]")
+                testing = (word.raw == "[[" and not part.redirected and all(  # else a program
+                    w.raw in _LEADING for w in part.words) or testing and word.raw != "]]")
                 part.words.append(word)
         if closing:
             part.unreadable = part.unreadable or "a '$(' or '<(' is not closed"

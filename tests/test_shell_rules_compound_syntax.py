@@ -87,3 +87,13 @@ def test_a_less_than_inside_a_conditional_expression_redirects_nothing() -> None
 def test_a_conditional_expression_not_read_as_bash_reads_it_is_asked_about(command: str) -> None:
     assert action_under_deny_rm(command) in ("ask", "deny")
     assert action_under_deny_rm(command.replace("rm f", "ls")) == "ask"
+
+
+@pytest.mark.parametrize("command", [
+    "</dev/null [[ a || rm f ]]",
+    "2>/dev/null [[ a || rm f ]]",
+    "</dev/null [[ a || x ]]; rm f",
+])
+def test_a_double_bracket_after_a_redirection_is_a_program_whose_line_goes_on(command: str) -> None:
+    """Bash reads ``[[`` after a redirection as a program: ``||`` there runs ``rm f ]]``."""
+    assert action_under_deny_rm(command) == "deny"
