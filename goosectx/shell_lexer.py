@@ -37,7 +37,7 @@ from goosectx.shell_words import (
     Word,
 )
 
-__all__ = ["RESERVED_WORDS", "Part", "Word", "lex", "substitutions"]
+__all__ = ["RESERVED_WORDS", "Part", "Word", "lex", "unexpanded", "substitutions"]
 
 _BLANKS = " \t"
 _MAX_DEPTH = 40
@@ -116,6 +116,7 @@ class _Lexer(CondScanner):
         self.reprinted = reprinted  # inside a $( ) or <( ): bash 5.2 prints it back as text
         self.parts: list[Part] = []
         self.heredocs: list[tuple[str, bool, bool]] = []  # (delimiter, quoted, strip tabs)
+        self.quoted_bodies: list[tuple[int, int]] = []  # (start, end): see unexpanded()
         self.streams = False  # a stream every part may read (Part.fed): see lex()
         self.mark = 0  # where the parts of the current part's substitutions start
 
@@ -291,8 +292,11 @@ class _Lexer(CondScanner):
         for delimiter, quoted, strip in self.heredocs:
             start = i
             while i < len(s):
+                before = i
                 line, i = self.body_line(i, joined=not quoted)
                 if (line.lstrip("\t") if strip else line) == delimiter:
+                    if quoted:  # bash expands nothing in it
+                        self.quoted_bodies.append((start, before))
                     break
             if not quoted:  # $( ) and backticks in the body run
                 for inner in substitutions(s[start:i], self.depth + 1):
@@ -340,6 +344,21 @@ def lex(command: str, depth: int = 0, reprinted: bool = False) -> list[Part]:
                                 "BASH_CMDS/BASH_ALIASES in an expansion: bash runs what it "
                                 "holds"))
     return lexer.parts
+
+
+def unexpanded(command: str) -> str:
+    """``command`` without the bodies of its quoted-delimiter here-documents (``<<'EOF'``).
+
+    Bash expands nothing in them: text, not arithmetic (``a[i]`` in a Python file written by
+    ``cat``). Only a body its delimiter ends is left out.
+    """
+    if "<<" not in command:
+        return command
+    lexer = _Lexer(command)
+    lexer.line(0, closing=False)
+    for start, end in reversed(lexer.quoted_bodies):
+        command = command[:start] + command[end:]
+    return command
 
 
 def substitutions(text: str, depth: int = 0) -> list[Part]:

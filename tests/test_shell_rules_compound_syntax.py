@@ -97,3 +97,31 @@ def test_a_conditional_expression_not_read_as_bash_reads_it_is_asked_about(comma
 def test_a_double_bracket_after_a_redirection_is_a_program_whose_line_goes_on(command: str) -> None:
     """Bash reads ``[[`` after a redirection as a program: ``||`` there runs ``rm f ]]``."""
     assert action_under_deny_rm(command) == "deny"
+
+
+QUOTED_BODY = "cat > a.py <<'EOF'\nfor i in [1, 2]:\n    print(a[i])\nEOF\npython a.py"
+
+
+@pytest.mark.parametrize("command", [
+    QUOTED_BODY, QUOTED_BODY.replace("'EOF'", '"EOF"'), QUOTED_BODY.replace("'EOF'", "\\EOF"),
+    "read x < l; cat <<'EOF'\n${arr[x]} $((x))\nEOF",
+])
+def test_a_quoted_here_document_body_is_no_arithmetic(command: str) -> None:
+    """Bash expands nothing in a body whose delimiter is quoted: ``a[i]`` there is text."""
+    assert action_under_deny_rm(command) == "run"
+
+
+@pytest.mark.parametrize("command", [
+    "read x < l; cat <<EOF\n${arr[x]}\nEOF",
+    "read x < l; cat <<'EOF'\n${arr[x]}\nEOF\necho $((x))",
+    "read x < l; cat <<'EOF' && echo $((x))\nbody\nEOF",
+    "read x < l; cat <<'EOF'\n${arr[x]}\nEO",
+    "read x < l; cat <<'EOF'; cat <<EOF\nquoted\nEOF\n$((x))\nEOF",
+])
+def test_arithmetic_outside_a_quoted_body_is_still_read(command: str) -> None:
+    assert action_under_deny_rm(command) == "ask"
+
+
+def test_a_decoded_command_string_after_an_unended_quoted_body_is_still_read() -> None:
+    r"""The ``bash -c`` string (``\x78`` is ``x``) is read apart from the line's bodies."""
+    assert action_under_deny_rm("bash -c $'read x < l; (( \\x78 ))\\nE' <<'E'") == "ask"
