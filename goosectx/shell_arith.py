@@ -20,7 +20,8 @@ it. A ``$( )`` whose output is a number (``wc -l < f``, ``grep -c x f``, ``seq 5
 not set at all comes from goosectx's scrubbed environment: each call is a fresh ``bash -c``,
 so no earlier call sets it, and it is not read. Read from the text, quotes included
 (over-reading only asks), like :mod:`goosectx.shell_reparse`, with every inner line
-(``bash -c $'(( \x78 ))'`` decoded).
+(``bash -c $'(( \x78 ))'`` decoded); the caller leaves out a quoted-delimiter here-document's
+body (:func:`goosectx.shell_lexer.unexpanded`: bash expands nothing there).
 
 Core module: no printing.
 """

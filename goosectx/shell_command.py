@@ -44,7 +44,7 @@ from goosectx.shell_builtins import (
 from goosectx.shell_deferred import run_time_words
 from goosectx.shell_git import variable_lines
 from goosectx.shell_languages import language_commands, sets_startup_command
-from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
+from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex, unexpanded
 from goosectx.shell_multicall import applet_words
 from goosectx.shell_reparse import hidden_code
 from goosectx.shell_runners import (
@@ -149,7 +149,8 @@ def command_forms(part: Part, line: str = "") -> CommandForms:
     _check_subscripts(words, r)
     _normalise(words, r, 0, leading=True)
     r.reasons += hidden_code(r.reparsed, line)  # Y='x; rm f'; eval "echo $Y"
-    text = "\n".join([line or part.text, *r.inner])  # read x <f; (( x )): x='a[$(rm y)]'
+    # read x <f; (( x )): x='a[$(rm y)]' (not in a <<'EOF' body: bash expands nothing there)
+    text = "\n".join([unexpanded(line) or part.text, *r.inner])
     r.reasons += filter(None, [arithmetic_reason(text)])
     unreadable = r.reasons[0] if r.reasons else None
     allow = None if unreadable else " ".join(_shown(w.value) for w in words)

@@ -28,16 +28,16 @@ import re
 
 from goosectx.shell_assign import read_array
 from goosectx.shell_builtins import stream_path, unseen_path
+from goosectx.shell_cond import CondScanner, open_parens
 from goosectx.shell_words import (
     ASSIGNMENT_WORD,
     ENDS_WORD,
     OPENS_ARITHMETIC,
     Part,
     Word,
-    WordScanner,
 )
 
-__all__ = ["RESERVED_WORDS", "Part", "Word", "lex", "substitutions"]
+__all__ = ["RESERVED_WORDS", "Part", "Word", "lex", "unexpanded", "substitutions"]
 
 _BLANKS = " \t"
 _MAX_DEPTH = 40
@@ -98,13 +98,25 @@ def _coprocess_word(words: list[Word]) -> bool:
         w.raw in RESERVED_WORDS for w in words[:-1])
 
 
-class _Lexer(WordScanner):
+def _arithmetic_for(part: Part) -> bool:
+    """True for ``for`` (after reserved words): a ``((`` next is an arithmetic ``for`` loop.
+
+    Elsewhere bash reads no ``((`` after a word (a syntax error), so nothing runs either way;
+    after a redirection ``for`` is a program (the ``(`` is then asked about).
+    """
+    words = part.words
+    return bool(words) and words[-1].raw == "for" and not part.redirected and all(
+        w.raw in _LEADING for w in words[:-1])
+
+
+class _Lexer(CondScanner):
     def __init__(self, text: str, depth: int = 0, reprinted: bool = False) -> None:
         self.s = text
         self.depth = depth
         self.reprinted = reprinted  # inside a $( ) or <( ): bash 5.2 prints it back as text
         self.parts: list[Part] = []
         self.heredocs: list[tuple[str, bool, bool]] = []  # (delimiter, quoted, strip tabs)
+        self.quoted_bodies: list[tuple[int, int]] = []  # (start, end): see unexpanded()
         self.streams = False  # a stream every part may read (Part.fed): see lex()
         self.mark = 0  # where the parts of the current part's substitutions start
 
@@ -126,8 +138,10 @@ class _Lexer(WordScanner):
 
     def _line(self, i: int, closing: bool) -> int:  # noqa: C901 - one scanner
         s, part, depth = self.s, Part(), 0
+        testing = False  # inside [[ … ]]
         while i < len(s):
             c = s[i]
+            testing = testing and bool(part.words)
             if s.startswith("\\\n", i):
                 i += 2
             elif c in _BLANKS:
@@ -135,6 +149,12 @@ class _Lexer(WordScanner):
             elif c == "#":
                 end = s.find("\n", i)
                 i = len(s) if end < 0 else end
+            elif testing and (after := self.test_operator(i, part)) is not None:
+                i = after  # inside [[ … ]]: && || ( ) < > ! are the test's, a newline may go
+            elif testing and c in ";&|\n)":  # not bash's [[ … ]]: read on as outside it
+                part.unreadable = part.unreadable or "its [[ … ]] is not read here as bash reads it"
+                depth += open_parens(part.words)  # `(` there would have opened a subshell
+                testing = False
             elif c == "\n":
                 part = self.end(part)
                 i = self.here_documents(i + 1)
@@ -145,9 +165,14 @@ class _Lexer(WordScanner):
                     i += 1 + s.startswith("|&", i)
                 else:
                     i += 1
-            elif OPENS_ARITHMETIC.match(s, i) and all(w.raw in _RESERVED for w in part.words) and (
+            elif OPENS_ARITHMETIC.match(s, i) and (looping := _arithmetic_for(part)
+                                                   or all(w.raw in _RESERVED
+                                                          for w in part.words)) and (
                     after := self.arithmetic(i)) is not None:
                 i = after  # an arithmetic command: only its substitutions run
+                if looping:  # for ((…)): a loop whose body follows (`do …` or `{ …; }`)
+                    self.streams = self.streams or part.piped  # | for ((…)) do read x
+                    part = self.end(Part(piped=part.piped))
             elif c == "(" and (array := read_array(self, i, part, RESERVED_WORDS)) is not None:
                 i = array  # arr=(1 2 3), declare -a a=(x y): an assignment, read whole
             elif c == "(":
@@ -168,7 +193,7 @@ class _Lexer(WordScanner):
                 if depth == 0 and closing:
                     return i
                 depth = max(0, depth - 1)
-            elif c in "<>" or _STARTS_REDIRECTION.match(s, i):
+            elif c in "<>" or _STARTS_REDIRECTION.match(s, i) and not (testing and c.isdigit()):
                 i = self.redirection(i, part)
             else:
                 word, i = self.word(i, assignment=all(
@@ -181,6 +206,8 @@ class _Lexer(WordScanner):
                 if part.redirected and word.raw in RESERVED_WORDS and all(
                         w.raw in _LEADING for w in part.words):  # `coproc<<s {`: `{` runs
                     part.unreadable = f"bash runs {word.raw!r} after a redirection as a program"
+                testing = (word.raw == "[[" and not part.redirected and all(  # else a program
+                    w.raw in _LEADING for w in part.words) or testing and word.raw != "]]")
                 part.words.append(word)
         if closing:
             part.unreadable = part.unreadable or "a '$(' or '<(' is not closed"
@@ -265,8 +292,11 @@ class _Lexer(WordScanner):
         for delimiter, quoted, strip in self.heredocs:
             start = i
             while i < len(s):
+                before = i
                 line, i = self.body_line(i, joined=not quoted)
                 if (line.lstrip("\t") if strip else line) == delimiter:
+                    if quoted:  # bash expands nothing in it
+                        self.quoted_bodies.append((start, before))
                     break
             if not quoted:  # $( ) and backticks in the body run
                 for inner in substitutions(s[start:i], self.depth + 1):
@@ -314,6 +344,21 @@ def lex(command: str, depth: int = 0, reprinted: bool = False) -> list[Part]:
                                 "BASH_CMDS/BASH_ALIASES in an expansion: bash runs what it "
                                 "holds"))
     return lexer.parts
+
+
+def unexpanded(command: str) -> str:
+    """``command`` without the bodies of its quoted-delimiter here-documents (``<<'EOF'``).
+
+    Bash expands nothing in them: text, not arithmetic (``a[i]`` in a Python file written by
+    ``cat``). Only a body its delimiter ends is left out.
+    """
+    if "<<" not in command:
+        return command
+    lexer = _Lexer(command)
+    lexer.line(0, closing=False)
+    for start, end in reversed(lexer.quoted_bodies):
+        command = command[:start] + command[end:]
+    return command
 
 
 def substitutions(text: str, depth: int = 0) -> list[Part]:
