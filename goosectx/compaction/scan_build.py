@@ -55,6 +55,7 @@ SCAN_MODULES = (
     "goosectx.shell_assign",
     "goosectx.shell_builtins",
     "goosectx.shell_command",
+    "goosectx.shell_cond",
     "goosectx.shell_databases",
     "goosectx.shell_deferred",
     "goosectx.shell_escape",
