@@ -7,9 +7,12 @@ still arriving at the end of the text is not saved even in part.
 
 from __future__ import annotations
 
+import json
 import signal
 from pathlib import Path
 
+import pytest
+from cli_support import cli
 from fakeserver import FakeServer
 from reliability_support import load, model_env, start, wait_for
 
@@ -69,3 +72,21 @@ def test_a_key_split_across_deltas_and_saves_is_saved_neither_whole_nor_in_part(
         saves.append(draft.message(redact).text)
     assert saves == ["your key: ", "your key: ", "your key: ", "your key: [REDACTED] ",
                      "your key: [REDACTED] ok "]
+
+
+def test_a_streamed_key_is_shown_redacted_as_it_streams(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DEPLOY_TOKEN", KEY)
+    reply = {"reasoning": f"the key is {KEY}", "text": f"your key:\n{KEY}\nkeep it. {KEY}",
+             "chunk_chars": 3}
+    fake_model.add(dict(reply))
+    out, err = cli(capsys, "run", "--mode", "auto", "-t", "hi")
+    assert out == "your key:\n[REDACTED]\nkeep it. [REDACTED]\n"
+    fake_model.add(dict(reply))
+    out, err = cli(capsys, "run", "--mode", "auto", "-t", "hi", "--output-format", "stream-json")
+    deltas = [json.loads(line) for line in out.splitlines()]
+    shown = "".join(d.get("text", "") for d in deltas if d.get("type") == "message_delta")
+    assert shown == "your key:\n[REDACTED]\nkeep it. [REDACTED]"
+    assert KEY[:10] not in out + err
