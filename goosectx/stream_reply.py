@@ -79,6 +79,7 @@ def stream_reply(
                 if shown := reasoning.feed(item.text):
                     yield ReasoningDelta(shown)
             elif isinstance(item, ToolCallDelta):
+                yield from _ended(reasoning, answer)  # a call's arguments: the text ended
                 if writing is not None:
                     now_s = time.monotonic()
                     if next_writing_s is None:
@@ -89,23 +90,24 @@ def stream_reply(
             elif isinstance(item, ProviderResponse):
                 final = item
     except Exception:  # a cancel or an error: what was held back is shown before it ends
-        if shown := reasoning.flush():
-            yield ReasoningDelta(shown)
-        if shown := answer.flush():
-            yield MessageDelta(shown)
+        yield from _ended(reasoning, answer)
         raise
     finally:
         close = getattr(stream, "close", None)
         if close is not None:
             close()
-    if shown := reasoning.flush():
-        yield ReasoningDelta(shown)
-    if shown := answer.flush():
-        yield MessageDelta(shown)
+    yield from _ended(reasoning, answer)
     if final is None:
         raise MalformedModelReply("the model's stream ended without a reply")
     message = unique_call_ids(final.message)
     return final if message is final.message else replace(final, message=message)
+
+
+def _ended(reasoning: _Settled, answer: _Settled) -> list[Event]:
+    """The deltas of what ``reasoning`` and ``answer`` held back, in that order."""
+    shown = reasoning.flush(), answer.flush()
+    return [e for e in (ReasoningDelta(shown[0]) if shown[0] else None,
+                        MessageDelta(shown[1]) if shown[1] else None) if e is not None]
 
 
 class _Settled:
