@@ -269,7 +269,7 @@ class Agent(AgentTools):
                                                     self.session.conversation, turn.streamed,
                                                     turn.cancel, turn.reasoned,
                                                     self.context.budget.take_notices,
-                                                    self.writing)
+                                                    self.writing, self.redact)
             except ContextLengthExceeded:
                 yield from self.context.on_context_exceeded(request, cancel=turn.cancel)
                 continue

@@ -56,17 +56,24 @@ class AnswerDraft:
         self._due_s = now_s + DRAFT_INTERVAL_S
         return True
 
-    def message(self) -> Message:
+    def message(self, redact: Callable[[str], str] | None = None) -> Message:
         """The answer so far as it is stored: one id and time for every save of it.
 
         An assistant message of the reasoning and text received, marked ``cancelled`` and
-        ``exited`` (what it is if goosectx dies before the answer is finished).
+        ``exited`` (what it is if goosectx dies before the answer is finished). With
+        ``redact`` (this environment's secrets, as the finished answer is redacted), each
+        text is redacted and saved only up to its last whitespace: a key still arriving at
+        its end is stored neither whole nor in part, and a key split across two deltas or
+        two saves is whole in the text redacted (the whole answer so far, at each save).
         """
         parts: list[Part] = []
-        if self._reasoning:
-            parts.append(ThinkingContent("".join(self._reasoning)))
-        if self._text:
-            parts.append(TextContent("".join(self._text)))
+        reasoning, text = "".join(self._reasoning), "".join(self._text)
+        if redact is not None:
+            reasoning, text = _settled(reasoning, redact), _settled(text, redact)
+        if reasoning:
+            parts.append(ThinkingContent(reasoning))
+        if text:
+            parts.append(TextContent(text))
         return Message("assistant", tuple(parts), MessageMetadata(cancelled=True, exited=True),
                        self._id, self._created)
 
@@ -80,3 +87,11 @@ class AnswerDraft:
         self._text, self._reasoning, self._due_s = [], [], None
         self._id, self._created, self.saved_id = new_message_id(), datetime.now(UTC), None
         return saved
+
+
+def _settled(text: str, redact: Callable[[str], str]) -> str:
+    """``text`` up to its last whitespace (what no later delta can join to a key), redacted."""
+    end = len(text)
+    while end and not text[end - 1].isspace():
+        end -= 1
+    return redact(text[:end])

@@ -31,6 +31,7 @@ request before it. :attr:`SessionRecorder.unsaved` says what never reached the s
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 
 from goosectx.answer_draft import AnswerDraft
@@ -77,6 +78,10 @@ class SessionRecorder(CountSaver):
         ``None`` when the last stored message is no reply with tool calls."""
         self._draft = AnswerDraft()  # the answer streaming now, saved as it streams
         self._replacing: dict[str, str] = {}  # answer id → the draft row it replaces
+        self.redact: Callable[[str], str] | None = None
+        """This environment's secrets (``Agent.redact``), redacted from the draft before it
+        is stored (:meth:`goosectx.answer_draft.AnswerDraft.message`); ``None``: stored as
+        streamed."""
 
     def _stated(self) -> dict[str, list[int]]:
         return {model: list(entry) for model, entry in self.session.state.stated_limits.items()}
@@ -146,7 +151,9 @@ class SessionRecorder(CountSaver):
         """
         if self._pending:
             return
-        message = self._draft.message()
+        message = self._draft.message(self.redact)
+        if not message.content:
+            return  # nothing settled yet (one word, still arriving)
         try:
             self.store.save_draft(self.session.id, message, replacing=self._draft.saved_id)
         except StoreError as exc:

@@ -35,6 +35,7 @@ def stream_reply(
     streamed: list[str], cancel: threading.Event, reasoned: list[str] | None = None,
     notices: Callable[[], list[str]] | None = None,
     writing: Callable[[str], None] | None = None,
+    redact: Callable[[str], str] | None = None,
 ) -> Generator[Event, None, ProviderResponse]:
     """Stream one call, yielding text and reasoning deltas; returns the final response.
 
@@ -44,6 +45,10 @@ def stream_reply(
     inline notifications once the call is under way. ``writing`` gets a long tool call's
     progress while its arguments stream ("writing tool call shell… 120 KB"), at most every
     :data:`WRITING_INTERVAL_S` (a front end's spinner text; nothing is yielded or stored).
+    With ``redact`` (this environment's secrets) the deltas yielded are redacted, each text
+    held back from its last whitespace until more whitespace or its end comes (a key still
+    arriving is shown and saved neither whole nor in part); ``streamed`` and ``reasoned``
+    still get the text as it arrived.
 
     Raises:
         MalformedModelReply: the stream ended without a final response.
@@ -57,16 +62,24 @@ def stream_reply(
                              request.tool_schemas, cancel=cancel)
     for text in notices() if notices is not None else ():
         yield Notification("inline", text)
+    answer, reasoning = _Settled(redact), _Settled(redact)
     try:
         for item in stream:
             if isinstance(item, TextDelta):
                 streamed.append(item.text)
-                yield MessageDelta(item.text)
+                if shown := reasoning.flush():  # the reasoning ended: its rest comes first
+                    yield ReasoningDelta(shown)
+                if shown := answer.feed(item.text):
+                    yield MessageDelta(shown)
             elif isinstance(item, ThinkingDelta):
                 if reasoned is not None:
                     reasoned.append(item.text)
-                yield ReasoningDelta(item.text)
+                if shown := answer.flush():  # (the rare text before reasoning: in order)
+                    yield MessageDelta(shown)
+                if shown := reasoning.feed(item.text):
+                    yield ReasoningDelta(shown)
             elif isinstance(item, ToolCallDelta):
+                yield from _ended(reasoning, answer)  # a call's arguments: the text ended
                 if writing is not None:
                     now_s = time.monotonic()
                     if next_writing_s is None:
@@ -76,14 +89,54 @@ def stream_reply(
                         writing(writing_text(item))
             elif isinstance(item, ProviderResponse):
                 final = item
+    except Exception:  # a cancel or an error: what was held back is shown before it ends
+        yield from _ended(reasoning, answer)
+        raise
     finally:
         close = getattr(stream, "close", None)
         if close is not None:
             close()
+    yield from _ended(reasoning, answer)
     if final is None:
         raise MalformedModelReply("the model's stream ended without a reply")
     message = unique_call_ids(final.message)
     return final if message is final.message else replace(final, message=message)
+
+
+def _ended(reasoning: _Settled, answer: _Settled) -> list[Event]:
+    """The deltas of what ``reasoning`` and ``answer`` held back, in that order."""
+    shown = reasoning.flush(), answer.flush()
+    return [e for e in (ReasoningDelta(shown[0]) if shown[0] else None,
+                        MessageDelta(shown[1]) if shown[1] else None) if e is not None]
+
+
+class _Settled:
+    """One streamed text, passed on redacted up to its last whitespace, the rest held back.
+
+    No later delta can join what is passed on to a key. Each delta costs O(its length); each
+    character is redacted once. Without a redactor, every delta passes at once.
+    """
+
+    def __init__(self, redact: Callable[[str], str] | None) -> None:
+        self._redact = redact
+        self._held: list[str] = []
+
+    def feed(self, text: str) -> str:
+        if self._redact is None:
+            return text
+        end = len(text)
+        while end and not text[end - 1].isspace():
+            end -= 1
+        if not end:
+            self._held.append(text)
+            return ""
+        settled = "".join((*self._held, text[:end]))
+        self._held = [text[end:]] if end < len(text) else []
+        return self._redact(settled)
+
+    def flush(self) -> str:
+        held, self._held = "".join(self._held), []
+        return self._redact(held) if held and self._redact is not None else held
 
 
 def unique_call_ids(message: Message) -> Message:

@@ -117,6 +117,7 @@ class Repl:
         self.full_history = full_history
         self.recorder = SessionRecorder(store, session)
         self.recorder.fresh_token_counts = self._fresh_token_counts
+        self.recorder.redact = self._redact
         self.renderer = TranscriptRenderer(io.console, plain=io.plain,
                                            show_reasoning=settings.show_reasoning)
         self.renderer.unsaved = lambda: self.recorder.unsaved  # (the recorder may be replaced)
@@ -276,6 +277,10 @@ class Repl:
         if not self.loader.ready:
             return {}
         return self.agent.context.take_fresh_token_counts()
+
+    def _redact(self, text: str) -> str:
+        """``text`` with this environment's secrets redacted (the agent's redactor)."""
+        return self.agent.redact(text)
 
     def _goodbye(self) -> bool:
         return repl_outcome.goodbye(self)

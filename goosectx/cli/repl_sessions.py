@@ -134,6 +134,7 @@ def _switch(repl: Repl, session: Session) -> None:
     repl.resumed = True
     repl.recorder = SessionRecorder(repl.store, session)
     repl.recorder.fresh_token_counts = repl._fresh_token_counts
+    repl.recorder.redact = repl._redact
     repl.loader.close()  # the old session's tools end with it (the shell tool's namespace)
     repl.loader = repl_agent.new_loader(repl)
     repl.renderer.seed_numbers(session.conversation, fresh=True)
