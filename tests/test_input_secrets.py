@@ -118,6 +118,7 @@ def test_repl_search_for_a_key_does_not_echo_it_back(
 
 def test_the_repl_redactor_is_made_once_and_again_when_the_environment_changes(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx import env_secrets
     from goosectx.cli.input_secrets import EnvironmentRedactor
     from goosectx.config import Settings
     from goosectx.tools import builtin
@@ -130,6 +131,7 @@ def test_the_repl_redactor_is_made_once_and_again_when_the_environment_changes(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(builtin, "make_redactor", counted)
+    monkeypatch.setattr(env_secrets, "make_redactor", counted)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     redact = EnvironmentRedactor(Settings())
     assert [redact(f"{KEY} {n}") for n in range(3)] == [f"[REDACTED] {n}" for n in range(3)]
@@ -141,6 +143,7 @@ def test_the_repl_redactor_is_made_once_and_again_when_the_environment_changes(
 
 def test_the_repl_makes_its_redactor_once_for_its_messages_and_searches(
         world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx import env_secrets
     from goosectx.tools import builtin
 
     made: list[int] = []
@@ -151,6 +154,7 @@ def test_the_repl_makes_its_redactor_once_for_its_messages_and_searches(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(builtin, "make_redactor", counted)
+    monkeypatch.setattr(env_secrets, "make_redactor", counted)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     world.provider.add("one", "two", "three")
     out = world.run(f"first {KEY}" + ENTER + "second" + ENTER + "third" + ENTER

@@ -1,7 +1,7 @@
 """Secrets of this environment redacted from what the user sends: typed text, piped data, files.
 
 README, "Security": an API key never reaches a session. Tool output is redacted before the
-model or the store sees it (``tools.builtin.make_redactor``: the values of secret-looking
+model or the store sees it (``env_secrets.make_redactor``: the values of secret-looking
 variables and configured API keys, in every encoding it lists); what the user sends gets the
 same redactor before it is saved or sent — the REPL's typed message and ``run``'s task
 (``-t``, ``-i``), the data piped to ``run``, and the ``@`` files and extension resources
@@ -28,7 +28,7 @@ P = TypeVar("P", bound=Part)
 class EnvironmentRedactor:
     """One REPL's redactor of this environment's secrets: made once, again when they change.
 
-    :func:`goosectx.tools.builtin.make_redactor` of the settings, as the tools' is: compiling
+    :func:`goosectx.env_secrets.make_redactor` of the settings, as the tools' is: compiling
     it takes 1–9 ms with three keys in the environment, which every message, ``/search`` and
     input history entry paid. It is made at the first use, and made again only when the
     environment differs from the one it was made of (a variable set since); a ``/model``
@@ -54,7 +54,7 @@ class EnvironmentRedactor:
     def _redactor(self) -> Redactor:
         environ = dict(os.environ)
         if self._made is None or environ != self._environ:
-            from goosectx.tools.builtin import make_redactor
+            from goosectx.env_secrets import make_redactor
 
             self._made, self._environ = make_redactor(self.settings, environ), environ
         return self._made
@@ -65,14 +65,14 @@ class InputSecrets:
 
     Args:
         redact: The tool outputs' redactor (``agent.redact``), or ``None`` for
-            :func:`goosectx.tools.builtin.make_redactor` of ``settings`` (before the agent is
+            :func:`goosectx.env_secrets.make_redactor` of ``settings`` (before the agent is
             built: a message saved while the model client loads).
         settings: Used when ``redact`` is ``None``.
     """
 
     def __init__(self, redact: Redact | None = None, settings: Settings | None = None) -> None:
         if redact is None:
-            from goosectx.tools.builtin import make_redactor
+            from goosectx.env_secrets import make_redactor
 
             if settings is None:
                 raise ValueError("InputSecrets needs a redactor or the settings")

@@ -259,7 +259,7 @@ def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int 
              "updated": None if h.updated is None else h.updated.isoformat()}
             for h in hits], indent=2))
         return
-    from goosectx.tools.builtin import make_redactor
+    from goosectx.env_secrets import make_redactor
 
     print_hits(_console(), hits, make_redactor(settings)(text))  # "No session mentions [REDACTED]"
 
