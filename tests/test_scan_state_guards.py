@@ -5,7 +5,7 @@ migration 11.) A state kept by one build and resumed by another whose scan diffe
 of another shape, a boundary whose prefix the view's repair changed and a metadata row
 deleted before the boundary: each would make the summary differ from a scan from scratch.
 What the tests observe: the stored session after a real compaction compared with the same
-session compacted with no state, the ``scan_state`` row, the modules a scan imports.
+session compacted with no state, the ``scan_state`` row, the modules a scan imports and the digest of another build.
 """
 
 from __future__ import annotations
@@ -94,12 +94,11 @@ def _same_as_without_state(home: Path, tmp_path: Path,
     assert _compacted(home, capsys) == _compacted(fresh, capsys)
 
 
-def test_the_scan_modules_are_every_module_a_scan_imports() -> None:
-    script = """
-import sys
+_SCAN = """
+import json, sys
 import goosectx.compaction.facts_scan  # the scan's entry point (compaction/layout.py)
 from goosectx.compaction.facts import merge_facts
-from goosectx.compaction.scan_build import SCAN_MODULES
+from goosectx.compaction.scan_build import build_digest, scan_modules
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 from goosectx.tokens import TokenCounter
 calls = [ToolRequest("a", "shell", {"command": "cd x && rm -f a.txt; pytest -q"}),
@@ -111,11 +110,56 @@ merge_facts("", [Message.user("do it. You must not use tabs."),
                                                      is_error=True) for c in calls))],
             max_tokens=500, counter=TokenCounter())
 loaded = sorted(m for m in sys.modules if m == "goosectx" or m.startswith("goosectx."))
-print(loaded == sorted(SCAN_MODULES), sorted(set(loaded) ^ set(SCAN_MODULES)))
+print(json.dumps([loaded, sorted(set(loaded) - set(scan_modules())), build_digest()]))
 """
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         check=True, cwd=_ROOT, env={**os.environ, "PYTHONPATH": str(_ROOT)}).stdout
-    assert out.strip() == "True []"  # a module the scan imports is missing or one is not
+"""A scan in a fresh interpreter (a command that changes a file: the shell modules load):
+the goosectx modules it loaded, those the build digest does not cover, the digest."""
+
+
+def _scan(root: Path) -> tuple[list[str], list[str], str]:
+    """:data:`_SCAN` run with the goosectx package under ``root``."""
+    out = subprocess.run([sys.executable, "-c", _SCAN], capture_output=True, text=True,
+                         check=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root),
+                                                    "PYTHONDONTWRITEBYTECODE": "1"}).stdout
+    loaded, missed, digest = json.loads(out)
+    return loaded, missed, digest
+
+
+def _copy(tmp_path: Path) -> Path:
+    """A copy of this build's package under ``tmp_path`` (another build to change)."""
+    shutil.copytree(_ROOT / "goosectx", tmp_path / "goosectx",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def test_the_build_digest_covers_every_module_a_scan_imports() -> None:
+    loaded, missed, digest = _scan(_ROOT)
+    assert missed == []  # a module the scan imports whose change would not change the digest
+    assert {"goosectx.compaction.facts_scan", "goosectx.shell_command"} <= set(loaded)
+    assert digest
+
+
+def test_a_module_the_scan_loads_unseen_fails_the_guard(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    (root / "goosectx" / "shell_hidden.py").write_text("X = 1\n")
+    with open(root / "goosectx" / "compaction" / "shell_files.py", "a") as f:
+        f.write("\nimport importlib\nimportlib.import_module('goosectx.' + 'shell_hidden')\n")
+    assert _scan(root)[1] == ["goosectx.shell_hidden"]  # a computed import is not read
+
+
+def test_a_module_added_to_the_scan_is_in_the_digest(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    (root / "goosectx" / "shell_new.py").write_text("def changes() -> list[str]:\n"
+                                                   "    return []\n")
+    with open(root / "goosectx" / "compaction" / "shell_files.py", "a") as f:
+        f.write("\n\ndef _new() -> list[str]:\n"
+                "    from goosectx import shell_new  # imported at its first use\n"
+                "    return shell_new.changes()\n")
+    loaded, missed, before = _scan(root)
+    assert missed == [] and "goosectx.shell_new" not in loaded
+    with open(root / "goosectx" / "shell_new.py", "a") as f:
+        f.write("# another build\n")
+    assert _scan(root)[2] not in ("", before)
 
 
 def test_the_build_digest_changes_with_a_scan_module(tmp_path: Path) -> None:
@@ -126,12 +170,11 @@ def test_the_build_digest_changes_with_a_scan_module(tmp_path: Path) -> None:
             env={**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"},
         ).stdout.strip()
 
-    shutil.copytree(_ROOT / "goosectx", tmp_path / "goosectx",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    before = digest(tmp_path)
-    with open(tmp_path / "goosectx" / "compaction" / "shell_files.py", "a") as f:
+    root = _copy(tmp_path)
+    before = digest(root)
+    with open(root / "goosectx" / "compaction" / "shell_files.py", "a") as f:
         f.write("\n# another build\n")
-    assert before and digest(tmp_path) not in ("", before)
+    assert before and digest(root) not in ("", before)
     assert before == digest(_ROOT)
 
 

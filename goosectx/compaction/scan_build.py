@@ -3,114 +3,134 @@
 Part of the compaction pipeline (docs/architecture.md §5). A state kept by the facts scan
 (:mod:`.scan_state`) means what the scan's code made of the messages before its boundary;
 another build's scan may record other facts, or the same ones another way, and a state it
-resumed would silently lose or change facts. :data:`SCAN_MODULES` lists every goosectx module
-the scan imports (tests/test_scan_state_guards.py imports the scan in a fresh interpreter,
-runs it, and checks the list is exactly what it loaded); :func:`build_digest` hashes their
-files, once per process, and a state is only resumed by a build with the same digest.
+resumed would silently lose or change facts. :func:`scan_modules` finds every goosectx module
+the scan may import by reading the import statements of its entry module (:data:`SCAN_ENTRY`)
+and of each module they name, so a module added to the scan is in the digest without a list
+to keep (tests/test_scan_state_guards.py runs a scan in a fresh interpreter and checks that
+every module it loaded is found); :func:`build_digest` hashes their files, once per process,
+and a state is only resumed by a build with the same digest.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import os
+import re
 from functools import cache
 
-SCAN_MODULES = (
-    "goosectx",
-    "goosectx.attachment",
-    "goosectx.compaction",
-    "goosectx.compaction.actions",
-    "goosectx.compaction.carry",
-    "goosectx.compaction.condensed",
-    "goosectx.compaction.constraint_change",
-    "goosectx.compaction.cuts",
-    "goosectx.compaction.facts",
-    "goosectx.compaction.facts_scan",
-    "goosectx.compaction.file_record",
-    "goosectx.compaction.fixed_errors",
-    "goosectx.compaction.gather",
-    "goosectx.compaction.gather_state",
-    "goosectx.compaction.memo",
-    "goosectx.compaction.prompts",
-    "goosectx.compaction.scan_build",
-    "goosectx.compaction.scan_state",
-    "goosectx.compaction.shell_files",
-    "goosectx.compaction.stated_step",
-    "goosectx.compaction.todos",
-    "goosectx.compaction.tool_errors",
-    "goosectx.compaction.undo_note",
-    "goosectx.context_breakdown",
-    "goosectx.conversation",
-    "goosectx.conversation_repair",
-    "goosectx.encoder_pipe",
-    "goosectx.encoder_worker",
-    "goosectx.encoding",
-    "goosectx.message",
-    "goosectx.message_text",
-    "goosectx.parts",
-    "goosectx.private_mode",
-    "goosectx.session",
-    "goosectx.shell_ansi",
-    "goosectx.shell_arith",
-    "goosectx.shell_assign",
-    "goosectx.shell_builtins",
-    "goosectx.shell_command",
-    "goosectx.shell_cond",
-    "goosectx.shell_databases",
-    "goosectx.shell_deferred",
-    "goosectx.shell_escape",
-    "goosectx.shell_git",
-    "goosectx.shell_jobs",
-    "goosectx.shell_languages",
-    "goosectx.shell_launchers",
-    "goosectx.shell_lexer",
-    "goosectx.shell_multicall",
-    "goosectx.shell_names",
-    "goosectx.shell_options",
-    "goosectx.shell_packages",
-    "goosectx.shell_pagers",
-    "goosectx.shell_reparse",
-    "goosectx.shell_runners",
-    "goosectx.shell_scripts",
-    "goosectx.shell_sed",
-    "goosectx.shell_terminals",
-    "goosectx.shell_transfers",
-    "goosectx.shell_unwrap",
-    "goosectx.shell_variables",
-    "goosectx.shell_words",
-    "goosectx.shell_wrappers",
-    "goosectx.stored_message",
-    "goosectx.testhooks",
-    "goosectx.text_counts",
-    "goosectx.token_batch",
-    "goosectx.token_first_need",
-    "goosectx.token_pieces",
-    "goosectx.tokens",
-    "goosectx.usage",
-)
-"""Every goosectx module the facts scan imports, the scan's own included (sorted)."""
+SCAN_ENTRY = "goosectx.compaction.facts_scan"
+"""The facts scan's entry module (as :mod:`.layout` imports it)."""
+
+_BASE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+"""The directory holding the ``goosectx`` package: a module's file is found from its name."""
+
+_FROM = rb"from[ \t]+(goosectx[\w.]*|\.+[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)"
+"""``from M import names`` (M absolute within goosectx, or relative; names maybe in ``()``)."""
+_IMPORT = rb"import[ \t]+(goosectx[^\n]*)"
+"""``import goosectx.M[ as N][, …]``."""
+_TYPES_ONLY = rb"if TYPE_CHECKING:[^\n]*\n(?:[ \t]+[^\n]*\n|[ \t]*\n)*"
+"""A top-level ``if TYPE_CHECKING:`` block: what it imports is never loaded."""
+"""The patterns are compiled at the first digest (:mod:`re` keeps them), not at import."""
+
+
+def _file_of(name: str) -> tuple[str, bool] | None:
+    """The source file of module ``name`` and whether it is a package (``None``: not ours)."""
+    path = os.path.join(_BASE, *name.split("."))
+    init = os.path.join(path, "__init__.py")
+    if os.path.isfile(init):
+        return init, True
+    return (path + ".py", False) if os.path.isfile(path + ".py") else None
+
+
+def _names(listed: bytes) -> list[str]:
+    """The names an import statement lists (``a as b, c`` or ``(a,  # note⏎ b)``): ``a``, ``c``."""
+    words = b" ".join(line.partition(b"#")[0] for line in listed.splitlines())
+    return [n.split()[0].decode() for n in words.strip(b"() \t\\").split(b",") if n.strip()]
+
+
+def _at_line_start(data: bytes, start: int) -> bool:
+    return not data[data.rfind(b"\n", 0, start) + 1:start].strip()
+
+
+def _imported(name: str, package: bool, data: bytes) -> list[str]:
+    """The goosectx modules ``data`` (module ``name``'s source) may import, and candidates.
+
+    A statement inside a function counts (the shell modules are imported at the first
+    command that needs reading); one in a top-level ``if TYPE_CHECKING:`` block does not. A
+    name imported ``from`` a module is a candidate submodule (kept if it has a file).
+    """
+    skip = [(m.start(), m.end()) for m in re.finditer(_TYPES_ONLY, data)
+            if _at_line_start(data, m.start())] if b"if TYPE_CHECKING:" in data else []
+
+    def kept(start: int) -> bool:
+        return _at_line_start(data, start) and not any(a <= start < b for a, b in skip)
+
+    parts = name.split(".")
+    here = parts if package else parts[:-1]
+    found: list[str] = []
+    for m in re.finditer(_FROM, data):
+        if not kept(m.start()):
+            continue
+        source = m.group(1).decode()
+        level = len(source) - len(source.lstrip("."))
+        if level:
+            rest = source[level:]
+            source = ".".join(here[:len(here) - level + 1] + ([rest] if rest else []))
+        found.append(source)
+        if os.path.isdir(os.path.join(_BASE, *source.split("."))):  # names may be modules
+            found.extend(f"{source}.{n}" for n in _names(m.group(2)))
+    for m in re.finditer(_IMPORT, data):
+        if kept(m.start()):
+            found.extend(_names(m.group(1)))
+    return found
+
+
+@cache
+def _sources() -> dict[str, bytes] | None:
+    """Each module :data:`SCAN_ENTRY` may import, with its parent packages: its source.
+
+    Read without importing (the shell modules stay unloaded in a dry run that needs none);
+    ``None`` when a file cannot be read.
+    """
+    sources: dict[str, bytes] = {}
+    seen: set[str] = set()
+    todo = [SCAN_ENTRY]
+    try:
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            found = _file_of(name)
+            if found is None:
+                continue
+            with open(found[0], "rb") as f:
+                sources[name] = data = f.read()
+            parts = name.split(".")
+            todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))
+            todo.extend(_imported(name, found[1], data))
+    except OSError:
+        return None
+    return sources if SCAN_ENTRY in sources else None
+
+
+def scan_modules() -> tuple[str, ...]:
+    """Every goosectx module the facts scan may import, the scan's own included (sorted)."""
+    return tuple(sorted(_sources() or ()))
 
 
 @cache
 def build_digest() -> str:
-    """A digest of the files of :data:`SCAN_MODULES` as this process loads them.
+    """A digest of the files of :func:`scan_modules` as this process finds them.
 
-    Each file is found without importing its module (a loaded one's is the file it was
-    loaded from): the shell modules are imported only when a command needs reading
-    (:mod:`.shell_files`). ``""`` when one cannot be found or read: a state is then neither
-    kept nor resumed.
+    ``""`` when one cannot be found or read: a state is then neither kept nor resumed.
     """
-    digest = hashlib.sha256()
-    try:
-        for name in SCAN_MODULES:
-            spec = importlib.util.find_spec(name)
-            path = spec.origin if spec is not None and spec.has_location else None
-            if not path:
-                return ""
-            with open(path, "rb") as f:
-                data = f.read()
-            digest.update(f"{name}\0{len(data)}\0".encode())
-            digest.update(data)
-    except (OSError, ImportError):
+    sources = _sources()
+    if not sources:
         return ""
+    digest = hashlib.sha256()
+    for name in sorted(sources):
+        data = sources[name]
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
     return digest.hexdigest()[:32]
