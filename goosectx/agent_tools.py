@@ -60,6 +60,8 @@ class AgentTools:
     stopped_by: Callable[[], str | None]
     _tool_context: ToolContext | None
     _turn_id: str
+    _asking: tuple[ToolRequest, ApprovalVerdict] | None = None
+    """The call being asked about and the decision that asks (:meth:`verdict_of` gives it)."""
 
     def _verdict(self, request: ToolRequest, tools: ToolRegistry) -> ApprovalVerdict:
         """The approval decision for ``request`` to one of ``tools`` (docs/architecture.md §4)."""
@@ -75,7 +77,13 @@ class AgentTools:
         return verdict
 
     def verdict_of(self, request: ToolRequest) -> ApprovalVerdict:
-        """The approval decision on ``request`` (``run``'s notice says why it asks)."""
+        """The approval decision on ``request`` (the question and ``run``'s notice say why).
+
+        For the call being asked about, the decision that asks (made once, with the tools
+        the call was judged against, a deferred extension tool's included); else a new one.
+        """
+        if self._asking is not None and self._asking[0] is request:
+            return self._asking[1]
         return self._verdict(request, self.tools)
 
     def is_read_only(self, request: ToolRequest, tools: ToolRegistry | None = None) -> bool:
@@ -152,7 +160,13 @@ class AgentTools:
             if failed is not None and failed.is_error:
                 output = cap_output(ctx.redact(failed.output), ctx.max_output_chars)
                 return ToolResponse(request.id, output, is_error=True)
-        denial = self._ask(request, verdict) if verdict.action == "ask" else None
+        denial = None
+        if verdict.action == "ask":
+            self._asking = (request, verdict)
+            try:
+                denial = self._ask(request, verdict)
+            finally:
+                self._asking = None
         if denial is not None:  # it may quote the command: redacted as its output would be
             return ToolResponse(request.id, ctx.redact(denial), is_error=True)
         pause_point("tool:approved")  # tests race the call's file here

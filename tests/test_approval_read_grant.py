@@ -15,6 +15,8 @@ import pytest
 from rich.console import Console
 from test_repl import CTRL_D, ENTER, World
 
+from goosectx import agent_tools
+from goosectx.approval import ApprovalContext, ApprovalVerdict, decide
 from goosectx.cli.repl import Repl, ReplIO
 from goosectx.providers.scripted import ScriptedReply
 
@@ -73,3 +75,21 @@ def test_mode_forgets_a_read_only_grant_and_says_so(world: World) -> None:
     world.provider.add(_edit(command="view", path="app.py"), "r1")
     out = world.run("read it" + ENTER + "a" + "/mode approve" + ENTER + CTRL_D)
     assert "always-allow answers cleared (text_editor (read-only calls))" in out
+
+
+def test_an_asked_read_is_decided_once_and_the_question_says_why(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    (world.workdir.parent / "elsewhere.txt").write_text("x\n")
+    decided: list[str] = []
+
+    def counted(ctx: ApprovalContext) -> ApprovalVerdict:
+        decided.append(ctx.tool_name)
+        return decide(ctx)
+
+    monkeypatch.setattr(agent_tools, "decide", counted)
+    world.mode = "smart_approve"
+    world.provider.add(_edit(command="view", path="../elsewhere.txt"), "r1")
+    out = _plain(world, "read it\nn\n\n")
+    assert out.count("goosectx asks: run text_editor?") == 1
+    assert f"{world.workdir.parent / 'elsewhere.txt'} is outside the project" in out
+    assert decided == ["text_editor"]  # the question's reason is the decision that asked
