@@ -1,7 +1,8 @@
 """prompt-toolkit input of the REPL: the prompt session and slash completion.
 
 Keys: Enter sends; Esc then Enter (Alt+Enter in most terminals) inserts a new line; pasted
-text keeps its new lines; Ctrl-C clears the line (on an empty line it says how to leave);
+text keeps its new lines; Ctrl-C clears the line (on an empty line it says how to leave,
+above the prompt, which stays up: :func:`draw_above`);
 Ctrl-D on an empty line leaves; Tab inserts a unique completion (else the common start, else
 opens the menu; :func:`complete_now`); Ctrl-R searches the input history (Enter takes the entry,
 Ctrl-C / Ctrl-G end the search); Ctrl-X Ctrl-E edits the message in the user's editor
@@ -16,9 +17,10 @@ import io
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.application import run_in_terminal
+from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.buffer import Buffer, CompletionState
 from prompt_toolkit.completion import (
     CompleteEvent,
@@ -103,7 +105,25 @@ class SlashCompleter(Completer):
                 yield Completion(choice, start_position=-len(arg))
 
 
-def _key_bindings(editor: Callable[[str], str | None] | None = None) -> KeyBindings:
+def draw_above(app: Application[Any], draw: Callable[[], None]) -> None:
+    """Run ``draw`` (which writes whole lines) above the running prompt, then redraw it.
+
+    Call on the prompt's event loop. Not ``run_in_terminal``: it puts the terminal in cooked
+    mode meanwhile, and keys typed then are read by the line discipline — a Ctrl-D becomes an
+    end of file that the prompt, back in raw mode, reads as a NUL byte (the Ctrl-D is lost);
+    a line typed arrives ending in a newline. Here keys wait in raw mode.
+    """
+    app.renderer.erase()
+    try:
+        draw()
+    finally:
+        app.renderer.reset()
+        app.renderer.request_absolute_cursor_position()
+        app.invalidate()
+
+
+def _key_bindings(editor: Callable[[str], str | None] | None = None,
+                  interrupted: Callable[[], None] | None = None) -> KeyBindings:
     """Enter, Ctrl-C, Esc+Enter and Ctrl-X Ctrl-E of the prompt; none while Ctrl-R searches.
 
     In a reverse search prompt_toolkit's own bindings apply: Enter takes the found entry
@@ -111,6 +131,8 @@ def _key_bindings(editor: Callable[[str], str | None] | None = None) -> KeyBindi
     search field: Ctrl-C there left the search open, and a later one left a deaf prompt.)
     ``editor``: takes the prompt's text and gives it back as edited in the user's editor, or
     ``None`` (:func:`goosectx.cli.prompt_editor.edit_text`); run with the prompt hidden.
+    ``interrupted``: writes what Ctrl-C on an empty line says, drawn above the prompt, which
+    stays up; ``None``: that Ctrl-C ends the prompt with ``KeyboardInterrupt``.
     """
     kb = KeyBindings()
 
@@ -140,6 +162,8 @@ def _key_bindings(editor: Callable[[str], str | None] | None = None) -> KeyBindi
         buffer = event.current_buffer
         if buffer.text:
             buffer.reset()
+        elif interrupted is not None:  # the prompt stays: no cooked-mode gap before the next
+            draw_above(event.app, interrupted)
         else:
             event.app.exit(exception=KeyboardInterrupt(), style="class:aborting")
 
@@ -314,6 +338,7 @@ def make_prompt_session(
     output: Output | None = None,
     editor: Callable[[str], str | None] | None = None,
     redact: Callable[[str], str] | None = None,
+    interrupted: Callable[[], None] | None = None,
 ) -> PromptSession[str]:
     """The REPL's prompt session.
 
@@ -326,6 +351,8 @@ def make_prompt_session(
         output: prompt-toolkit output (``None``: the terminal).
         editor: Ctrl-X Ctrl-E's editing (``None``: the key does nothing).
         redact: Redacts the environment's secrets from a history entry (:class:`InputHistory`).
+        interrupted: Writes the lines Ctrl-C on an empty line shows above the prompt, which
+            stays up (``None``: that Ctrl-C raises ``KeyboardInterrupt`` from ``prompt()``).
 
     Returns:
         A multi-line session where Enter submits and Esc+Enter inserts a new line; the prompt
@@ -347,7 +374,7 @@ def make_prompt_session(
         multiline=True,
         prompt_continuation=lambda width, line_number, wrap_count: FormattedText(
             [("class:continuation", "· ".rjust(width))]),
-        key_bindings=_key_bindings(editor),
+        key_bindings=_key_bindings(editor, interrupted),
         history=history,
         completer=completer,
         complete_while_typing=True,

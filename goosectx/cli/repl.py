@@ -150,7 +150,7 @@ class Repl:
             toolbar=self._toolbar, completer=repl_extensions.completer(self),
             input=io.input, output=io.output,
             editor=editor_for(settings, lambda line: self.renderer.notice(line, style="yellow")),
-            redact=self.redact_input)
+            redact=self.redact_input, interrupted=self._how_to_leave)
 
     # -- building the agent --------------------------------------------------------------
     def _runtime_agent(self, approve: ApprovalFn) -> Agent:
@@ -221,8 +221,7 @@ class Repl:
             except KeyboardInterrupt:
                 if exit_signals.received() is not None:
                     break
-                saved = "; the session is saved" if self._session_is_kept() else ""
-                self.renderer.notice(f"(Ctrl-D or /exit leaves{saved})")
+                self._how_to_leave()
                 continue
             except EOFError:
                 break
@@ -268,6 +267,11 @@ class Repl:
                 self.renderer.notice(problem, style="yellow")
             return replace_surrogates(line)  # a byte not UTF-8 (Latin-1 terminal) → U+FFFD
         return replace_surrogates(self.io.read_plain_line())
+
+    def _how_to_leave(self) -> None:
+        """What Ctrl-C at an empty prompt says (drawn above the prompt, which stays up)."""
+        saved = "; the session is saved" if self._session_is_kept() else ""
+        self.renderer.notice(f"(Ctrl-D or /exit leaves{saved})")
 
     def _session_is_kept(self) -> bool:
         return repl_outcome.is_kept(self)
