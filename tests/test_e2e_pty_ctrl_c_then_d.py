@@ -9,31 +9,19 @@ is now drawn above the prompt, which stays up in raw mode (``cli/prompt.py``, ``
 
 from __future__ import annotations
 
-import shutil
 import termios
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_e2e_pty import TIMEOUT_S, _env
+from test_e2e_pty_editor import _spawn  # the REPL with no model, its prompt up
 
 pexpect = pytest.importorskip("pexpect")
 
 HINT = "Ctrl-D or /exit leaves"
 WATCH_S = 0.5
 """How long the terminal's mode is watched after a Ctrl-C (the old gap lasted milliseconds)."""
-
-
-def _spawn(tmp_path: Path) -> Any:
-    env = _env(tmp_path, "http://127.0.0.1:9/v1")
-    env.pop("GOOSE_MODEL")  # no model: nothing is sent
-    program = shutil.which("goosectx")
-    assert program is not None
-    child = pexpect.spawn(program, cwd=str(tmp_path), env=env, dimensions=(40, 110),
-                          encoding="utf-8", timeout=TIMEOUT_S)
-    child.expect("❯")
-    return child
 
 
 def _cooked_after_ctrl_c(child: Any) -> bool:

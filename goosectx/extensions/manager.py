@@ -32,6 +32,10 @@ T = TypeVar("T")
 
 CANCELLED_TEXT = "cancelled"
 STOP_ALL_TIMEOUT_S = 5.0
+LATE_STOP_S = 2.0
+"""How long a server's stop may still take once :meth:`ExtensionManager.stop_all` ran out of
+time and killed its process group, seconds: its exit is seen and its pipes closed while the
+loop runs (else the loop closes first and its transport is collected later, unclosed)."""
 _POLL_S = 0.05
 _IMPORT_CAP_S = 30.0
 """How long a turn waits for the background thread to import mcp, over the startup timeout."""
@@ -295,7 +299,13 @@ class ExtensionManager:
             self._servers.pop(name, None)
 
     def stop_all(self, timeout_s: float = STOP_ALL_TIMEOUT_S) -> None:
-        """Stop every server (concurrently), then kill any process group still alive."""
+        """Stop every server (concurrently), then kill any process group still alive.
+
+        Servers still stopping after ``timeout_s`` (one ignoring SIGTERM on a busy machine)
+        have their process groups SIGKILLed and get :data:`LATE_STOP_S` more to finish, so
+        the loop stops with their processes seen gone and their transports closed (not
+        "Exception ignored in … BaseSubprocessTransport.__del__" when collected later).
+        """
         from goosectx.extensions import lifecycle
 
         if self._loop is not None:
@@ -304,11 +314,14 @@ class ExtensionManager:
             for server in servers:
                 self._loop.call_soon_threadsafe(server.stop)
             deadline = time.monotonic() + timeout_s
-            for task in list(self._tasks.values()):
-                try:
-                    task.result(timeout=max(0.0, deadline - time.monotonic()))
-                except Exception:  # noqa: BLE001 - stopping must go on
-                    task.cancel()
+            late = [task for task in list(self._tasks.values())
+                    if not _ended(task, deadline - time.monotonic())]
+            if late:
+                lifecycle.kill_survivors()
+                deadline = time.monotonic() + LATE_STOP_S
+                for task in late:
+                    if not _ended(task, deadline - time.monotonic()):
+                        task.cancel()
             self._tasks.clear()
             self._loop.call_soon_threadsafe(self._loop.stop)
         lifecycle.kill_survivors()
@@ -378,3 +391,14 @@ class ExtensionManager:
             return CallOutcome(f"there is no running extension named {extension!r}", True)
         result = self._wait(self._submit(server.get_prompt(name, arguments)), cancel)
         return result if result is not None else CallOutcome(CANCELLED_TEXT, True)
+
+
+def _ended(task: concurrent.futures.Future[Any], timeout_s: float) -> bool:
+    """Whether ``task`` ended within ``timeout_s`` seconds (with a result or an error)."""
+    try:
+        task.result(timeout=max(0.0, timeout_s))
+    except concurrent.futures.TimeoutError:
+        return False
+    except Exception:  # noqa: BLE001 - stopping must go on: it ended, failing
+        pass
+    return True

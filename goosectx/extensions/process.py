@@ -175,7 +175,11 @@ async def _wait_group_gone(pgid: int, timeout_s: float) -> bool:
 
 
 async def stop_process(process: anyio.abc.Process) -> None:
-    """Close stdin, then SIGTERM and SIGKILL the process group as needed (bounded)."""
+    """Close stdin, then SIGTERM and SIGKILL the process group as needed (bounded).
+
+    Once its exit is seen the process is closed (its pipes, then its transport), so none is
+    left for the garbage collector to find unclosed after the loop ended.
+    """
     pgid = process.pid
     if process.stdin is not None:
         with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -187,6 +191,9 @@ async def stop_process(process: anyio.abc.Process) -> None:
             with suppress(ProcessLookupError, PermissionError):
                 os.killpg(pgid, signal.SIGKILL)
         await _wait_exit(process, TERM_GRACE_S)
+    if process.returncode is not None:  # its pipes and transport closed now, on this loop
+        with anyio.move_on_after(EXIT_CODE_WAIT_S):
+            await process.aclose()
     with _groups_lock:
         _live_groups.discard(pgid)
 
