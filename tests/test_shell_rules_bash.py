@@ -11,18 +11,16 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_auto_denying_rm
+from rules_support import DENY_RM, shell_verdict
 
-from goosectx.approval import ApprovalContext, ApprovalVerdict, decide
+from goosectx.approval import ApprovalVerdict
 from goosectx.permissions import PermissionRules, shell_parts, suggested_rule
 
 ALLOW_LS = PermissionRules(allow=("shell(ls*)",))
-DENY_RM = PermissionRules(deny=("shell(rm *)",))
 
 
 def decided(rules: PermissionRules, command: str, mode: str = "smart_approve") -> ApprovalVerdict:
-    return decide(ApprovalContext(mode=mode, tool_name="shell", read_only=False,  # type: ignore[arg-type]
-                                  working_dir=Path("/work/proj"),
-                                  arguments={"command": command}, rules=rules))
+    return shell_verdict(rules, command, mode)  # type: ignore[arg-type]
 
 
 # bash splits words on space and tab only: each of these is ONE word, "ls<c>/x", a path bash

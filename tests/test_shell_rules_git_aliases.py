@@ -10,12 +10,11 @@ alias a ``git config`` earlier on the line writes (``git config alias.p push && 
 from __future__ import annotations
 
 import pytest
-from rules_support import action
+from rules_support import DENY_RM, action
 
 from goosectx.permissions import PermissionRules
 
 DENY_PUSH = PermissionRules(deny=("shell(git push*)",))
-DENY_RM = PermissionRules(deny=("shell(rm *)",))
 
 PUSHES = [
     "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p",

@@ -13,17 +13,13 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_auto_denying_rm
+from rules_support import ALLOW_ALL_DENY_RM, shell_verdict
 
-from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules
 
-DENY_RM = PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",))
 
-
-def verdict(command: str, rules: PermissionRules = DENY_RM) -> tuple[str, str]:
-    found = decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
-                                   working_dir=Path("/work/proj"),
-                                   arguments={"command": command}, rules=rules))
+def verdict(command: str, rules: PermissionRules = ALLOW_ALL_DENY_RM) -> tuple[str, str]:
+    found = shell_verdict(rules, command)
     return found.action, found.reason
 
 

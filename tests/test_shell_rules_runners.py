@@ -12,13 +12,10 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_auto_denying_rm
+from rules_support import ALLOW_ALL_DENY_RM, shell_verdict
 from rules_support import action as verdict
 
-from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules, suggested_rule
-
-DENY_RM = PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",))
-
 
 RUNNERS = [
     "fakeroot rm x", "fakeroot -u -- rm x", "chroot / rm x", "chroot --userspec=1:1 / rm x",
@@ -39,7 +36,7 @@ def test_a_deny_rule_sees_the_command_a_runner_starts(command: str) -> None:
     # every word where it may start, so a deny rule matching one of them asks
     # (systemd-run is a wrapper now: its command read exactly, shell22c)
     expected = "deny" if command.startswith(("ssh", "runuser bob -c", "systemd-run")) else "ask"
-    assert verdict(DENY_RM, command) == expected, command
+    assert verdict(ALLOW_ALL_DENY_RM, command) == expected, command
 
 
 INLINE = [
@@ -58,9 +55,7 @@ INLINE = [
 
 @pytest.mark.parametrize("command", INLINE)
 def test_inline_code_naming_a_denied_program_is_asked_about(command: str) -> None:
-    found = decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
-                                   working_dir=Path("/work/proj"),
-                                   arguments={"command": command}, rules=DENY_RM))
+    found = shell_verdict(ALLOW_ALL_DENY_RM, command)
     assert found.action == "ask", command
     assert "code runs commands" in found.reason and "cannot check" in found.reason
 
@@ -70,7 +65,7 @@ def test_runners_and_inline_code_that_name_no_rule_still_run() -> None:
                     "perl -e 'print 42'", "awk '{print $1}' f", "strace -f ls",
                     "python3 -c 'import shutil; print(shutil.which(\"git\"))'", "git rm -n x",
                     "kubectl get pods", "chroot / ls"):
-        assert verdict(DENY_RM, command) == "run", command
+        assert verdict(ALLOW_ALL_DENY_RM, command) == "run", command
     # without shell deny or ask rules, inline code is never looked into
     only_allow = PermissionRules(allow=("shell(*)",))
     assert verdict(only_allow, "python3 -c \"import os; os.system('rm x')\"") == "run"
@@ -81,7 +76,7 @@ def test_runners_and_inline_code_that_name_no_rule_still_run() -> None:
 
 def test_a_runner_given_too_many_words_to_read_is_asked_about() -> None:
     command = "bwrap " + "--ro-bind a a " * 40 + "rm x"
-    assert verdict(DENY_RM, command) in ("ask", "deny")
+    assert verdict(ALLOW_ALL_DENY_RM, command) in ("ask", "deny")
 
 
 def test_no_rule_is_offered_for_a_runner() -> None:
@@ -101,9 +96,9 @@ def test_run_in_auto_mode_runs_no_rm_hidden_behind_a_runner(  # type: ignore[no-
 def test_a_tools_running_subcommand_is_read_and_its_rule_names_the_command() -> None:
     for command in ("uv run rm x", "poetry run rm x", "bundle exec rm x", "direnv exec . rm x",
                     "conda run -n env rm x", "pkexec rm x", "gosu app rm x", "tini -- rm x"):
-        assert verdict(DENY_RM, command) == "ask", command
-    assert verdict(DENY_RM, "uv run python -c \"import os; os.system('rm x')\"") == "ask"
-    assert verdict(DENY_RM, "uv pip install rm") == "run"  # no running subcommand
+        assert verdict(ALLOW_ALL_DENY_RM, command) == "ask", command
+    assert verdict(ALLOW_ALL_DENY_RM, "uv run python -c \"import os; os.system('rm x')\"") == "ask"
+    assert verdict(ALLOW_ALL_DENY_RM, "uv pip install rm") == "run"  # no running subcommand
     assert suggested_rule("shell", {"command": "uv run pytest -q"}) == "shell(uv run pytest*)"
     assert suggested_rule("shell", {"command": "poetry run git status"}) == (
         "shell(poetry run git status*)")
@@ -118,7 +113,7 @@ def test_a_tools_running_subcommand_is_read_and_its_rule_names_the_command() -> 
     "ssh -o 'LocalCommand rm x' h", "ssh host -- rm x", "ssh host -p 22 rm x",
     "ssh -vp 22 host rm x", "ssh -4l user host rm x"])
 def test_ssh_options_anywhere_and_local_commands_are_read(command: str) -> None:
-    assert verdict(DENY_RM, command) == "deny", command
+    assert verdict(ALLOW_ALL_DENY_RM, command) == "deny", command
 
 
 @pytest.mark.parametrize("command", [
@@ -135,7 +130,7 @@ def test_ssh_options_anywhere_and_local_commands_are_read(command: str) -> None:
     "parallel rm ::: x", "parallel -j2 'rm {}' ::: x", "os=1 python3 -c \"import os as o; "
     "o.system('r'+'m x')\""])
 def test_commands_that_hid_an_rm_are_asked_about_or_denied(command: str) -> None:
-    assert verdict(DENY_RM, command) in ("ask", "deny"), command
+    assert verdict(ALLOW_ALL_DENY_RM, command) in ("ask", "deny"), command
 
 
 def test_everyday_commands_are_not_flagged() -> None:
@@ -146,13 +141,11 @@ def test_everyday_commands_are_not_flagged() -> None:
                     "python3 -c \"print('do not rm it')\"", "python3 --version",
                     "sed -e 's/rm/del/g' f", "sed -n '/rm /p' f", "python3 script.py rm",
                     "tar xf a.tar", "ssh host ls", "grep -r 'rm -rf' ."):
-        assert verdict(DENY_RM, command) == "run", command
+        assert verdict(ALLOW_ALL_DENY_RM, command) == "run", command
 
 
 def test_a_word_read_only_because_a_command_may_start_there_asks_not_denies() -> None:
-    found = decide(ApprovalContext(mode="auto", tool_name="shell", read_only=False,
-                                   working_dir=Path("/work/proj"),
-                                   arguments={"command": "uv run pytest -k rm"}, rules=DENY_RM))
+    found = shell_verdict(ALLOW_ALL_DENY_RM, "uv run pytest -k rm")
     assert found.action == "ask" and "shell(rm *)" in found.reason
 
 
@@ -178,7 +171,7 @@ def test_run_keeps_the_files_rbash_would_remove(  # type: ignore[no-untyped-def]
     "rbash -c 'rm x'", "mksh -c 'rm x'", "yash -c 'rm x'", "posh -c 'rm x'", "ksh93 -c 'rm x'",
     "osh -c 'rm x'", "toybox sh -c 'rm x'", "busybox sh -c 'rm x'", "lksh -c 'rm x'"])
 def test_a_posix_shells_command_string_is_read_like_bash_c(command: str) -> None:
-    assert verdict(DENY_RM, command) == "deny", command
+    assert verdict(ALLOW_ALL_DENY_RM, command) == "deny", command
 
 
 @pytest.mark.parametrize("command", [
@@ -188,7 +181,7 @@ def test_a_posix_shells_command_string_is_read_like_bash_c(command: str) -> None
     "nu -c 'rm x'", "nu --commands 'rm x'", "nu -e 'rm x'", "elvish -c 'rm x'",
     "echo 'rm x' | elvish", "ysh -c 'rm x'", "pwsh -ExecutionPolicy Bypass"])
 def test_another_command_languages_code_is_asked_about(command: str) -> None:
-    assert verdict(DENY_RM, command) == "ask", command
+    assert verdict(ALLOW_ALL_DENY_RM, command) == "ask", command
 
 
 @pytest.mark.parametrize("command", [
@@ -196,7 +189,7 @@ def test_another_command_languages_code_is_asked_about(command: str) -> None:
     "pwsh ./x.ps1", "nu script.nu", "xonsh x.xsh", "elvish x.elv", "rbash x.sh",
     "mksh ./configure", "toybox ls", "pwsh --version", "rbash -c 'ls'"])
 def test_their_script_files_still_run(command: str) -> None:
-    assert verdict(DENY_RM, command) == "run", command
+    assert verdict(ALLOW_ALL_DENY_RM, command) == "run", command
     assert suggested_rule("shell", {"command": command}) is None, command
 
 
