@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from goosectx.approval import ApprovalContext, ApprovalVerdict, decide
 from goosectx.config_values import ApprovalMode
@@ -31,3 +35,22 @@ def action(rules: PermissionRules, command: str, mode: ApprovalMode = "auto") ->
 def action_under_deny_rm(command: str) -> str:
     """:func:`action` under :data:`DENY_RM` in auto mode."""
     return action(DENY_RM, command)
+
+
+def deny_rm_cases(denied: Iterable[str], asked: Iterable[str],
+                  still_run: Iterable[str]) -> list[Any]:
+    """``(command, action)`` parameters for :func:`check_under_deny_rm`, named by both."""
+    return [pytest.param(command, expected, id=f"{expected}: {command}")
+            for expected, commands in (("deny", denied), ("ask", asked), ("run", still_run))
+            for command in commands]
+
+
+def check_under_deny_rm(command: str, expected: str) -> None:
+    """``command``'s action under :data:`DENY_RM` in auto mode is ``expected``.
+
+    One asked about is asked about beside a ``shell(*)`` allow rule too
+    (:data:`ALLOW_ALL_DENY_RM`): the allow rule never makes it run.
+    """
+    assert action(DENY_RM, command) == expected, command
+    if expected == "ask":
+        assert action(ALLOW_ALL_DENY_RM, command) == "ask", command

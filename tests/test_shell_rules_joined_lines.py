@@ -10,8 +10,7 @@ program); ``ls | entr -s 'ls; rm x'``, ``watchexec 'ls; rm x'`` and ``pixi run '
 from __future__ import annotations
 
 import pytest
-from rules_support import ALLOW_ALL_DENY_RM, DENY_RM, action
-from rules_support import action_under_deny_rm as verdict
+from rules_support import check_under_deny_rm, deny_rm_cases
 
 DENIED = ["watch -n1 'ls; rm x'", "watch 'ls && rm -rf x'", "watch ls\\; rm x", "watch -d rm x",
           "watch -n 2 -- 'ls; rm x'", "watch -dn1 'ls; rm x'", "watch -t 'echo $(rm x)'"]
@@ -22,18 +21,7 @@ STILL_RUN = ["watch -n1 ls", "watch -n 5 'git status; ls -l'", "watch 'ls | wc -
              "ls | entr -s 'make test'", "parallel 'gzip {}' ::: a b"]
 
 
-@pytest.mark.parametrize("command", DENIED)
-def test_the_line_watch_runs_is_read_like_sh_c(command: str) -> None:
-    assert verdict(command) == "deny", command
-
-
-@pytest.mark.parametrize("command", ASKED)
-def test_a_runners_shell_line_is_asked_about(command: str) -> None:
-    assert verdict(command) == "ask", command
-    assert action(ALLOW_ALL_DENY_RM,
-                  command) == "ask", command
-
-
-@pytest.mark.parametrize("command", STILL_RUN)
-def test_their_everyday_commands_still_run(command: str) -> None:
-    assert action(DENY_RM, command) == "run", command
+@pytest.mark.parametrize(("command", "expected"), deny_rm_cases(DENIED, ASKED, STILL_RUN))
+def test_a_joined_line_is_read_like_sh_c_and_everyday_commands_still_run(
+        command: str, expected: str) -> None:
+    check_under_deny_rm(command, expected)

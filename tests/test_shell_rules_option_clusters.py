@@ -11,7 +11,7 @@ f'`` was asked about where ``vim -c '!rm f'`` was denied.
 from __future__ import annotations
 
 import pytest
-from rules_support import ALLOW_ALL_DENY_RM, DENY_RM, action
+from rules_support import action, check_under_deny_rm, deny_rm_cases
 from rules_support import action_under_deny_rm as verdict
 
 from goosectx.permissions import PermissionRules
@@ -46,21 +46,10 @@ STILL_RUN = [
 ]
 
 
-@pytest.mark.parametrize("command", DENIED)
-def test_a_deny_rule_sees_the_program_behind_a_cluster_of_options(command: str) -> None:
-    assert verdict(command) == "deny", command
-
-
-@pytest.mark.parametrize("command", ASKED)
-def test_a_replace_string_in_a_cluster_or_a_long_prefix_is_seen(command: str) -> None:
-    assert verdict(command) == "ask", command
-    assert action(ALLOW_ALL_DENY_RM,
-                  command) == "ask", command
-
-
-@pytest.mark.parametrize("command", STILL_RUN)
-def test_their_everyday_commands_still_run(command: str) -> None:
-    assert action(DENY_RM, command) == "run", command
+@pytest.mark.parametrize(("command", "expected"), deny_rm_cases(DENIED, ASKED, STILL_RUN))
+def test_a_rule_sees_the_program_behind_a_cluster_of_options(command: str,
+                                                             expected: str) -> None:
+    check_under_deny_rm(command, expected)
 
 
 @pytest.mark.parametrize("command", [
