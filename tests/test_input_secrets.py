@@ -116,15 +116,14 @@ def test_repl_search_for_a_key_does_not_echo_it_back(
     assert f"mentions '{KEY}'" not in out
 
 
-def test_the_repl_redactor_is_made_once_and_again_when_the_environment_changes(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per redactor made (``make_redactor``, where it lives and where it was)."""
     from goosectx import env_secrets
-    from goosectx.cli.input_secrets import EnvironmentRedactor
-    from goosectx.config import Settings
     from goosectx.tools import builtin
 
     made: list[int] = []
-    real = builtin.make_redactor
+    real = env_secrets.make_redactor
 
     def counted(*args: object, **kwargs: object) -> object:
         made.append(1)
@@ -132,6 +131,14 @@ def test_the_repl_redactor_is_made_once_and_again_when_the_environment_changes(
 
     monkeypatch.setattr(builtin, "make_redactor", counted)
     monkeypatch.setattr(env_secrets, "make_redactor", counted)
+    return made
+
+
+def test_the_repl_redactor_is_made_once_and_again_when_the_environment_changes(
+        made: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.cli.input_secrets import EnvironmentRedactor
+    from goosectx.config import Settings
+
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     redact = EnvironmentRedactor(Settings())
     assert [redact(f"{KEY} {n}") for n in range(3)] == [f"[REDACTED] {n}" for n in range(3)]
@@ -142,19 +149,7 @@ def test_the_repl_redactor_is_made_once_and_again_when_the_environment_changes(
 
 
 def test_the_repl_makes_its_redactor_once_for_its_messages_and_searches(
-        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
-    from goosectx import env_secrets
-    from goosectx.tools import builtin
-
-    made: list[int] = []
-    real = builtin.make_redactor
-
-    def counted(*args: object, **kwargs: object) -> object:
-        made.append(1)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(builtin, "make_redactor", counted)
-    monkeypatch.setattr(env_secrets, "make_redactor", counted)
+        world: World, made: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     world.provider.add("one", "two", "three")
     out = world.run(f"first {KEY}" + ENTER + "second" + ENTER + "third" + ENTER
