@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from store_support import store_bytes
+
 from goosectx.agent import Agent
 from goosectx.approval import ApprovalDecision
 from goosectx.config import ApprovalMode, ModelConfig, Settings
@@ -75,7 +77,7 @@ class Harness:
         return list(self.store.load(self.session.id).conversation)
 
     def db_bytes(self) -> bytes:
-        return b"".join(p.read_bytes() for p in self.store.data_dir.glob("sessions.db*"))
+        return store_bytes(self.store.data_dir)
 
 
 def finished(events: list[Event]) -> TurnFinished:

@@ -55,11 +55,3 @@ def write_goose_db(path: Path, blocks: GooseBlocks, *, session_id: str, working_
     conn.commit()
     conn.close()
     return path
-
-
-def assert_not_in_sessions_db(secret: str) -> None:
-    """``secret`` is in none of the files of goosectx's session store (WAL and journal too)."""
-    from goosectx.config import load_settings
-
-    for stored in load_settings().data_dir.glob("sessions.db*"):
-        assert secret.encode() not in stored.read_bytes(), stored.name

@@ -15,14 +15,11 @@ import pytest
 from cli_support import cli
 from fakeserver import FakeServer
 from reliability_support import load, model_env, start, wait_for
+from store_support import store_bytes
 
 from goosectx.answer_draft import AnswerDraft
 
 KEY = "deploy-Q7vX2mK9pL4sR6yH1zzT"
-
-
-def _stored(home: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in home.rglob("sessions.db*") if p.is_file())
 
 
 def test_a_streamed_key_is_in_no_save_of_the_draft_nor_after_a_kill_9(
@@ -37,7 +34,7 @@ def test_a_streamed_key_is_in_no_save_of_the_draft_nor_after_a_kill_9(
         seen: list[bytes] = []
 
         def far_enough() -> bool:
-            seen.append(_stored(home))
+            seen.append(store_bytes(home))
             try:
                 saved = "".join(m.text for m in load(home, "k").conversation
                                 if m.role == "assistant")
@@ -48,7 +45,7 @@ def test_a_streamed_key_is_in_no_save_of_the_draft_nor_after_a_kill_9(
         wait_for("the answer saved as it streams", far_enough, proc, timeout_s=60)
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=60)
-        seen.append(_stored(home))
+        seen.append(store_bytes(home))
     saved = "".join(m.text for m in load(home, "k").conversation if m.role == "assistant")
     assert "part 1 [REDACTED] and more." in saved
     for stored in seen:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from store_support import assert_not_in_sessions_db
 
 from goosectx.errors import ConfigError
 from goosectx.extensions.config import (
@@ -202,7 +203,7 @@ def test_migration_5_stores_a_sessions_extensions(tmp_path) -> None:
         assert store.load_extensions(session.id) == []
     finally:
         store.close()
-    assert b"abcdefghijkl" not in (tmp_path / "d" / "sessions.db").read_bytes()
+    assert_not_in_sessions_db("abcdefghijkl", tmp_path / "d")
 
 
 @pytest.mark.parametrize(("spec", "name"), [

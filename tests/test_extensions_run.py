@@ -13,6 +13,7 @@ import pytest
 from conftest import DUMMY_API_KEY, FAKE_MODEL
 from extension_support import DEMO_SERVER, HttpDemo, demo_spec, free_port
 from fakeserver import FakeServer
+from store_support import assert_not_in_sessions_db
 
 from goosectx.cli.run_cmd import run_task
 from goosectx.config import load_settings
@@ -69,8 +70,7 @@ def test_run_calls_a_stdio_and_an_http_tool_and_stores_the_pairs(
     assert tools[:3] == ["shell", "text_editor", "tree"]
     assert tools[3:] == sorted(tools[3:]) and "demo__echo" in tools
     assert "The demo server echoes" in fake_model.requests[0]["messages"][0]["content"]
-    db = (load_settings().data_dir / "sessions.db").read_bytes()
-    assert b"hunter2-secret-value" not in db
+    assert_not_in_sessions_db("hunter2-secret-value")
 
 
 def test_smart_approve_asks_for_an_untrusted_read_only_tool(fake_model: FakeServer,

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from cli_support import run_cli
 from conftest import DUMMY_API_KEY as K
-from import_support import assert_not_in_sessions_db
+from store_support import assert_not_in_sessions_db
 from test_import_bounds import listed
 from test_import_secret_formats import FORMATS
 

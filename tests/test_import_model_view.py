@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from cli_support import cli
 from fakeserver import FakeServer
+from store_support import assert_not_in_sessions_db
 
 
 def _sent(server: FakeServer) -> str:
@@ -192,8 +193,6 @@ def test_a_secret_of_this_environment_in_an_imported_tool_output_is_redacted(
         capsys: pytest.CaptureFixture[str]) -> None:
     from conftest import DUMMY_API_KEY
 
-    from goosectx.config import load_settings
-
     monkeypatch.chdir(tmp_path)
     source = tmp_path / "keytool.json"
     source.write_text(json.dumps([
@@ -209,9 +208,7 @@ def test_a_secret_of_this_environment_in_an_imported_tool_output_is_redacted(
     cli(capsys, "run", "--resume", "imp", "-t", "continue")
     sent = _sent(fake_model)
     assert DUMMY_API_KEY not in sent and "OPENAI_API_KEY=[REDACTED]" in sent
-    data_dir = load_settings().data_dir
-    for stored in data_dir.glob("sessions.db*"):
-        assert DUMMY_API_KEY.encode() not in stored.read_bytes()
+    assert_not_in_sessions_db(DUMMY_API_KEY)
     shown, _ = cli(capsys, "sessions", "export", "imp", "-f", "json")
     assert DUMMY_API_KEY not in shown
 
@@ -237,8 +234,6 @@ def test_a_secret_in_imported_tool_arguments_reasoning_and_text_is_redacted(
         capsys: pytest.CaptureFixture[str]) -> None:
     from conftest import DUMMY_API_KEY
 
-    from goosectx.config import load_settings
-
     monkeypatch.chdir(tmp_path)
     curl = f"curl -H 'Authorization: Bearer {DUMMY_API_KEY}' https://api.example.com"
     lines = [
@@ -261,8 +256,7 @@ def test_a_secret_in_imported_tool_arguments_reasoning_and_text_is_redacted(
     _out, err = _import(capsys, source, "--format", "claude-code")
     assert ("a secret of this environment was redacted in 1 reasoning part, 1 text part, "
             "1 tool call") in " ".join(err.split())
-    for stored in load_settings().data_dir.glob("sessions.db*"):
-        assert DUMMY_API_KEY.encode() not in stored.read_bytes()
+    assert_not_in_sessions_db(DUMMY_API_KEY)
     fake_model.default_reply = {"text": "ok"}
     cli(capsys, "run", "--resume", "imp", "-t", "continue")
     assert DUMMY_API_KEY not in _sent(fake_model)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from cli_support import cli
 from fakeserver import FakeServer
-from import_support import assert_not_in_sessions_db
+from store_support import assert_not_in_sessions_db
 
 
 def _claude_transcript(key: str) -> str:

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from cli_support import cli
 from import_support import (
-    assert_not_in_sessions_db,
     write_goose_db,
     write_goose_json,
     write_jsonl,
 )
+from store_support import assert_not_in_sessions_db
 
 Write = Callable[[Path, str], Path]
 

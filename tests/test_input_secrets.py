@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from cli_support import run_cli
 from fakeserver import FakeServer
+from store_support import assert_not_in_sessions_db
 from test_mentions import run_staged
 from test_repl import CTRL_D, ENTER, World
 from test_run_cmd import Run
@@ -40,17 +41,13 @@ def world(tmp_path: Path) -> Iterator[World]:
     w.store.close()
 
 
-def stored_bytes(data_dir: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in sorted(data_dir.glob("sessions.db*")))
-
-
 def test_run_a_mentioned_file_is_sent_and_stored_redacted(keyed: FakeServer) -> None:
     keyed.add({"text": "ok"})
     run = Run(text="see @conf.txt")
     assert run.code == 0
     sent = json.dumps(keyed.requests[0]["messages"])
     assert KEY not in sent and "OPENAI=[REDACTED]" in sent and "port=8080" in sent
-    assert KEY.encode() not in stored_bytes(load_settings().data_dir)
+    assert_not_in_sessions_db(KEY, load_settings().data_dir)
     assert f"goosectx: {NOTICE} @conf.txt: it is neither saved nor sent" in run.err
 
 
@@ -61,7 +58,7 @@ def test_run_a_key_in_the_task_is_not_sent_stored_or_listed_as_the_title(
     assert run.code == 0
     assert KEY not in json.dumps(keyed.requests[0]["messages"])
     assert "why is [REDACTED] refused?" in json.dumps(keyed.requests[0]["messages"])
-    assert KEY.encode() not in stored_bytes(load_settings().data_dir)
+    assert_not_in_sessions_db(KEY, load_settings().data_dir)
     assert f"{NOTICE} the task" in run.err and KEY not in run.err
     code, out, _err = run_cli(capsys, "sessions", "list")
     assert code == 0 and "why is [REDACTED] refused?" in out and KEY not in out
@@ -79,7 +76,7 @@ def test_run_data_piped_with_the_task_is_sent_and_stored_redacted(keyed: FakeSer
     assert done.returncode == 0, done.stderr
     sent = json.dumps(keyed.requests[-1]["messages"])
     assert KEY not in sent and "OPENAI=[REDACTED]" in sent
-    assert KEY.encode() not in stored_bytes(load_settings().data_dir)
+    assert_not_in_sessions_db(KEY, load_settings().data_dir)
     assert f"{NOTICE} the piped input" in done.stderr
 
 
@@ -90,7 +87,7 @@ def test_repl_a_typed_key_is_not_sent_stored_or_the_title(
     out = world.run(f"my key is {KEY} ok?" + ENTER + CTRL_D)
     sent = " ".join(m.text for m in world.provider.requests[0].messages)
     assert KEY not in sent and "my key is [REDACTED] ok?" in sent
-    assert KEY.encode() not in stored_bytes(world.settings.data_dir)
+    assert_not_in_sessions_db(KEY, world.settings.data_dir)
     assert world.stored().title == "my key is [REDACTED] ok?"
     assert NOTICE in out and KEY not in out
 
@@ -104,7 +101,7 @@ def test_repl_a_mentioned_file_is_sent_and_stored_redacted(
     attached = [p.text for m in world.provider.requests[0].messages for p in m.content
                 if getattr(p, "type", "") == "attachment"]
     assert attached == ["OPENAI=[REDACTED]\n"]
-    assert KEY.encode() not in stored_bytes(world.settings.data_dir)
+    assert_not_in_sessions_db(KEY, world.settings.data_dir)
     assert f"{NOTICE} @conf.txt" in out
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from cli_support import cli
 from fakeserver import FakeServer
-from import_support import assert_not_in_sessions_db
+from store_support import assert_not_in_sessions_db
 
 
 def test_a_key_in_the_models_reply_is_stored_exported_and_sent_back_redacted(
