@@ -14,12 +14,8 @@ from typing import Any
 
 import pytest
 from cli_support import run_cli
+from import_support import write_jsonl
 from test_import_bounds import _session, assert_refused, export, listed, write
-
-
-def _jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
 
 
 def _claude(block: dict[str, Any]) -> list[dict[str, Any]]:
@@ -38,7 +34,7 @@ def _claude(block: dict[str, Any]) -> list[dict[str, Any]]:
 def test_a_claude_code_block_field_of_the_wrong_type_is_refused_naming_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], block: dict[str, Any],
         words: tuple[str, ...]) -> None:
-    path = _jsonl(tmp_path / "cc.jsonl", _claude(block))
+    path = write_jsonl(tmp_path / "cc.jsonl", _claude(block))
     code, _, err = run_cli(capsys, "sessions", "import", str(path))
     assert_refused(capsys, code, err, "cc.jsonl: line 2", *words)
 
