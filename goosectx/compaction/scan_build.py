@@ -24,13 +24,14 @@ SCAN_ENTRY = "goosectx.compaction.facts_scan"
 _BASE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 """The directory holding the ``goosectx`` package: a module's file is found from its name."""
 
+# The patterns are compiled at the first digest (re keeps them), not at import.
 _FROM = rb"from[ \t]+(goosectx[\w.]*|\.+[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)"
 """``from M import names`` (M absolute within goosectx, or relative; names maybe in ``()``)."""
 _IMPORT = rb"import[ \t]+(goosectx[^\n]*)"
 """``import goosectx.M[ as N][, …]``."""
 _TYPES_ONLY = rb"if TYPE_CHECKING:[^\n]*\n(?:[ \t]+[^\n]*\n|[ \t]*\n)*"
-"""A top-level ``if TYPE_CHECKING:`` block: what it imports is never loaded."""
-"""The patterns are compiled at the first digest (:mod:`re` keeps them), not at import."""
+"""An ``if TYPE_CHECKING:`` block (read only at the start of a line: top level), with the
+indented and blank lines after it: what it imports is never loaded."""
 
 
 def _file_of(name: str) -> tuple[str, bool] | None:
@@ -56,11 +57,13 @@ def _imported(name: str, package: bool, data: bytes) -> list[str]:
     """The goosectx modules ``data`` (module ``name``'s source) may import, and candidates.
 
     A statement inside a function counts (the shell modules are imported at the first
-    command that needs reading); one in a top-level ``if TYPE_CHECKING:`` block does not. A
+    command that needs reading); one in a top-level ``if TYPE_CHECKING:`` block does not (in
+    an indented one it does: more files hashed is safe, fewer is not). A
     name imported ``from`` a module is a candidate submodule (kept if it has a file).
     """
     skip = [(m.start(), m.end()) for m in re.finditer(_TYPES_ONLY, data)
-            if _at_line_start(data, m.start())] if b"if TYPE_CHECKING:" in data else []
+            if m.start() == 0 or data[m.start() - 1] == 0x0A  # at column 0
+            ] if b"if TYPE_CHECKING:" in data else []
 
     def kept(start: int) -> bool:
         return _at_line_start(data, start) and not any(a <= start < b for a, b in skip)
