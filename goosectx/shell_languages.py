@@ -23,6 +23,7 @@ import re
 from goosectx.shell_builtins import reads_stdin
 from goosectx.shell_databases import COMPUTED, DATABASES, database_commands
 from goosectx.shell_git import config_variable
+from goosectx.shell_packages import apt_config_variable
 from goosectx.shell_runners import VIM as _VIM
 from goosectx.shell_runners import code_runs
 from goosectx.shell_words import Word
@@ -225,11 +226,12 @@ def sets_startup_command(value: str) -> str | None:
     """Why a word sets a command ``less`` or vim runs, or code node or perl runs, or ``None``.
 
     ``LESSOPEN='|rm x %s' less f``, ``env LESSCLOSE=… less``, ``export LESSOPEN=…``,
-    ``VIMINIT='call system(…)' vim``, ``NODE_OPTIONS='--import=data:…'``; git's config given
-    on the line (``GIT_CONFIG_GLOBAL=/tmp/c``: :func:`goosectx.shell_git.config_variable`).
+    ``VIMINIT='call system(…)' vim``, ``NODE_OPTIONS='--import=data:…'``; git's or apt's config
+    given on the line (``GIT_CONFIG_GLOBAL=/tmp/c``: :func:`goosectx.shell_git.config_variable`;
+    ``APT_CONFIG=/tmp/c``: :func:`goosectx.shell_packages.apt_config_variable`).
     """
-    if (why := config_variable(value)) is not None:  # GIT_CONFIG_GLOBAL=/tmp/c git log
-        return why
+    if (why := config_variable(value) or apt_config_variable(value)) is not None:
+        return why  # GIT_CONFIG_GLOBAL=/tmp/c git log, APT_CONFIG=/tmp/c apt-get update
     found = _STARTUP.match(value)
     if found is None:
         return None
