@@ -5,7 +5,8 @@ docs/architecture.md §4, clause 2 of the one approval decision: part of how
 database shell, an editor, a Tcl shell or a pager runs a shell command from its own language:
 ``gdb -ex 'shell rm x'``, ``sqlite3 db '.shell rm x'``, ``printf '!rm x' | ed -s``, ``echo 'exec
 rm x' | tclsh``, ``vi -es -c 'call system("rm x")'``, ``LESSOPEN='|rm x %s' less f``; a shell
-whose language is not bash's runs any (``tcsh -c``, ``pwsh -Command``, ``nu -c``). The rules
+whose language is not bash's runs any (``tcsh -c``, ``pwsh -Command``, ``nu -c``), as do
+``deno eval`` and ``erl -run`` (:mod:`goosectx.shell_runtimes`). The rules
 do not read those languages, so :func:`language_commands` makes such a command unreadable
 (asked about under shell deny/ask rules) unless everything it is given is on a short list of
 forms that run nothing: ``sqlite3 db 'select 1'``, ``sqlite3 db .tables``, ``gdb -batch -ex bt
@@ -26,6 +27,7 @@ from goosectx.shell_git import config_variable
 from goosectx.shell_packages import apt_config_variable
 from goosectx.shell_runners import VIM as _VIM
 from goosectx.shell_runners import code_runs
+from goosectx.shell_runtimes import RUNTIMES, runtime_code
 from goosectx.shell_words import Word
 
 _GDB = re.compile(r"(?:cuda-)?gdb(?:-multiarch)?")
@@ -348,6 +350,8 @@ def language_commands(name: str, words: list[Word], fed: bool = True) -> str | N
         return _perl(args)
     if name in ("mongosh", "mongo"):  # a node shell: mongosh --eval 'require("child_process")…'
         return _mongosh(name, args, fed)
+    if name in RUNTIMES:  # deno eval CODE, erl -run os cmd 'rm x'
+        return runtime_code(name, [w.value for w in words], fed)
     if name in COMMAND_LANGUAGES:  # tcsh -c CODE, pwsh -Command CODE, echo … | nu
         return _other_shell(name, [w.value for w in words], fed)
     if name == "less" and any(re.match(r"-[^-]*k|--lesskey", a) for a in args):

@@ -275,7 +275,7 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
     found = INTERPRETER.fullmatch(name)
     if found is None:
         return None
-    if any(a in ("--version", "-V", "--help", "-h", "-v") for a in args[:1]):
+    if any(a in ("--version", "-V", "--help", "-h", "-v", "-version") for a in args[:1]):
         return None  # python3 --version
     letters, valued = _CODE_FLAGS[found[1]], _VALUED.get(found[1], "")
     codes: list[str] = []

@@ -125,3 +125,15 @@ def test_arithmetic_outside_a_quoted_body_is_still_read(command: str) -> None:
 def test_a_decoded_command_string_after_an_unended_quoted_body_is_still_read() -> None:
     r"""The ``bash -c`` string (``\x78`` is ``x``) is read apart from the line's bodies."""
     assert action_under_deny_rm("bash -c $'read x < l; (( \\x78 ))\\nE' <<'E'") == "ask"
+
+
+@pytest.mark.parametrize("command,expected", [
+    ("ls | for x in a; do bash -c 'rm x'; done", "deny"), ("ls | for x in a; do rm x; done", "deny"),
+    ("ls | for x in a; do bash; done", "ask"), ("ls | while read x; do sh; done", "ask"),
+    ("ls | for x in a; do python3; done", "ask"), ("ls | select x in a; do bash; done", "ask"),
+    ("ls | for ((i=0;i<1;i++)); do bash; done", "ask"), ("ls | until false; do sh; done", "ask"),
+    ("ls | for x in a; do cat; done", "run"), ("ls | while read f; do wc -l \"$f\"; done", "run"),
+    ("ls | for x in a; do bash x.sh; done", "run"), ("for x in a; do bash; done", "ask"),
+])
+def test_a_loop_in_a_pipeline_is_read_like_its_body(command: str, expected: str) -> None:
+    assert action_under_deny_rm(command) == expected, command
