@@ -62,7 +62,41 @@ def _sqlite_command(text: str, safe: frozenset[str] = _DOT_SAFE) -> bool:
             name = line[1:].split(None, 1)[0] if line[1:].strip() else ""
             if name not in safe:
                 return False
-    return _SQL_RUNS.search(text) is None
+    unquoted = _string_free(text)  # 'edit' in a string literal is text
+    return _SQL_RUNS.search(text if unquoted is None else unquoted) is None
+
+
+_SQL_UNITS = {'"': '"', "[": "]", "`": "`", "'": "'"}
+"""SQL's quoted identifiers (kept: ``"edit"(…)`` calls edit) and string literals."""
+
+
+def _string_free(sql: str) -> str | None:
+    """``sql`` with each ``'…'`` literal emptied, or ``None`` when its strings are not sure.
+
+    ``''`` inside a literal is a quote; a literal followed by ``(`` is kept (a name where one is
+    expected); a quoted identifier is kept whole, so its quote opens nothing. ``None``: a
+    comment (``--``, ``/*``: a quote in it opens nothing either) or a quote not closed.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(sql):
+        if sql.startswith(("--", "/*"), i):
+            return None
+        closer = _SQL_UNITS.get(sql[i])
+        if closer is None:
+            out.append(sql[i])
+            i += 1
+            continue
+        j = i + 1
+        while j < len(sql) and (sql[j] != closer or sql.startswith(closer * 2, j) and (
+                closer in "'\"`")):
+            j += 2 if sql[j] == closer else 1
+        if j >= len(sql):
+            return None
+        called = re.match(r"\s*\(", sql[j + 1:]) is not None
+        out.append("''" if sql[i] == "'" and not called else sql[i:j + 1])
+        i = j + 1
+    return "".join(out)
 
 
 # -- duckdb -------------------------------------------------------------------------------
