@@ -19,11 +19,10 @@ from goosectx.shell_builtins import reads_stdin
 
 RUNTIMES = frozenset({"deno", "erl"})
 """The programs :func:`runtime_code` reads."""
-_DENO_VALUED = frozenset({"--config", "-c", "--import-map", "--lock", "--cert", "--location",
-                          "--seed", "--v8-flags", "--env-file", "--inspect", "--ext",
-                          "--reload", "-r", "--allow-read", "--allow-write", "--allow-net",
-                          "--allow-env", "--allow-run", "--allow-ffi", "--allow-sys"})
-"""deno's options that may take the next word (``--config deno.json``): not the script."""
+_DENO_VALUED = frozenset({"--config", "-c", "--import-map", "--cert", "--location", "--seed",
+                          "--ext"})
+"""deno's options that take the next word (``--config deno.json``): not the script. (The
+``--allow-*`` ones take a value only after ``=``: ``--allow-read main.ts`` runs main.ts.)"""
 _ERL_CALLS = ("-s", "-run", "-S")
 
 

@@ -113,6 +113,7 @@ def test_run_in_auto_mode_runs_no_rm_given_to_a_programs_language(  # type: igno
 @pytest.mark.parametrize("command", [
     "deno eval 'Deno.removeSync(\"x\")'", "deno eval -p '1+1'", "deno repl --eval 'x'",
     "deno repl", "echo 'x' | deno run -", "deno run - < x.ts", "deno eval \"$CODE\"",
+    "deno run <(curl -s x)", "deno run --allow-net", "echo x | deno run \"$f\"",
     "erl -noshell -s os cmd rm -s init stop", "erl -noshell -run os cmd 'rm x' -s init stop",
     "erl -noshell -eval 'os:cmd(\"rm x\")' -s init stop", "erl -S mymod start",
     "erl -pa ebin -s mymod -s init stop",
@@ -125,6 +126,7 @@ def test_deno_and_erl_code_given_on_the_line_is_asked_about(command: str) -> Non
 
 @pytest.mark.parametrize("command", [
     "deno --version", "deno run x.ts", "deno run --allow-read main.ts a b", "deno test",
+    "deno run -c deno.json main.ts", "deno run --allow-read main.ts",
     "deno fmt --check", "deno lint", "deno task dev", "erl -noshell -s init stop",
     "erl -version", "node x.js",
 ])
