@@ -92,15 +92,16 @@ _OUTSIDE_STRINGS = {"perl": re.compile(r"\bdo\b(?!\s*\{)"), "node": re.compile(r
 (``print "do it"`` runs nothing), node's ``\\u`` escape in a name (``\\u0065val(s)`` is
 ``eval(s)``; in a string, ``"\\u00e9"`` is a character)."""
 _STRINGS = {
-    "perl": (re.compile(r"""[#/`]|<<|\$['"]|(?<![\w$@%&-])(?:q[qwrx]?|m|s|tr|y)\s*[^\w\s]"""
-                        r"|^=[a-zA-Z]", re.MULTILINE),
+    "perl": (re.compile(r"""[#/`]|<<|[\w$@%&*<]['"]|(?<![\w$@%&-])(?:q[qwrx]?|m|s|tr|y)\s*"""
+                        r"[^\w\s]|^=[a-zA-Z]|\bformat\b", re.MULTILINE),
              re.compile(r"[$@]")),
     "node": (re.compile(r"[/`#]|<!--|-->"), None),
 }
 """Per language: text outside a string that may hold a quote not opening one (a comment, an
 HTML-like or POD one too, a regex, a template literal, perl's ``q()``/``s///``, a
-here-document, ``$'``), after which the strings are not delimited for sure; text in a
-``"…"`` literal that interpolates (perl's ``"@{[ do 'x' ]}"``: the literal is kept)."""
+here-document, ``$'``, a format, the old package quote ``$a'b``), after which the strings
+are not delimited for sure; text in a ``"…"`` literal that interpolates (perl's ``"@{[ do
+'x' ]}"``: the literal is kept)."""
 
 
 def blank_strings(code: str, unsure: re.Pattern[str],

@@ -34,6 +34,7 @@ def test_a_word_inside_a_string_literal_runs(command: str) -> None:
     "perl -e 'print \"@{[ do \\\"x.pl\\\" ]}\"'", "perl -e 'print q(it\"s); do \"x.pl\"; \"\"'",
     "perl -e 'print \"a\\\\\"; do \"x.pl\"; \"\"'", "perl -e 'print $\"; do \"f\"; print \"\"'",
     "perl -e 'print 1 # \"\ndo \"x.pl\"; \"\"'",
+    "perl -e \"\\$a'b; do 'f.pl'; \\$c'd\"",
     "sqlite3 db \"select edit('x', 'rm f')\"", "sqlite3 db \"select 'x' || edit('a', 'rm f')\"",
     "sqlite3 db \"select \\\"a'b\\\", edit('x','rm f'), 'c'\"", "sqlite3 db \"select 'edit'(1, 2)\"",
     "sqlite3 db \"select 'edit' /* x */ (1, 2)\"", "sqlite3 db \"select [a'b], edit(1,1), 'x'\"",
