@@ -6,13 +6,12 @@ rules. A database shell runs a shell command from its own commands: the sqlite3 
 shells' ``.shell``/``.system`` (``sqlite3 db '.shell rm x'``, ``duckdb -c '.sh rm x'``), psql's
 ``\!``, ``\o |cmd``, a backquote in a meta-command and ``COPY … PROGRAM`` (``psql -c '\! rm
 x'``), the mysql and mariadb clients' ``system``/``\!``, ``pager`` and ``edit`` (``mysql -e
-'system rm x'``), sqlcmd's ``!!`` and ``:r``, ClickHouse's ``INTO OUTFILE`` and
-``executable()`` (``clickhouse-client -q …``). :func:`database_commands` makes such a command
-unreadable (asked about under shell deny/ask rules) unless every command it is given is on a
-short list of forms that run nothing: ``sqlite3 db 'select 1'``, ``duckdb -c .tables``, ``psql
--c 'select 1'``, ``psql -c '\dt'``, ``mysql -e 'select 1'``, ``sqlcmd -Q 'select 1'``,
-``clickhouse-client -q 'select 1'``. Commands read from a file (``psql -f x.sql``, ``sqlite3
--init x``) or from standard input (``mysql db < dump.sql``) are not read: asked about. What
+'system rm x'``; sqlcmd and ClickHouse: :mod:`goosectx.shell_sql_clients`).
+:func:`database_commands` makes such a command unreadable (asked about under shell deny/ask
+rules) unless every command it is given is on a short list of forms that run nothing:
+``sqlite3 db 'select 1'``, ``duckdb -c .tables``, ``psql -c 'select 1'``, ``psql -c '\dt'``,
+``mysql -e 'select 1'``. Commands read from a file (``psql -f x.sql``, ``sqlite3 -init x``) or
+from standard input (``mysql db < dump.sql``) are not read: asked about. What
 the command text shows, not a sandbox.
 
 Core module: no printing.
@@ -28,8 +27,7 @@ from goosectx.shell_options import long_option, short_value, value_at
 COMPUTED = "\0"
 """Ends the value of a word bash computes (``-ex "$CMD"``, ``sqlite3 db "$SQL"``): a command
 holding it is never one the short lists name."""
-DATABASES = frozenset({"sqlite", "sqlite3", "duckdb", "psql", "usql", "mysql", "mariadb",
-                       "sqlcmd", "clickhouse-client", "clickhouse-local", "clickhouse"})
+DATABASES = frozenset({"sqlite", "sqlite3", "duckdb", "psql", "usql", "mysql", "mariadb"})
 """The database shells :func:`database_commands` reads."""
 
 
@@ -197,9 +195,9 @@ def _psql_command(text: str) -> bool:
         line)
 
 
-def _client_options(args: list[str], long_names: dict[str, str], valued: str,
-                    optional: str = "") -> list[tuple[str, str | None]] | None:
-    """Each option of a psql or mysql command line as ``(letter, value)``, in order.
+def client_options(args: list[str], long_names: dict[str, str], valued: str,
+                   optional: str = "") -> list[tuple[str, str | None]] | None:
+    """Each option of a psql, mysql, sqlcmd or ClickHouse command line as ``(letter, value)``.
 
     ``None`` for ``--version``/``--help`` (it runs nothing). ``long_names``: a long option (any
     prefix getopt takes) and the letter it stands for, which takes a value after ``=`` or, when
@@ -233,7 +231,7 @@ def _psql(name: str, args: list[str]) -> str | None:
 
     ``-l`` lists the databases and ends, but opens ``-o '|cmd'`` first: every option is read.
     """
-    options = _client_options(args, _PSQL_LONG, _PSQL_VALUED)
+    options = client_options(args, _PSQL_LONG, _PSQL_VALUED)
     if options is None:
         return None
     given = False
@@ -308,7 +306,7 @@ def _mysql_runs(text: str) -> bool:
 
 def _mysql(name: str, args: list[str]) -> str | None:
     """Read mysql, mariadb: ``-e`` statements, ``--pager``, standard input."""
-    options = _client_options(args, {"--execute": "e", "--pager": "pager"}, _MYSQL_VALUED, "p")
+    options = client_options(args, {"--execute": "e", "--pager": "pager"}, _MYSQL_VALUED, "p")
     if options is None:
         return None
     given = False
@@ -321,61 +319,6 @@ def _mysql(name: str, args: list[str]) -> str | None:
             given = True
     if not given:
         return f"{name} runs the commands it reads from its standard input (one may be \\!)"
-    return None
-
-
-# -- sqlcmd ---------------------------------------------------------------------------------
-_SQLCMD_RUNS = re.compile(r"!!|^\s*:|xp_cmdshell|\bsp_execute_external_script\b",
-                          re.IGNORECASE | re.MULTILINE)
-"""sqlcmd's commands that run a program or read or write a file (``!! CMD``, ``:r FILE``,
-``:out FILE``, ``:ed``; any line starting with ``:``) and the server procedures that run one."""
-_SQLCMD_VALUED = "SUPdQqiovhswltcaVmfHzZKMFAry"
-
-
-def _sqlcmd(args: list[str]) -> str | None:
-    """Read sqlcmd: ``-Q`` queries, ``-i`` files, ``-q`` (then standard input), standard input."""
-    options = _client_options(args, {"--query": "Q", "--input-file": "i"}, _SQLCMD_VALUED)
-    if options is None:
-        return None
-    given = False
-    for option, value in options:
-        if option == "i":
-            return "sqlcmd -i runs the commands of a file the rules do not read"
-        if option in ("Q", "q"):
-            if COMPUTED in (value or "") or _SQLCMD_RUNS.search(value or ""):
-                return "sqlcmd runs a command or procedure that may run a program (!!, :r …)"
-            given = given or option == "Q"  # -q: it then reads standard input
-    if not given:
-        return "sqlcmd runs the commands it reads from its standard input (one may be !!)"
-    return None
-
-
-# -- clickhouse-client, clickhouse-local ---------------------------------------------------
-_CLICKHOUSE_RUNS = re.compile(r"\binto\s+outfile\b|\bfrom\s+infile\b|\b(?:executable(?:pool)?"
-                              r"|file|url|s3|hdfs)\s*\(", re.IGNORECASE)
-"""ClickHouse SQL that writes or reads a file where the client runs (``INTO OUTFILE``, ``FROM
-INFILE``), reads one where the server runs (``file()``) or runs a script (``executable()``)."""
-_CLICKHOUSE_VALUED = "qhudfPpt"
-_CLICKHOUSE_LONG = {"--query": "q", "--queries-file": "F", "--host": "h", "--user": "u",
-                    "--database": "d", "--format": "f", "--port": "P", "--password": "p"}
-
-
-def _clickhouse(name: str, args: list[str]) -> str | None:
-    """Read clickhouse-client / clickhouse-local: ``--query`` text, query files, standard input."""
-    options = _client_options(args, _CLICKHOUSE_LONG, _CLICKHOUSE_VALUED + "F")
-    if options is None:
-        return None
-    given = False
-    for option, value in options:
-        if option == "F":
-            return f"{name} --queries-file runs the queries of a file the rules do not read"
-        if option == "q":
-            if COMPUTED in (value or "") or _CLICKHOUSE_RUNS.search(value or ""):
-                return (f"{name} runs a query that reads or writes a file or runs a script "
-                        "(INTO OUTFILE, file(), executable() …)")
-            given = True
-    if not given:
-        return f"{name} runs the queries it reads from its standard input"
     return None
 
 
@@ -392,10 +335,4 @@ def database_commands(name: str, args: list[str]) -> str | None:
         return _dot_shell(_DUCKDB, args)
     if name in ("psql", "usql"):
         return _psql(name, args)
-    if name == "sqlcmd":
-        return _sqlcmd(args)
-    if name == "clickhouse" and args[:1] in (["client"], ["local"]):
-        return _clickhouse(f"clickhouse {args[0]}", args[1:])
-    if name.startswith("clickhouse"):
-        return None if name == "clickhouse" else _clickhouse(name, args)
     return _mysql(name, args)

@@ -28,6 +28,7 @@ from goosectx.shell_packages import apt_config_variable
 from goosectx.shell_runners import VIM as _VIM
 from goosectx.shell_runners import code_runs
 from goosectx.shell_runtimes import RUNTIMES, runtime_code
+from goosectx.shell_sql_clients import SQL_CLIENTS, sql_client_commands
 from goosectx.shell_words import Word
 
 _GDB = re.compile(r"(?:cuda-)?gdb(?:-multiarch)?")
@@ -334,6 +335,8 @@ def language_commands(name: str, words: list[Word], fed: bool = True) -> str | N
         return _gdb(args)
     if name in DATABASES:  # sqlite3 db '.shell …', psql -c '\! …', mysql -e 'system …'
         return database_commands(name, args)
+    if name in SQL_CLIENTS:  # sqlcmd -Q '!! rm x', clickhouse-client -q "… executable(…)"
+        return sql_client_commands(name, args)
     if name in ("ed", "red"):
         if any(a.startswith("!") for a in args):
             return f"{name} reads its buffer from a shell command (!…)"
