@@ -5,11 +5,12 @@ value as an arithmetic expression, again and again, wherever a name stands in ar
 context, and an expression may hold an array subscript whose ``$( )`` bash runs:
 ``read x < list; (( x ))`` runs ``rm`` when ``list`` holds ``a[$(rm f)]``. The contexts:
 ``((…))`` (``for ((…))`` too), ``$((…))``, ``$[…]``, ``let``, the operands of ``[[ … -eq …]]``
-(and ``-ne -lt -le -gt -ge``; not ``[``/``test``, whose operands must be integers), the name of
-``[[ -v ]]``/``test -v``/``[ -v ]``, an array's subscript (``${a[x]}``, ``a[x]=``, ``a=([x]=1)``,
-``printf -v 'a[x]'``; an associative array's key too: its ``declare -A`` may stand in a
-subshell, where the array outside is indexed), a substring offset
-(``${s:x:n}``) and an assignment to a ``declare -i`` variable. :func:`arithmetic_reason` asks
+(and ``-ne -lt -le -gt -ge``; not ``[``/``test``, whose operands must be integers), the
+expansions in the operand of ``[[ -v ]]``/``test -v``/``[ -v ]`` (``-v $x``; not a name
+written out, ``-v x``: bash only tests whether it is set), an array's subscript
+(``${a[x]}``, ``a[x]=``, ``a=([x]=1)``, ``printf -v 'a[x]'``; an associative array's key too:
+its ``declare -A`` may stand in a subshell, where the array outside is indexed), a substring
+offset (``${s:x:n}``) and an assignment to a ``declare -i`` variable. :func:`arithmetic_reason` asks
 when one names, directly or through values the line assigns (``y=$x``, ``y=x``), a variable
 whose value the line does not write: set by ``read``, ``mapfile``, ``getopts``, ``select``,
 ``printf -v``, a ``for`` over computed words, ``[[ =~ ]]`` (``BASH_REMATCH``), a ``$( )`` whose
@@ -45,11 +46,15 @@ _PRINTF_V = re.compile(r"(?<![\w.-])printf\s+(?:--\s+)?-v\s*['\"]?(" + _NAME + "
 _FOR = re.compile(rf"(?<![\w.-])for\s+({_NAME})(\s+in\s+([^;\n]*)|\s*(?:;|\n|do\b))")
 _INTEGER = re.compile(r"(?<![\w.-])(?:declare|typeset|local)\s+((?:[-+]\w+\s+)*)([^;&|\n)]*)")
 _LET = re.compile(r"(?<![\w.-])let\s+([^;&|\n)]*)")
-_COMPARED = re.compile(r"\s-(?:eq|ne|lt|le|gt|ge|v)\s")
+_COMPARED = re.compile(r"\s-(?:eq|ne|lt|le|gt|ge)\s")
 """In ``[[ … ]]``: all of it is read (an operand may hold blanks, ``$(cat f)``)."""
 _TEST_V = re.compile(r"(?<![\w-])-v\s+(\S+)")
-_TESTS = re.compile(r"(?<![\w.-])test(?![\w.-])|(?<![\w\[])\[\s")
-"""``test`` or ``[``: any ``-v NAME`` of the line is read (``[ -n 1 -a -v "$x" ]``)."""
+_TESTS = re.compile(r"(?<![\w.-])test(?![\w.-])|\[\s")
+"""``test``, ``[`` or ``[[``: any ``-v WORD`` of the line is read (``[ -n 1 -a -v "$x" ]``)."""
+_BARE_NAME = re.compile(rf"(?<![\w$#{{])(?:{_NAME})")
+"""A name written out in ``-v``'s operand: bash tests whether it is set, never reads its value
+(``[[ -v x ]]``); the operand's expansions name the variable (``-v $x``: x's value may be
+``a[$(rm f)]``) and its subscript is read as any subscript is."""
 _SUBSCRIPT = re.compile(rf"{_NAME}\[|\(\[|(\s)\[")
 """A name's subscript (``a[x]``, ``${a[x]}``; an associative array's key is read too: a
 ``declare -A`` may stand elsewhere), or an array literal's (``a=([x]=1 [y]=2)``: after a
@@ -167,7 +172,7 @@ def _contexts(text: str) -> list[str]:
         end = text.find("]]", i + 2) % (len(text) + 1)
         found += [text[i + 2:end]] if _COMPARED.search(text, i + 2, end) else []
         i = end + 2
-    found += _TEST_V.findall(text) if _TESTS.search(text) else []
+    found += [_BARE_NAME.sub(" ", w) for w in _TEST_V.findall(text)] if _TESTS.search(text) else []
     i = 0
     closes = _brackets(text)
     while m := _SUBSCRIPT.search(text, i):  # a lone _ there is a pattern's ([^_]), not $_

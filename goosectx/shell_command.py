@@ -58,6 +58,7 @@ from goosectx.shell_runners import (
     runner_starts,
     ssh_lines,
 )
+from goosectx.shell_sed import computed_script
 from goosectx.shell_unwrap import WRAPPERS, inner_line, unwrap, watch_joins
 from goosectx.shell_words import ASSIGNMENT_WORD, literal_name
 from goosectx.shell_wrappers import make_text, started_commands
@@ -308,8 +309,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             elif stream := script_stream(script, r.fed):  # bash <(…), bash /dev/fd/3
                 reasons.append(f"{name} runs the commands it reads from {stream}")
         code = inline_code(name, args, r.fed)
-        if code is not None and any(w.expands and w.value in code for w in words[1:]):
-            code = COMPUTED  # python3 -c "$(cat x)": bash makes the code at run time
+        if code is not None and any(w.expands and w.value in code for w in words[1:]) or (
+                name in ("sed", "gsed") and computed_script(args, [w.expands for w in words[1:]])):
+            code = COMPUTED  # python3 -c "$(cat x)", sed "$x": bash makes the code at run time
         if code is not None:
             r.code.append((name, code))
         started = started_commands(name, args, r.fed, [_computed(w) for w in words[1:]])

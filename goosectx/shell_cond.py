@@ -3,9 +3,10 @@ r"""Bash's conditional command ``[[ … ]]`` read as bash reads it, for permissi
 docs/architecture.md §4, clause 2. Inside ``[[ … ]]`` bash reads ``&&`` ``||`` ``(`` ``)``
 ``<`` ``>`` as the test's operators, not as command separators, subshells or redirections
 (``[[ a > b ]]`` writes no file), skips a newline after ``[[``, ``!``, ``(``, ``&&``, ``||``,
-and reads the regular expression after ``=~`` with its ``( … )`` and ``|`` as one word. The
-words are still words: their ``$( )`` run. :class:`CondScanner` is mixed into
-:mod:`goosectx.shell_lexer`'s lexer, which says when a ``[[`` starts.
+reads the regular expression after ``=~`` with its ``( … )`` and ``|`` as one word, and an
+extglob pattern (``*.@(c|h)``, ``!(*.py)``) as part of its word, as bash parses ``[[`` with
+extglob on. The words are still words: their ``$( )`` run. :class:`CondScanner` is mixed
+into :mod:`goosectx.shell_lexer`'s lexer, which says when a ``[[`` starts.
 
 Core module: no printing.
 """
@@ -15,6 +16,9 @@ from __future__ import annotations
 from goosectx.shell_words import Part, Word, WordScanner
 
 __all__ = ["CondScanner", "open_parens"]
+
+_EXTGLOB = "@!*+?"
+"""The characters before an extglob pattern's ``(`` (``@(a|b)``, ``!(x)``, ``*(x)`` …)."""
 
 
 def open_parens(words: list[Word]) -> int:
@@ -54,6 +58,9 @@ class CondScanner(WordScanner):
         s = self.s
         if part.words[-1].raw == "=~" and s[i] not in " \t\n;&<>)":
             return self.pattern_word(i, part)
+        if s.startswith("(", i) and s[i - 1] in _EXTGLOB and part.words[-1].raw.endswith(
+                s[i - 1]) and (end := _closing_paren(s, i)) is not None:
+            return self.extglob(i, end, part)
         op = next((o for o in ("&&", "||", "(", ")", "<", ">") if s.startswith(o, i)), None)
         if op == ")" and not open_parens(part.words):
             return None
@@ -63,6 +70,21 @@ class CondScanner(WordScanner):
         if s[i] == "\n" and part.words[-1].raw in ("[[", "!", "(", "&&", "||"):
             return self.here_documents(i + 1)  # bash reads bodies at any newline
         return None
+
+    def extglob(self, i: int, end: int, part: Part) -> int:
+        """The extglob pattern ``(…)`` at ``i`` (to ``end``) joined to ``part``'s last word.
+
+        Bash parses ``[[ … ]]`` with extglob on: ``*.@(c|h)``, ``!(*.py)``, ``+([0-9])x`` are
+        one word, a pattern (text joined after the ``)`` too). One holding a quote, ``$``,
+        backquote or newline is not read so (:func:`_closing_paren`): the ``(`` stays an operator.
+        """
+        s, last = self.s, part.words[-1]
+        raw, value, expands = last.raw + s[i:end], last.value + s[i:end], last.expands
+        if end < len(s) and s[end] not in " \t\n;&|<>()":
+            rest, end = self.word(end)
+            raw, value, expands = raw + rest.raw, value + rest.value, expands or rest.expands
+        part.words[-1] = Word(raw, value, expands, pattern=True)
+        return end
 
     def pattern_word(self, i: int, part: Part) -> int:
         """The regular expression after ``=~`` at ``i``, a word of ``part``; past it.

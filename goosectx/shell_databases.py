@@ -6,11 +6,12 @@ rules. A database shell runs a shell command from its own commands: the sqlite3 
 shells' ``.shell``/``.system`` (``sqlite3 db '.shell rm x'``, ``duckdb -c '.sh rm x'``), psql's
 ``\!``, ``\o |cmd``, a backquote in a meta-command and ``COPY … PROGRAM`` (``psql -c '\! rm
 x'``), the mysql and mariadb clients' ``system``/``\!``, ``pager`` and ``edit`` (``mysql -e
-'system rm x'``). :func:`database_commands` makes such a command unreadable (asked about under
-shell deny/ask rules) unless every command it is given is on a short list of forms that run
-nothing: ``sqlite3 db 'select 1'``, ``duckdb -c .tables``, ``psql -c 'select 1'``, ``psql -c
-'\dt'``, ``mysql -e 'select 1'``. Commands read from a file (``psql -f x.sql``, ``sqlite3
--init x``) or from standard input (``mysql db < dump.sql``) are not read: asked about. What
+'system rm x'``; sqlcmd and ClickHouse: :mod:`goosectx.shell_sql_clients`).
+:func:`database_commands` makes such a command unreadable (asked about under shell deny/ask
+rules) unless every command it is given is on a short list of forms that run nothing:
+``sqlite3 db 'select 1'``, ``duckdb -c .tables``, ``psql -c 'select 1'``, ``psql -c '\dt'``,
+``mysql -e 'select 1'``. Commands read from a file (``psql -f x.sql``, ``sqlite3 -init x``) or
+from standard input (``mysql db < dump.sql``) are not read: asked about. What
 the command text shows, not a sandbox.
 
 Core module: no printing.
@@ -59,7 +60,41 @@ def _sqlite_command(text: str, safe: frozenset[str] = _DOT_SAFE) -> bool:
             name = line[1:].split(None, 1)[0] if line[1:].strip() else ""
             if name not in safe:
                 return False
-    return _SQL_RUNS.search(text) is None
+    unquoted = _string_free(text)  # 'edit' in a string literal is text
+    return _SQL_RUNS.search(text if unquoted is None else unquoted) is None
+
+
+_SQL_UNITS = {'"': '"', "[": "]", "`": "`", "'": "'"}
+"""SQL's quoted identifiers (kept: ``"edit"(…)`` calls edit) and string literals."""
+
+
+def _string_free(sql: str) -> str | None:
+    """``sql`` with each ``'…'`` literal emptied, or ``None`` when its strings are not sure.
+
+    ``''`` inside a literal is a quote; a literal followed by ``(`` is kept (a name where one is
+    expected); a quoted identifier is kept whole, so its quote opens nothing. ``None``: a
+    comment (``--``, ``/*``: a quote in it opens nothing either) or a quote not closed.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(sql):
+        if sql.startswith(("--", "/*"), i):
+            return None
+        closer = _SQL_UNITS.get(sql[i])
+        if closer is None:
+            out.append(sql[i])
+            i += 1
+            continue
+        j = i + 1
+        while j < len(sql) and (sql[j] != closer or sql.startswith(closer * 2, j) and (
+                closer in "'\"`")):
+            j += 2 if sql[j] == closer else 1
+        if j >= len(sql):
+            return None
+        called = re.match(r"\s*\(", sql[j + 1:]) is not None
+        out.append("''" if sql[i] == "'" and not called else sql[i:j + 1])
+        i = j + 1
+    return "".join(out)
 
 
 # -- duckdb -------------------------------------------------------------------------------
@@ -160,9 +195,9 @@ def _psql_command(text: str) -> bool:
         line)
 
 
-def _client_options(args: list[str], long_names: dict[str, str], valued: str,
-                    optional: str = "") -> list[tuple[str, str | None]] | None:
-    """Each option of a psql or mysql command line as ``(letter, value)``, in order.
+def client_options(args: list[str], long_names: dict[str, str], valued: str,
+                   optional: str = "") -> list[tuple[str, str | None]] | None:
+    """Each option of a psql, mysql, sqlcmd or ClickHouse command line as ``(letter, value)``.
 
     ``None`` for ``--version``/``--help`` (it runs nothing). ``long_names``: a long option (any
     prefix getopt takes) and the letter it stands for, which takes a value after ``=`` or, when
@@ -196,7 +231,7 @@ def _psql(name: str, args: list[str]) -> str | None:
 
     ``-l`` lists the databases and ends, but opens ``-o '|cmd'`` first: every option is read.
     """
-    options = _client_options(args, _PSQL_LONG, _PSQL_VALUED)
+    options = client_options(args, _PSQL_LONG, _PSQL_VALUED)
     if options is None:
         return None
     given = False
@@ -271,7 +306,7 @@ def _mysql_runs(text: str) -> bool:
 
 def _mysql(name: str, args: list[str]) -> str | None:
     """Read mysql, mariadb: ``-e`` statements, ``--pager``, standard input."""
-    options = _client_options(args, {"--execute": "e", "--pager": "pager"}, _MYSQL_VALUED, "p")
+    options = client_options(args, {"--execute": "e", "--pager": "pager"}, _MYSQL_VALUED, "p")
     if options is None:
         return None
     given = False

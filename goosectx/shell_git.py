@@ -14,7 +14,9 @@ directory, an included config file, a value taken from the environment (``--conf
 an ``ext::`` remote (its command has escapes of its own) or the protocol setting that allows
 one, another repository's config (``--git-dir``); :func:`config_variable` the same given in
 the environment (``GIT_CONFIG_KEY_0=include.path``, ``GIT_CONFIG_GLOBAL=/tmp/c``,
-``GIT_DIR=…``). What the command text shows, not a sandbox.
+``GIT_DIR=…``); :func:`writes_git_config` a config file or hook written by a redirection
+or a file tool (``echo … >> .git/config``, ``tee -a .git/config``, ``cp h .git/hooks/x``).
+What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -272,7 +274,9 @@ def variable_lines(words: list[str], assigned: list[str] | None = None) -> list[
     other assignments of the same command) the lines of those settings (:func:`_setting_lines`:
     an alias's git command too, used or not); a ``GIT_CONFIG_VALUE_n`` whose key is not
     shown, its value read as a command and as an alias's. Each name's value is the one it has
-    after them all (:func:`_assigned_values`: ``NAME+=…`` appends).
+    after them all (:func:`_assigned_values`: ``NAME+=…`` appends; appended to a value not
+    shown, ``GIT_CONFIG_PARAMETERS``'s appended settings are read, and a program variable's
+    program is read as appended and as named at run time: ``GIT_SSH+=m`` is asked about).
     """
     lines: list[str] = []
     values = _assigned_values(assigned or words)  # GIT_PAGER=r GIT_PAGER+='m f': `rm f`
@@ -292,13 +296,49 @@ def variable_lines(words: list[str], assigned: list[str] | None = None) -> list[
         elif value:
             lines += _setting_lines(f"{keys[value[1]]}={whole}")
         elif name == "GIT_CONFIG_PARAMETERS":  # 'core.pager'='…' 'user.name'='x'
-            try:
-                settings = shlex.split(whole)
+            try:  # +='…' to a value not shown: the settings appended
+                settings = shlex.split(whole.removeprefix(f'"${name}"'))
             except ValueError:
                 settings = [whole]
             lines += [line for s in settings for line in _setting_lines(s)]
         elif name in OPTION_VARIABLES:  # TAR_OPTIONS='--to-command=…': tar's own line
             lines.append(f"{OPTION_VARIABLES[name]} {whole}")
         elif name in _PROGRAM_VARIABLES and not login_shell(name, whole):
-            lines.append(shlex.quote(whole))  # SHELL=/bin/rm gdb: shell_variables
+            added = whole.removeprefix(f'"${name}"')  # GIT_SSH+=m: "$GIT_SSH"m, its name computed
+            lines += [shlex.quote(added)] + ([f'"${name}"{shlex.quote(added)}'] if (
+                added != whole) else [])  # SHELL=/bin/rm gdb: shell_variables
     return lines
+
+
+_GIT_FILE = re.compile(r"(?:^|.*/)(?:\.git/(?:config(?:\.worktree)?|hooks(?:/.*)?|modules/.+/"
+                       r"(?:config|hooks(?:/.*)?))|\.gitconfig|\.config/git/config)/?")
+"""A path of git config or a hook (``.git/config``, ``~/.gitconfig``, ``.git/hooks/pre-commit``)."""
+_GIT_DIR = re.compile(r"(?:^|.*/)\.git(?:/modules/.+)?/?")
+"""A git directory: a file copied into it may be its ``config``."""
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
+
+
+def writes_git_config(name: str, args: list[str]) -> str | None:
+    """Why a command writes git's config or a hook, or ``None``.
+
+    A line there (``core.pager``, a ``!`` alias, ``core.hooksPath``) or a hook is a command a
+    later git runs: a redirection ``> PATH`` / ``>> PATH`` (``name`` is the operator), ``tee``'s
+    files, ``dd of=PATH``, and the target of ``cp``, ``mv``, ``install``, ``ln``, ``rsync`` (its
+    last operand, also a git directory, or ``-t DIR``).
+    """
+    if name in (">", ">>", "tee"):
+        paths = [a for a in args if not a.startswith("-") or name != "tee"]
+    elif name == "dd":
+        paths = [a[3:] for a in args if a.startswith("of=")]
+    elif name in _COPIERS:
+        operands = [a for a in args if not a.startswith("-")]
+        paths = operands[-1:] + [a.partition("=")[2] or b for a, b in zip(
+            args, [*args[1:], ""], strict=True) if a in ("-t", "--target-directory")
+            or a.startswith("--target-directory=")]
+        paths += [p.rstrip("/") + "/config" for p in paths if _GIT_DIR.fullmatch(p)]
+    else:
+        return None
+    if any(_GIT_FILE.fullmatch(path) for path in paths):
+        return ("it writes git config or a hook, which may set a command a later git runs "
+                "(core.pager, a ! alias)")
+    return None

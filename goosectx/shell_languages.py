@@ -5,7 +5,8 @@ docs/architecture.md §4, clause 2 of the one approval decision: part of how
 database shell, an editor, a Tcl shell or a pager runs a shell command from its own language:
 ``gdb -ex 'shell rm x'``, ``sqlite3 db '.shell rm x'``, ``printf '!rm x' | ed -s``, ``echo 'exec
 rm x' | tclsh``, ``vi -es -c 'call system("rm x")'``, ``LESSOPEN='|rm x %s' less f``; a shell
-whose language is not bash's runs any (``tcsh -c``, ``pwsh -Command``, ``nu -c``). The rules
+whose language is not bash's runs any (``tcsh -c``, ``pwsh -Command``, ``nu -c``), as do
+``deno eval`` and ``erl -run`` (:mod:`goosectx.shell_runtimes`). The rules
 do not read those languages, so :func:`language_commands` makes such a command unreadable
 (asked about under shell deny/ask rules) unless everything it is given is on a short list of
 forms that run nothing: ``sqlite3 db 'select 1'``, ``sqlite3 db .tables``, ``gdb -batch -ex bt
@@ -23,8 +24,11 @@ import re
 from goosectx.shell_builtins import reads_stdin
 from goosectx.shell_databases import COMPUTED, DATABASES, database_commands
 from goosectx.shell_git import config_variable
+from goosectx.shell_packages import apt_config_variable
 from goosectx.shell_runners import VIM as _VIM
 from goosectx.shell_runners import code_runs
+from goosectx.shell_runtimes import RUNTIMES, runtime_code
+from goosectx.shell_sql_clients import SQL_CLIENTS, sql_client_commands
 from goosectx.shell_words import Word
 
 _GDB = re.compile(r"(?:cuda-)?gdb(?:-multiarch)?")
@@ -225,11 +229,12 @@ def sets_startup_command(value: str) -> str | None:
     """Why a word sets a command ``less`` or vim runs, or code node or perl runs, or ``None``.
 
     ``LESSOPEN='|rm x %s' less f``, ``env LESSCLOSE=… less``, ``export LESSOPEN=…``,
-    ``VIMINIT='call system(…)' vim``, ``NODE_OPTIONS='--import=data:…'``; git's config given
-    on the line (``GIT_CONFIG_GLOBAL=/tmp/c``: :func:`goosectx.shell_git.config_variable`).
+    ``VIMINIT='call system(…)' vim``, ``NODE_OPTIONS='--import=data:…'``; git's or apt's config
+    given on the line (``GIT_CONFIG_GLOBAL=/tmp/c``: :func:`goosectx.shell_git.config_variable`;
+    ``APT_CONFIG=/tmp/c``: :func:`goosectx.shell_packages.apt_config_variable`).
     """
-    if (why := config_variable(value)) is not None:  # GIT_CONFIG_GLOBAL=/tmp/c git log
-        return why
+    if (why := config_variable(value) or apt_config_variable(value)) is not None:
+        return why  # GIT_CONFIG_GLOBAL=/tmp/c git log, APT_CONFIG=/tmp/c apt-get update
     found = _STARTUP.match(value)
     if found is None:
         return None
@@ -330,6 +335,8 @@ def language_commands(name: str, words: list[Word], fed: bool = True) -> str | N
         return _gdb(args)
     if name in DATABASES:  # sqlite3 db '.shell …', psql -c '\! …', mysql -e 'system …'
         return database_commands(name, args)
+    if name in SQL_CLIENTS:  # sqlcmd -Q '!! rm x', clickhouse-client -q "… executable(…)"
+        return sql_client_commands(name, args)
     if name in ("ed", "red"):
         if any(a.startswith("!") for a in args):
             return f"{name} reads its buffer from a shell command (!…)"
@@ -346,6 +353,8 @@ def language_commands(name: str, words: list[Word], fed: bool = True) -> str | N
         return _perl(args)
     if name in ("mongosh", "mongo"):  # a node shell: mongosh --eval 'require("child_process")…'
         return _mongosh(name, args, fed)
+    if name in RUNTIMES:  # deno eval CODE, erl -run os cmd 'rm x'
+        return runtime_code(name, [w.value for w in words], fed)
     if name in COMMAND_LANGUAGES:  # tcsh -c CODE, pwsh -Command CODE, echo … | nu
         return _other_shell(name, [w.value for w in words], fed)
     if name == "less" and any(re.match(r"-[^-]*k|--lesskey", a) for a in args):

@@ -8,6 +8,8 @@ named somewhere in its arguments, after options too many to model: MPI and batch
 ``box64``), container and jail tools (``lxc-attach -n c -- CMD``, ``nsjail``, ``jexec``),
 task spoolers, ``ctest --test-command CMD`` and terminal emulators (``xterm -e CMD``,
 ``gnome-terminal -- CMD``; some run a string as a shell line: ``xfce4-terminal -e 'CMD'``).
+``ctest -S SCRIPT`` runs a CMake script, whose ``execute_process`` runs any program
+(:func:`launcher_scripts`).
 What the command text shows, not a sandbox.
 
 Core module: no printing.
@@ -27,3 +29,15 @@ LAUNCHERS = TERMINAL_EMULATORS | {
     "qemu-i386-static", "qemu-aarch64", "qemu-aarch64-static", "qemu-arm", "qemu-arm-static",
     "qemu-riscv64", "qemu-riscv64-static"}
 """Programs that start a command named in their arguments (read as runners)."""
+
+
+def launcher_scripts(name: str, args: list[str]) -> str | None:
+    """Why a launcher runs a script file the rules do not read, or ``None``.
+
+    ``ctest -S x.cmake`` (``-SP``, ``-Sx.cmake``, ``--script``, ``--script-new-process``;
+    ctest takes no other short option starting with ``S``).
+    """
+    if name == "ctest" and any(a.startswith("-S") or a.split("=", 1)[0] in (
+            "--script", "--script-new-process") for a in args):
+        return "ctest -S runs a CMake script, which may run any program"
+    return None

@@ -5,8 +5,9 @@ docs/architecture.md §4, clause 2 of the one approval decision: part of how
 shell commands of some configuration keys, and a key may be set on its command line: ``apt-get
 -o APT::Update::Pre-Invoke::='rm x' update`` (``DPkg::Post-Invoke``, ``DPkg::Pre-Install-Pkgs``,
 ``Acquire::http::Proxy-Auto-Detect``, a program under ``Dir::Bin::``, dpkg's ``--pre-invoke``
-given in ``DPkg::Options``), or in a configuration file (``-c FILE``). Such an option makes the
-command unreadable (:func:`apt_options`); everyday ones (``-o Dpkg::Options::=--force-confold``,
+given in ``DPkg::Options``), or in a configuration file (``-c FILE``, or ``APT_CONFIG=FILE``
+in its environment: :func:`apt_config_variable`). Such an option makes the command
+unreadable (:func:`apt_options`); everyday ones (``-o Dpkg::Options::=--force-confold``,
 ``-o Acquire::Retries=3``) do not. dpkg's own ``--pre-invoke=CMD`` is read as a command line
 (:data:`goosectx.shell_options.COMMAND_OPTIONS`). What the command text shows, not a sandbox.
 
@@ -65,3 +66,15 @@ def apt_options(name: str, args: list[str]) -> str | None:
             return (f"{name} -o sets a configuration key whose commands apt runs "
                     "(Pre-Invoke, Post-Invoke, Dir::Bin …)")
     return None
+
+
+def apt_config_variable(word: str) -> str | None:
+    """Why a ``NAME=VALUE`` word points apt at a configuration file, or ``None``.
+
+    ``APT_CONFIG=/tmp/apt.conf apt-get update``: apt reads that file as it reads ``-c FILE``,
+    and a ``DPkg::Pre-Invoke`` there runs a command (``/dev/null`` or an empty value: none).
+    """
+    found = re.match(r"APT_CONFIG\+?=(.*)", word, re.DOTALL)
+    if found is None or found[1] in ("", "/dev/null"):
+        return None
+    return "it sets APT_CONFIG, which names a configuration file that may set commands apt runs"

@@ -22,8 +22,8 @@ from itertools import takewhile
 
 from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import reads_stdin, script_stream
-from goosectx.shell_git import git_hidden, git_lines, variable_lines
-from goosectx.shell_launchers import LAUNCHERS, TERMINAL_EMULATORS
+from goosectx.shell_git import git_hidden, git_lines, variable_lines, writes_git_config
+from goosectx.shell_launchers import LAUNCHERS, TERMINAL_EMULATORS, launcher_scripts
 from goosectx.shell_options import (
     long_option,
     option_commands,
@@ -275,7 +275,7 @@ def inline_code(name: str, args: list[str], fed: bool = True) -> str | None:
     found = INTERPRETER.fullmatch(name)
     if found is None:
         return None
-    if any(a in ("--version", "-V", "--help", "-h", "-v") for a in args[:1]):
+    if any(a in ("--version", "-V", "--help", "-h", "-v", "-version") for a in args[:1]):
         return None  # python3 --version
     letters, valued = _CODE_FLAGS[found[1]], _VALUED.get(found[1], "")
     codes: list[str] = []
@@ -342,10 +342,10 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     ``env -S 'rm\_x'``: a string env splits with its own escapes (``\_`` is a space) or
     variables (``${X}``), not as the rules read it.
     """
-    if name == "git" and (why := git_hidden(args)):
-        return why
+    if why := (git_hidden(args) if name == "git" else writes_git_config(name, args)):
+        return why  # git -c core.hooksPath=h; echo … >> .git/config
     if why := pager_keys(name, args) or transfer_commands(name, args, fed) or apt_options(
-            name, args):  # less '+!cmd' f; apt-get -o APT::Update::Pre-Invoke::=…
+            name, args) or launcher_scripts(name, args):  # less '+!cmd' f; ctest -S x.cmake
         return why
     if name == "env" and any(re.search(r"[\\$]", s) for s, _after in env_split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"

@@ -5,9 +5,10 @@ docs/architecture.md §4, clause 2 of the one approval decision: part of how
 every language shares (``system``, ``exec``, backticks …), each language has its own ways
 to start a program or to run code it builds at run time, which the rules cannot read: perl's
 piped ``open`` (``open(F, "|rm x")``, ``open my $f, "-|", "rm", "x"``, ``IO::File``),
-``IO::Pipe``, ``readpipe``, a string ``eval``, ``s///ee``, ``do FILE`` and a ``require`` of
-a file; node's ``eval`` or ``Function`` in any spelling JavaScript allows (so any mention of
-them, of ``constructor``, ``Reflect`` or ``globalThis``, any ``\u`` escape), the ``vm``
+``IO::Pipe``, ``readpipe``, a string ``eval``, ``s///ee``, ``do FILE`` (outside a string
+literal: :func:`blank_strings`) and a ``require`` of a file; node's ``eval`` or ``Function``
+in any spelling JavaScript allows (so any mention of them, of ``constructor``, ``Reflect`` or
+``globalThis``, a ``\u`` escape outside a string literal), the ``vm``
 module, a ``require``/``import()`` of a name it computes and a call of a member it names by a
 computed key (``f[k](…)``); python's ``eval``, ``compile``, an ``__import__`` of a computed
 name, ``builtins``, a ``getattr`` of a name not written out, ``os.posix_spawn`` and
@@ -33,9 +34,9 @@ _RUNS = {
     "perl": re.compile(
         r"\beval\b(?!\s*\{)|\breadpipe\b|\bIPC::|\bIO::Pipe\b"
         r"|[/|#!}]\s*[msixpodualngcr]*e[msixpodualngcr]*e(?![\w/|#!}])"
-        rf"|\bdo\b(?!\s*\{{)|\brequire\b(?!\s*(?:{_MODULE})\s*(?:[;)}}]|$))"),
+        rf"|\brequire\b(?!\s*(?:{_MODULE})\s*(?:[;)}}]|$))"),
     "node": re.compile(
-        r"\beval\b|\bFunction\b|constructor|\\u|\bReflect\b|\bglobal(?:This)?\b"
+        r"\beval\b|\bFunction\b|constructor|\bReflect\b|\bglobal(?:This)?\b"
         r"|\bWorker\b|process\.(?:binding|dlopen)"
         r"|[\"'`](?:node:)?(?:vm|worker_threads|cluster)[\"'`]"
         rf"|\b(?:require|import)\s*\((?!{_LITERAL})"
@@ -77,4 +78,59 @@ def runs_in_language(name: str, code: str) -> bool:
     if language != "perl" and _PIPE_TO.search(code):
         return True
     pattern = _RUNS.get(language) if found is not None else None
-    return pattern is not None and pattern.search(code) is not None
+    if pattern is not None and pattern.search(code) is not None:
+        return True
+    outside = _OUTSIDE_STRINGS.get(language) if found is not None else None
+    if outside is None:
+        return False
+    unquoted = blank_strings(code, *_STRINGS[language])
+    return outside.search(code if unquoted is None else unquoted) is not None
+
+
+_OUTSIDE_STRINGS = {"perl": re.compile(r"\bdo\b(?!\s*\{)"), "node": re.compile(r"\\u")}
+"""Per language: code that runs unread code only outside a string literal: perl's ``do FILE``
+(``print "do it"`` runs nothing), node's ``\\u`` escape in a name (``\\u0065val(s)`` is
+``eval(s)``; in a string, ``"\\u00e9"`` is a character)."""
+_STRINGS = {
+    "perl": (re.compile(r"""[#/`]|<<|[\w$@%&*<]['"]|(?<![\w$@%&-])(?:q[qwrx]?|m|s|tr|y)\s*"""
+                        r"[^\w\s]|^=[a-zA-Z]|\bformat\b", re.MULTILINE),
+             re.compile(r"[$@]")),
+    "node": (re.compile(r"[/`#]|<!--|-->"), None),
+}
+"""Per language: text outside a string that may hold a quote not opening one (a comment, an
+HTML-like or POD one too, a regex, a template literal, perl's ``q()``/``s///``, a
+here-document, ``$'``, a format, the old package quote ``$a'b``), after which the strings
+are not delimited for sure; text in a ``"…"`` literal that interpolates (perl's ``"@{[ do
+'x' ]}"``: the literal is kept)."""
+
+
+def blank_strings(code: str, unsure: re.Pattern[str],
+                  interpolates: re.Pattern[str] | None) -> str | None:
+    """``code`` with each ``'…'`` and ``"…"`` literal emptied, or ``None`` when not sure.
+
+    A backslash escapes the next character in both. ``None``: text outside a literal (with the
+    quote after it) matches ``unsure``, or a literal is not closed. A
+    ``"…"`` literal whose text matches ``interpolates`` is kept.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(code):
+        quote = code[i]
+        if quote not in "'\"":
+            j = min((k for k in (code.find("'", i), code.find('"', i)) if k >= 0),
+                    default=len(code))
+            if unsure.search(code[i:j + 1]):  # with the quote after it: perl's q'…', $"
+                return None
+            out.append(code[i:j])
+            i = j
+            continue
+        j = i + 1
+        while j < len(code) and code[j] != quote:
+            j += 2 if code[j] == "\\" else 1
+        if j >= len(code):
+            return None
+        body = code[i + 1:j]
+        kept = quote == '"' and interpolates is not None and interpolates.search(body)
+        out.append(quote + (body if kept else "") + quote)
+        i = j + 1
+    return "".join(out)

@@ -8,8 +8,9 @@ pattern space) and the ``e`` flag of ``s`` (``s/x/rm y/e``), after any address i
 ``!`` and the command. :func:`sed_runs` walks the script as sed does (a ``s``/``y`` command's
 delimited parts, the text of ``a``/``i``/``c``, the file name of ``r``/``w``, a label up to a
 blank), so an ``e`` in a file name or in the text sed prints is not read as the command; a
-script it cannot walk (a syntax it does not know) is taken to run one. What the command text
-shows, not a sandbox.
+script it cannot walk (a syntax it does not know) is taken to run one, as is a script bash
+computes (:func:`computed_script`: ``sed "$x" f``, ``sed "s/a/$(cmd)/"``). What the command
+text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -203,9 +204,26 @@ def sed_runs(script: str) -> bool:
     script of a form not walked here counts as running one.
     """
     try:
-        return _runs(script)
+        return _runs(_ARITHMETIC.sub("1", script))  # sed -n "$((n + 1))p": a number
     except _Unreadable:
         return True
+
+
+_ARITHMETIC = re.compile(r"\$\(\([^()$`]*\)\)")
+"""An arithmetic expansion of plain names and numbers (``$((n + 1))``): bash makes a number
+(a ``$x`` or ``$( )`` inside it is read elsewhere: :mod:`goosectx.shell_arith`)."""
+
+
+def computed_script(args: list[str], computed: list[bool]) -> bool:
+    """True when bash computes part of the script sed's ``args`` give (``sed "$x" f``).
+
+    ``computed``: for each word of ``args``, whether bash computes part of it. A word whose
+    only expansions are :data:`_ARITHMETIC` (``"$((n + 1))p"``) is a number, read as ``1``;
+    a computed file operand (``sed 's/a/b/' "$f"``) is no script.
+    """
+    marked = [a + "\0" if c and re.search(r"[$`]", _ARITHMETIC.sub("", a)) else a
+              for a, c in zip(args, computed, strict=True)]
+    return "\0" in (sed_script(marked) or "")
 
 
 _LONG_VALUED = ("--expression", "--file", "--line-length")

@@ -8,7 +8,8 @@ for the connection (:func:`transfer_lines`). Their command languages run local s
 commands (``!cmd``): an sftp batch file (``-b``), ``lftp -c|-e|-f``, and any of them fed
 commands on standard input (``echo '!rm f' | sftp -b - host``, ``ftp host <<<…``) make the
 command unreadable (:func:`transfer_commands`), as does a configuration file ssh, scp or sftp
-is given (``-F FILE``: :func:`config_file`). What the command text shows, not a sandbox.
+is given (``-F FILE``: :func:`config_file`) or a library ssh loads (``-I LIB``,
+``-o PKCS11Provider=LIB``). What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -62,39 +63,52 @@ _SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw"
 """ssh's short options that take a value (as :mod:`goosectx.shell_runners` reads them)."""
 
 
-def _ssh_config_files(args: list[str]) -> list[str | None]:
-    """The values of ssh's ``-F FILE`` options, not in the remote command.
+def _ssh_options(args: list[str]) -> list[tuple[str, str | None]]:
+    """The short options of ssh with their values, not in the remote command.
 
     Before the host and after it: OpenSSH reads options there too.
     """
-    files: list[str | None] = []
+    found: list[tuple[str, str | None]] = []
     i = 0
     for _ in range(2):
         while i < len(args) and args[i].startswith("-") and args[i] != "-":
             if args[i] == "--":
-                return files
+                return found
             short = short_value(args, i, _SSH_VALUED)
-            files += [short.value] if short.letter == "F" else []
+            found += [(flag, None) for flag in short.flags]
+            found += [(short.letter, short.value)] if short.letter else []
             i = short.next
         i += 1  # the host
-    return files
+    return found
+
+
+_LIBRARY_KEYS = ("pkcs11provider", "securitykeyprovider", "include")
+"""ssh ``-o`` keys naming a library ssh loads, or a configuration file it reads."""
 
 
 def config_file(name: str, args: list[str]) -> str | None:
-    """Why ssh, scp or sftp reads a configuration file named on the line, or ``None``.
+    """Why ssh, scp or sftp reads a configuration file or loads a library named on the line.
 
     ``-F FILE`` may set ``ProxyCommand``, ``LocalCommand`` … (``-F none`` and ``-F /dev/null``
-    read none).
+    read none); ssh's ``-I LIB``, ``-o PKCS11Provider=LIB`` and ``-o SecurityKeyProvider=LIB``
+    load a shared library, whose code runs in ssh (the value ``none``: no library). ``None``:
+    none of them.
     """
     if name == "ssh":
-        files = _ssh_config_files(args)
+        options = _ssh_options(args)
     elif name in _VALUED:
-        files = [value for letter, value in _options(name, args) if letter == "F"]
+        options = _options(name, args)
     else:
         return None
-    if any(path not in ("none", "/dev/null") for path in files):
+    if any(letter == "F" and value not in ("none", "/dev/null") for letter, value in options):
         return (f"{name} -F reads a configuration file, which may set a command it runs "
                 "(ProxyCommand, LocalCommand …)")
+    for letter, value in options:
+        key, _, loaded = (value or "").replace("=", " ", 1).partition(" ")
+        if letter == "I" and name == "ssh" or letter == "o" and key.lower() in _LIBRARY_KEYS and (
+                loaded.strip().lower() != "none"):
+            return (f"{name} loads a library or reads a file named on the line (-I, "
+                    "PKCS11Provider, SecurityKeyProvider), whose code the rules cannot read")
     return None
 
 
@@ -104,7 +118,7 @@ def transfer_commands(name: str, args: list[str], fed: bool) -> str | None:
     ftp and lftp (from standard input, or ``lftp -c|-e|-f``); sftp with ``-b FILE``, fed on
     standard input, or given no ``HOST:PATH`` to fetch (it then reads commands from standard
     input, which a redirection may give: ``sftp host < cmds``); ssh, scp and sftp reading a
-    configuration file named on the line (:func:`config_file`).
+    configuration file or loading a library named on the line (:func:`config_file`).
     """
     if why := config_file(name, args):
         return why

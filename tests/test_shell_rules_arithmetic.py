@@ -96,3 +96,20 @@ def test_run_in_auto_mode_runs_no_rm_hidden_in_an_array_subscript(  # type: igno
         "x=$(printf 'a[%s(rm -f v2)]' '$'); [[ $x -eq 1 ]]",
         "printf 'a[%s(rm -f v3)]' '$' | { read x; test -v \"$x\"; }"])
     assert "evaluates" in err
+
+
+NAMED_ONLY = ["read x < list; [[ -v x ]] && echo set", "read x < list; [ -v x ]",
+              "read x < list; test -v x", "x=$(cat list); [[ -v x ]]",
+              "read -r x < list; [[ -v x && -n $x ]]", "read x < list; [[ -v HOME ]]"]
+"""``-v NAME`` asks whether NAME is set: bash never evaluates NAME's value (sh23)."""
+
+
+@pytest.mark.parametrize("command", NAMED_ONLY)
+def test_a_v_test_of_a_plain_name_runs_and_bash_runs_nothing_of_its_value(
+        command: str, tmp_path: Path) -> None:
+    (tmp_path / "list").write_text("a[$(rm victim)]\n")
+    (tmp_path / "victim").write_text("keep")
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=10,
+                   stdin=subprocess.DEVNULL, check=False)
+    assert (tmp_path / "victim").exists(), command
+    assert action_under_deny_rm(command) == "run", command

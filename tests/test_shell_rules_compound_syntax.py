@@ -8,6 +8,8 @@ substitutions, so a denied program there is still denied.
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from rules_support import action_under_deny_rm
 
@@ -81,7 +83,7 @@ def test_a_less_than_inside_a_conditional_expression_redirects_nothing() -> None
 
 @pytest.mark.parametrize("command", [
     "echo $([[ ( a ; rm f ) ]])",
-    "[[ $f == *.@(c|h) ]]",
+    "[[ $f == *.@(c|$(rm f)) ]]",
     "[[ x =~ (a'|'b) ]]",
 ])
 def test_a_conditional_expression_not_read_as_bash_reads_it_is_asked_about(command: str) -> None:
@@ -125,3 +127,36 @@ def test_arithmetic_outside_a_quoted_body_is_still_read(command: str) -> None:
 def test_a_decoded_command_string_after_an_unended_quoted_body_is_still_read() -> None:
     r"""The ``bash -c`` string (``\x78`` is ``x``) is read apart from the line's bodies."""
     assert action_under_deny_rm("bash -c $'read x < l; (( \\x78 ))\\nE' <<'E'") == "ask"
+
+
+@pytest.mark.parametrize("command,expected", [
+    ("ls | for x in a; do bash -c 'rm x'; done", "deny"), ("ls | for x in a; do rm x; done", "deny"),
+    ("ls | for x in a; do bash; done", "ask"), ("ls | while read x; do sh; done", "ask"),
+    ("ls | for x in a; do python3; done", "ask"), ("ls | select x in a; do bash; done", "ask"),
+    ("ls | for ((i=0;i<1;i++)); do bash; done", "ask"), ("ls | until false; do sh; done", "ask"),
+    ("ls | for x in a; do cat; done", "run"), ("ls | while read f; do wc -l \"$f\"; done", "run"),
+    ("ls | for x in a; do bash x.sh; done", "run"), ("for x in a; do bash; done", "ask"),
+])
+def test_a_loop_in_a_pipeline_is_read_like_its_body(command: str, expected: str) -> None:
+    assert action_under_deny_rm(command) == expected, command
+
+
+@pytest.mark.parametrize("command,parts", [
+    ("[[ $f == *.@(c|h) ]]", ["[[ $f == *.@(c|h) ]]"]),
+    ("[[ $x == @(a|b) ]] && echo y", ["[[ $x == @(a|b) ]]", "echo y"]),
+    ("[[ $f != !(*.py) ]]", ["[[ $f != !(*.py) ]]"]),
+    ("[[ $f = +([0-9]).@(txt|md)x ]]", ["[[ $f = +([0-9]).@(txt|md)x ]]"]),
+    ("[[ $f == ?(a|*(b|c)) ]]", ["[[ $f == ?(a|*(b|c)) ]]"]),
+])
+def test_an_extglob_pattern_inside_a_conditional_expression_is_one_word(
+        command: str, parts: list[str]) -> None:
+    """Bash parses ``[[ … ]]`` with extglob on: ``@(a|b)`` is a pattern, its ``|`` no pipe (sh23)."""
+    assert [p.text for p in lex(command)] == parts
+    assert action_under_deny_rm(command) == "run"
+    assert action_under_deny_rm(command + " && rm f") == "deny"
+
+
+def test_bash_matches_an_extglob_pattern_inside_a_conditional_expression() -> None:
+    out = subprocess.run(["bash", "-c", "f=x.c; [[ $f == *.@(c|h) ]] && echo yes"],
+                         capture_output=True, text=True, timeout=10, check=False).stdout
+    assert out == "yes\n"

@@ -48,3 +48,31 @@ def test_a_database_shell_command_that_runs_a_program_is_asked(command: str) -> 
 ])
 def test_everyday_database_queries_still_run(command: str) -> None:
     assert action_under_deny_rm(command) == "run"
+
+
+@pytest.mark.parametrize("command", [
+    # sqlcmd: !! runs a shell command, :r reads a script, :out writes a file; -i a file; stdin
+    "sqlcmd -Q '!! rm f'", "sqlcmd -S srv -q 'select 1\n!!rm f'", "sqlcmd -Q ':r x.sql'",
+    "sqlcmd -Q ':out f.txt'", "sqlcmd -i x.sql", "sqlcmd -S srv", "echo '!!rm f' | sqlcmd",
+    "sqlcmd -Q \"exec xp_cmdshell 'rm f'\"", "sqlcmd -Q \"$SQL\"", "sqlcmd -q 'select 1'",
+    # clickhouse-client: files, executables, stdin
+    "clickhouse-client -q \"select * from executable('rm.sh', 'TSV', 'x String')\"",
+    "clickhouse-client --query \"select 1 into outfile 'f.txt'\"",
+    "clickhouse-client --query=\"insert into t from infile 'x.csv' format CSV\"",
+    "clickhouse-client --queries-file x.sql", "clickhouse-client", "clickhouse client",
+    "echo 'select 1' | clickhouse-client", "clickhouse-client -q \"$SQL\"",
+    "clickhouse-client -q \"select * from file('/etc/passwd')\"",
+])
+def test_sqlcmd_and_clickhouse_queries_that_may_run_or_read_a_file_are_asked(command: str) -> None:
+    assert action_under_deny_rm(command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "sqlcmd -S localhost -U sa -P x -Q 'select name from sys.databases'", "sqlcmd '-?'",
+    "sqlcmd -Q 'SELECT @@VERSION' -h -1", "clickhouse-client -q 'select 1'",
+    "clickhouse-client --query 'SHOW TABLES' --format PrettyCompact", "clickhouse-client --version",
+    "clickhouse-client --host h --port 9000 --query='select count() from t'",
+    "clickhouse client -q 'select 1'",
+])
+def test_everyday_sqlcmd_and_clickhouse_queries_still_run(command: str) -> None:
+    assert action_under_deny_rm(command) == "run", command

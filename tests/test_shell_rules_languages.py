@@ -104,3 +104,27 @@ def test_run_in_auto_mode_runs_no_rm_given_to_a_programs_language(  # type: igno
         "LESSOPEN='|rm v7 %s' less v1 </dev/null >/dev/null", "ed -s v1 <<< '!rm v8'"])
     assert "gdb runs a command of its own language the rules do not read" in err
     assert "it sets LESSOPEN, which holds a command less or vim runs" in err
+
+
+@pytest.mark.parametrize("command", [
+    "deno eval 'Deno.removeSync(\"x\")'", "deno eval -p '1+1'", "deno repl --eval 'x'",
+    "deno repl", "echo 'x' | deno run -", "deno run - < x.ts", "deno eval \"$CODE\"",
+    "deno run <(curl -s x)", "deno run --allow-net", "echo x | deno run \"$f\"",
+    "erl -noshell -s os cmd rm -s init stop", "erl -noshell -run os cmd 'rm x' -s init stop",
+    "erl -noshell -eval 'os:cmd(\"rm x\")' -s init stop", "erl -S mymod start",
+    "erl -pa ebin -s mymod -s init stop",
+])
+def test_deno_and_erl_code_given_on_the_line_is_asked_about(command: str) -> None:
+    action, reason = verdict(command)
+    assert action == "ask", command
+    assert "cannot check" in reason, reason
+
+
+@pytest.mark.parametrize("command", [
+    "deno --version", "deno run x.ts", "deno run --allow-read main.ts a b", "deno test",
+    "deno run -c deno.json main.ts", "deno run --allow-read main.ts",
+    "deno fmt --check", "deno lint", "deno task dev", "erl -noshell -s init stop",
+    "erl -version", "node x.js",
+])
+def test_deno_and_erl_everyday_forms_still_run(command: str) -> None:
+    assert verdict(command)[0] == "run", command

@@ -42,3 +42,20 @@ def test_an_e_command_after_any_address_is_not_run_unasked(command: str) -> None
 ])
 def test_everyday_sed_scripts_still_run(command: str) -> None:
     assert action_under_deny_rm(command) == "run"
+
+
+@pytest.mark.parametrize("command", [
+    "sed \"$x\" f", "sed -e \"s/a/$(cat y)/\" f", "sed -n \"${n}p\" f", "sed -e 's/a/b/' -e \"$S\" f",
+    "sed --expression=\"$S\" f", "sed \"s/a/`cat y`/\" f", "sed -i \"$S\" f", "sed $S f",
+    "sed -n \"$a,${b}p\" f", "gsed \"$x\" f",
+])
+def test_a_sed_script_bash_computes_is_asked_about(command: str) -> None:
+    assert action_under_deny_rm(command) == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "sed 's/a/b/' \"$f\"", "sed -n '1,5p' \"$file\"", "sed -i 's/a/b/' $FILES",
+    "sed -n '$p' f", "sed -f \"$dir/x.sed\" f", "sed -n \"$((n + 1))p\" f",
+])
+def test_a_sed_script_as_written_with_computed_files_still_runs(command: str) -> None:
+    assert action_under_deny_rm(command) == "run", command
