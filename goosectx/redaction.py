@@ -142,8 +142,7 @@ class Redactor:
         self.secrets = sorted({s for s in secrets if len(s) >= MIN_SECRET_CHARS},
                               key=len, reverse=True)
         forms = sorted({f for s in self.secrets for f in encodings(s)}, key=len, reverse=True)
-        # the quick check sees text with its whitespace removed, so it gets the forms so
-        self._check = QuickCheck(_WHITESPACE.sub("", f) for f in forms)
+        self._check = QuickCheck(forms)
         self._base64 = {f for s in self.secrets for f in _base64_forms(s)}
         secrets_ = set(self.secrets)
         self._pattern = (re.compile("|".join(_spaced(f, f in secrets_) for f in forms))
