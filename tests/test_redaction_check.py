@@ -127,6 +127,8 @@ def test_a_percent_sign_before_a_secret_hides_nothing(text: str) -> None:
     ("correct horse staple", "correct%20horse%20staple"),  # its spaces encoded
     ("ghp_\udce9abcdefgh", "%67hp_\udce9abcdefgh"),  # a lone surrogate as it is
     ("ghp_\udce9abcdefgh", "ghp_%E9abcdefgh"),  # and encoded
+    ("ghp_\udce9abcdefgh", "hgfedcba%E9_phg"),  # reversed, encoded
+    ("ghp_\udce9abcdefgh", "hgfedcba\udce9%5Fphg"),  # reversed, as it is
     ("P@$$w0rd!#%&", "P%40$$w0rd!#%25&"),  # signs only: no long run to look for
 ])
 def test_a_secret_the_regex_finds_the_quick_check_does_not_pass(secret: str, text: str) -> None:
