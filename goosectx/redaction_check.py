@@ -34,6 +34,8 @@ MIN_NEEDLE_BYTES = 4
 """A form whose longest run is shorter is looked for by its longest runs together
 (:func:`needles`): each must be in the reading."""
 _HEX = frozenset("0123456789abcdefABCDEF")
+_ESCAPES = {f"{a}{b}".encode(): bytes([int(a + b, 16)]) for a in _HEX for b in _HEX}
+"""The byte each two hex digits (any case) after a ``%`` decode to."""
 _ERRORS = "goosectx-redaction"
 
 
@@ -64,18 +66,31 @@ def decoded(squeezed: str) -> str:
 def unquoted(squeezed: bytes) -> bytes:
     """``squeezed`` with each ``%XX`` decoded and any other ``%`` written ``=``.
 
-    Decoded as quoted-printable (``=XX``, by :func:`binascii.a2b_qp` in C: several times
-    faster than :func:`urllib.parse.unquote` on a 10 MB output full of escapes), the text's
-    own ``=`` written ``=3D`` first. A ``%`` followed by another ``%`` (or an ``=``) starts
-    no escape: it is written ``=3D``, as ``a2b_qp`` would read the pair ``==`` as one ``=`` and
-    so skip an escape after it (``100%%41…`` kept the secret ``A…``); at most two passes, the
-    first leaves single ``==`` pairs between its ``=3D=`` pieces. A ``%`` at the end is written
-    ``=3D`` too (``a2b_qp`` drops an ``=`` there).
+    A text with few ``%`` (one in 64 bytes or fewer) is split at them and each piece's first
+    two bytes looked up (a 10k-message import's 19 MB: 8 ms of CPU where ``a2b_qp`` below
+    took 24). A denser one is decoded as quoted-printable (``=XX``, by
+    :func:`binascii.a2b_qp` in C: several times faster than :func:`urllib.parse.unquote` on a
+    10 MB output full of escapes), the text's own ``=`` written ``=3D`` first. There a ``%``
+    followed by another ``%`` (or an ``=``) starts no escape: it is written ``=3D``, as
+    ``a2b_qp`` would read the pair ``==`` as one ``=`` and so skip an escape after it
+    (``100%%41…`` kept the secret ``A…``); at most two passes, the first leaves single ``==``
+    pairs between its ``=3D=`` pieces. A ``%`` at the end is written ``=3D`` too (``a2b_qp``
+    drops an ``=`` there). Both ways give the same bytes.
 
     Read left to right, each byte out comes from one ``%XX`` or one byte in; a ``%`` is never
     an escape's hex digit, so after a ``%`` and the two bytes after it the reading is back in
     step with the text's characters.
     """
+    pieces = squeezed.split(b"%")
+    if len(pieces) == 1:
+        return squeezed
+    if len(pieces) <= len(squeezed) >> 6:
+        out = [pieces[0]]
+        escape = _ESCAPES.get
+        for piece in pieces[1:]:
+            byte = escape(piece[:2])
+            out += (b"=", piece) if byte is None else (byte, piece[2:])
+        return b"".join(out)
     quoted = squeezed.replace(b"=", b"=3D").replace(b"%", b"=")
     while b"==" in quoted:
         quoted = quoted.replace(b"==", b"=3D=")
@@ -154,7 +169,7 @@ class QuickCheck:
             return False
         squeezed = _encoded(_spaced("\0".join(texts)), latin1=self._ascii).translate(
             None, ASCII_SPACE)
-        read = unquoted(squeezed) if b"%" in squeezed else squeezed
+        read = unquoted(squeezed)
         return not (any(n in read for n in self._needles)
                     or any(all(n in read for n in group) for group in self._groups))
 

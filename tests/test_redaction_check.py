@@ -142,3 +142,26 @@ def test_clean_text_passes_with_each_kind_of_secret() -> None:
     clean = ["print('%d%%' % 50)", "a=1&b=%zz", "naïve café\u00a0ok", "", "100% done"]
     for secret in [s for s in SECRETS if s != "P@$$w0rd!#%&"] + ["correct horse staple"]:
         assert Redactor([secret]).changes_none(clean), secret
+
+
+def _decoded_one_by_one(text: bytes) -> bytes:
+    out, i = bytearray(), 0
+    while i < len(text):
+        if text[i:i + 1] == b"%" and len(text) >= i + 3 and all(
+                chr(d) in "0123456789abcdefABCDEF" for d in text[i + 1:i + 3]):
+            out.append(int(text[i + 1:i + 3], 16))
+            i += 3
+        else:
+            out += b"=" if text[i:i + 1] == b"%" else text[i:i + 1]
+            i += 1
+    return bytes(out)
+
+
+@pytest.mark.parametrize("percent_ratio", [0.005, 0.3])  # split at each %, or a2b_qp
+def test_both_ways_of_decoding_give_each_escape_and_nothing_else(percent_ratio: float) -> None:
+    rng = random.Random(77)
+    alphabet = b"=aF0 9z\x00\xe9"
+    for _ in range(ROUNDS * 4):
+        text = bytes(b"%"[0] if rng.random() < percent_ratio else rng.choice(alphabet)
+                     for _ in range(rng.randint(0, 400)))
+        assert redaction_check.unquoted(text) == _decoded_one_by_one(text), text
