@@ -16,11 +16,12 @@ compresses or otherwise transforms a secret gets it past any redactor.
 from __future__ import annotations
 
 import base64
-import binascii
 import os
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping
+
+from goosectx.redaction_check import QuickCheck, decoded
 
 SECRET_NAME = re.compile(
     r"(_API_KEY|APIKEY|_ACCESS_KEY|_PRIVATE_KEY|_KEY$|_TOKEN|^TOKEN$|SECRET|PASSWORD|PASSWD"
@@ -33,16 +34,6 @@ MIN_SECRET_CHARS = 8
 """Shorter values are not redacted (they would shred ordinary output)."""
 REDACTED = "[REDACTED]"
 _WHITESPACE = re.compile(r"\s+")
-_ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
-"""The ASCII characters ``str.split`` (and ``\\s`` of ``re``) take for whitespace."""
-_TO_SPACE = bytes.maketrans(_ASCII_SPACE, b" " * len(_ASCII_SPACE))
-_BATCH_CHARS = 1 << 18
-""":meth:`Redactor.changes_none` checks texts 256k characters at a time: each copy made of
-them stays in the CPU's cache, and the memory freed is taken again (the 20 MB of a 10k-message
-import: 0.17 s of CPU and 19k page faults joined whole, 0.105 s and 0.4k so; 16k to 1M alike)."""
-_WIDE_SPACE = ("\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-               "\u200a\u2028\u2029\u202f\u205f\u3000")
-"""The others (a test checks the two against ``str.isspace``)."""
 _BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_")
 
 
@@ -140,32 +131,6 @@ def _spaced(form: str, secret: bool) -> str:
     return "|".join(first + rest for first in alternatives(form[0]))
 
 
-def _decoded(squeezed: str) -> str:
-    """``squeezed`` (no whitespace in it) with its percent-escapes decoded, hex in any case.
-
-    Decoded as quoted-printable (``=XX``, by :func:`binascii.a2b_qp` in C: several times
-    faster than :func:`urllib.parse.unquote` on a 10 MB output full of escapes), the text's
-    own ``=`` written ``=3D`` first.
-    """
-    if "%" not in squeezed:
-        return squeezed
-    return _unquoted(squeezed.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogateescape")
-
-
-def _unquoted(squeezed: bytes) -> bytes:
-    """:func:`_decoded` in bytes: each ``%XX`` decoded, any other ``%`` written ``=``.
-
-    A ``%`` followed by another ``%`` (or an ``=``) starts no escape: it is written ``=3D``,
-    as ``a2b_qp`` would read the pair ``==`` as one ``=`` and so skip an escape after it
-    (``100%%41…`` kept the secret ``A…``). At most two passes: the first leaves single ``==``
-    pairs between its ``=3D=`` pieces.
-    """
-    quoted = squeezed.replace(b"=", b"=3D").replace(b"%", b"=")
-    while b"==" in quoted:
-        quoted = quoted.replace(b"==", b"=3D=")
-    return binascii.a2b_qp(quoted)
-
-
 class Redactor:
     """Replaces secret values, in every form :func:`encodings` lists, with ``[REDACTED]``.
 
@@ -177,10 +142,7 @@ class Redactor:
         self.secrets = sorted({s for s in secrets if len(s) >= MIN_SECRET_CHARS},
                               key=len, reverse=True)
         forms = sorted({f for s in self.secrets for f in encodings(s)}, key=len, reverse=True)
-        self._forms = [_WHITESPACE.sub("", f) for f in forms]  # as the quick check sees text
-        self._form_bytes = [f.encode("utf-8", "surrogatepass") for f in self._forms]
-        self._decoded_bytes = [b for f in self._forms if (b := _escaped_bytes(f)) is not None]
-        self._ascii = all(f.isascii() for f in self._forms)
+        self._check = QuickCheck(forms)
         self._base64 = {f for s in self.secrets for f in _base64_forms(s)}
         secrets_ = set(self.secrets)
         self._pattern = (re.compile("|".join(_spaced(f, f in secrets_) for f in forms))
@@ -189,23 +151,17 @@ class Redactor:
     def __call__(self, text: str) -> str:
         """``text`` with every listed encoding of every secret replaced.
 
-        A quick check first (each form searched in the text with its whitespace removed and
-        its percent-escapes decoded, in C) keeps the common case — no secret in the text —
-        linear and fast.
+        A quick check first (:mod:`goosectx.redaction_check`: each form searched in the text
+        with its whitespace removed and its percent-escapes decoded, in C) keeps the common
+        case — no secret in the text — linear and fast.
         """
-        if self._pattern is None or not text:
+        if self._pattern is None or not text or self._check.none_in_text(text):
             return text
-        squeezed = "".join(text.split())  # (\s+ removed: str.split's whitespace is re's, 4x faster)
-        if not any(form in squeezed for form in self._forms):
-            decoded = _decoded(squeezed)
-            if decoded is squeezed or not any(form in decoded for form in self._forms):
-                if self._none_apart(text):
-                    return text
         pieces: list[str] = []
         pos = 0
         for match in self._pattern.finditer(text):
             start, end = max(match.start(), pos), match.end()
-            if _decoded(_WHITESPACE.sub("", match.group())) in self._base64:
+            if decoded(_WHITESPACE.sub("", match.group())) in self._base64:
                 start, end = _base64_run(text, start, end, pos)
             if start >= end:
                 continue
@@ -216,86 +172,11 @@ class Redactor:
     def changes_none(self, texts: Iterable[str]) -> bool:
         """True when redacting each of ``texts`` would give it back as it is.
 
-        One quick check of them all (:meth:`__call__`'s, on the texts joined by NUL, in bytes:
-        a 10k-message import's 20 MB in ~0.1 s of CPU with its walk, where a call for each
-        string took ~0.22 s). A string whose quick check finds a form finds it in the joined
-        text too: with its whitespace squeezed out each string is a piece of the whole, and a
-        percent-escape never runs over the NUL that ends it. ``False`` says only that one of
+        One quick check of them all (:meth:`goosectx.redaction_check.QuickCheck.none_in`:
+        the texts joined by NUL, 256k characters at a time). ``False`` says only that one of
         them may hold a secret: redact each.
         """
-        if self._pattern is None:
-            return True
-        batch: list[str] = []
-        size = 0
-        for text in texts:
-            batch.append(text)
-            size += len(text)
-            if size >= _BATCH_CHARS:
-                if not self._none_in(batch):
-                    return False
-                batch, size = [], 0
-        return self._none_in(batch)
-
-    def _none_in(self, texts: list[str]) -> bool:
-        """:meth:`changes_none` of a batch of ``texts``."""
-        joined = "\0".join(texts)
-        squeezed = self._squeezed(joined)
-        if any(form in squeezed for form in self._form_bytes):
-            return False
-        if b"%" not in squeezed:
-            return True
-        decoded = _unquoted(squeezed)
-        if any(form in decoded for form in self._decoded_bytes):
-            return False
-        return self._none_apart(joined)
-
-    def _none_apart(self, text: str) -> bool:
-        """The quick check's other reading of ``text``: a ``%`` before whitespace is no escape.
-
-        Squeezed, ``upload 100% ab%2F…`` reads ``%ab``, an escape that hides the secret
-        ``ab/…`` after it; an escape folded after its ``%2`` needs the squeezed reading.
-        Here each ``%`` then whitespace is written NUL (nothing decodes across it), the other
-        whitespace removed, and the escapes decoded.
-        """
-        if not text.isascii():
-            for space in _WIDE_SPACE:
-                if space in text:
-                    text = text.replace(space, " ")
-        spaced = _encoded(text, latin1=self._ascii).translate(_TO_SPACE)
-        if b"% " not in spaced:
-            return True
-        apart = _unquoted(spaced.replace(b"% ", b"\0").translate(None, b" "))
-        return not any(form in apart for form in self._decoded_bytes)
-
-    def _squeezed(self, text: str) -> bytes:
-        """``text`` encoded (:func:`_encoded`) with all its whitespace removed."""
-        if not text.isascii():
-            for space in _WIDE_SPACE:  # (a search for one character is a memchr: fast)
-                if space in text:
-                    text = text.replace(space, "")
-        return _encoded(text, latin1=self._ascii).translate(None, _ASCII_SPACE)
-
-
-def _encoded(text: str, *, latin1: bool) -> bytes:
-    """``text`` in UTF-8 (as :func:`_decoded` encodes it), or in Latin-1 if ``latin1`` and it fits.
-
-    Latin-1 is a copy where UTF-8 is a conversion (-0.01 s on a 20 MB text); it is for forms
-    all ASCII: either encoding keeps each run of ASCII characters, and only those, as it is.
-    """
-    if latin1:
-        try:
-            return text.encode("latin-1")
-        except UnicodeEncodeError:
-            pass
-    return text.encode("utf-8", "surrogatepass")
-
-
-def _escaped_bytes(form: str) -> bytes | None:
-    """``form`` as :func:`_decoded` text is encoded (``None``: no decoded text can hold it)."""
-    try:
-        return form.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a lone surrogate outside U+DC80..U+DCFF
-        return None
+        return self._pattern is None or self._check.none_in(texts)
 
 
 def redact_cut_secrets(text: str, secrets: Iterable[str]) -> str:

@@ -23,7 +23,7 @@ import pytest
 from test_security_secrets import encoded_forms, percent_forms
 
 import goosectx.cli.import_secrets as import_secrets
-import goosectx.redaction as redaction
+import goosectx.redaction_check as redaction_check
 from goosectx.attachment import Attachment
 from goosectx.config import Settings
 from goosectx.conversation import Conversation, Message
@@ -91,10 +91,10 @@ def test_an_escape_cut_by_the_end_of_a_text_does_not_hide_the_next() -> None:
 
 
 def test_a_secret_after_a_full_batch_is_seen() -> None:
-    filler = "y" * (redaction._BATCH_CHARS - 2)
+    filler = "y" * (redaction_check.BATCH_CHARS - 2)
     assert not Redactor([K]).changes_none([filler, K])
     assert not Redactor([K]).changes_none([filler, "z" * 10, "q", K])
-    assert not Redactor([K]).changes_none(["w" * (3 * redaction._BATCH_CHARS), K])
+    assert not Redactor([K]).changes_none(["w" * (3 * redaction_check.BATCH_CHARS), K])
 
 
 @pytest.mark.parametrize("secret", ["pässwörd-geheim-42", "pässwörd-Ωmega-42", "ключ-секрет-1"])
@@ -110,7 +110,7 @@ def test_a_non_ascii_secret_is_seen_in_any_text(secret: str, around: str) -> Non
 
 def test_the_whitespace_squeezed_out_is_str_splits() -> None:
     found = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()}
-    listed = {chr(b) for b in redaction._ASCII_SPACE} | set(redaction._WIDE_SPACE)
+    listed = {chr(b) for b in redaction_check.ASCII_SPACE} | set(redaction_check.WIDE_SPACE)
     assert listed == found
 
 

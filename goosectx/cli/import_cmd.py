@@ -141,7 +141,6 @@ def _import_file(
             session.ledger.current_tokens = rough
             session.ledger.current_is_estimate = True
             session.note_context_figure(rough, True)  # listed as ~
-    from goosectx.cli.folding import plural
     from goosectx.cli.import_checks import (
         ID_PLACEHOLDER,
         already_imported,
@@ -150,6 +149,7 @@ def _import_file(
         refuse_second_import,
     )
     from goosectx.cli.import_secrets import numbered_name, redact_secrets
+    from goosectx.cli.words import plural
     from goosectx.importers.builder import IMPORT_NOTES
 
     # what the import mended (printed, not stored), then a name --name refuses

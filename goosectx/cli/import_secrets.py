@@ -105,12 +105,15 @@ def _holds_none(session: Session, messages: list[Message | StoredMessage],
     _strings([session.name, session.title, session.model, session.metadata,
               session.state.to_dict(), [e.model for e in session.ledger.entries]], texts)
     names: list[str] = []
+    read: set[int] = set()  # metadata read (most messages share one of four: stored_message)
     for m in messages:
         names.append(m.id)
-        names += metadata_ids(m.metadata).values()
-        _strings(m.metadata.extra, texts)
-        if isinstance(copy_of := m.metadata.extra.get("copy_of"), str):  # a message id
-            names.append(copy_of)
+        if id(m.metadata) not in read:  # (its strings once are as good as once a message)
+            read.add(id(m.metadata))
+            names += metadata_ids(m.metadata).values()
+            _strings(m.metadata.extra, texts)
+            if isinstance(copy_of := m.metadata.extra.get("copy_of"), str):  # a message id
+                names.append(copy_of)
         for part in m.content:
             if type(part) is TextContent:  # (most parts: their one string, without the walk)
                 texts.append(part.text)
@@ -137,8 +140,18 @@ def metadata_ids(metadata: MessageMetadata) -> dict[str, str]:
     name (``hidden_by`` names a ``compaction_id``): one that held a secret is renamed, the
     same wherever it stands.
     """
-    return {f.name: value for f in fields(metadata)
-            if isinstance(value := getattr(metadata, f.name), str)}
+    return {name: value for name in _field_names(type(metadata))
+            if isinstance(value := getattr(metadata, name), str)}
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[MessageMetadata]) -> tuple[str, ...]:
+    """The field names of the metadata class ``cls`` (``dataclasses.fields`` once, not a call)."""
+    if cls not in _FIELD_NAMES:
+        _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return _FIELD_NAMES[cls]
 
 
 def _strings(value: Any, out: list[str]) -> None:
