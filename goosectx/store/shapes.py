@@ -1,0 +1,337 @@
+"""Message shapes: messages without their tool results' output (docs/architecture.md §8).
+
+``goosectx compact --dry-run`` plans from every message's role, metadata, stored count and
+parts, but reads the output of few tool results (those after the facts scan's kept state, the
+summary request's when it fits). ``message_shapes`` (migration 12) holds each row's columns but
+``content_json``, and ``parts_json``: the parts with each tool result's ``output`` left out —
+a narrow table, so a long session's shapes read without walking the big rows' overflow pages.
+
+Shapes never disagree with the messages: the triggers of :data:`SHAPES_SCHEMA` copy each row's
+columns on every insert and update of ``messages`` and drop its shape on delete; ``parts_json``
+is ``NULL`` for a row inserted since (or whose content changed): it is made at first need, by
+the full load a dry run falls back to (:func:`load_for_plan`), in the same write transaction
+that reads the rows, so it is made of what is stored. A session is read from its shapes only
+when every row has one with its parts (rows from before migration 12 get theirs then too).
+
+A tool result read from a shape holds a pending output, read from its row when first used
+(:class:`_LazyOutput`): every value the plan sees is the stored one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from goosectx.conversation import (
+    Conversation,
+    Message,
+    ToolResponse,
+    build_message,
+    part_to_dict,
+)
+from goosectx.errors import StoreCorrupt, StoreError
+from goosectx.parts import plain_part, slot_twin
+from goosectx.session import Session, TokenCount
+from goosectx.store import SessionStore
+from goosectx.store.database import dumps, loads
+from goosectx.store.message_read import (
+    _FLAGS_METADATA,
+    _ROLE_CODE,
+    _ROLES,
+    _hidden_metadata,
+    parse_message,
+    read_messages,
+)
+from goosectx.store.replacing import ReplacingConnection
+from goosectx.store.shapes_schema import COLUMNS
+from goosectx.store.waiting import BUSY_TIMEOUT_MS
+
+_SHAPE_ROWS = (
+    f"SELECT sh.id, {_ROLE_CODE.replace('m.', 'sh.')}, sh.created, sh.parts_json,"
+    " coalesce(s.metadata_json, sh.metadata_json),"
+    " CASE WHEN s.token_count IS NULL THEN sh.token_count ELSE s.token_count END,"
+    " CASE WHEN s.token_count IS NULL THEN sh.token_encoding ELSE s.token_encoding END"
+    " FROM message_shapes sh LEFT JOIN message_state s ON s.message_rowid = sh.message_rowid"
+    " WHERE sh.session_id=? ORDER BY sh.position"
+)
+_ROW = "SELECT role, created, content_json, metadata_json FROM messages WHERE id=?"
+SINGLE_READS = 64
+"""Pending outputs read row by row up to this many rows; then all the rest in one pass."""
+
+
+def load_for_plan(store: SessionStore, session_id: str) -> tuple[Session, Callable[[], None]]:
+    """The session as :meth:`SessionStore.load` gives it, read from its shapes when it can be.
+
+    Returns the session and what to call once its messages are no longer read (it closes
+    the connection pending outputs are read through). Without complete shapes, the session
+    is loaded whole, and its shapes made in the same transaction (at first need); when that
+    cannot be written (a read-only database), it is loaded as :meth:`SessionStore.load` does.
+
+    Raises:
+        SessionNotFound, StoreCorrupt: as :meth:`SessionStore.load`.
+    """
+    session = store.load_header(session_id)  # first: a damaged session is left unwritten
+    try:
+        conn = _connect(store)
+    except sqlite3.Error:
+        return store.load(session_id), _nothing
+    try:
+        shaped = _read_shaped(conn, store, session_id)
+    except sqlite3.Error:  # the shapes cannot be read: the whole session then
+        conn.close()
+        return store.load(session_id), _nothing
+    except BaseException:
+        conn.close()
+        raise
+    if shaped is not None:
+        return _with_messages(session, *shaped), conn.close
+    conn.close()
+    try:
+        return _with_messages(session, *_load_and_fill(store, session_id)), _nothing
+    except StoreError as exc:
+        if isinstance(exc, StoreCorrupt):
+            raise
+        return store.load(session_id), _nothing  # shapes not written (a read-only database)
+
+
+def _nothing() -> None:
+    return None
+
+
+def _connect(store: SessionStore) -> sqlite3.Connection:
+    conn = sqlite3.connect(store.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           factory=ReplacingConnection)
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def _with_messages(session: Session, messages: list[Message],
+                   counts: dict[str, TokenCount]) -> Session:
+    session.conversation = Conversation(messages)
+    session.token_counts = counts
+    return session
+
+
+def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
+                 ) -> tuple[list[Message], dict[str, TokenCount]] | None:
+    """The messages from their shapes, in one read transaction kept open for their outputs.
+
+    ``None`` (the transaction ended) when a row has no shape or no parts yet.
+    """
+    conn.execute("BEGIN")  # one snapshot: the shapes and the outputs read later
+    try:
+        stored = conn.execute("SELECT count(*) FROM messages WHERE session_id=?",
+                              (session_id,)).fetchone()[0]
+        shapes, with_parts = conn.execute(
+            "SELECT count(*), count(parts_json) FROM message_shapes WHERE session_id=?",
+            (session_id,)).fetchone()
+        if not stored or shapes != stored or with_parts != stored:
+            conn.execute("COMMIT")
+            return None
+        outputs = _Outputs(conn, store, session_id)
+        _install()
+        messages: list[Message] = []
+        counts: dict[str, TokenCount] = {}
+        last_encoding = None
+        for mid, role, created, parts_json, metadata_json, count, encoding in conn.execute(
+                _SHAPE_ROWS, (session_id,)):
+            role = _ROLES.get(role, role)
+            message = _shaped_message(mid, role, created, parts_json, metadata_json, outputs)
+            if message is None:  # not a plain row: read whole, as the full load reads it
+                message = outputs.whole(mid, metadata_json)
+            messages.append(message)
+            if type(count) is int and type(encoding) is str:  # as read_messages keeps it
+                known: Any = _CountFields()
+                known.count = count
+                if encoding == last_encoding:
+                    encoding = last_encoding
+                known.encoding = last_encoding = encoding
+                known.parts = len(message.content)
+                known.__class__ = TokenCount
+                counts[mid] = known
+        return messages, counts
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _shaped_message(mid: Any, role: Any, created: Any, parts_json: Any, metadata_json: Any,
+                    outputs: _Outputs) -> Message | None:
+    """The message of a plain row from its shape (outputs pending), else ``None``.
+
+    Plain as :func:`~goosectx.store.message_read.parse_message` reads a row directly: the
+    visibility flags (and ``hidden_by``) alone, plain parts.
+    """
+    metadata = _FLAGS_METADATA.get(metadata_json)
+    if metadata is None and type(metadata_json) is str and metadata_json.endswith('"}'):
+        metadata = _hidden_metadata(metadata_json)
+    if metadata is None or type(mid) is not str or role not in _TWO_ROLES:
+        return None
+    try:
+        data = loads(parts_json)
+        when = datetime.fromisoformat(created)
+    except (ValueError, TypeError):
+        return None
+    if type(data) is not list:
+        return None
+    parts: list[Any] = []
+    for at, item in enumerate(data):
+        part: Any
+        if type(item) is dict and item.get("type") == "tool_response" and "output" not in item:
+            part_id, is_error, diff = item.get("id"), item.get("is_error", False), item.get("diff")
+            if (type(part_id) is not str or type(is_error) is not bool
+                    or (diff is not None and type(diff) is not str)):
+                return None
+            part = _ResponseFields()  # ToolResponse(id, output, …), by its slots
+            part.id = part_id
+            part.output = _Pending(outputs, mid, at)  # read when first used (_LazyOutput)
+            part.is_error = is_error
+            part.diff = diff
+            part.type = "tool_response"
+            part.__class__ = ToolResponse
+            outputs.register(mid, at, part)
+        else:
+            part = plain_part(item)
+            if part is None:
+                return None
+        parts.append(part)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return build_message(role, tuple(parts), metadata, mid, when)
+
+
+_TWO_ROLES = frozenset(("user", "assistant"))
+_ResponseFields = slot_twin(ToolResponse, "id", "output", "is_error", "diff", "type")
+_CountFields = slot_twin(TokenCount, "count", "encoding", "parts")
+
+
+class _Pending:
+    """The output of the ``at``-th part of message ``mid``, not read yet."""
+
+    __slots__ = ("outputs", "mid", "at")
+
+    def __init__(self, outputs: _Outputs, mid: str, at: int) -> None:
+        self.outputs = outputs
+        self.mid = mid
+        self.at = at
+
+
+class _LazyOutput:
+    """``ToolResponse.output``: the slot's value, a pending one read from its row first."""
+
+    def __init__(self, slot: Any) -> None:
+        self.slot = slot
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = self.slot.__get__(obj, owner)
+        if type(value) is _Pending:
+            value.outputs.read(value.mid)
+            value = self.slot.__get__(obj, owner)
+        return value
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        self.slot.__set__(obj, value)
+
+    def __delete__(self, obj: Any) -> None:
+        self.slot.__delete__(obj)
+
+
+def _install() -> None:
+    """Read ``ToolResponse.output`` through :class:`_LazyOutput` (once per process)."""
+    slot = ToolResponse.__dict__["output"]
+    if not isinstance(slot, _LazyOutput):
+        setattr(ToolResponse, "output", _LazyOutput(slot))  # noqa: B010 - a slot's descriptor
+
+
+class _Outputs:
+    """The pending outputs of one session's shapes, read in the shapes' transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, store: SessionStore, session_id: str) -> None:
+        self.conn = conn
+        self.store = store
+        self.session_id = session_id
+        self.parts: dict[str, list[tuple[int, ToolResponse]]] = {}
+        self.reads = 0
+
+    def register(self, mid: str, at: int, part: ToolResponse) -> None:
+        """Part ``at`` of message ``mid`` has a pending output."""
+        waiting = self.parts.get(mid)
+        if waiting is None:
+            self.parts[mid] = [(at, part)]
+        else:
+            waiting.append((at, part))
+
+    def whole(self, mid: str, metadata_json: str | None = None) -> Message:
+        """Message ``mid`` read from its row, as the full load reads it.
+
+        ``metadata_json``: its stored metadata (``message_state``'s when it has one).
+        """
+        row = self.conn.execute(_ROW, (mid,)).fetchone()
+        if row is None:
+            raise StoreError(f"message {mid} of session {self.session_id} is gone",
+                             "run the command again")
+        role, created, content_json, row_metadata = row
+        return parse_message(self.session_id, self.store.path, mid, role, created, content_json,
+                             row_metadata if metadata_json is None else metadata_json)
+
+    def read(self, mid: str) -> None:
+        """Set the outputs of ``mid`` (after :data:`SINGLE_READS` rows: of every message)."""
+        self.reads += 1
+        if self.reads > SINGLE_READS:
+            self._read_all()
+        else:
+            self._fill(mid, self.whole(mid))
+
+    def _read_all(self) -> None:
+        rows = self.conn.execute(
+            "SELECT id, role, created, content_json, metadata_json FROM messages"
+            " WHERE session_id=? ORDER BY position", (self.session_id,))
+        for mid, *row in rows:
+            if mid in self.parts:
+                self._fill(mid, parse_message(self.session_id, self.store.path, mid, *row))
+
+    def _fill(self, mid: str, message: Message) -> None:
+        for at, part in self.parts.pop(mid, []):
+            real = message.content[at] if at < len(message.content) else None
+            if not isinstance(real, ToolResponse) or real.id != part.id:
+                raise StoreError(f"message {mid} of session {self.session_id} changed while "
+                                 "it was read", "run the command again")
+            ToolResponse.__dict__["output"].slot.__set__(part, real.output)
+
+
+def _load_and_fill(store: SessionStore, session_id: str
+                   ) -> tuple[list[Message], dict[str, TokenCount]]:
+    """The session's messages read whole, its shapes made in the same write transaction.
+
+    On the store's own connection: its commit is not another connection's, which would stop
+    the scan state read before the load from being kept (:mod:`goosectx.store.scan_state`).
+    """
+    with store._transaction() as conn:  # noqa: SLF001 - the store package's own connection
+        messages, counts = read_messages(conn, session_id, store.path)
+        shaped = conn.execute("SELECT count(*) FROM message_shapes WHERE session_id=?",
+                              (session_id,)).fetchone()[0]
+        if shaped < len(messages):  # rows from before migration 12: their columns copied
+            conn.execute(f"INSERT OR IGNORE INTO message_shapes SELECT "
+                         f"{COLUMNS.format(r='rowid', t='messages')}, NULL FROM messages"
+                         " WHERE session_id=?", (session_id,))
+        conn.executemany(
+            "UPDATE message_shapes SET parts_json=? WHERE parts_json IS NULL"
+            " AND message_rowid=(SELECT rowid FROM messages WHERE id=?)",
+            ((shape_parts_json(m), m.id) for m in messages))
+    return messages, counts
+
+
+def shape_parts_json(message: Message) -> str:
+    """A shape's ``parts_json``: the stored parts, each tool result's output left out."""
+    out = []
+    for p in message.content:
+        data = part_to_dict(p)
+        if type(p) is ToolResponse:
+            data.pop("output", None)
+        out.append(data)
+    return dumps(out)
