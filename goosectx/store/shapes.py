@@ -27,6 +27,7 @@ from typing import Any
 from goosectx.conversation import (
     Conversation,
     Message,
+    TextContent,
     ToolResponse,
     build_message,
     part_to_dict,
@@ -49,7 +50,7 @@ from goosectx.store.shapes_schema import COLUMNS
 from goosectx.store.waiting import BUSY_TIMEOUT_MS
 
 _SHAPE_ROWS = (
-    f"SELECT sh.id, {_ROLE_CODE.replace('m.', 'sh.')}, sh.created, sh.parts_json,"
+    f"SELECT sh.id, {_ROLE_CODE.replace('m.', 'sh.')}, sh.created, sh.parts_json, sh.texts,"
     " coalesce(s.metadata_json, sh.metadata_json),"
     " CASE WHEN s.token_count IS NULL THEN sh.token_count ELSE s.token_count END,"
     " CASE WHEN s.token_count IS NULL THEN sh.token_encoding ELSE s.token_encoding END"
@@ -135,10 +136,12 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
         messages: list[Message] = []
         counts: dict[str, TokenCount] = {}
         last_encoding = None
-        for mid, role, created, parts_json, metadata_json, count, encoding in conn.execute(
-                _SHAPE_ROWS, (session_id,)):
+        templates: dict[str, Any] = {}
+        for mid, role, created, parts_json, texts, metadata_json, count, encoding in (
+                conn.execute(_SHAPE_ROWS, (session_id,))):
             role = _ROLES.get(role, role)
-            message = _shaped_message(mid, role, created, parts_json, metadata_json, outputs)
+            message = _shaped_message(mid, role, created, parts_json, texts, metadata_json,
+                                      outputs, templates)
             if message is None:  # not a plain row: read whole, as the full load reads it
                 message = outputs.whole(mid, metadata_json)
             messages.append(message)
@@ -158,12 +161,14 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
         raise
 
 
-def _shaped_message(mid: Any, role: Any, created: Any, parts_json: Any, metadata_json: Any,
-                    outputs: _Outputs) -> Message | None:
+def _shaped_message(mid: Any, role: Any, created: Any, parts_json: Any, texts: Any,
+                    metadata_json: Any, outputs: _Outputs,
+                    templates: dict[str, Any]) -> Message | None:
     """The message of a plain row from its shape (outputs pending), else ``None``.
 
     Plain as :func:`~goosectx.store.message_read.parse_message` reads a row directly: the
-    visibility flags (and ``hidden_by``) alone, plain parts.
+    visibility flags (and ``hidden_by``) alone, plain parts. ``templates``: the parsed
+    ``parts_json`` of short ones by their text (most are alike: ``[{"type":"text"}]``).
     """
     metadata = _FLAGS_METADATA.get(metadata_json)
     if metadata is None and type(metadata_json) is str and metadata_json.endswith('"}'):
@@ -171,38 +176,74 @@ def _shaped_message(mid: Any, role: Any, created: Any, parts_json: Any, metadata
     if metadata is None or type(mid) is not str or role not in _TWO_ROLES:
         return None
     try:
-        data = loads(parts_json)
+        data = templates.get(parts_json)
+        if data is None:
+            data = loads(parts_json)
+            if len(parts_json) <= _TEMPLATE_CHARS:
+                templates[parts_json] = data
         when = datetime.fromisoformat(created)
     except (ValueError, TypeError):
         return None
     if type(data) is not list:
         return None
-    parts: list[Any] = []
-    for at, item in enumerate(data):
-        part: Any
-        if type(item) is dict and item.get("type") == "tool_response" and "output" not in item:
-            part_id, is_error, diff = item.get("id"), item.get("is_error", False), item.get("diff")
-            if (type(part_id) is not str or type(is_error) is not bool
-                    or (diff is not None and type(diff) is not str)):
+    if len(data) == 1 and type(texts) is str and data[0] == _TEXT_ONLY:  # most messages
+        part: Any = _TextFields()
+        part.text = texts
+        part.type = "text"
+        part.__class__ = TextContent
+        content: tuple[Any, ...] = (part,)
+    else:
+        parts: list[Any] = []
+        split = None if texts is None else iter(texts.split(TEXT_SEPARATOR))
+        for at, item in enumerate(data):
+            if type(item) is not dict:
                 return None
-            part = _ResponseFields()  # ToolResponse(id, output, …), by its slots
-            part.id = part_id
-            part.output = _Pending(outputs, mid, at)  # read when first used (_LazyOutput)
-            part.is_error = is_error
-            part.diff = diff
-            part.type = "tool_response"
-            part.__class__ = ToolResponse
-            outputs.register(mid, at, part)
-        else:
-            part = plain_part(item)
+            kind = item.get("type")
+            if kind == "text" and "text" not in item:
+                text = next(split, None) if split is not None else None
+                if text is None:
+                    return None
+                part = _TextFields()
+                part.text = text
+                part.type = "text"
+                part.__class__ = TextContent
+            elif kind == "tool_response" and "output" not in item:
+                part = _pending_response(item, outputs, mid, at)
+            else:
+                part = plain_part(item)
             if part is None:
                 return None
-        parts.append(part)
+            parts.append(part)
+        if split is not None and next(split, None) is not None:
+            return None
+        content = tuple(parts)
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return build_message(role, tuple(parts), metadata, mid, when)
+    return build_message(role, content, metadata, mid, when)
 
 
+def _pending_response(item: dict[str, Any], outputs: _Outputs, mid: str, at: int) -> Any:
+    """The tool result of ``item`` with its output pending (:class:`_LazyOutput`), or None."""
+    part_id, is_error, diff = item.get("id"), item.get("is_error", False), item.get("diff")
+    if (type(part_id) is not str or type(is_error) is not bool
+            or (diff is not None and type(diff) is not str)):
+        return None
+    part: Any = _ResponseFields()  # ToolResponse(id, output, …), by its slots
+    part.id = part_id
+    part.output = _Pending(outputs, mid, at)
+    part.is_error = is_error
+    part.diff = diff
+    part.type = "tool_response"
+    part.__class__ = ToolResponse
+    outputs.register(mid, at, part)
+    return part
+
+
+TEXT_SEPARATOR = "\x00"
+"""Between the texts of a shape's ``texts`` (a text holding it stays in ``parts_json``)."""
+_TEXT_ONLY = {"type": "text"}
+_TEMPLATE_CHARS = 80
+_TextFields = slot_twin(TextContent, "text", "type")
 _TWO_ROLES = frozenset(("user", "assistant"))
 _ResponseFields = slot_twin(ToolResponse, "id", "output", "is_error", "diff", "type")
 _CountFields = slot_twin(TokenCount, "count", "encoding", "parts")
@@ -317,21 +358,29 @@ def _load_and_fill(store: SessionStore, session_id: str
                               (session_id,)).fetchone()[0]
         if shaped < len(messages):  # rows from before migration 12: their columns copied
             conn.execute(f"INSERT OR IGNORE INTO message_shapes SELECT "
-                         f"{COLUMNS.format(r='rowid', t='messages')}, NULL FROM messages"
+                         f"{COLUMNS.format(r='rowid', t='messages')}, NULL, NULL FROM messages"
                          " WHERE session_id=?", (session_id,))
         conn.executemany(
-            "UPDATE message_shapes SET parts_json=? WHERE parts_json IS NULL"
+            "UPDATE message_shapes SET parts_json=?, texts=? WHERE parts_json IS NULL"
             " AND message_rowid=(SELECT rowid FROM messages WHERE id=?)",
-            ((shape_parts_json(m), m.id) for m in messages))
+            ((*shape_parts(m), m.id) for m in messages))
     return messages, counts
 
 
-def shape_parts_json(message: Message) -> str:
-    """A shape's ``parts_json``: the stored parts, each tool result's output left out."""
+def shape_parts(message: Message) -> tuple[str, str | None]:
+    """A shape's ``parts_json`` and ``texts``: the stored parts, their texts apart.
+
+    Each tool result's output is left out (read from the row when used); each text's is in
+    ``texts`` (joined by :data:`TEXT_SEPARATOR`, ``None`` when it has none) unless it holds
+    that separator: read as it is, without parsing JSON.
+    """
     out = []
+    texts: list[str] = []
     for p in message.content:
         data = part_to_dict(p)
         if type(p) is ToolResponse:
             data.pop("output", None)
+        elif type(p) is TextContent and type(p.text) is str and TEXT_SEPARATOR not in p.text:
+            texts.append(data.pop("text"))
         out.append(data)
-    return dumps(out)
+    return dumps(out), TEXT_SEPARATOR.join(texts) if texts else None
