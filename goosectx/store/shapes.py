@@ -20,6 +20,7 @@ A tool result read from a shape holds a pending output, read from its row when f
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -103,7 +104,7 @@ def _nothing() -> None:
 
 def _connect(store: SessionStore) -> sqlite3.Connection:
     conn = sqlite3.connect(store.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                           factory=ReplacingConnection)
+                           factory=ReplacingConnection, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     return conn
 
@@ -298,6 +299,7 @@ class _Outputs:
         self.session_id = session_id
         self.parts: dict[str, list[tuple[int, ToolResponse]]] = {}
         self.reads = 0
+        self.lock = threading.Lock()  # an output read on another thread waits its turn
 
     def register(self, mid: str, at: int, part: ToolResponse) -> None:
         """Part ``at`` of message ``mid`` has a pending output."""
@@ -322,11 +324,14 @@ class _Outputs:
 
     def read(self, mid: str) -> None:
         """Set the outputs of ``mid`` (after :data:`SINGLE_READS` rows: of every message)."""
-        self.reads += 1
-        if self.reads > SINGLE_READS:
-            self._read_all()
-        else:
-            self._fill(mid, self.whole(mid))
+        with self.lock:
+            if mid not in self.parts:  # read meanwhile
+                return
+            self.reads += 1
+            if self.reads > SINGLE_READS:
+                self._read_all()
+            else:
+                self._fill(mid, self.whole(mid))
 
     def _read_all(self) -> None:
         rows = self.conn.execute(
