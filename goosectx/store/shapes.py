@@ -3,15 +3,16 @@
 ``goosectx compact --dry-run`` plans from every message's role, metadata, stored count and
 parts, but reads the output of few tool results (those after the facts scan's kept state, the
 summary request's when it fits). ``message_shapes`` (migration 12) holds each row's columns but
-``content_json``, and ``parts_json``: the parts with each tool result's ``output`` left out —
-a narrow table, so a long session's shapes read without walking the big rows' overflow pages.
+``content_json``, ``parts_json`` (the parts, each tool result's ``output`` and each text left
+out) and ``texts``: a narrow table, so a long session's shapes are read without walking the big
+rows' overflow pages, and its texts without parsing JSON.
 
-Shapes never disagree with the messages: the triggers of :data:`SHAPES_SCHEMA` copy each row's
-columns on every insert and update of ``messages`` and drop its shape on delete; ``parts_json``
-is ``NULL`` for a row inserted since (or whose content changed): it is made at first need, by
-the full load a dry run falls back to (:func:`load_for_plan`), in the same write transaction
-that reads the rows, so it is made of what is stored. A session is read from its shapes only
-when every row has one with its parts (rows from before migration 12 get theirs then too).
+Shapes never disagree with the messages: a row's shape is made from the row as stored, by
+the first dry run that finds the row without one — it reads the session whole
+(:func:`load_for_plan`) and makes the missing shapes in the same write transaction — and the
+triggers of :data:`SHAPES_SCHEMA` drop it as soon as the row is updated or deleted. An insert
+has no trigger (an import pays nothing for the shapes). A session is read from its shapes only
+when every row has one; rows from before migration 12 get theirs at first need too.
 
 A tool result read from a shape holds a pending output, read from its row when first used
 (:class:`_LazyOutput`): every value the plan sees is the stored one.
@@ -359,16 +360,18 @@ def _load_and_fill(store: SessionStore, session_id: str
     """
     with store._transaction() as conn:  # noqa: SLF001 - the store package's own connection
         messages, counts = read_messages(conn, session_id, store.path)
-        shaped = conn.execute("SELECT count(*) FROM message_shapes WHERE session_id=?",
-                              (session_id,)).fetchone()[0]
-        if shaped < len(messages):  # rows from before migration 12: their columns copied
-            conn.execute(f"INSERT OR IGNORE INTO message_shapes SELECT "
-                         f"{COLUMNS.format(r='rowid', t='messages')}, NULL, NULL FROM messages"
-                         " WHERE session_id=?", (session_id,))
+        conn.execute(  # the rows without a shape (since the last dry run, or migration 12)
+            f"INSERT INTO message_shapes SELECT {COLUMNS.format(r='rowid', t='messages')},"
+            " NULL, NULL FROM messages WHERE session_id=? AND rowid NOT IN"
+            " (SELECT message_rowid FROM message_shapes WHERE session_id=?)",
+            (session_id, session_id))
+        missing = {mid for (mid,) in conn.execute(
+            "SELECT id FROM message_shapes WHERE session_id=? AND parts_json IS NULL",
+            (session_id,))}
         conn.executemany(
-            "UPDATE message_shapes SET parts_json=?, texts=? WHERE parts_json IS NULL"
-            " AND message_rowid=(SELECT rowid FROM messages WHERE id=?)",
-            ((*shape_parts(m), m.id) for m in messages))
+            "UPDATE message_shapes SET parts_json=?, texts=?"
+            " WHERE message_rowid=(SELECT rowid FROM messages WHERE id=?)",
+            ((*shape_parts(m), m.id) for m in messages if m.id in missing))
     return messages, counts
 
 
