@@ -19,7 +19,13 @@ from fakeserver import FakeServer
 
 import goosectx.store.shapes as shapes_module
 from goosectx.config import load_settings
-from goosectx.conversation import Message, MessageMetadata, TextContent
+from goosectx.conversation import (
+    Message,
+    MessageMetadata,
+    TextContent,
+    ToolRequest,
+    ToolResponse,
+)
 from goosectx.store import SessionStore
 from goosectx.store.shapes import load_for_plan
 
@@ -48,7 +54,11 @@ def _history(turns: int) -> list[Message]:
         out.append(Message("user", Message.notification(f"note {turn}").content,
                            MessageMetadata.user_only()))  # hidden from the model
         out.append(Message.assistant(f"done with step {turn}"))
-    out += [Message.user("a NUL \x00 in the text"),  # kept in parts_json as it is
+    out += [Message("assistant", (ToolRequest("d1", "text_editor", {"path": "a.py"}),
+                                  ToolRequest("d2", "shell", {"command": "false"}))),
+            Message("user", (ToolResponse("d1", "edited", diff="--- a.py\n+++ a.py\n"),
+                             ToolResponse("d2", "exit 1", is_error=True))),
+            Message.user("a NUL \x00 in the text"),  # kept in parts_json as it is
              Message("assistant", (TextContent("two"), TextContent(""), TextContent("texts"))),
              Message.user("now write the docs")]
     return out

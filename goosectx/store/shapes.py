@@ -170,7 +170,7 @@ def _shaped_message(mid: Any, role: Any, created: Any, parts_json: Any, texts: A
 
     Plain as :func:`~goosectx.store.message_read.parse_message` reads a row directly: the
     visibility flags (and ``hidden_by``) alone, plain parts. ``templates``: the parsed
-    ``parts_json`` of short ones by their text (most are alike: ``[{"type":"text"}]``).
+    ``parts_json`` of short ones by their text (most are alike: ``["t"]``, ``["r"]``).
     """
     metadata = _FLAGS_METADATA.get(metadata_json)
     if metadata is None and type(metadata_json) is str and metadata_json.endswith('"}'):
@@ -188,35 +188,43 @@ def _shaped_message(mid: Any, role: Any, created: Any, parts_json: Any, texts: A
         return None
     if type(data) is not list:
         return None
-    if len(data) == 1 and type(texts) is str and data[0] == _TEXT_ONLY:  # most messages
-        part: Any = _TextFields()
+    part: Any
+    if len(data) == 1 and type(texts) is str and data[0] == "t":  # most messages: one text
+        part = _TextFields()
         part.text = texts
         part.type = "text"
         part.__class__ = TextContent
         content: tuple[Any, ...] = (part,)
     else:
         parts: list[Any] = []
-        split = None if texts is None else iter(texts.split(TEXT_SEPARATOR))
+        split = iter(() if texts is None else texts.split(TEXT_SEPARATOR))
         for at, item in enumerate(data):
-            if type(item) is not dict:
-                return None
-            kind = item.get("type")
-            if kind == "text" and "text" not in item:
-                text = next(split, None) if split is not None else None
+            if item == "t":
+                text = next(split, None)
                 if text is None:
                     return None
                 part = _TextFields()
                 part.text = text
                 part.type = "text"
                 part.__class__ = TextContent
-            elif kind == "tool_response" and "output" not in item:
-                part = _pending_response(item, outputs, mid, at)
+            elif item in ("r", "e"):
+                part_id = next(split, None)
+                if part_id is None:
+                    return None
+                part = _pending_response(part_id, item == "e", None, outputs, mid, at)
+            elif type(item) is dict and item.get("type") == "tool_response":
+                part_id, error, diff = item.get("id"), item.get("is_error", False), item.get(
+                    "diff")
+                if (type(part_id) is not str or type(error) is not bool or "output" in item
+                        or (diff is not None and type(diff) is not str)):
+                    return None
+                part = _pending_response(part_id, error, diff, outputs, mid, at)
             else:
                 part = plain_part(item)
-            if part is None:
-                return None
+                if part is None:
+                    return None
             parts.append(part)
-        if split is not None and next(split, None) is not None:
+        if next(split, None) is not None:
             return None
         content = tuple(parts)
     if when.tzinfo is None:
@@ -224,12 +232,9 @@ def _shaped_message(mid: Any, role: Any, created: Any, parts_json: Any, texts: A
     return build_message(role, content, metadata, mid, when)
 
 
-def _pending_response(item: dict[str, Any], outputs: _Outputs, mid: str, at: int) -> Any:
-    """The tool result of ``item`` with its output pending (:class:`_LazyOutput`), or None."""
-    part_id, is_error, diff = item.get("id"), item.get("is_error", False), item.get("diff")
-    if (type(part_id) is not str or type(is_error) is not bool
-            or (diff is not None and type(diff) is not str)):
-        return None
+def _pending_response(part_id: str, is_error: bool, diff: str | None, outputs: _Outputs,
+                      mid: str, at: int) -> Any:
+    """A tool result whose output is read when first used (:class:`_LazyOutput`)."""
     part: Any = _ResponseFields()  # ToolResponse(id, output, …), by its slots
     part.id = part_id
     part.output = _Pending(outputs, mid, at)
@@ -242,8 +247,7 @@ def _pending_response(item: dict[str, Any], outputs: _Outputs, mid: str, at: int
 
 
 TEXT_SEPARATOR = "\x00"
-"""Between the texts of a shape's ``texts`` (a text holding it stays in ``parts_json``)."""
-_TEXT_ONLY = {"type": "text"}
+"""Between the strings of a shape's ``texts`` (one holding it stays in ``parts_json``)."""
 _TEMPLATE_CHARS = 80
 _TextFields = slot_twin(TextContent, "text", "type")
 _TWO_ROLES = frozenset(("user", "assistant"))
@@ -376,19 +380,27 @@ def _load_and_fill(store: SessionStore, session_id: str
 
 
 def shape_parts(message: Message) -> tuple[str, str | None]:
-    """A shape's ``parts_json`` and ``texts``: the stored parts, their texts apart.
+    """A shape's ``parts_json`` and ``texts``: the stored parts, their strings apart.
 
-    Each tool result's output is left out (read from the row when used); each text's is in
-    ``texts`` (joined by :data:`TEXT_SEPARATOR`, ``None`` when it has none) unless it holds
-    that separator: read as it is, without parsing JSON.
+    Each part is ``"t"`` for a text (its text in ``texts``), ``"r"`` / ``"e"`` for a tool
+    result without a diff (its id in ``texts``; ``"e"``: an error), else its stored object
+    without a tool result's output (read from the row when used). ``texts`` joins those
+    strings with :data:`TEXT_SEPARATOR` (``None`` when there are none); a string holding it
+    stays in the part's object, read as it is.
     """
-    out = []
+    out: list[Any] = []
     texts: list[str] = []
     for p in message.content:
-        data = part_to_dict(p)
-        if type(p) is ToolResponse:
-            data.pop("output", None)
-        elif type(p) is TextContent and type(p.text) is str and TEXT_SEPARATOR not in p.text:
-            texts.append(data.pop("text"))
-        out.append(data)
+        if type(p) is TextContent and type(p.text) is str and TEXT_SEPARATOR not in p.text:
+            out.append("t")
+            texts.append(p.text)
+        elif (type(p) is ToolResponse and p.diff is None and type(p.is_error) is bool
+              and type(p.id) is str and TEXT_SEPARATOR not in p.id):
+            out.append("e" if p.is_error else "r")
+            texts.append(p.id)
+        else:
+            data = part_to_dict(p)
+            if type(p) is ToolResponse:
+                data.pop("output", None)
+            out.append(data)
     return dumps(out), TEXT_SEPARATOR.join(texts) if texts else None
