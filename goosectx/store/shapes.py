@@ -60,7 +60,7 @@ _SHAPE_ROWS = (
     " WHERE sh.session_id=? ORDER BY sh.position"
 )
 _ROW = "SELECT role, created, content_json, metadata_json FROM messages WHERE id=?"
-SINGLE_READS = 64
+SINGLE_READS = 32
 """Pending outputs read row by row up to this many rows; then all the rest in one pass."""
 
 
@@ -139,11 +139,28 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
         counts: dict[str, TokenCount] = {}
         last_encoding = None
         templates: dict[str, Any] = {}
+        flags, roles, parse_time = _FLAGS_METADATA.get, _ROLES.get, datetime.fromisoformat
         for mid, role, created, parts_json, texts, metadata_json, count, encoding in (
                 conn.execute(_SHAPE_ROWS, (session_id,))):
-            role = _ROLES.get(role, role)
-            message = _shaped_message(mid, role, created, parts_json, texts, metadata_json,
-                                      outputs, templates)
+            role = roles(role, role)
+            metadata = flags(metadata_json)
+            message = None
+            if (parts_json == '["t"]' and metadata is not None and type(texts) is str
+                    and type(mid) is str and role in _TWO_ROLES):  # most rows: one text
+                try:
+                    when = parse_time(created)
+                except (ValueError, TypeError):
+                    when = None
+                if when is not None:
+                    part: Any = _TextFields()
+                    part.text = texts
+                    part.type = "text"
+                    part.__class__ = TextContent
+                    message = build_message(role, (part,), metadata, mid,
+                                            when if when.tzinfo else when.replace(tzinfo=UTC))
+            if message is None:
+                message = _shaped_message(mid, role, created, parts_json, texts, metadata_json,
+                                          outputs, templates)
             if message is None:  # not a plain row: read whole, as the full load reads it
                 message = outputs.whole(mid, metadata_json)
             messages.append(message)
