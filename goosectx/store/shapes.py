@@ -15,13 +15,12 @@ has no trigger (an import pays nothing for the shapes). A session is read from i
 when every row has one; rows from before migration 12 get theirs at first need too.
 
 A tool result read from a shape holds a pending output, read from its row when first used
-(:class:`_LazyOutput`): every value the plan sees is the stored one.
+(:class:`~goosectx.store.shape_outputs.LazyOutput`): every value the plan sees is the stored one.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -44,10 +43,10 @@ from goosectx.store.message_read import (
     _ROLE_CODE,
     _ROLES,
     _hidden_metadata,
-    parse_message,
     read_messages,
 )
 from goosectx.store.replacing import ReplacingConnection
+from goosectx.store.shape_outputs import Outputs, Pending, install
 from goosectx.store.shapes_schema import COLUMNS
 from goosectx.store.waiting import BUSY_TIMEOUT_MS
 
@@ -59,9 +58,6 @@ _SHAPE_ROWS = (
     " FROM message_shapes sh LEFT JOIN message_state s ON s.message_rowid = sh.message_rowid"
     " WHERE sh.session_id=? ORDER BY sh.position"
 )
-_ROW = "SELECT role, created, content_json, metadata_json FROM messages WHERE id=?"
-SINGLE_READS = 32
-"""Pending outputs read row by row up to this many rows; then all the rest in one pass."""
 
 
 def load_for_plan(store: SessionStore, session_id: str) -> tuple[Session, Callable[[], None]]:
@@ -133,8 +129,8 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
         if not stored or shapes != stored or with_parts != stored:
             conn.execute("COMMIT")
             return None
-        outputs = _Outputs(conn, store, session_id)
-        _install()
+        outputs = Outputs(conn, store, session_id)
+        install()
         messages: list[Message] = []
         counts: dict[str, TokenCount] = {}
         last_encoding = None
@@ -181,7 +177,7 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
 
 
 def _shaped_message(mid: Any, role: Any, created: Any, parts_json: Any, texts: Any,
-                    metadata_json: Any, outputs: _Outputs,
+                    metadata_json: Any, outputs: Outputs,
                     templates: dict[str, Any]) -> Message | None:
     """The message of a plain row from its shape (outputs pending), else ``None``.
 
@@ -249,12 +245,12 @@ def _shaped_message(mid: Any, role: Any, created: Any, parts_json: Any, texts: A
     return build_message(role, content, metadata, mid, when)
 
 
-def _pending_response(part_id: str, is_error: bool, diff: str | None, outputs: _Outputs,
+def _pending_response(part_id: str, is_error: bool, diff: str | None, outputs: Outputs,
                       mid: str, at: int) -> Any:
-    """A tool result whose output is read when first used (:class:`_LazyOutput`)."""
+    """A tool result whose output is read when first used (:mod:`.shape_outputs`)."""
     part: Any = _ResponseFields()  # ToolResponse(id, output, …), by its slots
     part.id = part_id
-    part.output = _Pending(outputs, mid, at)
+    part.output = Pending(outputs, mid, at)
     part.is_error = is_error
     part.diff = diff
     part.type = "tool_response"
@@ -270,106 +266,6 @@ _TextFields = slot_twin(TextContent, "text", "type")
 _TWO_ROLES = frozenset(("user", "assistant"))
 _ResponseFields = slot_twin(ToolResponse, "id", "output", "is_error", "diff", "type")
 _CountFields = slot_twin(TokenCount, "count", "encoding", "parts")
-
-
-class _Pending:
-    """The output of the ``at``-th part of message ``mid``, not read yet."""
-
-    __slots__ = ("outputs", "mid", "at")
-
-    def __init__(self, outputs: _Outputs, mid: str, at: int) -> None:
-        self.outputs = outputs
-        self.mid = mid
-        self.at = at
-
-
-class _LazyOutput:
-    """``ToolResponse.output``: the slot's value, a pending one read from its row first."""
-
-    def __init__(self, slot: Any) -> None:
-        self.slot = slot
-
-    def __get__(self, obj: Any, owner: Any = None) -> Any:
-        if obj is None:
-            return self
-        value = self.slot.__get__(obj, owner)
-        if type(value) is _Pending:
-            value.outputs.read(value.mid)
-            value = self.slot.__get__(obj, owner)
-        return value
-
-    def __set__(self, obj: Any, value: Any) -> None:
-        self.slot.__set__(obj, value)
-
-    def __delete__(self, obj: Any) -> None:
-        self.slot.__delete__(obj)
-
-
-def _install() -> None:
-    """Read ``ToolResponse.output`` through :class:`_LazyOutput` (once per process)."""
-    slot = ToolResponse.__dict__["output"]
-    if not isinstance(slot, _LazyOutput):
-        setattr(ToolResponse, "output", _LazyOutput(slot))  # noqa: B010 - a slot's descriptor
-
-
-class _Outputs:
-    """The pending outputs of one session's shapes, read in the shapes' transaction."""
-
-    def __init__(self, conn: sqlite3.Connection, store: SessionStore, session_id: str) -> None:
-        self.conn = conn
-        self.store = store
-        self.session_id = session_id
-        self.parts: dict[str, list[tuple[int, ToolResponse]]] = {}
-        self.reads = 0
-        self.lock = threading.Lock()  # an output read on another thread waits its turn
-
-    def register(self, mid: str, at: int, part: ToolResponse) -> None:
-        """Part ``at`` of message ``mid`` has a pending output."""
-        waiting = self.parts.get(mid)
-        if waiting is None:
-            self.parts[mid] = [(at, part)]
-        else:
-            waiting.append((at, part))
-
-    def whole(self, mid: str, metadata_json: str | None = None) -> Message:
-        """Message ``mid`` read from its row, as the full load reads it.
-
-        ``metadata_json``: its stored metadata (``message_state``'s when it has one).
-        """
-        row = self.conn.execute(_ROW, (mid,)).fetchone()
-        if row is None:
-            raise StoreError(f"message {mid} of session {self.session_id} is gone",
-                             "run the command again")
-        role, created, content_json, row_metadata = row
-        return parse_message(self.session_id, self.store.path, mid, role, created, content_json,
-                             row_metadata if metadata_json is None else metadata_json)
-
-    def read(self, mid: str) -> None:
-        """Set the outputs of ``mid`` (after :data:`SINGLE_READS` rows: of every message)."""
-        with self.lock:
-            if mid not in self.parts:  # read meanwhile
-                return
-            self.reads += 1
-            if self.reads > SINGLE_READS:
-                self._read_all()
-            else:
-                self._fill(mid, self.whole(mid))
-
-    def _read_all(self) -> None:
-        rows = self.conn.execute(
-            "SELECT id, role, created, content_json, metadata_json FROM messages"
-            " WHERE session_id=? ORDER BY position", (self.session_id,))
-        for mid, *row in rows:
-            if mid in self.parts:
-                self._fill(mid, parse_message(self.session_id, self.store.path, mid, *row))
-
-    def _fill(self, mid: str, message: Message) -> None:
-        for at, part in self.parts.pop(mid, []):
-            real = message.content[at] if at < len(message.content) else None
-            if not isinstance(real, ToolResponse) or real.id != part.id:
-                raise StoreError(f"message {mid} of session {self.session_id} changed while "
-                                 "it was read", "run the command again")
-            ToolResponse.__dict__["output"].slot.__set__(part, real.output)
 
 
 def _load_and_fill(store: SessionStore, session_id: str
