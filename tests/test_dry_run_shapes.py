@@ -237,3 +237,36 @@ def test_an_imported_session_is_planned_alike(
     assert _plans(capsys, "copy") == expected
     _forbid_full_load(monkeypatch)
     assert _plans(capsys, "copy") == expected
+
+
+def test_messages_appended_since_the_last_dry_run_are_read_alone(
+        model: FakeServer, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The REPL appends between dry runs: the next reads the new rows whole, not the session."""
+    sid = _session()
+    _fill(sid)
+    store = _store()
+    try:
+        for m in _history(2):
+            store.append_message(sid, m)
+    finally:
+        store.close()
+    assert _shapeless(sid) > 0
+    expected = _full_plans(capsys, monkeypatch)
+    with monkeypatch.context() as m:
+        _forbid_full_load(m)
+        assert _plans(capsys) == expected
+    assert _shapeless(sid) == 0  # made on the way: the next dry run reads only shapes
+    assert not _disagreements(sid)
+    assert _same_as_full_load(sid)
+
+
+def _shapeless(sid: str) -> int:
+    conn = sqlite3.connect(load_settings().data_dir / "sessions.db")
+    try:
+        return int(conn.execute(
+            "SELECT count(*) FROM messages m LEFT JOIN message_shapes s"
+            " ON s.message_rowid = m.rowid WHERE m.session_id = ? AND s.parts_json IS NULL",
+            (sid,)).fetchone()[0])
+    finally:
+        conn.close()

@@ -11,8 +11,9 @@ Shapes never disagree with the messages: a row's shape is made from the row as s
 the first dry run that finds the row without one — it reads the session whole
 (:func:`load_for_plan`) and makes the missing shapes in the same write transaction — and the
 triggers of :data:`SHAPES_SCHEMA` drop it as soon as the row is updated or deleted. An insert
-has no trigger (an import pays nothing for the shapes). A session is read from its shapes only
-when every row has one; rows from before migration 12 get theirs at first need too.
+has no trigger (an import pays nothing for the shapes). A session is read from its shapes when
+few rows have none (those are read whole); rows from before migration 12 get theirs at first
+need too.
 
 A tool result read from a shape holds a pending output, read from its row when first used
 (:class:`~goosectx.store.shape_outputs.LazyOutput`): every value the plan sees is the stored one.
@@ -43,30 +44,42 @@ from goosectx.store.message_read import (
     _ROLE_CODE,
     _ROLES,
     _hidden_metadata,
+    parse_message,
     read_messages,
 )
 from goosectx.store.replacing import ReplacingConnection
+from goosectx.store.rows import MESSAGES_WITH_STATE, METADATA_JSON, TOKEN_COUNT
 from goosectx.store.shape_outputs import Outputs, Pending, install
 from goosectx.store.shapes_schema import COLUMNS
 from goosectx.store.waiting import BUSY_TIMEOUT_MS
 
 _SHAPE_ROWS = (
-    f"SELECT sh.id, {_ROLE_CODE.replace('m.', 'sh.')}, sh.created, sh.parts_json, sh.texts,"
-    " coalesce(s.metadata_json, sh.metadata_json),"
+    f"SELECT m.rowid, sh.id, {_ROLE_CODE.replace('m.', 'sh.')}, sh.created, sh.parts_json,"
+    " sh.texts, coalesce(s.metadata_json, sh.metadata_json),"
     " CASE WHEN s.token_count IS NULL THEN sh.token_count ELSE s.token_count END,"
     " CASE WHEN s.token_count IS NULL THEN sh.token_encoding ELSE s.token_encoding END"
-    " FROM message_shapes sh LEFT JOIN message_state s ON s.message_rowid = sh.message_rowid"
-    " WHERE sh.session_id=? ORDER BY sh.position"
+    " FROM messages m LEFT JOIN message_shapes sh ON sh.message_rowid = m.rowid"
+    " LEFT JOIN message_state s ON s.message_rowid = m.rowid"
+    " WHERE m.session_id=? ORDER BY m.position"
 )
+"""Each row's shape (NULLs: none yet), in the full load's order, ``messages`` read through its
+index alone (the rowids of the session's rows by position)."""
+_WHOLE_ROW = (f"SELECT m.id, {_ROLE_CODE}, m.created, m.content_json, {METADATA_JSON},"
+              f" {TOKEN_COUNT} FROM {MESSAGES_WITH_STATE} WHERE m.rowid=?")
+MAX_UNSHAPED = 256
+"""Rows without a shape read whole one by one up to this many (appended since the last dry
+run); more, and the session is read whole (and its shapes made)."""
 
 
 def load_for_plan(store: SessionStore, session_id: str) -> tuple[Session, Callable[[], None]]:
     """The session as :meth:`SessionStore.load` gives it, read from its shapes when it can be.
 
     Returns the session and what to call once its messages are no longer read (it closes
-    the connection pending outputs are read through). Without complete shapes, the session
-    is loaded whole, and its shapes made in the same transaction (at first need); when that
-    cannot be written (a read-only database), it is loaded as :meth:`SessionStore.load` does.
+    the connection pending outputs are read through). Rows without a shape (appended since
+    the last dry run) are read whole and their shapes made; with more than
+    :data:`MAX_UNSHAPED` (or none at all) the session is loaded whole, and its shapes made in
+    the same transaction; when that cannot be written (a read-only database), it is loaded
+    as :meth:`SessionStore.load` does.
 
     Raises:
         SessionNotFound, StoreCorrupt: as :meth:`SessionStore.load`.
@@ -85,7 +98,10 @@ def load_for_plan(store: SessionStore, session_id: str) -> tuple[Session, Callab
         conn.close()
         raise
     if shaped is not None:
-        return _with_messages(session, *shaped), conn.close
+        messages, counts, unshaped = shaped
+        if unshaped:
+            _make_shapes(store, session_id, unshaped)
+        return _with_messages(session, messages, counts), conn.close
     conn.close()
     try:
         return _with_messages(session, *_load_and_fill(store, session_id)), _nothing
@@ -114,21 +130,14 @@ def _with_messages(session: Session, messages: list[Message],
 
 
 def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
-                 ) -> tuple[list[Message], dict[str, TokenCount]] | None:
+                 ) -> tuple[list[Message], dict[str, TokenCount], list[int]] | None:
     """The messages from their shapes, in one read transaction kept open for their outputs.
 
-    ``None`` (the transaction ended) when a row has no shape or no parts yet.
+    Also the rowids of the rows without a shape, read whole; ``None`` (the transaction ended)
+    when there are more than :data:`MAX_UNSHAPED` of them, or no row at all.
     """
     conn.execute("BEGIN")  # one snapshot: the shapes and the outputs read later
     try:
-        stored = conn.execute("SELECT count(*) FROM messages WHERE session_id=?",
-                              (session_id,)).fetchone()[0]
-        shapes, with_parts = conn.execute(
-            "SELECT count(*), count(parts_json) FROM message_shapes WHERE session_id=?",
-            (session_id,)).fetchone()
-        if not stored or shapes != stored or with_parts != stored:
-            conn.execute("COMMIT")
-            return None
         outputs = Outputs(conn, store, session_id)
         install()
         messages: list[Message] = []
@@ -136,11 +145,25 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
         last_encoding = None
         templates: dict[str, Any] = {}
         flags, roles, parse_time = _FLAGS_METADATA.get, _ROLES.get, datetime.fromisoformat
-        for mid, role, created, parts_json, texts, metadata_json, count, encoding in (
+        unshaped: list[int] = []
+        for rowid, mid, role, created, parts_json, texts, metadata_json, count, encoding in (
                 conn.execute(_SHAPE_ROWS, (session_id,))):
+            if parts_json is None:  # no shape yet: the row read whole, as the full load does
+                unshaped.append(rowid)
+                if len(unshaped) > MAX_UNSHAPED:
+                    conn.execute("COMMIT")
+                    return None
+                mid, role, created, content_json, metadata_json, count, encoding = (
+                    conn.execute(_WHOLE_ROW, (rowid,)).fetchone())
+                whole = parse_message(session_id, store.path, mid, _ROLES.get(role, role),
+                                      created, content_json, metadata_json)
+                messages.append(whole)
+                if type(count) is int and type(encoding) is str:
+                    counts[mid] = TokenCount(count, encoding, len(whole.content))
+                continue
             role = roles(role, role)
             metadata = flags(metadata_json)
-            message = None
+            message: Message | None = None
             if (parts_json == '["t"]' and metadata is not None and type(texts) is str
                     and type(mid) is str and role in _TWO_ROLES):  # most rows: one text
                 try:
@@ -169,7 +192,10 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
                 known.parts = len(message.content)
                 known.__class__ = TokenCount
                 counts[mid] = known
-        return messages, counts
+        if not messages:
+            conn.execute("COMMIT")
+            return None
+        return messages, counts, unshaped
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
@@ -266,6 +292,27 @@ _TextFields = slot_twin(TextContent, "text", "type")
 _TWO_ROLES = frozenset(("user", "assistant"))
 _ResponseFields = slot_twin(ToolResponse, "id", "output", "is_error", "diff", "type")
 _CountFields = slot_twin(TokenCount, "count", "encoding", "parts")
+
+
+def _make_shapes(store: SessionStore, session_id: str, rowids: list[int]) -> None:
+    """Make the shapes of rows ``rowids`` from the rows as stored (a cache: best effort)."""
+    try:
+        with store._transaction() as conn:  # noqa: SLF001 - the store package's own connection
+            for rowid in rowids:
+                row = conn.execute("SELECT id, role, created, content_json, metadata_json"
+                                   " FROM messages WHERE rowid=? AND session_id=?",
+                                   (rowid, session_id)).fetchone()
+                if row is None:
+                    continue
+                try:
+                    message = parse_message(session_id, store.path, *row)
+                except StoreCorrupt:
+                    continue
+                conn.execute(f"INSERT OR REPLACE INTO message_shapes SELECT"
+                             f" {COLUMNS.format(r='rowid', t='messages')}, ?, ? FROM messages"
+                             " WHERE rowid=?", (*shape_parts(message), rowid))
+    except StoreError:
+        pass  # the next dry run reads those rows whole again
 
 
 def _load_and_fill(store: SessionStore, session_id: str
