@@ -195,13 +195,20 @@ def _compact(settings: Settings, store: SessionStore, session_id: str, *,
                 _notice("no model is configured: using the extractive strategy (a summary "
                         "built from the transcript, no model call)")
         lock = None if dry_run else store.lock(session_id)
+        finish: list[Callable[[], None]] = []
         try:
             # Once; under the lock unless a dry run. A real run first answers the tool calls
             # a crash left open (as a resume does), so the summary tells the model about them.
             from goosectx.scan_cache import StoreScanCache
 
             scan = StoreScanCache.read(store, session_id, keep=dry_run)  # before the load
-            session = store.load(session_id) if dry_run else load_to_resume(store, session_id)
+            if dry_run:  # from the messages' shapes: few tool results' output is read
+                from goosectx.store.shapes import load_for_plan
+
+                session, done_reading = load_for_plan(store, session_id)
+                finish.append(done_reading)
+            else:
+                session = load_to_resume(store, session_id)
             provider, summarizer = _providers(settings, model_name) if model_name else (None,
                                                                                         None)
             manager = ContextManager(session, settings, provider, summarizer=summarizer)
@@ -223,6 +230,8 @@ def _compact(settings: Settings, store: SessionStore, session_id: str, *,
                                    instructions=instructions, strategy=strategy,
                                    as_json=as_json, max_summary_tokens=max_summary_tokens)
         finally:
+            for done in finish:
+                done()
             if lock is not None:
                 lock.release()
     finally:

@@ -26,6 +26,8 @@ MIGRATION_PLAN (numbers reserved; use only yours, keep this list and docs/archit
     10 (reserved, unused) file edits the user can undo (``/undo``): files under the data dir
        instead (``goosectx/file_journal.py``); number left free
     11 the compaction's scan state kept between processes (``scan_state``, its triggers)
+    12 message shapes: each row without its tool results' output (``message_shapes``, its
+       triggers), for ``compact --dry-run``
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from pathlib import Path
 
 from goosectx.errors import StoreCorrupt, StoreError, StoreTooNew
 from goosectx.store.search_index import PENDING_SCHEMA, migrate_titles_and_index
+from goosectx.store.shapes_schema import SHAPES_SCHEMA
 from goosectx.store.waiting import BUSY_TIMEOUT_MS, WaitNotice, begin_immediate
 
 
@@ -204,6 +207,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     # 10: (reserved) file edits the user can undo
 
     Migration(11, "the compaction's scan state kept between processes", SCAN_STATE_SCHEMA),
+
+    Migration(12, "message shapes for the dry run's plan", SHAPES_SCHEMA),
 )
 
 BOOKKEEPING = "CREATE TABLE schema_migrations (number INTEGER PRIMARY KEY, applied TEXT NOT NULL)"
