@@ -270,22 +270,24 @@ def _named_paths(ctx: ApprovalContext) -> list[Path]:
     return []
 
 
-def _touches_sensitive(ctx: ApprovalContext, allow_rules: tuple[str, ...]) -> bool:
-    """True when the call reads or writes a sensitive file that no allow rule names.
+def _sensitive_named(ctx: ApprovalContext, allow_rules: tuple[str, ...] = ()) -> str | None:
+    """The first sensitive file the call reads or writes that none of ``allow_rules`` names.
 
     A shell command's every word that names one (:func:`~goosectx.sensitive.sensitive_words`:
-    ``cat ~/.ssh/id_rsa .env`` under ``shell(cat*)``), a built-in call's path.
+    ``cat ~/.ssh/id_rsa .env`` under ``shell(cat*)``), a built-in call's path; as the question
+    shows it (``.en? (matching .env)``), or ``None``.
     """
     command = ctx.arguments.get("command")
     if ctx.tool_name == "shell" and isinstance(command, str):
-        return any(not names_path(allow_rules, word) for word, _shown in sensitive_words(
-            command, ctx.working_dir, data_dir=ctx.data_dir, config_file=ctx.config_file))
+        return next((shown for word, shown in sensitive_words(
+            command, ctx.working_dir, data_dir=ctx.data_dir, config_file=ctx.config_file)
+            if not names_path(allow_rules, word)), None)
     raw = ctx.arguments.get("path")
     for path in _named_paths(ctx):
         named = names_path(allow_rules, raw if isinstance(raw, str) else str(path))
         if _sensitive_read(ctx, path) is not None and not named:
-            return True
-    return False
+            return raw if isinstance(raw, str) else str(path)
+    return None
 
 
 def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
@@ -301,7 +303,7 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
         return ApprovalVerdict("ask", f"{found.unreadable}, {CANNOT_CHECK}", rule_bound=True)
     if found.kind == "ask":
         return ApprovalVerdict("ask", f"a permission rule asks: {named}", rule_bound=True)
-    if (found.kind == "allow" and not _touches_sensitive(ctx, found.rules)
+    if (found.kind == "allow" and _sensitive_named(ctx, found.rules) is None
             and ctx.write_target is None):
         return ApprovalVerdict("run", f"allowed by a permission rule: {named}")
     return None
@@ -316,12 +318,19 @@ def _write_through_symlink(ctx: ApprovalContext) -> ApprovalVerdict | None:
 
 
 def _session_always_allowed(ctx: ApprovalContext) -> ApprovalVerdict | None:
-    if ctx.tool_name in ctx.always_allowed:
-        return ApprovalVerdict("run", f"always allowed this session ({ctx.tool_name})")
-    if ctx.read_only and ctx.tool_name in ctx.reads_allowed:
-        return ApprovalVerdict("run", f"read-only calls always allowed this session "
-                                      f"({ctx.tool_name})")
-    return None
+    allowed = ctx.tool_name in ctx.always_allowed or (
+        ctx.read_only and ctx.tool_name in ctx.reads_allowed)
+    if not allowed:
+        return None
+    secret = _sensitive_named(ctx)
+    if secret is not None:  # `a` at `ls` does not make `cat .env` run unasked
+        if ctx.mode == "auto":
+            return None  # auto runs it, as without the answer
+        why = f"{secret} is a sensitive file, which \"always allow\" does not cover"
+        return ApprovalVerdict("ask", f"{ctx.mode}: {why}", read_why=why)
+    whole = ctx.tool_name in ctx.always_allowed
+    return ApprovalVerdict("run", f"{'' if whole else 'read-only calls '}always allowed this "
+                                  f"session ({ctx.tool_name})")
 
 
 def _auto_mode(ctx: ApprovalContext) -> ApprovalVerdict | None:
@@ -370,6 +379,8 @@ CLAUSES: tuple[Clause, ...] = (
     # The user's "always allow" answers for this session: one given to a read-only call (a
     # text_editor view) covers the tool's read-only calls only, its edits still ask (Claude
     # Code and Codex keep read and edit grants apart); one given to any other call, the tool.
+    # Neither covers a call that reads or writes a sensitive file (a shell command's word
+    # naming one: `cat .env`): it asks, the question saying why, as under an allow rule.
     _session_always_allowed,
     # The plain modes.
     _auto_mode,
