@@ -59,7 +59,8 @@ _EXACT: frozenset[str] = frozenset()
 """No subcommand keeps a prefix rule: every command of the program is offered as it is."""
 _DOCKER_READS = frozenset({"ps", "images", "version", "info", "inspect", "logs", "stats", "top",
                            "events", "history", "port", "diff", "search"})
-"""docker's subcommands that only read (global options such as ``-H`` go before them)."""
+"""docker's subcommands that only read (its global options, ``-H``, ``--config``, go before them:
+``docker ps -H x`` is refused)."""
 
 OFFERS: Mapping[str, frozenset[str]] = {
     # Build and test tools: they run the project's code (a Makefile, build.rs, package.json's
@@ -81,12 +82,14 @@ OFFERS: Mapping[str, frozenset[str]] = {
     # credential plugin is a command they run, and terraform runs providers' code; ``kubectl
     # exec|run|debug`` run a command in a container: no rule.
     **dict.fromkeys(("kubectl", "helm", "terraform"), _EXACT),
-    # Container tools: their read-only subcommands keep a prefix rule (``shell(docker ps*)``);
-    # ``docker build`` runs a Dockerfile, ``docker cp`` writes any file, ``docker compose up``
-    # starts what a compose file says: the command as it is; ``docker run|exec``: no rule.
-    **dict.fromkeys(("docker", "podman", "nerdctl"), _DOCKER_READS),
-    **dict.fromkeys(("docker-compose", "podman-compose"),
-                    frozenset({"ps", "logs", "images", "top", "version"})),
+    # Container tools: docker's read-only subcommands keep a prefix rule (``shell(docker
+    # ps*)``); ``docker build`` runs a Dockerfile, ``docker cp`` writes any file, ``docker
+    # compose up`` starts what a compose file says: the command as it is; ``docker run|exec``:
+    # no rule. podman and nerdctl take their global options anywhere (``podman ps --runtime
+    # PATH``, a program podman runs): the command as it is, every subcommand.
+    "docker": _DOCKER_READS,
+    "docker-compose": frozenset({"ps", "logs", "images", "top", "version"}),
+    **dict.fromkeys(("podman", "nerdctl", "podman-compose"), _EXACT),
     # GitHub CLI: its read-only pairs keep a prefix rule; ``gh pr checkout|merge`` change
     # things, ``gh api`` calls any endpoint, ``gh extension`` and ``gh alias --shell`` run code.
     "gh": frozenset({"pr list", "pr view", "pr status", "pr diff", "pr checks", "issue list",

@@ -190,6 +190,7 @@ def test_poetry_and_pipenv_are_offered_only_the_command(command: str, exact: str
     ("docker build -t app .", "shell(docker build -t app .)", "docker build -f /tmp/Evil ."),
     ("docker compose up", "shell(docker compose up)", "docker compose up -f /tmp/evil.yml"),
     ("docker cp c:/x out", "shell(docker cp c:/x out)", "docker cp c:/x /home/u/.bashrc"),
+    ("podman ps", "shell(podman ps)", "podman ps --runtime=/tmp/evil"),
     # every kubectl / helm command takes --kubeconfig FILE, whose exec plugin is a command
     ("kubectl get pods", "shell(kubectl get pods)", "kubectl get pods --kubeconfig=evil.yaml"),
     ("kubectl apply -f x.yaml", "shell(kubectl apply -f x.yaml)", "kubectl apply -f y.yaml"),
@@ -215,7 +216,7 @@ def test_programs_that_run_code_are_offered_only_the_command(
 @pytest.mark.parametrize(("command", "offered", "not_allowed"), [
     ("docker ps -a", "shell(docker ps*)", "docker run --privileged -v /:/h x"),
     ("docker logs web", "shell(docker logs*)", "docker build ."),
-    ("podman images", "shell(podman images*)", "podman run x"),
+    ("docker images", "shell(docker images*)", "docker cp c:/x /home/u/.bashrc"),
     ("docker-compose ps", "shell(docker-compose ps*)", "docker-compose up"),
     ("gh pr list --state open", "shell(gh pr list*)", "gh pr merge 3"),
     ("gh pr view 3", "shell(gh pr view*)", "gh pr checkout 3"),
