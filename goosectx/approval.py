@@ -273,9 +273,8 @@ def _named_paths(ctx: ApprovalContext) -> list[Path]:
 def _sensitive_named(ctx: ApprovalContext, allow_rules: tuple[str, ...] = ()) -> str | None:
     """The first sensitive file the call reads or writes that none of ``allow_rules`` names.
 
-    A shell command's every word that names one (:func:`~goosectx.sensitive.sensitive_words`:
-    ``cat ~/.ssh/id_rsa .env`` under ``shell(cat*)``), a built-in call's path; as the question
-    shows it (``.en? (matching .env)``), or ``None``.
+    A shell command's every word (:func:`~goosectx.sensitive.sensitive_words`: ``cat .env``
+    under ``shell(cat*)``; shown as ``.en? (matching .env)``), a built-in call's path; ``None``.
     """
     command = ctx.arguments.get("command")
     if ctx.tool_name == "shell" and isinstance(command, str):
@@ -318,17 +317,15 @@ def _write_through_symlink(ctx: ApprovalContext) -> ApprovalVerdict | None:
 
 
 def _session_always_allowed(ctx: ApprovalContext) -> ApprovalVerdict | None:
-    allowed = ctx.tool_name in ctx.always_allowed or (
-        ctx.read_only and ctx.tool_name in ctx.reads_allowed)
-    if not allowed:
+    whole = ctx.tool_name in ctx.always_allowed
+    if not whole and not (ctx.read_only and ctx.tool_name in ctx.reads_allowed):
         return None
-    secret = _sensitive_named(ctx)
-    if secret is not None:  # `a` at `ls` does not make `cat .env` run unasked
+    if (secret := _sensitive_named(ctx)) is not None:  # `a` at `ls` does not cover `cat .env`
         if ctx.mode == "auto":
             return None  # auto runs it, as without the answer
-        why = f"{secret} is a sensitive file, which \"always allow\" does not cover"
+        kind = "may name" if secret.endswith("any may be)") else "is"  # too many matches
+        why = f"{secret} {kind} a sensitive file, which \"always allow\" does not cover"
         return ApprovalVerdict("ask", f"{ctx.mode}: {why}", read_why=why)
-    whole = ctx.tool_name in ctx.always_allowed
     return ApprovalVerdict("run", f"{'' if whole else 'read-only calls '}always allowed this "
                                   f"session ({ctx.tool_name})")
 
