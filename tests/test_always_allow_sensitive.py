@@ -125,3 +125,21 @@ def test_a_glob_too_wide_to_check_asks_and_says_it_may_name_one(tmp_path: Path) 
                                    working_dir=tmp_path, arguments={"command": "ls d1/*.py"},
                                    always_allowed=frozenset({"shell"})))
     assert plain.action == "run"
+
+
+def test_an_allow_rule_that_does_not_name_the_file_asks_and_says_so(tmp_path: Path) -> None:
+    from goosectx.approval import ApprovalContext, PermissionRules, decide
+
+    (tmp_path / ".env").write_text("X=1\n")
+
+    def verdict(mode: ApprovalMode, command: str):  # type: ignore[no-untyped-def]
+        return decide(ApprovalContext(mode=mode, tool_name="shell", read_only=False,
+                                      working_dir=tmp_path, arguments={"command": command},
+                                      rules=PermissionRules(allow=("shell(cat*)",))))
+
+    asked = verdict("smart_approve", "cat notes.txt .env")
+    assert asked.action == "ask"
+    assert asked.read_why == ".env is a sensitive file, which the allow rule shell(cat*) does " \
+                             "not cover"
+    assert verdict("smart_approve", "cat notes.txt").action == "run"
+    assert verdict("auto", "cat .env").action == "run"  # --mode auto still runs it
