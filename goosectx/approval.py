@@ -220,20 +220,22 @@ def _named_paths(ctx: ApprovalContext) -> list[Path]:
 
 
 def _sensitive_named(ctx: ApprovalContext, allow_rules: tuple[str, ...] = ()) -> str | None:
-    """The first sensitive file the call reads or writes that none of ``allow_rules`` names.
+    """Why the call reads or writes a sensitive file none of ``allow_rules`` names, or ``None``.
 
-    A shell command's every word (:func:`~goosectx.sensitive.sensitive_words`: ``cat .env``
-    under ``shell(cat*)``; shown as ``.en? (matching .env)``), a built-in call's path; ``None``.
+    A shell command's every word (:func:`~goosectx.sensitive.sensitive_words`: ``.en? (matching
+    .env) is a sensitive file``), a built-in call's path (``/w/.env is a sensitive file``).
     """
     command = ctx.arguments.get("command")
     if ctx.tool_name == "shell" and isinstance(command, str):
-        return next((shown for word, shown in sensitive_words(
+        shown = next((shown for word, shown in sensitive_words(
             command, ctx.working_dir, data_dir=ctx.data_dir, config_file=ctx.config_file)
             if not names_path(allow_rules, word)), None)
+        wide = shown is not None and shown.endswith("any may be)")  # too many matches
+        return None if shown is None else f"{shown} {'may name' if wide else 'is'} a sensitive file"
     raw = ctx.arguments.get("path")
-    shown = [raw if isinstance(raw, str) else str(p) for p in _named_paths(ctx)
-             if _sensitive_read(ctx, p) is not None]
-    return next((one for one in shown if not names_path(allow_rules, one)), None)
+    return next((f"{p} {kind}" for p in _named_paths(ctx)
+                 if (kind := _sensitive_read(ctx, p)) is not None
+                 and not names_path(allow_rules, raw if isinstance(raw, str) else str(p))), None)
 
 
 def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
@@ -257,11 +259,13 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
 
 
 def _sensitive_ask(ctx: ApprovalContext, secret: str, grant: str) -> ApprovalVerdict | None:
-    """The ask on a sensitive file ``secret`` that ``grant`` does not cover (``None``: auto)."""
+    """The ask on a sensitive file (``secret``: why it is one) that ``grant`` does not cover.
+
+    ``None`` in ``auto``: it runs, as without the grant.
+    """
     if ctx.mode == "auto":
-        return None  # auto runs it, as without the grant
-    kind = "may name" if secret.endswith("any may be)") else "is"  # too many matches
-    why = f"{secret} {kind} a sensitive file, which {grant} does not cover"
+        return None
+    why = f"{secret}, which {grant} does not cover"
     return ApprovalVerdict("ask", f"{ctx.mode}: {why}", read_why=why)
 
 
