@@ -52,7 +52,7 @@ from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_variables import OPTION_VARIABLES
 from goosectx.shell_wrappers import FD, STARTERS, runs_given_command
 
-__all__ = ["GIT_RUNS", "GIT_WRITES", "OFFERS", "RUNS_ANYTHING", "SUBCOMMAND_TOOLS",
+__all__ = ["COMPILER", "GIT_RUNS", "GIT_WRITES", "OFFERS", "RUNS_ANYTHING", "SUBCOMMAND_TOOLS",
            "suggested_rule"]
 
 _EXACT: frozenset[str] = frozenset()
@@ -69,7 +69,8 @@ OFFERS: Mapping[str, frozenset[str]] = {
     # build -f``): the rule is the command the user saw, which repeats but cannot grow.
     **dict.fromkeys(("make", "gmake", "cmake", "ctest", "ninja", "meson", "cargo", "go", "npm",
                      "pnpm", "yarn", "tox", "dotnet", "mix", "rails", "bundle", "rake", "gradle",
-                     "mvn", "ant", "sbt", "bazel", "bazelisk", "just", "swift"), _EXACT),
+                     "mvn", "ant", "sbt", "bazel", "bazelisk", "just", "swift", "rustc", "tcc"),
+                    _EXACT),  # and the C compilers: COMPILER
     # Package managers: an install runs the package's build or install code, and a local
     # file or URL as the package is any code (``pip install URL``, ``brew install ./x.rb``,
     # ``dpkg -i x.deb``); ``uv``, ``pip`` and ``pipenv`` take ``--python PATH`` (a program they
@@ -161,12 +162,20 @@ is (``shell(git log --oneline)``), a rule that cannot grow, never ``shell(git lo
 _PLAIN_WORD = re.compile(r"[\w./:,=@%+^~#-]+")
 """A word an exact rule spells as the command does: no blank, quote or glob character."""
 
+COMPILER = re.compile(r"(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|gfortran)(?:-[\d.]+)?")
+"""C, C++ and Fortran compilers by name (``gcc``, ``x86_64-linux-gnu-gcc-12``): build tools
+(``-wrapper PROG``, ``-fplugin=x.so`` run any code), offered the command as it is, as
+:data:`OFFERS`' are."""
+
 _PROGRAM_PATTERNS = (INTERPRETER, VIM, re.compile(r"(?:cuda-)?gdb(?:-multiarch)?"),
-                     re.compile(r"(?:tclsh|wish|jimsh)[\d.]*"),
-                     re.compile(r"(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|gfortran)"
-                                r"(?:-[\d.]+)?"))
+                     re.compile(r"(?:tclsh|wish|jimsh)[\d.]*"), COMPILER)
 """Program names by pattern: ``python3.12``, ``nvim``, ``gdb-multiarch``, ``tclsh8.6``,
 ``x86_64-linux-gnu-gcc-12``."""
+
+
+def _offer(name: str) -> frozenset[str] | None:
+    """What :data:`OFFERS` says of ``name``, a compiler's every command as it is; ``None``."""
+    return OFFERS.get(name, _EXACT if COMPILER.fullmatch(name) else None)
 
 
 def _runs_anything(name: str) -> bool:
@@ -202,7 +211,7 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     program = words[0] if words else ""
     name = program.rsplit("/", 1)[-1]
     runs = _runs_anything(name)
-    if (not re.fullmatch(r"[\w./+-]+", program) or "=" in program or runs and name not in OFFERS
+    if (not re.fullmatch(r"[\w./+-]+", program) or "=" in program or runs and _offer(name) is None
             or program in KEYWORDS or program.startswith("-")
             or builtin_lines(name, words[1:])  # compgen -C CMD, mapfile -C CMD
             or runs_given_command(name, words[1:])  # tmux new 'CMD', fd -x CMD, make --eval
@@ -221,7 +230,7 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
             return None  # docker exec …, npm exec …, uv --quiet run …: it runs anything
         inner = suggested_rule(tool_name, {"command": arguments["command"].split(None, 2)[2]})
         return None if inner is None else f"shell({' '.join(keep)} {inner[len('shell('):]}"
-    reads = OFFERS.get(name)
+    reads = _offer(name)
     if reads is not None and (kept := _read_only_subcommand(words, reads)):
         return f"shell({' '.join([program, *kept])}*)"  # shell(docker ps*), shell(gh pr list*)
     if reads is not None or name == "git" and keep[-1] in GIT_WRITES:
