@@ -22,6 +22,22 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
+from goosectx.approval_texts import (
+    CANCELLED_TEXT,
+    CHAT_MODE_TEXT,
+    DENIED_TEXT,
+    INPUT_ENDED,
+    INPUT_ENDED_TEXT,
+    NON_INTERACTIVE_DENIED_TEXT,
+    RULE_BOUND_WAY_OUT,
+    RULE_DENIED_TEXT,
+    STOPPED_PREFIX,
+    STOPPED_RUNNING,
+    cancelled_text,
+    denied_text,
+    non_interactive_denied_text,
+    stopped_running_text,
+)
 from goosectx.config import ApprovalMode
 from goosectx.conversation import ToolRequest
 from goosectx.permissions import CANNOT_CHECK, PermissionRules, match_rules, names_path
@@ -37,7 +53,11 @@ from goosectx.sensitive import (
     sensitive_words,
 )
 
-__all__ = ["PermissionRules"]  # re-exported: the rules live in permissions.py
+__all__ = [  # re-exported: the rules live in permissions.py, the texts in approval_texts.py
+    "CANCELLED_TEXT", "CHAT_MODE_TEXT", "DENIED_TEXT", "INPUT_ENDED", "INPUT_ENDED_TEXT",
+    "NON_INTERACTIVE_DENIED_TEXT", "RULE_BOUND_WAY_OUT", "RULE_DENIED_TEXT", "STOPPED_PREFIX",
+    "STOPPED_RUNNING", "PermissionRules", "cancelled_text", "denied_text",
+    "non_interactive_denied_text", "stopped_running_text"]
 
 ApprovalDecision = Literal["allow_once", "always_allow", "deny", "cancel"]
 """The user's answer to an ``ask`` verdict."""
@@ -64,77 +84,6 @@ class ApprovalAnswer:
 ApprovalFn: TypeAlias = Callable[[ToolRequest], "ApprovalDecision | ApprovalAnswer"]
 """Answers an ``ask`` verdict (the REPL asks the user; ``run`` without a terminal denies)."""
 ApprovalAction = Literal["run", "ask", "deny"]
-
-DENIED_TEXT = (
-    "The user denied this tool call. Do not retry it; continue without it or ask the user."
-)
-NON_INTERACTIVE_DENIED_TEXT = (
-    "This tool call needs approval, and goosectx is running without a terminal to ask the "
-    "user, so it was not run. Do not retry it; finish without it or explain what you need."
-)
-RULE_BOUND_WAY_OUT = ("no --allow rule or mode can run it: answer it in the REPL, or drop or "
-                      "narrow the deny or ask rule behind it")
-"""What a user can do about an ``ask`` a rule makes (:attr:`ApprovalVerdict.rule_bound`)."""
-
-
-def non_interactive_denied_text(verdict: ApprovalVerdict | None) -> str:
-    """What the model gets for a call ``run`` denied without a terminal: why, for a rule's ask."""
-    if verdict is None or not verdict.rule_bound:
-        return NON_INTERACTIVE_DENIED_TEXT
-    return f"{NON_INTERACTIVE_DENIED_TEXT} It needs approval because {verdict.reason}."
-
-
-CHAT_MODE_TEXT = (
-    "Tools are disabled: goosectx is in chat mode, so no tool was run. Answer without tools."
-)
-RULE_DENIED_TEXT = "This tool call is denied by the user's permission rule"
-"""Starts what the model gets for a call a deny rule refused; ``(RULES).`` follows."""
-CANCELLED_TEXT = "The user cancelled this tool call."
-STOPPED_PREFIX = "goosectx was asked to stop"
-"""Starts what the model gets for a call not run because goosectx was stopped (SIGTERM)."""
-STOPPED_RUNNING = "while this tool call ran"
-"""Follows the signal's name in what the model gets for a call stopped while it ran."""
-
-
-INPUT_ENDED = "end of input"
-"""``ApprovalAnswer.reason`` of a ``cancel`` no one chose: input ended at the question."""
-INPUT_ENDED_TEXT = ("Input ended at the approval question, so this tool call was not run. "
-                    "The user did not decide about it.")
-"""What the model gets for a call whose approval question met the end of (piped) input."""
-
-
-def cancelled_text(stopped_by: str | None) -> str:
-    """The answer to a call a cancel left unanswered: the user's, a signal's, the input's.
-
-    ``stopped_by``: ``None`` (the user), a signal's name (``SIGTERM``), or
-    :data:`INPUT_ENDED` (piped input ended at the approval question).
-    """
-    if stopped_by == INPUT_ENDED:
-        return INPUT_ENDED_TEXT
-    if stopped_by:
-        return (f"{STOPPED_PREFIX} ({stopped_by}) before this tool call could run; it did not "
-                "run. The user did not decide about it.")
-    return CANCELLED_TEXT
-
-
-def stopped_running_text(stopped_by: str | None) -> str:
-    """The answer to a call a cancel stopped while it ran: the user's, or a signal's (SIGTERM).
-
-    The output the call wrote so far follows it on the next lines (the caller's).
-    """
-    if stopped_by:
-        return (f"{STOPPED_PREFIX} ({stopped_by}) {STOPPED_RUNNING}; it was stopped before it "
-                "finished. The user did not cancel it.")
-    return CANCELLED_TEXT
-
-
-def denied_text(reason: str | None) -> str:
-    """What the model gets for a call the user denied, with the user's reason if given."""
-    if reason and reason.strip():
-        return (f"denied by the user: {' '.join(reason.split())}\n"
-                "Do not retry this call; follow the user's reason.")
-    return DENIED_TEXT
-
 
 @dataclass(frozen=True, slots=True)
 class ApprovalContext:
@@ -270,22 +219,23 @@ def _named_paths(ctx: ApprovalContext) -> list[Path]:
     return []
 
 
-def _touches_sensitive(ctx: ApprovalContext, allow_rules: tuple[str, ...]) -> bool:
-    """True when the call reads or writes a sensitive file that no allow rule names.
+def _sensitive_named(ctx: ApprovalContext, allow_rules: tuple[str, ...] = ()) -> str | None:
+    """Why the call reads or writes a sensitive file none of ``allow_rules`` names, or ``None``.
 
-    A shell command's every word that names one (:func:`~goosectx.sensitive.sensitive_words`:
-    ``cat ~/.ssh/id_rsa .env`` under ``shell(cat*)``), a built-in call's path.
+    A shell command's every word (:func:`~goosectx.sensitive.sensitive_words`: ``.en? (matching
+    .env) is a sensitive file``), a built-in call's path (``/w/.env is a sensitive file``).
     """
     command = ctx.arguments.get("command")
     if ctx.tool_name == "shell" and isinstance(command, str):
-        return any(not names_path(allow_rules, word) for word, _shown in sensitive_words(
-            command, ctx.working_dir, data_dir=ctx.data_dir, config_file=ctx.config_file))
+        shown = next((shown for word, shown in sensitive_words(
+            command, ctx.working_dir, data_dir=ctx.data_dir, config_file=ctx.config_file)
+            if not names_path(allow_rules, word)), None)
+        wide = shown is not None and shown.endswith("any may be)")  # too many matches
+        return None if shown is None else f"{shown} {'may name' if wide else 'is'} a sensitive file"
     raw = ctx.arguments.get("path")
-    for path in _named_paths(ctx):
-        named = names_path(allow_rules, raw if isinstance(raw, str) else str(path))
-        if _sensitive_read(ctx, path) is not None and not named:
-            return True
-    return False
+    return next((f"{p} {kind}" for p in _named_paths(ctx)
+                 if (kind := _sensitive_read(ctx, p)) is not None
+                 and not names_path(allow_rules, raw if isinstance(raw, str) else str(p))), None)
 
 
 def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
@@ -301,10 +251,22 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
         return ApprovalVerdict("ask", f"{found.unreadable}, {CANNOT_CHECK}", rule_bound=True)
     if found.kind == "ask":
         return ApprovalVerdict("ask", f"a permission rule asks: {named}", rule_bound=True)
-    if (found.kind == "allow" and not _touches_sensitive(ctx, found.rules)
-            and ctx.write_target is None):
-        return ApprovalVerdict("run", f"allowed by a permission rule: {named}")
-    return None
+    if found.kind != "allow" or ctx.write_target is not None:
+        return None
+    if (secret := _sensitive_named(ctx, found.rules)) is not None:  # cat .env under shell(cat*)
+        return _sensitive_ask(ctx, secret, f"the allow rule {named}")
+    return ApprovalVerdict("run", f"allowed by a permission rule: {named}")
+
+
+def _sensitive_ask(ctx: ApprovalContext, secret: str, grant: str) -> ApprovalVerdict | None:
+    """The ask on a sensitive file (``secret``: why it is one) that ``grant`` does not cover.
+
+    ``None`` in ``auto``: it runs, as without the grant.
+    """
+    if ctx.mode == "auto":
+        return None
+    why = f"{secret}, which {grant} does not cover"
+    return ApprovalVerdict("ask", f"{ctx.mode}: {why}", read_why=why)
 
 
 def _write_through_symlink(ctx: ApprovalContext) -> ApprovalVerdict | None:
@@ -316,12 +278,13 @@ def _write_through_symlink(ctx: ApprovalContext) -> ApprovalVerdict | None:
 
 
 def _session_always_allowed(ctx: ApprovalContext) -> ApprovalVerdict | None:
-    if ctx.tool_name in ctx.always_allowed:
-        return ApprovalVerdict("run", f"always allowed this session ({ctx.tool_name})")
-    if ctx.read_only and ctx.tool_name in ctx.reads_allowed:
-        return ApprovalVerdict("run", f"read-only calls always allowed this session "
-                                      f"({ctx.tool_name})")
-    return None
+    whole = ctx.tool_name in ctx.always_allowed
+    if not whole and not (ctx.read_only and ctx.tool_name in ctx.reads_allowed):
+        return None
+    if (secret := _sensitive_named(ctx)) is not None:  # `a` at `ls` does not cover `cat .env`
+        return _sensitive_ask(ctx, secret, '"always allow"')
+    return ApprovalVerdict("run", f"{'' if whole else 'read-only calls '}always allowed this "
+                                  f"session ({ctx.tool_name})")
 
 
 def _auto_mode(ctx: ApprovalContext) -> ApprovalVerdict | None:
@@ -370,6 +333,8 @@ CLAUSES: tuple[Clause, ...] = (
     # The user's "always allow" answers for this session: one given to a read-only call (a
     # text_editor view) covers the tool's read-only calls only, its edits still ask (Claude
     # Code and Codex keep read and edit grants apart); one given to any other call, the tool.
+    # Neither covers a call that reads or writes a sensitive file (a shell command's word
+    # naming one: `cat .env`): it asks, the question saying why, as under an allow rule.
     _session_always_allowed,
     # The plain modes.
     _auto_mode,

@@ -1,18 +1,25 @@
-"""The command-prefix rule the approval question offers (``p`` / ``s``), and for what not.
+"""The permission rule the approval question offers (``p`` / ``s``), and for what not.
 
 docs/architecture.md §4. :func:`suggested_rule` gives ``shell(git status*)`` for ``git status
 --short``. An allow rule matches a command's words only (``permissions.match_rules``), so
-``shell(tar*)`` allows every ``tar`` command, ``tar -xf x.tar --to-command='rm f'`` too: no
-rule is offered for a program that runs a command, a program or code given in its arguments
-or options. :data:`RUNS_ANYTHING` is that set, built from the tables the shell reading keeps
-for such programs (shells, interpreters, wrappers, runners, ``tar --to-command``, ``sort
---compress-program``, pagers, databases, terminals …) and the programs those tables do not
-list (make's ``CC=…``, compilers' ``-wrapper``, ``cargo --config``, ``npm --script-shell``,
-``apt-get -o …::Pre-Invoke``); :data:`GIT_RUNS` the git subcommands that do (``git grep -O``,
-``git fetch --upload-pack``, ``git config core.pager``). The git subcommands that write any
-file an option names (:data:`GIT_WRITES`: ``git log --output=F``), ``uv``, ``poetry`` and
-``pipenv`` are offered the command as it is, a rule that cannot grow. tests/test_rule_offer.py
-walks the shell tables, so a program added there is never offered a rule.
+``shell(tar*)`` allows every ``tar`` command, ``tar -xf x.tar --to-command='rm f'`` too. Three
+answers, one per program:
+
+* a prefix rule (``shell(git status*)``, ``shell(docker ps*)``) where nothing later on the line
+  can make the program run code or write a file;
+* the command as it is (``shell(make test)``), a rule that repeats but cannot grow, for the
+  programs of :data:`OFFERS` — build and test tools, package managers, ``kubectl``, ``helm``,
+  ``terraform``, ``docker build``, ``gh pr merge`` … (what Codex's "approve for this session"
+  keeps) — and the git subcommands that write any file an option names (:data:`GIT_WRITES`:
+  ``git log --output=F``);
+* no rule for a program that runs a command, a program or code given in its arguments or
+  options: :data:`RUNS_ANYTHING`, built from the tables the shell reading keeps for such
+  programs (shells, interpreters, wrappers, runners, ``tar --to-command``, ``sort
+  --compress-program``, pagers, databases, terminals …) and the programs those tables do not
+  list; :data:`GIT_RUNS` the git subcommands that do (``git grep -O``, ``git fetch
+  --upload-pack``, ``git config core.pager``); ``docker run``, ``kubectl exec``, ``nix run``,
+  ``npm exec``. tests/test_rule_offer.py walks the shell tables, so a program added there is
+  never offered a prefix rule.
 
 Core module: no printing.
 """
@@ -45,13 +52,65 @@ from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_variables import OPTION_VARIABLES
 from goosectx.shell_wrappers import FD, STARTERS, runs_given_command
 
-__all__ = ["EXACT_ONLY", "GIT_RUNS", "GIT_WRITES", "RUNS_ANYTHING", "SUBCOMMAND_TOOLS",
+__all__ = ["COMPILER", "GIT_RUNS", "GIT_WRITES", "OFFERS", "RUNS_ANYTHING", "SUBCOMMAND_TOOLS",
            "suggested_rule"]
 
+_EXACT: frozenset[str] = frozenset()
+"""No subcommand keeps a prefix rule: every command of the program is offered as it is."""
+_DOCKER_READS = frozenset({"ps", "images", "version", "info", "inspect", "logs", "stats", "top",
+                           "events", "history", "port", "diff", "search"})
+"""docker's subcommands that only read (its global options, ``-H``, ``--config``, go before them:
+``docker ps -H x`` is refused)."""
+
+OFFERS: Mapping[str, frozenset[str]] = {
+    # Build and test tools: they run the project's code (a Makefile, build.rs, package.json's
+    # scripts, a Dockerfile's RUN steps) and take options that run any program or file (``make
+    # CC=…``, ``cargo --config``, ``go build -toolexec``, ``npm --script-shell``, ``docker
+    # build -f``): the rule is the command the user saw, which repeats but cannot grow.
+    **dict.fromkeys(("make", "gmake", "cmake", "ctest", "ninja", "meson", "cargo", "go", "npm",
+                     "pnpm", "yarn", "tox", "dotnet", "mix", "rails", "bundle", "rake", "gradle",
+                     "mvn", "ant", "sbt", "bazel", "bazelisk", "just", "swift", "rustc", "tcc"),
+                    _EXACT),  # and the C compilers: COMPILER
+    # Package managers: an install runs the package's build or install code, and a local
+    # file or URL as the package is any code (``pip install URL``, ``brew install ./x.rb``,
+    # ``dpkg -i x.deb``); ``uv``, ``pip`` and ``pipenv`` take ``--python PATH`` (a program they
+    # run), ``poetry self add URL`` a plugin, ``nix build`` builds (and ``nix-build`` too) any
+    # expression; ``nix run|shell|develop`` and ``nix-shell`` run a command: no rule.
+    **dict.fromkeys(("pip", "pip3", "uv", "poetry", "pipenv", "gem", "apt", "apt-get", "aptitude",
+                     "dpkg", "nix", "nix-build"), _EXACT),
+    "brew": frozenset({"list"}),  # any other brew command may load a formula's Ruby code
+    # Cluster tools: every kubectl and helm command takes ``--kubeconfig FILE``, whose ``exec``
+    # credential plugin is a command they run, and terraform runs providers' code; ``kubectl
+    # exec|run|debug`` run a command in a container: no rule.
+    **dict.fromkeys(("kubectl", "helm", "terraform"), _EXACT),
+    # Container tools: docker's read-only subcommands keep a prefix rule (``shell(docker
+    # ps*)``); ``docker build`` runs a Dockerfile, ``docker cp`` writes any file, ``docker
+    # compose up`` starts what a compose file says: the command as it is; ``docker run|exec``:
+    # no rule. podman and nerdctl take their global options anywhere (``podman ps --runtime
+    # PATH``, a program podman runs): the command as it is, every subcommand.
+    "docker": _DOCKER_READS,
+    "docker-compose": frozenset({"ps", "logs", "images", "top", "version"}),
+    **dict.fromkeys(("podman", "nerdctl", "podman-compose"), _EXACT),
+    # GitHub CLI: its read-only pairs keep a prefix rule; ``gh pr checkout|merge`` change
+    # things, ``gh api`` calls any endpoint, ``gh extension`` and ``gh alias --shell`` run code.
+    "gh": frozenset({"pr list", "pr view", "pr status", "pr diff", "pr checks", "issue list",
+                     "issue view", "issue status", "run list", "run view", "repo view",
+                     "release list", "release view", "workflow list", "workflow view",
+                     "status"}),
+}
+"""The one table of programs offered the command as it is (``shell(make test)``), a rule that
+cannot grow, not the prefix rule other programs are: for each, the subcommands (one or two
+words) that still keep a prefix rule because nothing on their line can make them run code or
+write a file (``shell(docker ps*)``, ``shell(gh pr list*)``). What Codex's "approve for this
+session" keeps (the exact command); Claude Code offers its prefix rule only where the prefix
+is safe."""
+
 SUBCOMMAND_TOOLS = frozenset({
-    "git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "uv", "pip", "poetry",
-    "gh", "terraform", "dotnet", "bundle", "rails", "mix", "nix", "brew", "apt", "helm"})
-"""Commands whose second word is a subcommand (``git status``), kept in a suggested rule."""
+    "git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "podman", "nerdctl", "kubectl", "uv",
+    "pip", "poetry", "gh", "terraform", "dotnet", "bundle", "rails", "mix", "nix", "brew", "apt",
+    "helm"})
+"""Commands whose second word is a subcommand (``git status``): a command of one of them
+without it (``docker --help``, ``cargo``) is offered no rule."""
 
 _UNLISTED = frozenset({
     "node", "nodejs", "deno", "bun", "perl", "ruby", "php", "lua", "tclsh", "osascript",
@@ -75,7 +134,8 @@ RUNS_ANYTHING = frozenset(
     | (RUNNERS - SUBCOMMAND_RUNNERS.keys()) | (LINE_RUNNERS - SUBCOMMAND_RUNNERS.keys())
     | set(SU_LIKE) | COMMAND_OPTIONS.keys() | PROGRAM_OPTIONS.keys() | PAGERS | DATABASES
     | set(OPTION_VARIABLES.values()) | _UNLISTED)
-"""Programs that run whatever their arguments say: no command-prefix rule is offered for them.
+"""Programs that run whatever their arguments say: no prefix rule is offered for them (those of
+:data:`OFFERS` are offered the command as it is, the rest nothing).
 
 ``find``, ``fd`` and ``rg`` too: ``shell(fd*)``, offered for a plain ``fd -e py``, would allow
 ``fd -e py -x rm -rf {}`` (``find -exec``, ``rg --pre``); ``shell(tar*)``, offered for ``tar
@@ -99,22 +159,23 @@ GIT_WRITES = frozenset({
 ``fast-export --export-marks=FILE``, ``bundle create FILE``. They are offered the command as it
 is (``shell(git log --oneline)``), a rule that cannot grow, never ``shell(git log*)``."""
 
-EXACT_ONLY = frozenset({"uv", "poetry", "pipenv"})
-"""Programs offered the command as it is, no ``*``: every ``uv`` and ``pipenv`` command takes
-``--python PATH`` (a program they run), ``shell(uv pip*)`` would allow ``uv pip install URL``
-(its build code), ``shell(uv tool*)`` ``uv tool run CMD``, ``shell(poetry self*)`` ``poetry
-self add URL`` (a plugin, run in every poetry command), ``shell(poetry env*)`` ``poetry env use
-PATH``. ``uv run CMD`` / ``poetry run CMD`` keep their rule for CMD."""
-
-_PLAIN_WORD = re.compile(r"[\w./:,=@%+^~-]+")
+_PLAIN_WORD = re.compile(r"[\w./:,=@%+^~#-]+")
 """A word an exact rule spells as the command does: no blank, quote or glob character."""
 
+COMPILER = re.compile(r"(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|gfortran)(?:-[\d.]+)?")
+"""C, C++ and Fortran compilers by name (``gcc``, ``x86_64-linux-gnu-gcc-12``): build tools
+(``-wrapper PROG``, ``-fplugin=x.so`` run any code), offered the command as it is, as
+:data:`OFFERS`' are."""
+
 _PROGRAM_PATTERNS = (INTERPRETER, VIM, re.compile(r"(?:cuda-)?gdb(?:-multiarch)?"),
-                     re.compile(r"(?:tclsh|wish|jimsh)[\d.]*"),
-                     re.compile(r"(?:[\w.]+-)*(?:gcc|g\+\+|cc|c\+\+|clang|clang\+\+|gfortran)"
-                                r"(?:-[\d.]+)?"))
+                     re.compile(r"(?:tclsh|wish|jimsh)[\d.]*"), COMPILER)
 """Program names by pattern: ``python3.12``, ``nvim``, ``gdb-multiarch``, ``tclsh8.6``,
 ``x86_64-linux-gnu-gcc-12``."""
+
+
+def _offer(name: str) -> frozenset[str] | None:
+    """What :data:`OFFERS` says of ``name``, a compiler's every command as it is; ``None``."""
+    return OFFERS.get(name, _EXACT if COMPILER.fullmatch(name) else None)
 
 
 def _runs_anything(name: str) -> bool:
@@ -123,18 +184,22 @@ def _runs_anything(name: str) -> bool:
 
 
 def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
-    """The rule ``p`` / ``s`` offers for a shell call: its first words and ``*``.
+    """The rule ``p`` / ``s`` offers for a shell call: its first words and ``*``, or itself.
 
     ``git status --short`` → ``shell(git status*)``; ``pytest -q`` → ``shell(pytest*)``;
-    the command as it is, no ``*``, for a git subcommand that writes a file an option names
-    (:data:`GIT_WRITES`: ``git log --oneline`` → ``shell(git log --oneline)``) and for ``uv``,
-    ``poetry``, ``pipenv`` (:data:`EXACT_ONLY`), or ``None`` when a word has a blank, quote or
-    glob character.
+    the command as it is, no ``*``, for a program of :data:`OFFERS` (``make test`` →
+    ``shell(make test)``, ``docker build .``, ``kubectl get pods``, ``gh pr merge 3``; its
+    read-only subcommands keep theirs: ``shell(docker ps*)``, ``shell(gh pr list*)``) and a git
+    subcommand that writes a file an option names (:data:`GIT_WRITES`: ``git log --oneline``
+    → ``shell(git log --oneline)``), or ``None`` when a word has a blank, quote or glob
+    character.
     ``None`` for a compound command, another tool, text the shell cannot parse, a command with
-    leading ``VAR=value`` assignments, and a program that runs whatever its arguments say
-    (:data:`RUNS_ANYTHING`: ``bash -c``, ``python3 -c``, ``sudo``, ``env``, ``xargs``,
-    ``find``, ``tar``, ``make``, ``compgen -C``, ``tmux`` …; :data:`GIT_RUNS`: ``git grep``):
-    a rule for it would allow almost anything.
+    leading ``VAR=value`` assignments, a subcommand tool without its subcommand (``docker
+    --help``), a program that runs a command given on its line (``docker run``, ``kubectl
+    exec``, ``nix run``, ``npm exec``) and any other that runs whatever its arguments say
+    (:data:`RUNS_ANYTHING`: ``bash -c``, ``python3 -c``, ``sudo``, ``env``, ``xargs``, ``find``,
+    ``tar``, ``compgen -C``, ``tmux`` …; :data:`GIT_RUNS`: ``git grep``): a rule for it would
+    allow almost anything.
     """
     if tool_name != "shell" or not isinstance(arguments.get("command"), str):
         return None
@@ -145,7 +210,8 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     words = [w.value for w in parts[0].words]
     program = words[0] if words else ""
     name = program.rsplit("/", 1)[-1]
-    if (not re.fullmatch(r"[\w./+-]+", program) or "=" in program or _runs_anything(name)
+    runs = _runs_anything(name)
+    if (not re.fullmatch(r"[\w./+-]+", program) or "=" in program or runs and _offer(name) is None
             or program in KEYWORDS or program.startswith("-")
             or builtin_lines(name, words[1:])  # compgen -C CMD, mapfile -C CMD
             or runs_given_command(name, words[1:])  # tmux new 'CMD', fd -x CMD, make --eval
@@ -159,13 +225,27 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
         keep.append(words[1])  # a subcommand: git status, npm test, cargo build
     verbs = SUBCOMMAND_RUNNERS.get(name, ())
     if any(w in verbs for w in words[1:]):  # uv run CMD: a rule for CMD after it, or none
-        if name in CONTAINERS | {"direnv", "distrobox", "nix"} or keep[-1] not in verbs or len(
-                words) < 3:
-            return None  # docker exec …, uv --quiet run …: a rule would allow anything
+        if runs or name in CONTAINERS | {"direnv", "distrobox", "nix"} or keep[-1] not in verbs or (
+                len(words) < 3):
+            return None  # docker exec …, npm exec …, uv --quiet run …: it runs anything
         inner = suggested_rule(tool_name, {"command": arguments["command"].split(None, 2)[2]})
         return None if inner is None else f"shell({' '.join(keep)} {inner[len('shell('):]}"
-    if name in EXACT_ONLY or name == "git" and keep[-1] in GIT_WRITES:
+    reads = _offer(name)
+    if reads is not None and (kept := _read_only_subcommand(words, reads)):
+        return f"shell({' '.join([program, *kept])}*)"  # shell(docker ps*), shell(gh pr list*)
+    if reads is not None or name == "git" and keep[-1] in GIT_WRITES:
         if not all(_PLAIN_WORD.fullmatch(w) for w in words):
             return None  # git log --format='%h %s': no exact rule spells it
-        return f"shell({' '.join(words)})"  # no `*`: git log --output=F is asked about
+        return f"shell({' '.join(words)})"  # no `*`: make CC=…, git log --output=F are asked
     return f"shell({' '.join(keep)}*)"
+
+
+def _read_only_subcommand(words: list[str], reads: frozenset[str]) -> list[str]:
+    """The subcommand words of ``words`` that :data:`OFFERS` keeps a prefix rule for, or ``[]``.
+
+    Two words first (``gh pr list``), then one (``docker ps``).
+    """
+    for size in (2, 1):
+        if len(words) > size and " ".join(words[1:1 + size]) in reads:
+            return words[1:1 + size]
+    return []

@@ -28,6 +28,7 @@ from goosectx.providers.scripted import ScriptedReply
 
 HARD = "has other hard links, which may be outside the project (`ln ~/secret notes.txt`)"
 ASKED = ", so reading it is asked about: answer it in the REPL, or use --mode auto"
+RULE = ", which the allow rule text_editor does not cover"  # --allow text_editor: not for these
 
 
 def view(path: str | Path) -> dict:
@@ -52,7 +53,7 @@ def test_a_file_in_the_data_dir_is_named_so_after_allow_text_editor(
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text("session data\n")
     said = notice(fake_model, capsys, view(log), "--allow", "text_editor")
-    assert f"denied; {log} is in goosectx's data dir{ASKED}" in said
+    assert f"denied; {log} is in goosectx's data dir{RULE}{ASKED}" in said
     assert "outside the project" not in said
 
 
@@ -63,7 +64,7 @@ def test_the_config_file_in_the_project_is_named_so_after_allow_text_editor(
     config.write_text("")
     monkeypatch.setenv("GOOSECTX_CONFIG", str(config))
     said = notice(fake_model, capsys, view("goose.toml"), "--allow", "text_editor")
-    assert f"denied; {config} is goosectx's config file{ASKED}" in said
+    assert f"denied; {config} is goosectx's config file{RULE}{ASKED}" in said
 
 
 def test_an_ask_rule_is_named_not_the_hard_link(
@@ -81,7 +82,7 @@ def test_a_sensitive_name_is_named(fake_model: FakeServer, workdir: Path,
                                    capsys: pytest.CaptureFixture[str]) -> None:
     (workdir / ".env").write_text("KEY=1\n")
     said = notice(fake_model, capsys, view(".env"), "--allow", "text_editor")
-    assert f"denied; {workdir / '.env'} is a sensitive file{ASKED}" in said
+    assert f"denied; {workdir / '.env'} is a sensitive file{RULE}{ASKED}" in said
 
 
 @pytest.fixture

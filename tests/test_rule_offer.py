@@ -1,8 +1,10 @@
-"""No ``p`` rule for a program that runs what its arguments say (issue 18).
+"""No ``p`` prefix rule for a program that runs what its arguments say (issue 18).
 
 ``shell(tar*)``, offered at the question of a harmless ``tar -tf x.tar``, allowed ``tar -xf
 x.tar --to-command='rm victim'`` unasked. Every program the shell reading knows to run a
-command, a program or code given in its arguments (its tables, walked here) gets no rule.
+command, a program or code given in its arguments (its tables, walked here) gets no prefix
+rule: the build, package and cluster tools of ``rule_offer.OFFERS`` the command as it is,
+the rest nothing.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from goosectx import (
 )
 from goosectx.permissions import PermissionRules
 from goosectx.providers.scripted import ScriptedReply
-from goosectx.rule_offer import suggested_rule
+from goosectx.rule_offer import COMPILER, OFFERS, suggested_rule
 
 
 def _offered(command: str) -> str | None:
@@ -62,18 +64,34 @@ def test_the_walk_finds_the_programs_of_issue_18() -> None:
 
 
 @pytest.mark.parametrize("program", sorted(_programs()))
-def test_no_rule_is_offered_for_a_program_that_runs_what_it_is_given(program: str) -> None:
-    assert _offered(f"{program} x") is None
-    assert _offered(f"/usr/bin/{program} x") is None
+def test_no_prefix_rule_is_offered_for_a_program_that_runs_what_it_is_given(program: str) -> None:
+    # None, or for a build or package tool of OFFERS the command as it is: never a `*`.
+    for command in (f"{program} x", f"/usr/bin/{program} x"):
+        exact = program in OFFERS or COMPILER.fullmatch(program)
+        assert _offered(command) == (f"shell({command})" if exact else None)
 
 
 @pytest.mark.parametrize("command", [
-    "tar -tf x.tar", "make -j4 test", "gcc -c x.c", "x86_64-linux-gnu-gcc-12 -c x.c",
-    "clang++ x.cc", "cargo build", "go test ./...", "npm test", "pip install -e .",
-    "cmake -S . -B build", "apt-get install x", "dpkg -i x.deb", "ssh-agent bash",
-    "docker --help", "git"])
-def test_no_rule_for_build_tools_and_package_managers(command: str) -> None:
+    "tar -tf x.tar", "ssh-agent bash", "docker --help", "docker", "cargo", "git", "npx eslint .",
+    "npm exec eslint", "pnpm dlx x", "make --eval=x"])
+def test_no_rule_for_a_program_that_runs_anything_or_a_tool_without_its_subcommand(
+        command: str) -> None:
     assert _offered(command) is None
+
+
+@pytest.mark.parametrize("command", [
+    "make -j4 test", "make test", "cargo build", "cargo test", "go test ./...", "go run .",
+    "npm test", "npm run build", "npm run test:unit", "pnpm install", "yarn build",
+    "pip install -e .", "cmake -S . -B build", "apt-get install x", "dpkg -i x.deb",
+    "gcc -c x.c", "x86_64-linux-gnu-gcc-12 -c x.c", "clang++ x.cc", "rustc main.rs"])
+def test_build_tools_and_package_managers_are_offered_the_command_as_it_is(command: str) -> None:
+    # A Makefile, build.rs or package.json script runs any code, and a grown command any
+    # program (make CC=…, cargo --config, npm --script-shell): the rule cannot grow.
+    rule = f"shell({command})"
+    assert _offered(command) == rule
+    rules = PermissionRules(allow=(rule,))
+    assert action(rules, command, "approve") == "run"
+    assert action(rules, f"{command} CC=/tmp/evil", "approve") == "ask"
 
 
 def test_git_subcommands_that_run_a_command_get_no_rule() -> None:
@@ -166,3 +184,75 @@ def test_poetry_and_pipenv_are_offered_only_the_command(command: str, exact: str
     # add*) `poetry add URL` (its build code), pipenv any command `--python PATH`.
     assert _offered(command) == exact
     assert _offered("poetry run pytest -q") == "shell(poetry run pytest*)"
+
+
+@pytest.mark.parametrize(("command", "offered", "grown"), [
+    # docker build runs a Dockerfile's RUN steps: the command as it is, never shell(docker*)
+    ("docker build -t app .", "shell(docker build -t app .)", "docker build -f /tmp/Evil ."),
+    ("docker compose up", "shell(docker compose up)", "docker compose up -f /tmp/evil.yml"),
+    ("docker cp c:/x out", "shell(docker cp c:/x out)", "docker cp c:/x /home/u/.bashrc"),
+    ("podman ps", "shell(podman ps)", "podman ps --runtime=/tmp/evil"),
+    # every kubectl / helm command takes --kubeconfig FILE, whose exec plugin is a command
+    ("kubectl get pods", "shell(kubectl get pods)", "kubectl get pods --kubeconfig=evil.yaml"),
+    ("kubectl apply -f x.yaml", "shell(kubectl apply -f x.yaml)", "kubectl apply -f y.yaml"),
+    ("helm list", "shell(helm list)", "helm list --kubeconfig=evil.yaml"),
+    ("terraform plan", "shell(terraform plan)", "terraform plan -out=/home/u/.bashrc"),
+    # brew install runs a formula's Ruby code, any formula's or a local file's
+    ("brew install jq", "shell(brew install jq)", "brew install ./evil.rb"),
+    # gh pr checkout / merge change things, gh api calls any endpoint
+    ("gh pr checkout 12", "shell(gh pr checkout 12)", "gh pr checkout 13"),
+    ("gh pr merge 12", "shell(gh pr merge 12)", "gh pr merge 13 --admin"),
+    ("gh api repos/o/r", "shell(gh api repos/o/r)", "gh api -X DELETE repos/o/r"),
+    # nix build builds any expression (nix-build too)
+    ("nix build .#app", "shell(nix build .#app)", "nix build --expr x"),
+    ("nix-build default.nix", "shell(nix-build default.nix)", "nix-build evil.nix")])
+def test_programs_that_run_code_are_offered_only_the_command(
+        command: str, offered: str, grown: str) -> None:
+    assert _offered(command) == offered
+    rules = PermissionRules(allow=(offered,))
+    assert action(rules, command, "approve") == "run"
+    assert action(rules, grown, "approve") == "ask"
+
+
+@pytest.mark.parametrize(("command", "offered", "not_allowed"), [
+    ("docker ps -a", "shell(docker ps*)", "docker run --privileged -v /:/h x"),
+    ("docker logs web", "shell(docker logs*)", "docker build ."),
+    ("docker images", "shell(docker images*)", "docker cp c:/x /home/u/.bashrc"),
+    ("docker-compose ps", "shell(docker-compose ps*)", "docker-compose up"),
+    ("gh pr list --state open", "shell(gh pr list*)", "gh pr merge 3"),
+    ("gh pr view 3", "shell(gh pr view*)", "gh pr checkout 3"),
+    ("gh issue list", "shell(gh issue list*)", "gh issue close 3"),
+    ("brew list", "shell(brew list*)", "brew install x")])
+def test_read_only_subcommands_keep_their_prefix_rule(
+        command: str, offered: str, not_allowed: str) -> None:
+    assert _offered(command) == offered
+    rules = PermissionRules(allow=(offered,))
+    assert action(rules, f"{command} --no-trunc", "approve") == "run"
+    assert action(rules, not_allowed, "approve") == "ask"
+
+
+@pytest.mark.parametrize("command", [
+    "docker run -it ubuntu", "docker exec web sh", "kubectl exec web -- sh",
+    "kubectl run x --image=y", "kubectl debug web", "nix run nixpkgs#hello", "nix shell x",
+    "nix develop", "nix-shell -p hello", "podman exec x sh"])
+def test_programs_that_run_a_command_given_on_their_line_get_no_rule(command: str) -> None:
+    assert _offered(command) is None
+
+
+def test_no_program_of_the_table_is_offered_a_program_wide_rule() -> None:
+    for program in OFFERS:
+        for command in (f"{program} build", f"{program} x y", program):
+            rule = _offered(command)
+            assert rule != f"shell({program}*)", command
+
+
+def test_the_question_after_make_test_offers_the_command_and_asks_again_when_it_grows(
+        world: World) -> None:
+    world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "make test"})]),
+                       ScriptedReply(tool_calls=[("shell", {"command": "make test"})]),
+                       ScriptedReply(tool_calls=[("shell", {"command": "make test CC=x"})]),
+                       "done")
+    out = world.run("go" + ENTER + "p" + "n" + ENTER + CTRL_D)  # p, then n at the third
+    assert out.count("shell: always allow shell(make test) (until you exit)") == 1
+    assert out.count("goosectx asks: run shell?") == 2  # the repeat ran unasked
+    assert world.repl.agent.rules.allow == ("shell(make test)",)

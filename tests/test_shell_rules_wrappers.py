@@ -155,7 +155,8 @@ def test_no_command_prefix_rule_is_offered_for_them() -> None:
     for command in ("tmux new -d 'make'", "tmux ls", "screen -dmS b make", "expect x.exp",
                     "fd -x wc -l", "make --eval='x: ; ls' x", "rg --pre pdftotext x"):
         assert suggested_rule("shell", {"command": command}) is None, command
-    assert suggested_rule("shell", {"command": "make -j4 test"}) is None  # make CC='rm f'
+    # make CC='rm f': only the command as it is, no prefix rule
+    assert suggested_rule("shell", {"command": "make -j4 test"}) == "shell(make -j4 test)"
 
 
 @pytest.mark.parametrize("command", [  # fresh21 #28: they print how a name runs, run nothing

@@ -10,6 +10,7 @@ import pytest
 from goosectx.config import ModelConfig, Settings
 from goosectx.tools.builtin import default_registry, make_tool_context, tool_env
 from goosectx.tools.output import OutputStream, cap_text
+from goosectx.tools.shell import ShellTool
 
 SECRET = "ghp_0123456789abcdefXYZ"
 
@@ -88,3 +89,29 @@ def test_cap_text_never_exceeds_the_cap() -> None:
         assert len(cap_text(text, cap, "narrow it")) <= cap
     assert cap_text(text, 500, "narrow it") == text
     assert "narrow it" in cap_text(text, 200, "narrow it")
+
+
+def test_an_extensions_variables_are_not_in_the_tool_env(tmp_path: Path) -> None:
+    # env_keys = ["ACME_SERVICE"] hands a server a credential whose name does not look secret.
+    settings = Settings(data_dir=tmp_path)
+    settings.extensions.tables = {
+        "acme": {"cmd": "acme-mcp", "env_keys": ["ACME_SERVICE"], "envs": {"ACME_AUTH": "v"}},
+        "off": {"cmd": "x", "enabled": False, "env_keys": ["OFF_CRED"]}}
+    settings.extensions.flags = (("WIDGET_CRED=abc npx widget-mcp --port=1",), ())
+    environ = {"ACME_SERVICE": "s3cr3t-value", "ACME_AUTH": "other", "OFF_CRED": "c",
+               "WIDGET_CRED": "w", "HOME": "/root", "PATH": "/bin"}
+    assert tool_env(settings, environ) == {"HOME": "/root", "PATH": "/bin"}
+    settings.allow_secret_env = ("ACME_SERVICE",)  # the way to let the shell see one
+    assert tool_env(settings, environ)["ACME_SERVICE"] == "s3cr3t-value"
+
+
+def test_a_shell_call_does_not_see_an_extensions_env_key(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ACME_SERVICE", "acme-credential-value-123")
+    monkeypatch.setenv("PLAIN_SETTING", "visible")
+    settings = Settings(data_dir=tmp_path / "data")
+    settings.extensions.tables = {"acme": {"cmd": "acme-mcp", "env_keys": ["ACME_SERVICE"]}}
+    ctx = make_tool_context(settings, tmp_path)
+    result = ShellTool().run({"command": "env"}, ctx)
+    assert "PLAIN_SETTING=visible" in result.output
+    assert "ACME_SERVICE" not in result.output

@@ -8,6 +8,8 @@ overflow dir, a scrubbed environment and a redactor).
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -49,11 +51,14 @@ def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> di
 
     Dropped: names matching ``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``,
     ``*_ACCESS_KEY_ID``, ``*_PAT`` and the rest of :data:`goosectx.redaction.SECRET_NAME`
-    (case-insensitive), values that are URLs with a password, and every configured model's
-    ``api_key_env`` — unless the name is listed in ``settings.allow_secret_env``.
+    (case-insensitive), values that are URLs with a password, every configured model's
+    ``api_key_env``, and every variable an extension is given (:func:`extension_env_names`:
+    ``env_keys = ["ACME_SERVICE"]`` hands a server a credential whose name need not look
+    secret) — unless the name is listed in ``settings.allow_secret_env``.
 
     Args:
-        settings: Supplies ``allow_secret_env`` and the per-model ``api_key_env`` names.
+        settings: Supplies ``allow_secret_env``, the per-model ``api_key_env`` names and the
+            extensions' tables and ``--with-extension`` specs.
         environ: The environment to filter (``os.environ`` by default).
 
     Returns:
@@ -61,12 +66,43 @@ def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> di
     """
     env = os.environ if environ is None else environ
     allowed = set(settings.allow_secret_env)
-    key_vars = configured_key_vars(settings)
+    key_vars = configured_key_vars(settings) | extension_env_names(settings)
     return {
         name: value
         for name, value in env.items()
         if name in allowed or not (is_secret(name, value) or name in key_vars)
     }
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def extension_env_names(settings: Settings) -> set[str]:
+    """The variables the configured extensions are given: ``env_keys``, ``envs``' names.
+
+    From the ``[extensions.NAME]`` tables as written (enabled or not: the core does not read
+    them further, goosectx/extensions/config.py does) and the leading ``NAME=value`` words of
+    the ``--with-extension`` specs. An ``envs`` name counts too: the same name in goosectx's
+    environment is likely the same kind of credential.
+    """
+    names: set[str] = set()
+    for table in settings.extensions.tables.values():
+        if not isinstance(table, dict):
+            continue
+        keys, envs = table.get("env_keys"), table.get("envs")
+        names.update(k for k in (keys if isinstance(keys, list) else []) if isinstance(k, str))
+        names.update(k for k in (envs if isinstance(envs, dict) else {}) if isinstance(k, str))
+    for spec in settings.extensions.flags[0]:
+        try:
+            words = shlex.split(spec)
+        except ValueError:
+            continue  # the extension will not start: its error says why
+        for word in words:
+            name, eq, _value = word.partition("=")
+            if not eq or not _ENV_NAME.fullmatch(name):
+                break
+            names.add(name)
+    return names
 
 
 def make_tool_context(
@@ -77,7 +113,7 @@ def make_tool_context(
     Args:
         settings: ``shell_timeout_s`` (seconds), ``tool_output_max_chars`` (characters; unset:
             40,000 until the agent sets the cap its context limit gives before each call),
-            ``data_dir``, ``allow_secret_env`` and ``models`` are used.
+            ``data_dir``, ``allow_secret_env``, ``models`` and ``extensions`` are used.
         working_dir: The session's working directory; relative tool paths resolve here.
         cancel: The turn's cancel event; a new one when ``None``.
 

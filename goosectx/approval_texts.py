@@ -1,0 +1,84 @@
+"""What the model is told about a tool call that did not run, and why; the approval's texts.
+
+docs/architecture.md §4. Kept apart from :mod:`goosectx.approval` (the decision), which
+re-exports every name here.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from goosectx.approval import ApprovalVerdict
+
+DENIED_TEXT = (
+    "The user denied this tool call. Do not retry it; continue without it or ask the user."
+)
+NON_INTERACTIVE_DENIED_TEXT = (
+    "This tool call needs approval, and goosectx is running without a terminal to ask the "
+    "user, so it was not run. Do not retry it; finish without it or explain what you need."
+)
+RULE_BOUND_WAY_OUT = ("no --allow rule or mode can run it: answer it in the REPL, or drop or "
+                      "narrow the deny or ask rule behind it")
+"""What a user can do about an ``ask`` a rule makes (:attr:`ApprovalVerdict.rule_bound`)."""
+
+
+def non_interactive_denied_text(verdict: ApprovalVerdict | None) -> str:
+    """What the model gets for a call ``run`` denied without a terminal: why, for a rule's ask."""
+    if verdict is None or not verdict.rule_bound:
+        return NON_INTERACTIVE_DENIED_TEXT
+    return f"{NON_INTERACTIVE_DENIED_TEXT} It needs approval because {verdict.reason}."
+
+
+CHAT_MODE_TEXT = (
+    "Tools are disabled: goosectx is in chat mode, so no tool was run. Answer without tools."
+)
+RULE_DENIED_TEXT = "This tool call is denied by the user's permission rule"
+"""Starts what the model gets for a call a deny rule refused; ``(RULES).`` follows."""
+CANCELLED_TEXT = "The user cancelled this tool call."
+STOPPED_PREFIX = "goosectx was asked to stop"
+"""Starts what the model gets for a call not run because goosectx was stopped (SIGTERM)."""
+STOPPED_RUNNING = "while this tool call ran"
+"""Follows the signal's name in what the model gets for a call stopped while it ran."""
+
+
+INPUT_ENDED = "end of input"
+"""``ApprovalAnswer.reason`` of a ``cancel`` no one chose: input ended at the question."""
+INPUT_ENDED_TEXT = ("Input ended at the approval question, so this tool call was not run. "
+                    "The user did not decide about it.")
+"""What the model gets for a call whose approval question met the end of (piped) input."""
+
+
+def cancelled_text(stopped_by: str | None) -> str:
+    """The answer to a call a cancel left unanswered: the user's, a signal's, the input's.
+
+    ``stopped_by``: ``None`` (the user), a signal's name (``SIGTERM``), or
+    :data:`INPUT_ENDED` (piped input ended at the approval question).
+    """
+    if stopped_by == INPUT_ENDED:
+        return INPUT_ENDED_TEXT
+    if stopped_by:
+        return (f"{STOPPED_PREFIX} ({stopped_by}) before this tool call could run; it did not "
+                "run. The user did not decide about it.")
+    return CANCELLED_TEXT
+
+
+def stopped_running_text(stopped_by: str | None) -> str:
+    """The answer to a call a cancel stopped while it ran: the user's, or a signal's (SIGTERM).
+
+    The output the call wrote so far follows it on the next lines (the caller's).
+    """
+    if stopped_by:
+        return (f"{STOPPED_PREFIX} ({stopped_by}) {STOPPED_RUNNING}; it was stopped before it "
+                "finished. The user did not cancel it.")
+    return CANCELLED_TEXT
+
+
+def denied_text(reason: str | None) -> str:
+    """What the model gets for a call the user denied, with the user's reason if given."""
+    if reason and reason.strip():
+        return (f"denied by the user: {' '.join(reason.split())}\n"
+                "Do not retry this call; follow the user's reason.")
+    return DENIED_TEXT
