@@ -21,6 +21,9 @@ from goosectx.redaction import MIN_SECRET_CHARS, REDACTED, encodings
 WORD_LIMIT = 256
 """A word (no whitespace) longer than this is passed on as it streams, all but its tail
 that could still become a secret; a shorter one waits for the whitespace after it."""
+CUT_CHARS = 12
+"""A secret's start this long at the end of a stream cut short is redacted (of a shorter
+form, all but its last two characters): shorter ones say too little to be taken for it."""
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _PARTIAL_ESCAPE = re.compile(r"%[0-9A-Fa-f]?\Z")
 
@@ -76,16 +79,22 @@ class SecretTail:
         return _index_of_nth_last_visible(text, tail, cut)
 
     def cut_short(self, text: str) -> str:
-        """``text``, ended here, with the start of a secret at its end (8+ characters) redacted.
+        """``text``, ended here, with a secret's start at its end redacted (a key cut short).
 
-        For what is shown when a stream stops in the middle of a secret (Ctrl-C, reasoning,
-        the end of the reply): the tail's start of a key is as secret as the key.
+        For a stream that stops in the middle of a key (Ctrl-C, an error, reasoning, the
+        output limit): its start is as secret as the key. Only a start that says enough —
+        :data:`CUT_CHARS` characters, or all but two of a shorter form: a reply that ends in
+        ``sk-proj-`` or ``postgres`` (``DATABASE_URL``'s start) is left as it is.
         """
         start = self.start(text)
-        tail = text[start:]
-        if len("".join(tail.split())) < MIN_SECRET_CHARS:
+        squeezed = "".join(text[start:].split())
+        if len(squeezed) < MIN_SECRET_CHARS:
             return text
-        return text[:start] + REDACTED
+        decoded = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)),
+                              squeezed[:_cut_escape(squeezed)])
+        forms = [f for f in self._by_first.get(decoded[:1], ()) if f.startswith(decoded)]
+        needed = max(MIN_SECRET_CHARS, min(CUT_CHARS, min(map(len, forms), default=0) - 2))
+        return text[:start] + REDACTED if len(decoded) >= needed else text
 
     def _longest(self, squeezed: str) -> int:
         """The length of ``squeezed``'s longest suffix that is a start of a form."""
@@ -122,6 +131,12 @@ class SecretTail:
         if tail:
             return len(squeezed) - starts[len(decoded) - tail]
         return len(squeezed) - len(whole) if partial else 0
+
+
+def _cut_escape(squeezed: str) -> int:
+    """``len(squeezed)``, less an escape cut short at its end (``%`` or ``%2``)."""
+    partial = _PARTIAL_ESCAPE.search(squeezed)
+    return partial.start() if partial else len(squeezed)
 
 
 def _index_of_nth_last_visible(text: str, count: int, floor: int) -> int:

@@ -226,7 +226,7 @@ def redacted_reply(message: Message, redact: Callable[[str], str]) -> Message:
     and writes back is neither stored, exported, shown whole, run nor sent back (README,
     "Security"). Reasoning that changes loses its signature (a provider refuses the pair);
     an id or a name reads ``REDACTED`` (no brackets: a provider takes letters, digits, ``_``
-    and ``-``). A text or reasoning that ends in the start of a key (8+ characters: a reply
+    and ``-``). A text or reasoning that ends in the start of a key (12+ characters: a reply
     cut by Ctrl-C, an error or the output limit) has that start redacted too, as it was
     shown (:meth:`goosectx.secret_tail.SecretTail.cut_short`; when ``redact`` lists its
     ``secrets``). ``message`` itself when it held no secret (the common case).

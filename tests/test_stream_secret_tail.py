@@ -242,3 +242,22 @@ def test_an_ordinary_long_answer_is_held_back_a_word_at_most() -> None:
     for d in shown[:-1]:
         passed += len(d)
     assert len(shown) > len(text) // 15  # a word or two at a time, not in lumps
+
+
+def test_a_key_start_cut_by_a_reasoning_block_is_shown_redacted_the_text_around_in_place(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = [TextDelta("the key is "), TextDelta(KEY[:16]), ThinkingDelta("wait, no"),
+             TextDelta("I will not print it.")]
+    out, _events, _ = _turn(tmp_path, monkeypatch, items)
+    assert out.index("the key is [REDACTED]\n") < out.index("wait, no") < out.index(
+        "I will not print it.")
+    assert KEY[:10] not in out
+
+
+def test_a_reply_ending_in_a_common_start_of_a_secret_is_left_as_it_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATABASE_URL", "postgres://app:Xk29vLq8@db/prod")
+    items = [TextDelta("keys look like sk-proj-"), TextDelta(" and we run postgres")]
+    out, _events, stored = _turn(tmp_path, monkeypatch, items)
+    assert out == "keys look like sk-proj- and we run postgres\n"
+    assert stored == "keys look like sk-proj- and we run postgres"
