@@ -55,6 +55,8 @@ class Items(ScriptedProvider):
         for i, item in enumerate(self.items):
             if i == self.interrupt_after:
                 raise KeyboardInterrupt
+            if cancel is not None and cancel.is_set():  # (the REPL's Ctrl-C: the stream ends)
+                break
             yield item
         text = "".join(i.text for i in self.items if isinstance(i, TextDelta))
         thinking = "".join(i.text for i in self.items if isinstance(i, ThinkingDelta))
@@ -63,14 +65,26 @@ class Items(ScriptedProvider):
 
 
 def _turn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, items: Sequence[StreamItem],
-          interrupt_after: int | None = None) -> tuple[str, list[Event], str]:
-    """(what the plain look wrote, the turn's events, the answer stored)."""
+          interrupt_after: int | None = None, cancel_at: str | None = None
+          ) -> tuple[str, list[Event], str]:
+    """(what the plain look wrote, the turn's events, the answer stored).
+
+    ``cancel_at``: set the turn's cancel event (the REPL's Ctrl-C) once a delta shown ends
+    with it.
+    """
     monkeypatch.setenv("DEPLOY_TOKEN", KEY)
     h = make_harness(tmp_path, Settings(data_dir=tmp_path / "data"),
                      provider=Items(items, interrupt_after))
     buf = io.StringIO()
     renderer = TranscriptRenderer(Console(file=buf, width=100, no_color=True), plain=True)
-    events = h.turn("hi", on_event=renderer.handle)
+    cancel = threading.Event()
+
+    def on_event(event: Event) -> None:
+        renderer.handle(event)
+        if cancel_at and isinstance(event, MessageDelta) and event.text.endswith(cancel_at):
+            cancel.set()
+
+    events = h.turn("hi", on_event=on_event, cancel=cancel)
     renderer.settle()
     answer = [m for m in h.stored() if m.role == "assistant"][-1]
     return buf.getvalue().removeprefix("> hi\n"), events, answer.text
@@ -261,3 +275,12 @@ def test_a_reply_ending_in_a_common_start_of_a_secret_is_left_as_it_is(
     out, _events, stored = _turn(tmp_path, monkeypatch, items)
     assert out == "keys look like sk-proj- and we run postgres\n"
     assert stored == "keys look like sk-proj- and we run postgres"
+
+
+def test_a_word_cut_by_the_repls_ctrl_c_is_shown(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = [TextDelta("the key is "), TextDelta(KEY + " "), TextDelta("and the wor"),
+             TextDelta("d is")]
+    out, _events, stored = _turn(tmp_path, monkeypatch, items, cancel_at="and the ")
+    assert out.startswith("the key is [REDACTED] and the wor\n")
+    assert stored.startswith("the key is [REDACTED] and the wor")
