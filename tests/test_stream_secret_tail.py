@@ -284,3 +284,27 @@ def test_a_word_cut_by_the_repls_ctrl_c_is_shown(
     out, _events, stored = _turn(tmp_path, monkeypatch, items, cancel_at="and the ")
     assert out.startswith("the key is [REDACTED] and the wor\n")
     assert stored.startswith("the key is [REDACTED] and the wor")
+
+
+def test_an_extension_secret_split_by_whitespace_is_held_back_too(
+        tmp_path: Path, work: Path) -> None:
+    from goosectx.approval import deny_all
+    from goosectx.extensions.config import ExtensionConfig
+    from goosectx.extensions.manager import ExtensionManager
+    from goosectx.runtime import build_agent
+    from goosectx.store import SessionStore
+
+    header = "hdr-Q7vX2mK9pL4sR6yH1zz"
+    store = SessionStore(tmp_path / "data")
+    try:
+        manager = ExtensionManager([ExtensionConfig(
+            name="demo", cmd="demo-server", headers={"X-Auth": header})], work)
+        agent = build_agent(Settings(data_dir=tmp_path / "data"), store.create_session(work),
+                            approve=deny_all, extensions=manager)
+        chunks = ["the header: ", header[:10], "\n", header[10:], " done"]
+        agent.provider = Items([TextDelta(c) for c in chunks])
+        shown = [e.text for e in agent.reply("hi") if isinstance(e, MessageDelta)]
+    finally:
+        store.close()
+    assert "".join(shown) == "the header: [REDACTED]\n done"
+    assert not any(header[:8] in d for d in shown)
