@@ -1,6 +1,6 @@
 """Where streamed text must be held back: the tail that could still become a secret.
 
-A streamed answer is shown and saved as it arrives, redacted (docs/architecture.md §6); a
+A streamed answer is shown and saved as it arrives, redacted (docs/architecture.md §2); a
 piece passed on is redacted alone, so a secret must never be cut between two pieces. The
 :class:`~goosectx.redaction.Redactor` matches each secret's forms (:func:`encodings`) with
 any whitespace inside and any character percent-encoded; so the text is held back from the
@@ -160,24 +160,28 @@ def _cached(secrets: tuple[str, ...]) -> SecretTail:
     return _last[1]
 
 
-def settled_end(text: str, tail: SecretTail | None, word_limit: int = WORD_LIMIT) -> int:
+def settled_end(text: str, tail: SecretTail | None, *, in_long_word: bool = False) -> int:
     """Where ``text`` may be passed on up to: no later text can join what is before to a key.
 
     Up to its last whitespace (words appear whole), or all of a last word longer than
-    ``word_limit``; and never past the tail that could still become a secret.
+    :data:`WORD_LIMIT` (``in_long_word``: ``text`` starts inside one, partly passed on
+    already); and never past the tail that could still become a secret, from the start of
+    its word unless that word is a long one.
     """
     end = len(text)
-    floor = max(0, end - word_limit - 1)
+    floor = max(0, end - WORD_LIMIT - 1)
     i = end
     while i > floor and not text[i - 1].isspace():
         i -= 1
     if i > floor:  # after the last whitespace
         end = i
-    elif not floor:  # one word, not long: it waits for the whitespace after it
+    elif not floor and not in_long_word:  # one word, not long: it waits for a whitespace
         end = 0
     if tail is not None and (start := tail.start(text)) < end:
         floor = max(0, start - WORD_LIMIT)
-        while start > floor and not text[start - 1].isspace():  # from its word's start:
-            start -= 1  # words appear whole
-        end = start
+        word = start
+        while word > floor and not text[word - 1].isspace():
+            word -= 1
+        whole = word > floor or not (floor or in_long_word)  # the word's start is in reach
+        end = word if whole else start
     return end

@@ -26,7 +26,7 @@ from goosectx.providers.base import (
     ThinkingDelta,
     ToolCallDelta,
 )
-from goosectx.secret_tail import WORD_LIMIT, SecretTail, settled_end
+from goosectx.secret_tail import SecretTail, settled_end
 
 _SPACE = re.compile(r"\s")
 WRITING_INTERVAL_S = 0.25
@@ -135,8 +135,8 @@ class _Settled:
             return text
         pending = self._held + text
         self._long = self._long and _SPACE.search(text) is None
-        end = settled_end(pending, self._tail, 0 if self._long else WORD_LIMIT)
-        self._long = end > 0 and not pending[end - 1].isspace()
+        end = settled_end(pending, self._tail, in_long_word=self._long)
+        self._long = not pending[end - 1].isspace() if end else self._long
         self._held = pending[end:]
         return self._redact(pending[:end]) if end else ""
 

@@ -308,3 +308,12 @@ def test_an_extension_secret_split_by_whitespace_is_held_back_too(
         store.close()
     assert "".join(shown) == "the header: [REDACTED]\n done"
     assert not any(header[:8] in d for d in shown)
+
+
+def test_a_long_word_with_secret_like_pieces_in_it_lags_a_few_characters_at_most() -> None:
+    blob = ("sk" + "abcdefgh" * 3) * 400  # "sk", the key's start, over and over: no space
+    shown = _streamed(_pieces(blob, 4))
+    assert "".join(shown) == blob
+    sizes = [len(d) for d in shown]
+    assert len(sizes) > len(blob) // 4 * 0.8  # as it streams, past the first 256
+    assert sum(sizes[:-1]) >= len(blob) - 8  # held back: "sk…" only while it may be the key
