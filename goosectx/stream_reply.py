@@ -49,9 +49,12 @@ def stream_reply(
     progress while its arguments stream ("writing tool call shell… 120 KB"), at most every
     :data:`WRITING_INTERVAL_S` (a front end's spinner text; nothing is yielded or stored).
     With ``redact`` (this environment's secrets) the deltas yielded are redacted, each text
-    held back from its last whitespace until more whitespace or its end comes (a key still
-    arriving is shown and saved neither whole nor in part); ``streamed`` and ``reasoned``
-    still get the text as it arrived.
+    held back from its last whitespace, and from a tail that could still become a key (split
+    by whitespace, encoded: :mod:`goosectx.secret_tail`, when ``redact`` lists its
+    ``secrets``), until what follows or its end settles it (a key still arriving is shown
+    and saved neither whole nor in part; one cut short by the end, a Ctrl-C or an error is
+    shown ``[REDACTED]``); ``streamed`` and ``reasoned`` still get the text as it arrived.
+    A streaming tool call's progress text is redacted too (its name is the model's).
 
     Raises:
         MalformedModelReply: the stream ended without a final response.
