@@ -229,7 +229,7 @@ class Agent(AgentTools):
     def _complete_redacted(self, message: Message) -> Iterator[Event]:
         """:meth:`_complete` of what a cancel keeps of the streamed answer, redacted."""
         if message.role == "assistant":
-            message = redacted_reply(message, self.redact)
+            message = redacted_reply(message, self._reply_redact())
         yield from self._complete(message)
 
     def _run_turn(self, user_input: str, turn: Turn, parts: tuple[Part, ...],
@@ -269,7 +269,7 @@ class Agent(AgentTools):
                                                     self.session.conversation, turn.streamed,
                                                     turn.cancel, turn.reasoned,
                                                     self.context.budget.take_notices,
-                                                    self.writing, self.redact)
+                                                    self.writing, self._reply_redact())
             except ContextLengthExceeded:
                 yield from self.context.on_context_exceeded(request, cancel=turn.cancel)
                 continue
@@ -280,7 +280,7 @@ class Agent(AgentTools):
             turn.streamed, turn.reasoned = [], []
             message = redacted_reply(response.message.with_metadata(  # before a call runs
                 usage=response.usage, cut_at_output_limit=response.finish_reason == "length"),
-                self.redact)
+                self._reply_redact())
             if message.content:
                 yield from self._complete(message)
             if (empty := empty_reply_notice(message)) is not None:
@@ -321,6 +321,15 @@ class Agent(AgentTools):
             self.tools, self._request = self.offering.registry, None
             return True
         return False
+
+    def _reply_redact(self) -> Callable[[str], str]:
+        """:attr:`redact` for a streamed reply: the tools' redactor, with its ``secrets``.
+
+        When it lists them, the live answer is held back for them (:mod:`goosectx.secret_tail`).
+        """
+        if self._tool_context is None:
+            return self.redact
+        return self._tool_context.redact
 
     def _close_cancelled(self, turn: Turn, *, finish: bool = True, error: bool = False
                          ) -> Iterator[Event]:

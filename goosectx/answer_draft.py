@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from goosectx.message import Message, MessageMetadata, new_message_id
 from goosectx.parts import Part, TextContent, ThinkingContent
+from goosectx.secret_tail import SecretTail, settled_end
 
 DRAFT_INTERVAL_S = 1.0
 """Least time between two saves of the answer being streamed (after the first, at once)."""
@@ -62,9 +63,11 @@ class AnswerDraft:
         An assistant message of the reasoning and text received, marked ``cancelled`` and
         ``exited`` (what it is if goosectx dies before the answer is finished). With
         ``redact`` (this environment's secrets, as the finished answer is redacted), each
-        text is redacted and saved only up to its last whitespace: a key still arriving at
-        its end is stored neither whole nor in part, and a key split across two deltas or
-        two saves is whole in the text redacted (the whole answer so far, at each save).
+        text is redacted and saved only up to its last whitespace and before a tail that
+        could still become a key (:mod:`goosectx.secret_tail`, when ``redact`` lists its
+        ``secrets``): a key still arriving at its end is stored neither whole nor in part,
+        and a key split across two deltas or two saves is whole in the text redacted (the
+        whole answer so far, at each save).
         """
         parts: list[Part] = []
         reasoning, text = "".join(self._reasoning), "".join(self._text)
@@ -90,8 +93,5 @@ class AnswerDraft:
 
 
 def _settled(text: str, redact: Callable[[str], str]) -> str:
-    """``text`` up to its last whitespace (what no later delta can join to a key), redacted."""
-    end = len(text)
-    while end and not text[end - 1].isspace():
-        end -= 1
-    return redact(text[:end])
+    """``text`` as far as no later delta can join it to a key (:func:`settled_end`), redacted."""
+    return redact(text[:settled_end(text, SecretTail.of(redact))])

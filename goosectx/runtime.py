@@ -18,6 +18,7 @@ from goosectx.session import Session
 
 if TYPE_CHECKING:
     from goosectx.extensions.manager import ExtensionManager
+    from goosectx.redaction import Redactor
 
 
 def build_agent(
@@ -78,20 +79,37 @@ def _with_extension_secrets(base: Callable[[str], str], extensions: ExtensionMan
     variable set again is covered too; the :class:`~goosectx.redaction.Redactor` (a regex of
     every encoding of every value) is made again only when they changed, not per output.
     """
-    from goosectx import redaction
-    from goosectx.extensions.config import secret_values
+    return _ExtensionRedact(base, extensions)
 
-    made: list[tuple[tuple[str, ...], redaction.Redactor]] = []  # the last one made
 
-    def redact(text: str) -> str:
-        values = tuple(secret_values(extensions.configs.values()))
-        last = made[-1] if made else None
-        if last is None or last[0] != values:
-            last = (values, redaction.Redactor(values))
-            made[:] = [last]
-        return last[1](base(text))
+class _ExtensionRedact:
+    """:func:`_with_extension_secrets`' callable, with the values it redacts.
 
-    return redact
+    ``secrets`` lists ``base``'s and the servers' values (what a streamed answer is held back
+    for: :mod:`goosectx.secret_tail`).
+    """
+
+    def __init__(self, base: Callable[[str], str], extensions: ExtensionManager) -> None:
+        self._base = base
+        self._extensions = extensions
+        self._made: tuple[tuple[str, ...], Redactor] | None = None  # the last one made
+
+    def _redactor(self) -> Redactor:
+        from goosectx import redaction
+        from goosectx.extensions.config import secret_values
+
+        values = tuple(secret_values(self._extensions.configs.values()))
+        if self._made is None or self._made[0] != values:
+            self._made = (values, redaction.Redactor(values))
+        return self._made[1]
+
+    @property
+    def secrets(self) -> list[str]:
+        """The values redacted: ``base``'s (when it lists them) and the servers'."""
+        return [*getattr(self._base, "secrets", ()), *self._redactor().secrets]
+
+    def __call__(self, text: str) -> str:
+        return self._redactor()(self._base(text))
 
 
 def build_provider(settings: Settings, model: str) -> Provider:

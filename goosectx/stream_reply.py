@@ -5,6 +5,7 @@ Part of the core (docs/architecture.md §3): yields events, never prints.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Generator
@@ -25,7 +26,9 @@ from goosectx.providers.base import (
     ThinkingDelta,
     ToolCallDelta,
 )
+from goosectx.secret_tail import SecretTail, settled_end
 
+_SPACE = re.compile(r"\s")
 WRITING_INTERVAL_S = 0.25
 """Least time between two progress texts of a streaming tool call (and before the first)."""
 
@@ -46,9 +49,12 @@ def stream_reply(
     progress while its arguments stream ("writing tool call shell… 120 KB"), at most every
     :data:`WRITING_INTERVAL_S` (a front end's spinner text; nothing is yielded or stored).
     With ``redact`` (this environment's secrets) the deltas yielded are redacted, each text
-    held back from its last whitespace until more whitespace or its end comes (a key still
-    arriving is shown and saved neither whole nor in part); ``streamed`` and ``reasoned``
-    still get the text as it arrived.
+    held back from its last whitespace, and from a tail that could still become a key (split
+    by whitespace, encoded: :mod:`goosectx.secret_tail`, when ``redact`` lists its
+    ``secrets``), until what follows or its end settles it (a key still arriving is shown
+    and saved neither whole nor in part; one cut short by the end, a Ctrl-C or an error is
+    shown ``[REDACTED]``); ``streamed`` and ``reasoned`` still get the text as it arrived.
+    A streaming tool call's progress text is redacted too (its name is the model's).
 
     Raises:
         MalformedModelReply: the stream ended without a final response.
@@ -86,10 +92,12 @@ def stream_reply(
                         next_writing_s = now_s + WRITING_INTERVAL_S
                     elif now_s >= next_writing_s:
                         next_writing_s = now_s + WRITING_INTERVAL_S
-                        writing(writing_text(item))
+                        said = writing_text(item)  # (its name is the model's)
+                        writing(said if redact is None else redact(said))
             elif isinstance(item, ProviderResponse):
                 final = item
-    except Exception:  # a cancel or an error: what was held back is shown before it ends
+    except (Exception, KeyboardInterrupt):  # a cancel or an error: what was held back is
+        # shown before it ends (a Ctrl-C raised here too: the word it cut is not lost)
         yield from _ended(reasoning, answer)
         raise
     finally:
@@ -111,32 +119,36 @@ def _ended(reasoning: _Settled, answer: _Settled) -> list[Event]:
 
 
 class _Settled:
-    """One streamed text, passed on redacted up to its last whitespace, the rest held back.
+    """One streamed part, passed on redacted as far as no later delta can join it to a key.
 
-    No later delta can join what is passed on to a key. Each delta costs O(its length); each
-    character is redacted once. Without a redactor, every delta passes at once.
+    That is up to its last whitespace (a word appears whole) and never past a tail that could
+    still become a secret (:mod:`goosectx.secret_tail`: a key split by whitespace, percent-
+    encoded...); the rest is held back, at most a long word or a secret's forms long. Each
+    delta costs O(its length + that bound). Without a redactor, every delta passes at once.
     """
 
     def __init__(self, redact: Callable[[str], str] | None) -> None:
         self._redact = redact
-        self._held: list[str] = []
+        self._tail = SecretTail.of(redact)
+        self._held = ""
+        self._long = False  # in a word too long to wait for: passed on as it comes
 
     def feed(self, text: str) -> str:
         if self._redact is None:
             return text
-        end = len(text)
-        while end and not text[end - 1].isspace():
-            end -= 1
-        if not end:
-            self._held.append(text)
-            return ""
-        settled = "".join((*self._held, text[:end]))
-        self._held = [text[end:]] if end < len(text) else []
-        return self._redact(settled)
+        pending = self._held + text
+        self._long = self._long and _SPACE.search(text) is None
+        end = settled_end(pending, self._tail, in_long_word=self._long)
+        self._long = not pending[end - 1].isspace() if end else self._long
+        self._held = pending[end:]
+        return self._redact(pending[:end]) if end else ""
 
     def flush(self) -> str:
-        held, self._held = "".join(self._held), []
-        return self._redact(held) if held and self._redact is not None else held
+        """The part ended (or the stream stopped): what was held, redacted, a key's start too."""
+        held, self._held = self._held, ""
+        if not held or self._redact is None:
+            return held
+        return self._redact(held if self._tail is None else self._tail.cut_short(held))
 
 
 def unique_call_ids(message: Message) -> Message:
@@ -217,20 +229,23 @@ def redacted_reply(message: Message, redact: Callable[[str], str]) -> Message:
     and writes back is neither stored, exported, shown whole, run nor sent back (README,
     "Security"). Reasoning that changes loses its signature (a provider refuses the pair);
     an id or a name reads ``REDACTED`` (no brackets: a provider takes letters, digits, ``_``
-    and ``-``). ``message`` itself when it held no secret (the common case).
+    and ``-``). A text or reasoning that ends in the start of a key (12+ characters: a reply
+    cut by Ctrl-C, an error or the output limit) has that start redacted too, as it was
+    shown (:meth:`goosectx.secret_tail.SecretTail.cut_short`; when ``redact`` lists its
+    ``secrets``). ``message`` itself when it held no secret (the common case).
     """
-    parts = [_redacted_part(p, redact) for p in message.content]
+    tail = SecretTail.of(redact)
+    parts = [_redacted_part(p, redact, tail) for p in message.content]
     if all(a is b for a, b in zip(parts, message.content, strict=True)):
         return message
     return replace(message, content=tuple(parts))
 
 
-def _redacted_part(part: Part, redact: Callable[[str], str]) -> Part:
-    if isinstance(part, TextContent):
-        text = redact(part.text)
-        return part if text == part.text else replace(part, text=text)
-    if isinstance(part, ThinkingContent):
-        text = redact(part.text)
+def _redacted_part(part: Part, redact: Callable[[str], str], tail: SecretTail | None) -> Part:
+    if isinstance(part, TextContent | ThinkingContent):
+        text = redact(part.text if tail is None else tail.cut_short(part.text))
+        if isinstance(part, TextContent):
+            return part if text == part.text else replace(part, text=text)
         return part if text == part.text else replace(part, text=text, signature=None)
     if isinstance(part, ToolRequest):
         def plain(value: str) -> str:

@@ -1,0 +1,187 @@
+"""Where streamed text must be held back: the tail that could still become a secret.
+
+A streamed answer is shown and saved as it arrives, redacted (docs/architecture.md §2); a
+piece passed on is redacted alone, so a secret must never be cut between two pieces. The
+:class:`~goosectx.redaction.Redactor` matches each secret's forms (:func:`encodings`) with
+any whitespace inside and any character percent-encoded; so the text is held back from the
+first character of its longest tail that, squeezed of whitespace (and decoded), is a start
+of one of those forms. Ordinary text has no such tail, or one of a character or two: it
+appears word by word, as before. A chunk costs O(its length + the longest form): only the
+last :attr:`SecretTail.window` characters are looked at (a secret spread over more
+whitespace than that can show its start; the stored answer is still redacted whole).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from goosectx.redaction import MIN_SECRET_CHARS, REDACTED, encodings
+
+WORD_LIMIT = 256
+"""A word (no whitespace) longer than this is passed on as it streams, all but its tail
+that could still become a secret; a shorter one waits for the whitespace after it."""
+CUT_CHARS = 12
+"""A secret's start this long at the end of a stream cut short is redacted (of a shorter
+form, all but its last two characters): shorter ones say too little to be taken for it."""
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_PARTIAL_ESCAPE = re.compile(r"%[0-9A-Fa-f]?\Z")
+
+
+class SecretTail:
+    """The starts of the forms of ``secrets`` (values under 8 characters skipped, as redacted)."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        values = {s for s in secrets if len(s) >= MIN_SECRET_CHARS}
+        plain = {"".join(s.split()) for s in values}
+        forms = {"".join(f.split()) for s in values for f in encodings(s)} - {""}
+        self._by_first: dict[str, list[str]] = {}
+        for form in sorted(forms, key=len, reverse=True):
+            self._by_first.setdefault(form[0], []).append(form)
+        # where a form may start: its first two characters, or its first at the very end
+        # (zero-width: every place is found, overlapping ones too)
+        pairs = "|".join(sorted({re.escape(f[:2]) for f in forms}))
+        firsts = "".join(sorted(re.escape(c) for c in self._by_first))
+        self._starts = (re.compile(f"(?=(?:{pairs})|[{firsts}]\\Z)") if forms else None)
+        self._longest_form = max((len(f) for f in forms), default=0)
+        # the most characters a form takes written out: a secret's every character (a
+        # form's every one but letters and digits) percent-encoded, "%XX" per UTF-8 byte
+        self._squeezed_most = max((sum(len(ch) if ch.isalnum() and f not in plain
+                                       else 3 * len(ch.encode("utf-8", "surrogatepass"))
+                                       for ch in f) for f in forms), default=0)
+        self.window = 2 * self._squeezed_most
+        """Characters at the end of a text that :meth:`start` looks at (whitespace in a
+        form as much again as its characters)."""
+
+    @classmethod
+    def of(cls, redact: Callable[[str], str] | None) -> SecretTail | None:
+        """The tail of ``redact``'s secrets (its ``secrets`` attribute), ``None`` if unknown."""
+        secrets = getattr(redact, "secrets", None)
+        if secrets is None:
+            return None
+        return _cached(tuple(secrets))
+
+    def start(self, text: str) -> int:
+        """Index in ``text`` where its tail that could still become a secret begins.
+
+        ``len(text)`` when it has none. A whole form at the end counts (a longer secret may
+        share its start, and what follows decides where the match ends).
+        """
+        if self._starts is None or not text:
+            return len(text)
+        cut = max(0, len(text) - self.window)
+        squeezed = "".join(text[cut:].split())[-self._squeezed_most:]
+        tail = self._longest(squeezed)
+        if "%" in squeezed:
+            tail = max(tail, self._longest_decoded(squeezed))
+        if not tail:
+            return len(text)
+        return _index_of_nth_last_visible(text, tail, cut)
+
+    def cut_short(self, text: str) -> str:
+        """``text``, ended here, with a secret's start at its end redacted (a key cut short).
+
+        For a stream that stops in the middle of a key (Ctrl-C, an error, reasoning, the
+        output limit): its start is as secret as the key. Only a start that says enough —
+        :data:`CUT_CHARS` characters, or all but two of a shorter form: a reply that ends in
+        ``sk-proj-`` or ``postgres`` (``DATABASE_URL``'s start) is left as it is.
+        """
+        start = self.start(text)
+        squeezed = "".join(text[start:].split())
+        if len(squeezed) < MIN_SECRET_CHARS:
+            return text
+        decoded = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)),
+                              squeezed[:_cut_escape(squeezed)])
+        forms = [f for f in self._by_first.get(decoded[:1], ()) if f.startswith(decoded)]
+        needed = max(MIN_SECRET_CHARS, min(CUT_CHARS, min(map(len, forms), default=0) - 2))
+        return text[:start] + REDACTED if len(decoded) >= needed else text
+
+    def _longest(self, squeezed: str) -> int:
+        """The length of ``squeezed``'s longest suffix that is a start of a form."""
+        if self._starts is None:
+            return 0
+        n = len(squeezed)
+        for match in self._starts.finditer(squeezed, max(0, n - self._longest_form)):
+            rest = squeezed[match.start():]  # (the longest suffix first)
+            if any(form.startswith(rest) for form in self._by_first[rest[0]]):
+                return n - match.start()
+        return 0
+
+    def _longest_decoded(self, squeezed: str) -> int:
+        """:meth:`_longest` of ``squeezed`` with its ``%XX`` decoded.
+
+        An escape cut short at its end is counted in: it may be the next character of a form.
+        """
+        partial = _PARTIAL_ESCAPE.search(squeezed)
+        whole = squeezed[:partial.start()] if partial else squeezed
+        decoded: list[str] = []
+        starts: list[int] = []  # index in ``whole`` of each decoded character
+        pos = 0
+        for match in _ESCAPE.finditer(whole):
+            for k in range(pos, match.start()):
+                decoded.append(whole[k])
+                starts.append(k)
+            decoded.append(chr(int(match.group(1), 16)))
+            starts.append(match.start())
+            pos = match.end()
+        for k in range(pos, len(whole)):
+            decoded.append(whole[k])
+            starts.append(k)
+        tail = self._longest("".join(decoded))
+        if tail:
+            return len(squeezed) - starts[len(decoded) - tail]
+        return len(squeezed) - len(whole) if partial else 0
+
+
+def _cut_escape(squeezed: str) -> int:
+    """``len(squeezed)``, less an escape cut short at its end (``%`` or ``%2``)."""
+    partial = _PARTIAL_ESCAPE.search(squeezed)
+    return partial.start() if partial else len(squeezed)
+
+
+def _index_of_nth_last_visible(text: str, count: int, floor: int) -> int:
+    """Index of the ``count``-th last non-whitespace character of ``text`` (from ``floor`` on)."""
+    i = len(text)
+    while count and i > floor:
+        i -= 1
+        if not text[i].isspace():
+            count -= 1
+    return i
+
+
+_last: tuple[tuple[str, ...], SecretTail] | None = None
+
+
+def _cached(secrets: tuple[str, ...]) -> SecretTail:
+    """The :class:`SecretTail` of ``secrets``, made again only when they change."""
+    global _last
+    if _last is None or _last[0] != secrets:
+        _last = (secrets, SecretTail(secrets))
+    return _last[1]
+
+
+def settled_end(text: str, tail: SecretTail | None, *, in_long_word: bool = False) -> int:
+    """Where ``text`` may be passed on up to: no later text can join what is before to a key.
+
+    Up to its last whitespace (words appear whole), or all of a last word longer than
+    :data:`WORD_LIMIT` (``in_long_word``: ``text`` starts inside one, partly passed on
+    already); and never past the tail that could still become a secret, from the start of
+    its word unless that word is a long one.
+    """
+    end = len(text)
+    floor = max(0, end - WORD_LIMIT - 1)
+    i = end
+    while i > floor and not text[i - 1].isspace():
+        i -= 1
+    if i > floor:  # after the last whitespace
+        end = i
+    elif not floor and not in_long_word:  # one word, not long: it waits for a whitespace
+        end = 0
+    if tail is not None and (start := tail.start(text)) < end:
+        floor = max(0, start - WORD_LIMIT)
+        word = start
+        while word > floor and not text[word - 1].isspace():
+            word -= 1
+        whole = word > floor or not (floor or in_long_word)  # the word's start is in reach
+        end = word if whole else start
+    return end
