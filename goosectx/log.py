@@ -44,9 +44,18 @@ class _EscapingFormatter(logging.Formatter):
         return escape_controls(super().format(record))
 
 
+_STREAMED_PIECE = re.compile(r"Delta\(|ModelResponseStream\(|^\s*(?:chunk|Raw OpenAI Chunk)\b",
+                             re.IGNORECASE)
+"""A litellm record that dumps a streamed chunk: each piece is too short to redact, and the
+pieces joined give back any secret the model wrote (they are left out of the log)."""
+
+
 class _RedactingFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        message = redact_known(redact_urls(record.getMessage()))  # a URL's password too
+        message = record.getMessage()
+        if record.name.startswith("LiteLLM") and _STREAMED_PIECE.search(message):
+            return False
+        message = redact_known(redact_urls(message))  # a URL's password too
         if record.exc_info:  # a traceback's last line quotes the exception (a 401's body)
             record.exc_text = logging.Formatter().formatException(record.exc_info)
             record.exc_info = None

@@ -59,6 +59,29 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     return sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True)
 
 
+KEY_CORE_MIN_CHARS = 16
+"""A key's part after its vendor prefix is redacted on its own from this length."""
+_PREFIX_SEGMENT = re.compile(r"[A-Za-z0-9]{1,12}[-_]")
+
+
+def key_cores(secret: str) -> list[str]:
+    """The parts of ``secret`` after each vendor-prefix boundary, 16+ characters long.
+
+    ``sk-proj-Ab3d…`` gives ``proj-Ab3d…`` and ``Ab3d…``: a model that writes the key without
+    its well-known prefix (``sk-proj-``, ``sk-ant-api03-``, ``ghp_``, ``github_pat_``, ``xoxb-``…)
+    still writes the secret part. Boundaries are looked for in the first 24 characters only,
+    after runs of 1–12 letters or digits ended by ``-`` or ``_``.
+    """
+    cores = []
+    pos = 0
+    while pos < 24 and (match := _PREFIX_SEGMENT.match(secret, pos)):
+        pos = match.end()
+        if len(secret) - pos < KEY_CORE_MIN_CHARS:
+            break
+        cores.append(secret[pos:])
+    return cores
+
+
 def _base64_cores(data: bytes, alphabet: bytes | None) -> list[str]:
     """For each alignment 0, 1, 2: the part of base64(prefix + data) that only ``data`` decides.
 
@@ -139,7 +162,8 @@ class Redactor:
     """
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        self.secrets = sorted({s for s in secrets if len(s) >= MIN_SECRET_CHARS},
+        values = {s for s in secrets if len(s) >= MIN_SECRET_CHARS}
+        self.secrets = sorted(values | {c for s in values for c in key_cores(s)},
                               key=len, reverse=True)
         forms = sorted({f for s in self.secrets for f in encodings(s)}, key=len, reverse=True)
         self._check = QuickCheck(forms)

@@ -1,0 +1,60 @@
+"""A key written without its vendor prefix, and a key streamed in pieces, stay out of sight.
+
+The model may write ``Ab3d…`` for ``OPENAI_API_KEY=sk-proj-Ab3d…``: the secret part is the same
+secret (``goosectx.redaction.key_cores``). With ``--debug``, litellm logs every streamed chunk;
+each piece is too short to redact, but joined they gave the key back (``goosectx/log.py``
+leaves those records out).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fakeserver import FakeServer
+from reliability_support import cli, model_env
+
+from goosectx.redaction import REDACTED, Redactor, key_cores
+
+KEY = "sk-proj-Ab3dEfGh1JkLmN0pQrStUvWxYz0123456789abcdefXYZ"
+CORE = KEY.removeprefix("sk-proj-")
+
+
+def windows(secret: str, size: int = 8) -> list[str]:
+    return [secret[i:i + size] for i in range(len(secret) - size + 1)]
+
+
+def test_the_key_without_its_prefix_is_redacted_on_screen_in_the_session_and_the_log(
+        tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    script = [{"text": f"core: {CORE}\nwhole: {KEY}\nend"}]
+    with FakeServer(script) as server:
+        proc = cli(model_env(home, server.base_url, key=KEY), "--debug", "run", "-t", "hi",
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "core: " + REDACTED in proc.stdout
+    stored = b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file())
+    assert b"LiteLLM" in stored  # the debug log was written
+    squeezed = "".join(proc.stdout.split())
+    for piece in windows(CORE):
+        assert piece not in squeezed, piece
+        assert piece.encode() not in stored, piece
+
+
+@pytest.mark.parametrize(("secret", "core"), [
+    (KEY, CORE),
+    ("sk-ant-api03-" + "Q" * 40, "Q" * 40),
+    ("ghp_" + "a1B2" * 9, "a1B2" * 9),
+    ("xoxb-1234-5678-" + "z" * 24, "z" * 24),
+])
+def test_a_vendor_key_s_secret_part_is_redacted_alone(secret: str, core: str) -> None:
+    assert core in key_cores(secret)
+    redact = Redactor([secret])
+    assert redact(f"it is {core}.") == f"it is {REDACTED}."
+    assert not redact.changes_none(["x", f"it is {core}."])
+
+
+@pytest.mark.parametrize("value", ["hunter2hunter2", "postgres-password1", "sk-short-abc123"])
+def test_a_value_without_a_long_secret_part_adds_nothing(value: str) -> None:
+    assert key_cores(value) == []
+    assert Redactor([value])("plain password1 text") == "plain password1 text"
