@@ -445,3 +445,20 @@ def test_run_resume_says_auto_compaction_is_paused_after_compact_undo(
     cli(capsys, "compact", "work", "--strategy", "extractive")  # lifts the pause
     _, err = cli(capsys, "run", "--resume", "work", "-t", "and now")
     assert "auto-compaction is paused" not in err
+
+
+def test_dry_run_where_no_summary_request_fits_exits_1_as_the_real_run(
+        priced_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
+    Path(os.environ["GOOSECTX_CONFIG"]).write_text(
+        f'[models."{PRICED_MODEL}"]\ncontext_limit = 1200\nmax_output_tokens = 500\n')
+    saved_session(messages=[m for n in range(40) for m in (
+        Message.user(f"step {n}: " + words(200)), Message.assistant(words(200)))])
+    out, dry = cli(capsys, "compact", "work", "--dry-run", code=1)
+    json_out, _ = cli(capsys, "compact", "work", "--dry-run", "--json", code=1)
+    _, real = cli(capsys, "compact", "work", code=1)
+    assert "Rung: none fits" in out
+    assert "would change nothing: the summary request does not fit the 1,200-token" in dry
+    assert "the summary request does not fit the 1,200-token" in real
+    said = json.loads(json_out)
+    assert said["would_change"] is False and "does not fit" in said["reason"]
+    assert priced_model.requests == []

@@ -5,8 +5,8 @@ runs, on a saved session, persisted through the session recorder (one transactio
 ``--dry-run`` prints the plan — tokens before, the rung the summary request would start at
 and its size, or the extractive summary's budget — without calling a model or changing
 anything; where the real run would refuse before any call (nothing to compact, a view a
-compaction would not shrink) it says ``would change nothing: …`` and exits 1 as that run
-does. With no model configured the extractive strategy (no model) is used, and stderr says
+compaction would not shrink, a summary request that fits at no rung) it says ``would change
+nothing: …`` and exits 1 as that run does. With no model configured the extractive strategy (no model) is used, and stderr says
 so. ``--undo`` walks back the last compaction instead (:mod:`goosectx.cli.compact_undo`).
 
 Output: the result line (or ``--json`` object) on stdout; notices on stderr. A compaction
@@ -248,8 +248,17 @@ def _plan_loaded(session: Session, manager: ContextManager, saver: CountSaver,
     except CompactionFailed as exc:  # the real run would refuse before any call
         reason = exc.message.removesuffix("; nothing changed")
         raise CompactionFailed(f"would change nothing: {reason}", exc.hint) from None
-    _print_plan(session, plan, as_json)
+    fits = plan.strategy == "extractive" or plan.rung is not None
+    if fits or not as_json:  # (--json: the refusal's object is the one on stdout)
+        _print_plan(session, plan, as_json)
     saver.save_counts(wait=True)  # counts only: the next run does not recount
+    if not fits:  # the real run refuses before any call, as summarize.py words it
+        raise CompactionFailed(
+            f"would change nothing: the summary request does not fit the "
+            f"{plan.context_limit_tokens or 0:,}-token context window of {plan.model}: even "
+            "with every tool result removed and long texts elided it is too large",
+            "set compaction_model to a model with a larger context window, or start a new "
+            "session")
     return 0
 
 
