@@ -6,8 +6,9 @@ runs, on a saved session, persisted through the session recorder (one transactio
 and its size, or the extractive summary's budget — without calling a model or changing
 anything; where the real run would refuse before any call (nothing to compact, a view a
 compaction would not shrink, a summary request that fits at no rung) it says ``would change
-nothing: …`` and exits 1 as that run does. With no model configured the extractive strategy (no model) is used, and stderr says
-so. ``--undo`` walks back the last compaction instead (:mod:`goosectx.cli.compact_undo`).
+nothing: …`` and exits 1 as that run does. With no model configured the extractive strategy
+(no model) is used, and stderr says so. ``--undo`` walks back the last compaction instead
+(:mod:`goosectx.cli.compact_undo`).
 
 Output: the result line (or ``--json`` object) on stdout; notices on stderr. A compaction
 refused with nothing changed (or an ``--undo`` with nothing to undo) is the one-line error on
