@@ -570,3 +570,18 @@ def test_history_agent_numbers_a_merged_message_as_the_transcript(world: World) 
     view = out[out.index("what the model sees"):]
     assert "#2 (/show 2)" in view, view
     assert "#3" not in view, view
+
+
+def test_ctrl_c_while_history_prints_stops_the_listing_not_the_repl(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from goosectx.cli import message_view
+
+    def interrupted(self: Any, messages: Any) -> None:
+        raise KeyboardInterrupt  # the user's Ctrl-C, mid-listing
+
+    world.provider.add("still here")
+    monkeypatch.setattr(message_view.MessageView, "history", interrupted)
+    out = world.run("/history user" + ENTER + "hello" + ENTER + CTRL_D)
+    assert "stopped (Ctrl-C)" in out
+    assert "still here" in out  # the next prompt was read and answered
+    assert "saved · resume with: goosectx --resume demo" in out

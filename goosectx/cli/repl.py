@@ -249,6 +249,10 @@ class Repl:
                 else:
                     self.renderer.command_echo(line.strip())
                     self.command(command)
+            except KeyboardInterrupt:  # Ctrl-C stops a command's output (a long /history)
+                if exit_signals.received() is not None:
+                    break
+                self.renderer.notice("stopped (Ctrl-C)")
             except GoosectxError as exc:  # e.g. the store failed: say so, keep the REPL
                 self.renderer.error(exc.message, exc.hint)
         return 0 if self._goodbye() else 1  # 1: what the session lost is said above
