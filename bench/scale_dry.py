@@ -35,8 +35,10 @@ PY = sys.executable
 
 
 def _output(argv: list[str], env: dict[str, str], cwd: Path) -> bytes:
-    """The stdout of one process; a failure raises."""
+    """The stdout of one process (and a refusal's line); a failure raises."""
     proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, check=False)
+    if proc.returncode == 1 and b"would change nothing" in proc.stderr:
+        return proc.stdout + proc.stderr  # a plan where nothing fits: compared with its reason
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: {proc.stderr[-2000:]!r}")
     return proc.stdout
@@ -50,7 +52,8 @@ def _measured(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, f
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     err = proc.stderr.read() if proc.stderr else b""
-    if os.waitstatus_to_exitcode(status) != 0:
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0 and not (code == 1 and b"would change nothing" in err):
         raise RuntimeError(f"{' '.join(argv)} failed: {err[-2000:]!r}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_minflt
 
