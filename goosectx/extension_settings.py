@@ -8,6 +8,7 @@ keys); ``tool_budget_ratio`` is validated at load like every other number.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,22 @@ from typing import Any
 from goosectx.errors import ConfigError
 
 DEFAULT_TOOL_BUDGET_RATIO = 0.10
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+"""A variable's name (``env_keys``, ``envs``, a spec's leading ``NAME=value``)."""
+
+
+def leading_envs(words: list[str]) -> tuple[dict[str, str], list[str]]:
+    """A ``--with-extension`` spec's leading ``NAME=value`` words as ``envs``, and the rest.
+
+    Args:
+        words: The spec split like a shell would (``shlex.split``).
+    """
+    envs: dict[str, str] = {}
+    rest = list(words)
+    while rest and "=" in rest[0] and ENV_NAME.match(rest[0].split("=", 1)[0]):
+        key, value = rest.pop(0).split("=", 1)
+        envs[key] = value
+    return envs, rest
 
 
 @dataclass(slots=True)

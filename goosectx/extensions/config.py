@@ -24,7 +24,8 @@ from urllib.parse import urlsplit
 from goosectx.config import parse_bool, parse_positive_float, parse_positive_int
 from goosectx.config_values import top_level_key_error
 from goosectx.errors import ConfigError
-from goosectx.extensions.naming import ENV_NAME, derive_name
+from goosectx.extension_settings import ENV_NAME, leading_envs
+from goosectx.extensions.naming import derive_name
 
 ExtensionType = Literal["stdio", "streamable_http"]
 Origin = Literal["config", "flag", "repl"]
@@ -238,10 +239,7 @@ def parse_flag_spec(spec: str, taken: Iterable[str] = (), origin: Origin = "flag
     except ValueError as exc:
         raise ConfigError(f"{typed} {spec!r}: {exc}",
                           f'quote it whole: {typed} "ENV=v cmd args"') from None
-    envs: dict[str, str] = {}
-    while words and "=" in words[0] and ENV_NAME.match(words[0].split("=", 1)[0]):
-        key, value = words.pop(0).split("=", 1)
-        envs[key] = value
+    envs, words = leading_envs(words)
     if not words:
         raise ConfigError(f"{typed} {spec!r} names no command",
                           f'give it as {typed} "ENV=v cmd args"')

@@ -9,8 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-"""An environment variable's name (``NAME=value`` words before a command)."""
+from goosectx.extension_settings import ENV_NAME
 
 _PREFIXES = ("mcp-server-", "server-", "mcp_server_", "mcp-")
 # Programs that run the server named by an argument (a package or script); any other command

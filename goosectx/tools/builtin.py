@@ -8,7 +8,6 @@ overflow dir, a scrubbed environment and a redactor).
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import threading
 from collections.abc import Mapping
@@ -17,6 +16,7 @@ from pathlib import Path
 from goosectx.config import Settings
 from goosectx.env_secrets import configured_key_vars
 from goosectx.env_secrets import make_redactor as make_redactor  # (its home before env_secrets)
+from goosectx.extension_settings import leading_envs
 from goosectx.private_mode import make_private_dir
 from goosectx.redaction import is_secret
 from goosectx.tools.base import ToolContext, ToolRegistry
@@ -74,9 +74,6 @@ def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> di
     }
 
 
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
 def extension_env_names(settings: Settings) -> set[str]:
     """The variables the configured extensions are given: ``env_keys``, ``envs``' names.
 
@@ -97,11 +94,7 @@ def extension_env_names(settings: Settings) -> set[str]:
             words = shlex.split(spec)
         except ValueError:
             continue  # the extension will not start: its error says why
-        for word in words:
-            name, eq, _value = word.partition("=")
-            if not eq or not _ENV_NAME.fullmatch(name):
-                break
-            names.add(name)
+        names.update(leading_envs(words)[0])
     return names
 
 
