@@ -253,13 +253,11 @@ def _plan_loaded(session: Session, manager: ContextManager, saver: CountSaver,
     if fits or not as_json:  # (--json: the refusal's object is the one on stdout)
         _print_plan(session, plan, as_json)
     saver.save_counts(wait=True)  # counts only: the next run does not recount
-    if not fits:  # the real run refuses before any call, as summarize.py words it
-        raise CompactionFailed(
-            f"would change nothing: the summary request does not fit the "
-            f"{plan.context_limit_tokens or 0:,}-token context window of {plan.model}: even "
-            "with every tool result removed and long texts elided it is too large",
-            "set compaction_model to a model with a larger context window, or start a new "
-            "session")
+    if not fits:  # the real run refuses before any call
+        from goosectx.compaction.summarize import no_rung_fits
+
+        refusal = no_rung_fits(plan.context_limit_tokens or 0, str(plan.model))
+        raise CompactionFailed(f"would change nothing: {refusal.message}", refusal.hint)
     return 0
 
 

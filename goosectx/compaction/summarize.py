@@ -165,12 +165,18 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
         parsed = parse_summary(text)
         return SummaryResult(render_markdown(parsed) if parsed else text, entry, candidate.rung,
                              parsed is not None)
-    why = (rejected_text(provider.model, rejected) if rejected
-           else "even with every tool result removed and long texts elided it is too large")
     limit = provider.context_limit().tokens  # a window the server stated, if it did
-    raise CompactionFailed(
-        f"the summary request does not fit the {limit:,}-token context window of "
-        f"{provider.model}: {why}",
+    raise no_rung_fits(limit, provider.model,
+                       rejected_text(provider.model, rejected) if rejected else TOO_LARGE)
+
+
+TOO_LARGE = "even with every tool result removed and long texts elided it is too large"
+
+
+def no_rung_fits(limit: int, model: str, why: str = TOO_LARGE) -> CompactionFailed:
+    """The refusal when no summary request fits ``model``'s ``limit``-token context window."""
+    return CompactionFailed(
+        f"the summary request does not fit the {limit:,}-token context window of {model}: {why}",
         "set compaction_model to a model with a larger context window, or start a new session")
 
 
