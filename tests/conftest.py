@@ -7,6 +7,7 @@ import inspect
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -127,6 +128,22 @@ def _signal_handlers_as_found() -> Iterator[None]:
     for n, handler in found.items():
         if signal.getsignal(n) is not handler and handler is not None:
             signal.signal(n, handler)
+
+
+@pytest.fixture(autouse=True)
+def _credentials_checks_finished() -> Iterator[None]:
+    """``run --resume`` checks the model's key on a thread that imports litellm
+    (cli/run_early.py); a run that fails before waiting for it (a damaged session) returns
+    with the thread still importing. The process would end there; in-process, the thread
+    lived on into later tests, and imports overlapping with theirs left a ``litellm`` module
+    without ``get_llm_provider`` ("litellm does not know which provider serves ..."). Each
+    test waits for the checks it started, and fails if one does not end."""
+    before = set(threading.enumerate())
+    yield
+    for thread in set(threading.enumerate()) - before:
+        if thread.name == "goosectx-credentials":
+            thread.join(timeout=60)
+            assert not thread.is_alive(), "a credentials check started by this test never ended"
 
 
 @pytest.fixture(autouse=True, scope="session")
