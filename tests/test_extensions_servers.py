@@ -188,6 +188,32 @@ def test_stop_all_leaves_no_child_even_one_ignoring_sigterm(tmp_path: Path) -> N
     assert not any(group_alive(g) for g in groups)
 
 
+def test_stopping_one_manager_leaves_another_managers_server_running(tmp_path: Path) -> None:
+    """Two managers in one process (an in-process ``run`` with extensions, the REPL's): the
+    first one's stop, even one that runs out of time and kills, kills only its own groups."""
+    before = ext_process.live_groups()
+    other = ExtensionManager([demo_config("other")], tmp_path)
+    other.start()
+    assert other.wait_ready() == []
+    other_groups = ext_process.live_groups() - before
+    try:
+        mgr = ExtensionManager([demo_config("stubborn", "--behaviour", "ignore_term")], tmp_path)
+        try:
+            mgr.start()
+            assert mgr.wait_ready() == []
+            own = ext_process.live_groups() - before - other_groups
+        finally:
+            mgr.stop_all(timeout_s=0.3)  # "stubborn" still stopping then: the kill path runs
+        assert len(other_groups) == 1 and len(own) == 1
+        assert not any(group_alive(g) for g in own)
+        assert all(group_alive(g) for g in other_groups)
+        assert status(other, "other").status == "ready"
+        assert call(other, "other__echo", {"text": "still here"}).text == "still here"
+    finally:
+        other.stop_all()
+    assert not any(group_alive(g) for g in other_groups)
+
+
 def _open_transports(besides: set[int]) -> list[asyncio.SubprocessTransport]:
     """The subprocess transports alive and not closed, other than those in ``besides`` (ids)."""
     gc.collect()

@@ -1,6 +1,7 @@
 """The last line of defence: no server process outlives goosectx.
 
-:func:`kill_survivors` SIGKILLs every server process group still recorded; it imports
+:func:`kill_survivors` SIGKILLs every server process group still recorded (or one manager's,
+given its event loop); it imports
 nothing heavy (when no server was ever started, the process module was never loaded and
 there is nothing to kill). :func:`install_exit_guard` runs it at interpreter exit, so even a
 path that skipped :meth:`ExtensionManager.stop_all` (an uncaught error) leaves no child
@@ -18,12 +19,15 @@ from typing import Any
 _installed = False
 
 
-def kill_survivors() -> int:
-    """SIGKILL every recorded server process group still alive; returns how many."""
+def kill_survivors(owner: object | None = None) -> int:
+    """SIGKILL every recorded server process group still alive; returns how many.
+
+    ``owner``: an extension manager's event loop; only the groups started on it are killed.
+    """
     process = sys.modules.get("goosectx.extensions.process")
     if process is None:
         return 0
-    return int(process.kill_all_now())
+    return int(process.kill_all_now(owner))
 
 
 def _terminate(signum: int, _frame: Any) -> None:

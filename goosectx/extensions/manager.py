@@ -4,8 +4,9 @@
 thread, so the REPL draws its prompt first) and starts every enabled server concurrently.
 The rest of goosectx calls the synchronous methods here from any thread; each hands a
 coroutine to the loop and waits for it, polling a cancel event (Ctrl-C cancels the call and
-the server is told). :meth:`stop_all` stops every server and then SIGKILLs any process group
-still alive, so no child survives goosectx (docs/architecture.md §1, extensions/).
+the server is told). :meth:`stop_all` stops every server and then SIGKILLs any of its process
+groups still alive (its own only: another manager's servers keep running), so no child
+survives goosectx (docs/architecture.md §1, extensions/).
 """
 
 from __future__ import annotations
@@ -299,7 +300,7 @@ class ExtensionManager:
             self._servers.pop(name, None)
 
     def stop_all(self, timeout_s: float = STOP_ALL_TIMEOUT_S) -> None:
-        """Stop every server (concurrently), then kill any process group still alive.
+        """Stop every server (concurrently), then kill any of their process groups still alive.
 
         Servers still stopping after ``timeout_s`` (one ignoring SIGTERM on a busy machine)
         have their process groups SIGKILLed and get :data:`LATE_STOP_S` more to finish, so
@@ -308,23 +309,24 @@ class ExtensionManager:
         """
         from goosectx.extensions import lifecycle
 
-        if self._loop is not None:
+        loop = self._loop  # its servers' groups are those started on it (extensions/process.py)
+        if loop is not None:
             with self._lock:
                 servers = list(self._servers.values())
             for server in servers:
-                self._loop.call_soon_threadsafe(server.stop)
+                loop.call_soon_threadsafe(server.stop)
             deadline = time.monotonic() + timeout_s
             late = [task for task in list(self._tasks.values())
                     if not _ended(task, deadline - time.monotonic())]
             if late:
-                lifecycle.kill_survivors()
+                lifecycle.kill_survivors(loop)
                 deadline = time.monotonic() + LATE_STOP_S
                 for task in late:
                     if not _ended(task, deadline - time.monotonic()):
                         task.cancel()
             self._tasks.clear()
-            self._loop.call_soon_threadsafe(self._loop.stop)
-        lifecycle.kill_survivors()
+            loop.call_soon_threadsafe(loop.stop)
+            lifecycle.kill_survivors(loop)
 
     # -- calls ----------------------------------------------------------------------------
     def down_reason(self, extension: str) -> str | None:

@@ -12,13 +12,15 @@ handed to the session; more than :data:`NOISE_LIMIT_LINES` of them before its fi
 message end its start at once (see docs/architecture.md, "Extension servers"). A message's
 bytes that are not UTF-8 and its lone surrogate escapes are read as U+FFFD; a reply that still
 cannot be read fails its request at once (:func:`_parse`), never by its timeout.
-:func:`kill_all_now` is the last resort at exit: every group still recorded gets SIGKILL.
+:func:`kill_all_now` is the last resort: every group still recorded gets SIGKILL at exit, and
+an extension manager's own groups (those started on its event loop) when it stops.
 
 Imports mcp and anyio; only the extension manager's background thread imports this module.
 """
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
 import logging
@@ -55,7 +57,9 @@ NOISE_LIMIT_LINES = 1_000
 """How many lines that are not JSON-RPC a server may write to stdout before its first JSON-RPC
 message (a banner is tolerated); one more and its start fails at once."""
 
-_live_groups: set[int] = set()
+_live_groups: dict[int, object] = {}
+"""Process groups of the servers started and not yet seen gone → the event loop each was
+started on (its owner: every extension manager runs its servers on a loop of its own)."""
 _groups_lock = threading.Lock()
 
 
@@ -71,16 +75,18 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def kill_all_now() -> int:
+def kill_all_now(owner: object | None = None) -> int:
     """SIGKILL every recorded server process group still alive; returns how many.
 
-    Safe from any thread and from a signal handler's aftermath; used when the graceful stop
-    could not run or did not finish.
+    With ``owner`` (an event loop), only the groups started on it: one manager's stop leaves
+    another manager's servers in the same process running. Safe from any thread and from a
+    signal handler's aftermath; used when the graceful stop could not run or did not finish.
     """
     killed = 0
     with _groups_lock:
-        groups = set(_live_groups)
-        _live_groups.clear()
+        groups = [g for g, by in _live_groups.items() if owner is None or by is owner]
+        for pgid in groups:
+            del _live_groups[pgid]
     for pgid in groups:
         with suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
@@ -195,7 +201,7 @@ async def stop_process(process: anyio.abc.Process) -> None:
         with anyio.move_on_after(EXIT_CODE_WAIT_S):
             await process.aclose()
     with _groups_lock:
-        _live_groups.discard(pgid)
+        _live_groups.pop(pgid, None)
 
 
 @asynccontextmanager
@@ -264,7 +270,7 @@ async def _exchange(process: anyio.abc.Process, on_exit: Callable[[int | None], 
                     on_spawn: Callable[[int], None] | None, noise: StdoutNoise
                     ) -> AsyncIterator[TransportStreams]:
     with _groups_lock:
-        _live_groups.add(process.pid)
+        _live_groups[process.pid] = asyncio.get_running_loop()
     if on_spawn is not None:
         on_spawn(process.pid)
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
