@@ -8,6 +8,12 @@ turn. The agent's turn is kept verbatim as one assistant text message — tool c
 The start-up banner before the first prompt is dropped. Built-in slash commands (``/model``,
 ``/clear``…) are user-only ``command`` messages.
 
+Gemini CLI draws a sent prompt in a rounded box (``╭─╮`` / ``│  > …  │`` / ``╰─╯``, two
+columns of padding, wrapped lines under the text): such a box is a prompt too, read without
+its box characters, its lines joined. The input box left at the bottom of a copied screen
+(``│ > …``, one column of padding: a prompt not sent) and the status line under it are
+dropped.
+
 A text file without such prompts, or without the markers of either tool (``⏺`` / ``✦``), is
 not a console transcript: :func:`load` says so rather than guessing.
 """
@@ -22,6 +28,16 @@ from goosectx.importers.builder import TranscriptBuilder, format_error, read_tex
 from goosectx.session import Session
 
 _PROMPT = re.compile(r"^>(?: (.*))?$")
+_BOX_TOP = re.compile(r"^ ?╭─+╮\s*$")
+_BOX_ROW = re.compile(r"^ ?│(.*)│\s*$")
+_BOX_BOTTOM = re.compile(r"^ ?╰─+╯\s*$")
+_BOXED_PROMPT = re.compile(r"^  >(?: (.*))?$")
+"""The first row inside a sent prompt's box (Gemini CLI's ``paddingX`` is 2)."""
+_INPUT_BOX = re.compile(r"^ >(?: |$)")
+"""The first row inside the input box (``paddingX`` 1): what it holds was not sent."""
+_TEXT_COLUMN = 4
+"""Where a boxed prompt's text starts inside the box (padding 2, then ``> ``)."""
+_FOOTER_LINES = 2
 _PANEL_START = ("⏺", "✦", "╭", "│", "╰", "⎿", "※", "✻")
 _BUILTIN_COMMANDS = {
     "/model", "/clear", "/compact", "/help", "/status", "/config", "/cost", "/exit", "/quit",
@@ -33,7 +49,9 @@ _BUILTIN_COMMANDS = {
 
 def detect(text: str) -> str | None:
     """``"claude"`` or ``"gemini"`` when ``text`` looks like that tool's console copy."""
-    prompts = sum(1 for line in text.splitlines() if _PROMPT.match(line))
+    lines = text.splitlines()
+    prompts = sum(1 for line in lines if _PROMPT.match(line)) + sum(
+        1 for i in range(len(lines)) if (boxed := _box(lines, i)) and boxed[0] is not None)
     if not prompts:
         return None
     claude, gemini = text.count("\n⏺ "), text.count("\n✦ ")
@@ -58,13 +76,30 @@ def load(path: Path, *, working_dir: Path) -> list[Session]:
     prompt: list[str] | None = None
     reply: list[str] = []
     seen_prompt = False
-    for line in text.splitlines():
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
         match = _PROMPT.match(line)
-        if match:
+        boxed = _box(lines, index - 1)
+        if boxed is not None and boxed[0] is None:  # the input box: skipped
+            index = boxed[1]
+            if sum(1 for rest in lines[index:] if rest.strip()) <= _FOOTER_LINES:
+                break  # the status line under it ends the screen
+            continue
+        if match or boxed is not None:
             _emit_reply(builder, reply if seen_prompt else [])
             reply = []
             if prompt is not None:
                 _emit_prompt(builder, prompt)
+            if boxed is not None:
+                assert boxed[0] is not None
+                index = boxed[1]
+                _emit_prompt(builder, boxed[0])
+                prompt, seen_prompt = None, True
+                continue
+            assert match is not None
             prompt, seen_prompt = [match.group(1) or ""], True
         elif prompt is not None and line[:1].isspace() and line.strip() and not (
                 line.strip().startswith(_PANEL_START)):
@@ -78,6 +113,36 @@ def load(path: Path, *, working_dir: Path) -> list[Session]:
         _emit_prompt(builder, prompt)
     _emit_reply(builder, reply if seen_prompt else [])
     return [builder.session(working_dir=working_dir)]
+
+
+def _box(lines: list[str], start: int) -> tuple[list[str] | None, int] | None:
+    """The prompt in the box whose top border is ``lines[start]``, and the index after it.
+
+    ``(None, index)`` for the input box; ``None`` when no prompt box starts there. The box
+    characters and the padding are stripped; the text's own indentation is kept.
+    """
+    if not _BOX_TOP.match(lines[start]):
+        return None
+    rows: list[str] = []
+    for end in range(start + 1, len(lines)):
+        if _BOX_BOTTOM.match(lines[end]):
+            break
+        inside = _BOX_ROW.match(lines[end])
+        if inside is None:
+            return None
+        rows.append(inside.group(1).rstrip())
+    else:
+        return None
+    if rows and _INPUT_BOX.match(rows[0]):
+        return None, end + 1
+    first = _BOXED_PROMPT.match(rows[0]) if rows else None
+    if first is None:
+        return None
+    text = [first.group(1) or ""]
+    for row in rows[1:]:
+        lead = row[:_TEXT_COLUMN]
+        text.append(row[_TEXT_COLUMN:] if not lead.strip() else row.strip())
+    return text, end + 1
 
 
 def _emit_prompt(builder: TranscriptBuilder, lines: list[str]) -> None:
