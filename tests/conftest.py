@@ -135,9 +135,10 @@ def _credentials_checks_finished() -> Iterator[None]:
     """``run --resume`` checks the model's key on a thread that imports litellm
     (cli/run_early.py); a run that fails before waiting for it (a damaged session) returns
     with the thread still importing. The process would end there; in-process, the thread
-    lived on into later tests, and imports overlapping with theirs left a ``litellm`` module
-    without ``get_llm_provider`` ("litellm does not know which provider serves ..."). Each
-    test waits for the checks it started, and fails if one does not end."""
+    lived on into later tests, where a warning turned error stopped its import halfway and
+    left a ``litellm`` without ``get_llm_provider`` for the rest of the run ("litellm does not
+    know which provider serves ..."). Each test waits for the checks it started, and fails
+    if one does not end."""
     before = set(threading.enumerate())
     yield
     for thread in set(threading.enumerate()) - before:
