@@ -38,6 +38,7 @@ _INPUT_BOX = re.compile(r"^ >(?: |$)")
 _TEXT_COLUMN = 4
 """Where a boxed prompt's text starts inside the box (padding 2, then ``> ``)."""
 _FOOTER_LINES = 2
+"""At most this many non-blank lines after the input box are its status line: dropped."""
 _PANEL_START = ("⏺", "✦", "╭", "│", "╰", "⎿", "※", "✻")
 _BUILTIN_COMMANDS = {
     "/model", "/clear", "/compact", "/help", "/status", "/config", "/cost", "/exit", "/quit",
