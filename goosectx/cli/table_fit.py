@@ -5,7 +5,7 @@ a long working dir squeezed ``sessions list``'s title into a dozen cells, one se
 lines, and at 80 columns cropped the fixed columns with no ``…`` (tester, wave 24). Here the
 widths are computed first (docs/architecture.md §6): fixed columns keep their natural width;
 a column named in ``drop`` is left out, in that order, while the flexible ones would get less
-than their minimum (a line under the table names the columns left out); the room left is
+than their fair share (a line under the table names the columns left out); the room left is
 shared between the text columns (each its natural width up to an equal share of what is left,
 the rest to the others) after the minimum of the path columns, which get what the text leaves.
 A text column wraps in its width; a path column is cut from the left to one line
