@@ -8,7 +8,9 @@ sent to the model, and the session keeps every message.
 
 from __future__ import annotations
 
+import io
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -137,3 +139,39 @@ def test_a_long_session_that_cannot_be_loaded_ends_with_one_line(tmp_path: Path)
     assert child.exitstatus != 0
     assert "Traceback" not in child.before
     assert "message" in line.lower() or "session" in line.lower(), line
+
+
+@pytest.mark.slow
+def test_exit_while_the_session_still_loads_leaves_at_once(tmp_path: Path) -> None:
+    # /exit waited for the whole load (1.2-1.7 s at 100k messages; Ctrl-D took 14 ms): the
+    # load is held here (test hook) until the marker goes, so only an /exit that does not wait
+    # for it ends the REPL
+    work = tmp_path / "work"
+    work.mkdir()
+    _long_session(tmp_path / "home", work)
+    marker = tmp_path / "load-paused"
+    env = {**_env(tmp_path, "http://127.0.0.1:9/v1"),
+           "GOOSECTX_TEST_PAUSE_AT": "resume:loading", "GOOSECTX_TEST_PAUSE_FILE": str(marker)}
+    child = pexpect.spawn("goosectx", ["session", "--resume", "long"], cwd=str(work), env=env,
+                          dimensions=(40, 110), encoding="utf-8", timeout=TIMEOUT_S)
+    child.logfile_read = seen = io.StringIO()
+    try:
+        child.expect("❯")
+        deadline = time.monotonic() + TIMEOUT_S
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.exists()  # the load started and is held
+        child.send("/exit\r")
+        child.expect("resume with: goosectx --resume long", timeout=30)
+        child.expect(pexpect.EOF, timeout=30)
+        assert marker.exists()  # still held: /exit did not wait for it
+        assert "loading the session's" not in seen.getvalue()
+    finally:
+        marker.unlink(missing_ok=True)
+        child.close(force=True)
+    assert child.exitstatus == 0
+    store = SessionStore(tmp_path / "home")
+    try:  # every message still there
+        assert len(store.load(store.resolve("long")).conversation.messages) == 2 * TURNS
+    finally:
+        store.close()

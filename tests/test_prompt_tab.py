@@ -91,3 +91,32 @@ def test_tab_inserts_no_common_start_when_the_completions_were_cut(tmp_path: Pat
         (tmp_path / "d" / f"t_a{i:03}.py").write_text("")
     (tmp_path / "d" / "t_b.py").write_text("")
     assert _typed("@d/t_\t\r", MentionCompleter(tmp_path)) == "@d/t_"
+
+
+def test_at_exactly_the_cap_nothing_was_cut_and_tab_inserts_the_common_start(
+        tmp_path: Path) -> None:
+    # MAX_COMPLETIONS files and no more: the list is whole, so its common start ("a") is typed
+    from goosectx.cli.repl_mentions import MAX_COMPLETIONS
+
+    (tmp_path / "d").mkdir()
+    for i in range(MAX_COMPLETIONS):
+        (tmp_path / "d" / f"t_a{i:03}.py").write_text("")
+    assert _typed("@d/t_\t\r", MentionCompleter(tmp_path)) == "@d/t_a"
+
+
+@pytest.mark.parametrize("extra", [0, 1, 5])
+def test_the_menu_says_more_were_not_listed_only_past_the_cap(tmp_path: Path,
+                                                              extra: int) -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from goosectx.cli.repl_mentions import MAX_COMPLETIONS
+
+    for i in range(MAX_COMPLETIONS + extra):
+        (tmp_path / f"f{i:04}.txt").write_text("")
+    entries = list(MentionCompleter(tmp_path).get_completions(
+        Document("@f"), CompleteEvent(completion_requested=True)))
+    files = [e for e in entries if e.text]
+    assert len(files) == MAX_COMPLETIONS
+    notes = [e.display_meta_text for e in entries if not e.text]
+    assert notes == ([f"more than {MAX_COMPLETIONS}: type more of the name"] if extra else [])

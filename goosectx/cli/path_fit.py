@@ -102,3 +102,21 @@ class PathNote:
             yield Text(self.note)
         for path in self.paths:
             yield Text(middle_cut(path, width), no_wrap=True, overflow="crop")
+
+
+def left_cut(path: str, cells: int) -> str:
+    """``path`` in at most ``cells`` cells: whole when it fits, else its end after ``…``.
+
+    The end tells a working dir apart (``…/another-long-one/project``): as many of its last
+    components as fit, else the end of the last one (``…ject-name``).
+    """
+    if cell_len(path) <= cells:
+        return path
+    parts = path.split("/")
+    tail = ""
+    for part in reversed(parts[1:]):
+        longer = f"/{part}{tail}"
+        if cell_len(longer) + 1 > cells:
+            break
+        tail = longer
+    return ELLIPSIS + (tail or _end(path, cells - 1))

@@ -182,8 +182,9 @@ def _key_bindings(editor: Callable[[str], str | None] | None = None,
 def complete_now(buffer: Buffer) -> None:
     """Tab: a unique completion inserted (as in a shell), else the common start, else the menu.
 
-    No common start when the completer's list was cut (at ``MAX_COMPLETIONS``): that of the
-    entries listed could rule out one left off.
+    No common start when the completer's list was cut (it ends with
+    :class:`~goosectx.cli.repl_mentions.MoreNotListed`): that of the entries listed could rule
+    out one left off.
 
     With the menu open, Tab goes to its next entry.
     The completions are made here, not by prompt_toolkit's background task: a Tab read in
@@ -203,9 +204,9 @@ def complete_now(buffer: Buffer) -> None:
     if len(completions) == 1:
         buffer.apply_completion(completions[0])
         return
-    from goosectx.cli.repl_mentions import MAX_COMPLETIONS  # (the REPL has it loaded)
+    from goosectx.cli.repl_mentions import MoreNotListed  # (the REPL has it loaded)
 
-    cut = len(completions) >= MAX_COMPLETIONS  # the start of what was listed rules out the rest
+    cut = any(isinstance(c, MoreNotListed) for c in completions)  # (at exactly the cap: not cut)
     common = "" if cut else get_common_complete_suffix(document, completions)
     if common:
         buffer.insert_text(common)  # (the menu of what is left opens as for typing)

@@ -231,16 +231,17 @@ class Repl:
                 break  # the terminal is gone (the window closed)
             if not line.strip():
                 continue
+            from goosectx.cli import slash  # its 22 dataclasses: at the first line, not launch
+            command = slash.parse_slash(line)
+            if isinstance(command, slash.Exit):
+                break  # at once, as Ctrl-D: leaving needs nothing of a session still loading
             if self.background is not None and self.background.pending:
                 try:
                     self.background.wait()  # nothing runs on a half-loaded session
                 except KeyboardInterrupt:
                     self.renderer.notice("not sent: the session is still loading")
                     continue
-            from goosectx.cli import slash  # its 22 dataclasses: at the first line, not launch
-            command, self.typed = slash.parse_slash(line), line
-            if isinstance(command, slash.Exit):
-                break
+            self.typed = line
             try:
                 if is_escape_line(line):
                     run_escape(self, line)

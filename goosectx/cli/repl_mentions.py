@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from goosectx.cli.repl import Repl
 
 MAX_COMPLETIONS = 200
-"""Entries offered for one directory."""
+"""Entries offered for one directory; a match past them is told by :class:`MoreNotListed`."""
 _WORD = re.compile(r"(?:^|\s)@((?:\\ |[^\s@])*)$")
 
 
@@ -97,6 +97,18 @@ def redacted_parts(repl: Repl, parts: list[Any]) -> list[Any]:
     return parts
 
 
+class MoreNotListed(Completion):
+    """The menu's last entry when a directory holds more matches than :data:`MAX_COMPLETIONS`.
+
+    It inserts nothing and says to type more of the name; Tab inserts no common start beside it
+    (that of the entries listed could rule out one left off).
+    """
+
+    def __init__(self) -> None:
+        super().__init__("", start_position=0, display="…",
+                         display_meta=f"more than {MAX_COMPLETIONS}: type more of the name")
+
+
 class MentionCompleter(Completer):
     """Completes the ``@path`` word before the cursor with files and directories.
 
@@ -137,7 +149,7 @@ class MentionCompleter(Completer):
 
         rules = gitignore_rules(base, self.working_dir)
         shown = 0
-        for entry in entries:
+        for entry in entries:  # MAX_COMPLETIONS entries, then MoreNotListed at one more
             if not entry.name.startswith(prefix) or entry.name == ".git":
                 continue
             if entry.name.startswith(".") and not prefix.startswith("."):
@@ -145,10 +157,11 @@ class MentionCompleter(Completer):
             is_dir = entry.is_dir()
             if rules and is_ignored(Path(entry.path), is_dir, rules):
                 continue
+            if shown == MAX_COMPLETIONS:
+                yield MoreNotListed()
+                return
             text = (f"{folder}/" if folder else "") + entry.name + ("/" if is_dir else "")
             yield Completion(mention_text(text), start_position=-len(partial),
                              display=terminal_safe(entry.name + ("/" if is_dir else "")),
                              display_meta="directory" if is_dir else "file")
             shown += 1
-            if shown >= MAX_COMPLETIONS:
-                return

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from goosectx.cli import slash
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
-from goosectx.cli.sessions_list import local_time, print_table
+from goosectx.cli.sessions_list import local_time
+from goosectx.cli.table_fit import print_table
 from goosectx.transcript_search import SessionMatches, scan_messages
 
 if TYPE_CHECKING:

@@ -8,7 +8,8 @@ messages on a background thread with its own store connection. When they are in,
 session object is filled in place (everything holding it sees the messages), the tail is
 drawn above the prompt (erased and drawn again around it, in raw mode) and the agent is
 built (``Repl.show_loaded``, as for a session loaded before the prompt). A line entered
-before that waits for the load, so no turn or command ever sees a half-loaded session; a load
+before that waits for the load, so no turn or command ever sees a half-loaded session (``/exit``
+and Ctrl-D leave at once: leaving needs none of its messages); a load
 that fails ends the REPL with the store's one-line error, as a failed load before the prompt
 would. See docs/architecture.md ("The print path").
 """
@@ -64,8 +65,10 @@ class BackgroundLoad:
 
     def _work(self) -> None:
         from goosectx.store import SessionStore
+        from goosectx.testhooks import pause_point
 
         try:
+            pause_point("resume:loading")  # tests: a load that is not in yet
             store = SessionStore(self._repl.store.data_dir)  # its own connection
             try:
                 self._loaded = load_to_resume(store, self._repl.session.id)

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rich.cells import cell_len
 from rich.console import Console
 
 from goosectx.cli.common import open_store
 from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
+from goosectx.cli.table_fit import print_table
 from goosectx.config import DEFAULT_CONTEXT_LIMIT_TOKENS, Settings
 from goosectx.errors import StoreError
 from goosectx.session import NAME_MAX_CHARS, SessionState
@@ -204,8 +204,9 @@ def print_session_table(console: Console, rows: Sequence[SessionSummary], *,
             listed_context(r, settings, limits).cell(), r.working_dir))
         for r in rows
     ]
-    print_table(console, header, table_rows, right=("messages", "context"),
-           wrap=("title", "working dir"))
+    print_table(console, header, table_rows, right=("messages", "context"), wrap=("title",),
+                paths=("working dir",), drop=("source", "context", "messages", "updated"),
+                all_columns="goosectx sessions list --json")
 
 
 def _listed_name(name: str | None) -> str:
@@ -213,28 +214,6 @@ def _listed_name(name: str | None) -> str:
     if name is None or len(name) <= NAME_MAX_CHARS:
         return name or ""
     return name[:NAME_MAX_CHARS - 1] + "…"
-
-
-def print_table(console: Console, header: tuple[str, ...], rows: Sequence[tuple[str, ...]],
-                *, right: tuple[str, ...] = (), wrap: tuple[str, ...] = ()) -> None:
-    """Rows of safe cells under ``header`` (plain columns when not a terminal)."""
-    if not console.is_terminal:  # padded by display width: a CJK character takes two cells
-        widths = [max(cell_len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-        for row in [header, *rows]:
-            console.out("  ".join(cell + " " * (w - cell_len(cell))
-                                  for cell, w in zip(row, widths, strict=True)).rstrip(),
-                        highlight=False)
-        return
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in header:
-        table.add_column(column, justify="right" if column in right else "left",
-                         no_wrap=column not in wrap, overflow="fold")
-    for row in rows:
-        table.add_row(*(Text(cell) for cell in row))  # Text: outside text is never markup
-    console.print(table)
 
 
 def search_sessions(settings: Settings, text: str, *, as_json: bool, limit: int = 20) -> None:
@@ -304,4 +283,5 @@ def print_hits(console: Console, hits: Sequence[SearchHit], text: str) -> None:
             where_in_session(h.match) if h.match else "")),
             terminal_safe(h.snippet or h.title or "")))
     print_table(console, ("session", "title", "found in", "best match", "snippet"), rows,
-           wrap=("title", "snippet"))
+                wrap=("title", "snippet"), drop=("best match", "found in"),
+                all_columns="goosectx sessions search --json")

@@ -182,8 +182,11 @@ class TerminalEcho:
     """Turns the terminal's echo off while a turn runs, and back on.
 
     Keys typed meanwhile (and the ``^C`` of Ctrl-C) would otherwise be echoed into the
-    live-drawn answer and shift its lines; they still reach the next prompt. Only for the
-    real terminal (``enabled``); Ctrl-C still sends SIGINT.
+    live-drawn answer and shift its lines. They are kept for the next prompt as type-ahead
+    (:func:`keep_typed`), less the end of file of a Ctrl-D: the terminal stays cooked during a
+    turn, where Ctrl-D is the line discipline's end of file, which the next prompt (raw mode)
+    read as a NUL in the typed text (and the keys after it were lost). Only for the real
+    terminal (``enabled``); Ctrl-C still sends SIGINT.
     """
 
     def __init__(self, enabled: bool) -> None:
@@ -206,16 +209,69 @@ class TerminalEcho:
             self._saved = None
 
     def restore(self) -> None:
-        """Put the terminal settings back as they were."""
+        """Put the terminal settings back as they were; what was typed waits for the prompt."""
         if self._saved is None:
             return
+        typed = b""
         try:
             import termios
 
-            termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._saved)
+            fd = sys.stdin.fileno()
+            typed = _read_typed(fd)
+            termios.tcsetattr(fd, termios.TCSANOW, self._saved)
         except (ImportError, OSError, ValueError, TermiosError):  # EIO: the terminal is gone
             pass
         self._saved = None
+        keep_typed(typed)
+
+
+TYPED_MAX_BYTES = 1 << 16
+"""The most type-ahead read at a turn's end (a line discipline holds 4 KB)."""
+
+
+def _read_typed(fd: int) -> bytes:
+    """Take what the cooked terminal holds, its unfinished line too, without waiting.
+
+    The line discipline hands over all it holds when line editing is switched off; with
+    ``VMIN`` and ``VTIME`` 0 a read returns at once, empty when nothing is left. The
+    caller puts the settings back.
+    """
+    import termios
+
+    now = termios.tcgetattr(fd)
+    now[3] &= ~(termios.ICANON | termios.ECHO | termios.ECHOCTL)
+    now[6] = list(now[6])
+    now[6][termios.VMIN] = 0
+    now[6][termios.VTIME] = 0
+    termios.tcsetattr(fd, termios.TCSANOW, now)
+    chunks: list[bytes] = []
+    while sum(map(len, chunks)) < TYPED_MAX_BYTES and (data := os.read(fd, 4096)):
+        chunks.append(data)
+    return b"".join(chunks)
+
+
+def keep_typed(typed: bytes) -> None:
+    """Keep keys typed on the real terminal as type-ahead for its next prompt.
+
+    NUL is dropped: the end of file a Ctrl-D left in the cooked terminal (it neither ends
+    the REPL nor reaches the prompt). The keys go after any type-ahead already kept (they
+    were typed later); prompt-toolkit keeps type-ahead by the terminal's file descriptor,
+    which the REPL's prompt reads.
+    """
+    typed = typed.replace(b"\0", b"")
+    if not typed:
+        return
+    from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
+    from prompt_toolkit.input.vt100 import Vt100Input
+    from prompt_toolkit.input.vt100_parser import Vt100Parser
+    from prompt_toolkit.key_binding import KeyPress
+
+    keys: list[KeyPress] = []
+    parser = Vt100Parser(keys.append)
+    parser.feed(typed.decode("utf-8", "surrogateescape"))  # as prompt-toolkit decodes it
+    parser.flush()
+    terminal = Vt100Input(sys.stdin)
+    store_typeahead(terminal, get_typeahead(terminal) + keys)
 
 
 def drop_typeahead() -> bool:
