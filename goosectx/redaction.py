@@ -7,9 +7,10 @@ a password (``postgres://user:pw@host/db``). Secret variables never reach a chil
 
 Redaction is a backstop, not a guarantee (README, "Security"): :class:`Redactor` replaces
 each value (8+ characters) written literally, base64 at all three alignments, base64url,
-hex (either case) or reversed, each of these with any of its characters percent-encoded
-(``%2D`` or ``%2d`` for ``-``, as in a URL's query) and each split by whitespace or
-newlines (``base64`` wraps at 76 columns, ``fold`` anywhere). A program that encrypts,
+hex (either case) or reversed — a value of 16+ characters also upper-cased and with its ``-``
+and ``_`` dropped —, each of these with any of its characters percent-encoded (``%2D`` or
+``%2d`` for ``-``, as in a URL's query) and each split by whitespace or newlines (``base64``
+wraps at 76 columns, ``fold`` anywhere). A program that encrypts,
 compresses or otherwise transforms a secret gets it past any redactor.
 """
 
@@ -119,12 +120,27 @@ def _base64_run(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
     return start, end
 
 
+def _retyped(secret: str) -> list[str]:
+    """A key of 16+ characters as a model may write it again: upper-cased, or ``-``/``_`` dropped.
+
+    Not for a shorter value (a password): ``pass-word-1`` would redact every ``password1``.
+    """
+    if len(secret) < KEY_CORE_MIN_CHARS:
+        return []
+    return [secret.upper(), _dropped(secret)]
+
+
+def _dropped(text: str) -> str:
+    return text.replace("-", "").replace("_", "")
+
+
 def encodings(secret: str) -> list[str]:
     """The listed encodings of ``secret`` (itself included), each at least 8 characters."""
     data = secret.encode("utf-8", "surrogateescape")
     forms = [secret, secret[::-1], data.hex(), data.hex().upper(),  # (bytes: a value not
              urllib.parse.quote(data, safe=""), urllib.parse.quote_plus(data)]  # UTF-8 too)
     forms += _base64_forms(secret)
+    forms += _retyped(secret)
     unique = dict.fromkeys(f for f in forms if len(f) >= MIN_SECRET_CHARS)
     return sorted(unique, key=len, reverse=True)
 
@@ -180,10 +196,11 @@ class _Prefixes:
     """The listed secrets a shorter listed one ends (a key and its cores), and their prefixes.
 
     ``sk-proj-Ab3d…`` is found by its core ``Ab3d…`` (each form of the key holds a form of
-    the core: its text, hex and URL forms end in the core's, its reversed one starts with it,
-    its base64 holds one of the core's three): the regex looks for the core's forms alone and
-    a match is widened over the prefix (``sk-proj-``, its hex, reversed after it) written
-    right beside it. Three times fewer forms for such a key (bench/redaction_keys.py).
+    the core: its text, hex, URL and retyped forms end in the core's, its reversed one starts
+    with it, its base64 holds one of the core's three): the regex looks for the core's forms
+    alone and a match is widened over the prefix (``sk-proj-``, its hex, upper-cased, without
+    ``-``, reversed after it) written right beside it. Three times fewer forms for such a
+    key (bench/redaction_keys.py).
     """
 
     def __init__(self, secrets: list[str]) -> None:
@@ -194,7 +211,7 @@ class _Prefixes:
             core = secret
             while shorter := [c for c in key_cores(core) if c in listed]:
                 core = shorter[-1]
-            if core != secret:
+            if core != secret and len(_dropped(core)) >= MIN_SECRET_CHARS:  # (each form kept)
                 self.covered.add(secret)
                 self.prefixes.add(secret[:len(secret) - len(core)])
 
@@ -206,6 +223,7 @@ class _Prefixes:
         data = [p.encode("utf-8", "surrogateescape") for p in ordered]
         before = [_spaced(p, True) for p in ordered] + [_spaced(d.hex(), False) for d in data]
         before += [_spaced(d.hex().upper(), False) for d in data]
+        before += [_spaced(f, False) for p in ordered for f in (p.upper(), _dropped(p)) if f]
         after = [_spaced(p[::-1], True) for p in ordered]
         window = 16 + 6 * max(len(d) for d in data)  # "%XX" a byte, whitespace beside
         return (re.compile(r"(?:{})\s*\Z".format("|".join(before))),

@@ -77,3 +77,21 @@ def test_the_whole_key_goes_in_every_form_prefix_and_all(form: str) -> None:
 
 def test_a_core_after_another_prefix_keeps_that_prefix() -> None:
     assert Redactor([KEY])(f"sk-live-{CORE}") == f"sk-live-{REDACTED}"
+
+
+REAL = "sk-proj-gtD7fGUOv8_x-Q2mK9pL4sR6yH1zzT_wqAbCdEf-GhIjKlMn0pQrStUvW"
+
+
+@pytest.mark.parametrize("form", [REAL.upper(), REAL.replace("-", "").replace("_", ""),
+                                  REAL.upper()[8:],
+                                  "SK-PROJ-\n" + REAL[8:].upper(),
+                                  REAL.replace("-", "").replace("_", "")[6:]])
+def test_a_key_retyped_upper_cased_or_without_dashes_is_redacted_whole(form: str) -> None:
+    out = Redactor([REAL])(f"it is {form} ok")
+    assert out == f"it is {REDACTED} ok" or out == f"it is {REDACTED}\n ok", out
+
+
+def test_a_short_password_retyped_is_left_alone() -> None:
+    redact = Redactor(["pass-word-1"])
+    assert redact("PASS-WORD-1 and password1") == "PASS-WORD-1 and password1"
+    assert redact("it is pass-word-1") == f"it is {REDACTED}"
