@@ -359,3 +359,13 @@ def _stream_items(items: Sequence[StreamItem], secret: str) -> list[str]:
                 out.append(event.text)
     except StopIteration:
         return out
+
+
+def test_a_key_in_reasoning_split_by_answer_text_never_shows_its_end() -> None:
+    items = [ThinkingDelta("the key is " + KEY[:10]), TextDelta("Checking. "),
+             ThinkingDelta(KEY[10:] + " so"), ThinkingDelta(" no."), TextDelta("Done.")]
+    shown = _stream_items(items, KEY)
+    reasoning = "".join(d[2:] for d in shown if d.startswith("R:"))
+    assert KEY[-8:] not in "".join(shown) and "[REDACTED]" in reasoning
+    assert reasoning.endswith(" so no.")
+    assert "".join(d for d in shown if not d.startswith("R:")) == "Checking. Done."
