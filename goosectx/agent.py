@@ -229,7 +229,7 @@ class Agent(AgentTools):
     def _complete_redacted(self, message: Message) -> Iterator[Event]:
         """:meth:`_complete` of what a cancel keeps of the streamed answer, redacted."""
         if message.role == "assistant":
-            message = redacted_reply(message, self._reply_redact())
+            message = redacted_reply(message, self.reply_redact())
         yield from self._complete(message)
 
     def _run_turn(self, user_input: str, turn: Turn, parts: tuple[Part, ...],
@@ -269,7 +269,7 @@ class Agent(AgentTools):
                                                     self.session.conversation, turn.streamed,
                                                     turn.cancel, turn.reasoned,
                                                     self.context.budget.take_notices,
-                                                    self.writing, self._reply_redact())
+                                                    self.writing, self.reply_redact())
             except ContextLengthExceeded:
                 yield from self.context.on_context_exceeded(request, cancel=turn.cancel)
                 continue
@@ -280,7 +280,7 @@ class Agent(AgentTools):
             turn.streamed, turn.reasoned = [], []
             message = redacted_reply(response.message.with_metadata(  # before a call runs
                 usage=response.usage, cut_at_output_limit=response.finish_reason == "length"),
-                self._reply_redact())
+                self.reply_redact())
             if message.content:
                 yield from self._complete(message)
             if (empty := empty_reply_notice(message)) is not None:
@@ -322,10 +322,12 @@ class Agent(AgentTools):
             return True
         return False
 
-    def _reply_redact(self) -> Callable[[str], str]:
+    def reply_redact(self) -> Callable[[str], str]:
         """:attr:`redact` for a streamed reply: the tools' redactor, with its ``secrets``.
 
-        When it lists them, the live answer is held back for them (:mod:`goosectx.secret_tail`).
+        When it lists them, the live answer is held back for them (:mod:`goosectx.secret_tail`),
+        and so is the draft a front end's recorder saves of it (:class:`goosectx.recorder.
+        DraftRedact`): the extensions' secrets with the environment's.
         """
         if self._tool_context is None:
             return self.redact

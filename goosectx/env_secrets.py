@@ -36,13 +36,18 @@ def make_redactor(settings: Settings, environ: Mapping[str, str] | None = None) 
 
 
 def _extension_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
-    """The config file's extension ``headers`` and ``envs`` values (a bearer token, a key).
+    """The extensions' ``headers`` and ``envs`` values (a bearer token, a key).
+
+    From the config file's tables, and the leading ``NAME=value`` words of the
+    ``--with-extension`` and ``/extension add`` specs.
 
     Secrets the config holds, redacted wherever a tool prints them (``cat`` of the config);
     and the values of the variables an ``env_keys`` hands a server (a name that does not
     look secret: ``MY_SERVICE_AUTH``), as the agent's redactor has them.
     """
     found = []
+    for _name, value in settings.extensions.spec_envs():  # "NAME=value cmd"
+        found += [value, *(w for w in value.split() if len(w) >= 12)]
     for table in settings.extensions.tables.values():
         names = table.get("env_keys") if isinstance(table, dict) else None
         if isinstance(names, list):

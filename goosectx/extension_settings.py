@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,11 +44,29 @@ class ExtensionSettings:
         tool_budget_ratio: Fraction of the context limit that all tool schemas together may
             take before extension tools are deferred behind ``search_tools``; 1 = never.
         flags: This process's ``--with-extension`` specs and ``--with-remote-extension`` URLs.
+        added: The specs of the extensions ``/extension add`` started in this process (the
+            REPL's; :meth:`spec_envs` reads them with the flags').
     """
 
     tables: dict[str, Any] = field(default_factory=dict)
     tool_budget_ratio: float = DEFAULT_TOOL_BUDGET_RATIO
     flags: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    added: list[str] = field(default_factory=list)
+
+    def spec_envs(self) -> list[tuple[str, str]]:
+        """The leading ``NAME=value`` words of the specs: ``--with-extension`` and ``added``.
+
+        Variables handed to a server (a credential, whatever its name): kept out of the shell
+        tool's environment by name and redacted by value. A spec that does not parse gives
+        none (that extension does not start: its error says why).
+        """
+        found: list[tuple[str, str]] = []
+        for spec in (*self.flags[0], *self.added):
+            try:
+                found += leading_envs(shlex.split(spec))[0].items()
+            except ValueError:
+                continue
+        return found
 
 
 def apply_extension_settings(settings: Any, raw: dict[str, Any], path: Path | None) -> None:

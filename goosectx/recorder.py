@@ -58,6 +58,29 @@ from goosectx.store import SessionStore
 log = logging.getLogger(__name__)
 
 
+class DraftRedact:
+    """The redactor of a front end's current agent's streamed replies, looked up at each use.
+
+    For :attr:`SessionRecorder.redact` where the agent may be built again (the REPL: a
+    ``/model``, a ``/resume``): ``reply_redact`` gives the agent's ``Agent.reply_redact()``,
+    the redactor its stored answer gets (the environment's and the extensions' secrets); its
+    ``secrets`` are what the draft is held back for (:mod:`goosectx.secret_tail`).
+    """
+
+    def __init__(self, reply_redact: Callable[[], Callable[[str], str]]) -> None:
+        self._reply_redact = reply_redact
+
+    @property
+    def secrets(self) -> list[str] | None:
+        """The values redacted, when the agent's redactor lists them (``None``: it does not)."""
+        found = getattr(self._reply_redact(), "secrets", None)
+        return None if found is None else list(found)
+
+    def __call__(self, text: str) -> str:
+        """``text`` redacted by the agent's redactor of the moment."""
+        return self._reply_redact()(text)
+
+
 class SessionRecorder(CountSaver):
     """Persist the events of one session.
 
@@ -79,9 +102,9 @@ class SessionRecorder(CountSaver):
         self._draft = AnswerDraft()  # the answer streaming now, saved as it streams
         self._replacing: dict[str, str] = {}  # answer id → the draft row it replaces
         self.redact: Callable[[str], str] | None = None
-        """This environment's secrets (``Agent.redact``), redacted from the draft before it
-        is stored (:meth:`goosectx.answer_draft.AnswerDraft.message`); ``None``: stored as
-        streamed."""
+        """The agent's redactor of a streamed reply (``Agent.reply_redact``, or a
+        :class:`DraftRedact` of it): the draft is redacted and held back as the answer is
+        (:meth:`goosectx.answer_draft.AnswerDraft.message`); ``None``: stored as streamed."""
 
     def _stated(self) -> dict[str, list[int]]:
         return {model: list(entry) for model, entry in self.session.state.stated_limits.items()}

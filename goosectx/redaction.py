@@ -7,15 +7,17 @@ a password (``postgres://user:pw@host/db``). Secret variables never reach a chil
 
 Redaction is a backstop, not a guarantee (README, "Security"): :class:`Redactor` replaces
 each value (8+ characters) written literally, base64 at all three alignments, base64url,
-hex (either case) or reversed, each of these with any of its characters percent-encoded
-(``%2D`` or ``%2d`` for ``-``, as in a URL's query) and each split by whitespace or
-newlines (``base64`` wraps at 76 columns, ``fold`` anywhere). A program that encrypts,
+hex (either case) or reversed — a value of 16+ characters also upper-cased and with its ``-``
+and ``_`` dropped —, each of these with any of its characters percent-encoded (``%2D`` or
+``%2d`` for ``-``, as in a URL's query) and each split by whitespace or newlines (``base64``
+wraps at 76 columns, ``fold`` anywhere). A program that encrypts,
 compresses or otherwise transforms a secret gets it past any redactor.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import os
 import re
 import urllib.parse
@@ -118,12 +120,27 @@ def _base64_run(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
     return start, end
 
 
+def _retyped(secret: str) -> list[str]:
+    """A key of 16+ characters as a model may write it again: upper-cased, or ``-``/``_`` dropped.
+
+    Not for a shorter value (a password): ``pass-word-1`` would redact every ``password1``.
+    """
+    if len(secret) < KEY_CORE_MIN_CHARS:
+        return []
+    return [secret.upper(), _dropped(secret)]
+
+
+def _dropped(text: str) -> str:
+    return text.replace("-", "").replace("_", "")
+
+
 def encodings(secret: str) -> list[str]:
     """The listed encodings of ``secret`` (itself included), each at least 8 characters."""
     data = secret.encode("utf-8", "surrogateescape")
     forms = [secret, secret[::-1], data.hex(), data.hex().upper(),  # (bytes: a value not
              urllib.parse.quote(data, safe=""), urllib.parse.quote_plus(data)]  # UTF-8 too)
     forms += _base64_forms(secret)
+    forms += _retyped(secret)
     unique = dict.fromkeys(f for f in forms if len(f) >= MIN_SECRET_CHARS)
     return sorted(unique, key=len, reverse=True)
 
@@ -137,21 +154,80 @@ def _char(ch: str, encodable: bool) -> tuple[str, ...]:
     return re.escape(ch), encoded
 
 
-def _spaced(form: str, secret: bool) -> str:
-    """A regex for ``form``: whitespace allowed between characters, some percent-encoded.
+def _branches(form: str, secret: bool) -> list[tuple[str, str]]:
+    """Regexes for ``form``: whitespace allowed between characters, some percent-encoded.
 
     Any character of a ``secret`` itself may be percent-encoded; of its other forms, those a
-    URL encoder escapes (not letters or digits: ``+``, ``/`` of base64).
+    URL encoder escapes (not letters or digits: ``+``, ``/`` of base64). The other forms'
+    letters and digits stay plain: the pattern stays small to compile.
 
-    One branch per way of writing the first character: each branch starts with a literal
-    character, which lets ``re`` skip to the places a match can start (fast on 10 MB outputs).
-    The other forms' letters and digits stay plain: the pattern stays small to compile.
+    One ``(first, rest)`` per way of writing the first character (:func:`_pattern` joins them).
     """
     def alternatives(ch: str) -> tuple[str, ...]:
         return _char(ch, secret or not ch.isalnum())
 
     rest = "".join(r"\s*(?:{})".format("|".join(alternatives(ch))) for ch in form[1:])
-    return "|".join(first + rest for first in alternatives(form[0]))
+    return [(first, rest) for first in alternatives(form[0])]
+
+
+def _spaced(form: str, secret: bool) -> str:
+    """:func:`_branches` of ``form`` as one regex."""
+    return "|".join(first + rest for first, rest in _branches(form, secret))
+
+
+def _pattern(forms: list[str], secrets: set[str]) -> re.Pattern[str] | None:
+    """One regex for ``forms`` (longest first), a branch per way of writing a first character.
+
+    Each branch starts with a literal character, which lets ``re`` skip to the places a match
+    can start (fast on 10 MB outputs), and holds every form that starts so, longest first:
+    at a place where a character may start a match, ``re`` tries one branch per way of
+    writing a first character rather than one per form (bench/redaction_keys.py).
+    """
+    groups: dict[str, list[str]] = {}
+    for form in forms:
+        for first, rest in _branches(form, form in secrets):
+            groups.setdefault(first, []).append(rest)
+    branches = (first + (rests[0] if len(rests) == 1 else "(?:{})".format("|".join(rests)))
+                for first, rests in groups.items())
+    return re.compile("|".join(branches)) if groups else None
+
+
+class _Prefixes:
+    """The listed secrets a shorter listed one ends (a key and its cores), and their prefixes.
+
+    ``sk-proj-Ab3d…`` is found by its core ``Ab3d…`` (each form of the key holds a form of
+    the core: its text, hex, URL and retyped forms end in the core's, its reversed one starts
+    with it, its base64 holds one of the core's three): the regex looks for the core's forms
+    alone and a match is widened over the prefix (``sk-proj-``, its hex, upper-cased, without
+    ``-``, reversed after it) written right beside it. Three times fewer forms for such a
+    key (bench/redaction_keys.py).
+    """
+
+    def __init__(self, secrets: list[str]) -> None:
+        listed = set(secrets)
+        self.covered: set[str] = set()
+        self.prefixes: set[str] = set()
+        for secret in secrets:
+            core = secret
+            while shorter := [c for c in key_cores(core) if c in listed]:
+                core = shorter[-1]
+            if core != secret and len(_dropped(core)) >= MIN_SECRET_CHARS:  # (each form kept)
+                self.covered.add(secret)
+                self.prefixes.add(secret[:len(secret) - len(core)])
+
+    def patterns(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None, int]:
+        """(a prefix's form ending at a match, a reversed prefix from a match on, window)."""
+        if not self.prefixes:
+            return None, None, 0
+        ordered = sorted(self.prefixes, key=len, reverse=True)
+        data = [p.encode("utf-8", "surrogateescape") for p in ordered]
+        before = [_spaced(p, True) for p in ordered] + [_spaced(d.hex(), False) for d in data]
+        before += [_spaced(d.hex().upper(), False) for d in data]
+        before += [_spaced(f, False) for p in ordered for f in (p.upper(), _dropped(p)) if f]
+        after = [_spaced(p[::-1], True) for p in ordered]
+        window = 16 + 6 * max(len(d) for d in data)  # "%XX" a byte, whitespace beside
+        return (re.compile(r"(?:{})\s*\Z".format("|".join(before))),
+                re.compile(r"\s*(?:{})".format("|".join(after))), window)
 
 
 class Redactor:
@@ -165,12 +241,26 @@ class Redactor:
         values = {s for s in secrets if len(s) >= MIN_SECRET_CHARS}
         self.secrets = sorted(values | {c for s in values for c in key_cores(s)},
                               key=len, reverse=True)
-        forms = sorted({f for s in self.secrets for f in encodings(s)}, key=len, reverse=True)
+        prefixes = _Prefixes(self.secrets)
+        searched = [s for s in self.secrets if s not in prefixes.covered]
+        forms = sorted({f for s in searched for f in encodings(s)}, key=len, reverse=True)
         self._check = QuickCheck(forms)
-        self._base64 = {f for s in self.secrets for f in _base64_forms(s)}
-        secrets_ = set(self.secrets)
-        self._pattern = (re.compile("|".join(_spaced(f, f in secrets_) for f in forms))
-                         if forms else None)
+        self._base64 = {f for s in searched for f in _base64_forms(s)}
+        self._forms, self._searched, self._prefixes = forms, set(searched), prefixes
+
+    @functools.cached_property
+    def _pattern(self) -> re.Pattern[str] | None:
+        """The regex of every form: compiled at the first text the quick check cannot pass.
+
+        Compiling takes tenths of a second for a long key (its hex forms, each character
+        percent-encoded or not): a command that meets no secret (an import) never pays it.
+        """
+        return _pattern(self._forms, self._searched)
+
+    @functools.cached_property
+    def _around(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None, int]:
+        """:meth:`_Prefixes.patterns`, compiled when first needed as :attr:`_pattern` is."""
+        return self._prefixes.patterns()
 
     def __call__(self, text: str) -> str:
         """``text`` with every listed encoding of every secret replaced.
@@ -179,14 +269,21 @@ class Redactor:
         with its whitespace removed and its percent-escapes decoded, in C) keeps the common
         case — no secret in the text — linear and fast.
         """
-        if self._pattern is None or not text or self._check.none_in_text(text):
+        if not self._forms or not text or self._check.none_in_text(text):
             return text
+        assert self._pattern is not None
+        before, after, window = self._around
         pieces: list[str] = []
         pos = 0
         for match in self._pattern.finditer(text):
             start, end = max(match.start(), pos), match.end()
             if decoded(_WHITESPACE.sub("", match.group())) in self._base64:
                 start, end = _base64_run(text, start, end, pos)
+            elif before is not None and after is not None:  # a key's prefix beside its core
+                if found := before.search(text, max(pos, start - window), start):
+                    start = found.start()
+                if found := after.match(text, end, end + window):
+                    end = found.end()
             if start >= end:
                 continue
             pieces += [text[pos:start], REDACTED + "\n" * text[start:end].count("\n")]
@@ -200,7 +297,7 @@ class Redactor:
         the texts joined by NUL, 256k characters at a time). ``False`` says only that one of
         them may hold a secret: redact each.
         """
-        return self._pattern is None or self._check.none_in(texts)
+        return not self._forms or self._check.none_in(texts)
 
 
 def redact_cut_secrets(text: str, secrets: Iterable[str]) -> str:

@@ -112,6 +112,20 @@ class _ExtensionRedact:
         return self._redactor()(self._base(text))
 
 
+def forget_extension_env(agent: Agent) -> None:
+    """Drop from ``agent``'s shell environment the variables its extensions are given now.
+
+    For ``/extension add NAME=value cmd`` (its spec recorded in
+    ``settings.extensions.added``): the environment was scrubbed when the agent was built
+    (:func:`goosectx.tools.builtin.tool_env`); an agent built later reads the spec itself.
+    """
+    from goosectx.tools.builtin import tool_env
+
+    context = agent._tool_context  # (this module's: build_agent made it)
+    if context is not None:
+        context.env = tool_env(agent.settings, context.env)
+
+
 def build_provider(settings: Settings, model: str) -> Provider:
     """The main-model provider for ``model`` with its key checked (``/model NAME``).
 

@@ -73,14 +73,14 @@ def stream_reply(
         for item in stream:
             if isinstance(item, TextDelta):
                 streamed.append(item.text)
-                if shown := reasoning.flush():  # the reasoning ended: its rest comes first
+                if shown := reasoning.pause():  # the reasoning paused: its rest comes first
                     yield ReasoningDelta(shown)
                 if shown := answer.feed(item.text):
                     yield MessageDelta(shown)
             elif isinstance(item, ThinkingDelta):
                 if reasoned is not None:
                     reasoned.append(item.text)
-                if shown := answer.flush():  # (the rare text before reasoning: in order)
+                if shown := answer.pause():  # (the rare text before reasoning: in order)
                     yield MessageDelta(shown)
                 if shown := reasoning.feed(item.text):
                     yield ReasoningDelta(shown)
@@ -125,6 +125,11 @@ class _Settled:
     still become a secret (:mod:`goosectx.secret_tail`: a key split by whitespace, percent-
     encoded...); the rest is held back, at most a long word or a secret's forms long. Each
     delta costs O(its length + that bound). Without a redactor, every delta passes at once.
+
+    When the other part interrupts this one (:meth:`pause`: reasoning between two pieces of
+    the answer), what was held is shown as a key cut short is, and kept: the next delta is
+    joined to it, so a key split by the other part is redacted whole and its end is not
+    shown as new text (what the joined text adds to what was shown is passed on).
     """
 
     def __init__(self, redact: Callable[[str], str] | None) -> None:
@@ -132,6 +137,8 @@ class _Settled:
         self._tail = SecretTail.of(redact)
         self._held = ""
         self._long = False  # in a word too long to wait for: passed on as it comes
+        self._shown_chars = 0  # the first characters of ``_held`` were shown (a pause) …
+        self._shown = ""  # … as this
 
     def feed(self, text: str) -> str:
         if self._redact is None:
@@ -139,16 +146,52 @@ class _Settled:
         pending = self._held + text
         self._long = self._long and _SPACE.search(text) is None
         end = settled_end(pending, self._tail, in_long_word=self._long)
+        if end and end <= self._shown_chars:  # nothing new settled past what a pause showed
+            end = 0
         self._long = not pending[end - 1].isspace() if end else self._long
         self._held = pending[end:]
-        return self._redact(pending[:end]) if end else ""
+        if not end:
+            return ""
+        return self._past_shown(pending[:end], self._redact(pending[:end]), reset=True)
+
+    def pause(self) -> str:
+        """The other part begins: what was held, redacted (a key's start too), still held."""
+        if not self._held or self._redact is None:
+            return ""
+        shown = self._cut(self._held)
+        added = self._past_shown(self._held, shown, reset=False)
+        self._shown_chars, self._shown = len(self._held), shown
+        return added
 
     def flush(self) -> str:
         """The part ended (or the stream stopped): what was held, redacted, a key's start too."""
         held, self._held = self._held, ""
         if not held or self._redact is None:
             return held
+        return self._past_shown(held, self._cut(held), reset=True)
+
+    def _cut(self, held: str) -> str:
+        assert self._redact is not None
         return self._redact(held if self._tail is None else self._tail.cut_short(held))
+
+    def _past_shown(self, raw: str, redacted: str, *, reset: bool) -> str:
+        """What ``redacted`` (of ``raw``: the held text joined to more) adds to what was shown.
+
+        A pause showed ``raw``'s first characters: the rest of ``redacted`` when it starts
+        with what was shown; all of it when the joining redacted what was shown as it is (a
+        key split by the other part: its end is not shown, its start shows as it was); the
+        new text alone, redacted, when the pause showed a key's start redacted and the joined
+        text holds no key there.
+        """
+        chars, shown = self._shown_chars, self._shown
+        if reset:
+            self._shown_chars, self._shown = 0, ""
+        if redacted.startswith(shown):
+            return redacted[len(shown):]
+        if shown == raw[:chars]:
+            return redacted
+        assert self._redact is not None
+        return self._redact(raw[chars:])
 
 
 def unique_call_ids(message: Message) -> Message:

@@ -14,7 +14,7 @@ import pytest
 from fakeserver import FakeServer
 from reliability_support import cli, model_env
 
-from goosectx.redaction import REDACTED, Redactor, key_cores
+from goosectx.redaction import REDACTED, Redactor, encodings, key_cores
 
 KEY = "sk-proj-Ab3dEfGh1JkLmN0pQrStUvWxYz0123456789abcdefXYZ"
 CORE = KEY.removeprefix("sk-proj-")
@@ -58,3 +58,40 @@ def test_a_vendor_key_s_secret_part_is_redacted_alone(secret: str, core: str) ->
 def test_a_value_without_a_long_secret_part_adds_nothing(value: str) -> None:
     assert key_cores(value) == []
     assert Redactor([value])("plain password1 text") == "plain password1 text"
+
+
+def _percent_all(text: str) -> str:
+    return "".join(f"%{b:02X}" for b in text.encode())
+
+
+@pytest.mark.parametrize("form", [*encodings(KEY), _percent_all(KEY), "sk-proj-\n" + CORE,
+                                  KEY[:30] + "\n" + KEY[30:], "s k - p r o j - " + CORE,
+                                  _percent_all("sk-proj-") + CORE])
+def test_the_whole_key_goes_in_every_form_prefix_and_all(form: str) -> None:
+    # the regex looks for the core's forms and takes the prefix beside one with it
+    redact = Redactor([KEY])
+    out = redact(f"key: {form} end")
+    assert out.startswith("key: " + REDACTED) and out.split(REDACTED)[-1].strip() == "end", out
+    assert "sk" not in out and "proj" not in out and "%73" not in out.lower()
+
+
+def test_a_core_after_another_prefix_keeps_that_prefix() -> None:
+    assert Redactor([KEY])(f"sk-live-{CORE}") == f"sk-live-{REDACTED}"
+
+
+REAL = "sk-proj-gtD7fGUOv8_x-Q2mK9pL4sR6yH1zzT_wqAbCdEf-GhIjKlMn0pQrStUvW"
+
+
+@pytest.mark.parametrize("form", [REAL.upper(), REAL.replace("-", "").replace("_", ""),
+                                  REAL.upper()[8:],
+                                  "SK-PROJ-\n" + REAL[8:].upper(),
+                                  REAL.replace("-", "").replace("_", "")[6:]])
+def test_a_key_retyped_upper_cased_or_without_dashes_is_redacted_whole(form: str) -> None:
+    out = Redactor([REAL])(f"it is {form} ok")
+    assert out == f"it is {REDACTED} ok" or out == f"it is {REDACTED}\n ok", out
+
+
+def test_a_short_password_retyped_is_left_alone() -> None:
+    redact = Redactor(["pass-word-1"])
+    assert redact("PASS-WORD-1 and password1") == "PASS-WORD-1 and password1"
+    assert redact("it is pass-word-1") == f"it is {REDACTED}"

@@ -317,3 +317,55 @@ def test_a_long_word_with_secret_like_pieces_in_it_lags_a_few_characters_at_most
     sizes = [len(d) for d in shown]
     assert len(sizes) > len(blob) // 4 * 0.8  # as it streams, past the first 256
     assert sum(sizes[:-1]) >= len(blob) - 8  # held back: "sk…" only while it may be the key
+
+
+@pytest.mark.parametrize("cut", [4, 10, 16, 24])
+def test_a_key_split_by_a_reasoning_block_never_shows_its_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut: int) -> None:
+    # its start is shown as a key cut short is (redacted from 12 characters on); the rest
+    # is joined to it, so the key's end is redacted with the key, not shown as new text
+    items = [TextDelta("the key is "), TextDelta(KEY[:cut]), ThinkingDelta("hmm, "),
+             ThinkingDelta("no"), TextDelta(KEY[cut:] + " ok, it was"), TextDelta(" said.")]
+    out, events, stored = _turn(tmp_path, monkeypatch, items)
+    assert stored == "the key is [REDACTED] ok, it was said."
+    assert out.index("the key is") < out.index("hmm, no") < out.index("ok, it was said.")
+    for shown in (out, *_deltas(events)):
+        assert KEY[-8:] not in shown and KEY[cut:][:8] not in shown, shown
+    assert "[REDACTED]" in out
+
+
+def test_a_word_split_by_a_reasoning_block_is_shown_once() -> None:
+    items = [TextDelta("Hello wor"), ThinkingDelta("think "), TextDelta("ld, I am"),
+             TextDelta(" here.")]
+    shown = "".join(d for d in _stream_items(items, KEY) if not d.startswith("R:"))
+    assert shown == "Hello world, I am here."
+
+
+def _stream_items(items: Sequence[StreamItem], secret: str) -> list[str]:
+    from goosectx.compaction.figures import RequestContext
+    from goosectx.conversation import Conversation
+    from goosectx.redaction import Redactor
+    from goosectx.stream_reply import stream_reply
+
+    events = stream_reply(Items(items), RequestContext("s", ()),  # type: ignore[call-arg]
+                          Conversation(), [], threading.Event(), redact=Redactor([secret]))
+    out = []
+    try:
+        while True:
+            event = next(events)
+            if isinstance(event, ReasoningDelta):
+                out.append("R:" + event.text)
+            elif isinstance(event, MessageDelta):
+                out.append(event.text)
+    except StopIteration:
+        return out
+
+
+def test_a_key_in_reasoning_split_by_answer_text_never_shows_its_end() -> None:
+    items = [ThinkingDelta("the key is " + KEY[:10]), TextDelta("Checking. "),
+             ThinkingDelta(KEY[10:] + " so"), ThinkingDelta(" no."), TextDelta("Done.")]
+    shown = _stream_items(items, KEY)
+    reasoning = "".join(d[2:] for d in shown if d.startswith("R:"))
+    assert KEY[-8:] not in "".join(shown) and "[REDACTED]" in reasoning
+    assert reasoning.endswith(" so no.")
+    assert "".join(d for d in shown if not d.startswith("R:")) == "Checking. Done."

@@ -31,18 +31,24 @@ class EnvironmentRedactor:
     :func:`goosectx.env_secrets.make_redactor` of the settings, as the tools' is: compiling
     it takes 1–9 ms with three keys in the environment, which every message, ``/search`` and
     input history entry paid. It is made at the first use, and made again only when the
-    environment differs from the one it was made of (a variable set since); a ``/model``
-    sets none (its key variable is one the settings name, already redacted).
+    environment differs from the one it was made of (a variable set since) or an
+    ``/extension add`` gave a server a ``NAME=value``; a ``/model`` sets none (its key
+    variable is one the settings name, already redacted).
     """
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._environ: dict[str, str] | None = None
         self._made: Redactor | None = None
+        self._added = 0
 
     def __call__(self, text: str) -> str:
-        """``text`` with this environment's secrets redacted (every listed encoding)."""
-        return self._redactor()(text)
+        """``text`` with this environment's secrets redacted (every listed encoding).
+
+        And, in an ``/extension add "NAME=value cmd"`` line (the input history's entry of
+        it), each value handed to the server: it is a secret from then on.
+        """
+        return self._redactor()(redact_added_envs(text))
 
     def changes_none(self, texts: Iterable[str]) -> bool:
         """True when redacting each of ``texts`` gives it back as it is (one quick check).
@@ -53,11 +59,40 @@ class EnvironmentRedactor:
 
     def _redactor(self) -> Redactor:
         environ = dict(os.environ)
-        if self._made is None or environ != self._environ:
+        added = len(self.settings.extensions.added)  # (an /extension add: its NAME=value)
+        if self._made is None or environ != self._environ or added != self._added:
             from goosectx.env_secrets import make_redactor
 
             self._made, self._environ = make_redactor(self.settings, environ), environ
+            self._added = added
         return self._made
+
+
+def redact_added_envs(line: str) -> str:
+    """``line`` with an ``/extension add`` spec's leading ``NAME=value`` values redacted.
+
+    Those of 8+ characters, as a secret is; any other line is given back as it is.
+    """
+    command, _, arg = line.strip().partition(" ")
+    action, _, spec = arg.strip().partition(" ")
+    if command.lower() != "/extension" or action.lower() != "add":
+        return line
+    import shlex
+
+    from goosectx.extension_settings import leading_envs
+    from goosectx.redaction import MIN_SECRET_CHARS, REDACTED
+
+    spec = spec.strip()
+    if len(spec) >= 2 and spec[0] == spec[-1] and spec[0] in "\"'":
+        spec = spec[1:-1]
+    try:
+        envs = leading_envs(shlex.split(spec))[0]
+    except ValueError:
+        return line
+    for value in sorted(envs.values(), key=len, reverse=True):
+        if len(value) >= MIN_SECRET_CHARS:
+            line = line.replace(value, REDACTED)
+    return line
 
 
 class InputSecrets:

@@ -48,7 +48,7 @@ from goosectx.config import ApprovalMode, Settings
 from goosectx.conversation import Message, ToolRequest
 from goosectx.errors import GoosectxError, ModelNotConfigured
 from goosectx.events import Event, HistoryReplaced, MessageCompleted, UsageUpdated
-from goosectx.recorder import SessionRecorder
+from goosectx.recorder import DraftRedact, SessionRecorder
 from goosectx.session import Session, TokenCount
 from goosectx.store import SessionStore
 from goosectx.store.replacing import replace_surrogates
@@ -117,7 +117,7 @@ class Repl:
         self.full_history = full_history
         self.recorder = SessionRecorder(store, session)
         self.recorder.fresh_token_counts = self._fresh_token_counts
-        self.recorder.redact = self._redact
+        self.recorder.redact = DraftRedact(lambda: self.agent.reply_redact())
         self.renderer = TranscriptRenderer(io.console, plain=io.plain,
                                            show_reasoning=settings.show_reasoning)
         self.renderer.unsaved = lambda: self.recorder.unsaved  # (the recorder may be replaced)

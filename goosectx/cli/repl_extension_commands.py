@@ -49,6 +49,7 @@ def _extension(repl: Repl, command: slash.Extension) -> None:
             repl.renderer.error(exc.message, exc.hint)
             return
         adding.add(config)
+        _forget_env(repl, command.arg)
         _record(repl)
         repl.renderer.notice(terminal_safe(f"extension {config.name}: starting "
                                            f"{config.command_line()} (tools as "
@@ -124,6 +125,23 @@ def _prompt(repl: Repl, command: slash.Prompt) -> None:
 
     repl.turn(outcome.text, attachments=[p for p in map(to_attachment, outcome.attachments)
                                          if p is not None])
+
+
+def _forget_env(repl: Repl, spec: str) -> None:
+    """The added spec's ``NAME=value`` words: out of the shell tool's environment, redacted.
+
+    Recorded with this process's extension settings, which the tool environment and the
+    redactors of this environment's secrets read (``ExtensionSettings.spec_envs``); the agent
+    built already gets its shell environment scrubbed again.
+    """
+    from goosectx.runtime import forget_extension_env
+
+    repl.settings.extensions.added.append(spec)
+    try:
+        agent = repl.agent  # (waits for one being built: it may have read the settings)
+    except RuntimeError:
+        return  # building it failed: no tool runs
+    forget_extension_env(agent)
 
 
 def _record(repl: Repl) -> None:

@@ -29,7 +29,7 @@ from goosectx.cli.sanitize import one_line_safe, terminal_safe
 from goosectx.cli.sessions_list import NEWEST_IN_REPL, damaged_note, print_session_table
 from goosectx.cli.start_warnings import start_warnings
 from goosectx.errors import GoosectxError, SessionNotFound, UsageError
-from goosectx.recorder import SessionRecorder
+from goosectx.recorder import DraftRedact, SessionRecorder
 from goosectx.session import Session
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def _switch(repl: Repl, session: Session) -> None:
     repl.resumed = True
     repl.recorder = SessionRecorder(repl.store, session)
     repl.recorder.fresh_token_counts = repl._fresh_token_counts
-    repl.recorder.redact = repl._redact
+    repl.recorder.redact = DraftRedact(lambda: repl.agent.reply_redact())
     repl.loader.close()  # the old session's tools end with it (the shell tool's namespace)
     repl.loader = repl_agent.new_loader(repl)
     repl.renderer.seed_numbers(session.conversation, fresh=True)

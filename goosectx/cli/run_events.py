@@ -61,7 +61,7 @@ def drive(events: Iterator[Event], cancel: threading.Event, opened: OpenSession,
     """
     recorder = SessionRecorder(opened.store, opened.session)
     recorder.fresh_token_counts = agent.context.take_fresh_token_counts
-    recorder.redact = agent.redact  # the draft of a streamed answer, as the answer is
+    recorder.redact = agent.reply_redact()  # the draft of an answer: as the answer is
     try:
         return _drive_events(events, cancel, recorder, output)
     finally:

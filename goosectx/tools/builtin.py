@@ -8,7 +8,6 @@ overflow dir, a scrubbed environment and a redactor).
 from __future__ import annotations
 
 import os
-import shlex
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,7 +15,6 @@ from pathlib import Path
 from goosectx.config import Settings
 from goosectx.env_secrets import configured_key_vars
 from goosectx.env_secrets import make_redactor as make_redactor  # (its home before env_secrets)
-from goosectx.extension_settings import leading_envs
 from goosectx.private_mode import make_private_dir
 from goosectx.redaction import is_secret
 from goosectx.tools.base import ToolContext, ToolRegistry
@@ -79,8 +77,8 @@ def extension_env_names(settings: Settings) -> set[str]:
 
     From the ``[extensions.NAME]`` tables as written (enabled or not: the core does not read
     them further, goosectx/extensions/config.py does) and the leading ``NAME=value`` words of
-    the ``--with-extension`` specs. An ``envs`` name counts too: the same name in goosectx's
-    environment is likely the same kind of credential.
+    the ``--with-extension`` and ``/extension add`` specs. An ``envs`` name counts too: the same
+    name in goosectx's environment is likely the same kind of credential.
     """
     names: set[str] = set()
     for table in settings.extensions.tables.values():
@@ -89,12 +87,7 @@ def extension_env_names(settings: Settings) -> set[str]:
         keys, envs = table.get("env_keys"), table.get("envs")
         names.update(k for k in (keys if isinstance(keys, list) else []) if isinstance(k, str))
         names.update(k for k in (envs if isinstance(envs, dict) else {}) if isinstance(k, str))
-    for spec in settings.extensions.flags[0]:
-        try:
-            words = shlex.split(spec)
-        except ValueError:
-            continue  # the extension will not start: its error says why
-        names.update(leading_envs(words)[0])
+    names.update(name for name, _value in settings.extensions.spec_envs())
     return names
 
 

@@ -1,0 +1,159 @@
+"""What a realistic API key costs the redactor, next to the short dummy key the scale table uses.
+
+The scale table (``bench/scale.py``) runs with ``OPENAI_API_KEY=sk-bench-dummy``: 14
+characters, no part of 16+ after its prefix, so :func:`goosectx.redaction.key_cores` adds
+nothing to look for. A real key (``sk-proj-`` and ~156 characters of ``[A-Za-z0-9_-]``) is
+redacted whole and by the parts after its prefix boundaries. Measured here, each against the
+same figure with the dummy key in the same run (the ratio is the cost of the real key):
+
+* ``sessions import`` of a generated 10,000-message JSON export (``scale_data.write_export``):
+  a real ``goosectx`` process each time, into an empty data dir.
+* The import's scrub alone, in this process: ``Redactor.changes_none`` over every string of
+  those 10,000 messages (the quick check the import makes first).
+* Redaction of a 1 MB tool output holding no key (the quick check) and holding the key once
+  (the regex too), and making the redactor.
+
+Usage: ``python bench/redaction_keys.py [--quick]``. Exits 1 when a real-key figure is over
+:data:`RATIO_MAX` × its dummy-key baseline.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from figures import ROOT, Figure, quick_arg, text_of
+from scale_data import generate, write_export
+
+DUMMY_KEY = "sk-bench-dummy"
+RATIO_MAX = 1.3
+KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+
+
+def real_key(seed: int = 5) -> str:
+    """An ``sk-proj-`` key of 164 characters, as OpenAI issues them (fixed per ``seed``)."""
+    rng = random.Random(seed)
+    return "sk-proj-" + "".join(rng.choice(KEY_ALPHABET) for _ in range(156))
+
+
+def _env(home: Path, key: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GOOSE_") and not k.endswith(("_API_KEY", "_API_BASE"))}
+    config = home.parent / "no-config.toml"
+    config.touch()
+    env.update(GOOSECTX_HOME=str(home), GOOSECTX_CONFIG=str(config), OPENAI_API_KEY=key,
+               GOOSE_MODEL="openai/gpt-4o-mini", OPENAI_API_BASE="http://127.0.0.1:9/v1",
+               PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(home / "xdg-cache"))
+    return env
+
+
+def _paired_s(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """Median seconds of each of ``fns``, run in turn ``repeat`` times (after one warm-up).
+
+    In turn, so that a busy moment of the shared machine slows each of them alike.
+    """
+    times: dict[str, list[float]] = {label: [] for label in fns}
+    for _ in range(repeat + 1):
+        for label, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[label].append(time.perf_counter() - start)
+    return {label: statistics.median(t[1:]) for label, t in times.items()}
+
+
+def _row(name: str, real: float, dummy: float, unit: str = "s", *, judged: bool = True,
+         note: str = "") -> Figure:
+    ratio = real / dummy if dummy else float("inf")
+    return Figure(name, real, unit, "dummy key", dummy,
+                  f"≤ {RATIO_MAX:g}×" if judged else "info",
+                  ratio <= RATIO_MAX if judged else None, note)
+
+
+def import_rows(tmp: Path, keys: dict[str, str], repeat: int) -> list[Figure]:
+    """``sessions import`` of a 10k-message export with each key, then its scrub alone."""
+    from goosectx.redaction import Redactor
+
+    work = tmp / "work"
+    work.mkdir()
+    export = tmp / "export.json"
+    size = write_export(export, 10_000, work)
+    timed: dict[str, list[float]] = {k: [] for k in keys}
+    for _ in range(repeat):  # alternating, so a busy moment of the machine hits both
+        for label, key in keys.items():
+            home = tmp / f"home-{label}"
+            shutil.rmtree(home, ignore_errors=True)
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "goosectx", "sessions", "import", str(export)],
+                           env=_env(home, key), cwd=work, check=True, capture_output=True)
+            timed[label].append(time.perf_counter() - start)
+            shutil.rmtree(home)
+    texts = [t for m in generate(10_000) for t in (
+        *(getattr(p, "text", "") for p in m.content),
+        *(getattr(p, "output", "") for p in m.content))]
+    scrub = _paired_s({label: lambda k=key: Redactor([k]).changes_none(texts)
+                       for label, key in keys.items()}, repeat * 3)
+    return [
+        _row("sessions import, 10k messages", statistics.median(timed["real"]),
+             statistics.median(timed["dummy"]),
+             note=f"a real goosectx process, {size / 1e6:.1f} MB export, median of {repeat}"),
+        _row("import scrub (changes_none), 10k messages", scrub["real"], scrub["dummy"],
+             note=f"{sum(map(len, texts)) / 1e6:.1f} MB of text, redactor made included"),
+    ]
+
+
+def output_rows(keys: dict[str, str], repeat: int) -> list[Figure]:
+    """Making a redactor, and redacting a 1 MB tool output without and with the key."""
+    from goosectx.redaction import Redactor
+
+    rng = random.Random(3)
+    clean = "".join(text_of(rng, 50_000) for _ in range(20))  # 1 MB of source text
+    ms = 1e3
+    def make(key: str) -> None:  # made and compiled, as the first text holding a key has it
+        re.purge()
+        Redactor([key])._pattern  # noqa: B018 - compiled when first needed
+
+    made = _paired_s({label: lambda k=key: make(k) for label, key in keys.items()}, repeat * 5)
+    redactors = {label: Redactor([key]) for label, key in keys.items()}
+    none = _paired_s({label: lambda r=r: r(clean) for label, r in redactors.items()}, repeat * 5)
+    held = {label: clean[:500_000] + f"\nOPENAI_API_KEY={key}\n" + clean[500_000:]
+            for label, key in keys.items()}
+    for label, key in keys.items():
+        assert key not in redactors[label](held[label]), "the key was not redacted"
+    once = _paired_s({label: lambda r=redactors[label], t=held[label]: r(t) for label in keys},
+                     repeat * 5)
+    size = {label: len(r._pattern.pattern) if r._pattern else 0 for label, r in redactors.items()}
+    return [
+        _row("make the redactor and its regex", made["real"] * ms, made["dummy"] * ms, "ms",
+             judged=False,
+             note=f"its regex: {size['real']:,} characters (real key) vs {size['dummy']:,}"),
+        _row("redact 1 MB output, no key in it", none["real"] * ms, none["dummy"] * ms, "ms"),
+        _row("redact 1 MB output, the key once", once["real"] * ms, once["dummy"] * ms, "ms"),
+    ]
+
+
+def main() -> int:
+    """Print the table; 1 when a judged real-key figure misses its target."""
+    from run import print_table
+
+    repeat = 2 if quick_arg() else 5
+    keys = {"dummy": DUMMY_KEY, "real": real_key()}
+    tmp = Path(tempfile.mkdtemp(prefix="goosectx-keys-"))
+    try:
+        rows = output_rows(keys, repeat) + import_rows(tmp, keys, repeat)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"real key: {len(keys['real'])} characters (sk-proj-…); dummy: {DUMMY_KEY}\n")
+    return print_table(rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
