@@ -21,7 +21,6 @@ from goosectx.conversation import (
     Message,
     TextContent,
 )
-from goosectx.encoder_worker import encoder_for
 from goosectx.encoding import DEFAULT_ENCODING as DEFAULT_ENCODING
 from goosectx.encoding import Encoder
 from goosectx.encoding import encoding_name as encoding_name
@@ -94,6 +93,8 @@ class TokenCounter:
     @property
     def _encoder(self) -> Encoder:
         if self._loaded is None:
+            from goosectx.encoder_worker import encoder_for  # not in a counted dry run
+
             self._loaded = encoder_for(self.encoding) or get_encoder(self.model)
             self.encoding = str(getattr(self._loaded, "name", "chars/4"))
         return self._loaded
@@ -111,7 +112,11 @@ class TokenCounter:
     @property
     def batches(self) -> bool:
         """True when :meth:`count_texts` counts in one round trip (:mod:`.encoder_worker`)."""
-        return hasattr(self._loaded or encoder_for(self.encoding), "count_many")
+        if self._loaded is not None:
+            return hasattr(self._loaded, "count_many")
+        from goosectx.encoder_worker import encoder_for
+
+        return hasattr(encoder_for(self.encoding), "count_many")
 
     def count_texts(self, texts: Sequence[str], then_chars: int = 0,
                     meanwhile: Callable[[], object] | None = None) -> list[int]:

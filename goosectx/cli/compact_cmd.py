@@ -26,7 +26,6 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from goosectx import encoder_worker
 from goosectx.cli.common import found_session_id, load_to_resume
 from goosectx.cli.compact_cancel import interrupted, print_refusal, progress
 from goosectx.cli.sanitize import terminal_safe
@@ -167,6 +166,8 @@ def cancellable(compact: Callable[[], int], what: str = "compaction") -> int:
     try:
         return compact()
     except KeyboardInterrupt:
+        from goosectx import encoder_worker
+
         encoder_worker.stop()  # the worker goes before this process does
         raise interrupted(what) from None
 
@@ -272,6 +273,8 @@ def _compact_loaded(session: Session, manager: ContextManager, recorder: Session
                                  strategy=strategy,
                                  max_summary_tokens=max_summary_tokens):
         if isinstance(event, HistoryReplaced):  # counted: its exit overlaps the write
+            from goosectx import encoder_worker
+
             encoder_worker.release()
         if isinstance(event, HistoryReplaced):
             record_saved(recorder, event)

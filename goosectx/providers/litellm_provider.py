@@ -40,10 +40,6 @@ from goosectx.providers.base import (
     TokenPrices,
     ToolSchema,
 )
-from goosectx.providers.litellm_credentials import (
-    env_api_base,
-    resolve_credentials,
-)
 from goosectx.providers.litellm_stream import MAX_TOOL_ARGUMENT_CHARS, load_litellm
 from goosectx.providers.model_map import bundled_model_info
 from goosectx.usage import Usage
@@ -177,6 +173,8 @@ class LiteLLMProvider:
         See :func:`~goosectx.providers.litellm_credentials.resolve_credentials`.
         """
         if self._credentials is None:
+            from goosectx.providers.litellm_credentials import resolve_credentials
+
             self._credentials, self._provider_name = resolve_credentials(
                 self.model, self.role, self.settings, self.config, named_by=self.named_by)
         return self._credentials
@@ -310,6 +308,8 @@ class LiteLLMProvider:
 
     # -- errors ----------------------------------------------------------------------------
     def _where(self) -> str:
+        from goosectx.providers.litellm_credentials import env_api_base
+
         creds = self._credentials or {}
         return creds.get("api_base") or env_api_base(self.model) or self.model
 

@@ -18,8 +18,6 @@ from goosectx.env_secrets import make_redactor as make_redactor  # (its home bef
 from goosectx.private_mode import make_private_dir
 from goosectx.redaction import is_secret
 from goosectx.tools.base import ToolContext, ToolRegistry
-from goosectx.tools.overflow_files import OVERFLOW_SUBDIR, prune
-from goosectx.tools.runner import DEFAULT_OUTPUT_MAX_CHARS
 from goosectx.tools.shell import ShellTool
 from goosectx.tools.text_editor import TextEditorTool
 from goosectx.tools.tree import TreeTool
@@ -33,6 +31,8 @@ def _make_private_once(overflow_dir: Path) -> None:
 
     Its old files are pruned then too (:func:`goosectx.tools.overflow_files.prune`).
     """
+    from goosectx.tools.overflow_files import prune
+
     if overflow_dir not in _PRIVATE_DIRS:
         _PRIVATE_DIRS.add(overflow_dir)
         make_private_dir(overflow_dir)
@@ -111,6 +111,9 @@ def make_tool_context(
         Creates ``<data_dir>/tool-output`` (mode 0700) for overflow files, if it can, and
         prunes the old ones there (once a process).
     """
+    from goosectx.tools.overflow_files import OVERFLOW_SUBDIR
+    from goosectx.tools.runner import DEFAULT_OUTPUT_MAX_CHARS
+
     overflow_dir = settings.data_dir / OVERFLOW_SUBDIR
     try:
         overflow_dir.mkdir(parents=True, exist_ok=True, mode=0o700)

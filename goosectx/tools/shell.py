@@ -22,11 +22,13 @@ import shlex
 import signal
 import subprocess
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goosectx.isolation import PidNamespace, spawn_isolated
 from goosectx.tools.base import ToolContext, ToolResult
-from goosectx.tools.output import OutputStream, share_budget
+
+if TYPE_CHECKING:  # loaded at the first call (not for the schema alone)
+    from goosectx.tools.output import OutputStream
 
 KILL_GRACE_S = 0.5
 """Seconds between SIGTERM and SIGKILL when a command's process group is killed."""
@@ -190,6 +192,8 @@ class ShellTool:
             characters, redacted with ``ctx.redact``. ``is_error`` is set for a non-zero exit,
             a timeout, a cancel, or a command that could not start.
         """
+        from goosectx.tools.output import OutputStream
+
         command = arguments.get("command")
         if not isinstance(command, str) or not command.strip():
             return ToolResult("shell needs a non-empty string 'command'", is_error=True)
@@ -283,6 +287,8 @@ class ShellTool:
         streams: list[OutputStream],
         ctx: ToolContext,
     ) -> ToolResult:
+        from goosectx.tools.output import share_budget
+
         if stop == "timeout":
             status = (f"[timed out after {timeout_s:g} s; the command and its child processes "
                       "were killed]")

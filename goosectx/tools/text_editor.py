@@ -16,32 +16,17 @@ import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES, EditRecord, too_large_why
 from goosectx.parts import json_kind
 from goosectx.sensitive import expand_user
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult, UndoEntry
-from goosectx.tools.edit_target import (
-    EditTarget,
-    label,
-    named,
-    open_target,
-    split_links_note,
-)
-from goosectx.tools.edit_text import newline_of, snippet, with_newline
-from goosectx.tools.editdiff import NOT_UNDOABLE, edit_diff
-from goosectx.tools.files import (
-    FileError,
-    atomic_write,
-    digest,
-    file_state,
-    missing_dirs,
-    split_lines,
-)
-from goosectx.tools.output import cap_text
-from goosectx.tools.view import view
+from goosectx.tools.files import FileError
+
+if TYPE_CHECKING:  # the editing modules load at the first call (not for the schema alone)
+    from goosectx.file_journal import EditRecord
+    from goosectx.tools.edit_target import EditTarget
 
 COMMANDS = ("view", "write", "str_replace", "insert", "undo_edit")
 EDIT_COMMANDS = ("write", "create", "str_replace", "insert", "undo_edit")
@@ -61,6 +46,9 @@ class _EditError(FileError):
 def _journal(ctx: ToolContext, target: EditTarget, before: bytes | None,
              after_sha256: str) -> EditRecord | None:
     """Record an edit for ``/undo`` before it is made (``target.undo_note``: it cannot be)."""
+    from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES
+    from goosectx.tools.files import digest, missing_dirs
+
     path = target.path
     if ctx.edits is None:
         return None
@@ -75,6 +63,8 @@ def _journal(ctx: ToolContext, target: EditTarget, before: bytes | None,
 
 def _undo_note(path: Path, why: str | None) -> str:
     """The note saying ``/undo`` will not be able to restore ``path`` (``why``: none, it will)."""
+    from goosectx.tools.editdiff import NOT_UNDOABLE
+
     return f"{NOT_UNDOABLE}{path}: {why})" if why else ""
 
 
@@ -158,6 +148,11 @@ class TextEditorTool:
         Side effects: ``write``, ``str_replace`` and ``insert`` change the file and push its
         earlier contents onto ``ctx.undo[<absolute path>]``; ``undo_edit`` pops it.
         """
+        from goosectx.tools.edit_target import label, open_target
+        from goosectx.tools.editdiff import edit_diff
+        from goosectx.tools.output import cap_text
+        from goosectx.tools.view import view
+
         command = arguments.get("command")
         handlers: dict[str, Callable[[EditTarget, dict[str, Any], ToolContext], str]] = {
             "write": self._write,
@@ -225,6 +220,8 @@ class TextEditorTool:
         raw = arguments.get("path")
         if arguments.get("command") not in EDIT_COMMANDS or not isinstance(raw, str):
             return None
+        from goosectx.tools.files import file_state
+
         return file_state(Path(os.path.abspath(ctx.working_dir / expand_user(raw))))
 
     def _save(self, target: EditTarget, text: str, ctx: ToolContext) -> tuple[str, str]:
@@ -239,6 +236,10 @@ class TextEditorTool:
             splits, ``/undo`` not able to restore the file (``target.split_note`` /
             ``target.undo_note``; "" when neither).
         """
+        from goosectx.file_journal import too_large_why
+        from goosectx.tools.edit_target import named, split_links_note
+        from goosectx.tools.files import atomic_write, digest
+
         path, real = target.path, target.real
         target.after = text
         target.split_note = split_links_note(path, target.links)  # counted when it was read
@@ -263,6 +264,9 @@ class TextEditorTool:
         return named(path, real, ctx), links + _said(target.undo_note)
 
     def _write(self, target: EditTarget, arguments: dict[str, Any], ctx: ToolContext) -> str:
+        from goosectx.tools.edit_text import newline_of, with_newline
+        from goosectx.tools.files import split_lines
+
         text = _string_arg(arguments, "file_text")
         if target.is_dir:
             raise _EditError(f"{target.path} is a directory")
@@ -277,6 +281,8 @@ class TextEditorTool:
 
     def _str_replace(self, target: EditTarget, arguments: dict[str, Any],
                      ctx: ToolContext) -> str:
+        from goosectx.tools.edit_text import newline_of, snippet, with_newline
+
         old = _string_arg(arguments, "old_str")
         new = _string_arg(arguments, "new_str", default="")
         if not old:
@@ -308,6 +314,9 @@ class TextEditorTool:
                 + snippet(updated, first, last) + note)
 
     def _insert(self, target: EditTarget, arguments: dict[str, Any], ctx: ToolContext) -> str:
+        from goosectx.tools.edit_text import newline_of, snippet, with_newline
+        from goosectx.tools.files import split_lines
+
         new = arguments.get("new_str", arguments.get("text"))
         if not isinstance(new, str):
             raise _EditError("insert needs 'new_str', the text to insert")
@@ -334,6 +343,9 @@ class TextEditorTool:
                 + snippet(updated, line + 1, line + added) + note)
 
     def _undo(self, target: EditTarget, arguments: dict[str, Any], ctx: ToolContext) -> str:
+        from goosectx.file_journal import ABSENT
+        from goosectx.tools.files import atomic_write, digest
+
         path = target.path
         stack = ctx.undo.get(str(path))
         if not stack:

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from goosectx.read_target import opened_elsewhere
 from goosectx.sensitive import expand_user
 from goosectx.testhooks import pause_point
 from goosectx.tools.base import ToolContext, ToolResult
@@ -207,6 +206,8 @@ class TreeTool:
             ``ctx.max_output_chars`` characters, ending with a count of the entries left
             out when the cap was reached.
         """
+        from goosectx.read_target import opened_elsewhere
+
         raw_path = arguments.get("path") or "."
         depth = arguments.get("depth", DEFAULT_DEPTH)
         if not isinstance(raw_path, str):
