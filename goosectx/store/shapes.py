@@ -164,17 +164,24 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
             role = roles(role, role)
             metadata = flags(metadata_json)
             message: Message | None = None
-            if (parts_json == '["t"]' and metadata is not None and type(texts) is str
-                    and type(mid) is str and role in _TWO_ROLES):  # most rows: one text
-                try:
+            one = _ONE_PART.get(parts_json)
+            if (one is not None and metadata is not None and type(texts) is str
+                    and type(mid) is str and role in _TWO_ROLES):  # most rows: one text or
+                try:                                       # one tool result without a diff
                     when = parse_time(created)
                 except (ValueError, TypeError):
                     when = None
-                if when is not None:
-                    part: Any = _TextFields()
+                part: Any = None
+                if when is None:
+                    pass
+                elif one == "t":
+                    part = _TextFields()
                     part.text = texts
                     part.type = "text"
                     part.__class__ = TextContent
+                elif TEXT_SEPARATOR not in texts:  # "r" / "e": the text is the result's id
+                    part = _pending_response(texts, one == "e", None, outputs, mid, 0)
+                if part is not None:
                     message = build_message(role, (part,), metadata, mid,
                                             when if when.tzinfo else when.replace(tzinfo=UTC))
             if message is None:
@@ -290,6 +297,8 @@ TEXT_SEPARATOR = "\x00"
 _TEMPLATE_CHARS = 80
 _TextFields = slot_twin(TextContent, "text", "type")
 _TWO_ROLES = frozenset(("user", "assistant"))
+_ONE_PART = {'["t"]': "t", '["r"]': "r", '["e"]': "e"}
+"""The shapes of one part read without parsing ``parts_json``, by it."""
 _ResponseFields = slot_twin(ToolResponse, "id", "output", "is_error", "diff", "type")
 _CountFields = slot_twin(TokenCount, "count", "encoding", "parts")
 
