@@ -313,6 +313,15 @@ class StoreDatabase:
                         self._conn.execute("ROLLBACK")
                 raise
 
+    def write_transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """One write transaction on the store's own connection, for code outside the class.
+
+        The store's own: its commit is not another connection's, which would stop a scan
+        state read before it from being kept (:mod:`goosectx.store.scan_state`); used by
+        :mod:`goosectx.store.shapes`.
+        """
+        return self._transaction()
+
     def close(self) -> None:
         """Close the connection."""
         self._conn.close()

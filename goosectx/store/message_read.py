@@ -47,7 +47,7 @@ def read_messages(
         StoreCorrupt: a stored message does not parse.
     """
     rows = conn.execute(
-        f"SELECT m.id, {_ROLE_CODE}, m.created, m.content_json, {METADATA_JSON}, {TOKEN_COUNT}"
+        f"SELECT m.id, {ROLE_CODE}, m.created, m.content_json, {METADATA_JSON}, {TOKEN_COUNT}"
         f" FROM {MESSAGES_WITH_STATE} WHERE m.session_id=? ORDER BY m.position",
         (session_id,),
     )
@@ -55,7 +55,7 @@ def read_messages(
     counts: dict[str, TokenCount] = {}
     last_encoding = None
     for mid, role, created, content_json, metadata_json, count, encoding in rows:
-        role = _ROLES.get(role, role)
+        role = ROLES.get(role, role)
         message = _plain_message_row(mid, role, created, content_json, metadata_json)
         if message is None:  # what parse_message does first, done here without its call
             message = parse_message(session_id, path, mid, role, created, content_json,
@@ -74,12 +74,12 @@ def read_messages(
 
 
 _CountFields = slot_twin(TokenCount, "count", "encoding", "parts")
-_ROLE_CODE = "CASE m.role WHEN 'user' THEN 0 WHEN 'assistant' THEN 1 ELSE m.role END"
+ROLE_CODE = "CASE m.role WHEN 'user' THEN 0 WHEN 'assistant' THEN 1 ELSE m.role END"
 """The role column as read at load: a number for the two roles, any other stored value as it
 is (the column's TEXT affinity stores a number as text, so a number read is one of these).
 SQLite made a new text for every row, and each message kept its own (100k messages: 6 MB)."""
-_ROLES = {0: "user", 1: "assistant"}
-"""The role of each :data:`_ROLE_CODE` number: one text shared by every message."""
+ROLES = {0: "user", 1: "assistant"}
+"""The role of each :data:`ROLE_CODE` number: one text shared by every message."""
 
 
 def parse_message(session_id: str, path: Path, mid: str, role: str, created: str,
@@ -122,20 +122,20 @@ _FLAGS_JSON = {text: {"user_visible": user, "agent_visible": agent}
                for (user, agent), text in FLAGS_ONLY_JSON.items()}
 """:data:`FLAGS_ONLY_JSON` the other way round — the flags by their stored text: such a row's
 metadata needs no parsing. Read only, never changed."""
-_FLAGS_METADATA = {text: MessageMetadata(flags["user_visible"], flags["agent_visible"])
-                   for text, flags in _FLAGS_JSON.items()}
+FLAGS_METADATA = {text: MessageMetadata(flags["user_visible"], flags["agent_visible"])
+                  for text, flags in _FLAGS_JSON.items()}
 """The metadata of such a row, made once and shared by every message loaded with it: a
 :class:`MessageMetadata` is never changed in place (a new one replaces it, ``with_metadata``),
 and making one costs more than the message around it."""
 
 
 @functools.lru_cache(maxsize=64)
-def _hidden_metadata(metadata_json: str) -> MessageMetadata | None:
+def hidden_metadata(metadata_json: str) -> MessageMetadata | None:
     """The metadata of a row a compaction hid (the flags and ``hidden_by`` alone), else ``None``.
 
     After a compaction almost every row of a long session is such a row, with one text per
     compaction (:func:`~goosectx.store.rows.metadata_json`): it is parsed once and the one
-    value is shared like :data:`_FLAGS_METADATA`'s (it holds nothing mutable).
+    value is shared like :data:`FLAGS_METADATA`'s (it holds nothing mutable).
     """
     try:
         data = loads(metadata_json)
@@ -157,9 +157,9 @@ def _plain_message_row(mid: Any, role: Any, created: Any, content_json: Any,
     (almost every row of a long session is plain, and they cost more than the JSON). Any other
     row gives ``None``: ``from_dict`` then reads it, or refuses it with its error.
     """
-    metadata = _FLAGS_METADATA.get(metadata_json)
+    metadata = FLAGS_METADATA.get(metadata_json)
     if metadata is None and type(metadata_json) is str and metadata_json.endswith('"}'):
-        metadata = _hidden_metadata(metadata_json)
+        metadata = hidden_metadata(metadata_json)
     if metadata is None or type(mid) is not str or role not in ("user", "assistant"):
         return None
     try:

@@ -40,10 +40,10 @@ from goosectx.session import Session, TokenCount
 from goosectx.store import SessionStore
 from goosectx.store.database import dumps, loads
 from goosectx.store.message_read import (
-    _FLAGS_METADATA,
-    _ROLE_CODE,
-    _ROLES,
-    _hidden_metadata,
+    FLAGS_METADATA,
+    ROLE_CODE,
+    ROLES,
+    hidden_metadata,
     parse_message,
     read_messages,
 )
@@ -54,7 +54,7 @@ from goosectx.store.shapes_schema import COLUMNS
 from goosectx.store.waiting import BUSY_TIMEOUT_MS
 
 _SHAPE_ROWS = (
-    f"SELECT m.rowid, sh.id, {_ROLE_CODE.replace('m.', 'sh.')}, sh.created, sh.parts_json,"
+    f"SELECT m.rowid, sh.id, {ROLE_CODE.replace('m.', 'sh.')}, sh.created, sh.parts_json,"
     " sh.texts, coalesce(s.metadata_json, sh.metadata_json),"
     " CASE WHEN s.token_count IS NULL THEN sh.token_count ELSE s.token_count END,"
     " CASE WHEN s.token_count IS NULL THEN sh.token_encoding ELSE s.token_encoding END"
@@ -64,7 +64,7 @@ _SHAPE_ROWS = (
 )
 """Each row's shape (NULLs: none yet), in the full load's order, ``messages`` read through its
 index alone (the rowids of the session's rows by position)."""
-_WHOLE_ROW = (f"SELECT m.id, {_ROLE_CODE}, m.created, m.content_json, {METADATA_JSON},"
+_WHOLE_ROW = (f"SELECT m.id, {ROLE_CODE}, m.created, m.content_json, {METADATA_JSON},"
               f" {TOKEN_COUNT} FROM {MESSAGES_WITH_STATE} WHERE m.rowid=?")
 MAX_UNSHAPED = 256
 """Rows without a shape read whole one by one up to this many (appended since the last dry
@@ -144,7 +144,7 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
         counts: dict[str, TokenCount] = {}
         last_encoding = None
         templates: dict[str, Any] = {}
-        flags, roles, parse_time = _FLAGS_METADATA.get, _ROLES.get, datetime.fromisoformat
+        flags, roles, parse_time = FLAGS_METADATA.get, ROLES.get, datetime.fromisoformat
         unshaped: list[int] = []
         for rowid, mid, role, created, parts_json, texts, metadata_json, count, encoding in (
                 conn.execute(_SHAPE_ROWS, (session_id,))):
@@ -155,7 +155,7 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
                     return None
                 mid, role, created, content_json, metadata_json, count, encoding = (
                     conn.execute(_WHOLE_ROW, (rowid,)).fetchone())
-                whole = parse_message(session_id, store.path, mid, _ROLES.get(role, role),
+                whole = parse_message(session_id, store.path, mid, ROLES.get(role, role),
                                       created, content_json, metadata_json)
                 messages.append(whole)
                 if type(count) is int and type(encoding) is str:
@@ -172,16 +172,14 @@ def _read_shaped(conn: sqlite3.Connection, store: SessionStore, session_id: str
                 except (ValueError, TypeError):
                     when = None
                 part: Any = None
-                if when is None:
-                    pass
-                elif one == "t":
+                if when is not None and one == "t":
                     part = _TextFields()
                     part.text = texts
                     part.type = "text"
                     part.__class__ = TextContent
-                elif TEXT_SEPARATOR not in texts:  # "r" / "e": the text is the result's id
+                elif when is not None and TEXT_SEPARATOR not in texts:  # "r" / "e": its id
                     part = _pending_response(texts, one == "e", None, outputs, mid, 0)
-                if part is not None:
+                if part is not None and when is not None:
                     message = build_message(role, (part,), metadata, mid,
                                             when if when.tzinfo else when.replace(tzinfo=UTC))
             if message is None:
@@ -218,9 +216,9 @@ def _shaped_message(mid: Any, role: Any, created: Any, parts_json: Any, texts: A
     visibility flags (and ``hidden_by``) alone, plain parts. ``templates``: the parsed
     ``parts_json`` of short ones by their text (most are alike: ``["t"]``, ``["r"]``).
     """
-    metadata = _FLAGS_METADATA.get(metadata_json)
+    metadata = FLAGS_METADATA.get(metadata_json)
     if metadata is None and type(metadata_json) is str and metadata_json.endswith('"}'):
-        metadata = _hidden_metadata(metadata_json)
+        metadata = hidden_metadata(metadata_json)
     if metadata is None or type(mid) is not str or role not in _TWO_ROLES:
         return None
     try:
@@ -306,7 +304,7 @@ _CountFields = slot_twin(TokenCount, "count", "encoding", "parts")
 def _make_shapes(store: SessionStore, session_id: str, rowids: list[int]) -> None:
     """Make the shapes of rows ``rowids`` from the rows as stored (a cache: best effort)."""
     try:
-        with store._transaction() as conn:  # noqa: SLF001 - the store package's own connection
+        with store.write_transaction() as conn:
             for rowid in rowids:
                 row = conn.execute("SELECT id, role, created, content_json, metadata_json"
                                    " FROM messages WHERE rowid=? AND session_id=?",
@@ -331,7 +329,7 @@ def _load_and_fill(store: SessionStore, session_id: str
     On the store's own connection: its commit is not another connection's, which would stop
     the scan state read before the load from being kept (:mod:`goosectx.store.scan_state`).
     """
-    with store._transaction() as conn:  # noqa: SLF001 - the store package's own connection
+    with store.write_transaction() as conn:
         messages, counts = read_messages(conn, session_id, store.path)
         conn.execute(  # the rows without a shape (since the last dry run, or migration 12)
             f"INSERT INTO message_shapes SELECT {COLUMNS.format(r='rowid', t='messages')},"
