@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from goosectx.compaction.lazy_pattern import LazyPattern
 from goosectx.compaction.shell_files import shell_file_changes
 
 WRITE_VERBS = frozenset({"created", "written", "edited", "deleted"})
@@ -64,20 +65,20 @@ _SHELL_TOOLS = {"shell", "bash", "exec", "execute_bash", "run_shell_command", "e
                 "local_shell", "terminal", "run_command", "command"}
 _CODE_KEYS = ("new_string", "new_str", "content", "file_text", "text", "replace", "code")
 
-_PATCH_HEADER = re.compile(
+_PATCH_HEADER = LazyPattern(
     r"^\*\*\* (Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
 _PATCH_VERBS = {"Update": "edited", "Add": "created", "Delete": "deleted"}
-_OPEN_FILE = re.compile(r"\(Open file: ([^)\n]+)\)|^\[File: (\S+) \(\d+ lines total\)\]", re.M)
-_XML_FUNCTION = re.compile(r"<function=([\w.-]+)>(.*?)(?:</function>|$)", re.S)
-_XML_PARAM = re.compile(r"<parameter=([\w.-]+)>(.*?)(?:</parameter>|(?=<parameter=)|$)", re.S)
-_FENCE = re.compile(r"^```[ \t]*(\w*)[ \t]*\n(.*?)^```", re.S | re.M)
-_AIDER_BLOCK = re.compile(
+_OPEN_FILE = LazyPattern(r"\(Open file: ([^)\n]+)\)|^\[File: (\S+) \(\d+ lines total\)\]", re.M)
+_XML_FUNCTION = LazyPattern(r"<function=([\w.-]+)>(.*?)(?:</function>|$)", re.S)
+_XML_PARAM = LazyPattern(r"<parameter=([\w.-]+)>(.*?)(?:</parameter>|(?=<parameter=)|$)", re.S)
+_FENCE = LazyPattern(r"^```[ \t]*(\w*)[ \t]*\n(.*?)^```", re.S | re.M)
+_AIDER_BLOCK = LazyPattern(
     r"^[ \t]*[`*]*([^\s`*:]+)[`*:]*[ \t]*\n(?:(```+|~~~+)|<source>)[^\n]*\n(.*?)"
     r"^(?(2)\2|</source>)[ \t]*$", re.S | re.M)
-_PATHLIKE = re.compile(r"[\w.~@/\\+-]*(?:[/\\][\w.~@+-]+|\.[A-Za-z]\w*)")
-_CLAUDE_CONSOLE = re.compile(
+_PATHLIKE = LazyPattern(r"[\w.~@/\\+-]*(?:[/\\][\w.~@+-]+|\.[A-Za-z]\w*)")
+_CLAUDE_CONSOLE = LazyPattern(
     r"^⏺ (Update|Write|Edit|MultiEdit|Create|NotebookEdit|Read)\(([^)\n]+)\)", re.M)
-_GEMINI_CONSOLE = re.compile(
+_GEMINI_CONSOLE = LazyPattern(
     r"[✔x✘-]\s{1,3}(Edit|WriteFile|ReadFile)\s+(?:Writing to |No file changes to )?"
     r"(?:\.\.\.)?([^\s:]+)", re.M)
 _CONSOLE_VERBS = {"Update": "edited", "Edit": "edited", "MultiEdit": "edited",

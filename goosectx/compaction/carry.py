@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from goosectx.compaction.constraint_change import request_lines
 from goosectx.compaction.cuts import word_head
 from goosectx.compaction.file_record import FileRecord, carry_file_line
+from goosectx.compaction.lazy_pattern import LazyPattern
 
 ANSWERED_NEXT_STEP = "None: the last request was answered; wait for the user's next message."
 """``next_step`` when the summarised part ends with an answer (no pending tool call)."""
-_SUMMARY_SECTION = re.compile(r"^## (.+?)\s*$", re.M)
+_SUMMARY_SECTION = LazyPattern(r"^## (.+?)\s*$", re.M)
 FACTS_MARK = "(from the transcript)"
 """Ends the heading of each facts section merged into a summary (:mod:`.facts`)."""
 EXTRACTIVE_MARK = "Extractive summary (no model)"
@@ -28,7 +29,7 @@ MODEL_PENDING = "\0model:"
 kept by an extractive summary, never merged as a fact (:mod:`.facts`)."""
 NOTE_SEPARATOR = " · "
 """Joins the ``earlier`` notes in an extractive summary's problem-solving note."""
-CONSTRAINT = re.compile(
+CONSTRAINT = LazyPattern(
     r"\b(?:must|never|don't|do not|always|only|avoid|stick to|without)\b"
     r"|\bplease (?:target|use|keep|stay|stick|avoid|prefer|make sure)\b"
     r"|\btarget(?:ing)? [A-Za-z.+#-]+ ?v?\d"  # "target Python 3.8"
@@ -163,7 +164,7 @@ LATER_PASSED = " (later passed)"
 """Ends an error whose call, made again, succeeded: no longer a failing command's error."""
 THEN = " → then: "
 """Joins an error and what the assistant did next in an ``Errors and fixes`` item."""
-_OMITTED = re.compile(r"^\(\d+ (?:earlier errors|more user messages) omitted\)$")
+_OMITTED = LazyPattern(r"^\(\d+ (?:earlier errors|more user messages) omitted\)$")
 """The note a summary puts where it left items out: not an item to carry."""
 CUT = " […] "
 """Where a shortened item lost its middle."""

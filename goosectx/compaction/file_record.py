@@ -12,14 +12,15 @@ import re
 from dataclasses import dataclass, field
 
 from goosectx.compaction.actions import WRITE_VERBS
+from goosectx.compaction.lazy_pattern import LazyPattern
 
 NOT_CHANGED = "not changed"
 """What a file line says when every attempt to change the file failed or was rejected."""
-_FAILED_ATTEMPTS = re.compile(r"\b(\d+) attempt\(s\) failed or were rejected")
-_UNDONE = re.compile(r"\bthen (restored|removed) by /undo\b")
-_VERB_WORDS = re.compile(r"\b(created|written|edited|deleted|read)\b(?: \((\d+)×\))?")
+_FAILED_ATTEMPTS = LazyPattern(r"\b(\d+) attempt\(s\) failed or were rejected")
+_UNDONE = LazyPattern(r"\bthen (restored|removed) by /undo\b")
+_VERB_WORDS = LazyPattern(r"\b(created|written|edited|deleted|read)\b(?: \((\d+)×\))?")
 _VERB_ORDER = ("created", "written", "edited", "deleted", "read")
-_FAILED_RUNS = re.compile(r"\b(?:maybe )?(created|written|edited|deleted) by "
+_FAILED_RUNS = LazyPattern(r"\b(?:maybe )?(created|written|edited|deleted) by "
                           r"(?:a command|(\d+) commands) that (?:then )?failed")
 """How :meth:`FileRecord.describe` says a command that failed may have made the change (the
 command ran, but it may have failed before or at the write: ``false && echo x > f``)."""

@@ -21,13 +21,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from goosectx.compaction.lazy_pattern import LazyPattern
 from goosectx.conversation import Message, ToolRequest, ToolResponse
 
-_LABEL = re.compile(r"^[\w.-]+(?: \w+)? (`+) ?(.*?) ?\1(?=: |$)")
+_LABEL = LazyPattern(r"^[\w.-]+(?: \w+)? (`+) ?(.*?) ?\1(?=: |$)")
 """A call's label at the start of an error entry (``shell `pytest -q`: …``): group 2 is the
 command (:func:`goosectx.compaction.actions.describe_call`)."""
-_TEST_ID = re.compile(r"(?<![\w/.-])([\w./-]+\.py::[^\s,;]+)")
-_PASSED_ID = re.compile(r"^([\w./-]+\.py::\S+) PASSED\b", re.M)
+_TEST_ID = LazyPattern(r"(?<![\w/.-])([\w./-]+\.py::[^\s,;]+)")
+_PASSED_ID = LazyPattern(r"^([\w./-]+\.py::\S+) PASSED\b", re.M)
 _RUNNERS = {"pytest": "pytest", "py.test": "pytest", "unittest": "unittest", "nose2": "nose2",
             "tox": "tox", "jest": "jest", "vitest": "vitest", "mocha": "mocha", "ctest": "ctest"}
 _SUBCOMMAND_RUNNERS = {"cargo", "go", "npm", "yarn", "pnpm", "make", "mvn", "gradle", "dotnet"}
@@ -37,7 +38,7 @@ _VALUED = {*_SELECTING, "-p", "-c", "-o", "-W", "-n", "-r", "--rootdir", "--tb",
            "--junitxml", "--durations", "--basetemp", "--confcutdir", "--cov", "--cov-report",
            "--log-level", "--timeout"}
 _WHOLE = {".", "./", "./..."}
-_MAY_TEST = re.compile(r"test|check|tox|jest|mocha")
+_MAY_TEST = LazyPattern(r"test|check|tox|jest|mocha")
 """Every command :func:`test_run` finds a runner in holds one of these."""
 
 

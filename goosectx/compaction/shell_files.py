@@ -31,11 +31,13 @@ from __future__ import annotations
 import re
 import shlex
 
+from goosectx.compaction.lazy_pattern import LazyPattern
+
 Change = tuple[str, str]
 """A file a command changes and how: ``(path, verb)``, the verb as in
 :class:`~goosectx.compaction.actions.FileAction`."""
 
-_HEREDOC = re.compile(r"<<-?\s*['\"]?([\w.-]+)['\"]?")
+_HEREDOC = LazyPattern(r"<<-?\s*['\"]?([\w.-]+)['\"]?")
 """A here-document's start; group 1 is its terminator."""
 
 
@@ -57,7 +59,7 @@ def _without_heredocs(script: str) -> list[str]:
 
 _NO_QUOTES = str.maketrans("", "", "'\"\\")
 """Quotes and backslashes, which tokenising removes (``r''m`` is ``rm``)."""
-_MAY_CHANGE = re.compile(
+_MAY_CHANGE = LazyPattern(
     r""">|(?:^|(?<=[\s/'"\\;&|<]))(?:rm|touch|tee|sed|mv|cp|install|ln|unlink)(?![\w-])""")
 """A line where :func:`_simple_command_changes` can find something (a redirection or one of
 the programs :func:`_command_changes` knows; ``git rm`` and ``git mv`` hold ``rm`` and
@@ -67,15 +69,15 @@ the programs :func:`_command_changes` knows; ``git rm`` and ``git mv`` hold ``rm
 tokenising removes (``grep -rn perm``, ``guarantee`` and ``scp`` are not tokenised)."""
 
 
-_LOOP_LINE = re.compile(r"(?:^|[\s;&|])(?:(?:for|select)\s+[A-Za-z_]\w*\s+in|done)(?![\w-])")
+_LOOP_LINE = LazyPattern(r"(?:^|[\s;&|])(?:(?:for|select)\s+[A-Za-z_]\w*\s+in|done)(?![\w-])")
 """A line that starts a ``for NAME in WORDS`` loop or ends one: tokenised for the loop's
 variable even when it changes nothing itself (its body may be on the next lines)."""
 
-_CD_LINE = re.compile(r"(?:^|[\s;&|(])(?:cd|pushd|popd)(?![\w-])")
+_CD_LINE = LazyPattern(r"(?:^|[\s;&|(])(?:cd|pushd|popd)(?![\w-])")
 """A line that changes directory (``cd``, ``pushd``, ``popd``): tokenised for it."""
-_PLAIN_DIR = re.compile(r"[\w.+@%,/-]+")
+_PLAIN_DIR = LazyPattern(r"[\w.+@%,/-]+")
 """A ``cd`` operand that names one directory as written (no expansion, no glob, no ``~``)."""
-_NOT_A_PATH = re.compile(r"[$`]")
+_NOT_A_PATH = LazyPattern(r"[$`]")
 """A word holding an expansion (``$f``, ``$(ls``, a backquote): not a path as written."""
 
 Places = list["str | None"]

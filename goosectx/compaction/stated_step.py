@@ -15,20 +15,21 @@ import re
 
 from goosectx.compaction.carry import carried_lines
 from goosectx.compaction.cuts import word_head
+from goosectx.compaction.lazy_pattern import LazyPattern
 
 STEP_TITLE = "Next step the assistant stated"
 """The facts heading of the stated next step (marked ``(from the transcript)``)."""
 MAX_STEP_CHARS = 240
 """Longest stated step kept (a longer one is cut between words)."""
-_STEP = re.compile(
+_STEP = LazyPattern(
     r"(?:^[ \t>#*-]*|(?<=[.!?] ))(?:\*\*)?next(?: steps?| up)?(?: (?:is|are|would be|will be))?"
     r"(?:\*\*)?[ \t]*[:：](?:\*\*)?[ \t]*(?P<rest>.*)"
     r"|(?:^[ \t>*-]*|(?<=[.!?] ))(?P<sentence>next,? I(?:'ll| will| am going to| plan to) .*)",
     re.I | re.M)
 """A marker at a line's start or after a sentence (not inside quoted text: a diff's
 ``+ ## NEXT: …`` line is no statement of the assistant's)."""
-_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1[ \t]*$", re.M | re.S)
-_ENUMERATED = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_FENCED = LazyPattern(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1[ \t]*$", re.M | re.S)
+_ENUMERATED = LazyPattern(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
 
 def stated_step(text: str) -> str | None:
@@ -65,7 +66,7 @@ def stated_step(text: str) -> str | None:
     return step or None
 
 
-_NEXT = re.compile("next", re.I)
+_NEXT = LazyPattern("next", re.I)
 
 
 def _may_state(text: str) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from goosectx.compaction.actions import normalize_tool_name
+from goosectx.compaction.lazy_pattern import LazyPattern
 from goosectx.conversation import Message, TextContent, ToolRequest, ToolResponse
 
 STOP_TOOLS = frozenset({"taskstop", "killshell", "killbash"})
@@ -43,8 +44,8 @@ TODO_TOOLS = frozenset({"todowrite", "update_plan", "todo_write", "write_todos",
 _FINISHED = frozenset({"completed", "complete", "done", "finished", "cancelled", "canceled",
                        "skipped", "resolved", "closed", "obsolete"})
 _FLAGS = ("done", "completed", "checked", "complete")
-_CHECKBOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[([ xX✓✔~-])\]\s*(.+?)\s*$")
-_TICKED = re.compile(r"^\s*(?:[-*+]\s*)?(?:✅|✔|✓|☑)\s*")
+_CHECKBOX = LazyPattern(r"^\s*(?:[-*+]|\d+[.)])?\s*\[([ xX✓✔~-])\]\s*(.+?)\s*$")
+_TICKED = LazyPattern(r"^\s*(?:[-*+]\s*)?(?:✅|✔|✓|☑)\s*")
 
 
 def _items(args: dict[str, Any]) -> list[Any]:
@@ -77,13 +78,13 @@ def _item(item: Any) -> tuple[str, str, bool] | None:
     return (text, text, ticked is not None) if text else None
 
 
-_CHECKLIST_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s*\[[ xX✓✔~-]\]\s*\S", re.M)
-_BOX = re.compile(r"\[[ xX]\]")
+_CHECKLIST_LINE = LazyPattern(r"^\s*(?:[-*+]|\d+[.)])\s*\[[ xX✓✔~-]\]\s*\S", re.M)
+_BOX = LazyPattern(r"\[[ xX]\]")
 """A ``[ ]``, ``[x]`` or ``[X]`` box: one search (``"[ ]" in text`` and the others, three
 slow scans of a text full of brackets, found the same)."""
 
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE = LazyPattern(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def checklist_todos(text: str) -> dict[str, str] | None:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 
-_ERROR_LINE = re.compile(
+from goosectx.compaction.lazy_pattern import LazyPattern
+
+_ERROR_LINE = LazyPattern(
     r"^\s*(?:Traceback \(most recent call last\)|[\w.]*(?:Error|Exception)\b(?: \[\w+\])?(?::|$)|"
     r"(?:[Ee]rror|ERROR)(?:\[\w+\])?:|ERROR\b|FAILED\b|fatal:|npm ERR!|panic:)"
     r"|^[\w./()-]+:(?:[ \w./-]*:)*\s*command not found"
@@ -21,17 +23,17 @@ _ERROR_WORDS = ("Error", "error", "ERROR", "Exception", "Traceback (most recent 
 """Text :data:`_ERROR_LINE` matches holds one of these (each alternative's literal words,
 case as written): a text with none cannot match, and a substring test is many times faster
 than the search (a long session's tool outputs are mostly not errors)."""
-_EXCEPTION_LINE = re.compile(r"^\s*[\w.]*(?:Error|Exception)\b(?: \[\w+\])?:.*$", re.M)
+_EXCEPTION_LINE = LazyPattern(r"^\s*[\w.]*(?:Error|Exception)\b(?: \[\w+\])?:.*$", re.M)
 """``ValueError: bad``, node's ``AssertionError [ERR_ASSERTION]: Expected …``."""
 _TRACEBACK = "Traceback (most recent call last):"
-_ELIDED = re.compile(r"\[… [\d,]+ (?:tokens elided|lines cut)\b.*…\]")
+_ELIDED = LazyPattern(r"\[… [\d,]+ (?:tokens elided|lines cut)\b.*…\]")
 """The marker of a text cut in the middle (:func:`goosectx.compaction.elision.elide_text`)."""
-_RAISED_LINE = re.compile(r"[A-Za-z_][\w.]*(?::.*)?")
+_RAISED_LINE = LazyPattern(r"[A-Za-z_][\w.]*(?::.*)?")
 """What ends a Python traceback: the exception's (dotted) name, its message after ``: ``
 (``AssertionError`` and ``KeyboardInterrupt`` have none)."""
-_PYTEST_E_LINE = re.compile(r"^E {3,12}(\S.*)$", re.M)
+_PYTEST_E_LINE = LazyPattern(r"^E {3,12}(\S.*)$", re.M)
 """pytest's lines that say why a test failed (``E       assert 3 == 6``)."""
-_MARKER_LINE = re.compile(r"\[stderr\]|\[exit code: -?\d+\]|\(no output\)")
+_MARKER_LINE = LazyPattern(r"\[stderr\]|\[exit code: -?\d+\]|\(no output\)")
 """A line the shell tool adds around output (:mod:`goosectx.tools.shell`): no message."""
 
 
@@ -202,7 +204,7 @@ def error_excerpt(text: str) -> str | None:
     return line
 
 
-_RAN_STATUS = re.compile(r"\[(?:exit code: -?\d+|killed by signal \d+|timed out after [^\]\n]*"
+_RAN_STATUS = LazyPattern(r"\[(?:exit code: -?\d+|killed by signal \d+|timed out after [^\]\n]*"
                          r"|cancelled; the command and its child processes were killed)\]\s*$")
 """The status line the shell tool ends a result with once its command ran (``[exit code: 1]``,
 a timeout or cancel that killed it): the command's redirections were made."""

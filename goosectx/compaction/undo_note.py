@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from goosectx.compaction.actions import UNDO_NOTE_START
+from goosectx.compaction.lazy_pattern import LazyPattern
 
 RESTORED = " (restored to its contents before that turn)"
 """Follows the name of a file the undo wrote back."""
@@ -20,7 +21,7 @@ FILES_START = " are undone — "
 """Comes before the files (after the quoted request, which may hold anything)."""
 FILES_END = ". Those edits are gone: "
 """Comes after the files."""
-_FILE = re.compile("(.+?)(" + re.escape(RESTORED) + "|" + re.escape(REMOVED) + ")(?:; |$)")
+_FILE = LazyPattern("(.+?)(" + re.escape(RESTORED) + "|" + re.escape(REMOVED) + ")(?:; |$)")
 
 
 def undone_files(text: str) -> list[tuple[str, str]]:
