@@ -11,16 +11,17 @@ import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from goosectx.config import Settings
-from goosectx.env_secrets import configured_key_vars
-from goosectx.env_secrets import make_redactor as make_redactor  # (its home before env_secrets)
 from goosectx.private_mode import make_private_dir
-from goosectx.redaction import is_secret
 from goosectx.tools.base import ToolContext, ToolRegistry
 from goosectx.tools.shell import ShellTool
 from goosectx.tools.text_editor import TextEditorTool
 from goosectx.tools.tree import TreeTool
+
+if TYPE_CHECKING:
+    from goosectx.redaction import Redactor
 
 _PRIVATE_DIRS: set[Path] = set()
 """Overflow directories made private (with their files) by this process: once each."""
@@ -37,6 +38,16 @@ def _make_private_once(overflow_dir: Path) -> None:
         _PRIVATE_DIRS.add(overflow_dir)
         make_private_dir(overflow_dir)
         prune(overflow_dir)
+
+
+def make_redactor(settings: Settings, environ: Mapping[str, str] | None = None) -> Redactor:
+    """:func:`goosectx.env_secrets.make_redactor` (its home before env_secrets).
+
+    Loaded at the first call: the tool schemas alone (a ``compact --dry-run``) need none.
+    """
+    from goosectx.env_secrets import make_redactor as make
+
+    return make(settings, environ)
 
 
 def default_registry() -> ToolRegistry:
@@ -62,6 +73,9 @@ def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> di
     Returns:
         A new dict; ``environ`` is not modified.
     """
+    from goosectx.env_secrets import configured_key_vars
+    from goosectx.redaction import is_secret
+
     env = os.environ if environ is None else environ
     allowed = set(settings.allow_secret_env)
     key_vars = configured_key_vars(settings) | extension_env_names(settings)
