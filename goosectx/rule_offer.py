@@ -8,7 +8,8 @@ answers, one per program:
 * a prefix rule (``shell(git status*)``, ``shell(docker ps*)``) where nothing later on the line
   can make the program run code or write a file;
 * the command as it is (``shell(make test)``), a rule that repeats but cannot grow, for the
-  programs of :data:`OFFERS` — build and test tools, package managers, ``kubectl``, ``helm``,
+  programs of :data:`OFFERS` — build tools, test runners and linters (``pytest -p MODULE``
+  loads code), package managers, ``kubectl``, ``helm``,
   ``terraform``, ``docker build``, ``gh pr merge`` … (what Codex's "approve for this session"
   keeps) — and the git subcommands that write any file an option names (:data:`GIT_WRITES`:
   ``git log --output=F``);
@@ -71,6 +72,15 @@ OFFERS: Mapping[str, frozenset[str]] = {
                      "pnpm", "yarn", "tox", "dotnet", "mix", "rails", "bundle", "rake", "gradle",
                      "mvn", "ant", "sbt", "bazel", "bazelisk", "just", "swift", "rustc", "tcc"),
                     _EXACT),  # and the C compilers: COMPILER
+    # Test runners, linters and formatters: they load code an option or a config file names
+    # (``pytest -p MODULE``, ``-c FILE``, ``--rootdir`` with a conftest, ``--pyargs``; ``pylint
+    # --init-hook``, ``--load-plugins``; ``mypy --config-file`` plugins; ``coverage run``;
+    # ``jest|eslint|prettier --config x.js``; ``mocha|rspec --require``; ``pre-commit -c``'s
+    # hooks) or write any file one names (``flake8|ruff --output-file``, ``tsc --outDir``,
+    # ``black`` and ``ruff format`` rewrite what they are given): the command as it is too.
+    **dict.fromkeys(("pytest", "py.test", "nox", "mypy", "pylint", "flake8", "ruff", "black",
+                     "coverage", "pre-commit", "jest", "vitest", "mocha", "eslint", "prettier",
+                     "tsc", "phpunit", "rspec"), _EXACT),
     # Package managers: an install runs the package's build or install code, and a local
     # file or URL as the package is any code (``pip install URL``, ``brew install ./x.rb``,
     # ``dpkg -i x.deb``); ``uv``, ``pip`` and ``pipenv`` take ``--python PATH`` (a program they
@@ -186,13 +196,13 @@ def _runs_anything(name: str) -> bool:
 def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     """The rule ``p`` / ``s`` offers for a shell call: its first words and ``*``, or itself.
 
-    ``git status --short`` → ``shell(git status*)``; ``pytest -q`` → ``shell(pytest*)``;
-    the command as it is, no ``*``, for a program of :data:`OFFERS` (``make test`` →
-    ``shell(make test)``, ``docker build .``, ``kubectl get pods``, ``gh pr merge 3``; its
-    read-only subcommands keep theirs: ``shell(docker ps*)``, ``shell(gh pr list*)``) and a git
-    subcommand that writes a file an option names (:data:`GIT_WRITES`: ``git log --oneline``
-    → ``shell(git log --oneline)``), or ``None`` when a word has a blank, quote or glob
-    character.
+    ``git status --short`` → ``shell(git status*)``; ``ls -la`` → ``shell(ls*)``; the command
+    as it is, no ``*``, for a program of :data:`OFFERS` (``make test`` → ``shell(make test)``,
+    ``pytest -q`` → ``shell(pytest -q)``, ``docker build .``, ``kubectl get pods``, ``gh pr
+    merge 3``; its read-only subcommands keep theirs: ``shell(docker ps*)``, ``shell(gh pr
+    list*)``) and a git subcommand that writes a file an option names (:data:`GIT_WRITES`:
+    ``git log --oneline`` → ``shell(git log --oneline)``), or ``None`` when a word has a
+    blank, quote or glob character.
     ``None`` for a compound command, another tool, text the shell cannot parse, a command with
     leading ``VAR=value`` assignments, a subcommand tool without its subcommand (``docker
     --help``), a program that runs a command given on its line (``docker run``, ``kubectl
