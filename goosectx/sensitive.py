@@ -316,11 +316,9 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             value = word.value.partition("=")[2] if word.value.startswith("-") else word.value
             if not value or value.startswith("-") or "\0" in value:
                 continue
-            try:
-                path = Path(os.path.abspath(working_dir / Path(value).expanduser()))
-            except (RuntimeError, ValueError):  # "~nobody", a lone surrogate: as written
-                path = working_dir / value
-            if is_sensitive(path, data_dir=data_dir, config_file=config_file):
+            if any(is_sensitive(Path(os.path.abspath(working_dir / expand_user(one))),
+                                data_dir=data_dir, config_file=config_file)
+                   for one in named_values(value)):
                 yield word.value, word.value
                 continue
             if not word.pattern:
@@ -334,6 +332,16 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 if is_sensitive(one, data_dir=data_dir, config_file=config_file):
                     yield word.value, f"{word.value} (matching {shown(one, working_dir)})"
                     break
+
+
+def named_values(value: str) -> list[str]:
+    """The paths one argument word may name; none an option (``-x``).
+
+    Itself, what follows its first ``=`` (``dd if=F``) and a leading ``@`` (``curl -d @F``,
+    ``gcc @F``).
+    """
+    found = [value, value.partition("=")[2], value[1:] if value.startswith("@") else ""]
+    return [one for one in dict.fromkeys(found) if one and not one.startswith("-")]
 
 
 def shown(path: Path, working_dir: Path) -> str:

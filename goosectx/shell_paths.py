@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from goosectx.glob_words import pattern_paths
-from goosectx.sensitive import expand_user, inside, resolve, shown
+from goosectx.sensitive import expand_user, inside, named_values, resolve, shown
 from goosectx.shell_lexer import RESERVED_WORDS, lex
 from goosectx.shell_words import ASSIGNMENT_WORD
 
@@ -39,8 +39,9 @@ _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 def outside_words(command: str, working_dir: Path) -> Iterator[tuple[str, str]]:
     """Each argument word of ``command`` naming a path outside ``working_dir``: ``(word, why)``.
 
-    Every word of every part after its program (an option's ``--name=VALUE`` by its value;
-    a redirection's target), but for :data:`NO_FILE_ARGUMENTS`: absolute, ``~`` and ``..``
+    Every word of every part after its program (an option's ``--name=VALUE`` by its value,
+    ``if=F`` and ``@F`` by ``F`` too: :func:`~goosectx.sensitive.named_values`; a
+    redirection's target), but for :data:`NO_FILE_ARGUMENTS`: absolute, ``~`` and ``..``
     paths, and links leading out, resolved as :func:`goosectx.sensitive.outside` does
     (``/etc/hosts is outside the project``, ``a.txt (→ /etc/hosts) is …``); a glob by every
     name it matches (``*.txt (matching b.txt → /etc/hosts) is …``). A word bash computes is
@@ -66,7 +67,8 @@ def outside_words(command: str, working_dir: Path) -> Iterator[tuple[str, str]]:
             if not value or value.startswith("-") or "\0" in value or value in STREAM_FILES:
                 continue
             named = pattern_paths(value, working_dir) if word.pattern else [
-                Path(os.path.abspath(working_dir / expand_user(value)))]
+                Path(os.path.abspath(working_dir / expand_user(one)))
+                for one in named_values(value)]
             if named is None:
                 yield word.value, f"{word.value} (too many matches to check) may be {FAR}"
                 continue

@@ -39,6 +39,13 @@ def test_lookalikes_are_not(path: str) -> None:
     assert not is_sensitive(Path(path))
 
 
+@pytest.mark.parametrize(("command", "word"), [
+    ("dd if=/etc/shadow of=x", "if=/etc/shadow"), ("curl -d @/etc/shadow x", "@/etc/shadow"),
+    ("curl --data=@.env x", "--data=@.env"), ("gcc @.env", "@.env")])
+def test_a_file_named_after_an_equals_sign_or_an_at_is_found(command: str, word: str) -> None:
+    assert sensitive_in_command(command, Path("/work/proj")) == word
+
+
 def test_a_link_in_the_project_to_shadow_is_sensitive(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").symlink_to("/etc/shadow")
     assert is_sensitive(tmp_path / "notes.txt")
