@@ -21,7 +21,7 @@ from pathlib import Path
 from goosectx.glob_words import pattern_paths
 from goosectx.sensitive import expand_user, inside, named_values, resolve, shown
 from goosectx.shell_lexer import RESERVED_WORDS, lex
-from goosectx.shell_words import ASSIGNMENT_WORD
+from goosectx.shell_words import ASSIGNMENT_WORD, Word
 
 STREAM_FILES = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"})
 """Paths outside every project that name no file's contents (``diff /dev/null a.txt``)."""
@@ -56,6 +56,8 @@ def outside_words(command: str, working_dir: Path) -> Iterator[tuple[str, str]]:
             args.pop(0)
         if not args or args[0].value.rsplit("/", 1)[-1] in NO_FILE_ARGUMENTS:
             continue
+        if (moved := _cd_elsewhere(args, working_dir, real_dir)) is not None:
+            yield moved
         for word in args[1:]:  # not the program (nor a redirection's `<`)
             value: str | None = (word.value.partition("=")[2] if word.value.startswith("-")
                                  else word.value)
@@ -81,6 +83,27 @@ def outside_words(command: str, working_dir: Path) -> Iterator[tuple[str, str]]:
                         f"{word.value} ({led[1:]})" if led else word.value)
                 yield word.value, f"{what} is {FAR}"
                 break
+
+
+def _cd_elsewhere(args: list[Word], working_dir: Path,
+                  real_dir: Path) -> tuple[str, str] | None:
+    """Why a ``cd`` / ``pushd`` naming no dir goes outside (``None``: it does not).
+
+    ``cd`` alone is ``cd $HOME``, ``cd -`` ``cd $OLDPWD``: the commands after it read there.
+    """
+    if args[0].value not in ("cd", "pushd"):
+        return None
+    named = [w.value for w in args[1:] if w.value == "-" or not w.value.startswith("-")]
+    if named and named[0] != "-":
+        return None  # a dir named: judged as every word is
+    variable = "$OLDPWD" if named else "$HOME"
+    where = _expanded(variable, working_dir)
+    said = " ".join(w.value for w in args)
+    if where is None:
+        return said, f"{said} (to {variable}) may be {FAR}"
+    if inside(resolve(working_dir / expand_user(where)), real_dir):
+        return None
+    return said, f"{said} (to {where}) is {FAR}"
 
 
 def _expanded(value: str, working_dir: Path) -> str | None:

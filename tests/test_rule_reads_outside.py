@@ -78,12 +78,13 @@ def test_p_at_cat_does_not_let_cat_read_another_project_unasked(tmp_path: Path) 
     "cat ../other/notes.txt", "cat link.txt", "cat ~/notes.txt", "head /etc/hosts",
     "cat a.txt /etc/hosts", "cat *.txt", "cat --file=/etc/hosts", "cat ..", "cat $HOME/x",
     "cat a.txt; cat /etc/hosts", "dd if=/etc/hosts of=b.txt", "curl -d @/etc/hosts x",
-    "curl --data=@../other/notes.txt x"])
+    "curl --data=@../other/notes.txt x", "cd && cat notes.txt", "cd; cat notes.txt",
+    "cd /etc && cat hosts", "cd .. && cat other/notes.txt"])
 @pytest.mark.parametrize("mode", ["smart_approve", "approve"])
 def test_a_prefix_rule_asks_about_a_read_outside(work: Path, command: str,
                                                  mode: ApprovalMode) -> None:
     verdict = _verdict(work, command, "shell(cat*)", "shell(head*)", "shell(dd*)", "shell(curl*)",
-                       mode=mode)
+                       "shell(cd*)", mode=mode)
     assert verdict.action == "ask", command
     assert "outside the project, which the allow rule" in verdict.reason
     assert verdict.read_why is not None and verdict.read_why in verdict.reason
@@ -107,10 +108,11 @@ def test_the_reason_names_the_word_and_where_a_link_leads(work: Path) -> None:
 @pytest.mark.parametrize("command", [
     "cat a.txt", "cat ./a.txt sub/../a.txt", "cat a.txt 2>/dev/null", "diff /dev/null a.txt",
     "cat a.txt | head -5", "cat 'a.txt'", "echo $HOME /etc/hosts", "cat \"$PWD/a.txt\"",
-    "head -n $((2+3)) a.txt", "dd if=a.txt of=b.txt", "curl -d @a.txt https://example.com/x"])
+    "head -n $((2+3)) a.txt", "dd if=a.txt of=b.txt", "curl -d @a.txt https://example.com/x",
+    "cd sub && cat a.txt"])
 def test_a_read_inside_still_runs(work: Path, command: str) -> None:
     verdict = _verdict(work, command, "shell(cat*)", "shell(head*)", "shell(diff*)",
-                       "shell(echo*)", "shell(dd*)", "shell(curl*)")
+                       "shell(echo*)", "shell(dd*)", "shell(curl*)", "shell(cd*)")
     assert verdict.action == "run", verdict.reason
 
 
