@@ -34,7 +34,7 @@ from goosectx import (
 )
 from goosectx.permissions import PermissionRules
 from goosectx.providers.scripted import ScriptedReply
-from goosectx.rule_offer import COMPILER, OFFERS, suggested_rule
+from goosectx.rule_offer import COMPILER, OFFERS, PREFIX_PROGRAMS, suggested_rule
 
 
 def _offered(command: str) -> str | None:
@@ -276,3 +276,45 @@ def test_test_runners_and_linters_are_offered_only_the_command(command: str, gro
     rules = PermissionRules(allow=(offered,))
     assert action(rules, command, "smart_approve") == "run"
     assert action(rules, grown, "smart_approve") == "ask"
+
+
+@pytest.mark.parametrize(("command", "later"), [
+    ("rm -rf build", "rm -rf src"),  # shell(rm*) would delete the project unasked
+    ("cp notes.txt n2.txt", "cp notes.txt .git/hooks/pre-commit"),
+    ("mv a.txt b.txt", "mv src /tmp/gone"),
+    ("chmod +x run.sh", "chmod -R 777 ."),
+    ("truncate -s 0 out.log", "truncate -s 0 main.py"),
+    ("mkdir -p out", "mkdir -p .git/hooks"),
+    ("uniq notes.txt", "uniq notes.txt main.py"),  # uniq IN OUT overwrites OUT
+    ("touch a.txt", "touch -d 2000-01-01 main.py"),
+    ("./build.sh --fast", "./build.sh --clean-all"),
+    ("grep -n TODO notes.txt", "grep -r KEY ."),  # -r reads the project's .env
+    ("diff a.txt b.txt", "diff -r . /tmp/x")])
+def test_a_program_that_writes_or_recurses_is_offered_only_the_command(
+        command: str, later: str) -> None:
+    # The tester's finding: p at `rm -rf build` added shell(rm*), and a later `rm -rf` of
+    # anything ran unasked; likewise cp, mv, chmod, truncate, mkdir, uniq.
+    offered = _offered(command)
+    assert offered == f"shell({command})"
+    rules = PermissionRules(allow=(offered,))
+    assert action(rules, command, "smart_approve") == "run"
+    assert action(rules, later, "smart_approve") == "ask"
+
+
+@pytest.mark.parametrize("command", ["ls -la", "cat notes.txt", "head -5 a.txt", "wc -l a.txt",
+                                     "echo hi", "pwd", "stat a.txt", "jq . a.json"])
+def test_programs_that_only_read_keep_their_prefix_rule(command: str) -> None:
+    program = command.split()[0]
+    assert _offered(command) == f"shell({program}*)"
+    assert program in PREFIX_PROGRAMS
+
+
+def test_the_question_after_rm_offers_the_command_and_asks_at_another_rm(world: World) -> None:
+    world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "rm -rf build"})]),
+                       ScriptedReply(tool_calls=[("shell", {"command": "rm -rf src"})]), "done")
+    (world.workdir / "src").mkdir()
+    out = world.run("go" + ENTER + "p" + "n" + ENTER + CTRL_D)
+    assert "shell: always allow shell(rm -rf build) (until you exit)" in out
+    assert "shell(rm*)" not in out
+    assert out.count("goosectx asks: run shell?") == 2  # rm -rf src is asked about
+    assert (world.workdir / "src").is_dir()
