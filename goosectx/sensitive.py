@@ -18,7 +18,10 @@ import os
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from goosectx.shell_words import Word
 
 SENSITIVE_NAMES: tuple[str, ...] = (
     ".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".password-store",
@@ -312,6 +315,7 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     from goosectx.shell_lexer import lex
 
     for part in lex(command):
+        yield from _below_recursive(part.words, working_dir)
         for word in part.words:
             value = word.value.partition("=")[2] if word.value.startswith("-") else word.value
             if not value or value.startswith("-") or "\0" in value:
@@ -332,6 +336,27 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 if is_sensitive(one, data_dir=data_dir, config_file=config_file):
                     yield word.value, f"{word.value} (matching {shown(one, working_dir)})"
                     break
+
+
+def _below_recursive(words: list[Word], working_dir: Path) -> Iterator[tuple[str, str]]:
+    """The directory words of a recursive ``grep``/``diff`` with a sensitive file below them.
+
+    ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
+    (:mod:`goosectx.recursive_reads`).
+    """
+    from goosectx.recursive_reads import MAX_NAMES, recursive_operands, sensitive_below_dir
+
+    for value in recursive_operands(words) or ():
+        directory = Path(os.path.abspath(working_dir / expand_user(value)))
+        if "\0" in value or not directory.is_dir():
+            continue
+        for found in sensitive_below_dir(directory):
+            if found is None:
+                yield value, (f"{value} (over {MAX_NAMES:,} names below it, too many to check: "
+                              "any may be)")
+            else:
+                yield value, f"{value} (holding {shown(found, working_dir)})"
+            break
 
 
 def named_values(value: str) -> list[str]:
