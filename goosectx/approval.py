@@ -52,6 +52,7 @@ from goosectx.sensitive import (
     sensitive_why,
     sensitive_words,
 )
+from goosectx.shell_paths import outside_words
 
 __all__ = [  # re-exported: the rules live in permissions.py, the texts in approval_texts.py
     "CANCELLED_TEXT", "CHAT_MODE_TEXT", "DENIED_TEXT", "INPUT_ENDED", "INPUT_ENDED_TEXT",
@@ -255,11 +256,26 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
         return None
     if (secret := _sensitive_named(ctx, found.rules)) is not None:  # cat .env under shell(cat*)
         return _sensitive_ask(ctx, secret, f"the allow rule {named}")
+    if (far := _outside_named(ctx, found.rules)) is not None:  # cat /etc/hosts, likewise
+        return _sensitive_ask(ctx, far, f"the allow rule {named}")
     return ApprovalVerdict("run", f"allowed by a permission rule: {named}")
 
 
+def _outside_named(ctx: ApprovalContext, allow_rules: tuple[str, ...]) -> str | None:
+    """Why a shell command reads outside the project where none of ``allow_rules`` names it.
+
+    :func:`~goosectx.shell_paths.outside_words` (``/etc/hosts is outside the project``): a
+    prefix rule is no path rule, as ``text_editor``'s are. ``None``: another tool, or none.
+    """
+    command = ctx.arguments.get("command")
+    if ctx.tool_name != "shell" or not isinstance(command, str):
+        return None
+    return next((why for word, why in outside_words(command, ctx.working_dir)
+                 if not names_path(allow_rules, word)), None)
+
+
 def _sensitive_ask(ctx: ApprovalContext, secret: str, grant: str) -> ApprovalVerdict | None:
-    """The ask on a sensitive file (``secret``: why it is one) that ``grant`` does not cover.
+    """The ask on a sensitive file or one outside (``secret``: why) ``grant`` does not cover.
 
     ``None`` in ``auto``: it runs, as without the grant.
     """
@@ -318,7 +334,8 @@ CLAUSES: tuple[Clause, ...] = (
     # Permission rules ([permissions] allow / ask / deny, read from the user's config and the
     # command line, never from the project dir): deny > ask > allow, ahead of the session
     # answers and the mode. An allow rule never overrides the sensitive-file list unless it
-    # names the path.
+    # names the path, nor lets a shell command read outside the working dir (`cat /etc/hosts`
+    # under shell(cat*), read scoping's wording) unless it names that path.
     _permission_rules,
     # A text_editor edit whose path leads outside the working dir through a symlink (a repo's
     # notes.txt linked to ~/.bashrc) asks in every mode but chat, even after "always allow" or

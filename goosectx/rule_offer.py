@@ -5,13 +5,15 @@ docs/architecture.md §4. :func:`suggested_rule` gives ``shell(git status*)`` fo
 ``shell(tar*)`` allows every ``tar`` command, ``tar -xf x.tar --to-command='rm f'`` too. Three
 answers, one per program:
 
-* a prefix rule (``shell(git status*)``, ``shell(docker ps*)``) where nothing later on the line
-  can make the program run code or write a file;
-* the command as it is (``shell(make test)``), a rule that repeats but cannot grow, for the
-  programs of :data:`OFFERS` — build and test tools, package managers, ``kubectl``, ``helm``,
-  ``terraform``, ``docker build``, ``gh pr merge`` … (what Codex's "approve for this session"
-  keeps) — and the git subcommands that write any file an option names (:data:`GIT_WRITES`:
-  ``git log --output=F``);
+* a prefix rule (``shell(ls*)``, ``shell(git status*)``, ``shell(docker ps*)``) where nothing
+  later on the line can make the program run code or write a file (:data:`PREFIX_PROGRAMS`,
+  git's subcommands but those below, the read-only subcommands :data:`OFFERS` names);
+* the command as it is (``shell(make test)``), a rule that repeats but cannot grow, for every
+  other program (``rm``, ``cp``, ``chmod``, ``./build.sh``), the programs of :data:`OFFERS` —
+  build tools, test runners and linters (``pytest -p MODULE`` loads code), package managers,
+  ``kubectl``, ``helm``, ``terraform``, ``docker build``, ``gh pr merge`` … (what Codex's
+  "approve for this session" keeps) — and the git subcommands that write any file an option
+  names (:data:`GIT_WRITES`: ``git log --output=F``);
 * no rule for a program that runs a command, a program or code given in its arguments or
   options: :data:`RUNS_ANYTHING`, built from the tables the shell reading keeps for such
   programs (shells, interpreters, wrappers, runners, ``tar --to-command``, ``sort
@@ -52,8 +54,8 @@ from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_variables import OPTION_VARIABLES
 from goosectx.shell_wrappers import FD, STARTERS, runs_given_command
 
-__all__ = ["COMPILER", "GIT_RUNS", "GIT_WRITES", "OFFERS", "RUNS_ANYTHING", "SUBCOMMAND_TOOLS",
-           "suggested_rule"]
+__all__ = ["COMPILER", "GIT_RUNS", "GIT_WRITES", "OFFERS", "PREFIX_PROGRAMS", "RUNS_ANYTHING",
+           "SUBCOMMAND_TOOLS", "suggested_rule"]
 
 _EXACT: frozenset[str] = frozenset()
 """No subcommand keeps a prefix rule: every command of the program is offered as it is."""
@@ -71,6 +73,15 @@ OFFERS: Mapping[str, frozenset[str]] = {
                      "pnpm", "yarn", "tox", "dotnet", "mix", "rails", "bundle", "rake", "gradle",
                      "mvn", "ant", "sbt", "bazel", "bazelisk", "just", "swift", "rustc", "tcc"),
                     _EXACT),  # and the C compilers: COMPILER
+    # Test runners, linters and formatters: they load code an option or a config file names
+    # (``pytest -p MODULE``, ``-c FILE``, ``--rootdir`` with a conftest, ``--pyargs``; ``pylint
+    # --init-hook``, ``--load-plugins``; ``mypy --config-file`` plugins; ``coverage run``;
+    # ``jest|eslint|prettier --config x.js``; ``mocha|rspec --require``; ``pre-commit -c``'s
+    # hooks) or write any file one names (``flake8|ruff --output-file``, ``tsc --outDir``,
+    # ``black`` and ``ruff format`` rewrite what they are given): the command as it is too.
+    **dict.fromkeys(("pytest", "py.test", "nox", "mypy", "pylint", "flake8", "ruff", "black",
+                     "coverage", "pre-commit", "jest", "vitest", "mocha", "eslint", "prettier",
+                     "tsc", "phpunit", "rspec"), _EXACT),
     # Package managers: an install runs the package's build or install code, and a local
     # file or URL as the package is any code (``pip install URL``, ``brew install ./x.rb``,
     # ``dpkg -i x.deb``); ``uv``, ``pip`` and ``pipenv`` take ``--python PATH`` (a program they
@@ -159,6 +170,24 @@ GIT_WRITES = frozenset({
 ``fast-export --export-marks=FILE``, ``bundle create FILE``. They are offered the command as it
 is (``shell(git log --oneline)``), a rule that cannot grow, never ``shell(git log*)``."""
 
+PREFIX_PROGRAMS = frozenset({
+    "ls", "cat", "head", "tail", "wc", "cmp", "comm", "stat", "du", "df", "pwd", "echo", "printf",
+    "which", "whoami", "id", "groups", "uname", "uptime", "free", "ps", "pgrep", "cut", "nl", "od",
+    "hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "basename",
+    "dirname", "realpath", "readlink", "jq", "column", "join", "paste", "fold", "fmt", "expand",
+    "unexpand", "rev", "tac", "strings", "seq", "true", "false", "sleep", "printenv", "nproc",
+    "locale", "tr", "pstree", "lsblk", "lscpu", "whereis", "cal", "getent"})
+"""The programs offered a prefix rule (``shell(ls*)``, ``shell(cat*)``): each only reads and
+prints, whatever options or arguments follow (``tree -o F``, ``sort -o F``, ``uniq IN OUT``,
+``xxd -r IN OUT`` and ``file -C`` write a file, ``ldd`` may run the program: not here; nor
+``grep`` and ``diff``, whose ``-r`` reads every file below a directory — the sensitive-file
+check judges the paths a command names, not what lies below them, so ``shell(grep*)`` would let
+``grep -r KEY .`` read the project's ``.env``). Any other program outside the subcommand tools
+— ``rm``, ``cp``, ``mv``, ``chmod``, ``truncate``, ``mkdir``, ``./build.sh`` — is offered the
+command as it is (``shell(rm -rf build)``): ``shell(rm*)`` for ``rm -rf build`` would later
+delete anything the model names. Where a prefix rule reads outside the working dir, the
+approval asks anyway (read scoping)."""
+
 _PLAIN_WORD = re.compile(r"[\w./:,=@%+^~#-]+")
 """A word an exact rule spells as the command does: no blank, quote or glob character."""
 
@@ -186,13 +215,13 @@ def _runs_anything(name: str) -> bool:
 def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     """The rule ``p`` / ``s`` offers for a shell call: its first words and ``*``, or itself.
 
-    ``git status --short`` → ``shell(git status*)``; ``pytest -q`` → ``shell(pytest*)``;
-    the command as it is, no ``*``, for a program of :data:`OFFERS` (``make test`` →
-    ``shell(make test)``, ``docker build .``, ``kubectl get pods``, ``gh pr merge 3``; its
-    read-only subcommands keep theirs: ``shell(docker ps*)``, ``shell(gh pr list*)``) and a git
-    subcommand that writes a file an option names (:data:`GIT_WRITES`: ``git log --oneline``
-    → ``shell(git log --oneline)``), or ``None`` when a word has a blank, quote or glob
-    character.
+    ``git status --short`` → ``shell(git status*)``; ``ls -la`` → ``shell(ls*)``; the command
+    as it is, no ``*``, for a program of :data:`OFFERS` (``make test`` → ``shell(make test)``,
+    ``pytest -q`` → ``shell(pytest -q)``, ``docker build .``, ``kubectl get pods``, ``gh pr
+    merge 3``; its read-only subcommands keep theirs: ``shell(docker ps*)``, ``shell(gh pr
+    list*)``) and a git subcommand that writes a file an option names (:data:`GIT_WRITES`:
+    ``git log --oneline`` → ``shell(git log --oneline)``), or ``None`` when a word has a
+    blank, quote or glob character.
     ``None`` for a compound command, another tool, text the shell cannot parse, a command with
     leading ``VAR=value`` assignments, a subcommand tool without its subcommand (``docker
     --help``), a program that runs a command given on its line (``docker run``, ``kubectl
@@ -233,7 +262,8 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     reads = _offer(name)
     if reads is not None and (kept := _read_only_subcommand(words, reads)):
         return f"shell({' '.join([program, *kept])}*)"  # shell(docker ps*), shell(gh pr list*)
-    if reads is not None or name == "git" and keep[-1] in GIT_WRITES:
+    if (reads is not None or name == "git" and keep[-1] in GIT_WRITES
+            or len(keep) == 1 and name not in PREFIX_PROGRAMS):
         if not all(_PLAIN_WORD.fullmatch(w) for w in words):
             return None  # git log --format='%h %s': no exact rule spells it
         return f"shell({' '.join(words)})"  # no `*`: make CC=…, git log --output=F are asked

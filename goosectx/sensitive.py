@@ -18,7 +18,10 @@ import os
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from goosectx.shell_words import Word
 
 SENSITIVE_NAMES: tuple[str, ...] = (
     ".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".password-store",
@@ -46,6 +49,15 @@ GIT_CONFIG_NAMES: tuple[str, ...] = ("config", "config.worktree")
 directory — a submodule's ``.git/modules/NAME/config``, a worktree's
 ``.git/worktrees/NAME/config.worktree`` — as ``.git/config`` is (remote URLs with tokens)."""
 
+SYSTEM_FILES: tuple[str, ...] = (
+    "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
+    "/etc/sudoers.d", "/etc/security/opasswd", "/etc/master.passwd", "/etc/spwd.db",
+    "/private/etc/master.passwd", "/private/etc/sudoers", "/private/etc/sudoers.d",
+)
+"""System credential files (password hashes, sudo rules; ``shadow-`` a backup; macOS's
+``/etc`` is ``/private/etc``), and what lies below them (``/etc/sudoers.d/*``): sensitive at
+these absolute paths only."""
+
 READ_TOOLS: Mapping[str, str] = {"text_editor": "view", "tree": ""}
 """Tool name → the command that reads (``""``: every call of the tool reads)."""
 
@@ -66,7 +78,8 @@ def _parts_sensitive(parts: tuple[str, ...]) -> bool:
     return any(pair in SENSITIVE_PAIRS for pair in zip(lowered, lowered[1:], strict=False))
 
 
-def _inside(path: Path, directory: Path) -> bool:
+def inside(path: Path, directory: Path) -> bool:
+    """True when ``path`` is ``directory`` or below it, as written (no resolving)."""
     return path == directory or directory in path.parents
 
 
@@ -119,13 +132,14 @@ def sensitive_why(path: Path, *, data_dir: Path | None = None,
     written = Path(os.path.abspath(expand_user(path)))
     resolved = resolve(path)
     for candidate in (written, resolved):
-        if _parts_sensitive(candidate.parts):
+        if _parts_sensitive(candidate.parts) or any(
+                inside(candidate, Path(system)) for system in SYSTEM_FILES):
             return "is a sensitive file"
     if config_file is not None and resolved == resolve(config_file):
         return "is goosectx's config file"
     if data_dir is not None:
         data = resolve(data_dir)
-        if _inside(resolved, data) or _inside(written, Path(os.path.abspath(data_dir))):
+        if inside(resolved, data) or inside(written, Path(os.path.abspath(data_dir))):
             return "is in goosectx's data dir"
     return None
 
@@ -217,7 +231,7 @@ def sensitive_below(path: Path, directory: Path) -> bool:
 
 def outside(path: Path, working_dir: Path) -> bool:
     """True when ``path`` (resolved, symlinks followed) is not inside ``working_dir``."""
-    return not _inside(resolve(path), resolve(working_dir))
+    return not inside(resolve(path), resolve(working_dir))
 
 
 def hard_linked(path: Path) -> bool:
@@ -301,15 +315,14 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     from goosectx.shell_lexer import lex
 
     for part in lex(command):
+        yield from _below_recursive(part.words, working_dir)
         for word in part.words:
             value = word.value.partition("=")[2] if word.value.startswith("-") else word.value
             if not value or value.startswith("-") or "\0" in value:
                 continue
-            try:
-                path = Path(os.path.abspath(working_dir / Path(value).expanduser()))
-            except (RuntimeError, ValueError):  # "~nobody", a lone surrogate: as written
-                path = working_dir / value
-            if is_sensitive(path, data_dir=data_dir, config_file=config_file):
+            if any(is_sensitive(Path(os.path.abspath(working_dir / expand_user(one))),
+                                data_dir=data_dir, config_file=config_file)
+                   for one in named_values(value)):
                 yield word.value, word.value
                 continue
             if not word.pattern:
@@ -321,11 +334,42 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 continue
             for one in named:
                 if is_sensitive(one, data_dir=data_dir, config_file=config_file):
-                    yield word.value, f"{word.value} (matching {_shown(one, working_dir)})"
+                    yield word.value, f"{word.value} (matching {shown(one, working_dir)})"
                     break
 
 
-def _shown(path: Path, working_dir: Path) -> str:
+def _below_recursive(words: list[Word], working_dir: Path) -> Iterator[tuple[str, str]]:
+    """The directory words of a recursive ``grep``/``diff`` with a sensitive file below them.
+
+    ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
+    (:mod:`goosectx.recursive_reads`).
+    """
+    from goosectx.recursive_reads import MAX_NAMES, recursive_operands, sensitive_below_dir
+
+    for value in recursive_operands(words) or ():
+        directory = Path(os.path.abspath(working_dir / expand_user(value)))
+        if "\0" in value or not directory.is_dir():
+            continue
+        for found in sensitive_below_dir(directory):
+            if found is None:
+                yield value, (f"{value} (over {MAX_NAMES:,} names below it, too many to check: "
+                              "any may be)")
+            else:
+                yield value, f"{value} (holding {shown(found, working_dir)})"
+            break
+
+
+def named_values(value: str) -> list[str]:
+    """The paths one argument word may name; none an option (``-x``).
+
+    Itself, what follows its first ``=`` (``dd if=F``) and a leading ``@`` (``curl -d @F``,
+    ``gcc @F``).
+    """
+    found = [value, value.partition("=")[2], value[1:] if value.startswith("@") else ""]
+    return [one for one in dict.fromkeys(found) if one and not one.startswith("-")]
+
+
+def shown(path: Path, working_dir: Path) -> str:
     """``path`` relative to ``working_dir`` when inside it, else as it is."""
     try:
         return str(path.relative_to(os.path.abspath(working_dir)))

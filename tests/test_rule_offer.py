@@ -34,7 +34,7 @@ from goosectx import (
 )
 from goosectx.permissions import PermissionRules
 from goosectx.providers.scripted import ScriptedReply
-from goosectx.rule_offer import COMPILER, OFFERS, suggested_rule
+from goosectx.rule_offer import COMPILER, OFFERS, PREFIX_PROGRAMS, suggested_rule
 
 
 def _offered(command: str) -> str | None:
@@ -104,7 +104,7 @@ def test_git_subcommands_that_run_a_command_get_no_rule() -> None:
 
 def test_a_harmless_program_is_still_offered_its_rule() -> None:
     assert _offered("ls -la") == "shell(ls*)"
-    assert _offered("pytest -q tests/") == "shell(pytest*)"
+    assert _offered("wc -l notes.txt") == "shell(wc*)"
     assert _offered("cat notes.txt") == "shell(cat*)"
     assert _offered("docker ps -a") == "shell(docker ps*)"
 
@@ -167,7 +167,7 @@ def test_uv_is_offered_only_the_command(command: str, exact: str) -> None:
     rules = PermissionRules(allow=(exact,))
     assert action(rules, command, "approve") == "run"
     assert action(rules, f"{command} --python /tmp/evil", "approve") == "ask"
-    assert _offered("uv run pytest -q") == "shell(uv run pytest*)"
+    assert _offered("uv run pytest -q") == "shell(uv run pytest -q)"  # pytest: OFFERS
 
 
 def test_harmless_git_subcommands_keep_their_prefix_rule() -> None:
@@ -183,7 +183,7 @@ def test_poetry_and_pipenv_are_offered_only_the_command(command: str, exact: str
     # command), shell(poetry env*) `poetry env use PATH` (a program poetry runs), shell(poetry
     # add*) `poetry add URL` (its build code), pipenv any command `--python PATH`.
     assert _offered(command) == exact
-    assert _offered("poetry run pytest -q") == "shell(poetry run pytest*)"
+    assert _offered("poetry run pytest -q") == "shell(poetry run pytest -q)"
 
 
 @pytest.mark.parametrize(("command", "offered", "grown"), [
@@ -256,3 +256,65 @@ def test_the_question_after_make_test_offers_the_command_and_asks_again_when_it_
     assert out.count("shell: always allow shell(make test) (until you exit)") == 1
     assert out.count("goosectx asks: run shell?") == 2  # the repeat ran unasked
     assert world.repl.agent.rules.allow == ("shell(make test)",)
+
+
+@pytest.mark.parametrize(("command", "grown"), [
+    ("pytest -q tests/", "pytest -q tests/ -p evil_plugin"),  # -p MODULE: its code is loaded
+    ("pytest -q", "pytest -q -c /tmp/x/pytest.ini --rootdir /tmp/x"),  # and /tmp/x/conftest.py
+    ("pytest -q", "pytest -q --pyargs evil"),
+    ("py.test -x", "py.test -x -p evil"),
+    ("pylint src", "pylint src --init-hook='import os; os.system(\"rm -rf v\")'"),
+    ("mypy src", "mypy src --config-file /tmp/x/mypy.ini"),  # its plugins are code
+    ("ruff check .", "ruff check . --output-file ~/.bashrc"),
+    ("coverage report", "coverage run evil.py"),
+    ("jest", "jest --config /tmp/x/jest.config.js")])
+def test_test_runners_and_linters_are_offered_only_the_command(command: str, grown: str) -> None:
+    # shell(pytest*), offered for `pytest -q`, allowed `pytest -p MODULE` (issue: approval
+    # holes): the command as it is runs again unasked, one grown by an option asks.
+    offered = _offered(command)
+    assert offered == f"shell({command})"
+    rules = PermissionRules(allow=(offered,))
+    assert action(rules, command, "smart_approve") == "run"
+    assert action(rules, grown, "smart_approve") == "ask"
+
+
+@pytest.mark.parametrize(("command", "later"), [
+    ("rm -rf build", "rm -rf src"),  # shell(rm*) would delete the project unasked
+    ("cp notes.txt n2.txt", "cp notes.txt .git/hooks/pre-commit"),
+    ("mv a.txt b.txt", "mv src /tmp/gone"),
+    ("chmod +x run.sh", "chmod -R 777 ."),
+    ("truncate -s 0 out.log", "truncate -s 0 main.py"),
+    ("mkdir -p out", "mkdir -p .git/hooks"),
+    ("uniq notes.txt", "uniq notes.txt main.py"),  # uniq IN OUT overwrites OUT
+    ("touch a.txt", "touch -d 2000-01-01 main.py"),
+    ("./build.sh --fast", "./build.sh --clean-all"),
+    ("grep -n TODO notes.txt", "grep -r KEY ."),  # -r reads the project's .env
+    ("diff a.txt b.txt", "diff -r . /tmp/x")])
+def test_a_program_that_writes_or_recurses_is_offered_only_the_command(
+        command: str, later: str) -> None:
+    # The tester's finding: p at `rm -rf build` added shell(rm*), and a later `rm -rf` of
+    # anything ran unasked; likewise cp, mv, chmod, truncate, mkdir, uniq.
+    offered = _offered(command)
+    assert offered == f"shell({command})"
+    rules = PermissionRules(allow=(offered,))
+    assert action(rules, command, "smart_approve") == "run"
+    assert action(rules, later, "smart_approve") == "ask"
+
+
+@pytest.mark.parametrize("command", ["ls -la", "cat notes.txt", "head -5 a.txt", "wc -l a.txt",
+                                     "echo hi", "pwd", "stat a.txt", "jq . a.json"])
+def test_programs_that_only_read_keep_their_prefix_rule(command: str) -> None:
+    program = command.split()[0]
+    assert _offered(command) == f"shell({program}*)"
+    assert program in PREFIX_PROGRAMS
+
+
+def test_the_question_after_rm_offers_the_command_and_asks_at_another_rm(world: World) -> None:
+    world.provider.add(ScriptedReply(tool_calls=[("shell", {"command": "rm -rf build"})]),
+                       ScriptedReply(tool_calls=[("shell", {"command": "rm -rf src"})]), "done")
+    (world.workdir / "src").mkdir()
+    out = world.run("go" + ENTER + "p" + "n" + ENTER + CTRL_D)
+    assert "shell: always allow shell(rm -rf build) (until you exit)" in out
+    assert "shell(rm*)" not in out
+    assert out.count("goosectx asks: run shell?") == 2  # rm -rf src is asked about
+    assert (world.workdir / "src").is_dir()

@@ -99,7 +99,7 @@ def test_a_tools_running_subcommand_is_read_and_its_rule_names_the_command() -> 
         assert verdict(ALLOW_ALL_DENY_RM, command) == "ask", command
     assert verdict(ALLOW_ALL_DENY_RM, "uv run python -c \"import os; os.system('rm x')\"") == "ask"
     assert verdict(ALLOW_ALL_DENY_RM, "uv pip install rm") == "run"  # no running subcommand
-    assert suggested_rule("shell", {"command": "uv run pytest -q"}) == "shell(uv run pytest*)"
+    assert suggested_rule("shell", {"command": "uv run ls -la"}) == "shell(uv run ls*)"
     assert suggested_rule("shell", {"command": "poetry run git status"}) == (
         "shell(poetry run git status*)")
     for command in ("uv run bash -c ls", "uv --quiet run pytest", "uv run", "poetry run sudo ls"):

@@ -38,7 +38,7 @@ from goosectx.events import (
     ToolPairsSummarized,
     event_to_json,
 )
-from goosectx.sensitive import hidden_target
+from goosectx.sensitive import hidden_target, read_paths
 from goosectx.tools.editdiff import links_note
 
 OUTPUT_MARKER_LINES = frozenset({"[stdout]", "[stderr]"})
@@ -78,6 +78,20 @@ def split_links(event: Event) -> str | None:
     if not isinstance(event, ToolCallFinished) or event.response.is_error:
         return None
     return links_note(event.response.diff or "")
+
+
+def _asked_about(request: ToolRequest) -> str:
+    """What the call a path made ask does to it, as ``run``'s warning words it.
+
+    ``reading it`` (a ``text_editor view``, a ``tree``), ``editing it`` (another
+    ``text_editor`` command: an edit of ``.env`` after ``a``), ``running the command`` (a
+    shell command naming a sensitive file or a path outside the project).
+    """
+    if request.name == "shell":
+        return "running the command"
+    if read_paths(request.name, request.arguments or {}, Path("/")) is not None:
+        return "reading it"
+    return "editing it" if request.name == "text_editor" else "the call"
 
 
 class Approver:
@@ -132,8 +146,8 @@ class Approver:
                 if verdict is not None and bound:  # no --allow or mode can run it
                     fix = f"{verdict.reason}; {RULE_BOUND_WAY_OUT}"
                 if read_why is not None:
-                    fix = (f"{read_why}, so reading it is asked about: answer it in the "
-                           "REPL, or use --mode auto")
+                    fix = (f"{read_why}, so {_asked_about(request)} is asked about: answer it "
+                           "in the REPL, or use --mode auto")
                 if target is not None:
                     fix = (f"its path leads through a symlink to {target}, outside the "
                            "project, which is always asked about: answer it in the REPL")
