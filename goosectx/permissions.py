@@ -6,8 +6,10 @@ extension). SPEC depends on the tool:
 
 * ``shell(git status*)`` — a glob on one simple command. A compound command (``;``, ``&&``,
   ``||``, ``|``, ``&``, newlines, ``$( )``, backticks, redirections) is split into its parts:
-  an allow rule covers it only when EVERY part matches an allow rule; a deny or ask rule
-  catches it when ANY part matches. A redirection (``> out.txt``) is a part of its own, so
+  an allow rule covers it only when EVERY part matches an allow rule (or when one with no
+  wildcard spells the whole line as written, ``shell(npm test 2>&1 | tail -20)``, what ``p``
+  offers for such a line: that very line); a deny or ask rule catches it when ANY part
+  matches. A redirection (``> out.txt``) is a part of its own, so
   ``shell(echo *)`` does not allow ``echo x > ~/.bashrc`` (one to or from ``/dev/null`` as
   written names no file and is no part). Each part is matched in its forms
   (``shell_command.command_forms``): deny and ask rules in any form (quotes, ``/bin/`` paths,
@@ -224,15 +226,37 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     why = _unreadable(rules, subjects) if tool_name == "shell" else None
     if why is not None:
         return RuleMatch("ask", unreadable=why)
+    readable = [subject.words for subject in subjects if subject.words is not None]
+    if len(readable) < len(subjects):  # the rules cannot read a part: never allowed by a rule
+        return RuleMatch(None)
+    if len(subjects) > 1 and (line := _line_rules(rules.allow, tool_name, arguments)):
+        return RuleMatch("allow", line)  # shell(npm test 2>&1 | tail -20): the very line
     allowed: list[str] = []
-    for subject in subjects:
-        if subject.words is None:  # the rules cannot read it: never allowed by a rule
-            return RuleMatch(None)
-        hits = matching_rules(rules.allow, tool_name, (subject.words,))
+    for words in readable:
+        hits = matching_rules(rules.allow, tool_name, (words,))
         if not hits:
             return RuleMatch(None)
         allowed += hits
     return RuleMatch("allow", tuple(dict.fromkeys(allowed)))
+
+
+def _line_rules(rules: tuple[str, ...], tool_name: str,
+                arguments: Mapping[str, Any]) -> tuple[str, ...]:
+    """The allow rules that spell a shell call's whole command line, no wildcard in them.
+
+    What ``p`` offers for a line of several commands (``rule_offer._whole_line``): it
+    allows that line as written, nothing longer or reordered.
+    """
+    command = arguments.get("command")
+    if tool_name != "shell" or not isinstance(command, str):
+        return ()
+    found = []
+    for rule in rules:
+        name, spec = _parsed(rule)
+        if (name is not None and fnmatchcase(tool_name, name) and spec is not None
+                and not any(c in spec for c in "*?[") and spec == command.strip()):
+            found.append(rule)
+    return tuple(found)
 
 
 def names_path(rules: tuple[str, ...], path: str) -> bool:

@@ -36,7 +36,7 @@ from goosectx.shell_builtins import SHELLS, builtin_lines
 from goosectx.shell_command import KEYWORDS
 from goosectx.shell_databases import DATABASES
 from goosectx.shell_languages import COMMAND_LANGUAGES
-from goosectx.shell_lexer import lex
+from goosectx.shell_lexer import Part, lex
 from goosectx.shell_multicall import MULTICALL
 from goosectx.shell_options import COMMAND_OPTIONS, PROGRAM_OPTIONS
 from goosectx.shell_pagers import PAGERS
@@ -233,6 +233,8 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     if tool_name != "shell" or not isinstance(arguments.get("command"), str):
         return None
     parts = [p for p in lex(arguments["command"]) if p.words or p.unreadable]
+    if len(parts) > 1:
+        return _whole_line(arguments["command"], parts)
     if len(parts) != 1 or parts[0].unreadable or any(
             w.expands or w.pattern for w in parts[0].words[:2]):
         return None
@@ -268,6 +270,30 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
             return None  # git log --format='%h %s': no exact rule spells it
         return f"shell({' '.join(words)})"  # no `*`: make CC=…, git log --output=F are asked
     return f"shell({' '.join(keep)}*)"
+
+
+_LINE_OPERATORS = frozenset({"|", "&&", "||", ";", "2>&1", ">/dev/null", "2>/dev/null",
+                             "&>/dev/null"})
+"""What may join the parts of a command line an exact rule spells: no redirection to a file,
+no substitution, no background ``&``."""
+
+
+def _whole_line(command: str, parts: list[Part]) -> str | None:
+    """The rule for a line of several commands: the line as it is, or ``None``.
+
+    ``npm test 2>&1 | tail -20`` → ``shell(npm test 2>&1 | tail -20)``, when each part alone
+    is offered a rule (its prefix or itself) and the line is plain words and
+    :data:`_LINE_OPERATORS` one blank apart. ``permissions.match_rules`` allows only that
+    very line by it (no ``*``): a part added, changed or reordered asks.
+    """
+    line = command.strip()
+    tokens = line.split(" ")
+    if not all(_PLAIN_WORD.fullmatch(t.removesuffix(";")) or t in _LINE_OPERATORS
+               for t in tokens):
+        return None
+    if any(p.unreadable or suggested_rule("shell", {"command": p.text}) is None for p in parts):
+        return None
+    return f"shell({line})"
 
 
 def _read_only_subcommand(words: list[str], reads: frozenset[str]) -> list[str]:

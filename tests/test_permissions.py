@@ -74,7 +74,8 @@ def test_text_editor_and_extension_rules() -> None:
 def test_the_suggested_rule_is_the_commands_first_words() -> None:
     assert suggested_rule("shell", {"command": "git status --short"}) == "shell(git status*)"
     assert suggested_rule("shell", {"command": "ls -la src/"}) == "shell(ls*)"
-    assert suggested_rule("shell", {"command": "ls; rm x"}) is None
+    assert suggested_rule("shell", {"command": "ls; sh -c x"}) is None  # sh is offered nothing
+    assert suggested_rule("shell", {"command": "ls; rm x"}) == "shell(ls; rm x)"  # that line
     assert suggested_rule("tree", {}) is None
 
 
