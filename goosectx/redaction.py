@@ -16,13 +16,13 @@ compresses or otherwise transforms a secret gets it past any redactor.
 
 from __future__ import annotations
 
-import base64
 import functools
 import os
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping
 
+from goosectx.redaction_base64 import base64_forms, base64_run
 from goosectx.redaction_check import QuickCheck, decoded
 
 SECRET_NAME = re.compile(
@@ -36,7 +36,6 @@ MIN_SECRET_CHARS = 8
 """Shorter values are not redacted (they would shred ordinary output)."""
 REDACTED = "[REDACTED]"
 _WHITESPACE = re.compile(r"\s+")
-_BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_")
 
 
 def is_secret(name: str, value: str) -> bool:
@@ -84,42 +83,6 @@ def key_cores(secret: str) -> list[str]:
     return cores
 
 
-def _base64_cores(data: bytes, alphabet: bytes | None) -> list[str]:
-    """For each alignment 0, 1, 2: the part of base64(prefix + data) that only ``data`` decides.
-
-    Whatever bytes surround the secret in a longer stream, its base64 form contains one of
-    these three strings (the groups that mix in neighbouring bytes are left out).
-    """
-    cores = []
-    for shift in range(3):
-        encoded = base64.b64encode(b"\0" * shift + data, altchars=alphabet).decode("ascii")
-        start = 4 if shift else 0
-        whole_groups = (shift + len(data)) // 3
-        cores.append(encoded[start : whole_groups * 4])
-    return cores
-
-
-def _base64_forms(secret: str) -> list[str]:
-    """The base64 and base64url cores of ``secret`` (see :func:`_base64_cores`)."""
-    data = secret.encode("utf-8", "surrogateescape")
-    return _base64_cores(data, None) + _base64_cores(data, b"-_")
-
-
-def _base64_run(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
-    """``start:end`` widened to the whole run of base64 characters around it (padding after).
-
-    A core leaves out the groups the secret shares with its neighbours; those groups still
-    carry bits of the secret (``printf "$KEY" | base64`` ends in ``MjM=``), so the run goes.
-    """
-    while start > floor and text[start - 1] in _BASE64_CHARS:
-        start -= 1
-    while end < len(text) and text[end] in _BASE64_CHARS:
-        end += 1
-    while end < len(text) and text[end] == "=":
-        end += 1
-    return start, end
-
-
 def _retyped(secret: str) -> list[str]:
     """A key of 16+ characters as a model may write it again: upper-cased, or ``-``/``_`` dropped.
 
@@ -139,7 +102,7 @@ def encodings(secret: str) -> list[str]:
     data = secret.encode("utf-8", "surrogateescape")
     forms = [secret, secret[::-1], data.hex(), data.hex().upper(),  # (bytes: a value not
              urllib.parse.quote(data, safe=""), urllib.parse.quote_plus(data)]  # UTF-8 too)
-    forms += _base64_forms(secret)
+    forms += base64_forms(secret)
     forms += _retyped(secret)
     unique = dict.fromkeys(f for f in forms if len(f) >= MIN_SECRET_CHARS)
     return sorted(unique, key=len, reverse=True)
@@ -245,7 +208,7 @@ class Redactor:
         searched = [s for s in self.secrets if s not in prefixes.covered]
         forms = sorted({f for s in searched for f in encodings(s)}, key=len, reverse=True)
         self._check = QuickCheck(forms)
-        self._base64 = {f for s in searched for f in _base64_forms(s)}
+        self._base64 = {f for s in searched for f in base64_forms(s)}
         self._forms, self._searched, self._prefixes = forms, set(searched), prefixes
 
     @functools.cached_property
@@ -278,7 +241,7 @@ class Redactor:
         for match in self._pattern.finditer(text):
             start, end = max(match.start(), pos), match.end()
             if decoded(_WHITESPACE.sub("", match.group())) in self._base64:
-                start, end = _base64_run(text, start, end, pos)
+                start, end = base64_run(text, start, end, pos)
             elif before is not None and after is not None:  # a key's prefix beside its core
                 if found := before.search(text, max(pos, start - window), start):
                     start = found.start()
