@@ -10,8 +10,9 @@ each value (8+ characters) written literally, base64 at all three alignments, ba
 hex (either case) or reversed — a value of 16+ characters also upper-cased and with its ``-``
 and ``_`` dropped —, each of these with any of its characters percent-encoded (``%2D`` or
 ``%2d`` for ``-``, as in a URL's query) and each split by whitespace or newlines (``base64``
-wraps at 76 columns, ``fold`` anywhere). A program that encrypts,
-compresses or otherwise transforms a secret gets it past any redactor.
+wraps at 76 columns, ``fold`` anywhere) or by terminal escape sequences (``ESC [0m``, a
+colour reset: a text with an ESC is redacted again read without them). A program that
+encrypts, compresses or otherwise transforms a secret gets it past any redactor.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import urllib.parse
 from collections.abc import Iterable, Mapping
 
 from goosectx.redaction_base64 import base64_forms, base64_run
-from goosectx.redaction_check import QuickCheck, decoded
+from goosectx.redaction_check import QuickCheck, decoded, spans_with_escapes, without_escapes
 
 SECRET_NAME = re.compile(
     r"(_API_KEY|APIKEY|_ACCESS_KEY|_PRIVATE_KEY|_KEY$|_TOKEN|^TOKEN$|SECRET|PASSWORD|PASSWD"
@@ -232,11 +233,21 @@ class Redactor:
         with its whitespace removed and its percent-escapes decoded, in C) keeps the common
         case — no secret in the text — linear and fast.
         """
-        if not self._forms or not text or self._check.none_in_text(text):
+        if not self._forms or not text:
             return text
+        if not self._check.none_in_text(text):
+            text = _replaced(text, self._spans(text))
+        if "\x1b" in text:  # a key split by ``ESC [0m``: looked for again without them
+            plain = without_escapes(text)  # (the check and the regex read the same text)
+            if plain != text and not self._check.none_in_text(plain):
+                text = _replaced(text, spans_with_escapes(text, self._spans(plain)))
+        return text
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        """Where ``text`` holds a form (its prefix, its base64 run around it), in order, apart."""
         assert self._pattern is not None
         before, after, window = self._around
-        pieces: list[str] = []
+        spans: list[tuple[int, int]] = []
         pos = 0
         for match in self._pattern.finditer(text):
             start, end = max(match.start(), pos), match.end()
@@ -247,20 +258,34 @@ class Redactor:
                     start = found.start()
                 if found := after.match(text, end, end + window):
                     end = found.end()
-            if start >= end:
-                continue
-            pieces += [text[pos:start], REDACTED + "\n" * text[start:end].count("\n")]
-            pos = end
-        return "".join(pieces) + text[pos:]
+            if start < end:
+                spans.append((start, end))
+                pos = end
+        return spans
 
     def changes_none(self, texts: Iterable[str]) -> bool:
         """True when redacting each of ``texts`` would give it back as it is.
 
         One quick check of them all (:meth:`goosectx.redaction_check.QuickCheck.none_in`:
-        the texts joined by NUL, 256k characters at a time). ``False`` says only that one of
-        them may hold a secret: redact each.
+        the texts joined by NUL, 256k characters at a time; those with an ESC again without
+        their terminal escapes). ``False`` says only that one of them may hold a secret:
+        redact each.
         """
-        return not self._forms or self._check.none_in(texts)
+        if not self._forms:
+            return True
+        texts = list(texts)
+        return self._check.none_in(texts) and self._check.none_in(
+            without_escapes(t) for t in texts if "\x1b" in t)  # (as :meth:`__call__` reads)
+
+
+def _replaced(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each of ``spans`` (in order, apart) ``[REDACTED]``, its lines kept."""
+    pieces: list[str] = []
+    pos = 0
+    for start, end in spans:
+        pieces += [text[pos:start], REDACTED + "\n" * text[start:end].count("\n")]
+        pos = end
+    return "".join(pieces) + text[pos:]
 
 
 def redact_cut_secrets(text: str, secrets: Iterable[str]) -> str:
