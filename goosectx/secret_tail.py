@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 
 from goosectx.redaction import MIN_SECRET_CHARS, REDACTED, encodings
 from goosectx.redaction_base64 import padded_base64
+from goosectx.redaction_check import TERMINAL_ESCAPE
 
 WORD_LIMIT = 256
 """A word (no whitespace) longer than this is passed on as it streams, all but its tail
@@ -31,6 +32,7 @@ CUT_CHARS = 12
 form, all but its last two characters): shorter ones say too little to be taken for it."""
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _PARTIAL_ESCAPE = re.compile(r"%[0-9A-Fa-f]?\Z")
+_PARTIAL_SEQUENCE = re.compile(r"\x1b(?:\[[ -?]*|\][^\x00\x07\x1b]*\x1b?)?\Z")
 
 
 class SecretTail:
@@ -76,12 +78,19 @@ class SecretTail:
         if self._starts is None or not text:
             return len(text)
         cut = max(0, len(text) - self.window)
-        squeezed = "".join(text[cut:].split())[-self._squeezed_most:]
+        where: list[int] | None = None
+        if "\x1b" in text[cut:]:  # read without its terminal escapes, as the Redactor does
+            chars, where = _squeezed(text, cut)
+            squeezed = chars[-self._squeezed_most:]
+        else:
+            squeezed = "".join(text[cut:].split())[-self._squeezed_most:]
         tail = self._longest(squeezed)
         if "%" in squeezed:
             tail = max(tail, self._longest_decoded(squeezed))
         if not tail:
             return len(text)
+        if where is not None:
+            return where[len(where) - tail]
         return _index_of_nth_last_visible(text, tail, cut)
 
     def straddled(self, text: str, end: int) -> int:
@@ -100,8 +109,10 @@ class SecretTail:
         before = "".join(text[cut:end].split())
         chars, at = before + "".join(text[end:].split()), len(before)
         where: list[int] | None = None
-        if "%" in chars:
-            chars, where = _decoded(*_squeezed(text, cut))
+        if "%" in chars or "\x1b" in chars:
+            chars, where = _squeezed(text, cut)
+            if "%" in chars:
+                chars, where = _decoded(chars, where)
             at = bisect.bisect_left(where, end)
         for match in self._starts.finditer(chars, max(0, at - self._longest_form + 1), at):
             i = match.start()  # a form starting before ``end`` and ending after it
@@ -165,8 +176,17 @@ class SecretTail:
 
 
 def _squeezed(text: str, cut: int) -> tuple[str, list[int]]:
-    """``text[cut:]`` without whitespace, and the index in ``text`` of each character kept."""
-    where = [i for i in range(cut, len(text)) if not text[i].isspace()]
+    """``text[cut:]`` without whitespace, and the index in ``text`` of each character kept.
+
+    Nor terminal escape sequences (``ESC [0m``), one still arriving at the end included.
+    """
+    escaped: set[int] = set()
+    if "\x1b" in text[cut:]:
+        for match in TERMINAL_ESCAPE.finditer(text, cut):
+            escaped.update(range(match.start(), match.end()))
+        if partial := _PARTIAL_SEQUENCE.search(text, cut):
+            escaped.update(range(partial.start(), len(text)))
+    where = [i for i in range(cut, len(text)) if not text[i].isspace() and i not in escaped]
     return "".join(text[i] for i in where), where
 
 

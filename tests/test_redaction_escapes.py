@@ -15,6 +15,7 @@ import pytest
 
 from goosectx.redaction import REDACTED, Redactor, encodings
 from goosectx.redaction_check import QuickCheck
+from goosectx.stream_reply import _Settled
 
 KEY = "sk-proj-Zq8XvB3nKp2LmT7wRy4HsJd9FgA1cE6u"
 SECRETS = [KEY, "P@$$w0rd!#%&", "pw%41b cd%2Fefgh"]
@@ -83,3 +84,19 @@ def test_random_texts_with_escapes_quick_check_agrees_with_the_regex() -> None:
             held += 1
             assert not redact.changes_none(texts), texts
     assert held > 80  # (the rounds do hold secrets: 99 of 300)
+
+
+@pytest.mark.parametrize("split", [
+    f"{KEY[:12]}\x1b[0m {KEY[12:]}",  # an escape, then whitespace
+    f"{KEY[:12]} \x1b[31m\n{KEY[12:30]}\x1b]0;t\x07{KEY[30:]}",  # over a line, an OSC inside
+])
+@pytest.mark.parametrize("chunk_chars", [1, 3, 8])
+def test_a_key_split_by_escapes_and_whitespace_is_not_streamed_in_part(
+        split: str, chunk_chars: int) -> None:
+    redact = Redactor([KEY])
+    text = f"here: {split}. END"
+    settled = _Settled(redact)
+    shown = "".join(settled.feed(text[i:i + chunk_chars])
+                    for i in range(0, len(text), chunk_chars)) + settled.flush()
+    assert shown == redact(text)
+    assert shown.startswith(f"here: {REDACTED}") and shown.endswith(". END")
