@@ -8,14 +8,16 @@ an answer of N and of 10 N chunks; the same-run baselines are no redactor at all
 Redactor without its ``secrets`` (the word-by-word hold-back alone, the previous behaviour).
 The ratio 10 N / N per chunk should stay near 1 (nothing grows with the answer).
 
-Texts: prose; prose with a URL holding a percent-encoded key every 40 words; one word with no
-whitespace at all (a minified blob).
+Texts: prose; prose with a URL holding a percent-encoded key every 40 words; prose with a
+key's base64 wrapped at 20 columns (``base64 -w20``, three lines) every 40 words; one word
+with no whitespace at all (a minified blob).
 
 Usage: ``python bench/stream_hold.py [--quick]``
 """
 
 from __future__ import annotations
 
+import base64
 import sys
 import threading
 import time
@@ -80,8 +82,12 @@ def texts(chars: int) -> dict[str, str]:
     prose = " ".join(words[i % len(words)] for i in range(chars // 5))[:chars]
     url = " see https://x.io/?k=" + KEYS[0].replace("-", "%2D") + " "
     with_keys = " ".join(w if i % 40 else url for i, w in enumerate(prose.split(" ")))
+    encoded = base64.b64encode(KEYS[1].encode()).decode()
+    block = " here:\n" + "\n".join(encoded[i:i + 20] for i in range(0, len(encoded), 20)) + ". "
+    with_blocks = " ".join(w if i % 40 else block for i, w in enumerate(prose.split(" ")))
     blob = "".join(chr(ord("a") + (i * 7) % 26) for i in range(chars))
-    return {"prose": prose, "prose+keys": with_keys[:chars], "one word": blob}
+    return {"prose": prose, "prose+keys": with_keys[:chars], "prose+b64": with_blocks[:chars],
+            "one word": blob}
 
 
 def main(argv: list[str]) -> int:

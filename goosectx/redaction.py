@@ -10,20 +10,21 @@ each value (8+ characters) written literally, base64 at all three alignments, ba
 hex (either case) or reversed — a value of 16+ characters also upper-cased and with its ``-``
 and ``_`` dropped —, each of these with any of its characters percent-encoded (``%2D`` or
 ``%2d`` for ``-``, as in a URL's query) and each split by whitespace or newlines (``base64``
-wraps at 76 columns, ``fold`` anywhere). A program that encrypts,
-compresses or otherwise transforms a secret gets it past any redactor.
+wraps at 76 columns, ``fold`` anywhere) or by terminal escape sequences (``ESC [0m``, a
+colour reset: a text with an ESC is redacted again read without them). A program that
+encrypts, compresses or otherwise transforms a secret gets it past any redactor.
 """
 
 from __future__ import annotations
 
-import base64
 import functools
 import os
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping
 
-from goosectx.redaction_check import QuickCheck, decoded
+from goosectx.redaction_base64 import base64_forms, base64_run
+from goosectx.redaction_check import QuickCheck, decoded, spans_with_escapes, without_escapes
 
 SECRET_NAME = re.compile(
     r"(_API_KEY|APIKEY|_ACCESS_KEY|_PRIVATE_KEY|_KEY$|_TOKEN|^TOKEN$|SECRET|PASSWORD|PASSWD"
@@ -36,7 +37,6 @@ MIN_SECRET_CHARS = 8
 """Shorter values are not redacted (they would shred ordinary output)."""
 REDACTED = "[REDACTED]"
 _WHITESPACE = re.compile(r"\s+")
-_BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_")
 
 
 def is_secret(name: str, value: str) -> bool:
@@ -84,42 +84,6 @@ def key_cores(secret: str) -> list[str]:
     return cores
 
 
-def _base64_cores(data: bytes, alphabet: bytes | None) -> list[str]:
-    """For each alignment 0, 1, 2: the part of base64(prefix + data) that only ``data`` decides.
-
-    Whatever bytes surround the secret in a longer stream, its base64 form contains one of
-    these three strings (the groups that mix in neighbouring bytes are left out).
-    """
-    cores = []
-    for shift in range(3):
-        encoded = base64.b64encode(b"\0" * shift + data, altchars=alphabet).decode("ascii")
-        start = 4 if shift else 0
-        whole_groups = (shift + len(data)) // 3
-        cores.append(encoded[start : whole_groups * 4])
-    return cores
-
-
-def _base64_forms(secret: str) -> list[str]:
-    """The base64 and base64url cores of ``secret`` (see :func:`_base64_cores`)."""
-    data = secret.encode("utf-8", "surrogateescape")
-    return _base64_cores(data, None) + _base64_cores(data, b"-_")
-
-
-def _base64_run(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
-    """``start:end`` widened to the whole run of base64 characters around it (padding after).
-
-    A core leaves out the groups the secret shares with its neighbours; those groups still
-    carry bits of the secret (``printf "$KEY" | base64`` ends in ``MjM=``), so the run goes.
-    """
-    while start > floor and text[start - 1] in _BASE64_CHARS:
-        start -= 1
-    while end < len(text) and text[end] in _BASE64_CHARS:
-        end += 1
-    while end < len(text) and text[end] == "=":
-        end += 1
-    return start, end
-
-
 def _retyped(secret: str) -> list[str]:
     """A key of 16+ characters as a model may write it again: upper-cased, or ``-``/``_`` dropped.
 
@@ -139,7 +103,7 @@ def encodings(secret: str) -> list[str]:
     data = secret.encode("utf-8", "surrogateescape")
     forms = [secret, secret[::-1], data.hex(), data.hex().upper(),  # (bytes: a value not
              urllib.parse.quote(data, safe=""), urllib.parse.quote_plus(data)]  # UTF-8 too)
-    forms += _base64_forms(secret)
+    forms += base64_forms(secret)
     forms += _retyped(secret)
     unique = dict.fromkeys(f for f in forms if len(f) >= MIN_SECRET_CHARS)
     return sorted(unique, key=len, reverse=True)
@@ -245,7 +209,7 @@ class Redactor:
         searched = [s for s in self.secrets if s not in prefixes.covered]
         forms = sorted({f for s in searched for f in encodings(s)}, key=len, reverse=True)
         self._check = QuickCheck(forms)
-        self._base64 = {f for s in searched for f in _base64_forms(s)}
+        self._base64 = {f for s in searched for f in base64_forms(s)}
         self._forms, self._searched, self._prefixes = forms, set(searched), prefixes
 
     @functools.cached_property
@@ -269,35 +233,59 @@ class Redactor:
         with its whitespace removed and its percent-escapes decoded, in C) keeps the common
         case — no secret in the text — linear and fast.
         """
-        if not self._forms or not text or self._check.none_in_text(text):
+        if not self._forms or not text:
             return text
+        if not self._check.none_in_text(text):
+            text = _replaced(text, self._spans(text))
+        if "\x1b" in text:  # a key split by ``ESC [0m``: looked for again without them
+            plain = without_escapes(text)  # (the check and the regex read the same text)
+            if plain != text and not self._check.none_in_text(plain):
+                text = _replaced(text, spans_with_escapes(text, self._spans(plain)))
+        return text
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        """Where ``text`` holds a form (its prefix, its base64 run around it), in order, apart."""
         assert self._pattern is not None
         before, after, window = self._around
-        pieces: list[str] = []
+        spans: list[tuple[int, int]] = []
         pos = 0
         for match in self._pattern.finditer(text):
             start, end = max(match.start(), pos), match.end()
             if decoded(_WHITESPACE.sub("", match.group())) in self._base64:
-                start, end = _base64_run(text, start, end, pos)
+                start, end = base64_run(text, start, end, pos)
             elif before is not None and after is not None:  # a key's prefix beside its core
                 if found := before.search(text, max(pos, start - window), start):
                     start = found.start()
                 if found := after.match(text, end, end + window):
                     end = found.end()
-            if start >= end:
-                continue
-            pieces += [text[pos:start], REDACTED + "\n" * text[start:end].count("\n")]
-            pos = end
-        return "".join(pieces) + text[pos:]
+            if start < end:
+                spans.append((start, end))
+                pos = end
+        return spans
 
     def changes_none(self, texts: Iterable[str]) -> bool:
         """True when redacting each of ``texts`` would give it back as it is.
 
         One quick check of them all (:meth:`goosectx.redaction_check.QuickCheck.none_in`:
-        the texts joined by NUL, 256k characters at a time). ``False`` says only that one of
-        them may hold a secret: redact each.
+        the texts joined by NUL, 256k characters at a time; those with an ESC again without
+        their terminal escapes). ``False`` says only that one of them may hold a secret:
+        redact each.
         """
-        return not self._forms or self._check.none_in(texts)
+        if not self._forms:
+            return True
+        texts = list(texts)
+        return self._check.none_in(texts) and self._check.none_in(
+            without_escapes(t) for t in texts if "\x1b" in t)  # (as :meth:`__call__` reads)
+
+
+def _replaced(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each of ``spans`` (in order, apart) ``[REDACTED]``, its lines kept."""
+    pieces: list[str] = []
+    pos = 0
+    for start, end in spans:
+        pieces += [text[pos:start], REDACTED + "\n" * text[start:end].count("\n")]
+        pos = end
+    return "".join(pieces) + text[pos:]
 
 
 def redact_cut_secrets(text: str, secrets: Iterable[str]) -> str:

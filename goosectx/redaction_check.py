@@ -19,7 +19,9 @@ check with the regex on random texts; docs/architecture.md §8 (the import's scr
 from __future__ import annotations
 
 import binascii
+import bisect
 import codecs
+import re
 from collections.abc import Iterable
 
 ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
@@ -38,6 +40,41 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _ESCAPES = {f"{a}{b}".encode(): bytes([int(a + b, 16)]) for a in _HEX for b in _HEX}
 """The byte each two hex digits (any case) after a ``%`` decode to."""
 _ERRORS = "goosectx-redaction"
+TERMINAL_ESCAPE = re.compile(r"\x1b(?:\[[ -?]*[@-~]|\][^\x00\x07\x1b]*(?:\x07|\x1b\\))")
+"""A terminal's CSI (``ESC [0m``: colour, cursor) or OSC (``ESC ]0;title BEL``) sequence."""
+
+
+def without_escapes(text: str) -> str:
+    """``text`` without its :data:`TERMINAL_ESCAPE` sequences (itself when it has no ESC)."""
+    return TERMINAL_ESCAPE.sub("", text) if "\x1b" in text else text
+
+
+def spans_with_escapes(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` (in order) of :func:`without_escapes` of ``text`` as spans of ``text``.
+
+    A span runs from its first character to its last: the sequences between them go with
+    it, those before or after it stay. The sequences past the last span are not looked at.
+    """
+    plain_starts: list[int] = []  # each piece of ``text`` between two sequences:
+    starts: list[int] = []  # where it starts there and in ``text``
+    plain = pos = 0
+    last = spans[-1][1] if spans else 0
+    for match in TERMINAL_ESCAPE.finditer(text):
+        if match.start() > pos:
+            plain_starts.append(plain)
+            starts.append(pos)
+            plain += match.start() - pos
+        pos = match.end()
+        if plain >= last:
+            break
+    plain_starts.append(plain)
+    starts.append(pos)
+
+    def where(index: int) -> int:
+        k = bisect.bisect_right(plain_starts, index) - 1
+        return starts[k] + index - plain_starts[k]
+
+    return [(where(start), where(end - 1) + 1) for start, end in spans]
 
 
 def _lone_surrogate(error: UnicodeError) -> tuple[bytes, int]:

@@ -6,17 +6,23 @@ piece passed on is redacted alone, so a secret must never be cut between two pie
 any whitespace inside and any character percent-encoded; so the text is held back from the
 first character of its longest tail that, squeezed of whitespace (and decoded), is a start
 of one of those forms. Ordinary text has no such tail, or one of a character or two: it
-appears word by word, as before. A chunk costs O(its length + the longest form): only the
-last :attr:`SecretTail.window` characters are looked at (a secret spread over more
-whitespace than that can show its start; the stored answer is still redacted whole).
+appears word by word, as before. Nor is text passed on up to a whitespace inside a whole
+form (:meth:`SecretTail.straddled`: a key broken over lines, its base64 wrapped by
+``base64 -w20``, padding and all): redacted alone, its pieces would show. A chunk costs
+O(its length + the longest form): only the last :attr:`SecretTail.window` characters are
+looked at (a secret spread over more whitespace than that can show its start; the stored
+answer is still redacted whole).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable
 
 from goosectx.redaction import MIN_SECRET_CHARS, REDACTED, encodings
+from goosectx.redaction_base64 import padded_base64
+from goosectx.redaction_check import TERMINAL_ESCAPE
 
 WORD_LIMIT = 256
 """A word (no whitespace) longer than this is passed on as it streams, all but its tail
@@ -26,6 +32,7 @@ CUT_CHARS = 12
 form, all but its last two characters): shorter ones say too little to be taken for it."""
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _PARTIAL_ESCAPE = re.compile(r"%[0-9A-Fa-f]?\Z")
+_PARTIAL_SEQUENCE = re.compile(r"\x1b(?:\[[ -?]*|\][^\x00\x07\x1b]*\x1b?)?\Z")
 
 
 class SecretTail:
@@ -34,7 +41,8 @@ class SecretTail:
     def __init__(self, secrets: Iterable[str]) -> None:
         values = {s for s in secrets if len(s) >= MIN_SECRET_CHARS}
         plain = {"".join(s.split()) for s in values}
-        forms = {"".join(f.split()) for s in values for f in encodings(s)} - {""}
+        forms = {"".join(f.split()) for s in values
+                 for f in encodings(s) + padded_base64(s)} - {""}
         self._by_first: dict[str, list[str]] = {}
         for form in sorted(forms, key=len, reverse=True):
             self._by_first.setdefault(form[0], []).append(form)
@@ -70,13 +78,47 @@ class SecretTail:
         if self._starts is None or not text:
             return len(text)
         cut = max(0, len(text) - self.window)
-        squeezed = "".join(text[cut:].split())[-self._squeezed_most:]
+        where: list[int] | None = None
+        if "\x1b" in text[cut:]:  # read without its terminal escapes, as the Redactor does
+            chars, where = _squeezed(text, cut)
+            squeezed = chars[-self._squeezed_most:]
+        else:
+            squeezed = "".join(text[cut:].split())[-self._squeezed_most:]
         tail = self._longest(squeezed)
         if "%" in squeezed:
             tail = max(tail, self._longest_decoded(squeezed))
         if not tail:
             return len(text)
+        if where is not None:
+            return where[len(where) - tail]
         return _index_of_nth_last_visible(text, tail, cut)
+
+    def straddled(self, text: str, end: int) -> int:
+        """Where a whole form in ``text`` that ``end`` would cut begins; ``end`` if none does.
+
+        A form spread over lines (``base64 -w20``, ``fold``) is whole only squeezed, and
+        once complete no tail starts it (:meth:`start`): passed on up to a whitespace inside
+        it, its pieces would each be redacted alone, that is not at all. Looked for in the
+        last :attr:`window` characters, squeezed and (where ``%`` is) decoded.
+        """
+        if self._starts is None or end >= len(text):
+            return end
+        cut = max(0, len(text) - self.window)
+        if end <= cut:
+            return end
+        before = "".join(text[cut:end].split())
+        chars, at = before + "".join(text[end:].split()), len(before)
+        where: list[int] | None = None
+        if "%" in chars or "\x1b" in chars:
+            chars, where = _squeezed(text, cut)
+            if "%" in chars:
+                chars, where = _decoded(chars, where)
+            at = bisect.bisect_left(where, end)
+        for match in self._starts.finditer(chars, max(0, at - self._longest_form + 1), at):
+            i = match.start()  # a form starting before ``end`` and ending after it
+            if any(len(f) > at - i and chars.startswith(f, i) for f in self._by_first[chars[i]]):
+                return where[i] if where else _index_of_nth_last_visible(text[:end], at - i, cut)
+        return end
 
     def cut_short(self, text: str) -> str:
         """``text``, ended here, with a secret's start at its end redacted (a key cut short).
@@ -133,6 +175,37 @@ class SecretTail:
         return len(squeezed) - len(whole) if partial else 0
 
 
+def _squeezed(text: str, cut: int) -> tuple[str, list[int]]:
+    """``text[cut:]`` without whitespace, and the index in ``text`` of each character kept.
+
+    Nor terminal escape sequences (``ESC [0m``), one still arriving at the end included.
+    """
+    escaped: set[int] = set()
+    if "\x1b" in text[cut:]:
+        for match in TERMINAL_ESCAPE.finditer(text, cut):
+            escaped.update(range(match.start(), match.end()))
+        if partial := _PARTIAL_SEQUENCE.search(text, cut):
+            escaped.update(range(partial.start(), len(text)))
+    where = [i for i in range(cut, len(text)) if not text[i].isspace() and i not in escaped]
+    return "".join(text[i] for i in where), where
+
+
+def _decoded(chars: str, where: list[int]) -> tuple[str, list[int]]:
+    """``chars`` with its ``%XX`` decoded, and ``where`` of each character's first."""
+    out: list[str] = []
+    at: list[int] = []
+    pos = 0
+    for match in _ESCAPE.finditer(chars):
+        out += chars[pos:match.start()]
+        at += where[pos:match.start()]
+        out.append(chr(int(match.group(1), 16)))
+        at.append(where[match.start()])
+        pos = match.end()
+    out += chars[pos:]
+    at += where[pos:]
+    return "".join(out), at
+
+
 def _cut_escape(squeezed: str) -> int:
     """``len(squeezed)``, less an escape cut short at its end (``%`` or ``%2``)."""
     partial = _PARTIAL_ESCAPE.search(squeezed)
@@ -165,8 +238,9 @@ def settled_end(text: str, tail: SecretTail | None, *, in_long_word: bool = Fals
 
     Up to its last whitespace (words appear whole), or all of a last word longer than
     :data:`WORD_LIMIT` (``in_long_word``: ``text`` starts inside one, partly passed on
-    already); and never past the tail that could still become a secret, from the start of
-    its word unless that word is a long one.
+    already); and never past the tail that could still become a secret, nor into a whole
+    one spread over lines (:meth:`SecretTail.straddled`), from the start of its word unless
+    that word is a long one.
     """
     end = len(text)
     floor = max(0, end - WORD_LIMIT - 1)
@@ -177,11 +251,17 @@ def settled_end(text: str, tail: SecretTail | None, *, in_long_word: bool = Fals
         end = i
     elif not floor and not in_long_word:  # one word, not long: it waits for a whitespace
         end = 0
-    if tail is not None and (start := tail.start(text)) < end:
+    if tail is None:
+        return end
+    start = tail.start(text)
+    if start >= end:  # (a whole key the last whitespace would cut: held from its start)
+        start = tail.straddled(text, end)
+    while start < end:
         floor = max(0, start - WORD_LIMIT)
         word = start
         while word > floor and not text[word - 1].isspace():
             word -= 1
         whole = word > floor or not (floor or in_long_word)  # the word's start is in reach
         end = word if whole else start
+        start = tail.straddled(text, end)
     return end
