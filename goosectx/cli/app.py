@@ -135,7 +135,7 @@ def run(
     max_cost: MaxCostOpt = None,
     with_extension: WithExtOpt = None, with_remote_extension: WithRemoteOpt = None,
     allow: Annotated[list[str] | None, typer.Option(
-        "--allow", help="Permission rule to allow, e.g. 'shell(git status*)' (repeatable).")] = None,
+        "--allow", help="Permission rule to allow, e.g. 'shell(ls*)' (repeatable).")] = None,
     deny: Annotated[list[str] | None, typer.Option(
         "--deny", help="Permission rule to deny, e.g. 'shell(rm *)' (repeatable).")] = None,
 ) -> None:
