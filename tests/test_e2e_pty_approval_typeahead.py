@@ -8,34 +8,15 @@ nothing of it is taken as a key, and nothing of it is sent to the model.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
 import pytest
 from fakeserver import FakeServer
-from test_e2e_pty import READ_S, TIMEOUT_S, press
+from pty_support import spawn_session, user_texts
+from test_e2e_pty import READ_S, press
 
 pexpect = pytest.importorskip("pexpect")
-
-
-def _spawn(tmp_path: Path, base_url: str, work: Path) -> object:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("GOOSE_") and not k.endswith(("_API_KEY", "_API_BASE", "_BASE_URL"))}
-    (tmp_path / "c.toml").touch()
-    env.update(GOOSECTX_HOME=str(tmp_path / "home"), GOOSECTX_CONFIG=str(tmp_path / "c.toml"),
-               GOOSE_MODEL="openai/fake-model", OPENAI_API_BASE=base_url,
-               OPENAI_API_KEY="sk-test-dummy", PROMPT_TOOLKIT_NO_CPR="1",
-               TERM="xterm-256color", GOOSE_MODE="approve")
-    env.pop("NO_COLOR", None)
-    return pexpect.spawn("goosectx", ["session"], cwd=str(work), env=env,
-                         dimensions=(40, 110), encoding="utf-8", timeout=TIMEOUT_S)
-
-
-def _user_texts(requests: list[dict[str, object]]) -> list[str]:
-    return [json.dumps(message.get("content")) for request in requests
-            for message in request["messages"]  # type: ignore[attr-defined]
-            if message.get("role") == "user"]
 
 
 def test_a_key_typed_before_the_question_is_shown_does_not_answer_it(tmp_path: Path) -> None:
@@ -45,7 +26,7 @@ def test_a_key_typed_before_the_question_is_shown_does_not_answer_it(tmp_path: P
                   {"name": "shell", "arguments": {"command": "touch ran.txt"}}]},
               {"text": "not run, fine"}]
     with FakeServer(script) as server:
-        child = _spawn(tmp_path, server.base_url, work)
+        child = spawn_session(tmp_path, server.base_url, work, GOOSE_MODE="approve")
         try:
             child.expect("❯")
             child.send("go\ryes")  # "yes" typed right behind the message, before any question
@@ -63,7 +44,7 @@ def test_a_key_typed_before_the_question_is_shown_does_not_answer_it(tmp_path: P
         finally:
             child.close(force=True)
         assert not (work / "ran.txt").exists()
-        assert not any("yes" in text for text in _user_texts(server.requests))
+        assert not any("yes" in text for text in user_texts(server.requests))
 
 
 def test_a_sentence_typed_at_the_question_is_neither_an_answer_nor_a_message(
@@ -73,7 +54,7 @@ def test_a_sentence_typed_at_the_question_is_neither_an_answer_nor_a_message(
     script = [{"tool_calls": [{"name": "shell", "arguments": {"command": "touch ran.txt"}}]},
               {"text": "denied, fine"}]
     with FakeServer(script) as server:
-        child = _spawn(tmp_path, server.base_url, work)
+        child = spawn_session(tmp_path, server.base_url, work, GOOSE_MODE="approve")
         try:
             child.expect("❯")
             child.send("run a shell\r")
@@ -95,7 +76,7 @@ def test_a_sentence_typed_at_the_question_is_neither_an_answer_nor_a_message(
             child.close(force=True)
         assert not (work / "ran.txt").exists()
         assert len(server.requests) == 2
-        assert not any("good" in text or "python" in text for text in _user_texts(server.requests))
+        assert not any("good" in text or "python" in text for text in user_texts(server.requests))
 
 
 def _answer_once(tmp_path: Path, keys: str, after: str) -> tuple[bool, list[str]]:
@@ -105,7 +86,7 @@ def _answer_once(tmp_path: Path, keys: str, after: str) -> tuple[bool, list[str]
     script = [{"tool_calls": [{"name": "shell", "arguments": {"command": "touch ran.txt"}}]},
               {"text": "next step"}]
     with FakeServer(script) as server:
-        child = _spawn(tmp_path, server.base_url, work)
+        child = spawn_session(tmp_path, server.base_url, work, GOOSE_MODE="approve")
         try:
             child.expect("❯")
             child.send("run a shell\r")

@@ -11,13 +11,12 @@ the NUL.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
 import pytest
 from fakeserver import FakeServer
-from test_e2e_pty import TIMEOUT_S
+from pty_support import spawn_session, user_texts
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -25,31 +24,11 @@ SLOW = {"text": "streaming slowly " * 6 + "ANSWER-END", "chunk_chars": 4,
         "chunk_delay_s": 0.08}
 
 
-def _spawn(tmp_path: Path, base_url: str) -> object:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("GOOSE_") and not k.endswith(("_API_KEY", "_API_BASE",
-                                                            "_BASE_URL"))}
-    (tmp_path / "c.toml").touch()
-    env.update(GOOSECTX_HOME=str(tmp_path / "home"), GOOSECTX_CONFIG=str(tmp_path / "c.toml"),
-               GOOSE_MODEL="openai/fake-model", OPENAI_API_BASE=base_url,
-               OPENAI_API_KEY="sk-test-dummy", PROMPT_TOOLKIT_NO_CPR="1",
-               TERM="xterm-256color")
-    env.pop("NO_COLOR", None)
-    return pexpect.spawn("goosectx", ["session"], cwd=str(tmp_path), env=env,
-                         dimensions=(40, 110), encoding="utf-8", timeout=TIMEOUT_S)
-
-
-def _user_texts(requests: list[dict[str, object]]) -> list[str]:
-    return [json.dumps(message.get("content")) for request in requests
-            for message in request["messages"]  # type: ignore[attr-defined]
-            if message.get("role") == "user"]
-
-
 @pytest.mark.parametrize("typed", ["\x04", "ab\x04cd", "next one\x04"])
 def test_keys_typed_during_a_turn_reach_the_next_prompt_without_eof_or_nul(
         tmp_path: Path, typed: str) -> None:
     with FakeServer([SLOW, {"text": "second ANSWER-END"}]) as server:
-        child = _spawn(tmp_path, server.base_url)
+        child = spawn_session(tmp_path, server.base_url, tmp_path)
         try:
             child.expect("❯")
             child.send("first\r")
@@ -66,7 +45,7 @@ def test_keys_typed_during_a_turn_reach_the_next_prompt_without_eof_or_nul(
             child.expect(pexpect.EOF, timeout=15)
         finally:
             child.close(force=True)
-        texts = _user_texts(server.requests)
+        texts = user_texts(server.requests)
     kept = typed.replace("\x04", "")
     assert all("\\u0000" not in t for t in texts), texts
     if kept:
