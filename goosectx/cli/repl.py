@@ -287,10 +287,6 @@ class Repl:
             return {}
         return self.agent.context.take_fresh_token_counts()
 
-    def _redact(self, text: str) -> str:
-        """``text`` with this environment's secrets redacted (the agent's redactor)."""
-        return self.agent.redact(text)
-
     def _goodbye(self) -> bool:
         return repl_outcome.goodbye(self)
 
