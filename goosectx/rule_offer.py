@@ -7,7 +7,7 @@ answers, one per program:
 
 * a prefix rule (``shell(ls*)``, ``shell(git status*)``, ``shell(docker ps*)``) where nothing
   later on the line can make the program run code or write a file (:data:`PREFIX_PROGRAMS`,
-  git's subcommands but those below, the read-only subcommands :data:`OFFERS` names);
+  git's read-only subcommands :data:`GIT_READS`, those :data:`OFFERS` names);
 * the command as it is (``shell(make test)``), a rule that repeats but cannot grow, for every
   other program (``rm``, ``cp``, ``chmod``, ``./build.sh``), the programs of :data:`OFFERS` —
   build tools, test runners and linters (``pytest -p MODULE`` loads code), package managers,
@@ -54,8 +54,8 @@ from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_variables import OPTION_VARIABLES
 from goosectx.shell_wrappers import FD, STARTERS, runs_given_command
 
-__all__ = ["COMPILER", "GIT_RUNS", "GIT_WRITES", "OFFERS", "PREFIX_PROGRAMS", "RUNS_ANYTHING",
-           "SUBCOMMAND_TOOLS", "suggested_rule"]
+__all__ = ["COMPILER", "GIT_READS", "GIT_RUNS", "GIT_WRITES", "OFFERS", "PREFIX_PROGRAMS",
+           "RUNS_ANYTHING", "SUBCOMMAND_TOOLS", "suggested_rule"]
 
 _EXACT: frozenset[str] = frozenset()
 """No subcommand keeps a prefix rule: every command of the program is offered as it is."""
@@ -170,16 +170,28 @@ GIT_WRITES = frozenset({
 ``fast-export --export-marks=FILE``, ``bundle create FILE``. They are offered the command as it
 is (``shell(git log --oneline)``), a rule that cannot grow, never ``shell(git log*)``."""
 
+GIT_READS = frozenset({
+    "status", "ls-files", "ls-tree", "rev-parse", "describe", "show-ref", "cat-file",
+    "count-objects", "check-ignore", "check-attr", "merge-base", "name-rev", "verify-commit",
+    "verify-tag", "version", "var", "for-each-ref"}) - GIT_WRITES
+"""git subcommands that only read, whatever follows: offered a prefix rule (``shell(git
+status*)``). Every other one is offered the command as it is — ``git clean -n`` must not give
+``shell(git clean*)``, which would run ``git clean -fdx`` (the untracked ``.env`` and notes
+gone), nor ``git reset HEAD f`` ``shell(git reset*)`` (``git reset --hard``); likewise
+``checkout``, ``restore``, ``rm``, ``branch -D``, ``tag -d``, ``update-ref``, ``gc``,
+``worktree``, ``add``, ``commit``."""
+
 PREFIX_PROGRAMS = frozenset({
     "ls", "cat", "head", "tail", "wc", "cmp", "comm", "stat", "du", "df", "pwd", "echo", "printf",
     "which", "whoami", "id", "groups", "uname", "uptime", "free", "ps", "pgrep", "cut", "nl", "od",
     "hexdump", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "basename",
     "dirname", "realpath", "readlink", "jq", "column", "join", "paste", "fold", "fmt", "expand",
     "unexpand", "rev", "tac", "strings", "seq", "true", "false", "sleep", "printenv", "nproc",
-    "locale", "tr", "pstree", "lsblk", "lscpu", "whereis", "cal", "getent"})
+    "locale", "tr", "pstree", "lsblk", "lscpu", "whereis", "cal"})
 """The programs offered a prefix rule (``shell(ls*)``, ``shell(cat*)``): each only reads and
 prints, whatever options or arguments follow (``tree -o F``, ``sort -o F``, ``uniq IN OUT``,
-``xxd -r IN OUT`` and ``file -C`` write a file, ``ldd`` may run the program: not here; nor
+``xxd -r IN OUT`` and ``file -C`` write a file, ``ldd`` may run the program, ``getent shadow``
+reads the password hashes by a database name, not a path: not here; nor
 ``grep`` and ``diff``, whose ``-r`` reads every file below a directory — the sensitive-file
 check judges the paths a command names, not what lies below them, so ``shell(grep*)`` would let
 ``grep -r KEY .`` read the project's ``.env``). Any other program outside the subcommand tools
@@ -264,7 +276,7 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     reads = _offer(name)
     if reads is not None and (kept := _read_only_subcommand(words, reads)):
         return f"shell({' '.join([program, *kept])}*)"  # shell(docker ps*), shell(gh pr list*)
-    if (reads is not None or name == "git" and keep[-1] in GIT_WRITES
+    if (reads is not None or name == "git" and keep[-1] not in GIT_READS
             or len(keep) == 1 and name not in PREFIX_PROGRAMS):
         if not all(_PLAIN_WORD.fullmatch(w) for w in words):
             return None  # git log --format='%h %s': no exact rule spells it
