@@ -3,9 +3,10 @@
 docs/architecture.md §4 (clause "permission rules"). The sensitive-file check judges the paths
 a shell command names (:func:`goosectx.sensitive.sensitive_words`); ``grep -r KEY .`` names
 only ``.``, yet reads ``./.env`` and ``./.git/config``. So under an allow rule such as
-``shell(grep*)`` the approval also walks each directory a recursive ``grep`` or ``diff``
-reads (``.`` when it names none), and asks when a sensitive file lies below it — or when
-there are more than :data:`MAX_NAMES` names to look at (any may be).
+``shell(grep*)`` (or after ``a``) the approval also walks each directory a recursive ``grep``
+or ``diff`` (``.`` when it names none), a ``tar``, ``cp -r``, ``rsync -a``, ``scp -r`` or
+``zip -r`` reads, and asks when a sensitive file lies below it, or when there are more than
+:data:`MAX_NAMES` names to look at (any may be).
 
 Core module: no printing.
 """
@@ -21,12 +22,18 @@ from goosectx.shell_words import Word
 MAX_NAMES = 10_000
 """Names walked below one directory before the walk stops and counts as "any may be"."""
 
-_RECURSIVE_LONG: dict[str, frozenset[str]] = {
-    "grep": frozenset({"--recursive", "--dereference-recursive", "--directories=recurse"}),
-    "diff": frozenset({"--recursive"}),
+_RECURSIVE: dict[str, tuple[frozenset[str], str]] = {
+    "grep": (frozenset({"--recursive", "--dereference-recursive", "--directories=recurse"}),
+             "rR"),
+    "diff": (frozenset({"--recursive"}), "r"),
+    "cp": (frozenset({"--recursive", "--archive"}), "rRa"),
+    "rsync": (frozenset({"--recursive", "--archive"}), "ra"),
+    "scp": (frozenset(), "r"),
+    "zip": (frozenset({"--recurse-paths"}), "r"),
 }
-"""Programs that read below a directory when given one of these options (or ``-r`` / ``-R``
-in a cluster of short options: ``-rn``); ``egrep`` and ``fgrep`` are ``grep``."""
+"""Programs that read below a directory when given one of these long options, or one of these
+letters in a cluster of short options (``-rn``, ``-av``); ``egrep``/``fgrep`` are ``grep``.
+``tar`` reads below every directory it is given, ``rgrep`` is ``grep -r``."""
 
 
 def _program(word: str) -> str:
@@ -35,34 +42,41 @@ def _program(word: str) -> str:
 
 
 def recursive_operands(words: list[Word]) -> list[str] | None:
-    """The directory words a recursive ``grep``/``diff`` reads below, ``None`` if it does not.
+    """The words a recursive read may read below, ``None`` if the command reads none.
 
-    ``grep -rn TODO src`` → ``["src"]`` (every operand: which is the pattern is not worked
-    out, a pattern that is no directory is skipped by the walk); ``grep -r x`` → ``["."]``,
-    as grep reads the working dir; ``rgrep`` is always recursive.
+    ``grep -rn TODO src`` → ``["TODO", "src"]`` (every operand: which is the pattern is not
+    worked out, a word that is no directory is skipped by the walk); ``grep -r x`` → ``["x",
+    "."]``, as grep reads the working dir; ``tar -czf out.tgz .`` → ``["-czf", "out.tgz",
+    "."]`` (tar's first word may be its options without a dash); ``cp -r src dst``, ``rsync
+    -a``, ``scp -r``, ``zip -r``.
     """
     if not words:
         return None
     name = _program(words[0].value)
-    longs = _RECURSIVE_LONG.get(name)
-    if longs is None:
+    args = [w.value for w in words[1:]]
+    if name == "tar":
+        return [value for value in args if value != "-"]
+    if name not in _RECURSIVE:
         return None
+    longs, letters = _RECURSIVE[name]
     recursive = words[0].value.rsplit("/", 1)[-1] == "rgrep"
     operands: list[str] = []
-    args = [w.value for w in words[1:]]
     for i, value in enumerate(args):
         if value == "--":
             operands.extend(args[i + 1:])
             break
-        if value in longs or value == "-d" and args[i + 1:i + 2] == ["recurse"]:
+        if value in longs or name == "grep" and value == "-d" and args[i + 1:i + 2] == [
+                "recurse"]:
             recursive = True
         elif value.startswith("-") and not value.startswith("--") and len(value) > 1:
-            recursive |= "r" in value or "R" in value and name == "grep"
+            recursive |= any(letter in value for letter in letters)
         elif not value.startswith("-"):
             operands.append(value)
     if not recursive:
         return None
-    return operands if len(operands) > (1 if name == "grep" else 0) else [*operands, "."]
+    if name == "grep" and len(operands) <= 1:
+        return [*operands, "."]
+    return operands
 
 
 def sensitive_below_dir(directory: Path) -> Iterator[Path | None]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -314,15 +315,20 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     from goosectx.glob_words import MAX_NAMES, pattern_paths  # here: only a !command needs it
     from goosectx.shell_lexer import lex
 
+    bases = [working_dir]  # and each dir a `cd` before names: `cd .git && cat config`
     for part in lex(command):
-        yield from _below_recursive(part.words, working_dir)
+        for base in bases:
+            yield from _below_recursive(part.words, base)
         for word in part.words:
-            value = word.value.partition("=")[2] if word.value.startswith("-") else word.value
+            value = argument_value(word.value, working_dir)
+            if value is None:
+                yield word.value, f"{word.value} (a directory stack entry: any may be)"
+                continue
             if not value or value.startswith("-") or "\0" in value:
                 continue
-            if any(is_sensitive(Path(os.path.abspath(working_dir / expand_user(one))),
-                                data_dir=data_dir, config_file=config_file)
-                   for one in named_values(value)):
+            if any(is_sensitive(base / expand_user(one), data_dir=data_dir,
+                                config_file=config_file)
+                   for one in named_values(value) for base in bases):
                 yield word.value, word.value
                 continue
             if not word.pattern:
@@ -336,10 +342,33 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 if is_sensitive(one, data_dir=data_dir, config_file=config_file):
                     yield word.value, f"{word.value} (matching {shown(one, working_dir)})"
                     break
+        if part.words and part.words[0].value in ("cd", "pushd"):
+            named_dirs = [w.value for w in part.words[1:] if not w.value.startswith("-")]
+            if named_dirs:
+                bases.append(working_dir / expand_user(named_dirs[0]))
+
+
+def argument_value(value: str, working_dir: Path) -> str | None:
+    """The part of an argument word that may name a path, as bash and the program read it.
+
+    ``--file=F`` → ``F``; a short option's attached value, ``-f.env`` → ``.env`` (``hexdump
+    -f.env`` prints the file); ``~+/x`` (bash's ``$PWD``) → ``working_dir/x``; ``""`` for a
+    bare option. ``None`` for ``~-``, ``~N``, ``~+N``, ``~-N``: the previous dir or the
+    directory stack, unknown here.
+    """
+    if value.startswith("--"):
+        return value.partition("=")[2]
+    if value.startswith("-"):
+        return value.partition("=")[2] or value[2:]
+    if value == "~+" or value.startswith("~+/"):
+        return str(working_dir) + value[2:]
+    if re.match(r"~[+-]?(?:\d+)?(?:/|$)", value) and value[:2] not in ("~/",) and value != "~":
+        return None
+    return value
 
 
 def _below_recursive(words: list[Word], working_dir: Path) -> Iterator[tuple[str, str]]:
-    """The directory words of a recursive ``grep``/``diff`` with a sensitive file below them.
+    """The directory words of a recursive read (``grep -r``, ``tar`` …) with a sensitive file below.
 
     ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
     (:mod:`goosectx.recursive_reads`).

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from goosectx.glob_words import pattern_paths
-from goosectx.sensitive import expand_user, inside, named_values, resolve, shown
+from goosectx.sensitive import argument_value, expand_user, inside, named_values, resolve, shown
 from goosectx.shell_lexer import RESERVED_WORDS, lex
 from goosectx.shell_words import ASSIGNMENT_WORD, Word
 
@@ -59,25 +59,25 @@ def outside_words(command: str, working_dir: Path) -> Iterator[tuple[str, str]]:
         if (moved := _cd_elsewhere(args, working_dir, real_dir)) is not None:
             yield moved
         for word in args[1:]:  # not the program (nor a redirection's `<`)
-            value: str | None = (word.value.partition("=")[2] if word.value.startswith("-")
-                                 else word.value)
-            if word.expands and value is not None:
-                value = _expanded(value, working_dir)
-            if value is None or value.startswith("~-"):  # ~- is $OLDPWD
+            value: str | None = word.value
+            if word.expands:
+                value = _expanded(word.value, working_dir)
+            if value is not None:  # ~- is $OLDPWD, ~1 the dir stack: None
+                value = argument_value(value, working_dir)
+            if value is None:
                 yield word.value, f"{word.value} may be {FAR}"
                 continue
             if not value or value.startswith("-") or "\0" in value or value in STREAM_FILES:
                 continue
             named = pattern_paths(value, working_dir) if word.pattern else [
-                Path(os.path.abspath(working_dir / expand_user(one)))
-                for one in named_values(value)]
+                working_dir / expand_user(one) for one in named_values(value)]
             if named is None:
                 yield word.value, f"{word.value} (too many matches to check) may be {FAR}"
                 continue
             for path in named:
                 if inside(real := resolve(path), real_dir):
                     continue
-                led = "" if real == path else f" → {real}"
+                led = "" if real == Path(os.path.abspath(path)) else f" → {real}"
                 what = (f"{word.value} (matching {shown(path, working_dir)}{led})"
                         if word.pattern and not glob.has_magic(str(path)) else
                         f"{word.value} ({led[1:]})" if led else word.value)

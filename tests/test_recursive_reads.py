@@ -82,3 +82,24 @@ def test_too_many_names_to_walk_asks(tmp_path: Path) -> None:
     ("cat -r x", None)])
 def test_recursive_operands(command: str, operands: list[str] | None) -> None:
     assert recursive_operands(lex(command)[0].words) == operands
+
+
+@pytest.mark.parametrize("command", [
+    "tar -cf - . | tar -xOf -",  # the second tester's dump of .env after `a`
+    "tar czf out.tgz conf", "cp -r . ../copy", "cp -a conf backup", "rsync -av ./ bak/",
+    "zip -r o.zip .", "scp -r conf host:x"])
+def test_archivers_and_recursive_copies_over_a_sensitive_file_ask(
+        project: Path, command: str) -> None:
+    programs = {part.split()[0] for part in command.split("|")}
+    rules = "|".join(f"shell({p}*)" for p in programs)
+    verdict = decide(ApprovalContext(
+        mode="smart_approve", tool_name="shell", read_only=False, working_dir=project,
+        arguments={"command": command}, rules=PermissionRules(allow=tuple(rules.split("|")))))
+    assert verdict.action == "ask"
+    assert "sensitive file" in verdict.reason
+
+
+@pytest.mark.parametrize("command", ["tar czf out.tgz src", "cp -r src copy", "tar -xf x.tar",
+                                     "cp src/main.py m.py"])
+def test_archivers_over_plain_files_still_run(project: Path, command: str) -> None:
+    assert _decide(project, command, f"shell({command.split()[0]}*)")[0] == "run"
