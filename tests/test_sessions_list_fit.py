@@ -80,8 +80,9 @@ def test_a_title_too_long_for_80_columns_wraps_whole_and_nothing_is_cut_bare(
     made(home, {"huge": title}, where=tmp_path)
     lines = listed(home, 80)
     assert all(cell_len(line) <= 80 for line in lines), lines
-    assert lines[-1].startswith("(not shown:") and "--json" in lines[-1]  # what was left out
-    words = " ".join(line for line in lines[1:-1]).split()
+    assert lines[-2].startswith("(not shown:") and "working dir" in lines[-2]  # left out
+    assert lines[-1] == "(every column: goosectx sessions list --json)"  # the command whole
+    words = " ".join(line for line in lines[1:-2]).split()
     assert " ".join(w for w in words if w in title.split()) == title
 
 

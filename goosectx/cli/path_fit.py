@@ -120,3 +120,13 @@ def left_cut(path: str, cells: int) -> str:
             break
         tail = longer
     return ELLIPSIS + (tail or _end(path, cells - 1))
+
+
+def right_cut(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` cells: whole when it fits, else its start and ``…``.
+
+    For a name (``sessions list``): its start tells it apart; a wide character is never split.
+    """
+    if cell_len(text) <= cells:
+        return text
+    return _start(text, max(cells - 1, 0)) + ELLIPSIS

@@ -205,7 +205,8 @@ def print_session_table(console: Console, rows: Sequence[SessionSummary], *,
         for r in rows
     ]
     print_table(console, header, table_rows, right=("messages", "context"), wrap=("title",),
-                paths=("working dir",), drop=("source", "context", "messages", "updated"),
+                paths=("working dir",), cut=("name",), whole=("id",),
+                drop=("source", "context", "messages", "updated", "working dir"),
                 all_columns="goosectx sessions list --json")
 
 

@@ -60,7 +60,10 @@ def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> di
 
     Dropped: names matching ``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``,
     ``*_ACCESS_KEY_ID``, ``*_PAT`` and the rest of :data:`goosectx.redaction.SECRET_NAME`
-    (case-insensitive), values that are URLs with a password, every configured model's
+    (``*WEBHOOK*``, ``*_AUTH_*``, ``*COOKIE*``, ``*_PASS``, … but not ``SSH_AUTH_SOCK``;
+    case-insensitive), values that are URLs with a password or a token for the user name,
+    ``Bearer …``/``Basic …`` header values and Slack/Discord webhook URLs
+    (:data:`goosectx.redaction.SECRET_VALUE`), every configured model's
     ``api_key_env``, and every variable an extension is given (:func:`extension_env_names`:
     ``env_keys = ["ACME_SERVICE"]`` hands a server a credential whose name need not look
     secret) — unless the name is listed in ``settings.allow_secret_env``.
