@@ -13,7 +13,8 @@ import os
 from collections.abc import Mapping
 
 from goosectx.config import Settings
-from goosectx.redaction import Redactor, secret_values
+from goosectx.redaction import Redactor
+from goosectx.secret_names import secret_values
 
 
 def configured_key_vars(settings: Settings) -> set[str]:

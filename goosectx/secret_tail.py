@@ -20,9 +20,10 @@ import bisect
 import re
 from collections.abc import Callable, Iterable
 
-from goosectx.redaction import MIN_SECRET_CHARS, REDACTED, encodings
+from goosectx.redaction import REDACTED, encodings
 from goosectx.redaction_base64 import padded_base64
 from goosectx.redaction_check import TERMINAL_ESCAPE
+from goosectx.secret_names import MIN_SECRET_CHARS
 
 WORD_LIMIT = 256
 """A word (no whitespace) longer than this is passed on as it streams, all but its tail

@@ -44,7 +44,7 @@ def test_a_url_with_a_password_is_dropped_and_redacted() -> None:
     url = "postgres://app:s3cr3t-pass-word@db.internal/app"
     env = {"DATABASE_URL": url, "HOMEPAGE": "https://example.org/a:b", "PATH": "/bin"}
     assert tool_env(Settings(), env) == {"HOMEPAGE": "https://example.org/a:b", "PATH": "/bin"}
-    from goosectx.redaction import secret_values
+    from goosectx.secret_names import secret_values
     redact = Redactor(secret_values(env))
     assert "s3cr3t" not in redact(f"connecting with s3cr3t-pass-word to {url}")
 

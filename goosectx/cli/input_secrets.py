@@ -80,7 +80,8 @@ def redact_added_envs(line: str) -> str:
     import shlex
 
     from goosectx.extension_settings import leading_envs
-    from goosectx.redaction import MIN_SECRET_CHARS, REDACTED
+    from goosectx.redaction import REDACTED
+    from goosectx.secret_names import MIN_SECRET_CHARS
 
     spec = spec.strip()
     if len(spec) >= 2 and spec[0] == spec[-1] and spec[0] in "\"'":

@@ -59,11 +59,11 @@ def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> di
     """The environment a shell call gets: ``environ`` minus anything that looks secret.
 
     Dropped: names matching ``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``,
-    ``*_ACCESS_KEY_ID``, ``*_PAT`` and the rest of :data:`goosectx.redaction.SECRET_NAME`
+    ``*_ACCESS_KEY_ID``, ``*_PAT`` and the rest of :data:`goosectx.secret_names.SECRET_NAME`
     (``*WEBHOOK*``, ``*_AUTH_*``, ``*COOKIE*``, ``*_PASS``, … but not ``SSH_AUTH_SOCK``;
     case-insensitive), values that are URLs with a password or a token for the user name,
     ``Bearer …``/``Basic …`` header values and Slack/Discord webhook URLs
-    (:data:`goosectx.redaction.SECRET_VALUE`), every configured model's
+    (:data:`goosectx.secret_names.SECRET_VALUE`), every configured model's
     ``api_key_env``, and every variable an extension is given (:func:`extension_env_names`:
     ``env_keys = ["ACME_SERVICE"]`` hands a server a credential whose name need not look
     secret) — unless the name is listed in ``settings.allow_secret_env``.
@@ -77,7 +77,7 @@ def tool_env(settings: Settings, environ: Mapping[str, str] | None = None) -> di
         A new dict; ``environ`` is not modified.
     """
     from goosectx.env_secrets import configured_key_vars
-    from goosectx.redaction import is_secret
+    from goosectx.secret_names import is_secret
 
     env = os.environ if environ is None else environ
     allowed = set(settings.allow_secret_env)

@@ -1,0 +1,65 @@
+"""Which environment variables hold a secret, by name or by value.
+
+docs/architecture.md §4 (secrets). A variable is secret when its name matches
+:data:`SECRET_NAME` (``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``, ``*PASSWORD*``, ``*WEBHOOK*``,
+``*_AUTH_*``, ``*COOKIE*``, ``*_PAT``, …) or its value is a URL with a password
+(``postgres://user:pw@host/db``) or a token for its user name, a ``Bearer``/``Basic`` header
+value or a Slack/Discord webhook URL (:data:`SECRET_VALUE`). Secret variables never reach a
+child process (``tools/builtin.py``) and their values are redacted
+(:mod:`goosectx.redaction`).
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import urllib.parse
+from collections.abc import Mapping
+
+MIN_SECRET_CHARS = 8
+"""Shorter values are not redacted (they would shred ordinary output)."""
+
+SECRET_NAME = re.compile(
+    r"(_API_KEY|APIKEY|_ACCESS_KEY|_PRIVATE_KEY|_KEY$|_TOKEN|^TOKEN$|SECRET|PASSWORD|PASSWD"
+    r"|PASSPHRASE|CREDENTIAL|_PAT$|_PAT_|^PAT$|WEBHOOK|COOKIE|BEARER|SESSION_?KEY|SIGNATURE"
+    r"|SIGNING|(?:^|_)(?:AUTH|AUTHORIZATION|AUTHN|AUTHZ|PASS|PRIVATE)(?:_|$))",
+    re.IGNORECASE)
+"""Names of variables whose value is a secret (case-insensitive search)."""
+NOT_SECRET_NAMES = frozenset({"SSH_AUTH_SOCK"})
+"""Names :data:`SECRET_NAME` matches that hold no secret (a socket path)."""
+URL_WITH_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:([^\s/@]+)@", re.IGNORECASE)
+"""A URL with a password in it; group 1 is the password."""
+SECRET_VALUE = re.compile(
+    r"^\s*(?:(?:Bearer|Basic|Token)\s+(\S{8,})\s*$"  # an Authorization header's value
+    r"|\S*://(?:hooks\.slack\.com/services|(?:\w+\.)?discord(?:app)?\.com/api/webhooks)/\S+"
+    r"|[a-z][a-z0-9+.-]*://([^\s:/@]{16,})@\S*)",  # a token as a URL's user name
+    re.IGNORECASE)
+"""A value that is a secret whatever its name; group 1 or 2 is the token in it."""
+def secret_name(name: str) -> bool:
+    """True when the variable called ``name`` holds a secret, by its name alone."""
+    return bool(SECRET_NAME.search(name)) and name.upper() not in NOT_SECRET_NAMES
+
+
+def is_secret(name: str, value: str) -> bool:
+    """True when ``name=value`` holds a secret (by its name, a URL password or its value)."""
+    return secret_name(name) or bool(URL_WITH_PASSWORD.search(value) or SECRET_VALUE.match(value))
+
+
+def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Secret values in ``environ`` (8+ characters), longest first.
+
+    For a URL with a password, a bearer header or a URL with a token for its user name both
+    the whole value and the password or token are listed.
+    """
+    env = os.environ if environ is None else environ
+    values: set[str] = set()
+    for name, value in env.items():
+        if secret_name(name):
+            values.add(value)
+        for match in URL_WITH_PASSWORD.finditer(value):
+            values.update((value, urllib.parse.unquote(match.group(1)), match.group(1)))
+        if found := SECRET_VALUE.match(value):
+            values.update(v for v in (value.strip(), *found.groups()) if v)
+    return sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True)
