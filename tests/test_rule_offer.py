@@ -176,26 +176,6 @@ def test_harmless_git_subcommands_keep_their_prefix_rule() -> None:
     assert _offered("git ls-files") == "shell(git ls-files*)"
 
 
-@pytest.mark.parametrize(("command", "later"), [
-    ("git clean -n", "git clean -fdx"),  # the untracked .env and notes gone
-    ("git reset HEAD f.txt", "git reset --hard"),  # uncommitted edits gone
-    ("git checkout main", "git checkout -- ."),
-    ("git restore --staged f.txt", "git restore ."),
-    ("git branch -a", "git branch -D main"),
-    ("git rm --cached f.txt", "git rm -rf ."),
-    ("git add f.txt", "git add -A"),
-    ("git stash list", "git stash drop")])
-def test_git_subcommands_that_change_the_work_are_offered_only_the_command(
-        command: str, later: str) -> None:
-    # The second tester's finding: p at `git clean -n` added shell(git clean*), then `git
-    # clean -fdx` ran unasked and deleted an untracked .env and notes.
-    offered = _offered(command)
-    assert offered == f"shell({command})"
-    rules = PermissionRules(allow=(offered,))
-    assert action(rules, command, "smart_approve") == "run"
-    assert action(rules, later, "smart_approve") == "ask"
-
-
 def test_getent_is_offered_only_the_command() -> None:
     # shell(getent*) from `getent passwd` read the password hashes: `getent shadow`.
     assert _offered("getent passwd") == "shell(getent passwd)"
@@ -315,7 +295,17 @@ def test_test_runners_and_linters_are_offered_only_the_command(command: str, gro
     ("touch a.txt", "touch -d 2000-01-01 main.py"),
     ("./build.sh --fast", "./build.sh --clean-all"),
     ("grep -n TODO notes.txt", "grep -r KEY ."),  # -r reads the project's .env
-    ("diff a.txt b.txt", "diff -r . /tmp/x")])
+    ("diff a.txt b.txt", "diff -r . /tmp/x"),
+    # The second tester's: p at `git clean -n` added shell(git clean*), then `git clean -fdx`
+    # ran unasked and deleted an untracked .env and notes.
+    ("git clean -n", "git clean -fdx"),  # the untracked .env and notes gone
+    ("git reset HEAD f.txt", "git reset --hard"),  # uncommitted edits gone
+    ("git checkout main", "git checkout -- ."),
+    ("git restore --staged f.txt", "git restore ."),
+    ("git branch -a", "git branch -D main"),
+    ("git rm --cached f.txt", "git rm -rf ."),
+    ("git add f.txt", "git add -A"),
+    ("git stash list", "git stash drop")])
 def test_a_program_that_writes_or_recurses_is_offered_only_the_command(
         command: str, later: str) -> None:
     # The tester's finding: p at `rm -rf build` added shell(rm*), and a later `rm -rf` of
