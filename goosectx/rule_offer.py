@@ -12,8 +12,8 @@ answers, one per program:
   other program (``rm``, ``cp``, ``chmod``, ``./build.sh``), the programs of :data:`OFFERS` —
   build tools, test runners and linters (``pytest -p MODULE`` loads code), package managers,
   ``kubectl``, ``helm``, ``terraform``, ``docker build``, ``gh pr merge`` … (what Codex's
-  "approve for this session" keeps) — and the git subcommands that write any file an option
-  names (:data:`GIT_WRITES`: ``git log --output=F``);
+  "approve for this session" keeps) — and git's other subcommands (``git clean -n``, ``git log
+  --output=F``);
 * no rule for a program that runs a command, a program or code given in its arguments or
   options: :data:`RUNS_ANYTHING`, built from the tables the shell reading keeps for such
   programs (shells, interpreters, wrappers, runners, ``tar --to-command``, ``sort
@@ -54,7 +54,7 @@ from goosectx.shell_unwrap import WRAPPERS
 from goosectx.shell_variables import OPTION_VARIABLES
 from goosectx.shell_wrappers import FD, STARTERS, runs_given_command
 
-__all__ = ["COMPILER", "GIT_READS", "GIT_RUNS", "GIT_WRITES", "OFFERS", "PREFIX_PROGRAMS",
+__all__ = ["COMPILER", "GIT_READS", "GIT_RUNS", "OFFERS", "PREFIX_PROGRAMS",
            "RUNS_ANYTHING", "SUBCOMMAND_TOOLS", "suggested_rule"]
 
 _EXACT: frozenset[str] = frozenset()
@@ -161,25 +161,19 @@ GIT_RUNS = frozenset({
 --exec``, ``submodule foreach``, ``bisect run``, ``filter-branch --tree-filter``) or store
 one that later git commands run (``config core.pager``, ``remote add x ext::…``)."""
 
-GIT_WRITES = frozenset({
-    "log", "show", "diff", "diff-files", "diff-index", "diff-tree", "whatchanged", "shortlog",
-    "format-patch", "range-diff", "rev-list", "cherry", "reflog", "stash", "blame", "annotate",
-    "fast-export", "bundle"})
-"""git subcommands that write any file an option names: the diff and log options'
-``--output=FILE`` (``git log -1 --output=$HOME/.bashrc``), ``format-patch -o DIR``,
-``fast-export --export-marks=FILE``, ``bundle create FILE``. They are offered the command as it
-is (``shell(git log --oneline)``), a rule that cannot grow, never ``shell(git log*)``."""
-
 GIT_READS = frozenset({
     "status", "ls-files", "ls-tree", "rev-parse", "describe", "show-ref", "cat-file",
     "count-objects", "check-ignore", "check-attr", "merge-base", "name-rev", "verify-commit",
-    "verify-tag", "version", "var", "for-each-ref"}) - GIT_WRITES
+    "verify-tag", "version", "var", "for-each-ref"})
 """git subcommands that only read, whatever follows: offered a prefix rule (``shell(git
 status*)``). Every other one is offered the command as it is — ``git clean -n`` must not give
 ``shell(git clean*)``, which would run ``git clean -fdx`` (the untracked ``.env`` and notes
 gone), nor ``git reset HEAD f`` ``shell(git reset*)`` (``git reset --hard``); likewise
 ``checkout``, ``restore``, ``rm``, ``branch -D``, ``tag -d``, ``update-ref``, ``gc``,
-``worktree``, ``add``, ``commit``."""
+``worktree``, ``add``, ``commit``; and the ones that write any file an option names: the diff
+and log options' ``--output=FILE`` (``git log -1 --output=$HOME/.bashrc``), ``format-patch -o
+DIR``, ``fast-export --export-marks=FILE``, ``bundle create FILE`` (``git log --oneline`` →
+``shell(git log --oneline)``, never ``shell(git log*)``)."""
 
 PREFIX_PROGRAMS = frozenset({
     "ls", "cat", "head", "tail", "wc", "cmp", "comm", "stat", "du", "df", "pwd", "echo", "printf",
@@ -231,8 +225,8 @@ def suggested_rule(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     as it is, no ``*``, for a program of :data:`OFFERS` (``make test`` → ``shell(make test)``,
     ``pytest -q`` → ``shell(pytest -q)``, ``docker build .``, ``kubectl get pods``, ``gh pr
     merge 3``; its read-only subcommands keep theirs: ``shell(docker ps*)``, ``shell(gh pr
-    list*)``) and a git subcommand that writes a file an option names (:data:`GIT_WRITES`:
-    ``git log --oneline`` → ``shell(git log --oneline)``), or ``None`` when a word has a
+    list*)``) and a git subcommand that is not read-only (not in :data:`GIT_READS`: ``git log
+    --oneline`` → ``shell(git log --oneline)``), or ``None`` when a word has a
     blank, quote or glob character.
     ``None`` for a compound command, another tool, text the shell cannot parse, a command with
     leading ``VAR=value`` assignments, a subcommand tool without its subcommand (``docker
