@@ -17,10 +17,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from goosectx.glob_words import MAX_NAMES
 from goosectx.shell_words import Word
-
-MAX_NAMES = 10_000
-"""Names walked below one directory before the walk stops and counts as "any may be"."""
 
 _RECURSIVE: dict[str, tuple[frozenset[str], str]] = {
     "grep": (frozenset({"--recursive", "--dereference-recursive", "--directories=recurse"}),

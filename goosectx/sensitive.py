@@ -342,10 +342,23 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 if is_sensitive(one, data_dir=data_dir, config_file=config_file):
                     yield word.value, f"{word.value} (matching {shown(one, working_dir)})"
                     break
-        if part.words and part.words[0].value in ("cd", "pushd"):
-            named_dirs = [w.value for w in part.words[1:] if not w.value.startswith("-")]
-            if named_dirs:
-                bases.append(working_dir / expand_user(named_dirs[0]))
+        if (moved_to := cd_operand(part.words)) and moved_to != "-":
+            bases.append(working_dir / expand_user(moved_to))
+
+
+_DIR_STACK = re.compile(r"~(?:[+-]\d*|\d+)(?:/|$)")
+"""bash's ``~-`` (``$OLDPWD``) and directory-stack entries ``~N``, ``~+N``, ``~-N``."""
+
+
+def cd_operand(words: list[Word]) -> str | None:
+    """The dir a ``cd`` / ``pushd`` part names: ``-`` the previous one, ``""`` none (``$HOME``).
+
+    ``None``: the part is another command.
+    """
+    if not words or words[0].value not in ("cd", "pushd"):
+        return None
+    return next((w.value for w in words[1:] if w.value == "-" or not w.value.startswith("-")),
+                "")
 
 
 def argument_value(value: str, working_dir: Path) -> str | None:
@@ -362,9 +375,7 @@ def argument_value(value: str, working_dir: Path) -> str | None:
         return value.partition("=")[2] or value[2:]
     if value == "~+" or value.startswith("~+/"):
         return str(working_dir) + value[2:]
-    if re.match(r"~[+-]?(?:\d+)?(?:/|$)", value) and value[:2] not in ("~/",) and value != "~":
-        return None
-    return value
+    return None if _DIR_STACK.match(value) else value
 
 
 def _below_recursive(words: list[Word], working_dir: Path) -> Iterator[tuple[str, str]]:
@@ -373,7 +384,8 @@ def _below_recursive(words: list[Word], working_dir: Path) -> Iterator[tuple[str
     ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
     (:mod:`goosectx.recursive_reads`).
     """
-    from goosectx.recursive_reads import MAX_NAMES, recursive_operands, sensitive_below_dir
+    from goosectx.glob_words import MAX_NAMES
+    from goosectx.recursive_reads import recursive_operands, sensitive_below_dir
 
     for value in recursive_operands(words) or ():
         directory = Path(os.path.abspath(working_dir / expand_user(value)))

@@ -19,7 +19,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from goosectx.glob_words import pattern_paths
-from goosectx.sensitive import argument_value, expand_user, inside, named_values, resolve, shown
+from goosectx.sensitive import (
+    argument_value,
+    cd_operand,
+    expand_user,
+    inside,
+    named_values,
+    resolve,
+    shown,
+)
 from goosectx.shell_lexer import RESERVED_WORDS, lex
 from goosectx.shell_words import ASSIGNMENT_WORD, Word
 
@@ -91,11 +99,9 @@ def _cd_elsewhere(args: list[Word], working_dir: Path,
 
     ``cd`` alone is ``cd $HOME``, ``cd -`` ``cd $OLDPWD``: the commands after it read there.
     """
-    if args[0].value not in ("cd", "pushd"):
-        return None
-    named = [w.value for w in args[1:] if w.value == "-" or not w.value.startswith("-")]
-    if named and named[0] != "-":
-        return None  # a dir named: judged as every word is
+    named = cd_operand(args)
+    if named not in ("", "-"):
+        return None  # another command, or a dir named: judged as every word is
     variable = "$OLDPWD" if named else "$HOME"
     where = _expanded(variable, working_dir)
     said = " ".join(w.value for w in args)
