@@ -19,11 +19,11 @@ ALLOW_ALL_DENY_RM = PermissionRules(allow=("shell(*)",), deny=("shell(rm *)",))
 """A hand-made ``shell(*)`` allow rule beside ``--deny 'shell(rm *)'``: what only asks or denies."""
 
 
-def shell_verdict(rules: PermissionRules, command: str,
-                  mode: ApprovalMode = "auto") -> ApprovalVerdict:
-    """The approval decision on a ``shell`` call of ``command`` in a project at /work/proj."""
+def shell_verdict(rules: PermissionRules, command: str, mode: ApprovalMode = "auto", *,
+                  working_dir: Path = Path("/work/proj")) -> ApprovalVerdict:
+    """The approval decision on a ``shell`` call of ``command`` in a project at ``working_dir``."""
     return decide(ApprovalContext(mode=mode, tool_name="shell", read_only=False,
-                                  working_dir=Path("/work/proj"),
+                                  working_dir=working_dir,
                                   arguments={"command": command}, rules=rules))
 
 

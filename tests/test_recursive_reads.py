@@ -7,10 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rules_support import shell_verdict
 
-from goosectx.approval import ApprovalContext, decide
+from goosectx.glob_words import MAX_NAMES
 from goosectx.permissions import PermissionRules
-from goosectx.recursive_reads import MAX_NAMES, recursive_operands
+from goosectx.recursive_reads import recursive_operands
 from goosectx.shell_lexer import lex
 
 
@@ -25,10 +26,9 @@ def project(tmp_path: Path) -> Path:
     return work
 
 
-def _decide(work: Path, command: str, rule: str) -> tuple[str, str]:
-    verdict = decide(ApprovalContext(
-        mode="smart_approve", tool_name="shell", read_only=False, working_dir=work,
-        arguments={"command": command}, rules=PermissionRules(allow=(rule,))))
+def _decide(work: Path, command: str, *rules: str) -> tuple[str, str]:
+    verdict = shell_verdict(PermissionRules(allow=rules), command, "smart_approve",
+                            working_dir=work)
     return verdict.action, verdict.reason
 
 
@@ -91,12 +91,9 @@ def test_recursive_operands(command: str, operands: list[str] | None) -> None:
 def test_archivers_and_recursive_copies_over_a_sensitive_file_ask(
         project: Path, command: str) -> None:
     programs = {part.split()[0] for part in command.split("|")}
-    rules = "|".join(f"shell({p}*)" for p in programs)
-    verdict = decide(ApprovalContext(
-        mode="smart_approve", tool_name="shell", read_only=False, working_dir=project,
-        arguments={"command": command}, rules=PermissionRules(allow=tuple(rules.split("|")))))
-    assert verdict.action == "ask"
-    assert "sensitive file" in verdict.reason
+    action, reason = _decide(project, command, *(f"shell({p}*)" for p in sorted(programs)))
+    assert action == "ask"
+    assert "sensitive file" in reason
 
 
 @pytest.mark.parametrize("command", ["tar czf out.tgz src", "cp -r src copy", "tar -xf x.tar",

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from agent_harness import make_harness
+from rules_support import shell_verdict
 
 from goosectx.approval import ApprovalAnswer, ApprovalContext, ApprovalVerdict, decide
 from goosectx.config import ApprovalMode, Settings
@@ -25,9 +26,7 @@ SECRET = "other-project-secret-42"
 
 def _verdict(work: Path, command: str, *rules: str,
              mode: ApprovalMode = "smart_approve") -> ApprovalVerdict:
-    return decide(ApprovalContext(mode=mode, tool_name="shell", read_only=False,
-                                  working_dir=work, arguments={"command": command},
-                                  rules=PermissionRules(allow=rules)))
+    return shell_verdict(PermissionRules(allow=rules), command, mode, working_dir=work)
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rules_support import shell_verdict
 
-from goosectx.approval import ApprovalContext, decide
 from goosectx.permissions import PermissionRules
 
 
@@ -29,9 +29,8 @@ def project(tmp_path: Path) -> Path:
 
 
 def _action(work: Path, command: str, *rules: str) -> str:
-    return decide(ApprovalContext(
-        mode="smart_approve", tool_name="shell", read_only=False, working_dir=work,
-        arguments={"command": command}, rules=PermissionRules(allow=rules))).action
+    return shell_verdict(PermissionRules(allow=rules), command, "smart_approve",
+                         working_dir=work).action
 
 
 @pytest.mark.parametrize("command", [
