@@ -462,3 +462,40 @@ def test_dry_run_where_no_summary_request_fits_exits_1_as_the_real_run(
     said = json.loads(json_out)
     assert said["would_change"] is False and "does not fit" in said["reason"]
     assert priced_model.requests == []
+
+
+
+def test_a_summary_reply_nested_60_levels_deep_is_cut_where_it_nests_not_hung_on(
+        priced_model: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each level of an object in a summary field was read twice: 2⁶⁰ steps."""
+    deep = '{"a": ' * 60 + '"deep"' + '}' * 60
+    priced_model.add({"text": f'{{"user_intent": {deep}, "current_work": "writing the docs"}}',
+                      "usage": {"prompt_tokens": 700, "completion_tokens": 90}})
+    sid = saved_session()
+    cli(capsys, "compact", "work")
+    summary = next(m for m in load(sid).conversation.messages if m.metadata.is_summary)
+    assert "writing the docs" in summary.text
+    assert "a: a: a:" in summary.text and "…" in summary.text and "deep" not in summary.text
+
+
+@pytest.mark.parametrize("reply", [
+    '{"user_intent": "docs", "pending_tasks": ' + "[" * 3000 + "1" + "]" * 3000 + "}",
+    "".join(f'{{"k{i}": ' for i in range(20_000)),
+])
+def test_a_summary_reply_too_deep_or_unclosed_is_a_fallback_not_a_traceback(
+        priced_model: FakeServer, capsys: pytest.CaptureFixture[str], reply: str) -> None:
+    """3,000 levels (json's RecursionError ended compact with a traceback) or 20,000 unclosed
+    objects (a scan from each brace): a reply that did not follow the format, or one too long."""
+    priced_model.add({"text": reply, "usage": {"prompt_tokens": 700, "completion_tokens": 90}})
+    sid = saved_session()
+    before = load(sid)
+    code, out, err = run_cli(capsys, "compact", "work")
+    assert "Traceback" not in err and "RecursionError" not in err + out
+    assert ("did not follow the requested format" in err
+            or "far over its budget" in err), err
+    if code == 1:  # the raw reply plus the extractive summary beneath it would not shrink it
+        assert "nothing changed" in err
+        assert load(sid).conversation.messages == before.conversation.messages
+    else:
+        assert code == 0 and any(m.metadata.is_summary for m in load(sid).conversation.messages)
+

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from goosectx.compaction.parse import parse_note_list, parse_summary
+from goosectx.compaction.parse import extract_json, parse_note_list, parse_summary
 from goosectx.compaction.summary import render_markdown
 
 
@@ -136,3 +136,23 @@ def test_untagged_fence_and_leading_object_are_accepted() -> None:
     leading = parse_summary('{"current_work": "the loader"} and some trailing words')
     assert fenced is not None and fenced.next_step == "run the tests"
     assert leading is not None and leading.current_work == "the loader"
+
+
+def test_an_object_nested_past_the_limit_reads_as_an_ellipsis_once_per_level() -> None:
+    deep = '{"a": ' * 40 + '"bottom"' + "}" * 40  # each level was read twice: 2⁴⁰ steps
+    s = parse_summary(f'{{"user_intent": {deep}, "pending_tasks": [[[["x"]]]]}}')
+    assert s is not None
+    assert s.user_intent.startswith("a: a: a:") and s.user_intent.endswith("…")
+    assert "bottom" not in s.user_intent
+    assert s.pending_tasks == ["x"]  # a few levels are read through
+
+
+def test_json_deeper_than_the_parser_recurses_is_no_summary_not_a_recursion_error() -> None:
+    assert parse_summary('{"user_intent": ' + "[" * 5000 + "1" + "]" * 5000 + "}") is None
+
+
+def test_the_first_object_that_closes_is_found_past_thousands_of_unclosed_ones() -> None:
+    text = "".join(f'{{"k{i}": ' for i in range(5000)) + ' {"user_intent": "fix it"} '
+    assert extract_json(text) == {"user_intent": "fix it"}
+    assert extract_json('say {"a": "}{", "b": [1, {"c": 2}]} then {"d": 3}') == {
+        "a": "}{", "b": [1, {"c": 2}]}

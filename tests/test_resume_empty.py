@@ -24,3 +24,20 @@ def test_an_empty_resume_is_refused_and_starts_nothing(tmp_path, work, args):
     assert_one_line_error(2, proc.returncode, proc.stderr, "--resume", "names no session")
     assert proc.stdout == ""
     assert not (home / "sessions.db").exists()
+
+
+@pytest.mark.parametrize("args", [
+    ("run", "--model", "", "-t", "hi"),
+    ("run", "-m", "  ", "-t", "hi"),
+    ("--model", ""),
+])
+def test_an_empty_model_is_refused_not_ignored(tmp_path, work, args):
+    """``--model "$MODEL"`` with the variable unset ran the configured model, exit 0."""
+    home = tmp_path / "home"
+    with FakeServer() as server:
+        server.add({"text": "answered by the configured model"})
+        proc = cli(model_env(home, server.base_url), *args, cwd=work)
+        assert server.requests == []
+    assert_one_line_error(2, proc.returncode, proc.stderr, "--model", "names no model")
+    assert proc.stdout == ""
+    assert not (home / "sessions.db").exists()

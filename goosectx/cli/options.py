@@ -106,7 +106,21 @@ ModeOpt = Annotated[
     str | None,
     typer.Option("--mode", help="Approval mode: auto, approve, smart_approve or chat."),
 ]
-ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Model, e.g. openai/gpt-4o.")]
+
+
+def _model_name(value: str | None) -> str | None:
+    """``--model``'s value; an empty or blank one (an unset ``$MODEL``) is refused, not ignored."""
+    if value is not None and not value.strip():
+        from goosectx.errors import UsageError
+
+        raise UsageError(f"--model {value!r} names no model (an unset variable?)",
+                         "give a model, e.g. --model openai/gpt-4o, or leave --model out to "
+                         "use the configured one")
+    return value
+
+
+ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Model, e.g. openai/gpt-4o.",
+                                              callback=_model_name)]
 MaxCostOpt = Annotated[
     str | None,
     typer.Option("--max-cost", metavar="USD", help="Spending cap of the session in US dollars "

@@ -27,40 +27,50 @@ _KEY_CODE_KEYS = ("key_code", "code", "snippet")
 
 
 def _balanced(text: str, opener: str) -> str | None:
-    """The first balanced ``{…}`` / ``[…]`` in ``text``, skipping brackets inside strings."""
+    """The first balanced ``{…}`` / ``[…]`` in ``text``, skipping brackets inside strings.
+
+    One pass (a reply of thousands of unclosed brackets took seconds per thousand when each
+    opener started a scan of its own): every opener met outside a string is stacked; a closer
+    that pops one closes a balanced span, and the span whose opener comes first wins.
+    """
     closer = "}" if opener == "{" else "]"
     start = text.find(opener)
-    while start != -1:
-        depth, in_string, escaped = 0, False, False
-        for i in range(start, len(text)):
-            ch = text[i]
-            if in_string:
-                if escaped:
-                    escaped = False
-                elif ch == "\\":
-                    escaped = True
-                elif ch == '"':
-                    in_string = False
+    if start == -1:
+        return None
+    opened: list[int] = []
+    best: tuple[int, int] | None = None
+    in_string = escaped = False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
             elif ch == '"':
-                in_string = True
-            elif ch == opener:
-                depth += 1
-            elif ch == closer:
-                depth -= 1
-                if depth == 0:
-                    return text[start:i + 1]
-        start = text.find(opener, start + 1)
-    return None
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == opener:
+            opened.append(i)
+        elif ch == closer and opened:
+            first = opened.pop()
+            if best is None or first < best[0]:
+                best = (first, i)
+            if not opened and first == start:
+                break  # the first opener closed: nothing can start earlier
+    return text[best[0]:best[1] + 1] if best is not None else None
 
 
 def _loads(candidate: str) -> Any:
+    """``candidate`` parsed, or ``None`` (broken, or nested deeper than the parser recurses)."""
     try:
         return json.loads(candidate)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     try:
         return json.loads(_TRAILING_COMMA.sub(r"\1", candidate))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -82,7 +92,12 @@ def extract_json(text: str, opener: str = "{") -> Any:
     return _loads(candidate) if candidate is not None else None
 
 
-def as_text(value: Any) -> str:
+MAX_NESTING = 16
+"""Deeper objects/lists in a summary field are shown as ``…``: a summariser's reply nested a
+few hundred levels deep must not exhaust the stack (nor the time: each level is read once)."""
+
+
+def as_text(value: Any, depth: int = 0) -> str:
     """A JSON value as the string a field expects (see module docstring)."""
     if value is None:
         return ""
@@ -90,11 +105,13 @@ def as_text(value: Any) -> str:
         return value.strip()
     if isinstance(value, bool | int | float):
         return json.dumps(value)
+    if isinstance(value, dict | list) and depth >= MAX_NESTING:
+        return "…"
     if isinstance(value, dict):
-        parts = [f"{k}: {as_text(v)}" for k, v in value.items() if as_text(v)]
-        return "; ".join(parts)
+        texts = ((k, as_text(v, depth + 1)) for k, v in value.items())
+        return "; ".join(f"{k}: {text}" for k, text in texts if text)
     if isinstance(value, list):
-        return "\n".join(t for t in (as_text(v) for v in value) if t)
+        return "\n".join(t for t in (as_text(v, depth + 1) for v in value) if t)
     return str(value).strip()
 
 
@@ -103,9 +120,10 @@ def as_list(value: Any) -> list[str]:
     if value is None:
         return []
     if isinstance(value, list):
-        items = [as_text(v) for v in value]
+        items = [as_text(v, 1) for v in value]
     elif isinstance(value, dict):
-        items = [f"{k}: {as_text(v)}" if as_text(v) else str(k) for k, v in value.items()]
+        texts = ((k, as_text(v, 1)) for k, v in value.items())
+        items = [f"{k}: {text}" if text else str(k) for k, text in texts]
     else:
         items = [as_text(value)]
     return [item for item in items if item.strip()]
