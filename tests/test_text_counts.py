@@ -194,3 +194,17 @@ def test_the_kept_encoding_tables_are_made_private_again() -> None:
     encoding.get_encoder.cache_clear()
     encoding.get_encoder(None)  # read from the tables file
     assert _mode(cache) == 0o700 and _mode(tables) == 0o600
+
+
+@pytest.mark.parametrize("xdg", ["/tmp/elsewhere/cache", "relative/cache", "", None])
+def test_the_kept_counts_live_in_platformdirs_user_cache_dir(
+        xdg: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Made without platformdirs where that is known (Linux, an absolute XDG_CACHE_HOME),
+    the directory is the one platformdirs names."""
+    import platformdirs
+
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    assert text_counts.default_path().parent == Path(platformdirs.user_cache_dir("goosectx"))
