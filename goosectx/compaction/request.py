@@ -25,7 +25,7 @@ from goosectx.compaction.flatten import (
     Line,
     cut_lines,
     flatten,
-    kept_line_chars,
+    kept_and_counted_chars,
     measured_lines,
 )
 from goosectx.compaction.prompts import (
@@ -241,10 +241,10 @@ class SummaryLadder:
         for m in self._messages:
             if m.metadata.is_continuation:
                 continue
-            lengths = list(kept_line_chars(m))
+            lengths, chars = kept_and_counted_chars(m)
             if not lengths:
                 continue  # tool results only: no line every request keeps
-            ratio = self.counter.stored_tokens_per_char(m)
+            ratio = self.counter.stored_tokens_per_char(m, chars)
             if ratio is None:
                 return False
             for chars in lengths:
