@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from goosectx.attachment import Attachment
-from goosectx.compaction.flatten import flatten, kept_and_counted_chars
+from goosectx.compaction.flatten import _lines_and_counted_chars, flatten, kept_and_counted_chars
 from goosectx.conversation import (
     Message,
     SystemNotification,
@@ -40,6 +40,8 @@ def test_the_lengths_are_those_of_the_lines_and_the_counted_text(message: Messag
     assert message_chars_for_count(message) == counted
     kept = [len(line.text) for line in flatten([message]) if not line.is_result]
     assert kept_and_counted_chars(message) == (kept, counted if kept else 0)
+    lines = [(line.text, line.tool_id, line.is_result) for line in flatten([message], 20)]
+    assert _lines_and_counted_chars(message, 20) == (lines, counted)
 
 
 def test_a_summarys_first_text_has_the_summary_label() -> None:

@@ -98,25 +98,49 @@ def flatten(messages: Sequence[Message], result_chars: int | None = None) -> lis
 
 def _line_parts(m: Message, result_chars: int | None) -> list[tuple[str, str | None, bool]]:
     """(text, tool id, is result) of each of :func:`flatten`'s lines of ``m``."""
+    return _lines_and_counted_chars(m, result_chars)[0]
+
+
+def _lines_and_counted_chars(m: Message, result_chars: int | None
+                             ) -> tuple[list[tuple[str, str | None, bool]], int]:
+    """:func:`_line_parts` of ``m`` and ``message_chars_for_count(m)``, in one pass.
+
+    Each tool call's arguments are made JSON once, for both.
+    """
     lines: list[tuple[str, str | None, bool]] = []
     first_text = True
+    chars = pieces = 0
     for p in m.content:
         if isinstance(p, TextContent):
+            chars += len(p.text)
+            pieces += 1
             if p.text.strip():
                 prefix = _one_line_prefix(m.role, m, first_text=first_text)
                 lines.append((f"{prefix}: {p.text.strip()}", None, False))
                 first_text = False
         elif isinstance(p, ToolRequest):
-            lines.append((f"[assistant tool call] {p.name} {p.arguments_json()}", p.id, False))
+            arguments = p.arguments_json()
+            chars += len(p.name) + len(arguments)
+            pieces += 2
+            lines.append((f"[assistant tool call] {p.name} {arguments}", p.id, False))
         elif isinstance(p, ToolResponse):
             tag = "[tool result, error]" if p.is_error else "[tool result]"
-            output = p.output.strip()
+            output = p.output
+            chars += len(output)
+            pieces += 1
+            output = output.strip()
             if result_chars is not None:
                 output = cut_lines(output, result_chars)
             lines.append((f"{tag} {output}", p.id, True))
         elif isinstance(p, Attachment):
+            if p.is_text:
+                chars += len(p.labelled_text())
+                pieces += 1
             lines.append((_attachment_line(m.role, p), None, False))
-    return lines
+        elif isinstance(p, ThinkingContent) and p.signature:
+            chars += len(p.text)
+            pieces += 1
+    return lines, chars + max(0, pieces - 1)
 
 
 def _attachment_line(role: str, p: Attachment) -> str:
@@ -184,8 +208,9 @@ def measured_lines(messages: Sequence[Message], counter: TokenCounter,
     for m in messages:
         if m.metadata.is_continuation:
             continue  # no line (flatten's)
-        ratio = counter.stored_tokens_per_char(m)
-        for text, tool_id, is_result in _line_parts(m, result_chars):
+        parts, chars = _lines_and_counted_chars(m, result_chars)
+        ratio = counter.stored_tokens_per_char(m, chars)
+        for text, tool_id, is_result in parts:
             tokens = (counter.count_text(text) if ratio is None
                       else math.ceil(len(text) * ratio))
             out.append(Line(text, tool_id, is_result, tokens + 1))
