@@ -163,32 +163,34 @@ def kept_and_counted_chars(message: Message) -> tuple[list[int], int]:
     chars = pieces = 0
     results: list[ToolResponse] = []
     role, first_text = message.role, True
-    for p in message.content:
-        if isinstance(p, Attachment):
-            lengths.append(len(_attachment_line(role, p)))
-            if p.is_text:
-                chars += len(p.labelled_text())
-                pieces += 1
-        elif isinstance(p, TextContent):
-            chars += len(p.text)
+    for p in message.content:  # the commonest parts first
+        if isinstance(p, TextContent):
+            text = p.text
+            chars += len(text)
             pieces += 1
-            text = p.text.strip()
-            if text:
+            kept = len(text.strip())
+            if kept:
                 lengths.append(len(_one_line_prefix(role, message, first_text=first_text)) + 2
-                               + len(text))
+                               + kept)
                 first_text = False
-        elif isinstance(p, ThinkingContent):
-            if p.signature:
-                chars += len(p.text)
-                pieces += 1
         elif isinstance(p, ToolRequest):
             arguments = p.arguments_json()
-            lengths.append(len(f"[assistant tool call] {p.name} ") + len(arguments))
-            chars += len(p.name) + len(arguments)
+            name = len(p.name)
+            lengths.append(23 + name + len(arguments))  # "[assistant tool call] NAME "
+            chars += name + len(arguments)
             pieces += 2
         elif isinstance(p, ToolResponse):
             results.append(p)
             pieces += 1
+        elif isinstance(p, Attachment):
+            lengths.append(len(_attachment_line(role, p)))
+            if p.is_text:
+                chars += len(p.labelled_text())
+                pieces += 1
+        elif isinstance(p, ThinkingContent):
+            if p.signature:
+                chars += len(p.text)
+                pieces += 1
     if not lengths:
         return lengths, 0
     chars += sum(len(r.output) for r in results)
