@@ -49,8 +49,11 @@ def _one_line_prefix(role: str, message: Message, *, first_text: bool = True) ->
     keeps the summary's metadata: their texts are the user's.
     """
     if message.metadata.is_summary and first_text:
-        return "[summary of the earlier conversation]"
+        return _SUMMARY_LABEL
     return f"[{role}]"
+
+
+_SUMMARY_LABEL = "[summary of the earlier conversation]"
 
 
 def cut_lines(text: str, max_chars: int) -> str:
@@ -162,7 +165,8 @@ def kept_and_counted_chars(message: Message) -> tuple[list[int], int]:
     lengths: list[int] = []
     chars = pieces = 0
     results: list[ToolResponse] = []
-    role, first_text = message.role, True
+    role = message.role
+    label = len(_SUMMARY_LABEL) if message.metadata.is_summary else len(role) + 2  # "[role]"
     for p in message.content:  # the commonest parts first
         if isinstance(p, TextContent):
             text = p.text
@@ -170,9 +174,8 @@ def kept_and_counted_chars(message: Message) -> tuple[list[int], int]:
             pieces += 1
             kept = len(text.strip())
             if kept:
-                lengths.append(len(_one_line_prefix(role, message, first_text=first_text)) + 2
-                               + kept)
-                first_text = False
+                lengths.append(label + 2 + kept)  # _one_line_prefix's label, ": ", the text
+                label = len(role) + 2  # a summary's first text alone is the summary
         elif isinstance(p, ToolRequest):
             arguments = p.arguments_json()
             name = len(p.name)
