@@ -294,7 +294,13 @@ def main(argv: list[str] | None = None) -> None:
     ``run``, ``compact``, ``sessions import`` and the REPL end with ``os._exit`` after
     flushing their output and the log: their session is saved and the store closed by then.
     """
-    code = closed_output() or dispatch(app, argv, command_app)
+    if (sys.argv[1:] if argv is None else argv)[:1] == ["compact"]:
+        from goosectx.cli.collector import cycle_collector_paused
+
+        with cycle_collector_paused():  # its command pauses it: from its modules' import on
+            code = closed_output() or dispatch(app, argv, command_app)
+    else:
+        code = closed_output() or dispatch(app, argv, command_app)
     if argv is None and STATE.exit_at_once:
         exit_now(code)
     sys.exit(code)
