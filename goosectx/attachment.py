@@ -18,7 +18,6 @@ import base64
 import binascii
 import re
 from dataclasses import dataclass
-from html import escape
 from typing import Any, Literal
 
 AttachmentKind = Literal["file", "resource", "image"]
@@ -95,6 +94,8 @@ class Attachment:
         """
         if self.text is None:
             return self.stub()
+        from html import escape  # (here: html and its entities table cost every command ~1 ms)
+
         head = (f'<attachment kind="{self.kind}" source="{escape(self.source)}" '
                 f'media_type="{escape(self.media_type)}">')
         body = _TAG_START.sub("&lt;", self.text.rstrip("\n"))

@@ -49,6 +49,33 @@ def message_text_for_count(message: Message) -> str:
     return "\n".join(pieces)
 
 
+def message_chars_for_count(message: Message) -> int:
+    """``len(message_text_for_count(message))``, without building the text.
+
+    Each tool call's arguments are made JSON once; no output or text is copied (the plan of
+    a long session sizes every message by its stored count per character).
+    """
+    chars = pieces = 0
+    for p in message.content:
+        if isinstance(p, Attachment):
+            if p.is_text:
+                chars += len(p.labelled_text())
+                pieces += 1
+        elif isinstance(p, TextContent):
+            chars += len(p.text)
+            pieces += 1
+        elif isinstance(p, ThinkingContent) and p.signature:
+            chars += len(p.text)
+            pieces += 1
+        elif isinstance(p, ToolRequest):
+            chars += len(p.name) + len(p.arguments_json())
+            pieces += 2
+        elif isinstance(p, ToolResponse):
+            chars += len(p.output)
+            pieces += 1
+    return chars + max(0, pieces - 1)  # the newlines between the pieces
+
+
 def bytes_estimate_tokens(message: Message) -> int:
     """Tokens of a message's byte attachments (images): the sum of their ``token_estimate``."""
     return sum(p.token_estimate for p in message.content
@@ -61,5 +88,5 @@ def rough_count_messages(messages: Iterable[Message]) -> int:
     For figures shown before anything is counted (a session just imported): the real counts
     are made, and stored, at first need.
     """
-    return sum((len(message_text_for_count(m)) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+    return sum((message_chars_for_count(m) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
                for m in messages)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 MAX_THREADS = 8
 """Cap on the counting threads (the GIL-held share of each count limits the gain past it)."""
@@ -81,6 +80,8 @@ def count_each(count: Callable[[str], int], texts: Sequence[str]) -> list[int]:
 
     def count_batch(batch: Sequence[str]) -> list[int]:
         return [count(text) for text in batch]
+
+    from concurrent.futures import ThreadPoolExecutor  # (here: only a batch to count needs it)
 
     with ThreadPoolExecutor(threads, thread_name_prefix="goosectx-count") as pool:
         # map drops the batches not started when the wait ends in an error (Ctrl-C)

@@ -28,6 +28,7 @@ from goosectx.encoding import ensure_offline_tiktoken as ensure_offline_tiktoken
 from goosectx.encoding import get_encoder as get_encoder
 from goosectx.message_text import MESSAGE_OVERHEAD_TOKENS as MESSAGE_OVERHEAD_TOKENS
 from goosectx.message_text import bytes_estimate_tokens as bytes_estimate_tokens
+from goosectx.message_text import message_chars_for_count as message_chars_for_count
 from goosectx.message_text import message_text_for_count as message_text_for_count
 from goosectx.message_text import rough_count_messages as rough_count_messages
 from goosectx.session import TokenCount
@@ -308,17 +309,21 @@ class TokenCounter:
             self._last_counts = (list(messages), self.encoding, list(counts))
         return counts
 
-    def stored_tokens_per_char(self, message: Message) -> float | None:
+    def stored_tokens_per_char(self, message: Message, chars: int | None = None
+                               ) -> float | None:
         """Tokens per character of ``message``'s counted text, from its stored count.
 
         ``None`` when no count made with this encoding is stored (nothing is counted here):
         callers that size pieces of a message (the summary request's lines) estimate them from
-        this instead of tokenising them again.
+        this instead of tokenising them again. ``chars``: the counted text's length, when the
+        caller has it (``message_chars_for_count``).
         """
         known = self.stored.get(message.id)
         if known is None or known.encoding != self.encoding:
             return None
-        return known.count / max(1, len(message_text_for_count(message)))
+        if chars is None:
+            chars = message_chars_for_count(message)
+        return known.count / max(1, chars)
 
     def alongside(self, model: str | None) -> TokenCounter:
         """A counter for ``model``, sharing these stored counts when its encoding is the same."""

@@ -22,7 +22,7 @@ from compaction_support import (
 )
 
 from goosectx.compaction.extractive import ANSWERED_NEXT_STEP, extractive_summary
-from goosectx.compaction.flatten import flatten, kept_line_chars
+from goosectx.compaction.flatten import flatten, kept_and_counted_chars
 from goosectx.compaction.prompts import CONTINUATION_TEXTS
 from goosectx.compaction.summary import render_markdown
 from goosectx.conversation import Message, MessageMetadata, TextContent, repair
@@ -87,7 +87,7 @@ def test_user_messages_merged_into_a_summary_are_labelled_as_the_users() -> None
     lines = [line.text for line in flatten(merged)]
     assert lines[0].startswith("[summary of the earlier conversation]: # Conversation Summary")
     assert lines[1] == "[user]: continue with step 2"
-    assert list(kept_line_chars(merged[0])) == [len(line) for line in lines]
+    assert kept_and_counted_chars(merged[0])[0] == [len(line) for line in lines]
 
 
 def test_compacting_again_with_nothing_new_is_refused_without_a_call() -> None:

@@ -194,3 +194,41 @@ def test_the_kept_encoding_tables_are_made_private_again() -> None:
     encoding.get_encoder.cache_clear()
     encoding.get_encoder(None)  # read from the tables file
     assert _mode(cache) == 0o700 and _mode(tables) == 0o600
+
+
+@pytest.mark.parametrize("xdg", ["/tmp/elsewhere/cache", "relative/cache", "", None])
+def test_the_kept_counts_live_in_platformdirs_user_cache_dir(
+        xdg: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Made without platformdirs where that is known (Linux, an absolute XDG_CACHE_HOME),
+    the directory is the one platformdirs names."""
+    import platformdirs
+
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    assert text_counts.default_path().parent == Path(platformdirs.user_cache_dir("goosectx"))
+
+
+def test_a_models_encoding_is_the_one_tiktoken_names() -> None:
+    """The model tables read without importing tiktoken are tiktoken's own (a tiktoken that
+    maps a model otherwise fails here), and every model resolves as tiktoken resolves it."""
+    import tiktoken
+    import tiktoken.model
+
+    from goosectx import encoding
+
+    assert encoding.MODEL_TO_ENCODING == tiktoken.model.MODEL_TO_ENCODING
+    assert list(encoding.MODEL_PREFIX_TO_ENCODING.items()) == list(
+        tiktoken.model.MODEL_PREFIX_TO_ENCODING.items())
+    names = [*tiktoken.model.MODEL_TO_ENCODING,
+             *(p + "2025-01-01" for p in tiktoken.model.MODEL_PREFIX_TO_ENCODING),
+             "gpt-4o-mini", "gpt-4-turbo", "o3-mini", "claude-3-5-sonnet", "llama3"]
+    for name in names:
+        try:
+            expected = tiktoken.encoding_name_for_model(name)
+        except KeyError:
+            expected = encoding.DEFAULT_ENCODING
+        encoding.encoding_name.cache_clear()
+        assert encoding.encoding_name(f"openai/{name}") == expected, name
+        assert encoding.encoding_name(name) == expected, name

@@ -10,6 +10,7 @@ object when its command line or configuration is refused.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import typer
 
@@ -43,11 +44,14 @@ def _cli_exception_types() -> tuple[tuple[type[BaseException], ...], ...]:
     return tuple(errors), tuple(exits), tuple(aborts)
 
 
-def dispatch(app: typer.Typer, argv: list[str] | None) -> int:
+def dispatch(app: typer.Typer, argv: list[str] | None,
+             narrow: Callable[[list[str]], typer.Typer] | None = None) -> int:
     """Run the command ``argv`` names (``None``: ``sys.argv``, the console script's) on ``app``.
 
-    Returns its exit code; a user-fixable error, a closed or unwritable output, a deleted
-    current directory or an interrupt is one line on stderr and its code.
+    ``narrow(args)``: the app that runs those (final) args, one with fewer commands than
+    ``app`` that parses them alike (``app.command_app``); ``run``'s result object on an error
+    still reads ``app``. Returns its exit code; a user-fixable error, a closed or unwritable
+    output, a deleted current directory or an interrupt is one line on stderr and its code.
     """
     from goosectx.cli.argv import root_flags_first, typed_text
     from goosectx.cli.exit_signals import closed_pipe
@@ -76,8 +80,9 @@ def dispatch(app: typer.Typer, argv: list[str] | None) -> int:
     from goosectx.cli import early_cancel
 
     early_cancel.before_command()  # the signals are the command's from here (run: its body's)
+    runs = app if narrow is None else narrow(args)
     try:
-        code = app(args=args, standalone_mode=False, prog_name="goosectx")
+        code = runs(args=args, standalone_mode=False, prog_name="goosectx")
         sys.stdout.flush()  # a full disk under stdout fails here, not in the teardown
     except GoosectxError as exc:
         _run_result(app, args, exc.one_line(), exc.exit_code)

@@ -20,9 +20,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from goosectx.compaction.lazy_pattern import LazyPattern
+
 SUPERSEDED = " (superseded by a later line)"
 """Ends a constraint a later line of the user's lifted or changed."""
-CHANGE = re.compile(
+CHANGE = LazyPattern(
     r"\b(?:forget|disregard|ignore|drop|lift|remove|relax|scrap) (?:about )?(?:the|my|that|this"
     r"|those|these|any|our|your) (?:[\w-]+ ){0,4}(?:limit|rule|constraint|restriction"
     r"|requirement|instruction)s?\b"
@@ -39,22 +41,23 @@ _CHANGE_HINTS = ("forget", "disregard", "ignore", "drop", "lift", "remove", "rel
                  "no longer", "any", "scratch", "mind", "change of plan", "from now on",
                  "instead of", "feel free", "now", "allowed", "fine", "ok")
 """Each match of :data:`CHANGE`, lower-cased, holds one of these."""
-_CHANGE_LOWER = re.compile(CHANGE.pattern.lower())
+_CHANGE_LOWER = LazyPattern(CHANGE.pattern.lower())
 """:data:`CHANGE` for lower-cased ASCII text: it matches where :data:`CHANGE` matches the text
 before lower-casing (its pattern holds no escape a lower-casing changes, and ignoring case
 matches an ASCII letter as its lower case), in under half the time (a case-insensitive search
-folds every character it tries)."""
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_NOT_PROSE = re.compile(
+folds every character it tries). Each pattern here is compiled at its first use: an ASCII
+text needs only this one of the two."""
+_FENCE = LazyPattern(r"^ {0,3}(`{3,}|~{3,})")
+_NOT_PROSE = LazyPattern(
     r"^\s*(?:(?:[\w.]*(?:Error|Exception)|[\w.]+Warning)\b(?: \[\w+\])?:"
     r"|Traceback \(most recent call|File \"[^\"]+\", line \d|E {3}|>>> |\.\.\. |\$ "
     r"|at [\w.$<>]+ \()")
 """A line of error output, a traceback or a console session, not the user's prose."""
-_STRONG = re.compile(r"`[^`]+`|\"[^\"]+\"|'[^']+'|\b\d{2,}\b|[\w.-]*[/\\][\w./\\-]*"
+_STRONG = LazyPattern(r"`[^`]+`|\"[^\"]+\"|'[^']+'|\b\d{2,}\b|[\w.-]*[/\\][\w./\\-]*"
                      r"|\b\w+\.[A-Za-z]\w*\b|\b\w+_\w+\b")
 """What names a rule's subject by itself: a quoted word, a number of two digits or more, a path,
 a file or dotted name, a snake_case name."""
-_WORD = re.compile(r"[A-Za-z]{4,}")
+_WORD = LazyPattern(r"[A-Za-z]{4,}")
 _STOP = frozenset({
     "keep", "keeps", "from", "that", "this", "these", "those", "with", "without", "only", "must",
     "never", "always", "please", "avoid", "should", "would", "could", "will", "then", "than",

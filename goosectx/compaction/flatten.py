@@ -11,10 +11,17 @@ tokens come from its message's stored count where there is one.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from goosectx.conversation import Attachment, Message, TextContent, ToolRequest, ToolResponse
+from goosectx.conversation import (
+    Attachment,
+    Message,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+)
 from goosectx.tokens import TokenCounter
 
 
@@ -42,8 +49,11 @@ def _one_line_prefix(role: str, message: Message, *, first_text: bool = True) ->
     keeps the summary's metadata: their texts are the user's.
     """
     if message.metadata.is_summary and first_text:
-        return "[summary of the earlier conversation]"
+        return _SUMMARY_LABEL
     return f"[{role}]"
+
+
+_SUMMARY_LABEL = "[summary of the earlier conversation]"
 
 
 def cut_lines(text: str, max_chars: int) -> str:
@@ -84,28 +94,56 @@ def flatten(messages: Sequence[Message], result_chars: int | None = None) -> lis
     a tool result longer than ``result_chars`` is cut to head and tail lines. A text
     attachment becomes a block labelled with its source; bytes (an image) their stub.
     """
-    lines: list[Line] = []
-    for m in messages:
-        if m.metadata.is_continuation:
-            continue
-        first_text = True
-        for p in m.content:
-            if isinstance(p, TextContent):
-                if p.text.strip():
-                    prefix = _one_line_prefix(m.role, m, first_text=first_text)
-                    lines.append(Line(f"{prefix}: {p.text.strip()}"))
-                    first_text = False
-            elif isinstance(p, ToolRequest):
-                lines.append(Line(f"[assistant tool call] {p.name} {p.arguments_json()}", p.id))
-            elif isinstance(p, ToolResponse):
-                tag = "[tool result, error]" if p.is_error else "[tool result]"
-                output = p.output.strip()
-                if result_chars is not None:
-                    output = cut_lines(output, result_chars)
-                lines.append(Line(f"{tag} {output}", p.id, is_result=True))
-            elif isinstance(p, Attachment):
-                lines.append(Line(_attachment_line(m.role, p)))
-    return lines
+    return [Line(text, tool_id, is_result) for m in messages
+            if not m.metadata.is_continuation
+            for text, tool_id, is_result in _line_parts(m, result_chars)]
+
+
+def _line_parts(m: Message, result_chars: int | None) -> list[tuple[str, str | None, bool]]:
+    """(text, tool id, is result) of each of :func:`flatten`'s lines of ``m``."""
+    return _lines_and_counted_chars(m, result_chars)[0]
+
+
+def _lines_and_counted_chars(m: Message, result_chars: int | None
+                             ) -> tuple[list[tuple[str, str | None, bool]], int]:
+    """:func:`_line_parts` of ``m`` and ``message_chars_for_count(m)``, in one pass.
+
+    Each tool call's arguments are made JSON once, for both.
+    """
+    lines: list[tuple[str, str | None, bool]] = []
+    first_text = True
+    chars = pieces = 0
+    for p in m.content:
+        if isinstance(p, TextContent):
+            chars += len(p.text)
+            pieces += 1
+            if p.text.strip():
+                prefix = _one_line_prefix(m.role, m, first_text=first_text)
+                lines.append((f"{prefix}: {p.text.strip()}", None, False))
+                first_text = False
+        elif isinstance(p, ToolRequest):
+            arguments = p.arguments_json()
+            chars += len(p.name) + len(arguments)
+            pieces += 2
+            lines.append((f"[assistant tool call] {p.name} {arguments}", p.id, False))
+        elif isinstance(p, ToolResponse):
+            tag = "[tool result, error]" if p.is_error else "[tool result]"
+            output = p.output
+            chars += len(output)
+            pieces += 1
+            output = output.strip()
+            if result_chars is not None:
+                output = cut_lines(output, result_chars)
+            lines.append((f"{tag} {output}", p.id, True))
+        elif isinstance(p, Attachment):
+            if p.is_text:
+                chars += len(p.labelled_text())
+                pieces += 1
+            lines.append((_attachment_line(m.role, p), None, False))
+        elif isinstance(p, ThinkingContent) and p.signature:
+            chars += len(p.text)
+            pieces += 1
+    return lines, chars + max(0, pieces - 1)
 
 
 def _attachment_line(role: str, p: Attachment) -> str:
@@ -115,23 +153,51 @@ def _attachment_line(role: str, p: Attachment) -> str:
     return f"[{role} attachment: {p.source}]\n{p.text.strip()}"
 
 
-def kept_line_chars(message: Message) -> Iterator[int]:
-    """The length of each line :func:`flatten` makes of ``message``, its tool results left out.
+def kept_and_counted_chars(message: Message) -> tuple[list[int], int]:
+    """Each length of :func:`flatten`'s lines of ``message`` but results; its counted length.
 
-    Computed without building the lines (a text's or a call's line is its prefix and its
-    text); ``message`` is not a continuation (:func:`flatten` makes no line of one).
+    The second is ``message_chars_for_count(message)``; both in one pass, without building
+    the lines (a text's or a call's line is its prefix and its text); ``message`` is not a
+    continuation (:func:`flatten` makes no line of one). Each tool call's arguments are made
+    JSON once, for both. With no such line (a message of tool results only) the counted
+    length is 0 and no output is read.
     """
-    prefix = len(_one_line_prefix(message.role, message)) + 2  # "[role]: "
-    for p in message.content:
+    lengths: list[int] = []
+    chars = pieces = 0
+    results: list[ToolResponse] = []
+    role = message.role
+    label = len(_SUMMARY_LABEL) if message.metadata.is_summary else len(role) + 2  # "[role]"
+    for p in message.content:  # the commonest parts first
         if isinstance(p, TextContent):
-            text = p.text.strip()
-            if text:
-                yield prefix + len(text)
-                prefix = len(_one_line_prefix(message.role, message, first_text=False)) + 2
+            text = p.text
+            chars += len(text)
+            pieces += 1
+            kept = len(text.strip())
+            if kept:
+                lengths.append(label + 2 + kept)  # _one_line_prefix's label, ": ", the text
+                label = len(role) + 2  # a summary's first text alone is the summary
         elif isinstance(p, ToolRequest):
-            yield len(f"[assistant tool call] {p.name} ") + len(p.arguments_json())
+            arguments = p.arguments_json()
+            name = len(p.name)
+            lengths.append(23 + name + len(arguments))  # "[assistant tool call] NAME "
+            chars += name + len(arguments)
+            pieces += 2
+        elif isinstance(p, ToolResponse):
+            results.append(p)
+            pieces += 1
         elif isinstance(p, Attachment):
-            yield len(_attachment_line(message.role, p))
+            lengths.append(len(_attachment_line(role, p)))
+            if p.is_text:
+                chars += len(p.labelled_text())
+                pieces += 1
+        elif isinstance(p, ThinkingContent):
+            if p.signature:
+                chars += len(p.text)
+                pieces += 1
+    if not lengths:
+        return lengths, 0
+    chars += sum(len(r.output) for r in results)
+    return lengths, chars + max(0, pieces - 1)
 
 
 def measured_lines(messages: Sequence[Message], counter: TokenCounter,
@@ -145,9 +211,12 @@ def measured_lines(messages: Sequence[Message], counter: TokenCounter,
     """
     out: list[Line] = []
     for m in messages:
-        ratio = counter.stored_tokens_per_char(m)
-        for line in flatten((m,), result_chars):
-            tokens = (counter.count_text(line.text) if ratio is None
-                      else math.ceil(len(line.text) * ratio))
-            out.append(Line(line.text, line.tool_id, line.is_result, tokens + 1))
+        if m.metadata.is_continuation:
+            continue  # no line (flatten's)
+        parts, chars = _lines_and_counted_chars(m, result_chars)
+        ratio = counter.stored_tokens_per_char(m, chars)
+        for text, tool_id, is_result in parts:
+            tokens = (counter.count_text(text) if ratio is None
+                      else math.ceil(len(text) * ratio))
+            out.append(Line(text, tool_id, is_result, tokens + 1))
     return out

@@ -25,7 +25,7 @@ from goosectx.compaction.flatten import (
     Line,
     cut_lines,
     flatten,
-    kept_line_chars,
+    kept_and_counted_chars,
     measured_lines,
 )
 from goosectx.compaction.prompts import (
@@ -234,17 +234,20 @@ class SummaryLadder:
         alone, sized as :func:`~goosectx.compaction.flatten.measured_lines` sizes the lines,
         exceed the budget, no rung fits and no elision makes one fit, so the history is not
         flattened at all. The sum stops once past the budget; ``False`` when a message has
-        no stored count.
+        no stored count, and at once when the parts are too few for their floors to pass it
+        (a part makes one line at most).
         """
         room = self.input_budget_tokens - self._fixed
+        if MIN_ELIDED_ITEM_TOKENS * sum(len(m.content) for m in self._messages) <= room:
+            return False
         floor = 0
         for m in self._messages:
             if m.metadata.is_continuation:
                 continue
-            lengths = list(kept_line_chars(m))
+            lengths, chars = kept_and_counted_chars(m)
             if not lengths:
                 continue  # tool results only: no line every request keeps
-            ratio = self.counter.stored_tokens_per_char(m)
+            ratio = self.counter.stored_tokens_per_char(m, chars)
             if ratio is None:
                 return False
             for chars in lengths:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import TYPE_CHECKING
 
 from goosectx.compaction.actions import UNDO_NOTE_START
@@ -210,8 +211,8 @@ def split(
     sizes = [measure(m) for m in msgs] if sizes is None else list(sizes)
     # once: each is a property over the parts (an assistant message is none, cheaply)
     requests = [m.role == "user" and m.is_user_request for m in msgs]
-    newest = max((i for i, request in enumerate(requests) if request), default=None)
-    if newest is None:
+    newest = next((i for i in range(len(requests) - 1, -1, -1) if requests[i]), None)
+    if newest is None:  # (the last request: looked for from the end)
         return Split(msgs, [], answered=answered)
     if tail_tokens <= 0:
         out = Split(msgs, [], answered=answered)
@@ -223,7 +224,7 @@ def split(
     limit = min(tail_tokens, room_tokens)
     starts = pair_boundaries(msgs, requests, paired, clean)
     if sum(sizes[newest:]) <= limit:
-        earlier_users = sum(sizes[i] for i in range(newest) if requests[i])
+        earlier_users = sum(compress(sizes[:newest], requests[:newest]))
         extend_to = max(sum(sizes[newest:]), limit - min(user_tokens, earlier_users))
         # Earlier turns while they fit, then the newest units (answer, pairs) of the one that
         # does not; its request is re-sent with the others (§4.5(1)).

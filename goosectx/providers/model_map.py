@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from goosectx.text_counts import write_cache_file
+from goosectx.text_counts import user_cache_dir, write_cache_file
 
 FORMAT = "goosectx-litellm-model-info"
 VERSION = 1
@@ -69,9 +69,7 @@ def _entry_in(table: dict[str, Any], model: str) -> dict[str, Any] | None:
 
 def default_path() -> Path:
     """``<user cache dir>/goosectx/litellm-model-info.json``."""
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("goosectx")) / FILE_NAME
+    return user_cache_dir() / FILE_NAME
 
 
 def _checksum(source: list[Any], entries: dict[str, Any]) -> str:

@@ -25,23 +25,14 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from goosectx.errors import StoreError, UsageError
 from goosectx.store.database import StoreDatabase, stored_time
 from goosectx.store.search_index import index_pending, pending_count
-from goosectx.store.search_unspaced import (
-    has_unspaced,
-    message_sessions,
-    session_rows,
-    title_sessions,
-)
-from goosectx.transcript_search import (
-    MessageHit,
-    SessionMatches,
-    excerpt,
-    search_words,
-    unspaced,
-)
+
+if TYPE_CHECKING:  # the search's own modules load with a search, not with every store
+    from goosectx.transcript_search import MessageHit, SessionMatches
 
 SNIPPET_TOKENS = 12
 """Tokens of context in a search hit's snippet."""
@@ -56,6 +47,8 @@ def match_query(text: str) -> str:
     Raises:
         UsageError: ``text`` has no word.
     """
+    from goosectx.transcript_search import search_words, unspaced
+
     words = search_words(text)
     if not words:
         raise UsageError(f"nothing to search for in {text!r}",
@@ -134,6 +127,8 @@ class SearchStore(StoreDatabase):
             UsageError: ``text`` has no word.
             StoreError: this SQLite has no FTS5 (one line; other commands work).
         """
+        from goosectx.store.search_unspaced import has_unspaced, message_sessions, title_sessions
+
         query = match_query(text)
         if not self.search_available():
             raise StoreError(
@@ -179,6 +174,8 @@ class SearchStore(StoreDatabase):
 
     def _named(self, text: str, limit: int) -> list[str]:
         """Ids of the sessions whose name holds every word of ``text`` (inside ``_guard``)."""
+        from goosectx.transcript_search import search_words
+
         words = [w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
                  for w in search_words(text)]
         where = " AND ".join(["name LIKE ? ESCAPE '\\'"] * len(words))
@@ -217,6 +214,9 @@ class SearchStore(StoreDatabase):
         Raises:
             UsageError: ``text`` has no word.
         """
+        from goosectx.store.search_unspaced import has_unspaced, session_rows
+        from goosectx.transcript_search import SessionMatches, excerpt
+
         query = match_query(text)
         with self._guard():
             if has_unspaced(text):  # CJK words: not tokens of the index
@@ -254,6 +254,8 @@ class SearchStore(StoreDatabase):
 
         ``total``: the session's message count when the caller has it (several hits).
         """
+        from goosectx.transcript_search import MessageHit
+
         row = self._conn.execute(
             "SELECT m.role, m.created, (SELECT count(*) FROM messages o WHERE o.session_id=?"
             " AND o.position <= m.position) FROM messages m WHERE m.rowid=?",

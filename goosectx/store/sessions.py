@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goosectx.conversation import Conversation, Message
 from goosectx.errors import SessionNameTaken, SessionNotFound, StoreCorrupt
@@ -30,7 +30,6 @@ from goosectx.session import (
 from goosectx.store.database import dumps, loads, stored_time, update_session_row
 from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
-from goosectx.store.listing import SessionSummary, list_sessions
 from goosectx.store.locks import LockHolder, SessionLock
 from goosectx.store.message_read import read_messages
 from goosectx.store.messages import MessageStore
@@ -42,6 +41,9 @@ from goosectx.store.session_lookup import SessionLookup
 from goosectx.stored_message import StoredMessage
 from goosectx.testhooks import pause_point
 from goosectx.usage import UsageLedger
+
+if TYPE_CHECKING:  # the listing loads with ``sessions list``, not with every store
+    from goosectx.store.listing import SessionSummary
 
 IMPORT_PAGE_CACHE_KIB = 16 * 1024
 """SQLite's page cache while an import is saved (KiB; its default is 2 MB). The index of
@@ -156,6 +158,8 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
 
     def list_sessions(self) -> list[SessionSummary]:
         """Every session, most recently updated first (:func:`~.listing.list_sessions`)."""
+        from goosectx.store.listing import list_sessions
+
         with self._guard():
             return list_sessions(self._conn)
 

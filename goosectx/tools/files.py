@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 import shlex
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from goosectx.errors import is_disk_full
-from goosectx.read_target import JudgedFile, led_elsewhere, opened_elsewhere
+
+if TYPE_CHECKING:  # the read target's checks load with a read that has one
+    from goosectx.read_target import JudgedFile
 
 MAX_SCAN_BYTES = 64 * 1024 * 1024
 """Bytes ``view`` reads at most to reach the asked lines (past it: use the shell tool)."""
@@ -81,8 +83,11 @@ def open_regular(path: Path, judged: JudgedFile | None = None) -> tuple[int, os.
     after = os.fstat(fd)
     try:
         _check_regular(path, after.st_mode)  # replaced between stat and open
-        if judged is not None and (why := opened_elsewhere(fd, judged)) is not None:
-            raise FileChanged(why, led_elsewhere(fd, judged) or "")
+        if judged is not None:
+            from goosectx.read_target import led_elsewhere, opened_elsewhere
+
+            if (why := opened_elsewhere(fd, judged)) is not None:
+                raise FileChanged(why, led_elsewhere(fd, judged) or "")
     except FileError:
         os.close(fd)
         raise
@@ -374,6 +379,8 @@ def _replace_in(dir_fd: int, target: Path, data: bytes, *, follow: bool) -> None
 
 def _temporary_in(dir_fd: int, name: str) -> tuple[str, int]:
     """A new private file ``.<name>.<random>.goosectx-tmp`` in ``dir_fd``: its name and fd."""
+    import secrets  # (here: random and hmac load with a write, not with the schemas)
+
     for _ in range(100):
         tmp = f".{name}.{secrets.token_hex(4)}.goosectx-tmp"
         try:

@@ -1,0 +1,53 @@
+"""The plan sizes lines and messages without building them: the lengths it uses are those of
+the lines :func:`flatten` makes and of the text token counting counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from goosectx.attachment import Attachment
+from goosectx.compaction.flatten import _lines_and_counted_chars, flatten, kept_and_counted_chars
+from goosectx.conversation import (
+    Message,
+    SystemNotification,
+    TextContent,
+    ThinkingContent,
+    ToolRequest,
+    ToolResponse,
+)
+from goosectx.message_text import message_chars_for_count, message_text_for_count
+
+MESSAGES = [
+    Message.user("  fix the parser  \n"),
+    Message.user("   "),
+    Message("assistant", (TextContent("Looking."), ToolRequest("c1", "shell", {"command": "ls é"}),
+                          ToolRequest("c2", "tree", None, "bad json", "{not json"))),
+    Message("user", (ToolResponse("c1", "a\nb\n" * 50),)),
+    Message("user", (TextContent("and this"), ToolResponse("c2", "out", True))),
+    Message("assistant", (ThinkingContent("hmm", signature="sig"), ThinkingContent("no sig"),
+                          TextContent("done"), TextContent(""), TextContent("again"))),
+    Message("user", (TextContent("see"), Attachment("file", "src/a.py", "text/x-python",
+                                                    text="print(1)\n", token_estimate=3),
+                     Attachment("image", "s.png", "image/png", data=b"x" * 99,
+                                token_estimate=765))),
+    Message("assistant", (SystemNotification("inline", "note"), TextContent("after"))),
+]
+
+
+@pytest.mark.parametrize("message", MESSAGES, ids=range(len(MESSAGES)))
+def test_the_lengths_are_those_of_the_lines_and_the_counted_text(message: Message) -> None:
+    counted = len(message_text_for_count(message))
+    assert message_chars_for_count(message) == counted
+    kept = [len(line.text) for line in flatten([message]) if not line.is_result]
+    assert kept_and_counted_chars(message) == (kept, counted if kept else 0)
+    lines = [(line.text, line.tool_id, line.is_result) for line in flatten([message], 20)]
+    assert _lines_and_counted_chars(message, 20) == (lines, counted)
+
+
+def test_a_summarys_first_text_has_the_summary_label() -> None:
+    summary = Message.assistant("# Summary\n\nall of it").with_metadata(is_summary=True)
+    merged = Message("assistant", (*summary.content, TextContent("continue")),
+                     summary.metadata)
+    lines = [line.text for line in flatten([merged])]
+    assert lines[0].startswith("[summary of the earlier conversation]")
+    assert kept_and_counted_chars(merged)[0] == [len(line) for line in lines]
