@@ -5,8 +5,9 @@ a shell command names (:func:`goosectx.sensitive.sensitive_words`); ``grep -r KE
 only ``.``, yet reads ``./.env`` and ``./.git/config``. So under an allow rule such as
 ``shell(grep*)`` (or after ``a``) the approval also walks each directory a recursive ``grep``
 or ``diff`` (``.`` when it names none), a ``tar``, ``cp -r``, ``rsync -a``, ``scp -r`` or
-``zip -r`` reads, and asks when a sensitive file lies below it, or when there are more than
-:data:`MAX_NAMES` names to look at (any may be).
+``zip -r`` reads, each dir ``find … -exec CMD {} ;`` or ``fd … -x CMD`` walks (CMD reads every
+file found: what ``-name`` keeps is not worked out), and asks when a sensitive file lies
+below it, or when there are more than :data:`MAX_NAMES` names to look at (any may be).
 
 Core module: no printing.
 """
@@ -54,6 +55,10 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     args = [w.value for w in words[1:]]
     if name == "tar":
         return [value for value in args if value != "-"]
+    if name == "find":
+        return _find_starts(args)
+    if name in ("fd", "fdfind"):
+        return _fd_dirs(args)
     if name not in _RECURSIVE:
         return None
     longs, letters = _RECURSIVE[name]
@@ -75,6 +80,40 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     if name == "grep" and len(operands) <= 1:
         return [*operands, "."]
     return operands
+
+
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_FD_RUNS = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+
+
+def _find_starts(args: list[str]) -> list[str] | None:
+    """The dirs ``find … -exec CMD {} ;`` walks (``.`` when it names none): CMD reads each file.
+
+    ``None`` when it runs no command on what it finds (``find . -name x`` reads no file).
+    """
+    if not _FIND_RUNS.intersection(args):
+        return None
+    i = 0
+    while i < len(args) and args[i] in ("-H", "-L", "-P") or i < len(args) and args[i][
+            :2] in ("-D", "-O"):
+        i += 2 if args[i] == "-D" else 1
+    starts = []
+    for value in args[i:]:
+        if value.startswith(("-", "(", "!", ")")):
+            break
+        starts.append(value)
+    return starts or ["."]
+
+
+def _fd_dirs(args: list[str]) -> list[str] | None:
+    """The dirs ``fd PATTERN [DIR…] -x CMD`` searches (``.`` when it names none), else ``None``.
+
+    Every word that is no option is taken (a word that is no directory is skipped by the walk).
+    """
+    if not any(a in _FD_RUNS or a.startswith(("-x", "-X")) for a in args):
+        return None
+    words = [a for a in args if not a.startswith("-")]
+    return [*words, "."] if len(words) <= 1 else words
 
 
 def sensitive_below_dir(directory: Path) -> Iterator[Path | None]:

@@ -15,14 +15,10 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import re
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from goosectx.shell_words import Word
+from typing import Any
 
 SENSITIVE_NAMES: tuple[str, ...] = (
     ".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".password-store",
@@ -81,6 +77,9 @@ def _parts_sensitive(parts: tuple[str, ...]) -> bool:
 
 def inside(path: Path, directory: Path) -> bool:
     """True when ``path`` is ``directory`` or below it, as written (no resolving)."""
+    top = directory.parts  # compared as tuples: `in path.parents` builds a Path per parent
+    if top and path.is_absolute() == directory.is_absolute():
+        return path.parts[:len(top)] == top
     return path == directory or directory in path.parents
 
 
@@ -308,106 +307,14 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                     config_file: Path | None = None) -> Iterator[tuple[str, str]]:
     """Each word of ``command`` that names a sensitive file: ``(word, how it is shown)``.
 
-    :func:`sensitive_in_command`'s reading, every such word: the approval of a shell call an
-    allow rule covers asks unless a rule names each (README: "an allow rule never overrides
-    the sensitive-file list unless it names the path").
+    :func:`sensitive_in_command`'s reading, every such word
+    (:func:`goosectx.sensitive_shell.sensitive_words`): the approval of a shell call an allow
+    rule covers asks unless a rule names each (README: "an allow rule never overrides the
+    sensitive-file list unless it names the path").
     """
-    from goosectx.glob_words import MAX_NAMES, pattern_paths  # here: only a !command needs it
-    from goosectx.shell_lexer import lex
+    from goosectx.sensitive_shell import sensitive_words as words  # it reads shell lines
 
-    bases = [working_dir]  # and each dir a `cd` before names: `cd .git && cat config`
-    for part in lex(command):
-        for base in bases:
-            yield from _below_recursive(part.words, base)
-        for word in part.words:
-            value = argument_value(word.value, working_dir)
-            if value is None:
-                yield word.value, f"{word.value} (a directory stack entry: any may be)"
-                continue
-            if not value or value.startswith("-") or "\0" in value:
-                continue
-            if any(is_sensitive(base / expand_user(one), data_dir=data_dir,
-                                config_file=config_file)
-                   for one in named_values(value) for base in bases):
-                yield word.value, word.value
-                continue
-            if not word.pattern:
-                continue
-            named = pattern_paths(value, working_dir)
-            if named is None:
-                yield word.value, (f"{word.value} (over {MAX_NAMES:,} matches, too many to "
-                                   "check: any may be)")
-                continue
-            for one in named:
-                if is_sensitive(one, data_dir=data_dir, config_file=config_file):
-                    yield word.value, f"{word.value} (matching {shown(one, working_dir)})"
-                    break
-        if (moved_to := cd_operand(part.words)) and moved_to != "-":
-            bases.append(working_dir / expand_user(moved_to))
-
-
-_DIR_STACK = re.compile(r"~(?:[+-]\d*|\d+)(?:/|$)")
-"""bash's ``~-`` (``$OLDPWD``) and directory-stack entries ``~N``, ``~+N``, ``~-N``."""
-
-
-def cd_operand(words: list[Word]) -> str | None:
-    """The dir a ``cd`` / ``pushd`` part names: ``-`` the previous one, ``""`` none (``$HOME``).
-
-    ``None``: the part is another command.
-    """
-    if not words or words[0].value not in ("cd", "pushd"):
-        return None
-    return next((w.value for w in words[1:] if w.value == "-" or not w.value.startswith("-")),
-                "")
-
-
-def argument_value(value: str, working_dir: Path) -> str | None:
-    """The part of an argument word that may name a path, as bash and the program read it.
-
-    ``--file=F`` → ``F``; a short option's attached value, ``-f.env`` → ``.env`` (``hexdump
-    -f.env`` prints the file); ``~+/x`` (bash's ``$PWD``) → ``working_dir/x``; ``""`` for a
-    bare option. ``None`` for ``~-``, ``~N``, ``~+N``, ``~-N``: the previous dir or the
-    directory stack, unknown here.
-    """
-    if value.startswith("--"):
-        return value.partition("=")[2]
-    if value.startswith("-"):
-        return value.partition("=")[2] or value[2:]
-    if value == "~+" or value.startswith("~+/"):
-        return str(working_dir) + value[2:]
-    return None if _DIR_STACK.match(value) else value
-
-
-def _below_recursive(words: list[Word], working_dir: Path) -> Iterator[tuple[str, str]]:
-    """The directory words of a recursive read (``grep -r``, ``tar`` …) with a sensitive file below.
-
-    ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
-    (:mod:`goosectx.recursive_reads`).
-    """
-    from goosectx.glob_words import MAX_NAMES
-    from goosectx.recursive_reads import recursive_operands, sensitive_below_dir
-
-    for value in recursive_operands(words) or ():
-        directory = Path(os.path.abspath(working_dir / expand_user(value)))
-        if "\0" in value or not directory.is_dir():
-            continue
-        for found in sensitive_below_dir(directory):
-            if found is None:
-                yield value, (f"{value} (over {MAX_NAMES:,} names below it, too many to check: "
-                              "any may be)")
-            else:
-                yield value, f"{value} (holding {shown(found, working_dir)})"
-            break
-
-
-def named_values(value: str) -> list[str]:
-    """The paths one argument word may name; none an option (``-x``).
-
-    Itself, what follows its first ``=`` (``dd if=F``) and a leading ``@`` (``curl -d @F``,
-    ``gcc @F``).
-    """
-    found = [value, value.partition("=")[2], value[1:] if value.startswith("@") else ""]
-    return [one for one in dict.fromkeys(found) if one and not one.startswith("-")]
+    yield from words(command, working_dir, data_dir=data_dir, config_file=config_file)
 
 
 def shown(path: Path, working_dir: Path) -> str:
