@@ -14,9 +14,10 @@ Core module: no printing, no ``cli`` imports.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -55,10 +56,13 @@ SYSTEM_FILES: tuple[str, ...] = (
 ``/etc`` is ``/private/etc``), and what lies below them (``/etc/sudoers.d/*``): sensitive at
 these absolute paths only."""
 
+_SYSTEM_PARTS = tuple(Path(system).parts for system in SYSTEM_FILES)
+
 READ_TOOLS: Mapping[str, str] = {"text_editor": "view", "tree": ""}
 """Tool name → the command that reads (``""``: every call of the tool reads)."""
 
 
+@functools.lru_cache(maxsize=4096)
 def _component_sensitive(name: str) -> bool:
     # Lower-cased: on a case-insensitive file system (macOS, Windows) ``.ENV`` and ``ID_RSA``
     # open ``.env`` and ``id_rsa``, and a key named ``Prod.PEM`` is as secret anywhere.
@@ -104,6 +108,29 @@ def resolve(path: Path) -> Path:
         return Path(os.path.abspath(expanded))
 
 
+def cached_resolve(path: Path, cache: dict[Path, Path]) -> Path:
+    """:func:`resolve` for many paths in the same dirs: each dir's real path looked up once.
+
+    ``realpath(dir/name)`` is ``realpath(dir)/name`` when ``name`` is no symlink (one
+    ``lstat``); a path with ``~``, ``.`` or ``..`` in it, or not absolute, is resolved whole.
+    ``cache`` lives for one decision: a link changed later is looked up again.
+    """
+    if (found := cache.get(path)) is not None:
+        return found
+    parts = path.parts
+    if not path.is_absolute() or len(parts) < 3 or any(
+            part in (".", "..") or part.startswith("~") for part in parts):
+        real = resolve(path)
+    else:
+        try:
+            link = stat.S_ISLNK(os.lstat(path).st_mode)
+        except (OSError, ValueError):
+            link = False  # missing: kept as written below its real dir, as realpath does
+        real = resolve(path) if link else cached_resolve(path.parent, cache) / parts[-1]
+    cache[path] = real
+    return real
+
+
 def is_sensitive(path: Path, *, data_dir: Path | None = None,
                  config_file: Path | None = None) -> bool:
     """True when ``path`` names a file on the sensitive list or anything in the data dir.
@@ -129,19 +156,31 @@ def sensitive_why(path: Path, *, data_dir: Path | None = None,
             is sensitive.
         config_file: goosectx's config file (extension headers and envs hold tokens).
     """
-    written = Path(os.path.abspath(expand_user(path)))
-    resolved = resolve(path)
-    for candidate in (written, resolved):
-        if _parts_sensitive(candidate.parts) or any(
-                inside(candidate, Path(system)) for system in SYSTEM_FILES):
-            return "is a sensitive file"
-    if config_file is not None and resolved == resolve(config_file):
-        return "is goosectx's config file"
-    if data_dir is not None:
-        data = resolve(data_dir)
-        if inside(resolved, data) or inside(written, Path(os.path.abspath(data_dir))):
+    return sensitive_judge(data_dir, config_file)(path)
+
+
+def sensitive_judge(data_dir: Path | None = None,
+                    config_file: Path | None = None) -> Callable[[Path], str | None]:
+    """:func:`sensitive_why` for many paths: the data dir and config file resolved once."""
+    config = None if config_file is None else resolve(config_file)
+    cache: dict[Path, Path] = {}
+    data = None if data_dir is None else (resolve(data_dir), Path(os.path.abspath(data_dir)))
+
+    def why(path: Path) -> str | None:
+        written = Path(os.path.abspath(expand_user(path)))
+        resolved = cached_resolve(expand_user(path), cache)
+        for candidate in (written, resolved):
+            parts = candidate.parts
+            if _parts_sensitive(parts) or any(parts[:len(system)] == system
+                                              for system in _SYSTEM_PARTS):
+                return "is a sensitive file"
+        if config is not None and resolved == config:
+            return "is goosectx's config file"
+        if data is not None and (inside(resolved, data[0]) or inside(written, data[1])):
             return "is in goosectx's data dir"
-    return None
+        return None
+
+    return why
 
 
 def read_paths(tool_name: str, arguments: Mapping[str, Any],

@@ -13,12 +13,12 @@ Core module: no printing, no ``cli`` imports.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES, pattern_paths
 from goosectx.recursive_reads import recursive_operands, sensitive_below_dir
-from goosectx.sensitive import expand_user, is_sensitive, shown
+from goosectx.sensitive import expand_user, sensitive_judge, shown
 from goosectx.shell_dirs import (
     Dir,
     Unknown,
@@ -44,6 +44,7 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     (``.en? (matching .env)``); in a dir not known here (after ``cd -``) a relative word may
     be any (``x (after cd -: any may be)``).
     """
+    judge = sensitive_judge(data_dir, config_file)
     for part, dirs in command_dirs(command, working_dir):
         for base in dirs:
             yield from _below_recursive(part.words, base, working_dir)
@@ -55,15 +56,15 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 searched = tuple(d for d in dirs if not isinstance(d, Unknown))
                 if not searched:
                     continue  # looked up in $PATH, not in the dir it runs in
-                found = _sensitive_word(word, searched, working_dir, data_dir, config_file)
+                found = _sensitive_word(word, searched, working_dir, judge)
             else:
-                found = _sensitive_word(word, dirs, working_dir, data_dir, config_file)
+                found = _sensitive_word(word, dirs, working_dir, judge)
             if found is not None:
                 yield word.value, found
 
 
 def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
-                    data_dir: Path | None, config_file: Path | None) -> str | None:
+                    judge: Callable[[Path], str | None]) -> str | None:
     """How ``word`` is shown when it names a sensitive file from one of ``dirs``, else ``None``."""
     raw = word.value
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
@@ -78,8 +79,7 @@ def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
             return f"{raw} (a directory stack entry: {ANY_MAY_BE}"
         if not value or value.startswith("-") or "\0" in value:
             return None
-        if any(is_sensitive(base / expand_user(one), data_dir=data_dir, config_file=config_file)
-               for one in named_values(value)):
+        if any(judge(base / expand_user(one)) for one in named_values(value)):
             return raw
         if not word.pattern:
             continue
@@ -87,7 +87,7 @@ def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
         if named is None:
             return f"{raw} (over {MAX_NAMES:,} matches, too many to check: {ANY_MAY_BE}"
         for one in named:
-            if is_sensitive(one, data_dir=data_dir, config_file=config_file):
+            if judge(one):
                 return f"{raw} (matching {shown(one, working_dir)})"
     return None
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from goosectx.glob_words import pattern_paths
-from goosectx.sensitive import expand_user, inside, resolve, shown
+from goosectx.sensitive import cached_resolve, expand_user, inside, resolve, shown
 from goosectx.sensitive_shell import named_values
 from goosectx.shell_dirs import (
     DECLARATIONS,
@@ -61,6 +61,7 @@ def outside_words(command: str, working_dir: Path) -> Iterator[tuple[str, str]]:
     project``; so may every file ``xargs CMD`` is given.
     """
     real_dir = resolve(working_dir)
+    cache: dict[Path, Path] = {}
     for part, dirs in command_dirs(command, working_dir):
         args = command_words(part.words)
         if not args or args[0].value.rsplit("/", 1)[-1] in NO_FILE_ARGUMENTS:
@@ -75,13 +76,13 @@ def outside_words(command: str, working_dir: Path) -> Iterator[tuple[str, str]]:
                 continue  # export NAME, declare -x: no path
             if declares and word.expands and expanded(word.value, working_dir) is None:
                 continue  # local x=$(…): what a part already judged printed
-            found = _outside_word(word, dirs, working_dir, real_dir)
+            found = _outside_word(word, dirs, working_dir, real_dir, cache)
             if found is not None:
                 yield word.value, found
 
 
-def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
-                  real_dir: Path) -> str | None:
+def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir: Path,
+                  cache: dict[Path, Path]) -> str | None:
     """Why ``word`` names a path outside the project from one of ``dirs`` (``None``: none)."""
     raw = word.value
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
@@ -103,7 +104,8 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
         if named is None:
             return f"{raw} (too many matches to check) may be {FAR}"
         for path in named:
-            if inside(real := resolve(path), real_dir):
+            if inside(real := cached_resolve(Path(os.path.abspath(path)) if ".." not in
+                                             path.parts else path, cache), real_dir):
                 continue
             led = "" if real == Path(os.path.abspath(path)) else f" → {real}"
             what = (f"{raw} (matching {shown(path, working_dir)}{led})"
