@@ -19,7 +19,10 @@ import os
 import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from goosectx.shell_dirs import Walked
 
 SENSITIVE_NAMES: tuple[str, ...] = (
     ".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".password-store",
@@ -93,6 +96,8 @@ def expand_user(path: Path | str) -> Path:
     ``~name`` for a user that does not exist stays as written (bash leaves it so), a
     relative path: :meth:`Path.expanduser` raises ``RuntimeError`` there instead.
     """
+    if not (path if isinstance(path, str) else str(path)).startswith("~"):
+        return path if isinstance(path, Path) else Path(path)  # most paths: nothing to expand
     try:
         return Path(path).expanduser()
     except RuntimeError:  # ~nosuchuser
@@ -167,8 +172,9 @@ def sensitive_judge(data_dir: Path | None = None,
     data = None if data_dir is None else (resolve(data_dir), Path(os.path.abspath(data_dir)))
 
     def why(path: Path) -> str | None:
-        written = Path(os.path.abspath(expand_user(path)))
-        resolved = cached_resolve(expand_user(path), cache)
+        path = expand_user(path)
+        written = Path(os.path.abspath(path))
+        resolved = cached_resolve(path, cache)
         for candidate in (written, resolved):
             parts = candidate.parts
             if _parts_sensitive(parts) or any(parts[:len(system)] == system
@@ -343,7 +349,8 @@ def sensitive_in_command(command: str, working_dir: Path, *, data_dir: Path | No
 
 
 def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = None,
-                    config_file: Path | None = None) -> Iterator[tuple[str, str]]:
+                    config_file: Path | None = None,
+                    walked: Walked | None = None) -> Iterator[tuple[str, str]]:
     """Each word of ``command`` that names a sensitive file: ``(word, how it is shown)``.
 
     :func:`sensitive_in_command`'s reading, every such word
@@ -353,7 +360,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     """
     from goosectx.sensitive_shell import sensitive_words as words  # it reads shell lines
 
-    yield from words(command, working_dir, data_dir=data_dir, config_file=config_file)
+    yield from words(command, working_dir, data_dir=data_dir, config_file=config_file,
+                     walked=walked)
 
 
 def shown(path: Path, working_dir: Path) -> str:

@@ -22,6 +22,7 @@ from goosectx.sensitive import expand_user, sensitive_judge, shown
 from goosectx.shell_dirs import (
     Dir,
     Unknown,
+    Walked,
     argument_value,
     command_dirs,
     command_words,
@@ -35,17 +36,18 @@ ANY_MAY_BE = "any may be)"
 
 
 def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = None,
-                    config_file: Path | None = None) -> Iterator[tuple[str, str]]:
+                    config_file: Path | None = None,
+                    walked: Walked | None = None) -> Iterator[tuple[str, str]]:
     """Each word of ``command`` that names a sensitive file: ``(word, how it is shown)``.
 
     Every word of every part (an option's ``--name=VALUE`` by its value, ``if=F`` and ``@F``
     by ``F`` too), a relative one taken in each dir the part may run in (``cd .git && cat
     config`` names ``.git/config``); a glob or brace word by every name it can expand to
     (``.en? (matching .env)``); in a dir not known here (after ``cd -``) a relative word may
-    be any (``x (after cd -: any may be)``).
+    be any (``x (after cd -: any may be)``). ``walked``: the line's walk, when the caller has it.
     """
     judge = sensitive_judge(data_dir, config_file)
-    for part, dirs in command_dirs(command, working_dir):
+    for part, dirs in command_dirs(command, working_dir) if walked is None else walked:
         for base in dirs:
             yield from _below_recursive(part.words, base, working_dir)
         if (fed := stdin_arguments(part.words)) is not None:

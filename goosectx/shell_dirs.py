@@ -49,6 +49,8 @@ class Unknown:
 
 
 Dir = Path | Unknown
+Walked = list[tuple[Part, tuple[Dir, ...]]]
+"""A line walked once (``list(command_dirs(…))``), for both checks of one decision."""
 _TOKEN = re.compile(r"&&|\|\||[();&|]")
 _LOOPS = frozenset({"for", "while", "until", "select"})
 _LINE_CHARS = re.compile(r"[\s;&|<>(){}$`'\"\\*?\[\]~=]")

@@ -26,6 +26,7 @@ from goosectx.shell_dirs import (
     NO_FILE_ARGUMENTS,
     Dir,
     Unknown,
+    Walked,
     argument_value,
     cd_operand,
     command_dirs,
@@ -43,7 +44,8 @@ STREAM_FILES = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr
 FAR = "outside the project"
 
 
-def outside_words(command: str, working_dir: Path) -> Iterator[tuple[str, str]]:
+def outside_words(command: str, working_dir: Path,
+                  walked: Walked | None = None) -> Iterator[tuple[str, str]]:
     """Each argument word of ``command`` naming a path outside ``working_dir``: ``(word, why)``.
 
     Every word of every part after its program (an option's ``--name=VALUE`` by its value,
@@ -58,11 +60,12 @@ def outside_words(command: str, working_dir: Path) -> Iterator[tuple[str, str]]:
     ``cd`` to a dir not known here it ``may be outside the project``. A word bash computes is
     judged with the environment's variables put in (``$HOME/x``); one holding what cannot be
     known here (``$(…)``, a variable the environment lacks, ``~-``) ``may be outside the
-    project``; so may every file ``xargs CMD`` is given.
+    project``; so may every file ``xargs CMD`` is given. ``walked``: the line's walk, when the
+    caller has it.
     """
     real_dir = resolve(working_dir)
     cache: dict[Path, Path] = {}
-    for part, dirs in command_dirs(command, working_dir):
+    for part, dirs in command_dirs(command, working_dir) if walked is None else walked:
         args = command_words(part.words)
         if not args or args[0].value.rsplit("/", 1)[-1] in NO_FILE_ARGUMENTS:
             continue
