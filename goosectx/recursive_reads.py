@@ -82,6 +82,8 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     return operands
 
 
+RUNS_ON_FOUND = frozenset({"find", "fd", "fdfind"})
+"""Programs whose ``-exec`` / ``-x`` command opens each file found, a symlink by its target."""
 _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FD_RUNS = frozenset({"-x", "--exec", "-X", "--exec-batch"})
 
@@ -137,3 +139,23 @@ def sensitive_below_dir(directory: Path) -> Iterator[Path | None]:
                 yield path
                 if name in dirs:
                     dirs.remove(name)  # one finding per sensitive directory
+
+
+def links_out_below(directory: Path, real_dir: Path) -> Iterator[Path | None]:
+    """Each symlink below ``directory`` whose target lies outside ``real_dir``, in walk order.
+
+    ``find . -exec cat {} +`` hands ``cat`` the link, and ``cat`` reads the file it leads to.
+    A ``None`` when there are more than :data:`MAX_NAMES` names (any may be such a link).
+    """
+    from goosectx.sensitive import inside, resolve
+
+    seen = 0
+    for top, dirs, files in os.walk(directory):
+        for name in (*dirs, *files):
+            seen += 1
+            if seen > MAX_NAMES:
+                yield None
+                return
+            path = Path(top) / name
+            if os.path.islink(path) and not inside(resolve(path), real_dir):
+                yield path

@@ -18,7 +18,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from goosectx.glob_words import pattern_paths
+from goosectx.glob_words import MAX_NAMES, pattern_paths
+from goosectx.recursive_reads import RUNS_ON_FOUND, links_out_below, recursive_operands
 from goosectx.sensitive import cached_resolve, expand_user, inside, resolve, shown
 from goosectx.sensitive_shell import named_values
 from goosectx.shell_dirs import (
@@ -73,6 +74,7 @@ def outside_words(command: str, working_dir: Path,
             yield moved
         if (fed := stdin_arguments(args)) is not None:
             yield fed, f"{fed} (it takes the files it reads from its input) may be {FAR}"
+        yield from _links_out(args, dirs, working_dir, real_dir)
         declares = args[0].value in DECLARATIONS
         for word in args[1:]:  # not the program (nor a redirection's `<`)
             if declares and (word.value.startswith("-") or "=" not in word.value):
@@ -116,6 +118,24 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
                     f"{raw} ({led[1:]})" if led else raw)
             return f"{what} is {FAR}"
     return None
+
+
+def _links_out(args: list[Word], dirs: tuple[Dir, ...], working_dir: Path,
+               real_dir: Path) -> Iterator[tuple[str, str]]:
+    """The dir a ``find … -exec`` / ``fd … -x`` walks that holds a symlink leading outside."""
+    if args[0].value.rsplit("/", 1)[-1] not in RUNS_ON_FOUND:
+        return
+    for value in recursive_operands(args) or ():
+        for base in dirs:
+            directory = base / expand_user(value) if isinstance(base, Path) else None
+            if directory is None or "\0" in value or not directory.is_dir():
+                continue
+            for found in links_out_below(directory, real_dir):
+                why = (f"{value} (over {MAX_NAMES:,} names below it, too many to check) may be "
+                       f"{FAR}" if found is None else
+                       f"{value} (holding {shown(found, working_dir)} → {resolve(found)}) is {FAR}")
+                yield value, why
+                return
 
 
 def _cd_elsewhere(args: list[Word], working_dir: Path,

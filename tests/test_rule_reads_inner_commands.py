@@ -110,3 +110,13 @@ def test_declarations_and_the_file_free_builtins_still_run(work: Path, command: 
     verdict = _verdict(work, command, "shell(export*)", "shell(declare*)", "shell(echo*)",
                        "shell(test*)", "shell(printf*)", "shell(git rev-parse*)")
     assert verdict.action == "run", (command, verdict.reason)
+
+
+def test_find_exec_over_a_link_leading_outside_asks(work: Path, tmp_path: Path) -> None:
+    (tmp_path / "other.txt").write_text("another project's\n")
+    (work / "src" / "notes.txt").symlink_to(tmp_path / "other.txt")
+    verdict = _verdict(work, "find src -name '*.txt' -exec cat {} +", "shell(find*)")
+    assert verdict.action == "ask"
+    assert f"src (holding src/notes.txt → {tmp_path / 'other.txt'}) is outside the project" in (
+        verdict.reason)
+    assert _verdict(work, "find src -name '*.txt'", "shell(find*)").action == "run"
