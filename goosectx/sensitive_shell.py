@@ -52,12 +52,12 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             yield from _below_recursive(part.words, base, working_dir)
         if (fed := stdin_arguments(part.words)) is not None:
             yield fed, f"{fed} (it takes the files it reads from its input: {ANY_MAY_BE}"
-        program = next(iter(command_words(part.words)), None)
-        for word in part.words:
-            if word is program and "/" not in word.value:
+        lead = len(part.words) - len(command_words(part.words))  # `then`, `X=1` before it
+        for k, word in enumerate(part.words):
+            if k < lead or k == lead and "/" not in word.value:
                 searched = tuple(d for d in dirs if not isinstance(d, Unknown))
                 if not searched:
-                    continue  # looked up in $PATH, not in the dir it runs in
+                    continue  # the program, looked up in $PATH, or syntax: not in the dir
                 found = _sensitive_word(word, searched, working_dir, judge)
             else:
                 found = _sensitive_word(word, dirs, working_dir, judge)

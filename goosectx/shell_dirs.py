@@ -56,6 +56,7 @@ _LOOPS = frozenset({"for", "while", "until", "select"})
 _LINE_CHARS = re.compile(r"[\s;&|<>(){}$`'\"\\*?\[\]~=]")
 """A word holding one of these may be a command line (``sh -c 'cat x'``): worth reading."""
 _VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+_USED = re.compile(r"\$\{?\w+")  # $NAME, ${NAME: where a line uses a variable, not sets it
 
 NO_FILE_ARGUMENTS = frozenset({
     "echo", "printf", "true", "false", ":", "read", "unset", "set", "shift", "return", "exit",
@@ -120,28 +121,56 @@ def command_words(words: list[Word]) -> list[Word]:
 
 
 def command_dirs(command: str, working_dir: Path, start: tuple[Dir, ...] | None = None,
-                 depth: int = 0) -> Iterator[tuple[Part, tuple[Dir, ...]]]:
+                 depth: int = 0, line: str = "") -> Iterator[tuple[Part, tuple[Dir, ...]]]:
     """Each part of ``command`` and the dirs it may run in (``start``: the working dir).
 
     Inner parts first, as :func:`~goosectx.shell_lexer.lex` gives them; the parts of a line a
-    part runs as a string (``bash -c``) right after it.
+    part runs as a string (``bash -c``) right after it. ``line``: the whole line ``command``
+    is part of, whose assignments :func:`expanded` looks for.
     """
+    line = line or command
     stack = [_List(start or (working_dir,), start or (working_dir,))]
+    parts = lex(command)
+    loop = _loop_moving(parts)
     looping = False
-    for part in lex(command):
+    for k, part in enumerate(parts):
         for token in _TOKEN.findall(part.joint):
             _follow(stack, token)
         top = stack[-1]
+        if k == loop:  # a later round starts where the last one's cd left: anywhere
+            top.dirs = top.seen = _union(top.dirs, (Unknown("a cd in a loop"),))
         yield part, top.dirs
-        looping = looping or any(w.value in _LOOPS for w in part.words[:1])
+        looping = looping or _starts_loop(part)
         words = command_words(part.words)
-        if words and (targets := _moved(words, top.dirs, command, looping)) is not None:
+        if words and (targets := _moved(words, top.dirs, line, looping)) is not None:
             top.moved = (targets, not part.piped)  # x | cd a; …: lastpipe may run it here
         if depth < MAX_DEPTH and any(_LINE_CHARS.search(w.value) for w in part.words[1:]):
-            for line in _inner_lines(part, command):
-                yield from command_dirs(line, working_dir, top.dirs, depth + 1)
+            for inner in _inner_lines(part, command):
+                yield from command_dirs(inner, working_dir, top.dirs, depth + 1, line)
         elif any(_LINE_CHARS.search(w.value) for w in part.words[1:]):
             yield Part([Word("…", "…")]), (Unknown("commands nested too deeply"),)
+
+
+def _starts_loop(part: Part) -> bool:
+    """True for ``while …``, ``{ for …``, ``do until …``: a loop's first part."""
+    for word in part.words:
+        if word.value in _LOOPS:
+            return True
+        if word.value not in RESERVED_WORDS:
+            return False
+    return False
+
+
+def _loop_moving(parts: list[Part]) -> int | None:
+    """Where the first loop starts when a part from there on may change dir, else ``None``."""
+    start = next((k for k, part in enumerate(parts) if _starts_loop(part)), None)
+    if start is None:
+        return None
+    for part in parts[start:]:
+        words = command_words(part.words)
+        if words and words[0].value in ("cd", "pushd", "popd", "eval"):
+            return start
+    return None
 
 
 def _inner_lines(part: Part, command: str) -> tuple[str, ...]:
@@ -166,16 +195,18 @@ def _moved(words: list[Word], dirs: tuple[Dir, ...], command: str,
     if looping or operand == "-" or word is not None and word.pattern or operand.startswith("+"):
         return (Unknown(said),)
     if operand == "":
-        home = os.environ.get("HOME")
+        home = expanded("$HOME", dirs[0], command)
         return (Path(home),) if home and name == "cd" else (Unknown(said),)
     relative = not re.match(r"(?:/|\.\.?(?:/|$))", operand)
-    if relative and (os.environ.get("CDPATH") or "CDPATH" in command):
+    if relative and (os.environ.get("CDPATH") or "CDPATH" in command
+                     or "cdable_vars" in command):  # cd NAME may go to $NAME's value
         return (Unknown(said),)
     physical = any(w.value.startswith("-") and "P" in w.value and not w.value.startswith("--")
                    for w in words[1:])
     targets: list[Dir] = []
     for base in dirs:
-        value = (expanded(operand, base) if word is not None and word.expands else operand)
+        value = (expanded(operand, base, command) if word is not None and word.expands
+                 else operand)
         value = None if value is None or isinstance(base, Unknown) else argument_value(
             value, base)
         if value is None or isinstance(base, Unknown):
@@ -186,20 +217,27 @@ def _moved(words: list[Word], dirs: tuple[Dir, ...], command: str,
     return tuple(dict.fromkeys(targets))
 
 
-def expanded(value: str, base: Dir) -> str | None:
+def expanded(value: str, base: Dir, line: str = "") -> str | None:
     """``value`` with the environment's ``$NAME`` / ``${NAME}`` put in; ``None``: not knowable.
 
     ``$PWD`` is ``base``, the dir the command runs in (not knowable in an :class:`Unknown`
-    one). Arithmetic (``$((…))``) gives a number; a command's output (``$(…)``, backticks),
-    another expansion or a variable the environment lacks (one the line sets, ``$1``) may be
-    any path.
+    one); ``$OLDPWD`` is where a ``cd`` of the line may have left. Arithmetic (``$((…))``)
+    gives a number; a command's output (``$(…)``, backticks), another expansion, a variable
+    the environment lacks (``$1``) or one ``line`` (the whole command line) may set — its
+    name written there other than as ``$NAME`` (``X=/etc``, ``read X``, ``for X in``) — may
+    be any path.
     """
-    known = dict(os.environ)
-    known.pop("PWD", None)
-    if isinstance(base, Path):
-        known["PWD"] = str(base)
-    value = value.replace("$((…))", "0")
-    value = _VARIABLE.sub(lambda m: known.get(m[1] or m[2], "\0"), value)
+    bare = _USED.sub("", line)
+
+    def value_of(found: re.Match[str]) -> str:
+        name = found[1] or found[2]
+        if name == "OLDPWD" or re.search(rf"(?<!\w){name}(?!\w)", bare):
+            return "\0"
+        if name == "PWD":
+            return str(base) if isinstance(base, Path) else "\0"
+        return os.environ.get(name, "\0")
+
+    value = _VARIABLE.sub(value_of, value.replace("$((…))", "0"))
     return None if "$" in value or "`" in value or "\0" in value else value
 
 

@@ -70,7 +70,7 @@ def outside_words(command: str, working_dir: Path,
         args = command_words(part.words)
         if not args or args[0].value.rsplit("/", 1)[-1] in NO_FILE_ARGUMENTS:
             continue
-        if (moved := _cd_elsewhere(args, working_dir, real_dir)) is not None:
+        if (moved := _cd_elsewhere(args, working_dir, real_dir, command)) is not None:
             yield moved
         if (fed := stdin_arguments(args)) is not None:
             yield fed, f"{fed} (it takes the files it reads from its input) may be {FAR}"
@@ -79,15 +79,15 @@ def outside_words(command: str, working_dir: Path,
         for word in args[1:]:  # not the program (nor a redirection's `<`)
             if declares and (word.value.startswith("-") or "=" not in word.value):
                 continue  # export NAME, declare -x: no path
-            if declares and word.expands and expanded(word.value, working_dir) is None:
+            if declares and word.expands and expanded(word.value, working_dir, command) is None:
                 continue  # local x=$(…): what a part already judged printed
-            found = _outside_word(word, dirs, working_dir, real_dir, cache)
+            found = _outside_word(word, dirs, working_dir, real_dir, cache, command)
             if found is not None:
                 yield word.value, found
 
 
 def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir: Path,
-                  cache: dict[Path, Path]) -> str | None:
+                  cache: dict[Path, Path], line: str) -> str | None:
     """Why ``word`` names a path outside the project from one of ``dirs`` (``None``: none)."""
     raw = word.value
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
@@ -97,7 +97,7 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
             if raw and not raw.startswith("-"):
                 return f"{raw} (after {base.after}) may be {FAR}"
             continue
-        value: str | None = expanded(raw, base) if word.expands else raw
+        value: str | None = expanded(raw, base, line) if word.expands else raw
         if value is not None:  # ~- is $OLDPWD, ~1 the dir stack: None
             value = argument_value(value, base)
         if value is None:
@@ -138,8 +138,8 @@ def _links_out(args: list[Word], dirs: tuple[Dir, ...], working_dir: Path,
                 return
 
 
-def _cd_elsewhere(args: list[Word], working_dir: Path,
-                  real_dir: Path) -> tuple[str, str] | None:
+def _cd_elsewhere(args: list[Word], working_dir: Path, real_dir: Path,
+                  line: str) -> tuple[str, str] | None:
     """Why a ``cd`` / ``pushd`` naming no dir goes outside (``None``: it does not).
 
     ``cd`` alone is ``cd $HOME``, ``cd -`` ``cd $OLDPWD``: the commands after it read there.
@@ -148,7 +148,7 @@ def _cd_elsewhere(args: list[Word], working_dir: Path,
     if named not in ("", "-"):
         return None  # another command, or a dir named: judged as every word is
     variable = "$OLDPWD" if named else "$HOME"
-    where = expanded(variable, working_dir)
+    where = expanded(variable, working_dir, line)
     said = " ".join(w.value for w in args)
     if where is None:
         return said, f"{said} (to {variable}) may be {FAR}"

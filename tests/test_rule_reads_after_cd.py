@@ -93,19 +93,42 @@ def test_a_sensitive_file_after_a_cd_asks(work: Path, command: str, said: str) -
     assert said in verdict.reason
 
 
-@pytest.mark.parametrize("command", [
-    'cd "$NOT_SET_HERE" && cat notes.txt',
-    "cd - && cat notes.txt",
-    "pushd sub && popd && cat notes.txt",
-    "cd su* && cat notes.txt",
-    "for d in sub; do cd $d; cat notes.txt; done",
+@pytest.mark.parametrize(("command", "said"), [
+    ('cd "$NOT_SET_HERE" && cat notes.txt', 'notes.txt (after cd $NOT_SET_HERE: any may be)'),
+    ("cd - && cat notes.txt", "notes.txt (after cd -: any may be)"),
+    ("pushd sub && popd && cat notes.txt", "notes.txt (after popd: any may be)"),
+    ("cd su* && cat notes.txt", "notes.txt (after cd su*: any may be)"),
+    ("X=/etc; cd $X && cat notes.txt", "notes.txt (after cd $X: any may be)"),
+    ("shopt -s cdable_vars; cd HOME && cat notes.txt", "(after cd HOME: any may be)"),
+    # a later round starts where the last one's cd left
+    ("cd sub && while true; do cat a.txt; cd ..; done", "(after a cd in a loop: any may be)"),
+    ("{ for d in 1 2; do cat a.txt; cd ..; done; }", "(after a cd in a loop: any may be)"),
 ])
-def test_a_cd_to_a_place_not_known_here_makes_later_words_may_be(work: Path,
-                                                                command: str) -> None:
-    verdict = _verdict(work, command, *CD_CAT, "shell(pushd*)", "shell(popd*)",
-                       "shell(for*)", "shell(do*)", "shell(done*)")
+def test_a_cd_to_a_place_not_known_here_makes_later_words_may_be(work: Path, command: str,
+                                                                said: str) -> None:
+    verdict = _verdict(work, command, "shell(*)")
     assert verdict.action == "ask", (command, verdict.reason)
-    assert "may" in verdict.reason
+    assert said in verdict.reason and "may name a sensitive file" in verdict.reason
+
+
+@pytest.mark.parametrize("command", [
+    "read X; cat $X", "PWD=/etc; cat $PWD/hosts", "cat $OLDPWD/x"])
+def test_a_variable_the_line_sets_may_be_anything(work: Path, command: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("X", str(work / "sub"))  # the environment's value is not the one used
+    monkeypatch.setenv("OLDPWD", str(work))
+    verdict = _verdict(work, command, "shell(*)")
+    assert verdict.action == "ask" and "may be outside the project" in verdict.reason
+
+
+@pytest.mark.parametrize("command", [
+    "for f in 1 2; do cat sub/a.txt; done", "cd sub && cat $PWD/../notes.txt",
+    "cat $HOME_IN_PROJECT/notes.txt"])
+def test_a_loop_without_cd_and_known_variables_still_run(work: Path, command: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME_IN_PROJECT", str(work))
+    verdict = _verdict(work, command, "shell(*)")
+    assert verdict.action == "run", (command, verdict.reason)
 
 
 def test_cdpath_in_the_environment_makes_a_relative_cd_unknown(
