@@ -95,9 +95,12 @@ def test_find_exec_below_a_dir_holding_no_sensitive_file_runs(work: Path) -> Non
     ("export PYTHONSTARTUP=/etc/hosts", "/etc/hosts is outside the project"),
     ("declare -x LD_PRELOAD=../evil.so", "../evil.so is outside the project"),
     ("export INPUTRC=~/other.inputrc", "is outside the project"),
+    ("typeset -x LD_LIBRARY_PATH=/opt/other/lib", "/opt/other/lib is outside the project"),
+    ("readonly GIT_ASKPASS=/tmp/other/askpass", "/tmp/other/askpass is outside the project"),
 ])
 def test_a_declaration_naming_a_file_outside_asks(work: Path, command: str, said: str) -> None:
-    verdict = _verdict(work, command, "shell(export*)", "shell(declare*)", "shell(bash*)")
+    verdict = _verdict(work, command, "shell(export*)", "shell(declare*)", "shell(typeset*)",
+                       "shell(readonly*)")
     assert verdict.action == "ask", (command, verdict.reason)
     assert said in verdict.reason
 
