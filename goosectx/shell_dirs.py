@@ -148,7 +148,8 @@ def command_dirs(command: str, working_dir: Path, start: tuple[Dir, ...] | None 
             for inner in _inner_lines(part, command):
                 yield from command_dirs(inner, working_dir, top.dirs, depth + 1, line)
         elif any(_LINE_CHARS.search(w.value) for w in part.words[1:]):
-            yield Part([Word("…", "…")]), (Unknown("commands nested too deeply"),)
+            text = part.text  # judged as one relative word: every check says "may be"
+            yield Part([Word("…", "…"), Word(text, text)]), (Unknown("commands nested too deeply"),)
 
 
 def _starts_loop(part: Part) -> bool:

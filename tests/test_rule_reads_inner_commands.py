@@ -123,3 +123,12 @@ def test_find_exec_over_a_link_leading_outside_asks(work: Path, tmp_path: Path) 
     assert f"src (holding src/notes.txt → {tmp_path / 'other.txt'}) is outside the project" in (
         verdict.reason)
     assert _verdict(work, "find src -name '*.txt'", "shell(find*)").action == "run"
+
+
+def test_command_strings_nested_past_the_depth_read_ask(work: Path) -> None:
+    line = "cat src/a.py"
+    for _ in range(6):
+        line = "bash -c " + "'" + line.replace("'", "'\\''") + "'"
+    verdict = _verdict(work, line, "shell(bash*)")
+    assert verdict.action == "ask" and "commands nested too deeply" in verdict.reason
+    assert _verdict(work, "bash -c \"bash -c 'cat src/a.py'\"", "shell(bash*)").action == "run"
