@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from figures import Figure, median_time_s, quick_arg
 
@@ -46,14 +47,15 @@ def run(quick: bool = False) -> list[Figure]:
         for i in range(0, 199, 3):
             (work / "src" / f"f{i}.py").write_text("x\n")
         for name, line in _lines().items():
-            def checks(line: str = line) -> None:
-                list(sensitive_words(line, work, data_dir=work.parent / "data"))
-                list(outside_words(line, work))
+            def checks(line: str = line) -> None:  # as approval._permission_rules: one walk
+                walked = walk(line)
+                list(sensitive_words(line, work, data_dir=work.parent / "data", walked=walked))
+                list(outside_words(line, work, walked))
 
-            def walk(line: str = line) -> None:
+            def walk(line: str = line) -> list[Any]:
                 from goosectx.shell_dirs import command_dirs
 
-                list(command_dirs(line, work))
+                return list(command_dirs(line, work))
 
             lexed = median_time_s(lambda line=line: lex(line), repeat=repeat) * 1e3
             walked = median_time_s(walk, repeat=repeat) * 1e3

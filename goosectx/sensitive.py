@@ -16,6 +16,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -113,27 +114,35 @@ def resolve(path: Path) -> Path:
         return Path(os.path.abspath(expanded))
 
 
-def cached_resolve(path: Path, cache: dict[Path, Path]) -> Path:
+def cached_resolve(path: Path, cache: dict[str, Path]) -> Path:
     """:func:`resolve` for many paths in the same dirs: each dir's real path looked up once.
 
     ``realpath(dir/name)`` is ``realpath(dir)/name`` when ``name`` is no symlink (one
     ``lstat``); a path with ``~``, ``.`` or ``..`` in it, or not absolute, is resolved whole.
     ``cache`` lives for one decision: a link changed later is looked up again.
     """
-    if (found := cache.get(path)) is not None:
+    text = str(path)
+    if (found := cache.get(text)) is not None:
         return found
-    parts = path.parts
-    if not path.is_absolute() or len(parts) < 3 or any(
-            part in (".", "..") or part.startswith("~") for part in parts):
+    head, _, name = text.rpartition("/")
+    if not head or not text.startswith("/") or _DOTS.search(text):
         real = resolve(path)
     else:
         try:
-            link = stat.S_ISLNK(os.lstat(path).st_mode)
+            link = stat.S_ISLNK(os.lstat(text).st_mode)
         except (OSError, ValueError):
             link = False  # missing: kept as written below its real dir, as realpath does
-        real = resolve(path) if link else cached_resolve(path.parent, cache) / parts[-1]
-    cache[path] = real
+        if link:
+            real = resolve(path)
+        else:
+            if (parent := cache.get(head)) is None:
+                parent = cache[head] = resolve(Path(head))
+            real = parent / name
+    cache[text] = real
     return real
+
+
+_DOTS = re.compile(r"/\.\.?(?:/|$)")
 
 
 def is_sensitive(path: Path, *, data_dir: Path | None = None,
@@ -168,14 +177,14 @@ def sensitive_judge(data_dir: Path | None = None,
                     config_file: Path | None = None) -> Callable[[Path], str | None]:
     """:func:`sensitive_why` for many paths: the data dir and config file resolved once."""
     config = None if config_file is None else resolve(config_file)
-    cache: dict[Path, Path] = {}
+    cache: dict[str, Path] = {}
     data = None if data_dir is None else (resolve(data_dir), Path(os.path.abspath(data_dir)))
 
     def why(path: Path) -> str | None:
         path = expand_user(path)
         written = Path(os.path.abspath(path))
         resolved = cached_resolve(path, cache)
-        for candidate in (written, resolved):
+        for candidate in (written,) if resolved == written else (written, resolved):
             parts = candidate.parts
             if _parts_sensitive(parts) or any(parts[:len(system)] == system
                                               for system in _SYSTEM_PARTS):

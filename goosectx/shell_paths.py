@@ -65,7 +65,7 @@ def outside_words(command: str, working_dir: Path,
     caller has it.
     """
     real_dir = resolve(working_dir)
-    cache: dict[Path, Path] = {}
+    cache: dict[str, Path] = {}
     for part, dirs in command_dirs(command, working_dir) if walked is None else walked:
         args = command_words(part.words)
         if not args or args[0].value.rsplit("/", 1)[-1] in NO_FILE_ARGUMENTS:
@@ -87,7 +87,7 @@ def outside_words(command: str, working_dir: Path,
 
 
 def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir: Path,
-                  cache: dict[Path, Path], line: str) -> str | None:
+                  cache: dict[str, Path], line: str) -> str | None:
     """Why ``word`` names a path outside the project from one of ``dirs`` (``None``: none)."""
     raw = word.value
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
@@ -109,8 +109,7 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
         if named is None:
             return f"{raw} (too many matches to check) may be {FAR}"
         for path in named:
-            if inside(real := cached_resolve(Path(os.path.abspath(path)) if ".." not in
-                                             path.parts else path, cache), real_dir):
+            if inside(real := cached_resolve(path, cache), real_dir):
                 continue
             led = "" if real == Path(os.path.abspath(path)) else f" → {real}"
             what = (f"{raw} (matching {shown(path, working_dir)}{led})"
