@@ -93,8 +93,11 @@ def _find_starts(args: list[str]) -> list[str] | None:
 
     ``None`` when it runs no command on what it finds (``find . -name x`` reads no file).
     """
-    if not _FIND_RUNS.intersection(args):
-        return None
+    return find_starts(args) if _FIND_RUNS.intersection(args) else None
+
+
+def find_starts(args: list[str]) -> list[str]:
+    """The starting points of ``find`` (its words after the program), ``.`` when none."""
     i = 0
     while i < len(args) and args[i] in ("-H", "-L", "-P") or i < len(args) and args[i][
             :2] in ("-D", "-O"):

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES, pattern_paths
+from goosectx.piped_names import piped_dirs
 from goosectx.recursive_reads import recursive_operands, sensitive_below_dir
 from goosectx.sensitive import expand_user, sensitive_judge, shown
 from goosectx.shell_dirs import (
@@ -47,11 +48,17 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     be any (``x (after cd -: any may be)``). ``walked``: the line's walk, when the caller has it.
     """
     judge = sensitive_judge(data_dir, config_file)
-    for part, dirs in command_dirs(command, working_dir) if walked is None else walked:
+    walked = list(command_dirs(command, working_dir)) if walked is None else walked
+    parts = [part for part, _dirs in walked]
+    for k, (part, dirs) in enumerate(walked):
         for base in dirs:
-            yield from _below_recursive(part.words, base, working_dir)
+            yield from _below_recursive(recursive_operands(part.words), base, working_dir)
         if (fed := stdin_arguments(part.words)) is not None:
-            yield fed, f"{fed} (it takes the files it reads from its input: {ANY_MAY_BE}"
+            listed = piped_dirs(parts, k)  # find . | xargs cat: the files below .
+            if listed is None:
+                yield fed, f"{fed} (it takes the files it reads from its input: {ANY_MAY_BE}"
+            for base in dirs if listed is not None else ():
+                yield from _below_recursive(listed, base, working_dir)
         lead = len(part.words) - len(command_words(part.words))  # `then`, `X=1` before it
         for k, word in enumerate(part.words):
             if k < lead or k == lead and "/" not in word.value:
@@ -94,7 +101,7 @@ def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
     return None
 
 
-def _below_recursive(words: list[Word], base: Dir,
+def _below_recursive(operands: list[str] | None, base: Dir,
                      working_dir: Path) -> Iterator[tuple[str, str]]:
     """The dir words of a recursive read (``grep -r``, ``find -exec``) with a sensitive file below.
 
@@ -103,7 +110,7 @@ def _below_recursive(words: list[Word], base: Dir,
     ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
     (:mod:`goosectx.recursive_reads`).
     """
-    for value in recursive_operands(words) or ():
+    for value in operands or ():
         if isinstance(base, Unknown):
             yield value, f"{value} (read below, after {base.after}: {ANY_MAY_BE}"
             return

@@ -139,6 +139,7 @@ def command_dirs(command: str, working_dir: Path, start: tuple[Dir, ...] | None 
         top = stack[-1]
         if k == loop:  # a later round starts where the last one's cd left: anywhere
             top.dirs = top.seen = _union(top.dirs, (Unknown("a cd in a loop"),))
+        part.depth = depth
         yield part, top.dirs
         looping = looping or _starts_loop(part)
         words = command_words(part.words)

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES, pattern_paths
+from goosectx.piped_names import piped_dirs
 from goosectx.recursive_reads import RUNS_ON_FOUND, links_out_below, recursive_operands
 from goosectx.sensitive import cached_resolve, expand_user, inside, resolve, shown
 from goosectx.sensitive_shell import named_values
@@ -66,15 +67,20 @@ def outside_words(command: str, working_dir: Path,
     """
     real_dir = resolve(working_dir)
     cache: dict[str, Path] = {}
-    for part, dirs in command_dirs(command, working_dir) if walked is None else walked:
+    walked = list(command_dirs(command, working_dir)) if walked is None else walked
+    parts = [part for part, _dirs in walked]
+    for k, (part, dirs) in enumerate(walked):
         args = command_words(part.words)
         if not args or args[0].value.rsplit("/", 1)[-1] in NO_FILE_ARGUMENTS:
             continue
         if (moved := _cd_elsewhere(args, working_dir, real_dir, command)) is not None:
             yield moved
         if (fed := stdin_arguments(args)) is not None:
-            yield fed, f"{fed} (it takes the files it reads from its input) may be {FAR}"
-        yield from _links_out(args, dirs, working_dir, real_dir)
+            if (listed := piped_dirs(parts, k)) is None:
+                yield fed, f"{fed} (it takes the files it reads from its input) may be {FAR}"
+            yield from _links_out(listed, dirs, working_dir, real_dir)  # find . | xargs cat
+        if args[0].value.rsplit("/", 1)[-1] in RUNS_ON_FOUND:
+            yield from _links_out(recursive_operands(args), dirs, working_dir, real_dir)
         declares = args[0].value in DECLARATIONS
         for word in args[1:]:  # not the program (nor a redirection's `<`)
             if declares and (word.value.startswith("-") or "=" not in word.value):
@@ -119,12 +125,10 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
     return None
 
 
-def _links_out(args: list[Word], dirs: tuple[Dir, ...], working_dir: Path,
+def _links_out(operands: list[str] | None, dirs: tuple[Dir, ...], working_dir: Path,
                real_dir: Path) -> Iterator[tuple[str, str]]:
-    """The dir a ``find … -exec`` / ``fd … -x`` walks that holds a symlink leading outside."""
-    if args[0].value.rsplit("/", 1)[-1] not in RUNS_ON_FOUND:
-        return
-    for value in recursive_operands(args) or ():
+    """The dir a ``find … -exec`` (``find … | xargs``) walks that holds a link leading outside."""
+    for value in operands or ():
         for base in dirs:
             directory = base / expand_user(value) if isinstance(base, Path) else None
             if directory is None or "\0" in value or not directory.is_dir():

@@ -77,6 +77,9 @@ class Part:
     unreadable: str | None = None
     redirected: bool = False  # a redirection came before its latest word
     piped: bool = False  # it follows a `|` or `|&` (not the start of a pipeline)
+    depth: int = 0
+    """How deep in command strings the part is (``bash -c '…'``'s: 1), set by
+    :func:`goosectx.shell_dirs.command_dirs`."""
     joint: str = ""
     """The operators read since the part before it ended (its own ``)`` included): ``&&``,
     ``||``, ``;`` (a newline too), ``&``, ``|``, and ``(`` / ``)`` where a subshell or a

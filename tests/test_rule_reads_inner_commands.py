@@ -55,11 +55,14 @@ def test_what_an_allowed_program_runs_is_judged(work: Path, command: str, rule: 
 
 
 @pytest.mark.parametrize("command", [
-    "ls -a | xargs cat", "echo a.py | xargs -n1 head",
-    "ls | nice xargs wc -l", "ls | parallel cat"])
+    "echo a.py | xargs -n1 head", "cat list.txt | xargs cat", "xargs cat < list.txt",
+    "echo x | parallel cat",
+    "find src | grep -o '/etc/hosts' | xargs cat",  # -o cuts a name: any text
+    "find src | sed s/a/b/ | xargs cat",  # sed may write any name
+    "bash -c 'cat list.txt; find src' | xargs cat",  # not only find's names
+    "find $DIR | xargs cat"])
 def test_xargs_running_a_reader_asks(work: Path, command: str) -> None:
-    verdict = _verdict(work, command, "shell(echo*)", "shell(ls*)", "shell(xargs*)",
-                       "shell(parallel*)", "shell(nice*)")
+    verdict = _verdict(work, command, "shell(*)")
     assert verdict.action == "ask", (command, verdict.reason)
     assert "it takes the files it reads from its input" in verdict.reason
 
@@ -132,3 +135,24 @@ def test_command_strings_nested_past_the_depth_read_ask(work: Path) -> None:
     verdict = _verdict(work, line, "shell(bash*)")
     assert verdict.action == "ask" and "commands nested too deeply" in verdict.reason
     assert _verdict(work, "bash -c \"bash -c 'cat src/a.py'\"", "shell(bash*)").action == "run"
+
+
+
+@pytest.mark.parametrize("command", [
+    "find . -name '*.md' | xargs wc -l", "find . -name '*.py' | grep -v test | xargs wc -l",
+    "git ls-files | xargs wc -l | sort -n | tail -20", "rg --files src | xargs cat",
+    "fd -e py | xargs -n1 head", "ls src | nice xargs cat", "ls | parallel cat"])
+def test_xargs_fed_by_a_lister_is_judged_by_the_files_below(work: Path, command: str) -> None:
+    verdict = _verdict(work, command, "shell(*)")
+    assert verdict.action == "ask"  # .env lies below the working dir
+    assert "(holding .env) is a sensitive file" in verdict.reason, verdict.reason
+    (work / ".env").unlink()
+    verdict = _verdict(work, command, "shell(*)")
+    assert verdict.action == "run", (command, verdict.reason)
+
+
+def test_xargs_fed_by_find_over_a_link_leading_outside_asks(work: Path, tmp_path: Path) -> None:
+    (tmp_path / "other.txt").write_text("another project's\n")
+    (work / "src" / "notes.txt").symlink_to(tmp_path / "other.txt")
+    verdict = _verdict(work, "find src -name '*.txt' | xargs cat", "shell(*)")
+    assert verdict.action == "ask" and "is outside the project" in verdict.reason
