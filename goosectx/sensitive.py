@@ -182,7 +182,9 @@ def sensitive_judge(data_dir: Path | None = None,
 
     def why(path: Path) -> str | None:
         path = expand_user(path)
-        written = Path(os.path.abspath(path))
+        text = str(path)
+        written = path if text.startswith("/") and not _DOTS.search(text) and "//" not in text \
+            else Path(os.path.abspath(path))
         resolved = cached_resolve(path, cache)
         for candidate in (written,) if resolved == written else (written, resolved):
             parts = candidate.parts
