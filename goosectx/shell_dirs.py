@@ -107,16 +107,16 @@ def _follow(stack: list[_List], token: str) -> None:
 
 
 def command_words(words: list[Word]) -> list[Word]:
-    """``words`` from the program on: no reserved words, assignments, ``builtin`` or ``command``."""
+    """``words`` from the program on: no reserved words, assignments, ``builtin``, ``time``."""
     k = 0
     while k < len(words) and (words[k].value in RESERVED_WORDS
                               or ASSIGNMENT_WORD.match(words[k].raw)):
         k += 1
     words = words[k:]
-    while words and words[0].value in ("builtin", "command"):
+    while words and words[0].value in ("builtin", "command", "time"):
         words = words[1:]
         while words and words[0].value.startswith("-") and words[0].value != "-":
-            words = words[1:]  # command -p --
+            words = words[1:]  # command -p --, time -p
     return words
 
 

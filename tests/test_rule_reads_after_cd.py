@@ -93,6 +93,14 @@ def test_a_sensitive_file_after_a_cd_asks(work: Path, command: str, said: str) -
     assert said in verdict.reason
 
 
+@pytest.mark.parametrize("command", [
+    "time cd .git && cat config", "command cd .git && cat config",
+    "builtin cd .git && cat config", "time -p cd .git; cat config"])
+def test_a_cd_behind_time_command_or_builtin_moves_too(work: Path, command: str) -> None:
+    verdict = _verdict(work, command, "shell(*)")
+    assert verdict.action == "ask" and "config is a sensitive file" in verdict.reason
+
+
 @pytest.mark.parametrize(("command", "said"), [
     ('cd "$NOT_SET_HERE" && cat notes.txt', 'notes.txt (after cd $NOT_SET_HERE: any may be)'),
     ("cd - && cat notes.txt", "notes.txt (after cd -: any may be)"),
