@@ -52,6 +52,7 @@ from goosectx.sensitive import (
     sensitive_why,
     sensitive_words,
 )
+from goosectx.shell_dirs import Walked, command_dirs
 from goosectx.shell_paths import outside_words
 
 __all__ = [  # re-exported: the rules live in permissions.py, the texts in approval_texts.py
@@ -220,17 +221,19 @@ def _named_paths(ctx: ApprovalContext) -> list[Path]:
     return []
 
 
-def _sensitive_named(ctx: ApprovalContext, allow_rules: tuple[str, ...] = ()) -> str | None:
+def _sensitive_named(ctx: ApprovalContext, allow_rules: tuple[str, ...] = (),
+                     walked: Walked | None = None) -> str | None:
     """Why the call reads or writes a sensitive file none of ``allow_rules`` names, or ``None``.
 
     A shell command's every word (:func:`~goosectx.sensitive.sensitive_words`: ``.en? (matching
     .env) is a sensitive file``), a built-in call's path (``/w/.env is a sensitive file``).
+    ``walked``: the shell line's walk, shared with :func:`_outside_named`.
     """
     command = ctx.arguments.get("command")
     if ctx.tool_name == "shell" and isinstance(command, str):
         shown = next((shown for word, shown in sensitive_words(
-            command, ctx.working_dir, data_dir=ctx.data_dir, config_file=ctx.config_file)
-            if not names_path(allow_rules, word)), None)
+            command, ctx.working_dir, data_dir=ctx.data_dir, config_file=ctx.config_file,
+            walked=walked) if not names_path(allow_rules, word)), None)
         wide = shown is not None and shown.endswith("any may be)")  # too many matches
         return None if shown is None else f"{shown} {'may name' if wide else 'is'} a sensitive file"
     raw = ctx.arguments.get("path")
@@ -254,14 +257,18 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
         return ApprovalVerdict("ask", f"a permission rule asks: {named}", rule_bound=True)
     if found.kind != "allow" or ctx.write_target is not None:
         return None
-    if (secret := _sensitive_named(ctx, found.rules)) is not None:  # cat .env under shell(cat*)
+    command = ctx.arguments.get("command")
+    walked = list(command_dirs(command, ctx.working_dir)) if ctx.tool_name == "shell" and (
+        isinstance(command, str)) else None  # one walk of the line for both checks
+    if (secret := _sensitive_named(ctx, found.rules, walked)) is not None:  # cat .env, shell(cat*)
         return _sensitive_ask(ctx, secret, f"the allow rule {named}")
-    if (far := _outside_named(ctx, found.rules)) is not None:  # cat /etc/hosts, likewise
+    if (far := _outside_named(ctx, found.rules, walked)) is not None:  # cat /etc/hosts, likewise
         return _sensitive_ask(ctx, far, f"the allow rule {named}")
     return ApprovalVerdict("run", f"allowed by a permission rule: {named}")
 
 
-def _outside_named(ctx: ApprovalContext, allow_rules: tuple[str, ...]) -> str | None:
+def _outside_named(ctx: ApprovalContext, allow_rules: tuple[str, ...],
+                   walked: Walked | None = None) -> str | None:
     """Why a shell command reads outside the project where none of ``allow_rules`` names it.
 
     :func:`~goosectx.shell_paths.outside_words` (``/etc/hosts is outside the project``): a
@@ -270,7 +277,7 @@ def _outside_named(ctx: ApprovalContext, allow_rules: tuple[str, ...]) -> str | 
     command = ctx.arguments.get("command")
     if ctx.tool_name != "shell" or not isinstance(command, str):
         return None
-    return next((why for word, why in outside_words(command, ctx.working_dir)
+    return next((why for word, why in outside_words(command, ctx.working_dir, walked)
                  if not names_path(allow_rules, word)), None)
 
 

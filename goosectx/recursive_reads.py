@@ -5,8 +5,9 @@ a shell command names (:func:`goosectx.sensitive.sensitive_words`); ``grep -r KE
 only ``.``, yet reads ``./.env`` and ``./.git/config``. So under an allow rule such as
 ``shell(grep*)`` (or after ``a``) the approval also walks each directory a recursive ``grep``
 or ``diff`` (``.`` when it names none), a ``tar``, ``cp -r``, ``rsync -a``, ``scp -r`` or
-``zip -r`` reads, and asks when a sensitive file lies below it, or when there are more than
-:data:`MAX_NAMES` names to look at (any may be).
+``zip -r`` reads, each dir ``find … -exec CMD {} ;`` or ``fd … -x CMD`` walks (CMD reads every
+file found: what ``-name`` keeps is not worked out), and asks when a sensitive file lies
+below it, or when there are more than :data:`MAX_NAMES` names to look at (any may be).
 
 Core module: no printing.
 """
@@ -54,6 +55,10 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     args = [w.value for w in words[1:]]
     if name == "tar":
         return [value for value in args if value != "-"]
+    if name == "find":
+        return _find_starts(args)
+    if name in ("fd", "fdfind"):
+        return _fd_dirs(args)
     if name not in _RECURSIVE:
         return None
     longs, letters = _RECURSIVE[name]
@@ -77,6 +82,45 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     return operands
 
 
+RUNS_ON_FOUND = frozenset({"find", "fd", "fdfind"})
+"""Programs whose ``-exec`` / ``-x`` command opens each file found, a symlink by its target."""
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_FD_RUNS = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+
+
+def _find_starts(args: list[str]) -> list[str] | None:
+    """The dirs ``find … -exec CMD {} ;`` walks (``.`` when it names none): CMD reads each file.
+
+    ``None`` when it runs no command on what it finds (``find . -name x`` reads no file).
+    """
+    return find_starts(args) if _FIND_RUNS.intersection(args) else None
+
+
+def find_starts(args: list[str]) -> list[str]:
+    """The starting points of ``find`` (its words after the program), ``.`` when none."""
+    i = 0
+    while i < len(args) and args[i] in ("-H", "-L", "-P") or i < len(args) and args[i][
+            :2] in ("-D", "-O"):
+        i += 2 if args[i] == "-D" else 1
+    starts = []
+    for value in args[i:]:
+        if value.startswith(("-", "(", "!", ")")):
+            break
+        starts.append(value)
+    return starts or ["."]
+
+
+def _fd_dirs(args: list[str]) -> list[str] | None:
+    """The dirs ``fd PATTERN [DIR…] -x CMD`` searches (``.`` when it names none), else ``None``.
+
+    Every word that is no option is taken (a word that is no directory is skipped by the walk).
+    """
+    if not any(a in _FD_RUNS or a.startswith(("-x", "-X")) for a in args):
+        return None
+    words = [a for a in args if not a.startswith("-")]
+    return [*words, "."] if len(words) <= 1 else words
+
+
 def sensitive_below_dir(directory: Path) -> Iterator[Path | None]:
     """Each sensitive file below ``directory``, in walk order (symlinks not followed).
 
@@ -98,3 +142,23 @@ def sensitive_below_dir(directory: Path) -> Iterator[Path | None]:
                 yield path
                 if name in dirs:
                     dirs.remove(name)  # one finding per sensitive directory
+
+
+def links_out_below(directory: Path, real_dir: Path) -> Iterator[Path | None]:
+    """Each symlink below ``directory`` whose target lies outside ``real_dir``, in walk order.
+
+    ``find . -exec cat {} +`` hands ``cat`` the link, and ``cat`` reads the file it leads to.
+    A ``None`` when there are more than :data:`MAX_NAMES` names (any may be such a link).
+    """
+    from goosectx.sensitive import inside, resolve
+
+    seen = 0
+    for top, dirs, files in os.walk(directory):
+        for name in (*dirs, *files):
+            seen += 1
+            if seen > MAX_NAMES:
+                yield None
+                return
+            path = Path(top) / name
+            if os.path.islink(path) and not inside(resolve(path), real_dir):
+                yield path

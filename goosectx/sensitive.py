@@ -14,15 +14,16 @@ Core module: no printing, no ``cli`` imports.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from goosectx.shell_words import Word
+    from goosectx.shell_dirs import Walked
 
 SENSITIVE_NAMES: tuple[str, ...] = (
     ".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker", ".password-store",
@@ -59,10 +60,13 @@ SYSTEM_FILES: tuple[str, ...] = (
 ``/etc`` is ``/private/etc``), and what lies below them (``/etc/sudoers.d/*``): sensitive at
 these absolute paths only."""
 
+_SYSTEM_PARTS = tuple(Path(system).parts for system in SYSTEM_FILES)
+
 READ_TOOLS: Mapping[str, str] = {"text_editor": "view", "tree": ""}
 """Tool name → the command that reads (``""``: every call of the tool reads)."""
 
 
+@functools.lru_cache(maxsize=4096)
 def _component_sensitive(name: str) -> bool:
     # Lower-cased: on a case-insensitive file system (macOS, Windows) ``.ENV`` and ``ID_RSA``
     # open ``.env`` and ``id_rsa``, and a key named ``Prod.PEM`` is as secret anywhere.
@@ -81,6 +85,9 @@ def _parts_sensitive(parts: tuple[str, ...]) -> bool:
 
 def inside(path: Path, directory: Path) -> bool:
     """True when ``path`` is ``directory`` or below it, as written (no resolving)."""
+    top = directory.parts  # compared as tuples: `in path.parents` builds a Path per parent
+    if top and path.is_absolute() == directory.is_absolute():
+        return path.parts[:len(top)] == top
     return path == directory or directory in path.parents
 
 
@@ -90,6 +97,8 @@ def expand_user(path: Path | str) -> Path:
     ``~name`` for a user that does not exist stays as written (bash leaves it so), a
     relative path: :meth:`Path.expanduser` raises ``RuntimeError`` there instead.
     """
+    if not (path if isinstance(path, str) else str(path)).startswith("~"):
+        return path if isinstance(path, Path) else Path(path)  # most paths: nothing to expand
     try:
         return Path(path).expanduser()
     except RuntimeError:  # ~nosuchuser
@@ -103,6 +112,37 @@ def resolve(path: Path) -> Path:
         return expanded.resolve(strict=False)
     except (OSError, RuntimeError, ValueError):  # a loop, a lone surrogate: as written
         return Path(os.path.abspath(expanded))
+
+
+def cached_resolve(path: Path, cache: dict[str, Path]) -> Path:
+    """:func:`resolve` for many paths in the same dirs: each dir's real path looked up once.
+
+    ``realpath(dir/name)`` is ``realpath(dir)/name`` when ``name`` is no symlink (one
+    ``lstat``); a path with ``~``, ``.`` or ``..`` in it, or not absolute, is resolved whole.
+    ``cache`` lives for one decision: a link changed later is looked up again.
+    """
+    text = str(path)
+    if (found := cache.get(text)) is not None:
+        return found
+    head, _, name = text.rpartition("/")
+    if not head or not text.startswith("/") or _DOTS.search(text):
+        real = resolve(path)
+    else:
+        try:
+            link = stat.S_ISLNK(os.lstat(text).st_mode)
+        except (OSError, ValueError):
+            link = False  # missing: kept as written below its real dir, as realpath does
+        if link:
+            real = resolve(path)
+        else:
+            if (parent := cache.get(head)) is None:
+                parent = cache[head] = resolve(Path(head))
+            real = parent / name
+    cache[text] = real
+    return real
+
+
+_DOTS = re.compile(r"/\.\.?(?:/|$)")
 
 
 def is_sensitive(path: Path, *, data_dir: Path | None = None,
@@ -130,19 +170,34 @@ def sensitive_why(path: Path, *, data_dir: Path | None = None,
             is sensitive.
         config_file: goosectx's config file (extension headers and envs hold tokens).
     """
-    written = Path(os.path.abspath(expand_user(path)))
-    resolved = resolve(path)
-    for candidate in (written, resolved):
-        if _parts_sensitive(candidate.parts) or any(
-                inside(candidate, Path(system)) for system in SYSTEM_FILES):
-            return "is a sensitive file"
-    if config_file is not None and resolved == resolve(config_file):
-        return "is goosectx's config file"
-    if data_dir is not None:
-        data = resolve(data_dir)
-        if inside(resolved, data) or inside(written, Path(os.path.abspath(data_dir))):
+    return sensitive_judge(data_dir, config_file)(path)
+
+
+def sensitive_judge(data_dir: Path | None = None,
+                    config_file: Path | None = None) -> Callable[[Path], str | None]:
+    """:func:`sensitive_why` for many paths: the data dir and config file resolved once."""
+    config = None if config_file is None else resolve(config_file)
+    cache: dict[str, Path] = {}
+    data = None if data_dir is None else (resolve(data_dir), Path(os.path.abspath(data_dir)))
+
+    def why(path: Path) -> str | None:
+        path = expand_user(path)
+        text = str(path)
+        written = path if text.startswith("/") and not _DOTS.search(text) and "//" not in text \
+            else Path(os.path.abspath(path))
+        resolved = cached_resolve(path, cache)
+        for candidate in (written,) if resolved == written else (written, resolved):
+            parts = candidate.parts
+            if _parts_sensitive(parts) or any(parts[:len(system)] == system
+                                              for system in _SYSTEM_PARTS):
+                return "is a sensitive file"
+        if config is not None and resolved == config:
+            return "is goosectx's config file"
+        if data is not None and (inside(resolved, data[0]) or inside(written, data[1])):
             return "is in goosectx's data dir"
-    return None
+        return None
+
+    return why
 
 
 def read_paths(tool_name: str, arguments: Mapping[str, Any],
@@ -305,109 +360,19 @@ def sensitive_in_command(command: str, working_dir: Path, *, data_dir: Path | No
 
 
 def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = None,
-                    config_file: Path | None = None) -> Iterator[tuple[str, str]]:
+                    config_file: Path | None = None,
+                    walked: Walked | None = None) -> Iterator[tuple[str, str]]:
     """Each word of ``command`` that names a sensitive file: ``(word, how it is shown)``.
 
-    :func:`sensitive_in_command`'s reading, every such word: the approval of a shell call an
-    allow rule covers asks unless a rule names each (README: "an allow rule never overrides
-    the sensitive-file list unless it names the path").
+    :func:`sensitive_in_command`'s reading, every such word
+    (:func:`goosectx.sensitive_shell.sensitive_words`): the approval of a shell call an allow
+    rule covers asks unless a rule names each (README: "an allow rule never overrides the
+    sensitive-file list unless it names the path").
     """
-    from goosectx.glob_words import MAX_NAMES, pattern_paths  # here: only a !command needs it
-    from goosectx.shell_lexer import lex
+    from goosectx.sensitive_shell import sensitive_words as words  # it reads shell lines
 
-    bases = [working_dir]  # and each dir a `cd` before names: `cd .git && cat config`
-    for part in lex(command):
-        for base in bases:
-            yield from _below_recursive(part.words, base)
-        for word in part.words:
-            value = argument_value(word.value, working_dir)
-            if value is None:
-                yield word.value, f"{word.value} (a directory stack entry: any may be)"
-                continue
-            if not value or value.startswith("-") or "\0" in value:
-                continue
-            if any(is_sensitive(base / expand_user(one), data_dir=data_dir,
-                                config_file=config_file)
-                   for one in named_values(value) for base in bases):
-                yield word.value, word.value
-                continue
-            if not word.pattern:
-                continue
-            named = pattern_paths(value, working_dir)
-            if named is None:
-                yield word.value, (f"{word.value} (over {MAX_NAMES:,} matches, too many to "
-                                   "check: any may be)")
-                continue
-            for one in named:
-                if is_sensitive(one, data_dir=data_dir, config_file=config_file):
-                    yield word.value, f"{word.value} (matching {shown(one, working_dir)})"
-                    break
-        if (moved_to := cd_operand(part.words)) and moved_to != "-":
-            bases.append(working_dir / expand_user(moved_to))
-
-
-_DIR_STACK = re.compile(r"~(?:[+-]\d*|\d+)(?:/|$)")
-"""bash's ``~-`` (``$OLDPWD``) and directory-stack entries ``~N``, ``~+N``, ``~-N``."""
-
-
-def cd_operand(words: list[Word]) -> str | None:
-    """The dir a ``cd`` / ``pushd`` part names: ``-`` the previous one, ``""`` none (``$HOME``).
-
-    ``None``: the part is another command.
-    """
-    if not words or words[0].value not in ("cd", "pushd"):
-        return None
-    return next((w.value for w in words[1:] if w.value == "-" or not w.value.startswith("-")),
-                "")
-
-
-def argument_value(value: str, working_dir: Path) -> str | None:
-    """The part of an argument word that may name a path, as bash and the program read it.
-
-    ``--file=F`` → ``F``; a short option's attached value, ``-f.env`` → ``.env`` (``hexdump
-    -f.env`` prints the file); ``~+/x`` (bash's ``$PWD``) → ``working_dir/x``; ``""`` for a
-    bare option. ``None`` for ``~-``, ``~N``, ``~+N``, ``~-N``: the previous dir or the
-    directory stack, unknown here.
-    """
-    if value.startswith("--"):
-        return value.partition("=")[2]
-    if value.startswith("-"):
-        return value.partition("=")[2] or value[2:]
-    if value == "~+" or value.startswith("~+/"):
-        return str(working_dir) + value[2:]
-    return None if _DIR_STACK.match(value) else value
-
-
-def _below_recursive(words: list[Word], working_dir: Path) -> Iterator[tuple[str, str]]:
-    """The directory words of a recursive read (``grep -r``, ``tar`` …) with a sensitive file below.
-
-    ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
-    (:mod:`goosectx.recursive_reads`).
-    """
-    from goosectx.glob_words import MAX_NAMES
-    from goosectx.recursive_reads import recursive_operands, sensitive_below_dir
-
-    for value in recursive_operands(words) or ():
-        directory = Path(os.path.abspath(working_dir / expand_user(value)))
-        if "\0" in value or not directory.is_dir():
-            continue
-        for found in sensitive_below_dir(directory):
-            if found is None:
-                yield value, (f"{value} (over {MAX_NAMES:,} names below it, too many to check: "
-                              "any may be)")
-            else:
-                yield value, f"{value} (holding {shown(found, working_dir)})"
-            break
-
-
-def named_values(value: str) -> list[str]:
-    """The paths one argument word may name; none an option (``-x``).
-
-    Itself, what follows its first ``=`` (``dd if=F``) and a leading ``@`` (``curl -d @F``,
-    ``gcc @F``).
-    """
-    found = [value, value.partition("=")[2], value[1:] if value.startswith("@") else ""]
-    return [one for one in dict.fromkeys(found) if one and not one.startswith("-")]
+    yield from words(command, working_dir, data_dir=data_dir, config_file=config_file,
+                     walked=walked)
 
 
 def shown(path: Path, working_dir: Path) -> str:

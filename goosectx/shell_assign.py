@@ -52,7 +52,7 @@ def read_array(scanner: WordScanner, i: int, part: Part, reserved: frozenset[str
                     if w.raw not in reserved and not ASSIGNMENT_WORD.match(w.raw)), None)
     if found is None or program is not None and program not in DECLARATIONS:
         return None
-    parts, heredocs = len(scanner.parts), list(scanner.heredocs)
+    parts, heredocs, joint = len(scanner.parts), list(scanner.heredocs), scanner.joint
     elements: list[Word] = []
     j = i + 1
     while j < len(s) and s[j] != ")":
@@ -71,7 +71,7 @@ def read_array(scanner: WordScanner, i: int, part: Part, reserved: frozenset[str
             elements.append(word)
     if j >= len(s) or s[j] != ")" or s[j + 1:j + 2] not in ("", *ENDS_WORD):
         del scanner.parts[parts:]  # not a literal (`a=(x)ls rm` runs rm): read as before
-        scanner.heredocs = heredocs
+        scanner.heredocs, scanner.joint = heredocs, joint
         return None
     name = found[1]
     if name in STRICT_ARRAYS:

@@ -107,6 +107,8 @@ class CommandForms:
             code)`` (``python3 -c CODE``: :func:`goosectx.shell_runners.inline_code`).
         maybe: Forms of what a runner may start (``chroot / rm x`` → ``rm x``): read from every
             word where its command may start, so a deny rule matching one asks, not denies.
+        inner: Every command line it runs as a string (``bash -c '…'``, ``eval``, ``su -c``,
+            ``env -S`` …), for the path checks to read (:mod:`goosectx.shell_dirs`).
     """
 
     all: tuple[str, ...]
@@ -115,6 +117,7 @@ class CommandForms:
     unreadable: str | None = None
     code: tuple[tuple[str, str], ...] = ()
     maybe: tuple[str, ...] = ()
+    inner: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -156,7 +159,8 @@ def command_forms(part: Part, line: str = "") -> CommandForms:
     unreadable = r.reasons[0] if r.reasons else None
     allow = None if unreadable else " ".join(_shown(w.value) for w in words)
     return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),
-                        unreadable, tuple(r.code), tuple(dict.fromkeys(f for f in r.maybe if f)))
+                        unreadable, tuple(r.code), tuple(dict.fromkeys(f for f in r.maybe if f)),
+                        tuple(r.inner))
 
 
 _COMPOUND = frozenset({"{", "if", "while", "until", "for", "case", "select", "[[", "!"})

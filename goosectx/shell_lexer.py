@@ -119,6 +119,7 @@ class _Lexer(CondScanner):
         self.quoted_bodies: list[tuple[int, int]] = []  # (start, end): see unexpanded()
         self.streams = False  # a stream every part may read (Part.fed): see lex()
         self.mark = 0  # where the parts of the current part's substitutions start
+        self.joint = ""  # the operators since the last part ended (Part.joint)
 
     # -- commands -------------------------------------------------------------------------
     def line(self, i: int, closing: bool) -> int:
@@ -127,6 +128,7 @@ class _Lexer(CondScanner):
             self.parts.append(Part(unreadable="it nests substitutions too deeply to read"))
             return len(self.s)
         self.depth += 1
+        self.joint += "(" if closing else ""  # $( ), <( ): a subshell
         mark, self.mark = self.mark, len(self.parts)
         reprinted, self.reprinted = self.reprinted, self.reprinted or closing
         try:
@@ -157,13 +159,19 @@ class _Lexer(CondScanner):
                 testing = False
             elif c == "\n":
                 part = self.end(part)
+                self.joint += ";"
                 i = self.here_documents(i + 1)
             elif c in ";&|" and not s.startswith("&>", i):
                 part = self.end(part)
                 if c == "|" and not s.startswith("||", i) and s[i - 1:i] != "|":
                     part.piped = True  # `|` or `|&`: bash's `time` is no keyword here
+                    self.joint += "|"
                     i += 1 + s.startswith("|&", i)
+                elif s.startswith(("&&", "||"), i):
+                    self.joint += s[i:i + 2]
+                    i += 2
                 else:
+                    self.joint += c
                     i += 1
             elif OPENS_ARITHMETIC.match(s, i) and (looping := _arithmetic_for(part)
                                                    or all(w.raw in _RESERVED
@@ -176,7 +184,7 @@ class _Lexer(CondScanner):
             elif c == "(" and (array := read_array(self, i, part, RESERVED_WORDS)) is not None:
                 i = array  # arr=(1 2 3), declare -a a=(x y): an assignment, read whole
             elif c == "(":
-                empty = _EMPTY_PARENS.match(s, i + 1)
+                empty, opened = _EMPTY_PARENS.match(s, i + 1), False
                 if len(part.words) == 1 and empty:
                     part.unreadable = "it defines a function"
                     i = empty.end()
@@ -186,10 +194,13 @@ class _Lexer(CondScanner):
                         part.unreadable = "it has a '(' inside a command"
                     depth += 1
                     i += 1
+                    opened = True
                 part = self.end(part)
+                self.joint += "(" if opened else ""
             elif c == ")":
                 part = self.end(part)
                 i += 1
+                self.joint += ")" if depth or closing else ""
                 if depth == 0 and closing:
                     return i
                 depth = max(0, depth - 1)
@@ -212,10 +223,19 @@ class _Lexer(CondScanner):
         if closing:
             part.unreadable = part.unreadable or "a '$(' or '<(' is not closed"
         self.end(part)
+        self.joint += ")" if closing else ""
         return i
 
     def nested(self, text: str) -> list[Part]:
-        return lex(text, self.depth + 1, self.reprinted)
+        return self.adopt(lex(text, self.depth + 1, self.reprinted))
+
+    def adopt(self, parts: list[Part]) -> list[Part]:
+        """``parts`` read by another lexer, in a subshell of their own (a backtick's inside)."""
+        if parts:  # and the `)` of theirs its last part did not take
+            still_open = sum(p.joint.count("(") - p.joint.count(")") for p in parts)
+            parts[0].joint = self.joint + "(" + parts[0].joint
+            self.joint = ")" * (1 + max(0, still_open))
+        return parts
 
     def end(self, part: Part) -> Part:
         if self.reprinted and _simple_coprocess(part.words):
@@ -223,6 +243,7 @@ class _Lexer(CondScanner):
                 "bash 5.2 runs a coproc command inside $( ) or <( ) as the program COPROC "
                 "(`coproc ls` there runs `COPROC ls`), older bash as the command")
         if part.words or part.unreadable:
+            part.joint, self.joint = self.joint, ""
             self.parts.append(part)
             if part.piped or part.fed:  # and the commands of its substitutions
                 for inner in self.parts[self.mark:]:
@@ -271,7 +292,8 @@ class _Lexer(CondScanner):
         elif not (op.endswith("&") and re.fullmatch(r"\d+-?|-", target.value)
                   or _null_device(target)):
             shown = "<" if op in ("<", "<&") else ">>" if op == ">>" else ">"
-            self.parts.append(Part([Word(shown, shown), target]))
+            self.parts.append(Part([Word(shown, shown), target], joint=self.joint))
+            self.joint = ""
         return i
 
     def feed(self, part: Part) -> None:
@@ -299,7 +321,7 @@ class _Lexer(CondScanner):
                         self.quoted_bodies.append((start, before))
                     break
             if not quoted:  # $( ) and backticks in the body run
-                for inner in substitutions(s[start:i], self.depth + 1):
+                for inner in self.adopt(substitutions(s[start:i], self.depth + 1)):
                     inner.fed = True
                     self.parts.append(inner)
         self.heredocs = []

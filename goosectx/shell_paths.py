@@ -3,9 +3,10 @@
 docs/architecture.md §4 (clause "permission rules"). A prefix rule such as ``shell(cat*)``
 names a program, not the files it reads: read scoping asks about a ``text_editor view`` of
 ``/etc/hosts``, so an allow rule must not run ``cat /etc/hosts`` unasked either.
-:func:`outside_words` reads the words as :func:`goosectx.sensitive.sensitive_words` does (bash's
-words, :func:`goosectx.shell_lexer.lex`; no second reading of the line) and judges each as
-read scoping judges a path: resolved against the working dir, symlinks followed.
+:func:`outside_words` reads the line as :func:`goosectx.sensitive.sensitive_words` does, with
+the one walk of :func:`goosectx.shell_dirs.command_dirs` (bash's words, and the dirs each part
+may run in after a ``cd``; no second reading of the line), and judges each word as read
+scoping judges a path: resolved against the dir it is read in, symlinks followed.
 
 Core module: no printing, no ``cli`` imports.
 """
@@ -14,87 +15,134 @@ from __future__ import annotations
 
 import glob
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from goosectx.glob_words import pattern_paths
-from goosectx.sensitive import (
+from goosectx.glob_words import MAX_NAMES, pattern_paths
+from goosectx.piped_names import piped_dirs
+from goosectx.recursive_reads import RUNS_ON_FOUND, links_out_below, recursive_operands
+from goosectx.sensitive import cached_resolve, expand_user, inside, resolve, shown
+from goosectx.sensitive_shell import named_values
+from goosectx.shell_dirs import (
+    DECLARATIONS,
+    NO_FILE_ARGUMENTS,
+    Dir,
+    Unknown,
+    Walked,
     argument_value,
     cd_operand,
-    expand_user,
-    inside,
-    named_values,
-    resolve,
-    shown,
+    command_dirs,
+    command_words,
+    expanded,
+    stdin_arguments,
 )
-from goosectx.shell_lexer import RESERVED_WORDS, lex
-from goosectx.shell_words import ASSIGNMENT_WORD, Word
+from goosectx.shell_words import Word
+
+__all__ = ["FAR", "NO_FILE_ARGUMENTS", "STREAM_FILES", "outside_words"]
 
 STREAM_FILES = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"})
 """Paths outside every project that name no file's contents (``diff /dev/null a.txt``)."""
 
-NO_FILE_ARGUMENTS = frozenset({
-    "echo", "printf", "true", "false", ":", "read", "export", "unset", "set", "declare",
-    "local", "typeset", "readonly", "shift", "return", "exit", "test", "[", "[["})
-"""Programs and builtins that read no file their arguments name (``echo $HOME``; ``test -f``
-looks at a name, not at what the file holds): their words are not judged."""
-
 FAR = "outside the project"
-_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 
 
-def outside_words(command: str, working_dir: Path) -> Iterator[tuple[str, str]]:
+def outside_words(command: str, working_dir: Path,
+                  walked: Walked | None = None) -> Iterator[tuple[str, str]]:
     """Each argument word of ``command`` naming a path outside ``working_dir``: ``(word, why)``.
 
     Every word of every part after its program (an option's ``--name=VALUE`` by its value,
-    ``if=F`` and ``@F`` by ``F`` too: :func:`~goosectx.sensitive.named_values`; a
-    redirection's target), but for :data:`NO_FILE_ARGUMENTS`: absolute, ``~`` and ``..``
-    paths, and links leading out, resolved as :func:`goosectx.sensitive.outside` does
-    (``/etc/hosts is outside the project``, ``a.txt (→ /etc/hosts) is …``); a glob by every
-    name it matches (``*.txt (matching b.txt → /etc/hosts) is …``). A word bash computes is
+    ``if=F`` and ``@F`` by ``F`` too: :func:`~goosectx.sensitive_shell.named_values`; a
+    redirection's target), but for :data:`NO_FILE_ARGUMENTS`, and of
+    :data:`~goosectx.shell_dirs.DECLARATIONS` only the ``NAME=VALUE`` values (``export
+    BASH_ENV=/etc/x``): absolute, ``~`` and ``..`` paths, and links leading out, resolved as
+    :func:`goosectx.sensitive.outside` does (``/etc/hosts is outside the project``, ``a.txt
+    (→ /etc/hosts) is …``); a glob by every name it matches (``*.txt (matching b.txt →
+    /etc/hosts) is …``). A relative word is taken in each dir its part may run in
+    (:func:`goosectx.shell_dirs.command_dirs`: ``cd sub && cat ../a`` reads ``a``); after a
+    ``cd`` to a dir not known here it ``may be outside the project``. A word bash computes is
     judged with the environment's variables put in (``$HOME/x``); one holding what cannot be
     known here (``$(…)``, a variable the environment lacks, ``~-``) ``may be outside the
-    project``.
+    project``; so may every file ``xargs CMD`` is given. ``walked``: the line's walk, when the
+    caller has it.
     """
     real_dir = resolve(working_dir)
-    for part in lex(command):
-        args = list(part.words)
-        while args and (args[0].value in RESERVED_WORDS or ASSIGNMENT_WORD.match(args[0].value)):
-            args.pop(0)
+    cache: dict[str, Path] = {}
+    walked = list(command_dirs(command, working_dir)) if walked is None else walked
+    parts = [part for part, _dirs in walked]
+    for k, (part, dirs) in enumerate(walked):
+        args = command_words(part.words)
         if not args or args[0].value.rsplit("/", 1)[-1] in NO_FILE_ARGUMENTS:
             continue
-        if (moved := _cd_elsewhere(args, working_dir, real_dir)) is not None:
+        if (moved := _cd_elsewhere(args, working_dir, real_dir, command)) is not None:
             yield moved
+        if (fed := stdin_arguments(args)) is not None:
+            if (listed := piped_dirs(parts, k)) is None:
+                yield fed, f"{fed} (it takes the files it reads from its input) may be {FAR}"
+            yield from _links_out(listed, dirs, working_dir, real_dir)  # find . | xargs cat
+        if args[0].value.rsplit("/", 1)[-1] in RUNS_ON_FOUND:
+            yield from _links_out(recursive_operands(args), dirs, working_dir, real_dir)
+        declares = args[0].value in DECLARATIONS
         for word in args[1:]:  # not the program (nor a redirection's `<`)
-            value: str | None = word.value
-            if word.expands:
-                value = _expanded(word.value, working_dir)
-            if value is not None:  # ~- is $OLDPWD, ~1 the dir stack: None
-                value = argument_value(value, working_dir)
-            if value is None:
-                yield word.value, f"{word.value} may be {FAR}"
-                continue
-            if not value or value.startswith("-") or "\0" in value or value in STREAM_FILES:
-                continue
-            named = pattern_paths(value, working_dir) if word.pattern else [
-                working_dir / expand_user(one) for one in named_values(value)]
-            if named is None:
-                yield word.value, f"{word.value} (too many matches to check) may be {FAR}"
-                continue
-            for path in named:
-                if inside(real := resolve(path), real_dir):
-                    continue
-                led = "" if real == Path(os.path.abspath(path)) else f" → {real}"
-                what = (f"{word.value} (matching {shown(path, working_dir)}{led})"
-                        if word.pattern and not glob.has_magic(str(path)) else
-                        f"{word.value} ({led[1:]})" if led else word.value)
-                yield word.value, f"{what} is {FAR}"
-                break
+            if declares and (word.value.startswith("-") or "=" not in word.value):
+                continue  # export NAME, declare -x: no path
+            if declares and word.expands and expanded(word.value, working_dir, command) is None:
+                continue  # local x=$(…): what a part already judged printed
+            found = _outside_word(word, dirs, working_dir, real_dir, cache, command)
+            if found is not None:
+                yield word.value, found
 
 
-def _cd_elsewhere(args: list[Word], working_dir: Path,
-                  real_dir: Path) -> tuple[str, str] | None:
+def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir: Path,
+                  cache: dict[str, Path], line: str) -> str | None:
+    """Why ``word`` names a path outside the project from one of ``dirs`` (``None``: none)."""
+    raw = word.value
+    if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
+        dirs = (working_dir,)  # the same path wherever the command runs
+    for base in dirs:
+        if isinstance(base, Unknown):
+            if raw and not raw.startswith("-"):
+                return f"{raw} (after {base.after}) may be {FAR}"
+            continue
+        value: str | None = expanded(raw, base, line) if word.expands else raw
+        if value is not None:  # ~- is $OLDPWD, ~1 the dir stack: None
+            value = argument_value(value, base)
+        if value is None:
+            return f"{raw} may be {FAR}"
+        if not value or value.startswith("-") or "\0" in value or value in STREAM_FILES:
+            return None
+        named = pattern_paths(value, base) if word.pattern else [
+            base / expand_user(one) for one in named_values(value)]
+        if named is None:
+            return f"{raw} (too many matches to check) may be {FAR}"
+        for path in named:
+            if inside(real := cached_resolve(path, cache), real_dir):
+                continue
+            led = "" if real == Path(os.path.abspath(path)) else f" → {real}"
+            what = (f"{raw} (matching {shown(path, working_dir)}{led})"
+                    if word.pattern and not glob.has_magic(str(path)) else
+                    f"{raw} ({led[1:]})" if led else raw)
+            return f"{what} is {FAR}"
+    return None
+
+
+def _links_out(operands: list[str] | None, dirs: tuple[Dir, ...], working_dir: Path,
+               real_dir: Path) -> Iterator[tuple[str, str]]:
+    """The dir a ``find … -exec`` (``find … | xargs``) walks that holds a link leading outside."""
+    for value in operands or ():
+        for base in dirs:
+            directory = base / expand_user(value) if isinstance(base, Path) else None
+            if directory is None or "\0" in value or not directory.is_dir():
+                continue
+            for found in links_out_below(directory, real_dir):
+                why = (f"{value} (over {MAX_NAMES:,} names below it, too many to check) may be "
+                       f"{FAR}" if found is None else
+                       f"{value} (holding {shown(found, working_dir)} → {resolve(found)}) is {FAR}")
+                yield value, why
+                return
+
+
+def _cd_elsewhere(args: list[Word], working_dir: Path, real_dir: Path,
+                  line: str) -> tuple[str, str] | None:
     """Why a ``cd`` / ``pushd`` naming no dir goes outside (``None``: it does not).
 
     ``cd`` alone is ``cd $HOME``, ``cd -`` ``cd $OLDPWD``: the commands after it read there.
@@ -103,23 +151,10 @@ def _cd_elsewhere(args: list[Word], working_dir: Path,
     if named not in ("", "-"):
         return None  # another command, or a dir named: judged as every word is
     variable = "$OLDPWD" if named else "$HOME"
-    where = _expanded(variable, working_dir)
+    where = expanded(variable, working_dir, line)
     said = " ".join(w.value for w in args)
     if where is None:
         return said, f"{said} (to {variable}) may be {FAR}"
     if inside(resolve(working_dir / expand_user(where)), real_dir):
         return None
     return said, f"{said} (to {where}) is {FAR}"
-
-
-def _expanded(value: str, working_dir: Path) -> str | None:
-    """``value`` with the environment's ``$NAME`` / ``${NAME}`` put in; ``None``: not knowable.
-
-    ``$PWD`` is the working dir (bash sets it so where the command starts). Arithmetic
-    (``$((…))``) gives a number; a command's output (``$(…)``, backticks), another expansion
-    or a variable the environment lacks (one the line sets, ``$1``) may be any path.
-    """
-    known = {**os.environ, "PWD": str(working_dir)}
-    value = value.replace("$((…))", "0")
-    value = _VARIABLE.sub(lambda m: known.get(m[1] or m[2], "\0"), value)
-    return None if "$" in value or "`" in value or "\0" in value else value

@@ -77,6 +77,13 @@ class Part:
     unreadable: str | None = None
     redirected: bool = False  # a redirection came before its latest word
     piped: bool = False  # it follows a `|` or `|&` (not the start of a pipeline)
+    depth: int = 0
+    """How deep in command strings the part is (``bash -c '…'``'s: 1), set by
+    :func:`goosectx.shell_dirs.command_dirs`."""
+    joint: str = ""
+    """The operators read since the part before it ended (its own ``)`` included): ``&&``,
+    ``||``, ``;`` (a newline too), ``&``, ``|``, and ``(`` / ``)`` where a subshell or a
+    substitution opens or closes; what :mod:`goosectx.shell_dirs` follows a ``cd`` by."""
     fed: bool = False
     """A program may reach it on a stream the command line opens: a pipe into it, a
     here-document or here-string, an input redirection from a path the rules cannot see or
@@ -97,6 +104,7 @@ class WordScanner:
     depth: int
     parts: list[Part]
     heredocs: list[tuple[str, bool, bool]]  # (delimiter, quoted, strip tabs)
+    joint: str  # the operators read since the last part ended (Part.joint)
 
     def line(self, i: int, closing: bool) -> int:
         """Scan commands from ``i`` (the lexer's)."""
@@ -260,7 +268,7 @@ class WordScanner:
         opens = OPENS_ARITHMETIC.match(self.s, i)
         assert opens is not None
         s, depth, j = self.s, 1, opens.end()
-        parts, heredocs = len(self.parts), list(self.heredocs)
+        parts, heredocs, joint = len(self.parts), list(self.heredocs), self.joint
         quoted = Part(unreadable="it has a quote inside an arithmetic expression")
         while j < len(s):
             if s.startswith(("$(", "`"), j):
@@ -276,7 +284,7 @@ class WordScanner:
             if depth == 0:
                 break
         del self.parts[parts:]  # the caller reads it again as commands
-        self.heredocs = heredocs
+        self.heredocs, self.joint = heredocs, joint
         # whichever way bash reads it, this scan may not (`(( x<<2 + ')' ))`, `$((())(…))`)
         self.parts.append(Part(unreadable="bash may read its (( as nested subshells"))
         return None
@@ -305,12 +313,12 @@ class WordScanner:
 
     def subscript(self, i: int) -> int | None:
         """After a name, the end of its ``[…]`` when ``=`` or ``+=`` follows on the line."""
-        parts, heredocs = len(self.parts), list(self.heredocs)
+        parts, heredocs, joint = len(self.parts), list(self.heredocs), self.joint
         end = self.bracketed(i, line_only=True)
         if end is not None and self.s.startswith(("=", "+="), end):
             return end
         del self.parts[parts:]  # not an assignment: the caller reads it as it is
-        self.heredocs = heredocs
+        self.heredocs, self.joint = heredocs, joint
         return None
 
     def unclosed(self) -> None:

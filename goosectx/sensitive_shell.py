@@ -1,0 +1,136 @@
+"""The words of a shell command line that name a sensitive file, as bash would run it.
+
+docs/architecture.md §4 (clause "permission rules"). :func:`sensitive_words` reads the line
+once with :func:`goosectx.shell_dirs.command_dirs` (bash's words, and the dirs each part may
+run in after a ``cd``; ``bash -c '…'`` and the like read as lines of their own) and judges
+every word by :func:`goosectx.sensitive.is_sensitive`; a recursive read (``grep -r``,
+``find … -exec``) by the files below the dirs it reads (:mod:`goosectx.recursive_reads`); a
+command that takes its arguments from its input (``xargs cat``) may be given any file.
+
+Core module: no printing, no ``cli`` imports.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from goosectx.glob_words import MAX_NAMES, pattern_paths
+from goosectx.piped_names import piped_dirs
+from goosectx.recursive_reads import recursive_operands, sensitive_below_dir
+from goosectx.sensitive import expand_user, sensitive_judge, shown
+from goosectx.shell_dirs import (
+    Dir,
+    Unknown,
+    Walked,
+    argument_value,
+    command_dirs,
+    command_words,
+    stdin_arguments,
+)
+from goosectx.shell_words import Word
+
+ANY_MAY_BE = "any may be)"
+"""How a shown word ends when the files it names are not known here: the approval says it
+"may name a sensitive file" (``approval._sensitive_named``)."""
+
+
+def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = None,
+                    config_file: Path | None = None,
+                    walked: Walked | None = None) -> Iterator[tuple[str, str]]:
+    """Each word of ``command`` that names a sensitive file: ``(word, how it is shown)``.
+
+    Every word of every part (an option's ``--name=VALUE`` by its value, ``if=F`` and ``@F``
+    by ``F`` too), a relative one taken in each dir the part may run in (``cd .git && cat
+    config`` names ``.git/config``); a glob or brace word by every name it can expand to
+    (``.en? (matching .env)``); in a dir not known here (after ``cd -``) a relative word may
+    be any (``x (after cd -: any may be)``). ``walked``: the line's walk, when the caller has it.
+    """
+    judge = sensitive_judge(data_dir, config_file)
+    walked = list(command_dirs(command, working_dir)) if walked is None else walked
+    parts = [part for part, _dirs in walked]
+    for k, (part, dirs) in enumerate(walked):
+        for base in dirs:
+            yield from _below_recursive(recursive_operands(part.words), base, working_dir)
+        if (fed := stdin_arguments(part.words)) is not None:
+            listed = piped_dirs(parts, k)  # find . | xargs cat: the files below .
+            if listed is None:
+                yield fed, f"{fed} (it takes the files it reads from its input: {ANY_MAY_BE}"
+            for base in dirs if listed is not None else ():
+                yield from _below_recursive(listed, base, working_dir)
+        lead = len(part.words) - len(command_words(part.words))  # `then`, `X=1` before it
+        for k, word in enumerate(part.words):
+            if k < lead or k == lead and "/" not in word.value:
+                searched = tuple(d for d in dirs if not isinstance(d, Unknown))
+                if not searched:
+                    continue  # the program, looked up in $PATH, or syntax: not in the dir
+                found = _sensitive_word(word, searched, working_dir, judge)
+            else:
+                found = _sensitive_word(word, dirs, working_dir, judge)
+            if found is not None:
+                yield word.value, found
+
+
+def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
+                    judge: Callable[[Path], str | None]) -> str | None:
+    """How ``word`` is shown when it names a sensitive file from one of ``dirs``, else ``None``."""
+    raw = word.value
+    if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
+        dirs = (working_dir,)  # it names the same file wherever the command runs
+    for base in dirs:
+        if isinstance(base, Unknown):
+            if raw and not raw.startswith("-"):
+                return f"{raw} (after {base.after}: {ANY_MAY_BE}"
+            continue
+        value = argument_value(raw, base)
+        if value is None:
+            return f"{raw} (a directory stack entry: {ANY_MAY_BE}"
+        if not value or value.startswith("-") or "\0" in value:
+            return None
+        if any(judge(base / expand_user(one)) for one in named_values(value)):
+            return raw
+        if not word.pattern:
+            continue
+        named = pattern_paths(value, base)
+        if named is None:
+            return f"{raw} (over {MAX_NAMES:,} matches, too many to check: {ANY_MAY_BE}"
+        for one in named:
+            if judge(one):
+                return f"{raw} (matching {shown(one, working_dir)})"
+    return None
+
+
+def _below_recursive(operands: list[str] | None, base: Dir,
+                     working_dir: Path) -> Iterator[tuple[str, str]]:
+    """The dir words of a recursive read (``grep -r``, ``find -exec``) with a sensitive file below.
+
+    Taken in ``base``, the dir the command runs in.
+
+    ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
+    (:mod:`goosectx.recursive_reads`).
+    """
+    for value in operands or ():
+        if isinstance(base, Unknown):
+            yield value, f"{value} (read below, after {base.after}: {ANY_MAY_BE}"
+            return
+        directory = Path(os.path.abspath(base / expand_user(value)))
+        if "\0" in value or not directory.is_dir():
+            continue
+        for found in sensitive_below_dir(directory):
+            if found is None:
+                yield value, (f"{value} (over {MAX_NAMES:,} names below it, too many to check: "
+                              f"{ANY_MAY_BE}")
+            else:
+                yield value, f"{value} (holding {shown(found, working_dir)})"
+            break
+
+
+def named_values(value: str) -> list[str]:
+    """The paths one argument word may name; none an option (``-x``).
+
+    Itself, what follows its first ``=`` (``dd if=F``) and a leading ``@`` (``curl -d @F``,
+    ``gcc @F``).
+    """
+    found = [value, value.partition("=")[2], value[1:] if value.startswith("@") else ""]
+    return [one for one in dict.fromkeys(found) if one and not one.startswith("-")]

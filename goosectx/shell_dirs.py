@@ -1,0 +1,300 @@
+"""Where each simple command of a shell line may run: the one walk both path checks share.
+
+docs/architecture.md §4 (clause "permission rules"). Under an allow rule the approval judges
+the paths a shell command names (:func:`goosectx.shell_paths.outside_words`,
+:func:`goosectx.sensitive.sensitive_words`); a relative path names a file in the dir the
+command runs in, and a ``cd`` before it moves that dir. :func:`command_dirs` walks the line
+once, as bash would run it, and gives each part the dirs it may run in:
+
+* ``cd sub && cat x``: ``cat`` runs in ``sub`` (it runs only when the ``cd`` worked);
+* ``cd sub; cat x``, ``cd sub || cat x`` …: in ``sub`` or where the line started (the ``cd``
+  may fail); after a ``||`` or at the end of an and-or list (``;``, newline, ``&``), any dir
+  the list went through;
+* a ``cd`` in a subshell, a substitution, a pipeline or in the background moves nothing
+  outside it (``(cd /tmp && cat x); cat y``: ``y`` is read where the line started);
+* a ``cd`` to a dir not known here (``cd "$X"`` with ``X`` unset here, ``cd -``, ``pushd``
+  alone, ``popd``, a glob, ``~-``, a relative dir while ``CDPATH`` is set or named in the
+  line, any ``cd`` once a loop started, an ``eval`` that may ``cd``): an :class:`Unknown`
+  dir, where every relative word may name any file.
+
+The command line a part runs as a string (``bash -c '…'``, ``sh -c``, ``su -c``, ``eval``,
+``env -S``: :attr:`goosectx.shell_command.CommandForms.inner`) is walked too, from the
+part's dirs, its parts yielded with theirs, at most :data:`MAX_DEPTH` deep.
+
+Core module: no printing, no ``cli`` imports.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from goosectx.sensitive import expand_user, resolve
+from goosectx.shell_lexer import RESERVED_WORDS, Part, Word, lex
+from goosectx.shell_unwrap import WRAPPERS, unwrap
+from goosectx.shell_words import ASSIGNMENT_WORD
+
+MAX_DEPTH = 4
+"""Command strings in command strings (``bash -c "sh -c '…'"``) walked at most."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """A dir not known here, and the command that went there (``cd -``)."""
+
+    after: str
+
+
+Dir = Path | Unknown
+Walked = list[tuple[Part, tuple[Dir, ...]]]
+"""A line walked once (``list(command_dirs(…))``), for both checks of one decision."""
+_TOKEN = re.compile(r"&&|\|\||[();&|]")
+_LOOPS = frozenset({"for", "while", "until", "select"})
+_LINE_CHARS = re.compile(r"[\s;&|<>(){}$`'\"\\*?\[\]~=]")
+"""A word holding one of these may be a command line (``sh -c 'cat x'``): worth reading."""
+_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+_USED = re.compile(r"\$\{?\w+")  # $NAME, ${NAME: where a line uses a variable, not sets it
+
+NO_FILE_ARGUMENTS = frozenset({
+    "echo", "printf", "true", "false", ":", "read", "unset", "set", "shift", "return", "exit",
+    "test", "[", "[["})
+"""Programs and builtins that read no file their arguments name (``echo $HOME``; ``test -f``
+looks at a name, not at what the file holds): their words are not judged as paths."""
+
+DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+"""Builtins whose ``NAME=VALUE`` words set a variable a later program may read a file by
+(``export BASH_ENV=/etc/x``, ``LD_PRELOAD``, ``GIT_CONFIG_GLOBAL``): only those values are
+judged as paths (a bare ``NAME`` or option is none)."""
+
+
+@dataclass(slots=True)
+class _List:
+    """One subshell level: where its next command may run, and its and-or list so far."""
+
+    dirs: tuple[Dir, ...]
+    seen: tuple[Dir, ...]  # every dir the and-or list went through
+    either: bool = False  # a `||` came: a later command may follow a skipped `cd`
+    moved: tuple[tuple[Dir, ...], bool] | None = None  # a cd's dirs, and if it is no pipe's
+
+
+def _union(a: tuple[Dir, ...], b: tuple[Dir, ...]) -> tuple[Dir, ...]:
+    return tuple(dict.fromkeys((*a, *b)))
+
+
+def _follow(stack: list[_List], token: str) -> None:
+    """Apply one operator of :attr:`Part.joint` to the walk's subshell levels."""
+    top = stack[-1]
+    if token == "(":
+        stack.append(_List(top.dirs, top.dirs))
+        return
+    if token == ")":
+        if len(stack) > 1:
+            stack.pop()
+        return
+    moved, top.moved = top.moved, None
+    if moved is not None and token not in ("|", "&"):  # a pipe's or background cd: a subshell
+        targets, whole = moved
+        top.dirs = targets if token == "&&" and whole and not top.either else _union(
+            top.dirs, targets)
+    top.seen = _union(top.seen, top.dirs)
+    if token == "||":
+        top.either, top.dirs = True, top.seen
+    elif token in (";", "&"):  # a new and-or list: from wherever the last one ended
+        top.either, top.dirs, top.seen = False, top.seen, top.seen
+
+
+def command_words(words: list[Word]) -> list[Word]:
+    """``words`` from the program on: no reserved words, assignments, ``builtin``, ``time``."""
+    k = 0
+    while k < len(words) and (words[k].value in RESERVED_WORDS
+                              or ASSIGNMENT_WORD.match(words[k].raw)):
+        k += 1
+    words = words[k:]
+    while words and words[0].value in ("builtin", "command", "time"):
+        words = words[1:]
+        while words and words[0].value.startswith("-") and words[0].value != "-":
+            words = words[1:]  # command -p --, time -p
+    return words
+
+
+def command_dirs(command: str, working_dir: Path, start: tuple[Dir, ...] | None = None,
+                 depth: int = 0, line: str = "") -> Iterator[tuple[Part, tuple[Dir, ...]]]:
+    """Each part of ``command`` and the dirs it may run in (``start``: the working dir).
+
+    Inner parts first, as :func:`~goosectx.shell_lexer.lex` gives them; the parts of a line a
+    part runs as a string (``bash -c``) right after it. ``line``: the whole line ``command``
+    is part of, whose assignments :func:`expanded` looks for.
+    """
+    line = line or command
+    stack = [_List(start or (working_dir,), start or (working_dir,))]
+    parts = lex(command)
+    loop = _loop_moving(parts)
+    looping = False
+    for k, part in enumerate(parts):
+        for token in _TOKEN.findall(part.joint):
+            _follow(stack, token)
+        top = stack[-1]
+        if k == loop:  # a later round starts where the last one's cd left: anywhere
+            top.dirs = top.seen = _union(top.dirs, (Unknown("a cd in a loop"),))
+        part.depth = depth
+        yield part, top.dirs
+        looping = looping or _starts_loop(part)
+        words = command_words(part.words)
+        if words and (targets := _moved(words, top.dirs, line, looping)) is not None:
+            top.moved = (targets, not part.piped)  # x | cd a; …: lastpipe may run it here
+        if depth < MAX_DEPTH and any(_LINE_CHARS.search(w.value) for w in part.words[1:]):
+            for inner in _inner_lines(part, command):
+                yield from command_dirs(inner, working_dir, top.dirs, depth + 1, line)
+        elif any(_LINE_CHARS.search(w.value) for w in part.words[1:]):
+            text = part.text  # judged as one relative word: every check says "may be"
+            yield Part([Word("…", "…"), Word(text, text)]), (Unknown("commands nested too deeply"),)
+
+
+def _starts_loop(part: Part) -> bool:
+    """True for ``while …``, ``{ for …``, ``do until …``: a loop's first part."""
+    for word in part.words:
+        if word.value in _LOOPS:
+            return True
+        if word.value not in RESERVED_WORDS:
+            return False
+    return False
+
+
+def _loop_moving(parts: list[Part]) -> int | None:
+    """Where the first loop starts when a part from there on may change dir, else ``None``."""
+    start = next((k for k, part in enumerate(parts) if _starts_loop(part)), None)
+    if start is None:
+        return None
+    for part in parts[start:]:
+        words = command_words(part.words)
+        if words and words[0].value in ("cd", "pushd", "popd", "eval"):
+            return start
+    return None
+
+
+def _inner_lines(part: Part, command: str) -> tuple[str, ...]:
+    from goosectx.shell_command import command_forms  # it reads what the rules read
+
+    return command_forms(part, command).inner
+
+
+def _moved(words: list[Word], dirs: tuple[Dir, ...], command: str,
+           looping: bool) -> tuple[Dir, ...] | None:
+    """Where a ``cd`` / ``pushd`` / ``popd`` part goes from each of ``dirs`` (``None``: no cd)."""
+    name = words[0].value
+    said = " ".join(w.value for w in words)
+    if name == "eval" and any(re.search(r"\b(?:cd|pushd|popd)\b", w.value) for w in words):
+        return (Unknown(said),)
+    if name == "popd" or name == "pushd" and len(words) == 1:
+        return (Unknown(said),)
+    operand = cd_operand(words)
+    if operand is None:
+        return None
+    word = next((w for w in words[1:] if w.value == operand), None)
+    if looping or operand == "-" or word is not None and word.pattern or operand.startswith("+"):
+        return (Unknown(said),)
+    if operand == "":
+        home = expanded("$HOME", dirs[0], command)
+        return (Path(home),) if home and name == "cd" else (Unknown(said),)
+    relative = not re.match(r"(?:/|\.\.?(?:/|$))", operand)
+    if relative and (os.environ.get("CDPATH") or "CDPATH" in command
+                     or "cdable_vars" in command):  # cd NAME may go to $NAME's value
+        return (Unknown(said),)
+    physical = any(w.value.startswith("-") and "P" in w.value and not w.value.startswith("--")
+                   for w in words[1:])
+    targets: list[Dir] = []
+    for base in dirs:
+        value = (expanded(operand, base, command) if word is not None and word.expands
+                 else operand)
+        value = None if value is None or isinstance(base, Unknown) else argument_value(
+            value, base)
+        if value is None or isinstance(base, Unknown):
+            targets.append(base if isinstance(base, Unknown) else Unknown(said))
+            continue
+        path = base / expand_user(value)
+        targets.append(resolve(path) if physical else Path(os.path.normpath(path)))
+    return tuple(dict.fromkeys(targets))
+
+
+def expanded(value: str, base: Dir, line: str = "") -> str | None:
+    """``value`` with the environment's ``$NAME`` / ``${NAME}`` put in; ``None``: not knowable.
+
+    ``$PWD`` is ``base``, the dir the command runs in (not knowable in an :class:`Unknown`
+    one); ``$OLDPWD`` is where a ``cd`` of the line may have left. Arithmetic (``$((…))``)
+    gives a number; a command's output (``$(…)``, backticks), another expansion, a variable
+    the environment lacks (``$1``) or one ``line`` (the whole command line) may set — its
+    name written there other than as ``$NAME`` (``X=/etc``, ``read X``, ``for X in``) — may
+    be any path.
+    """
+    bare = _USED.sub("", line)
+
+    def value_of(found: re.Match[str]) -> str:
+        name = found[1] or found[2]
+        if name == "OLDPWD" or re.search(rf"(?<!\w){name}(?!\w)", bare):
+            return "\0"
+        if name == "PWD":
+            return str(base) if isinstance(base, Path) else "\0"
+        return os.environ.get(name, "\0")
+
+    value = _VARIABLE.sub(value_of, value.replace("$((…))", "0"))
+    return None if "$" in value or "`" in value or "\0" in value else value
+
+
+def stdin_arguments(words: list[Word]) -> str | None:
+    """The command of ``xargs CMD`` (``parallel CMD`` with no ``:::``) as written, else ``None``.
+
+    Its arguments, the files it reads among them, come from its input.
+
+    Wrappers before it are looked through (``nice xargs cat``); ``xargs`` alone runs ``echo``
+    and a program of :data:`NO_FILE_ARGUMENTS` reads no file (``None``).
+    """
+    words = command_words(words)
+    for _ in range(8):
+        name = words[0].value.rsplit("/", 1)[-1] if words else ""
+        if name == "parallel" and not any(w.value.startswith(":::") for w in words):
+            rest = [w for w in words[1:] if not w.value.startswith("-")]
+        elif name == "xargs":
+            rest = unwrap(name, words[1:])[0]
+        elif name in WRAPPERS:
+            words = unwrap(name, words[1:])[0]
+            continue
+        else:
+            return None
+        program = rest[0].value.rsplit("/", 1)[-1] if rest else "echo"
+        return None if program in NO_FILE_ARGUMENTS else " ".join(w.value for w in words)
+    return None
+
+
+_DIR_STACK = re.compile(r"~(?:[+-]\d*|\d+)(?:/|$)")
+"""bash's ``~-`` (``$OLDPWD``) and directory-stack entries ``~N``, ``~+N``, ``~-N``."""
+
+
+def cd_operand(words: list[Word]) -> str | None:
+    """The dir a ``cd`` / ``pushd`` part names: ``-`` the previous one, ``""`` none (``$HOME``).
+
+    ``None``: the part is another command.
+    """
+    if not words or words[0].value not in ("cd", "pushd"):
+        return None
+    return next((w.value for w in words[1:] if w.value == "-" or not w.value.startswith("-")),
+                "")
+
+
+def argument_value(value: str, working_dir: Path) -> str | None:
+    """The part of an argument word that may name a path, as bash and the program read it.
+
+    ``--file=F`` → ``F``; a short option's attached value, ``-f.env`` → ``.env`` (``hexdump
+    -f.env`` prints the file); ``~+/x`` (bash's ``$PWD``) → ``working_dir/x``; ``""`` for a
+    bare option. ``None`` for ``~-``, ``~N``, ``~+N``, ``~-N``: the previous dir or the
+    directory stack, unknown here.
+    """
+    if value.startswith("--"):
+        return value.partition("=")[2]
+    if value.startswith("-"):
+        return value.partition("=")[2] or value[2:]
+    if value == "~+" or value.startswith("~+/"):
+        return str(working_dir) + value[2:]
+    return None if _DIR_STACK.match(value) else value
