@@ -210,6 +210,22 @@ class Redactor:
                 text = _replaced(text, spans_with_escapes(text, self._spans(plain)))
         return text
 
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where :meth:`__call__` would redact ``text``: its spans, in order, apart.
+
+        Those found in it as it is; none found, those found read without its terminal
+        escapes (mapped back). For a text joined of two (:mod:`goosectx.redaction_joined`).
+        """
+        if not self._forms or not text:
+            return []
+        if not self._check.none_in_text(text) and (found := self._spans(text)):
+            return found
+        if "\x1b" in text:
+            plain = without_escapes(text)
+            if plain != text and not self._check.none_in_text(plain):
+                return spans_with_escapes(text, self._spans(plain))
+        return []
+
     def _spans(self, text: str) -> list[tuple[int, int]]:
         """Where ``text`` holds a form (its prefix, its base64 run around it), in order, apart."""
         assert self._pattern is not None

@@ -26,6 +26,8 @@ from goosectx.providers.base import (
     ThinkingDelta,
     ToolCallDelta,
 )
+from goosectx.redaction import REDACTED
+from goosectx.redaction_joined import after, crossing_cuts, with_cuts
 from goosectx.secret_tail import SecretTail, settled_end
 
 _SPACE = re.compile(r"\s")
@@ -75,6 +77,7 @@ def stream_reply(
                 streamed.append(item.text)
                 if shown := reasoning.pause():  # the reasoning paused: its rest comes first
                     yield ReasoningDelta(shown)
+                answer.follow(reasoning)  # (a key's start it held may go on in the answer)
                 if shown := answer.feed(item.text):
                     yield MessageDelta(shown)
             elif isinstance(item, ThinkingDelta):
@@ -82,6 +85,7 @@ def stream_reply(
                     reasoned.append(item.text)
                 if shown := answer.pause():  # (the rare text before reasoning: in order)
                     yield MessageDelta(shown)
+                reasoning.follow(answer)
                 if shown := reasoning.feed(item.text):
                     yield ReasoningDelta(shown)
             elif isinstance(item, ToolCallDelta):
@@ -129,30 +133,49 @@ class _Settled:
     When the other part interrupts this one (:meth:`pause`: reasoning between two pieces of
     the answer), what was held is shown as a key cut short is, and kept: the next delta is
     joined to it, so a key split by the other part is redacted whole and its end is not
-    shown as new text (what the joined text adds to what was shown is passed on).
+    shown as new text (what the joined text adds to what was shown is passed on). And what
+    the other part held then is this one's lead (:meth:`follow`): a key whose start ended
+    the reasoning and whose rest starts the answer is held and redacted read after it
+    (:mod:`goosectx.redaction_joined`), until this part passes text on.
     """
 
     def __init__(self, redact: Callable[[str], str] | None) -> None:
         self._redact = redact
         self._tail = SecretTail.of(redact)
         self._held = ""
+        self._lead = ""  # the other part's held text, right before this part's (raw)
+        self._last = False  # the last delta was this part's
         self._long = False  # in a word too long to wait for: passed on as it comes
         self._shown_chars = 0  # the first characters of ``_held`` were shown (a pause) …
         self._shown = ""  # … as this
 
+    def follow(self, other: _Settled) -> None:
+        """Go on after ``other``: what it holds (its last delta was the last) leads this text."""
+        if not other._last:
+            return
+        other._last = False
+        if not self._held and self._redact is not None:
+            self._lead = other._held
+
     def feed(self, text: str) -> str:
+        self._last = True
         if self._redact is None:
             return text
         pending = self._held + text
         self._long = self._long and _SPACE.search(text) is None
-        end = settled_end(pending, self._tail, in_long_word=self._long)
+        lead = self._lead
+        end = max(0, settled_end(lead + pending, self._tail, in_long_word=self._long)
+                  - len(lead))
         if end and end <= self._shown_chars:  # nothing new settled past what a pause showed
             end = 0
         self._long = not pending[end - 1].isspace() if end else self._long
         self._held = pending[end:]
         if not end:
             return ""
-        return self._past_shown(pending[:end], self._redact(pending[:end]), reset=True)
+        self._lead = ""
+        settled = pending[:end]
+        redacted = after(lead, settled, self._redact) if lead else self._redact(settled)
+        return self._past_shown(settled, redacted, reset=True)
 
     def pause(self) -> str:
         """The other part begins: what was held, redacted (a key's start too), still held."""
@@ -166,13 +189,25 @@ class _Settled:
     def flush(self) -> str:
         """The part ended (or the stream stopped): what was held, redacted, a key's start too."""
         held, self._held = self._held, ""
-        if not held or self._redact is None:
-            return held
-        return self._past_shown(held, self._cut(held), reset=True)
+        shown = held if not held or self._redact is None else self._past_shown(
+            held, self._cut(held), reset=True)
+        self._lead = ""
+        return shown
 
     def _cut(self, held: str) -> str:
-        assert self._redact is not None
-        return self._redact(held if self._tail is None else self._tail.cut_short(held))
+        """``held`` redacted as the end of a text: a key's start at its end too."""
+        redact = self._redact
+        assert redact is not None
+        if self._tail is None:
+            return redact(held)
+        lead = self._lead
+        if not lead:
+            return redact(self._tail.cut_short(held))
+        joined = lead + held  # a key's start may begin in the lead
+        if self._tail.cut_short(joined) == joined:
+            return after(lead, held, redact)
+        start = self._tail.start(joined) - len(lead)
+        return (after(lead, held[:start], redact) if start > 0 else "") + REDACTED
 
     def _past_shown(self, raw: str, redacted: str, *, reset: bool) -> str:
         """What ``redacted`` (of ``raw``: the held text joined to more) adds to what was shown.
@@ -275,18 +310,58 @@ def redacted_reply(message: Message, redact: Callable[[str], str]) -> Message:
     and ``-``). A text or reasoning that ends in the start of a key (12+ characters: a reply
     cut by Ctrl-C, an error or the output limit) has that start redacted too, as it was
     shown (:meth:`goosectx.secret_tail.SecretTail.cut_short`; when ``redact`` lists its
-    ``secrets``). ``message`` itself when it held no secret (the common case).
+    ``secrets``). A key split between two neighbouring texts (the reasoning's end and the
+    answer's start, two text parts, two argument values) is redacted in both
+    (:mod:`goosectx.redaction_joined`). ``message`` itself when it held no secret (the
+    common case).
     """
     tail = SecretTail.of(redact)
-    parts = [_redacted_part(p, redact, tail) for p in message.content]
+    texts = [t for p in message.content for t in _texts(p)]
+    cuts = crossing_cuts(texts, [(k, k + 1) for k in range(len(texts) - 1)], redact)
+    order = iter(range(len(texts)))
+
+    def redacted(text: str, each: Callable[[str], str]) -> str:
+        return with_cuts(text, cuts.get(next(order)), each)
+
+    parts = [_redacted_part(p, redact, tail, redacted) for p in message.content]
     if all(a is b for a, b in zip(parts, message.content, strict=True)):
         return message
     return replace(message, content=tuple(parts))
 
 
-def _redacted_part(part: Part, redact: Callable[[str], str], tail: SecretTail | None) -> Part:
+def _texts(part: Part) -> list[str]:
+    """``part``'s texts a key may run across into the next's, in :func:`_redacted_part`'s order.
+
+    A text or reasoning; a tool call's argument values (each string, depth first), then its
+    raw arguments.
+    """
     if isinstance(part, TextContent | ThinkingContent):
-        text = redact(part.text if tail is None else tail.cut_short(part.text))
+        return [part.text]
+    if not isinstance(part, ToolRequest):
+        return []
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(part.arguments)
+    if part.raw_arguments is not None:
+        found.append(part.raw_arguments)
+    return found
+
+
+def _redacted_part(part: Part, redact: Callable[[str], str], tail: SecretTail | None,
+                   redacted: Callable[[str, Callable[[str], str]], str]) -> Part:
+    """``part`` redacted; ``redacted(text, each)`` does each of its :func:`_texts`, in order."""
+    if isinstance(part, TextContent | ThinkingContent):
+        text = redacted(part.text, lambda t: redact(t if tail is None else tail.cut_short(t)))
         if isinstance(part, TextContent):
             return part if text == part.text else replace(part, text=text)
         return part if text == part.text else replace(part, text=text, signature=None)
@@ -296,17 +371,17 @@ def _redacted_part(part: Part, redact: Callable[[str], str], tail: SecretTail | 
 
         def scrub(value: Any) -> Any:
             if isinstance(value, str):
-                return redact(value)
+                return redacted(value, redact)
             if isinstance(value, dict):
                 return {redact(k): scrub(v) for k, v in value.items()}
             if isinstance(value, list):
                 return [scrub(v) for v in value]
             return value
 
-        clean = replace(part, id=plain(part.id), name=plain(part.name),
-                        arguments=scrub(part.arguments),
+        arguments = scrub(part.arguments)
+        raw = None if part.raw_arguments is None else redacted(part.raw_arguments, redact)
+        clean = replace(part, id=plain(part.id), name=plain(part.name), arguments=arguments,
                         parse_error=None if part.parse_error is None else redact(part.parse_error),
-                        raw_arguments=(None if part.raw_arguments is None
-                                       else redact(part.raw_arguments)))
+                        raw_arguments=raw)
         return part if clean == part else clean
     return part

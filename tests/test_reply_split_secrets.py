@@ -1,0 +1,121 @@
+"""A key split between two parts of one reply is redacted in both, wherever the reply goes.
+
+Each part of a reply (its reasoning, its answer, two text parts, two tool calls' arguments)
+was redacted alone: a key whose start ends the reasoning and whose last 30+ characters start
+the answer showed that tail in ``goosectx run``'s output, the session and its exports, since a
+key's tail alone is no form of it. What is asserted is what the user can read: the terminal,
+the store's files, the Markdown and JSON exports, the live deltas.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from cli_support import cli
+from fakeserver import FakeServer
+from store_support import assert_not_in_sessions_db
+
+from goosectx.events import MessageDelta, ReasoningDelta
+from goosectx.message import Message
+from goosectx.parts import TextContent, ThinkingContent, ToolRequest
+from goosectx.providers.base import StreamItem, TextDelta, ThinkingDelta
+from goosectx.redaction import Redactor
+from goosectx.stream_reply import redacted_reply
+
+KEY = "sk-proj-Q7vX2mK9pL4sR6yH1zzTwqAbCdEfGh0123456789UvWxYzKlMnOp"
+TAIL = KEY[-32:]  # the answer starts with it: no form of the key on its own
+
+
+def test_a_key_split_between_reasoning_and_answer_reaches_no_output_store_or_export(
+        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DEPLOY_TOKEN", KEY)
+    fake_model.add({"reasoning": "the key they gave is " + KEY[:-32],
+                    "text": TAIL + " is what I will not repeat.", "chunk_chars": 7})
+    out, err = cli(capsys, "run", "-t", "hi", "--name", "split")
+    assert "is what I will not repeat." in out
+    exported_md, _ = cli(capsys, "sessions", "export", "split")
+    exported_json, _ = cli(capsys, "sessions", "export", "split", "-f", "json")
+    shown, _ = cli(capsys, "sessions", "show", "split")
+    for text in (out, err, exported_md, exported_json, shown):
+        assert TAIL[:16] not in text and TAIL[-16:] not in text, text
+    assert "[REDACTED] is what I will not repeat." in exported_md
+    assert_not_in_sessions_db(TAIL[-16:])
+
+
+def _stream(items: Sequence[StreamItem]) -> list[str]:
+    """The deltas ``stream_reply`` yields for ``items`` (reasoning ones marked ``R:``)."""
+    from test_stream_secret_tail import Items
+
+    from goosectx.compaction.figures import RequestContext
+    from goosectx.conversation import Conversation
+    from goosectx.stream_reply import stream_reply
+
+    events = stream_reply(Items(items), RequestContext("s", ()),  # type: ignore[call-arg]
+                          Conversation(), [], threading.Event(), redact=Redactor([KEY]))
+    out = []
+    try:
+        while True:
+            event = next(events)
+            if isinstance(event, ReasoningDelta):
+                out.append("R:" + event.text)
+            elif isinstance(event, MessageDelta):
+                out.append(event.text)
+    except StopIteration:
+        return out
+
+
+@pytest.mark.parametrize("cut", [12, 20, 28])
+def test_a_key_split_between_reasoning_and_answer_never_shows_its_tail_live(cut: int) -> None:
+    items = [ThinkingDelta("the key is "), ThinkingDelta(KEY[:cut]),
+             *(TextDelta(KEY[i:i + 9]) for i in range(cut, len(KEY), 9)),
+             TextDelta(" and that is all.")]
+    shown = _stream(items)
+    answer = "".join(d for d in shown if not d.startswith("R:"))
+    assert answer == "[REDACTED] and that is all."
+    assert not any(KEY[-16:] in d or KEY[cut:cut + 16] in d for d in shown), shown
+
+
+def test_a_key_split_between_answer_and_reasoning_never_shows_its_tail_live() -> None:
+    items = [TextDelta("the key is " + KEY[:-30]), ThinkingDelta(KEY[-30:] + " hmm."),
+             TextDelta(" Done.")]
+    shown = _stream(items)
+    assert not any(KEY[-16:] in d for d in shown), shown
+    assert "".join(d[2:] for d in shown if d.startswith("R:")) == "[REDACTED] hmm."
+
+
+def test_a_word_across_reasoning_and_answer_is_shown_as_it_is() -> None:
+    shown = _stream([ThinkingDelta("so the answer is sk-pr"), TextDelta("ocess it now.")])
+    assert "".join(d[2:] for d in shown if d.startswith("R:")) == "so the answer is sk-pr"
+    assert "".join(d for d in shown if not d.startswith("R:")) == "ocess it now."
+
+
+@pytest.mark.parametrize("kinds", [("thinking", "text"), ("text", "text")])
+def test_a_key_split_between_two_parts_of_a_reply_is_stored_redacted_in_both(
+        kinds: tuple[str, str]) -> None:
+    made = {"thinking": ThinkingContent, "text": TextContent}
+    first, second = made[kinds[0]], made[kinds[1]]
+    message = Message("assistant", (first("it is " + KEY[:-31]), second(KEY[-31:] + " — no.")))
+    stored = redacted_reply(message, Redactor([KEY]))
+    texts = [p.text for p in stored.content if isinstance(p, TextContent | ThinkingContent)]
+    assert texts == ["it is [REDACTED]", "[REDACTED] — no."]
+
+
+def test_a_key_split_between_two_tool_calls_arguments_is_run_and_stored_redacted() -> None:
+    message = Message("assistant", (
+        ToolRequest("c1", "shell", {"command": "echo " + KEY[:-30]}),
+        ToolRequest("c2", "shell", {"command": KEY[-30:] + " > key.txt"})))
+    stored = redacted_reply(message, Redactor([KEY]))
+    commands = [p.arguments["command"] for p in stored.content
+                if isinstance(p, ToolRequest) and p.arguments]
+    assert commands == ["echo [REDACTED]", "[REDACTED] > key.txt"]
+
+
+def test_parts_that_only_touch_a_keys_start_are_left_as_they_are() -> None:
+    message = Message("assistant", (ThinkingContent("keys start sk-proj-"),
+                                    TextContent("Q7 is a quarter, not a key.")))
+    assert redacted_reply(message, Redactor([KEY])) is message
