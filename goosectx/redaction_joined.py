@@ -4,12 +4,14 @@ A reply's texts are redacted one by one (its reasoning, its answer, each tool ca
 arguments), but a model may write a key's start at the end of one and its rest at the start
 of the next: ``sk-proj-AbCd…`` ending the reasoning, the key's last 30 characters starting
 the answer. The rest alone is no form of the key (:func:`goosectx.redaction.encodings`), so
-each would show a piece of it. Here each pair of texts that may join is read joined, only
+each would show a piece of it. Here each pair of neighbouring texts is read joined, only
 around the join (:attr:`goosectx.secret_tail.SecretTail.window` characters each side, the
 most a form takes written out): a span of a key found across the join has its share of each
-text redacted as ``[REDACTED]``, and the rest of each is redacted as before. A pair costs
-O(that window) whatever the texts' length; a pair without a key near the join, one quick
-check (:mod:`goosectx.redaction_check`). See docs/architecture.md §2 (redaction).
+text redacted as ``[REDACTED]``, and the rest of each is redacted as before. Texts with no
+key across a join cost one quick check (:mod:`goosectx.redaction_check`) of their joins'
+windows, or of them joined when that is shorter: O(min(the texts' length, the windows));
+otherwise each join costs O(its window) more. See
+docs/architecture.md §2 (redaction).
 """
 
 from __future__ import annotations
@@ -24,21 +26,28 @@ Cuts = dict[int, tuple[int, int]]
 ``(0, len(text))`` cuts nothing."""
 
 
-def crossing_cuts(texts: Sequence[str], pairs: Sequence[tuple[int, int]],
-                  redact: Callable[[str], str]) -> Cuts:
-    """Where a key joins ``texts[i]``'s end to ``texts[j]``'s start, for each ``(i, j)``.
+def crossing_cuts(texts: Sequence[str], redact: Callable[[str], str]) -> Cuts:
+    """Where a key joins a text's end to the next one's start, by text index.
 
     Only when ``redact`` lists its ``secrets`` (else nothing is known to look for); the key's
-    forms are those it redacts (:class:`~goosectx.redaction.Redactor`).
+    forms are those it redacts (:class:`~goosectx.redaction.Redactor`). One quick check
+    first, of the joins (the texts joined, when they are short): no key there (the common
+    case), nothing else is read.
     """
     finder = _finder(redact)
     tail = SecretTail.of(redact)
-    if finder is None or tail is None or not finder.secrets:
+    if len(texts) < 2 or finder is None or tail is None or not finder.secrets:
         return {}
     window = max(tail.window, 1)
+    if 2 * window * (len(texts) - 1) < sum(map(len, texts)):  # (long texts: their joins)
+        checked = [texts[i][-window:] + texts[i + 1][:window] for i in range(len(texts) - 1)]
+    else:
+        checked = ["".join(texts)]
+    if finder.changes_none(checked):
+        return {}
     cuts: Cuts = {}
-    for i, j in pairs:
-        before, after = texts[i][-window:], texts[j][:window]
+    for i in range(len(texts) - 1):
+        before, after = texts[i][-window:], texts[i + 1][:window]
         if not before or not after:
             continue
         join = len(before)
@@ -46,8 +55,8 @@ def crossing_cuts(texts: Sequence[str], pairs: Sequence[tuple[int, int]],
             if start < join < end:
                 head, cut = cuts.get(i, (0, len(texts[i])))
                 cuts[i] = (head, min(cut, len(texts[i]) - (join - start)))
-                head, cut = cuts.get(j, (0, len(texts[j])))
-                cuts[j] = (max(head, end - join), cut)
+                head, cut = cuts.get(i + 1, (0, len(texts[i + 1])))
+                cuts[i + 1] = (max(head, end - join), cut)
     return cuts
 
 
@@ -65,7 +74,7 @@ def with_cuts(text: str, cut: tuple[int, int] | None, each: Callable[[str], str]
 
 def after(lead: str, text: str, redact: Callable[[str], str]) -> str:
     """``text`` redacted as it reads after ``lead`` (the text before it, shown already)."""
-    return with_cuts(text, crossing_cuts((lead, text), ((0, 1),), redact).get(1), redact)
+    return with_cuts(text, crossing_cuts((lead, text), redact).get(1), redact)
 
 
 def _hidden(text: str) -> str:

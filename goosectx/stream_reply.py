@@ -317,7 +317,7 @@ def redacted_reply(message: Message, redact: Callable[[str], str]) -> Message:
     """
     tail = SecretTail.of(redact)
     texts = [t for p in message.content for t in _texts(p)]
-    cuts = crossing_cuts(texts, [(k, k + 1) for k in range(len(texts) - 1)], redact)
+    cuts = crossing_cuts(texts, redact)
     order = iter(range(len(texts)))
 
     def redacted(text: str, each: Callable[[str], str]) -> str:
