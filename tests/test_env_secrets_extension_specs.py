@@ -44,6 +44,14 @@ def test_a_with_extension_value_is_redacted_and_its_name_dropped() -> None:
     assert "ACME_AUTH" not in tool_env(settings, {"ACME_AUTH": OURS, "HOME": "/root"})
 
 
+def test_a_short_with_extension_value_echoed_upper_cased_is_redacted() -> None:
+    settings = Settings()
+    settings.extensions.flags = (("TOKEN=abcdefghij1234 /opt/acme/server",), ())
+    redact = make_redactor(settings, {"HOME": "/root"})
+    assert redact("echo $TOKEN | tr a-z A-Z: ABCDEFGHIJ1234") == (
+        "echo $TOKEN | tr a-z A-Z: [REDACTED]")
+
+
 class World:
     def __init__(self, tmp_path: Path) -> None:
         self.settings = Settings(data_dir=tmp_path / "data")
