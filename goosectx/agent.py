@@ -322,6 +322,11 @@ class Agent(AgentTools):
             return True
         return False
 
+    @property
+    def tool_context(self) -> ToolContext | None:
+        """The tools' context (shell environment, redactor, caps); ``None`` until one is made."""
+        return self._tool_context
+
     def reply_redact(self) -> Callable[[str], str]:
         """:attr:`redact` for a streamed reply: the tools' redactor, with its ``secrets``.
 
