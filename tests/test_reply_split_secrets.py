@@ -119,3 +119,31 @@ def test_parts_that_only_touch_a_keys_start_are_left_as_they_are() -> None:
     message = Message("assistant", (ThinkingContent("keys start sk-proj-"),
                                     TextContent("Q7 is a quarter, not a key.")))
     assert redacted_reply(message, Redactor([KEY])) is message
+
+
+def test_a_redactor_that_only_lists_its_secrets_is_read_joined_too() -> None:
+    # the REPL's recorder and the extensions' redactor wrap a Redactor: their ``secrets``
+    # are what the joins are looked for by
+    from goosectx.recorder import DraftRedact
+
+    wrapped = DraftRedact(lambda: Redactor([KEY]))
+    message = Message("assistant", (ThinkingContent("it is " + KEY[:-31]),
+                                    TextContent(KEY[-31:] + " — no.")))
+    stored = redacted_reply(message, wrapped)
+    assert [p.text for p in stored.content if isinstance(p, TextContent | ThinkingContent)] == [
+        "it is [REDACTED]", "[REDACTED] — no."]
+
+
+def test_at_every_cut_no_twelve_characters_of_the_key_show_live_or_stored() -> None:
+    def pieces(text: str, size: int) -> list[str]:
+        return [text[i:i + size] for i in range(0, len(text), size)]
+
+    for cut in range(1, len(KEY)):
+        reasoning, answer = "the key is " + KEY[:cut], KEY[cut:] + " ok."
+        shown = _stream([*map(ThinkingDelta, pieces(reasoning, 5)),
+                         *map(TextDelta, pieces(answer, 7))])
+        stored = redacted_reply(Message("assistant", (ThinkingContent(reasoning),
+                                                      TextContent(answer))), Redactor([KEY]))
+        for text in ("".join(d.removeprefix("R:") for d in shown), repr(stored.content)):
+            assert not any(KEY[k:k + 12] in text for k in range(len(KEY) - 11)), (cut, text)
+            assert " ok." in text and "the key is " in text
