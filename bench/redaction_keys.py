@@ -13,7 +13,7 @@ same figure with the dummy key in the same run (the ratio is the cost of the rea
 * Redaction of a 1 MB tool output holding no key (the quick check) and holding the key once
   (the regex too), the latter with each line coloured (terminal escape sequences, read
   around), and making the redactor.
-* A 1 MB reply as it is stored (:func:`goosectx.stream_reply.redacted_reply`): no key, the key
+* A 1 MB reply as it is stored (:func:`goosectx.redaction_reply.redacted_reply`): no key, the key
   split between its reasoning and its answer, and 1,000 tool calls' arguments.
 
 Usage: ``python bench/redaction_keys.py [--quick]``; ``bench/run.py``'s default run has the
@@ -170,11 +170,11 @@ def reply_rows(keys: dict[str, str], repeat: int) -> list[Figure]:
     Each with the real key, against the same texts each redacted alone (what a reply cost
     before the joins were read).
     """
-    from goosectx import stream_reply
+    from goosectx import redaction_reply
     from goosectx.message import Message
     from goosectx.parts import TextContent, ThinkingContent, ToolRequest
     from goosectx.redaction import Redactor
-    from goosectx.stream_reply import redacted_reply
+    from goosectx.redaction_reply import redacted_reply
 
     rng = random.Random(3)
     clean = "".join(text_of(rng, 50_000) for _ in range(20))  # 1 MB of source text
@@ -192,12 +192,12 @@ def reply_rows(keys: dict[str, str], repeat: int) -> list[Figure]:
         ToolRequest(f"c{i}", "write", {"path": f"f{i}.py", "content": clean[i * 1000:][:1000]})
         for i in range(1000)))
     def alone(message: Message, redact: Redactor) -> None:  # each text alone, as before
-        saved = stream_reply.crossing_cuts
-        stream_reply.crossing_cuts = lambda texts, redact: {}  # type: ignore[assignment]
+        saved = redaction_reply.crossing_cuts
+        redaction_reply.crossing_cuts = lambda texts, redact: {}  # type: ignore[assignment]
         try:
             redacted_reply(message, redact)
         finally:
-            stream_reply.crossing_cuts = saved
+            redaction_reply.crossing_cuts = saved
 
     real = redactors["real"]
     rows = []

@@ -43,13 +43,9 @@ from goosectx.events import (
 )
 from goosectx.prompts import load_project_instructions
 from goosectx.providers.base import Provider
+from goosectx.redaction_reply import redacted_reply
 from goosectx.session import Session
-from goosectx.stream_reply import (
-    cut_off_notice,
-    empty_reply_notice,
-    redacted_reply,
-    stream_reply,
-)
+from goosectx.stream_reply import cut_off_notice, empty_reply_notice, stream_reply
 from goosectx.tools.base import ToolContext, ToolRegistry, ToolSource
 from goosectx.tools.offering import ToolOffering
 from goosectx.turn import Turn, close_cancelled

@@ -72,9 +72,16 @@ def with_cuts(text: str, cut: tuple[int, int] | None, each: Callable[[str], str]
         _hidden(text[tail:]) if tail < len(text) else "")
 
 
-def after(lead: str, text: str, redact: Callable[[str], str]) -> str:
-    """``text`` redacted as it reads after ``lead`` (the text before it, shown already)."""
-    return with_cuts(text, crossing_cuts((lead, text), redact).get(1), redact)
+def after(lead: str, text: str, redact: Callable[[str], str],
+          shares: list[str] | None = None) -> str:
+    """``text`` redacted as it reads after ``lead`` (the text before it, shown already).
+
+    ``shares`` gets the raw pieces of a key found across the join: ``lead``'s, ``text``'s.
+    """
+    cuts = crossing_cuts((lead, text), redact)
+    if shares is not None and 1 in cuts:
+        shares += [lead[cuts[0][1]:], text[:cuts[1][0]]]
+    return with_cuts(text, cuts.get(1), redact)
 
 
 def _hidden(text: str) -> str:

@@ -10,7 +10,6 @@ import threading
 import time
 from collections.abc import Callable, Generator
 from dataclasses import replace
-from typing import Any
 
 from goosectx.compaction.figures import RequestContext
 from goosectx.config import Settings
@@ -18,7 +17,7 @@ from goosectx.conversation import Conversation
 from goosectx.errors import MalformedModelReply
 from goosectx.events import Event, MessageDelta, Notification, ReasoningDelta
 from goosectx.message import Message
-from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest
+from goosectx.parts import TextContent, ThinkingContent, ToolRequest
 from goosectx.providers.base import (
     Provider,
     ProviderResponse,
@@ -26,9 +25,10 @@ from goosectx.providers.base import (
     ThinkingDelta,
     ToolCallDelta,
 )
-from goosectx.redaction import REDACTED
-from goosectx.redaction_joined import after, crossing_cuts, with_cuts
-from goosectx.secret_tail import SecretTail, settled_end
+from goosectx.redaction import REDACTED, Redactor
+from goosectx.redaction_joined import after
+from goosectx.redaction_reply import redacted_reply
+from goosectx.secret_tail import CUT_CHARS, SecretTail, settled_end
 
 _SPACE = re.compile(r"\s")
 WRITING_INTERVAL_S = 0.25
@@ -111,8 +111,22 @@ def stream_reply(
     yield from _ended(reasoning, answer)
     if final is None:
         raise MalformedModelReply("the model's stream ended without a reply")
-    message = unique_call_ids(final.message)
+    message = _without_shares(unique_call_ids(final.message), reasoning.shares + answer.shares)
     return final if message is final.message else replace(final, message=message)
+
+
+def _without_shares(message: Message, shares: list[str]) -> Message:
+    """``message`` with each raw piece of a key found across a join live redacted (12+ chars).
+
+    The answer's text, reasoning, then more text streams as one reasoning part and one text
+    part: a key whose start ended the first text and whose rest began the reasoning is no
+    longer side by side in them (:func:`redacted_reply` reads only neighbours joined). What
+    the live deltas redacted of it is redacted wherever it is; shorter pieces say too little.
+    """
+    pieces = [s for s in shares if len(s.strip()) >= CUT_CHARS]
+    if not pieces:
+        return message
+    return redacted_reply(message, Redactor(pieces))
 
 
 def _ended(reasoning: _Settled, answer: _Settled) -> list[Event]:
@@ -144,6 +158,9 @@ class _Settled:
         self._tail = SecretTail.of(redact)
         self._held = ""
         self._lead = ""  # the other part's held text, right before this part's (raw)
+        self.shares: list[str] = []
+        """Raw pieces of a key found across the lead's join (both sides'): the reply as the
+        provider puts it together may not have them side by side (:func:`_without_shares`)."""
         self._last = False  # the last delta was this part's
         self._long = False  # in a word too long to wait for: passed on as it comes
         self._shown_chars = 0  # the first characters of ``_held`` were shown (a pause) …
@@ -174,7 +191,8 @@ class _Settled:
             return ""
         self._lead = ""
         settled = pending[:end]
-        redacted = after(lead, settled, self._redact) if lead else self._redact(settled)
+        redacted = (after(lead, settled, self._redact, self.shares) if lead
+                    else self._redact(settled))
         return self._past_shown(settled, redacted, reset=True)
 
     def pause(self) -> str:
@@ -205,9 +223,11 @@ class _Settled:
             return redact(self._tail.cut_short(held))
         joined = lead + held  # a key's start may begin in the lead
         if self._tail.cut_short(joined) == joined:
-            return after(lead, held, redact)
+            return after(lead, held, redact, self.shares)
         start = self._tail.start(joined) - len(lead)
-        return (after(lead, held[:start], redact) if start > 0 else "") + REDACTED
+        if start <= 0:  # (a key's start from the lead on: cut short)
+            self.shares += [lead[len(lead) + start:], held]
+        return (after(lead, held[:start], redact, self.shares) if start > 0 else "") + REDACTED
 
     def _past_shown(self, raw: str, redacted: str, *, reset: bool) -> str:
         """What ``redacted`` (of ``raw``: the held text joined to more) adds to what was shown.
@@ -298,90 +318,3 @@ def empty_reply_notice(message: Message) -> str | None:
             and not any(isinstance(p, TextContent) and p.text.strip() for p in content)):
         return "the model replied with reasoning only, no answer"
     return None
-
-
-def redacted_reply(message: Message, redact: Callable[[str], str]) -> Message:
-    """``message`` (the model's) with ``redact`` (this environment's secrets) applied to it.
-
-    Its text, reasoning, and tool calls' arguments, names and ids: a key the model was given
-    and writes back is neither stored, exported, shown whole, run nor sent back (README,
-    "Security"). Reasoning that changes loses its signature (a provider refuses the pair);
-    an id or a name reads ``REDACTED`` (no brackets: a provider takes letters, digits, ``_``
-    and ``-``). A text or reasoning that ends in the start of a key (12+ characters: a reply
-    cut by Ctrl-C, an error or the output limit) has that start redacted too, as it was
-    shown (:meth:`goosectx.secret_tail.SecretTail.cut_short`; when ``redact`` lists its
-    ``secrets``). A key split between two neighbouring texts (the reasoning's end and the
-    answer's start, two text parts, two argument values) is redacted in both
-    (:mod:`goosectx.redaction_joined`). ``message`` itself when it held no secret (the
-    common case).
-    """
-    tail = SecretTail.of(redact)
-    texts = [t for p in message.content for t in _texts(p)]
-    cuts = crossing_cuts(texts, redact)
-    order = iter(range(len(texts)))
-
-    def redacted(text: str, each: Callable[[str], str]) -> str:
-        return with_cuts(text, cuts.get(next(order)), each)
-
-    parts = [_redacted_part(p, redact, tail, redacted) for p in message.content]
-    if all(a is b for a, b in zip(parts, message.content, strict=True)):
-        return message
-    return replace(message, content=tuple(parts))
-
-
-def _texts(part: Part) -> list[str]:
-    """``part``'s texts a key may run across into the next's, in :func:`_redacted_part`'s order.
-
-    A text or reasoning; a tool call's argument values (each string, depth first), then its
-    raw arguments.
-    """
-    if isinstance(part, TextContent | ThinkingContent):
-        return [part.text]
-    if not isinstance(part, ToolRequest):
-        return []
-    found: list[str] = []
-
-    def walk(value: Any) -> None:
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, dict):
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    walk(part.arguments)
-    if part.raw_arguments is not None:
-        found.append(part.raw_arguments)
-    return found
-
-
-def _redacted_part(part: Part, redact: Callable[[str], str], tail: SecretTail | None,
-                   redacted: Callable[[str, Callable[[str], str]], str]) -> Part:
-    """``part`` redacted; ``redacted(text, each)`` does each of its :func:`_texts`, in order."""
-    if isinstance(part, TextContent | ThinkingContent):
-        text = redacted(part.text, lambda t: redact(t if tail is None else tail.cut_short(t)))
-        if isinstance(part, TextContent):
-            return part if text == part.text else replace(part, text=text)
-        return part if text == part.text else replace(part, text=text, signature=None)
-    if isinstance(part, ToolRequest):
-        def plain(value: str) -> str:
-            return redact(value).replace("[REDACTED]", "REDACTED")
-
-        def scrub(value: Any) -> Any:
-            if isinstance(value, str):
-                return redacted(value, redact)
-            if isinstance(value, dict):
-                return {redact(k): scrub(v) for k, v in value.items()}
-            if isinstance(value, list):
-                return [scrub(v) for v in value]
-            return value
-
-        arguments = scrub(part.arguments)
-        raw = None if part.raw_arguments is None else redacted(part.raw_arguments, redact)
-        clean = replace(part, id=plain(part.id), name=plain(part.name), arguments=arguments,
-                        parse_error=None if part.parse_error is None else redact(part.parse_error),
-                        raw_arguments=raw)
-        return part if clean == part else clean
-    return part

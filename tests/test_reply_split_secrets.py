@@ -23,7 +23,7 @@ from goosectx.message import Message
 from goosectx.parts import TextContent, ThinkingContent, ToolRequest
 from goosectx.providers.base import StreamItem, TextDelta, ThinkingDelta
 from goosectx.redaction import Redactor
-from goosectx.stream_reply import redacted_reply
+from goosectx.redaction_reply import redacted_reply
 
 KEY = "sk-proj-Q7vX2mK9pL4sR6yH1zzTwqAbCdEfGh0123456789UvWxYzKlMnOp"
 TAIL = KEY[-32:]  # the answer starts with it: no form of the key on its own
@@ -147,3 +147,23 @@ def test_at_every_cut_no_twelve_characters_of_the_key_show_live_or_stored() -> N
         for text in ("".join(d.removeprefix("R:") for d in shown), repr(stored.content)):
             assert not any(KEY[k:k + 12] in text for k in range(len(KEY) - 11)), (cut, text)
             assert " ok." in text and "the key is " in text
+
+
+def test_a_key_split_between_answer_and_reasoning_is_stored_redacted_where_the_parts_lie(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # text, reasoning, text streams as one reasoning part and one text part: the key's start
+    # (in the text) and its rest (starting the reasoning) are no longer side by side
+    from agent_harness import make_harness
+    from test_stream_secret_tail import Items
+
+    from goosectx.config import Settings
+
+    monkeypatch.setenv("DEPLOY_TOKEN", KEY)
+    items = [TextDelta("the key is " + KEY[:-30]), ThinkingDelta(KEY[-30:] + " hmm."),
+             TextDelta(" Done.")]
+    h = make_harness(tmp_path, Settings(data_dir=tmp_path / "data"), provider=Items(items))
+    h.turn("hi")
+    reply = [m for m in h.stored() if m.role == "assistant"][-1]
+    assert reply.text == "the key is [REDACTED] Done."
+    kept = repr(reply.content)
+    assert KEY[-16:] not in kept and KEY[:20] not in kept and "hmm." in kept
