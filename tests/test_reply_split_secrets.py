@@ -167,3 +167,29 @@ def test_a_key_split_between_answer_and_reasoning_is_stored_redacted_where_the_p
     assert reply.text == "the key is [REDACTED] Done."
     kept = repr(reply.content)
     assert KEY[-16:] not in kept and KEY[:20] not in kept and "hmm." in kept
+
+
+def test_the_repls_screen_never_shows_the_tail_of_a_key_split_by_the_answer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from agent_harness import make_harness
+    from rich.console import Console
+    from test_stream_secret_tail import Items
+
+    from goosectx.cli.render import TranscriptRenderer
+    from goosectx.config import Settings
+
+    monkeypatch.setenv("DEPLOY_TOKEN", KEY)
+    items = [ThinkingDelta("I see " + KEY[:20]), ThinkingDelta(KEY[20:-32]),
+             TextDelta(TAIL[:10]), TextDelta(TAIL[10:] + " is not for you."),
+             TextDelta(" Bye.")]
+    h = make_harness(tmp_path, Settings(data_dir=tmp_path / "data"), provider=Items(items))
+    buf = io.StringIO()
+    renderer = TranscriptRenderer(Console(file=buf, width=100, no_color=True), plain=True)
+    h.turn("hi", on_event=renderer.handle)
+    renderer.settle()
+    out = buf.getvalue()
+    assert [m for m in h.stored() if m.role == "assistant"][-1].text == (
+        "[REDACTED] is not for you. Bye.")
+    assert TAIL[:12] not in out and TAIL[-12:] not in out and "is not for you. Bye." in out
