@@ -1,7 +1,8 @@
 """A model's reply redacted before it is stored, run or sent back (docs/architecture.md §2).
 
 Every text of it: its answer and reasoning, its tool calls' arguments, names and ids; a key
-split between two neighbouring texts too (:mod:`goosectx.redaction_joined`). Part of the
+split between two neighbouring texts too (:mod:`goosectx.redaction_joined`), and a piece of
+one (:mod:`goosectx.redaction_fragments`). Part of the
 core: never prints.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from goosectx.message import Message
 from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest
+from goosectx.redaction_fragments import fragments_of
 from goosectx.redaction_joined import crossing_cuts, with_cuts
 from goosectx.secret_tail import SecretTail
 
@@ -29,16 +31,21 @@ def redacted_reply(message: Message, redact: Callable[[str], str]) -> Message:
     shown (:meth:`goosectx.secret_tail.SecretTail.cut_short`; when ``redact`` lists its
     ``secrets``). A key split between two neighbouring texts (the reasoning's end and the
     answer's start, two text parts, two argument values) is redacted in both
-    (:mod:`goosectx.redaction_joined`). ``message`` itself when it held no secret (the
-    common case).
+    (:mod:`goosectx.redaction_joined`), and so is any run of 16+ of a key's characters in
+    one (:mod:`goosectx.redaction_fragments`: a key bounced between reasoning and answer).
+    ``message`` itself when it held no secret (the common case).
     """
     tail = SecretTail.of(redact)
     texts = [t for p in message.content for t in _texts(p)]
     cuts = crossing_cuts(texts, redact)
     order = iter(range(len(texts)))
+    pieces = fragments_of(redact)
+    if pieces is not None and not pieces.found_in("\0".join(texts)):
+        pieces = None  # (one look at them all: a reply of many short texts)
 
     def redacted(text: str, each: Callable[[str], str]) -> str:
-        return with_cuts(text, cuts.get(next(order)), each)
+        done = with_cuts(text, cuts.get(next(order)), each)
+        return done if pieces is None else pieces(done)
 
     parts = [_redacted_part(p, redact, tail, redacted) for p in message.content]
     if all(a is b for a, b in zip(parts, message.content, strict=True)):

@@ -26,6 +26,7 @@ from goosectx.providers.base import (
     ToolCallDelta,
 )
 from goosectx.redaction import REDACTED, Redactor
+from goosectx.redaction_fragments import fragments_of
 from goosectx.redaction_joined import after
 from goosectx.redaction_reply import redacted_reply
 from goosectx.secret_tail import CUT_CHARS, SecretTail, settled_end
@@ -156,6 +157,7 @@ class _Settled:
     def __init__(self, redact: Callable[[str], str] | None) -> None:
         self._redact = redact
         self._tail = SecretTail.of(redact)
+        self._pieces = fragments_of(redact)  # a key's 16+ characters alone, redacted too
         self._held = ""
         self._lead = ""  # the other part's held text, right before this part's (raw)
         self.shares: list[str] = []
@@ -191,8 +193,8 @@ class _Settled:
             return ""
         self._lead = ""
         settled = pending[:end]
-        redacted = (after(lead, settled, self._redact, self.shares) if lead
-                    else self._redact(settled))
+        redacted = self._clean(after(lead, settled, self._redact, self.shares) if lead
+                               else self._redact(settled))
         return self._past_shown(settled, redacted, reset=True)
 
     def pause(self) -> str:
@@ -212,8 +214,15 @@ class _Settled:
         self._lead = ""
         return shown
 
+    def _clean(self, redacted: str) -> str:
+        """``redacted`` with a piece of a key (16+ of its characters) redacted too."""
+        return redacted if self._pieces is None else self._pieces(redacted)
+
     def _cut(self, held: str) -> str:
         """``held`` redacted as the end of a text: a key's start at its end too."""
+        return self._clean(self._cut_redacted(held))
+
+    def _cut_redacted(self, held: str) -> str:
         redact = self._redact
         assert redact is not None
         if self._tail is None:
@@ -246,7 +255,7 @@ class _Settled:
         if shown == raw[:chars]:
             return redacted
         assert self._redact is not None
-        return self._redact(raw[chars:])
+        return self._clean(self._redact(raw[chars:]))
 
 
 def unique_call_ids(message: Message) -> Message:

@@ -193,3 +193,33 @@ def test_the_repls_screen_never_shows_the_tail_of_a_key_split_by_the_answer(
     assert [m for m in h.stored() if m.role == "assistant"][-1].text == (
         "[REDACTED] is not for you. Bye.")
     assert TAIL[:12] not in out and TAIL[-12:] not in out and "is not for you. Bye." in out
+
+
+def test_a_key_bounced_between_reasoning_and_answer_shows_no_16_characters_of_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # start in the reasoning, middle in the answer, rest back in the reasoning: no join has
+    # it whole, but the runs of its characters are redacted, live and stored
+    from agent_harness import make_harness
+    from test_stream_secret_tail import Items
+
+    from goosectx.config import Settings
+
+    monkeypatch.setenv("DEPLOY_TOKEN", KEY)
+    items = [ThinkingDelta("hello there " + KEY[:5]), TextDelta(KEY[5:22]),
+             ThinkingDelta(KEY[22:] + " words"), TextDelta(" after.")]
+    shown = _stream(items)
+    h = make_harness(tmp_path, Settings(data_dir=tmp_path / "data"), provider=Items(items))
+    h.turn("hi")
+    stored = [m for m in h.stored() if m.role == "assistant"][-1]
+    for text in (*shown, *(p.text for p in stored.content
+                           if isinstance(p, TextContent | ThinkingContent))):
+        assert not any(KEY[k:k + 16] in text for k in range(len(KEY) - 15)), text
+    assert "".join(d for d in shown if not d.startswith("R:")).endswith(" after.")
+    assert "".join(d[2:] for d in shown if d.startswith("R:")).endswith(" words")
+
+
+def test_a_reply_quoting_16_characters_of_a_key_has_them_redacted_the_rest_kept() -> None:
+    message = Message("assistant", (TextContent(f"it ends in …{KEY[-20:]}, see the docs"),))
+    assert redacted_reply(message, Redactor([KEY])).text == "it ends in …[REDACTED], see the docs"
+    short = Message("assistant", (TextContent(f"it ends in …{KEY[-15:]}"),))
+    assert redacted_reply(short, Redactor([KEY])) is short  # 15 say too little
