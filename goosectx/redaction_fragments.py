@@ -4,7 +4,7 @@ A key split once between two texts of a reply is found joined (:mod:`goosectx.re
 one the model bounces between its reasoning and its answer (its start in one, its middle in
 the other, its rest back in the first) leaves pieces that no join shows whole, each no form of
 the key (:func:`goosectx.redaction.encodings`). So a reply — live and stored — also has each
-run of a known secret's characters written literally that holds one of its 16-character
+run of a known key's characters written literally that holds one of its 16-character
 blocks at a multiple of 8 replaced by ``[REDACTED]``: every run of 23+ characters (16 + 8 - 1)
 does, a shorter one of 16+ may. A random key's 16 characters are never ordinary text. Its
 other forms (base64, hex…) are looked for whole only.
@@ -17,12 +17,15 @@ the secret; a listed secret inside another (a key's core) adds none. A 1 MB repl
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 
 from goosectx.redaction import REDACTED
 
 FRAGMENT_MIN_CHARS = 16
 """A secret's block looked for, and the shortest run redacted (a key's core's length)."""
+KEY_LIKE = re.compile(r"[A-Za-z0-9_\-+/=]+")
+"""A secret whose runs are looked for: a key's or a token's characters (base64's too)."""
 _STRIDE = 8
 """Blocks start every this many characters: each run of 16 + 8 - 1 holds one whole."""
 
@@ -30,13 +33,16 @@ _STRIDE = 8
 class Fragments:
     """Redacts each run of ``secrets``' characters that holds one of their blocks.
 
-    Only secrets longer than a block (a shorter one is redacted whole or not at all), and
-    not one inside another listed (its runs are that one's).
+    Only key-like secrets (:data:`KEY_LIKE`) longer than a block (a shorter one is redacted
+    whole or not at all), and not one inside another listed (its runs are that one's). A URL
+    (``DATABASE_URL``, a webhook) starts as ordinary text does (``postgres://app:``,
+    ``https://hooks.slack.com/``); its password or token is listed on its own.
     """
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        longer = sorted({s for s in secrets if len(s) > FRAGMENT_MIN_CHARS}, key=len,
-                        reverse=True)
+        longer = sorted({s for s in secrets
+                         if len(s) > FRAGMENT_MIN_CHARS and KEY_LIKE.fullmatch(s)},
+                        key=len, reverse=True)
         values = [s for i, s in enumerate(longer) if not any(s in t for t in longer[:i])]
         self._blocks = [(s, q) for s in values  # (and the last 16, for a run at its end)
                         for q in {*range(0, len(s) - FRAGMENT_MIN_CHARS + 1, _STRIDE),

@@ -223,3 +223,11 @@ def test_a_reply_quoting_16_characters_of_a_key_has_them_redacted_the_rest_kept(
     assert redacted_reply(message, Redactor([KEY])).text == "it ends in …[REDACTED], see the docs"
     short = Message("assistant", (TextContent(f"it ends in …{KEY[-15:]}"),))
     assert redacted_reply(short, Redactor([KEY])) is short  # 15 say too little
+
+
+def test_a_reply_naming_a_url_secrets_scheme_and_host_is_left_as_it_is() -> None:
+    # DATABASE_URL's start is ordinary text; its password is what is secret (listed alone)
+    redact = Redactor(["postgres://app:Xk29vLq8Zt5wQ9rB@db.internal:5432/prod", "Xk29vLq8Zt5wQ9rB"])
+    message = Message("assistant", (TextContent(
+        "connect with postgres://app:PASSWORD@db.internal:5432/prod as before"),))
+    assert redacted_reply(message, redact) is message
