@@ -11,7 +11,7 @@ other forms (base64, hex…) are looked for whole only.
 
 One ``str.find`` per block over the text (in C), each hit widened both ways while it matches
 the secret; a listed secret inside another (a key's core) adds none. A 1 MB reply and a
-164-character key: 19 scans, a few ms (bench/redaction_keys.py). See docs/architecture.md §2
+164-character key: 20 scans, a few ms (bench/redaction_keys.py). See docs/architecture.md §2
 (redaction).
 """
 
