@@ -13,8 +13,11 @@ same figure with the dummy key in the same run (the ratio is the cost of the rea
 * Redaction of a 1 MB tool output holding no key (the quick check) and holding the key once
   (the regex too), the latter with each line coloured (terminal escape sequences, read
   around), and making the redactor.
+* A 1 MB reply as it is stored (:func:`goosectx.redaction_reply.redacted_reply`): no key, the key
+  split between its reasoning and its answer, and 1,000 tool calls' arguments.
 
-Usage: ``python bench/redaction_keys.py [--quick]``. Exits 1 when a real-key figure is over
+Usage: ``python bench/redaction_keys.py [--quick]``; ``bench/run.py``'s default run has the
+in-process rows (:func:`run`: all but the import's). Exits 1 when a real-key figure is over
 :data:`RATIO_MAX` × its dummy-key baseline.
 """
 
@@ -37,6 +40,10 @@ from scale_data import generate, write_export
 
 DUMMY_KEY = "sk-bench-dummy"
 RATIO_MAX = 1.3
+REPLY_EXTRA_MS = 15
+"""What a stored 1 MB reply's redaction may add, its joins and a key's pieces looked for,
+to each of its texts redacted alone (``redacted_reply`` as it was before them): ms, not a
+ratio — once per model call, whose 1 MB took seconds to stream."""
 KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 
 
@@ -57,10 +64,13 @@ def _env(home: Path, key: str) -> dict[str, str]:
     return env
 
 
-def _paired_s(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+def _paired_s(fns: dict[str, Callable[[], object]], repeat: int,
+              pick: Callable[[list[float]], float] = statistics.median) -> dict[str, float]:
     """Median seconds of each of ``fns``, run in turn ``repeat`` times (after one warm-up).
 
-    In turn, so that a busy moment of the shared machine slows each of them alike.
+    In turn, so that a busy moment of the shared machine slows each of them alike. ``pick``
+    ``min``: the fastest run of each (two figures a few ms apart by a few µs of work: a
+    busy moment's noise is larger than that).
     """
     times: dict[str, list[float]] = {label: [] for label in fns}
     for _ in range(repeat + 1):
@@ -68,7 +78,7 @@ def _paired_s(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, fl
             start = time.perf_counter()
             fn()
             times[label].append(time.perf_counter() - start)
-    return {label: statistics.median(t[1:]) for label, t in times.items()}
+    return {label: pick(t[1:]) for label, t in times.items()}
 
 
 def _row(name: str, real: float, dummy: float, unit: str = "s", *, judged: bool = True,
@@ -155,6 +165,73 @@ def output_rows(keys: dict[str, str], repeat: int) -> list[Figure]:
     ]
 
 
+def reply_rows(keys: dict[str, str], repeat: int) -> list[Figure]:
+    """Redacting a 1 MB reply as it is stored (``redacted_reply``): reasoning, then answer.
+
+    Without a key, and with the key split between them (its start ending the reasoning, its
+    last 30 characters starting the answer: both texts read joined around the join, see
+    goosectx/redaction_joined.py); and a reply of 1,000 tool calls (2,000 argument values).
+    Each with the real key, against the same texts each redacted alone (what a reply cost
+    before the joins and a key's pieces were looked for); the fastest of the runs of each.
+    """
+    from goosectx import redaction_reply
+    from goosectx.message import Message
+    from goosectx.parts import TextContent, ThinkingContent, ToolRequest
+    from goosectx.redaction import Redactor
+    from goosectx.redaction_reply import redacted_reply
+
+    rng = random.Random(3)
+    clean = "".join(text_of(rng, 50_000) for _ in range(20))  # 1 MB of source text
+    ms = 1e3
+    redactors = {label: Redactor([key]) for label, key in keys.items()}
+    plain = Message("assistant", (ThinkingContent(clean[:500_000]),
+                                  TextContent(clean[500_000:])))
+    split = {label: Message("assistant", (ThinkingContent(clean[:500_000] + " " + key[:-30]),
+                                          TextContent(key[-30:] + " " + clean[500_000:])))
+             for label, key in keys.items()}
+    for label, key in keys.items():
+        stored = redacted_reply(split[label], redactors[label])
+        assert key[-30:] not in repr(stored.content), "the key's tail was not redacted"
+    calls = Message("assistant", tuple(
+        ToolRequest(f"c{i}", "write", {"path": f"f{i}.py", "content": clean[i * 1000:][:1000]})
+        for i in range(1000)))
+    def alone(message: Message, redact: Redactor) -> None:  # each text alone, as before
+        saved = redaction_reply.crossing_cuts, redaction_reply.fragments_of
+        redaction_reply.crossing_cuts = lambda texts, redact: {}  # type: ignore[assignment]
+        redaction_reply.fragments_of = lambda redact: None  # type: ignore[assignment]
+        try:
+            redacted_reply(message, redact)
+        finally:
+            redaction_reply.crossing_cuts, redaction_reply.fragments_of = saved
+
+    real = redactors["real"]
+    rows = []
+    for name, message, note, runs in (  # (more runs of the quick ones: a busy machine's
+            ("store a 1 MB reply (reasoning + answer), no key", plain, "", 20),  # noise)
+            ("the same, a key split between them", split["real"],
+             "its start ends the reasoning, its last 30 characters start the answer", 20),
+            ("store a reply of 1,000 tool calls, no key", calls,
+             "2,000 argument values: their joins and pieces looked at", 5)):
+        took = _paired_s({"joined": lambda m=message: redacted_reply(m, real),
+                          "alone": lambda m=message: alone(m, real)}, repeat * runs, min)
+        rows.append(Figure(name, took["joined"] * ms, "ms", "each text alone",
+                           took["alone"] * ms, f"≤ +{REPLY_EXTRA_MS:g} ms",
+                           (took["joined"] - took["alone"]) * ms <= REPLY_EXTRA_MS,
+                           note or "real key"))
+    return rows
+
+
+def run(quick: bool) -> list[Figure]:
+    """The in-process rows (``bench/run.py``'s default run): redactor, 1 MB output, replies.
+
+    Not the ``sessions import`` rows: each spawns goosectx processes (tens of seconds);
+    ``python bench/redaction_keys.py`` runs them too.
+    """
+    repeat = 1 if quick else 2  # (fewer than alone: the default run stays under 10 s)
+    keys = {"dummy": DUMMY_KEY, "real": real_key()}
+    return output_rows(keys, repeat) + reply_rows(keys, repeat)
+
+
 def main() -> int:
     """Print the table; 1 when a judged real-key figure misses its target."""
     from run import print_table
@@ -163,7 +240,8 @@ def main() -> int:
     keys = {"dummy": DUMMY_KEY, "real": real_key()}
     tmp = Path(tempfile.mkdtemp(prefix="goosectx-keys-"))
     try:
-        rows = output_rows(keys, repeat) + import_rows(tmp, keys, repeat)
+        rows = (output_rows(keys, repeat) + reply_rows(keys, repeat)
+                + import_rows(tmp, keys, repeat))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"real key: {len(keys['real'])} characters (sk-proj-…); dummy: {DUMMY_KEY}\n")

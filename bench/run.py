@@ -1,6 +1,7 @@
 """Run every benchmark and print one table: figure, baseline, ratio, target, PASS/FAIL.
 
-Usage: ``python bench/run.py [--quick] [--only startup,tokens,store,loop,compaction,extensions]``;
+Usage: ``python bench/run.py [--quick] [--only startup,tokens,store,loop,compaction,extensions,
+redaction_keys]``;
 ``python bench/run.py --scale [--sizes 1000,10000,100000]`` runs the scale table instead
 (generated sessions of 1k–100k messages, see ``bench/scale.py``);
 ``python bench/run.py --working-set [--markdown]`` the working-set table (what the model keeps
@@ -24,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from figures import ROOT, Figure  # noqa: E402
 
-SUITES = ("startup", "tokens", "store", "loop", "compaction", "extensions")
+SUITES = ("startup", "tokens", "store", "loop", "compaction", "extensions", "redaction_keys")
 
 
 def _fmt(value: float | None, unit: str) -> str:

@@ -43,13 +43,9 @@ from goosectx.events import (
 )
 from goosectx.prompts import load_project_instructions
 from goosectx.providers.base import Provider
+from goosectx.redaction_reply import redacted_reply
 from goosectx.session import Session
-from goosectx.stream_reply import (
-    cut_off_notice,
-    empty_reply_notice,
-    redacted_reply,
-    stream_reply,
-)
+from goosectx.stream_reply import cut_off_notice, empty_reply_notice, stream_reply
 from goosectx.tools.base import ToolContext, ToolRegistry, ToolSource
 from goosectx.tools.offering import ToolOffering
 from goosectx.turn import Turn, close_cancelled
@@ -321,6 +317,11 @@ class Agent(AgentTools):
             self.tools, self._request = self.offering.registry, None
             return True
         return False
+
+    @property
+    def tool_context(self) -> ToolContext | None:
+        """The tools' context (shell environment, redactor, caps); ``None`` until one is made."""
+        return self._tool_context
 
     def reply_redact(self) -> Callable[[str], str]:
         """:attr:`redact` for a streamed reply: the tools' redactor, with its ``secrets``.

@@ -36,6 +36,18 @@ def make_redactor(settings: Settings, environ: Mapping[str, str] | None = None) 
     return Redactor(values)
 
 
+def spec_secrets(settings: Settings) -> list[str]:
+    """The values of the specs' ``NAME=value`` words, and each 12+ character word of one.
+
+    The leading words of ``--with-extension`` and ``/extension add`` specs, a removed
+    extension's too (its values stay secrets for the process); a word alone is a token.
+    """
+    found: list[str] = []
+    for _name, value in settings.extensions.spec_envs(removed=True):  # "NAME=value cmd"
+        found += [value, *(w for w in value.split() if len(w) >= 12)]
+    return found
+
+
 def _extension_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
     """The extensions' ``headers`` and ``envs`` values (a bearer token, a key).
 
@@ -46,9 +58,7 @@ def _extension_secrets(settings: Settings, env: Mapping[str, str]) -> list[str]:
     and the values of the variables an ``env_keys`` hands a server (a name that does not
     look secret: ``MY_SERVICE_AUTH``), as the agent's redactor has them.
     """
-    found = []
-    for _name, value in settings.extensions.spec_envs():  # "NAME=value cmd"
-        found += [value, *(w for w in value.split() if len(w) >= 12)]
+    found = spec_secrets(settings)
     for table in settings.extensions.tables.values():
         names = table.get("env_keys") if isinstance(table, dict) else None
         if isinstance(names, list):

@@ -46,27 +46,51 @@ class ExtensionSettings:
         flags: This process's ``--with-extension`` specs and ``--with-remote-extension`` URLs.
         added: The specs of the extensions ``/extension add`` started in this process (the
             REPL's; :meth:`spec_envs` reads them with the flags').
+        removed: Those of the flags' and ``added`` specs whose extension ``/extension
+            remove`` stopped (:meth:`retire`).
     """
 
     tables: dict[str, Any] = field(default_factory=dict)
     tool_budget_ratio: float = DEFAULT_TOOL_BUDGET_RATIO
     flags: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
 
-    def spec_envs(self) -> list[tuple[str, str]]:
+    def spec_envs(self, *, removed: bool = False) -> list[tuple[str, str]]:
         """The leading ``NAME=value`` words of the specs: ``--with-extension`` and ``added``.
 
         Variables handed to a server (a credential, whatever its name): kept out of the shell
         tool's environment by name and redacted by value. A spec that does not parse gives
-        none (that extension does not start: its error says why).
+        none (that extension does not start: its error says why). Those of a removed
+        extension's spec only with ``removed``: its names are the shell's again, its values
+        stay redacted for the process (the server may have shown one already).
         """
         found: list[tuple[str, str]] = []
+        gone = [] if removed else list(self.removed)
         for spec in (*self.flags[0], *self.added):
-            try:
-                found += leading_envs(shlex.split(spec))[0].items()
-            except ValueError:
+            if spec in gone:
+                gone.remove(spec)
                 continue
+            found += _envs(spec).items()
         return found
+
+    def retire(self, envs: dict[str, str]) -> None:
+        """An extension given ``envs`` by a spec was removed: that spec is no longer live."""
+        live = list(self.flags[0]) + list(self.added)
+        for spec in self.removed:
+            live.remove(spec)
+        for spec in live:
+            if envs and _envs(spec) == envs:
+                self.removed.append(spec)
+                return
+
+
+def _envs(spec: str) -> dict[str, str]:
+    """A spec's leading ``NAME=value`` words; none when it does not parse."""
+    try:
+        return leading_envs(shlex.split(spec))[0]
+    except ValueError:
+        return {}
 
 
 def apply_extension_settings(settings: Any, raw: dict[str, Any], path: Path | None) -> None:

@@ -6,10 +6,11 @@ are redacted from tool output, replies and the debug log.
 Redaction is a backstop, not a guarantee (README, "Security"): :class:`Redactor` replaces
 each value (8+ characters) written literally, base64 at all three alignments, base64url,
 hex (either case) or reversed — a value of 16+ characters also upper-cased and with its ``-``
-and ``_`` dropped —, each of these with any of its characters percent-encoded (``%2D`` or
-``%2d`` for ``-``, as in a URL's query) and each split by whitespace or newlines (``base64``
-wraps at 76 columns, ``fold`` anywhere) or by terminal escape sequences (``ESC [0m``, a
-colour reset: a text with an ESC is redacted again read without them). A program that
+and ``_`` dropped, one of 12–15 with a digit in it upper-cased —, each of these with any of
+its characters percent-encoded (``%2D`` or ``%2d`` for ``-``, as in a URL's query) and each
+split by whitespace or newlines (``base64`` wraps at 76 columns, ``fold`` anywhere) or by
+terminal escape sequences (``ESC [0m``, a colour reset: a text with an ESC is redacted again
+read without them). A program that
 encrypts, compresses or otherwise transforms a secret gets it past any redactor.
 """
 
@@ -51,14 +52,24 @@ def key_cores(secret: str) -> list[str]:
     return cores
 
 
-def _retyped(secret: str) -> list[str]:
-    """A key of 16+ characters as a model may write it again: upper-cased, or ``-``/``_`` dropped.
+UPPER_MIN_CHARS = 12
+"""A value with a digit in it is redacted upper-cased too from this length (16 without one)."""
 
-    Not for a shorter value (a password): ``pass-word-1`` would redact every ``password1``.
+
+def _retyped(secret: str) -> list[str]:
+    """A key as a model may write it again: upper-cased, or with its ``-``/``_`` dropped.
+
+    Both from 16 characters; upper-cased from :data:`UPPER_MIN_CHARS` (12) when it holds a
+    digit (``TOKEN=abcdefghij1234`` echoed through ``tr a-z A-Z``). Not shorter (a password):
+    ``pass-word-1`` would redact every ``password1``, 8–11 upper-cased characters are
+    ordinary text too often (``PASSWORD``, ``AB12CD34``), and so are 12–15 letters alone
+    (``ADMINISTRATOR`` in a log).
     """
-    if len(secret) < KEY_CORE_MIN_CHARS:
-        return []
-    return [secret.upper(), _dropped(secret)]
+    if len(secret) >= KEY_CORE_MIN_CHARS:
+        return [secret.upper(), _dropped(secret)]
+    if len(secret) >= UPPER_MIN_CHARS and any(ch.isdigit() for ch in secret):
+        return [secret.upper()]
+    return []
 
 
 def _dropped(text: str) -> str:
@@ -209,6 +220,22 @@ class Redactor:
             if plain != text and not self._check.none_in_text(plain):
                 text = _replaced(text, spans_with_escapes(text, self._spans(plain)))
         return text
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where :meth:`__call__` would redact ``text``: its spans, in order, apart.
+
+        Those found in it as it is; none found, those found read without its terminal
+        escapes (mapped back). For a text joined of two (:mod:`goosectx.redaction_joined`).
+        """
+        if not self._forms or not text:
+            return []
+        if not self._check.none_in_text(text) and (found := self._spans(text)):
+            return found
+        if "\x1b" in text:
+            plain = without_escapes(text)
+            if plain != text and not self._check.none_in_text(plain):
+                return spans_with_escapes(text, self._spans(plain))
+        return []
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
         """Where ``text`` holds a form (its prefix, its base64 run around it), in order, apart."""

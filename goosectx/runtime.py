@@ -62,7 +62,8 @@ def build_agent(
         from goosectx.extensions.source import ExtensionToolSource
 
         source = ExtensionToolSource(extensions, settings.extensions.tool_budget_ratio)
-        tool_context.redact = _with_extension_secrets(tool_context.redact, extensions)
+        tool_context.redact = _with_extension_secrets(tool_context.redact, extensions,
+                                                      settings)
     return Agent(
         session, settings, provider=provider, tools=default_registry(), approve=approve,
         mode=mode, context=context, tool_context=tool_context, interactive=interactive,
@@ -70,16 +71,18 @@ def build_agent(
     )
 
 
-def _with_extension_secrets(base: Callable[[str], str], extensions: ExtensionManager
-                            ) -> Callable[[str], str]:
+def _with_extension_secrets(base: Callable[[str], str], extensions: ExtensionManager,
+                            settings: Settings) -> Callable[[str], str]:
     """``base`` followed by the redaction of the values given to the servers.
 
     Those values (``envs``, ``headers``, ``env_keys``' variables now) are secrets: never stored.
     They are read at every call, so an extension added later (``/extension add``) or a
     variable set again is covered too; the :class:`~goosectx.redaction.Redactor` (a regex of
-    every encoding of every value) is made again only when they changed, not per output.
+    every encoding of every value) is made again only when they changed, not per output. A
+    spec's values stay redacted once its extension is removed (``/extension remove``:
+    :meth:`~goosectx.extension_settings.ExtensionSettings.spec_envs`).
     """
-    return _ExtensionRedact(base, extensions)
+    return _ExtensionRedact(base, extensions, settings)
 
 
 class _ExtensionRedact:
@@ -89,16 +92,20 @@ class _ExtensionRedact:
     for: :mod:`goosectx.secret_tail`).
     """
 
-    def __init__(self, base: Callable[[str], str], extensions: ExtensionManager) -> None:
+    def __init__(self, base: Callable[[str], str], extensions: ExtensionManager,
+                 settings: Settings) -> None:
         self._base = base
         self._extensions = extensions
+        self._settings = settings
         self._made: tuple[tuple[str, ...], Redactor] | None = None  # the last one made
 
     def _redactor(self) -> Redactor:
         from goosectx import redaction
+        from goosectx.env_secrets import spec_secrets
         from goosectx.extensions.config import secret_values
 
-        values = tuple(secret_values(self._extensions.configs.values()))
+        values = tuple(sorted({*secret_values(self._extensions.configs.values()),
+                               *spec_secrets(self._settings)}, key=len, reverse=True))
         if self._made is None or self._made[0] != values:
             self._made = (values, redaction.Redactor(values))
         return self._made[1]
@@ -112,18 +119,20 @@ class _ExtensionRedact:
         return self._redactor()(self._base(text))
 
 
-def forget_extension_env(agent: Agent) -> None:
-    """Drop from ``agent``'s shell environment the variables its extensions are given now.
+def rescrub_extension_env(agent: Agent) -> None:
+    """``agent``'s shell environment scrubbed again for the variables its extensions get now.
 
-    For ``/extension add NAME=value cmd`` (its spec recorded in
-    ``settings.extensions.added``): the environment was scrubbed when the agent was built
-    (:func:`goosectx.tools.builtin.tool_env`); an agent built later reads the spec itself.
+    For ``/extension add NAME=value cmd`` (its spec recorded in ``settings.extensions.added``:
+    ``NAME`` leaves the environment) and ``/extension remove`` (its spec retired: ``NAME`` is
+    the shell's again, as this process has it). Taken from ``os.environ`` again as
+    :func:`goosectx.tools.builtin.tool_env` does when the agent is built; an agent built later
+    reads the specs itself.
     """
     from goosectx.tools.builtin import tool_env
 
-    context = agent._tool_context  # (this module's: build_agent made it)
+    context = agent.tool_context  # (build_agent made it)
     if context is not None:
-        context.env = tool_env(agent.settings, context.env)
+        context.env = tool_env(agent.settings)
 
 
 def build_provider(settings: Settings, model: str) -> Provider:

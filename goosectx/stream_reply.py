@@ -10,7 +10,6 @@ import threading
 import time
 from collections.abc import Callable, Generator
 from dataclasses import replace
-from typing import Any
 
 from goosectx.compaction.figures import RequestContext
 from goosectx.config import Settings
@@ -18,7 +17,7 @@ from goosectx.conversation import Conversation
 from goosectx.errors import MalformedModelReply
 from goosectx.events import Event, MessageDelta, Notification, ReasoningDelta
 from goosectx.message import Message
-from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest
+from goosectx.parts import TextContent, ThinkingContent, ToolRequest
 from goosectx.providers.base import (
     Provider,
     ProviderResponse,
@@ -26,7 +25,11 @@ from goosectx.providers.base import (
     ThinkingDelta,
     ToolCallDelta,
 )
-from goosectx.secret_tail import SecretTail, settled_end
+from goosectx.redaction import REDACTED, Redactor
+from goosectx.redaction_fragments import fragments_of
+from goosectx.redaction_joined import after
+from goosectx.redaction_reply import redacted_reply
+from goosectx.secret_tail import CUT_CHARS, SecretTail, settled_end
 
 _SPACE = re.compile(r"\s")
 WRITING_INTERVAL_S = 0.25
@@ -75,6 +78,7 @@ def stream_reply(
                 streamed.append(item.text)
                 if shown := reasoning.pause():  # the reasoning paused: its rest comes first
                     yield ReasoningDelta(shown)
+                answer.follow(reasoning)  # (a key's start it held may go on in the answer)
                 if shown := answer.feed(item.text):
                     yield MessageDelta(shown)
             elif isinstance(item, ThinkingDelta):
@@ -82,6 +86,7 @@ def stream_reply(
                     reasoned.append(item.text)
                 if shown := answer.pause():  # (the rare text before reasoning: in order)
                     yield MessageDelta(shown)
+                reasoning.follow(answer)
                 if shown := reasoning.feed(item.text):
                     yield ReasoningDelta(shown)
             elif isinstance(item, ToolCallDelta):
@@ -107,8 +112,22 @@ def stream_reply(
     yield from _ended(reasoning, answer)
     if final is None:
         raise MalformedModelReply("the model's stream ended without a reply")
-    message = unique_call_ids(final.message)
+    message = _without_shares(unique_call_ids(final.message), reasoning.shares + answer.shares)
     return final if message is final.message else replace(final, message=message)
+
+
+def _without_shares(message: Message, shares: list[str]) -> Message:
+    """``message`` with each raw piece of a key found across a join live redacted (12+ chars).
+
+    The answer's text, reasoning, then more text streams as one reasoning part and one text
+    part: a key whose start ended the first text and whose rest began the reasoning is no
+    longer side by side in them (:func:`redacted_reply` reads only neighbours joined). What
+    the live deltas redacted of it is redacted wherever it is; shorter pieces say too little.
+    """
+    pieces = [s for s in shares if len(s.strip()) >= CUT_CHARS]
+    if not pieces:
+        return message
+    return redacted_reply(message, Redactor(pieces))
 
 
 def _ended(reasoning: _Settled, answer: _Settled) -> list[Event]:
@@ -129,30 +148,54 @@ class _Settled:
     When the other part interrupts this one (:meth:`pause`: reasoning between two pieces of
     the answer), what was held is shown as a key cut short is, and kept: the next delta is
     joined to it, so a key split by the other part is redacted whole and its end is not
-    shown as new text (what the joined text adds to what was shown is passed on).
+    shown as new text (what the joined text adds to what was shown is passed on). And what
+    the other part held then is this one's lead (:meth:`follow`): a key whose start ended
+    the reasoning and whose rest starts the answer is held and redacted read after it
+    (:mod:`goosectx.redaction_joined`), until this part passes text on.
     """
 
     def __init__(self, redact: Callable[[str], str] | None) -> None:
         self._redact = redact
         self._tail = SecretTail.of(redact)
+        self._pieces = fragments_of(redact)  # a key's 16+ characters alone, redacted too
         self._held = ""
+        self._lead = ""  # the other part's held text, right before this part's (raw)
+        self.shares: list[str] = []
+        """Raw pieces of a key found across the lead's join (both sides'): the reply as the
+        provider puts it together may not have them side by side (:func:`_without_shares`)."""
+        self._last = False  # the last delta was this part's
         self._long = False  # in a word too long to wait for: passed on as it comes
         self._shown_chars = 0  # the first characters of ``_held`` were shown (a pause) …
         self._shown = ""  # … as this
 
+    def follow(self, other: _Settled) -> None:
+        """Go on after ``other``: what it holds (its last delta was the last) leads this text."""
+        if not other._last:
+            return
+        other._last = False
+        if not self._held and self._redact is not None:
+            self._lead = other._held
+
     def feed(self, text: str) -> str:
+        self._last = True
         if self._redact is None:
             return text
         pending = self._held + text
         self._long = self._long and _SPACE.search(text) is None
-        end = settled_end(pending, self._tail, in_long_word=self._long)
+        lead = self._lead
+        end = max(0, settled_end(lead + pending, self._tail, in_long_word=self._long)
+                  - len(lead))
         if end and end <= self._shown_chars:  # nothing new settled past what a pause showed
             end = 0
         self._long = not pending[end - 1].isspace() if end else self._long
         self._held = pending[end:]
         if not end:
             return ""
-        return self._past_shown(pending[:end], self._redact(pending[:end]), reset=True)
+        self._lead = ""
+        settled = pending[:end]
+        redacted = self._clean(after(lead, settled, self._redact, self.shares) if lead
+                               else self._redact(settled))
+        return self._past_shown(settled, redacted, reset=True)
 
     def pause(self) -> str:
         """The other part begins: what was held, redacted (a key's start too), still held."""
@@ -166,13 +209,34 @@ class _Settled:
     def flush(self) -> str:
         """The part ended (or the stream stopped): what was held, redacted, a key's start too."""
         held, self._held = self._held, ""
-        if not held or self._redact is None:
-            return held
-        return self._past_shown(held, self._cut(held), reset=True)
+        shown = held if not held or self._redact is None else self._past_shown(
+            held, self._cut(held), reset=True)
+        self._lead = ""
+        return shown
+
+    def _clean(self, redacted: str) -> str:
+        """``redacted`` with a piece of a key (16+ of its characters) redacted too."""
+        return redacted if self._pieces is None else self._pieces(redacted)
 
     def _cut(self, held: str) -> str:
-        assert self._redact is not None
-        return self._redact(held if self._tail is None else self._tail.cut_short(held))
+        """``held`` redacted as the end of a text: a key's start at its end too."""
+        return self._clean(self._cut_redacted(held))
+
+    def _cut_redacted(self, held: str) -> str:
+        redact = self._redact
+        assert redact is not None
+        if self._tail is None:
+            return redact(held)
+        lead = self._lead
+        if not lead:
+            return redact(self._tail.cut_short(held))
+        joined = lead + held  # a key's start may begin in the lead
+        if self._tail.cut_short(joined) == joined:
+            return after(lead, held, redact, self.shares)
+        start = self._tail.start(joined) - len(lead)
+        if start <= 0:  # (a key's start from the lead on: cut short)
+            self.shares += [lead[len(lead) + start:], held]
+        return (after(lead, held[:start], redact, self.shares) if start > 0 else "") + REDACTED
 
     def _past_shown(self, raw: str, redacted: str, *, reset: bool) -> str:
         """What ``redacted`` (of ``raw``: the held text joined to more) adds to what was shown.
@@ -191,7 +255,7 @@ class _Settled:
         if shown == raw[:chars]:
             return redacted
         assert self._redact is not None
-        return self._redact(raw[chars:])
+        return self._clean(self._redact(raw[chars:]))
 
 
 def unique_call_ids(message: Message) -> Message:
@@ -263,50 +327,3 @@ def empty_reply_notice(message: Message) -> str | None:
             and not any(isinstance(p, TextContent) and p.text.strip() for p in content)):
         return "the model replied with reasoning only, no answer"
     return None
-
-
-def redacted_reply(message: Message, redact: Callable[[str], str]) -> Message:
-    """``message`` (the model's) with ``redact`` (this environment's secrets) applied to it.
-
-    Its text, reasoning, and tool calls' arguments, names and ids: a key the model was given
-    and writes back is neither stored, exported, shown whole, run nor sent back (README,
-    "Security"). Reasoning that changes loses its signature (a provider refuses the pair);
-    an id or a name reads ``REDACTED`` (no brackets: a provider takes letters, digits, ``_``
-    and ``-``). A text or reasoning that ends in the start of a key (12+ characters: a reply
-    cut by Ctrl-C, an error or the output limit) has that start redacted too, as it was
-    shown (:meth:`goosectx.secret_tail.SecretTail.cut_short`; when ``redact`` lists its
-    ``secrets``). ``message`` itself when it held no secret (the common case).
-    """
-    tail = SecretTail.of(redact)
-    parts = [_redacted_part(p, redact, tail) for p in message.content]
-    if all(a is b for a, b in zip(parts, message.content, strict=True)):
-        return message
-    return replace(message, content=tuple(parts))
-
-
-def _redacted_part(part: Part, redact: Callable[[str], str], tail: SecretTail | None) -> Part:
-    if isinstance(part, TextContent | ThinkingContent):
-        text = redact(part.text if tail is None else tail.cut_short(part.text))
-        if isinstance(part, TextContent):
-            return part if text == part.text else replace(part, text=text)
-        return part if text == part.text else replace(part, text=text, signature=None)
-    if isinstance(part, ToolRequest):
-        def plain(value: str) -> str:
-            return redact(value).replace("[REDACTED]", "REDACTED")
-
-        def scrub(value: Any) -> Any:
-            if isinstance(value, str):
-                return redact(value)
-            if isinstance(value, dict):
-                return {redact(k): scrub(v) for k, v in value.items()}
-            if isinstance(value, list):
-                return [scrub(v) for v in value]
-            return value
-
-        clean = replace(part, id=plain(part.id), name=plain(part.name),
-                        arguments=scrub(part.arguments),
-                        parse_error=None if part.parse_error is None else redact(part.parse_error),
-                        raw_arguments=(None if part.raw_arguments is None
-                                       else redact(part.raw_arguments)))
-        return part if clean == part else clean
-    return part

@@ -44,6 +44,14 @@ def test_a_with_extension_value_is_redacted_and_its_name_dropped() -> None:
     assert "ACME_AUTH" not in tool_env(settings, {"ACME_AUTH": OURS, "HOME": "/root"})
 
 
+def test_a_short_with_extension_value_echoed_upper_cased_is_redacted() -> None:
+    settings = Settings()
+    settings.extensions.flags = (("TOKEN=abcdefghij1234 /opt/acme/server",), ())
+    redact = make_redactor(settings, {"HOME": "/root"})
+    assert redact("echo $TOKEN | tr a-z A-Z: ABCDEFGHIJ1234") == (
+        "echo $TOKEN | tr a-z A-Z: [REDACTED]")
+
+
 class World:
     def __init__(self, tmp_path: Path) -> None:
         self.settings = Settings(data_dir=tmp_path / "data")
@@ -102,3 +110,29 @@ def test_an_extension_added_mid_session_counts_as_one_given_at_start(world: Worl
     history = (world.settings.data_dir / "repl_history").read_text()
     assert "/extension add" in history and "/search [REDACTED]" in history
     assert GIVEN not in history
+
+
+def test_a_removed_extensions_variable_is_back_in_the_shell_env_its_value_still_redacted(
+        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ACME_SERVICE does not look secret: only the spec dropped it from the shell's env. Once
+    # the extension is removed goosectx's own ACME_SERVICE is the shell's again; the value
+    # the spec handed the server stays a secret for the process (it may be in the server's
+    # output already, or in the model's view of it).
+    monkeypatch.setenv("ACME_SERVICE", "acme-prod-eu")
+    world.provider.add(
+        ScriptedReply(tool_calls=[("shell", {"command": f"env | grep ACME_S; echo {GIVEN}"})]),
+        ScriptedReply("done"),
+        ScriptedReply(tool_calls=[("shell", {"command": f"env | grep ACME_S; echo {GIVEN}"})]),
+        ScriptedReply("done"))
+    world.run(f'/extension add "ACME_SERVICE={GIVEN} /nonexistent/acme-server --x"',
+              "check the env", "/extension remove acme", "check it again")
+    stored = world.store.load(world.session.id)
+    outputs = [p.output for m in stored.conversation for p in m.content
+               if isinstance(p, ToolResponse)]
+    assert len(outputs) == 2
+    assert "ACME_SERVICE" not in outputs[0] and "[REDACTED]" in outputs[0]
+    assert "ACME_SERVICE=acme-prod-eu" in outputs[1] and "[REDACTED]" in outputs[1]
+    assert GIVEN not in "".join(outputs)
+    settings = world.settings
+    assert "ACME_SERVICE" in tool_env(settings, {"ACME_SERVICE": "x"})  # a later agent's too
+    assert make_redactor(settings, {})(f"it was {GIVEN}") == "it was [REDACTED]"

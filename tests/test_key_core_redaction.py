@@ -95,3 +95,17 @@ def test_a_short_password_retyped_is_left_alone() -> None:
     redact = Redactor(["pass-word-1"])
     assert redact("PASS-WORD-1 and password1") == "PASS-WORD-1 and password1"
     assert redact("it is pass-word-1") == f"it is {REDACTED}"
+
+
+@pytest.mark.parametrize("value", ["hunter2hunt3", "abcdefghij1234", "Zt5wQ9rB3n-J"])
+def test_a_value_of_12_or_more_with_a_digit_is_redacted_upper_cased(value: str) -> None:
+    assert Redactor([value])(f"it is {value.upper()}.") == f"it is {REDACTED}."
+
+
+@pytest.mark.parametrize("value", ["administrator", "Passwordless", "abc12345xyz"])
+def test_a_word_or_a_value_under_12_is_not_redacted_upper_cased(value: str) -> None:
+    # under 16, letters alone upper-cased are ordinary text (ADMINISTRATOR in a log); 11
+    # characters upper-cased say too little. Each is still redacted as it is.
+    redact = Redactor([value])
+    assert redact(f"it is {value.upper()}.") == f"it is {value.upper()}."
+    assert redact(f"it is {value}.") == f"it is {REDACTED}."

@@ -25,7 +25,8 @@ from goosectx.events import MessageDelta
 from goosectx.providers.base import ProviderResponse, StreamItem, TextDelta
 from goosectx.providers.scripted import ScriptedProvider
 from goosectx.redaction import REDACTED, Redactor
-from goosectx.stream_reply import redacted_reply, stream_reply
+from goosectx.redaction_reply import redacted_reply
+from goosectx.stream_reply import stream_reply
 
 TESTER_KEY = "sk-proj-Zq8XvB3nKp2LmT7wRy4HsJd9FgA1cE6u"
 KEY_40 = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"

@@ -68,8 +68,11 @@ def _extension(repl: Repl, command: slash.Extension) -> None:
                 + (f" · {len(status.resources)} resources" if status.resources else "")
                 + (f" · {len(status.prompts)} prompts" if status.prompts else "")))
         return
+    removing = manager.configs.get(command.arg) if command.action == "remove" else None
     done = manager.remove(command.arg) if command.action == "remove" else \
         manager.restart(command.arg)
+    if done and removing is not None and removing.envs:
+        _return_env(repl, removing.envs)
     if not done:
         names = ", ".join(manager.configs) or "none"
         repl.renderer.notice(terminal_safe(f"no extension named {command.arg!r} (have: "
@@ -134,14 +137,30 @@ def _forget_env(repl: Repl, spec: str) -> None:
     redactors of this environment's secrets read (``ExtensionSettings.spec_envs``); the agent
     built already gets its shell environment scrubbed again.
     """
-    from goosectx.runtime import forget_extension_env
-
     repl.settings.extensions.added.append(spec)
+    _rescrub(repl)
+
+
+def _return_env(repl: Repl, envs: dict[str, str]) -> None:
+    """A removed extension's ``NAME=value`` words: the names back in the shell's environment.
+
+    Its spec is retired (``ExtensionSettings.retire``): the names leave the list the shell
+    tool's environment drops, so goosectx's own variables of those names are the shell's
+    again; the values stay redacted for the process (``spec_envs(removed=True)``): the server
+    may have shown one, and redacting more hides nothing a user needs.
+    """
+    repl.settings.extensions.retire(envs)
+    _rescrub(repl)
+
+
+def _rescrub(repl: Repl) -> None:
+    from goosectx.runtime import rescrub_extension_env
+
     try:
         agent = repl.agent  # (waits for one being built: it may have read the settings)
     except RuntimeError:
         return  # building it failed: no tool runs
-    forget_extension_env(agent)
+    rescrub_extension_env(agent)
 
 
 def _record(repl: Repl) -> None:

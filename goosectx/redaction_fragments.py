@@ -1,0 +1,101 @@
+"""A piece of a key (a run of its characters) in a model's reply, redacted.
+
+A key split once between two texts of a reply is found joined (:mod:`goosectx.redaction_joined`);
+one the model bounces between its reasoning and its answer (its start in one, its middle in
+the other, its rest back in the first) leaves pieces that no join shows whole, each no form of
+the key (:func:`goosectx.redaction.encodings`). So a reply — live and stored — also has each
+run of a known key's characters written literally that holds one of its 16-character
+blocks at a multiple of 8 replaced by ``[REDACTED]``: every run of 23+ characters (16 + 8 - 1)
+does, a shorter one of 16+ may. A random key's 16 characters are never ordinary text. Its
+other forms (base64, hex…) are looked for whole only.
+
+One ``str.find`` per block over the text (in C), each hit widened both ways while it matches
+the secret; a listed secret inside another (a key's core) adds none. A 1 MB reply and a
+164-character key: 20 scans, a few ms (bench/redaction_keys.py). See docs/architecture.md §2
+(redaction).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from goosectx.redaction import REDACTED
+
+FRAGMENT_MIN_CHARS = 16
+"""A secret's block looked for, and the shortest run redacted (a key's core's length)."""
+KEY_LIKE = re.compile(r"[A-Za-z0-9_\-+/=]+")
+"""A secret whose runs are looked for: a key's or a token's characters (base64's too)."""
+_STRIDE = 8
+"""Blocks start every this many characters: each run of 16 + 8 - 1 holds one whole."""
+
+
+class Fragments:
+    """Redacts each run of ``secrets``' characters that holds one of their blocks.
+
+    Only key-like secrets (:data:`KEY_LIKE`) longer than a block (a shorter one is redacted
+    whole or not at all), and not one inside another listed (its runs are that one's). A URL
+    (``DATABASE_URL``, a webhook) starts as ordinary text does (``postgres://app:``,
+    ``https://hooks.slack.com/``); its password or token is listed on its own.
+    """
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        longer = sorted({s for s in secrets
+                         if len(s) > FRAGMENT_MIN_CHARS and KEY_LIKE.fullmatch(s)},
+                        key=len, reverse=True)
+        values = [s for i, s in enumerate(longer) if not any(s in t for t in longer[:i])]
+        self._blocks = [(s, q) for s in values  # (and the last 16, for a run at its end)
+                        for q in {*range(0, len(s) - FRAGMENT_MIN_CHARS + 1, _STRIDE),
+                                  len(s) - FRAGMENT_MIN_CHARS}]
+
+    def found_in(self, text: str) -> bool:
+        """True when ``text`` holds a block of a secret (then :meth:`__call__` may change it)."""
+        return any(secret[q:q + FRAGMENT_MIN_CHARS] in text for secret, q in self._blocks)
+
+    def __call__(self, text: str) -> str:
+        """``text`` with each run of a secret's characters holding a block ``[REDACTED]``."""
+        if not self._blocks or len(text) < FRAGMENT_MIN_CHARS:
+            return text
+        spans = sorted(self._spans(text))
+        if not spans:
+            return text
+        pieces: list[str] = []
+        pos = 0
+        for start, end in spans:
+            if end <= pos:
+                continue
+            if start >= pos:
+                pieces += [text[pos:start], REDACTED]
+            pos = end
+        return "".join(pieces) + text[pos:]
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        found: list[tuple[int, int]] = []
+        for secret, q in self._blocks:
+            block = secret[q:q + FRAGMENT_MIN_CHARS]
+            at = text.find(block)
+            while at >= 0:
+                start, i = at, q
+                while start and i and text[start - 1] == secret[i - 1]:
+                    start, i = start - 1, i - 1
+                end, j = at + FRAGMENT_MIN_CHARS, q + FRAGMENT_MIN_CHARS
+                while end < len(text) and j < len(secret) and text[end] == secret[j]:
+                    end, j = end + 1, j + 1
+                found.append((start, end))
+                at = text.find(block, end)
+        return found
+
+
+_last: tuple[tuple[str, ...], Fragments] | None = None
+
+
+def fragments_of(redact: Callable[[str], str] | None) -> Fragments | None:
+    """The :class:`Fragments` of ``redact``'s ``secrets``; ``None`` when it lists none."""
+    global _last
+    secrets = getattr(redact, "secrets", None)
+    if secrets is None:
+        return None
+    key = tuple(secrets)
+    if _last is None or _last[0] != key:
+        _last = (key, Fragments(key))
+    return _last[1]

@@ -1,0 +1,111 @@
+"""A model's reply redacted before it is stored, run or sent back (docs/architecture.md §2).
+
+Every text of it: its answer and reasoning, its tool calls' arguments, names and ids; a key
+split between two neighbouring texts too (:mod:`goosectx.redaction_joined`), and a piece of
+one (:mod:`goosectx.redaction_fragments`). Part of the
+core: never prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from goosectx.message import Message
+from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest
+from goosectx.redaction_fragments import fragments_of
+from goosectx.redaction_joined import crossing_cuts, with_cuts
+from goosectx.secret_tail import SecretTail
+
+
+def redacted_reply(message: Message, redact: Callable[[str], str]) -> Message:
+    """``message`` (the model's) with ``redact`` (this environment's secrets) applied to it.
+
+    Its text, reasoning, and tool calls' arguments, names and ids: a key the model was given
+    and writes back is neither stored, exported, shown whole, run nor sent back (README,
+    "Security"). Reasoning that changes loses its signature (a provider refuses the pair);
+    an id or a name reads ``REDACTED`` (no brackets: a provider takes letters, digits, ``_``
+    and ``-``). A text or reasoning that ends in the start of a key (12+ characters: a reply
+    cut by Ctrl-C, an error or the output limit) has that start redacted too, as it was
+    shown (:meth:`goosectx.secret_tail.SecretTail.cut_short`; when ``redact`` lists its
+    ``secrets``). A key split between two neighbouring texts (the reasoning's end and the
+    answer's start, two text parts, two argument values) is redacted in both
+    (:mod:`goosectx.redaction_joined`), and so is any run of 16+ of a key's characters in
+    one (:mod:`goosectx.redaction_fragments`: a key bounced between reasoning and answer).
+    ``message`` itself when it held no secret (the common case).
+    """
+    tail = SecretTail.of(redact)
+    texts = [t for p in message.content for t in _texts(p)]
+    cuts = crossing_cuts(texts, redact)
+    order = iter(range(len(texts)))
+    pieces = fragments_of(redact)
+    if pieces is not None and not pieces.found_in("\0".join(texts)):
+        pieces = None  # (one look at them all: a reply of many short texts)
+
+    def redacted(text: str, each: Callable[[str], str]) -> str:
+        done = with_cuts(text, cuts.get(next(order)), each)
+        return done if pieces is None else pieces(done)
+
+    parts = [_redacted_part(p, redact, tail, redacted) for p in message.content]
+    if all(a is b for a, b in zip(parts, message.content, strict=True)):
+        return message
+    return replace(message, content=tuple(parts))
+
+
+def _texts(part: Part) -> list[str]:
+    """``part``'s texts a key may run across into the next's, in :func:`_redacted_part`'s order.
+
+    A text or reasoning; a tool call's argument values (each string, depth first), then its
+    raw arguments.
+    """
+    if isinstance(part, TextContent | ThinkingContent):
+        return [part.text]
+    if not isinstance(part, ToolRequest):
+        return []
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(part.arguments)
+    if part.raw_arguments is not None:
+        found.append(part.raw_arguments)
+    return found
+
+
+def _redacted_part(part: Part, redact: Callable[[str], str], tail: SecretTail | None,
+                   redacted: Callable[[str, Callable[[str], str]], str]) -> Part:
+    """``part`` redacted; ``redacted(text, each)`` does each of its :func:`_texts`, in order."""
+    if isinstance(part, TextContent | ThinkingContent):
+        text = redacted(part.text, lambda t: redact(t if tail is None else tail.cut_short(t)))
+        if isinstance(part, TextContent):
+            return part if text == part.text else replace(part, text=text)
+        return part if text == part.text else replace(part, text=text, signature=None)
+    if isinstance(part, ToolRequest):
+        def plain(value: str) -> str:
+            return redact(value).replace("[REDACTED]", "REDACTED")
+
+        def scrub(value: Any) -> Any:
+            if isinstance(value, str):
+                return redacted(value, redact)
+            if isinstance(value, dict):
+                return {redact(k): scrub(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [scrub(v) for v in value]
+            return value
+
+        arguments = scrub(part.arguments)
+        raw = None if part.raw_arguments is None else redacted(part.raw_arguments, redact)
+        clean = replace(part, id=plain(part.id), name=plain(part.name), arguments=arguments,
+                        parse_error=None if part.parse_error is None else redact(part.parse_error),
+                        raw_arguments=raw)
+        return part if clean == part else clean
+    return part
