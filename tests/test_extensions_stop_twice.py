@@ -59,3 +59,20 @@ def test_a_manager_stopped_can_start_an_extension_again(tmp_path: Path) -> None:
     finally:
         mgr.stop_all()
     assert set(_loop_threads()) <= before_threads  # the second loop's thread ended too
+
+
+def test_a_stop_before_the_servers_were_made_starts_none_on_a_new_loop(tmp_path: Path) -> None:
+    """Ctrl-D right at start: stop_all ran while the loop was still busy (importing mcp), so
+    the server was made after the stop — and started a fresh loop no one would stop."""
+    import time
+
+    before_threads = set(_loop_threads())
+    before = ext_process.live_groups()
+    mgr = ExtensionManager([demo_config("early")], tmp_path)
+    mgr._loop.ensure().call_soon_threadsafe(time.sleep, 0.5)  # the loop busy, as importing
+    mgr.start()
+    mgr.stop_all()
+    time.sleep(1.0)  # long enough for a server made late to have started
+    assert set(_loop_threads()) <= before_threads
+    assert ext_process.live_groups() - before == set()
+    assert [s.status for s in mgr.statuses()] == ["stopped"]

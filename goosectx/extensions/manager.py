@@ -12,6 +12,7 @@ told the extension is not running (docs/architecture.md §1, extensions/).
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import logging
 import threading
@@ -91,16 +92,20 @@ class ExtensionManager:
             self._start_one(config)
 
     def _start_one(self, config: ExtensionConfig) -> None:
-        def make() -> None:
-            from goosectx.extensions.server import ServerConnection
+        loop = self._loop.ensure()
 
+        def make() -> None:
+            from goosectx.extensions.server import ServerConnection  # mcp: on the loop's thread
+
+            if self._loop.loop is not loop:  # stop_all ran meanwhile: no server on a new loop
+                return
             server = ServerConnection(config, self.working_dir, self.notice, self._taken,
                                       self._changed)
             with self._lock:
                 self._servers[config.name] = server
-            self._tasks[config.name] = self._loop.submit(self._run(server))
+            self._tasks[config.name] = asyncio.run_coroutine_threadsafe(self._run(server), loop)
 
-        self._loop.ensure().call_soon_threadsafe(make)
+        loop.call_soon_threadsafe(make)
 
     async def _run(self, server: ServerConnection) -> None:
         try:
