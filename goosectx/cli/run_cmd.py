@@ -131,11 +131,11 @@ def run_task(
         pause_point("run:starting")
         provider = make_provider(settings, model_name)
         if resume or continue_:  # the task is saved while litellm loads (undone on failure)
-            early = EarlyTask(provider)
+            early = EarlyTask(provider)  # its check starts once the session is locked
         else:  # a new session: nothing is created before the key is known good
             provider.check_credentials()
         opened = open_session(settings, name=name, resume=resume, continue_=continue_,
-                              model=model_name)
+                              model=model_name, on_locked=early.start if early else None)
         if opened.resumed and (chosen := check_for_run(  # the model chosen with /model in it
                 settings, choose_model(settings, model, opened.session), stderr)):
             model_name = chosen
@@ -169,14 +169,21 @@ def run_task(
             stderr.write(terminal_safe(f"goosectx: warning: {warning}\n"))
         if early is not None:
             early.save(opened, task, whole=piped is None)
-    except GoosectxError as exc:  # the first error found (the key check is not waited for)
+    except GoosectxError as exc:  # the first error found (the key check's outcome dropped)
         # Scripts reading stdout still get a result in the format they asked for.
         write_failed(output_format, stdout, exc.one_line(), exc.exit_code)
+        if early is not None:  # no check left importing litellm after the command returns
+            early.settle()
         raise exc from None
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP while starting: said, task kept
+        # at once: the check is not waited for (the process ends; in-process it ends alone)
         return cancelled_at_start(output_format, stdout=stdout, stderr=stderr, opened=opened,
                                   task=task, saved=early.message if early else None,
                                   close=not (early and early.closed))
+    except BaseException:  # a bug: its traceback, after the check ended
+        if early is not None:
+            early.settle()
+        raise
     agent: Agent | None = None
     started = False
     try:
