@@ -88,4 +88,19 @@ def test_a_refused_slash_command_on_resume_leaves_no_check_running(
     code, _out, err = run_cli(capsys, "run", "--resume", "cmds", "-t", "/no-such-command-x")
     assert code == 2 and err.startswith("goosectx: error:"), err
     assert _checks() == []
-    assert len(slow_check) == 1
+    assert slow_check == []  # refused before the check started: no wait for litellm
+
+
+def test_a_custom_command_on_resume_is_expanded_and_checked(
+        fake_model: FakeServer, workdir: Path, capsys: pytest.CaptureFixture[str],
+        slow_check: list[float]) -> None:
+    fake_model.add({"text": "first answer"}, {"text": "reviewed"})
+    cli(capsys, "run", "-t", "first", "--name", "custom")
+    commands = workdir / ".goosectx" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("Review the code in $ARGUMENTS\n")
+    slow_check.clear()
+    code, out, err = run_cli(capsys, "run", "--resume", "custom", "-t", "/review src")
+    assert code == 0, err
+    assert "reviewed" in out and slow_check and _checks() == []
+    assert "Review the code in src" in json.dumps(fake_model.requests[-1])

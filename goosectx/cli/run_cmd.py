@@ -48,6 +48,7 @@ from goosectx.cli.run_output import (
 )
 from goosectx.cli.run_task_input import scrub_piped, slash_task, task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
+from goosectx.cli.slash import is_command_line
 from goosectx.cli.start_warnings import NEW_IN_RUN, nothing_to_continue, start_warnings
 from goosectx.cli.task_input import is_piped, read_piped, read_task
 from goosectx.config import Settings, parse_mode
@@ -134,8 +135,10 @@ def run_task(
             early = EarlyTask(provider)  # its check starts once the session is locked
         else:  # a new session: nothing is created before the key is known good
             provider.check_credentials()
+        # a /command resumed is read in the session's dir: refused without waiting for the check
+        at_lock = early.start if early and not (resume and is_command_line(task)) else None
         opened = open_session(settings, name=name, resume=resume, continue_=continue_,
-                              model=model_name, on_locked=early.start if early else None)
+                              model=model_name, on_locked=at_lock)
         if opened.resumed and (chosen := check_for_run(  # the model chosen with /model in it
                 settings, choose_model(settings, model, opened.session), stderr)):
             model_name = chosen
@@ -165,6 +168,8 @@ def run_task(
             except UsageError:
                 opened.close()
                 raise
+        if early is not None:
+            early.start()  # (started already unless the task is a /command)
         for warning in warnings:
             stderr.write(terminal_safe(f"goosectx: warning: {warning}\n"))
         if early is not None:
