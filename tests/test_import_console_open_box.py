@@ -145,3 +145,11 @@ def test_a_one_megabyte_box_imports_in_linear_time(tmp_path: Path) -> None:
     assert big_turns[0][0] == "user" and big_turns[0][1].startswith("start\n")
     assert not BOX_CHARS & set(big_turns[0][1]) and big_turns[-1] == ("assistant", "✦ done")
     assert wide_turns[0][0] == "user" and wide_turns[-1] == ("assistant", "✦ done")
+
+
+def test_a_row_that_lost_its_right_border_mid_box_stays_in_the_prompt(tmp_path: Path) -> None:
+    path = tmp_path / "row.txt"
+    path.write_text("\n".join([_top(), _row("  > first line"), "│    second line, cut",
+                               _row("    third line"), _bottom(), "", "✦ ok"]) + "\n")
+    assert _turns(path) == [("user", "first line\nsecond line, cut\nthird line"),
+                            ("assistant", "✦ ok")]

@@ -124,12 +124,11 @@ def _box(lines: list[str], start: int) -> tuple[list[str] | None, int] | None:
 
     ``(None, index)`` for the input box; ``None`` when no prompt box starts there. The box
     characters and the padding are stripped; the text's own indentation is kept. A box whose
-    bottom border is missing (the copy cut off, or ends, inside it) ends at its last row — a
-    last row without its right border (the copy stops mid-row) included — and is read the
-    same way, so its prompt never joins the reply before it with its borders.
+    bottom border is missing (the copy cut off, or ends, inside it) ends at its last row and
+    is read the same way, so its prompt never joins the reply before it with its borders. A
+    row cut before its right border (a copy that stops mid-row) is read up to where it stops.
     """
-    top = _BOX_TOP.match(lines[start])
-    if top is None:
+    if not _BOX_TOP.match(lines[start]):
         return None
     indent = lines[start][:len(lines[start]) - len(lines[start].lstrip(" "))]
     rows: list[str] = []
@@ -139,13 +138,10 @@ def _box(lines: list[str], start: int) -> tuple[list[str] | None, int] | None:
         if _BOX_BOTTOM.match(line) and line.startswith(indent + "╰"):
             end += 1
             break
-        inside = _BOX_ROW.match(line) if line.startswith(indent + "│") else None
-        if inside is None:
-            if line.startswith(indent + "│") and not _BOX_ROW.match(line):
-                rows.append(line[len(indent) + 1:].rstrip())  # cut off mid-row
-                end += 1
+        if not line.startswith(indent + "│"):
             break
-        rows.append(inside.group(1).rstrip())
+        inside = _BOX_ROW.match(line)  # None: a row cut before its right border
+        rows.append(inside.group(1).rstrip() if inside else line[len(indent) + 1:].rstrip())
         end += 1
     if rows and _INPUT_BOX.match(rows[0]):
         return None, end
