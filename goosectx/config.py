@@ -320,9 +320,7 @@ def load_settings(
         ConfigError: a malformed file, an unknown key or a bad value (exit code 2).
     """
     env = os.environ if environ is None else environ
-    # $GOOSECTX_HOME (set below, over the file's) names the data dir: the platform's default
-    # is not looked up (platformdirs, ~2.5 ms of imports for every command).
-    settings = Settings(data_dir=Path()) if env.get("GOOSECTX_HOME", "").strip() else Settings()
+    settings = Settings(data_dir=Path())  # the platform's dir only when nothing names one
     path = config_path
     if path is not None and not path.exists():
         raise ConfigError(f"config file {path} does not exist", "check the --config path")
@@ -369,6 +367,8 @@ def load_settings(
         if value is not None and value.strip() != "":
             setattr(settings, name, parser(var, value))
             settings.sources[name] = f"env {var}"
+    if "data_dir" not in settings.sources:
+        settings.data_dir = default_data_dir()  # imports platformdirs (~1.5 ms): only here
     if settings.data_dir.exists() and not settings.data_dir.is_dir():
         raise ConfigError(
             f"data dir {settings.data_dir} exists and is not a directory",

@@ -19,6 +19,8 @@ from goosectx.session import NAME_MAX_CHARS, Session, name_problem
 from goosectx.store import SessionLock, SessionStore
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from goosectx.agent import Agent
     from goosectx.recorder import SessionRecorder
 
@@ -226,17 +228,21 @@ def session_is_kept(store: SessionStore, session_id: str, *, resumed: bool) -> b
     return resumed or store.message_count(session_id) > 0
 
 
-def lock_and_load(store: SessionStore, session_id: str, *, header_only: bool = False
-                  ) -> tuple[Session, SessionLock]:
+def lock_and_load(store: SessionStore, session_id: str, *, header_only: bool = False,
+                  on_locked: Callable[[], None] | None = None) -> tuple[Session, SessionLock]:
     """Lock a stored session, then load it; the lock is released if the load fails.
 
     ``header_only`` loads it without its messages (:meth:`SessionStore.load_header`).
+    ``on_locked`` is called once the lock is held, before the load (``run --resume`` starts
+    its key check there: a session in use is refused without waiting for it).
 
     Raises:
         SessionInUse: another goosectx holds it. StoreError / SessionNotFound: from the load.
     """
     lock = store.lock(session_id)
     try:
+        if on_locked is not None:
+            on_locked()
         if header_only:
             return store.load_header(session_id), lock
         return load_to_resume(store, session_id), lock
@@ -304,6 +310,7 @@ def open_session(
     model: str | None = None,
     working_dir: Path | None = None,
     defer_from: int | None = None,
+    on_locked: Callable[[], None] | None = None,
 ) -> OpenSession:
     """Create or resume the session a REPL or ``run`` drives, and lock it.
 
@@ -311,7 +318,8 @@ def open_session(
     unique id prefix; ``--continue`` resumes the most recently updated session in the working
     directory (a new one when there is none). With ``defer_from``, a resumed session of more
     messages than that is opened as its header only (``OpenSession.deferred``; the REPL loads
-    the messages after its prompt is up, see ``cli.resume_load``).
+    the messages after its prompt is up, see ``cli.resume_load``). ``on_locked``: called once
+    the session is locked, before a resumed one loads.
 
     Raises:
         UsageError: conflicting options; a name :func:`check_new_name` refuses.
@@ -333,9 +341,10 @@ def open_session(
             session_id = store.most_recent(cwd)
         if session_id is not None:
             if defer_from is not None and (count := store.message_count(session_id)) > defer_from:
-                session, lock = lock_and_load(store, session_id, header_only=True)
+                session, lock = lock_and_load(store, session_id, header_only=True,
+                                              on_locked=on_locked)
                 return OpenSession(store, session, lock, resumed=True, deferred=count)
-            session, lock = lock_and_load(store, session_id)
+            session, lock = lock_and_load(store, session_id, on_locked=on_locked)
             return OpenSession(store, session, lock, resumed=True)
         session = store.create_session(cwd, name=name, model=model or settings.model)
         try:
@@ -343,6 +352,8 @@ def open_session(
         except BaseException:
             store.remove(session.id)  # no empty session row left behind
             raise
+        if on_locked is not None:
+            on_locked()
         return OpenSession(store, session, lock, resumed=False, nothing_to_continue=continue_)
     except BaseException:
         store.close()

@@ -48,6 +48,7 @@ from goosectx.cli.run_output import (
 )
 from goosectx.cli.run_task_input import scrub_piped, slash_task, task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
+from goosectx.cli.slash import is_command_line
 from goosectx.cli.start_warnings import NEW_IN_RUN, nothing_to_continue, start_warnings
 from goosectx.cli.task_input import is_piped, read_piped, read_task
 from goosectx.config import Settings, parse_mode
@@ -131,11 +132,13 @@ def run_task(
         pause_point("run:starting")
         provider = make_provider(settings, model_name)
         if resume or continue_:  # the task is saved while litellm loads (undone on failure)
-            early = EarlyTask(provider)
+            early = EarlyTask(provider)  # its check starts once the session is locked
         else:  # a new session: nothing is created before the key is known good
             provider.check_credentials()
+        # a /command resumed is read in the session's dir: refused without waiting for the check
+        at_lock = early.start if early and not (resume and is_command_line(task)) else None
         opened = open_session(settings, name=name, resume=resume, continue_=continue_,
-                              model=model_name)
+                              model=model_name, on_locked=at_lock)
         if opened.resumed and (chosen := check_for_run(  # the model chosen with /model in it
                 settings, choose_model(settings, model, opened.session), stderr)):
             model_name = chosen
@@ -165,18 +168,27 @@ def run_task(
             except UsageError:
                 opened.close()
                 raise
+        if early is not None:
+            early.start()  # (started already unless the task is a /command)
         for warning in warnings:
             stderr.write(terminal_safe(f"goosectx: warning: {warning}\n"))
         if early is not None:
             early.save(opened, task, whole=piped is None)
-    except GoosectxError as exc:  # the first error found (the key check is not waited for)
+    except GoosectxError as exc:  # the first error found (the key check's outcome dropped)
         # Scripts reading stdout still get a result in the format they asked for.
         write_failed(output_format, stdout, exc.one_line(), exc.exit_code)
+        if early is not None:  # no check left importing litellm after the command returns
+            early.settle()
         raise exc from None
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP while starting: said, task kept
+        # at once: the check is not waited for (the process ends; in-process it ends alone)
         return cancelled_at_start(output_format, stdout=stdout, stderr=stderr, opened=opened,
                                   task=task, saved=early.message if early else None,
                                   close=not (early and early.closed))
+    except BaseException:  # a bug: its traceback, after the check ended
+        if early is not None:
+            early.settle()
+        raise
     agent: Agent | None = None
     started = False
     try:

@@ -15,9 +15,12 @@ from goosectx.recorder import SessionRecorder
 class EarlyTask:
     """``run --resume`` / ``--continue``: the task is saved while the model client loads.
 
-    The credentials check (litellm's import: seconds) runs on a thread from the start, so a
-    process killed meanwhile still has the task in the session. A failed check removes the
-    task again (one transaction) and releases the session: a missing key changes no data.
+    The credentials check (litellm's import: seconds) runs on a thread from :meth:`start`
+    (called once the session is locked, so a session in use is refused at once), so a process
+    killed meanwhile still has the task in the session, and the session loads meanwhile. A
+    failed check removes the task again (one transaction) and releases the session: a missing
+    key changes no data. Every way out of a run that started it waits for it
+    (:meth:`failure` or :meth:`settle`).
     """
 
     def __init__(self, provider: Any) -> None:
@@ -29,7 +32,11 @@ class EarlyTask:
         self._bug: BaseException | None = None
         self._thread = threading.Thread(target=self._check, args=(provider,), daemon=True,
                                         name="goosectx-credentials")
-        self._thread.start()
+
+    def start(self) -> None:
+        """Start the check on its thread (once)."""
+        if self._thread.ident is None:
+            self._thread.start()
 
     def _check(self, provider: Any) -> None:
         try:
@@ -40,11 +47,24 @@ class EarlyTask:
             self._bug = exc
 
     def failure(self) -> GoosectxError | None:
-        """Wait for the credentials check; its error, or ``None`` (a bug is raised)."""
+        """Wait for the credentials check (started now if it was not); its error, or ``None``.
+
+        A bug in the check is raised.
+        """
+        self.start()
         self._thread.join()
         if self._bug is not None:
             raise self._bug
         return self._error
+
+    def settle(self) -> None:
+        """Wait for the check to end, its outcome dropped: the run fails for another reason.
+
+        Every way out of a run that started the check goes through here or
+        :meth:`failure`, so no check is left importing litellm after the command returns.
+        """
+        if self._thread.ident is not None:
+            self._thread.join()
 
     def checked_elsewhere(self) -> None:
         """Another model is used after all: the first one's check no longer matters.

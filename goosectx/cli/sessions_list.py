@@ -280,9 +280,10 @@ def print_hits(console: Console, hits: Sequence[SearchHit], text: str) -> None:
             f"{h.message_hits} message{'s' if h.message_hits != 1 else ''}"
             if h.message_hits else "") if w)
         rows.append((*(one_line_safe(c) for c in (
-            h.session_id + (f" ({h.name})" if h.name else ""), h.title or "", where,
+            h.session_id, _listed_name(h.name), h.title or "", where,
             where_in_session(h.match) if h.match else "")),
             terminal_safe(h.snippet or h.title or "")))
-    print_table(console, ("session", "title", "found in", "best match", "snippet"), rows,
-                wrap=("title", "snippet"), drop=("best match", "found in"),
+    print_table(console, ("session", "name", "title", "found in", "best match", "snippet"), rows,
+                wrap=("title", "snippet"), cut=("name",), whole=("session",),
+                drop=("best match", "found in", "title"),
                 all_columns="goosectx sessions search --json")

@@ -3,10 +3,11 @@
 :meth:`ExtensionManager.start` starts a daemon thread that imports mcp (never the caller's
 thread, so the REPL draws its prompt first) and starts every enabled server concurrently.
 The rest of goosectx calls the synchronous methods here from any thread; each hands a
-coroutine to the loop and waits for it, polling a cancel event (Ctrl-C cancels the call and
-the server is told). :meth:`stop_all` stops every server and then SIGKILLs any of its process
-groups still alive (its own only: another manager's servers keep running), so no child
-survives goosectx (docs/architecture.md §1, extensions/).
+coroutine to the loop (``loop_thread.py``) and waits for it, polling a cancel event (Ctrl-C
+cancels the call and the server is told). :meth:`stop_all` stops every server and then
+SIGKILLs any of its process groups still alive (its own only: another manager's servers keep
+running), so no child survives goosectx; a second call does nothing, and a call after it is
+told the extension is not running (docs/architecture.md §1, extensions/).
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import concurrent.futures
 import logging
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from goosectx.extensions.config import ExtensionConfig, secret_values
+from goosectx.extensions.loop_thread import LoopThread, ended, wait
 from goosectx.extensions.model import CallOutcome, ExtensionStatus, ToolInfo
 from goosectx.redaction import redact
 
@@ -29,7 +31,6 @@ if TYPE_CHECKING:
     from goosectx.extensions.server import ServerConnection
 
 log = logging.getLogger("goosectx.extensions")
-T = TypeVar("T")
 
 CANCELLED_TEXT = "cancelled"
 STOP_ALL_TIMEOUT_S = 5.0
@@ -62,9 +63,7 @@ class ExtensionManager:
         self._tasks: dict[str, concurrent.futures.Future[None]] = {}
         self._notices: list[str] = []
         self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._loop_ready = threading.Event()
+        self._loop = LoopThread()
         self._started = False
         self.absent: dict[str, str] = {}
         """Extensions the session had that do not run now (a resumed session's flag-added one
@@ -72,42 +71,6 @@ class ExtensionManager:
         self.on_change: Callable[[], None] | None = None
         """Called from the servers' thread when a notice is queued or a server became ready,
         so a front end waiting for input can show it now (set by the REPL)."""
-
-    # -- the loop -------------------------------------------------------------------------
-    def _run_loop(self) -> None:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        asyncio.set_event_loop(loop)
-        self._loop_ready.set()
-        try:
-            loop.run_forever()
-        finally:
-            loop.close()
-
-    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run_loop, name="goosectx-extensions",
-                                            daemon=True)
-            self._thread.start()
-        self._loop_ready.wait()
-        assert self._loop is not None
-        return self._loop
-
-    def _submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())
-
-    def _wait(self, future: concurrent.futures.Future[T],
-              cancel: threading.Event | None) -> T | None:
-        """The future's result, or ``None`` once ``cancel`` is set (the task is cancelled)."""
-        while True:
-            try:
-                return future.result(timeout=_POLL_S)
-            except concurrent.futures.TimeoutError:
-                if cancel is not None and cancel.is_set():
-                    future.cancel()
-                    return None
-            except concurrent.futures.CancelledError:
-                return None
 
     # -- lifecycle ------------------------------------------------------------------------
     @property
@@ -129,17 +92,20 @@ class ExtensionManager:
             self._start_one(config)
 
     def _start_one(self, config: ExtensionConfig) -> None:
-        def make() -> None:
-            from goosectx.extensions.server import ServerConnection
+        loop = self._loop.ensure()
 
+        def make() -> None:
+            from goosectx.extensions.server import ServerConnection  # mcp: on the loop's thread
+
+            if self._loop.loop is not loop:  # stop_all ran meanwhile: no server on a new loop
+                return
             server = ServerConnection(config, self.working_dir, self.notice, self._taken,
                                       self._changed)
             with self._lock:
                 self._servers[config.name] = server
-            self._tasks[config.name] = asyncio.run_coroutine_threadsafe(
-                self._run(server), self._ensure_loop())
+            self._tasks[config.name] = asyncio.run_coroutine_threadsafe(self._run(server), loop)
 
-        self._ensure_loop().call_soon_threadsafe(make)
+        loop.call_soon_threadsafe(make)
 
     async def _run(self, server: ServerConnection) -> None:
         try:
@@ -187,6 +153,10 @@ class ExtensionManager:
     def _server(self, name: str) -> ServerConnection | None:
         with self._lock:
             return self._servers.get(name)
+
+    def _running(self, name: str) -> ServerConnection | None:
+        """``name``'s server while its loop runs (after :meth:`stop_all`: ``None``)."""
+        return self._server(name) if self._loop.loop is not None else None
 
     def statuses(self) -> list[ExtensionStatus]:
         """Every configured extension, sorted by name (``stopped`` when not started)."""
@@ -244,7 +214,7 @@ class ExtensionManager:
             servers = [s for s in self._servers.values() if s.list_changed and
                        s.status == "ready"]
         for server in servers:
-            future = self._submit(server.refresh())
+            future = self._loop.submit(server.refresh())
             try:
                 future.result(timeout=35)
                 changed = True
@@ -288,9 +258,10 @@ class ExtensionManager:
     def _stop_one(self, name: str, timeout_s: float = STOP_ALL_TIMEOUT_S) -> None:
         server = self._server(name)
         task = self._tasks.pop(name, None)
-        if server is None or self._loop is None:
+        if server is None or not self._loop.call_soon(server.stop):
+            with self._lock:  # stopped with the others by stop_all
+                self._servers.pop(name, None)
             return
-        self._loop.call_soon_threadsafe(server.stop)
         if task is not None:
             try:
                 task.result(timeout=timeout_s)
@@ -309,24 +280,25 @@ class ExtensionManager:
         """
         from goosectx.extensions import lifecycle
 
-        loop = self._loop  # its servers' groups are those started on it (extensions/process.py)
-        if loop is not None:
-            with self._lock:
-                servers = list(self._servers.values())
-            for server in servers:
-                loop.call_soon_threadsafe(server.stop)
-            deadline = time.monotonic() + timeout_s
-            late = [task for task in list(self._tasks.values())
-                    if not _ended(task, deadline - time.monotonic())]
-            if late:
-                lifecycle.kill_survivors(loop)
-                deadline = time.monotonic() + LATE_STOP_S
-                for task in late:
-                    if not _ended(task, deadline - time.monotonic()):
-                        task.cancel()
-            self._tasks.clear()
-            loop.call_soon_threadsafe(loop.stop)
+        loop = self._loop.loop  # its servers' groups are those started on it (process.py)
+        if loop is None:  # never started, or stopped already
+            return
+        with self._lock:
+            servers = list(self._servers.values())
+        for server in servers:
+            self._loop.call_soon(server.stop)
+        deadline = time.monotonic() + timeout_s
+        late = [task for task in list(self._tasks.values())
+                if not ended(task, deadline - time.monotonic())]
+        if late:
             lifecycle.kill_survivors(loop)
+            deadline = time.monotonic() + LATE_STOP_S
+            for task in late:
+                if not ended(task, deadline - time.monotonic()):
+                    task.cancel()
+        self._tasks.clear()
+        self._loop.stop()
+        lifecycle.kill_survivors(loop)
 
     # -- calls ----------------------------------------------------------------------------
     def down_reason(self, extension: str) -> str | None:
@@ -369,38 +341,28 @@ class ExtensionManager:
                   cancel: threading.Event | None = None,
                   progress: Callable[[str], None] | None = None) -> CallOutcome:
         """Call one tool; ``cancel`` cancels it (the server is told) → "cancelled"."""
-        server = self._server(extension)
+        server = self._running(extension)
         if server is None:
             return CallOutcome(f"extension {extension} is not running; this call was not run.",
                                True)
-        result = self._wait(self._submit(server.call_tool(tool, arguments, progress)), cancel)
+        result = wait(self._loop.submit(server.call_tool(tool, arguments, progress)), cancel)
         return result if result is not None else CallOutcome(CANCELLED_TEXT, True)
 
     def read_resource(self, extension: str, uri: str,
                       cancel: threading.Event | None = None) -> CallOutcome:
         """Read one resource of ``extension``."""
-        server = self._server(extension)
+        server = self._running(extension)
         if server is None:
             return CallOutcome(f"there is no running extension named {extension!r}", True)
-        result = self._wait(self._submit(server.read_resource(uri)), cancel)
+        result = wait(self._loop.submit(server.read_resource(uri)), cancel)
         return result if result is not None else CallOutcome(CANCELLED_TEXT, True)
 
     def get_prompt(self, extension: str, name: str, arguments: dict[str, str],
                    cancel: threading.Event | None = None) -> CallOutcome:
         """Render one prompt of ``extension``."""
-        server = self._server(extension)
+        server = self._running(extension)
         if server is None:
             return CallOutcome(f"there is no running extension named {extension!r}", True)
-        result = self._wait(self._submit(server.get_prompt(name, arguments)), cancel)
+        result = wait(self._loop.submit(server.get_prompt(name, arguments)), cancel)
         return result if result is not None else CallOutcome(CANCELLED_TEXT, True)
 
-
-def _ended(task: concurrent.futures.Future[Any], timeout_s: float) -> bool:
-    """Whether ``task`` ended within ``timeout_s`` seconds (with a result or an error)."""
-    try:
-        task.result(timeout=max(0.0, timeout_s))
-    except concurrent.futures.TimeoutError:
-        return False
-    except Exception:  # noqa: BLE001 - stopping must go on: it ended, failing
-        pass
-    return True

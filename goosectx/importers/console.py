@@ -10,9 +10,12 @@ The start-up banner before the first prompt is dropped. Built-in slash commands 
 
 Gemini CLI draws a sent prompt in a rounded box (``╭─╮`` / ``│  > …  │`` / ``╰─╯``, two
 columns of padding, wrapped lines under the text): such a box is a prompt too, read without
-its box characters, its lines joined. The input box left at the bottom of a copied screen
-(``│ > …``, one column of padding: a prompt not sent) and the status line under it are
-dropped.
+its box characters, its lines joined — also a box whose ``╰─╯`` is missing (the copy cut off
+or ends inside it: the box ends at its last row, a row cut before its right border included),
+so a prompt never joins the reply before it with its borders. The input box left at the bottom
+of a copied screen (``│ > …``, one column of padding: a prompt not sent) and the status line
+under it are dropped. Escape sequences in any text are kept as written: they are made safe
+where a message is printed (docs/architecture.md §6).
 
 A text file without such prompts, or without the markers of either tool (``⏺`` / ``✦``), is
 not a console transcript: :func:`load` says so rather than guessing.
@@ -120,22 +123,28 @@ def _box(lines: list[str], start: int) -> tuple[list[str] | None, int] | None:
     """The prompt in the box whose top border is ``lines[start]``, and the index after it.
 
     ``(None, index)`` for the input box; ``None`` when no prompt box starts there. The box
-    characters and the padding are stripped; the text's own indentation is kept.
+    characters and the padding are stripped; the text's own indentation is kept. A box whose
+    bottom border is missing (the copy cut off, or ends, inside it) ends at its last row and
+    is read the same way, so its prompt never joins the reply before it with its borders. A
+    row cut before its right border (a copy that stops mid-row) is read up to where it stops.
     """
     if not _BOX_TOP.match(lines[start]):
         return None
+    indent = lines[start][:len(lines[start]) - len(lines[start].lstrip(" "))]
     rows: list[str] = []
-    for end in range(start + 1, len(lines)):
-        if _BOX_BOTTOM.match(lines[end]):
+    end = start + 1
+    while end < len(lines):
+        line = lines[end]
+        if _BOX_BOTTOM.match(line) and line.startswith(indent + "╰"):
+            end += 1
             break
-        inside = _BOX_ROW.match(lines[end])
-        if inside is None:
-            return None
-        rows.append(inside.group(1).rstrip())
-    else:
-        return None
+        if not line.startswith(indent + "│"):
+            break
+        inside = _BOX_ROW.match(line)  # None: a row cut before its right border
+        rows.append(inside.group(1).rstrip() if inside else line[len(indent) + 1:].rstrip())
+        end += 1
     if rows and _INPUT_BOX.match(rows[0]):
-        return None, end + 1
+        return None, end
     first = _BOXED_PROMPT.match(rows[0]) if rows else None
     if first is None:
         return None
@@ -143,7 +152,7 @@ def _box(lines: list[str], start: int) -> tuple[list[str] | None, int] | None:
     for row in rows[1:]:
         lead = row[:_TEXT_COLUMN]
         text.append(row[_TEXT_COLUMN:] if not lead.strip() else row.strip())
-    return text, end + 1
+    return text, end
 
 
 def _emit_prompt(builder: TranscriptBuilder, lines: list[str]) -> None:
