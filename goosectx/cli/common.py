@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from goosectx.cli.collector import cycle_collector_paused, keep_out_of_collections
 from goosectx.cli.sanitize import one_line_safe
-from goosectx.config import ApprovalMode, Settings, parse_mode
-from goosectx.errors import ConfigError, GoosectxError, SessionNotFound, UsageError
+from goosectx.config import Settings
+from goosectx.errors import GoosectxError, SessionNotFound, UsageError
 from goosectx.session import NAME_MAX_CHARS, Session, name_problem
 from goosectx.store import SessionLock, SessionStore
 
@@ -117,48 +117,6 @@ def quoted_name(name: str) -> str:
     The rest of the line (the problem, the fix) stays on screen for a name too long to take.
     """
     return repr(name if len(name) <= 32 else name[:31] + "…")
-
-
-RESTORED_MODE_ORIGIN = "this session"
-"""The origin of an approval mode restored from the session (chosen earlier with ``/mode``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ModeChoice:
-    """The approval mode a REPL or ``run`` starts with, and where it came from.
-
-    Attributes:
-        mode: The mode.
-        origin: ``--mode``, ``env GOOSE_MODE``, :data:`RESTORED_MODE_ORIGIN`, ``config PATH``
-            or ``default``.
-    """
-
-    mode: ApprovalMode
-    origin: str
-
-    @property
-    def restored(self) -> bool:
-        """True when the mode is the one stored in the session."""
-        return self.origin == RESTORED_MODE_ORIGIN
-
-
-def choose_mode(settings: Settings, flag: str | None, session: Session) -> ModeChoice:
-    """The starting approval mode: ``--mode`` > ``GOOSE_MODE`` > stored > config > default.
-
-    The stored mode is the one last chosen with ``/mode`` in this session (migration 3).
-
-    Raises:
-        ConfigError: a bad ``--mode``.
-    """
-    if flag:
-        return ModeChoice(parse_mode("--mode", flag), "--mode")
-    source = settings.source("mode")
-    if not source.startswith("env") and session.approval_mode:
-        try:
-            return ModeChoice(parse_mode("mode", session.approval_mode), RESTORED_MODE_ORIGIN)
-        except ConfigError:
-            pass  # a mode this version does not know: fall back to the configured one
-    return ModeChoice(settings.mode, source)
 
 
 def open_store(settings: Settings, *, read_only: bool = False) -> SessionStore:

@@ -2,7 +2,7 @@
 
 ``/model NAME`` stores its choice in the session (``SessionState.chosen_model``); the REPL
 (``--resume``, ``-c``, ``/resume``) and ``run --resume`` start on it again, below ``--model``
-and ``GOOSE_MODEL`` (as a mode chosen with ``/mode`` is, ``cli.common.choose_mode``), and
+and ``GOOSE_MODEL`` (as a mode chosen with ``/mode`` is, ``cli.mode_choice.choose_mode``), and
 say where the model comes from. A stored model that cannot be used now (its key is not
 set, litellm does not know it) is named in one line and the configured model used instead:
 the REPL finds that out on its background check (:func:`retreat_for`), ``run`` before its

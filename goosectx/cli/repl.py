@@ -81,10 +81,10 @@ class Repl:
         resumed: Show the tail of the stored transcript first (the last turns, about a
             screenful; see :mod:`goosectx.cli.resume_tail`).
         full_history: With ``resumed``, draw the whole stored transcript (``--history``).
-        mode: The starting approval mode (``cli.common.choose_mode``); ``None``: the config's.
+        mode: The starting approval mode (``cli.mode_choice.choose_mode``); ``None``: the config's.
         mode_restored: ``mode`` is the one stored in the session (the banner says so).
         mode_flag: The ``--mode`` given at launch (``/resume`` chooses the other session's
-            mode as ``goosectx --resume`` with it would: :func:`cli.common.choose_mode`).
+            mode as ``goosectx --resume`` with it would: :func:`cli.mode_choice.choose_mode`).
         model: The ``--model`` given at launch (``/resume`` chooses the other session's model
             as ``goosectx --resume`` with it would: ``cli.model_choice.choose_model``).
         model_choice: The starting model and where it came from (the banner says so);

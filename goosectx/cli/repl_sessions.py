@@ -15,13 +15,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from goosectx.cli import repl_agent, repl_outcome
-from goosectx.cli.common import (
-    choose_mode,
-    lock_and_load,
-    ref_of,
-    session_is_kept,
-)
+from goosectx.cli.common import lock_and_load, ref_of, session_is_kept
 from goosectx.cli.folding import plural
+from goosectx.cli.mode_choice import choose_mode
 from goosectx.cli.model_choice import choose_model
 from goosectx.cli.resume_load import BACKGROUND_FROM
 from goosectx.cli.resume_tail import draw_resumed

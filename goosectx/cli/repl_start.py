@@ -49,7 +49,8 @@ def _run(settings: Settings, servers: repl_extensions.Servers, *, name: str | No
          resume: str | None, continue_: bool, mode: str | None, model: str | None,
          full_history: bool) -> int:
     """:func:`start_repl` once the flags are checked: open, run, and always close."""
-    from goosectx.cli.common import choose_mode, open_session
+    from goosectx.cli.common import open_session
+    from goosectx.cli.mode_choice import choose_mode
     from goosectx.cli.model_choice import choose_model
 
     io = ReplIO.for_terminal()

@@ -27,7 +27,6 @@ from goosectx.cli import exit_signals
 from goosectx.cli.common import (
     OpenSession,
     check_new_name,
-    choose_mode,
     current_dir,
     open_session,
     resume_command,
@@ -35,6 +34,7 @@ from goosectx.cli.common import (
 )
 from goosectx.cli.folding import plural
 from goosectx.cli.input_secrets import InputSecrets
+from goosectx.cli.mode_choice import choose_mode
 from goosectx.cli.model_choice import check_for_run, choose_model
 from goosectx.cli.run_cancel import cancelled_after_turn, cancelled_at_start
 from goosectx.cli.run_early import EarlyTask
