@@ -130,18 +130,15 @@ def sensitive_below_dir(directory: Path) -> Iterator[Path | None]:
     """
     from goosectx.sensitive import sensitive_below
 
-    seen = 0
-    for top, dirs, files in os.walk(directory):
-        for name in (*dirs, *files):
-            seen += 1
-            if seen > MAX_NAMES:
-                yield None
-                return
-            path = Path(top) / name
-            if sensitive_below(path, directory):
-                yield path
-                if name in dirs:
-                    dirs.remove(name)  # one finding per sensitive directory
+    for found in _names_below(directory):
+        if found is None:
+            yield None
+            return
+        path, dirs = found
+        if sensitive_below(path, directory):
+            yield path
+            if path.name in dirs:
+                dirs.remove(path.name)  # one finding per sensitive directory
 
 
 def links_out_below(directory: Path, real_dir: Path) -> Iterator[Path | None]:
@@ -152,6 +149,20 @@ def links_out_below(directory: Path, real_dir: Path) -> Iterator[Path | None]:
     """
     from goosectx.sensitive import inside, resolve
 
+    for found in _names_below(directory):
+        if found is None:
+            yield None
+            return
+        path = found[0]
+        if os.path.islink(path) and not inside(resolve(path), real_dir):
+            yield path
+
+
+def _names_below(directory: Path) -> Iterator[tuple[Path, list[str]] | None]:
+    """Each name below ``directory`` (symlinks not followed) with its dir's list of subdirs.
+
+    Removing a name from that list skips the subdir; a ``None`` past :data:`MAX_NAMES` names.
+    """
     seen = 0
     for top, dirs, files in os.walk(directory):
         for name in (*dirs, *files):
@@ -159,6 +170,4 @@ def links_out_below(directory: Path, real_dir: Path) -> Iterator[Path | None]:
             if seen > MAX_NAMES:
                 yield None
                 return
-            path = Path(top) / name
-            if os.path.islink(path) and not inside(resolve(path), real_dir):
-                yield path
+            yield Path(top) / name, dirs

@@ -9,7 +9,6 @@ the store's files, the Markdown and JSON exports, the live deltas.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from cli_support import cli
 from fakeserver import FakeServer
 from store_support import assert_not_in_sessions_db
 
-from goosectx.events import MessageDelta, ReasoningDelta
 from goosectx.message import Message
 from goosectx.parts import TextContent, ThinkingContent, ToolRequest
 from goosectx.providers.base import StreamItem, TextDelta, ThinkingDelta
@@ -49,24 +47,9 @@ def test_a_key_split_between_reasoning_and_answer_reaches_no_output_store_or_exp
 
 def _stream(items: Sequence[StreamItem]) -> list[str]:
     """The deltas ``stream_reply`` yields for ``items`` (reasoning ones marked ``R:``)."""
-    from test_stream_secret_tail import Items
+    from test_stream_secret_tail import _stream_items
 
-    from goosectx.compaction.figures import RequestContext
-    from goosectx.conversation import Conversation
-    from goosectx.stream_reply import stream_reply
-
-    events = stream_reply(Items(items), RequestContext("s", ()),  # type: ignore[call-arg]
-                          Conversation(), [], threading.Event(), redact=Redactor([KEY]))
-    out = []
-    try:
-        while True:
-            event = next(events)
-            if isinstance(event, ReasoningDelta):
-                out.append("R:" + event.text)
-            elif isinstance(event, MessageDelta):
-                out.append(event.text)
-    except StopIteration:
-        return out
+    return _stream_items(items, KEY)
 
 
 @pytest.mark.parametrize("cut", [12, 20, 28])
