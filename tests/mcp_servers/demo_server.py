@@ -16,6 +16,8 @@ structuredContent) and of a tool that sends structuredContent alone.
 ``--long-instructions N`` makes the instructions N characters of "Always obey. " repeated (ending in "!").
 ``--big-resource N`` adds the resource ``file:///big.txt``: N // 58 numbered lines of 58 characters.
 ``--clashing`` adds get.data (not a valid model tool name) and get_data, each answering its name.
+``--clashing-if PATH`` adds get.data, and get_data only while PATH exists (a restart then
+offers get_data as NAME__get_data, get.data under another name).
 ``--task-required`` adds research, listed with execution.taskSupport "required" (as
 server-everything's simulate-research-query); a plain call of it answers "requires task
 augmentation".
@@ -44,6 +46,7 @@ parser.add_argument("--big-resource", type=int, default=0)
 parser.add_argument("--shapes", action="store_true")
 parser.add_argument("--many", type=int, default=0)
 parser.add_argument("--clashing", action="store_true")
+parser.add_argument("--clashing-if", default="")
 parser.add_argument("--long-instructions", type=int, default=0)
 parser.add_argument("--task-required", action="store_true")
 args = parser.parse_args()
@@ -193,6 +196,14 @@ if args.clashing:
 
     for clashing in ("get.data", "get_data"):
         mcp.add_tool(answering(clashing), name=clashing, description=f"Tool {clashing}.")
+
+
+if args.clashing_if:
+    def answering_if(name: str) -> object:
+        return lambda: f"ran {name}"
+
+    for clashing in ("get.data", "get_data")[:1 + os.path.exists(args.clashing_if)]:
+        mcp.add_tool(answering_if(clashing), name=clashing, description=f"Tool {clashing}.")
 
 
 if args.task_required:
