@@ -18,7 +18,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
 
-from goosectx.agent_tools import AgentTools, CancelTurn
+from goosectx.agent_tools import AgentTools, CancelTurn, tool_identity
 from goosectx.approval import (
     CANCELLED_TEXT,
     ApprovalFn,
@@ -102,9 +102,10 @@ class Agent(AgentTools):
         self.context = context or ContextManager(session, settings, provider)
         self.provider = self.context.budget.wrap(provider)  # the spending cap checks each call
         self.interactive = interactive
-        self.always_allowed: set[str] = set()
-        """Tools the user answered "always allow" for, until the process exits (not stored)."""
-        self.reads_allowed: set[str] = set()
+        self.always_allowed: dict[str, str] = {}
+        """Tools the user answered "always allow" for, until the process exits (not stored):
+        name → the tool it named then (:func:`~goosectx.agent_tools.tool_identity`)."""
+        self.reads_allowed: dict[str, str] = {}
         """Tools whose read-only calls the user always allowed (answered at a read-only call)."""
         self.rules: PermissionRules = settings.permissions
         """Permission rules for :func:`~goosectx.approval.decide` (config, ``--allow``/
@@ -208,6 +209,28 @@ class Agent(AgentTools):
         self._request = None
         return forgotten
 
+    def forget_changed(self) -> list[str]:
+        """Forget each "always allow" whose tool name now stands for another tool.
+
+        An extension replaced by another of the same name, or a restart that offers another
+        of the server's tools under the name: the answer was given for the tool it named then
+        (README: ``a`` applies to that one tool). A name no tool holds now (the extension was
+        removed or is starting) is kept: a call of it cannot run, and the same tool back
+        under it is still the one allowed.
+
+        Returns:
+            The forgotten names, sorted (a read-only one with " (read-only calls)").
+        """
+        forgotten = []
+        for allowed, label in ((self.always_allowed, ""), (self.reads_allowed,
+                                                          " (read-only calls)")):
+            for name, identity in list(allowed.items()):
+                tool = self.tools.get(name) or self.offering.served(name)
+                if tool is not None and tool_identity(name, tool) != identity:
+                    del allowed[name]
+                    forgotten.append(name + label)
+        return sorted(forgotten)
+
     def set_provider(self, provider: Provider | None) -> None:
         """Change the model (``/model``); its context limit applies to the next call."""
         self.provider = self.context.budget.wrap(provider)
@@ -237,6 +260,9 @@ class Agent(AgentTools):
         self.reload_instructions()
         yield from (Notification("inline", n) for n in self.offering.prepare_turn(turn.cancel))
         self.sync_tools()
+        if forgotten := self.forget_changed():
+            yield Notification("inline", "always allow forgotten (the name now stands for "
+                                         f"another tool): {', '.join(forgotten)}")
         asked = sent or Message("user", (TextContent(user_input), *parts))
         if sent is None:
             yield from self._complete(asked)

@@ -37,6 +37,22 @@ from goosectx.turn import Turn
 log = logging.getLogger("goosectx.agent")
 
 
+def tool_identity(name: str, tool: object | None) -> str:
+    """The tool behind ``name``, as an "always allow" answer remembers it.
+
+    An extension tool's ``identity`` (its server's spec and the server's own name for the
+    tool: another server given the same extension name, or another of the server's tools
+    offered under the name after a restart, is another tool); a built-in tool's name.
+    """
+    identity = getattr(tool, "identity", None)
+    return identity if isinstance(identity, str) else name
+
+
+def _still(allowed: dict[str, str], name: str, identity: str) -> frozenset[str]:
+    """``{name}`` while ``allowed`` holds it for the tool ``identity``; else nothing."""
+    return frozenset({name}) if allowed.get(name) == identity else frozenset()
+
+
 class CancelTurn(Exception):
     """The user answered "cancel" to an approval prompt."""
 
@@ -50,8 +66,8 @@ class AgentTools:
     approve: ApprovalFn
     mode: ApprovalMode
     interactive: bool
-    always_allowed: set[str]
-    reads_allowed: set[str]
+    always_allowed: dict[str, str]
+    reads_allowed: dict[str, str]
     rules: PermissionRules
     offering: ToolOffering
     context: ContextManager
@@ -66,11 +82,12 @@ class AgentTools:
     def _verdict(self, request: ToolRequest, tools: ToolRegistry) -> ApprovalVerdict:
         """The approval decision for ``request`` to one of ``tools`` (docs/architecture.md §4)."""
         tool, arguments = tools.get(request.name), request.arguments
+        identity = tool_identity(request.name, tool)
         verdict = decide(ApprovalContext(
             mode=self.mode, tool_name=request.name, read_only=self.is_read_only(request, tools),
             working_dir=self.session.working_dir, arguments=arguments or {},
-            rules=self.rules, always_allowed=frozenset(self.always_allowed),
-            reads_allowed=frozenset(self.reads_allowed),
+            rules=self.rules, always_allowed=_still(self.always_allowed, request.name, identity),
+            reads_allowed=_still(self.reads_allowed, request.name, identity),
             data_dir=self.settings.data_dir, config_file=self.settings.config_file,
             extension_trusted=getattr(tool, "extension_trusted", None)))
         log.debug("approval of %s: %s (%s)", request.name, verdict.action, verdict.reason)
@@ -107,12 +124,13 @@ class AgentTools:
         return (self.is_read_only(request)
                 and getattr(tool, "extension_trusted", None) is None)
 
-    def _ask(self, request: ToolRequest, verdict: ApprovalVerdict) -> str | None:
+    def _ask(self, request: ToolRequest, verdict: ApprovalVerdict, identity: str) -> str | None:
         """On an ``ask`` verdict: ``None`` when the user allows the call, else the denial text.
 
         "Always allow" is remembered for this session (the answer's permission rule; for a
-        read-only call the tool's read-only calls; else the whole tool); "cancel" ends the
-        turn; a denial carries the user's reason.
+        read-only call the tool's read-only calls; else the whole tool), with ``identity``, the
+        tool the name stands for now (:func:`tool_identity`): it covers no other tool that
+        later takes the name; "cancel" ends the turn; a denial carries the user's reason.
         """
         answer = self.approve(request)
         if isinstance(answer, str):
@@ -123,9 +141,9 @@ class AgentTools:
             if answer.rule:
                 self.rules = self.rules.plus("allow", answer.rule)
             elif self.always_reads_only(request):
-                self.reads_allowed.add(request.name)
+                self.reads_allowed[request.name] = identity
             else:
-                self.always_allowed.add(request.name)
+                self.always_allowed[request.name] = identity
         if answer.decision != "deny":
             return None
         return denied_text(answer.reason) if self.interactive else non_interactive_denied_text(
@@ -164,7 +182,7 @@ class AgentTools:
         if verdict.action == "ask":
             self._asking = (request, verdict)
             try:
-                denial = self._ask(request, verdict)
+                denial = self._ask(request, verdict, tool_identity(request.name, tool))
             finally:
                 self._asking = None
         if denial is not None:  # it may quote the command: redacted as its output would be

@@ -69,7 +69,7 @@ def test_auto_mode_still_runs_it(tmp_path: Path) -> None:
     approvals = Approvals()
     h = make_harness(tmp_path, Settings(data_dir=tmp_path / "data"), provider=provider,
                      approve=approvals, mode="auto")
-    h.agent.always_allowed.add("shell")
+    h.agent.always_allowed["shell"] = "shell"
     (tmp_path / "work" / ".env").write_text("X=1\n")
     h.turn("go")
     assert approvals.asked == []

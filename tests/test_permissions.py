@@ -136,7 +136,7 @@ def test_p_allows_the_command_prefix_for_the_session_only(world: World) -> None:
     assert out.count("shell: always allow shell(echo*) (until you exit)") == 1
     assert "one" in out and "two" in out  # the second echo was not asked about
     assert world.repl.agent.rules.allow == ("shell(echo*)",)
-    assert world.repl.agent.always_allowed == set()  # not the whole shell tool
+    assert world.repl.agent.always_allowed == {}  # not the whole shell tool
 
 
 def test_s_saves_the_rule_to_the_user_config(world: World, tmp_path: Path) -> None:

@@ -47,6 +47,7 @@ from goosectx.extensions.process import (
     stdio_transport,
 )
 from goosectx.extensions.results import convert_call_result, convert_prompt, resource_contents
+from goosectx.extensions.tool_listing import ToolPages
 from goosectx.redaction import redact
 
 log = logging.getLogger("goosectx.extensions")
@@ -274,12 +275,14 @@ class ServerConnection:
         caps = client.server_capabilities
         self.list_changed = False
         with anyio.fail_after(_LIST_TIMEOUT_S):
-            tools = await _all_pages(client.list_tools, "tools") if caps.tools else []
+            pages = ToolPages(client)  # a tool the SDK rejects is skipped, not the server
+            tools = await _all_pages(pages.fetch, "tools") if caps.tools else []
             resources = (await _all_pages(client.list_resources, "resources")
                          if caps.resources else [])
             prompts = await _all_pages(client.list_prompts, "prompts") if caps.prompts else []
         self.tools, skipped, renamed = offer_tools(self.config.name, tools,
                                                    self._taken_names(self.config.name))
+        skipped = (*pages.rejected, *skipped)
         notes = tuple(f"tool {item}; skipped" for item in skipped) + renamed
         for note in notes if notes != self._notes else ():
             self._notify(f"extension {self.config.name}: {note}")

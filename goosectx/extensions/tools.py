@@ -10,6 +10,8 @@ come back as attachments on the result; the text names each by its stub.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from goosectx.extensions.manager import ExtensionManager
@@ -47,6 +49,24 @@ class McpTool:
         self.info = info
         self.trusted = trusted
         self._manager = manager
+
+    @property
+    def identity(self) -> str:
+        """The tool a call of this name reaches now: an "always allow" answer covers only it.
+
+        A digest of the extension's spec (name, command, arguments, environment, URL, headers,
+        as configured now: what a call goes to) and the server's own name for the tool. Another
+        server added under the same name, or another of the server's tools offered under
+        ``NAME__tool`` after a restart, is another tool. A digest: no secret value is kept.
+        """
+        config = self._manager.configs.get(self.extension)
+        spec: list[Any] = [self.extension, self.info.name]
+        if config is not None:
+            spec += [config.type, config.cmd, list(config.args), sorted(config.envs.items()),
+                     list(config.env_keys), config.cwd, config.uri,
+                     sorted(config.headers.items())]
+        digest = hashlib.sha256(json.dumps(spec, default=str).encode("utf-8", "replace"))
+        return f"{self.name} ({self.extension}: {digest.hexdigest()[:32]})"
 
     @property
     def extension_trusted(self) -> bool:

@@ -16,6 +16,10 @@ structuredContent) and of a tool that sends structuredContent alone.
 ``--long-instructions N`` makes the instructions N characters of "Always obey. " repeated (ending in "!").
 ``--big-resource N`` adds the resource ``file:///big.txt``: N // 58 numbered lines of 58 characters.
 ``--clashing`` adds get.data (not a valid model tool name) and get_data, each answering its name.
+``--clashing-if PATH`` adds get.data, and get_data only while PATH exists (a restart then
+offers get_data as NAME__get_data, get.data under another name).
+``--bad-schemas`` adds bad_string (input schema ``{"type": "string"}``) and bad_empty (``{}``),
+which the MCP SDK's client rejects in a tools/list result.
 ``--task-required`` adds research, listed with execution.taskSupport "required" (as
 server-everything's simulate-research-query); a plain call of it answers "requires task
 augmentation".
@@ -44,6 +48,8 @@ parser.add_argument("--big-resource", type=int, default=0)
 parser.add_argument("--shapes", action="store_true")
 parser.add_argument("--many", type=int, default=0)
 parser.add_argument("--clashing", action="store_true")
+parser.add_argument("--clashing-if", default="")
+parser.add_argument("--bad-schemas", action="store_true")
 parser.add_argument("--long-instructions", type=int, default=0)
 parser.add_argument("--task-required", action="store_true")
 args = parser.parse_args()
@@ -195,6 +201,14 @@ if args.clashing:
         mcp.add_tool(answering(clashing), name=clashing, description=f"Tool {clashing}.")
 
 
+if args.clashing_if:
+    def answering_if(name: str) -> object:
+        return lambda: f"ran {name}"
+
+    for clashing in ("get.data", "get_data")[:1 + os.path.exists(args.clashing_if)]:
+        mcp.add_tool(answering_if(clashing), name=clashing, description=f"Tool {clashing}.")
+
+
 if args.task_required:
     from mcp.types import ToolExecution
 
@@ -210,6 +224,28 @@ if args.task_required:
                 if t.name == "research" else t for t in await _list_plain()]
 
     mcp.list_tools = _list_with_task  # type: ignore[method-assign]
+
+
+if args.bad_schemas:
+    bad = {"bad_string": {"type": "string"}, "bad_empty": {}}
+    for bad_name in bad:
+        mcp.add_tool(lambda: "ran a bad one", name=bad_name, description="A bad schema.")
+    _list_good = mcp.list_tools
+
+    async def _list_with_bad() -> list:  # MCPServer.add_tool makes a valid schema
+        return [t.model_copy(update={"input_schema": bad[t.name]}) if t.name in bad else t
+                for t in await _list_good()]
+
+    mcp.list_tools = _list_with_bad  # type: ignore[method-assign]
+
+    from mcp_types import methods as _methods  # the SDK checks what it sends: not these
+
+    _serialize = _methods.serialize_server_result
+
+    def _sent_as_is(method: str, version: str, data: dict, **kw: object) -> dict:
+        return dict(data) if method == "tools/list" else _serialize(method, version, data, **kw)
+
+    _methods.serialize_server_result = _sent_as_is
 
 
 if args.shapes:
