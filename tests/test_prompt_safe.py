@@ -22,7 +22,7 @@ from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from goosectx.cli.prompt import make_prompt_session
+from goosectx.cli.prompt import SlashCompleter, make_prompt_session
 from goosectx.cli.prompt_safe import is_mouse_event, shown_characters
 from goosectx.cli.repl_mentions import MentionCompleter
 from goosectx.mentions import mentioned_words
@@ -132,3 +132,14 @@ def test_a_well_formed_mouse_event_still_reaches_prompt_toolkit() -> None:
 def test_an_emoji_joiner_is_kept_and_a_stray_one_shown() -> None:
     assert "".join(shown_characters("👨\u200d💻")) == "👨\u200d💻"
     assert "".join(shown_characters("a\u200db")) == "a<U+200D>b"
+
+
+def test_resume_completion_draws_hostile_session_names_and_titles_safely() -> None:
+    sessions = [("evil\u202ename", "evil\u202ename", "title\x1b]0;x\x07"),
+                ("evil-two", "evil-two", "t\u2067wo")]
+    completer = SlashCompleter(sessions=lambda: sessions)
+    sent, drawn = _prompt("/resume ev\t", completer, then="\t\r\r", once_drawn="wo")
+    assert sent == "/resume evil\u202ename"  # the menu's first entry, the name as stored
+    for raw in ("\u202e", "\x1b]0;x", "\x07", "\u2067"):
+        assert raw not in drawn
+    assert "evil<U+202E>name" in drawn and "title␛]0;x␇" in drawn and "t<U+2067>wo" in drawn
