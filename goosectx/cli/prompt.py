@@ -37,6 +37,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
+from goosectx.cli.prompt_safe import guard_escape_input, safe_completions, show_safely
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.toolbar import TOOLBAR_STYLE
 from goosectx.errors import is_disk_full
@@ -135,6 +136,7 @@ def _key_bindings(editor: Callable[[str], str | None] | None = None,
     stays up; ``None``: that Ctrl-C ends the prompt with ``KeyboardInterrupt``.
     """
     kb = KeyBindings()
+    guard_escape_input(kb)  # ESC [ 31 m typed: not a mouse event that raises
 
     if editor is not None:
         @kb.add("c-x", "c-e", filter=~is_searching)
@@ -357,7 +359,8 @@ def make_prompt_session(
 
     Returns:
         A multi-line session where Enter submits and Esc+Enter inserts a new line; the prompt
-        line is erased once submitted (the transcript shows the message as a panel instead).
+        line is erased once submitted (the transcript shows the message as a panel instead);
+        what it draws of outside text goes through the sanitiser (:mod:`~goosectx.cli.prompt_safe`).
     """
     history: History
     if history_path is not None:
@@ -370,7 +373,7 @@ def make_prompt_session(
         history = InputHistory(history_path, redact)
     else:
         history = InMemoryHistory()
-    return PromptSession(
+    session: PromptSession[str] = PromptSession(
         message=FormattedText([("class:prompt", "❯ ")]),
         multiline=True,
         prompt_continuation=lambda width, line_number, wrap_count: FormattedText(
@@ -386,3 +389,6 @@ def make_prompt_session(
         input=input,
         output=output,
     )
+    show_safely(session.app.layout.find_all_controls())  # outside text: stand-ins drawn
+    session.default_buffer.completer = safe_completions(lambda: session.completer)
+    return session

@@ -1,0 +1,145 @@
+"""What the REPL prompt draws of outside text goes through the sanitiser (cli/prompt_safe.py).
+
+A file name holding U+202E, Tab-completed after ``@``, reached the terminal raw (a bidi-aware
+terminal showed ``@oscexe.txt`` for ``osc<U+202E>txt.exe``); ``ESC [ 31 m`` typed at the
+prompt was read as a mouse event whose handler raised (a traceback, "Press ENTER to
+continue…").
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from goosectx.cli.prompt import SlashCompleter, make_prompt_session
+from goosectx.cli.prompt_safe import is_mouse_event, shown_characters
+from goosectx.cli.repl_mentions import MentionCompleter
+from goosectx.mentions import mentioned_words
+
+BIDI_NAME = "osc\u202etxt.exe"
+
+
+def _prompt(keys: str, completer: Completer | None = None, history: Sequence[str] = (),
+            then: str = "", once_drawn: str = "") -> tuple[str, str]:
+    """What the prompt returns after ``keys`` and what it drew.
+
+    ``then``: keys sent once ``once_drawn`` was drawn (within 20 s), e.g. the Enter that
+    ends the prompt after its line showed what Tab inserted.
+    """
+    drawn = io.StringIO()
+    output = Vt100_Output(drawn, lambda: Size(rows=24, columns=100), term="xterm")
+    with create_pipe_input() as pipe:
+        session = make_prompt_session(history_path=None, toolbar=lambda: "",
+                                      completer=completer, input=pipe, output=output)
+        if history:
+            store = InMemoryHistory()
+            for entry in history:
+                store.append_string(entry)
+            session.history = session.default_buffer.history = store
+            session.default_buffer.reset()  # (loads the history into the up arrow)
+        pipe.send_text(keys)
+        if then:
+            def later() -> None:
+                deadline = time.monotonic() + 20
+                while once_drawn not in drawn.getvalue() and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                pipe.send_text(then)
+
+            threading.Thread(target=later, daemon=True).start()
+        return session.prompt(), drawn.getvalue()
+
+
+def test_tab_inserts_a_bidi_file_name_that_attaches_the_file_and_draws_its_stand_in(
+        tmp_path: Path) -> None:
+    (tmp_path / BIDI_NAME).write_text("x")
+    sent, drawn = _prompt("@os\t", MentionCompleter(tmp_path), then="\r", once_drawn="exe")
+    assert mentioned_words(sent) == [(BIDI_NAME, False)]  # the very file, as named
+    assert "\u202e" not in drawn
+    assert "@osc<U+202E>txt.exe" in drawn
+
+
+def test_a_file_name_holding_escape_is_drawn_as_its_control_picture(tmp_path: Path) -> None:
+    name = "a\x1b]0;pwned\x07.txt"
+    (tmp_path / name).write_text("x")
+    sent, drawn = _prompt("@a\t", MentionCompleter(tmp_path), then="\r", once_drawn=".txt")
+    assert mentioned_words(sent) == [(name, False)]
+    assert "\x1b]0;pwned" not in drawn and "\x07" not in drawn
+    assert "␛]0;pwned␇.txt" in drawn
+
+
+class _Hostile(Completer):
+    """Offers names and descriptions as a custom command file or an extension could."""
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent
+                        ) -> Iterator[Completion]:
+        yield Completion("/one", -len(document.text_before_cursor),
+                         display="/on\u202eeno", display_meta="desc\x1b[2J\u2066")
+        yield Completion("/two", -len(document.text_before_cursor),
+                         display_meta="fine\u200bhere")
+
+
+def test_the_completion_menu_draws_outside_names_and_descriptions_safely() -> None:
+    sent, drawn = _prompt("/\t\t", _Hostile(), then="\r\r", once_drawn="here")  # menu: first
+    assert sent == "/one"
+    for raw in ("\u202e", "\x1b[2J", "\u2066", "\u200b"):
+        assert raw not in drawn
+    assert "/on<U+202E>eno" in drawn and "desc␛[2J<U+2066>" in drawn
+    assert "fine<U+200B>here" in drawn
+
+
+def test_a_history_entry_recalled_by_up_arrow_or_ctrl_r_is_drawn_safely() -> None:
+    entry = "ls \u202egnp.exe"
+    sent, drawn = _prompt("\x1b[A", history=[entry], then="\r", once_drawn="exe")
+    assert sent == entry and "\u202e" not in drawn and "ls <U+202E>gnp.exe" in drawn
+    sent, drawn = _prompt("\x12gnp", history=["other", entry], then="\r\r",
+                           once_drawn=".exe")  # Ctrl-R, then Enter, Enter
+    assert sent == entry and "\u202e" not in drawn and "ls <U+202E>\x1b[0;7mgnp" in drawn
+
+
+def test_the_cursor_lands_after_the_stand_in_so_typing_goes_where_it_shows() -> None:
+    sent, _drawn = _prompt("a\u202eb\x1b[DX\r")  # left arrow once: between the two
+    assert sent == "a\u202eXb"
+
+
+@pytest.mark.parametrize("keys", ["red \x1b[31mtext", "red \x1b[1;31mte\x1b[0mxt",
+                                  "red \x1b[38;5;196mtext", "red \x1b[<1;2mtext"])
+def test_a_colour_sequence_typed_at_the_prompt_is_dropped_not_a_traceback(keys: str) -> None:
+    sent, drawn = _prompt(keys + "\r")
+    assert sent == "red text"
+    assert "Unhandled exception" not in drawn and "Press ENTER" not in drawn
+
+
+def test_a_well_formed_mouse_event_still_reaches_prompt_toolkit() -> None:
+    for report in ("\x1b[<0;3;1M", "\x1b[<0;3;1m", "\x1b[32;5;1M", "\x1b[M !!"):
+        assert is_mouse_event(report), report
+        sent, drawn = _prompt("ab" + report + "c\r")
+        assert sent == "abc" and "Unhandled exception" not in drawn
+    for colour in ("\x1b[31m", "\x1b[1;2m", "\x1b[38;5;196m", "\x1b[1;2;3m", "\x1b[Mzzz"):
+        assert not is_mouse_event(colour), colour
+
+
+def test_an_emoji_joiner_is_kept_and_a_stray_one_shown() -> None:
+    assert "".join(shown_characters("👨\u200d💻")) == "👨\u200d💻"
+    assert "".join(shown_characters("a\u200db")) == "a<U+200D>b"
+
+
+def test_resume_completion_draws_hostile_session_names_and_titles_safely() -> None:
+    sessions = [("evil\u202ename", "evil\u202ename", "title\x1b]0;x\x07"),
+                ("evil-two", "evil-two", "t\u2067wo")]
+    completer = SlashCompleter(sessions=lambda: sessions)
+    sent, drawn = _prompt("/resume ev\t", completer, then="\t\r\r", once_drawn="wo")
+    assert sent == "/resume evil\u202ename"  # the menu's first entry, the name as stored
+    for raw in ("\u202e", "\x1b]0;x", "\x07", "\u2067"):
+        assert raw not in drawn
+    assert "evil<U+202E>name" in drawn and "title␛]0;x␇" in drawn and "t<U+2067>wo" in drawn
