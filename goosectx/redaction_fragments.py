@@ -4,15 +4,16 @@ A key split once between two texts of a reply is found joined (:mod:`goosectx.re
 one the model bounces between its reasoning and its answer (its start in one, its middle in
 the other, its rest back in the first) leaves pieces that no join shows whole, each no form of
 the key (:func:`goosectx.redaction.encodings`). So a reply — live and stored — also has each
-run of a known key's characters written literally that holds one of its 16-character
-blocks at a multiple of 8 replaced by ``[REDACTED]``: every run of 23+ characters (16 + 8 - 1)
-does, a shorter one of 16+ may. A random key's 16 characters are never ordinary text. Its
-other forms (base64, hex…) are looked for whole only.
+run of 13+ of a known key's characters written literally replaced by ``[REDACTED]`` (a key
+cut in three 14-character pieces, or wrapped over three lines, shows none of them). A random
+key's 13 characters are never ordinary text. Its other forms (base64, hex…) are looked for
+whole only.
 
-One ``str.find`` per block over the text (in C), each hit widened both ways while it matches
-the secret; a listed secret inside another (a key's core) adds none. A 1 MB reply and a
-164-character key: 20 scans, a few ms (bench/redaction_keys.py). See docs/architecture.md §2
-(redaction).
+Such a run holds one of the secret's 7-character blocks at a multiple of 7 (13 = 7 + 7 - 1):
+one ``str.find`` per block over the text (in C), each hit widened both ways while it matches
+the secret and kept when 13+ long; a listed secret inside another (a key's core) adds none.
+A 1 MB reply and a 164-character key: 24 scans, a few ms (bench/redaction_keys.py).
+See docs/architecture.md §2 (redaction).
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from collections.abc import Callable, Iterable
 
 from goosectx.redaction import REDACTED
 
-FRAGMENT_MIN_CHARS = 16
-"""A secret's block looked for, and the shortest run redacted (a key's core's length)."""
+FRAGMENT_MIN_CHARS = 13
+"""The shortest run of a secret's characters redacted (and the shortest secret looked for)."""
 KEY_LIKE = re.compile(r"[A-Za-z0-9_\-+/=]+")
 """A secret whose runs are looked for: a key's or a token's characters (base64's too)."""
-_STRIDE = 8
-"""Blocks start every this many characters: each run of 16 + 8 - 1 holds one whole."""
+_BLOCK = 7
+"""The piece looked for: blocks start every this many characters, so each run of
+:data:`FRAGMENT_MIN_CHARS` (7 + 7 - 1) holds one whole."""
 
 
 class Fragments:
@@ -44,13 +46,12 @@ class Fragments:
                          if len(s) > FRAGMENT_MIN_CHARS and KEY_LIKE.fullmatch(s)},
                         key=len, reverse=True)
         values = [s for i, s in enumerate(longer) if not any(s in t for t in longer[:i])]
-        self._blocks = [(s, q) for s in values  # (and the last 16, for a run at its end)
-                        for q in {*range(0, len(s) - FRAGMENT_MIN_CHARS + 1, _STRIDE),
-                                  len(s) - FRAGMENT_MIN_CHARS}]
+        self._blocks = [(s, q) for s in values  # (and the last 7, for a run at its end)
+                        for q in {*range(0, len(s) - _BLOCK + 1, _BLOCK), len(s) - _BLOCK}]
 
     def found_in(self, text: str) -> bool:
         """True when ``text`` holds a block of a secret (then :meth:`__call__` may change it)."""
-        return any(secret[q:q + FRAGMENT_MIN_CHARS] in text for secret, q in self._blocks)
+        return any(secret[q:q + _BLOCK] in text for secret, q in self._blocks)
 
     def __call__(self, text: str) -> str:
         """``text`` with each run of a secret's characters holding a block ``[REDACTED]``."""
@@ -72,16 +73,17 @@ class Fragments:
     def _spans(self, text: str) -> list[tuple[int, int]]:
         found: list[tuple[int, int]] = []
         for secret, q in self._blocks:
-            block = secret[q:q + FRAGMENT_MIN_CHARS]
+            block = secret[q:q + _BLOCK]
             at = text.find(block)
             while at >= 0:
                 start, i = at, q
                 while start and i and text[start - 1] == secret[i - 1]:
                     start, i = start - 1, i - 1
-                end, j = at + FRAGMENT_MIN_CHARS, q + FRAGMENT_MIN_CHARS
+                end, j = at + _BLOCK, q + _BLOCK
                 while end < len(text) and j < len(secret) and text[end] == secret[j]:
                     end, j = end + 1, j + 1
-                found.append((start, end))
+                if end - start >= FRAGMENT_MIN_CHARS:
+                    found.append((start, end))
                 at = text.find(block, end)
         return found
 

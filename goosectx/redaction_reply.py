@@ -31,7 +31,7 @@ def redacted_reply(message: Message, redact: Callable[[str], str]) -> Message:
     shown (:meth:`goosectx.secret_tail.SecretTail.cut_short`; when ``redact`` lists its
     ``secrets``). A key split between two neighbouring texts (the reasoning's end and the
     answer's start, two text parts, two argument values) is redacted in both
-    (:mod:`goosectx.redaction_joined`), and so is any run of 16+ of a key's characters in
+    (:mod:`goosectx.redaction_joined`), and so is any run of 13+ of a key's characters in
     one (:mod:`goosectx.redaction_fragments`: a key bounced between reasoning and answer).
     ``message`` itself when it held no secret (the common case).
     """

@@ -157,7 +157,7 @@ class _Settled:
     def __init__(self, redact: Callable[[str], str] | None) -> None:
         self._redact = redact
         self._tail = SecretTail.of(redact)
-        self._pieces = fragments_of(redact)  # a key's 16+ characters alone, redacted too
+        self._pieces = fragments_of(redact)  # a key's 12+ characters alone, redacted too
         self._held = ""
         self._lead = ""  # the other part's held text, right before this part's (raw)
         self.shares: list[str] = []
@@ -215,7 +215,7 @@ class _Settled:
         return shown
 
     def _clean(self, redacted: str) -> str:
-        """``redacted`` with a piece of a key (16+ of its characters) redacted too."""
+        """``redacted`` with a piece of a key (12+ of its characters) redacted too."""
         return redacted if self._pieces is None else self._pieces(redacted)
 
     def _cut(self, held: str) -> str:

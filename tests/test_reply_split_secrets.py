@@ -201,11 +201,13 @@ def test_a_key_bounced_between_reasoning_and_answer_shows_no_16_characters_of_it
     assert "".join(d[2:] for d in shown if d.startswith("R:")).endswith(" words")
 
 
-def test_a_reply_quoting_16_characters_of_a_key_has_them_redacted_the_rest_kept() -> None:
+def test_a_reply_quoting_13_characters_of_a_key_has_them_redacted_the_rest_kept() -> None:
     message = Message("assistant", (TextContent(f"it ends in …{KEY[-20:]}, see the docs"),))
     assert redacted_reply(message, Redactor([KEY])).text == "it ends in …[REDACTED], see the docs"
-    short = Message("assistant", (TextContent(f"it ends in …{KEY[-15:]}"),))
-    assert redacted_reply(short, Redactor([KEY])) is short  # 15 say too little
+    quoted = Message("assistant", (TextContent(f"it ends in …{KEY[-13:]}"),))
+    assert redacted_reply(quoted, Redactor([KEY])).text == "it ends in …[REDACTED]"
+    short = Message("assistant", (TextContent(f"it ends in …{KEY[-11:]}"),))
+    assert redacted_reply(short, Redactor([KEY])) is short  # 11 say too little
 
 
 def test_a_reply_naming_a_url_secrets_scheme_and_host_is_left_as_it_is() -> None:
