@@ -143,3 +143,25 @@ def test_resume_completion_draws_hostile_session_names_and_titles_safely() -> No
     for raw in ("\u202e", "\x1b]0;x", "\x07", "\u2067"):
         assert raw not in drawn
     assert "evil<U+202E>name" in drawn and "title␛]0;x␇" in drawn and "t<U+2067>wo" in drawn
+
+
+def test_a_colour_sequence_typed_at_an_approval_question_is_dropped_and_the_key_answers() -> None:
+    """``ESC[31m`` there raised prompt-toolkit's "not enough values to unpack" (its mouse
+    handler) and "Press ENTER to continue", as at the prompt."""
+    import threading
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from goosectx.cli.approval_keys import ask_approval
+
+    answers: list[str] = []
+    with create_pipe_input() as pipe:
+        pipe.send_text("\x1b[31m\x1b[38;5;196my")
+        asking = threading.Thread(target=lambda: answers.append(
+            ask_approval("shell", input=pipe, output=DummyOutput())), daemon=True)
+        asking.start()
+        asking.join(20)  # without the guard it waits on "Press ENTER to continue"
+        if asking.is_alive():
+            pipe.send_text("\r\x03")  # let it end
+    assert answers == ["allow_once"]

@@ -25,6 +25,7 @@ from goosectx.approval import ApprovalDecision
 from goosectx.cli.answer_guard import DROPPED_HINT, AnswerGuard, keys_help
 from goosectx.cli.approval_view import VIEW_KEY
 from goosectx.cli.prompt import PROMPT_STYLE
+from goosectx.cli.prompt_safe import guard_escape_input
 from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
 
 DENY_AT_ONCE = "deny_at_once"
@@ -118,6 +119,7 @@ def ask_approval(
     keys.add("<sigint>")(lambda event: event.app.exit(result="cancel"))
     keys.add("escape", eager=True)(lambda event: event.app.exit(result="cancel"))
     keys.add("c-d")(lambda event: event.app.exit(result=DENY_AT_ONCE))
+    guard_escape_input(keys)  # a colour sequence typed here: dropped, no traceback
 
     def text() -> FormattedText:
         width = get_app().output.get_size().columns
