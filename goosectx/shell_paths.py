@@ -136,9 +136,10 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
         if isinstance(named, str):
             return f"{raw} ({named}) may be {FAR}"
         for path in named:
-            if _SHELLS_OWN.match(str(path)) or _SHELLS_OWN.match(os.path.abspath(path)):
+            real = cached_resolve(path, cache)
+            if _shells_own(path, real):
                 return f"{raw} (the shell's own dir or file, not known here) may be {FAR}"
-            if inside(real := cached_resolve(path, cache), real_dir):
+            if inside(real, real_dir):
                 if hard_linked(real):
                     return hard_links_why(raw)
                 continue
@@ -148,6 +149,37 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
                     f"{raw} ({led[1:]})" if led else raw)
             return f"{what} is {FAR}"
     return None
+
+
+def _shells_own(path: Path, real: Path) -> bool:
+    """True when ``path`` goes through :data:`_SHELLS_OWN`, as written or by a symlink on the way.
+
+    ``real``: ``path`` resolved here; the links are walked only when it differs from ``path``
+    (a project's ``here`` → ``/proc/self/cwd`` makes ``here/../x`` the shell's ``../x``).
+    """
+    text = str(path)
+    if _SHELLS_OWN.match(text) or _SHELLS_OWN.match(os.path.abspath(text)):
+        return True
+    if real == Path(os.path.abspath(text)) and "/.." not in text:
+        return False  # no link on the way (`..` after a link is read through it)
+    whole = path if path.is_absolute() else Path.cwd() / path
+    todo, current, hops = list(whole.parts[1:]), "/", 0
+    while todo and hops < 40:  # bash's own limit on links followed is about as many
+        name = todo.pop(0)
+        if name == "..":
+            current = os.path.dirname(current)
+            continue
+        current = os.path.join(current, name)
+        if _SHELLS_OWN.match(current):
+            return True
+        try:
+            target = os.readlink(current)
+        except (OSError, ValueError):
+            continue  # no link (or missing): a plain step
+        hops += 1
+        current = "/" if target.startswith("/") else os.path.dirname(current)
+        todo[:0] = [one for one in target.split("/") if one not in ("", ".")]
+    return hops >= 40
 
 
 def _tilde_value(value: str, base: Path) -> str | None:

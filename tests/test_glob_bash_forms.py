@@ -107,3 +107,24 @@ def test_a_hard_linked_project_file_asks_as_a_view_of_it_does(work: Path) -> Non
 def test_common_lines_still_run_unasked(work: Path, command: str,
                                         rules: tuple[str, ...]) -> None:
     assert _action(work, command, *rules) == "run"
+
+
+def test_a_link_to_the_shells_own_dir_asks(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(work / "src")
+    (work / "here").symlink_to("/proc/self/cwd")
+    (work / "there").symlink_to("here")
+    assert _action(work, "cat here/../notes.json") == "ask"
+    assert _action(work, "cat there/notes.txt") == "ask"
+    assert _action(work, "cd /proc/self/cwd && cat ../notes.json", "shell(cd*)",
+                   "shell(cat*)") == "ask"
+    (work / "a.py").symlink_to("src/a.py")  # a link inside the project still runs
+    assert _action(work, "cat a.py") == "run"
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("bash -ic 'cat *'", "ask"), ("bash -l -c 'cat *'", "ask"), ("bash --login -c 'cat *'", "ask"),
+    ("bash -c 'ls -l *'", "run"), ("bash -e -c 'grep -i x *'", "run"),
+])
+def test_a_bash_reading_the_users_bashrc_asks_about_its_globs(work: Path, command: str,
+                                                               expected: str) -> None:
+    assert _action(work, command, "shell(bash*)") == expected
