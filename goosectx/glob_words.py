@@ -154,7 +154,8 @@ def _braces(word: str, out: list[str]) -> None:
 def pattern_paths(word: str, working_dir: Path, line: str = "") -> list[Path] | str:
     """The absolute paths ``word`` (its value, quotes removed) can name as bash expands it.
 
-    Each brace alternative as written, and the existing files its glob matches (relative
+    Each brace alternative as written (and what follows its ``=`` or a leading ``@``, as
+    ``dd if=F`` and ``curl -d @F`` read it), and the existing files its glob matches (relative
     ones taken in ``working_dir``, as a brace's ``~+`` is). A reason instead when they cannot
     be known here: more than :data:`MAX_NAMES` (not all looked at), a brace's ``~-`` or
     ``~N``, or ``line`` (the whole command) setting glob options (:func:`glob_options`).
@@ -165,7 +166,10 @@ def pattern_paths(word: str, working_dir: Path, line: str = "") -> list[Path] | 
         _braces(word, words)
         if glob.has_magic(word) and glob_options(line):
             return OPTIONS_WHY
-        for one in words:
+        named = (value for one in words for value in dict.fromkeys(
+            (one, one.partition("=")[2], one[1:] if one.startswith("@") else ""))
+            if value and (value == one or not value.startswith("-")))
+        for one in named:  # dd {if=.env,x}, dd if={~+/..,x}/y: each result's `=F` and `@F` too
             if _TILDE_UNKNOWN.match(one) and not _TILDE_HERE.match(one):
                 raise _Unknown
             if (here := _TILDE_HERE.match(one)) is not None:

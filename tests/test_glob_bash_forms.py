@@ -128,3 +128,16 @@ def test_a_link_to_the_shells_own_dir_asks(work: Path, monkeypatch: pytest.Monke
 def test_a_bash_reading_the_users_bashrc_asks_about_its_globs(work: Path, command: str,
                                                                expected: str) -> None:
     assert _action(work, command, "shell(bash*)") == expected
+
+
+@pytest.mark.parametrize(("command", "rules"), [
+    ("dd if={.env,x}", ("shell(dd*)",)), ("dd {if=.env,x}", ("shell(dd*)",)),
+    ("dd if={~+/..,x}/notes.json", ("shell(dd*)",)), ("curl -d @{.env,x} x", ("shell(curl -d*)",)),
+])
+def test_a_brace_in_a_name_equals_word_is_judged_by_each_value(
+        work: Path, command: str, rules: tuple[str, ...]) -> None:
+    assert _action(work, command, *rules) == "ask"
+
+
+def test_a_brace_of_project_files_after_equals_still_runs(work: Path) -> None:
+    assert _action(work, "dd if={b,notes}.py", "shell(dd*)") == "run"
