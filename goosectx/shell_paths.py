@@ -6,7 +6,11 @@ names a program, not the files it reads: read scoping asks about a ``text_editor
 :func:`outside_words` reads the line as :func:`goosectx.sensitive.sensitive_words` does, with
 the one walk of :func:`goosectx.shell_dirs.command_dirs` (bash's words, and the dirs each part
 may run in after a ``cd``; no second reading of the line), and judges each word as read
-scoping judges a path: resolved against the dir it is read in, symlinks followed.
+scoping judges a path: resolved against the dir it is read in, symlinks followed. A path
+through ``/proc/*/cwd``, ``/proc/*/fd`` or ``/dev/fd`` (as written or by a link) names the
+shell's own dir or file, not goosectx's: it may be outside; a project file with other hard
+links counts as possibly outside, as for a ``text_editor view``
+(:func:`goosectx.sensitive.hard_linked`).
 
 Core module: no printing, no ``cli`` imports.
 """
@@ -60,6 +64,8 @@ _SHELLS_OWN = re.compile(r"/proc/[^/]+/(?:task/[^/]+/)?(?:cwd|root|fd|fdinfo|map
 ``/dev/fd/3``): resolved here it names goosectx's, not the shell's; it may be anywhere."""
 
 _TILDE_VALUE = re.compile(r"~(?:[+-]\d*|\d+)(?=/|$)")
+"""A value's ``~+`` (``$PWD``), ``~-`` (``$OLDPWD``) or directory-stack ``~N``: bash expands
+them after ``=`` too (``dd if=~+/../x``)."""
 
 
 def outside_words(command: str, working_dir: Path,
