@@ -68,11 +68,13 @@ def glob_options(line: str) -> bool:
             or any(name in os.environ for name in ("GLOBIGNORE", "BASHOPTS")))
 
 
-def bash_brackets(pattern: str) -> str:
+def bash_brackets(pattern: str) -> str | None:
     """``pattern`` with bash's bracket forms put as :mod:`fnmatch` reads them.
 
     ``[^a]`` → ``[!a]``; a bracket holding a class, ``[[:alpha:]]`` → ``?`` (matching more
-    than bash may, never less). A ``[`` that closes no bracket stays as written.
+    than bash may, never less). A ``[`` that closes no bracket stays as written. ``None``
+    for an equivalence class or collating symbol (``[[=e=]]``, ``[[.e.]]``): not modelled
+    here, so it may match anything.
     """
     out: list[str] = []
     i = 0
@@ -88,6 +90,8 @@ def bash_brackets(pattern: str) -> str:
         classed = False
         while j < len(pattern) and pattern[j] not in "]/":
             if (held := _BRACKET_CLASS.match(pattern, j)) is not None:
+                if held.group(1) != ":":
+                    return None  # [=e=], [.e.]: bash 5.2 matches them oddly ([[=e=]] as "")
                 classed, j = True, held.end()
             else:
                 j += 1
@@ -171,7 +175,8 @@ def pattern_paths(word: str, working_dir: Path, line: str = "") -> list[Path] | 
             if value and (value == one or not value.startswith("-")))
         for one in named:  # dd {if=.env,x}, dd if={~+/..,x}/y: each result's `=F` and `@F` too
             if _TILDE_UNKNOWN.match(one) and not _TILDE_HERE.match(one):
-                raise _Unknown
+                raise _Unknown("a brace gives ~- or ~N, the previous dir or the directory "
+                               "stack, unknown here")
             if (here := _TILDE_HERE.match(one)) is not None:
                 one = str(working_dir) + one[here.end():]
             try:
@@ -181,12 +186,14 @@ def pattern_paths(word: str, working_dir: Path, line: str = "") -> list[Path] | 
             found.append(Path(os.path.abspath(working_dir / path)))
             if not glob.has_magic(str(path)):
                 continue
-            for match in glob.iglob(bash_brackets(str(path)), root_dir=working_dir):
+            if (readable := bash_brackets(str(path))) is None:
+                raise _Unknown("a bracket form such as [[=e=]] or [[.e.]], not checked here")
+            for match in glob.iglob(readable, root_dir=working_dir):
                 found.append(Path(os.path.abspath(working_dir / match)))
                 if len(found) > MAX_NAMES:
                     raise _TooMany
     except _TooMany:
         return f"over {MAX_NAMES:,} matches, too many to check"
-    except _Unknown:
-        return "a brace gives ~- or ~N, the previous dir or the directory stack, unknown here"
+    except _Unknown as unknown:
+        return str(unknown)
     return found

@@ -141,3 +141,11 @@ def test_a_brace_in_a_name_equals_word_is_judged_by_each_value(
 
 def test_a_brace_of_project_files_after_equals_still_runs(work: Path) -> None:
     assert _action(work, "dd if={b,notes}.py", "shell(dd*)") == "run"
+
+
+def test_an_equivalence_class_or_collating_symbol_may_match_anything(work: Path) -> None:
+    """bash 5.2 matches ``[[=e=]]`` oddly (as nothing at all): not modelled, so asked about."""
+    verdict = shell_verdict(PermissionRules(allow=("shell(cat*)",)), "cat [[=x=]]*.py",
+                            "smart_approve", working_dir=work)
+    assert verdict.action == "ask"
+    assert "[[=e=]] or [[.e.]], not checked here" in (verdict.read_why or "")
