@@ -5,7 +5,12 @@ For a ``!command`` the user types (:func:`goosectx.sensitive.sensitive_in_comman
 as writing them out. Bash's order is kept: brace expansion (``{a,b}``, ``{1..3}``,
 ``{a..c}``), then each result's ``~``, then pathname expansion, where ``*``, ``?`` and
 ``[…]`` match no leading dot unless the pattern writes one (Python's :mod:`glob` keeps the
-same rule). A word that would give more than :data:`MAX_NAMES` names is not walked further.
+same rule). Bash's bracket forms Python's :mod:`fnmatch` lacks are put in first: ``[^…]`` is
+``[!…]``; a bracket holding a class (``[[:alpha:]]``, ``[[=e=]]``, ``[[.e.]]``) matches as
+``?``, any one character, a superset. What cannot be known here gives a reason instead of
+names: a word past :data:`MAX_NAMES` names, a ``~-`` or ``~N`` (the previous dir, the
+directory stack) a brace gives, a line that sets glob options (``shopt``, ``bash -O dotglob``,
+``GLOBIGNORE``: ``*`` may then match ``.env``; :func:`glob_options`). docs/architecture.md §4.
 
 Core module: no printing, no ``cli`` imports.
 """
@@ -23,8 +28,81 @@ MAX_NAMES = 10_000
 _SEQUENCE = re.compile(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([A-Za-z])\.\.([A-Za-z])")
 
 
+_TILDE_HERE = re.compile(r"~(?:\+0?|0)(?=/|$)")
+"""A brace result's ``~+``, ``~0``, ``~+0``: bash's ``$PWD``, the dir the part runs in."""
+
+_TILDE_UNKNOWN = re.compile(r"~(?:[+-]\d*|\d+)(?:/|$)")
+"""``~-`` (``$OLDPWD``) and the directory stack's ``~N``, ``~+N``, ``~-N``: unknown here."""
+
+_OPTION_TEXT = re.compile(r"\bshopt\b|\bGLOBIGNORE\b|\bBASHOPTS\b"
+                          r"|(?<![\w-])[-+][A-Za-z]*O\s*[\w-]*glob"
+                          r"|\bbash\s+(?:[-+][oO]\s+\S+\s+|[-+]\S*\s+)*?"
+                          r"(?:-[A-Za-z]*[il]|--login|--rcfile|--init-file)")
+"""What turns on bash's wider globbing: ``shopt -s dotglob``, ``bash -O globstar``,
+``+O globskipdots``, ``GLOBIGNORE=…`` (which turns ``dotglob`` on), ``BASHOPTS=dotglob bash``,
+a ``bash -i``/``-l`` reading the user's ``~/.bashrc``, where ``shopt -s dotglob`` may be."""
+
+_BRACKET_CLASS = re.compile(r"\[([:=.]).*?\1\]")
+"""A bracket's ``[:alpha:]``, ``[=e=]``, ``[.e.]``."""
+
+OPTIONS_WHY = "a glob option set on the line (shopt, bash -O, GLOBIGNORE) may widen it"
+"""Why a line's glob words are not expanded here when it sets glob options."""
+
+
 class _TooMany(Exception):
     pass
+
+
+class _Unknown(Exception):
+    pass
+
+
+def glob_options(line: str) -> bool:
+    """True when ``line`` (or goosectx's environment) may turn on wider globbing in bash.
+
+    Read on the text with quotes and backslashes dropped (``sh'o'pt``), so a ``bash -c``
+    inside counts too; sound rather than exact: ``shopt -u dotglob`` counts as well.
+    """
+    plain = re.sub(r"[\\'\"]|\$(?=')", "", line)
+    return (_OPTION_TEXT.search(plain) is not None
+            or any(name in os.environ for name in ("GLOBIGNORE", "BASHOPTS")))
+
+
+def bash_brackets(pattern: str) -> str | None:
+    """``pattern`` with bash's bracket forms put as :mod:`fnmatch` reads them.
+
+    ``[^a]`` → ``[!a]``; a bracket holding a class, ``[[:alpha:]]`` → ``?`` (matching more
+    than bash may, never less). A ``[`` that closes no bracket stays as written. ``None``
+    for an equivalence class or collating symbol (``[[=e=]]``, ``[[.e.]]``): not modelled
+    here, so it may match anything.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern[i] != "[":
+            out.append(pattern[i])
+            i += 1
+            continue
+        j = i + 1
+        negated = j < len(pattern) and pattern[j] in "!^"
+        j += negated
+        j += j < len(pattern) and pattern[j] == "]"  # `[]a]`: the first `]` is a member
+        classed = False
+        while j < len(pattern) and pattern[j] not in "]/":
+            if (held := _BRACKET_CLASS.match(pattern, j)) is not None:
+                if held.group(1) != ":":
+                    return None  # [=e=], [.e.]: bash 5.2 matches them oddly ([[=e=]] as "")
+                classed, j = True, held.end()
+            else:
+                j += 1
+        if j >= len(pattern) or pattern[j] == "/":
+            out.append("[")  # no closing `]`: a plain `[`, as bash reads it
+            i += 1
+            continue
+        body = pattern[i + 1 + negated:j]
+        out.append("?" if classed else f"[{'!' if negated else ''}{body}]")
+        i = j + 1
+    return "".join(out)
 
 
 def _closing(word: str, start: int) -> int | None:
@@ -77,17 +155,30 @@ def _braces(word: str, out: list[str]) -> None:
         raise _TooMany
 
 
-def pattern_paths(word: str, working_dir: Path) -> list[Path] | None:
+def pattern_paths(word: str, working_dir: Path, line: str = "") -> list[Path] | str:
     """The absolute paths ``word`` (its value, quotes removed) can name as bash expands it.
 
-    Each brace alternative as written, and the existing files its glob matches (relative
-    ones taken in ``working_dir``). ``None``: more than :data:`MAX_NAMES`, not all looked at.
+    Each brace alternative as written (and what follows its ``=`` or a leading ``@``, as
+    ``dd if=F`` and ``curl -d @F`` read it), and the existing files its glob matches (relative
+    ones taken in ``working_dir``, as a brace's ``~+`` is). A reason instead when they cannot
+    be known here: more than :data:`MAX_NAMES` (not all looked at), a brace's ``~-`` or
+    ``~N``, or ``line`` (the whole command) setting glob options (:func:`glob_options`).
     """
     words: list[str] = []
     found: list[Path] = []
     try:
         _braces(word, words)
-        for one in words:
+        if glob.has_magic(word) and glob_options(line):
+            return OPTIONS_WHY
+        named = (value for one in words for value in dict.fromkeys(
+            (one, one.partition("=")[2], one[1:] if one.startswith("@") else ""))
+            if value and (value == one or not value.startswith("-")))
+        for one in named:  # dd {if=.env,x}, dd if={~+/..,x}/y: each result's `=F` and `@F` too
+            if _TILDE_UNKNOWN.match(one) and not _TILDE_HERE.match(one):
+                raise _Unknown("a brace gives ~- or ~N, the previous dir or the directory "
+                               "stack, unknown here")
+            if (here := _TILDE_HERE.match(one)) is not None:
+                one = str(working_dir) + one[here.end():]
             try:
                 path = Path(one).expanduser()
             except RuntimeError:  # ~nobody: bash leaves it as written
@@ -95,10 +186,14 @@ def pattern_paths(word: str, working_dir: Path) -> list[Path] | None:
             found.append(Path(os.path.abspath(working_dir / path)))
             if not glob.has_magic(str(path)):
                 continue
-            for match in glob.iglob(str(path), root_dir=working_dir):
+            if (readable := bash_brackets(str(path))) is None:
+                raise _Unknown("a bracket form such as [[=e=]] or [[.e.]], not checked here")
+            for match in glob.iglob(readable, root_dir=working_dir):
                 found.append(Path(os.path.abspath(working_dir / match)))
                 if len(found) > MAX_NAMES:
                     raise _TooMany
     except _TooMany:
-        return None
+        return f"over {MAX_NAMES:,} matches, too many to check"
+    except _Unknown as unknown:
+        return str(unknown)
     return found

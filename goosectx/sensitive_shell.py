@@ -65,15 +65,15 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 searched = tuple(d for d in dirs if not isinstance(d, Unknown))
                 if not searched:
                     continue  # the program, looked up in $PATH, or syntax: not in the dir
-                found = _sensitive_word(word, searched, working_dir, judge)
+                found = _sensitive_word(word, searched, working_dir, judge, command)
             else:
-                found = _sensitive_word(word, dirs, working_dir, judge)
+                found = _sensitive_word(word, dirs, working_dir, judge, command)
             if found is not None:
                 yield word.value, found
 
 
 def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
-                    judge: Callable[[Path], str | None]) -> str | None:
+                    judge: Callable[[Path], str | None], line: str) -> str | None:
     """How ``word`` is shown when it names a sensitive file from one of ``dirs``, else ``None``."""
     raw = word.value
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
@@ -92,9 +92,9 @@ def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
             return raw
         if not word.pattern:
             continue
-        named = pattern_paths(value, base)
-        if named is None:
-            return f"{raw} (over {MAX_NAMES:,} matches, too many to check: {ANY_MAY_BE}"
+        named = pattern_paths(value, base, line)
+        if isinstance(named, str):
+            return f"{raw} ({named}: {ANY_MAY_BE}"
         for one in named:
             if judge(one):
                 return f"{raw} (matching {shown(one, working_dir)})"

@@ -6,7 +6,11 @@ names a program, not the files it reads: read scoping asks about a ``text_editor
 :func:`outside_words` reads the line as :func:`goosectx.sensitive.sensitive_words` does, with
 the one walk of :func:`goosectx.shell_dirs.command_dirs` (bash's words, and the dirs each part
 may run in after a ``cd``; no second reading of the line), and judges each word as read
-scoping judges a path: resolved against the dir it is read in, symlinks followed.
+scoping judges a path: resolved against the dir it is read in, symlinks followed. A path
+through ``/proc/*/cwd``, ``/proc/*/fd`` or ``/dev/fd`` (as written or by a link) names the
+shell's own dir or file, not goosectx's: it may be outside; a project file with other hard
+links counts as possibly outside, as for a ``text_editor view``
+(:func:`goosectx.sensitive.hard_linked`).
 
 Core module: no printing, no ``cli`` imports.
 """
@@ -15,13 +19,22 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES, pattern_paths
 from goosectx.piped_names import piped_dirs
 from goosectx.recursive_reads import RUNS_ON_FOUND, links_out_below, recursive_operands
-from goosectx.sensitive import cached_resolve, expand_user, inside, resolve, shown
+from goosectx.sensitive import (
+    cached_resolve,
+    expand_user,
+    hard_linked,
+    hard_links_why,
+    inside,
+    resolve,
+    shown,
+)
 from goosectx.sensitive_shell import named_values
 from goosectx.shell_dirs import (
     DECLARATIONS,
@@ -44,6 +57,15 @@ STREAM_FILES = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr
 """Paths outside every project that name no file's contents (``diff /dev/null a.txt``)."""
 
 FAR = "outside the project"
+
+_SHELLS_OWN = re.compile(r"/proc/[^/]+/(?:task/[^/]+/)?(?:cwd|root|fd|fdinfo|map_files|exe)"
+                         r"(?:/|$)|/dev/fd(?:/|$)")
+"""A path naming the reading process's own dir or open file (``/proc/self/cwd/../x``,
+``/dev/fd/3``): resolved here it names goosectx's, not the shell's; it may be anywhere."""
+
+_TILDE_VALUE = re.compile(r"~(?:[+-]\d*|\d+)(?=/|$)")
+"""A value's ``~+`` (``$PWD``), ``~-`` (``$OLDPWD``) or directory-stack ``~N``: bash expands
+them after ``=`` too (``dd if=~+/../x``)."""
 
 
 def outside_words(command: str, working_dir: Path,
@@ -110,12 +132,22 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
             return f"{raw} may be {FAR}"
         if not value or value.startswith("-") or "\0" in value or value in STREAM_FILES:
             return None
-        named = pattern_paths(value, base) if word.pattern else [
-            base / expand_user(one) for one in named_values(value)]
-        if named is None:
-            return f"{raw} (too many matches to check) may be {FAR}"
+        if word.pattern:
+            named: list[Path] | str = pattern_paths(value, base, line)
+        else:
+            values = [_tilde_value(one, base) for one in named_values(value)]
+            if None in values:  # dd if=~-/x
+                return f"{raw} (~- or ~N: the previous dir or the directory stack) may be {FAR}"
+            named = [base / expand_user(one) for one in values if one is not None]
+        if isinstance(named, str):
+            return f"{raw} ({named}) may be {FAR}"
         for path in named:
-            if inside(real := cached_resolve(path, cache), real_dir):
+            real = cached_resolve(path, cache)
+            if _shells_own(path, real):
+                return f"{raw} (the shell's own dir or file, not known here) may be {FAR}"
+            if inside(real, real_dir):
+                if hard_linked(real):
+                    return hard_links_why(raw)
                 continue
             led = "" if real == Path(os.path.abspath(path)) else f" → {real}"
             what = (f"{raw} (matching {shown(path, working_dir)}{led})"
@@ -123,6 +155,47 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
                     f"{raw} ({led[1:]})" if led else raw)
             return f"{what} is {FAR}"
     return None
+
+
+def _shells_own(path: Path, real: Path) -> bool:
+    """True when ``path`` goes through :data:`_SHELLS_OWN`, as written or by a symlink on the way.
+
+    ``real``: ``path`` resolved here; the links are walked only when it differs from ``path``
+    (a project's ``here`` → ``/proc/self/cwd`` makes ``here/../x`` the shell's ``../x``).
+    """
+    text = str(path)
+    if _SHELLS_OWN.match(text) or _SHELLS_OWN.match(os.path.abspath(text)):
+        return True
+    if real == Path(os.path.abspath(text)) and "/.." not in text:
+        return False  # no link on the way (`..` after a link is read through it)
+    whole = path if path.is_absolute() else Path.cwd() / path
+    todo, current, hops = list(whole.parts[1:]), "/", 0
+    while todo and hops < 40:  # bash's own limit on links followed is about as many
+        name = todo.pop(0)
+        if name == "..":
+            current = os.path.dirname(current)
+            continue
+        current = os.path.join(current, name)
+        if _SHELLS_OWN.match(current):
+            return True
+        try:
+            target = os.readlink(current)
+        except (OSError, ValueError):
+            continue  # no link (or missing): a plain step
+        hops += 1
+        current = "/" if target.startswith("/") else os.path.dirname(current)
+        todo[:0] = [one for one in target.split("/") if one not in ("", ".")]
+    return hops >= 40
+
+
+def _tilde_value(value: str, base: Path) -> str | None:
+    """``value`` (``if=``'s ``F`` too) with a leading ``~+`` put as ``base``, as bash does.
+
+    ``None`` for ``~-``, ``~N``, ``~+N``, ``~-N``: the previous dir, the directory stack.
+    """
+    if (tilde := _TILDE_VALUE.match(value)) is None:
+        return value
+    return str(base) + value[tilde.end():] if tilde.group() in ("~+", "~+0", "~0") else None
 
 
 def _links_out(operands: list[str] | None, dirs: tuple[Dir, ...], working_dir: Path,
