@@ -19,20 +19,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES
+from goosectx.shell_options import long_option, option_value, short_value
 from goosectx.shell_words import Word
 
-_RECURSIVE: dict[str, tuple[frozenset[str], str]] = {
-    "grep": (frozenset({"--recursive", "--dereference-recursive", "--directories=recurse"}),
-             "rR"),
-    "diff": (frozenset({"--recursive"}), "r"),
-    "cp": (frozenset({"--recursive", "--archive"}), "rRa"),
-    "rsync": (frozenset({"--recursive", "--archive"}), "ra"),
-    "scp": (frozenset(), "r"),
-    "zip": (frozenset({"--recurse-paths"}), "r"),
+_RECURSIVE: dict[str, tuple[tuple[str, ...], str]] = {
+    "grep": (("--recursive", "--dereference-recursive"), "rR"),
+    "diff": (("--recursive",), "r"),
+    "cp": (("--recursive", "--archive"), "rRa"),
+    "rsync": (("--recursive", "--archive"), "ra"),
+    "scp": ((), "r"),
+    "zip": (("--recurse-paths", "--recurse-patterns"), "rR"),
+    "rm": (("--recursive",), "rR"),
 }
-"""Programs that read below a directory when given one of these long options, or one of these
-letters in a cluster of short options (``-rn``, ``-av``); ``egrep``/``fgrep`` are ``grep``.
-``tar`` reads below every directory it is given, ``rgrep`` is ``grep -r``."""
+"""Programs that read (``rm``: delete) below a directory when given one of these long options,
+under any prefix getopt takes for it (``--recu``, :func:`goosectx.shell_options.long_option`),
+or one of these letters in a cluster of short options (``-rn``, ``-av``); ``egrep``/``fgrep``
+are ``grep``. ``tar`` reads below every directory it is given, ``rgrep`` is ``grep -r``."""
+_GREP_VALUED = "dDefmABC"
+"""grep's short options that take a value (``-d recurse``, ``-nd rec``)."""
 
 
 def _program(word: str) -> str:
@@ -40,14 +44,26 @@ def _program(word: str) -> str:
     return "grep" if name in ("egrep", "fgrep", "rgrep") else name
 
 
+def _grep_recurses(args: list[str], i: int) -> bool:
+    """True when grep's ``args[i]`` is ``--directories=recurse`` / ``-d rec`` under any spelling.
+
+    getopt takes a prefix of ``--directories``; grep a prefix of ``recurse`` as its value.
+    """
+    value = option_value(args, i, ("--directories",))
+    if value is None and args[i][:1] == "-" and args[i][1:2] != "-":
+        short = short_value(args, i, _GREP_VALUED)
+        value = short.value if short.letter == "d" else None
+    return bool(value) and "recurse".startswith(value or "")
+
+
 def recursive_operands(words: list[Word]) -> list[str] | None:
-    """The words a recursive read may read below, ``None`` if the command reads none.
+    """The words a recursive read (or delete) may reach below, ``None`` if the command reaches none.
 
     ``grep -rn TODO src`` → ``["TODO", "src"]`` (every operand: which is the pattern is not
     worked out, a word that is no directory is skipped by the walk); ``grep -r x`` → ``["x",
     "."]``, as grep reads the working dir; ``tar -czf out.tgz .`` → ``["-czf", "out.tgz",
     "."]`` (tar's first word may be its options without a dash); ``cp -r src dst``, ``rsync
-    -a``, ``scp -r``, ``zip -r``.
+    -a``, ``scp -r``, ``zip -r``, ``rm -r``; ``find … -delete`` / ``-exec``; ``git clean``.
     """
     if not words:
         return None
@@ -59,6 +75,8 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
         return _find_starts(args)
     if name in ("fd", "fdfind"):
         return _fd_dirs(args)
+    if name == "git" and args[:1] == ["clean"]:
+        return [a for a in args[1:] if not a.startswith("-")] or ["."]
     if name not in _RECURSIVE:
         return None
     longs, letters = _RECURSIVE[name]
@@ -68,8 +86,8 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
         if value == "--":
             operands.extend(args[i + 1:])
             break
-        if value in longs or name == "grep" and value == "-d" and args[i + 1:i + 2] == [
-                "recurse"]:
+        if any(long_option(value, option) for option in longs) or name == "grep" and (
+                _grep_recurses(args, i)):
             recursive = True
         elif value.startswith("-") and not value.startswith("--") and len(value) > 1:
             recursive |= any(letter in value for letter in letters)
@@ -84,14 +102,15 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
 
 RUNS_ON_FOUND = frozenset({"find", "fd", "fdfind"})
 """Programs whose ``-exec`` / ``-x`` command opens each file found, a symlink by its target."""
-_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
 _FD_RUNS = frozenset({"-x", "--exec", "-X", "--exec-batch"})
 
 
 def _find_starts(args: list[str]) -> list[str] | None:
     """The dirs ``find … -exec CMD {} ;`` walks (``.`` when it names none): CMD reads each file.
 
-    ``None`` when it runs no command on what it finds (``find . -name x`` reads no file).
+    ``-delete`` deletes each. ``None`` when it runs no command on what it finds (``find .
+    -name x`` reads no file).
     """
     return find_starts(args) if _FIND_RUNS.intersection(args) else None
 
@@ -121,21 +140,36 @@ def _fd_dirs(args: list[str]) -> list[str] | None:
     return [*words, "."] if len(words) <= 1 else words
 
 
-def sensitive_below_dir(directory: Path) -> Iterator[Path | None]:
+def untouched_dirs(words: list[Word]) -> frozenset[str]:
+    """Names of dirs a recursive command never reaches into: ``.git`` for ``git clean``."""
+    values = [w.value for w in words[:2]]
+    return frozenset({".git"}) if values and _program(values[0]) == "git" and values[
+        1:] == ["clean"] else frozenset()
+
+
+def sensitive_below_dir(directory: Path, anchor: Path | None = None,
+                        skip: frozenset[str] = frozenset()) -> Iterator[Path | None]:
     """Each sensitive file below ``directory``, in walk order (symlinks not followed).
 
     A ``None`` when there are more than :data:`MAX_NAMES` names (any may be). Judged by
-    :func:`goosectx.sensitive.sensitive_below`: the names below the directory, so a project
-    under ``~/.config/gh`` is no secret itself.
+    :func:`goosectx.sensitive.sensitive_below`: the names below ``anchor`` (the working dir,
+    when ``directory`` is in it: ``cp -r .git g`` reaches ``.git/config``), else below
+    ``directory``, so a project under ``~/.config/gh`` is no secret itself. Dirs named in
+    ``skip`` are not entered.
     """
     from goosectx.sensitive import sensitive_below
 
+    root = directory if anchor is None or not (
+        directory == anchor or anchor in directory.parents) else anchor
     for found in _names_below(directory):
         if found is None:
             yield None
             return
         path, dirs = found
-        if sensitive_below(path, directory):
+        if path.name in skip and path.name in dirs:
+            dirs.remove(path.name)
+            continue
+        if sensitive_below(path, root):
             yield path
             if path.name in dirs:
                 dirs.remove(path.name)  # one finding per sensitive directory

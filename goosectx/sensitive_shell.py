@@ -18,7 +18,7 @@ from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES, pattern_paths
 from goosectx.piped_names import piped_dirs
-from goosectx.recursive_reads import recursive_operands, sensitive_below_dir
+from goosectx.recursive_reads import recursive_operands, sensitive_below_dir, untouched_dirs
 from goosectx.sensitive import expand_user, sensitive_judge, shown
 from goosectx.shell_dirs import (
     Dir,
@@ -48,17 +48,19 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     be any (``x (after cd -: any may be)``). ``walked``: the line's walk, when the caller has it.
     """
     judge = sensitive_judge(data_dir, config_file)
+    own = tuple(path for path in (config_file, data_dir) if path is not None)
     walked = list(command_dirs(command, working_dir)) if walked is None else walked
     parts = [part for part, _dirs in walked]
     for k, (part, dirs) in enumerate(walked):
         for base in dirs:
-            yield from _below_recursive(recursive_operands(part.words), base, working_dir)
+            yield from _below_recursive(recursive_operands(part.words), base, working_dir,
+                                        own, untouched_dirs(part.words))
         if (fed := stdin_arguments(part.words)) is not None:
             listed = piped_dirs(parts, k)  # find . | xargs cat: the files below .
             if listed is None:
                 yield fed, f"{fed} (it takes the files it reads from its input: {ANY_MAY_BE}"
             for base in dirs if listed is not None else ():
-                yield from _below_recursive(listed, base, working_dir)
+                yield from _below_recursive(listed, base, working_dir, own)
         lead = len(part.words) - len(command_words(part.words))  # `then`, `X=1` before it
         for k, word in enumerate(part.words):
             if k < lead or k == lead and "/" not in word.value:
@@ -101,11 +103,14 @@ def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
     return None
 
 
-def _below_recursive(operands: list[str] | None, base: Dir,
-                     working_dir: Path) -> Iterator[tuple[str, str]]:
+def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
+                     own: tuple[Path, ...] = (),
+                     skip: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
     """The dir words of a recursive read (``grep -r``, ``find -exec``) with a sensitive file below.
 
-    Taken in ``base``, the dir the command runs in.
+    Taken in ``base``, the dir the command runs in. ``own``: goosectx's config file and data
+    dir, sensitive wherever they are (``grep -r x .config`` from ``~``); ``skip``: names of dirs
+    the command never enters (:func:`goosectx.recursive_reads.untouched_dirs`).
 
     ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
     (:mod:`goosectx.recursive_reads`).
@@ -117,13 +122,33 @@ def _below_recursive(operands: list[str] | None, base: Dir,
         directory = Path(os.path.abspath(base / expand_user(value)))
         if "\0" in value or not directory.is_dir():
             continue
-        for found in sensitive_below_dir(directory):
+        if reached := _own_below(directory, own):
+            yield value, f"{value} (holding {shown(reached, working_dir)})"
+            continue
+        anchor = Path(os.path.abspath(working_dir))
+        for found in sensitive_below_dir(directory, anchor, skip):
             if found is None:
                 yield value, (f"{value} (over {MAX_NAMES:,} names below it, too many to check: "
                               f"{ANY_MAY_BE}")
             else:
                 yield value, f"{value} (holding {shown(found, working_dir)})"
             break
+
+
+def _own_below(directory: Path, own: tuple[Path, ...]) -> Path | None:
+    """The first of ``own`` (goosectx's config file, data dir) that exists below ``directory``.
+
+    As written and resolved, so a link to it or from it counts (asking more, never less).
+    """
+    from goosectx.sensitive import inside, resolve
+
+    real = resolve(directory)
+    for path in own:
+        written = Path(os.path.abspath(path))
+        if os.path.lexists(written) and (inside(written, directory) or inside(
+                resolve(written), real)):
+            return written
+    return None
 
 
 def named_values(value: str) -> list[str]:
