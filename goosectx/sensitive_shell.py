@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES, pattern_paths
+from goosectx.hidden_names import hidden_names
 from goosectx.piped_names import piped_dirs
 from goosectx.recursive_reads import recursive_operands, sensitive_below_dir, untouched_dirs
 from goosectx.sensitive import expand_user, sensitive_judge, shown
@@ -29,6 +30,7 @@ from goosectx.shell_dirs import (
     command_words,
     stdin_arguments,
 )
+from goosectx.shell_unwrap import WRAPPERS, unwrap
 from goosectx.shell_words import Word
 
 ANY_MAY_BE = "any may be)"
@@ -52,15 +54,19 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     walked = list(command_dirs(command, working_dir)) if walked is None else walked
     parts = [part for part, _dirs in walked]
     for k, (part, dirs) in enumerate(walked):
+        program = _unwrapped(part.words)  # nice grep -r x .: grep's words
         for base in dirs:
-            yield from _below_recursive(recursive_operands(part.words), base, working_dir,
-                                        own, untouched_dirs(part.words))
+            yield from _below_recursive(recursive_operands(program), base, working_dir,
+                                        own, untouched_dirs(program))
         if (fed := stdin_arguments(part.words)) is not None:
             listed = piped_dirs(parts, k)  # find . | xargs cat: the files below .
             if listed is None:
                 yield fed, f"{fed} (it takes the files it reads from its input: {ANY_MAY_BE}"
             for base in dirs if listed is not None else ():
                 yield from _below_recursive(listed, base, working_dir, own)
+        if (why := hidden_names(program)) is not None:
+            line = " ".join(w.value for w in program)
+            yield line, f"{line} ({why}: {ANY_MAY_BE}"
         lead = len(part.words) - len(command_words(part.words))  # `then`, `X=1` before it
         for k, word in enumerate(part.words):
             if k < lead or k == lead and "/" not in word.value:
@@ -72,6 +78,17 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 found = _sensitive_word(word, dirs, working_dir, judge)
             if found is not None:
                 yield word.value, found
+
+
+def _unwrapped(words: list[Word]) -> list[Word]:
+    """The words of the program ``words`` runs, wrappers looked through (``nice -n5 grep``)."""
+    words = command_words(words)
+    for _ in range(8):
+        name = words[0].value.rsplit("/", 1)[-1] if words else ""
+        if name not in WRAPPERS:
+            break
+        words = unwrap(name, words[1:])[0]
+    return words
 
 
 def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
