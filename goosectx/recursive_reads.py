@@ -15,7 +15,8 @@ Core module: no printing.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES
@@ -117,6 +118,11 @@ def _find_starts(args: list[str]) -> list[str] | None:
 
 def find_starts(args: list[str]) -> list[str]:
     """The starting points of ``find`` (its words after the program), ``.`` when none."""
+    return find_split(args)[0]
+
+
+def find_split(args: list[str]) -> tuple[list[str], list[str]]:
+    """``find``'s starting points (``.`` when none) and the words of its expression."""
     i = 0
     while i < len(args) and args[i] in ("-H", "-L", "-P") or i < len(args) and args[i][
             :2] in ("-D", "-O"):
@@ -126,7 +132,7 @@ def find_starts(args: list[str]) -> list[str]:
         if value.startswith(("-", "(", "!", ")")):
             break
         starts.append(value)
-    return starts or ["."]
+    return starts or ["."], args[i + len(starts):]
 
 
 def _fd_dirs(args: list[str]) -> list[str] | None:
@@ -141,35 +147,60 @@ def _fd_dirs(args: list[str]) -> list[str] | None:
 
 
 def untouched_dirs(words: list[Word]) -> frozenset[str]:
-    """Names of dirs a recursive command never reaches into: ``.git`` for ``git clean``."""
+    """Dirs right in the walked dir a recursive command never enters: ``.git`` for ``git clean``.
+
+    (A nested repository's ``.git`` is another matter: ``git clean -ffd`` deletes it.)
+    """
     values = [w.value for w in words[:2]]
     return frozenset({".git"}) if values and _program(values[0]) == "git" and values[
         1:] == ["clean"] else frozenset()
 
 
+SPLIT_NAME = re.compile(r"[\s'\"\\]")
+"""A character ``xargs`` splits or unquotes a name at: ``a .env b.md`` is three names to it."""
+Printed = Callable[[str, bool], bool]
+"""Whether a lister prints an entry of this name (a dir when the flag is set): ``find -name``."""
+
+
 def sensitive_below_dir(directory: Path, anchor: Path | None = None,
-                        skip: frozenset[str] = frozenset()) -> Iterator[Path | None]:
-    """Each sensitive file below ``directory``, in walk order (symlinks not followed).
+                        skip: frozenset[str] = frozenset(),
+                        printed: Printed | None = None,
+                        split: bool = False) -> Iterator[Path | None]:
+    """Each sensitive file below ``directory`` that is reached, in walk order (no symlinks).
 
     A ``None`` when there are more than :data:`MAX_NAMES` names (any may be). Judged by
     :func:`goosectx.sensitive.sensitive_below`: the names below ``anchor`` (the working dir,
     when ``directory`` is in it: ``cp -r .git g`` reaches ``.git/config``), else below
-    ``directory``, so a project under ``~/.config/gh`` is no secret itself. Dirs named in
-    ``skip`` are not entered.
+    ``directory``, so a project under ``~/.config/gh`` is no secret itself. Dirs of ``skip``
+    right in ``directory`` are not entered. ``printed``: a name filter (``find . -name
+    '*.md' | xargs wc -l``); an entry is reached when printed or below a printed dir (``xargs
+    grep -r`` reads below it); the caller passes none when ``directory`` itself is printed.
+    ``split``: a name printed to ``xargs`` that it splits into other names (``a .env b.md``:
+    a blank, a quote, a backslash) is yielded as well (it may be any).
     """
     from goosectx.sensitive import sensitive_below
 
     root = directory if anchor is None or not (
         directory == anchor or anchor in directory.parents) else anchor
+    reached = {directory} if printed is None else set()
     for found in _names_below(directory):
         if found is None:
             yield None
             return
         path, dirs = found
-        if path.name in skip and path.name in dirs:
+        if path.name in skip and path.parent == directory and path.name in dirs:
             dirs.remove(path.name)
             continue
-        if sensitive_below(path, root):
+        is_dir = path.name in dirs
+        if printed is not None and path.parent not in reached and not printed(
+                path.name, is_dir):
+            continue  # not printed itself: its subdirs may be
+        if is_dir:
+            reached.add(path)
+        if split and SPLIT_NAME.search(path.name) and (printed is None or printed(
+                path.name, is_dir)):
+            yield path
+        elif sensitive_below(path, root):
             yield path
             if path.name in dirs:
                 dirs.remove(path.name)  # one finding per sensitive directory

@@ -18,8 +18,14 @@ from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES, pattern_paths
 from goosectx.hidden_names import hidden_names
-from goosectx.piped_names import piped_dirs
-from goosectx.recursive_reads import recursive_operands, sensitive_below_dir, untouched_dirs
+from goosectx.piped_names import piped_listing
+from goosectx.recursive_reads import (
+    SPLIT_NAME,
+    Printed,
+    recursive_operands,
+    sensitive_below_dir,
+    untouched_dirs,
+)
 from goosectx.sensitive import expand_user, sensitive_judge, shown
 from goosectx.shell_dirs import (
     Dir,
@@ -59,11 +65,13 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             yield from _below_recursive(recursive_operands(program), base, working_dir,
                                         own, untouched_dirs(program))
         if (fed := stdin_arguments(part.words)) is not None:
-            listed = piped_dirs(parts, k)  # find . | xargs cat: the files below .
+            listed = piped_listing(parts, k)  # find . | xargs cat: the files below .
             if listed is None:
                 yield fed, f"{fed} (it takes the files it reads from its input: {ANY_MAY_BE}"
-            for base in dirs if listed is not None else ():
-                yield from _below_recursive(listed, base, working_dir, own)
+            else:
+                for base in dirs:
+                    yield from _below_recursive(listed.dirs, base, working_dir, own,
+                                                listed.skip, listed.printed, split=True)
         if (why := hidden_names(program)) is not None:
             line = " ".join(w.value for w in program)
             yield line, f"{line} ({why}: {ANY_MAY_BE}"
@@ -122,12 +130,16 @@ def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
 
 def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
                      own: tuple[Path, ...] = (),
-                     skip: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
+                     skip: frozenset[str] = frozenset(),
+                     printed: Printed | None = None,
+                     split: bool = False) -> Iterator[tuple[str, str]]:
     """The dir words of a recursive read (``grep -r``, ``find -exec``) with a sensitive file below.
 
     Taken in ``base``, the dir the command runs in. ``own``: goosectx's config file and data
     dir, sensitive wherever they are (``grep -r x .config`` from ``~``); ``skip``: names of dirs
-    the command never enters (:func:`goosectx.recursive_reads.untouched_dirs`).
+    the command never enters (:func:`goosectx.recursive_reads.untouched_dirs`); ``printed``:
+    the names a lister piped into ``xargs`` prints (``find . -name '*.md'``), ``split`` for
+    such a listing: a name ``xargs`` splits (``a .env b.md``) may be any.
 
     ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
     (:mod:`goosectx.recursive_reads`).
@@ -143,8 +155,14 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
             yield value, f"{value} (holding {shown(reached, working_dir)})"
             continue
         anchor = Path(os.path.abspath(working_dir))
-        for found in sensitive_below_dir(directory, anchor, skip):
-            if found is None:
+        if printed is not None and any(printed(name, True) for name in (
+                directory.name, os.path.basename(value.rstrip("/")) or value)):
+            printed = None  # find sub -name sub: it prints sub, xargs grep -r reads below
+        for found in sensitive_below_dir(directory, anchor, skip, printed, split):
+            if found is not None and split and SPLIT_NAME.search(found.name):
+                yield value, (f"{value} (holding {shown(found, working_dir)}, a name xargs "
+                              f"splits into others: {ANY_MAY_BE}")
+            elif found is None:
                 yield value, (f"{value} (over {MAX_NAMES:,} names below it, too many to check: "
                               f"{ANY_MAY_BE}")
             else:

@@ -148,7 +148,6 @@ def test_find_writing_a_git_hook_asks(project: Path, command: str) -> None:
     "sort a.txt", "tar -tf x.tar", "tar -xf x.tar", "zip o.zip a.txt",
     "find . -name '*.py' -fprint build/list.txt", "git clean -n src",
     "find . -name '*.md' | xargs wc -l",  # M2: what find can print holds no sensitive file
-    "git ls-files | xargs wc -l",  # tracked files only, never .git/
     "find . -type f -name '*.py' | xargs cat",
 ])
 def test_common_safe_commands_still_run(project: Path, command: str) -> None:
@@ -172,8 +171,44 @@ def test_a_filtered_find_that_may_print_a_sensitive_file_asks(
     assert action == "ask", reason
 
 
+@pytest.mark.parametrize("command", ["find . -name '*.md' | xargs cat",
+                                     "find src -type f -name '*.md' | xargs cat"])
+def test_a_listed_name_xargs_splits_into_others_asks(project: Path, command: str) -> None:
+    (project / "src" / "x .env y.md").write_text("x\n")  # xargs cat reads ./.env
+    action, reason = _verdict(project, command)
+    assert action == "ask", reason
+    assert "a name xargs splits" in reason
+
+
+def test_a_filtered_find_printing_a_dir_that_holds_a_sensitive_file_asks(
+        project: Path) -> None:
+    (project / "notes.md").mkdir()
+    (project / "notes.md" / ".env").write_text("K=1\n")
+    assert _verdict(project, "find . -name '*.md' | xargs grep -r K")[0] == "ask"
+
+
 def test_a_tracked_sensitive_file_git_ls_files_prints_asks(project: Path) -> None:
     assert _verdict(project, "git ls-files | xargs cat")[0] == "ask"
+
+
+@pytest.mark.parametrize("command", [
+    "git ls-files | xargs wc -l",  # tracked files only, never .git/
+    "find . -name '*.md' | xargs wc -l",
+    "find . -name '*.md' -print0 | xargs -0 grep -n x",
+])
+def test_listing_a_git_repo_without_sensitive_files_runs(tmp_path: Path, command: str) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]\n")
+    (tmp_path / "README.md").write_text("# x\n")
+    assert _verdict(tmp_path, command)[0] == "run"
+
+
+@pytest.mark.parametrize("command", ["git ls-files | xargs cat", "git ls-files -o | xargs cat"])
+def test_git_ls_files_over_a_nested_repository_asks(tmp_path: Path, command: str) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "nested" / ".git").mkdir(parents=True)
+    (tmp_path / "nested" / ".git" / "config").write_text("[remote]\n")
+    assert _verdict(tmp_path, command)[0] == "ask"
 
 
 @pytest.mark.parametrize("command", ["grep -r TOKEN .config", "grep -r x .local",
