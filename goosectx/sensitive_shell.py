@@ -151,13 +151,13 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
         directory = Path(os.path.abspath(base / expand_user(value)))
         if "\0" in value or not directory.is_dir():
             continue
-        if reached := _own_below(directory, own):
-            yield value, f"{value} (holding {shown(reached, working_dir)})"
-            continue
-        anchor = Path(os.path.abspath(working_dir))
         if printed is not None and any(printed(name, True) for name in (
                 directory.name, os.path.basename(value.rstrip("/")) or value)):
             printed = None  # find sub -name sub: it prints sub, xargs grep -r reads below
+        if reached := _own_below(directory, own, printed):
+            yield value, f"{value} (holding {shown(reached, working_dir)})"
+            continue
+        anchor = Path(os.path.abspath(working_dir))
         for found in sensitive_below_dir(directory, anchor, skip, printed, split):
             if found is not None and split and SPLIT_NAME.search(found.name):
                 yield value, (f"{value} (holding {shown(found, working_dir)}, a name xargs "
@@ -170,19 +170,28 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
             break
 
 
-def _own_below(directory: Path, own: tuple[Path, ...]) -> Path | None:
+def _own_below(directory: Path, own: tuple[Path, ...],
+               printed: Printed | None = None) -> Path | None:
     """The first of ``own`` (goosectx's config file, data dir) that exists below ``directory``.
 
-    As written and resolved, so a link to it or from it counts (asking more, never less).
+    As written and resolved, so a link to it or from it counts (asking more, never less). With
+    ``printed`` (``find . -name '*.md' | xargs …``) a file counts when it or a dir on the way
+    to it is printed; a dir (the data dir, whose files any name may match) always counts.
     """
     from goosectx.sensitive import inside, resolve
 
     real = resolve(directory)
     for path in own:
         written = Path(os.path.abspath(path))
-        if os.path.lexists(written) and (inside(written, directory) or inside(
-                resolve(written), real)):
-            return written
+        if not os.path.lexists(written):
+            continue
+        for top, below in ((directory, written), (real, resolve(written))):
+            if not inside(below, top):
+                continue
+            names = below.relative_to(top).parts
+            if printed is None or below.is_dir() or any(
+                    printed(name, i < len(names) - 1) for i, name in enumerate(names)):
+                return written
     return None
 
 

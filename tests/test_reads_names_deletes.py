@@ -228,3 +228,21 @@ def test_a_recursive_read_reaching_goosectx_own_config_or_data_asks(
         data_dir=data, config_file=config))
     assert verdict.action == "ask", verdict.reason
     assert "goosectx" in verdict.reason
+
+
+def test_goosectx_config_in_the_project_is_judged_by_what_find_prints(project: Path) -> None:
+    config = project / ".cfg.toml"
+    config.write_text('token = "x"\n')
+    (project / ".env").unlink()
+    (project / "sub" / "id_rsa").unlink()
+
+    def action(command: str) -> str:
+        return decide(ApprovalContext(
+            mode="smart_approve", tool_name="shell", read_only=False, working_dir=project,
+            arguments={"command": command},
+            rules=PermissionRules(allow=("shell(find*)", "shell(xargs*)")),
+            config_file=config)).action
+
+    assert action("find . -name '*.md' | xargs wc -l") == "run"
+    assert action("find . -name '*.toml' | xargs wc -l") == "ask"
+    assert action("find . | xargs wc -l") == "ask"
