@@ -5,7 +5,7 @@ a shell command names (:func:`goosectx.sensitive.sensitive_words`); ``grep -r KE
 only ``.``, yet reads ``./.env`` and ``./.git/config``. So under an allow rule such as
 ``shell(grep*)`` (or after ``a``) the approval also walks each directory a recursive ``grep``
 or ``diff`` (``.`` when it names none), a ``tar``, ``cp -r``, ``rsync -a``, ``scp -r`` or
-``zip -r`` reads, each dir ``find … -exec CMD {} ;`` or ``fd … -x CMD`` walks (CMD reads every
+``zip -r`` reads (``rg``/``ag``/``ack`` by default), each dir ``find … -exec CMD {} ;`` or ``fd … -x CMD`` walks (CMD reads every
 file found: what ``-name`` keeps is not worked out), and asks when a sensitive file lies
 below it, or when there are more than :data:`MAX_NAMES` names to look at (any may be).
 
@@ -36,6 +36,9 @@ _RECURSIVE: dict[str, tuple[tuple[str, ...], str]] = {
 under any prefix getopt takes for it (``--recu``, :func:`goosectx.shell_options.long_option`),
 or one of these letters in a cluster of short options (``-rn``, ``-av``); ``egrep``/``fgrep``
 are ``grep``. ``tar`` reads below every directory it is given, ``rgrep`` is ``grep -r``."""
+_SEARCHERS = frozenset({"rg", "ag", "ack", "ack-grep"})
+"""Searchers that read below the working dir (or the dirs they name) by default."""
+_SHOW_HIDDEN = ("--hidden", "--unrestricted", "--no-ignore-hidden", "--search-hidden")
 _GREP_VALUED = "dDefmABC"
 """grep's short options that take a value (``-d recurse``, ``-nd rec``)."""
 
@@ -76,6 +79,9 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
         return _find_starts(args)
     if name in ("fd", "fdfind"):
         return _fd_dirs(args)
+    if name in _SEARCHERS:  # rg KEY: the working dir, every operand else
+        words_read = [a for a in args if not a.startswith("-")]
+        return [*words_read, "."] if len(words_read) <= 1 else words_read
     if name == "git" and args[:1] == ["clean"]:
         return [a for a in args[1:] if not a.startswith("-")] or ["."]
     if name not in _RECURSIVE:
@@ -146,6 +152,19 @@ def _fd_dirs(args: list[str]) -> list[str] | None:
     return [*words, "."] if len(words) <= 1 else words
 
 
+def hidden_skipped(words: list[Word]) -> bool:
+    """True when the searcher ``words`` run skips hidden files and dirs (``rg KEY``, ``ag``).
+
+    Not with ``--hidden``, ``-u``/``--unrestricted``, ``-.`` (any spelling), nor for rg with a
+    ``RIPGREP_CONFIG_PATH`` (its options are not read here); ``ack`` is not counted on.
+    """
+    name = _program(words[0].value) if words else ""
+    if name not in ("rg", "ag") or name == "rg" and os.environ.get("RIPGREP_CONFIG_PATH"):
+        return False
+    return not any(any(long_option(a, option) for option in _SHOW_HIDDEN) or a[:1] == "-" and (
+        a[1:2] != "-" and ("u" in a or "." in a)) for a in (w.value for w in words[1:]))
+
+
 def untouched_dirs(words: list[Word]) -> frozenset[str]:
     """Dirs right in the walked dir a recursive command never enters: ``.git`` for ``git clean``.
 
@@ -165,7 +184,8 @@ Printed = Callable[[str, bool], bool]
 def sensitive_below_dir(directory: Path, anchor: Path | None = None,
                         skip: frozenset[str] = frozenset(),
                         printed: Printed | None = None,
-                        split: bool = False) -> Iterator[Path | None]:
+                        split: bool = False,
+                        hidden: bool = True) -> Iterator[Path | None]:
     """Each sensitive file below ``directory`` that is reached, in walk order (no symlinks).
 
     A ``None`` when there are more than :data:`MAX_NAMES` names (any may be). Judged by
@@ -176,7 +196,8 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
     '*.md' | xargs wc -l``); an entry is reached when printed or below a printed dir (``xargs
     grep -r`` reads below it); the caller passes none when ``directory`` itself is printed.
     ``split``: a name printed to ``xargs`` that it splits into other names (``a .env b.md``:
-    a blank, a quote, a backslash) is yielded as well (it may be any).
+    a blank, a quote, a backslash) is yielded as well (it may be any). ``hidden=False``:
+    names starting with ``.`` are not entered (``rg KEY`` skips them).
     """
     from goosectx.sensitive import sensitive_below
 
@@ -188,8 +209,10 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
             yield None
             return
         path, dirs = found
-        if path.name in skip and path.parent == directory and path.name in dirs:
-            dirs.remove(path.name)
+        if path.name in skip and path.parent == directory and path.name in dirs or (
+                not hidden and path.name.startswith(".")):
+            if path.name in dirs:
+                dirs.remove(path.name)
             continue
         is_dir = path.name in dirs
         if printed is not None and path.parent not in reached and not printed(

@@ -22,6 +22,7 @@ from goosectx.piped_names import piped_listing
 from goosectx.recursive_reads import (
     SPLIT_NAME,
     Printed,
+    hidden_skipped,
     recursive_operands,
     sensitive_below_dir,
     untouched_dirs,
@@ -63,7 +64,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
         program = _unwrapped(part.words)  # nice grep -r x .: grep's words
         for base in dirs:
             yield from _below_recursive(recursive_operands(program), base, working_dir,
-                                        own, untouched_dirs(program))
+                                        own, untouched_dirs(program),
+                                        hidden=not hidden_skipped(program))
         if (fed := stdin_arguments(part.words)) is not None:
             listed = piped_listing(parts, k)  # find . | xargs cat: the files below .
             if listed is None:
@@ -132,14 +134,15 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
                      own: tuple[Path, ...] = (),
                      skip: frozenset[str] = frozenset(),
                      printed: Printed | None = None,
-                     split: bool = False) -> Iterator[tuple[str, str]]:
+                     split: bool = False, hidden: bool = True) -> Iterator[tuple[str, str]]:
     """The dir words of a recursive read (``grep -r``, ``find -exec``) with a sensitive file below.
 
     Taken in ``base``, the dir the command runs in. ``own``: goosectx's config file and data
     dir, sensitive wherever they are (``grep -r x .config`` from ``~``); ``skip``: names of dirs
     the command never enters (:func:`goosectx.recursive_reads.untouched_dirs`); ``printed``:
     the names a lister piped into ``xargs`` prints (``find . -name '*.md'``), ``split`` for
-    such a listing: a name ``xargs`` splits (``a .env b.md``) may be any.
+    such a listing: a name ``xargs`` splits (``a .env b.md``) may be any; ``hidden=False``:
+    hidden names are skipped (``rg KEY``).
 
     ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
     (:mod:`goosectx.recursive_reads`).
@@ -158,7 +161,7 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
             yield value, f"{value} (holding {shown(reached, working_dir)})"
             continue
         anchor = Path(os.path.abspath(working_dir))
-        for found in sensitive_below_dir(directory, anchor, skip, printed, split):
+        for found in sensitive_below_dir(directory, anchor, skip, printed, split, hidden):
             if found is not None and split and SPLIT_NAME.search(found.name):
                 yield value, (f"{value} (holding {shown(found, working_dir)}, a name xargs "
                               f"splits into others: {ANY_MAY_BE}")

@@ -246,3 +246,26 @@ def test_goosectx_config_in_the_project_is_judged_by_what_find_prints(project: P
     assert action("find . -name '*.md' | xargs wc -l") == "run"
     assert action("find . -name '*.toml' | xargs wc -l") == "ask"
     assert action("find . | xargs wc -l") == "ask"
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("rg KEY", "ask"),  # sub/id_rsa is no hidden file: rg reads it
+    ("ag KEY .", "ask"),
+    ("rg KEY src", "run"),
+    ("rg -n TODO src/a.py", "run"),
+])
+def test_a_searcher_reading_the_working_dir_by_default_is_judged_below_it(
+        project: Path, command: str, expected: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == expected, reason
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("rg KEY", "run"),  # .env and .git are hidden: rg skips them
+    ("rg --hidden KEY", "ask"), ("rg --hid KEY", "ask"), ("rg -uu KEY", "ask"),
+    ("rg -. KEY", "ask"), ("rg KEY .git", "ask"), ("ack KEY", "ask"),
+])
+def test_rg_skips_hidden_names_unless_told(project: Path, command: str, expected: str) -> None:
+    (project / "sub" / "id_rsa").unlink()
+    action, reason = _verdict(project, command)
+    assert action == expected, reason
