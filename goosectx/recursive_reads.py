@@ -4,10 +4,12 @@ docs/architecture.md §4 (clause "permission rules"). The sensitive-file check j
 a shell command names (:func:`goosectx.sensitive.sensitive_words`); ``grep -r KEY .`` names
 only ``.``, yet reads ``./.env`` and ``./.git/config``. So under an allow rule such as
 ``shell(grep*)`` (or after ``a``) the approval also walks each directory a recursive ``grep``
-or ``diff`` (``.`` when it names none), a ``tar``, ``cp -r``, ``rsync -a``, ``scp -r`` or
-``zip -r`` reads (``rg``/``ag``/``ack`` by default), each dir ``find … -exec CMD {} ;`` or ``fd … -x CMD`` walks (CMD reads every
-file found: what ``-name`` keeps is not worked out), and asks when a sensitive file lies
-below it, or when there are more than :data:`MAX_NAMES` names to look at (any may be).
+or ``diff`` (``.`` when it names none), ``rg``/``ag``/``ack`` (recursive by default), a
+``tar``, ``cp -r``, ``rsync -a``, ``scp -r`` or ``zip -r`` reads, ``rm -r`` / ``find -delete``
+/ ``git clean`` deletes, ``mv``/``ln`` names anew, each dir ``find … -exec CMD {} ;`` or ``fd
+… -x CMD`` walks (CMD reads every file found: what ``-name`` keeps is not worked out), and
+asks when a sensitive file lies below it, or when there are more than :data:`MAX_NAMES` names
+to look at (any may be).
 
 Core module: no printing.
 """
@@ -67,7 +69,8 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     worked out, a word that is no directory is skipped by the walk); ``grep -r x`` → ``["x",
     "."]``, as grep reads the working dir; ``tar -czf out.tgz .`` → ``["-czf", "out.tgz",
     "."]`` (tar's first word may be its options without a dash); ``cp -r src dst``, ``rsync
-    -a``, ``scp -r``, ``zip -r``, ``rm -r``; ``find … -delete`` / ``-exec``; ``git clean``.
+    -a``, ``scp -r``, ``zip -r``, ``rm -r``; ``find … -delete`` / ``-exec``; ``git clean``;
+    ``mv`` and ``ln``, whose dir's files a later word may name anew (``mv .git g``).
     """
     if not words:
         return None
@@ -79,6 +82,8 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
         return _find_starts(args)
     if name in ("fd", "fdfind"):
         return _fd_dirs(args)
+    if name in ("mv", "ln"):  # mv .git g && cat g/config: its files under another name
+        return [a for a in args if not a.startswith("-")]
     if name in _SEARCHERS:  # rg KEY: the working dir, every operand else
         words_read = [a for a in args if not a.startswith("-")]
         return [*words_read, "."] if len(words_read) <= 1 else words_read

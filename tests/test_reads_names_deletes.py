@@ -105,6 +105,9 @@ def test_abbreviated_recursive_options_read_below(project: Path, command: str) -
     "cp -a . x",
     "cp -R .git/ backup",
     "tar czf g.tgz .git",
+    "mv .git g && cat g/config",
+    "ln -s .git g && cat g/config",
+    "ln -s sub k && cat k/id_rsa",
 ])
 def test_a_recursive_copy_of_a_sensitive_dir_asks(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
@@ -145,7 +148,7 @@ def test_find_writing_a_git_hook_asks(project: Path, command: str) -> None:
     "rm build/out.o", "cp a.txt b.txt", "rm -r build", "rm -rf build/", "find build -delete",
     "cp -r src copy", "grep --recursive x src", "grep --directories=skip x .",
     "grep -d skip x a.txt", "jq '.a' data.json", "jq -n '1 + 1'", "jq '.import' data.json",
-    "sort a.txt", "tar -tf x.tar", "tar -xf x.tar", "zip o.zip a.txt",
+    "sort a.txt", "mv a.txt b.txt", "mv src lib", "ln -s src lib", "tar -tf x.tar", "tar -xf x.tar", "zip o.zip a.txt",
     "find . -name '*.py' -fprint build/list.txt", "git clean -n src",
     "find . -name '*.md' | xargs wc -l",  # M2: what find can print holds no sensitive file
     "find . -type f -name '*.py' | xargs cat",
