@@ -44,6 +44,9 @@ def hidden_names(words: list[Word]) -> str | None:
     args = [w.value for w in words[1:]]
     if name == "jq" and any(_JQ_MODULE.search(a) for a in args):
         return "a jq import or include reads a module file"
+    if name == "parallel" and any(a.startswith("::::") or a == "-a" or long_option(
+            a, "--arg-file") for a in args):  # parallel cat :::: list: the lines of list
+        return "parallel takes the arguments of its command from a file"
     if name not in _LIST_OPTIONS:
         return None
     longs, letters = _LIST_OPTIONS[name], _LIST_LETTERS.get(name, "")

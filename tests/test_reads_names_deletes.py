@@ -68,6 +68,9 @@ def test_a_jq_program_that_may_read_a_file_asks(project: Path, command: str) -> 
     "du --files0-from=list",
     "wc --files0-from=list",
     "find -files0-from list -type f",
+    "parallel cat :::: list",
+    "parallel -a list cat",
+    "parallel --arg-file list cat",
 ])
 def test_a_program_reading_file_names_from_its_input_or_a_list_asks(
         project: Path, command: str) -> None:
@@ -148,7 +151,7 @@ def test_find_writing_a_git_hook_asks(project: Path, command: str) -> None:
     "rm build/out.o", "cp a.txt b.txt", "rm -r build", "rm -rf build/", "find build -delete",
     "cp -r src copy", "grep --recursive x src", "grep --directories=skip x .",
     "grep -d skip x a.txt", "jq '.a' data.json", "jq -n '1 + 1'", "jq '.import' data.json",
-    "sort a.txt", "mv a.txt b.txt", "mv src lib", "ln -s src lib", "tar -tf x.tar", "tar -xf x.tar", "zip o.zip a.txt",
+    "sort a.txt", "mv a.txt b.txt", "mv src lib", "ln -s src lib", "parallel gzip ::: a.txt", "tar -tf x.tar", "tar -xf x.tar", "zip o.zip a.txt",
     "find . -name '*.py' -fprint build/list.txt", "git clean -n src",
     "find . -name '*.md' | xargs wc -l",  # M2: what find can print holds no sensitive file
     "find . -type f -name '*.py' | xargs cat",
