@@ -14,9 +14,11 @@ Core module: no printing.
 
 from __future__ import annotations
 
+import fnmatch
 import re
+from typing import NamedTuple
 
-from goosectx.recursive_reads import find_starts
+from goosectx.recursive_reads import Printed, find_split
 from goosectx.shell_words import Part
 
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg"})
@@ -46,30 +48,81 @@ def _filters(part: Part) -> bool:
     return False
 
 
-def _listed_dirs(part: Part) -> list[str] | None:
-    """The dirs ``part`` lists the files below (as written), ``None`` if it is no lister."""
+class Listing(NamedTuple):
+    """What a lister piped into ``xargs`` prints: names below ``dirs`` (as written)."""
+
+    dirs: list[str]
+    printed: Printed | None = None
+    """Which names it prints (``find -name '*.md' -type f``), ``None``: any."""
+    skip: frozenset[str] = frozenset()
+    """Dirs right in each of ``dirs`` it prints nothing of: ``.git`` for ``git ls-files``."""
+
+
+_FIND_FILTERS = frozenset({"-name", "-iname", "-type", "-maxdepth", "-mindepth"})
+
+
+def _find_printed(expression: list[str]) -> Printed | None:
+    r"""Which names ``find``'s expression prints, when it is only ``-name``/``-iname``/``-type f``.
+
+    Terms joined by the implied ``-a`` (no ``-o``, ``!``, ``(``); a pattern with ``[`` or
+    ``\`` is read differently by Python's fnmatch than by find: ``None`` (any name), as for
+    every other expression. ``-maxdepth`` and ``-mindepth`` print fewer, never other names.
+    """
+    patterns: list[tuple[str, bool]] = []
+    files_only = False
+    i = 0
+    while i < len(expression):
+        word, value = expression[i], expression[i + 1] if i + 1 < len(expression) else None
+        if word in ("-print", "-print0"):
+            i += 1
+            continue
+        if word not in _FIND_FILTERS or value is None:
+            return None
+        if word in ("-name", "-iname"):
+            if "[" in value or "\\" in value:
+                return None
+            patterns.append((value.lower() if word == "-iname" else value, word == "-iname"))
+        files_only |= word == "-type" and value == "f"
+        i += 2
+
+    def printed(name: str, is_dir: bool) -> bool:
+        return not (files_only and is_dir) and all(fnmatch.fnmatchcase(
+            name.lower() if icase else name, pattern) for pattern, icase in patterns)
+
+    return printed
+
+
+def _listing(part: Part) -> Listing | None:
+    """What ``part`` lists (:class:`Listing`), ``None`` if it is no lister."""
     name, args = _name(part), [w.value for w in part.words[1:]]
     if any(w.expands for w in part.words[1:]) or any(a.startswith(("-exec", "-ok", "-fprint"))
                                                     for a in args):
         return None
     operands = _operands(part)
     if name == "find":
-        return find_starts(args)
+        starts, expression = find_split(args)
+        return Listing(starts, _find_printed(expression))
     if name in ("fd", "fdfind", "rg") and (name != "rg" or any(
             a in ("--files", "-l", "--files-with-matches") for a in args)):
-        return [*operands, "."]  # a pattern, dirs or an option's value: "." as well
+        return Listing([*operands, "."])  # a pattern, dirs or an option's value: "." too
     if name == "git" and args[:1] == ["ls-files"]:
-        return [*operands[1:], "."]
+        return Listing([*operands[1:], "."], skip=frozenset({".git"}))  # never in .git
     if name == "ls":
-        return [*operands, "."]  # a name it prints is in a dir it names, or the working dir
+        return Listing([*operands, "."])  # a name it prints is in a dir it names, or "."
     return None
 
 
 def piped_dirs(parts: list[Part], k: int) -> list[str] | None:
-    """The dirs whose files ``parts[k]`` (an ``xargs``) is given, ``None`` if not known.
+    """The dirs whose files ``parts[k]`` (an ``xargs``) is given, ``None`` if not known."""
+    listing = piped_listing(parts, k)
+    return None if listing is None else listing.dirs
+
+
+def piped_listing(parts: list[Part], k: int) -> Listing | None:
+    """What ``parts[k]`` (an ``xargs``) is given (:class:`Listing`), ``None`` if not known.
 
     Read back through the pipe into it: filters (:func:`_filters`), then one lister
-    (:func:`_listed_dirs`). A part of a subshell or substitution, a redirection or anything
+    (:func:`_listing`). A part of a subshell or substitution, a redirection or anything
     else on the way: ``None``.
     """
     depth = parts[k].depth
@@ -78,7 +131,7 @@ def piped_dirs(parts: list[Part], k: int) -> list[str] | None:
         while k > 0 and parts[k].depth > depth:  # the lines a bash -c before it runs
             k -= 1
         before = parts[k]
-        if (listed := _listed_dirs(before)) is not None:
+        if (listed := _listing(before)) is not None:
             return listed
         if not _filters(before):
             return None

@@ -4,10 +4,12 @@ docs/architecture.md §4 (clause "permission rules"). The sensitive-file check j
 a shell command names (:func:`goosectx.sensitive.sensitive_words`); ``grep -r KEY .`` names
 only ``.``, yet reads ``./.env`` and ``./.git/config``. So under an allow rule such as
 ``shell(grep*)`` (or after ``a``) the approval also walks each directory a recursive ``grep``
-or ``diff`` (``.`` when it names none), a ``tar``, ``cp -r``, ``rsync -a``, ``scp -r`` or
-``zip -r`` reads, each dir ``find … -exec CMD {} ;`` or ``fd … -x CMD`` walks (CMD reads every
-file found: what ``-name`` keeps is not worked out), and asks when a sensitive file lies
-below it, or when there are more than :data:`MAX_NAMES` names to look at (any may be).
+or ``diff`` (``.`` when it names none), ``rg``/``ag``/``ack`` (recursive by default), a
+``tar``, ``cp -r``, ``rsync -a``, ``scp -r`` or ``zip -r`` reads, ``rm -r`` / ``find -delete``
+/ ``git clean`` deletes, ``mv``/``ln`` names anew, each dir ``find … -exec CMD {} ;`` or ``fd
+… -x CMD`` walks (CMD reads every file found: what ``-name`` keeps is not worked out), and
+asks when a sensitive file lies below it, or when there are more than :data:`MAX_NAMES` names
+to look at (any may be).
 
 Core module: no printing.
 """
@@ -15,24 +17,32 @@ Core module: no printing.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES
+from goosectx.shell_options import long_option, option_value, short_value
 from goosectx.shell_words import Word
 
-_RECURSIVE: dict[str, tuple[frozenset[str], str]] = {
-    "grep": (frozenset({"--recursive", "--dereference-recursive", "--directories=recurse"}),
-             "rR"),
-    "diff": (frozenset({"--recursive"}), "r"),
-    "cp": (frozenset({"--recursive", "--archive"}), "rRa"),
-    "rsync": (frozenset({"--recursive", "--archive"}), "ra"),
-    "scp": (frozenset(), "r"),
-    "zip": (frozenset({"--recurse-paths"}), "r"),
+_RECURSIVE: dict[str, tuple[tuple[str, ...], str]] = {
+    "grep": (("--recursive", "--dereference-recursive"), "rR"),
+    "diff": (("--recursive",), "r"),
+    "cp": (("--recursive", "--archive"), "rRa"),
+    "rsync": (("--recursive", "--archive"), "ra"),
+    "scp": ((), "r"),
+    "zip": (("--recurse-paths", "--recurse-patterns"), "rR"),
+    "rm": (("--recursive",), "rR"),
 }
-"""Programs that read below a directory when given one of these long options, or one of these
-letters in a cluster of short options (``-rn``, ``-av``); ``egrep``/``fgrep`` are ``grep``.
-``tar`` reads below every directory it is given, ``rgrep`` is ``grep -r``."""
+"""Programs that read (``rm``: delete) below a directory when given one of these long options,
+under any prefix getopt takes for it (``--recu``, :func:`goosectx.shell_options.long_option`),
+or one of these letters in a cluster of short options (``-rn``, ``-av``); ``egrep``/``fgrep``
+are ``grep``. ``tar`` reads below every directory it is given, ``rgrep`` is ``grep -r``."""
+_SEARCHERS = frozenset({"rg", "ag", "ack", "ack-grep"})
+"""Searchers that read below the working dir (or the dirs they name) by default."""
+_SHOW_HIDDEN = ("--hidden", "--unrestricted", "--no-ignore-hidden", "--search-hidden")
+_GREP_VALUED = "dDefmABC"
+"""grep's short options that take a value (``-d recurse``, ``-nd rec``)."""
 
 
 def _program(word: str) -> str:
@@ -40,14 +50,27 @@ def _program(word: str) -> str:
     return "grep" if name in ("egrep", "fgrep", "rgrep") else name
 
 
+def _grep_recurses(args: list[str], i: int) -> bool:
+    """True when grep's ``args[i]`` is ``--directories=recurse`` / ``-d rec`` under any spelling.
+
+    getopt takes a prefix of ``--directories``; grep a prefix of ``recurse`` as its value.
+    """
+    value = option_value(args, i, ("--directories",))
+    if value is None and args[i][:1] == "-" and args[i][1:2] != "-":
+        short = short_value(args, i, _GREP_VALUED)
+        value = short.value if short.letter == "d" else None
+    return bool(value) and "recurse".startswith(value or "")
+
+
 def recursive_operands(words: list[Word]) -> list[str] | None:
-    """The words a recursive read may read below, ``None`` if the command reads none.
+    """The words a recursive read (or delete) may reach below, ``None`` if the command reaches none.
 
     ``grep -rn TODO src`` → ``["TODO", "src"]`` (every operand: which is the pattern is not
     worked out, a word that is no directory is skipped by the walk); ``grep -r x`` → ``["x",
     "."]``, as grep reads the working dir; ``tar -czf out.tgz .`` → ``["-czf", "out.tgz",
     "."]`` (tar's first word may be its options without a dash); ``cp -r src dst``, ``rsync
-    -a``, ``scp -r``, ``zip -r``.
+    -a``, ``scp -r``, ``zip -r``, ``rm -r``; ``find … -delete`` / ``-exec``; ``git clean``;
+    ``mv`` and ``ln``, whose dir's files a later word may name anew (``mv .git g``).
     """
     if not words:
         return None
@@ -59,6 +82,13 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
         return _find_starts(args)
     if name in ("fd", "fdfind"):
         return _fd_dirs(args)
+    if name in ("mv", "ln"):  # mv .git g && cat g/config: its files under another name
+        return [a for a in args if not a.startswith("-")]
+    if name in _SEARCHERS:  # rg KEY: the working dir, every operand else
+        words_read = [a for a in args if not a.startswith("-")]
+        return [*words_read, "."] if len(words_read) <= 1 else words_read
+    if name == "git" and args[:1] == ["clean"]:
+        return [a for a in args[1:] if not a.startswith("-")] or ["."]
     if name not in _RECURSIVE:
         return None
     longs, letters = _RECURSIVE[name]
@@ -68,8 +98,8 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
         if value == "--":
             operands.extend(args[i + 1:])
             break
-        if value in longs or name == "grep" and value == "-d" and args[i + 1:i + 2] == [
-                "recurse"]:
+        if any(long_option(value, option) for option in longs) or name == "grep" and (
+                _grep_recurses(args, i)):
             recursive = True
         elif value.startswith("-") and not value.startswith("--") and len(value) > 1:
             recursive |= any(letter in value for letter in letters)
@@ -84,20 +114,26 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
 
 RUNS_ON_FOUND = frozenset({"find", "fd", "fdfind"})
 """Programs whose ``-exec`` / ``-x`` command opens each file found, a symlink by its target."""
-_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
 _FD_RUNS = frozenset({"-x", "--exec", "-X", "--exec-batch"})
 
 
 def _find_starts(args: list[str]) -> list[str] | None:
     """The dirs ``find … -exec CMD {} ;`` walks (``.`` when it names none): CMD reads each file.
 
-    ``None`` when it runs no command on what it finds (``find . -name x`` reads no file).
+    ``-delete`` deletes each. ``None`` when it runs no command on what it finds (``find .
+    -name x`` reads no file).
     """
     return find_starts(args) if _FIND_RUNS.intersection(args) else None
 
 
 def find_starts(args: list[str]) -> list[str]:
     """The starting points of ``find`` (its words after the program), ``.`` when none."""
+    return find_split(args)[0]
+
+
+def find_split(args: list[str]) -> tuple[list[str], list[str]]:
+    """``find``'s starting points (``.`` when none) and the words of its expression."""
     i = 0
     while i < len(args) and args[i] in ("-H", "-L", "-P") or i < len(args) and args[i][
             :2] in ("-D", "-O"):
@@ -107,7 +143,7 @@ def find_starts(args: list[str]) -> list[str]:
         if value.startswith(("-", "(", "!", ")")):
             break
         starts.append(value)
-    return starts or ["."]
+    return starts or ["."], args[i + len(starts):]
 
 
 def _fd_dirs(args: list[str]) -> list[str] | None:
@@ -121,21 +157,78 @@ def _fd_dirs(args: list[str]) -> list[str] | None:
     return [*words, "."] if len(words) <= 1 else words
 
 
-def sensitive_below_dir(directory: Path) -> Iterator[Path | None]:
-    """Each sensitive file below ``directory``, in walk order (symlinks not followed).
+def hidden_skipped(words: list[Word]) -> bool:
+    """True when the searcher ``words`` run skips hidden files and dirs (``rg KEY``, ``ag``).
+
+    Not with ``--hidden``, ``-u``/``--unrestricted``, ``-.`` (any spelling), nor for rg with a
+    ``RIPGREP_CONFIG_PATH`` (its options are not read here); ``ack`` is not counted on.
+    """
+    name = _program(words[0].value) if words else ""
+    if name not in ("rg", "ag") or name == "rg" and os.environ.get("RIPGREP_CONFIG_PATH"):
+        return False
+    return not any(any(long_option(a, option) for option in _SHOW_HIDDEN) or a[:1] == "-" and (
+        a[1:2] != "-" and ("u" in a or "." in a)) for a in (w.value for w in words[1:]))
+
+
+def untouched_dirs(words: list[Word]) -> frozenset[str]:
+    """Dirs right in the walked dir a recursive command never enters: ``.git`` for ``git clean``.
+
+    (A nested repository's ``.git`` is another matter: ``git clean -ffd`` deletes it.)
+    """
+    values = [w.value for w in words[:2]]
+    return frozenset({".git"}) if values and _program(values[0]) == "git" and values[
+        1:] == ["clean"] else frozenset()
+
+
+SPLIT_NAME = re.compile(r"[\s'\"\\]")
+"""A character ``xargs`` splits or unquotes a name at: ``a .env b.md`` is three names to it."""
+Printed = Callable[[str, bool], bool]
+"""Whether a lister prints an entry of this name (a dir when the flag is set): ``find -name``."""
+
+
+def sensitive_below_dir(directory: Path, anchor: Path | None = None,
+                        skip: frozenset[str] = frozenset(),
+                        printed: Printed | None = None,
+                        split: bool = False,
+                        hidden: bool = True) -> Iterator[Path | None]:
+    """Each sensitive file below ``directory`` that is reached, in walk order (no symlinks).
 
     A ``None`` when there are more than :data:`MAX_NAMES` names (any may be). Judged by
-    :func:`goosectx.sensitive.sensitive_below`: the names below the directory, so a project
-    under ``~/.config/gh`` is no secret itself.
+    :func:`goosectx.sensitive.sensitive_below`: the names below ``anchor`` (the working dir,
+    when ``directory`` is in it: ``cp -r .git g`` reaches ``.git/config``), else below
+    ``directory``, so a project under ``~/.config/gh`` is no secret itself. Dirs of ``skip``
+    right in ``directory`` are not entered. ``printed``: a name filter (``find . -name
+    '*.md' | xargs wc -l``); an entry is reached when printed or below a printed dir (``xargs
+    grep -r`` reads below it); the caller passes none when ``directory`` itself is printed.
+    ``split``: a name printed to ``xargs`` that it splits into other names (``a .env b.md``:
+    a blank, a quote, a backslash) is yielded as well (it may be any). ``hidden=False``:
+    names starting with ``.`` are not entered (``rg KEY`` skips them).
     """
     from goosectx.sensitive import sensitive_below
 
+    root = directory if anchor is None or not (
+        directory == anchor or anchor in directory.parents) else anchor
+    reached = {directory} if printed is None else set()
     for found in _names_below(directory):
         if found is None:
             yield None
             return
         path, dirs = found
-        if sensitive_below(path, directory):
+        if path.name in skip and path.parent == directory and path.name in dirs or (
+                not hidden and path.name.startswith(".")):
+            if path.name in dirs:
+                dirs.remove(path.name)
+            continue
+        is_dir = path.name in dirs
+        if printed is not None and path.parent not in reached and not printed(
+                path.name, is_dir):
+            continue  # not printed itself: its subdirs may be
+        if is_dir:
+            reached.add(path)
+        if split and SPLIT_NAME.search(path.name) and (printed is None or printed(
+                path.name, is_dir)):
+            yield path
+        elif sensitive_below(path, root):
             yield path
             if path.name in dirs:
                 dirs.remove(path.name)  # one finding per sensitive directory

@@ -17,8 +17,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES, pattern_paths
-from goosectx.piped_names import piped_dirs
-from goosectx.recursive_reads import recursive_operands, sensitive_below_dir
+from goosectx.hidden_names import hidden_names
+from goosectx.piped_names import piped_listing
+from goosectx.recursive_reads import (
+    SPLIT_NAME,
+    Printed,
+    hidden_skipped,
+    recursive_operands,
+    sensitive_below_dir,
+    untouched_dirs,
+)
 from goosectx.sensitive import expand_user, sensitive_judge, shown
 from goosectx.shell_dirs import (
     Dir,
@@ -29,6 +37,7 @@ from goosectx.shell_dirs import (
     command_words,
     stdin_arguments,
 )
+from goosectx.shell_unwrap import WRAPPERS, unwrap
 from goosectx.shell_words import Word
 
 ANY_MAY_BE = "any may be)"
@@ -48,17 +57,26 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     be any (``x (after cd -: any may be)``). ``walked``: the line's walk, when the caller has it.
     """
     judge = sensitive_judge(data_dir, config_file)
+    own = tuple(path for path in (config_file, data_dir) if path is not None)
     walked = list(command_dirs(command, working_dir)) if walked is None else walked
     parts = [part for part, _dirs in walked]
     for k, (part, dirs) in enumerate(walked):
+        program = _unwrapped(part.words)  # nice grep -r x .: grep's words
         for base in dirs:
-            yield from _below_recursive(recursive_operands(part.words), base, working_dir)
+            yield from _below_recursive(recursive_operands(program), base, working_dir,
+                                        own, untouched_dirs(program),
+                                        hidden=not hidden_skipped(program))
         if (fed := stdin_arguments(part.words)) is not None:
-            listed = piped_dirs(parts, k)  # find . | xargs cat: the files below .
+            listed = piped_listing(parts, k)  # find . | xargs cat: the files below .
             if listed is None:
                 yield fed, f"{fed} (it takes the files it reads from its input: {ANY_MAY_BE}"
-            for base in dirs if listed is not None else ():
-                yield from _below_recursive(listed, base, working_dir)
+            else:
+                for base in dirs:
+                    yield from _below_recursive(listed.dirs, base, working_dir, own,
+                                                listed.skip, listed.printed, split=True)
+        if (why := hidden_names(program)) is not None:
+            line = " ".join(w.value for w in program)
+            yield line, f"{line} ({why}: {ANY_MAY_BE}"
         lead = len(part.words) - len(command_words(part.words))  # `then`, `X=1` before it
         for k, word in enumerate(part.words):
             if k < lead or k == lead and "/" not in word.value:
@@ -70,6 +88,17 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 found = _sensitive_word(word, dirs, working_dir, judge, command)
             if found is not None:
                 yield word.value, found
+
+
+def _unwrapped(words: list[Word]) -> list[Word]:
+    """The words of the program ``words`` runs, wrappers looked through (``nice -n5 grep``)."""
+    words = command_words(words)
+    for _ in range(8):
+        name = words[0].value.rsplit("/", 1)[-1] if words else ""
+        if name not in WRAPPERS:
+            break
+        words = unwrap(name, words[1:])[0]
+    return words
 
 
 def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
@@ -101,11 +130,19 @@ def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
     return None
 
 
-def _below_recursive(operands: list[str] | None, base: Dir,
-                     working_dir: Path) -> Iterator[tuple[str, str]]:
+def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
+                     own: tuple[Path, ...] = (),
+                     skip: frozenset[str] = frozenset(),
+                     printed: Printed | None = None,
+                     split: bool = False, hidden: bool = True) -> Iterator[tuple[str, str]]:
     """The dir words of a recursive read (``grep -r``, ``find -exec``) with a sensitive file below.
 
-    Taken in ``base``, the dir the command runs in.
+    Taken in ``base``, the dir the command runs in. ``own``: goosectx's config file and data
+    dir, sensitive wherever they are (``grep -r x .config`` from ``~``); ``skip``: names of dirs
+    the command never enters (:func:`goosectx.recursive_reads.untouched_dirs`); ``printed``:
+    the names a lister piped into ``xargs`` prints (``find . -name '*.md'``), ``split`` for
+    such a listing: a name ``xargs`` splits (``a .env b.md``) may be any; ``hidden=False``:
+    hidden names are skipped (``rg KEY``).
 
     ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
     (:mod:`goosectx.recursive_reads`).
@@ -117,13 +154,48 @@ def _below_recursive(operands: list[str] | None, base: Dir,
         directory = Path(os.path.abspath(base / expand_user(value)))
         if "\0" in value or not directory.is_dir():
             continue
-        for found in sensitive_below_dir(directory):
-            if found is None:
+        if printed is not None and any(printed(name, True) for name in (
+                directory.name, os.path.basename(value.rstrip("/")) or value)):
+            printed = None  # find sub -name sub: it prints sub, xargs grep -r reads below
+        if reached := _own_below(directory, own, printed):
+            yield value, f"{value} (holding {shown(reached, working_dir)})"
+            continue
+        anchor = Path(os.path.abspath(working_dir))
+        for found in sensitive_below_dir(directory, anchor, skip, printed, split, hidden):
+            if found is not None and split and SPLIT_NAME.search(found.name):
+                yield value, (f"{value} (holding {shown(found, working_dir)}, a name xargs "
+                              f"splits into others: {ANY_MAY_BE}")
+            elif found is None:
                 yield value, (f"{value} (over {MAX_NAMES:,} names below it, too many to check: "
                               f"{ANY_MAY_BE}")
             else:
                 yield value, f"{value} (holding {shown(found, working_dir)})"
             break
+
+
+def _own_below(directory: Path, own: tuple[Path, ...],
+               printed: Printed | None = None) -> Path | None:
+    """The first of ``own`` (goosectx's config file, data dir) that exists below ``directory``.
+
+    As written and resolved, so a link to it or from it counts (asking more, never less). With
+    ``printed`` (``find . -name '*.md' | xargs …``) a file counts when it or a dir on the way
+    to it is printed; a dir (the data dir, whose files any name may match) always counts.
+    """
+    from goosectx.sensitive import inside, resolve
+
+    real = resolve(directory)
+    for path in own:
+        written = Path(os.path.abspath(path))
+        if not os.path.lexists(written):
+            continue
+        for top, below in ((directory, written), (real, resolve(written))):
+            if not inside(below, top):
+                continue
+            names = below.relative_to(top).parts
+            if printed is None or below.is_dir() or any(
+                    printed(name, i < len(names) - 1) for i, name in enumerate(names)):
+                return written
+    return None
 
 
 def named_values(value: str) -> list[str]:

@@ -316,6 +316,7 @@ _GIT_FILE = re.compile(r"(?:^|.*/)(?:\.git/(?:config(?:\.worktree)?|hooks(?:/.*)
 _GIT_DIR = re.compile(r"(?:^|.*/)\.git(?:/modules/.+)?/?")
 """A git directory: a file copied into it may be its ``config``."""
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
+_FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 
 
 def writes_git_config(name: str, args: list[str]) -> str | None:
@@ -323,13 +324,16 @@ def writes_git_config(name: str, args: list[str]) -> str | None:
 
     A line there (``core.pager``, a ``!`` alias, ``core.hooksPath``) or a hook is a command a
     later git runs: a redirection ``> PATH`` / ``>> PATH`` (``name`` is the operator), ``tee``'s
-    files, ``dd of=PATH``, and the target of ``cp``, ``mv``, ``install``, ``ln``, ``rsync`` (its
-    last operand, also a git directory, or ``-t DIR``).
+    files, ``dd of=PATH``, ``find -fprint PATH`` (``-fprint0``, ``-fprintf``, ``-fls``), and
+    the target of ``cp``, ``mv``, ``install``, ``ln``, ``rsync`` (its last operand, also a git
+    directory, or ``-t DIR``).
     """
     if name in (">", ">>", "tee"):
         paths = [a for a in args if not a.startswith("-") or name != "tee"]
     elif name == "dd":
         paths = [a[3:] for a in args if a.startswith("of=")]
+    elif name == "find":  # find . -fprint .git/hooks/pre-commit: the file it writes the list to
+        paths = [b for a, b in zip(args, [*args[1:], ""], strict=True) if a in _FIND_WRITES]
     elif name in _COPIERS:
         operands = [a for a in args if not a.startswith("-")]
         paths = operands[-1:] + [a.partition("=")[2] or b for a, b in zip(

@@ -139,7 +139,7 @@ def test_command_strings_nested_past_the_depth_read_ask(work: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [
-    "find . -name '*.md' | xargs wc -l", "find . -name '*.py' | grep -v test | xargs wc -l",
+    "find . -type f | xargs wc -l", "find . -name '.e*' | grep -v test | xargs wc -l",
     "git ls-files | xargs wc -l | sort -n | tail -20", "rg --files src | xargs cat",
     "fd -e py | xargs -n1 head", "ls src | nice xargs cat", "ls | parallel cat"])
 def test_xargs_fed_by_a_lister_is_judged_by_the_files_below(work: Path, command: str) -> None:
