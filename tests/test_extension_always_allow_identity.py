@@ -9,44 +9,20 @@ tool".
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from extension_support import demo_config, demo_spec
-from rich.console import Console
+from test_extension_always_allow import _plain
 from test_extensions_repl import World
 
-from goosectx.agent import Agent
-from goosectx.approval import ApprovalFn
-from goosectx.cli.repl import Repl, ReplIO
 from goosectx.extensions.config import parse_flag_spec
 from goosectx.extensions.manager import ExtensionManager
-from goosectx.extensions.source import ExtensionToolSource
 from goosectx.providers.scripted import ScriptedReply
-from goosectx.tools.builtin import default_registry, make_tool_context
 
 ASKS = "goosectx asks: run {}?"
 FORGOTTEN = "always allow forgotten (the name now stands for another tool): {}"
-
-
-def _plain(world: World, typed: str) -> str:
-    """The REPL in smart_approve reading piped lines (the question takes a typed key)."""
-    def build(approve: ApprovalFn) -> Agent:
-        return Agent(world.session, world.settings, provider=world.provider,
-                     tools=default_registry(), approve=approve, mode="smart_approve",
-                     tool_context=make_tool_context(world.settings, world.workdir),
-                     tool_source=ExtensionToolSource(world.manager, 1.0))
-
-    buf = io.StringIO()
-    repl = Repl(world.settings, world.store, world.session,
-                io=ReplIO(Console(file=buf, width=200), plain=True, stdin=io.StringIO(typed),
-                          echo=True),
-                mode="smart_approve", agent_factory=build, background_checks=False,
-                extensions=world.manager)
-    assert repl.run() == 0
-    return buf.getvalue()
 
 
 def _answers(world: World) -> list[str]:
