@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from itertools import takewhile
 
+from goosectx.option_writes import option_writes
 from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import reads_stdin, script_stream
 from goosectx.shell_git import git_hidden, git_lines, variable_lines, writes_git_config
@@ -345,8 +346,8 @@ def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
     if why := (git_hidden(args) if name == "git" else writes_git_config(name, args)):
         return why  # git -c core.hooksPath=h; echo … >> .git/config
     if why := pager_keys(name, args) or transfer_commands(name, args, fed) or apt_options(
-            name, args) or launcher_scripts(name, args):  # less '+!cmd' f; ctest -S x.cmake
-        return why
+            name, args) or launcher_scripts(name, args) or option_writes(name, args):
+        return why  # less '+!cmd' f; ctest -S x.cmake; git diff --output=F
     if name == "env" and any(re.search(r"[\\$]", s) for s, _after in env_split_strings(args)):
         return "env -S splits a string with escapes or variables the rules do not read"
     longs = _FILE_PROGRAMS.get(name)

@@ -154,7 +154,9 @@ def test_no_exact_rule_for_words_a_rule_cannot_spell() -> None:
 
 def test_a_saved_git_log_rule_is_still_honoured_as_written() -> None:
     rules = PermissionRules(allow=("shell(git log*)",))
-    assert action(rules, "git log -1 --output=out.txt", "approve") == "run"
+    assert action(rules, "git log -1 --stat src", "approve") == "run"
+    # --output=FILE writes a file: it asks under any rule (option_writes, the fourth tester)
+    assert action(rules, "git log -1 --output=out.txt", "approve") == "ask"
 
 
 @pytest.mark.parametrize(("command", "exact"), [
