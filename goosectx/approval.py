@@ -260,10 +260,12 @@ def _permission_rules(ctx: ApprovalContext) -> ApprovalVerdict | None:
     command = ctx.arguments.get("command")
     walked = list(command_dirs(command, ctx.working_dir)) if ctx.tool_name == "shell" and (
         isinstance(command, str)) else None  # one walk of the line for both checks
+    grant = (f"the allow rule {named} does" if len(found.rules) == 1
+             else f"the allow rules {named} do")  # cd src && cat .env: shell(cd*), shell(cat*)
     if (secret := _sensitive_named(ctx, found.rules, walked)) is not None:  # cat .env, shell(cat*)
-        return _sensitive_ask(ctx, secret, f"the allow rule {named}")
+        return _sensitive_ask(ctx, secret, grant)
     if (far := _outside_named(ctx, found.rules, walked)) is not None:  # cat /etc/hosts, likewise
-        return _sensitive_ask(ctx, far, f"the allow rule {named}")
+        return _sensitive_ask(ctx, far, grant)
     return ApprovalVerdict("run", f"allowed by a permission rule: {named}")
 
 
@@ -284,11 +286,12 @@ def _outside_named(ctx: ApprovalContext, allow_rules: tuple[str, ...],
 def _sensitive_ask(ctx: ApprovalContext, secret: str, grant: str) -> ApprovalVerdict | None:
     """The ask on a sensitive file or one outside (``secret``: why) ``grant`` does not cover.
 
+    ``grant`` ends with its verb (``the allow rule … does``, ``"always allow" does``).
     ``None`` in ``auto``: it runs, as without the grant.
     """
     if ctx.mode == "auto":
         return None
-    why = f"{secret}, which {grant} does not cover"
+    why = f"{secret}, which {grant} not cover"
     return ApprovalVerdict("ask", f"{ctx.mode}: {why}", read_why=why)
 
 
@@ -305,7 +308,7 @@ def _session_always_allowed(ctx: ApprovalContext) -> ApprovalVerdict | None:
     if not whole and not (ctx.read_only and ctx.tool_name in ctx.reads_allowed):
         return None
     if (secret := _sensitive_named(ctx)) is not None:  # `a` at `ls` does not cover `cat .env`
-        return _sensitive_ask(ctx, secret, '"always allow"')
+        return _sensitive_ask(ctx, secret, '"always allow" does')
     return ApprovalVerdict("run", f"{'' if whole else 'read-only calls '}always allowed this "
                                   f"session ({ctx.tool_name})")
 

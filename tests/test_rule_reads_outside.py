@@ -129,3 +129,10 @@ def test_auto_mode_and_a_deny_rule_are_as_before(work: Path) -> None:
         arguments={"command": "cat /etc/hosts"},
         rules=PermissionRules(allow=("shell(cat*)",), deny=("shell(cat /etc/*)",))))
     assert denied.action == "deny"
+
+
+def test_a_line_allowed_by_two_rules_names_them_in_the_plural(work: Path) -> None:
+    """It read "which the allow rule shell(cd*), shell(cat*) does not cover" (fourth tester)."""
+    assert _verdict(work, "cd src && cat /etc/hosts", "shell(cd*)", "shell(cat*)").reason == (
+        "smart_approve: /etc/hosts is outside the project, which the allow rules shell(cd*), "
+        "shell(cat*) do not cover")
