@@ -291,7 +291,8 @@ class Agent(AgentTools):
                                                     self.session.conversation, turn.streamed,
                                                     turn.cancel, turn.reasoned,
                                                     self.context.budget.take_notices,
-                                                    self.writing, self.reply_redact())
+                                                    self.writing, self.reply_redact(),
+                                                    turn.shares)
             except ContextLengthExceeded:
                 yield from self.context.on_context_exceeded(request, cancel=turn.cancel)
                 continue
