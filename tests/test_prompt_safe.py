@@ -165,3 +165,31 @@ def test_a_colour_sequence_typed_at_an_approval_question_is_dropped_and_the_key_
         if asking.is_alive():
             pipe.send_text("\r\x03")  # let it end
     assert answers == ["allow_once"]
+
+
+def _reason(keys: str) -> tuple[str, str]:
+    """What the approval's reason prompt returns after ``keys`` and what it drew."""
+    from goosectx.cli.repl_approval import REASON_PROMPT, reason_session
+
+    drawn = io.StringIO()
+    output = Vt100_Output(drawn, lambda: Size(rows=24, columns=100), term="xterm")
+    with create_pipe_input() as pipe:
+        pipe.send_text(keys)
+        return reason_session(pipe, output).prompt(REASON_PROMPT), drawn.getvalue()
+
+
+def test_the_reason_prompt_draws_what_is_pasted_through_the_sanitiser() -> None:
+    """The reason typed after ``n`` at the approval question was drawn raw: a pasted
+    U+202E reversed the line on a bidi-aware terminal, a pasted ESC reached it."""
+    sent, drawn = _reason("use\u202e the \x1b[200~tests\x1b]0;x\x07\x1b[201~ runner\r")
+    assert sent == "use\u202e the tests\x1b]0;x\x07 runner"  # kept as typed: the model's
+    assert "\u202e" not in drawn and "\x1b]0;x" not in drawn and "\x07" not in drawn
+    assert "use<U+202E> the tests␛]0;x␇ runner" in drawn
+
+
+@pytest.mark.parametrize("keys", ["red \x1b[31mtext", "red \x1b[<1;2mtext"])
+def test_a_colour_sequence_typed_at_the_reason_prompt_is_dropped_not_a_traceback(
+        keys: str) -> None:
+    sent, drawn = _reason(keys + "\r")
+    assert sent == "red text"
+    assert "Unhandled exception" not in drawn and "Press ENTER" not in drawn
