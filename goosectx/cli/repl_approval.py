@@ -23,7 +23,7 @@ from goosectx.cli.approval_view import ApprovalQuestion, approval_question
 from goosectx.cli.diffview import diff_shown_whole
 from goosectx.cli.exit_signals import received_name
 from goosectx.cli.folding import INPUT_ENDED_LABEL
-from goosectx.cli.prompt_safe import guard_escape_input, show_safely
+from goosectx.cli.prompt_safe import guard_escape_input, guard_input, show_safely
 from goosectx.cli.sanitize import code_safe, terminal_safe
 from goosectx.cli.terminal import INPUT_ENDED_KEY, drop_typeahead
 from goosectx.config import user_config_path
@@ -169,6 +169,7 @@ def reason_session(input: Input | None, output: Output | None) -> PromptSession[
     guard_escape_input(keys)
     session: PromptSession[str] = PromptSession(input=input, output=output, key_bindings=keys)
     show_safely(session.app.layout.find_all_controls())
+    guard_input(session.app.input)
     return session
 
 
