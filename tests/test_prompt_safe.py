@@ -243,6 +243,8 @@ def test_escape_end_reads_each_sequence_form() -> None:
     assert escape_end("\x1b(B") == 3 and escape_end("\x1b7") == 2 and escape_end("\x1bOx") == 3
     assert escape_end("\x1bb", lambda c: c == "b") == 0  # Alt-b: a key
     assert escape_end("plain") == 0 and escape_end("\x1b") == PENDING
+    assert escape_end("\x1bPq" + "x" * 5000) == 0  # no end so far on: typing (Alt-P, words)
+    assert escape_end("\x1bP\x07") == 0  # BEL ends only an OSC
 
 
 def _approval_answer(keys: str) -> list[str]:

@@ -188,6 +188,8 @@ PENDING = -1
 _ESC, _BEL = "\x1b", "\x07"
 _STRINGS = "]PX^_"
 """After ESC, what starts a control string: OSC (ends at BEL or ST), DCS, SOS, PM, APC."""
+_STRING_STOP = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+"""What ends a control string (BEL, ESC) or shows it was none (another control: typed)."""
 _LONGEST_STRING = 4096
 """A control string not ended by then is typing, not a sequence (an Alt-P, then words)."""
 
@@ -221,6 +223,10 @@ def escape_end(text: str, is_key: Callable[[str], bool] = lambda _c: False) -> i
     return 2
 
 
+_LONGEST_KEY = 32
+"""Longer than any key prompt-toolkit's parser knows (a mouse report is at most 16)."""
+
+
 def _run_end(text: str, start: int, low: int, high: int, final: int) -> int:
     """Past the first character from ``start`` in ``final``–0x7E, all before in low–high."""
     for i in range(start, len(text)):
@@ -233,17 +239,18 @@ def _run_end(text: str, start: int, low: int, high: int, final: int) -> int:
 
 
 def _string_end(text: str, kind: str) -> int:
-    for i in range(2, min(len(text), _LONGEST_STRING)):
-        char = text[i]
-        if char == _BEL and kind == "]":
-            return i + 1
-        if char == _ESC:
-            if i + 1 == len(text):
-                return PENDING
-            return i + 2 if text[i + 1] == "\\" else i  # (another sequence: this one ends)
-        if char < " " and char != "\t" or char == "\x7f":
-            return 0  # Enter, Ctrl-C: keys typed, not a string
-    return PENDING if len(text) < _LONGEST_STRING else 0
+    """:func:`escape_end` of a control string: one search (C speed) for what ends it."""
+    found = _STRING_STOP.search(text, 2, _LONGEST_STRING)
+    if found is None:
+        return PENDING if len(text) < _LONGEST_STRING else 0
+    i, char = found.start(), found.group()
+    if char == _BEL:
+        return i + 1 if kind == "]" else 0
+    if char == _ESC:
+        if i + 1 == len(text):
+            return PENDING
+        return i + 2 if text[i + 1] == "\\" else i  # (another sequence: this one ends)
+    return 0  # Enter, Ctrl-C: keys typed, not a string
 
 
 def _bound_after_escape(char: str) -> bool:
@@ -280,8 +287,9 @@ class _GuardedParser(Vt100Parser):
                     flush = True
                 else:
                     prefix += char
-            if not prefix or (not flush and _IS_PREFIX_OF_LONGER_MATCH_CACHE[prefix]):
-                continue
+            if not prefix or (not flush and len(prefix) <= _LONGEST_KEY
+                              and _IS_PREFIX_OF_LONGER_MATCH_CACHE[prefix]):
+                continue  # (its cache keeps each prefix: a long string's are no key's)
             match = self._get_match(prefix)
             if match:
                 self._call_handler(match, prefix)
