@@ -192,18 +192,21 @@ _STRING_STOP = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 """What ends a control string (BEL, ESC) or shows it was none (another control: typed)."""
 _LONGEST_STRING = 4096
 """A control string not ended by then is typing, not a sequence (an Alt-P, then words)."""
+_LONGEST_KEY = 32
+"""Longer than any key prompt-toolkit's parser knows (a mouse report is at most 16)."""
 
 
 def escape_end(text: str, is_key: Callable[[str], bool] = lambda _c: False) -> int:
     """Where an escape sequence ``text`` starts with ends, to be dropped whole.
 
-    A CSI (``ESC [``, parameters and intermediates 0x20–0x3F, a final 0x40–0x7E), a control
-    string (OSC to BEL or ST, ``ESC`` backslash; DCS / SOS / PM / APC to ST; another ESC inside ends
-    it there), an ``ESC N`` / ``ESC O`` and one character, ``ESC`` intermediates and a final
-    (``ESC ( B``) or a lone ``ESC final`` pair (``ESC 7``, ``ESC =``). ``is_key(c)``: ``ESC c``
-    is a key something binds (Alt-c): then no sequence. Returns the length of the sequence,
-    :data:`PENDING` when ``text`` is a start of one, 0 when it starts none (a control
-    character or non-ASCII inside: typing, not a sequence).
+    A CSI (``ESC [``, parameters and intermediates 0x20–0x3F, a final 0x40–0x7E), a
+    control string (OSC to BEL or ST, ``ESC`` backslash; DCS / SOS / PM / APC to ST; another
+    ESC inside ends it there), an ``ESC N`` / ``ESC O`` and one character, ``ESC``
+    intermediates and a final (``ESC ( B``) or a lone ``ESC final`` pair (``ESC =``).
+    ``is_key(c)``: ``ESC c`` is a key something binds (Alt-c; Alt-7 also reads ``ESC 7``):
+    then no sequence. Returns the length of the sequence, :data:`PENDING` when ``text`` is
+    a start of one, 0 when it starts none (a control character or non-ASCII inside: typing,
+    not a sequence).
     """
     if not text.startswith(_ESC):
         return 0
@@ -221,10 +224,6 @@ def escape_end(text: str, is_key: Callable[[str], bool] = lambda _c: False) -> i
     if kind < "0":  # nF: intermediates, then a final
         return _run_end(text, 2, 0x20, 0x2F, 0x30)
     return 2
-
-
-_LONGEST_KEY = 32
-"""Longer than any key prompt-toolkit's parser knows (a mouse report is at most 16)."""
 
 
 def _run_end(text: str, start: int, low: int, high: int, final: int) -> int:
