@@ -281,3 +281,23 @@ def test_escape_alone_still_cancels_the_approval_question() -> None:
 @pytest.mark.parametrize("sequence", ["\x1b[K", "\x1b]0;title\x07", "\x1b(B"])
 def test_an_escape_sequence_typed_at_the_reason_prompt_is_dropped_whole(sequence: str) -> None:
     assert _reason("use " + sequence + "tests\r")[0] == "use tests"
+
+
+def test_guard_stands_aside_on_a_prompt_toolkit_without_the_parser_internals_it_uses(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guard subclasses prompt-toolkit's parser through names outside its public API:
+    on a release without them the prompt keeps prompt-toolkit's own parser (keys as before)
+    instead of failing to start."""
+    from prompt_toolkit.input import vt100_parser
+
+    from goosectx.cli import prompt_safe
+
+    with create_pipe_input() as pipe:
+        prompt_safe.guard_input(pipe)
+        assert type(pipe.vt100_parser) is not vt100_parser.Vt100Parser  # (guarded here)
+    monkeypatch.delattr(vt100_parser, "_Flush")
+    monkeypatch.setattr(prompt_safe, "_PARSER_INTERNALS_PRESENT", all(
+        hasattr(owner, name) for owner, name in prompt_safe._PARSER_INTERNALS))
+    with create_pipe_input() as pipe:
+        prompt_safe.guard_input(pipe)
+        assert type(pipe.vt100_parser) is vt100_parser.Vt100Parser

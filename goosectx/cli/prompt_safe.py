@@ -36,12 +36,8 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion, Dyna
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import StyleAndTextTuples, to_formatted_text
 from prompt_toolkit.formatted_text.utils import fragment_list_to_text
-from prompt_toolkit.input import Input
-from prompt_toolkit.input.vt100_parser import (
-    _IS_PREFIX_OF_LONGER_MATCH_CACHE,
-    Vt100Parser,
-    _Flush,
-)
+from prompt_toolkit.input import Input, vt100_parser
+from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout.controls import BufferControl
@@ -258,8 +254,9 @@ def _bound_after_escape(char: str) -> bool:
     Alt-c, or an eager Escape of its own (the approval question's cancel, pressed just
     before ``char``).
     """
-    processor = get_app().key_processor
-    bindings = processor._bindings  # (the application's merged key bindings)
+    bindings = getattr(get_app().key_processor, "_bindings", None)  # (the merged key bindings)
+    if bindings is None:
+        return True  # (a prompt-toolkit without it: ESC c stays a key, as before the guard)
     return any(b.filter() for b in bindings.get_bindings_for_keys((Keys.Escape, char))) or any(
         b.filter() and b.eager() for b in bindings.get_bindings_for_keys((Keys.Escape,)))
 
@@ -273,7 +270,7 @@ class _GuardedParser(Vt100Parser):
     A flush (no more input for a moment: a lone Escape key) ends the wait as before.
     """
 
-    def _input_parser_generator(self) -> Generator[None, str | _Flush, None]:
+    def _input_parser_generator(self) -> Generator[None, str | vt100_parser._Flush, None]:
         prefix = ""
         retry = False
         while True:
@@ -282,12 +279,12 @@ class _GuardedParser(Vt100Parser):
                 retry = False
             else:
                 char = yield
-                if isinstance(char, _Flush):
+                if isinstance(char, vt100_parser._Flush):
                     flush = True
                 else:
                     prefix += char
             if not prefix or (not flush and len(prefix) <= _LONGEST_KEY
-                              and _IS_PREFIX_OF_LONGER_MATCH_CACHE[prefix]):
+                              and vt100_parser._IS_PREFIX_OF_LONGER_MATCH_CACHE[prefix]):
                 continue  # (its cache keeps each prefix: a long string's are no key's)
             match = self._get_match(prefix)
             if match:
@@ -312,6 +309,14 @@ class _GuardedParser(Vt100Parser):
                 prefix = prefix[1:]
 
 
+_PARSER_INTERNALS = (
+    (vt100_parser, "_IS_PREFIX_OF_LONGER_MATCH_CACHE"), (vt100_parser, "_Flush"),
+    (Vt100Parser, "_input_parser_generator"), (Vt100Parser, "_get_match"),
+    (Vt100Parser, "_call_handler"))
+"""What :class:`_GuardedParser` uses of prompt-toolkit's parser that is not its public API."""
+_PARSER_INTERNALS_PRESENT = all(hasattr(owner, name) for owner, name in _PARSER_INTERNALS)
+
+
 def guard_input(input: Input) -> None:
     """Parse ``input``'s keys with unknown escape sequences dropped (:class:`_GuardedParser`).
 
@@ -319,6 +324,8 @@ def guard_input(input: Input) -> None:
     question reading it then shares. Other inputs (Windows' console) are left as they are.
     """
     parser = getattr(input, "vt100_parser", None)
+    if not _PARSER_INTERNALS_PRESENT:
+        return  # (another prompt-toolkit: its keys as they come, unknown sequences too)
     if isinstance(parser, Vt100Parser) and not isinstance(parser, _GuardedParser):
         guarded = _GuardedParser(parser.feed_key_callback)
         guarded._in_bracketed_paste = parser._in_bracketed_paste
