@@ -6,12 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rules_support import action_under_deny_rm
+from rules_support import action_under_deny_rm, shell_verdict
 from test_reads_names_deletes import _verdict
 from test_reads_names_deletes import project as project  # the fixture
 
+from goosectx.glob_words import glob_options
 from goosectx.hidden_names import hidden_names
 from goosectx.option_table import OPTIONS, Does, Hit, option_hits
+from goosectx.permissions import PermissionRules
 from goosectx.shell_words import Word
 
 
@@ -76,3 +78,23 @@ def test_every_kind_has_an_entry_and_every_entry_names_an_option() -> None:
         for entry in entries:
             assert entry.longs or entry.words or entry.letters or entry.attached, name
             assert all(o.startswith("--") for o in entry.longs), name
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("BASH_ENV=./rc bash -c 'cat *'", "ask"), ("export BASH_ENV=./rc; bash -c 'cat *'", "ask"),
+    ("ENV=./rc sh -ic 'cat *'", "ask"), ("ENV=./rc bash --posix -i -c 'cat *'", "ask"),
+    ("ENV=prod cat *", "run"), ("ENV=./rc sh -c 'cat *'", "run"),  # sh -c reads no ENV file
+])
+def test_a_startup_file_a_line_sets_asks_about_its_globs(project: Path, command: str,
+                                                         expected: str) -> None:
+    # the file BASH_ENV (any bash) or ENV (an interactive sh) names may `shopt -s dotglob`
+    verdict = shell_verdict(PermissionRules(allow=("shell(*)",)), command, "smart_approve",
+                            working_dir=project)
+    assert verdict.action == expected, verdict.reason
+
+
+def test_a_startup_file_counts_as_a_glob_option_source() -> None:
+    # what a !command typed by the user is judged by (no permission rule there)
+    assert glob_options("BASH_ENV=./rc bash -c 'cat *'")
+    assert glob_options("ENV=./rc dash -i")
+    assert not glob_options("ENV=prod cat *") and not glob_options("cat *")
