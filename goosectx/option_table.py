@@ -88,14 +88,15 @@ _FILES0 = (Option(Does.LIST, longs=("--files0-from",)),)
 _CHECKSUMS = (Option(Does.LIST, longs=("--check",), letters="c"),)
 """``md5sum -c SUMS``: reads (and reports on) every file the list names."""
 _PATHSPEC = (Option(Does.LIST, longs=("--pathspec-from-file",)),)
-"""``git add|checkout|rm … --pathspec-from-file=F``: stages, overwrites or deletes the files
-F names."""
+"""``git add|checkout|rm|restore|reset|commit|stash … --pathspec-from-file=F``: stages,
+overwrites, deletes or commits the files F names."""
 _PROGRAM_FILE = (Option(Does.RUNS_FILE, longs=("--file",), letters="f"),)
 _TARGET_DIR = (Option(Does.INTO, longs=("--target-directory",), words=("-t",)),)
 
 OPTIONS: dict[str, tuple[Option, ...]] = {
     "git": (Option(Does.WRITES, longs=("--output",)), Option(Does.WHOLE, longs=("--no-index",))),
-    "git add": _PATHSPEC, "git checkout": _PATHSPEC, "git rm": _PATHSPEC,
+    **dict.fromkeys(("git add", "git checkout", "git rm", "git restore", "git reset",
+                     "git commit", "git stash"), _PATHSPEC),
     "pytest": _PYTEST, "py.test": _PYTEST,
     "sort": _FILES0, "du": _FILES0, "wc": _FILES0,
     "tar": _TAR, "gtar": _TAR, "bsdtar": _TAR,

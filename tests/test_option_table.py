@@ -23,7 +23,8 @@ from goosectx.shell_words import Word
     "git diff --no-ind docs .",  # WHOLE, by a prefix
     "git add --pathspec-from-file=list",  # LIST, on a subcommand's entry
     "git -C . rm --pathspec-f list",
-    "git checkout --pathspec-from-file=-",
+    "git checkout --pathspec-from-file=-", "git restore --pathspec-from-file=l",
+    "git stash push --pathspec-from-file=l",
     "md5sum -c SUMS", "sha256sum --check SUMS", "b2sum --ch SUMS", "sha1sum -wc SUMS",
     "du --files0=list",
     "find . -fprintf .git/hooks/pre-commit '%p'",  # OUTPUT into a hook
