@@ -35,7 +35,8 @@ from goosectx.compaction.actions import UNDO_NOTE_START
 from goosectx.compaction.undo_note import FILES_END, FILES_START, REMOVED, RESTORED
 from goosectx.conversation import Message, MessageMetadata
 from goosectx.file_journal import ABSENT, SECRET_WHY, EditJournal, EditRecord
-from goosectx.tools.files import FileError, atomic_write, digest
+from goosectx.tools.file_writes import atomic_write
+from goosectx.tools.files import FileError, digest
 from goosectx.turn import NOT_STARTED_TEXT
 
 UNDO_KEY = "file_undo"

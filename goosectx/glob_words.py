@@ -35,12 +35,14 @@ _TILDE_UNKNOWN = re.compile(r"~(?:[+-]\d*|\d+)(?:/|$)")
 """``~-`` (``$OLDPWD``) and the directory stack's ``~N``, ``~+N``, ``~-N``: unknown here."""
 
 _OPTION_TEXT = re.compile(r"\bshopt\b|\bGLOBIGNORE\b|\bBASHOPTS\b"
+                          r"|\bBASH_ENV\b|(?<![\w$])ENV=.*\s-[A-Za-z]*i"
                           r"|(?<![\w-])[-+][A-Za-z]*O\s*[\w-]*glob"
                           r"|\bbash\s+(?:[-+][oO]\s+\S+\s+|[-+]\S*\s+)*?"
                           r"(?:-[A-Za-z]*[il]|--login|--rcfile|--init-file)")
 """What turns on bash's wider globbing: ``shopt -s dotglob``, ``bash -O globstar``,
 ``+O globskipdots``, ``GLOBIGNORE=…`` (which turns ``dotglob`` on), ``BASHOPTS=dotglob bash``,
-a ``bash -i``/``-l`` reading the user's ``~/.bashrc``, where ``shopt -s dotglob`` may be."""
+a ``bash -i``/``-l`` reading the user's ``~/.bashrc``, where ``shopt -s dotglob`` may be, a
+``BASH_ENV=F`` or an ``ENV=F`` with an interactive ``sh -i``: a file the shell sources first."""
 
 _BRACKET_CLASS = re.compile(r"\[([:=.]).*?\1\]")
 """A bracket's ``[:alpha:]``, ``[=e=]``, ``[.e.]``."""

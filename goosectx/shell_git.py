@@ -14,9 +14,8 @@ directory, an included config file, a value taken from the environment (``--conf
 an ``ext::`` remote (its command has escapes of its own) or the protocol setting that allows
 one, another repository's config (``--git-dir``); :func:`config_variable` the same given in
 the environment (``GIT_CONFIG_KEY_0=include.path``, ``GIT_CONFIG_GLOBAL=/tmp/c``,
-``GIT_DIR=…``); :func:`writes_git_config` a config file or hook written by a redirection
-or a file tool (``echo … >> .git/config``, ``tee -a .git/config``, ``cp h .git/hooks/x``).
-What the command text shows, not a sandbox.
+``GIT_DIR=…``); a config file or hook written by a redirection or a file tool:
+:mod:`goosectx.git_config_writes`. What the command text shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -308,41 +307,3 @@ def variable_lines(words: list[str], assigned: list[str] | None = None) -> list[
             lines += [shlex.quote(added)] + ([f'"${name}"{shlex.quote(added)}'] if (
                 added != whole) else [])  # SHELL=/bin/rm gdb: shell_variables
     return lines
-
-
-_GIT_FILE = re.compile(r"(?:^|.*/)(?:\.git/(?:config(?:\.worktree)?|hooks(?:/.*)?|modules/.+/"
-                       r"(?:config|hooks(?:/.*)?))|\.gitconfig|\.config/git/config)/?")
-"""A path of git config or a hook (``.git/config``, ``~/.gitconfig``, ``.git/hooks/pre-commit``)."""
-_GIT_DIR = re.compile(r"(?:^|.*/)\.git(?:/modules/.+)?/?")
-"""A git directory: a file copied into it may be its ``config``."""
-_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
-_FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
-
-
-def writes_git_config(name: str, args: list[str]) -> str | None:
-    """Why a command writes git's config or a hook, or ``None``.
-
-    A line there (``core.pager``, a ``!`` alias, ``core.hooksPath``) or a hook is a command a
-    later git runs: a redirection ``> PATH`` / ``>> PATH`` (``name`` is the operator), ``tee``'s
-    files, ``dd of=PATH``, ``find -fprint PATH`` (``-fprint0``, ``-fprintf``, ``-fls``), and
-    the target of ``cp``, ``mv``, ``install``, ``ln``, ``rsync`` (its last operand, also a git
-    directory, or ``-t DIR``).
-    """
-    if name in (">", ">>", "tee"):
-        paths = [a for a in args if not a.startswith("-") or name != "tee"]
-    elif name == "dd":
-        paths = [a[3:] for a in args if a.startswith("of=")]
-    elif name == "find":  # find . -fprint .git/hooks/pre-commit: the file it writes the list to
-        paths = [b for a, b in zip(args, [*args[1:], ""], strict=True) if a in _FIND_WRITES]
-    elif name in _COPIERS:
-        operands = [a for a in args if not a.startswith("-")]
-        paths = operands[-1:] + [a.partition("=")[2] or b for a, b in zip(
-            args, [*args[1:], ""], strict=True) if a in ("-t", "--target-directory")
-            or a.startswith("--target-directory=")]
-        paths += [p.rstrip("/") + "/config" for p in paths if _GIT_DIR.fullmatch(p)]
-    else:
-        return None
-    if any(_GIT_FILE.fullmatch(path) for path in paths):
-        return ("it writes git config or a hook, which may set a command a later git runs "
-                "(core.pager, a ! alias)")
-    return None

@@ -20,10 +20,12 @@ from __future__ import annotations
 import re
 from itertools import takewhile
 
+from goosectx.git_config_writes import writes_git_config
+from goosectx.option_table import OPTIONS, Does, long_options
 from goosectx.option_writes import option_writes
 from goosectx.shell_assign import DECLARATIONS
 from goosectx.shell_builtins import reads_stdin, script_stream
-from goosectx.shell_git import git_hidden, git_lines, variable_lines, writes_git_config
+from goosectx.shell_git import git_hidden, git_lines, variable_lines
 from goosectx.shell_launchers import LAUNCHERS, TERMINAL_EMULATORS, launcher_scripts
 from goosectx.shell_options import (
     long_option,
@@ -330,9 +332,9 @@ def _program_file(args: list[str], short: str, long: str) -> str | None:
     return next(iter(_program_files(args, short, long)), None)
 
 
-_FILE_PROGRAMS = {"make": ("--file", "--makefile"), "gmake": ("--file", "--makefile"),
-                  "sed": ("--file",), "gsed": ("--file",), **dict.fromkeys(_AWK, ("--file",))}
-"""Programs whose ``-f FILE`` is the program they run (``awk -f prog.awk``, a makefile)."""
+_FILE_PROGRAMS = {name: longs for name in OPTIONS if (longs := long_options(name, Does.RUNS_FILE))}
+"""Programs whose ``-f FILE`` is the program they run (``awk -f prog.awk``, a makefile), and
+their long options for it: :data:`goosectx.option_table.OPTIONS`' ``Does.RUNS_FILE``."""
 
 
 def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
@@ -377,7 +379,6 @@ def _awk_program(args: list[str], fed: bool) -> str | None:
             return word
         i += 2 if word in ("-F", "-v") else 1
     return None
-
 
 
 _RUNS_COMMANDS = re.compile(

@@ -9,15 +9,9 @@ and ``git rm`` (``deleted``), ``touch`` (``created``), ``tee`` (``written``), ``
 the link ``ln`` makes ``created``. Directories made or removed on their own (``mkdir``,
 ``rmdir``, ``install -d``) are not files and are not listed.
 
-A command's words are read as its program reads them: ``--`` ends the options, an option
-that takes a value takes it glued (``-S.bak``, ``--suffix=.bak``) or as the next word
-(``-S .bak``), ``-t DIR`` / ``--target-directory`` names the directory the operands go
-into, as does the last of several operands or one ending in ``/`` (or ``.``, ``..``); there
-the new path is the directory joined with the source's last component (``mv a/x.py lib/``
-makes ``lib/x.py``). A single destination that names an existing directory without a
-trailing slash (``mv x.py lib``) cannot be told from a new file's name: it is read as one.
-``git -C DIR`` puts ``DIR/`` before the paths; ``git rm --cached`` (the file stays) and a
-dry run (``-n``) change no file. A command is found as the shell rules find it
+One command's words are read as its program reads them (``--`` ends the options, ``-t DIR``,
+``git -C DIR`` …): :mod:`goosectx.compaction.command_changes`. A command is found as the
+shell rules find it
 (:func:`goosectx.shell_command.program_argv`: after ``do``/``then``/``{``, behind ``env``,
 ``time``, ``xargs``, ``sudo`` …), and a ``for`` loop's ``$NAME`` is read as each of its words.
 
@@ -31,11 +25,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from goosectx.compaction.command_changes import Change, command_changes, joined
 from goosectx.compaction.lazy_pattern import LazyPattern
-
-Change = tuple[str, str]
-"""A file a command changes and how: ``(path, verb)``, the verb as in
-:class:`~goosectx.compaction.actions.FileAction`."""
 
 _HEREDOC = LazyPattern(r"<<-?\s*['\"]?([\w.-]+)['\"]?")
 """A here-document's start; group 1 is its terminator."""
@@ -62,11 +53,12 @@ _NO_QUOTES = str.maketrans("", "", "'\"\\")
 _MAY_CHANGE = LazyPattern(
     r""">|(?:^|(?<=[\s/'"\\;&|<]))(?:rm|touch|tee|sed|mv|cp|install|ln|unlink)(?![\w-])""")
 """A line where :func:`_simple_command_changes` can find something (a redirection or one of
-the programs :func:`_command_changes` knows; ``git rm`` and ``git mv`` hold ``rm`` and
-``mv``); other lines are not tokenised. A program's name ends a word or a path (``rm``,
-``/bin/rm``, ``'rm'``, ``\\rm``): what comes before it in the line is where a word starts
-(the line's start, a space, one of ``;&|<``), a slash, or a quote or backslash that
-tokenising removes (``grep -rn perm``, ``guarantee`` and ``scp`` are not tokenised)."""
+the programs :func:`~goosectx.compaction.command_changes.command_changes` knows; ``git rm``
+and ``git mv`` hold ``rm`` and ``mv``); other lines are not tokenised. A program's name ends
+a word or a path (``rm``, ``/bin/rm``, ``'rm'``, ``\\rm``): what comes before it in the line is
+where a word starts (the line's start, a space, one of ``;&|<``), a slash, or a quote or
+backslash that tokenising removes (``grep -rn perm``, ``guarantee`` and ``scp`` are not
+tokenised)."""
 
 
 _LOOP_LINE = LazyPattern(r"(?:^|[\s;&|])(?:(?:for|select)\s+[A-Za-z_]\w*\s+in|done)(?![\w-])")
@@ -151,7 +143,7 @@ def _simple_command_changes(tokens: list[str], loops: Loops, places: Places) -> 
                 if argv[:1] in (["cd"], ["pushd"], ["popd"]):  # only cd DIR && is followed
                     places[-1] = _cd(places[-1], argv[1:], tok) if argv[0] == "cd" else None
                 for expanded in _expanded(argv, loops):
-                    out += _placed(_command_changes(expanded), places[-1])
+                    out += _placed(command_changes(expanded), places[-1])
             del places[max(1, len(places) - closed):]
             command = []
         else:
@@ -187,7 +179,7 @@ def _cd(place: str | None, args: list[str], then: str) -> str | None:
     if place is None or then != "&&" or len(args) != 1 or not _PLAIN_DIR.fullmatch(args[0]) \
             or args[0].startswith("-"):
         return None
-    return args[0] if args[0].startswith("/") or not place else _joined(place, args[0])
+    return args[0] if args[0].startswith("/") or not place else joined(place, args[0])
 
 
 def _placed(changes: list[Change], place: str | None) -> list[Change]:
@@ -196,7 +188,7 @@ def _placed(changes: list[Change], place: str | None) -> list[Change]:
     A word holding an expansion or an unbalanced paren is not a path; a relative path where
     the directory is not known (``None``) is left out rather than named wrongly.
     """
-    return [(_joined(place, path) if place and not path.startswith("/") else path, verb)
+    return [(joined(place, path) if place and not path.startswith("/") else path, verb)
             for path, verb in changes
             if not _NOT_A_PATH.search(path) and path.count("(") == path.count(")")
             and (place is not None or path.startswith("/"))]
@@ -234,174 +226,3 @@ def _expanded(argv: list[str], loops: Loops) -> list[list[str]]:
             variants = [[used.sub(v.replace("\\", "\\\\"), a) for a in variant]
                         for variant in variants for v in values][:64]
     return variants
-
-
-def _command_changes(argv: list[str]) -> list[Change]:
-    if not argv:
-        return []
-    prog, args = argv[0].rsplit("/", 1)[-1], argv[1:]
-    if prog in _MOVERS:
-        return _moved(prog, args)
-    if prog == "git":
-        return _git(args)
-    operands = [a for a in args if not a.startswith("-")]
-    if prog == "rm":
-        return [(a, "deleted") for a in operands]
-    if prog == "touch":
-        return [(a, "created") for a in operands]
-    if prog == "tee":
-        return [(a, "written") for a in operands]
-    if prog == "sed" and any(a.startswith("-i") or a == "--in-place" for a in args):
-        has_script_flag = any(a in ("-e", "--expression") for a in args)
-        files = operands if has_script_flag else operands[1:]
-        return [(a, "edited") for a in files]
-    if prog == "unlink":
-        return [(a, "deleted") for a in _options(args, "", ())[0][:1]]
-    return []
-
-
-_MOVERS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "mv": ("tS", ("target-directory", "suffix")),
-    "cp": ("tS", ("target-directory", "suffix", "no-preserve", "sparse")),
-    "install": ("tSmog", ("target-directory", "suffix", "mode", "owner", "group",
-                          "strip-program")),
-    "ln": ("tS", ("target-directory", "suffix")),
-}
-"""The programs that put files at new paths, each with its options that take a value: the
-short ones (letters) and the long ones (GNU coreutils; BSD's take none; an optional value,
-``--backup[=CONTROL]``, is only ever glued)."""
-
-
-def _options(args: list[str], valued: str, long_valued: tuple[str, ...]
-             ) -> tuple[list[str], dict[str, str]]:
-    """The operands of ``args`` and the options given, as getopt reads them.
-
-    Args:
-        args: The words after the program's name.
-        valued: The short options that take a value (``"tS"``).
-        long_valued: The long options that take a value (without ``--``).
-
-    Returns:
-        The operands in order, and each option seen by name (a letter, or a long name
-        without ``--``) with its value (``""`` for a flag).
-    """
-    operands: list[str] = []
-    seen: dict[str, str] = {}
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if arg == "--":
-            operands += args[i:]
-            break
-        if arg.startswith("--"):
-            name, eq, value = arg[2:].partition("=")
-            if not eq and name in long_valued and i < len(args):
-                value, i = args[i], i + 1
-            seen[name] = value
-        elif arg.startswith("-") and arg != "-":
-            for j, letter in enumerate(arg[1:], 2):
-                if letter in valued:
-                    value = arg[j:]
-                    if not value and i < len(args):
-                        value, i = args[i], i + 1
-                    seen[letter] = value
-                    break
-                seen[letter] = ""
-        else:
-            operands.append(arg)
-    return operands, seen
-
-
-def _moved(prog: str, args: list[str]) -> list[Change]:
-    """What ``mv``, ``cp``, ``install`` or ``ln`` (``prog``) with ``args`` changes."""
-    valued, long_valued = _MOVERS[prog]
-    operands, seen = _options(args, valued, long_valued)
-    if prog == "install" and ("d" in seen or "directory" in seen):
-        return []  # install -d makes directories
-    if prog == "ln" and len(operands) == 1 and not _target_dir(seen):
-        operands.append(".")  # ln TARGET: a link named like it, here
-    pairs = _sources_and_destinations(operands, seen, parents=prog == "cp" and "parents" in seen)
-    pairs = [(source, dest) for source, dest in pairs if not dest.startswith("/dev/")]
-    if prog == "mv":
-        return [change for source, dest in pairs
-                for change in ((source, "deleted"), (dest, "created"))]
-    verb = "created" if prog == "ln" else "written"
-    return [(dest, verb) for _, dest in pairs]
-
-
-def _target_dir(seen: dict[str, str]) -> str | None:
-    return seen.get("t", seen.get("target-directory"))
-
-
-def _sources_and_destinations(operands: list[str], seen: dict[str, str], *,
-                              parents: bool = False) -> list[tuple[str, str]]:
-    """Each source operand with the path it is put at (see the module docstring)."""
-    directory = _target_dir(seen)
-    if directory is not None:
-        if not directory:
-            return []  # -t at the end, with no directory
-        sources = operands
-    elif len(operands) < 2:
-        return []
-    else:
-        *sources, dest = operands
-        if "T" in seen or "no-target-directory" in seen:
-            return [(sources[0], dest)] if len(sources) == 1 else []
-        if len(sources) == 1 and not _names_a_directory(dest):
-            return [(sources[0], dest)]
-        directory = dest
-    return [(source, _joined(directory, source.lstrip("/") if parents else _last(source)))
-            for source in sources]
-
-
-def _names_a_directory(path: str) -> bool:
-    return path.endswith("/") or path.rsplit("/", 1)[-1] in (".", "..", "~")
-
-
-def _last(path: str) -> str:
-    """The last component of ``path`` (``a/b/`` → ``b``)."""
-    return path.rstrip("/").rsplit("/", 1)[-1] or path
-
-
-def _joined(directory: str, name: str) -> str:
-    """``name`` inside ``directory`` (``.`` and ``./`` add nothing; ``/`` keeps its slash)."""
-    if directory in (".", "./"):
-        return name
-    return directory.rstrip("/") + "/" + name if directory.strip("/") else "/" + name
-
-
-_GIT_LONG_VALUED = ("git-dir", "work-tree", "namespace", "super-prefix", "config-env",
-                    "attr-source")
-"""git's own long options before its command that may take the next word (``--git-dir
-DIR``); ``-C DIR`` and ``-c NAME=VALUE`` do too."""
-
-
-def _git(args: list[str]) -> list[Change]:
-    """What ``git mv`` and ``git rm`` change (other git commands are not read)."""
-    where = ""  # the directory git -C runs in, relative to here ("" = here)
-    i = 0
-    while i < len(args) and args[i].startswith("-"):  # git's own options
-        arg = args[i]
-        i += 1
-        if arg in ("-C", "-c") and i < len(args):
-            if arg == "-C":  # a relative -C is relative to the one before
-                given = args[i]
-                where = given if not where or given.startswith("/") else _joined(where, given)
-            i += 1
-        elif arg.removeprefix("--") in _GIT_LONG_VALUED and i < len(args):
-            i += 1  # --git-dir DIR (the glued --git-dir=DIR is one word)
-    if i >= len(args) or args[i] not in ("mv", "rm"):
-        return []
-    command = args[i]
-    operands, seen = _options(args[i + 1:], "", ("pathspec-from-file",))
-    if "n" in seen or "dry-run" in seen or command == "rm" and "cached" in seen:
-        return []  # nothing is changed, or the file is only untracked
-
-    def there(path: str) -> str:
-        return path if not where or path.startswith("/") else _joined(where, path)
-
-    if command == "rm":
-        return [(there(path), "deleted") for path in operands]
-    return [change for source, dest in _sources_and_destinations(operands, seen)
-            for change in ((there(source), "deleted"), (there(dest), "created"))]

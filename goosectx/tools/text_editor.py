@@ -2,7 +2,8 @@
 
 Commands follow the text-editor tool that Anthropic and goose offer models (``view``,
 ``write``/``create``, ``str_replace`` with a unique match, ``insert``, ``undo_edit``).
-Files are read and written as bytes through :mod:`goosectx.tools.files`: ``view`` reads only
+Files are read as bytes through :mod:`goosectx.tools.files` and written through
+:mod:`goosectx.tools.file_writes`: ``view`` reads only
 regular files and only as far as the asked range; every write is atomic and keeps the
 file's mode, owner and line endings (those most of its lines use: CRLF stays CRLF, and one
 stray CRLF line keeps an LF file LF). Text is UTF-8; earlier contents kept for undo are
@@ -47,7 +48,8 @@ def _journal(ctx: ToolContext, target: EditTarget, before: bytes | None,
              after_sha256: str) -> EditRecord | None:
     """Record an edit for ``/undo`` before it is made (``target.undo_note``: it cannot be)."""
     from goosectx.file_journal import ABSENT, MAX_KEPT_FILE_BYTES
-    from goosectx.tools.files import digest, missing_dirs
+    from goosectx.tools.file_writes import missing_dirs
+    from goosectx.tools.files import digest
 
     path = target.path
     if ctx.edits is None:
@@ -238,7 +240,8 @@ class TextEditorTool:
         """
         from goosectx.file_journal import too_large_why
         from goosectx.tools.edit_target import named, split_links_note
-        from goosectx.tools.files import atomic_write, digest
+        from goosectx.tools.file_writes import atomic_write
+        from goosectx.tools.files import digest
 
         path, real = target.path, target.real
         target.after = text
@@ -344,7 +347,8 @@ class TextEditorTool:
 
     def _undo(self, target: EditTarget, arguments: dict[str, Any], ctx: ToolContext) -> str:
         from goosectx.file_journal import ABSENT
-        from goosectx.tools.files import atomic_write, digest
+        from goosectx.tools.file_writes import atomic_write
+        from goosectx.tools.files import digest
 
         path = target.path
         stack = ctx.undo.get(str(path))

@@ -1,0 +1,53 @@
+"""Commands that write git's config or a hook, for permission rules.
+
+docs/architecture.md §4, clause 2 of the one approval decision: part of how
+:mod:`goosectx.shell_command` reads a command for the shell's permission rules. A line in
+git's config (``core.pager``, a ``!`` alias, ``core.hooksPath``) or a hook is a command a later
+git runs, which the rules cannot read (:mod:`goosectx.shell_git` reads the ones the command
+line shows): :func:`writes_git_config` tells a command that writes one (``echo … >>
+.git/config``, ``tee -a .git/config``, ``cp h .git/hooks/x``, ``find . -fprint
+.git/hooks/pre-commit``). What the command text shows, not a sandbox.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from goosectx.option_table import OPTIONS, Does, option_hits
+
+_GIT_FILE = re.compile(r"(?:^|.*/)(?:\.git/(?:config(?:\.worktree)?|hooks(?:/.*)?|modules/.+/"
+                       r"(?:config|hooks(?:/.*)?))|\.gitconfig|\.config/git/config)/?")
+"""A path of git config or a hook (``.git/config``, ``~/.gitconfig``, ``.git/hooks/pre-commit``)."""
+_GIT_DIR = re.compile(r"(?:^|.*/)\.git(?:/modules/.+)?/?")
+"""A git directory: a file copied into it may be its ``config``."""
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
+
+
+def writes_git_config(name: str, args: list[str]) -> str | None:
+    """Why a command writes git's config or a hook, or ``None``.
+
+    A line there (``core.pager``, a ``!`` alias, ``core.hooksPath``) or a hook is a command a
+    later git runs: a redirection ``> PATH`` / ``>> PATH`` (``name`` is the operator), ``tee``'s
+    files, ``dd of=PATH``, the file an option writes its output to (``find -fprint PATH``:
+    :attr:`goosectx.option_table.Does.OUTPUT`), and the target of ``cp``, ``mv``, ``install``,
+    ``ln``, ``rsync`` (its last operand, also a git directory, or the directory of an option
+    that does :attr:`~goosectx.option_table.Does.INTO`, ``-t DIR``).
+    """
+    hits = [hit for hit in option_hits(name, args) if hit.value is not None] if (
+        name in OPTIONS) else []
+    if name in (">", ">>", "tee"):
+        paths = [a for a in args if not a.startswith("-") or name != "tee"]
+    elif name == "dd":
+        paths = [a[3:] for a in args if a.startswith("of=")]
+    elif name in _COPIERS:
+        operands = [a for a in args if not a.startswith("-")]
+        paths = operands[-1:] + [str(hit.value) for hit in hits if hit.does is Does.INTO]
+        paths += [p.rstrip("/") + "/config" for p in paths if _GIT_DIR.fullmatch(p)]
+    else:  # find . -fprint .git/hooks/pre-commit: the file it writes the list to
+        paths = [str(hit.value) for hit in hits if hit.does is Does.OUTPUT]
+    if any(_GIT_FILE.fullmatch(path) for path in paths):
+        return ("it writes git config or a hook, which may set a command a later git runs "
+                "(core.pager, a ! alias)")
+    return None

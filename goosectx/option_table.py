@@ -1,0 +1,192 @@
+"""One table of programs' options whose effect the rest of their command line does not show.
+
+docs/architecture.md §4 (clause "permission rules"). Under an allow rule for a program that
+reads, some of its options make it write a file the rules never judge as a write target
+(``git diff --output=Makefile``, ``pytest --basetemp=.git``, which pytest empties), read two
+paths whole (``git diff --no-index``), read the files a list or its input names (``sort
+--files0-from=-``, ``tar -T list``, ``zip -@``, ``git rm --pathspec-from-file=F``), take its
+command's arguments from a file (``parallel -a F``), run a program file (``make -f F``), or
+write its output to a named file (``find -fprint F``, judged as a write target). :data:`OPTIONS`
+says which, per program (``"git add"`` for a subcommand); :func:`option_hits` is the one
+lookup, read by :mod:`goosectx.option_writes`, :mod:`goosectx.hidden_names`,
+:mod:`goosectx.git_config_writes` and :func:`goosectx.shell_runners.hidden_program`.
+
+Long options match as GNU getopt, git's and argparse's parsers take them: any unique prefix
+(``--outp=F``); options are read up to ``--``. Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple
+
+from goosectx.shell_git import git_subcommand
+from goosectx.shell_options import long_option, short_value, value_at
+
+
+class Does(Enum):
+    """What an option makes its program do, as the approval says it."""
+
+    WRITES = "names a file or directory it writes or empties, which the rules do not judge"
+    WHOLE = "reads two paths whole, directories included"
+    LIST = "reads the files a list or its input names"
+    ARGUMENTS = "takes the arguments of its command from a file"
+    RUNS_FILE = "runs the program in a file"
+    OUTPUT = "writes its output to the file named"
+    """A file the path checks judge as any write target; read for git config and hooks."""
+    INTO = "writes into the directory named"
+    """Likewise: ``cp -t DIR``, a git directory gets a ``config``."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option (or a family of spellings of it) and what it does.
+
+    ``longs``: long options, any unique prefix; ``words``: words matched whole (``find
+    -fprint``, ``parallel -a``); ``letters``: short options, anywhere in a cluster (``-cT``),
+    or, with ``valued``, in the cluster read up to the first letter of ``valued`` that takes the
+    rest as its value (tar); ``attached``: short options first in their word, their value
+    attached or next (``pytest -o X``, ``-oX``); ``starts``: word prefixes, read past ``--``
+    too (``parallel :::: F``); ``bare``: the first word, with no dash, is a cluster too
+    (``tar cTf - x.tar``).
+    """
+
+    does: Does
+    longs: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+    letters: str = ""
+    attached: str = ""
+    starts: tuple[str, ...] = ()
+    valued: str = ""
+    bare: bool = False
+
+
+class Hit(NamedTuple):
+    """One option of a command line found in :data:`OPTIONS`."""
+
+    does: Does
+    program: str
+    """The program as the table names it (``pytest`` for ``python -m pytest``)."""
+    word: str
+    """The word the option was found in (``--outp=F``, ``-cT``)."""
+    value: str | None
+    """Its value for a long option or whole word (``=V`` or the next word); else ``None``."""
+
+
+_PYTEST = (Option(Does.WRITES, attached="o", longs=(
+    "--basetemp", "--junitxml", "--junit-xml", "--debug", "--resultlog", "--result-log",
+    "--report-log", "--log-file", "--html", "--cov-report", "--override-ini", "--confcutdir",
+    "--lf-cache", "--cache-dir")),)
+"""pytest options naming a file or dir it writes or empties (``--basetemp`` is deleted first),
+or (``--override-ini``, ``-o``) an ini value that may (``cache_dir``, ``junit_…``)."""
+_TAR = (Option(Does.LIST, longs=("--files-from",), letters="T", valued="fCbgHIKLNVX",
+               bare=True),)
+_FILES0 = (Option(Does.LIST, longs=("--files0-from",)),)
+_CHECKSUMS = (Option(Does.LIST, longs=("--check",), letters="c"),)
+"""``md5sum -c SUMS``: reads (and reports on) every file the list names."""
+_PATHSPEC = (Option(Does.LIST, longs=("--pathspec-from-file",)),)
+"""``git add|checkout|rm|restore|reset|commit|stash … --pathspec-from-file=F``: stages,
+overwrites, deletes or commits the files F names."""
+_PROGRAM_FILE = (Option(Does.RUNS_FILE, longs=("--file",), letters="f"),)
+_MAKEFILE = (Option(Does.RUNS_FILE, longs=("--file", "--makefile"), letters="f"),)
+_TARGET_DIR = (Option(Does.INTO, longs=("--target-directory",), words=("-t",)),)
+
+OPTIONS: dict[str, tuple[Option, ...]] = {
+    "git": (Option(Does.WRITES, longs=("--output",)), Option(Does.WHOLE, longs=("--no-index",))),
+    **dict.fromkeys(("git add", "git checkout", "git rm", "git restore", "git reset",
+                     "git commit", "git stash"), _PATHSPEC),
+    "pytest": _PYTEST, "py.test": _PYTEST,
+    "sort": _FILES0, "du": _FILES0, "wc": _FILES0,
+    "tar": _TAR, "gtar": _TAR, "bsdtar": _TAR,
+    "rsync": (Option(Does.LIST, longs=("--files-from",)),),
+    "zip": (Option(Does.LIST, longs=("--names-stdin",), letters="@"),),
+    "cpio": (Option(Does.LIST, longs=("--create", "--pass-through"), letters="op"),),
+    "ctags": (Option(Does.LIST, letters="L"),), "etags": (Option(Does.LIST, letters="L"),),
+    "pax": (Option(Does.LIST, letters="w"),),
+    "jq": (Option(Does.LIST, longs=("--from-file",), letters="f"),),
+    "find": (Option(Does.LIST, words=("-files0-from",)),
+             Option(Does.OUTPUT, words=("-fprint", "-fprint0", "-fprintf", "-fls"))),
+    "parallel": (Option(Does.ARGUMENTS, words=("-a",), longs=("--arg-file",),
+                        starts=("::::",)),),
+    "md5sum": _CHECKSUMS, "sha1sum": _CHECKSUMS, "sha224sum": _CHECKSUMS,
+    "sha256sum": _CHECKSUMS, "sha384sum": _CHECKSUMS, "sha512sum": _CHECKSUMS,
+    "b2sum": _CHECKSUMS, "cksum": _CHECKSUMS, "shasum": _CHECKSUMS,
+    "make": _MAKEFILE, "gmake": _MAKEFILE,
+    "sed": _PROGRAM_FILE, "gsed": _PROGRAM_FILE,
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk", "busybox-awk"), _PROGRAM_FILE),
+    "cp": _TARGET_DIR, "mv": _TARGET_DIR, "install": _TARGET_DIR, "ln": _TARGET_DIR,
+}
+"""Per program (or ``"program subcommand"``), its options that do what its words do not show."""
+_PYTHON = re.compile(r"python[0-9.]*")
+
+
+def table_name(name: str, args: list[str]) -> tuple[str, list[str]]:
+    """The program the table names and its arguments: ``python -m pytest X`` is ``pytest X``."""
+    if _PYTHON.fullmatch(name) and args[:2] == ["-m", "pytest"]:
+        return "pytest", args[2:]
+    return name, args
+
+
+def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
+    """Each option of ``name ARGS`` that :data:`OPTIONS` lists, in the order of the words."""
+    name, args = table_name(name, args)
+    entries = [(name, entry) for entry in OPTIONS.get(name, ())]
+    if name == "git" and (at := git_subcommand(args)) < len(args):
+        sub = f"git {args[at]}"  # git -C . rm --pathspec-from-file=F: "git rm"'s options too
+        entries += [(sub, entry) for entry in OPTIONS.get(sub, ())]
+    if not entries:
+        return
+    starts = any(entry.starts for _program, entry in entries)
+    shorts = any(entry.letters or entry.attached for _program, entry in entries)
+    words = {w for _program, entry in entries for w in entry.words}
+    ended = False
+    for i, word in enumerate(args):
+        ended = ended or word == "--"
+        if not starts and (word[:1] != "-" and i or word[:2] != "--" and not shorts and (
+                word not in words)):
+            continue  # an operand, or find's -name (most words of a long line): no entry's
+        for program, entry in entries:
+            if _matches(entry, args, i, ended):
+                yield Hit(entry.does, program, word, _value(entry, args, i))
+
+
+def first_hit(name: str, args: list[str], *kinds: Does) -> Hit | None:
+    """The first of :func:`option_hits` that does one of ``kinds``, or ``None``."""
+    return next((hit for hit in option_hits(name, args) if hit.does in kinds), None)
+
+
+def long_options(name: str, does: Does) -> tuple[str, ...]:
+    """The long options of ``name`` that do ``does`` (``make``'s ``--file``, ``--makefile``)."""
+    return tuple(o for entry in OPTIONS.get(name, ()) if entry.does is does for o in entry.longs)
+
+
+def _matches(entry: Option, args: list[str], i: int, ended: bool) -> bool:
+    word = args[i]
+    if word.startswith(entry.starts) and entry.starts:
+        return True
+    if ended:
+        return False
+    if word in entry.words or word[:2] == "--" and any(
+            long_option(word, option) for option in entry.longs):
+        return True
+    if entry.attached and len(word) > 1 and word[0] == "-" and word[1] in entry.attached:
+        return True
+    if not entry.letters:
+        return False
+    if word.startswith("-") and not word.startswith("--") and len(word) > 1:
+        if entry.valued:
+            short = short_value(args, i, entry.valued + entry.letters)
+            return any(letter in short.flags + short.letter for letter in entry.letters)
+        return any(letter in word[1:] for letter in entry.letters)
+    return entry.bare and i == 0 and any(letter in word for letter in entry.letters)
+
+
+def _value(entry: Option, args: list[str], i: int) -> str | None:
+    word = args[i]
+    if word in entry.words or word[:2] == "--" and any(
+            long_option(word, option) for option in entry.longs):
+        return word.partition("=")[2] if "=" in word else value_at(args, i + 1)
+    return None
