@@ -99,7 +99,7 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     longs, letters = _RECURSIVE[name]
     recursive = words[0].value.rsplit("/", 1)[-1] == "rgrep"
     operands: list[str] = []
-    values = _grep_values(args) if name == "grep" else set()
+    values, given = _grep_values(args) if name == "grep" else (set(), False)
     for i, value in enumerate(args):
         if value == "--":
             operands.extend(args[i + 1:])
@@ -115,29 +115,38 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
             operands.append(value)
     if not recursive:
         return None
-    if name == "grep" and len(operands) <= 1:
-        return [*operands, "."]
+    if name == "grep" and (len(operands) <= 1 and not given or not operands):
+        return [*operands, "."]  # grep -r KEY: the working dir; -e KEY src: src alone
     return operands
 
 
-def _grep_values(args: list[str]) -> set[int]:
-    """Where grep's options take their value from the next word: ``-e KEY``, ``--exclude x``."""
+def _grep_values(args: list[str]) -> tuple[set[int], bool]:
+    """Where grep's options take their value from the next word, and whether one gives the pattern.
+
+    ``-e KEY``, ``--exclude x``: the value is no operand; with ``-e``, ``-f``, ``--regexp`` or
+    ``--file`` every operand is a file.
+    """
     found: set[int] = set()
+    given = False
     i = 0
     while i < len(args) and args[i] != "--":
         word = args[i]
-        if word.startswith("--") and "=" not in word and len(word) > 2 and any(
-                option.startswith(word) for option in GREP_VALUED_LONG):
-            found.add(i + 1)
-            i += 2
-        elif word.startswith("-") and not word.startswith("--") and len(word) > 1:
+        if word.startswith("--") and len(word) > 2:
+            name, eq, _value = word.partition("=")
+            given |= any(long_option(name, one) for one in ("--regexp", "--file"))
+            if not eq and any(option.startswith(name) for option in GREP_VALUED_LONG):
+                found.add(i + 1)
+                i += 2
+                continue
+        elif word.startswith("-") and len(word) > 1:
             short = short_value(args, i, _GREP_VALUED)
+            given |= short.letter in ("e", "f")
             if short.next == i + 2:
                 found.add(i + 1)
             i = short.next
-        else:
-            i += 1
-    return found
+            continue
+        i += 1
+    return found, given
 
 
 RUNS_ON_FOUND = frozenset({"find", "fd", "fdfind"})

@@ -205,20 +205,23 @@ def link_view(args: list[Word]) -> str | None:
         return None
     follow, known, valued, flat = ((_LS_FOLLOW, _LS_KNOWN, "ITw", "LH") if name == "ls" else
                                    (_STAT_FOLLOW, _STAT_KNOWN, "c", "Lf"))
-    itself = name == "stat"
-    for word in (w.value for w in args[1:]):
+    itself, operand = name == "stat", False  # an option after an operand: POSIXLY_CORRECT
+    for word in (w.value for w in args[1:]):  # makes it a file: it counts only to follow
         if word == "--":
             break
         if word.startswith("--"):
             if any(long_option(word, one) for one in follow) or not any(
                     long_option(word, one) for one in known):
                 return None
-            itself |= long_option(word, "--directory") or long_option(word, "--full-time")
+            itself |= not operand and (long_option(word, "--directory") or long_option(
+                word, "--full-time"))
         elif word.startswith("-") and len(word) > 1:
             letters = re.split(f"[{valued}]", word[1:], maxsplit=1)[0]
             if any(letter in word[1:] for letter in flat):
                 return None  # in a value as well: asks more, never less
-            itself |= any(letter in letters for letter in "ldgno")
+            itself |= not operand and any(letter in letters for letter in "ldgno")
+        else:
+            operand = True
     return "link" if itself else "file"
 
 

@@ -70,6 +70,7 @@ def _asks(work: Path, command: str, said: str) -> None:
     "grep -rn TODO . --exclude=.env --exclude-dir=.git --exclude-dir=.venv",
     "grep -rn TODO . --exclude-dir=.git --exclude='.env*' --exclude-dir=.venv",
     "grep -rn TODO --include=*.py .",  # an unquoted glob no file matches stays as written
+    "grep -rn -e TODO src", "grep -rn --regexp=TODO -e x src", "grep -rnf src/main.py src",
 ])
 def test_grep_filters_keep_a_recursive_grep_off_the_secrets(work: Path, command: str) -> None:
     _runs(work, command)
@@ -103,6 +104,8 @@ def test_grep_filters_keep_a_recursive_grep_off_the_secrets(work: Path, command:
     ("grep -rn -e --exclude .env", "sensitive file"),  # a file: -e's value before
     ("grep -r KEY --exclude foo", "(holding .env)"),  # foo is --exclude's: grep reads .
     ("grep -r --context 3 KEY", "(holding .env)"),
+    ("grep -r -e KEY", "(holding .env)"),  # no operand: the working dir
+    ("grep -r -f src/main.py", "(holding .env)"),
 ])
 def test_grep_filters_that_still_read_a_secret_ask(work: Path, command: str,
                                                    said: str) -> None:
@@ -122,6 +125,9 @@ def test_an_included_secret_deep_in_an_excluded_looking_dir_asks(work: Path) -> 
     _asks(work, "grep -rn KEY src --include='*.pem'", "(holding src/keys/server.pem)")
     _runs(work, "grep -rn KEY src --include='*.py'")
     _runs(work, "grep -rn KEY src --exclude-dir=keys")
+    (work / "src" / ".ssh").mkdir()
+    (work / "src" / ".ssh" / "keys.py").write_text("")  # a name included, in a secret dir
+    _asks(work, "grep -rn KEY . --include='*.py'", "(holding src/.ssh/keys.py)")
 
 
 # F2: find's -name/-path/-regex operands are patterns; printing a name reads nothing.
@@ -177,6 +183,7 @@ def test_looking_at_a_link_itself_runs(work: Path, command: str) -> None:
     ("ls -l ../pyenv", "is outside the project"),
     ("ls -l .venv/bin/../../..", "is outside the project"),
     ("nice ls -l .venv/bin/python", "is outside the project"),  # a wrapper: not read
+    ("ls .venv/lib -l", "is outside the project"),  # -l a file under POSIXLY_CORRECT
 ])
 def test_following_a_link_out_still_asks(work: Path, command: str, said: str) -> None:
     _asks(work, command, said)
