@@ -84,12 +84,11 @@ def denied_text(reason: str | None) -> str:
     return DENIED_TEXT
 
 
-def uncovered_reason(mode: str, part: str, covering: tuple[str, ...]) -> str:
+def uncovered_reason(part: str, covering: tuple[str, ...]) -> str:
     """Why a line whose other parts allow rules cover is asked about: the part none covers.
 
-    ``smart_approve: sort is covered by no allow rule (shell(grep*) covers the rest of the
-    line): approval needed``.
+    ``sort is covered by no allow rule (shell(grep*) covers the rest of the line)``: the
+    question's "asked because …" and ``run``'s notice without a terminal.
     """
     verb = "covers" if len(covering) == 1 else "cover"
-    return (f"{mode}: {part} is covered by no allow rule ({', '.join(covering)} {verb} the "
-            "rest of the line): approval needed")
+    return f"{part} is covered by no allow rule ({', '.join(covering)} {verb} the rest of the line)"

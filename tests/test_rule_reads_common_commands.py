@@ -240,7 +240,9 @@ def test_the_question_names_the_part_no_rule_covers(work: Path) -> None:
     verdict = _verdict(work, "grep -rn x src | sort", ("shell(grep*)",))
     assert verdict.action == "ask"
     assert verdict.reason == ("smart_approve: sort is covered by no allow rule (shell(grep*) "
-                              "covers the rest of the line): approval needed")
+                              "covers the rest of the line)")
+    assert verdict.read_why == ("sort is covered by no allow rule (shell(grep*) covers the rest "
+                                "of the line)")  # the question's "asked because …"
     two = _verdict(work, "cd src && grep -rn x . | sort -u", ("shell(cd*)", "shell(grep*)"))
     assert "sort -u is covered by no allow rule (shell(cd*), shell(grep*) cover" in two.reason
     alone = _verdict(work, "sort x", ("shell(grep*)",))  # no part covered: nothing to single out
