@@ -151,6 +151,24 @@ def _grep_values(args: list[str]) -> tuple[set[int], bool]:
 
 RUNS_ON_FOUND = frozenset({"find", "fd", "fdfind"})
 """Programs whose ``-exec`` / ``-x`` command opens each file found, a symlink by its target."""
+
+
+def follows_links(words: list[Word]) -> bool:
+    """True when a recursive read follows the symlinks below its dirs: ``grep -R``, ``rg -L``.
+
+    ``grep -R KEY .`` reads ``data/id_rsa`` through ``data`` → ``~/.ssh``; ``grep -r`` skips
+    links it meets. A prefix getopt may take for it counts (``--dere``, ``--d``: asks more).
+    """
+    name = _program(words[0].value) if words else ""
+    letters, longs = {"grep": ("R", ("--dereference-recursive",)),
+                      "rg": ("L", ("--follow",))}.get(name, ("", ()))
+    for value in (w.value for w in words[1:]):
+        if value == "--":
+            break
+        if any(long_option(value, one) for one in longs) or value[:1] == "-" and value[
+                1:2] != "-" and any(letter in value for letter in letters):
+            return True
+    return False
 _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
 _FD_RUNS = frozenset({"-x", "--exec", "-X", "--exec-batch"})
 

@@ -29,6 +29,7 @@ from goosectx.recursive_reads import (
     RUNS_ON_FOUND,
     Printed,
     find_patterns,
+    follows_links,
     links_out_below,
     recursive_operands,
 )
@@ -109,7 +110,7 @@ def outside_words(command: str, working_dir: Path,
                 yield fed, f"{fed} (it takes the files it reads from its input) may be {FAR}"
             else:  # find . | xargs cat
                 yield from _links_out(listed.dirs, dirs, working_dir, real_dir, listed.printed)
-        if args[0].value.rsplit("/", 1)[-1] in RUNS_ON_FOUND:
+        if args[0].value.rsplit("/", 1)[-1] in RUNS_ON_FOUND or follows_links(args):
             yield from _links_out(recursive_operands(args), dirs, working_dir, real_dir)
         declares = args[0].value in DECLARATIONS
         patterns = find_patterns(args)  # find . -path '../*': a name to match, no path

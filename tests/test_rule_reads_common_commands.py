@@ -112,6 +112,17 @@ def test_grep_filters_that_still_read_a_secret_ask(work: Path, command: str,
     _asks(work, command, said)
 
 
+@pytest.mark.parametrize("command", ["grep -R KEY . --exclude=.env --exclude-dir=.git",
+                                     "grep -nR KEY . --include='*.py'",
+                                     "egrep --dereference-recursive KEY .venv", "rg -L KEY",
+                                     "rg --follow KEY ."])
+def test_a_read_following_links_below_a_dir_asks_about_one_leading_out(
+        work: Path, command: str) -> None:
+    """``grep -R`` reads through ``.venv/lib`` → a dir outside (``grep -r`` skips links)."""
+    _asks(work, command, "→")
+    _runs(work, "grep -rn TODO . --include='*.py'")
+
+
 def test_grep_filters_yield_to_posixly_correct_in_the_environment(
         work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POSIXLY_CORRECT", "1")
