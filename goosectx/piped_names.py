@@ -56,6 +56,9 @@ class Listing(NamedTuple):
     """Which names it prints (``find -name '*.md' -type f``), ``None``: any."""
     skip: frozenset[str] = frozenset()
     """Dirs right in each of ``dirs`` it prints nothing of: ``.git`` for ``git ls-files``."""
+    follows: bool = True
+    """It may print names below a link to a dir (``find -L``, ``fd -L``); ``False``: never
+    (``find`` without ``-L``/``-follow``, ``git ls-files``)."""
 
 
 _FIND_FILTERS = frozenset({"-name", "-iname", "-type", "-maxdepth", "-mindepth"})
@@ -101,12 +104,13 @@ def _listing(part: Part) -> Listing | None:
     operands = _operands(part)
     if name == "find":
         starts, expression = find_split(args)
-        return Listing(starts, _find_printed(expression))
+        follows = "-follow" in expression or "-L" in args[:len(args) - len(expression)]
+        return Listing(starts, _find_printed(expression), follows=follows)
     if name in ("fd", "fdfind", "rg") and (name != "rg" or any(
             a in ("--files", "-l", "--files-with-matches") for a in args)):
         return Listing([*operands, "."])  # a pattern, dirs or an option's value: "." too
-    if name == "git" and args[:1] == ["ls-files"]:
-        return Listing([*operands[1:], "."], skip=frozenset({".git"}))  # never in .git
+    if name == "git" and args[:1] == ["ls-files"]:  # never in .git, never through a link
+        return Listing([*operands[1:], "."], skip=frozenset({".git"}), follows=False)
     if name == "ls":
         return Listing([*operands, "."])  # a name it prints is in a dir it names, or "."
     return None

@@ -323,14 +323,15 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
                 dirs.remove(path.name)  # one finding per sensitive directory
 
 
-def links_out_below(directory: Path, real_dir: Path,
-                    printed: Printed | None = None) -> Iterator[Path | None]:
+def links_out_below(directory: Path, real_dir: Path, printed: Printed | None = None,
+                    follows: bool = True) -> Iterator[Path | None]:
     """Each symlink below ``directory`` whose target lies outside ``real_dir``, in walk order.
 
     ``find . -exec cat {} +`` hands ``cat`` the link, and ``cat`` reads the file it leads to.
     A ``None`` when there are more than :data:`MAX_NAMES` names (any may be such a link).
     ``printed``: the names a lister hands on (``find . -name '*.py' | xargs wc -l`` never
-    hands on ``.venv/bin/python``), as for :func:`sensitive_below_dir`.
+    hands on ``.venv/bin/python``), as for :func:`sensitive_below_dir`; a link to a dir counts
+    printed or not when the lister ``follows`` links (``find -L`` prints the names below it).
     """
     from goosectx.sensitive import inside, resolve
 
@@ -341,7 +342,8 @@ def links_out_below(directory: Path, real_dir: Path,
             return
         path, dirs = found
         is_dir = path.name in dirs
-        if printed is not None and path.parent not in reached and not printed(
+        through = follows and is_dir and os.path.islink(path)  # find -L: lib/x.py printed
+        if printed is not None and path.parent not in reached and not through and not printed(
                 path.name, is_dir):
             continue  # not printed itself: its subdirs may be
         if is_dir:

@@ -24,10 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES, pattern_paths
-from goosectx.piped_names import piped_listing, substituted_listing
+from goosectx.piped_names import Listing, piped_listing, substituted_listing
 from goosectx.recursive_reads import (
     RUNS_ON_FOUND,
-    Printed,
     find_patterns,
     follows_links,
     links_out_below,
@@ -109,7 +108,7 @@ def outside_words(command: str, working_dir: Path,
             if (listed := piped_listing(parts, k)) is None:
                 yield fed, f"{fed} (it takes the files it reads from its input) may be {FAR}"
             else:  # find . | xargs cat
-                yield from _links_out(listed.dirs, dirs, working_dir, real_dir, listed.printed)
+                yield from _links_out(listed.dirs, dirs, working_dir, real_dir, listed)
         if args[0].value.rsplit("/", 1)[-1] in RUNS_ON_FOUND or follows_links(args):
             yield from _links_out(recursive_operands(args), dirs, working_dir, real_dir)
         declares = args[0].value in DECLARATIONS
@@ -121,7 +120,7 @@ def outside_words(command: str, working_dir: Path,
                 continue
             if substituted is not None and word is substituted[0]:
                 listed = substituted[1]
-                yield from _links_out(listed.dirs, dirs, working_dir, real_dir, listed.printed)
+                yield from _links_out(listed.dirs, dirs, working_dir, real_dir, listed)
                 continue
             if declares and (word.value.startswith("-") or "=" not in word.value):
                 continue  # export NAME, declare -x: no path
@@ -274,11 +273,14 @@ def _tilde_value(value: str, base: Path) -> str | None:
 
 
 def _links_out(operands: list[str] | None, dirs: tuple[Dir, ...], working_dir: Path,
-               real_dir: Path, printed: Printed | None = None) -> Iterator[tuple[str, str]]:
+               real_dir: Path, listed: Listing | None = None) -> Iterator[tuple[str, str]]:
     """The dir a ``find … -exec`` (``find … | xargs``) walks that holds a link leading outside.
 
-    ``printed``: the names a lister hands on (:class:`goosectx.piped_names.Listing`).
+    ``listed``: what a lister hands on (:class:`goosectx.piped_names.Listing`: the names it
+    prints, whether it goes through links to dirs).
     """
+    printed = None if listed is None else listed.printed
+    follows = listed is None or listed.follows
     for value in operands or ():
         for base in dirs:
             directory = base / expand_user(value) if isinstance(base, Path) else None
@@ -286,7 +288,7 @@ def _links_out(operands: list[str] | None, dirs: tuple[Dir, ...], working_dir: P
                 continue
             kept = None if printed is None or any(printed(name, True) for name in (
                 directory.name, os.path.basename(value.rstrip("/")) or value)) else printed
-            for found in links_out_below(directory, real_dir, kept):
+            for found in links_out_below(directory, real_dir, kept, follows):
                 why = (f"{value} (over {MAX_NAMES:,} names below it, too many to check) may be "
                        f"{FAR}" if found is None else
                        f"{value} (holding {shown(found, working_dir)} → {resolve(found)}) is {FAR}")

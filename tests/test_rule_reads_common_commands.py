@@ -231,6 +231,8 @@ def test_a_lister_in_a_substitution_is_judged_by_its_names(work: Path, command: 
     ("cat $(find . -name '*.py') > $(echo /etc/x)", "may be outside the project"),
     ("cat $(find .venv -name 'py*')", "is outside the project"),
     ("find .venv -name 'py*' | xargs cat", "is outside the project"),
+    ("find -L . -name '*.py' | xargs cat", "(holding .venv/lib →"),  # a dir link it enters
+    ("cat $(find -L .venv -name '*.py')", "(holding .venv/lib →"),
     ("IFS=p; cat $(find src -name '*.py')", "may be outside the project"),
     ("cat $(find .venv -name python)", "is outside the project"),  # a link out is found
 ])
