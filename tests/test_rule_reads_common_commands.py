@@ -263,3 +263,40 @@ def test_the_question_names_the_part_no_rule_covers(work: Path) -> None:
     auto = shell_verdict(PermissionRules(allow=("shell(grep*)",)), "grep -rn x src | sort",
                          "auto", working_dir=work)
     assert auto.action == "run"  # the mode still decides
+
+
+def test_the_grep_filter_model_never_reads_less_than_gnu_grep(tmp_path: Path) -> None:
+    """200 seeded --include/--exclude/--exclude-dir mixes: every file GNU grep reads is one
+    the model says it reads (it may say more: ``--exclude-dir=.*`` skips ``.`` itself)."""
+    import random
+    import shutil
+    import subprocess
+
+    from goosectx.grep_filters import grep_kept
+    from goosectx.shell_lexer import lex
+
+    grep = shutil.which("grep")
+    version = subprocess.run([grep or "grep", "--version"], capture_output=True, text=True,
+                             check=False).stdout if grep else ""
+    if "GNU grep) 3." not in version:
+        pytest.skip("needs GNU grep 3.x")
+    for name in ("a.py", "b.txt", ".env", ".env.local", "sub/c.py", "sub/.env", "sub/deep/d.pem",
+                 ".git/config", ".hid/x.py", "sub/deep/e.PY"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    globs = ["*.py", ".env", ".env*", "*", "*.PY", "sub", ".*", "deep", "s*", "*.pem", "?.py",
+             ".git", "*e*"]
+    rng = random.Random(26)
+    for _ in range(200):
+        filters = [f"--{rng.choice(('include', 'exclude', 'exclude-dir'))}={rng.choice(globs)}"
+                   for _ in range(rng.randint(1, 4))]
+        command = ["grep", "-rl", "x", ".", *filters]
+        read = set(subprocess.run(command, cwd=tmp_path, capture_output=True, text=True,
+                                  check=False).stdout.split())
+        kept = grep_kept(lex(" ".join(f"'{w}'" for w in command))[0].words[1:], tmp_path, True)
+        modelled = set()
+        for top, dirs, files in os.walk(tmp_path):
+            dirs[:] = [d for d in dirs if kept is None or kept(d, True)]
+            modelled |= {"./" + str((Path(top) / f).relative_to(tmp_path)) for f in files
+                         if kept is None or kept(f, False)}
+        assert read <= modelled, (filters, sorted(read - modelled))
