@@ -43,6 +43,11 @@ _SEARCHERS = frozenset({"rg", "ag", "ack", "ack-grep"})
 _SHOW_HIDDEN = ("--hidden", "--unrestricted", "--no-ignore-hidden", "--search-hidden")
 _GREP_VALUED = "dDefmABC"
 """grep's short options that take a value (``-d recurse``, ``-nd rec``)."""
+GREP_VALUED_LONG = ("--after-context", "--before-context", "--context", "--binary-files",
+                    "--devices", "--directories", "--file", "--group-separator", "--label",
+                    "--max-count", "--regexp", "--include", "--exclude", "--exclude-dir",
+                    "--exclude-from")
+"""grep's long options that take the next word as their value when written without ``=``."""
 
 
 def _program(word: str) -> str:
@@ -94,10 +99,13 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     longs, letters = _RECURSIVE[name]
     recursive = words[0].value.rsplit("/", 1)[-1] == "rgrep"
     operands: list[str] = []
+    values, given = _grep_values(args) if name == "grep" else (set(), False)
     for i, value in enumerate(args):
         if value == "--":
             operands.extend(args[i + 1:])
             break
+        if i in values:  # grep -r --context 3 KEY: 3 is no operand, grep reads .
+            continue
         if any(long_option(value, option) for option in longs) or name == "grep" and (
                 _grep_recurses(args, i)):
             recursive = True
@@ -107,13 +115,60 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
             operands.append(value)
     if not recursive:
         return None
-    if name == "grep" and len(operands) <= 1:
-        return [*operands, "."]
+    if name == "grep" and (len(operands) <= 1 and not given or not operands):
+        return [*operands, "."]  # grep -r KEY: the working dir; -e KEY src: src alone
     return operands
+
+
+def _grep_values(args: list[str]) -> tuple[set[int], bool]:
+    """Where grep's options take their value from the next word, and whether one gives the pattern.
+
+    ``-e KEY``, ``--exclude x``: the value is no operand; with ``-e``, ``-f``, ``--regexp`` or
+    ``--file`` every operand is a file.
+    """
+    found: set[int] = set()
+    given = False
+    i = 0
+    while i < len(args) and args[i] != "--":
+        word = args[i]
+        if word.startswith("--") and len(word) > 2:
+            name, eq, _value = word.partition("=")
+            given |= any(long_option(name, one) for one in ("--regexp", "--file"))
+            if not eq and any(option.startswith(name) for option in GREP_VALUED_LONG):
+                found.add(i + 1)
+                i += 2
+                continue
+        elif word.startswith("-") and len(word) > 1:
+            short = short_value(args, i, _GREP_VALUED)
+            given |= short.letter in ("e", "f")
+            if short.next == i + 2:
+                found.add(i + 1)
+            i = short.next
+            continue
+        i += 1
+    return found, given
 
 
 RUNS_ON_FOUND = frozenset({"find", "fd", "fdfind"})
 """Programs whose ``-exec`` / ``-x`` command opens each file found, a symlink by its target."""
+
+
+def follows_links(words: list[Word]) -> bool:
+    """True when a recursive read follows the symlinks below its dirs: ``grep -R``, ``rg -L``.
+
+    ``grep -R KEY .`` reads ``data/id_rsa`` through ``data`` → ``~/.ssh``; ``grep -r`` skips
+    links it meets. A prefix getopt may take for it counts (``--dere``, ``--d``: asks more).
+    """
+    name = _program(words[0].value) if words else ""
+    letters, longs = {"grep": ("R", ("--dereference-recursive",)),
+                      "rg": ("L", ("--follow",))}.get(name, ("", ()))
+    for value in (w.value for w in words[1:]):
+        if value == "--":
+            break
+        if any(long_option(value, one) for one in longs) or value[:1] == "-" and value[
+                1:2] != "-" and any(letter in value for letter in letters):
+            return True
+    return False
 _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
 _FD_RUNS = frozenset({"-x", "--exec", "-X", "--exec-batch"})
 
@@ -144,6 +199,30 @@ def find_split(args: list[str]) -> tuple[list[str], list[str]]:
             break
         starts.append(value)
     return starts or ["."], args[i + len(starts):]
+
+
+_FIND_PATTERNS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename",
+                            "-regex", "-iregex", "-lname", "-ilname"})
+"""``find`` tests whose operand is a pattern matched against the names found, not a path."""
+_FIND_ACTS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls")
+"""``find`` actions that open, delete or write a file, not only print a name."""
+
+
+def find_patterns(words: list[Word]) -> list[Word]:
+    """The pattern words of a ``find`` that only prints names: ``.env`` of ``-name .env``.
+
+    Listing a name reads nothing (``ls -a`` lists ``.env``); none when an action opens, deletes
+    or writes (:data:`_FIND_ACTS`): ``-exec cat {} ;`` is judged by the walk of its dirs, a
+    pipe into ``xargs`` by the names printed (:mod:`goosectx.piped_names`).
+    """
+    if not words or _program(words[0].value) != "find":
+        return []
+    args = [w.value for w in words[1:]]
+    if any(a.startswith(_FIND_ACTS) for a in args):
+        return []
+    expression = find_split(args)[1]
+    first = len(args) - len(expression) + 1  # words[first] is the expression's first word
+    return [words[first + i + 1] for i, a in enumerate(expression[:-1]) if a in _FIND_PATTERNS]
 
 
 def _fd_dirs(args: list[str]) -> list[str] | None:
@@ -189,8 +268,9 @@ Printed = Callable[[str, bool], bool]
 def sensitive_below_dir(directory: Path, anchor: Path | None = None,
                         skip: frozenset[str] = frozenset(),
                         printed: Printed | None = None,
-                        split: bool = False,
-                        hidden: bool = True) -> Iterator[Path | None]:
+                        split: re.Pattern[str] | None = None,
+                        hidden: bool = True,
+                        kept: Printed | None = None) -> Iterator[Path | None]:
     """Each sensitive file below ``directory`` that is reached, in walk order (no symlinks).
 
     A ``None`` when there are more than :data:`MAX_NAMES` names (any may be). Judged by
@@ -201,8 +281,11 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
     '*.md' | xargs wc -l``); an entry is reached when printed or below a printed dir (``xargs
     grep -r`` reads below it); the caller passes none when ``directory`` itself is printed.
     ``split``: a name printed to ``xargs`` that it splits into other names (``a .env b.md``:
-    a blank, a quote, a backslash) is yielded as well (it may be any). ``hidden=False``:
-    names starting with ``.`` are not entered (``rg KEY`` skips them).
+    a blank, a quote, a backslash: :data:`SPLIT_NAME`), or that bash splits or globs after a
+    ``$(…)``, is yielded as well (it may be any). ``hidden=False``:
+    names starting with ``.`` are not entered (``rg KEY`` skips them). ``kept``: which files
+    the command reads and dirs it enters (``grep -r --include='*.py'``,
+    :mod:`goosectx.grep_filters`); a dir is then judged by the files it reads below it.
     """
     from goosectx.sensitive import sensitive_below
 
@@ -220,12 +303,18 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
                 dirs.remove(path.name)
             continue
         is_dir = path.name in dirs
+        if kept is not None and not kept(path.name, is_dir):
+            if is_dir:
+                dirs.remove(path.name)
+            continue
+        if kept is not None and is_dir:
+            continue  # grep -r --include='*.py': .git's *.py files only, judged one by one
         if printed is not None and path.parent not in reached and not printed(
                 path.name, is_dir):
             continue  # not printed itself: its subdirs may be
         if is_dir:
             reached.add(path)
-        if split and SPLIT_NAME.search(path.name) and (printed is None or printed(
+        if split is not None and split.search(path.name) and (printed is None or printed(
                 path.name, is_dir)):
             yield path
         elif sensitive_below(path, root):
@@ -234,19 +323,31 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
                 dirs.remove(path.name)  # one finding per sensitive directory
 
 
-def links_out_below(directory: Path, real_dir: Path) -> Iterator[Path | None]:
+def links_out_below(directory: Path, real_dir: Path, printed: Printed | None = None,
+                    follows: bool = True) -> Iterator[Path | None]:
     """Each symlink below ``directory`` whose target lies outside ``real_dir``, in walk order.
 
     ``find . -exec cat {} +`` hands ``cat`` the link, and ``cat`` reads the file it leads to.
     A ``None`` when there are more than :data:`MAX_NAMES` names (any may be such a link).
+    ``printed``: the names a lister hands on (``find . -name '*.py' | xargs wc -l`` never
+    hands on ``.venv/bin/python``), as for :func:`sensitive_below_dir`; a link to a dir counts
+    printed or not when the lister ``follows`` links (``find -L`` prints the names below it).
     """
     from goosectx.sensitive import inside, resolve
 
+    reached = {directory} if printed is None else set()
     for found in _names_below(directory):
         if found is None:
             yield None
             return
-        path = found[0]
+        path, dirs = found
+        is_dir = path.name in dirs
+        through = follows and is_dir and os.path.islink(path)  # find -L: lib/x.py printed
+        if printed is not None and path.parent not in reached and not through and not printed(
+                path.name, is_dir):
+            continue  # not printed itself: its subdirs may be
+        if is_dir:
+            reached.add(path)
         if os.path.islink(path) and not inside(resolve(path), real_dir):
             yield path
 
