@@ -18,7 +18,8 @@ import fnmatch
 import re
 from typing import NamedTuple
 
-from goosectx.recursive_reads import Printed, find_split
+from goosectx.find_words import find_split
+from goosectx.recursive_reads import Printed
 from goosectx.shell_words import Part, Word
 
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg"})

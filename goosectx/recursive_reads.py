@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from goosectx.find_words import fd_runs_dirs, find_runs_starts
 from goosectx.glob_words import MAX_NAMES
 from goosectx.shell_options import long_option, option_value, short_value
 from goosectx.shell_words import Word
@@ -84,9 +85,9 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     if name == "tar":
         return [value for value in args if value != "-"]
     if name == "find":
-        return _find_starts(args)
+        return find_runs_starts(args)
     if name in ("fd", "fdfind"):
-        return _fd_dirs(args)
+        return fd_runs_dirs(args)
     if name in ("mv", "ln"):  # mv .git g && cat g/config: its files under another name
         return [a for a in args if not a.startswith("-")]
     if name in _SEARCHERS:  # rg KEY: the working dir, every operand else
@@ -169,73 +170,6 @@ def follows_links(words: list[Word]) -> bool:
                 1:2] != "-" and any(letter in value for letter in letters):
             return True
     return False
-_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
-_FD_RUNS = frozenset({"-x", "--exec", "-X", "--exec-batch"})
-
-
-def _find_starts(args: list[str]) -> list[str] | None:
-    """The dirs ``find … -exec CMD {} ;`` walks (``.`` when it names none): CMD reads each file.
-
-    ``-delete`` deletes each. ``None`` when it runs no command on what it finds (``find .
-    -name x`` reads no file).
-    """
-    return find_starts(args) if _FIND_RUNS.intersection(args) else None
-
-
-def find_starts(args: list[str]) -> list[str]:
-    """The starting points of ``find`` (its words after the program), ``.`` when none."""
-    return find_split(args)[0]
-
-
-def find_split(args: list[str]) -> tuple[list[str], list[str]]:
-    """``find``'s starting points (``.`` when none) and the words of its expression."""
-    i = 0
-    while i < len(args) and args[i] in ("-H", "-L", "-P") or i < len(args) and args[i][
-            :2] in ("-D", "-O"):
-        i += 2 if args[i] == "-D" else 1
-    starts = []
-    for value in args[i:]:
-        if value.startswith(("-", "(", "!", ")")):
-            break
-        starts.append(value)
-    return starts or ["."], args[i + len(starts):]
-
-
-_FIND_PATTERNS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename",
-                            "-regex", "-iregex", "-lname", "-ilname"})
-"""``find`` tests whose operand is a pattern matched against the names found, not a path."""
-_FIND_ACTS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls")
-"""``find`` actions that open, delete or write a file, not only print a name."""
-
-
-def find_patterns(words: list[Word]) -> list[Word]:
-    """The pattern words of a ``find`` that only prints names: ``.env`` of ``-name .env``.
-
-    Listing a name reads nothing (``ls -a`` lists ``.env``); none when an action opens, deletes
-    or writes (:data:`_FIND_ACTS`): ``-exec cat {} ;`` is judged by the walk of its dirs, a
-    pipe into ``xargs`` by the names printed (:mod:`goosectx.piped_names`).
-    """
-    if not words or _program(words[0].value) != "find":
-        return []
-    args = [w.value for w in words[1:]]
-    if any(a.startswith(_FIND_ACTS) for a in args):
-        return []
-    expression = find_split(args)[1]
-    first = len(args) - len(expression) + 1  # words[first] is the expression's first word
-    return [words[first + i + 1] for i, a in enumerate(expression[:-1]) if a in _FIND_PATTERNS]
-
-
-def _fd_dirs(args: list[str]) -> list[str] | None:
-    """The dirs ``fd PATTERN [DIR…] -x CMD`` searches (``.`` when it names none), else ``None``.
-
-    Every word that is no option is taken (a word that is no directory is skipped by the walk).
-    """
-    if not any(a in _FD_RUNS or a.startswith(("-x", "-X")) for a in args):
-        return None
-    words = [a for a in args if not a.startswith("-")]
-    return [*words, "."] if len(words) <= 1 else words
-
-
 def hidden_skipped(words: list[Word]) -> bool:
     """True when the searcher ``words`` run skips hidden files and dirs (``rg KEY``, ``ag``).
 

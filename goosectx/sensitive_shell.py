@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from goosectx.find_words import find_patterns
 from goosectx.glob_words import MAX_NAMES, pattern_paths
 from goosectx.grep_filters import filter_words, grep_kept
 from goosectx.hidden_names import hidden_names
@@ -29,7 +30,6 @@ from goosectx.piped_names import (
 from goosectx.recursive_reads import (
     SPLIT_NAME,
     Printed,
-    find_patterns,
     hidden_skipped,
     recursive_operands,
     sensitive_below_dir,

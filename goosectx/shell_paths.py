@@ -23,11 +23,11 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from goosectx.find_words import find_patterns, walks_links
 from goosectx.glob_words import MAX_NAMES, pattern_paths
 from goosectx.piped_names import Listing, piped_listing, substituted_listing
 from goosectx.recursive_reads import (
     RUNS_ON_FOUND,
-    find_patterns,
     follows_links,
     links_out_below,
     recursive_operands,
@@ -109,8 +109,11 @@ def outside_words(command: str, working_dir: Path,
                 yield fed, f"{fed} (it takes the files it reads from its input) may be {FAR}"
             else:  # find . | xargs cat
                 yield from _links_out(listed.dirs, dirs, working_dir, real_dir, listed)
-        if args[0].value.rsplit("/", 1)[-1] in RUNS_ON_FOUND or follows_links(args):
-            yield from _links_out(recursive_operands(args), dirs, working_dir, real_dir)
+        walked_through = recursive_operands(args) if args[0].value.rsplit("/", 1)[
+            -1] in RUNS_ON_FOUND or follows_links(args) else None
+        if walked_through is None:  # find -L docs, ls -LR docs: lists what a link leads to
+            walked_through = walks_links(args)
+        yield from _links_out(walked_through, dirs, working_dir, real_dir)
         declares = args[0].value in DECLARATIONS
         patterns = find_patterns(args)  # find . -path '../*': a name to match, no path
         looks = link_view(args)  # ls -l link: the link itself, not where it leads
