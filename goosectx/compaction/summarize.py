@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from goosectx.compaction.parse import parse_note_list, parse_summary
 from goosectx.compaction.prompts import TOOL_PAIRS_SYSTEM_PROMPT
-from goosectx.compaction.request import SummaryLadder
+from goosectx.compaction.request import TOO_LARGE, SummaryLadder, no_rung_fits
 from goosectx.compaction.summary import render_markdown
 from goosectx.compaction.toolpairs import TOOL_PAIRS_OUTPUT_TOKENS, ToolPair, notes_prompt
 from goosectx.conversation import Message
@@ -168,16 +168,6 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
     limit = provider.context_limit().tokens  # a window the server stated, if it did
     raise no_rung_fits(limit, provider.model,
                        rejected_text(provider.model, rejected) if rejected else TOO_LARGE)
-
-
-TOO_LARGE = "even with every tool result removed and long texts elided it is too large"
-
-
-def no_rung_fits(limit: int, model: str, why: str = TOO_LARGE) -> CompactionFailed:
-    """The refusal when no summary request fits ``model``'s ``limit``-token context window."""
-    return CompactionFailed(
-        f"the summary request does not fit the {limit:,}-token context window of {model}: {why}",
-        "set compaction_model to a model with a larger context window, or start a new session")
 
 
 def rejected_text(model: str, rejected: int) -> str:
