@@ -421,9 +421,9 @@ def test_a_summary_far_over_its_budget_is_named_as_the_cause_not_a_small_view(
                             *chat(2), Message.user("now write the docs")])
     _, err = cli(capsys, "compact", "work", "--json", code=1)
     line = err.strip().splitlines()[-1]
-    assert re.fullmatch(r"goosectx: error: the model's summary \([\d,]+ tokens\) was far over "
-                        r"its budget of 2,000; nothing changed — try again, or use --strategy "
-                        r"extractive", line), line
+    assert re.fullmatch(r"goosectx: error: the model's summary passed [\d,]+ tokens, far over "
+                        r"its budget of 2,000, and was stopped there; nothing changed — try "
+                        r"again, or use --strategy extractive", line), line
     assert "already about as small" not in err
     out, _ = cli(capsys, "compact", "work")  # the next try shrinks it: the view was not small
     assert out.startswith("Compacted work")

@@ -35,7 +35,7 @@ from goosectx.errors import (
     ProviderError,
 )
 from goosectx.events import CompactionStrategy, CompactionTrigger, Event, Notification
-from goosectx.providers.base import Provider, complete
+from goosectx.providers.base import STOPPED_OVER_BUDGET, Provider, complete
 from goosectx.tokens import TokenCounter
 from goosectx.usage import LedgerEntry, Usage, format_cost_usd
 
@@ -105,12 +105,27 @@ class SummaryResult:
             was called.
         rung: The rung of the request that succeeded, ``None`` without a model.
         parsed: False when the model's reply did not parse and ``text`` is its raw reply.
+        stopped: The reply was stopped once its text passed :func:`stop_chars` of the
+            summary's budget; ``text`` is what was read (raw), never a summary to keep.
     """
 
     text: str
     call: LedgerEntry | None
     rung: str | None
     parsed: bool = True
+    stopped: bool = False
+
+
+STOP_OVER_BUDGET_RATIO = 2.0
+"""A summary reply is stopped once its text is this many times the summary's budget."""
+STOP_CHARS_PER_TOKEN = 6
+"""Characters counted as one token for that cut: generous (English runs about 4 a token), so
+a summary is cut only past twice its budget unless its tokens average more than 6."""
+
+
+def stop_chars(budget_tokens: int) -> int:
+    """Characters of summary text past which its reply is stopped (``budget_tokens``: budget)."""
+    return int(budget_tokens * STOP_OVER_BUDGET_RATIO * STOP_CHARS_PER_TOKEN)
 
 
 def summary_from(provider: Provider, messages: Sequence[Message], instructions: str | None,
@@ -146,7 +161,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
         try:
             response = complete(provider, candidate.system, candidate.messages(),
                                 max_tokens=candidate.max_tokens, cancel=cancel,
-                                retries=SUMMARY_RETRIES)
+                                retries=SUMMARY_RETRIES, max_text_chars=stop_chars(
+                                    max_output_tokens or candidate.max_tokens))
         except ContextLengthExceeded:
             rejected += 1
             log.info("summary request at rung %s rejected as too long", candidate.rung)
@@ -162,6 +178,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
             if billed is not None and response.usage is not None:
                 billed.append(entry)
             raise MalformedModelReply(_no_text_reply(provider.model, response.message))
+        if response.finish_reason == STOPPED_OVER_BUDGET:  # the caller refuses it
+            return SummaryResult(text, entry, candidate.rung, parsed=False, stopped=True)
         parsed = parse_summary(text)
         return SummaryResult(render_markdown(parsed) if parsed else text, entry, candidate.rung,
                              parsed is not None)
