@@ -14,14 +14,25 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from compaction_support import REQUEST, chat, collect, make_session, manager, notices, replaced
+from compaction_support import (
+    REQUEST,
+    chat,
+    collect,
+    make_session,
+    manager,
+    notices,
+    replaced,
+    tool_pair,
+)
 
 from goosectx.compaction.manager import ContextManager
-from goosectx.compaction.summarize import stop_chars
+from goosectx.compaction.summarize import stop_chars, tool_pair_notes
+from goosectx.compaction.toolpairs import ToolPair
 from goosectx.conversation import Message
 from goosectx.errors import SummaryOverBudget
 from goosectx.providers.base import ProviderResponse, StreamItem, TextDelta, complete
 from goosectx.providers.scripted import RecordedRequest, ScriptedProvider
+from goosectx.tokens import TokenCounter
 
 CHUNK = "blah " * 20  # 100 characters a chunk
 
@@ -85,3 +96,15 @@ def test_automatic_compaction_falls_back_to_the_extractive_summary() -> None:
     assert len(said) == 1 and said[0].endswith("— using an extractive summary instead."), said
     assert provider.closed and len(provider.requests) == 1
     assert not any("blah blah" in m.text for m in cm.session.conversation.agent_view())
+
+
+def test_tool_pair_notes_from_an_endless_reply_are_left_to_the_extractive_notes() -> None:
+    provider = EndlessProvider(context_limit_tokens=8_000)
+    request, response = tool_pair("file contents")
+    pair = ToolPair(request, response, request.tool_requests[0], response.tool_responses[0])
+    notes, entry = tool_pair_notes([provider], [pair], lambda _model: TokenCounter(None))
+    assert notes == [None] and entry is None
+    assert provider.closed and len(provider.requests) == 1
+    budget = provider.requests[0].max_tokens
+    assert budget is not None
+    assert provider.chunks * len(CHUNK) <= stop_chars(budget) + len(CHUNK)

@@ -264,8 +264,8 @@ def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
 
     Returns:
         (one note or ``None`` per pair, the call's ledger entry with purpose ``tool_pairs``);
-        all ``None`` and no entry when every summariser fails — the caller then writes
-        extractive notes.
+        all ``None`` and no entry when every summariser fails or its reply passes twice the
+        notes' budget (stopped there) — the caller then writes extractive notes.
 
     Raises:
         SummaryCancelled: ``cancel`` was set before or during the call.
@@ -279,11 +279,15 @@ def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
         prompt = notes_prompt(pairs, counter_for(provider.model), per_pair)
         try:
             response = complete(provider, TOOL_PAIRS_SYSTEM_PROMPT, [Message.user(prompt)],
-                                max_tokens=max_tokens, cancel=cancel, retries=SUMMARY_RETRIES)
+                                max_tokens=max_tokens, cancel=cancel, retries=SUMMARY_RETRIES,
+                                max_text_chars=stop_chars(max_tokens))
         except ProviderError as exc:
             log.info("tool-pair notes from %s failed: %s", provider.model, exc.one_line())
             continue
         _stop_if_cancelled(cancel)
+        if response.finish_reason == STOPPED_OVER_BUDGET:
+            log.info("tool-pair notes from %s stopped past twice their budget", provider.model)
+            continue
         notes = parse_note_list(response.message.text, len(pairs))
         entry = LedgerEntry(response.usage or Usage(), response.model or provider.model,
                             "tool_pairs")
