@@ -5,7 +5,8 @@ docs/architecture.md §1 (extensions). The SDK (mcp 2.3.0) checks a ``tools/list
 ``{"type": "string"}``, one resource without a name or one prompt whose arguments are not a
 list failed the whole server with "ValidationError: 1 validation error for ListToolsResult",
 naming neither entry nor field. :class:`ListingCheck` wraps the server's transport (the SDK's
-``Client`` takes any transport; only public names are used): it notes the id of each listing
+``Client`` takes any ``mcp.client.Transport``; no private name of its session is used, only the
+stream type names of ``mcp.client._transport``, as :mod:`.process`): it notes the id of each listing
 request the session sends and, in the reply to it, checks each entry alone with the SDK's own
 per-version check, drops the rejected ones and names each with why (README: such an entry is
 listed as skipped). The session then reads the page as its own: a tool's output schema is kept
