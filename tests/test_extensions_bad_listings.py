@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_cli
+from extension_support import HttpDemo
 
 from goosectx.extensions.config import ExtensionConfig
 from goosectx.extensions.manager import ExtensionManager
@@ -99,3 +100,22 @@ def test_extensions_list_names_the_skipped_resource_and_prompt(
     assert "skipped: file:///nameless.txt: its listing is not valid MCP" in listed
     assert "skipped: broken: its listing is not valid MCP" in listed
     assert "file:///notes.txt — notes" in listed
+
+
+def test_over_http_the_bad_entries_are_skipped_too(tmp_path: Path) -> None:
+    web = HttpDemo(LISTING_SERVER)
+    manager = ExtensionManager([ExtensionConfig("web", "streamable_http", uri=web.url,
+                                                startup_timeout_s=60.0)], tmp_path)
+    try:
+        manager.start()
+        manager.wait_ready()
+        (status,) = manager.statuses()
+        read = manager.read_resource("web", "file:///notes.txt")
+    finally:
+        manager.stop_all()
+        web.stop()
+    assert status.status == "ready", status.error
+    assert ([t.name for t in status.tools], [r.name for r in status.resources],
+            [p.name for p in status.prompts]) == (["echo", "weather"], ["notes"], ["review"])
+    assert len(status.skipped) == len(status.skipped_resources) == len(status.skipped_prompts) == 1
+    assert read.text == "the notes say: ship it"

@@ -1,6 +1,6 @@
 """An MCP server written with the SDK's low-level server API whose listings hold bad entries.
 
-Run as ``python listing_server.py``. Its listings are sent as written, not checked by the SDK:
+Run as ``python listing_server.py [--http PORT]`` (stdio, or streamable HTTP on 127.0.0.1). Its listings are sent as written, not checked by the SDK:
 
 * ``tools/list`` in two pages (cursor ``"page2"``): page 1 has echo and bad_string (input schema
   ``{"type": "string"}``); page 2 has weather, whose output schema asks for a number
@@ -11,6 +11,7 @@ Run as ``python listing_server.py``. Its listings are sent as written, not check
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import anyio
@@ -92,4 +93,10 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        import uvicorn
+
+        uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[2]),
+                    log_level="warning")
+    else:
+        anyio.run(main)
