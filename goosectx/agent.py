@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from goosectx.agent_tools import AgentTools, CancelTurn, tool_identity
 from goosectx.approval import (
@@ -229,6 +229,18 @@ class Agent(AgentTools):
                 if tool is not None and tool_identity(name, tool) != identity:
                     del allowed[name]
                     forgotten.append(name + label)
+        return sorted(forgotten)
+
+    def forget_allowed(self, names: Iterable[str]) -> list[str]:
+        """Forget the "always allow" answers given for the tools ``names`` (``/extension remove``).
+
+        Returns:
+            The forgotten names, sorted (a read-only one with " (read-only calls)").
+        """
+        names = set(names)
+        forgotten = [name + label for allowed, label in (
+            (self.always_allowed, ""), (self.reads_allowed, " (read-only calls)"))
+            for name in names if allowed.pop(name, None) is not None]
         return sorted(forgotten)
 
     def set_provider(self, provider: Provider | None) -> None:
