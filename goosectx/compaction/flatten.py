@@ -59,8 +59,9 @@ def _one_line_prefix(role: str, message: Message, *, first_text: bool = True) ->
 _SUMMARY_LABEL = "[summary of the earlier conversation]"
 
 _BLOCK_TAG = re.compile(r"<(?=[\s/]*conversation)", re.I)
-_ROLE_LABEL = re.compile(r"(?<=\n)([ \t]*)\[(?=[ \t]*(?:user|assistant|tool|summary of the "
-                         r"earlier conversation)\b[^\]\n]{0,200}\])", re.I)
+_ROLE_LABEL = re.compile(  # after any line break str.splitlines knows (a model may too)
+    "(?<=[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])([ \t]*)\\[(?=[ \t]*(?:user|assistant|"
+    "tool|summary of the earlier conversation)\\b[^\\]\n]{0,200}\\])", re.I)
 
 
 def quoted(text: str) -> str:
@@ -73,7 +74,7 @@ def quoted(text: str) -> str:
     """
     if "<" in text:
         text = _BLOCK_TAG.sub("&lt;", text)
-    if "\n" in text and "[" in text:
+    if "[" in text:
         text = _ROLE_LABEL.sub(r"\1&#91;", text)
     return text
 
