@@ -59,9 +59,11 @@ def _one_line_prefix(role: str, message: Message, *, first_text: bool = True) ->
 _SUMMARY_LABEL = "[summary of the earlier conversation]"
 
 _BLOCK_TAG = re.compile(r"<(?=[\s/]*conversation)", re.I)
-_ROLE_LABEL = re.compile(  # after any line break str.splitlines knows (a model may too)
-    "(?<=[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029])([ \t]*)\\[(?=[ \t]*(?:user|assistant|"
-    "tool|summary of the earlier conversation)\\b[^\\]\n]{0,200}\\])", re.I)
+_LABEL = ("\\[(?=[ \t]*(?:user|assistant|tool|summary of the earlier conversation)\\b"
+          "[^\\]\n]{0,200}\\])")
+_ROLE_LABEL = re.compile("(\n[ \t]*)" + _LABEL, re.I)  # (a literal start: scanned fast)
+_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines' (a model may too)
+_ROLE_LABEL_ANY = re.compile(f"([\n{_OTHER_BREAKS}][ \t]*)" + _LABEL, re.I)
 
 
 def quoted(text: str) -> str:
@@ -75,7 +77,8 @@ def quoted(text: str) -> str:
     if "<" in text:
         text = _BLOCK_TAG.sub("&lt;", text)
     if "[" in text:
-        text = _ROLE_LABEL.sub(r"\1&#91;", text)
+        any_break = any(c in text for c in _OTHER_BREAKS)
+        text = (_ROLE_LABEL_ANY if any_break else _ROLE_LABEL).sub(r"\1&#91;", text)
     return text
 
 
