@@ -89,8 +89,7 @@ def load(path: Path, *, working_dir: Path) -> list[Session]:
             builder.add("user", builder.text(str(payload["message"])), created=when,
                         metadata=MessageMetadata.agent_only(), source_kind="harness")
         elif kind == "response_item":
-            if payload.get("call_id"):
-                events.called.add(str(payload["call_id"]))
+            events.called.update(str(payload[k]) for k in ("call_id", "id") if payload.get(k))
             _item(builder, payload, f"line {number}", when, system)
     if system:
         builder.metadata["system_prompt"] = "\n\n".join(system)
