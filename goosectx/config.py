@@ -112,7 +112,9 @@ class Settings:
         mode: Approval mode.
         threshold_ratio: Fraction of the context limit above which auto-compaction runs;
             values outside (0, 1) disable auto-compaction.
-        context_limit_tokens: ``GOOSE_CONTEXT_LIMIT`` / top-level override, or ``None``.
+        context_limit_tokens: ``GOOSE_CONTEXT_LIMIT`` (wins over a model's own limit) or the
+            top-level ``context_limit`` (the main model's when its table sets none), or
+            ``None``.
         max_turns: Bound on model calls per turn.
         tool_pair_summarization: Summarise old tool pairs (DESIGN.md §4.3).
         tool_call_cutoff: Override of the tool-pair cutoff, or ``None`` for the formula.

@@ -89,17 +89,28 @@ def claude_code(path: Path) -> list[Expected]:
 
 
 def codex(path: Path) -> list[Expected]:
-    items = [r["payload"] for r in map(json.loads, path.read_text().splitlines())
-             if r["type"] == "response_item"]
+    records = list(map(json.loads, path.read_text().splitlines()))
+    items = [r["payload"] for r in records if r["type"] == "response_item"]
+    called = {i.get("call_id") for i in items}
+    cwd = next(r["payload"]["cwd"] for r in records if r["type"] == "session_meta")
+    # a patch or command event no response item calls is a call and its result of its own
+    events = [r["payload"] for r in records if r["type"] == "event_msg" and r["payload"][
+        "type"] in ("patch_apply_end", "exec_command_end")
+        and r["payload"]["call_id"] not in called]
     messages, previous = 0, None
-    for item in items:
-        side = ("user" if item["type"] == "message" and item["role"] == "user" else
-                "output" if item["type"].endswith("_output") else "assistant")
-        messages += side == "user" or side != previous
-        previous = side
-    calls = [i for i in items if i["type"] in ("function_call", "custom_tool_call")]
+    sides = [r["payload"] for r in records if r["type"] == "response_item" or r["payload"]
+             in events]
+    for item in sides:
+        for side in (["assistant", "output"] if item in events else [
+                "user" if item["type"] == "message" and item["role"] == "user" else
+                "output" if item["type"].endswith("_output") else "assistant"]):
+            messages += side == "user" or side != previous
+            previous = side
+    calls = [i for i in items if i["type"] in ("function_call", "custom_tool_call")] + events
     patches = " ".join(i.get("arguments", "") + i.get("input", "") for i in calls)
     changed = set(re.findall(r"\*\*\* (?:Update|Add|Delete) File: ([^\\\n]+)", patches))
+    changed |= {p.removeprefix(cwd + "/") for e in events if e.get("success")
+                for p in e.get("changes", {})}
     requests = [i["content"][0]["text"] for i in items if i["type"] == "message"
                 and i["role"] == "user" and not i["content"][0]["text"].startswith("<")]
     return [Expected(messages, len(calls), requests[-1], changed)]

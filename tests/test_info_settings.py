@@ -139,3 +139,30 @@ def test_info_shows_the_model_and_mode_given_as_flags(
 def test_info_refuses_a_bad_mode_flag(capsys: pytest.CaptureFixture[str]) -> None:
     code, _out, err = run_cli(capsys, "info", "--mode", "yolo")
     assert code == 2 and err.startswith("goosectx: error: --mode") and "auto" in err, err
+
+
+def test_a_models_own_context_limit_wins_over_the_top_level_one_as_the_docs_say(
+        capsys: pytest.CaptureFixture[str], isolated_env: dict[str, Path]) -> None:
+    """fresh26 A4: config.example.toml said the top-level ``context_limit`` applies "for every
+    model, overriding the per-model value", but ``info`` showed the ``[models."…"]`` value (as
+    DESIGN §3's precedence has it); the README's precedence list left the top-level key out."""
+    config = isolated_env["config"]
+    config.write_text('model = "openai/gpt-4o-mini"\ncontext_limit = 50000\n'
+                      '[models."openai/gpt-4o-mini"]\ncontext_limit = 100000\n')
+    code, out, err = run_cli(capsys, "info")
+    assert code == 0, err
+    assert row(out, "context limit").endswith(
+        '100,000 tokens  [config [models."openai/gpt-4o-mini"]]')
+    config.write_text('model = "openai/gpt-4o-mini"\ncontext_limit = 50000\n')
+    code, out, err = run_cli(capsys, "info")
+    assert code == 0, err
+    assert row(out, "context limit").endswith(f"50,000 tokens  [config {config}]")
+    root = Path(__file__).resolve().parents[1]
+    example = (root / "config.example.toml").read_text()
+    assert "overriding the per-model value" not in example
+    assert ('GOOSE_CONTEXT_LIMIT → [models."…"] context_limit → this → litellm → 128,000'
+            in example)
+    readme = " ".join((root / "README.md").read_text().split())
+    assert ('`GOOSE_CONTEXT_LIMIT` → the model\'s `context_limit` in the config (its '
+            '`[models."…"]` table) → the top-level `context_limit` (main model only) → '
+            "litellm's model info → 128,000" in readme)

@@ -1,45 +1,60 @@
-"""A reactive compaction's rule shows the refused request's size, and says the refusals plainly.
+"""A reactive compaction's "before → after" figures are measured the same way (fresh26 A2).
 
-fresh16c #15: a provider refused a ~1,500-token request in an 8,000-token window as "context
-length exceeded": the rule said "context compacted · 8,000 → 1,490 tokens" — 8,000 is the
-limit, not the request — and the summary failure read "openai/fake rejected 1 ever smaller
-summary requests".
+The provider counted 0.7 × our estimate; then it refused a request as too long, which proved
+that ratio too low (``calibration.refused`` dropped it). The line said ``context compacted
+(reactive) · 2,527 → 3,891 tokens`` although the retried request was smaller: "before" was the
+old report (the provider's count, ×0.7) plus estimates, "after" the estimate at the new ratio.
+README: "A compaction never makes the context larger".
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-import pytest
-from fakeserver import FakeServer
-from test_compaction_e2e import in_process_run
+from compaction_support import (
+    REQUEST,
+    SUMMARY_JSON,
+    chat,
+    collect,
+    make_session,
+    manager,
+    replaced,
+    tool_pair,
+    words,
+)
 
-from goosectx.compaction.summarize import rejected_text
-
-
-def test_the_rule_of_a_reactive_compaction_starts_from_the_refused_request(
-        fake_model: FakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "8000")
-    long = "Filler answer text about the module. " * 40
-    fake_model.add(*[{"text": long}] * 3)
-    assert in_process_run("first", name="r", mode="auto")[0] == 0
-    assert in_process_run("second", resume="r", mode="auto")[0] == 0
-    assert in_process_run("third", resume="r", mode="auto")[0] == 0
-    fake_model.add({"error": "context_length"}, {"error": "context_length"}, {"text": "ok"})
-    code, _, err = in_process_run("fourth", resume="r", mode="auto")
-    assert code == 0, err
-    refused = len(str(fake_model.requests[3]["messages"])) // 4  # about its tokens
-    figures = re.search(r"compacted \(reactive\) · ([\d,]+) → ([\d,]+) tokens",
-                        err)
-    assert figures, err
-    before = int(figures.group(1).replace(",", ""))
-    assert before != 8000 and refused / 2 < before < refused * 2, (before, refused)
-    assert "rejected the summary request" in err
-    assert "ever smaller" not in err
+from goosectx.compaction import calibration
+from goosectx.conversation import Message, SystemNotification
+from goosectx.providers.scripted import ScriptedProvider
+from goosectx.usage import Usage
 
 
-def test_the_summary_refusals_are_counted_in_words() -> None:
-    assert rejected_text("openai/fake", 1) == "openai/fake rejected the summary request"
-    assert rejected_text("m", 3) == "m rejected 3 summary requests, each smaller than the last"
+def test_a_refusal_that_drops_the_ratio_still_shows_the_context_shrinking() -> None:
+    session = make_session([*chat(4), Message.user("fix the parser")])
+    provider = ScriptedProvider([SUMMARY_JSON], context_limit_tokens=100_000)
+    cm = manager(session, provider, keep_recent_ratio=0.6)
+    for n in range(3):  # the provider counts 0.7 × our estimate
+        session.conversation.messages += [*(m for i in range(6) for m in tool_pair(words(80))), Message.user("go on")]
+        collect(cm.before_call(REQUEST))
+        estimate = cm.breakdown(REQUEST).total
+        session.conversation.append(Message.assistant(f"step {n}"))
+        cm.record_call(Usage.of(int(0.7 * estimate), 10), REQUEST, model=provider.model)
+    assert calibration.ratio(session.state, provider.model) < 0.75
+    session.conversation.messages += [*tool_pair(words(100)), Message.user("go on")]
+    collect(cm.before_call(REQUEST))  # the request about to be refused
+    refused_estimate = cm.breakdown(REQUEST).total
+    provider.context_limit_tokens = int(refused_estimate * 2.9)  # what its server runs
+    events = collect(cm.on_context_exceeded(REQUEST))
+    (event,) = replaced(events)
+    ratio = calibration.ratio(session.state, provider.model)
+    assert ratio > 1.0  # the refusal proved 0.7 too low
+    assert event.tokens_after < event.tokens_before
+    assert event.tokens_before == calibration.apply(refused_estimate, ratio)
+    assert event.tokens_after == calibration.apply(cm.breakdown(REQUEST).total, ratio)
+    marker = next(p.text for m in session.conversation for p in m.content
+                  if isinstance(p, SystemNotification)
+                  and "compacted after a context-length error" in p.text)
+    found = re.search(r"([\d,]+) → ([\d,]+) tokens", marker)
+    assert found is not None, marker  # the transcript's marker says it shrank
+    before, after = (int(x.replace(",", "")) for x in found.groups())
+    assert after < before

@@ -86,6 +86,7 @@ def execute(
     attempt_failed: Callable[[], None] | None = None,
     budget_for: Callable[[], Budget] | None = None,
     scan_cache: ScanCache | None = None,
+    shown: Callable[[], int] | None = None,
 ) -> Iterator[Event]:
     """Summarise and rewrite the history; on a cancel, a notice and no change at all.
 
@@ -114,6 +115,9 @@ def execute(
             a summariser's server refused the summary request and stated a smaller window,
             the compaction is planned again with it (``None``: the plan stays).
         scan_cache: Where the facts scan of the view resumes its state (:mod:`.facts_scan`).
+        shown: Returns the figure the compaction line starts from when it is not ``current``
+            (reactive: the refused request's estimate at the ratio the refusal left, measured
+            as the figure after is); read with ``measure``.
 
     Raises:
         CompactionFailed: nothing to compact, or the summary request cannot be made to fit.
@@ -127,6 +131,8 @@ def execute(
         return
     shown_before, context_limit_tokens = measure()  # the refused request's estimate, shown
     before = shown_before
+    if shown is not None:
+        shown_before = shown()
     if trigger == "reactive":  # the refused request held more than the limit in the provider's
         before = max(before, context_limit_tokens)  # count: the growth checks start there
     if budget is None:

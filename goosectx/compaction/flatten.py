@@ -5,12 +5,15 @@ Part of step 2 of the compaction pipeline (docs/architecture.md §5), apart from
 The agent-visible messages are flattened to lines (``[user]: …``, ``[assistant]: …``, tool
 calls as name + arguments, tool results as text; thinking and notifications omitted); a
 result longer than ``summary_result_chars`` is cut to its head and tail lines. A line's
-tokens come from its message's stored count where there is one.
+tokens come from its message's stored count where there is one. Text from outside (tools,
+files, the model, imports) cannot close or forge the ``<conversation>`` block or a role label
+(:func:`quoted`), as an ``@`` attachment's text cannot close its block.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -54,6 +57,29 @@ def _one_line_prefix(role: str, message: Message, *, first_text: bool = True) ->
 
 
 _SUMMARY_LABEL = "[summary of the earlier conversation]"
+
+_BLOCK_TAG = re.compile(r"<(?=[\s/]*conversation)", re.I)
+_LABEL = ("\\[(?=[ \t]*(?:user|assistant|tool|summary of the earlier conversation)\\b"
+          "[^\\]\n]{0,200}\\])")
+_ROLE_LABEL = re.compile("(\n[ \t]*)" + _LABEL, re.I)  # (a literal start: scanned fast)
+_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines' (a model may too)
+_ROLE_LABEL_ANY = re.compile(f"([\n{_OTHER_BREAKS}][ \t]*)" + _LABEL, re.I)
+
+
+def quoted(text: str) -> str:
+    """``text`` as the summary request's block holds it: data that cannot act as its frame.
+
+    The ``<`` starting a ``<conversation>`` or ``</conversation>`` tag is written ``&lt;`` (as
+    an attachment's own tags are: :meth:`goosectx.attachment.Attachment.labelled_text`), and
+    the ``[`` of a role label (``[user]``, ``[assistant]``, ``[tool result]``, the summary's)
+    starting a line inside the text ``&#91;``; nothing else changes.
+    """
+    if "<" in text:
+        text = _BLOCK_TAG.sub("&lt;", text)
+    if "[" in text:
+        any_break = any(c in text for c in _OTHER_BREAKS)
+        text = (_ROLE_LABEL_ANY if any_break else _ROLE_LABEL).sub(r"\1&#91;", text)
+    return text
 
 
 def cut_lines(text: str, max_chars: int) -> str:
@@ -119,13 +145,14 @@ def _lines_and_counted_chars(m: Message, result_chars: int | None
             pieces += 1
             if p.text.strip():
                 prefix = _one_line_prefix(m.role, m, first_text=first_text)
-                lines.append((f"{prefix}: {p.text.strip()}", None, False))
+                lines.append((f"{prefix}: {quoted(p.text.strip())}", None, False))
                 first_text = False
         elif isinstance(p, ToolRequest):
             arguments = p.arguments_json()
             chars += len(p.name) + len(arguments)
             pieces += 2
-            lines.append((f"[assistant tool call] {p.name} {arguments}", p.id, False))
+            lines.append((f"[assistant tool call] {quoted(p.name)} {quoted(arguments)}", p.id,
+                          False))
         elif isinstance(p, ToolResponse):
             tag = "[tool result, error]" if p.is_error else "[tool result]"
             output = p.output
@@ -134,7 +161,7 @@ def _lines_and_counted_chars(m: Message, result_chars: int | None
             output = output.strip()
             if result_chars is not None:
                 output = cut_lines(output, result_chars)
-            lines.append((f"{tag} {output}", p.id, True))
+            lines.append((f"{tag} {quoted(output)}", p.id, True))
         elif isinstance(p, Attachment):
             if p.is_text:
                 chars += len(p.labelled_text())
@@ -150,7 +177,7 @@ def _attachment_line(role: str, p: Attachment) -> str:
     """An attachment's line: its labelled text, or the stub of bytes (an image)."""
     if p.text is None:
         return f"[{role} attachment] {p.stub()}"
-    return f"[{role} attachment: {p.source}]\n{p.text.strip()}"
+    return f"[{role} attachment: {quoted(p.source)}]" + quoted(f"\n{p.text.strip()}")
 
 
 def kept_and_counted_chars(message: Message) -> tuple[list[int], int]:
@@ -172,14 +199,15 @@ def kept_and_counted_chars(message: Message) -> tuple[list[int], int]:
             text = p.text
             chars += len(text)
             pieces += 1
-            kept = len(text.strip())
+            kept = len(quoted(text.strip()))
             if kept:
                 lengths.append(label + 2 + kept)  # _one_line_prefix's label, ": ", the text
                 label = len(role) + 2  # a summary's first text alone is the summary
         elif isinstance(p, ToolRequest):
             arguments = p.arguments_json()
             name = len(p.name)
-            lengths.append(23 + name + len(arguments))  # "[assistant tool call] NAME "
+            # "[assistant tool call] NAME ARGUMENTS"
+            lengths.append(23 + len(quoted(p.name)) + len(quoted(arguments)))
             chars += name + len(arguments)
             pieces += 2
         elif isinstance(p, ToolResponse):

@@ -330,6 +330,10 @@ class ContextManager(ContextFigures):
             attempt_failed=lambda: failed.append(True),
             budget_for=lambda: self.layout_budget(request, b),  # a limit the server stated
             scan_cache=self.scan_cache,
+            # A refusal may just have proved the ratio of the last report too low: the line
+            # starts from the refused request at the ratio it left, as its "after" is measured.
+            shown=((lambda: calibration.apply(b.total, self.estimate_ratio()))
+                   if trigger == "reactive" else None),
         ):
             if isinstance(event, HistoryReplaced):
                 # The refused request held more than the limit in the provider's count: the

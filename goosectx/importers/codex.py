@@ -12,6 +12,14 @@ Lines are ``{timestamp, type, payload}`` (older rollouts: the response item itse
   JSON is unwrapped; a non-zero exit code marks an error);
 * ``web_search_call`` (no output item) → a line of assistant text.
 
+Two ``event_msg`` kinds hold tool work no response item may hold (a patch applied or a command
+run from inside an ``exec`` code cell): ``patch_apply_end`` → an ``apply_patch`` call whose
+patch is rebuilt from its ``changes`` (``*** Add/Update/Delete File:`` headers with the diffs,
+paths relative to the session's cwd) and its result (an error when ``success`` is false; a
+``patch_apply_begin``'s changes stand in for an end that lacks them); ``exec_command_end`` → a
+``shell`` call and its output (an error for a non-zero exit code). An event whose call id a
+response item already called repeats that call for the UI and is skipped.
+
 Consecutive assistant-side items form one assistant message; consecutive outputs one user
 message; every user text message stands alone.
 """
@@ -19,11 +27,18 @@ message; every user text message stands alone.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
 from goosectx.compaction.actions import is_harness_text
-from goosectx.conversation import MessageMetadata, Part, TextContent, ThinkingContent
+from goosectx.conversation import (
+    MessageMetadata,
+    Part,
+    TextContent,
+    ThinkingContent,
+    ToolResponse,
+)
 from goosectx.importers.builder import (
     TranscriptBuilder,
     as_dict,
@@ -47,6 +62,7 @@ def load(path: Path, *, working_dir: Path) -> list[Session]:
     """
     builder = TranscriptBuilder("codex", path)
     system: list[str] = []
+    events = _Events()
     for number, record in read_jsonl(path):
         kind, payload = record.get("type"), record.get("payload")
         if not isinstance(payload, dict):
@@ -55,6 +71,7 @@ def load(path: Path, *, working_dir: Path) -> list[Session]:
                 kind = "session_meta"
         when = parse_time(record.get("timestamp"))
         if kind == "session_meta":
+            events.cwd = str(payload.get("cwd") or "")
             builder.metadata.update({
                 "source_session_id": payload.get("id"),
                 "source_working_dir": payload.get("cwd"),
@@ -62,12 +79,17 @@ def load(path: Path, *, working_dir: Path) -> list[Session]:
             })
             if payload.get("instructions"):
                 system.append(str(payload["instructions"]))
-        elif kind == "turn_context" and payload.get("model"):
-            builder.metadata["source_model"] = payload["model"]
+        elif kind == "turn_context":
+            events.cwd = str(payload.get("cwd") or events.cwd)
+            if payload.get("model"):
+                builder.metadata["source_model"] = payload["model"]
+        elif kind == "event_msg":
+            events.add(builder, payload, when)
         elif kind == "compacted" and payload.get("message"):
             builder.add("user", builder.text(str(payload["message"])), created=when,
                         metadata=MessageMetadata.agent_only(), source_kind="harness")
         elif kind == "response_item":
+            events.called.update(str(payload[k]) for k in ("call_id", "id") if payload.get(k))
             _item(builder, payload, f"line {number}", when, system)
     if system:
         builder.metadata["system_prompt"] = "\n\n".join(system)
@@ -98,10 +120,92 @@ def _item(builder: TranscriptBuilder, item: dict[str, Any], where: str, when: An
         if not call_id:
             raise format_error(builder.path, where, f"{kind} without call_id")
         output, is_error = _output(item.get("output"))
-        part = builder.response(call_id, output, is_error=is_error)
-        last = builder.messages[-1] if builder.messages else None
-        if not (last is not None and last.tool_responses and builder.extend_last("user", [part])):
-            builder.add("user", [part], created=when)
+        _result(builder, builder.response(call_id, output, is_error=is_error), when)
+
+
+def _result(builder: TranscriptBuilder, part: ToolResponse, when: Any) -> None:
+    """Add a tool result: to the last message when it holds results, else in a new one."""
+    last = builder.messages[-1] if builder.messages else None
+    if not (last is not None and last.tool_responses and builder.extend_last("user", [part])):
+        builder.add("user", [part], created=when)
+
+
+class _Events:
+    """The ``event_msg`` records of tool work (module docstring), with what they need."""
+
+    def __init__(self) -> None:
+        self.cwd = ""
+        self.called: set[str] = set()  # call ids of response items
+        self._begun: dict[str, Any] = {}  # call id -> a patch_apply_begin's changes
+
+    def add(self, builder: TranscriptBuilder, event: dict[str, Any], when: Any) -> None:
+        kind, call_id = event.get("type"), str(event.get("call_id") or "")
+        if kind == "patch_apply_begin":
+            self._begun[call_id] = event.get("changes")
+            return
+        if kind not in ("patch_apply_end", "exec_command_end") or call_id in self.called:
+            return
+        self.called.add(call_id)
+        if kind == "patch_apply_end":
+            changes = event.get("changes") or self._begun.pop(call_id, None)
+            name, arguments = "apply_patch", {"input": self._patch(as_dict(changes))}
+            failed = event.get("success") is False
+        else:
+            name, arguments = "shell", {"command": _command(event.get("command"))}
+            code = event.get("exit_code")
+            failed = isinstance(code, int) and code != 0
+        request = builder.request(call_id, name, arguments)
+        _assistant(builder, [request], when)
+        _result(builder, builder.response(request.id, _event_output(event), is_error=failed),
+                when)
+
+    def _patch(self, changes: dict[str, Any]) -> str:
+        """A patch in ``apply_patch``'s own form naming each changed file, with its diff."""
+        lines = ["*** Begin Patch"]
+        for path, raw in changes.items():
+            change = as_dict(raw)
+            kind = str(change.get("type") or next(iter(change), "update"))
+            body = as_dict(change.get(kind)) or change  # {"add": {...}} or {"type": "add", ...}
+            verb = {"add": "Add", "delete": "Delete"}.get(kind, "Update")
+            lines.append(f"*** {verb} File: {self._relative(path)}")
+            if body.get("move_path"):
+                lines.append(f"*** Move to: {self._relative(str(body['move_path']))}")
+            diff = body.get("unified_diff")
+            content = body.get("content")
+            if isinstance(diff, str) and diff and verb == "Add":  # the added lines alone
+                lines += [line for line in diff.splitlines()
+                          if line.startswith("+") and not line.startswith("+++")]
+            elif isinstance(diff, str) and diff:
+                lines.append(diff.rstrip("\n"))
+            elif isinstance(content, str) and content and verb == "Add":
+                lines += [f"+{line}" for line in content.splitlines()]
+        lines.append("*** End Patch")
+        return "\n".join(lines)
+
+    def _relative(self, path: str) -> str:
+        cwd = self.cwd.rstrip("/")
+        return path[len(cwd) + 1:] if cwd and path.startswith(cwd + "/") else path
+
+
+def _command(raw: Any) -> str:
+    """An ``exec_command_end``'s command as one line (``bash -lc SCRIPT``: the script)."""
+    if isinstance(raw, list):
+        parts = [str(p) for p in raw]
+        if len(parts) >= 3 and parts[0].endswith(("bash", "sh", "zsh")) and parts[1] in (
+                "-lc", "-c"):
+            return parts[2]
+        return shlex.join(parts)
+    return str(raw or "")
+
+
+def _event_output(event: dict[str, Any]) -> str:
+    """What an event's command or patch printed (stdout, then stderr)."""
+    for key in ("aggregated_output", "formatted_output"):
+        if isinstance(event.get(key), str) and event[key].strip():
+            return str(event[key])
+    parts = [str(event[k]) for k in ("stdout", "stderr")
+             if isinstance(event.get(k), str) and event[k].strip()]
+    return "\n".join(p.rstrip("\n") for p in parts)
 
 
 def _assistant_parts(builder: TranscriptBuilder, item: dict[str, Any], where: str

@@ -42,6 +42,32 @@ def _disk_full(path: Path) -> bool:
     return fs.f_bavail * fs.f_frsize < DISK_FULL_BYTES
 
 
+def free_bytes(path: Path) -> int | None:
+    """Bytes free for an ordinary user on the file system holding ``path`` (``None``: unknown)."""
+    try:
+        fs = os.statvfs(path)
+    except OSError:
+        return None
+    return fs.f_bavail * fs.f_frsize
+
+
+def full_disk_error(data_dir: Path, what: str) -> StoreError:
+    """The error of a write ``what`` (``remove session X``) a full disk refused, with the way out.
+
+    SQLite records even a deletion in its write-ahead log first, and with no room on the disk it
+    cannot (a checkpoint or another journal mode needs room too): the way out is room freed on
+    that disk, or the data dir moved with its ``-wal`` file (which holds the newest changes).
+    """
+    free = free_bytes(data_dir)
+    room = "" if free is None else f", {free:,} bytes free"
+    return StoreError(
+        f"disk full: cannot {what}: SQLite needs room on the disk holding {data_dir} to record "
+        f"even a deletion{room}; nothing was removed",
+        f"free space on that disk (files outside goosectx) and retry, or move {data_dir} with "
+        f"its {DB_NAME}-wal file to a disk with room and set GOOSECTX_HOME there; never delete "
+        f"{DB_NAME}-wal (it holds the newest changes) — deleting {DB_NAME} loses every session")
+
+
 def on_read_only_file_system(path: Path) -> bool:
     """Whether ``path`` is on a file system mounted read-only (a CD, a ``ro`` mount)."""
     try:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goosectx.conversation import Conversation, Message
-from goosectx.errors import SessionNameTaken, SessionNotFound, StoreCorrupt
+from goosectx.errors import SessionNameTaken, SessionNotFound, StoreCorrupt, StoreError
 from goosectx.session import (
     UNKNOWN_TIME,
     Session,
@@ -27,7 +27,13 @@ from goosectx.session import (
     new_session_id,
     valid_session_id,
 )
-from goosectx.store.database import dumps, loads, stored_time, update_session_row
+from goosectx.store.database import (
+    dumps,
+    full_disk_error,
+    loads,
+    stored_time,
+    update_session_row,
+)
 from goosectx.store.extensions import ExtensionRecordStore
 from goosectx.store.ledger import LedgerStore, insert_ledger, read_ledger
 from goosectx.store.locks import LockHolder, SessionLock
@@ -236,12 +242,19 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
         """Delete a session with its messages and ledger (one transaction).
 
         Then the file contents its ``/undo`` journal kept (``goosectx.file_journal``) and
-        its tool-output overflow files (``goosectx.tools.overflow_files``).
+        its tool-output overflow files (``goosectx.tools.overflow_files``). A full disk refuses
+        it with nothing removed: :func:`~goosectx.store.database.full_disk_error` names the way
+        out.
         """
-        with self._transaction() as conn:
-            conn.execute("DELETE FROM messages WHERE session_id=?", (session_id,))
-            conn.execute("DELETE FROM usage_ledger WHERE session_id=?", (session_id,))
-            conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
+        try:
+            with self._transaction() as conn:
+                conn.execute("DELETE FROM messages WHERE session_id=?", (session_id,))
+                conn.execute("DELETE FROM usage_ledger WHERE session_id=?", (session_id,))
+                conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
+        except StoreError as exc:  # the way out of a full disk is not "remove a session"
+            if not exc.message.startswith("disk full"):
+                raise
+            raise full_disk_error(self.data_dir, f"remove session {session_id}") from None
         from goosectx.file_journal import remove_journal
         from goosectx.tools.overflow_files import remove_session_outputs
 
