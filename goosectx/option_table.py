@@ -36,7 +36,8 @@ class Does(Enum):
     ARGUMENTS = "takes the arguments of its command from a file"
     RUNS_FILE = "runs the program in a file"
     OUTPUT = "writes its output to the file named"
-    """A file the path checks judge as any write target; read for git config and hooks."""
+    """Asks unless the file is ``/dev/stdout``, ``/dev/stderr`` or ``/dev/null``
+    (:mod:`goosectx.option_writes`); read for git config and hooks too."""
     INTO = "writes into the directory named"
     """Likewise: ``cp -t DIR``, a git directory gets a ``config``."""
 
@@ -76,6 +77,42 @@ class Hit(NamedTuple):
     """Its value for a long option or whole word (``=V`` or the next word); else ``None``."""
 
 
+_PYTEST_KNOWN = frozenset({
+    "-k", "-m", "--markers", "-x", "--exitfirst", "--maxfail", "--strict-config",
+    "--strict-markers", "--strict", "--fixtures", "--funcargs", "--fixtures-per-test", "--pdb",
+    "--pdbcls", "--trace", "--capture", "-s", "--runxfail", "--lf", "--last-failed", "--ff",
+    "--failed-first", "--nf", "--new-first", "--cache-show", "--cache-clear", "--lfnf",
+    "--last-failed-no-failures", "--sw", "--stepwise", "--sw-skip", "--stepwise-skip",
+    "--sw-reset", "--stepwise-reset", "--durations", "--durations-min", "-v", "--verbose",
+    "--no-header", "--no-summary", "--no-fold-skipped", "--force-short-summary", "-q",
+    "--quiet", "--verbosity", "-r", "--report-chars", "--disable-warnings",
+    "--disable-pytest-warnings", "-l", "--showlocals", "--no-showlocals", "--tb", "--xfail-tb",
+    "--show-capture", "--fulltrace", "--full-trace", "--color", "--code-highlight",
+    "--pastebin", "--junitxml", "--junit-xml", "--junitprefix", "--junit-prefix", "-W",
+    "--pythonwarnings", "--max-warnings", "--collectonly", "--collect-only", "--co",
+    "--pyargs", "--ignore", "--ignore-glob", "--deselect", "--confcutdir", "--noconftest",
+    "--keepduplicates", "--keep-duplicates", "--collect-in-virtualenv",
+    "--continue-on-collection-errors", "--import-mode", "--doctest-modules",
+    "--doctest-report", "--doctest-glob", "--doctest-ignore-import-errors",
+    "--doctest-continue-on-failure", "-c", "--config-file", "--rootdir", "--basetemp", "-V",
+    "--version", "-h", "--help", "-p", "--disable-plugin-autoload", "--traceconfig",
+    "--trace-config", "--debug", "-o", "--override-ini", "--assert", "--setuponly",
+    "--setup-only", "--setupshow", "--setup-show", "--setupplan", "--setup-plan",
+    "--log-level", "--log-format", "--log-date-format", "--log-cli-level", "--log-cli-format",
+    "--log-cli-date-format", "--log-file", "--log-file-mode", "--log-file-level",
+    "--log-file-format", "--log-file-date-format", "--log-auto-indent", "--log-disable",
+    # common plugins' options that write no file (pytest-cov's --cov reads; xdist; …)
+    "--cov", "--cov-config", "--cov-fail-under", "--cov-branch", "--cov-append",
+    "--cov-context", "--no-cov", "--no-cov-on-fail", "-n", "--numprocesses", "--dist",
+    "--maxprocesses", "--reruns", "--reruns-delay", "--timeout", "--timeout-method",
+    "--randomly-seed", "-P", "--asyncio-mode", "--hypothesis-profile", "--hypothesis-seed",
+    "--hypothesis-show-statistics", "--benchmark-only", "--benchmark-skip",
+    "--benchmark-disable", "--ds", "--reuse-db", "--create-db", "--no-migrations",
+})
+"""pytest's own option strings (pytest 8's ``--help``) and a few common plugins': taken whole
+they win over a prefix of another (``--co`` is ``--collect-only``, not ``--cov-report``;
+``--lf`` is ``--last-failed``), as argparse takes them. A long option not here is a plugin's,
+whose value :mod:`goosectx.option_writes` judges as a file it may write."""
 _PYTEST = (Option(Does.WRITES, attached="o", longs=(
     "--basetemp", "--junitxml", "--junit-xml", "--debug", "--resultlog", "--result-log",
     "--report-log", "--log-file", "--html", "--cov-report", "--override-ini", "--confcutdir",
@@ -98,7 +135,8 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     **dict.fromkeys(("git add", "git checkout", "git rm", "git restore", "git reset",
                      "git commit", "git stash"), _PATHSPEC),
     "pytest": _PYTEST, "py.test": _PYTEST,
-    "sort": _FILES0, "du": _FILES0, "wc": _FILES0,
+    "sort": (*_FILES0, Option(Does.OUTPUT, longs=("--output",), letters="o", valued="kStT")),
+    "du": _FILES0, "wc": _FILES0,
     "tar": _TAR, "gtar": _TAR, "bsdtar": _TAR,
     "rsync": (Option(Does.LIST, longs=("--files-from",)),),
     "zip": (Option(Does.LIST, longs=("--names-stdin",), letters="@"),),
@@ -120,6 +158,9 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "cp": _TARGET_DIR, "mv": _TARGET_DIR, "install": _TARGET_DIR, "ln": _TARGET_DIR,
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""
+KNOWN: dict[str, frozenset[str]] = {"pytest": _PYTEST_KNOWN, "py.test": _PYTEST_KNOWN}
+"""Per program, its option strings that, written whole, are themselves and no prefix of
+another (getopt and argparse take an exact match first)."""
 _PYTHON = re.compile(r"python[0-9.]*")
 
 
@@ -146,7 +187,7 @@ def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
         if word[:1] != "-" and i and not starts:
             continue  # an operand (most words of a long line): no entry reads it
         for program, entry in entries:
-            if _matches(entry, args, i, ended):
+            if _matches(entry, args, i, ended, KNOWN.get(program, frozenset())):
                 yield Hit(entry.does, program, word, _value(entry, args, i))
 
 
@@ -160,13 +201,16 @@ def long_options(name: str, does: Does) -> tuple[str, ...]:
     return tuple(o for entry in OPTIONS.get(name, ()) if entry.does is does for o in entry.longs)
 
 
-def _matches(entry: Option, args: list[str], i: int, ended: bool) -> bool:
+def _matches(entry: Option, args: list[str], i: int, ended: bool,
+             known: frozenset[str]) -> bool:
     word = args[i]
     if word.startswith(entry.starts) and entry.starts:
         return True
     if ended:
         return False
-    if word in entry.words or word[:2] == "--" and any(
+    exact = word.partition("=")[0]
+    if word in entry.words or word[:2] == "--" and (exact in entry.longs or exact not in known
+                                                    ) and any(
             long_option(word, option) for option in entry.longs):
         return True
     if entry.attached and len(word) > 1 and word[0] == "-" and word[1] in entry.attached:
@@ -186,4 +230,7 @@ def _value(entry: Option, args: list[str], i: int) -> str | None:
     if word in entry.words or word[:2] == "--" and any(
             long_option(word, option) for option in entry.longs):
         return word.partition("=")[2] if "=" in word else value_at(args, i + 1)
+    if entry.valued and word[:1] == "-" and word[:2] != "--":  # sort -uo F, -oF
+        short = short_value(args, i, entry.valued + entry.letters)
+        return short.value if short.letter and short.letter in entry.letters else None
     return None
