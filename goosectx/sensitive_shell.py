@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES, pattern_paths
@@ -33,6 +34,7 @@ from goosectx.shell_dirs import (
     Unknown,
     Walked,
     argument_value,
+    cluster_words,
     command_dirs,
     command_words,
     stdin_arguments,
@@ -105,6 +107,9 @@ def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
                     judge: Callable[[Path], str | None], line: str) -> str | None:
     """How ``word`` is shown when it names a sensitive file from one of ``dirs``, else ``None``."""
     raw = word.value
+    for other in cluster_words(raw):  # grep -cf.env: -f's value, as getopt reads the cluster
+        if found := _sensitive_word(replace(word, value=other), dirs, working_dir, judge, line):
+            return raw + found.removeprefix(other)
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
         dirs = (working_dir,)  # it names the same file wherever the command runs
     for base in dirs:

@@ -21,6 +21,7 @@ import glob
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from goosectx.glob_words import MAX_NAMES, pattern_paths
@@ -44,6 +45,7 @@ from goosectx.shell_dirs import (
     Walked,
     argument_value,
     cd_operand,
+    cluster_words,
     command_dirs,
     command_words,
     expanded,
@@ -118,6 +120,10 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
                   cache: dict[str, Path], line: str) -> str | None:
     """Why ``word`` names a path outside the project from one of ``dirs`` (``None``: none)."""
     raw = word.value
+    for other in cluster_words(raw):  # grep -cf/etc/x: -f's value, as getopt reads the cluster
+        if found := _outside_word(replace(word, value=other), dirs, working_dir, real_dir,
+                                  cache, line):
+            return raw + found.removeprefix(other)
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
         dirs = (working_dir,)  # the same path wherever the command runs
     for base in dirs:
