@@ -17,14 +17,21 @@ from __future__ import annotations
 
 from goosectx.option_table import Does, option_hits
 from goosectx.option_values import option_values
+from goosectx.shell_options import long_option
 
 STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
 """What an output option may name and write no file."""
+TERMINAL_VALUES = {"--cov-report": frozenset({
+    "term", "term-missing", "term:skip-covered", "term-missing:skip-covered"})}
+"""Values of a writing option that write no file (pytest-cov's report to the terminal)."""
 
 
 def option_writes(name: str, args: list[str]) -> str | None:
     """Why ``name ARGS`` may write files, read whole directories or run something unjudged."""
     for hit in option_hits(name, args):
+        if any(long_option(hit.word, option) and hit.value in values
+               for option, values in TERMINAL_VALUES.items()):
+            continue  # pytest --cov-report=term-missing: printed, no file
         if hit.does in (Does.WRITES, Does.WHOLE) or hit.does is Does.OUTPUT and (
                 hit.value is not None and hit.value not in STREAMS):
             return f"{hit.program} {hit.word.partition('=')[0]} {hit.does.value}"

@@ -90,7 +90,8 @@ def test_node_options_are_judged_by_what_they_load() -> None:
     "pytest -q tests --benchmark-json .git/HEAD", "pytest --benchmark-json=Makefile",
     "pytest --benchmark-json Makefile", "pytest --html-report=report/index.html",
     "python -m pytest --benchmark-save-data --benchmark-storage=file://.git",
-    "pytest --some-plugin-out=a.txt",
+    "pytest --some-plugin-out=a.txt", "pytest --cov=src --cov-report=html:.git",
+    "pytest --cov-report=xml:Makefile",
 ])
 def test_a_pytest_plugin_option_naming_a_file_asks(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
@@ -104,6 +105,7 @@ def test_a_pytest_plugin_option_naming_a_file_asks(project: Path, command: str) 
     "pytest -p no:cacheprovider", "pytest --cov=src", "pytest -n auto --dist=loadscope",
     "pytest --timeout=30 tests", "pytest --runslow tests/test_a.py", "pytest --runslow tests",
     "pytest --hypothesis-profile=ci", "pytest --durations=10 -vv",
+    "pytest --cov=src --cov-report=term-missing", "pytest --cov=src --cov-report term",
 ])
 def test_common_pytest_lines_still_run(project: Path, command: str) -> None:
     # M4: --co and --lf are pytest's own short forms, not prefixes of --cov-report / --lf-cache
