@@ -89,17 +89,23 @@ _SAFE_FLAGS = re.compile(r"-{0,2}(?:[abdeiklnpqrRsStvwBLOj0-9]+|no-print-directo
                          r"output-sync(?:=\w+)?|load-average(?:=[\d.]+)?|trace|debug(?:=\w+)?|"
                          r"warn-undefined-variables|always-make|ignore-errors|no-silent)")
 """make flags that read no file and run no other text (``-s``, ``-j4``, ``-k``)."""
-_ASSIGNMENT = re.compile(r"\s*(?:override\s+|export\s+)?([^\s=:+?!]+)\s*(?:::?|[+?!])?=(.*)",
+_ASSIGNMENT = re.compile(r"\s*(?:override\s+|export\s+)?([^\s=:+?!]+)\s*(?::{1,3}|[+?!])?=(.*)",
                          re.DOTALL)
-_SHELL_SYNTAX = re.compile(r"[;&|<>`\n]|\$\(")
-"""Text a shell reads as more than one program's words: where a recipe uses the variable."""
+_SHELL_SYNTAX = re.compile(r"[;&|<>`'\"\\()\n]|\$(?![A-Za-z_{])")
+"""Text a shell reads as more than one program's plain words (quotes, ``;``, ``(``…): where a
+recipe uses the variable it runs as written (``$HOME`` is bash's; ``$(…)`` make's, judged
+by :func:`goosectx.shell_wrappers.started_commands`)."""
+_FLAG_NAMES = re.compile(r".*(?:FLAGS|OPTS|OPTIONS|ARGS)")
+"""Variables holding a program's options (``CFLAGS='-O2 -g'``), not a program: a blank in
+their value is no command of its own."""
 
 
 def make_settings(name: str, args: list[str]) -> str | None:
     """Why ``make ARGS`` runs its recipes other than its makefile says, or ``None``.
 
     An operand ``NAME=VALUE`` (``:=``, ``+=``, ``?=`` too; after ``--`` too) setting one of
-    :data:`MAKE_RUNNERS`, or a value with shell syntax (``CC='x;rm f'``).
+    :data:`MAKE_RUNNERS`, or a value with shell syntax (``CC='x;rm f'``) or, but in a flags
+    variable (``CFLAGS='-O2 -g'``), a blank (``PYTHON='sh -c id'``).
     """
     for word in args:
         found = _ASSIGNMENT.fullmatch(word) if not word.startswith("-") else None
@@ -111,9 +117,10 @@ def make_settings(name: str, args: list[str]) -> str | None:
         if found[1] in MAKE_RUNNERS:
             return (f"{name} {found[1]}= changes how make runs its recipes, which the rules do "
                     "not read")
-        if _SHELL_SYNTAX.search(found[2]):
-            return (f"{name} {found[1]}= holds shell syntax a recipe using it runs, which the "
-                    "rules do not read")
+        if _SHELL_SYNTAX.search(found[2]) or (re.search(r"\s", found[2].strip())
+                                              and not _FLAG_NAMES.fullmatch(found[1])):
+            return (f"{name} {found[1]}= holds a command or shell syntax a recipe using it runs, "
+                    "which the rules do not read")
     return None
 
 

@@ -44,6 +44,8 @@ def test_sorting_and_finding_to_the_terminal_still_run(project: Path, command: s
     "make '.SHELLFLAGS:=-ec' test", "make SHELL=./evil.sh test", "make MAKESHELL=x",
     "make 'MAKEFLAGS=-f evil.mk'", "make MAKEFILES=evil.mk test", "make -- .SHELLFLAGS=-xc",
     "make 'CC=cat .env >/tmp/x; gcc'", "gmake 'PYTHON=python3 -c 1; rm -rf src'",
+    "make test 'PYTHON=sh -c id'", "make test PYTHON='python3 -c print(open(\".env\").read())'",
+    "make 'SHELL:::=x' test", "make 'CFLAGS=-O2 $(shell id)'",
 ])
 def test_a_make_variable_that_changes_what_recipes_run_asks(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
@@ -52,7 +54,8 @@ def test_a_make_variable_that_changes_what_recipes_run_asks(project: Path, comma
 
 @pytest.mark.parametrize("command", [
     "make test", "make", "make -j4 all", "make test PYTHON=python3 V=1",
-    "make CFLAGS='-O2 -g' all", "make DESTDIR=build install",
+    "make CFLAGS='-O2 -g' all", "make DESTDIR=build install", "make -j4 CC=clang",
+    "make test ARGS='-k foo'", "make TESTS=tests/test_a.py test",
 ])
 def test_common_make_lines_still_run(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
