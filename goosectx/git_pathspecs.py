@@ -64,6 +64,8 @@ def _why(word: str) -> str | None:
     if "exclude" in words or "!" in short or "^" in short:
         return None  # :(exclude)x, :!x: it narrows what another pathspec matches
     path = word[magic.end():] if magic else word
+    if any(w.startswith("attr") for w in words):
+        return f"the pathspec {word} matches by attributes the project sets, any file"
     if "literal" in words or not _GLOB.search(path):
         if magic and path and sensitive_why(Path("/", path)) is not None:
             return f"the pathspec {word} names {path}, a sensitive file"

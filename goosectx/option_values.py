@@ -11,6 +11,7 @@ list in full:
 * make runs its recipes with the variables its command line sets: ``.SHELLFLAGS``, ``SHELL``
   and the like (:data:`MAKE_RUNNERS`) change what runs every recipe line, and a value holding
   shell syntax (``CC='cat .env>x;gcc'``) runs it where a recipe uses the variable.
+* ``uniq IN OUT`` and ``xxd IN OUT`` write their second operand.
 * npm passes ``--node-options`` (and ``NODE_OPTIONS``) to every node it starts: a value that
   loads code (``--require``, ``--import``, ``--loader``) or names a file asks.
 
@@ -44,6 +45,33 @@ def option_values(name: str, args: list[str]) -> str | None:
         return make_settings(name, args)
     if name in ("npm", "pnpm", "yarn", "npx"):
         return node_options(name, args)
+    if name in OUTPUT_OPERANDS:
+        return output_operand(name, args)
+    return None
+
+
+OUTPUT_OPERANDS = {"uniq": "fsw", "xxd": "cglson"}
+"""Programs whose second operand is the file they write (``uniq IN OUT``, ``xxd IN OUT``), with
+their short options that take the next word (``uniq -f 1``, ``xxd -c 16``, ``-cols 16``)."""
+
+
+def output_operand(name: str, args: list[str]) -> str | None:
+    """Why ``uniq IN OUT`` / ``xxd IN OUT`` writes a file, or ``None`` (one operand, a stream)."""
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            operands += args[i + 1:]
+            break
+        if word.startswith("-") and word != "-":
+            takes = word[1:2] in OUTPUT_OPERANDS[name] and (len(word) == 2 or name == "xxd")
+            i += 2 if takes and "=" not in word else 1
+            continue
+        operands.append(word)
+        i += 1
+    if len(operands) > 1 and operands[1] not in ("/dev/stdout", "/dev/stderr", "/dev/null", "-"):
+        return f"{name} writes its output to its second operand, {operands[1]}"
     return None
 
 

@@ -23,6 +23,11 @@ from goosectx.permissions import PermissionRules
     # H7: every find action writing a file, not -fprint only
     "find . -maxdepth 0 -fls Makefile", "find . -fprintf Makefile x", "find . -fprint0 a.txt",
     "find . -name '*.py' -fprint build/list.txt",
+    # the same kind in other reading programs
+    "shuf -o Makefile a.txt", "shuf --output=Makefile a.txt", "shuf -n1 -oMakefile a.txt",
+    "tree -o Makefile", "tree -L 2 -o .git/HEAD", "less -o Makefile a.txt",
+    "less --log-file=Makefile a.txt", "uniq a.txt Makefile", "uniq -c -f 1 a.txt Makefile",
+    "xxd a.txt Makefile", "xxd -c 16 a.txt .git/HEAD", "xxd -r -p hex.txt src/a.py",
 ])
 def test_an_option_writing_its_output_to_a_file_asks(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
@@ -33,6 +38,8 @@ def test_an_option_writing_its_output_to_a_file_asks(project: Path, command: str
     "sort -n a.txt", "sort -u a.txt | head", "sort -to a.txt",  # -t takes "o": no -o
     "sort -k2 -t, a.txt", "sort -o /dev/stdout a.txt", "find . -name '*.py' -print",
     "find . -fprint /dev/null -name x", "find . -fprintf /dev/stdout '%p\\n'",
+    "shuf -n1 a.txt", "tree -L 2", "less a.txt", "uniq -c a.txt", "uniq -f 1 a.txt",
+    "xxd a.txt", "xxd -c 16 a.txt", "xxd -l 64 a.txt | head", "xxd a.txt -",
 ])
 def test_sorting_and_finding_to_the_terminal_still_run(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)

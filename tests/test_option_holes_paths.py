@@ -37,7 +37,7 @@ def test_clusters_naming_no_sensitive_file_still_run(project: Path, command: str
     "git log -p -- 'src/*'", "git grep KEY -- '*.local'", "git log -p -- '**/.ssh/*'",
     "git log -- '*.PEM'", "git log -p -- ':(icase)*.ENV'", "git log -p -- ':(top).env'",
     "git show HEAD:.env", "git show HEAD~2:config/.env", "git show :0:.env",
-    "git cat-file -p HEAD:.env",
+    "git cat-file -p HEAD:.env", "git log -p -- ':(attr:secret)'",
 ])
 def test_a_git_pathspec_or_commit_path_that_may_match_a_sensitive_file_asks(
         project: Path, command: str) -> None:
