@@ -24,6 +24,7 @@ import re
 import shlex
 
 from goosectx.option_table import KNOWN, table_name
+from goosectx.shell_options import long_option
 
 _PLAIN = re.compile(r"[a-z0-9_+-]+(?:,[a-z0-9_+-]+)*|\d+\.\d+")
 """A value that names no file a plugin may write: a lowercase word, a list of them, a number."""
@@ -51,6 +52,7 @@ def option_values(name: str, args: list[str]) -> str | None:
 
 
 OUTPUT_OPERANDS = {"uniq": "fsw", "xxd": "cglson"}
+_UNIQ_VALUED = ("--skip-fields", "--skip-chars", "--check-chars")
 """Programs whose second operand is the file they write (``uniq IN OUT``, ``xxd IN OUT``), with
 their short options that take the next word (``uniq -f 1``, ``xxd -c 16``, ``-cols 16``)."""
 
@@ -65,8 +67,9 @@ def output_operand(name: str, args: list[str]) -> str | None:
             operands += args[i + 1:]
             break
         if word.startswith("-") and word != "-":
-            takes = word[1:2] in OUTPUT_OPERANDS[name] and (len(word) == 2 or name == "xxd")
-            i += 2 if takes and "=" not in word else 1
+            takes = word[1:2] in OUTPUT_OPERANDS[name] and (len(word) == 2 or name == "xxd" and (
+                word[1:].isalpha())) or any(long_option(word, o) for o in _UNIQ_VALUED)
+            i += 2 if takes and "=" not in word else 1  # xxd -c16 takes no next word
             continue
         operands.append(word)
         i += 1

@@ -28,6 +28,7 @@ from goosectx.permissions import PermissionRules
     "tree -o Makefile", "tree -L 2 -o .git/HEAD", "less -o Makefile a.txt",
     "less --log-file=Makefile a.txt", "uniq a.txt Makefile", "uniq -c -f 1 a.txt Makefile",
     "xxd a.txt Makefile", "xxd -c 16 a.txt .git/HEAD", "xxd -r -p hex.txt src/a.py",
+    "xxd -c16 a.txt Makefile", "uniq -f1 a.txt Makefile",
 ])
 def test_an_option_writing_its_output_to_a_file_asks(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
@@ -40,6 +41,7 @@ def test_an_option_writing_its_output_to_a_file_asks(project: Path, command: str
     "find . -fprint /dev/null -name x", "find . -fprintf /dev/stdout '%p\\n'",
     "shuf -n1 a.txt", "tree -L 2", "less a.txt", "uniq -c a.txt", "uniq -f 1 a.txt",
     "xxd a.txt", "xxd -c 16 a.txt", "xxd -l 64 a.txt | head", "xxd a.txt -",
+    "uniq --skip-fields 1 a.txt", "xxd -cols 16 a.txt",
 ])
 def test_sorting_and_finding_to_the_terminal_still_run(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
