@@ -190,3 +190,21 @@ def node_value_loads(value: str) -> bool:
         if _LOADS.fullmatch(option) or not word.startswith("-") or re.search(r"[/.~:]", word):
             return True
     return False
+
+
+_NODE_VARIABLE = re.compile(r"(NODE_OPTIONS|npm_config_(?:node_options|script_shell|userconfig"
+                            r"|globalconfig))\+?=(.*)", re.DOTALL | re.IGNORECASE)
+"""Variables node or npm read as those options (npm reads ``npm_config_*`` in any case)."""
+
+
+def node_variable(word: str) -> str | None:
+    """Why an assignment ``word`` makes node or npm run code the rules do not read, or ``None``.
+
+    ``NODE_OPTIONS`` / ``npm_config_node_options`` loading code (:func:`node_value_loads`);
+    ``npm_config_script_shell``, ``…_userconfig``, ``…_globalconfig`` always.
+    """
+    found = _NODE_VARIABLE.match(word)
+    if found is None or found[1].lower().endswith("node_options") and not node_value_loads(
+            found[2]):
+        return None
+    return f"it sets {found[1]}, which makes node or npm run code the rules do not read"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from goosectx.option_values import node_value_loads
+from goosectx.option_values import node_variable
 from goosectx.shell_builtins import reads_stdin
 from goosectx.shell_databases import COMPUTED, DATABASES, database_commands
 from goosectx.shell_git import config_variable
@@ -236,9 +236,8 @@ def sets_startup_command(value: str) -> str | None:
     """
     if (why := config_variable(value) or apt_config_variable(value)) is not None:
         return why  # GIT_CONFIG_GLOBAL=/tmp/c git log, APT_CONFIG=/tmp/c apt-get update
-    node = re.match(r"(?:NODE_OPTIONS|npm_config_node_options)\+?=(.*)", value, re.S | re.I)
-    if node and node_value_loads(node[1]):  # NODE_OPTIONS=--require=./x.js: option_values
-        return "it sets NODE_OPTIONS, which holds code every node it starts loads"
+    if why := node_variable(value):  # NODE_OPTIONS=--require=./x.js: option_values
+        return why
     found = _STARTUP.match(value)
     if found is None:
         return None

@@ -129,6 +129,8 @@ def test_common_pytest_lines_still_run(project: Path, command: str) -> None:
     ("export NODE_OPTIONS=-r./evil.js; npm test", "ask"),
     ("export NODE_OPTIONS='--require /tmp/evil.js'; npm test", "ask"),
     ("export npm_config_node_options=--import=./x.mjs; npm test", "ask"),
+    ("export NPM_CONFIG_SCRIPT_SHELL=./evil.sh; npm test", "ask"),
+    ("export npm_config_userconfig=./rc; npm test", "ask"),
     ("export NODE_OPTIONS=--max-old-space-size=4096; npm test", "run"),
 ])
 def test_node_options_a_line_exports_are_judged_too(project: Path, command: str,
