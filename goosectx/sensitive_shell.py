@@ -104,11 +104,13 @@ def _unwrapped(words: list[Word]) -> list[Word]:
 
 
 def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
-                    judge: Callable[[Path], str | None], line: str) -> str | None:
+                    judge: Callable[[Path], str | None], line: str,
+                    clustered: bool = True) -> str | None:
     """How ``word`` is shown when it names a sensitive file from one of ``dirs``, else ``None``."""
     raw = word.value
-    for other in cluster_words(raw):  # grep -cf.env: -f's value, as getopt reads the cluster
-        if found := _sensitive_word(replace(word, value=other), dirs, working_dir, judge, line):
+    for other in cluster_words(raw) if clustered else ():  # grep -cf.env: -f's value
+        if found := _sensitive_word(replace(word, value=other), dirs, working_dir, judge, line,
+                                    False):
             return raw + found.removeprefix(other)
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
         dirs = (working_dir,)  # it names the same file wherever the command runs

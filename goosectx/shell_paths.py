@@ -117,12 +117,12 @@ def outside_words(command: str, working_dir: Path,
 
 
 def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir: Path,
-                  cache: dict[str, Path], line: str) -> str | None:
+                  cache: dict[str, Path], line: str, clustered: bool = True) -> str | None:
     """Why ``word`` names a path outside the project from one of ``dirs`` (``None``: none)."""
     raw = word.value
-    for other in cluster_words(raw):  # grep -cf/etc/x: -f's value, as getopt reads the cluster
+    for other in cluster_words(raw) if clustered else ():  # grep -cf/etc/x: -f's value
         if found := _outside_word(replace(word, value=other), dirs, working_dir, real_dir,
-                                  cache, line):
+                                  cache, line, False):
             return raw + found.removeprefix(other)
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
         dirs = (working_dir,)  # the same path wherever the command runs
