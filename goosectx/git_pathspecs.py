@@ -66,6 +66,8 @@ def _why(word: str) -> str | None:
     path = word[magic.end():] if magic else word
     if any(w.startswith("attr") for w in words):
         return f"the pathspec {word} matches by attributes the project sets, any file"
+    if "literal" not in words and "\\" in path:  # '\.env': git's escape, '[.]env' to fnmatch
+        path = re.sub(r"\\(.)", lambda m: "[[]" if m[1] == "[" else f"[{m[1]}]", path)
     if "literal" in words or not _GLOB.search(path):
         if magic and path and sensitive_why(Path("/", path)) is not None:
             return f"the pathspec {word} names {path}, a sensitive file"

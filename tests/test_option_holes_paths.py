@@ -38,6 +38,7 @@ def test_clusters_naming_no_sensitive_file_still_run(project: Path, command: str
     "git log -- '*.PEM'", "git log -p -- ':(icase)*.ENV'", "git log -p -- ':(top).env'",
     "git show HEAD:.env", "git show HEAD~2:config/.env", "git show :0:.env",
     "git cat-file -p HEAD:.env", "git log -p -- ':(attr:secret)'",
+    "git log -p -- '\\.env'", "git log -p -- 'src/\\.e\\nv'",
 ])
 def test_a_git_pathspec_or_commit_path_that_may_match_a_sensitive_file_asks(
         project: Path, command: str) -> None:
