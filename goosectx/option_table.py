@@ -49,17 +49,15 @@ class Option:
     ``longs``: long options, any unique prefix; ``words``: words matched whole (``find
     -fprint``, ``parallel -a``); ``letters``: short options, anywhere in a cluster (``-cT``),
     or, with ``valued``, in the cluster read up to the first letter of ``valued`` that takes the
-    rest as its value (tar); ``attached``: short options first in their word, their value
-    attached or next (``pytest -o X``, ``-oX``); ``starts``: word prefixes, read past ``--``
-    too (``parallel :::: F``); ``bare``: the first word, with no dash, is a cluster too
-    (``tar cTf - x.tar``).
+    rest as its value (tar, ``pytest -qo X``, ``sort -uoF``); ``starts``: word prefixes, read
+    past ``--`` too (``parallel :::: F``); ``bare``: the first word, with no dash, is a cluster
+    too (``tar cTf - x.tar``).
     """
 
     does: Does
     longs: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
     letters: str = ""
-    attached: str = ""
     starts: tuple[str, ...] = ()
     valued: str = ""
     bare: bool = False
@@ -113,7 +111,7 @@ _PYTEST_KNOWN = frozenset({
 they win over a prefix of another (``--co`` is ``--collect-only``, not ``--cov-report``;
 ``--lf`` is ``--last-failed``), as argparse takes them. A long option not here is a plugin's,
 whose value :mod:`goosectx.option_writes` judges as a file it may write."""
-_PYTEST = (Option(Does.WRITES, attached="o", longs=(
+_PYTEST = (Option(Does.WRITES, letters="o", valued="kmcpWrn", longs=(
     "--basetemp", "--junitxml", "--junit-xml", "--debug", "--resultlog", "--result-log",
     "--report-log", "--log-file", "--html", "--cov-report", "--override-ini", "--confcutdir",
     "--lf-cache", "--cache-dir")),)
@@ -216,8 +214,6 @@ def _matches(entry: Option, args: list[str], i: int, ended: bool,
     if word in entry.words or word[:2] == "--" and (exact in entry.longs or exact not in known
                                                     ) and any(
             long_option(word, option) for option in entry.longs):
-        return True
-    if entry.attached and len(word) > 1 and word[0] == "-" and word[1] in entry.attached:
         return True
     if not entry.letters:
         return False

@@ -104,6 +104,7 @@ def test_node_options_are_judged_by_what_they_load() -> None:
     "python -m pytest --benchmark-save-data --benchmark-storage=file://.git",
     "pytest --some-plugin-out=a.txt", "pytest --cov=src --cov-report=html:.git",
     "pytest --cov-report=xml:Makefile",
+    "pytest -qo cache_dir=.git", "pytest -xocache_dir=.git",  # -o in a cluster, as argparse
 ])
 def test_a_pytest_plugin_option_naming_a_file_asks(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
@@ -118,6 +119,7 @@ def test_a_pytest_plugin_option_naming_a_file_asks(project: Path, command: str) 
     "pytest --timeout=30 tests", "pytest --runslow tests/test_a.py", "pytest --runslow tests",
     "pytest --hypothesis-profile=ci", "pytest --durations=10 -vv",
     "pytest --cov=src --cov-report=term-missing", "pytest --cov=src --cov-report term",
+    "pytest -rfE", "pytest -ko", "pytest -vv -x", "pytest -n4 -q",
 ])
 def test_common_pytest_lines_still_run(project: Path, command: str) -> None:
     # M4: --co and --lf are pytest's own short forms, not prefixes of --cov-report / --lf-cache
