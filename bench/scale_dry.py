@@ -10,7 +10,9 @@ data is generated once under ``--data`` (kept between runs: the 100k session tak
 each checkout gets its own copy of it (a scan state kept by another build is rewritten), and
 the runs alternate — raw load, then each checkout — so a machine that gets busier moves every
 column alike. Besides wall seconds, each process's CPU (user + sys, ``wait4``) and minor page
-faults are given: on a machine shared with other work those are the steadier figures.
+faults are given: on a machine shared with other work those are the steadier figures; and the
+modules each checkout's dry run imports (one more run under ``python -X importtime``: the
+modules it lists, those loaded before ``site`` ran included).
 
 ``--check``: first compare each checkout's stdout with the first one's for ``--dry-run`` and
 ``--dry-run --json``, llm and extractive strategies (byte for byte; exit 1 on a difference).
@@ -56,6 +58,14 @@ def _measured(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, f
     if code != 0 and not (code == 1 and b"would change nothing" in err):
         raise RuntimeError(f"{' '.join(argv)} failed: {err[-2000:]!r}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_minflt
+
+
+def _imports(argv: list[str], env: dict[str, str], cwd: Path) -> int:
+    """How many modules the process ``argv`` imports (the lines ``-X importtime`` writes)."""
+    proc = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], env=env, cwd=cwd,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    return sum(line.startswith(b"import time:") and b"self [us]" not in line
+               for line in proc.stderr.splitlines())
 
 
 def _checkout_env(home: Path, checkout: Path) -> dict[str, str]:
@@ -107,11 +117,14 @@ def _size(data: Path, count: int, checkouts: list[Path], repeat: int, check: boo
         for i, env in enumerate(homes):
             runs[i + 1].append(_measured([PY, *DRY], env, work))
     medians = [tuple(statistics.median(r[k] for r in rs) for k in range(3)) for rs in runs]
+    imports = [_imports([PY, RAW, "load", str(home), sid], raw_env, work),
+               *(_imports([PY, *DRY], env, work) for env in homes)]
     raw_wall, raw_cpu, _ = medians[0]
-    for name, (wall, cpu, faults) in zip(["raw load", *map(str, checkouts)], medians,
-                                         strict=True):
+    for name, (wall, cpu, faults), modules in zip(["raw load", *map(str, checkouts)], medians,
+                                                  imports, strict=True):
         print(f"{count:>7,}  {name:<28} wall {wall:.3f} s ({wall / raw_wall:.2f}×)  "
-              f"CPU {cpu:.3f} s ({cpu / raw_cpu:.2f}×)  faults {faults:,.0f}")
+              f"CPU {cpu:.3f} s ({cpu / raw_cpu:.2f}×)  faults {faults:,.0f}  "
+              f"imports {modules}")
     return same
 
 

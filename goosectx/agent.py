@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from goosectx.agent_tools import AgentTools, CancelTurn, tool_identity
 from goosectx.approval import (
@@ -231,6 +231,18 @@ class Agent(AgentTools):
                     forgotten.append(name + label)
         return sorted(forgotten)
 
+    def forget_allowed(self, names: Iterable[str]) -> list[str]:
+        """Forget the "always allow" answers given for the tools ``names`` (``/extension remove``).
+
+        Returns:
+            The forgotten names, sorted (a read-only one with " (read-only calls)").
+        """
+        names = set(names)
+        forgotten = [name + label for allowed, label in (
+            (self.always_allowed, ""), (self.reads_allowed, " (read-only calls)"))
+            for name in names if allowed.pop(name, None) is not None]
+        return sorted(forgotten)
+
     def set_provider(self, provider: Provider | None) -> None:
         """Change the model (``/model``); its context limit applies to the next call."""
         self.provider = self.context.budget.wrap(provider)
@@ -291,7 +303,8 @@ class Agent(AgentTools):
                                                     self.session.conversation, turn.streamed,
                                                     turn.cancel, turn.reasoned,
                                                     self.context.budget.take_notices,
-                                                    self.writing, self.reply_redact())
+                                                    self.writing, self.reply_redact(),
+                                                    turn.shares)
             except ContextLengthExceeded:
                 yield from self.context.on_context_exceeded(request, cancel=turn.cancel)
                 continue

@@ -37,6 +37,7 @@ from goosectx.approval_texts import (
     denied_text,
     non_interactive_denied_text,
     stopped_running_text,
+    uncovered_reason,
 )
 from goosectx.config import ApprovalMode
 from goosectx.conversation import ToolRequest
@@ -391,7 +392,13 @@ def decide(ctx: ApprovalContext) -> ApprovalVerdict:
         verdict = clause(ctx)
         if verdict is not None:
             return replace(verdict, write_target=ctx.write_target, read_target=judged)
-    return replace(_OTHERWISE, write_target=ctx.write_target, read_target=judged)
+    found = match_rules(ctx.rules, ctx.tool_name, ctx.arguments, ctx.working_dir) if (
+        ctx.rules.allow) else None  # grep -rn x src | sort under shell(grep*): name `sort`
+    why = None if found is None or found.uncovered is None else uncovered_reason(
+        found.uncovered, found.rules)
+    otherwise = _OTHERWISE if why is None else ApprovalVerdict("ask", f"{ctx.mode}: {why}",
+                                                               read_why=why)
+    return replace(otherwise, write_target=ctx.write_target, read_target=judged)
 
 
 def deny_all(_request: ToolRequest) -> ApprovalDecision:

@@ -82,3 +82,13 @@ def denied_text(reason: str | None) -> str:
         return (f"denied by the user: {' '.join(reason.split())}\n"
                 "Do not retry this call; follow the user's reason.")
     return DENIED_TEXT
+
+
+def uncovered_reason(part: str, covering: tuple[str, ...]) -> str:
+    """Why a line whose other parts allow rules cover is asked about: the part none covers.
+
+    ``sort is covered by no allow rule (shell(grep*) covers the rest of the line)``: the
+    question's "asked because …" and ``run``'s notice without a terminal.
+    """
+    verb = "covers" if len(covering) == 1 else "cover"
+    return f"{part} is covered by no allow rule ({', '.join(covering)} {verb} the rest of the line)"

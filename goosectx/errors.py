@@ -207,9 +207,13 @@ class SummaryOverBudget(CompactionWouldGrow):
     """
 
     def __init__(self, growth: CompactionWouldGrow, summary_tokens: int,
-                 budget_tokens: int) -> None:
+                 budget_tokens: int, *, stopped: bool = False) -> None:
         super().__init__(growth.tokens_before, growth.tokens_after)
-        self.message = (f"the model's summary ({summary_tokens:,} tokens) was far over its "
+        self.change = (f"passed {summary_tokens:,} tokens, far over its budget of "
+                       f"{budget_tokens:,}, and was stopped there") if stopped else growth.change
+        """What the summary did (``stopped``: its reply was stopped past twice its budget)."""
+        self.message = (f"the model's summary {self.change}; nothing changed" if stopped else
+                        f"the model's summary ({summary_tokens:,} tokens) was far over its "
                         f"budget of {budget_tokens:,}; nothing changed")
         self.hint = "try again, or use --strategy extractive"
         self.args = (self.message,)

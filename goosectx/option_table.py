@@ -126,6 +126,7 @@ _PATHSPEC = (Option(Does.LIST, longs=("--pathspec-from-file",)),)
 """``git add|checkout|rm|restore|reset|commit|stash … --pathspec-from-file=F``: stages,
 overwrites, deletes or commits the files F names."""
 _PROGRAM_FILE = (Option(Does.RUNS_FILE, longs=("--file",), letters="f"),)
+_MAKEFILE = (Option(Does.RUNS_FILE, longs=("--file", "--makefile"), letters="f"),)
 _TARGET_DIR = (Option(Does.INTO, longs=("--target-directory",), words=("-t",)),)
 
 OPTIONS: dict[str, tuple[Option, ...]] = {
@@ -153,8 +154,7 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "md5sum": _CHECKSUMS, "sha1sum": _CHECKSUMS, "sha224sum": _CHECKSUMS,
     "sha256sum": _CHECKSUMS, "sha384sum": _CHECKSUMS, "sha512sum": _CHECKSUMS,
     "b2sum": _CHECKSUMS, "cksum": _CHECKSUMS, "shasum": _CHECKSUMS,
-    "make": (Option(Does.RUNS_FILE, longs=("--file", "--makefile"), letters="f"),),
-    "gmake": (Option(Does.RUNS_FILE, longs=("--file", "--makefile"), letters="f"),),
+    "make": _MAKEFILE, "gmake": _MAKEFILE,
     "sed": _PROGRAM_FILE, "gsed": _PROGRAM_FILE,
     **dict.fromkeys(("awk", "gawk", "mawk", "nawk", "busybox-awk"), _PROGRAM_FILE),
     "cp": _TARGET_DIR, "mv": _TARGET_DIR, "install": _TARGET_DIR, "ln": _TARGET_DIR,
@@ -183,11 +183,14 @@ def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
     if not entries:
         return
     starts = any(entry.starts for _program, entry in entries)
+    shorts = any(entry.letters for _program, entry in entries)
+    words = {w for _program, entry in entries for w in entry.words}
     ended = False
     for i, word in enumerate(args):
         ended = ended or word == "--"
-        if word[:1] != "-" and i and not starts:
-            continue  # an operand (most words of a long line): no entry reads it
+        if not starts and (word[:1] != "-" and i or word[:2] != "--" and not shorts and (
+                word not in words)):
+            continue  # an operand, or find's -name (most words of a long line): no entry's
         for program, entry in entries:
             if _matches(entry, args, i, ended, KNOWN.get(program, frozenset())):
                 yield Hit(entry.does, program, word, _value(entry, args, i))

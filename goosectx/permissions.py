@@ -172,11 +172,16 @@ class RuleMatch:
         kind: ``deny``, ``ask``, ``allow``, or ``None`` when no rule decides.
         rules: The rules that decided (for the reason shown to the user).
         unreadable: With ``ask`` and no rule: why the rules cannot read the command.
+        uncovered: With no verdict, when allow rules cover some parts of a shell line: the
+            first part none covers (``sort`` of ``grep -rn x src | sort`` under
+            ``shell(grep*)``), for the question to name; :attr:`rules` are the ones that
+            cover the others.
     """
 
     kind: RuleKind | None
     rules: tuple[str, ...] = ()
     unreadable: str | None = None
+    uncovered: str | None = None
 
 
 CANNOT_CHECK = "which the deny and ask rules cannot check"
@@ -232,11 +237,15 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     if len(subjects) > 1 and (line := _line_rules(rules.allow, tool_name, arguments)):
         return RuleMatch("allow", line)  # shell(npm test 2>&1 | tail -20): the very line
     allowed: list[str] = []
+    uncovered: list[str] = []
     for words in readable:
         hits = matching_rules(rules.allow, tool_name, (words,))
         if not hits:
-            return RuleMatch(None)
+            uncovered.append(words)
         allowed += hits
+    if uncovered:  # grep -rn x src | sort under shell(grep*): the question names `sort`
+        return RuleMatch(None, tuple(dict.fromkeys(allowed)),
+                         uncovered=uncovered[0] if allowed else None)
     return RuleMatch("allow", tuple(dict.fromkeys(allowed)))
 
 

@@ -18,8 +18,9 @@ import fnmatch
 import re
 from typing import NamedTuple
 
-from goosectx.recursive_reads import Printed, find_split
-from goosectx.shell_words import Part
+from goosectx.find_words import find_split
+from goosectx.recursive_reads import Printed
+from goosectx.shell_words import Part, Word
 
 _GREPS = frozenset({"grep", "egrep", "fgrep", "rg"})
 _LINE_KEEPERS = frozenset({"head", "tail", "sort", "uniq", "cat"})
@@ -56,6 +57,9 @@ class Listing(NamedTuple):
     """Which names it prints (``find -name '*.md' -type f``), ``None``: any."""
     skip: frozenset[str] = frozenset()
     """Dirs right in each of ``dirs`` it prints nothing of: ``.git`` for ``git ls-files``."""
+    follows: bool = True
+    """It may print names below a link to a dir (``find -L``, ``fd -L``); ``False``: never
+    (``find`` without ``-L``/``-follow``, ``git ls-files``)."""
 
 
 _FIND_FILTERS = frozenset({"-name", "-iname", "-type", "-maxdepth", "-mindepth"})
@@ -95,18 +99,19 @@ def _find_printed(expression: list[str]) -> Printed | None:
 def _listing(part: Part) -> Listing | None:
     """What ``part`` lists (:class:`Listing`), ``None`` if it is no lister."""
     name, args = _name(part), [w.value for w in part.words[1:]]
-    if any(w.expands for w in part.words[1:]) or any(a.startswith(("-exec", "-ok", "-fprint"))
-                                                    for a in args):
-        return None
+    if any(w.expands for w in part.words[1:]) or any(a.startswith((
+            "-exec", "-ok", "-fprint", "-printf", "-ls", "-fls")) for a in args):
+        return None  # find -printf '%f': a name not below the dir; -ls: a link's target
     operands = _operands(part)
     if name == "find":
         starts, expression = find_split(args)
-        return Listing(starts, _find_printed(expression))
+        follows = "-follow" in expression or "-L" in args[:len(args) - len(expression)]
+        return Listing(starts, _find_printed(expression), follows=follows)
     if name in ("fd", "fdfind", "rg") and (name != "rg" or any(
             a in ("--files", "-l", "--files-with-matches") for a in args)):
         return Listing([*operands, "."])  # a pattern, dirs or an option's value: "." too
-    if name == "git" and args[:1] == ["ls-files"]:
-        return Listing([*operands[1:], "."], skip=frozenset({".git"}))  # never in .git
+    if name == "git" and args[:1] == ["ls-files"]:  # never in .git, never through a link
+        return Listing([*operands[1:], "."], skip=frozenset({".git"}), follows=False)
     if name == "ls":
         return Listing([*operands, "."])  # a name it prints is in a dir it names, or "."
     return None
@@ -136,3 +141,52 @@ def piped_listing(parts: list[Part], k: int) -> Listing | None:
         if not _filters(before):
             return None
     return None
+
+
+_OPENERS = ("$(", "`", "<(", ">(")
+SUBSTITUTED_SPLIT = re.compile(r"[\s*?\[\]+@!()'\"\\]")
+"""A character of a name ``$(…)`` gives that bash splits it at (``IFS``) or globs it by
+(``.e*`` matching ``.env``, an extglob's ``@(…)``): such a name may be any."""
+NEUTRAL = frozenset({"cd", "pushd", "popd", "pwd", "ls", "cat", "grep", "egrep", "fgrep",
+                     "find", "fd", "fdfind", "rg", "head", "tail", "wc", "sort", "uniq", "echo",
+                     "true", "git"})
+"""Programs that set no variable of the shell (``IFS``, ``POSIXLY_CORRECT``) nor its options."""
+
+
+def line_sets_nothing(parts: list[Part]) -> bool:
+    """True when no part of the line can set a shell variable or option.
+
+    Each part runs a program of :data:`NEUTRAL`, with no assignment or other word before it
+    (``IFS=: cat``).
+    """
+    return all(part.words and part.words[0].value.rsplit("/", 1)[-1] in NEUTRAL
+               and "=" not in part.words[0].value for part in parts)
+
+
+def substituted_listing(parts: list[Part], k: int) -> tuple[Word, Listing] | None:
+    """The ``$(LISTER)`` word of ``parts[k]`` and what the lister prints, when it is known.
+
+    ``wc -l $(find . -name '*.py')`` reads the files ``find`` prints, as ``find … | xargs wc
+    -l`` does (:func:`piped_listing`). Only for a part whose one substitution (no other
+    ``$(``, backtick or ``<(`` in it) is a whole word (``x$(…)``: not a name) run by the
+    lister alone or piped through filters (:func:`_filters`), on a line that cannot change
+    ``IFS`` or glob options (:func:`line_sets_nothing`). ``None`` otherwise.
+    """
+    part = parts[k]
+    if part.joint != ")" or sum(w.raw.count(o) for w in part.words for o in _OPENERS) != 1:
+        return None
+    words = [w for w in part.words if w.value == "$(…)" and (w.raw == "$(…)" or (
+        w.raw.startswith('"$(') and w.raw.endswith(')"')))]
+    if len(words) != 1 or not line_sets_nothing(parts):
+        return None
+    j = k - 1
+    while j > 0 and parts[j].piped and parts[j].joint == "|" and parts[j].depth == part.depth:
+        if not _filters(parts[j]):
+            return None
+        j -= 1
+    opener = parts[j].joint if j >= 0 else ""
+    if j < 0 or parts[j].depth != part.depth or not opener.endswith("(") or opener.endswith(
+            "(("):
+        return None
+    listed = _listing(parts[j])
+    return None if listed is None else (words[0], listed)

@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from goosectx.find_words import fd_runs_dirs, find_runs_starts
 from goosectx.glob_words import MAX_NAMES
 from goosectx.shell_options import long_option, option_value, short_value
 from goosectx.shell_words import Word
@@ -43,6 +44,11 @@ _SEARCHERS = frozenset({"rg", "ag", "ack", "ack-grep"})
 _SHOW_HIDDEN = ("--hidden", "--unrestricted", "--no-ignore-hidden", "--search-hidden")
 _GREP_VALUED = "dDefmABC"
 """grep's short options that take a value (``-d recurse``, ``-nd rec``)."""
+GREP_VALUED_LONG = ("--after-context", "--before-context", "--context", "--binary-files",
+                    "--devices", "--directories", "--file", "--group-separator", "--label",
+                    "--max-count", "--regexp", "--include", "--exclude", "--exclude-dir",
+                    "--exclude-from")
+"""grep's long options that take the next word as their value when written without ``=``."""
 
 
 def _program(word: str) -> str:
@@ -79,9 +85,9 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     if name == "tar":
         return [value for value in args if value != "-"]
     if name == "find":
-        return _find_starts(args)
+        return find_runs_starts(args)
     if name in ("fd", "fdfind"):
-        return _fd_dirs(args)
+        return fd_runs_dirs(args)
     if name in ("mv", "ln"):  # mv .git g && cat g/config: its files under another name
         return [a for a in args if not a.startswith("-")]
     if name in _SEARCHERS:  # rg KEY: the working dir, every operand else
@@ -94,10 +100,13 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     longs, letters = _RECURSIVE[name]
     recursive = words[0].value.rsplit("/", 1)[-1] == "rgrep"
     operands: list[str] = []
+    values, given = _grep_values(args) if name == "grep" else (set(), False)
     for i, value in enumerate(args):
         if value == "--":
             operands.extend(args[i + 1:])
             break
+        if i in values:  # grep -r --context 3 KEY: 3 is no operand, grep reads .
+            continue
         if any(long_option(value, option) for option in longs) or name == "grep" and (
                 _grep_recurses(args, i)):
             recursive = True
@@ -107,56 +116,60 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
             operands.append(value)
     if not recursive:
         return None
-    if name == "grep" and len(operands) <= 1:
-        return [*operands, "."]
+    if name == "grep" and (len(operands) <= 1 and not given or not operands):
+        return [*operands, "."]  # grep -r KEY: the working dir; -e KEY src: src alone
     return operands
+
+
+def _grep_values(args: list[str]) -> tuple[set[int], bool]:
+    """Where grep's options take their value from the next word, and whether one gives the pattern.
+
+    ``-e KEY``, ``--exclude x``: the value is no operand; with ``-e``, ``-f``, ``--regexp`` or
+    ``--file`` every operand is a file.
+    """
+    found: set[int] = set()
+    given = False
+    i = 0
+    while i < len(args) and args[i] != "--":
+        word = args[i]
+        if word.startswith("--") and len(word) > 2:
+            name, eq, _value = word.partition("=")
+            given |= any(long_option(name, one) for one in ("--regexp", "--file"))
+            if not eq and any(option.startswith(name) for option in GREP_VALUED_LONG):
+                found.add(i + 1)
+                i += 2
+                continue
+        elif word.startswith("-") and len(word) > 1:
+            short = short_value(args, i, _GREP_VALUED)
+            given |= short.letter in ("e", "f")
+            if short.next == i + 2:
+                found.add(i + 1)
+            i = short.next
+            continue
+        i += 1
+    return found, given
 
 
 RUNS_ON_FOUND = frozenset({"find", "fd", "fdfind"})
 """Programs whose ``-exec`` / ``-x`` command opens each file found, a symlink by its target."""
-_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
-_FD_RUNS = frozenset({"-x", "--exec", "-X", "--exec-batch"})
 
 
-def _find_starts(args: list[str]) -> list[str] | None:
-    """The dirs ``find … -exec CMD {} ;`` walks (``.`` when it names none): CMD reads each file.
+def follows_links(words: list[Word]) -> bool:
+    """True when a recursive read follows the symlinks below its dirs: ``grep -R``, ``rg -L``.
 
-    ``-delete`` deletes each. ``None`` when it runs no command on what it finds (``find .
-    -name x`` reads no file).
+    ``grep -R KEY .`` reads ``data/id_rsa`` through ``data`` → ``~/.ssh``; ``grep -r`` skips
+    links it meets. A prefix getopt may take for it counts (``--dere``, ``--d``: asks more).
     """
-    return find_starts(args) if _FIND_RUNS.intersection(args) else None
-
-
-def find_starts(args: list[str]) -> list[str]:
-    """The starting points of ``find`` (its words after the program), ``.`` when none."""
-    return find_split(args)[0]
-
-
-def find_split(args: list[str]) -> tuple[list[str], list[str]]:
-    """``find``'s starting points (``.`` when none) and the words of its expression."""
-    i = 0
-    while i < len(args) and args[i] in ("-H", "-L", "-P") or i < len(args) and args[i][
-            :2] in ("-D", "-O"):
-        i += 2 if args[i] == "-D" else 1
-    starts = []
-    for value in args[i:]:
-        if value.startswith(("-", "(", "!", ")")):
+    name = _program(words[0].value) if words else ""
+    letters, longs = {"grep": ("R", ("--dereference-recursive",)),
+                      "rg": ("L", ("--follow",))}.get(name, ("", ()))
+    for value in (w.value for w in words[1:]):
+        if value == "--":
             break
-        starts.append(value)
-    return starts or ["."], args[i + len(starts):]
-
-
-def _fd_dirs(args: list[str]) -> list[str] | None:
-    """The dirs ``fd PATTERN [DIR…] -x CMD`` searches (``.`` when it names none), else ``None``.
-
-    Every word that is no option is taken (a word that is no directory is skipped by the walk).
-    """
-    if not any(a in _FD_RUNS or a.startswith(("-x", "-X")) for a in args):
-        return None
-    words = [a for a in args if not a.startswith("-")]
-    return [*words, "."] if len(words) <= 1 else words
-
-
+        if any(long_option(value, one) for one in longs) or value[:1] == "-" and value[
+                1:2] != "-" and any(letter in value for letter in letters):
+            return True
+    return False
 def hidden_skipped(words: list[Word]) -> bool:
     """True when the searcher ``words`` run skips hidden files and dirs (``rg KEY``, ``ag``).
 
@@ -189,8 +202,9 @@ Printed = Callable[[str, bool], bool]
 def sensitive_below_dir(directory: Path, anchor: Path | None = None,
                         skip: frozenset[str] = frozenset(),
                         printed: Printed | None = None,
-                        split: bool = False,
-                        hidden: bool = True) -> Iterator[Path | None]:
+                        split: re.Pattern[str] | None = None,
+                        hidden: bool = True,
+                        kept: Printed | None = None) -> Iterator[Path | None]:
     """Each sensitive file below ``directory`` that is reached, in walk order (no symlinks).
 
     A ``None`` when there are more than :data:`MAX_NAMES` names (any may be). Judged by
@@ -201,8 +215,11 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
     '*.md' | xargs wc -l``); an entry is reached when printed or below a printed dir (``xargs
     grep -r`` reads below it); the caller passes none when ``directory`` itself is printed.
     ``split``: a name printed to ``xargs`` that it splits into other names (``a .env b.md``:
-    a blank, a quote, a backslash) is yielded as well (it may be any). ``hidden=False``:
-    names starting with ``.`` are not entered (``rg KEY`` skips them).
+    a blank, a quote, a backslash: :data:`SPLIT_NAME`), or that bash splits or globs after a
+    ``$(…)``, is yielded as well (it may be any). ``hidden=False``:
+    names starting with ``.`` are not entered (``rg KEY`` skips them). ``kept``: which files
+    the command reads and dirs it enters (``grep -r --include='*.py'``,
+    :mod:`goosectx.grep_filters`); a dir is then judged by the files it reads below it.
     """
     from goosectx.sensitive import sensitive_below
 
@@ -220,12 +237,18 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
                 dirs.remove(path.name)
             continue
         is_dir = path.name in dirs
+        if kept is not None and not kept(path.name, is_dir):
+            if is_dir:
+                dirs.remove(path.name)
+            continue
+        if kept is not None and is_dir:
+            continue  # grep -r --include='*.py': .git's *.py files only, judged one by one
         if printed is not None and path.parent not in reached and not printed(
                 path.name, is_dir):
             continue  # not printed itself: its subdirs may be
         if is_dir:
             reached.add(path)
-        if split and SPLIT_NAME.search(path.name) and (printed is None or printed(
+        if split is not None and split.search(path.name) and (printed is None or printed(
                 path.name, is_dir)):
             yield path
         elif sensitive_below(path, root):
@@ -234,19 +257,31 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
                 dirs.remove(path.name)  # one finding per sensitive directory
 
 
-def links_out_below(directory: Path, real_dir: Path) -> Iterator[Path | None]:
+def links_out_below(directory: Path, real_dir: Path, printed: Printed | None = None,
+                    follows: bool = True) -> Iterator[Path | None]:
     """Each symlink below ``directory`` whose target lies outside ``real_dir``, in walk order.
 
     ``find . -exec cat {} +`` hands ``cat`` the link, and ``cat`` reads the file it leads to.
     A ``None`` when there are more than :data:`MAX_NAMES` names (any may be such a link).
+    ``printed``: the names a lister hands on (``find . -name '*.py' | xargs wc -l`` never
+    hands on ``.venv/bin/python``), as for :func:`sensitive_below_dir`; a link to a dir counts
+    printed or not when the lister ``follows`` links (``find -L`` prints the names below it).
     """
     from goosectx.sensitive import inside, resolve
 
+    reached = {directory} if printed is None else set()
     for found in _names_below(directory):
         if found is None:
             yield None
             return
-        path = found[0]
+        path, dirs = found
+        is_dir = path.name in dirs
+        through = follows and is_dir and os.path.islink(path)  # find -L: lib/x.py printed
+        if printed is not None and path.parent not in reached and not through and not printed(
+                path.name, is_dir):
+            continue  # not printed itself: its subdirs may be
+        if is_dir:
+            reached.add(path)
         if os.path.islink(path) and not inside(resolve(path), real_dir):
             yield path
 

@@ -14,9 +14,10 @@ from typing import Any
 
 from goosectx.message import Message
 from goosectx.parts import Part, TextContent, ThinkingContent, ToolRequest
+from goosectx.redaction import Redactor
 from goosectx.redaction_fragments import fragments_of
 from goosectx.redaction_joined import crossing_cuts, with_cuts
-from goosectx.secret_tail import SecretTail
+from goosectx.secret_tail import CUT_CHARS, SecretTail
 
 
 def redacted_reply(message: Message, redact: Callable[[str], str]) -> Message:
@@ -51,6 +52,22 @@ def redacted_reply(message: Message, redact: Callable[[str], str]) -> Message:
     if all(a is b for a, b in zip(parts, message.content, strict=True)):
         return message
     return replace(message, content=tuple(parts))
+
+
+def without_shares(message: Message, shares: list[str]) -> Message:
+    """``message`` with each raw piece of a key found across a join live redacted (12+ chars).
+
+    The answer's text, reasoning, then more text streams as one reasoning part and one text
+    part: a key whose start ended the first text and whose rest began the reasoning is no
+    longer side by side in them (:func:`redacted_reply` reads only neighbours joined). What
+    the live deltas redacted of it (``shares``: :func:`goosectx.stream_reply.stream_reply`'s)
+    is redacted wherever it is; shorter pieces say too little. The finished reply and the one
+    a cancel keeps (:func:`goosectx.turn.close_cancelled`) alike.
+    """
+    pieces = [s for s in shares if len(s.strip()) >= CUT_CHARS]
+    if not pieces:
+        return message
+    return redacted_reply(message, Redactor(pieces))
 
 
 def _texts(part: Part) -> list[str]:

@@ -13,13 +13,21 @@ Core module: no printing, no ``cli`` imports.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from goosectx.find_words import find_patterns
 from goosectx.glob_words import MAX_NAMES, pattern_paths
+from goosectx.grep_filters import filter_words, grep_kept
 from goosectx.hidden_names import hidden_names
-from goosectx.piped_names import piped_listing
+from goosectx.piped_names import (
+    SUBSTITUTED_SPLIT,
+    line_sets_nothing,
+    piped_listing,
+    substituted_listing,
+)
 from goosectx.recursive_reads import (
     SPLIT_NAME,
     Printed,
@@ -42,6 +50,7 @@ from goosectx.shell_dirs import (
 from goosectx.shell_unwrap import WRAPPERS, unwrap
 from goosectx.shell_words import Word
 
+_GREPS = ("grep", "egrep", "fgrep", "rgrep")
 ANY_MAY_BE = "any may be)"
 """How a shown word ends when the files it names are not known here: the approval says it
 "may name a sensitive file" (``approval._sensitive_named``)."""
@@ -62,12 +71,16 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     own = tuple(path for path in (config_file, data_dir) if path is not None)
     walked = list(command_dirs(command, working_dir)) if walked is None else walked
     parts = [part for part, _dirs in walked]
+    neutral = line_sets_nothing(parts) and "POSIXLY_CORRECT" not in os.environ
     for k, (part, dirs) in enumerate(walked):
         program = _unwrapped(part.words)  # nice grep -r x .: grep's words
+        plain = neutral and len(program) == len(command_words(part.words))  # no env X=1 grep
         for base in dirs:
+            kept = grep_kept(program[1:], base, plain) if isinstance(base, Path) and _name(
+                program) in _GREPS else None
             yield from _below_recursive(recursive_operands(program), base, working_dir,
                                         own, untouched_dirs(program),
-                                        hidden=not hidden_skipped(program))
+                                        hidden=not hidden_skipped(program), kept=kept)
         if (fed := stdin_arguments(part.words)) is not None:
             listed = piped_listing(parts, k)  # find . | xargs cat: the files below .
             if listed is None:
@@ -75,12 +88,24 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             else:
                 for base in dirs:
                     yield from _below_recursive(listed.dirs, base, working_dir, own,
-                                                listed.skip, listed.printed, split=True)
+                                                listed.skip, listed.printed, split=SPLIT_NAME)
+        if (substituted := substituted_listing(parts, k)) is not None:
+            listed = substituted[1]  # wc -l $(find . -name '*.py'): the names find prints
+            for base in dirs:
+                yield from _below_recursive(listed.dirs, base, working_dir, own, listed.skip,
+                                            listed.printed, split=SUBSTITUTED_SPLIT)
         if (why := hidden_names(program)) is not None:
             line = " ".join(w.value for w in program)
             yield line, f"{line} ({why}: {ANY_MAY_BE}"
         lead = len(part.words) - len(command_words(part.words))  # `then`, `X=1` before it
+        patterns = find_patterns(program)  # find . -name .env: a name to match, none read
+        if _name(program) in _GREPS and all(isinstance(base, Path) for base in dirs):
+            patterns += [w for w in program if all(  # grep --exclude=.env: a glob to match
+                any(w is one for one in filter_words(program[1:], base, plain))
+                for base in dirs if isinstance(base, Path))]
         for k, word in enumerate(part.words):
+            if any(word is pattern for pattern in patterns):
+                continue
             if k < lead or k == lead and "/" not in word.value:
                 searched = tuple(d for d in dirs if not isinstance(d, Unknown))
                 if not searched:
@@ -90,6 +115,11 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 found = _sensitive_word(word, dirs, working_dir, judge, command)
             if found is not None:
                 yield word.value, found
+
+
+def _name(words: list[Word]) -> str:
+    """The name of the program ``words`` run (``/usr/bin/grep``: ``grep``), ``""`` for none."""
+    return words[0].value.rsplit("/", 1)[-1] if words else ""
 
 
 def _unwrapped(words: list[Word]) -> list[Word]:
@@ -141,15 +171,18 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
                      own: tuple[Path, ...] = (),
                      skip: frozenset[str] = frozenset(),
                      printed: Printed | None = None,
-                     split: bool = False, hidden: bool = True) -> Iterator[tuple[str, str]]:
+                     split: re.Pattern[str] | None = None, hidden: bool = True,
+                     kept: Printed | None = None) -> Iterator[tuple[str, str]]:
     """The dir words of a recursive read (``grep -r``, ``find -exec``) with a sensitive file below.
 
     Taken in ``base``, the dir the command runs in. ``own``: goosectx's config file and data
     dir, sensitive wherever they are (``grep -r x .config`` from ``~``); ``skip``: names of dirs
     the command never enters (:func:`goosectx.recursive_reads.untouched_dirs`); ``printed``:
-    the names a lister piped into ``xargs`` prints (``find . -name '*.md'``), ``split`` for
-    such a listing: a name ``xargs`` splits (``a .env b.md``) may be any; ``hidden=False``:
-    hidden names are skipped (``rg KEY``).
+    the names a lister piped into ``xargs`` (or in a ``$(…)``) prints (``find . -name
+    '*.md'``), ``split`` for such a listing: a name ``xargs`` (bash) splits (``a .env b.md``)
+    may be any; ``hidden=False``:
+    hidden names are skipped (``rg KEY``); ``kept``: the files it reads (``grep -r
+    --include``).
 
     ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
     (:mod:`goosectx.recursive_reads`).
@@ -168,10 +201,11 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
             yield value, f"{value} (holding {shown(reached, working_dir)})"
             continue
         anchor = Path(os.path.abspath(working_dir))
-        for found in sensitive_below_dir(directory, anchor, skip, printed, split, hidden):
-            if found is not None and split and SPLIT_NAME.search(found.name):
-                yield value, (f"{value} (holding {shown(found, working_dir)}, a name xargs "
-                              f"splits into others: {ANY_MAY_BE}")
+        for found in sensitive_below_dir(directory, anchor, skip, printed, split, hidden, kept):
+            if found is not None and split is not None and split.search(found.name):
+                who = "xargs splits" if split is SPLIT_NAME else "bash splits or globs"
+                yield value, (f"{value} (holding {shown(found, working_dir)}, a name {who} "
+                              f"into others: {ANY_MAY_BE}")
             elif found is None:
                 yield value, (f"{value} (over {MAX_NAMES:,} names below it, too many to check: "
                               f"{ANY_MAY_BE}")

@@ -24,9 +24,15 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from goosectx.find_words import find_patterns, walks_links
 from goosectx.glob_words import MAX_NAMES, pattern_paths
-from goosectx.piped_names import piped_dirs
-from goosectx.recursive_reads import RUNS_ON_FOUND, links_out_below, recursive_operands
+from goosectx.piped_names import Listing, piped_listing, substituted_listing
+from goosectx.recursive_reads import (
+    RUNS_ON_FOUND,
+    follows_links,
+    links_out_below,
+    recursive_operands,
+)
 from goosectx.sensitive import (
     cached_resolve,
     expand_user,
@@ -51,6 +57,7 @@ from goosectx.shell_dirs import (
     expanded,
     stdin_arguments,
 )
+from goosectx.shell_options import long_option
 from goosectx.shell_words import Word
 
 __all__ = ["FAR", "NO_FILE_ARGUMENTS", "STREAM_FILES", "outside_words"]
@@ -100,29 +107,46 @@ def outside_words(command: str, working_dir: Path,
         if (moved := _cd_elsewhere(args, working_dir, real_dir, command)) is not None:
             yield moved
         if (fed := stdin_arguments(args)) is not None:
-            if (listed := piped_dirs(parts, k)) is None:
+            if (listed := piped_listing(parts, k)) is None:
                 yield fed, f"{fed} (it takes the files it reads from its input) may be {FAR}"
-            yield from _links_out(listed, dirs, working_dir, real_dir)  # find . | xargs cat
-        if args[0].value.rsplit("/", 1)[-1] in RUNS_ON_FOUND:
-            yield from _links_out(recursive_operands(args), dirs, working_dir, real_dir)
+            else:  # find . | xargs cat
+                yield from _links_out(listed.dirs, dirs, working_dir, real_dir, listed)
+        walked_through = recursive_operands(args) if args[0].value.rsplit("/", 1)[
+            -1] in RUNS_ON_FOUND or follows_links(args) else None
+        if walked_through is None:  # find -L docs, ls -LR docs: lists what a link leads to
+            walked_through = walks_links(args)
+        yield from _links_out(walked_through, dirs, working_dir, real_dir)
         declares = args[0].value in DECLARATIONS
+        patterns = find_patterns(args)  # find . -path '../*': a name to match, no path
+        looks = link_view(args)  # ls -l link: the link itself, not where it leads
+        substituted = substituted_listing(parts, k)  # wc -l $(find . -name '*.py')
         for word in args[1:]:  # not the program (nor a redirection's `<`)
+            if any(word is pattern for pattern in patterns):
+                continue
+            if substituted is not None and word is substituted[0]:
+                listed = substituted[1]
+                yield from _links_out(listed.dirs, dirs, working_dir, real_dir, listed)
+                continue
             if declares and (word.value.startswith("-") or "=" not in word.value):
                 continue  # export NAME, declare -x: no path
             if declares and word.expands and expanded(word.value, working_dir, command) is None:
                 continue  # local x=$(…): what a part already judged printed
-            found = _outside_word(word, dirs, working_dir, real_dir, cache, command)
+            found = _outside_word(word, dirs, working_dir, real_dir, cache, command, looks)
             if found is not None:
                 yield word.value, found
 
 
 def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir: Path,
-                  cache: dict[str, Path], line: str, clustered: bool = True) -> str | None:
-    """Why ``word`` names a path outside the project from one of ``dirs`` (``None``: none)."""
+                  cache: dict[str, Path], line: str, looks: str | None = None,
+                  clustered: bool = True) -> str | None:
+    """Why ``word`` names a path outside the project from one of ``dirs`` (``None``: none).
+
+    ``looks``: how the program looks at a symlink it is given (:func:`link_view`).
+    """
     raw = word.value
     for other in cluster_words(raw) if clustered else ():  # grep -cf/etc/x: -f's value
         if found := _outside_word(replace(word, value=other), dirs, working_dir, real_dir,
-                                  cache, line, False):
+                                  cache, line, looks, False):
             return raw + found.removeprefix(other)
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
         dirs = (working_dir,)  # the same path wherever the command runs
@@ -147,10 +171,14 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
             named = [base / expand_user(one) for one in values if one is not None]
         if isinstance(named, str):
             return f"{raw} ({named}) may be {FAR}"
+        follows = looks is None or _FOLLOWED.search(value) is not None  # ls -l link/
         for path in named:
             real = cached_resolve(path, cache)
             if _shells_own(path, real):
                 return f"{raw} (the shell's own dir or file, not known here) may be {FAR}"
+            if not follows and _link_itself(path, looks) and inside(
+                    cached_resolve(path.parent, cache), real_dir):
+                continue  # ls -l .venv/bin/python: the link in the project, its target unread
             if inside(real, real_dir):
                 if hard_linked(real):
                     return hard_links_why(raw)
@@ -161,6 +189,56 @@ def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir
                     f"{raw} ({led[1:]})" if led else raw)
             return f"{what} is {FAR}"
     return None
+
+
+_FOLLOWED = re.compile(r"/\.{0,2}(?:$|[,}])")
+"""A path ending in ``/``, ``/.`` or ``/..`` (a brace's alternative too): a link is followed."""
+_LS_FOLLOW = ("--dereference", "--dereference-command-line",
+              "--dereference-command-line-symlink-to-dir")
+_LS_KNOWN = ("--all", "--almost-all", "--directory", "--human-readable", "--inode", "--size",
+             "--numeric-uid-gid", "--no-group", "--reverse", "--color", "--full-time", "--si",
+             "--sort", "--time", "--time-style", "--group-directories-first", "--author")
+_STAT_FOLLOW = ("--dereference", "--file-system")
+_STAT_KNOWN = ("--format", "--printf", "--terse", "--cached")
+
+
+def link_view(args: list[Word]) -> str | None:
+    """How the program of ``args`` looks at a symlink named on its command line.
+
+    ``"link"``: at the link itself, never where it leads (``ls -l``, ``ls -d``, ``stat``: an
+    ``lstat``); ``"file"``: at a link to a file itself, into a link to a dir (``ls`` alone
+    lists the dir it leads to); ``None``: it follows links (every other program; ``ls -L``,
+    ``-H``, ``stat -L``, ``stat -f``, an option not known here). GNU ls and stat.
+    """
+    name = args[0].value if args else ""
+    if name not in ("ls", "stat"):
+        return None
+    follow, known, valued, flat = ((_LS_FOLLOW, _LS_KNOWN, "ITw", "LH") if name == "ls" else
+                                   (_STAT_FOLLOW, _STAT_KNOWN, "c", "Lf"))
+    itself, operand = name == "stat", False  # an option after an operand: POSIXLY_CORRECT
+    for word in (w.value for w in args[1:]):  # makes it a file: it counts only to follow
+        if word == "--":
+            break
+        if word.startswith("--"):
+            if any(long_option(word, one) for one in follow) or not any(
+                    long_option(word, one) for one in known):
+                return None
+            itself |= not operand and (long_option(word, "--directory") or long_option(
+                word, "--full-time"))
+        elif word.startswith("-") and len(word) > 1:
+            letters = re.split(f"[{valued}]", word[1:], maxsplit=1)[0]
+            if any(letter in word[1:] for letter in flat):
+                return None  # in a value as well: asks more, never less
+            itself |= not operand and any(letter in letters for letter in "ldgno")
+        else:
+            operand = True
+    return "link" if itself else "file"
+
+
+def _link_itself(path: Path, looks: str | None) -> bool:
+    """True when ``path`` is a symlink the program looks at itself (:func:`link_view`)."""
+    return path.name not in ("", ".", "..") and os.path.islink(path) and (
+        looks == "link" or looks == "file" and not os.path.isdir(path))
 
 
 def _shells_own(path: Path, real: Path) -> bool:
@@ -205,14 +283,22 @@ def _tilde_value(value: str, base: Path) -> str | None:
 
 
 def _links_out(operands: list[str] | None, dirs: tuple[Dir, ...], working_dir: Path,
-               real_dir: Path) -> Iterator[tuple[str, str]]:
-    """The dir a ``find … -exec`` (``find … | xargs``) walks that holds a link leading outside."""
+               real_dir: Path, listed: Listing | None = None) -> Iterator[tuple[str, str]]:
+    """The dir a ``find … -exec`` (``find … | xargs``) walks that holds a link leading outside.
+
+    ``listed``: what a lister hands on (:class:`goosectx.piped_names.Listing`: the names it
+    prints, whether it goes through links to dirs).
+    """
+    printed = None if listed is None else listed.printed
+    follows = listed is None or listed.follows
     for value in operands or ():
         for base in dirs:
             directory = base / expand_user(value) if isinstance(base, Path) else None
             if directory is None or "\0" in value or not directory.is_dir():
                 continue
-            for found in links_out_below(directory, real_dir):
+            kept = None if printed is None or any(printed(name, True) for name in (
+                directory.name, os.path.basename(value.rstrip("/")) or value)) else printed
+            for found in links_out_below(directory, real_dir, kept, follows):
                 why = (f"{value} (over {MAX_NAMES:,} names below it, too many to check) may be "
                        f"{FAR}" if found is None else
                        f"{value} (holding {shown(found, working_dir)} → {resolve(found)}) is {FAR}")

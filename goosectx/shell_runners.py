@@ -333,8 +333,8 @@ def _program_file(args: list[str], short: str, long: str) -> str | None:
 
 
 _FILE_PROGRAMS = {name: longs for name in OPTIONS if (longs := long_options(name, Does.RUNS_FILE))}
-"""Programs whose ``-f FILE`` is the program they run (``awk -f prog.awk``, a makefile): the
-table's :attr:`~goosectx.option_table.Does.RUNS_FILE` entries, with their long options."""
+"""Programs whose ``-f FILE`` is the program they run (``awk -f prog.awk``, a makefile), and
+their long options for it: :data:`goosectx.option_table.OPTIONS`' ``Does.RUNS_FILE``."""
 
 
 def hidden_program(name: str, args: list[str], fed: bool = True) -> str | None:
@@ -379,7 +379,6 @@ def _awk_program(args: list[str], fed: bool) -> str | None:
             return word
         i += 2 if word in ("-F", "-v") else 1
     return None
-
 
 
 _RUNS_COMMANDS = re.compile(

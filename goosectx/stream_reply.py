@@ -25,11 +25,11 @@ from goosectx.providers.base import (
     ThinkingDelta,
     ToolCallDelta,
 )
-from goosectx.redaction import REDACTED, Redactor
+from goosectx.redaction import REDACTED
 from goosectx.redaction_fragments import fragments_of
 from goosectx.redaction_joined import after
-from goosectx.redaction_reply import redacted_reply
-from goosectx.secret_tail import CUT_CHARS, SecretTail, settled_end
+from goosectx.redaction_reply import without_shares
+from goosectx.secret_tail import SecretTail, settled_end
 
 _SPACE = re.compile(r"\s")
 WRITING_INTERVAL_S = 0.25
@@ -41,7 +41,7 @@ def stream_reply(
     streamed: list[str], cancel: threading.Event, reasoned: list[str] | None = None,
     notices: Callable[[], list[str]] | None = None,
     writing: Callable[[str], None] | None = None,
-    redact: Callable[[str], str] | None = None,
+    redact: Callable[[str], str] | None = None, shares: list[str] | None = None,
 ) -> Generator[Event, None, ProviderResponse]:
     """Stream one call, yielding text and reasoning deltas; returns the final response.
 
@@ -58,6 +58,9 @@ def stream_reply(
     and saved neither whole nor in part; one cut short by the end, a Ctrl-C or an error is
     shown ``[REDACTED]``); ``streamed`` and ``reasoned`` still get the text as it arrived.
     A streaming tool call's progress text is redacted too (its name is the model's).
+    ``shares`` (cleared) collects the raw pieces of a key the live deltas found across a join
+    of the answer and the reasoning, so what a cancel keeps is redacted as the finished reply
+    is (:func:`goosectx.redaction_reply.without_shares`).
 
     Raises:
         MalformedModelReply: the stream ended without a final response.
@@ -71,7 +74,9 @@ def stream_reply(
                              request.tool_schemas, cancel=cancel)
     for text in notices() if notices is not None else ():
         yield Notification("inline", text)
-    answer, reasoning = _Settled(redact), _Settled(redact)
+    found = shares if shares is not None else []
+    found.clear()
+    answer, reasoning = _Settled(redact, found), _Settled(redact, found)
     try:
         for item in stream:
             if isinstance(item, TextDelta):
@@ -112,22 +117,8 @@ def stream_reply(
     yield from _ended(reasoning, answer)
     if final is None:
         raise MalformedModelReply("the model's stream ended without a reply")
-    message = _without_shares(unique_call_ids(final.message), reasoning.shares + answer.shares)
+    message = without_shares(unique_call_ids(final.message), found)
     return final if message is final.message else replace(final, message=message)
-
-
-def _without_shares(message: Message, shares: list[str]) -> Message:
-    """``message`` with each raw piece of a key found across a join live redacted (12+ chars).
-
-    The answer's text, reasoning, then more text streams as one reasoning part and one text
-    part: a key whose start ended the first text and whose rest began the reasoning is no
-    longer side by side in them (:func:`redacted_reply` reads only neighbours joined). What
-    the live deltas redacted of it is redacted wherever it is; shorter pieces say too little.
-    """
-    pieces = [s for s in shares if len(s.strip()) >= CUT_CHARS]
-    if not pieces:
-        return message
-    return redacted_reply(message, Redactor(pieces))
 
 
 def _ended(reasoning: _Settled, answer: _Settled) -> list[Event]:
@@ -154,15 +145,16 @@ class _Settled:
     (:mod:`goosectx.redaction_joined`), until this part passes text on.
     """
 
-    def __init__(self, redact: Callable[[str], str] | None) -> None:
+    def __init__(self, redact: Callable[[str], str] | None, shares: list[str]) -> None:
         self._redact = redact
         self._tail = SecretTail.of(redact)
         self._pieces = fragments_of(redact)  # a key's 12+ characters alone, redacted too
         self._held = ""
         self._lead = ""  # the other part's held text, right before this part's (raw)
-        self.shares: list[str] = []
-        """Raw pieces of a key found across the lead's join (both sides'): the reply as the
-        provider puts it together may not have them side by side (:func:`_without_shares`)."""
+        self.shares = shares
+        """Raw pieces of a key found across the lead's join (both sides'; one list for the
+        answer and the reasoning): the reply as the provider puts it together may not have
+        them side by side (:func:`goosectx.redaction_reply.without_shares`)."""
         self._last = False  # the last delta was this part's
         self._long = False  # in a word too long to wait for: passed on as it comes
         self._shown_chars = 0  # the first characters of ``_held`` were shown (a pause) …

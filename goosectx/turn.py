@@ -23,6 +23,7 @@ from goosectx.conversation import (
     ToolResponse,
 )
 from goosectx.events import Event, ToolCallFinished, TurnFinished
+from goosectx.redaction_reply import without_shares
 
 INTERRUPTED_TEXT = (
     "[interrupted: goosectx exited during this call; it may have run in part or not at all "
@@ -60,6 +61,8 @@ class Turn:
     cancel: threading.Event
     streamed: list[str] = field(default_factory=list)
     reasoned: list[str] = field(default_factory=list)
+    shares: list[str] = field(default_factory=list)
+    """Raw pieces of a key the live stream redacted across a join (``stream_reply``'s)."""
     open_requests: list[ToolRequest] = field(default_factory=list)
     responses: list[ToolResponse] = field(default_factory=list)
     attachments: list[Part] = field(default_factory=list)
@@ -80,10 +83,10 @@ def close_cancelled(turn: Turn, complete: Callable[[Message], Iterator[Event]], 
         parts: list[Part] = [ThinkingContent("".join(turn.reasoned))] if turn.reasoned else []
         if turn.streamed:
             parts.append(TextContent("".join(turn.streamed)))
-        turn.streamed, turn.reasoned = [], []
-        yield from complete(Message("assistant", tuple(parts),
-                                          MessageMetadata(cancelled=True,
-                                                          stopped_by_error=error)))
+        kept = without_shares(Message("assistant", tuple(parts), MessageMetadata(
+            cancelled=True, stopped_by_error=error)), turn.shares)  # as the stream showed it
+        turn.streamed, turn.reasoned, turn.shares = [], [], []
+        yield from complete(kept)
     if turn.open_requests:
         answered = Counter(r.id for r in turn.responses)  # a reply may repeat an id
         for request in turn.open_requests:

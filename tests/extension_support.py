@@ -35,13 +35,15 @@ def free_port() -> int:
 
 
 class HttpDemo:
-    """The demo server over streamable HTTP on 127.0.0.1 (own process group)."""
+    """The demo server (or ``script``) over streamable HTTP on 127.0.0.1 (own process group)."""
 
-    def __init__(self) -> None:
+    def __init__(self, script: Path = DEMO_SERVER, *extra: str) -> None:
+        """``script`` (another server taking ``--http PORT``) with ``extra`` arguments."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
+        extra = extra if script != DEMO_SERVER else ("--name", "web", *extra)
         self.proc = subprocess.Popen(
-            [sys.executable, str(DEMO_SERVER), "--http", str(self.port), "--name", "web"],
+            [sys.executable, str(script), "--http", str(self.port), *extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

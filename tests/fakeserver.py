@@ -23,6 +23,9 @@ A reply is a dict (JSON-able, so a script can live in a file):
   as a 200 event stream — nothing added, not even ``[DONE]`` (``[]`` is an empty stream).
 * ``hold`` (in-process only): a ``threading.Event``; the stream pauses after its first
   chunk until the event is set or the client goes away.
+* ``endless`` (in-process only): a ``threading.Event``; after its first chunk the stream sends
+  ``text`` again and again (a model ignoring ``max_tokens``) until the client goes away, then
+  sets the event (or stops after 120 s).
 
 A script item may also be a callable ``(request_body) -> reply`` (in-process only). When the
 script runs out the server answers 400 "script exhausted" (or ``default_reply`` if given).
@@ -254,6 +257,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         delay_s = float(reply.get("chunk_delay_s") or 0)
         hold: threading.Event | None = reply.get("hold")
+        if reply.get("endless") is not None:
+            self._send_endless(body, reply, reply["endless"])
+            return
         for i, chunk in enumerate(_stream_chunks(body, reply)):
             if delay_s:
                 time.sleep(delay_s)
@@ -264,6 +270,18 @@ class _Handler(BaseHTTPRequestHandler):
         self._write_chunk(b"data: [DONE]\n\n")
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def _send_endless(self, body: dict[str, Any], reply: Reply, gone: threading.Event) -> None:
+        chunks = list(_stream_chunks(body, {**reply, "usage": None}))[:-1]  # no finish chunk
+        deadline = time.monotonic() + 120
+        try:
+            self._write_chunk(b"data: " + json.dumps(chunks[0]).encode() + b"\n\n")
+            while time.monotonic() < deadline:
+                for chunk in chunks[1:]:
+                    self._write_chunk(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+        except (ConnectionError, OSError):
+            gone.set()
+            raise
 
     def _send_sse(self, payloads: list[str]) -> None:
         self.send_response(200)

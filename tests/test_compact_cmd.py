@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -421,12 +422,34 @@ def test_a_summary_far_over_its_budget_is_named_as_the_cause_not_a_small_view(
                             *chat(2), Message.user("now write the docs")])
     _, err = cli(capsys, "compact", "work", "--json", code=1)
     line = err.strip().splitlines()[-1]
-    assert re.fullmatch(r"goosectx: error: the model's summary \([\d,]+ tokens\) was far over "
-                        r"its budget of 2,000; nothing changed — try again, or use --strategy "
-                        r"extractive", line), line
+    assert re.fullmatch(r"goosectx: error: the model's summary passed [\d,]+ tokens, far over "
+                        r"its budget of 2,000, and was stopped there; nothing changed — try "
+                        r"again, or use --strategy extractive", line), line
     assert "already about as small" not in err
     out, _ = cli(capsys, "compact", "work")  # the next try shrinks it: the view was not small
     assert out.startswith("Compacted work")
+
+
+def test_a_summary_streamed_without_end_is_stopped_and_its_request_closed(
+        priced_model: FakeServer, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A provider ignoring max_tokens sent a 276k-token summary, read for 68 s before it was
+    # refused; this one never ends. The summary's budget is 2,000 tokens.
+    monkeypatch.setenv("GOOSE_CONTEXT_LIMIT", "20000")
+    hung_up = threading.Event()
+    priced_model.add({"text": "A long recollection: " + words(400), "chunk_chars": 200,
+                      "endless": hung_up})
+    sid = saved_session(messages=[*chat(2), *tool_pair(words(3000)), *tool_pair(words(3000)),
+                                  *chat(2), Message.user("now write the docs")])
+    before = load(sid).conversation.messages
+    _, err = cli(capsys, "compact", "work", code=1)
+    line = err.strip().splitlines()[-1]
+    assert re.fullmatch(r"goosectx: error: the model's summary passed [\d,]+ tokens, far over "
+                        r"its budget of 2,000, and was stopped there; nothing changed — try "
+                        r"again, or use --strategy extractive", line), line
+    assert hung_up.wait(30), "the summary's request was not closed"
+    assert load(sid).conversation.messages == before
+    assert len(priced_model.requests) == 1
 
 
 def test_run_resume_says_auto_compaction_is_paused_after_compact_undo(

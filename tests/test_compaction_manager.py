@@ -634,29 +634,33 @@ def _numbers_session() -> tuple[ContextManager, ScriptedProvider]:
     return cm, provider
 
 
-def test_reactive_refuses_a_summary_that_would_grow_the_context_and_uses_the_extractive() -> None:
+def test_reactive_refuses_a_summary_far_over_its_budget_and_uses_the_extractive() -> None:
+    # It would grow the context; its reply is stopped at twice its budget (800 tokens).
     cm, provider = _numbers_session()
     cm.start_turn()
     events = collect(cm.on_context_exceeded(REQUEST))
     event = replaced(events)[0]
     assert event.tokens_after < event.tokens_before  # the line the user reads never grows
     assert event.strategy == "extractive" and event.call is not None  # the call is billed
-    assert any("would grow the context" in t and "extractive" in t for t in notices(events))
+    assert any(re.fullmatch(r"The model's summary passed [\d,]+ tokens, far over its budget "
+                            r"of 800, and was stopped there — using an extractive summary "
+                            r"instead\.", t) for t in notices(events)), notices(events)
     view = cm.session.conversation.agent_view()
     assert not any("HUGE-SUMMARY" in m.text for m in view)
     assert cm.current_tokens(REQUEST)[0] < event.tokens_before
     assert len(provider.requests) == 1
 
 
-def test_manual_compaction_refuses_a_summary_that_would_grow_the_context() -> None:
+def test_manual_compaction_refuses_a_summary_far_over_its_budget() -> None:
     cm, _ = _numbers_session()
     before = list(cm.session.conversation.messages)
     shown = cm.current_tokens(REQUEST)[0]
     with pytest.raises(CompactionFailed) as err:
         collect(cm.compact(REQUEST))
     # The summariser wrote far more than asked: the refusal names it, not the view's size.
-    assert re.fullmatch(r"the model's summary \([\d,]+ tokens\) was far over its budget of "
-                        r"[\d,]+; nothing changed", err.value.message), err.value.message
+    assert re.fullmatch(r"the model's summary passed [\d,]+ tokens, far over its budget of "
+                        r"[\d,]+, and was stopped there; nothing changed",
+                        err.value.message), err.value.message
     assert err.value.tokens_before == shown  # type: ignore[attr-defined]
     assert cm.session.conversation.messages == before
 

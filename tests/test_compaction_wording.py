@@ -17,7 +17,8 @@ from goosectx.usage import Usage
 def test_a_reactive_refusal_of_a_long_summary_does_not_call_the_limit_the_context() -> None:
     session = make_session([*chat(8, 150)])
     session.conversation.append(Message.user("go on"))
-    long_summary = '{"user_intent": "LONG ' + words(4000) + '"}'
+    # ~1,800 tokens: over its 800-token budget, under twice it in characters (not stopped)
+    long_summary = '{"user_intent": "LONG ' + words(2000) + '"}'
     provider = ScriptedProvider([long_summary], context_limit_tokens=8000)
     cm = manager(session, provider)
     cm.record_call(Usage(3000, 5, 3005), REQUEST, model=provider.model)

@@ -74,3 +74,20 @@ def test_a_colour_sequence_typed_at_the_prompt_is_dropped_and_the_prompt_stays_u
     assert "Unhandled exception" not in shown and "Press ENTER" not in shown
     assert re.search(r"│ red text +│", shown), shown[-2000:]
     assert re.search(r"│ second +│", shown), shown[-2000:]
+
+
+def test_escape_sequences_typed_at_the_prompt_leave_no_text_and_the_arrows_still_move(
+        tmp_path: Path) -> None:
+    """``ESC[K``, ``ESC[2J``, an OSC title and an OSC 8 link, typed in one go (a terminal
+    without bracketed paste): prompt-toolkit left ``[K``, ``[2J``, ``]0;t`` in the line."""
+    child, seen = _repl(tmp_path)
+    try:
+        child.expect("❯")
+        child.send("one \x1b[K\x1b[2Jtwo\x1b]0;title\x07 \x1b]8;;https://x.example/\x1b\\"
+                   "three\x1bPq#0\x1b\\ fouX\x1b[Dr\x1b[F\x7f\r")  # left, End, Backspace
+        child.expect("not sent")
+        _leave(child)
+    finally:
+        child.close(force=True)
+    shown = _ANSI.sub("", "".join(seen))
+    assert re.search(r"│ one two three four +│", shown), shown[-2000:]

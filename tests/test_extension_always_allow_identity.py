@@ -50,8 +50,8 @@ def test_always_allow_does_not_cover_another_server_added_under_the_same_name(
                         f"/extension add {demo_spec('--shapes')}\nthree\nn\n")
     assert next(iter(added.manager.configs)) == name  # the other server got the same name
     assert out.count(ASKS.format(tool)) == 2
-    assert out.count("always allow forgotten") == 1
-    assert FORGOTTEN.format(tool) in out
+    assert out.count("always allow forgotten") == 1  # at the remove, before another came
+    assert f"always allow forgotten (extension {name} removed): {tool}" in out
     answers = _answers(added)
     assert answers[:2] == ["first", "same"] and answers[2] != "second"
 
@@ -74,3 +74,18 @@ def test_always_allow_does_not_follow_the_name_to_another_tool_after_a_restart(
     assert out.count(ASKS.format("sw__get_data")) == 2
     assert FORGOTTEN.format("sw__get_data") in out
     assert _answers(world) == ["ran get.data", "ran get_data", "ran get_data"]
+
+
+def test_removing_an_extension_forgets_always_allow_for_its_tools(added: World) -> None:
+    # A bare remove kept the answer: the same server added back later ran unasked.
+    name = next(iter(added.manager.configs))
+    tool = f"{name}__echo"
+    added.provider.add(*(item for text in ("first", "second") for item in (
+        ScriptedReply(tool_calls=[(tool, {"text": text})]), f"after {text}")))
+    out = _plain(added, f"one\na\n/extension remove {name}\n/extension add {demo_spec()}\n"
+                        "two\nn\n")
+    assert next(iter(added.manager.configs)) == name
+    assert f"always allow forgotten (extension {name} removed): {tool}" in out
+    assert out.count(ASKS.format(tool)) == 2
+    answers = _answers(added)
+    assert answers[0] == "first" and answers[1] != "second"

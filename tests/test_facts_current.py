@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from compaction_support import REQUEST, collect, make_session, manager, tool_pair, words
 
 from goosectx.conversation import Message, ToolRequest, ToolResponse
@@ -279,3 +280,14 @@ def test_after_auto_compactions_the_model_gets_the_task_as_it_stands(
         "- Change of plan: forget the 79 character limit, keep lines at 100 characters max "
         "from now on."]
     assert "MY-PLAN-17" in section(summary, "Next step the assistant stated")
+
+
+@pytest.mark.parametrize("change", [
+    "Change of plan: FORGET THE 79 CHARACTER LIMIT",  # capitals: searched lower-cased
+    "Change of plan — forget the 79 character limit (für café)",  # not ASCII: as it is
+])
+def test_a_change_line_in_capitals_or_beyond_ascii_supersedes_the_rule(change: str) -> None:
+    from goosectx.compaction.constraint_change import SUPERSEDED, settled
+
+    rules = ["keep lines at 79 characters max", change]
+    assert settled(rules, lambda line: False) == [rules[0] + SUPERSEDED, change]

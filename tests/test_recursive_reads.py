@@ -38,7 +38,7 @@ def _decide(work: Path, command: str, *rules: str) -> tuple[str, str]:
     ("egrep -R KEY conf", "conf/server.pem"),
     ("grep --recursive KEY conf", "conf/server.pem"),
     ("grep -d recurse KEY .", ".env"),
-    ("grep -rn KEY . --exclude=.env", ".env"),  # an option the check does not read: asks
+    ("grep -rn KEY . --exclude=.env", "conf/server.pem"),  # .env skipped, the rest read
 ])
 def test_a_recursive_grep_over_a_sensitive_file_asks(
         project: Path, command: str, holding: str) -> None:

@@ -137,6 +137,19 @@ def test_the_output_of_a_command_naming_a_sensitive_file_stays_with_the_user(
     assert stored[1].metadata.agent_visible
 
 
+def test_a_command_that_may_read_a_sensitive_file_is_worded_as_the_approval_words_it(
+        world: World) -> None:
+    """A read below a dir not known here "may name" a sensitive file (the approval question's
+    words); the ``!`` notice said it "is a sensitive file", naming the pattern it searches."""
+    (world.workdir / ".env").write_text("DB_PASSWORD=hunter2hunter2\n")
+    world.provider.add("ok")
+    out = " ".join(world.run('!cd "$(echo .)" && grep -r KEY .' + ENTER + "hello" + ENTER
+                             + CTRL_D).split())
+    assert "KEY (read below, after cd $(…): any may be) may name a sensitive file (keys, " \
+           "credentials), so the model does not see this output" in out
+    assert "is a sensitive file" not in out
+
+
 def test_the_setting_comes_from_config_and_environment(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("shell_escape_to_model = false\n")

@@ -178,6 +178,39 @@ def test_the_build_digest_changes_with_a_scan_module(tmp_path: Path) -> None:
     assert before == digest(_ROOT)
 
 
+def _kept_digest(root: Path, *, walk: bool) -> str:
+    """The build digest of the package under ``root`` in a fresh interpreter.
+
+    ``walk=False``: with the walk over the scan's files made to fail, so only a digest an
+    earlier process kept can be given.
+    """
+    code = ("import goosectx.compaction.scan_build as b\n"
+            + ("" if walk else "b._sources = None  # calling it fails\n")
+            + "print(b.build_digest())")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root),
+                                                     "PYTHONDONTWRITEBYTECODE": "1"},
+                          ).stdout.strip()
+
+
+def test_a_kept_build_digest_is_taken_only_while_the_files_it_read_are_unchanged(
+        tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    first = _kept_digest(root, walk=True)
+    assert first and _kept_digest(root, walk=False) == first  # the next process reads none
+    scan_file = root / "goosectx" / "compaction" / "shell_files.py"
+    os.utime(scan_file, ns=(scan_file.stat().st_atime_ns, scan_file.stat().st_mtime_ns + 10**9))
+    with pytest.raises(subprocess.CalledProcessError):  # touched: the files are read again
+        _kept_digest(root, walk=False)
+    assert _kept_digest(root, walk=True) == first  # (the same text: the same digest)
+    assert _kept_digest(root, walk=False) == first
+    (root / "goosectx" / "compaction" / "shell_files").mkdir()  # where the walk found nothing
+    with pytest.raises(subprocess.CalledProcessError):
+        _kept_digest(root, walk=False)
+    scan_file.write_text(scan_file.read_text().replace("def ", "def  ", 1))  # another build
+    assert _kept_digest(root, walk=True) not in ("", first)
+
+
 def test_a_state_kept_by_another_build_is_not_resumed(
         home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.MonkeyPatch.context() as old_build:  # its scan reads no file from commands

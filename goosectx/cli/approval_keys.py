@@ -25,7 +25,7 @@ from goosectx.approval import ApprovalDecision
 from goosectx.cli.answer_guard import DROPPED_HINT, AnswerGuard, keys_help
 from goosectx.cli.approval_view import VIEW_KEY
 from goosectx.cli.prompt import PROMPT_STYLE
-from goosectx.cli.prompt_safe import guard_escape_input
+from goosectx.cli.prompt_safe import guard_escape_input, guard_input
 from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
 
 DENY_AT_ONCE = "deny_at_once"
@@ -138,6 +138,7 @@ def ask_approval(
         input=input,
         output=output,
     )
+    guard_input(app.input)  # ESC [ K, an OSC title typed: dropped whole, not an Escape
     if answers is None:
         return app.run()
     if get_typeahead(app.input):  # typed behind the last message, before this question

@@ -255,7 +255,7 @@ def _plan_loaded(session: Session, manager: ContextManager, saver: CountSaver,
         _print_plan(session, plan, as_json)
     saver.save_counts(wait=True)  # counts only: the next run does not recount
     if not fits:  # the real run refuses before any call
-        from goosectx.compaction.summarize import no_rung_fits
+        from goosectx.compaction.request import no_rung_fits
 
         refusal = no_rung_fits(plan.context_limit_tokens or 0, str(plan.model))
         raise CompactionFailed(f"would change nothing: {refusal.message}", refusal.hint)

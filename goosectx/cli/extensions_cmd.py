@@ -36,6 +36,8 @@ def _status_dict(status: Any, costs: dict[str, tuple[int, int]]) -> dict[str, An
         "tools": [{"name": t.model_name, "server_name": t.name, "description": t.description,
                    "annotations": t.annotations} for t in status.tools],
         "skipped_tools": list(status.skipped),
+        "skipped_resources": list(status.skipped_resources),
+        "skipped_prompts": list(status.skipped_prompts),
         "resources": [{"uri": r.uri, "name": r.name, "description": r.description,
                        "mime_type": r.mime_type} for r in status.resources],
         "prompts": [{"name": p.name, "description": p.description,
@@ -93,11 +95,13 @@ def _write_text(out: TextIO, item: dict[str, Any]) -> None:
         out.write(f"    {safe(tool['name'])}{renamed}{_annotations(tool['annotations'])}\n")
     for skipped in item["skipped_tools"]:
         out.write(f"    skipped: {safe(skipped)}\n")
-    if item["resources"]:
+    if item["resources"] or item["skipped_resources"]:
         out.write(f"  resources ({len(item['resources'])}):\n")
         for res in item["resources"]:
             out.write(f"    {safe(res['uri'])} — {safe(res['name'])}\n")
-    if item["prompts"]:
+        for skipped in item["skipped_resources"]:
+            out.write(f"    skipped: {safe(skipped)}\n")
+    if item["prompts"] or item["skipped_prompts"]:
         out.write(f"  prompts ({len(item['prompts'])}):\n")
         for prompt in item["prompts"]:
             args = " ".join(a["name"] + ("" if a["required"] else "?")
@@ -105,6 +109,8 @@ def _write_text(out: TextIO, item: dict[str, Any]) -> None:
             out.write(f"    {safe(prompt['name'])}{' ' + safe(args) if args else ''}"
                       f"{' — ' + safe(prompt['description']) if prompt['description'] else ''}"
                       "\n")
+        for skipped in item["skipped_prompts"]:
+            out.write(f"    skipped: {safe(skipped)}\n")
 
 
 def list_extensions(settings: Settings, *, as_json: bool = False, specs: tuple[str, ...] = (),

@@ -37,7 +37,12 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
-from goosectx.cli.prompt_safe import guard_escape_input, safe_completions, show_safely
+from goosectx.cli.prompt_safe import (
+    guard_escape_input,
+    guard_input,
+    safe_completions,
+    show_safely,
+)
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.cli.toolbar import TOOLBAR_STYLE
 from goosectx.errors import is_disk_full
@@ -390,5 +395,6 @@ def make_prompt_session(
         output=output,
     )
     show_safely(session.app.layout.find_all_controls())  # outside text: stand-ins drawn
+    guard_input(session.app.input)  # ESC [ K, an OSC title typed: dropped whole
     session.default_buffer.completer = safe_completions(lambda: session.completer)
     return session

@@ -13,6 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.output import Output
 
 from goosectx.approval import INPUT_ENDED, ApprovalAnswer, ApprovalDecision
 from goosectx.cli.approval_keys import DENY_AT_ONCE, approval_keys, ask_approval
@@ -20,6 +23,7 @@ from goosectx.cli.approval_view import ApprovalQuestion, approval_question
 from goosectx.cli.diffview import diff_shown_whole
 from goosectx.cli.exit_signals import received_name
 from goosectx.cli.folding import INPUT_ENDED_LABEL
+from goosectx.cli.prompt_safe import guard_escape_input, guard_input, show_safely
 from goosectx.cli.sanitize import code_safe, terminal_safe
 from goosectx.cli.terminal import INPUT_ENDED_KEY, drop_typeahead
 from goosectx.config import user_config_path
@@ -153,6 +157,22 @@ def _save(repl: Repl, rule: str) -> None:
                          style="green")
 
 
+def reason_session(input: Input | None, output: Output | None) -> PromptSession[str]:
+    """The reason prompt: what is typed or pasted drawn as the main prompt draws it.
+
+    Its line through the sanitiser's stand-ins (``cli/prompt_safe.py``'s
+    :class:`~goosectx.cli.prompt_safe.SafeDisplay`: a pasted U+202E shows ``<U+202E>``), and
+    an escape sequence typed or pasted without bracketed paste dropped whole, not a traceback
+    or stray text (:func:`~goosectx.cli.prompt_safe.guard_escape_input`).
+    """
+    keys = KeyBindings()
+    guard_escape_input(keys)
+    session: PromptSession[str] = PromptSession(input=input, output=output, key_bindings=keys)
+    show_safely(session.app.layout.find_all_controls())
+    guard_input(session.app.input)
+    return session
+
+
 def _reason(repl: Repl) -> str | None:
     """The user's optional reason for a denial (empty or Ctrl-D: none).
 
@@ -163,9 +183,7 @@ def _reason(repl: Repl) -> str | None:
     """
     try:
         if repl._prompt is not None:
-            session: PromptSession[str] = PromptSession(input=repl.io.input,
-                                                        output=repl.io.output)
-            text = session.prompt(REASON_PROMPT)
+            text = reason_session(repl.io.input, repl.io.output).prompt(REASON_PROMPT)
         else:
             repl.driver.asking = True  # the driver's SIGINT handler raises here, as at _key
             try:

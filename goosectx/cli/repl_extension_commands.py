@@ -69,8 +69,14 @@ def _extension(repl: Repl, command: slash.Extension) -> None:
                 + (f" · {len(status.prompts)} prompts" if status.prompts else "")))
         return
     removing = manager.configs.get(command.arg) if command.action == "remove" else None
+    owned = [] if removing is None else [  # its tools' "always allow": forgotten with it
+        name for name in repl.agent.always_allowed.keys() | repl.agent.reads_allowed.keys()
+        if manager.owner(name) == command.arg]
     done = manager.remove(command.arg) if command.action == "remove" else \
         manager.restart(command.arg)
+    if done and removing is not None and (forgotten := repl.agent.forget_allowed(owned)):
+        repl.renderer.notice(terminal_safe(f"always allow forgotten (extension {command.arg} "
+                                           f"removed): {', '.join(forgotten)}"))
     if done and removing is not None and removing.envs:
         _return_env(repl, removing.envs)
     if not done:

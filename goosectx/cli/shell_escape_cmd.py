@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.sensitive import sensitive_in_command
+from goosectx.sensitive_shell import ANY_MAY_BE
 from goosectx.shell_escape import last_command, run_shell_escape
 
 if TYPE_CHECKING:
@@ -78,9 +79,10 @@ def run_escape(repl: Repl, line: str) -> None:
     messages = repl.session.conversation.messages
     if len(messages) > count and (ran := last_command(messages[count:])) is not None:
         repl.typed_escape = (repl.session.id, ran, command)  # memory only: never stored
-    if secret is not None:
+    if secret is not None:  # worded as the approval question words it (approval.py)
+        verb = "may name" if secret.endswith(ANY_MAY_BE) else "is"
         repl.renderer.notice(terminal_safe(
-            f"shown to you only: {secret} is a sensitive file (keys, credentials), so the "
+            f"shown to you only: {secret} {verb} a sensitive file (keys, credentials), so the "
             "model does not see this output; paste what the model needs instead"),
             style="yellow")
     elif not to_model:

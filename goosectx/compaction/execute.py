@@ -187,6 +187,19 @@ def execute(
             fallback = ("the model's reply was unusable" if unusable
                         else "the summary call failed")
             break
+    if summary is not None and summary.stopped:  # read no further than twice its budget
+        over = SummaryOverBudget(CompactionWouldGrow(before, before),
+                                 budget.scaled(counter.count_text(summary.text)),
+                                 budget.summary_max_tokens, stopped=True)
+        if not fallback_extractive:
+            raise over
+        if attempt_failed is not None:
+            attempt_failed()
+        yield Notification("inline", f"The model's summary {over.change} — using an "
+                                     "extractive summary instead.")
+        strategy, fallback = "extractive", "the model's summary was too long"
+        summary = _extractive(messages, working, budget, counter, max_summary_tokens,
+                              head_tokens, summary.call)
     model_text = summary.text if summary is not None else ""  # counted if a refusal needs it
     if alone:  # the layout adds no summary (and no continuation): only the elided copy
         summary = SummaryResult("", None, None)

@@ -36,6 +36,7 @@ from goosectx.compaction.prompts import (
     SUMMARY_USER_INSTRUCTIONS,
 )
 from goosectx.conversation import Message, ToolResponse
+from goosectx.errors import CompactionFailed
 from goosectx.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 __all__ = [  # cut_lines, flatten and Line are read from here too
@@ -364,3 +365,17 @@ class SummaryLadder:
                 return out
             cap = max(MIN_ELIDED_ITEM_TOKENS, int(cap * 0.85))
         return None
+
+
+TOO_LARGE = "even with every tool result removed and long texts elided it is too large"
+
+
+def no_rung_fits(limit: int, model: str, why: str = TOO_LARGE) -> CompactionFailed:
+    """The refusal when no summary request fits ``model``'s ``limit``-token context window.
+
+    Here, beside the ladder, so a dry run that refuses says it without importing the
+    summariser (:mod:`.summarize`: ~7 ms of imports).
+    """
+    return CompactionFailed(
+        f"the summary request does not fit the {limit:,}-token context window of {model}: {why}",
+        "set compaction_model to a model with a larger context window, or start a new session")

@@ -9,14 +9,26 @@ and of each module they name, so a module added to the scan is in the digest wit
 to keep (tests/test_scan_state_guards.py runs a scan in a fresh interpreter and checks that
 every module it loaded is found); :func:`build_digest` hashes their files, once per process,
 and a state is only resumed by a build with the same digest.
+
+Finding and hashing the files (~4.5 ms: some ninety read) is done once per build, not once
+per process: the digest is kept in the user cache dir with every path the walk looked at and
+what it found there (a regular file's mtime and size, a directory, nothing). A later process
+stats those paths (~0.5 ms) and takes the kept digest only when every one is as it was — the
+walk depends on nothing else, so it would find the same files; a file changed in place keeps
+neither its size nor its mtime (the test Python itself trusts to reuse a module's bytecode).
+Otherwise it walks afresh and keeps the new record; a record that is missing, unreadable or
+not ours is ignored, and writing it is best effort (:func:`~goosectx.text_counts.write_cache_file`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+import stat
 from functools import cache
+from pathlib import Path
 
 SCAN_ENTRY = "goosectx.compaction.facts_scan"
 """The facts scan's entry module (as :mod:`.layout` imports it)."""
@@ -34,13 +46,42 @@ _TYPES_ONLY = rb"if TYPE_CHECKING:[^\n]*\n(?:[ \t]+[^\n]*\n|[ \t]*\n)*"
 indented and blank lines after it: what it imports is never loaded."""
 
 
+CACHE_FORMAT = "goosectx-scan-build"
+CACHE_VERSION = 1
+"""Bump when what a kept record holds, or how the walk reads the files, changes."""
+
+_Seen = list[object]
+"""What a path held when the walk looked: ``["f", mtime_ns, size]`` for a regular file,
+``["d"]`` for a directory, ``[]`` for anything else or nothing (as ``stat`` follows links)."""
+
+_looked: dict[str, _Seen] = {}
+"""Every path the walk of this process looked at, and what it found (:func:`_seen`)."""
+
+
+def _seen(path: str) -> _Seen:
+    """What ``path`` holds now (see :data:`_Seen`)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return []
+    if stat.S_ISREG(st.st_mode):
+        return ["f", st.st_mtime_ns, st.st_size]
+    return ["d"] if stat.S_ISDIR(st.st_mode) else []
+
+
+def _look(path: str) -> _Seen:
+    """:func:`_seen`, recorded for the kept record of this walk."""
+    found = _looked[path] = _seen(path)
+    return found
+
+
 def _file_of(name: str) -> tuple[str, bool] | None:
     """The source file of module ``name`` and whether it is a package (``None``: not ours)."""
     path = os.path.join(_BASE, *name.split("."))
     init = os.path.join(path, "__init__.py")
-    if os.path.isfile(init):
+    if _look(init)[:1] == ["f"]:
         return init, True
-    return (path + ".py", False) if os.path.isfile(path + ".py") else None
+    return (path + ".py", False) if _look(path + ".py")[:1] == ["f"] else None
 
 
 def _names(listed: bytes) -> list[str]:
@@ -80,7 +121,7 @@ def _imported(name: str, package: bool, data: bytes) -> list[str]:
             rest = source[level:]
             source = ".".join(here[:len(here) - level + 1] + ([rest] if rest else []))
         found.append(source)
-        if os.path.isdir(os.path.join(_BASE, *source.split("."))):  # names may be modules
+        if _look(os.path.join(_BASE, *source.split("."))) == ["d"]:  # names may be modules
             found.extend(f"{source}.{n}" for n in _names(m.group(2)))
     for m in re.finditer(_IMPORT, data):
         if kept(m.start()):
@@ -127,7 +168,13 @@ def build_digest() -> str:
     """A digest of the files of :func:`scan_modules` as this process finds them.
 
     ``""`` when one cannot be found or read: a state is then neither kept nor resumed.
+    The digest an earlier process kept is taken when every path its walk looked at is as it
+    was then (:func:`_kept_digest`).
     """
+    path = cache_path()
+    kept = _kept_digest(path)
+    if kept:
+        return kept
     sources = _sources()
     if not sources:
         return ""
@@ -136,4 +183,38 @@ def build_digest() -> str:
         data = sources[name]
         digest.update(f"{name}\0{len(data)}\0".encode())
         digest.update(data)
-    return digest.hexdigest()[:32]
+    found = digest.hexdigest()[:32]
+    if all(seen[:1] != ["f"] or _seen(p) == seen for p, seen in _looked.items()):
+        from goosectx.text_counts import write_cache_file  # (none changed while read)
+
+        write_cache_file(path, json.dumps({
+            "format": CACHE_FORMAT, "version": CACHE_VERSION, "base": _BASE, "digest": found,
+            "looked": sorted(_looked.items())}, separators=(",", ":")).encode())
+    return found
+
+
+def cache_path() -> Path:
+    """Where this build's digest is kept: one file per directory holding the package."""
+    from goosectx.text_counts import user_cache_dir
+
+    key = hashlib.sha256(_BASE.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return user_cache_dir() / f"scan-build-{key}.json"
+
+
+def _kept_digest(path: Path) -> str:
+    """The digest kept at ``path`` when every path its walk looked at is unchanged, else ``""``."""
+    try:
+        record = json.loads(path.read_bytes())
+        if (not isinstance(record, dict) or record.get("format") != CACHE_FORMAT
+                or record.get("version") != CACHE_VERSION or record.get("base") != _BASE):
+            return ""
+        digest, looked = record.get("digest"), record.get("looked")
+        if not (isinstance(digest, str) and len(digest) == 32 and isinstance(looked, list)
+                and looked):
+            return ""
+        for p, seen in looked:
+            if not isinstance(p, str) or _seen(p) != seen:
+                return ""
+    except (OSError, ValueError, TypeError):
+        return ""
+    return digest

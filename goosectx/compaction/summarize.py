@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from goosectx.compaction.parse import parse_note_list, parse_summary
 from goosectx.compaction.prompts import TOOL_PAIRS_SYSTEM_PROMPT
-from goosectx.compaction.request import SummaryLadder
+from goosectx.compaction.request import TOO_LARGE, SummaryLadder, no_rung_fits
 from goosectx.compaction.summary import render_markdown
 from goosectx.compaction.toolpairs import TOOL_PAIRS_OUTPUT_TOKENS, ToolPair, notes_prompt
 from goosectx.conversation import Message
@@ -35,7 +35,7 @@ from goosectx.errors import (
     ProviderError,
 )
 from goosectx.events import CompactionStrategy, CompactionTrigger, Event, Notification
-from goosectx.providers.base import Provider, complete
+from goosectx.providers.base import STOPPED_OVER_BUDGET, Provider, complete
 from goosectx.tokens import TokenCounter
 from goosectx.usage import LedgerEntry, Usage, format_cost_usd
 
@@ -105,12 +105,27 @@ class SummaryResult:
             was called.
         rung: The rung of the request that succeeded, ``None`` without a model.
         parsed: False when the model's reply did not parse and ``text`` is its raw reply.
+        stopped: The reply was stopped once its text passed :func:`stop_chars` of the
+            summary's budget; ``text`` is what was read (raw), never a summary to keep.
     """
 
     text: str
     call: LedgerEntry | None
     rung: str | None
     parsed: bool = True
+    stopped: bool = False
+
+
+STOP_OVER_BUDGET_RATIO = 2.0
+"""A summary reply is stopped once its text is this many times the summary's budget."""
+STOP_CHARS_PER_TOKEN = 6
+"""Characters counted as one token for that cut: generous (English runs about 4 a token), so
+a summary is cut only past twice its budget unless its tokens average more than 6."""
+
+
+def stop_chars(budget_tokens: int) -> int:
+    """Characters of summary text past which its reply is stopped (``budget_tokens``: budget)."""
+    return int(budget_tokens * STOP_OVER_BUDGET_RATIO * STOP_CHARS_PER_TOKEN)
 
 
 def summary_from(provider: Provider, messages: Sequence[Message], instructions: str | None,
@@ -146,7 +161,8 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
         try:
             response = complete(provider, candidate.system, candidate.messages(),
                                 max_tokens=candidate.max_tokens, cancel=cancel,
-                                retries=SUMMARY_RETRIES)
+                                retries=SUMMARY_RETRIES, max_text_chars=stop_chars(
+                                    max_output_tokens or candidate.max_tokens))
         except ContextLengthExceeded:
             rejected += 1
             log.info("summary request at rung %s rejected as too long", candidate.rung)
@@ -162,22 +178,14 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
             if billed is not None and response.usage is not None:
                 billed.append(entry)
             raise MalformedModelReply(_no_text_reply(provider.model, response.message))
+        if response.finish_reason == STOPPED_OVER_BUDGET:  # the caller refuses it
+            return SummaryResult(text, entry, candidate.rung, parsed=False, stopped=True)
         parsed = parse_summary(text)
         return SummaryResult(render_markdown(parsed) if parsed else text, entry, candidate.rung,
                              parsed is not None)
     limit = provider.context_limit().tokens  # a window the server stated, if it did
     raise no_rung_fits(limit, provider.model,
                        rejected_text(provider.model, rejected) if rejected else TOO_LARGE)
-
-
-TOO_LARGE = "even with every tool result removed and long texts elided it is too large"
-
-
-def no_rung_fits(limit: int, model: str, why: str = TOO_LARGE) -> CompactionFailed:
-    """The refusal when no summary request fits ``model``'s ``limit``-token context window."""
-    return CompactionFailed(
-        f"the summary request does not fit the {limit:,}-token context window of {model}: {why}",
-        "set compaction_model to a model with a larger context window, or start a new session")
 
 
 def rejected_text(model: str, rejected: int) -> str:
@@ -246,8 +254,8 @@ def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
 
     Returns:
         (one note or ``None`` per pair, the call's ledger entry with purpose ``tool_pairs``);
-        all ``None`` and no entry when every summariser fails — the caller then writes
-        extractive notes.
+        all ``None`` and no entry when every summariser fails or its reply passes twice the
+        notes' budget (stopped there) — the caller then writes extractive notes.
 
     Raises:
         SummaryCancelled: ``cancel`` was set before or during the call.
@@ -261,11 +269,15 @@ def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
         prompt = notes_prompt(pairs, counter_for(provider.model), per_pair)
         try:
             response = complete(provider, TOOL_PAIRS_SYSTEM_PROMPT, [Message.user(prompt)],
-                                max_tokens=max_tokens, cancel=cancel, retries=SUMMARY_RETRIES)
+                                max_tokens=max_tokens, cancel=cancel, retries=SUMMARY_RETRIES,
+                                max_text_chars=stop_chars(max_tokens))
         except ProviderError as exc:
             log.info("tool-pair notes from %s failed: %s", provider.model, exc.one_line())
             continue
         _stop_if_cancelled(cancel)
+        if response.finish_reason == STOPPED_OVER_BUDGET:
+            log.info("tool-pair notes from %s stopped past twice their budget", provider.model)
+            continue
         notes = parse_note_list(response.message.text, len(pairs))
         entry = LedgerEntry(response.usage or Usage(), response.model or provider.model,
                             "tool_pairs")

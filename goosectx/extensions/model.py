@@ -120,6 +120,8 @@ class ExtensionStatus:
         prompts: Its prompts.
         skipped: Tools not offered (invalid schema, task-only), ``"NAME: why"``.
         public: The settings without secrets (``ExtensionConfig.public``).
+        skipped_resources: Resources left out of its listing (not valid MCP), ``"NAME: why"``.
+        skipped_prompts: Prompts left out of its listing (not valid MCP), ``"NAME: why"``.
     """
 
     name: str
@@ -133,6 +135,8 @@ class ExtensionStatus:
     prompts: tuple[PromptInfo, ...] = ()
     skipped: tuple[str, ...] = ()
     public: dict[str, Any] = field(default_factory=dict)
+    skipped_resources: tuple[str, ...] = ()
+    skipped_prompts: tuple[str, ...] = ()
 
 
 INSTRUCTIONS_CUT = ("\n[… instructions cut here: {total:,} characters, "

@@ -27,6 +27,7 @@ from mcp_types import Implementation
 from goosectx import __version__
 from goosectx.extensions.config import ExtensionConfig, child_env, secret_values
 from goosectx.extensions.failure import exit_reason, failure_reason
+from goosectx.extensions.listings import ListingCheck
 from goosectx.extensions.model import (
     CallOutcome,
     ExtensionStatus,
@@ -47,7 +48,6 @@ from goosectx.extensions.process import (
     stdio_transport,
 )
 from goosectx.extensions.results import convert_call_result, convert_prompt, resource_contents
-from goosectx.extensions.tool_listing import ToolPages
 from goosectx.redaction import redact
 
 log = logging.getLogger("goosectx.extensions")
@@ -101,6 +101,8 @@ class ServerConnection:
         self.resources: tuple[ResourceInfo, ...] = ()
         self.prompts: tuple[PromptInfo, ...] = ()
         self.skipped: tuple[str, ...] = ()
+        self.skipped_resources: tuple[str, ...] = ()
+        self.skipped_prompts: tuple[str, ...] = ()
         self._notes: tuple[str, ...] = ()
         self.stderr_tail = ""
         self._working_dir = working_dir
@@ -108,6 +110,7 @@ class ServerConnection:
         self._taken_names = taken_names
         self._stderr = StderrTail() if config.type == "stdio" else None
         self._noise = StdoutNoise()
+        self._listing = ListingCheck()
         self._client: Client | None = None
         self._stop: asyncio.Event | None = None
         self._gone: asyncio.Event | None = None
@@ -123,7 +126,8 @@ class ServerConnection:
         return ExtensionStatus(self.config.name, self.status, self.error, self.stderr_tail,
                                self.server_name, self.instructions, self.tools,
                                self.resources, self.prompts, self.skipped,
-                               self.config.public())
+                               self.config.public(), self.skipped_resources,
+                               self.skipped_prompts)
 
     def _transport(self) -> Any:
         cfg = self.config
@@ -131,13 +135,14 @@ class ServerConnection:
             assert self._stderr is not None
             cwd = cfg.cwd or str(self._working_dir)
             self._noise = StdoutNoise()
-            return stdio_transport([cfg.cmd, *cfg.args], child_env(cfg), cwd, self._stderr,
-                                   self._on_exit, self._on_spawn, self._noise)
+            return self._listing.transport(stdio_transport(
+                [cfg.cmd, *cfg.args], child_env(cfg), cwd, self._stderr, self._on_exit,
+                self._on_spawn, self._noise))
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
         http = create_mcp_http_client(headers=dict(cfg.headers) or None)
-        return streamable_http_client(cfg.uri, http_client=http), http
+        return self._listing.transport(streamable_http_client(cfg.uri, http_client=http)), http
 
     def _on_spawn(self, pid: int) -> None:
         self._pgid = pid
@@ -274,16 +279,21 @@ class ServerConnection:
         assert client is not None
         caps = client.server_capabilities
         self.list_changed = False
+        self._listing.clear()  # an entry the SDK rejects is skipped, not the server
         with anyio.fail_after(_LIST_TIMEOUT_S):
-            pages = ToolPages(client)  # a tool the SDK rejects is skipped, not the server
-            tools = await _all_pages(pages.fetch, "tools") if caps.tools else []
+            tools = await _all_pages(client.list_tools, "tools") if caps.tools else []
             resources = (await _all_pages(client.list_resources, "resources")
                          if caps.resources else [])
             prompts = await _all_pages(client.list_prompts, "prompts") if caps.prompts else []
         self.tools, skipped, renamed = offer_tools(self.config.name, tools,
                                                    self._taken_names(self.config.name))
-        skipped = (*pages.rejected, *skipped)
-        notes = tuple(f"tool {item}; skipped" for item in skipped) + renamed
+        rejected = self._listing.rejected
+        skipped = (*rejected["tool"], *skipped)
+        self.skipped_resources = tuple(rejected["resource"])
+        self.skipped_prompts = tuple(rejected["prompt"])
+        notes = (tuple(f"tool {item}; skipped" for item in skipped)
+                 + tuple(f"resource {item}; skipped" for item in self.skipped_resources)
+                 + tuple(f"prompt {item}; skipped" for item in self.skipped_prompts) + renamed)
         for note in notes if notes != self._notes else ():
             self._notify(f"extension {self.config.name}: {note}")
         self.skipped, self._notes = skipped, notes
@@ -330,6 +340,9 @@ class ServerConnection:
             return self._error(tool.model_name, exc)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
             return self._error(tool.model_name, exc)
+        except RuntimeError as exc:  # the SDK: structured content its output schema refuses
+            said = str(exc).strip().splitlines() or [type(exc).__name__]
+            return CallOutcome(f"{tool.model_name} failed: {said[0]}", True)
         return convert_call_result(result, tool.model_name)
 
     def _error(self, what: str, exc: Exception) -> CallOutcome:

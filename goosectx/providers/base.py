@@ -146,6 +146,10 @@ class Provider(Protocol):
         ...
 
 
+STOPPED_OVER_BUDGET = "stopped over budget"
+"""The finish reason of a reply :func:`complete` stopped reading (past ``max_text_chars``)."""
+
+
 def complete(
     provider: Provider,
     system: str,
@@ -154,18 +158,37 @@ def complete(
     max_tokens: int | None = None,
     cancel: threading.Event | None = None,
     retries: int | None = None,
+    max_text_chars: int | None = None,
 ) -> ProviderResponse:
     """Run one call without tools and return its final response (used by summarisers).
 
     ``cancel`` is passed to :meth:`Provider.stream`: once it is set the stream ends early and
     the response holds what arrived so far (the caller checks ``cancel`` itself); so is
     ``retries`` (summarisers pass 0: one request per attempt reaches the server).
+    ``max_text_chars``: once the reply's text passes it, the stream is closed (the provider
+    drops the request) and the response holds the text read so far, no usage, and the
+    finish reason :data:`STOPPED_OVER_BUDGET` (a provider ignoring ``max_tokens`` sent a
+    276k-token summary, read for 68 s before it was refused).
     """
     final: ProviderResponse | None = None
-    for item in provider.stream(system, messages, (), max_tokens=max_tokens, cancel=cancel,
-                                retries=retries):
-        if isinstance(item, ProviderResponse):
-            final = item
+    stream = provider.stream(system, messages, (), max_tokens=max_tokens, cancel=cancel,
+                             retries=retries)
+    pieces: list[str] = []
+    text_chars = 0
+    try:
+        for item in stream:
+            if isinstance(item, ProviderResponse):
+                final = item
+            elif isinstance(item, TextDelta) and max_text_chars is not None:
+                pieces.append(item.text)
+                text_chars += len(item.text)
+                if text_chars > max_text_chars:
+                    return ProviderResponse(Message.assistant("".join(pieces)), None,
+                                            provider.model, STOPPED_OVER_BUDGET)
+    finally:
+        close = getattr(stream, "close", None)
+        if callable(close):
+            close()
     if final is None:
         from goosectx.errors import MalformedModelReply
 

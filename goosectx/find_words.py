@@ -1,0 +1,128 @@
+"""How the words of ``find``, ``fd`` and the listers that can go through links read.
+
+docs/architecture.md §4 (clause "permission rules"): ``find``'s starting points and expression,
+the dirs ``find … -exec`` / ``fd -x`` run a command on, the pattern words of a ``find`` that
+only prints names (``-name .env`` names no file), and the dirs a lister walks through the links
+below them (``find -L``, ``ls -LR``, ``tree -l``, ``du -L``). Read by
+:mod:`goosectx.recursive_reads`, :mod:`goosectx.shell_paths` and :mod:`goosectx.piped_names`.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+from goosectx.shell_options import long_option
+from goosectx.shell_words import Word
+
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
+_FD_RUNS = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+
+
+def find_runs_starts(args: list[str]) -> list[str] | None:
+    """The dirs ``find … -exec CMD {} ;`` walks (``.`` when it names none): CMD reads each file.
+
+    ``-delete`` deletes each. ``None`` when it runs no command on what it finds (``find .
+    -name x`` reads no file).
+    """
+    return find_starts(args) if _FIND_RUNS.intersection(args) else None
+
+
+def find_starts(args: list[str]) -> list[str]:
+    """The starting points of ``find`` (its words after the program), ``.`` when none."""
+    return find_split(args)[0]
+
+
+def _find_options_end(args: list[str]) -> int:
+    """Where ``find``'s leading options (``-L``, ``-D debug``, ``-O2``) end in its words."""
+    i = 0
+    while i < len(args) and args[i] in ("-H", "-L", "-P") or i < len(args) and args[i][
+            :2] in ("-D", "-O"):
+        i += 2 if args[i] == "-D" else 1
+    return i
+
+
+def find_split(args: list[str]) -> tuple[list[str], list[str]]:
+    """``find``'s starting points (``.`` when none) and the words of its expression."""
+    i = _find_options_end(args)
+    starts = []
+    for value in args[i:]:
+        if value.startswith(("-", "(", "!", ")")):
+            break
+        starts.append(value)
+    return starts or ["."], args[i + len(starts):]
+
+
+_FIND_PATTERNS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename",
+                            "-regex", "-iregex", "-lname", "-ilname"})
+"""``find`` tests whose operand is a pattern matched against the names found, not a path."""
+_FIND_ACTS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls")
+"""``find`` actions that open, delete or write a file, not only print a name."""
+
+
+def find_patterns(words: list[Word]) -> list[Word]:
+    """The pattern words of a ``find`` that only prints names: ``.env`` of ``-name .env``.
+
+    Listing a name reads nothing (``ls -a`` lists ``.env``); none when an action opens, deletes
+    or writes (:data:`_FIND_ACTS`): ``-exec cat {} ;`` is judged by the walk of its dirs, a
+    pipe into ``xargs`` by the names printed (:mod:`goosectx.piped_names`).
+    """
+    if not words or words[0].value.rsplit("/", 1)[-1] != "find":
+        return []
+    args = [w.value for w in words[1:]]
+    if any(a.startswith(_FIND_ACTS) for a in args):
+        return []
+    expression = find_split(args)[1]
+    first = len(args) - len(expression) + 1  # words[first] is the expression's first word
+    return [words[first + i + 1] for i, a in enumerate(expression[:-1]) if a in _FIND_PATTERNS]
+
+
+def fd_runs_dirs(args: list[str]) -> list[str] | None:
+    """The dirs ``fd PATTERN [DIR…] -x CMD`` searches (``.`` when it names none), else ``None``.
+
+    Every word that is no option is taken (a word that is no directory is skipped by the walk).
+    """
+    if not any(a in _FD_RUNS or a.startswith(("-x", "-X")) for a in args):
+        return None
+    words = [a for a in args if not a.startswith("-")]
+    return [*words, "."] if len(words) <= 1 else words
+
+
+_LISTERS_FOLLOWING: dict[str, tuple[tuple[str, ...], str, tuple[str, ...], str]] = {
+    "ls": (("--recursive",), "R", ("--dereference",), "L"),
+    "tree": ((), "", ("--follow",), "l"),
+    "du": ((), "", ("--dereference",), "L"),
+}
+"""Listers that go through a dir link when given a recursion and a follow option (long
+options, short letters of each; ``tree``/``du`` recurse anyway): ``ls -LR docs``."""
+
+
+def walks_links(words: list[Word]) -> list[str] | None:
+    """The dirs a lister walks through the links below them (``.`` when it names none), else None.
+
+    ``find -L docs``, ``find docs -follow``, ``ls -LR docs``, ``tree -l``, ``du -L``: each lists
+    (or sizes) what a dir link below leads to, outside the project too. ``ls -R`` and ``find``
+    without them stay on this side of a link.
+    """
+    name = words[0].value.rsplit("/", 1)[-1] if words else ""
+    args = [w.value for w in words[1:]]
+    if name == "find":
+        starts, expression = find_split(args)
+        return starts if "-L" in args[:_find_options_end(args)] or (
+            "-follow" in expression) else None
+    if name not in _LISTERS_FOLLOWING:
+        return None
+    recurse_longs, recurse_letters, follow_longs, follow_letters = _LISTERS_FOLLOWING[name]
+    recursive, follows, operands = not recurse_letters, False, []
+    for i, value in enumerate(args):
+        if value == "--":
+            operands.extend(args[i + 1:])
+            break
+        if value.startswith("--"):
+            recursive |= any(long_option(value, one) for one in recurse_longs)
+            follows |= any(long_option(value, one) for one in follow_longs)
+        elif value.startswith("-") and len(value) > 1:
+            recursive |= bool(recurse_letters) and recurse_letters in value
+            follows |= follow_letters in value
+        else:
+            operands.append(value)
+    return (operands or ["."]) if recursive and follows else None

@@ -1,0 +1,110 @@
+"""A summary reply far over its budget is stopped, not read to its end, then refused.
+
+A provider ignoring ``max_tokens`` sent a 276k-token summary, read for 68 s before it was
+refused. The summariser's stream is now closed once its text passes twice the summary's
+budget (counted in characters); the refusal is the over-budget one, as before: a manual
+compaction changes nothing and says why, an automatic one falls back to the extractive summary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from compaction_support import (
+    REQUEST,
+    chat,
+    collect,
+    make_session,
+    manager,
+    notices,
+    replaced,
+    tool_pair,
+)
+
+from goosectx.compaction.manager import ContextManager
+from goosectx.compaction.summarize import stop_chars, tool_pair_notes
+from goosectx.compaction.toolpairs import ToolPair
+from goosectx.conversation import Message
+from goosectx.errors import SummaryOverBudget
+from goosectx.providers.base import ProviderResponse, StreamItem, TextDelta, complete
+from goosectx.providers.scripted import RecordedRequest, ScriptedProvider
+from goosectx.tokens import TokenCounter
+
+CHUNK = "blah " * 20  # 100 characters a chunk
+
+
+@dataclass
+class EndlessProvider(ScriptedProvider):
+    """Streams ``CHUNK`` for ever; counts what it sent and whether its stream was closed."""
+
+    chunks: int = 0
+    closed: bool = False
+
+    def stream(self, system: str, messages: Sequence[Message], tools: Sequence[Any], *,
+               max_tokens: int | None = None, **_: Any) -> Iterator[StreamItem]:
+        self.requests.append(RecordedRequest(system, list(messages), list(tools), max_tokens,
+                                             None))
+        try:
+            while True:
+                self.chunks += 1
+                yield TextDelta(CHUNK)
+        finally:
+            self.closed = True
+
+
+def _session() -> tuple[ContextManager, EndlessProvider]:
+    provider = EndlessProvider(context_limit_tokens=8_000)
+    session = make_session([*chat(10), Message.user("continue")])
+    return manager(session, provider), provider
+
+
+def test_complete_stops_reading_past_max_text_chars_and_closes_the_stream() -> None:
+    provider = EndlessProvider()
+    response = complete(provider, "system", [Message.user("hi")], max_text_chars=1_000)
+    assert isinstance(response, ProviderResponse)
+    assert response.finish_reason == "stopped over budget" and response.usage is None
+    assert len(response.message.text) == 1_100  # the chunk that passed 1,000 characters
+    assert provider.closed and provider.chunks == 11
+
+
+def test_manual_compaction_refuses_an_endless_summary_and_changes_nothing() -> None:
+    cm, provider = _session()
+    before = list(cm.session.conversation.messages)
+    with pytest.raises(SummaryOverBudget) as err:
+        collect(cm.compact(REQUEST))
+    budget = provider.requests[0].max_tokens
+    assert budget is not None
+    assert re.fullmatch(r"the model's summary passed [\d,]+ tokens, far over its budget of "
+                        r"[\d,]+, and was stopped there; nothing changed", err.value.message)
+    assert err.value.hint == "try again, or use --strategy extractive"
+    assert cm.session.conversation.messages == before
+    assert provider.closed and len(provider.requests) == 1
+    assert provider.chunks * len(CHUNK) <= stop_chars(budget) + len(CHUNK)
+
+
+def test_automatic_compaction_falls_back_to_the_extractive_summary() -> None:
+    cm, provider = _session()
+    cm.start_turn()
+    events = collect(cm.on_context_exceeded(REQUEST))
+    (event,) = replaced(events)
+    assert event.strategy == "extractive"
+    said = [t for t in notices(events) if "stopped there" in t]
+    assert len(said) == 1 and said[0].endswith("— using an extractive summary instead."), said
+    assert provider.closed and len(provider.requests) == 1
+    assert not any("blah blah" in m.text for m in cm.session.conversation.agent_view())
+
+
+def test_tool_pair_notes_from_an_endless_reply_are_left_to_the_extractive_notes() -> None:
+    provider = EndlessProvider(context_limit_tokens=8_000)
+    request, response = tool_pair("file contents")
+    pair = ToolPair(request, response, request.tool_requests[0], response.tool_responses[0])
+    notes, entry = tool_pair_notes([provider], [pair], lambda _model: TokenCounter(None))
+    assert notes == [None] and entry is None
+    assert provider.closed and len(provider.requests) == 1
+    budget = provider.requests[0].max_tokens
+    assert budget is not None
+    assert provider.chunks * len(CHUNK) <= stop_chars(budget) + len(CHUNK)
