@@ -2,8 +2,9 @@
 
 docs/architecture.md §4 (clause "permission rules"). ``sort --files0-from=-`` reads the files
 named on its input, ``tar -T list`` those a list names, ``cpio -o`` / ``zip -@`` / ``pax -w``
-those its input names, ``md5sum -c SUMS`` those its list names, and a jq program's ``import
-"../notes" as $x`` reads ``../notes.json``: no word of the line is the file read, so the path
+those its input names, ``md5sum -c SUMS`` those its list names, a jq program's ``import
+"../notes" as $x`` reads ``../notes.json``, and ``git log -p -- '*.env'`` a ``.env`` once
+committed (:mod:`goosectx.git_pathspecs`): no word of the line is the file read, so the path
 checks cannot judge it. Such a call may read any file (:func:`hidden_names` says why), and the
 approval asks, as for ``echo x | xargs cat`` (:mod:`goosectx.piped_names`). The options are
 :data:`goosectx.option_table.OPTIONS`' that do :attr:`~goosectx.option_table.Does.LIST` or
@@ -16,7 +17,9 @@ from __future__ import annotations
 
 import re
 
+from goosectx.git_pathspecs import pathspec_reads
 from goosectx.option_table import Does, first_hit
+from goosectx.shell_git import git_subcommand
 from goosectx.shell_words import Word
 
 _JQ_MODULE = re.compile(r"(?:^|[^\w.$])(?:import|include)\s*\"")
@@ -34,5 +37,7 @@ def hidden_names(words: list[Word]) -> str | None:
     args = [w.value for w in words[1:]]
     if name == "jq" and any(_JQ_MODULE.search(a) for a in args):
         return "a jq import or include reads a module file"
+    if name == "git" and (why := pathspec_reads(args[git_subcommand(args) + 1:])):
+        return why  # git log -p -- '*.env': a glob git matches against its history
     hit = first_hit(name, args, Does.LIST, Does.ARGUMENTS)
     return None if hit is None else f"{hit.program} {hit.word} {hit.does.value}"

@@ -36,7 +36,8 @@ class Does(Enum):
     ARGUMENTS = "takes the arguments of its command from a file"
     RUNS_FILE = "runs the program in a file"
     OUTPUT = "writes its output to the file named"
-    """A file the path checks judge as any write target; read for git config and hooks."""
+    """Asks unless the file is ``/dev/stdout``, ``/dev/stderr`` or ``/dev/null``
+    (:mod:`goosectx.option_writes`); read for git config and hooks too."""
     INTO = "writes into the directory named"
     """Likewise: ``cp -t DIR``, a git directory gets a ``config``."""
 
@@ -48,17 +49,15 @@ class Option:
     ``longs``: long options, any unique prefix; ``words``: words matched whole (``find
     -fprint``, ``parallel -a``); ``letters``: short options, anywhere in a cluster (``-cT``),
     or, with ``valued``, in the cluster read up to the first letter of ``valued`` that takes the
-    rest as its value (tar); ``attached``: short options first in their word, their value
-    attached or next (``pytest -o X``, ``-oX``); ``starts``: word prefixes, read past ``--``
-    too (``parallel :::: F``); ``bare``: the first word, with no dash, is a cluster too
-    (``tar cTf - x.tar``).
+    rest as its value (tar, ``pytest -qo X``, ``sort -uoF``); ``starts``: word prefixes, read
+    past ``--`` too (``parallel :::: F``); ``bare``: the first word, with no dash, is a cluster
+    too (``tar cTf - x.tar``).
     """
 
     does: Does
     longs: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
     letters: str = ""
-    attached: str = ""
     starts: tuple[str, ...] = ()
     valued: str = ""
     bare: bool = False
@@ -76,7 +75,43 @@ class Hit(NamedTuple):
     """Its value for a long option or whole word (``=V`` or the next word); else ``None``."""
 
 
-_PYTEST = (Option(Does.WRITES, attached="o", longs=(
+_PYTEST_KNOWN = frozenset({
+    "-k", "-m", "--markers", "-x", "--exitfirst", "--maxfail", "--strict-config",
+    "--strict-markers", "--strict", "--fixtures", "--funcargs", "--fixtures-per-test", "--pdb",
+    "--pdbcls", "--trace", "--capture", "-s", "--runxfail", "--lf", "--last-failed", "--ff",
+    "--failed-first", "--nf", "--new-first", "--cache-show", "--cache-clear", "--lfnf",
+    "--last-failed-no-failures", "--sw", "--stepwise", "--sw-skip", "--stepwise-skip",
+    "--sw-reset", "--stepwise-reset", "--durations", "--durations-min", "-v", "--verbose",
+    "--no-header", "--no-summary", "--no-fold-skipped", "--force-short-summary", "-q",
+    "--quiet", "--verbosity", "-r", "--report-chars", "--disable-warnings",
+    "--disable-pytest-warnings", "-l", "--showlocals", "--no-showlocals", "--tb", "--xfail-tb",
+    "--show-capture", "--fulltrace", "--full-trace", "--color", "--code-highlight",
+    "--pastebin", "--junitxml", "--junit-xml", "--junitprefix", "--junit-prefix", "-W",
+    "--pythonwarnings", "--max-warnings", "--collectonly", "--collect-only", "--co",
+    "--pyargs", "--ignore", "--ignore-glob", "--deselect", "--confcutdir", "--noconftest",
+    "--keepduplicates", "--keep-duplicates", "--collect-in-virtualenv",
+    "--continue-on-collection-errors", "--import-mode", "--doctest-modules",
+    "--doctest-report", "--doctest-glob", "--doctest-ignore-import-errors",
+    "--doctest-continue-on-failure", "-c", "--config-file", "--rootdir", "--basetemp", "-V",
+    "--version", "-h", "--help", "-p", "--disable-plugin-autoload", "--traceconfig",
+    "--trace-config", "--debug", "-o", "--override-ini", "--assert", "--setuponly",
+    "--setup-only", "--setupshow", "--setup-show", "--setupplan", "--setup-plan",
+    "--log-level", "--log-format", "--log-date-format", "--log-cli-level", "--log-cli-format",
+    "--log-cli-date-format", "--log-file", "--log-file-mode", "--log-file-level",
+    "--log-file-format", "--log-file-date-format", "--log-auto-indent", "--log-disable",
+    # common plugins' options that write no file (pytest-cov's --cov reads; xdist; …)
+    "--cov", "--cov-config", "--cov-fail-under", "--cov-branch", "--cov-append",
+    "--cov-context", "--no-cov", "--no-cov-on-fail", "-n", "--numprocesses", "--dist",
+    "--maxprocesses", "--reruns", "--reruns-delay", "--timeout", "--timeout-method",
+    "--randomly-seed", "-P", "--asyncio-mode", "--hypothesis-profile", "--hypothesis-seed",
+    "--hypothesis-show-statistics", "--benchmark-only", "--benchmark-skip",
+    "--benchmark-disable", "--ds", "--reuse-db", "--create-db", "--no-migrations",
+})
+"""pytest's own option strings (pytest 8's ``--help``) and a few common plugins': taken whole
+they win over a prefix of another (``--co`` is ``--collect-only``, not ``--cov-report``;
+``--lf`` is ``--last-failed``), as argparse takes them. A long option not here is a plugin's,
+whose value :mod:`goosectx.option_writes` judges as a file it may write."""
+_PYTEST = (Option(Does.WRITES, letters="o", valued="kmcpWrn", longs=(
     "--basetemp", "--junitxml", "--junit-xml", "--debug", "--resultlog", "--result-log",
     "--report-log", "--log-file", "--html", "--cov-report", "--override-ini", "--confcutdir",
     "--lf-cache", "--cache-dir")),)
@@ -99,7 +134,12 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     **dict.fromkeys(("git add", "git checkout", "git rm", "git restore", "git reset",
                      "git commit", "git stash"), _PATHSPEC),
     "pytest": _PYTEST, "py.test": _PYTEST,
-    "sort": _FILES0, "du": _FILES0, "wc": _FILES0,
+    "sort": (*_FILES0, Option(Does.OUTPUT, longs=("--output",), letters="o", valued="kStT")),
+    "du": _FILES0, "wc": _FILES0,
+    "shuf": (Option(Does.OUTPUT, longs=("--output",), letters="o", valued="in"),),
+    "tree": (Option(Does.OUTPUT, letters="o", valued="LPIHT"),),
+    "less": (Option(Does.OUTPUT, longs=("--log-file", "--LOG-FILE"), letters="oO",
+                    valued="bhjkpPtTxyz#"),),
     "tar": _TAR, "gtar": _TAR, "bsdtar": _TAR,
     "rsync": (Option(Does.LIST, longs=("--files-from",)),),
     "zip": (Option(Does.LIST, longs=("--names-stdin",), letters="@"),),
@@ -120,6 +160,9 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "cp": _TARGET_DIR, "mv": _TARGET_DIR, "install": _TARGET_DIR, "ln": _TARGET_DIR,
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""
+KNOWN: dict[str, frozenset[str]] = {"pytest": _PYTEST_KNOWN, "py.test": _PYTEST_KNOWN}
+"""Per program, its option strings that, written whole, are themselves and no prefix of
+another (getopt and argparse take an exact match first)."""
 _PYTHON = re.compile(r"python[0-9.]*")
 
 
@@ -140,7 +183,7 @@ def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
     if not entries:
         return
     starts = any(entry.starts for _program, entry in entries)
-    shorts = any(entry.letters or entry.attached for _program, entry in entries)
+    shorts = any(entry.letters for _program, entry in entries)
     words = {w for _program, entry in entries for w in entry.words}
     ended = False
     for i, word in enumerate(args):
@@ -149,7 +192,7 @@ def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
                 word not in words)):
             continue  # an operand, or find's -name (most words of a long line): no entry's
         for program, entry in entries:
-            if _matches(entry, args, i, ended):
+            if _matches(entry, args, i, ended, KNOWN.get(program, frozenset())):
                 yield Hit(entry.does, program, word, _value(entry, args, i))
 
 
@@ -163,16 +206,17 @@ def long_options(name: str, does: Does) -> tuple[str, ...]:
     return tuple(o for entry in OPTIONS.get(name, ()) if entry.does is does for o in entry.longs)
 
 
-def _matches(entry: Option, args: list[str], i: int, ended: bool) -> bool:
+def _matches(entry: Option, args: list[str], i: int, ended: bool,
+             known: frozenset[str]) -> bool:
     word = args[i]
     if word.startswith(entry.starts) and entry.starts:
         return True
     if ended:
         return False
-    if word in entry.words or word[:2] == "--" and any(
+    exact = word.partition("=")[0]
+    if word in entry.words or word[:2] == "--" and (exact in entry.longs or exact not in known
+                                                    ) and any(
             long_option(word, option) for option in entry.longs):
-        return True
-    if entry.attached and len(word) > 1 and word[0] == "-" and word[1] in entry.attached:
         return True
     if not entry.letters:
         return False
@@ -189,4 +233,7 @@ def _value(entry: Option, args: list[str], i: int) -> str | None:
     if word in entry.words or word[:2] == "--" and any(
             long_option(word, option) for option in entry.longs):
         return word.partition("=")[2] if "=" in word else value_at(args, i + 1)
+    if entry.valued and word[:1] == "-" and word[:2] != "--":  # sort -uo F, -oF
+        short = short_value(args, i, entry.valued + entry.letters)
+        return short.value if short.letter and short.letter in entry.letters else None
     return None

@@ -3,21 +3,36 @@
 Under an allow rule for a program that reads (``shell(git diff*)``, ``shell(pytest*)``), these
 options write or delete files the rules never judge as write targets: ``git diff
 --output=Makefile`` replaced a project file, ``pytest --basetemp=.git`` deleted the
-repository (pytest empties its base temp dir), ``pytest --junitxml=Makefile`` overwrote one;
-``git diff --no-index tests .`` printed every file below ``.``, ``.env`` included. Such a
-call asks (docs/architecture.md §4, permission rules). The options are
-:data:`goosectx.option_table.OPTIONS`' that do :attr:`~goosectx.option_table.Does.WRITES` or
-:attr:`~goosectx.option_table.Does.WHOLE` (``--outp=``, a unique prefix, counts).
+repository (pytest empties its base temp dir), ``pytest --junitxml=Makefile`` overwrote one,
+``sort -o Makefile`` and ``find . -fls Makefile`` too; ``git diff --no-index tests .`` printed
+every file below ``.``, ``.env`` included. Such a call asks (docs/architecture.md §4,
+permission rules). The options are :data:`goosectx.option_table.OPTIONS`' that do
+:attr:`~goosectx.option_table.Does.WRITES` or :attr:`~goosectx.option_table.Does.WHOLE`
+(``--outp=``, a unique prefix, counts), or :attr:`~goosectx.option_table.Does.OUTPUT` into
+a file but a stream (``sort -o /dev/stdout`` runs); and a pytest plugin's option, or a make
+variable or npm option that runs something (:mod:`goosectx.option_values`).
 """
 
 from __future__ import annotations
 
-from goosectx.option_table import Does, first_hit
+from goosectx.option_table import Does, option_hits
+from goosectx.option_values import option_values
+from goosectx.shell_options import long_option
+
+STREAMS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null"})
+"""What an output option may name and write no file."""
+TERMINAL_VALUES = {"--cov-report": frozenset({
+    "term", "term-missing", "term:skip-covered", "term-missing:skip-covered"})}
+"""Values of a writing option that write no file (pytest-cov's report to the terminal)."""
 
 
 def option_writes(name: str, args: list[str]) -> str | None:
-    """Why ``name ARGS`` may write files or read whole directories unjudged, or ``None``."""
-    hit = first_hit(name, args, Does.WRITES, Does.WHOLE)
-    if hit is None:
-        return None
-    return f"{hit.program} {hit.word.partition('=')[0]} {hit.does.value}"
+    """Why ``name ARGS`` may write files, read whole directories or run something unjudged."""
+    for hit in option_hits(name, args):
+        if any(long_option(hit.word, option) and hit.value in values
+               for option, values in TERMINAL_VALUES.items()):
+            continue  # pytest --cov-report=term-missing: printed, no file
+        if hit.does in (Does.WRITES, Does.WHOLE) or hit.does is Does.OUTPUT and (
+                hit.value is not None and hit.value not in STREAMS):
+            return f"{hit.program} {hit.word.partition('=')[0]} {hit.does.value}"
+    return option_values(name, args)

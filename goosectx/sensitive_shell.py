@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from goosectx.find_words import find_patterns
@@ -41,6 +42,7 @@ from goosectx.shell_dirs import (
     Unknown,
     Walked,
     argument_value,
+    cluster_words,
     command_dirs,
     command_words,
     stdin_arguments,
@@ -132,9 +134,14 @@ def _unwrapped(words: list[Word]) -> list[Word]:
 
 
 def _sensitive_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path,
-                    judge: Callable[[Path], str | None], line: str) -> str | None:
+                    judge: Callable[[Path], str | None], line: str,
+                    clustered: bool = True) -> str | None:
     """How ``word`` is shown when it names a sensitive file from one of ``dirs``, else ``None``."""
     raw = word.value
+    for other in cluster_words(raw) if clustered else ():  # grep -cf.env: -f's value
+        if found := _sensitive_word(replace(word, value=other), dirs, working_dir, judge, line,
+                                    False):
+            return raw + found.removeprefix(other)
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
         dirs = (working_dir,)  # it names the same file wherever the command runs
     for base in dirs:

@@ -283,6 +283,19 @@ def cd_operand(words: list[Word]) -> str | None:
                 "")
 
 
+def cluster_words(value: str) -> list[str]:
+    """A short-option cluster's other readings: ``-nhf.env`` → ``-hf.env``, ``-f.env``.
+
+    getopt ends a cluster at its first letter taking a value, which takes the rest of the word
+    (``grep -cf.env`` reads ``.env`` as ``-f``'s): each letter may be that one, so
+    :func:`argument_value` of each reading is a value the program may take (at most 8).
+    """
+    if value[:1] != "-" or value[:2] == "--":
+        return []
+    letters = len(re.match(r"-[A-Za-z0-9]*", value)[0])  # type: ignore[index]  # "-" matches
+    return ["-" + value[k:] for k in range(2, min(letters, len(value) - 1, 10))]
+
+
 def argument_value(value: str, working_dir: Path) -> str | None:
     """The part of an argument word that may name a path, as bash and the program read it.
 

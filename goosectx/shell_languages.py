@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from goosectx.option_values import node_variable
 from goosectx.shell_builtins import reads_stdin
 from goosectx.shell_databases import COMPUTED, DATABASES, database_commands
 from goosectx.shell_git import config_variable
@@ -235,6 +236,8 @@ def sets_startup_command(value: str) -> str | None:
     """
     if (why := config_variable(value) or apt_config_variable(value)) is not None:
         return why  # GIT_CONFIG_GLOBAL=/tmp/c git log, APT_CONFIG=/tmp/c apt-get update
+    if why := node_variable(value):  # NODE_OPTIONS=--require=./x.js: option_values
+        return why
     found = _STARTUP.match(value)
     if found is None:
         return None

@@ -21,6 +21,7 @@ import glob
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from goosectx.find_words import find_patterns, walks_links
@@ -50,6 +51,7 @@ from goosectx.shell_dirs import (
     Walked,
     argument_value,
     cd_operand,
+    cluster_words,
     command_dirs,
     command_words,
     expanded,
@@ -135,12 +137,17 @@ def outside_words(command: str, working_dir: Path,
 
 
 def _outside_word(word: Word, dirs: tuple[Dir, ...], working_dir: Path, real_dir: Path,
-                  cache: dict[str, Path], line: str, looks: str | None = None) -> str | None:
+                  cache: dict[str, Path], line: str, looks: str | None = None,
+                  clustered: bool = True) -> str | None:
     """Why ``word`` names a path outside the project from one of ``dirs`` (``None``: none).
 
     ``looks``: how the program looks at a symlink it is given (:func:`link_view`).
     """
     raw = word.value
+    for other in cluster_words(raw) if clustered else ():  # grep -cf/etc/x: -f's value
+        if found := _outside_word(replace(word, value=other), dirs, working_dir, real_dir,
+                                  cache, line, looks, False):
+            return raw + found.removeprefix(other)
     if raw.startswith("/") or raw.startswith("~") and not raw.startswith(("~+", "~-")):
         dirs = (working_dir,)  # the same path wherever the command runs
     for base in dirs:

@@ -38,7 +38,7 @@ def test_each_kind_of_table_entry_asks(project: Path, command: str) -> None:
 
 @pytest.mark.parametrize("command", [
     "md5sum a.txt", "sha256sum a.txt README.md", "git add src/a.py", "git rm --cached a.txt",
-    "git checkout -- a.txt", "find . -name '*.py' -fprint build/list.txt",
+    "git checkout -- a.txt", "find . -name '*.py' -fprint /dev/stdout",
     "cp --target-directory=build a.txt", "pytest -q tests", "git log --oneline -- src",
     "sort -- --files0-from=x",  # after --: a file named so, no option
 ])
@@ -77,7 +77,7 @@ def test_every_kind_has_an_entry_and_every_entry_names_an_option() -> None:
     assert kinds == set(Does)
     for name, entries in OPTIONS.items():
         for entry in entries:
-            assert entry.longs or entry.words or entry.letters or entry.attached, name
+            assert entry.longs or entry.words or entry.letters, name
             assert all(o.startswith("--") for o in entry.longs), name
 
 

@@ -158,7 +158,7 @@ def test_find_printing_names_runs(work: Path, command: str) -> None:
     ("find . -name .env | xargs cat", "(holding .env)"),
     ("find . -name .env -print0 | xargs -0 head", "(holding .env)"),
     ("find .env", ".env is a sensitive file"),  # a starting point: as named
-    ("find . -name x -fprint .env", ".env is a sensitive file"),
+    ("find . -name x -fprint .env", "approval needed"),  # writes a file: option_writes asks first
     ("cat $(find . -name .env)", "(holding .env)"),
     ("find . -newer .env", ".env is a sensitive file"),  # not a pattern
 ])

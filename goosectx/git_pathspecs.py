@@ -1,0 +1,91 @@
+"""git pathspecs and ``REV:PATH`` words that may name a sensitive file no word names as a path.
+
+docs/architecture.md §4 (clause "permission rules"). git matches a pathspec against the paths it
+tracks, and those of every commit ``git log -p`` walks, not against the files on disk: ``git
+log -p -- '*.env'`` printed a ``.env`` committed once and deleted since, which no glob of the
+working tree shows. A pathspec's ``*`` spans ``/`` (``src/*`` matches ``src/a/.env``); magic
+(``:(glob)``, ``:(icase)``, ``:/``, ``:(top)``) changes how or from where it matches. ``git
+show HEAD:.env`` prints a file of a commit. :func:`pathspec_reads` tells when one of git's
+operands may match a sensitive name (:data:`EXAMPLES`, the names real projects hold, checked
+with the path's literal leading dirs and case folded; an ``:(exclude)`` pathspec only narrows),
+read by :func:`goosectx.hidden_names.hidden_names`.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import re
+from pathlib import Path
+
+from goosectx.sensitive import SENSITIVE_NAMES, sensitive_why
+
+EXAMPLES: tuple[str, ...] = (
+    *SENSITIVE_NAMES, ".env", ".env.local", ".env.production", ".env.development",
+    ".env.test", ".env.staging", ".env.example", ".envrc", "x.pem", "x.key", "x.p12", "x.pfx",
+    "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "id_rsa.pub", ".git/config",
+    ".config/gh/hosts.yml", ".config/gcloud/credentials.db", ".cargo/credentials.toml",
+    ".cargo/credentials", ".config/hub")
+"""Sensitive names (:mod:`goosectx.sensitive`'s list and examples of its globs: ``.env*``,
+``*.pem``, ``*.key``, ``*.p12``, ``*.pfx``, ``id_*``) a glob pathspec is tried against."""
+_MAGIC = re.compile(r":(?:\(([^)]*)\)|([/!^]*))")
+"""A pathspec's magic: ``:(glob,icase)``, or the short forms ``:/`` (top), ``:!`` / ``:^``
+(exclude)."""
+_GLOB = re.compile(r"[*?\[]")
+
+
+def pathspec_reads(args: list[str]) -> str | None:
+    """Why ``git ARGS`` may show a sensitive file through a pathspec or ``REV:PATH``, or ``None``.
+
+    ``args`` are git's words after ``git``; every word but an option is tried (git takes a
+    glob or a magic pathspec without ``--`` too).
+    """
+    for word in args:
+        if word.startswith("-") or not word or "://" in word:
+            continue
+        if (found := _why(word)) is not None:
+            return found
+    return None
+
+
+def _why(word: str) -> str | None:
+    if re.match(r":[0-3]:", word):  # :0:.env, a stage of the index
+        word = word[2:]
+    magic = _MAGIC.match(word)
+    if magic is None and ":" in word:  # HEAD:.env, :0:.env, v1.2:src/.env
+        path = word.rsplit(":", 1)[1] if word.startswith(":") else word.partition(":")[2]
+        if path and sensitive_why(Path("/", path)) is not None:
+            return f"{word} names {path} in a commit or the index, a sensitive file"
+        return None
+    words = {w.strip() for w in (magic[1] or "").lower().split(",")} if magic else set()
+    short = (magic[2] or "") if magic else ""
+    if "exclude" in words or "!" in short or "^" in short:
+        return None  # :(exclude)x, :!x: it narrows what another pathspec matches
+    path = word[magic.end():] if magic else word
+    if any(w.startswith("attr") for w in words):
+        return f"the pathspec {word} matches by attributes the project sets, any file"
+    if "literal" not in words and "\\" in path:  # '\.env': git's escape, '[.]env' to fnmatch
+        path = re.sub(r"\\(.)", lambda m: "[[]" if m[1] == "[" else f"[{m[1]}]", path)
+    if "literal" in words or not _GLOB.search(path):
+        if magic and path and sensitive_why(Path("/", path)) is not None:
+            return f"the pathspec {word} names {path}, a sensitive file"
+        return None
+    if (example := _matching_example(path.lower())) is not None:
+        return f"the pathspec {word} may match {example}, a sensitive file git tracks or tracked"
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _matching_example(pattern: str) -> str | None:
+    """The first sensitive path ``pattern`` (lower case, ``*`` spanning ``/``) matches."""
+    literal = _GLOB.split(pattern, 1)[0]
+    lead = literal.rpartition("/")[0]
+    lead = f"{lead}/" if lead else ""
+    for example in EXAMPLES:
+        for path in (example, f"x/{example}", f"{example}/x", f"x/{example}/y"):
+            for tried in (lead + path, path):
+                if fnmatch.fnmatchcase(tried, pattern):
+                    return tried
+    return None
