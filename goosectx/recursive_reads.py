@@ -23,6 +23,7 @@ from pathlib import Path
 
 from goosectx.find_words import fd_runs_dirs, find_runs_starts
 from goosectx.glob_words import MAX_NAMES
+from goosectx.searcher_options import hidden_whitelist, searched_dirs
 from goosectx.shell_options import long_option, option_value, short_value
 from goosectx.shell_words import Word
 
@@ -90,9 +91,8 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
         return fd_runs_dirs(args)
     if name in ("mv", "ln"):  # mv .git g && cat g/config: its files under another name
         return [a for a in args if not a.startswith("-")]
-    if name in _SEARCHERS:  # rg KEY: the working dir, every operand else
-        words_read = [a for a in args if not a.startswith("-")]
-        return [*words_read, "."] if len(words_read) <= 1 else words_read
+    if name in _SEARCHERS:  # rg -m 5 KEY: the working dir; rg KEY src: src
+        return searched_dirs(name, args)
     if name == "git" and args[:1] == ["clean"]:
         return [a for a in args[1:] if not a.startswith("-")] or ["."]
     if name not in _RECURSIVE:
@@ -174,13 +174,29 @@ def hidden_skipped(words: list[Word]) -> bool:
     """True when the searcher ``words`` run skips hidden files and dirs (``rg KEY``, ``ag``).
 
     Not with ``--hidden``, ``-u``/``--unrestricted``, ``-.`` (any spelling), nor for rg with a
-    ``RIPGREP_CONFIG_PATH`` (its options are not read here); ``ack`` is not counted on.
+    ``RIPGREP_CONFIG_PATH`` (its options are not read here); ``ack`` is not counted on. Even
+    so rg reads the hidden files a glob whitelists (:func:`hidden_read`).
     """
     name = _program(words[0].value) if words else ""
     if name not in ("rg", "ag") or name == "rg" and os.environ.get("RIPGREP_CONFIG_PATH"):
         return False
     return not any(any(long_option(a, option) for option in _SHOW_HIDDEN) or a[:1] == "-" and (
         a[1:2] != "-" and ("u" in a or "." in a)) for a in (w.value for w in words[1:]))
+
+
+def hidden_read(words: list[Word]) -> bool | Printed:
+    """Which hidden names the searcher ``words`` run reads: all (``True``), none, or a filter.
+
+    None for ``rg KEY`` (:func:`hidden_skipped`), but rg reads a hidden file a ``-g`` /
+    ``--iglob`` glob whitelists (``rg KEY -g '.env'``), every one with ``--type-add`` or
+    ``--ignore-file`` (:func:`goosectx.searcher_options.hidden_whitelist`). An ignore file
+    with a ``!`` line whitelists too: :func:`sensitive_below_dir` looks for one.
+    """
+    if not hidden_skipped(words):
+        return True
+    if _program(words[0].value) != "rg":
+        return False
+    return hidden_whitelist([w.value for w in words[1:]])
 
 
 def untouched_dirs(words: list[Word]) -> frozenset[str]:
@@ -203,7 +219,7 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
                         skip: frozenset[str] = frozenset(),
                         printed: Printed | None = None,
                         split: re.Pattern[str] | None = None,
-                        hidden: bool = True,
+                        hidden: bool | Printed = True,
                         kept: Printed | None = None) -> Iterator[Path | None]:
     """Each sensitive file below ``directory`` that is reached, in walk order (no symlinks).
 
@@ -217,12 +233,15 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
     ``split``: a name printed to ``xargs`` that it splits into other names (``a .env b.md``:
     a blank, a quote, a backslash: :data:`SPLIT_NAME`), or that bash splits or globs after a
     ``$(…)``, is yielded as well (it may be any). ``hidden=False``:
-    names starting with ``.`` are not entered (``rg KEY`` skips them). ``kept``: which files
+    names starting with ``.`` are not entered (``rg KEY`` skips them), but in a dir where an
+    ignore file may whitelist them (:class:`_Whitelists`); a filter: those it keeps are
+    (``rg KEY -g '.env'``, :func:`hidden_read`). ``kept``: which files
     the command reads and dirs it enters (``grep -r --include='*.py'``,
     :mod:`goosectx.grep_filters`); a dir is then judged by the files it reads below it.
     """
     from goosectx.sensitive import sensitive_below
 
+    whitelisting = _Whitelists()
     root = directory if anchor is None or not (
         directory == anchor or anchor in directory.parents) else anchor
     reached = {directory} if printed is None else set()
@@ -232,7 +251,9 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
             return
         path, dirs = found
         if path.name in skip and path.parent == directory and path.name in dirs or (
-                not hidden and path.name.startswith(".")):
+                hidden is not True and path.name.startswith(".") and not (
+                    hidden and hidden(path.name, path.name in dirs)) and not whitelisting(
+                    path.parent)):
             if path.name in dirs:
                 dirs.remove(path.name)
             continue
@@ -255,6 +276,43 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
             yield path
             if path.name in dirs:
                 dirs.remove(path.name)  # one finding per sensitive directory
+
+
+IGNORE_FILES = (".gitignore", ".ignore", ".rgignore", ".agignore", ".git/info/exclude")
+"""The ignore files rg (ag) reads in a dir it searches and in each dir above it."""
+
+
+class _Whitelists:
+    """Whether an ignore file in a dir or above it has a ``!`` line (``!.env``).
+
+    rg then searches the hidden names it whitelists; which ones is not worked out here: every
+    hidden name in that dir counts (asks more, never less). Git's global ignore file
+    (``$XDG_CONFIG_HOME/git/ignore``) counts for every dir; a ``core.excludesFile`` set
+    elsewhere is not read.
+    """
+
+    def __init__(self) -> None:
+        self.found: dict[Path, bool] = {}
+        config = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+        self.everywhere = _has_whitelist(Path(config) / "git" / "ignore")
+
+    def __call__(self, directory: Path) -> bool:
+        if self.everywhere:
+            return True
+        if (known := self.found.get(directory)) is not None:
+            return known
+        above = directory.parent != directory and self(directory.parent)
+        result = self.found[directory] = above or any(
+            _has_whitelist(directory / name) for name in IGNORE_FILES)
+        return result
+
+
+def _has_whitelist(path: Path) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as lines:
+            return any(line.lstrip().startswith("!") for line in lines)
+    except OSError:
+        return False
 
 
 def links_out_below(directory: Path, real_dir: Path, printed: Printed | None = None,

@@ -31,11 +31,12 @@ from goosectx.piped_names import (
 from goosectx.recursive_reads import (
     SPLIT_NAME,
     Printed,
-    hidden_skipped,
+    hidden_read,
     recursive_operands,
     sensitive_below_dir,
     untouched_dirs,
 )
+from goosectx.searcher_options import runs_program
 from goosectx.sensitive import expand_user, sensitive_judge, shown
 from goosectx.shell_dirs import (
     Dir,
@@ -80,7 +81,7 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 program) in _GREPS else None
             yield from _below_recursive(recursive_operands(program), base, working_dir,
                                         own, untouched_dirs(program),
-                                        hidden=not hidden_skipped(program), kept=kept)
+                                        hidden=hidden_read(program), kept=kept)
         if (fed := stdin_arguments(part.words)) is not None:
             listed = piped_listing(parts, k)  # find . | xargs cat: the files below .
             if listed is None:
@@ -94,6 +95,9 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             for base in dirs:
                 yield from _below_recursive(listed.dirs, base, working_dir, own, listed.skip,
                                             listed.printed, split=SUBSTITUTED_SPLIT)
+        if (pre := runs_program(_name(program), [w.value for w in program[1:]])) is not None:
+            line = " ".join(w.value for w in program)  # rg --pre CMD: CMD opens every file
+            yield line, f"{line} ({pre} runs a program on each file it searches: {ANY_MAY_BE}"
         if (why := hidden_names(program)) is not None:
             line = " ".join(w.value for w in program)
             yield line, f"{line} ({why}: {ANY_MAY_BE}"
@@ -171,7 +175,7 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
                      own: tuple[Path, ...] = (),
                      skip: frozenset[str] = frozenset(),
                      printed: Printed | None = None,
-                     split: re.Pattern[str] | None = None, hidden: bool = True,
+                     split: re.Pattern[str] | None = None, hidden: bool | Printed = True,
                      kept: Printed | None = None) -> Iterator[tuple[str, str]]:
     """The dir words of a recursive read (``grep -r``, ``find -exec``) with a sensitive file below.
 

@@ -1,0 +1,169 @@
+"""Which words of an ``rg`` / ``ag`` / ``ack`` command are the paths it searches below.
+
+docs/architecture.md §4 (clause "permission rules"). ``rg -uu -m 5 KEY`` searches the working
+dir: ``5`` is ``-m``'s value and ``KEY`` the pattern, so the walk for sensitive files
+(:mod:`goosectx.recursive_reads`) must take ``.``, not ``5``. rg's options that take a value
+(ripgrep 13's ``--help`` and 14's additions) are read as rg reads them: ``--opt=V``, ``--opt
+V``, ``-mN`` glued or ``-m N``, in a cluster (``-nA 2``); long options exactly (rg takes no
+prefix). The first operand is the pattern unless ``-e``/``-f``/``--regexp``/``--file`` gives
+it. A long option not known here may take the next word: the walk then takes ``.`` too
+(asks more, never less). ``ag`` and ``ack`` are read with their own short valued letters.
+``rg --pre CMD`` runs CMD on every file searched: :func:`runs_program` says so.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+
+from goosectx.shell_options import short_value
+
+RG_VALUED_SHORT = "ABCdEefgjMmrtT"
+"""rg's short options that take a value: ``-A 2``, ``-m5``, ``-g '!x'``, ``-t py``."""
+RG_VALUED_LONG = frozenset({
+    "--after-context", "--before-context", "--context", "--color", "--colors",
+    "--context-separator", "--dfa-size-limit", "--encoding", "--engine",
+    "--field-context-separator", "--field-match-separator", "--file", "--glob", "--iglob",
+    "--ignore-file", "--max-columns", "--max-count", "--max-depth", "--maxdepth",
+    "--max-filesize", "--path-separator", "--pre", "--pre-glob", "--regex-size-limit",
+    "--regexp", "--replace", "--sort", "--sortr", "--threads", "--type", "--type-not",
+    "--type-add", "--type-clear", "--hostname-bin", "--hyperlink-format", "--generate",
+})
+"""rg's long options that take the next word as their value when written without ``=``."""
+RG_FLAGS = frozenset({
+    "--auto-hybrid-regex", "--binary", "--block-buffered", "--byte-offset", "--case-sensitive",
+    "--column", "--count", "--count-matches", "--crlf", "--debug", "--files",
+    "--files-with-matches", "--files-without-match", "--fixed-strings", "--follow",
+    "--glob-case-insensitive", "--help", "--heading", "--hidden", "--ignore-case",
+    "--ignore-file-case-insensitive", "--include-zero", "--invert-match", "--json",
+    "--line-buffered", "--line-number", "--line-regexp", "--max-columns-preview", "--mmap",
+    "--multiline", "--multiline-dotall", "--no-config", "--no-filename", "--no-heading",
+    "--no-ignore", "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-files",
+    "--no-ignore-global", "--no-ignore-messages", "--no-ignore-parent", "--no-ignore-vcs",
+    "--no-line-number", "--no-messages", "--no-mmap", "--no-pcre2-unicode", "--no-require-git",
+    "--no-unicode", "--null", "--null-data", "--one-file-system", "--only-matching",
+    "--passthru", "--pcre2", "--pcre2-version", "--pretty", "--quiet", "--search-zip",
+    "--smart-case", "--stats", "--text", "--trim", "--type-list", "--unrestricted",
+    "--version", "--vimgrep", "--with-filename", "--word-regexp", "--no-context-separator",
+    "--no-block-buffered", "--no-line-buffered", "--no-binary", "--no-hidden", "--no-follow",
+    "--no-search-zip", "--no-text", "--no-crlf", "--no-pcre2", "--no-multiline",
+    "--no-multiline-dotall", "--no-auto-hybrid-regex", "--no-ignore-file-case-insensitive",
+    "--no-glob-case-insensitive", "--no-max-columns-preview", "--no-column", "--no-trim",
+    "--no-stats", "--no-one-file-system", "--no-fixed-strings", "--no-invert-match",
+    "--no-include-zero", "--no-byte-offset", "--require-git", "--unicode",
+    "--pcre2-unicode", "--no-encoding", "--no-pre", "--passthrough",
+    "--sort-files", "--no-sort-files", "--ignore-dot", "--ignore-exclude", "--ignore-files",
+    "--ignore-global", "--ignore-parent", "--ignore-vcs", "--messages", "--ignore-messages",
+})
+"""rg's long options that take no value (13's and 14's, their ``--no-`` forms)."""
+_SHORT = {"rg": RG_VALUED_SHORT, "ag": "ABCGgmpW", "ack": "ABCgm", "ack-grep": "ABCgm"}
+"""Per searcher, its short options that take a value (ag's ``-G RE``, ack's ``-g RE``)."""
+_PATTERN_GIVERS = ("e", "f")
+_PATTERN_LONGS = ("--regexp", "--file")
+
+
+def searched_dirs(name: str, args: list[str]) -> list[str]:
+    """The words a searcher named ``name`` searches below: its path operands, or ``.``.
+
+    ``rg -m 5 KEY`` → ``["."]``; ``rg KEY src`` → ``["src"]``; ``rg -e KEY src`` →
+    ``["src"]``; ``rg --frobnicate X KEY`` → ``["KEY", "."]`` (``X`` may be the value of an
+    option not known here, so ``KEY`` may be a path and ``.`` the dir searched).
+    """
+    valued = _SHORT.get(name, "")
+    operands: list[str] = []
+    given = unsure = False
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            operands.extend(args[i + 1:])
+            break
+        if word.startswith("--") and len(word) > 2:
+            option, eq, _value = word.partition("=")
+            given |= option in _PATTERN_LONGS
+            if eq or option in RG_FLAGS and name == "rg":
+                i += 1
+                continue
+            if option in RG_VALUED_LONG and name == "rg":
+                i += 2
+                continue
+            unsure = True  # ag's --depth 3, an option not known here: the next may be a value
+            i += 1
+            continue
+        if word.startswith("-") and len(word) > 1:
+            short = short_value(args, i, valued)
+            given |= short.letter in _PATTERN_GIVERS
+            i = short.next
+            continue
+        operands.append(word)
+        i += 1
+    paths = operands if given else operands[1:]
+    if unsure and operands:
+        return [*operands, "."]
+    return paths or ["."]
+
+
+def runs_program(name: str, args: list[str]) -> str | None:
+    """The ``--pre`` word of an ``rg`` command (``--pre CMD``: CMD runs on each file), or ``None``.
+
+    rg 14 reads ``--pre=CMD`` and ``--pre CMD``; ``--no-pre`` undoes it (counted anyway).
+    """
+    if name != "rg":
+        return None
+    for word in args:
+        if word == "--":
+            break
+        if word.partition("=")[0] == "--pre":
+            return word
+    return None
+
+
+
+def hidden_whitelist(args: list[str]) -> bool | Callable[[str, bool], bool]:
+    """Which hidden names rg's ``args`` whitelist though rg skips hidden ones: all, none, a filter.
+
+    ``-g GLOB`` / ``--glob`` / ``--iglob`` (not ``!GLOB``) whitelist the names they match
+    (``-g '.env'``, ``-g '*'``); a glob with a ``/`` is not matched here (all);
+    ``--type-add`` and ``--ignore-file`` may whitelist any (all). A built-in ``-t`` type
+    matches no hidden secret (``rg --type-list``), and never a dir.
+    """
+    globs: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(args) and args[i] != "--":
+        word = args[i]
+        value: str | None = None
+        folded = False
+        if word.startswith("--"):
+            option, eq, given = word.partition("=")
+            if option in ("--type-add", "--ignore-file"):
+                return True
+            if option in ("--glob", "--iglob"):
+                value = given if eq else (args[i + 1] if i + 1 < len(args) else None)
+                folded = option == "--iglob"
+                i += 0 if eq else 1
+            elif option in RG_VALUED_LONG and not eq:
+                i += 1
+        elif word.startswith("-") and len(word) > 1:
+            short = short_value(args, i, RG_VALUED_SHORT)
+            value = short.value if short.letter == "g" else None
+            i = short.next
+            if value is not None:
+                globs.append((value, False))
+            continue
+        if value is not None:
+            globs.append((value, folded))
+        i += 1
+    kept = [(glob.lower() if folded else glob, folded) for glob, folded in globs
+            if not glob.startswith("!")]
+    if not kept:
+        return False
+    if any("/" in glob for glob, _folded in kept):
+        return True
+
+    def whitelisted(name: str, _is_dir: bool) -> bool:
+        return any(fnmatch.fnmatchcase(name.lower() if folded else name, glob)
+                   for glob, folded in kept)
+
+    return whitelisted
