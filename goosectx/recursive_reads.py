@@ -23,7 +23,7 @@ from pathlib import Path
 
 from goosectx.find_words import fd_runs_dirs, find_runs_starts
 from goosectx.glob_words import MAX_NAMES
-from goosectx.searcher_options import hidden_whitelist, searched_dirs
+from goosectx.searcher_options import Whitelists, hidden_whitelist, searched_dirs
 from goosectx.shell_options import long_option, option_value, short_value
 from goosectx.shell_words import Word
 
@@ -95,6 +95,8 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
         return searched_dirs(name, args)
     if name == "git" and args[:1] == ["clean"]:
         return [a for a in args[1:] if not a.startswith("-")] or ["."]
+    if name == "diff":  # diff dirA dirB compares the files in them, -r those below too
+        return _diff_operands(args)
     if name not in _RECURSIVE:
         return None
     longs, letters = _RECURSIVE[name]
@@ -119,6 +121,27 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
     if name == "grep" and (len(operands) <= 1 and not given or not operands):
         return [*operands, "."]  # grep -r KEY: the working dir; -e KEY src: src alone
     return operands
+
+
+def _diff_operands(args: list[str]) -> list[str]:
+    """The words ``diff`` may read below: each operand, ``--from-file``'s and ``--to-file``'s value.
+
+    Without ``-r`` diff reads only the files right in a dir it is given; the walk takes what is
+    below too (asks more, never less). An option's value (``-x PAT``) taken for a dir word is
+    walked as well, if it is one.
+    """
+    found: list[str] = []
+    for i, value in enumerate(args):
+        if value == "--":
+            found.extend(args[i + 1:])
+            break
+        if any(long_option(value, one) for one in ("--from-file", "--to-file")):
+            given = value.partition("=")[2] if "=" in value else (
+                args[i + 1] if i + 1 < len(args) else "")
+            found.extend([given] if given else [])
+        elif not value.startswith("-") or value == "-":
+            found.append(value)
+    return [one for one in found if one != "-"]
 
 
 def _grep_values(args: list[str]) -> tuple[set[int], bool]:
@@ -157,10 +180,14 @@ RUNS_ON_FOUND = frozenset({"find", "fd", "fdfind"})
 def follows_links(words: list[Word]) -> bool:
     """True when a recursive read follows the symlinks below its dirs: ``grep -R``, ``rg -L``.
 
+    ``diff`` always does (``diff -r a b`` reads what ``a/notes`` → ``~/.ssh/id_rsa`` leads
+    to) but with ``--no-dereference``.
     ``grep -R KEY .`` reads ``data/id_rsa`` through ``data`` → ``~/.ssh``; ``grep -r`` skips
     links it meets. A prefix getopt may take for it counts (``--dere``, ``--d``: asks more).
     """
     name = _program(words[0].value) if words else ""
+    if name == "diff":  # GNU diff follows every link below; 3.3+ has --no-dereference
+        return not any(long_option(w.value, "--no-dereference") for w in words[1:])
     letters, longs = {"grep": ("R", ("--dereference-recursive",)),
                       "rg": ("L", ("--follow",))}.get(name, ("", ()))
     for value in (w.value for w in words[1:]):
@@ -220,7 +247,8 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
                         printed: Printed | None = None,
                         split: re.Pattern[str] | None = None,
                         hidden: bool | Printed = True,
-                        kept: Printed | None = None) -> Iterator[Path | None]:
+                        kept: Printed | None = None,
+                        follows: bool = False) -> Iterator[Path | None]:
     """Each sensitive file below ``directory`` that is reached, in walk order (no symlinks).
 
     A ``None`` when there are more than :data:`MAX_NAMES` names (any may be). Judged by
@@ -234,14 +262,16 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
     a blank, a quote, a backslash: :data:`SPLIT_NAME`), or that bash splits or globs after a
     ``$(…)``, is yielded as well (it may be any). ``hidden=False``:
     names starting with ``.`` are not entered (``rg KEY`` skips them), but in a dir where an
-    ignore file may whitelist them (:class:`_Whitelists`); a filter: those it keeps are
-    (``rg KEY -g '.env'``, :func:`hidden_read`). ``kept``: which files
+    ignore file may whitelist them (:class:`goosectx.searcher_options.Whitelists`); a
+    filter: those it keeps are (``rg KEY -g '.env'``, :func:`hidden_read`). ``kept``: which files
     the command reads and dirs it enters (``grep -r --include='*.py'``,
     :mod:`goosectx.grep_filters`); a dir is then judged by the files it reads below it.
+    ``follows``: the command follows the symlinks below (``diff``, ``grep -R``): a link
+    counts by what it leads to as well (``conf`` → ``.env``).
     """
     from goosectx.sensitive import sensitive_below
 
-    whitelisting = _Whitelists()
+    whitelisting = Whitelists()
     root = directory if anchor is None or not (
         directory == anchor or anchor in directory.parents) else anchor
     reached = {directory} if printed is None else set()
@@ -272,47 +302,27 @@ def sensitive_below_dir(directory: Path, anchor: Path | None = None,
         if split is not None and split.search(path.name) and (printed is None or printed(
                 path.name, is_dir)):
             yield path
-        elif sensitive_below(path, root):
+        elif sensitive_below(path, root) or follows and os.path.islink(path) and (
+                _leads_to_sensitive(path, root)):
             yield path
             if path.name in dirs:
                 dirs.remove(path.name)  # one finding per sensitive directory
 
 
-IGNORE_FILES = (".gitignore", ".ignore", ".rgignore", ".agignore", ".git/info/exclude")
-"""The ignore files rg (ag) reads in a dir it searches and in each dir above it."""
+def _leads_to_sensitive(link: Path, root: Path) -> bool:
+    """True when the symlink ``link`` leads to a sensitive file, or a dir with one below.
 
-
-class _Whitelists:
-    """Whether an ignore file in a dir or above it has a ``!`` line (``!.env``).
-
-    rg then searches the hidden names it whitelists; which ones is not worked out here: every
-    hidden name in that dir counts (asks more, never less). Git's global ignore file
-    (``$XDG_CONFIG_HOME/git/ignore``) counts for every dir; a ``core.excludesFile`` set
-    elsewhere is not read.
+    ``fixtures/a/conf`` → ``../../.env``: ``diff -r``, ``grep -R`` read ``.env`` under the
+    name ``conf``. Judged below ``root`` resolved; links below a linked dir are not followed
+    again (they count only by name there).
     """
+    from goosectx.sensitive import resolve, sensitive_below
 
-    def __init__(self) -> None:
-        self.found: dict[Path, bool] = {}
-        config = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
-        self.everywhere = _has_whitelist(Path(config) / "git" / "ignore")
-
-    def __call__(self, directory: Path) -> bool:
-        if self.everywhere:
-            return True
-        if (known := self.found.get(directory)) is not None:
-            return known
-        above = directory.parent != directory and self(directory.parent)
-        result = self.found[directory] = above or any(
-            _has_whitelist(directory / name) for name in IGNORE_FILES)
-        return result
-
-
-def _has_whitelist(path: Path) -> bool:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as lines:
-            return any(line.lstrip().startswith("!") for line in lines)
-    except OSError:
-        return False
+    target, real_root = resolve(link), resolve(root)
+    if not os.path.isdir(target):
+        return sensitive_below(target, real_root)
+    return sensitive_below(target, real_root) or next(
+        sensitive_below_dir(target, real_root), False) is not False
 
 
 def links_out_below(directory: Path, real_dir: Path, printed: Printed | None = None,

@@ -16,7 +16,9 @@ Core module: no printing.
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 from goosectx.shell_options import short_value
 
@@ -167,3 +169,41 @@ def hidden_whitelist(args: list[str]) -> bool | Callable[[str, bool], bool]:
                    for glob, folded in kept)
 
     return whitelisted
+
+
+IGNORE_FILES = (".gitignore", ".ignore", ".rgignore", ".agignore", ".git/info/exclude")
+"""The ignore files rg (ag) reads in a dir it searches and in each dir above it."""
+
+
+class Whitelists:
+    """Whether an ignore file in a dir or above it has a ``!`` line (``!.env``).
+
+    rg then searches the hidden names it whitelists; which ones is not worked out here: every
+    hidden name in that dir counts (asks more, never less). Git's global ignore file
+    (``$XDG_CONFIG_HOME/git/ignore``) counts for every dir; a ``core.excludesFile`` set
+    elsewhere is not read.
+    """
+
+    def __init__(self) -> None:
+        self.found: dict[Path, bool] = {}
+        config = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+        self.everywhere = _has_whitelist(Path(config) / "git" / "ignore")
+
+    def __call__(self, directory: Path) -> bool:
+        """True when an ignore file in ``directory`` or above it may whitelist a hidden name."""
+        if self.everywhere:
+            return True
+        if (known := self.found.get(directory)) is not None:
+            return known
+        above = directory.parent != directory and self(directory.parent)
+        result = self.found[directory] = above or any(
+            _has_whitelist(directory / name) for name in IGNORE_FILES)
+        return result
+
+
+def _has_whitelist(path: Path) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as lines:
+            return any(line.lstrip().startswith("!") for line in lines)
+    except OSError:
+        return False

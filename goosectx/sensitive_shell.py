@@ -31,6 +31,7 @@ from goosectx.piped_names import (
 from goosectx.recursive_reads import (
     SPLIT_NAME,
     Printed,
+    follows_links,
     hidden_read,
     recursive_operands,
     sensitive_below_dir,
@@ -81,7 +82,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
                 program) in _GREPS else None
             yield from _below_recursive(recursive_operands(program), base, working_dir,
                                         own, untouched_dirs(program),
-                                        hidden=hidden_read(program), kept=kept)
+                                        hidden=hidden_read(program), kept=kept,
+                                        follows=follows_links(program))
         if (fed := stdin_arguments(part.words)) is not None:
             listed = piped_listing(parts, k)  # find . | xargs cat: the files below .
             if listed is None:
@@ -176,7 +178,8 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
                      skip: frozenset[str] = frozenset(),
                      printed: Printed | None = None,
                      split: re.Pattern[str] | None = None, hidden: bool | Printed = True,
-                     kept: Printed | None = None) -> Iterator[tuple[str, str]]:
+                     kept: Printed | None = None,
+                     follows: bool = False) -> Iterator[tuple[str, str]]:
     """The dir words of a recursive read (``grep -r``, ``find -exec``) with a sensitive file below.
 
     Taken in ``base``, the dir the command runs in. ``own``: goosectx's config file and data
@@ -186,7 +189,7 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
     '*.md'``), ``split`` for such a listing: a name ``xargs`` (bash) splits (``a .env b.md``)
     may be any; ``hidden=False``:
     hidden names are skipped (``rg KEY``); ``kept``: the files it reads (``grep -r
-    --include``).
+    --include``); ``follows``: a link below counts by its target too (``diff``, ``grep -R``).
 
     ``grep -r KEY .`` → ``(".", ". (holding .env)")``: it names no sensitive file but reads one
     (:mod:`goosectx.recursive_reads`).
@@ -205,7 +208,8 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
             yield value, f"{value} (holding {shown(reached, working_dir)})"
             continue
         anchor = Path(os.path.abspath(working_dir))
-        for found in sensitive_below_dir(directory, anchor, skip, printed, split, hidden, kept):
+        for found in sensitive_below_dir(directory, anchor, skip, printed, split, hidden, kept,
+                                         follows):
             if found is not None and split is not None and split.search(found.name):
                 who = "xargs splits" if split is SPLIT_NAME else "bash splits or globs"
                 yield value, (f"{value} (holding {shown(found, working_dir)}, a name {who} "
