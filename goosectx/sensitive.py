@@ -74,13 +74,28 @@ def _component_sensitive(name: str) -> bool:
     return name in SENSITIVE_NAMES or any(fnmatch.fnmatchcase(name, g) for g in SENSITIVE_GLOBS)
 
 
+PACKAGE_DIRS: tuple[str, ...] = ("site-packages", "dist-packages", "node_modules")
+"""Dirs of installed packages: a ``*.pem`` below one is a public CA bundle a package ships
+(pip's and certifi's ``cacert.pem``), not a user's key; every other name stays sensitive there."""
+
+
 def _parts_sensitive(parts: tuple[str, ...]) -> bool:
-    if any(_component_sensitive(part) for part in parts):
+    if any(_component_sensitive(part) and not _package_pem(parts, i)
+           for i, part in enumerate(parts)):
         return True
     lowered = [part.lower() for part in parts]
     if lowered and lowered[-1] in GIT_CONFIG_NAMES and ".git" in lowered[:-1]:
         return True
     return any(pair in SENSITIVE_PAIRS for pair in zip(lowered, lowered[1:], strict=False))
+
+
+def _package_pem(parts: tuple[str, ...], i: int) -> bool:
+    """True when ``parts[i]``, the last name, is sensitive only as a ``*.pem`` in a package dir."""
+    name = parts[i].lower()
+    return i == len(parts) - 1 and name.endswith(".pem") and any(
+        part.lower() in PACKAGE_DIRS for part in parts[:i]) and not (
+        name in SENSITIVE_NAMES or any(fnmatch.fnmatchcase(name, glob)
+                                       for glob in SENSITIVE_GLOBS if glob != "*.pem"))
 
 
 def inside(path: Path, directory: Path) -> bool:
