@@ -53,6 +53,12 @@ from goosectx.shell_unwrap import WRAPPERS, unwrap
 from goosectx.shell_words import Word
 
 _GREPS = ("grep", "egrep", "fgrep", "rgrep")
+METADATA_ONLY = frozenset({"ls", "stat"})
+"""Programs that read a file's metadata (name, size, mode, times, a link's target), never its
+contents, whatever their options (GNU ls, stat: ``stat -f`` the file system's): a sensitive
+file they name is no read. Written as the program itself (not ``./ls``, nor wrapped: ``nice
+ls``); a function or alias named so makes the line one the rules cannot read. ``file`` reads
+a file's first bytes: not one of them."""
 ANY_MAY_BE = "any may be)"
 """How a shown word ends when the files it names are not known here: the approval says it
 "may name a sensitive file" (``approval._sensitive_named``)."""
@@ -109,9 +115,10 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             patterns += [w for w in program if all(  # grep --exclude=.env: a glob to match
                 any(w is one for one in filter_words(program[1:], base, plain))
                 for base in dirs if isinstance(base, Path))]
+        metadata = len(part.words) > lead and part.words[lead].value in METADATA_ONLY
         for k, word in enumerate(part.words):
-            if any(word is pattern for pattern in patterns):
-                continue
+            if any(word is pattern for pattern in patterns) or metadata and k > lead:
+                continue  # ls -la .env, stat .env: its name, size and times, no contents
             if k < lead or k == lead and "/" not in word.value:
                 searched = tuple(d for d in dirs if not isinstance(d, Unknown))
                 if not searched:

@@ -208,9 +208,14 @@ def link_view(args: list[Word]) -> str | None:
     ``"link"``: at the link itself, never where it leads (``ls -l``, ``ls -d``, ``stat``: an
     ``lstat``); ``"file"``: at a link to a file itself, into a link to a dir (``ls`` alone
     lists the dir it leads to); ``None``: it follows links (every other program; ``ls -L``,
-    ``-H``, ``stat -L``, ``stat -f``, an option not known here). GNU ls and stat.
+    ``-H``, ``stat -L``, ``stat -f``, an option not known here). GNU ls and stat; ``file``
+    looks at the link itself unless ``-L``/``--dereference`` (or ``POSIXLY_CORRECT`` is set).
     """
     name = args[0].value if args else ""
+    if name == "file":  # file link: "symbolic link to …" unless -L (or POSIXLY_CORRECT)
+        return None if "POSIXLY_CORRECT" in os.environ or any(
+            long_option(w.value, "--dereference") or w.value[:1] == "-" and w.value[
+                1:2] != "-" and "L" in w.value for w in args[1:]) else "link"
     if name not in ("ls", "stat"):
         return None
     follow, known, valued, flat = ((_LS_FOLLOW, _LS_KNOWN, "ITw", "LH") if name == "ls" else
