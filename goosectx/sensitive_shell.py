@@ -29,6 +29,7 @@ from goosectx.piped_names import (
     substituted_listing,
 )
 from goosectx.recursive_reads import (
+    RUNS_ON_FOUND,
     SPLIT_NAME,
     Printed,
     follows_links,
@@ -38,7 +39,7 @@ from goosectx.recursive_reads import (
     untouched_dirs,
 )
 from goosectx.searcher_options import runs_program
-from goosectx.sensitive import expand_user, sensitive_judge, shown
+from goosectx.sensitive import expand_user, resolve, sensitive_judge, shown
 from goosectx.shell_dirs import (
     Dir,
     Unknown,
@@ -89,7 +90,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             yield from _below_recursive(recursive_operands(program), base, working_dir,
                                         own, untouched_dirs(program),
                                         hidden=hidden_read(program), kept=kept,
-                                        follows=follows_links(program))
+                                        follows=follows_links(program) or _name(
+                                            program) in RUNS_ON_FOUND)  # -exec cat link
         if (fed := stdin_arguments(part.words)) is not None:
             listed = piped_listing(parts, k)  # find . | xargs cat: the files below .
             if listed is None:
@@ -97,12 +99,14 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             else:
                 for base in dirs:
                     yield from _below_recursive(listed.dirs, base, working_dir, own,
-                                                listed.skip, listed.printed, split=SPLIT_NAME)
+                                                listed.skip, listed.printed, split=SPLIT_NAME,
+                                                follows=True)  # xargs cat link: its target
         if (substituted := substituted_listing(parts, k)) is not None:
             listed = substituted[1]  # wc -l $(find . -name '*.py'): the names find prints
             for base in dirs:
                 yield from _below_recursive(listed.dirs, base, working_dir, own, listed.skip,
-                                            listed.printed, split=SUBSTITUTED_SPLIT)
+                                            listed.printed, split=SUBSTITUTED_SPLIT,
+                                            follows=True)
         if (pre := runs_program(_name(program), [w.value for w in program[1:]])) is not None:
             line = " ".join(w.value for w in program)  # rg --pre CMD: CMD opens every file
             yield line, f"{line} ({pre} runs a program on each file it searches: {ANY_MAY_BE}"
@@ -225,7 +229,8 @@ def _below_recursive(operands: list[str] | None, base: Dir, working_dir: Path,
                 yield value, (f"{value} (over {MAX_NAMES:,} names below it, too many to check: "
                               f"{ANY_MAY_BE}")
             else:
-                yield value, f"{value} (holding {shown(found, working_dir)})"
+                led = f" → {resolve(found)}" if follows and os.path.islink(found) else ""
+                yield value, f"{value} (holding {shown(found, working_dir)}{led})"
             break
 
 

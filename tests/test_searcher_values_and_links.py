@@ -202,3 +202,15 @@ def test_content_reads_still_ask(project: Path, tmp_path: Path, command: str) ->
     outside.write_text("")
     os.symlink(outside, project / ".venv" / "bin" / "python")
     assert _action(project, command, META)[0] == "ask", command
+
+
+@pytest.mark.parametrize("command", [
+    "find fixtures -type l -exec cat {} +", "find fixtures | xargs cat",
+    "cat $(find fixtures -type l)", "fd . fixtures -x cat",
+])
+def test_a_program_opening_what_a_lister_finds_reads_a_link_by_its_target(
+        linked: Path, command: str) -> None:
+    os.symlink("../../.env", linked / "fixtures" / "a" / "conf")
+    rules = PermissionRules(allow=("shell(find*)", "shell(xargs*)", "shell(cat*)",
+                                   "shell(fd*)"))
+    assert _action(linked, command, rules)[0] == "ask", command
