@@ -123,6 +123,13 @@ def runs_program(name: str, args: list[str]) -> str | None:
 
 
 
+def _base_glob(glob: str) -> str:
+    """A glob as matched against a base name: ``**/*.py`` is ``*.py`` (gitignore's rules)."""
+    while glob.startswith("**/"):
+        glob = glob[3:]
+    return glob
+
+
 def hidden_whitelist(args: list[str]) -> bool | Callable[[str, bool], bool]:
     """Which hidden names rg's ``args`` whitelist though rg skips hidden ones: all, none, a filter.
 
@@ -157,8 +164,9 @@ def hidden_whitelist(args: list[str]) -> bool | Callable[[str, bool], bool]:
         if value is not None:
             globs.append((value, folded))
         i += 1
-    kept = [(glob.lower() if folded else glob, folded) for glob, folded in globs
-            if not glob.startswith("!")]
+    every = "--glob-case-insensitive" in args[:i]  # -g as --iglob
+    kept = [(_base_glob(glob).lower() if folded or every else _base_glob(glob), folded or every)
+            for glob, folded in globs if not glob.startswith("!")]
     if not kept:
         return False
     if any("/" in glob for glob, _folded in kept):

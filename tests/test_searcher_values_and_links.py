@@ -52,7 +52,7 @@ def test_rg_with_an_option_value_still_searches_the_working_dir(project: Path,
 
 @pytest.mark.parametrize("command", [
     "rg OPENAI -g '.env'", "rg OPENAI --iglob '.ENV'", "rg OPENAI --type-add 'e:.env' -te",
-    "rg OPENAI -g '*'",
+    "rg OPENAI -g '*'", "rg OPENAI -g '**/.env'", "rg OPENAI --glob-case-insensitive -g '.ENV'",
 ])
 def test_rg_globs_whitelist_hidden_files_rg_otherwise_skips(project: Path,
                                                             command: str) -> None:
@@ -69,6 +69,7 @@ def test_an_ignore_file_whitelisting_a_hidden_name_makes_rg_read_it(project: Pat
 @pytest.mark.parametrize("command", [
     "rg -m 5 OPENAI src", "rg -uu -A 2 OPENAI src", "rg -e OPENAI -uu src",
     "rg --max-depth 2 -uu OPENAI src", "rg -m 5 OPENAI", "rg OPENAI -g '*.py'",
+    "rg OPENAI -g '**/*.py'",
 ])
 def test_rg_naming_a_dir_without_secrets_runs(project: Path, command: str) -> None:
     assert _action(project, command)[0] == "run", command
