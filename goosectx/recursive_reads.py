@@ -144,6 +144,23 @@ def _diff_operands(args: list[str]) -> list[str]:
     return [one for one in found if one != "-"]
 
 
+def top_level_only(words: list[Word]) -> Printed | None:
+    """For ``diff`` without ``-r``: the walk keeps the files right in a dir, enters none below.
+
+    ``diff a b`` compares ``a/x`` with ``b/x``, and says "Common subdirectories" for the
+    rest. ``None`` for every other program, and for ``diff -r`` (``--recu``, ``-Nru``).
+    """
+    if not words or _program(words[0].value) != "diff":
+        return None
+    for value in (w.value for w in words[1:]):
+        if value == "--":
+            break
+        if long_option(value, "--recursive") or value[:1] == "-" and value[
+                1:2] != "-" and "r" in value:
+            return None
+    return lambda _name, is_dir: not is_dir
+
+
 def _grep_values(args: list[str]) -> tuple[set[int], bool]:
     """Where grep's options take their value from the next word, and whether one gives the pattern.
 

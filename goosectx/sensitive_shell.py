@@ -36,6 +36,7 @@ from goosectx.recursive_reads import (
     hidden_read,
     recursive_operands,
     sensitive_below_dir,
+    top_level_only,
     untouched_dirs,
 )
 from goosectx.searcher_options import runs_program
@@ -86,7 +87,7 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
         plain = neutral and len(program) == len(command_words(part.words))  # no env X=1 grep
         for base in dirs:
             kept = grep_kept(program[1:], base, plain) if isinstance(base, Path) and _name(
-                program) in _GREPS else None
+                program) in _GREPS else top_level_only(program)  # diff a b: a/x, not a/d/x
             yield from _below_recursive(recursive_operands(program), base, working_dir,
                                         own, untouched_dirs(program),
                                         hidden=hidden_read(program), kept=kept,

@@ -215,3 +215,12 @@ def test_a_program_opening_what_a_lister_finds_reads_a_link_by_its_target(
     rules = PermissionRules(allow=("shell(find*)", "shell(xargs*)", "shell(cat*)",
                                    "shell(fd*)"))
     assert _action(linked, command, rules)[0] == "ask", command
+
+
+def test_diff_without_r_reads_only_the_files_right_in_the_dirs(linked: Path) -> None:
+    (linked / "fixtures" / "a" / "deep").mkdir()
+    (linked / "fixtures" / "a" / "deep" / ".env").write_text("K=1\n")
+    assert _action(linked, "diff fixtures/a fixtures/b", DIFF)[0] == "run"
+    assert _action(linked, "diff -r fixtures/a fixtures/b", DIFF)[0] == "ask"
+    (linked / "fixtures" / "a" / ".env").write_text("K=1\n")
+    assert _action(linked, "diff fixtures/a fixtures/b", DIFF)[0] == "ask"
