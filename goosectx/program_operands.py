@@ -27,6 +27,8 @@ _GREP = frozenset({"grep", "egrep", "fgrep", "rgrep"})
 _SEDS = frozenset({"sed", "gsed"})
 _SHORT = {"grep": "efmABCdD", "sed": "efl", "awk": "fFvilEeW"}
 """Short options taking a value (the rest of the word, or the next word)."""
+_ATTACHED = {"sed": "i", "awk": "dDLop"}
+"""Short options whose value, if any, is the rest of their word (``sed -ie``: suffix ``e``)."""
 _LONG = {"grep": ("--regexp", "--file", "--max-count", "--after-context", "--before-context",
                   "--context", "--devices", "--directories", "--label", "--include",
                   "--exclude", "--exclude-from", "--exclude-dir", "--binary-files",
@@ -73,6 +75,8 @@ def _read(args: list[str]) -> tuple[str, list[int], set[int], bool] | None:
             at = i if "=" in word or not option else i + 1
         elif word.startswith("-") and word != "-":
             for k in range(1, len(word)):
+                if word[k] in _ATTACHED.get(language, ""):
+                    break  # sed -i.bak, gawk -d[FILE]: the rest of the word only
                 if word[k] in short:
                     option, at = word[k], i if word[k + 1:] else i + 1
                     break

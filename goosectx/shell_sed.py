@@ -9,8 +9,10 @@ pattern space) and the ``e`` flag of ``s`` (``s/x/rm y/e``), after any address i
 delimited parts, the text of ``a``/``i``/``c``, the file name of ``r``/``w``, a label up to a
 blank), so an ``e`` in a file name or in the text sed prints is not read as the command; a
 script it cannot walk (a syntax it does not know) is taken to run one, as is a script bash
-computes (:func:`computed_script`: ``sed "$x" f``, ``sed "s/a/$(cmd)/"``). What the command
-text shows, not a sandbox.
+computes (:func:`computed_script`: ``sed "$x" f``, ``sed "s/a/$(cmd)/"``).
+:func:`sed_commands` gives the walk's ``e``, ``r``, ``R``, ``w``, ``W`` (and ``s///w FILE``)
+with their arguments, for :mod:`goosectx.sed_script`'s trusted surface. What the command text
+shows, not a sandbox.
 
 Core module: no printing.
 """

@@ -115,6 +115,16 @@ def test_a_pattern_is_no_path_but_the_files_still_are(project: Path, command: st
     assert said in reason, reason
 
 
+@pytest.mark.parametrize("command", [
+    "sed -e p -ie /etc/hosts",  # -i's suffix is `e`: /etc/hosts is a file, written in place
+    "sed -i.e -e p /etc/hosts", "sed -i -- 1p /etc/hosts", "sed -e p -- /etc/hosts",
+])
+def test_a_file_after_sed_s_in_place_suffix_is_still_judged(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command, PermissionRules(allow=("shell(sed*)",)))
+    assert action == "ask", reason
+    assert "/etc/hosts is outside the project" in reason, reason
+
+
 @pytest.mark.parametrize(("rule", "command", "expected"), [
     ("shell(sed*)", "sed -i 's/a/b/' Makefile", "run"),  # the user's own rule: sed, any way
     ("shell(sed -i*)", "sed -i 's/a/b/' Makefile", "run"),
