@@ -27,6 +27,7 @@ from pathlib import Path
 from goosectx.find_words import find_patterns, walks_links
 from goosectx.glob_words import MAX_NAMES, pattern_paths
 from goosectx.piped_names import Listing, piped_listing, substituted_listing
+from goosectx.program_operands import not_paths
 from goosectx.recursive_reads import (
     RUNS_ON_FOUND,
     follows_links,
@@ -118,6 +119,7 @@ def outside_words(command: str, working_dir: Path,
         yield from _links_out(walked_through, dirs, working_dir, real_dir)
         declares = args[0].value in DECLARATIONS
         patterns = find_patterns(args)  # find . -path '../*': a name to match, no path
+        patterns += [args[i] for i in not_paths([w.value for w in args])]  # grep's, awk's
         looks = link_view(args)  # ls -l link: the link itself, not where it leads
         substituted = substituted_listing(parts, k)  # wc -l $(find . -name '*.py')
         for word in args[1:]:  # not the program (nor a redirection's `<`)
