@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from goosectx.redaction import REDACTED
+from goosectx.redaction_unescape import Unescaped, unescaped
 
 FRAGMENT_MIN_CHARS = 13
 """The shortest run of a secret's characters redacted (and the shortest secret looked for)."""
@@ -50,14 +51,26 @@ class Fragments:
                         for q in {*range(0, len(s) - _BLOCK + 1, _BLOCK), len(s) - _BLOCK}]
 
     def found_in(self, text: str) -> bool:
-        """True when ``text`` holds a block of a secret (then :meth:`__call__` may change it)."""
+        r"""True when ``text`` holds a block of a secret (then :meth:`__call__` may change it).
+
+        Read as it is and, with a backslash in it, with its escapes decoded (``\u0073``).
+        """
+        if "\\" in text:
+            text += "\0" + unescaped(text)
         return any(secret[q:q + _BLOCK] in text for secret, q in self._blocks)
 
     def __call__(self, text: str) -> str:
-        """``text`` with each run of a secret's characters holding a block ``[REDACTED]``."""
+        r"""``text`` with each run of a secret's characters holding a block ``[REDACTED]``.
+
+        Its characters written as they are or as backslash escapes (``\x73``, some or all:
+        :mod:`goosectx.redaction_unescape`).
+        """
         if not self._blocks or len(text) < FRAGMENT_MIN_CHARS:
             return text
-        spans = sorted(self._spans(text))
+        spans = self._spans(text)
+        if "\\" in text and (reading := Unescaped(text)).changed:
+            spans += reading.spans(sorted(self._spans(reading.text)))
+        spans.sort()
         if not spans:
             return text
         pieces: list[str] = []
