@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from goosectx.redaction import REDACTED
-from goosectx.redaction_unescape import Unescaped, unescaped
+from goosectx.redaction_unescape import Unescaped
 
 FRAGMENT_MIN_CHARS = 13
 """The shortest run of a secret's characters redacted (and the shortest secret looked for)."""
@@ -55,9 +55,12 @@ class Fragments:
 
         Read as it is and, with a backslash in it, with its escapes decoded (``\u0073``).
         """
-        if "\\" in text:
-            text += "\0" + unescaped(text)
-        return any(secret[q:q + _BLOCK] in text for secret, q in self._blocks)
+        if any(secret[q:q + _BLOCK] in text for secret, q in self._blocks):
+            return True
+        if "\\" not in text or not (reading := Unescaped(text)).changed:
+            return False
+        return any(secret[q:q + _BLOCK] in piece for piece in reading.windows(_BLOCK)
+                   for secret, q in self._blocks)  # (a block found only so holds an escape)
 
     def __call__(self, text: str) -> str:
         r"""``text`` with each run of a secret's characters holding a block ``[REDACTED]``.
@@ -68,7 +71,9 @@ class Fragments:
         if not self._blocks or len(text) < FRAGMENT_MIN_CHARS:
             return text
         spans = self._spans(text)
-        if "\\" in text and (reading := Unescaped(text)).changed:
+        if "\\" in text and (reading := Unescaped(text)).changed and any(
+                secret[q:q + _BLOCK] in piece for piece in reading.windows(_BLOCK)
+                for secret, q in self._blocks):  # (a block by an escape: the reading read)
             spans += reading.spans(sorted(self._spans(reading.text)))
         spans.sort()
         if not spans:
