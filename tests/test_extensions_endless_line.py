@@ -9,6 +9,7 @@ streams little; the behaviour is the 64 MiB one.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -157,3 +158,17 @@ def test_a_cancelled_requests_reply_is_skipped_to_its_end_and_the_next_line_read
     assert lines.feed(b'"}}\n{"jsonrpc":"2.0","id":4,"result":{}}\n') == [
         b'{"jsonrpc":"2.0","id":4,"result":{}}']
     assert lines.overlong is None
+
+
+def test_after_a_skipped_reply_the_next_cancelled_reply_is_skipped_too(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stdout_lines, "SKIPPED_CHECK_BYTES", 100)
+    lines = Lines()
+    for request in (3, 4):
+        lines.cancelled(json.dumps({"method": "notifications/cancelled",
+                                    "params": {"requestId": request}}))
+    lines.feed(b'{"jsonrpc":"2.0","id":3,"result":{"x":"' + b"A" * 200)
+    lines.feed(b'"}}\n{"jsonrpc":"2.0","id":4,"result":{"x":"' + b"B" * 200)
+    assert lines.feed(b"B" * 200) == [] and not lines._pending  # dropped, not kept
+    assert lines.feed(b'"}}\n{"id":5}\n') == [b'{"id":5}']
+

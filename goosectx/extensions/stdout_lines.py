@@ -68,7 +68,7 @@ class Lines:
                 if self._skipped > LINE_LIMIT_BYTES:  # (a reply that never ends: the server
                     self._give_up()  # is stopped, not read at the prompt for ever)
                 return []
-            self._skipping, chunk = False, chunk[end + 1:]
+            self._skipping, self._checked, chunk = False, False, chunk[end + 1:]
         pending = self._pending
         pending += chunk
         done: list[bytes] = []
