@@ -162,7 +162,7 @@ class ServerConnection:
 
     def _on_exit(self, code: int | None) -> None:
         self._exit_code = code
-        self.error = exit_reason(code)
+        self.error = self._noise.overlong or exit_reason(code)  # (stopped for a line too long)
         if self._gone is not None:
             self._gone.set()
 
@@ -229,7 +229,7 @@ class ServerConnection:
         stop.cancel()
         gone.cancel()
         if self._gone.is_set() and not self._stop.is_set():
-            self._fail(exit_reason(self._exit_code))
+            self._fail(self._noise.overlong or exit_reason(self._exit_code))
 
     def _fail(self, reason: str) -> None:
         self.status, self.error = "failed", reason
