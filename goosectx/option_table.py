@@ -206,10 +206,25 @@ MODULES = frozenset({"pytest", "mypy", "ruff", "black"})
 """Programs run as ``python -m NAME`` too."""
 
 
+_NODE_RUNNERS = frozenset({"npx", "bunx", "yarn", "pnpm", "bun"})
+_NODE_TOOLS = frozenset({"eslint", "tsc", "prettier"})
+"""``npx|bunx|yarn|pnpm|bun [run|exec|dlx|x] TOOL …`` runs the project's ``TOOL``."""
+
+
 def table_name(name: str, args: list[str]) -> tuple[str, list[str]]:
-    """The program the table names and its arguments: ``python -m pytest X`` is ``pytest X``."""
+    """The program the table names and its arguments: ``python -m pytest X`` is ``pytest X``.
+
+    ``yarn eslint X`` (``npx``, ``pnpm exec`` …) is ``eslint X``.
+    """
     if _PYTHON.fullmatch(name) and args[:1] == ["-m"] and args[1:2] and args[1] in MODULES:
         return args[1], args[2:]
+    if name in _NODE_RUNNERS:
+        rest = args
+        for word in ("-", ("run", "exec", "dlx", "x"), "-", ("--",)):  # yarn -s run -- tsc
+            while rest[:1] and (rest[0][:1] == "-" != rest[0] if word == "-" else rest[0] in word):
+                rest = rest[1:]
+        if rest[:1] and rest[0] in _NODE_TOOLS:
+            return rest[0], rest[1:]
     return name, args
 
 

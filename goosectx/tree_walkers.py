@@ -117,16 +117,7 @@ def tree_links_out(words: list[Word], dirs: tuple[Dir, ...], working_dir: Path,
 
 def _tool(values: list[str]) -> tuple[str, list[str]]:
     """The tool a command runs and its arguments (``npx eslint .``: ``eslint``, ``["."]``)."""
-    if not values:
-        return "", []
-    name, args = values[0].rsplit("/", 1)[-1], values[1:]
-    if name in ("npx", "bunx"):
-        while args and args[0].startswith("-"):
-            args = args[1:]
-        if not args:
-            return "", []
-        name, args = args[0], args[1:]
-    return table_name(name, args)
+    return table_name(values[0].rsplit("/", 1)[-1], values[1:]) if values else ("", [])
 
 
 def _links_out(directory: Path, real_dir: Path, walker: Walker) -> Iterator[Path | None]:

@@ -64,6 +64,11 @@ def test_an_option_that_runs_a_program_or_takes_settings_asks(project: Path,
     "mypy --html-report .git/hooks src",
     "mypy --txt-report=docs src",
     "npx eslint -o Makefile .",
+    "yarn eslint -o Makefile .",
+    "yarn run eslint --output-file=.git/HEAD src",
+    "yarn -s run -- tsc --outDir .git",
+    "pnpm tsc --outFile Makefile",
+    "bunx prettier --cache-location=Makefile --check .",
 ])
 def test_an_option_writing_a_report_or_binary_asks(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
@@ -96,6 +101,9 @@ def test_an_option_writing_a_report_or_binary_asks(project: Path, command: str) 
     "prettier --write src",
     "black src",
     "npm test",
+    "yarn test",
+    "yarn eslint src",
+    "pnpm run tsc --noEmit",
 ])
 def test_the_everyday_lines_still_run(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)

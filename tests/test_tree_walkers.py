@@ -50,7 +50,7 @@ def test_a_link_to_a_source_file_outside_asks(project: Path, command: str) -> No
 
 
 @pytest.mark.parametrize("command", [
-    "eslint .", "eslint src", "npx eslint src", "tsc --noEmit", "prettier --check .",
+    "eslint .", "eslint src", "npx eslint src", "yarn eslint .", "pnpm exec tsc", "tsc --noEmit", "prettier --check .",
     "prettier --write src", "ruff check .", "mypy src",
 ])
 def test_a_link_to_a_dir_outside_asks(project: Path, command: str) -> None:
