@@ -60,6 +60,7 @@ from goosectx.shell_dirs import (
 )
 from goosectx.shell_options import long_option
 from goosectx.shell_words import Word
+from goosectx.tree_walkers import tree_links_out
 
 __all__ = ["FAR", "NO_FILE_ARGUMENTS", "STREAM_FILES", "outside_words"]
 
@@ -117,6 +118,7 @@ def outside_words(command: str, working_dir: Path,
         if walked_through is None:  # find -L docs, ls -LR docs: lists what a link leads to
             walked_through = walks_links(args)
         yield from _links_out(walked_through, dirs, working_dir, real_dir)
+        yield from tree_links_out(args, dirs, working_dir, real_dir)  # ruff check ., tree_walkers
         declares = args[0].value in DECLARATIONS
         patterns = find_patterns(args)  # find . -path '../*': a name to match, no path
         patterns += [args[i] for i in not_paths([w.value for w in args])]  # grep's, awk's
