@@ -17,10 +17,10 @@ Core module: no printing, no ``cli`` / ``rich`` imports.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import TypeAlias
 
 from goosectx.approval_texts import (
     CANCELLED_TEXT,
@@ -39,10 +39,17 @@ from goosectx.approval_texts import (
     stopped_running_text,
     uncovered_reason,
 )
-from goosectx.config import ApprovalMode
+from goosectx.approval_types import (
+    ApprovalAction,
+    ApprovalAnswer,
+    ApprovalContext,
+    ApprovalDecision,
+    ApprovalFn,
+    ApprovalVerdict,
+)
 from goosectx.conversation import ToolRequest
 from goosectx.permissions import CANNOT_CHECK, PermissionRules, match_rules, names_path
-from goosectx.read_target import JudgedFile, judge
+from goosectx.read_target import judge
 from goosectx.sensitive import (
     expand_user,
     hard_linked,
@@ -56,115 +63,14 @@ from goosectx.sensitive import (
 from goosectx.shell_dirs import Walked, command_dirs
 from goosectx.shell_paths import outside_words
 
-__all__ = [  # re-exported: the rules live in permissions.py, the texts in approval_texts.py
-    "CANCELLED_TEXT", "CHAT_MODE_TEXT", "DENIED_TEXT", "INPUT_ENDED", "INPUT_ENDED_TEXT",
+__all__ = [  # re-exported: the rules live in permissions.py, the texts in approval_texts.py,
+    # the decision's shapes in approval_types.py
+    "ApprovalAction", "ApprovalAnswer", "ApprovalContext", "ApprovalDecision", "ApprovalFn",
+    "ApprovalVerdict", "CANCELLED_TEXT", "CHAT_MODE_TEXT", "DENIED_TEXT", "INPUT_ENDED",
+    "INPUT_ENDED_TEXT",
     "NON_INTERACTIVE_DENIED_TEXT", "RULE_BOUND_WAY_OUT", "RULE_DENIED_TEXT", "STOPPED_PREFIX",
     "STOPPED_RUNNING", "PermissionRules", "cancelled_text", "denied_text",
     "non_interactive_denied_text", "stopped_running_text"]
-
-ApprovalDecision = Literal["allow_once", "always_allow", "deny", "cancel"]
-"""The user's answer to an ``ask`` verdict."""
-
-
-@dataclass(frozen=True, slots=True)
-class ApprovalAnswer:
-    """An answer with more than the decision.
-
-    Attributes:
-        decision: The decision.
-        reason: With ``deny``: the user's reason, told to the model with the refusal. With
-            ``cancel``: the signal that stopped goosectx (``SIGTERM``), or
-            :data:`INPUT_ENDED`, when no one chose it.
-        rule: With ``always_allow``: a permission rule (``shell(git status*)``) allowed for the
-            rest of the session instead of the whole tool.
-    """
-
-    decision: ApprovalDecision
-    reason: str | None = None
-    rule: str | None = None
-
-
-ApprovalFn: TypeAlias = Callable[[ToolRequest], "ApprovalDecision | ApprovalAnswer"]
-"""Answers an ``ask`` verdict (the REPL asks the user; ``run`` without a terminal denies)."""
-ApprovalAction = Literal["run", "ask", "deny"]
-
-@dataclass(frozen=True, slots=True)
-class ApprovalContext:
-    """Everything the decision looks at for one tool call.
-
-    Attributes:
-        mode: The approval mode in force.
-        tool_name: The tool's name as the model called it.
-        read_only: The tool's own claim that this call changes nothing
-            (``Tool.is_read_only(arguments)``); False when the tool is unknown or the
-            arguments could not be parsed.
-        working_dir: The session's working dir (read scoping will resolve paths against it).
-        arguments: The call's parsed arguments (empty when they could not be parsed).
-        rules: The permission rules (user config and command line, never the project dir).
-        always_allowed: Tools the user answered "always allow" for in this session (an
-            answer given to a call that could change something: all the tool's calls run).
-        reads_allowed: Tools whose read-only calls the user always allowed (the answer was
-            given to a read-only call, a ``text_editor view``): their edits still ask.
-        data_dir: goosectx's data dir; a read of anything in it counts as sensitive.
-        config_file: goosectx's config file, sensitive too (extension headers hold tokens).
-        extension_trusted: For an extension's tool, whether its server is marked
-            ``trusted = true``; ``None`` for a built-in tool.
-        write_target: Set by :func:`decide` (whatever was given): where a ``text_editor``
-            edit really writes when a symlink leads it outside the project
-            (:func:`~goosectx.sensitive.hidden_target`), looked up once per decision.
-        read_target: Set by :func:`decide` (whatever was given): the file a ``text_editor
-            view`` reads (the directory a ``tree`` lists), its path resolved once; read
-            scoping judges that file.
-    """
-
-    mode: ApprovalMode
-    tool_name: str
-    read_only: bool
-    working_dir: Path
-    arguments: Mapping[str, Any] = field(default_factory=dict)
-    rules: PermissionRules = field(default_factory=PermissionRules)
-    always_allowed: frozenset[str] = frozenset()
-    reads_allowed: frozenset[str] = frozenset()
-    data_dir: Path | None = None
-    config_file: Path | None = None
-    extension_trusted: bool | None = None
-    write_target: Path | None = None
-    read_target: JudgedFile | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ApprovalVerdict:
-    """What happens to one tool call, and why.
-
-    Attributes:
-        action: ``run`` (run without asking), ``ask`` (the :data:`ApprovalFn` answers) or
-            ``deny`` (do not run).
-        reason: A short human-readable reason ("smart_approve: read-only call").
-        tool_text: For ``deny``: the tool response the model gets.
-        write_target: The file outside the project a ``text_editor`` edit writes through a
-            symlink, as the decision saw it (a ``run`` verdict never has one; an ``ask``
-            names it); ``None``: the path led nowhere outside. The editor writes through a
-            symlink outside only to this file (``ToolContext.write_target``), so a path
-            swapped for a link after the decision is refused, not written through.
-        read_target: The file a ``text_editor view`` was judged on (``None``: no such call);
-            the editor reads only that file (``ToolContext.read_target``), so a path swapped
-            for a link to elsewhere after the decision is refused, not read.
-        rule_bound: An ``ask`` a permission rule makes (an ask rule, or a shell command the
-            deny and ask rules cannot check): no allow rule or mode runs it, only a person's
-            answer or a narrower rule (the reason says why, naming the part).
-        read_why: For an ``ask`` read scoping makes: why, after the path (``/x/notes.txt is
-            outside the project``); the question and ``run``'s warning say it. ``None``
-            otherwise.
-    """
-
-    action: ApprovalAction
-    reason: str
-    tool_text: str = DENIED_TEXT
-    write_target: Path | None = None
-    read_target: JudgedFile | None = None
-    rule_bound: bool = False
-    read_why: str | None = None
-
 
 Clause: TypeAlias = Callable[[ApprovalContext], "ApprovalVerdict | None"]
 """One rule of the decision: a verdict, or ``None`` to leave the call to the next clause."""

@@ -40,6 +40,9 @@ class Does(Enum):
     (:mod:`goosectx.option_writes`); read for git config and hooks too."""
     INTO = "writes into the directory named"
     """Likewise: ``cp -t DIR``, a git directory gets a ``config``."""
+    RUNS = "runs another program or takes settings its rule does not show"
+    """Always asks: ``cargo --config 'target.X.runner=…'``, ``go test -exec``, ``mypy
+    --install-types`` (runs pip)."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,9 @@ class Option:
     or, with ``valued``, in the cluster read up to the first letter of ``valued`` that takes the
     rest as its value (tar, ``pytest -qo X``, ``sort -uoF``); ``starts``: word prefixes, read
     past ``--`` too (``parallel :::: F``); ``bare``: the first word, with no dash, is a cluster
-    too (``tar cTf - x.tar``).
+    too (``tar cTf - x.tar``); ``flags``: go's and tsc's names, lowercase, taken whole after one
+    dash or two, with ``=V`` or the next word (``-cpuprofile=F``, ``--outDir D``, go's
+    ``-test.trace F`` too), read anywhere (go takes them after its packages).
     """
 
     does: Does
@@ -61,6 +66,7 @@ class Option:
     starts: tuple[str, ...] = ()
     valued: str = ""
     bare: bool = False
+    flags: tuple[str, ...] = ()
 
 
 class Hit(NamedTuple):
@@ -128,6 +134,33 @@ overwrites, deletes or commits the files F names."""
 _PROGRAM_FILE = (Option(Does.RUNS_FILE, longs=("--file",), letters="f"),)
 _MAKEFILE = (Option(Does.RUNS_FILE, longs=("--file", "--makefile"), letters="f"),)
 _TARGET_DIR = (Option(Does.INTO, longs=("--target-directory",), words=("-t",)),)
+_CARGO = (Option(Does.RUNS, longs=("--config",), letters="Z", valued="pjFC"),
+          Option(Does.OUTPUT, longs=("--logfile",), starts=("--logfile",)))
+"""``cargo --config K=V`` sets any config (``target.<triple>.runner=['sh','-c',…]`` runs a
+command), ``-Z`` unstable features; after ``--``, libtest's ``--logfile F``."""
+_GO = (Option(Does.RUNS, flags=("exec", "toolexec", "vettool")),
+       Option(Does.LIST, flags=("overlay",)), Option(Does.WRITES, flags=("modfile",)),
+       Option(Does.OUTPUT, flags=("o", "cpuprofile", "memprofile", "blockprofile",
+                                  "mutexprofile", "trace", "coverprofile", "outputdir",
+                                  "gocoverdir", "pkgdir")))
+"""go's build and test flags: ``-exec``/``-toolexec``/``-vettool`` run a program,
+``-overlay`` replaces files by those a JSON file names, ``-modfile`` is a go.mod go may
+update; the profile and output flags write files (``-ldflags``:
+:func:`goosectx.option_values.go_flag_values`)."""
+_MYPY_REPORTS = tuple(f"--{kind}-report" for kind in (
+    "any-exprs", "cobertura-xml", "html", "linecount", "linecoverage", "lineprecision", "txt",
+    "xml", "xslt-html", "xslt-txt"))
+_MYPY = (Option(Does.RUNS, longs=("--install-types", "--python-executable")),
+         Option(Does.ARGUMENTS, starts=("@",)),
+         Option(Does.OUTPUT, longs=("--junit-xml", "--cache-dir", *_MYPY_REPORTS)))
+"""``mypy --install-types`` runs pip, ``--python-executable P`` runs P; ``@F`` reads its
+arguments from F; reports, the junit file and the cache are written where named."""
+_TSC = (Option(Does.OUTPUT, flags=("outfile", "outdir", "out", "declarationdir",
+                                   "tsbuildinfofile", "generatetrace", "generatecpuprofile")),)
+_LINTER_OUTPUT = (Option(Does.OUTPUT, longs=("--output-file", "--cache-location", "--cache-dir"),
+                         letters="o", valued="cf"),)
+"""``ruff|eslint -o F`` / ``--output-file F`` write their report there, ``--cache-location``
+(eslint), ``--cache-dir`` (ruff) their cache; prettier's ``--cache-location`` too."""
 
 OPTIONS: dict[str, tuple[Option, ...]] = {
     "git": (Option(Does.WRITES, longs=("--output",)), Option(Does.WHOLE, longs=("--no-index",))),
@@ -158,18 +191,40 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "sed": _PROGRAM_FILE, "gsed": _PROGRAM_FILE,
     **dict.fromkeys(("awk", "gawk", "mawk", "nawk", "busybox-awk"), _PROGRAM_FILE),
     "cp": _TARGET_DIR, "mv": _TARGET_DIR, "install": _TARGET_DIR, "ln": _TARGET_DIR,
+    "cargo": _CARGO, "go": _GO, "mypy": _MYPY, "dmypy": _MYPY, "tsc": _TSC,
+    "ruff": _LINTER_OUTPUT, "eslint": _LINTER_OUTPUT,
+    "prettier": (Option(Does.OUTPUT, longs=("--cache-location",)),),
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""
-KNOWN: dict[str, frozenset[str]] = {"pytest": _PYTEST_KNOWN, "py.test": _PYTEST_KNOWN}
+_CACHE = frozenset({"--cache", "--cache-strategy"})
+KNOWN: dict[str, frozenset[str]] = {"pytest": _PYTEST_KNOWN, "py.test": _PYTEST_KNOWN,
+                                    "eslint": _CACHE, "prettier": _CACHE}
 """Per program, its option strings that, written whole, are themselves and no prefix of
 another (getopt and argparse take an exact match first)."""
 _PYTHON = re.compile(r"python[0-9.]*")
+MODULES = frozenset({"pytest", "mypy", "ruff", "black"})
+"""Programs run as ``python -m NAME`` too."""
+
+
+_NODE_RUNNERS = frozenset({"npx", "bunx", "yarn", "pnpm", "bun"})
+_NODE_TOOLS = frozenset({"eslint", "tsc", "prettier"})
+"""``npx|bunx|yarn|pnpm|bun [run|exec|dlx|x] TOOL …`` runs the project's ``TOOL``."""
 
 
 def table_name(name: str, args: list[str]) -> tuple[str, list[str]]:
-    """The program the table names and its arguments: ``python -m pytest X`` is ``pytest X``."""
-    if _PYTHON.fullmatch(name) and args[:2] == ["-m", "pytest"]:
-        return "pytest", args[2:]
+    """The program the table names and its arguments: ``python -m pytest X`` is ``pytest X``.
+
+    ``yarn eslint X`` (``npx``, ``pnpm exec`` …) is ``eslint X``.
+    """
+    if _PYTHON.fullmatch(name) and args[:1] == ["-m"] and args[1:2] and args[1] in MODULES:
+        return args[1], args[2:]
+    if name in _NODE_RUNNERS:
+        rest = args
+        for word in ("-", ("run", "exec", "dlx", "x"), "-", ("--",)):  # yarn -s run -- tsc
+            while rest[:1] and (rest[0][:1] == "-" != rest[0] if word == "-" else rest[0] in word):
+                rest = rest[1:]
+        if rest[:1] and rest[0] in _NODE_TOOLS:
+            return rest[0], rest[1:]
     return name, args
 
 
@@ -183,7 +238,7 @@ def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
     if not entries:
         return
     starts = any(entry.starts for _program, entry in entries)
-    shorts = any(entry.letters for _program, entry in entries)
+    shorts = any(entry.letters or entry.flags for _program, entry in entries)
     words = {w for _program, entry in entries for w in entry.words}
     ended = False
     for i, word in enumerate(args):
@@ -211,6 +266,8 @@ def _matches(entry: Option, args: list[str], i: int, ended: bool,
     word = args[i]
     if word.startswith(entry.starts) and entry.starts:
         return True
+    if _flag(word, entry.flags):
+        return True
     if ended:
         return False
     exact = word.partition("=")[0]
@@ -228,9 +285,16 @@ def _matches(entry: Option, args: list[str], i: int, ended: bool,
     return entry.bare and i == 0 and any(letter in word for letter in entry.letters)
 
 
+def _flag(word: str, flags: tuple[str, ...]) -> bool:
+    """True when ``word`` is one of go's or tsc's ``flags`` (``-o``, ``--outDir=D``)."""
+    name = word[2:] if word[:2] == "--" else word[1:] if word[:1] == "-" else ""
+    name = name.partition("=")[0].lower()
+    return bool(name) and (name in flags or name.startswith("test.") and name[5:] in flags)
+
+
 def _value(entry: Option, args: list[str], i: int) -> str | None:
     word = args[i]
-    if word in entry.words or word[:2] == "--" and any(
+    if word in entry.words or _flag(word, entry.flags) or word[:2] == "--" and any(
             long_option(word, option) for option in entry.longs):
         return word.partition("=")[2] if "=" in word else value_at(args, i + 1)
     if entry.valued and word[:1] == "-" and word[:2] != "--":  # sort -uo F, -oF

@@ -12,6 +12,10 @@ list in full:
   and the like (:data:`MAKE_RUNNERS`) change what runs every recipe line, and a value holding
   shell syntax (``CC='cat .env>x;gcc'``) runs it where a recipe uses the variable.
 * ``uniq IN OUT`` and ``xxd IN OUT`` write their second operand.
+* go's ``-ldflags``, ``-gcflags``, ``-asmflags``, ``-gccgoflags`` hand options to the linker
+  and compilers: ``-ldflags=-extld=./x`` runs ``./x``, ``-gcflags=-cpuprofile=F`` writes F;
+  a value holding more than plain flags asks (:func:`go_flag_values`); so does ruff's
+  ``--config 'KEY = V'``, any setting (``output-file``, ``cache-dir``).
 * npm passes ``--node-options`` (and ``NODE_OPTIONS``) to every node it starts: a value that
   loads code (``--require``, ``--import``, ``--loader``) or names a file asks.
 
@@ -40,8 +44,12 @@ _TEST_PATH = re.compile(r"(?:[\w.-]+/)*[\w-]+(?:\.py)?(?:::\S*)?/?|\.\.?/?")
 def option_values(name: str, args: list[str]) -> str | None:
     """Why ``name ARGS`` may write or run what its words do not show, or ``None``."""
     name, args = table_name(name, args)
-    if name in KNOWN:
+    if name in ("pytest", "py.test"):
         return _plugin_option(name, args)
+    if name == "go":
+        return go_flag_values(args)
+    if name == "ruff":
+        return ruff_settings(args)
     if name in ("make", "gmake"):
         return make_settings(name, args)
     if name in ("npm", "pnpm", "yarn", "npx"):
@@ -208,3 +216,52 @@ def node_variable(word: str) -> str | None:
             found[2]):
         return None
     return f"it sets {found[1]}, which makes node or npm run code the rules do not read"
+
+
+_GO_TOOL_FLAGS = ("ldflags", "gcflags", "asmflags", "gccgoflags")
+_PLAIN_TOOL_FLAG = re.compile(r"(?:[\w.*/][\w./*-]*=)?(?:-(?:[swNlmBSLI]|race|shared|dynlink|"
+                              r"trimpath|std|complete|pack|dwarf=\w+|buildid=[\w./-]*|"
+                              r"X(?:=[\w./-]+=\S*)?)|[\w.][\w./-]*=[^\s;|&$`]*)?")
+"""Flags of ``-ldflags``/``-gcflags`` values that run and write nothing (``-s -w``, ``-X
+main.v=1.2``, ``all=-N -l``): a ``pkg=`` pattern, then one of them or ``-X``'s
+``NAME=VALUE``."""
+
+
+def go_flag_values(args: list[str]) -> str | None:
+    """Why ``go … -ldflags=V`` may run a program or write a file, or ``None``.
+
+    The value's words must all be :data:`_PLAIN_TOOL_FLAG` (``-ldflags='-s -w -X main.v=1'``
+    runs); ``-extld=./x``, ``-linkmode=external``, ``-cpuprofile=F`` ask.
+    """
+    for i, word in enumerate(args):
+        name, equals, value = word.lstrip("-").partition("=")
+        if word[:1] != "-" or name not in _GO_TOOL_FLAGS:
+            continue
+        value = value if equals else args[i + 1] if i + 1 < len(args) else ""
+        try:
+            words = shlex.split(value)
+        except ValueError:
+            words = [value + "'"]
+        if not all(_PLAIN_TOOL_FLAG.fullmatch(w) for w in words):
+            return (f"go -{name} gives its tools flags that may run a program or write a "
+                    "file, which the rules do not read")
+    return None
+
+
+def ruff_settings(args: list[str]) -> str | None:
+    """Why ``ruff … --config 'KEY = V'`` may write a file, or ``None`` (a config file's path).
+
+    An inline setting may be any (``output-file``, ``cache-dir``); ruff's options are clap's,
+    whole words.
+    """
+    for i, word in enumerate(args):
+        if word == "--":
+            return None
+        option, equals, value = word.partition("=")
+        if option != "--config":
+            continue
+        value = value if equals else args[i + 1] if i + 1 < len(args) else ""
+        if "=" in value:
+            return (f"ruff --config {value} sets a setting on its command line, which may "
+                    "write a file the rules do not judge")
+    return None

@@ -9,8 +9,11 @@ every file below ``.``, ``.env`` included. Such a call asks (docs/architecture.m
 permission rules). The options are :data:`goosectx.option_table.OPTIONS`' that do
 :attr:`~goosectx.option_table.Does.WRITES` or :attr:`~goosectx.option_table.Does.WHOLE`
 (``--outp=``, a unique prefix, counts), or :attr:`~goosectx.option_table.Does.OUTPUT` into
-a file but a stream (``sort -o /dev/stdout`` runs); and a pytest plugin's option, or a make
-variable or npm option that runs something (:mod:`goosectx.option_values`).
+a file but a stream (``sort -o /dev/stdout`` runs; ``ruff check -o``, ``go test
+-cpuprofile``, ``tsc --outDir``, ``mypy --junit-xml`` too), an option that runs a program or
+takes settings (:attr:`~goosectx.option_table.Does.RUNS`: ``cargo --config``, ``go test
+-exec``, ``mypy --install-types``); and a pytest plugin's option, or a make variable, go
+``-ldflags`` value or npm option that runs something (:mod:`goosectx.option_values`).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ def option_writes(name: str, args: list[str]) -> str | None:
         if any(long_option(hit.word, option) and hit.value in values
                for option, values in TERMINAL_VALUES.items()):
             continue  # pytest --cov-report=term-missing: printed, no file
-        if hit.does in (Does.WRITES, Does.WHOLE) or hit.does is Does.OUTPUT and (
+        if hit.does in (Does.WRITES, Does.WHOLE, Does.RUNS) or hit.does is Does.OUTPUT and (
                 hit.value is not None and hit.value not in STREAMS):
             return f"{hit.program} {hit.word.partition('=')[0]} {hit.does.value}"
     return option_values(name, args)

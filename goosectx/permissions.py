@@ -47,6 +47,7 @@ from goosectx.permission_rules import (
     parse_rule,
 )
 from goosectx.rule_offer import suggested_rule
+from goosectx.sed_script import in_place_unnamed
 from goosectx.sensitive import rule_paths
 from goosectx.shell_command import CommandForms, command_forms, shell_parts
 from goosectx.shell_lexer import lex
@@ -239,7 +240,8 @@ def match_rules(rules: PermissionRules, tool_name: str, arguments: Mapping[str, 
     allowed: list[str] = []
     uncovered: list[str] = []
     for words in readable:
-        hits = matching_rules(rules.allow, tool_name, (words,))
+        hits = [hit for hit in matching_rules(rules.allow, tool_name, (words,))
+                if not in_place_unnamed(hit, words)]  # sed -n -i 1p f under shell(sed -n*)
         if not hits:
             uncovered.append(words)
         allowed += hits

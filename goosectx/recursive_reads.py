@@ -23,6 +23,7 @@ from pathlib import Path
 
 from goosectx.find_words import fd_runs_dirs, find_runs_starts
 from goosectx.glob_words import MAX_NAMES
+from goosectx.program_operands import program_operand
 from goosectx.searcher_options import Whitelists, hidden_whitelist, searched_dirs
 from goosectx.shell_options import long_option, option_value, short_value
 from goosectx.shell_words import Word
@@ -72,9 +73,10 @@ def _grep_recurses(args: list[str], i: int) -> bool:
 def recursive_operands(words: list[Word]) -> list[str] | None:
     """The words a recursive read (or delete) may reach below, ``None`` if the command reaches none.
 
-    ``grep -rn TODO src`` → ``["TODO", "src"]`` (every operand: which is the pattern is not
-    worked out, a word that is no directory is skipped by the walk); ``grep -r x`` → ``["x",
-    "."]``, as grep reads the working dir; ``tar -czf out.tgz .`` → ``["-czf", "out.tgz",
+    ``grep -rn TODO src`` → ``["src"]`` (every operand but the pattern,
+    :func:`goosectx.program_operands.program_operand`; with ``-e``/``-f`` every operand, a
+    word that is no directory is skipped by the walk); ``grep -r x`` → ``["."]``, as grep
+    reads the working dir; ``tar -czf out.tgz .`` → ``["-czf", "out.tgz",
     "."]`` (tar's first word may be its options without a dash); ``cp -r src dst``, ``rsync
     -a``, ``scp -r``, ``zip -r``, ``rm -r``; ``find … -delete`` / ``-exec``; ``git clean``;
     ``mv`` and ``ln``, whose dir's files a later word may name anew (``mv .git g``).
@@ -101,11 +103,12 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
         return None
     longs, letters = _RECURSIVE[name]
     recursive = words[0].value.rsplit("/", 1)[-1] == "rgrep"
+    pattern = program_operand([words[0].value, *args]) if name == "grep" else None
     operands: list[str] = []
     values, given = _grep_values(args) if name == "grep" else (set(), False)
     for i, value in enumerate(args):
         if value == "--":
-            operands.extend(args[i + 1:])
+            operands.extend(a for j, a in enumerate(args[i + 1:], i + 2) if j != pattern)
             break
         if i in values:  # grep -r --context 3 KEY: 3 is no operand, grep reads .
             continue
@@ -114,11 +117,11 @@ def recursive_operands(words: list[Word]) -> list[str] | None:
             recursive = True
         elif value.startswith("-") and not value.startswith("--") and len(value) > 1:
             recursive |= any(letter in value for letter in letters)
-        elif not value.startswith("-"):
+        elif not value.startswith("-") and i + 1 != pattern:  # program_operands
             operands.append(value)
     if not recursive:
         return None
-    if name == "grep" and (len(operands) <= 1 and not given or not operands):
+    if name == "grep" and (len(operands) <= 1 and not given and pattern is None or not operands):
         return [*operands, "."]  # grep -r KEY: the working dir; -e KEY src: src alone
     return operands
 

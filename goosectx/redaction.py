@@ -1,4 +1,4 @@
-"""Secrets: redaction of their values in any listed encoding.
+r"""Secrets: redaction of their values in any listed encoding.
 
 Which variables hold one is :mod:`goosectx.secret_names` (:func:`secret_values`); their values
 are redacted from tool output, replies and the debug log.
@@ -10,7 +10,9 @@ and ``_`` dropped, one of 12–15 with a digit in it upper-cased —, each of th
 its characters percent-encoded (``%2D`` or ``%2d`` for ``-``, as in a URL's query) and each
 split by whitespace or newlines (``base64`` wraps at 76 columns, ``fold`` anywhere) or by
 terminal escape sequences (``ESC [0m``, a colour reset: a text with an ESC is redacted again
-read without them). A program that
+read without them) or by backslash escapes (``\u0073\u006b…`` of JSON, ``\x73``, octal
+``\163``: a text with a backslash is redacted again read decoded,
+:mod:`goosectx.redaction_unescape`). A program that
 encrypts, compresses or otherwise transforms a secret gets it past any redactor.
 """
 
@@ -23,6 +25,7 @@ from collections.abc import Iterable
 
 from goosectx.redaction_base64 import base64_forms, base64_run
 from goosectx.redaction_check import QuickCheck, decoded, spans_with_escapes, without_escapes
+from goosectx.redaction_unescape import Unescaped
 from goosectx.secret_names import MIN_SECRET_CHARS, secret_values
 
 REDACTED = "[REDACTED]"
@@ -187,6 +190,7 @@ class Redactor:
         searched = [s for s in self.secrets if s not in prefixes.covered]
         forms = sorted({f for s in searched for f in encodings(s)}, key=len, reverse=True)
         self._check = QuickCheck(forms)
+        self._margin = 2 * max((len(f) for f in forms), default=0)  # (whitespace as much again)
         self._base64 = {f for s in searched for f in base64_forms(s)}
         self._forms, self._searched, self._prefixes = forms, set(searched), prefixes
 
@@ -219,13 +223,18 @@ class Redactor:
             plain = without_escapes(text)  # (the check and the regex read the same text)
             if plain != text and not self._check.none_in_text(plain):
                 text = _replaced(text, spans_with_escapes(text, self._spans(plain)))
+        if "\\" in text:  # a key written as ``\\u0073…``: looked for again read decoded
+            reading = Unescaped(text)  # (checked only around its escapes: one may be in a key)
+            if reading.changed and not self._check.none_in(reading.windows(self._margin)):
+                text = _replaced(text, reading.spans(self._spans(reading.text)))
         return text
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where :meth:`__call__` would redact ``text``: its spans, in order, apart.
 
         Those found in it as it is; none found, those found read without its terminal
-        escapes (mapped back). For a text joined of two (:mod:`goosectx.redaction_joined`).
+        escapes, or else read with its backslash escapes decoded (mapped back). For a text
+        joined of two (:mod:`goosectx.redaction_joined`).
         """
         if not self._forms or not text:
             return []
@@ -233,8 +242,13 @@ class Redactor:
             return found
         if "\x1b" in text:
             plain = without_escapes(text)
-            if plain != text and not self._check.none_in_text(plain):
-                return spans_with_escapes(text, self._spans(plain))
+            if plain != text and not self._check.none_in_text(plain) and (
+                    found := spans_with_escapes(text, self._spans(plain))):
+                return found
+        if "\\" in text:
+            reading = Unescaped(text)
+            if reading.changed and not self._check.none_in(reading.windows(self._margin)):
+                return reading.spans(self._spans(reading.text))
         return []
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
@@ -262,14 +276,16 @@ class Redactor:
 
         One quick check of them all (:meth:`goosectx.redaction_check.QuickCheck.none_in`:
         the texts joined by NUL, 256k characters at a time; those with an ESC again without
-        their terminal escapes). ``False`` says only that one of them may hold a secret:
-        redact each.
+        their terminal escapes, those with a backslash again read decoded). ``False`` says
+        only that one of them may hold a secret: redact each.
         """
         if not self._forms:
             return True
         texts = list(texts)
         return self._check.none_in(texts) and self._check.none_in(
-            without_escapes(t) for t in texts if "\x1b" in t)  # (as :meth:`__call__` reads)
+            without_escapes(t) for t in texts if "\x1b" in t) and self._check.none_in(
+            w for t in texts if "\\" in t for w in Unescaped(t).windows(self._margin)
+        )  # (as :meth:`__call__` reads)
 
 
 def _replaced(text: str, spans: list[tuple[int, int]]) -> str:

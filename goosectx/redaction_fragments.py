@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from goosectx.redaction import REDACTED
+from goosectx.redaction_unescape import Unescaped
 
 FRAGMENT_MIN_CHARS = 13
 """The shortest run of a secret's characters redacted (and the shortest secret looked for)."""
@@ -50,14 +51,31 @@ class Fragments:
                         for q in {*range(0, len(s) - _BLOCK + 1, _BLOCK), len(s) - _BLOCK}]
 
     def found_in(self, text: str) -> bool:
-        """True when ``text`` holds a block of a secret (then :meth:`__call__` may change it)."""
-        return any(secret[q:q + _BLOCK] in text for secret, q in self._blocks)
+        r"""True when ``text`` holds a block of a secret (then :meth:`__call__` may change it).
+
+        Read as it is and, with a backslash in it, with its escapes decoded (``\u0073``).
+        """
+        if any(secret[q:q + _BLOCK] in text for secret, q in self._blocks):
+            return True
+        if "\\" not in text or not (reading := Unescaped(text)).changed:
+            return False
+        return any(secret[q:q + _BLOCK] in piece for piece in reading.windows(_BLOCK)
+                   for secret, q in self._blocks)  # (a block found only so holds an escape)
 
     def __call__(self, text: str) -> str:
-        """``text`` with each run of a secret's characters holding a block ``[REDACTED]``."""
+        r"""``text`` with each run of a secret's characters holding a block ``[REDACTED]``.
+
+        Its characters written as they are or as backslash escapes (``\x73``, some or all:
+        :mod:`goosectx.redaction_unescape`).
+        """
         if not self._blocks or len(text) < FRAGMENT_MIN_CHARS:
             return text
-        spans = sorted(self._spans(text))
+        spans = self._spans(text)
+        if "\\" in text and (reading := Unescaped(text)).changed and any(
+                secret[q:q + _BLOCK] in piece for piece in reading.windows(_BLOCK)
+                for secret, q in self._blocks):  # (a block by an escape: the reading read)
+            spans += reading.spans(sorted(self._spans(reading.text)))
+        spans.sort()
         if not spans:
             return text
         pieces: list[str] = []

@@ -1,10 +1,11 @@
-"""Where streamed text must be held back: the tail that could still become a secret.
+r"""Where streamed text must be held back: the tail that could still become a secret.
 
 A streamed answer is shown and saved as it arrives, redacted (docs/architecture.md §2); a
 piece passed on is redacted alone, so a secret must never be cut between two pieces. The
 :class:`~goosectx.redaction.Redactor` matches each secret's forms (:func:`encodings`) with
 any whitespace inside and any character percent-encoded; so the text is held back from the
-first character of its longest tail that, squeezed of whitespace (and decoded), is a start
+first character of its longest tail that, squeezed of whitespace (and decoded: ``%XX``,
+``\u0073``, ``\x73``), is a start
 of one of those forms. Ordinary text has no such tail, or one of a character or two: it
 appears word by word, as before. Nor is text passed on up to a whitespace inside a whole
 form (:meth:`SecretTail.straddled`: a key broken over lines, its base64 wrapped by
@@ -23,6 +24,12 @@ from collections.abc import Callable, Iterable
 from goosectx.redaction import REDACTED, encodings
 from goosectx.redaction_base64 import padded_base64
 from goosectx.redaction_check import TERMINAL_ESCAPE
+from goosectx.redaction_unescape import (
+    BACKSLASH_ESCAPE,
+    ESCAPE_MOST_CHARS,
+    PARTIAL_BACKSLASH,
+    escaped_char,
+)
 from goosectx.secret_names import MIN_SECRET_CHARS
 
 WORD_LIMIT = 256
@@ -31,8 +38,9 @@ that could still become a secret; a shorter one waits for the whitespace after i
 CUT_CHARS = 12
 """A secret's start this long at the end of a stream cut short is redacted (of a shorter
 form, all but its last two characters): shorter ones say too little to be taken for it."""
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
-_PARTIAL_ESCAPE = re.compile(r"%[0-9A-Fa-f]?\Z")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})|" + BACKSLASH_ESCAPE.pattern)
+"""A ``%XX`` or a backslash escape (``\\u0073``, ``\\x73``, ``\\163``): one character read."""
+_PARTIAL_ESCAPE = re.compile(r"(?:%[0-9A-Fa-f]?|" + PARTIAL_BACKSLASH + r")\Z")
 _PARTIAL_SEQUENCE = re.compile(r"\x1b(?:\[[ -?]*|\][^\x00\x07\x1b]*\x1b?)?\Z")
 
 
@@ -58,6 +66,9 @@ class SecretTail:
         self._squeezed_most = max((sum(len(ch) if ch.isalnum() and f not in plain
                                        else 3 * len(ch.encode("utf-8", "surrogatepass"))
                                        for ch in f) for f in forms), default=0)
+        # or a secret's every character a backslash escape (``\\u0073``: 6 characters)
+        self._squeezed_most = max(self._squeezed_most,
+                                  ESCAPE_MOST_CHARS * max(map(len, plain), default=0))
         self.window = 2 * self._squeezed_most
         """Characters at the end of a text that :meth:`start` looks at (whitespace in a
         form as much again as its characters)."""
@@ -86,7 +97,7 @@ class SecretTail:
         else:
             squeezed = "".join(text[cut:].split())[-self._squeezed_most:]
         tail = self._longest(squeezed)
-        if "%" in squeezed:
+        if "%" in squeezed or "\\" in squeezed:
             tail = max(tail, self._longest_decoded(squeezed))
         if not tail:
             return len(text)
@@ -100,7 +111,7 @@ class SecretTail:
         A form spread over lines (``base64 -w20``, ``fold``) is whole only squeezed, and
         once complete no tail starts it (:meth:`start`): passed on up to a whitespace inside
         it, its pieces would each be redacted alone, that is not at all. Looked for in the
-        last :attr:`window` characters, squeezed and (where ``%`` is) decoded.
+        last :attr:`window` characters, squeezed and (where ``%`` or a backslash is) decoded.
         """
         if self._starts is None or end >= len(text):
             return end
@@ -110,9 +121,9 @@ class SecretTail:
         before = "".join(text[cut:end].split())
         chars, at = before + "".join(text[end:].split()), len(before)
         where: list[int] | None = None
-        if "%" in chars or "\x1b" in chars:
+        if "%" in chars or "\x1b" in chars or "\\" in chars:
             chars, where = _squeezed(text, cut)
-            if "%" in chars:
+            if "%" in chars or "\\" in chars:
                 chars, where = _decoded(chars, where)
             at = bisect.bisect_left(where, end)
         for match in self._starts.finditer(chars, max(0, at - self._longest_form + 1), at):
@@ -133,8 +144,7 @@ class SecretTail:
         squeezed = "".join(text[start:].split())
         if len(squeezed) < MIN_SECRET_CHARS:
             return text
-        decoded = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)),
-                              squeezed[:_cut_escape(squeezed)])
+        decoded = _ESCAPE.sub(_char, squeezed[:_cut_escape(squeezed)])
         forms = [f for f in self._by_first.get(decoded[:1], ()) if f.startswith(decoded)]
         needed = max(MIN_SECRET_CHARS, min(CUT_CHARS, min(map(len, forms), default=0) - 2))
         return text[:start] + REDACTED if len(decoded) >= needed else text
@@ -151,7 +161,7 @@ class SecretTail:
         return 0
 
     def _longest_decoded(self, squeezed: str) -> int:
-        """:meth:`_longest` of ``squeezed`` with its ``%XX`` decoded.
+        """:meth:`_longest` of ``squeezed`` with its ``%XX`` and backslash escapes decoded.
 
         An escape cut short at its end is counted in: it may be the next character of a form.
         """
@@ -164,7 +174,7 @@ class SecretTail:
             for k in range(pos, match.start()):
                 decoded.append(whole[k])
                 starts.append(k)
-            decoded.append(chr(int(match.group(1), 16)))
+            decoded.append(_char(match))
             starts.append(match.start())
             pos = match.end()
         for k in range(pos, len(whole)):
@@ -192,19 +202,28 @@ def _squeezed(text: str, cut: int) -> tuple[str, list[int]]:
 
 
 def _decoded(chars: str, where: list[int]) -> tuple[str, list[int]]:
-    """``chars`` with its ``%XX`` decoded, and ``where`` of each character's first."""
+    """``chars`` with its ``%XX`` and backslash escapes decoded; ``where`` of each's first."""
     out: list[str] = []
     at: list[int] = []
     pos = 0
     for match in _ESCAPE.finditer(chars):
         out += chars[pos:match.start()]
         at += where[pos:match.start()]
-        out.append(chr(int(match.group(1), 16)))
+        out.append(_char(match))
         at.append(where[match.start()])
         pos = match.end()
     out += chars[pos:]
     at += where[pos:]
     return "".join(out), at
+
+
+def _char(match: re.Match[str]) -> str:
+    """The character an :data:`_ESCAPE` match stands for."""
+    if match.group(1) is not None:
+        return chr(int(match.group(1), 16))
+    escape = BACKSLASH_ESCAPE.match(match.group())
+    assert escape is not None  # (its pattern is the rest of :data:`_ESCAPE`'s)
+    return escaped_char(escape)
 
 
 def _cut_escape(squeezed: str) -> int:

@@ -28,6 +28,7 @@ from goosectx.piped_names import (
     piped_listing,
     substituted_listing,
 )
+from goosectx.program_operands import not_paths
 from goosectx.recursive_reads import (
     RUNS_ON_FOUND,
     SPLIT_NAME,
@@ -116,6 +117,7 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             yield line, f"{line} ({why}: {ANY_MAY_BE}"
         lead = len(part.words) - len(command_words(part.words))  # `then`, `X=1` before it
         patterns = find_patterns(program)  # find . -name .env: a name to match, none read
+        patterns += [program[i] for i in not_paths([w.value for w in program])]  # grep KEY .
         if _name(program) in _GREPS and all(isinstance(base, Path) for base in dirs):
             patterns += [w for w in program if all(  # grep --exclude=.env: a glob to match
                 any(w is one for one in filter_words(program[1:], base, plain))

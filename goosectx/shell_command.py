@@ -30,6 +30,8 @@ import re
 from dataclasses import dataclass, field
 from itertools import takewhile
 
+from goosectx.awk_program import AWK, awk_beyond
+from goosectx.sed_script import SED, sed_beyond
 from goosectx.shell_arith import arithmetic_reason
 from goosectx.shell_assign import binds_name, evaluated_operand
 from goosectx.shell_builtins import (
@@ -97,7 +99,9 @@ class CommandForms:
             command when it matches ANY of them.
         words: The unquoted form, a word that holds a blank, a control character or a quote
             shown in single quotes (``ls 'my dir'``; ``None`` when the rules cannot read the
-            command): an allow rule covers the command only when it matches this form.
+            command, or when an awk or sed in it does more than read and print:
+            :mod:`goosectx.awk_program`, :mod:`goosectx.sed_script`): an allow rule covers the
+            command only when it matches this form.
         steps: For each program the normalisation reached: (its name, whether bash computes
             the name at run time or by a glob / brace expansion, whether it computes an
             argument).
@@ -132,6 +136,7 @@ class _Reading:
     fed: bool = False  # Part.fed of the command read now (or of the one whose string it is)
     reparsed: list[str] = field(default_factory=list)  # eval "X=$Y": no exemption in them
     inner: list[str] = field(default_factory=list)  # every inner line (bash -c $'…' decoded)
+    beyond: list[str] = field(default_factory=list)  # awk / sed beyond what a rule covers
 
 
 def _computed(word: Word) -> bool:
@@ -157,7 +162,7 @@ def command_forms(part: Part, line: str = "") -> CommandForms:
     text = "\n".join([unexpanded(line) or part.text, *r.inner])
     r.reasons += filter(None, [arithmetic_reason(text)])
     unreadable = r.reasons[0] if r.reasons else None
-    allow = None if unreadable else " ".join(_shown(w.value) for w in words)
+    allow = None if unreadable or r.beyond else " ".join(_shown(w.value) for w in words)
     return CommandForms(tuple(dict.fromkeys(f for f in r.forms if f)), allow, tuple(r.steps),
                         unreadable, tuple(r.code), tuple(dict.fromkeys(f for f in r.maybe if f)),
                         tuple(r.inner))
@@ -318,6 +323,9 @@ def _normalise(words: list[Word], r: _Reading, depth: int,  # noqa: C901, PLR091
             code = COMPUTED  # python3 -c "$(cat x)", sed "$x": bash makes the code at run time
         if code is not None:
             r.code.append((name, code))
+        if name in AWK or name in SED:  # awk_program, sed_script: no allow rule covers more
+            r.beyond += filter(None, ["its program is made at run time" if code == COMPUTED else
+                                      awk_beyond(args) if name in AWK else sed_beyond(args)])
         started = started_commands(name, args, r.fed, [_computed(w) for w in words[1:]])
         unwrapped = unwrap(name, words[1:]) if name in WRAPPERS else None
         reasons += filter(None, [started.unreadable, run_time_words(  # find {-exec,}; xargs env

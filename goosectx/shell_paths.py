@@ -27,6 +27,7 @@ from pathlib import Path
 from goosectx.find_words import find_patterns, walks_links
 from goosectx.glob_words import MAX_NAMES, pattern_paths
 from goosectx.piped_names import Listing, piped_listing, substituted_listing
+from goosectx.program_operands import not_paths
 from goosectx.recursive_reads import (
     RUNS_ON_FOUND,
     follows_links,
@@ -59,6 +60,7 @@ from goosectx.shell_dirs import (
 )
 from goosectx.shell_options import long_option
 from goosectx.shell_words import Word
+from goosectx.tree_walkers import tree_links_out
 
 __all__ = ["FAR", "NO_FILE_ARGUMENTS", "STREAM_FILES", "outside_words"]
 
@@ -116,8 +118,10 @@ def outside_words(command: str, working_dir: Path,
         if walked_through is None:  # find -L docs, ls -LR docs: lists what a link leads to
             walked_through = walks_links(args)
         yield from _links_out(walked_through, dirs, working_dir, real_dir)
+        yield from tree_links_out(args, dirs, working_dir, real_dir)  # ruff check ., tree_walkers
         declares = args[0].value in DECLARATIONS
         patterns = find_patterns(args)  # find . -path '../*': a name to match, no path
+        patterns += [args[i] for i in not_paths([w.value for w in args])]  # grep's, awk's
         looks = link_view(args)  # ls -l link: the link itself, not where it leads
         substituted = substituted_listing(parts, k)  # wc -l $(find . -name '*.py')
         for word in args[1:]:  # not the program (nor a redirection's `<`)

@@ -9,8 +9,10 @@ pattern space) and the ``e`` flag of ``s`` (``s/x/rm y/e``), after any address i
 delimited parts, the text of ``a``/``i``/``c``, the file name of ``r``/``w``, a label up to a
 blank), so an ``e`` in a file name or in the text sed prints is not read as the command; a
 script it cannot walk (a syntax it does not know) is taken to run one, as is a script bash
-computes (:func:`computed_script`: ``sed "$x" f``, ``sed "s/a/$(cmd)/"``). What the command
-text shows, not a sandbox.
+computes (:func:`computed_script`: ``sed "$x" f``, ``sed "s/a/$(cmd)/"``).
+:func:`sed_commands` gives the walk's ``e``, ``r``, ``R``, ``w``, ``W`` (and ``s///w FILE``)
+with their arguments, for :mod:`goosectx.sed_script`'s trusted surface. What the command text
+shows, not a sandbox.
 
 Core module: no printing.
 """
@@ -125,8 +127,11 @@ def _line_end(script: str, i: int) -> int:
     return min(i, len(script))
 
 
-def _substitute(script: str, i: int) -> tuple[int, bool]:
-    """Where the ``s`` command after its ``s`` at ``i`` ends, and whether it has an ``e`` flag."""
+def _substitute(script: str, i: int) -> tuple[int, bool, str | None]:
+    """Where the ``s`` command after its ``s`` at ``i`` ends, its ``e`` flag, its ``w`` file.
+
+    The file is ``None`` when it has no ``w`` flag.
+    """
     if i >= len(script) or script[i] in "\n\\":
         raise _Unreadable
     delimiter = script[i]
@@ -146,18 +151,32 @@ def _substitute(script: str, i: int) -> tuple[int, bool]:
         runs = runs or script[i] == "e"
         i += 1
     if script.startswith("w", i):  # s/a/b/w FILE: the file name ends the line
-        i = _line_end(script, i + 1)
-    return i, runs
+        end = _line_end(script, i + 1)
+        return end, runs, script[i + 1:end].strip(" \t")
+    return i, runs, None
 
 
-def _runs(script: str) -> bool:
-    """True when ``script`` has an ``e`` command or an ``s///e``; raises :class:`_Unreadable`."""
+def sed_commands(script: str) -> list[tuple[str, str]] | None:
+    """What ``script`` does beyond editing the text, as ``(command, argument)`` pairs.
+
+    One for each ``e`` (``s///e`` too, as ``e``), ``r``, ``R``, ``w``, ``W`` (``s///w FILE`` as
+    ``w``); ``None`` for a script of a form not walked here.
+    """
+    try:  # sed -n "$((n + 1))p": a number
+        return _commands(_ARITHMETIC.sub("1", script))
+    except _Unreadable:
+        return None
+
+
+def _commands(script: str) -> list[tuple[str, str]]:
+    """:func:`sed_commands`; raises :class:`_Unreadable`."""
+    found: list[tuple[str, str]] = []
     i = 0
     while True:
         while i < len(script) and script[i] in " \t\n;":
             i += 1
         if i >= len(script):
-            return False
+            return found
         if script[i] == "#":
             i = _line_end(script, i)
             continue
@@ -166,21 +185,22 @@ def _runs(script: str) -> bool:
             raise _Unreadable
         command = script[i]
         i += 1
-        if command == "e":
-            return True
         if command in "{}" or command in _BARE:
             continue
         if command == "s":
-            i, runs = _substitute(script, i)
-            if runs:
-                return True
+            i, runs, written = _substitute(script, i)
+            found += [("e", "")] if runs else []
+            found += [("w", written)] if written is not None else []
         elif command == "y":
             if i >= len(script) or script[i] in "\n\\":
                 raise _Unreadable
             delimiter = script[i]
             i = _delimited(script, _delimited(script, i + 1, delimiter, False), delimiter, False)
-        elif command in _TO_LINE_END:
-            i = _line_end(script, i)
+        elif command in _TO_LINE_END or command == "e":
+            end = _line_end(script, i)
+            if command in "erRwW":
+                found.append((command, script[i:end].strip(" \t")))
+            i = end
         elif command in _LABELLED:  # GNU sed 4.9: the label ends at a blank, ';' or newline
             i = _blanks(script, i)
             while i < len(script) and script[i] not in " \t;\n":
@@ -203,10 +223,8 @@ def sed_runs(script: str) -> bool:
     Read as GNU sed reads it: an address of any GNU form and ``!`` before the command; a
     script of a form not walked here counts as running one.
     """
-    try:
-        return _runs(_ARITHMETIC.sub("1", script))  # sed -n "$((n + 1))p": a number
-    except _Unreadable:
-        return True
+    found = sed_commands(script)
+    return found is None or any(command == "e" for command, _ in found)
 
 
 _ARITHMETIC = re.compile(r"\$\(\([^()$`]*\)\)")

@@ -77,7 +77,8 @@ def test_every_kind_has_an_entry_and_every_entry_names_an_option() -> None:
     assert kinds == set(Does)
     for name, entries in OPTIONS.items():
         for entry in entries:
-            assert entry.longs or entry.words or entry.letters, name
+            assert entry.longs or entry.words or entry.letters or entry.flags or entry.starts, name
+            assert all(not f.startswith("-") and f == f.lower() for f in entry.flags), name
             assert all(o.startswith("--") for o in entry.longs), name
 
 

@@ -73,9 +73,9 @@ def test_too_many_names_to_walk_asks(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("command", "operands"), [
-    ("grep -rn TODO src lib", ["TODO", "src", "lib"]),
-    ("grep -r TODO", ["TODO", "."]),
-    ("rgrep TODO", ["TODO", "."]),
+    ("grep -rn TODO src lib", ["src", "lib"]),
+    ("grep -r TODO", ["."]),
+    ("rgrep TODO", ["."]),
     ("grep -n TODO src", None),
     ("diff -u a b", ["a", "b"]),  # diff dirA dirB reads the files in them, -r or not
     ("diff -Nru a b", ["a", "b"]),

@@ -82,7 +82,7 @@ def test_a_key_split_by_escapes_and_whitespace_is_not_streamed_in_part(
         split: str, chunk_chars: int) -> None:
     redact = Redactor([KEY])
     text = f"here: {split}. END"
-    settled = _Settled(redact)
+    settled = _Settled(redact, [])
     shown = "".join(settled.feed(text[i:i + chunk_chars])
                     for i in range(0, len(text), chunk_chars)) + settled.flush()
     assert shown == redact(text)

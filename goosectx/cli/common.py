@@ -283,6 +283,10 @@ def open_session(
         UsageError: conflicting options; a name :func:`check_new_name` refuses.
         SessionNameTaken, SessionNotFound, SessionAmbiguous, SessionInUse, StoreError.
     """
+    if name is not None:  # a key in it reads "redacted" (README, "Security")
+        from goosectx.cli.sessions_names import secret_free_name
+
+        name = secret_free_name(settings, name)
     check_new_name(name)
     if sum(bool(x) for x in (name, resume, continue_)) > 1:
         raise UsageError("use only one of --name, --resume and --continue")

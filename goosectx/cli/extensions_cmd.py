@@ -38,6 +38,7 @@ def _status_dict(status: Any, costs: dict[str, tuple[int, int]]) -> dict[str, An
         "skipped_tools": list(status.skipped),
         "skipped_resources": list(status.skipped_resources),
         "skipped_prompts": list(status.skipped_prompts),
+        "listing_notes": list(status.listing_notes),
         "resources": [{"uri": r.uri, "name": r.name, "description": r.description,
                        "mime_type": r.mime_type} for r in status.resources],
         "prompts": [{"name": p.name, "description": p.description,
@@ -70,7 +71,7 @@ def _annotations(values: dict[str, Any]) -> str:
 
 
 def _write_text(out: TextIO, item: dict[str, Any]) -> None:
-    from goosectx.cli.sanitize import terminal_safe as safe
+    from goosectx.cli.sanitize import one_line_safe as safe  # a line break cannot forge a line
     from goosectx.extensions.names import clash_note
 
     head = f"{safe(item['name'])}: {item['status']}"
@@ -95,6 +96,8 @@ def _write_text(out: TextIO, item: dict[str, Any]) -> None:
         out.write(f"    {safe(tool['name'])}{renamed}{_annotations(tool['annotations'])}\n")
     for skipped in item["skipped_tools"]:
         out.write(f"    skipped: {safe(skipped)}\n")
+    for note in item["listing_notes"]:
+        out.write(f"  note: {safe(note)}\n")
     if item["resources"] or item["skipped_resources"]:
         out.write(f"  resources ({len(item['resources'])}):\n")
         for res in item["resources"]:

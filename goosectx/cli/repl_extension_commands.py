@@ -3,7 +3,8 @@
 Part of the REPL's side of extensions (:mod:`goosectx.cli.repl_extensions`;
 docs/architecture.md §1): a change to the session's extensions is recorded with the session and
 takes effect from the next turn; a prompt an extension offers is sent as a turn. Every text a
-server sent passes the terminal sanitiser before it reaches the console.
+server sent passes the terminal sanitiser before it reaches the console (a listing's row its
+one-line form: a line break in a name cannot forge a row).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from goosectx.cli.repl_extensions import ensure_manager
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sanitize import one_line_safe, terminal_safe
 
 if TYPE_CHECKING:
     from goosectx.cli import slash
@@ -63,7 +64,7 @@ def _extension(repl: Repl, command: slash.Extension) -> None:
         for status in manager.statuses():
             tools = f"{len(status.tools)} tools" if status.status == "ready" else ""
             extra = f" · {status.error}" if status.error else ""
-            repl.renderer.notice(terminal_safe(
+            repl.renderer.notice(one_line_safe(
                 f"{status.name}: {status.status}{extra}" + (f" · {tools}" if tools else "")
                 + (f" · {len(status.resources)} resources" if status.resources else "")
                 + (f" · {len(status.prompts)} prompts" if status.prompts else "")))
@@ -100,7 +101,7 @@ def _prompts(repl: Repl) -> None:
             args = " ".join(f"{a.name}=…" + ("" if a.required else "?")
                             for a in prompt.arguments)
             about = f" — {prompt.description}" if prompt.description else ""
-            repl.renderer.notice(terminal_safe(f"{status.name}:{prompt.name} {args}{about}"))
+            repl.renderer.notice(one_line_safe(f"{status.name}:{prompt.name} {args}{about}"))
             rows += 1
     if not rows:
         repl.renderer.notice("no extension offers prompts")

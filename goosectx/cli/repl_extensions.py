@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, merge_completers
 from prompt_toolkit.document import Document
 
-from goosectx.cli.sanitize import terminal_safe
+from goosectx.cli.sanitize import one_line_safe, terminal_safe
 
 Flags = tuple[tuple[str, ...], tuple[str, ...]]
 """``--with-extension`` specs and ``--with-remote-extension`` URLs."""
@@ -287,4 +287,5 @@ class ResourceCompleter(Completer):
                 candidate = f"@{status.name}:{res.uri}"
                 if candidate.startswith(word) and candidate != word:
                     yield Completion(candidate, start_position=-len(word),
-                                     display_meta=terminal_safe(res.name))
+                                     display=one_line_safe(candidate),
+                                     display_meta=one_line_safe(res.name))

@@ -48,6 +48,7 @@ from goosectx.cli.run_output import (
 )
 from goosectx.cli.run_task_input import scrub_piped, slash_task, task_mentions, with_piped
 from goosectx.cli.sanitize import one_line_safe, terminal_safe
+from goosectx.cli.sessions_names import secret_free_name
 from goosectx.cli.slash import is_command_line
 from goosectx.cli.start_warnings import NEW_IN_RUN, nothing_to_continue, start_warnings
 from goosectx.cli.task_input import is_piped, read_piped, read_task
@@ -112,6 +113,8 @@ def run_task(
     piped = read_piped(stdin) if along and is_piped(stdin) else None
     if mode:
         parse_mode("--mode", mode)  # a bad --mode changes no data
+    if name is not None:  # a key in --name reads "redacted" (README, "Security")
+        name = secret_free_name(settings, name)
     check_new_name(name)  # so does a bad --name
     if not resume:  # so does a deleted current dir (the new session's), before the model's check
         current_dir()

@@ -372,14 +372,17 @@ def remove_session(settings: Settings, ref: str, *, yes: bool) -> None:
 def rename_session(settings: Settings, ref: str, new_name: str) -> None:
     """Give a session another name (``sessions rename``).
 
-    A session another process drives is refused: it would save its old name back.
+    A session another process drives is refused: it would save its old name back. A secret of
+    this environment in ``new_name`` reads ``redacted`` (:mod:`goosectx.cli.sessions_names`).
 
     Raises:
         UsageError: ``new_name`` is one ``--name`` would refuse.
         SessionNameTaken: another session has it. SessionInUse: the session is driven.
     """
+    from goosectx.cli.sessions_names import secret_free_name
     from goosectx.session import NAME_MAX_CHARS, name_problem
 
+    new_name = secret_free_name(settings, new_name)  # (README: a key in it reads "redacted")
     problem = name_problem(new_name)
     if problem:
         raise UsageError(f"the session name {quoted_name(new_name)} {problem}",

@@ -11,6 +11,7 @@ the files, errors and commands of condensed pairs (docs/architecture.md §5).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -125,15 +126,29 @@ def extractive_note(pair: ToolPair) -> str:
     return f"{req.name} {shown} → {status}{first}{more}"
 
 
+_PAIR_TAG = re.compile(r"<(?=[\s/]*(?:tool_call|result)\b)", re.I)
+"""A ``<`` starting a tag of the notes request's frame inside a call's own text."""
+
+
+def _as_data(text: str) -> str:
+    """``text`` as the notes request holds it: its ``<tool_call>``/``<result>`` tags as ``&lt;``.
+
+    A tool's output (a file it read) cannot close its block and open a forged call or
+    instruction; nothing else changes.
+    """
+    return _PAIR_TAG.sub("&lt;", text) if "<" in text else text
+
+
 def notes_prompt(pairs: Sequence[ToolPair], counter: TokenCounter, per_pair_tokens: int) -> str:
-    """The user message of the notes call: each pair numbered, long outputs elided."""
+    """The user message of the notes call: each pair in a numbered block, long outputs elided."""
     blocks = []
     for i, pair in enumerate(pairs, 1):
         output = pair.response.output.strip()
         output = elide_middle(output, per_pair_tokens, counter.count_text(output))
-        status = " (error)" if pair.response.is_error else ""
-        blocks.append(f"{i}. {pair.request.name} {pair.request.arguments_json()}\n"
-                      f"result{status}:\n{output}")
+        status = ' status="error"' if pair.response.is_error else ""
+        call = _as_data(f"{pair.request.name} {pair.request.arguments_json()}")
+        blocks.append(f'<tool_call n="{i}">\n{call}\n<result{status}>\n{_as_data(output)}\n'
+                      "</result>\n</tool_call>")
     return "\n\n".join(blocks) + "\n\n" + TOOL_PAIRS_INSTRUCTIONS
 
 

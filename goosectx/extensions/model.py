@@ -122,6 +122,8 @@ class ExtensionStatus:
         public: The settings without secrets (``ExtensionConfig.public``).
         skipped_resources: Resources left out of its listing (not valid MCP), ``"NAME: why"``.
         skipped_prompts: Prompts left out of its listing (not valid MCP), ``"NAME: why"``.
+        listing_notes: What was wrong with its listings' paging (a cursor given again, an
+            entry listed twice), one line each.
     """
 
     name: str
@@ -137,6 +139,7 @@ class ExtensionStatus:
     public: dict[str, Any] = field(default_factory=dict)
     skipped_resources: tuple[str, ...] = ()
     skipped_prompts: tuple[str, ...] = ()
+    listing_notes: tuple[str, ...] = ()
 
 
 INSTRUCTIONS_CUT = ("\n[… instructions cut here: {total:,} characters, "

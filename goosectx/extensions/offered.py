@@ -1,7 +1,7 @@
 """Which of a server's listed tools are offered to the model, and under which names.
 
-A tool whose input schema is not a usable JSON object schema, or that runs only as an MCP task,
-is skipped; the others get their
+A tool whose input schema is not a usable JSON object schema, that runs only as an MCP task,
+or that has the name of a tool listed before it is skipped; the others get their
 model names from :func:`~goosectx.extensions.names.map_tool_names`. Each skip, and each tool
 not offered as its plain ``NAME__tool`` because another holds that name, is a note for the
 user (the server's own names are in it: the front end sanitises notices).
@@ -59,9 +59,12 @@ def offer_tools(extension: str, tools: list[Any], taken: set[str]
         tools: The server's tools as its ``tools/list`` gave them (mcp ``Tool`` objects).
         taken: Model tool names already in use (built-in tools, other extensions).
     """
-    valid, skipped = [], []
+    valid, skipped, names = [], [], set()
     for tool in tools:
-        problem = task_problem(tool) or schema_problem(tool.input_schema)
+        # a second tool of one name: the first keeps it (its calls reach the one listed)
+        problem = (f"a second tool named {tool.name}" if tool.name in names
+                   else task_problem(tool) or schema_problem(tool.input_schema))
+        names.add(tool.name)
         if problem:
             skipped.append(f"{tool.name}: {problem}")
         else:

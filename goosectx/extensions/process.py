@@ -11,7 +11,9 @@ A line on its stdout that is not JSON-RPC is counted in :class:`StdoutNoise` and
 handed to the session; more than :data:`NOISE_LIMIT_LINES` of them before its first JSON-RPC
 message end its start at once (see docs/architecture.md, "Extension servers"). A message's
 bytes that are not UTF-8 and its lone surrogate escapes are read as U+FFFD; a reply that still
-cannot be read fails its request at once (:func:`_parse`), never by its timeout.
+cannot be read fails its request at once; a line is at most :data:`LINE_LIMIT_BYTES` long, a
+longer one fails the call it answers and stops the server, and the reply to a cancelled call is
+dropped as it arrives (:mod:`goosectx.extensions.stdout_lines`).
 :func:`kill_all_now` is the last resort: every group still recorded gets SIGKILL at exit, and
 an extension manager's own groups (those started on its event loop) when it stops.
 
@@ -22,24 +24,28 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import json
 import logging
 import os
-import re
 import shutil
 import signal
 import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
-from typing import IO, Any
+from typing import IO
 
 import anyio
 import anyio.abc
-import mcp_types
 from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
+from goosectx.extensions.stdout_lines import (
+    LINE_LIMIT_BYTES,
+    UNREADABLE_PREFIX,
+    UNREADABLE_REPLY,
+    Lines,
+    parse,
+)
 from goosectx.isolation import PidNamespace, isolated_argv
 from goosectx.tools.shell import group_alive
 
@@ -56,6 +62,7 @@ STDERR_TAIL_CHARS = 2_000
 NOISE_LIMIT_LINES = 1_000
 """How many lines that are not JSON-RPC a server may write to stdout before its first JSON-RPC
 message (a banner is tolerated); one more and its start fails at once."""
+__all__ = ["LINE_LIMIT_BYTES", "UNREADABLE_PREFIX", "UNREADABLE_REPLY"]  # (the server's names)
 
 _live_groups: dict[int, object] = {}
 """Process groups of the servers started and not yet seen gone → the event loop each was
@@ -136,6 +143,8 @@ class StdoutNoise:
         before_start: How many came before its first JSON-RPC message.
         flooded: ``before_start`` passed :data:`NOISE_LIMIT_LINES`; the server was killed.
         abandon: Set by the start-up watchdog: stop reading what the server wrote.
+        overlong: Why the server was stopped for a line past :data:`LINE_LIMIT_BYTES`
+            (``None``: it was not).
     """
 
     def __init__(self) -> None:
@@ -143,6 +152,7 @@ class StdoutNoise:
         self.before_start = 0
         self.flooded = False
         self.abandon = False
+        self.overlong: str | None = None
         self._started = False
 
     def add(self, line: bytes) -> None:
@@ -276,22 +286,26 @@ async def _exchange(process: anyio.abc.Process, on_exit: Callable[[int | None], 
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
     stopping = False
+    lines = Lines()
 
     async def reader() -> None:
         assert process.stdout is not None
-        buffer = b""
         try:
             async for chunk in process.stdout:
-                lines = (buffer + chunk).split(b"\n")
-                buffer = lines.pop()
-                for line in lines:
+                for line in lines.feed(chunk):
                     # Each line handed on costs the session a task: drop what is not JSON-RPC.
-                    message = _parse(line) if line.lstrip()[:1] == b"{" else None
+                    message = parse(line) if line.lstrip()[:1] == b"{" else None
                     if message is not None:
                         noise.message()
                         await read_writer.send(message)
                     elif line.strip():
                         noise.add(line)
+                if lines.overlong is not None:  # fail the call it answers; stop the server
+                    noise.overlong = lines.overlong
+                    if (failed := lines.failed_reply()) is not None:
+                        await read_writer.send(failed)
+                    kill_group(process.pid)
+                    break
                 if noise.flooded or noise.abandon:
                     kill_group(process.pid)
                     break
@@ -309,6 +323,8 @@ async def _exchange(process: anyio.abc.Process, on_exit: Callable[[int | None], 
             async with write_reader:
                 async for message in write_reader:
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    if '"notifications/cancelled"' in data:  # its reply is dropped as it comes
+                        lines.cancelled(data)
                     await process.stdin.send((data + "\n").encode("utf-8"))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             await read_writer.aclose()
@@ -327,55 +343,3 @@ async def _exchange(process: anyio.abc.Process, on_exit: Callable[[int | None], 
             tg.cancel_scope.cancel()
     for stream in (read_writer, read_stream, write_stream, write_reader):
         stream.close()
-
-
-UNREADABLE_REPLY = -32700  # the code of the error made for a reply line that cannot be read
-UNREADABLE_PREFIX = "goosectx could not read the reply: "  # ... and how its message starts
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_REPLY_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
-
-
-def _parse(line: bytes) -> SessionMessage | None:
-    """The JSON-RPC message on ``line``; None for a line that is not one (server noise).
-
-    Bytes that are not UTF-8 and lone surrogate escapes become U+FFFD. A reply that still
-    cannot be read, but names its request's id, becomes an error answering that request at
-    once (code :data:`UNREADABLE_REPLY`) rather than leaving the call waiting for its timeout.
-    """
-    try:
-        message: Any = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-    except ValueError:
-        pass
-    else:
-        return SessionMessage(message)
-    try:
-        data = _scrub(json.loads(line.decode("utf-8", errors="replace")))
-        message = mcp_types.jsonrpc_message_adapter.validate_python(data, by_name=False)
-    except ValueError as exc:
-        return _unreadable_reply(line, exc)
-    return SessionMessage(message)
-
-
-def _scrub(value: Any) -> Any:
-    if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    if isinstance(value, dict):
-        return {_scrub(k): _scrub(v) for k, v in value.items()}
-    return value
-
-
-def _unreadable_reply(line: bytes, exc: ValueError) -> SessionMessage | None:
-    found = _REPLY_ID.search(line)
-    if found is None or b'"method"' in line:  # no request waits for it
-        return None
-    try:
-        request_id = json.loads(found.group(1).decode("utf-8", errors="replace"))
-    except ValueError:
-        return None
-    what = (f"not JSON: {exc.msg} at character {exc.pos}" if isinstance(exc, json.JSONDecodeError)
-            else "not a JSON-RPC message")
-    error = {"jsonrpc": "2.0", "id": _scrub(request_id), "error": {
-        "code": UNREADABLE_REPLY, "message": f"{UNREADABLE_PREFIX}{what}; {len(line)} bytes"}}
-    return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_python(error))

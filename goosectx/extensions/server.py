@@ -39,6 +39,7 @@ from goosectx.extensions.model import (
     cap_instructions,
 )
 from goosectx.extensions.offered import offer_tools
+from goosectx.extensions.paging import Listed, all_pages
 from goosectx.extensions.process import (
     UNREADABLE_PREFIX,
     UNREADABLE_REPLY,
@@ -59,18 +60,6 @@ _LIST_TIMEOUT_S = 30.0
 _HTTP_GRACE_S = 5.0
 STDERR_END_CHARS = 300
 """Most characters of a server's stderr end quoted in a notice or a call's error."""
-
-
-async def _all_pages(fetch: Callable[..., Any], attr: str) -> list[Any]:
-    items: list[Any] = []
-    cursor: str | None = None
-    for _ in range(100):
-        result = await fetch(cursor=cursor) if cursor else await fetch()
-        items.extend(getattr(result, attr, None) or [])
-        cursor = getattr(result, "next_cursor", None)
-        if not cursor:
-            break
-    return items
 
 
 class ServerConnection:
@@ -103,6 +92,7 @@ class ServerConnection:
         self.skipped: tuple[str, ...] = ()
         self.skipped_resources: tuple[str, ...] = ()
         self.skipped_prompts: tuple[str, ...] = ()
+        self.listing_notes: tuple[str, ...] = ()
         self._notes: tuple[str, ...] = ()
         self.stderr_tail = ""
         self._working_dir = working_dir
@@ -127,7 +117,7 @@ class ServerConnection:
                                self.server_name, self.instructions, self.tools,
                                self.resources, self.prompts, self.skipped,
                                self.config.public(), self.skipped_resources,
-                               self.skipped_prompts)
+                               self.skipped_prompts, self.listing_notes)
 
     def _transport(self) -> Any:
         cfg = self.config
@@ -162,7 +152,7 @@ class ServerConnection:
 
     def _on_exit(self, code: int | None) -> None:
         self._exit_code = code
-        self.error = exit_reason(code)
+        self.error = self._noise.overlong or exit_reason(code)  # (stopped for a line too long)
         if self._gone is not None:
             self._gone.set()
 
@@ -229,7 +219,7 @@ class ServerConnection:
         stop.cancel()
         gone.cancel()
         if self._gone.is_set() and not self._stop.is_set():
-            self._fail(exit_reason(self._exit_code))
+            self._fail(self._noise.overlong or exit_reason(self._exit_code))
 
     def _fail(self, reason: str) -> None:
         self.status, self.error = "failed", reason
@@ -281,27 +271,32 @@ class ServerConnection:
         self.list_changed = False
         self._listing.clear()  # an entry the SDK rejects is skipped, not the server
         with anyio.fail_after(_LIST_TIMEOUT_S):
-            tools = await _all_pages(client.list_tools, "tools") if caps.tools else []
-            resources = (await _all_pages(client.list_resources, "resources")
-                         if caps.resources else [])
-            prompts = await _all_pages(client.list_prompts, "prompts") if caps.prompts else []
-        self.tools, skipped, renamed = offer_tools(self.config.name, tools,
+            tools = await all_pages(client.list_tools, "tools", "tool") if caps.tools \
+                else Listed()
+            resources = (await all_pages(client.list_resources, "resources", "resource")
+                         if caps.resources else Listed())
+            prompts = (await all_pages(client.list_prompts, "prompts", "prompt")
+                       if caps.prompts else Listed())
+        self.tools, skipped, renamed = offer_tools(self.config.name, tools.items,
                                                    self._taken_names(self.config.name))
-        rejected = self._listing.rejected
-        skipped = (*rejected["tool"], *skipped)
-        self.skipped_resources = tuple(rejected["resource"])
-        self.skipped_prompts = tuple(rejected["prompt"])
+        rejected = {kind: tuple(dict.fromkeys(why))  # a repeated page: each said once
+                    for kind, why in self._listing.rejected.items()}
+        skipped = (*rejected["tool"], *tools.skipped, *skipped)
+        self.skipped_resources = (*rejected["resource"], *resources.skipped)
+        self.skipped_prompts = (*rejected["prompt"], *prompts.skipped)
+        self.listing_notes = (*tools.notes, *resources.notes, *prompts.notes)
         notes = (tuple(f"tool {item}; skipped" for item in skipped)
                  + tuple(f"resource {item}; skipped" for item in self.skipped_resources)
-                 + tuple(f"prompt {item}; skipped" for item in self.skipped_prompts) + renamed)
+                 + tuple(f"prompt {item}; skipped" for item in self.skipped_prompts) + renamed
+                 + self.listing_notes)
         for note in notes if notes != self._notes else ():
             self._notify(f"extension {self.config.name}: {note}")
         self.skipped, self._notes = skipped, notes
         self.resources = tuple(ResourceInfo(str(r.uri), r.name, r.description or "",
-                                            r.mime_type) for r in resources)
+                                            r.mime_type) for r in resources.items)
         self.prompts = tuple(PromptInfo(p.name, p.description or "", tuple(
             PromptArg(a.name, bool(a.required), a.description or "")
-            for a in (p.arguments or []))) for p in prompts)
+            for a in (p.arguments or []))) for p in prompts.items)
 
     # -- calls ----------------------------------------------------------------------------
     def _unavailable(self) -> CallOutcome | None:

@@ -55,17 +55,23 @@ class McpTool:
         """The tool a call of this name reaches now: an "always allow" answer covers only it.
 
         A digest of the extension's spec (name, command, arguments, environment, URL, headers,
-        as configured now: what a call goes to) and the server's own name for the tool. Another
-        server added under the same name, or another of the server's tools offered under
-        ``NAME__tool`` after a restart, is another tool. A digest: no secret value is kept.
+        as configured now: what a call goes to), the server's own name for the tool and its
+        definition (description, input schema, annotations). Another server added under the
+        same name, another of the server's tools offered under ``NAME__tool`` after a restart,
+        or the tool redefined by the server (``tools/list_changed``: "harmless read" become
+        destructive) is another tool; a listing that only reorders or repeats it is not.
+        A digest: no secret value is kept.
         """
         config = self._manager.configs.get(self.extension)
-        spec: list[Any] = [self.extension, self.info.name]
+        info = self.info
+        spec: list[Any] = [self.extension, info.name, info.description, info.input_schema,
+                           info.annotations]
         if config is not None:
             spec += [config.type, config.cmd, list(config.args), sorted(config.envs.items()),
                      list(config.env_keys), config.cwd, config.uri,
                      sorted(config.headers.items())]
-        digest = hashlib.sha256(json.dumps(spec, default=str).encode("utf-8", "replace"))
+        text = json.dumps(spec, default=str, sort_keys=True)  # a schema's key order is not it
+        digest = hashlib.sha256(text.encode("utf-8", "replace"))
         return f"{self.name} ({self.extension}: {digest.hexdigest()[:32]})"
 
     @property

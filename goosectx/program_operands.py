@@ -1,0 +1,114 @@
+r"""The words of a grep, sed or awk call that are a pattern or program, not a path.
+
+docs/architecture.md §4 (clause "permission rules"). The path checks under an allow rule
+(:mod:`goosectx.shell_paths`, :mod:`goosectx.sensitive_shell`, :mod:`goosectx.recursive_reads`)
+judge the words that may name files. grep's pattern, sed's script and awk's program are text:
+``grep -n '/api/users' f``, ``sed -n '/print/p' f`` and ``awk '/re/ {print NR}' f`` name no
+path outside the project, and ``grep -rn '.' src`` reads ``src`` only. :func:`program_operand`
+finds that operand (the first one, when no ``-e`` / ``-f`` / ``--regexp`` / ``--file`` /
+``--expression`` / ``--source`` gives the program); :func:`not_paths` adds the values of
+``grep -e`` / ``sed -e`` / ``awk -e`` and awk's ``-v NAME=value``, ``-F SEP`` and ``NAME=value``
+operands (``awk '{print $NF}' FS=/ f``: an assignment, not a file). An option whose value is
+not known to be one is read as a flag, so a word is never taken for a pattern when it may be a
+file (``grep -A 3 x /etc/hosts`` judges ``x`` and ``/etc/hosts``). What awk and sed programs do
+is read by :mod:`goosectx.awk_program` and :mod:`goosectx.sed_script`.
+
+Core module: no printing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from goosectx.awk_program import AWK
+from goosectx.shell_options import long_option
+
+_GREP = frozenset({"grep", "egrep", "fgrep", "rgrep"})
+_SEDS = frozenset({"sed", "gsed"})
+_SHORT = {"grep": "efmABCdD", "sed": "efl", "awk": "fFvilEeW"}
+"""Short options taking a value (the rest of the word, or the next word)."""
+_ATTACHED = {"sed": "i", "awk": "dDLop"}
+"""Short options whose value, if any, is the rest of their word (``sed -ie``: suffix ``e``)."""
+_LONG = {"grep": ("--regexp", "--file", "--max-count", "--after-context", "--before-context",
+                  "--context", "--devices", "--directories", "--label", "--include",
+                  "--exclude", "--exclude-from", "--exclude-dir", "--binary-files",
+                  "--group-separator"),
+         "sed": ("--expression", "--file", "--line-length"),
+         "awk": ("--file", "--field-separator", "--assign", "--include", "--load", "--exec",
+                 "--source")}
+"""Long options taking a value (``--opt=V`` or ``--opt V``)."""
+_GIVES_PROGRAM = {"e", "f", "E", "--regexp", "--file", "--expression", "--source", "--exec"}
+"""Options after which no operand is the program (``grep -e X f``, ``awk -f p f``)."""
+_TEXT = {"grep": {"e", "--regexp"}, "sed": {"e", "--expression"},
+         "awk": {"e", "--source", "v", "--assign", "F", "--field-separator"}}
+"""Options whose value is text, not a path."""
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _language(program: str) -> str | None:
+    name = program.rsplit("/", 1)[-1]
+    return "grep" if name in _GREP else "sed" if name in _SEDS else "awk" if name in AWK else None
+
+
+def _read(args: list[str]) -> tuple[str, list[int], set[int], bool] | None:
+    """``args`` (the program first) read as its options and operands.
+
+    Its language, its operands' indices, the indices of option values that are text, and
+    whether an option gives the program.
+    """
+    language = _language(args[0]) if args else None
+    if language is None:
+        return None
+    short, longs = _SHORT[language], _LONG[language]
+    operands: list[int] = []
+    text: set[int] = set()
+    given = False
+    i = 1
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            operands += range(i + 1, len(args))
+            break
+        option, at = "", i + 1
+        if word.startswith("--"):
+            option = next((o for o in longs if long_option(word, o)), "")
+            at = i if "=" in word or not option else i + 1
+        elif word.startswith("-") and word != "-":
+            for k in range(1, len(word)):
+                if word[k] in _ATTACHED.get(language, ""):
+                    break  # sed -i.bak, gawk -d[FILE]: the rest of the word only
+                if word[k] in short:
+                    option, at = word[k], i if word[k + 1:] else i + 1
+                    break
+        elif language == "awk":  # awk reads no option after its first operand
+            operands += range(i, len(args))
+            break
+        else:
+            operands.append(i)
+        given = given or option in _GIVES_PROGRAM
+        if option in _TEXT[language]:
+            text.add(at)
+        i = at + 1 if option and at != i else i + 1
+    return language, operands, text, given
+
+
+def program_operand(args: list[str]) -> int | None:
+    """The index in ``args`` (the program's words, its name first) of its pattern or program."""
+    read = _read(args)
+    if read is None or read[3] or not read[1]:
+        return None
+    return read[1][0]
+
+
+def not_paths(args: list[str]) -> set[int]:
+    """The indices in ``args`` (its name first) of the words that are text, not paths."""
+    read = _read(args)
+    if read is None:
+        return set()
+    language, operands, text, given = read
+    found = set(text)
+    if operands and not given:
+        found.add(operands[0])
+    if language == "awk":
+        found |= {i for i in operands[0 if given else 1:] if _ASSIGNMENT.match(args[i])}
+    return found

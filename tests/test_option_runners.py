@@ -1,0 +1,119 @@
+"""Build tools, test runners, linters and compilers under allow rules (the fresh-eyes tester's
+H4 and H6): an option that runs another program or takes settings from the command line, or
+that writes a report, profile, cache or binary where it names, asks; the everyday lines run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_reads_names_deletes import _verdict
+from test_reads_names_deletes import project as project  # the fixture
+
+
+@pytest.mark.parametrize("command", [
+    "cargo test --offline --config \"target.x86_64-unknown-linux-gnu.runner=['sh','-c','id']\"",
+    "cargo --config build.rustc-wrapper='./x' test",
+    "cargo test --config=.cargo/other.toml",
+    "cargo test -Zunstable-options",
+    "go test -exec \"sh -c 'cd;cat .s*/i*a'\"",
+    "go test -toolexec 'sh -c id'",
+    "go test --toolexec=x ./...",
+    "go vet -vettool=./x ./...",
+    "go test -overlay=o.json ./...",
+    "go build -ldflags=-extld=./x .",
+    "go build -ldflags '-linkmode=external -extld=sh' .",
+    "go test -gcflags=-cpuprofile=.git/HEAD .",
+    "mypy --install-types --non-interactive",
+    "mypy --python-executable ./x src",
+    "python -m mypy --install-types src",
+    "mypy @args.txt",
+    "ruff check --config 'output-file = \"Makefile\"'",
+])
+def test_an_option_that_runs_a_program_or_takes_settings_asks(project: Path,
+                                                              command: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "ask", reason
+
+
+@pytest.mark.parametrize("command", [
+    "ruff check -o Makefile",
+    "ruff check -oMakefile .",
+    "ruff check --output-file .git/HEAD",
+    "ruff check --cache-dir=.git",
+    "cargo test --offline -- --logfile .git/HEAD",
+    "cargo test -- --logfile=Makefile",
+    "go test -c -o .git/hooks/pre-commit",
+    "go build -o Makefile .",
+    *(f"go test -{flag}=.git/HEAD ./..." for flag in (
+        "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "coverprofile",
+        "outputdir", "test.cpuprofile")),
+    "go test ./... -coverprofile .git/HEAD",
+    "tsc --outFile Makefile",
+    "tsc --outDir .git/hooks",
+    "tsc -outdir .git",
+    "tsc --out Makefile",
+    "tsc --declarationDir .git",
+    "tsc --tsBuildInfoFile .git/HEAD",
+    "eslint -o Makefile .",
+    "eslint --output-file=.git/HEAD src",
+    "eslint --cache --cache-location .git/HEAD src",
+    "prettier --cache-location=Makefile --check .",
+    "mypy --junit-xml Makefile",
+    "mypy --cache-dir .git src",
+    "mypy --html-report .git/hooks src",
+    "mypy --txt-report=docs src",
+    "npx eslint -o Makefile .",
+    "yarn eslint -o Makefile .",
+    "yarn run eslint --output-file=.git/HEAD src",
+    "yarn -s run -- tsc --outDir .git",
+    "pnpm tsc --outFile Makefile",
+    "bunx prettier --cache-location=Makefile --check .",
+])
+def test_an_option_writing_a_report_or_binary_asks(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "ask", reason
+
+
+@pytest.mark.parametrize("command", [
+    "go test ./... -run X -v -count=1 -race",
+    "go test -run TestX -timeout 30s ./pkg/...",
+    "go build -ldflags='-s -w -X main.version=1.2.3' ./...",
+    "go test -gcflags='all=-N -l' ./...",
+    "go vet ./...",
+    "cargo test --release",
+    "cargo test -p core --all-features -- --nocapture --test-threads=1",
+    "cargo +nightly test",
+    "mypy src",
+    "mypy --strict --cache-dir=/dev/null src",
+    "python -m mypy --strict src",
+    "tsc --noEmit",
+    "tsc -p tsconfig.json --noEmit",
+    "eslint src",
+    "eslint --cache --max-warnings 0 src",
+    "eslint -f json src",
+    "ruff check .",
+    "ruff check --fix --output-format=github src",
+    "ruff check -o /dev/stdout .",
+    "ruff format src",
+    "ruff check --config ruff.toml src",
+    "prettier --check --cache .",
+    "prettier --write src",
+    "black src",
+    "npm test",
+    "yarn test",
+    "yarn eslint src",
+    "pnpm run tsc --noEmit",
+])
+def test_the_everyday_lines_still_run(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "run", reason
+
+
+def test_the_reason_names_the_option(project: Path) -> None:
+    from goosectx.option_writes import option_writes
+
+    assert option_writes("cargo", ["test", "--config", "x=1"]) == (
+        "cargo --config runs another program or takes settings its rule does not show")
+    assert "go -cpuprofile" in str(option_writes("go", ["test", "-cpuprofile=.git/HEAD"]))
+    assert "go -ldflags" in str(option_writes("go", ["build", "-ldflags=-extld=./x"]))
