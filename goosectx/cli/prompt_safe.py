@@ -38,7 +38,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples, to_formatted_text
 from prompt_toolkit.formatted_text.utils import fragment_list_to_text
 from prompt_toolkit.input import Input, vt100_parser
 from prompt_toolkit.input.vt100_parser import Vt100Parser
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import KeyBindings, KeyPress, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.processors import Processor, Transformation, TransformationInput
@@ -47,7 +47,7 @@ from prompt_toolkit.layout.utils import explode_text_fragments
 from goosectx.cli.sanitize import terminal_safe
 
 __all__ = ["SafeDisplay", "escape_end", "guard_escape_input", "guard_input", "is_mouse_event",
-           "safe_completions", "shown_characters"]
+           "parse_keys", "safe_completions", "shown_characters"]
 
 _JOINERS = "\u200c\u200d"
 _SGR_MOUSE = re.compile(r"\x1b\[<\d+;\d+;\d+[mM]\Z")
@@ -188,6 +188,7 @@ _STRING_STOP = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 """What ends a control string (BEL, ESC) or shows it was none (another control: typed)."""
 _LONGEST_STRING = 4096
 """A control string not ended by then is typing, not a sequence (an Alt-P, then words)."""
+_CTRL_C, _PASTE_END = "\x03", "\x1b[201~"
 _LONGEST_KEY = 32
 """Longer than any key prompt-toolkit's parser knows (a mouse report is at most 16)."""
 
@@ -198,7 +199,9 @@ def escape_end(text: str, is_key: Callable[[str], bool] = lambda _c: False) -> i
     A CSI (``ESC [``, parameters and intermediates 0x20–0x3F, a final 0x40–0x7E), a
     control string (OSC to BEL or ST, ``ESC`` backslash; DCS / SOS / PM / APC to ST; another
     ESC inside ends it there), an ``ESC N`` / ``ESC O`` and one character, ``ESC``
-    intermediates and a final (``ESC ( B``) or a lone ``ESC final`` pair (``ESC =``).
+    intermediates and a final (``ESC ( B``) or a lone ``ESC final`` pair (``ESC =``); but
+    ``ESC`` and a lowercase letter is the Escape key and a word typed at once (``one ESC
+    hello``): only the ESC is dropped, so the ``h`` stays.
     ``is_key(c)``: ``ESC c`` is a key something binds (Alt-c; Alt-7 also reads ``ESC 7``):
     then no sequence. Returns the length of the sequence, :data:`PENDING` when ``text`` is
     a start of one, 0 when it starts none (a control character or non-ASCII inside: typing,
@@ -215,6 +218,8 @@ def escape_end(text: str, is_key: Callable[[str], bool] = lambda _c: False) -> i
         return _string_end(text, kind)
     if not " " <= kind <= "~" or is_key(kind):
         return 0
+    if "a" <= kind <= "z":
+        return 1  # Escape, then a word typed at once: the ESC alone (no key reads ESC h)
     if kind in "NO":
         return PENDING if len(text) < 3 else 3 if " " <= text[2] <= "~" else 0
     if kind < "0":  # nF: intermediates, then a final
@@ -267,8 +272,52 @@ class _GuardedParser(Vt100Parser):
     As its own state machine: the keys it knows (a sequence in its table, a cursor position
     reply, a mouse report) first; then, where it would have split what it read into an
     Escape key and text, a sequence :func:`escape_end` reads is waited for and dropped.
-    A flush (no more input for a moment: a lone Escape key) ends the wait as before.
+    A flush (no more input for a moment: a lone Escape key) ends the wait as before, except
+    for a control string already under way (``ESC ] 0 ; ti``, the rest a moment later over a
+    slow link): it is held until it ends (dropped), an Enter or another control key comes
+    (typing) or it reaches :data:`_LONGEST_STRING`; unless ``ESC ]`` / ``ESC P`` is a key
+    something binds, or ``hold_strings`` is off (the end of what was typed during a turn).
+
+    A bracketed paste (prompt-toolkit reads it whole up to its end mark) also ends when the
+    input pauses (a flush: a real paste arrives in one burst) or at a Ctrl-C byte, which is
+    the key it is: a stray ``ESC [ 200 ~`` no longer swallows Enter, Ctrl-C and Ctrl-D.
     """
+
+    def __init__(self, feed_key_callback: Callable[[KeyPress], None],
+                 hold_strings: bool = True) -> None:
+        self.hold_strings = hold_strings
+        self._paste_buffer = ""
+        super().__init__(feed_key_callback)
+
+    def feed(self, data: str) -> None:
+        """prompt-toolkit's; in a paste, a Ctrl-C before the end mark ends the paste there."""
+        cut = data.find(_CTRL_C) if self._in_bracketed_paste else -1
+        if cut >= 0:
+            tail = self._paste_buffer[-(len(_PASTE_END) - 1):]
+            end = (tail + data[:cut]).find(_PASTE_END)
+            if end < 0:  # (a paste that ended first: prompt-toolkit's, the Ctrl-C after it)
+                self._paste_buffer += data[:cut]
+                self._end_paste()
+                super().feed(data[cut:])
+                return
+        super().feed(data)
+
+    def flush(self) -> None:
+        """prompt-toolkit's; a paste not ended by now ends here with what came of it."""
+        if self._in_bracketed_paste:
+            self._end_paste()
+        super().flush()
+
+    def _end_paste(self) -> None:
+        self._in_bracketed_paste = False
+        pasted, self._paste_buffer = self._paste_buffer, ""
+        if pasted:
+            self.feed_key_callback(KeyPress(Keys.BracketedPaste, pasted))
+
+    def _holds(self, prefix: str) -> bool:
+        """Whether a pending ``prefix`` is a control string under way, kept past a flush."""
+        return self.hold_strings and len(prefix) > 2 and prefix[1] in _STRINGS \
+            and not _bound_after_escape(prefix[1])
 
     def _input_parser_generator(self) -> Generator[None, str | vt100_parser._Flush, None]:
         prefix = ""
@@ -292,7 +341,7 @@ class _GuardedParser(Vt100Parser):
                 prefix = ""
                 continue
             end = escape_end(prefix, _bound_after_escape)
-            if end == PENDING and not flush:
+            if end == PENDING and (not flush or self._holds(prefix)):
                 continue
             retry = True
             if end > 0:
@@ -314,7 +363,8 @@ _PARSER_INTERNALS = (
     (Vt100Parser, "_input_parser_generator"), (Vt100Parser, "_get_match"),
     (Vt100Parser, "_call_handler"))
 """What :class:`_GuardedParser` uses of prompt-toolkit's parser that is not its public API."""
-_PARSER_INTERNALS_PRESENT = all(hasattr(owner, name) for owner, name in _PARSER_INTERNALS)
+_PARSER_INTERNALS_PRESENT = all(hasattr(owner, name) for owner, name in _PARSER_INTERNALS) \
+    and hasattr(Vt100Parser(lambda _key: None), "_in_bracketed_paste")  # (set by its reset)
 
 
 def guard_input(input: Input) -> None:
@@ -329,4 +379,18 @@ def guard_input(input: Input) -> None:
     if isinstance(parser, Vt100Parser) and not isinstance(parser, _GuardedParser):
         guarded = _GuardedParser(parser.feed_key_callback)
         guarded._in_bracketed_paste = parser._in_bracketed_paste
+        guarded._paste_buffer = getattr(parser, "_paste_buffer", "")
         input.vt100_parser = guarded  # type: ignore[attr-defined]
+
+
+def parse_keys(feed_key_callback: Callable[[KeyPress], None], *,
+               hold_strings: bool = True) -> Vt100Parser:
+    """A parser of terminal input that drops unknown escape sequences (:class:`_GuardedParser`).
+
+    For keys read outside a prompt (typed during a turn: ``hold_strings`` off, as no more
+    input follows); prompt-toolkit's own parser where its internals the guard uses are
+    missing.
+    """
+    if not _PARSER_INTERNALS_PRESENT:
+        return Vt100Parser(feed_key_callback)
+    return _GuardedParser(feed_key_callback, hold_strings)
