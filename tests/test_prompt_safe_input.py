@@ -159,3 +159,21 @@ def test_a_paste_start_typed_during_a_turn_keeps_the_text_after_it() -> None:
 def test_type_ahead_keeps_arrows_and_drops_a_nul() -> None:
     keys = typed_keys(b"ab\x00\x1b[Dc")
     assert [k.key for k in keys] == ["a", "b", Keys.Left, "c"]
+
+
+def test_the_end_mark_of_a_paste_ended_by_a_pause_is_dropped_when_it_comes() -> None:
+    assert _prompt_in_steps("a\x1b[200~one", "two\x1b[201~b\r")[0] == ["aonetwob"]
+
+
+def test_a_split_title_at_the_approval_question_is_its_escape_key_not_held() -> None:
+    """Its Escape cancels at once (eager): a held string would wait for keys it swallows."""
+    assert _ask("\x1b]0;ti", "tle\x07y") == ["cancel"]
+
+
+def test_escape_then_a_word_at_the_reason_prompt_keeps_the_word() -> None:
+    from goosectx.cli.repl_approval import REASON_PROMPT, reason_session
+
+    output = Vt100_Output(io.StringIO(), lambda: Size(rows=24, columns=100), term="xterm")
+    with create_pipe_input() as pipe:
+        pipe.send_text("use \x1bhelp\r")
+        assert reason_session(pipe, output).prompt(REASON_PROMPT) == "use help"
