@@ -22,7 +22,10 @@ does not know (``ESC [ K``, ``ESC [ 2 J``, an OSC title ``ESC ] 0 ; t BEL``, a D
 it split them into an Escape key and text, leaving ``[K`` or ``]0;t`` in the line (and at
 the approval question the Escape cancelled it). Each is dropped whole; the keys
 prompt-toolkit knows (arrows, F-keys, bracketed paste, mouse reports, a reply to its cursor
-position request) and an ``ESC x`` pair something binds (Alt-x) are its as before.
+position request) and an ``ESC x`` pair something binds (Alt-x) are its as before. Keys
+arriving in pieces (:class:`_GuardedParser`): a control string still open when input pauses
+is held to its end; a paste start with no end ends at the pause or a Ctrl-C byte.
+:func:`parse_keys` reads the type-ahead kept from a turn the same way.
 """
 
 from __future__ import annotations

@@ -271,7 +271,13 @@ def keep_typed(typed: bytes) -> None:
 
 
 def typed_keys(typed: bytes) -> list[KeyPress]:
-    """The keys in ``typed`` (read from the terminal during a turn), less NUL."""
+    """The keys in ``typed`` (read from the terminal during a turn), less NUL.
+
+    Read by the prompt's guard (:func:`~goosectx.cli.prompt_safe.parse_keys`): an escape
+    sequence typed meanwhile is dropped whole, as at the prompt (prompt-toolkit's own parser
+    left ``[2J`` and ``]0;title`` for the model), and a paste start with no end keeps what
+    followed it as a paste.
+    """
     keys: list[KeyPress] = []
     parser = parse_keys(keys.append, hold_strings=False)
     parser.feed(typed.replace(b"\0", b"").decode("utf-8", "surrogateescape"))  # (as prompt-toolkit)
