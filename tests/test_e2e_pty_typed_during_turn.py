@@ -60,7 +60,7 @@ def test_keys_typed_during_a_turn_reach_the_next_prompt_without_eof_or_nul(
 ])
 def test_escape_sequences_typed_during_a_turn_are_dropped_whole_as_at_the_prompt(
         tmp_path: Path, typed: str, kept: str) -> None:
-    """Type-ahead was parsed without the prompt's guard (cli/prompt_safe.py): ``[2J`` and
+    """Type-ahead was parsed without the prompt's guard (cli/input_guard.py): ``[2J`` and
     ``]0;T`` reached the model; after a paste start with no end its words were lost."""
     with FakeServer([SLOW, {"text": "second ANSWER-END"}]) as server:
         child = spawn_session(tmp_path, server.base_url, tmp_path)

@@ -1,6 +1,6 @@
 """The input guard when keys arrive in pieces: a paste start with no end, a control string
 split across two writes, Escape then typing at once, escape sequences typed during a turn
-(cli/prompt_safe.py, cli/terminal.py).
+(cli/input_guard.py, cli/terminal.py).
 
 A stray ``ESC [ 200 ~`` locked the prompt and the approval question (Enter, Ctrl-C, Ctrl-D,
 Esc swallowed until an ``ESC [ 201 ~``); ``ESC ] 0 ; ti`` then ``tle BEL`` a moment later left
@@ -22,8 +22,8 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
+from goosectx.cli.input_guard import escape_end, parse_keys
 from goosectx.cli.prompt import make_prompt_session
-from goosectx.cli.prompt_safe import escape_end, parse_keys
 from goosectx.cli.terminal import typed_keys
 
 PAUSE_S = 1.0

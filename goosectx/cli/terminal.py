@@ -22,8 +22,8 @@ from goosectx.cli.answer_guard import keys_help
 from goosectx.cli.approval_keys import approval_keys
 from goosectx.cli.approval_view import VIEW_KEY
 from goosectx.cli.exit_signals import survive_hangup
+from goosectx.cli.input_guard import parse_keys
 from goosectx.cli.plain_answers import NOT_AN_ANSWER, parse_approval_answer
-from goosectx.cli.prompt_safe import parse_keys
 from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
 from goosectx.cli.task_input import lenient
@@ -273,7 +273,7 @@ def keep_typed(typed: bytes) -> None:
 def typed_keys(typed: bytes) -> list[KeyPress]:
     """The keys in ``typed`` (read from the terminal during a turn), less NUL.
 
-    Read by the prompt's guard (:func:`~goosectx.cli.prompt_safe.parse_keys`): an escape
+    Read by the prompt's guard (:func:`~goosectx.cli.input_guard.parse_keys`): an escape
     sequence typed meanwhile is dropped whole, as at the prompt (prompt-toolkit's own parser
     left ``[2J`` and ``]0;title`` for the model), and a paste start with no end keeps what
     followed it as a paste.
