@@ -52,3 +52,31 @@ def test_keys_typed_during_a_turn_reach_the_next_prompt_without_eof_or_nul(
         assert json.dumps(kept) in texts[-1], texts
     else:
         assert len(server.requests) == 1, texts
+
+
+@pytest.mark.parametrize(("typed", "kept"), [
+    ("typed \x1b[2Jduring\x1b]0;T\x07 turn", "typed during turn"),
+    ("a \x1b[200~pasted words", "a pasted words"),
+])
+def test_escape_sequences_typed_during_a_turn_are_dropped_whole_as_at_the_prompt(
+        tmp_path: Path, typed: str, kept: str) -> None:
+    """Type-ahead was parsed without the prompt's guard (cli/input_guard.py): ``[2J`` and
+    ``]0;T`` reached the model; after a paste start with no end its words were lost."""
+    with FakeServer([SLOW, {"text": "second ANSWER-END"}]) as server:
+        child = spawn_session(tmp_path, server.base_url, tmp_path)
+        try:
+            child.expect("❯")
+            child.send("first\r")
+            child.expect("streaming")
+            child.send(typed)
+            child.expect("ANSWER-END")
+            child.expect("❯")
+            time.sleep(1.0)
+            child.send("\r")
+            child.expect("second ANSWER-END")
+            child.send("/exit\r")
+            child.expect(pexpect.EOF, timeout=15)
+        finally:
+            child.close(force=True)
+        texts = user_texts(server.requests)
+    assert json.dumps(kept) in texts[-1], texts

@@ -290,14 +290,15 @@ def test_guard_stands_aside_on_a_prompt_toolkit_without_the_parser_internals_it_
     instead of failing to start."""
     from prompt_toolkit.input import vt100_parser
 
-    from goosectx.cli import prompt_safe
+    from goosectx.cli import input_guard
 
     with create_pipe_input() as pipe:
-        prompt_safe.guard_input(pipe)
+        input_guard.guard_input(pipe)
         assert type(pipe.vt100_parser) is not vt100_parser.Vt100Parser  # (guarded here)
     monkeypatch.delattr(vt100_parser, "_Flush")
-    monkeypatch.setattr(prompt_safe, "_PARSER_INTERNALS_PRESENT", all(
-        hasattr(owner, name) for owner, name in prompt_safe._PARSER_INTERNALS))
+    monkeypatch.setattr(input_guard, "_PARSER_INTERNALS_PRESENT", all(
+        hasattr(owner, name) for owner, name in input_guard._PARSER_INTERNALS))
     with create_pipe_input() as pipe:
-        prompt_safe.guard_input(pipe)
+        input_guard.guard_input(pipe)
         assert type(pipe.vt100_parser) is vt100_parser.Vt100Parser
+    assert type(input_guard.parse_keys(lambda _key: None)) is vt100_parser.Vt100Parser

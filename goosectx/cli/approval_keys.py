@@ -24,8 +24,9 @@ from prompt_toolkit.utils import get_cwidth
 from goosectx.approval import ApprovalDecision
 from goosectx.cli.answer_guard import DROPPED_HINT, AnswerGuard, keys_help
 from goosectx.cli.approval_view import VIEW_KEY
+from goosectx.cli.input_guard import guard_input
 from goosectx.cli.prompt import PROMPT_STYLE
-from goosectx.cli.prompt_safe import guard_escape_input, guard_input
+from goosectx.cli.prompt_safe import guard_escape_input
 from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
 
 DENY_AT_ONCE = "deny_at_once"

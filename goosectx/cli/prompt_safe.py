@@ -22,32 +22,31 @@ does not know (``ESC [ K``, ``ESC [ 2 J``, an OSC title ``ESC ] 0 ; t BEL``, a D
 it split them into an Escape key and text, leaving ``[K`` or ``]0;t`` in the line (and at
 the approval question the Escape cancelled it). Each is dropped whole; the keys
 prompt-toolkit knows (arrows, F-keys, bracketed paste, mouse reports, a reply to its cursor
-position request) and an ``ESC x`` pair something binds (Alt-x) are its as before.
+position request) and an ``ESC x`` pair something binds (Alt-x) are its as before
+(:mod:`goosectx.cli.input_guard`, re-exported here).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
-from prompt_toolkit.application.current import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, DynamicCompleter
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import StyleAndTextTuples, to_formatted_text
 from prompt_toolkit.formatted_text.utils import fragment_list_to_text
-from prompt_toolkit.input import Input, vt100_parser
-from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.processors import Processor, Transformation, TransformationInput
 from prompt_toolkit.layout.utils import explode_text_fragments
 
+from goosectx.cli.input_guard import PENDING, escape_end, guard_input, parse_keys
 from goosectx.cli.sanitize import terminal_safe
 
-__all__ = ["SafeDisplay", "escape_end", "guard_escape_input", "guard_input", "is_mouse_event",
-           "safe_completions", "shown_characters"]
+__all__ = ["PENDING", "SafeDisplay", "escape_end", "guard_escape_input", "guard_input",
+           "is_mouse_event", "parse_keys", "safe_completions", "shown_characters"]
 
 _JOINERS = "\u200c\u200d"
 _SGR_MOUSE = re.compile(r"\x1b\[<\d+;\d+;\d+[mM]\Z")
@@ -177,156 +176,3 @@ def guard_escape_input(kb: KeyBindings) -> None:
         if is_mouse_event(event.data):
             return default.handler(event)
         return None  # a colour sequence typed or pasted: dropped, the text around it kept
-
-
-PENDING = -1
-""":func:`escape_end`: the text so far starts a sequence that is not complete yet."""
-_ESC, _BEL = "\x1b", "\x07"
-_STRINGS = "]PX^_"
-"""After ESC, what starts a control string: OSC (ends at BEL or ST), DCS, SOS, PM, APC."""
-_STRING_STOP = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-"""What ends a control string (BEL, ESC) or shows it was none (another control: typed)."""
-_LONGEST_STRING = 4096
-"""A control string not ended by then is typing, not a sequence (an Alt-P, then words)."""
-_LONGEST_KEY = 32
-"""Longer than any key prompt-toolkit's parser knows (a mouse report is at most 16)."""
-
-
-def escape_end(text: str, is_key: Callable[[str], bool] = lambda _c: False) -> int:
-    """Where an escape sequence ``text`` starts with ends, to be dropped whole.
-
-    A CSI (``ESC [``, parameters and intermediates 0x20–0x3F, a final 0x40–0x7E), a
-    control string (OSC to BEL or ST, ``ESC`` backslash; DCS / SOS / PM / APC to ST; another
-    ESC inside ends it there), an ``ESC N`` / ``ESC O`` and one character, ``ESC``
-    intermediates and a final (``ESC ( B``) or a lone ``ESC final`` pair (``ESC =``).
-    ``is_key(c)``: ``ESC c`` is a key something binds (Alt-c; Alt-7 also reads ``ESC 7``):
-    then no sequence. Returns the length of the sequence, :data:`PENDING` when ``text`` is
-    a start of one, 0 when it starts none (a control character or non-ASCII inside: typing,
-    not a sequence).
-    """
-    if not text.startswith(_ESC):
-        return 0
-    if len(text) < 2:
-        return PENDING
-    kind = text[1]
-    if kind == "[":
-        return _run_end(text, 2, 0x20, 0x3F, 0x40)
-    if kind in _STRINGS:
-        return _string_end(text, kind)
-    if not " " <= kind <= "~" or is_key(kind):
-        return 0
-    if kind in "NO":
-        return PENDING if len(text) < 3 else 3 if " " <= text[2] <= "~" else 0
-    if kind < "0":  # nF: intermediates, then a final
-        return _run_end(text, 2, 0x20, 0x2F, 0x30)
-    return 2
-
-
-def _run_end(text: str, start: int, low: int, high: int, final: int) -> int:
-    """Past the first character from ``start`` in ``final``–0x7E, all before in low–high."""
-    for i in range(start, len(text)):
-        code = ord(text[i])
-        if final <= code <= 0x7E:
-            return i + 1
-        if not low <= code <= high:
-            return 0
-    return PENDING
-
-
-def _string_end(text: str, kind: str) -> int:
-    """:func:`escape_end` of a control string: one search (C speed) for what ends it."""
-    found = _STRING_STOP.search(text, 2, _LONGEST_STRING)
-    if found is None:
-        return PENDING if len(text) < _LONGEST_STRING else 0
-    i, char = found.start(), found.group()
-    if char == _BEL:
-        return i + 1 if kind == "]" else 0
-    if char == _ESC:
-        if i + 1 == len(text):
-            return PENDING
-        return i + 2 if text[i + 1] == "\\" else i  # (another sequence: this one ends)
-    return 0  # Enter, Ctrl-C: keys typed, not a string
-
-
-def _bound_after_escape(char: str) -> bool:
-    """True when the running application has a key for ``ESC char``.
-
-    Alt-c, or an eager Escape of its own (the approval question's cancel, pressed just
-    before ``char``).
-    """
-    bindings = getattr(get_app().key_processor, "_bindings", None)  # (the merged key bindings)
-    if bindings is None:
-        return True  # (a prompt-toolkit without it: ESC c stays a key, as before the guard)
-    return any(b.filter() for b in bindings.get_bindings_for_keys((Keys.Escape, char))) or any(
-        b.filter() and b.eager() for b in bindings.get_bindings_for_keys((Keys.Escape,)))
-
-
-class _GuardedParser(Vt100Parser):
-    """prompt-toolkit's parser, with an escape sequence it does not know dropped whole.
-
-    As its own state machine: the keys it knows (a sequence in its table, a cursor position
-    reply, a mouse report) first; then, where it would have split what it read into an
-    Escape key and text, a sequence :func:`escape_end` reads is waited for and dropped.
-    A flush (no more input for a moment: a lone Escape key) ends the wait as before.
-    """
-
-    def _input_parser_generator(self) -> Generator[None, str | vt100_parser._Flush, None]:
-        prefix = ""
-        retry = False
-        while True:
-            flush = False
-            if retry:
-                retry = False
-            else:
-                char = yield
-                if isinstance(char, vt100_parser._Flush):
-                    flush = True
-                else:
-                    prefix += char
-            if not prefix or (not flush and len(prefix) <= _LONGEST_KEY
-                              and vt100_parser._IS_PREFIX_OF_LONGER_MATCH_CACHE[prefix]):
-                continue  # (its cache keeps each prefix: a long string's are no key's)
-            match = self._get_match(prefix)
-            if match:
-                self._call_handler(match, prefix)
-                prefix = ""
-                continue
-            end = escape_end(prefix, _bound_after_escape)
-            if end == PENDING and not flush:
-                continue
-            retry = True
-            if end > 0:
-                prefix = prefix[end:]  # dropped whole
-                retry = bool(prefix)
-                continue
-            for i in range(len(prefix), 0, -1):  # prompt-toolkit's: the longest known first
-                if match := self._get_match(prefix[:i]):
-                    self._call_handler(match, prefix[:i])
-                    prefix = prefix[i:]
-                    break
-            else:
-                self._call_handler(prefix[0], prefix[0])
-                prefix = prefix[1:]
-
-
-_PARSER_INTERNALS = (
-    (vt100_parser, "_IS_PREFIX_OF_LONGER_MATCH_CACHE"), (vt100_parser, "_Flush"),
-    (Vt100Parser, "_input_parser_generator"), (Vt100Parser, "_get_match"),
-    (Vt100Parser, "_call_handler"))
-"""What :class:`_GuardedParser` uses of prompt-toolkit's parser that is not its public API."""
-_PARSER_INTERNALS_PRESENT = all(hasattr(owner, name) for owner, name in _PARSER_INTERNALS)
-
-
-def guard_input(input: Input) -> None:
-    """Parse ``input``'s keys with unknown escape sequences dropped (:class:`_GuardedParser`).
-
-    For a terminal's input (and a pipe's: tests); once per input, which every prompt and
-    question reading it then shares. Other inputs (Windows' console) are left as they are.
-    """
-    parser = getattr(input, "vt100_parser", None)
-    if not _PARSER_INTERNALS_PRESENT:
-        return  # (another prompt-toolkit: its keys as they come, unknown sequences too)
-    if isinstance(parser, Vt100Parser) and not isinstance(parser, _GuardedParser):
-        guarded = _GuardedParser(parser.feed_key_callback)
-        guarded._in_bracketed_paste = parser._in_bracketed_paste
-        input.vt100_parser = guarded  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.output import Output
 from rich.console import Console
 
@@ -21,6 +22,7 @@ from goosectx.cli.answer_guard import keys_help
 from goosectx.cli.approval_keys import approval_keys
 from goosectx.cli.approval_view import VIEW_KEY
 from goosectx.cli.exit_signals import survive_hangup
+from goosectx.cli.input_guard import parse_keys
 from goosectx.cli.plain_answers import NOT_AN_ANSWER, parse_approval_answer
 from goosectx.cli.safe_console import safe_console
 from goosectx.cli.sanitize import APPROVAL_MARKER, terminal_safe
@@ -258,20 +260,29 @@ def keep_typed(typed: bytes) -> None:
     were typed later); prompt-toolkit keeps type-ahead by the terminal's file descriptor,
     which the REPL's prompt reads.
     """
-    typed = typed.replace(b"\0", b"")
-    if not typed:
+    keys = typed_keys(typed)
+    if not keys:
         return
     from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
     from prompt_toolkit.input.vt100 import Vt100Input
-    from prompt_toolkit.input.vt100_parser import Vt100Parser
-    from prompt_toolkit.key_binding import KeyPress
 
-    keys: list[KeyPress] = []
-    parser = Vt100Parser(keys.append)
-    parser.feed(typed.decode("utf-8", "surrogateescape"))  # as prompt-toolkit decodes it
-    parser.flush()
     terminal = Vt100Input(sys.stdin)
     store_typeahead(terminal, get_typeahead(terminal) + keys)
+
+
+def typed_keys(typed: bytes) -> list[KeyPress]:
+    """The keys in ``typed`` (read from the terminal during a turn), less NUL.
+
+    Read by the prompt's guard (:func:`~goosectx.cli.input_guard.parse_keys`): an escape
+    sequence typed meanwhile is dropped whole, as at the prompt (prompt-toolkit's own parser
+    left ``[2J`` and ``]0;title`` for the model), and a paste start with no end keeps what
+    followed it as a paste.
+    """
+    keys: list[KeyPress] = []
+    parser = parse_keys(keys.append, hold_strings=False)
+    parser.feed(typed.replace(b"\0", b"").decode("utf-8", "surrogateescape"))  # (as prompt-toolkit)
+    parser.flush()
+    return keys
 
 
 def drop_typeahead() -> bool:
