@@ -93,19 +93,21 @@ def test_escape_sequences_typed_at_the_prompt_leave_no_text_and_the_arrows_still
     assert re.search(r"│ one two three four +│", shown), shown[-2000:]
 
 
-def test_a_paste_start_with_no_end_gives_the_keys_back_once_input_pauses(
-        tmp_path: Path) -> None:
-    """A stray ``ESC[200~`` swallowed Enter, Ctrl-C and Ctrl-D until an ``ESC[201~`` came."""
+def test_ctrl_c_gives_the_keys_back_after_a_paste_start_with_no_end(tmp_path: Path) -> None:
+    """A stray ``ESC[200~`` swallowed Enter, Ctrl-C and Ctrl-D until an ``ESC[201~`` came;
+    now Ctrl-C ends the paste (and clears the line, as Ctrl-C does) and keys are keys again."""
     import time
 
     child, seen = _repl(tmp_path)
     try:
         child.expect("❯")
         child.send("x\x1b[200~abc")
-        time.sleep(1.0)  # (past the 0.5 s flush: the paste ends with what came)
-        child.send("\r")
+        time.sleep(1.0)  # (past the 0.5 s flush: a pause alone does not end a paste)
+        child.send("\x03")
+        time.sleep(0.3)
+        child.send("yz\r")
         child.expect("not sent")
         _leave(child)
     finally:
         child.close(force=True)
-    assert re.search(r"│ xabc +│", _ANSI.sub("", "".join(seen))), "".join(seen)[-2000:]
+    assert re.search(r"│ yz +│", _ANSI.sub("", "".join(seen))), "".join(seen)[-2000:]

@@ -124,9 +124,10 @@ class _GuardedParser(Vt100Parser):
     (typing) or it reaches :data:`_LONGEST_STRING`; unless ``ESC ]`` / ``ESC P`` is a key
     something binds, or ``hold_strings`` is off (the end of what was typed during a turn).
 
-    A bracketed paste (prompt-toolkit reads it whole up to its end mark) also ends when the
-    input pauses (a flush: a real paste arrives in one burst) or at a Ctrl-C byte, which is
-    the key it is: a stray ``ESC [ 200 ~`` no longer swallows Enter, Ctrl-C and Ctrl-D.
+    A bracketed paste (prompt-toolkit reads it whole up to its end mark) also ends at a Ctrl-C
+    byte, which is the key it is: a stray ``ESC [ 200 ~`` no longer swallows every key until
+    an end mark comes — Ctrl-C gives the keys back. A pause does not end it: a real paste
+    over a slow link may stall, and its rest read as typed keys would send half of it.
     """
 
     def __init__(self, feed_key_callback: Callable[[KeyPress], None],
@@ -149,8 +150,12 @@ class _GuardedParser(Vt100Parser):
         super().feed(data)
 
     def flush(self) -> None:
-        """prompt-toolkit's; a paste not ended by now ends here with what came of it."""
-        if self._in_bracketed_paste:
+        """prompt-toolkit's; a paste still open ends here where no more input follows.
+
+        That is what was typed during a turn (``hold_strings`` off); at a prompt a pause does
+        not end a paste.
+        """
+        if self._in_bracketed_paste and not self.hold_strings:
             self._end_paste()
         super().flush()
 
