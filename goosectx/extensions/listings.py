@@ -149,8 +149,28 @@ def _why(kind: str, item: object, exc: ValidationError) -> str:
     return f"its listing is not valid MCP ({field}: {error['msg']})"
 
 
-class _CheckedRead:
+class _Wrapped:
+    """A transport stream wrapped: closing and the async context go to the inner one."""
+
+    _inner: ReadStream[SessionMessage | Exception] | WriteStream[SessionMessage]
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None,
+                        exc_val: BaseException | None, exc_tb: TracebackType | None
+                        ) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
+
+
+class _CheckedRead(_Wrapped):
     """The transport's read stream; replies to listing requests go through the check."""
+
+    _inner: ReadStream[SessionMessage | Exception]
 
     def __init__(self, inner: ReadStream[SessionMessage | Exception], check: ListingCheck
                  ) -> None:
@@ -164,27 +184,17 @@ class _CheckedRead:
     async def receive(self) -> SessionMessage | Exception:
         return self._check.received(await self._inner.receive())
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
     def __aiter__(self) -> Self:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:
         return self._check.received(await self._inner.__anext__())
 
-    async def __aenter__(self) -> Self:
-        await self._inner.__aenter__()
-        return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc_val: BaseException | None, exc_tb: TracebackType | None
-                        ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
-
-
-class _NotedWrite:
+class _NotedWrite(_Wrapped):
     """The transport's write stream; listing requests are noted on their way out."""
+
+    _inner: WriteStream[SessionMessage]
 
     def __init__(self, inner: WriteStream[SessionMessage], check: ListingCheck) -> None:
         self._inner, self._check = inner, check
@@ -192,15 +202,3 @@ class _NotedWrite:
     async def send(self, item: SessionMessage, /) -> None:
         self._check.sent(item)
         await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc_val: BaseException | None, exc_tb: TracebackType | None
-                        ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
