@@ -40,9 +40,17 @@ def pathspec_reads(args: list[str]) -> str | None:
     """Why ``git ARGS`` may show a sensitive file through a pathspec or ``REV:PATH``, or ``None``.
 
     ``args`` are git's words after ``git``; every word but an option is tried (git takes a
-    glob or a magic pathspec without ``--`` too).
+    glob or a magic pathspec without ``--`` too), and ``git log -L``'s file (``-L1,1:.env``,
+    ``-L :func:.env``: the name after the last colon).
     """
-    for word in args:
+    for i, word in enumerate(args):
+        line_range = word[2:] if word.startswith("-L") and len(word) > 2 else (
+            word if i and args[i - 1] == "-L" else None)
+        if line_range is not None and ":" in line_range:  # -L1,1:.env, -L :func:.env
+            path = line_range.rsplit(":", 1)[1]
+            if path and sensitive_why(Path("/", path)) is not None:
+                return f"{word} names {path}, a sensitive file, for its line history"
+            continue
         if word.startswith("-") or not word or "://" in word:
             continue
         if (found := _why(word)) is not None:

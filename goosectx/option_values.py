@@ -231,13 +231,16 @@ def go_flag_values(args: list[str]) -> str | None:
     """Why ``go … -ldflags=V`` may run a program or write a file, or ``None``.
 
     The value's words must all be :data:`_PLAIN_TOOL_FLAG` (``-ldflags='-s -w -X main.v=1'``
-    runs); ``-extld=./x``, ``-linkmode=external``, ``-cpuprofile=F`` ask.
+    runs); ``-extld=./x``, ``-linkmode=external``, ``-cpuprofile=F`` ask. A package pattern
+    before them (``-gcflags=all=-N -l``, ``-ldflags=./...=-extld=x``) is go's, not a flag.
     """
     for i, word in enumerate(args):
         name, equals, value = word.lstrip("-").partition("=")
         if word[:1] != "-" or name not in _GO_TOOL_FLAGS:
             continue
         value = value if equals else args[i + 1] if i + 1 < len(args) else ""
+        if not value.lstrip().startswith("-") and "=" in value:  # all=-N -l: for those packages
+            value = value.partition("=")[2]
         try:
             words = shlex.split(value)
         except ValueError:
