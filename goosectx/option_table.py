@@ -42,8 +42,8 @@ class Does(Enum):
     """Likewise: ``cp -t DIR``, a git directory gets a ``config``."""
     RUNS = "runs another program or takes settings its rule does not show"
     """Always asks: ``cargo --config 'target.X.runner=…'``, ``go test -exec``, ``mypy
-    --install-types`` (runs pip), ``sort --compress-program=P`` (P reads sort's data on its
-    input: an interpreter runs it), ``rg --hostname-bin=P`` (rg 14 runs P)."""
+    --install-types`` (runs pip), ``rg --hostname-bin=P`` (rg 14 runs P); ``sort
+    --compress-program=P`` but a compressor: :func:`goosectx.option_values.sort_compressor`."""
 
 
 @dataclass(frozen=True)
@@ -168,8 +168,7 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     **dict.fromkeys(("git add", "git checkout", "git rm", "git restore", "git reset",
                      "git commit", "git stash"), _PATHSPEC),
     "pytest": _PYTEST, "py.test": _PYTEST,
-    "sort": (*_FILES0, Option(Does.OUTPUT, longs=("--output",), letters="o", valued="kStT"),
-             Option(Does.RUNS, longs=("--compress-program",))),
+    "sort": (*_FILES0, Option(Does.OUTPUT, longs=("--output",), letters="o", valued="kStT")),
     "rg": (Option(Does.RUNS, longs=("--hostname-bin",)),),
     "du": _FILES0, "wc": _FILES0,
     "shuf": (Option(Does.OUTPUT, longs=("--output",), letters="o", valued="in"),),

@@ -50,6 +50,8 @@ def option_values(name: str, args: list[str]) -> str | None:
         return go_flag_values(args)
     if name == "ruff":
         return ruff_settings(args)
+    if name == "sort":
+        return sort_compressor(args)
     if name in ("make", "gmake"):
         return make_settings(name, args)
     if name in ("npm", "pnpm", "yarn", "npx"):
@@ -248,6 +250,27 @@ def go_flag_values(args: list[str]) -> str | None:
         if not all(_PLAIN_TOOL_FLAG.fullmatch(w) for w in words):
             return (f"go -{name} gives its tools flags that may run a program or write a "
                     "file, which the rules do not read")
+    return None
+
+
+_COMPRESSORS = frozenset({"gzip", "pigz", "bzip2", "pbzip2", "lbzip2", "xz", "pixz", "lzma",
+                          "lz4", "zstd", "pzstd", "lzop", "brotli", "compress"})
+"""Programs ``sort --compress-program`` may start unasked: compressors, which read their input
+as data (an interpreter, ``python3``, would run sort's temporary data as a program)."""
+
+
+def sort_compressor(args: list[str]) -> str | None:
+    """Why ``sort … --compress-program=P`` may run what sort feeds it, or ``None``."""
+    for i, word in enumerate(args):
+        if word == "--":
+            return None
+        if not long_option(word, "--compress-program"):
+            continue
+        program = word.partition("=")[2] if "=" in word else (
+            args[i + 1] if i + 1 < len(args) else "")
+        if program not in _COMPRESSORS:
+            return (f"sort --compress-program={program} runs {program or 'a program'} on "
+                    "sort's data, which it may run as a program")
     return None
 
 

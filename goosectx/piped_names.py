@@ -62,31 +62,54 @@ class Listing(NamedTuple):
     (``find`` without ``-L``/``-follow``, ``git ls-files``)."""
 
 
-_FIND_FILTERS = frozenset({"-name", "-iname", "-type", "-maxdepth", "-mindepth"})
+_FIND_TESTS_VALUED = frozenset({
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+    "-type", "-xtype", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
+    "-newer", "-anewer", "-cnewer", "-user", "-group", "-uid", "-gid", "-perm", "-links",
+    "-inum", "-samefile", "-maxdepth", "-mindepth", "-regextype", "-lname", "-ilname",
+    "-fstype", "-used"})
+"""``find`` tests (and options) taking one value that only select among the names found."""
+_FIND_TESTS_BARE = frozenset({
+    "-empty", "-readable", "-writable", "-executable", "-true", "-prune", "-print", "-print0",
+    "-nouser", "-nogroup", "-xdev", "-mount", "-depth", "-noleaf", "-daystart",
+    "-ignore_readdir_race", "-noignore_readdir_race", "-follow", "-a", "-and", "(", ")"})
+"""``find`` words that select (or print a name found) with no value; ``-a`` joins terms."""
 
 
 def _find_printed(expression: list[str]) -> Printed | None:
-    r"""Which names ``find``'s expression prints, when it is only ``-name``/``-iname``/``-type f``.
+    r"""Which names ``find``'s expression prints, when it is a conjunction of plain tests.
 
-    Terms joined by the implied ``-a`` (no ``-o``, ``!``, ``(``); a pattern with ``[`` or
-    ``\`` is read differently by Python's fnmatch than by find: ``None`` (any name), as for
-    every other expression. ``-maxdepth`` and ``-mindepth`` print fewer, never other names.
+    Terms joined by the implied ``-a`` (no ``-o``, ``,``; parentheses around terms change
+    nothing then): each test narrows what is printed, so leaving one out (``-size -1k``,
+    ``-path './src/*'``, ``-not -path './.venv/*'``) only lets more names through. The
+    constraint kept: every ``-name``/``-iname`` not negated, and ``-type f``. A pattern with
+    ``[`` or ``\`` is read differently by Python's fnmatch than by find: ``None`` (any name),
+    as for every other expression (``-o``, ``-printf``, an action, a negated group).
     """
     patterns: list[tuple[str, bool]] = []
     files_only = False
+    negated = False
     i = 0
     while i < len(expression):
         word, value = expression[i], expression[i + 1] if i + 1 < len(expression) else None
-        if word in ("-print", "-print0"):
+        if word in ("!", "-not"):
+            if negated or value in (None, "("):
+                return None  # (a negated group: its insides may widen; rare)
+            negated = True
             i += 1
             continue
-        if word not in _FIND_FILTERS or value is None:
+        if word in _FIND_TESTS_BARE:
+            negated = False
+            i += 1
+            continue
+        if word not in _FIND_TESTS_VALUED or value is None:
             return None
-        if word in ("-name", "-iname"):
+        if word in ("-name", "-iname") and not negated:
             if "[" in value or "\\" in value:
                 return None
             patterns.append((value.lower() if word == "-iname" else value, word == "-iname"))
-        files_only |= word == "-type" and value == "f"
+        files_only |= word == "-type" and value == "f" and not negated
+        negated = False
         i += 2
 
     def printed(name: str, is_dir: bool) -> bool:

@@ -1,0 +1,46 @@
+"""A ``find`` fed to ``xargs`` or ``$(…)`` is judged by the names it can print: a conjunction
+of plain tests prints only what its ``-name``/``-type f`` allow (the seventh tester: ``-not
+-path './.venv/*'``, parentheses, ``-size`` asked ". (holding .env)"); ``-o``, a negated name or
+group, or a test that cannot narrow to names still ask."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rules_support import shell_verdict
+
+from goosectx.permissions import PermissionRules
+
+RULES = PermissionRules(allow=("shell(grep*)", "shell(find*)", "shell(xargs*)", "shell(cat*)",
+                               "shell(wc*)"))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    work = tmp_path / "proj"
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "a.py").write_text("def f(): pass\n")
+    (work / ".env").write_text("K=1\n")
+    return work
+
+
+@pytest.mark.parametrize("command", [
+    "grep -n def $(find . -type f -name '*.py' -not -path './.venv/*')",
+    "find . \\( -name '*.py' \\) | xargs wc -l",
+    "find . -type f -size -1k -name '*.py' | xargs cat",
+    "find . ! -path './node_modules/*' -name '*.py' -print | xargs wc -l",
+    "find . -maxdepth 3 -name '*.py' -empty -a -readable | xargs cat",
+])
+def test_a_conjunction_of_plain_tests_is_judged_by_its_names(project: Path, command: str) -> None:
+    assert shell_verdict(RULES, command, "smart_approve", working_dir=project).action == "run"
+
+
+@pytest.mark.parametrize("command", [
+    "find . -not -name '*.py' | xargs cat", "find . ! -type d | xargs cat",
+    "find . -name '*.py' -o -name .env | xargs cat",
+    "find . -not \\( -name '*.py' \\) | xargs cat", "find . -path '*env' | xargs cat",
+    "find . -name '*.py' , -name .env | xargs cat",
+])
+def test_what_may_print_a_sensitive_name_still_asks(project: Path, command: str) -> None:
+    assert shell_verdict(RULES, command, "smart_approve", working_dir=project).action == "ask"
