@@ -391,3 +391,18 @@ def test_an_answer_cut_at_the_output_limit_keeps_that_mark_however_it_is_stored(
     (loaded,) = store.load(s.id).conversation.messages
     assert loaded.metadata.cut_short == "cut off at the output limit"
     assert loaded.metadata.cut_at_output_limit and not loaded.metadata.cancelled
+
+
+def test_a_name_that_begins_another_sessions_id_is_refused(store, tmp_path):
+    """A name is looked up before an id prefix: renaming one session to the start of another's
+    id made that prefix mean the renamed one (``sessions remove PREFIX`` removed it)."""
+    first = store.create_session(tmp_path, name="first")
+    second = store.create_session(tmp_path, name="second")
+    prefix = second.id[:len(second.id) - 2]
+    if first.id.startswith(prefix):  # (same second: both ids share it; use what is second's)
+        prefix = second.id
+    with pytest.raises(SessionNameTaken, match="begins the id of another session"):
+        store.rename(first.id, prefix)
+    store.rename(second.id, "notes-" + first.id)  # (an id inside a name hides no prefix)
+    store.rename(first.id, "50%_done")  # (LIKE's wildcards are matched as themselves)
+    assert store.load(first.id).name == "50%_done"

@@ -9,6 +9,7 @@ See docs/architecture.md §8.
 
 from __future__ import annotations
 
+import re
 import shlex
 import sqlite3
 from collections.abc import Sequence
@@ -317,7 +318,10 @@ class SessionStore(MessageStore, LedgerStore, ExtensionRecordStore, SearchStore,
 
 
 def _refuse_an_id(conn: sqlite3.Connection, name: str, session_id: str | None) -> None:
-    """Refuse ``name`` for ``session_id`` when it is another session's id.
+    """Refuse ``name`` for ``session_id`` when it is another session's id or begins one.
+
+    A name is looked up before an id prefix: ``rename x 20261204_21`` would make that prefix,
+    which named another session, name this one (``sessions remove 20261204_21``).
 
     ``session_id`` ``None``: a session not stored yet, so every stored id is another's.
 
@@ -327,3 +331,8 @@ def _refuse_an_id(conn: sqlite3.Connection, name: str, session_id: str | None) -
     if conn.execute("SELECT 1 FROM sessions WHERE id=? AND id IS NOT ?",
                     (name, session_id)).fetchone():
         raise SessionNameTaken(f"{name!r} is the id of another session", "pick another name")
+    pattern = re.sub(r"([\\%_])", r"\\\1", name) + "%"
+    if conn.execute("SELECT 1 FROM sessions WHERE id LIKE ? ESCAPE '\\' AND id IS NOT ?",
+                    (pattern, session_id)).fetchone():
+        raise SessionNameTaken(f"{name!r} begins the id of another session (a name would hide "
+                               "that id's prefix)", "pick another name")
