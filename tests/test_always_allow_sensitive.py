@@ -109,6 +109,7 @@ def test_an_always_allowed_editor_still_asks_before_editing_env(world: World) ->
 
 
 def test_a_glob_too_wide_to_check_asks_and_says_it_may_name_one(tmp_path: Path) -> None:
+    """(``cat``, which reads what it names: ``ls`` lists names only, and runs.)"""
     from goosectx.approval import ApprovalContext, decide
 
     for d in range(11):
@@ -116,13 +117,13 @@ def test_a_glob_too_wide_to_check_asks_and_says_it_may_name_one(tmp_path: Path) 
         for i in range(1000):
             (tmp_path / f"d{d}" / f"f{i}.py").touch()
     verdict = decide(ApprovalContext(mode="approve", tool_name="shell", read_only=False,
-                                     working_dir=tmp_path, arguments={"command": "ls */*.py"},
+                                     working_dir=tmp_path, arguments={"command": "cat */*.py"},
                                      always_allowed=frozenset({"shell"})))
     assert verdict.action == "ask"
     assert verdict.read_why == ('*/*.py (over 10,000 matches, too many to check: any may be) '
                                 'may name a sensitive file, which "always allow" does not cover')
     plain = decide(ApprovalContext(mode="approve", tool_name="shell", read_only=False,
-                                   working_dir=tmp_path, arguments={"command": "ls d1/*.py"},
+                                   working_dir=tmp_path, arguments={"command": "cat d1/*.py"},
                                    always_allowed=frozenset({"shell"})))
     assert plain.action == "run"
 
