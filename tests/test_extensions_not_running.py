@@ -73,7 +73,8 @@ def test_a_flag_extension_not_given_again_on_resume_names_the_flag(
     assert response.is_error
     assert response.output.startswith("extension demo was added with a flag and needs its "
                                       "settings again: resume with --with-extension ")
-    assert response.output.endswith("(with its environment values); this call was not run.")
+    assert response.output.endswith("(with its environment values: SECRET_THING); this call "
+                                    "was not run.")  # (the name, never the value)
     assert "value-123456" not in response.output
 
 

@@ -352,8 +352,10 @@ def resume_configs(stored: Iterable[Mapping[str, Any]], current: Iterable[Extens
                     [str(record.get("cmd", "")), *map(str, record.get("args", []))])))
         secret = record.get("env_names") or record.get("env_keys") or record.get("header_names")
         if secret or record.get("redacted"):
+            kind = "header" if secret is record.get("header_names") else "environment"
+            named = f": {', '.join(map(str, secret))}" if isinstance(secret, list) else ""
             values = " and ".join(what for what, needed in (
-                ("its environment values", secret),
+                (f"its {kind} values{named}", secret),
                 ("what [REDACTED] stands for", record.get("redacted"))) if needed)
             absent[name] = (f"extension {name} was added with a flag and needs its settings "
                             f"again: resume with {flag} (with {values})")
