@@ -59,8 +59,8 @@ def show_notices(repl: Repl) -> None:
 
 
 def _draw_notices(repl: Repl, notices: list[str]) -> None:
-    for notice in notices:  # server text: through the sanitiser
-        repl.renderer.notice(terminal_safe(notice), style="yellow")
+    for notice in notices:  # server text, one line each: a name's line break as a stand-in
+        repl.renderer.notice(one_line_safe(notice), style="yellow")
 
 
 def watch(repl: Repl, manager: ExtensionManager) -> None:
@@ -236,7 +236,7 @@ def resource_mentions(repl: Repl, text: str) -> list[Any]:
                                    cap_tokens=mention_cap_tokens(repl),
                                    model=provider.model if provider else repl.session.model)
     for notice in found.notices:
-        repl.renderer.notice(terminal_safe(notice), style="yellow")
+        repl.renderer.notice(one_line_safe(notice), style="yellow")
     return list(found.attachments)
 
 
