@@ -145,8 +145,8 @@ def test_a_command_that_may_read_a_sensitive_file_is_worded_as_the_approval_word
     world.provider.add("ok")
     out = " ".join(world.run('!cd "$(echo .)" && grep -r KEY .' + ENTER + "hello" + ENTER
                              + CTRL_D).split())
-    assert "KEY (read below, after cd $(…): any may be) may name a sensitive file (keys, " \
-           "credentials), so the model does not see this output" in out
+    assert ". (read below, after cd $(…): any may be) may name a sensitive file (keys, " \
+           "credentials), so the model does not see this output" in out  # (KEY: grep's pattern)
     assert "is a sensitive file" not in out
 
 
