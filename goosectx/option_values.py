@@ -28,7 +28,7 @@ import re
 import shlex
 
 from goosectx.option_table import KNOWN, table_name
-from goosectx.shell_options import long_option
+from goosectx.shell_options import long_option, option_value
 
 _PLAIN = re.compile(r"[a-z0-9_+-]+(?:,[a-z0-9_+-]+)*|\d+\.\d+")
 """A value that names no file a plugin may write: a lowercase word, a list of them, a number."""
@@ -266,8 +266,7 @@ def sort_compressor(args: list[str]) -> str | None:
             return None
         if not long_option(word, "--compress-program"):
             continue
-        program = word.partition("=")[2] if "=" in word else (
-            args[i + 1] if i + 1 < len(args) else "")
+        program = option_value(args, i, ("--compress-program",)) or ""
         if program not in _COMPRESSORS:
             return (f"sort --compress-program={program} runs {program or 'a program'} on "
                     "sort's data, which it may run as a program")
