@@ -23,6 +23,13 @@ _GIT_FILE = re.compile(r"(?:^|.*/)(?:\.git/(?:config(?:\.worktree)?|hooks(?:/.*)
 _GIT_DIR = re.compile(r"(?:^|.*/)\.git(?:/modules/.+)?/?")
 """A git directory: a file copied into it may be its ``config``."""
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
+_PASSES_ON = frozenset({
+    "npm", "pnpm", "yarn", "bun", "npx", "bunx", "deno", "make", "gmake", "just", "task",
+    "cargo", "go", "pytest", "py.test", "tox", "nox", "poetry", "uv", "hatch", "pdm", "rake",
+    "bundle", "gradle", "gradlew", "./gradlew", "mvn", "./mvnw", "mvnw", "composer"})
+"""Programs that hand their words on to project scripts or tools whose options no table here
+reads (``npm run lint -- -o F``, ``make test ARGS=-oF``, ``cargo test -- …``)."""
+_SHORT_GLUED = re.compile(r"-[A-Za-z]")
 
 
 def writes_git_config(name: str, args: list[str]) -> str | None:
@@ -33,7 +40,9 @@ def writes_git_config(name: str, args: list[str]) -> str | None:
     files, ``dd of=PATH``, the file an option writes its output to (``find -fprint PATH``:
     :attr:`goosectx.option_table.Does.OUTPUT`), and the target of ``cp``, ``mv``, ``install``,
     ``ln``, ``rsync`` (its last operand, also a git directory, or the directory of an option
-    that does :attr:`~goosectx.option_table.Does.INTO`, ``-t DIR``).
+    that does :attr:`~goosectx.option_table.Does.INTO`, ``-t DIR``); and any word, ``=``
+    value or short option's glued value that names one, given to a program of
+    :data:`_PASSES_ON` (``npm run lint -- -o .git/hooks/pre-commit``, ``make ARGS=-o.git/config``).
     """
     hits = [hit for hit in option_hits(name, args) if hit.value is not None] if (
         name in OPTIONS) else []
@@ -50,4 +59,18 @@ def writes_git_config(name: str, args: list[str]) -> str | None:
     if any(_GIT_FILE.fullmatch(path) for path in paths):
         return ("it writes git config or a hook, which may set a command a later git runs "
                 "(core.pager, a ! alias)")
+    if name in _PASSES_ON and any(_GIT_FILE.fullmatch(path) for word in args
+                                  for path in _named(word)):
+        return (f"it hands git config or a hook to what {name} runs, whose options the rules "
+                "do not read: it may write it and set a command a later git runs")
     return None
+
+
+def _named(word: str) -> list[str]:
+    """The paths ``word`` may name for a script whose options are unknown.
+
+    The whole word, the value after ``=`` (``--outputFile=P``, ``ARGS=P``) and after a short
+    option (``-oP``).
+    """
+    value = word.partition("=")[2]
+    return [word] + [w[2:] if _SHORT_GLUED.match(w) else w for w in (word, value) if w]

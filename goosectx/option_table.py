@@ -43,7 +43,8 @@ class Does(Enum):
     RUNS = "runs another program or takes settings its rule does not show"
     """Always asks: ``cargo --config 'target.X.runner=…'``, ``go test -exec``, ``mypy
     --install-types`` (runs pip), ``rg --hostname-bin=P`` (rg 14 runs P); ``sort
-    --compress-program=P`` but a compressor: :func:`goosectx.option_values.sort_compressor`."""
+    --compress-program=P`` but a compressor: :func:`goosectx.option_values.sort_compressor`;
+    ``go env -w GOFLAGS=-toolexec=P`` stores flags every later go command takes."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,8 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "sed": _PROGRAM_FILE, "gsed": _PROGRAM_FILE,
     **dict.fromkeys(("awk", "gawk", "mawk", "nawk", "busybox-awk"), _PROGRAM_FILE),
     "cp": _TARGET_DIR, "mv": _TARGET_DIR, "install": _TARGET_DIR, "ln": _TARGET_DIR,
-    "cargo": _CARGO, "go": _GO, "mypy": _MYPY, "dmypy": _MYPY, "tsc": _TSC,
+    "cargo": _CARGO, "go": _GO, "go env": (Option(Does.RUNS, flags=("w", "u")),),
+    "mypy": _MYPY, "dmypy": _MYPY, "tsc": _TSC,
     "ruff": _LINTER_OUTPUT, "eslint": _LINTER_OUTPUT,
     "prettier": (Option(Does.OUTPUT, longs=("--cache-location",)),),
 }
@@ -237,6 +239,8 @@ def option_hits(name: str, args: list[str]) -> Iterator[Hit]:
     if name == "git" and (at := git_subcommand(args)) < len(args):
         sub = f"git {args[at]}"  # git -C . rm --pathspec-from-file=F: "git rm"'s options too
         entries += [(sub, entry) for entry in OPTIONS.get(sub, ())]
+    if name == "go" and args[:1] and args[0][:1] != "-":  # go env -w GOFLAGS=…: "go env"'s
+        entries += [(f"go {args[0]}", entry) for entry in OPTIONS.get(f"go {args[0]}", ())]
     if not entries:
         return
     starts = any(entry.starts for _program, entry in entries)

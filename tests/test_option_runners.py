@@ -117,3 +117,40 @@ def test_the_reason_names_the_option(project: Path) -> None:
         "cargo --config runs another program or takes settings its rule does not show")
     assert "go -cpuprofile" in str(option_writes("go", ["test", "-cpuprofile=.git/HEAD"]))
     assert "go -ldflags" in str(option_writes("go", ["build", "-ldflags=-extld=./x"]))
+
+
+@pytest.mark.parametrize("command", [
+    "go env -w GOFLAGS=-toolexec=/tmp/x",
+    "go env -w CC=./evil",
+    "go env --w=GOTOOLCHAIN=go1.99.0",
+    "go env -u GOFLAGS",
+])
+def test_go_env_storing_settings_asks(project: Path, command: str) -> None:
+    """``go env -w`` writes go's env file: every later (allowed) ``go test`` takes its flags."""
+    action, reason = _verdict(project, command)
+    assert action == "ask", reason
+
+
+@pytest.mark.parametrize("command", [
+    "npm run lint -- -o .git/hooks/pre-commit",
+    "npm test -- --outputFile=.git/hooks/pre-commit",
+    "npm test -- ./.git/config.worktree",
+    "yarn test --outputFile .git/hooks/post-checkout",
+    "make test ARGS=-o.git/hooks/pre-push",
+    "cargo test -- --logfile=.git/hooks/post-checkout",
+    "pytest --my-plugin-out=.git/hooks/pre-commit",
+])
+def test_git_config_or_a_hook_handed_to_a_script_asks(project: Path, command: str) -> None:
+    """What ``npm run SCRIPT --`` passes on goes to a tool no table here reads: a git hook or
+    git config among its words may be written (a hook is a command a later git runs)."""
+    action, reason = _verdict(project, command)
+    assert action == "ask", reason
+
+
+@pytest.mark.parametrize("command", [
+    "go env GOPATH", "go env -json", "npm test -- -t 'my test'", "make test ARGS=-v",
+    "npm run lint -- --fix src", "ls .git/hooks", "cat .git/hooks/pre-commit.sample",
+])
+def test_reading_go_env_and_passing_plain_words_run(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "run", reason
