@@ -30,6 +30,8 @@ _PASSES_ON = frozenset({
 """Programs that hand their words on to project scripts or tools whose options no table here
 reads (``npm run lint -- -o F``, ``make test ARGS=-oF``, ``cargo test -- …``)."""
 _SHORT_GLUED = re.compile(r"-[A-Za-z]")
+_IN_GIT_DIR = re.compile(r"(?:^|.*/)\.git(?:/.*)?")
+"""The git directory or a path in it (``.git``, ``.git/hooks/pre-commit``, ``./.git/HEAD``)."""
 
 
 def writes_git_config(name: str, args: list[str]) -> str | None:
@@ -41,8 +43,9 @@ def writes_git_config(name: str, args: list[str]) -> str | None:
     :attr:`goosectx.option_table.Does.OUTPUT`), and the target of ``cp``, ``mv``, ``install``,
     ``ln``, ``rsync`` (its last operand, also a git directory, or the directory of an option
     that does :attr:`~goosectx.option_table.Does.INTO`, ``-t DIR``); and any word, ``=``
-    value or short option's glued value that names one, given to a program of
-    :data:`_PASSES_ON` (``npm run lint -- -o .git/hooks/pre-commit``, ``make ARGS=-o.git/config``).
+    value or short option's glued value that names the git directory or a path in it, given to a
+    program of :data:`_PASSES_ON` (``npm run lint -- -o .git/hooks/pre-commit``, ``make test
+    PYTEST_ARGS=--basetemp=.git``: pytest empties its basetemp).
     """
     hits = [hit for hit in option_hits(name, args) if hit.value is not None] if (
         name in OPTIONS) else []
@@ -59,18 +62,19 @@ def writes_git_config(name: str, args: list[str]) -> str | None:
     if any(_GIT_FILE.fullmatch(path) for path in paths):
         return ("it writes git config or a hook, which may set a command a later git runs "
                 "(core.pager, a ! alias)")
-    if name in _PASSES_ON and any(_GIT_FILE.fullmatch(path) for word in args
+    if name in _PASSES_ON and any(_IN_GIT_DIR.fullmatch(path) for word in args
                                   for path in _named(word)):
-        return (f"it hands git config or a hook to what {name} runs, whose options the rules "
-                "do not read: it may write it and set a command a later git runs")
+        return (f"it hands the git directory or a file in it to what {name} runs, whose options "
+                "the rules do not read: it may write a hook or git config, or empty it")
     return None
 
 
 def _named(word: str) -> list[str]:
     """The paths ``word`` may name for a script whose options are unknown.
 
-    The whole word, the value after ``=`` (``--outputFile=P``, ``ARGS=P``) and after a short
-    option (``-oP``).
+    The whole word, what follows each ``=`` (``--outputFile=P``, ``ARGS=--basetemp=P``) and
+    what follows a short option (``-oP``, ``ARGS=-oP``).
     """
-    value = word.partition("=")[2]
-    return [word] + [w[2:] if _SHORT_GLUED.match(w) else w for w in (word, value) if w]
+    parts = word.split("=")
+    values = ["=".join(parts[i:]) for i in range(len(parts))]
+    return values + [v[2:] for v in values if _SHORT_GLUED.match(v)]

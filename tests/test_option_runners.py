@@ -139,10 +139,13 @@ def test_go_env_storing_settings_asks(project: Path, command: str) -> None:
     "make test ARGS=-o.git/hooks/pre-push",
     "cargo test -- --logfile=.git/hooks/post-checkout",
     "pytest --my-plugin-out=.git/hooks/pre-commit",
+    "make test PYTEST_ARGS=--basetemp=.git",
+    "make test PYTEST_ARGS='--basetemp ./.git/'",
 ])
 def test_git_config_or_a_hook_handed_to_a_script_asks(project: Path, command: str) -> None:
     """What ``npm run SCRIPT --`` passes on goes to a tool no table here reads: a git hook or
-    git config among its words may be written (a hook is a command a later git runs)."""
+    git config among its words may be written (a hook is a command a later git runs), the git
+    directory emptied (pytest's basetemp)."""
     action, reason = _verdict(project, command)
     assert action == "ask", reason
 
@@ -150,6 +153,7 @@ def test_git_config_or_a_hook_handed_to_a_script_asks(project: Path, command: st
 @pytest.mark.parametrize("command", [
     "go env GOPATH", "go env -json", "npm test -- -t 'my test'", "make test ARGS=-v",
     "npm run lint -- --fix src", "ls .git/hooks", "cat .git/hooks/pre-commit.sample",
+    "npm test -- .gitignore", "make build DESTDIR=.gitx", "npm test -- .github/workflows",
 ])
 def test_reading_go_env_and_passing_plain_words_run(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
