@@ -45,6 +45,10 @@ class Does(Enum):
     --install-types`` (runs pip), ``rg --hostname-bin=P`` (rg 14 runs P); ``sort
     --compress-program=P`` but a compressor: :func:`goosectx.option_values.sort_compressor`;
     ``go env -w GOFLAGS=-toolexec=P`` stores flags every later go command takes."""
+    SETS = "changes the system's settings"
+    """Always asks: ``date -s``/``--set`` sets the clock."""
+    SENDS = "sends what it prints to a web service"
+    """Always asks: ``pytest --pastebin=all`` uploads the test output."""
 
 
 @dataclass(frozen=True)
@@ -122,9 +126,11 @@ whose value :mod:`goosectx.option_writes` judges as a file it may write."""
 _PYTEST = (Option(Does.WRITES, letters="o", valued="kmcpWrn", longs=(
     "--basetemp", "--junitxml", "--junit-xml", "--debug", "--resultlog", "--result-log",
     "--report-log", "--log-file", "--html", "--cov-report", "--override-ini", "--confcutdir",
-    "--lf-cache", "--cache-dir")),)
+    "--lf-cache", "--cache-dir")), Option(Does.ARGUMENTS, starts=("@",)),
+           Option(Does.SENDS, longs=("--pastebin",)))
 """pytest options naming a file or dir it writes or empties (``--basetemp`` is deleted first),
-or (``--override-ini``, ``-o``) an ini value that may (``cache_dir``, ``junit_…``)."""
+or (``--override-ini``, ``-o``) an ini value that may (``cache_dir``, ``junit_…``); ``@F``
+reads more arguments from F (pytest 8.2+), which may be any of these."""
 _TAR = (Option(Does.LIST, longs=("--files-from",), letters="T", valued="fCbgHIKLNVX",
                bare=True),)
 _FILES0 = (Option(Does.LIST, longs=("--files0-from",)),)
@@ -137,6 +143,7 @@ _PROGRAM_FILE = (Option(Does.RUNS_FILE, longs=("--file",), letters="f"),)
 _MAKEFILE = (Option(Does.RUNS_FILE, longs=("--file", "--makefile"), letters="f"),)
 _TARGET_DIR = (Option(Does.INTO, longs=("--target-directory",), words=("-t",)),)
 _CARGO = (Option(Does.RUNS, longs=("--config",), letters="Z", valued="pjFC"),
+          Option(Does.OUTPUT, longs=("--target-dir",)),
           Option(Does.OUTPUT, longs=("--logfile",), starts=("--logfile",)))
 """``cargo --config K=V`` sets any config (``target.<triple>.runner=['sh','-c',…]`` runs a
 command), ``-Z`` unstable features; after ``--``, libtest's ``--logfile F``."""
@@ -144,7 +151,7 @@ _GO = (Option(Does.RUNS, flags=("exec", "toolexec", "vettool")),
        Option(Does.LIST, flags=("overlay",)), Option(Does.WRITES, flags=("modfile",)),
        Option(Does.OUTPUT, flags=("o", "cpuprofile", "memprofile", "blockprofile",
                                   "mutexprofile", "trace", "coverprofile", "outputdir",
-                                  "gocoverdir", "pkgdir")))
+                                  "testlogfile", "gocoverdir", "pkgdir")))
 """go's build and test flags: ``-exec``/``-toolexec``/``-vettool`` run a program,
 ``-overlay`` replaces files by those a JSON file names, ``-modfile`` is a go.mod go may
 update; the profile and output flags write files (``-ldflags``:
@@ -173,7 +180,13 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "rg": (Option(Does.RUNS, longs=("--hostname-bin",)),),
     "du": _FILES0, "wc": _FILES0,
     "shuf": (Option(Does.OUTPUT, longs=("--output",), letters="o", valued="in"),),
-    "tree": (Option(Does.OUTPUT, letters="o", valued="LPIHT"),),
+    "tree": (Option(Does.OUTPUT, letters="o", valued="LPIHT"),
+             Option(Does.WRITES, letters="R", valued="LPIHTo")),  # -R: 00Tree.html in each dir
+    "strings": (Option(Does.ARGUMENTS, starts=("@",)),),
+    "date": (Option(Does.SETS, longs=("--set",), letters="s", valued="dfr"),),
+    "file": (Option(Does.LIST, longs=("--files-from",), letters="f", valued="eFmP"),
+             Option(Does.WRITES, longs=("--compile",), letters="C", valued="eFmPf")),
+    "npm": (Option(Does.OUTPUT, longs=("--cache", "--logs-dir")),),
     "less": (Option(Does.OUTPUT, longs=("--log-file", "--LOG-FILE"), letters="oO",
                     valued="bhjkpPtTxyz#"),),
     "tar": _TAR, "gtar": _TAR, "bsdtar": _TAR,
@@ -196,7 +209,7 @@ OPTIONS: dict[str, tuple[Option, ...]] = {
     "cp": _TARGET_DIR, "mv": _TARGET_DIR, "install": _TARGET_DIR, "ln": _TARGET_DIR,
     "cargo": _CARGO, "go": _GO, "go env": (Option(Does.RUNS, flags=("w", "u")),),
     "mypy": _MYPY, "dmypy": _MYPY, "tsc": _TSC,
-    "ruff": _LINTER_OUTPUT, "eslint": _LINTER_OUTPUT,
+    "ruff": (*_LINTER_OUTPUT, Option(Does.ARGUMENTS, starts=("@",))), "eslint": _LINTER_OUTPUT,
     "prettier": (Option(Does.OUTPUT, longs=("--cache-location",)),),
 }
 """Per program (or ``"program subcommand"``), its options that do what its words do not show."""

@@ -35,7 +35,7 @@ def option_writes(name: str, args: list[str]) -> str | None:
         if any(long_option(hit.word, option) and hit.value in values
                for option, values in TERMINAL_VALUES.items()):
             continue  # pytest --cov-report=term-missing: printed, no file
-        if hit.does in (Does.WRITES, Does.WHOLE, Does.RUNS) or hit.does is Does.OUTPUT and (
-                hit.value is not None and hit.value not in STREAMS):
+        if hit.does in (Does.WRITES, Does.WHOLE, Does.RUNS, Does.SETS, Does.SENDS) or (
+                hit.does is Does.OUTPUT and hit.value is not None and hit.value not in STREAMS):
             return f"{hit.program} {hit.word.partition('=')[0]} {hit.does.value}"
     return option_values(name, args)

@@ -158,3 +158,32 @@ def test_git_config_or_a_hook_handed_to_a_script_asks(project: Path, command: st
 def test_reading_go_env_and_passing_plain_words_run(project: Path, command: str) -> None:
     action, reason = _verdict(project, command)
     assert action == "run", reason
+
+
+@pytest.mark.parametrize("command", [
+    "strings @args.txt",  # binutils reads more options and files from @FILE
+    "pytest -q @args.txt", "python -m pytest @args.txt", "ruff check @args.txt",
+    "pytest --pastebin=all",  # uploads the test output
+    "date -s '2020-01-01'", "date --set=12:00", "date -us 12:00",
+    "file -f list.txt", "file --files-from list.txt", "file -C -m magic",
+    "tree -R -H . -L 1",  # writes 00Tree.html in every dir, .git too
+    "go test -run X -test.testlogfile=Makefile ./...",
+    "cargo test --target-dir .git",
+    "npm test --cache=src", "npm test --logs-dir=.git/hooks",
+])
+def test_options_reading_argument_files_writing_or_setting_ask(project: Path,
+                                                               command: str) -> None:
+    """Tester A (round 4): `echo Xenv | tr X . | tee r; strings @r` printed .env; `pytest
+    @args.txt` hid `--junitxml=Makefile`; `date -s` set the clock."""
+    action, reason = _verdict(project, command)
+    assert action == "ask", reason
+
+
+@pytest.mark.parametrize("command", [
+    "strings src/a.py", "date +%s", "date -d yesterday +%F", "date -u", "file src",
+    "file -b --mime-type src/a.py", "tree -L 2", "tree -a -I node_modules", "npm test",
+    "cargo test --release", "pytest -q -k 'a or b'",
+])
+def test_their_everyday_forms_run(project: Path, command: str) -> None:
+    action, reason = _verdict(project, command)
+    assert action == "run", reason
