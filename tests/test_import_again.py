@@ -78,3 +78,32 @@ def test_a_removed_import_can_be_imported_again(
     code, _, err = run(capsys, "sessions", "import", str(goose_db(tmp_path / "g.db")))
     assert code == 0 and "already imported" not in err, err
     assert len(sessions(capsys)) == 2
+
+
+def test_two_imports_of_one_file_at_once_keep_one_session(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Six ``sessions import`` of one file at once made 2-3 copies (tester B): each passed the
+    "already imported" check before any had saved. The one that saved second takes its
+    session back and is refused like any second import."""
+    export = goose_export(tmp_path / "s9.json", "s9")
+    code, _, err = run(capsys, "sessions", "import", str(export))
+    assert code == 0, err
+    (first,) = sessions(capsys)
+    import goosectx.cli.import_checks as checks
+
+    # the second import's checks ran before the first import had saved anything
+    monkeypatch.setattr(checks, "already_imported", lambda store, kept, *_: [])
+    calls: list[int] = []
+    real = checks.refuse_second_import
+
+    def racing(*args: object) -> None:
+        calls.append(1)
+        if len(calls) > 1:  # the check after saving sees the first import's session
+            real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(checks, "refuse_second_import", racing)
+    code, out, err = run(capsys, "sessions", "import", str(export))
+    assert code == 2 and out == "", (out, err)
+    assert f"s9.json was already imported as session {first['id']}" in err
+    assert [s["id"] for s in sessions(capsys)] == [first["id"]]

@@ -211,6 +211,9 @@ def _import_file(
                 progress.saving(number, len(sessions), len(_messages(session)))
                 store.save_new_session(session)  # draws a new id when this one is taken
                 pause_point("import:session-saved")
+            if not force and _saved_second(store, sessions, import_hash):
+                _take_back(store, sessions, import_hash, before=ids)  # another import was first
+                refuse_second_import(store, path, import_hash)
         except BaseException:  # a failure, or Ctrl-C: what was saved is taken back
             _take_back(store, sessions, import_hash, before=ids)
             raise
@@ -245,6 +248,16 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
+
+
+def _saved_second(store: SessionStore, sessions: list[Session], import_hash: str) -> bool:
+    """True when another import of the same content saved a session before these were saved.
+
+    Its check ran while this one's did (two ``sessions import`` of one file at once): both
+    passed it. The later one takes its sessions back and is refused as a second import.
+    """
+    found = store.find_imports(import_hash)
+    return bool(found) and found[0][0] not in {session.id for session in sessions}
 
 
 def _take_back(store: SessionStore, sessions: list[Session], import_hash: str, *,

@@ -91,13 +91,14 @@ class SessionLookup(StoreDatabase):
         return str(row[0]) if row else None
 
     def find_imports(self, import_hash: str) -> list[tuple[str, str | None]]:
-        """(id, name) of every session imported from content with this SHA-256, oldest first.
+        """(id, name) of every session imported from content with this SHA-256, first saved first.
 
-        A file of several sessions (a goose ``sessions.db``) became several.
+        A file of several sessions (a goose ``sessions.db``) became several. Saving order, not
+        the sessions' dates: two imports racing agree which one came first.
         """
         with self._guard():
             rows = self._conn.execute(
-                "SELECT id, name FROM sessions WHERE import_hash=? ORDER BY created, id",
+                "SELECT id, name FROM sessions WHERE import_hash=? ORDER BY rowid",
                 (import_hash,),
             ).fetchall()
         return [(str(row[0]), row[1]) for row in rows]
