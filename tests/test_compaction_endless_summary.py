@@ -108,12 +108,15 @@ def test_automatic_compaction_falls_back_to_the_extractive_summary() -> None:
 
 
 def test_tool_pair_notes_from_an_endless_reply_are_left_to_the_extractive_notes() -> None:
-    provider = EndlessProvider(context_limit_tokens=8_000)
+    provider = EndlessProvider(context_limit_tokens=8_000, token_prices=PRICES)
+    main = ScriptedProvider(['["a note"]'], model="main/model")
     request, response = tool_pair("file contents")
     pair = ToolPair(request, response, request.tool_requests[0], response.tool_responses[0])
-    notes, entry = tool_pair_notes([provider], [pair], lambda _model: TokenCounter(None))
-    assert notes == [None] and entry is None
-    assert provider.closed and len(provider.requests) == 1
+    notes, entry = tool_pair_notes([provider, main], [pair], lambda _model: TokenCounter(None))
+    assert notes == [None]  # the extractive notes stand in, as for a stopped summary
+    assert entry is not None and entry.purpose == "tool_pairs"  # billed, by our estimate
+    _check_estimated(entry, provider)
+    assert provider.closed and len(provider.requests) == 1 and not main.requests
     budget = provider.requests[0].max_tokens
     assert budget is not None
     assert provider.chunks * len(CHUNK) <= stop_chars(budget) + len(CHUNK)

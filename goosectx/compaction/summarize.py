@@ -274,8 +274,10 @@ def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
 
     Returns:
         (one note or ``None`` per pair, the call's ledger entry with purpose ``tool_pairs``);
-        all ``None`` and no entry when every summariser fails or its reply passes twice the
-        notes' budget (stopped there) — the caller then writes extractive notes.
+        all ``None`` and no entry when every summariser fails; all ``None`` and the stopped
+        call's entry (:func:`stopped_usage`: billed) when a reply passes twice the notes'
+        budget (no further summariser, as for a summary) — the caller then writes extractive
+        notes.
 
     Raises:
         SummaryCancelled: ``cancel`` was set before or during the call.
@@ -295,9 +297,14 @@ def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
             log.info("tool-pair notes from %s failed: %s", provider.model, exc.one_line())
             continue
         _stop_if_cancelled(cancel)
-        if response.finish_reason == STOPPED_OVER_BUDGET:
+        if response.finish_reason == STOPPED_OVER_BUDGET:  # billed; extractive notes instead
             log.info("tool-pair notes from %s stopped past twice their budget", provider.model)
-            continue
+            counter = counter_for(provider.model)
+            usage = stopped_usage(provider, response.usage,
+                                  counter.count_text(TOOL_PAIRS_SYSTEM_PROMPT)
+                                  + counter.count_messages([Message.user(prompt)]),
+                                  counter.count_text(response.message.text.strip()))
+            return [None] * len(pairs), LedgerEntry(usage, provider.model, "tool_pairs")
         notes = parse_note_list(response.message.text, len(pairs))
         entry = LedgerEntry(response.usage or Usage(), response.model or provider.model,
                             "tool_pairs")
