@@ -130,6 +130,9 @@ class Usage:
         cache_read_tokens: Input tokens served from the provider's cache, if reported.
         cache_write_tokens: Input tokens written to the provider's cache, if reported.
         cost_usd: Cost in US dollars; ``None`` means unknown (never 0 for unknown).
+        estimated: The figures are our estimate, not the provider's report: a summary reply
+            stopped past twice its budget was billed, but its stream was closed before any
+            usage came (:func:`estimated_usage`). A sum is estimated when any part is.
     """
 
     input_tokens: int = 0
@@ -138,6 +141,7 @@ class Usage:
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
     cost_usd: float | None = None
+    estimated: bool = False
 
     @property
     def reported(self) -> bool:
@@ -169,11 +173,12 @@ class Usage:
             opt_add(self.cache_read_tokens, other.cache_read_tokens),
             opt_add(self.cache_write_tokens, other.cache_write_tokens),
             cost,
+            self.estimated or other.estimated,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form (snake_case keys)."""
-        return {
+        """Return the JSON form (snake_case keys; ``estimated`` only when true)."""
+        out: dict[str, Any] = {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "total_tokens": self.total_tokens,
@@ -181,6 +186,9 @@ class Usage:
             "cache_write_tokens": self.cache_write_tokens,
             "cost_usd": self.cost_usd,
         }
+        if self.estimated:
+            out["estimated"] = True
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:
@@ -196,6 +204,7 @@ class Usage:
             data.get("cache_read_tokens"),
             data.get("cache_write_tokens"),
             data.get("cost_usd"),
+            data.get("estimated") is True,
         )
 
     @classmethod
@@ -213,7 +222,27 @@ class Usage:
             read_tokens(data.get("cache_read_tokens"), "cache_read_tokens", optional=True),
             read_tokens(data.get("cache_write_tokens"), "cache_write_tokens", optional=True),
             read_cost_usd(data.get("cost_usd")),
+            data.get("estimated") is True,
         )
+
+
+def estimated_usage(input_tokens: int, output_tokens: int, input_usd_per_token: float | None,
+                    output_usd_per_token: float | None) -> Usage:
+    """A call's usage by our count (:attr:`Usage.estimated`), priced at the model's list prices.
+
+    ``input_usd_per_token`` ``None``: the model has no prices, the cost is unknown; an output
+    price not listed counts 0 (as litellm prices such a model).
+    """
+    cost = (None if input_usd_per_token is None else
+            input_tokens * input_usd_per_token + output_tokens * (output_usd_per_token or 0.0))
+    return Usage(input_tokens, output_tokens, input_tokens + output_tokens, cost_usd=cost,
+                 estimated=True)
+
+
+def cost_text(cost_usd: float | None, estimated: bool = False) -> str:
+    """:func:`format_cost_usd`, or ``~$0.0040 (estimate)`` for an ``estimated`` known cost."""
+    shown = format_cost_usd(cost_usd)
+    return f"~{shown} (estimate)" if estimated and cost_usd is not None else shown
 
 
 UNKNOWN_MODEL = "(unknown model)"
@@ -318,6 +347,10 @@ class UsageLedger:
         """How many calls (of one purpose) reported no usage (:attr:`Usage.reported`)."""
         return sum(1 for e in self.entries
                    if (purpose is None or e.purpose == purpose) and not e.usage.reported)
+
+    def estimated(self) -> int:
+        """How many calls' usage is our estimate (:attr:`Usage.estimated`)."""
+        return sum(1 for e in self.entries if e.usage.estimated)
 
     def accumulated(self, purpose: CallPurpose | None = None) -> Usage:
         """Sum of the ledger, optionally only the calls of one purpose."""

@@ -448,8 +448,12 @@ def test_a_summary_streamed_without_end_is_stopped_and_its_request_closed(
                         r"its budget of 2,000, and was stopped there; nothing changed — try "
                         r"again, or use --strategy extractive", line), line
     assert hung_up.wait(30), "the summary's request was not closed"
-    assert load(sid).conversation.messages == before
+    after = load(sid)
+    assert after.conversation.messages == before
     assert len(priced_model.requests) == 1
+    (call,) = after.ledger.entries  # the provider billed what it read and wrote: stored
+    assert call.purpose == "compaction" and call.usage.input_tokens > 1_000
+    assert call.usage.output_tokens > 2_000 and (call.usage.cost_usd or 0) > 0
 
 
 def test_run_resume_says_auto_compaction_is_paused_after_compact_undo(

@@ -250,6 +250,10 @@ def usage_table(ledger: UsageLedger, *, figure: ContextFigure | None = None,
     if unreported:  # README: under the table, how many calls it could not count
         caption.append(f"{plural(unreported, 'call')} reported no usage (many local servers "
                        "when streaming): not counted in these figures")
+    estimated = ledger.estimated()
+    if estimated:  # counted (the provider billed them), marked as ours
+        caption.append(f"{plural(estimated, 'call')} stopped before its provider reported "
+                       "usage: our estimate of its tokens and cost is counted")
     if unknown:
         caption.append(f"? = {COST_UNKNOWN} (no prices for this model)")
     if cached:

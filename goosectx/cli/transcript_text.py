@@ -8,7 +8,7 @@ from __future__ import annotations
 from goosectx.attachment import Attachment
 from goosectx.cli.sanitize import terminal_safe
 from goosectx.events import HistoryReplaced
-from goosectx.usage import format_cost_usd
+from goosectx.usage import cost_text
 
 __all__ = ["attachment_line", "compaction_rule_text"]
 
@@ -18,7 +18,8 @@ def compaction_rule_text(event: HistoryReplaced, *, say_cost_unknown: bool = Tru
 
     ``/clear`` reads ``context cleared · …``; an extractive summary says so instead of a
     cost; a trigger other than ``manual`` is named at the end. An unknown cost reads "cost
-    unknown" only when ``say_cost_unknown`` (the renderer says it once a session).
+    unknown" only when ``say_cost_unknown`` (the renderer says it once a session); a cost we
+    estimated reads ``~$0.0040 (estimate)``.
     """
     head = "context cleared" if event.trigger == "clear" else "context compacted"
     parts = [head, f"{event.tokens_before:,} → {event.tokens_after:,} tokens"]
@@ -26,7 +27,8 @@ def compaction_rule_text(event: HistoryReplaced, *, say_cost_unknown: bool = Tru
         if event.strategy == "extractive" and event.call is None:
             parts.append("extractive, no model call")
         elif event.cost_usd is not None or say_cost_unknown:
-            parts.append(format_cost_usd(event.cost_usd))
+            parts.append(cost_text(event.cost_usd, event.call is not None
+                                   and event.call.usage.estimated))
     if event.trigger in ("auto", "reactive"):
         parts.append(event.trigger)
     if event.auto_compaction_paused:

@@ -197,7 +197,8 @@ def execute(
         over = SummaryOverBudget(CompactionWouldGrow(before, before),
                                  budget.scaled(counter.count_text(summary.text)),
                                  budget.summary_max_tokens, stopped=True)
-        if not fallback_extractive:
+        if not fallback_extractive:  # refused, and billed: the provider was paid for it
+            yield from _bill(session, summary.call, context_limit_tokens)
             raise over
         if attempt_failed is not None:
             attempt_failed()
@@ -269,11 +270,7 @@ def execute(
                          counter.count_messages(Conversation(new).agent_messages()), budget,
                          reactive=trigger == "reactive")
     if growth is not None:
-        if summary.call is not None:  # billed, though nothing changes
-            session.ledger.entries.append(summary.call)
-            yield UsageUpdated(summary.call, session.ledger.current_tokens,
-                               session.ledger.accumulated(), context_limit_tokens,
-                               session.ledger.current_is_estimate, session.ledger.unreported())
+        yield from _bill(session, summary.call, context_limit_tokens)  # though nothing changes
         raise growth
     conversation.messages = new
     after = reestimate()
@@ -282,7 +279,8 @@ def execute(
                      if new[i].metadata.compaction_id == cid)
     new[notice_at] = replace(new[notice_at], content=(SystemNotification(
         "inline", done_text(trigger, shown_before, after, cost, strategy, fallback,
-                           summarised=not alone)),))
+                           summarised=not alone, estimated=summary.call is not None
+                           and summary.call.usage.estimated)),))
     if summary.call is not None:
         session.ledger.entries.append(summary.call)
     state = session.state
@@ -295,6 +293,16 @@ def execute(
     elided = elided_notice(new, cid)
     if elided is not None:
         yield Notification("inline", elided)
+
+
+def _bill(session: Session, call: LedgerEntry | None, context_limit_tokens: int,
+          ) -> Iterator[Event]:
+    """Bill a refused compaction's summary call (the recorder stores it); none: nothing."""
+    if call is not None:
+        session.ledger.entries.append(call)
+        yield UsageUpdated(call, session.ledger.current_tokens, session.ledger.accumulated(),
+                           context_limit_tokens, session.ledger.current_is_estimate,
+                           session.ledger.unreported())
 
 
 def _extractive(messages: list[Message], working: Split, budget: Budget, counter: TokenCounter,

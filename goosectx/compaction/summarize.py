@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from goosectx.compaction.parse import parse_note_list, parse_summary
 from goosectx.compaction.prompts import TOOL_PAIRS_SYSTEM_PROMPT
@@ -35,9 +35,9 @@ from goosectx.errors import (
     ProviderError,
 )
 from goosectx.events import CompactionStrategy, CompactionTrigger, Event, Notification
-from goosectx.providers.base import STOPPED_OVER_BUDGET, Provider, complete
+from goosectx.providers.base import STOPPED_OVER_BUDGET, Provider, TokenPrices, complete
 from goosectx.tokens import TokenCounter
-from goosectx.usage import LedgerEntry, Usage, format_cost_usd
+from goosectx.usage import LedgerEntry, Usage, cost_text, estimated_usage
 
 log = logging.getLogger(__name__)
 SUMMARY_RETRIES = 0
@@ -178,7 +178,10 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
             if billed is not None and response.usage is not None:
                 billed.append(entry)
             raise MalformedModelReply(_no_text_reply(provider.model, response.message))
-        if response.finish_reason == STOPPED_OVER_BUDGET:  # the caller refuses it
+        if response.finish_reason == STOPPED_OVER_BUDGET:  # the caller refuses it, and bills
+            entry = replace(entry, usage=stopped_usage(provider, response.usage,  # what was
+                                                       candidate.estimate_tokens,  # read
+                                                       counter.count_text(text)))
             return SummaryResult(text, entry, candidate.rung, parsed=False, stopped=True)
         parsed = parse_summary(text)
         return SummaryResult(render_markdown(parsed) if parsed else text, entry, candidate.rung,
@@ -186,6 +189,23 @@ def summary_from(provider: Provider, messages: Sequence[Message], instructions: 
     limit = provider.context_limit().tokens  # a window the server stated, if it did
     raise no_rung_fits(limit, provider.model,
                        rejected_text(provider.model, rejected) if rejected else TOO_LARGE)
+
+
+def stopped_usage(provider: Provider, reported: Usage | None, input_tokens: int,
+                  output_tokens: int) -> Usage:
+    """The usage of a reply stopped past twice its budget: billed, though its stream was closed.
+
+    The provider's report when it sent one before the stop; else our estimate (marked
+    :attr:`Usage.estimated`): ``input_tokens`` (the request's count) and ``output_tokens``
+    (the text read), priced at the model's list prices (cost unknown without them).
+    """
+    if reported is not None and reported.reported:
+        return reported
+    method = getattr(provider, "prices", None)
+    prices: TokenPrices | None = method() if callable(method) else None
+    return estimated_usage(input_tokens, output_tokens,
+                           prices.input_usd_per_token if prices else None,
+                           prices.output_usd_per_token if prices else None)
 
 
 def rejected_text(model: str, rejected: int) -> str:
@@ -254,8 +274,10 @@ def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
 
     Returns:
         (one note or ``None`` per pair, the call's ledger entry with purpose ``tool_pairs``);
-        all ``None`` and no entry when every summariser fails or its reply passes twice the
-        notes' budget (stopped there) — the caller then writes extractive notes.
+        all ``None`` and no entry when every summariser fails; all ``None`` and the stopped
+        call's entry (:func:`stopped_usage`: billed) when a reply passes twice the notes'
+        budget (no further summariser, as for a summary) — the caller then writes extractive
+        notes.
 
     Raises:
         SummaryCancelled: ``cancel`` was set before or during the call.
@@ -275,9 +297,14 @@ def tool_pair_notes(summarisers: Sequence[Provider], pairs: Sequence[ToolPair],
             log.info("tool-pair notes from %s failed: %s", provider.model, exc.one_line())
             continue
         _stop_if_cancelled(cancel)
-        if response.finish_reason == STOPPED_OVER_BUDGET:
+        if response.finish_reason == STOPPED_OVER_BUDGET:  # billed; extractive notes instead
             log.info("tool-pair notes from %s stopped past twice their budget", provider.model)
-            continue
+            counter = counter_for(provider.model)
+            usage = stopped_usage(provider, response.usage,
+                                  counter.count_text(TOOL_PAIRS_SYSTEM_PROMPT)
+                                  + counter.count_messages([Message.user(prompt)]),
+                                  counter.count_text(response.message.text.strip()))
+            return [None] * len(pairs), LedgerEntry(usage, provider.model, "tool_pairs")
         notes = parse_note_list(response.message.text, len(pairs))
         entry = LedgerEntry(response.usage or Usage(), response.model or provider.model,
                             "tool_pairs")
@@ -311,17 +338,18 @@ def cancelled_text(trigger: CompactionTrigger) -> str:
 
 def done_text(trigger: CompactionTrigger, before: int, after: int, cost_usd: float | None,
               strategy: CompactionStrategy, fallback: str | None = None, *,
-              summarised: bool = True) -> str:
+              summarised: bool = True, estimated: bool = False) -> str:
     """The transcript's marker of a compaction.
 
     E.g. ``Context compacted automatically · 118,402 → 6,911 tokens · $0.0040``; an unknown
     cost is left out (the live rule says "cost unknown" once a session). ``fallback`` says why
     a summary call's reply was not used (the extractive summary was); ``summarised`` False:
-    the one message kept was elided, with nothing before it to summarise.
+    the one message kept was elided, with nothing before it to summarise; ``estimated``:
+    the cost is our estimate (``~$0.0040 (estimate)``, a summary stopped before any usage).
     """
     how = {"auto": "automatically", "reactive": "after a context-length error",
            "manual": "at your request"}.get(trigger, "")
-    cost = format_cost_usd(cost_usd) if cost_usd is not None else ""
+    cost = cost_text(cost_usd, estimated) if cost_usd is not None else ""
     if not summarised:
         price = "its middle elided, nothing before it to summarise, no model call"
     elif fallback:  # a summary call was made, and the extractive summary took its place

@@ -20,6 +20,12 @@ paths relative to the session's cwd) and its result (an error when ``success`` i
 ``shell`` call and its output (an error for a non-zero exit code). An event whose call id a
 response item already called repeats that call for the UI and is skipped.
 
+A command the user ran (``!cmd``: an ``exec_command_end`` with ``source: "user_shell"``, no
+model call behind it, and in newer Codex a ``<user_shell_command>`` user message recording it
+for the model) is the user's message, as our own ``!command`` is stored
+(:func:`goosectx.shell_escape.escape_message`: the command and its output, user- and
+agent-visible); the event and the message of one run make one message.
+
 Consecutive assistant-side items form one assistant message; consecutive outputs one user
 message; every user text message stands alone.
 """
@@ -27,6 +33,7 @@ message; every user text message stands alone.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -48,6 +55,7 @@ from goosectx.importers.builder import (
 )
 from goosectx.importers.times import parse_time
 from goosectx.session import Session
+from goosectx.shell_escape import escape_message
 
 _ASSISTANT_ITEMS = {"reasoning", "function_call", "custom_tool_call", "local_shell_call",
                     "web_search_call"}
@@ -90,14 +98,14 @@ def load(path: Path, *, working_dir: Path) -> list[Session]:
                         metadata=MessageMetadata.agent_only(), source_kind="harness")
         elif kind == "response_item":
             events.called.update(str(payload[k]) for k in ("call_id", "id") if payload.get(k))
-            _item(builder, payload, f"line {number}", when, system)
+            _item(builder, payload, f"line {number}", when, system, events)
     if system:
         builder.metadata["system_prompt"] = "\n\n".join(system)
     return [builder.session(working_dir=working_dir)]
 
 
 def _item(builder: TranscriptBuilder, item: dict[str, Any], where: str, when: Any,
-          system: list[str]) -> None:
+          system: list[str], events: _Events) -> None:
     kind = item.get("type")
     if kind == "message":
         role = item.get("role")
@@ -106,6 +114,9 @@ def _item(builder: TranscriptBuilder, item: dict[str, Any], where: str, when: An
             system.append(text)
         elif role == "assistant":
             _assistant(builder, builder.text(text), when)
+        elif role == "user" and text.lstrip().startswith(USER_SHELL_OPEN):
+            command, output, failed = _user_shell_record(text)
+            events.user_shell(builder, "record", command, output, failed, when)
         elif role == "user":
             harness = is_harness_text(text)
             builder.add("user", builder.text(text), created=when,
@@ -137,6 +148,21 @@ class _Events:
         self.cwd = ""
         self.called: set[str] = set()  # call ids of response items
         self._begun: dict[str, Any] = {}  # call id -> a patch_apply_begin's changes
+        self._shell: tuple[str, str] | None = None  # a user shell command's first record
+
+    def user_shell(self, builder: TranscriptBuilder, kind: str, command: str, output: str,
+                   failed: bool, when: Any) -> None:
+        """A command the user ran (``!cmd``): the user's message, as our ``!command`` is.
+
+        Codex writes its event and (newer Codex) a user message for the model: the second
+        of that pair (``kind`` "event" or "record") for the same command is the same run.
+        """
+        if self._shell is not None and self._shell[0] != kind and self._shell[1] == command:
+            self._shell = None
+            return
+        self._shell = (kind, command)
+        message = escape_message(command, output, is_error=failed, to_model=True)
+        builder.add("user", list(message.content), created=when, metadata=message.metadata)
 
     def add(self, builder: TranscriptBuilder, event: dict[str, Any], when: Any) -> None:
         kind, call_id = event.get("type"), str(event.get("call_id") or "")
@@ -146,6 +172,11 @@ class _Events:
         if kind not in ("patch_apply_end", "exec_command_end") or call_id in self.called:
             return
         self.called.add(call_id)
+        if kind == "exec_command_end" and event.get("source") == "user_shell":
+            code = event.get("exit_code")
+            self.user_shell(builder, "event", _command(event.get("command")),
+                            _event_output(event), isinstance(code, int) and code != 0, when)
+            return
         if kind == "patch_apply_end":
             changes = event.get("changes") or self._begun.pop(call_id, None)
             name, arguments = "apply_patch", {"input": self._patch(as_dict(changes))}
@@ -196,6 +227,28 @@ def _command(raw: Any) -> str:
             return parts[2]
         return shlex.join(parts)
     return str(raw or "")
+
+
+USER_SHELL_OPEN = "<user_shell_command>"
+"""How Codex's record of a user shell command for the model begins (a user message)."""
+_USER_SHELL = re.compile(r"<command>\n?(?P<command>.*?)\n?</command>\s*<result>\n?"
+                         r"(?P<result>.*?)\n?</result>", re.DOTALL)
+
+
+def _user_shell_record(text: str) -> tuple[str, str, bool]:
+    """(command, output, failed) of a ``<user_shell_command>`` message.
+
+    ``<command>CMD</command><result>Exit code: N / Duration: … / Output: …</result>``; a
+    record that does not read so is kept whole as the output of an unnamed command.
+    """
+    found = _USER_SHELL.search(text)
+    if found is None:
+        return "", text.strip(), False
+    result = found["result"]
+    code = re.match(r"Exit code: (-?\d+)", result)
+    _, said, output = result.partition("Output:\n")
+    return (found["command"].strip(), output if said else result,
+            code is not None and code[1] != "0")
 
 
 def _event_output(event: dict[str, Any]) -> str:
