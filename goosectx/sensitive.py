@@ -62,16 +62,18 @@ these absolute paths only."""
 
 _SYSTEM_PARTS = tuple(Path(system).parts for system in SYSTEM_FILES)
 
+ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
 READ_TOOLS: Mapping[str, str] = {"text_editor": "view", "tree": ""}
 """Tool name → the command that reads (``""``: every call of the tool reads)."""
 
 
 @functools.lru_cache(maxsize=4096)
 def _component_sensitive(name: str) -> bool:
-    # Lower-cased: on a case-insensitive file system (macOS, Windows) ``.ENV`` and ``ID_RSA``
-    # open ``.env`` and ``id_rsa``, and a key named ``Prod.PEM`` is as secret anywhere.
+    # Lower-cased (``.ENV`` opens ``.env`` on macOS; ``Prod.PEM`` is as secret anywhere); the
+    # templates of ``.env`` a project commits (ENV_TEMPLATES) hold placeholders: no secret.
     name = name.lower()
-    return name in SENSITIVE_NAMES or any(fnmatch.fnmatchcase(name, g) for g in SENSITIVE_GLOBS)
+    return name in SENSITIVE_NAMES or name not in ENV_TEMPLATES and any(
+        fnmatch.fnmatchcase(name, g) for g in SENSITIVE_GLOBS)
 
 
 PACKAGE_DIRS: tuple[str, ...] = ("site-packages", "dist-packages", "node_modules")

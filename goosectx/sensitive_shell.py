@@ -62,6 +62,11 @@ contents, whatever their options (GNU ls, stat: ``stat -f`` the file system's): 
 file they name is no read. Written as the program itself (not ``./ls``, nor wrapped: ``nice
 ls``); a function or alias named so makes the line one the rules cannot read. ``file`` reads
 a file's first bytes: not one of them."""
+NAMES_ONLY = frozenset({"echo", "printf", "basename", "dirname"})
+"""Programs whose words are strings they print or cut, never a file they open (``echo .env``,
+``basename src/.env``): a sensitive name among them is no read. Written as the program itself,
+as :data:`METADATA_ONLY`, on a line with no command substitution (``cat $(echo .env)`` reads
+what echo prints: there the name is judged as ever)."""
 ANY_MAY_BE = "any may be)"
 """How a shown word ends when the files it names are not known here: the approval says it
 "may name a sensitive file" (``approval._sensitive_named``)."""
@@ -83,6 +88,7 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
     walked = list(command_dirs(command, working_dir)) if walked is None else walked
     parts = [part for part, _dirs in walked]
     neutral = line_sets_nothing(parts) and "POSIXLY_CORRECT" not in os.environ
+    substitutes = "$(" in command or "`" in command  # cat $(echo .env): echo's words are read
     for k, (part, dirs) in enumerate(walked):
         program = _unwrapped(part.words)  # nice grep -r x .: grep's words
         plain = neutral and len(program) == len(command_words(part.words))  # no env X=1 grep
@@ -122,7 +128,8 @@ def sensitive_words(command: str, working_dir: Path, *, data_dir: Path | None = 
             patterns += [w for w in program if all(  # grep --exclude=.env: a glob to match
                 any(w is one for one in filter_words(program[1:], base, plain))
                 for base in dirs if isinstance(base, Path))]
-        metadata = len(part.words) > lead and part.words[lead].value in METADATA_ONLY
+        metadata = len(part.words) > lead and (part.words[lead].value in METADATA_ONLY or (
+            part.words[lead].value in NAMES_ONLY and not substitutes))
         for k, word in enumerate(part.words):
             if any(word is pattern for pattern in patterns) or metadata and k > lead:
                 continue  # ls -la .env, stat .env: its name, size and times, no contents

@@ -224,3 +224,35 @@ def test_diff_without_r_reads_only_the_files_right_in_the_dirs(linked: Path) -> 
     assert _action(linked, "diff -r fixtures/a fixtures/b", DIFF)[0] == "ask"
     (linked / "fixtures" / "a" / ".env").write_text("K=1\n")
     assert _action(linked, "diff fixtures/a fixtures/b", DIFF)[0] == "ask"
+
+
+NAMES = PermissionRules(allow=("shell(echo*)", "shell(printf*)", "shell(basename*)",
+                               "shell(dirname*)", "shell(cat*)", "shell(head*)"))
+
+
+@pytest.mark.parametrize("command", [
+    "echo .env", "printf '%s\\n' .env", "echo ~/.ssh/id_rsa", "basename .env",
+    "dirname src/.env", "basename -s .env config.env",
+])
+def test_words_printed_as_strings_run(project: Path, command: str) -> None:
+    """Tester A (round 4): ``echo .env`` asked ".env is a sensitive file" though echo,
+    printf, basename and dirname never open their words."""
+    assert _action(project, command, NAMES)[0] == "run", command
+
+
+@pytest.mark.parametrize("command", [
+    'echo "$(<.env)"', "echo $(cat .env)", "echo `head .env`", "echo .env; cat .env",
+    "printf '%s' \"$(head .env)\"", "echo <.env", "echo .env | xargs cat",
+])
+def test_what_they_are_given_to_print_is_still_judged(project: Path, command: str) -> None:
+    assert _action(project, command, NAMES)[0] == "ask", command
+
+
+@pytest.mark.parametrize(("command", "action"), [
+    ("cat .env.example", "run"), ("cat .env.sample", "run"), ("head .ENV.TEMPLATE", "run"),
+    ("cat .env", "ask"), ("cat .env.local", "ask"), ("cat .env.production", "ask"),
+    ("cat .env.example.local", "ask"),
+])
+def test_committed_env_templates_are_no_secret(project: Path, command: str, action: str) -> None:
+    """Tester A (round 4): ``cat .env.example`` asked, though a project commits it."""
+    assert _action(project, command, NAMES)[0] == action, command
