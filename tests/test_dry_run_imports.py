@@ -1,4 +1,5 @@
-"""What ``compact --dry-run`` loads to print its plan (issue 14: it costs about one load).
+"""What ``compact --dry-run`` loads to print its plan (issue 14: it costs about one load), and
+what every command loads at start-up.
 
 The plan counts the next request's system prompt and tool schemas: it reads the built-in
 tools' definitions (data), not their implementations, and the figures it prints are the
@@ -66,3 +67,16 @@ def test_a_dry_run_loads_no_tool_no_openssl_hash_and_no_toml_parser() -> None:
         assert proc.returncode == 0, proc.stderr
     assert "Dry run: no model was called" in proc.stdout
     assert proc.stdout.splitlines()[-1] == "['goosectx.tools.definitions']"
+
+
+def test_help_as_typed_opens_no_session_store() -> None:
+    """``goosectx --help`` through the console script's path (stdin set up for UTF-8 text)
+    loads neither the session store nor the messages it holds."""
+    code = ("import sys\nsys.argv = ['goosectx', '--help']\nfrom goosectx.cli.app import main\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    assert e.code in (0, None), e.code\n"
+            "print(sorted(m for m in ('goosectx.store', 'goosectx.session') "
+            "if m in sys.modules))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "Usage" in proc.stdout and proc.stdout.splitlines()[-1] == "[]"
